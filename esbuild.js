@@ -1,0 +1,80 @@
+// Builds the extension (Node, CommonJS, `vscode` external) and the inspector webview
+// (browser, IIFE). Flags: --watch, --production (minified, no source maps),
+// --tests (also bundles the integration suite into out/ for the extension host).
+const esbuild = require('esbuild');
+
+const production = process.argv.includes('--production');
+const watch = process.argv.includes('--watch');
+const tests = process.argv.includes('--tests');
+
+/** Prints the lines VS Code's esbuild problem matcher looks for. */
+const problemMatcher = {
+  name: 'problem-matcher',
+  setup(build) {
+    build.onStart(() => { if (watch) console.log('[watch] build started'); });
+    build.onEnd((result) => {
+      for (const { text, location } of result.errors) {
+        console.error(`✘ [ERROR] ${text}`);
+        if (location) console.error(`    ${location.file}:${location.line}:${location.column}:`);
+      }
+      if (watch) console.log('[watch] build finished');
+    });
+  },
+};
+
+const common = {
+  bundle: true,
+  minify: production,
+  sourcemap: !production,
+  sourcesContent: false,
+  logLevel: 'warning',
+  plugins: [problemMatcher],
+  absWorkingDir: __dirname,
+};
+
+const configs = [
+  {
+    ...common,
+    entryPoints: ['src/extension/extension.ts'],
+    outfile: 'dist/extension.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external: ['vscode'],
+  },
+  {
+    ...common,
+    entryPoints: ['webview/main.ts'],
+    outfile: 'dist/webview.js',
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2022',
+  },
+];
+
+if (tests) {
+  configs.push({
+    ...common,
+    entryPoints: { index: 'test/integration/index.ts' },
+    outdir: 'out/test/integration',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external: ['vscode', 'mocha'],
+  });
+}
+
+async function main() {
+  const contexts = await Promise.all(configs.map((c) => esbuild.context(c)));
+  if (watch) {
+    await Promise.all(contexts.map((c) => c.watch()));
+    return;
+  }
+  await Promise.all(contexts.map((c) => c.rebuild()));
+  await Promise.all(contexts.map((c) => c.dispose()));
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -1,0 +1,60 @@
+// Flat config. The layer table of ARCHITECTURE.md is enforced here, so a wrong import
+// fails `npm run lint` instead of surviving review.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const coreForbidden = {
+  paths: [{ name: 'vscode', message: 'src/core never imports vscode (ARCHITECTURE.md: core is editor-free).' }],
+  patterns: [
+    { group: ['**/extension/**', '**/extension'], message: 'src/core never imports src/extension.' },
+    { group: ['**/webview/**', '**/webview'], message: 'src/core never imports webview.' },
+  ],
+};
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'dist/**', 'out/**', 'dist-package/**', '.tools/**', '.test-runs/**', 'test-output/**', '**/*.js', '!esbuild.js', 'test/integration/fixtures/**/dist/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-console': 'off',
+    },
+  },
+  {
+    files: ['src/core/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', coreForbidden] },
+  },
+  {
+    files: ['src/extension/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/webview/**', '**/webview'], message: 'src/extension never imports webview.' }] }],
+      // One LogOutputChannel: shipped code never writes to the console.
+      'no-console': 'error',
+    },
+  },
+  {
+    files: ['webview/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [{ name: 'vscode', message: 'The webview runs in a browser: no vscode API.' }],
+        patterns: [
+          { group: ['**/core/**', '**/core', '**/extension/**', '**/extension'], message: 'webview imports only src/shared (types).' },
+          { group: ['node:*', 'fs', 'path', 'crypto', 'child_process', 'os'], message: 'webview has no Node built-ins.' },
+        ],
+      }],
+      'no-console': 'error',
+    },
+  },
+  {
+    files: ['src/shared/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/core/**', '**/extension/**', '**/webview/**', 'vscode', 'node:*'], message: 'src/shared is the protocol: it imports nothing at run time.' }] }],
+    },
+  },
+  {
+    files: ['esbuild.js'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', __dirname: 'readonly', process: 'readonly', console: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+);

@@ -1,0 +1,27 @@
+/**
+ * The contract's error sentences, declared once. Tool results carry them behind
+ * `error: `; store methods throw `EvidenceError` with the bare sentence. None of them
+ * ever includes a path, another artifact's id or stored bytes.
+ */
+export const ErrorText = {
+  artifactIdInvalid: 'artifact id is invalid',
+  rangeOrder: 'artifact range must satisfy 0 <= start < end',
+  notAvailable: 'artifact is not available in this store',
+  digestMismatch: 'artifact digest does not match its recorded identity',
+  exceedsStored: 'artifact range exceeds the stored byte count',
+  contentsConflict: 'artifact contents conflict with their identity',
+  rangeMalformed: 'artifact range path is malformed',
+  rangeNotUtf8: 'artifact range does not align to UTF-8 text',
+  observationTooSmall: 'evidence observation limit is too small for artifact metadata',
+} as const;
+
+/** Which contract error an `EvidenceError` is. */
+export type EvidenceErrorCode = keyof typeof ErrorText | 'accessDenied' | 'missing' | 'invalidArgument' | 'backend';
+
+/** An error whose message is safe to show a model or a person. */
+export class EvidenceError extends Error {
+  constructor(readonly code: EvidenceErrorCode, message?: string) {
+    super(message ?? (code in ErrorText ? ErrorText[code as keyof typeof ErrorText] : code));
+    this.name = 'EvidenceError';
+  }
+}

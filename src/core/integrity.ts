@@ -1,0 +1,271 @@
+/**
+ * One verification system for every byte this project stores (artifacts and blobs).
+ *
+ * At write time a `ManifestBuilder` sees each byte once and records: the whole-content
+ * sha256 (the identity), a sha256 per fixed-size chunk (so a range read costs O(range),
+ * not O(size)), the number of `\n` bytes per chunk (a sparse line index: line N is found
+ * without scanning the file), and whether the whole content is strict UTF-8.
+ *
+ * At read time `readVerified`/`streamVerified` check the stored size first, read only
+ * the chunks that cover the range, hash them, and refuse to return any byte whose chunk
+ * differs from the manifest. A changed byte or a changed size is an error, never data.
+ */
+import { createHash } from 'node:crypto';
+import { EvidenceError } from './errors.js';
+import { Utf8Validator } from './utf8.js';
+
+/** Chunk size for per-chunk digests: a 4 KiB read hashes at most two 64 KiB chunks. */
+export const DEFAULT_CHUNK_SIZE = 64 * 1024;
+
+/** What was recorded about some bytes when they were written. */
+export interface Manifest {
+  /** Total number of bytes. */
+  readonly byteCount: number;
+  /** Lowercase hex sha256 of all the bytes. */
+  readonly sha256: string;
+  /** Size of every chunk but the last. */
+  readonly chunkSize: number;
+  /** 32 bytes of sha256 per chunk, in order. */
+  readonly chunkDigests: Uint8Array;
+  /** Count of `\n` bytes in each chunk (the sparse line index). */
+  readonly chunkNewlines: Uint32Array;
+  /** True when the whole content is strictly valid UTF-8 (else it is binary). */
+  readonly utf8: boolean;
+}
+
+/** Number of chunks that `byteCount` bytes make. */
+export function chunkCount(byteCount: number, chunkSize: number): number {
+  return Math.ceil(byteCount / chunkSize);
+}
+
+/** Counts `\n` bytes with Buffer.indexOf (memchr speed). */
+export function countNewlines(bytes: Uint8Array): number {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let n = 0;
+  let p = buf.indexOf(10);
+  while (p !== -1) { n++; p = buf.indexOf(10, p + 1); }
+  return n;
+}
+
+/** Streams bytes into a manifest; memory is one chunk plus the digest arrays. */
+export class ManifestBuilder {
+  private readonly whole = createHash('sha256');
+  private readonly utf8 = new Utf8Validator();
+  private readonly digests: Uint8Array[] = [];
+  private readonly newlines: number[] = [];
+  private pending: Uint8Array;
+  private pendingLength = 0;
+  private total = 0;
+
+  constructor(readonly chunkSize: number = DEFAULT_CHUNK_SIZE) {
+    if (!Number.isSafeInteger(chunkSize) || chunkSize <= 0) throw new RangeError('chunk size must be a positive integer');
+    this.pending = new Uint8Array(chunkSize);
+  }
+
+  /** Bytes seen so far. */
+  get byteCount(): number { return this.total; }
+
+  /** Feeds the next bytes, in order. */
+  update(bytes: Uint8Array): void {
+    if (bytes.length === 0) return;
+    this.whole.update(bytes);
+    this.utf8.update(bytes);
+    this.total += bytes.length;
+    let offset = 0;
+    // Fill a partial chunk first, then hash whole chunks straight from the input
+    // without copying them.
+    if (this.pendingLength > 0) {
+      const take = Math.min(this.chunkSize - this.pendingLength, bytes.length);
+      this.pending.set(bytes.subarray(0, take), this.pendingLength);
+      this.pendingLength += take;
+      offset = take;
+      if (this.pendingLength === this.chunkSize) this.flushPending();
+    }
+    while (bytes.length - offset >= this.chunkSize) {
+      this.addChunk(bytes.subarray(offset, offset + this.chunkSize));
+      offset += this.chunkSize;
+    }
+    if (offset < bytes.length) {
+      this.pending.set(bytes.subarray(offset), 0);
+      this.pendingLength = bytes.length - offset;
+    }
+  }
+
+  /** Ends the stream and returns the manifest. */
+  finish(): Manifest {
+    if (this.pendingLength > 0) this.flushPending();
+    const chunkDigests = new Uint8Array(this.digests.length * 32);
+    this.digests.forEach((d, i) => chunkDigests.set(d, i * 32));
+    return {
+      byteCount: this.total,
+      sha256: this.whole.digest('hex'),
+      chunkSize: this.chunkSize,
+      chunkDigests,
+      chunkNewlines: Uint32Array.from(this.newlines),
+      utf8: this.utf8.finish(),
+    };
+  }
+
+  private flushPending(): void {
+    this.addChunk(this.pending.subarray(0, this.pendingLength));
+    this.pendingLength = 0;
+  }
+
+  private addChunk(chunk: Uint8Array): void {
+    this.digests.push(createHash('sha256').update(chunk).digest());
+    this.newlines.push(countNewlines(chunk));
+  }
+}
+
+/** Builds the manifest of bytes held in memory. */
+export function manifestOf(bytes: Uint8Array, chunkSize = DEFAULT_CHUNK_SIZE): Manifest {
+  const b = new ManifestBuilder(chunkSize);
+  b.update(bytes);
+  return b.finish();
+}
+
+const MAGIC = 'BEM1';
+
+/**
+ * Serialises a manifest: magic, a u32 header length, a JSON header, the chunk digests,
+ * then the newline counts (u32 little-endian). Binary so that a 1 GiB artifact's
+ * manifest stays near 576 KiB.
+ */
+export function encodeManifest(m: Manifest): Uint8Array {
+  const header = Buffer.from(JSON.stringify({ byteCount: m.byteCount, sha256: m.sha256, chunkSize: m.chunkSize, utf8: m.utf8, chunks: m.chunkNewlines.length }));
+  const out = Buffer.alloc(4 + 4 + header.length + m.chunkDigests.length + m.chunkNewlines.length * 4);
+  out.write(MAGIC, 0, 'latin1');
+  out.writeUInt32LE(header.length, 4);
+  header.copy(out, 8);
+  let p = 8 + header.length;
+  out.set(m.chunkDigests, p);
+  p += m.chunkDigests.length;
+  for (const n of m.chunkNewlines) { out.writeUInt32LE(n, p); p += 4; }
+  return out;
+}
+
+/** Parses and checks a serialised manifest; any inconsistency is a digest mismatch. */
+export function decodeManifest(bytes: Uint8Array): Manifest {
+  const fail = (): never => { throw new EvidenceError('digestMismatch'); };
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (buf.length < 8 || buf.toString('latin1', 0, 4) !== MAGIC) fail();
+  const headerLength = buf.readUInt32LE(4);
+  if (8 + headerLength > buf.length) fail();
+  let header: { byteCount: unknown; sha256: unknown; chunkSize: unknown; utf8: unknown; chunks: unknown };
+  try { header = JSON.parse(buf.toString('utf8', 8, 8 + headerLength)); } catch { return fail(); }
+  const { byteCount, sha256, chunkSize, utf8, chunks } = header;
+  if (typeof byteCount !== 'number' || !Number.isSafeInteger(byteCount) || byteCount < 0) fail();
+  if (typeof chunkSize !== 'number' || !Number.isSafeInteger(chunkSize) || chunkSize <= 0) fail();
+  if (typeof sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(sha256)) fail();
+  if (typeof utf8 !== 'boolean' || chunks !== chunkCount(byteCount as number, chunkSize as number)) fail();
+  const n = chunks as number;
+  let p = 8 + headerLength;
+  if (buf.length !== p + n * 36) fail();
+  const chunkDigests = Uint8Array.from(buf.subarray(p, p + n * 32));
+  p += n * 32;
+  const chunkNewlines = new Uint32Array(n);
+  for (let i = 0; i < n; i++) chunkNewlines[i] = buf.readUInt32LE(p + i * 4);
+  return { byteCount: byteCount as number, sha256: sha256 as string, chunkSize: chunkSize as number, chunkDigests, chunkNewlines, utf8: utf8 as boolean };
+}
+
+/** sha256 of the serialised manifest: records keep it so a rewritten manifest is caught. */
+export function manifestDigest(m: Manifest): string {
+  return createHash('sha256').update(encodeManifest(m)).digest('hex');
+}
+
+/** Physical, unverified access to stored bytes (a file, a blob, an S3 object). */
+export interface RangeSource {
+  /** Current stored size, or undefined when the bytes are gone. */
+  size(): Promise<number | undefined>;
+  /** Bytes `[start, end)` as stored; may return fewer if the store changed underneath. */
+  read(start: number, end: number): Promise<Uint8Array>;
+}
+
+/** Largest span `readVerified` fetches in one physical read while streaming. */
+const STREAM_WINDOW = 16 * DEFAULT_CHUNK_SIZE;
+
+/**
+ * Returns bytes `[start, end)` after checking the stored size and the digest of every
+ * chunk that covers them. Range checks: `0 <= start < end` (else `rangeOrder`), and
+ * `end <= byteCount` (else `exceedsStored`, reported after the size check).
+ */
+export async function readVerified(src: RangeSource, m: Manifest, start: number, end: number): Promise<Uint8Array> {
+  if (!(Number.isSafeInteger(start) && Number.isSafeInteger(end) && start >= 0 && start < end)) throw new EvidenceError('rangeOrder');
+  const size = await src.size();
+  if (size !== m.byteCount) throw new EvidenceError('digestMismatch');
+  if (end > m.byteCount) throw new EvidenceError('exceedsStored');
+  const first = Math.floor(start / m.chunkSize);
+  const last = Math.floor((end - 1) / m.chunkSize);
+  const alignedStart = first * m.chunkSize;
+  const alignedEnd = Math.min((last + 1) * m.chunkSize, m.byteCount);
+  const data = await src.read(alignedStart, alignedEnd);
+  checkChunks(m, first, data, alignedEnd - alignedStart);
+  return data.subarray(start - alignedStart, end - alignedStart);
+}
+
+/**
+ * Yields the verified bytes of `[start, end)` in pieces of about a megabyte, so a
+ * gigabyte is scanned in constant memory. The size is checked before the first byte.
+ */
+export async function* streamVerified(src: RangeSource, m: Manifest, start = 0, end = m.byteCount): AsyncGenerator<Uint8Array> {
+  if (start >= end) return;
+  const size = await src.size();
+  if (size !== m.byteCount) throw new EvidenceError('digestMismatch');
+  if (start < 0 || end > m.byteCount) throw new EvidenceError('exceedsStored');
+  let chunk = Math.floor(start / m.chunkSize);
+  const window = Math.max(1, Math.floor(STREAM_WINDOW / m.chunkSize));
+  while (chunk * m.chunkSize < end) {
+    const aStart = chunk * m.chunkSize;
+    const aEnd = Math.min((chunk + window) * m.chunkSize, m.byteCount);
+    const data = await src.read(aStart, aEnd);
+    checkChunks(m, chunk, data, aEnd - aStart);
+    yield data.subarray(Math.max(start, aStart) - aStart, Math.min(end, aEnd) - aStart);
+    chunk += window;
+  }
+}
+
+/** Full verification: every chunk and the whole-content sha256 (O(size), streamed). */
+export async function verifyAll(src: RangeSource, m: Manifest): Promise<boolean> {
+  try {
+    const whole = createHash('sha256');
+    for await (const piece of streamVerified(src, m)) whole.update(piece);
+    return whole.digest('hex') === m.sha256;
+  } catch (e) {
+    if (e instanceof EvidenceError && e.code === 'digestMismatch') return false;
+    throw e;
+  }
+}
+
+function checkChunks(m: Manifest, firstChunk: number, data: Uint8Array, expectedLength: number): void {
+  if (data.length !== expectedLength) throw new EvidenceError('digestMismatch');
+  for (let off = 0, i = firstChunk; off < data.length; off += m.chunkSize, i++) {
+    const digest = createHash('sha256').update(data.subarray(off, Math.min(off + m.chunkSize, data.length))).digest();
+    const expected = m.chunkDigests.subarray(i * 32, i * 32 + 32);
+    if (!digest.equals(expected)) throw new EvidenceError('digestMismatch');
+  }
+}
+
+/**
+ * Where line `line` (0-based) begins, coarsely: the chunk that holds the `line`-th
+ * newline-terminated boundary, and how many newlines come before that chunk. A reader
+ * scans only that chunk onward. Line 0 starts in chunk 0. Returns undefined past the
+ * last line start.
+ */
+export function locateLine(m: Manifest, line: number): { chunk: number; newlinesBefore: number } | undefined {
+  if (line === 0) return { chunk: 0, newlinesBefore: 0 };
+  // Line N starts right after the N-th newline: find the chunk containing it.
+  let seen = 0;
+  for (let i = 0; i < m.chunkNewlines.length; i++) {
+    const n = m.chunkNewlines[i]!;
+    if (seen + n >= line) return { chunk: i, newlinesBefore: seen };
+    seen += n;
+  }
+  return undefined;
+}
+
+/** Total newline count, from the index. */
+export function totalNewlines(m: Manifest): number {
+  let n = 0;
+  for (const c of m.chunkNewlines) n += c;
+  return n;
+}

@@ -1,0 +1,22 @@
+/**
+ * Canonical JSON as the contracts print it: keys sorted, separators `,` and `:` with no
+ * spaces, non-ASCII written as itself. JSON.stringify already writes non-ASCII as itself
+ * and escapes lone surrogates (well-formed JSON.stringify, ES2019), so only key order
+ * needs work.
+ */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(sortKeys(value));
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value).sort()) {
+      const v = (value as Record<string, unknown>)[key];
+      if (v !== undefined) out[key] = sortKeys(v);
+    }
+    return out;
+  }
+  return value;
+}
