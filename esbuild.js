@@ -2,6 +2,7 @@
 // (browser, IIFE). Flags: --watch, --production (minified, no source maps),
 // --tests (also bundles the integration suite into out/ for the extension host).
 const esbuild = require('esbuild');
+const path = require('node:path');
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
@@ -53,9 +54,13 @@ const configs = [
 ];
 
 if (tests) {
+  // Each integration test file is its own bundle beside index.js, which finds them at
+  // run time: adding a test needs no list to keep in sync.
+  const fs = require('node:fs');
+  const testFiles = fs.readdirSync(path.join(__dirname, 'test', 'integration')).filter((f) => f.endsWith('.test.ts'));
   configs.push({
     ...common,
-    entryPoints: { index: 'test/integration/index.ts' },
+    entryPoints: ['test/integration/index.ts', ...testFiles.map((f) => `test/integration/${f}`)],
     outdir: 'out/test/integration',
     platform: 'node',
     format: 'cjs',

@@ -1,0 +1,14 @@
+#!/usr/bin/env node
+// Desktop machines only: runs the same integration suite in a downloaded desktop VS Code
+// through @vscode/test-electron. It cannot run on the project's build machines, which
+// cannot download VS Code; there `npm run test:integration` uses the server build.
+import { runTests } from '@vscode/test-electron';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+await runTests({
+  extensionDevelopmentPath: root,
+  extensionTestsPath: path.join(root, 'out', 'test', 'integration', 'index.js'),
+  launchArgs: [path.join(root, 'test', 'integration', 'workspace'), '--disable-extensions'],
+});

@@ -1,0 +1,76 @@
+#!/usr/bin/env node
+// `npm test`: every suite, in order — type check and lint, unit (plain Node), integration
+// (inside a real VS Code extension host), end-to-end (a real browser driving a real
+// workbench). Prints each runner's counts and one closing line; exits non-zero if
+// anything failed, was skipped, or if a suite ran zero tests.
+import { spawn } from 'node:child_process';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const only = process.argv.slice(2); // e.g. `npm test -- unit e2e`
+
+/** Runs a command, echoing its output, and returns { code, output }. */
+function run(cmd, args, env = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    const tee = (stream, to) => stream.on('data', (d) => { output += d; to.write(d); });
+    tee(child.stdout, process.stdout);
+    tee(child.stderr, process.stderr);
+    child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 128 : 1), output }));
+  });
+}
+
+/** Reads mocha's spec-reporter summary. */
+function mochaCounts(output) {
+  const num = (re) => { const m = [...output.matchAll(re)].pop(); return m ? Number(m[1]) : 0; };
+  return { passed: num(/^\s*(\d+) passing/gm), failed: num(/^\s*(\d+) failing/gm), skipped: num(/^\s*(\d+) pending/gm) };
+}
+
+const steps = [
+  { name: 'setup', kind: 'step', cmd: 'bash', args: ['scripts/setup-tools.sh'] },
+  { name: 'typecheck', kind: 'step', cmd: 'npm', args: ['run', '--silent', 'typecheck'] },
+  { name: 'lint', kind: 'step', cmd: 'npm', args: ['run', '--silent', 'lint'] },
+  { name: 'unit', kind: 'mocha', cmd: 'npx', args: ['mocha'] },
+  { name: 'build', kind: 'step', cmd: 'node', args: ['esbuild.js', '--tests'] },
+  { name: 'integration', kind: 'integration', cmd: 'node', args: ['--import', 'tsx', 'test/harness/runIntegration.ts'] },
+  { name: 'e2e', kind: 'mocha', cmd: 'npx', args: ['mocha', '--config', 'test/e2e/.mocharc.json'] },
+];
+
+const results = [];
+let failedSteps = 0;
+for (const step of steps) {
+  if (only.length && step.kind !== 'step' && !only.includes(step.name)) continue;
+  console.log(`\n▶ ${step.name}`);
+  const t0 = Date.now();
+  const { code, output } = await run(step.cmd, step.args);
+  const seconds = ((Date.now() - t0) / 1000).toFixed(1);
+  if (step.kind === 'step') {
+    console.log(`◀ ${step.name}: ${code === 0 ? 'ok' : `failed (exit ${code})`} in ${seconds} s`);
+    if (code !== 0) { failedSteps++; break; }
+    continue;
+  }
+  let counts;
+  if (step.kind === 'mocha') counts = mochaCounts(output);
+  else {
+    const m = [...output.matchAll(/^integration: (\d+) passed, (\d+) failed/gm)].pop();
+    counts = { passed: m ? Number(m[1]) : 0, failed: m ? Number(m[2]) : 0, skipped: 0 };
+  }
+  const problems = [];
+  if (code !== 0) problems.push(`exit ${code}`);
+  if (counts.passed + counts.failed === 0) problems.push('ran zero tests');
+  if (counts.skipped > 0) problems.push(`${counts.skipped} skipped`);
+  results.push({ name: step.name, ...counts, seconds, problems });
+  console.log(`◀ ${step.name}: ${counts.passed} passed, ${counts.failed} failed${problems.length ? ` (${problems.join(', ')})` : ''} in ${seconds} s`);
+}
+
+console.log('\nSummary');
+let passed = 0, failed = 0, skipped = 0;
+for (const r of results) {
+  passed += r.passed; failed += r.failed; skipped += r.skipped;
+  console.log(`  ${r.name.padEnd(12)} ${String(r.passed).padStart(5)} passed ${String(r.failed).padStart(4)} failed ${String(r.skipped).padStart(3)} skipped  ${r.seconds.padStart(7)} s${r.problems.length ? `  ✘ ${r.problems.join(', ')}` : ''}`);
+}
+const bad = failedSteps > 0 || results.some((r) => r.problems.length > 0) || (only.length === 0 && results.length < 3);
+console.log(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
+process.exit(bad ? 1 : 0);

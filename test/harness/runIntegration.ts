@@ -1,0 +1,43 @@
+/**
+ * Runs the integration suite inside a real VS Code extension host: the server build
+ * in smoke-test mode honours `extensionTestsPath` from the URL payload, runs the
+ * suite's `run()` and reports the exit code through `codeAutomationExit`. The suite
+ * itself is the same one `@vscode/test-electron` would run on a desktop.
+ */
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
+import { Workbench } from './workbench.js';
+import { repoRoot } from './tools.js';
+
+const TIMEOUT_MS = Number(process.env.BE_INTEGRATION_TIMEOUT_MS ?? 15 * 60_000);
+
+/** The workbench's own chatter on a closed network (gallery look-ups, chat and auth probes). */
+function isWorkbenchNoise(text: string): boolean {
+  return /open-vsx\.org|\/static\/out\/vs\/|^\[(AgentHost|ChatModelSelection)\]|ENOTFOUND/.test(text);
+}
+
+async function main(): Promise<number> {
+  const testsIndex = path.join(repoRoot, 'out', 'test', 'integration', 'index.js');
+  if (!existsSync(testsIndex)) throw new Error('out/test/integration/index.js is missing: run `node esbuild.js --tests` first');
+  let resolveExit: (code: number) => void = () => undefined;
+  const exited = new Promise<number>((r) => { resolveExit = r; });
+  let wb: Workbench | undefined;
+  const timer = setTimeout(() => resolveExit(124), TIMEOUT_MS);
+  try {
+    wb = await Workbench.open({
+      label: 'integration',
+      workspaceTemplate: path.join(repoRoot, 'test', 'integration', 'workspace'),
+      payload: (remote) => [['extensionTestsPath', remote(testsIndex)]],
+      onLog: (_type, text) => { if (!isWorkbenchNoise(text)) process.stdout.write(text.endsWith('\n') ? text : `${text}\n`); },
+      onExit: (code) => resolveExit(code),
+    });
+    const code = await exited;
+    if (code === 124) console.error(`integration: timed out after ${TIMEOUT_MS} ms`);
+    return code;
+  } finally {
+    clearTimeout(timer);
+    await wb?.close();
+  }
+}
+
+main().then((code) => process.exit(code), (e) => { console.error(e); process.exit(1); });

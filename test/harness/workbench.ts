@@ -1,0 +1,122 @@
+/**
+ * A real workbench in a real browser: starts the VS Code server with this extension
+ * as the development extension, opens a workspace in headless Chromium, and offers
+ * the few gestures tests need (run a palette command, reach the inspector webview,
+ * take a screenshot). Used by the end-to-end suite and the start command's checks.
+ */
+import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { format } from 'node:util';
+import type { Browser, BrowserContext, FrameLocator, Page } from 'playwright-core';
+import { launchBrowser } from './browser.js';
+import { startServer, type VsCodeServer } from './server.js';
+import { repoRoot } from './tools.js';
+
+/** Where screenshots and other test artefacts go (gitignored). */
+export const outputDir = path.join(repoRoot, 'test-output');
+
+/** Options for opening a workbench. */
+export interface WorkbenchOptions {
+  /** Names the run folder and screenshots. */
+  label: string;
+  /** A folder copied into the run as the workspace; an empty folder when omitted. */
+  workspaceTemplate?: string;
+  /** Workspace settings (.vscode/settings.json) of the opened folder. */
+  workspaceSettings?: Record<string, unknown>;
+  /** User settings. */
+  userSettings?: Record<string, unknown>;
+  /** Extra smoke-test payload entries (e.g. extensionTestsPath), given the server's remote URI maker. */
+  payload?: (remoteUri: (absPath: string) => string) => [string, string][];
+  /** Called for each extension host console line. */
+  onLog?: (type: string, text: string) => void;
+  /** Called when the workbench reports a test exit code. */
+  onExit?: (code: number) => void;
+  /** Colour theme, e.g. 'Default Light Modern'. */
+  colorTheme?: string;
+}
+
+/** A workbench under test. */
+export class Workbench {
+  private constructor(
+    readonly server: VsCodeServer,
+    readonly browser: Browser,
+    readonly context: BrowserContext,
+    readonly page: Page,
+    readonly workspaceDir: string,
+    readonly label: string,
+  ) {}
+
+  /** Starts a server, a browser, and opens the workspace; waits for the workbench. */
+  static async open(opts: WorkbenchOptions): Promise<Workbench> {
+    const server = await startServer({ label: opts.label, userSettings: { ...(opts.colorTheme ? { 'workbench.colorTheme': opts.colorTheme } : {}), ...opts.userSettings } });
+    const workspaceDir = path.join(server.runDir, 'workspace');
+    if (opts.workspaceTemplate) cpSync(opts.workspaceTemplate, workspaceDir, { recursive: true });
+    mkdirSync(path.join(workspaceDir, '.vscode'), { recursive: true });
+    writeFileSync(path.join(workspaceDir, '.vscode', 'settings.json'), JSON.stringify({ ...(opts.colorTheme ? { 'workbench.colorTheme': opts.colorTheme } : {}), ...opts.workspaceSettings }, null, 2));
+    let browser: Browser | undefined;
+    try {
+      browser = await launchBrowser(server.env);
+      const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, permissions: ['clipboard-read', 'clipboard-write'] });
+      const page = await context.newPage();
+      await page.exposeFunction('codeAutomationLog', (type: string, args: unknown[]) => {
+        // The extension host forwards console arguments unformatted (mocha's reporter
+        // uses printf-style placeholders), so format them here.
+        const text = format(...(Array.isArray(args) ? args : [args]));
+        opts.onLog?.(type, text);
+      });
+      await page.exposeFunction('codeAutomationExit', (code: number) => { opts.onExit?.(code); });
+      const payload: [string, string][] = [['skipWelcome', 'true'], ['extensionDevelopmentPath', server.remoteUri(repoRoot)], ...(opts.payload?.(server.remoteUri) ?? [])];
+      await page.goto(server.url(workspaceDir, payload));
+      await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+      return new Workbench(server, browser, context, page, workspaceDir, opts.label);
+    } catch (e) {
+      await browser?.close().catch(() => undefined);
+      await server.stop();
+      throw e;
+    }
+  }
+
+  /** Runs a command from the palette by its full title ("Bounded Evidence: Open Inspector"). */
+  async runCommand(title: string): Promise<void> {
+    const page = this.page;
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      await page.keyboard.press('F1');
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor({ state: 'visible', timeout: 10_000 });
+      await input.fill(`>${title}`);
+      const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+      try {
+        await row.waitFor({ state: 'visible', timeout: 3_000 });
+        await input.press('Enter');
+        return;
+      } catch {
+        // The palette does not refresh while open: the extension host may still be
+        // registering commands. Close it and ask again.
+        await page.keyboard.press('Escape');
+        if (Date.now() > deadline) throw new Error(`command not found in the palette: ${title}`);
+        await page.waitForTimeout(500);
+      }
+    }
+  }
+
+  /** The inspector's content frame (two iframes deep), once its webview is ready. */
+  webview(): FrameLocator {
+    return this.page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+  }
+
+  /** Saves a full-page screenshot under test-output/e2e/. */
+  async screenshot(name: string): Promise<string> {
+    const dir = path.join(outputDir, 'e2e');
+    mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, `${name.replace(/[^A-Za-z0-9._-]+/g, '_')}.png`);
+    await this.page.screenshot({ path: file });
+    return file;
+  }
+
+  /** Closes the browser and ends the server's process group. */
+  async close(): Promise<void> {
+    await this.browser.close().catch(() => undefined);
+    await this.server.stop();
+  }
+}
