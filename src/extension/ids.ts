@@ -2,9 +2,40 @@
 export const Ids = {
   extension: 'bounded-evidence.bounded-evidence',
   commands: {
+    /** Opens (or reveals) the inspector; optional argument `InspectorTarget`. */
     openInspector: 'boundedEvidence.openInspector',
+    /** Asks for a shell command, records a run with its attachments, opens the inspector on it. */
+    runCommandAndCapture: 'boundedEvidence.runCommandAndCapture',
+    /** Imports any file (binary, multi-gigabyte) as evidence. */
+    importFile: 'boundedEvidence.importFile',
+    /** Full sha256 verification of a handle's bytes; optional argument `{ handle }`. */
+    verifyArtifact: 'boundedEvidence.verifyArtifact',
+    /** Opens a handle's bytes as a read-only paged document; optional argument `ArtifactPosition`. */
+    openArtifact: 'boundedEvidence.openArtifact',
+    /** Applies the retention settings now. */
+    pruneStorage: 'boundedEvidence.pruneStorage',
+    /** Deletes every run and artifact of this workspace, after a modal confirmation. */
+    clearAll: 'boundedEvidence.clearAll',
   },
   views: {
+    /** Webview panel type of the inspector (also its serializer's key). */
     inspectorPanel: 'boundedEvidence.inspector',
   },
+  /** URI scheme of the read-only artifact documents. */
+  documentScheme: 'bounded-evidence',
 } as const;
+
+/** Argument of `openInspector`: what to select when the panel opens. */
+export interface InspectorTarget {
+  runId?: string;
+  handle?: string;
+}
+
+/** Argument of `openArtifact`: a handle and where to reveal it. */
+export interface ArtifactPosition {
+  handle: string;
+  /** 0-based line to reveal. */
+  line?: number;
+  /** Byte offset to reveal (converted to a position by the document provider). */
+  byteOffset?: number;
+}
