@@ -6,3 +6,6 @@ export * from './errors.js';
 export * from './utf8.js';
 export * from './json.js';
 export * from './integrity.js';
+export * from './blobs/blobKey.js';
+export * from './blobs/blobStore.js';
+export * from './runs/types.js';

@@ -1,0 +1,432 @@
+/**
+ * Public types of the run layer (contract section 2): run-log records, storage states,
+ * attachments, reports, `read_tool_output` arguments and results, and the options of
+ * `RunStore` / `Run`. The editor glue and the inspector code against these names:
+ * changes here are additive only.
+ */
+import type { BlobStore } from '../blobs/blobStore.js';
+
+/** Where a result's or attachment's bytes live. */
+export type StorageState = 'inline' | 'blob' | 'preview_only';
+
+/** Whether losing bytes (no blob store wired) is acceptable or fails the call. */
+export type Preservation = 'best_effort' | 'required';
+
+/**
+ * How a call ended: `ok` the tool produced its result (a command ran, whatever its exit
+ * code), `error` the tool itself failed (could not start, timed out, was aborted, or the
+ * caller marked the result as an error), `failed` the evidence layer could not keep the
+ * bytes as promised (no blob store, a backend failure): nothing of it counts as success.
+ */
+export type CallStatus = 'ok' | 'error' | 'failed';
+
+/** Why a call is not `ok`. */
+export type CallErrorCode = 'blob_store_required' | 'backend' | 'tool_error' | 'spawn_failed' | 'timeout' | 'aborted';
+
+/** A call's failure, as recorded (the message is safe to show a model). */
+export interface CallError {
+  /** Machine-readable reason. */
+  readonly code: CallErrorCode;
+  /** One sentence for a model or a person; no host paths, no stored bytes. */
+  readonly message: string;
+}
+
+/** How a run ended (`finish(status)`). */
+export type RunFinishStatus = 'completed' | 'failed' | 'cancelled';
+
+/**
+ * A run's state as read back: a finish status, `running` (open in this store, or
+ * unfinished and its log touched recently), or `interrupted` (unfinished and idle: the
+ * process that wrote it is gone).
+ */
+export type RunStatus = 'running' | 'interrupted' | RunFinishStatus;
+
+/** The byte ranges a preview shows: head `[0, headEnd)` and tail `[tailStart, size)`. */
+export interface PreviewRange {
+  /** End of the head (exclusive), on a code-point boundary. */
+  readonly headEnd: number;
+  /** Start of the tail; equals `headEnd` (or the size) when nothing was omitted. */
+  readonly tailStart: number;
+}
+
+/** Fields shared by a call's result and by each attachment: what is known of some bytes. */
+export interface StoredContent {
+  /** MIME type: `text/plain; charset=utf-8`, `application/json` or `application/octet-stream`. */
+  readonly contentType: string;
+  /** Lowercase hex sha256 of the kept bytes (computed even when they were not kept). */
+  readonly sha256: string;
+  /** Where the kept bytes live. */
+  readonly stored: StorageState;
+  /**
+   * The preview exactly as the model saw it: the whole text when it was not elided,
+   * else head + `\n…[N bytes omitted]…\n` + tail (see `previewRange`). Empty for binary.
+   */
+  readonly preview: string;
+  /** Byte ranges behind `preview` when it is a head/tail excerpt. */
+  readonly previewRange?: PreviewRange;
+  /** The bytes as UTF-8 text when `stored` is `inline` and they are text. */
+  readonly inline?: string;
+  /** The bytes, base64, when `stored` is `inline` and they are not valid UTF-8. */
+  readonly inlineBase64?: string;
+  /** sha256 of the serialised integrity manifest stored beside a blob (`stored: 'blob'`). */
+  readonly manifestDigest?: string;
+  /** Number of lines: `\n` count, plus one when the last byte is not `\n` (0 when empty). */
+  readonly lineCount: number;
+  /** True when the bytes are not strictly valid UTF-8: reported, never rendered. */
+  readonly binary: boolean;
+  /** False when the bytes cannot be read back (`preview_only`). */
+  readonly readable: boolean;
+}
+
+/** One output of a call (contract 2.4): a command's stdout, stderr, exit value, files. */
+export interface AttachmentRecord extends StoredContent {
+  /** `stdout`, `stderr`, `value` or `file:<name>`. */
+  readonly name: string;
+  /** Safe token used in the handle and the blob key (`stdout`, `stderr`, `value`, `f1`, …). */
+  readonly slot: string;
+  /** `out_<callId>_<slot>`. */
+  readonly handle: string;
+  /** Bytes kept (at most the capture cap). */
+  readonly sizeBytes: number;
+  /** Bytes the tool produced (counted past the cap, never dropped from the count). */
+  readonly observedBytes: number;
+  /** True when capture stopped keeping bytes at its cap. */
+  readonly truncated: boolean;
+}
+
+/** First record of a run log. */
+export interface RunStartedRecord {
+  readonly type: 'run_started';
+  readonly runId: string;
+  readonly tenant: string;
+  /** ISO 8601. */
+  readonly startedAt: string;
+  /** Stable hash of the agent profile (limits and tool set), see `profileHash`. */
+  readonly profileHash: string;
+  readonly label?: string;
+  readonly pinned?: boolean;
+}
+
+/** A tool call began. */
+export interface CallStartedRecord {
+  readonly type: 'call_started';
+  readonly runId: string;
+  readonly callId: string;
+  readonly tool: string;
+  readonly arguments: Record<string, unknown>;
+  readonly startedAt: string;
+}
+
+/** A tool call ended: every field contract 2.2 lists, plus the call's attachments. */
+export interface CallFinishedRecord extends StoredContent {
+  readonly type: 'call_finished';
+  readonly runId: string;
+  readonly callId: string;
+  readonly tool: string;
+  readonly arguments: Record<string, unknown>;
+  readonly startedAt: string;
+  readonly finishedAt: string;
+  readonly status: CallStatus;
+  readonly error?: CallError;
+  /** Full size of the result in bytes, always (compact JSON for structured results). */
+  readonly resultBytes: number;
+  /** True when the model saw a handle and a preview instead of the whole result. */
+  readonly elided: boolean;
+  /** `res_<callId>`, set when the result was elided or offloaded. */
+  readonly resultHandle?: string;
+  readonly attachments: readonly AttachmentRecord[];
+}
+
+/** A run was pinned or unpinned (retention never prunes a pinned run). */
+export interface RunPinnedRecord {
+  readonly type: 'run_pinned';
+  readonly runId: string;
+  readonly pinned: boolean;
+  readonly at: string;
+}
+
+/** Last record of a finished run. */
+export interface RunFinishedRecord {
+  readonly type: 'run_finished';
+  readonly runId: string;
+  readonly finishedAt: string;
+  readonly status: RunFinishStatus;
+}
+
+/** Any line of a run log. */
+export type RunRecord = RunStartedRecord | CallStartedRecord | CallFinishedRecord | RunPinnedRecord | RunFinishedRecord;
+
+/** Emitted after a record is appended by this store. */
+export interface RunRecordEvent {
+  readonly runId: string;
+  readonly record: RunRecord;
+}
+
+/** A line of a run log that was skipped on read, and why. */
+export interface LogProblem {
+  /** 1-based line number in the log file. */
+  readonly line: number;
+  /** `torn_tail`: last line without its newline (crash mid-append); the others are mid-file. */
+  readonly kind: 'torn_tail' | 'invalid_json' | 'wrong_shape';
+  /** Short description (never the line's content). */
+  readonly detail: string;
+}
+
+/** One run, as `listRuns` reports it. */
+export interface RunSummary {
+  readonly runId: string;
+  readonly tenant: string;
+  readonly label?: string;
+  readonly startedAt: string;
+  readonly finishedAt?: string;
+  readonly status: RunStatus;
+  readonly pinned: boolean;
+  readonly profileHash: string;
+  /** Finished calls. */
+  readonly callCount: number;
+  /** Log bytes plus kept blob bytes (what deleting the run frees, near enough). */
+  readonly totalBytes: number;
+  /** True when the log's last line was torn and ignored. */
+  readonly tornTail: boolean;
+  /** Every skipped line (torn tail included). */
+  readonly problems: readonly LogProblem[];
+}
+
+/** One call, as `report(runId)` returns it: full size, handle and the preview the model saw. */
+export interface CallReport {
+  readonly runId: string;
+  readonly callId: string;
+  readonly tool: string;
+  readonly arguments: Record<string, unknown>;
+  /** `running`/`interrupted` for a call with no finish record. */
+  readonly status: CallStatus | 'running' | 'interrupted';
+  readonly error?: CallError;
+  readonly startedAt: string;
+  readonly finishedAt?: string;
+  /** Full size (0 while unfinished). */
+  readonly resultBytes: number;
+  readonly elided: boolean;
+  /** `res_<callId>` when elided or offloaded. */
+  readonly handle?: string;
+  readonly preview: string;
+  readonly previewRange?: PreviewRange;
+  readonly sha256?: string;
+  readonly stored?: StorageState;
+  readonly readable: boolean;
+  readonly contentType?: string;
+  readonly lineCount?: number;
+  readonly binary: boolean;
+  readonly attachments: readonly AttachmentRecord[];
+}
+
+/** Arguments of `read_tool_output` (contract 2.5); validated at run time as untrusted input. */
+export interface ReadToolOutputArgs {
+  /** 1–256 characters; anything not minted by the scope's runs is access denied. */
+  readonly handle: string;
+  /** >= 0, default 0: first line (lines mode) or first match (pattern mode) to return. */
+  readonly offset?: number;
+  /** 1–1000, default 200: lines or matches to return. */
+  readonly limit?: number;
+  /** A JavaScript regular expression (no flags), 1–1024 characters, tested per line. */
+  readonly pattern?: string;
+  /** A byte window `[start, end)` with the rules of contract 1.3. */
+  readonly bytes?: { readonly start: number; readonly end: number };
+}
+
+/** One pattern match: the 1-based line number of a matching line. */
+export interface ReadToolOutputMatch {
+  readonly line_number: number;
+}
+
+/**
+ * The reply of `read_tool_output`, exactly the contract's fields. `content`: lines mode,
+ * the window's lines joined by `\n`; pattern mode, one `<line_number>:<line>` per match
+ * joined by `\n`; bytes mode, the window's text. Empty for binary content.
+ */
+export interface ReadToolOutputResult {
+  readonly handle: string;
+  readonly binary: boolean;
+  readonly total_size_bytes: number;
+  readonly total_lines: number;
+  readonly offset: number;
+  readonly limit: number;
+  readonly pattern: string | null;
+  /** Matches in the whole output (pattern mode), else null. */
+  readonly total_matches: number | null;
+  readonly returned_lines: number;
+  /** True when more remains after what was returned (lines, matches, bytes, or a cut line). */
+  readonly truncated: boolean;
+  readonly content: string;
+  /** Pattern mode: one entry per returned match, in `content` order; else null. */
+  readonly matches: readonly ReadToolOutputMatch[] | null;
+}
+
+/** Which runs a handle may resolve through (default: every run of the store's tenant). */
+export interface ReadScope {
+  /** Only handles minted by these runs resolve. */
+  readonly runIds?: readonly string[];
+}
+
+/** Verified access to the bytes behind one handle (for the inspector and the editor). */
+export interface HandleSource {
+  readonly handle: string;
+  readonly runId: string;
+  readonly callId: string;
+  /** `result` for `res_…`, else the attachment's name (`stdout`, `file:<name>`, …). */
+  readonly name: string;
+  readonly byteCount: number;
+  readonly sha256: string;
+  readonly binary: boolean;
+  readonly contentType: string;
+  readonly lineCount: number;
+  readonly stored: StorageState;
+  /** Verified bytes `[start, end)` (raw, no UTF-8 requirement). */
+  readRange(start: number, end: number): Promise<Uint8Array>;
+  /** Verified bytes streamed in bounded pieces. */
+  stream(start?: number, end?: number): AsyncIterable<Uint8Array>;
+  /** Re-hashes everything: true when every byte matches the record. */
+  verify(): Promise<boolean>;
+}
+
+/** What `recordResult`/`runCommand` return. */
+export interface CallOutcome {
+  readonly callId: string;
+  readonly status: CallStatus;
+  /** The result's handle (`res_…`) when elided or offloaded. */
+  readonly handle?: string;
+  /** Bounded text for the model: the whole result when small, else handle, preview and how to read. */
+  readonly modelText: string;
+  readonly record: CallFinishedRecord;
+}
+
+/** The agent's limits (part of the profile hash). */
+export interface RunLimits {
+  /** Elision threshold: results larger than this are shown as handle + preview. */
+  readonly largeResultBytes: number;
+  /** Bytes of preview shown for an elided result or attachment (head + tail). */
+  readonly previewBytes: number;
+}
+
+/** Bounds of a `read_tool_output` reply and its pattern guard. */
+export interface ReaderLimits {
+  /** At most this many characters of `content` (contract: 10,000). */
+  readonly maxContentChars: number;
+  /** At most this many characters per line, cut marker included (contract: 2,000). */
+  readonly maxLineChars: number;
+  /** Largest byte window `end - start` (8,192 by default). */
+  readonly maxByteWindow: number;
+  /** Time a pattern may spend on one piece (≤ 1 MiB) before the search is stopped. */
+  readonly patternBudgetMs: number;
+}
+
+/** `RunStore.open` options. */
+export interface RunStoreOptions {
+  /** Folder of run logs: `<logsDir>/<tenant>/<runId>.jsonl`. Created if missing. */
+  readonly logsDir: string;
+  /** One safe path segment; handles of other tenants are access denied. */
+  readonly tenant: string;
+  /** Where offloaded bytes go; none means elision only, offload records a failure. */
+  readonly blobs?: BlobStore;
+  readonly limits?: Partial<RunLimits>;
+  /** Tool names of the agent profile (hashed with the limits). */
+  readonly tools?: readonly string[];
+  /** Results above this many bytes go to the blob store (default 16 KiB). */
+  readonly offloadThresholdBytes?: number;
+  /** Attachments up to this many bytes stay inline in the record (default 4 KiB). */
+  readonly inlineAttachmentBytes?: number;
+  readonly preservation?: Preservation;
+  /** Per-stream capture cap for commands (default 64 MiB). */
+  readonly captureCapBytes?: number;
+  readonly reader?: Partial<ReaderLimits>;
+}
+
+/** `RunStore.startRun` options. */
+export interface StartRunOptions {
+  readonly label?: string;
+  readonly pinned?: boolean;
+}
+
+/** `Run.recordResult` / `Run.recordStream` options. */
+export interface RecordResultOptions {
+  /** The tool reported an error: status `error` (the bytes are still kept). */
+  readonly isError?: boolean;
+  /** Overrides the detected content type. */
+  readonly contentType?: string;
+}
+
+/** `Run.runCommand` options. */
+export interface RunCommandOptions {
+  /** Working directory of the shell. */
+  readonly cwd: string;
+  /** Kills the whole process group after this many milliseconds. */
+  readonly timeoutMs?: number;
+  /** Per-stream cap for this call (default: the store's `captureCapBytes`). */
+  readonly captureCapBytes?: number;
+  /** Aborting kills the whole process group. */
+  readonly signal?: AbortSignal;
+  /** Environment of the shell (default: this process's). */
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/** `RunStore.prune` options. */
+export interface PruneOptions {
+  /** Keep the total of unpinned runs at or below this many bytes (oldest deleted first). */
+  readonly maxBytes?: number;
+  /** Delete unpinned runs that finished longer ago than this. */
+  readonly maxAgeMs?: number;
+  /** Clock for tests (ms since epoch). */
+  readonly now?: number;
+}
+
+/** What `prune` deleted. */
+export interface PruneResult {
+  readonly deletedRuns: readonly string[];
+  readonly freedBytes: number;
+}
+
+/** Something to stop listening with. */
+export interface Disposable {
+  dispose(): void;
+}
+
+/**
+ * The surface of `RunStore` (one per tenant), declared here so that code written before
+ * the class lands compiles against it. `RunStore.open(options)` returns one.
+ */
+export interface RunStoreApi {
+  readonly tenant: string;
+  /** Starts a run: appends `run_started` and returns the live run. */
+  startRun(options?: StartRunOptions): Promise<RunApi>;
+  /** Every run of this tenant, newest first. */
+  listRuns(): Promise<RunSummary[]>;
+  /** Every call of one run, in start order. */
+  report(runId: string): Promise<CallReport[]>;
+  /** Contract 2.5; handles outside `scope` (default: this tenant) are access denied. */
+  readToolOutput(args: ReadToolOutputArgs, scope?: ReadScope): Promise<ReadToolOutputResult>;
+  /** Verified byte access behind a handle (same resolution and refusals as the reader). */
+  openHandle(handle: string, scope?: ReadScope): Promise<HandleSource>;
+  /** Called after every record this store appends. */
+  onDidRecord(listener: (event: RunRecordEvent) => void): Disposable;
+  /** Deletes a run's log and blobs (refused while the run is live in this store). */
+  deleteRun(runId: string): Promise<void>;
+  /** Pins or unpins a run (an appended `run_pinned` record). */
+  setPinned(runId: string, pinned: boolean): Promise<void>;
+  /** Retention: deletes oldest unpinned, not-running runs first. */
+  prune(options: PruneOptions): Promise<PruneResult>;
+}
+
+/** The surface of a live `Run`. */
+export interface RunApi {
+  readonly runId: string;
+  readonly tenant: string;
+  /** Records one tool result: text, raw bytes, or a structured value (compact JSON). */
+  recordResult(tool: string, args: Record<string, unknown>, result: string | Uint8Array | object, options?: RecordResultOptions): Promise<CallOutcome>;
+  /** Records a result streamed in pieces (a large file import) in bounded memory. */
+  recordStream(tool: string, args: Record<string, unknown>, body: AsyncIterable<Uint8Array>, options?: RecordResultOptions): Promise<CallOutcome>;
+  /** Runs `/bin/sh -c command`, capturing stdout, stderr and the exit value as attachments. */
+  runCommand(command: string, options: RunCommandOptions): Promise<CallOutcome>;
+  /** `read_tool_output` limited to this run's own handles. */
+  readToolOutput(args: ReadToolOutputArgs): Promise<ReadToolOutputResult>;
+  /** Appends `run_finished` (once; later calls do nothing). */
+  finish(status?: RunFinishStatus): Promise<void>;
+}
