@@ -5,9 +5,12 @@
 import * as vscode from 'vscode';
 import { randomBytes } from 'node:crypto';
 import { Ids } from '../ids.js';
+import type { InspectorDeps } from './deps.js';
 
-/** Registers the Open Inspector command. */
-export function registerInspector(context: vscode.ExtensionContext): void {
+export type { InspectorDeps } from './deps.js';
+
+/** Registers the Open Inspector command (and, as it lands, the panel serializer). */
+export function registerInspector(context: vscode.ExtensionContext, _deps?: InspectorDeps): void {
   context.subscriptions.push(
     vscode.commands.registerCommand(Ids.commands.openInspector, () => openInspector(context)),
   );
