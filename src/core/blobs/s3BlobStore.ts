@@ -1,0 +1,210 @@
+/**
+ * S3-compatible blob store over `@aws-sdk/client-s3`: object key
+ * `<prefix><tenant>/<runId>/<callId>`.
+ *
+ * - `requestChecksumCalculation: 'WHEN_REQUIRED'`: recent SDKs otherwise send streamed
+ *   bodies `aws-chunked` with a checksum trailer, which some S3-compatible servers
+ *   (s3rver) store as the object itself (HARNESS.md). Bodies here are always buffers
+ *   with a known length anyway.
+ * - Streamed puts never need the whole body: up to one part is buffered; a body that
+ *   ends within it is one PutObject, a longer one a multipart upload (aborted on error,
+ *   so a failed put leaves no object), so memory stays at one part.
+ * - Ranged reads send a `Range:` header: a 4 KiB read transfers 4 KiB.
+ * - Credentials come from the caller or the SDK's default chain (environment, profile);
+ *   they are never logged, and no error message carries them, the endpoint or a key.
+ */
+import {
+  AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CreateMultipartUploadCommand, DeleteObjectCommand,
+  GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, UploadPartCommand,
+} from '@aws-sdk/client-s3';
+import { EvidenceError } from '../errors.js';
+import { assertSafeSegment, blobKeyPath, type BlobKey } from './blobKey.js';
+import type { BlobStore } from './blobStore.js';
+
+/** Smallest part real S3 accepts for every part but the last. */
+export const S3_MIN_PART_BYTES = 5 * 1024 * 1024;
+
+/** Connection settings of an S3-compatible store. */
+export interface S3BlobStoreOptions {
+  /** e.g. `http://127.0.0.1:9000`; omitted for AWS itself. */
+  readonly endpoint?: string;
+  /** Default `us-east-1`. */
+  readonly region?: string;
+  readonly bucket: string;
+  /** Key prefix (a trailing `/` is added when missing). */
+  readonly prefix?: string;
+  /** Omitted: the SDK's default chain (AWS_ACCESS_KEY_ID, profiles, …). */
+  readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string; readonly sessionToken?: string };
+  /** Default true: path-style addressing works with every S3-compatible server. */
+  readonly forcePathStyle?: boolean;
+  /** Bytes buffered per part of a streamed put (default 8 MiB; S3 needs >= 5 MiB). */
+  readonly partSizeBytes?: number;
+  /** SDK attempts per request (default 3). */
+  readonly maxAttempts?: number;
+}
+
+/**
+ * Reads options from the environment: `BOUNDED_EVIDENCE_S3_ENDPOINT`, `…_BUCKET`,
+ * `…_PREFIX`, `…_REGION`; credentials stay with the SDK's own chain. Undefined when
+ * no bucket is set.
+ */
+export function s3OptionsFromEnv(env: NodeJS.ProcessEnv = process.env): S3BlobStoreOptions | undefined {
+  const bucket = env.BOUNDED_EVIDENCE_S3_BUCKET;
+  if (!bucket) return undefined;
+  return { bucket, endpoint: env.BOUNDED_EVIDENCE_S3_ENDPOINT || undefined, prefix: env.BOUNDED_EVIDENCE_S3_PREFIX || undefined, region: env.BOUNDED_EVIDENCE_S3_REGION || undefined };
+}
+
+/** A `BlobStore` over one bucket (and prefix) of an S3-compatible server. */
+export class S3BlobStore implements BlobStore {
+  readonly kind = 's3' as const;
+  private readonly client: S3Client;
+  private readonly bucket: string;
+  private readonly prefix: string;
+  private readonly partSize: number;
+
+  constructor(options: S3BlobStoreOptions) {
+    if (!options.bucket) throw new EvidenceError('invalidArgument', 'S3 bucket is required');
+    const prefix = options.prefix ?? '';
+    this.prefix = prefix === '' || prefix.endsWith('/') ? prefix : `${prefix}/`;
+    this.bucket = options.bucket;
+    this.partSize = options.partSizeBytes ?? 8 * 1024 * 1024;
+    if (!Number.isSafeInteger(this.partSize) || this.partSize <= 0) throw new EvidenceError('invalidArgument', 'S3 part size must be a positive integer');
+    this.client = new S3Client({
+      endpoint: options.endpoint,
+      region: options.region ?? 'us-east-1',
+      forcePathStyle: options.forcePathStyle ?? true,
+      credentials: options.credentials,
+      maxAttempts: options.maxAttempts ?? 3,
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+    });
+  }
+
+  /** Releases the HTTP connections. */
+  destroy(): void {
+    this.client.destroy();
+  }
+
+  private objectKey(key: BlobKey): string {
+    return this.prefix + blobKeyPath(key);
+  }
+
+  /** One PutObject for a body within one part, else a multipart upload in bounded memory. */
+  async put(key: BlobKey, body: Uint8Array | AsyncIterable<Uint8Array>): Promise<{ sizeBytes: number }> {
+    const Key = this.objectKey(key);
+    if (body instanceof Uint8Array) {
+      await this.guard(() => this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key, Body: body, ContentLength: body.length })));
+      return { sizeBytes: body.length };
+    }
+    const part = Buffer.allocUnsafe(this.partSize);
+    let fill = 0;
+    let total = 0;
+    let uploadId: string | undefined;
+    const parts: { ETag?: string; PartNumber: number }[] = [];
+    const flush = async (): Promise<void> => {
+      if (uploadId === undefined) {
+        const created = await this.guard(() => this.client.send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key })));
+        uploadId = created.UploadId;
+        if (!uploadId) throw new EvidenceError('backend', 'blob store request failed (no upload id)');
+      }
+      const PartNumber = parts.length + 1;
+      // A copy: the SDK may hold the body while `part` is refilled.
+      const done = await this.guard(() => this.client.send(new UploadPartCommand({ Bucket: this.bucket, Key, UploadId: uploadId, PartNumber, Body: Buffer.from(part.subarray(0, fill)), ContentLength: fill })));
+      parts.push({ ETag: done.ETag, PartNumber });
+      fill = 0;
+    };
+    try {
+      for await (const piece of body) {
+        let off = 0;
+        while (off < piece.length) {
+          const take = Math.min(this.partSize - fill, piece.length - off);
+          part.set(piece.subarray(off, off + take), fill);
+          fill += take;
+          off += take;
+          if (fill === this.partSize) await flush();
+        }
+        total += piece.length;
+      }
+      if (uploadId === undefined) {
+        await this.guard(() => this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key, Body: part.subarray(0, fill), ContentLength: fill })));
+        return { sizeBytes: total };
+      }
+      if (fill > 0) await flush();
+      await this.guard(() => this.client.send(new CompleteMultipartUploadCommand({ Bucket: this.bucket, Key, UploadId: uploadId, MultipartUpload: { Parts: parts } })));
+      return { sizeBytes: total };
+    } catch (e) {
+      if (uploadId !== undefined) {
+        await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key, UploadId: uploadId })).catch(() => undefined);
+      }
+      throw e;
+    }
+  }
+
+  /** HeadObject's ContentLength; undefined for a missing object. */
+  async size(key: BlobKey): Promise<number | undefined> {
+    try {
+      const head = await this.guard(() => this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) })));
+      return head.ContentLength ?? 0;
+    } catch (e) {
+      if (e instanceof EvidenceError && e.code === 'missing') return undefined;
+      throw e;
+    }
+  }
+
+  /** GetObject with `Range: bytes=start-(end-1)`; an empty or out-of-object range is empty. */
+  async getRange(key: BlobKey, start: number, end: number): Promise<Uint8Array> {
+    const Key = this.objectKey(key);
+    if (end <= start) return new Uint8Array(0);
+    try {
+      // The body is read inside the guard: a connection cut mid-body is a backend error too.
+      return await this.guard(async () => {
+        const got = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key, Range: `bytes=${start}-${end - 1}` }));
+        return got.Body ? await got.Body.transformToByteArray() : new Uint8Array(0);
+      });
+    } catch (e) {
+      if (e instanceof EvidenceError && e.code === 'backend' && e.message.includes('HTTP 416')) return new Uint8Array(0);
+      throw e;
+    }
+  }
+
+  /** DeleteObject (S3 answers success for a missing key too). */
+  async delete(key: BlobKey): Promise<void> {
+    await this.guard(() => this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) })));
+  }
+
+  /** Lists `<prefix><tenant>/<runId>/` and deletes each object. */
+  async deleteRun(tenant: string, runId: string): Promise<void> {
+    const Prefix = `${this.prefix}${assertSafeSegment('tenant', tenant)}/${assertSafeSegment('runId', runId)}/`;
+    let ContinuationToken: string | undefined;
+    do {
+      const page = await this.guard(() => this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix, ContinuationToken })));
+      for (const o of page.Contents ?? []) {
+        if (o.Key) await this.guard(() => this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: o.Key })));
+      }
+      ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (ContinuationToken);
+  }
+
+  /**
+   * Sends one command and turns SDK failures into safe errors: a missing object is
+   * `missing`, anything else `backend` with the HTTP status or "unreachable" only.
+   */
+  private async guard<T>(request: () => Promise<T>): Promise<T> {
+    try {
+      return await request();
+    } catch (e) {
+      throw toSafeError(e);
+    }
+  }
+}
+
+function toSafeError(e: unknown): EvidenceError {
+  if (e instanceof EvidenceError) return e;
+  const err = e as { name?: unknown; $metadata?: { httpStatusCode?: unknown } } | null;
+  const name = typeof err?.name === 'string' ? err.name : '';
+  const status = typeof err?.$metadata?.httpStatusCode === 'number' ? err.$metadata.httpStatusCode : undefined;
+  if (name === 'NoSuchKey' || name === 'NotFound' || (status === 404 && name !== 'NoSuchBucket')) return new EvidenceError('missing', 'stored bytes are missing');
+  if (name === 'NoSuchBucket') return new EvidenceError('backend', 'blob store request failed: the bucket does not exist');
+  if (status !== undefined) return new EvidenceError('backend', `blob store request failed (HTTP ${status})`);
+  return new EvidenceError('backend', 'blob store is unreachable');
+}

@@ -1,0 +1,150 @@
+/**
+ * Blobs under the one verification system (integrity.ts). Every blob is written through
+ * a `ManifestBuilder` while it streams to the adapter, and its serialised manifest is
+ * stored beside it as a sidecar blob; the record that names the blob keeps the sidecar's
+ * sha256 (`manifestDigest`). Reads go through `readVerified`/`streamVerified` over a
+ * `RangeSource` built on the adapter's `size`/`getRange`.
+ *
+ * Sidecar key: the data key's call segment + `._manifest`, e.g. `c1` -> `c1._manifest`,
+ * `c1.stdout` -> `c1.stdout._manifest`. Call ids and slots are `[a-z0-9-]` only, so
+ * neither a call id nor a slot can contain `.` or `_`: no data key can ever equal a
+ * sidecar key.
+ *
+ * Faults: a data blob or sidecar that is gone is `missing` ("stored bytes are missing"),
+ * never data; a changed byte, a changed size or a rewritten sidecar is the contract's
+ * digest mismatch.
+ */
+import { createHash } from 'node:crypto';
+import { EvidenceError } from '../errors.js';
+import { decodeManifest, encodeManifest, ManifestBuilder, type Manifest, type RangeSource } from '../integrity.js';
+import { validateBlobKey, type BlobKey } from './blobKey.js';
+import type { BlobStore } from './blobStore.js';
+
+/** Suffix of a manifest sidecar's call segment. */
+export const MANIFEST_SUFFIX = '._manifest';
+
+/** Largest sidecar accepted on read (a 1 TiB blob's manifest is ~576 MiB at 64 KiB chunks; ours are far smaller). */
+const MAX_MANIFEST_BYTES = 64 * 1024 * 1024;
+
+/** The sidecar key of a data key. */
+export function manifestKeyOf(key: BlobKey): BlobKey {
+  return validateBlobKey({ tenant: key.tenant, runId: key.runId, callId: key.callId + MANIFEST_SUFFIX });
+}
+
+/** What a verified put recorded. */
+export interface VerifiedPut {
+  readonly manifest: Manifest;
+  /** sha256 of the serialised sidecar: the record keeps it. */
+  readonly manifestDigest: string;
+}
+
+/** What a record promises about a blob: checked against the sidecar on open. */
+export interface BlobIdentity {
+  readonly sha256: string;
+  readonly byteCount: number;
+  readonly manifestDigest: string;
+}
+
+/**
+ * Streams `body` to the adapter while hashing it, then stores the sidecar. If storing
+ * the sidecar fails the data blob is removed (best effort) and the error propagates.
+ */
+export async function putVerified(store: BlobStore, key: BlobKey, body: Uint8Array | AsyncIterable<Uint8Array>): Promise<VerifiedPut> {
+  validateBlobKey(key);
+  const builder = new ManifestBuilder();
+  async function* hashed(): AsyncGenerator<Uint8Array> {
+    if (body instanceof Uint8Array) { builder.update(body); yield body; return; }
+    for await (const piece of body) { builder.update(piece); yield piece; }
+  }
+  const { sizeBytes } = await store.put(key, hashed());
+  const manifest = builder.finish();
+  if (sizeBytes !== manifest.byteCount) throw new EvidenceError('backend', 'blob store stored a different number of bytes');
+  const encoded = encodeManifest(manifest);
+  try {
+    await store.put(manifestKeyOf(key), encoded);
+  } catch (e) {
+    await store.delete(key).catch(() => undefined);
+    throw e;
+  }
+  return { manifest, manifestDigest: sha256Hex(encoded) };
+}
+
+/** A physical source over one blob; a vanished blob reads as `missing`, not as a size. */
+export function blobRangeSource(store: BlobStore, key: BlobKey): RangeSource {
+  return {
+    async size() {
+      const n = await store.size(key);
+      if (n === undefined) throw missingError();
+      return n;
+    },
+    read: (start, end) => store.getRange(key, start, end),
+  };
+}
+
+/** Verified manifests by `manifestDigest` (content-addressed, so never stale), LRU by bytes. */
+export class ManifestCache {
+  private readonly entries = new Map<string, Manifest>();
+  private bytes = 0;
+
+  constructor(private readonly maxBytes = 16 * 1024 * 1024) {}
+
+  /** The manifest whose sidecar hashed to `digest`, if cached. */
+  get(digest: string): Manifest | undefined {
+    const m = this.entries.get(digest);
+    if (m) { this.entries.delete(digest); this.entries.set(digest, m); }
+    return m;
+  }
+
+  /** Remembers a verified manifest. */
+  set(digest: string, m: Manifest): void {
+    if (this.entries.has(digest)) return;
+    this.entries.set(digest, m);
+    this.bytes += sizeOf(m);
+    for (const [k, v] of this.entries) {
+      if (this.bytes <= this.maxBytes) break;
+      this.entries.delete(k);
+      this.bytes -= sizeOf(v);
+    }
+  }
+}
+
+/**
+ * Loads and checks a blob's sidecar against what the record promises, and returns the
+ * manifest plus a source over the data: every later read through `readVerified` /
+ * `streamVerified` checks the size and the digests of the chunks it returns.
+ */
+export async function openVerified(store: BlobStore, key: BlobKey, expected: BlobIdentity, cache?: ManifestCache): Promise<{ manifest: Manifest; source: RangeSource }> {
+  const source = blobRangeSource(store, key);
+  let manifest = cache?.get(expected.manifestDigest);
+  if (!manifest) {
+    const mKey = manifestKeyOf(key);
+    const size = await store.size(mKey);
+    if (size === undefined) throw missingError();
+    if (size > MAX_MANIFEST_BYTES) throw new EvidenceError('digestMismatch');
+    const encoded = await store.getRange(mKey, 0, size);
+    if (sha256Hex(encoded) !== expected.manifestDigest) throw new EvidenceError('digestMismatch');
+    manifest = decodeManifest(encoded);
+    cache?.set(expected.manifestDigest, manifest);
+  }
+  if (manifest.sha256 !== expected.sha256 || manifest.byteCount !== expected.byteCount) throw new EvidenceError('digestMismatch');
+  return { manifest, source };
+}
+
+/** Removes a blob and its sidecar. */
+export async function deleteVerified(store: BlobStore, key: BlobKey): Promise<void> {
+  await store.delete(key);
+  await store.delete(manifestKeyOf(key));
+}
+
+/** The error for bytes the log promises but the store no longer has. */
+export function missingError(): EvidenceError {
+  return new EvidenceError('missing', 'stored bytes are missing');
+}
+
+function sha256Hex(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+function sizeOf(m: Manifest): number {
+  return m.chunkDigests.length + m.chunkNewlines.byteLength + 128;
+}

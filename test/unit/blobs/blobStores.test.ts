@@ -1,0 +1,109 @@
+/**
+ * Runs the one adapter contract suite against all three adapters: filesystem, memory and
+ * S3 (a real s3rver on 127.0.0.1, started here, never skipped), plus adapter-specific
+ * cases: the filesystem root, S3 faults (server down, HTTP 500 mid-read) and ranged
+ * transfers.
+ */
+import * as assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { FsBlobStore } from '../../../src/core/blobs/fsBlobStore.js';
+import { MemoryBlobStore } from '../../../src/core/blobs/memoryBlobStore.js';
+import { S3BlobStore, s3OptionsFromEnv } from '../../../src/core/blobs/s3BlobStore.js';
+import { openVerified, putVerified } from '../../../src/core/blobs/verifiedBlobs.js';
+import { readVerified } from '../../../src/core/integrity.js';
+import { blobStoreContract, patterned, sameBytes } from './blobStoreContract.js';
+import { startFaultProxy, startS3Server, type S3Server } from './s3Fixture.js';
+
+const key = { tenant: 'tenant-a', runId: 'run-1', callId: 'c1' };
+
+blobStoreContract('memory', async () => ({ store: new MemoryBlobStore(), cleanup: async () => {} }));
+
+blobStoreContract('filesystem', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'fsblobs-'));
+  const store = await FsBlobStore.open(path.join(dir, 'nested', 'root'));
+  return { store, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
+});
+
+describe('S3 adapter against a real local s3rver', function () {
+  let server: S3Server;
+  before(async () => { server = await startS3Server(); });
+  after(async () => { await server.close(); });
+
+  let n = 0;
+  blobStoreContract('s3', async () => {
+    const store = new S3BlobStore({ endpoint: server.endpoint, bucket: server.bucket, prefix: `suite-${++n}`, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }, partSizeBytes: 5 * 1024 * 1024 });
+    return { store, cleanup: async () => store.destroy() };
+  });
+
+  it('answers a server that is down with a clear backend error', async () => {
+    const proxy = await startFaultProxy(server.endpoint);
+    const endpoint = proxy.endpoint;
+    await proxy.close();
+    const store = new S3BlobStore({ endpoint, bucket: server.bucket, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'secret-never-shown' }, maxAttempts: 1 });
+    try {
+      await assert.rejects(store.size(key), (e: Error & { code?: string }) => e.code === 'backend' && e.message === 'blob store is unreachable');
+      await assert.rejects(store.put(key, patterned(10)), /blob store is unreachable/);
+    } finally { store.destroy(); }
+  });
+
+  it('answers HTTP 500 mid-read with a clear error, never partial data', async () => {
+    const proxy = await startFaultProxy(server.endpoint);
+    const store = new S3BlobStore({ endpoint: proxy.endpoint, bucket: server.bucket, prefix: 'faults', credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'secret-never-shown' }, maxAttempts: 1 });
+    try {
+      const data = patterned(3 * 65_536 * 16 + 5);
+      const put = await putVerified(store, key, data);
+      const { manifest, source } = await openVerified(store, key, { sha256: put.manifest.sha256, byteCount: data.length, manifestDigest: put.manifestDigest });
+      sameBytes(await readVerified(source, manifest, 0, 10), data.subarray(0, 10));
+      proxy.failWith500('GET');
+      await assert.rejects(readVerified(source, manifest, 100, 110), (e: Error & { code?: string }) => e.code === 'backend' && e.message === 'blob store request failed (HTTP 500)' && !e.message.includes('secret'));
+      proxy.heal();
+      sameBytes(await readVerified(source, manifest, 100, 110), data.subarray(100, 110));
+    } finally { store.destroy(); await proxy.close(); }
+  });
+
+  it('a ranged read sends a Range header: 4 KiB read, 4 KiB of body transferred', async () => {
+    const proxy = await startFaultProxy(server.endpoint);
+    const store = new S3BlobStore({ endpoint: proxy.endpoint, bucket: server.bucket, prefix: 'ranges', credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+    try {
+      await store.put(key, patterned(1024 * 1024));
+      const before = proxy.bodyBytes;
+      const got = await store.getRange(key, 500_000, 504_096);
+      assert.equal(got.length, 4096);
+      assert.equal(proxy.bodyBytes - before, 4096);
+    } finally { store.destroy(); await proxy.close(); }
+  });
+
+  it('reads its options from the environment without credentials', () => {
+    assert.equal(s3OptionsFromEnv({}), undefined);
+    assert.deepEqual(s3OptionsFromEnv({ BOUNDED_EVIDENCE_S3_BUCKET: 'b', BOUNDED_EVIDENCE_S3_ENDPOINT: 'http://127.0.0.1:1', BOUNDED_EVIDENCE_S3_PREFIX: 'p' }),
+      { bucket: 'b', endpoint: 'http://127.0.0.1:1', prefix: 'p', region: undefined });
+  });
+});
+
+describe('FsBlobStore specifics', () => {
+  let dir: string;
+  beforeEach(() => { dir = mkdtempSync(path.join(os.tmpdir(), 'fsblobs-')); });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('creates its root and lays files out as <root>/<tenant>/<runId>/<callId>, no temp files left', async () => {
+    const root = path.join(dir, 'a', 'b');
+    const store = await FsBlobStore.open(root);
+    assert.equal(store.root, root);
+    await store.put(key, patterned(5));
+    assert.ok(existsSync(path.join(root, 'tenant-a', 'run-1', 'c1')));
+    assert.deepEqual(readdirSync(path.join(root, 'tenant-a', 'run-1')), ['c1']);
+  });
+
+  it('refuses a root that is a file', async () => {
+    writeFileSync(path.join(dir, 'f'), 'x');
+    await assert.rejects(FsBlobStore.open(path.join(dir, 'f')), /blob store root is not a directory|EEXIST|ENOTDIR/);
+  });
+
+  it('a key with .. never writes outside the root', async () => {
+    const store = await FsBlobStore.open(path.join(dir, 'root'));
+    await assert.rejects(store.put({ tenant: '..', runId: '..', callId: 'escape' }, patterned(1)), /not a safe path segment/);
+    assert.equal(existsSync(path.join(dir, 'escape')), false);
+  });
+});
