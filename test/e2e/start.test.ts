@@ -1,0 +1,76 @@
+import * as assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as path from 'node:path';
+import type { Browser } from 'playwright-core';
+import { launchBrowser } from '../harness/browser.js';
+import { freePort, makeRunDir } from '../harness/server.js';
+import { repoRoot } from '../harness/tools.js';
+import { outputDir } from '../harness/workbench.js';
+
+/**
+ * The README's start command is a contract with a newcomer: it must build, install and
+ * serve a workbench on loopback with the extension loaded, and Ctrl-C must end it all.
+ */
+describe('npm start (the README start command)', () => {
+  let child: ChildProcess | undefined;
+  let browser: Browser | undefined;
+  after(async () => {
+    await browser?.close().catch(() => undefined);
+    if (child?.pid && child.exitCode === null) try { process.kill(child.pid, 'SIGKILL'); } catch { /* gone */ }
+  });
+
+  it('serves a workbench whose palette opens the inspector, and Ctrl-C ends everything', async () => {
+    const port = await freePort();
+    const { runDir, env } = makeRunDir('start');
+    child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'scripts', 'start.ts')], {
+      cwd: repoRoot, env: { ...process.env, BE_PORT: String(port), BE_STATE: path.join(runDir, 'state') }, stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no URL printed within 150 s:\n${output}`)), 150_000);
+      const onData = (d: Buffer): void => {
+        output += d.toString();
+        const m = /Open: (http:\/\/127\.0\.0\.1:\d+\/\S+)/.exec(output);
+        if (m) { clearTimeout(timer); resolve(m[1]!); }
+      };
+      child!.stdout!.on('data', onData);
+      child!.stderr!.on('data', onData);
+      child!.on('exit', (code) => reject(new Error(`start exited early (${code}):\n${output}`)));
+    });
+    assert.match(url, new RegExp(`^http://127\\.0\\.0\\.1:${port}/\\?folder=`));
+
+    browser = await launchBrowser(env);
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await page.goto(url);
+    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    // The demo workspace is open: its build script is in the explorer.
+    await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'build-log.js' }).waitFor({ timeout: 30_000 });
+    const title = 'Bounded Evidence: Open Inspector';
+    for (let attempt = 0; ; attempt++) {
+      await page.keyboard.press('F1');
+      const input = page.locator('.quick-input-widget input');
+      await input.fill(`>${title}`);
+      try {
+        await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 3000 });
+        await input.press('Enter');
+        break;
+      } catch {
+        await page.keyboard.press('Escape');
+        if (attempt > 20) {
+          await page.screenshot({ path: path.join(outputDir, 'e2e', 'failures', 'start-command-palette.png') });
+          throw new Error('the palette never showed the command');
+        }
+      }
+    }
+    const heading = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame').locator('h1');
+    await heading.waitFor({ timeout: 30_000 });
+    assert.equal((await heading.textContent())?.trim(), 'Evidence Inspector');
+    await page.screenshot({ path: path.join(outputDir, 'e2e', 'start-command.png') });
+
+    const exited = new Promise<number | null>((r) => child!.on('exit', (code) => r(code)));
+    child.kill('SIGINT');
+    assert.equal(await exited, 0);
+    // Nothing is left listening on the port.
+    await assert.rejects(fetch(`http://127.0.0.1:${port}/`));
+  });
+});
