@@ -1,2 +1,232 @@
-/** Messages between the inspector webview and the extension host (placeholder). */
-export type WebviewToHost = { /** The page has loaded and listens. */ type: 'ready' };
+/**
+ * Messages between the Evidence Inspector webview and the extension host, both ways:
+ * discriminated unions on `type`. Requests carry a numeric `id` and their reply names
+ * it; the webview says `ready` before the host posts anything. Types only: the webview
+ * imports this file for checking, never at run time, and the host validates every
+ * incoming message (src/extension/inspector/validate.ts) because a webview is untrusted.
+ */
+
+/** Where bytes live (contract 2.2 / 2.4). */
+export type StorageStateDto = 'inline' | 'blob' | 'preview_only';
+
+/** What the panel may ask for at most; sent in `init`, enforced again by the host. */
+export interface InspectorLimitsDto {
+  /** Largest byte window `end - start` a fetch or excerpt may cover. */
+  readonly maxWindowBytes: number;
+  /** Most lines one lines window may ask for (contract 2.5: `limit` 1–1000). */
+  readonly maxLines: number;
+  /** Most matches one pattern page may ask for (contract 2.5: `limit` 1–1000). */
+  readonly maxMatches: number;
+  /** Longest regular expression (contract 2.5: 1–1024 characters). */
+  readonly maxPatternChars: number;
+  /** Longest handle (contract 2.5: 1–256 characters). */
+  readonly maxHandleChars: number;
+}
+
+/** One run, as the list shows it. */
+export interface RunDto {
+  readonly runId: string;
+  readonly label?: string;
+  /** ISO 8601. */
+  readonly startedAt: string;
+  readonly finishedAt?: string;
+  /** `running`, `interrupted`, `completed`, `failed` or `cancelled`. */
+  readonly status: string;
+  readonly pinned: boolean;
+  readonly callCount: number;
+  readonly totalBytes: number;
+}
+
+/** The bytes of a call's result or of one attachment: size, handle, digest, state. */
+export interface PartDto {
+  /** `result`, or the attachment's name (`stdout`, `stderr`, `value`, `file:<name>`). */
+  readonly name: string;
+  /** Handle to read the bytes back; absent for a small result shown to the model whole. */
+  readonly handle?: string;
+  /** Bytes kept (the full result size for a result). */
+  readonly sizeBytes: number;
+  /** Bytes the tool produced, when capture may have stopped earlier (attachments). */
+  readonly observedBytes?: number;
+  /** Capture stopped at its byte cap. */
+  readonly truncated?: boolean;
+  /** Lowercase hex sha256 of the kept bytes. */
+  readonly sha256?: string;
+  readonly stored?: StorageStateDto;
+  readonly contentType?: string;
+  readonly lineCount?: number;
+  /** Not valid UTF-8: shown as hex, never as text. */
+  readonly binary: boolean;
+  /** False when the bytes cannot be read back (`preview_only`). */
+  readonly readable: boolean;
+}
+
+/** One recorded tool call, as the list shows it (no preview text: that comes with `detail`). */
+export interface CallDto {
+  readonly runId: string;
+  readonly callId: string;
+  readonly tool: string;
+  /** The call's arguments as compact JSON, cut to a short line. */
+  readonly argsSummary: string;
+  /** `ok`, `error`, `failed`, `running` or `interrupted`. */
+  readonly status: string;
+  /** Why the call is not `ok` (safe sentence). */
+  readonly errorMessage?: string;
+  readonly startedAt: string;
+  readonly finishedAt?: string;
+  readonly result: PartDto;
+  readonly attachments: readonly PartDto[];
+}
+
+/** Which call, and which of its parts (`result` or an attachment name). */
+export interface PartRef {
+  readonly runId: string;
+  readonly callId: string;
+  readonly part: string;
+}
+
+/** The preview the model saw, split into head and tail with their byte ranges. */
+export interface PreviewDto {
+  /** The whole preview text exactly as the model saw it. */
+  readonly text: string;
+  /** Head text, bytes `[0, headEnd)`; absent when nothing was omitted. */
+  readonly head?: string;
+  /** Tail text, bytes `[tailStart, size)`. */
+  readonly tail?: string;
+  readonly headEnd?: number;
+  readonly tailStart?: number;
+}
+
+/** A fetched window: exact position, and text or a hex dump. */
+export interface WindowDto {
+  readonly handle: string;
+  /** How it was asked for. */
+  readonly mode: 'bytes' | 'lines';
+  /** Byte range `[start, end)` actually returned. */
+  readonly start: number;
+  readonly end: number;
+  /** Size of the whole artifact. */
+  readonly totalBytes: number;
+  readonly totalLines: number;
+  /** 0-based line on which `start` lies, when known. */
+  readonly firstLine?: number;
+  /** `text`: the bytes decoded strictly; `hex`: a hex dump with absolute offsets. */
+  readonly encoding: 'text' | 'hex';
+  readonly text: string;
+  /** The request was cut (at the window cap, or to whole lines/characters). */
+  readonly truncated: boolean;
+  /** One sentence on an adjustment made (snapped to characters, cut at the cap, past the end). */
+  readonly note?: string;
+}
+
+/** One pattern match: its 1-based line number and the line (cut with a marker when long). */
+export interface MatchDto {
+  readonly lineNumber: number;
+  readonly text: string;
+}
+
+/** How an excerpt's range is given: exact bytes, or whole lines (resolved to bytes by the host). */
+export type ExcerptRangeDto =
+  | { readonly kind: 'bytes'; readonly start: number; readonly end: number }
+  | { readonly kind: 'lines'; readonly offset: number; readonly count: number };
+
+/** What to select when the panel opens (mirrors `InspectorTarget` of the command). */
+export interface TargetDto {
+  readonly runId?: string;
+  readonly handle?: string;
+}
+
+// ---------------------------------------------------------------- webview -> host
+
+/** The page has loaded and listens: the host may now post `init` and the calls. */
+export interface ReadyMessage { readonly type: 'ready' }
+/** Re-read every run and call from the store (reply: `calls`). */
+export interface RefreshRequest { readonly type: 'refresh'; readonly id: number }
+/** The preview and identity of one call part (reply: `detail`). */
+export interface DetailRequest { readonly type: 'detail'; readonly id: number; readonly ref: PartRef }
+/** A byte window `[start, end)`; `snap` moves it inward to character boundaries (reply: `window`). */
+export interface FetchBytesRequest { readonly type: 'fetchBytes'; readonly id: number; readonly handle: string; readonly start: number; readonly end: number; readonly snap: boolean }
+/** Lines `offset .. offset+count` (0-based, end exclusive) (reply: `window`). */
+export interface FetchLinesRequest { readonly type: 'fetchLines'; readonly id: number; readonly handle: string; readonly offset: number; readonly count: number }
+/** Matching lines of a regular expression, `limit` of them from match `offset` (reply: `matches`). */
+export interface FindPatternRequest { readonly type: 'findPattern'; readonly id: number; readonly handle: string; readonly pattern: string; readonly offset: number; readonly limit: number }
+/** Copies a short string (a digest, a handle) through the host clipboard (reply: `done`). */
+export interface CopyTextRequest { readonly type: 'copyText'; readonly id: number; readonly text: string }
+/** Copies a Markdown excerpt of a range with its provenance (reply: `done`). */
+export interface CopyExcerptRequest { readonly type: 'copyExcerpt'; readonly id: number; readonly handle: string; readonly range: ExcerptRangeDto }
+/** Puts the same excerpt into the chat input without sending it (reply: `done`). */
+export interface SendToChatRequest { readonly type: 'sendToChat'; readonly id: number; readonly handle: string; readonly range: ExcerptRangeDto }
+/** Re-hashes every byte behind a handle (reply: `verified`). */
+export interface VerifyRequest { readonly type: 'verify'; readonly id: number; readonly handle: string }
+/** Opens the read-only artifact document at a byte offset (reply: `done`). */
+export interface OpenInEditorRequest { readonly type: 'openInEditor'; readonly id: number; readonly handle: string; readonly byteOffset: number }
+/** Something went wrong inside the page (a CSP violation, an exception): logged by the host. */
+export interface ProblemMessage { readonly type: 'problem'; readonly message: string }
+
+/** Every message the webview sends. */
+export type WebviewToHost =
+  | ReadyMessage
+  | RefreshRequest
+  | DetailRequest
+  | FetchBytesRequest
+  | FetchLinesRequest
+  | FindPatternRequest
+  | CopyTextRequest
+  | CopyExcerptRequest
+  | SendToChatRequest
+  | VerifyRequest
+  | OpenInEditorRequest
+  | ProblemMessage;
+
+/** Every webview message that expects a reply. */
+export type WebviewRequest = Extract<WebviewToHost, { id: number }>;
+
+// ---------------------------------------------------------------- host -> webview
+
+/** First message after `ready`: limits, whether a store is open, what to select. */
+export interface InitMessage { readonly type: 'init'; readonly limits: InspectorLimitsDto; readonly storeAvailable: boolean; readonly target?: TargetDto }
+/** Every run and call (after `ready`, and in reply to `refresh`: then `id` names it). */
+export interface CallsMessage { readonly type: 'calls'; readonly id: number | null; readonly runs: readonly RunDto[]; readonly calls: readonly CallDto[] }
+/** Live update: runs and calls recorded or changed since the last message (upserts). */
+export interface DeltaMessage { readonly type: 'delta'; readonly runs: readonly RunDto[]; readonly calls: readonly CallDto[] }
+/** The command was run again with a target while the panel was open: select it. */
+export interface RevealMessage { readonly type: 'reveal'; readonly target: TargetDto }
+/** Reply to `detail`. */
+export interface DetailReply { readonly type: 'detail'; readonly id: number; readonly ref: PartRef; readonly call: CallDto; readonly part: PartDto; readonly preview: PreviewDto }
+/** Reply to `fetchBytes` / `fetchLines`. */
+export interface WindowReply { readonly type: 'window'; readonly id: number; readonly window: WindowDto }
+/** Reply to `findPattern`: `totalMatches` counts the whole output, so 0 differs from a page past the end. */
+export interface MatchesReply { readonly type: 'matches'; readonly id: number; readonly handle: string; readonly pattern: string; readonly offset: number; readonly totalMatches: number; readonly matches: readonly MatchDto[]; readonly truncated: boolean; readonly binary: boolean }
+/** Reply to `verify`: `ok` true when every byte matches the recorded sha256. */
+export interface VerifiedReply { readonly type: 'verified'; readonly id: number; readonly handle: string; readonly ok: boolean; readonly sha256: string; readonly byteCount: number; readonly elapsedMs: number }
+/** Reply to an action (copy, send, open): one sentence saying what happened. */
+export interface DoneReply { readonly type: 'done'; readonly id: number; readonly message: string }
+/** A request failed (the contract's sentence), or a message was malformed (`id` null when unknown). */
+export interface ErrorReply { readonly type: 'error'; readonly id: number | null; readonly message: string }
+
+/** Every message the host sends. */
+export type HostToWebview =
+  | InitMessage
+  | CallsMessage
+  | DeltaMessage
+  | RevealMessage
+  | DetailReply
+  | WindowReply
+  | MatchesReply
+  | VerifiedReply
+  | DoneReply
+  | ErrorReply;
+
+/** What the webview keeps with `setState` (survives hiding; handed to the serializer on reload). */
+export interface InspectorViewState {
+  readonly selected?: PartRef;
+  readonly filters?: { readonly tool: string; readonly run: string; readonly text: string; readonly sort: 'time' | 'size' };
+  readonly fetch?: {
+    readonly tab: 'bytes' | 'lines' | 'pattern';
+    readonly start: string;
+    readonly end: string;
+    readonly offset: string;
+    readonly count: string;
+    readonly pattern: string;
+  };
+  readonly collapsedRuns?: readonly string[];
+}

@@ -1,0 +1,368 @@
+/**
+ * The inspector's host-side logic, with no `vscode`: it validates each webview message,
+ * answers it from the current run store (windows through verified handle reads only,
+ * never a whole artifact), and forwards live records as batched deltas. The panel
+ * (inspectorPanel.ts) supplies the editor actions and the transport; unit tests supply
+ * fakes and a real `RunStore`.
+ */
+import { EvidenceError, type CallFinishedRecord, type CallReport, type CallStartedRecord, type Disposable, type HandleSource, type RunRecordEvent, type RunStoreApi } from '../../core/index.js';
+import type {
+  CallDto, ExcerptRangeDto, HostToWebview, InspectorLimitsDto, PartDto, RunDto, TargetDto, WebviewRequest,
+} from '../../shared/protocol.js';
+import { buildExcerpt } from './excerpt.js';
+import { LineIndex } from './lineIndex.js';
+import { attachmentPart, callFromRecord, callFromReport, splitPreview, toRunDto } from './mapping.js';
+import { inspectorLimits, parseWebviewMessage } from './validate.js';
+import { resolveBytes, resolveLines, toWindowDto, type IndexGetter, type ResolvedWindow } from './windows.js';
+
+/** The log the controller writes to (a `LogOutputChannel` fits). */
+export interface InspectorLog {
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+/** What the editor does for the panel (clipboard, chat, documents). */
+export interface InspectorActions {
+  /** Writes the system clipboard (the webview sandbox cannot). */
+  writeClipboard(text: string): Promise<void>;
+  /** Puts text into the chat input without sending it: `chat`, or `clipboard` when it fell back (and said so). */
+  sendToChat(text: string): Promise<'chat' | 'clipboard'>;
+  /** Opens the read-only artifact document at a byte offset. */
+  openArtifact(handle: string, byteOffset: number): Promise<void>;
+}
+
+/** Options of `InspectorController`. */
+export interface InspectorControllerOptions {
+  /** The current store (it may change: call `storeChanged`). */
+  store(): RunStoreApi | undefined | Promise<RunStoreApi | undefined>;
+  /** Posts to the webview; a hidden webview drops messages, which is fine: it says `ready` again. */
+  post(message: HostToWebview): unknown;
+  readonly actions: InspectorActions;
+  readonly log: InspectorLog;
+  readonly limits?: InspectorLimitsDto;
+  /** What to select on the next `ready`. */
+  readonly target?: TargetDto;
+  /** Delay that batches live records into one delta (ms). */
+  readonly deltaDelayMs?: number;
+}
+
+/** Artifacts up to this size get a line index even for byte windows (one pass, then O(64 KiB) lookups). */
+const eagerIndexBytes = 64 * 1024 * 1024;
+/** Handles and line indexes kept open per panel. */
+const cacheEntries = 16;
+
+/** A small insertion-ordered LRU. */
+class Lru<V> {
+  private readonly map = new Map<string, V>();
+  constructor(private readonly max: number) {}
+  get(key: string): V | undefined {
+    const v = this.map.get(key);
+    if (v !== undefined) { this.map.delete(key); this.map.set(key, v); }
+    return v;
+  }
+  set(key: string, value: V): void {
+    this.map.delete(key);
+    this.map.set(key, value);
+    while (this.map.size > this.max) this.map.delete(this.map.keys().next().value as string);
+  }
+  delete(key: string): void { this.map.delete(key); }
+  clear(): void { this.map.clear(); }
+}
+
+/** Sentence for a request made while no store is open. */
+export const noStoreMessage = 'no evidence store is open for this workspace';
+/** Sentence for a part the webview named that the run does not have. */
+export const unknownPartMessage = 'that call or output is not in this run';
+
+/** Host side of one inspector panel. */
+export class InspectorController {
+  private ready = false;
+  private target: TargetDto | undefined;
+  private subscription: Disposable | undefined;
+  private subscribedTo: RunStoreApi | undefined;
+  private pending: RunRecordEvent[] = [];
+  private flushTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly handles = new Lru<Promise<HandleSource>>(cacheEntries);
+  private readonly indexes = new Lru<Promise<LineIndex>>(cacheEntries);
+  private readonly reports = new Lru<Promise<CallReport[]>>(2);
+  private disposed = false;
+  private readonly limits: InspectorLimitsDto;
+
+  constructor(private readonly opts: InspectorControllerOptions) {
+    this.limits = opts.limits ?? inspectorLimits;
+    this.target = opts.target;
+  }
+
+  /** Handles one raw message from the webview; never throws. */
+  async receive(raw: unknown): Promise<void> {
+    const parsed = parseWebviewMessage(raw, this.limits);
+    if (!parsed.ok) {
+      this.opts.log.warn(`inspector: ${parsed.error}`);
+      this.post({ type: 'error', id: parsed.id, message: parsed.error });
+      return;
+    }
+    const msg = parsed.message;
+    if (msg.type === 'ready') { await this.onReady(); return; }
+    if (msg.type === 'problem') { this.opts.log.warn(`inspector webview: ${msg.message}`); return; }
+    try {
+      await this.answer(msg);
+    } catch (e) {
+      this.post({ type: 'error', id: msg.id, message: this.safeMessage(e) });
+    }
+  }
+
+  /** The webview went away (hidden or disposed): nothing is posted until it says `ready` again. */
+  webviewGone(): void {
+    this.ready = false;
+  }
+
+  /** Selects a target: now if the page listens, else on its next `ready`. */
+  reveal(target: TargetDto): void {
+    if (this.ready) this.post({ type: 'reveal', target });
+    else this.target = target;
+  }
+
+  /** The store was recreated: drop caches, listen to the new one, and resend everything. */
+  async storeChanged(): Promise<void> {
+    this.handles.clear();
+    this.indexes.clear();
+    this.reports.clear();
+    await this.subscribe();
+    if (this.ready) await this.postSnapshot(null);
+  }
+
+  /** Stops listening. */
+  dispose(): void {
+    this.disposed = true;
+    this.subscription?.dispose();
+    this.subscription = undefined;
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+  }
+
+  private post(message: HostToWebview): void {
+    if (this.disposed) return;
+    try {
+      const r = this.opts.post(message);
+      if (r && typeof (r as Promise<unknown>).then === 'function') (r as Promise<unknown>).then(undefined, () => undefined);
+    } catch { /* the webview is gone */ }
+  }
+
+  private safeMessage(e: unknown): string {
+    if (e instanceof EvidenceError) return e.message;
+    // Anything else may carry host paths: log it, show a sentence.
+    this.opts.log.error(`inspector: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    return 'the request failed: see the Bounded Evidence log';
+  }
+
+  private async store(): Promise<RunStoreApi> {
+    const s = await this.opts.store();
+    if (!s) throw new EvidenceError('missing', noStoreMessage);
+    return s;
+  }
+
+  private async subscribe(): Promise<void> {
+    const store = await this.opts.store();
+    if (store === this.subscribedTo) return;
+    this.subscription?.dispose();
+    this.subscribedTo = store;
+    this.subscription = store?.onDidRecord((e) => this.onRecord(e));
+  }
+
+  private async onReady(): Promise<void> {
+    this.ready = true;
+    await this.subscribe();
+    const store = await this.opts.store();
+    const target = this.target;
+    this.target = undefined;
+    this.post({ type: 'init', limits: this.limits, storeAvailable: store !== undefined, ...(target ? { target } : {}) });
+    await this.postSnapshot(null);
+  }
+
+  private async postSnapshot(id: number | null): Promise<void> {
+    const store = await this.opts.store();
+    if (!store) { this.post({ type: 'calls', id, runs: [], calls: [] }); return; }
+    try {
+      const summaries = await store.listRuns();
+      const calls: CallDto[] = [];
+      for (const s of summaries) {
+        for (const r of await store.report(s.runId)) calls.push(callFromReport(r));
+      }
+      this.post({ type: 'calls', id, runs: summaries.map(toRunDto), calls });
+    } catch (e) {
+      this.post({ type: 'error', id, message: this.safeMessage(e) });
+    }
+  }
+
+  private onRecord(e: RunRecordEvent): void {
+    this.reports.delete(e.runId);
+    if (!this.ready) return;
+    this.pending.push(e);
+    this.flushTimer ??= setTimeout(() => { void this.flush(); }, this.opts.deltaDelayMs ?? 150);
+  }
+
+  private async flush(): Promise<void> {
+    this.flushTimer = undefined;
+    const events = this.pending;
+    this.pending = [];
+    if (!this.ready || events.length === 0) return;
+    const calls = new Map<string, CallDto>();
+    for (const { record } of events) {
+      if (record.type === 'call_started' || record.type === 'call_finished') {
+        const key = `${record.runId}/${record.callId}`;
+        // A finished call never goes back to running, whatever order the batch holds.
+        const prev = calls.get(key);
+        if (record.type === 'call_started' && prev && prev.status !== 'running') continue;
+        calls.set(key, callFromRecord(record as CallStartedRecord | CallFinishedRecord));
+      }
+    }
+    let runs: RunDto[] = [];
+    try {
+      const store = await this.store();
+      const touched = new Set(events.map((e) => e.runId));
+      runs = (await store.listRuns()).filter((r) => touched.has(r.runId)).map(toRunDto);
+    } catch (e) {
+      this.opts.log.warn(`inspector: could not list runs for a live update: ${this.safeMessage(e)}`);
+    }
+    this.post({ type: 'delta', runs, calls: [...calls.values()] });
+  }
+
+  private async handle(handle: string): Promise<HandleSource> {
+    const store = await this.store();
+    let p = this.handles.get(handle);
+    if (!p) {
+      p = store.openHandle(handle);
+      this.handles.set(handle, p);
+      p.catch(() => this.handles.delete(handle));
+    }
+    return await p;
+  }
+
+  private indexGetter(src: HandleSource): IndexGetter {
+    return async ({ required }) => {
+      let p = this.indexes.get(src.handle);
+      if (!p) {
+        if (!required && src.byteCount > eagerIndexBytes) return undefined;
+        p = LineIndex.build(src);
+        this.indexes.set(src.handle, p);
+        p.catch(() => this.indexes.delete(src.handle));
+      }
+      return await p;
+    };
+  }
+
+  private async report(runId: string): Promise<CallReport[]> {
+    let p = this.reports.get(runId);
+    if (!p) {
+      p = this.store().then((s) => s.report(runId));
+      this.reports.set(runId, p);
+      p.catch(() => this.reports.delete(runId));
+    }
+    return await p;
+  }
+
+  private async excerptWindow(handle: string, range: ExcerptRangeDto): Promise<{ src: HandleSource; w: ResolvedWindow }> {
+    const src = await this.handle(handle);
+    const index = this.indexGetter(src);
+    const w = range.kind === 'bytes'
+      ? await resolveBytes(src, range.start, range.end, false, index)
+      : await resolveLines(src, range.offset, range.count, this.limits.maxWindowBytes, index);
+    if (w.end <= w.start) throw new EvidenceError('invalidArgument', 'the excerpt is empty: fetch a window first');
+    return { src, w };
+  }
+
+  private async excerptText(handle: string, range: ExcerptRangeDto): Promise<{ markdown: string; bytes: number }> {
+    const { src, w } = await this.excerptWindow(handle, range);
+    const markdown = buildExcerpt({
+      handle: src.handle, start: w.start, end: w.end, totalBytes: src.byteCount, sha256: src.sha256, bytes: w.bytes,
+      text: w.text, encoding: w.encoding, ...(w.firstLine !== undefined ? { firstLine: w.firstLine } : {}),
+      ...(w.lineSpan !== undefined ? { lineSpan: w.lineSpan } : {}),
+    });
+    return { markdown, bytes: w.end - w.start };
+  }
+
+  private async answer(msg: WebviewRequest): Promise<void> {
+    switch (msg.type) {
+      case 'refresh':
+        this.handles.clear();
+        this.reports.clear();
+        await this.postSnapshot(msg.id);
+        return;
+      case 'detail': {
+        const call = (await this.report(msg.ref.runId)).find((c) => c.callId === msg.ref.callId);
+        if (!call) throw new EvidenceError('invalidArgument', unknownPartMessage);
+        const dto = callFromReport(call);
+        if (msg.ref.part === 'result') {
+          this.post({ type: 'detail', id: msg.id, ref: msg.ref, call: dto, part: dto.result, preview: splitPreview(call.preview, call.previewRange, call.resultBytes) });
+          return;
+        }
+        const att = call.attachments.find((a) => a.name === msg.ref.part);
+        if (!att) throw new EvidenceError('invalidArgument', unknownPartMessage);
+        const part: PartDto = attachmentPart(att);
+        this.post({ type: 'detail', id: msg.id, ref: msg.ref, call: dto, part, preview: splitPreview(att.preview, att.previewRange, att.sizeBytes) });
+        return;
+      }
+      case 'fetchBytes': {
+        const src = await this.handle(msg.handle);
+        const w = await resolveBytes(src, msg.start, msg.end, msg.snap, this.indexGetter(src));
+        this.post({ type: 'window', id: msg.id, window: toWindowDto(src, 'bytes', w) });
+        return;
+      }
+      case 'fetchLines': {
+        const src = await this.handle(msg.handle);
+        const w = await resolveLines(src, msg.offset, msg.count, this.limits.maxWindowBytes, this.indexGetter(src));
+        this.post({ type: 'window', id: msg.id, window: toWindowDto(src, 'lines', w) });
+        return;
+      }
+      case 'findPattern': {
+        const store = await this.store();
+        const r = await store.readToolOutput({ handle: msg.handle, pattern: msg.pattern, offset: msg.offset, limit: msg.limit });
+        const entries = r.content.length > 0 ? r.content.split('\n') : [];
+        const matches = (r.matches ?? []).map((m, i) => {
+          const entry = entries[i] ?? '';
+          const prefix = `${m.line_number}:`;
+          return { lineNumber: m.line_number, text: entry.startsWith(prefix) ? entry.slice(prefix.length) : entry };
+        });
+        this.post({
+          type: 'matches', id: msg.id, handle: msg.handle, pattern: msg.pattern, offset: msg.offset,
+          totalMatches: r.total_matches ?? 0, matches, truncated: r.truncated, binary: r.binary,
+        });
+        return;
+      }
+      case 'copyText':
+        await this.opts.actions.writeClipboard(msg.text);
+        this.post({ type: 'done', id: msg.id, message: 'Copied to the clipboard.' });
+        return;
+      case 'copyExcerpt': {
+        const { markdown, bytes } = await this.excerptText(msg.handle, msg.range);
+        await this.opts.actions.writeClipboard(markdown);
+        this.post({ type: 'done', id: msg.id, message: `Excerpt of ${bytes} bytes copied with its provenance.` });
+        return;
+      }
+      case 'sendToChat': {
+        const { markdown } = await this.excerptText(msg.handle, msg.range);
+        const how = await this.opts.actions.sendToChat(markdown);
+        this.post({
+          type: 'done', id: msg.id,
+          message: how === 'chat' ? 'Excerpt placed in the chat input (not sent).' : 'Chat input is not available here: the excerpt was copied to the clipboard instead.',
+        });
+        return;
+      }
+      case 'verify': {
+        const src = await this.handle(msg.handle);
+        const t0 = performance.now();
+        const ok = await src.verify();
+        const elapsedMs = Math.round(performance.now() - t0);
+        this.post({ type: 'verified', id: msg.id, handle: msg.handle, ok, sha256: src.sha256, byteCount: src.byteCount, elapsedMs });
+        return;
+      }
+      case 'openInEditor': {
+        const src = await this.handle(msg.handle);
+        if (msg.byteOffset > src.byteCount) throw new EvidenceError('exceedsStored');
+        await this.opts.actions.openArtifact(msg.handle, msg.byteOffset);
+        this.post({ type: 'done', id: msg.id, message: 'Opened in the editor.' });
+        return;
+      }
+    }
+  }
+}

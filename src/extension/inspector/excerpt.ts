@@ -1,0 +1,89 @@
+/**
+ * Text the inspector builds from verified bytes: hex dumps of binary windows and the
+ * Markdown excerpt (fenced text + provenance) that "Copy excerpt" and "Send to chat"
+ * produce. Pure functions, no `vscode`.
+ */
+import { createHash } from 'node:crypto';
+
+/** Bytes per hex dump row. */
+const hexRow = 16;
+
+/**
+ * A classic hex dump: absolute offset, 16 bytes in hex, and printable ASCII (anything
+ * else as `.`), so a binary window never reaches the page as raw bytes.
+ */
+export function hexDump(bytes: Uint8Array, baseOffset: number): string {
+  const width = Math.max(8, (baseOffset + bytes.length).toString(16).length);
+  const rows: string[] = [];
+  for (let i = 0; i < bytes.length; i += hexRow) {
+    const row = bytes.subarray(i, i + hexRow);
+    let hex = '';
+    let ascii = '';
+    for (let j = 0; j < hexRow; j++) {
+      const b = row[j];
+      hex += (j === 8 ? '  ' : j > 0 ? ' ' : '') + (b === undefined ? '  ' : b.toString(16).padStart(2, '0'));
+      if (b !== undefined) ascii += b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : '.';
+    }
+    rows.push(`${(baseOffset + i).toString(16).padStart(width, '0')}  ${hex}  |${ascii}|`);
+  }
+  return rows.join('\n');
+}
+
+/** A backtick fence longer than any run of backticks inside `text` (at least three). */
+export function fenceFor(text: string): string {
+  let longest = 0;
+  for (const m of text.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
+  return '`'.repeat(Math.max(3, longest + 1));
+}
+
+/** Inline code that survives backticks in its content (CommonMark: a longer backtick string, padded). */
+function inlineCode(text: string): string {
+  let longest = 0;
+  for (const m of text.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
+  const tick = '`'.repeat(longest + 1);
+  return longest > 0 ? `${tick} ${text} ${tick}` : `${tick}${text}${tick}`;
+}
+
+/** Everything an excerpt says about where its text came from. */
+export interface ExcerptSource {
+  readonly handle: string;
+  /** Byte range `[start, end)` of the excerpt. */
+  readonly start: number;
+  readonly end: number;
+  /** Size and sha256 of the whole artifact. */
+  readonly totalBytes: number;
+  readonly sha256: string;
+  /** The excerpt's bytes (for its own digest). */
+  readonly bytes: Uint8Array;
+  /** The bytes decoded strictly, or a hex dump for binary content. */
+  readonly text: string;
+  readonly encoding: 'text' | 'hex';
+  /** 0-based first line and number of lines, when known. */
+  readonly firstLine?: number;
+  readonly lineSpan?: number;
+}
+
+/**
+ * Markdown for an excerpt: a fenced block with the exact text, then the provenance
+ * (handle, byte range, sizes, sha256 of the artifact and of the excerpt) so anyone can
+ * read the same range back and check it.
+ */
+export function buildExcerpt(src: ExcerptSource): string {
+  const fence = fenceFor(src.text);
+  const body = src.text.endsWith('\n') || src.text.length === 0 ? src.text : `${src.text}\n`;
+  const lines = src.firstLine !== undefined && src.lineSpan !== undefined && src.lineSpan > 0
+    ? src.lineSpan === 1 ? `, line ${src.firstLine + 1}` : `, lines ${src.firstLine + 1}–${src.firstLine + src.lineSpan}`
+    : '';
+  const excerptSha = createHash('sha256').update(src.bytes).digest('hex');
+  return [
+    `${fence}${src.encoding === 'hex' ? 'hexdump' : 'text'}`,
+    `${body}${fence}`,
+    '',
+    `Evidence excerpt (${src.encoding === 'hex' ? 'binary, shown as hex' : 'exact text'}):`,
+    `- handle: ${inlineCode(src.handle)}`,
+    `- range: bytes [${src.start}, ${src.end})${lines}`,
+    `- excerpt: ${src.end - src.start} bytes, sha256 ${excerptSha}`,
+    `- artifact: ${src.totalBytes} bytes, sha256 ${src.sha256}`,
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,100 @@
+/**
+ * From the run layer's records and reports to the protocol's DTOs. The list gets no
+ * preview text (10,000 rows must stay small); the detail reply carries the preview split
+ * into head and tail by its recorded byte ranges. Pure functions, no `vscode`.
+ */
+import type {
+  AttachmentRecord, CallFinishedRecord, CallReport, CallStartedRecord, PreviewRange, RunSummary,
+} from '../../core/index.js';
+import type { CallDto, PartDto, PreviewDto, RunDto } from '../../shared/protocol.js';
+
+/** Characters of the arguments shown in a row. */
+const argsSummaryChars = 160;
+
+/** A run for the list. */
+export function toRunDto(r: RunSummary): RunDto {
+  return {
+    runId: r.runId, ...(r.label !== undefined ? { label: r.label } : {}), startedAt: r.startedAt,
+    ...(r.finishedAt !== undefined ? { finishedAt: r.finishedAt } : {}),
+    status: r.status, pinned: r.pinned, callCount: r.callCount, totalBytes: r.totalBytes,
+  };
+}
+
+/** Compact JSON of the arguments, cut to one short line. */
+export function summarizeArgs(args: Record<string, unknown>): string {
+  let s: string;
+  try {
+    s = JSON.stringify(args) ?? '';
+  } catch {
+    s = '';
+  }
+  return s.length > argsSummaryChars ? `${s.slice(0, argsSummaryChars - 1)}…` : s;
+}
+
+/** An attachment as a sub-row. */
+export function attachmentPart(a: AttachmentRecord): PartDto {
+  return {
+    name: a.name, handle: a.handle, sizeBytes: a.sizeBytes, observedBytes: a.observedBytes, truncated: a.truncated,
+    sha256: a.sha256, stored: a.stored, contentType: a.contentType, lineCount: a.lineCount, binary: a.binary, readable: a.readable,
+  };
+}
+
+/** A call from `report(runId)`. */
+export function callFromReport(r: CallReport): CallDto {
+  return {
+    runId: r.runId, callId: r.callId, tool: r.tool, argsSummary: summarizeArgs(r.arguments), status: r.status,
+    ...(r.error ? { errorMessage: r.error.message } : {}),
+    startedAt: r.startedAt, ...(r.finishedAt !== undefined ? { finishedAt: r.finishedAt } : {}),
+    result: {
+      name: 'result', ...(r.handle !== undefined ? { handle: r.handle } : {}), sizeBytes: r.resultBytes,
+      ...(r.sha256 !== undefined ? { sha256: r.sha256 } : {}), ...(r.stored !== undefined ? { stored: r.stored } : {}),
+      ...(r.contentType !== undefined ? { contentType: r.contentType } : {}), ...(r.lineCount !== undefined ? { lineCount: r.lineCount } : {}),
+      binary: r.binary, readable: r.readable,
+    },
+    attachments: r.attachments.map(attachmentPart),
+  };
+}
+
+/** A call from a live record (`onDidRecord`): started calls show as running until finished. */
+export function callFromRecord(r: CallStartedRecord | CallFinishedRecord): CallDto {
+  if (r.type === 'call_started') {
+    return {
+      runId: r.runId, callId: r.callId, tool: r.tool, argsSummary: summarizeArgs(r.arguments), status: 'running', startedAt: r.startedAt,
+      result: { name: 'result', sizeBytes: 0, binary: false, readable: false }, attachments: [],
+    };
+  }
+  return {
+    runId: r.runId, callId: r.callId, tool: r.tool, argsSummary: summarizeArgs(r.arguments), status: r.status,
+    ...(r.error ? { errorMessage: r.error.message } : {}), startedAt: r.startedAt, finishedAt: r.finishedAt,
+    result: {
+      name: 'result', ...(r.resultHandle !== undefined ? { handle: r.resultHandle } : {}), sizeBytes: r.resultBytes, sha256: r.sha256,
+      stored: r.stored, contentType: r.contentType, lineCount: r.lineCount, binary: r.binary, readable: r.readable,
+    },
+    attachments: r.attachments.map(attachmentPart),
+  };
+}
+
+/**
+ * Splits the preview the model saw into head and tail by byte counts: the head is the
+ * first `headEnd` bytes of the preview, the tail its last `size - tailStart` bytes (the
+ * omission marker between them is the layer's own text). When the numbers do not fit
+ * the preview (it was not cut, or is empty for binary), the whole preview is returned.
+ */
+export function splitPreview(preview: string, range: PreviewRange | undefined, size: number): PreviewDto {
+  if (!range || range.tailStart <= range.headEnd) return { text: preview };
+  const bytes = new TextEncoder().encode(preview);
+  const tailBytes = size - range.tailStart;
+  if (range.headEnd + tailBytes > bytes.length || tailBytes < 0) return { text: preview };
+  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+  try {
+    return {
+      text: preview,
+      head: decoder.decode(bytes.subarray(0, range.headEnd)),
+      tail: decoder.decode(bytes.subarray(bytes.length - tailBytes)),
+      headEnd: range.headEnd,
+      tailStart: range.tailStart,
+    };
+  } catch {
+    return { text: preview };
+  }
+}

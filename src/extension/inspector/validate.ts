@@ -1,0 +1,173 @@
+/**
+ * Validation of every message the inspector webview sends. A webview is untrusted (its
+ * content shows tool output), so each message is checked for shape, types and bounds
+ * before the host acts on it; a bad one becomes an error reply, never an exception.
+ * Pure logic: no `vscode`, so it is unit-tested in plain Node.
+ */
+import type { ExcerptRangeDto, InspectorLimitsDto, PartRef, WebviewToHost } from '../../shared/protocol.js';
+
+/** The panel's caps. Lines, matches, pattern and handle mirror contract 2.5; the byte window is the panel's own (see README of the inspector). */
+export const inspectorLimits: InspectorLimitsDto = {
+  maxWindowBytes: 64 * 1024,
+  maxLines: 1000,
+  maxMatches: 1000,
+  maxPatternChars: 1024,
+  maxHandleChars: 256,
+};
+
+/** Longest string `copyText` accepts (a digest, a handle, an id: never tool output). */
+export const maxCopyTextChars = 1024;
+/** Longest run or call id accepted in a `PartRef`. */
+export const maxIdChars = 256;
+/** Longest `problem` report kept. */
+export const maxProblemChars = 2000;
+
+/** The outcome of validating one message. */
+export type ParseResult =
+  | { readonly ok: true; readonly message: WebviewToHost }
+  | { readonly ok: false; readonly id: number | null; readonly error: string };
+
+/** Thrown inside the validator only; turned into a `ParseResult`. */
+class Invalid extends Error {}
+
+type Obj = Record<string, unknown>;
+
+function isObject(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Exactly these keys (besides `type`): an unexpected key is a malformed message, not ignored. */
+function keys(m: Obj, allowed: readonly string[]): void {
+  for (const k of Object.keys(m)) {
+    if (k !== 'type' && !allowed.includes(k)) throw new Invalid(`unexpected field "${k.slice(0, 40)}"`);
+  }
+}
+
+function str(m: Obj, k: string, min: number, max: number): string {
+  const v = m[k];
+  if (typeof v !== 'string') throw new Invalid(`"${k}" must be a string`);
+  if (v.length < min || v.length > max) throw new Invalid(`"${k}" must be ${min}–${max} characters`);
+  return v;
+}
+
+function int(m: Obj, k: string, min: number, max: number = Number.MAX_SAFE_INTEGER): number {
+  const v = m[k];
+  if (typeof v !== 'number' || !Number.isSafeInteger(v)) throw new Invalid(`"${k}" must be a safe integer`);
+  if (v < min || v > max) throw new Invalid(`"${k}" must be between ${min} and ${max}`);
+  return v;
+}
+
+function bool(m: Obj, k: string): boolean {
+  const v = m[k];
+  if (typeof v !== 'boolean') throw new Invalid(`"${k}" must be a boolean`);
+  return v;
+}
+
+function obj(m: Obj, k: string): Obj {
+  const v = m[k];
+  if (!isObject(v)) throw new Invalid(`"${k}" must be an object`);
+  return v;
+}
+
+function handle(m: Obj, limits: InspectorLimitsDto): string {
+  return str(m, 'handle', 1, limits.maxHandleChars);
+}
+
+/** `[start, end)` with `0 <= start < end` and at most the window cap (contract 1.3 order: size first). */
+function byteWindow(m: Obj, limits: InspectorLimitsDto): { start: number; end: number } {
+  const start = int(m, 'start', 0);
+  const end = int(m, 'end', 0);
+  if (end - start > limits.maxWindowBytes) throw new Invalid(`a window may cover at most ${limits.maxWindowBytes} bytes`);
+  if (!(start < end)) throw new Invalid('a byte window must satisfy 0 <= start < end');
+  return { start, end };
+}
+
+function partRef(m: Obj): PartRef {
+  const r = obj(m, 'ref');
+  keys(r, ['runId', 'callId', 'part']);
+  return { runId: str(r, 'runId', 1, maxIdChars), callId: str(r, 'callId', 1, maxIdChars), part: str(r, 'part', 1, maxIdChars) };
+}
+
+function excerptRange(m: Obj, limits: InspectorLimitsDto): ExcerptRangeDto {
+  const r = obj(m, 'range');
+  if (r.kind === 'bytes') {
+    keys(r, ['kind', 'start', 'end']);
+    return { kind: 'bytes', ...byteWindow(r, limits) };
+  }
+  if (r.kind === 'lines') {
+    keys(r, ['kind', 'offset', 'count']);
+    return { kind: 'lines', offset: int(r, 'offset', 0), count: int(r, 'count', 1, limits.maxLines) };
+  }
+  throw new Invalid('"range.kind" must be "bytes" or "lines"');
+}
+
+/** The request id, if the message carries a usable one (so a bad message can still be answered by id). */
+function idOf(m: Obj): number | null {
+  const v = m.id;
+  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : null;
+}
+
+/** Validates one raw message from the webview against the protocol and the limits. */
+export function parseWebviewMessage(raw: unknown, limits: InspectorLimitsDto = inspectorLimits): ParseResult {
+  if (!isObject(raw)) return { ok: false, id: null, error: 'invalid message: not an object' };
+  const id = idOf(raw);
+  try {
+    return { ok: true, message: parseKnown(raw, limits) };
+  } catch (e) {
+    if (!(e instanceof Invalid)) throw e;
+    return { ok: false, id, error: `invalid message: ${e.message}` };
+  }
+}
+
+function parseKnown(m: Obj, limits: InspectorLimitsDto): WebviewToHost {
+  const type = m.type;
+  if (typeof type !== 'string') throw new Invalid('"type" must be a string');
+  if (type === 'ready') {
+    keys(m, []);
+    return { type };
+  }
+  if (type === 'problem') {
+    keys(m, ['message']);
+    return { type, message: str(m, 'message', 0, maxProblemChars) };
+  }
+  const id = int(m, 'id', 0);
+  switch (type) {
+    case 'refresh':
+      keys(m, ['id']);
+      return { type, id };
+    case 'detail':
+      keys(m, ['id', 'ref']);
+      return { type, id, ref: partRef(m) };
+    case 'fetchBytes': {
+      keys(m, ['id', 'handle', 'start', 'end', 'snap']);
+      const h = handle(m, limits);
+      return { type, id, handle: h, ...byteWindow(m, limits), snap: bool(m, 'snap') };
+    }
+    case 'fetchLines':
+      keys(m, ['id', 'handle', 'offset', 'count']);
+      return { type, id, handle: handle(m, limits), offset: int(m, 'offset', 0), count: int(m, 'count', 1, limits.maxLines) };
+    case 'findPattern':
+      keys(m, ['id', 'handle', 'pattern', 'offset', 'limit']);
+      return {
+        type, id, handle: handle(m, limits),
+        pattern: str(m, 'pattern', 1, limits.maxPatternChars),
+        offset: int(m, 'offset', 0),
+        limit: int(m, 'limit', 1, limits.maxMatches),
+      };
+    case 'copyText':
+      keys(m, ['id', 'text']);
+      return { type, id, text: str(m, 'text', 1, maxCopyTextChars) };
+    case 'copyExcerpt':
+    case 'sendToChat':
+      keys(m, ['id', 'handle', 'range']);
+      return { type, id, handle: handle(m, limits), range: excerptRange(m, limits) };
+    case 'verify':
+      keys(m, ['id', 'handle']);
+      return { type, id, handle: handle(m, limits) };
+    case 'openInEditor':
+      keys(m, ['id', 'handle', 'byteOffset']);
+      return { type, id, handle: handle(m, limits), byteOffset: int(m, 'byteOffset', 0) };
+    default:
+      throw new Invalid(`unknown message type "${type.slice(0, 40)}"`);
+  }
+}
