@@ -1,0 +1,82 @@
+/**
+ * What the model reads instead of a large result: short, fixed-shape text with the
+ * handle, the sizes, the digest, the preview and how to read more. Bounded by the
+ * preview size plus a few hundred bytes of fixed text; never contains a host path.
+ */
+import type { AttachmentRecord, CallFinishedRecord } from './types.js';
+
+/** The one sentence that teaches the model how to read a handle. */
+export function howToRead(handle: string): string {
+  return `Read it with read_tool_output {"handle":"${handle}"}: add "offset"/"limit" for a line window, "pattern" (a JavaScript regular expression) to search, or "bytes":{"start":0,"end":4096} for a byte window.`;
+}
+
+/** `1 line`, `2 lines`. */
+function lineWord(n: number): string {
+  return n === 1 ? '1 line' : `${n} lines`;
+}
+
+function shape(c: { lineCount: number; binary: boolean; sha256: string }): string {
+  return c.binary ? `binary, sha256 ${c.sha256}` : `${lineWord(c.lineCount)}, sha256 ${c.sha256}`;
+}
+
+function previewBlock(preview: string, binary: boolean): string {
+  if (binary) return 'Binary content is not shown as text.';
+  return `Preview:\n${preview}`;
+}
+
+/** Text for an elided (or not kept) result. */
+export function resultObservation(r: CallFinishedRecord): string {
+  if (!r.elided) return r.preview;
+  if (r.stored === 'preview_only') {
+    const shown = r.previewRange ? r.previewRange.headEnd + (r.resultBytes - r.previewRange.tailStart) : 0;
+    return `Tool result not kept: ${r.resultBytes} bytes (${shape(r)}) need a blob store and none is configured; ${r.resultBytes - shown} bytes were let go.\n${previewBlock(r.preview, r.binary)}`;
+  }
+  return `Tool result elided: ${r.resultBytes} bytes (${shape(r)}), handle ${r.resultHandle}.\n${howToRead(r.resultHandle ?? '')}\n${previewBlock(r.preview, r.binary)}`;
+}
+
+/** Whether an attachment's whole text appears in the summary (else its preview). */
+export interface AttachmentView {
+  readonly attachment: AttachmentRecord;
+  readonly whole: boolean;
+}
+
+function attachmentBlock(v: AttachmentView): string {
+  const a = v.attachment;
+  if (a.observedBytes === 0) return `${a.name}: empty`;
+  const parts = [`${a.name}: ${a.sizeBytes} bytes`, a.binary ? 'binary' : lineWord(a.lineCount)];
+  if (a.truncated) parts.push(`truncated at the capture cap (${a.observedBytes} bytes observed)`);
+  if (!a.readable) {
+    const shown = a.previewRange ? a.previewRange.headEnd + (a.sizeBytes - a.previewRange.tailStart) : (a.binary ? 0 : a.sizeBytes);
+    parts.push(`not kept (no blob store): ${a.observedBytes - shown} bytes were let go`);
+  } else if (!v.whole) parts.push(`handle ${a.handle}`);
+  const head = parts.join(', ');
+  if (a.binary) return `${head}\nBinary content is not shown as text.`;
+  return v.whole ? `${head}:\n${a.preview}` : `${head}. Preview:\n${a.preview}`;
+}
+
+/** How a command ended, as the summary states it. */
+export interface CommandEnd {
+  readonly code: number | null;
+  readonly signal: string | null;
+  readonly timedOut: boolean;
+  readonly timeoutMs?: number;
+  readonly aborted: boolean;
+  /** Set when the command never ran or its output could not be kept. */
+  readonly failure?: string;
+}
+
+/** The summary text of a command call (this is the call's recorded result). */
+export function commandSummary(command: string, end: CommandEnd, views: readonly AttachmentView[], missingFiles: readonly string[]): string {
+  const shown = command.length > 200 ? `${command.slice(0, 200)}…` : command;
+  const lines = [`$ ${shown}`];
+  if (end.failure) lines.push(`error: ${end.failure}`);
+  else if (end.timedOut) lines.push(`killed: timed out after ${end.timeoutMs} ms`);
+  else if (end.aborted) lines.push('killed: cancelled');
+  else if (end.signal) lines.push(`killed by ${end.signal}`);
+  else lines.push(`exit code ${end.code}`);
+  for (const v of views) if (v.attachment.name !== 'value') lines.push(attachmentBlock(v));
+  for (const f of missingFiles) lines.push(`file:${f}: not found`);
+  const handles = views.filter((v) => !v.whole && v.attachment.readable).map((v) => v.attachment.handle);
+  if (handles.length) lines.push(howToRead(handles[0]!));
+  return lines.join('\n');
+}

@@ -1,0 +1,190 @@
+/**
+ * The run log (contract 2.2): JSON Lines, one file per run, append-only.
+ *
+ * Writing: every record is one `JSON.stringify(record) + "\n"` written by one `write`
+ * on a descriptor opened with `'a'` (O_APPEND), so a record is never interleaved with
+ * another and nothing earlier is ever rewritten. A new run's file is created with `'wx'`
+ * (an existing run id is never overwritten).
+ *
+ * Reading: a last line without its `\n` that does not parse as a valid record is a
+ * torn tail (crash mid-append): ignored and reported. A last line that is a complete,
+ * valid record merely missing its `\n` is accepted, because before appending to such a
+ * file the writer first terminates it with `\n`, which makes the same bytes a valid
+ * mid-file line. Any other line that is not JSON, or is JSON of the wrong shape, is
+ * skipped and reported with its line number — never a crash, never silently accepted.
+ */
+import { promises as fsp } from 'node:fs';
+import { isSafeSegment } from '../blobs/blobKey.js';
+import type {
+  AttachmentRecord, CallFinishedRecord, LogProblem, RunRecord,
+} from './types.js';
+
+/** What reading one log produced. */
+export interface ReadLogResult {
+  readonly records: RunRecord[];
+  readonly problems: LogProblem[];
+  readonly tornTail: boolean;
+  /** File size read (for change detection). */
+  readonly sizeBytes: number;
+}
+
+/** Appends one record as one write on an O_APPEND descriptor. */
+export async function appendRecord(file: string, record: RunRecord, flag: 'a' | 'wx' = 'a'): Promise<void> {
+  const line = Buffer.from(JSON.stringify(record) + '\n');
+  const fh = await fsp.open(file, flag);
+  try {
+    let off = 0;
+    while (off < line.length) off += (await fh.write(line, off, line.length - off)).bytesWritten;
+  } finally {
+    await fh.close();
+  }
+}
+
+/**
+ * Before appending to an existing log, terminates a last line that lacks its `\n` so the
+ * next record starts on its own line (the torn bytes then read as one bad line).
+ */
+export async function terminateTornTail(file: string): Promise<void> {
+  const fh = await fsp.open(file, 'r');
+  let needsNewline = false;
+  try {
+    const { size } = await fh.stat();
+    if (size > 0) {
+      const last = Buffer.alloc(1);
+      await fh.read(last, 0, 1, size - 1);
+      needsNewline = last[0] !== 10;
+    }
+  } finally {
+    await fh.close();
+  }
+  if (needsNewline) await fsp.appendFile(file, '\n', { flag: 'a' });
+}
+
+/** Reads and checks every line of one run's log. */
+export async function readRunLog(file: string, runId: string): Promise<ReadLogResult> {
+  const buf = await fsp.readFile(file);
+  const text = buf.toString('utf8');
+  const lines = text.split('\n');
+  const endsClean = text.length === 0 || text.endsWith('\n');
+  if (endsClean) lines.pop();
+  const records: RunRecord[] = [];
+  const problems: LogProblem[] = [];
+  let tornTail = false;
+  lines.forEach((line, i) => {
+    const isLast = i === lines.length - 1;
+    let value: unknown;
+    try { value = JSON.parse(line); } catch {
+      if (isLast && !endsClean) { tornTail = true; problems.push({ line: i + 1, kind: 'torn_tail', detail: 'last line is incomplete (interrupted write)' }); }
+      else problems.push({ line: i + 1, kind: 'invalid_json', detail: 'line is not JSON' });
+      return;
+    }
+    const why = checkRecord(value, runId);
+    if (why === undefined) { records.push(value as RunRecord); return; }
+    if (isLast && !endsClean) { tornTail = true; problems.push({ line: i + 1, kind: 'torn_tail', detail: `last line is incomplete: ${why}` }); }
+    else problems.push({ line: i + 1, kind: 'wrong_shape', detail: why });
+  });
+  return { records, problems, tornTail, sizeBytes: buf.length };
+}
+
+// ---- shape checks -------------------------------------------------------------------
+
+type Obj = Record<string, unknown>;
+
+const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isStr = (v: unknown): v is string => typeof v === 'string';
+const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+const isBool = (v: unknown): v is boolean => typeof v === 'boolean';
+const isIso = (v: unknown): boolean => isStr(v) && !Number.isNaN(Date.parse(v));
+const isHex64 = (v: unknown): boolean => isStr(v) && /^[0-9a-f]{64}$/.test(v);
+const STORED = new Set(['inline', 'blob', 'preview_only']);
+const CALL_STATUS = new Set(['ok', 'error', 'failed']);
+const FINISH_STATUS = new Set(['completed', 'failed', 'cancelled']);
+const CALL_ID = /^[a-z0-9-]{1,64}$/;
+const SLOT = /^[a-z0-9][a-z0-9-]{0,31}$/;
+
+/** Checks that `fields` hold values passing their tests; returns the first failing field. */
+function firstBad(o: Obj, fields: Record<string, (v: unknown) => boolean>, optional: Record<string, (v: unknown) => boolean> = {}): string | undefined {
+  for (const [k, test] of Object.entries(fields)) if (!test(o[k])) return k;
+  for (const [k, test] of Object.entries(optional)) if (o[k] !== undefined && !test(o[k])) return k;
+  return undefined;
+}
+
+/** Fields of `StoredContent` (shared by results and attachments). */
+function badStoredContent(o: Obj): string | undefined {
+  const bad = firstBad(o, {
+    contentType: isStr, sha256: isHex64, stored: (v) => STORED.has(v as string), preview: isStr,
+    lineCount: isCount, binary: isBool, readable: isBool,
+  }, {
+    previewRange: (v) => isObj(v) && isCount(v.headEnd) && isCount(v.tailStart) && v.headEnd <= v.tailStart,
+    inline: isStr, inlineBase64: isStr, manifestDigest: isHex64,
+  });
+  if (bad) return bad;
+  if (o.stored === 'inline' && o.inline === undefined && o.inlineBase64 === undefined) return 'inline';
+  if (o.stored === 'blob' && o.manifestDigest === undefined) return 'manifestDigest';
+  return undefined;
+}
+
+function badAttachment(a: unknown, callId: string): string | undefined {
+  if (!isObj(a)) return 'attachment';
+  const bad = firstBad(a, {
+    name: isStr, slot: (v) => isStr(v) && SLOT.test(v), handle: isStr,
+    sizeBytes: isCount, observedBytes: isCount, truncated: isBool,
+  }) ?? badStoredContent(a);
+  if (bad) return `attachment ${bad}`;
+  if (a.handle !== `out_${callId}_${a.slot as string}`) return 'attachment handle';
+  if ((a.observedBytes as number) < (a.sizeBytes as number)) return 'attachment observedBytes';
+  return undefined;
+}
+
+/** Why `value` is not a valid record of run `runId`, or undefined when it is. */
+export function checkRecord(value: unknown, runId: string): string | undefined {
+  if (!isObj(value)) return 'record is not an object';
+  if (value.runId !== runId) return 'record belongs to another run';
+  const v = value;
+  let bad: string | undefined;
+  switch (v.type) {
+    case 'run_started':
+      bad = firstBad(v, { tenant: isSafeSegment, startedAt: isIso, profileHash: isHex64 }, { label: isStr, pinned: isBool });
+      break;
+    case 'call_started':
+      bad = firstBad(v, { callId: (x) => isStr(x) && CALL_ID.test(x), tool: isStr, arguments: isObj, startedAt: isIso });
+      break;
+    case 'call_finished': {
+      bad = firstBad(v, {
+        callId: (x) => isStr(x) && CALL_ID.test(x), tool: isStr, arguments: isObj, startedAt: isIso, finishedAt: isIso,
+        status: (x) => CALL_STATUS.has(x as string), resultBytes: isCount, elided: isBool, attachments: Array.isArray,
+      }, {
+        error: (x) => isObj(x) && isStr(x.code) && isStr(x.message),
+        resultHandle: (x) => x === `res_${v.callId as string}`,
+      }) ?? badStoredContent(v);
+      if (!bad) {
+        const slots = new Set<string>();
+        for (const a of v.attachments as unknown[]) {
+          bad = badAttachment(a, v.callId as string);
+          if (bad) break;
+          const slot = (a as AttachmentRecord).slot;
+          if (slots.has(slot)) { bad = 'attachment slot repeated'; break; }
+          slots.add(slot);
+        }
+      }
+      break;
+    }
+    case 'run_pinned':
+      bad = firstBad(v, { pinned: isBool, at: isIso });
+      break;
+    case 'run_finished':
+      bad = firstBad(v, { finishedAt: isIso, status: (x) => FINISH_STATUS.has(x as string) });
+      break;
+    default:
+      return 'unknown record type';
+  }
+  return bad === undefined ? undefined : `${v.type as string}: field ${bad} is missing or invalid`;
+}
+
+/** Handles a finished call minted: its result handle (if any) and every attachment's. */
+export function handlesOf(record: CallFinishedRecord): string[] {
+  const out: string[] = [];
+  if (record.resultHandle) out.push(record.resultHandle);
+  for (const a of record.attachments) out.push(a.handle);
+  return out;
+}
