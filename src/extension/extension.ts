@@ -1,13 +1,57 @@
 /**
  * Entry point. `activate` only wires features together; each feature registers
- * itself through a `registerX(context, deps)` function.
+ * itself through a `registerX(context, deps)` function and every registration lives in
+ * `context.subscriptions`. The one piece of shared state, the current evidence
+ * services, is a `ServicesHost` owned here and rebuilt when a setting changes.
  */
 import * as vscode from 'vscode';
+import type { BoundedEvidenceApi } from './api.js';
+import { createApi } from './apiImpl.js';
+import { registerArtifactDocuments } from './artifactDocument.js';
+import { registerCommands } from './commands/index.js';
+import { readS3Credentials } from './commands/storageCommands.js';
+import { Config } from './config.js';
 import { registerInspector } from './inspector/inspectorPanel.js';
+import { Log } from './log.js';
+import { registerParticipant } from './participant/participant.js';
+import { pruneStorage } from './retention.js';
+import { RunRouter } from './runRouter.js';
+import { openServices, ServicesHost } from './services.js';
+import { storageLayout } from './storage.js';
+import { registerTools } from './tools/index.js';
 
-/** Wires the extension's features. */
-export function activate(context: vscode.ExtensionContext): void {
-  registerInspector(context);
+export type { BoundedEvidenceApi } from './api.js';
+
+/** Wires the extension's features and returns the API for other extensions. */
+export function activate(context: vscode.ExtensionContext): BoundedEvidenceApi {
+  const log = Log.create();
+  const config = new Config();
+  context.subscriptions.push(log, config);
+  const layout = storageLayout(context);
+  const folder = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri.fsPath;
+  const host = new ServicesHost(
+    () => openServices({ layout, folder, log, s3Credentials: () => readS3Credentials(context.secrets) }, config.settings),
+    log,
+  );
+  const router = new RunRouter();
+  context.subscriptions.push(host, config.onDidChange(() => {
+    log.info('settings changed: reopening the evidence storage');
+    host.rebuild().catch(() => undefined);
+  }));
+
+  registerTools(context, { host, router, log });
+  registerParticipant(context, { host, router, log });
+  registerCommands(context, { host, router, log, secrets: context.secrets });
+  registerArtifactDocuments(context, host);
+  registerInspector(context, {
+    runs: async () => (await host.get().catch(() => undefined))?.runs,
+    log: log.channel,
+    onDidChangeStore: host.onDidChange,
+  });
+
+  // Retention at start-up, once per activation, after the stores are open.
+  host.get().then((services) => pruneStorage(services, log)).catch((e: unknown) => log.error('start-up pruning failed', e));
+  return createApi(host, context.subscriptions);
 }
 
 /** Nothing to do: every registration lives in `context.subscriptions`. */

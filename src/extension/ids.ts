@@ -16,7 +16,26 @@ export const Ids = {
     pruneStorage: 'boundedEvidence.pruneStorage',
     /** Deletes every run and artifact of this workspace, after a modal confirmation. */
     clearAll: 'boundedEvidence.clearAll',
+    /** Stores the S3 access key pair in SecretStorage (never in settings). */
+    setS3Credentials: 'boundedEvidence.setS3Credentials',
   },
+  /** Language model tool names, exactly as the model sees them (must match package.json). */
+  tools: {
+    runCommand: 'evidence_runCommand',
+    readFile: 'evidence_readFile',
+    /** Reserved by the run contract (2.2): no other tool may take this name. */
+    readToolOutput: 'read_tool_output',
+    invokeTool: 'evidence_invokeTool',
+  },
+  /** The @evidence chat participant. */
+  participant: {
+    id: 'bounded-evidence.agent',
+    name: 'evidence',
+  },
+  /** Configuration section; every key lives under it (see config.ts). */
+  configSection: 'boundedEvidence',
+  /** SecretStorage key of the S3 credentials (JSON `{ accessKeyId, secretAccessKey }`). */
+  s3CredentialsSecret: 'boundedEvidence.s3.credentials',
   views: {
     /** Webview panel type of the inspector (also its serializer's key). */
     inspectorPanel: 'boundedEvidence.inspector',

@@ -4,7 +4,7 @@
  * suite's `run()` and reports the exit code through `codeAutomationExit`. The suite
  * itself is the same one `@vscode/test-electron` would run on a desktop.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { Workbench } from './workbench.js';
 import { repoRoot } from './tools.js';
@@ -14,6 +14,13 @@ const TIMEOUT_MS = Number(process.env.BE_INTEGRATION_TIMEOUT_MS ?? 15 * 60_000);
 /** The workbench's own chatter on a closed network (gallery look-ups, chat and auth probes). */
 function isWorkbenchNoise(text: string): boolean {
   return /open-vsx\.org|\/static\/out\/vs\/|^\[(AgentHost|ChatModelSelection)\]|ENOTFOUND/.test(text);
+}
+
+/** Test fixture extensions (test/integration/fixtures/<name>/package.json), installed beside the one under test. */
+function fixtureExtensions(): string[] {
+  const dir = path.join(repoRoot, 'test', 'integration', 'fixtures');
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).map((d) => path.join(dir, d)).filter((d) => existsSync(path.join(d, 'package.json')));
 }
 
 async function main(): Promise<number> {
@@ -28,6 +35,7 @@ async function main(): Promise<number> {
       label: 'integration',
       workspaceTemplate: path.join(repoRoot, 'test', 'integration', 'workspace'),
       payload: (remote) => [['extensionTestsPath', remote(testsIndex)]],
+      extraExtensions: fixtureExtensions(),
       onLog: (_type, text) => { if (!isWorkbenchNoise(text)) process.stdout.write(text.endsWith('\n') ? text : `${text}\n`); },
       onExit: (code) => resolveExit(code),
     });

@@ -6,7 +6,7 @@
  * watcher and other helpers behind otherwise).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as net from 'node:net';
 import * as path from 'node:path';
@@ -39,6 +39,22 @@ export interface ServerOptions {
   port?: number;
   /** Forward the server's output to this process's stderr too. */
   echo?: boolean;
+  /**
+   * Extension folders (absolute) installed beside the development extension, e.g. test
+   * fixtures. They are listed in the extensions folder's `extensions.json` by absolute
+   * location, so nothing is copied or packaged. (The workbench payload keeps only one
+   * `extensionDevelopmentPath`: it is read into a map.)
+   */
+  extraExtensions?: string[];
+}
+
+/** Writes `<extensionsDir>/extensions.json` listing extension folders in place. */
+function listExtensions(extensionsDir: string, folders: string[]): void {
+  const entries = folders.map((dir) => {
+    const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { publisher: string; name: string; version: string };
+    return { identifier: { id: `${pkg.publisher}.${pkg.name}`.toLowerCase() }, version: pkg.version, location: { $mid: 1, scheme: 'file', path: dir }, metadata: { installedTimestamp: Date.now() } };
+  });
+  writeFileSync(path.join(extensionsDir, 'extensions.json'), JSON.stringify(entries));
 }
 
 /** A free TCP port on 127.0.0.1. */
@@ -86,6 +102,7 @@ export async function startServer(opts: ServerOptions): Promise<VsCodeServer> {
   // server data folder; the user-data folder copy covers other layouts.
   writeFileSync(path.join(serverDataDir, 'data', 'User', 'settings.json'), settings);
   writeFileSync(path.join(userDataDir, 'User', 'settings.json'), settings);
+  if (opts.extraExtensions?.length) listExtensions(extensionsDir, opts.extraExtensions);
 
   const log = createWriteStream(path.join(runDir, 'server.log'));
   const child: ChildProcess = spawn(tools.node24, [

@@ -33,6 +33,8 @@ export interface WorkbenchOptions {
   onExit?: (code: number) => void;
   /** Colour theme, e.g. 'Default Light Modern'. */
   colorTheme?: string;
+  /** Further extension folders to install (see `ServerOptions.extraExtensions`). */
+  extraExtensions?: string[];
 }
 
 /** A workbench under test. */
@@ -48,7 +50,7 @@ export class Workbench {
 
   /** Starts a server, a browser, and opens the workspace; waits for the workbench. */
   static async open(opts: WorkbenchOptions): Promise<Workbench> {
-    const server = await startServer({ label: opts.label, userSettings: { ...(opts.colorTheme ? { 'workbench.colorTheme': opts.colorTheme } : {}), ...opts.userSettings } });
+    const server = await startServer({ label: opts.label, userSettings: { ...(opts.colorTheme ? { 'workbench.colorTheme': opts.colorTheme } : {}), ...opts.userSettings }, ...(opts.extraExtensions ? { extraExtensions: opts.extraExtensions } : {}) });
     const workspaceDir = path.join(server.runDir, 'workspace');
     if (opts.workspaceTemplate) cpSync(opts.workspaceTemplate, workspaceDir, { recursive: true });
     mkdirSync(path.join(workspaceDir, '.vscode'), { recursive: true });

@@ -1,0 +1,108 @@
+/**
+ * "Verify Artifact" (a full sha256 re-hash of a handle's bytes) and "Open Artifact in
+ * Editor" (the paged read-only document, revealed at a line or byte offset). Both take
+ * the handle as an argument, or let the person pick one of the recent outputs.
+ */
+import * as vscode from 'vscode';
+import { EvidenceError } from '../../core/index.js';
+import { handleDocumentUri, locate } from '../artifactDocument.js';
+import type { ArtifactPosition } from '../ids.js';
+import { errorMessage } from '../log.js';
+import { formatBytes } from '../retention.js';
+import type { EvidenceServices } from '../services.js';
+import type { CommandDeps } from './deps.js';
+
+/** Runs listed by the handle picker. */
+const PICKER_RUNS = 20;
+
+/** Lets the person pick a readable handle of the recent runs, or type one. */
+async function pickHandle(services: EvidenceServices, title: string): Promise<string | undefined> {
+  const items: (vscode.QuickPickItem & { handle: string })[] = [];
+  for (const run of (await services.runs.listRuns()).slice(0, PICKER_RUNS)) {
+    for (const call of await services.runs.report(run.runId).catch(() => [])) {
+      if (call.handle && call.readable) items.push({ label: call.handle, description: `${call.tool} · ${formatBytes(call.resultBytes)}`, detail: run.label, handle: call.handle });
+      for (const a of call.attachments) {
+        if (a.readable) items.push({ label: a.handle, description: `${call.tool} ${a.name} · ${formatBytes(a.sizeBytes)}`, detail: run.label, handle: a.handle });
+      }
+    }
+  }
+  if (items.length === 0) {
+    return await vscode.window.showInputBox({ title, prompt: 'A handle (res_… or out_…)', ignoreFocusOut: true });
+  }
+  return (await vscode.window.showQuickPick(items, { title, placeHolder: 'Pick a recorded output', matchOnDescription: true, matchOnDetail: true }))?.handle;
+}
+
+/** What Verify Artifact returns. */
+export interface VerifyResult {
+  readonly handle: string;
+  readonly ok: boolean;
+  readonly sha256?: string;
+  readonly byteCount?: number;
+  /** Why there was nothing to verify (access denied, missing). */
+  readonly error?: string;
+}
+
+function handleArg(arg: unknown): string | undefined {
+  if (typeof arg === 'string') return arg;
+  const h = (arg as { handle?: unknown } | undefined)?.handle;
+  return typeof h === 'string' ? h : undefined;
+}
+
+/** Re-hashes every byte behind a handle and says whether it matches the record. */
+export async function verifyArtifact(deps: CommandDeps, arg?: unknown): Promise<VerifyResult | undefined> {
+  const services = await deps.host.get();
+  const handle = handleArg(arg) ?? await pickHandle(services, 'Bounded Evidence: Verify Artifact');
+  if (!handle) return undefined;
+  let result: VerifyResult;
+  try {
+    const src = await services.runs.openHandle(handle);
+    const ok = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Verifying ${handle} (${formatBytes(src.byteCount)})` },
+      () => src.verify(),
+    );
+    result = { handle, ok, sha256: src.sha256, byteCount: src.byteCount };
+  } catch (e) {
+    result = { handle, ok: false, error: e instanceof EvidenceError ? e.message : 'the output could not be read' };
+    if (!(e instanceof EvidenceError)) deps.log.error(`verify ${handle}`, e);
+  }
+  deps.log.info(`verify ${handle}: ${result.ok ? 'ok' : result.error ?? 'MISMATCH'}`);
+  if (result.ok) void vscode.window.showInformationMessage(`Bounded Evidence: ${handle} verified: all ${result.byteCount} bytes match sha256 ${result.sha256}.`);
+  else if (result.error) void vscode.window.showErrorMessage(`Bounded Evidence: ${handle}: ${result.error}.`);
+  else void vscode.window.showErrorMessage(`Bounded Evidence: ${handle} does NOT match its recorded sha256 ${result.sha256}: the stored bytes changed.`);
+  return result;
+}
+
+/** What Open Artifact in Editor returns. */
+export interface OpenArtifactResult {
+  readonly uri: string;
+  /** Document position revealed (0-based). */
+  readonly line: number;
+  readonly character: number;
+}
+
+/** Opens the page holding the position, read-only, and reveals it. */
+export async function openArtifact(deps: CommandDeps, arg?: unknown): Promise<OpenArtifactResult | undefined> {
+  const services = await deps.host.get();
+  const pos = (typeof arg === 'object' && arg !== null ? arg : {}) as Partial<ArtifactPosition>;
+  const handle = handleArg(arg) ?? await pickHandle(services, 'Bounded Evidence: Open Artifact in Editor');
+  if (!handle) return undefined;
+  let at;
+  try {
+    const src = await services.runs.openHandle(handle);
+    at = await locate(src, { ...(typeof pos.line === 'number' ? { line: pos.line } : {}), ...(typeof pos.byteOffset === 'number' ? { byteOffset: pos.byteOffset } : {}) });
+  } catch (e) {
+    void vscode.window.showErrorMessage(`Bounded Evidence: ${handle}: ${e instanceof EvidenceError ? e.message : 'the output could not be read'}.`);
+    if (!(e instanceof EvidenceError)) deps.log.error(`open ${handle}`, e);
+    return undefined;
+  }
+  const uri = handleDocumentUri(handle, at.page);
+  try {
+    const doc = await vscode.workspace.openTextDocument(uri);
+    const position = new vscode.Position(at.line, at.character);
+    await vscode.window.showTextDocument(doc, { preview: true, selection: new vscode.Range(position, position) });
+  } catch (e) {
+    deps.log.error(`open ${uri.toString()}`, e);
+    void vscode.window.showErrorMessage(`Bounded Evidence: the document could not be opened: ${errorMessage(e)}`);
+  }
+  return { uri: uri.toString(), line: at.line, character: at.character };
+}

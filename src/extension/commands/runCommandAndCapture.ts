@@ -1,0 +1,96 @@
+/**
+ * "Bounded Evidence: Run Command and Capture": asks for a shell command (or takes it as
+ * the argument), runs it in the workspace folder as a recorded run with its stdout,
+ * stderr and exit value as attachments, and opens the inspector on it. Cancelling the
+ * progress notification kills the process tree. Returns a summary so that tests and
+ * other extensions can drive it without UI.
+ */
+import * as vscode from 'vscode';
+import { Ids, type InspectorTarget } from '../ids.js';
+import { runCaptured, resolveCwd } from '../tools/runCommandTool.js';
+import { formatBytes } from '../retention.js';
+import type { CommandDeps } from './deps.js';
+
+/** Argument of the command (a bare string is the command line). */
+export interface RunCaptureArgs {
+  readonly command: string;
+  /** Relative to the workspace folder. */
+  readonly cwd?: string;
+  readonly timeoutMs?: number;
+  /** Default true. */
+  readonly openInspector?: boolean;
+}
+
+/** One attachment of the captured call. */
+export interface CapturedAttachment {
+  readonly name: string;
+  readonly handle: string;
+  readonly sizeBytes: number;
+  readonly observedBytes: number;
+  readonly truncated: boolean;
+  readonly stored: string;
+  readonly sha256: string;
+}
+
+/** What the command returns. */
+export interface RunCaptureResult {
+  readonly runId: string;
+  readonly callId: string;
+  readonly status: string;
+  readonly handle?: string;
+  readonly attachments: readonly CapturedAttachment[];
+  /** The text a model would have seen. */
+  readonly modelText: string;
+}
+
+function parseArgs(arg: unknown): Partial<RunCaptureArgs> {
+  if (typeof arg === 'string') return { command: arg };
+  if (typeof arg === 'object' && arg !== null) return arg as Partial<RunCaptureArgs>;
+  return {};
+}
+
+/** The command's implementation. */
+export async function runCommandAndCapture(deps: CommandDeps, arg?: unknown): Promise<RunCaptureResult | undefined> {
+  const args = parseArgs(arg);
+  const command = typeof args.command === 'string' ? args.command : await vscode.window.showInputBox({
+    title: 'Bounded Evidence: Run Command and Capture',
+    prompt: 'A shell command to run in the workspace folder; its complete output is kept as evidence.',
+    placeHolder: 'node build-log.js',
+    ignoreFocusOut: true,
+  });
+  if (command === undefined || command.trim() === '') return undefined;
+  const services = await deps.host.get();
+  if (!services.folder) {
+    void vscode.window.showErrorMessage('Bounded Evidence: open a folder first; commands run in the workspace folder.');
+    return undefined;
+  }
+  const cwd = await resolveCwd(services.folder, typeof args.cwd === 'string' ? args.cwd : undefined);
+  if ('error' in cwd) {
+    void vscode.window.showErrorMessage(`Bounded Evidence: ${cwd.error}.`);
+    return undefined;
+  }
+  const timeoutMs = typeof args.timeoutMs === 'number' && args.timeoutMs > 0 ? args.timeoutMs : services.settings.commandTimeoutMs;
+  const outcome = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: `Running ${command.length > 60 ? `${command.slice(0, 59)}…` : command}`, cancellable: true },
+    (_progress, token) => runCaptured(deps, services, undefined, command, cwd.dir, timeoutMs, token),
+  );
+  const record = outcome.record;
+  const attachments = record.attachments.map((a) => ({
+    name: a.name, handle: a.handle, sizeBytes: a.sizeBytes, observedBytes: a.observedBytes, truncated: a.truncated, stored: a.stored, sha256: a.sha256,
+  }));
+  const result: RunCaptureResult = {
+    runId: outcome.runId, callId: outcome.callId, status: outcome.status, attachments, modelText: outcome.modelText,
+    ...(outcome.handle !== undefined ? { handle: outcome.handle } : {}),
+  };
+  const stdout = attachments.find((a) => a.name === 'stdout');
+  deps.log.info(`captured run ${result.runId}: ${result.status}, ${attachments.map((a) => `${a.name} ${a.sizeBytes} bytes`).join(', ')}`);
+  if (args.openInspector !== false) {
+    const target: InspectorTarget = { runId: result.runId, ...(stdout ? { handle: stdout.handle } : result.handle ? { handle: result.handle } : {}) };
+    await vscode.commands.executeCommand(Ids.commands.openInspector, target);
+  } else if (outcome.status !== 'ok') {
+    void vscode.window.showWarningMessage(`Bounded Evidence: the command was recorded with status ${outcome.status}${record.error ? `: ${record.error.message}` : ''}.`);
+  } else {
+    void vscode.window.setStatusBarMessage(`Bounded Evidence: captured ${formatBytes(stdout?.observedBytes ?? 0)} of stdout`, 5000);
+  }
+  return result;
+}

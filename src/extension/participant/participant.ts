@@ -1,0 +1,198 @@
+/**
+ * The @evidence chat participant (`bounded-evidence.agent`). Each request is one run: an
+ * agent loop with the model the user picked (`request.model`), offering the evidence
+ * tools, streaming the model's text and a progress line per tool call, and listing the
+ * outputs it read as references (`bounded-evidence:` documents). Tools are invoked with
+ * `vscode.lm.invokeTool` and the request's token so that the chat shows their
+ * confirmations; each call is announced to the run router so it lands in this run.
+ *
+ * `/run <command>` runs the command first, then asks the model to summarise it;
+ * `/inspect` opens the inspector on the latest run. Follow-ups see the handles earlier
+ * answers used (kept in the result metadata), and can read them: they belong to runs of
+ * the same workspace.
+ */
+import * as vscode from 'vscode';
+import type { Run, RunFinishStatus } from '../../core/index.js';
+import { handleDocumentUri } from '../artifactDocument.js';
+import { Ids } from '../ids.js';
+import { errorMessage, type Log } from '../log.js';
+import type { RunRouter } from '../runRouter.js';
+import type { ServicesHost } from '../services.js';
+import { runLabel } from '../tools/callRun.js';
+
+/** What the participant needs. */
+export interface ParticipantDeps {
+  readonly host: ServicesHost;
+  readonly router: RunRouter;
+  readonly log: Log;
+}
+
+/** Metadata of each answer (read back from the history by follow-ups). */
+export interface EvidenceChatMetadata {
+  readonly runId?: string;
+  /** Handles seen in this answer's tool results. */
+  readonly handles?: readonly string[];
+}
+
+/** Tools offered to the model, in this order. */
+export const PARTICIPANT_TOOLS: readonly string[] = [Ids.tools.runCommand, Ids.tools.readFile, Ids.tools.readToolOutput];
+
+/** Model turns per request before the loop stops (a runaway model must not spin forever). */
+export const MAX_MODEL_TURNS = 12;
+
+/** Handles as the run layer mints them. */
+const HANDLE_PATTERN = /\b(?:res_[A-Za-z0-9._-]+|out_[A-Za-z0-9._-]+)/g;
+
+const SYSTEM_PROMPT = [
+  'You investigate with exact evidence. Tools: evidence_runCommand runs a shell command and keeps its complete output;',
+  'evidence_readFile reads a workspace file; read_tool_output reads a recorded output back by handle.',
+  'Large outputs come back as a bounded observation: sizes, sha256, head and tail previews and a handle.',
+  'Never guess what the omitted middle says: search it with read_tool_output (a "pattern" such as "error|FAIL"),',
+  'or read a line window (offset, limit) or a byte window. When you state a finding, cite the handle and the line number or byte range.',
+  'Keep answers short.',
+].join(' ');
+
+/** Registers the participant. */
+export function registerParticipant(context: vscode.ExtensionContext, deps: ParticipantDeps): void {
+  const participant = vscode.chat.createChatParticipant(Ids.participant.id, (request, chatContext, stream, token) =>
+    handleChatRequest(deps, request, chatContext, stream, token));
+  participant.iconPath = new vscode.ThemeIcon('law');
+  context.subscriptions.push(participant);
+}
+
+/** Handles one chat request (exported for tests that drive it without the chat UI). */
+export async function handleChatRequest(
+  deps: ParticipantDeps,
+  request: vscode.ChatRequest,
+  chatContext: vscode.ChatContext,
+  stream: vscode.ChatResponseStream,
+  token: vscode.CancellationToken,
+): Promise<vscode.ChatResult> {
+  const services = await deps.host.get();
+  if (request.command === 'inspect') {
+    const latest = (await services.runs.listRuns())[0];
+    if (!latest) {
+      stream.markdown('No runs recorded in this workspace yet. Try `@evidence /run <command>`.');
+      return {};
+    }
+    await vscode.commands.executeCommand(Ids.commands.openInspector, { runId: latest.runId });
+    stream.markdown(`Opened the Evidence Inspector on run \`${latest.runId}\`${latest.label ? ` (${latest.label})` : ''}.`);
+    return { metadata: { runId: latest.runId } satisfies EvidenceChatMetadata };
+  }
+  if (request.command === 'run' && request.prompt.trim() === '') {
+    stream.markdown('Usage: `@evidence /run <command>`, for example `@evidence /run npm test`.');
+    return {};
+  }
+  const run = await services.runs.startRun({ label: runLabel('@evidence', request.command === 'run' ? `/run ${request.prompt}` : request.prompt) });
+  const loop = new AgentLoop(deps, run, request, stream, token);
+  let status: RunFinishStatus = 'failed';
+  try {
+    await loop.run(chatContext);
+    status = token.isCancellationRequested ? 'cancelled' : 'completed';
+  } catch (e) {
+    if (token.isCancellationRequested || e instanceof vscode.CancellationError) {
+      status = 'cancelled';
+    } else {
+      deps.log.error('@evidence request failed', e);
+      stream.markdown(`\n\nThe request failed: ${errorMessage(e)}`);
+    }
+  } finally {
+    await run.finish(status).catch((e: unknown) => deps.log.error('a run could not be finished', e));
+  }
+  return { metadata: { runId: run.runId, handles: [...loop.handles] } satisfies EvidenceChatMetadata };
+}
+
+/** One request's conversation with the model. */
+class AgentLoop {
+  readonly handles = new Set<string>();
+  private readonly messages: vscode.LanguageModelChatMessage[] = [];
+  private readonly referenced = new Set<string>();
+
+  constructor(
+    private readonly deps: ParticipantDeps,
+    private readonly evidenceRun: Run,
+    private readonly request: vscode.ChatRequest,
+    private readonly stream: vscode.ChatResponseStream,
+    private readonly token: vscode.CancellationToken,
+  ) {}
+
+  async run(chatContext: vscode.ChatContext): Promise<void> {
+    this.messages.push(vscode.LanguageModelChatMessage.User(SYSTEM_PROMPT));
+    this.addHistory(chatContext);
+    if (this.request.command === 'run') {
+      const command = this.request.prompt.trim();
+      const callId = 'evidence-run-0';
+      const input = { command };
+      this.messages.push(vscode.LanguageModelChatMessage.User(`Run this command and summarise the outcome, citing evidence: ${command}`));
+      this.messages.push(vscode.LanguageModelChatMessage.Assistant([new vscode.LanguageModelToolCallPart(callId, Ids.tools.runCommand, input)]));
+      const content = await this.invoke(Ids.tools.runCommand, input);
+      this.messages.push(vscode.LanguageModelChatMessage.User([new vscode.LanguageModelToolResultPart(callId, content)]));
+    } else {
+      this.messages.push(vscode.LanguageModelChatMessage.User(this.request.prompt));
+    }
+    const tools: vscode.LanguageModelChatTool[] = vscode.lm.tools
+      .filter((t) => PARTICIPANT_TOOLS.includes(t.name))
+      .map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
+    for (let turn = 0; turn < MAX_MODEL_TURNS; turn++) {
+      if (this.token.isCancellationRequested) throw new vscode.CancellationError();
+      const response = await this.request.model.sendRequest(this.messages, { tools, justification: 'Investigate tool outputs with bounded, verifiable evidence.' }, this.token);
+      const calls: vscode.LanguageModelToolCallPart[] = [];
+      let text = '';
+      for await (const part of response.stream) {
+        if (part instanceof vscode.LanguageModelTextPart) {
+          text += part.value;
+          this.stream.markdown(part.value);
+        } else if (part instanceof vscode.LanguageModelToolCallPart) {
+          calls.push(part);
+        }
+      }
+      if (calls.length === 0) return;
+      this.messages.push(vscode.LanguageModelChatMessage.Assistant([...(text ? [new vscode.LanguageModelTextPart(text)] : []), ...calls]));
+      const results: vscode.LanguageModelToolResultPart[] = [];
+      for (const call of calls) results.push(new vscode.LanguageModelToolResultPart(call.callId, await this.invoke(call.name, call.input)));
+      this.messages.push(vscode.LanguageModelChatMessage.User(results));
+    }
+    this.stream.markdown(`\n\n_Stopped after ${MAX_MODEL_TURNS} model turns; ask a follow-up to continue._`);
+  }
+
+  /** Previous turns as plain text, plus the handles they used (readable in this workspace). */
+  private addHistory(chatContext: vscode.ChatContext): void {
+    const earlier = new Set<string>();
+    for (const turn of chatContext.history) {
+      if (turn instanceof vscode.ChatRequestTurn) {
+        this.messages.push(vscode.LanguageModelChatMessage.User(turn.prompt));
+      } else if (turn instanceof vscode.ChatResponseTurn) {
+        const text = turn.response.map((p) => (p instanceof vscode.ChatResponseMarkdownPart ? p.value.value : '')).join('');
+        if (text) this.messages.push(vscode.LanguageModelChatMessage.Assistant(text));
+        const meta = turn.result.metadata as EvidenceChatMetadata | undefined;
+        for (const h of meta?.handles ?? []) if (typeof h === 'string') earlier.add(h);
+      }
+    }
+    if (earlier.size > 0) {
+      this.messages.push(vscode.LanguageModelChatMessage.User(`Handles from earlier in this conversation (still readable with read_tool_output): ${[...earlier].slice(0, 50).join(', ')}`));
+    }
+  }
+
+  /** Invokes one tool in this run, with the chat's confirmation UI, and collects references. */
+  private async invoke(name: string, input: object): Promise<unknown[]> {
+    this.stream.progress(`${name}…`);
+    const announcement = this.deps.router.expect(name, input, this.evidenceRun);
+    let content: unknown[];
+    try {
+      content = (await vscode.lm.invokeTool(name, { input, toolInvocationToken: this.request.toolInvocationToken }, this.token)).content;
+    } catch (e) {
+      if (this.token.isCancellationRequested) throw new vscode.CancellationError();
+      content = [new vscode.LanguageModelTextPart(`error: ${errorMessage(e).slice(0, 300)}`)];
+    } finally {
+      announcement.dispose();
+    }
+    const text = content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
+    for (const h of text.match(HANDLE_PATTERN) ?? []) this.handles.add(h);
+    const read = name === Ids.tools.readToolOutput ? (input as { handle?: unknown }).handle : undefined;
+    if (typeof read === 'string' && !text.startsWith('error:') && !this.referenced.has(read)) {
+      this.referenced.add(read);
+      this.stream.reference(handleDocumentUri(read));
+    }
+    return content;
+  }
+}

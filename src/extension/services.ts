@@ -1,0 +1,264 @@
+/**
+ * The services of one workspace's evidence, built once from the storage layout and the
+ * settings, and rebuilt when a setting changes (no reload): the run store (runs,
+ * handles, `read_tool_output`), the artifact store and the bounded evidence workspace
+ * over the open folder (`evidence_readFile`). Nothing here is module state: `activate`
+ * owns one `ServicesHost` and passes it to every feature.
+ *
+ * Re-registration: the artifact store serves only artifacts it knows, so on every
+ * (re)build the artifacts named by this tenant's run records are registered again.
+ * That is what keeps a `.tool-artifacts/…` range path valid after a window reload.
+ */
+import { stat } from 'node:fs/promises';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import {
+  ArtifactStore, BoundedEvidenceWorkspace, FsBlobStore, LocalWorkspace, makeArtifactRef, RunStore, S3BlobStore,
+  type BlobStore, type RunRecordEvent, type ToolAction, type ToolWorkspace,
+} from '../core/index.js';
+import type { EvidenceSettings } from './config.js';
+import { Ids } from './ids.js';
+import { errorMessage, type Log } from './log.js';
+import { ensureLayout, type StorageLayout } from './storage.js';
+
+/** The tool names recorded by `evidence_readFile` (their results may be artifacts). */
+export const READ_FILE_TOOL = Ids.tools.readFile;
+
+/**
+ * Reader bounds of the run store. The contract's maxima (10,000 characters, 2,000 per
+ * line) are kept: the model-facing tool shrinks its own windows to fit 8 KiB, and the
+ * inspector fetches larger windows from the same store.
+ */
+const READER_LIMITS = { maxContentChars: 10_000, maxLineChars: 2_000, maxByteWindow: 64 * 1024 } as const;
+
+/** Everything a feature needs to record and read evidence in this workspace. */
+export interface EvidenceServices {
+  readonly layout: StorageLayout;
+  readonly settings: EvidenceSettings;
+  readonly runs: RunStore;
+  readonly artifacts: ArtifactStore;
+  /** What backs large outputs (`undefined`: no blob store, previews only). */
+  readonly blobs: BlobStore | undefined;
+  /** The bounded workspace over the first folder; undefined with no folder open. */
+  readonly workspace: EvidenceFileWorkspace | undefined;
+  /** Absolute path of the first workspace folder (commands run there), if any. */
+  readonly folder: string | undefined;
+  /** Releases clients (S3); stores on disk need nothing. */
+  dispose(): void;
+}
+
+/** What `evidence_readFile` gets back: the model text, and the full result when there was one. */
+export interface FileReadOutcome {
+  /** What the model sees (the whole result, an observation, a range reply or an `error:`). */
+  readonly modelText: string;
+  /** The full text the folder returned (absent for virtual reads and errors). */
+  readonly fullText?: string;
+}
+
+/**
+ * The bounded evidence workspace plus the one thing the core's `execute` does not hand
+ * back: the full result behind an observation, so the call can be recorded whole.
+ */
+export class EvidenceFileWorkspace {
+  private constructor(private readonly bounded: BoundedEvidenceWorkspace, private readonly capture: CapturingWorkspace) {}
+
+  /** Wraps a local folder in a capturing layer and the bounded evidence workspace. */
+  static create(local: ToolWorkspace, artifacts: ArtifactStore, settings: EvidenceSettings): EvidenceFileWorkspace {
+    const capture = new CapturingWorkspace(local);
+    const bounded = new BoundedEvidenceWorkspace(capture, artifacts, {
+      maxInlineBytes: settings.maxInlineBytes,
+      previewBytes: settings.previewBytes,
+      maxRangeBytes: settings.maxRangeBytes,
+    });
+    return new EvidenceFileWorkspace(bounded, capture);
+  }
+
+  /** Reads a file (or a virtual range) through the bounded workspace. */
+  async readFile(relativePath: string, callId: string): Promise<FileReadOutcome> {
+    const modelText = await this.bounded.execute({ tool: 'read_file', arguments: { path: relativePath } }, callId);
+    const fullText = this.capture.take(callId);
+    return fullText === undefined || fullText.startsWith('error:') ? { modelText } : { modelText, fullText };
+  }
+}
+
+/** Passes every action through and keeps each result by call id until taken. */
+class CapturingWorkspace implements ToolWorkspace {
+  private readonly results = new Map<string, string>();
+  constructor(private readonly inner: ToolWorkspace) {}
+  get policy(): ToolWorkspace['policy'] { return this.inner.policy; }
+  get availableTools(): ToolWorkspace['availableTools'] { return this.inner.availableTools; }
+  get modifiedFiles(): ToolWorkspace['modifiedFiles'] { return this.inner.modifiedFiles; }
+  async execute(action: ToolAction, toolCallId?: string): Promise<string> {
+    const result = await this.inner.execute(action, toolCallId);
+    if (toolCallId !== undefined) this.results.set(toolCallId, result);
+    return result;
+  }
+  take(callId: string): string | undefined {
+    const r = this.results.get(callId);
+    this.results.delete(callId);
+    return r;
+  }
+}
+
+/** Inputs of `openServices` besides the settings. */
+export interface ServiceInputs {
+  readonly layout: StorageLayout;
+  readonly folder: string | undefined;
+  /** S3 credentials from SecretStorage (never from settings). */
+  readonly s3Credentials: () => Promise<{ accessKeyId: string; secretAccessKey: string } | undefined>;
+  readonly log: Log;
+}
+
+/** Builds the blob store the settings ask for; undefined (with a logged reason) when it cannot. */
+async function openBlobs(inputs: ServiceInputs, settings: EvidenceSettings): Promise<BlobStore | undefined> {
+  if (settings.backend === 'filesystem') return await FsBlobStore.open(inputs.layout.blobsDir);
+  const s3 = settings.s3;
+  if (!s3.bucket) {
+    inputs.log.error('S3 storage is selected but boundedEvidence.storage.s3.bucket is empty: large outputs keep only their previews');
+    return undefined;
+  }
+  const credentials = await inputs.s3Credentials();
+  if (!credentials) inputs.log.warn('no S3 credentials in SecretStorage ("Bounded Evidence: Set S3 Credentials"): using the SDK default chain');
+  return new S3BlobStore({
+    bucket: s3.bucket,
+    endpoint: s3.endpoint || undefined,
+    region: s3.region,
+    prefix: s3.prefix,
+    forcePathStyle: s3.forcePathStyle,
+    credentials,
+  });
+}
+
+/** The evidence tools' names (the run profile hashes them). */
+export const EVIDENCE_TOOL_NAMES: readonly string[] = Object.values(Ids.tools);
+
+/** Opens every store of the layout with the given settings and re-registers artifacts. */
+export async function openServices(inputs: ServiceInputs, settings: EvidenceSettings): Promise<EvidenceServices> {
+  const { layout, log } = inputs;
+  await ensureLayout(layout);
+  const blobs = await openBlobs(inputs, settings);
+  const runs = await RunStore.open({
+    logsDir: layout.logsDir,
+    tenant: layout.tenant,
+    blobs,
+    limits: { largeResultBytes: settings.largeResultBytes, previewBytes: settings.previewBytes },
+    tools: EVIDENCE_TOOL_NAMES,
+    preservation: settings.preservation,
+    captureCapBytes: settings.captureCapBytes,
+    reader: READER_LIMITS,
+  });
+  const artifacts = await ArtifactStore.open(layout.artifactsDir, { tenant: layout.tenant });
+  const registered = await reregisterArtifacts(runs, artifacts, layout.tenant, log);
+  let workspace: EvidenceFileWorkspace | undefined;
+  if (inputs.folder) {
+    try {
+      const local = await LocalWorkspace.open({ root: inputs.folder });
+      workspace = EvidenceFileWorkspace.create(local, artifacts, settings);
+    } catch (e) {
+      log.error('the workspace folder could not be opened for evidence_readFile', e);
+    }
+  }
+  log.info(`evidence storage ready: tenant ${layout.tenant}, blobs ${blobs?.kind ?? 'none'}, ${registered} artifacts re-registered`);
+  return {
+    layout, settings, runs, artifacts, blobs, workspace, folder: inputs.folder,
+    dispose: () => { if (blobs instanceof S3BlobStore) blobs.destroy(); },
+  };
+}
+
+/**
+ * Registers again every artifact an `evidence_readFile` call of this tenant stored: the
+ * recorded result's sha256 and size are the artifact's identity. Only files that exist
+ * under the tenant's artifact folder are registered (small results were never
+ * externalized). A run whose log cannot be read is skipped with a warning, never fatal.
+ */
+export async function reregisterArtifacts(runs: RunStore, artifacts: ArtifactStore, tenant: string, log: Log): Promise<number> {
+  let count = 0;
+  for (const run of await runs.listRuns()) {
+    let calls;
+    try {
+      calls = await runs.report(run.runId);
+    } catch (e) {
+      log.warn(`run ${run.runId} could not be read: ${errorMessage(e)}`);
+      continue;
+    }
+    for (const call of calls) {
+      if (call.tool !== READ_FILE_TOOL || call.status !== 'ok' || !call.sha256) continue;
+      const id = `artifact-${call.sha256}`;
+      if (artifacts.has(id)) continue;
+      // Contract 1.1: with a tenant, an artifact's file is <root>/<tenant>/<artifactId>.
+      const exists = await stat(path.join(artifacts.root, tenant, id)).then((s) => s.isFile(), () => false);
+      if (!exists) continue;
+      artifacts.register(makeArtifactRef(id, call.resultBytes, call.sha256));
+      count++;
+    }
+  }
+  return count;
+}
+
+/**
+ * Holds the current services and rebuilds them when the settings change. Features ask
+ * `get()` on every use, so a rebuilt store is picked up without re-registering anything;
+ * `onDidRecord` keeps its listeners across rebuilds.
+ */
+export class ServicesHost implements vscode.Disposable {
+  private currentPromise: Promise<EvidenceServices>;
+  private current: EvidenceServices | undefined;
+  private recordSubscription: { dispose(): void } | undefined;
+  private readonly changeEmitter = new vscode.EventEmitter<void>();
+  private readonly recordEmitter = new vscode.EventEmitter<RunRecordEvent>();
+  /** Fires after `get()` starts returning new services. */
+  readonly onDidChange = this.changeEmitter.event;
+  /** Every record appended by the current store (and by later ones). */
+  readonly onDidRecord = this.recordEmitter.event;
+
+  constructor(private readonly build: () => Promise<EvidenceServices>, private readonly log: Log) {
+    this.currentPromise = this.open();
+    // A failed build is logged in open(); callers of get() see the rejection themselves.
+    this.currentPromise.catch(() => undefined);
+  }
+
+  /** The current services (waits for a build in progress). */
+  get(): Promise<EvidenceServices> {
+    return this.currentPromise;
+  }
+
+  /** The current services if built, without waiting. */
+  peek(): EvidenceServices | undefined {
+    return this.current;
+  }
+
+  /**
+   * Builds new services and swaps them in. Calls in flight keep the old ones, which stay
+   * usable: they are stores over the same folders, not open handles.
+   */
+  async rebuild(): Promise<EvidenceServices> {
+    const previous = this.current;
+    this.currentPromise = this.open();
+    this.currentPromise.catch(() => undefined);
+    const next = await this.currentPromise;
+    previous?.dispose();
+    return next;
+  }
+
+  private async open(): Promise<EvidenceServices> {
+    try {
+      const services = await this.build();
+      this.recordSubscription?.dispose();
+      this.recordSubscription = services.runs.onDidRecord((e) => this.recordEmitter.fire(e));
+      this.current = services;
+      this.changeEmitter.fire();
+      return services;
+    } catch (e) {
+      this.log.error('evidence storage could not be opened', e);
+      throw e;
+    }
+  }
+
+  /** Stops listening and releases clients. */
+  dispose(): void {
+    this.recordSubscription?.dispose();
+    this.current?.dispose();
+    this.changeEmitter.dispose();
+    this.recordEmitter.dispose();
+  }
+}
