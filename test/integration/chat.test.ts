@@ -1,0 +1,86 @@
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { RecordedCall } from '../../src/extension/api.js';
+import { buildLogCommand, bytesOf, CLIENT_ID, evidenceApi } from './helpers.js';
+
+/** The fixture extension's exports (see fixtures/evidence-client/extension.js). */
+interface Client {
+  vendor: string;
+  requests: { messages: number; tools: string[]; messagesText: string[] }[];
+  setScript(fn: (messages: readonly vscode.LanguageModelChatRequestMessage[]) => unknown[]): void;
+}
+
+/** Text of the last message (tool results flattened), duck-typed: parts come from another extension. */
+function lastText(messages: readonly vscode.LanguageModelChatRequestMessage[]): string {
+  const last = messages[messages.length - 1];
+  return (last?.content ?? []).map((p) => {
+    const part = p as { value?: unknown; content?: unknown[] };
+    if (typeof part.value === 'string') return part.value;
+    if (Array.isArray(part.content)) return part.content.map((c) => String((c as { value?: unknown }).value ?? '')).join('');
+    return '';
+  }).join('');
+}
+
+describe('@evidence in the chat view, driven by a scripted model from a test extension', () => {
+  let client: Client;
+  before(async () => {
+    await evidenceApi();
+    const ext = vscode.extensions.getExtension<Client>(CLIENT_ID);
+    assert.ok(ext, 'fixture extension loaded');
+    client = await ext.activate();
+    // The chat asks before running a command; the workbench's own test switch lets the
+    // global auto-approve setting answer instead of a person.
+    await vscode.commands.executeCommand('setContext', 'vscode.chat.tools.global.autoApprove.testMode', true);
+    await vscode.workspace.getConfiguration('chat.tools.global').update('autoApprove', true, vscode.ConfigurationTarget.Global);
+  });
+  after(async () => {
+    await vscode.workspace.getConfiguration('chat.tools.global').update('autoApprove', undefined, vscode.ConfigurationTarget.Global);
+  });
+
+  it('runs a command, finds the error by pattern, reads that line window and answers; one run holds the calls', async function () {
+    this.timeout(90_000);
+    const command = buildLogCommand(60000);
+    const seenByModel: string[] = [];
+    let handle = '';
+    client.setScript((messages) => {
+      const text = lastText(messages);
+      seenByModel.push(text);
+      if (seenByModel.length === 1) return [new vscode.LanguageModelToolCallPart('c1', 'evidence_runCommand', { command })];
+      if (seenByModel.length === 2) {
+        handle = /out_[A-Za-z0-9._-]+_stdout/.exec(text)?.[0] ?? 'no-handle';
+        return [new vscode.LanguageModelToolCallPart('c2', 'read_tool_output', { handle, pattern: 'error TS' })];
+      }
+      if (seenByModel.length === 3) {
+        const line = (JSON.parse(text) as { matches: { line_number: number }[] }).matches[0]!.line_number;
+        return [new vscode.LanguageModelToolCallPart('c3', 'read_tool_output', { handle, offset: line - 1, limit: 1 })];
+      }
+      const window = JSON.parse(text) as { offset: number; content: string };
+      return [new vscode.LanguageModelTextPart(`The build failed at line ${window.offset + 1} (${handle}): ${window.content}`)];
+    });
+    const api = await evidenceApi();
+    const recorded: RecordedCall[] = [];
+    const sub = api.onDidRecord((e) => recorded.push(e));
+    let result: { metadata?: { runId?: string; handles?: string[] }; errorDetails?: unknown } | undefined;
+    try {
+      result = await vscode.commands.executeCommand('workbench.action.chat.open', {
+        query: '@evidence why did the build fail?', modelSelector: { vendor: client.vendor }, blockOnResponse: true,
+      });
+    } finally {
+      sub.dispose();
+    }
+    assert.ok(result?.metadata?.runId, `chat result: ${JSON.stringify(result)}`);
+    assert.equal(seenByModel.length, 4, 'four model turns: run, search, read, answer');
+    // What the model saw after each tool call: bounded, and the error only where it asked for it.
+    const [, observation, search, window] = seenByModel as [string, string, string, string];
+    for (const t of [observation, search, window]) assert.ok(bytesOf(t) < 8192, `model text ${bytesOf(t)} bytes`);
+    assert.doesNotMatch(observation, /error TS2345/, 'the error line sits outside both previews');
+    assert.equal((JSON.parse(search) as { total_matches: number }).total_matches, 1);
+    assert.match((JSON.parse(window) as { content: string }).content, /^src\/ledger\/reconcile\.ts\(412,17\): error TS2345/);
+    assert.equal((JSON.parse(window) as { offset: number }).offset, 30000);
+    // The command was recorded in the request's run (the participant's), not a run of its own.
+    const runCall = recorded.find((e) => e.tool === 'evidence_runCommand');
+    assert.ok(runCall, 'the command call was recorded');
+    assert.equal(runCall.runId, result.metadata.runId);
+    assert.ok(result.metadata.handles?.includes(handle), 'the answer lists the handles it used');
+  });
+});
