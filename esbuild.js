@@ -23,6 +23,24 @@ const problemMatcher = {
   },
 };
 
+/**
+ * Copies the codicon font and stylesheet next to the webview bundle (dist/codicons/):
+ * the inspector may load only from dist/ and media/ (localResourceRoots), never from
+ * node_modules, and generated files are not committed.
+ */
+const copyCodicons = {
+  name: 'copy-codicons',
+  setup(build) {
+    build.onEnd(() => {
+      const fs = require('node:fs');
+      const from = path.join(__dirname, 'node_modules', '@vscode', 'codicons', 'dist');
+      const to = path.join(__dirname, 'dist', 'codicons');
+      fs.mkdirSync(to, { recursive: true });
+      for (const f of ['codicon.css', 'codicon.ttf']) fs.copyFileSync(path.join(from, f), path.join(to, f));
+    });
+  },
+};
+
 const common = {
   bundle: true,
   minify: production,
@@ -50,6 +68,7 @@ const configs = [
     platform: 'browser',
     format: 'iife',
     target: 'es2022',
+    plugins: [problemMatcher, copyCodicons],
   },
 ];
 

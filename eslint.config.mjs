@@ -44,6 +44,17 @@ export default tseslint.config(
         ],
       }],
       'no-console': 'error',
+      // Tool output is text, always: no markup parsing anywhere in the page (CONTRACTS.md 3).
+      'no-restricted-properties': ['error',
+        ...['innerHTML', 'outerHTML', 'insertAdjacentHTML', 'srcdoc', 'createContextualFragment', 'setHTMLUnsafe', 'parseHTMLUnsafe']
+          .map((property) => ({ property, message: 'Never parse markup in the webview: build elements and set textContent (webview/dom.ts).' })),
+        { object: 'document', property: 'write', message: 'Never parse markup in the webview.' },
+        { object: 'document', property: 'writeln', message: 'Never parse markup in the webview.' },
+      ],
+      'no-restricted-globals': ['error', { name: 'DOMParser', message: 'Never parse markup in the webview.' }],
+      'no-implied-eval': 'error',
+      'no-new-func': 'error',
+      'no-eval': 'error',
     },
   },
   {

@@ -1,5 +1,182 @@
-/** Inspector webview entry: runs in the browser, talks to the host by messages only. */
-declare function acquireVsCodeApi(): { postMessage(message: unknown): void };
+/**
+ * Inspector webview entry: runs in the browser, talks to the host by messages only
+ * (src/shared/protocol.ts). It says `ready` once it listens; the host then posts `init`
+ * and every call. Selection, filters and the window survive hiding through `setState`.
+ */
+import type { HostToWebview, InspectorViewState, PartRef, TargetDto, WindowRequestDto } from '../src/shared/protocol.js';
+import { CallsModel } from './callsModel.js';
+import { CallsView } from './callsView.js';
+import { DetailView } from './detailView.js';
+import { h } from './dom.js';
+import { RpcClient, type VsCodeApi } from './rpc.js';
 
-const vscodeApi = acquireVsCodeApi();
-vscodeApi.postMessage({ type: 'ready' });
+declare function acquireVsCodeApi(): VsCodeApi;
+
+const api = acquireVsCodeApi();
+const rpc = new RpcClient(api);
+const saved = (api.getState() ?? {}) as InspectorViewState;
+const model = new CallsModel();
+const timings = document.body.dataset;
+
+const statusLine = h('div', { id: 'status', class: 'status', role: 'status', 'aria-live': 'polite' });
+let statusTimer: ReturnType<typeof setTimeout> | undefined;
+function status(message: string, kind: 'info' | 'error' = 'info'): void {
+  statusLine.textContent = message;
+  statusLine.className = `status ${kind}`;
+  if (statusTimer) clearTimeout(statusTimer);
+  statusTimer = setTimeout(() => { statusLine.textContent = ''; }, 8000);
+}
+
+let saveTimer: ReturnType<typeof setTimeout> | undefined;
+function saveState(): void {
+  if (saveTimer) return;
+  saveTimer = setTimeout(() => {
+    saveTimer = undefined;
+    const selected = detail.shown ?? pendingSelect;
+    const state: InspectorViewState = {
+      ...(selected ? { selected } : {}),
+      filters: calls.filters(),
+      collapsedRuns: calls.collapsedRuns(),
+      ...detail.state(),
+    };
+    api.setState(state);
+  }, 150);
+}
+
+function copy(text: string, what: string): void {
+  rpc.request({ type: 'copyText', text }).then(() => status(`Copied the ${what}.`), (e: Error) => status(e.message, 'error'));
+}
+
+const calls = new CallsView(model, {
+  select: (ref, open) => select(ref, open),
+  copy,
+  refresh: () => {
+    status('Reading every run…');
+    rpc.request({ type: 'refresh' }).then((r) => {
+      if (r.type === 'calls') { applySnapshot(r.runs, r.calls); status(`Read ${model.size} calls.`); }
+    }, (e: Error) => status(e.message, 'error'));
+  },
+  changed: saveState,
+}, { ...(saved.filters ? { filters: saved.filters } : {}), ...(saved.collapsedRuns ? { collapsed: saved.collapsedRuns } : {}) });
+
+const detail = new DetailView({ request: (b) => rpc.request(b), status, changed: saveState }, saved.form);
+
+/** Restored selection waiting for its call to arrive. */
+let pendingSelect: PartRef | undefined = saved.selected;
+let pendingWindow: WindowRequestDto | undefined = saved.window;
+/** A target from the command waiting for its call to arrive. */
+let pendingTarget: TargetDto | undefined;
+let detailTimer: ReturnType<typeof setTimeout> | undefined;
+let detailSeq = 0;
+
+function select(ref: PartRef, open: boolean, window?: WindowRequestDto): void {
+  pendingSelect = ref;
+  calls.select(ref);
+  saveState();
+  if (detailTimer) clearTimeout(detailTimer);
+  // Arrow keys move quickly: ask for the detail once the selection rests.
+  detailTimer = setTimeout(() => { void loadDetail(ref, window); }, open ? 0 : 120);
+}
+
+async function loadDetail(ref: PartRef, window?: WindowRequestDto): Promise<void> {
+  const seq = ++detailSeq;
+  try {
+    const r = await rpc.request({ type: 'detail', ref });
+    if (seq !== detailSeq || r.type !== 'detail') return;
+    detail.show(r.ref, r.call, r.part, r.preview, window);
+    saveState();
+  } catch (e) {
+    if (seq === detailSeq) detail.clear(`This call could not be shown: ${(e as Error).message}`);
+  }
+}
+
+function applyPending(): void {
+  if (pendingTarget) {
+    const t = pendingTarget;
+    const ref = t.handle ? model.findHandle(t.handle) : t.runId ? model.newestOfRun(t.runId) : undefined;
+    if (ref) {
+      pendingTarget = undefined;
+      pendingWindow = undefined;
+      select(ref, true);
+      calls.focus();
+      return;
+    }
+    if (!t.handle && !t.runId) pendingTarget = undefined;
+  }
+  if (pendingSelect && !detail.shown && model.find(pendingSelect)) {
+    const w = pendingWindow;
+    pendingWindow = undefined;
+    select(pendingSelect, true, w);
+  }
+}
+
+function applySnapshot(runs: Parameters<CallsModel['setAll']>[0], list: Parameters<CallsModel['setAll']>[1]): void {
+  model.setAll(runs, list);
+  calls.refresh();
+  const shown = detail.shown;
+  if (shown && !model.find(shown)) detail.clear('The selected call is no longer in the store.');
+  applyPending();
+}
+
+function onMessage(msg: HostToWebview): void {
+  if (rpc.settle(msg)) return;
+  switch (msg.type) {
+    case 'init':
+      detail.setLimits(msg.limits);
+      storeState.textContent = msg.storeAvailable ? '' : 'No evidence store is open for this workspace yet.';
+      if (msg.target) pendingTarget = msg.target;
+      break;
+    case 'calls':
+      timings.callsReceivedMs = performance.now().toFixed(1);
+      applySnapshot(msg.runs, msg.calls);
+      requestAnimationFrame(() => {
+        timings.callCount = String(model.size);
+        if (calls.firstRowsRenderedAt !== undefined) timings.firstRowsMs = calls.firstRowsRenderedAt.toFixed(1);
+      });
+      break;
+    case 'delta': {
+      model.upsert(msg.runs, msg.calls);
+      calls.refresh();
+      const shown = detail.shown;
+      // A call shown while running gets its final detail when it finishes.
+      if (shown && msg.calls.some((c) => c.runId === shown.runId && c.callId === shown.callId)) void loadDetail(shown);
+      applyPending();
+      break;
+    }
+    case 'reveal':
+      pendingTarget = msg.target;
+      applyPending();
+      break;
+    case 'error':
+      status(msg.message, 'error');
+      break;
+    default:
+      // A reply nobody waits for any more (a superseded request): nothing to do.
+      break;
+  }
+}
+
+// Report CSP violations and uncaught errors to the host log (and count them for the tests).
+let violations = 0;
+document.addEventListener('securitypolicyviolation', (e) => {
+  violations++;
+  timings.cspViolations = String(violations);
+  api.postMessage({ type: 'problem', message: `CSP blocked ${e.blockedURI || 'inline content'} (${e.effectiveDirective})` });
+});
+window.addEventListener('error', (e) => {
+  api.postMessage({ type: 'problem', message: `uncaught: ${String(e.message).slice(0, 500)}` });
+});
+
+const storeState = h('p', { id: 'store-state', class: 'muted' });
+const app = h('main', { id: 'app' },
+  h('header', { class: 'app-header' }, h('p', { class: 'muted' }, 'Every recorded tool call, its exact size, handle and sha256; read exact ranges and copy excerpts with their provenance.'), storeState),
+  calls.element, detail.element, statusLine);
+document.body.append(app);
+timings.cspViolations = '0';
+
+window.addEventListener('message', (e: MessageEvent) => onMessage(e.data as HostToWebview));
+document.addEventListener('keydown', (e) => {
+  const inField = (e.target as HTMLElement).closest('vscode-textfield, input, textarea, vscode-single-select');
+  if (e.key === '/' && !inField) { e.preventDefault(); document.getElementById('filter-text')?.focus(); }
+});
+api.postMessage({ type: 'ready' });

@@ -216,17 +216,26 @@ export type HostToWebview =
   | DoneReply
   | ErrorReply;
 
+/** The last window asked for, so it can be fetched again after the panel is shown or restored. */
+export type WindowRequestDto =
+  | { readonly kind: 'bytes'; readonly start: number; readonly end: number }
+  | { readonly kind: 'lines'; readonly offset: number; readonly count: number }
+  | { readonly kind: 'pattern'; readonly pattern: string; readonly index: number };
+
 /** What the webview keeps with `setState` (survives hiding; handed to the serializer on reload). */
 export interface InspectorViewState {
   readonly selected?: PartRef;
   readonly filters?: { readonly tool: string; readonly run: string; readonly text: string; readonly sort: 'time' | 'size' };
-  readonly fetch?: {
+  readonly collapsedRuns?: readonly string[];
+  /** The fetch form as typed. */
+  readonly form?: {
     readonly tab: 'bytes' | 'lines' | 'pattern';
     readonly start: string;
     readonly end: string;
-    readonly offset: string;
+    readonly line: string;
     readonly count: string;
     readonly pattern: string;
   };
-  readonly collapsedRuns?: readonly string[];
+  /** The window on screen, for the selected part. */
+  readonly window?: WindowRequestDto;
 }

@@ -1,40 +1,154 @@
 /**
- * The Evidence Inspector webview panel: host side. The page is built with a strict CSP
- * (`default-src 'none'`, nonce-only scripts) and may load only from dist/ and media/.
+ * The Evidence Inspector webview panel: host side. One panel per window, opened by the
+ * command (with an optional `InspectorTarget`) and restored after a reload by the
+ * serializer. The page is built with a strict CSP (`default-src 'none'`, nonce-only
+ * scripts, no inline styles or handlers, no eval) and may load only from dist/ and
+ * media/: never from the evidence storage, whose bytes reach the page only as verified
+ * range replies. All message handling lives in the vscode-free `InspectorController`.
  */
 import * as vscode from 'vscode';
 import { randomBytes } from 'node:crypto';
-import { Ids } from '../ids.js';
+import { EvidenceError } from '../../core/index.js';
+import type { InspectorViewState, TargetDto } from '../../shared/protocol.js';
+import { Ids, type ArtifactPosition, type InspectorTarget } from '../ids.js';
+import { InspectorController, type InspectorActions, type InspectorLog } from './controller.js';
 import type { InspectorDeps } from './deps.js';
 
 export type { InspectorDeps } from './deps.js';
 
-/** Registers the Open Inspector command (and, as it lands, the panel serializer). */
-export function registerInspector(context: vscode.ExtensionContext, _deps?: InspectorDeps): void {
+/** The chat command that accepts `{ query, isPartialQuery }` (fills the input without sending). */
+const chatOpenCommand = 'workbench.action.chat.open';
+
+/** Registers the Open Inspector command, the panel serializer and the store-change listener. */
+export function registerInspector(context: vscode.ExtensionContext, deps?: InspectorDeps): void {
+  const panels = new InspectorPanels(context, deps);
   context.subscriptions.push(
-    vscode.commands.registerCommand(Ids.commands.openInspector, () => openInspector(context)),
+    panels,
+    vscode.commands.registerCommand(Ids.commands.openInspector, (target?: unknown) => { panels.open(targetOf(target)); }),
+    vscode.window.registerWebviewPanelSerializer(Ids.views.inspectorPanel, {
+      deserializeWebviewPanel: async (panel: vscode.WebviewPanel, state: unknown) => { panels.restore(panel, state as InspectorViewState | undefined); },
+    }),
   );
+  if (deps?.onDidChangeStore) context.subscriptions.push(deps.onDidChangeStore(() => panels.storeChanged()));
 }
 
-function openInspector(context: vscode.ExtensionContext): vscode.WebviewPanel {
-  const roots = [vscode.Uri.joinPath(context.extensionUri, 'dist'), vscode.Uri.joinPath(context.extensionUri, 'media')];
-  const panel = vscode.window.createWebviewPanel(Ids.views.inspectorPanel, 'Evidence Inspector', vscode.ViewColumn.Active, {
-    enableScripts: true,
-    localResourceRoots: roots,
-    retainContextWhenHidden: false,
-  });
-  panel.webview.html = renderHtml(panel.webview, context.extensionUri);
-  return panel;
+/** The command's argument, kept only when it has the documented shape (callers may pass anything). */
+function targetOf(arg: unknown): TargetDto | undefined {
+  if (typeof arg !== 'object' || arg === null) return undefined;
+  const a = arg as InspectorTarget;
+  const ok = (v: unknown): v is string => typeof v === 'string' && v.length > 0 && v.length <= 256;
+  const t: TargetDto = { ...(ok(a.runId) ? { runId: a.runId } : {}), ...(ok(a.handle) ? { handle: a.handle } : {}) };
+  return t.runId || t.handle ? t : undefined;
+}
+
+const silentLog: InspectorLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+/** Owns the one inspector panel of this window (state lives here, not at module level). */
+class InspectorPanels implements vscode.Disposable {
+  private panel: vscode.WebviewPanel | undefined;
+  private controller: InspectorController | undefined;
+
+  constructor(private readonly context: vscode.ExtensionContext, private readonly deps: InspectorDeps | undefined) {}
+
+  /** Opens the panel, or reveals it and selects the target. */
+  open(target: TargetDto | undefined): void {
+    if (this.panel && this.controller) {
+      this.panel.reveal(undefined, false);
+      if (target) this.controller.reveal(target);
+      return;
+    }
+    const panel = vscode.window.createWebviewPanel(Ids.views.inspectorPanel, 'Evidence Inspector', vscode.ViewColumn.Active, this.options());
+    this.attach(panel, target);
+  }
+
+  /** Takes over a panel VS Code restored after a reload; the page restores its own state. */
+  restore(panel: vscode.WebviewPanel, _state: InspectorViewState | undefined): void {
+    if (this.panel) { panel.dispose(); this.panel.reveal(); return; }
+    panel.webview.options = this.options();
+    this.attach(panel, undefined);
+  }
+
+  /** The store was recreated (settings changed): the panel re-reads everything. */
+  storeChanged(): void {
+    void this.controller?.storeChanged();
+  }
+
+  dispose(): void {
+    this.controller?.dispose();
+    this.panel?.dispose();
+  }
+
+  private options(): vscode.WebviewPanelOptions & vscode.WebviewOptions {
+    return {
+      enableScripts: true,
+      enableFindWidget: true,
+      // Only the extension's own built assets: never the storage folder.
+      localResourceRoots: [vscode.Uri.joinPath(this.context.extensionUri, 'dist'), vscode.Uri.joinPath(this.context.extensionUri, 'media')],
+      // State survives hiding through the page's setState; no hidden page kept alive.
+      retainContextWhenHidden: false,
+    };
+  }
+
+  private attach(panel: vscode.WebviewPanel, target: TargetDto | undefined): void {
+    const log = this.deps?.log ?? silentLog;
+    const controller = new InspectorController({
+      store: () => this.deps?.runs(),
+      post: (m) => panel.webview.postMessage(m),
+      actions: this.actions(log),
+      log,
+      ...(target ? { target } : {}),
+    });
+    this.panel = panel;
+    this.controller = controller;
+    const subs = [
+      panel.webview.onDidReceiveMessage((m: unknown) => controller.receive(m)),
+      // A hidden page is torn down (retainContextWhenHidden is off); it says `ready` when shown again.
+      panel.onDidChangeViewState((e) => { if (!e.webviewPanel.visible) controller.webviewGone(); }),
+    ];
+    panel.onDidDispose(() => {
+      controller.dispose();
+      for (const s of subs) s.dispose();
+      if (this.panel === panel) { this.panel = undefined; this.controller = undefined; }
+    });
+    panel.webview.html = renderHtml(panel.webview, this.context.extensionUri);
+  }
+
+  private actions(log: InspectorLog): InspectorActions {
+    return {
+      writeClipboard: async (text) => { await vscode.env.clipboard.writeText(text); },
+      sendToChat: async (text) => {
+        const commands = await vscode.commands.getCommands(true);
+        if (commands.includes(chatOpenCommand)) {
+          try {
+            await vscode.commands.executeCommand(chatOpenCommand, { query: text, isPartialQuery: true });
+            return 'chat';
+          } catch (e) {
+            log.warn(`inspector: the chat input could not be filled (${e instanceof Error ? e.message : String(e)}); copying instead`);
+          }
+        }
+        await vscode.env.clipboard.writeText(text);
+        void vscode.window.showInformationMessage('Bounded Evidence: the chat input is not available in this window, so the excerpt was copied to the clipboard. Paste it into any chat.');
+        return 'clipboard';
+      },
+      openArtifact: async (handle, byteOffset) => {
+        const commands = await vscode.commands.getCommands(true);
+        if (!commands.includes(Ids.commands.openArtifact)) throw new EvidenceError('missing', 'opening artifacts in the editor is not available in this window');
+        const position: ArtifactPosition = { handle, byteOffset };
+        await vscode.commands.executeCommand(Ids.commands.openArtifact, position);
+      },
+    };
+  }
 }
 
 function renderHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
   const nonce = randomBytes(16).toString('base64');
-  const script = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webview.js'));
+  const asset = (...p: string[]): string => webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, ...p)).toString();
+  // Component styles are constructable stylesheets (adoptedStyleSheets), which style-src
+  // does not govern; every other style is a file under dist/ or media/. No 'unsafe-inline'.
   const csp = [
     "default-src 'none'",
     `style-src ${webview.cspSource}`,
     `font-src ${webview.cspSource}`,
-    `img-src ${webview.cspSource}`,
     `script-src 'nonce-${nonce}'`,
   ].join('; ');
   return `<!DOCTYPE html>
@@ -43,11 +157,13 @@ function renderHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
 <meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${asset('dist', 'codicons', 'codicon.css')}" id="vscode-codicon-stylesheet">
+<link rel="stylesheet" href="${asset('media', 'inspector.css')}">
 <title>Evidence Inspector</title>
 </head>
 <body>
 <h1 id="heading">Evidence Inspector</h1>
-<script nonce="${nonce}" src="${script}"></script>
+<script nonce="${nonce}" src="${asset('dist', 'webview.js')}"></script>
 </body>
 </html>`;
 }

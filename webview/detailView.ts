@@ -1,0 +1,551 @@
+/**
+ * Detail of one call part: identity, the preview the model saw (head, omitted gap,
+ * tail, with byte ranges), windows fetched three ways (bytes, lines, pattern) with their
+ * exact positions and paging, and the actions (copy excerpt, send to chat, verify, open
+ * in editor). Every byte of output is put on the page as text segments (text.ts).
+ */
+import '@vscode-elements/elements/dist/vscode-button/index.js';
+import '@vscode-elements/elements/dist/vscode-tabs/index.js';
+import '@vscode-elements/elements/dist/vscode-tab-header/index.js';
+import '@vscode-elements/elements/dist/vscode-tab-panel/index.js';
+import '@vscode-elements/elements/dist/vscode-textfield/index.js';
+import type { VscodeButton } from '@vscode-elements/elements/dist/vscode-button/vscode-button.js';
+import type { VscodeTabs } from '@vscode-elements/elements/dist/vscode-tabs/vscode-tabs.js';
+import type { VscodeTextfield } from '@vscode-elements/elements/dist/vscode-textfield/vscode-textfield.js';
+import type {
+  CallDto, InspectorLimitsDto, InspectorViewState, MatchDto, PartDto, PartRef, PreviewDto, WindowDto, WindowRequestDto,
+} from '../src/shared/protocol.js';
+import { append, h, replaceChildren } from './dom.js';
+import { count, exactBytes, humanBytes, localTime } from './format.js';
+import type { RequestBody, Reply } from './rpc.js';
+import { TextSegmenter } from './text.js';
+
+/** Matches fetched per page of pattern results. */
+const matchPage = 50;
+/** Lines shown around a match. */
+const matchContext = 3;
+/** The window fetched when a part is opened: lines for text, a byte window for binary or huge outputs. */
+const defaultLines = 200;
+const defaultBytes = 4096;
+const eagerLinesBytes = 64 * 1024 * 1024;
+
+/** What the detail needs from the page. */
+export interface DetailDeps {
+  request(body: RequestBody): Promise<Reply>;
+  /** One sentence in the status line (polite live region). */
+  status(message: string, kind?: 'info' | 'error'): void;
+  /** Something the saved state depends on changed. */
+  changed(): void;
+}
+
+type Tab = 'bytes' | 'lines' | 'pattern';
+const tabs: readonly Tab[] = ['bytes', 'lines', 'pattern'];
+
+function field(id: string, label: string, value: string, extra: Record<string, string> = {}): VscodeTextfield {
+  return h('vscode-textfield', { id, label, value, ...extra });
+}
+
+function button(id: string, label: string, iconName: string, secondary = true, title?: string): VscodeButton {
+  return h('vscode-button', { id, icon: iconName, secondary, ...(title ? { title } : {}) }, label);
+}
+
+/** Renders text as lines of inert segments, with a 1-based line gutter when the first line is known. */
+function renderText(target: HTMLElement, text: string, firstLine: number | undefined, hitLine?: number): void {
+  const seg = new TextSegmenter();
+  const frag = document.createDocumentFragment();
+  const lines = text.split('\n');
+  // A trailing newline ends the last line rather than starting an empty one.
+  if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
+  for (let i = 0; i < lines.length; i++) {
+    const row = h('div', { class: 'wline' });
+    if (firstLine !== undefined) {
+      const n = firstLine + i;
+      row.append(h('span', { class: 'ln', 'aria-hidden': 'true' }, String(n + 1)));
+      if (n === hitLine) row.classList.add('hit');
+    }
+    const tx = h('span', { class: 'tx' });
+    for (const s of seg.segments(lines[i]!)) {
+      if (s.cls) {
+        const span = h('span', { class: s.cls }, s.text);
+        if (s.cls === 'ctl') span.title = 'control character, shown visibly';
+        tx.append(span);
+      } else {
+        tx.append(document.createTextNode(s.text));
+      }
+    }
+    row.append(tx);
+    frag.append(row);
+  }
+  target.replaceChildren(frag);
+}
+
+/** The detail pane. */
+export class DetailView {
+  readonly element: HTMLElement;
+  private readonly empty: HTMLElement;
+  private readonly body: HTMLElement;
+  private readonly title: HTMLElement;
+  private readonly identity: HTMLElement;
+  private readonly previewBox: HTMLElement;
+  private readonly fetchBox: HTMLElement;
+  private readonly fetchNote: HTMLElement;
+  private readonly tabsEl: VscodeTabs;
+  private readonly fStart: VscodeTextfield;
+  private readonly fEnd: VscodeTextfield;
+  private readonly fLine: VscodeTextfield;
+  private readonly fCount: VscodeTextfield;
+  private readonly fPattern: VscodeTextfield;
+  private readonly matchInfo: HTMLElement;
+  private readonly matchList: HTMLElement;
+  private readonly position: HTMLElement;
+  private readonly windowError: HTMLElement;
+  private readonly windowEl: HTMLElement;
+  private readonly verdict: HTMLElement;
+  private readonly actionButtons: VscodeButton[];
+  private readonly pagers: VscodeButton[];
+
+  private ref: PartRef | undefined;
+  private part: PartDto | undefined;
+  private current: WindowDto | undefined;
+  private currentReq: WindowRequestDto | undefined;
+  private seq = 0;
+  private pattern: { pattern: string; total: number; offset: number; matches: readonly MatchDto[]; index: number } | undefined;
+  private limits: InspectorLimitsDto = { maxWindowBytes: 65536, maxLines: 1000, maxMatches: 1000, maxPatternChars: 1024, maxHandleChars: 256 };
+
+  constructor(private readonly deps: DetailDeps, form?: InspectorViewState['form']) {
+    this.empty = h('p', { class: 'muted detail-empty' }, 'Select a call or an output to see what the model saw and to read exact ranges.');
+    this.title = h('h2', { id: 'detail-title' });
+    this.identity = h('dl', { class: 'identity', 'aria-label': 'Identity' });
+    this.previewBox = h('div', { class: 'preview' });
+
+    this.fStart = field('bytes-start', 'Start byte (inclusive)', form?.start ?? '0', { inputmode: 'numeric' });
+    this.fEnd = field('bytes-end', 'End byte (exclusive)', form?.end ?? '4096', { inputmode: 'numeric' });
+    this.fLine = field('lines-from', 'First line (1-based)', form?.line ?? '1', { inputmode: 'numeric' });
+    this.fCount = field('lines-count', 'Number of lines', form?.count ?? String(defaultLines), { inputmode: 'numeric' });
+    this.fPattern = field('pattern', 'Regular expression', form?.pattern ?? '', { placeholder: 'e.g. ERROR|panic' });
+    const fetchBytes = button('fetch-bytes', 'Fetch bytes', 'arrow-down', false);
+    const fetchLines = button('fetch-lines', 'Fetch lines', 'arrow-down', false);
+    const find = button('find', 'Find', 'search', false);
+    const prevMatch = button('prev-match', 'Previous match', 'arrow-up');
+    const nextMatch = button('next-match', 'Next match', 'arrow-down');
+    this.matchInfo = h('span', { id: 'match-info', class: 'muted', 'aria-live': 'polite' });
+    this.matchList = h('div', { id: 'matches', class: 'matches', role: 'listbox', tabindex: '0', 'aria-label': 'Matching lines' });
+    const labelled = (text: string, el: HTMLElement): HTMLElement => h('label', { class: 'labelled' }, h('span', { class: 'label-text' }, text), el);
+    this.tabsEl = h('vscode-tabs', { id: 'fetch-tabs', 'selected-index': String(Math.max(0, tabs.indexOf(form?.tab ?? 'bytes'))) },
+      h('vscode-tab-header', { slot: 'header', id: 'tab-bytes' }, 'Byte range'),
+      h('vscode-tab-panel', {}, h('form', { class: 'fetch-form', id: 'form-bytes' }, labelled('Start', this.fStart), labelled('End', this.fEnd), fetchBytes,
+        h('span', { class: 'muted hint' }, 'half-open [start, end)'))),
+      h('vscode-tab-header', { slot: 'header', id: 'tab-lines' }, 'Lines'),
+      h('vscode-tab-panel', {}, h('form', { class: 'fetch-form', id: 'form-lines' }, labelled('From line', this.fLine), labelled('Count', this.fCount), fetchLines)),
+      h('vscode-tab-header', { slot: 'header', id: 'tab-pattern' }, 'Pattern'),
+      h('vscode-tab-panel', {},
+        h('form', { class: 'fetch-form', id: 'form-pattern' }, labelled('Pattern', this.fPattern), find, prevMatch, nextMatch, this.matchInfo),
+        this.matchList));
+    this.fetchNote = h('p', { class: 'muted', id: 'fetch-note' });
+
+    const prevPage = button('page-prev', 'Previous', 'chevron-left', true, 'Previous window of the same size');
+    const nextPage = button('page-next', 'Next', 'chevron-right', true, 'Next window of the same size');
+    this.pagers = [prevPage, nextPage];
+    this.position = h('span', { id: 'window-position', 'aria-live': 'polite' });
+    this.windowError = h('div', { id: 'window-error', class: 'error', role: 'alert' });
+    this.windowEl = h('div', { id: 'window', class: 'window', tabindex: '0', role: 'region', 'aria-label': 'Window contents (text only)' });
+
+    const copyExcerpt = button('copy-excerpt', 'Copy excerpt', 'copy', false, 'Copy the window as Markdown with its provenance');
+    const sendToChat = button('send-to-chat', 'Send to chat', 'comment-discussion', true, 'Put the excerpt into the chat input without sending it');
+    const verify = button('verify', 'Verify', 'verified', true, 'Re-hash every byte and compare with the recorded sha256');
+    const openEditor = button('open-editor', 'Open in editor', 'go-to-file', true, 'Open the read-only document at this position');
+    const copySha = button('copy-sha', 'Copy sha256', 'clippy');
+    const copyHandle = button('copy-handle', 'Copy handle', 'symbol-key');
+    this.actionButtons = [copyExcerpt, sendToChat, verify, openEditor, copySha, copyHandle];
+    this.verdict = h('div', { id: 'verdict', role: 'status' });
+
+    this.fetchBox = h('section', { class: 'fetch', 'aria-labelledby': 'fetch-heading' },
+      h('h3', { id: 'fetch-heading' }, 'Read exact bytes'), this.fetchNote, this.tabsEl,
+      h('div', { class: 'window-bar' }, prevPage, nextPage, this.position),
+      this.windowError, this.windowEl,
+      h('div', { class: 'actions', role: 'toolbar', 'aria-label': 'Use this window' }, ...this.actionButtons), this.verdict);
+    this.body = h('div', { class: 'detail-body', hidden: true },
+      this.title, this.identity,
+      h('section', { 'aria-labelledby': 'preview-heading' }, h('h3', { id: 'preview-heading' }, 'What the model saw'), this.previewBox),
+      this.fetchBox);
+    this.element = h('section', { class: 'detail', 'aria-label': 'Detail' }, this.empty, this.body);
+
+    // Forms make Enter in a field submit; submit never navigates (no action, prevented).
+    const onSubmit = (id: string, fn: () => void): void => {
+      this.element.querySelector(`#${id}`)?.addEventListener('submit', (e) => { e.preventDefault(); fn(); });
+    };
+    onSubmit('form-bytes', () => this.fetchBytesFromForm());
+    onSubmit('form-lines', () => this.fetchLinesFromForm());
+    onSubmit('form-pattern', () => this.find());
+    for (const f of [this.fStart, this.fEnd]) f.addEventListener('keydown', (e) => { if (e.key === 'Enter') this.fetchBytesFromForm(); });
+    for (const f of [this.fLine, this.fCount]) f.addEventListener('keydown', (e) => { if (e.key === 'Enter') this.fetchLinesFromForm(); });
+    this.fPattern.addEventListener('keydown', (e) => { if (e.key === 'Enter') this.find(); });
+    for (const f of [this.fStart, this.fEnd, this.fLine, this.fCount, this.fPattern]) f.addEventListener('input', () => this.deps.changed());
+    this.tabsEl.addEventListener('vsc-tabs-select', () => this.deps.changed());
+    fetchBytes.addEventListener('click', () => this.fetchBytesFromForm());
+    fetchLines.addEventListener('click', () => this.fetchLinesFromForm());
+    find.addEventListener('click', () => this.find());
+    prevMatch.addEventListener('click', () => this.stepMatch(-1));
+    nextMatch.addEventListener('click', () => this.stepMatch(1));
+    prevPage.addEventListener('click', () => this.page(-1));
+    nextPage.addEventListener('click', () => this.page(1));
+    copyExcerpt.addEventListener('click', () => this.excerpt('copyExcerpt'));
+    sendToChat.addEventListener('click', () => this.excerpt('sendToChat'));
+    verify.addEventListener('click', () => this.verify());
+    openEditor.addEventListener('click', () => this.openInEditor());
+    copySha.addEventListener('click', () => this.copy(this.part?.sha256, 'sha256'));
+    copyHandle.addEventListener('click', () => this.copy(this.part?.handle, 'handle'));
+    this.matchList.addEventListener('click', (e) => {
+      const el = (e.target as HTMLElement).closest<HTMLElement>('[data-match]');
+      if (el) void this.showMatch(Number(el.dataset.match));
+    });
+    this.matchList.addEventListener('keydown', (e) => {
+      if (e.key === 'ArrowDown' || e.key === 'ArrowUp') { e.preventDefault(); this.stepMatch(e.key === 'ArrowDown' ? 1 : -1); }
+    });
+    this.updateEnabled();
+  }
+
+  /** Limits from the host's `init`. */
+  setLimits(limits: InspectorLimitsDto): void {
+    this.limits = limits;
+  }
+
+  /** The part shown, if any. */
+  get shown(): PartRef | undefined {
+    return this.ref;
+  }
+
+  /** The form and window for saved state. */
+  state(): Pick<InspectorViewState, 'form' | 'window'> {
+    return {
+      form: { tab: tabs[this.tabsEl.selectedIndex] ?? 'bytes', start: this.fStart.value, end: this.fEnd.value, line: this.fLine.value, count: this.fCount.value, pattern: this.fPattern.value },
+      ...(this.currentReq ? { window: this.currentReq } : {}),
+    };
+  }
+
+  /** Nothing selected (or the selection vanished). */
+  clear(message?: string): void {
+    this.ref = undefined;
+    this.part = undefined;
+    this.resetWindow();
+    this.body.hidden = true;
+    this.empty.hidden = false;
+    this.empty.textContent = message ?? 'Select a call or an output to see what the model saw and to read exact ranges.';
+  }
+
+  /** Shows a part; fetches `window` (restored state) or the default first window. */
+  show(ref: PartRef, call: CallDto, part: PartDto, preview: PreviewDto, window?: WindowRequestDto): void {
+    const samePart = this.ref && this.ref.runId === ref.runId && this.ref.callId === ref.callId && this.ref.part === ref.part;
+    this.ref = ref;
+    this.part = part;
+    if (!samePart) this.resetWindow();
+    this.empty.hidden = true;
+    this.body.hidden = false;
+    this.renderHeader(call, part);
+    this.renderPreview(part, preview);
+    const readable = part.handle !== undefined && part.readable;
+    this.fetchBox.hidden = part.handle === undefined;
+    this.fetchNote.textContent = part.handle === undefined
+      ? ''
+      : !part.readable ? 'These bytes were not kept (preview only): nothing can be read back.'
+        : part.binary ? 'Binary content: byte windows show as a hex dump with offsets.'
+          : `Windows are read through verified ranges, at most ${exactBytes(this.limits.maxWindowBytes)} at a time.`;
+    this.updateEnabled();
+    if (!readable || samePart) return;
+    const req = window ?? this.defaultWindow(part);
+    void this.fetch(req);
+  }
+
+  private defaultWindow(part: PartDto): WindowRequestDto {
+    if (part.binary || part.sizeBytes > eagerLinesBytes) return { kind: 'bytes', start: 0, end: Math.max(1, Math.min(defaultBytes, part.sizeBytes)) };
+    return { kind: 'lines', offset: 0, count: defaultLines };
+  }
+
+  private resetWindow(): void {
+    this.seq++;
+    this.current = undefined;
+    this.currentReq = undefined;
+    this.pattern = undefined;
+    this.position.textContent = '';
+    this.windowError.textContent = '';
+    this.windowEl.replaceChildren();
+    this.verdict.textContent = '';
+    this.verdict.className = '';
+    this.matchInfo.textContent = '';
+    this.matchList.replaceChildren();
+    this.updateEnabled();
+  }
+
+  private renderHeader(call: CallDto, part: PartDto): void {
+    replaceChildren(this.title, part.name === 'result' ? `${call.tool} result` : `${part.name} of ${call.tool}`,
+      h('span', { class: `badge status-${call.status}` }, call.status), part.stored ? h('span', { class: 'badge' }, part.stored) : null);
+    const rows: [string, string, string?][] = [];
+    if (part.handle) rows.push(['Handle', part.handle, 'id-handle']);
+    if (part.sha256) { rows.push(['Artifact id', `artifact-${part.sha256}`]); rows.push(['sha256', part.sha256, 'id-sha']); }
+    rows.push(['Size', `${exactBytes(part.sizeBytes)} (${humanBytes(part.sizeBytes)})`, 'id-size']);
+    if (part.observedBytes !== undefined && part.observedBytes !== part.sizeBytes) rows.push(['Produced', `${exactBytes(part.observedBytes)}${part.truncated ? ' (capture stopped at its cap)' : ''}`]);
+    if (part.lineCount !== undefined) rows.push(['Lines', count(part.lineCount), 'id-lines']);
+    if (part.contentType) rows.push(['Content type', `${part.contentType}${part.binary ? ' (binary)' : ''}`]);
+    rows.push(['Stored', part.stored ? `${part.stored}${part.readable ? '' : ' (not readable)'}` : '—']);
+    rows.push(['Call', `${call.callId} · ${localTime(call.startedAt)}${call.finishedAt ? ` → ${localTime(call.finishedAt)}` : ''}`]);
+    rows.push(['Run', call.runId]);
+    if (call.argsSummary) rows.push(['Arguments', call.argsSummary]);
+    if (call.errorMessage) rows.push(['Error', call.errorMessage]);
+    this.identity.replaceChildren();
+    for (const [k, v, id] of rows) append(this.identity, h('dt', {}, k), h('dd', id ? { id } : {}, v));
+  }
+
+  private renderPreview(part: PartDto, p: PreviewDto): void {
+    const box = this.previewBox;
+    box.replaceChildren();
+    if (p.head !== undefined && p.tail !== undefined && p.headEnd !== undefined && p.tailStart !== undefined) {
+      const head = h('div', { class: 'window preview-text', id: 'preview-head', tabindex: '0', 'aria-label': 'Head of the preview' });
+      const tail = h('div', { class: 'window preview-text', id: 'preview-tail', tabindex: '0', 'aria-label': 'Tail of the preview' });
+      renderText(head, p.head, undefined);
+      renderText(tail, p.tail, undefined);
+      append(box,
+        h('div', { class: 'range-label' }, `Head · bytes [0, ${p.headEnd})`), head,
+        h('div', { class: 'gap', id: 'preview-gap' }, `… bytes [${p.headEnd}, ${p.tailStart}) omitted: ${exactBytes(p.tailStart - p.headEnd)} the model did not see …`),
+        h('div', { class: 'range-label' }, `Tail · bytes [${p.tailStart}, ${part.sizeBytes})`), tail);
+      return;
+    }
+    if (part.binary) { append(box, h('p', { class: 'muted' }, 'Binary content: the model saw its size and handle, no text.')); return; }
+    const whole = h('div', { class: 'window preview-text', id: 'preview-whole', tabindex: '0', 'aria-label': 'Preview' });
+    renderText(whole, p.text, undefined);
+    append(box, h('div', { class: 'range-label' }, part.handle ? 'Preview as the model saw it' : `Whole result, shown to the model as is (${exactBytes(part.sizeBytes)})`), whole);
+  }
+
+  private updateEnabled(): void {
+    const readable = !!this.part?.handle && !!this.part.readable;
+    const hasWindow = !!this.current && this.current.end > this.current.start;
+    const [copyExcerpt, sendToChat, verify, openEditor, copySha, copyHandle] = this.actionButtons;
+    copyExcerpt!.disabled = !hasWindow;
+    sendToChat!.disabled = !hasWindow;
+    verify!.disabled = !readable;
+    openEditor!.disabled = !readable;
+    copySha!.disabled = !this.part?.sha256;
+    copyHandle!.disabled = !this.part?.handle;
+    for (const p of this.pagers) p.disabled = !this.currentReq;
+  }
+
+  private parseInt(f: VscodeTextfield, name: string, min: number): number | undefined {
+    const v = f.value.trim().replace(/[,_\s]/g, '');
+    const n = /^\d+$/.test(v) ? Number(v) : NaN;
+    if (!Number.isSafeInteger(n) || n < min) {
+      this.showError(`${name} must be a whole number${min > 0 ? ` of at least ${min}` : ''}`);
+      return undefined;
+    }
+    return n;
+  }
+
+  private fetchBytesFromForm(): void {
+    const start = this.parseInt(this.fStart, 'Start', 0);
+    const end = start === undefined ? undefined : this.parseInt(this.fEnd, 'End', 0);
+    if (start === undefined || end === undefined) return;
+    void this.fetch({ kind: 'bytes', start, end }, false);
+  }
+
+  private fetchLinesFromForm(): void {
+    const line = this.parseInt(this.fLine, 'First line', 1);
+    const n = line === undefined ? undefined : this.parseInt(this.fCount, 'Count', 1);
+    if (line === undefined || n === undefined) return;
+    void this.fetch({ kind: 'lines', offset: line - 1, count: n });
+  }
+
+  private showError(message: string): void {
+    this.windowError.textContent = message;
+    this.deps.status(message, 'error');
+  }
+
+  /** Fetches a window; a later fetch wins over an earlier one still in flight. */
+  private async fetch(req: WindowRequestDto, snap = true, hitLine?: number): Promise<void> {
+    const handle = this.part?.handle;
+    if (!handle) return;
+    if (req.kind === 'pattern') { await this.find(req.pattern, req.index); return; }
+    const seq = ++this.seq;
+    const t0 = performance.now();
+    this.windowError.textContent = '';
+    this.windowEl.setAttribute('aria-busy', 'true');
+    try {
+      const reply = await this.deps.request(req.kind === 'bytes'
+        ? { type: 'fetchBytes', handle, start: req.start, end: req.end, snap }
+        : { type: 'fetchLines', handle, offset: req.offset, count: Math.min(req.count, this.limits.maxLines) });
+      if (seq !== this.seq || reply.type !== 'window') return;
+      this.current = reply.window;
+      if (!this.pattern || hitLine === undefined) this.currentReq = req;
+      this.renderWindow(reply.window, hitLine);
+      if (req.kind === 'bytes') { this.fStart.value = String(reply.window.start); this.fEnd.value = String(reply.window.end); }
+      this.deps.changed();
+      // Timed to the frame after the text is in the DOM: the round trip a person waits for.
+      requestAnimationFrame(() => {
+        document.body.dataset.lastFetchMs = (performance.now() - t0).toFixed(1);
+        document.body.dataset.fetchSeq = String(seq);
+      });
+    } catch (e) {
+      if (seq !== this.seq) return;
+      this.current = undefined;
+      this.windowEl.replaceChildren();
+      this.position.textContent = req.kind === 'bytes' ? `bytes [${req.start}, ${req.end}): not shown` : `lines from ${req.offset + 1}: not shown`;
+      this.showError((e as Error).message);
+    } finally {
+      if (seq === this.seq) this.windowEl.removeAttribute('aria-busy');
+      this.updateEnabled();
+    }
+  }
+
+  private renderWindow(w: WindowDto, hitLine?: number): void {
+    const parts = [`bytes [${w.start}, ${w.end})`, exactBytes(w.end - w.start)];
+    if (w.firstLine !== undefined && w.encoding === 'text' && w.end > w.start) {
+      const lines = w.text.split('\n').length - (w.text.endsWith('\n') ? 1 : 0);
+      parts.push(lines <= 1 ? `line ${count(w.firstLine + 1)}` : `lines ${count(w.firstLine + 1)}–${count(w.firstLine + lines)}`);
+    }
+    parts.push(`of ${exactBytes(w.totalBytes)}, ${count(w.totalLines)} lines`);
+    if (w.encoding === 'hex') parts.push('hex dump');
+    this.position.textContent = parts.join(' · ') + (w.note ? ` — ${w.note}` : '') + (w.truncated ? ' (cut)' : '');
+    this.windowEl.classList.toggle('hex', w.encoding === 'hex');
+    renderText(this.windowEl, w.text, w.encoding === 'text' ? w.firstLine : undefined, hitLine);
+    this.windowEl.dataset.start = String(w.start);
+    this.windowEl.dataset.end = String(w.end);
+  }
+
+  private page(dir: -1 | 1): void {
+    const req = this.currentReq;
+    const w = this.current;
+    if (!req) return;
+    if (req.kind === 'pattern') { this.stepMatch(dir); return; }
+    if (req.kind === 'lines') {
+      const offset = Math.max(0, req.offset + dir * req.count);
+      this.fLine.value = String(offset + 1);
+      void this.fetch({ kind: 'lines', offset, count: req.count });
+      return;
+    }
+    const size = this.part?.sizeBytes ?? 0;
+    const len = Math.max(1, (w ? w.end - w.start : req.end - req.start));
+    const from = w?.start ?? req.start;
+    const to = w?.end ?? req.end;
+    const start = dir > 0 ? to : Math.max(0, from - len);
+    const end = dir > 0 ? Math.min(size, to + len) : from;
+    if (start >= end) { this.deps.status(dir > 0 ? 'Already at the end.' : 'Already at the start.'); return; }
+    void this.fetch({ kind: 'bytes', start, end }, true);
+  }
+
+  private async find(patternArg?: string, index = 0): Promise<void> {
+    const handle = this.part?.handle;
+    const pattern = patternArg ?? this.fPattern.value;
+    if (!handle) return;
+    if (!pattern) { this.showError('Type a regular expression first.'); return; }
+    this.fPattern.value = pattern;
+    this.matchInfo.textContent = 'Searching…';
+    this.windowError.textContent = '';
+    const offset = Math.floor(index / matchPage) * matchPage;
+    try {
+      const r = await this.deps.request({ type: 'findPattern', handle, pattern, offset, limit: matchPage });
+      if (r.type !== 'matches' || this.part?.handle !== handle) return;
+      this.pattern = { pattern, total: r.totalMatches, offset, matches: r.matches, index: Math.min(index, Math.max(0, r.totalMatches - 1)) };
+      if (r.binary) { this.matchInfo.textContent = 'Binary content is not searched.'; return; }
+      this.renderMatches();
+      if (r.totalMatches > 0) await this.showMatch(this.pattern.index);
+      else { this.currentReq = { kind: 'pattern', pattern, index: 0 }; this.deps.changed(); }
+    } catch (e) {
+      this.matchInfo.textContent = '';
+      this.matchList.replaceChildren();
+      this.showError((e as Error).message);
+    }
+  }
+
+  private renderMatches(): void {
+    const p = this.pattern;
+    if (!p) return;
+    this.matchInfo.textContent = p.total === 0 ? 'No matches.' : `Match ${count(p.index + 1)} of ${count(p.total)}`;
+    const frag = document.createDocumentFragment();
+    const seg = new TextSegmenter();
+    p.matches.forEach((m, i) => {
+      const global = p.offset + i;
+      const el = h('div', { class: 'match', role: 'option', id: `match-${global}`, 'data-match': String(global), 'aria-selected': String(global === p.index) },
+        h('span', { class: 'ln' }, `line ${count(m.lineNumber)}`));
+      const tx = h('span', { class: 'tx' });
+      for (const s of seg.segments(m.text)) tx.append(s.cls ? h('span', { class: s.cls }, s.text) : document.createTextNode(s.text));
+      el.append(tx);
+      frag.append(el);
+    });
+    this.matchList.replaceChildren(frag);
+    this.matchList.setAttribute('aria-activedescendant', `match-${p.index}`);
+  }
+
+  private stepMatch(dir: -1 | 1): void {
+    const p = this.pattern;
+    if (!p || p.total === 0) return;
+    const next = p.index + dir;
+    if (next < 0 || next >= p.total) { this.deps.status(dir > 0 ? 'That was the last match.' : 'That was the first match.'); return; }
+    void this.showMatch(next);
+  }
+
+  /** Shows match `index` (fetching its page if needed) as a lines window around it. */
+  private async showMatch(index: number): Promise<void> {
+    let p = this.pattern;
+    if (!p) return;
+    if (index < p.offset || index >= p.offset + p.matches.length) {
+      await this.find(p.pattern, index);
+      return;
+    }
+    p = this.pattern = { ...p, index };
+    this.renderMatches();
+    document.getElementById(`match-${index}`)?.scrollIntoView({ block: 'nearest' });
+    const m = p.matches[index - p.offset]!;
+    const line = m.lineNumber - 1;
+    const offset = Math.max(0, line - matchContext);
+    this.currentReq = { kind: 'pattern', pattern: p.pattern, index };
+    await this.fetch({ kind: 'lines', offset, count: line - offset + matchContext + 1 }, true, line);
+    this.currentReq = { kind: 'pattern', pattern: p.pattern, index };
+    this.deps.changed();
+  }
+
+  private async excerpt(type: 'copyExcerpt' | 'sendToChat'): Promise<void> {
+    const handle = this.part?.handle;
+    const w = this.current;
+    if (!handle || !w || w.end <= w.start) { this.deps.status('Fetch a window first: the excerpt is the window on screen.', 'error'); return; }
+    try {
+      const r = await this.deps.request({ type, handle, range: { kind: 'bytes', start: w.start, end: w.end } });
+      if (r.type === 'done') this.deps.status(r.message);
+    } catch (e) {
+      this.deps.status((e as Error).message, 'error');
+    }
+  }
+
+  private async verify(): Promise<void> {
+    const handle = this.part?.handle;
+    if (!handle) return;
+    this.verdict.className = '';
+    this.verdict.textContent = 'Verifying every byte…';
+    try {
+      const r = await this.deps.request({ type: 'verify', handle });
+      if (r.type !== 'verified' || this.part?.handle !== handle) return;
+      this.verdict.className = r.ok ? 'ok' : 'error';
+      this.verdict.textContent = r.ok
+        ? `Verified: all ${exactBytes(r.byteCount)} match sha256 ${r.sha256} (${r.elapsedMs} ms).`
+        : `Verification failed: the stored bytes do not match sha256 ${r.sha256}.`;
+    } catch (e) {
+      this.verdict.className = 'error';
+      this.verdict.textContent = (e as Error).message;
+    }
+  }
+
+  private async openInEditor(): Promise<void> {
+    const handle = this.part?.handle;
+    if (!handle) return;
+    try {
+      const r = await this.deps.request({ type: 'openInEditor', handle, byteOffset: this.current?.start ?? 0 });
+      if (r.type === 'done') this.deps.status(r.message);
+    } catch (e) {
+      this.deps.status((e as Error).message, 'error');
+    }
+  }
+
+  private copy(text: string | undefined, what: string): void {
+    if (!text) return;
+    this.deps.request({ type: 'copyText', text }).then(
+      () => this.deps.status(`Copied the ${what}.`),
+      (e: Error) => this.deps.status(e.message, 'error'),
+    );
+  }
+}

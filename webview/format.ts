@@ -1,0 +1,41 @@
+/** Number and time formatting for the panel. Pure: unit-tested in Node. */
+
+const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
+
+/** Exact byte count with thousands separators: `5,242,880 bytes`. */
+export function exactBytes(n: number): string {
+  return `${n.toLocaleString('en-US')} ${n === 1 ? 'byte' : 'bytes'}`;
+}
+
+/** Human size in binary units: `5.0 MiB`, `812 bytes`. */
+export function humanBytes(n: number): string {
+  let v = n;
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) { v /= 1024; u++; }
+  return u === 0 ? exactBytes(n) : `${v < 10 ? v.toFixed(1) : Math.round(v).toString()} ${units[u]}`;
+}
+
+/** First twelve hex digits of a sha256. */
+export function shortSha(sha: string | undefined): string {
+  return sha ? sha.slice(0, 12) : '';
+}
+
+const pad = (n: number): string => String(n).padStart(2, '0');
+
+/** Local `YYYY-MM-DD HH:MM:SS` of an ISO time (empty when unparsable). */
+export function localTime(iso: string | undefined): string {
+  if (!iso) return '';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return '';
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+}
+
+/** Local `HH:MM:SS` of an ISO time (the date is in the row's title and the run header). */
+export function clockTime(iso: string | undefined): string {
+  return localTime(iso).slice(11);
+}
+
+/** `1,234` */
+export function count(n: number): string {
+  return n.toLocaleString('en-US');
+}

@@ -1,0 +1,50 @@
+/**
+ * Requests to the host with ids, and their replies matched back by id. The host answers
+ * every request (a reply of its own type, or `error`), so each promise settles; a reply
+ * that arrives for a request nobody waits for any more is dropped.
+ */
+import type { HostToWebview, WebviewRequest, WebviewToHost } from '../src/shared/protocol.js';
+
+/** The part of `acquireVsCodeApi()` the panel uses. */
+export interface VsCodeApi {
+  postMessage(message: WebviewToHost): void;
+  getState(): unknown;
+  setState(state: unknown): void;
+}
+
+/** A request without its id (the client assigns one). */
+export type RequestBody = WebviewRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
+
+/** Reply to a request: anything the host sends with an id, except the unrequested kinds. */
+export type Reply = Exclude<Extract<HostToWebview, { id: number | null }>, { id: null }>;
+
+/** An error reply, thrown by `request`. */
+export class HostError extends Error {}
+
+/** Sends requests and settles them with the host's replies. */
+export class RpcClient {
+  private next = 1;
+  private readonly waiting = new Map<number, { resolve(r: Reply): void; reject(e: Error): void }>();
+
+  constructor(private readonly api: VsCodeApi) {}
+
+  /** Sends a request; resolves with its reply, rejects with `HostError` on an error reply. */
+  request(body: RequestBody): Promise<Reply> {
+    const id = this.next++;
+    return new Promise<Reply>((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      this.api.postMessage({ ...body, id } as WebviewToHost);
+    });
+  }
+
+  /** Offers a host message; true when it settled a pending request. */
+  settle(msg: HostToWebview): boolean {
+    if (!('id' in msg) || msg.id === null) return false;
+    const w = this.waiting.get(msg.id);
+    if (!w) return false;
+    this.waiting.delete(msg.id);
+    if (msg.type === 'error') w.reject(new HostError(msg.message));
+    else w.resolve(msg as Reply);
+    return true;
+  }
+}
