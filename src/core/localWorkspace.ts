@@ -1,0 +1,318 @@
+/**
+ * A tool workspace over one local folder (CONTRACTS.md 1.4): `read_file` and
+ * `list_files` always, `write_file` when writes are allowed, `run_command` for an
+ * explicit list of programs. Every refusal is an `error:` result, never an exception,
+ * and no result names a host path: paths in and out are relative to the root.
+ *
+ * Confinement, checked on every call: a path must be relative, must not contain `..`,
+ * must resolve (through symlinks) to a place inside the root, and must not name a
+ * secret (`.env`, `.env.*`, `.git`, `.ssh`, keys, credentials files) on either the path
+ * asked for or the path a symlink leads to. Listings leave secrets and escaping links
+ * out. Error results are short on purpose: the evidence wrapper passes `error:` results
+ * through unbounded, so they must never carry output.
+ */
+import { spawn } from 'node:child_process';
+import { promises as fsp } from 'node:fs';
+import * as path from 'node:path';
+import { ToolName, type ToolAction, type ToolPolicy, type ToolSpec, type ToolWorkspace } from './toolWorkspace.js';
+import { decodeUtf8Strict, encodeUtf8 } from './utf8.js';
+
+/** Options of `LocalWorkspace.open`. */
+export interface LocalWorkspaceOptions {
+  /** The folder the workspace is confined to (must exist). */
+  readonly root: string;
+  /** Largest file read or written, in bytes (default 16 MiB). */
+  readonly maxFileBytes?: number;
+  /** Offer `write_file` (default false). */
+  readonly allowWrites?: boolean;
+  /** Program names `run_command` may start, exactly (default none: no `run_command`). */
+  readonly allowedCommands?: readonly string[];
+  /** Wall-clock limit of one command before it is killed (default 30 s). */
+  readonly commandTimeoutMs?: number;
+  /** Output of one command kept in its result, in bytes (default 64 MiB); the rest is counted. */
+  readonly maxOutputBytes?: number;
+}
+
+const DEFAULT_MAX_FILE_BYTES = 16 * 1024 * 1024;
+const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
+
+/** Names (any path segment, case-insensitive) that may hold credentials. */
+const SECRET_NAMES = new Set(['.env', '.git', '.ssh', '.aws', '.gnupg', '.netrc', '.npmrc', '.pypirc', '.pgpass', '.docker']);
+const SECRET_PATTERN = /^(\.env\..*|id_(rsa|dsa|ecdsa|ed25519)(\..*)?|.*\.(pem|key|p12|pfx))$/;
+
+/** True when a path segment names something that may hold secrets. */
+export function isSecretName(segment: string): boolean {
+  const lower = segment.toLowerCase();
+  return SECRET_NAMES.has(lower) || SECRET_PATTERN.test(lower);
+}
+
+/** The local workspace's error results (short; never a path, never output). */
+export const LocalErrorText = {
+  pathMissing: 'error: path must be a non-empty string',
+  pathAbsolute: 'error: path must be relative to the workspace root',
+  pathDotDot: 'error: path must not contain ".." segments',
+  pathSecret: 'error: access to secret files is denied',
+  pathEscapes: 'error: path leaves the workspace root',
+  notFound: 'error: file not found',
+  isFolder: 'error: path is a folder; use list_files',
+  notFolder: 'error: path is not a folder',
+  notRegular: 'error: path is not a regular file',
+  notUtf8: 'error: file is not UTF-8 text',
+  contentMissing: 'error: write_file needs "content" as a string',
+  commandMissing: 'error: run_command needs "command" as a string and optional "args" as an array of strings',
+  commandNotAllowed: 'error: command is not allowed in this workspace',
+  commandFailed: 'error: command could not be started',
+} as const;
+
+type Resolved = { readonly abs: string; readonly rel: string } | { readonly error: string };
+
+/** A tool workspace confined to one folder. */
+export class LocalWorkspace implements ToolWorkspace {
+  /** What this workspace allows; no host path, so it may be shown to a model. */
+  readonly policy: ToolPolicy;
+  /** The tools this workspace offers, given its policy. */
+  readonly availableTools: readonly ToolSpec[];
+  private readonly written = new Set<string>();
+
+  private constructor(
+    /** The root's real path (symlinks resolved), never shown to a model. */
+    readonly root: string,
+    private readonly maxFileBytes: number,
+    private readonly maxOutputBytes: number,
+    policy: ToolPolicy,
+  ) {
+    this.policy = policy;
+    this.availableTools = toolSpecs(policy);
+  }
+
+  /** Opens a workspace over an existing folder; throws on bad options. */
+  static async open(options: LocalWorkspaceOptions): Promise<LocalWorkspace> {
+    const positive = (v: number | undefined): boolean => v === undefined || (Number.isSafeInteger(v) && v > 0);
+    if (!positive(options.maxFileBytes) || !positive(options.commandTimeoutMs) || !positive(options.maxOutputBytes)) {
+      throw new RangeError('workspace limits must be positive integers');
+    }
+    const allowedCommands = [...(options.allowedCommands ?? [])];
+    if (allowedCommands.some((c) => typeof c !== 'string' || c.length === 0 || /[\s/\\]/.test(c))) {
+      throw new RangeError('allowed commands must be bare program names');
+    }
+    const root = await fsp.realpath(path.resolve(options.root));
+    if (!(await fsp.stat(root)).isDirectory()) throw new RangeError('workspace root must be a directory');
+    const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+    const policy: ToolPolicy = {
+      allowWrites: options.allowWrites ?? false,
+      allowedCommands,
+      maxFileBytes,
+      commandTimeoutMs: options.commandTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+    };
+    return new LocalWorkspace(root, maxFileBytes, options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES, policy);
+  }
+
+  /** Files written by `write_file`, relative, sorted, each once. */
+  get modifiedFiles(): readonly string[] {
+    return [...this.written].sort();
+  }
+
+  /** Runs one tool; every refusal or failure is an `error:` result. */
+  async execute(action: ToolAction, _toolCallId?: string): Promise<string> {
+    const args = action.arguments ?? {};
+    if (!this.availableTools.some((t) => t.name === action.tool)) {
+      return `error: unknown tool; available tools: ${this.availableTools.map((t) => t.name).join(', ')}`;
+    }
+    switch (action.tool) {
+      case ToolName.readFile: return this.readFile(args.path);
+      case ToolName.listFiles: return this.listFiles(args.path ?? '.');
+      case ToolName.writeFile: return this.writeFile(args.path, args.content);
+      default: return this.runCommand(args.command, args.args);
+    }
+  }
+
+  private async readFile(p: unknown): Promise<string> {
+    const r = await this.resolve(p);
+    if ('error' in r) return r.error;
+    const st = await fsp.stat(r.abs).catch(() => undefined);
+    if (!st) return LocalErrorText.notFound;
+    if (st.isDirectory()) return LocalErrorText.isFolder;
+    if (!st.isFile()) return LocalErrorText.notRegular;
+    if (st.size > this.maxFileBytes) return this.tooLarge();
+    let bytes: Uint8Array;
+    try {
+      bytes = await fsp.readFile(r.abs);
+    } catch {
+      return LocalErrorText.notFound;
+    }
+    // The file may have grown between stat and read.
+    if (bytes.length > this.maxFileBytes) return this.tooLarge();
+    try {
+      return decodeUtf8Strict(bytes);
+    } catch {
+      return LocalErrorText.notUtf8;
+    }
+  }
+
+  private async listFiles(p: unknown): Promise<string> {
+    const r = await this.resolve(p);
+    if ('error' in r) return r.error;
+    const st = await fsp.stat(r.abs).catch(() => undefined);
+    if (!st) return LocalErrorText.notFound;
+    if (!st.isDirectory()) return LocalErrorText.notFolder;
+    const lines: string[] = [];
+    for (const entry of await fsp.readdir(r.abs, { withFileTypes: true })) {
+      if (isSecretName(entry.name)) continue;
+      const rel = r.rel === '' ? entry.name : `${r.rel}/${entry.name}`;
+      let isDir = entry.isDirectory();
+      if (entry.isSymbolicLink()) {
+        // A link is listed only if it leads somewhere this workspace could read.
+        const target = await this.resolve(rel);
+        if ('error' in target) continue;
+        const tst = await fsp.stat(target.abs).catch(() => undefined);
+        if (!tst) continue;
+        isDir = tst.isDirectory();
+      }
+      lines.push(isDir ? `${rel}/` : rel);
+    }
+    return lines.sort().join('\n');
+  }
+
+  private async writeFile(p: unknown, content: unknown): Promise<string> {
+    if (typeof content !== 'string') return LocalErrorText.contentMissing;
+    const r = await this.resolve(p);
+    if ('error' in r) return r.error;
+    if (r.rel === '') return LocalErrorText.isFolder;
+    const bytes = encodeUtf8(content);
+    if (bytes.length > this.maxFileBytes) return this.tooLarge();
+    const st = await fsp.stat(r.abs).catch(() => undefined);
+    if (st?.isDirectory()) return LocalErrorText.isFolder;
+    if (st && !st.isFile()) return LocalErrorText.notRegular;
+    try {
+      await fsp.mkdir(path.dirname(r.abs), { recursive: true });
+      await fsp.writeFile(r.abs, bytes);
+    } catch {
+      return 'error: file could not be written';
+    }
+    this.written.add(r.rel);
+    return `wrote ${bytes.length} bytes to ${r.rel}`;
+  }
+
+  /**
+   * Starts an allowed program without a shell (no expansion, no pipes, no injection):
+   * `command` alone is split on whitespace, or `command` is the program and `args` its
+   * arguments. Output (stdout and stderr, in arrival order) is kept up to
+   * `maxOutputBytes`; the process group is killed at the timeout.
+   */
+  private async runCommand(command: unknown, args: unknown): Promise<string> {
+    if (typeof command !== 'string' || command.trim() === '') return LocalErrorText.commandMissing;
+    let argv: string[];
+    if (args === undefined) {
+      argv = command.trim().split(/\s+/);
+    } else {
+      if (!Array.isArray(args) || !args.every((a) => typeof a === 'string') || /\s/.test(command)) return LocalErrorText.commandMissing;
+      argv = [command, ...(args as string[])];
+    }
+    const [program, ...rest] = argv as [string, ...string[]];
+    if (!this.policy.allowedCommands.includes(program)) {
+      return `${LocalErrorText.commandNotAllowed}; allowed: ${this.policy.allowedCommands.join(', ')}`;
+    }
+    return runProgram(program, rest, this.root, this.policy.commandTimeoutMs ?? DEFAULT_TIMEOUT_MS, this.maxOutputBytes);
+  }
+
+  private tooLarge(): string {
+    return `error: file exceeds ${this.maxFileBytes} bytes`;
+  }
+
+  /**
+   * Confines a path argument to the root. The path as asked and its real path (after
+   * symlinks) must both be inside the root and free of secret names. For a path that
+   * does not exist yet (a write), its nearest existing ancestor is resolved.
+   */
+  private async resolve(p: unknown): Promise<Resolved> {
+    if (typeof p !== 'string' || p.length === 0 || p.includes('\0')) return { error: LocalErrorText.pathMissing };
+    if (path.posix.isAbsolute(p) || path.win32.isAbsolute(p) || /^[A-Za-z]:/.test(p)) return { error: LocalErrorText.pathAbsolute };
+    const segments = p.split(/[\\/]/).filter((s) => s !== '' && s !== '.');
+    if (segments.includes('..')) return { error: LocalErrorText.pathDotDot };
+    if (segments.some(isSecretName)) return { error: LocalErrorText.pathSecret };
+    const abs = path.join(this.root, ...segments);
+    let existing = abs;
+    const missing: string[] = [];
+    let real: string | undefined;
+    while (real === undefined) {
+      try {
+        real = await fsp.realpath(existing);
+      } catch {
+        if (existing === this.root) return { error: LocalErrorText.pathEscapes };
+        missing.unshift(path.basename(existing));
+        existing = path.dirname(existing);
+      }
+    }
+    const full = path.join(real, ...missing);
+    const relReal = path.relative(this.root, full);
+    if (relReal.startsWith('..') || path.isAbsolute(relReal)) return { error: LocalErrorText.pathEscapes };
+    if (relReal.split(path.sep).some(isSecretName)) return { error: LocalErrorText.pathSecret };
+    return { abs: full, rel: segments.join('/') };
+  }
+}
+
+/** The specs offered for a policy, in a fixed order. */
+function toolSpecs(policy: ToolPolicy): ToolSpec[] {
+  const specs: ToolSpec[] = [
+    { name: ToolName.readFile, description: 'Returns the text of a file exactly as stored.', parameters: { path: 'string: path relative to the workspace root' } },
+    { name: ToolName.listFiles, description: 'Lists a folder: one relative path per line, sorted, folders ending in "/".', parameters: { path: 'string, optional: folder relative to the workspace root (default ".")' } },
+  ];
+  if (policy.allowWrites) {
+    specs.push({ name: ToolName.writeFile, description: 'Writes text to a file, creating folders as needed.', parameters: { path: 'string: path relative to the workspace root', content: 'string: the whole new text' } });
+  }
+  if (policy.allowedCommands.length > 0) {
+    specs.push({
+      name: ToolName.runCommand,
+      description: `Runs a program in the workspace root without a shell; allowed: ${policy.allowedCommands.join(', ')}.`,
+      parameters: { command: 'string: program and arguments separated by spaces, or the program alone', args: 'string[], optional: arguments (then command is the program only)' },
+    });
+  }
+  return specs;
+}
+
+/**
+ * Runs a program and returns its combined output followed by one status line:
+ * `[exit code: N]`, `[killed by SIGNAL]` or `[timed out after N ms]`, and, when output
+ * was cut, `[output truncated: kept K of T bytes]`.
+ */
+function runProgram(program: string, args: string[], cwd: string, timeoutMs: number, maxOutputBytes: number): Promise<string> {
+  return new Promise((resolve) => {
+    const detached = process.platform !== 'win32';
+    const child = spawn(program, args, { cwd, shell: false, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true, detached });
+    const pieces: Buffer[] = [];
+    let kept = 0;
+    let total = 0;
+    let timedOut = false;
+    const collect = (b: Buffer): void => {
+      total += b.length;
+      const room = maxOutputBytes - kept;
+      if (room <= 0) return;
+      const piece = b.length <= room ? b : b.subarray(0, room);
+      pieces.push(piece);
+      kept += piece.length;
+    };
+    child.stdout.on('data', collect);
+    child.stderr.on('data', collect);
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killTree(child.pid, detached, () => child.kill('SIGKILL'));
+    }, timeoutMs);
+    child.on('error', () => { clearTimeout(timer); resolve(LocalErrorText.commandFailed); });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      // Output is text for the model; bytes that are not UTF-8 become U+FFFD here.
+      let out = Buffer.concat(pieces).toString('utf8');
+      if (out !== '' && !out.endsWith('\n')) out += '\n';
+      const status = timedOut ? `[timed out after ${timeoutMs} ms]` : signal ? `[killed by ${signal}]` : `[exit code: ${code}]`;
+      const cut = total > kept ? `\n[output truncated: kept ${kept} of ${total} bytes]` : '';
+      resolve(out + status + cut);
+    });
+  });
+}
+
+/** Kills the whole process group (grandchildren too) where groups exist. */
+function killTree(pid: number | undefined, grouped: boolean, fallback: () => void): void {
+  if (pid === undefined || !grouped) { fallback(); return; }
+  try { process.kill(-pid, 'SIGKILL'); } catch { fallback(); }
+}
