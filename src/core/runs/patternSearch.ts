@@ -38,6 +38,9 @@ export interface PatternSearchOptions {
   readonly cutMarker: string;
 }
 
+/** Time allowed for the worker isolate to start (machine load, not the pattern). */
+const WORKER_START_MS = 10_000;
+
 /** Longest line prefix the worker keeps for matching. */
 const MAX_MATCH_LINE_BYTES = 1024 * 1024;
 
@@ -120,6 +123,7 @@ function piece(buf) {
   if (start < buf.length) addCarry(buf.subarray(start));
 }
 
+parentPort.postMessage({ type: 'ready' });
 parentPort.on('message', (m) => {
   try {
     if (m.type === 'piece') { piece(Buffer.from(m.buf)); parentPort.postMessage({ type: 'ack' }); }
@@ -134,6 +138,7 @@ parentPort.on('message', (m) => {
 `;
 
 type WorkerReply =
+  | { type: 'ready' }
   | { type: 'ack' }
   | { type: 'done'; totalMatches: number; matches: { line_number: number; text: string }[]; cut: boolean }
   | { type: 'error'; message: string };
@@ -163,11 +168,11 @@ export async function searchPattern(source: RangeSource, manifest: Manifest, opt
   worker.on('error', (e) => { failure = e; deliver({ type: 'error', message: e.message }); });
   worker.on('exit', () => deliver({ type: 'error', message: 'pattern worker exited' }));
 
-  const next = (): Promise<WorkerReply> => {
+  const next = (budgetMs = options.budgetMs): Promise<WorkerReply> => {
     const ready = replies.shift();
     if (ready) return Promise.resolve(ready);
     return new Promise<WorkerReply>((resolve, reject) => {
-      const timer = setTimeout(() => { waiting = undefined; reject(new EvidenceError('invalidArgument', PATTERN_TIMEOUT_MESSAGE)); }, options.budgetMs);
+      const timer = setTimeout(() => { waiting = undefined; reject(new EvidenceError('invalidArgument', PATTERN_TIMEOUT_MESSAGE)); }, budgetMs);
       waiting = (r) => { clearTimeout(timer); resolve(r); };
     });
   };
@@ -178,6 +183,9 @@ export async function searchPattern(source: RangeSource, manifest: Manifest, opt
   };
 
   try {
+    // Starting the isolate is not the pattern's time: the budget starts once it is ready.
+    const ready = await next(Math.max(options.budgetMs, WORKER_START_MS));
+    if (ready.type !== 'ready') throw patternFailure(ready.type === 'error' ? ready.message : 'worker did not start', failure);
     let pending = false;
     for await (const piece of streamVerified(source, manifest)) {
       if (pending) await expectAck();

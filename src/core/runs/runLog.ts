@@ -163,7 +163,7 @@ export function checkRecord(value: unknown, runId: string): string | undefined {
           bad = badAttachment(a, v.callId as string);
           if (bad) break;
           const slot = (a as AttachmentRecord).slot;
-          if (slots.has(slot)) { bad = 'attachment slot repeated'; break; }
+          if (slots.has(slot)) return 'call_finished: attachment slot is repeated';
           slots.add(slot);
         }
       }

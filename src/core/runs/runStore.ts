@@ -233,7 +233,7 @@ export class RunStore implements RunStoreApi {
     await this.readRun(runId);
     const record: RunRecord = { type: 'run_pinned', runId, pinned, at: nowIso() };
     const live = this.live.get(runId);
-    if (live) await live.append(record);
+    if (live) await live.append(record, true);
     else {
       await terminateTornTail(this.logPath(runId));
       await appendRecord(this.logPath(runId), record);
@@ -282,7 +282,7 @@ export class RunStore implements RunStoreApi {
   /** @internal Appended by a live run: index, change tracking, listeners. */
   async recorded(runId: string, record: RunRecord): Promise<void> {
     if (record.type === 'call_finished') this.index.addCall(runId, record);
-    if (record.type === 'run_finished') this.live.get(runId)?.markFinished();
+    if (record.type === 'run_finished') { this.live.get(runId)?.markFinished(); this.live.delete(runId); }
     const st = await fsp.stat(this.logPath(runId)).catch(() => undefined);
     if (st && this.seen.has(runId)) this.seen.set(runId, { size: st.size, mtimeMs: st.mtimeMs });
     this.emit(runId, record);
@@ -445,9 +445,13 @@ export class Run implements RunApi {
     this.finished = true;
   }
 
-  /** @internal Appends one record after every earlier append of this run. */
-  append(record: RunRecord): Promise<void> {
+  /**
+   * @internal Appends one record after every earlier append of this run; `repairTail`
+   * first terminates a torn last line (written by someone else, e.g. a crashed process).
+   */
+  append(record: RunRecord, repairTail = false): Promise<void> {
     const next = this.chain.then(async () => {
+      if (repairTail) await terminateTornTail(this.store.logPath(this.runId));
       await appendRecord(this.store.logPath(this.runId), record);
       await this.store.recorded(this.runId, record);
     });

@@ -1,0 +1,60 @@
+/** Shared helpers of the run-layer tests: scratch folders, stores, byte assertions. */
+import * as assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { BlobKey } from '../../../src/core/blobs/blobKey.js';
+import type { BlobStore } from '../../../src/core/blobs/blobStore.js';
+import { RunStore } from '../../../src/core/runs/runStore.js';
+import type { RunStoreOptions } from '../../../src/core/runs/types.js';
+
+/** A scratch folder removed by `cleanup`. */
+export function scratch(name = 'runs'): { dir: string; cleanup: () => void } {
+  const dir = mkdtempSync(path.join(os.tmpdir(), `${name}-`));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** sha256 hex. */
+export function sha(bytes: Uint8Array | string): string {
+  return createHash('sha256').update(typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : bytes).digest('hex');
+}
+
+/** Opens a store under `dir` with test-friendly defaults. */
+export function openStore(dir: string, options: Partial<RunStoreOptions> = {}): Promise<RunStore> {
+  return RunStore.open({ logsDir: path.join(dir, 'logs'), tenant: 'tenant-a', ...options });
+}
+
+/** Asserts a promise rejects with an EvidenceError of `code` and exactly `message`. */
+export async function rejectsWith(p: Promise<unknown>, code: string, message: string | RegExp): Promise<void> {
+  await assert.rejects(p, (e: Error & { code?: string }) => {
+    assert.equal(e.code, code, `code of "${e.message}"`);
+    if (typeof message === 'string') assert.equal(e.message, message); else assert.match(e.message, message);
+    return true;
+  });
+}
+
+/** A BlobStore wrapper that counts bytes returned by getRange (to prove reads are bounded). */
+export class CountingStore implements BlobStore {
+  readonly kind: BlobStore['kind'];
+  bytesRead = 0;
+  reads = 0;
+  constructor(private readonly inner: BlobStore) { this.kind = inner.kind; }
+  put(key: BlobKey, body: Uint8Array | AsyncIterable<Uint8Array>): Promise<{ sizeBytes: number }> { return this.inner.put(key, body); }
+  size(key: BlobKey): Promise<number | undefined> { return this.inner.size(key); }
+  async getRange(key: BlobKey, start: number, end: number): Promise<Uint8Array> {
+    const b = await this.inner.getRange(key, start, end);
+    this.bytesRead += b.length;
+    this.reads++;
+    return b;
+  }
+  delete(key: BlobKey): Promise<void> { return this.inner.delete(key); }
+  deleteRun(tenant: string, runId: string): Promise<void> { return this.inner.deleteRun(tenant, runId); }
+}
+
+/** `n` lines `line <i>` (each ends with `\n`). */
+export function numberedLines(n: number, mark?: (i: number) => string): string {
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) out.push(`line ${i}${mark ? mark(i) : ''}\n`);
+  return out.join('');
+}

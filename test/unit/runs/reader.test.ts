@@ -1,0 +1,320 @@
+import * as assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import type { BlobStore } from '../../../src/core/blobs/blobStore.js';
+import { FsBlobStore } from '../../../src/core/blobs/fsBlobStore.js';
+import { MemoryBlobStore } from '../../../src/core/blobs/memoryBlobStore.js';
+import { S3BlobStore } from '../../../src/core/blobs/s3BlobStore.js';
+import { manifestKeyOf } from '../../../src/core/blobs/verifiedBlobs.js';
+import { encodeManifest, manifestOf } from '../../../src/core/integrity.js';
+import { PATTERN_TIMEOUT_MESSAGE } from '../../../src/core/runs/patternSearch.js';
+import { LINE_CUT_MARKER } from '../../../src/core/runs/reader.js';
+import type { RunStore } from '../../../src/core/runs/runStore.js';
+import type { ReadToolOutputResult } from '../../../src/core/runs/types.js';
+import { startS3Server, type S3Server } from '../blobs/s3Fixture.js';
+import { CountingStore, numberedLines, openStore, rejectsWith, scratch } from './helpers.js';
+
+/** Records `text` elided (inline) and returns its handle. */
+async function elided(store: RunStore, text: string | Uint8Array): Promise<string> {
+  const run = await store.startRun();
+  const out = await run.recordResult('t', {}, text);
+  assert.ok(out.handle);
+  return out.handle;
+}
+
+describe('read_tool_output (contract 2.5)', () => {
+  let dir: string; let cleanup: () => void; let store: RunStore;
+  beforeEach(async () => {
+    ({ dir, cleanup } = scratch('reader'));
+    store = await openStore(dir, { blobs: new MemoryBlobStore(), limits: { largeResultBytes: 16, previewBytes: 8 }, offloadThresholdBytes: 1024 });
+  });
+  afterEach(() => cleanup());
+
+  describe('argument validation', () => {
+    let handle: string;
+    beforeEach(async () => { handle = await elided(store, numberedLines(10)); });
+    const bad: [Record<string, unknown>, string, string][] = [
+      [{ offset: -1 }, 'invalidArgument', 'offset must be an integer >= 0'],
+      [{ offset: 1.5 }, 'invalidArgument', 'offset must be an integer >= 0'],
+      [{ offset: '3' }, 'invalidArgument', 'offset must be an integer >= 0'],
+      [{ limit: 0 }, 'invalidArgument', 'limit must be an integer from 1 to 1000'],
+      [{ limit: 1001 }, 'invalidArgument', 'limit must be an integer from 1 to 1000'],
+      [{ pattern: '' }, 'invalidArgument', 'pattern must be a string of 1 to 1024 characters'],
+      [{ pattern: 'a'.repeat(1025) }, 'invalidArgument', 'pattern must be a string of 1 to 1024 characters'],
+      [{ pattern: '(' }, 'invalidArgument', 'pattern is not a valid regular expression: Unterminated group'],
+      [{ pattern: 'a**' }, 'invalidArgument', 'pattern is not a valid regular expression: Nothing to repeat'],
+      [{ pattern: 'x', bytes: { start: 0, end: 1 } }, 'invalidArgument', 'bytes cannot be combined with pattern'],
+      [{ bytes: [0, 1] }, 'invalidArgument', 'bytes must be an object { start, end }'],
+      [{ bytes: { start: 0, end: 2 ** 53 } }, 'invalidArgument', 'bytes.start and bytes.end must be integers'],
+      [{ bytes: { start: '0', end: 1 } }, 'invalidArgument', 'bytes.start and bytes.end must be integers'],
+      [{ bytes: { start: 0, end: 8193 } }, 'invalidArgument', 'artifact range exceeds 8192 bytes'],
+      [{ bytes: { start: 5, end: 5 } }, 'rangeOrder', 'artifact range must satisfy 0 <= start < end'],
+      [{ bytes: { start: -1, end: 5 } }, 'rangeOrder', 'artifact range must satisfy 0 <= start < end'],
+      [{ bytes: { start: 0, end: 8192 } }, 'exceedsStored', 'artifact range exceeds the stored byte count'],
+    ];
+    for (const [args, code, message] of bad) {
+      it(`${JSON.stringify(args).slice(0, 60)} -> ${message}`, async () => {
+        await rejectsWith(store.readToolOutput({ handle, ...args }), code, message);
+      });
+    }
+    it('refuses non-object arguments', async () => {
+      await rejectsWith(store.readToolOutput(null as unknown as { handle: string }), 'invalidArgument', 'read_tool_output arguments must be an object');
+    });
+    it('accepts the edges: offset 0, limit 1 and 1000, a 1024-character pattern, an 8192-byte window', async () => {
+      const big = await elided(store, 'z'.repeat(9000));
+      assert.equal((await store.readToolOutput({ handle, limit: 1 })).content, 'line 0');
+      assert.equal((await store.readToolOutput({ handle, limit: 1000 })).returned_lines, 10);
+      assert.equal((await store.readToolOutput({ handle, pattern: 'l'.repeat(1024) })).total_matches, 0);
+      assert.equal((await store.readToolOutput({ handle: big, bytes: { start: 0, end: 8192 } })).content.length, 8192);
+    });
+  });
+
+  describe('lines mode', () => {
+    it('defaults to offset 0, limit 200 and reports totals and truncation exactly', async () => {
+      const handle = await elided(store, numberedLines(1000));
+      const r = await store.readToolOutput({ handle });
+      assert.deepEqual({ ...r, content: r.content.split('\n').length }, {
+        handle, binary: false, total_size_bytes: Buffer.byteLength(numberedLines(1000)), total_lines: 1000, offset: 0, limit: 200, pattern: null,
+        total_matches: null, returned_lines: 200, truncated: true, content: 200, matches: null,
+      });
+      assert.equal(r.content, numberedLines(200).slice(0, -1));
+      const last = await store.readToolOutput({ handle, offset: 995, limit: 10 });
+      assert.deepEqual([last.returned_lines, last.truncated, last.content], [5, false, 'line 995\nline 996\nline 997\nline 998\nline 999']);
+    });
+
+    it('an offset past the end is an empty window with the real total_lines', async () => {
+      const handle = await elided(store, numberedLines(30));
+      const r = await store.readToolOutput({ handle, offset: 30 });
+      assert.deepEqual([r.total_lines, r.returned_lines, r.content, r.truncated], [30, 0, '', false]);
+      assert.equal((await store.readToolOutput({ handle, offset: 1e9 })).total_lines, 30);
+    });
+
+    it('counts a last line without a newline, and empty lines', async () => {
+      const handle = await elided(store, 'a\n\n\nlast line no newline');
+      const r = await store.readToolOutput({ handle });
+      assert.deepEqual([r.total_lines, r.content], [4, 'a\n\n\nlast line no newline']);
+      assert.equal((await store.readToolOutput({ handle, offset: 1, limit: 2 })).content, '\n');
+    });
+
+    it('caps content at 10,000 characters, whole lines only, and says it is truncated', async () => {
+      const line = 'x'.repeat(99);
+      const handle = await elided(store, `${line}\n`.repeat(300));
+      const r = await store.readToolOutput({ handle, limit: 300 });
+      // 99 lines of 99 chars + 98 separators = 9,899; a 100th line would make 9,999 + 1 > ... 100 lines = 9,999 <= 10,000.
+      assert.equal(r.returned_lines, 100);
+      assert.equal(r.content.length, 9_999);
+      assert.equal(r.truncated, true);
+      const r2 = await store.readToolOutput({ handle, limit: 300, offset: 250 });
+      assert.deepEqual([r2.returned_lines, r2.truncated], [50, false]);
+    });
+
+    it('cuts a line longer than 2,000 characters with a marker, never inside a character', async () => {
+      const handle = await elided(store, `${'a'.repeat(5000)}\n${'€'.repeat(3000)}\n${'😀'.repeat(1500)}\nshort`);
+      const r = await store.readToolOutput({ handle });
+      const [a, e, smile, short] = r.content.split('\n');
+      assert.equal(a, 'a'.repeat(2000 - LINE_CUT_MARKER.length) + LINE_CUT_MARKER);
+      assert.equal(e, '€'.repeat(2000 - LINE_CUT_MARKER.length) + LINE_CUT_MARKER);
+      assert.equal(smile!.length <= 2000 && smile!.endsWith(LINE_CUT_MARKER), true);
+      assert.equal(smile, '😀'.repeat(Math.floor((2000 - LINE_CUT_MARKER.length) / 2)) + LINE_CUT_MARKER);
+      assert.equal(short, 'short');
+      assert.equal(r.truncated, true);
+      assert.equal(LINE_CUT_MARKER, '…[line cut]');
+    });
+
+    it('reports binary content (invalid UTF-8) with its size and no text, in every mode', async () => {
+      const bytes = Uint8Array.from([0x61, 0x0a, 0xff, 0xfe, 0x0a, 0x62]);
+      const handle = await elided(store, bytes);
+      const lines = await store.readToolOutput({ handle });
+      assert.deepEqual({ ...lines }, { handle, binary: true, total_size_bytes: 6, total_lines: 3, offset: 0, limit: 200, pattern: null, total_matches: null, returned_lines: 0, truncated: false, content: '', matches: null });
+      const pat = await store.readToolOutput({ handle, pattern: 'a' });
+      assert.deepEqual([pat.binary, pat.total_matches, pat.content, pat.matches], [true, 0, '', []]);
+      const win = await store.readToolOutput({ handle, bytes: { start: 0, end: 2 } });
+      assert.deepEqual([win.binary, win.content, win.truncated], [true, '', true]);
+    });
+  });
+
+  describe('pattern mode', () => {
+    it('returns matching lines with 1-based numbers, total_matches over the whole output, pages with offset/limit', async () => {
+      const handle = await elided(store, numberedLines(1000, (i) => (i % 100 === 7 ? ' ERROR disk full' : ' ok')));
+      const r = await store.readToolOutput({ handle, pattern: 'ERROR \\w+', limit: 3 });
+      assert.deepEqual({ ...r }, {
+        handle, binary: false, total_size_bytes: r.total_size_bytes, total_lines: 1000, offset: 0, limit: 3, pattern: 'ERROR \\w+', total_matches: 10,
+        returned_lines: 3, truncated: true, content: '8:line 7 ERROR disk full\n108:line 107 ERROR disk full\n208:line 207 ERROR disk full',
+        matches: [{ line_number: 8 }, { line_number: 108 }, { line_number: 208 }],
+      });
+      const page = await store.readToolOutput({ handle, pattern: 'ERROR', offset: 8, limit: 5 });
+      assert.deepEqual([page.total_matches, page.returned_lines, page.truncated, page.matches], [10, 2, false, [{ line_number: 808 }, { line_number: 908 }]]);
+      const past = await store.readToolOutput({ handle, pattern: 'ERROR', offset: 10 });
+      assert.deepEqual([past.total_matches, past.returned_lines, past.content], [10, 0, '']);
+      const none = await store.readToolOutput({ handle, pattern: 'WARNING' });
+      assert.deepEqual([none.total_matches, none.returned_lines, none.truncated, none.matches], [0, 0, false, []]);
+    });
+
+    it('matches per line (anchors at line ends), including a last line without a newline', async () => {
+      const handle = await elided(store, 'alpha\nbeta\n\ngamma end');
+      const r = await store.readToolOutput({ handle, pattern: '^(beta|gamma end)$' });
+      assert.deepEqual([r.total_matches, r.content], [2, '2:beta\n4:gamma end']);
+      assert.equal((await store.readToolOutput({ handle, pattern: '^$' })).content, '3:');
+      assert.equal((await store.readToolOutput({ handle, pattern: 'a\\nb' })).total_matches, 0);
+    });
+
+    it('caps matched lines and the whole reply like lines mode', async () => {
+      const handle = await elided(store, `${'E'.repeat(3000)}\n`.repeat(10));
+      const r = await store.readToolOutput({ handle, pattern: 'E' });
+      assert.equal(r.total_matches, 10);
+      // Each entry is "<n>:" + 2,000 characters; five fit in 10,000 with separators? 4 * (2002) + 3 = 8,011; a fifth needs 2,003 more = 10,014.
+      assert.equal(r.returned_lines, 4);
+      assert.equal(r.truncated, true);
+      assert.ok(r.content.length <= 10_000);
+      assert.equal(r.content.split('\n')[0], `1:${'E'.repeat(2000 - LINE_CUT_MARKER.length)}${LINE_CUT_MARKER}`);
+    });
+
+    it('stops a catastrophically backtracking pattern within its budget and says so', async function () {
+      this.timeout(20_000);
+      const guarded = await openStore(dir, { blobs: new MemoryBlobStore(), limits: { largeResultBytes: 16, previewBytes: 8 }, reader: { patternBudgetMs: 300 } });
+      const handle = await elided(guarded, `ok\n${'a'.repeat(40)}b\n`);
+      const t = Date.now();
+      await rejectsWith(guarded.readToolOutput({ handle, pattern: '(a+)+$' }), 'invalidArgument', PATTERN_TIMEOUT_MESSAGE);
+      assert.ok(Date.now() - t < 5_000, `took ${Date.now() - t} ms`);
+      assert.equal(PATTERN_TIMEOUT_MESSAGE, 'pattern search timed out: the pattern backtracks too much on this output; use a simpler pattern');
+      // The store is still usable afterwards.
+      assert.equal((await guarded.readToolOutput({ handle, pattern: '^ok$' })).total_matches, 1);
+    });
+  });
+
+  describe('bytes mode (rules of contract 1.3)', () => {
+    it('returns exact windows and refuses a cut through a character', async () => {
+      const text = 'héllo wörld\nsecond line\n';
+      const handle = await elided(store, text);
+      const r = await store.readToolOutput({ handle, bytes: { start: 7, end: 14 } });
+      assert.deepEqual([r.content, r.returned_lines, r.truncated, r.total_matches, r.matches], ['wörld\n', 1, true, null, null]);
+      const all = await store.readToolOutput({ handle, bytes: { start: 0, end: Buffer.byteLength(text) } });
+      assert.deepEqual([all.content, all.returned_lines, all.truncated], [text, 2, false]);
+      await rejectsWith(store.readToolOutput({ handle, bytes: { start: 2, end: 4 } }), 'rangeNotUtf8', 'artifact range does not align to UTF-8 text');
+      await rejectsWith(store.readToolOutput({ handle, bytes: { start: 0, end: 27 } }), 'exceedsStored', 'artifact range exceeds the stored byte count');
+    });
+  });
+
+  describe('bounded reads through the line index', () => {
+    it('reads a window at a high line offset without reading what precedes its chunk', async () => {
+      const counting = new CountingStore(new MemoryBlobStore());
+      const s = await openStore(dir, { blobs: counting, limits: { largeResultBytes: 16, previewBytes: 8 }, offloadThresholdBytes: 1024 });
+      const text = numberedLines(400_000); // ~5.4 MB
+      const handle = await elided(s, text);
+      const manifestBytes = encodeManifest(manifestOf(Buffer.from(text))).length;
+      counting.bytesRead = 0;
+      const r = await s.readToolOutput({ handle, offset: 390_000, limit: 3 });
+      assert.equal(r.content, 'line 390000\nline 390001\nline 390002');
+      assert.equal(r.total_lines, 400_000);
+      // The manifest plus at most one 1 MiB window (the reads start at line 390,000's chunk).
+      assert.ok(counting.bytesRead <= manifestBytes + 1024 * 1024, `read ${counting.bytesRead} of ${text.length}`);
+    });
+
+    it('skips the rest of a huge line through the index instead of reading it', async () => {
+      const counting = new CountingStore(new MemoryBlobStore());
+      const s = await openStore(dir, { blobs: counting, limits: { largeResultBytes: 16, previewBytes: 8 }, offloadThresholdBytes: 1024 });
+      const text = `${'q'.repeat(6 * 1024 * 1024)}\ntail\n`;
+      const handle = await elided(s, text);
+      counting.bytesRead = 0;
+      const r = await s.readToolOutput({ handle, limit: 5 });
+      assert.deepEqual(r.content.split('\n').map((l) => l.length), [2000, 4]);
+      assert.equal(r.content.split('\n')[1], 'tail');
+      assert.ok(counting.bytesRead < 2.5 * 1024 * 1024, `read ${counting.bytesRead} of ${text.length}`);
+    });
+  });
+
+  for (const backend of ['memory', 'filesystem', 's3'] as const) {
+    describe(`every storage shape reads alike, and faults are reported (${backend})`, function () {
+      let server: S3Server | undefined;
+      let blobs: BlobStore;
+      before(async function () { if (backend === 's3') server = await startS3Server(); });
+      after(async () => { await server?.close(); });
+      beforeEach(async () => {
+        if (backend === 'memory') blobs = new MemoryBlobStore();
+        else if (backend === 'filesystem') blobs = await FsBlobStore.open(path.join(dir, 'blobs'));
+        else blobs = new S3BlobStore({ endpoint: server!.endpoint, bucket: server!.bucket, prefix: `p${Date.now()}`, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }, maxAttempts: 1 });
+      });
+      afterEach(() => { if (blobs instanceof S3BlobStore) blobs.destroy(); });
+
+      it('inline result, blob result and attachment give the same answers', async () => {
+        const text = numberedLines(3000, (i) => (i % 250 === 0 ? ' MARK' : ''));
+        writeFileSync(path.join(dir, 'out.txt'), text);
+        const inlineStore = await openStore(dir, { blobs, limits: { largeResultBytes: 16, previewBytes: 8 }, offloadThresholdBytes: 1_000_000 });
+        const blobStore = await openStore(dir, { blobs, limits: { largeResultBytes: 16, previewBytes: 8 }, offloadThresholdBytes: 1024 });
+        const inlineRun = await inlineStore.startRun();
+        const inl = await inlineRun.recordResult('t', {}, text);
+        const blobRun = await blobStore.startRun();
+        const blb = await blobRun.recordResult('t', {}, text);
+        const cmd = await blobRun.runCommand('cat out.txt', { cwd: dir });
+        assert.deepEqual([inl.record.stored, blb.record.stored, cmd.record.attachments[0]!.stored], ['inline', 'blob', 'blob']);
+        const handles = [inl.handle!, blb.handle!, cmd.record.attachments[0]!.handle];
+        const strip = (r: ReadToolOutputResult): Omit<ReadToolOutputResult, 'handle'> => { const { handle: _h, ...rest } = r; return rest; };
+        for (const args of [{}, { offset: 2990, limit: 20 }, { pattern: 'MARK$', offset: 2, limit: 3 }, { bytes: { start: 100, end: 300 } }]) {
+          const results = await Promise.all(handles.map((handle) => blobStore.readToolOutput({ handle, ...args })));
+          assert.deepEqual(strip(results[1]!), strip(results[0]!));
+          assert.deepEqual(strip(results[2]!), strip(results[0]!));
+        }
+      });
+
+      it('a tampered blob, a changed size and a rewritten manifest are digest mismatches; a deleted blob is "missing"', async () => {
+        const s = await openStore(dir, { blobs, limits: { largeResultBytes: 16, previewBytes: 8 }, offloadThresholdBytes: 1024 });
+        const run = await s.startRun();
+        const text = numberedLines(20_000);
+        const out = await run.recordResult('t', {}, text);
+        const key = { tenant: 'tenant-a', runId: run.runId, callId: out.callId };
+        const tampered = Buffer.from(text); tampered[200_000] = 0x21;
+        await blobs.put(key, tampered);
+        await rejectsWith(s.readToolOutput({ handle: out.handle!, pattern: 'line 1999' }), 'digestMismatch', 'artifact digest does not match its recorded identity');
+        await rejectsWith(s.readToolOutput({ handle: out.handle!, offset: 15_000 }), 'digestMismatch', 'artifact digest does not match its recorded identity');
+        // Bytes before the tampered chunk are still served: only verified chunks are returned.
+        assert.equal((await s.readToolOutput({ handle: out.handle!, bytes: { start: 0, end: 6 } })).content, 'line 0');
+        await blobs.put(key, Buffer.concat([Buffer.from(text), Buffer.from('x')]));
+        await rejectsWith(s.readToolOutput({ handle: out.handle!, bytes: { start: 0, end: 6 } }), 'digestMismatch', 'artifact digest does not match its recorded identity');
+        await blobs.put(key, Buffer.from(text));
+        assert.equal((await s.readToolOutput({ handle: out.handle!, limit: 1 })).content, 'line 0');
+        await blobs.delete(key);
+        await rejectsWith(s.readToolOutput({ handle: out.handle!, limit: 1 }), 'missing', 'stored bytes are missing');
+        // A rewritten manifest sidecar, seen by a store that has not cached the old one.
+        await blobs.put(key, tampered);
+        await blobs.put(manifestKeyOf(key), encodeManifest(manifestOf(tampered)));
+        const fresh = await openStore(dir, { blobs, limits: { largeResultBytes: 16, previewBytes: 8 }, offloadThresholdBytes: 1024 });
+        await rejectsWith(fresh.readToolOutput({ handle: out.handle!, limit: 1 }), 'digestMismatch', 'artifact digest does not match its recorded identity');
+        await blobs.delete(manifestKeyOf(key));
+        const fresher = await openStore(dir, { blobs, limits: { largeResultBytes: 16, previewBytes: 8 }, offloadThresholdBytes: 1024 });
+        await rejectsWith(fresher.readToolOutput({ handle: out.handle! }), 'missing', 'stored bytes are missing');
+        // The store that cached the verified manifest still refuses the tampered data.
+        assert.equal(await (await s.openHandle(out.handle!)).verify(), false);
+      });
+    });
+  }
+
+  it('an inline record edited in the log is a digest mismatch, not data', async () => {
+    const run = await store.startRun();
+    const out = await run.recordResult('t', {}, 'original content here');
+    await run.finish();
+    const fs = await import('node:fs');
+    const log = store.logPath(run.runId);
+    fs.writeFileSync(log, fs.readFileSync(log, 'utf8').replace('"inline":"original content here"', '"inline":"forged content here!!"'));
+    const fresh = await openStore(dir, { blobs: new MemoryBlobStore(), limits: { largeResultBytes: 16, previewBytes: 8 } });
+    await rejectsWith(fresh.readToolOutput({ handle: out.handle! }), 'digestMismatch', 'artifact digest does not match its recorded identity');
+  });
+
+  it('openHandle gives verified ranges, streams and a full verification', async () => {
+    const blobs = new MemoryBlobStore();
+    const s = await openStore(dir, { blobs, limits: { largeResultBytes: 16, previewBytes: 8 }, offloadThresholdBytes: 1024 });
+    const run = await s.startRun();
+    const text = numberedLines(50_000);
+    const out = await run.recordResult('t', {}, text);
+    const src = await s.openHandle(out.handle!);
+    assert.deepEqual([src.name, src.byteCount, src.lineCount, src.stored, src.binary], ['result', Buffer.byteLength(text), 50_000, 'blob', false]);
+    assert.equal(Buffer.from(await src.readRange(7, 13)).toString(), 'line 1');
+    let n = 0;
+    for await (const p of src.stream()) n += p.length;
+    assert.equal(n, Buffer.byteLength(text));
+    assert.equal(await src.verify(), true);
+    const key = { tenant: 'tenant-a', runId: run.runId, callId: out.callId };
+    const raw = Buffer.from(blobs.rawObject(key)!); raw[raw.length - 3] = 0x30;
+    blobs.setRawObject(key, raw);
+    assert.equal(await src.verify(), false);
+  });
+});
