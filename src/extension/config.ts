@@ -63,7 +63,7 @@ export const SettingKeys = {
 export const DefaultSettings: EvidenceSettings = {
   maxInlineBytes: 4096,
   previewBytes: 1024,
-  maxRangeBytes: 2048,
+  maxRangeBytes: 4096,
   largeResultBytes: 4096,
   captureCapBytes: 64 * 1024 * 1024,
   commandTimeoutMs: 600_000,

@@ -40,8 +40,8 @@ export const PARTICIPANT_TOOLS: readonly string[] = [Ids.tools.runCommand, Ids.t
 /** Model turns per request before the loop stops (a runaway model must not spin forever). */
 export const MAX_MODEL_TURNS = 12;
 
-/** Handles as the run layer mints them. */
-const HANDLE_PATTERN = /\b(?:res_[A-Za-z0-9._-]+|out_[A-Za-z0-9._-]+)/g;
+/** Handles as the run layer mints them (never ending in `.`: the sentence's full stop is not part of it). */
+const HANDLE_PATTERN = /\b(?:res|out)_[A-Za-z0-9._-]*[A-Za-z0-9_-]/g;
 
 const SYSTEM_PROMPT = [
   'You investigate with exact evidence. Tools: evidence_runCommand runs a shell command and keeps its complete output;',
