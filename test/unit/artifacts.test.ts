@@ -228,7 +228,7 @@ describe('artifacts: the store (1.1)', function () {
           yield data.subarray(p);
         }
         assert.deepEqual(await store.putStream(pieces()), whole);
-      }), { numRuns: 60 });
+      }), { numRuns: 40 });
       assert.deepEqual(await fsp.readdir(t.dir), ['.manifests', whole.artifactId]);
     });
   });

@@ -217,7 +217,7 @@ describe('evidence workspace: execute and observations (1.2)', () => {
       assert.equal(r.byte_count, e);
       assert.ok(e <= Math.min(lim.maxRangeBytes, bytes.length) && e > Math.min(lim.maxRangeBytes, bytes.length) - 4);
       assert.equal(inner.calls.length, 1, 'the range read never reaches the wrapped workspace');
-    }), { numRuns: 400 });
+    }), { numRuns: 250 });
   });
 
   it('builds the same observation as the literal contract for any bytes of text and limits (property, no I/O)', () => {
