@@ -208,9 +208,11 @@ export async function readVerified(src: RangeSource, m: Manifest, start: number,
  * gigabyte is scanned in constant memory. The size is checked before the first byte.
  */
 export async function* streamVerified(src: RangeSource, m: Manifest, start = 0, end = m.byteCount): AsyncGenerator<Uint8Array> {
-  if (start >= end) return;
+  // The size is checked even for an empty range: a missing or grown file under an
+  // empty artifact's name must not verify.
   const size = await src.size();
   if (size !== m.byteCount) throw new EvidenceError('digestMismatch');
+  if (start >= end) return;
   if (start < 0 || end > m.byteCount) throw new EvidenceError('exceedsStored');
   let chunk = Math.floor(start / m.chunkSize);
   const window = Math.max(1, Math.floor(STREAM_WINDOW / m.chunkSize));

@@ -65,6 +65,14 @@ describe('integrity: chunk manifests and verified reads', () => {
     assert.equal(await verifyAll(src, m), true);
   });
 
+  it('refuses a missing or grown file even for empty content', async () => {
+    const m = manifestOf(new Uint8Array(0));
+    assert.equal(await verifyAll(memorySource(new Uint8Array(0)), m), true);
+    assert.equal(await verifyAll(memorySource(new Uint8Array(1)), m), false);
+    const gone: RangeSource = { async size() { return undefined; }, async read() { return new Uint8Array(0); } };
+    assert.equal(await verifyAll(gone, m), false);
+  });
+
   it('locates a line through the sparse index', () => {
     const m = manifestOf(data, 4096);
     const loc = locateLine(m, 100)!;
