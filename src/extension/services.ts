@@ -16,7 +16,7 @@ import {
   ArtifactStore, BoundedEvidenceWorkspace, FsBlobStore, LocalWorkspace, makeArtifactRef, RunStore, S3BlobStore,
   type BlobStore, type RunRecordEvent, type ToolAction, type ToolWorkspace,
 } from '../core/index.js';
-import type { EvidenceSettings } from './config.js';
+import type { EvidenceSettings } from './settings.js';
 import { Ids } from './ids.js';
 import { errorMessage, type Log } from './log.js';
 import { ensureLayout, type StorageLayout } from './storage.js';

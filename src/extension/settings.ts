@@ -1,0 +1,123 @@
+/**
+ * The extension's settings (`boundedEvidence.*`): their keys, defaults, and one reader
+ * that clamps each value to the range package.json declares, because a hand-edited
+ * settings.json is not validated by VS Code: a limit below the core's minimum would
+ * otherwise throw deep inside a tool call. Editor-free (unit-tested in plain Node);
+ * config.ts listens for changes.
+ */
+
+/** The model-facing text of every tool stays under this many bytes (editor contract). */
+export const MODEL_TEXT_LIMIT_BYTES = 8 * 1024;
+
+/** Where large outputs are kept. */
+export type StorageBackend = 'filesystem' | 's3';
+
+/** S3-compatible storage settings (credentials live in SecretStorage, never here). */
+export interface S3Settings {
+  readonly endpoint: string;
+  readonly region: string;
+  readonly bucket: string;
+  readonly prefix: string;
+  readonly forcePathStyle: boolean;
+}
+
+/** A snapshot of every `boundedEvidence.*` setting, clamped to its declared range. */
+export interface EvidenceSettings {
+  readonly maxInlineBytes: number;
+  readonly previewBytes: number;
+  readonly maxRangeBytes: number;
+  readonly largeResultBytes: number;
+  readonly captureCapBytes: number;
+  readonly commandTimeoutMs: number;
+  readonly preservation: 'best_effort' | 'required';
+  /** Retention budget in bytes; 0 means none. */
+  readonly retentionMaxBytes: number;
+  /** Retention age in milliseconds; 0 means none. */
+  readonly retentionMaxAgeMs: number;
+  readonly backend: StorageBackend;
+  readonly s3: S3Settings;
+}
+
+/** Setting keys relative to the section, declared once (must match package.json). */
+export const SettingKeys = {
+  maxInlineBytes: 'maxInlineBytes',
+  previewBytes: 'previewBytes',
+  maxRangeBytes: 'maxRangeBytes',
+  largeResultBytes: 'largeResultBytes',
+  captureCapBytes: 'captureCapBytes',
+  commandTimeoutMs: 'commandTimeoutMs',
+  preservation: 'preservation',
+  retentionMaxStorageMB: 'retention.maxStorageMB',
+  retentionMaxAgeDays: 'retention.maxAgeDays',
+  backend: 'storage.backend',
+  s3Endpoint: 'storage.s3.endpoint',
+  s3Region: 'storage.s3.region',
+  s3Bucket: 'storage.s3.bucket',
+  s3Prefix: 'storage.s3.prefix',
+  s3ForcePathStyle: 'storage.s3.forcePathStyle',
+} as const;
+
+/** Defaults, equal to package.json's (used when a value is missing or of the wrong type). */
+export const DefaultSettings: EvidenceSettings = {
+  maxInlineBytes: 4096,
+  previewBytes: 1024,
+  maxRangeBytes: 4096,
+  largeResultBytes: 4096,
+  captureCapBytes: 64 * 1024 * 1024,
+  commandTimeoutMs: 600_000,
+  preservation: 'best_effort',
+  retentionMaxBytes: 2048 * 1024 * 1024,
+  retentionMaxAgeMs: 30 * 86_400_000,
+  backend: 'filesystem',
+  s3: { endpoint: '', region: 'us-east-1', bucket: '', prefix: 'bounded-evidence/', forcePathStyle: true },
+};
+
+/** Anything with `get(key)`: a WorkspaceConfiguration, or a plain map in unit tests. */
+export interface SettingSource {
+  get<T>(key: string): T | undefined;
+}
+
+function int(src: SettingSource, key: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const v = src.get<unknown>(key);
+  if (typeof v !== 'number' || !Number.isFinite(v)) return fallback;
+  return Math.min(max, Math.max(min, Math.floor(v)));
+}
+
+function str(src: SettingSource, key: string, fallback: string): string {
+  const v = src.get<unknown>(key);
+  return typeof v === 'string' ? v.trim() : fallback;
+}
+
+/** Reads and clamps every setting (the ranges are package.json's). */
+export function readSettings(src: SettingSource): EvidenceSettings {
+  const d = DefaultSettings;
+  const maxInlineBytes = int(src, SettingKeys.maxInlineBytes, d.maxInlineBytes, 512, 6144);
+  // The core refuses previewBytes > maxInlineBytes: clamp rather than fail a tool call.
+  const previewBytes = Math.min(int(src, SettingKeys.previewBytes, d.previewBytes, 1, 4096), maxInlineBytes);
+  const mb = int(src, SettingKeys.retentionMaxStorageMB, 2048, 0);
+  const ageDaysRaw = src.get<unknown>(SettingKeys.retentionMaxAgeDays);
+  const ageDays = typeof ageDaysRaw === 'number' && Number.isFinite(ageDaysRaw) && ageDaysRaw >= 0 ? ageDaysRaw : 30;
+  const preservation = src.get<unknown>(SettingKeys.preservation) === 'required' ? 'required' : 'best_effort';
+  const backend = src.get<unknown>(SettingKeys.backend) === 's3' ? 's3' : 'filesystem';
+  const force = src.get<unknown>(SettingKeys.s3ForcePathStyle);
+  return {
+    maxInlineBytes,
+    previewBytes,
+    maxRangeBytes: int(src, SettingKeys.maxRangeBytes, d.maxRangeBytes, 4, 4096),
+    largeResultBytes: int(src, SettingKeys.largeResultBytes, d.largeResultBytes, 256, 6144),
+    captureCapBytes: int(src, SettingKeys.captureCapBytes, d.captureCapBytes, 1024),
+    commandTimeoutMs: int(src, SettingKeys.commandTimeoutMs, d.commandTimeoutMs, 1000, 3_600_000),
+    preservation,
+    retentionMaxBytes: mb * 1024 * 1024,
+    retentionMaxAgeMs: Math.round(ageDays * 86_400_000),
+    backend,
+    s3: {
+      endpoint: str(src, SettingKeys.s3Endpoint, d.s3.endpoint),
+      region: str(src, SettingKeys.s3Region, d.s3.region) || d.s3.region,
+      bucket: str(src, SettingKeys.s3Bucket, d.s3.bucket),
+      prefix: str(src, SettingKeys.s3Prefix, d.s3.prefix),
+      forcePathStyle: typeof force === 'boolean' ? force : d.s3.forcePathStyle,
+    },
+  };
+}
+

@@ -1,0 +1,34 @@
+import * as assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { decodeUtf8Strict } from '../../../src/core/index.js';
+import { MODEL_TEXT_LIMIT_BYTES } from '../../../src/extension/settings.js';
+import { boundModelText, CUT_MARKER, fitsModel, utf8Bytes } from '../../../src/extension/tools/bounds.js';
+
+describe('model text bound (under 8 KiB, cut between code points)', () => {
+  it('keeps text that fits unchanged, byte for byte', () => {
+    const t = 'x'.repeat(MODEL_TEXT_LIMIT_BYTES - 1);
+    assert.equal(boundModelText(t), t);
+    assert.equal(fitsModel('x'.repeat(MODEL_TEXT_LIMIT_BYTES)), false, 'exactly 8 KiB is not under it');
+  });
+
+  it('cuts longer text to a valid UTF-8 prefix plus the marker, under the limit', () => {
+    fc.assert(fc.property(fc.string({ unit: 'binary', minLength: 2000, maxLength: 6000 }), (s) => {
+      const out = boundModelText(s);
+      assert.ok(utf8Bytes(out) < MODEL_TEXT_LIMIT_BYTES);
+      if (out !== s) {
+        assert.ok(out.endsWith(CUT_MARKER));
+        const kept = out.slice(0, -CUT_MARKER.length);
+        // The kept part is exactly the first bytes of the input's UTF-8 encoding.
+        assert.ok(Buffer.from(s, 'utf8').subarray(0, utf8Bytes(kept)).equals(Buffer.from(kept, 'utf8')));
+        decodeUtf8Strict(Buffer.from(kept, 'utf8'));
+      }
+    }), { numRuns: 60 });
+  });
+
+  it('never splits a 4-byte character at the cut', () => {
+    const out = boundModelText('😀'.repeat(3000));
+    const kept = out.slice(0, -CUT_MARKER.length);
+    assert.equal(utf8Bytes(kept) % 4, 0);
+    assert.ok(!kept.includes('\uFFFD'));
+  });
+});
