@@ -1,0 +1,239 @@
+/**
+ * The inspector's host side against a real RunStore and a real filesystem blob store:
+ * every reply is checked byte for byte (sizes, handles, sha256, windows, excerpts), bad
+ * messages get error replies, and tampered bytes are refused with the contract sentence.
+ */
+import * as assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { ErrorText, FsBlobStore, RunStore } from '../../src/core/index.js';
+import { InspectorController, noStoreMessage, type InspectorActions } from '../../src/extension/inspector/controller.js';
+import type { CallsMessage, HostToWebview, WebviewToHost } from '../../src/shared/protocol.js';
+
+const sha = (b: Uint8Array | string): string => createHash('sha256').update(b).digest('hex');
+const enc = new TextEncoder();
+
+/** A multi-line log with one error line in the middle. */
+function buildLog(lines: number, errorAt: number): string {
+  const out: string[] = [];
+  for (let i = 0; i < lines; i++) out.push(i === errorAt ? `ERROR: disk quota exceeded at step ${i}` : `step ${i}: ok ${'·'.repeat(i % 7)}`);
+  return `${out.join('\n')}\n`;
+}
+
+interface Harness {
+  controller: InspectorController;
+  posted: HostToWebview[];
+  clipboard: string[];
+  chat: string[];
+  send(m: WebviewToHost | Record<string, unknown>): Promise<HostToWebview>;
+}
+
+function harness(store: () => RunStore | undefined, chatAvailable = true): Harness {
+  const posted: HostToWebview[] = [];
+  const clipboard: string[] = [];
+  const chat: string[] = [];
+  const actions: InspectorActions = {
+    writeClipboard: async (t) => { clipboard.push(t); },
+    sendToChat: async (t) => { if (chatAvailable) { chat.push(t); return 'chat'; } clipboard.push(t); return 'clipboard'; },
+    openArtifact: async () => undefined,
+  };
+  const controller = new InspectorController({ store, post: (m) => posted.push(m), actions, log: { info() {}, warn() {}, error() {} }, deltaDelayMs: 5 });
+  return {
+    controller, posted, clipboard, chat,
+    async send(m) {
+      const before = posted.length;
+      await controller.receive(m);
+      assert.ok(posted.length > before, `no reply to ${JSON.stringify(m).slice(0, 80)}`);
+      return posted[posted.length - 1]!;
+    },
+  };
+}
+
+describe('inspector controller over a real RunStore', () => {
+  let dir: string;
+  let store: RunStore;
+  let blobRoot: string;
+  const log = buildLog(60_000, 31_337);
+  const logBytes = enc.encode(log);
+  let handle: string;
+  let runId: string;
+  let callId: string;
+
+  before(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'inspector-'));
+    blobRoot = path.join(dir, 'blobs');
+    store = await RunStore.open({ logsDir: path.join(dir, 'logs'), tenant: 'tenant-a', blobs: await FsBlobStore.open(blobRoot) });
+    const run = await store.startRun({ label: 'build' });
+    const out = await run.recordResult('shell', { command: 'make' }, log);
+    await run.recordResult('echo', { text: 'hi' }, 'small result');
+    await run.recordResult('dump', {}, Uint8Array.from([0, 1, 2, 0xff, 0xfe, 10, 0x41, ...new Array(20_000).fill(7)]));
+    await run.finish();
+    assert.ok(out.handle);
+    handle = out.handle;
+    runId = run.runId;
+    callId = out.callId;
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('answers ready with init, then every call with exact size, handle and sha256', async () => {
+    const h = harness(() => store);
+    await h.controller.receive({ type: 'ready' });
+    assert.deepEqual(h.posted.map((m) => m.type), ['init', 'calls']);
+    const init = h.posted[0]!;
+    assert.ok(init.type === 'init' && init.storeAvailable && init.limits.maxWindowBytes === 65536);
+    const calls = h.posted[1] as CallsMessage;
+    assert.equal(calls.runs.length, 1);
+    assert.equal(calls.runs[0]!.label, 'build');
+    const c = calls.calls.find((x) => x.callId === callId)!;
+    assert.deepEqual([c.tool, c.status, c.result.handle, c.result.sizeBytes, c.result.sha256, c.result.stored, c.result.lineCount], ['shell', 'ok', handle, logBytes.length, sha(logBytes), 'blob', 60_000]);
+    const small = calls.calls.find((x) => x.tool === 'echo')!;
+    assert.deepEqual([small.result.handle, small.result.sizeBytes, small.result.sha256], [undefined, 12, sha('small result')]);
+  });
+
+  it('details a call with its preview split at the recorded byte ranges', async () => {
+    const h = harness(() => store);
+    const r = await h.send({ type: 'detail', id: 1, ref: { runId, callId, part: 'result' } });
+    assert.ok(r.type === 'detail');
+    const p = r.preview;
+    assert.ok(p.head !== undefined && p.tail !== undefined && p.headEnd !== undefined && p.tailStart !== undefined);
+    assert.equal(p.head, new TextDecoder().decode(logBytes.subarray(0, p.headEnd)));
+    assert.equal(p.tail, new TextDecoder().decode(logBytes.subarray(p.tailStart)));
+    assert.ok(p.headEnd > 0 && p.tailStart < logBytes.length);
+    const bad = await h.send({ type: 'detail', id: 2, ref: { runId, callId: 'nope', part: 'result' } });
+    assert.deepEqual(bad, { type: 'error', id: 2, message: 'that call or output is not in this run' });
+  });
+
+  it('fetches exact byte windows, and answers a cut character with the contract sentence', async () => {
+    const h = harness(() => store);
+    const start = 123_457;
+    const r = await h.send({ type: 'fetchBytes', id: 3, handle, start, end: start + 16384, snap: false });
+    assert.ok(r.type === 'window' && r.id === 3);
+    assert.equal(r.window.text, new TextDecoder().decode(logBytes.subarray(start, start + 16384)));
+    assert.deepEqual([r.window.start, r.window.end, r.window.totalBytes, r.window.encoding], [start, start + 16384, logBytes.length, 'text']);
+    assert.equal(r.window.firstLine, log.slice(0, new TextDecoder().decode(logBytes.subarray(0, start)).length).split('\n').length - 1);
+    // '·' is two bytes: find one and cut through it.
+    const dot = logBytes.indexOf(0xc2);
+    const cut = await h.send({ type: 'fetchBytes', id: 4, handle, start: dot + 1, end: dot + 10, snap: false });
+    assert.deepEqual(cut, { type: 'error', id: 4, message: ErrorText.rangeNotUtf8 });
+    const past = await h.send({ type: 'fetchBytes', id: 5, handle, start: logBytes.length - 1, end: logBytes.length + 1, snap: false });
+    assert.deepEqual(past, { type: 'error', id: 5, message: ErrorText.exceedsStored });
+    const tooBig = await h.send({ type: 'fetchBytes', id: 6, handle, start: 0, end: 65537, snap: false });
+    assert.deepEqual(tooBig, { type: 'error', id: 6, message: 'invalid message: a window may cover at most 65536 bytes' });
+  });
+
+  it('finds the error line by pattern with its line number, and shows its lines window with byte positions', async () => {
+    const h = harness(() => store);
+    const r = await h.send({ type: 'findPattern', id: 7, handle, pattern: '^ERROR', offset: 0, limit: 50 });
+    assert.ok(r.type === 'matches');
+    assert.deepEqual([r.totalMatches, r.matches], [1, [{ lineNumber: 31_338, text: 'ERROR: disk quota exceeded at step 31337' }]]);
+    const w = await h.send({ type: 'fetchLines', id: 8, handle, offset: 31_337, count: 1 });
+    assert.ok(w.type === 'window');
+    const startByte = enc.encode(log.slice(0, log.indexOf('ERROR'))).length;
+    assert.deepEqual([w.window.start, w.window.end, w.window.text, w.window.firstLine], [startByte, startByte + 41, 'ERROR: disk quota exceeded at step 31337\n', 31_337]);
+    const bad = await h.send({ type: 'findPattern', id: 9, handle, pattern: '([', offset: 0, limit: 5 });
+    assert.ok(bad.type === 'error' && bad.id === 9 && bad.message.length > 0 && !bad.message.includes(dir));
+  });
+
+  it('copies an excerpt whose provenance re-verifies, and sends the same text to chat', async () => {
+    const h = harness(() => store);
+    const start = enc.encode(log.slice(0, log.indexOf('ERROR'))).length;
+    const range = { kind: 'lines' as const, offset: 31_337, count: 1 };
+    const r = await h.send({ type: 'copyExcerpt', id: 10, handle, range });
+    assert.deepEqual(r, { type: 'done', id: 10, message: 'Excerpt of 41 bytes copied with its provenance.' });
+    const md = h.clipboard[0]!;
+    const bytes = logBytes.subarray(start, start + 41);
+    assert.equal(md, [
+      '```text', 'ERROR: disk quota exceeded at step 31337', '```', '',
+      'Evidence excerpt (exact text):', `- handle: \`${handle}\``, `- range: bytes [${start}, ${start + 41}), line 31338`,
+      `- excerpt: 41 bytes, sha256 ${sha(bytes)}`, `- artifact: ${logBytes.length} bytes, sha256 ${sha(logBytes)}`, '',
+    ].join('\n'));
+    const c = await h.send({ type: 'sendToChat', id: 11, handle, range: { kind: 'bytes', start, end: start + 41 } });
+    assert.deepEqual(c, { type: 'done', id: 11, message: 'Excerpt placed in the chat input (not sent).' });
+    assert.equal(h.chat[0], md);
+    const fallback = harness(() => store, false);
+    const f = await fallback.send({ type: 'sendToChat', id: 12, handle, range });
+    assert.ok(f.type === 'done' && f.message.includes('copied to the clipboard instead'));
+    assert.equal(fallback.clipboard[0], md);
+  });
+
+  it('shows binary content as a hex dump and refuses lines for it', async () => {
+    const h = harness(() => store);
+    const calls = (await (async () => { await h.controller.receive({ type: 'ready' }); return h.posted[1] as CallsMessage; })()).calls;
+    const bin = calls.find((c) => c.tool === 'dump')!;
+    assert.equal(bin.result.binary, true);
+    const r = await h.send({ type: 'fetchBytes', id: 13, handle: bin.result.handle!, start: 0, end: 7, snap: true });
+    assert.ok(r.type === 'window');
+    assert.deepEqual([r.window.encoding, r.window.text], ['hex', '00000000  00 01 02 ff fe 0a 41                              |......A|']);
+    const l = await h.send({ type: 'fetchLines', id: 14, handle: bin.result.handle!, offset: 0, count: 1 });
+    assert.deepEqual(l, { type: 'error', id: 14, message: 'binary content has no lines: use a byte window (shown as hex)' });
+  });
+
+  it('refuses a handle the store never minted as access denied, naming nothing', async () => {
+    const h = harness(() => store);
+    const forged = handle.replace(/.$/, (c) => (c === '0' ? '1' : '0'));
+    const r = await h.send({ type: 'fetchBytes', id: 15, handle: forged, start: 0, end: 10, snap: false });
+    assert.deepEqual(r, { type: 'error', id: 15, message: 'access denied: unknown handle' });
+  });
+
+  it('answers malformed messages with an error reply and never throws', async () => {
+    const h = harness(() => store);
+    for (const m of [null, 42, 'ready', { type: 'fetchBytes', id: 'x' }, { type: 'verify', id: 16, handle: 7 }, { type: 'evil', id: 17 }]) {
+      const r = await h.send(m as Record<string, unknown>);
+      assert.equal(r.type, 'error');
+    }
+    assert.deepEqual(h.posted.map((m) => (m.type === 'error' ? m.id : 'x')), [null, null, null, null, 16, 17]);
+  });
+
+  it('says so when no store is open', async () => {
+    const h = harness(() => undefined);
+    await h.controller.receive({ type: 'ready' });
+    assert.deepEqual(h.posted, [
+      { type: 'init', limits: { maxWindowBytes: 65536, maxLines: 1000, maxMatches: 1000, maxPatternChars: 1024, maxHandleChars: 256 }, storeAvailable: false },
+      { type: 'calls', id: null, runs: [], calls: [] },
+    ]);
+    assert.deepEqual(await h.send({ type: 'verify', id: 18, handle }), { type: 'error', id: 18, message: noStoreMessage });
+  });
+
+  it('forwards live records as batched deltas, and only while the page listens', async () => {
+    const h = harness(() => store);
+    await h.controller.receive({ type: 'ready' });
+    const run = await store.startRun({ label: 'live' });
+    await run.recordResult('grep', { pattern: 'x' }, 'y'.repeat(10_000));
+    await new Promise((r) => setTimeout(r, 100));
+    const deltas = h.posted.filter((m) => m.type === 'delta');
+    // Batching depends on timing (one or two deltas); what they carry does not.
+    assert.ok(deltas.length >= 1 && deltas.length <= 3, `${deltas.length} deltas`);
+    const calls = deltas.flatMap((d) => (d.type === 'delta' ? d.calls : []));
+    const finished = calls.filter((c) => c.status !== 'running');
+    assert.deepEqual(finished.map((c) => [c.tool, c.status, c.result.sizeBytes, c.result.sha256]), [['grep', 'ok', 10_000, sha('y'.repeat(10_000))]]);
+    assert.ok(deltas.some((d) => d.type === 'delta' && d.runs.some((r) => r.label === 'live')));
+    const count = h.posted.length;
+    h.controller.webviewGone();
+    await run.finish();
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(h.posted.length, count);
+    h.controller.dispose();
+  });
+
+  it('verifies, and reports tampered bytes as the contract digest mismatch', async () => {
+    const h = harness(() => store);
+    const ok = await h.send({ type: 'verify', id: 19, handle });
+    assert.ok(ok.type === 'verified' && ok.ok && ok.sha256 === sha(logBytes) && ok.byteCount === logBytes.length);
+    const file = path.join(blobRoot, 'tenant-a', runId, callId);
+    const original = readFileSync(file);
+    const tampered = Buffer.from(original);
+    tampered[200_000] = tampered[200_000]! ^ 1;
+    writeFileSync(file, tampered);
+    try {
+      const h2 = harness(() => store);
+      const bad = await h2.send({ type: 'verify', id: 20, handle });
+      assert.ok(bad.type === 'verified' && bad.ok === false);
+      const w = await h2.send({ type: 'fetchBytes', id: 21, handle, start: 199_990, end: 200_010, snap: false });
+      assert.deepEqual(w, { type: 'error', id: 21, message: ErrorText.digestMismatch });
+    } finally {
+      writeFileSync(file, original);
+    }
+  });
+});
