@@ -34,7 +34,8 @@ export class MemoryBlobStore implements BlobStore {
   async getRange(key: BlobKey, start: number, end: number): Promise<Uint8Array> {
     const bytes = this.objects.get(blobKeyPath(key));
     if (!bytes) throw new EvidenceError('missing', 'stored bytes are missing');
-    return bytes.slice(start, end);
+    // Uint8Array.from copies; Buffer#slice would return a view of the stored bytes.
+    return Uint8Array.from(bytes.subarray(start, end));
   }
 
   /** Removes one object. */

@@ -170,7 +170,7 @@ function renderLine(prefix: Uint8Array, complete: boolean, maxLineChars: number)
   return { text: sliceChars(text, maxLineChars - LINE_CUT_MARKER.length) + LINE_CUT_MARKER, cut: true };
 }
 
-/** Bytes read per physical window while scanning lines. */
+/** Largest physical window read at once while scanning lines. */
 const LINE_WINDOW = 1024 * 1024;
 
 /**
@@ -214,8 +214,13 @@ async function linesWindow(view: ContentView, offset: number, limit: number, lim
     partBytes += take;
   };
 
+  // Start small (a window usually ends within a chunk or two) and grow to LINE_WINDOW.
+  // Windows stay whole chunks, so `pos` stays chunk-aligned for the jump below.
+  const maxWindow = Math.max(1, Math.floor(LINE_WINDOW / m.chunkSize)) * m.chunkSize;
+  let window = Math.min(2 * m.chunkSize, maxWindow);
   while (pos < m.byteCount) {
-    const end = Math.min(pos + LINE_WINDOW, m.byteCount);
+    const end = Math.min(pos + window, m.byteCount);
+    window = Math.min(window * 2, maxWindow);
     const got = await readVerified(view.source, m, pos, end);
     const data = Buffer.from(got.buffer, got.byteOffset, got.byteLength);
     let p = 0;

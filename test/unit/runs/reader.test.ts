@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { BlobStore } from '../../../src/core/blobs/blobStore.js';
@@ -7,7 +8,7 @@ import { MemoryBlobStore } from '../../../src/core/blobs/memoryBlobStore.js';
 import { S3BlobStore } from '../../../src/core/blobs/s3BlobStore.js';
 import { manifestKeyOf } from '../../../src/core/blobs/verifiedBlobs.js';
 import { encodeManifest, manifestOf } from '../../../src/core/integrity.js';
-import { PATTERN_TIMEOUT_MESSAGE } from '../../../src/core/runs/patternSearch.js';
+import { PATTERN_TIMEOUT_MESSAGE, requiredLiteral } from '../../../src/core/runs/patternSearch.js';
 import { LINE_CUT_MARKER } from '../../../src/core/runs/reader.js';
 import type { RunStore } from '../../../src/core/runs/runStore.js';
 import type { ReadToolOutputResult } from '../../../src/core/runs/types.js';
@@ -156,6 +157,54 @@ describe('read_tool_output (contract 2.5)', () => {
       assert.deepEqual([r.total_matches, r.content], [2, '2:beta\n4:gamma end']);
       assert.equal((await store.readToolOutput({ handle, pattern: '^$' })).content, '3:');
       assert.equal((await store.readToolOutput({ handle, pattern: 'a\\nb' })).total_matches, 0);
+    });
+
+    it('agrees with a naive per-line test for any lines and tricky patterns (fast path and lookarounds)', async function () {
+      this.timeout(60_000);
+      const patterns = ['a', '^a', 'a$', '^$', 'b+', '\\bab\\b', '[^a]*b', 'a\\s*$', 'x*', '^', '$', '[\\s\\S]a', '\\n', 'a|^b', '(?=a)', 'a(?!b)', '(?<=b)a', 'a(?![\\s\\S])', '(?<![\\s\\S])b', 'b\\W', 'a b', 'b a+', ' a?b', 'ab*a', '(a|b) a', 'a{2}', 'b\\.?'];
+      // One worker per search, so few runs of many lines each (every pattern sees ~a hundred line shapes).
+      await fc.assert(fc.asyncProperty(fc.array(fc.stringMatching(/^[ab ]{0,6}$/), { minLength: 1, maxLength: 150 }), fc.boolean(), async (lines, trailing) => {
+        const text = lines.join('\n') + (trailing ? '\n' : '');
+        const handle = await elided(store, text.length > 16 ? text : text.padEnd(17, ' '));
+        const stored = text.length > 16 ? text : text.padEnd(17, ' ');
+        const all = stored.split('\n');
+        if (stored.endsWith('\n')) all.pop();
+        for (const pattern of patterns) {
+          const re = new RegExp(pattern);
+          const expected = all.flatMap((l, i) => (re.test(l) ? [i + 1] : []));
+          const r = await store.readToolOutput({ handle, pattern, limit: 1000 });
+          assert.deepEqual(r.matches!.map((m) => m.line_number), expected, `${pattern} on ${JSON.stringify(stored)}`);
+          assert.equal(r.total_matches, expected.length);
+        }
+      }), { numRuns: 2 });
+    });
+
+    it('matches lines that straddle the ~1 MiB pieces streamed to the worker exactly like a naive scan', async function () {
+      this.timeout(30_000);
+      const lines: string[] = [];
+      for (let i = 0, n = 0; n < 2_600_000; i++) {
+        lines.push(`${i % 7 === 0 ? 'ERR' : 'ok'} ${'x'.repeat((i * 7919) % 3000)} ${i % 11 === 0 ? 'END' : ''}`);
+        n += lines[i]!.length + 1;
+      }
+      const text = lines.join('\n');
+      const handle = await elided(store, text);
+      for (const pattern of ['END$', '^ERR', 'ERR.*END']) {
+        const re = new RegExp(pattern);
+        const expected = lines.flatMap((l, i) => (re.test(l) ? [i + 1] : []));
+        const r = await store.readToolOutput({ handle, pattern, offset: expected.length - 3, limit: 3 });
+        assert.equal(r.total_matches, expected.length, pattern);
+        assert.deepEqual(r.matches!.map((m) => m.line_number), expected.slice(-3), pattern);
+      }
+    });
+
+    it('prefilters on a literal every match must contain, and only when one can be proven', () => {
+      const cases: [string, string | null][] = [
+        ['ERROR', 'ERROR'], ['ERROR \\w+', 'ERROR '], ['a|b', null], ['(a|b)cd', 'cd'], ['ab*c', 'a'], ['abc+d', 'abc'], ['x{0,3}yz', 'yz'],
+        ['x{2}yz', 'yz'], ['[abc]def', 'def'], ['.*foo.*', 'foo'], ['\\.log$', '.log'], ['a\\db', 'a'], ['(?=x)', null], ['é+', 'é'],
+        ['😀?', null], ['😀', '😀'], ['a\nb', null], ['a{b', 'a{b'], ['^$', null], ['ERR(OR)?', 'ERR'], ['[]]x', ']x'], ['\\bword\\b', null],
+        ['(a)\\1bcd', null], ['fo+?bar', 'bar'], ['a[|]b', 'a'],
+      ];
+      for (const [pattern, literal] of cases) assert.equal(requiredLiteral(pattern), literal, pattern);
     });
 
     it('caps matched lines and the whole reply like lines mode', async () => {

@@ -60,6 +60,9 @@ describe('runCommand: attachments captured as the process writes (contract 2.4)'
     assert.equal(stdout.sha256, sha(Buffer.alloc(4 * 1024 * 1024)));
     assert.ok(peak - rss0 < 96 * 1024 * 1024, `RSS grew ${peak - rss0} bytes`);
     assert.ok(out.modelText.includes('stdout: 4194304 bytes, 1 line, truncated at the capture cap (500000000 bytes observed)'), out.modelText);
+    // Contract 2.3: the attachment's key folds its slot into the call segment; the sidecar beside it.
+    const runDir = path.join(dir, 'blobs', 'tenant-a', run.runId);
+    assert.deepEqual((await import('node:fs')).readdirSync(runDir).sort(), [`${out.callId}.stdout`, `${out.callId}.stdout._manifest`]);
     const r = await store.readToolOutput({ handle: stdout.handle, bytes: { start: 4 * 1024 * 1024 - 4, end: 4 * 1024 * 1024 } });
     assert.equal(r.content, '\0\0\0\0');
     console.log(`      (500 MB capture took ${ms} ms, RSS growth ${Math.round((peak - rss0) / 1048576)} MiB)`);
@@ -188,6 +191,11 @@ describe('runCommand: attachments captured as the process writes (contract 2.4)'
         proxy.heal();
         const ok = await run.recordResult('t', {}, 'r'.repeat(5000));
         assert.deepEqual([ok.status, ok.record.stored], ['ok', 'blob']);
+        // 500 mid-read: a clear error, never partial content.
+        assert.equal((await store.readToolOutput({ handle: ok.handle!, bytes: { start: 0, end: 5 } })).content, 'rrrrr');
+        proxy.failWith500('GET');
+        await rejectsWith(store.readToolOutput({ handle: ok.handle!, pattern: 'r' }), 'backend', 'blob store request failed (HTTP 500)');
+        await rejectsWith(store.readToolOutput({ handle: ok.handle!, offset: 0 }), 'backend', 'blob store request failed (HTTP 500)');
       } finally { blobs.destroy(); await proxy.close(); }
     });
 

@@ -1,0 +1,164 @@
+/**
+ * Run-layer benchmarks (issue 4), each against a baseline measured in the same run:
+ * 1. read_tool_output pattern search over a 256 MiB log vs `grep -c` on the same file
+ *    (medians, ratio, peak RSS growth of the search);
+ * 2. a lines window at offset 1,000,000 of that log through the manifest's line index:
+ *    bytes read vs total, time vs a full verified scan to the same line;
+ * 3. S3: a 4 KiB ranged read through the adapter, bytes the server sent (counted by a
+ *    loopback proxy), and a verified 4 KiB window through read_tool_output;
+ * 4. capture of a command printing 2,000,000,000 bytes with a 4 MiB cap: time, exact
+ *    count, peak RSS growth; baseline: a bare Node loop draining the same pipe.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { createReadStream, createWriteStream, statSync } from 'node:fs';
+import * as path from 'node:path';
+import { once } from 'node:events';
+import { FsBlobStore } from '../src/core/blobs/fsBlobStore.js';
+import { S3BlobStore } from '../src/core/blobs/s3BlobStore.js';
+import { countNewlines } from '../src/core/integrity.js';
+import { RunStore } from '../src/core/runs/runStore.js';
+import { startFaultProxy, startS3Server } from '../test/unit/blobs/s3Fixture.js';
+import { CountingStore } from '../test/unit/runs/helpers.js';
+import { median, peakRssGrowth, report, scratchDir, timeRuns } from './util.js';
+
+const MiB = 1024 * 1024;
+
+/** Writes a ~256 MiB log: varied lines, an ERROR line every 10,000 lines. */
+async function writeLog(file: string, targetBytes: number): Promise<{ lines: number; errors: number }> {
+  const out = createWriteStream(file);
+  let bytes = 0, lines = 0, errors = 0;
+  while (bytes < targetBytes) {
+    const parts: string[] = [];
+    for (let i = 0; i < 10_000; i++, lines++) {
+      const isError = lines % 10_000 === 4_321;
+      if (isError) errors++;
+      parts.push(`2026-01-01T00:${String(lines % 60).padStart(2, '0')}:00.${String(lines % 1000).padStart(3, '0')}Z ${isError ? 'ERROR' : 'INFO '} worker-${lines % 8} request ${lines} completed in ${lines % 997} ms\n`);
+    }
+    const chunk = parts.join('');
+    bytes += Buffer.byteLength(chunk);
+    if (!out.write(chunk)) await once(out, 'drain');
+  }
+  out.end();
+  await once(out, 'finish');
+  return { lines, errors };
+}
+
+async function main(): Promise<void> {
+  const { dir, cleanup } = scratchDir('runs');
+  try {
+    const logFile = path.join(dir, 'build.log');
+    const { lines, errors } = await writeLog(logFile, 256 * MiB);
+    const size = statSync(logFile).size;
+    console.log(`log: ${size} bytes, ${lines} lines, ${errors} ERROR lines`);
+
+    const counting = new CountingStore(await FsBlobStore.open(path.join(dir, 'blobs')));
+    const store = await RunStore.open({ logsDir: path.join(dir, 'logs'), tenant: 'bench', blobs: counting });
+    const run = await store.startRun();
+    const t0 = Date.now();
+    const rec = await run.recordStream('import_file', { path: 'build.log' }, createReadStream(logFile, { highWaterMark: MiB }));
+    report('record 256 MiB log (stream -> blob + manifest)', `${Date.now() - t0} ms`);
+    const handle = rec.handle!;
+
+    // 1. Pattern search vs grep -c.
+    const grepRuns = await timeRuns(3, () => {
+      const r = spawnSync('grep', ['-c', 'ERROR', logFile], { encoding: 'utf8' });
+      if (Number(r.stdout.trim()) !== errors) throw new Error(`grep counted ${r.stdout}`);
+    });
+    let found = 0;
+    const searchRuns = await timeRuns(3, async () => {
+      const r = await store.readToolOutput({ handle, pattern: 'ERROR', limit: 10 });
+      found = r.total_matches ?? -1;
+    });
+    if (found !== errors) throw new Error(`read_tool_output counted ${found}, expected ${errors}`);
+    const rss = await peakRssGrowth(() => store.readToolOutput({ handle, pattern: 'ERROR', limit: 10 }));
+    // The floor every verified read pays: read + sha256 of every 64 KiB chunk, no matching.
+    const verifiedSrc = await store.openHandle(handle);
+    const floorRuns = await timeRuns(3, async () => { for await (const piece of verifiedSrc.stream()) void piece; });
+    report('verified stream of the whole blob, no matching (median of 3)', `${median(floorRuns).toFixed(0)} ms`);
+    report('grep -c ERROR (median of 3)', `${median(grepRuns).toFixed(0)} ms`);
+    report('read_tool_output pattern ERROR (median of 3)', `${median(searchRuns).toFixed(0)} ms, ${found} matches`);
+    report('pattern search throughput ratio (grep time / ours)', (median(grepRuns) / median(searchRuns)).toFixed(3));
+    report('pattern search peak RSS growth', `${(rss / MiB).toFixed(1)} MiB`, '< 64 MiB');
+
+    // 2. Lines window at offset 1,000,000 via the line index vs a full verified scan.
+    counting.bytesRead = 0;
+    let windowed = '';
+    const indexRuns = await timeRuns(5, async () => {
+      counting.bytesRead = 0;
+      windowed = (await store.readToolOutput({ handle, offset: 1_000_000, limit: 5 })).content;
+    });
+    const indexBytes = counting.bytesRead;
+    const src = await store.openHandle(handle);
+    let scanned = '';
+    const scanRuns = await timeRuns(3, async () => {
+      // Naive: stream verified bytes from 0, counting newlines until line 1,000,000.
+      let seen = 0, off = 0;
+      for await (const piece of src.stream()) {
+        const n = countNewlines(piece);
+        if (seen + n >= 1_000_000) {
+          let p = 0;
+          const buf = Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength);
+          while (seen < 1_000_000) { p = buf.indexOf(10, p) + 1; seen++; }
+          scanned = buf.subarray(p, buf.indexOf(10, p)).toString();
+          break;
+        }
+        seen += n; off += piece.length;
+      }
+      void off;
+    });
+    if (windowed.split('\n')[0] !== scanned) throw new Error('line index and scan disagree');
+    report('lines window @1,000,000 via index (median of 5)', `${median(indexRuns).toFixed(1)} ms, ${indexBytes} of ${size} bytes read (${(100 * indexBytes / size).toFixed(2)}%)`);
+    report('full verified scan to line 1,000,000 (median of 3)', `${median(scanRuns).toFixed(0)} ms`);
+    report('index speed-up (scan time / index time)', `${(median(scanRuns) / median(indexRuns)).toFixed(1)}x`);
+
+    // 3. S3: a 4 KiB ranged read transfers O(4 KiB).
+    const server = await startS3Server();
+    const proxy = await startFaultProxy(server.endpoint);
+    const s3 = new S3BlobStore({ endpoint: proxy.endpoint, bucket: server.bucket, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+    try {
+      const key = { tenant: 'bench', runId: 'r', callId: 'c' };
+      await s3.put(key, createReadStream(logFile, { start: 0, end: 64 * MiB - 1, highWaterMark: MiB }));
+      const before = { body: proxy.bodyBytes, all: proxy.responseBytes };
+      const got = await s3.getRange(key, 10 * MiB, 10 * MiB + 4096);
+      report('S3 getRange 4 KiB of a 64 MiB object: body bytes sent', `${proxy.bodyBytes - before.body} (response incl. headers ${proxy.responseBytes - before.all})`, 'O(4 KiB)');
+      if (got.length !== 4096) throw new Error('short read');
+      const s3store = await RunStore.open({ logsDir: path.join(dir, 'logs-s3'), tenant: 'bench', blobs: s3 });
+      const r3 = await s3store.startRun();
+      const rec3 = await r3.recordStream('import_file', {}, createReadStream(logFile, { start: 0, end: 64 * MiB - 1, highWaterMark: MiB }));
+      const b1 = proxy.bodyBytes;
+      await s3store.readToolOutput({ handle: rec3.handle!, bytes: { start: 10 * MiB, end: 10 * MiB + 4096 } });
+      const b2 = proxy.bodyBytes;
+      await s3store.readToolOutput({ handle: rec3.handle!, bytes: { start: 20 * MiB, end: 20 * MiB + 4096 } });
+      report('verified 4 KiB window via read_tool_output, first (loads manifest)', `${b2 - b1} body bytes`);
+      report('verified 4 KiB window via read_tool_output, manifest cached', `${proxy.bodyBytes - b2} body bytes (one 64 KiB chunk)`);
+    } finally {
+      s3.destroy();
+      await proxy.close();
+      await server.close();
+    }
+
+    // 4. A command printing 2,000,000,000 bytes, 4 MiB cap.
+    const drain = await timeRuns(1, () => new Promise<void>((resolve) => {
+      const c = spawn('/bin/sh', ['-c', 'head -c 2000000000 /dev/zero'], { stdio: ['ignore', 'pipe', 'ignore'] });
+      c.stdout.on('data', () => undefined);
+      c.on('close', () => resolve());
+    }));
+    const capStore = await RunStore.open({ logsDir: path.join(dir, 'logs-cap'), tenant: 'bench', blobs: await FsBlobStore.open(path.join(dir, 'blobs-cap')), captureCapBytes: 4 * MiB });
+    const capRun = await capStore.startRun();
+    let observed = 0;
+    let ms = 0;
+    const capRss = await peakRssGrowth(async () => {
+      const t = Date.now();
+      const out = await capRun.runCommand('head -c 2000000000 /dev/zero', { cwd: dir });
+      ms = Date.now() - t;
+      observed = out.record.attachments[0]!.observedBytes;
+    });
+    report('bare Node drain of 2,000,000,000 bytes from a pipe', `${drain[0]!.toFixed(0)} ms`);
+    report('runCommand capture of 2,000,000,000 bytes (4 MiB cap)', `${ms} ms, observedBytes ${observed}, ratio ${(drain[0]! / ms).toFixed(2)}`);
+    report('capture peak RSS growth', `${(capRss / MiB).toFixed(1)} MiB`, '< 64 MiB');
+  } finally {
+    cleanup();
+  }
+}
+
+main().catch((e) => { console.error(e); process.exit(1); });
