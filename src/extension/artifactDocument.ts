@@ -1,5 +1,5 @@
 /**
- * Read-only documents for recorded outputs: `bounded-evidence:/<handle>/page-<k>.log`.
+ * Read-only documents for recorded outputs: `bounded-evidence:/<handle>/page-<k>.txt`.
  * A large output is never loaded whole: each page is one verified byte window of
  * `PAGE_BYTES` (text) or `BINARY_PAGE_BYTES` (shown as a hex dump), and starts with a
  * header that says exactly which bytes (and, when cheap, which lines) it shows, with
@@ -23,12 +23,12 @@ const LINE_COUNT_LIMIT_BYTES = 64 * 1024 * 1024;
 
 /** The URI of one page of a handle's output (page 0 when omitted). */
 export function handleDocumentUri(handle: string, page = 0): vscode.Uri {
-  return vscode.Uri.from({ scheme: Ids.documentScheme, path: `/${handle}/page-${page}.log` });
+  return vscode.Uri.from({ scheme: Ids.documentScheme, path: `/${handle}/page-${page}.txt` });
 }
 
 /** Parses a page URI: `{ handle, page }`, or undefined when it is not one. */
 export function parseHandleDocumentUri(uri: vscode.Uri): { handle: string; page: number } | undefined {
-  const m = /^\/([A-Za-z0-9._-]{1,256})\/page-(\d{1,12})\.log$/.exec(uri.path);
+  const m = /^\/([A-Za-z0-9._-]{1,256})\/page-(\d{1,12})\.txt$/.exec(uri.path);
   if (uri.scheme !== Ids.documentScheme || !m) return undefined;
   return { handle: m[1]!, page: Number(m[2]) };
 }
@@ -141,7 +141,7 @@ export class ArtifactDocumentProvider implements vscode.TextDocumentContentProvi
   /** The page's text, or one line saying why there is none (never a host path). */
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
     const parsed = parseHandleDocumentUri(uri);
-    if (!parsed) return 'bounded-evidence: not a page address (expected bounded-evidence:/<handle>/page-<n>.log)';
+    if (!parsed) return 'bounded-evidence: not a page address (expected bounded-evidence:/<handle>/page-<n>.txt)';
     try {
       return await renderPage(await (await this.runs()).openHandle(parsed.handle), parsed.page);
     } catch (e) {
@@ -154,7 +154,7 @@ export class ArtifactDocumentProvider implements vscode.TextDocumentContentProvi
     const links: vscode.DocumentLink[] = [];
     for (let l = 0; l < Math.min(HEADER_LINES, document.lineCount); l++) {
       const text = document.lineAt(l).text;
-      for (const m of text.matchAll(/bounded-evidence:\/[A-Za-z0-9._-]+\/page-\d+\.log/g)) {
+      for (const m of text.matchAll(/bounded-evidence:\/[A-Za-z0-9._-]+\/page-\d+\.txt/g)) {
         links.push(new vscode.DocumentLink(new vscode.Range(l, m.index, l, m.index + m[0].length), vscode.Uri.parse(m[0])));
       }
     }

@@ -28,18 +28,37 @@ describe('@evidence in the chat view, driven by a scripted model from a test ext
     const ext = vscode.extensions.getExtension<Client>(CLIENT_ID);
     assert.ok(ext, 'fixture extension loaded');
     client = await ext.activate();
-    // The chat asks before running a command; the workbench's own test switch lets the
-    // global auto-approve setting answer instead of a person.
-    await vscode.commands.executeCommand('setContext', 'vscode.chat.tools.global.autoApprove.testMode', true);
-    await vscode.workspace.getConfiguration('chat.tools.global').update('autoApprove', true, vscode.ConfigurationTarget.Global);
   });
   after(async () => {
     await vscode.workspace.getConfiguration('chat.tools.global').update('autoApprove', undefined, vscode.ConfigurationTarget.Global);
   });
 
+  it('/run stops at the chat\'s confirmation for evidence_runCommand before anything runs', async function () {
+    this.timeout(60_000);
+    client.setScript(() => [new vscode.LanguageModelTextPart('not reached')]);
+    const api = await evidenceApi();
+    const recorded: RecordedCall[] = [];
+    const sub = api.onDidRecord((e) => recorded.push(e));
+    try {
+      const pending = await vscode.commands.executeCommand<{ type?: string; kind?: string; toolId?: string }>('workbench.action.chat.open', {
+        query: '@evidence /run echo confirm-me', modelSelector: { vendor: client.vendor }, blockOnResponse: true,
+      });
+      assert.deepEqual({ type: pending?.type, kind: pending?.kind, toolId: pending?.toolId }, { type: 'confirmation', kind: 'toolInvocation', toolId: 'evidence_runCommand' });
+      assert.equal(recorded.filter((e) => e.tool === 'evidence_runCommand').length, 0, 'nothing ran before the person agreed');
+    } finally {
+      sub.dispose();
+      await vscode.commands.executeCommand('workbench.action.chat.cancel');
+      await vscode.commands.executeCommand('workbench.action.chat.newChat');
+    }
+  });
+
   it('runs a command, finds the error by pattern, reads that line window and answers; one run holds the calls', async function () {
     this.timeout(90_000);
-    const command = buildLogCommand(60000);
+    // The chat asks before running a command; the workbench's own test switch lets the
+    // global auto-approve setting answer instead of a person.
+    await vscode.commands.executeCommand('setContext', 'vscode.chat.tools.global.autoApprove.testMode', true);
+    await vscode.workspace.getConfiguration('chat.tools.global').update('autoApprove', true, vscode.ConfigurationTarget.Global);
+    const command = buildLogCommand(30000);
     const seenByModel: string[] = [];
     let handle = '';
     client.setScript((messages) => {
@@ -76,7 +95,7 @@ describe('@evidence in the chat view, driven by a scripted model from a test ext
     assert.doesNotMatch(observation, /error TS2345/, 'the error line sits outside both previews');
     assert.equal((JSON.parse(search) as { total_matches: number }).total_matches, 1);
     assert.match((JSON.parse(window) as { content: string }).content, /^src\/ledger\/reconcile\.ts\(412,17\): error TS2345/);
-    assert.equal((JSON.parse(window) as { offset: number }).offset, 30000);
+    assert.equal((JSON.parse(window) as { offset: number }).offset, 15000);
     // The command was recorded in the request's run (the participant's), not a run of its own.
     const runCall = recorded.find((e) => e.tool === 'evidence_runCommand');
     assert.ok(runCall, 'the command call was recorded');

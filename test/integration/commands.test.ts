@@ -1,0 +1,113 @@
+import * as assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { OpenArtifactResult, VerifyResult } from '../../src/extension/commands/artifactCommands.js';
+import type { ImportFileResult } from '../../src/extension/commands/importFile.js';
+import { buildLogCommand, evidenceApi, invoke, reference, workspaceDir } from './helpers.js';
+
+const cmd = {
+  importFile: 'boundedEvidence.importFile',
+  verify: 'boundedEvidence.verifyArtifact',
+  open: 'boundedEvidence.openArtifact',
+} as const;
+
+/** Polls `probe` until it returns true (settings apply asynchronously). */
+async function eventually(probe: () => Promise<boolean>, ms = 10_000): Promise<void> {
+  const t0 = Date.now();
+  while (!(await probe())) {
+    if (Date.now() - t0 > ms) throw new Error('condition not reached in time');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function setSetting(key: string, value: unknown): Promise<void> {
+  await vscode.workspace.getConfiguration('boundedEvidence').update(key, value, vscode.ConfigurationTarget.Global);
+}
+
+describe('palette commands, driven with arguments', () => {
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'be-cmd-'));
+  let log: Buffer;
+  let logFile: string;
+  before(async () => {
+    await evidenceApi();
+    log = reference(buildLogCommand(40000), workspaceDir()).stdout;
+    logFile = path.join(tmp, 'build.log');
+    writeFileSync(logFile, log);
+  });
+  after(() => rmSync(tmp, { recursive: true, force: true }));
+
+  it('imports a binary file by streaming it; Verify Artifact re-hashes it; the reader reports it as binary', async () => {
+    const bytes = randomBytes(3 * 1024 * 1024 + 17);
+    const file = path.join(tmp, 'blob.bin');
+    writeFileSync(file, bytes);
+    const r = await vscode.commands.executeCommand<ImportFileResult>(cmd.importFile, { path: file, openInspector: false });
+    assert.equal(r.byteCount, bytes.length);
+    assert.equal(r.sha256, createHash('sha256').update(bytes).digest('hex'));
+    assert.equal(r.binary, true);
+    assert.ok(r.handle);
+    const v = await vscode.commands.executeCommand<VerifyResult>(cmd.verify, { handle: r.handle });
+    assert.deepEqual(v, { handle: r.handle, ok: true, sha256: r.sha256, byteCount: bytes.length });
+    const read = JSON.parse(await invoke('read_tool_output', { handle: r.handle })) as { binary: boolean; content: string; total_size_bytes: number };
+    assert.deepEqual([read.binary, read.content, read.total_size_bytes], [true, '', bytes.length]);
+  });
+
+  it('Verify Artifact says why when a handle is not this workspace\'s', async () => {
+    const v = await vscode.commands.executeCommand<VerifyResult>(cmd.verify, { handle: 'res_nope-1' });
+    assert.deepEqual(v, { handle: 'res_nope-1', ok: false, error: 'access denied: unknown handle' });
+  });
+
+  it('Open Artifact in Editor pages a large output and reveals a line; the header says which bytes and lines', async () => {
+    const imported = await vscode.commands.executeCommand<ImportFileResult>(cmd.importFile, { path: logFile, openInspector: false });
+    const handle = imported.handle!;
+    const opened = await vscode.commands.executeCommand<OpenArtifactResult>(cmd.open, { handle, line: 20000 });
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(opened.uri));
+    const lines = log.toString('utf8').split('\n');
+    assert.equal(doc.lineAt(opened.line).text, lines[20000]);
+    assert.match(lines[20000]!, /error TS2345/);
+    const header = doc.lineAt(0).text;
+    const m = /page (\d+) of (\d+) · bytes \[(\d+), (\d+)\) of (\d+) · lines (\d+)–(\d+) of (\d+) · sha256 ([0-9a-f]{64})/.exec(header);
+    assert.ok(m, header);
+    const [, page, pages, start, end, total, firstLine, , totalLines, sha] = m.map(Number) as number[];
+    assert.equal(total, log.length);
+    assert.equal(totalLines, 40000);
+    assert.equal(m[9], imported.sha256);
+    assert.ok(page! >= 2 && pages! === Math.ceil(log.length / (256 * 1024)) && sha !== undefined);
+    // The body is exactly bytes [start, end) of the output, and starts at the line the header names.
+    const body = doc.getText(new vscode.Range(3, 0, doc.lineCount, 0));
+    assert.equal(body, log.subarray(start!, end!).toString('utf8'));
+    assert.equal(log.subarray(0, start!).toString('utf8').split('\n').length, firstLine);
+    assert.ok(vscode.window.activeTextEditor?.document.uri.toString() === opened.uri, 'the page is shown');
+    assert.equal(vscode.window.activeTextEditor?.selection.active.line, opened.line);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  it('settings apply without a reload, and handles and artifacts minted before stay valid after the stores reopen', async function () {
+    this.timeout(60_000);
+    const rel = 'logs/settings-case.log';
+    const text = 'line of five thousand bytes\n'.repeat(180);
+    await vscode.workspace.fs.writeFile(vscode.Uri.file(path.join(workspaceDir(), rel)), Buffer.from(text));
+    const before = await invoke('evidence_readFile', { path: rel });
+    assert.match(before, /^Tool result externalized:\n/);
+    const artifact = (JSON.parse(before.split('\n')[1]!) as { artifact_id: string }).artifact_id;
+    const stdout = /out_[A-Za-z0-9._-]*_stdout/.exec(await invoke('evidence_runCommand', { command: buildLogCommand(5000) }))![0];
+    try {
+      // maxInlineBytes 6144 makes the same file come back whole: the stores were rebuilt.
+      await setSetting('maxInlineBytes', 6144);
+      await eventually(async () => (await invoke('evidence_readFile', { path: rel })) === text);
+      await setSetting('maxRangeBytes', 1024);
+      await eventually(async () => (await invoke('evidence_readFile', { path: `.tool-artifacts/${artifact}/bytes/0-2000` })) === 'error: artifact range exceeds 1024 bytes');
+      // New stores, same storage: the artifact was registered again from the run records, the handle resolves.
+      const range = await invoke('evidence_readFile', { path: `.tool-artifacts/${artifact}/bytes/28-56` });
+      assert.equal(JSON.parse(range.split('\n')[1]!).data, text.slice(28, 56));
+      const found = JSON.parse(await invoke('read_tool_output', { handle: stdout, pattern: 'error TS' })) as { total_matches: number };
+      assert.equal(found.total_matches, 1);
+    } finally {
+      await setSetting('maxInlineBytes', undefined);
+      await setSetting('maxRangeBytes', undefined);
+    }
+    await eventually(async () => (await invoke('evidence_readFile', { path: rel })).startsWith('Tool result externalized:'));
+  });
+});
