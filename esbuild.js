@@ -1,6 +1,7 @@
-// Builds the extension (Node, CommonJS, `vscode` external) and the inspector webview
-// (browser, IIFE). Flags: --watch, --production (minified, no source maps),
-// --tests (also bundles the integration suite into out/ for the extension host).
+// Builds the extension (Node, CommonJS, `vscode` external), the MCP server (Node,
+// CommonJS, dist/mcp.js) and the inspector webview (browser, IIFE). Flags: --watch,
+// --production (minified, no source maps), --tests (also bundles the integration suite
+// into out/ for the extension host).
 const esbuild = require('esbuild');
 const path = require('node:path');
 
@@ -60,6 +61,16 @@ const configs = [
     format: 'cjs',
     target: 'node20',
     external: ['vscode'],
+  },
+  {
+    // The MCP server (stdio) for agents outside the editor: plain Node, no `vscode`, the
+    // SDK and package.json's tool declarations bundled in (`node dist/mcp.js --help`).
+    ...common,
+    entryPoints: ['src/mcp/main.ts'],
+    outfile: 'dist/mcp.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
   },
   {
     ...common,

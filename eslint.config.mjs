@@ -58,6 +58,23 @@ export default tseslint.config(
     },
   },
   {
+    // The MCP server is a layer of its own: the core and the protocol, never the editor or the page.
+    files: ['src/mcp/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [{ name: 'vscode', message: 'src/mcp runs outside the editor: no vscode API.' }],
+        patterns: [
+          { group: ['**/extension/**', '**/extension'], message: 'src/mcp never imports src/extension (share code through src/core).' },
+          { group: ['**/webview/**', '**/webview'], message: 'src/mcp never imports webview.' },
+        ],
+      }],
+      // stdout is the MCP stdio channel: one stray console.log corrupts the protocol. Log to stderr.
+      'no-console': 'error',
+      // package.json is required statically so that esbuild inlines it (src/mcp/manifest.ts).
+      '@typescript-eslint/no-require-imports': ['error', { allow: ['/package\\.json$'] }],
+    },
+  },
+  {
     files: ['src/shared/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [{ group: ['**/core/**', '**/extension/**', '**/webview/**', 'vscode', 'node:*'], message: 'src/shared is the protocol: it imports nothing at run time.' }] }],

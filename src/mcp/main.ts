@@ -1,0 +1,8 @@
+/** Entry point of dist/mcp.js (and of `node --import tsx src/mcp/main.ts`): see `main` in server.ts. */
+import { main } from './server.js';
+
+void main().then((code) => {
+  process.exitCode = code;
+  // Anything left holding the event loop (a stuck child pipe) must not keep a closed server alive.
+  setTimeout(() => process.exit(code), 2_000).unref();
+});

@@ -1,0 +1,84 @@
+/**
+ * The editor's own declarations, read from package.json (`contributes`): the tool
+ * definitions (name, title, model description, input schema) and the settings' defaults
+ * and ranges. The MCP server publishes exactly what the editor contributes, so the two
+ * front ends cannot drift apart: there is no second copy of a schema or a default.
+ *
+ * package.json is `require`d so that esbuild inlines it into dist/mcp.js: the bundle
+ * needs no file beside it at run time, wherever it is started from.
+ */
+
+/** The tools the MCP server offers (`evidence_invokeTool` needs the editor's tool registry, so it stays editor-only). */
+export const MCP_TOOL_NAMES = ['evidence_runCommand', 'evidence_readFile', 'read_tool_output'] as const;
+
+/** One of `MCP_TOOL_NAMES`. */
+export type McpToolName = (typeof MCP_TOOL_NAMES)[number];
+
+/** A tool as package.json declares it for the editor's language model tools. */
+export interface ToolDefinition {
+  readonly name: McpToolName;
+  /** `displayName`. */
+  readonly title: string;
+  /** `modelDescription`: the text that teaches the model the workflow. */
+  readonly description: string;
+  /** `inputSchema`, exactly as declared (a JSON Schema object). */
+  readonly inputSchema: { readonly type: 'object' } & Readonly<Record<string, unknown>>;
+}
+
+/** A setting's declared default and range (`contributes.configuration`). */
+export interface SettingDeclaration {
+  readonly default: unknown;
+  readonly minimum?: number;
+  readonly maximum?: number;
+  readonly enum?: readonly string[];
+}
+
+/** The parts of package.json the server reads. */
+export interface ExtensionManifest {
+  readonly version: string;
+  readonly tools: readonly ToolDefinition[];
+  /** By key relative to `boundedEvidence.` (e.g. `maxInlineBytes`). */
+  readonly settings: ReadonlyMap<string, SettingDeclaration>;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Fails loudly at start-up: a package.json without these declarations is a build error, not a runtime case. */
+function malformed(what: string): never {
+  throw new Error(`package.json does not declare ${what}`);
+}
+
+/** Extracts the server's view of a parsed package.json; throws when a declaration is missing. */
+export function parseManifest(pkg: unknown): ExtensionManifest {
+  if (!isRecord(pkg) || typeof pkg.version !== 'string' || !isRecord(pkg.contributes)) return malformed('a version and contributes');
+  const declared = pkg.contributes.languageModelTools;
+  if (!Array.isArray(declared)) return malformed('contributes.languageModelTools');
+  const tools = MCP_TOOL_NAMES.map((name): ToolDefinition => {
+    const t: unknown = declared.find((d: unknown) => isRecord(d) && d.name === name);
+    if (!isRecord(t) || typeof t.displayName !== 'string' || typeof t.modelDescription !== 'string' || !isRecord(t.inputSchema) || t.inputSchema.type !== 'object') {
+      return malformed(`the language model tool ${name}`);
+    }
+    return { name, title: t.displayName, description: t.modelDescription, inputSchema: t.inputSchema as ToolDefinition['inputSchema'] };
+  });
+  const configuration = pkg.contributes.configuration;
+  const properties = isRecord(configuration) && isRecord(configuration.properties) ? configuration.properties : malformed('contributes.configuration.properties');
+  const settings = new Map<string, SettingDeclaration>();
+  for (const [key, value] of Object.entries(properties)) {
+    if (!key.startsWith('boundedEvidence.') || !isRecord(value)) continue;
+    settings.set(key.slice('boundedEvidence.'.length), {
+      default: value.default,
+      ...(typeof value.minimum === 'number' ? { minimum: value.minimum } : {}),
+      ...(typeof value.maximum === 'number' ? { maximum: value.maximum } : {}),
+      ...(Array.isArray(value.enum) ? { enum: value.enum.filter((e): e is string => typeof e === 'string') } : {}),
+    });
+  }
+  return { version: pkg.version, tools, settings };
+}
+
+/** The extension's package.json, parsed (inlined into the bundle by esbuild). */
+export function extensionManifest(): ExtensionManifest {
+  // Allowed for this one file by eslint.config.mjs: a static require is what esbuild inlines.
+  return parseManifest(require('../../package.json'));
+}

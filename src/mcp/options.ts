@@ -1,0 +1,136 @@
+/**
+ * What the server is started with: the storage folder and tenant it shares with the
+ * editor, the folder commands and reads work in, and the limits. Limits default to the
+ * editor's own settings defaults and ranges (package.json), so an agent outside the
+ * editor sees the same bounded observations as one inside it.
+ */
+import { parseArgs } from 'node:util';
+import type { Preservation } from '../core/index.js';
+import type { ExtensionManifest, SettingDeclaration } from './manifest.js';
+
+/** The limits of one server, named as the editor's `boundedEvidence.*` settings. */
+export interface McpSettings {
+  readonly maxInlineBytes: number;
+  readonly previewBytes: number;
+  readonly maxRangeBytes: number;
+  readonly largeResultBytes: number;
+  readonly captureCapBytes: number;
+  readonly commandTimeoutMs: number;
+  readonly preservation: Preservation;
+}
+
+/** The integer settings, each also a command-line flag (`maxInlineBytes` is `--max-inline-bytes`). */
+const INTEGER_SETTINGS = ['maxInlineBytes', 'previewBytes', 'maxRangeBytes', 'largeResultBytes', 'captureCapBytes', 'commandTimeoutMs'] as const;
+
+/** Options of `createEvidenceMcpServer`. */
+export interface EvidenceMcpOptions {
+  /** The extension's storage folder (`storageUri.fsPath`); evidence lives in `<storageDir>/evidence`. */
+  readonly storageDir: string;
+  /** The folder commands run in and files are read from (confined to it). */
+  readonly workspaceFolder: string;
+  /** The tenant to use; default: the one stored, else the editor's derivation. */
+  readonly tenant?: string;
+  /** Derive a global-storage tenant (the editor with no folder open). */
+  readonly global?: boolean;
+  /** Overrides of the editor's defaults. */
+  readonly settings?: Partial<McpSettings>;
+  /** Interval of progress notifications while a command runs (default 5000 ms). */
+  readonly progressIntervalMs?: number;
+}
+
+/** One line per flag, printed by `--help` and after a usage error. */
+export const USAGE = `Usage: node dist/mcp.js --storage <dir> [--workspace <folder>] [--tenant <t> | --global] [limits]
+
+Serves evidence_runCommand, evidence_readFile and read_tool_output over MCP (stdio),
+on the same storage as the Bounded Evidence extension: handles minted here are
+readable in the editor and the other way round.
+
+  --storage <dir>        the extension's workspace storage folder (evidence lives in <dir>/evidence)
+  --workspace <folder>   folder commands run in and files are read from (default: the current directory)
+  --tenant <t>           tenant of the stored evidence (default: the one stored, else derived as the editor does)
+  --global               derive the tenant of the editor's global storage (no folder open)
+  --max-inline-bytes N   --preview-bytes N   --max-range-bytes N   --large-result-bytes N
+  --capture-cap-bytes N  --command-timeout-ms N   --preservation best_effort|required
+                         limits, as the boundedEvidence.* settings (same defaults and ranges)
+  --help                 this text`;
+
+/** `maxInlineBytes` to `max-inline-bytes`. */
+function flagOf(key: string): string {
+  return key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}
+
+/** What the command line asked for. */
+export type ParsedArgs = { readonly help: true } | { readonly help: false; readonly options: EvidenceMcpOptions };
+
+/** Parses the command line; throws a sentence naming the bad flag (the caller prints `USAGE`). */
+export function parseCommandLine(argv: readonly string[], cwd: string): ParsedArgs {
+  const limitFlags = Object.fromEntries([...INTEGER_SETTINGS, 'preservation'].map((k) => [flagOf(k), { type: 'string' as const }]));
+  const { values: parsed } = parseArgs({
+    args: [...argv],
+    strict: true,
+    allowPositionals: false,
+    options: {
+      storage: { type: 'string' },
+      workspace: { type: 'string' },
+      tenant: { type: 'string' },
+      global: { type: 'boolean' },
+      help: { type: 'boolean' },
+      ...limitFlags,
+    },
+  });
+  // The limit flags are built from a list, which parseArgs cannot type: read them by name.
+  const values: Record<string, string | boolean | undefined> = parsed;
+  if (values.help) return { help: true };
+  const storage = values.storage;
+  if (typeof storage !== 'string' || storage === '') throw new Error('--storage <dir> is required');
+  if (values.tenant !== undefined && values.global) throw new Error('--tenant and --global exclude each other');
+  const settings: Record<string, number | string> = {};
+  for (const key of INTEGER_SETTINGS) {
+    const raw = values[flagOf(key)];
+    if (typeof raw !== 'string') continue;
+    if (!/^[0-9]+$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw new Error(`--${flagOf(key)} must be a whole number`);
+    settings[key] = Number(raw);
+  }
+  if (typeof values.preservation === 'string') settings.preservation = values.preservation;
+  const workspace = typeof values.workspace === 'string' && values.workspace !== '' ? values.workspace : cwd;
+  return {
+    help: false,
+    options: {
+      storageDir: storage,
+      workspaceFolder: workspace,
+      ...(typeof values.tenant === 'string' ? { tenant: values.tenant } : {}),
+      ...(values.global ? { global: true } : {}),
+      settings: settings as Partial<McpSettings>,
+    },
+  };
+}
+
+function declared(manifest: ExtensionManifest, key: string): SettingDeclaration {
+  const d = manifest.settings.get(key);
+  if (!d) throw new Error(`package.json does not declare boundedEvidence.${key}`);
+  return d;
+}
+
+/**
+ * The editor's defaults with `overrides` applied; an override outside the range the
+ * setting declares is refused (the editor clamps a hand-edited value, but a flag given
+ * on purpose deserves an answer).
+ */
+export function resolveSettings(manifest: ExtensionManifest, overrides: Partial<McpSettings> = {}): McpSettings {
+  const out: Record<string, number | string> = {};
+  for (const key of INTEGER_SETTINGS) {
+    const d = declared(manifest, key);
+    const v = overrides[key] ?? d.default;
+    const min = d.minimum ?? 1;
+    const max = d.maximum ?? Number.MAX_SAFE_INTEGER;
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min || v > max) {
+      throw new Error(`--${flagOf(key)} must be an integer from ${min} to ${max}`);
+    }
+    out[key] = v;
+  }
+  const p = declared(manifest, 'preservation');
+  const preservation = overrides.preservation ?? p.default;
+  if (typeof preservation !== 'string' || !(p.enum ?? []).includes(preservation)) throw new Error(`--preservation must be one of ${(p.enum ?? []).join(', ')}`);
+  out.preservation = preservation;
+  return out as unknown as McpSettings;
+}
