@@ -1,0 +1,363 @@
+/**
+ * The MCP server (src/mcp) through a real MCP client: the SDK's `Client` over an
+ * in-memory transport for most cases, and over stdio against `node --import tsx
+ * src/mcp/main.ts` (a separate process) for the handshake and for handles crossing
+ * processes. The "editor" here is the core's stores opened on the editor's own layout
+ * (`layoutAt`/`tenantFor` from src/extension/storage.ts, which has no runtime vscode
+ * import), as src/extension/services.ts opens them.
+ */
+import * as assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { ArtifactStore, FsBlobStore, RunStore } from '../../src/core/index.js';
+import { layoutAt, tenantFor, type StorageLayout } from '../../src/extension/storage.js';
+import { extensionManifest } from '../../src/mcp/manifest.js';
+import { parseCommandLine, resolveSettings } from '../../src/mcp/options.js';
+import { createEvidenceMcpServer, type EvidenceMcpServer } from '../../src/mcp/server.js';
+import { derivedTenant, openStorage, vscodeFileUri } from '../../src/mcp/storage.js';
+
+const REPO = path.resolve(__dirname, '..', '..');
+const PKG = JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8')) as {
+  version: string;
+  contributes: { languageModelTools: { name: string; displayName: string; modelDescription: string; inputSchema: unknown }[] };
+};
+const sha = (s: string | Uint8Array): string => createHash('sha256').update(s).digest('hex');
+/** `seq 1 20000` (108,894 bytes). */
+const SEQ = Array.from({ length: 20000 }, (_, i) => `${i + 1}\n`).join('');
+const HOW_TO_READ = (h: string): string =>
+  `Read it with read_tool_output {"handle":"${h}"}: add "offset"/"limit" for a line window, "pattern" (a JavaScript regular expression) to search, or "bytes":{"start":0,"end":4096} for a byte window.`;
+
+/** The text of a one-part tool result, and whether it is flagged as an error. */
+function textOf(result: unknown): { text: string; isError: boolean } {
+  const r = result as { content: { type: string; text: string }[]; isError?: boolean };
+  assert.equal(r.content.length, 1);
+  assert.equal(r.content[0]!.type, 'text');
+  return { text: r.content[0]!.text, isError: r.isError === true };
+}
+
+/** The editor's stores over a layout, opened as services.ts opens them (filesystem blobs). */
+async function editorStores(layout: StorageLayout): Promise<{ runs: RunStore; artifacts: ArtifactStore }> {
+  for (const d of [layout.logsDir, layout.blobsDir, layout.artifactsDir]) mkdirSync(d, { recursive: true });
+  const runs = await RunStore.open({ logsDir: layout.logsDir, tenant: layout.tenant, blobs: await FsBlobStore.open(layout.blobsDir) });
+  const artifacts = await ArtifactStore.open(layout.artifactsDir, { tenant: layout.tenant });
+  return { runs, artifacts };
+}
+
+async function until<T>(probe: () => Promise<T | undefined>, ms = 5000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+function alive(pid: number): boolean {
+  try { process.kill(pid, 0); return true; } catch { return false; }
+}
+
+describe('MCP server: the editor\'s tools for agents outside the editor', () => {
+  let tmp: string;
+  let storageDir: string;
+  let ws: string;
+  let layout: StorageLayout;
+  let editor: { runs: RunStore; artifacts: ArtifactStore };
+  let mcp: EvidenceMcpServer;
+  let client: Client;
+  const call = async (name: string, args: Record<string, unknown>): Promise<{ text: string; isError: boolean }> => textOf(await client.callTool({ name, arguments: args }));
+
+  before(async () => {
+    tmp = mkdtempSync(path.join(os.tmpdir(), 'be-mcp-'));
+    // Characters VS Code percent-encodes in a storage URI, so the tenant derivation is really exercised.
+    storageDir = path.join(tmp, 'work space+é (1)', 'bounded-evidence.bounded-evidence');
+    ws = path.join(tmp, 'ws');
+    mkdirSync(path.join(ws, 'sub'), { recursive: true });
+    writeFileSync(path.join(ws, 'small.txt'), 'hello\n');
+    writeFileSync(path.join(ws, 'big.txt'), Array.from({ length: 2000 }, (_, i) => `line ${i}`).join('\n'));
+    writeFileSync(path.join(ws, '.env'), 'SECRET=1\n');
+    writeFileSync(path.join(tmp, 'outside.txt'), 'not in the workspace\n');
+    symlinkSync(tmp, path.join(ws, 'out-link'));
+    assert.match(tmp, /^[A-Za-z0-9._~/-]+$/, 'the temp folder needs no URI encoding for the hand-written URI below');
+    const uri = `file://${tmp}/work%20space%2B%C3%A9%20%281%29/bounded-evidence.bounded-evidence`;
+    layout = layoutAt(storageDir, uri, false);
+    editor = await editorStores(layout);
+    mcp = await createEvidenceMcpServer({ storageDir, workspaceFolder: ws, progressIntervalMs: 50, log: () => undefined });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await mcp.server.connect(serverSide);
+    client = new Client({ name: 'mcp-test', version: '1.0.0' });
+    await client.connect(clientSide);
+  });
+
+  after(async () => {
+    await client?.close();
+    await mcp?.close();
+    rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('opens the editor\'s storage folders and its tenant (the one the editor created)', () => {
+    assert.deepEqual(
+      [mcp.storage.root, mcp.storage.logsDir, mcp.storage.blobsDir, mcp.storage.artifactsDir, mcp.storage.tenant, mcp.storage.tenantSource],
+      [layout.root, layout.logsDir, layout.blobsDir, layout.artifactsDir, layout.tenant, 'existing'],
+    );
+  });
+
+  it('publishes exactly the editor\'s three tools: names, titles, model descriptions and input schemas from package.json', async () => {
+    assert.deepEqual(client.getServerVersion(), { name: 'bounded-evidence', title: 'Bounded Evidence', version: PKG.version });
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.map((t) => t.name), ['evidence_runCommand', 'evidence_readFile', 'read_tool_output']);
+    for (const t of tools) {
+      const declared = PKG.contributes.languageModelTools.find((d) => d.name === t.name)!;
+      assert.deepEqual(t.inputSchema, declared.inputSchema);
+      assert.equal(t.description, declared.modelDescription);
+      assert.equal(t.title, declared.displayName);
+    }
+    // The shapes the brief fixes, spelled out (so a package.json edit cannot pass unnoticed).
+    const props = (i: number): string[] => Object.keys((tools[i]!.inputSchema as { properties: object }).properties);
+    assert.deepEqual([props(0), tools[0]!.inputSchema.required], [['command', 'cwd', 'timeoutMs'], ['command']]);
+    assert.deepEqual([props(1), tools[1]!.inputSchema.required], [['path'], ['path']]);
+    assert.deepEqual([props(2), tools[2]!.inputSchema.required], [['handle', 'offset', 'limit', 'pattern', 'bytes'], ['handle']]);
+    assert.deepEqual(tools.map((t) => t.annotations?.readOnlyHint), [false, true, true]);
+  });
+
+  it('evidence_runCommand: 108,894 bytes of stdout become a summary with a handle, recorded where the editor reads it', async () => {
+    const { text, isError } = await call('evidence_runCommand', { command: 'seq 1 20000' });
+    assert.equal(isError, false);
+    const handle = /handle (out_[0-9a-f]{10}-1_stdout)\. Preview:\n/.exec(text)?.[1];
+    assert.ok(handle, text.slice(0, 200));
+    assert.ok(text.startsWith(`$ seq 1 20000\nexit code 0\nstdout: 108894 bytes, 20000 lines, handle ${handle}. Preview:\n1\n2\n3\n`));
+    assert.ok(text.endsWith(`19999\n20000\n\nstderr: empty\n${HOW_TO_READ(handle)}`));
+    assert.ok(Buffer.byteLength(text) < 8192, `${Buffer.byteLength(text)} bytes`);
+    // Recorded as the editor records it: a run of its own, tool evidence_runCommand, stdout kept whole.
+    const run = (await editor.runs.listRuns()).find((r) => r.label === 'mcp run: seq 1 20000')!;
+    assert.equal(run.status, 'completed');
+    const [c] = await editor.runs.report(run.runId);
+    const stdout = c!.attachments[0]!;
+    assert.deepEqual([c!.tool, c!.status, stdout.name, stdout.handle, stdout.sizeBytes, stdout.stored, stdout.sha256], ['evidence_runCommand', 'ok', 'stdout', handle, 108894, 'blob', sha(SEQ)]);
+
+    // read_tool_output on it, through the server: a lines window, a pattern, a byte window.
+    assert.deepEqual(JSON.parse((await call('read_tool_output', { handle, offset: 19995 })).text), {
+      handle, binary: false, total_size_bytes: 108894, total_lines: 20000, offset: 19995, limit: 200, pattern: null,
+      total_matches: null, returned_lines: 5, truncated: false, content: '19996\n19997\n19998\n19999\n20000', matches: null,
+    });
+    assert.deepEqual(JSON.parse((await call('read_tool_output', { handle, pattern: '^1999[0-9]$', limit: 3 })).text), {
+      handle, binary: false, total_size_bytes: 108894, total_lines: 20000, offset: 0, limit: 3, pattern: '^1999[0-9]$',
+      total_matches: 10, returned_lines: 3, truncated: true, content: '19990:19990\n19991:19991\n19992:19992',
+      matches: [{ line_number: 19990 }, { line_number: 19991 }, { line_number: 19992 }],
+    });
+    assert.equal(JSON.parse((await call('read_tool_output', { handle, bytes: { start: 0, end: 10 } })).text).content, '1\n2\n3\n4\n5\n');
+    assert.deepEqual(await call('read_tool_output', { handle, bytes: { start: 0, end: 4097 } }), { text: 'error: artifact range exceeds 4096 bytes', isError: true });
+    assert.deepEqual(await call('read_tool_output', { handle, pattern: '(' }), { text: 'error: pattern is not a valid regular expression: Unterminated group', isError: true });
+    // The editor's own store reads the handle the server minted, byte for byte.
+    assert.equal((await editor.runs.readToolOutput({ handle, bytes: { start: 108888, end: 108894 } })).content, '20000\n');
+  });
+
+  it('evidence_readFile: a small file whole, a large one as an observation whose range request reads exact bytes', async () => {
+    assert.deepEqual(await call('evidence_readFile', { path: 'small.txt' }), { text: 'hello\n', isError: false });
+    const big = readFileSync(path.join(ws, 'big.txt'));
+    const { text } = await call('evidence_readFile', { path: 'big.txt' });
+    assert.ok(text.startsWith('Tool result externalized:\n'));
+    const obs = JSON.parse(text.slice('Tool result externalized:\n'.length)) as Record<string, unknown>;
+    const id = `artifact-${sha(big)}`;
+    assert.deepEqual([obs.artifact_id, obs.byte_count, obs.sha256, obs.head_range, obs.tail_range], [id, 18889, sha(big), [0, 1024], [17865, 18889]]);
+    assert.deepEqual(obs.range_request, { path: `.tool-artifacts/${id}/bytes/0-4096`, tool: 'read_file' });
+    const range = await call('evidence_readFile', { path: `.tool-artifacts/${id}/bytes/0-4096` });
+    const data = big.subarray(0, 4096).toString('utf8');
+    assert.equal(range.text, `Artifact range:\n{"artifact_id":"${id}","byte_count":4096,"data":${JSON.stringify(data)},"end":4096,"sha256":"${sha(big)}","start":0,"total_byte_count":18889}`);
+    // Contract 1.3's refusals, as ordinary results.
+    assert.deepEqual(await call('evidence_readFile', { path: `.tool-artifacts/${id}/bytes/0-4097` }), { text: 'error: artifact range exceeds 4096 bytes', isError: true });
+    assert.deepEqual(await call('evidence_readFile', { path: `.tool-artifacts/${id}/bytes/18880-18890` }), { text: 'error: artifact range exceeds the stored byte count', isError: true });
+    assert.deepEqual(await call('evidence_readFile', { path: `.tool-artifacts/${id}/bytes/0-4096\n` }), { text: 'error: artifact range path is malformed', isError: true });
+    assert.deepEqual(await call('evidence_readFile', { path: `.tool-artifacts/artifact-${'0'.repeat(64)}/bytes/0-1` }), { text: 'error: artifact is not available in this store', isError: true });
+    // The local workspace's confinement.
+    assert.deepEqual(await call('evidence_readFile', { path: '.env' }), { text: 'error: access to secret files is denied', isError: true });
+    assert.deepEqual(await call('evidence_readFile', { path: 'out-link/outside.txt' }), { text: 'error: path leaves the workspace root', isError: true });
+    // The whole file is the recorded result, with a handle the editor can search by line.
+    const run = (await editor.runs.listRuns()).find((r) => r.label === 'mcp read: big.txt')!;
+    const [c] = await editor.runs.report(run.runId);
+    assert.deepEqual([c!.tool, c!.status, c!.resultBytes, c!.sha256, c!.arguments], ['evidence_readFile', 'ok', 18889, sha(big), { path: 'big.txt' }]);
+    assert.equal((await editor.runs.readToolOutput({ handle: c!.handle!, offset: 1999 })).content, 'line 1999');
+  });
+
+  it('reads what the editor minted: run handles (re-read on a miss) and artifacts (re-registered from the editor\'s records)', async () => {
+    const log = Array.from({ length: 3000 }, (_, i) => `editor line ${i}`).join('\n');
+    const run = await editor.runs.startRun({ label: 'editor side' });
+    const outcome = await run.recordResult('evidence_invokeTool', { name: 'x' }, log);
+    await run.finish();
+    assert.deepEqual(JSON.parse((await call('read_tool_output', { handle: outcome.handle!, pattern: 'line 2999$' })).text).content, '3000:editor line 2999');
+
+    const bytes = 'é'.repeat(3000); // 6000 bytes, two per character
+    const ref = await editor.artifacts.put(bytes);
+    const path1 = `.tool-artifacts/${ref.artifactId}/bytes/0-8`;
+    // A file under the name is not enough: the server serves only what this tenant's records name.
+    assert.deepEqual(await call('evidence_readFile', { path: path1 }), { text: 'error: artifact is not available in this store', isError: true });
+    const r2 = await editor.runs.startRun();
+    await r2.recordResult('evidence_readFile', { path: 'accents.txt' }, bytes);
+    await r2.finish();
+    assert.equal((await call('evidence_readFile', { path: path1 })).text, `Artifact range:\n{"artifact_id":"${ref.artifactId}","byte_count":8,"data":"éééé","end":8,"sha256":"${ref.sha256}","start":0,"total_byte_count":6000}`);
+    assert.deepEqual(await call('evidence_readFile', { path: `.tool-artifacts/${ref.artifactId}/bytes/1-3` }), { text: 'error: artifact range does not align to UTF-8 text', isError: true });
+  });
+
+  it('refuses handles of another tenant, forged handles and over-long ones', async () => {
+    const other = await RunStore.open({ logsDir: layout.logsDir, tenant: `w${'f'.repeat(32)}`, blobs: await FsBlobStore.open(layout.blobsDir) });
+    const run = await other.startRun();
+    const minted = await run.recordResult('x', {}, 'other tenant\n'.repeat(1000));
+    await run.finish();
+    assert.ok(minted.handle);
+    for (const handle of [minted.handle, 'res_0000000000-1', 'out_../../etc/passwd', '..', 'a'.repeat(256)]) {
+      assert.deepEqual(await call('read_tool_output', { handle }), { text: 'error: access denied: unknown handle', isError: true }, handle);
+    }
+    assert.deepEqual(await call('read_tool_output', { handle: 'a'.repeat(257) }), {
+      text: 'error: input does not match the read_tool_output schema: input/handle must NOT have more than 256 characters', isError: true,
+    });
+  });
+
+  it('validates input against the published schema and confines cwd to the workspace folder', async () => {
+    const refused = (tool: string, text: string): { text: string; isError: boolean } => ({ text: `error: input does not match the ${tool} schema: ${text}`, isError: true });
+    assert.deepEqual(await call('evidence_runCommand', { command: 'true', extra: 1 }), refused('evidence_runCommand', 'input must NOT have additional properties'));
+    assert.deepEqual(await call('evidence_runCommand', {}), refused('evidence_runCommand', "input must have required property 'command'"));
+    assert.deepEqual(await call('evidence_runCommand', { command: 'true', timeoutMs: 0 }), refused('evidence_runCommand', 'input/timeoutMs must be >= 1'));
+    assert.deepEqual(await call('evidence_runCommand', { command: '' }), refused('evidence_runCommand', 'input/command must NOT have fewer than 1 characters'));
+    assert.deepEqual(await call('evidence_readFile', { path: 7 }), refused('evidence_readFile', 'input/path must be string'));
+    assert.deepEqual(await call('read_tool_output', { handle: 'h', bytes: { start: 0 } }), refused('read_tool_output', "input/bytes must have required property 'end'"));
+    assert.deepEqual(await call('evidence_runCommand', { command: 'pwd', cwd: '..' }), { text: 'error: cwd is not usable: path must not contain ".." segments', isError: true });
+    assert.deepEqual(await call('evidence_runCommand', { command: 'pwd', cwd: 'out-link' }), { text: 'error: cwd is not usable: path leaves the workspace root', isError: true });
+    assert.deepEqual(await call('evidence_runCommand', { command: 'pwd', cwd: 'small.txt' }), { text: 'error: cwd is not usable: path is not a folder', isError: true });
+    assert.deepEqual(await call('evidence_runCommand', { command: 'pwd', cwd: 'sub' }), { text: `$ pwd\nexit code 0\nstdout: ${Buffer.byteLength(ws) + 5} bytes, 1 line:\n${ws}/sub\n\nstderr: empty`, isError: false });
+    await assert.rejects(client.callTool({ name: 'evidence_invokeTool', arguments: { name: 'x', input: {} } }), /-32602.*Unknown tool: evidence_invokeTool/);
+  });
+
+  it('a timeout kills the command; cancelling the request kills its process group; progress flows while it runs', async () => {
+    assert.deepEqual(await call('evidence_runCommand', { command: 'sleep 5', timeoutMs: 300 }), { text: '$ sleep 5\nkilled: timed out after 300 ms\nstdout: empty\nstderr: empty', isError: false });
+
+    let progress = 0;
+    const slow = textOf(await client.callTool({ name: 'evidence_runCommand', arguments: { command: 'sleep 0.4; echo done' } }, undefined, { onprogress: () => { progress++; } }));
+    assert.equal(slow.text, '$ sleep 0.4; echo done\nexit code 0\nstdout: 5 bytes, 1 line:\ndone\n\nstderr: empty');
+    assert.ok(progress >= 2, `${progress} progress notifications`);
+
+    const abort = new AbortController();
+    const pending = client.callTool({ name: 'evidence_runCommand', arguments: { command: 'sleep 30 & echo $! > sleep.pid; wait' } }, undefined, { signal: abort.signal });
+    const pid = await until(async () => { try { return Number(readFileSync(path.join(ws, 'sleep.pid'), 'utf8')) || undefined; } catch { return undefined; } });
+    assert.ok(alive(pid));
+    abort.abort();
+    await assert.rejects(pending);
+    await until(async () => (alive(pid) ? undefined : true));
+    const status = await until(async () => (await editor.runs.listRuns()).find((r) => r.label?.startsWith('mcp run: sleep 30') && r.status === 'cancelled'));
+    assert.equal(status.callCount, 1);
+  });
+});
+
+describe('MCP server: tenant, storage and command line', () => {
+  it('spells a storage path as VS Code\'s Uri.toString() does, and derives the editor\'s tenant from it', () => {
+    const p = "/home/u/.config/Code/User/workspaceStorage/a b+c/é!'()*~_-./bounded-evidence.bounded-evidence";
+    const uri = "file:///home/u/.config/Code/User/workspaceStorage/a%20b%2Bc/%C3%A9%21%27%28%29%2A~_-./bounded-evidence.bounded-evidence";
+    assert.equal(vscodeFileUri(p), uri);
+    assert.equal(derivedTenant(p, false), tenantFor(uri, false));
+    assert.equal(derivedTenant(p, true), tenantFor(uri, true));
+  });
+
+  it('chooses the tenant: explicit, else the one stored, else derived; two stored is a question', async () => {
+    const tmp = mkdtempSync(path.join(os.tmpdir(), 'be-mcp-tenant-'));
+    try {
+      const dir = path.join(tmp, 's');
+      await assert.rejects(openStorage(dir, { tenant: '../x' }), /--tenant must be one safe path segment/);
+      const fresh = await openStorage(dir);
+      assert.deepEqual([fresh.tenant, fresh.tenantSource], [tenantFor(`file://${dir}`, false), 'derived']);
+      assert.equal((await openStorage(dir, { global: true })).tenant, tenantFor(`file://${dir}`, true));
+      const stored = `w${'1'.repeat(32)}`;
+      mkdirSync(path.join(dir, 'evidence', 'logs', stored));
+      assert.deepEqual(Object.values(await openStorage(dir)).slice(4), [stored, 'existing']);
+      assert.deepEqual(Object.values(await openStorage(dir, { tenant: 'mine' })).slice(4), ['mine', 'explicit']);
+      mkdirSync(path.join(dir, 'evidence', 'logs', `w${'2'.repeat(32)}`));
+      await assert.rejects(openStorage(dir), /^Error: 2 tenants are stored under .*; pass --tenant to choose one$/);
+      mkdirSync(path.join(dir, 'evidence', 'logs', fresh.tenant));
+      assert.equal((await openStorage(dir)).tenant, fresh.tenant);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
+  it('parses the command line; limits default to the editor\'s settings and keep their declared ranges', () => {
+    assert.deepEqual(parseCommandLine(['--help'], '/cwd'), { help: true });
+    assert.deepEqual(parseCommandLine(['--storage', '/s', '--max-inline-bytes', '6000', '--preservation', 'required'], '/cwd'), {
+      help: false, options: { storageDir: '/s', workspaceFolder: '/cwd', settings: { maxInlineBytes: 6000, preservation: 'required' } },
+    });
+    assert.deepEqual(parseCommandLine(['--storage', '/s', '--workspace', '/w', '--tenant', 't'], '/cwd'), {
+      help: false, options: { storageDir: '/s', workspaceFolder: '/w', tenant: 't', settings: {} },
+    });
+    assert.throws(() => parseCommandLine([], '/cwd'), /^Error: --storage <dir> is required$/);
+    assert.throws(() => parseCommandLine(['--storage', '/s', '--tenant', 't', '--global'], '/cwd'), /--tenant and --global exclude each other/);
+    assert.throws(() => parseCommandLine(['--storage', '/s', '--preview-bytes', '1e3'], '/cwd'), /^Error: --preview-bytes must be a whole number$/);
+    assert.throws(() => parseCommandLine(['--storage', '/s', '--bogus'], '/cwd'), /Unknown option '--bogus'/);
+    const manifest = extensionManifest();
+    assert.deepEqual(resolveSettings(manifest), {
+      maxInlineBytes: 4096, previewBytes: 1024, maxRangeBytes: 4096, largeResultBytes: 4096, captureCapBytes: 67108864, commandTimeoutMs: 600000, preservation: 'best_effort',
+    });
+    assert.throws(() => resolveSettings(manifest, { maxInlineBytes: 6145 }), /^Error: --max-inline-bytes must be an integer from 512 to 6144$/);
+    assert.throws(() => resolveSettings(manifest, { preservation: 'maybe' as 'required' }), /^Error: --preservation must be one of best_effort, required$/);
+  });
+});
+
+describe('MCP server over stdio (node --import tsx src/mcp/main.ts, a separate process)', () => {
+  let tmp: string;
+  beforeEach(() => { tmp = mkdtempSync(path.join(os.tmpdir(), 'be-mcp-stdio-')); });
+  afterEach(() => rmSync(tmp, { recursive: true, force: true }));
+
+  it('handshakes, serves the tools, and its handles and the editor\'s cross the process boundary both ways', async function () {
+    this.timeout(30_000);
+    const storageDir = path.join(tmp, 'storage');
+    const ws = path.join(tmp, 'ws');
+    mkdirSync(ws);
+    const editorLayout = layoutAt(storageDir, `file://${storageDir}`, false);
+    const editor = await editorStores(editorLayout);
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: ['--import', 'tsx', path.join(REPO, 'src', 'mcp', 'main.ts'), '--storage', storageDir, '--workspace', ws],
+      cwd: REPO,
+      stderr: 'pipe',
+    });
+    let stderr = '';
+    transport.stderr?.on('data', (b: Buffer) => { stderr += b.toString(); });
+    const client = new Client({ name: 'stdio-test', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      assert.deepEqual((await client.listTools()).tools.map((t) => t.name), ['evidence_runCommand', 'evidence_readFile', 'read_tool_output']);
+      const ran = textOf(await client.callTool({ name: 'evidence_runCommand', arguments: { command: 'seq 1 20000' } }));
+      const handle = /handle (out_[0-9a-f]{10}-1_stdout)\./.exec(ran.text)![1]!;
+      // Minted in the server process, read by the editor's store in this one.
+      assert.equal((await editor.runs.readToolOutput({ handle, offset: 19999 })).content, '20000');
+      // Minted here after the server started, read by the server.
+      const run = await editor.runs.startRun();
+      const mine = await run.recordResult('evidence_invokeTool', {}, SEQ);
+      await run.finish();
+      assert.deepEqual(JSON.parse(textOf(await client.callTool({ name: 'read_tool_output', arguments: { handle: mine.handle!, limit: 2 } })).text).content, '1\n2');
+      assert.match(stderr, new RegExp(`tenant ${editorLayout.tenant} \\(existing\\)`));
+    } finally {
+      await client.close();
+    }
+    // The server finished its run when the call ended, and left nothing running.
+    const runs = await editor.runs.listRuns();
+    assert.deepEqual(runs.map((r) => [r.label ?? '', r.status]).sort(), [['', 'completed'], ['mcp run: seq 1 20000', 'completed']]);
+  });
+
+  it('exits 2 with the usage on a bad command line, and 0 with it on --help', async function () {
+    this.timeout(30_000);
+    const run = (args: string[]): Promise<{ code: number; stdout: string; stderr: string }> => new Promise((resolve) => {
+      execFile(process.execPath, ['--import', 'tsx', path.join(REPO, 'src', 'mcp', 'main.ts'), ...args], { cwd: REPO }, (e, stdout, stderr) => {
+        resolve({ code: e ? Number((e as { code?: number }).code) : 0, stdout, stderr });
+      });
+    });
+    const bad = await run(['--workspace', tmp]);
+    assert.deepEqual([bad.code, bad.stdout], [2, '']);
+    assert.ok(bad.stderr.startsWith('--storage <dir> is required\n\nUsage: node dist/mcp.js --storage <dir>'), bad.stderr);
+    const help = await run(['--help']);
+    assert.deepEqual([help.code, help.stderr], [0, '']);
+    assert.ok(help.stdout.startsWith('Usage: node dist/mcp.js'));
+  });
+});
