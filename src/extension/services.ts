@@ -204,6 +204,7 @@ export class ServicesHost implements vscode.Disposable {
   private currentPromise: Promise<EvidenceServices>;
   private current: EvidenceServices | undefined;
   private recordSubscription: { dispose(): void } | undefined;
+  private generation = 0;
   private readonly changeEmitter = new vscode.EventEmitter<void>();
   private readonly recordEmitter = new vscode.EventEmitter<RunRecordEvent>();
   /** Fires after `get()` starts returning new services. */
@@ -222,27 +223,28 @@ export class ServicesHost implements vscode.Disposable {
     return this.currentPromise;
   }
 
-  /** The current services if built, without waiting. */
-  peek(): EvidenceServices | undefined {
-    return this.current;
-  }
-
   /**
    * Builds new services and swaps them in. Calls in flight keep the old ones, which stay
-   * usable: they are stores over the same folders, not open handles.
+   * usable: they are stores over the same folders. An old S3 client is not destroyed
+   * here, because a capture may still be streaming through it; its idle sockets close
+   * on their own.
    */
   async rebuild(): Promise<EvidenceServices> {
-    const previous = this.current;
     this.currentPromise = this.open();
     this.currentPromise.catch(() => undefined);
-    const next = await this.currentPromise;
-    previous?.dispose();
-    return next;
+    return await this.currentPromise;
   }
 
   private async open(): Promise<EvidenceServices> {
+    // Builds may overlap (a settings change while a command rebuilds): only the latest
+    // one becomes current; an older one finishing later is released, never swapped in.
+    const generation = ++this.generation;
     try {
       const services = await this.build();
+      if (generation !== this.generation) {
+        services.dispose();
+        return await this.currentPromise;
+      }
       this.recordSubscription?.dispose();
       this.recordSubscription = services.runs.onDidRecord((e) => this.recordEmitter.fire(e));
       this.current = services;

@@ -12,8 +12,11 @@ interface Client {
 
 /** Text of the last message (tool results flattened), duck-typed: parts come from another extension. */
 function lastText(messages: readonly vscode.LanguageModelChatRequestMessage[]): string {
-  const last = messages[messages.length - 1];
-  return (last?.content ?? []).map((p) => {
+  return messageText(messages[messages.length - 1]);
+}
+
+function messageText(message: vscode.LanguageModelChatRequestMessage | undefined): string {
+  return (message?.content ?? []).map((p) => {
     const part = p as { value?: unknown; content?: unknown[] };
     if (typeof part.value === 'string') return part.value;
     if (Array.isArray(part.content)) return part.content.map((c) => String((c as { value?: unknown }).value ?? '')).join('');
@@ -31,6 +34,7 @@ describe('@evidence in the chat view, driven by a scripted model from a test ext
   });
   after(async () => {
     await vscode.workspace.getConfiguration('chat.tools.global').update('autoApprove', undefined, vscode.ConfigurationTarget.Global);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
   it('/run stops at the chat\'s confirmation for evidence_runCommand before anything runs', async function () {
@@ -101,5 +105,42 @@ describe('@evidence in the chat view, driven by a scripted model from a test ext
     assert.ok(runCall, 'the command call was recorded');
     assert.equal(runCall.runId, result.metadata.runId);
     assert.ok(result.metadata.handles?.includes(handle), 'the answer lists the handles it used');
+  });
+
+  it('a follow-up in the same conversation is told the earlier handles and can read them', async function () {
+    this.timeout(60_000);
+    let earlier = '';
+    let replies = 0;
+    let readReply = '';
+    client.setScript((messages) => {
+      replies++;
+      if (replies === 1) {
+        const note = messages.map(messageText).find((t) => t.startsWith('Handles from earlier in this conversation'));
+        earlier = /out_[A-Za-z0-9._-]*_stdout/.exec(note ?? '')?.[0] ?? 'none';
+        return [new vscode.LanguageModelToolCallPart('f1', 'read_tool_output', { handle: earlier, limit: 1 })];
+      }
+      readReply = lastText(messages);
+      return [new vscode.LanguageModelTextPart('The first line was read again.')];
+    });
+    const result = await vscode.commands.executeCommand<{ metadata?: { runId?: string } }>('workbench.action.chat.open', {
+      query: '@evidence show me the first line of that output again', modelSelector: { vendor: client.vendor }, blockOnResponse: true,
+    });
+    assert.ok(result?.metadata?.runId);
+    assert.match(earlier, /^out_.+_stdout$/, 'the earlier handle was offered');
+    const window = JSON.parse(readReply) as { handle: string; returned_lines: number; content: string };
+    assert.equal(window.handle, earlier);
+    assert.equal(window.returned_lines, 1);
+    assert.match(window.content, /^\[000000\] compiling/);
+  });
+
+  it('/inspect opens the inspector on the latest run', async function () {
+    this.timeout(60_000);
+    const result = await vscode.commands.executeCommand<{ metadata?: { runId?: string } }>('workbench.action.chat.open', {
+      query: '@evidence /inspect', modelSelector: { vendor: client.vendor }, blockOnResponse: true,
+    });
+    assert.match(result?.metadata?.runId ?? '', /^run-/);
+    const labels = (): string[] => vscode.window.tabGroups.all.flatMap((g) => g.tabs).map((t) => t.label);
+    for (let i = 0; i < 50 && !labels().includes('Evidence Inspector'); i++) await new Promise((r) => setTimeout(r, 100));
+    assert.ok(labels().includes('Evidence Inspector'), `tabs: ${labels().join(', ')}`);
   });
 });

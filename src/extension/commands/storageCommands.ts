@@ -71,6 +71,8 @@ export async function setS3CredentialsCommand(deps: CommandDeps, arg?: unknown):
     await deps.secrets.store(Ids.s3CredentialsSecret, JSON.stringify({ accessKeyId, secretAccessKey }));
     deps.log.info('S3 credentials stored in SecretStorage');
   }
-  if ((await deps.host.get().catch(() => undefined))?.settings.backend === 's3') await deps.host.rebuild();
+  // Reopen the stores with the new credentials (and whatever the settings say now), so
+  // that the next call, once this command has returned, uses them.
+  await deps.host.rebuild();
   return true;
 }
