@@ -8,7 +8,7 @@
  * and keep the call from ever finishing.
  */
 import { spawn } from 'node:child_process';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 
 /** How the process ended. */
 export interface CommandExit {
@@ -32,18 +32,24 @@ export interface RunningCommand {
 
 /** Spawns the command; never throws (a spawn failure shows in `exit`). */
 export function startCommand(command: string, options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; signal?: AbortSignal }): RunningCommand {
+  if (options.signal?.aborted) {
+    // Cancelled before it started: nothing is spawned.
+    return { stdout: Readable.from([]), stderr: Readable.from([]), exit: Promise.resolve({ code: null, signal: null, timedOut: false, aborted: true, spawnFailed: false }), kill: () => undefined };
+  }
   const child = spawn('/bin/sh', ['-c', command], { cwd: options.cwd, env: options.env ?? process.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let timedOut = false;
   let aborted = false;
   let exited = false;
   const kill = (): void => {
     if (child.pid === undefined) return;
-    try { process.kill(-child.pid, 'SIGKILL'); } catch { /* the group is already gone */ }
+    try { process.kill(-child.pid, 'SIGKILL'); } catch {
+      // No such group: it is gone, or the shell has not reached setsid yet (kill it alone).
+      if (!exited) child.kill('SIGKILL');
+    }
   };
   const timer = options.timeoutMs !== undefined ? setTimeout(() => { if (!exited) { timedOut = true; kill(); } }, options.timeoutMs) : undefined;
   const onAbort = (): void => { if (!exited) { aborted = true; kill(); } };
-  if (options.signal?.aborted) onAbort();
-  else options.signal?.addEventListener('abort', onAbort, { once: true });
+  options.signal?.addEventListener('abort', onAbort, { once: true });
   const exit = new Promise<CommandExit>((resolve) => {
     const finish = (code: number | null, signal: string | null, spawnFailed: boolean): void => {
       if (timer) clearTimeout(timer);

@@ -7,9 +7,10 @@ import { S3BlobStore } from '../../../src/core/blobs/s3BlobStore.js';
 import { startFaultProxy, startS3Server, type S3Server } from '../blobs/s3Fixture.js';
 import { openStore, rejectsWith, scratch, sha } from './helpers.js';
 
-/** True while a process with this pid exists. */
+/** True while a process with this pid runs (a zombie awaiting its reaper has stopped running). */
 function alive(pid: number): boolean {
-  try { process.kill(pid, 0); return true; } catch { return false; }
+  try { process.kill(pid, 0); } catch { return false; }
+  try { return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8')); } catch { return false; }
 }
 
 async function waitGone(pid: number, ms = 3000): Promise<boolean> {
