@@ -51,6 +51,10 @@ function parseArgs(arg: unknown): Partial<RunCaptureArgs> {
 
 /** The command's implementation. */
 export async function runCommandAndCapture(deps: CommandDeps, arg?: unknown): Promise<RunCaptureResult | undefined> {
+  if (!vscode.workspace.isTrusted) {
+    void vscode.window.showErrorMessage('Bounded Evidence: commands do not run in Restricted Mode; trust the folder first.');
+    return undefined;
+  }
   const args = parseArgs(arg);
   const command = typeof args.command === 'string' ? args.command : await vscode.window.showInputBox({
     title: 'Bounded Evidence: Run Command and Capture',

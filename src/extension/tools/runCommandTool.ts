@@ -54,6 +54,8 @@ export class RunCommandTool implements vscode.LanguageModelTool<RunCommandInput>
     const checked = checkRunCommand(options.input);
     if (!checked.ok) return errorResult(checked.error);
     const input = checked.value;
+    // Restricted Mode: a folder nobody trusted yet must not get commands run in it.
+    if (!vscode.workspace.isTrusted) return errorResult('this workspace is not trusted, so no command runs here; ask the user to trust the folder');
     const services = await this.deps.host.get();
     if (!services.folder) return errorResult('no folder is open; open a folder to run commands in it');
     const cwd = await resolveCwd(services.folder, input.cwd);
