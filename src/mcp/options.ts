@@ -8,19 +8,11 @@ import { parseArgs } from 'node:util';
 import type { Preservation } from '../core/index.js';
 import type { ExtensionManifest, SettingDeclaration } from './manifest.js';
 
-/** The limits of one server, named as the editor's `boundedEvidence.*` settings. */
-export interface McpSettings {
-  readonly maxInlineBytes: number;
-  readonly previewBytes: number;
-  readonly maxRangeBytes: number;
-  readonly largeResultBytes: number;
-  readonly captureCapBytes: number;
-  readonly commandTimeoutMs: number;
-  readonly preservation: Preservation;
-}
-
 /** The integer settings, each also a command-line flag (`maxInlineBytes` is `--max-inline-bytes`). */
 const INTEGER_SETTINGS = ['maxInlineBytes', 'previewBytes', 'maxRangeBytes', 'largeResultBytes', 'captureCapBytes', 'commandTimeoutMs'] as const;
+
+/** The limits of one server, named as the editor's `boundedEvidence.*` settings (the list above, plus preservation). */
+export type McpSettings = { readonly [K in (typeof INTEGER_SETTINGS)[number]]: number } & { readonly preservation: Preservation };
 
 /** Options of `createEvidenceMcpServer`. */
 export interface EvidenceMcpOptions {
