@@ -14,7 +14,7 @@ import { S3BlobStore, s3OptionsFromEnv } from '../../../src/core/blobs/s3BlobSto
 import { openVerified, putVerified } from '../../../src/core/blobs/verifiedBlobs.js';
 import { readVerified } from '../../../src/core/integrity.js';
 import { blobStoreContract, patterned, sameBytes } from './blobStoreContract.js';
-import { startFaultProxy, startS3Server, type S3Server } from './s3Fixture.js';
+import { closedEndpoint, startFaultProxy, startS3Server, type S3Server } from './s3Fixture.js';
 
 const key = { tenant: 'tenant-a', runId: 'run-1', callId: 'c1' };
 
@@ -38,10 +38,7 @@ describe('S3 adapter against a real local s3rver', function () {
   });
 
   it('answers a server that is down with a clear backend error', async () => {
-    const proxy = await startFaultProxy(server.endpoint);
-    const endpoint = proxy.endpoint;
-    await proxy.close();
-    const store = new S3BlobStore({ endpoint, bucket: server.bucket, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'secret-never-shown' }, maxAttempts: 1 });
+    const store = new S3BlobStore({ endpoint: await closedEndpoint(), bucket: server.bucket, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'secret-never-shown' }, maxAttempts: 1 });
     try {
       await assert.rejects(store.size(key), (e: Error & { code?: string }) => e.code === 'backend' && e.message === 'blob store is unreachable');
       await assert.rejects(store.put(key, patterned(10)), /blob store is unreachable/);

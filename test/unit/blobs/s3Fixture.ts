@@ -96,3 +96,12 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
   state.close = () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); });
   return state;
 }
+
+/** An http://127.0.0.1:<port> where nothing listens any more (a server that is down). */
+export async function closedEndpoint(): Promise<string> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return endpoint;
+}

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { FsBlobStore } from '../../../src/core/blobs/fsBlobStore.js';
 import { MemoryBlobStore } from '../../../src/core/blobs/memoryBlobStore.js';
 import { S3BlobStore } from '../../../src/core/blobs/s3BlobStore.js';
-import { startFaultProxy, startS3Server, type S3Server } from '../blobs/s3Fixture.js';
+import { closedEndpoint, startFaultProxy, startS3Server, type S3Server } from '../blobs/s3Fixture.js';
 import { openStore, rejectsWith, scratch, sha } from './helpers.js';
 
 /** True while a process with this pid runs (a zombie awaiting its reaper has stopped running). */
@@ -201,10 +201,7 @@ describe('runCommand: attachments captured as the process writes (contract 2.4)'
     });
 
     it('an S3 server that is down: the call is failed with a clear error', async () => {
-      const proxy = await startFaultProxy(server.endpoint);
-      const endpoint = proxy.endpoint;
-      await proxy.close();
-      const blobs = new S3BlobStore({ endpoint, bucket: server.bucket, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }, maxAttempts: 1 });
+      const blobs = new S3BlobStore({ endpoint: await closedEndpoint(), bucket: server.bucket, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }, maxAttempts: 1 });
       try {
         const store = await openStore(dir, { blobs, offloadThresholdBytes: 1024 });
         const run = await store.startRun();
