@@ -64,10 +64,13 @@ export function createApi(host: ServicesHost, subscriptions: vscode.Disposable[]
       }
       checkToolName(toolName);
       const run = await (await host.get()).runs.startRun({ label: `api: ${toolName}` });
+      let status: RunFinishStatus = 'failed';
       try {
-        return await recordIn(run, toolName, input, result, options?.isError);
+        const recorded = await recordIn(run, toolName, input, result, options?.isError);
+        status = 'completed';
+        return recorded;
       } finally {
-        await run.finish('completed');
+        await run.finish(status);
       }
     },
     async read(args) {

@@ -203,13 +203,14 @@ export async function reregisterArtifacts(runs: RunStore, artifacts: ArtifactSto
 export class ServicesHost implements vscode.Disposable {
   private currentPromise: Promise<EvidenceServices>;
   private current: EvidenceServices | undefined;
-  private recordSubscription: { dispose(): void } | undefined;
+  /** One per store ever built: a run still recording in an older store keeps reporting. */
+  private readonly recordSubscriptions: { dispose(): void }[] = [];
   private generation = 0;
   private readonly changeEmitter = new vscode.EventEmitter<void>();
   private readonly recordEmitter = new vscode.EventEmitter<RunRecordEvent>();
   /** Fires after `get()` starts returning new services. */
   readonly onDidChange = this.changeEmitter.event;
-  /** Every record appended by the current store (and by later ones). */
+  /** Every record appended by any store this host built (the current one and earlier ones). */
   readonly onDidRecord = this.recordEmitter.event;
 
   constructor(private readonly build: () => Promise<EvidenceServices>, private readonly log: Log) {
@@ -245,8 +246,7 @@ export class ServicesHost implements vscode.Disposable {
         services.dispose();
         return await this.currentPromise;
       }
-      this.recordSubscription?.dispose();
-      this.recordSubscription = services.runs.onDidRecord((e) => this.recordEmitter.fire(e));
+      this.recordSubscriptions.push(services.runs.onDidRecord((e) => this.recordEmitter.fire(e)));
       this.current = services;
       this.changeEmitter.fire();
       return services;
@@ -258,7 +258,7 @@ export class ServicesHost implements vscode.Disposable {
 
   /** Stops listening and releases clients. */
   dispose(): void {
-    this.recordSubscription?.dispose();
+    for (const s of this.recordSubscriptions) s.dispose();
     this.current?.dispose();
     this.changeEmitter.dispose();
     this.recordEmitter.dispose();
