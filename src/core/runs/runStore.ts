@@ -49,17 +49,8 @@ const MAX_HANDLE_LENGTH = 256;
 /** The tool name `runCommand` records by default. */
 export const RUN_COMMAND_TOOL = 'run_command';
 
-/** Options of `runCommand` beyond the contract sketch (additive). */
-export interface RunCommandExtras {
-  /** Tool name to record (default `run_command`). */
-  readonly tool?: string;
-  /**
-   * Files the command writes, relative to `cwd` (no absolute paths, no `..`): each one
-   * that exists as a regular file afterwards becomes a `file:<path>` attachment
-   * (slots `f1`, `f2`, …), captured with the same cap.
-   */
-  readonly files?: readonly string[];
-}
+/** Kept for code written before `tool`/`files` joined `RunCommandOptions`. */
+export type RunCommandExtras = Pick<RunCommandOptions, 'tool' | 'files'>;
 
 function positiveInt(name: string, v: number): number {
   if (!Number.isSafeInteger(v) || v <= 0) throw new EvidenceError('invalidArgument', `${name} must be a positive integer`);
@@ -542,7 +533,7 @@ export class Run implements RunApi {
    * store as the process writes them, each capped at `captureCapBytes`; the exit value
    * is the `value` attachment (JSON). The call's result is the summary text.
    */
-  async runCommand(command: string, options: RunCommandOptions & RunCommandExtras): Promise<CallOutcome> {
+  async runCommand(command: string, options: RunCommandOptions): Promise<CallOutcome> {
     if (typeof command !== 'string' || command.length === 0) throw new EvidenceError('invalidArgument', 'command must be a non-empty string');
     const s = this.store;
     const cap = positiveInt('captureCapBytes', options.captureCapBytes ?? s.captureCapBytes);

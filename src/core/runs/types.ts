@@ -366,6 +366,14 @@ export interface RunCommandOptions {
   readonly signal?: AbortSignal;
   /** Environment of the shell (default: this process's). */
   readonly env?: NodeJS.ProcessEnv;
+  /** Tool name to record (default `run_command`). */
+  readonly tool?: string;
+  /**
+   * Files the command writes, relative to `cwd` (no absolute paths, no `..`): each that
+   * exists as a regular file afterwards becomes a `file:<path>` attachment (slots `f1`,
+   * `f2`, …), captured with the same cap; a missing one is reported in the summary.
+   */
+  readonly files?: readonly string[];
 }
 
 /** `RunStore.prune` options. */
