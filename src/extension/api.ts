@@ -12,12 +12,13 @@
  * ```
  *
  * Versioning: `version` changes only on a breaking change; members are only added
- * within a version. Every type a caller needs is declared in this one file (copy it, or
- * declare the subset you use). Results are recorded in this workspace's storage under
+ * within a version. Every type a caller needs is exported from this one file (the two
+ * reader types are the run layer's, `src/core/runs/types.ts`). Results are recorded in this workspace's storage under
  * its tenant, exactly as the evidence tools record theirs; handles are read back by
  * `read` and by the `read_tool_output` tool, and the inspector lists every call.
  */
 import type * as vscode from 'vscode';
+import type { ReadToolOutputArgs, ReadToolOutputResult } from '../core/index.js';
 
 /** Where a result's bytes live. */
 export type EvidenceStorageState = 'inline' | 'blob' | 'preview_only';
@@ -47,34 +48,11 @@ export interface RecordOptions {
   readonly runId?: string;
 }
 
-/** Arguments of `read`: contract 2.5's `read_tool_output`. */
-export interface ReadArgs {
-  readonly handle: string;
-  /** First line (or match) to return, 0-based; default 0. */
-  readonly offset?: number;
-  /** Lines (or matches) to return, 1–1000; default 200. */
-  readonly limit?: number;
-  /** A JavaScript regular expression tested per line. */
-  readonly pattern?: string;
-  /** A byte window `[start, end)`. */
-  readonly bytes?: { readonly start: number; readonly end: number };
-}
+/** Arguments of `read`: contract 2.5's `read_tool_output` (handle, offset, limit, pattern, bytes). */
+export type ReadArgs = ReadToolOutputArgs;
 
-/** The reply of `read` (contract 2.5 fields). */
-export interface ReadResult {
-  readonly handle: string;
-  readonly binary: boolean;
-  readonly total_size_bytes: number;
-  readonly total_lines: number;
-  readonly offset: number;
-  readonly limit: number;
-  readonly pattern: string | null;
-  readonly total_matches: number | null;
-  readonly returned_lines: number;
-  readonly truncated: boolean;
-  readonly content: string;
-  readonly matches: readonly { readonly line_number: number }[] | null;
-}
+/** The reply of `read`: contract 2.5's fields, exactly as the `read_tool_output` tool returns them. */
+export type ReadResult = ReadToolOutputResult;
 
 /** Fired after a call was recorded (by a tool, a command, or any API caller). */
 export interface RecordedCall {
