@@ -54,6 +54,7 @@ export class CallsView {
   private selectedKey: string | undefined;
   private readonly collapsed = new Set<string>();
   private toolOptions = '';
+  private loading = false;
   private runOptions = '';
   /** When the first non-empty render happened (ms, performance clock), for the measurements. */
   firstRowsRenderedAt: number | undefined;
@@ -112,6 +113,13 @@ export class CallsView {
     };
   }
 
+  /** Whether calls are still arriving (a snapshot in pieces). */
+  setLoading(loading: boolean): void {
+    this.loading = loading;
+    this.list.viewport.setAttribute('aria-busy', String(loading));
+    this.updateSummary();
+  }
+
   /** Collapsed run ids. */
   collapsedRuns(): string[] {
     return [...this.collapsed];
@@ -130,9 +138,14 @@ export class CallsView {
     this.active = activeKey ? this.rows.findIndex((r) => r.key === activeKey) : -1;
     if (this.active < 0 && this.selectedKey) this.active = this.rows.findIndex((r) => r.key === this.selectedKey);
     this.list.setItems(this.rows);
-    const calls = this.rows.filter((r) => r.kind === 'call').length;
-    this.summary.textContent = `${count(calls)} of ${count(this.model.size)} calls`;
+    this.updateSummary();
     this.updateActiveDescendant();
+  }
+
+  private updateSummary(): void {
+    let calls = 0;
+    for (const r of this.rows) if (r.kind === 'call') calls++;
+    this.summary.textContent = `${count(calls)} of ${count(this.model.size)} calls${this.loading ? ' · loading…' : ''}`;
   }
 
   /** Marks a part selected, expands its run, and scrolls it into view. */

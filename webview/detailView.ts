@@ -132,12 +132,12 @@ export class DetailView {
     this.matchList = h('div', { id: 'matches', class: 'matches', role: 'listbox', tabindex: '0', 'aria-label': 'Matching lines' });
     const labelled = (text: string, el: HTMLElement): HTMLElement => h('label', { class: 'labelled' }, h('span', { class: 'label-text' }, text), el);
     this.tabsEl = h('vscode-tabs', { id: 'fetch-tabs', 'selected-index': String(Math.max(0, tabs.indexOf(form?.tab ?? 'bytes'))) },
-      h('vscode-tab-header', { slot: 'header', id: 'tab-bytes' }, 'Byte range'),
+      h('vscode-tab-header', { slot: 'header' }, 'Byte range'),
       h('vscode-tab-panel', {}, h('form', { class: 'fetch-form', id: 'form-bytes' }, labelled('Start', this.fStart), labelled('End', this.fEnd), fetchBytes,
         h('span', { class: 'muted hint' }, 'half-open [start, end)'))),
-      h('vscode-tab-header', { slot: 'header', id: 'tab-lines' }, 'Lines'),
+      h('vscode-tab-header', { slot: 'header' }, 'Lines'),
       h('vscode-tab-panel', {}, h('form', { class: 'fetch-form', id: 'form-lines' }, labelled('From line', this.fLine), labelled('Count', this.fCount), fetchLines)),
-      h('vscode-tab-header', { slot: 'header', id: 'tab-pattern' }, 'Pattern'),
+      h('vscode-tab-header', { slot: 'header' }, 'Pattern'),
       h('vscode-tab-panel', {},
         h('form', { class: 'fetch-form', id: 'form-pattern' }, labelled('Pattern', this.fPattern), find, prevMatch, nextMatch, this.matchInfo),
         this.matchList));
@@ -373,7 +373,9 @@ export class DetailView {
       if (seq !== this.seq || reply.type !== 'window') return;
       this.current = reply.window;
       if (!this.pattern || hitLine === undefined) this.currentReq = req;
+      const r0 = performance.now();
       this.renderWindow(reply.window, hitLine);
+      document.body.dataset.lastRenderMs = (performance.now() - r0).toFixed(1);
       if (req.kind === 'bytes') { this.fStart.value = String(reply.window.start); this.fEnd.value = String(reply.window.end); }
       this.deps.changed();
       // Timed to the frame after the text is in the DOM: the round trip a person waits for.

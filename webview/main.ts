@@ -3,7 +3,7 @@
  * (src/shared/protocol.ts). It says `ready` once it listens; the host then posts `init`
  * and every call. Selection, filters and the window survive hiding through `setState`.
  */
-import type { HostToWebview, InspectorViewState, PartRef, TargetDto, WindowRequestDto } from '../src/shared/protocol.js';
+import type { CallsMessage, HostToWebview, InspectorViewState, PartRef, TargetDto, WindowRequestDto } from '../src/shared/protocol.js';
 import { CallsModel } from './callsModel.js';
 import { CallsView } from './callsView.js';
 import { DetailView } from './detailView.js';
@@ -53,7 +53,7 @@ const calls = new CallsView(model, {
   refresh: () => {
     status('Reading every run…');
     rpc.request({ type: 'refresh' }).then((r) => {
-      if (r.type === 'calls') { applySnapshot(r.runs, r.calls); status(`Read ${model.size} calls.`); }
+      if (r.type === 'calls') onCalls(r);
     }, (e: Error) => status(e.message, 'error'));
   },
   changed: saveState,
@@ -110,12 +110,26 @@ function applyPending(): void {
   }
 }
 
-function applySnapshot(runs: Parameters<CallsModel['setAll']>[0], list: Parameters<CallsModel['setAll']>[1]): void {
-  model.setAll(runs, list);
+/** A snapshot begins: every run; their calls follow in deltas unless it is complete. */
+function onCalls(msg: CallsMessage): void {
+  timings.callsReceivedMs ??= performance.now().toFixed(1);
+  model.setAll(msg.runs, msg.calls);
+  calls.setLoading(!msg.complete);
   calls.refresh();
+  if (msg.complete) snapshotDone();
+  applyPending();
+}
+
+/** The snapshot is whole: a selection that is gone now is really gone. */
+function snapshotDone(): void {
+  calls.setLoading(false);
   const shown = detail.shown;
   if (shown && !model.find(shown)) detail.clear('The selected call is no longer in the store.');
-  applyPending();
+  requestAnimationFrame(() => {
+    timings.callCount = String(model.size);
+    timings.snapshotRenderedMs ??= performance.now().toFixed(1);
+    if (calls.firstRowsRenderedAt !== undefined) timings.firstRowsMs ??= calls.firstRowsRenderedAt.toFixed(1);
+  });
 }
 
 function onMessage(msg: HostToWebview): void {
@@ -127,19 +141,15 @@ function onMessage(msg: HostToWebview): void {
       if (msg.target) pendingTarget = msg.target;
       break;
     case 'calls':
-      timings.callsReceivedMs = performance.now().toFixed(1);
-      applySnapshot(msg.runs, msg.calls);
-      requestAnimationFrame(() => {
-        timings.callCount = String(model.size);
-        if (calls.firstRowsRenderedAt !== undefined) timings.firstRowsMs = calls.firstRowsRenderedAt.toFixed(1);
-      });
+      onCalls(msg);
       break;
     case 'delta': {
       model.upsert(msg.runs, msg.calls);
       calls.refresh();
+      if (msg.complete) snapshotDone();
       const shown = detail.shown;
       // A call shown while running gets its final detail when it finishes.
-      if (shown && msg.calls.some((c) => c.runId === shown.runId && c.callId === shown.callId)) void loadDetail(shown);
+      if (!msg.complete && shown && msg.calls.some((c) => c.runId === shown.runId && c.callId === shown.callId && c.status !== 'running')) void loadDetail(shown);
       applyPending();
       break;
     }
@@ -180,3 +190,4 @@ document.addEventListener('keydown', (e) => {
   if (e.key === '/' && !inField) { e.preventDefault(); document.getElementById('filter-text')?.focus(); }
 });
 api.postMessage({ type: 'ready' });
+timings.readyPostedMs = performance.now().toFixed(1);

@@ -184,10 +184,10 @@ export type WebviewRequest = Extract<WebviewToHost, { id: number }>;
 
 /** First message after `ready`: limits, whether a store is open, what to select. */
 export interface InitMessage { readonly type: 'init'; readonly limits: InspectorLimitsDto; readonly storeAvailable: boolean; readonly target?: TargetDto }
-/** Every run and call (after `ready`, and in reply to `refresh`: then `id` names it). */
-export interface CallsMessage { readonly type: 'calls'; readonly id: number | null; readonly runs: readonly RunDto[]; readonly calls: readonly CallDto[] }
-/** Live update: runs and calls recorded or changed since the last message (upserts). */
-export interface DeltaMessage { readonly type: 'delta'; readonly runs: readonly RunDto[]; readonly calls: readonly CallDto[] }
+/** Every run, replacing what the page knows (after `ready`, and in reply to `refresh`: then `id` names it); their calls follow in deltas unless `complete`. */
+export interface CallsMessage { readonly type: 'calls'; readonly id: number | null; readonly runs: readonly RunDto[]; readonly calls: readonly CallDto[]; readonly complete: boolean }
+/** Runs and calls to upsert: a piece of a snapshot being loaded (`complete` on its last piece), or live records. */
+export interface DeltaMessage { readonly type: 'delta'; readonly runs: readonly RunDto[]; readonly calls: readonly CallDto[]; readonly complete?: boolean }
 /** The command was run again with a target while the panel was open: select it. */
 export interface RevealMessage { readonly type: 'reveal'; readonly target: TargetDto }
 /** Reply to `detail`. */

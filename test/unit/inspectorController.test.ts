@@ -10,7 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { ErrorText, FsBlobStore, RunStore } from '../../src/core/index.js';
 import { InspectorController, noStoreMessage, type InspectorActions } from '../../src/extension/inspector/controller.js';
-import type { CallsMessage, HostToWebview, WebviewToHost } from '../../src/shared/protocol.js';
+import type { CallDto, CallsMessage, HostToWebview, WebviewToHost } from '../../src/shared/protocol.js';
 
 const sha = (b: Uint8Array | string): string => createHash('sha256').update(b).digest('hex');
 const enc = new TextEncoder();
@@ -20,6 +20,16 @@ function buildLog(lines: number, errorAt: number): string {
   const out: string[] = [];
   for (let i = 0; i < lines; i++) out.push(i === errorAt ? `ERROR: disk quota exceeded at step ${i}` : `step ${i}: ok ${'·'.repeat(i % 7)}`);
   return `${out.join('\n')}\n`;
+}
+
+/** Calls of the snapshot that follows `ready`: the `calls` message and the deltas up to `complete`. */
+function snapshotCalls(posted: readonly HostToWebview[]): CallDto[] {
+  const out: CallDto[] = [];
+  for (const m of posted) {
+    if (m.type === 'calls') out.push(...m.calls);
+    if (m.type === 'delta') { out.push(...m.calls); if (m.complete) break; }
+  }
+  return out;
 }
 
 interface Harness {
@@ -80,15 +90,18 @@ describe('inspector controller over a real RunStore', () => {
   it('answers ready with init, then every call with exact size, handle and sha256', async () => {
     const h = harness(() => store);
     await h.controller.receive({ type: 'ready' });
-    assert.deepEqual(h.posted.map((m) => m.type), ['init', 'calls']);
+    // Runs first, then their calls in a delta that completes the snapshot.
+    assert.deepEqual(h.posted.map((m) => [m.type, 'complete' in m ? m.complete : undefined]), [['init', undefined], ['calls', false], ['delta', true]]);
     const init = h.posted[0]!;
     assert.ok(init.type === 'init' && init.storeAvailable && init.limits.maxWindowBytes === 65536);
-    const calls = h.posted[1] as CallsMessage;
-    assert.equal(calls.runs.length, 1);
-    assert.equal(calls.runs[0]!.label, 'build');
-    const c = calls.calls.find((x) => x.callId === callId)!;
+    const snapshot = h.posted[1] as CallsMessage;
+    assert.equal(snapshot.runs.length, 1);
+    assert.equal(snapshot.runs[0]!.label, 'build');
+    const calls = snapshotCalls(h.posted);
+    assert.equal(calls.length, 3);
+    const c = calls.find((x) => x.callId === callId)!;
     assert.deepEqual([c.tool, c.status, c.result.handle, c.result.sizeBytes, c.result.sha256, c.result.stored, c.result.lineCount], ['shell', 'ok', handle, logBytes.length, sha(logBytes), 'blob', 60_000]);
-    const small = calls.calls.find((x) => x.tool === 'echo')!;
+    const small = calls.find((x) => x.tool === 'echo')!;
     assert.deepEqual([small.result.handle, small.result.sizeBytes, small.result.sha256], [undefined, 12, sha('small result')]);
   });
 
@@ -160,8 +173,8 @@ describe('inspector controller over a real RunStore', () => {
 
   it('shows binary content as a hex dump and refuses lines for it', async () => {
     const h = harness(() => store);
-    const calls = (await (async () => { await h.controller.receive({ type: 'ready' }); return h.posted[1] as CallsMessage; })()).calls;
-    const bin = calls.find((c) => c.tool === 'dump')!;
+    await h.controller.receive({ type: 'ready' });
+    const bin = snapshotCalls(h.posted).find((c) => c.tool === 'dump')!;
     assert.equal(bin.result.binary, true);
     const r = await h.send({ type: 'fetchBytes', id: 13, handle: bin.result.handle!, start: 0, end: 7, snap: true });
     assert.ok(r.type === 'window');
@@ -191,7 +204,7 @@ describe('inspector controller over a real RunStore', () => {
     await h.controller.receive({ type: 'ready' });
     assert.deepEqual(h.posted, [
       { type: 'init', limits: { maxWindowBytes: 65536, maxLines: 1000, maxMatches: 1000, maxPatternChars: 1024, maxHandleChars: 256 }, storeAvailable: false },
-      { type: 'calls', id: null, runs: [], calls: [] },
+      { type: 'calls', id: null, runs: [], calls: [], complete: true },
     ]);
     assert.deepEqual(await h.send({ type: 'verify', id: 18, handle }), { type: 'error', id: 18, message: noStoreMessage });
   });
@@ -199,6 +212,7 @@ describe('inspector controller over a real RunStore', () => {
   it('forwards live records as batched deltas, and only while the page listens', async () => {
     const h = harness(() => store);
     await h.controller.receive({ type: 'ready' });
+    h.posted.length = 0;
     const run = await store.startRun({ label: 'live' });
     await run.recordResult('grep', { pattern: 'x' }, 'y'.repeat(10_000));
     await new Promise((r) => setTimeout(r, 100));

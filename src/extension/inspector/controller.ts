@@ -49,6 +49,8 @@ export interface InspectorControllerOptions {
 
 /** Artifacts up to this size get a line index even for byte windows (one pass, then O(64 KiB) lookups). */
 const eagerIndexBytes = 64 * 1024 * 1024;
+/** Calls gathered before a snapshot piece is posted (whole runs, so a piece may be larger). */
+const snapshotPieceCalls = 2000;
 /** Handles and line indexes kept open per panel. */
 const cacheEntries = 16;
 
@@ -179,18 +181,32 @@ export class InspectorController {
     await this.postSnapshot(null);
   }
 
+  /**
+   * Sends every run at once, then their calls run by run (newest first) in pieces, so the
+   * list shows the newest runs while older ones are still being read.
+   */
   private async postSnapshot(id: number | null): Promise<void> {
     const store = await this.opts.store();
-    if (!store) { this.post({ type: 'calls', id, runs: [], calls: [] }); return; }
+    if (!store) { this.post({ type: 'calls', id, runs: [], calls: [], complete: true }); return; }
+    const t0 = performance.now();
+    let count = 0;
     try {
       const summaries = await store.listRuns();
-      const calls: CallDto[] = [];
-      for (const s of summaries) {
-        for (const r of await store.report(s.runId)) calls.push(callFromReport(r));
+      this.post({ type: 'calls', id, runs: summaries.map(toRunDto), calls: [], complete: summaries.length === 0 });
+      let piece: CallDto[] = [];
+      for (const [i, s] of summaries.entries()) {
+        for (const r of await store.report(s.runId)) piece.push(callFromReport(r));
+        const last = i === summaries.length - 1;
+        if (last || piece.length >= snapshotPieceCalls) {
+          count += piece.length;
+          this.post({ type: 'delta', runs: [], calls: piece, ...(last ? { complete: true } : {}) });
+          piece = [];
+        }
       }
-      this.post({ type: 'calls', id, runs: summaries.map(toRunDto), calls });
+      this.opts.log.info(`inspector: sent ${summaries.length} runs and ${count} calls in ${Math.round(performance.now() - t0)} ms`);
     } catch (e) {
       this.post({ type: 'error', id, message: this.safeMessage(e) });
+      this.post({ type: 'delta', runs: [], calls: [], complete: true });
     }
   }
 
