@@ -15,7 +15,7 @@ import type { ServicesHost } from './services.js';
 /** Bytes of text per page. */
 export const PAGE_BYTES = 256 * 1024;
 /** Bytes per page of a binary output (16 per hex-dump line). */
-export const BINARY_PAGE_BYTES = 64 * 1024;
+export const BINARY_PAGE_BYTES = 32 * 1024;
 /** Header lines before the content (the last one is blank). */
 export const HEADER_LINES = 3;
 /** Line numbers are computed for pages starting within this many bytes (the count streams from 0). */

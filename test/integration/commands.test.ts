@@ -52,6 +52,17 @@ describe('palette commands, driven with arguments', () => {
     assert.deepEqual(v, { handle: r.handle, ok: true, sha256: r.sha256, byteCount: bytes.length });
     const read = JSON.parse(await invoke('read_tool_output', { handle: r.handle })) as { binary: boolean; content: string; total_size_bytes: number };
     assert.deepEqual([read.binary, read.content, read.total_size_bytes], [true, '', bytes.length]);
+    // In the editor, binary pages are hex dumps with offsets.
+    const opened = await vscode.commands.executeCommand<OpenArtifactResult>(cmd.open, { handle: r.handle, byteOffset: 70_000 });
+    assert.match(opened.uri, /\/page-2\.txt$/);
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(opened.uri));
+    assert.match(doc.lineAt(0).text, /page 3 of 97 · bytes \[65536, 98304\) of 3145745 · sha256 [0-9a-f]{64} · binary, shown as hex/);
+    const row = 70_000 - (70_000 % 16);
+    const sixteen = [...bytes.subarray(row, row + 16)];
+    const hex = sixteen.map((b) => b.toString(16).padStart(2, '0')).join(' ');
+    const ascii = sixteen.map((b) => (b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : '.')).join('');
+    assert.equal(doc.lineAt(opened.line).text, `${row.toString(16).padStart(10, '0')}  ${hex}  ${ascii}`);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
   it('Verify Artifact says why when a handle is not this workspace\'s', async () => {

@@ -26,8 +26,12 @@ export async function inCallRun<T>(
   statusOf: (value: T) => RunFinishStatus = () => 'completed',
 ): Promise<T> {
   const claimed = call ? deps.router.claim(call.tool, call.input) : undefined;
-  if (claimed) return await fn(claimed);
+  if (claimed) {
+    deps.log.debug(`${label} (in run ${claimed.runId})`);
+    return await fn(claimed);
+  }
   const run = await services.runs.startRun({ label });
+  deps.log.debug(`${label} (run ${run.runId})`);
   let status: RunFinishStatus = 'failed';
   try {
     const value = await fn(run);

@@ -40,6 +40,10 @@ export class ReadFileTool implements vscode.LanguageModelTool<ReadFileInput> {
       }
       return modelText;
     });
+    if (/^error: file exceeds \d+ bytes$/.test(text)) {
+      // Too large to read into memory here, but not too large to keep: say how.
+      return errorResult(`${text.slice('error: '.length)}; capture it with evidence_runCommand (for example: cat ${JSON.stringify(relPath)}) and search it with read_tool_output`);
+    }
     if (text.startsWith(RANGE_PREFIX) && !fitsModel(text)) {
       // A range of control characters grows up to 6x when JSON-escaped.
       return errorResult(`this range would exceed 8 KiB once JSON-escaped (${utf8Bytes(text)} bytes); request a smaller range`);
