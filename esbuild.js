@@ -25,7 +25,8 @@ const problemMatcher = {
 };
 
 /**
- * Copies the codicon font and stylesheet next to the webview bundle (dist/codicons/):
+ * Copies the codicon font and stylesheet next to the webview bundle (dist/codicon.*, as
+ * .vscodeignore lists them):
  * the inspector may load only from dist/ and media/ (localResourceRoots), never from
  * node_modules, and generated files are not committed.
  */
@@ -35,7 +36,7 @@ const copyCodicons = {
     build.onEnd(() => {
       const fs = require('node:fs');
       const from = path.join(__dirname, 'node_modules', '@vscode', 'codicons', 'dist');
-      const to = path.join(__dirname, 'dist', 'codicons');
+      const to = path.join(__dirname, 'dist');
       fs.mkdirSync(to, { recursive: true });
       for (const f of ['codicon.css', 'codicon.ttf']) fs.copyFileSync(path.join(from, f), path.join(to, f));
     });

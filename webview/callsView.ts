@@ -78,6 +78,7 @@ export class CallsView {
       create: () => this.createRow(),
       render: (el, row, i) => this.renderRow(el, row, i),
       onRendered: (first, last) => {
+        document.body.dataset.listRenderMaxMs = this.list.slowestRenderMs.toFixed(1);
         if (this.firstRowsRenderedAt === undefined && last >= first && this.rows.length > 0) this.firstRowsRenderedAt = performance.now();
       },
     });

@@ -25,6 +25,8 @@ export class VirtualList<T> {
   private items: readonly T[] = [];
   private readonly pool: HTMLElement[] = [];
   private frame = 0;
+  /** Slowest render so far (ms): what scrolling costs this code, apart from the browser's own work. */
+  slowestRenderMs = 0;
 
   constructor(readonly viewport: HTMLElement, private readonly opts: VirtualListOptions<T>) {
     this.spacer = document.createElement('div');
@@ -76,6 +78,7 @@ export class VirtualList<T> {
 
   /** Renders the visible window now. */
   render(): void {
+    const t0 = performance.now();
     const h = this.opts.rowHeight;
     const over = this.opts.overscan ?? 8;
     const top = this.viewport.scrollTop;
@@ -96,6 +99,7 @@ export class VirtualList<T> {
       el.style.transform = `translateY(${i * h}px)`;
       this.opts.render(el, this.items[i]!, i);
     }
+    this.slowestRenderMs = Math.max(this.slowestRenderMs, performance.now() - t0);
     this.opts.onRendered?.(first, last - 1);
   }
 }

@@ -157,7 +157,7 @@ function renderHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
 <meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${asset('dist', 'codicons', 'codicon.css')}" id="vscode-codicon-stylesheet">
+<link rel="stylesheet" href="${asset('dist', 'codicon.css')}" id="vscode-codicon-stylesheet">
 <link rel="stylesheet" href="${asset('media', 'inspector.css')}">
 <title>Evidence Inspector</title>
 </head>
