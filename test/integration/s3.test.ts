@@ -40,7 +40,7 @@ describe('S3-compatible storage, configured from settings and SecretStorage', ()
     await setStorage({ 'storage.backend': 's3', 'storage.s3.endpoint': `http://127.0.0.1:${port}`, 'storage.s3.bucket': 'evidence', 'storage.s3.prefix': 'it/' });
     // Storing the credentials reopens the stores with the settings in force now.
     assert.equal(await vscode.commands.executeCommand('boundedEvidence.setS3Credentials', { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }), true);
-    const command = buildLogCommand(20000);
+    const command = buildLogCommand(4000);
     const ref = reference(command, workspaceDir());
     const r = await vscode.commands.executeCommand<RunCaptureResult>('boundedEvidence.runCommandAndCapture', { command, openInspector: false });
     const stdout = r.attachments.find((a) => a.name === 'stdout')!;
@@ -50,6 +50,6 @@ describe('S3-compatible storage, configured from settings and SecretStorage', ()
     assert.ok(objects.some((f) => /^it\/w[0-9a-f]{32}\//.test(f) && f.includes(`${r.callId}.stdout`)), `objects: ${objects.join(', ')}`);
     const found = await (await evidenceApi()).read({ handle: stdout.handle, pattern: 'error TS2345' });
     assert.equal(found.total_matches, 1);
-    assert.equal(found.matches?.[0]?.line_number, 10001);
+    assert.equal(found.matches?.[0]?.line_number, 2001);
   });
 });
