@@ -333,6 +333,8 @@ describe('Evidence Inspector in a real workbench', function () {
     await type('pattern', 'error TS\\d+');
     await view.locator('#find').click();
     await view.locator('#window .wline.hit').waitFor();
+    // Show the window and the actions, with the match highlighted.
+    await view.locator('.actions').scrollIntoViewIfNeeded();
     const settings = path.join(wb.workspaceDir, '.vscode', 'settings.json');
     const shots: string[] = [];
     for (const [name, theme, kind] of [
@@ -347,7 +349,6 @@ describe('Evidence Inspector in a real workbench', function () {
       shots.push(await wb.screenshot(`inspector-theme-${name}`));
     }
     figures.screenshots = shots.join(', ');
-    // Colours come from the theme: the window background differs between light and dark.
   });
 
   it('is restored after a window reload with its selection and window (serializer)', async () => {
@@ -358,7 +359,9 @@ describe('Evidence Inspector in a real workbench', function () {
     await wb.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
     await view.locator('h1', { hasText: 'Evidence Inspector' }).waitFor({ timeout: 60_000 });
     await view.locator('#detail-title', { hasText: title }).waitFor({ timeout: 60_000 });
-    await view.locator('#window .wline.hit').waitFor({ timeout: 30_000 });
+    // The saved window is fetched again: the hit line, or (failing the test) an inline error.
+    await view.locator('#window .wline.hit, #window-error:not(:empty)').first().waitFor({ timeout: 30_000 });
+    assert.equal(await text(view.locator('#window-error')), '');
     assert.equal(await text(view.locator('#window-position')), position);
     assert.equal(await view.locator('#pattern').evaluate((e) => (e as unknown as { value: string }).value), 'error TS\\d+');
   });
