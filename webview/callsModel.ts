@@ -115,6 +115,11 @@ export class CallsModel {
       if (!list) byRun.set(c.runId, (list = []));
       list.push(c);
     }
+    // Without a tool or text filter every run shows, even one with no calls (yet): a
+    // snapshot's run headers appear before their calls arrive.
+    if (!f.tool && !needle) {
+      for (const runId of this.runs.keys()) if (!byRun.has(runId) && (!f.run || f.run === runId)) byRun.set(runId, []);
+    }
     const bySize = f.sort === 'size';
     const cmp = bySize
       ? (a: CallDto, b: CallDto): number => b.result.sizeBytes - a.result.sizeBytes || cmpTime(a, b)

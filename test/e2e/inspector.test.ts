@@ -150,6 +150,22 @@ describe('Evidence Inspector in a real workbench', function () {
     assert.equal(await text(view.locator('#window .wline.hit .ln')), String(errorLineIndex + 1));
     const errStart = Buffer.byteLength(bigLogText.split('\n').slice(0, errorLineIndex - 3).join('\n')) + 1;
     assert.match(await text(view.locator('#window-position')), new RegExp(`^bytes \\[${errStart}, \\d+\\)`));
+    // A bad regular expression is answered inline.
+    await type('pattern', '(unclosed');
+    await view.locator('#find').click();
+    await view.locator('#window-error:not(:empty)').waitFor();
+    assert.ok((await text(view.locator('#window-error'))).length > 0);
+    // The same line by line number, in the Lines tab.
+    await tab('Lines');
+    await type('lines-from', String(errorLineIndex + 1));
+    await type('lines-count', '1');
+    await view.locator('#fetch-lines').click();
+    await view.locator('#window-position', { hasText: `line ${(errorLineIndex + 1).toLocaleString('en-US')} ` }).waitFor();
+    assert.deepEqual(await windowLines(), [bigLogText.split('\n')[errorLineIndex]]);
+    // Paging moves by the window's size.
+    await view.locator('#page-next').click();
+    await view.locator('#window-position', { hasText: `line ${(errorLineIndex + 2).toLocaleString('en-US')} ` }).waitFor();
+    assert.deepEqual(await windowLines(), [bigLogText.split('\n')[errorLineIndex + 1]]);
   });
 
   it('fetches a byte range exactly, and measures the 16 KiB round trip', async () => {
@@ -160,6 +176,9 @@ describe('Evidence Inspector in a real workbench', function () {
     if (expected[expected.length - 1] === '') expected.pop();
     assert.deepEqual(await windowLines(), expected);
     assert.match(await text(view.locator('#window-position')), new RegExp(`^bytes \\[${start}, ${end}\\) · 16,384 bytes · lines `));
+    // Next page: the following 16 KiB, moved to whole characters (ASCII here: exactly).
+    await view.locator('#page-next').click();
+    await view.locator(`#window[data-start="${end}"][data-end="${end + 16_384}"]`).waitFor();
     const times: number[] = [];
     for (let i = 1; i <= 9; i++) times.push(await fetchBytes(start + i * 65_536, start + i * 65_536 + 16_384));
     figures.fetch16KiBMedianMs = median(times).toFixed(1);

@@ -98,6 +98,11 @@ describe('inspector webview: the calls list model', () => {
     // Sizes: c1 7919, c2 5831, c3 3743, c4 1655 (mod 10007): the largest call's run comes first.
     assert.deepEqual(keys({ sort: 'size' }), ['run:run-a', 'run-a/c1', 'run-a/c2', 'run-a/c2#stdout', 'run:run-b', 'run-b/c3', 'run-b/c4', 'run-b/c4#stdout']);
     assert.deepEqual(keys({}, ['run-b']), ['run:run-b', 'run:run-a', 'run-a/c2', 'run-a/c2#stdout', 'run-a/c1']);
+    // A run with no calls (yet) shows as a header, unless a tool or text filter is on.
+    m.upsert([run('run-c', '2025-01-03T00:00:00.000Z')], []);
+    assert.deepEqual(keys({ run: 'run-c' }), ['run:run-c']);
+    assert.deepEqual(keys({}).slice(0, 2), ['run:run-c', 'run:run-b']);
+    assert.deepEqual(keys({ tool: 'shell' }), ['run:run-b', 'run-b/c3']);
   });
 
   it('applies live upserts, never turning a finished call back into a running one', () => {
