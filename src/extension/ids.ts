@@ -1,3 +1,5 @@
+import { EvidenceToolNames } from '../core/index.js';
+
 /** Every id the extension contributes, declared once (must match package.json). */
 export const Ids = {
   extension: 'bounded-evidence.bounded-evidence',
@@ -19,14 +21,8 @@ export const Ids = {
     /** Stores the S3 access key pair in SecretStorage (never in settings). */
     setS3Credentials: 'boundedEvidence.setS3Credentials',
   },
-  /** Language model tool names, exactly as the model sees them (must match package.json). */
-  tools: {
-    runCommand: 'evidence_runCommand',
-    readFile: 'evidence_readFile',
-    /** Reserved by the run contract (2.2): no other tool may take this name. */
-    readToolOutput: 'read_tool_output',
-    invokeTool: 'evidence_invokeTool',
-  },
+  /** Language model tool names (declared in the core: the MCP server serves the same names). */
+  tools: EvidenceToolNames,
   /** The @evidence chat participant. */
   participant: {
     id: 'bounded-evidence.agent',

@@ -9,17 +9,14 @@
  * (re)build the artifacts named by this tenant's run records are registered again.
  * That is what keeps a `.tool-artifacts/…` range path valid after a window reload.
  */
-import { stat } from 'node:fs/promises';
-import * as path from 'node:path';
 import * as vscode from 'vscode';
 import {
-  ArtifactStore, BoundedEvidenceWorkspace, FsBlobStore, LocalWorkspace, makeArtifactRef, RunStore, S3BlobStore,
-  type BlobStore, type RunRecordEvent, type ToolAction, type ToolWorkspace,
+  ArtifactStore, ensureLayout, EvidenceFileWorkspace, FsBlobStore, LocalWorkspace, reregisterArtifacts, RunStore, S3BlobStore,
+  type BlobStore, type RunRecordEvent, type StorageLayout,
 } from '../core/index.js';
 import type { EvidenceSettings } from './settings.js';
 import { Ids } from './ids.js';
 import { errorMessage, type Log } from './log.js';
-import { ensureLayout, type StorageLayout } from './storage.js';
 
 /** The tool names recorded by `evidence_readFile` (their results may be artifacts). */
 export const READ_FILE_TOOL = Ids.tools.readFile;
@@ -45,59 +42,6 @@ export interface EvidenceServices {
   readonly folder: string | undefined;
   /** Releases clients (S3); stores on disk need nothing. */
   dispose(): void;
-}
-
-/** What `evidence_readFile` gets back: the model text, and the full result when there was one. */
-export interface FileReadOutcome {
-  /** What the model sees (the whole result, an observation, a range reply or an `error:`). */
-  readonly modelText: string;
-  /** The full text the folder returned (absent for virtual reads and errors). */
-  readonly fullText?: string;
-}
-
-/**
- * The bounded evidence workspace plus the one thing the core's `execute` does not hand
- * back: the full result behind an observation, so the call can be recorded whole.
- */
-export class EvidenceFileWorkspace {
-  private constructor(private readonly bounded: BoundedEvidenceWorkspace, private readonly capture: CapturingWorkspace) {}
-
-  /** Wraps a local folder in a capturing layer and the bounded evidence workspace. */
-  static create(local: ToolWorkspace, artifacts: ArtifactStore, settings: EvidenceSettings): EvidenceFileWorkspace {
-    const capture = new CapturingWorkspace(local);
-    const bounded = new BoundedEvidenceWorkspace(capture, artifacts, {
-      maxInlineBytes: settings.maxInlineBytes,
-      previewBytes: settings.previewBytes,
-      maxRangeBytes: settings.maxRangeBytes,
-    });
-    return new EvidenceFileWorkspace(bounded, capture);
-  }
-
-  /** Reads a file (or a virtual range) through the bounded workspace. */
-  async readFile(relativePath: string, callId: string): Promise<FileReadOutcome> {
-    const modelText = await this.bounded.execute({ tool: 'read_file', arguments: { path: relativePath } }, callId);
-    const fullText = this.capture.take(callId);
-    return fullText === undefined || fullText.startsWith('error:') ? { modelText } : { modelText, fullText };
-  }
-}
-
-/** Passes every action through and keeps each result by call id until taken. */
-class CapturingWorkspace implements ToolWorkspace {
-  private readonly results = new Map<string, string>();
-  constructor(private readonly inner: ToolWorkspace) {}
-  get policy(): ToolWorkspace['policy'] { return this.inner.policy; }
-  get availableTools(): ToolWorkspace['availableTools'] { return this.inner.availableTools; }
-  get modifiedFiles(): ToolWorkspace['modifiedFiles'] { return this.inner.modifiedFiles; }
-  async execute(action: ToolAction, toolCallId?: string): Promise<string> {
-    const result = await this.inner.execute(action, toolCallId);
-    if (toolCallId !== undefined) this.results.set(toolCallId, result);
-    return result;
-  }
-  take(callId: string): string | undefined {
-    const r = this.results.get(callId);
-    this.results.delete(callId);
-    return r;
-  }
 }
 
 /** Inputs of `openServices` besides the settings. */
@@ -148,7 +92,7 @@ export async function openServices(inputs: ServiceInputs, settings: EvidenceSett
     reader: READER_LIMITS,
   });
   const artifacts = await ArtifactStore.open(layout.artifactsDir, { tenant: layout.tenant });
-  const registered = await reregisterArtifacts(runs, artifacts, layout.tenant, log);
+  const registered = await reregisterArtifacts({ runs, artifacts }, (runId, e) => log.warn(`run ${runId} could not be read: ${errorMessage(e)}`));
   let workspace: EvidenceFileWorkspace | undefined;
   if (inputs.folder) {
     try {
@@ -163,36 +107,6 @@ export async function openServices(inputs: ServiceInputs, settings: EvidenceSett
     layout, settings, runs, artifacts, blobs, workspace, folder: inputs.folder,
     dispose: () => { if (blobs instanceof S3BlobStore) blobs.destroy(); },
   };
-}
-
-/**
- * Registers again every artifact an `evidence_readFile` call of this tenant stored: the
- * recorded result's sha256 and size are the artifact's identity. Only files that exist
- * under the tenant's artifact folder are registered (small results were never
- * externalized). A run whose log cannot be read is skipped with a warning, never fatal.
- */
-export async function reregisterArtifacts(runs: RunStore, artifacts: ArtifactStore, tenant: string, log: Log): Promise<number> {
-  let count = 0;
-  for (const run of await runs.listRuns()) {
-    let calls;
-    try {
-      calls = await runs.report(run.runId);
-    } catch (e) {
-      log.warn(`run ${run.runId} could not be read: ${errorMessage(e)}`);
-      continue;
-    }
-    for (const call of calls) {
-      if (call.tool !== READ_FILE_TOOL || call.status !== 'ok' || !call.sha256) continue;
-      const id = `artifact-${call.sha256}`;
-      if (artifacts.has(id)) continue;
-      // Contract 1.1: with a tenant, an artifact's file is <root>/<tenant>/<artifactId>.
-      const exists = await stat(path.join(artifacts.root, tenant, id)).then((s) => s.isFile(), () => false);
-      if (!exists) continue;
-      artifacts.register(makeArtifactRef(id, call.resultBytes, call.sha256));
-      count++;
-    }
-  }
-  return count;
 }
 
 /**

@@ -6,8 +6,8 @@
  * config.ts listens for changes.
  */
 
-/** The model-facing text of every tool stays under this many bytes (editor contract). */
-export const MODEL_TEXT_LIMIT_BYTES = 8 * 1024;
+/** The model-facing text of every tool stays under this many bytes (declared in the core, shared with the MCP server). */
+export { MODEL_TEXT_LIMIT_BYTES } from '../core/index.js';
 
 /** Where large outputs are kept. */
 export type StorageBackend = 'filesystem' | 's3';

@@ -1,60 +1,14 @@
 /**
- * Where this workspace's evidence lives, and whose it is. Everything goes under the
- * extension's workspace storage (`storageUri`), or its global storage when no folder is
- * open: never into the user's folders. The tenant is derived from that location, so two
- * workspaces never share handles even when their run ids collide, and a handle copied
- * from another workspace is access denied.
+ * Where this workspace's evidence lives: the extension's workspace storage (`storageUri`),
+ * or its global storage when no folder is open, never the user's folders. The layout and
+ * the tenant derivation are the core's (`layoutAt`, `tenantFor`), shared with the MCP
+ * server, which opens the same folder from outside.
  */
-import { createHash } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
-import * as path from 'node:path';
 import type * as vscode from 'vscode';
-
-/** The folders of one workspace's evidence and its tenant. */
-export interface StorageLayout {
-  /** `<storage>/evidence` */
-  readonly root: string;
-  /** Run logs: `<root>/logs/<tenant>/<runId>.jsonl`. */
-  readonly logsDir: string;
-  /** Filesystem blobs: `<root>/blobs/<tenant>/…`. */
-  readonly blobsDir: string;
-  /** Artifacts of `evidence_readFile`: `<root>/artifacts/<tenant>/artifact-…`. */
-  readonly artifactsDir: string;
-  /** One safe path segment naming this workspace's storage. */
-  readonly tenant: string;
-  /** True when no folder is open and the global storage is used. */
-  readonly global: boolean;
-}
-
-/**
- * The tenant of a storage location: `w` (workspace) or `g` (global) and 32 hex digits of
- * the sha256 of its URI. A hash, not the path itself, because tenants appear in blob
- * keys (S3 object names) and must be safe segments that reveal no host path.
- */
-export function tenantFor(storageUri: string, global: boolean): string {
-  return `${global ? 'g' : 'w'}${createHash('sha256').update(storageUri).digest('hex').slice(0, 32)}`;
-}
-
-/** The layout under a storage folder (nothing is created). */
-export function layoutAt(storageDir: string, storageUri: string, global: boolean): StorageLayout {
-  const root = path.join(storageDir, 'evidence');
-  return {
-    root,
-    logsDir: path.join(root, 'logs'),
-    blobsDir: path.join(root, 'blobs'),
-    artifactsDir: path.join(root, 'artifacts'),
-    tenant: tenantFor(storageUri, global),
-    global,
-  };
-}
+import { layoutAt, type StorageLayout } from '../core/index.js';
 
 /** The layout of this extension's storage for the open workspace (or the global one). */
 export function storageLayout(context: Pick<vscode.ExtensionContext, 'storageUri' | 'globalStorageUri'>): StorageLayout {
   const uri = context.storageUri ?? context.globalStorageUri;
   return layoutAt(uri.fsPath, uri.toString(), context.storageUri === undefined);
-}
-
-/** Creates the layout's folders (the tenant folders are made by the stores). */
-export async function ensureLayout(layout: StorageLayout): Promise<void> {
-  for (const dir of [layout.logsDir, layout.blobsDir, layout.artifactsDir]) await mkdir(dir, { recursive: true });
 }

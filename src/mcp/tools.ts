@@ -2,24 +2,25 @@
  * The three evidence tools over the core, with no editor API: each call is validated
  * against the schema package.json declares, recorded in a run of its own (as the editor
  * records a call no participant announced), and answered with the core's text, which
- * is exactly what the editor's tools show:
+ * is exactly what the editor's tools show, because it is the same code (src/core/tools):
  * - `evidence_runCommand`: the run layer's command summary (stdout, stderr and the exit
  *   value as attachments with handles);
  * - `evidence_readFile`: the bounded evidence workspace's result, observation or virtual
  *   range reply (contract 1.2/1.3), the full text recorded as the call's result;
- * - `read_tool_output`: the contract 2.5 reply as JSON, or the store's refusal.
+ * - `read_tool_output`: the contract 2.5 reply as JSON fitted under 8 KiB, or the store's refusal.
+ * Input is checked against the published schema first (its sentences), then by the
+ * editor's validators (the same sentences as in the editor for what the schema allows).
  * Every failure is one `error: …` sentence: the store's own (safe by contract) or a fixed
  * one; the cause of an unexpected failure goes to the server's log, never to the model.
  */
-import { stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 // Deep paths with `.js`: the bare subpaths resolve to ESM-only typings under Node16 CommonJS resolution.
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import type { JsonSchemaType, JsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import {
-  BoundedEvidenceWorkspace, EvidenceError, makeArtifactRef, parseRangePath, resolveEvidenceLimits, ToolName,
-  type ArtifactStore, type EvidenceLimits, type LocalWorkspace, type Run, type RunFinishStatus, type RunStore, type ToolWorkspace,
+  boundModelText, checkReadFile, checkReadToolOutput, checkRunCommand, EvidenceError, EvidenceFileWorkspace, readFileRecorded, readFitted, runLabel, ToolName,
+  type ArtifactStore, type LocalWorkspace, type Run, type RunFinishStatus, type RunStore,
 } from '../core/index.js';
 import type { McpToolName, ToolDefinition } from './manifest.js';
 import type { McpSettings } from './options.js';
@@ -45,22 +46,16 @@ export interface ToolContext {
   readonly log: (line: string) => void;
 }
 
-/** A run's label: the kind of call and a one-line excerpt of its subject. */
-function label(kind: string, subject: string): string {
-  const line = subject.replace(/\s+/g, ' ').trim();
-  return `mcp ${kind}: ${line.length > 80 ? `${line.slice(0, 79)}…` : line}`;
-}
-
 /** The evidence tools, vscode-free; `call` answers every call with the model's text. */
 export class EvidenceTools {
   private readonly validators = new Map<string, JsonSchemaValidator<Record<string, unknown>>>();
-  private readonly limits: EvidenceLimits;
+  private readonly files: EvidenceFileWorkspace;
 
   constructor(private readonly ctx: ToolContext, definitions: readonly ToolDefinition[]) {
     const ajv = new AjvJsonSchemaValidator();
     for (const d of definitions) this.validators.set(d.name, ajv.getValidator<Record<string, unknown>>(d.inputSchema as JsonSchemaType));
-    // Checked once here, so that a bad limit fails at start-up rather than in a call.
-    this.limits = resolveEvidenceLimits({ maxInlineBytes: ctx.settings.maxInlineBytes, previewBytes: ctx.settings.previewBytes, maxRangeBytes: ctx.settings.maxRangeBytes });
+    // Built (and its limits checked) once here, so that a bad limit fails at start-up rather than in a call.
+    this.files = EvidenceFileWorkspace.create(ctx.local, ctx.artifacts, ctx.settings);
   }
 
   /** True for the names this server serves. */
@@ -68,20 +63,31 @@ export class EvidenceTools {
     return this.validators.has(name);
   }
 
-  /** Validates and runs one call; `signal` aborts a command (killing its process group). */
+  /** Validates and runs one call; `signal` aborts a command (killing its process group). The answer is bounded as the editor bounds it. */
   async call(name: McpToolName, input: unknown, signal: AbortSignal): Promise<string> {
-    const checked = this.validators.get(name)!(input);
+    return boundModelText(await this.answer(name, input, signal));
+  }
+
+  private async answer(name: McpToolName, input: unknown, signal: AbortSignal): Promise<string> {
+    const schema = this.validators.get(name)!(input);
     // Ajv names the value `data` ("data/timeoutMs must be >= 1"); the model knows it as its input.
-    if (!checked.valid) return `error: input does not match the ${name} schema: ${checked.errorMessage.replace(/(^|, )data(?=[/ ])/g, '$1input')}`;
-    const args = checked.data;
+    if (!schema.valid) return `error: input does not match the ${name} schema: ${schema.errorMessage.replace(/(^|, )data(?=[/ ])/g, '$1input')}`;
+    // Then the editor's validators: what the schema allows but they refuse gets the editor's sentence.
     try {
       switch (name) {
-        case 'evidence_runCommand':
-          return await this.runCommand(args.command as string, args.cwd as string | undefined, args.timeoutMs as number | undefined, signal);
-        case 'evidence_readFile':
-          return await this.readFile(args.path as string);
-        case 'read_tool_output':
-          return JSON.stringify(await this.ctx.runs.readToolOutput(args as { handle: string }));
+        case 'evidence_runCommand': {
+          const c = checkRunCommand(schema.data);
+          return c.ok ? await this.runCommand(c.value.command, c.value.cwd, c.value.timeoutMs, signal) : `error: ${c.error}`;
+        }
+        case 'evidence_readFile': {
+          const c = checkReadFile(schema.data);
+          return c.ok ? await this.readFile(c.value.path) : `error: ${c.error}`;
+        }
+        case 'read_tool_output': {
+          const c = checkReadToolOutput(schema.data);
+          const onUnexpected = (e: unknown): void => this.ctx.log(`read_tool_output failed: ${e instanceof Error ? e.stack ?? e.message : String(e)}`);
+          return c.ok ? await readFitted(this.ctx.runs, c.value, this.ctx.settings.maxRangeBytes, onUnexpected) : `error: ${c.error}`;
+        }
       }
     } catch (e) {
       if (e instanceof EvidenceError) return `error: ${e.message}`;
@@ -106,7 +112,7 @@ export class EvidenceTools {
   private async runCommand(command: string, cwd: string | undefined, timeoutMs: number | undefined, signal: AbortSignal): Promise<string> {
     const dir = await this.workingDirectory(cwd);
     if ('error' in dir) return dir.error;
-    return this.inRun(label('run', command), async (run) => {
+    return this.inRun(runLabel('mcp run', command), async (run) => {
       const outcome = await run.runCommand(command, {
         cwd: dir.path, timeoutMs: timeoutMs ?? this.ctx.settings.commandTimeoutMs, signal, tool: 'evidence_runCommand',
       });
@@ -128,43 +134,6 @@ export class EvidenceTools {
   }
 
   private async readFile(relPath: string): Promise<string> {
-    await this.learnArtifact(relPath);
-    return this.inRun(label('read', relPath), async (run) => {
-      let fullText: string | undefined;
-      const local = this.ctx.local;
-      // Keeps what the folder returned, so that the whole text is recorded, not the observation.
-      const capturing: ToolWorkspace = {
-        policy: local.policy, availableTools: local.availableTools, modifiedFiles: local.modifiedFiles,
-        execute: async (action, id) => (fullText = await local.execute(action, id)),
-      };
-      const modelText = await new BoundedEvidenceWorkspace(capturing, this.ctx.artifacts, this.limits).execute({ tool: ToolName.readFile, arguments: { path: relPath } });
-      const whole = fullText === undefined || fullText.startsWith('error:') ? modelText : fullText;
-      await run.recordResult('evidence_readFile', { path: relPath }, whole, { isError: modelText.startsWith('error:') });
-      return { text: modelText, status: 'completed' };
-    });
-  }
-
-  /**
-   * The artifact store serves only artifacts it knows, and one put by another process
-   * (the editor, another server) is known there, not here. Before a virtual read of an
-   * unknown id, this tenant's `evidence_readFile` records are searched for it (they hold
-   * its identity: sha256 and size) and it is registered when its file exists: the same
-   * rule the editor applies on start-up. An id no record names stays unknown.
-   */
-  private async learnArtifact(p: string): Promise<void> {
-    const range = parseRangePath(p);
-    const { artifacts, runs } = this.ctx;
-    if (!range || artifacts.has(range.artifactId)) return;
-    const sha256 = range.artifactId.slice('artifact-'.length);
-    const file = path.join(artifacts.root, runs.tenant, range.artifactId);
-    if (!(await stat(file).then((s) => s.isFile(), () => false))) return;
-    for (const summary of await runs.listRuns()) {
-      const calls = await runs.report(summary.runId).catch(() => []);
-      const call = calls.find((c) => c.tool === 'evidence_readFile' && c.status === 'ok' && c.sha256 === sha256);
-      if (call) {
-        artifacts.register(makeArtifactRef(range.artifactId, call.resultBytes, sha256));
-        return;
-      }
-    }
+    return this.inRun(runLabel('mcp read', relPath), async (run) => ({ text: await readFileRecorded(this.files, this.ctx, run, relPath), status: 'completed' }));
   }
 }

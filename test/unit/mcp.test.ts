@@ -3,7 +3,7 @@
  * in-memory transport for most cases, and over stdio against `node --import tsx
  * src/mcp/main.ts` (a separate process) for the handshake and for handles crossing
  * processes. The "editor" here is the core's stores opened on the editor's own layout
- * (`layoutAt`/`tenantFor` from src/extension/storage.ts, which has no runtime vscode
+ * (`layoutAt`/`tenantFor` from src/core/storageLayout.ts, which has no runtime vscode
  * import), as src/extension/services.ts opens them.
  */
 import * as assert from 'node:assert/strict';
@@ -15,12 +15,11 @@ import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { ArtifactStore, FsBlobStore, RunStore } from '../../src/core/index.js';
-import { layoutAt, tenantFor, type StorageLayout } from '../../src/extension/storage.js';
+import { ArtifactStore, FsBlobStore, layoutAt, layoutOfFolder, readFitted, RunStore, tenantFor, vscodeFileUri, type StorageLayout } from '../../src/core/index.js';
 import { extensionManifest } from '../../src/mcp/manifest.js';
 import { parseCommandLine, resolveSettings } from '../../src/mcp/options.js';
 import { createEvidenceMcpServer, type EvidenceMcpServer } from '../../src/mcp/server.js';
-import { derivedTenant, openStorage, vscodeFileUri } from '../../src/mcp/storage.js';
+import { openStorage } from '../../src/mcp/storage.js';
 
 const REPO = path.resolve(__dirname, '..', '..');
 const PKG = JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8')) as {
@@ -163,7 +162,8 @@ describe('MCP server: the editor\'s tools for agents outside the editor', () => 
     const big = readFileSync(path.join(ws, 'big.txt'));
     const { text } = await call('evidence_readFile', { path: 'big.txt' });
     assert.ok(text.startsWith('Tool result externalized:\n'));
-    const obs = JSON.parse(text.slice('Tool result externalized:\n'.length)) as Record<string, unknown>;
+    const [json, hint, ...rest] = text.slice('Tool result externalized:\n'.length).split('\n');
+    const obs = JSON.parse(json!) as Record<string, unknown>;
     const id = `artifact-${sha(big)}`;
     assert.deepEqual([obs.artifact_id, obs.byte_count, obs.sha256, obs.head_range, obs.tail_range], [id, 18889, sha(big), [0, 1024], [17865, 18889]]);
     assert.deepEqual(obs.range_request, { path: `.tool-artifacts/${id}/bytes/0-4096`, tool: 'read_file' });
@@ -183,6 +183,8 @@ describe('MCP server: the editor\'s tools for agents outside the editor', () => 
     const [c] = await editor.runs.report(run.runId);
     assert.deepEqual([c!.tool, c!.status, c!.resultBytes, c!.sha256, c!.arguments], ['evidence_readFile', 'ok', 18889, sha(big), { path: 'big.txt' }]);
     assert.equal((await editor.runs.readToolOutput({ handle: c!.handle!, offset: 1999 })).content, 'line 1999');
+    // The editor's hint line, naming that handle, under the observation (one more line, nothing else).
+    assert.deepEqual([hint, rest], [`Searchable by line or pattern: read_tool_output {"handle":"${c!.handle!}"}`, []]);
   });
 
   it('reads what the editor minted: run handles (re-read on a miss) and artifacts (re-registered from the editor\'s records)', async () => {
@@ -191,6 +193,13 @@ describe('MCP server: the editor\'s tools for agents outside the editor', () => 
     const outcome = await run.recordResult('evidence_invokeTool', { name: 'x' }, log);
     await run.finish();
     assert.deepEqual(JSON.parse((await call('read_tool_output', { handle: outcome.handle!, pattern: 'line 2999$' })).text).content, '3000:editor line 2999');
+    // A window too large for 8 KiB is fitted by the same code as in the editor: the same bytes.
+    const wide = await editor.runs.startRun({ label: 'editor wide' });
+    const wideOut = await wide.recordResult('evidence_invokeTool', { name: 'x' }, Array.from({ length: 2000 }, (_, i) => `line ${String(i).padStart(5, '0')} ${'y'.repeat(36)}`).join('\n'));
+    await wide.finish();
+    const fitted = (await call('read_tool_output', { handle: wideOut.handle! })).text;
+    assert.equal(fitted, await readFitted(editor.runs, { handle: wideOut.handle! }, 4096, () => assert.fail('no failure')));
+    assert.deepEqual([Buffer.byteLength(fitted), (JSON.parse(fitted) as { returned_lines: number }).returned_lines], [5_111, 100]);
 
     const bytes = 'é'.repeat(3000); // 6000 bytes, two per character
     const ref = await editor.artifacts.put(bytes);
@@ -258,8 +267,8 @@ describe('MCP server: tenant, storage and command line', () => {
     const p = "/home/u/.config/Code/User/workspaceStorage/a b+c/é!'()*~_-./bounded-evidence.bounded-evidence";
     const uri = "file:///home/u/.config/Code/User/workspaceStorage/a%20b%2Bc/%C3%A9%21%27%28%29%2A~_-./bounded-evidence.bounded-evidence";
     assert.equal(vscodeFileUri(p), uri);
-    assert.equal(derivedTenant(p, false), tenantFor(uri, false));
-    assert.equal(derivedTenant(p, true), tenantFor(uri, true));
+    assert.equal(layoutOfFolder(p, false).tenant, tenantFor(uri, false));
+    assert.equal(layoutOfFolder(p, true).tenant, tenantFor(uri, true));
   });
 
   it('chooses the tenant: explicit, else the one stored, else derived; two stored is a question', async () => {
@@ -272,8 +281,9 @@ describe('MCP server: tenant, storage and command line', () => {
       assert.equal((await openStorage(dir, { global: true })).tenant, tenantFor(`file://${dir}`, true));
       const stored = `w${'1'.repeat(32)}`;
       mkdirSync(path.join(dir, 'evidence', 'logs', stored));
-      assert.deepEqual(Object.values(await openStorage(dir)).slice(4), [stored, 'existing']);
-      assert.deepEqual(Object.values(await openStorage(dir, { tenant: 'mine' })).slice(4), ['mine', 'explicit']);
+      const pick = (s: { tenant: string; global: boolean; tenantSource: string }): unknown[] => [s.tenant, s.global, s.tenantSource];
+      assert.deepEqual(pick(await openStorage(dir)), [stored, false, 'existing']);
+      assert.deepEqual(pick(await openStorage(dir, { tenant: 'mine' })), ['mine', false, 'explicit']);
       mkdirSync(path.join(dir, 'evidence', 'logs', `w${'2'.repeat(32)}`));
       await assert.rejects(openStorage(dir), /^Error: 2 tenants are stored under .*; pass --tenant to choose one$/);
       mkdirSync(path.join(dir, 'evidence', 'logs', fresh.tenant));

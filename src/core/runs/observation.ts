@@ -10,6 +10,14 @@ export function howToRead(handle: string): string {
   return `Read it with read_tool_output {"handle":"${handle}"}: add "offset"/"limit" for a line window, "pattern" (a JavaScript regular expression) to search, or "bytes":{"start":0,"end":4096} for a byte window.`;
 }
 
+/**
+ * The line added under an `evidence_readFile` observation whose full text was recorded
+ * as a call with a handle: the artifact's range paths read bytes, the handle searches lines.
+ */
+export function searchHint(handle: string): string {
+  return `Searchable by line or pattern: read_tool_output {"handle":"${handle}"}`;
+}
+
 /** `1 line`, `2 lines`. */
 function lineWord(n: number): string {
   return n === 1 ? '1 line' : `${n} lines`;

@@ -1,11 +1,21 @@
 /**
- * Input types of the language model tools, mirroring their `inputSchema` in
+ * The evidence tools' names and input types, mirroring their `inputSchema` in
  * package.json exactly (a unit test compares the property lists), and validators that
- * turn untrusted input into those types. The editor validates input against the schema
- * before `invoke`, but other callers (the API, tests, an older host) may not: every
- * refusal here is one short sentence the model can act on.
+ * turn untrusted input into those types. Both front ends run them: the editor (which
+ * validates against the schema before `invoke`, but other callers such as the API may
+ * not) and the MCP server (after its schema check), so an input the schema allows but a
+ * validator refuses gets the same sentence on both sides: one the model can act on.
  */
-import { Ids } from '../ids.js';
+
+/** Tool names, exactly as the model sees them (must match package.json). */
+export const EvidenceToolNames = {
+  runCommand: 'evidence_runCommand',
+  readFile: 'evidence_readFile',
+  /** Reserved by the run contract (2.2): no other tool may take this name. */
+  readToolOutput: 'read_tool_output',
+  invokeTool: 'evidence_invokeTool',
+} as const;
+
 
 /** `evidence_runCommand` input. */
 export interface RunCommandInput {
@@ -42,15 +52,15 @@ export interface InvokeToolInput {
 
 /** Property names of each schema, in package.json order (checked by a unit test). */
 export const InputProperties = {
-  [Ids.tools.runCommand]: ['command', 'cwd', 'timeoutMs'],
-  [Ids.tools.readFile]: ['path'],
-  [Ids.tools.readToolOutput]: ['handle', 'offset', 'limit', 'pattern', 'bytes'],
-  [Ids.tools.invokeTool]: ['name', 'input'],
+  [EvidenceToolNames.runCommand]: ['command', 'cwd', 'timeoutMs'],
+  [EvidenceToolNames.readFile]: ['path'],
+  [EvidenceToolNames.readToolOutput]: ['handle', 'offset', 'limit', 'pattern', 'bytes'],
+  [EvidenceToolNames.invokeTool]: ['name', 'input'],
 } as const satisfies {
-  [Ids.tools.runCommand]: readonly (keyof RunCommandInput)[];
-  [Ids.tools.readFile]: readonly (keyof ReadFileInput)[];
-  [Ids.tools.readToolOutput]: readonly (keyof ReadToolOutputInput)[];
-  [Ids.tools.invokeTool]: readonly (keyof InvokeToolInput)[];
+  [EvidenceToolNames.runCommand]: readonly (keyof RunCommandInput)[];
+  [EvidenceToolNames.readFile]: readonly (keyof ReadFileInput)[];
+  [EvidenceToolNames.readToolOutput]: readonly (keyof ReadToolOutputInput)[];
+  [EvidenceToolNames.invokeTool]: readonly (keyof InvokeToolInput)[];
 };
 
 /** A validated input, or the sentence that says what is wrong. */
@@ -78,7 +88,7 @@ function checkShape(v: unknown, tool: keyof typeof InputProperties): Checked<Rec
 
 /** Validates `evidence_runCommand` input. */
 export function checkRunCommand(v: unknown): Checked<RunCommandInput> {
-  const s = checkShape(v, Ids.tools.runCommand);
+  const s = checkShape(v, EvidenceToolNames.runCommand);
   if (!s.ok) return s;
   const { command, cwd, timeoutMs } = s.value;
   if (typeof command !== 'string' || command.trim() === '' || command.length > 8192) return { ok: false, error: 'command must be a non-empty string of at most 8192 characters' };
@@ -89,7 +99,7 @@ export function checkRunCommand(v: unknown): Checked<RunCommandInput> {
 
 /** Validates `evidence_readFile` input. */
 export function checkReadFile(v: unknown): Checked<ReadFileInput> {
-  const s = checkShape(v, Ids.tools.readFile);
+  const s = checkShape(v, EvidenceToolNames.readFile);
   if (!s.ok) return s;
   const p = s.value.path;
   if (typeof p !== 'string' || p.length === 0 || p.length > 4096) return { ok: false, error: 'path must be a non-empty relative path' };
@@ -101,7 +111,7 @@ export function checkReadFile(v: unknown): Checked<ReadFileInput> {
  * bounds itself (its sentences are the contract's).
  */
 export function checkReadToolOutput(v: unknown): Checked<ReadToolOutputInput> {
-  const s = checkShape(v, Ids.tools.readToolOutput);
+  const s = checkShape(v, EvidenceToolNames.readToolOutput);
   if (!s.ok) return s;
   const { handle, offset, limit, pattern, bytes } = s.value;
   if (typeof handle !== 'string') return { ok: false, error: 'handle must be a string' };
@@ -125,7 +135,7 @@ export function checkReadToolOutput(v: unknown): Checked<ReadToolOutputInput> {
 
 /** Validates `evidence_invokeTool` input. */
 export function checkInvokeTool(v: unknown): Checked<InvokeToolInput> {
-  const s = checkShape(v, Ids.tools.invokeTool);
+  const s = checkShape(v, EvidenceToolNames.invokeTool);
   if (!s.ok) return s;
   const { name, input } = s.value;
   if (typeof name !== 'string' || name.length === 0 || name.length > 256) return { ok: false, error: 'name must be the name of a registered tool' };

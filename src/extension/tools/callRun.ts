@@ -42,8 +42,5 @@ export async function inCallRun<T>(
   }
 }
 
-/** A label for a run: the tool and a one-line excerpt of its subject. */
-export function runLabel(tool: string, subject: string): string {
-  const line = subject.replace(/\s+/g, ' ').trim();
-  return `${tool}: ${line.length > 80 ? `${line.slice(0, 79)}…` : line}`;
-}
+/** A label for a run: the tool and a one-line excerpt of its subject (the core's, shared with the MCP server). */
+export { runLabel } from '../../core/index.js';

@@ -10,7 +10,7 @@ import { Ids } from '../ids.js';
 import { errorMessage } from '../log.js';
 import { EVIDENCE_TOOL_NAMES } from '../services.js';
 import { inCallRun, runLabel, type ToolDeps } from './callRun.js';
-import { checkInvokeTool, type InvokeToolInput } from './inputs.js';
+import { checkInvokeTool, type InvokeToolInput } from '../../core/index.js';
 import { errorResult, textResult } from './modelText.js';
 
 /** Longest error text of an invoked tool passed on to the model. */

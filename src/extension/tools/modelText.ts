@@ -5,9 +5,7 @@
  * defeat the bounded observation). Tools build their text, then pass it through here.
  */
 import * as vscode from 'vscode';
-import { boundModelText } from './bounds.js';
-
-export { boundModelText, fitsModel, utf8Bytes } from './bounds.js';
+import { boundModelText } from '../../core/index.js';
 
 /** One bounded text part. */
 export function textResult(text: string): vscode.LanguageModelToolResult {

@@ -11,7 +11,7 @@ import * as vscode from 'vscode';
 import type { CallOutcome } from '../../core/index.js';
 import { Ids } from '../ids.js';
 import { inCallRun, runLabel, type ToolDeps } from './callRun.js';
-import { checkRunCommand, type RunCommandInput } from './inputs.js';
+import { checkRunCommand, type RunCommandInput } from '../../core/index.js';
 import { errorResult, textResult } from './modelText.js';
 
 /** Resolves a model-given cwd inside the folder (through symlinks), or says why not. */

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { Ids } from '../../../src/extension/ids.js';
-import { checkInvokeTool, checkReadFile, checkReadToolOutput, checkRunCommand, InputProperties } from '../../../src/extension/tools/inputs.js';
+import { checkInvokeTool, checkReadFile, checkReadToolOutput, checkRunCommand, InputProperties } from '../../../src/core/index.js';
 
 interface ToolContribution { name: string; inputSchema: { properties: Record<string, unknown>; required: string[]; additionalProperties: boolean } }
 const pkg = JSON.parse(readFileSync(path.join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as {

@@ -1,8 +1,6 @@
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { decodeUtf8Strict } from '../../../src/core/index.js';
-import { MODEL_TEXT_LIMIT_BYTES } from '../../../src/extension/settings.js';
-import { boundModelText, CUT_MARKER, fitsModel, utf8Bytes } from '../../../src/extension/tools/bounds.js';
+import { boundModelText, CUT_MARKER, decodeUtf8Strict, fitsModel, MODEL_TEXT_LIMIT_BYTES, runLabel, utf8Bytes } from '../../../src/core/index.js';
 
 describe('model text bound (under 8 KiB, cut between code points)', () => {
   it('keeps text that fits unchanged, byte for byte', () => {
@@ -32,5 +30,10 @@ describe('model text bound (under 8 KiB, cut between code points)', () => {
     const kept = out.slice(0, -CUT_MARKER.length);
     assert.equal(utf8Bytes(kept) % 4, 0);
     assert.ok(!kept.includes('\uFFFD'));
+  });
+
+  it('labels runs with one line of at most 80 characters', () => {
+    assert.equal(runLabel('mcp run', 'echo  a\n b'), 'mcp run: echo a b');
+    assert.equal(runLabel('read', 'x'.repeat(100)), `read: ${'x'.repeat(79)}…`);
   });
 });

@@ -1,0 +1,70 @@
+/**
+ * Where one workspace's evidence lives, and whose it is, for every front end: the editor
+ * keeps it under its storage folder (`storageUri`, or the global storage when no folder
+ * is open), never in the user's folders, and the MCP server opens the same folder from
+ * outside. The tenant is derived from that location, so two workspaces never share
+ * handles even when their run ids collide, and a handle copied from another workspace is
+ * access denied.
+ */
+import { createHash } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import * as path from 'node:path';
+
+/** The folders of one workspace's evidence and its tenant. */
+export interface StorageLayout {
+  /** `<storage>/evidence` */
+  readonly root: string;
+  /** Run logs: `<root>/logs/<tenant>/<runId>.jsonl`. */
+  readonly logsDir: string;
+  /** Filesystem blobs: `<root>/blobs/<tenant>/…`. */
+  readonly blobsDir: string;
+  /** Artifacts of `evidence_readFile`: `<root>/artifacts/<tenant>/artifact-…`. */
+  readonly artifactsDir: string;
+  /** One safe path segment naming this workspace's storage. */
+  readonly tenant: string;
+  /** True when no folder is open and the global storage is used. */
+  readonly global: boolean;
+}
+
+/**
+ * The tenant of a storage location: `w` (workspace) or `g` (global) and 32 hex digits of
+ * the sha256 of its URI. A hash, not the path itself, because tenants appear in blob
+ * keys (S3 object names) and must be safe segments that reveal no host path.
+ */
+export function tenantFor(storageUri: string, global: boolean): string {
+  return `${global ? 'g' : 'w'}${createHash('sha256').update(storageUri).digest('hex').slice(0, 32)}`;
+}
+
+/** The layout under a storage folder (nothing is created). */
+export function layoutAt(storageDir: string, storageUri: string, global: boolean): StorageLayout {
+  const root = path.join(storageDir, 'evidence');
+  return {
+    root,
+    logsDir: path.join(root, 'logs'),
+    blobsDir: path.join(root, 'blobs'),
+    artifactsDir: path.join(root, 'artifacts'),
+    tenant: tenantFor(storageUri, global),
+    global,
+  };
+}
+
+/** Creates the layout's folders (the tenant folders are made by the stores). */
+export async function ensureLayout(layout: StorageLayout): Promise<void> {
+  for (const dir of [layout.logsDir, layout.blobsDir, layout.artifactsDir]) await mkdir(dir, { recursive: true });
+}
+
+/**
+ * `Uri.file(fsPath).toString()` of VS Code for a POSIX path: every character but
+ * `A-Z a-z 0-9 - . _ ~` and `/` is percent-encoded as UTF-8 with upper-case hex
+ * (`encodeURIComponent` leaves `! ' ( ) *` alone; VS Code does not).
+ */
+export function vscodeFileUri(fsPath: string): string {
+  const encoded = fsPath.split('/').map((segment) => encodeURIComponent(segment).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)).join('/');
+  return `file://${encoded.startsWith('/') ? '' : '/'}${encoded}`;
+}
+
+/** The layout the editor derives for a storage folder given as a path (`global`: no folder was open). */
+export function layoutOfFolder(storageDir: string, global: boolean): StorageLayout {
+  const dir = path.resolve(storageDir);
+  return layoutAt(dir, vscodeFileUri(dir), global);
+}

@@ -1,0 +1,72 @@
+/**
+ * The artifact store serves only artifacts it knows, and one put by another process (the
+ * editor, an MCP server, another window) is known there, not here. This tenant's
+ * `evidence_readFile` records hold each artifact's identity (sha256 and size), so an
+ * artifact is registered again from them when its file exists under the tenant's folder
+ * (contract 1.1: `<root>/<tenant>/<artifactId>`); small results were never externalized.
+ * Every front end uses both: all records when its stores open, one id on a read's miss.
+ */
+import { stat } from 'node:fs/promises';
+import * as path from 'node:path';
+import { makeArtifactRef, type ArtifactStore } from '../artifacts.js';
+import { parseRangePath } from '../evidenceWorkspace.js';
+import type { CallReport, RunStoreApi } from '../runs/types.js';
+import { EvidenceToolNames } from './inputs.js';
+
+/** The runs and artifacts of one tenant. */
+type Stores = { readonly runs: Pick<RunStoreApi, 'tenant' | 'listRuns' | 'report'>; readonly artifacts: Pick<ArtifactStore, 'root' | 'has' | 'register'> };
+
+/** The artifact id a recorded call's result would have, if it was a successful read. */
+function artifactIdOf(call: CallReport): string | undefined {
+  return call.tool === EvidenceToolNames.readFile && call.status === 'ok' && call.sha256 ? `artifact-${call.sha256}` : undefined;
+}
+
+/** Registers the call's artifact when its file exists and the store does not know it; true if it did. */
+async function registerFromCall({ runs, artifacts }: Stores, call: CallReport, id: string): Promise<boolean> {
+  if (artifacts.has(id)) return false;
+  const exists = await stat(path.join(artifacts.root, runs.tenant, id)).then((s) => s.isFile(), () => false);
+  if (!exists) return false;
+  artifacts.register(makeArtifactRef(id, call.resultBytes, call.sha256));
+  return true;
+}
+
+/**
+ * Registers every artifact an `evidence_readFile` call of this tenant stored; returns how
+ * many. A run whose log cannot be read is passed to `onUnreadable` and skipped, never fatal.
+ */
+export async function reregisterArtifacts(stores: Stores, onUnreadable: (runId: string, e: unknown) => void): Promise<number> {
+  let count = 0;
+  for (const run of await stores.runs.listRuns()) {
+    let calls: CallReport[];
+    try {
+      calls = await stores.runs.report(run.runId);
+    } catch (e) {
+      onUnreadable(run.runId, e);
+      continue;
+    }
+    for (const call of calls) {
+      const id = artifactIdOf(call);
+      if (id !== undefined && (await registerFromCall(stores, call, id))) count++;
+    }
+  }
+  return count;
+}
+
+/**
+ * Before a virtual read (`.tool-artifacts/<id>/…`) of an id this store does not know,
+ * searches this tenant's records for it and registers it when its file exists. Anything
+ * else (a plain path, a known id, an id no record names) is left as it is.
+ */
+export async function learnArtifact(stores: Stores, relPath: string): Promise<void> {
+  const range = parseRangePath(relPath);
+  if (!range || stores.artifacts.has(range.artifactId)) return;
+  if (!(await stat(path.join(stores.artifacts.root, stores.runs.tenant, range.artifactId)).then((s) => s.isFile(), () => false))) return;
+  for (const summary of await stores.runs.listRuns()) {
+    const calls = await stores.runs.report(summary.runId).catch(() => []);
+    const call = calls.find((c) => artifactIdOf(c) === range.artifactId);
+    if (call) {
+      await registerFromCall(stores, call, range.artifactId);
+      return;
+    }
+  }
+}
