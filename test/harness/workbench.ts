@@ -83,18 +83,22 @@ export class Workbench {
     const page = this.page;
     const deadline = Date.now() + 60_000;
     for (;;) {
-      await page.keyboard.press('F1');
-      const input = page.locator('.quick-input-widget input');
-      await input.waitFor({ state: 'visible', timeout: 10_000 });
-      await input.fill(`>${title}`);
-      const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
       try {
+        // Focus the workbench itself first: F1 typed into a webview or the chat input
+        // may not reach the palette.
+        await page.locator('.monaco-workbench .part.statusbar').first().click({ position: { x: 2, y: 2 }, timeout: 5_000 }).catch(() => undefined);
+        await page.keyboard.press('F1');
+        const input = page.locator('.quick-input-widget input');
+        await input.waitFor({ state: 'visible', timeout: 10_000 });
+        await input.fill(`>${title}`, { timeout: 5_000 });
+        const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
         await row.waitFor({ state: 'visible', timeout: 3_000 });
         await input.press('Enter');
         return;
       } catch {
-        // The palette does not refresh while open: the extension host may still be
-        // registering commands. Close it and ask again.
+        // The palette does not refresh while open (the extension host may still be
+        // registering commands), and it is inert while the workbench shows something
+        // modal for a moment: close whatever is open and ask again.
         await page.keyboard.press('Escape');
         if (Date.now() > deadline) throw new Error(`command not found in the palette: ${title}`);
         await page.waitForTimeout(500);
@@ -111,7 +115,9 @@ export class Workbench {
   async screenshot(name: string): Promise<string> {
     const dir = path.join(outputDir, 'e2e');
     mkdirSync(dir, { recursive: true });
-    const file = path.join(dir, `${name.replace(/[^A-Za-z0-9._-]+/g, '_')}.png`);
+    // Sub-folders in the name are kept (failures/…); each segment is made file-safe.
+    const file = path.join(dir, ...`${name}.png`.split('/').map((seg) => seg.replace(/[^A-Za-z0-9._-]+/g, '_')));
+    mkdirSync(path.dirname(file), { recursive: true });
     await this.page.screenshot({ path: file });
     return file;
   }
