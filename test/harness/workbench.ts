@@ -84,9 +84,6 @@ export class Workbench {
     const deadline = Date.now() + 60_000;
     for (;;) {
       try {
-        // Focus the workbench itself first: F1 typed into a webview or the chat input
-        // may not reach the palette.
-        await page.locator('.monaco-workbench .part.statusbar').first().click({ position: { x: 2, y: 2 }, timeout: 5_000 }).catch(() => undefined);
         await page.keyboard.press('F1');
         const input = page.locator('.quick-input-widget input');
         await input.waitFor({ state: 'visible', timeout: 10_000 });
