@@ -41,7 +41,7 @@ export function activate(context: vscode.ExtensionContext): BoundedEvidenceApi {
 
   registerTools(context, { host, router, log });
   registerParticipant(context, { host, router, log });
-  registerCommands(context, { host, router, log, secrets: context.secrets });
+  registerCommands(context, { host, router, log, secrets: context.secrets, extensionPath: context.extensionPath });
   registerArtifactDocuments(context, host);
   registerInspector(context, {
     runs: async () => (await host.get().catch(() => undefined))?.runs,

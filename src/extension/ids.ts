@@ -20,6 +20,8 @@ export const Ids = {
     clearAll: 'boundedEvidence.clearAll',
     /** Stores the S3 access key pair in SecretStorage (never in settings). */
     setS3Credentials: 'boundedEvidence.setS3Credentials',
+    /** Copies an `mcpServers` entry running dist/mcp.js over this workspace's storage, folder and tenant. */
+    copyMcpConfig: 'boundedEvidence.copyMcpConfig',
   },
   /** Language model tool names (declared in the core: the MCP server serves the same names). */
   tools: EvidenceToolNames,

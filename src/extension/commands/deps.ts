@@ -10,4 +10,6 @@ export interface CommandDeps {
   readonly router: RunRouter;
   readonly log: Log;
   readonly secrets: vscode.SecretStorage;
+  /** Where the extension is installed (dist/mcp.js is under it). */
+  readonly extensionPath: string;
 }

@@ -4,6 +4,7 @@ import { Ids } from '../ids.js';
 import { openArtifact, verifyArtifact } from './artifactCommands.js';
 import type { CommandDeps } from './deps.js';
 import { importFile } from './importFile.js';
+import { copyMcpConfigCommand } from './mcpConfig.js';
 import { runCommandAndCapture } from './runCommandAndCapture.js';
 import { clearAllCommand, pruneCommand, setS3CredentialsCommand } from './storageCommands.js';
 
@@ -33,6 +34,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
     [c.pruneStorage, 'Prune Storage', pruneCommand],
     [c.clearAll, 'Clear All Evidence', clearAllCommand],
     [c.setS3Credentials, 'Set S3 Credentials', setS3CredentialsCommand],
+    [c.copyMcpConfig, 'Copy MCP Server Configuration', copyMcpConfigCommand],
   ];
   for (const [id, title, fn] of table) context.subscriptions.push(vscode.commands.registerCommand(id, guarded(deps, title, fn)));
 }

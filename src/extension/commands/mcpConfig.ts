@@ -1,0 +1,32 @@
+/**
+ * Copy MCP Server Configuration: puts on the clipboard an `mcpServers` entry that runs
+ * the bundled server (dist/mcp.js) over this workspace's storage folder, folder and
+ * tenant, so an agent outside the editor reads and adds to the same evidence (a handle
+ * minted on either side reads on the other). The tenant is passed explicitly: the
+ * server then never has to guess it. No server definition is registered with VS Code
+ * itself: inside the editor the same tools already exist as language model tools.
+ */
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { EvidenceServices } from '../services.js';
+import type { CommandDeps } from './deps.js';
+
+/** The server's key in the `mcpServers` object. */
+export const MCP_SERVER_KEY = 'bounded-evidence';
+
+/** The `mcpServers` entry for these services, started from an extension installed at `extensionPath`. */
+export function mcpServerConfig(extensionPath: string, services: Pick<EvidenceServices, 'layout' | 'folder'>): { mcpServers: Record<string, { command: string; args: string[] }> } {
+  // layout.root is `<storage>/evidence`; the server takes the storage folder itself.
+  const args = [path.join(extensionPath, 'dist', 'mcp.js'), '--storage', path.dirname(services.layout.root)];
+  if (services.folder) args.push('--workspace', services.folder);
+  args.push('--tenant', services.layout.tenant);
+  return { mcpServers: { [MCP_SERVER_KEY]: { command: 'node', args } } };
+}
+
+/** Copies the configuration (pretty JSON) and says so; returns the text copied. */
+export async function copyMcpConfigCommand(deps: CommandDeps): Promise<string> {
+  const text = JSON.stringify(mcpServerConfig(deps.extensionPath, await deps.host.get()), null, 2);
+  await vscode.env.clipboard.writeText(text);
+  void vscode.window.showInformationMessage('Bounded Evidence: MCP server configuration copied. Add it to your MCP client\'s "mcpServers" (Node.js 20 or later must be on its PATH).');
+  return text;
+}
