@@ -48,6 +48,16 @@ export class CountingStore implements BlobStore {
     this.reads++;
     return b;
   }
+  /** Counts like getRange; forwards to the adapter's own `getRangeInto` when it has one. */
+  async getRangeInto(key: BlobKey, start: number, end: number, target: Uint8Array): Promise<number> {
+    const inner = this.inner as BlobStore & { getRangeInto?: CountingStore['getRangeInto'] };
+    let n: number;
+    if (inner.getRangeInto) n = await inner.getRangeInto(key, start, end, target);
+    else { const b = await inner.getRange(key, start, end); target.set(b.subarray(0, target.length)); n = Math.min(b.length, target.length); }
+    this.bytesRead += n;
+    this.reads++;
+    return n;
+  }
   delete(key: BlobKey): Promise<void> { return this.inner.delete(key); }
   deleteRun(tenant: string, runId: string): Promise<void> { return this.inner.deleteRun(tenant, runId); }
 }
