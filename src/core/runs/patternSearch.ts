@@ -2,28 +2,36 @@
  * Pattern mode of `read_tool_output`, guarded against catastrophic backtracking.
  *
  * A JavaScript regular expression cannot be interrupted on the thread that runs it,
- * so matching runs in a worker thread: the main thread streams verified pieces (at most
- * about 1 MiB each) to it and waits for an acknowledgement per piece. A piece that takes
- * longer than the budget terminates the worker and the search fails with
+ * so matching runs in a worker thread. The main thread reads the content in windows of
+ * about 4 MiB into two reused SharedArrayBuffer slots, verifies every chunk digest in
+ * place (`streamVerifiedInto`), and only then hands the slot to the worker as ~1 MiB
+ * pieces (whole chunks); while the worker scans one slot the main thread fills the
+ * other. No byte is copied to the worker and none is used before it is verified. The
+ * worker acknowledges each piece; a piece it has not finished `budgetMs` after it
+ * could start on it terminates the worker and the search fails with
  * `pattern search timed out …` instead of hanging the extension host.
  *
- * Matching is per line (a line is the bytes between `\n`s, without them). For speed, a
- * piece's complete lines are first scanned as one text with the same pattern and flags
- * `gm`; only lines where such a match starts are tested with the per-line regex, and
- * after each candidate the scan resumes at the next line start. Without lookarounds,
- * a per-line match at position p is also a match at p in the joined text (`^`/`$` with
- * `m` match at line ends; `\b` sees `\n` as a non-word character, like the end of
- * input), so no matching line is missed and candidates are verified, so none is
- * invented. A pattern containing `(?=`, `(?!`, `(?<=` or `(?<!` is tested line by line.
- *
- * A line longer
- * than 1 MiB is matched on its first 1 MiB only, so memory stays bounded on a single
- * gigantic line. The worker is plain JavaScript evaluated from a string, so it runs the
- * same under tsx, mocha and the esbuild bundle.
+ * Matching is per line (a line is the bytes between `\n`s, without them; no empty line
+ * after a final `\n`); a line longer than 1 MiB is matched on its longest prefix of at
+ * most 1 MiB that ends on a character boundary, so memory stays bounded on a single
+ * gigantic line. Line numbers come from the manifest's per-chunk newline counts (part of
+ * the same verified manifest as the digests): bytes are only scanned for newlines around
+ * candidate lines. Candidates are found, fastest first:
+ * - a literal every match must contain (`requiredLiteral`): raw-byte `indexOf`;
+ * - for a pattern that cannot match a `\n` (`cannotMatchNewline`): one scan of a piece's
+ *   lines joined by `\n` with the flags `gm`. Every per-line match at position p is also
+ *   a match at p in the joined text (`^`/`$` with `m` match at line ends; `\b` sees `\n`
+ *   as a non-word character, like the end of input; lookarounds are excluded), and no
+ *   match can run into the next line, so the scan costs no more than the lines do
+ *   (used when a piece is no longer than the line cap, so none of its lines is cut);
+ * - otherwise every line.
+ * Each candidate line is then tested alone with `new RegExp(pattern)`, so the prefilters
+ * can add work but never change the answer. The worker is plain JavaScript evaluated
+ * from a string, so it runs the same under tsx, mocha and the esbuild bundle.
  */
 import { Worker } from 'node:worker_threads';
 import { EvidenceError } from '../errors.js';
-import { streamVerified, type Manifest, type RangeSource } from '../integrity.js';
+import { streamVerifiedInto, type Manifest, type RangeSource } from '../integrity.js';
 
 /** What the worker returns. */
 export interface PatternSearchResult {
@@ -51,8 +59,9 @@ export interface PatternSearchOptions {
  * The longest run of literal characters that every match of `pattern` (no flags)
  * must contain, or null when none can be proven. Sound by construction: only
  * top-level atoms are considered; a top-level `|` gives up; groups, classes, `.`,
- * assertions and escaped letters/digits break a run (an escaped letter may be a class,
- * a backreference or a code-unit escape, so extraction stops there); a character made
+ * assertions and the one-atom escapes (`\d \D \w \W \s \S \b \B \t \n \r \f \v`) break a
+ * run; any other escaped letter or digit (`\x41`, `\u0041`, `\cJ`, `\1`, `\k<n>`) may
+ * span more characters, so extraction stops there; a character made
  * optional by `?`, `*` or `{0,…}` is dropped from the run, one repeated by `+`/`{n,…}`
  * ends it. A run holding a newline or a lone surrogate is not used.
  */
@@ -76,9 +85,11 @@ export function requiredLiteral(pattern: string): string | null {
     let end = i;
     if (c === '\\') {
       const n = pattern[i + 1];
-      if (n === undefined || /[A-Za-z0-9]/.test(n)) { commit(); break; }
-      literal = n;
+      if (n === undefined || (/[A-Za-z0-9]/.test(n) && !'dDwWsSbBtnrfv'.includes(n))) { commit(); break; }
       end = i + 1;
+      // \d \D \w \W \s \S \b \B \t \n \r \f \v are one atom each (a class, an assertion,
+      // one control character): they end the run, extraction goes on after them.
+      if (!/[A-Za-z]/.test(n)) literal = n;
     } else if (c === '[') { end = skipClass(pattern, i); }
     else if (c === '(') { end = skipGroup(pattern, i); }
     else if (!'.^$'.includes(c)) literal = c;
@@ -136,24 +147,82 @@ function quantifierAt(p: string, i: number): { min: number; end: number } | unde
   return { min, end };
 }
 
+/** Escapes proven not to match `\n`: `\d \w \b \B \t \r \f \v` and escaped ASCII punctuation or space. */
+const SAFE_ESCAPE = /^[dwbBtrfv -/:-@[-`{-~]$/;
+
+/**
+ * True when no match of `pattern` (no flags) can contain a `\n`, so a multiline scan
+ * cannot run from one line into the next. Conservative: only literal characters, `.`
+ * (no `s` flag), `SAFE_ESCAPE`s, positive classes of those (a range only between two
+ * plain characters, not spanning U+000A), groups `(…)`, `(?:…)`, `(?<name>…)`,
+ * quantifiers, `|`, `^` and `$` are proven. Anything else answers false: `\s`, `\S`,
+ * `\W`, `\D`, `\n`, `[^…]`, `\x`/`\u`/`\c` escapes, backreferences, lookarounds, other
+ * `(?` groups (e.g. `(?s:…)`), a raw newline.
+ */
+export function cannotMatchNewline(pattern: string): boolean {
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === '\n') return false;
+    if (c === '\\') {
+      if (!SAFE_ESCAPE.test(pattern[++i] ?? '')) return false;
+    } else if (c === '(' && pattern[i + 1] === '?') {
+      const named = pattern[i + 2] === '<' && pattern[i + 3] !== '=' && pattern[i + 3] !== '!';
+      if (pattern[i + 2] !== ':' && !named) return false;
+    } else if (c === '[') {
+      if (pattern[i + 1] === '^') return false;
+      let j = i + 1;
+      for (; j < pattern.length && pattern[j] !== ']'; j++) {
+        const first = j;
+        if (pattern[j] === '\\' && !SAFE_ESCAPE.test(pattern[++j] ?? '')) return false;
+        if (pattern[j] === '\n') return false;
+        if (pattern[j + 1] === '-' && j + 2 < pattern.length && pattern[j + 2] !== ']') {
+          const lo = pattern[first]!;
+          const hi = pattern[j + 2]!;
+          if (lo === '\\' || hi === '\\' || (lo.charCodeAt(0) <= 10 && hi.charCodeAt(0) >= 10)) return false;
+          j += 2;
+        }
+      }
+      i = j;
+    }
+  }
+  return true;
+}
+
 /** Time allowed for the worker isolate to start (machine load, not the pattern). */
 const WORKER_START_MS = 10_000;
 
 /** Longest line prefix the worker keeps for matching. */
 const MAX_MATCH_LINE_BYTES = 1024 * 1024;
 
+/** Target size of a piece: the unit the worker acknowledges and the time budget covers. */
+const PIECE_BYTES = 1024 * 1024;
+
+/** Pieces per window: one physical read and one digest pass cover this many. */
+const PIECES_PER_WINDOW = 4;
+
 /** Message of the time guard. */
 export const PATTERN_TIMEOUT_MESSAGE = 'pattern search timed out: the pattern backtracks too much on this output; use a simpler pattern';
 
-const WORKER_SOURCE = String.raw`
+/**
+ * @internal The worker, as plain JavaScript: `require('node:worker_threads')` gives it
+ * `workerData` (see `patternWorkerData`) and the port it answers on. Exported so the
+ * tests can also run it in-process over thousands of cases.
+ */
+export const PATTERN_WORKER_SOURCE = String.raw`
 const { parentPort, workerData } = require('node:worker_threads');
-const { pattern, literal, offset, limit, maxLineChars, maxContentChars, maxLineBytes, cutMarker } = workerData;
+const { isAscii } = require('node:buffer');
+const { pattern, literal, noNewline, offset, limit, maxLineChars, maxContentChars, maxLineBytes, cutMarker, chunkSize, chunkNewlines, slots } = workerData;
+const views = slots.map((s) => Buffer.from(s));
 const lit = literal === null ? null : Buffer.from(literal, 'utf8');
 const re = new RegExp(pattern);
+const scan = noNewline ? new RegExp(pattern, 'gm') : null;
 const decoder = new TextDecoder('utf-8');
-let carry = Buffer.alloc(0);
-let carryOverflow = false;
-let lineNo = 0;
+const EMPTY = Buffer.alloc(0);
+// Start of the line that continues into the next piece: a copy (slots are reused), and
+// at most one byte more than the cap, which is enough to tell a line at the cap from a
+// longer one.
+let carry = EMPTY;
+let lineNo = 0; // lines completed so far
 let total = 0;
 let chars = 0;
 let collecting = true;
@@ -169,120 +238,139 @@ function render(line) {
   return line.slice(0, end) + cutMarker;
 }
 
-// Fast path (see the module comment): candidates from one multiline scan of the text.
-const scan = !/\(\?<?[=!]/.test(pattern) ? new RegExp(pattern, 'gm') : null;
-
-function scanLines(text) {
-  // text: complete lines joined by \n (no trailing \n). Lines between candidates are
-  // counted, not tested; each candidate line is verified with the per-line regex.
-  let lineStart = 0;
-  scan.lastIndex = 0;
-  for (;;) {
-    const m = scan.exec(text);
-    if (m === null) break;
-    // Count the lines skipped before the candidate's line.
-    let nl = text.indexOf('\n', lineStart);
-    while (nl !== -1 && nl < m.index) { lineNo++; lineStart = nl + 1; nl = text.indexOf('\n', lineStart); }
-    const end = nl === -1 ? text.length : nl;
-    matchLine(text.slice(lineStart, end));
-    if (nl === -1) return;
-    lineStart = nl + 1;
-    scan.lastIndex = lineStart;
-  }
-  let nl = text.indexOf('\n', lineStart);
-  while (nl !== -1) { lineNo++; nl = text.indexOf('\n', nl + 1); }
-  lineNo++; // the last line of text (after its last \n, or the only one)
-}
-
-function countNl(buf, from, to) {
-  let n = 0;
-  let p = buf.indexOf(10, from);
-  while (p !== -1 && p < to) { n++; p = buf.indexOf(10, p + 1); }
-  return n;
-}
-
-// Literal path: complete lines buf[start..last] (last is a \n). Only lines holding the
-// required literal are decoded and tested; the others are only counted.
-function literalLines(buf, start, last) {
-  let cursor = start;
-  let p = buf.indexOf(lit, start);
-  while (p !== -1 && p < last) {
-    const lineStart = buf.lastIndexOf(10, p) + 1;
-    const lineEnd = buf.indexOf(10, p);
-    lineNo += countNl(buf, cursor, lineStart);
-    matchLine(buf.toString('utf8', Math.max(lineStart, start), lineEnd));
-    cursor = lineEnd + 1;
-    p = cursor > last ? -1 : buf.indexOf(lit, cursor);
-  }
-  lineNo += countNl(buf, cursor, last + 1);
-}
-
-function handle(line) {
-  matchLine(line);
-}
-
-function matchLine(line) {
-  lineNo++;
+function matchLine(line, number) {
   if (!re.test(line)) return;
   total++;
   if (!collecting || total <= offset) return;
   const text = render(line);
-  const need = (matches.length ? 1 : 0) + String(lineNo).length + 1 + text.length;
+  const need = (matches.length ? 1 : 0) + String(number).length + 1 + text.length;
   if (chars + need > maxContentChars) { collecting = false; cut = true; return; }
   chars += need;
-  matches.push({ line_number: lineNo, text });
+  matches.push({ line_number: number, text });
   if (matches.length >= limit) collecting = false;
 }
 
+// The longest prefix of at most maxLineBytes bytes that ends on a character boundary:
+// a streaming decoder holds back a cut character.
+function decodeCapped(bytes) {
+  return bytes.length <= maxLineBytes ? decoder.decode(bytes) : new TextDecoder('utf-8').decode(bytes.subarray(0, maxLineBytes), { stream: true });
+}
+
+function capText(line) {
+  // A UTF-16 unit is at most 3 UTF-8 bytes: most lines need no byte count.
+  return line.length * 3 <= maxLineBytes || Buffer.byteLength(line) <= maxLineBytes ? line : decodeCapped(Buffer.from(line));
+}
+
+function countBytes(buf, a, b) {
+  let n = 0;
+  for (let p = buf.indexOf(10, a); p !== -1 && p < b; p = buf.indexOf(10, p + 1)) n++;
+  return n;
+}
+
+// Newlines in buf[a, b), where buf[0] is content offset base (a chunk boundary): whole
+// chunks come from the manifest's index (their bytes were verified against the same
+// manifest), only the partial chunks at either end are scanned.
+function countNl(buf, a, b, base) {
+  const first = Math.ceil((base + a) / chunkSize);
+  const last = Math.floor((base + b) / chunkSize);
+  if (first >= last) return countBytes(buf, a, b);
+  let n = countBytes(buf, a, first * chunkSize - base) + countBytes(buf, last * chunkSize - base, b);
+  for (let c = first; c < last; c++) n += chunkNewlines[c];
+  return n;
+}
+
+function countText(text, a, b) {
+  let n = 0;
+  for (let p = text.indexOf('\n', a); p !== -1 && p < b; p = text.indexOf('\n', p + 1)) n++;
+  return n;
+}
+
+// The complete lines of buf[s, e] (e is the last one's newline); the first is line lineNo + 1.
+function lines(buf, s, e, base) {
+  if (lit) {
+    let cursor = s;
+    let before = 0;
+    for (let p = buf.indexOf(lit, s); p !== -1 && p < e; p = buf.indexOf(lit, cursor)) {
+      const ls = buf.lastIndexOf(10, p) + 1; // >= s: buf[s - 1] is a newline, or s is 0
+      const le = buf.indexOf(10, p);
+      before += countNl(buf, cursor, ls, base);
+      matchLine(decodeCapped(buf.subarray(ls, le)), lineNo + before + 1);
+      before++;
+      cursor = le + 1;
+      if (cursor > e) break;
+    }
+    return;
+  }
+  // For ASCII, latin1 decoding is a plain copy and string offsets are byte offsets.
+  const ascii = isAscii(buf.subarray(s, e));
+  const text = ascii ? buf.toString('latin1', s, e) : decoder.decode(buf.subarray(s, e));
+  if (scan && e - s <= maxLineBytes) {
+    const count = ascii ? (a, b) => countNl(buf, s + a, s + b, base) : (a, b) => countText(text, a, b);
+    let cursor = 0;
+    let before = 0;
+    scan.lastIndex = 0;
+    for (let m = scan.exec(text); m !== null; m = scan.exec(text)) {
+      // An empty match may sit on the newline that ends its line: look back from before it.
+      const ls = m.index === 0 ? 0 : text.lastIndexOf('\n', m.index - 1) + 1;
+      let le = text.indexOf('\n', m.index);
+      if (le === -1) le = text.length;
+      before += count(cursor, ls);
+      matchLine(text.slice(ls, le), lineNo + before + 1);
+      if (le === text.length) break;
+      before++;
+      cursor = le + 1;
+      scan.lastIndex = cursor;
+    }
+    return;
+  }
+  let number = lineNo;
+  for (let ls = 0; ls <= text.length; ) {
+    let le = text.indexOf('\n', ls);
+    if (le === -1) le = text.length;
+    matchLine(capText(text.slice(ls, le)), ++number);
+    ls = le + 1;
+  }
+}
+
 function addCarry(bytes) {
-  if (carry.length >= maxLineBytes) { if (bytes.length) carryOverflow = true; return; }
-  const take = Math.min(bytes.length, maxLineBytes - carry.length);
-  if (take < bytes.length) carryOverflow = true;
-  carry = Buffer.concat([carry, bytes.subarray(0, take)]);
+  const take = Math.min(bytes.length, maxLineBytes + 1 - carry.length);
+  if (take > 0) carry = Buffer.concat([carry, bytes.subarray(0, take)]);
 }
 
 function finishCarry() {
-  let bytes = carry;
-  if (carryOverflow) {
-    // Cut back to a code-point boundary: the line was truncated for matching.
-    let i = bytes.length;
-    const stop = Math.max(0, i - 3);
-    while (i > stop && (bytes[i - 1] & 0xc0) === 0x80) i--;
-    if (i > 0 && bytes[i - 1] >= 0xc0) i--;
-    bytes = bytes.subarray(0, i);
-  }
-  handle(decoder.decode(bytes));
-  carry = Buffer.alloc(0);
-  carryOverflow = false;
+  const line = decodeCapped(carry);
+  carry = EMPTY;
+  matchLine(line, ++lineNo);
 }
 
-function piece(buf) {
-  let start = 0;
-  if (carry.length > 0 || carryOverflow) {
+// One verified piece (whole chunks) at content offset base.
+function piece(buf, base) {
+  let newlines = 0;
+  for (let c = base / chunkSize, end = Math.ceil((base + buf.length) / chunkSize); c < end; c++) newlines += chunkNewlines[c];
+  let s = 0;
+  if (carry.length > 0) {
     const nl = buf.indexOf(10);
     if (nl === -1) { addCarry(buf); return; }
     addCarry(buf.subarray(0, nl));
     finishCarry();
-    start = nl + 1;
+    s = nl + 1;
+    newlines--;
   }
-  const last = buf.lastIndexOf(10);
-  if (last >= start) {
-    if (lit) literalLines(buf, start, last);
-    else {
-      const text = decoder.decode(buf.subarray(start, last));
-      if (scan) scanLines(text); else { const lines = text.split('\n'); for (let i = 0; i < lines.length; i++) handle(lines[i]); }
-    }
-    start = last + 1;
+  if (newlines > 0) {
+    const e = buf.lastIndexOf(10);
+    lines(buf, s, e, base);
+    lineNo += newlines;
+    s = e + 1;
   }
-  if (start < buf.length) addCarry(buf.subarray(start));
+  if (s < buf.length) addCarry(buf.subarray(s));
 }
 
 parentPort.postMessage({ type: 'ready' });
 parentPort.on('message', (m) => {
   try {
-    if (m.type === 'piece') { piece(Buffer.from(m.buf, 0, m.length)); parentPort.postMessage({ type: 'ack' }); }
+    if (m.type === 'piece') { piece(views[m.slot].subarray(m.offset, m.offset + m.length), m.start); parentPort.postMessage({ type: 'ack' }); }
     else if (m.type === 'end') {
-      if (carry.length > 0 || carryOverflow) finishCarry();
+      if (carry.length > 0) finishCarry();
       parentPort.postMessage({ type: 'done', totalMatches: total, matches, cut });
     }
   } catch (e) {
@@ -290,6 +378,15 @@ parentPort.on('message', (m) => {
   }
 });
 `;
+
+/** @internal What the worker is started with: the search, the newline index and the slots it reads. */
+export function patternWorkerData(options: PatternSearchOptions, manifest: Manifest, slots: readonly SharedArrayBuffer[]): Record<string, unknown> {
+  return {
+    pattern: options.pattern, literal: requiredLiteral(options.pattern), noNewline: cannotMatchNewline(options.pattern), offset: options.offset, limit: options.limit,
+    maxLineChars: options.maxLineChars, maxContentChars: options.maxContentChars, maxLineBytes: MAX_MATCH_LINE_BYTES, cutMarker: options.cutMarker,
+    chunkSize: manifest.chunkSize, chunkNewlines: manifest.chunkNewlines, slots,
+  };
+}
 
 type WorkerReply =
   | { type: 'ready' }
@@ -302,66 +399,83 @@ type WorkerReply =
  * known to compile (the caller reports syntax errors); UTF-8 content only.
  */
 export async function searchPattern(source: RangeSource, manifest: Manifest, options: PatternSearchOptions): Promise<PatternSearchResult> {
-  const worker = new Worker(WORKER_SOURCE, {
+  const cs = manifest.chunkSize;
+  // Pieces are whole chunks (verification is per chunk): PIECE_BYTES at the default chunk
+  // size, and never more than 16 chunks, so small chunks (tests) make many pieces. A slot
+  // holds a window of a few pieces, never more than the content.
+  const pieceBytes = Math.max(1, Math.min(16, Math.floor(PIECE_BYTES / cs))) * cs;
+  const slotBytes = Math.min(PIECES_PER_WINDOW * pieceBytes, manifest.byteCount);
+  const slots = [new SharedArrayBuffer(slotBytes), new SharedArrayBuffer(slotBytes)];
+  const worker = new Worker(PATTERN_WORKER_SOURCE, {
     eval: true,
     // No tsx loader or inspector flags from the parent: a bare, fast-starting isolate.
     execArgv: [],
-    workerData: {
-      pattern: options.pattern, literal: requiredLiteral(options.pattern), offset: options.offset, limit: options.limit, maxLineChars: options.maxLineChars,
-      maxContentChars: options.maxContentChars, maxLineBytes: MAX_MATCH_LINE_BYTES, cutMarker: options.cutMarker,
-    },
+    workerData: patternWorkerData(options, manifest, slots),
     resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 8 },
   });
   const replies: WorkerReply[] = [];
   let waiting: ((r: WorkerReply) => void) | undefined;
   let failure: Error | undefined;
+  let lastReply = 0;
   const deliver = (r: WorkerReply): void => {
+    lastReply = Date.now();
     if (waiting) { const w = waiting; waiting = undefined; w(r); } else replies.push(r);
   };
   worker.on('message', (r: WorkerReply) => deliver(r));
   worker.on('error', (e) => { failure = e; deliver({ type: 'error', message: e.message }); });
   worker.on('exit', () => deliver({ type: 'error', message: 'pattern worker exited' }));
 
-  const next = (budgetMs = options.budgetMs): Promise<WorkerReply> => {
+  const next = (deadline: number): Promise<WorkerReply> => {
     const ready = replies.shift();
     if (ready) return Promise.resolve(ready);
     return new Promise<WorkerReply>((resolve, reject) => {
-      const timer = setTimeout(() => { waiting = undefined; reject(new EvidenceError('invalidArgument', PATTERN_TIMEOUT_MESSAGE)); }, budgetMs);
+      const timer = setTimeout(() => { waiting = undefined; reject(new EvidenceError('invalidArgument', PATTERN_TIMEOUT_MESSAGE)); }, Math.max(0, deadline - Date.now()));
       waiting = (r) => { clearTimeout(timer); resolve(r); };
     });
   };
+  // Post times of the pieces not yet acknowledged, oldest first. The worker takes them in
+  // order, so the oldest one's clock starts when it was posted or when the worker
+  // answered last, whichever is later.
+  const pending: number[] = [];
+  // The isolate starts while the first windows are read and verified (pieces posted
+  // before it listens wait in its port). Starting is not the pattern's time: the budget
+  // only counts from its first reply.
+  let started = false;
+  const awaitStart = async (): Promise<void> => {
+    if (started) return;
+    const r = await next(Date.now() + Math.max(options.budgetMs, WORKER_START_MS));
+    if (r.type !== 'ready') throw patternFailure(r.type === 'error' ? r.message : 'worker did not start', failure);
+    started = true;
+  };
   const expectAck = async (): Promise<void> => {
-    const r = await next();
+    await awaitStart();
+    const r = await next(Math.max(pending[0]!, lastReply) + options.budgetMs);
     if (r.type === 'error') throw patternFailure(r.message, failure);
     if (r.type !== 'ack') throw new EvidenceError('backend', 'pattern search failed');
+    pending.shift();
   };
 
   try {
-    // Starting the isolate is not the pattern's time: the budget starts once it is ready.
-    const ready = await next(Math.max(options.budgetMs, WORKER_START_MS));
-    if (ready.type !== 'ready') throw patternFailure(ready.type === 'error' ? ready.message : 'worker did not start', failure);
-    // One shared slot, reused: a piece is copied in only after the worker acknowledged
-    // the previous one (the next read overlaps the worker's matching), so memory stays
-    // at one slot however large the output. Pieces are copied, never transferred: a
-    // source may hand out views of bytes it keeps.
-    let slot: SharedArrayBuffer | undefined;
-    let pending = false;
-    for await (const piece of streamVerified(source, manifest)) {
-      if (pending) await expectAck();
-      if (!slot || slot.byteLength < piece.length) slot = new SharedArrayBuffer(piece.length);
-      new Uint8Array(slot, 0, piece.length).set(piece);
-      worker.postMessage({ type: 'piece', buf: slot, length: piece.length });
-      pending = true;
+    for await (const w of streamVerifiedInto(source, manifest, slots.map((s) => new Uint8Array(s)))) {
+      let pieces = 0;
+      for (let off = 0; off < w.bytes.length; off += pieceBytes, pieces++) {
+        worker.postMessage({ type: 'piece', slot: w.slot, offset: off, length: Math.min(pieceBytes, w.bytes.length - off), start: w.start + off });
+        pending.push(Date.now());
+      }
+      // The generator refills the other slot next: the worker must be done with it.
+      while (pending.length > pieces) await expectAck();
     }
-    if (pending) await expectAck();
+    while (pending.length > 0) await expectAck();
+    await awaitStart();
     worker.postMessage({ type: 'end' });
-    const r = await next();
+    const r = await next(Date.now() + options.budgetMs);
     if (r.type === 'error') throw patternFailure(r.message, failure);
     if (r.type !== 'done') throw new EvidenceError('backend', 'pattern search failed');
     return { totalMatches: r.totalMatches, matches: r.matches, cut: r.cut };
   } finally {
     worker.removeAllListeners('exit');
-    await worker.terminate();
+    // Not awaited: the answer does not wait for the isolate to be torn down.
+    void worker.terminate();
   }
 }
 

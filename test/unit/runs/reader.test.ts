@@ -201,8 +201,9 @@ describe('read_tool_output (contract 2.5)', () => {
       const cases: [string, string | null][] = [
         ['ERROR', 'ERROR'], ['ERROR \\w+', 'ERROR '], ['a|b', null], ['(a|b)cd', 'cd'], ['ab*c', 'a'], ['abc+d', 'abc'], ['x{0,3}yz', 'yz'],
         ['x{2}yz', 'yz'], ['[abc]def', 'def'], ['.*foo.*', 'foo'], ['\\.log$', '.log'], ['a\\db', 'a'], ['(?=x)', null], ['é+', 'é'],
-        ['😀?', null], ['😀', '😀'], ['a\nb', null], ['a{b', 'a{b'], ['^$', null], ['ERR(OR)?', 'ERR'], ['[]]x', ']x'], ['\\bword\\b', null],
-        ['(a)\\1bcd', null], ['fo+?bar', 'bar'], ['a[|]b', 'a'],
+        ['😀?', null], ['😀', '😀'], ['a\nb', null], ['a{b', 'a{b'], ['^$', null], ['ERR(OR)?', 'ERR'], ['[]]x', ']x'], ['\\bword\\b', 'word'],
+        ['(a)\\1bcd', null], ['fo+?bar', 'bar'], ['a[|]b', 'a'], ['^\\s+at foo', 'at foo'], ['\\d+ ms\\b', ' ms'], ['ab\\x41cdef', 'ab'],
+        ['x\\nyz', 'yz'],
       ];
       for (const [pattern, literal] of cases) assert.equal(requiredLiteral(pattern), literal, pattern);
     });

@@ -1,0 +1,160 @@
+import * as assert from 'node:assert/strict';
+import * as nodeBuffer from 'node:buffer';
+import fc from 'fast-check';
+import { manifestOf, type RangeSource } from '../../../src/core/integrity.js';
+import { cannotMatchNewline, PATTERN_WORKER_SOURCE, patternWorkerData, searchPattern, type PatternSearchOptions, type PatternSearchResult } from '../../../src/core/runs/patternSearch.js';
+
+/** The longest prefix of `line` whose UTF-8 form has at most `cap` bytes, one character at a time. */
+function capLine(line: string, cap: number): string {
+  let out = '';
+  let bytes = 0;
+  for (const ch of line) {
+    bytes += Buffer.byteLength(ch);
+    if (bytes > cap) break;
+    out += ch;
+  }
+  return out;
+}
+
+/**
+ * The contract's pattern mode, written as plainly as possible: split, test each line
+ * (matched on at most `cap` bytes, as documented), page.
+ */
+function naiveSearch(text: string, o: PatternSearchOptions, cap = 1024 * 1024): PatternSearchResult {
+  const re = new RegExp(o.pattern);
+  const lines = (text === '' ? [] : text.split('\n')).map((l) => capLine(l, cap));
+  if (text.endsWith('\n')) lines.pop();
+  const matches: { line_number: number; text: string }[] = [];
+  let total = 0;
+  let chars = 0;
+  let collecting = true;
+  let cut = false;
+  lines.forEach((line, i) => {
+    if (!re.test(line)) return;
+    total++;
+    if (!collecting || total <= o.offset) return;
+    let shown = line;
+    if (line.length > o.maxLineChars) {
+      cut = true;
+      let end = o.maxLineChars - o.cutMarker.length;
+      if (/[\ud800-\udbff]/.test(line[end - 1] ?? '')) end--;
+      shown = line.slice(0, end) + o.cutMarker;
+    }
+    const need = (matches.length ? 1 : 0) + `${i + 1}:`.length + shown.length;
+    if (chars + need > o.maxContentChars) { collecting = false; cut = true; return; }
+    chars += need;
+    matches.push({ line_number: i + 1, text: shown });
+    if (matches.length >= o.limit) collecting = false;
+  });
+  return { totalMatches: total, matches, cut };
+}
+
+/** A source over bytes, with or without `readInto` (both paths of `streamVerifiedInto`). */
+function source(bytes: Uint8Array, withReadInto: boolean): RangeSource {
+  return {
+    size: async () => bytes.length,
+    read: async (s, e) => bytes.slice(s, e),
+    ...(withReadInto && { readInto: async (s: number, e: number, t: Uint8Array) => { t.set(bytes.subarray(s, e)); return Math.min(e, bytes.length) - s; } }),
+  };
+}
+
+/**
+ * Runs the worker's own source in this thread (no isolate start, so thousands of cases
+ * stay fast), fed the way `searchPattern` feeds it: consecutive verified pieces of whole
+ * chunks, then `end`.
+ */
+function inProcess(bytes: Uint8Array, chunkSize: number, pieceChunks: number, o: PatternSearchOptions, maxLineBytes?: number): PatternSearchResult {
+  const m = manifestOf(bytes, chunkSize);
+  const pieceBytes = pieceChunks * chunkSize;
+  const slot = new SharedArrayBuffer(pieceBytes);
+  const replies: { type: string }[] = [];
+  let handler: ((message: unknown) => void) | undefined;
+  const parentPort = { postMessage: (r: { type: string }) => replies.push(r), on: (_: string, h: (message: unknown) => void) => { handler = h; } };
+  // A small line cap reaches the cut-line paths that take a 1 MiB line otherwise.
+  const workerData = { ...patternWorkerData(o, m, [slot]), ...(maxLineBytes !== undefined && { maxLineBytes }) };
+  const modules: Record<string, unknown> = { 'node:worker_threads': { parentPort, workerData }, 'node:buffer': nodeBuffer };
+  new Function('require', PATTERN_WORKER_SOURCE)((id: string) => modules[id] ?? assert.fail(`the worker requires ${id}`));
+  for (let start = 0; start < bytes.length; start += pieceBytes) {
+    const length = Math.min(pieceBytes, bytes.length - start);
+    new Uint8Array(slot).set(bytes.subarray(start, start + length));
+    handler!({ type: 'piece', slot: 0, offset: 0, length, start });
+  }
+  handler!({ type: 'end' });
+  const done = replies.at(-1) as { type: string } & PatternSearchResult;
+  assert.equal(done.type, 'done');
+  return { totalMatches: done.totalMatches, matches: done.matches, cut: done.cut };
+}
+
+const isValid = (p: string): boolean => { try { new RegExp(p); return true; } catch { return false; } };
+
+// A small regex grammar that reaches every prefilter: literals (ASCII, é, a surrogate
+// pair), classes that can and cannot match \n, anchors, \b, lookarounds, backreferences,
+// groups, alternation and quantifiers.
+const atom = fc.constantFrom(
+  'a', 'b', 'E', ' ', 'é', '😀', '.', '\\d', '\\w', '\\s', '\\S', '\\W', '\\D', '\\b', '\\B', '\\n', '\\r', '\\.', '^', '$',
+  '[ab]', '[^a]', '[ -b]', '[\\t-\\r]', '[\\s]', '[]', '(?=a)', '(?!b)', '(?<=a)', '(?<!b)', '(a)\\1', '(?:a|b)', '(?<n>b)',
+);
+const quantifier = fc.constantFrom('', '', '', '*', '+', '?', '{1,2}', '*?', '+?');
+const sequence = fc.array(fc.tuple(atom, quantifier).map(([a, q]) => a + q), { minLength: 1, maxLength: 4 }).map((xs) => xs.join(''));
+const pattern = fc.oneof(
+  { weight: 3, arbitrary: sequence },
+  { weight: 1, arbitrary: fc.tuple(sequence, sequence).map(([a, b]) => `${a}|${b}`) },
+  { weight: 1, arbitrary: fc.tuple(sequence, sequence, quantifier).map(([a, b, q]) => `x(${a}|${b})${q}`) },
+).filter(isValid);
+const line = fc.array(fc.constantFrom('a', 'b', 'E', ' ', 'é', '→', '😀', '\r', '1', '-', '\t'), { maxLength: 14 }).map((cs) => cs.join(''));
+
+const content = fc.tuple(fc.array(line, { maxLength: 60 }), fc.boolean()).map(([lines, trailing]) => lines.join('\n') + (trailing && lines.length ? '\n' : ''));
+const page = fc.record({ offset: fc.nat(4), limit: fc.integer({ min: 1, max: 6 }), maxLineChars: fc.integer({ min: 2, max: 16 }), maxContentChars: fc.integer({ min: 8, max: 200 }) });
+const optionsOf = (p: string, pg: typeof page extends fc.Arbitrary<infer T> ? T : never): PatternSearchOptions => ({ pattern: p, ...pg, budgetMs: 10_000, cutMarker: '…' });
+
+describe('pattern search: optimised scan vs a naive per-line reference', () => {
+  it('the worker returns exactly what the naive reference returns (random lines, patterns, chunk and piece sizes, pages)', () => {
+    const cap = fc.option(fc.integer({ min: 1, max: 30 }), { nil: undefined });
+    fc.assert(fc.property(content, pattern, fc.constantFrom(1, 2, 3, 7, 16, 64), fc.integer({ min: 1, max: 5 }), cap, page, (text, p, chunkSize, pieceChunks, maxLineBytes, pg) => {
+      const o = optionsOf(p, pg);
+      assert.deepEqual(inProcess(Buffer.from(text, 'utf8'), chunkSize, pieceChunks, o, maxLineBytes), naiveSearch(text, o, maxLineBytes));
+    }), { numRuns: 2000 });
+  });
+
+  it('searchPattern (worker thread, slots, acknowledgements) agrees too, with and without readInto', async function () {
+    this.timeout(60_000);
+    // One isolate per search: few runs here, the many run in-process above.
+    await fc.assert(fc.asyncProperty(content, pattern, fc.constantFrom(1, 3, 16, 65536), fc.boolean(), page, async (text, p, chunkSize, readInto, pg) => {
+      const bytes = Buffer.from(text, 'utf8');
+      const o = optionsOf(p, pg);
+      assert.deepEqual(await searchPattern(source(bytes, readInto), manifestOf(bytes, chunkSize), o), naiveSearch(text, o));
+    }), { numRuns: 15 });
+  });
+
+  it('uses no byte before it is verified: a changed byte or a short source fails the search, on both read paths', async () => {
+    const text = 'ok\n'.repeat(5000) + 'ERROR here\n';
+    const bytes = Buffer.from(text);
+    const m = manifestOf(bytes, 1024);
+    const o = optionsOf('ERROR', { offset: 0, limit: 5, maxLineChars: 100, maxContentChars: 1000 });
+    for (const readInto of [true, false]) {
+      assert.equal((await searchPattern(source(bytes, readInto), m, o)).totalMatches, 1);
+      const tampered = Buffer.from(bytes);
+      tampered[12_000] = 0x45; // 'E' inside a chunk far from the match
+      await assert.rejects(searchPattern(source(tampered, readInto), m, o), /artifact digest does not match its recorded identity/);
+      await assert.rejects(searchPattern(source(bytes.subarray(0, bytes.length - 1), readInto), m, o), /artifact digest does not match its recorded identity/);
+    }
+  });
+
+  it('proves "cannot match a newline" only for patterns that cannot, and says so for the common ones', () => {
+    const proven = ['ERROR', 'E.ROR', '^\\d+ ms$', '\\bword\\b', '[a-z]+', '[ -~]', '(?:a|b)+', '(?<n>x)y', '\\.log', '\\t\\r', '[\\t\\r]', '[]'];
+    const notProven = ['\\s', '\\S+', '\\W', '\\D', '\\n', '[^a]', '[\\s]', '[\\t-\\r]', '[\\0-z]', '[\t-\r]', 'a(?=b)', '(?<!a)b', '(a)\\1', '\\x0a', '\\u000a', '\\cJ', '(?s:.)', 'a\nb', '\\k<n>'];
+    for (const p of proven) assert.equal(cannotMatchNewline(p), true, p);
+    for (const p of notProven) assert.equal(cannotMatchNewline(p), false, p);
+    // Against the engine: a proven pattern's match at any position of a text with newlines
+    // never contains one.
+    const sample = 'a\nb\n\n é😀\r\n E1-\t\nab\n';
+    fc.assert(fc.property(pattern, (p) => {
+      if (!cannotMatchNewline(p)) return;
+      const re = new RegExp(p, 'ym');
+      for (let i = 0; i <= sample.length; i++) {
+        re.lastIndex = i;
+        assert.ok(!re.exec(sample)?.[0].includes('\n'), `${p} at ${i}`);
+      }
+    }), { numRuns: 2000 });
+  });
+});
