@@ -11,6 +11,11 @@ TOOLS="${BE_TOOLS_DIR:-$ROOT/.tools}"
 NODE24_VERSION=24.22.3
 CODE_SERVER_VERSION=4.139.1
 mkdir -p "$TOOLS"
+
+# Run from `npm test`, this script inherits npm's own environment (npm_config_*, NODE,
+# npm_node_execpath pointing at Node 20), which the nested installs below would obey:
+# code-server's postinstall then sees Node 20 and refuses. Start them from a clean slate.
+while IFS= read -r var; do unset "$var"; done < <(compgen -e | grep -E '^(npm_|NODE$|INIT_CWD$)')
 log() { echo "[setup-tools] $*" >&2; }
 
 # npm's output goes to a log; on failure its tail is shown and the step is tried again
