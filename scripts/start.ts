@@ -34,7 +34,7 @@ const env: NodeJS.ProcessEnv = { ...process.env, HOME: p.home, TMPDIR: p.tmp, XD
 const settingsFile = path.join(p.serverData, 'data', 'User', 'settings.json');
 if (!existsSync(settingsFile)) {
   mkdirSync(path.dirname(settingsFile), { recursive: true });
-  writeFileSync(settingsFile, JSON.stringify({ 'workbench.startupEditor': 'none', 'telemetry.telemetryLevel': 'off', 'extensions.autoUpdate': false, 'update.mode': 'none' }, null, 2));
+  writeFileSync(settingsFile, JSON.stringify({ 'workbench.startupEditor': 'none', 'telemetry.telemetryLevel': 'off', 'extensions.autoUpdate': false, 'update.mode': 'none', 'git.openRepositoryInParentFolders': 'never' }, null, 2));
 }
 const common = ['--user-data-dir', p.userData, '--server-data-dir', p.serverData, '--extensions-dir', p.extensions];
 step('installing the extension into the server', tools.node24, [tools.serverMain, ...common, '--install-extension', path.join(repoRoot, 'dist-package', 'bounded-evidence.vsix'), '--force'], env);

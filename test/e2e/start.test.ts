@@ -1,11 +1,31 @@
 import * as assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../harness/browser.js';
 import { freePort, makeRunDir } from '../harness/server.js';
 import { repoRoot } from '../harness/tools.js';
 import { outputDir } from '../harness/workbench.js';
+
+/** Runs a palette command by title, retrying while the extension host is still registering. */
+async function runPaletteCommand(page: Page, title: string): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    await page.keyboard.press('F1');
+    const input = page.locator('.quick-input-widget input');
+    await input.fill(`>${title}`);
+    try {
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 3000 });
+      await input.press('Enter');
+      return;
+    } catch {
+      await page.keyboard.press('Escape');
+      if (attempt > 20) {
+        await page.screenshot({ path: path.join(outputDir, 'e2e', 'failures', 'start-command-palette.png') });
+        throw new Error(`the palette never showed ${title}`);
+      }
+    }
+  }
+}
 
 /**
  * The README's start command is a contract with a newcomer: it must build, install and
@@ -45,26 +65,26 @@ describe('npm start (the README start command)', () => {
     await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
     // The demo workspace is open: its build script is in the explorer.
     await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'build-log.js' }).waitFor({ timeout: 30_000 });
-    const title = 'Bounded Evidence: Open Inspector';
-    for (let attempt = 0; ; attempt++) {
-      await page.keyboard.press('F1');
-      const input = page.locator('.quick-input-widget input');
-      await input.fill(`>${title}`);
-      try {
-        await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 3000 });
-        await input.press('Enter');
-        break;
-      } catch {
-        await page.keyboard.press('Escape');
-        if (attempt > 20) {
-          await page.screenshot({ path: path.join(outputDir, 'e2e', 'failures', 'start-command-palette.png') });
-          throw new Error('the palette never showed the command');
-        }
-      }
-    }
-    const heading = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame').locator('h1');
+    await runPaletteCommand(page, 'Bounded Evidence: Open Inspector');
+    const view = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+    const heading = view.locator('h1');
     await heading.waitFor({ timeout: 30_000 });
     assert.equal((await heading.textContent())?.trim(), 'Evidence Inspector');
+
+    // "Run Command and Capture" on the demo build script records a run whose stdout
+    // (the 4.7 MB log, offloaded to a blob) and stderr are attachments in the inspector.
+    await runPaletteCommand(page, 'Bounded Evidence: Run Command and Capture');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible', timeout: 10_000 });
+    await input.fill('node build-log.js');
+    await input.press('Enter');
+    // The script exits 1 like a failed build; only its stdout size matters here.
+    const expectedStdout = spawnSync(process.execPath, [path.join(repoRoot, 'demo', 'build-log.js')], { stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 64 << 20 }).stdout.length;
+    assert.ok(expectedStdout > 4_000_000);
+    const stdoutRow = view.locator('.vlist-row[data-kind="part"]', { hasText: 'stdout' }).filter({ hasText: `${expectedStdout.toLocaleString('en-US')} bytes` });
+    await stdoutRow.first().waitFor({ timeout: 120_000 });
+    assert.match((await stdoutRow.first().textContent()) ?? '', /blob/);
+    await view.locator('.vlist-row[data-kind="part"]', { hasText: 'stderr' }).first().waitFor({ timeout: 10_000 });
     await page.screenshot({ path: path.join(outputDir, 'e2e', 'start-command.png') });
 
     const exited = new Promise<number | null>((r) => child!.on('exit', (code) => r(code)));
