@@ -36,7 +36,14 @@ describe('npm start (the README start command)', () => {
   let browser: Browser | undefined;
   after(async () => {
     await browser?.close().catch(() => undefined);
-    if (child?.pid && child.exitCode === null) try { process.kill(child.pid, 'SIGKILL'); } catch { /* gone */ }
+    // When the test fails midway, stop the command the way a person would (Ctrl-C): it
+    // ends the server's process group. A SIGKILL would orphan the detached server.
+    if (child?.pid && child.exitCode === null) {
+      const gone = new Promise((r) => child!.once('exit', r));
+      child.kill('SIGINT');
+      await Promise.race([gone, new Promise((r) => setTimeout(r, 10_000))]);
+      if (child.exitCode === null) try { process.kill(child.pid, 'SIGKILL'); } catch { /* gone */ }
+    }
   });
 
   it('serves a workbench whose palette opens the inspector, and Ctrl-C ends everything', async () => {
