@@ -30,6 +30,12 @@ export interface BlobStore {
    * when the object is shorter; throws `EvidenceError('missing')` when it is gone.
    */
   getRange(key: BlobKey, start: number, end: number): Promise<Uint8Array>;
+  /**
+   * Optional: reads `[start, end)` into the caller's buffer and returns the byte count,
+   * so a long verified scan reuses one buffer instead of allocating per window (the
+   * filesystem store has it; others fall back to `getRange`).
+   */
+  getRangeInto?(key: BlobKey, start: number, end: number, target: Uint8Array): Promise<number>;
   /** Removes one object (no error when it is already gone). */
   delete(key: BlobKey): Promise<void>;
   /** Removes every object of one run of one tenant. */

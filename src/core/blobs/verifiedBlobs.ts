@@ -69,14 +69,9 @@ export async function putVerified(store: BlobStore, key: BlobKey, body: Uint8Arr
   return { manifest, manifestDigest: sha256Hex(encoded) };
 }
 
-/** An adapter that can also read into a caller's buffer (the filesystem store can). */
-interface ReadsInto {
-  getRangeInto(key: BlobKey, start: number, end: number, target: Uint8Array): Promise<number>;
-}
-
 /** A physical source over one blob; a vanished blob reads as `missing`, not as a size. */
 export function blobRangeSource(store: BlobStore, key: BlobKey): RangeSource {
-  const into = (store as Partial<ReadsInto>).getRangeInto;
+  const into = store.getRangeInto;
   return {
     async size() {
       const n = await store.size(key);

@@ -74,7 +74,12 @@ export class RunStore implements RunStoreApi {
   readonly profileHash: string;
   private readonly dir: string;
   private readonly index = new HandleIndex();
-  private readonly seen = new Map<string, { size: number; mtimeMs: number }>();
+  /**
+   * Per run: the log's size and mtime when last indexed, and its parsed records while
+   * they are still current. Listing runs and reporting them (the inspector does both on
+   * every refresh) then costs one stat per run instead of a read and parse of every log.
+   */
+  private readonly seen = new Map<string, { size: number; mtimeMs: number; log?: ReadLogResult }>();
   private readonly live = new Map<string, Run>();
   private readonly listeners = new Set<(e: RunRecordEvent) => void>();
   private readonly manifests = new ManifestCache();
@@ -275,6 +280,7 @@ export class RunStore implements RunStoreApi {
     if (record.type === 'call_finished') this.index.addCall(runId, record);
     if (record.type === 'run_finished') { this.live.get(runId)?.markFinished(); this.live.delete(runId); }
     const st = await fsp.stat(this.logPath(runId)).catch(() => undefined);
+    // The index already has the record; the parsed log does not, so it is dropped.
     if (st && this.seen.has(runId)) this.seen.set(runId, { size: st.size, mtimeMs: st.mtimeMs });
     this.emit(runId, record);
   }
@@ -345,15 +351,16 @@ export class RunStore implements RunStoreApi {
     const file = this.logPath(runId);
     const st = await fsp.stat(file).catch(() => undefined);
     if (!st?.isFile()) throw new EvidenceError('invalidArgument', 'unknown run');
+    const prior = this.seen.get(runId);
+    if (prior?.log && prior.size === st.size && prior.mtimeMs === st.mtimeMs) return { log: prior.log, mtimeMs: st.mtimeMs };
     const log = await readRunLog(file, runId);
     const first = log.records[0];
     const valid = first?.type === 'run_started' && first.tenant === this.tenant;
-    const prior = this.seen.get(runId);
     if (!prior || prior.size !== log.sizeBytes || prior.mtimeMs !== st.mtimeMs) {
       // A log whose first record is not this tenant's run_started mints nothing.
       this.index.setRun(runId, valid ? log.records.filter((r): r is CallFinishedRecord => r.type === 'call_finished') : []);
-      this.seen.set(runId, { size: log.sizeBytes, mtimeMs: st.mtimeMs });
     }
+    this.seen.set(runId, { size: log.sizeBytes, mtimeMs: st.mtimeMs, log });
     return { log, mtimeMs: st.mtimeMs };
   }
 
