@@ -279,6 +279,15 @@ export class ArtifactStore {
     return this.known.has(artifactId);
   }
 
+  /**
+   * True when a file lies under the artifact's name in this store's folder, known or not:
+   * what re-registration from run records checks, without callers rebuilding the layout.
+   */
+  async hasFile(artifactId: string): Promise<boolean> {
+    if (!isArtifactId(artifactId)) return false;
+    return await fsp.stat(this.artifactPath(artifactId)).then((s) => s.isFile(), () => false);
+  }
+
   /** The identity of a known artifact. */
   ref(artifactId: string): ArtifactRef | undefined {
     return this.known.get(artifactId)?.ref;

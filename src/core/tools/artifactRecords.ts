@@ -2,19 +2,17 @@
  * The artifact store serves only artifacts it knows, and one put by another process (the
  * editor, an MCP server, another window) is known there, not here. This tenant's
  * `evidence_readFile` records hold each artifact's identity (sha256 and size), so an
- * artifact is registered again from them when its file exists under the tenant's folder
- * (contract 1.1: `<root>/<tenant>/<artifactId>`); small results were never externalized.
+ * artifact is registered again from them when the store holds a file under its name
+ * (`ArtifactStore.hasFile`); small results were never externalized.
  * Every front end uses both: all records when its stores open, one id on a read's miss.
  */
-import { stat } from 'node:fs/promises';
-import * as path from 'node:path';
 import { makeArtifactRef, type ArtifactStore } from '../artifacts.js';
 import { parseRangePath } from '../evidenceWorkspace.js';
 import type { CallReport, RunStoreApi } from '../runs/types.js';
 import { EvidenceToolNames } from './inputs.js';
 
 /** The runs and artifacts of one tenant. */
-type Stores = { readonly runs: Pick<RunStoreApi, 'tenant' | 'listRuns' | 'report'>; readonly artifacts: Pick<ArtifactStore, 'root' | 'has' | 'register'> };
+type Stores = { readonly runs: Pick<RunStoreApi, 'listRuns' | 'report'>; readonly artifacts: Pick<ArtifactStore, 'has' | 'hasFile' | 'register'> };
 
 /** The artifact id a recorded call's result would have, if it was a successful read. */
 function artifactIdOf(call: CallReport): string | undefined {
@@ -22,10 +20,9 @@ function artifactIdOf(call: CallReport): string | undefined {
 }
 
 /** Registers the call's artifact when its file exists and the store does not know it; true if it did. */
-async function registerFromCall({ runs, artifacts }: Stores, call: CallReport, id: string): Promise<boolean> {
+async function registerFromCall({ artifacts }: Stores, call: CallReport, id: string): Promise<boolean> {
   if (artifacts.has(id)) return false;
-  const exists = await stat(path.join(artifacts.root, runs.tenant, id)).then((s) => s.isFile(), () => false);
-  if (!exists) return false;
+  if (!(await artifacts.hasFile(id))) return false;
   artifacts.register(makeArtifactRef(id, call.resultBytes, call.sha256));
   return true;
 }
@@ -60,7 +57,7 @@ export async function reregisterArtifacts(stores: Stores, onUnreadable: (runId: 
 export async function learnArtifact(stores: Stores, relPath: string): Promise<void> {
   const range = parseRangePath(relPath);
   if (!range || stores.artifacts.has(range.artifactId)) return;
-  if (!(await stat(path.join(stores.artifacts.root, stores.runs.tenant, range.artifactId)).then((s) => s.isFile(), () => false))) return;
+  if (!(await stores.artifacts.hasFile(range.artifactId))) return;
   for (const summary of await stores.runs.listRuns()) {
     const calls = await stores.runs.report(summary.runId).catch(() => []);
     const call = calls.find((c) => artifactIdOf(c) === range.artifactId);
