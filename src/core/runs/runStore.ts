@@ -200,6 +200,7 @@ export class RunStore implements RunStoreApi {
     return {
       handle, runId: entry.runId, callId: entry.record.callId, name: entry.attachment?.name ?? 'result',
       byteCount: manifest.byteCount, sha256: manifest.sha256, binary: c.binary, contentType: c.contentType, lineCount: c.lineCount, stored: c.stored,
+      newlineIndex: { chunkSize: manifest.chunkSize, chunkNewlines: manifest.chunkNewlines },
       readRange: (start, end) => readVerified(source, manifest, start, end),
       stream: (start, end) => streamVerified(source, manifest, start, end),
       verify: () => verifyAll(source, manifest),

@@ -280,6 +280,13 @@ export interface HandleSource {
   readonly contentType: string;
   readonly lineCount: number;
   readonly stored: StorageState;
+  /**
+   * The sparse line index recorded when the bytes were written: `\n` count per chunk of
+   * `chunkSize` bytes. It is part of the manifest whose digest the record holds, so it is
+   * as trustworthy as the chunk digests; readers use it instead of a counting pass
+   * (absent on sources that have no manifest).
+   */
+  readonly newlineIndex?: { readonly chunkSize: number; readonly chunkNewlines: Uint32Array };
   /** Verified bytes `[start, end)` (raw, no UTF-8 requirement). */
   readRange(start: number, end: number): Promise<Uint8Array>;
   /** Verified bytes streamed in bounded pieces. */

@@ -1,8 +1,9 @@
 /**
  * A sparse line index over the verified bytes behind one handle, so the panel can show
  * exact byte positions for line windows and line numbers for byte windows without
- * holding the artifact in memory: one pass over the bytes records how many newlines come
- * before each 64 KiB checkpoint; a lookup then reads one checkpoint's bytes (verified).
+ * holding the artifact in memory: the newlines before each 64 KiB checkpoint come from the
+ * handle's recorded index (or one counting pass when it has none); a lookup then reads one
+ * checkpoint's bytes (verified).
  * Lines follow contract 2.5: line N (0-based) starts right after the N-th `\n`.
  */
 import { countNewlines, type HandleSource } from '../../core/index.js';
@@ -10,8 +11,8 @@ import { countNewlines, type HandleSource } from '../../core/index.js';
 /** Bytes between checkpoints (matches the integrity chunk size, so reads stay chunk-aligned). */
 export const lineIndexStride = 64 * 1024;
 
-/** The part of a handle the index reads. */
-export type LineSource = Pick<HandleSource, 'byteCount' | 'readRange' | 'stream'>;
+/** The part of a handle the index reads (the recorded newline index when it has one). */
+export type LineSource = Pick<HandleSource, 'byteCount' | 'readRange' | 'stream'> & Partial<Pick<HandleSource, 'newlineIndex' | 'lineCount'>>;
 
 /** Newline checkpoints of one artifact. */
 export class LineIndex {
@@ -27,6 +28,18 @@ export class LineIndex {
 
   /** Streams the bytes once (verified) and records the checkpoints; memory is one number per 64 KiB. */
   static async build(src: LineSource): Promise<LineIndex> {
+    // The newline counts recorded at write time give the checkpoints without reading a
+    // byte; a source without them (or with another chunk size) is counted once.
+    const recorded = src.newlineIndex;
+    if (recorded && recorded.chunkSize === lineIndexStride && src.lineCount !== undefined) {
+      const checkpoints = [0];
+      let newlines = 0;
+      recorded.chunkNewlines.forEach((n, i) => {
+        newlines += n;
+        if ((i + 1) * lineIndexStride <= src.byteCount) checkpoints.push(newlines);
+      });
+      return new LineIndex(src, checkpoints, newlines, src.lineCount);
+    }
     const checkpoints = [0];
     let pos = 0;
     let newlines = 0;
