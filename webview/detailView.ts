@@ -15,6 +15,7 @@ import type { VscodeTextfield } from '@vscode-elements/elements/dist/vscode-text
 import type {
   CallDto, InspectorLimitsDto, InspectorViewState, MatchDto, PartDto, PartRef, PreviewDto, WindowDto, WindowRequestDto,
 } from '../src/shared/protocol.js';
+import { outcomeOf } from './callsModel.js';
 import { append, h, replaceChildren } from './dom.js';
 import { count, exactBytes, humanBytes, localTime } from './format.js';
 import type { RequestBody, Reply } from './rpc.js';
@@ -277,8 +278,9 @@ export class DetailView {
   }
 
   private renderHeader(call: CallDto, part: PartDto): void {
+    const outcome = outcomeOf(call);
     replaceChildren(this.title, part.name === 'result' ? `${call.tool} result` : `${part.name} of ${call.tool}`,
-      h('span', { class: `badge status-${call.status}` }, call.status), part.stored ? h('span', { class: 'badge' }, part.stored) : null);
+      h('span', { class: `badge outcome-${outcome.kind}`, id: 'detail-outcome', title: outcome.detail }, outcome.label), part.stored ? h('span', { class: 'badge' }, part.stored) : null);
     const rows: [string, string, string?][] = [];
     if (part.handle) rows.push(['Handle', part.handle, 'id-handle']);
     if (part.sha256) { rows.push(['Artifact id', `artifact-${part.sha256}`]); rows.push(['sha256', part.sha256, 'id-sha']); }
@@ -287,6 +289,7 @@ export class DetailView {
     if (part.lineCount !== undefined) rows.push(['Lines', count(part.lineCount), 'id-lines']);
     if (part.contentType) rows.push(['Content type', `${part.contentType}${part.binary ? ' (binary)' : ''}`]);
     rows.push(['Stored', part.stored ? `${part.stored}${part.readable ? '' : ' (not readable)'}` : '—']);
+    rows.push(['Outcome', `${outcome.label}: ${outcome.detail} (recorded status ${call.status})`, 'id-outcome']);
     rows.push(['Call', `${call.callId} · ${localTime(call.startedAt)}${call.finishedAt ? ` → ${localTime(call.finishedAt)}` : ''}`]);
     rows.push(['Run', call.runId]);
     if (call.argsSummary) rows.push(['Arguments', call.argsSummary]);

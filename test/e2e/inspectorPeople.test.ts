@@ -1,0 +1,95 @@
+/**
+ * The inspector as a person meets it, in a real workbench: failures that look like
+ * failures (exit badge, outcome filter, the notification's "Show stderr", stderr first),
+ * a layout that fits 900×700 to 1920×1080 (screenshots), and results shown next to the
+ * button that asked for them. One workbench for the whole file.
+ */
+import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
+import type { FrameLocator, Locator } from 'playwright-core';
+import type { Workbench } from '../harness/workbench.js';
+import { closeWorkbench, openWorkbench } from './session.js';
+
+/** Browser globals used inside `evaluate` callbacks (they run in the page, not in Node). */
+declare function getComputedStyle(el: unknown): { color: string; getPropertyValue(name: string): string };
+
+const fixtures = path.join(__dirname, 'fixtures', 'workspace');
+
+describe('Inspector for people in a real workbench', function () {
+  this.timeout(240_000);
+  let wb: Workbench;
+  let view: FrameLocator;
+  const text = async (l: Locator): Promise<string> => ((await l.textContent()) ?? '').trim();
+
+  /** Runs "Run Command and Capture" with a command typed into its input box. */
+  async function capture(command: string): Promise<void> {
+    await wb.runCommand('Bounded Evidence: Run Command and Capture');
+    const input = wb.page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible' });
+    await input.fill(command);
+    await input.press('Enter');
+  }
+
+  /** Picks an option of a vscode-single-select by its visible label. */
+  async function choose(id: string, label: string): Promise<void> {
+    await view.locator(`#${id}`).click();
+    await view.locator(`#${id} li, #${id} .option`, { hasText: label }).first().click();
+  }
+
+  before(async () => {
+    wb = await openWorkbench({ label: 'people', workspaceTemplate: fixtures, colorTheme: 'Default Light Modern' });
+    view = wb.webview();
+  });
+  after(async () => {
+    await closeWorkbench(wb);
+  });
+
+  it('shows a command that exited 1 as failed, opens it on stderr, and offers "Show stderr"', async () => {
+    await capture(`node -e "process.stderr.write('boom: the build broke\\n'); process.exit(1)"`);
+    // stdout is empty, so the inspector opens on stderr, the stream with content.
+    await view.locator('#detail-title', { hasText: 'stderr of' }).waitFor({ timeout: 60_000 });
+    assert.equal(await text(view.locator('#detail-outcome')), 'exit 1');
+    assert.match((await view.locator('#detail-outcome').getAttribute('class')) ?? '', /\boutcome-failed\b/);
+    assert.equal(await text(view.locator('#id-outcome')), 'exit 1: the command exited with code 1 (recorded status ok)');
+    assert.deepEqual(await view.locator('#window .wline .tx').allTextContents(), ['boom: the build broke']);
+    // The list row of the call says so too, in the error colour.
+    const callRow = view.locator('.vlist-row[data-kind="call"]', { hasText: 'exit 1' });
+    await callRow.waitFor();
+    assert.equal(await callRow.locator('.c3').getAttribute('data-outcome'), 'failed');
+    const colour = await callRow.locator('.c3').evaluate((el) => getComputedStyle(el).color);
+    const fg = await view.locator('body').evaluate((el) => getComputedStyle(el).getPropertyValue('--vscode-errorForeground').trim());
+    assert.ok(fg.length > 0);
+    assert.notEqual(colour, await view.locator('body').evaluate((el) => getComputedStyle(el).color));
+    // Select stdout first: the notification's "Show stderr" must bring stderr back.
+    await view.locator('.vlist-row[data-kind="part"]:not([hidden])', { hasText: 'stdout' }).first().click();
+    await view.locator('#detail-title', { hasText: 'stdout of' }).waitFor();
+    // The notification names the exit and offers stderr. A headless page has no window
+    // focus, so the workbench files it in the notification centre instead of a toast.
+    await wb.runCommand('Notifications: Show Notifications');
+    const toast = wb.page.locator('.notifications-center .notification-list-item', { hasText: 'the command exited 1' });
+    await toast.waitFor({ timeout: 30_000 });
+    assert.equal(await text(toast.locator('.notification-list-item-message')), 'Bounded Evidence: the command exited 1 — 22 bytes of stderr.');
+    await toast.locator('.monaco-button', { hasText: 'Show stderr' }).click();
+    await view.locator('#detail-title', { hasText: 'stderr of' }).waitFor({ timeout: 30_000 });
+    await wb.screenshot('people-failed-exit-1');
+  });
+
+  it('shows a command that was not found as exit 127 and filters by outcome', async () => {
+    await capture('definitely-not-a-command-xyz');
+    await view.locator('#detail-outcome', { hasText: 'exit 127' }).waitFor({ timeout: 60_000 });
+    assert.match(await text(view.locator('#id-outcome')), /command not found/);
+    await capture('node -e "console.log(42)"');
+    await view.locator('#detail-outcome', { hasText: 'exit 0' }).waitFor({ timeout: 60_000 });
+    assert.match((await view.locator('#detail-outcome').getAttribute('class')) ?? '', /\boutcome-ok\b/);
+    // Failed only: the two failures, not the success.
+    await choose('filter-outcome', 'Failed');
+    await view.locator('#list-summary', { hasText: /^2 of 3 calls$/ }).waitFor();
+    const labels = (await view.locator('.vlist-row[data-kind="call"]:not([hidden]) .c3').allTextContents()).map((s) => s.trim()).sort();
+    assert.deepEqual(labels, ['exit 1', 'exit 127']);
+    await choose('filter-outcome', 'Succeeded');
+    await view.locator('#list-summary', { hasText: /^1 of 3 calls$/ }).waitFor();
+    assert.deepEqual((await view.locator('.vlist-row[data-kind="call"]:not([hidden]) .c3').allTextContents()).map((s) => s.trim()), ['exit 0']);
+    await choose('filter-outcome', 'Any outcome');
+    await view.locator('#list-summary', { hasText: /^3 of 3 calls$/ }).waitFor();
+  });
+});
