@@ -249,7 +249,7 @@ export class CallsView {
       replaceChildren(statusCell, icon(outcome.kind === 'failed' ? 'error' : (statusIcon[call.status] ?? 'circle')), ` ${outcome.label}`);
       statusCell.title = `${outcome.label}: ${outcome.detail} (recorded status ${call.status})`;
     } else set(3, part.truncated ? 'truncated' : '', part.truncated && part.observedBytes !== undefined ? `capture stopped at its cap: ${exactBytes(part.observedBytes)} produced` : undefined);
-    set(4, size, part.observedBytes !== undefined && part.observedBytes !== part.sizeBytes ? `${exactBytes(part.observedBytes)} produced` : undefined);
+    set(4, size, `${exactBytes(part.sizeBytes)}${part.observedBytes !== undefined && part.observedBytes !== part.sizeBytes ? `, ${exactBytes(part.observedBytes)} produced` : ''}`);
     set(5, part.handle ?? '—', part.handle ?? 'small result, shown to the model whole');
     shaText.textContent = shortSha(part.sha256);
     shaText.title = part.sha256 ?? '';

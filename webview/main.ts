@@ -8,6 +8,7 @@ import { CallsModel } from './callsModel.js';
 import { CallsView } from './callsView.js';
 import { DetailView } from './detailView.js';
 import { h } from './dom.js';
+import { SplitLayout } from './layout.js';
 import { RpcClient, type VsCodeApi } from './rpc.js';
 
 declare function acquireVsCodeApi(): VsCodeApi;
@@ -37,6 +38,7 @@ function saveState(): void {
       ...(selected ? { selected } : {}),
       filters: calls.filters(),
       collapsedRuns: calls.collapsedRuns(),
+      split: layout.split,
       ...detail.state(),
     };
     api.setState(state);
@@ -178,9 +180,12 @@ window.addEventListener('error', (e) => {
 });
 
 const storeState = h('p', { id: 'store-state', class: 'muted' });
+const layout = new SplitLayout(calls.element, detail.element, saved.split, saveState);
+// The heading moves inside the main landmark (the host page puts it first so it shows at once).
+const heading = document.getElementById('heading');
 const app = h('main', { id: 'app' },
-  h('header', { class: 'app-header' }, h('p', { class: 'muted' }, 'Every recorded tool call, its exact size, handle and sha256; read exact ranges and copy excerpts with their provenance.'), storeState),
-  calls.element, detail.element, statusLine);
+  h('header', { class: 'app-header' }, heading, h('p', { class: 'muted intro' }, 'Every recorded tool call, its exact size, handle and sha256; read exact ranges and copy excerpts with their provenance.'), storeState),
+  layout.element, statusLine);
 document.body.append(app);
 timings.cspViolations = '0';
 

@@ -71,6 +71,7 @@ describe('Inspector for people in a real workbench', function () {
     assert.equal(await text(toast.locator('.notification-list-item-message')), 'Bounded Evidence: the command exited 1 — 22 bytes of stderr.');
     await toast.locator('.monaco-button', { hasText: 'Show stderr' }).click();
     await view.locator('#detail-title', { hasText: 'stderr of' }).waitFor({ timeout: 30_000 });
+    await wb.runCommand('Notifications: Clear All Notifications');
     await wb.screenshot('people-failed-exit-1');
   });
 
@@ -91,5 +92,69 @@ describe('Inspector for people in a real workbench', function () {
     assert.deepEqual((await view.locator('.vlist-row[data-kind="call"]:not([hidden]) .c3').allTextContents()).map((s) => s.trim()), ['exit 0']);
     await choose('filter-outcome', 'Any outcome');
     await view.locator('#list-summary', { hasText: /^3 of 3 calls$/ }).waitFor();
+  });
+
+  for (const [width, height] of [[900, 700], [1400, 900], [1920, 1080]] as const) {
+    it(`fits a ${width}×${height} window: at least five list rows and every key field of the detail whole`, async () => {
+      await wb.page.setViewportSize({ width, height });
+      // Select the failed call's stderr (it has a handle, a digest and an outcome).
+      await view.locator('#filter-text input').fill('the build broke');
+      await view.locator('#list-summary', { hasText: /^1 of 3 calls$/ }).waitFor();
+      await view.locator('.vlist-row[data-kind="part"]:not([hidden])', { hasText: 'stderr' }).first().click();
+      await view.locator('#detail-title', { hasText: 'stderr of' }).waitFor();
+      await view.locator('#filter-text input').fill('');
+      await view.locator('#list-summary', { hasText: /^3 of 3 calls$/ }).waitFor();
+      await wb.page.waitForTimeout(500);
+      const layout = await view.locator('#split').getAttribute('data-layout');
+      const m = await view.locator('body').evaluate(() => {
+        const d = (globalThis as unknown as { document: { querySelector(s: string): El | null; querySelectorAll(s: string): El[] }; innerHeight: number });
+        interface El { getBoundingClientRect(): { top: number; bottom: number; left: number; right: number }; scrollWidth: number; clientWidth: number; id: string; textContent: string | null }
+        const vp = d.document.querySelector('#calls')!.getBoundingClientRect();
+        const rows = [...d.document.querySelectorAll('.vlist-row:not([hidden])')].filter((r) => {
+          const b = r.getBoundingClientRect();
+          return b.top >= vp.top - 0.5 && b.bottom <= vp.bottom + 0.5 && b.bottom <= d.innerHeight + 0.5 && b.bottom - b.top > 20;
+        }).length;
+        const detail = d.document.querySelector('.detail')!.getBoundingClientRect();
+        const cut = ['#detail-outcome', '#id-handle', '#id-sha', '#id-size', '#id-outcome'].flatMap((sel) => {
+          const el = d.document.querySelector(sel);
+          if (!el) return [`${sel} missing`];
+          const b = el.getBoundingClientRect();
+          return el.scrollWidth > el.clientWidth + 1 || b.right > detail.right + 1 ? [`${sel} cut: ${el.textContent}`] : [];
+        });
+        return { rows, cut, listHeight: vp.bottom - vp.top };
+      });
+      const shot = await wb.screenshot(`people-layout-${width}x${height}`);
+      console.log(`    ${width}×${height}: layout ${layout}, ${m.rows} rows fully visible, list ${Math.round(m.listHeight)} px — ${path.basename(shot)}`);
+      assert.ok(m.rows >= 5, `only ${m.rows} list rows visible at ${width}×${height} (layout ${layout})`);
+      assert.deepEqual(m.cut, []);
+      // The status shows whole on hover (the cell's title) even when its column is narrow.
+      const cell = view.locator('.vlist-row[data-kind="call"]:not([hidden]) .c3', { hasText: /exit 1$/ }).first();
+      assert.equal(await cell.getAttribute('title'), 'exit 1: the command exited with code 1 (recorded status ok)');
+    });
+  }
+
+  it('remembers where the splitter was dragged, across hiding the panel', async () => {
+    await wb.page.setViewportSize({ width: 1400, height: 900 });
+    const splitter = view.locator('#splitter');
+    await splitter.focus();
+    const before = Number(await splitter.getAttribute('aria-valuenow'));
+    await splitter.press('ArrowDown');
+    await splitter.press('ArrowDown');
+    assert.equal(Number(await splitter.getAttribute('aria-valuenow')), before + 10);
+    // Drag it with the mouse as well: down by 60 px.
+    const box = (await splitter.boundingBox())!;
+    const listBefore = (await view.locator('#calls').boundingBox())!.height;
+    await splitter.hover();
+    await wb.page.mouse.down();
+    await wb.page.mouse.move(box.x + box.width / 2, box.y + box.height / 2 + 60, { steps: 5 });
+    await wb.page.mouse.up();
+    const listAfter = (await view.locator('#calls').boundingBox())!.height;
+    assert.ok(Math.abs(listAfter - listBefore - 60) <= 4, `list grew by ${listAfter - listBefore} px`);
+    const kept = await splitter.getAttribute('aria-valuenow');
+    // Hide the panel behind another editor and bring it back: the split is as it was.
+    await wb.runCommand('File: New Untitled Text File');
+    await wb.runCommand('Bounded Evidence: Open Inspector');
+    await view.locator('#splitter').waitFor();
+    assert.equal(await view.locator('#splitter').getAttribute('aria-valuenow'), kept);
   });
 });
