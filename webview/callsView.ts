@@ -98,6 +98,14 @@ export class CallsView {
 
     for (const el of [this.tool, this.run, this.sort, this.outcome]) el.addEventListener('change', () => this.filtersChanged());
     this.text.addEventListener('input', () => this.filtersChanged());
+    // Escape empties the text filter (and stays in the field); a second Escape goes on to the workbench.
+    this.text.addEventListener('keydown', (e) => {
+      if (e.key !== 'Escape' || !this.text.value) return;
+      e.preventDefault();
+      e.stopPropagation();
+      this.text.value = '';
+      this.filtersChanged();
+    });
     refresh.addEventListener('click', () => this.events.refresh());
     viewport.addEventListener('keydown', (e) => this.onKey(e));
     viewport.addEventListener('click', (e) => this.onClick(e, false));

@@ -157,4 +157,60 @@ describe('Inspector for people in a real workbench', function () {
     await view.locator('#splitter').waitFor();
     assert.equal(await view.locator('#splitter').getAttribute('aria-valuenow'), kept);
   });
+
+  it("shows Verify's verdict next to the button, on screen, and other results there too", async () => {
+    await wb.page.setViewportSize({ width: 1400, height: 900 });
+    await view.locator('#filter-text input').fill('the build broke');
+    await view.locator('.vlist-row[data-kind="part"]:not([hidden])', { hasText: 'stderr' }).first().click();
+    await view.locator('#detail-title', { hasText: 'stderr of' }).waitFor();
+    await view.locator('#window[data-start="0"]').waitFor();
+    await view.locator('#verify').click();
+    const verdict = view.locator('#verdict.ok');
+    await verdict.waitFor({ timeout: 30_000 });
+    assert.match(await text(verdict), /^Verified: all 22 bytes match sha256 a6c529396c84ee6c72cdfaa183957ceb0c656dd95c3e650ca4de1b98c9948ec2 \(\d+ ms\)\.$/);
+    const [v, b, frameHeight] = [(await verdict.boundingBox())!, (await view.locator('#verify').boundingBox())!, (await wb.page.locator('iframe.webview.ready').boundingBox())!];
+    // Below the row of buttons, within a line of it, and inside the visible panel.
+    assert.ok(v.y >= b.y && v.y - (b.y + b.height) < 60, `verdict at ${v.y}, button at ${b.y}`);
+    assert.ok(v.y + v.height <= frameHeight.y + frameHeight.height, 'the verdict is below the visible panel');
+    await view.locator('#copy-handle').click();
+    await view.locator('#action-result', { hasText: 'Copied the handle.' }).waitFor();
+    assert.equal(await text(view.locator('#verdict')), '');
+    // Escape in the text filter empties it.
+    await view.locator('#filter-text input').press('Escape');
+    assert.equal(await view.locator('#filter-text input').inputValue(), '');
+    await view.locator('#list-summary', { hasText: /^3 of 3 calls$/ }).waitFor();
+    await wb.screenshot('people-verify-next-to-button');
+  });
+
+  it('fetches the omitted middle from its button, and steps through matches with F3 / Shift+F3', async () => {
+    const expected = Array.from({ length: 20000 }, (_, i) => `line ${i}\n`).join('');
+    await capture(`node -e "for (let i = 0; i < 20000; i++) console.log('line ' + i)"`);
+    await view.locator('#detail-outcome', { hasText: 'exit 0' }).waitFor({ timeout: 60_000 });
+    await view.locator('#detail-title', { hasText: 'stdout of' }).waitFor();
+    assert.equal(await text(view.locator('#id-size')), `${expected.length.toLocaleString('en-US')} bytes (${(expected.length / 1024).toFixed(0)} KiB)`);
+    const gap = view.locator('button#preview-gap');
+    const m = /bytes \[(\d+), (\d+)\) omitted/.exec(await text(gap));
+    assert.ok(m);
+    const [headEnd, tailStart] = [Number(m[1]), Number(m[2])];
+    const end = Math.min(tailStart, headEnd + 65536);
+    await gap.click();
+    await view.locator(`#window[data-start="${headEnd}"][data-end="${end}"]`).waitFor();
+    const lines = await view.locator('#window .wline .tx').allTextContents();
+    assert.equal(lines.join('\n'), expected.slice(headEnd, end).replace(/\n$/, ''));
+    // Pattern, then F3 and Shift+F3 from the window.
+    await view.locator('vscode-tab-header', { hasText: 'Pattern' }).click();
+    await view.locator('#pattern input').fill('line 1999\\d');
+    await view.locator('#pattern input').press('Enter');
+    await view.locator('#match-info', { hasText: 'Match 1 of 10' }).waitFor();
+    await view.locator('#window').focus();
+    await view.locator('#window').press('F3');
+    await view.locator('#match-info', { hasText: 'Match 2 of 10' }).waitFor();
+    const current = view.locator('#window .wline[aria-current="true"]');
+    await current.locator('.tx', { hasText: 'line 19991' }).waitFor();
+    assert.equal(await text(current.locator('.sr-only')), 'Matched line 19992:');
+    await view.locator('#window').press('F3');
+    await view.locator('#match-info', { hasText: 'Match 3 of 10' }).waitFor();
+    await view.locator('#window').press('Shift+F3');
+    await view.locator('#match-info', { hasText: 'Match 2 of 10' }).waitFor();
+  });
 });
