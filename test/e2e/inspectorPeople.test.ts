@@ -36,6 +36,17 @@ describe('Inspector for people in a real workbench', function () {
     await view.locator(`#${id} li, #${id} .option`, { hasText: label }).first().click();
   }
 
+  /** Right-clicks a row and picks a context-menu entry (the menu ignores a click in its first moments). */
+  async function contextMenu(row: Locator, entry: string): Promise<void> {
+    await row.click({ button: 'right' });
+    const action = wb.page.locator('.context-view .action-label', { hasText: entry });
+    await action.waitFor();
+    await wb.page.waitForTimeout(400);
+    await action.hover();
+    await action.click();
+    await wb.page.locator('.context-view .monaco-menu').waitFor({ state: 'detached', timeout: 10_000 }).catch(() => undefined);
+  }
+
   before(async () => {
     wb = await openWorkbench({ label: 'people', workspaceTemplate: fixtures, colorTheme: 'Default Light Modern' });
     view = wb.webview();
@@ -212,5 +223,66 @@ describe('Inspector for people in a real workbench', function () {
     await view.locator('#match-info', { hasText: 'Match 3 of 10' }).waitFor();
     await view.locator('#window').press('Shift+F3');
     await view.locator('#match-info', { hasText: 'Match 2 of 10' }).waitFor();
+  });
+
+  it('is found without the palette: status-bar item, activity-bar tree with its context menu', async () => {
+    await wb.page.setViewportSize({ width: 1400, height: 900 });
+    // The status bar says what is stored; clicking it opens the inspector.
+    const item = wb.page.locator('.statusbar-item', { hasText: /\d+ runs · / }).first();
+    await item.waitFor({ timeout: 30_000 });
+    assert.match(await text(item), /^4 runs · \d+(\.\d)? (KiB|MiB)$/);
+    await wb.runCommand('View: Close All Editors');
+    await wb.page.locator('iframe.webview.ready').waitFor({ state: 'detached' });
+    await item.click();
+    await view.locator('h1', { hasText: 'Evidence Inspector' }).waitFor({ timeout: 30_000 });
+    // The activity-bar view: runs → calls → outputs.
+    await wb.page.locator('.activitybar .action-item a[aria-label^="Bounded Evidence"]').click();
+    const tree = wb.page.locator('.pane:has(.pane-header[aria-label^="Runs"]) .monaco-list');
+    const rows = tree.locator('.monaco-list-row');
+    await rows.first().waitFor({ timeout: 30_000 });
+    assert.equal(await rows.count(), 4);
+    // Expand the run of the failed command (its label is the command line) and its call.
+    const run = rows.filter({ hasText: 'the build broke' });
+    await run.locator('.monaco-tl-twistie').click();
+    const call = rows.filter({ hasText: 'exit 1' });
+    await call.waitFor();
+    // The row's accessible name carries its visible text.
+    assert.match((await call.getAttribute('aria-label')) ?? '', /^evidence_runCommand call, exit 1 · /);
+    await call.locator('.monaco-tl-twistie').click();
+    const stderr = rows.filter({ hasText: /^stderr/ });
+    await stderr.waitFor();
+    const handle = /out_[A-Za-z0-9._-]+_stderr/.exec(await text(stderr))![0];
+    await contextMenu(stderr, 'Copy Handle');
+    await wb.page.waitForFunction(async (h) => (await (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText()) === h, handle, { timeout: 10_000 });
+    // Open in Inspector from the same menu selects it there.
+    await contextMenu(stderr, 'Open in Inspector');
+    await view.locator('#id-handle', { hasText: handle }).waitFor({ timeout: 30_000 });
+    await wb.screenshot('people-tree-view');
+  });
+
+  it('imports a file from the Explorer context menu', async () => {
+    await wb.page.locator('.activitybar .action-item a[aria-label^="Explorer"]').click();
+    const file = wb.page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'evil.js' });
+    await file.waitFor();
+    await contextMenu(file, 'Import as Evidence');
+    await view.locator('#detail-title', { hasText: 'import_file' }).waitFor({ timeout: 60_000 });
+    const size = (await import('node:fs')).statSync(path.join(fixtures, 'evil.js')).size;
+    assert.equal(await text(view.locator('#id-size')), `${size.toLocaleString('en-US')} bytes (${size < 1024 ? `${size.toLocaleString('en-US')} bytes` : `${(size / 1024).toFixed(1)} KiB`})`);
+  });
+
+  it("runs the walkthrough's demo capture", async () => {
+    await wb.runCommand('Welcome: Open Walkthrough...');
+    const input = wb.page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible' });
+    await input.fill('Get Started with Bounded Evidence');
+    await wb.page.locator('.quick-input-list .monaco-list-row', { hasText: 'Get Started with Bounded Evidence' }).first().waitFor();
+    await input.press('Enter');
+    const step = wb.page.locator('.getting-started-step', { hasText: 'Capture a build log' });
+    await step.waitFor({ timeout: 30_000 });
+    await step.click();
+    await step.locator('.monaco-button, a', { hasText: 'Capture the Demo Build Log' }).first().click();
+    await view.locator('#detail-title', { hasText: 'stdout of' }).waitFor({ timeout: 90_000 });
+    await view.locator('#detail-outcome', { hasText: 'exit 1' }).waitFor();
+    assert.match(await text(view.locator('#id-lines')), /^60,000$/);
   });
 });
