@@ -47,7 +47,7 @@ export async function createEvidenceMcpServer(options: EvidenceMcpOptions & { re
   const manifest = extensionManifest();
   const settings = resolveSettings(manifest, options.settings);
   const storage = await openStorage(options.storageDir, { tenant: options.tenant, global: options.global });
-  const local = await LocalWorkspace.open({ root: options.workspaceFolder });
+  const local = await LocalWorkspace.open({ root: options.workspaceFolder, denyPatterns: options.denyPatterns });
   const runs = await RunStore.open({
     logsDir: storage.logsDir,
     tenant: storage.tenant,
