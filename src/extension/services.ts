@@ -11,8 +11,8 @@
  */
 import * as vscode from 'vscode';
 import {
-  ArtifactStore, ensureLayout, EvidenceFileWorkspace, FsBlobStore, LocalWorkspace, reregisterArtifacts, RunStore, S3BlobStore,
-  type BlobStore, type RunRecordEvent, type StorageLayout,
+  ArtifactStore, ensureLayout, EvidenceFileWorkspace, FsBlobStore, LocalWorkspace, reregisterArtifacts, RunStore, S3BlobStore, toolNamesOffered,
+  type BlobStore, type RunRecordEvent, type StorageLayout, type ToolCallContext,
 } from '../core/index.js';
 import type { EvidenceSettings } from './settings.js';
 import { Ids } from './ids.js';
@@ -73,8 +73,21 @@ async function openBlobs(inputs: ServiceInputs, settings: EvidenceSettings): Pro
   });
 }
 
-/** The evidence tools' names (the run profile hashes them). */
-export const EVIDENCE_TOOL_NAMES: readonly string[] = Object.values(Ids.tools);
+/** The evidence tools the editor offers, from the core's table (the run profile hashes them). */
+export const EVIDENCE_TOOL_NAMES: readonly string[] = toolNamesOffered('lm');
+
+/** What one tool call works on in this workspace (the core call runner's context). */
+export function toolContext(services: EvidenceServices, signal: AbortSignal, log: Log): ToolCallContext {
+  return {
+    runs: services.runs,
+    artifacts: services.artifacts,
+    files: services.workspace,
+    folder: services.folder,
+    settings: services.settings,
+    signal,
+    log: (message, error) => log.error(message, error),
+  };
+}
 
 /** Opens every store of the layout with the given settings and re-registers artifacts. */
 export async function openServices(inputs: ServiceInputs, settings: EvidenceSettings): Promise<EvidenceServices> {

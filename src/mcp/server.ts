@@ -17,7 +17,7 @@ import { ArtifactStore, FsBlobStore, LocalWorkspace, RunStore } from '../core/in
 import { extensionManifest, MCP_TOOL_NAMES } from './manifest.js';
 import { parseCommandLine, resolveSettings, USAGE, type EvidenceMcpOptions, type McpSettings } from './options.js';
 import { openStorage, type McpStorage } from './storage.js';
-import { EvidenceTools, TOOL_ANNOTATIONS } from './tools.js';
+import { annotationsOf, EvidenceTools } from './tools.js';
 
 export type { EvidenceMcpOptions, McpSettings } from './options.js';
 
@@ -60,12 +60,12 @@ export async function createEvidenceMcpServer(options: EvidenceMcpOptions & { re
     reader: { maxByteWindow: settings.maxRangeBytes },
   });
   const artifacts = await ArtifactStore.open(storage.artifactsDir, { tenant: storage.tenant });
-  const tools = new EvidenceTools({ runs, artifacts, local, settings, log }, manifest.tools);
+  const tools = new EvidenceTools({ runs, artifacts, local, settings, log });
   const progressIntervalMs = options.progressIntervalMs ?? 5_000;
 
   const server = new Server({ name: 'bounded-evidence', title: 'Bounded Evidence', version: manifest.version }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: manifest.tools.map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema, annotations: TOOL_ANNOTATIONS[t.name] })),
+    tools: manifest.tools.map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema, annotations: annotationsOf(t.name) })),
   }));
   const inFlight = new Set<Promise<unknown>>();
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
@@ -81,8 +81,8 @@ export async function createEvidenceMcpServer(options: EvidenceMcpOptions & { re
     const call = tools.call(name, request.params.arguments ?? {}, extra.signal);
     inFlight.add(call);
     try {
-      const text = await call;
-      return { content: [{ type: 'text', text }], ...(text.startsWith('error:') ? { isError: true } : {}) };
+      const { text, isError } = await call;
+      return { content: [{ type: 'text', text }], ...(isError ? { isError: true } : {}) };
     } finally {
       inFlight.delete(call);
       if (heartbeat) clearInterval(heartbeat);
