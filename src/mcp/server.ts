@@ -13,7 +13,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { ArtifactStore, FsBlobStore, LocalWorkspace, RunStore } from '../core/index.js';
+import { LocalWorkspace, openEvidenceStores } from '../core/index.js';
 import { extensionManifest, MCP_TOOL_NAMES } from './manifest.js';
 import { parseCommandLine, resolveSettings, USAGE, type EvidenceMcpOptions, type McpSettings } from './options.js';
 import { openStorage, type McpStorage } from './storage.js';
@@ -48,18 +48,13 @@ export async function createEvidenceMcpServer(options: EvidenceMcpOptions & { re
   const settings = resolveSettings(manifest, options.settings);
   const storage = await openStorage(options.storageDir, { tenant: options.tenant, global: options.global });
   const local = await LocalWorkspace.open({ root: options.workspaceFolder });
-  const runs = await RunStore.open({
-    logsDir: storage.logsDir,
-    tenant: storage.tenant,
-    blobs: await FsBlobStore.open(storage.blobsDir),
-    limits: { largeResultBytes: settings.largeResultBytes, previewBytes: settings.previewBytes },
+  // The core's one way of opening stores; large outputs go to the filesystem blob store under the storage folder.
+  const { runs, artifacts } = await openEvidenceStores(storage, { ...settings, backend: 'filesystem' }, {
     tools: MCP_TOOL_NAMES,
-    preservation: settings.preservation,
-    captureCapBytes: settings.captureCapBytes,
     // A byte window is refused past maxRangeBytes with docs/contracts.md §1.3's sentence, as in the editor.
     reader: { maxByteWindow: settings.maxRangeBytes },
+    warn: (message) => log(message),
   });
-  const artifacts = await ArtifactStore.open(storage.artifactsDir, { tenant: storage.tenant });
   const tools = new EvidenceTools({ runs, artifacts, local, settings, log });
   const progressIntervalMs = options.progressIntervalMs ?? 5_000;
 
