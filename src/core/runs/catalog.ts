@@ -140,6 +140,9 @@ export class Catalog {
   private syncRunning: Promise<void> | undefined;
   private syncQueued: Promise<void> | undefined;
   private background: Promise<void> | undefined;
+  private verifyAllQueued = false;
+  /** Runs seen only in entries after their start (queued for a check once each). */
+  private readonly orphans = new Set<string>();
 
   private constructor(readonly dir: string, readonly tenant: string) {
     this.file = path.join(dir, CATALOG_FILE);
@@ -161,16 +164,20 @@ export class Catalog {
   /** Runs `task` after any background work already queued; errors are kept for `settled`. */
   private inBackground(task: () => Promise<void>): void {
     const prior = this.background ?? Promise.resolve();
-    this.background = prior.then(task).catch(() => undefined);
+    const next: Promise<void> = prior.then(task).catch(() => undefined).then(() => {
+      if (this.background === next) this.background = undefined;
+    });
+    this.background = next;
   }
 
   /** Waits for background checks (tests, and a miss that may be answered by them). */
   async settled(): Promise<void> {
-    while (this.background) {
-      const b = this.background;
-      await b;
-      if (this.background === b) this.background = undefined;
-    }
+    while (this.background) await this.background;
+  }
+
+  /** True while background checks are queued or running. */
+  busy(): boolean {
+    return this.background !== undefined;
   }
 
   stats(): CatalogStats {
@@ -251,8 +258,10 @@ export class Catalog {
 
   private damaged(): void {
     this.damagedLines++;
-    // A lost line may have been any run's: check every run against its log.
-    this.inBackground(() => this.verifyAll());
+    // A lost line may have been any run's: check every run against its log (once per batch of damage).
+    if (this.verifyAllQueued) return;
+    this.verifyAllQueued = true;
+    this.inBackground(async () => { this.verifyAllQueued = false; await this.verifyAll(); });
   }
 
   // ---- applying entries ----------------------------------------------------------------
@@ -308,7 +317,13 @@ export class Catalog {
       return row;
     }
     // An entry of a run this catalog never saw start (its line was lost): the background check re-indexes it.
-    if (!row) { this.inBackground(() => this.verifyRun(e.r).then(() => undefined)); return undefined; }
+    if (!row) {
+      if (!this.orphans.has(e.r)) {
+        this.orphans.add(e.r);
+        this.inBackground(async () => { this.orphans.delete(e.r); await this.verifyRun(e.r); });
+      }
+      return undefined;
+    }
     switch (e.k) {
       case 'pin': row.pinned = e.p; break;
       case 'fin': row.finishedAt = e.f; row.status = e.st as RunFinishStatus; break;

@@ -354,6 +354,11 @@ export class RunStore implements RunStoreApi {
       await this.catalog.sync();
       candidates = this.catalog.candidates(handle);
     }
+    if (candidates.length === 0 && this.catalog.busy()) {
+      // A repair is re-indexing runs from their logs (a damaged line, an unfinished run): it may mint it.
+      await this.catalog.settled();
+      candidates = this.catalog.candidates(handle);
+    }
     for (let attempt = 0; attempt < 2; attempt++) {
       if (candidates.length !== 1) throw accessDenied();
       const c = candidates[0]!;
