@@ -1,5 +1,5 @@
 /**
- * A tool workspace over one local folder (CONTRACTS.md 1.4): `read_file` and
+ * A tool workspace over one local folder (docs/contracts.md §1.4): `read_file` and
  * `list_files` always, `write_file` when writes are allowed, `run_command` for an
  * explicit list of programs. Every refusal is an `error:` result, never an exception,
  * and no result names a host path: paths in and out are relative to the root.
