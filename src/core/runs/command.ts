@@ -1,7 +1,7 @@
 /**
  * Starting a shell command whose whole process tree can be ended, and whose call ends
  * when its shell ends, at its limit or at cancellation, whatever its descendants do
- * (docs/contracts.md, "Command lifetime").
+ * (docs/contracts.md §5.4).
  *
  * `/bin/sh -c <command>` runs detached, as the leader of its own process group, so a
  * timeout, an abort or a capture failure kills the group (`kill(-pid, SIGKILL)`). A

@@ -1,7 +1,7 @@
 /**
  * Issue 10, defect 1: a command whose descendant called setsid() and holds stdout/stderr
  * open ends at its limit, says so honestly, keeps the bytes it had, and the descendant in
- * the other session is ended (docs/contracts.md, "Command lifetime").
+ * the other session is ended (docs/contracts.md §5.4).
  */
 import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
