@@ -92,6 +92,9 @@ export async function openServices(inputs: ServiceInputs, settings: EvidenceSett
     reader: READER_LIMITS,
   });
   const artifacts = await ArtifactStore.open(layout.artifactsDir, { tenant: layout.tenant });
+  // Runs left open by a writer that died (a crashed host, a killed MCP server) stop showing as running (docs/contracts.md §5.4).
+  const interrupted = await runs.finishInterrupted().catch((e: unknown) => { log.warn(`runs left open could not be finished: ${errorMessage(e)}`); return []; });
+  if (interrupted.length) log.info(`finished ${interrupted.length} run(s) left open by a process that died, as interrupted`);
   const registered = await reregisterArtifacts({ runs, artifacts }, (runId, e) => log.warn(`run ${runId} could not be read: ${errorMessage(e)}`));
   let workspace: EvidenceFileWorkspace | undefined;
   if (inputs.folder) {

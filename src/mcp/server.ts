@@ -59,6 +59,9 @@ export async function createEvidenceMcpServer(options: EvidenceMcpOptions & { re
     // A byte window is refused past maxRangeBytes with docs/contracts.md §1.3's sentence, as in the editor.
     reader: { maxByteWindow: settings.maxRangeBytes },
   });
+  // Runs left open by a writer that died (a killed server, a crashed editor) stop showing as running (docs/contracts.md §5.4).
+  const interrupted = await runs.finishInterrupted().catch((e: unknown) => { log(`runs left open could not be finished: ${e instanceof Error ? e.message : String(e)}`); return []; });
+  if (interrupted.length) log(`finished ${interrupted.length} run(s) left open by a process that died, as interrupted`);
   const artifacts = await ArtifactStore.open(storage.artifactsDir, { tenant: storage.tenant });
   const tools = new EvidenceTools({ runs, artifacts, local, settings, log }, manifest.tools);
   const progressIntervalMs = options.progressIntervalMs ?? 5_000;

@@ -257,7 +257,7 @@ done
 [ -z "$groups$markers" ] && exit 0
 for g in $groups; do kill -KILL -- "-$g" 2>/dev/null; done
 for p in /proc/[0-9]*; do
-  e=$(tr '\0' '\n' < "$p/environ" 2>/dev/null) || continue
+  e=$(tr '\\0' '\\n' < "$p/environ" 2>/dev/null) || continue
   for m in $markers; do
     case "$e" in *"${CALL_MARKER_ENV}=$m"*) kill -KILL "\${p#/proc/}" 2>/dev/null ;; esac
   done

@@ -28,6 +28,7 @@ import { accessDenied, HandleIndex, type HandleEntry } from './handles.js';
 import { checkLineCount, DEFAULT_READER_LIMITS, LINE_CUT_MARKER, readContent, validateReadArgs, type ContentView } from './reader.js';
 import { nowIso, positiveInt } from './recordFields.js';
 import { Run } from './run.js';
+import { currentOwner, ownerAlive } from './owner.js';
 import { appendRecord, readRunLog, terminateTornTail, type ReadLogResult } from './runLog.js';
 import type {
   CallFinishedRecord, CallReport, Disposable, HandleSource, Preservation, PruneOptions, PruneResult, ReadScope, ReadToolOutputArgs,
@@ -119,7 +120,7 @@ export class RunStore implements RunStoreApi {
     const runId = `run-${stamp}-${token}`;
     const run = new Run(this, runId, token);
     const record: RunRecord = {
-      type: 'run_started', runId, tenant: this.tenant, startedAt: nowIso(), profileHash: this.profileHash,
+      type: 'run_started', runId, tenant: this.tenant, startedAt: nowIso(), profileHash: this.profileHash, owner: currentOwner(),
       ...(options.label !== undefined ? { label: options.label } : {}), ...(options.pinned !== undefined ? { pinned: options.pinned } : {}),
     };
     await appendRecord(this.logPath(runId), record, 'wx');
@@ -137,6 +138,28 @@ export class RunStore implements RunStoreApi {
       if (s) out.push(s);
     }
     return out.sort((a, b) => b.startedAt.localeCompare(a.startedAt) || b.runId.localeCompare(a.runId));
+  }
+
+  /**
+   * Finishes as `interrupted` every unfinished run whose writer is provably gone (a
+   * killed server, a crashed host: owner.ts), so it stops showing as running; its
+   * unfinished calls then read as interrupted. Front ends call it at start-up
+   * (docs/contracts.md §5.4). Returns the runs finished.
+   */
+  async finishInterrupted(): Promise<string[]> {
+    const done: string[] = [];
+    for (const run of await this.listRuns()) {
+      if (run.status !== 'running' || this.live.has(run.runId)) continue;
+      const first = (await this.readRun(run.runId)).log.records[0];
+      if (first?.type !== 'run_started' || !first.owner || (await ownerAlive(first.owner))) continue;
+      const record: RunRecord = { type: 'run_finished', runId: run.runId, finishedAt: nowIso(), status: 'interrupted' };
+      // A torn last line (the writer died mid-append) is ended first so this record parses.
+      await terminateTornTail(this.logPath(run.runId));
+      await appendRecord(this.logPath(run.runId), record);
+      this.emit(run.runId, record);
+      done.push(run.runId);
+    }
+    return done;
   }
 
   /** Every call of one run in start order, with the preview the model saw. */

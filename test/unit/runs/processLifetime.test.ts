@@ -7,20 +7,7 @@ import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { MemoryBlobStore } from '../../../src/core/blobs/memoryBlobStore.js';
-import { openStore, scratch } from './helpers.js';
-
-/** True while a process with this pid runs (a zombie awaiting its reaper has stopped running). */
-export function alive(pid: number): boolean {
-  try { process.kill(pid, 0); } catch { return false; }
-  try { return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8')); } catch { return false; }
-}
-
-/** Waits up to `ms` for a pid to stop running. */
-export async function waitGone(pid: number, ms = 3000): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) { if (!alive(pid)) return true; await new Promise((r) => setTimeout(r, 20)); }
-  return !alive(pid);
-}
+import { openStore, scratch, waitGone } from './helpers.js';
 
 /** The session id of a pid (field 6 of /proc/<pid>/stat). */
 function sessionOf(pid: number): number {
