@@ -71,6 +71,23 @@ export interface CommandEnd {
   readonly aborted: boolean;
   /** Set when the command never ran or its output could not be kept. */
   readonly failure?: string;
+  /** Processes of the tree found in other sessions at the end (command.ts). */
+  readonly strays?: readonly { readonly pid: number; readonly name: string; readonly ended: boolean }[];
+  /** True when the output pipes were still held after the end and reading them stopped. */
+  readonly pipesAbandoned?: boolean;
+}
+
+/** The lines that name processes the command left behind, and whether its pipes were let go. */
+function strayLines(end: CommandEnd): string[] {
+  const list = (ps: readonly { pid: number; name: string }[]): string => ps.map((p) => `${p.name} (pid ${p.pid})`).join(', ');
+  const plural = (n: number): string => (n === 1 ? 'process' : 'processes');
+  const ended = (end.strays ?? []).filter((p) => p.ended);
+  const alive = (end.strays ?? []).filter((p) => !p.ended);
+  const lines: string[] = [];
+  if (ended.length) lines.push(`ended ${ended.length} ${plural(ended.length)} left in another session: ${list(ended)}`);
+  if (alive.length) lines.push(`could not end ${alive.length} ${plural(alive.length)} left in another session (still running): ${list(alive)}`);
+  if (end.pipesAbandoned) lines.push('output was still held open by a process out of reach: reading stopped; the bytes up to then are kept');
+  return lines;
 }
 
 /** The summary text of a command call (this is the call's recorded result). */
@@ -82,6 +99,7 @@ export function commandSummary(command: string, end: CommandEnd, views: readonly
   else if (end.aborted) lines.push('killed: cancelled');
   else if (end.signal) lines.push(`killed by ${end.signal}`);
   else lines.push(`exit code ${end.code}`);
+  lines.push(...strayLines(end));
   for (const v of views) if (v.attachment.name !== 'value') lines.push(attachmentBlock(v));
   for (const f of missingFiles) lines.push(`file:${f}: not found`);
   const handles = views.filter((v) => !v.whole && v.attachment.readable).map((v) => v.attachment.handle);

@@ -120,6 +120,6 @@ async function captureFile(run: Run, cwd: string, rel: string, segment: string, 
   });
 }
 
-function exitFields(exit: CommandExit): { code: number | null; signal: string | null; timedOut: boolean; aborted: boolean } {
-  return { code: exit.code, signal: exit.signal, timedOut: exit.timedOut, aborted: exit.aborted };
+function exitFields(exit: CommandExit): Pick<CommandExit, 'code' | 'signal' | 'timedOut' | 'aborted' | 'strays' | 'pipesAbandoned'> {
+  return { code: exit.code, signal: exit.signal, timedOut: exit.timedOut, aborted: exit.aborted, strays: exit.strays, pipesAbandoned: exit.pipesAbandoned };
 }

@@ -15,6 +15,7 @@
  */
 import { promises as fsp } from 'node:fs';
 import { isSafeSegment } from '../blobs/blobKey.js';
+import { isRunOwner } from './owner.js';
 import type {
   AttachmentRecord, CallFinishedRecord, LogProblem, RunRecord,
 } from './types.js';
@@ -115,7 +116,7 @@ const isIso = (v: unknown): boolean => isStr(v) && !Number.isNaN(Date.parse(v));
 const isHex64 = (v: unknown): boolean => isStr(v) && /^[0-9a-f]{64}$/.test(v);
 const STORED = new Set(['inline', 'blob', 'preview_only']);
 const CALL_STATUS = new Set(['ok', 'error', 'failed']);
-const FINISH_STATUS = new Set(['completed', 'failed', 'cancelled']);
+const FINISH_STATUS = new Set(['completed', 'failed', 'cancelled', 'interrupted']);
 const CALL_ID = /^[a-z0-9-]{1,64}$/;
 const SLOT = /^[a-z0-9][a-z0-9-]{0,31}$/;
 
@@ -161,7 +162,7 @@ export function checkRecord(value: unknown, runId: string): string | undefined {
   let bad: string | undefined;
   switch (v.type) {
     case 'run_started':
-      bad = firstBad(v, { tenant: isSafeSegment, startedAt: isIso, profileHash: isHex64 }, { label: isStr, pinned: isBool });
+      bad = firstBad(v, { tenant: isSafeSegment, startedAt: isIso, profileHash: isHex64 }, { label: isStr, pinned: isBool, owner: isRunOwner });
       break;
     case 'call_started':
       bad = firstBad(v, { callId: (x) => isStr(x) && CALL_ID.test(x), tool: isStr, arguments: isObj, startedAt: isIso });

@@ -32,6 +32,7 @@ import { accessDenied, type HandleEntry } from './handles.js';
 import { checkLineCount, DEFAULT_READER_LIMITS, LINE_CUT_MARKER, readContent, validateReadArgs, type ContentView } from './reader.js';
 import { nowIso, positiveInt } from './recordFields.js';
 import { Run } from './run.js';
+import { currentOwner, ownerAlive } from './owner.js';
 import { appendRecord, checkRecord, handlesOf, parseRunLog, terminateTornTail, type ReadLogResult } from './runLog.js';
 import type {
   CallPage, CallQuery, CallReport, Disposable, HandleSource, Preservation, PruneOptions, PruneResult, ReadScope,
@@ -122,7 +123,7 @@ export class RunStore implements RunStoreApi {
     const runId = `run-${stamp}-${token}`;
     const run = new Run(this, runId, token);
     const record: RunRecord = {
-      type: 'run_started', runId, tenant: this.tenant, startedAt: nowIso(), profileHash: this.profileHash,
+      type: 'run_started', runId, tenant: this.tenant, startedAt: nowIso(), profileHash: this.profileHash, owner: currentOwner(),
       ...(options.label !== undefined ? { label: options.label } : {}), ...(options.pinned !== undefined ? { pinned: options.pinned } : {}),
     };
     const bytes = await appendRecord(this.logPath(runId), record, 'wx');
@@ -166,6 +167,31 @@ export class RunStore implements RunStoreApi {
   /** Resolves when the catalog's background checks (start-up reconcile, repairs) are done. */
   catalogSettled(): Promise<void> {
     return this.catalog.settled();
+  }
+
+  /**
+   * Finishes as `interrupted` every unfinished run whose writer is provably gone (a
+   * killed server, a crashed host: owner.ts), so it stops showing as running; its
+   * unfinished calls then read as interrupted. Front ends call it at start-up
+   * (docs/contracts.md §5.4). Returns the runs finished.
+   */
+  async finishInterrupted(): Promise<string[]> {
+    const done: string[] = [];
+    // The catalog knows which runs are unfinished: start-up reads only their logs, never every run's.
+    await this.catalog.sync();
+    const now = Date.now();
+    const open = this.catalog.runsOldestFirst().filter((r) => !r.dead && r.ok && !this.live.has(r.id) && runStatusOf(r, this.isLive, now) === 'running');
+    for (const run of open.map((r) => ({ runId: r.id }))) {
+      const first = (await this.readLog(run.runId)).records[0];
+      if (first?.type !== 'run_started' || !first.owner || (await ownerAlive(first.owner))) continue;
+      const record: RunRecord = { type: 'run_finished', runId: run.runId, finishedAt: nowIso(), status: 'interrupted' };
+      // A torn last line (the writer died mid-append) is ended first so this record parses.
+      await terminateTornTail(this.logPath(run.runId));
+      await appendRecord(this.logPath(run.runId), record);
+      this.emit(run.runId, record);
+      done.push(run.runId);
+    }
+    return done;
   }
 
   /** Every call of one run in start order, with the preview the model saw. */

@@ -31,8 +31,10 @@ export interface CallError {
   readonly message: string;
 }
 
-/** How a run ended (`finish(status)`). */
-export type RunFinishStatus = 'completed' | 'failed' | 'cancelled';
+import type { RunOwner } from './owner.js';
+
+/** How a run ended (`finish(status)`; `interrupted` is written by `finishInterrupted` for a run whose writer died). */
+export type RunFinishStatus = 'completed' | 'failed' | 'cancelled' | 'interrupted';
 
 /**
  * A run's state as read back: a finish status, `running` (open in this store, or
@@ -105,6 +107,8 @@ export interface RunStartedRecord {
   readonly profileHash: string;
   readonly label?: string;
   readonly pinned?: boolean;
+  /** The process writing the run (absent in older logs), see owner.ts. */
+  readonly owner?: RunOwner;
 }
 
 /** A tool call began. */
