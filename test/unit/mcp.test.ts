@@ -148,7 +148,7 @@ describe('MCP server: the editor\'s tools for agents outside the editor', () => 
     assert.deepEqual(JSON.parse((await call('read_tool_output', { handle, pattern: '^1999[0-9]$', limit: 3 })).text), {
       handle, binary: false, total_size_bytes: 108894, total_lines: 20000, offset: 0, limit: 3, pattern: '^1999[0-9]$',
       total_matches: 10, returned_lines: 3, truncated: true, content: '19990:19990\n19991:19991\n19992:19992',
-      matches: [{ line_number: 19990 }, { line_number: 19991 }, { line_number: 19992 }],
+      matches: [19990, 19991, 19992].map((n) => ({ line_number: n, byte_offset: SEQ.indexOf(`\n${n}\n`) + 1, column: 1 })),
     });
     assert.equal(JSON.parse((await call('read_tool_output', { handle, bytes: { start: 0, end: 10 } })).text).content, '1\n2\n3\n4\n5\n');
     assert.deepEqual(await call('read_tool_output', { handle, bytes: { start: 0, end: 4097 } }), { text: 'error: artifact range exceeds 4096 bytes', isError: true });

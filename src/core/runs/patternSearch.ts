@@ -34,6 +34,8 @@ export interface PatternSearchOptions {
   readonly budgetMs: number;
   /** Appended to a line cut at `maxLineChars` (counted within it). */
   readonly cutMarker: string;
+  /** Binary content: matched as bytes (`grep -a`), shown escaped. */
+  readonly binary?: boolean;
 }
 
 /** Time allowed for the worker isolate to start (machine load, not the pattern). */
@@ -66,7 +68,7 @@ export async function searchPattern(source: RangeSource, manifest: Manifest, opt
   const worker = startWorker();
   const setup: MatcherSetup = {
     pattern: options.pattern, offset: options.offset, limit: options.limit, maxLineChars: options.maxLineChars,
-    maxContentChars: options.maxContentChars, maxLineBytes: MAX_MATCH_LINE_BYTES, cutMarker: options.cutMarker,
+    maxContentChars: options.maxContentChars, maxLineBytes: MAX_MATCH_LINE_BYTES, cutMarker: options.cutMarker, binary: options.binary ?? false,
     chunkSize: manifest.chunkSize, chunkNewlines: manifest.chunkNewlines,
   };
   const post = (m: ToWorker): void => worker.postMessage(m);

@@ -233,9 +233,16 @@ export interface ReadToolOutputArgs {
   readonly bytes?: { readonly start: number; readonly end: number };
 }
 
-/** One pattern match: the 1-based line number of a matching line. */
+/** One pattern match: where the matching line's first match is (docs/contracts.md, reader section). */
 export interface ReadToolOutputMatch {
+  /** 1-based line number, like `grep -n`. */
   readonly line_number: number;
+  /** Offset of the match in the output, in bytes. */
+  readonly byte_offset: number;
+  /** 1-based byte column of the match in its line. */
+  readonly column: number;
+  /** Set when the line was too long to show whole: the output byte range [start, end) shown around the match. */
+  readonly window?: { readonly start: number; readonly end: number };
 }
 
 /**
@@ -259,6 +266,8 @@ export interface ReadToolOutputResult {
   readonly content: string;
   /** Pattern mode: one entry per returned match, in `content` order; else null. */
   readonly matches: readonly ReadToolOutputMatch[] | null;
+  /** Bytes mode over binary content: the byte range [start, end) the hex dump in `content` shows. */
+  readonly hex_dump?: { readonly start: number; readonly end: number };
 }
 
 /** Which runs a handle may resolve through (default: every run of the store's tenant). */
