@@ -83,7 +83,7 @@ export class PatternMatcher {
     // Binary content is searched as bytes (grep -a): one latin1 character per byte, so a
     // literal still means its UTF-8 bytes only for ASCII; the prefilters stay sound.
     const literal = requiredLiteral(s.pattern);
-    this.lit = literal === null || (s.binary && !/^[\x00-\x7f]*$/.test(literal)) ? null : Buffer.from(literal, 'utf8');
+    this.lit = literal === null || (s.binary && Buffer.byteLength(literal) !== literal.length) ? null : Buffer.from(literal, 'utf8');
     this.re = new RegExp(s.pattern);
     this.reFrom = new RegExp(s.pattern, 'g');
     this.scan = !s.binary && cannotMatchNewline(s.pattern) ? new RegExp(s.pattern, 'gm') : null;
