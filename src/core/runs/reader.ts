@@ -31,7 +31,7 @@ import { searchPattern } from './patternSearch.js';
 import type { ReadToolOutputResult, ReaderLimits } from './types.js';
 
 /** Contract defaults of the reply bounds and the pattern guard. */
-export const DEFAULT_READER_LIMITS: ReaderLimits = { maxContentChars: 10_000, maxLineChars: 2_000, maxByteWindow: 8_192, patternBudgetMs: 2_000 };
+export const DEFAULT_READER_LIMITS: ReaderLimits = { maxContentChars: 10_000, maxLineChars: 2_000, maxByteWindow: 8_192, patternBudgetMs: 2_000, searchTimeoutMs: 30_000 };
 
 /** Appended to a line cut at `maxLineChars`. */
 export const LINE_CUT_MARKER = '…[line cut]';
@@ -94,7 +94,7 @@ export function validateReadArgs(args: unknown, limits: ReaderLimits = DEFAULT_R
 }
 
 /** Answers one validated request over one content view. */
-export async function readContent(view: ContentView, req: ReadRequest, limits: ReaderLimits = DEFAULT_READER_LIMITS): Promise<ReadToolOutputResult> {
+export async function readContent(view: ContentView, req: ReadRequest, limits: ReaderLimits = DEFAULT_READER_LIMITS, signal?: AbortSignal): Promise<ReadToolOutputResult> {
   const base = {
     handle: req.handle,
     binary: view.binary,
@@ -109,6 +109,7 @@ export async function readContent(view: ContentView, req: ReadRequest, limits: R
     const r = await searchPattern(view.source, view.manifest, {
       pattern: req.pattern, offset: req.offset, limit: req.limit, maxLineChars: limits.maxLineChars,
       maxContentChars: limits.maxContentChars, budgetMs: limits.patternBudgetMs, cutMarker: LINE_CUT_MARKER, binary: view.binary,
+      timeoutMs: limits.searchTimeoutMs, ...(signal && { signal }),
     });
     return {
       ...base,

@@ -35,7 +35,7 @@ import { checkLineCount, DEFAULT_READER_LIMITS, LINE_CUT_MARKER, readContent, va
 import { appendRecord, readRunLog, terminateTornTail, type ReadLogResult } from './runLog.js';
 import type {
   AttachmentRecord, CallError, CallFinishedRecord, CallOutcome, CallReport, CallStatus, Disposable, HandleSource, Preservation,
-  PruneOptions, PruneResult, ReadScope, ReadToolOutputArgs, ReadToolOutputResult, ReaderLimits, RecordResultOptions,
+  PruneOptions, PruneResult, ReadOptions, ReadScope, ReadToolOutputArgs, ReadToolOutputResult, ReaderLimits, RecordResultOptions,
   RunApi, RunCommandOptions, RunFinishStatus, RunLimits, RunRecord, RunRecordEvent, RunStatus, RunStoreApi, RunStoreOptions,
   RunSummary, StartRunOptions, StoredContent,
 } from './types.js';
@@ -105,6 +105,7 @@ export class RunStore implements RunStoreApi {
       maxLineChars: positiveInt('maxLineChars', r.maxLineChars),
       maxByteWindow: positiveInt('maxByteWindow', r.maxByteWindow),
       patternBudgetMs: positiveInt('patternBudgetMs', r.patternBudgetMs),
+      searchTimeoutMs: positiveInt('searchTimeoutMs', r.searchTimeoutMs),
     };
     if (this.readerLimits.maxLineChars <= LINE_CUT_MARKER.length || this.readerLimits.maxLineChars > this.readerLimits.maxContentChars) {
       throw new EvidenceError('invalidArgument', 'maxLineChars must exceed the cut marker and not exceed maxContentChars');
@@ -183,11 +184,11 @@ export class RunStore implements RunStoreApi {
   }
 
   /** Contract 2.5 over handles minted by this tenant's runs (or the runs in `scope`). */
-  async readToolOutput(args: ReadToolOutputArgs, scope?: ReadScope): Promise<ReadToolOutputResult> {
+  async readToolOutput(args: ReadToolOutputArgs, scope?: ReadScope, options?: ReadOptions): Promise<ReadToolOutputResult> {
     const req = validateReadArgs(args, this.readerLimits);
     const entry = await this.resolve(req.handle, scope);
     const view = await this.openView(entry);
-    return readContent(view, req, this.readerLimits);
+    return readContent(view, req, this.readerLimits, options?.signal);
   }
 
   /** Verified byte access behind a handle, refused exactly as the reader refuses. */

@@ -331,8 +331,16 @@ export interface ReaderLimits {
   readonly maxLineChars: number;
   /** Largest byte window `end - start` (8,192 by default). */
   readonly maxByteWindow: number;
-  /** Time a pattern may spend on one piece (≤ 1 MiB) before the search is stopped. */
+  /** Time a pattern may spend on one piece (≤ 1 MiB) before the search is stopped (catastrophic backtracking). */
   readonly patternBudgetMs: number;
+  /** Overall time limit of one pattern search, however large the output (default 30 s). */
+  readonly searchTimeoutMs: number;
+}
+
+/** Per-call options of `readToolOutput`. */
+export interface ReadOptions {
+  /** Aborting stops a pattern search (the model's cancellation, MCP `notifications/cancelled`, the inspector's Cancel). */
+  readonly signal?: AbortSignal;
 }
 
 /** `RunStore.open` options. */
@@ -426,7 +434,7 @@ export interface RunStoreApi {
   /** Every call of one run, in start order. */
   report(runId: string): Promise<CallReport[]>;
   /** Contract 2.5; handles outside `scope` (default: this tenant) are access denied. */
-  readToolOutput(args: ReadToolOutputArgs, scope?: ReadScope): Promise<ReadToolOutputResult>;
+  readToolOutput(args: ReadToolOutputArgs, scope?: ReadScope, options?: ReadOptions): Promise<ReadToolOutputResult>;
   /** Verified byte access behind a handle (same resolution and refusals as the reader). */
   openHandle(handle: string, scope?: ReadScope): Promise<HandleSource>;
   /** Called after every record this store appends. */
