@@ -6,8 +6,8 @@
  * - `evidence_runCommand`: the run layer's command summary (stdout, stderr and the exit
  *   value as attachments with handles);
  * - `evidence_readFile`: the bounded evidence workspace's result, observation or virtual
- *   range reply (contract 1.2/1.3), the full text recorded as the call's result;
- * - `read_tool_output`: the contract 2.5 reply as JSON fitted under 8 KiB, or the store's refusal.
+ *   range reply (docs/contracts.md §1.2, §1.3), the full text recorded as the call's result;
+ * - `read_tool_output`: the docs/contracts.md §2.5 reply as JSON fitted under 8 KiB, or the store's refusal.
  * Input is checked against the published schema first (its sentences), then by the
  * editor's validators (the same sentences as in the editor for what the schema allows).
  * Every failure is one `error: …` sentence: the store's own (safe by contract) or a fixed
@@ -86,7 +86,7 @@ export class EvidenceTools {
         case 'read_tool_output': {
           const c = checkReadToolOutput(schema.data);
           const onUnexpected = (e: unknown): void => this.ctx.log(`read_tool_output failed: ${e instanceof Error ? e.stack ?? e.message : String(e)}`);
-          return c.ok ? await readFitted(this.ctx.runs, c.value, this.ctx.settings.maxRangeBytes, onUnexpected) : `error: ${c.error}`;
+          return c.ok ? await readFitted(this.ctx.runs, c.value, this.ctx.settings.maxRangeBytes, onUnexpected, signal) : `error: ${c.error}`;
         }
       }
     } catch (e) {

@@ -4,7 +4,7 @@
  * a lines or pattern reply that would not fit keeps its first half, then its first
  * quarter… (the reply then says `truncated`, and `offset + returned_lines` is where to
  * continue), without reading or searching again. A
- * byte window is capped by `maxRangeBytes` with contract 1.3's sentence.
+ * byte window is capped by `maxRangeBytes` with docs/contracts.md §1.3's sentence.
  */
 import { EvidenceError } from '../errors.js';
 import type { ReadToolOutputArgs, ReadToolOutputResult, RunStoreApi } from '../runs/types.js';

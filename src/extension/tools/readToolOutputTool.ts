@@ -1,5 +1,5 @@
 /**
- * `read_tool_output` (contract 2.5) over this workspace's runs: any handle minted by a
+ * `read_tool_output` (docs/contracts.md §2.5) over this workspace's runs: any handle minted by a
  * run of this tenant resolves, earlier runs included; anything else is access denied.
  * The reply is the core's `readFitted` (the contract's JSON fitted under 8 KiB; a byte
  * window capped by `boundedEvidence.maxRangeBytes`), exactly what the MCP server sends.
@@ -21,10 +21,18 @@ export class ReadToolOutputTool implements vscode.LanguageModelTool<ReadToolOutp
   }
 
   /** Reads the window, bounded. */
-  async invoke(options: vscode.LanguageModelToolInvocationOptions<ReadToolOutputInput>, _token: vscode.CancellationToken): Promise<vscode.LanguageModelToolResult> {
+  async invoke(options: vscode.LanguageModelToolInvocationOptions<ReadToolOutputInput>, token: vscode.CancellationToken): Promise<vscode.LanguageModelToolResult> {
     const checked = checkReadToolOutput(options.input);
     if (!checked.ok) return errorResult(checked.error);
     const services = await this.deps.host.get();
-    return textResult(await readFitted(services.runs, checked.value, services.settings.maxRangeBytes, (e) => this.deps.log.error('read_tool_output failed', e)));
+    // The chat's cancellation stops a pattern search (docs/contracts.md, reader section).
+    const abort = new AbortController();
+    const sub = token.onCancellationRequested(() => abort.abort());
+    if (token.isCancellationRequested) abort.abort();
+    try {
+      return textResult(await readFitted(services.runs, checked.value, services.settings.maxRangeBytes, (e) => this.deps.log.error('read_tool_output failed', e), abort.signal));
+    } finally {
+      sub.dispose();
+    }
   }
 }
