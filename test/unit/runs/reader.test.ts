@@ -8,7 +8,8 @@ import { MemoryBlobStore } from '../../../src/core/blobs/memoryBlobStore.js';
 import { S3BlobStore } from '../../../src/core/blobs/s3BlobStore.js';
 import { manifestKeyOf } from '../../../src/core/blobs/verifiedBlobs.js';
 import { encodeManifest, manifestOf } from '../../../src/core/integrity.js';
-import { PATTERN_TIMEOUT_MESSAGE, requiredLiteral } from '../../../src/core/runs/patternSearch.js';
+import { PATTERN_TIMEOUT_MESSAGE, requiredLiteral, SEARCH_CANCELLED_MESSAGE } from '../../../src/core/runs/patternSearch.js';
+import { readFitted } from '../../../src/core/tools/readToolOutput.js';
 import { LINE_CUT_MARKER } from '../../../src/core/runs/reader.js';
 import type { RunStore } from '../../../src/core/runs/runStore.js';
 import type { ReadToolOutputResult } from '../../../src/core/runs/types.js';
@@ -288,6 +289,53 @@ describe('read_tool_output (contract 2.5)', () => {
       assert.equal(PATTERN_TIMEOUT_MESSAGE, 'pattern search timed out: the pattern backtracks too much on this output; use a simpler pattern');
       // The store is still usable afterwards.
       assert.equal((await guarded.readToolOutput({ handle, pattern: '^ok$' })).total_matches, 1);
+    });
+  });
+
+  describe('deadlines and cancellation', () => {
+    // Slow but not catastrophic: about 0.2 s per MiB piece here, far under the per-piece
+    // budget, seconds over the whole output.
+    const SLOW = '(\\w+ )*\\d';
+    const LINE = 'alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu\n';
+    const big = LINE.repeat(Math.ceil((16 * 1024 * 1024) / LINE.length));
+
+    it('stops a slow pattern at the overall time limit, says how far it got, and the store still answers', async function () {
+      this.timeout(60_000);
+      const limited = await openStore(dir, { blobs: new MemoryBlobStore(), limits: { largeResultBytes: 16, previewBytes: 8 }, reader: { patternBudgetMs: 20_000, searchTimeoutMs: 800 } });
+      const handle = await elided(limited, big);
+      const t = Date.now();
+      const e = await limited.readToolOutput({ handle, pattern: SLOW }).then(() => assert.fail('must stop'), (x: unknown) => x as Error);
+      const took = Date.now() - t;
+      assert.match(e.message, new RegExp(`^pattern search stopped at its time limit \\(800 ms\\) after \\d+ of ${big.length} bytes; no partial count is given; use a more specific pattern or raise the search time limit$`));
+      const searched = Number(/after (\d+) of/.exec(e.message)![1]);
+      assert.ok(searched < big.length, `searched ${searched}`);
+      assert.ok(took < 800 + 3_000, `took ${took} ms`);
+      const after = await limited.readToolOutput({ handle, pattern: 'omega' });
+      assert.deepEqual([after.total_matches, after.truncated], [0, false]);
+    });
+
+    it('stops a slow pattern when its signal aborts, and refuses an already aborted one', async function () {
+      this.timeout(60_000);
+      const handle = await elided(store, big);
+      const abort = new AbortController();
+      const t = Date.now();
+      setTimeout(() => abort.abort(), 400);
+      await rejectsWith(store.readToolOutput({ handle, pattern: SLOW }, undefined, { signal: abort.signal }), 'invalidArgument', SEARCH_CANCELLED_MESSAGE);
+      assert.ok(Date.now() - t < 400 + 3_000, `took ${Date.now() - t} ms`);
+      await rejectsWith(store.readToolOutput({ handle, pattern: 'x' }, undefined, { signal: abort.signal }), 'invalidArgument', SEARCH_CANCELLED_MESSAGE);
+      assert.equal(SEARCH_CANCELLED_MESSAGE, 'pattern search cancelled');
+    });
+
+    it('searches once per call even when the reply must be narrowed to fit 8 KiB', async () => {
+      const handle = await elided(store, `${'é'.repeat(1500)} ERROR\n`.repeat(40));
+      let calls = 0;
+      const counted = { readToolOutput: (...a: Parameters<RunStore['readToolOutput']>) => { calls++; return store.readToolOutput(...a); } };
+      const text = await readFitted(counted, { handle, pattern: 'ERROR' }, 4096, () => assert.fail('no unexpected failure'));
+      const r = JSON.parse(text) as ReadToolOutputResult;
+      assert.equal(calls, 1);
+      assert.ok(Buffer.byteLength(text) < 8192);
+      assert.deepEqual([r.total_matches, r.truncated, r.returned_lines, r.matches!.length, r.content.split('\n').length], [40, true, r.limit, r.limit, r.limit]);
+      assert.ok(r.returned_lines >= 1 && r.returned_lines < 5, String(r.returned_lines));
     });
   });
 
