@@ -43,6 +43,8 @@ export interface ContentView {
   /** Line count as recorded (checked against the manifest). */
   readonly lineCount: number;
   readonly binary: boolean;
+  /** Set when only the first `manifest.byteCount` of this many observed bytes were kept (a capture cap). */
+  readonly observedBytes?: number;
 }
 
 /** Validated arguments with defaults applied. */
@@ -103,6 +105,8 @@ export async function readContent(view: ContentView, req: ReadRequest, limits: R
     offset: req.offset,
     limit: req.limit,
     pattern: req.pattern,
+    // A capped output says in every reply which bytes exist to be read or searched.
+    ...(view.observedBytes !== undefined && { kept_bytes: { start: 0, end: view.manifest.byteCount, observed: view.observedBytes } }),
   };
   if (req.bytes) return { ...base, ...(await bytesWindow(view, req.bytes, limits)), total_matches: null, matches: null };
   if (req.pattern !== null) {

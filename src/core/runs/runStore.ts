@@ -26,7 +26,7 @@ import { encodeUtf8 } from '../utf8.js';
 import { DEFAULT_CAPTURE_CAP_BYTES, DEFAULT_INLINE_ATTACHMENT_BYTES, DEFAULT_OFFLOAD_THRESHOLD_BYTES, DEFAULT_RUN_LIMITS, profileHash } from './decisions.js';
 import { accessDenied, HandleIndex, type HandleEntry } from './handles.js';
 import { checkLineCount, DEFAULT_READER_LIMITS, LINE_CUT_MARKER, readContent, validateReadArgs, type ContentView } from './reader.js';
-import { nowIso, positiveInt } from './recordFields.js';
+import { captureCap, nowIso, positiveInt } from './recordFields.js';
 import { Run } from './run.js';
 import { appendRecord, readRunLog, terminateTornTail, type ReadLogResult } from './runLog.js';
 import type {
@@ -96,7 +96,7 @@ export class RunStore implements RunStoreApi {
     }
     this.offloadThresholdBytes = positiveInt('offloadThresholdBytes', options.offloadThresholdBytes ?? DEFAULT_OFFLOAD_THRESHOLD_BYTES);
     this.inlineAttachmentBytes = positiveInt('inlineAttachmentBytes', options.inlineAttachmentBytes ?? DEFAULT_INLINE_ATTACHMENT_BYTES);
-    this.captureCapBytes = positiveInt('captureCapBytes', options.captureCapBytes ?? DEFAULT_CAPTURE_CAP_BYTES);
+    this.captureCapBytes = captureCap(options.captureCapBytes ?? DEFAULT_CAPTURE_CAP_BYTES);
     this.preservation = options.preservation ?? 'best_effort';
     if (this.preservation !== 'best_effort' && this.preservation !== 'required') throw new EvidenceError('invalidArgument', 'preservation must be best_effort or required');
     this.profileHash = profileHash({ ...this.limits, tools: options.tools ?? [] });
@@ -306,6 +306,8 @@ export class RunStore implements RunStoreApi {
       const { manifest, source } = await openVerified(this.blobs, key, { sha256: c.sha256, byteCount, manifestDigest: c.manifestDigest ?? '' }, this.manifests);
       view = { manifest, source, lineCount: c.lineCount, binary: c.binary };
     }
+    // A capped stream: every reply says which bytes were kept of how many observed.
+    if (entry.attachment?.truncated) view = { ...view, observedBytes: entry.attachment.observedBytes };
     checkLineCount(view.manifest, view.lineCount);
     if (view.binary === view.manifest.utf8) throw new EvidenceError('digestMismatch');
     return view;

@@ -266,6 +266,11 @@ export interface ReadToolOutputResult {
   readonly content: string;
   /** Pattern mode: one entry per returned match, in `content` order; else null. */
   readonly matches: readonly ReadToolOutputMatch[] | null;
+  /**
+   * Set when the output was cut at a capture cap: bytes [start, end) of `observed` were
+   * kept, and every line, match and count in this reply is over those bytes only.
+   */
+  readonly kept_bytes?: { readonly start: number; readonly end: number; readonly observed: number };
   /** Bytes mode over binary content: the byte range [start, end) the hex dump in `content` shows. */
   readonly hex_dump?: { readonly start: number; readonly end: number };
 }
@@ -359,7 +364,7 @@ export interface RunStoreOptions {
   /** Attachments up to this many bytes stay inline in the record (default 4 KiB). */
   readonly inlineAttachmentBytes?: number;
   readonly preservation?: Preservation;
-  /** Per-stream capture cap for commands (default 64 MiB). */
+  /** Per-stream capture cap for commands (default: none, Infinity). */
   readonly captureCapBytes?: number;
   readonly reader?: Partial<ReaderLimits>;
 }
