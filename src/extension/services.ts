@@ -88,8 +88,9 @@ export async function openServices(inputs: ServiceInputs, settings: EvidenceSett
     limits: { largeResultBytes: settings.largeResultBytes, previewBytes: settings.previewBytes },
     tools: EVIDENCE_TOOL_NAMES,
     preservation: settings.preservation,
-    captureCapBytes: settings.captureCapBytes,
-    reader: READER_LIMITS,
+    // 0: no cap (the store keeps outputs whole while retention allows).
+    ...(settings.captureCapBytes > 0 && { captureCapBytes: settings.captureCapBytes }),
+    reader: { ...READER_LIMITS, searchTimeoutMs: settings.searchTimeoutMs },
   });
   const artifacts = await ArtifactStore.open(layout.artifactsDir, { tenant: layout.tenant });
   const registered = await reregisterArtifacts({ runs, artifacts }, (runId, e) => log.warn(`run ${runId} could not be read: ${errorMessage(e)}`));

@@ -55,9 +55,10 @@ export async function createEvidenceMcpServer(options: EvidenceMcpOptions & { re
     limits: { largeResultBytes: settings.largeResultBytes, previewBytes: settings.previewBytes },
     tools: MCP_TOOL_NAMES,
     preservation: settings.preservation,
-    captureCapBytes: settings.captureCapBytes,
+    // 0: no cap (outputs kept whole while retention allows), as in the editor.
+    ...(settings.captureCapBytes > 0 && { captureCapBytes: settings.captureCapBytes }),
     // A byte window is refused past maxRangeBytes with docs/contracts.md §1.3's sentence, as in the editor.
-    reader: { maxByteWindow: settings.maxRangeBytes },
+    reader: { maxByteWindow: settings.maxRangeBytes, searchTimeoutMs: settings.searchTimeoutMs },
   });
   const artifacts = await ArtifactStore.open(storage.artifactsDir, { tenant: storage.tenant });
   const tools = new EvidenceTools({ runs, artifacts, local, settings, log }, manifest.tools);
