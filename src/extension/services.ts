@@ -74,7 +74,7 @@ export async function openServices(inputs: ServiceInputs, settings: EvidenceSett
   const { layout, log } = inputs;
   const { runs, artifacts, blobs, reregistered: registered } = await openEvidenceStores(layout, settings, {
     tools: EVIDENCE_TOOL_NAMES,
-    reader: READER_LIMITS,
+    reader: { ...READER_LIMITS, searchTimeoutMs: settings.searchTimeoutMs },
     s3Credentials: inputs.s3Credentials,
     warn: (message) => log.warn(message),
   });

@@ -62,6 +62,20 @@ function attachmentBlock(v: AttachmentView): string {
   return v.whole ? `${head}:\n${a.preview}` : `${head}. Preview:\n${a.preview}`;
 }
 
+/** The first line of a summary whose output lost bytes (capture cap, or no blob store), else undefined. */
+export function letGo(views: readonly AttachmentView[]): string | undefined {
+  let lost = 0;
+  let observed = 0;
+  const names: string[] = [];
+  for (const { attachment: a } of views) {
+    if (a.name === 'value') continue;
+    const shown = a.previewRange ? a.previewRange.headEnd + (a.sizeBytes - a.previewRange.tailStart) : (a.binary ? 0 : a.sizeBytes);
+    const n = !a.readable ? a.observedBytes - shown : a.truncated ? a.observedBytes - a.sizeBytes : 0;
+    if (n > 0) { lost += n; observed += a.observedBytes; names.push(a.name); }
+  }
+  return lost ? `warning: ${lost} of ${observed} output bytes were let go (${names.join(', ')}); reads and searches cover only what was kept` : undefined;
+}
+
 /** How a command ended, as the summary states it. */
 export interface CommandEnd {
   readonly code: number | null;
@@ -94,6 +108,9 @@ function strayLines(end: CommandEnd): string[] {
 export function commandSummary(command: string, end: CommandEnd, views: readonly AttachmentView[], missingFiles: readonly string[]): string {
   const shown = command.length > 200 ? `${command.slice(0, 200)}…` : command;
   const lines = [`$ ${shown}`];
+  // Bytes let go come first: no later line may suggest the output is whole (docs/contracts.md, reader section).
+  const lost = letGo(views);
+  if (lost) lines.unshift(lost);
   if (end.failure) lines.push(`error: ${end.failure}`);
   else if (end.timedOut) lines.push(`killed: timed out after ${end.timeoutMs} ms`);
   else if (end.aborted) lines.push('killed: cancelled');

@@ -306,9 +306,16 @@ export interface ReadToolOutputArgs {
   readonly bytes?: { readonly start: number; readonly end: number };
 }
 
-/** One pattern match: the 1-based line number of a matching line. */
+/** One pattern match: where the matching line's first match is (docs/contracts.md, reader section). */
 export interface ReadToolOutputMatch {
+  /** 1-based line number, like `grep -n`. */
   readonly line_number: number;
+  /** Offset of the match in the output, in bytes. */
+  readonly byte_offset: number;
+  /** 1-based byte column of the match in its line. */
+  readonly column: number;
+  /** Set when the line was too long to show whole: the output byte range [start, end) shown around the match. */
+  readonly window?: { readonly start: number; readonly end: number };
 }
 
 /**
@@ -332,6 +339,13 @@ export interface ReadToolOutputResult {
   readonly content: string;
   /** Pattern mode: one entry per returned match, in `content` order; else null. */
   readonly matches: readonly ReadToolOutputMatch[] | null;
+  /**
+   * Set when the output was cut at a capture cap: bytes [start, end) of `observed` were
+   * kept, and every line, match and count in this reply is over those bytes only.
+   */
+  readonly kept_bytes?: { readonly start: number; readonly end: number; readonly observed: number };
+  /** Bytes mode over binary content: the byte range [start, end) the hex dump in `content` shows. */
+  readonly hex_dump?: { readonly start: number; readonly end: number };
 }
 
 /** Which runs a handle may resolve through (default: every run of the store's tenant). */
@@ -395,8 +409,16 @@ export interface ReaderLimits {
   readonly maxLineChars: number;
   /** Largest byte window `end - start` (8,192 by default). */
   readonly maxByteWindow: number;
-  /** Time a pattern may spend on one piece (≤ 1 MiB) before the search is stopped. */
+  /** Time a pattern may spend on one piece (≤ 1 MiB) before the search is stopped (catastrophic backtracking). */
   readonly patternBudgetMs: number;
+  /** Overall time limit of one pattern search, however large the output (default 30 s). */
+  readonly searchTimeoutMs: number;
+}
+
+/** Per-call options of `readToolOutput`. */
+export interface ReadOptions {
+  /** Aborting stops a pattern search (the model's cancellation, MCP `notifications/cancelled`, the inspector's Cancel). */
+  readonly signal?: AbortSignal;
 }
 
 /** `RunStore.open` options. */
@@ -415,7 +437,7 @@ export interface RunStoreOptions {
   /** Attachments up to this many bytes stay inline in the record (default 4 KiB). */
   readonly inlineAttachmentBytes?: number;
   readonly preservation?: Preservation;
-  /** Per-stream capture cap for commands (default 64 MiB). */
+  /** Per-stream capture cap for commands (default: none, Infinity). */
   readonly captureCapBytes?: number;
   readonly reader?: Partial<ReaderLimits>;
 }
@@ -501,7 +523,7 @@ export interface RunStoreApi {
   /** Every call of one run, in start order. */
   report(runId: string): Promise<CallReport[]>;
   /** docs/contracts.md §2.5; handles outside `scope` (default: this tenant) are access denied. */
-  readToolOutput(args: ReadToolOutputArgs, scope?: ReadScope): Promise<ReadToolOutputResult>;
+  readToolOutput(args: ReadToolOutputArgs, scope?: ReadScope, options?: ReadOptions): Promise<ReadToolOutputResult>;
   /** Verified byte access behind a handle (same resolution and refusals as the reader). */
   openHandle(handle: string, scope?: ReadScope): Promise<HandleSource>;
   /** Called after every record this store appends. */
