@@ -1,7 +1,7 @@
 /**
  * Command calls: runs a shell command inside a run, streaming stdout/stderr (and declared
  * output files) into the store as attachments, and records the summary as the call's
- * result (contract section 2).
+ * result (docs/contracts.md §2).
  */
 import { createReadStream, promises as fsp } from 'node:fs';
 import * as path from 'node:path';

@@ -1,6 +1,6 @@
 /**
  * `RunStore` (one per tenant): starting, listing and reporting runs, resolving handles and
- * reading what they name, retention (contract section 2). Recording is `Run`'s
+ * reading what they name, retention (docs/contracts.md §2). Recording is `Run`'s
  * (`run.ts`), command calls are `runCommand.ts`.
  *
  * Layout: run logs at `<logsDir>/<tenant>/<runId>.jsonl`; bytes in the wired
