@@ -234,6 +234,11 @@ describe('command line', function () {
     const sig = spawnSync(process.execPath, ['--import', TSX, MAIN, 'capture', '--shell', 'kill -TERM $$'], { cwd: work, env: base, encoding: 'utf8' });
     assert.equal(sig.status, 143, sig.stderr);
     assert.match(sig.stdout, /\nkilled by SIGTERM\n/);
+    // Started by the shim as Electron-run-as-Node: the captured command sees the terminal's environment, not the shim's.
+    const shimmed = spawnSync(process.execPath, ['--import', TSX, MAIN, 'capture', '--shell', 'echo "[${ELECTRON_RUN_AS_NODE-unset}][${BOUNDED_EVIDENCE_ELECTRON_WAS-unset}]"'], {
+      cwd: work, env: { ...base, ELECTRON_RUN_AS_NODE: '1', BOUNDED_EVIDENCE_ELECTRON_WAS: '' }, encoding: 'utf8',
+    });
+    assert.match(shimmed.stdout, /\n\[unset\]\[unset\]\n/);
     // 1 GB of output (1,000,000,000 bytes) through capture: the kept part is capped, every byte is counted,
     // memory stays flat. The baseline is the same process capturing a one-line output (start-up, tsx, stores).
     const small = await peakRss(['capture', '--shell', 'echo small'], base);
