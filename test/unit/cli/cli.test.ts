@@ -252,6 +252,31 @@ describe('command line', function () {
     assert.ok(growth < 64 * 2 ** 20, `RSS grew by ${growth} bytes`);
   });
 
+  it('mcp: the MCP server as a subcommand, storage from the environment, reading a handle capture minted', async () => {
+    const io = collect({ env: env(), cwd: work });
+    assert.equal(await runCli(['capture', '--shell', 'seq 1 9000'], io, []), 0);
+    const handle = /handle (out_\S+_stdout)/.exec(io.stdout)![1]!;
+    const read = collect({ env: env() });
+    await runCli(['read', handle, '--pattern', '^8999$'], read, []);
+    const help = spawnSync(process.execPath, ['--import', TSX, MAIN, 'mcp', '--help'], { encoding: 'utf8' });
+    assert.equal(help.status, 0);
+    assert.match(help.stdout, /^Usage: node dist\/mcp\.js --storage <dir>/);
+    const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+    const client = new Client({ name: 'cli-mcp', version: '1' });
+    const childEnv: Record<string, string> = {};
+    for (const [k, v] of Object.entries(env())) if (v !== undefined) childEnv[k] = v;
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: ['--import', TSX, MAIN, 'mcp', '--workspace', work], env: childEnv, stderr: 'ignore' }));
+    try {
+      // The MCP server's own list (dist/mcp.js serves the same): at least the three evidence tools.
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      for (const n of ['evidence_readFile', 'evidence_runCommand', 'read_tool_output']) assert.ok(names.includes(n), n);
+      const reply = await client.callTool({ name: 'read_tool_output', arguments: { handle, pattern: '^8999$' } });
+      assert.equal(`${(reply.content as { text: string }[])[0]!.text}\n`, read.stdout);
+    } finally {
+      await client.close();
+    }
+  });
+
   /** Runs the command line as a process and samples its resident memory every 50 ms. */
   async function peakRss(args: string[], childEnv: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string; peak: number; samples: number; ms: number }> {
     const t0 = Date.now();
