@@ -2,7 +2,7 @@
  * The stores the command line works on: the same folder layout, tenant rule, limits and
  * tool profile as the MCP server (src/mcp/storage.ts, src/mcp/options.ts), which are the
  * editor's (src/core/storageLayout.ts), so a handle minted by `capture` reads in the
- * editor and the other way round (docs/architecture.md, "Reach: command line and hooks").
+ * editor and the other way round (docs/architecture.md §2.4).
  */
 import { FsBlobStore, RunStore } from '../core/index.js';
 import { extensionManifest, MCP_TOOL_NAMES } from '../mcp/manifest.js';

@@ -1,6 +1,5 @@
 /**
- * The shim `BOUNDED_EVIDENCE_CLI` names (docs/architecture.md, "Reach: command line and
- * hooks"): a small POSIX sh script in the extension's global storage that runs the
+ * The shim `BOUNDED_EVIDENCE_CLI` names (docs/architecture.md §2.4): a small POSIX sh script in the extension's global storage that runs the
  * installed extension's dist/cli.js with the Node the editor itself runs on, so the
  * command line works on a machine with no Node on PATH, and rewritten commands never
  * depend on PATH. The extension rewrites it on every activation; between an update and

@@ -352,7 +352,7 @@ export interface RunStoreOptions {
 }
 
 /**
- * Which front end started a run (docs/contracts.md, "Run source"): the editor's tools
+ * Which front end started a run (docs/contracts.md §2.2.1): the editor's tools
  * (`tool`), the chat participant, an agent's terminal command routed by the hook
  * (`hook`, with the agent and its session id), the command line (`cli`), the MCP
  * server (`mcp`), a palette command (`command`) or the extension API (`api`).

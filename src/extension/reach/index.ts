@@ -1,5 +1,5 @@
 /**
- * Reach (docs/architecture.md, "Reach: command line and hooks"): the command line in
+ * Reach (docs/architecture.md §2.4): the command line in
  * every terminal, routing commands, and the MCP server definition. `activate` calls
  * `registerReach` once; everything it registers lives in `context.subscriptions`.
  */

@@ -1,6 +1,5 @@
 /**
- * The MCP server as VS Code sees it (docs/architecture.md, "Reach: command line and
- * hooks"): `contributes.mcpServerDefinitionProviders` declares the provider and
+ * The MCP server as VS Code sees it (docs/architecture.md §2.4): `contributes.mcpServerDefinitionProviders` declares the provider and
  * `vscode.lm.registerMcpServerDefinitionProvider` (stable API since 1.101) serves one
  * definition: `cli mcp` on this workspace's storage, folder and tenant, started with the
  * editor's own Node, so every MCP-speaking harness in the editor finds the evidence tools.

@@ -1,6 +1,5 @@
 /**
- * Routing the agents' terminals through evidence (docs/architecture.md, "Reach: command
- * line and hooks"): the commands that write the hook files, after showing exactly what
+ * Routing the agents' terminals through evidence (docs/architecture.md §2.4): the commands that write the hook files, after showing exactly what
  * they write and asking (modal), and remove only what they wrote. The file logic is the
  * core's (src/core/reach/hookConfig.ts, unit-tested); this file asks and reports.
  * - Workspace: `.github/hooks/bounded-evidence.json` (VS Code's agent reads it), with
