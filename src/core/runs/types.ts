@@ -442,7 +442,7 @@ export interface RunStoreApi {
   listRuns(): Promise<RunSummary[]>;
   /** Every call of one run, in start order. */
   report(runId: string): Promise<CallReport[]>;
-  /** Contract 2.5; handles outside `scope` (default: this tenant) are access denied. */
+  /** docs/contracts.md §2.5; handles outside `scope` (default: this tenant) are access denied. */
   readToolOutput(args: ReadToolOutputArgs, scope?: ReadScope): Promise<ReadToolOutputResult>;
   /** Verified byte access behind a handle (same resolution and refusals as the reader). */
   openHandle(handle: string, scope?: ReadScope): Promise<HandleSource>;
