@@ -14,6 +14,7 @@ import { Config } from './config.js';
 import { registerInspector } from './inspector/inspectorPanel.js';
 import { Log } from './log.js';
 import { registerParticipant } from './participant/participant.js';
+import { registerReach } from './reach/index.js';
 import { pruneStorage } from './retention.js';
 import { RunRouter } from './runRouter.js';
 import { openServices, ServicesHost } from './services.js';
@@ -43,6 +44,7 @@ export function activate(context: vscode.ExtensionContext): BoundedEvidenceApi {
   registerParticipant(context, { host, router, log });
   registerCommands(context, { host, router, log, secrets: context.secrets, extensionPath: context.extensionPath });
   registerArtifactDocuments(context, host);
+  void registerReach(context, { host, log });
   registerInspector(context, {
     runs: async () => (await host.get().catch(() => undefined))?.runs,
     log: log.channel,

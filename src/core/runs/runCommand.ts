@@ -37,7 +37,7 @@ export async function runCommandCall(run: Run, command: string, options: RunComm
   let backend: string | undefined;
   const captureStream = async (name: 'stdout' | 'stderr', source: AsyncIterable<Uint8Array>): Promise<Captured | undefined> => {
     try {
-      return await captureOutput(source, {
+      return await captureOutput(options.onOutput ? tapped(name, source, options.onOutput) : source, {
         store: s.blobs, key: { tenant: run.tenant, runId: run.runId, callId: `${call.callId}.${name}` }, inlineMaxBytes: s.inlineAttachmentBytes,
         capBytes: cap, previewBytes: s.limits.previewBytes,
         onNeedStore: () => {
@@ -122,4 +122,12 @@ async function captureFile(run: Run, cwd: string, rel: string, segment: string, 
 
 function exitFields(exit: CommandExit): Pick<CommandExit, 'code' | 'signal' | 'timedOut' | 'aborted' | 'strays' | 'pipesAbandoned'> {
   return { code: exit.code, signal: exit.signal, timedOut: exit.timedOut, aborted: exit.aborted, strays: exit.strays, pipesAbandoned: exit.pipesAbandoned };
+}
+
+/** The pieces of `source`, each first handed to `onOutput` (awaited: a slow reader slows the command, memory stays bounded). */
+async function* tapped(name: 'stdout' | 'stderr', source: AsyncIterable<Uint8Array>, onOutput: NonNullable<RunCommandOptions['onOutput']>): AsyncGenerator<Uint8Array> {
+  for await (const chunk of source) {
+    await onOutput(name, chunk);
+    yield chunk;
+  }
 }

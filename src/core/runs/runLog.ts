@@ -17,6 +17,7 @@ import { promises as fsp } from 'node:fs';
 import { isSafeSegment } from '../blobs/blobKey.js';
 import { isRunOwner } from './owner.js';
 import type {
+  RunSource,
   AttachmentRecord, CallFinishedRecord, LogProblem, RunRecord,
 } from './types.js';
 
@@ -154,6 +155,13 @@ function badAttachment(a: unknown, callId: string): string | undefined {
   return undefined;
 }
 
+const SOURCE_KINDS: ReadonlySet<unknown> = new Set<RunSource['kind']>(['tool', 'participant', 'hook', 'cli', 'mcp', 'command', 'api']);
+
+/** A `run_started.source`: a known kind, and agent / session id strings when present. */
+function isRunSource(x: unknown): boolean {
+  return isObj(x) && SOURCE_KINDS.has(x.kind) && (x.agent === undefined || isStr(x.agent)) && (x.sessionId === undefined || isStr(x.sessionId));
+}
+
 /** Why `value` is not a valid record of run `runId`, or undefined when it is. */
 export function checkRecord(value: unknown, runId: string): string | undefined {
   if (!isObj(value)) return 'record is not an object';
@@ -162,7 +170,7 @@ export function checkRecord(value: unknown, runId: string): string | undefined {
   let bad: string | undefined;
   switch (v.type) {
     case 'run_started':
-      bad = firstBad(v, { tenant: isSafeSegment, startedAt: isIso, profileHash: isHex64 }, { label: isStr, pinned: isBool, owner: isRunOwner });
+      bad = firstBad(v, { tenant: isSafeSegment, startedAt: isIso, profileHash: isHex64 }, { label: isStr, pinned: isBool, owner: isRunOwner, source: isRunSource });
       break;
     case 'call_started':
       bad = firstBad(v, { callId: (x) => isStr(x) && CALL_ID.test(x), tool: isStr, arguments: isObj, startedAt: isIso });

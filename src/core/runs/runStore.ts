@@ -126,6 +126,7 @@ export class RunStore implements RunStoreApi {
     const record: RunRecord = {
       type: 'run_started', runId, tenant: this.tenant, startedAt: nowIso(), profileHash: this.profileHash, owner: currentOwner(),
       ...(options.label !== undefined ? { label: options.label } : {}), ...(options.pinned !== undefined ? { pinned: options.pinned } : {}),
+      ...(options.source !== undefined ? { source: options.source } : {}),
     };
     const bytes = await appendRecord(this.logPath(runId), record, 'wx');
     this.live.set(runId, run);
