@@ -16,6 +16,7 @@
 import { promises as fsp } from 'node:fs';
 import { isSafeSegment } from '../blobs/blobKey.js';
 import type {
+  RunSource,
   AttachmentRecord, CallFinishedRecord, LogProblem, RunRecord,
 } from './types.js';
 
@@ -136,6 +137,13 @@ function badAttachment(a: unknown, callId: string): string | undefined {
   return undefined;
 }
 
+const SOURCE_KINDS: ReadonlySet<unknown> = new Set<RunSource['kind']>(['tool', 'participant', 'hook', 'cli', 'mcp', 'command', 'api']);
+
+/** A `run_started.source`: a known kind, and agent / session id strings when present. */
+function isRunSource(x: unknown): boolean {
+  return isObj(x) && SOURCE_KINDS.has(x.kind) && (x.agent === undefined || isStr(x.agent)) && (x.sessionId === undefined || isStr(x.sessionId));
+}
+
 /** Why `value` is not a valid record of run `runId`, or undefined when it is. */
 export function checkRecord(value: unknown, runId: string): string | undefined {
   if (!isObj(value)) return 'record is not an object';
@@ -144,7 +152,7 @@ export function checkRecord(value: unknown, runId: string): string | undefined {
   let bad: string | undefined;
   switch (v.type) {
     case 'run_started':
-      bad = firstBad(v, { tenant: isSafeSegment, startedAt: isIso, profileHash: isHex64 }, { label: isStr, pinned: isBool });
+      bad = firstBad(v, { tenant: isSafeSegment, startedAt: isIso, profileHash: isHex64 }, { label: isStr, pinned: isBool, source: isRunSource });
       break;
     case 'call_started':
       bad = firstBad(v, { callId: (x) => isStr(x) && CALL_ID.test(x), tool: isStr, arguments: isObj, startedAt: isIso });

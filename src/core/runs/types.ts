@@ -105,6 +105,8 @@ export interface RunStartedRecord {
   readonly profileHash: string;
   readonly label?: string;
   readonly pinned?: boolean;
+  /** Which front end started the run (absent in older logs: read as `{ kind: 'tool' }`). */
+  readonly source?: RunSource;
 }
 
 /** A tool call began. */
@@ -182,6 +184,8 @@ export interface RunSummary {
   readonly status: RunStatus;
   readonly pinned: boolean;
   readonly profileHash: string;
+  /** Who started the run, from `run_started` (absent in older logs: `{ kind: 'tool' }`). */
+  readonly source?: RunSource;
   /** Finished calls. */
   readonly callCount: number;
   /** Log bytes plus kept blob bytes (what deleting the run frees, near enough). */
@@ -347,10 +351,26 @@ export interface RunStoreOptions {
   readonly reader?: Partial<ReaderLimits>;
 }
 
+/**
+ * Which front end started a run (docs/contracts.md, "Run source"): the editor's tools
+ * (`tool`), the chat participant, an agent's terminal command routed by the hook
+ * (`hook`, with the agent and its session id), the command line (`cli`), the MCP
+ * server (`mcp`), a palette command (`command`) or the extension API (`api`).
+ */
+export interface RunSource {
+  readonly kind: 'tool' | 'participant' | 'hook' | 'cli' | 'mcp' | 'command' | 'api';
+  /** The agent whose hook routed the command (`copilot`, `claude`, `codex`, `gemini`, …). */
+  readonly agent?: string;
+  /** The agent's session id (hook `session_id`), so one conversation's runs can be found together. */
+  readonly sessionId?: string;
+}
+
 /** `RunStore.startRun` options. */
 export interface StartRunOptions {
   readonly label?: string;
   readonly pinned?: boolean;
+  /** Recorded in `run_started` (absent: the reader assumes `{ kind: 'tool' }`). */
+  readonly source?: RunSource;
 }
 
 /** `Run.recordResult` / `Run.recordStream` options. */
@@ -375,6 +395,12 @@ export interface RunCommandOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** Tool name to record (default `run_command`). */
   readonly tool?: string;
+  /**
+   * Sees every piece of stdout/stderr as it is captured (the command line's `--tee`);
+   * capture waits for the returned promise, so a slow terminal slows the command
+   * instead of piling output up in memory.
+   */
+  readonly onOutput?: (stream: 'stdout' | 'stderr', chunk: Uint8Array) => void | Promise<void>;
   /**
    * Files the command writes, relative to `cwd` (no absolute paths, no `..`): each that
    * exists as a regular file afterwards becomes a `file:<path>` attachment (slots `f1`,
