@@ -6,10 +6,12 @@
  * exactly what Claude Code gives its model (docs/architecture.md, "Reach").
  */
 import * as assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { mergeHook } from '../../src/core/reach/hookConfig.js';
+import type { ReadToolOutputResult, RunSummary } from '../../src/core/index.js';
 import { ensureTools, repoRoot } from '../harness/tools.js';
 import { startScriptedAnthropic, toolResultText, type MessagesRequest, type ScriptedAnthropic, type ScriptedReply } from './anthropicServer.js';
 
@@ -18,6 +20,7 @@ const LOG_LINES = 38400;
 const LOG_BYTES = 3_002_891;
 const NEEDLE = "src/ledger/reconcile.ts(412,17): error TS2345: Argument of type 'string' is not assignable to parameter of type 'Cents'.";
 const BASH_ID = 'toolu_bash_1';
+const READ_ID = 'toolu_read_1';
 const CLAUDE_TIMEOUT_MS = 120_000;
 
 function sh(arg: string): string {
@@ -37,9 +40,30 @@ function makeSandbox(): Sandbox {
   return s;
 }
 
-/** The MCP server configuration Claude Code is given: our server on the sandbox's storage. */
+/** The built command line (dist/cli.js: hook, capture, list and the MCP server). */
+const CLI = path.join(repoRoot, 'dist', 'cli.js');
+
+/** The MCP server configuration Claude Code is given: `cli mcp` on the sandbox's storage. */
 function mcpConfig(s: Sandbox): string {
-  return JSON.stringify({ mcpServers: { evidence: { command: process.execPath, args: [path.join(repoRoot, 'dist', 'mcp.js'), '--storage', s.storage, '--workspace', s.workspace] } } });
+  return JSON.stringify({ mcpServers: { evidence: { command: process.execPath, args: [CLI, 'mcp', '--storage', s.storage, '--workspace', s.workspace] } } });
+}
+
+/**
+ * Installs the product's hook in the workspace's `.claude/settings.json`, written by the
+ * same merge the user-level routing uses (Claude Code's matcher-group shape).
+ */
+function installClaudeHook(s: Sandbox): void {
+  const merged = mergeHook(undefined, `${sh(process.execPath)} ${sh(CLI)} hook`, '.claude/settings.json', { matcher: 'Bash' });
+  assert.ok(merged.ok && merged.text);
+  mkdirSync(path.join(s.workspace, '.claude'), { recursive: true });
+  writeFileSync(path.join(s.workspace, '.claude', 'settings.json'), merged.text);
+}
+
+/** The runs recorded in the sandbox's storage, as `bounded-evidence list --json` prints them. */
+function listRuns(s: Sandbox): RunSummary[] {
+  const r = spawnSync(process.execPath, [CLI, 'list', '--json', '--storage', s.storage], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  return JSON.parse(r.stdout) as RunSummary[];
 }
 
 /** Runs `claude -p` in the sandbox against the scripted server; resolves with its exit code and output. */
@@ -105,5 +129,52 @@ describe('Reach: Claude Code from npm with a scripted Anthropic server on loopba
     assert.equal(result.isError, true);
     assert.ok(bytes < 16_384, `${bytes} bytes`);
     assert.ok(!result.text.includes(NEEDLE), 'the error line did not reach the model');
+  });
+
+  it('with the hook: Bash gives the model the bounded observation, read_tool_output over MCP the error line', async () => {
+    installClaudeHook(sandbox);
+    const agentTurns: MessagesRequest[] = [];
+    let handle = '';
+    server = await startScriptedAnthropic((req): ScriptedReply => {
+      if (!isAgentTurn(req)) return { text: 'ok' };
+      agentTurns.push(req);
+      if (agentTurns.length === 1) return { tool: { id: BASH_ID, name: 'Bash', input: { command: buildCommand, description: 'Build the project' } } };
+      if (agentTurns.length === 2) {
+        // The model reads the handle from what it was given, as a model would.
+        handle = /out_[A-Za-z0-9._-]+_stdout/.exec(toolResultText(req, BASH_ID)?.text ?? '')?.[0] ?? 'no-handle-given';
+        return { tool: { id: READ_ID, name: 'mcp__evidence__read_tool_output', input: { handle, pattern: 'error TS' } } };
+      }
+      return { text: 'The build fails on src/ledger/reconcile.ts line 412.' };
+    });
+    // What a VS Code terminal has: the extension sets the storage for every terminal.
+    const run = await runClaude(sandbox, server, { BOUNDED_EVIDENCE_STORAGE: sandbox.storage });
+    assert.equal(run.code, 0, `claude exited ${run.code}: ${run.stderr.slice(0, 2000)}`);
+    assert.equal(agentTurns.length, 3, 'three model turns: Bash, read_tool_output, the answer');
+    assert.ok(agentTurns[0]!.tools?.some((t) => t.name === 'mcp__evidence__read_tool_output'), 'read_tool_output is offered through MCP');
+
+    const observation = toolResultText(agentTurns[1]!, BASH_ID);
+    assert.ok(observation, 'the Bash result was given to the model');
+    const obsBytes = Buffer.byteLength(observation.text, 'utf8');
+    // Claude Code prefixes a failed command's output with its exit code; the rest is capture's text.
+    assert.ok(observation.text.startsWith('Exit code 1\n$ node '), observation.text.slice(0, 300));
+    assert.match(observation.text, /^exit code 1$/m);
+    assert.match(observation.text, new RegExp(`^stdout: ${LOG_BYTES} bytes, ${LOG_LINES} lines, handle ${handle}\\. Preview:$`, 'm'));
+    assert.ok(obsBytes < 8192, `${obsBytes} bytes`);
+    assert.ok(!observation.text.includes(NEEDLE), 'the error line is in neither preview: the model has to ask');
+
+    const read = toolResultText(agentTurns[2]!, READ_ID);
+    assert.ok(read, 'the read_tool_output result was given to the model');
+    assert.equal(read.isError, false, read.text);
+    const reply = JSON.parse(read.text) as ReadToolOutputResult;
+    assert.equal(reply.handle, handle);
+    assert.equal(reply.total_matches, 1);
+    // `<line_number>:<line>`: the exact error line, on line 19,201 of 38,400.
+    assert.equal(reply.content, `${LOG_LINES / 2 + 1}:${NEEDLE}`);
+    assert.deepEqual(reply.matches, [{ line_number: LOG_LINES / 2 + 1 }]);
+    const readBytes = Buffer.byteLength(read.text, 'utf8');
+    console.log(`[reach] Claude Code, hook + MCP: model received ${obsBytes} bytes (Bash) + ${readBytes} bytes (read_tool_output); needle reached at line ${reply.matches?.[0]?.line_number}`);
+
+    // The run is recorded by capture in the storage the terminal named.
+    assert.equal(listRuns(sandbox).filter((r) => r.callCount === 1 && r.status === 'completed').length, 1);
   });
 });
