@@ -102,6 +102,11 @@ describe('Reach: Claude Code from npm with a scripted Anthropic server on loopba
   this.timeout(CLAUDE_TIMEOUT_MS + 30_000);
   let sandbox: Sandbox;
   let server: ScriptedAnthropic | undefined;
+  before(function () {
+    // On a fresh machine this installs the tools (Claude Code: about 10 s; all: minutes).
+    this.timeout(15 * 60_000);
+    ensureTools();
+  });
   beforeEach(() => { sandbox = makeSandbox(); });
   afterEach(async () => {
     await server?.close();
