@@ -1,10 +1,10 @@
-// Flat config. The layer table of ARCHITECTURE.md is enforced here, so a wrong import
+// Flat config. The layer table of docs/architecture.md §2 is enforced here, so a wrong import
 // fails `npm run lint` instead of surviving review.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 const coreForbidden = {
-  paths: [{ name: 'vscode', message: 'src/core never imports vscode (ARCHITECTURE.md: core is editor-free).' }],
+  paths: [{ name: 'vscode', message: 'src/core never imports vscode (docs/architecture.md §2: core is editor-free).' }],
   patterns: [
     { group: ['**/extension/**', '**/extension'], message: 'src/core never imports src/extension.' },
     { group: ['**/webview/**', '**/webview'], message: 'src/core never imports webview.' },
@@ -44,7 +44,7 @@ export default tseslint.config(
         ],
       }],
       'no-console': 'error',
-      // Tool output is text, always: no markup parsing anywhere in the page (CONTRACTS.md 3).
+      // Tool output is text, always: no markup parsing anywhere in the page (docs/contracts.md §3.4).
       'no-restricted-properties': ['error',
         ...['innerHTML', 'outerHTML', 'insertAdjacentHTML', 'srcdoc', 'createContextualFragment', 'setHTMLUnsafe', 'parseHTMLUnsafe']
           .map((property) => ({ property, message: 'Never parse markup in the webview: build elements and set textContent (webview/dom.ts).' })),

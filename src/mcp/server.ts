@@ -47,7 +47,7 @@ export async function createEvidenceMcpServer(options: EvidenceMcpOptions & { re
   const manifest = extensionManifest();
   const settings = resolveSettings(manifest, options.settings);
   const storage = await openStorage(options.storageDir, { tenant: options.tenant, global: options.global });
-  const local = await LocalWorkspace.open({ root: options.workspaceFolder });
+  const local = await LocalWorkspace.open({ root: options.workspaceFolder, denyPatterns: options.denyPatterns });
   const runs = await RunStore.open({
     logsDir: storage.logsDir,
     tenant: storage.tenant,
@@ -56,7 +56,7 @@ export async function createEvidenceMcpServer(options: EvidenceMcpOptions & { re
     tools: MCP_TOOL_NAMES,
     preservation: settings.preservation,
     captureCapBytes: settings.captureCapBytes,
-    // A byte window is refused past maxRangeBytes with contract 1.3's sentence, as in the editor.
+    // A byte window is refused past maxRangeBytes with docs/contracts.md §1.3's sentence, as in the editor.
     reader: { maxByteWindow: settings.maxRangeBytes },
   });
   const artifacts = await ArtifactStore.open(storage.artifactsDir, { tenant: storage.tenant });

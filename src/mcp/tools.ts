@@ -6,8 +6,8 @@
  * - `evidence_runCommand`: the run layer's command summary (stdout, stderr and the exit
  *   value as attachments with handles);
  * - `evidence_readFile`: the bounded evidence workspace's result, observation or virtual
- *   range reply (contract 1.2/1.3), the full text recorded as the call's result;
- * - `read_tool_output`: the contract 2.5 reply as JSON fitted under 8 KiB, or the store's refusal.
+ *   range reply (docs/contracts.md §1.2, §1.3), the full text recorded as the call's result;
+ * - `read_tool_output`: the docs/contracts.md §2.5 reply as JSON fitted under 8 KiB, or the store's refusal.
  * Input is checked against the published schema first (its sentences), then by the
  * editor's validators (the same sentences as in the editor for what the schema allows).
  * Every failure is one `error: …` sentence: the store's own (safe by contract) or a fixed

@@ -6,20 +6,20 @@
  * incoming message (src/extension/inspector/validate.ts) because a webview is untrusted.
  */
 
-/** Where bytes live (contract 2.2 / 2.4). */
+/** Where bytes live (docs/contracts.md §2.2, §2.4). */
 export type StorageStateDto = 'inline' | 'blob' | 'preview_only';
 
 /** What the panel may ask for at most; sent in `init`, enforced again by the host. */
 export interface InspectorLimitsDto {
   /** Largest byte window `end - start` a fetch or excerpt may cover. */
   readonly maxWindowBytes: number;
-  /** Most lines one lines window may ask for (contract 2.5: `limit` 1–1000). */
+  /** Most lines one lines window may ask for (docs/contracts.md §2.5: `limit` 1–1000). */
   readonly maxLines: number;
-  /** Most matches one pattern page may ask for (contract 2.5: `limit` 1–1000). */
+  /** Most matches one pattern page may ask for (docs/contracts.md §2.5: `limit` 1–1000). */
   readonly maxMatches: number;
-  /** Longest regular expression (contract 2.5: 1–1024 characters). */
+  /** Longest regular expression (docs/contracts.md §2.5: 1–1024 characters). */
   readonly maxPatternChars: number;
-  /** Longest handle (contract 2.5: 1–256 characters). */
+  /** Longest handle (docs/contracts.md §2.5: 1–256 characters). */
   readonly maxHandleChars: number;
 }
 

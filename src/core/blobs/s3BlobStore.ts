@@ -4,7 +4,7 @@
  *
  * - `requestChecksumCalculation: 'WHEN_REQUIRED'`: recent SDKs otherwise send streamed
  *   bodies `aws-chunked` with a checksum trailer, which some S3-compatible servers
- *   (s3rver) store as the object itself (HARNESS.md). Bodies here are always buffers
+ *   (s3rver) store as the object itself. Bodies here are always buffers
  *   with a known length anyway.
  * - Streamed puts never need the whole body: up to one part is buffered; a body that
  *   ends within it is one PutObject, a longer one a multipart upload (aborted on error,

@@ -12,6 +12,8 @@
  * only when we emptied it. A file that is not a JSON object is never overwritten: the
  * caller gets a sentence and the file stays as it was.
  */
+import { promises as fsp } from 'node:fs';
+import * as path from 'node:path';
 
 /** Seconds an agent waits for the hook (it only rewrites a command: well under a second). */
 export const HOOK_TIMEOUT_SECONDS = 15;
@@ -89,7 +91,9 @@ export function mergeHook(text: string | undefined, hookCommand: string, what: s
     hooks[event] = list;
   }
   const out = `${JSON.stringify({ ...removed, hooks }, null, 2)}\n`;
-  return { ok: true, changed: text === undefined || JSON.stringify(JSON.parse(text)) !== JSON.stringify(JSON.parse(out)), text: out };
+  // Unchanged when the file already held exactly this content (whatever its formatting).
+  const same = text !== undefined && text.trim() !== '' && JSON.stringify(doc) === JSON.stringify(JSON.parse(out));
+  return { ok: true, changed: !same, text: out };
 }
 
 /** Removes our hooks from a settings text; `text: undefined` when nothing else was in the file. */
@@ -127,4 +131,34 @@ function removeOurs(doc: Json, what: string): Json | string {
   }
   const { hooks: _old, ...rest } = doc;
   return Object.keys(kept).length > 0 || Object.keys(hooks).length === 0 ? { ...rest, hooks: kept } : rest;
+}
+
+/** What editing a file on disk did. */
+export type FileEditOutcome = { readonly ok: true; readonly changed: boolean; readonly deleted: boolean } | { readonly ok: false; readonly error: string };
+
+/**
+ * Applies `edit` to a settings file: a missing file is `undefined` to the edit; a file
+ * that cannot be read is left alone with a sentence; the new text replaces the file
+ * through a temporary file and a rename (a crash never leaves half a settings file), and
+ * `text: undefined` deletes it. The folder is created when needed.
+ */
+export async function editSettingsFile(file: string, edit: (text: string | undefined) => EditResult): Promise<FileEditOutcome> {
+  let text: string | undefined;
+  try {
+    text = await fsp.readFile(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') return { ok: false, error: `${file} cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'}): it was left unchanged` };
+  }
+  const result = edit(text);
+  if (!result.ok) return result;
+  if (!result.changed) return { ok: true, changed: false, deleted: false };
+  if (result.text === undefined) {
+    await fsp.rm(file, { force: true });
+    return { ok: true, changed: true, deleted: true };
+  }
+  await fsp.mkdir(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  await fsp.writeFile(tmp, result.text, { mode: 0o644 });
+  await fsp.rename(tmp, file);
+  return { ok: true, changed: true, deleted: false };
 }

@@ -64,12 +64,33 @@ function firstWord(command: string): string {
   return /^\s*([^\s;&|()<>'"`$\\]+)/.exec(command)?.[1] ?? '';
 }
 
-/** True when `command` is already a `capture` through some bounded-evidence command line. */
+/** The first `n` shell words of a command: plain or single-quoted (enough to recognise how the command line is started). */
+function leadingWords(command: string, n: number): string[] {
+  const words: string[] = [];
+  const re = /\s*(?:'([^']*)'|"([^"`\\]*)"|([^\s'"]+))(?=\s|$)/y;
+  while (words.length < n) {
+    const m = re.exec(command);
+    if (!m) break;
+    words.push(m[1] ?? m[2] ?? m[3]!);
+  }
+  return words;
+}
+
+/** Interpreters the command line may be started with (`node cli.js`, the editor's own binary as Node). */
+const INTERPRETERS = new Set(['node', 'nodejs', 'code', 'code-insiders', 'code-server', 'electron']);
+const basename = (w: string): string => w.slice(w.lastIndexOf('/') + 1);
+
+/** True when `command` is already a `capture` through some bounded-evidence command line (ours or another install's). */
 export function isRouted(command: string, cli: string): boolean {
   const c = command.trimStart();
   if (c.startsWith(`${cli} capture `)) return true;
-  // Another install's shim, the bin entry or `node …/dist/cli.js`, quoted or not.
-  return /^(?:\S+\s+){0,2}'?(?:[^'\s]*\/)?(?:bounded-evidence|cli\.js)'?\s+capture(?:\s|$)/.test(c) || /^"?\$\{?BOUNDED_EVIDENCE_CLI\}?"?\s+capture(?:\s|$)/.test(c);
+  const words = leadingWords(c, 6);
+  let i = 0;
+  while (i < words.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i]!)) i++;
+  if (i < words.length && INTERPRETERS.has(basename(words[i]!))) i++;
+  const program = words[i];
+  if (program === undefined || words[i + 1] !== 'capture') return false;
+  return ['bounded-evidence', 'cli.js'].includes(basename(program)) || /^\$\{?BOUNDED_EVIDENCE_CLI\}?$/.test(program);
 }
 
 /** The agent's session id as it names it. */
@@ -128,6 +149,7 @@ function decidePost(event: Record<string, unknown>, toolName: string, ctx: HookC
   const response = typeof raw === 'string' ? raw : JSON.stringify(raw);
   const threshold = ctx.largeResultBytes ?? 4096;
   if (Buffer.byteLength(response, 'utf8') <= threshold) return { action: 'none', reason: `the response is not over ${threshold} bytes` };
-  const agent = ctx.agent ?? (toolName === 'Bash' ? 'claude' : toolName === 'run_shell_command' ? 'gemini' : 'copilot');
+  // Told by the event's shape: Gemini names its event AfterTool, Claude Code sends its permission mode.
+  const agent = ctx.agent ?? (event.hook_event_name === 'AfterTool' ? 'gemini' : 'permission_mode' in event ? 'claude' : 'copilot');
   return { action: 'record', agent, sessionId: sessionOf(event), tool: toolName, response };
 }

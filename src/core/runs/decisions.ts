@@ -1,5 +1,5 @@
 /**
- * The run layer's pure decisions (contract 2.1, 2.4): no I/O, unit-tested to the byte.
+ * The run layer's pure decisions (docs/contracts.md §2.1, §2.4): no I/O, unit-tested to the byte.
  *
  * Boundary cases, each with its answer:
  * - Elision: a result of exactly `largeResultBytes` bytes stays whole; one byte more is

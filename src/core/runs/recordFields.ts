@@ -1,5 +1,5 @@
 /**
- * Small pieces every record writer shares (contract section 2): record timestamps, the
+ * Small pieces every record writer shares (docs/contracts.md §2): record timestamps, the
  * stored-content fields of a capture, safe backend failure messages, option checks.
  */
 import { EvidenceError } from '../errors.js';

@@ -1,7 +1,7 @@
 /**
  * Command calls: runs a shell command inside a run, streaming stdout/stderr (and declared
  * output files) into the store as attachments, and records the summary as the call's
- * result (contract section 2).
+ * result (docs/contracts.md §2).
  */
 import { createReadStream, promises as fsp } from 'node:fs';
 import * as path from 'node:path';
@@ -37,7 +37,7 @@ export async function runCommandCall(run: Run, command: string, options: RunComm
   let backend: string | undefined;
   const captureStream = async (name: 'stdout' | 'stderr', source: AsyncIterable<Uint8Array>): Promise<Captured | undefined> => {
     try {
-      return await captureOutput(source, {
+      return await captureOutput(options.onOutput ? tapped(name, source, options.onOutput) : source, {
         store: s.blobs, key: { tenant: run.tenant, runId: run.runId, callId: `${call.callId}.${name}` }, inlineMaxBytes: s.inlineAttachmentBytes,
         capBytes: cap, previewBytes: s.limits.previewBytes,
         onNeedStore: () => {
@@ -122,4 +122,12 @@ async function captureFile(run: Run, cwd: string, rel: string, segment: string, 
 
 function exitFields(exit: CommandExit): { code: number | null; signal: string | null; timedOut: boolean; aborted: boolean } {
   return { code: exit.code, signal: exit.signal, timedOut: exit.timedOut, aborted: exit.aborted };
+}
+
+/** The pieces of `source`, each first handed to `onOutput` (awaited: a slow reader slows the command, memory stays bounded). */
+async function* tapped(name: 'stdout' | 'stderr', source: AsyncIterable<Uint8Array>, onOutput: NonNullable<RunCommandOptions['onOutput']>): AsyncGenerator<Uint8Array> {
+  for await (const chunk of source) {
+    await onOutput(name, chunk);
+    yield chunk;
+  }
 }

@@ -1,5 +1,5 @@
 /**
- * The run log (contract 2.2): JSON Lines, one file per run, append-only.
+ * The run log (docs/contracts.md §2.2): JSON Lines, one file per run, append-only.
  *
  * Writing: every record is one `JSON.stringify(record) + "\n"` written by one `write`
  * on a descriptor opened with `'a'` (O_APPEND), so a record is never interleaved with

@@ -1,6 +1,6 @@
 /**
  * `RunStore` (one per tenant): starting, listing and reporting runs, resolving handles and
- * reading what they name, retention (contract section 2). Recording is `Run`'s
+ * reading what they name, retention (docs/contracts.md §2). Recording is `Run`'s
  * (`run.ts`), command calls are `runCommand.ts`.
  *
  * Layout: run logs at `<logsDir>/<tenant>/<runId>.jsonl`; bytes in the wired
@@ -121,6 +121,7 @@ export class RunStore implements RunStoreApi {
     const record: RunRecord = {
       type: 'run_started', runId, tenant: this.tenant, startedAt: nowIso(), profileHash: this.profileHash,
       ...(options.label !== undefined ? { label: options.label } : {}), ...(options.pinned !== undefined ? { pinned: options.pinned } : {}),
+      ...(options.source !== undefined ? { source: options.source } : {}),
     };
     await appendRecord(this.logPath(runId), record, 'wx');
     this.live.set(runId, run);
@@ -372,7 +373,7 @@ export class RunStore implements RunStoreApi {
       status = (live && !live.isFinished) || Date.now() - st.mtimeMs < RUNNING_GRACE_MS ? 'running' : 'interrupted';
     }
     return {
-      runId, tenant: this.tenant, label: first.label, startedAt: first.startedAt, finishedAt, status, pinned, profileHash: first.profileHash,
+      runId, tenant: this.tenant, label: first.label, ...(first.source ? { source: first.source } : {}), startedAt: first.startedAt, finishedAt, status, pinned, profileHash: first.profileHash,
       callCount, totalBytes: st.log.sizeBytes + blobBytes, tornTail: st.log.tornTail, problems: st.log.problems,
     };
   }

@@ -1,5 +1,5 @@
 /**
- * Public types of the run layer (contract section 2): run-log records, storage states,
+ * Public types of the run layer (docs/contracts.md §2): run-log records, storage states,
  * attachments, reports, `read_tool_output` arguments and results, and the options of
  * `RunStore` / `Run`. The editor glue and the inspector code against these names:
  * changes here are additive only.
@@ -78,7 +78,7 @@ export interface StoredContent {
   readonly readable: boolean;
 }
 
-/** One output of a call (contract 2.4): a command's stdout, stderr, exit value, files. */
+/** One output of a call (docs/contracts.md §2.4): a command's stdout, stderr, exit value, files. */
 export interface AttachmentRecord extends StoredContent {
   /** `stdout`, `stderr`, `value` or `file:<name>`. */
   readonly name: string;
@@ -119,7 +119,7 @@ export interface CallStartedRecord {
   readonly startedAt: string;
 }
 
-/** A tool call ended: every field contract 2.2 lists, plus the call's attachments. */
+/** A tool call ended: every field docs/contracts.md §2.2 lists, plus the call's attachments. */
 export interface CallFinishedRecord extends StoredContent {
   readonly type: 'call_finished';
   readonly runId: string;
@@ -223,7 +223,7 @@ export interface CallReport {
   readonly attachments: readonly AttachmentRecord[];
 }
 
-/** Arguments of `read_tool_output` (contract 2.5); validated at run time as untrusted input. */
+/** Arguments of `read_tool_output` (docs/contracts.md §2.5); validated at run time as untrusted input. */
 export interface ReadToolOutputArgs {
   /** 1–256 characters; anything not minted by the scope's runs is access denied. */
   readonly handle: string;
@@ -233,7 +233,7 @@ export interface ReadToolOutputArgs {
   readonly limit?: number;
   /** A JavaScript regular expression (no flags), 1–1024 characters, tested per line. */
   readonly pattern?: string;
-  /** A byte window `[start, end)` with the rules of contract 1.3. */
+  /** A byte window `[start, end)` with the rules of docs/contracts.md §1.3. */
   readonly bytes?: { readonly start: number; readonly end: number };
 }
 

@@ -33,7 +33,7 @@ export interface ReadFileInput {
   path: string;
 }
 
-/** `read_tool_output` input (contract 2.5). */
+/** `read_tool_output` input (docs/contracts.md §2.5). */
 export interface ReadToolOutputInput {
   handle: string;
   offset?: number;

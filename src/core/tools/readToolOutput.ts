@@ -3,7 +3,7 @@
  * bounds content to 10,000 characters, which can exceed 8 KiB of UTF-8 once escaped, so
  * a lines or pattern window that would not fit is asked again with half the limit (the
  * reply then says `truncated`, and `offset + returned_lines` is where to continue). A
- * byte window is capped by `maxRangeBytes` with contract 1.3's sentence.
+ * byte window is capped by `maxRangeBytes` with docs/contracts.md §1.3's sentence.
  */
 import { EvidenceError } from '../errors.js';
 import type { ReadToolOutputArgs, RunStoreApi } from '../runs/types.js';

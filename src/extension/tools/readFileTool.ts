@@ -1,6 +1,6 @@
 /**
  * `evidence_readFile`: reads a workspace file through the bounded evidence workspace
- * (contract 1.2/1.3): a small file whole, a large one as an observation whose
+ * (docs/contracts.md §1.2, §1.3): a small file whole, a large one as an observation whose
  * `.tool-artifacts/…` range request reads exact bytes back. The full text is also
  * recorded as a call, so the inspector shows it and, when the run layer gave it a
  * handle, `read_tool_output` can search it by line or pattern (the hint says so). The

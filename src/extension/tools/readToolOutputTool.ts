@@ -1,5 +1,5 @@
 /**
- * `read_tool_output` (contract 2.5) over this workspace's runs: any handle minted by a
+ * `read_tool_output` (docs/contracts.md §2.5) over this workspace's runs: any handle minted by a
  * run of this tenant resolves, earlier runs included; anything else is access denied.
  * The reply is the core's `readFitted` (the contract's JSON fitted under 8 KiB; a byte
  * window capped by `boundedEvidence.maxRangeBytes`), exactly what the MCP server sends.

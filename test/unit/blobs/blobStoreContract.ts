@@ -1,5 +1,5 @@
 /**
- * The one contract suite every `BlobStore` adapter runs (contract 2.3). An adapter's test
+ * The one contract suite every `BlobStore` adapter runs (docs/contracts.md §2.3). An adapter's test
  * file calls `blobStoreContract(name, setup)`; `setup` returns a fresh, empty store.
  * Tampering is done through the adapter's own `put`/`delete`, i.e. "behind the log's
  * back", so the same cases run against every backend.
