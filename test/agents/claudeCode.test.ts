@@ -136,7 +136,7 @@ describe('Reach: Claude Code from npm with a scripted Anthropic server on loopba
     assert.ok(!result.text.includes(NEEDLE), 'the error line did not reach the model');
   });
 
-  it('with the hook: Bash gives the model the bounded observation, read_tool_output over MCP the error line', async () => {
+  it('with the hook: Bash gives the model the bounded observation, read_tool_output over MCP the error line; the run names Claude\'s session', async () => {
     installClaudeHook(sandbox);
     const agentTurns: MessagesRequest[] = [];
     let handle = '';
@@ -179,7 +179,10 @@ describe('Reach: Claude Code from npm with a scripted Anthropic server on loopba
     const readBytes = Buffer.byteLength(read.text, 'utf8');
     console.log(`[reach] Claude Code, hook + MCP: model received ${obsBytes} bytes (Bash) + ${readBytes} bytes (read_tool_output); needle reached at line ${reply.matches?.[0]?.line_number}`);
 
-    // The run is recorded by capture in the storage the terminal named.
-    assert.equal(listRuns(sandbox).filter((r) => r.callCount === 1 && r.status === 'completed').length, 1);
+    // The run is recorded as a routed terminal command of this Claude Code session.
+    const sessionId = (JSON.parse(run.stdout) as { session_id: string }).session_id;
+    const routed = listRuns(sandbox).filter((r) => r.source?.kind === 'hook');
+    assert.deepEqual(routed.map((r) => r.source), [{ kind: 'hook', agent: 'claude', sessionId }]);
+    assert.equal(routed[0]!.status, 'completed');
   });
 });
