@@ -3,7 +3,7 @@
  * into .tools/ by scripts/setup-tools.sh), pointed at a scripted Anthropic Messages
  * server on loopback. Its model runs the 3,002,891-byte build log through Claude Code's
  * own `Bash` tool; the test asserts on the request bodies the server receives, i.e. on
- * exactly what Claude Code gives its model (docs/architecture.md, "Reach").
+ * exactly what Claude Code gives its model (docs/architecture.md §5.1).
  */
 import * as assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';

@@ -3,7 +3,7 @@
  * agent mode, driven by the scripted bring-your-own model of the fixture extension
  * (fixtures/evidence-client). The model calls the built-in `run_in_terminal` on a
  * 3,002,891-byte build log with one error line in the middle; the test records exactly
- * what the model is given back and prints its size (docs/architecture.md, "Reach").
+ * what the model is given back and prints its size (docs/architecture.md §5.1).
  * Baseline: nothing installed. Routed: the workspace hook file routing writes.
  */
 import * as assert from 'node:assert/strict';
