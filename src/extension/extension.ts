@@ -15,6 +15,7 @@ import { Config } from './config.js';
 import { registerInspector } from './inspector/inspectorPanel.js';
 import { Log } from './log.js';
 import { registerParticipant } from './participant/participant.js';
+import { registerReach } from './reach/index.js';
 import { pruneStorage } from './retention.js';
 import { RunRouter } from './runRouter.js';
 import { openServices, ServicesHost } from './services.js';
@@ -46,6 +47,7 @@ export function activate(context: vscode.ExtensionContext): BoundedEvidenceApi {
   registerCommands(context, commandDeps);
   registerEvidenceView(context, commandDeps);
   registerArtifactDocuments(context, host);
+  void registerReach(context, { host, log });
   registerInspector(context, {
     runs: async () => (await host.get().catch(() => undefined))?.runs,
     log: log.channel,
