@@ -236,7 +236,7 @@ export class CallsView {
       (c[3] as HTMLElement).dataset.outcome = '';
       set(4, humanBytes(r.totalBytes), exactBytes(r.totalBytes));
       set(5, ''); set(7, ''); shaText.textContent = ''; copy.hidden = true;
-      set(8, `${localTime(r.startedAt)} · run ${r.runId} · ${count(row.shown)} of ${count(r.callCount)} calls${r.pinned ? ' · pinned' : ''}`);
+      set(8, `${localTime(r.startedAt)} · from ${r.source ?? 'tool'} · run ${r.runId} · ${count(row.shown)} of ${count(r.callCount)} calls${r.pinned ? ' · pinned' : ''}`);
       return;
     }
     el.removeAttribute('aria-expanded');

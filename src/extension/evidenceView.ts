@@ -19,7 +19,7 @@ import { importFile } from './commands/importFile.js';
 import type { CommandDeps } from './commands/deps.js';
 import { handleDocumentUri } from './artifactDocument.js';
 import { Ids, type InspectorTarget } from './ids.js';
-import { outcomeFields } from './inspector/mapping.js';
+import { outcomeFields, sourceLabel } from './inspector/mapping.js';
 import { formatBytes } from './retention.js';
 
 /** Command and view ids of this file (must match package.json). */
@@ -90,7 +90,7 @@ class EvidenceTree implements vscode.TreeDataProvider<EvidenceNode>, vscode.Disp
       const r = node.run;
       const item = new vscode.TreeItem(r.label ?? r.runId, vscode.TreeItemCollapsibleState.Collapsed);
       item.id = `run:${r.runId}`;
-      item.description = `${r.status} · ${r.callCount} ${r.callCount === 1 ? 'call' : 'calls'} · ${formatBytes(r.totalBytes)}${r.pinned ? ' · pinned' : ''}`;
+      item.description = `${r.status} · ${r.callCount} ${r.callCount === 1 ? 'call' : 'calls'} · ${formatBytes(r.totalBytes)} · ${sourceLabel(r.source)}${r.pinned ? ' · pinned' : ''}`;
       item.tooltip = `${r.label ?? r.runId}\nrun ${r.runId}\nstarted ${r.startedAt}\n${item.description}`;
       item.iconPath = new vscode.ThemeIcon(r.pinned ? 'pinned' : 'history');
       item.contextValue = r.pinned ? 'run.pinned' : 'run';

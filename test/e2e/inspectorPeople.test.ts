@@ -52,6 +52,11 @@ describe('Inspector for people in a real workbench', function () {
     view = wb.webview();
   });
   after(async () => {
+    // The page the panel loads, as served (the closing note quotes it).
+    const { statSync } = await import('node:fs');
+    const dist = path.join(__dirname, '..', '..', 'dist');
+    const sizes = ['webview.js', 'webview.css'].map((f) => `${f} ${statSync(path.join(dist, f)).size.toLocaleString('en-US')} bytes`);
+    console.log(`    webview bundle: ${sizes.join(', ')}`);
     await closeWorkbench(wb);
   });
 
