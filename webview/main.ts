@@ -125,6 +125,7 @@ function onCalls(msg: CallsMessage): void {
 /** The snapshot is whole: a selection that is gone now is really gone. */
 function snapshotDone(): void {
   calls.setLoading(false);
+  emptyState.hidden = model.size > 0;
   const shown = detail.shown;
   if (shown && !model.find(shown)) detail.clear('The selected call is no longer in the store.');
   requestAnimationFrame(() => {
@@ -148,6 +149,7 @@ function onMessage(msg: HostToWebview): void {
     case 'delta': {
       model.upsert(msg.runs, msg.calls);
       calls.refresh();
+      if (model.size > 0) emptyState.hidden = true;
       if (msg.complete) snapshotDone();
       const shown = detail.shown;
       // A call shown while running gets its final detail when it finishes.
@@ -180,6 +182,18 @@ window.addEventListener('error', (e) => {
 });
 
 const storeState = h('p', { id: 'store-state', class: 'muted' });
+/** Shown while nothing is recorded: what to do first, as buttons. */
+function startButton(id: string, label: string, iconName: string, action: 'runCommandAndCapture' | 'importFile' | 'captureDemo', secondary: boolean): HTMLElement {
+  const b = h('vscode-button', { id, icon: iconName, ...(secondary ? { secondary: true } : {}) }, label);
+  b.addEventListener('click', () => { rpc.request({ type: 'startAction', action }).then(undefined, (e: Error) => status(e.message, 'error')); });
+  return b;
+}
+const emptyState = h('section', { id: 'empty-state', class: 'empty-state', 'aria-label': 'Nothing recorded yet', hidden: true },
+  h('p', {}, 'Nothing is recorded yet. Capture a command, import a file, or try the demo build log:'),
+  h('div', { class: 'actions' },
+    startButton('start-capture', 'Run Command and Capture…', 'terminal', 'runCommandAndCapture', false),
+    startButton('start-import', 'Import File as Evidence…', 'file-add', 'importFile', true),
+    startButton('start-demo', 'Capture the Demo Build Log', 'beaker', 'captureDemo', true)));
 /** The shortcuts, where a person looks for them (the panel's own help). */
 const shortcuts: readonly [string, string][] = [
   ['/', 'focus the text filter'], ['Escape', 'clear the text filter'], ['↑ ↓ Home End PgUp PgDn', 'move in the list'],
@@ -192,7 +206,7 @@ const layout = new SplitLayout(calls.element, detail.element, saved.split, saveS
 // The heading moves inside the main landmark (the host page puts it first so it shows at once).
 const heading = document.getElementById('heading');
 const app = h('main', { id: 'app' },
-  h('header', { class: 'app-header' }, heading, h('p', { class: 'muted intro' }, 'Every recorded tool call, its exact size, handle and sha256; read exact ranges and copy excerpts with their provenance.'), help, storeState),
+  h('header', { class: 'app-header' }, heading, h('p', { class: 'muted intro' }, 'Every recorded tool call, its exact size, handle and sha256; read exact ranges and copy excerpts with their provenance.'), help, storeState, emptyState),
   layout.element, statusLine);
 document.body.append(app);
 timings.cspViolations = '0';

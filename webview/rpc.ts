@@ -28,6 +28,7 @@ const REPLY_KIND: { readonly [K in RequestBody['type']]: ReplyTo<K>['type'] } = 
   fetchLines: 'window',
   findPattern: 'matches',
   copyText: 'done',
+  startAction: 'done',
   copyExcerpt: 'done',
   sendToChat: 'done',
   verify: 'verified',

@@ -169,6 +169,10 @@ export interface SendToChatRequest { readonly type: 'sendToChat'; readonly id: n
 export interface VerifyRequest { readonly type: 'verify'; readonly id: number; readonly handle: string }
 /** Opens the read-only artifact document at a byte offset (reply: `done`). */
 export interface OpenInEditorRequest { readonly type: 'openInEditor'; readonly id: number; readonly handle: string; readonly byteOffset: number }
+/** The actions the empty panel offers as buttons: only these, by name (never a command id from the page). */
+export type StartActionDto = 'runCommandAndCapture' | 'importFile' | 'captureDemo';
+/** Starts one of those actions (reply: `done` once it was started). */
+export interface StartActionRequest { readonly type: 'startAction'; readonly id: number; readonly action: StartActionDto }
 /** Something went wrong inside the page (a CSP violation, an exception): logged by the host. */
 export interface ProblemMessage { readonly type: 'problem'; readonly message: string }
 
@@ -185,6 +189,7 @@ export type WebviewToHost =
   | SendToChatRequest
   | VerifyRequest
   | OpenInEditorRequest
+  | StartActionRequest
   | ProblemMessage;
 
 /** Every webview message that expects a reply. */
@@ -238,6 +243,7 @@ interface ReplyTable {
   readonly sendToChat: DoneReply;
   readonly verify: VerifiedReply;
   readonly openInEditor: DoneReply;
+  readonly startAction: DoneReply;
 }
 
 /** The reply to a request of kind `K`, so a caller never re-checks `type` (a kind missing from the table is `never`: its callers fail to compile). */

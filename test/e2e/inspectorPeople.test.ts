@@ -54,8 +54,8 @@ describe('Inspector for people in a real workbench', function () {
   after(async () => {
     // The page the panel loads, as served (the closing note quotes it).
     const { statSync } = await import('node:fs');
-    const dist = path.join(__dirname, '..', '..', 'dist');
-    const sizes = ['webview.js', 'webview.css'].map((f) => `${f} ${statSync(path.join(dist, f)).size.toLocaleString('en-US')} bytes`);
+    const root = path.join(__dirname, '..', '..');
+    const sizes = ['dist/webview.js', 'media/inspector.css'].map((f) => `${f} ${statSync(path.join(root, f)).size.toLocaleString('en-US')} bytes`);
     console.log(`    webview bundle: ${sizes.join(', ')}`);
     await closeWorkbench(wb);
   });

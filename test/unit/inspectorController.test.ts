@@ -48,6 +48,7 @@ function harness(store: () => RunStore | undefined, chatAvailable = true): Harne
     writeClipboard: async (t) => { clipboard.push(t); },
     sendToChat: async (t) => { if (chatAvailable) { chat.push(t); return 'chat'; } clipboard.push(t); return 'clipboard'; },
     openArtifact: async () => undefined,
+    startAction: () => undefined,
   };
   const controller = new InspectorController({ store, post: (m) => posted.push(m), actions, log: { info() {}, warn() {}, error() {} }, deltaDelayMs: 5 });
   return {

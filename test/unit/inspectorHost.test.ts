@@ -53,6 +53,7 @@ describe('inspector: message validation', () => {
       { type: 'sendToChat', id: 8, handle: 'res_c', range: { kind: 'lines', offset: 3, count: 4 } },
       { type: 'verify', id: 9, handle: 'h'.repeat(256) },
       { type: 'openInEditor', id: 10, handle: 'res_c', byteOffset: 0 },
+      { type: 'startAction', id: 11, action: 'captureDemo' },
     ];
     for (const m of good) assert.deepEqual(parseWebviewMessage(m), { ok: true, message: m }, JSON.stringify(m));
   });
@@ -80,6 +81,9 @@ describe('inspector: message validation', () => {
       [{ type: 'detail', id: 7, ref: { runId: 'r', callId: 'c' } }, 7, '"part" must be a string'],
       [{ type: 'openInEditor', id: 8, handle: 'h', byteOffset: Number.MAX_SAFE_INTEGER + 2 }, 8, '"byteOffset" must be a safe integer'],
       [{ type: 'ready', id: 1 }, 1, 'unexpected field "id"'],
+      // The page names one of three actions, never a command id.
+      [{ type: 'startAction', id: 9, action: 'workbench.action.terminal.sendSequence' }, 9, '"action" must be runCommandAndCapture, importFile or captureDemo'],
+      [{ type: 'startAction', id: 9, action: 'captureDemo', args: ['x'] }, 9, 'unexpected field "args"'],
     ];
     for (const [m, id, text] of bad) {
       const r = parseWebviewMessage(m);

@@ -7,7 +7,7 @@
  */
 import { EvidenceError, type CallFinishedRecord, type CallReport, type CallStartedRecord, type Disposable, type HandleSource, type RunRecordEvent, type RunStoreApi } from '../../core/index.js';
 import type {
-  CallDto, ExcerptRangeDto, HostToWebview, InspectorLimitsDto, PartDto, RunDto, TargetDto, WebviewRequest,
+  CallDto, ExcerptRangeDto, HostToWebview, InspectorLimitsDto, PartDto, RunDto, StartActionDto, TargetDto, WebviewRequest,
 } from '../../shared/protocol.js';
 import { buildExcerpt } from './excerpt.js';
 import { LineIndex } from './lineIndex.js';
@@ -30,6 +30,8 @@ export interface InspectorActions {
   sendToChat(text: string): Promise<'chat' | 'clipboard'>;
   /** Opens the read-only artifact document at a byte offset. */
   openArtifact(handle: string, byteOffset: number): Promise<void>;
+  /** Starts one of the empty panel's actions (it runs on; the reply does not wait for it). */
+  startAction(action: StartActionDto): void;
 }
 
 /** Options of `InspectorController`. */
@@ -372,6 +374,10 @@ export class InspectorController {
         this.post({ type: 'verified', id: msg.id, handle: msg.handle, ok, sha256: src.sha256, byteCount: src.byteCount, elapsedMs });
         return;
       }
+      case 'startAction':
+        this.opts.actions.startAction(msg.action);
+        this.post({ type: 'done', id: msg.id, message: 'Started.' });
+        return;
       case 'openInEditor': {
         const src = await this.handle(msg.handle);
         if (msg.byteOffset > src.byteCount) throw new EvidenceError('exceedsStored');

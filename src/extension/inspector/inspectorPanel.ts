@@ -130,6 +130,11 @@ class InspectorPanels implements vscode.Disposable {
         void vscode.window.showInformationMessage('Bounded Evidence: the chat input is not available in this window, so the excerpt was copied to the clipboard. Paste it into any chat.');
         return 'clipboard';
       },
+      startAction: (action) => {
+        // The page names an action; the host maps it to a command id (a page never names commands).
+        const command = { runCommandAndCapture: Ids.commands.runCommandAndCapture, importFile: Ids.commands.importFile, captureDemo: 'boundedEvidence.captureDemo' }[action];
+        void Promise.resolve(vscode.commands.executeCommand(command)).then(undefined, (e: unknown) => log.warn(`inspector: ${action} failed: ${e instanceof Error ? e.message : String(e)}`));
+      },
       openArtifact: async (handle, byteOffset) => {
         const commands = await vscode.commands.getCommands(true);
         if (!commands.includes(Ids.commands.openArtifact)) throw new EvidenceError('missing', 'opening artifacts in the editor is not available in this window');

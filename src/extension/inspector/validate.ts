@@ -167,6 +167,12 @@ function parseKnown(m: Obj, limits: InspectorLimitsDto): WebviewToHost {
     case 'openInEditor':
       keys(m, ['id', 'handle', 'byteOffset']);
       return { type, id, handle: handle(m, limits), byteOffset: int(m, 'byteOffset', 0) };
+    case 'startAction': {
+      keys(m, ['id', 'action']);
+      const action = m.action;
+      if (action !== 'runCommandAndCapture' && action !== 'importFile' && action !== 'captureDemo') throw new Invalid('"action" must be runCommandAndCapture, importFile or captureDemo');
+      return { type, id, action };
+    }
     default:
       throw new Invalid(`unknown message type "${type.slice(0, 40)}"`);
   }
