@@ -1,5 +1,5 @@
 // Builds the extension (Node, CommonJS, `vscode` external), the MCP server (Node,
-// CommonJS, dist/mcp.js) and the inspector webview (browser, IIFE). Flags: --watch,
+// CommonJS, dist/mcp.js), the pattern-search worker (dist/patternWorker.js) and the inspector webview (browser, IIFE). Flags: --watch,
 // --production (minified, no source maps), --tests (also bundles the integration suite
 // into out/ for the extension host).
 const esbuild = require('esbuild');
@@ -74,6 +74,17 @@ const configs = [
     target: 'node20',
   },
   {
+    // The pattern-search worker (src/core/runs/patternWorker.ts), started in a worker
+    // thread by the extension and the MCP server: patternSearch.ts looks for it beside the
+    // bundle that loaded it (docs/contracts.md, reader section).
+    ...common,
+    entryPoints: ['src/core/runs/patternWorker.ts'],
+    outfile: 'dist/patternWorker.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+  },
+  {
     ...common,
     entryPoints: ['webview/main.ts'],
     outfile: 'dist/webview.js',
@@ -98,6 +109,8 @@ if (tests) {
     target: 'node20',
     external: ['vscode', 'mocha'],
   });
+  // Test bundles that call the core directly find the worker beside them too.
+  configs.push({ ...common, entryPoints: ['src/core/runs/patternWorker.ts'], outfile: 'out/test/integration/patternWorker.js', platform: 'node', format: 'cjs', target: 'node20' });
 }
 
 async function main() {

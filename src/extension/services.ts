@@ -81,7 +81,7 @@ export async function openServices(inputs: ServiceInputs, settings: EvidenceSett
   let workspace: EvidenceFileWorkspace | undefined;
   if (inputs.folder) {
     try {
-      const local = await LocalWorkspace.open({ root: inputs.folder });
+      const local = await LocalWorkspace.open({ root: inputs.folder, denyPatterns: settings.readFileDenyPatterns });
       workspace = EvidenceFileWorkspace.create(local, artifacts, settings);
     } catch (e) {
       log.error('the workspace folder could not be opened for evidence_readFile', e);

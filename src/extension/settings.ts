@@ -32,6 +32,8 @@ export interface EvidenceSettings {
   readonly retentionMaxAgeMs: number;
   readonly backend: StorageBackend;
   readonly s3: S3Settings;
+  /** Secret-file patterns added to the core's built-in deny list (none removes a built-in). */
+  readonly readFileDenyPatterns: readonly string[];
 }
 
 /** Setting keys relative to the section, declared once (must match package.json). */
@@ -51,6 +53,7 @@ export const SettingKeys = {
   s3Bucket: 'storage.s3.bucket',
   s3Prefix: 'storage.s3.prefix',
   s3ForcePathStyle: 'storage.s3.forcePathStyle',
+  readFileDenyPatterns: 'readFile.denyPatterns',
 } as const;
 
 /** Defaults, equal to package.json's (used when a value is missing or of the wrong type). */
@@ -66,6 +69,7 @@ export const DefaultSettings: EvidenceSettings = {
   retentionMaxAgeMs: 30 * 86_400_000,
   backend: 'filesystem',
   s3: { endpoint: '', region: 'us-east-1', bucket: '', prefix: 'bounded-evidence/', forcePathStyle: true },
+  readFileDenyPatterns: [],
 };
 
 /** Anything with `get(key)`: a WorkspaceConfiguration, or a plain map in unit tests. */
@@ -82,6 +86,12 @@ function int(src: SettingSource, key: string, fallback: number, min: number, max
 function str(src: SettingSource, key: string, fallback: string): string {
   const v = src.get<unknown>(key);
   return typeof v === 'string' ? v.trim() : fallback;
+}
+
+/** A list of non-blank strings (anything else in a hand-edited value is dropped). */
+function stringList(src: SettingSource, key: string): string[] {
+  const v = src.get<unknown>(key);
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x.trim() !== '') : [];
 }
 
 /** Reads and clamps every setting (the ranges are package.json's). */
@@ -114,6 +124,7 @@ export function readSettings(src: SettingSource): EvidenceSettings {
       prefix: str(src, SettingKeys.s3Prefix, d.s3.prefix),
       forcePathStyle: typeof force === 'boolean' ? force : d.s3.forcePathStyle,
     },
+    readFileDenyPatterns: stringList(src, SettingKeys.readFileDenyPatterns),
   };
 }
 

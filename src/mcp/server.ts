@@ -47,7 +47,7 @@ export async function createEvidenceMcpServer(options: EvidenceMcpOptions & { re
   const manifest = extensionManifest();
   const settings = resolveSettings(manifest, options.settings);
   const storage = await openStorage(options.storageDir, { tenant: options.tenant, global: options.global });
-  const local = await LocalWorkspace.open({ root: options.workspaceFolder });
+  const local = await LocalWorkspace.open({ root: options.workspaceFolder, denyPatterns: options.denyPatterns });
   // The core's one way of opening stores; large outputs go to the filesystem blob store under the storage folder.
   const { runs, artifacts } = await openEvidenceStores(storage, { ...settings, backend: 'filesystem' }, {
     tools: MCP_TOOL_NAMES,

@@ -309,6 +309,9 @@ describe('MCP server: tenant, storage and command line', () => {
     assert.deepEqual(parseCommandLine(['--storage', '/s', '--workspace', '/w', '--tenant', 't'], '/cwd'), {
       help: false, options: { storageDir: '/s', workspaceFolder: '/w', tenant: 't', settings: {} },
     });
+    assert.deepEqual(parseCommandLine(['--storage', '/s', '--deny-pattern', '*.secret', '--deny-pattern', 'conf/prod.yml'], '/cwd'), {
+      help: false, options: { storageDir: '/s', workspaceFolder: '/cwd', denyPatterns: ['*.secret', 'conf/prod.yml'], settings: {} },
+    });
     assert.throws(() => parseCommandLine([], '/cwd'), /^Error: --storage <dir> is required$/);
     assert.throws(() => parseCommandLine(['--storage', '/s', '--tenant', 't', '--global'], '/cwd'), /--tenant and --global exclude each other/);
     assert.throws(() => parseCommandLine(['--storage', '/s', '--preview-bytes', '1e3'], '/cwd'), /^Error: --preview-bytes must be a whole number$/);

@@ -1,6 +1,7 @@
 /**
- * `RunStore` (one per tenant) and `Run`: what a run records and where the bytes of every
- * tool result live (contract section 2).
+ * `RunStore` (one per tenant): starting, listing and reporting runs, resolving handles and
+ * reading what they name, retention (docs/contracts.md §2). Recording is `Run`'s
+ * (`run.ts`), command calls are `runCommand.ts`.
  *
  * Layout: run logs at `<logsDir>/<tenant>/<runId>.jsonl`; bytes in the wired
  * `BlobStore` under `{ tenant, runId, callId }` (results) and
@@ -14,52 +15,35 @@
  * written), then answers access denied.
  */
 import { randomBytes } from 'node:crypto';
-import { createReadStream, promises as fsp } from 'node:fs';
+import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { assertSafeSegment, isSafeSegment, type BlobKey } from '../blobs/blobKey.js';
 import type { BlobStore } from '../blobs/blobStore.js';
 import { ManifestCache, missingError, openVerified } from '../blobs/verifiedBlobs.js';
 import { EvidenceError } from '../errors.js';
 import { manifestOf, readVerified, streamVerified, verifyAll } from '../integrity.js';
-import { canonicalJson } from '../json.js';
 import { encodeUtf8 } from '../utf8.js';
-import { captureOutput, once, type Captured } from './capture.js';
-import { startCommand, type CommandExit } from './command.js';
-import {
-  ContentTypes, DEFAULT_CAPTURE_CAP_BYTES, DEFAULT_INLINE_ATTACHMENT_BYTES, DEFAULT_OFFLOAD_THRESHOLD_BYTES, DEFAULT_RUN_LIMITS,
-  decideAttachmentStorage, decideResultStorage, makePreview, measureResult, profileHash,
-} from './decisions.js';
-import { accessDenied, attachmentHandleOf, HandleIndex, resultHandleOf, type HandleEntry } from './handles.js';
-import { commandSummary, resultObservation, type AttachmentView } from './observation.js';
+import { DEFAULT_CAPTURE_CAP_BYTES, DEFAULT_INLINE_ATTACHMENT_BYTES, DEFAULT_OFFLOAD_THRESHOLD_BYTES, DEFAULT_RUN_LIMITS, profileHash } from './decisions.js';
+import { accessDenied, HandleIndex, type HandleEntry } from './handles.js';
 import { checkLineCount, DEFAULT_READER_LIMITS, LINE_CUT_MARKER, readContent, validateReadArgs, type ContentView } from './reader.js';
+import { nowIso, positiveInt } from './recordFields.js';
+import { Run } from './run.js';
 import { appendRecord, readRunLog, terminateTornTail, type ReadLogResult } from './runLog.js';
 import type {
-  AttachmentRecord, CallError, CallFinishedRecord, CallOutcome, CallReport, CallStatus, Disposable, HandleSource, Preservation,
-  PruneOptions, PruneResult, ReadScope, ReadToolOutputArgs, ReadToolOutputResult, ReaderLimits, RecordResultOptions,
-  RunApi, RunCommandOptions, RunFinishStatus, RunLimits, RunRecord, RunRecordEvent, RunStatus, RunStoreApi, RunStoreOptions,
-  RunSummary, StartRunOptions, StoredContent,
+  CallFinishedRecord, CallReport, Disposable, HandleSource, Preservation, PruneOptions, PruneResult, ReadScope, ReadToolOutputArgs,
+  ReadToolOutputResult, ReaderLimits, RunLimits, RunRecord, RunRecordEvent, RunStatus, RunStoreApi, RunStoreOptions, RunSummary,
+  StartRunOptions, StoredContent,
 } from './types.js';
+
+// The store's public surface includes the recorder and command calls, split by idea.
+export { Run } from './run.js';
+export { RUN_COMMAND_TOOL, type RunCommandExtras } from './runCommand.js';
 
 /** An unfinished run whose log was written to within this window counts as running (another window may own it). */
 const RUNNING_GRACE_MS = 10 * 60 * 1000;
 
 /** Longest handle that can resolve (contract 2.5: 1–256 characters). */
 const MAX_HANDLE_LENGTH = 256;
-
-/** The tool name `runCommand` records by default. */
-export const RUN_COMMAND_TOOL = 'run_command';
-
-/** Kept for code written before `tool`/`files` joined `RunCommandOptions`. */
-export type RunCommandExtras = Pick<RunCommandOptions, 'tool' | 'files'>;
-
-function positiveInt(name: string, v: number): number {
-  if (!Number.isSafeInteger(v) || v <= 0) throw new EvidenceError('invalidArgument', `${name} must be a positive integer`);
-  return v;
-}
-
-function nowIso(): string {
-  return new Date().toISOString();
-}
 
 /** Everything about one run as read from its log. */
 interface RunState {
@@ -396,260 +380,4 @@ export class RunStore implements RunStoreApi {
 
 function contentOf(entry: HandleEntry): StoredContent {
   return entry.attachment ?? entry.record;
-}
-
-/** Turns a capture into the record fields every stored content shares. */
-function storedFields(c: Captured, contentType: string, shownWhole: boolean, previewBytes: number, readable: boolean): StoredContent {
-  const preview = shownWhole && !c.binary && c.inlineBytes
-    ? { text: Buffer.from(c.inlineBytes).toString('utf8'), range: undefined }
-    : makePreview(c.head, c.tail, c.sizeBytes, previewBytes, c.binary);
-  return {
-    contentType: c.binary ? ContentTypes.binary : contentType,
-    sha256: c.sha256,
-    stored: c.stored,
-    preview: preview.text,
-    ...(preview.range ? { previewRange: preview.range } : {}),
-    ...(c.stored === 'inline' && c.inlineBytes ? (c.binary ? { inlineBase64: Buffer.from(c.inlineBytes).toString('base64') } : { inline: Buffer.from(c.inlineBytes).toString('utf8') }) : {}),
-    ...(c.manifestDigest ? { manifestDigest: c.manifestDigest } : {}),
-    lineCount: c.lineCount,
-    binary: c.binary,
-    readable,
-  };
-}
-
-/** A safe message for a failure while keeping bytes. */
-function backendMessage(e: unknown): string {
-  if (e instanceof EvidenceError) return `blob store failed: ${e.message}`;
-  return 'blob store failed';
-}
-
-/** One live run: records results and commands, reads its own handles. */
-export class Run implements RunApi {
-  readonly tenant: string;
-  private seq = 0;
-  private finished = false;
-  private chain: Promise<unknown> = Promise.resolve();
-
-  /** @internal Use `RunStore.startRun`. */
-  constructor(private readonly store: RunStore, readonly runId: string, private readonly token: string) {
-    this.tenant = store.tenant;
-  }
-
-  /** True once `finish` appended `run_finished`. */
-  get isFinished(): boolean {
-    return this.finished;
-  }
-
-  /** @internal */ markFinished(): void {
-    this.finished = true;
-  }
-
-  /**
-   * @internal Appends one record after every earlier append of this run; `repairTail`
-   * first terminates a torn last line (written by someone else, e.g. a crashed process).
-   */
-  append(record: RunRecord, repairTail = false): Promise<void> {
-    const next = this.chain.then(async () => {
-      if (repairTail) await terminateTornTail(this.store.logPath(this.runId));
-      await appendRecord(this.store.logPath(this.runId), record);
-      await this.store.recorded(this.runId, record);
-    });
-    this.chain = next.catch(() => undefined);
-    return next;
-  }
-
-  private async startCall(tool: string, args: Record<string, unknown>): Promise<{ callId: string; startedAt: string }> {
-    if (typeof tool !== 'string' || tool.length === 0) throw new EvidenceError('invalidArgument', 'tool name must be a non-empty string');
-    if (args === null || typeof args !== 'object' || Array.isArray(args)) throw new EvidenceError('invalidArgument', 'tool arguments must be an object');
-    if (this.finished) throw new EvidenceError('invalidArgument', 'run is finished');
-    const callId = `${this.token}-${++this.seq}`;
-    const startedAt = nowIso();
-    await this.append({ type: 'call_started', runId: this.runId, callId, tool, arguments: args, startedAt });
-    return { callId, startedAt };
-  }
-
-  /** Records one tool result: text, raw bytes, or a structured value (compact JSON). */
-  async recordResult(tool: string, args: Record<string, unknown>, result: string | Uint8Array | object, options: RecordResultOptions = {}): Promise<CallOutcome> {
-    const measured = measureResult(result);
-    const call = await this.startCall(tool, args);
-    return this.finishResult(call, tool, args, once(measured.bytes), options.contentType ?? measured.contentType, options, []);
-  }
-
-  /** Records a result streamed in pieces (e.g. a multi-gigabyte file) in bounded memory. */
-  async recordStream(tool: string, args: Record<string, unknown>, body: AsyncIterable<Uint8Array>, options: RecordResultOptions = {}): Promise<CallOutcome> {
-    const call = await this.startCall(tool, args);
-    return this.finishResult(call, tool, args, body, options.contentType ?? ContentTypes.text, options, []);
-  }
-
-  /**
-   * Captures a result and appends `call_finished`. `failure` (from a command) overrides
-   * the status; a backend error while keeping the result is recorded as `failed`.
-   */
-  private async finishResult(
-    call: { callId: string; startedAt: string }, tool: string, args: Record<string, unknown>, body: AsyncIterable<Uint8Array>,
-    contentType: string, options: RecordResultOptions, attachments: AttachmentRecord[], failure?: { status: CallStatus; error: CallError },
-  ): Promise<CallOutcome> {
-    const s = this.store;
-    const { callId } = call;
-    let captured: Captured;
-    try {
-      captured = await captureOutput(body, {
-        store: s.blobs, key: { tenant: this.tenant, runId: this.runId, callId }, inlineMaxBytes: s.offloadThresholdBytes,
-        capBytes: Number.POSITIVE_INFINITY, previewBytes: s.limits.previewBytes,
-      });
-    } catch (e) {
-      return this.recordFailure(call, tool, args, attachments, { code: 'backend', message: backendMessage(e) });
-    }
-    const decision = decideResultStorage({
-      resultBytes: captured.sizeBytes, largeResultBytes: s.limits.largeResultBytes, offloadThresholdBytes: s.offloadThresholdBytes, hasBlobStore: s.blobs !== undefined,
-    });
-    // Binary bytes cannot be shown as text: always a handle.
-    const elide = decision.elide || captured.binary;
-    let status: CallStatus = options.isError ? 'error' : 'ok';
-    let error: CallError | undefined = options.isError ? { code: 'tool_error', message: 'the tool reported an error' } : undefined;
-    if (failure) ({ status, error } = failure);
-    if (decision.failure) {
-      status = 'failed';
-      error = { code: 'blob_store_required', message: `the result (${captured.sizeBytes} bytes) needs a blob store and none is configured` };
-    }
-    const record: CallFinishedRecord = {
-      type: 'call_finished', runId: this.runId, callId, tool, arguments: args, startedAt: call.startedAt, finishedAt: nowIso(), status,
-      ...(error ? { error } : {}),
-      resultBytes: captured.sizeBytes, elided: elide,
-      ...(elide ? { resultHandle: resultHandleOf(callId) } : {}),
-      ...storedFields(captured, contentType, !elide, s.limits.previewBytes, decision.stored !== 'preview_only'),
-      attachments,
-    };
-    await this.append(record);
-    return { callId, status, ...(record.resultHandle ? { handle: record.resultHandle } : {}), modelText: resultObservation(record), record };
-  }
-
-  /** A call whose bytes could not be kept: status `failed`, nothing readable minted for the result. */
-  private async recordFailure(call: { callId: string; startedAt: string }, tool: string, args: Record<string, unknown>, attachments: AttachmentRecord[], error: CallError): Promise<CallOutcome> {
-    const empty = manifestOf(new Uint8Array(0));
-    const record: CallFinishedRecord = {
-      type: 'call_finished', runId: this.runId, callId: call.callId, tool, arguments: args, startedAt: call.startedAt, finishedAt: nowIso(),
-      status: 'failed', error, resultBytes: 0, elided: false, contentType: ContentTypes.text, sha256: empty.sha256, stored: 'inline', inline: '',
-      preview: '', lineCount: 0, binary: false, readable: true, attachments,
-    };
-    await this.append(record);
-    return { callId: call.callId, status: 'failed', modelText: `error: ${error.message}`, record };
-  }
-
-  /**
-   * Runs `/bin/sh -c command` in its own process group; stdout and stderr stream to the
-   * store as the process writes them, each capped at `captureCapBytes`; the exit value
-   * is the `value` attachment (JSON). The call's result is the summary text.
-   */
-  async runCommand(command: string, options: RunCommandOptions): Promise<CallOutcome> {
-    if (typeof command !== 'string' || command.length === 0) throw new EvidenceError('invalidArgument', 'command must be a non-empty string');
-    const s = this.store;
-    const cap = positiveInt('captureCapBytes', options.captureCapBytes ?? s.captureCapBytes);
-    const tool = options.tool ?? RUN_COMMAND_TOOL;
-    const args: Record<string, unknown> = { command, cwd: options.cwd, ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}) };
-    const call = await this.startCall(tool, args);
-    const proc = startCommand(command, options);
-    let needStore: string | undefined;
-    let backend: string | undefined;
-    const captureStream = async (name: 'stdout' | 'stderr', source: AsyncIterable<Uint8Array>): Promise<Captured | undefined> => {
-      try {
-        return await captureOutput(source, {
-          store: s.blobs, key: { tenant: this.tenant, runId: this.runId, callId: `${call.callId}.${name}` }, inlineMaxBytes: s.inlineAttachmentBytes,
-          capBytes: cap, previewBytes: s.limits.previewBytes,
-          onNeedStore: () => {
-            if (s.preservation !== 'required') return true;
-            needStore ??= name;
-            proc.kill();
-            return false;
-          },
-        });
-      } catch (e) {
-        backend ??= backendMessage(e);
-        proc.kill();
-        return undefined;
-      }
-    };
-    const [out, err, exit] = await Promise.all([captureStream('stdout', proc.stdout), captureStream('stderr', proc.stderr), proc.exit]);
-    const value = canonicalJson({ aborted: exit.aborted, code: exit.code, signal: exit.signal, timedOut: exit.timedOut });
-    const valueCapture = await captureOutput(once(encodeUtf8(value)), {
-      key: { tenant: this.tenant, runId: this.runId, callId: `${call.callId}.value` }, inlineMaxBytes: Number.MAX_SAFE_INTEGER, capBytes: Number.POSITIVE_INFINITY, previewBytes: s.limits.previewBytes,
-    });
-    const captures: { name: string; slot: string; c: Captured; contentType: string }[] = [];
-    if (out) captures.push({ name: 'stdout', slot: 'stdout', c: out, contentType: ContentTypes.text });
-    if (err) captures.push({ name: 'stderr', slot: 'stderr', c: err, contentType: ContentTypes.text });
-    captures.push({ name: 'value', slot: 'value', c: valueCapture, contentType: ContentTypes.json });
-    const missingFiles: string[] = [];
-    if (!needStore && !backend && !exit.spawnFailed) {
-      let n = 0;
-      for (const rel of options.files ?? []) {
-        const file = await this.captureFile(options.cwd, rel, `${call.callId}.f${n + 1}`, cap).catch((e: unknown) => { backend ??= backendMessage(e); return undefined; });
-        if (file === undefined) { missingFiles.push(rel); continue; }
-        n++;
-        captures.push({ name: `file:${rel}`, slot: `f${n}`, c: file, contentType: ContentTypes.text });
-      }
-    }
-    const views = this.attachmentViews(call.callId, captures);
-    const attachments = views.map((v) => v.attachment);
-    let failure: { status: CallStatus; error: CallError } | undefined;
-    let failureText: string | undefined;
-    if (needStore) {
-      failureText = `${needStore} needs a blob store and none is configured (preservation is required): the command was stopped`;
-      failure = { status: 'failed', error: { code: 'blob_store_required', message: failureText } };
-    } else if (backend) {
-      failureText = `${backend}: the command was stopped`;
-      failure = { status: 'failed', error: { code: 'backend', message: failureText } };
-    } else if (exit.spawnFailed) {
-      failureText = 'the command could not be started (is the working directory accessible?)';
-      failure = { status: 'error', error: { code: 'spawn_failed', message: failureText } };
-    } else if (exit.timedOut) failure = { status: 'error', error: { code: 'timeout', message: `the command timed out after ${options.timeoutMs} ms` } };
-    else if (exit.aborted) failure = { status: 'error', error: { code: 'aborted', message: 'the command was cancelled' } };
-    const summary = commandSummary(command, { ...exitFields(exit), timeoutMs: options.timeoutMs, failure: failureText }, views, missingFiles);
-    return this.finishResult(call, tool, args, once(encodeUtf8(summary)), ContentTypes.text, {}, attachments, failure);
-  }
-
-  /** Builds attachment records; the whole text appears in the summary only when it all fits `largeResultBytes`. */
-  private attachmentViews(callId: string, captures: readonly { name: string; slot: string; c: Captured; contentType: string }[]): AttachmentView[] {
-    const s = this.store;
-    const textTotal = captures.filter((x) => x.name !== 'value').reduce((n, x) => n + x.c.sizeBytes, 0);
-    const allWhole = textTotal <= s.limits.largeResultBytes;
-    return captures.map(({ name, slot, c, contentType }) => {
-      const d = decideAttachmentStorage({ sizeBytes: c.sizeBytes, inlineAttachmentBytes: s.inlineAttachmentBytes, hasBlobStore: s.blobs !== undefined, preservation: s.preservation });
-      const whole = !c.binary && c.stored === 'inline' && (allWhole || name === 'value' || c.sizeBytes <= s.limits.previewBytes);
-      const readable = c.stored !== 'preview_only' && d.readable !== false;
-      const attachment: AttachmentRecord = {
-        name, slot, handle: attachmentHandleOf(callId, slot),
-        sizeBytes: c.sizeBytes, observedBytes: c.observedBytes, truncated: c.truncated,
-        ...storedFields(c, contentType, whole, s.limits.previewBytes, readable),
-      };
-      return { attachment, whole };
-    });
-  }
-
-  /** Captures one declared output file (relative to cwd, inside it) or undefined when absent. */
-  private async captureFile(cwd: string, rel: string, segment: string, cap: number): Promise<Captured | undefined> {
-    if (typeof rel !== 'string' || rel.length === 0 || path.isAbsolute(rel) || rel.split(/[\\/]/).includes('..')) return undefined;
-    const file = path.join(cwd, rel);
-    const st = await fsp.lstat(file).catch(() => undefined);
-    if (!st?.isFile()) return undefined;
-    const s = this.store;
-    return captureOutput(createReadStream(file), {
-      store: s.blobs, key: { tenant: this.tenant, runId: this.runId, callId: segment }, inlineMaxBytes: s.inlineAttachmentBytes, capBytes: cap, previewBytes: s.limits.previewBytes,
-    });
-  }
-
-  /** `read_tool_output` limited to this run's own handles. */
-  readToolOutput(args: ReadToolOutputArgs): Promise<ReadToolOutputResult> {
-    return this.store.readToolOutput(args, { runIds: [this.runId] });
-  }
-
-  /** Appends `run_finished` once. */
-  async finish(status: RunFinishStatus = 'completed'): Promise<void> {
-    if (this.finished) return;
-    this.finished = true;
-    await this.append({ type: 'run_finished', runId: this.runId, finishedAt: nowIso(), status });
-  }
-}
-
-function exitFields(exit: CommandExit): { code: number | null; signal: string | null; timedOut: boolean; aborted: boolean } {
-  return { code: exit.code, signal: exit.signal, timedOut: exit.timedOut, aborted: exit.aborted };
 }

@@ -49,4 +49,9 @@ describe('extension settings', () => {
     assert.equal(s.backend, 's3');
     assert.deepEqual(s.s3, { endpoint: '', region: 'us-east-1', bucket: 'b', prefix: 'bounded-evidence/', forcePathStyle: false });
   });
+
+  it('reads added secret-file patterns, dropping blanks and non-strings (issue 10, defect 3)', () => {
+    assert.deepEqual(readSettings(source({ 'readFile.denyPatterns': ['*.secret', ' ', 3, 'conf/prod.yml'] })).readFileDenyPatterns, ['*.secret', 'conf/prod.yml']);
+    assert.deepEqual(readSettings(source({ 'readFile.denyPatterns': '*.secret' })).readFileDenyPatterns, []);
+  });
 });

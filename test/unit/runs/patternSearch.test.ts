@@ -1,8 +1,8 @@
 import * as assert from 'node:assert/strict';
-import * as nodeBuffer from 'node:buffer';
 import fc from 'fast-check';
 import { manifestOf, type RangeSource } from '../../../src/core/integrity.js';
-import { cannotMatchNewline, PATTERN_WORKER_SOURCE, patternWorkerData, searchPattern, type PatternSearchOptions, type PatternSearchResult } from '../../../src/core/runs/patternSearch.js';
+import { cannotMatchNewline, MAX_MATCH_LINE_BYTES, searchPattern, type PatternSearchOptions, type PatternSearchResult } from '../../../src/core/runs/patternSearch.js';
+import { PatternMatcher } from '../../../src/core/runs/patternWorker.js';
 
 /** The longest prefix of `line` whose UTF-8 form has at most `cap` bytes, one character at a time. */
 function capLine(line: string, cap: number): string {
@@ -59,30 +59,25 @@ function source(bytes: Uint8Array, withReadInto: boolean): RangeSource {
 }
 
 /**
- * Runs the worker's own source in this thread (no isolate start, so thousands of cases
+ * Runs the worker's matcher in this thread (no isolate start, so thousands of cases
  * stay fast), fed the way `searchPattern` feeds it: consecutive verified pieces of whole
  * chunks, then `end`.
  */
 function inProcess(bytes: Uint8Array, chunkSize: number, pieceChunks: number, o: PatternSearchOptions, maxLineBytes?: number): PatternSearchResult {
   const m = manifestOf(bytes, chunkSize);
   const pieceBytes = pieceChunks * chunkSize;
-  const slot = new SharedArrayBuffer(pieceBytes);
-  const replies: { type: string }[] = [];
-  let handler: ((message: unknown) => void) | undefined;
-  const parentPort = { postMessage: (r: { type: string }) => replies.push(r), on: (_: string, h: (message: unknown) => void) => { handler = h; } };
   // A small line cap reaches the cut-line paths that take a 1 MiB line otherwise.
-  const workerData = { ...patternWorkerData(o, m, [slot]), ...(maxLineBytes !== undefined && { maxLineBytes }) };
-  const modules: Record<string, unknown> = { 'node:worker_threads': { parentPort, workerData }, 'node:buffer': nodeBuffer };
-  new Function('require', PATTERN_WORKER_SOURCE)((id: string) => modules[id] ?? assert.fail(`the worker requires ${id}`));
+  const matcher = new PatternMatcher({
+    pattern: o.pattern, offset: o.offset, limit: o.limit, maxLineChars: o.maxLineChars, maxContentChars: o.maxContentChars,
+    maxLineBytes: maxLineBytes ?? MAX_MATCH_LINE_BYTES, cutMarker: o.cutMarker, chunkSize, chunkNewlines: m.chunkNewlines,
+  });
+  const slot = Buffer.alloc(pieceBytes);
   for (let start = 0; start < bytes.length; start += pieceBytes) {
     const length = Math.min(pieceBytes, bytes.length - start);
-    new Uint8Array(slot).set(bytes.subarray(start, start + length));
-    handler!({ type: 'piece', slot: 0, offset: 0, length, start });
+    slot.set(bytes.subarray(start, start + length));
+    matcher.piece(slot.subarray(0, length), start);
   }
-  handler!({ type: 'end' });
-  const done = replies.at(-1) as { type: string } & PatternSearchResult;
-  assert.equal(done.type, 'done');
-  return { totalMatches: done.totalMatches, matches: done.matches, cut: done.cut };
+  return matcher.end();
 }
 
 const isValid = (p: string): boolean => { try { new RegExp(p); return true; } catch { return false; } };

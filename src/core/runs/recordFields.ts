@@ -1,0 +1,44 @@
+/**
+ * Small pieces every record writer shares (docs/contracts.md §2): record timestamps, the
+ * stored-content fields of a capture, safe backend failure messages, option checks.
+ */
+import { EvidenceError } from '../errors.js';
+import type { Captured } from './capture.js';
+import { ContentTypes, makePreview } from './decisions.js';
+import type { StoredContent } from './types.js';
+
+/** A positive safe integer option, or a clear error naming it. */
+export function positiveInt(name: string, v: number): number {
+  if (!Number.isSafeInteger(v) || v <= 0) throw new EvidenceError('invalidArgument', `${name} must be a positive integer`);
+  return v;
+}
+
+/** The timestamp format every record uses. */
+export function nowIso(): string {
+  return new Date().toISOString();
+}
+
+/** Turns a capture into the record fields every stored content shares. */
+export function storedFields(c: Captured, contentType: string, shownWhole: boolean, previewBytes: number, readable: boolean): StoredContent {
+  const preview = shownWhole && !c.binary && c.inlineBytes
+    ? { text: Buffer.from(c.inlineBytes).toString('utf8'), range: undefined }
+    : makePreview(c.head, c.tail, c.sizeBytes, previewBytes, c.binary);
+  return {
+    contentType: c.binary ? ContentTypes.binary : contentType,
+    sha256: c.sha256,
+    stored: c.stored,
+    preview: preview.text,
+    ...(preview.range ? { previewRange: preview.range } : {}),
+    ...(c.stored === 'inline' && c.inlineBytes ? (c.binary ? { inlineBase64: Buffer.from(c.inlineBytes).toString('base64') } : { inline: Buffer.from(c.inlineBytes).toString('utf8') }) : {}),
+    ...(c.manifestDigest ? { manifestDigest: c.manifestDigest } : {}),
+    lineCount: c.lineCount,
+    binary: c.binary,
+    readable,
+  };
+}
+
+/** A safe message for a failure while keeping bytes. */
+export function backendMessage(e: unknown): string {
+  if (e instanceof EvidenceError) return `blob store failed: ${e.message}`;
+  return 'blob store failed';
+}

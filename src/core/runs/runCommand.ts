@@ -1,0 +1,125 @@
+/**
+ * Command calls: runs a shell command inside a run, streaming stdout/stderr (and declared
+ * output files) into the store as attachments, and records the summary as the call's
+ * result (docs/contracts.md §2).
+ */
+import { createReadStream, promises as fsp } from 'node:fs';
+import * as path from 'node:path';
+import { EvidenceError } from '../errors.js';
+import { canonicalJson } from '../json.js';
+import { encodeUtf8 } from '../utf8.js';
+import { captureOutput, once, type Captured } from './capture.js';
+import { startCommand, type CommandExit } from './command.js';
+import { ContentTypes, decideAttachmentStorage } from './decisions.js';
+import { attachmentHandleOf } from './handles.js';
+import { commandSummary, type AttachmentView } from './observation.js';
+import { backendMessage, positiveInt, storedFields } from './recordFields.js';
+import type { Run } from './run.js';
+import type { RunStore } from './runStore.js';
+import type { AttachmentRecord, CallError, CallOutcome, CallStatus, RunCommandOptions } from './types.js';
+
+/** The tool name `runCommand` records by default. */
+export const RUN_COMMAND_TOOL = 'run_command';
+
+/** Kept for code written before `tool`/`files` joined `RunCommandOptions`. */
+export type RunCommandExtras = Pick<RunCommandOptions, 'tool' | 'files'>;
+
+/** `Run.runCommand`: see there. */
+export async function runCommandCall(run: Run, command: string, options: RunCommandOptions): Promise<CallOutcome> {
+  if (typeof command !== 'string' || command.length === 0) throw new EvidenceError('invalidArgument', 'command must be a non-empty string');
+  const s = run.store;
+  const cap = positiveInt('captureCapBytes', options.captureCapBytes ?? s.captureCapBytes);
+  const tool = options.tool ?? RUN_COMMAND_TOOL;
+  const args: Record<string, unknown> = { command, cwd: options.cwd, ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}) };
+  const call = await run.startCall(tool, args);
+  const proc = startCommand(command, options);
+  let needStore: string | undefined;
+  let backend: string | undefined;
+  const captureStream = async (name: 'stdout' | 'stderr', source: AsyncIterable<Uint8Array>): Promise<Captured | undefined> => {
+    try {
+      return await captureOutput(source, {
+        store: s.blobs, key: { tenant: run.tenant, runId: run.runId, callId: `${call.callId}.${name}` }, inlineMaxBytes: s.inlineAttachmentBytes,
+        capBytes: cap, previewBytes: s.limits.previewBytes,
+        onNeedStore: () => {
+          if (s.preservation !== 'required') return true;
+          needStore ??= name;
+          proc.kill();
+          return false;
+        },
+      });
+    } catch (e) {
+      backend ??= backendMessage(e);
+      proc.kill();
+      return undefined;
+    }
+  };
+  const [out, err, exit] = await Promise.all([captureStream('stdout', proc.stdout), captureStream('stderr', proc.stderr), proc.exit]);
+  const value = canonicalJson({ aborted: exit.aborted, code: exit.code, signal: exit.signal, timedOut: exit.timedOut });
+  const valueCapture = await captureOutput(once(encodeUtf8(value)), {
+    key: { tenant: run.tenant, runId: run.runId, callId: `${call.callId}.value` }, inlineMaxBytes: Number.MAX_SAFE_INTEGER, capBytes: Number.POSITIVE_INFINITY, previewBytes: s.limits.previewBytes,
+  });
+  const captures: { name: string; slot: string; c: Captured; contentType: string }[] = [];
+  if (out) captures.push({ name: 'stdout', slot: 'stdout', c: out, contentType: ContentTypes.text });
+  if (err) captures.push({ name: 'stderr', slot: 'stderr', c: err, contentType: ContentTypes.text });
+  captures.push({ name: 'value', slot: 'value', c: valueCapture, contentType: ContentTypes.json });
+  const missingFiles: string[] = [];
+  if (!needStore && !backend && !exit.spawnFailed) {
+    let n = 0;
+    for (const rel of options.files ?? []) {
+      const file = await captureFile(run, options.cwd, rel, `${call.callId}.f${n + 1}`, cap).catch((e: unknown) => { backend ??= backendMessage(e); return undefined; });
+      if (file === undefined) { missingFiles.push(rel); continue; }
+      n++;
+      captures.push({ name: `file:${rel}`, slot: `f${n}`, c: file, contentType: ContentTypes.text });
+    }
+  }
+  const views = attachmentViews(s, call.callId, captures);
+  const attachments = views.map((v) => v.attachment);
+  let failure: { status: CallStatus; error: CallError } | undefined;
+  let failureText: string | undefined;
+  if (needStore) {
+    failureText = `${needStore} needs a blob store and none is configured (preservation is required): the command was stopped`;
+    failure = { status: 'failed', error: { code: 'blob_store_required', message: failureText } };
+  } else if (backend) {
+    failureText = `${backend}: the command was stopped`;
+    failure = { status: 'failed', error: { code: 'backend', message: failureText } };
+  } else if (exit.spawnFailed) {
+    failureText = 'the command could not be started (is the working directory accessible?)';
+    failure = { status: 'error', error: { code: 'spawn_failed', message: failureText } };
+  } else if (exit.timedOut) failure = { status: 'error', error: { code: 'timeout', message: `the command timed out after ${options.timeoutMs} ms` } };
+  else if (exit.aborted) failure = { status: 'error', error: { code: 'aborted', message: 'the command was cancelled' } };
+  const summary = commandSummary(command, { ...exitFields(exit), timeoutMs: options.timeoutMs, failure: failureText }, views, missingFiles);
+  return run.finishResult(call, tool, args, once(encodeUtf8(summary)), ContentTypes.text, {}, attachments, failure);
+}
+
+/** Builds attachment records; the whole text appears in the summary only when it all fits `largeResultBytes`. */
+function attachmentViews(s: RunStore, callId: string, captures: readonly { name: string; slot: string; c: Captured; contentType: string }[]): AttachmentView[] {
+  const textTotal = captures.filter((x) => x.name !== 'value').reduce((n, x) => n + x.c.sizeBytes, 0);
+  const allWhole = textTotal <= s.limits.largeResultBytes;
+  return captures.map(({ name, slot, c, contentType }) => {
+    const d = decideAttachmentStorage({ sizeBytes: c.sizeBytes, inlineAttachmentBytes: s.inlineAttachmentBytes, hasBlobStore: s.blobs !== undefined, preservation: s.preservation });
+    const whole = !c.binary && c.stored === 'inline' && (allWhole || name === 'value' || c.sizeBytes <= s.limits.previewBytes);
+    const readable = c.stored !== 'preview_only' && d.readable !== false;
+    const attachment: AttachmentRecord = {
+      name, slot, handle: attachmentHandleOf(callId, slot),
+      sizeBytes: c.sizeBytes, observedBytes: c.observedBytes, truncated: c.truncated,
+      ...storedFields(c, contentType, whole, s.limits.previewBytes, readable),
+    };
+    return { attachment, whole };
+  });
+}
+
+/** Captures one declared output file (relative to cwd, inside it) or undefined when absent. */
+async function captureFile(run: Run, cwd: string, rel: string, segment: string, cap: number): Promise<Captured | undefined> {
+  if (typeof rel !== 'string' || rel.length === 0 || path.isAbsolute(rel) || rel.split(/[\\/]/).includes('..')) return undefined;
+  const file = path.join(cwd, rel);
+  const st = await fsp.lstat(file).catch(() => undefined);
+  if (!st?.isFile()) return undefined;
+  const s = run.store;
+  return captureOutput(createReadStream(file), {
+    store: s.blobs, key: { tenant: run.tenant, runId: run.runId, callId: segment }, inlineMaxBytes: s.inlineAttachmentBytes, capBytes: cap, previewBytes: s.limits.previewBytes,
+  });
+}
+
+function exitFields(exit: CommandExit): { code: number | null; signal: string | null; timedOut: boolean; aborted: boolean } {
+  return { code: exit.code, signal: exit.signal, timedOut: exit.timedOut, aborted: exit.aborted };
+}
