@@ -256,6 +256,38 @@ export class ArtifactStore {
   }
 
   /**
+   * The artifact a run record names, opened for verified reading: learned from the record
+   * (identity and manifest digest) when this store did not know it and its file is here,
+   * else `notAvailable`; a known artifact with another identity is a digest mismatch. The
+   * file is opened per read and closed again (no handle is held between reads).
+   */
+  async openRecorded(ref: { artifactId: string; byteCount: number; sha256: string }, manifestDigest: string): Promise<{ manifest: Manifest; source: RangeSource }> {
+    const checked = makeArtifactRef(ref.artifactId, ref.byteCount, ref.sha256);
+    if (!this.known.has(checked.artifactId)) {
+      if (!(await this.hasFile(checked.artifactId))) throw new EvidenceError('notAvailable');
+      this.register(checked, manifestDigest);
+    }
+    const entry = this.known.get(checked.artifactId)!;
+    if (entry.ref.byteCount !== checked.byteCount) throw new EvidenceError('digestMismatch');
+    const manifest = await this.trustedManifest(entry);
+    const file = this.artifactPath(checked.artifactId);
+    const once = async <T>(use: (s: FileSource) => Promise<T>): Promise<T> => {
+      const s = new FileSource(file);
+      try { return await use(s); } finally { await s.close(); }
+    };
+    return { manifest, source: { size: () => once((s) => s.size()), read: (start, end) => once((s) => s.read(start, end)) } };
+  }
+
+  /** A known artifact's trusted manifest and its digest (what a run record keeps to name it). */
+  async manifestFor(artifactId: string): Promise<{ manifest: Manifest; manifestDigest: string }> {
+    const entry = this.known.get(artifactId);
+    if (!entry) throw new EvidenceError('notAvailable');
+    const manifest = await this.trustedManifest(entry);
+    // trustedManifest sets the digest when it had none.
+    return { manifest, manifestDigest: entry.manifestDigest ?? digestOf(encodeManifest(manifest)) };
+  }
+
+  /**
    * Full verification (O(size)): every chunk digest and the whole sha256. False on any
    * change anywhere, a changed size, a missing file or an untrusted manifest.
    */
