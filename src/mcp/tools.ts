@@ -19,7 +19,7 @@ import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import type { JsonSchemaType, JsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import {
-  boundModelText, checkReadFile, checkReadToolOutput, checkRunCommand, EvidenceError, EvidenceFileWorkspace, readFileRecorded, readFitted, runLabel, ToolName,
+  boundModelText, isStorageFull, STORAGE_FULL_RESULT, checkReadFile, checkReadToolOutput, checkRunCommand, EvidenceError, EvidenceFileWorkspace, readFileRecorded, readFitted, runLabel, ToolName,
   type ArtifactStore, type LocalWorkspace, type Run, type RunFinishStatus, type RunStore,
 } from '../core/index.js';
 import type { McpToolName, ToolDefinition } from './manifest.js';
@@ -91,6 +91,10 @@ export class EvidenceTools {
       }
     } catch (e) {
       if (e instanceof EvidenceError) return `error: ${e.message}`;
+      if (isStorageFull(e)) {
+        this.ctx.log(`${name} failed: ${e instanceof Error ? e.message : String(e)}`);
+        return STORAGE_FULL_RESULT;
+      }
       this.ctx.log(`${name} failed: ${e instanceof Error ? e.stack ?? e.message : String(e)}`);
       return STORAGE_FAILURE;
     }
@@ -133,7 +137,18 @@ export class EvidenceTools {
     return { path: path.join(root, ...cwd.split(/[\\/]/).filter((s) => s !== '' && s !== '.')) };
   }
 
+  /** A read is answered even when it cannot be recorded (a full disk): recording is best-effort (docs/contracts.md §5.5). */
   private async readFile(relPath: string): Promise<string> {
-    return this.inRun(runLabel('mcp read', relPath), async (run) => ({ text: await readFileRecorded(this.files, this.ctx, run, relPath), status: 'completed' }));
+    let run: Run | undefined;
+    try {
+      run = await this.ctx.runs.startRun({ label: runLabel('mcp read', relPath) });
+    } catch (e) {
+      this.ctx.log(`a read was not recorded (its run could not start: ${e instanceof Error ? e.message : String(e)}); it was answered without a handle`);
+    }
+    try {
+      return await readFileRecorded(this.files, this.ctx, run, relPath, this.ctx.log);
+    } finally {
+      await run?.finish('completed').catch((e: unknown) => this.ctx.log(`a run could not be finished: ${String(e)}`));
+    }
   }
 }

@@ -69,15 +69,26 @@ class CapturingWorkspace implements ToolWorkspace {
  * One `evidence_readFile` call, as every front end answers it: an artifact another
  * process put is learned from this tenant's records first (so its range paths read at
  * once), the full text is recorded in `run`, and the reply is `readFileReply`'s.
+ * Recording is best-effort (docs/contracts.md §5.5): with no run (it could not start) or a
+ * failed record (a full disk), the read is still answered, without a handle, and `log`
+ * says why.
  */
 export async function readFileRecorded(
   workspace: EvidenceFileWorkspace,
   stores: { readonly runs: Pick<RunStoreApi, 'tenant' | 'listRuns' | 'report'>; readonly artifacts: ArtifactStore },
-  run: Pick<RunApi, 'recordResult'>,
+  run: Pick<RunApi, 'recordResult'> | undefined,
   relPath: string,
+  log: (line: string) => void = () => undefined,
 ): Promise<string> {
   await learnArtifact(stores, relPath);
   const { modelText, fullText } = await workspace.readFile(relPath, randomUUID());
-  const outcome = await run.recordResult(EvidenceToolNames.readFile, { path: relPath }, fullText ?? modelText, { isError: modelText.startsWith('error:') });
-  return readFileReply(modelText, outcome.handle, relPath);
+  let handle: string | undefined;
+  if (run) {
+    try {
+      handle = (await run.recordResult(EvidenceToolNames.readFile, { path: relPath }, fullText ?? modelText, { isError: modelText.startsWith('error:') })).handle;
+    } catch (e) {
+      log(`a read was not recorded (${e instanceof Error ? e.message : String(e)}); it was answered without a handle`);
+    }
+  }
+  return readFileReply(modelText, handle, relPath);
 }

@@ -153,7 +153,7 @@ describe('runCommand: attachments captured as the process writes (contract 2.4)'
     assert.ok(Date.now() - t < 10_000);
     assert.equal(out.status, 'failed');
     assert.deepEqual(out.record.error, { code: 'blob_store_required', message: 'stdout needs a blob store and none is configured (preservation is required): the command was stopped' });
-    assert.ok(out.modelText.startsWith('$ yes\nerror: stdout needs a blob store'));
+    assert.ok(out.modelText.startsWith('error: stdout needs a blob store and none is configured (preservation is required): the command was stopped\n$ yes'), out.modelText);
   });
 
   it('declared output files become file:<name> attachments; missing or escaping ones are reported', async () => {
@@ -181,7 +181,7 @@ describe('runCommand: attachments captured as the process writes (contract 2.4)'
         proxy.failWith500('PUT');
         const cmd = await run.runCommand('head -c 100000 /dev/zero', { cwd: dir });
         assert.equal(cmd.status, 'failed');
-        assert.deepEqual(cmd.record.error, { code: 'backend', message: 'blob store failed: blob store request failed (HTTP 500): the command was stopped' });
+        assert.deepEqual(cmd.record.error, { code: 'backend', message: 'blob store failed: blob store request failed (HTTP 500): the command was stopped; kept: stdout nothing, stderr 0 bytes' });
         assert.deepEqual(cmd.record.attachments.map((a) => a.name), ['stderr', 'value']);
         const res = await run.recordResult('t', {}, 'r'.repeat(5000));
         assert.equal(res.status, 'failed');
