@@ -6,20 +6,16 @@
  * config.ts listens for changes.
  */
 
+import type { BlobSettings, S3BlobSettings } from '../core/index.js';
+
 /** The model-facing text of every tool stays under this many bytes (declared in the core, shared with the MCP server). */
 export { MODEL_TEXT_LIMIT_BYTES } from '../core/index.js';
 
-/** Where large outputs are kept. */
-export type StorageBackend = 'filesystem' | 's3';
+/** Where large outputs are kept (the core chooses and builds the adapter: src/core/blobs/openBlobStore.ts). */
+export type StorageBackend = BlobSettings['backend'];
 
 /** S3-compatible storage settings (credentials live in SecretStorage, never here). */
-export interface S3Settings {
-  readonly endpoint: string;
-  readonly region: string;
-  readonly bucket: string;
-  readonly prefix: string;
-  readonly forcePathStyle: boolean;
-}
+export type S3Settings = S3BlobSettings;
 
 /** A snapshot of every `boundedEvidence.*` setting, clamped to its declared range. */
 export interface EvidenceSettings {

@@ -15,11 +15,11 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { ArtifactStore, FsBlobStore, LocalWorkspace, RunStore } from '../core/index.js';
+import { LocalWorkspace, openEvidenceStores } from '../core/index.js';
 import { extensionManifest, MCP_TOOL_NAMES } from './manifest.js';
 import { parseCommandLine, resolveSettings, USAGE, type EvidenceMcpOptions, type McpSettings } from './options.js';
 import { openStorage, type McpStorage } from './storage.js';
-import { EvidenceTools, TOOL_ANNOTATIONS } from './tools.js';
+import { annotationsOf, EvidenceTools } from './tools.js';
 
 export type { EvidenceMcpOptions, McpSettings } from './options.js';
 
@@ -50,27 +50,19 @@ export async function createEvidenceMcpServer(options: EvidenceMcpOptions & { re
   const settings = resolveSettings(manifest, options.settings);
   const storage = await openStorage(options.storageDir, { tenant: options.tenant, global: options.global });
   const local = await LocalWorkspace.open({ root: options.workspaceFolder, denyPatterns: options.denyPatterns });
-  const runs = await RunStore.open({
-    logsDir: storage.logsDir,
-    tenant: storage.tenant,
-    blobs: await FsBlobStore.open(storage.blobsDir),
-    limits: { largeResultBytes: settings.largeResultBytes, previewBytes: settings.previewBytes },
+  // The core's one way of opening stores; large outputs go to the filesystem blob store under the storage folder.
+  const { runs, artifacts } = await openEvidenceStores(storage, { ...settings, backend: 'filesystem' }, {
     tools: MCP_TOOL_NAMES,
-    preservation: settings.preservation,
-    captureCapBytes: settings.captureCapBytes,
     // A byte window is refused past maxRangeBytes with docs/contracts.md §1.3's sentence, as in the editor.
     reader: { maxByteWindow: settings.maxRangeBytes },
+    warn: (message) => log(message),
   });
-  // Runs left open by a writer that died (a killed server, a crashed editor) stop showing as running (docs/contracts.md §5.4).
-  const interrupted = await runs.finishInterrupted().catch((e: unknown) => { log(`runs left open could not be finished: ${e instanceof Error ? e.message : String(e)}`); return []; });
-  if (interrupted.length) log(`finished ${interrupted.length} run(s) left open by a process that died, as interrupted`);
-  const artifacts = await ArtifactStore.open(storage.artifactsDir, { tenant: storage.tenant });
-  const tools = new EvidenceTools({ runs, artifacts, local, settings, log }, manifest.tools);
+  const tools = new EvidenceTools({ runs, artifacts, local, settings, log });
   const progressIntervalMs = options.progressIntervalMs ?? 5_000;
 
   const server = new Server({ name: 'bounded-evidence', title: 'Bounded Evidence', version: manifest.version }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: manifest.tools.map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema, annotations: TOOL_ANNOTATIONS[t.name] })),
+    tools: manifest.tools.map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema, annotations: annotationsOf(t.name) })),
   }));
   const inFlight = new Set<Promise<unknown>>();
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
@@ -86,8 +78,8 @@ export async function createEvidenceMcpServer(options: EvidenceMcpOptions & { re
     const call = tools.call(name, request.params.arguments ?? {}, extra.signal);
     inFlight.add(call);
     try {
-      const text = await call;
-      return { content: [{ type: 'text', text }], ...(text.startsWith('error:') ? { isError: true } : {}) };
+      const { text, isError } = await call;
+      return { content: [{ type: 'text', text }], ...(isError ? { isError: true } : {}) };
     } finally {
       inFlight.delete(call);
       if (heartbeat) clearInterval(heartbeat);

@@ -216,6 +216,23 @@ export type HostToWebview =
   | DoneReply
   | ErrorReply;
 
+/** The reply each request kind gets when it succeeds (any request may instead get `error`). */
+interface ReplyTable {
+  readonly refresh: CallsMessage;
+  readonly detail: DetailReply;
+  readonly fetchBytes: WindowReply;
+  readonly fetchLines: WindowReply;
+  readonly findPattern: MatchesReply;
+  readonly copyText: DoneReply;
+  readonly copyExcerpt: DoneReply;
+  readonly sendToChat: DoneReply;
+  readonly verify: VerifiedReply;
+  readonly openInEditor: DoneReply;
+}
+
+/** The reply to a request of kind `K`, so a caller never re-checks `type` (a kind missing from the table is `never`: its callers fail to compile). */
+export type ReplyTo<K extends WebviewRequest['type']> = K extends keyof ReplyTable ? ReplyTable[K] : never;
+
 /** The last window asked for, so it can be fetched again after the panel is shown or restored. */
 export type WindowRequestDto =
   | { readonly kind: 'bytes'; readonly start: number; readonly end: number }

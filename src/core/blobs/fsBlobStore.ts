@@ -94,19 +94,12 @@ export class FsBlobStore implements BlobStore {
     }
   }
 
-  /** Reads `[start, end)` at file positions; fewer bytes when the file is shorter. */
-  async getRange(key: BlobKey, start: number, end: number): Promise<Uint8Array> {
-    const out = Buffer.allocUnsafe(Math.max(0, end - start));
-    return out.subarray(0, await this.getRangeInto(key, start, end, out));
-  }
-
   /**
-   * Reads `[start, end)` into `target` (from index 0) and returns the count; fewer when
-   * the file is shorter. Lets a verified scan reuse one buffer (see `RangeSource.readInto`).
-   * The file is opened per call, never cached: a blob deleted or replaced between calls
-   * must read as gone or changed, not as the old bytes.
+   * Reads at file positions into `target`; fewer bytes when the file is shorter. The
+   * file is opened per call, never cached: a blob deleted or replaced between calls must
+   * read as gone or changed, not as the old bytes.
    */
-  async getRangeInto(key: BlobKey, start: number, end: number, target: Uint8Array): Promise<number> {
+  async readInto(key: BlobKey, start: number, target: Uint8Array): Promise<number> {
     let fh: fsp.FileHandle;
     try {
       fh = await fsp.open(this.filePath(key), 'r');
@@ -115,10 +108,9 @@ export class FsBlobStore implements BlobStore {
       throw e;
     }
     try {
-      const want = Math.min(Math.max(0, end - start), target.length);
       let got = 0;
-      while (got < want) {
-        const { bytesRead } = await fh.read(target, got, want - got, start + got);
+      while (got < target.length) {
+        const { bytesRead } = await fh.read(target, got, target.length - got, start + got);
         if (bytesRead === 0) break;
         got += bytesRead;
       }

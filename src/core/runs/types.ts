@@ -196,6 +196,75 @@ export interface RunSummary {
   readonly problems: readonly LogProblem[];
 }
 
+/**
+ * Who started a run, as the catalog lists it (the shape of the `run_started` record's
+ * `source`; absent on older logs, which list as `tool`).
+ */
+export interface ListedRunSource {
+  readonly kind: 'tool' | 'participant' | 'hook' | 'cli' | 'mcp' | 'command' | 'api';
+  readonly agent?: string;
+  readonly sessionId?: string;
+}
+
+/** One call as the catalog lists it (the inspector's row): no preview, no arguments. */
+export interface CallSummary {
+  readonly runId: string;
+  readonly callId: string;
+  readonly tool: string;
+  readonly startedAt: string;
+  readonly finishedAt?: string;
+  /** `running`/`interrupted` for a call with no finish record. */
+  readonly status: CallStatus | 'running' | 'interrupted';
+  readonly errorCode?: CallErrorCode;
+  /** A command's exit code (null when it ended by a signal); absent for other tools. */
+  readonly exitCode?: number | null;
+  readonly signal?: string | null;
+  readonly timedOut?: boolean;
+  readonly cancelled?: boolean;
+  /** Full result size (0 while unfinished). */
+  readonly resultBytes: number;
+  readonly stored?: StorageState;
+  /** First 12 hex digits of the result's sha256. */
+  readonly sha256Prefix?: string;
+  /** `res_<callId>` when the result was elided or offloaded. */
+  readonly handle?: string;
+  readonly attachments: readonly { readonly name: string; readonly handle: string; readonly sizeBytes: number; readonly stored: StorageState }[];
+  /** The run's source (`tool` when its log predates sources). */
+  readonly source: ListedRunSource;
+  readonly runLabel?: string;
+}
+
+/** A page request over every call of the tenant (`RunStore.queryCalls`). */
+export interface CallQuery {
+  readonly offset: number;
+  /** 1–1000. */
+  readonly limit: number;
+  /** Default `newest` (start time); `largest` by result plus attachment bytes. */
+  readonly order?: 'newest' | 'oldest' | 'largest';
+  readonly runId?: string;
+  readonly tool?: string;
+  /** `ok`: status ok; `failed`: error, failed or interrupted; `running`: not finished yet. */
+  readonly outcome?: 'ok' | 'failed' | 'running';
+  readonly source?: ListedRunSource['kind'];
+  /** Case-insensitive substring of the tool, run id, call id or run label. */
+  readonly text?: string;
+}
+
+/** One page of calls: `total` matches the filters, `rows` starts at `offset`. */
+export interface CallPage {
+  readonly total: number;
+  readonly offset: number;
+  readonly rows: readonly CallSummary[];
+}
+
+/** A search over runs for pickers (`RunStore.queryRuns`): newest first. */
+export interface RunQuery {
+  /** Case-insensitive substring of the run id or label. */
+  readonly text?: string;
+  /** 1–1000. */
+  readonly limit: number;
+}
+
 /** One call, as `report(runId)` returns it: full size, handle and the preview the model saw. */
 export interface CallReport {
   readonly runId: string;
@@ -395,12 +464,23 @@ export interface PruneOptions {
   readonly maxAgeMs?: number;
   /** Clock for tests (ms since epoch). */
   readonly now?: number;
+  /**
+   * Examine at most this many runs (oldest first) and return: retention in bounded
+   * slices, so a year of runs never stalls its caller (`more` says whether to go on).
+   */
+  readonly sliceRuns?: number;
+  /** Where the previous slice stopped (its `cursor`). */
+  readonly cursor?: string;
 }
 
 /** What `prune` deleted. */
 export interface PruneResult {
   readonly deletedRuns: readonly string[];
   readonly freedBytes: number;
+  /** Set by a sliced prune: true when runs remain to examine. */
+  readonly more?: boolean;
+  /** Pass as `cursor` to examine the next slice. */
+  readonly cursor?: string;
 }
 
 /** Something to stop listening with. */
@@ -420,7 +500,7 @@ export interface RunStoreApi {
   listRuns(): Promise<RunSummary[]>;
   /** Every call of one run, in start order. */
   report(runId: string): Promise<CallReport[]>;
-  /** Contract 2.5; handles outside `scope` (default: this tenant) are access denied. */
+  /** docs/contracts.md §2.5; handles outside `scope` (default: this tenant) are access denied. */
   readToolOutput(args: ReadToolOutputArgs, scope?: ReadScope): Promise<ReadToolOutputResult>;
   /** Verified byte access behind a handle (same resolution and refusals as the reader). */
   openHandle(handle: string, scope?: ReadScope): Promise<HandleSource>;
@@ -432,6 +512,10 @@ export interface RunStoreApi {
   setPinned(runId: string, pinned: boolean): Promise<void>;
   /** Retention: deletes oldest unpinned, not-running runs first. */
   prune(options: PruneOptions): Promise<PruneResult>;
+  /** One page of calls from the catalog, sorted and filtered (docs/architecture.md "Catalog"). */
+  queryCalls(query: CallQuery): Promise<CallPage>;
+  /** Runs whose id or label contains `text`, newest first, at most `limit`. */
+  queryRuns(query: RunQuery): Promise<RunSummary[]>;
 }
 
 /** The surface of a live `Run`. */

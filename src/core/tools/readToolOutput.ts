@@ -7,7 +7,64 @@
  */
 import { EvidenceError } from '../errors.js';
 import type { ReadToolOutputArgs, RunStoreApi } from '../runs/types.js';
+import { checkShape, EvidenceToolNames, isObject, unknownKey, type Checked } from './inputs.js';
 import { fitsModel } from './modelText.js';
+import type { EvidenceToolDef, ToolInputSchema } from './toolDef.js';
+
+/** `read_tool_output` input (docs/contracts.md §2.5). */
+export interface ReadToolOutputInput {
+  handle: string;
+  offset?: number;
+  limit?: number;
+  pattern?: string;
+  bytes?: { start: number; end: number };
+}
+
+const schema = {
+  type: 'object',
+  properties: {
+    handle: { type: 'string', minLength: 1, maxLength: 256, description: 'A handle from an evidence observation (res_..., out_..._stdout, ...).' },
+    offset: { type: 'integer', minimum: 0, description: 'First line (lines mode) or first match (pattern mode) to return, 0-based. Default 0.' },
+    limit: { type: 'integer', minimum: 1, maximum: 1000, description: 'Lines or matches to return. Default 200.' },
+    pattern: { type: 'string', minLength: 1, maxLength: 1024, description: 'JavaScript regular expression tested against each line.' },
+    bytes: {
+      type: 'object',
+      description: 'A byte window [start, end).',
+      properties: { start: { type: 'integer', minimum: 0 }, end: { type: 'integer', minimum: 1 } },
+      required: ['start', 'end'],
+      additionalProperties: false,
+    },
+  } satisfies Record<keyof ReadToolOutputInput, object>,
+  required: ['handle'],
+  additionalProperties: false,
+} as const satisfies ToolInputSchema;
+
+/**
+ * Validates `read_tool_output` input's shape only; the run store checks the contract's
+ * bounds itself (its sentences are the contract's).
+ */
+export function checkReadToolOutput(v: unknown): Checked<ReadToolOutputInput> {
+  const s = checkShape(v, EvidenceToolNames.readToolOutput, schema);
+  if (!s.ok) return s;
+  const { handle, offset, limit, pattern, bytes } = s.value;
+  if (typeof handle !== 'string') return { ok: false, error: 'handle must be a string' };
+  if (offset !== undefined && typeof offset !== 'number') return { ok: false, error: 'offset must be an integer >= 0' };
+  if (limit !== undefined && typeof limit !== 'number') return { ok: false, error: 'limit must be an integer from 1 to 1000' };
+  if (pattern !== undefined && typeof pattern !== 'string') return { ok: false, error: 'pattern must be a string' };
+  if (bytes !== undefined && (!isObject(bytes) || typeof bytes.start !== 'number' || typeof bytes.end !== 'number' || unknownKey(bytes, ['start', 'end']) !== undefined)) {
+    return { ok: false, error: 'bytes must be {"start": integer, "end": integer}' };
+  }
+  return {
+    ok: true,
+    value: {
+      handle,
+      ...(offset !== undefined ? { offset: offset as number } : {}),
+      ...(limit !== undefined ? { limit: limit as number } : {}),
+      ...(pattern !== undefined ? { pattern: pattern as string } : {}),
+      ...(bytes !== undefined ? { bytes: { start: (bytes as { start: number }).start, end: (bytes as { end: number }).end } } : {}),
+    },
+  };
+}
 
 /** The answer to a read that failed for a reason the model cannot act on (the cause goes to the log). */
 export const READ_STORAGE_FAILURE = 'error: the output could not be read (storage failure); try again later';
@@ -43,3 +100,20 @@ export async function readFitted(runs: Pick<RunStoreApi, 'readToolOutput'>, args
     limit = Math.max(1, Math.floor(current / 2));
   }
 }
+
+/** The table's entry: a read records nothing (it opens no run). */
+export const readToolOutputTool: EvidenceToolDef<typeof EvidenceToolNames.readToolOutput, ReadToolOutputInput> = {
+  name: EvidenceToolNames.readToolOutput,
+  inputSchema: schema,
+  check: checkReadToolOutput,
+  hints: { readOnlyHint: true, openWorldHint: false },
+  surfaces: { lm: true, mcp: true, participant: true },
+  progress: (input) => {
+    const what = input?.pattern !== undefined ? 'Searching' : input?.bytes !== undefined ? 'Reading bytes of' : 'Reading lines of';
+    return `${what} ${String(input?.handle ?? '').slice(0, 80)}`;
+  },
+  async perform(ctx, input) {
+    const text = await readFitted(ctx.runs, input, ctx.settings.maxRangeBytes, (e) => ctx.log('read_tool_output failed', e));
+    return { text, status: 'completed' };
+  },
+};

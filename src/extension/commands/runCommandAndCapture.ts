@@ -7,7 +7,8 @@
  */
 import * as vscode from 'vscode';
 import { Ids, type InspectorTarget } from '../ids.js';
-import { runCaptured, resolveCwd } from '../tools/runCommandTool.js';
+import { EvidenceToolNames, runToolCall } from '../../core/index.js';
+import { toolContext } from '../services.js';
 import { formatBytes } from '../retention.js';
 import type { CommandDeps } from './deps.js';
 
@@ -68,22 +69,35 @@ export async function runCommandAndCapture(deps: CommandDeps, arg?: unknown): Pr
     void vscode.window.showErrorMessage('Bounded Evidence: open a folder first; commands run in the workspace folder.');
     return undefined;
   }
-  const cwd = await resolveCwd(services.folder, typeof args.cwd === 'string' ? args.cwd : undefined);
-  if ('error' in cwd) {
-    void vscode.window.showErrorMessage(`Bounded Evidence: ${cwd.error}.`);
+  const timeoutMs = typeof args.timeoutMs === 'number' && args.timeoutMs > 0 ? args.timeoutMs : services.settings.commandTimeoutMs;
+  const input = { command, ...(typeof args.cwd === 'string' ? { cwd: args.cwd } : {}), timeoutMs };
+  // The same call runner as the tool (cwd rules, recording, cancellation), with no participant to join.
+  const answer = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: `Running ${command.length > 60 ? `${command.slice(0, 59)}…` : command}`, cancellable: true },
+    async (_progress, token) => {
+      const abort = new AbortController();
+      const sub = token.onCancellationRequested(() => abort.abort());
+      try {
+        return await runToolCall(EvidenceToolNames.runCommand, input, toolContext(services, abort.signal, deps.log));
+      } catch (e) {
+        if (abort.signal.aborted) return undefined;
+        throw e;
+      } finally {
+        sub.dispose();
+      }
+    },
+  );
+  const outcome = answer?.outcome;
+  if (!answer || !outcome || answer.runId === undefined) {
+    if (answer) void vscode.window.showErrorMessage(`Bounded Evidence: ${answer.text.replace(/^error: /, '')}.`);
     return undefined;
   }
-  const timeoutMs = typeof args.timeoutMs === 'number' && args.timeoutMs > 0 ? args.timeoutMs : services.settings.commandTimeoutMs;
-  const outcome = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: `Running ${command.length > 60 ? `${command.slice(0, 59)}…` : command}`, cancellable: true },
-    (_progress, token) => runCaptured(deps, services, undefined, command, cwd.dir, timeoutMs, token),
-  );
   const record = outcome.record;
   const attachments = record.attachments.map((a) => ({
     name: a.name, handle: a.handle, sizeBytes: a.sizeBytes, observedBytes: a.observedBytes, truncated: a.truncated, stored: a.stored, sha256: a.sha256,
   }));
   const result: RunCaptureResult = {
-    runId: outcome.runId, callId: outcome.callId, status: outcome.status, attachments, modelText: outcome.modelText,
+    runId: answer.runId, callId: outcome.callId, status: outcome.status, attachments, modelText: outcome.modelText,
     ...(outcome.handle !== undefined ? { handle: outcome.handle } : {}),
   };
   const stdout = attachments.find((a) => a.name === 'stdout');

@@ -34,7 +34,7 @@ export async function rejectsWith(p: Promise<unknown>, code: string, message: st
   });
 }
 
-/** A BlobStore wrapper that counts bytes returned by getRange (to prove reads are bounded). */
+/** A BlobStore wrapper that counts bytes read (to prove reads are bounded). */
 export class CountingStore implements BlobStore {
   readonly kind: BlobStore['kind'];
   bytesRead = 0;
@@ -42,18 +42,8 @@ export class CountingStore implements BlobStore {
   constructor(private readonly inner: BlobStore) { this.kind = inner.kind; }
   put(key: BlobKey, body: Uint8Array | AsyncIterable<Uint8Array>): Promise<{ sizeBytes: number }> { return this.inner.put(key, body); }
   size(key: BlobKey): Promise<number | undefined> { return this.inner.size(key); }
-  async getRange(key: BlobKey, start: number, end: number): Promise<Uint8Array> {
-    const b = await this.inner.getRange(key, start, end);
-    this.bytesRead += b.length;
-    this.reads++;
-    return b;
-  }
-  /** Counts like getRange; forwards to the adapter's own `getRangeInto` when it has one. */
-  async getRangeInto(key: BlobKey, start: number, end: number, target: Uint8Array): Promise<number> {
-    const inner = this.inner as BlobStore & { getRangeInto?: CountingStore['getRangeInto'] };
-    let n: number;
-    if (inner.getRangeInto) n = await inner.getRangeInto(key, start, end, target);
-    else { const b = await inner.getRange(key, start, end); target.set(b.subarray(0, target.length)); n = Math.min(b.length, target.length); }
+  async readInto(key: BlobKey, start: number, target: Uint8Array): Promise<number> {
+    const n = await this.inner.readInto(key, start, target);
     this.bytesRead += n;
     this.reads++;
     return n;

@@ -284,7 +284,7 @@ describe('read_tool_output (contract 2.5)', () => {
         else if (backend === 'filesystem') blobs = await FsBlobStore.open(path.join(dir, 'blobs'));
         else blobs = new S3BlobStore({ endpoint: server!.endpoint, bucket: server!.bucket, prefix: `p${Date.now()}`, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }, maxAttempts: 1 });
       });
-      afterEach(() => { if (blobs instanceof S3BlobStore) blobs.destroy(); });
+      afterEach(() => { blobs.dispose?.(); });
 
       it('inline result, blob result and attachment give the same answers', async () => {
         const text = numberedLines(3000, (i) => (i % 250 === 0 ? ' MARK' : ''));

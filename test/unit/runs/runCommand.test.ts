@@ -197,7 +197,7 @@ describe('runCommand: attachments captured as the process writes (contract 2.4)'
         proxy.failWith500('GET');
         await rejectsWith(store.readToolOutput({ handle: ok.handle!, pattern: 'r' }), 'backend', 'blob store request failed (HTTP 500)');
         await rejectsWith(store.readToolOutput({ handle: ok.handle!, offset: 0 }), 'backend', 'blob store request failed (HTTP 500)');
-      } finally { blobs.destroy(); await proxy.close(); }
+      } finally { blobs.dispose(); await proxy.close(); }
     });
 
     it('an S3 server that is down: the call is failed with a clear error', async () => {
@@ -207,7 +207,7 @@ describe('runCommand: attachments captured as the process writes (contract 2.4)'
         const run = await store.startRun();
         const res = await run.recordResult('t', {}, 'r'.repeat(5000));
         assert.deepEqual([res.status, res.record.error], ['failed', { code: 'backend', message: 'blob store failed: blob store is unreachable' }]);
-      } finally { blobs.destroy(); }
+      } finally { blobs.dispose(); }
     });
   });
 
