@@ -32,7 +32,7 @@ export function isStorageFull(e: unknown): boolean {
   return code === 'ENOSPC' || code === 'EDQUOT';
 }
 
-/** The cause named in results when the storage is full (docs/contracts.md §5.5). */
+/** The cause named in results when the storage is full (docs/contracts.md §5.6). */
 export const STORAGE_FULL = 'the evidence storage is full (no space left on device)';
 
 /** The tool result when a call could not be recorded at all because the storage is full. */

@@ -1,5 +1,5 @@
 /**
- * Issue 10, defect 4: a full disk (docs/contracts.md §5.5). Reads of earlier evidence work
+ * Issue 10, defect 4: a full disk (docs/contracts.md §5.6). Reads of earlier evidence work
  * while the storage is full (recording the read is best-effort); a capture lost to the
  * full disk is an error result that names the cause and what was kept. A real MCP server
  * process over storage on a small tmpfs (mounting needs root: CI runs as root, and the

@@ -40,7 +40,7 @@ export function storedFields(c: Captured, contentType: string, shownWhole: boole
 /** A safe message for a failure while keeping bytes. */
 export function backendMessage(e: unknown): string {
   if (e instanceof EvidenceError) return `blob store failed: ${e.message}`;
-  // Named, so the result says why the bytes are gone (docs/contracts.md §5.5).
+  // Named, so the result says why the bytes are gone (docs/contracts.md §5.6).
   if (isStorageFull(e)) return `blob store failed: ${STORAGE_FULL}`;
   return 'blob store failed';
 }

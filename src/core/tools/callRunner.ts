@@ -81,7 +81,7 @@ export async function runToolCall(name: EvidenceToolName, input: unknown, ctx: T
     }
     if (e instanceof EvidenceError) return answer(`error: ${e.message}`, run ? { runId: run.runId } : {});
     ctx.log(`${name} failed`, e);
-    // A full disk is named: the person can act on it (docs/contracts.md §5.5).
+    // A full disk is named: the person can act on it (docs/contracts.md §5.6).
     if (isStorageFull(e)) return answer(STORAGE_FULL_RESULT, run ? { runId: run.runId } : {});
     return answer(STORAGE_FAILURE, run ? { runId: run.runId } : {});
   } finally {

@@ -69,7 +69,7 @@ class CapturingWorkspace implements ToolWorkspace {
  * One `evidence_readFile` call, as every front end answers it: an artifact another
  * process put is learned from this tenant's records first (so its range paths read at
  * once), the full text is recorded in `run`, and the reply is `readFileReply`'s.
- * Recording is best-effort (docs/contracts.md §5.5): with no run (it could not start) or a
+ * Recording is best-effort (docs/contracts.md §5.6): with no run (it could not start) or a
  * failed record (a full disk), the read is still answered, without a handle, and `log`
  * says why.
  */
