@@ -104,18 +104,22 @@ function strayLines(end: CommandEnd): string[] {
   return lines;
 }
 
+/** How a command that was not stopped by a failure ended. */
+function endLine(end: CommandEnd): string {
+  if (end.timedOut) return `killed: timed out after ${end.timeoutMs} ms`;
+  if (end.aborted) return 'killed: cancelled';
+  if (end.signal) return `killed by ${end.signal}`;
+  return `exit code ${end.code}`;
+}
+
 /** The summary text of a command call (this is the call's recorded result). */
 export function commandSummary(command: string, end: CommandEnd, views: readonly AttachmentView[], missingFiles: readonly string[]): string {
   const shown = command.length > 200 ? `${command.slice(0, 200)}…` : command;
-  const lines = [`$ ${shown}`];
-  // Bytes let go come first: no later line may suggest the output is whole (docs/contracts.md, reader section).
+  // A failure comes first, so the result reads as an error (an MCP client sees isError).
+  const lines = end.failure ? [`error: ${end.failure}`, `$ ${shown}`] : [`$ ${shown}`, endLine(end)];
+  // Bytes let go come right after any failure: no later line may suggest the output is whole (docs/contracts.md, reader section).
   const lost = letGo(views);
-  if (lost) lines.unshift(lost);
-  if (end.failure) lines.push(`error: ${end.failure}`);
-  else if (end.timedOut) lines.push(`killed: timed out after ${end.timeoutMs} ms`);
-  else if (end.aborted) lines.push('killed: cancelled');
-  else if (end.signal) lines.push(`killed by ${end.signal}`);
-  else lines.push(`exit code ${end.code}`);
+  if (lost) lines.splice(end.failure ? 1 : 0, 0, lost);
   lines.push(...strayLines(end));
   for (const v of views) if (v.attachment.name !== 'value') lines.push(attachmentBlock(v));
   for (const f of missingFiles) lines.push(`file:${f}: not found`);
