@@ -16,7 +16,7 @@ import {
 } from '../core/index.js';
 import type { EvidenceSettings } from './settings.js';
 import { Ids } from './ids.js';
-import type { Log } from './log.js';
+import { errorMessage, type Log } from './log.js';
 
 /** The tool names recorded by `evidence_readFile` (their results may be artifacts). */
 export const READ_FILE_TOOL = Ids.tools.readFile;
@@ -74,10 +74,13 @@ export async function openServices(inputs: ServiceInputs, settings: EvidenceSett
   const { layout, log } = inputs;
   const { runs, artifacts, blobs, reregistered: registered } = await openEvidenceStores(layout, settings, {
     tools: EVIDENCE_TOOL_NAMES,
-    reader: READER_LIMITS,
+    reader: { ...READER_LIMITS, searchTimeoutMs: settings.searchTimeoutMs },
     s3Credentials: inputs.s3Credentials,
     warn: (message) => log.warn(message),
   });
+  // Runs left open by a writer that died (a crashed host, a killed MCP server) stop showing as running (docs/contracts.md §5.4).
+  const interrupted = await runs.finishInterrupted().catch((e: unknown) => { log.warn(`runs left open could not be finished: ${errorMessage(e)}`); return []; });
+  if (interrupted.length) log.info(`finished ${interrupted.length} run(s) left open by a process that died, as interrupted`);
   let workspace: EvidenceFileWorkspace | undefined;
   if (inputs.folder) {
     try {
