@@ -43,6 +43,7 @@ export interface EvidenceStores {
 export async function openEvidenceStores(layout: StorageLayout, settings: StoreSettings, options: OpenStoresOptions): Promise<EvidenceStores> {
   await ensureLayout(layout);
   const blobs = await openBlobStore(settings, { ...options, blobsDir: layout.blobsDir });
+  const artifacts = await ArtifactStore.open(layout.artifactsDir, { tenant: layout.tenant });
   const runs = await RunStore.open({
     logsDir: layout.logsDir,
     tenant: layout.tenant,
@@ -52,8 +53,9 @@ export async function openEvidenceStores(layout: StorageLayout, settings: StoreS
     preservation: settings.preservation,
     ...(settings.captureCapBytes > 0 && { captureCapBytes: settings.captureCapBytes }),
     reader: options.reader,
+    // `evidence_readFile` results are recorded by naming their artifact: handles read them there.
+    artifacts,
   });
-  const artifacts = await ArtifactStore.open(layout.artifactsDir, { tenant: layout.tenant });
   const reregistered = await reregisterArtifacts({ runs, artifacts }, (runId, e) => options.warn(`run ${runId} could not be read: ${e instanceof Error ? e.message : String(e)}`));
   return { runs, artifacts, blobs, reregistered };
 }
