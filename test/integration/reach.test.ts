@@ -92,6 +92,26 @@ function runBuild(callId: string): vscode.LanguageModelToolCallPart {
   return new vscode.LanguageModelToolCallPart(callId, 'run_in_terminal', { command: buildLogCommand(LOG_LINES), explanation: 'Build the project', goal: 'Find why the build fails', mode: 'sync' });
 }
 
+/**
+ * Waits until the agent applies the hook file: VS Code notices a new `.github/hooks`
+ * file through its file watcher, a moment after it is written. A small command is
+ * run until its result is capture's text (the command, then `exit code 0`).
+ */
+async function untilRouted(client: Client): Promise<number> {
+  const deadline = Date.now() + 60_000;
+  for (let probes = 1; ; probes++) {
+    let seen = '';
+    await agentTurn(client, 'agent', (n, messages) => {
+      if (n === 0) return [new vscode.LanguageModelToolCallPart(`probe${probes}`, 'run_in_terminal', { command: 'echo routing-probe', explanation: 'Probe', goal: 'Probe', mode: 'sync' })];
+      seen = toolResultText(messages, `probe${probes}`) ?? seen;
+      return [new vscode.LanguageModelTextPart('done')];
+    });
+    if (/^\$ echo routing-probe\nexit code 0$/m.test(seen)) return probes;
+    if (Date.now() > deadline) throw new Error(`the agent did not apply the hook file within 60 s; last result: ${seen.slice(0, 300)}`);
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+}
+
 describe('Reach: the built-in agent\'s run_in_terminal with a scripted model', () => {
   let client: Client;
   before(async function () {
@@ -100,6 +120,10 @@ describe('Reach: the built-in agent\'s run_in_terminal with a scripted model', (
     const ext = vscode.extensions.getExtension<Client>(CLIENT_ID);
     assert.ok(ext, 'fixture extension loaded');
     client = await ext.activate();
+    // The hooks folder exists before the agent starts, as in most repositories: measured
+    // here, VS Code's hook discovery does not always notice a file written into a
+    // `.github/hooks` folder created after it started watching (2 of 4 runs never did).
+    mkdirSync(path.join(workspaceDir(), '.github', 'hooks'), { recursive: true });
     await enableCopilot();
     // Tool confirmations are answered by the workbench's own test switch + auto-approve.
     await vscode.commands.executeCommand('setContext', 'vscode.chat.tools.global.autoApprove.testMode', true);
@@ -135,7 +159,8 @@ describe('Reach: the built-in agent\'s run_in_terminal with a scripted model', (
     let hookFile: string;
     let storage: string;
     let tenant: string;
-    before(async () => {
+    before(async function () {
+      this.timeout(120_000);
       ({ storage, tenant } = await evidenceStorage());
       hookFile = path.join(workspaceDir(), WORKSPACE_HOOK_FILE);
       // The file routing writes, with the hook started by the extension host's Node and
@@ -143,6 +168,7 @@ describe('Reach: the built-in agent\'s run_in_terminal with a scripted model', (
       const hookCommand = `${sh(process.execPath)} ${sh(path.join(repoRoot(), 'dist', 'cli.js'))} hook --storage ${sh(storage)}`;
       mkdirSync(path.dirname(hookFile), { recursive: true });
       writeFileSync(hookFile, workspaceHookFileText(hookCommand));
+      console.log(`[reach] the agent applied the hook file after ${await untilRouted(client)} probe(s)`);
     });
     after(() => rmSync(hookFile, { force: true }));
 
