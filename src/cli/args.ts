@@ -1,7 +1,7 @@
 /**
  * Flags of every subcommand and their `--help` texts. A usage error is one line on
  * stderr and exit code 2, before anything is opened or recorded
- * (docs/contracts.md, "Command line").
+ * (docs/contracts.md §6).
  */
 import { parseArgs } from 'node:util';
 

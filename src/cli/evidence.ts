@@ -4,7 +4,7 @@
  */
 import { createReadStream, promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import { boundModelText, checkReadToolOutput, EvidenceError, readFitted, type RunSource } from '../core/index.js';
+import { checkReadToolOutput, EvidenceError, runToolCall, type RunSource } from '../core/index.js';
 import { parseFlags, UsageError, wholeNumber } from './args.js';
 import type { CliIo } from './io.js';
 import { openSession, storageDirOf } from './session.js';
@@ -33,13 +33,17 @@ export async function read(argv: readonly string[], io: CliIo): Promise<number> 
   if (values.pattern !== undefined) input.pattern = values.pattern;
   const bytes = byteWindow(values.bytes);
   if (bytes) input.bytes = bytes;
-  // The editor's validator: the same sentences for what it refuses.
+  // The table's validator first: what it refuses is bad input here (exit 2, nothing opened).
   const checked = checkReadToolOutput(input);
   if (!checked.ok) throw new UsageError(checked.error);
   const session = await openSession(storageDirOf(values.storage, io.env));
-  const text = boundModelText(await readFitted(session.runs, checked.value, session.settings.maxRangeBytes, (e) => io.err(`bounded-evidence: read failed: ${String(e)}\n`)));
-  await io.out(`${text}\n`);
-  return text.startsWith('error:') ? 1 : 0;
+  // The core's call runner, as the editor and the MCP server run read_tool_output: the same reply, byte for byte.
+  const answer = await runToolCall('read_tool_output', input, {
+    runs: session.runs, artifacts: session.artifacts, files: undefined, folder: undefined, settings: session.settings,
+    signal: new AbortController().signal, log: (message, e) => io.err(`bounded-evidence read: ${message}: ${String(e)}\n`),
+  });
+  await io.out(`${answer.text}\n`);
+  return answer.isError ? 1 : 0;
 }
 
 /** `import FILE`: streams the file into a run of its own and prints the result as JSON. */

@@ -1,6 +1,5 @@
 /**
- * `hook`: one agent hook event on stdin, the answer on stdout (docs/architecture.md,
- * "Reach: command line and hooks"). The decision is the core's (`decideHook`); this file
+ * `hook`: one agent hook event on stdin, the answer on stdout (docs/architecture.md §2.4). The decision is the core's (`decideHook`); this file
  * finds the storage and the command that runs this command line, writes long commands
  * to a private file, and records `PostToolUse` responses when asked to.
  *

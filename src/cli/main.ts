@@ -1,8 +1,6 @@
 /**
- * Entry point of dist/cli.js, the `bounded-evidence` command (docs/architecture.md,
- * "Reach: command line and hooks"): dispatches to a subcommand and turns its outcome
- * into an exit code. A usage error is one line on stderr and exit 2 (docs/contracts.md,
- * "Command line"); nothing has been recorded by then.
+ * Entry point of dist/cli.js, the `bounded-evidence` command (docs/architecture.md §2.4): dispatches to a subcommand and turns its outcome
+ * into an exit code. A usage error is one line on stderr and exit 2 (docs/contracts.md §6); nothing has been recorded by then.
  */
 import { HELP, UsageError, wantsHelp } from './args.js';
 import { capture } from './capture.js';

@@ -2,9 +2,9 @@
  * The stores the command line works on: the same folder layout, tenant rule, limits and
  * tool profile as the MCP server (src/mcp/storage.ts, src/mcp/options.ts), which are the
  * editor's (src/core/storageLayout.ts), so a handle minted by `capture` reads in the
- * editor and the other way round (docs/architecture.md, "Reach: command line and hooks").
+ * editor and the other way round (docs/architecture.md §2.4).
  */
-import { FsBlobStore, RunStore } from '../core/index.js';
+import { openEvidenceStores, type ArtifactStore, type RunStore } from '../core/index.js';
 import { extensionManifest, MCP_TOOL_NAMES } from '../mcp/manifest.js';
 import { resolveSettings, type McpSettings } from '../mcp/options.js';
 import { openStorage, type McpStorage } from '../mcp/storage.js';
@@ -20,6 +20,7 @@ export interface CliSession {
   readonly storage: McpStorage;
   readonly settings: McpSettings;
   readonly runs: RunStore;
+  readonly artifacts: ArtifactStore;
 }
 
 /** The storage folder: `--storage`, else the environment; a usage error saying how to get one otherwise. */
@@ -31,21 +32,19 @@ export function storageDirOf(flag: string | undefined, env: NodeJS.ProcessEnv): 
   return dir;
 }
 
-/** Opens the run store and blob store of a storage folder with the editor's default limits. */
-export async function openSession(storageDir: string): Promise<CliSession> {
+/**
+ * Opens the stores of a storage folder with the editor's default limits, the way the
+ * MCP server opens them (the core's `openEvidenceStores`, filesystem blobs).
+ */
+export async function openSession(storageDir: string, log: (line: string) => void = () => undefined): Promise<CliSession> {
   const manifest = extensionManifest();
   const settings = resolveSettings(manifest);
   const storage = await openStorage(storageDir);
-  const runs = await RunStore.open({
-    logsDir: storage.logsDir,
-    tenant: storage.tenant,
-    blobs: await FsBlobStore.open(storage.blobsDir),
-    limits: { largeResultBytes: settings.largeResultBytes, previewBytes: settings.previewBytes },
+  const { runs, artifacts } = await openEvidenceStores(storage, { ...settings, backend: 'filesystem' }, {
     // The MCP server's profile: the same tools over the same core, so the runs compare.
     tools: MCP_TOOL_NAMES,
-    preservation: settings.preservation,
-    captureCapBytes: settings.captureCapBytes,
     reader: { maxByteWindow: settings.maxRangeBytes },
+    warn: log,
   });
-  return { storage, settings, runs };
+  return { storage, settings, runs, artifacts };
 }

@@ -6,20 +6,16 @@
  * config.ts listens for changes.
  */
 
+import type { BlobSettings, S3BlobSettings } from '../core/index.js';
+
 /** The model-facing text of every tool stays under this many bytes (declared in the core, shared with the MCP server). */
 export { MODEL_TEXT_LIMIT_BYTES } from '../core/index.js';
 
-/** Where large outputs are kept. */
-export type StorageBackend = 'filesystem' | 's3';
+/** Where large outputs are kept (the core chooses and builds the adapter: src/core/blobs/openBlobStore.ts). */
+export type StorageBackend = BlobSettings['backend'];
 
 /** S3-compatible storage settings (credentials live in SecretStorage, never here). */
-export interface S3Settings {
-  readonly endpoint: string;
-  readonly region: string;
-  readonly bucket: string;
-  readonly prefix: string;
-  readonly forcePathStyle: boolean;
-}
+export type S3Settings = S3BlobSettings;
 
 /** A snapshot of every `boundedEvidence.*` setting, clamped to its declared range. */
 export interface EvidenceSettings {
@@ -27,8 +23,11 @@ export interface EvidenceSettings {
   readonly previewBytes: number;
   readonly maxRangeBytes: number;
   readonly largeResultBytes: number;
+  /** Per-stream capture cap; 0 means none (the default: outputs are kept whole while retention allows). */
   readonly captureCapBytes: number;
   readonly commandTimeoutMs: number;
+  /** Overall time limit of one pattern search. */
+  readonly searchTimeoutMs: number;
   readonly preservation: 'best_effort' | 'required';
   /** Retention budget in bytes; 0 means none. */
   readonly retentionMaxBytes: number;
@@ -48,6 +47,7 @@ export const SettingKeys = {
   largeResultBytes: 'largeResultBytes',
   captureCapBytes: 'captureCapBytes',
   commandTimeoutMs: 'commandTimeoutMs',
+  searchTimeoutMs: 'searchTimeoutMs',
   preservation: 'preservation',
   retentionMaxStorageMB: 'retention.maxStorageMB',
   retentionMaxAgeDays: 'retention.maxAgeDays',
@@ -66,8 +66,9 @@ export const DefaultSettings: EvidenceSettings = {
   previewBytes: 1024,
   maxRangeBytes: 4096,
   largeResultBytes: 4096,
-  captureCapBytes: 64 * 1024 * 1024,
+  captureCapBytes: 0,
   commandTimeoutMs: 600_000,
+  searchTimeoutMs: 30_000,
   preservation: 'best_effort',
   retentionMaxBytes: 2048 * 1024 * 1024,
   retentionMaxAgeMs: 30 * 86_400_000,
@@ -98,6 +99,11 @@ function stringList(src: SettingSource, key: string): string[] {
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x.trim() !== '') : [];
 }
 
+/** 0 is "no cap"; any other value is at least 1024 bytes (package.json's minimum for a cap). */
+function capSetting(v: number): number {
+  return v === 0 ? 0 : Math.max(1024, v);
+}
+
 /** Reads and clamps every setting (the ranges are package.json's). */
 export function readSettings(src: SettingSource): EvidenceSettings {
   const d = DefaultSettings;
@@ -115,8 +121,9 @@ export function readSettings(src: SettingSource): EvidenceSettings {
     previewBytes,
     maxRangeBytes: int(src, SettingKeys.maxRangeBytes, d.maxRangeBytes, 4, 4096),
     largeResultBytes: int(src, SettingKeys.largeResultBytes, d.largeResultBytes, 256, 6144),
-    captureCapBytes: int(src, SettingKeys.captureCapBytes, d.captureCapBytes, 1024),
+    captureCapBytes: capSetting(int(src, SettingKeys.captureCapBytes, d.captureCapBytes, 0)),
     commandTimeoutMs: int(src, SettingKeys.commandTimeoutMs, d.commandTimeoutMs, 1000, 3_600_000),
+    searchTimeoutMs: int(src, SettingKeys.searchTimeoutMs, d.searchTimeoutMs, 100, 600_000),
     preservation,
     retentionMaxBytes: mb * 1024 * 1024,
     retentionMaxAgeMs: Math.round(ageDays * 86_400_000),

@@ -1,6 +1,5 @@
 /**
- * The hook configuration files routing writes and removes (docs/architecture.md, "Reach:
- * command line and hooks"), as pure text-to-text functions so every case (existing
+ * The hook configuration files routing writes and removes (docs/architecture.md §2.4), as pure text-to-text functions so every case (existing
  * hooks, a missing file, a file that is not JSON) is unit-tested without an editor.
  * Two shapes are in use:
  * - VS Code / Copilot (`.github/hooks/*.json`, `~/.copilot/hooks/*.json`):

@@ -1,6 +1,5 @@
 /**
- * The hook's decision for one agent hook event (docs/architecture.md, "Reach: command
- * line and hooks"), pure: the command line reads stdin, calls `decideHook`, writes the
+ * The hook's decision for one agent hook event (docs/architecture.md §2.4), pure: the command line reads stdin, calls `decideHook`, writes the
  * answer. Three clients' shapes are understood:
  * - `PreToolUse` on `run_in_terminal` (VS Code's built-in agent): answer
  *   `hookSpecificOutput.updatedInput` with the whole tool input and the command rewritten;

@@ -1,6 +1,5 @@
 /**
- * POSIX shell quoting for the hook's rewritten commands (docs/architecture.md, "Reach:
- * command line and hooks"). A word in single quotes is taken literally by every POSIX
+ * POSIX shell quoting for the hook's rewritten commands (docs/architecture.md §2.4). A word in single quotes is taken literally by every POSIX
  * shell, bash, zsh and dash alike: nothing inside is special (no `$`, backtick, `\`,
  * newline or here-doc marker), except `'` itself, which cannot appear inside and is
  * written as `'\''` (close, an escaped quote, reopen). That is the whole grammar, so a

@@ -13,7 +13,7 @@ import { startCommand, type CommandExit } from './command.js';
 import { ContentTypes, decideAttachmentStorage } from './decisions.js';
 import { attachmentHandleOf } from './handles.js';
 import { commandSummary, type AttachmentView } from './observation.js';
-import { backendMessage, positiveInt, storedFields } from './recordFields.js';
+import { backendMessage, captureCap, storedFields } from './recordFields.js';
 import type { Run } from './run.js';
 import type { RunStore } from './runStore.js';
 import type { AttachmentRecord, CallError, CallOutcome, CallStatus, RunCommandOptions } from './types.js';
@@ -28,7 +28,7 @@ export type RunCommandExtras = Pick<RunCommandOptions, 'tool' | 'files'>;
 export async function runCommandCall(run: Run, command: string, options: RunCommandOptions): Promise<CallOutcome> {
   if (typeof command !== 'string' || command.length === 0) throw new EvidenceError('invalidArgument', 'command must be a non-empty string');
   const s = run.store;
-  const cap = positiveInt('captureCapBytes', options.captureCapBytes ?? s.captureCapBytes);
+  const cap = captureCap(options.captureCapBytes ?? s.captureCapBytes);
   const tool = options.tool ?? RUN_COMMAND_TOOL;
   const args: Record<string, unknown> = { command, cwd: options.cwd, ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}) };
   const call = await run.startCall(tool, args);
@@ -120,8 +120,8 @@ async function captureFile(run: Run, cwd: string, rel: string, segment: string, 
   });
 }
 
-function exitFields(exit: CommandExit): { code: number | null; signal: string | null; timedOut: boolean; aborted: boolean } {
-  return { code: exit.code, signal: exit.signal, timedOut: exit.timedOut, aborted: exit.aborted };
+function exitFields(exit: CommandExit): Pick<CommandExit, 'code' | 'signal' | 'timedOut' | 'aborted' | 'strays' | 'pipesAbandoned'> {
+  return { code: exit.code, signal: exit.signal, timedOut: exit.timedOut, aborted: exit.aborted, strays: exit.strays, pipesAbandoned: exit.pipesAbandoned };
 }
 
 /** The pieces of `source`, each first handed to `onOutput` (awaited: a slow reader slows the command, memory stays bounded). */

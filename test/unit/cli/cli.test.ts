@@ -234,6 +234,11 @@ describe('command line', function () {
     const sig = spawnSync(process.execPath, ['--import', TSX, MAIN, 'capture', '--shell', 'kill -TERM $$'], { cwd: work, env: base, encoding: 'utf8' });
     assert.equal(sig.status, 143, sig.stderr);
     assert.match(sig.stdout, /\nkilled by SIGTERM\n/);
+    // Started by the shim as Electron-run-as-Node: the captured command sees the terminal's environment, not the shim's.
+    const shimmed = spawnSync(process.execPath, ['--import', TSX, MAIN, 'capture', '--shell', 'echo "[${ELECTRON_RUN_AS_NODE-unset}][${BOUNDED_EVIDENCE_ELECTRON_WAS-unset}]"'], {
+      cwd: work, env: { ...base, ELECTRON_RUN_AS_NODE: '1', BOUNDED_EVIDENCE_ELECTRON_WAS: '' }, encoding: 'utf8',
+    });
+    assert.match(shimmed.stdout, /\n\[unset\]\[unset\]\n/);
     // 1 GB of output (1,000,000,000 bytes) through capture: the kept part is capped, every byte is counted,
     // memory stays flat. The baseline is the same process capturing a one-line output (start-up, tsx, stores).
     const small = await peakRss(['capture', '--shell', 'echo small'], base);
@@ -245,6 +250,31 @@ describe('command line', function () {
     console.log(`      1 GB capture: ${huge.samples} RSS samples over ${(huge.ms / 1000).toFixed(1)} s; peak ${(huge.peak / 2 ** 20).toFixed(1)} MiB vs ${(small.peak / 2 ** 20).toFixed(1)} MiB for a one-line output: growth ${(growth / 2 ** 20).toFixed(1)} MiB`);
     assert.ok(huge.samples > 10, 'the capture ran long enough to be sampled');
     assert.ok(growth < 64 * 2 ** 20, `RSS grew by ${growth} bytes`);
+  });
+
+  it('mcp: the MCP server as a subcommand, storage from the environment, reading a handle capture minted', async () => {
+    const io = collect({ env: env(), cwd: work });
+    assert.equal(await runCli(['capture', '--shell', 'seq 1 9000'], io, []), 0);
+    const handle = /handle (out_\S+_stdout)/.exec(io.stdout)![1]!;
+    const read = collect({ env: env() });
+    await runCli(['read', handle, '--pattern', '^8999$'], read, []);
+    const help = spawnSync(process.execPath, ['--import', TSX, MAIN, 'mcp', '--help'], { encoding: 'utf8' });
+    assert.equal(help.status, 0);
+    assert.match(help.stdout, /^Usage: node dist\/mcp\.js --storage <dir>/);
+    const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+    const client = new Client({ name: 'cli-mcp', version: '1' });
+    const childEnv: Record<string, string> = {};
+    for (const [k, v] of Object.entries(env())) if (v !== undefined) childEnv[k] = v;
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: ['--import', TSX, MAIN, 'mcp', '--workspace', work], env: childEnv, stderr: 'ignore' }));
+    try {
+      // The MCP server's own list (dist/mcp.js serves the same): at least the three evidence tools.
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      for (const n of ['evidence_readFile', 'evidence_runCommand', 'read_tool_output']) assert.ok(names.includes(n), n);
+      const reply = await client.callTool({ name: 'read_tool_output', arguments: { handle, pattern: '^8999$' } });
+      assert.equal(`${(reply.content as { text: string }[])[0]!.text}\n`, read.stdout);
+    } finally {
+      await client.close();
+    }
   });
 
   /** Runs the command line as a process and samples its resident memory every 50 ms. */
