@@ -21,13 +21,13 @@ export interface ReachDeps {
 export function registerReach(context: vscode.ExtensionContext, deps: ReachDeps): Promise<CliEnvironment> {
   const env = deps.host.get().then((s) => installCliEnvironment(context, s.layout, s.folder));
   env.then((e) => deps.log.info(`command line: ${e.shim} (storage ${e.storage})`), (e: unknown) => deps.log.error('the command line could not be installed', e));
-  const folder = async (): Promise<string | undefined> => (await deps.host.get()).folder;
+  const services = (): ReturnType<ServicesHost['get']> => deps.host.get();
   const c = Ids.commands;
   const table: [string, (arg: unknown) => Promise<unknown>][] = [
-    [c.routeAgentTerminals, async (arg) => routeWorkspace(await env, await folder(), arg, 'route')],
-    [c.stopRouting, async (arg) => routeWorkspace(await env, await folder(), arg, 'stop')],
-    [c.routeAgentTerminalsForUser, async (arg) => routeUser(await env, arg, 'route')],
-    [c.stopRoutingForUser, async (arg) => routeUser(await env, arg, 'stop')],
+    [c.routeAgentTerminals, async (arg) => { const s = await services(); return routeWorkspace(await env, s.folder, s.settings, arg, 'route'); }],
+    [c.stopRouting, async (arg) => { const s = await services(); return routeWorkspace(await env, s.folder, s.settings, arg, 'stop'); }],
+    [c.routeAgentTerminalsForUser, async (arg) => routeUser(await env, (await services()).settings, arg, 'route')],
+    [c.stopRoutingForUser, async (arg) => routeUser(await env, (await services()).settings, arg, 'stop')],
   ];
   for (const [id, fn] of table) {
     context.subscriptions.push(vscode.commands.registerCommand(id, async (arg?: unknown) => {

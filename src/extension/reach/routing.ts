@@ -13,10 +13,11 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { editSettingsFile, mergeHook, removeHook, WORKSPACE_HOOK_FILE, type EditResult } from '../../core/reach/hookConfig.js';
 import { quoteShellWord } from '../../core/reach/shellQuote.js';
+import type { EvidenceSettings } from '../settings.js';
 import type { CliEnvironment } from './terminalEnvironment.js';
 
-/** The setting that adds PostToolUse recording to the hooks routing writes. */
-export const RECORD_OTHER_TOOLS_SETTING = 'hooks.recordOtherToolResults';
+/** What of the settings routing writes into the hooks: PostToolUse recording and its threshold. */
+export type RoutingSettings = Pick<EvidenceSettings, 'recordOtherToolResults' | 'largeResultBytes'>;
 
 /** Arguments the commands take from a caller (a test, another extension); the palette passes none. */
 export interface RoutingArgs {
@@ -47,26 +48,25 @@ function argsOf(arg: unknown): RoutingArgs {
   return typeof arg === 'object' && arg !== null ? arg as RoutingArgs : {};
 }
 
-function recordOthers(): boolean {
-  return vscode.workspace.getConfiguration('boundedEvidence').get<boolean>(RECORD_OTHER_TOOLS_SETTING, false);
-}
-
-/** The hook command: the shim with `hook`, the storage when it is one workspace's, and the PostToolUse flag when set. */
-export function hookCommand(env: CliEnvironment, withStorage: boolean, recordPostToolUse: boolean): string {
-  return [quoteShellWord(env.shim), 'hook', ...(withStorage ? ['--storage', quoteShellWord(env.storage)] : []), ...(recordPostToolUse ? ['--record-post-tool-use'] : [])].join(' ');
+/** The hook command: the shim with `hook`, the storage when it is one workspace's, and PostToolUse recording when set. */
+export function hookCommand(env: CliEnvironment, withStorage: boolean, settings: RoutingSettings): string {
+  return [
+    quoteShellWord(env.shim), 'hook', ...(withStorage ? ['--storage', quoteShellWord(env.storage)] : []),
+    ...(settings.recordOtherToolResults ? ['--record-post-tool-use', '--large-result-bytes', String(settings.largeResultBytes)] : []),
+  ].join(' ');
 }
 
 /** The files of the workspace variant. */
-export function workspaceTargets(folder: string, env: CliEnvironment, adding: boolean): Target[] {
-  const post = recordOthers();
-  const command = hookCommand(env, true, post);
+export function workspaceTargets(folder: string, env: CliEnvironment, adding: boolean, settings: RoutingSettings): Target[] {
+  const post = settings.recordOtherToolResults;
+  const command = hookCommand(env, true, settings);
   return [{ file: path.join(folder, WORKSPACE_HOOK_FILE), what: WORKSPACE_HOOK_FILE, edit: adding ? (t) => mergeHook(t, command, WORKSPACE_HOOK_FILE, { recordPostToolUse: post }) : (t) => removeHook(t, WORKSPACE_HOOK_FILE) }];
 }
 
 /** The files of the user variant. */
-export function userTargets(home: string, env: CliEnvironment, adding: boolean): Target[] {
-  const post = recordOthers();
-  const command = hookCommand(env, false, post);
+export function userTargets(home: string, env: CliEnvironment, adding: boolean, settings: RoutingSettings): Target[] {
+  const post = settings.recordOtherToolResults;
+  const command = hookCommand(env, false, settings);
   const copilot = path.join(home, '.copilot', 'hooks', 'bounded-evidence.json');
   const claude = path.join(home, '.claude', 'settings.json');
   return [
@@ -112,18 +112,18 @@ export async function applyTargets(targets: readonly Target[], verb: 'route' | '
 }
 
 /** Routes this workspace's agents (`.github/hooks/bounded-evidence.json`). */
-export async function routeWorkspace(env: CliEnvironment, folder: string | undefined, arg: unknown, verb: 'route' | 'stop'): Promise<RoutingResult> {
+export async function routeWorkspace(env: CliEnvironment, folder: string | undefined, settings: RoutingSettings, arg: unknown, verb: 'route' | 'stop'): Promise<RoutingResult> {
   if (!folder) {
     void vscode.window.showErrorMessage('Bounded Evidence: open a folder first; routing writes .github/hooks/bounded-evidence.json in it.');
     return { written: [], removed: [], unchanged: [], errors: ['no folder is open'] };
   }
-  return report(await applyTargets(workspaceTargets(folder, env, verb === 'route'), verb, argsOf(arg)));
+  return report(await applyTargets(workspaceTargets(folder, env, verb === 'route', settings), verb, argsOf(arg)));
 }
 
 /** Routes the user's agents in every workspace (`~/.copilot/hooks`, `~/.claude/settings.json`). */
-export async function routeUser(env: CliEnvironment, arg: unknown, verb: 'route' | 'stop'): Promise<RoutingResult> {
+export async function routeUser(env: CliEnvironment, settings: RoutingSettings, arg: unknown, verb: 'route' | 'stop'): Promise<RoutingResult> {
   const args = argsOf(arg);
-  return report(await applyTargets(userTargets(args.home ?? os.homedir(), env, verb === 'route'), verb, args));
+  return report(await applyTargets(userTargets(args.home ?? os.homedir(), env, verb === 'route', settings), verb, args));
 }
 
 /** Tells the person what happened (errors first: a file left alone must be noticed). */
