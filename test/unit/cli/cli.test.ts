@@ -136,8 +136,9 @@ describe('command line', function () {
     const session = await openSession(storage);
     const expected = await readFitted(session.runs, { handle, pattern: 'needle' }, session.settings.maxRangeBytes, () => undefined);
     assert.equal(read.stdout, `${expected}\n`);
-    const reply = JSON.parse(read.stdout) as { matches: { line_number: number }[]; content: string; total_matches: number };
-    assert.deepEqual([reply.matches, reply.content, reply.total_matches], [[{ line_number: 20001 }], '20001:needle-line', 1]);
+    const reply = JSON.parse(read.stdout) as { matches: { line_number: number; byte_offset: number; column: number }[]; content: string; total_matches: number };
+    // seq 1 20000 prints 108,894 bytes before the needle line.
+    assert.deepEqual([reply.matches, reply.content, reply.total_matches], [[{ line_number: 20001, byte_offset: 108894, column: 1 }], '20001:needle-line', 1]);
     const lines = collect({ env: env() });
     assert.equal(await runCli(['read', handle, '--offset', '19999', '--limit', '2'], lines, []), 0);
     assert.equal(lines.stdout, `${await readFitted(session.runs, { handle, offset: 19999, limit: 2 }, session.settings.maxRangeBytes, () => undefined)}\n`);
@@ -239,13 +240,13 @@ describe('command line', function () {
       cwd: work, env: { ...base, ELECTRON_RUN_AS_NODE: '1', BOUNDED_EVIDENCE_ELECTRON_WAS: '' }, encoding: 'utf8',
     });
     assert.match(shimmed.stdout, /\n\[unset\]\[unset\]\n/);
-    // 1 GB of output (1,000,000,000 bytes) through capture: the kept part is capped, every byte is counted,
+    // 1 GB of output (1,000,000,000 bytes) through capture: kept whole (no cap by default), every byte counted,
     // memory stays flat. The baseline is the same process capturing a one-line output (start-up, tsx, stores).
     const small = await peakRss(['capture', '--shell', 'echo small'], base);
     const huge = await peakRss(['capture', '--shell', 'head -c 1000000000 /dev/zero | tr "\\0" "x"'], base);
     assert.equal(small.code, 0);
     assert.equal(huge.code, 0);
-    assert.match(huge.out, /\nstdout: 67108864 bytes, 1 line, truncated at the capture cap \(1000000000 bytes observed\), handle out_\S+_stdout\. Preview:\n/);
+    assert.match(huge.out, /\nstdout: 1000000000 bytes, 1 line, handle out_\S+_stdout\. Preview:\n/);
     const growth = huge.peak - small.peak;
     console.log(`      1 GB capture: ${huge.samples} RSS samples over ${(huge.ms / 1000).toFixed(1)} s; peak ${(huge.peak / 2 ** 20).toFixed(1)} MiB vs ${(small.peak / 2 ** 20).toFixed(1)} MiB for a one-line output: growth ${(growth / 2 ** 20).toFixed(1)} MiB`);
     assert.ok(huge.samples > 10, 'the capture ran long enough to be sampled');
