@@ -91,7 +91,7 @@ export interface CommandEnd {
 export function commandSummary(command: string, end: CommandEnd, views: readonly AttachmentView[], missingFiles: readonly string[]): string {
   const shown = command.length > 200 ? `${command.slice(0, 200)}…` : command;
   const lines = [`$ ${shown}`];
-  // Bytes let go come first: no later line may suggest the output is whole (docs/contracts.md, reader section).
+  // Bytes let go come first: no later line may suggest the output is whole (docs/contracts.md §2.9).
   const lost = letGo(views);
   if (lost) lines.unshift(lost);
   if (end.failure) lines.push(`error: ${end.failure}`);
