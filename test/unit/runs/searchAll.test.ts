@@ -2,6 +2,8 @@ import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { FsBlobStore } from '../../../src/core/blobs/fsBlobStore.js';
 import { searchAllOutputs } from '../../../src/core/runs/searchAll.js';
+import { EvidenceToolTable } from '../../../src/core/tools/table.js';
+import type { ToolCallContext } from '../../../src/core/tools/toolDef.js';
 import type { RunStore } from '../../../src/core/runs/runStore.js';
 import { numberedLines, openStore, rejectsWith, scratch } from './helpers.js';
 
@@ -55,5 +57,25 @@ describe('searchAllOutputs: one pattern over every kept output, newest first', (
     const abort = new AbortController();
     abort.abort();
     await rejectsWith(searchAllOutputs(store, { pattern: 'x' }, { signal: abort.signal }), 'invalidArgument', 'pattern search cancelled');
+  });
+
+  it('evidence_search (the table entry): the same answer as JSON under 8 KiB, fewer matches when they would not fit, the total unchanged', async () => {
+    const tool = EvidenceToolTable.evidence_search;
+    assert.deepEqual([tool.check({ pattern: 'x', limit: 5 }), tool.check({ pattern: 'x', extra: 1 }).ok], [{ ok: true, value: { pattern: 'x', limit: 5 } }, false]);
+    const ctx = { runs: store, signal: new AbortController().signal, log: () => assert.fail('no failure') } as unknown as ToolCallContext;
+    const noRun = (): never => assert.fail('a search opens no run');
+    const answer = await tool.perform!(ctx, { pattern: 'ERROR' }, noRun);
+    assert.equal(answer.status, 'completed');
+    assert.deepEqual(JSON.parse(answer.text), JSON.parse(JSON.stringify(await searchAllOutputs(store, { pattern: 'ERROR' }))));
+    // 100 matches of 2,000-character lines cannot fit: fewer are returned, the total stays 2000.
+    const wide = await store.startRun();
+    await wide.recordResult('wide', {}, `${'W'.repeat(1990)} HIT\n`.repeat(2000));
+    await wide.finish('completed');
+    const fitted = await tool.perform!(ctx, { pattern: 'HIT', limit: 100 }, noRun);
+    const r = JSON.parse(fitted.text) as { total_matches: number; returned: number; truncated: boolean; matches: unknown[] };
+    assert.ok(Buffer.byteLength(fitted.text) < 8192, `${Buffer.byteLength(fitted.text)} bytes`);
+    assert.deepEqual([r.total_matches, r.truncated, r.matches.length === r.returned, r.returned >= 1 && r.returned < 100], [2000, true, true, true]);
+    const bad = await tool.perform!(ctx, { pattern: '(' }, noRun);
+    assert.deepEqual([bad.text, bad.status], ['error: pattern is not a valid regular expression: Unterminated group', 'failed']);
   });
 });
