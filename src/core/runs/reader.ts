@@ -73,16 +73,7 @@ export function validateReadArgs(args: unknown, limits: ReaderLimits = DEFAULT_R
   if (typeof offset !== 'number' || !Number.isSafeInteger(offset) || offset < 0) throw invalid('offset must be an integer >= 0');
   const limit = a.limit ?? 200;
   if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 1 || limit > 1000) throw invalid('limit must be an integer from 1 to 1000');
-  let pattern: string | null = null;
-  if (a.pattern !== undefined) {
-    if (typeof a.pattern !== 'string' || a.pattern.length < 1 || a.pattern.length > 1024) throw invalid('pattern must be a string of 1 to 1024 characters');
-    try { new RegExp(a.pattern); } catch (e) {
-      // V8 says "Invalid regular expression: /<pattern>/: <reason>": keep the reason only.
-      const reason = String((e as Error).message).replace(/^Invalid regular expression: \/[\s\S]*\/[a-z]*: /, '');
-      throw invalid(`pattern is not a valid regular expression: ${reason}`);
-    }
-    pattern = a.pattern;
-  }
+  const pattern = a.pattern === undefined ? null : checkPattern(a.pattern);
   let bytes: ReadRequest['bytes'] = null;
   if (a.bytes !== undefined) {
     if (pattern !== null) throw invalid('bytes cannot be combined with pattern');
@@ -95,6 +86,17 @@ export function validateReadArgs(args: unknown, limits: ReaderLimits = DEFAULT_R
     bytes = { start, end };
   }
   return { handle: a.handle, offset, limit, pattern, bytes };
+}
+
+/** An untrusted pattern checked as every search checks it (1–1024 characters, a valid regular expression), or one sentence. */
+export function checkPattern(pattern: unknown): string {
+  if (typeof pattern !== 'string' || pattern.length < 1 || pattern.length > 1024) throw invalid('pattern must be a string of 1 to 1024 characters');
+  try { new RegExp(pattern); } catch (e) {
+    // V8 says "Invalid regular expression: /<pattern>/: <reason>": keep the reason only.
+    const reason = String((e as Error).message).replace(/^Invalid regular expression: \/[\s\S]*\/[a-z]*: /, '');
+    throw invalid(`pattern is not a valid regular expression: ${reason}`);
+  }
+  return pattern;
 }
 
 /** Answers one validated request over one content view. */

@@ -7,6 +7,7 @@
  * while every output still adds to the honest total.
  */
 import { EvidenceError } from '../errors.js';
+import { checkPattern } from './reader.js';
 import type { CallSummary, ReadToolOutputMatch, RunStoreApi } from './types.js';
 
 /** What to search. */
@@ -66,10 +67,7 @@ function handlesOf(c: CallSummary): string[] {
 
 /** Checks the query (a bad one is one sentence, like every tool input). */
 export function checkSearchAllQuery(q: SearchAllQuery): Required<Omit<SearchAllQuery, 'tool' | 'run'>> & SearchAllQuery {
-  if (typeof q.pattern !== 'string' || q.pattern.length < 1 || q.pattern.length > 1024) throw new EvidenceError('invalidArgument', 'pattern must be a string of 1 to 1024 characters');
-  try { new RegExp(q.pattern); } catch (e) {
-    throw new EvidenceError('invalidArgument', `pattern is not a valid regular expression: ${String((e as Error).message).replace(/^Invalid regular expression: \/[\s\S]*\/[a-z]*: /, '')}`);
-  }
+  checkPattern(q.pattern);
   const limit = q.limit ?? 20;
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > 100) throw new EvidenceError('invalidArgument', 'limit must be an integer from 1 to 100');
   return { ...q, limit };
