@@ -309,7 +309,7 @@ export interface ReadToolOutputArgs {
   readonly bytes?: { readonly start: number; readonly end: number };
 }
 
-/** One pattern match: where the matching line's first match is (docs/contracts.md, reader section). */
+/** One pattern match: where the matching line's first match is (docs/contracts.md §2.9). */
 export interface ReadToolOutputMatch {
   /** 1-based line number, like `grep -n`. */
   readonly line_number: number;
