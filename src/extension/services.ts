@@ -92,7 +92,7 @@ export async function openServices(inputs: ServiceInputs, settings: EvidenceSett
     reader: READER_LIMITS,
   });
   const artifacts = await ArtifactStore.open(layout.artifactsDir, { tenant: layout.tenant });
-  const registered = await reregisterArtifacts({ runs, artifacts }, (runId, e) => log.warn(`run ${runId} could not be read: ${errorMessage(e)}`));
+  const registered = await reregisterArtifacts({ runs, artifacts }, (what, e) => log.warn(`${what} could not be read: ${errorMessage(e)}`));
   let workspace: EvidenceFileWorkspace | undefined;
   if (inputs.folder) {
     try {

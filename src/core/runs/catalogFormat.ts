@@ -61,7 +61,7 @@ export interface SnapEntry extends LogStamp {
   readonly pr: readonly LogProblem[]; readonly tt: boolean;
 }
 /** First line of the file. */
-export interface HeaderEntry { readonly k: 'hdr'; readonly v: 1; readonly tenant: string }
+export interface HeaderEntry { readonly k: 'hdr'; readonly v: 1; readonly tenant: string; /** Random: names this file (a checkpoint is only used with its own catalog). */ readonly id?: string }
 /** Written once the writer that created the file has indexed every log that existed. */
 export interface BuiltEntry { readonly k: 'built' }
 

@@ -25,7 +25,7 @@ import { ManifestCache, missingError, openVerified } from '../blobs/verifiedBlob
 import { EvidenceError } from '../errors.js';
 import { manifestOf, readVerified, streamVerified, verifyAll } from '../integrity.js';
 import { encodeUtf8 } from '../utf8.js';
-import { Catalog, type CallRow, type CatalogStats, type RunRow } from './catalog.js';
+import { Catalog, yieldToLoop, type CallRow, type CatalogStats, type RunRow } from './catalog.js';
 import { queryCalls, queryRuns, runStatusOf, summaryOf } from './catalogQuery.js';
 import { DEFAULT_CAPTURE_CAP_BYTES, DEFAULT_INLINE_ATTACHMENT_BYTES, DEFAULT_OFFLOAD_THRESHOLD_BYTES, DEFAULT_RUN_LIMITS, profileHash } from './decisions.js';
 import { accessDenied, type HandleEntry } from './handles.js';
@@ -144,6 +144,7 @@ export class RunStore implements RunStoreApi {
     for (let i = runs.length - 1; i >= 0; i--) {
       const r = runs[i]!;
       if (!r.dead && r.ok) out.push(summaryOf(r, this.tenant, this.isLive));
+      if (i % 10_000 === 0) await yieldToLoop();
     }
     return out;
   }

@@ -220,8 +220,10 @@ export interface CallSummary {
   /** Full result size (0 while unfinished). */
   readonly resultBytes: number;
   readonly stored?: StorageState;
-  /** First 12 hex digits of the result's sha256. */
+  /** First 12 hex digits of the result's sha256 (what a row shows). */
   readonly sha256Prefix?: string;
+  /** The result's whole sha256 (an `evidence_readFile` artifact is named by it). */
+  readonly sha256?: string;
   /** `res_<callId>` when the result was elided or offloaded. */
   readonly handle?: string;
   readonly attachments: readonly { readonly name: string; readonly handle: string; readonly sizeBytes: number; readonly stored: StorageState }[];

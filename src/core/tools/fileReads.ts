@@ -72,7 +72,7 @@ class CapturingWorkspace implements ToolWorkspace {
  */
 export async function readFileRecorded(
   workspace: EvidenceFileWorkspace,
-  stores: { readonly runs: Pick<RunStoreApi, 'tenant' | 'listRuns' | 'report'>; readonly artifacts: ArtifactStore },
+  stores: { readonly runs: Pick<RunStoreApi, 'tenant' | 'queryCalls'>; readonly artifacts: ArtifactStore },
   run: Pick<RunApi, 'recordResult'>,
   relPath: string,
 ): Promise<string> {
