@@ -1,5 +1,6 @@
 // Builds the extension (Node, CommonJS, `vscode` external), the MCP server (Node,
-// CommonJS, dist/mcp.js) and the inspector webview (browser, IIFE). Flags: --watch,
+// CommonJS, dist/mcp.js), the command line (dist/cli.js), the pattern-search worker
+// (dist/patternWorker.js) and the inspector webview (browser, IIFE). Flags: --watch,
 // --production (minified, no source maps), --tests (also bundles the integration suite
 // into out/ for the extension host).
 const esbuild = require('esbuild');
@@ -74,6 +75,28 @@ const configs = [
     target: 'node20',
   },
   {
+    // The command line (`bounded-evidence`, the package's bin): capture, read, import,
+    // list, verify, hook, mcp. Plain Node, no `vscode`; runnable as `node dist/cli.js`.
+    ...common,
+    entryPoints: ['src/cli/main.ts'],
+    outfile: 'dist/cli.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    banner: { js: '#!/usr/bin/env node' },
+  },
+  {
+    // The pattern-search worker (src/core/runs/patternWorker.ts), started in a worker
+    // thread by the extension and the MCP server: patternSearch.ts looks for it beside the
+    // bundle that loaded it (docs/contracts.md, reader section).
+    ...common,
+    entryPoints: ['src/core/runs/patternWorker.ts'],
+    outfile: 'dist/patternWorker.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+  },
+  {
     ...common,
     entryPoints: ['webview/main.ts'],
     outfile: 'dist/webview.js',
@@ -98,6 +121,8 @@ if (tests) {
     target: 'node20',
     external: ['vscode', 'mocha'],
   });
+  // Test bundles that call the core directly find the worker beside them too.
+  configs.push({ ...common, entryPoints: ['src/core/runs/patternWorker.ts'], outfile: 'out/test/integration/patternWorker.js', platform: 'node', format: 'cjs', target: 'node20' });
 }
 
 async function main() {

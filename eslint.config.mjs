@@ -1,10 +1,10 @@
-// Flat config. The layer table of ARCHITECTURE.md is enforced here, so a wrong import
+// Flat config. The layer table of docs/architecture.md §2 is enforced here, so a wrong import
 // fails `npm run lint` instead of surviving review.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 const coreForbidden = {
-  paths: [{ name: 'vscode', message: 'src/core never imports vscode (ARCHITECTURE.md: core is editor-free).' }],
+  paths: [{ name: 'vscode', message: 'src/core never imports vscode (docs/architecture.md §2: core is editor-free).' }],
   patterns: [
     { group: ['**/extension/**', '**/extension'], message: 'src/core never imports src/extension.' },
     { group: ['**/webview/**', '**/webview'], message: 'src/core never imports webview.' },
@@ -44,7 +44,7 @@ export default tseslint.config(
         ],
       }],
       'no-console': 'error',
-      // Tool output is text, always: no markup parsing anywhere in the page (CONTRACTS.md 3).
+      // Tool output is text, always: no markup parsing anywhere in the page (docs/contracts.md §3.4).
       'no-restricted-properties': ['error',
         ...['innerHTML', 'outerHTML', 'insertAdjacentHTML', 'srcdoc', 'createContextualFragment', 'setHTMLUnsafe', 'parseHTMLUnsafe']
           .map((property) => ({ property, message: 'Never parse markup in the webview: build elements and set textContent (webview/dom.ts).' })),
@@ -72,6 +72,22 @@ export default tseslint.config(
       'no-console': 'error',
       // package.json is required statically so that esbuild inlines it (src/mcp/manifest.ts).
       '@typescript-eslint/no-require-imports': ['error', { allow: ['/package\\.json$'] }],
+    },
+  },
+  {
+    // The command line is a front end outside the editor, like the MCP server (which it
+    // serves as `mcp` and whose storage and settings opening it shares): the core and
+    // src/mcp, never the editor or the page.
+    files: ['src/cli/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [{ name: 'vscode', message: 'src/cli runs outside the editor: no vscode API.' }],
+        patterns: [
+          { group: ['**/extension/**', '**/extension'], message: 'src/cli never imports src/extension (share code through src/core).' },
+          { group: ['**/webview/**', '**/webview'], message: 'src/cli never imports webview.' },
+          { group: ['**/shared/**', '**/shared'], message: 'src/cli has no use for the webview protocol.' },
+        ],
+      }],
     },
   },
   {

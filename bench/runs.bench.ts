@@ -13,6 +13,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createReadStream, createWriteStream, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { once } from 'node:events';
+import { readRange } from '../src/core/blobs/blobStore.js';
 import { FsBlobStore } from '../src/core/blobs/fsBlobStore.js';
 import { S3BlobStore } from '../src/core/blobs/s3BlobStore.js';
 import { openVerified } from '../src/core/blobs/verifiedBlobs.js';
@@ -127,8 +128,8 @@ async function main(): Promise<void> {
       const key = { tenant: 'bench', runId: 'r', callId: 'c' };
       await s3.put(key, createReadStream(logFile, { start: 0, end: 64 * MiB - 1, highWaterMark: MiB }));
       const before = { body: proxy.bodyBytes, all: proxy.responseBytes };
-      const got = await s3.getRange(key, 10 * MiB, 10 * MiB + 4096);
-      report('S3 getRange 4 KiB of a 64 MiB object: body bytes sent', `${proxy.bodyBytes - before.body} (response incl. headers ${proxy.responseBytes - before.all})`, 'O(4 KiB)');
+      const got = await readRange(s3, key, 10 * MiB, 10 * MiB + 4096);
+      report('S3 readInto 4 KiB of a 64 MiB object: body bytes sent', `${proxy.bodyBytes - before.body} (response incl. headers ${proxy.responseBytes - before.all})`, 'O(4 KiB)');
       if (got.length !== 4096) throw new Error('short read');
       const s3store = await RunStore.open({ logsDir: path.join(dir, 'logs-s3'), tenant: 'bench', blobs: s3 });
       const r3 = await s3store.startRun();
@@ -140,7 +141,7 @@ async function main(): Promise<void> {
       report('verified 4 KiB window via read_tool_output, first (loads manifest)', `${b2 - b1} body bytes`);
       report('verified 4 KiB window via read_tool_output, manifest cached', `${proxy.bodyBytes - b2} body bytes (one 64 KiB chunk)`);
     } finally {
-      s3.destroy();
+      s3.dispose();
       await proxy.close();
       await server.close();
     }

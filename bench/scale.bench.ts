@@ -177,6 +177,7 @@ async function probe(dir: string, handles: string[]): Promise<void> {
   out.startStallMs = first.stallMs;
   if (process.argv[5] === '--cold') {
     // The first open of a store without a checkpoint (after an upgrade); it leaves one behind.
+    clearInterval(rssTimer);
     process.stdout.write(`${JSON.stringify(out)}\n`);
     return;
   }

@@ -1,9 +1,11 @@
 /**
  * Requests to the host with ids, and their replies matched back by id. The host answers
  * every request (a reply of its own type, or `error`), so each promise settles; a reply
- * that arrives for a request nobody waits for any more is dropped.
+ * that arrives for a request nobody waits for any more is dropped. A request's promise is
+ * typed by its kind (`ReplyTo` in the protocol), and a reply of another kind rejects, so
+ * callers need not re-check `type`.
  */
-import type { HostToWebview, WebviewRequest, WebviewToHost } from '../src/shared/protocol.js';
+import type { HostToWebview, ReplyTo, WebviewRequest, WebviewToHost } from '../src/shared/protocol.js';
 
 /** The part of `acquireVsCodeApi()` the panel uses. */
 export interface VsCodeApi {
@@ -18,21 +20,35 @@ export type RequestBody = WebviewRequest extends infer R ? (R extends { id: numb
 /** Reply to a request: anything the host sends with an id, except the unrequested kinds. */
 export type Reply = Exclude<Extract<HostToWebview, { id: number | null }>, { id: null }>;
 
+/** The reply kind of each request kind, at run time (checked against `ReplyTo` by the compiler). */
+const REPLY_KIND: { readonly [K in RequestBody['type']]: ReplyTo<K>['type'] } = {
+  refresh: 'calls',
+  detail: 'detail',
+  fetchBytes: 'window',
+  fetchLines: 'window',
+  findPattern: 'matches',
+  copyText: 'done',
+  copyExcerpt: 'done',
+  sendToChat: 'done',
+  verify: 'verified',
+  openInEditor: 'done',
+};
+
 /** An error reply, thrown by `request`. */
 export class HostError extends Error {}
 
 /** Sends requests and settles them with the host's replies. */
 export class RpcClient {
   private next = 1;
-  private readonly waiting = new Map<number, { resolve(r: Reply): void; reject(e: Error): void }>();
+  private readonly waiting = new Map<number, { expected: Reply['type']; resolve(r: Reply): void; reject(e: Error): void }>();
 
   constructor(private readonly api: VsCodeApi) {}
 
-  /** Sends a request; resolves with its reply, rejects with `HostError` on an error reply. */
-  request(body: RequestBody): Promise<Reply> {
+  /** Sends a request; resolves with its reply, rejects with `HostError` on an error reply or a reply of another kind. */
+  request<B extends RequestBody>(body: B): Promise<ReplyTo<B['type']>> {
     const id = this.next++;
-    return new Promise<Reply>((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject });
+    return new Promise<ReplyTo<B['type']>>((resolve, reject) => {
+      this.waiting.set(id, { expected: REPLY_KIND[body.type], resolve: resolve as (r: Reply) => void, reject });
       this.api.postMessage({ ...body, id } as WebviewToHost);
     });
   }
@@ -44,6 +60,7 @@ export class RpcClient {
     if (!w) return false;
     this.waiting.delete(msg.id);
     if (msg.type === 'error') w.reject(new HostError(msg.message));
+    else if (msg.type !== w.expected) w.reject(new HostError(`the host answered ${msg.type} to a request expecting ${w.expected}`));
     else w.resolve(msg as Reply);
     return true;
   }

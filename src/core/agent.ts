@@ -1,5 +1,5 @@
 /**
- * The agent loop (CONTRACTS.md 1.4). It knows nothing of evidence: bounding comes from
+ * The agent loop (docs/contracts.md §1.4). It knows nothing of evidence: bounding comes from
  * the workspace passed in. Each model turn answers one JSON action, either a tool call
  * with its arguments as flat keys beside `tool` (`{"tool":"read_file","path":"a.txt"}`)
  * or a final answer (`{"final":"…"}`); the tool's result goes back as the next user

@@ -1,5 +1,5 @@
 /**
- * Artifact identity and the artifact store (CONTRACTS.md 1.1).
+ * Artifact identity and the artifact store (docs/contracts.md §1.1).
  *
  * Layout: with no tenant, an artifact lives at `<root>/<artifactId>`; with a tenant, at
  * `<root>/<tenant>/<artifactId>`. Beside the artifacts, in the same directory, the store
@@ -67,7 +67,7 @@ export function makeArtifactRef(artifactId: unknown, byteCount: unknown, sha256:
   return { artifactId, byteCount, sha256 };
 }
 
-/** The virtual path that reads bytes `[start, end)` of an artifact (CONTRACTS.md 1.3). */
+/** The virtual path that reads bytes `[start, end)` of an artifact (docs/contracts.md §1.3). */
 export function artifactRangePath(artifactId: string, start: number, end: number): string {
   if (!isArtifactId(artifactId)) throw new EvidenceError('artifactIdInvalid');
   if (!isRange(start, end)) throw new EvidenceError('rangeOrder');

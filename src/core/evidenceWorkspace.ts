@@ -1,5 +1,5 @@
 /**
- * The bounded evidence workspace (CONTRACTS.md 1.2, 1.3): wraps any tool workspace so
+ * The bounded evidence workspace (docs/contracts.md §1.2, §1.3): wraps any tool workspace so
  * that a model never receives more than `maxInlineBytes` of a result at once. Larger
  * results are stored whole, byte for byte, and replaced by an observation (identity,
  * head and tail previews, the omitted gap, a range request that works when sent back);
@@ -100,7 +100,7 @@ export function parseRangePath(p: string): RangePath | undefined {
 export type ByteWindow = (start: number, end: number) => Uint8Array;
 
 /**
- * Builds the observation of an externalized text result exactly as contract 1.2 prints
+ * Builds the observation of an externalized text result exactly as docs/contracts.md §1.2 prints
  * it. `window` gives access to the result's bytes (which must be valid UTF-8, as every
  * encoded string is); only the first and last `previewBytes` and the bytes around
  * `min(maxRangeBytes, N)` are read, so a caller may pass a result it does not hold.
@@ -189,7 +189,7 @@ function utf8Length(text: string): number {
 /** The store operations the bounded workspace needs (an `ArtifactStore`, or a test double). */
 export type EvidenceArtifacts = Pick<ArtifactStore, 'put' | 'readRange' | 'ref'>;
 
-/** Wraps a tool workspace so every result a model sees is bounded (CONTRACTS.md 1.2). */
+/** Wraps a tool workspace so every result a model sees is bounded (docs/contracts.md §1.2). */
 export class BoundedEvidenceWorkspace implements ToolWorkspace {
   /** The limits in force, defaults filled in. */
   readonly limits: EvidenceLimits;

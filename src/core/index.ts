@@ -1,6 +1,25 @@
 /**
  * The evidence engine's public surface: the one barrel. Usable without an editor
- * (tests, a command line, an MCP server).
+ * (tests, a command line, the MCP server). Layers and where bytes live:
+ * docs/architecture.md §2, §3; the promises each file keeps: docs/contracts.md.
+ *
+ * Map:
+ * - `integrity.ts`       manifests (per-chunk sha256, newline counts) and every verified read
+ * - `utf8.ts`, `json.ts` strict UTF-8 and code-point boundaries; canonical JSON
+ * - `errors.ts`          the contract's error sentences and `EvidenceError` (safe to show a model)
+ * - `artifacts.ts`       artifact identity and the artifact store of `evidence_readFile` (§1.1)
+ * - `evidenceWorkspace.ts` bounded observations and `.tool-artifacts/…` range reads (§1.2, §1.3)
+ * - `storageLayout.ts`   one workspace's folders and tenant (§2.6)
+ * - `blobs/`             `BlobKey`, the `BlobStore` interface, its adapters (filesystem, memory, S3),
+ *                        and `verifiedBlobs.ts` (manifest sidecars, verified reads) (§2.3)
+ * - `runs/`              the run layer (§2): `runStore.ts` (runs, records, handles, reads),
+ *                        `runLog.ts`, `decisions.ts` (pure), `handles.ts`, `reader.ts` +
+ *                        `patternSearch.ts` (`read_tool_output`, §2.5), `capture.ts` + `command.ts`
+ *                        (commands and their streams), `observation.ts` (what a model sees)
+ * - `tools/`             what every front end shares about the evidence tools: names, inputs and
+ *                        validators, the 8 KiB rule, replies, recording, artifact re-registration
+ * - course contract (seed observation format, §1.4): `agent.ts` (scripted JSON agent loop),
+ *   `localWorkspace.ts` (a folder as a tool workspace), `toolWorkspace.ts` (their shared shape)
  */
 export * from './errors.js';
 export * from './utf8.js';
@@ -18,6 +37,7 @@ export * from './blobs/fsBlobStore.js';
 export * from './blobs/memoryBlobStore.js';
 export * from './blobs/s3BlobStore.js';
 export * from './blobs/verifiedBlobs.js';
+export * from './blobs/openBlobStore.js';
 export * from './runs/decisions.js';
 export * from './runs/handles.js';
 export * from './runs/runLog.js';
@@ -26,8 +46,15 @@ export * from './runs/patternSearch.js';
 export * from './runs/observation.js';
 export * from './runs/runStore.js';
 export * from './storageLayout.js';
+export * from './stores.js';
 export * from './tools/modelText.js';
 export * from './tools/inputs.js';
+export * from './tools/toolDef.js';
+export * from './tools/workingDirectory.js';
+export * from './tools/runCommand.js';
+export * from './tools/invokeTool.js';
+export * from './tools/table.js';
+export * from './tools/callRunner.js';
 export * from './tools/readToolOutput.js';
 export * from './tools/readFile.js';
 export * from './tools/artifactRecords.js';

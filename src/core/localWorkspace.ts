@@ -1,19 +1,23 @@
 /**
- * A tool workspace over one local folder (CONTRACTS.md 1.4): `read_file` and
+ * A tool workspace over one local folder (docs/contracts.md §1.4): `read_file` and
  * `list_files` always, `write_file` when writes are allowed, `run_command` for an
  * explicit list of programs. Every refusal is an `error:` result, never an exception,
  * and no result names a host path: paths in and out are relative to the root.
  *
  * Confinement, checked on every call: a path must be relative, must not contain `..`,
  * must resolve (through symlinks) to a place inside the root, and must not name a
- * secret (`.env`, `.env.*`, `.git`, `.ssh`, keys, credentials files) on either the path
- * asked for or the path a symlink leads to. Listings leave secrets and escaping links
- * out. Error results are short on purpose: the evidence wrapper passes `error:` results
+ * secret (the shared deny list of secretPaths.ts, plus any added patterns) on either the
+ * path asked for or the path a symlink leads to. `read_file` opens the file once and
+ * checks the opened descriptor (confinedOpen.ts), so a folder swapped for a link between
+ * the check and the open cannot leak a file from outside. Listings leave secrets and
+ * escaping links out (docs/contracts.md §5.3). Error results are short on purpose: the evidence wrapper passes `error:` results
  * through unbounded, so they must never carry output.
  */
 import { spawn } from 'node:child_process';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
+import { openConfined, type ConfinedOpenRefusal } from './confinedOpen.js';
+import { BUILTIN_SECRET_RULES, SecretPathRules } from './secretPaths.js';
 import { ToolName, type ToolAction, type ToolPolicy, type ToolSpec, type ToolWorkspace } from './toolWorkspace.js';
 import { decodeUtf8Strict, encodeUtf8 } from './utf8.js';
 
@@ -31,20 +35,17 @@ export interface LocalWorkspaceOptions {
   readonly commandTimeoutMs?: number;
   /** Output of one command kept in its result, in bytes (default 64 MiB); the rest is counted. */
   readonly maxOutputBytes?: number;
+  /** Secret-file patterns added to the built-in deny list (secretPaths.ts); none removes a built-in. */
+  readonly denyPatterns?: readonly string[];
 }
 
 const DEFAULT_MAX_FILE_BYTES = 16 * 1024 * 1024;
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
 
-/** Names (any path segment, case-insensitive) that may hold credentials. */
-const SECRET_NAMES = new Set(['.env', '.git', '.ssh', '.aws', '.gnupg', '.netrc', '.npmrc', '.pypirc', '.pgpass', '.docker']);
-const SECRET_PATTERN = /^(\.env\..*|id_(rsa|dsa|ecdsa|ed25519)(\..*)?|.*\.(pem|key|p12|pfx))$/;
-
-/** True when a path segment names something that may hold secrets. */
+/** True when a path segment names something the built-in deny list refuses. */
 export function isSecretName(segment: string): boolean {
-  const lower = segment.toLowerCase();
-  return SECRET_NAMES.has(lower) || SECRET_PATTERN.test(lower);
+  return BUILTIN_SECRET_RULES.isSecret(segment);
 }
 
 /** The local workspace's error results (short; never a path, never output). */
@@ -59,6 +60,8 @@ export const LocalErrorText = {
   notFolder: 'error: path is not a folder',
   notRegular: 'error: path is not a regular file',
   notUtf8: 'error: file is not UTF-8 text',
+  unreadable: 'error: file could not be read',
+  hardLinked: 'error: file has other hard links, which may lie outside the workspace; read a copy instead',
   contentMissing: 'error: write_file needs "content" as a string',
   commandMissing: 'error: run_command needs "command" as a string and optional "args" as an array of strings',
   commandNotAllowed: 'error: command is not allowed in this workspace',
@@ -81,6 +84,7 @@ export class LocalWorkspace implements ToolWorkspace {
     private readonly maxFileBytes: number,
     private readonly maxOutputBytes: number,
     policy: ToolPolicy,
+    private readonly secrets: SecretPathRules,
   ) {
     this.policy = policy;
     this.availableTools = toolSpecs(policy);
@@ -105,7 +109,8 @@ export class LocalWorkspace implements ToolWorkspace {
       maxFileBytes,
       commandTimeoutMs: options.commandTimeoutMs ?? DEFAULT_TIMEOUT_MS,
     };
-    return new LocalWorkspace(root, maxFileBytes, options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES, policy);
+    const secrets = options.denyPatterns?.length ? new SecretPathRules(options.denyPatterns) : BUILTIN_SECRET_RULES;
+    return new LocalWorkspace(root, maxFileBytes, options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES, policy, secrets);
   }
 
   /** Files written by `write_file`, relative, sorted, each once. */
@@ -130,19 +135,20 @@ export class LocalWorkspace implements ToolWorkspace {
   private async readFile(p: unknown): Promise<string> {
     const r = await this.resolve(p);
     if ('error' in r) return r.error;
-    const st = await fsp.stat(r.abs).catch(() => undefined);
-    if (!st) return LocalErrorText.notFound;
-    if (st.isDirectory()) return LocalErrorText.isFolder;
-    if (!st.isFile()) return LocalErrorText.notRegular;
-    if (st.size > this.maxFileBytes) return this.tooLarge();
-    let bytes: Uint8Array;
+    // Opened once; what is read is what was proven inside the root (confinedOpen.ts).
+    const opened = await openConfined(this.root, r.abs, this.secrets);
+    if ('refused' in opened) return REFUSAL_TEXT[opened.refused];
+    let bytes: Buffer;
     try {
-      bytes = await fsp.readFile(r.abs);
+      if (opened.stat.size > this.maxFileBytes) return this.tooLarge();
+      const read = await readAtMost(opened.handle, opened.stat.size, this.maxFileBytes);
+      if (read === undefined) return this.tooLarge();
+      bytes = read;
     } catch {
-      return LocalErrorText.notFound;
+      return LocalErrorText.unreadable;
+    } finally {
+      await opened.handle.close().catch(() => undefined);
     }
-    // The file may have grown between stat and read.
-    if (bytes.length > this.maxFileBytes) return this.tooLarge();
     try {
       return decodeUtf8Strict(bytes);
     } catch {
@@ -158,8 +164,8 @@ export class LocalWorkspace implements ToolWorkspace {
     if (!st.isDirectory()) return LocalErrorText.notFolder;
     const lines: string[] = [];
     for (const entry of await fsp.readdir(r.abs, { withFileTypes: true })) {
-      if (isSecretName(entry.name)) continue;
       const rel = r.rel === '' ? entry.name : `${r.rel}/${entry.name}`;
+      if (this.secrets.isSecret(rel)) continue;
       let isDir = entry.isDirectory();
       if (entry.isSymbolicLink()) {
         // A link is listed only if it leads somewhere this workspace could read.
@@ -230,7 +236,7 @@ export class LocalWorkspace implements ToolWorkspace {
     if (path.posix.isAbsolute(p) || path.win32.isAbsolute(p) || /^[A-Za-z]:/.test(p)) return { error: LocalErrorText.pathAbsolute };
     const segments = p.split(/[\\/]/).filter((s) => s !== '' && s !== '.');
     if (segments.includes('..')) return { error: LocalErrorText.pathDotDot };
-    if (segments.some(isSecretName)) return { error: LocalErrorText.pathSecret };
+    if (this.secrets.isSecret(segments.join('/'))) return { error: LocalErrorText.pathSecret };
     const abs = path.join(this.root, ...segments);
     let existing = abs;
     const missing: string[] = [];
@@ -247,10 +253,40 @@ export class LocalWorkspace implements ToolWorkspace {
     const full = path.join(real, ...missing);
     const relReal = path.relative(this.root, full);
     if (relReal.startsWith('..') || path.isAbsolute(relReal)) return { error: LocalErrorText.pathEscapes };
-    if (relReal.split(path.sep).some(isSecretName)) return { error: LocalErrorText.pathSecret };
+    if (this.secrets.isSecret(relReal)) return { error: LocalErrorText.pathSecret };
     return { abs: full, rel: segments.join('/') };
   }
 }
+
+/**
+ * Reads an open file to its end, or undefined once it passes `max` bytes (it may have
+ * grown since `fstat` said `expected`): the buffer starts at the expected size and grows.
+ */
+async function readAtMost(handle: fsp.FileHandle, expected: number, max: number): Promise<Buffer | undefined> {
+  let buf = Buffer.allocUnsafe(Math.min(max + 1, expected + 1));
+  let n = 0;
+  for (;;) {
+    if (n === buf.length) {
+      if (n > max) return undefined;
+      const bigger = Buffer.allocUnsafe(Math.min(max + 1, n * 2));
+      buf.copy(bigger, 0, 0, n);
+      buf = bigger;
+    }
+    const { bytesRead } = await handle.read(buf, n, buf.length - n, n);
+    if (bytesRead === 0) return buf.subarray(0, n);
+    n += bytesRead;
+  }
+}
+
+/** The result text of each refusal of `openConfined`. */
+const REFUSAL_TEXT: Record<ConfinedOpenRefusal, string> = {
+  notFound: LocalErrorText.notFound,
+  escapes: LocalErrorText.pathEscapes,
+  secret: LocalErrorText.pathSecret,
+  isFolder: LocalErrorText.isFolder,
+  notRegular: LocalErrorText.notRegular,
+  hardLinked: LocalErrorText.hardLinked,
+};
 
 /** The specs offered for a policy, in a fixed order. */
 function toolSpecs(policy: ToolPolicy): ToolSpec[] {

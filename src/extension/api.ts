@@ -48,10 +48,10 @@ export interface RecordOptions {
   readonly runId?: string;
 }
 
-/** Arguments of `read`: contract 2.5's `read_tool_output` (handle, offset, limit, pattern, bytes). */
+/** Arguments of `read`: docs/contracts.md §2.5's `read_tool_output` (handle, offset, limit, pattern, bytes). */
 export type ReadArgs = ReadToolOutputArgs;
 
-/** The reply of `read`: contract 2.5's fields, exactly as the `read_tool_output` tool returns them. */
+/** The reply of `read`: docs/contracts.md §2.5's fields, exactly as the `read_tool_output` tool returns them. */
 export type ReadResult = ReadToolOutputResult;
 
 /** Fired after a call was recorded (by a tool, a command, or any API caller). */

@@ -11,8 +11,8 @@
  */
 import * as vscode from 'vscode';
 import {
-  ArtifactStore, ensureLayout, EvidenceFileWorkspace, FsBlobStore, LocalWorkspace, reregisterArtifacts, RunStore, S3BlobStore,
-  type BlobStore, type RunRecordEvent, type StorageLayout,
+  EvidenceFileWorkspace, LocalWorkspace, openEvidenceStores, toolNamesOffered,
+  type ArtifactStore, type BlobStore, type RunRecordEvent, type RunStore, type StorageLayout, type ToolCallContext,
 } from '../core/index.js';
 import type { EvidenceSettings } from './settings.js';
 import { Ids } from './ids.js';
@@ -53,50 +53,38 @@ export interface ServiceInputs {
   readonly log: Log;
 }
 
-/** Builds the blob store the settings ask for; undefined (with a logged reason) when it cannot. */
-async function openBlobs(inputs: ServiceInputs, settings: EvidenceSettings): Promise<BlobStore | undefined> {
-  if (settings.backend === 'filesystem') return await FsBlobStore.open(inputs.layout.blobsDir);
-  const s3 = settings.s3;
-  if (!s3.bucket) {
-    inputs.log.error('S3 storage is selected but boundedEvidence.storage.s3.bucket is empty: large outputs keep only their previews');
-    return undefined;
-  }
-  const credentials = await inputs.s3Credentials();
-  if (!credentials) inputs.log.warn('no S3 credentials in SecretStorage ("Bounded Evidence: Set S3 Credentials"): using the SDK default chain');
-  return new S3BlobStore({
-    bucket: s3.bucket,
-    endpoint: s3.endpoint || undefined,
-    region: s3.region,
-    prefix: s3.prefix,
-    forcePathStyle: s3.forcePathStyle,
-    credentials,
-  });
+/** The evidence tools the editor offers, from the core's table (the run profile hashes them). */
+export const EVIDENCE_TOOL_NAMES: readonly string[] = toolNamesOffered('lm');
+
+/** What one tool call works on in this workspace (the core call runner's context). */
+export function toolContext(services: EvidenceServices, signal: AbortSignal, log: Log): ToolCallContext {
+  return {
+    runs: services.runs,
+    artifacts: services.artifacts,
+    files: services.workspace,
+    folder: services.folder,
+    settings: services.settings,
+    signal,
+    log: (message, error) => log.error(message, error),
+  };
 }
 
-/** The evidence tools' names (the run profile hashes them). */
-export const EVIDENCE_TOOL_NAMES: readonly string[] = Object.values(Ids.tools);
-
-/** Opens every store of the layout with the given settings and re-registers artifacts. */
+/** Opens every store of the layout with the given settings (the core's one way) and the bounded workspace over the folder. */
 export async function openServices(inputs: ServiceInputs, settings: EvidenceSettings): Promise<EvidenceServices> {
   const { layout, log } = inputs;
-  await ensureLayout(layout);
-  const blobs = await openBlobs(inputs, settings);
-  const runs = await RunStore.open({
-    logsDir: layout.logsDir,
-    tenant: layout.tenant,
-    blobs,
-    limits: { largeResultBytes: settings.largeResultBytes, previewBytes: settings.previewBytes },
+  const { runs, artifacts, blobs, reregistered: registered } = await openEvidenceStores(layout, settings, {
     tools: EVIDENCE_TOOL_NAMES,
-    preservation: settings.preservation,
-    captureCapBytes: settings.captureCapBytes,
-    reader: READER_LIMITS,
+    reader: { ...READER_LIMITS, searchTimeoutMs: settings.searchTimeoutMs },
+    s3Credentials: inputs.s3Credentials,
+    warn: (message) => log.warn(message),
   });
-  const artifacts = await ArtifactStore.open(layout.artifactsDir, { tenant: layout.tenant });
-  const registered = await reregisterArtifacts({ runs, artifacts }, (what, e) => log.warn(`${what} could not be read: ${errorMessage(e)}`));
+  // Runs left open by a writer that died (a crashed host, a killed MCP server) stop showing as running (docs/contracts.md §5.4).
+  const interrupted = await runs.finishInterrupted().catch((e: unknown) => { log.warn(`runs left open could not be finished: ${errorMessage(e)}`); return []; });
+  if (interrupted.length) log.info(`finished ${interrupted.length} run(s) left open by a process that died, as interrupted`);
   let workspace: EvidenceFileWorkspace | undefined;
   if (inputs.folder) {
     try {
-      const local = await LocalWorkspace.open({ root: inputs.folder });
+      const local = await LocalWorkspace.open({ root: inputs.folder, denyPatterns: settings.readFileDenyPatterns });
       workspace = EvidenceFileWorkspace.create(local, artifacts, settings);
     } catch (e) {
       log.error('the workspace folder could not be opened for evidence_readFile', e);
@@ -105,7 +93,7 @@ export async function openServices(inputs: ServiceInputs, settings: EvidenceSett
   log.info(`evidence storage ready: tenant ${layout.tenant}, blobs ${blobs?.kind ?? 'none'}, ${registered} artifacts re-registered`);
   return {
     layout, settings, runs, artifacts, blobs, workspace, folder: inputs.folder,
-    dispose: () => { if (blobs instanceof S3BlobStore) blobs.destroy(); },
+    dispose: () => blobs?.dispose?.(),
   };
 }
 

@@ -6,20 +6,16 @@
  * config.ts listens for changes.
  */
 
+import type { BlobSettings, S3BlobSettings } from '../core/index.js';
+
 /** The model-facing text of every tool stays under this many bytes (declared in the core, shared with the MCP server). */
 export { MODEL_TEXT_LIMIT_BYTES } from '../core/index.js';
 
-/** Where large outputs are kept. */
-export type StorageBackend = 'filesystem' | 's3';
+/** Where large outputs are kept (the core chooses and builds the adapter: src/core/blobs/openBlobStore.ts). */
+export type StorageBackend = BlobSettings['backend'];
 
 /** S3-compatible storage settings (credentials live in SecretStorage, never here). */
-export interface S3Settings {
-  readonly endpoint: string;
-  readonly region: string;
-  readonly bucket: string;
-  readonly prefix: string;
-  readonly forcePathStyle: boolean;
-}
+export type S3Settings = S3BlobSettings;
 
 /** A snapshot of every `boundedEvidence.*` setting, clamped to its declared range. */
 export interface EvidenceSettings {
@@ -27,8 +23,11 @@ export interface EvidenceSettings {
   readonly previewBytes: number;
   readonly maxRangeBytes: number;
   readonly largeResultBytes: number;
+  /** Per-stream capture cap; 0 means none (the default: outputs are kept whole while retention allows). */
   readonly captureCapBytes: number;
   readonly commandTimeoutMs: number;
+  /** Overall time limit of one pattern search. */
+  readonly searchTimeoutMs: number;
   readonly preservation: 'best_effort' | 'required';
   /** Retention budget in bytes; 0 means none. */
   readonly retentionMaxBytes: number;
@@ -36,6 +35,10 @@ export interface EvidenceSettings {
   readonly retentionMaxAgeMs: number;
   readonly backend: StorageBackend;
   readonly s3: S3Settings;
+  /** Secret-file patterns added to the core's built-in deny list (none removes a built-in). */
+  readonly readFileDenyPatterns: readonly string[];
+  /** Routing also registers PostToolUse, keeping other tools' large results (docs/contracts.md §6). */
+  readonly recordOtherToolResults: boolean;
 }
 
 /** Setting keys relative to the section, declared once (must match package.json). */
@@ -46,6 +49,7 @@ export const SettingKeys = {
   largeResultBytes: 'largeResultBytes',
   captureCapBytes: 'captureCapBytes',
   commandTimeoutMs: 'commandTimeoutMs',
+  searchTimeoutMs: 'searchTimeoutMs',
   preservation: 'preservation',
   retentionMaxStorageMB: 'retention.maxStorageMB',
   retentionMaxAgeDays: 'retention.maxAgeDays',
@@ -55,6 +59,8 @@ export const SettingKeys = {
   s3Bucket: 'storage.s3.bucket',
   s3Prefix: 'storage.s3.prefix',
   s3ForcePathStyle: 'storage.s3.forcePathStyle',
+  readFileDenyPatterns: 'readFile.denyPatterns',
+  recordOtherToolResults: 'hooks.recordOtherToolResults',
 } as const;
 
 /** Defaults, equal to package.json's (used when a value is missing or of the wrong type). */
@@ -63,13 +69,16 @@ export const DefaultSettings: EvidenceSettings = {
   previewBytes: 1024,
   maxRangeBytes: 4096,
   largeResultBytes: 4096,
-  captureCapBytes: 64 * 1024 * 1024,
+  captureCapBytes: 0,
   commandTimeoutMs: 600_000,
+  searchTimeoutMs: 30_000,
   preservation: 'best_effort',
   retentionMaxBytes: 2048 * 1024 * 1024,
   retentionMaxAgeMs: 30 * 86_400_000,
   backend: 'filesystem',
   s3: { endpoint: '', region: 'us-east-1', bucket: '', prefix: 'bounded-evidence/', forcePathStyle: true },
+  readFileDenyPatterns: [],
+  recordOtherToolResults: false,
 };
 
 /** Anything with `get(key)`: a WorkspaceConfiguration, or a plain map in unit tests. */
@@ -86,6 +95,17 @@ function int(src: SettingSource, key: string, fallback: number, min: number, max
 function str(src: SettingSource, key: string, fallback: string): string {
   const v = src.get<unknown>(key);
   return typeof v === 'string' ? v.trim() : fallback;
+}
+
+/** A list of non-blank strings (anything else in a hand-edited value is dropped). */
+function stringList(src: SettingSource, key: string): string[] {
+  const v = src.get<unknown>(key);
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x.trim() !== '') : [];
+}
+
+/** 0 is "no cap"; any other value is at least 1024 bytes (package.json's minimum for a cap). */
+function capSetting(v: number): number {
+  return v === 0 ? 0 : Math.max(1024, v);
 }
 
 /** Reads and clamps every setting (the ranges are package.json's). */
@@ -105,8 +125,9 @@ export function readSettings(src: SettingSource): EvidenceSettings {
     previewBytes,
     maxRangeBytes: int(src, SettingKeys.maxRangeBytes, d.maxRangeBytes, 4, 4096),
     largeResultBytes: int(src, SettingKeys.largeResultBytes, d.largeResultBytes, 256, 6144),
-    captureCapBytes: int(src, SettingKeys.captureCapBytes, d.captureCapBytes, 1024),
+    captureCapBytes: capSetting(int(src, SettingKeys.captureCapBytes, d.captureCapBytes, 0)),
     commandTimeoutMs: int(src, SettingKeys.commandTimeoutMs, d.commandTimeoutMs, 1000, 3_600_000),
+    searchTimeoutMs: int(src, SettingKeys.searchTimeoutMs, d.searchTimeoutMs, 100, 600_000),
     preservation,
     retentionMaxBytes: mb * 1024 * 1024,
     retentionMaxAgeMs: Math.round(ageDays * 86_400_000),
@@ -118,6 +139,8 @@ export function readSettings(src: SettingSource): EvidenceSettings {
       prefix: str(src, SettingKeys.s3Prefix, d.s3.prefix),
       forcePathStyle: typeof force === 'boolean' ? force : d.s3.forcePathStyle,
     },
+    readFileDenyPatterns: stringList(src, SettingKeys.readFileDenyPatterns),
+    recordOtherToolResults: src.get<unknown>(SettingKeys.recordOtherToolResults) === true,
   };
 }
 

@@ -1,18 +1,21 @@
 /**
- * The editor's own declarations, read from package.json (`contributes`): the tool
- * definitions (name, title, model description, input schema) and the settings' defaults
- * and ranges. The MCP server publishes exactly what the editor contributes, so the two
- * front ends cannot drift apart: there is no second copy of a schema or a default.
+ * The editor's own declarations, read from package.json (`contributes`): the tools'
+ * texts (title, model description) and the settings' defaults and ranges. Which tools,
+ * their input schemas and annotations come from the core's table (src/core/tools/table.ts),
+ * which a unit test proves equal to package.json's `languageModelTools`; so the MCP
+ * server publishes exactly what the editor contributes and the two cannot drift apart.
  *
  * package.json is `require`d so that esbuild inlines it into dist/mcp.js: the bundle
  * needs no file beside it at run time, wherever it is started from.
  */
 
-/** The tools the MCP server offers (`evidence_invokeTool` needs the editor's tool registry, so it stays editor-only). */
-export const MCP_TOOL_NAMES = ['evidence_runCommand', 'evidence_readFile', 'read_tool_output'] as const;
+import { EvidenceToolTable, toolNamesOffered, type EvidenceToolName, type ToolInputSchema } from '../core/index.js';
+
+/** The tools the MCP server offers: the table's `mcp` surface (`evidence_invokeTool` needs the editor's tool registry, so it stays editor-only). */
+export const MCP_TOOL_NAMES: readonly EvidenceToolName[] = toolNamesOffered('mcp');
 
 /** One of `MCP_TOOL_NAMES`. */
-export type McpToolName = (typeof MCP_TOOL_NAMES)[number];
+export type McpToolName = EvidenceToolName;
 
 /** A tool as package.json declares it for the editor's language model tools. */
 export interface ToolDefinition {
@@ -21,8 +24,8 @@ export interface ToolDefinition {
   readonly title: string;
   /** `modelDescription`: the text that teaches the model the workflow. */
   readonly description: string;
-  /** `inputSchema`, exactly as declared (a JSON Schema object). */
-  readonly inputSchema: { readonly type: 'object' } & Readonly<Record<string, unknown>>;
+  /** The table's input schema (equal to package.json's `inputSchema`, by a unit test). */
+  readonly inputSchema: ToolInputSchema;
 }
 
 /** A setting's declared default and range (`contributes.configuration`). */
@@ -57,10 +60,10 @@ export function parseManifest(pkg: unknown): ExtensionManifest {
   if (!Array.isArray(declared)) return malformed('contributes.languageModelTools');
   const tools = MCP_TOOL_NAMES.map((name): ToolDefinition => {
     const t: unknown = declared.find((d: unknown) => isRecord(d) && d.name === name);
-    if (!isRecord(t) || typeof t.displayName !== 'string' || typeof t.modelDescription !== 'string' || !isRecord(t.inputSchema) || t.inputSchema.type !== 'object') {
+    if (!isRecord(t) || typeof t.displayName !== 'string' || typeof t.modelDescription !== 'string') {
       return malformed(`the language model tool ${name}`);
     }
-    return { name, title: t.displayName, description: t.modelDescription, inputSchema: t.inputSchema as ToolDefinition['inputSchema'] };
+    return { name, title: t.displayName, description: t.modelDescription, inputSchema: EvidenceToolTable[name].inputSchema };
   });
   const configuration = pkg.contributes.configuration;
   const properties = isRecord(configuration) && isRecord(configuration.properties) ? configuration.properties : malformed('contributes.configuration.properties');

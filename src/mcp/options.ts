@@ -9,7 +9,7 @@ import type { Preservation } from '../core/index.js';
 import type { ExtensionManifest, SettingDeclaration } from './manifest.js';
 
 /** The integer settings, each also a command-line flag (`maxInlineBytes` is `--max-inline-bytes`). */
-const INTEGER_SETTINGS = ['maxInlineBytes', 'previewBytes', 'maxRangeBytes', 'largeResultBytes', 'captureCapBytes', 'commandTimeoutMs'] as const;
+const INTEGER_SETTINGS = ['maxInlineBytes', 'previewBytes', 'maxRangeBytes', 'largeResultBytes', 'captureCapBytes', 'commandTimeoutMs', 'searchTimeoutMs'] as const;
 
 /** The limits of one server, named as the editor's `boundedEvidence.*` settings (the list above, plus preservation). */
 export type McpSettings = { readonly [K in (typeof INTEGER_SETTINGS)[number]]: number } & { readonly preservation: Preservation };
@@ -26,6 +26,8 @@ export interface EvidenceMcpOptions {
   readonly global?: boolean;
   /** Overrides of the editor's defaults. */
   readonly settings?: Partial<McpSettings>;
+  /** Secret-file patterns added to the core's built-in deny list (`--deny-pattern`, repeatable). */
+  readonly denyPatterns?: readonly string[];
   /** Interval of progress notifications while a command runs (default 5000 ms). */
   readonly progressIntervalMs?: number;
 }
@@ -41,8 +43,11 @@ readable in the editor and the other way round.
   --workspace <folder>   folder commands run in and files are read from (default: the current directory)
   --tenant <t>           tenant of the stored evidence (default: the one stored, else derived as the editor does)
   --global               derive the tenant of the editor's global storage (no folder open)
+  --deny-pattern <glob>  a secret-file pattern added to the built-in deny list (repeatable;
+                         as the boundedEvidence.readFile.denyPatterns setting)
   --max-inline-bytes N   --preview-bytes N   --max-range-bytes N   --large-result-bytes N
-  --capture-cap-bytes N  --command-timeout-ms N   --preservation best_effort|required
+  --capture-cap-bytes N (0: no cap)  --command-timeout-ms N  --search-timeout-ms N
+  --preservation best_effort|required
                          limits, as the boundedEvidence.* settings (same defaults and ranges)
   --help                 this text`;
 
@@ -67,11 +72,12 @@ export function parseCommandLine(argv: readonly string[], cwd: string): ParsedAr
       tenant: { type: 'string' },
       global: { type: 'boolean' },
       help: { type: 'boolean' },
+      'deny-pattern': { type: 'string', multiple: true },
       ...limitFlags,
     },
   });
   // The limit flags are built from a list, which parseArgs cannot type: read them by name.
-  const values: Record<string, string | boolean | undefined> = parsed;
+  const values: Record<string, string | boolean | string[] | undefined> = parsed;
   if (values.help) return { help: true };
   const storage = values.storage;
   if (typeof storage !== 'string' || storage === '') throw new Error('--storage <dir> is required');
@@ -92,6 +98,7 @@ export function parseCommandLine(argv: readonly string[], cwd: string): ParsedAr
       workspaceFolder: workspace,
       ...(typeof values.tenant === 'string' ? { tenant: values.tenant } : {}),
       ...(values.global ? { global: true } : {}),
+      ...(Array.isArray(values['deny-pattern']) ? { denyPatterns: values['deny-pattern'] } : {}),
       settings: settings as Partial<McpSettings>,
     },
   };

@@ -6,20 +6,20 @@
  * incoming message (src/extension/inspector/validate.ts) because a webview is untrusted.
  */
 
-/** Where bytes live (contract 2.2 / 2.4). */
+/** Where bytes live (docs/contracts.md §2.2, §2.4). */
 export type StorageStateDto = 'inline' | 'blob' | 'preview_only';
 
 /** What the panel may ask for at most; sent in `init`, enforced again by the host. */
 export interface InspectorLimitsDto {
   /** Largest byte window `end - start` a fetch or excerpt may cover. */
   readonly maxWindowBytes: number;
-  /** Most lines one lines window may ask for (contract 2.5: `limit` 1–1000). */
+  /** Most lines one lines window may ask for (docs/contracts.md §2.5: `limit` 1–1000). */
   readonly maxLines: number;
-  /** Most matches one pattern page may ask for (contract 2.5: `limit` 1–1000). */
+  /** Most matches one pattern page may ask for (docs/contracts.md §2.5: `limit` 1–1000). */
   readonly maxMatches: number;
-  /** Longest regular expression (contract 2.5: 1–1024 characters). */
+  /** Longest regular expression (docs/contracts.md §2.5: 1–1024 characters). */
   readonly maxPatternChars: number;
-  /** Longest handle (contract 2.5: 1–256 characters). */
+  /** Longest handle (docs/contracts.md §2.5: 1–256 characters). */
   readonly maxHandleChars: number;
 }
 
@@ -71,6 +71,14 @@ export interface CallDto {
   readonly status: string;
   /** Why the call is not `ok` (safe sentence). */
   readonly errorMessage?: string;
+  /** A command's exit code (from its `value` attachment); null when it ended by a signal. Absent for tools that are not commands. */
+  readonly exitCode?: number | null;
+  /** The signal that ended a command, when one did. */
+  readonly signal?: string | null;
+  /** The command was stopped at its time limit. */
+  readonly timedOut?: boolean;
+  /** The command was cancelled (the person pressed Cancel, or the caller gave up). */
+  readonly cancelled?: boolean;
   readonly startedAt: string;
   readonly finishedAt?: string;
   readonly result: PartDto;
@@ -216,16 +224,38 @@ export type HostToWebview =
   | DoneReply
   | ErrorReply;
 
+/** The reply each request kind gets when it succeeds (any request may instead get `error`). */
+interface ReplyTable {
+  readonly refresh: CallsMessage;
+  readonly detail: DetailReply;
+  readonly fetchBytes: WindowReply;
+  readonly fetchLines: WindowReply;
+  readonly findPattern: MatchesReply;
+  readonly copyText: DoneReply;
+  readonly copyExcerpt: DoneReply;
+  readonly sendToChat: DoneReply;
+  readonly verify: VerifiedReply;
+  readonly openInEditor: DoneReply;
+}
+
+/** The reply to a request of kind `K`, so a caller never re-checks `type` (a kind missing from the table is `never`: its callers fail to compile). */
+export type ReplyTo<K extends WebviewRequest['type']> = K extends keyof ReplyTable ? ReplyTable[K] : never;
+
 /** The last window asked for, so it can be fetched again after the panel is shown or restored. */
 export type WindowRequestDto =
   | { readonly kind: 'bytes'; readonly start: number; readonly end: number }
   | { readonly kind: 'lines'; readonly offset: number; readonly count: number }
   | { readonly kind: 'pattern'; readonly pattern: string; readonly index: number };
 
+/** The outcome filter: every call, only successes, only failures (non-zero exit, signal, time-out, cancel, error), or only running. */
+export type OutcomeFilterDto = '' | 'ok' | 'failed' | 'running';
+
 /** What the webview keeps with `setState` (survives hiding; handed to the serializer on reload). */
 export interface InspectorViewState {
   readonly selected?: PartRef;
-  readonly filters?: { readonly tool: string; readonly run: string; readonly text: string; readonly sort: 'time' | 'size' };
+  readonly filters?: { readonly tool: string; readonly run: string; readonly text: string; readonly sort: 'time' | 'size'; readonly outcome?: OutcomeFilterDto };
+  /** Share of the split the list takes (0–1), as the person dragged it. */
+  readonly split?: number;
   readonly collapsedRuns?: readonly string[];
   /** The fetch form as typed. */
   readonly form?: {

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -171,8 +171,10 @@ describe('language model tools, invoked through vscode.lm.invokeTool', () => {
   });
 
   it('evidence_runCommand asks for confirmation, showing the exact command', async () => {
-    const { RunCommandTool } = await import('../../src/extension/tools/runCommandTool.js');
-    const tool = new RunCommandTool({} as never);
+    const { EvidenceLanguageModelTool } = await import('../../src/extension/tools/evidenceTool.js');
+    const { EditorToolHooks } = await import('../../src/extension/tools/editorHooks.js');
+    const { EvidenceToolTable } = await import('../../src/core/index.js');
+    const tool = new EvidenceLanguageModelTool(EvidenceToolTable.evidence_runCommand, {} as never, EditorToolHooks.evidence_runCommand);
     const command = 'echo ```; rm -rf "$HOME/nothing"';
     const prepared = tool.prepareInvocation({ input: { command, cwd: 'logs' } });
     assert.ok(prepared.confirmationMessages, 'confirmation requested');
@@ -180,6 +182,28 @@ describe('language model tools, invoked through vscode.lm.invokeTool', () => {
     const message = prepared.confirmationMessages.message as vscode.MarkdownString;
     assert.ok(message.value.includes(`\`\`\`\`sh\n${command}\n\`\`\`\``), message.value);
     assert.match(message.value, /\(`logs`\)/);
+  });
+
+  it('evidence_runCommand refuses every cwd outside the rules with the one sentence the MCP server also gives', async () => {
+    const { CWD_REFUSED } = await import('../../src/core/index.js');
+    const ws = workspaceDir();
+    const outside = mkdtempSync(path.join(os.tmpdir(), 'be-cwd-out-'));
+    mkdirSync(path.join(ws, '.git', 'hooks'), { recursive: true });
+    symlinkSync(outside, path.join(ws, 'cwd-out-link'));
+    symlinkSync(path.join(ws, '.git'), path.join(ws, 'cwd-git-link'));
+    try {
+      for (const cwd of ['.git', '.git/hooks', '..', 'logs/../..', outside, path.join(ws, 'logs'), 'cwd-out-link', 'cwd-git-link', 'cwd-git-link/hooks']) {
+        assert.equal(await invoke('evidence_runCommand', { command: 'pwd', cwd }), CWD_REFUSED, cwd);
+      }
+      assert.equal(await invoke('evidence_runCommand', { command: 'pwd', cwd: 'no-such-folder' }), 'error: cwd is not a folder in the workspace');
+      const inside = await invoke('evidence_runCommand', { command: 'pwd', cwd: 'logs' });
+      assert.ok(inside.startsWith('$ pwd\nexit code 0\n') && inside.includes(`${realpathSync(ws)}/logs\n`), inside);
+    } finally {
+      rmSync(path.join(ws, 'cwd-out-link'));
+      rmSync(path.join(ws, 'cwd-git-link'));
+      rmSync(path.join(ws, '.git'), { recursive: true, force: true });
+      rmSync(outside, { recursive: true, force: true });
+    }
   });
 
   it('cancellation kills the whole process tree of a long command', async function () {

@@ -15,7 +15,7 @@ import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { ArtifactStore, FsBlobStore, layoutAt, layoutOfFolder, readFitted, RunStore, tenantFor, vscodeFileUri, type StorageLayout } from '../../src/core/index.js';
+import { ArtifactStore, CWD_REFUSED, FsBlobStore, layoutAt, layoutOfFolder, readFitted, RunStore, tenantFor, vscodeFileUri, type StorageLayout } from '../../src/core/index.js';
 import { extensionManifest } from '../../src/mcp/manifest.js';
 import { parseCommandLine, resolveSettings } from '../../src/mcp/options.js';
 import { createEvidenceMcpServer, type EvidenceMcpServer } from '../../src/mcp/server.js';
@@ -83,6 +83,8 @@ describe('MCP server: the editor\'s tools for agents outside the editor', () => 
     writeFileSync(path.join(ws, '.env'), 'SECRET=1\n');
     writeFileSync(path.join(tmp, 'outside.txt'), 'not in the workspace\n');
     symlinkSync(tmp, path.join(ws, 'out-link'));
+    mkdirSync(path.join(ws, '.git', 'hooks'), { recursive: true });
+    symlinkSync(path.join(ws, '.git'), path.join(ws, 'git-link'));
     assert.match(tmp, /^[A-Za-z0-9._~/-]+$/, 'the temp folder needs no URI encoding for the hand-written URI below');
     const uri = `file://${tmp}/work%20space%2B%C3%A9%20%281%29/bounded-evidence.bounded-evidence`;
     layout = layoutAt(storageDir, uri, false);
@@ -148,7 +150,7 @@ describe('MCP server: the editor\'s tools for agents outside the editor', () => 
     assert.deepEqual(JSON.parse((await call('read_tool_output', { handle, pattern: '^1999[0-9]$', limit: 3 })).text), {
       handle, binary: false, total_size_bytes: 108894, total_lines: 20000, offset: 0, limit: 3, pattern: '^1999[0-9]$',
       total_matches: 10, returned_lines: 3, truncated: true, content: '19990:19990\n19991:19991\n19992:19992',
-      matches: [{ line_number: 19990 }, { line_number: 19991 }, { line_number: 19992 }],
+      matches: [19990, 19991, 19992].map((n) => ({ line_number: n, byte_offset: SEQ.indexOf(`\n${n}\n`) + 1, column: 1 })),
     });
     assert.equal(JSON.parse((await call('read_tool_output', { handle, bytes: { start: 0, end: 10 } })).text).content, '1\n2\n3\n4\n5\n');
     assert.deepEqual(await call('read_tool_output', { handle, bytes: { start: 0, end: 4097 } }), { text: 'error: artifact range exceeds 4096 bytes', isError: true });
@@ -235,9 +237,15 @@ describe('MCP server: the editor\'s tools for agents outside the editor', () => 
     assert.deepEqual(await call('evidence_runCommand', { command: '' }), refused('evidence_runCommand', 'input/command must NOT have fewer than 1 characters'));
     assert.deepEqual(await call('evidence_readFile', { path: 7 }), refused('evidence_readFile', 'input/path must be string'));
     assert.deepEqual(await call('read_tool_output', { handle: 'h', bytes: { start: 0 } }), refused('read_tool_output', "input/bytes must have required property 'end'"));
-    assert.deepEqual(await call('evidence_runCommand', { command: 'pwd', cwd: '..' }), { text: 'error: cwd is not usable: path must not contain ".." segments', isError: true });
-    assert.deepEqual(await call('evidence_runCommand', { command: 'pwd', cwd: 'out-link' }), { text: 'error: cwd is not usable: path leaves the workspace root', isError: true });
-    assert.deepEqual(await call('evidence_runCommand', { command: 'pwd', cwd: 'small.txt' }), { text: 'error: cwd is not usable: path is not a folder', isError: true });
+    // One rule set and one sentence for every front end (docs/contracts.md §5.2); a refused cwd records no run.
+    const runsBefore = (await editor.runs.listRuns()).length;
+    for (const cwd of ['.git', '.git/hooks', '..', 'sub/../..', tmp, path.join(ws, 'sub'), 'out-link', 'git-link', 'git-link/hooks']) {
+      assert.deepEqual(await call('evidence_runCommand', { command: 'pwd', cwd }), { text: CWD_REFUSED, isError: true }, cwd);
+    }
+    assert.equal(CWD_REFUSED, 'error: cwd must be a relative folder inside the workspace folder (no "..", no link leading out, not .git or another secret folder)');
+    assert.deepEqual(await call('evidence_runCommand', { command: 'pwd', cwd: 'small.txt' }), { text: 'error: cwd is not a folder in the workspace', isError: true });
+    assert.deepEqual(await call('evidence_runCommand', { command: 'pwd', cwd: 'missing' }), { text: 'error: cwd is not a folder in the workspace', isError: true });
+    assert.equal((await editor.runs.listRuns()).length, runsBefore);
     assert.deepEqual(await call('evidence_runCommand', { command: 'pwd', cwd: 'sub' }), { text: `$ pwd\nexit code 0\nstdout: ${Buffer.byteLength(ws) + 5} bytes, 1 line:\n${ws}/sub\n\nstderr: empty`, isError: false });
     await assert.rejects(client.callTool({ name: 'evidence_invokeTool', arguments: { name: 'x', input: {} } }), /-32602.*Unknown tool: evidence_invokeTool/);
   });
@@ -301,13 +309,16 @@ describe('MCP server: tenant, storage and command line', () => {
     assert.deepEqual(parseCommandLine(['--storage', '/s', '--workspace', '/w', '--tenant', 't'], '/cwd'), {
       help: false, options: { storageDir: '/s', workspaceFolder: '/w', tenant: 't', settings: {} },
     });
+    assert.deepEqual(parseCommandLine(['--storage', '/s', '--deny-pattern', '*.secret', '--deny-pattern', 'conf/prod.yml'], '/cwd'), {
+      help: false, options: { storageDir: '/s', workspaceFolder: '/cwd', denyPatterns: ['*.secret', 'conf/prod.yml'], settings: {} },
+    });
     assert.throws(() => parseCommandLine([], '/cwd'), /^Error: --storage <dir> is required$/);
     assert.throws(() => parseCommandLine(['--storage', '/s', '--tenant', 't', '--global'], '/cwd'), /--tenant and --global exclude each other/);
     assert.throws(() => parseCommandLine(['--storage', '/s', '--preview-bytes', '1e3'], '/cwd'), /^Error: --preview-bytes must be a whole number$/);
     assert.throws(() => parseCommandLine(['--storage', '/s', '--bogus'], '/cwd'), /Unknown option '--bogus'/);
     const manifest = extensionManifest();
     assert.deepEqual(resolveSettings(manifest), {
-      maxInlineBytes: 4096, previewBytes: 1024, maxRangeBytes: 4096, largeResultBytes: 4096, captureCapBytes: 67108864, commandTimeoutMs: 600000, preservation: 'best_effort',
+      maxInlineBytes: 4096, previewBytes: 1024, maxRangeBytes: 4096, largeResultBytes: 4096, captureCapBytes: 0, commandTimeoutMs: 600000, searchTimeoutMs: 30000, preservation: 'best_effort',
     });
     assert.throws(() => resolveSettings(manifest, { maxInlineBytes: 6145 }), /^Error: --max-inline-bytes must be an integer from 512 to 6144$/);
     assert.throws(() => resolveSettings(manifest, { preservation: 'maybe' as 'required' }), /^Error: --preservation must be one of best_effort, required$/);

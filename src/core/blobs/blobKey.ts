@@ -1,5 +1,5 @@
 /**
- * Blob keys (contract 2.3): `{ tenant, runId, callId }`, never a bare string. Every
+ * Blob keys (docs/contracts.md §2.3): `{ tenant, runId, callId }`, never a bare string. Every
  * segment is validated before any physical address is built, so a key can never name
  * a parent folder, an absolute path, a NUL-terminated C string or a Unicode look-alike
  * of `/` or `.` (only ASCII letters, digits, `.`, `_`, `-` are accepted).

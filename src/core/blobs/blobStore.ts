@@ -3,8 +3,10 @@
  *
  * Adapters know nothing of manifests, handles or runs: they store and return bytes.
  * Verification (chunk digests, sizes) happens one level up, in `verifiedBlobs.ts`, over
- * the `RangeSource` that `getRange`/`size` provide. Every adapter passes the one shared
- * contract suite in test/unit/blobs/blobStoreContract.ts.
+ * the `RangeSource` that `readInto`/`size` provide. Every adapter passes the one shared
+ * contract suite in test/unit/blobs/blobStoreContract.ts. An adapter has one read method,
+ * `readInto` (the caller owns the buffer, so a long verified scan reuses one); `readRange`
+ * below allocates for callers that want a fresh array.
  */
 import type { BlobKey } from './blobKey.js';
 
@@ -25,19 +27,23 @@ export interface BlobStore {
   /** Stored size in bytes, or undefined when nothing is stored under the key. */
   size(key: BlobKey): Promise<number | undefined>;
   /**
-   * Bytes `[start, end)` as stored, fetched with the backend's own range support
-   * (file positions, an S3 `Range:` header), never a full download. Returns fewer bytes
-   * when the object is shorter; throws `EvidenceError('missing')` when it is gone.
+   * Copies the stored bytes from `start` into `target` (from index 0), at most
+   * `target.length` of them, fetched with the backend's own range support (file
+   * positions, an S3 `Range:` header), never a full download. Returns how many were
+   * copied: fewer when the object ends sooner (0 past its end). Throws
+   * `EvidenceError('missing')` when nothing is stored under the key.
    */
-  getRange(key: BlobKey, start: number, end: number): Promise<Uint8Array>;
-  /**
-   * Optional: reads `[start, end)` into the caller's buffer and returns the byte count,
-   * so a long verified scan reuses one buffer instead of allocating per window (the
-   * filesystem store has it; others fall back to `getRange`).
-   */
-  getRangeInto?(key: BlobKey, start: number, end: number, target: Uint8Array): Promise<number>;
+  readInto(key: BlobKey, start: number, target: Uint8Array): Promise<number>;
   /** Removes one object (no error when it is already gone). */
   delete(key: BlobKey): Promise<void>;
   /** Removes every object of one run of one tenant. */
   deleteRun(tenant: string, runId: string): Promise<void>;
+  /** Releases what the adapter holds (an S3 client's sockets); stores on disk or in memory have nothing to release. */
+  dispose?(): void;
+}
+
+/** Bytes `[start, end)` as stored, in a fresh array (fewer when the object ends sooner). */
+export async function readRange(store: BlobStore, key: BlobKey, start: number, end: number): Promise<Uint8Array> {
+  const out = new Uint8Array(Math.max(0, end - start));
+  return out.subarray(0, await store.readInto(key, start, out));
 }

@@ -30,12 +30,13 @@ export class MemoryBlobStore implements BlobStore {
     return this.objects.get(blobKeyPath(key))?.length;
   }
 
-  /** A copy of `[start, end)` (callers may not alias the stored bytes). */
-  async getRange(key: BlobKey, start: number, end: number): Promise<Uint8Array> {
+  /** Copies into the caller's buffer (callers never alias the stored bytes). */
+  async readInto(key: BlobKey, start: number, target: Uint8Array): Promise<number> {
     const bytes = this.objects.get(blobKeyPath(key));
     if (!bytes) throw new EvidenceError('missing', 'stored bytes are missing');
-    // Uint8Array.from copies; Buffer#slice would return a view of the stored bytes.
-    return Uint8Array.from(bytes.subarray(start, end));
+    const piece = bytes.subarray(Math.min(start, bytes.length), Math.min(start + target.length, bytes.length));
+    target.set(piece);
+    return piece.length;
   }
 
   /** Removes one object. */

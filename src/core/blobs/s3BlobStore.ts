@@ -4,7 +4,7 @@
  *
  * - `requestChecksumCalculation: 'WHEN_REQUIRED'`: recent SDKs otherwise send streamed
  *   bodies `aws-chunked` with a checksum trailer, which some S3-compatible servers
- *   (s3rver) store as the object itself (HARNESS.md). Bodies here are always buffers
+ *   (s3rver) store as the object itself. Bodies here are always buffers
  *   with a known length anyway.
  * - Streamed puts never need the whole body: up to one part is buffered; a body that
  *   ends within it is one PutObject, a longer one a multipart upload (aborted on error,
@@ -81,7 +81,7 @@ export class S3BlobStore implements BlobStore {
   }
 
   /** Releases the HTTP connections. */
-  destroy(): void {
+  dispose(): void {
     this.client.destroy();
   }
 
@@ -151,18 +151,25 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
-  /** GetObject with `Range: bytes=start-(end-1)`; an empty or out-of-object range is empty. */
-  async getRange(key: BlobKey, start: number, end: number): Promise<Uint8Array> {
+  /** GetObject with `Range: bytes=start-(start+length-1)`; a range past the object's end reads 0 bytes. */
+  async readInto(key: BlobKey, start: number, target: Uint8Array): Promise<number> {
     const Key = this.objectKey(key);
-    if (end <= start) return new Uint8Array(0);
+    if (target.length === 0) {
+      // Still answers `missing` for an absent object, as every adapter does.
+      if ((await this.size(key)) === undefined) throw new EvidenceError('missing', 'stored bytes are missing');
+      return 0;
+    }
     try {
       // The body is read inside the guard: a connection cut mid-body is a backend error too.
-      return await this.guard(async () => {
-        const got = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key, Range: `bytes=${start}-${end - 1}` }));
+      const body = await this.guard(async () => {
+        const got = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key, Range: `bytes=${start}-${start + target.length - 1}` }));
         return got.Body ? await got.Body.transformToByteArray() : new Uint8Array(0);
       });
+      const n = Math.min(body.length, target.length);
+      target.set(body.subarray(0, n));
+      return n;
     } catch (e) {
-      if (e instanceof EvidenceError && e.code === 'backend' && e.message.includes('HTTP 416')) return new Uint8Array(0);
+      if (e instanceof EvidenceError && e.code === 'backend' && e.message.includes('HTTP 416')) return 0;
       throw e;
     }
   }

@@ -3,7 +3,7 @@
  * a `ManifestBuilder` while it streams to the adapter, and its serialised manifest is
  * stored beside it as a sidecar blob; the record that names the blob keeps the sidecar's
  * sha256 (`manifestDigest`). Reads go through `readVerified`/`streamVerified` over a
- * `RangeSource` built on the adapter's `size`/`getRange`.
+ * `RangeSource` built on the adapter's `size`/`readInto`.
  *
  * Sidecar key: the data key's call segment + `._manifest`, e.g. `c1` -> `c1._manifest`,
  * `c1.stdout` -> `c1.stdout._manifest`. Call ids and slots are `[a-z0-9-]` only, so
@@ -18,7 +18,7 @@ import { createHash } from 'node:crypto';
 import { EvidenceError } from '../errors.js';
 import { decodeManifest, encodeManifest, ManifestBuilder, type Manifest, type RangeSource } from '../integrity.js';
 import { validateBlobKey, type BlobKey } from './blobKey.js';
-import type { BlobStore } from './blobStore.js';
+import { readRange, type BlobStore } from './blobStore.js';
 
 /** Suffix of a manifest sidecar's call segment. */
 export const MANIFEST_SUFFIX = '._manifest';
@@ -71,15 +71,14 @@ export async function putVerified(store: BlobStore, key: BlobKey, body: Uint8Arr
 
 /** A physical source over one blob; a vanished blob reads as `missing`, not as a size. */
 export function blobRangeSource(store: BlobStore, key: BlobKey): RangeSource {
-  const into = store.getRangeInto;
   return {
     async size() {
       const n = await store.size(key);
       if (n === undefined) throw missingError();
       return n;
     },
-    read: (start, end) => store.getRange(key, start, end),
-    ...(into && { readInto: (start: number, end: number, target: Uint8Array) => into.call(store, key, start, end, target) }),
+    read: (start, end) => readRange(store, key, start, end),
+    readInto: (start, end, target) => store.readInto(key, start, target.subarray(0, Math.max(0, end - start))),
   };
 }
 
@@ -123,7 +122,7 @@ export async function openVerified(store: BlobStore, key: BlobKey, expected: Blo
     const size = await store.size(mKey);
     if (size === undefined) throw missingError();
     if (size > MAX_MANIFEST_BYTES) throw new EvidenceError('digestMismatch');
-    const encoded = await store.getRange(mKey, 0, size);
+    const encoded = await readRange(store, mKey, 0, size);
     if (sha256Hex(encoded) !== expected.manifestDigest) throw new EvidenceError('digestMismatch');
     manifest = decodeManifest(encoded);
     cache?.set(expected.manifestDigest, manifest);

@@ -1,5 +1,5 @@
 /**
- * Handles (contract 2.2): opaque strings minted by a run — `res_<callId>` for a result,
+ * Handles (docs/contracts.md §2.2): opaque strings minted by a run — `res_<callId>` for a result,
  * `out_<callId>_<slot>` for an attachment — and resolved only by looking them up among
  * the handles this store's own run records minted. A handle is never parsed, split or
  * turned into a storage address: what the model sends is only ever a Map key.

@@ -1,5 +1,5 @@
 /**
- * Small pieces every record writer shares (contract section 2): record timestamps, the
+ * Small pieces every record writer shares (docs/contracts.md §2): record timestamps, the
  * stored-content fields of a capture, safe backend failure messages, option checks.
  */
 import { EvidenceError } from '../errors.js';
@@ -11,6 +11,11 @@ import type { StoredContent } from './types.js';
 export function positiveInt(name: string, v: number): number {
   if (!Number.isSafeInteger(v) || v <= 0) throw new EvidenceError('invalidArgument', `${name} must be a positive integer`);
   return v;
+}
+
+/** A capture cap: a positive integer, or Infinity for none. */
+export function captureCap(v: number): number {
+  return v === Number.POSITIVE_INFINITY ? v : positiveInt('captureCapBytes', v);
 }
 
 /** The timestamp format every record uses. */

@@ -1,6 +1,6 @@
 /**
  * `Run`: one live run recording its calls — results given whole or streamed — into its
- * log and the store's blobs (contract section 2). Command calls are in `runCommand.ts`;
+ * log and the store's blobs (docs/contracts.md §2). Command calls are in `runCommand.ts`;
  * listing, reports and handle resolution are `RunStore`'s (`runStore.ts`).
  */
 import { EvidenceError } from '../errors.js';

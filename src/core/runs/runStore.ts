@@ -1,6 +1,6 @@
 /**
  * `RunStore` (one per tenant): starting, listing and reporting runs, resolving handles and
- * reading what they name, retention (contract section 2). Recording is `Run`'s
+ * reading what they name, retention (docs/contracts.md §2). Recording is `Run`'s
  * (`run.ts`), command calls are `runCommand.ts`.
  *
  * Layout: run logs at `<logsDir>/<tenant>/<runId>.jsonl`, indexed by the tenant's catalog
@@ -30,11 +30,12 @@ import { queryCalls, queryRuns, runStatusOf, summaryOf } from './catalogQuery.js
 import { DEFAULT_CAPTURE_CAP_BYTES, DEFAULT_INLINE_ATTACHMENT_BYTES, DEFAULT_OFFLOAD_THRESHOLD_BYTES, DEFAULT_RUN_LIMITS, profileHash } from './decisions.js';
 import { accessDenied, type HandleEntry } from './handles.js';
 import { checkLineCount, DEFAULT_READER_LIMITS, LINE_CUT_MARKER, readContent, validateReadArgs, type ContentView } from './reader.js';
-import { nowIso, positiveInt } from './recordFields.js';
+import { captureCap, nowIso, positiveInt } from './recordFields.js';
 import { Run } from './run.js';
+import { currentOwner, ownerAlive } from './owner.js';
 import { appendRecord, checkRecord, handlesOf, parseRunLog, terminateTornTail, type ReadLogResult } from './runLog.js';
 import type {
-  CallPage, CallQuery, CallReport, Disposable, HandleSource, Preservation, PruneOptions, PruneResult, ReadScope,
+  CallPage, CallQuery, CallReport, Disposable, HandleSource, Preservation, PruneOptions, PruneResult, ReadOptions, ReadScope,
   ReadToolOutputArgs, ReadToolOutputResult, ReaderLimits, RunLimits, RunQuery, RunRecord, RunRecordEvent, RunStoreApi, RunStoreOptions,
   RunSummary, StartRunOptions, StoredContent,
 } from './types.js';
@@ -91,13 +92,14 @@ export class RunStore implements RunStoreApi {
       maxLineChars: positiveInt('maxLineChars', r.maxLineChars),
       maxByteWindow: positiveInt('maxByteWindow', r.maxByteWindow),
       patternBudgetMs: positiveInt('patternBudgetMs', r.patternBudgetMs),
+      searchTimeoutMs: positiveInt('searchTimeoutMs', r.searchTimeoutMs),
     };
     if (this.readerLimits.maxLineChars <= LINE_CUT_MARKER.length || this.readerLimits.maxLineChars > this.readerLimits.maxContentChars) {
       throw new EvidenceError('invalidArgument', 'maxLineChars must exceed the cut marker and not exceed maxContentChars');
     }
     this.offloadThresholdBytes = positiveInt('offloadThresholdBytes', options.offloadThresholdBytes ?? DEFAULT_OFFLOAD_THRESHOLD_BYTES);
     this.inlineAttachmentBytes = positiveInt('inlineAttachmentBytes', options.inlineAttachmentBytes ?? DEFAULT_INLINE_ATTACHMENT_BYTES);
-    this.captureCapBytes = positiveInt('captureCapBytes', options.captureCapBytes ?? DEFAULT_CAPTURE_CAP_BYTES);
+    this.captureCapBytes = captureCap(options.captureCapBytes ?? DEFAULT_CAPTURE_CAP_BYTES);
     this.preservation = options.preservation ?? 'best_effort';
     if (this.preservation !== 'best_effort' && this.preservation !== 'required') throw new EvidenceError('invalidArgument', 'preservation must be best_effort or required');
     this.profileHash = profileHash({ ...this.limits, tools: options.tools ?? [] });
@@ -122,8 +124,9 @@ export class RunStore implements RunStoreApi {
     const runId = `run-${stamp}-${token}`;
     const run = new Run(this, runId, token);
     const record: RunRecord = {
-      type: 'run_started', runId, tenant: this.tenant, startedAt: nowIso(), profileHash: this.profileHash,
+      type: 'run_started', runId, tenant: this.tenant, startedAt: nowIso(), profileHash: this.profileHash, owner: currentOwner(),
       ...(options.label !== undefined ? { label: options.label } : {}), ...(options.pinned !== undefined ? { pinned: options.pinned } : {}),
+      ...(options.source !== undefined ? { source: options.source } : {}),
     };
     const bytes = await appendRecord(this.logPath(runId), record, 'wx');
     this.live.set(runId, run);
@@ -169,6 +172,32 @@ export class RunStore implements RunStoreApi {
     return this.catalog.settled();
   }
 
+  /**
+   * Finishes as `interrupted` every unfinished run whose writer is provably gone (a
+   * killed server, a crashed host: owner.ts), so it stops showing as running; its
+   * unfinished calls then read as interrupted. Front ends call it at start-up
+   * (docs/contracts.md §5.4). Returns the runs finished.
+   */
+  async finishInterrupted(): Promise<string[]> {
+    const done: string[] = [];
+    // The catalog knows which runs are unfinished: start-up reads only their logs, never every run's.
+    await this.catalog.sync();
+    const now = Date.now();
+    const open = this.catalog.runsOldestFirst().filter((r) => !r.dead && r.ok && !this.live.has(r.id) && runStatusOf(r, this.isLive, now) === 'running');
+    for (const run of open.map((r) => ({ runId: r.id }))) {
+      const first = (await this.readLog(run.runId)).records[0];
+      if (first?.type !== 'run_started' || !first.owner || (await ownerAlive(first.owner))) continue;
+      const record: RunRecord = { type: 'run_finished', runId: run.runId, finishedAt: nowIso(), status: 'interrupted' };
+      // A torn last line (the writer died mid-append) is ended first so this record parses.
+      await terminateTornTail(this.logPath(run.runId));
+      const bytes = await appendRecord(this.logPath(run.runId), record);
+      await this.indexRecord(run.runId, record, bytes);
+      this.emit(run.runId, record);
+      done.push(run.runId);
+    }
+    return done;
+  }
+
   /** Every call of one run in start order, with the preview the model saw. */
   async report(runId: string): Promise<CallReport[]> {
     const log = await this.readLog(runId);
@@ -197,11 +226,11 @@ export class RunStore implements RunStoreApi {
   }
 
   /** Contract 2.5 over handles minted by this tenant's runs (or the runs in `scope`). */
-  async readToolOutput(args: ReadToolOutputArgs, scope?: ReadScope): Promise<ReadToolOutputResult> {
+  async readToolOutput(args: ReadToolOutputArgs, scope?: ReadScope, options?: ReadOptions): Promise<ReadToolOutputResult> {
     const req = validateReadArgs(args, this.readerLimits);
     const entry = await this.resolve(req.handle, scope);
     const view = await this.openView(entry);
-    return readContent(view, req, this.readerLimits);
+    return readContent(view, req, this.readerLimits, options?.signal);
   }
 
   /** Verified byte access behind a handle, refused exactly as the reader refuses. */
@@ -411,6 +440,8 @@ export class RunStore implements RunStoreApi {
       const { manifest, source } = await openVerified(this.blobs, key, { sha256: c.sha256, byteCount, manifestDigest: c.manifestDigest ?? '' }, this.manifests);
       view = { manifest, source, lineCount: c.lineCount, binary: c.binary };
     }
+    // A capped stream: every reply says which bytes were kept of how many observed.
+    if (entry.attachment?.truncated) view = { ...view, observedBytes: entry.attachment.observedBytes };
     checkLineCount(view.manifest, view.lineCount);
     if (view.binary === view.manifest.utf8) throw new EvidenceError('digestMismatch');
     return view;

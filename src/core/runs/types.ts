@@ -1,5 +1,5 @@
 /**
- * Public types of the run layer (contract section 2): run-log records, storage states,
+ * Public types of the run layer (docs/contracts.md §2): run-log records, storage states,
  * attachments, reports, `read_tool_output` arguments and results, and the options of
  * `RunStore` / `Run`. The editor glue and the inspector code against these names:
  * changes here are additive only.
@@ -31,8 +31,10 @@ export interface CallError {
   readonly message: string;
 }
 
-/** How a run ended (`finish(status)`). */
-export type RunFinishStatus = 'completed' | 'failed' | 'cancelled';
+import type { RunOwner } from './owner.js';
+
+/** How a run ended (`finish(status)`; `interrupted` is written by `finishInterrupted` for a run whose writer died). */
+export type RunFinishStatus = 'completed' | 'failed' | 'cancelled' | 'interrupted';
 
 /**
  * A run's state as read back: a finish status, `running` (open in this store, or
@@ -78,7 +80,7 @@ export interface StoredContent {
   readonly readable: boolean;
 }
 
-/** One output of a call (contract 2.4): a command's stdout, stderr, exit value, files. */
+/** One output of a call (docs/contracts.md §2.4): a command's stdout, stderr, exit value, files. */
 export interface AttachmentRecord extends StoredContent {
   /** `stdout`, `stderr`, `value` or `file:<name>`. */
   readonly name: string;
@@ -105,6 +107,10 @@ export interface RunStartedRecord {
   readonly profileHash: string;
   readonly label?: string;
   readonly pinned?: boolean;
+  /** The process writing the run (absent in older logs), see owner.ts. */
+  readonly owner?: RunOwner;
+  /** Which front end started the run (absent in older logs: read as `{ kind: 'tool' }`). */
+  readonly source?: RunSource;
 }
 
 /** A tool call began. */
@@ -117,7 +123,7 @@ export interface CallStartedRecord {
   readonly startedAt: string;
 }
 
-/** A tool call ended: every field contract 2.2 lists, plus the call's attachments. */
+/** A tool call ended: every field docs/contracts.md §2.2 lists, plus the call's attachments. */
 export interface CallFinishedRecord extends StoredContent {
   readonly type: 'call_finished';
   readonly runId: string;
@@ -182,6 +188,8 @@ export interface RunSummary {
   readonly status: RunStatus;
   readonly pinned: boolean;
   readonly profileHash: string;
+  /** Who started the run, from `run_started` (absent in older logs: `{ kind: 'tool' }`). */
+  readonly source?: RunSource;
   /** Finished calls. */
   readonly callCount: number;
   /** Log bytes plus kept blob bytes (what deleting the run frees, near enough). */
@@ -192,15 +200,8 @@ export interface RunSummary {
   readonly problems: readonly LogProblem[];
 }
 
-/**
- * Who started a run, as the catalog lists it (the shape of the `run_started` record's
- * `source`; absent on older logs, which list as `tool`).
- */
-export interface ListedRunSource {
-  readonly kind: 'tool' | 'participant' | 'hook' | 'cli' | 'mcp' | 'command' | 'api';
-  readonly agent?: string;
-  readonly sessionId?: string;
-}
+/** Who started a run, as listed: the `run_started` record's `source` (older logs list as `{ kind: 'tool' }`). */
+export type ListedRunSource = RunSource;
 
 /** One call as the catalog lists it (the inspector's row): no preview, no arguments. */
 export interface CallSummary {
@@ -290,7 +291,7 @@ export interface CallReport {
   readonly attachments: readonly AttachmentRecord[];
 }
 
-/** Arguments of `read_tool_output` (contract 2.5); validated at run time as untrusted input. */
+/** Arguments of `read_tool_output` (docs/contracts.md §2.5); validated at run time as untrusted input. */
 export interface ReadToolOutputArgs {
   /** 1–256 characters; anything not minted by the scope's runs is access denied. */
   readonly handle: string;
@@ -300,13 +301,20 @@ export interface ReadToolOutputArgs {
   readonly limit?: number;
   /** A JavaScript regular expression (no flags), 1–1024 characters, tested per line. */
   readonly pattern?: string;
-  /** A byte window `[start, end)` with the rules of contract 1.3. */
+  /** A byte window `[start, end)` with the rules of docs/contracts.md §1.3. */
   readonly bytes?: { readonly start: number; readonly end: number };
 }
 
-/** One pattern match: the 1-based line number of a matching line. */
+/** One pattern match: where the matching line's first match is (docs/contracts.md, reader section). */
 export interface ReadToolOutputMatch {
+  /** 1-based line number, like `grep -n`. */
   readonly line_number: number;
+  /** Offset of the match in the output, in bytes. */
+  readonly byte_offset: number;
+  /** 1-based byte column of the match in its line. */
+  readonly column: number;
+  /** Set when the line was too long to show whole: the output byte range [start, end) shown around the match. */
+  readonly window?: { readonly start: number; readonly end: number };
 }
 
 /**
@@ -330,6 +338,13 @@ export interface ReadToolOutputResult {
   readonly content: string;
   /** Pattern mode: one entry per returned match, in `content` order; else null. */
   readonly matches: readonly ReadToolOutputMatch[] | null;
+  /**
+   * Set when the output was cut at a capture cap: bytes [start, end) of `observed` were
+   * kept, and every line, match and count in this reply is over those bytes only.
+   */
+  readonly kept_bytes?: { readonly start: number; readonly end: number; readonly observed: number };
+  /** Bytes mode over binary content: the byte range [start, end) the hex dump in `content` shows. */
+  readonly hex_dump?: { readonly start: number; readonly end: number };
 }
 
 /** Which runs a handle may resolve through (default: every run of the store's tenant). */
@@ -393,8 +408,16 @@ export interface ReaderLimits {
   readonly maxLineChars: number;
   /** Largest byte window `end - start` (8,192 by default). */
   readonly maxByteWindow: number;
-  /** Time a pattern may spend on one piece (≤ 1 MiB) before the search is stopped. */
+  /** Time a pattern may spend on one piece (≤ 1 MiB) before the search is stopped (catastrophic backtracking). */
   readonly patternBudgetMs: number;
+  /** Overall time limit of one pattern search, however large the output (default 30 s). */
+  readonly searchTimeoutMs: number;
+}
+
+/** Per-call options of `readToolOutput`. */
+export interface ReadOptions {
+  /** Aborting stops a pattern search (the model's cancellation, MCP `notifications/cancelled`, the inspector's Cancel). */
+  readonly signal?: AbortSignal;
 }
 
 /** `RunStore.open` options. */
@@ -413,15 +436,31 @@ export interface RunStoreOptions {
   /** Attachments up to this many bytes stay inline in the record (default 4 KiB). */
   readonly inlineAttachmentBytes?: number;
   readonly preservation?: Preservation;
-  /** Per-stream capture cap for commands (default 64 MiB). */
+  /** Per-stream capture cap for commands (default: none, Infinity). */
   readonly captureCapBytes?: number;
   readonly reader?: Partial<ReaderLimits>;
+}
+
+/**
+ * Which front end started a run (docs/contracts.md §2.2.1): the editor's tools
+ * (`tool`), the chat participant, an agent's terminal command routed by the hook
+ * (`hook`, with the agent and its session id), the command line (`cli`), the MCP
+ * server (`mcp`), a palette command (`command`) or the extension API (`api`).
+ */
+export interface RunSource {
+  readonly kind: 'tool' | 'participant' | 'hook' | 'cli' | 'mcp' | 'command' | 'api';
+  /** The agent whose hook routed the command (`copilot`, `claude`, `codex`, `gemini`, …). */
+  readonly agent?: string;
+  /** The agent's session id (hook `session_id`), so one conversation's runs can be found together. */
+  readonly sessionId?: string;
 }
 
 /** `RunStore.startRun` options. */
 export interface StartRunOptions {
   readonly label?: string;
   readonly pinned?: boolean;
+  /** Recorded in `run_started` (absent: the reader assumes `{ kind: 'tool' }`). */
+  readonly source?: RunSource;
 }
 
 /** `Run.recordResult` / `Run.recordStream` options. */
@@ -446,6 +485,12 @@ export interface RunCommandOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** Tool name to record (default `run_command`). */
   readonly tool?: string;
+  /**
+   * Sees every piece of stdout/stderr as it is captured (the command line's `--tee`);
+   * capture waits for the returned promise, so a slow terminal slows the command
+   * instead of piling output up in memory.
+   */
+  readonly onOutput?: (stream: 'stdout' | 'stderr', chunk: Uint8Array) => void | Promise<void>;
   /**
    * Files the command writes, relative to `cwd` (no absolute paths, no `..`): each that
    * exists as a regular file afterwards becomes a `file:<path>` attachment (slots `f1`,
@@ -498,8 +543,8 @@ export interface RunStoreApi {
   listRuns(): Promise<RunSummary[]>;
   /** Every call of one run, in start order. */
   report(runId: string): Promise<CallReport[]>;
-  /** Contract 2.5; handles outside `scope` (default: this tenant) are access denied. */
-  readToolOutput(args: ReadToolOutputArgs, scope?: ReadScope): Promise<ReadToolOutputResult>;
+  /** docs/contracts.md §2.5; handles outside `scope` (default: this tenant) are access denied. */
+  readToolOutput(args: ReadToolOutputArgs, scope?: ReadScope, options?: ReadOptions): Promise<ReadToolOutputResult>;
   /** Verified byte access behind a handle (same resolution and refusals as the reader). */
   openHandle(handle: string, scope?: ReadScope): Promise<HandleSource>;
   /** Called after every record this store appends. */

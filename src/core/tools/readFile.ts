@@ -1,11 +1,61 @@
 /**
- * `evidence_readFile` replies as a model receives them, from any front end: the bounded
- * evidence workspace's text, plus the search hint when the recorded call has a handle,
- * with two refusals made actionable. Pure text decisions, no I/O.
+ * `evidence_readFile` (docs/contracts.md §3.3): its input, and its replies as a model
+ * receives them from any front end: the bounded evidence workspace's text, plus the
+ * search hint when the recorded call has a handle, with two refusals made actionable.
+ * The call itself is `readFileRecorded` (fileReads.ts).
  */
-import { OBSERVATION_PREFIX, RANGE_PREFIX } from '../evidenceWorkspace.js';
+import { OBSERVATION_PREFIX, RANGE_PREFIX, VIRTUAL_PREFIX } from '../evidenceWorkspace.js';
 import { searchHint } from '../runs/observation.js';
+import { readFileRecorded } from './fileReads.js';
+import { checkShape, EvidenceToolNames, type Checked } from './inputs.js';
 import { fitsModel, utf8Bytes } from './modelText.js';
+import type { EvidenceToolDef, ToolInputSchema } from './toolDef.js';
+
+/** `evidence_readFile` input. */
+export interface ReadFileInput {
+  /** Workspace-relative path, or `.tool-artifacts/<artifact_id>/bytes/<start>-<end>`. */
+  path: string;
+}
+
+const schema = {
+  type: 'object',
+  properties: {
+    path: {
+      type: 'string', minLength: 1, maxLength: 4096,
+      description: 'Path relative to the workspace folder, or a virtual range path .tool-artifacts/<artifact_id>/bytes/<start>-<end>.',
+    },
+  } satisfies Record<keyof ReadFileInput, object>,
+  required: ['path'],
+  additionalProperties: false,
+} as const satisfies ToolInputSchema;
+
+/** Validates `evidence_readFile` input. */
+export function checkReadFile(v: unknown): Checked<ReadFileInput> {
+  const s = checkShape(v, EvidenceToolNames.readFile, schema);
+  if (!s.ok) return s;
+  const p = s.value.path;
+  if (typeof p !== 'string' || p.length === 0 || p.length > 4096) return { ok: false, error: 'path must be a non-empty relative path' };
+  return { ok: true, value: { path: p } };
+}
+
+/** The table's entry. */
+export const readFileTool: EvidenceToolDef<typeof EvidenceToolNames.readFile, ReadFileInput> = {
+  name: EvidenceToolNames.readFile,
+  inputSchema: schema,
+  check: checkReadFile,
+  hints: { readOnlyHint: true, openWorldHint: false },
+  surfaces: { lm: true, mcp: true, participant: true },
+  progress: (input) => {
+    const p = typeof input?.path === 'string' ? input.path : '';
+    return p.startsWith(VIRTUAL_PREFIX) ? 'Reading an exact byte range' : `Reading ${p.replace(/`/g, "'").slice(0, 80)}`;
+  },
+  async perform(ctx, input, openRun) {
+    const files = ctx.files;
+    if (!files) return { text: 'error: no folder is open; open a folder to read its files', status: 'failed' };
+    const run = await openRun('read', input.path);
+    return { text: await readFileRecorded(files, ctx, run, input.path), status: 'completed' };
+  },
+};
 
 /**
  * The final text of one read: `modelText` from the bounded workspace, `handle` the one the

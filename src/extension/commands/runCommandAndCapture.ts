@@ -7,8 +7,11 @@
  */
 import * as vscode from 'vscode';
 import { Ids, type InspectorTarget } from '../ids.js';
-import { runCaptured, resolveCwd } from '../tools/runCommandTool.js';
+import { EvidenceToolNames, runToolCall } from '../../core/index.js';
+import { toolContext } from '../services.js';
 import { formatBytes } from '../retention.js';
+import { outcomeFields } from '../inspector/mapping.js';
+import { outcomeOf } from '../../shared/outcome.js';
 import type { CommandDeps } from './deps.js';
 
 /** Argument of the command (a bare string is the command line). */
@@ -68,32 +71,56 @@ export async function runCommandAndCapture(deps: CommandDeps, arg?: unknown): Pr
     void vscode.window.showErrorMessage('Bounded Evidence: open a folder first; commands run in the workspace folder.');
     return undefined;
   }
-  const cwd = await resolveCwd(services.folder, typeof args.cwd === 'string' ? args.cwd : undefined);
-  if ('error' in cwd) {
-    void vscode.window.showErrorMessage(`Bounded Evidence: ${cwd.error}.`);
+  const timeoutMs = typeof args.timeoutMs === 'number' && args.timeoutMs > 0 ? args.timeoutMs : services.settings.commandTimeoutMs;
+  const input = { command, ...(typeof args.cwd === 'string' ? { cwd: args.cwd } : {}), timeoutMs };
+  // The same call runner as the tool (cwd rules, recording, cancellation), with no participant to join.
+  const answer = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: `Running ${command.length > 60 ? `${command.slice(0, 59)}…` : command}`, cancellable: true },
+    async (_progress, token) => {
+      const abort = new AbortController();
+      const sub = token.onCancellationRequested(() => abort.abort());
+      try {
+        return await runToolCall(EvidenceToolNames.runCommand, input, toolContext(services, abort.signal, deps.log));
+      } catch (e) {
+        if (abort.signal.aborted) return undefined;
+        throw e;
+      } finally {
+        sub.dispose();
+      }
+    },
+  );
+  const outcome = answer?.outcome;
+  if (!answer || !outcome || answer.runId === undefined) {
+    if (answer) void vscode.window.showErrorMessage(`Bounded Evidence: ${answer.text.replace(/^error: /, '')}.`);
     return undefined;
   }
-  const timeoutMs = typeof args.timeoutMs === 'number' && args.timeoutMs > 0 ? args.timeoutMs : services.settings.commandTimeoutMs;
-  const outcome = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: `Running ${command.length > 60 ? `${command.slice(0, 59)}…` : command}`, cancellable: true },
-    (_progress, token) => runCaptured(deps, services, undefined, command, cwd.dir, timeoutMs, token),
-  );
   const record = outcome.record;
   const attachments = record.attachments.map((a) => ({
     name: a.name, handle: a.handle, sizeBytes: a.sizeBytes, observedBytes: a.observedBytes, truncated: a.truncated, stored: a.stored, sha256: a.sha256,
   }));
   const result: RunCaptureResult = {
-    runId: outcome.runId, callId: outcome.callId, status: outcome.status, attachments, modelText: outcome.modelText,
+    runId: answer.runId, callId: outcome.callId, status: outcome.status, attachments, modelText: outcome.modelText,
     ...(outcome.handle !== undefined ? { handle: outcome.handle } : {}),
   };
   const stdout = attachments.find((a) => a.name === 'stdout');
-  deps.log.info(`captured run ${result.runId}: ${result.status}, ${attachments.map((a) => `${a.name} ${a.sizeBytes} bytes`).join(', ')}`);
+  const stderr = attachments.find((a) => a.name === 'stderr');
+  const ended = outcomeOf({ status: outcome.status, ...(record.error ? { errorMessage: record.error.message } : {}), ...outcomeFields(record.attachments) });
+  deps.log.info(`captured run ${result.runId}: ${result.status} (${ended.label}), ${attachments.map((a) => `${a.name} ${a.sizeBytes} bytes`).join(', ')}`);
+  // A failed command opens on the stream that has something to say: its stderr when stdout is empty.
+  const first = ended.kind === 'failed' && stderr && stderr.sizeBytes > 0 && (!stdout || stdout.sizeBytes === 0) ? stderr : stdout;
   if (args.openInspector !== false) {
-    const target: InspectorTarget = { runId: result.runId, ...(stdout ? { handle: stdout.handle } : result.handle ? { handle: result.handle } : {}) };
+    const target: InspectorTarget = { runId: result.runId, ...(first ? { handle: first.handle } : result.handle ? { handle: result.handle } : {}) };
     await vscode.commands.executeCommand(Ids.commands.openInspector, target);
-  } else if (outcome.status !== 'ok') {
-    void vscode.window.showWarningMessage(`Bounded Evidence: the command was recorded with status ${outcome.status}${record.error ? `: ${record.error.message}` : ''}.`);
-  } else {
+  }
+  if (ended.kind === 'failed') {
+    // Not awaited: the command returns while the notification waits for the person.
+    const said = /^exit (\d+)$/.exec(ended.label);
+    const what = `Bounded Evidence: the command ${said ? `exited ${said[1]}` : ended.label}${stderr ? ` — ${formatBytes(stderr.observedBytes)} of stderr` : ''}.`;
+    const actions = stderr ? ['Show stderr'] : [];
+    void vscode.window.showWarningMessage(what, ...actions).then((choice) => {
+      if (choice === 'Show stderr' && stderr) void vscode.commands.executeCommand(Ids.commands.openInspector, { runId: result.runId, handle: stderr.handle } satisfies InspectorTarget);
+    });
+  } else if (args.openInspector === false) {
     void vscode.window.setStatusBarMessage(`Bounded Evidence: captured ${formatBytes(stdout?.observedBytes ?? 0)} of stdout`, 5000);
   }
   return result;

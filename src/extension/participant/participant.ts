@@ -12,13 +12,12 @@
  * the same workspace.
  */
 import * as vscode from 'vscode';
-import type { Run, RunFinishStatus } from '../../core/index.js';
+import { runLabel, toolNamesOffered, type Run, type RunFinishStatus } from '../../core/index.js';
 import { handleDocumentUri } from '../artifactDocument.js';
 import { Ids } from '../ids.js';
 import { errorMessage, type Log } from '../log.js';
 import type { RunRouter } from '../runRouter.js';
 import type { ServicesHost } from '../services.js';
-import { runLabel } from '../tools/callRun.js';
 
 /** What the participant needs. */
 export interface ParticipantDeps {
@@ -34,8 +33,8 @@ export interface EvidenceChatMetadata {
   readonly handles?: readonly string[];
 }
 
-/** Tools offered to the model, in this order. */
-export const PARTICIPANT_TOOLS: readonly string[] = [Ids.tools.runCommand, Ids.tools.readFile, Ids.tools.readToolOutput];
+/** Tools offered to the model, in this order: the core table's participant surface. */
+export const PARTICIPANT_TOOLS: readonly string[] = toolNamesOffered('participant');
 
 /** Model turns per request before the loop stops (a runaway model must not spin forever). */
 export const MAX_MODEL_TURNS = 12;

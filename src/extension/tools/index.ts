@@ -1,20 +1,14 @@
-/** Registers the four evidence tools (names declared once in ids.ts and package.json). */
+/** Registers every tool the table offers to the editor (names in the core's table and package.json; a unit test compares them). */
 import * as vscode from 'vscode';
-import { Ids } from '../ids.js';
-import type { ToolDeps } from './callRun.js';
-import { InvokeToolTool } from './invokeToolTool.js';
-import { ReadFileTool } from './readFileTool.js';
-import { ReadToolOutputTool } from './readToolOutputTool.js';
-import { RunCommandTool } from './runCommandTool.js';
+import { toolsOffered } from '../../core/index.js';
+import { EditorToolHooks } from './editorHooks.js';
+import { EvidenceLanguageModelTool, type ToolDeps } from './evidenceTool.js';
 
-export type { ToolDeps } from './callRun.js';
+export type { ToolDeps } from './evidenceTool.js';
 
 /** Registers every evidence tool with `vscode.lm`. */
 export function registerTools(context: vscode.ExtensionContext, deps: ToolDeps): void {
-  context.subscriptions.push(
-    vscode.lm.registerTool(Ids.tools.runCommand, new RunCommandTool(deps)),
-    vscode.lm.registerTool(Ids.tools.readFile, new ReadFileTool(deps)),
-    vscode.lm.registerTool(Ids.tools.readToolOutput, new ReadToolOutputTool(deps)),
-    vscode.lm.registerTool(Ids.tools.invokeTool, new InvokeToolTool(deps)),
-  );
+  for (const tool of toolsOffered('lm')) {
+    context.subscriptions.push(vscode.lm.registerTool(tool.name, new EvidenceLanguageModelTool(tool, deps, EditorToolHooks[tool.name])));
+  }
 }

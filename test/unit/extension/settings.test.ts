@@ -36,7 +36,9 @@ describe('extension settings', () => {
     assert.equal(s.previewBytes, s.maxInlineBytes, 'previewBytes never exceeds maxInlineBytes (the core refuses that)');
     assert.equal(s.maxRangeBytes, 4, 'floored, then raised to the minimum');
     assert.equal(s.largeResultBytes, DefaultSettings.largeResultBytes);
-    assert.equal(s.captureCapBytes, 1024);
+    // Below 0 is 0, no cap (the default); a cap itself is at least 1024 bytes.
+    assert.equal(s.captureCapBytes, 0);
+    assert.equal(readSettings(source({ captureCapBytes: 5 })).captureCapBytes, 1024);
     assert.equal(s.retentionMaxAgeMs, DefaultSettings.retentionMaxAgeMs);
     assert.equal(s.preservation, 'best_effort');
     assert.equal(s.backend, 'filesystem');
@@ -48,5 +50,10 @@ describe('extension settings', () => {
     assert.equal(s.retentionMaxAgeMs, 43_200_000);
     assert.equal(s.backend, 's3');
     assert.deepEqual(s.s3, { endpoint: '', region: 'us-east-1', bucket: 'b', prefix: 'bounded-evidence/', forcePathStyle: false });
+  });
+
+  it('reads added secret-file patterns, dropping blanks and non-strings (issue 10, defect 3)', () => {
+    assert.deepEqual(readSettings(source({ 'readFile.denyPatterns': ['*.secret', ' ', 3, 'conf/prod.yml'] })).readFileDenyPatterns, ['*.secret', 'conf/prod.yml']);
+    assert.deepEqual(readSettings(source({ 'readFile.denyPatterns': '*.secret' })).readFileDenyPatterns, []);
   });
 });

@@ -1,7 +1,7 @@
 /** Shared helpers of the run-layer tests: scratch folders, stores, byte assertions. */
 import * as assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { BlobKey } from '../../../src/core/blobs/blobKey.js';
@@ -34,7 +34,7 @@ export async function rejectsWith(p: Promise<unknown>, code: string, message: st
   });
 }
 
-/** A BlobStore wrapper that counts bytes returned by getRange (to prove reads are bounded). */
+/** A BlobStore wrapper that counts bytes read (to prove reads are bounded). */
 export class CountingStore implements BlobStore {
   readonly kind: BlobStore['kind'];
   bytesRead = 0;
@@ -42,18 +42,8 @@ export class CountingStore implements BlobStore {
   constructor(private readonly inner: BlobStore) { this.kind = inner.kind; }
   put(key: BlobKey, body: Uint8Array | AsyncIterable<Uint8Array>): Promise<{ sizeBytes: number }> { return this.inner.put(key, body); }
   size(key: BlobKey): Promise<number | undefined> { return this.inner.size(key); }
-  async getRange(key: BlobKey, start: number, end: number): Promise<Uint8Array> {
-    const b = await this.inner.getRange(key, start, end);
-    this.bytesRead += b.length;
-    this.reads++;
-    return b;
-  }
-  /** Counts like getRange; forwards to the adapter's own `getRangeInto` when it has one. */
-  async getRangeInto(key: BlobKey, start: number, end: number, target: Uint8Array): Promise<number> {
-    const inner = this.inner as BlobStore & { getRangeInto?: CountingStore['getRangeInto'] };
-    let n: number;
-    if (inner.getRangeInto) n = await inner.getRangeInto(key, start, end, target);
-    else { const b = await inner.getRange(key, start, end); target.set(b.subarray(0, target.length)); n = Math.min(b.length, target.length); }
+  async readInto(key: BlobKey, start: number, target: Uint8Array): Promise<number> {
+    const n = await this.inner.readInto(key, start, target);
     this.bytesRead += n;
     this.reads++;
     return n;
@@ -67,4 +57,17 @@ export function numberedLines(n: number, mark?: (i: number) => string): string {
   const out: string[] = [];
   for (let i = 0; i < n; i++) out.push(`line ${i}${mark ? mark(i) : ''}\n`);
   return out.join('');
+}
+
+/** True while a process with this pid runs (a zombie awaiting its reaper has stopped running). */
+export function alive(pid: number): boolean {
+  try { process.kill(pid, 0); } catch { return false; }
+  try { return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8')); } catch { return false; }
+}
+
+/** Waits up to `ms` for a pid to stop running. */
+export async function waitGone(pid: number, ms = 3000): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) { if (!alive(pid)) return true; await new Promise((r) => setTimeout(r, 20)); }
+  return !alive(pid);
 }

@@ -2,21 +2,33 @@ import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { Ids } from '../../../src/extension/ids.js';
-import { checkInvokeTool, checkReadFile, checkReadToolOutput, checkRunCommand, InputProperties } from '../../../src/core/index.js';
+import { checkInvokeTool, checkReadFile, checkReadToolOutput, checkRunCommand, EvidenceToolTable, toolNamesOffered } from '../../../src/core/index.js';
 
 interface ToolContribution { name: string; inputSchema: { properties: Record<string, unknown>; required: string[]; additionalProperties: boolean } }
 const pkg = JSON.parse(readFileSync(path.join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as {
   contributes: { languageModelTools: ToolContribution[]; chatParticipants: { id: string; name: string; commands: { name: string }[] }[] };
 };
 
-describe('tool inputs mirror their inputSchema', () => {
-  it('declares exactly the tools of ids.ts, each schema with exactly the input type\'s properties', () => {
+describe('the tool table and package.json agree; inputs mirror their inputSchema', () => {
+  it('package.json contributes exactly the table\'s language model tools, in table order, each with the table\'s input schema', () => {
     const tools = pkg.contributes.languageModelTools;
-    assert.deepEqual(tools.map((t) => t.name).sort(), Object.values(Ids.tools).sort());
+    assert.deepEqual(tools.map((t) => t.name), toolNamesOffered('lm'));
+    assert.deepEqual(Object.values(Ids.tools), Object.keys(EvidenceToolTable));
     for (const t of tools) {
-      assert.deepEqual(Object.keys(t.inputSchema.properties), [...InputProperties[t.name as keyof typeof InputProperties]], t.name);
+      const entry = EvidenceToolTable[t.name as keyof typeof EvidenceToolTable];
+      assert.equal(entry.name, t.name);
+      // Deep equality of the whole schema: types, bounds, required, descriptions, additionalProperties.
+      assert.deepEqual(t.inputSchema, JSON.parse(JSON.stringify(entry.inputSchema)), t.name);
       assert.equal(t.inputSchema.additionalProperties, false, t.name);
     }
+  });
+
+  it('derives each surface from the table: MCP serves the three core tools, the participant offers them, invokeTool is editor-only', () => {
+    assert.deepEqual(toolNamesOffered('mcp'), ['evidence_runCommand', 'evidence_readFile', 'read_tool_output']);
+    assert.deepEqual(toolNamesOffered('participant'), ['evidence_runCommand', 'evidence_readFile', 'read_tool_output']);
+    assert.deepEqual(toolNamesOffered('lm'), ['evidence_runCommand', 'evidence_readFile', 'read_tool_output', 'evidence_invokeTool']);
+    assert.equal(EvidenceToolTable.evidence_invokeTool.perform, undefined);
+    assert.deepEqual(EvidenceToolTable.evidence_runCommand.hints, { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true });
   });
 
   it('declares the participant once, with /run and /inspect', () => {

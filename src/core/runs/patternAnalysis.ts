@@ -1,0 +1,140 @@
+/**
+ * Pure analysis of a `read_tool_output` pattern (docs/contracts.md, reader section): what
+ * every match must contain and whether a match can cross a line. No I/O, no worker:
+ * both the matching worker (`patternWorker.ts`) and tests import it. The answers are
+ * sound by construction: a prefilter built on them can add work but never change the
+ * answer, because every candidate line is still tested with the pattern itself.
+ */
+
+/**
+ * The longest run of literal characters that every match of `pattern` (no flags)
+ * must contain, or null when none can be proven. Sound by construction: only
+ * top-level atoms are considered; a top-level `|` gives up; groups, classes, `.`,
+ * assertions and the one-atom escapes (`\d \D \w \W \s \S \b \B \t \n \r \f \v`) break a
+ * run; any other escaped letter or digit (`\x41`, `\u0041`, `\cJ`, `\1`, `\k<n>`) may
+ * span more characters, so extraction stops there; a character made
+ * optional by `?`, `*` or `{0,…}` is dropped from the run, one repeated by `+`/`{n,…}`
+ * ends it. A run holding a newline or a lone surrogate is not used.
+ */
+export function requiredLiteral(pattern: string): string | null {
+  // Pass 1: any top-level alternation makes every literal optional.
+  let depth = 0;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === '\\') { i++; continue; }
+    if (c === '[') { i = skipClass(pattern, i); continue; }
+    if (c === '(') depth++;
+    else if (c === ')') depth--;
+    else if (c === '|' && depth === 0) return null;
+  }
+  let best = '';
+  let run = '';
+  const commit = (): void => { if (run.length > best.length) best = run; run = ''; };
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    let literal: string | undefined;
+    let end = i;
+    if (c === '\\') {
+      const n = pattern[i + 1];
+      if (n === undefined || (/[A-Za-z0-9]/.test(n) && !'dDwWsSbBtnrfv'.includes(n))) { commit(); break; }
+      end = i + 1;
+      // \d \D \w \W \s \S \b \B \t \n \r \f \v are one atom each (a class, an assertion,
+      // one control character): they end the run, extraction goes on after them.
+      if (!/[A-Za-z]/.test(n)) literal = n;
+    } else if (c === '[') { end = skipClass(pattern, i); }
+    else if (c === '(') { end = skipGroup(pattern, i); }
+    else if (!'.^$'.includes(c)) literal = c;
+    // A quantifier after this atom?
+    const q = quantifierAt(pattern, end + 1);
+    if (literal === undefined) { commit(); i = q ? q.end : end; continue; }
+    if (!q) { run += literal; i = end; continue; }
+    if (q.min >= 1) run += literal;
+    commit();
+    i = q.end;
+  }
+  commit();
+  if (best.length === 0 || best.includes('\n') || /[\ud800-\udfff]/.test(best.replace(/[\ud800-\udbff][\udc00-\udfff]/g, ''))) return null;
+  return best;
+}
+
+/** Index of the `]` closing the class opened at `start` (JavaScript: `[]` is an empty class). */
+function skipClass(p: string, start: number): number {
+  let i = start + 1;
+  if (p[i] === '^') i++;
+  for (; i < p.length; i++) {
+    if (p[i] === '\\') i++;
+    else if (p[i] === ']') return i;
+  }
+  return p.length;
+}
+
+/** Index of the `)` closing the group opened at `start`. */
+function skipGroup(p: string, start: number): number {
+  let depth = 0;
+  for (let i = start; i < p.length; i++) {
+    const c = p[i];
+    if (c === '\\') i++;
+    else if (c === '[') i = skipClass(p, i);
+    else if (c === '(') depth++;
+    else if (c === ')' && --depth === 0) return i;
+  }
+  return p.length;
+}
+
+/** A quantifier starting at `i` (with its lazy `?`), or undefined. */
+function quantifierAt(p: string, i: number): { min: number; end: number } | undefined {
+  const c = p[i];
+  let min: number;
+  let end: number;
+  if (c === '*' || c === '?') { min = 0; end = i; }
+  else if (c === '+') { min = 1; end = i; }
+  else if (c === '{') {
+    const m = /^\{(\d+)(,\d*)?\}/.exec(p.slice(i));
+    if (!m) return undefined; // a literal `{` outside unicode mode
+    min = Number(m[1]);
+    end = i + m[0].length - 1;
+  } else return undefined;
+  if (p[end + 1] === '?') end++;
+  return { min, end };
+}
+
+/** Escapes proven not to match `\n`: `\d \w \b \B \t \r \f \v` and escaped ASCII punctuation or space. */
+const SAFE_ESCAPE = /^[dwbBtrfv -/:-@[-`{-~]$/;
+
+/**
+ * True when no match of `pattern` (no flags) can contain a `\n`, so a multiline scan
+ * cannot run from one line into the next. Conservative: only literal characters, `.`
+ * (no `s` flag), `SAFE_ESCAPE`s, positive classes of those (a range only between two
+ * plain characters, not spanning U+000A), groups `(…)`, `(?:…)`, `(?<name>…)`,
+ * quantifiers, `|`, `^` and `$` are proven. Anything else answers false: `\s`, `\S`,
+ * `\W`, `\D`, `\n`, `[^…]`, `\x`/`\u`/`\c` escapes, backreferences, lookarounds, other
+ * `(?` groups (e.g. `(?s:…)`), a raw newline.
+ */
+export function cannotMatchNewline(pattern: string): boolean {
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === '\n') return false;
+    if (c === '\\') {
+      if (!SAFE_ESCAPE.test(pattern[++i] ?? '')) return false;
+    } else if (c === '(' && pattern[i + 1] === '?') {
+      const named = pattern[i + 2] === '<' && pattern[i + 3] !== '=' && pattern[i + 3] !== '!';
+      if (pattern[i + 2] !== ':' && !named) return false;
+    } else if (c === '[') {
+      if (pattern[i + 1] === '^') return false;
+      let j = i + 1;
+      for (; j < pattern.length && pattern[j] !== ']'; j++) {
+        const first = j;
+        if (pattern[j] === '\\' && !SAFE_ESCAPE.test(pattern[++j] ?? '')) return false;
+        if (pattern[j] === '\n') return false;
+        if (pattern[j + 1] === '-' && j + 2 < pattern.length && pattern[j + 2] !== ']') {
+          const lo = pattern[first]!;
+          const hi = pattern[j + 2]!;
+          if (lo === '\\' || hi === '\\' || (lo.charCodeAt(0) <= 10 && hi.charCodeAt(0) >= 10)) return false;
+          j += 2;
+        }
+      }
+      i = j;
+    }
+  }
+  return true;
+}

@@ -1,0 +1,71 @@
+/**
+ * The messages between `patternSearch.ts` (orchestration, main thread) and
+ * `patternWorker.ts` (matching, worker thread): types (and the start mark) only, so neither side imports the
+ * other's code. See docs/contracts.md, reader section.
+ */
+
+/** The worker's `workerData`: the worker module wires its port only when started with it. */
+export const PATTERN_WORKER_MARK = 'bounded-evidence/pattern-worker';
+
+/** One match as the reader reports it. */
+export interface PatternMatch {
+  /** 1-based line number, like `grep -n`. */
+  readonly line_number: number;
+  /** Offset in the output of the line's first match (bytes, like `grep -b -o`). */
+  readonly byte_offset: number;
+  /** 1-based byte column of that match in its line (like `rg --column`). */
+  readonly column: number;
+  /**
+   * The line as shown: whole when it fits the per-line bound, else a window around the
+   * match (`…` before it when the line starts earlier, the cut marker after it when the
+   * line goes on). Binary content: bytes escaped (`\xNN`, `\\`).
+   */
+  readonly text: string;
+  /** Set when `text` is a window: the output byte range [start, end) it shows. */
+  readonly window?: { readonly start: number; readonly end: number };
+}
+
+/** What one search returns. */
+export interface PatternSearchResult {
+  /** Matching lines in the whole content. */
+  readonly totalMatches: number;
+  /** The returned page of matches, each line already cut to the limit. */
+  readonly matches: readonly PatternMatch[];
+  /** True when a returned line was cut or the content budget stopped the page early. */
+  readonly cut: boolean;
+}
+
+/** Everything the matcher needs for one search (plain data: it crosses the thread boundary). */
+export interface MatcherSetup {
+  readonly pattern: string;
+  readonly offset: number;
+  readonly limit: number;
+  readonly maxLineChars: number;
+  readonly maxContentChars: number;
+  /**
+   * Longest line tested whole; a longer line is tested in windows of this many bytes
+   * overlapping by a quarter (`windowOverlap`), so memory stays bounded on any line.
+   */
+  readonly maxLineBytes: number;
+  /** Binary content: searched as bytes (latin1, `grep -a`), shown escaped. */
+  readonly binary: boolean;
+  /** Appended to a line cut at `maxLineChars` (counted within it). */
+  readonly cutMarker: string;
+  /** The manifest's chunk size and per-chunk newline counts (verified with the digests). */
+  readonly chunkSize: number;
+  readonly chunkNewlines: ArrayLike<number>;
+}
+
+/** Main thread → worker. */
+export type ToWorker =
+  | { readonly type: 'search'; readonly setup: MatcherSetup; readonly slots: readonly SharedArrayBuffer[] }
+  /** `length` verified bytes at `offset` in slot `slot`: content bytes from `start`. */
+  | { readonly type: 'piece'; readonly slot: number; readonly offset: number; readonly length: number; readonly start: number }
+  | { readonly type: 'end' };
+
+/** Worker → main thread. */
+export type FromWorker =
+  | { readonly type: 'ready' }
+  | { readonly type: 'ack' }
+  | ({ readonly type: 'done' } & PatternSearchResult)
+  | { readonly type: 'error'; readonly message: string };

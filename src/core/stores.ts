@@ -1,0 +1,59 @@
+/**
+ * Opening one workspace's stores from its layout and settings, in one place for every
+ * front end (the editor's services, the MCP server, the command line): the blob adapter
+ * the settings choose, the run store with the limits, the artifact store, and the
+ * artifacts this tenant's records name registered again (docs/contracts.md §2.8).
+ */
+import { ArtifactStore } from './artifacts.js';
+import type { BlobStore } from './blobs/blobStore.js';
+import { openBlobStore, type BlobSettings, type BlobStoreInputs } from './blobs/openBlobStore.js';
+import { RunStore } from './runs/runStore.js';
+import type { Preservation, ReaderLimits } from './runs/types.js';
+import { ensureLayout, type StorageLayout } from './storageLayout.js';
+import { reregisterArtifacts } from './tools/artifactRecords.js';
+
+/** The settings the stores are opened with, named as `boundedEvidence.*`. */
+export interface StoreSettings extends BlobSettings {
+  readonly largeResultBytes: number;
+  readonly previewBytes: number;
+  /** 0: no cap (outputs kept whole while retention allows; docs/contracts.md, reader section). */
+  readonly captureCapBytes: number;
+  readonly preservation: Preservation;
+}
+
+/** Options of `openEvidenceStores`. */
+export interface OpenStoresOptions extends Omit<BlobStoreInputs, 'blobsDir'> {
+  /** The tools of the agent profile (hashed into each run's profile). */
+  readonly tools: readonly string[];
+  /** The reader's bounds (the editor's inspector reads larger windows than a model). */
+  readonly reader: Partial<ReaderLimits>;
+}
+
+/** One tenant's stores. */
+export interface EvidenceStores {
+  readonly runs: RunStore;
+  readonly artifacts: ArtifactStore;
+  /** What backs large outputs (undefined: no blob store, previews only). */
+  readonly blobs: BlobStore | undefined;
+  /** How many artifacts were registered again from the records. */
+  readonly reregistered: number;
+}
+
+/** Creates the layout's folders and opens every store of it. */
+export async function openEvidenceStores(layout: StorageLayout, settings: StoreSettings, options: OpenStoresOptions): Promise<EvidenceStores> {
+  await ensureLayout(layout);
+  const blobs = await openBlobStore(settings, { ...options, blobsDir: layout.blobsDir });
+  const runs = await RunStore.open({
+    logsDir: layout.logsDir,
+    tenant: layout.tenant,
+    blobs,
+    limits: { largeResultBytes: settings.largeResultBytes, previewBytes: settings.previewBytes },
+    tools: options.tools,
+    preservation: settings.preservation,
+    ...(settings.captureCapBytes > 0 && { captureCapBytes: settings.captureCapBytes }),
+    reader: options.reader,
+  });
+  const artifacts = await ArtifactStore.open(layout.artifactsDir, { tenant: layout.tenant });
+  const reregistered = await reregisterArtifacts({ runs, artifacts }, (what, e) => options.warn(`${what} could not be read: ${e instanceof Error ? e.message : String(e)}`));
+  return { runs, artifacts, blobs, reregistered };
+}
