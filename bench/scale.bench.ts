@@ -18,6 +18,7 @@
  * catalog — reading and parsing every run log — and a catalog rebuild from the logs.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, linkSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeSync } from 'node:fs';
 import * as path from 'node:path';
 import { ArtifactStore } from '../src/core/artifacts.js';
@@ -69,7 +70,7 @@ async function seed(dir: string, n: number): Promise<{ handles: string[]; files:
   mkdirSync(logs, { recursive: true });
   mkdirSync(layout.artifactsDir, { recursive: true });
   const catalogFd = openSync(path.join(logs, CATALOG_FILE), 'wx');
-  writeSync(catalogFd, encodeLine({ k: 'hdr', v: 1, tenant: TENANT }));
+  writeSync(catalogFd, encodeLine({ k: 'hdr', v: 1, tenant: TENANT, id: randomBytes(8).toString('hex') }));
   writeSync(catalogFd, encodeLine({ k: 'built' }));
   const tplBlobs = path.join(tpl.layout.blobsDir, TENANT, tpl.runId);
   const largeSlot = `${tpl.large.callId}.stdout`;

@@ -37,7 +37,7 @@ function nextSlice(): Promise<void> {
 
 /**
  * Artifact ids referenced by runs with `evidence_readFile` results, from the catalog's
- * pages of those calls only (docs/architecture.md "Catalog"): never every run's log.
+ * pages of those calls only (docs/architecture.md §6): never every run's log.
  */
 async function artifactRefs(runs: RunStoreApi, log: Log): Promise<Map<string, Set<string>>> {
   const refs = new Map<string, Set<string>>();

@@ -1,5 +1,5 @@
 /**
- * The per-tenant catalog (docs/architecture.md, "Catalog"): an index of runs, calls and
+ * The per-tenant catalog (docs/architecture.md §6): an index of runs, calls and
  * minted handles kept in one append-only file beside the run logs, so that opening a
  * store, resolving a handle and listing a page never parse every log.
  *
@@ -30,7 +30,7 @@ import type { LogProblem, RunFinishStatus, RunRecord } from './types.js';
 
 const NO_PROBLEMS: readonly LogProblem[] = Object.freeze([]);
 /** Bytes read per slice while loading: a few milliseconds of parsing between yields. */
-const READ_CHUNK = 512 * 1024;
+const READ_CHUNK = 128 * 1024;
 /** Catalog bytes appended after the checkpoint before a process writes a new one. */
 const CHECKPOINT_LAG_BYTES = 4 * 1024 * 1024;
 /** Logs stat'ed at once while verifying. */
@@ -138,7 +138,7 @@ export class Catalog {
    * in sorted arrays (8 bytes a handle instead of a Map entry); calls added since are in
    * the map. A stale entry is harmless: candidates are checked against the row itself.
    */
-  private packedKeys = new Uint32Array(0);
+  private packedKeys: Uint32Array = new Uint32Array(0);
   private packedRows: CallRow[] = [];
   private readonly byHash = new Map<number, CallRow | CallRow[]>();
   private readonly interned = new Map<string, string>();
@@ -429,24 +429,10 @@ export class Catalog {
 
   /** Moves every finished call's handles into the sorted arrays (after a load). */
   private async packHashes(): Promise<void> {
-    const keys: number[] = [];
-    const rows: CallRow[] = [];
-    let n = 0;
-    for (const c of this.callOrder) {
-      if (c.dead || !c.finished) continue;
-      for (const h of c.handles()) { keys.push(crc32(h)); rows.push(c); }
-      if (++n % 20_000 === 0) await yieldToLoop();
-    }
-    // Key and index in one float (32 + 21 bits, exact): a native numeric sort, no comparator.
-    const order: number[] = [];
-    if (keys.length < 2 ** 21) {
-      const packed = Float64Array.from(keys, (k, i) => k * 2 ** 21 + i).sort();
-      for (const v of packed) order.push(v % 2 ** 21);
-    } else {
-      order.push(...Array.from(keys.keys()).sort((a, b) => keys[a]! - keys[b]!));
-    }
-    this.packedKeys = Uint32Array.from(order, (i) => keys[i]!);
-    this.packedRows = order.map((i) => rows[i]!);
+    const calls = this.callOrder.filter((c) => !c.dead);
+    const { keys, order } = await sortedHashes(calls);
+    this.packedKeys = keys;
+    this.packedRows = order.map((i) => calls[i]!);
     this.byHash.clear();
   }
 
@@ -709,7 +695,9 @@ export class Catalog {
       callLog[i * 2] = c.logOff;
       callLog[i * 2 + 1] = c.logLen;
     }
-    return { catalogId: this.catalogId, tenant: this.tenant, offset, built: this.built, table, runText, runNum, runSource, runProblems, callId, callNum, callLog };
+    const { keys: hashKeys, order } = await sortedHashes(calls);
+    const hashCalls = Uint32Array.from(order);
+    return { hashKeys, hashCalls, catalogId: this.catalogId, tenant: this.tenant, offset, built: this.built, table, runText, runNum, runSource, runProblems, callId, callNum, callLog };
   }
 
   /** Rebuilds the rows from columns, in slices (nothing else uses this catalog until `open` returns). */
@@ -749,7 +737,8 @@ export class Catalog {
       calls[i] = c;
     }
     this.callOrder = calls;
-    await this.packHashes();
+    this.packedKeys = cols.hashKeys;
+    this.packedRows = Array.from(cols.hashCalls, (i) => calls[i]!);
     this.runsSorted = this.callsSorted = true;
     this.readOffset = cols.offset;
     this.built = cols.built;
@@ -832,4 +821,27 @@ function compareRuns(a: RunRow, b: RunRow): number {
 
 function compareCalls(a: CallRow, b: CallRow): number {
   return a.startedMs - b.startedMs || a.seq - b.seq;
+}
+
+/**
+ * The handle hashes of these calls' handles, sorted, with the index (in `calls`) of the
+ * call each belongs to. Key and index share one float (32 + 21 bits, exact) so the sort
+ * is the native numeric one, not a comparator over half a million entries.
+ */
+async function sortedHashes(calls: readonly CallRow[]): Promise<{ keys: Uint32Array; order: number[] }> {
+  const keys: number[] = [];
+  const owners: number[] = [];
+  for (let i = 0; i < calls.length; i++) {
+    const c = calls[i]!;
+    if (c.finished) for (const h of c.handles()) { keys.push(crc32(h)); owners.push(i); }
+    if (i % 20_000 === 19_999) await yieldToLoop();
+  }
+  let idx: number[];
+  if (keys.length < 2 ** 21) {
+    const packed = Float64Array.from(keys, (k, i) => k * 2 ** 21 + i).sort();
+    idx = Array.from(packed, (v) => v % 2 ** 21);
+  } else {
+    idx = Array.from(keys.keys()).sort((a, b) => keys[a]! - keys[b]!);
+  }
+  return { keys: Uint32Array.from(idx, (i) => keys[i]!), order: idx.map((i) => owners[i]!) };
 }

@@ -1,5 +1,5 @@
 /**
- * The catalog's file format (docs/architecture.md, "Catalog"): one append-only file per
+ * The catalog's file format (docs/architecture.md §6): one append-only file per
  * tenant, `<logsDir>/<tenant>/.catalog-v1`, whose lines index the run logs.
  *
  * Every line is written by one `write` on an O_APPEND descriptor as

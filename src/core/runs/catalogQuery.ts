@@ -1,5 +1,5 @@
 /**
- * Listing from the catalog (docs/architecture.md, "Catalog"): pages of calls sorted and
+ * Listing from the catalog (docs/architecture.md §6): pages of calls sorted and
  * filtered in memory over the catalog's small rows, runs for pickers, run summaries.
  * Only the rows of the page are read back from the catalog file, and their runs are
  * checked against their logs first (a stale row is re-indexed, then the page is

@@ -4,7 +4,7 @@
  * (`run.ts`), command calls are `runCommand.ts`.
  *
  * Layout: run logs at `<logsDir>/<tenant>/<runId>.jsonl`, indexed by the tenant's catalog
- * `<logsDir>/<tenant>/.catalog-v1` (docs/architecture.md "Catalog"); bytes in the wired
+ * `<logsDir>/<tenant>/.catalog-v1` (docs/architecture.md §6); bytes in the wired
  * `BlobStore` under `{ tenant, runId, callId }` (results) and
  * `{ tenant, runId, callId: "<callId>.<slot>" }` (attachments), each with its manifest
  * sidecar (`verifiedBlobs.ts`).
@@ -152,7 +152,7 @@ export class RunStore implements RunStoreApi {
     return out;
   }
 
-  /** One page of calls, sorted and filtered from the catalog (docs/architecture.md "Catalog"). */
+  /** One page of calls, sorted and filtered from the catalog (docs/architecture.md §6). */
   queryCalls(query: CallQuery): Promise<CallPage> {
     return queryCalls(this.catalog, query, this.isLive);
   }

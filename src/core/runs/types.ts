@@ -555,7 +555,7 @@ export interface RunStoreApi {
   setPinned(runId: string, pinned: boolean): Promise<void>;
   /** Retention: deletes oldest unpinned, not-running runs first. */
   prune(options: PruneOptions): Promise<PruneResult>;
-  /** One page of calls from the catalog, sorted and filtered (docs/architecture.md "Catalog"). */
+  /** One page of calls from the catalog, sorted and filtered (docs/architecture.md §6). */
   queryCalls(query: CallQuery): Promise<CallPage>;
   /** Runs whose id or label contains `text`, newest first, at most `limit`. */
   queryRuns(query: RunQuery): Promise<RunSummary[]>;

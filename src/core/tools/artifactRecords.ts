@@ -32,7 +32,7 @@ async function registerFromCall({ artifacts }: Stores, call: CallSummary, id: st
 
 /**
  * Every successful `evidence_readFile` call of this tenant, page by page from the run
- * catalog (docs/architecture.md "Catalog"): never a walk over every run log.
+ * catalog (docs/architecture.md §6): never a walk over every run log.
  */
 async function* readFileCalls(stores: Stores): AsyncGenerator<CallSummary> {
   for (let offset = 0; ; offset += PAGE) {

@@ -36,7 +36,7 @@ async function readAll(store: RunStore, handles: readonly { handle: string; text
   for (const h of handles) assert.equal((await store.readToolOutput({ handle: h.handle })).content, h.text, h.handle);
 }
 
-describe('catalog: an index of runs, calls and handles (docs/architecture.md "Catalog")', () => {
+describe('catalog: an index of runs, calls and handles (docs/architecture.md §6)', () => {
   let dir: string; let cleanup: () => void;
   beforeEach(() => ({ dir, cleanup } = scratch('catalog')));
   afterEach(() => cleanup());
