@@ -190,7 +190,7 @@ function startButton(id: string, label: string, iconName: string, action: 'runCo
 }
 const emptyState = h('section', { id: 'empty-state', class: 'empty-state', 'aria-label': 'Nothing recorded yet', hidden: true },
   h('p', {}, 'Nothing is recorded yet. Capture a command, import a file, or try the demo build log:'),
-  h('div', { class: 'actions' },
+  h('div', { class: 'start-actions' },
     startButton('start-capture', 'Run Command and Capture…', 'terminal', 'runCommandAndCapture', false),
     startButton('start-import', 'Import File as Evidence…', 'file-add', 'importFile', true),
     startButton('start-demo', 'Capture the Demo Build Log', 'beaker', 'captureDemo', true)));
