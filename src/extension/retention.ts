@@ -4,9 +4,9 @@
  * which are shared by content: an artifact is deleted only when a run that referenced
  * it was deleted and no remaining run references it.
  */
-import type { ArtifactStore, PruneResult, RunStoreApi } from '../core/index.js';
+import { readFileCalls, recordedArtifactId, type ArtifactStore, type PruneResult, type RunStoreApi } from '../core/index.js';
 import type { Log } from './log.js';
-import { READ_FILE_TOOL, type EvidenceServices } from './services.js';
+import type { EvidenceServices } from './services.js';
 
 /** What a prune or clear freed. */
 export interface RetentionReport {
@@ -42,15 +42,12 @@ function nextSlice(): Promise<void> {
 async function artifactRefs(runs: RunStoreApi, log: Log): Promise<Map<string, Set<string>>> {
   const refs = new Map<string, Set<string>>();
   try {
-    for (let offset = 0; ; offset += 1000) {
-      const page = await runs.queryCalls({ offset, limit: 1000, tool: READ_FILE_TOOL, order: 'oldest' });
-      for (const call of page.rows) {
-        if (!call.sha256) continue;
-        let ids = refs.get(call.runId);
-        if (!ids) { ids = new Set(); refs.set(call.runId, ids); }
-        ids.add(`artifact-${call.sha256}`);
-      }
-      if (offset + 1000 >= page.total) break;
+    for await (const call of readFileCalls(runs)) {
+      const id = recordedArtifactId(call);
+      if (!id) continue;
+      let ids = refs.get(call.runId);
+      if (!ids) { ids = new Set(); refs.set(call.runId, ids); }
+      ids.add(id);
     }
   } catch (e) {
     log.warn(`artifact references could not be listed while pruning: ${e instanceof Error ? e.message : String(e)}`);

@@ -7,7 +7,7 @@
  */
 
 /** Where bytes live (docs/contracts.md §2.2, §2.4). */
-export type StorageStateDto = 'inline' | 'blob' | 'preview_only';
+export type StorageStateDto = 'inline' | 'blob' | 'artifact' | 'preview_only';
 
 /** What the panel may ask for at most; sent in `init`, enforced again by the host. */
 export interface InspectorLimitsDto {

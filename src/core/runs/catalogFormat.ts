@@ -36,6 +36,8 @@ export interface CallEntry {
   readonly b: number; readonly bb: number; readonly sto: string; readonly sha: string;
   /** Result handle minted. */
   readonly h?: boolean;
+  /** The artifact holding the result (`stored: 'artifact'`) and its manifest's digest. */
+  readonly ai?: string; readonly md?: string;
   readonly a: readonly AttachmentCell[];
   /** Byte offset and length of the `call_finished` line in the run log. */
   readonly o: number; readonly n: number;
@@ -132,6 +134,7 @@ export function entryOf(record: RunRecord, at: number, length: number): RecordEn
         k: 'cf', r: record.runId, c: record.callId, t: record.tool, s: record.startedAt, f: record.finishedAt, st: record.status,
         ...(record.error ? { e: record.error.code } : {}), ...exitOf(record),
         b: record.resultBytes, bb, sto: record.stored, sha: record.sha256, ...(record.resultHandle ? { h: true } : {}),
+        ...(record.artifactId !== undefined ? { ai: record.artifactId, md: record.manifestDigest } : {}),
         a: record.attachments.map((a) => [a.name, a.slot, a.sizeBytes, a.stored] as const), o: at, n: length,
       };
     }

@@ -36,7 +36,7 @@ import { currentOwner, ownerAlive } from './owner.js';
 import { appendRecord, checkRecord, handlesOf, parseRunLog, terminateTornTail, type ReadLogResult } from './runLog.js';
 import type {
   CallPage, CallQuery, CallReport, Disposable, HandleSource, Preservation, PruneOptions, PruneResult, ReadOptions, ReadScope,
-  ReadToolOutputArgs, ReadToolOutputResult, ReaderLimits, RunLimits, RunQuery, RunRecord, RunRecordEvent, RunStoreApi, RunStoreOptions,
+  ReadToolOutputArgs, ReadToolOutputResult, ReaderLimits, RecordedArtifacts, RunLimits, RunQuery, RunRecord, RunRecordEvent, RunStoreApi, RunStoreOptions,
   RunSummary, StartRunOptions, StoredContent,
 } from './types.js';
 
@@ -77,11 +77,13 @@ export class RunStore implements RunStoreApi {
   /** @internal */ readonly preservation: Preservation;
   /** @internal */ readonly captureCapBytes: number;
   /** @internal */ readonly blobs: BlobStore | undefined;
+  private readonly artifacts: RecordedArtifacts | undefined;
 
   private constructor(options: RunStoreOptions, dir: string) {
     this.tenant = options.tenant;
     this.dir = dir;
     this.blobs = options.blobs;
+    this.artifacts = options.artifacts;
     this.limits = {
       largeResultBytes: positiveInt('largeResultBytes', options.limits?.largeResultBytes ?? DEFAULT_RUN_LIMITS.largeResultBytes),
       previewBytes: positiveInt('previewBytes', options.limits?.previewBytes ?? DEFAULT_RUN_LIMITS.previewBytes),
@@ -190,9 +192,7 @@ export class RunStore implements RunStoreApi {
       const record: RunRecord = { type: 'run_finished', runId: run.runId, finishedAt: nowIso(), status: 'interrupted' };
       // A torn last line (the writer died mid-append) is ended first so this record parses.
       await terminateTornTail(this.logPath(run.runId));
-      const bytes = await appendRecord(this.logPath(run.runId), record);
-      await this.indexRecord(run.runId, record, bytes);
-      this.emit(run.runId, record);
+      await this.recorded(run.runId, record, await appendRecord(this.logPath(run.runId), record));
       done.push(run.runId);
     }
     return done;
@@ -217,8 +217,8 @@ export class RunStore implements RunStoreApi {
         started.set(r.callId, {
           runId, callId: r.callId, tool: r.tool, arguments: r.arguments, status: r.status, error: r.error, startedAt: r.startedAt,
           finishedAt: r.finishedAt, resultBytes: r.resultBytes, elided: r.elided, handle: r.resultHandle, preview: r.preview,
-          previewRange: r.previewRange, sha256: r.sha256, stored: r.stored, readable: r.readable, contentType: r.contentType,
-          lineCount: r.lineCount, binary: r.binary, attachments: r.attachments,
+          previewRange: r.previewRange, sha256: r.sha256, stored: r.stored, ...(r.artifactId ? { artifactId: r.artifactId, ...(r.manifestDigest ? { manifestDigest: r.manifestDigest } : {}) } : {}),
+          readable: r.readable, contentType: r.contentType, lineCount: r.lineCount, binary: r.binary, attachments: r.attachments,
         });
       }
     }
@@ -434,6 +434,12 @@ export class RunStore implements RunStoreApi {
       const manifest = manifestOf(bytes);
       if (manifest.sha256 !== c.sha256 || manifest.byteCount !== byteCount) throw new EvidenceError('digestMismatch');
       view = { manifest, source: { size: async () => bytes.length, read: async (s, e) => bytes.subarray(s, e) }, lineCount: c.lineCount, binary: c.binary };
+    } else if (c.stored === 'artifact') {
+      // The artifact store holds these bytes once; they are read (and verified) as `.tool-artifacts/…` ranges are.
+      if (!this.artifacts || !c.artifactId || !c.manifestDigest) throw missingError();
+      const { manifest, source } = await this.artifacts.openRecorded({ artifactId: c.artifactId, byteCount, sha256: c.sha256 }, c.manifestDigest)
+        .catch((e: unknown) => { throw e instanceof EvidenceError && e.code === 'notAvailable' ? missingError() : e; });
+      view = { manifest, source, lineCount: c.lineCount, binary: c.binary };
     } else {
       if (!this.blobs) throw missingError();
       const key: BlobKey = { tenant: this.tenant, runId: entry.runId, callId: entry.attachment ? `${entry.record.callId}.${entry.attachment.slot}` : entry.record.callId };
