@@ -16,7 +16,7 @@ import { reregisterArtifacts } from './tools/artifactRecords.js';
 export interface StoreSettings extends BlobSettings {
   readonly largeResultBytes: number;
   readonly previewBytes: number;
-  /** 0: no cap (outputs kept whole while retention allows; docs/contracts.md §2.9). */
+  /** 0: no cap (outputs kept whole while retention allows; docs/contracts.md §2.10). */
   readonly captureCapBytes: number;
   readonly preservation: Preservation;
 }

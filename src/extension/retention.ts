@@ -4,7 +4,7 @@
  * which are shared by content: an artifact is deleted only when a run that referenced
  * it was deleted and no remaining run references it.
  */
-import { readFileCalls, recordedArtifactId, type ArtifactStore, type PruneResult, type RunStoreApi } from '../core/index.js';
+import { EvidenceToolNames, type ArtifactStore, type PruneResult, type RunStoreApi } from '../core/index.js';
 import type { Log } from './log.js';
 import type { EvidenceServices } from './services.js';
 
@@ -42,12 +42,15 @@ function nextSlice(): Promise<void> {
 async function artifactRefs(runs: RunStoreApi, log: Log): Promise<Map<string, Set<string>>> {
   const refs = new Map<string, Set<string>>();
   try {
-    for await (const call of readFileCalls(runs)) {
-      const id = recordedArtifactId(call);
-      if (!id) continue;
-      let ids = refs.get(call.runId);
-      if (!ids) { ids = new Set(); refs.set(call.runId, ids); }
-      ids.add(id);
+    for (let offset = 0; ; offset += 1000) {
+      const page = await runs.queryCalls({ offset, limit: 1000, tool: EvidenceToolNames.readFile, order: 'oldest' });
+      for (const call of page.rows) {
+        if (!call.sha256) continue;
+        let ids = refs.get(call.runId);
+        if (!ids) { ids = new Set(); refs.set(call.runId, ids); }
+        ids.add(`artifact-${call.sha256}`);
+      }
+      if (offset + 1000 >= page.total) break;
     }
   } catch (e) {
     log.warn(`artifact references could not be listed while pruning: ${e instanceof Error ? e.message : String(e)}`);

@@ -34,10 +34,10 @@ export interface CallEntry {
   readonly st: string; readonly e?: string; readonly x?: number | null; readonly sg?: string | null; readonly to?: boolean; readonly ca?: boolean;
   /** Result bytes, bytes kept in blobs (result and attachments), result storage state, full sha256. */
   readonly b: number; readonly bb: number; readonly sto: string; readonly sha: string;
+  /** Manifest digest of the artifact a call names (`sto: 'artifact'`: its bytes live once, docs/contracts.md §2.9). */
+  readonly md?: string;
   /** Result handle minted. */
   readonly h?: boolean;
-  /** The artifact holding the result (`stored: 'artifact'`) and its manifest's digest. */
-  readonly ai?: string; readonly md?: string;
   readonly a: readonly AttachmentCell[];
   /** Byte offset and length of the `call_finished` line in the run log. */
   readonly o: number; readonly n: number;
@@ -133,8 +133,7 @@ export function entryOf(record: RunRecord, at: number, length: number): RecordEn
       return {
         k: 'cf', r: record.runId, c: record.callId, t: record.tool, s: record.startedAt, f: record.finishedAt, st: record.status,
         ...(record.error ? { e: record.error.code } : {}), ...exitOf(record),
-        b: record.resultBytes, bb, sto: record.stored, sha: record.sha256, ...(record.resultHandle ? { h: true } : {}),
-        ...(record.artifactId !== undefined ? { ai: record.artifactId, md: record.manifestDigest } : {}),
+        b: record.resultBytes, bb, sto: record.stored, sha: record.sha256, ...(record.manifestDigest ? { md: record.manifestDigest } : {}), ...(record.resultHandle ? { h: true } : {}),
         a: record.attachments.map((a) => [a.name, a.slot, a.sizeBytes, a.stored] as const), o: at, n: length,
       };
     }

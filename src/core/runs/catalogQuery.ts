@@ -127,7 +127,7 @@ function callSummaryOf(c: CallRow, e: CallEntry | CallStartEntry | undefined, is
     ...(e.e !== undefined ? { errorCode: e.e as CallErrorCode } : {}),
     ...(e.x !== undefined ? { exitCode: e.x } : {}), ...(e.sg !== undefined ? { signal: e.sg } : {}),
     ...(e.to ? { timedOut: true } : {}), ...(e.ca ? { cancelled: true } : {}),
-    resultBytes: e.b, stored: e.sto as StorageState, sha256Prefix: e.sha.slice(0, 12), sha256: e.sha, ...(e.ai !== undefined ? { artifactId: e.ai, ...(e.md !== undefined ? { manifestDigest: e.md } : {}) } : {}), ...(e.h ? { handle: `res_${e.c}` } : {}),
+    resultBytes: e.b, stored: e.sto as StorageState, sha256Prefix: e.sha.slice(0, 12), sha256: e.sha, ...(e.md ? { manifestDigest: e.md } : {}), ...(e.h ? { handle: `res_${e.c}` } : {}),
     attachments: e.a.map(([name, slot, sizeBytes, stored]) => ({ name, handle: `out_${e.c}_${slot}`, sizeBytes, stored: stored as StorageState })),
   };
 }

@@ -192,7 +192,9 @@ export class RunStore implements RunStoreApi {
       const record: RunRecord = { type: 'run_finished', runId: run.runId, finishedAt: nowIso(), status: 'interrupted' };
       // A torn last line (the writer died mid-append) is ended first so this record parses.
       await terminateTornTail(this.logPath(run.runId));
-      await this.recorded(run.runId, record, await appendRecord(this.logPath(run.runId), record));
+      const bytes = await appendRecord(this.logPath(run.runId), record);
+      await this.indexRecord(run.runId, record, bytes);
+      this.emit(run.runId, record);
       done.push(run.runId);
     }
     return done;

@@ -228,15 +228,14 @@ export interface CallSummary {
   readonly sha256Prefix?: string;
   /** The result's whole sha256 (an `evidence_readFile` artifact is named by it). */
   readonly sha256?: string;
-  /** The artifact holding the result (`stored: 'artifact'`), and its manifest's digest. */
-  readonly artifactId?: string;
-  readonly manifestDigest?: string;
   /** `res_<callId>` when the result was elided or offloaded. */
   readonly handle?: string;
   readonly attachments: readonly { readonly name: string; readonly handle: string; readonly sizeBytes: number; readonly stored: StorageState }[];
   /** The run's source (`tool` when its log predates sources). */
   readonly source: ListedRunSource;
   readonly runLabel?: string;
+  /** Manifest digest of the artifact the call names (its bytes live once, docs/contracts.md §2.9). */
+  readonly manifestDigest?: string;
 }
 
 /** A page request over every call of the tenant (`RunStore.queryCalls`). */
@@ -314,7 +313,7 @@ export interface ReadToolOutputArgs {
   readonly bytes?: { readonly start: number; readonly end: number };
 }
 
-/** One pattern match: where the matching line's first match is (docs/contracts.md §2.9). */
+/** One pattern match: where the matching line's first match is (docs/contracts.md §2.10). */
 export interface ReadToolOutputMatch {
   /** 1-based line number, like `grep -n`. */
   readonly line_number: number;

@@ -5,8 +5,6 @@
  * artifact is registered again from them when the store holds a file under its name
  * (`ArtifactStore.hasFile`); small results were never externalized.
  * Every front end uses both: all records when its stores open, one id on a read's miss.
- * Both read pages of the run catalog's `evidence_readFile` calls (docs/contracts.md
- * §2.10), never every run log.
  */
 import { makeArtifactRef, type ArtifactStore } from '../artifacts.js';
 import { parseRangePath } from '../evidenceWorkspace.js';
@@ -16,35 +14,29 @@ import { EvidenceToolNames } from './inputs.js';
 /** The runs and artifacts of one tenant. */
 type Stores = { readonly runs: Pick<RunStoreApi, 'queryCalls'>; readonly artifacts: Pick<ArtifactStore, 'has' | 'hasFile' | 'register'> };
 
-/** What a call must say to name its artifact (a listed call or a full report). */
-type ArtifactCall = Pick<CallSummary, 'tool' | 'status' | 'sha256' | 'artifactId' | 'manifestDigest' | 'resultBytes'>;
-
 /** Calls read per catalog page. */
 const PAGE = 1000;
 
-/**
- * The artifact a recorded call names: its `artifactId` (`stored: 'artifact'`, the bytes
- * live once). Records written before calls named their artifact (the result was also
- * kept as a blob) are read with the old convention: a successful read's sha256. The one
- * place retention and re-registration learn which artifact a call holds.
- */
-export function recordedArtifactId(call: Pick<ArtifactCall, 'tool' | 'status' | 'sha256' | 'artifactId'>): string | undefined {
-  if (call.artifactId) return call.artifactId;
+/** The artifact id a listed call's result would have, if it was a successful read. */
+function artifactIdOf(call: CallSummary): string | undefined {
   return call.tool === EvidenceToolNames.readFile && call.status === 'ok' && call.sha256 ? `artifact-${call.sha256}` : undefined;
 }
 
 /** Registers the call's artifact when its file exists and the store does not know it; true if it did. */
-async function registerFromCall({ artifacts }: Stores, call: ArtifactCall, id: string): Promise<boolean> {
+async function registerFromCall({ artifacts }: Stores, call: CallSummary, id: string): Promise<boolean> {
   if (artifacts.has(id)) return false;
   if (!(await artifacts.hasFile(id))) return false;
-  artifacts.register(makeArtifactRef(id, call.resultBytes, call.sha256), call.artifactId ? call.manifestDigest : undefined);
+  artifacts.register(makeArtifactRef(id, call.resultBytes, call.sha256!), call.manifestDigest);
   return true;
 }
 
-/** Every `evidence_readFile` call of this tenant, page by page from the run catalog. */
-export async function* readFileCalls(runs: Pick<RunStoreApi, 'queryCalls'>): AsyncGenerator<CallSummary> {
+/**
+ * Every successful `evidence_readFile` call of this tenant, page by page from the run
+ * catalog (docs/architecture.md §6): never a walk over every run log.
+ */
+async function* readFileCalls(stores: Stores): AsyncGenerator<CallSummary> {
   for (let offset = 0; ; offset += PAGE) {
-    const page = await runs.queryCalls({ offset, limit: PAGE, tool: EvidenceToolNames.readFile, order: 'oldest' });
+    const page = await stores.runs.queryCalls({ offset, limit: PAGE, tool: EvidenceToolNames.readFile, outcome: 'ok', order: 'oldest' });
     yield* page.rows;
     if (offset + PAGE >= page.total) return;
   }
@@ -57,8 +49,8 @@ export async function* readFileCalls(runs: Pick<RunStoreApi, 'queryCalls'>): Asy
 export async function reregisterArtifacts(stores: Stores, onUnreadable: (what: string, e: unknown) => void): Promise<number> {
   let count = 0;
   try {
-    for await (const call of readFileCalls(stores.runs)) {
-      const id = recordedArtifactId(call);
+    for await (const call of readFileCalls(stores)) {
+      const id = artifactIdOf(call);
       if (id !== undefined && (await registerFromCall(stores, call, id))) count++;
     }
   } catch (e) {
@@ -69,15 +61,15 @@ export async function reregisterArtifacts(stores: Stores, onUnreadable: (what: s
 
 /**
  * Before a virtual read (`.tool-artifacts/<id>/…`) of an id this store does not know,
- * searches this tenant's records for it and registers it when its file exists. Anything
+ * searches this tenant's calls for it and registers it when its file exists. Anything
  * else (a plain path, a known id, an id no record names) is left as it is.
  */
 export async function learnArtifact(stores: Stores, relPath: string): Promise<void> {
   const range = parseRangePath(relPath);
   if (!range || stores.artifacts.has(range.artifactId)) return;
   if (!(await stores.artifacts.hasFile(range.artifactId))) return;
-  for await (const call of readFileCalls(stores.runs)) {
-    if (recordedArtifactId(call) === range.artifactId) {
+  for await (const call of readFileCalls(stores)) {
+    if (artifactIdOf(call) === range.artifactId) {
       await registerFromCall(stores, call, range.artifactId);
       return;
     }
