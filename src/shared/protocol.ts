@@ -7,7 +7,7 @@
  */
 
 /** Where bytes live (docs/contracts.md §2.2, §2.4). */
-export type StorageStateDto = 'inline' | 'blob' | 'preview_only';
+export type StorageStateDto = 'inline' | 'blob' | 'artifact' | 'preview_only';
 
 /** What the panel may ask for at most; sent in `init`, enforced again by the host. */
 export interface InspectorLimitsDto {
@@ -35,6 +35,8 @@ export interface RunDto {
   readonly pinned: boolean;
   readonly callCount: number;
   readonly totalBytes: number;
+  /** Who started the run: `tool`, `participant`, `cli`, `mcp`, `command`, `api`, or `hook:<agent>` (docs/contracts.md). */
+  readonly source?: string;
 }
 
 /** The bytes of a call's result or of one attachment: size, handle, digest, state. */

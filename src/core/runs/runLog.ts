@@ -73,7 +73,7 @@ export async function readRunLog(file: string, runId: string): Promise<ReadLogRe
 /**
  * Checks every line of a run log's bytes. Lines are split on the byte `\n` (never inside
  * a UTF-8 sequence), so each record's byte span is known (`spans`: the catalog points
- * at a record's line to read it back alone, docs/architecture.md "Catalog").
+ * at a record's line to read it back alone, docs/architecture.md §6).
  */
 export function parseRunLog(buf: Buffer, runId: string): ReadLogResult {
   const records: RunRecord[] = [];
@@ -115,7 +115,7 @@ const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isS
 const isBool = (v: unknown): v is boolean => typeof v === 'boolean';
 const isIso = (v: unknown): boolean => isStr(v) && !Number.isNaN(Date.parse(v));
 const isHex64 = (v: unknown): boolean => isStr(v) && /^[0-9a-f]{64}$/.test(v);
-const STORED = new Set(['inline', 'blob', 'preview_only']);
+const STORED = new Set(['inline', 'blob', 'artifact', 'preview_only']);
 const CALL_STATUS = new Set(['ok', 'error', 'failed']);
 const FINISH_STATUS = new Set(['completed', 'failed', 'cancelled', 'interrupted']);
 const CALL_ID = /^[a-z0-9-]{1,64}$/;
@@ -135,11 +135,13 @@ function badStoredContent(o: Obj): string | undefined {
     lineCount: isCount, binary: isBool, readable: isBool,
   }, {
     previewRange: (v) => isObj(v) && isCount(v.headEnd) && isCount(v.tailStart) && v.headEnd <= v.tailStart,
-    inline: isStr, inlineBase64: isStr, manifestDigest: isHex64,
+    inline: isStr, inlineBase64: isStr, manifestDigest: isHex64, artifactId: (v) => isStr(v) && /^artifact-[0-9a-f]{64}$/.test(v),
   });
   if (bad) return bad;
   if (o.stored === 'inline' && o.inline === undefined && o.inlineBase64 === undefined) return 'inline';
   if (o.stored === 'blob' && o.manifestDigest === undefined) return 'manifestDigest';
+  if (o.stored === 'artifact' && (o.manifestDigest === undefined || o.artifactId !== `artifact-${o.sha256 as string}`)) return o.manifestDigest === undefined ? 'manifestDigest' : 'artifactId';
+  if (o.stored !== 'artifact' && o.artifactId !== undefined) return 'artifactId';
   return undefined;
 }
 

@@ -4,7 +4,7 @@
  * (`run.ts`), command calls are `runCommand.ts`.
  *
  * Layout: run logs at `<logsDir>/<tenant>/<runId>.jsonl`, indexed by the tenant's catalog
- * `<logsDir>/<tenant>/.catalog-v1` (docs/architecture.md "Catalog"); bytes in the wired
+ * `<logsDir>/<tenant>/.catalog-v1` (docs/architecture.md §6); bytes in the wired
  * `BlobStore` under `{ tenant, runId, callId }` (results) and
  * `{ tenant, runId, callId: "<callId>.<slot>" }` (attachments), each with its manifest
  * sidecar (`verifiedBlobs.ts`).
@@ -25,7 +25,7 @@ import { ManifestCache, missingError, openVerified } from '../blobs/verifiedBlob
 import { EvidenceError } from '../errors.js';
 import { manifestOf, readVerified, streamVerified, verifyAll } from '../integrity.js';
 import { encodeUtf8 } from '../utf8.js';
-import { Catalog, type CallRow, type CatalogStats, type RunRow } from './catalog.js';
+import { Catalog, yieldToLoop, type CallRow, type CatalogStats, type RunRow } from './catalog.js';
 import { queryCalls, queryRuns, runStatusOf, summaryOf } from './catalogQuery.js';
 import { DEFAULT_CAPTURE_CAP_BYTES, DEFAULT_INLINE_ATTACHMENT_BYTES, DEFAULT_OFFLOAD_THRESHOLD_BYTES, DEFAULT_RUN_LIMITS, profileHash } from './decisions.js';
 import { accessDenied, type HandleEntry } from './handles.js';
@@ -36,7 +36,7 @@ import { currentOwner, ownerAlive } from './owner.js';
 import { appendRecord, checkRecord, handlesOf, parseRunLog, terminateTornTail, type ReadLogResult } from './runLog.js';
 import type {
   CallPage, CallQuery, CallReport, Disposable, HandleSource, Preservation, PruneOptions, PruneResult, ReadOptions, ReadScope,
-  ReadToolOutputArgs, ReadToolOutputResult, ReaderLimits, RunLimits, RunQuery, RunRecord, RunRecordEvent, RunStoreApi, RunStoreOptions,
+  ReadToolOutputArgs, ReadToolOutputResult, ReaderLimits, RecordedArtifacts, RunLimits, RunQuery, RunRecord, RunRecordEvent, RunStoreApi, RunStoreOptions,
   RunSummary, StartRunOptions, StoredContent,
 } from './types.js';
 
@@ -77,11 +77,13 @@ export class RunStore implements RunStoreApi {
   /** @internal */ readonly preservation: Preservation;
   /** @internal */ readonly captureCapBytes: number;
   /** @internal */ readonly blobs: BlobStore | undefined;
+  private readonly artifacts: RecordedArtifacts | undefined;
 
   private constructor(options: RunStoreOptions, dir: string) {
     this.tenant = options.tenant;
     this.dir = dir;
     this.blobs = options.blobs;
+    this.artifacts = options.artifacts;
     this.limits = {
       largeResultBytes: positiveInt('largeResultBytes', options.limits?.largeResultBytes ?? DEFAULT_RUN_LIMITS.largeResultBytes),
       previewBytes: positiveInt('previewBytes', options.limits?.previewBytes ?? DEFAULT_RUN_LIMITS.previewBytes),
@@ -147,11 +149,12 @@ export class RunStore implements RunStoreApi {
     for (let i = runs.length - 1; i >= 0; i--) {
       const r = runs[i]!;
       if (!r.dead && r.ok) out.push(summaryOf(r, this.tenant, this.isLive));
+      if (i % 10_000 === 0) await yieldToLoop();
     }
     return out;
   }
 
-  /** One page of calls, sorted and filtered from the catalog (docs/architecture.md "Catalog"). */
+  /** One page of calls, sorted and filtered from the catalog (docs/architecture.md §6). */
   queryCalls(query: CallQuery): Promise<CallPage> {
     return queryCalls(this.catalog, query, this.isLive);
   }
@@ -189,7 +192,8 @@ export class RunStore implements RunStoreApi {
       const record: RunRecord = { type: 'run_finished', runId: run.runId, finishedAt: nowIso(), status: 'interrupted' };
       // A torn last line (the writer died mid-append) is ended first so this record parses.
       await terminateTornTail(this.logPath(run.runId));
-      await appendRecord(this.logPath(run.runId), record);
+      const bytes = await appendRecord(this.logPath(run.runId), record);
+      await this.indexRecord(run.runId, record, bytes);
       this.emit(run.runId, record);
       done.push(run.runId);
     }
@@ -215,8 +219,8 @@ export class RunStore implements RunStoreApi {
         started.set(r.callId, {
           runId, callId: r.callId, tool: r.tool, arguments: r.arguments, status: r.status, error: r.error, startedAt: r.startedAt,
           finishedAt: r.finishedAt, resultBytes: r.resultBytes, elided: r.elided, handle: r.resultHandle, preview: r.preview,
-          previewRange: r.previewRange, sha256: r.sha256, stored: r.stored, readable: r.readable, contentType: r.contentType,
-          lineCount: r.lineCount, binary: r.binary, attachments: r.attachments,
+          previewRange: r.previewRange, sha256: r.sha256, stored: r.stored, ...(r.artifactId ? { artifactId: r.artifactId, ...(r.manifestDigest ? { manifestDigest: r.manifestDigest } : {}) } : {}),
+          readable: r.readable, contentType: r.contentType, lineCount: r.lineCount, binary: r.binary, attachments: r.attachments,
         });
       }
     }
@@ -432,6 +436,12 @@ export class RunStore implements RunStoreApi {
       const manifest = manifestOf(bytes);
       if (manifest.sha256 !== c.sha256 || manifest.byteCount !== byteCount) throw new EvidenceError('digestMismatch');
       view = { manifest, source: { size: async () => bytes.length, read: async (s, e) => bytes.subarray(s, e) }, lineCount: c.lineCount, binary: c.binary };
+    } else if (c.stored === 'artifact') {
+      // The artifact store holds these bytes once; they are read (and verified) as `.tool-artifacts/…` ranges are.
+      if (!this.artifacts || !c.artifactId || !c.manifestDigest) throw missingError();
+      const { manifest, source } = await this.artifacts.openRecorded({ artifactId: c.artifactId, byteCount, sha256: c.sha256 }, c.manifestDigest)
+        .catch((e: unknown) => { throw e instanceof EvidenceError && e.code === 'notAvailable' ? missingError() : e; });
+      view = { manifest, source, lineCount: c.lineCount, binary: c.binary };
     } else {
       if (!this.blobs) throw missingError();
       const key: BlobKey = { tenant: this.tenant, runId: entry.runId, callId: entry.attachment ? `${entry.record.callId}.${entry.attachment.slot}` : entry.record.callId };

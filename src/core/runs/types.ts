@@ -5,9 +5,10 @@
  * changes here are additive only.
  */
 import type { BlobStore } from '../blobs/blobStore.js';
+import type { Manifest, RangeSource } from '../integrity.js';
 
 /** Where a result's or attachment's bytes live. */
-export type StorageState = 'inline' | 'blob' | 'preview_only';
+export type StorageState = 'inline' | 'blob' | 'artifact' | 'preview_only';
 
 /** Whether losing bytes (no blob store wired) is acceptable or fails the call. */
 export type Preservation = 'best_effort' | 'required';
@@ -70,8 +71,10 @@ export interface StoredContent {
   readonly inline?: string;
   /** The bytes, base64, when `stored` is `inline` and they are not valid UTF-8. */
   readonly inlineBase64?: string;
-  /** sha256 of the serialised integrity manifest stored beside a blob (`stored: 'blob'`). */
+  /** sha256 of the serialised integrity manifest stored beside a blob (`stored: 'blob'`) or an artifact (`stored: 'artifact'`). */
   readonly manifestDigest?: string;
+  /** The artifact that holds the bytes when `stored` is `artifact` (`evidence_readFile`: the bytes are kept once, docs/contracts.md §2.9). */
+  readonly artifactId?: string;
   /** Number of lines: `\n` count, plus one when the last byte is not `\n` (0 when empty). */
   readonly lineCount: number;
   /** True when the bytes are not strictly valid UTF-8: reported, never rendered. */
@@ -221,14 +224,18 @@ export interface CallSummary {
   /** Full result size (0 while unfinished). */
   readonly resultBytes: number;
   readonly stored?: StorageState;
-  /** First 12 hex digits of the result's sha256. */
+  /** First 12 hex digits of the result's sha256 (what a row shows). */
   readonly sha256Prefix?: string;
+  /** The result's whole sha256 (an `evidence_readFile` artifact is named by it). */
+  readonly sha256?: string;
   /** `res_<callId>` when the result was elided or offloaded. */
   readonly handle?: string;
   readonly attachments: readonly { readonly name: string; readonly handle: string; readonly sizeBytes: number; readonly stored: StorageState }[];
   /** The run's source (`tool` when its log predates sources). */
   readonly source: ListedRunSource;
   readonly runLabel?: string;
+  /** Manifest digest of the artifact the call names (its bytes live once, docs/contracts.md §2.9). */
+  readonly manifestDigest?: string;
 }
 
 /** A page request over every call of the tenant (`RunStore.queryCalls`). */
@@ -282,6 +289,9 @@ export interface CallReport {
   readonly previewRange?: PreviewRange;
   readonly sha256?: string;
   readonly stored?: StorageState;
+  /** The artifact holding the result (`stored: 'artifact'`), and its manifest's digest. */
+  readonly artifactId?: string;
+  readonly manifestDigest?: string;
   readonly readable: boolean;
   readonly contentType?: string;
   readonly lineCount?: number;
@@ -303,7 +313,7 @@ export interface ReadToolOutputArgs {
   readonly bytes?: { readonly start: number; readonly end: number };
 }
 
-/** One pattern match: where the matching line's first match is (docs/contracts.md, reader section). */
+/** One pattern match: where the matching line's first match is (docs/contracts.md §2.10). */
 export interface ReadToolOutputMatch {
   /** 1-based line number, like `grep -n`. */
   readonly line_number: number;
@@ -437,6 +447,27 @@ export interface RunStoreOptions {
   /** Per-stream capture cap for commands (default: none, Infinity). */
   readonly captureCapBytes?: number;
   readonly reader?: Partial<ReaderLimits>;
+  /** Where results recorded as `stored: 'artifact'` are read (the artifact store of the same tenant). */
+  readonly artifacts?: RecordedArtifacts;
+}
+
+/** Verified access to the artifact a record names (an `ArtifactStore`). */
+export interface RecordedArtifacts {
+  /**
+   * Opens the artifact `ref` with the manifest whose digest the record kept, learning it
+   * from the record when this store did not know it; `notAvailable` when no file is there.
+   */
+  openRecorded(ref: { artifactId: string; byteCount: number; sha256: string }, manifestDigest: string): Promise<{ manifest: Manifest; source: RangeSource }>;
+}
+
+/** An artifact already stored, recorded as a call's result without a second copy (`Run.recordArtifact`). */
+export interface StoredArtifact {
+  readonly artifactId: string;
+  /** The artifact's trusted manifest and its digest (the record keeps the digest). */
+  readonly manifest: Manifest;
+  readonly manifestDigest: string;
+  /** The bytes, for the preview's head and tail (not stored again). */
+  readonly bytes: Uint8Array;
 }
 
 /**
@@ -553,7 +584,7 @@ export interface RunStoreApi {
   setPinned(runId: string, pinned: boolean): Promise<void>;
   /** Retention: deletes oldest unpinned, not-running runs first. */
   prune(options: PruneOptions): Promise<PruneResult>;
-  /** One page of calls from the catalog, sorted and filtered (docs/architecture.md "Catalog"). */
+  /** One page of calls from the catalog, sorted and filtered (docs/architecture.md §6). */
   queryCalls(query: CallQuery): Promise<CallPage>;
   /** Runs whose id or label contains `text`, newest first, at most `limit`. */
   queryRuns(query: RunQuery): Promise<RunSummary[]>;
@@ -565,6 +596,8 @@ export interface RunApi {
   readonly tenant: string;
   /** Records one tool result: text, raw bytes, or a structured value (compact JSON). */
   recordResult(tool: string, args: Record<string, unknown>, result: string | Uint8Array | object, options?: RecordResultOptions): Promise<CallOutcome>;
+  /** Records a result the artifact store already holds: the record names the artifact, nothing is stored twice. */
+  recordArtifact(tool: string, args: Record<string, unknown>, artifact: StoredArtifact, options?: RecordResultOptions): Promise<CallOutcome>;
   /** Records a result streamed in pieces (a large file import) in bounded memory. */
   recordStream(tool: string, args: Record<string, unknown>, body: AsyncIterable<Uint8Array>, options?: RecordResultOptions): Promise<CallOutcome>;
   /** Runs `/bin/sh -c command`, capturing stdout, stderr and the exit value as attachments. */
