@@ -16,6 +16,7 @@ import { reregisterArtifacts } from './tools/artifactRecords.js';
 export interface StoreSettings extends BlobSettings {
   readonly largeResultBytes: number;
   readonly previewBytes: number;
+  /** 0: no cap (outputs kept whole while retention allows; docs/contracts.md, reader section). */
   readonly captureCapBytes: number;
   readonly preservation: Preservation;
 }
@@ -50,7 +51,7 @@ export async function openEvidenceStores(layout: StorageLayout, settings: StoreS
     limits: { largeResultBytes: settings.largeResultBytes, previewBytes: settings.previewBytes },
     tools: options.tools,
     preservation: settings.preservation,
-    captureCapBytes: settings.captureCapBytes,
+    ...(settings.captureCapBytes > 0 && { captureCapBytes: settings.captureCapBytes }),
     reader: options.reader,
     // `evidence_readFile` results are recorded by naming their artifact: handles read them there.
     artifacts,

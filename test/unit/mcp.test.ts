@@ -151,7 +151,7 @@ describe('MCP server: the editor\'s tools for agents outside the editor', () => 
     assert.deepEqual(JSON.parse((await call('read_tool_output', { handle, pattern: '^1999[0-9]$', limit: 3 })).text), {
       handle, binary: false, total_size_bytes: 108894, total_lines: 20000, offset: 0, limit: 3, pattern: '^1999[0-9]$',
       total_matches: 10, returned_lines: 3, truncated: true, content: '19990:19990\n19991:19991\n19992:19992',
-      matches: [{ line_number: 19990 }, { line_number: 19991 }, { line_number: 19992 }],
+      matches: [19990, 19991, 19992].map((n) => ({ line_number: n, byte_offset: SEQ.indexOf(`\n${n}\n`) + 1, column: 1 })),
     });
     assert.equal(JSON.parse((await call('read_tool_output', { handle, bytes: { start: 0, end: 10 } })).text).content, '1\n2\n3\n4\n5\n');
     assert.deepEqual(await call('read_tool_output', { handle, bytes: { start: 0, end: 4097 } }), { text: 'error: artifact range exceeds 4096 bytes', isError: true });
@@ -381,7 +381,7 @@ describe('MCP server: tenant, storage and command line', () => {
     assert.throws(() => parseCommandLine(['--storage', '/s', '--bogus'], '/cwd'), /Unknown option '--bogus'/);
     const manifest = extensionManifest();
     assert.deepEqual(resolveSettings(manifest), {
-      maxInlineBytes: 4096, previewBytes: 1024, maxRangeBytes: 4096, largeResultBytes: 4096, captureCapBytes: 67108864, commandTimeoutMs: 600000, preservation: 'best_effort',
+      maxInlineBytes: 4096, previewBytes: 1024, maxRangeBytes: 4096, largeResultBytes: 4096, captureCapBytes: 0, commandTimeoutMs: 600000, searchTimeoutMs: 30000, preservation: 'best_effort',
     });
     assert.throws(() => resolveSettings(manifest, { maxInlineBytes: 6145 }), /^Error: --max-inline-bytes must be an integer from 512 to 6144$/);
     assert.throws(() => resolveSettings(manifest, { preservation: 'maybe' as 'required' }), /^Error: --preservation must be one of best_effort, required$/);

@@ -29,8 +29,12 @@ export const DEFAULT_RUN_LIMITS: RunLimits = { largeResultBytes: 4096, previewBy
 export const DEFAULT_OFFLOAD_THRESHOLD_BYTES = 16 * 1024;
 /** Attachments at or below this stay inline in the record. */
 export const DEFAULT_INLINE_ATTACHMENT_BYTES = 4 * 1024;
-/** Per-stream capture cap of a command. */
-export const DEFAULT_CAPTURE_CAP_BYTES = 64 * 1024 * 1024;
+/**
+ * Per-stream capture cap of a command: none by default, so an output is kept whole while
+ * the storage budget (retention) allows; a cap is an explicit setting (docs/contracts.md,
+ * reader section).
+ */
+export const DEFAULT_CAPTURE_CAP_BYTES = Number.POSITIVE_INFINITY;
 
 /** Content types the run layer assigns. */
 export const ContentTypes = {

@@ -46,8 +46,8 @@ export class Run implements RunApi {
   append(record: RunRecord, repairTail = false): Promise<void> {
     const next = this.chain.then(async () => {
       if (repairTail) await terminateTornTail(this.store.logPath(this.runId));
-      await appendRecord(this.store.logPath(this.runId), record);
-      await this.store.recorded(this.runId, record);
+      const bytes = await appendRecord(this.store.logPath(this.runId), record);
+      await this.store.recorded(this.runId, record, bytes);
     });
     this.chain = next.catch(() => undefined);
     return next;

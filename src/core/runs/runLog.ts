@@ -15,21 +15,25 @@
  */
 import { promises as fsp } from 'node:fs';
 import { isSafeSegment } from '../blobs/blobKey.js';
+import { isRunOwner } from './owner.js';
 import type {
+  RunSource,
   AttachmentRecord, CallFinishedRecord, LogProblem, RunRecord,
 } from './types.js';
 
 /** What reading one log produced. */
 export interface ReadLogResult {
   readonly records: RunRecord[];
+  /** Byte span `[start, end)` of each record's line (newline excluded), in `records` order. */
+  readonly spans: [number, number][];
   readonly problems: LogProblem[];
   readonly tornTail: boolean;
   /** File size read (for change detection). */
   readonly sizeBytes: number;
 }
 
-/** Appends one record as one write on an O_APPEND descriptor. */
-export async function appendRecord(file: string, record: RunRecord, flag: 'a' | 'wx' = 'a'): Promise<void> {
+/** Appends one record as one write on an O_APPEND descriptor; returns the line's byte length. */
+export async function appendRecord(file: string, record: RunRecord, flag: 'a' | 'wx' = 'a'): Promise<number> {
   const line = Buffer.from(JSON.stringify(record) + '\n');
   const fh = await fsp.open(file, flag);
   try {
@@ -38,6 +42,7 @@ export async function appendRecord(file: string, record: RunRecord, flag: 'a' | 
   } finally {
     await fh.close();
   }
+  return line.length;
 }
 
 /**
@@ -62,28 +67,42 @@ export async function terminateTornTail(file: string): Promise<void> {
 
 /** Reads and checks every line of one run's log. */
 export async function readRunLog(file: string, runId: string): Promise<ReadLogResult> {
-  const buf = await fsp.readFile(file);
-  const text = buf.toString('utf8');
-  const lines = text.split('\n');
-  const endsClean = text.length === 0 || text.endsWith('\n');
-  if (endsClean) lines.pop();
+  return parseRunLog(await fsp.readFile(file), runId);
+}
+
+/**
+ * Checks every line of a run log's bytes. Lines are split on the byte `\n` (never inside
+ * a UTF-8 sequence), so each record's byte span is known (`spans`: the catalog points
+ * at a record's line to read it back alone, docs/architecture.md "Catalog").
+ */
+export function parseRunLog(buf: Buffer, runId: string): ReadLogResult {
   const records: RunRecord[] = [];
+  const spans: [number, number][] = [];
   const problems: LogProblem[] = [];
   let tornTail = false;
-  lines.forEach((line, i) => {
-    const isLast = i === lines.length - 1;
+  const endsClean = buf.length === 0 || buf[buf.length - 1] === 10;
+  let start = 0;
+  let lineNo = 0;
+  while (start < buf.length) {
+    const nl = buf.indexOf(10, start);
+    const end = nl < 0 ? buf.length : nl;
+    lineNo++;
+    const isLast = nl < 0 || nl === buf.length - 1;
+    const line = buf.toString('utf8', start, end);
+    const lineStart = start;
+    start = end + 1;
     let value: unknown;
     try { value = JSON.parse(line); } catch {
-      if (isLast && !endsClean) { tornTail = true; problems.push({ line: i + 1, kind: 'torn_tail', detail: 'last line is incomplete (interrupted write)' }); }
-      else problems.push({ line: i + 1, kind: 'invalid_json', detail: 'line is not JSON' });
-      return;
+      if (isLast && !endsClean) { tornTail = true; problems.push({ line: lineNo, kind: 'torn_tail', detail: 'last line is incomplete (interrupted write)' }); }
+      else problems.push({ line: lineNo, kind: 'invalid_json', detail: 'line is not JSON' });
+      continue;
     }
     const why = checkRecord(value, runId);
-    if (why === undefined) { records.push(value as RunRecord); return; }
-    if (isLast && !endsClean) { tornTail = true; problems.push({ line: i + 1, kind: 'torn_tail', detail: `last line is incomplete: ${why}` }); }
-    else problems.push({ line: i + 1, kind: 'wrong_shape', detail: why });
-  });
-  return { records, problems, tornTail, sizeBytes: buf.length };
+    if (why === undefined) { records.push(value as RunRecord); spans.push([lineStart, end]); continue; }
+    if (isLast && !endsClean) { tornTail = true; problems.push({ line: lineNo, kind: 'torn_tail', detail: `last line is incomplete: ${why}` }); }
+    else problems.push({ line: lineNo, kind: 'wrong_shape', detail: why });
+  }
+  return { records, spans, problems, tornTail, sizeBytes: buf.length };
 }
 
 // ---- shape checks -------------------------------------------------------------------
@@ -98,7 +117,7 @@ const isIso = (v: unknown): boolean => isStr(v) && !Number.isNaN(Date.parse(v));
 const isHex64 = (v: unknown): boolean => isStr(v) && /^[0-9a-f]{64}$/.test(v);
 const STORED = new Set(['inline', 'blob', 'artifact', 'preview_only']);
 const CALL_STATUS = new Set(['ok', 'error', 'failed']);
-const FINISH_STATUS = new Set(['completed', 'failed', 'cancelled']);
+const FINISH_STATUS = new Set(['completed', 'failed', 'cancelled', 'interrupted']);
 const CALL_ID = /^[a-z0-9-]{1,64}$/;
 const SLOT = /^[a-z0-9][a-z0-9-]{0,31}$/;
 
@@ -138,6 +157,13 @@ function badAttachment(a: unknown, callId: string): string | undefined {
   return undefined;
 }
 
+const SOURCE_KINDS: ReadonlySet<unknown> = new Set<RunSource['kind']>(['tool', 'participant', 'hook', 'cli', 'mcp', 'command', 'api']);
+
+/** A `run_started.source`: a known kind, and agent / session id strings when present. */
+function isRunSource(x: unknown): boolean {
+  return isObj(x) && SOURCE_KINDS.has(x.kind) && (x.agent === undefined || isStr(x.agent)) && (x.sessionId === undefined || isStr(x.sessionId));
+}
+
 /** Why `value` is not a valid record of run `runId`, or undefined when it is. */
 export function checkRecord(value: unknown, runId: string): string | undefined {
   if (!isObj(value)) return 'record is not an object';
@@ -146,7 +172,7 @@ export function checkRecord(value: unknown, runId: string): string | undefined {
   let bad: string | undefined;
   switch (v.type) {
     case 'run_started':
-      bad = firstBad(v, { tenant: isSafeSegment, startedAt: isIso, profileHash: isHex64 }, { label: isStr, pinned: isBool });
+      bad = firstBad(v, { tenant: isSafeSegment, startedAt: isIso, profileHash: isHex64 }, { label: isStr, pinned: isBool, owner: isRunOwner, source: isRunSource });
       break;
     case 'call_started':
       bad = firstBad(v, { callId: (x) => isStr(x) && CALL_ID.test(x), tool: isStr, arguments: isObj, startedAt: isIso });

@@ -3,16 +3,18 @@
  * reading what they name, retention (docs/contracts.md §2). Recording is `Run`'s
  * (`run.ts`), command calls are `runCommand.ts`.
  *
- * Layout: run logs at `<logsDir>/<tenant>/<runId>.jsonl`; bytes in the wired
+ * Layout: run logs at `<logsDir>/<tenant>/<runId>.jsonl`, indexed by the tenant's catalog
+ * `<logsDir>/<tenant>/.catalog-v1` (docs/architecture.md "Catalog"); bytes in the wired
  * `BlobStore` under `{ tenant, runId, callId }` (results) and
  * `{ tenant, runId, callId: "<callId>.<slot>" }` (attachments), each with its manifest
  * sidecar (`verifiedBlobs.ts`).
  *
  * Ids: a run id is `run-<UTC yyyymmddThhmmss>-<10 hex>`; its calls are `<10 hex>-<n>`, so
  * call ids (hence handles) are unique across the tenant; a new run's token is checked
- * against existing logs. Handles resolve only through the `HandleIndex`, built from
- * this tenant's own logs; a miss re-reads logs that changed (another window may have
- * written), then answers access denied.
+ * against the catalog's runs. Handles resolve only through the catalog's rows of this
+ * tenant's own logs, and the record behind one is read back from its log and checked
+ * before it is served; a miss reads only what was appended to the catalog since, then
+ * answers access denied.
  */
 import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
@@ -23,33 +25,33 @@ import { ManifestCache, missingError, openVerified } from '../blobs/verifiedBlob
 import { EvidenceError } from '../errors.js';
 import { manifestOf, readVerified, streamVerified, verifyAll } from '../integrity.js';
 import { encodeUtf8 } from '../utf8.js';
+import { Catalog, type CallRow, type CatalogStats, type RunRow } from './catalog.js';
+import { queryCalls, queryRuns, runStatusOf, summaryOf } from './catalogQuery.js';
 import { DEFAULT_CAPTURE_CAP_BYTES, DEFAULT_INLINE_ATTACHMENT_BYTES, DEFAULT_OFFLOAD_THRESHOLD_BYTES, DEFAULT_RUN_LIMITS, profileHash } from './decisions.js';
-import { accessDenied, HandleIndex, type HandleEntry } from './handles.js';
+import { accessDenied, type HandleEntry } from './handles.js';
 import { checkLineCount, DEFAULT_READER_LIMITS, LINE_CUT_MARKER, readContent, validateReadArgs, type ContentView } from './reader.js';
-import { nowIso, positiveInt } from './recordFields.js';
+import { captureCap, nowIso, positiveInt } from './recordFields.js';
 import { Run } from './run.js';
-import { appendRecord, readRunLog, terminateTornTail, type ReadLogResult } from './runLog.js';
+import { currentOwner, ownerAlive } from './owner.js';
+import { appendRecord, checkRecord, handlesOf, parseRunLog, terminateTornTail, type ReadLogResult } from './runLog.js';
 import type {
-  CallFinishedRecord, CallReport, Disposable, HandleSource, Preservation, PruneOptions, PruneResult, ReadScope, ReadToolOutputArgs,
-  ReadToolOutputResult, ReaderLimits, RecordedArtifacts, RunLimits, RunRecord, RunRecordEvent, RunStatus, RunStoreApi, RunStoreOptions, RunSummary,
-  StartRunOptions, StoredContent,
+  CallPage, CallQuery, CallReport, Disposable, HandleSource, Preservation, PruneOptions, PruneResult, ReadOptions, ReadScope,
+  ReadToolOutputArgs, ReadToolOutputResult, ReaderLimits, RecordedArtifacts, RunLimits, RunQuery, RunRecord, RunRecordEvent, RunStoreApi, RunStoreOptions,
+  RunSummary, StartRunOptions, StoredContent,
 } from './types.js';
 
 // The store's public surface includes the recorder and command calls, split by idea.
 export { Run } from './run.js';
 export { RUN_COMMAND_TOOL, type RunCommandExtras } from './runCommand.js';
 
-/** An unfinished run whose log was written to within this window counts as running (another window may own it). */
-const RUNNING_GRACE_MS = 10 * 60 * 1000;
-
 /** Longest handle that can resolve (contract 2.5: 1–256 characters). */
 const MAX_HANDLE_LENGTH = 256;
 
-/** Everything about one run as read from its log. */
-interface RunState {
-  readonly log: ReadLogResult;
-  readonly mtimeMs: number;
-}
+/** Parsed logs kept for `report` (the inspector asks for the same few runs again and again). */
+const PARSED_LOGS = 32;
+
+/** Runs examined per retention slice when the caller does not say. */
+const DEFAULT_SLICE_RUNS = 256;
 
 /** One per tenant: starts runs, lists and reports them, resolves handles, reads outputs. */
 export class RunStore implements RunStoreApi {
@@ -57,16 +59,17 @@ export class RunStore implements RunStoreApi {
   /** Hash of the agent profile every run of this store records. */
   readonly profileHash: string;
   private readonly dir: string;
-  private readonly index = new HandleIndex();
-  /**
-   * Per run: the log's size and mtime when last indexed, and its parsed records while
-   * they are still current. Listing runs and reporting them (the inspector does both on
-   * every refresh) then costs one stat per run instead of a read and parse of every log.
-   */
-  private readonly seen = new Map<string, { size: number; mtimeMs: number; log?: ReadLogResult }>();
+  /** Set by `open` (the constructor cannot wait for the catalog to load). */
+  private catalog!: Catalog;
+  /** The last few parsed logs, by run, while their size and mtime are unchanged (bounded: never one per run). */
+  private readonly parsed = new Map<string, { size: number; mtimeMs: number; log: ReadLogResult }>();
   private readonly live = new Map<string, Run>();
   private readonly listeners = new Set<(e: RunRecordEvent) => void>();
   private readonly manifests = new ManifestCache();
+  private readonly isLive = (runId: string): boolean => {
+    const r = this.live.get(runId);
+    return r !== undefined && !r.isFinished;
+  };
   /** @internal */ readonly limits: RunLimits;
   /** @internal */ readonly readerLimits: ReaderLimits;
   /** @internal */ readonly offloadThresholdBytes: number;
@@ -91,59 +94,113 @@ export class RunStore implements RunStoreApi {
       maxLineChars: positiveInt('maxLineChars', r.maxLineChars),
       maxByteWindow: positiveInt('maxByteWindow', r.maxByteWindow),
       patternBudgetMs: positiveInt('patternBudgetMs', r.patternBudgetMs),
+      searchTimeoutMs: positiveInt('searchTimeoutMs', r.searchTimeoutMs),
     };
     if (this.readerLimits.maxLineChars <= LINE_CUT_MARKER.length || this.readerLimits.maxLineChars > this.readerLimits.maxContentChars) {
       throw new EvidenceError('invalidArgument', 'maxLineChars must exceed the cut marker and not exceed maxContentChars');
     }
     this.offloadThresholdBytes = positiveInt('offloadThresholdBytes', options.offloadThresholdBytes ?? DEFAULT_OFFLOAD_THRESHOLD_BYTES);
     this.inlineAttachmentBytes = positiveInt('inlineAttachmentBytes', options.inlineAttachmentBytes ?? DEFAULT_INLINE_ATTACHMENT_BYTES);
-    this.captureCapBytes = positiveInt('captureCapBytes', options.captureCapBytes ?? DEFAULT_CAPTURE_CAP_BYTES);
+    this.captureCapBytes = captureCap(options.captureCapBytes ?? DEFAULT_CAPTURE_CAP_BYTES);
     this.preservation = options.preservation ?? 'best_effort';
     if (this.preservation !== 'best_effort' && this.preservation !== 'required') throw new EvidenceError('invalidArgument', 'preservation must be best_effort or required');
     this.profileHash = profileHash({ ...this.limits, tools: options.tools ?? [] });
   }
 
-  /** Validates the options and creates `<logsDir>/<tenant>/`. */
+  /** Validates the options, creates `<logsDir>/<tenant>/` and loads (or builds) its catalog. */
   static async open(options: RunStoreOptions): Promise<RunStore> {
     assertSafeSegment('tenant', options.tenant);
     const dir = path.join(path.resolve(options.logsDir), options.tenant);
     const store = new RunStore(options, dir);
     await fsp.mkdir(dir, { recursive: true });
+    store.catalog = await Catalog.open(dir, options.tenant);
     return store;
   }
 
   /** Starts a run: appends `run_started` to a new log. */
   async startRun(options: StartRunOptions = {}): Promise<Run> {
-    const existing = await this.logFiles();
+    await this.catalog.sync();
     let token: string;
-    do token = randomBytes(5).toString('hex'); while (existing.some((id) => id.endsWith(`-${token}`)));
+    do token = randomBytes(5).toString('hex'); while (this.catalog.hasRunToken(token));
     const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, '');
     const runId = `run-${stamp}-${token}`;
     const run = new Run(this, runId, token);
     const record: RunRecord = {
-      type: 'run_started', runId, tenant: this.tenant, startedAt: nowIso(), profileHash: this.profileHash,
+      type: 'run_started', runId, tenant: this.tenant, startedAt: nowIso(), profileHash: this.profileHash, owner: currentOwner(),
       ...(options.label !== undefined ? { label: options.label } : {}), ...(options.pinned !== undefined ? { pinned: options.pinned } : {}),
+      ...(options.source !== undefined ? { source: options.source } : {}),
     };
-    await appendRecord(this.logPath(runId), record, 'wx');
+    const bytes = await appendRecord(this.logPath(runId), record, 'wx');
     this.live.set(runId, run);
+    await this.indexRecord(runId, record, bytes);
     this.emit(runId, record);
     return run;
   }
 
-  /** Every run of this tenant, newest first. */
+  /**
+   * Every run of this tenant, newest first. Every log is checked against the catalog
+   * (one stat each, and a folder listing): use `queryRuns`/`queryCalls` for pages.
+   */
   async listRuns(): Promise<RunSummary[]> {
-    const states = await this.refresh();
+    await this.catalog.reconcile(false);
+    await this.catalog.verifyRuns(this.catalog.runsOldestFirst().filter((r) => !r.dead).map((r) => r.id));
     const out: RunSummary[] = [];
-    for (const [runId, st] of states) {
-      const s = this.summarize(runId, st);
-      if (s) out.push(s);
+    const runs = this.catalog.runsOldestFirst();
+    for (let i = runs.length - 1; i >= 0; i--) {
+      const r = runs[i]!;
+      if (!r.dead && r.ok) out.push(summaryOf(r, this.tenant, this.isLive));
     }
-    return out.sort((a, b) => b.startedAt.localeCompare(a.startedAt) || b.runId.localeCompare(a.runId));
+    return out;
+  }
+
+  /** One page of calls, sorted and filtered from the catalog (docs/architecture.md "Catalog"). */
+  queryCalls(query: CallQuery): Promise<CallPage> {
+    return queryCalls(this.catalog, query, this.isLive);
+  }
+
+  /** Runs whose id or label contains `text`, newest first (for searchable pickers). */
+  queryRuns(query: RunQuery): Promise<RunSummary[]> {
+    return queryRuns(this.catalog, query, this.tenant, this.isLive);
+  }
+
+  /** Counters of the catalog (tests and the scale bench). */
+  catalogStats(): CatalogStats {
+    return this.catalog.stats();
+  }
+
+  /** Resolves when the catalog's background checks (start-up reconcile, repairs) are done. */
+  catalogSettled(): Promise<void> {
+    return this.catalog.settled();
+  }
+
+  /**
+   * Finishes as `interrupted` every unfinished run whose writer is provably gone (a
+   * killed server, a crashed host: owner.ts), so it stops showing as running; its
+   * unfinished calls then read as interrupted. Front ends call it at start-up
+   * (docs/contracts.md §5.4). Returns the runs finished.
+   */
+  async finishInterrupted(): Promise<string[]> {
+    const done: string[] = [];
+    // The catalog knows which runs are unfinished: start-up reads only their logs, never every run's.
+    await this.catalog.sync();
+    const now = Date.now();
+    const open = this.catalog.runsOldestFirst().filter((r) => !r.dead && r.ok && !this.live.has(r.id) && runStatusOf(r, this.isLive, now) === 'running');
+    for (const run of open.map((r) => ({ runId: r.id }))) {
+      const first = (await this.readLog(run.runId)).records[0];
+      if (first?.type !== 'run_started' || !first.owner || (await ownerAlive(first.owner))) continue;
+      const record: RunRecord = { type: 'run_finished', runId: run.runId, finishedAt: nowIso(), status: 'interrupted' };
+      // A torn last line (the writer died mid-append) is ended first so this record parses.
+      await terminateTornTail(this.logPath(run.runId));
+      await appendRecord(this.logPath(run.runId), record);
+      this.emit(run.runId, record);
+      done.push(run.runId);
+    }
+    return done;
   }
 
   /** Every call of one run in start order, with the preview the model saw. */
   async report(runId: string): Promise<CallReport[]> {
-    const { log } = await this.readRun(runId);
+    const log = await this.readLog(runId);
     const started = new Map<string, CallReport>();
     const order: string[] = [];
     const finishedRun = log.records.some((r) => r.type === 'run_finished');
@@ -169,11 +226,11 @@ export class RunStore implements RunStoreApi {
   }
 
   /** Contract 2.5 over handles minted by this tenant's runs (or the runs in `scope`). */
-  async readToolOutput(args: ReadToolOutputArgs, scope?: ReadScope): Promise<ReadToolOutputResult> {
+  async readToolOutput(args: ReadToolOutputArgs, scope?: ReadScope, options?: ReadOptions): Promise<ReadToolOutputResult> {
     const req = validateReadArgs(args, this.readerLimits);
     const entry = await this.resolve(req.handle, scope);
     const view = await this.openView(entry);
-    return readContent(view, req, this.readerLimits);
+    return readContent(view, req, this.readerLimits, options?.signal);
   }
 
   /** Verified byte access behind a handle, refused exactly as the reader refuses. */
@@ -201,59 +258,91 @@ export class RunStore implements RunStoreApi {
 
   /** Deletes a run's blobs, then its log (so a failed blob delete can be retried). */
   async deleteRun(runId: string): Promise<void> {
-    await this.readRun(runId);
-    const live = this.live.get(runId);
-    if (live && !live.isFinished) throw new EvidenceError('invalidArgument', 'run is still in progress');
+    await this.statLog(runId);
+    if (this.isLive(runId)) throw new EvidenceError('invalidArgument', 'run is still in progress');
     if (this.blobs) await this.blobs.deleteRun(this.tenant, runId);
     await fsp.rm(this.logPath(runId), { force: true });
-    this.index.removeRun(runId);
-    this.seen.delete(runId);
+    await this.catalog.deleted(runId);
+    this.parsed.delete(runId);
     this.live.delete(runId);
   }
 
   /** Appends a `run_pinned` record. */
   async setPinned(runId: string, pinned: boolean): Promise<void> {
-    await this.readRun(runId);
+    await this.statLog(runId);
     const record: RunRecord = { type: 'run_pinned', runId, pinned, at: nowIso() };
     const live = this.live.get(runId);
     if (live) await live.append(record, true);
     else {
       await terminateTornTail(this.logPath(runId));
-      await appendRecord(this.logPath(runId), record);
+      const bytes = await appendRecord(this.logPath(runId), record);
+      await this.indexRecord(runId, record, bytes);
       this.emit(runId, record);
     }
   }
 
   /**
-   * Retention: deletes unpinned, not-running runs older than `maxAgeMs` (by finish,
-   * else start), then the oldest remaining ones while the total exceeds `maxBytes`.
+   * Retention from the catalog, oldest first: deletes unpinned, not-running runs older
+   * than `maxAgeMs` (by finish, else start), then the oldest remaining ones while the
+   * total exceeds `maxBytes`. With `sliceRuns`, examines that many runs and returns a
+   * `cursor` for the next slice (pinned and running runs are never deleted).
    */
   async prune(options: PruneOptions): Promise<PruneResult> {
-    const now = options.now ?? Date.now();
-    const runs = (await this.listRuns()).reverse(); // oldest first
-    let total = runs.reduce((n, r) => n + r.totalBytes, 0);
     const deletedRuns: string[] = [];
     let freedBytes = 0;
-    const eligible = (r: RunSummary): boolean => !r.pinned && r.status !== 'running';
-    const drop = async (r: RunSummary): Promise<void> => {
-      await this.deleteRun(r.runId);
-      deletedRuns.push(r.runId);
-      freedBytes += r.totalBytes;
-      total -= r.totalBytes;
-    };
-    const kept: RunSummary[] = [];
-    for (const r of runs) {
-      const at = Date.parse(r.finishedAt ?? r.startedAt);
-      if (eligible(r) && options.maxAgeMs !== undefined && now - at > options.maxAgeMs) await drop(r);
-      else kept.push(r);
-    }
-    if (options.maxBytes !== undefined) {
-      for (const r of kept) {
-        if (total <= options.maxBytes) break;
-        if (eligible(r)) await drop(r);
-      }
-    }
+    let cursor = options.cursor;
+    do {
+      const r = await this.pruneSlice(options, cursor);
+      deletedRuns.push(...r.deletedRuns);
+      freedBytes += r.freedBytes;
+      cursor = r.cursor;
+      if (options.sliceRuns !== undefined) return { deletedRuns, freedBytes, more: r.more ?? false, ...(cursor !== undefined ? { cursor } : {}) };
+    } while (cursor !== undefined);
     return { deletedRuns, freedBytes };
+  }
+
+  /** One slice of `prune`: phase `a` (age) then `b` (budget), each oldest first from the cursor's run. */
+  private async pruneSlice(options: PruneOptions, cursor: string | undefined): Promise<PruneResult> {
+    await this.catalog.sync();
+    const now = options.now ?? Date.now();
+    const budget = options.sliceRuns ?? DEFAULT_SLICE_RUNS;
+    let phase = cursor?.[0] === 'b' ? 'b' : 'a';
+    if (phase === 'a' && options.maxAgeMs === undefined) phase = 'b';
+    if (phase === 'b' && options.maxBytes === undefined) return { deletedRuns: [], freedBytes: 0, more: false };
+    const runs = this.catalog.runsOldestFirst();
+    let i = cursor ? firstAfter(runs, cursor.slice(2)) : 0;
+    if (cursor && cursor[0] !== phase) i = 0;
+    let total = phase === 'b' ? this.catalog.totalBytes() : 0;
+    const deletedRuns: string[] = [];
+    let freedBytes = 0;
+    let examined = 0;
+    let last: RunRow | undefined;
+    const candidates: RunRow[] = [];
+    for (; i < runs.length && examined < budget; i++) {
+      const r = runs[i]!;
+      if (r.dead || !r.ok) continue;
+      examined++;
+      last = r;
+      candidates.push(r);
+    }
+    // The logs win: rows about to be judged are checked first.
+    await this.catalog.verifyRuns(candidates.map((r) => r.id));
+    for (const c of candidates) {
+      const r = this.catalog.run(c.id);
+      if (!r || !r.ok || r.pinned || runStatusOf(r, this.isLive, now) === 'running') continue;
+      const size = r.z + r.blobBytes;
+      if (phase === 'a') {
+        if (now - Date.parse(r.finishedAt ?? r.startedAt) <= options.maxAgeMs!) continue;
+      } else if (total <= options.maxBytes!) break;
+      await this.deleteRun(r.id);
+      deletedRuns.push(r.id);
+      freedBytes += size;
+      total -= size;
+    }
+    const doneWithPhase = i >= runs.length || (phase === 'b' && total <= options.maxBytes!);
+    if (!doneWithPhase && last) return { deletedRuns, freedBytes, more: true, cursor: `${phase}:${runKey(last)}` };
+    if (phase === 'a' && options.maxBytes !== undefined) return { deletedRuns, freedBytes, more: true, cursor: 'b:' };
+    return { deletedRuns, freedBytes, more: false };
   }
 
   // ---- internals used by Run ----------------------------------------------------------
@@ -262,14 +351,19 @@ export class RunStore implements RunStoreApi {
     return path.join(this.dir, `${runId}.jsonl`);
   }
 
-  /** @internal Appended by a live run: index, change tracking, listeners. */
-  async recorded(runId: string, record: RunRecord): Promise<void> {
-    if (record.type === 'call_finished') this.index.addCall(runId, record);
+  /** @internal Appended by a live run (`bytes` long): catalog, change tracking, listeners. */
+  async recorded(runId: string, record: RunRecord, bytes: number): Promise<void> {
     if (record.type === 'run_finished') { this.live.get(runId)?.markFinished(); this.live.delete(runId); }
-    const st = await fsp.stat(this.logPath(runId)).catch(() => undefined);
-    // The index already has the record; the parsed log does not, so it is dropped.
-    if (st && this.seen.has(runId)) this.seen.set(runId, { size: st.size, mtimeMs: st.mtimeMs });
+    await this.indexRecord(runId, record, bytes);
     this.emit(runId, record);
+  }
+
+  /** Adds a record this process appended to the catalog, with the log's new size and mtime. */
+  private async indexRecord(runId: string, record: RunRecord, bytes: number): Promise<void> {
+    const st = await fsp.stat(this.logPath(runId)).catch(() => undefined);
+    if (!st) return;
+    // A recording never fails because the index could not be written: the next reader re-indexes from the log.
+    await this.catalog.recorded(record, bytes, { z: st.size, m: st.mtimeMs }).catch(() => undefined);
   }
 
   private emit(runId: string, record: RunRecord): void {
@@ -278,16 +372,55 @@ export class RunStore implements RunStoreApi {
     }
   }
 
-  /** @internal Resolves a handle through this tenant's records only. */
+  /**
+   * @internal Resolves a handle through this tenant's catalog; the record is read back from
+   * its log and must be a valid `call_finished` of this call that mints this handle.
+   */
   async resolve(handle: string, scope?: ReadScope): Promise<HandleEntry> {
     if (handle.length < 1 || handle.length > MAX_HANDLE_LENGTH) throw accessDenied();
-    let entry = this.index.lookup(handle, scope);
-    if (!entry) {
-      await this.refresh();
-      entry = this.index.lookup(handle, scope);
+    let candidates = this.catalog.candidates(handle);
+    if (candidates.length === 0) {
+      // Another process may have minted it since: read the catalog's new lines (only those).
+      await this.catalog.sync();
+      candidates = this.catalog.candidates(handle);
     }
-    if (!entry) throw accessDenied();
-    return entry;
+    if (candidates.length === 0 && this.catalog.busy()) {
+      // A repair is re-indexing runs from their logs (a damaged line, an unfinished run): it may mint it.
+      await this.catalog.settled();
+      candidates = this.catalog.candidates(handle);
+    }
+    for (let attempt = 0; attempt < 2; attempt++) {
+      if (candidates.length !== 1) throw accessDenied();
+      const c = candidates[0]!;
+      if (c.ambiguous || (scope?.runIds && !scope.runIds.includes(c.run.id))) throw accessDenied();
+      if (!(await this.catalog.verifyRun(c.run.id))) {
+        const entry = await this.readEntry(c, handle);
+        if (entry) return entry;
+        await this.catalog.reindex(c.run.id);
+      }
+      candidates = this.catalog.candidates(handle);
+    }
+    throw accessDenied();
+  }
+
+  /** The `call_finished` record a catalog row points at, when it is exactly that. */
+  private async readEntry(c: CallRow, handle: string): Promise<HandleEntry | undefined> {
+    const fh = await fsp.open(this.logPath(c.run.id), 'r').catch(() => undefined);
+    if (!fh) return undefined;
+    let value: unknown;
+    try {
+      const buf = Buffer.allocUnsafe(c.logLen);
+      const { bytesRead } = await fh.read(buf, 0, c.logLen, c.logOff);
+      value = JSON.parse(buf.toString('utf8', 0, bytesRead));
+    } catch {
+      return undefined;
+    } finally {
+      await fh.close();
+    }
+    if (checkRecord(value, c.run.id) !== undefined) return undefined;
+    const record = value as RunRecord;
+    if (record.type !== 'call_finished' || record.callId !== c.id || !handlesOf(record).includes(handle)) return undefined;
+    return { runId: c.run.id, record, ...(record.resultHandle === handle ? {} : { attachment: record.attachments.find((a) => a.handle === handle)! }) };
   }
 
   /** @internal The verified content behind a resolved handle, whatever its storage shape. */
@@ -313,77 +446,58 @@ export class RunStore implements RunStoreApi {
       const { manifest, source } = await openVerified(this.blobs, key, { sha256: c.sha256, byteCount, manifestDigest: c.manifestDigest ?? '' }, this.manifests);
       view = { manifest, source, lineCount: c.lineCount, binary: c.binary };
     }
+    // A capped stream: every reply says which bytes were kept of how many observed.
+    if (entry.attachment?.truncated) view = { ...view, observedBytes: entry.attachment.observedBytes };
     checkLineCount(view.manifest, view.lineCount);
     if (view.binary === view.manifest.utf8) throw new EvidenceError('digestMismatch');
     return view;
   }
 
-  /** Run ids that have a log file. */
-  private async logFiles(): Promise<string[]> {
-    const names = await fsp.readdir(this.dir).catch(() => [] as string[]);
-    return names.filter((n) => n.endsWith('.jsonl')).map((n) => n.slice(0, -6)).filter(isSafeSegment);
-  }
-
-  /** Re-reads logs that changed since last seen; returns every run's state. */
-  private async refresh(): Promise<Map<string, RunState>> {
-    const out = new Map<string, RunState>();
-    const ids = await this.logFiles();
-    for (const runId of [...this.seen.keys()]) {
-      if (!ids.includes(runId)) { this.seen.delete(runId); this.index.removeRun(runId); }
-    }
-    for (const runId of ids) {
-      const st = await this.readRun(runId).catch(() => undefined);
-      if (st) out.set(runId, st);
-    }
-    return out;
-  }
-
-  /** Reads one run's log and refreshes its handles when it changed. */
-  private async readRun(runId: string): Promise<RunState> {
+  /** The log's stat, or `unknown run` for a bad id or a missing log. */
+  private async statLog(runId: string): Promise<{ size: number; mtimeMs: number }> {
     if (typeof runId !== 'string' || !isSafeSegment(runId)) throw new EvidenceError('invalidArgument', 'unknown run');
-    const file = this.logPath(runId);
-    const st = await fsp.stat(file).catch(() => undefined);
+    const st = await fsp.stat(this.logPath(runId)).catch(() => undefined);
     if (!st?.isFile()) throw new EvidenceError('invalidArgument', 'unknown run');
-    const prior = this.seen.get(runId);
-    if (prior?.log && prior.size === st.size && prior.mtimeMs === st.mtimeMs) return { log: prior.log, mtimeMs: st.mtimeMs };
-    const log = await readRunLog(file, runId);
-    const first = log.records[0];
-    const valid = first?.type === 'run_started' && first.tenant === this.tenant;
-    if (!prior || prior.size !== log.sizeBytes || prior.mtimeMs !== st.mtimeMs) {
-      // A log whose first record is not this tenant's run_started mints nothing.
-      this.index.setRun(runId, valid ? log.records.filter((r): r is CallFinishedRecord => r.type === 'call_finished') : []);
-    }
-    this.seen.set(runId, { size: log.sizeBytes, mtimeMs: st.mtimeMs, log });
-    return { log, mtimeMs: st.mtimeMs };
+    return st;
   }
 
-  private summarize(runId: string, st: RunState): RunSummary | undefined {
-    const records = st.log.records;
-    const first = records[0];
-    if (first?.type !== 'run_started' || first.tenant !== this.tenant) return undefined;
-    let pinned = first.pinned ?? false;
-    let finishedAt: string | undefined;
-    let status: RunStatus | undefined;
-    let callCount = 0;
-    let blobBytes = 0;
-    for (const r of records) {
-      if (r.type === 'run_pinned') pinned = r.pinned;
-      else if (r.type === 'run_finished') { finishedAt = r.finishedAt; status = r.status; }
-      else if (r.type === 'call_finished') {
-        callCount++;
-        if (r.stored === 'blob') blobBytes += r.resultBytes;
-        for (const a of r.attachments) if (a.stored === 'blob') blobBytes += a.sizeBytes;
-      }
+  /** One run's parsed log (a bounded cache by size and mtime); a changed log is re-indexed too. */
+  private async readLog(runId: string): Promise<ReadLogResult> {
+    const st = await this.statLog(runId);
+    const prior = this.parsed.get(runId);
+    if (prior && prior.size === st.size && prior.mtimeMs === st.mtimeMs) {
+      this.parsed.delete(runId);
+      this.parsed.set(runId, prior);
+      return prior.log;
     }
-    if (!status) {
-      const live = this.live.get(runId);
-      status = (live && !live.isFinished) || Date.now() - st.mtimeMs < RUNNING_GRACE_MS ? 'running' : 'interrupted';
-    }
-    return {
-      runId, tenant: this.tenant, label: first.label, startedAt: first.startedAt, finishedAt, status, pinned, profileHash: first.profileHash,
-      callCount, totalBytes: st.log.sizeBytes + blobBytes, tornTail: st.log.tornTail, problems: st.log.problems,
-    };
+    const log = parseRunLog(await fsp.readFile(this.logPath(runId)), runId);
+    this.parsed.delete(runId);
+    this.parsed.set(runId, { size: log.sizeBytes, mtimeMs: st.mtimeMs, log });
+    while (this.parsed.size > PARSED_LOGS) this.parsed.delete(this.parsed.keys().next().value as string);
+    const row = this.catalog.run(runId);
+    if (!row || row.z !== st.size || row.m !== st.mtimeMs) await this.catalog.verifyRun(runId);
+    return log;
   }
+}
+
+/** Sort key of a run in the catalog's order (a retention cursor). */
+function runKey(r: RunRow): string {
+  return `${r.startedMs}|${r.id}`;
+}
+
+/** Index of the first run after the one `key` names (it may have been deleted since). */
+function firstAfter(runs: readonly RunRow[], key: string): number {
+  const bar = key.indexOf('|');
+  const ms = Number(key.slice(0, bar));
+  const id = key.slice(bar + 1);
+  let lo = 0;
+  let hi = runs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const r = runs[mid]!;
+    if (r.startedMs < ms || (r.startedMs === ms && r.id <= id)) lo = mid + 1; else hi = mid;
+  }
+  return lo;
 }
 
 function contentOf(entry: HandleEntry): StoredContent {

@@ -32,8 +32,10 @@ export interface CallError {
   readonly message: string;
 }
 
-/** How a run ended (`finish(status)`). */
-export type RunFinishStatus = 'completed' | 'failed' | 'cancelled';
+import type { RunOwner } from './owner.js';
+
+/** How a run ended (`finish(status)`; `interrupted` is written by `finishInterrupted` for a run whose writer died). */
+export type RunFinishStatus = 'completed' | 'failed' | 'cancelled' | 'interrupted';
 
 /**
  * A run's state as read back: a finish status, `running` (open in this store, or
@@ -108,6 +110,10 @@ export interface RunStartedRecord {
   readonly profileHash: string;
   readonly label?: string;
   readonly pinned?: boolean;
+  /** The process writing the run (absent in older logs), see owner.ts. */
+  readonly owner?: RunOwner;
+  /** Which front end started the run (absent in older logs: read as `{ kind: 'tool' }`). */
+  readonly source?: RunSource;
 }
 
 /** A tool call began. */
@@ -185,6 +191,8 @@ export interface RunSummary {
   readonly status: RunStatus;
   readonly pinned: boolean;
   readonly profileHash: string;
+  /** Who started the run, from `run_started` (absent in older logs: `{ kind: 'tool' }`). */
+  readonly source?: RunSource;
   /** Finished calls. */
   readonly callCount: number;
   /** Log bytes plus kept blob bytes (what deleting the run frees, near enough). */
@@ -193,6 +201,68 @@ export interface RunSummary {
   readonly tornTail: boolean;
   /** Every skipped line (torn tail included). */
   readonly problems: readonly LogProblem[];
+}
+
+/** Who started a run, as listed: the `run_started` record's `source` (older logs list as `{ kind: 'tool' }`). */
+export type ListedRunSource = RunSource;
+
+/** One call as the catalog lists it (the inspector's row): no preview, no arguments. */
+export interface CallSummary {
+  readonly runId: string;
+  readonly callId: string;
+  readonly tool: string;
+  readonly startedAt: string;
+  readonly finishedAt?: string;
+  /** `running`/`interrupted` for a call with no finish record. */
+  readonly status: CallStatus | 'running' | 'interrupted';
+  readonly errorCode?: CallErrorCode;
+  /** A command's exit code (null when it ended by a signal); absent for other tools. */
+  readonly exitCode?: number | null;
+  readonly signal?: string | null;
+  readonly timedOut?: boolean;
+  readonly cancelled?: boolean;
+  /** Full result size (0 while unfinished). */
+  readonly resultBytes: number;
+  readonly stored?: StorageState;
+  /** First 12 hex digits of the result's sha256. */
+  readonly sha256Prefix?: string;
+  /** `res_<callId>` when the result was elided or offloaded. */
+  readonly handle?: string;
+  readonly attachments: readonly { readonly name: string; readonly handle: string; readonly sizeBytes: number; readonly stored: StorageState }[];
+  /** The run's source (`tool` when its log predates sources). */
+  readonly source: ListedRunSource;
+  readonly runLabel?: string;
+}
+
+/** A page request over every call of the tenant (`RunStore.queryCalls`). */
+export interface CallQuery {
+  readonly offset: number;
+  /** 1–1000. */
+  readonly limit: number;
+  /** Default `newest` (start time); `largest` by result plus attachment bytes. */
+  readonly order?: 'newest' | 'oldest' | 'largest';
+  readonly runId?: string;
+  readonly tool?: string;
+  /** `ok`: status ok; `failed`: error, failed or interrupted; `running`: not finished yet. */
+  readonly outcome?: 'ok' | 'failed' | 'running';
+  readonly source?: ListedRunSource['kind'];
+  /** Case-insensitive substring of the tool, run id, call id or run label. */
+  readonly text?: string;
+}
+
+/** One page of calls: `total` matches the filters, `rows` starts at `offset`. */
+export interface CallPage {
+  readonly total: number;
+  readonly offset: number;
+  readonly rows: readonly CallSummary[];
+}
+
+/** A search over runs for pickers (`RunStore.queryRuns`): newest first. */
+export interface RunQuery {
+  /** Case-insensitive substring of the run id or label. */
+  readonly text?: string;
+  /** 1–1000. */
+  readonly limit: number;
 }
 
 /** One call, as `report(runId)` returns it: full size, handle and the preview the model saw. */
@@ -239,9 +309,16 @@ export interface ReadToolOutputArgs {
   readonly bytes?: { readonly start: number; readonly end: number };
 }
 
-/** One pattern match: the 1-based line number of a matching line. */
+/** One pattern match: where the matching line's first match is (docs/contracts.md, reader section). */
 export interface ReadToolOutputMatch {
+  /** 1-based line number, like `grep -n`. */
   readonly line_number: number;
+  /** Offset of the match in the output, in bytes. */
+  readonly byte_offset: number;
+  /** 1-based byte column of the match in its line. */
+  readonly column: number;
+  /** Set when the line was too long to show whole: the output byte range [start, end) shown around the match. */
+  readonly window?: { readonly start: number; readonly end: number };
 }
 
 /**
@@ -265,6 +342,13 @@ export interface ReadToolOutputResult {
   readonly content: string;
   /** Pattern mode: one entry per returned match, in `content` order; else null. */
   readonly matches: readonly ReadToolOutputMatch[] | null;
+  /**
+   * Set when the output was cut at a capture cap: bytes [start, end) of `observed` were
+   * kept, and every line, match and count in this reply is over those bytes only.
+   */
+  readonly kept_bytes?: { readonly start: number; readonly end: number; readonly observed: number };
+  /** Bytes mode over binary content: the byte range [start, end) the hex dump in `content` shows. */
+  readonly hex_dump?: { readonly start: number; readonly end: number };
 }
 
 /** Which runs a handle may resolve through (default: every run of the store's tenant). */
@@ -328,8 +412,16 @@ export interface ReaderLimits {
   readonly maxLineChars: number;
   /** Largest byte window `end - start` (8,192 by default). */
   readonly maxByteWindow: number;
-  /** Time a pattern may spend on one piece (≤ 1 MiB) before the search is stopped. */
+  /** Time a pattern may spend on one piece (≤ 1 MiB) before the search is stopped (catastrophic backtracking). */
   readonly patternBudgetMs: number;
+  /** Overall time limit of one pattern search, however large the output (default 30 s). */
+  readonly searchTimeoutMs: number;
+}
+
+/** Per-call options of `readToolOutput`. */
+export interface ReadOptions {
+  /** Aborting stops a pattern search (the model's cancellation, MCP `notifications/cancelled`, the inspector's Cancel). */
+  readonly signal?: AbortSignal;
 }
 
 /** `RunStore.open` options. */
@@ -348,7 +440,7 @@ export interface RunStoreOptions {
   /** Attachments up to this many bytes stay inline in the record (default 4 KiB). */
   readonly inlineAttachmentBytes?: number;
   readonly preservation?: Preservation;
-  /** Per-stream capture cap for commands (default 64 MiB). */
+  /** Per-stream capture cap for commands (default: none, Infinity). */
   readonly captureCapBytes?: number;
   readonly reader?: Partial<ReaderLimits>;
   /** Where results recorded as `stored: 'artifact'` are read (the artifact store of the same tenant). */
@@ -374,10 +466,26 @@ export interface StoredArtifact {
   readonly bytes: Uint8Array;
 }
 
+/**
+ * Which front end started a run (docs/contracts.md §2.2.1): the editor's tools
+ * (`tool`), the chat participant, an agent's terminal command routed by the hook
+ * (`hook`, with the agent and its session id), the command line (`cli`), the MCP
+ * server (`mcp`), a palette command (`command`) or the extension API (`api`).
+ */
+export interface RunSource {
+  readonly kind: 'tool' | 'participant' | 'hook' | 'cli' | 'mcp' | 'command' | 'api';
+  /** The agent whose hook routed the command (`copilot`, `claude`, `codex`, `gemini`, …). */
+  readonly agent?: string;
+  /** The agent's session id (hook `session_id`), so one conversation's runs can be found together. */
+  readonly sessionId?: string;
+}
+
 /** `RunStore.startRun` options. */
 export interface StartRunOptions {
   readonly label?: string;
   readonly pinned?: boolean;
+  /** Recorded in `run_started` (absent: the reader assumes `{ kind: 'tool' }`). */
+  readonly source?: RunSource;
 }
 
 /** `Run.recordResult` / `Run.recordStream` options. */
@@ -403,6 +511,12 @@ export interface RunCommandOptions {
   /** Tool name to record (default `run_command`). */
   readonly tool?: string;
   /**
+   * Sees every piece of stdout/stderr as it is captured (the command line's `--tee`);
+   * capture waits for the returned promise, so a slow terminal slows the command
+   * instead of piling output up in memory.
+   */
+  readonly onOutput?: (stream: 'stdout' | 'stderr', chunk: Uint8Array) => void | Promise<void>;
+  /**
    * Files the command writes, relative to `cwd` (no absolute paths, no `..`): each that
    * exists as a regular file afterwards becomes a `file:<path>` attachment (slots `f1`,
    * `f2`, …), captured with the same cap; a missing one is reported in the summary.
@@ -418,12 +532,23 @@ export interface PruneOptions {
   readonly maxAgeMs?: number;
   /** Clock for tests (ms since epoch). */
   readonly now?: number;
+  /**
+   * Examine at most this many runs (oldest first) and return: retention in bounded
+   * slices, so a year of runs never stalls its caller (`more` says whether to go on).
+   */
+  readonly sliceRuns?: number;
+  /** Where the previous slice stopped (its `cursor`). */
+  readonly cursor?: string;
 }
 
 /** What `prune` deleted. */
 export interface PruneResult {
   readonly deletedRuns: readonly string[];
   readonly freedBytes: number;
+  /** Set by a sliced prune: true when runs remain to examine. */
+  readonly more?: boolean;
+  /** Pass as `cursor` to examine the next slice. */
+  readonly cursor?: string;
 }
 
 /** Something to stop listening with. */
@@ -444,7 +569,7 @@ export interface RunStoreApi {
   /** Every call of one run, in start order. */
   report(runId: string): Promise<CallReport[]>;
   /** docs/contracts.md §2.5; handles outside `scope` (default: this tenant) are access denied. */
-  readToolOutput(args: ReadToolOutputArgs, scope?: ReadScope): Promise<ReadToolOutputResult>;
+  readToolOutput(args: ReadToolOutputArgs, scope?: ReadScope, options?: ReadOptions): Promise<ReadToolOutputResult>;
   /** Verified byte access behind a handle (same resolution and refusals as the reader). */
   openHandle(handle: string, scope?: ReadScope): Promise<HandleSource>;
   /** Called after every record this store appends. */
@@ -455,6 +580,10 @@ export interface RunStoreApi {
   setPinned(runId: string, pinned: boolean): Promise<void>;
   /** Retention: deletes oldest unpinned, not-running runs first. */
   prune(options: PruneOptions): Promise<PruneResult>;
+  /** One page of calls from the catalog, sorted and filtered (docs/architecture.md "Catalog"). */
+  queryCalls(query: CallQuery): Promise<CallPage>;
+  /** Runs whose id or label contains `text`, newest first, at most `limit`. */
+  queryRuns(query: RunQuery): Promise<RunSummary[]>;
 }
 
 /** The surface of a live `Run`. */

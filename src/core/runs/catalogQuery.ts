@@ -1,0 +1,167 @@
+/**
+ * Listing from the catalog (docs/architecture.md, "Catalog"): pages of calls sorted and
+ * filtered in memory over the catalog's small rows, runs for pickers, run summaries.
+ * Only the rows of the page are read back from the catalog file, and their runs are
+ * checked against their logs first (a stale row is re-indexed, then the page is
+ * computed again).
+ */
+import { EvidenceError } from '../errors.js';
+import type { CallRow, Catalog, RunRow } from './catalog.js';
+import { outcomeOf, type CallEntry, type CallStartEntry } from './catalogFormat.js';
+import type { CallErrorCode, CallPage, CallQuery, CallStatus, CallSummary, ListedRunSource, RunQuery, RunStatus, RunSummary, StorageState } from './types.js';
+
+/** An unfinished run whose log was written to within this window counts as running (another window may own it). */
+export const RUNNING_GRACE_MS = 10 * 60 * 1000;
+
+/** Largest page. */
+const MAX_LIMIT = 1000;
+
+const SOURCE_KINDS = new Set(['tool', 'participant', 'hook', 'cli', 'mcp', 'command', 'api']);
+
+/** True when the run is open in this process. */
+export type IsLive = (runId: string) => boolean;
+
+/** A run's status as read back. */
+export function runStatusOf(row: RunRow, isLive: IsLive, now = Date.now()): RunStatus {
+  if (row.status) return row.status;
+  return isLive(row.id) || now - row.m < RUNNING_GRACE_MS ? 'running' : 'interrupted';
+}
+
+/** What `listRuns` reports for one row. */
+export function summaryOf(row: RunRow, tenant: string, isLive: IsLive): RunSummary {
+  return {
+    runId: row.id, tenant, label: row.label, startedAt: row.startedAt, finishedAt: row.finishedAt, status: runStatusOf(row, isLive),
+    pinned: row.pinned, source: sourceOf(row), profileHash: row.profileHash, callCount: row.callCount, totalBytes: row.z + row.blobBytes,
+    tornTail: row.tornTail, problems: row.problems,
+  };
+}
+
+/** The run's source as recorded (`tool` when absent or not understood). */
+export function sourceOf(row: RunRow): ListedRunSource {
+  const s = row.source as { kind?: unknown; agent?: unknown; sessionId?: unknown } | undefined;
+  if (!s || typeof s !== 'object' || typeof s.kind !== 'string' || !SOURCE_KINDS.has(s.kind)) return { kind: 'tool' };
+  return {
+    kind: s.kind as ListedRunSource['kind'],
+    ...(typeof s.agent === 'string' ? { agent: s.agent } : {}), ...(typeof s.sessionId === 'string' ? { sessionId: s.sessionId } : {}),
+  };
+}
+
+function callStatusOf(c: CallRow, isLive: IsLive, now: number): CallSummary['status'] {
+  if (c.finished) return c.status as CallStatus;
+  return runStatusOf(c.run, isLive, now) === 'running' ? 'running' : 'interrupted';
+}
+
+function positive(name: string, v: unknown, max: number, min = 1): number {
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min || v > max) throw new EvidenceError('invalidArgument', `${name} must be an integer from ${min} to ${max}`);
+  return v;
+}
+
+function optionalString(name: string, v: unknown): string | undefined {
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string' || v.length > 1024) throw new EvidenceError('invalidArgument', `${name} must be a string of at most 1024 characters`);
+  return v;
+}
+
+/** Checks a query from an untrusted caller (a webview): one sentence per mistake. */
+export function validateCallQuery(q: CallQuery): CallQuery {
+  if (q === null || typeof q !== 'object') throw new EvidenceError('invalidArgument', 'query must be an object');
+  positive('offset', q.offset, Number.MAX_SAFE_INTEGER, 0);
+  positive('limit', q.limit, MAX_LIMIT);
+  if (q.order !== undefined && !['newest', 'oldest', 'largest'].includes(q.order)) throw new EvidenceError('invalidArgument', 'order must be newest, oldest or largest');
+  if (q.outcome !== undefined && !['ok', 'failed', 'running'].includes(q.outcome)) throw new EvidenceError('invalidArgument', 'outcome must be ok, failed or running');
+  if (q.source !== undefined && !SOURCE_KINDS.has(q.source)) throw new EvidenceError('invalidArgument', 'source is not a known kind');
+  optionalString('runId', q.runId);
+  optionalString('tool', q.tool);
+  optionalString('text', q.text);
+  return q;
+}
+
+/** The rows matching the filters, in the asked order, and how many there are. */
+function selectCalls(catalog: Catalog, q: CallQuery, isLive: IsLive): { total: number; rows: CallRow[] } {
+  const now = Date.now();
+  const text = q.text?.toLowerCase();
+  const runRow = q.runId !== undefined ? catalog.run(q.runId) : undefined;
+  if (q.runId !== undefined && !runRow) return { total: 0, rows: [] };
+  const all = runRow ? runRow.calls : catalog.callsOldestFirst();
+  const sourceOk = new Map<RunRow, boolean>();
+  const match = (c: CallRow): boolean => {
+    if (c.dead || !c.run.ok) return false;
+    if (q.tool !== undefined && c.tool !== q.tool) return false;
+    if (q.outcome !== undefined && outcomeOf(callStatusOf(c, isLive, now)) !== q.outcome) return false;
+    if (q.source !== undefined) {
+      let ok = sourceOk.get(c.run);
+      if (ok === undefined) { ok = sourceOf(c.run).kind === q.source; sourceOk.set(c.run, ok); }
+      if (!ok) return false;
+    }
+    if (text !== undefined && !(c.tool.toLowerCase().includes(text) || c.id.includes(text) || c.run.id.toLowerCase().includes(text) || (c.run.label?.toLowerCase().includes(text) ?? false))) return false;
+    return true;
+  };
+  const order = q.order ?? 'newest';
+  const end = q.offset + q.limit;
+  if (order === 'largest') {
+    const matched = all.filter(match).sort((a, b) => b.bytes - a.bytes || b.startedMs - a.startedMs || b.seq - a.seq);
+    return { total: matched.length, rows: matched.slice(q.offset, end) };
+  }
+  // Newest or oldest: walk the sorted rows, keeping only the page (no copy of every match).
+  const rows: CallRow[] = [];
+  let total = 0;
+  const take = (c: CallRow): void => {
+    if (!match(c)) return;
+    if (total >= q.offset && total < end) rows.push(c);
+    total++;
+  };
+  if (order === 'newest') for (let i = all.length - 1; i >= 0; i--) take(all[i]!);
+  else for (const c of all) take(c);
+  return { total, rows };
+}
+
+/** One listed call from its row and its catalog entry. */
+function callSummaryOf(c: CallRow, e: CallEntry | CallStartEntry | undefined, isLive: IsLive, now: number): CallSummary {
+  const source = sourceOf(c.run);
+  const base = { runId: c.run.id, callId: c.id, tool: c.tool, source, ...(c.run.label !== undefined ? { runLabel: c.run.label } : {}) };
+  if (!e || e.k === 'cs') {
+    return { ...base, startedAt: e?.s ?? new Date(c.startedMs).toISOString(), status: callStatusOf(c, isLive, now), resultBytes: 0, attachments: [] };
+  }
+  return {
+    ...base, startedAt: e.s, finishedAt: e.f, status: e.st as CallStatus,
+    ...(e.e !== undefined ? { errorCode: e.e as CallErrorCode } : {}),
+    ...(e.x !== undefined ? { exitCode: e.x } : {}), ...(e.sg !== undefined ? { signal: e.sg } : {}),
+    ...(e.to ? { timedOut: true } : {}), ...(e.ca ? { cancelled: true } : {}),
+    resultBytes: e.b, stored: e.sto as StorageState, sha256Prefix: e.sha.slice(0, 12), ...(e.h ? { handle: `res_${e.c}` } : {}),
+    attachments: e.a.map(([name, slot, sizeBytes, stored]) => ({ name, handle: `out_${e.c}_${slot}`, sizeBytes, stored: stored as StorageState })),
+  };
+}
+
+/** `RunStore.queryCalls`: one page, its runs checked against their logs first. */
+export async function queryCalls(catalog: Catalog, q: CallQuery, isLive: IsLive): Promise<CallPage> {
+  validateCallQuery(q);
+  await catalog.sync();
+  let page = selectCalls(catalog, q, isLive);
+  // A stale row is re-indexed from its log, and the page computed again (once: the logs win).
+  if (await catalog.verifyRuns(page.rows.map((c) => c.run.id))) page = selectCalls(catalog, q, isLive);
+  const entries = await catalog.entriesOf(page.rows);
+  const now = Date.now();
+  return { total: page.total, offset: q.offset, rows: page.rows.map((c) => callSummaryOf(c, entries.get(c), isLive, now)) };
+}
+
+/** `RunStore.queryRuns`: newest first, id or label containing the text. */
+export async function queryRuns(catalog: Catalog, q: RunQuery, tenant: string, isLive: IsLive): Promise<RunSummary[]> {
+  if (q === null || typeof q !== 'object') throw new EvidenceError('invalidArgument', 'query must be an object');
+  positive('limit', q.limit, MAX_LIMIT);
+  const text = optionalString('text', q.text)?.toLowerCase();
+  await catalog.sync();
+  const pick = (): RunRow[] => {
+    const out: RunRow[] = [];
+    const runs = catalog.runsOldestFirst();
+    for (let i = runs.length - 1; i >= 0 && out.length < q.limit; i--) {
+      const r = runs[i]!;
+      if (r.dead || !r.ok) continue;
+      if (text !== undefined && !r.id.toLowerCase().includes(text) && !(r.label?.toLowerCase().includes(text) ?? false)) continue;
+      out.push(r);
+    }
+    return out;
+  };
+  let rows = pick();
+  if (await catalog.verifyRuns(rows.map((r) => r.id))) rows = pick();
+  return rows.map((r) => summaryOf(r, tenant, isLive));
+}

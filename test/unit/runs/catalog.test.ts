@@ -1,0 +1,246 @@
+import * as assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { appendFileSync, existsSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+import { CATALOG_FILE, decodeLine } from '../../../src/core/runs/catalogFormat.js';
+import type { RunStore } from '../../../src/core/runs/runStore.js';
+import type { CallSummary } from '../../../src/core/runs/types.js';
+import { openStore, rejectsWith, scratch } from './helpers.js';
+
+const run = promisify(execFile);
+const DENIED = 'access denied: unknown handle';
+const SMALL = { limits: { largeResultBytes: 4, previewBytes: 4 } };
+const WRITER = path.join(__dirname, 'fixtures', 'catalogWriter.ts');
+
+/** Every line of the catalog file: each must pass its checksum. */
+function catalogLines(dir: string): { valid: number; bad: number; kinds: string[] } {
+  const buf = readFileSync(path.join(dir, 'logs', 'tenant-a', CATALOG_FILE));
+  let valid = 0;
+  let bad = 0;
+  const kinds: string[] = [];
+  let i = 0;
+  while (i < buf.length) {
+    const next = buf.indexOf(10, i + 1);
+    const end = next < 0 ? buf.length : next;
+    const e = decodeLine(buf, i + 1, end);
+    if (e) { valid++; kinds.push(e.k); } else bad++;
+    i = end;
+  }
+  return { valid, bad, kinds };
+}
+
+async function readAll(store: RunStore, handles: readonly { handle: string; text: string }[]): Promise<void> {
+  for (const h of handles) assert.equal((await store.readToolOutput({ handle: h.handle })).content, h.text, h.handle);
+}
+
+describe('catalog: an index of runs, calls and handles (docs/architecture.md "Catalog")', () => {
+  let dir: string; let cleanup: () => void;
+  beforeEach(() => ({ dir, cleanup } = scratch('catalog')));
+  afterEach(() => cleanup());
+
+  it('is written on append: a new store resolves handles and lists without re-indexing any log', async () => {
+    const a = await openStore(dir, SMALL);
+    const r = await a.startRun({ label: 'alpha' });
+    const out = await r.recordResult('t', {}, 'first result');
+    await r.finish();
+    const b = await openStore(dir, SMALL);
+    await b.catalogSettled();
+    assert.equal((await b.readToolOutput({ handle: out.handle! })).content, 'first result');
+    assert.deepEqual((await b.queryCalls({ offset: 0, limit: 10 })).rows.map((c) => c.handle), [out.handle]);
+    assert.equal(b.catalogStats().reindexed, 0);
+    assert.equal(b.catalogStats().rebuilt, false);
+    // header, built, run, call started, call finished, run finished
+    assert.deepEqual(catalogLines(dir), { valid: 6, bad: 0, kinds: ['hdr', 'built', 'run', 'cs', 'cf', 'fin'] });
+  });
+
+  it('two processes and this one append the same catalog at once: every line whole, every handle resolves', async function () {
+    this.timeout(120_000);
+    const store = await openStore(dir, SMALL);
+    const writers = ['p1', 'p2'].map((label) => run(process.execPath, ['--import', 'tsx', WRITER, dir, label, '15', '4'], { cwd: path.join(__dirname, '../../..') }));
+    let running = writers.length;
+    for (const w of writers) void w.finally(() => { running--; }).catch(() => undefined);
+    const mine: { handle: string; text: string }[] = [];
+    // This process keeps recording until both others are done, so their appends overlap with its own.
+    let myRuns = 0;
+    for (let i = 0; running > 0 || i < 15; i++, myRuns++) {
+      const r = await store.startRun({ label: `me-${i}` });
+      for (let c = 0; c < 4; c++) {
+        const text = `me run ${i} call ${c}`;
+        mine.push({ handle: (await r.recordResult('tool-me', { c }, text)).handle!, text });
+      }
+      await r.finish();
+    }
+    const theirs = (await Promise.all(writers)).flatMap((w) => JSON.parse(w.stdout) as { handle: string; text: string }[]);
+    assert.equal(theirs.length, 120);
+    // This store learns the others' handles from the catalog's tail.
+    await readAll(store, [...mine, ...theirs]);
+    const fresh = await openStore(dir, SMALL);
+    await fresh.catalogSettled();
+    await readAll(fresh, [...mine, ...theirs]);
+    assert.equal(fresh.catalogStats().reindexed, 0);
+    assert.equal(fresh.catalogStats().damagedLines, 0);
+    // Every record has its line (a store that opened while another's run was mid-append may add a snap of it).
+    assert.ok(myRuns > 15);
+    const lines = catalogLines(dir);
+    const count = (k: string): number => lines.kinds.filter((x) => x === k).length;
+    const runs = myRuns + 30;
+    assert.deepEqual([lines.bad, count('hdr'), count('built'), count('run'), count('cs'), count('cf'), count('fin')], [0, 1, 1, runs, runs * 4, runs * 4, runs]);
+    assert.equal(lines.valid, 2 + runs * 10 + count('snap'));
+    const page = await fresh.queryCalls({ offset: 0, limit: 1000, tool: 'tool-p2' });
+    assert.equal(page.total, 60);
+    assert.deepEqual(new Set(page.rows.map((c) => c.handle)), new Set(theirs.filter((h) => h.text.startsWith('p2')).map((h) => h.handle)));
+  });
+
+  it('a torn catalog line is skipped, counted and repaired from the logs', async () => {
+    const a = await openStore(dir, SMALL);
+    const r1 = await a.startRun();
+    const first = await r1.recordResult('t', {}, 'kept result');
+    const catalog = path.join(dir, 'logs', 'tenant-a', CATALOG_FILE);
+    const before = readFileSync(catalog).length;
+    const lost = await r1.recordResult('t', {}, 'the line of this call is torn');
+    // A crash mid-write: only part of the call_finished line reached the catalog.
+    const grown = readFileSync(catalog).length;
+    truncateSync(catalog, before + Math.floor((grown - before) * 0.6));
+    // Other writers go on appending after the torn piece.
+    const b = await openStore(dir, SMALL);
+    const r2 = await b.startRun();
+    const later = await r2.recordResult('t', {}, 'written after the tear');
+    await r2.finish();
+    assert.equal(catalogLines(dir).bad, 1);
+    const c = await openStore(dir, SMALL);
+    assert.equal(c.catalogStats().damagedLines, 1);
+    // The lost call is found again: its run is re-indexed from its log.
+    assert.equal((await c.readToolOutput({ handle: lost.handle! })).content, 'the line of this call is torn');
+    await c.catalogSettled();
+    // The run was re-indexed from its log (by the first store to check it) in one snap line.
+    assert.ok(catalogLines(dir).kinds.includes('snap'));
+    await readAll(c, [{ handle: first.handle!, text: 'kept result' }, { handle: later.handle!, text: 'written after the tear' }]);
+    assert.deepEqual((await c.queryCalls({ offset: 0, limit: 10, order: 'oldest' })).rows.map((x) => x.handle), [first.handle, lost.handle, later.handle]);
+  });
+
+  it('a stale catalog is detected and repaired: a log ahead of it, a log gone, a tampered log, the catalog gone or damaged', async () => {
+    const a = await openStore(dir, SMALL);
+    const done = await a.startRun({ label: 'done' });
+    const kept = await done.recordResult('t', {}, 'kept result');
+    await done.finish();
+    const gone = await a.startRun({ label: 'gone' });
+    const goneOut = await gone.recordResult('t', {}, 'deleted behind its back');
+    await gone.finish();
+    const open = await a.startRun({ label: 'open' });
+    const openOut = await open.recordResult('t', {}, 'abc def');
+    // The writer crashed after appending a record to its log and before the catalog: forge that record.
+    const log = a.logPath(open.runId);
+    const finished = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>).find((x) => x.type === 'call_finished')!;
+    const callId = `${String(finished.callId).split('-')[0]}-9`;
+    appendFileSync(log, `${JSON.stringify({ ...finished, callId, resultHandle: `res_${callId}` })}\n`);
+    rmSync(a.logPath(gone.runId));
+
+    const b = await openStore(dir, SMALL);
+    // The unfinished run is checked against its log; the missing log is a deleted run.
+    assert.equal((await b.readToolOutput({ handle: `res_${callId}` })).content, 'abc def');
+    await b.catalogSettled();
+    await rejectsWith(b.readToolOutput({ handle: goneOut.handle! }), 'accessDenied', DENIED);
+    assert.deepEqual((await b.queryRuns({ limit: 10 })).map((r) => r.label), ['open', 'done']);
+    assert.equal((await b.queryCalls({ offset: 0, limit: 10, runId: open.runId })).total, 2);
+
+    // A log rewritten to the same size (another tenant's run now): the row is checked before it is served.
+    const doneLog = a.logPath(done.runId);
+    writeFileSync(doneLog, readFileSync(doneLog, 'utf8').replace('"tenant":"tenant-a"', '"tenant":"tenant-z"'));
+    await rejectsWith(b.readToolOutput({ handle: kept.handle! }), 'accessDenied', DENIED);
+    assert.deepEqual((await b.queryRuns({ limit: 10 })).map((r) => r.label), ['open']);
+
+    // The catalog deleted: rebuilt from the logs on open.
+    rmSync(path.join(dir, 'logs', 'tenant-a', CATALOG_FILE));
+    const c = await openStore(dir, SMALL);
+    assert.equal(c.catalogStats().rebuilt, true);
+    assert.equal((await c.readToolOutput({ handle: openOut.handle! })).content, 'abc def');
+    assert.deepEqual((await c.queryCalls({ offset: 0, limit: 10 })).rows.map((x) => x.callId).sort(), [openOut.callId, callId].sort());
+
+    // The header damaged: the file is kept aside and the catalog rebuilt.
+    const file = path.join(dir, 'logs', 'tenant-a', CATALOG_FILE);
+    writeFileSync(file, Buffer.concat([Buffer.from('garbage'), readFileSync(file)]));
+    const d = await openStore(dir, SMALL);
+    assert.equal(d.catalogStats().rebuilt, true);
+    assert.ok(existsSync(`${file}.damaged`));
+    assert.equal((await d.readToolOutput({ handle: openOut.handle! })).content, 'abc def');
+    assert.equal(catalogLines(dir).bad, 0);
+  });
+
+  it('pages calls newest, oldest and largest first, filtered by run, tool, outcome, source and text', async () => {
+    const store = await openStore(dir, SMALL);
+    const r1 = await store.startRun({ label: 'build' });
+    const c1 = await r1.recordResult('compile', {}, 'x'.repeat(300));
+    const c2 = await r1.recordResult('compile', {}, 'error text', { isError: true });
+    await r1.finish();
+    const r2 = await store.startRun({ label: 'test' });
+    const c3 = await r2.runCommand('printf hello; exit 3', { cwd: dir });
+    const c4 = await r2.recordResult('lint', {}, 'y'.repeat(50));
+    const all = [c1, c2, c3, c4].map((c) => c.callId);
+    const ids = (rows: readonly CallSummary[]): string[] => rows.map((r) => r.callId);
+
+    const newest = await store.queryCalls({ offset: 0, limit: 10 });
+    assert.deepEqual([newest.total, newest.offset, ids(newest.rows)], [4, 0, [...all].reverse()]);
+    assert.deepEqual(ids((await store.queryCalls({ offset: 0, limit: 10, order: 'oldest' })).rows), all);
+    // Largest counts the result and its attachments.
+    const size = (c: typeof c1): number => c.record.resultBytes + c.record.attachments.reduce((n, a) => n + a.sizeBytes, 0);
+    const bySize = [c1, c2, c3, c4].sort((x, y) => size(y) - size(x)).map((c) => c.callId);
+    assert.ok(size(c3) > size(c4) && size(c1) > size(c2));
+    assert.deepEqual(ids((await store.queryCalls({ offset: 0, limit: 2, order: 'largest' })).rows), bySize.slice(0, 2));
+    // Pages: offset and limit over the same order, total unchanged.
+    const second = await store.queryCalls({ offset: 1, limit: 2 });
+    assert.deepEqual([second.total, second.offset, ids(second.rows)], [4, 1, [c3.callId, c2.callId]]);
+    assert.deepEqual((await store.queryCalls({ offset: 4, limit: 2 })).rows, []);
+
+    assert.deepEqual(ids((await store.queryCalls({ offset: 0, limit: 10, runId: r1.runId })).rows), [c2.callId, c1.callId]);
+    assert.deepEqual(ids((await store.queryCalls({ offset: 0, limit: 10, tool: 'compile', order: 'oldest' })).rows), [c1.callId, c2.callId]);
+    assert.deepEqual(ids((await store.queryCalls({ offset: 0, limit: 10, outcome: 'failed' })).rows), [c2.callId]);
+    assert.deepEqual(ids((await store.queryCalls({ offset: 0, limit: 10, outcome: 'ok', order: 'oldest' })).rows), [c1.callId, c3.callId, c4.callId]);
+    assert.equal((await store.queryCalls({ offset: 0, limit: 10, source: 'tool' })).total, 4);
+    assert.equal((await store.queryCalls({ offset: 0, limit: 10, source: 'mcp' })).total, 0);
+    assert.deepEqual(ids((await store.queryCalls({ offset: 0, limit: 10, text: 'TEST' })).rows), [c4.callId, c3.callId]);
+    assert.deepEqual(ids((await store.queryCalls({ offset: 0, limit: 10, text: 'lin' })).rows), [c4.callId]);
+
+    // What a row lists: the command's exit code, sizes, storage state, digest prefix, handles, source.
+    const cmd = newest.rows.find((r) => r.callId === c3.callId)!;
+    assert.deepEqual({ ...cmd, startedAt: 'T', finishedAt: 'T' }, {
+      runId: r2.runId, callId: c3.callId, tool: 'run_command', source: { kind: 'tool' }, runLabel: 'test', startedAt: 'T', finishedAt: 'T',
+      status: 'ok', exitCode: 3, signal: null, resultBytes: c3.record.resultBytes, stored: 'inline', sha256Prefix: c3.record.sha256.slice(0, 12),
+      handle: c3.handle, attachments: c3.record.attachments.map((a) => ({ name: a.name, handle: a.handle, sizeBytes: a.sizeBytes, stored: a.stored })),
+    });
+    assert.deepEqual(newest.rows.find((r) => r.callId === c2.callId)!.errorCode, 'tool_error');
+
+    await rejectsWith(store.queryCalls({ offset: -1, limit: 10 }), 'invalidArgument', 'offset must be an integer from 0 to 9007199254740991');
+    await rejectsWith(store.queryCalls({ offset: 0, limit: 0 }), 'invalidArgument', 'limit must be an integer from 1 to 1000');
+    await rejectsWith(store.queryCalls({ offset: 0, limit: 5, order: 'random' as 'newest' }), 'invalidArgument', 'order must be newest, oldest or largest');
+    assert.deepEqual((await store.queryRuns({ text: 'BUI', limit: 5 })).map((r) => r.runId), [r1.runId]);
+    assert.deepEqual((await store.queryRuns({ limit: 1 })).map((r) => r.runId), [r2.runId]);
+  });
+
+  it('retention in slices: oldest first, never pinned or running, resuming from its cursor', async () => {
+    const store = await openStore(dir, SMALL);
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const r = await store.startRun({ label: `r${i}`, ...(i === 0 ? { pinned: true } : {}) });
+      await r.recordResult('t', {}, `result ${i}`);
+      if (i < 5) await r.finish();
+      ids.push(r.runId);
+    }
+    const later = Date.now() + 86_400_000;
+    const slices: { deleted: readonly string[]; more: boolean | undefined }[] = [];
+    let cursor: string | undefined;
+    do {
+      const res = await store.prune({ maxAgeMs: 60_000, now: later, sliceRuns: 2, ...(cursor !== undefined ? { cursor } : {}) });
+      slices.push({ deleted: res.deletedRuns, more: res.more });
+      cursor = res.cursor;
+    } while (cursor !== undefined);
+    // r0 pinned and r5 running stay; each slice examined two runs, oldest first.
+    assert.deepEqual(slices, [
+      { deleted: [ids[1]], more: true }, { deleted: [ids[2], ids[3]], more: true }, { deleted: [ids[4]], more: false },
+    ]);
+    assert.deepEqual((await store.queryRuns({ limit: 10 })).map((r) => r.label), ['r5', 'r0']);
+    // Budget: the oldest unpinned, not running run goes first; none is left to delete here.
+    const res = await store.prune({ maxBytes: 1, sliceRuns: 1 });
+    assert.deepEqual([res.deletedRuns, res.more], [[], true]);
+  });
+});
