@@ -48,6 +48,11 @@ export function isSecretName(segment: string): boolean {
   return BUILTIN_SECRET_RULES.isSecret(segment);
 }
 
+/** The refusal of a file over the workspace's `maxFileBytes` (callers compare it exactly, never by pattern). */
+export function fileTooLargeText(maxFileBytes: number): string {
+  return `error: file exceeds ${maxFileBytes} bytes`;
+}
+
 /** The local workspace's error results (short; never a path, never output). */
 export const LocalErrorText = {
   pathMissing: 'error: path must be a non-empty string',
@@ -223,7 +228,7 @@ export class LocalWorkspace implements ToolWorkspace {
   }
 
   private tooLarge(): string {
-    return `error: file exceeds ${this.maxFileBytes} bytes`;
+    return fileTooLargeText(this.maxFileBytes);
   }
 
   /**

@@ -169,7 +169,7 @@ export class S3BlobStore implements BlobStore {
       target.set(body.subarray(0, n));
       return n;
     } catch (e) {
-      if (e instanceof EvidenceError && e.code === 'backend' && e.message.includes('HTTP 416')) return 0;
+      if (e instanceof EvidenceError && e.code === 'rangeNotSatisfiable') return 0;
       throw e;
     }
   }
@@ -212,6 +212,8 @@ function toSafeError(e: unknown): EvidenceError {
   const status = typeof err?.$metadata?.httpStatusCode === 'number' ? err.$metadata.httpStatusCode : undefined;
   if (name === 'NoSuchKey' || name === 'NotFound' || (status === 404 && name !== 'NoSuchBucket')) return new EvidenceError('missing', 'stored bytes are missing');
   if (name === 'NoSuchBucket') return new EvidenceError('backend', 'blob store request failed: the bucket does not exist');
+  // A range starting past the object's end: an empty read, told apart by code, not by message.
+  if (status === 416) return new EvidenceError('rangeNotSatisfiable', 'blob store request failed (HTTP 416)');
   if (status !== undefined) return new EvidenceError('backend', `blob store request failed (HTTP ${status})`);
   return new EvidenceError('backend', 'blob store is unreachable');
 }
