@@ -4,7 +4,8 @@
  * artifact (the bytes live once, in the artifact store); a small one is recorded whole.
  */
 import { randomUUID } from 'node:crypto';
-import type { ArtifactRef, ArtifactStore } from '../artifacts.js';
+import type { ArtifactRef } from '../artifactRef.js';
+import type { ArtifactStore } from '../artifacts.js';
 import { BoundedEvidenceWorkspace, type EvidenceLimits } from '../evidenceWorkspace.js';
 import { fileTooLargeText } from '../localWorkspace.js';
 import type { RunApi, RunStoreApi } from '../runs/types.js';
