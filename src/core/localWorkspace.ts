@@ -43,11 +43,6 @@ const DEFAULT_MAX_FILE_BYTES = 16 * 1024 * 1024;
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
 
-/** True when a path segment names something the built-in deny list refuses. */
-export function isSecretName(segment: string): boolean {
-  return BUILTIN_SECRET_RULES.isSecret(segment);
-}
-
 /** The refusal of a file over the workspace's `maxFileBytes` (callers compare it exactly, never by pattern). */
 export function fileTooLargeText(maxFileBytes: number): string {
   return `error: file exceeds ${maxFileBytes} bytes`;

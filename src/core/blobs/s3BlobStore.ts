@@ -43,17 +43,6 @@ export interface S3BlobStoreOptions {
   readonly maxAttempts?: number;
 }
 
-/**
- * Reads options from the environment: `BOUNDED_EVIDENCE_S3_ENDPOINT`, `…_BUCKET`,
- * `…_PREFIX`, `…_REGION`; credentials stay with the SDK's own chain. Undefined when
- * no bucket is set.
- */
-export function s3OptionsFromEnv(env: NodeJS.ProcessEnv = process.env): S3BlobStoreOptions | undefined {
-  const bucket = env.BOUNDED_EVIDENCE_S3_BUCKET;
-  if (!bucket) return undefined;
-  return { bucket, endpoint: env.BOUNDED_EVIDENCE_S3_ENDPOINT || undefined, prefix: env.BOUNDED_EVIDENCE_S3_PREFIX || undefined, region: env.BOUNDED_EVIDENCE_S3_REGION || undefined };
-}
-
 /** A `BlobStore` over one bucket (and prefix) of an S3-compatible server. */
 export class S3BlobStore implements BlobStore {
   readonly kind = 's3' as const;
