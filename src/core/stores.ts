@@ -16,7 +16,7 @@ import { reregisterArtifacts } from './tools/artifactRecords.js';
 export interface StoreSettings extends BlobSettings {
   readonly largeResultBytes: number;
   readonly previewBytes: number;
-  /** 0: no cap (outputs kept whole while retention allows; docs/contracts.md, reader section). */
+  /** 0: no cap (outputs kept whole while retention allows; docs/contracts.md §2.10). */
   readonly captureCapBytes: number;
   readonly preservation: Preservation;
 }
@@ -37,6 +37,8 @@ export interface EvidenceStores {
   readonly blobs: BlobStore | undefined;
   /** How many artifacts were registered again from the records. */
   readonly reregistered: number;
+  /** Runs left open by a writer that died, finished now as `interrupted` (docs/contracts.md §5.4). */
+  readonly interrupted: readonly string[];
 }
 
 /** Creates the layout's folders and opens every store of it. */
@@ -56,6 +58,8 @@ export async function openEvidenceStores(layout: StorageLayout, settings: StoreS
     // `evidence_readFile` results are recorded by naming their artifact: handles read them there.
     artifacts,
   });
-  const reregistered = await reregisterArtifacts({ runs, artifacts }, (runId, e) => options.warn(`run ${runId} could not be read: ${e instanceof Error ? e.message : String(e)}`));
-  return { runs, artifacts, blobs, reregistered };
+  // Runs left open by a writer that died (a killed server, a crashed editor) stop showing as running (docs/contracts.md §5.4).
+  const interrupted = await runs.finishInterrupted().catch((e: unknown) => { options.warn(`runs left open could not be finished: ${e instanceof Error ? e.message : String(e)}`); return []; });
+  const reregistered = await reregisterArtifacts({ runs, artifacts }, (what, e) => options.warn(`${what} could not be read: ${e instanceof Error ? e.message : String(e)}`));
+  return { runs, artifacts, blobs, reregistered, interrupted };
 }

@@ -15,7 +15,7 @@ import {
   type ArtifactStore, type BlobStore, type RunRecordEvent, type RunStore, type StorageLayout, type ToolCallContext,
 } from '../core/index.js';
 import type { EvidenceSettings } from './settings.js';
-import { errorMessage, type Log } from './log.js';
+import type { Log } from './log.js';
 
 /**
  * Reader bounds of the run store. The contract's maxima (10,000 characters, 2,000 per
@@ -74,9 +74,6 @@ export async function openServices(inputs: ServiceInputs, settings: EvidenceSett
     s3Credentials: inputs.s3Credentials,
     warn: (message) => log.warn(message),
   });
-  // Runs left open by a writer that died (a crashed host, a killed MCP server) stop showing as running (docs/contracts.md §5.4).
-  const interrupted = await runs.finishInterrupted().catch((e: unknown) => { log.warn(`runs left open could not be finished: ${errorMessage(e)}`); return []; });
-  if (interrupted.length) log.info(`finished ${interrupted.length} run(s) left open by a process that died, as interrupted`);
   let workspace: EvidenceFileWorkspace | undefined;
   if (inputs.folder) {
     try {

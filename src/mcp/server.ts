@@ -57,9 +57,6 @@ export async function createEvidenceMcpServer(options: EvidenceMcpOptions & { re
     reader: { maxByteWindow: settings.maxRangeBytes, searchTimeoutMs: settings.searchTimeoutMs },
     warn: (message) => log(message),
   });
-  // Runs left open by a writer that died (a killed server, a crashed editor) stop showing as running (docs/contracts.md §5.4).
-  const interrupted = await runs.finishInterrupted().catch((e: unknown) => { log(`runs left open could not be finished: ${e instanceof Error ? e.message : String(e)}`); return []; });
-  if (interrupted.length) log(`finished ${interrupted.length} run(s) left open by a process that died, as interrupted`);
   const tools = new EvidenceTools({ runs, artifacts, local, settings, log });
   const progressIntervalMs = options.progressIntervalMs ?? 5_000;
 

@@ -48,14 +48,18 @@ export interface AttachmentView {
   readonly whole: boolean;
 }
 
+/** Bytes of an attachment a preview-only record still shows (its head and tail preview). */
+function previewShown(a: AttachmentRecord): number {
+  return a.previewRange ? a.previewRange.headEnd + (a.sizeBytes - a.previewRange.tailStart) : (a.binary ? 0 : a.sizeBytes);
+}
+
 function attachmentBlock(v: AttachmentView): string {
   const a = v.attachment;
   if (a.observedBytes === 0) return `${a.name}: empty`;
   const parts = [`${a.name}: ${a.sizeBytes} bytes`, a.binary ? 'binary' : lineWord(a.lineCount)];
   if (a.truncated) parts.push(`truncated at the capture cap (${a.observedBytes} bytes observed)`);
   if (!a.readable) {
-    const shown = a.previewRange ? a.previewRange.headEnd + (a.sizeBytes - a.previewRange.tailStart) : (a.binary ? 0 : a.sizeBytes);
-    parts.push(`not kept (no blob store): ${a.observedBytes - shown} bytes were let go`);
+    parts.push(`not kept (no blob store): ${a.observedBytes - previewShown(a)} bytes were let go`);
   } else if (!v.whole) parts.push(`handle ${a.handle}`);
   const head = parts.join(', ');
   if (a.binary) return `${head}\nBinary content is not shown as text.`;
@@ -69,8 +73,7 @@ export function letGo(views: readonly AttachmentView[]): string | undefined {
   const names: string[] = [];
   for (const { attachment: a } of views) {
     if (a.name === 'value') continue;
-    const shown = a.previewRange ? a.previewRange.headEnd + (a.sizeBytes - a.previewRange.tailStart) : (a.binary ? 0 : a.sizeBytes);
-    const n = !a.readable ? a.observedBytes - shown : a.truncated ? a.observedBytes - a.sizeBytes : 0;
+    const n = !a.readable ? a.observedBytes - previewShown(a) : a.truncated ? a.observedBytes - a.sizeBytes : 0;
     if (n > 0) { lost += n; observed += a.observedBytes; names.push(a.name); }
   }
   return lost ? `warning: ${lost} of ${observed} output bytes were let go (${names.join(', ')}); reads and searches cover only what was kept` : undefined;
@@ -104,18 +107,22 @@ function strayLines(end: CommandEnd): string[] {
   return lines;
 }
 
+/** How a command that was not stopped by a failure ended. */
+function endLine(end: CommandEnd): string {
+  if (end.timedOut) return `killed: timed out after ${end.timeoutMs} ms`;
+  if (end.aborted) return 'killed: cancelled';
+  if (end.signal) return `killed by ${end.signal}`;
+  return `exit code ${end.code}`;
+}
+
 /** The summary text of a command call (this is the call's recorded result). */
 export function commandSummary(command: string, end: CommandEnd, views: readonly AttachmentView[], missingFiles: readonly string[]): string {
   const shown = command.length > 200 ? `${command.slice(0, 200)}…` : command;
-  const lines = [`$ ${shown}`];
-  // Bytes let go come first: no later line may suggest the output is whole (docs/contracts.md, reader section).
+  // A failure comes first, so the result reads as an error (an MCP client sees isError).
+  const lines = end.failure ? [`error: ${end.failure}`, `$ ${shown}`] : [`$ ${shown}`, endLine(end)];
+  // Bytes let go come right after any failure: no later line may suggest the output is whole (docs/contracts.md §2.10).
   const lost = letGo(views);
-  if (lost) lines.unshift(lost);
-  if (end.failure) lines.push(`error: ${end.failure}`);
-  else if (end.timedOut) lines.push(`killed: timed out after ${end.timeoutMs} ms`);
-  else if (end.aborted) lines.push('killed: cancelled');
-  else if (end.signal) lines.push(`killed by ${end.signal}`);
-  else lines.push(`exit code ${end.code}`);
+  if (lost) lines.splice(end.failure ? 1 : 0, 0, lost);
   lines.push(...strayLines(end));
   for (const v of views) if (v.attachment.name !== 'value') lines.push(attachmentBlock(v));
   for (const f of missingFiles) lines.push(`file:${f}: not found`);

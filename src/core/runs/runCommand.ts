@@ -80,7 +80,7 @@ export async function runCommandCall(run: Run, command: string, options: RunComm
     failureText = `${needStore} needs a blob store and none is configured (preservation is required): the command was stopped`;
     failure = { status: 'failed', error: { code: 'blob_store_required', message: failureText } };
   } else if (backend) {
-    failureText = `${backend}: the command was stopped`;
+    failureText = `${backend}: the command was stopped; ${keptText(out, err)}`;
     failure = { status: 'failed', error: { code: 'backend', message: failureText } };
   } else if (exit.spawnFailed) {
     failureText = 'the command could not be started (is the working directory accessible?)';
@@ -89,6 +89,12 @@ export async function runCommandCall(run: Run, command: string, options: RunComm
   else if (exit.aborted) failure = { status: 'error', error: { code: 'aborted', message: 'the command was cancelled' } };
   const summary = commandSummary(command, { ...exitFields(exit), timeoutMs: options.timeoutMs, failure: failureText }, views, missingFiles);
   return run.finishResult(call, tool, args, once(encodeUtf8(summary)), ContentTypes.text, {}, attachments, failure);
+}
+
+/** What a failed capture still kept, per stream (a stream whose store write failed kept nothing). */
+function keptText(out: Captured | undefined, err: Captured | undefined): string {
+  const one = (name: string, c: Captured | undefined): string => (c ? `${name} ${c.sizeBytes} bytes` : `${name} nothing`);
+  return `kept: ${one('stdout', out)}, ${one('stderr', err)}`;
 }
 
 /** Builds attachment records; the whole text appears in the summary only when it all fits `largeResultBytes`. */

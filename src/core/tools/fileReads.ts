@@ -55,19 +55,30 @@ export class EvidenceFileWorkspace {
  * process put is learned from this tenant's records first (so its range paths read at
  * once); the call is recorded in `run`, naming the artifact when the result was
  * externalized (its bytes are kept once: docs/contracts.md §2.9), else with the full
- * text; the reply is `readFileReply`'s.
+ * text; the reply is `readFileReply`'s. Recording is best-effort (docs/contracts.md §5.6):
+ * with no run (it could not start) or a failed record (a full disk), the read is still
+ * answered, without a handle, and `log` says why.
  */
 export async function readFileRecorded(
   workspace: EvidenceFileWorkspace,
-  stores: { readonly runs: Pick<RunStoreApi, 'tenant' | 'listRuns' | 'report'>; readonly artifacts: ArtifactStore },
-  run: Pick<RunApi, 'recordResult' | 'recordArtifact'>,
+  stores: { readonly runs: Pick<RunStoreApi, 'tenant' | 'queryCalls'>; readonly artifacts: ArtifactStore },
+  run: Pick<RunApi, 'recordResult' | 'recordArtifact'> | undefined,
   relPath: string,
+  log: (line: string) => void = () => undefined,
 ): Promise<string> {
   await learnArtifact(stores, relPath);
   const { modelText, fullText, artifact, refusal } = await workspace.readFile(relPath, randomUUID());
   const args = { path: relPath };
-  const outcome = artifact
-    ? await run.recordArtifact(EvidenceToolNames.readFile, args, { artifactId: artifact.ref.artifactId, bytes: artifact.bytes, ...(await stores.artifacts.manifestFor(artifact.ref.artifactId)) })
-    : await run.recordResult(EvidenceToolNames.readFile, args, fullText ?? modelText, { isError: modelText.startsWith('error:') });
-  return readFileReply(modelText, outcome.handle, relPath, refusal);
+  let handle: string | undefined;
+  if (run) {
+    try {
+      const outcome = artifact
+        ? await run.recordArtifact(EvidenceToolNames.readFile, args, { artifactId: artifact.ref.artifactId, bytes: artifact.bytes, ...(await stores.artifacts.manifestFor(artifact.ref.artifactId)) })
+        : await run.recordResult(EvidenceToolNames.readFile, args, fullText ?? modelText, { isError: modelText.startsWith('error:') });
+      handle = outcome.handle;
+    } catch (e) {
+      log(`a read was not recorded (${e instanceof Error ? e.message : String(e)}); it was answered without a handle`);
+    }
+  }
+  return readFileReply(modelText, handle, relPath, refusal);
 }
