@@ -16,6 +16,7 @@ import { reregisterArtifacts } from './tools/artifactRecords.js';
 export interface StoreSettings extends BlobSettings {
   readonly largeResultBytes: number;
   readonly previewBytes: number;
+  /** 0: no cap (outputs kept whole while retention allows; docs/contracts.md §2.9). */
   readonly captureCapBytes: number;
   readonly preservation: Preservation;
 }
@@ -44,6 +45,7 @@ export interface EvidenceStores {
 export async function openEvidenceStores(layout: StorageLayout, settings: StoreSettings, options: OpenStoresOptions): Promise<EvidenceStores> {
   await ensureLayout(layout);
   const blobs = await openBlobStore(settings, { ...options, blobsDir: layout.blobsDir });
+  const artifacts = await ArtifactStore.open(layout.artifactsDir, { tenant: layout.tenant });
   const runs = await RunStore.open({
     logsDir: layout.logsDir,
     tenant: layout.tenant,
@@ -51,12 +53,13 @@ export async function openEvidenceStores(layout: StorageLayout, settings: StoreS
     limits: { largeResultBytes: settings.largeResultBytes, previewBytes: settings.previewBytes },
     tools: options.tools,
     preservation: settings.preservation,
-    captureCapBytes: settings.captureCapBytes,
+    ...(settings.captureCapBytes > 0 && { captureCapBytes: settings.captureCapBytes }),
     reader: options.reader,
+    // `evidence_readFile` results are recorded by naming their artifact: handles read them there.
+    artifacts,
   });
   // Runs left open by a writer that died (a killed server, a crashed editor) stop showing as running (docs/contracts.md §5.4).
   const interrupted = await runs.finishInterrupted().catch((e: unknown) => { options.warn(`runs left open could not be finished: ${e instanceof Error ? e.message : String(e)}`); return []; });
-  const artifacts = await ArtifactStore.open(layout.artifactsDir, { tenant: layout.tenant });
   const reregistered = await reregisterArtifacts({ runs, artifacts }, (runId, e) => options.warn(`run ${runId} could not be read: ${e instanceof Error ? e.message : String(e)}`));
   return { runs, artifacts, blobs, reregistered, interrupted };
 }

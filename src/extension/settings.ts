@@ -23,8 +23,11 @@ export interface EvidenceSettings {
   readonly previewBytes: number;
   readonly maxRangeBytes: number;
   readonly largeResultBytes: number;
+  /** Per-stream capture cap; 0 means none (the default: outputs are kept whole while retention allows). */
   readonly captureCapBytes: number;
   readonly commandTimeoutMs: number;
+  /** Overall time limit of one pattern search. */
+  readonly searchTimeoutMs: number;
   readonly preservation: 'best_effort' | 'required';
   /** Retention budget in bytes; 0 means none. */
   readonly retentionMaxBytes: number;
@@ -34,6 +37,8 @@ export interface EvidenceSettings {
   readonly s3: S3Settings;
   /** Secret-file patterns added to the core's built-in deny list (none removes a built-in). */
   readonly readFileDenyPatterns: readonly string[];
+  /** Routing also registers PostToolUse, keeping other tools' large results (docs/contracts.md §6). */
+  readonly recordOtherToolResults: boolean;
 }
 
 /** Setting keys relative to the section, declared once (must match package.json). */
@@ -44,6 +49,7 @@ export const SettingKeys = {
   largeResultBytes: 'largeResultBytes',
   captureCapBytes: 'captureCapBytes',
   commandTimeoutMs: 'commandTimeoutMs',
+  searchTimeoutMs: 'searchTimeoutMs',
   preservation: 'preservation',
   retentionMaxStorageMB: 'retention.maxStorageMB',
   retentionMaxAgeDays: 'retention.maxAgeDays',
@@ -54,6 +60,7 @@ export const SettingKeys = {
   s3Prefix: 'storage.s3.prefix',
   s3ForcePathStyle: 'storage.s3.forcePathStyle',
   readFileDenyPatterns: 'readFile.denyPatterns',
+  recordOtherToolResults: 'hooks.recordOtherToolResults',
 } as const;
 
 /** Defaults, equal to package.json's (used when a value is missing or of the wrong type). */
@@ -62,14 +69,16 @@ export const DefaultSettings: EvidenceSettings = {
   previewBytes: 1024,
   maxRangeBytes: 4096,
   largeResultBytes: 4096,
-  captureCapBytes: 64 * 1024 * 1024,
+  captureCapBytes: 0,
   commandTimeoutMs: 600_000,
+  searchTimeoutMs: 30_000,
   preservation: 'best_effort',
   retentionMaxBytes: 2048 * 1024 * 1024,
   retentionMaxAgeMs: 30 * 86_400_000,
   backend: 'filesystem',
   s3: { endpoint: '', region: 'us-east-1', bucket: '', prefix: 'bounded-evidence/', forcePathStyle: true },
   readFileDenyPatterns: [],
+  recordOtherToolResults: false,
 };
 
 /** Anything with `get(key)`: a WorkspaceConfiguration, or a plain map in unit tests. */
@@ -94,6 +103,11 @@ function stringList(src: SettingSource, key: string): string[] {
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x.trim() !== '') : [];
 }
 
+/** 0 is "no cap"; any other value is at least 1024 bytes (package.json's minimum for a cap). */
+function capSetting(v: number): number {
+  return v === 0 ? 0 : Math.max(1024, v);
+}
+
 /** Reads and clamps every setting (the ranges are package.json's). */
 export function readSettings(src: SettingSource): EvidenceSettings {
   const d = DefaultSettings;
@@ -111,8 +125,9 @@ export function readSettings(src: SettingSource): EvidenceSettings {
     previewBytes,
     maxRangeBytes: int(src, SettingKeys.maxRangeBytes, d.maxRangeBytes, 4, 4096),
     largeResultBytes: int(src, SettingKeys.largeResultBytes, d.largeResultBytes, 256, 6144),
-    captureCapBytes: int(src, SettingKeys.captureCapBytes, d.captureCapBytes, 1024),
+    captureCapBytes: capSetting(int(src, SettingKeys.captureCapBytes, d.captureCapBytes, 0)),
     commandTimeoutMs: int(src, SettingKeys.commandTimeoutMs, d.commandTimeoutMs, 1000, 3_600_000),
+    searchTimeoutMs: int(src, SettingKeys.searchTimeoutMs, d.searchTimeoutMs, 100, 600_000),
     preservation,
     retentionMaxBytes: mb * 1024 * 1024,
     retentionMaxAgeMs: Math.round(ageDays * 86_400_000),
@@ -125,6 +140,7 @@ export function readSettings(src: SettingSource): EvidenceSettings {
       forcePathStyle: typeof force === 'boolean' ? force : d.s3.forcePathStyle,
     },
     readFileDenyPatterns: stringList(src, SettingKeys.readFileDenyPatterns),
+    recordOtherToolResults: src.get<unknown>(SettingKeys.recordOtherToolResults) === true,
   };
 }
 

@@ -9,7 +9,7 @@ import type { Preservation } from '../core/index.js';
 import type { ExtensionManifest, SettingDeclaration } from './manifest.js';
 
 /** The integer settings, each also a command-line flag (`maxInlineBytes` is `--max-inline-bytes`). */
-const INTEGER_SETTINGS = ['maxInlineBytes', 'previewBytes', 'maxRangeBytes', 'largeResultBytes', 'captureCapBytes', 'commandTimeoutMs'] as const;
+const INTEGER_SETTINGS = ['maxInlineBytes', 'previewBytes', 'maxRangeBytes', 'largeResultBytes', 'captureCapBytes', 'commandTimeoutMs', 'searchTimeoutMs'] as const;
 
 /** The limits of one server, named as the editor's `boundedEvidence.*` settings (the list above, plus preservation). */
 export type McpSettings = { readonly [K in (typeof INTEGER_SETTINGS)[number]]: number } & { readonly preservation: Preservation };
@@ -46,7 +46,8 @@ readable in the editor and the other way round.
   --deny-pattern <glob>  a secret-file pattern added to the built-in deny list (repeatable;
                          as the boundedEvidence.readFile.denyPatterns setting)
   --max-inline-bytes N   --preview-bytes N   --max-range-bytes N   --large-result-bytes N
-  --capture-cap-bytes N  --command-timeout-ms N   --preservation best_effort|required
+  --capture-cap-bytes N (0: no cap)  --command-timeout-ms N  --search-timeout-ms N
+  --preservation best_effort|required
                          limits, as the boundedEvidence.* settings (same defaults and ranges)
   --help                 this text`;
 

@@ -54,7 +54,7 @@ export async function createEvidenceMcpServer(options: EvidenceMcpOptions & { re
   const { runs, artifacts } = await openEvidenceStores(storage, { ...settings, backend: 'filesystem' }, {
     tools: MCP_TOOL_NAMES,
     // A byte window is refused past maxRangeBytes with docs/contracts.md §1.3's sentence, as in the editor.
-    reader: { maxByteWindow: settings.maxRangeBytes },
+    reader: { maxByteWindow: settings.maxRangeBytes, searchTimeoutMs: settings.searchTimeoutMs },
     warn: (message) => log(message),
   });
   const tools = new EvidenceTools({ runs, artifacts, local, settings, log });

@@ -9,7 +9,7 @@
 import * as assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -43,8 +43,9 @@ function textOf(result: unknown): { text: string; isError: boolean } {
 /** The editor's stores over a layout, opened as services.ts opens them (filesystem blobs). */
 async function editorStores(layout: StorageLayout): Promise<{ runs: RunStore; artifacts: ArtifactStore }> {
   for (const d of [layout.logsDir, layout.blobsDir, layout.artifactsDir]) mkdirSync(d, { recursive: true });
-  const runs = await RunStore.open({ logsDir: layout.logsDir, tenant: layout.tenant, blobs: await FsBlobStore.open(layout.blobsDir) });
+  // As the editor opens them (openEvidenceStores): reads are recorded by naming their artifact, read there.
   const artifacts = await ArtifactStore.open(layout.artifactsDir, { tenant: layout.tenant });
+  const runs = await RunStore.open({ logsDir: layout.logsDir, tenant: layout.tenant, blobs: await FsBlobStore.open(layout.blobsDir), artifacts });
   return { runs, artifacts };
 }
 
@@ -150,7 +151,7 @@ describe('MCP server: the editor\'s tools for agents outside the editor', () => 
     assert.deepEqual(JSON.parse((await call('read_tool_output', { handle, pattern: '^1999[0-9]$', limit: 3 })).text), {
       handle, binary: false, total_size_bytes: 108894, total_lines: 20000, offset: 0, limit: 3, pattern: '^1999[0-9]$',
       total_matches: 10, returned_lines: 3, truncated: true, content: '19990:19990\n19991:19991\n19992:19992',
-      matches: [{ line_number: 19990 }, { line_number: 19991 }, { line_number: 19992 }],
+      matches: [19990, 19991, 19992].map((n) => ({ line_number: n, byte_offset: SEQ.indexOf(`\n${n}\n`) + 1, column: 1 })),
     });
     assert.equal(JSON.parse((await call('read_tool_output', { handle, bytes: { start: 0, end: 10 } })).text).content, '1\n2\n3\n4\n5\n');
     assert.deepEqual(await call('read_tool_output', { handle, bytes: { start: 0, end: 4097 } }), { text: 'error: artifact range exceeds 4096 bytes', isError: true });
@@ -270,6 +271,68 @@ describe('MCP server: the editor\'s tools for agents outside the editor', () => 
   });
 });
 
+describe('MCP server: a large evidence_readFile result is stored once (docs/contracts.md §2.9)', () => {
+  /** Bytes of every file under `dir`, recursively. */
+  function folderBytes(dir: string): number {
+    let n = 0;
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      n += e.isDirectory() ? folderBytes(p) : statSync(p).size;
+    }
+    return n;
+  }
+
+  it('after one read of a 5 MB file the storage folder holds at most 1.05x its size, and handle and range read the same bytes', async function () {
+    this.timeout(60_000);
+    const tmp = mkdtempSync(path.join(os.tmpdir(), 'be-mcp-once-'));
+    const storageDir = path.join(tmp, 'storage');
+    const ws = path.join(tmp, 'ws');
+    mkdirSync(ws);
+    // 5,000,000 bytes of numbered lines (text, so the whole file is readable by line and pattern).
+    const lines: string[] = [];
+    for (let i = 0, n = 0; n < 5_000_000; i++) { const l = `line ${i} ${'x'.repeat(40)}\n`; lines.push(l); n += l.length; }
+    const file = Buffer.from(lines.join('')).subarray(0, 5_000_000);
+    writeFileSync(path.join(ws, 'big.log'), file);
+    const server = await createEvidenceMcpServer({ storageDir, workspaceFolder: ws, log: () => undefined });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.server.connect(serverSide);
+    const client = new Client({ name: 'test', version: '1' });
+    await client.connect(clientSide);
+    try {
+      const { text, isError } = textOf(await client.callTool({ name: 'evidence_readFile', arguments: { path: 'big.log' } }));
+      assert.equal(isError, false);
+      const observation = JSON.parse(text.split('\n')[1]!) as { artifact_id: string; byte_count: number; sha256: string };
+      assert.deepEqual([observation.byte_count, observation.sha256], [5_000_000, sha(file)]);
+      const stored = folderBytes(path.join(storageDir, 'evidence'));
+      assert.ok(stored <= 1.05 * file.length, `storage holds ${stored} bytes for a ${file.length}-byte file`);
+      assert.ok(stored >= file.length, 'the bytes are kept');
+
+      // The record names the artifact; the handle reads its bytes through the same verified reader as a range.
+      const runs = await RunStore.open({ logsDir: server.storage.logsDir, tenant: server.storage.tenant });
+      const [call] = await runs.report((await runs.listRuns())[0]!.runId);
+      assert.deepEqual([call!.stored, call!.artifactId, call!.sha256], ['artifact', observation.artifact_id, sha(file)]);
+      const handle = call!.handle!;
+      const window = JSON.parse(textOf(await client.callTool({ name: 'read_tool_output', arguments: { handle, bytes: { start: 2_500_000, end: 2_500_100 } } })).text) as { content: string };
+      assert.equal(window.content, file.subarray(2_500_000, 2_500_100).toString('utf8'));
+      const range = textOf(await client.callTool({ name: 'evidence_readFile', arguments: { path: `.tool-artifacts/${observation.artifact_id}/bytes/2500000-2500100` } })).text;
+      assert.equal((JSON.parse(range.split('\n')[1]!) as { data: string }).data, window.content);
+      const found = JSON.parse(textOf(await client.callTool({ name: 'read_tool_output', arguments: { handle, pattern: '^line 50000 ' } })).text) as { total_matches: number; matches: { line_number: number }[] };
+      assert.deepEqual([found.total_matches, found.matches[0]!.line_number], [1, 50001]);
+      // A byte changed inside the artifact is a digest mismatch by handle, never data.
+      const artifactFile = path.join(server.storage.artifactsDir, server.storage.tenant, observation.artifact_id);
+      const bytes = readFileSync(artifactFile);
+      bytes[2_500_010] = bytes[2_500_010]! ^ 1;
+      writeFileSync(artifactFile, bytes);
+      assert.deepEqual(textOf(await client.callTool({ name: 'read_tool_output', arguments: { handle, bytes: { start: 2_500_000, end: 2_500_100 } } })),
+        { text: 'error: artifact digest does not match its recorded identity', isError: true });
+    } finally {
+      await client.close();
+      await server.close();
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('MCP server: tenant, storage and command line', () => {
   it('spells a storage path as VS Code\'s Uri.toString() does, and derives the editor\'s tenant from it', () => {
     const p = "/home/u/.config/Code/User/workspaceStorage/a b+c/é!'()*~_-./bounded-evidence.bounded-evidence";
@@ -318,7 +381,7 @@ describe('MCP server: tenant, storage and command line', () => {
     assert.throws(() => parseCommandLine(['--storage', '/s', '--bogus'], '/cwd'), /Unknown option '--bogus'/);
     const manifest = extensionManifest();
     assert.deepEqual(resolveSettings(manifest), {
-      maxInlineBytes: 4096, previewBytes: 1024, maxRangeBytes: 4096, largeResultBytes: 4096, captureCapBytes: 67108864, commandTimeoutMs: 600000, preservation: 'best_effort',
+      maxInlineBytes: 4096, previewBytes: 1024, maxRangeBytes: 4096, largeResultBytes: 4096, captureCapBytes: 0, commandTimeoutMs: 600000, searchTimeoutMs: 30000, preservation: 'best_effort',
     });
     assert.throws(() => resolveSettings(manifest, { maxInlineBytes: 6145 }), /^Error: --max-inline-bytes must be an integer from 512 to 6144$/);
     assert.throws(() => resolveSettings(manifest, { preservation: 'maybe' as 'required' }), /^Error: --preservation must be one of best_effort, required$/);

@@ -17,9 +17,9 @@
  * - The profile hash covers the agent's limits and tool set; storage wiring (which
  *   store, the offload threshold) is not an input, so it can never change it.
  */
-import { createHash } from 'node:crypto';
 import { EvidenceError } from '../errors.js';
 import { canonicalJson } from '../json.js';
+import { sha256Hex } from '../sha256.js';
 import { ceilCodePointBoundary, decodeUtf8Strict, encodeUtf8, floorCodePointBoundary, isValidUtf8 } from '../utf8.js';
 import type { Preservation, PreviewRange, RunLimits, StorageState } from './types.js';
 
@@ -29,8 +29,12 @@ export const DEFAULT_RUN_LIMITS: RunLimits = { largeResultBytes: 4096, previewBy
 export const DEFAULT_OFFLOAD_THRESHOLD_BYTES = 16 * 1024;
 /** Attachments at or below this stay inline in the record. */
 export const DEFAULT_INLINE_ATTACHMENT_BYTES = 4 * 1024;
-/** Per-stream capture cap of a command. */
-export const DEFAULT_CAPTURE_CAP_BYTES = 64 * 1024 * 1024;
+/**
+ * Per-stream capture cap of a command: none by default, so an output is kept whole while
+ * the storage budget (retention) allows; a cap is an explicit setting (docs/contracts.md,
+ * reader section).
+ */
+export const DEFAULT_CAPTURE_CAP_BYTES = Number.POSITIVE_INFINITY;
 
 /** Content types the run layer assigns. */
 export const ContentTypes = {
@@ -113,7 +117,7 @@ export interface AgentProfile {
 export function profileHash(profile: AgentProfile): string {
   const tools = [...new Set(profile.tools)].sort();
   const text = canonicalJson({ largeResultBytes: profile.largeResultBytes, previewBytes: profile.previewBytes, tools, v: 1 });
-  return createHash('sha256').update(text).digest('hex');
+  return sha256Hex(text);
 }
 
 /** Lines in `byteCount` bytes holding `newlines` `\n`s: a last line without `\n` counts too. */

@@ -62,6 +62,20 @@ function attachmentBlock(v: AttachmentView): string {
   return v.whole ? `${head}:\n${a.preview}` : `${head}. Preview:\n${a.preview}`;
 }
 
+/** The first line of a summary whose output lost bytes (capture cap, or no blob store), else undefined. */
+export function letGo(views: readonly AttachmentView[]): string | undefined {
+  let lost = 0;
+  let observed = 0;
+  const names: string[] = [];
+  for (const { attachment: a } of views) {
+    if (a.name === 'value') continue;
+    const shown = a.previewRange ? a.previewRange.headEnd + (a.sizeBytes - a.previewRange.tailStart) : (a.binary ? 0 : a.sizeBytes);
+    const n = !a.readable ? a.observedBytes - shown : a.truncated ? a.observedBytes - a.sizeBytes : 0;
+    if (n > 0) { lost += n; observed += a.observedBytes; names.push(a.name); }
+  }
+  return lost ? `warning: ${lost} of ${observed} output bytes were let go (${names.join(', ')}); reads and searches cover only what was kept` : undefined;
+}
+
 /** How a command ended, as the summary states it. */
 export interface CommandEnd {
   readonly code: number | null;
@@ -101,8 +115,10 @@ function endLine(end: CommandEnd): string {
 /** The summary text of a command call (this is the call's recorded result). */
 export function commandSummary(command: string, end: CommandEnd, views: readonly AttachmentView[], missingFiles: readonly string[]): string {
   const shown = command.length > 200 ? `${command.slice(0, 200)}…` : command;
-  // A failure comes first, so the result reads as an error (an MCP client sees isError).
-  const lines = end.failure ? [`error: ${end.failure}`, `$ ${shown}`] : [`$ ${shown}`, endLine(end)];
+  // Bytes let go come first: no later line may suggest the output is whole (docs/contracts.md, reader section).
+  // Then a failure, so the result reads as an error where no bytes were let go (an MCP client sees isError).
+  const lost = letGo(views);
+  const lines = [...(lost ? [lost] : []), ...(end.failure ? [`error: ${end.failure}`, `$ ${shown}`] : [`$ ${shown}`, endLine(end)])];
   lines.push(...strayLines(end));
   for (const v of views) if (v.attachment.name !== 'value') lines.push(attachmentBlock(v));
   for (const f of missingFiles) lines.push(`file:${f}: not found`);

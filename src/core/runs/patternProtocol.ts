@@ -11,8 +11,18 @@ export const PATTERN_WORKER_MARK = 'bounded-evidence/pattern-worker';
 export interface PatternMatch {
   /** 1-based line number, like `grep -n`. */
   readonly line_number: number;
-  /** The line as shown: whole, or cut to the per-line bound. */
+  /** Offset in the output of the line's first match (bytes, like `grep -b -o`). */
+  readonly byte_offset: number;
+  /** 1-based byte column of that match in its line (like `rg --column`). */
+  readonly column: number;
+  /**
+   * The line as shown: whole when it fits the per-line bound, else a window around the
+   * match (`…` before it when the line starts earlier, the cut marker after it when the
+   * line goes on). Binary content: bytes escaped (`\xNN`, `\\`).
+   */
   readonly text: string;
+  /** Set when `text` is a window: the output byte range [start, end) it shows. */
+  readonly window?: { readonly start: number; readonly end: number };
 }
 
 /** What one search returns. */
@@ -32,8 +42,13 @@ export interface MatcherSetup {
   readonly limit: number;
   readonly maxLineChars: number;
   readonly maxContentChars: number;
-  /** Longest line prefix kept for matching. */
+  /**
+   * Longest line tested whole; a longer line is tested in windows of this many bytes
+   * overlapping by a quarter (`windowOverlap`), so memory stays bounded on any line.
+   */
   readonly maxLineBytes: number;
+  /** Binary content: searched as bytes (latin1, `grep -a`), shown escaped. */
+  readonly binary: boolean;
   /** Appended to a line cut at `maxLineChars` (counted within it). */
   readonly cutMarker: string;
   /** The manifest's chunk size and per-chunk newline counts (verified with the digests). */

@@ -30,20 +30,38 @@ import { isMainThread, parentPort, workerData, type MessagePort } from 'node:wor
 import { cannotMatchNewline, requiredLiteral } from './patternAnalysis.js';
 import { PATTERN_WORKER_MARK, type FromWorker, type MatcherSetup, type PatternMatch, type PatternSearchResult, type ToWorker } from './patternProtocol.js';
 
-const EMPTY = Buffer.alloc(0);
+/** Overlap between consecutive windows of a line longer than `maxLineBytes`: a quarter of the window. */
+export function windowOverlap(maxLineBytes: number): number {
+  return Math.floor(maxLineBytes / 4);
+}
+
+/** True for a UTF-8 continuation byte (10xxxxxx). */
+const isCont = (b: number | undefined): boolean => b !== undefined && (b & 0xc0) === 0x80;
+
+/**
+ * Bytes shown as text in a binary match: printable ASCII as is, `\` doubled, anything
+ * else as `\xNN` (grep -a shows raw bytes; the model needs text it can read and quote).
+ */
+export function escapeBinary(latin1: string): string {
+  let out = '';
+  for (let i = 0; i < latin1.length; i++) {
+    const c = latin1.charCodeAt(i);
+    if (c === 0x5c) out += '\\\\';
+    else if (c >= 0x20 && c < 0x7f) out += latin1[i];
+    else out += `\\x${c.toString(16).padStart(2, '0')}`;
+  }
+  return out;
+}
 
 /** One search: feed it verified pieces in content order, then `end()`. */
 export class PatternMatcher {
   private readonly lit: Buffer | null;
   private readonly re: RegExp;
+  /** The same pattern with `g`, to start a window's search after its context character. */
+  private readonly reFrom: RegExp;
   private readonly scan: RegExp | null;
   private readonly decoder = new TextDecoder('utf-8');
-  /**
-   * Start of the line that continues into the next piece: a copy (slots are reused), and
-   * at most one byte more than the cap, which is enough to tell a line at the cap from a
-   * longer one.
-   */
-  private carry: Buffer = EMPTY;
+  private readonly step: number;
   /** Lines completed so far. */
   private lineNo = 0;
   private total = 0;
@@ -51,12 +69,25 @@ export class PatternMatcher {
   private collecting = true;
   private cut = false;
   private readonly matches: PatternMatch[] = [];
+  // The line that continues into the next piece: its start (content offset), whether it
+  // already matched, and its bytes from `pendStart` on, a copy (slots are reused) that
+  // never grows past one window plus one piece.
+  private pend: Buffer | null = null;
+  private pendStart = 0;
+  private lineStart = 0;
+  /** Line-relative start of the next window to test on the pending line. */
+  private nextWindow = 0;
+  private lineMatched = false;
 
   constructor(private readonly s: MatcherSetup) {
+    // Binary content is searched as bytes (grep -a): one latin1 character per byte, so a
+    // literal still means its UTF-8 bytes only for ASCII; the prefilters stay sound.
     const literal = requiredLiteral(s.pattern);
-    this.lit = literal === null ? null : Buffer.from(literal, 'utf8');
+    this.lit = literal === null || (s.binary && Buffer.byteLength(literal) !== literal.length) ? null : Buffer.from(literal, 'utf8');
     this.re = new RegExp(s.pattern);
-    this.scan = cannotMatchNewline(s.pattern) ? new RegExp(s.pattern, 'gm') : null;
+    this.reFrom = new RegExp(s.pattern, 'g');
+    this.scan = !s.binary && cannotMatchNewline(s.pattern) ? new RegExp(s.pattern, 'gm') : null;
+    this.step = s.maxLineBytes - windowOverlap(s.maxLineBytes);
   }
 
   /** One verified piece (whole chunks) at content offset `base`. */
@@ -65,11 +96,11 @@ export class PatternMatcher {
     let newlines = 0;
     for (let c = base / cs, end = Math.ceil((base + buf.length) / cs); c < end; c++) newlines += this.s.chunkNewlines[c]!;
     let s = 0;
-    if (this.carry.length > 0) {
+    if (this.pend) {
       const nl = buf.indexOf(10);
-      if (nl === -1) { this.addCarry(buf); return; }
-      this.addCarry(buf.subarray(0, nl));
-      this.finishCarry();
+      if (nl === -1) { this.addPend(buf, false); return; }
+      this.addPend(buf.subarray(0, nl), true);
+      this.lineNo++;
       s = nl + 1;
       newlines--;
     }
@@ -79,47 +110,129 @@ export class PatternMatcher {
       this.lineNo += newlines;
       s = e + 1;
     }
-    if (s < buf.length) this.addCarry(buf.subarray(s));
+    if (s < buf.length) {
+      this.pend = Buffer.alloc(0);
+      this.pendStart = this.lineStart = base + s;
+      this.nextWindow = 0;
+      this.lineMatched = false;
+      this.addPend(buf.subarray(s), false);
+    }
   }
 
   /** The answer, after the last piece. */
   end(): PatternSearchResult {
-    if (this.carry.length > 0) this.finishCarry();
+    if (this.pend) { this.addPend(Buffer.alloc(0), true); this.lineNo++; }
     return { totalMatches: this.total, matches: this.matches, cut: this.cut };
   }
 
-  private render(line: string): string {
-    const { maxLineChars, cutMarker } = this.s;
-    if (line.length <= maxLineChars) return line;
-    this.cut = true;
-    let end = maxLineChars - cutMarker.length;
-    const c = line.charCodeAt(end - 1);
-    if (c >= 0xd800 && c <= 0xdbff) end--; // never split a surrogate pair
-    return line.slice(0, end) + cutMarker;
+  /** More bytes of the pending line; `last`: they end it. Tests every window that is complete. */
+  private addPend(bytes: Buffer, last: boolean): void {
+    const L = this.s.maxLineBytes;
+    if (!this.lineMatched) this.pend = this.pend!.length === 0 ? Buffer.from(bytes) : Buffer.concat([this.pend!, bytes]);
+    const number = this.lineNo + 1;
+    // A window ends at line-relative nextWindow + L; it can be tested once one more byte
+    // is known (to align its end to a character), or when the line ends.
+    while (!this.lineMatched && this.pend) {
+      const lineLen = this.pendStart - this.lineStart + this.pend.length;
+      if (!last && lineLen <= this.nextWindow + L) break;
+      const final = last && lineLen <= this.nextWindow + L;
+      const ws = this.nextWindow + this.lineStart - this.pendStart;
+      const found = this.window(this.pend, this.pendStart, ws, final ? this.pend.length : ws + L, final, this.pendStart + ws + this.step, number);
+      if (found || final) { this.lineMatched = true; break; }
+      this.nextWindow += this.step;
+      // Keep from a few bytes before the next window (its context character).
+      const keep = Math.max(0, this.nextWindow - 4 + this.lineStart - this.pendStart);
+      this.pend = Buffer.from(this.pend.subarray(keep));
+      this.pendStart += keep;
+    }
+    if (this.lineMatched) this.pend = Buffer.alloc(0);
+    if (last) this.pend = null;
   }
 
-  private matchLine(line: string, number: number): void {
-    if (!this.re.test(line)) return;
+  /**
+   * Tests the window buf[ws, we) of a line (buf[0] is content offset `bOff`): the whole
+   * line when it fits `maxLineBytes`, else one of its overlapping windows (see
+   * docs/contracts.md, reader section). A window after the first starts its search after
+   * one character of context (so `^` cannot match there and lookbehinds see the real
+   * byte before); a non-final window only accepts a match that starts before the next
+   * window and ends before its own end. True when the line matched.
+   */
+  private window(buf: Buffer, bOff: number, ws: number, we: number, final: boolean, acceptBefore: number, number: number): boolean {
+    const bin = this.s.binary;
+    const first = bOff + ws === this.lineStart;
+    if (!bin) {
+      while (ws < we && isCont(buf[ws])) ws++;
+      if (!final) while (we > ws && isCont(buf[we])) we--;
+    }
+    let ps = ws;
+    if (!first) { ps--; if (!bin) while (ps > 0 && isCont(buf[ps])) ps--; }
+    const text = bin ? buf.toString('latin1', ps, we) : this.decoder.decode(buf.subarray(ps, we));
+    const from = ps === ws ? 0 : (bin ? 1 : this.decoder.decode(buf.subarray(ps, ws)).length);
+    let m: RegExpExecArray | null;
+    if (from === 0) m = this.re.exec(text);
+    else { this.reFrom.lastIndex = from; m = this.reFrom.exec(text); }
+    if (m === null) return false;
+    const byteAt = (i: number): number => bOff + ps + (bin ? i : Buffer.byteLength(text.slice(0, i)));
+    if (!final && (byteAt(m.index) >= acceptBefore || m.index + m[0].length >= text.length)) return false;
+    this.found(number, text, from, bOff + ps, m.index, byteAt, final ? bOff + we : -1);
+    return true;
+  }
+
+  /** The complete line buf[ls, le) at content offset base + ls. */
+  private testLine(buf: Buffer, ls: number, le: number, base: number, number: number): void {
+    const L = this.s.maxLineBytes;
+    for (let w = ls; ; w += this.step) {
+      const final = le - w <= L;
+      if (this.window(buf, base, w, final ? le : w + L, final, base + w + this.step, number) || final) return;
+    }
+  }
+
+  /**
+   * Records the matching line `number`: the match at text[index] (text[0] is content
+   * offset textOff; text[from] the first byte of the window). The shown text is the whole
+   * line when it is all here and fits `maxLineChars`, else a window around the match.
+   * `lineEnd` is the line's end offset when `text` reaches it, else -1.
+   */
+  private found(number: number, text: string, from: number, textOff: number, index: number, byteAt: (i: number) => number, lineEnd: number): void {
     this.total++;
     if (!this.collecting || this.total <= this.s.offset) return;
-    const text = this.render(line);
-    const need = (this.matches.length ? 1 : 0) + String(number).length + 1 + text.length;
+    const bin = this.s.binary;
+    const byteOffset = byteAt(index);
+    const shownText = (a: number, b: number): string => (bin ? escapeBinary(text.slice(a, b)) : text.slice(a, b));
+    let shown: string;
+    let window: { start: number; end: number } | undefined;
+    const whole = from === 0 && textOff === this.lineStart && lineEnd !== -1;
+    if (whole && !bin && text.length <= this.s.maxLineChars) shown = text;
+    else if (whole && bin && escapeBinary(text).length <= this.s.maxLineChars) shown = escapeBinary(text);
+    else {
+      // A third of the room before the match; room for the markers (`…` only when the
+      // window starts after the line does); binary escapes take up to 4 characters a byte.
+      let a = 0;
+      let b = 0;
+      const fit = (room: number): void => {
+        const budget = Math.max(1, Math.floor(room / (bin ? 4 : 1)));
+        a = Math.max(from, index - Math.floor(budget / 3));
+        b = Math.min(text.length, a + budget);
+        a = Math.max(from, b - budget);
+        if (!bin) {
+          if (a > 0 && a < text.length && isLow(text.charCodeAt(a))) a++;
+          if (b < text.length && isLow(text.charCodeAt(b))) b--;
+        }
+      };
+      fit(this.s.maxLineChars - this.s.cutMarker.length);
+      if (byteAt(a) > this.lineStart) fit(this.s.maxLineChars - this.s.cutMarker.length - 1);
+      const start = byteAt(a);
+      const end = byteAt(b);
+      const head = start > this.lineStart ? '…' : '';
+      const tail = lineEnd === -1 || end < lineEnd ? this.s.cutMarker : '';
+      shown = head + shownText(a, b) + tail;
+      if (head || tail) { window = { start, end }; this.cut = true; }
+    }
+    const need = (this.matches.length ? 1 : 0) + String(number).length + 1 + shown.length;
     if (this.chars + need > this.s.maxContentChars) { this.collecting = false; this.cut = true; return; }
     this.chars += need;
-    this.matches.push({ line_number: number, text });
+    this.matches.push({ line_number: number, byte_offset: byteOffset, column: byteOffset - this.lineStart + 1, text: shown, ...(window && { window }) });
     if (this.matches.length >= this.s.limit) this.collecting = false;
-  }
-
-  /** The longest prefix of at most maxLineBytes bytes that ends on a character boundary: a streaming decoder holds back a cut character. */
-  private decodeCapped(bytes: Uint8Array): string {
-    const max = this.s.maxLineBytes;
-    return bytes.length <= max ? this.decoder.decode(bytes) : new TextDecoder('utf-8').decode(bytes.subarray(0, max), { stream: true });
-  }
-
-  private capText(line: string): string {
-    // A UTF-16 unit is at most 3 UTF-8 bytes: most lines need no byte count.
-    const max = this.s.maxLineBytes;
-    return line.length * 3 <= max || Buffer.byteLength(line) <= max ? line : this.decodeCapped(Buffer.from(line));
   }
 
   /**
@@ -147,19 +260,18 @@ export class PatternMatcher {
         const ls = buf.lastIndexOf(10, p) + 1; // >= s: buf[s - 1] is a newline, or s is 0
         const le = buf.indexOf(10, p);
         before += this.countNl(buf, cursor, ls, base);
-        this.matchLine(this.decodeCapped(buf.subarray(ls, le)), lineNo + before + 1);
+        this.lineStart = base + ls;
+        this.testLine(buf, ls, le, base, lineNo + before + 1);
         before++;
         cursor = le + 1;
         if (cursor > e) break;
       }
       return;
     }
-    // For ASCII, latin1 decoding is a plain copy and string offsets are byte offsets.
-    const ascii = isAscii(buf.subarray(s, e));
-    const text = ascii ? buf.toString('latin1', s, e) : this.decoder.decode(buf.subarray(s, e));
     const scan = this.scan;
-    if (scan && e - s <= this.s.maxLineBytes) {
-      const count = ascii ? (a: number, b: number): number => this.countNl(buf, s + a, s + b, base) : (a: number, b: number): number => countText(text, a, b);
+    // For ASCII, latin1 decoding is a plain copy and string offsets are byte offsets.
+    if (scan && e - s <= this.s.maxLineBytes && isAscii(buf.subarray(s, e))) {
+      const text = buf.toString('latin1', s, e);
       let cursor = 0;
       let before = 0;
       scan.lastIndex = 0;
@@ -168,8 +280,9 @@ export class PatternMatcher {
         const ls = m.index === 0 ? 0 : text.lastIndexOf('\n', m.index - 1) + 1;
         let le = text.indexOf('\n', m.index);
         if (le === -1) le = text.length;
-        before += count(cursor, ls);
-        this.matchLine(text.slice(ls, le), lineNo + before + 1);
+        before += this.countNl(buf, s + cursor, s + ls, base);
+        this.lineStart = base + s + ls;
+        this.testLine(buf, s + ls, s + le, base, lineNo + before + 1);
         if (le === text.length) break;
         before++;
         cursor = le + 1;
@@ -178,35 +291,21 @@ export class PatternMatcher {
       return;
     }
     let number = lineNo;
-    for (let ls = 0; ls <= text.length; ) {
-      let le = text.indexOf('\n', ls);
-      if (le === -1) le = text.length;
-      this.matchLine(this.capText(text.slice(ls, le)), ++number);
+    for (let ls = s; ls <= e; ) {
+      let le = buf.indexOf(10, ls);
+      if (le === -1 || le > e) le = e;
+      this.lineStart = base + ls;
+      this.testLine(buf, ls, le, base, ++number);
       ls = le + 1;
     }
   }
-
-  private addCarry(bytes: Uint8Array): void {
-    const take = Math.min(bytes.length, this.s.maxLineBytes + 1 - this.carry.length);
-    if (take > 0) this.carry = Buffer.concat([this.carry, bytes.subarray(0, take)]);
-  }
-
-  private finishCarry(): void {
-    const line = this.decodeCapped(this.carry);
-    this.carry = EMPTY;
-    this.matchLine(line, ++this.lineNo);
-  }
 }
+
+const isLow = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff;
 
 function countBytes(buf: Buffer, a: number, b: number): number {
   let n = 0;
   for (let p = buf.indexOf(10, a); p !== -1 && p < b; p = buf.indexOf(10, p + 1)) n++;
-  return n;
-}
-
-function countText(text: string, a: number, b: number): number {
-  let n = 0;
-  for (let p = text.indexOf('\n', a); p !== -1 && p < b; p = text.indexOf('\n', p + 1)) n++;
   return n;
 }
 

@@ -31,7 +31,7 @@ import { searchPattern } from './patternSearch.js';
 import type { ReadToolOutputResult, ReaderLimits } from './types.js';
 
 /** Contract defaults of the reply bounds and the pattern guard. */
-export const DEFAULT_READER_LIMITS: ReaderLimits = { maxContentChars: 10_000, maxLineChars: 2_000, maxByteWindow: 8_192, patternBudgetMs: 2_000 };
+export const DEFAULT_READER_LIMITS: ReaderLimits = { maxContentChars: 10_000, maxLineChars: 2_000, maxByteWindow: 8_192, patternBudgetMs: 2_000, searchTimeoutMs: 30_000 };
 
 /** Appended to a line cut at `maxLineChars`. */
 export const LINE_CUT_MARKER = '…[line cut]';
@@ -43,6 +43,8 @@ export interface ContentView {
   /** Line count as recorded (checked against the manifest). */
   readonly lineCount: number;
   readonly binary: boolean;
+  /** Set when only the first `manifest.byteCount` of this many observed bytes were kept (a capture cap). */
+  readonly observedBytes?: number;
 }
 
 /** Validated arguments with defaults applied. */
@@ -94,7 +96,7 @@ export function validateReadArgs(args: unknown, limits: ReaderLimits = DEFAULT_R
 }
 
 /** Answers one validated request over one content view. */
-export async function readContent(view: ContentView, req: ReadRequest, limits: ReaderLimits = DEFAULT_READER_LIMITS): Promise<ReadToolOutputResult> {
+export async function readContent(view: ContentView, req: ReadRequest, limits: ReaderLimits = DEFAULT_READER_LIMITS, signal?: AbortSignal): Promise<ReadToolOutputResult> {
   const base = {
     handle: req.handle,
     binary: view.binary,
@@ -103,15 +105,15 @@ export async function readContent(view: ContentView, req: ReadRequest, limits: R
     offset: req.offset,
     limit: req.limit,
     pattern: req.pattern,
+    // A capped output says in every reply which bytes exist to be read or searched.
+    ...(view.observedBytes !== undefined && { kept_bytes: { start: 0, end: view.manifest.byteCount, observed: view.observedBytes } }),
   };
   if (req.bytes) return { ...base, ...(await bytesWindow(view, req.bytes, limits)), total_matches: null, matches: null };
-  if (view.binary) {
-    return { ...base, total_matches: req.pattern === null ? null : 0, returned_lines: 0, truncated: false, content: '', matches: req.pattern === null ? null : [] };
-  }
   if (req.pattern !== null) {
     const r = await searchPattern(view.source, view.manifest, {
       pattern: req.pattern, offset: req.offset, limit: req.limit, maxLineChars: limits.maxLineChars,
-      maxContentChars: limits.maxContentChars, budgetMs: limits.patternBudgetMs, cutMarker: LINE_CUT_MARKER,
+      maxContentChars: limits.maxContentChars, budgetMs: limits.patternBudgetMs, cutMarker: LINE_CUT_MARKER, binary: view.binary,
+      timeoutMs: limits.searchTimeoutMs, ...(signal && { signal }),
     });
     return {
       ...base,
@@ -119,9 +121,10 @@ export async function readContent(view: ContentView, req: ReadRequest, limits: R
       returned_lines: r.matches.length,
       truncated: r.cut || req.offset + r.matches.length < r.totalMatches,
       content: r.matches.map((m) => `${m.line_number}:${m.text}`).join('\n'),
-      matches: r.matches.map((m) => ({ line_number: m.line_number })),
+      matches: r.matches.map((m) => ({ line_number: m.line_number, byte_offset: m.byte_offset, column: m.column, ...(m.window && { window: m.window }) })),
     };
   }
+  if (view.binary) return { ...base, total_matches: null, returned_lines: 0, truncated: false, content: '', matches: null };
   const w = await linesWindow(view, req.offset, req.limit, limits);
   return {
     ...base,
@@ -140,11 +143,40 @@ export function checkLineCount(m: Manifest, lineCount: number): void {
   if (!ok) throw new EvidenceError('digestMismatch');
 }
 
-async function bytesWindow(view: ContentView, range: { start: number; end: number }, limits: ReaderLimits): Promise<{ returned_lines: number; truncated: boolean; content: string }> {
+/** Most bytes one hex dump shows: 64 rows of `hexDump`, about 5 KB, so the reply stays under 8 KiB once JSON-escaped. */
+export const HEX_DUMP_MAX_BYTES = 1024;
+
+/**
+ * `hexdump -C` rows of `bytes` (the first at output offset `offset`): offset, sixteen
+ * hex bytes in two groups, and the printable ASCII between bars (anything else `.`).
+ */
+export function hexDump(bytes: Uint8Array, offset: number): string {
+  const rows: string[] = [];
+  for (let i = 0; i < bytes.length; i += 16) {
+    const row = bytes.subarray(i, i + 16);
+    let hex = '';
+    let ascii = '';
+    for (let j = 0; j < 16; j++) {
+      const b = row[j];
+      hex += (j === 8 ? ' ' : '') + (b === undefined ? '   ' : ` ${b.toString(16).padStart(2, '0')}`);
+      if (b !== undefined) ascii += b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : '.';
+    }
+    rows.push(`${(offset + i).toString(16).padStart(8, '0')} ${hex}  |${ascii}|`);
+  }
+  return rows.join('\n');
+}
+
+async function bytesWindow(view: ContentView, range: { start: number; end: number }, limits: ReaderLimits): Promise<{ returned_lines: number; truncated: boolean; content: string; hex_dump?: { start: number; end: number } }> {
   // readVerified applies 1.3's remaining order: stored size/digest, then stored byte count.
   const data = await readVerified(view.source, view.manifest, range.start, range.end);
   const more = range.end < view.manifest.byteCount;
-  if (view.binary) return { returned_lines: 0, truncated: more, content: '' };
+  if (view.binary) {
+    // Binary: a hex dump of the window's first HEX_DUMP_MAX_BYTES bytes (the model reads
+    // offsets and bytes; text would be mojibake); `hex_dump` says which bytes it shows.
+    const shown = data.subarray(0, HEX_DUMP_MAX_BYTES);
+    const content = hexDump(shown, range.start);
+    return { returned_lines: content === '' ? 0 : content.split('\n').length, truncated: more || shown.length < data.length, content, hex_dump: { start: range.start, end: range.start + shown.length } };
+  }
   let text: string;
   try { text = decodeUtf8Strict(data); } catch { throw new EvidenceError('rangeNotUtf8', ErrorText.rangeNotUtf8); }
   let cut = false;

@@ -13,6 +13,11 @@ export function positiveInt(name: string, v: number): number {
   return v;
 }
 
+/** A capture cap: a positive integer, or Infinity for none. */
+export function captureCap(v: number): number {
+  return v === Number.POSITIVE_INFINITY ? v : positiveInt('captureCapBytes', v);
+}
+
 /** The timestamp format every record uses. */
 export function nowIso(): string {
   return new Date().toISOString();

@@ -13,7 +13,7 @@ import { startCommand, type CommandExit } from './command.js';
 import { ContentTypes, decideAttachmentStorage } from './decisions.js';
 import { attachmentHandleOf } from './handles.js';
 import { commandSummary, type AttachmentView } from './observation.js';
-import { backendMessage, positiveInt, storedFields } from './recordFields.js';
+import { backendMessage, captureCap, storedFields } from './recordFields.js';
 import type { Run } from './run.js';
 import type { RunStore } from './runStore.js';
 import type { AttachmentRecord, CallError, CallOutcome, CallStatus, RunCommandOptions } from './types.js';
@@ -28,7 +28,7 @@ export type RunCommandExtras = Pick<RunCommandOptions, 'tool' | 'files'>;
 export async function runCommandCall(run: Run, command: string, options: RunCommandOptions): Promise<CallOutcome> {
   if (typeof command !== 'string' || command.length === 0) throw new EvidenceError('invalidArgument', 'command must be a non-empty string');
   const s = run.store;
-  const cap = positiveInt('captureCapBytes', options.captureCapBytes ?? s.captureCapBytes);
+  const cap = captureCap(options.captureCapBytes ?? s.captureCapBytes);
   const tool = options.tool ?? RUN_COMMAND_TOOL;
   const args: Record<string, unknown> = { command, cwd: options.cwd, ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}) };
   const call = await run.startCall(tool, args);
@@ -37,7 +37,7 @@ export async function runCommandCall(run: Run, command: string, options: RunComm
   let backend: string | undefined;
   const captureStream = async (name: 'stdout' | 'stderr', source: AsyncIterable<Uint8Array>): Promise<Captured | undefined> => {
     try {
-      return await captureOutput(source, {
+      return await captureOutput(options.onOutput ? tapped(name, source, options.onOutput) : source, {
         store: s.blobs, key: { tenant: run.tenant, runId: run.runId, callId: `${call.callId}.${name}` }, inlineMaxBytes: s.inlineAttachmentBytes,
         capBytes: cap, previewBytes: s.limits.previewBytes,
         onNeedStore: () => {
@@ -128,4 +128,12 @@ async function captureFile(run: Run, cwd: string, rel: string, segment: string, 
 
 function exitFields(exit: CommandExit): Pick<CommandExit, 'code' | 'signal' | 'timedOut' | 'aborted' | 'strays' | 'pipesAbandoned'> {
   return { code: exit.code, signal: exit.signal, timedOut: exit.timedOut, aborted: exit.aborted, strays: exit.strays, pipesAbandoned: exit.pipesAbandoned };
+}
+
+/** The pieces of `source`, each first handed to `onOutput` (awaited: a slow reader slows the command, memory stays bounded). */
+async function* tapped(name: 'stdout' | 'stderr', source: AsyncIterable<Uint8Array>, onOutput: NonNullable<RunCommandOptions['onOutput']>): AsyncGenerator<Uint8Array> {
+  for await (const chunk of source) {
+    await onOutput(name, chunk);
+    yield chunk;
+  }
 }

@@ -30,13 +30,13 @@ import { queryCalls, queryRuns, runStatusOf, summaryOf } from './catalogQuery.js
 import { DEFAULT_CAPTURE_CAP_BYTES, DEFAULT_INLINE_ATTACHMENT_BYTES, DEFAULT_OFFLOAD_THRESHOLD_BYTES, DEFAULT_RUN_LIMITS, profileHash } from './decisions.js';
 import { accessDenied, type HandleEntry } from './handles.js';
 import { checkLineCount, DEFAULT_READER_LIMITS, LINE_CUT_MARKER, readContent, validateReadArgs, type ContentView } from './reader.js';
-import { nowIso, positiveInt } from './recordFields.js';
+import { captureCap, nowIso, positiveInt } from './recordFields.js';
 import { Run } from './run.js';
 import { currentOwner, ownerAlive } from './owner.js';
 import { appendRecord, checkRecord, handlesOf, parseRunLog, terminateTornTail, type ReadLogResult } from './runLog.js';
 import type {
-  CallPage, CallQuery, CallReport, Disposable, HandleSource, Preservation, PruneOptions, PruneResult, ReadScope,
-  ReadToolOutputArgs, ReadToolOutputResult, ReaderLimits, RunLimits, RunQuery, RunRecord, RunRecordEvent, RunStoreApi, RunStoreOptions,
+  CallPage, CallQuery, CallReport, Disposable, HandleSource, Preservation, PruneOptions, PruneResult, ReadOptions, ReadScope,
+  ReadToolOutputArgs, ReadToolOutputResult, ReaderLimits, RecordedArtifacts, RunLimits, RunQuery, RunRecord, RunRecordEvent, RunStoreApi, RunStoreOptions,
   RunSummary, StartRunOptions, StoredContent,
 } from './types.js';
 
@@ -77,11 +77,13 @@ export class RunStore implements RunStoreApi {
   /** @internal */ readonly preservation: Preservation;
   /** @internal */ readonly captureCapBytes: number;
   /** @internal */ readonly blobs: BlobStore | undefined;
+  private readonly artifacts: RecordedArtifacts | undefined;
 
   private constructor(options: RunStoreOptions, dir: string) {
     this.tenant = options.tenant;
     this.dir = dir;
     this.blobs = options.blobs;
+    this.artifacts = options.artifacts;
     this.limits = {
       largeResultBytes: positiveInt('largeResultBytes', options.limits?.largeResultBytes ?? DEFAULT_RUN_LIMITS.largeResultBytes),
       previewBytes: positiveInt('previewBytes', options.limits?.previewBytes ?? DEFAULT_RUN_LIMITS.previewBytes),
@@ -92,13 +94,14 @@ export class RunStore implements RunStoreApi {
       maxLineChars: positiveInt('maxLineChars', r.maxLineChars),
       maxByteWindow: positiveInt('maxByteWindow', r.maxByteWindow),
       patternBudgetMs: positiveInt('patternBudgetMs', r.patternBudgetMs),
+      searchTimeoutMs: positiveInt('searchTimeoutMs', r.searchTimeoutMs),
     };
     if (this.readerLimits.maxLineChars <= LINE_CUT_MARKER.length || this.readerLimits.maxLineChars > this.readerLimits.maxContentChars) {
       throw new EvidenceError('invalidArgument', 'maxLineChars must exceed the cut marker and not exceed maxContentChars');
     }
     this.offloadThresholdBytes = positiveInt('offloadThresholdBytes', options.offloadThresholdBytes ?? DEFAULT_OFFLOAD_THRESHOLD_BYTES);
     this.inlineAttachmentBytes = positiveInt('inlineAttachmentBytes', options.inlineAttachmentBytes ?? DEFAULT_INLINE_ATTACHMENT_BYTES);
-    this.captureCapBytes = positiveInt('captureCapBytes', options.captureCapBytes ?? DEFAULT_CAPTURE_CAP_BYTES);
+    this.captureCapBytes = captureCap(options.captureCapBytes ?? DEFAULT_CAPTURE_CAP_BYTES);
     this.preservation = options.preservation ?? 'best_effort';
     if (this.preservation !== 'best_effort' && this.preservation !== 'required') throw new EvidenceError('invalidArgument', 'preservation must be best_effort or required');
     this.profileHash = profileHash({ ...this.limits, tools: options.tools ?? [] });
@@ -125,6 +128,7 @@ export class RunStore implements RunStoreApi {
     const record: RunRecord = {
       type: 'run_started', runId, tenant: this.tenant, startedAt: nowIso(), profileHash: this.profileHash, owner: currentOwner(),
       ...(options.label !== undefined ? { label: options.label } : {}), ...(options.pinned !== undefined ? { pinned: options.pinned } : {}),
+      ...(options.source !== undefined ? { source: options.source } : {}),
     };
     const bytes = await appendRecord(this.logPath(runId), record, 'wx');
     this.live.set(runId, run);
@@ -177,8 +181,11 @@ export class RunStore implements RunStoreApi {
    */
   async finishInterrupted(): Promise<string[]> {
     const done: string[] = [];
-    for (const run of await this.listRuns()) {
-      if (run.status !== 'running' || this.live.has(run.runId)) continue;
+    // The catalog knows which runs are unfinished: start-up reads only their logs, never every run's.
+    await this.catalog.sync();
+    const now = Date.now();
+    const open = this.catalog.runsOldestFirst().filter((r) => !r.dead && r.ok && !this.live.has(r.id) && runStatusOf(r, this.isLive, now) === 'running');
+    for (const run of open.map((r) => ({ runId: r.id }))) {
       const first = (await this.readLog(run.runId)).records[0];
       if (first?.type !== 'run_started' || !first.owner || (await ownerAlive(first.owner))) continue;
       const record: RunRecord = { type: 'run_finished', runId: run.runId, finishedAt: nowIso(), status: 'interrupted' };
@@ -209,8 +216,8 @@ export class RunStore implements RunStoreApi {
         started.set(r.callId, {
           runId, callId: r.callId, tool: r.tool, arguments: r.arguments, status: r.status, error: r.error, startedAt: r.startedAt,
           finishedAt: r.finishedAt, resultBytes: r.resultBytes, elided: r.elided, handle: r.resultHandle, preview: r.preview,
-          previewRange: r.previewRange, sha256: r.sha256, stored: r.stored, readable: r.readable, contentType: r.contentType,
-          lineCount: r.lineCount, binary: r.binary, attachments: r.attachments,
+          previewRange: r.previewRange, sha256: r.sha256, stored: r.stored, ...(r.artifactId ? { artifactId: r.artifactId, ...(r.manifestDigest ? { manifestDigest: r.manifestDigest } : {}) } : {}),
+          readable: r.readable, contentType: r.contentType, lineCount: r.lineCount, binary: r.binary, attachments: r.attachments,
         });
       }
     }
@@ -218,11 +225,11 @@ export class RunStore implements RunStoreApi {
   }
 
   /** Contract 2.5 over handles minted by this tenant's runs (or the runs in `scope`). */
-  async readToolOutput(args: ReadToolOutputArgs, scope?: ReadScope): Promise<ReadToolOutputResult> {
+  async readToolOutput(args: ReadToolOutputArgs, scope?: ReadScope, options?: ReadOptions): Promise<ReadToolOutputResult> {
     const req = validateReadArgs(args, this.readerLimits);
     const entry = await this.resolve(req.handle, scope);
     const view = await this.openView(entry);
-    return readContent(view, req, this.readerLimits);
+    return readContent(view, req, this.readerLimits, options?.signal);
   }
 
   /** Verified byte access behind a handle, refused exactly as the reader refuses. */
@@ -426,12 +433,20 @@ export class RunStore implements RunStoreApi {
       const manifest = manifestOf(bytes);
       if (manifest.sha256 !== c.sha256 || manifest.byteCount !== byteCount) throw new EvidenceError('digestMismatch');
       view = { manifest, source: { size: async () => bytes.length, read: async (s, e) => bytes.subarray(s, e) }, lineCount: c.lineCount, binary: c.binary };
+    } else if (c.stored === 'artifact') {
+      // The artifact store holds these bytes once; they are read (and verified) as `.tool-artifacts/…` ranges are.
+      if (!this.artifacts || !c.artifactId || !c.manifestDigest) throw missingError();
+      const { manifest, source } = await this.artifacts.openRecorded({ artifactId: c.artifactId, byteCount, sha256: c.sha256 }, c.manifestDigest)
+        .catch((e: unknown) => { throw e instanceof EvidenceError && e.code === 'notAvailable' ? missingError() : e; });
+      view = { manifest, source, lineCount: c.lineCount, binary: c.binary };
     } else {
       if (!this.blobs) throw missingError();
       const key: BlobKey = { tenant: this.tenant, runId: entry.runId, callId: entry.attachment ? `${entry.record.callId}.${entry.attachment.slot}` : entry.record.callId };
       const { manifest, source } = await openVerified(this.blobs, key, { sha256: c.sha256, byteCount, manifestDigest: c.manifestDigest ?? '' }, this.manifests);
       view = { manifest, source, lineCount: c.lineCount, binary: c.binary };
     }
+    // A capped stream: every reply says which bytes were kept of how many observed.
+    if (entry.attachment?.truncated) view = { ...view, observedBytes: entry.attachment.observedBytes };
     checkLineCount(view.manifest, view.lineCount);
     if (view.binary === view.manifest.utf8) throw new EvidenceError('digestMismatch');
     return view;

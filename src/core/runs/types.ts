@@ -5,9 +5,10 @@
  * changes here are additive only.
  */
 import type { BlobStore } from '../blobs/blobStore.js';
+import type { Manifest, RangeSource } from '../integrity.js';
 
 /** Where a result's or attachment's bytes live. */
-export type StorageState = 'inline' | 'blob' | 'preview_only';
+export type StorageState = 'inline' | 'blob' | 'artifact' | 'preview_only';
 
 /** Whether losing bytes (no blob store wired) is acceptable or fails the call. */
 export type Preservation = 'best_effort' | 'required';
@@ -70,8 +71,10 @@ export interface StoredContent {
   readonly inline?: string;
   /** The bytes, base64, when `stored` is `inline` and they are not valid UTF-8. */
   readonly inlineBase64?: string;
-  /** sha256 of the serialised integrity manifest stored beside a blob (`stored: 'blob'`). */
+  /** sha256 of the serialised integrity manifest stored beside a blob (`stored: 'blob'`) or an artifact (`stored: 'artifact'`). */
   readonly manifestDigest?: string;
+  /** The artifact that holds the bytes when `stored` is `artifact` (`evidence_readFile`: the bytes are kept once, docs/contracts.md §2.9). */
+  readonly artifactId?: string;
   /** Number of lines: `\n` count, plus one when the last byte is not `\n` (0 when empty). */
   readonly lineCount: number;
   /** True when the bytes are not strictly valid UTF-8: reported, never rendered. */
@@ -109,6 +112,8 @@ export interface RunStartedRecord {
   readonly pinned?: boolean;
   /** The process writing the run (absent in older logs), see owner.ts. */
   readonly owner?: RunOwner;
+  /** Which front end started the run (absent in older logs: read as `{ kind: 'tool' }`). */
+  readonly source?: RunSource;
 }
 
 /** A tool call began. */
@@ -186,6 +191,8 @@ export interface RunSummary {
   readonly status: RunStatus;
   readonly pinned: boolean;
   readonly profileHash: string;
+  /** Who started the run, from `run_started` (absent in older logs: `{ kind: 'tool' }`). */
+  readonly source?: RunSource;
   /** Finished calls. */
   readonly callCount: number;
   /** Log bytes plus kept blob bytes (what deleting the run frees, near enough). */
@@ -196,15 +203,8 @@ export interface RunSummary {
   readonly problems: readonly LogProblem[];
 }
 
-/**
- * Who started a run, as the catalog lists it (the shape of the `run_started` record's
- * `source`; absent on older logs, which list as `tool`).
- */
-export interface ListedRunSource {
-  readonly kind: 'tool' | 'participant' | 'hook' | 'cli' | 'mcp' | 'command' | 'api';
-  readonly agent?: string;
-  readonly sessionId?: string;
-}
+/** Who started a run, as listed: the `run_started` record's `source` (older logs list as `{ kind: 'tool' }`). */
+export type ListedRunSource = RunSource;
 
 /** One call as the catalog lists it (the inspector's row): no preview, no arguments. */
 export interface CallSummary {
@@ -285,6 +285,9 @@ export interface CallReport {
   readonly previewRange?: PreviewRange;
   readonly sha256?: string;
   readonly stored?: StorageState;
+  /** The artifact holding the result (`stored: 'artifact'`), and its manifest's digest. */
+  readonly artifactId?: string;
+  readonly manifestDigest?: string;
   readonly readable: boolean;
   readonly contentType?: string;
   readonly lineCount?: number;
@@ -306,9 +309,16 @@ export interface ReadToolOutputArgs {
   readonly bytes?: { readonly start: number; readonly end: number };
 }
 
-/** One pattern match: the 1-based line number of a matching line. */
+/** One pattern match: where the matching line's first match is (docs/contracts.md, reader section). */
 export interface ReadToolOutputMatch {
+  /** 1-based line number, like `grep -n`. */
   readonly line_number: number;
+  /** Offset of the match in the output, in bytes. */
+  readonly byte_offset: number;
+  /** 1-based byte column of the match in its line. */
+  readonly column: number;
+  /** Set when the line was too long to show whole: the output byte range [start, end) shown around the match. */
+  readonly window?: { readonly start: number; readonly end: number };
 }
 
 /**
@@ -332,6 +342,13 @@ export interface ReadToolOutputResult {
   readonly content: string;
   /** Pattern mode: one entry per returned match, in `content` order; else null. */
   readonly matches: readonly ReadToolOutputMatch[] | null;
+  /**
+   * Set when the output was cut at a capture cap: bytes [start, end) of `observed` were
+   * kept, and every line, match and count in this reply is over those bytes only.
+   */
+  readonly kept_bytes?: { readonly start: number; readonly end: number; readonly observed: number };
+  /** Bytes mode over binary content: the byte range [start, end) the hex dump in `content` shows. */
+  readonly hex_dump?: { readonly start: number; readonly end: number };
 }
 
 /** Which runs a handle may resolve through (default: every run of the store's tenant). */
@@ -395,8 +412,16 @@ export interface ReaderLimits {
   readonly maxLineChars: number;
   /** Largest byte window `end - start` (8,192 by default). */
   readonly maxByteWindow: number;
-  /** Time a pattern may spend on one piece (≤ 1 MiB) before the search is stopped. */
+  /** Time a pattern may spend on one piece (≤ 1 MiB) before the search is stopped (catastrophic backtracking). */
   readonly patternBudgetMs: number;
+  /** Overall time limit of one pattern search, however large the output (default 30 s). */
+  readonly searchTimeoutMs: number;
+}
+
+/** Per-call options of `readToolOutput`. */
+export interface ReadOptions {
+  /** Aborting stops a pattern search (the model's cancellation, MCP `notifications/cancelled`, the inspector's Cancel). */
+  readonly signal?: AbortSignal;
 }
 
 /** `RunStore.open` options. */
@@ -415,15 +440,52 @@ export interface RunStoreOptions {
   /** Attachments up to this many bytes stay inline in the record (default 4 KiB). */
   readonly inlineAttachmentBytes?: number;
   readonly preservation?: Preservation;
-  /** Per-stream capture cap for commands (default 64 MiB). */
+  /** Per-stream capture cap for commands (default: none, Infinity). */
   readonly captureCapBytes?: number;
   readonly reader?: Partial<ReaderLimits>;
+  /** Where results recorded as `stored: 'artifact'` are read (the artifact store of the same tenant). */
+  readonly artifacts?: RecordedArtifacts;
+}
+
+/** Verified access to the artifact a record names (an `ArtifactStore`). */
+export interface RecordedArtifacts {
+  /**
+   * Opens the artifact `ref` with the manifest whose digest the record kept, learning it
+   * from the record when this store did not know it; `notAvailable` when no file is there.
+   */
+  openRecorded(ref: { artifactId: string; byteCount: number; sha256: string }, manifestDigest: string): Promise<{ manifest: Manifest; source: RangeSource }>;
+}
+
+/** An artifact already stored, recorded as a call's result without a second copy (`Run.recordArtifact`). */
+export interface StoredArtifact {
+  readonly artifactId: string;
+  /** The artifact's trusted manifest and its digest (the record keeps the digest). */
+  readonly manifest: Manifest;
+  readonly manifestDigest: string;
+  /** The bytes, for the preview's head and tail (not stored again). */
+  readonly bytes: Uint8Array;
+}
+
+/**
+ * Which front end started a run (docs/contracts.md §2.2.1): the editor's tools
+ * (`tool`), the chat participant, an agent's terminal command routed by the hook
+ * (`hook`, with the agent and its session id), the command line (`cli`), the MCP
+ * server (`mcp`), a palette command (`command`) or the extension API (`api`).
+ */
+export interface RunSource {
+  readonly kind: 'tool' | 'participant' | 'hook' | 'cli' | 'mcp' | 'command' | 'api';
+  /** The agent whose hook routed the command (`copilot`, `claude`, `codex`, `gemini`, …). */
+  readonly agent?: string;
+  /** The agent's session id (hook `session_id`), so one conversation's runs can be found together. */
+  readonly sessionId?: string;
 }
 
 /** `RunStore.startRun` options. */
 export interface StartRunOptions {
   readonly label?: string;
   readonly pinned?: boolean;
+  /** Recorded in `run_started` (absent: the reader assumes `{ kind: 'tool' }`). */
+  readonly source?: RunSource;
 }
 
 /** `Run.recordResult` / `Run.recordStream` options. */
@@ -448,6 +510,12 @@ export interface RunCommandOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** Tool name to record (default `run_command`). */
   readonly tool?: string;
+  /**
+   * Sees every piece of stdout/stderr as it is captured (the command line's `--tee`);
+   * capture waits for the returned promise, so a slow terminal slows the command
+   * instead of piling output up in memory.
+   */
+  readonly onOutput?: (stream: 'stdout' | 'stderr', chunk: Uint8Array) => void | Promise<void>;
   /**
    * Files the command writes, relative to `cwd` (no absolute paths, no `..`): each that
    * exists as a regular file afterwards becomes a `file:<path>` attachment (slots `f1`,
@@ -501,7 +569,7 @@ export interface RunStoreApi {
   /** Every call of one run, in start order. */
   report(runId: string): Promise<CallReport[]>;
   /** docs/contracts.md §2.5; handles outside `scope` (default: this tenant) are access denied. */
-  readToolOutput(args: ReadToolOutputArgs, scope?: ReadScope): Promise<ReadToolOutputResult>;
+  readToolOutput(args: ReadToolOutputArgs, scope?: ReadScope, options?: ReadOptions): Promise<ReadToolOutputResult>;
   /** Verified byte access behind a handle (same resolution and refusals as the reader). */
   openHandle(handle: string, scope?: ReadScope): Promise<HandleSource>;
   /** Called after every record this store appends. */
@@ -524,6 +592,8 @@ export interface RunApi {
   readonly tenant: string;
   /** Records one tool result: text, raw bytes, or a structured value (compact JSON). */
   recordResult(tool: string, args: Record<string, unknown>, result: string | Uint8Array | object, options?: RecordResultOptions): Promise<CallOutcome>;
+  /** Records a result the artifact store already holds: the record names the artifact, nothing is stored twice. */
+  recordArtifact(tool: string, args: Record<string, unknown>, artifact: StoredArtifact, options?: RecordResultOptions): Promise<CallOutcome>;
   /** Records a result streamed in pieces (a large file import) in bounded memory. */
   recordStream(tool: string, args: Record<string, unknown>, body: AsyncIterable<Uint8Array>, options?: RecordResultOptions): Promise<CallOutcome>;
   /** Runs `/bin/sh -c command`, capturing stdout, stderr and the exit value as attachments. */

@@ -36,7 +36,9 @@ describe('extension settings', () => {
     assert.equal(s.previewBytes, s.maxInlineBytes, 'previewBytes never exceeds maxInlineBytes (the core refuses that)');
     assert.equal(s.maxRangeBytes, 4, 'floored, then raised to the minimum');
     assert.equal(s.largeResultBytes, DefaultSettings.largeResultBytes);
-    assert.equal(s.captureCapBytes, 1024);
+    // Below 0 is 0, no cap (the default); a cap itself is at least 1024 bytes.
+    assert.equal(s.captureCapBytes, 0);
+    assert.equal(readSettings(source({ captureCapBytes: 5 })).captureCapBytes, 1024);
     assert.equal(s.retentionMaxAgeMs, DefaultSettings.retentionMaxAgeMs);
     assert.equal(s.preservation, 'best_effort');
     assert.equal(s.backend, 'filesystem');

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { BlobStore } from '../../../src/core/blobs/blobStore.js';
 import { FsBlobStore } from '../../../src/core/blobs/fsBlobStore.js';
@@ -8,7 +8,8 @@ import { MemoryBlobStore } from '../../../src/core/blobs/memoryBlobStore.js';
 import { S3BlobStore } from '../../../src/core/blobs/s3BlobStore.js';
 import { manifestKeyOf } from '../../../src/core/blobs/verifiedBlobs.js';
 import { encodeManifest, manifestOf } from '../../../src/core/integrity.js';
-import { PATTERN_TIMEOUT_MESSAGE, requiredLiteral } from '../../../src/core/runs/patternSearch.js';
+import { PATTERN_TIMEOUT_MESSAGE, requiredLiteral, SEARCH_CANCELLED_MESSAGE } from '../../../src/core/runs/patternSearch.js';
+import { readFitted } from '../../../src/core/tools/readToolOutput.js';
 import { LINE_CUT_MARKER } from '../../../src/core/runs/reader.js';
 import type { RunStore } from '../../../src/core/runs/runStore.js';
 import type { ReadToolOutputResult } from '../../../src/core/runs/types.js';
@@ -122,29 +123,88 @@ describe('read_tool_output (contract 2.5)', () => {
       assert.equal(LINE_CUT_MARKER, '…[line cut]');
     });
 
-    it('reports binary content (invalid UTF-8) with its size and no text, in every mode', async () => {
+    it('reports binary content (invalid UTF-8) with its size: no lines, bytes searched as grep -a, byte windows as a hex dump', async () => {
       const bytes = Uint8Array.from([0x61, 0x0a, 0xff, 0xfe, 0x0a, 0x62]);
       const handle = await elided(store, bytes);
       const lines = await store.readToolOutput({ handle });
       assert.deepEqual({ ...lines }, { handle, binary: true, total_size_bytes: 6, total_lines: 3, offset: 0, limit: 200, pattern: null, total_matches: null, returned_lines: 0, truncated: false, content: '', matches: null });
-      const pat = await store.readToolOutput({ handle, pattern: 'a' });
-      assert.deepEqual([pat.binary, pat.total_matches, pat.content, pat.matches], [true, 0, '', []]);
+      const pat = await store.readToolOutput({ handle, pattern: 'a|b' });
+      assert.deepEqual([pat.binary, pat.total_matches, pat.content, pat.matches], [true, 2, '1:a\n3:b', [{ line_number: 1, byte_offset: 0, column: 1 }, { line_number: 3, byte_offset: 5, column: 1 }]]);
+      // A byte is one character: \xff matches the raw byte, shown escaped.
+      const raw = await store.readToolOutput({ handle, pattern: '\\xfe' });
+      assert.deepEqual([raw.content, raw.matches], ['2:\\xff\\xfe', [{ line_number: 2, byte_offset: 3, column: 2 }]]);
       const win = await store.readToolOutput({ handle, bytes: { start: 0, end: 2 } });
-      assert.deepEqual([win.binary, win.content, win.truncated], [true, '', true]);
+      assert.deepEqual([win.binary, win.content, win.truncated, win.hex_dump], [true, '00000000  61 0a                                             |a.|', true, { start: 0, end: 2 }]);
+    });
+
+    it('finds a string inside a real .wasm with its byte offset, and shows the bytes there as a hex dump', async () => {
+      const wasm = readFileSync(path.join(path.dirname(require.resolve('playwright-core/package.json')), 'lib', 'webp_codec.wasm'));
+      const blobs = await FsBlobStore.open(path.join(dir, 'blobs-wasm'));
+      const fsStore = await openStore(dir, { blobs, limits: { largeResultBytes: 16, previewBytes: 8 } });
+      const handle = await elided(fsStore, wasm);
+      const needle = 'cannot parse picture header';
+      const at = wasm.indexOf(needle);
+      assert.ok(at > 0);
+      const line = wasm.subarray(0, at).filter((b) => b === 10).length + 1;
+      const r = await fsStore.readToolOutput({ handle, pattern: needle });
+      assert.equal(r.binary, true);
+      assert.equal(r.total_matches, 1);
+      assert.equal(r.matches![0]!.byte_offset, at);
+      assert.equal(r.matches![0]!.line_number, line);
+      assert.ok(r.content.includes(needle), r.content);
+      const shown = r.content.replace(/…/g, '').replace(LINE_CUT_MARKER, '');
+      assert.ok([...shown].every((c) => c >= ' ' && c < '\x7f'), 'escaped context');
+      assert.ok(JSON.stringify(r).length < 8192);
+      const win = await fsStore.readToolOutput({ handle, bytes: { start: at, end: at + 32 } });
+      assert.equal(win.content.split('\n')[0], `${at.toString(16).padStart(8, '0')}  ${[...wasm.subarray(at, at + 8)].map((b) => b.toString(16).padStart(2, '0')).join(' ')}  ${[...wasm.subarray(at + 8, at + 16)].map((b) => b.toString(16).padStart(2, '0')).join(' ')}  |cannot parse pic|`);
+      // The largest window the reader allows still fits the 8 KiB model bound as a dump.
+      const big = await fsStore.readToolOutput({ handle, bytes: { start: 0, end: 8192 } });
+      assert.deepEqual([big.hex_dump, big.truncated, big.returned_lines], [{ start: 0, end: 1024 }, true, 64]);
+      assert.ok(Buffer.byteLength(JSON.stringify(big)) < 8192);
+    });
+
+    it('finds a needle 3 MB into a 5 MB line, with its byte offset, column and a context window', async function () {
+      this.timeout(60_000);
+      const blobs = await FsBlobStore.open(path.join(dir, 'blobs-long'));
+      const fsStore = await openStore(dir, { blobs, limits: { largeResultBytes: 16, previewBytes: 8 } });
+      const head = 'first line\n';
+      const lineLen = 5_000_000;
+      const line = Buffer.alloc(lineLen, 'x');
+      const needleAt = 3_000_000;
+      line.write('NEEDLE-42', needleAt);
+      const bytes = Buffer.concat([Buffer.from(head), line, Buffer.from('\nlast line\n')]);
+      const handle = await elided(fsStore, bytes);
+      const r = await fsStore.readToolOutput({ handle, pattern: 'NEEDLE-\\d+' });
+      assert.equal(r.total_matches, 1);
+      const m = r.matches![0]!;
+      assert.deepEqual([m.line_number, m.byte_offset, m.column], [2, head.length + needleAt, needleAt + 1]);
+      const w = m.window!;
+      assert.ok(w.start < m.byte_offset && w.end > m.byte_offset + 9, JSON.stringify(w));
+      assert.equal(r.content, `2:…${bytes.toString('latin1', w.start, w.end)}${LINE_CUT_MARKER}`);
+      assert.ok(r.content.length <= 2 + 2000);
+      // A pattern with no literal and one that can match a newline take the other paths; same answer.
+      for (const pattern of ['N[E]EDLE-\\d', 'NEEDLE-4\\s?2']) {
+        const o = await fsStore.readToolOutput({ handle, pattern });
+        assert.deepEqual([o.total_matches, o.matches![0]!.byte_offset], [1, head.length + needleAt], pattern);
+      }
+      // The byte window the match names reads back the needle.
+      const back = await fsStore.readToolOutput({ handle, bytes: { start: m.byte_offset, end: m.byte_offset + 9 } });
+      assert.equal(back.content, 'NEEDLE-42');
     });
   });
 
   describe('pattern mode', () => {
     it('returns matching lines with 1-based numbers, total_matches over the whole output, pages with offset/limit', async () => {
-      const handle = await elided(store, numberedLines(1000, (i) => (i % 100 === 7 ? ' ERROR disk full' : ' ok')));
+      const text = numberedLines(1000, (i) => (i % 100 === 7 ? ' ERROR disk full' : ' ok'));
+      const handle = await elided(store, text);
       const r = await store.readToolOutput({ handle, pattern: 'ERROR \\w+', limit: 3 });
       assert.deepEqual({ ...r }, {
         handle, binary: false, total_size_bytes: r.total_size_bytes, total_lines: 1000, offset: 0, limit: 3, pattern: 'ERROR \\w+', total_matches: 10,
         returned_lines: 3, truncated: true, content: '8:line 7 ERROR disk full\n108:line 107 ERROR disk full\n208:line 207 ERROR disk full',
-        matches: [{ line_number: 8 }, { line_number: 108 }, { line_number: 208 }],
+        matches: [8, 108, 208].map((n) => ({ line_number: n, byte_offset: text.indexOf(`line ${n - 1} ERROR`) + `line ${n - 1} `.length, column: `line ${n - 1} `.length + 1 })),
       });
       const page = await store.readToolOutput({ handle, pattern: 'ERROR', offset: 8, limit: 5 });
-      assert.deepEqual([page.total_matches, page.returned_lines, page.truncated, page.matches], [10, 2, false, [{ line_number: 808 }, { line_number: 908 }]]);
+      assert.deepEqual([page.total_matches, page.returned_lines, page.truncated, page.matches!.map((m) => m.line_number)], [10, 2, false, [808, 908]]);
       const past = await store.readToolOutput({ handle, pattern: 'ERROR', offset: 10 });
       assert.deepEqual([past.total_matches, past.returned_lines, past.content], [10, 0, '']);
       const none = await store.readToolOutput({ handle, pattern: 'WARNING' });
@@ -229,6 +289,53 @@ describe('read_tool_output (contract 2.5)', () => {
       assert.equal(PATTERN_TIMEOUT_MESSAGE, 'pattern search timed out: the pattern backtracks too much on this output; use a simpler pattern');
       // The store is still usable afterwards.
       assert.equal((await guarded.readToolOutput({ handle, pattern: '^ok$' })).total_matches, 1);
+    });
+  });
+
+  describe('deadlines and cancellation', () => {
+    // Slow but not catastrophic: about 0.2 s per MiB piece here, far under the per-piece
+    // budget, seconds over the whole output.
+    const SLOW = '(\\w+ )*\\d';
+    const LINE = 'alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu\n';
+    const big = LINE.repeat(Math.ceil((16 * 1024 * 1024) / LINE.length));
+
+    it('stops a slow pattern at the overall time limit, says how far it got, and the store still answers', async function () {
+      this.timeout(60_000);
+      const limited = await openStore(dir, { blobs: new MemoryBlobStore(), limits: { largeResultBytes: 16, previewBytes: 8 }, reader: { patternBudgetMs: 20_000, searchTimeoutMs: 800 } });
+      const handle = await elided(limited, big);
+      const t = Date.now();
+      const e = await limited.readToolOutput({ handle, pattern: SLOW }).then(() => assert.fail('must stop'), (x: unknown) => x as Error);
+      const took = Date.now() - t;
+      assert.match(e.message, new RegExp(`^pattern search stopped at its time limit \\(800 ms\\) after \\d+ of ${big.length} bytes; no partial count is given; use a more specific pattern or raise the search time limit$`));
+      const searched = Number(/after (\d+) of/.exec(e.message)![1]);
+      assert.ok(searched < big.length, `searched ${searched}`);
+      assert.ok(took < 800 + 3_000, `took ${took} ms`);
+      const after = await limited.readToolOutput({ handle, pattern: 'omega' });
+      assert.deepEqual([after.total_matches, after.truncated], [0, false]);
+    });
+
+    it('stops a slow pattern when its signal aborts, and refuses an already aborted one', async function () {
+      this.timeout(60_000);
+      const handle = await elided(store, big);
+      const abort = new AbortController();
+      const t = Date.now();
+      setTimeout(() => abort.abort(), 400);
+      await rejectsWith(store.readToolOutput({ handle, pattern: SLOW }, undefined, { signal: abort.signal }), 'invalidArgument', SEARCH_CANCELLED_MESSAGE);
+      assert.ok(Date.now() - t < 400 + 3_000, `took ${Date.now() - t} ms`);
+      await rejectsWith(store.readToolOutput({ handle, pattern: 'x' }, undefined, { signal: abort.signal }), 'invalidArgument', SEARCH_CANCELLED_MESSAGE);
+      assert.equal(SEARCH_CANCELLED_MESSAGE, 'pattern search cancelled');
+    });
+
+    it('searches once per call even when the reply must be narrowed to fit 8 KiB', async () => {
+      const handle = await elided(store, `${'é'.repeat(1500)} ERROR\n`.repeat(40));
+      let calls = 0;
+      const counted = { readToolOutput: (...a: Parameters<RunStore['readToolOutput']>) => { calls++; return store.readToolOutput(...a); } };
+      const text = await readFitted(counted, { handle, pattern: 'ERROR' }, 4096, () => assert.fail('no unexpected failure'));
+      const r = JSON.parse(text) as ReadToolOutputResult;
+      assert.equal(calls, 1);
+      assert.ok(Buffer.byteLength(text) < 8192);
+      assert.deepEqual([r.total_matches, r.truncated, r.returned_lines, r.matches!.length, r.content.split('\n').length], [40, true, r.limit, r.limit, r.limit]);
+      assert.ok(r.returned_lines >= 1 && r.returned_lines < 5, String(r.returned_lines));
     });
   });
 

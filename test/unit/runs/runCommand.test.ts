@@ -61,6 +61,12 @@ describe('runCommand: attachments captured as the process writes (contract 2.4)'
     assert.equal(stdout.sha256, sha(Buffer.alloc(4 * 1024 * 1024)));
     assert.ok(peak - rss0 < 96 * 1024 * 1024, `RSS grew ${peak - rss0} bytes`);
     assert.ok(out.modelText.includes('stdout: 4194304 bytes, 1 line, truncated at the capture cap (500000000 bytes observed)'), out.modelText);
+    assert.equal(out.modelText.split('\n')[0], `warning: ${500_000_000 - 4 * 1024 * 1024} of 500000000 output bytes were let go (stdout); reads and searches cover only what was kept`);
+    // Every read of the capped output says which bytes were kept, in every mode.
+    for (const args of [{}, { pattern: 'x' }, { bytes: { start: 0, end: 16 } }]) {
+      const r = await store.readToolOutput({ handle: stdout.handle!, ...args });
+      assert.deepEqual(r.kept_bytes, { start: 0, end: 4 * 1024 * 1024, observed: 500_000_000 }, JSON.stringify(args));
+    }
     // Contract 2.3: the attachment's key folds its slot into the call segment; the sidecar beside it.
     const runDir = path.join(dir, 'blobs', 'tenant-a', run.runId);
     assert.deepEqual((await import('node:fs')).readdirSync(runDir).sort(), [`${out.callId}.stdout`, `${out.callId}.stdout._manifest`]);
@@ -142,6 +148,23 @@ describe('runCommand: attachments captured as the process writes (contract 2.4)'
     await rejectsWith(store.readToolOutput({ handle: a.handle }), 'missing', 'tool output was not kept (no blob store was configured): only its preview was recorded');
   });
 
+  it('keeps a 158 MB output whole with default settings (no capture cap), searchable to its last byte', async function () {
+    this.timeout(180_000);
+    const store = await openStore(dir, { blobs: await FsBlobStore.open(path.join(dir, 'blobs-158')) });
+    const run = await store.startRun();
+    const body = 158_000_000;
+    const rss = process.memoryUsage().rss;
+    const out = await run.runCommand(`yes 'GET /api/items 200 12ms user=alice' | head -c ${body}; echo NEEDLE-AT-THE-END`, { cwd: dir });
+    assert.equal(out.status, 'ok');
+    const stdout = out.record.attachments.find((a) => a.name === 'stdout')!;
+    const total = body + 'NEEDLE-AT-THE-END\n'.length;
+    assert.deepEqual([stdout.sizeBytes, stdout.observedBytes, stdout.truncated, stdout.stored], [total, total, false, 'blob']);
+    assert.ok(!out.modelText.includes('let go'), out.modelText);
+    assert.ok(process.memoryUsage().rss - rss < 150 * 1024 * 1024, 'captured in bounded memory');
+    const r = await store.readToolOutput({ handle: stdout.handle!, pattern: 'NEEDLE' });
+    assert.deepEqual([r.total_matches, r.matches![0]!.byte_offset, r.kept_bytes], [1, body, undefined]);
+  });
+
   it('no blob store with preservation required: the call fails with blob_store_required and the process is stopped', async function () {
     this.timeout(20_000);
     const store = await openStore(dir, { preservation: 'required' });
@@ -153,7 +176,8 @@ describe('runCommand: attachments captured as the process writes (contract 2.4)'
     assert.ok(Date.now() - t < 10_000);
     assert.equal(out.status, 'failed');
     assert.deepEqual(out.record.error, { code: 'blob_store_required', message: 'stdout needs a blob store and none is configured (preservation is required): the command was stopped' });
-    assert.ok(out.modelText.startsWith('error: stdout needs a blob store and none is configured (preservation is required): the command was stopped\n$ yes'), out.modelText);
+    // The first line says bytes were let go, with the count; then the error and the command.
+    assert.match(out.modelText, /^warning: \d+ of \d+ output bytes were let go \(stdout\); reads and searches cover only what was kept\nerror: stdout needs a blob store and none is configured \(preservation is required\): the command was stopped\n\$ yes/);
   });
 
   it('declared output files become file:<name> attachments; missing or escaping ones are reported', async () => {
