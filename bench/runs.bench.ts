@@ -67,10 +67,17 @@ async function main(): Promise<void> {
       if (Number(r.stdout.trim()) !== errors) throw new Error(`grep counted ${r.stdout}`);
     });
     let found = 0;
+    // The first search of the process starts the pattern worker; later ones reuse it.
+    const tFirst = performance.now();
+    found = (await store.readToolOutput({ handle, pattern: 'ERROR', limit: 10 })).total_matches ?? -1;
+    const firstMs = performance.now() - tFirst;
     const searchRuns = await timeRuns(3, async () => {
       const r = await store.readToolOutput({ handle, pattern: 'ERROR', limit: 10 });
       found = r.total_matches ?? -1;
     });
+    // ripgrep when installed (code-server ships one): the other baseline the issue names.
+    const rg = [process.env.RG_PATH, '/usr/bin/rg', '/usr/local/bin/rg'].find((p) => p && spawnSync(p, ['--version']).status === 0);
+    const rgRuns = rg ? await timeRuns(3, () => { spawnSync(rg, ['-c', 'ERROR', logFile], { encoding: 'utf8' }); }) : [];
     if (found !== errors) throw new Error(`read_tool_output counted ${found}, expected ${errors}`);
     const rss = await peakRssGrowth(() => store.readToolOutput({ handle, pattern: 'ERROR', limit: 10 }));
     // The floor every verified read pays: read + sha256 of every 64 KiB chunk, no matching.
@@ -85,8 +92,11 @@ async function main(): Promise<void> {
     report('verified stream of the whole blob, no matching (median of 3)', `${median(floorRuns).toFixed(0)} ms`);
     report('verified scan floor: reused slots, no matching (median of 3)', `${median(scanFloorRuns).toFixed(0)} ms`);
     report('grep -c ERROR (median of 3)', `${median(grepRuns).toFixed(0)} ms`);
-    report('read_tool_output pattern ERROR (median of 3)', `${median(searchRuns).toFixed(0)} ms, ${found} matches (${(median(searchRuns) / median(scanFloorRuns)).toFixed(2)}x the scan floor)`);
-    report('pattern search throughput ratio (grep time / ours)', (median(grepRuns) / median(searchRuns)).toFixed(3));
+    report('read_tool_output pattern ERROR, first search (worker start)', `${firstMs.toFixed(0)} ms, ratio vs grep -c ${(median(grepRuns) / firstMs).toFixed(3)}`, '>= 0.5');
+    report('read_tool_output pattern ERROR, repeated (median of 3)', `${median(searchRuns).toFixed(0)} ms, ${found} matches (${(median(searchRuns) / median(scanFloorRuns)).toFixed(2)}x the scan floor)`);
+    report('pattern search throughput ratio, repeated (grep time / ours)', (median(grepRuns) / median(searchRuns)).toFixed(3), '>= 1');
+    if (rg) report('rg -c ERROR (median of 3), ratio rg time / ours', `${median(rgRuns).toFixed(0)} ms, ${(median(rgRuns) / median(searchRuns)).toFixed(3)}`);
+    else report('rg -c', 'not installed (set RG_PATH)');
     report('pattern search peak RSS growth', `${(rss / MiB).toFixed(1)} MiB`, '< 64 MiB');
 
     // 2. Lines window at offset 1,000,000 via the line index vs a full verified scan.

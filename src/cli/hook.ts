@@ -19,6 +19,8 @@ import { PENDING_DIR } from './capture.js';
 import type { CliIo } from './io.js';
 import { CLI_ENV, openSession, STORAGE_ENV } from './session.js';
 
+/** Set by the extension in its host: the shell of VS Code's terminals (`run_in_terminal` is routed only in a POSIX shell). */
+export const SHELL_ENV = 'BOUNDED_EVIDENCE_SHELL';
 /** Set by the extension's shim: its global storage folder, where `workspaces.json` maps folders to their evidence storage. */
 export const HOME_ENV = 'BOUNDED_EVIDENCE_HOME';
 /** The file in `$BOUNDED_EVIDENCE_HOME` mapping each workspace folder to its storage (written by the extension). */
@@ -82,6 +84,7 @@ export async function hook(argv: readonly string[], io: CliIo, self: readonly st
       cli: cliCommand(io.env, self),
       storage,
       allow: values.allow ?? false,
+      ...(io.env[SHELL_ENV] ? { terminalShell: io.env[SHELL_ENV] } : {}),
       ...(values.agent !== undefined ? { agent: values.agent } : {}),
       recordPostToolUse: values['record-post-tool-use'] ?? false,
       largeResultBytes: wholeNumber('large-result-bytes', values['large-result-bytes'], 1) ?? 4096,

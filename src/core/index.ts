@@ -45,6 +45,7 @@ export * from './runs/handles.js';
 export * from './runs/runLog.js';
 export * from './runs/reader.js';
 export * from './runs/patternSearch.js';
+export * from './runs/searchAll.js';
 export * from './runs/observation.js';
 export * from './runs/runStore.js';
 export * from './storageLayout.js';

@@ -7,10 +7,10 @@
  */
 import * as assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { mergeHook } from '../../src/core/reach/hookConfig.js';
+import { shimScript } from '../../src/core/reach/shim.js';
 import type { ReadToolOutputResult, RunSummary } from '../../src/core/index.js';
 import { ensureTools, repoRoot } from '../harness/tools.js';
 import { startScriptedAnthropic, toolResultText, type MessagesRequest, type ScriptedAnthropic, type ScriptedReply } from './anthropicServer.js';
@@ -30,33 +30,51 @@ function sh(arg: string): string {
 /** The command the scripted model asks Bash to run. */
 const buildCommand = `node ${sh(path.join(repoRoot, 'demo', 'build-log.js'))} ${LOG_LINES}`;
 
-/** A temporary folder with the agent's private HOME, TMPDIR, workspace and evidence storage. */
-interface Sandbox { root: string; home: string; tmp: string; workspace: string; storage: string }
-
-function makeSandbox(): Sandbox {
-  const root = mkdtempSync(path.join(os.tmpdir(), 'be-claude-'));
-  const s = { root, home: path.join(root, 'home'), tmp: path.join(root, 'tmp'), workspace: path.join(root, 'workspace'), storage: path.join(root, 'storage') };
-  for (const d of [s.home, s.tmp, s.workspace, s.storage]) mkdirSync(d, { recursive: true });
-  return s;
-}
+/**
+ * A temporary folder with the agent's private HOME, TMPDIR, workspace and evidence
+ * storage, and the command line's shim as the extension installs it (same script, with
+ * this Node and this checkout's dist/cli.js).
+ */
+interface Sandbox { root: string; home: string; tmp: string; workspace: string; storage: string; shim: string }
 
 /** The built command line (dist/cli.js: hook, capture, list and the MCP server). */
 const CLI = path.join(repoRoot, 'dist', 'cli.js');
 
-/** The MCP server configuration Claude Code is given: `cli mcp` on the sandbox's storage. */
+function makeSandbox(): Sandbox {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'be-claude-'));
+  const s = { root, home: path.join(root, 'home'), tmp: path.join(root, 'tmp'), workspace: path.join(root, 'workspace'), storage: path.join(root, 'storage'), shim: path.join(root, 'global-storage', 'bin', 'bounded-evidence') };
+  for (const d of [s.home, s.tmp, s.workspace, s.storage, path.dirname(s.shim)]) mkdirSync(d, { recursive: true });
+  writeFileSync(s.shim, shimScript({ node: process.execPath, electron: false, cli: CLI, extensionsDir: path.dirname(repoRoot), folderPrefix: 'bounded-evidence.bounded-evidence-', home: path.dirname(path.dirname(s.shim)) }), { mode: 0o755 });
+  return s;
+}
+
+/** What a VS Code integrated terminal has once the extension is active (README, "Use it with the agents you already have"). */
+function terminalEnvironment(s: Sandbox): Record<string, string> {
+  return { BOUNDED_EVIDENCE_STORAGE: s.storage, BOUNDED_EVIDENCE_CLI: s.shim };
+}
+
+/** The MCP server Claude Code is given, as the README's `--mcp-config` line spells it: the shim's `mcp` on the storage. */
 function mcpConfig(s: Sandbox): string {
-  return JSON.stringify({ mcpServers: { evidence: { command: process.execPath, args: [CLI, 'mcp', '--storage', s.storage, '--workspace', s.workspace] } } });
+  return JSON.stringify({ mcpServers: { evidence: { command: s.shim, args: ['mcp', '--storage', s.storage, '--workspace', s.workspace] } } });
 }
 
 /**
- * Installs the product's hook in the workspace's `.claude/settings.json`, written by the
- * same merge the user-level routing uses (Claude Code's matcher-group shape).
+ * The `.claude/settings.json` the README gives for Claude Code, read from README.md itself
+ * (the first JSON block under "### Claude Code"), so the documented snippet is what runs.
  */
+function readmeClaudeSettings(): string {
+  const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('\n### Claude Code\n'));
+  const block = /```json\n([\s\S]*?)\n```/.exec(section);
+  assert.ok(block, 'README.md has a JSON block under "### Claude Code"');
+  const settings = JSON.parse(block[1]!) as { hooks?: { PreToolUse?: { matcher?: string }[] } };
+  assert.equal(settings.hooks?.PreToolUse?.[0]?.matcher, 'Bash', 'the README snippet hooks Bash');
+  return block[1]!;
+}
+
 function installClaudeHook(s: Sandbox): void {
-  const merged = mergeHook(undefined, `${sh(process.execPath)} ${sh(CLI)} hook`, '.claude/settings.json', { matcher: 'Bash' });
-  assert.ok(merged.ok && merged.text);
   mkdirSync(path.join(s.workspace, '.claude'), { recursive: true });
-  writeFileSync(path.join(s.workspace, '.claude', 'settings.json'), merged.text);
+  writeFileSync(path.join(s.workspace, '.claude', 'settings.json'), readmeClaudeSettings());
 }
 
 /** The runs recorded in the sandbox's storage, as `bounded-evidence list --json` prints them. */
@@ -151,8 +169,8 @@ describe('Reach: Claude Code from npm with a scripted Anthropic server on loopba
       }
       return { text: 'The build fails on src/ledger/reconcile.ts line 412.' };
     });
-    // What a VS Code terminal has: the extension sets the storage for every terminal.
-    const run = await runClaude(sandbox, server, { BOUNDED_EVIDENCE_STORAGE: sandbox.storage });
+    // Claude Code started in a VS Code terminal: the extension set both variables there.
+    const run = await runClaude(sandbox, server, terminalEnvironment(sandbox));
     assert.equal(run.code, 0, `claude exited ${run.code}: ${run.stderr.slice(0, 2000)}`);
     assert.equal(agentTurns.length, 3, 'three model turns: Bash, read_tool_output, the answer');
     assert.ok(agentTurns[0]!.tools?.some((t) => t.name === 'mcp__evidence__read_tool_output'), 'read_tool_output is offered through MCP');
@@ -175,7 +193,10 @@ describe('Reach: Claude Code from npm with a scripted Anthropic server on loopba
     assert.equal(reply.total_matches, 1);
     // `<line_number>:<line>`: the exact error line, on line 19,201 of 38,400.
     assert.equal(reply.content, `${LOG_LINES / 2 + 1}:${NEEDLE}`);
-    assert.deepEqual(reply.matches, [{ line_number: LOG_LINES / 2 + 1 }]);
+    // Where the match is in the bytes the command writes (run here the same way).
+    const stdout = spawnSync('/bin/sh', ['-c', buildCommand], { maxBuffer: 1 << 30 }).stdout;
+    const byteOffset = stdout.indexOf(NEEDLE) + NEEDLE.indexOf('error TS');
+    assert.deepEqual(reply.matches, [{ line_number: LOG_LINES / 2 + 1, byte_offset: byteOffset, column: NEEDLE.indexOf('error TS') + 1 }]);
     const readBytes = Buffer.byteLength(read.text, 'utf8');
     console.log(`[reach] Claude Code, hook + MCP: model received ${obsBytes} bytes (Bash) + ${readBytes} bytes (read_tool_output); needle reached at line ${reply.matches?.[0]?.line_number}`);
 

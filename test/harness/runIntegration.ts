@@ -17,7 +17,7 @@ const TIMEOUT_MS = Number(process.env.BE_INTEGRATION_TIMEOUT_MS ?? 15 * 60_000);
  * Copilot CLI sessions provider and GitHub token look-ups fail with long stacks).
  */
 function isWorkbenchNoise(text: string): boolean {
-  return /open-vsx\.org|\/static\/out\/vs\/|^\[(AgentHost|ChatModelSelection|ChatSessionsService|RemoteAgentHostProtocol)\]|ENOTFOUND|^GitHubLoginFailed|^Directory import .*@github\/copilot\/sdk/.test(text);
+  return /open-vsx\.org|\/static\/out\/vs\/|^\[(AgentHost|ChatModelSelection|ChatSessionsService|RemoteAgentHostProtocol)\]|ENOTFOUND|^GitHubLoginFailed|^No utility model is configured|^Directory import .*@github\/copilot\/sdk/.test(text);
 }
 
 /** Test fixture extensions (test/integration/fixtures/<name>/package.json), installed beside the one under test. */

@@ -110,10 +110,10 @@ describe('MCP server: the editor\'s tools for agents outside the editor', () => 
     );
   });
 
-  it('publishes exactly the editor\'s three tools: names, titles, model descriptions and input schemas from package.json', async () => {
+  it('publishes exactly the editor\'s four core tools: names, titles, model descriptions and input schemas from package.json', async () => {
     assert.deepEqual(client.getServerVersion(), { name: 'bounded-evidence', title: 'Bounded Evidence', version: PKG.version });
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((t) => t.name), ['evidence_runCommand', 'evidence_readFile', 'read_tool_output']);
+    assert.deepEqual(tools.map((t) => t.name), ['evidence_runCommand', 'evidence_readFile', 'read_tool_output', 'evidence_search']);
     for (const t of tools) {
       const declared = PKG.contributes.languageModelTools.find((d) => d.name === t.name)!;
       assert.deepEqual(t.inputSchema, declared.inputSchema);
@@ -125,7 +125,8 @@ describe('MCP server: the editor\'s tools for agents outside the editor', () => 
     assert.deepEqual([props(0), tools[0]!.inputSchema.required], [['command', 'cwd', 'timeoutMs'], ['command']]);
     assert.deepEqual([props(1), tools[1]!.inputSchema.required], [['path'], ['path']]);
     assert.deepEqual([props(2), tools[2]!.inputSchema.required], [['handle', 'offset', 'limit', 'pattern', 'bytes'], ['handle']]);
-    assert.deepEqual(tools.map((t) => t.annotations?.readOnlyHint), [false, true, true]);
+    assert.deepEqual([props(3), tools[3]!.inputSchema.required], [['pattern', 'tool', 'run', 'limit'], ['pattern']]);
+    assert.deepEqual(tools.map((t) => t.annotations?.readOnlyHint), [false, true, true, true]);
   });
 
   it('evidence_runCommand: 108,894 bytes of stdout become a summary with a handle, recorded where the editor reads it', async () => {
@@ -411,7 +412,7 @@ describe('MCP server over stdio (node --import tsx src/mcp/main.ts, a separate p
     const client = new Client({ name: 'stdio-test', version: '1.0.0' });
     await client.connect(transport);
     try {
-      assert.deepEqual((await client.listTools()).tools.map((t) => t.name), ['evidence_runCommand', 'evidence_readFile', 'read_tool_output']);
+      assert.deepEqual((await client.listTools()).tools.map((t) => t.name), ['evidence_runCommand', 'evidence_readFile', 'read_tool_output', 'evidence_search']);
       const ran = textOf(await client.callTool({ name: 'evidence_runCommand', arguments: { command: 'seq 1 20000' } }));
       const handle = /handle (out_[0-9a-f]{10}-1_stdout)\./.exec(ran.text)![1]!;
       // Minted in the server process, read by the editor's store in this one.

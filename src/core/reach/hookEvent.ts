@@ -27,6 +27,14 @@ export const ROUTED_TOOLS: readonly { readonly event: string; readonly tool: str
  */
 const SHELL_STATE_WORDS = new Set(['cd', 'pushd', 'popd', 'export', 'unset', 'source', '.', 'alias', 'unalias', 'set', 'shopt', 'exec', 'exit', 'logout', 'eval', 'ulimit', 'umask', 'trap', 'conda', 'nvm', 'workon', 'deactivate']);
 
+/**
+ * Shells whose quoting the rewritten command relies on: POSIX single quotes. fish reads
+ * `\\` and `\'` inside single quotes and PowerShell has its own quoting, so in their
+ * terminals (and for commands written in their syntax, which `/bin/sh -c` could not run
+ * anyway) `run_in_terminal` stays unrouted.
+ */
+const POSIX_SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'busybox']);
+
 /** Quoted commands longer than this travel in a file, not an argument (Linux refuses one argument over 128 KiB). */
 export const MAX_ARGUMENT_BYTES = 32 * 1024;
 
@@ -42,6 +50,8 @@ export interface HookContext {
   readonly recordPostToolUse?: boolean;
   /** The agent to record (`codex` for Codex's `Bash`); default: told by the tool name. */
   readonly agent?: string;
+  /** The shell of VS Code's terminals (`vscode.env.shell`, passed as BOUNDED_EVIDENCE_SHELL); undefined: assumed POSIX. */
+  readonly terminalShell?: string;
   /** Threshold of `PostToolUse` recording. */
   readonly largeResultBytes?: number;
   /** Writes a command too long for one argument to a private file and returns its path. */
@@ -128,6 +138,9 @@ export function decideHook(event: unknown, ctx: HookContext): HookDecision {
   if (command.includes('\0')) return { action: 'none', reason: 'a command with NUL cannot be passed to a shell' };
   if (isRouted(command, ctx.cli)) return { action: 'none', reason: 'the command is already routed' };
   if (SHELL_STATE_WORDS.has(firstWord(command))) return { action: 'none', reason: 'the command changes the shell itself' };
+  if (route.tool === 'run_in_terminal' && ctx.terminalShell && !POSIX_SHELLS.has(basename(ctx.terminalShell))) {
+    return { action: 'none', reason: `the terminal's shell (${basename(ctx.terminalShell)}) is not a POSIX shell` };
+  }
   const timeout = input.timeout;
   // VS Code's and Claude Code's `timeout` are milliseconds; a bad one is ignored (the store's default applies).
   const timeoutMs = typeof timeout === 'number' && Number.isSafeInteger(timeout) && timeout > 0 && timeout <= 3_600_000 ? timeout : undefined;

@@ -48,14 +48,18 @@ export interface AttachmentView {
   readonly whole: boolean;
 }
 
+/** Bytes of an attachment a preview-only record still shows (its head and tail preview). */
+function previewShown(a: AttachmentRecord): number {
+  return a.previewRange ? a.previewRange.headEnd + (a.sizeBytes - a.previewRange.tailStart) : (a.binary ? 0 : a.sizeBytes);
+}
+
 function attachmentBlock(v: AttachmentView): string {
   const a = v.attachment;
   if (a.observedBytes === 0) return `${a.name}: empty`;
   const parts = [`${a.name}: ${a.sizeBytes} bytes`, a.binary ? 'binary' : lineWord(a.lineCount)];
   if (a.truncated) parts.push(`truncated at the capture cap (${a.observedBytes} bytes observed)`);
   if (!a.readable) {
-    const shown = a.previewRange ? a.previewRange.headEnd + (a.sizeBytes - a.previewRange.tailStart) : (a.binary ? 0 : a.sizeBytes);
-    parts.push(`not kept (no blob store): ${a.observedBytes - shown} bytes were let go`);
+    parts.push(`not kept (no blob store): ${a.observedBytes - previewShown(a)} bytes were let go`);
   } else if (!v.whole) parts.push(`handle ${a.handle}`);
   const head = parts.join(', ');
   if (a.binary) return `${head}\nBinary content is not shown as text.`;
@@ -69,8 +73,7 @@ export function letGo(views: readonly AttachmentView[]): string | undefined {
   const names: string[] = [];
   for (const { attachment: a } of views) {
     if (a.name === 'value') continue;
-    const shown = a.previewRange ? a.previewRange.headEnd + (a.sizeBytes - a.previewRange.tailStart) : (a.binary ? 0 : a.sizeBytes);
-    const n = !a.readable ? a.observedBytes - shown : a.truncated ? a.observedBytes - a.sizeBytes : 0;
+    const n = !a.readable ? a.observedBytes - previewShown(a) : a.truncated ? a.observedBytes - a.sizeBytes : 0;
     if (n > 0) { lost += n; observed += a.observedBytes; names.push(a.name); }
   }
   return lost ? `warning: ${lost} of ${observed} output bytes were let go (${names.join(', ')}); reads and searches cover only what was kept` : undefined;
@@ -115,10 +118,11 @@ function endLine(end: CommandEnd): string {
 /** The summary text of a command call (this is the call's recorded result). */
 export function commandSummary(command: string, end: CommandEnd, views: readonly AttachmentView[], missingFiles: readonly string[]): string {
   const shown = command.length > 200 ? `${command.slice(0, 200)}…` : command;
-  // Bytes let go come first: no later line may suggest the output is whole (docs/contracts.md, reader section).
-  // Then a failure, so the result reads as an error where no bytes were let go (an MCP client sees isError).
+  // A failure comes first, so the result reads as an error (an MCP client sees isError).
+  const lines = end.failure ? [`error: ${end.failure}`, `$ ${shown}`] : [`$ ${shown}`, endLine(end)];
+  // Bytes let go come right after any failure: no later line may suggest the output is whole (docs/contracts.md §2.10).
   const lost = letGo(views);
-  const lines = [...(lost ? [lost] : []), ...(end.failure ? [`error: ${end.failure}`, `$ ${shown}`] : [`$ ${shown}`, endLine(end)])];
+  if (lost) lines.splice(end.failure ? 1 : 0, 0, lost);
   lines.push(...strayLines(end));
   for (const v of views) if (v.attachment.name !== 'value') lines.push(attachmentBlock(v));
   for (const f of missingFiles) lines.push(`file:${f}: not found`);

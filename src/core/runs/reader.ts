@@ -13,7 +13,8 @@
  * - pattern: every line is tested with `new RegExp(pattern)` (no flags) in a worker
  *   with a time budget; `total_matches` counts matching lines in the whole output;
  *   `offset`/`limit` page through the matches; `content` is one `<line_number>:<line>`
- *   per returned match (1-based, like `grep -n`) and `matches` lists their numbers.
+ *   per returned match (1-based, like `grep -n`) and `matches` gives each one's line
+ *   number, byte offset and column (docs/contracts.md §2.10: long lines, binary).
  * - bytes: the window `[start, end)` with contract 1.3's rules in 1.3's order (window
  *   larger than `maxByteWindow`, bounds, digest, stored size, UTF-8 alignment);
  *   `content` is its text.
@@ -22,7 +23,8 @@
  * `LINE_CUT_MARKER` (included in the count). Lines/matches that do not fit are left out
  * whole. `truncated` is true when anything remains after what was returned (more
  * lines, more matches, more bytes, or a cut line). Offset past the end is an empty
- * window with the real `total_lines`. Binary content: `binary: true`, sizes, no text.
+ * window with the real `total_lines`. Binary content: `binary: true`, no lines; a
+ * pattern searches its bytes; a byte window is a hex dump (docs/contracts.md §2.10).
  */
 import { EvidenceError, ErrorText } from '../errors.js';
 import { locateLine, readVerified, totalNewlines, type Manifest, type RangeSource } from '../integrity.js';
@@ -71,16 +73,7 @@ export function validateReadArgs(args: unknown, limits: ReaderLimits = DEFAULT_R
   if (typeof offset !== 'number' || !Number.isSafeInteger(offset) || offset < 0) throw invalid('offset must be an integer >= 0');
   const limit = a.limit ?? 200;
   if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 1 || limit > 1000) throw invalid('limit must be an integer from 1 to 1000');
-  let pattern: string | null = null;
-  if (a.pattern !== undefined) {
-    if (typeof a.pattern !== 'string' || a.pattern.length < 1 || a.pattern.length > 1024) throw invalid('pattern must be a string of 1 to 1024 characters');
-    try { new RegExp(a.pattern); } catch (e) {
-      // V8 says "Invalid regular expression: /<pattern>/: <reason>": keep the reason only.
-      const reason = String((e as Error).message).replace(/^Invalid regular expression: \/[\s\S]*\/[a-z]*: /, '');
-      throw invalid(`pattern is not a valid regular expression: ${reason}`);
-    }
-    pattern = a.pattern;
-  }
+  const pattern = a.pattern === undefined ? null : checkPattern(a.pattern);
   let bytes: ReadRequest['bytes'] = null;
   if (a.bytes !== undefined) {
     if (pattern !== null) throw invalid('bytes cannot be combined with pattern');
@@ -93,6 +86,17 @@ export function validateReadArgs(args: unknown, limits: ReaderLimits = DEFAULT_R
     bytes = { start, end };
   }
   return { handle: a.handle, offset, limit, pattern, bytes };
+}
+
+/** An untrusted pattern checked as every search checks it (1–1024 characters, a valid regular expression), or one sentence. */
+export function checkPattern(pattern: unknown): string {
+  if (typeof pattern !== 'string' || pattern.length < 1 || pattern.length > 1024) throw invalid('pattern must be a string of 1 to 1024 characters');
+  try { new RegExp(pattern); } catch (e) {
+    // V8 says "Invalid regular expression: /<pattern>/: <reason>": keep the reason only.
+    const reason = String((e as Error).message).replace(/^Invalid regular expression: \/[\s\S]*\/[a-z]*: /, '');
+    throw invalid(`pattern is not a valid regular expression: ${reason}`);
+  }
+  return pattern;
 }
 
 /** Answers one validated request over one content view. */

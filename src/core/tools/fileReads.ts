@@ -48,13 +48,13 @@ export class EvidenceFileWorkspace {
  * process put is learned from this tenant's records first (so its range paths read at
  * once); the call is recorded in `run`, naming the artifact when the result was
  * externalized (its bytes are kept once: docs/contracts.md §2.9), else with the full
- * text; the reply is `readFileReply`'s. Recording is best-effort (docs/contracts.md
- * §5.6): with no run (it could not start) or a failed record (a full disk), the read is
- * still answered, without a handle, and `log` says why.
+ * text; the reply is `readFileReply`'s. Recording is best-effort (docs/contracts.md §5.6):
+ * with no run (it could not start) or a failed record (a full disk), the read is still
+ * answered, without a handle, and `log` says why.
  */
 export async function readFileRecorded(
   workspace: EvidenceFileWorkspace,
-  stores: { readonly runs: Pick<RunStoreApi, 'tenant' | 'listRuns' | 'report'>; readonly artifacts: ArtifactStore },
+  stores: { readonly runs: Pick<RunStoreApi, 'tenant' | 'queryCalls'>; readonly artifacts: ArtifactStore },
   run: Pick<RunApi, 'recordResult' | 'recordArtifact'> | undefined,
   relPath: string,
   log: (line: string) => void = () => undefined,

@@ -15,6 +15,7 @@ export const EvidenceToolNames = {
   /** Reserved by the run contract (docs/contracts.md §2.2): no other tool may take this name. */
   readToolOutput: 'read_tool_output',
   invokeTool: 'evidence_invokeTool',
+  search: 'evidence_search',
 } as const;
 
 /** A validated input, or the sentence that says what is wrong. */

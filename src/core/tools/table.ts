@@ -13,6 +13,7 @@ import { invokeToolTool, type InvokeToolInput } from './invokeTool.js';
 import { readFileTool, type ReadFileInput } from './readFile.js';
 import { readToolOutputTool, type ReadToolOutputInput } from './readToolOutput.js';
 import { runCommandTool, type RunCommandInput } from './runCommand.js';
+import { searchTool, type SearchInput } from './search.js';
 import type { EvidenceToolDef, ToolSurfaces } from './toolDef.js';
 
 /** Every evidence tool's input type, by name. */
@@ -21,6 +22,7 @@ export interface EvidenceToolInputs {
   [EvidenceToolNames.readFile]: ReadFileInput;
   [EvidenceToolNames.readToolOutput]: ReadToolOutputInput;
   [EvidenceToolNames.invokeTool]: InvokeToolInput;
+  [EvidenceToolNames.search]: SearchInput;
 }
 
 /** The name of an evidence tool. */
@@ -32,6 +34,7 @@ export const EvidenceToolTable: { readonly [N in EvidenceToolName]: EvidenceTool
   evidence_readFile: readFileTool,
   read_tool_output: readToolOutputTool,
   evidence_invokeTool: invokeToolTool,
+  evidence_search: searchTool,
 };
 
 /** Any entry of the table. */

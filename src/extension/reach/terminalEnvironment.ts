@@ -18,7 +18,7 @@ import type { StorageLayout } from '../../core/index.js';
 import { shimScript } from '../../core/reach/shim.js';
 
 /** Environment variable names (the command line reads the same ones: src/cli/session.ts, src/cli/hook.ts). */
-export const ENV = { storage: 'BOUNDED_EVIDENCE_STORAGE', cli: 'BOUNDED_EVIDENCE_CLI' } as const;
+export const ENV = { storage: 'BOUNDED_EVIDENCE_STORAGE', cli: 'BOUNDED_EVIDENCE_CLI', shell: 'BOUNDED_EVIDENCE_SHELL' } as const;
 
 /** Where the command line is and what it works on. */
 export interface CliEnvironment {
@@ -73,5 +73,7 @@ export async function installCliEnvironment(context: vscode.ExtensionContext, la
   env.replace(ENV.cli, shim);
   process.env[ENV.storage] = storage;
   process.env[ENV.cli] = shim;
+  // Hooks for run_in_terminal run in this process: they route only when the terminals' shell quotes as POSIX does.
+  if (vscode.env.shell) process.env[ENV.shell] = vscode.env.shell;
   return { shim, cliScript, storage, electron };
 }

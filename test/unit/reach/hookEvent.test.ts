@@ -72,6 +72,11 @@ describe('hook decision on client samples', () => {
     assert.match(none({ ...sample('claude-bash'), tool_input: { command: 'cd packages/app' } }), /changes the shell/);
     assert.match(none({ ...sample('claude-bash'), tool_input: { command: 'export NODE_ENV=test' } }), /changes the shell/);
     assert.match(none({ ...sample('claude-bash'), tool_input: { command: 'echo a\0b' } }), /NUL/);
+    // VS Code's terminal in fish or PowerShell: not routed (their quoting differs); bash and zsh are, and Bash tools always are.
+    assert.match(none(sample('vscode-run_in_terminal'), ctx({ terminalShell: '/usr/bin/fish' })), /\(fish\) is not a POSIX shell/);
+    assert.match(none(sample('vscode-run_in_terminal'), ctx({ terminalShell: '/opt/microsoft/powershell/7/pwsh' })), /\(pwsh\) is not a POSIX shell/);
+    assert.equal(decideHook(sample('vscode-run_in_terminal'), ctx({ terminalShell: '/bin/zsh' })).action, 'rewrite');
+    assert.equal(decideHook(sample('claude-bash'), ctx({ terminalShell: '/usr/bin/fish' })).action, 'rewrite');
     assert.match(none({ ...sample('claude-bash'), tool_input: { command: '   ' } }), /not a command/);
     assert.match(none({ ...sample('claude-bash'), tool_input: 'ls' }), /no tool_input/);
     assert.match(none(null), /not a JSON object/);

@@ -176,8 +176,8 @@ describe('runCommand: attachments captured as the process writes (contract 2.4)'
     assert.ok(Date.now() - t < 10_000);
     assert.equal(out.status, 'failed');
     assert.deepEqual(out.record.error, { code: 'blob_store_required', message: 'stdout needs a blob store and none is configured (preservation is required): the command was stopped' });
-    // The first line says bytes were let go, with the count; then the error and the command.
-    assert.match(out.modelText, /^warning: \d+ of \d+ output bytes were let go \(stdout\); reads and searches cover only what was kept\nerror: stdout needs a blob store and none is configured \(preservation is required\): the command was stopped\n\$ yes/);
+    // A failure reads first (an error result); then the bytes let go, with the count; then the command.
+    assert.match(out.modelText, /^error: stdout needs a blob store and none is configured \(preservation is required\): the command was stopped\nwarning: \d+ of \d+ output bytes were let go \(stdout\); reads and searches cover only what was kept\n\$ yes/);
   });
 
   it('declared output files become file:<name> attachments; missing or escaping ones are reported', async () => {

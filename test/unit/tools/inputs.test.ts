@@ -24,9 +24,9 @@ describe('the tool table and package.json agree; inputs mirror their inputSchema
   });
 
   it('derives each surface from the table: MCP serves the three core tools, the participant offers them, invokeTool is editor-only', () => {
-    assert.deepEqual(toolNamesOffered('mcp'), ['evidence_runCommand', 'evidence_readFile', 'read_tool_output']);
-    assert.deepEqual(toolNamesOffered('participant'), ['evidence_runCommand', 'evidence_readFile', 'read_tool_output']);
-    assert.deepEqual(toolNamesOffered('lm'), ['evidence_runCommand', 'evidence_readFile', 'read_tool_output', 'evidence_invokeTool']);
+    assert.deepEqual(toolNamesOffered('mcp'), ['evidence_runCommand', 'evidence_readFile', 'read_tool_output', 'evidence_search']);
+    assert.deepEqual(toolNamesOffered('participant'), ['evidence_runCommand', 'evidence_readFile', 'read_tool_output', 'evidence_search']);
+    assert.deepEqual(toolNamesOffered('lm'), ['evidence_runCommand', 'evidence_readFile', 'read_tool_output', 'evidence_invokeTool', 'evidence_search']);
     assert.equal(EvidenceToolTable.evidence_invokeTool.perform, undefined);
     assert.deepEqual(EvidenceToolTable.evidence_runCommand.hints, { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true });
   });

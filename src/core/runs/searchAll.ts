@@ -1,0 +1,123 @@
+/**
+ * One pattern over every kept output of this tenant, newest call first
+ * (docs/contracts.md §2.11): the core of `evidence_search` and of the inspector's search
+ * box. Outputs are enumerated through the run store's call listing (`queryCalls`), each
+ * searched by the same reader as `read_tool_output` (so positions, long lines, binary
+ * content and time limits are §2.10's), and the matches are gathered until `limit`
+ * while every output still adds to the honest total.
+ */
+import { EvidenceError } from '../errors.js';
+import { checkPattern } from './reader.js';
+import type { CallSummary, ReadToolOutputMatch, RunStoreApi } from './types.js';
+
+/** What to search. */
+export interface SearchAllQuery {
+  /** A JavaScript regular expression (no flags), as `read_tool_output`'s. */
+  readonly pattern: string;
+  /** Only calls of this tool. */
+  readonly tool?: string;
+  /** Only calls of this run. */
+  readonly run?: string;
+  /** Matches returned at most (1–100, default 20); the total counts them all. */
+  readonly limit?: number;
+}
+
+/** How to run it. */
+export interface SearchAllOptions {
+  /** Aborting stops the search (the current output's search too). */
+  readonly signal?: AbortSignal;
+  /** Called after each call's outputs were searched: calls done, of how many. */
+  readonly onProgress?: (callsDone: number, callsTotal: number) => void;
+}
+
+/** One match, with where it is. */
+export interface SearchAllMatch extends ReadToolOutputMatch {
+  readonly handle: string;
+  readonly tool: string;
+  readonly runId: string;
+  /** The matching line as `read_tool_output` shows it (whole, or a window around the match). */
+  readonly text: string;
+}
+
+/** The answer. */
+export interface SearchAllResult {
+  readonly pattern: string;
+  /** Matching lines over every searched output. */
+  readonly total_matches: number;
+  readonly outputs_searched: number;
+  /** Outputs that matched at least once. */
+  readonly outputs_matched: number;
+  readonly returned: number;
+  /** True when more matches exist than were returned. */
+  readonly truncated: boolean;
+  readonly matches: readonly SearchAllMatch[];
+}
+
+/**
+ * The outputs of one call that can be read by handle: its attachments (not the exit
+ * value) or, for a call without any, its result. A command's result is the summary of its
+ * attachments (their previews): searching it too would count the same lines twice.
+ */
+function handlesOf(c: CallSummary): string[] {
+  const out: string[] = [];
+  if (c.handle && c.stored !== 'preview_only' && c.attachments.length === 0) out.push(c.handle);
+  for (const a of c.attachments) if (a.name !== 'value' && a.stored !== 'preview_only' && a.sizeBytes > 0) out.push(a.handle);
+  return out;
+}
+
+/** Checks the query (a bad one is one sentence, like every tool input). */
+export function checkSearchAllQuery(q: SearchAllQuery): Required<Omit<SearchAllQuery, 'tool' | 'run'>> & SearchAllQuery {
+  checkPattern(q.pattern);
+  const limit = q.limit ?? 20;
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > 100) throw new EvidenceError('invalidArgument', 'limit must be an integer from 1 to 100');
+  return { ...q, limit };
+}
+
+/** Page size of the call listing. */
+const PAGE = 200;
+
+/**
+ * Searches every kept output (newest call first) for `pattern`. An output whose search
+ * fails for a reason of its own (not kept, tampered) is skipped; a time limit, a
+ * cancellation or a catastrophic pattern stops the whole search with its error.
+ */
+export async function searchAllOutputs(runs: Pick<RunStoreApi, 'queryCalls' | 'readToolOutput'>, query: SearchAllQuery, options: SearchAllOptions = {}): Promise<SearchAllResult> {
+  const q = checkSearchAllQuery(query);
+  const matches: SearchAllMatch[] = [];
+  let total = 0;
+  let searched = 0;
+  let matched = 0;
+  let callsDone = 0;
+  for (let offset = 0; ; offset += PAGE) {
+    const page = await runs.queryCalls({ offset, limit: PAGE, order: 'newest', ...(q.tool !== undefined && { tool: q.tool }), ...(q.run !== undefined && { runId: q.run }) });
+    for (const call of page.rows) {
+      // A running call's outputs are still being written: nothing to verify yet.
+      for (const handle of call.status === 'running' ? [] : handlesOf(call)) {
+        if (options.signal?.aborted) throw new EvidenceError('invalidArgument', 'pattern search cancelled');
+        const want = Math.max(1, q.limit - matches.length);
+        let r;
+        try {
+          r = await runs.readToolOutput({ handle, pattern: q.pattern, limit: want }, undefined, options.signal && { signal: options.signal });
+        } catch (e) {
+          // This output cannot be read (gone, not kept, tampered): the others still can.
+          if (e instanceof EvidenceError && (e.code === 'missing' || e.code === 'accessDenied' || e.code === 'digestMismatch')) continue;
+          throw e;
+        }
+        searched++;
+        const n = r.total_matches ?? 0;
+        if (n === 0) continue;
+        total += n;
+        matched++;
+        const texts = r.content.split('\n');
+        (r.matches ?? []).forEach((m, i) => {
+          if (matches.length >= q.limit) return;
+          const text = texts[i]!.slice(String(m.line_number).length + 1);
+          matches.push({ handle, tool: call.tool, runId: call.runId, ...m, text });
+        });
+      }
+      options.onProgress?.(++callsDone, page.total);
+    }
+    if (offset + PAGE >= page.total) break;
+  }
+  return { pattern: q.pattern, total_matches: total, outputs_searched: searched, outputs_matched: matched, returned: matches.length, truncated: total > matches.length, matches };
+}
