@@ -16,7 +16,7 @@ export const ErrorText = {
 } as const;
 
 /** Which contract error an `EvidenceError` is. */
-export type EvidenceErrorCode = keyof typeof ErrorText | 'accessDenied' | 'missing' | 'invalidArgument' | 'backend';
+export type EvidenceErrorCode = keyof typeof ErrorText | 'accessDenied' | 'missing' | 'invalidArgument' | 'backend' | 'rangeNotSatisfiable';
 
 /** An error whose message is safe to show a model or a person. */
 export class EvidenceError extends Error {

@@ -14,7 +14,8 @@
  *   observation's size for each L is computed from prefix sums of per-byte JSON costs,
  *   so finding L costs O(previewBytes), not O(previewBytes²) JSON rebuilds.
  */
-import { type ArtifactRef, type ArtifactStore } from './artifacts.js';
+import type { ArtifactRef } from './artifactRef.js';
+import type { ArtifactStore } from './artifacts.js';
 import { ErrorText, EvidenceError } from './errors.js';
 import { canonicalJson } from './json.js';
 import { ToolName, type ToolAction, type ToolPolicy, type ToolSpec, type ToolWorkspace } from './toolWorkspace.js';

@@ -8,7 +8,8 @@
  *                        `sha256.ts` (the one sha256 helper), `manifestCache.ts` (the one manifest cache)
  * - `utf8.ts`, `json.ts` strict UTF-8 and code-point boundaries; canonical JSON
  * - `errors.ts`          the contract's error sentences and `EvidenceError` (safe to show a model)
- * - `artifacts.ts`       artifact identity and the artifact store of `evidence_readFile` (§1.1)
+ * - `artifactRef.ts`     artifact identity (`artifact-<sha256>`, the record, range paths) (§1.1, §1.3)
+ * - `artifacts.ts`       the artifact store of `evidence_readFile` (§1.1, §2.9)
  * - `evidenceWorkspace.ts` bounded observations and `.tool-artifacts/…` range reads (§1.2, §1.3)
  * - `storageLayout.ts`   one workspace's folders and tenant (§2.6)
  * - `blobs/`             `BlobKey`, the `BlobStore` interface, its adapters (filesystem, memory, S3),
@@ -19,8 +20,10 @@
  *                        (commands and their streams), `observation.ts` (what a model sees)
  * - `tools/`             what every front end shares about the evidence tools: names, inputs and
  *                        validators, the 8 KiB rule, replies, recording, artifact re-registration
- * - course contract (seed observation format, §1.4): `agent.ts` (scripted JSON agent loop),
- *   `localWorkspace.ts` (a folder as a tool workspace), `toolWorkspace.ts` (their shared shape)
+ * - `course/`           what only the course contract uses (§1.4): `agent.ts` (the scripted JSON
+ *                        agent loop), `localCommands.ts` (the program runner of `run_command`)
+ * - `localWorkspace.ts`, `toolWorkspace.ts`  a folder as a tool workspace (confined, secret-free reads
+ *                        the extension uses; `write_file`/`run_command` for the course) and their shape
  */
 export * from './errors.js';
 export * from './utf8.js';
@@ -31,10 +34,11 @@ export * from './blobs/blobKey.js';
 export * from './blobs/blobStore.js';
 export * from './runs/types.js';
 export * from './toolWorkspace.js';
+export * from './artifactRef.js';
 export * from './artifacts.js';
 export * from './evidenceWorkspace.js';
 export * from './localWorkspace.js';
-export * from './agent.js';
+export * from './course/agent.js';
 export * from './blobs/fsBlobStore.js';
 export * from './blobs/memoryBlobStore.js';
 export * from './blobs/s3BlobStore.js';

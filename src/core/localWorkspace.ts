@@ -13,10 +13,10 @@
  * escaping links out (docs/contracts.md §5.3). Error results are short on purpose: the evidence wrapper passes `error:` results
  * through unbounded, so they must never carry output.
  */
-import { spawn } from 'node:child_process';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { openConfined, type ConfinedOpenRefusal } from './confinedOpen.js';
+import { COMMAND_FAILED, runProgram } from './course/localCommands.js';
 import { BUILTIN_SECRET_RULES, SecretPathRules } from './secretPaths.js';
 import { ToolName, type ToolAction, type ToolPolicy, type ToolSpec, type ToolWorkspace } from './toolWorkspace.js';
 import { decodeUtf8Strict, encodeUtf8 } from './utf8.js';
@@ -43,9 +43,9 @@ const DEFAULT_MAX_FILE_BYTES = 16 * 1024 * 1024;
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
 
-/** True when a path segment names something the built-in deny list refuses. */
-export function isSecretName(segment: string): boolean {
-  return BUILTIN_SECRET_RULES.isSecret(segment);
+/** The refusal of a file over the workspace's `maxFileBytes` (callers compare it exactly, never by pattern). */
+export function fileTooLargeText(maxFileBytes: number): string {
+  return `error: file exceeds ${maxFileBytes} bytes`;
 }
 
 /** The local workspace's error results (short; never a path, never output). */
@@ -65,7 +65,7 @@ export const LocalErrorText = {
   contentMissing: 'error: write_file needs "content" as a string',
   commandMissing: 'error: run_command needs "command" as a string and optional "args" as an array of strings',
   commandNotAllowed: 'error: command is not allowed in this workspace',
-  commandFailed: 'error: command could not be started',
+  commandFailed: COMMAND_FAILED,
 } as const;
 
 type Resolved = { readonly abs: string; readonly rel: string } | { readonly error: string };
@@ -223,7 +223,7 @@ export class LocalWorkspace implements ToolWorkspace {
   }
 
   private tooLarge(): string {
-    return `error: file exceeds ${this.maxFileBytes} bytes`;
+    return fileTooLargeText(this.maxFileBytes);
   }
 
   /**
@@ -305,50 +305,4 @@ function toolSpecs(policy: ToolPolicy): ToolSpec[] {
     });
   }
   return specs;
-}
-
-/**
- * Runs a program and returns its combined output followed by one status line:
- * `[exit code: N]`, `[killed by SIGNAL]` or `[timed out after N ms]`, and, when output
- * was cut, `[output truncated: kept K of T bytes]`.
- */
-function runProgram(program: string, args: string[], cwd: string, timeoutMs: number, maxOutputBytes: number): Promise<string> {
-  return new Promise((resolve) => {
-    const detached = process.platform !== 'win32';
-    const child = spawn(program, args, { cwd, shell: false, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true, detached });
-    const pieces: Buffer[] = [];
-    let kept = 0;
-    let total = 0;
-    let timedOut = false;
-    const collect = (b: Buffer): void => {
-      total += b.length;
-      const room = maxOutputBytes - kept;
-      if (room <= 0) return;
-      const piece = b.length <= room ? b : b.subarray(0, room);
-      pieces.push(piece);
-      kept += piece.length;
-    };
-    child.stdout.on('data', collect);
-    child.stderr.on('data', collect);
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killTree(child.pid, detached, () => child.kill('SIGKILL'));
-    }, timeoutMs);
-    child.on('error', () => { clearTimeout(timer); resolve(LocalErrorText.commandFailed); });
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      // Output is text for the model; bytes that are not UTF-8 become U+FFFD here.
-      let out = Buffer.concat(pieces).toString('utf8');
-      if (out !== '' && !out.endsWith('\n')) out += '\n';
-      const status = timedOut ? `[timed out after ${timeoutMs} ms]` : signal ? `[killed by ${signal}]` : `[exit code: ${code}]`;
-      const cut = total > kept ? `\n[output truncated: kept ${kept} of ${total} bytes]` : '';
-      resolve(out + status + cut);
-    });
-  });
-}
-
-/** Kills the whole process group (grandchildren too) where groups exist. */
-function killTree(pid: number | undefined, grouped: boolean, fallback: () => void): void {
-  if (pid === undefined || !grouped) { fallback(); return; }
-  try { process.kill(-pid, 'SIGKILL'); } catch { fallback(); }
 }

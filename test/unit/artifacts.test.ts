@@ -3,7 +3,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import fc from 'fast-check';
-import { ArtifactStore, artifactRangePath, makeArtifactRef, type ArtifactRef } from '../../src/core/artifacts.js';
+import { artifactRangePath, makeArtifactRef, type ArtifactRef } from '../../src/core/artifactRef.js';
+import { ArtifactStore } from '../../src/core/artifacts.js';
 import { sha256hex, tempDir } from './evidence/helpers.js';
 
 const ID_RE = /artifact id/;

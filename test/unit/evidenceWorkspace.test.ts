@@ -2,7 +2,8 @@ import * as assert from 'node:assert/strict';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import fc from 'fast-check';
-import { ArtifactStore, makeArtifactRef } from '../../src/core/artifacts.js';
+import { makeArtifactRef } from '../../src/core/artifactRef.js';
+import { ArtifactStore } from '../../src/core/artifacts.js';
 import {
   BoundedEvidenceWorkspace, buildObservation, DEFAULT_EVIDENCE_LIMITS, parseRangePath, resolveEvidenceLimits, type EvidenceLimits,
 } from '../../src/core/evidenceWorkspace.js';

@@ -39,8 +39,11 @@ describe('file reads are confined (issue 10, defects 2 and 3)', () => {
       const [root, target] = process.argv.slice(1);
       const d = path.join(root, 'd'), real = path.join(root, 'd.real');
       process.stdout.write('ready\\n');
+      // Each step on its own: a step that fails leaves a state the next steps repair.
+      const step = (f) => { try { f(); } catch {} };
       for (;;) {
-        try { fs.renameSync(d, real); fs.symlinkSync(target, d); fs.unlinkSync(d); fs.renameSync(real, d); } catch {}
+        step(() => fs.renameSync(d, real)); step(() => fs.symlinkSync(target, d));
+        step(() => fs.unlinkSync(d)); step(() => fs.renameSync(real, d));
       }`, root, path.join(outside, 'd')], { stdio: ['ignore', 'pipe', 'inherit'] });
     await new Promise<void>((resolve) => writer.stdout.once('data', () => resolve()));
     const answers = new Map<string, number>();

@@ -1,7 +1,10 @@
 import * as assert from 'node:assert/strict';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import { LocalErrorText, LocalWorkspace, isSecretName } from '../../src/core/localWorkspace.js';
+import { LocalErrorText, LocalWorkspace } from '../../src/core/localWorkspace.js';
+import { BUILTIN_SECRET_RULES } from '../../src/core/secretPaths.js';
+
+const isSecretName = (segment: string): boolean => BUILTIN_SECRET_RULES.isSecret(segment);
 import { tempDir } from './evidence/helpers.js';
 
 const call = (tool: string, args: Record<string, unknown>) => ({ tool, arguments: args });

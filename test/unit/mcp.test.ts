@@ -312,8 +312,11 @@ describe('MCP server: a large evidence_readFile result is stored once (docs/cont
 
       // The record names the artifact; the handle reads its bytes through the same verified reader as a range.
       const runs = await RunStore.open({ logsDir: server.storage.logsDir, tenant: server.storage.tenant });
-      const [call] = await runs.report((await runs.listRuns())[0]!.runId);
+      const [summary] = await runs.listRuns();
+      const [call] = await runs.report(summary!.runId);
       assert.deepEqual([call!.stored, call!.artifactId, call!.sha256], ['artifact', observation.artifact_id, sha(file)]);
+      // Retention counts the artifact against the run that names it (docs/contracts.md §2.7): kept once, still budgeted.
+      assert.ok(summary!.totalBytes >= file.length, `the run accounts for ${summary!.totalBytes} bytes`);
       const handle = call!.handle!;
       const window = JSON.parse(textOf(await client.callTool({ name: 'read_tool_output', arguments: { handle, bytes: { start: 2_500_000, end: 2_500_100 } } })).text) as { content: string };
       assert.equal(window.content, file.subarray(2_500_000, 2_500_100).toString('utf8'));

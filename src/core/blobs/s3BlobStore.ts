@@ -43,17 +43,6 @@ export interface S3BlobStoreOptions {
   readonly maxAttempts?: number;
 }
 
-/**
- * Reads options from the environment: `BOUNDED_EVIDENCE_S3_ENDPOINT`, `…_BUCKET`,
- * `…_PREFIX`, `…_REGION`; credentials stay with the SDK's own chain. Undefined when
- * no bucket is set.
- */
-export function s3OptionsFromEnv(env: NodeJS.ProcessEnv = process.env): S3BlobStoreOptions | undefined {
-  const bucket = env.BOUNDED_EVIDENCE_S3_BUCKET;
-  if (!bucket) return undefined;
-  return { bucket, endpoint: env.BOUNDED_EVIDENCE_S3_ENDPOINT || undefined, prefix: env.BOUNDED_EVIDENCE_S3_PREFIX || undefined, region: env.BOUNDED_EVIDENCE_S3_REGION || undefined };
-}
-
 /** A `BlobStore` over one bucket (and prefix) of an S3-compatible server. */
 export class S3BlobStore implements BlobStore {
   readonly kind = 's3' as const;
@@ -169,7 +158,7 @@ export class S3BlobStore implements BlobStore {
       target.set(body.subarray(0, n));
       return n;
     } catch (e) {
-      if (e instanceof EvidenceError && e.code === 'backend' && e.message.includes('HTTP 416')) return 0;
+      if (e instanceof EvidenceError && e.code === 'rangeNotSatisfiable') return 0;
       throw e;
     }
   }
@@ -212,6 +201,8 @@ function toSafeError(e: unknown): EvidenceError {
   const status = typeof err?.$metadata?.httpStatusCode === 'number' ? err.$metadata.httpStatusCode : undefined;
   if (name === 'NoSuchKey' || name === 'NotFound' || (status === 404 && name !== 'NoSuchBucket')) return new EvidenceError('missing', 'stored bytes are missing');
   if (name === 'NoSuchBucket') return new EvidenceError('backend', 'blob store request failed: the bucket does not exist');
+  // A range starting past the object's end: an empty read, told apart by code, not by message.
+  if (status === 416) return new EvidenceError('rangeNotSatisfiable', 'blob store request failed (HTTP 416)');
   if (status !== undefined) return new EvidenceError('backend', `blob store request failed (HTTP ${status})`);
   return new EvidenceError('backend', 'blob store is unreachable');
 }

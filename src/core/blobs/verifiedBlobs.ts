@@ -108,12 +108,6 @@ export async function openVerified(store: BlobStore, key: BlobKey, expected: Blo
   return { manifest, source };
 }
 
-/** Removes a blob and its sidecar. */
-export async function deleteVerified(store: BlobStore, key: BlobKey): Promise<void> {
-  await store.delete(key);
-  await store.delete(manifestKeyOf(key));
-}
-
 /** The error for bytes the log promises but the store no longer has. */
 export function missingError(): EvidenceError {
   return new EvidenceError('missing', 'stored bytes are missing');

@@ -809,7 +809,8 @@ export class Catalog {
 
   /** Sum of every listed run's log and blob bytes. */
   totalBytes(): number {
-    let n = 0;
+    // The catalog itself counts too: retention budgets every byte under the storage folder.
+    let n = this.readOffset;
     for (const r of this.runs.values()) if (r.ok) n += r.z + r.blobBytes;
     return n;
   }

@@ -128,7 +128,9 @@ export function entryOf(record: RunRecord, at: number, length: number): RecordEn
     case 'call_started':
       return { k: 'cs', r: record.runId, c: record.callId, t: record.tool, s: record.startedAt };
     case 'call_finished': {
-      let bb = record.stored === 'blob' ? record.resultBytes : 0;
+      // Kept bytes a run accounts for in retention: its blobs and the artifact a read names (its bytes live once,
+      // in the artifact store; docs/contracts.md §2.7 counts them against the budget like blobs).
+      let bb = record.stored === 'blob' || record.stored === 'artifact' ? record.resultBytes : 0;
       for (const a of record.attachments) if (a.stored === 'blob') bb += a.sizeBytes;
       return {
         k: 'cf', r: record.runId, c: record.callId, t: record.tool, s: record.startedAt, f: record.finishedAt, st: record.status,

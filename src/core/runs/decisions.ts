@@ -3,7 +3,10 @@
  *
  * Boundary cases, each with its answer:
  * - Elision: a result of exactly `largeResultBytes` bytes stays whole; one byte more is
- *   elided (shown as handle + preview).
+ *   elided (shown as handle + preview). Binary bytes are always elided, whatever their size.
+ * - An attachment's whole text is shown in the summary only when it is inline text and
+ *   all of the call's text attachments fit `largeResultBytes` (or it is the exit value,
+ *   or it fits the preview anyway).
  * - Offload: a result of exactly `offloadThresholdBytes` bytes stays inline in the
  *   record; one byte more goes to the blob store. Offload always implies elision,
  *   whatever `largeResultBytes` says.
@@ -43,9 +46,22 @@ export const ContentTypes = {
   binary: 'application/octet-stream',
 } as const;
 
-/** True when the model must see a handle and a preview: `resultBytes > largeResultBytes`. */
-export function decideElision(resultBytes: number, largeResultBytes: number): boolean {
-  return resultBytes > largeResultBytes;
+/**
+ * True when the model must see a handle and a preview: `resultBytes > largeResultBytes`,
+ * or the bytes are binary (they cannot be shown as text, so they are always elided).
+ */
+export function decideElision(resultBytes: number, largeResultBytes: number, binary = false): boolean {
+  return binary || resultBytes > largeResultBytes;
+}
+
+/**
+ * True when an attachment's whole text appears in the command's summary: text kept
+ * inline, and either every text attachment of the call fits `largeResultBytes`
+ * together (`allFit`), or it is the exit `value`, or it fits the preview anyway.
+ * Binary bytes are never shown whole.
+ */
+export function decideAttachmentShownWhole(input: { name: string; sizeBytes: number; stored: StorageState; binary: boolean; allFit: boolean; previewBytes: number }): boolean {
+  return !input.binary && input.stored === 'inline' && (input.allFit || input.name === 'value' || input.sizeBytes <= input.previewBytes);
 }
 
 /** True when the bytes must live in the blob store: `resultBytes > offloadThresholdBytes`. */
@@ -62,10 +78,10 @@ export interface ResultDecision {
   readonly failure?: 'blob_store_required';
 }
 
-/** Combines both thresholds; offload forces elision; no store + offload is a failure. */
-export function decideResultStorage(input: { resultBytes: number; largeResultBytes: number; offloadThresholdBytes: number; hasBlobStore: boolean }): ResultDecision {
+/** Combines both thresholds; offload (and binary content) forces elision; no store + offload is a failure. */
+export function decideResultStorage(input: { resultBytes: number; largeResultBytes: number; offloadThresholdBytes: number; hasBlobStore: boolean; binary?: boolean }): ResultDecision {
   const offload = decideOffload(input.resultBytes, input.offloadThresholdBytes);
-  const elide = offload || decideElision(input.resultBytes, input.largeResultBytes);
+  const elide = offload || decideElision(input.resultBytes, input.largeResultBytes, input.binary);
   if (offload && !input.hasBlobStore) return { elide, offload, stored: 'preview_only', failure: 'blob_store_required' };
   return { elide, offload, stored: offload ? 'blob' : 'inline' };
 }

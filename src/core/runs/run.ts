@@ -84,7 +84,7 @@ export class Run implements RunApi {
     const n = m.byteCount;
     if (bytes.length !== n) throw new EvidenceError('invalidArgument', 'artifact bytes do not match their manifest');
     const binary = !m.utf8;
-    const elide = decideElision(n, s.limits.largeResultBytes) || binary;
+    const elide = decideElision(n, s.limits.largeResultBytes, binary);
     const p = s.limits.previewBytes;
     const captured: Captured = {
       stored: 'artifact', sizeBytes: n, observedBytes: n, truncated: false, sha256: m.sha256, manifestDigest: artifact.manifestDigest,
@@ -134,10 +134,10 @@ export class Run implements RunApi {
       return this.recordFailure(call, tool, args, attachments, { code: 'backend', message: backendMessage(e) });
     }
     const decision = decideResultStorage({
-      resultBytes: captured.sizeBytes, largeResultBytes: s.limits.largeResultBytes, offloadThresholdBytes: s.offloadThresholdBytes, hasBlobStore: s.blobs !== undefined,
+      resultBytes: captured.sizeBytes, largeResultBytes: s.limits.largeResultBytes, offloadThresholdBytes: s.offloadThresholdBytes,
+      hasBlobStore: s.blobs !== undefined, binary: captured.binary,
     });
-    // Binary bytes cannot be shown as text: always a handle.
-    const elide = decision.elide || captured.binary;
+    const elide = decision.elide;
     let status: CallStatus = options.isError ? 'error' : 'ok';
     let error: CallError | undefined = options.isError ? { code: 'tool_error', message: 'the tool reported an error' } : undefined;
     if (failure) ({ status, error } = failure);

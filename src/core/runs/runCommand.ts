@@ -10,7 +10,7 @@ import { canonicalJson } from '../json.js';
 import { encodeUtf8 } from '../utf8.js';
 import { captureOutput, once, type Captured } from './capture.js';
 import { startCommand, type CommandExit } from './command.js';
-import { ContentTypes, decideAttachmentStorage } from './decisions.js';
+import { ContentTypes, decideAttachmentShownWhole, decideAttachmentStorage } from './decisions.js';
 import { attachmentHandleOf } from './handles.js';
 import { commandSummary, type AttachmentView } from './observation.js';
 import { backendMessage, captureCap, storedFields } from './recordFields.js';
@@ -103,7 +103,7 @@ function attachmentViews(s: RunStore, callId: string, captures: readonly { name:
   const allWhole = textTotal <= s.limits.largeResultBytes;
   return captures.map(({ name, slot, c, contentType }) => {
     const d = decideAttachmentStorage({ sizeBytes: c.sizeBytes, inlineAttachmentBytes: s.inlineAttachmentBytes, hasBlobStore: s.blobs !== undefined, preservation: s.preservation });
-    const whole = !c.binary && c.stored === 'inline' && (allWhole || name === 'value' || c.sizeBytes <= s.limits.previewBytes);
+    const whole = decideAttachmentShownWhole({ name, sizeBytes: c.sizeBytes, stored: c.stored, binary: c.binary, allFit: allWhole, previewBytes: s.limits.previewBytes });
     const readable = c.stored !== 'preview_only' && d.readable !== false;
     const attachment: AttachmentRecord = {
       name, slot, handle: attachmentHandleOf(callId, slot),

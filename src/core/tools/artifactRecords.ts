@@ -6,7 +6,8 @@
  * (`ArtifactStore.hasFile`); small results were never externalized.
  * Every front end uses both: all records when its stores open, one id on a read's miss.
  */
-import { makeArtifactRef, type ArtifactStore } from '../artifacts.js';
+import { makeArtifactRef } from '../artifactRef.js';
+import type { ArtifactStore } from '../artifacts.js';
 import { parseRangePath } from '../evidenceWorkspace.js';
 import type { CallSummary, RunStoreApi } from '../runs/types.js';
 import { EvidenceToolNames } from './inputs.js';

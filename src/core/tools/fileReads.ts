@@ -4,8 +4,10 @@
  * artifact (the bytes live once, in the artifact store); a small one is recorded whole.
  */
 import { randomUUID } from 'node:crypto';
-import type { ArtifactRef, ArtifactStore } from '../artifacts.js';
+import type { ArtifactRef } from '../artifactRef.js';
+import type { ArtifactStore } from '../artifacts.js';
 import { BoundedEvidenceWorkspace, type EvidenceLimits } from '../evidenceWorkspace.js';
+import { fileTooLargeText } from '../localWorkspace.js';
 import type { RunApi, RunStoreApi } from '../runs/types.js';
 import type { ToolWorkspace } from '../toolWorkspace.js';
 import { learnArtifact } from './artifactRecords.js';
@@ -20,24 +22,29 @@ export interface FileReadOutcome {
   readonly fullText?: string;
   /** The artifact an observation names, with its exact bytes (the call records it instead of a second copy). */
   readonly artifact?: { readonly ref: ArtifactRef; readonly bytes: Uint8Array };
+  /** Set when the folder refused the file as larger than it reads (told by the exact sentence, not a pattern). */
+  readonly refusal?: 'tooLarge';
 }
 
 /** The bounded evidence workspace over a folder, handing back what a recorded read needs. */
 export class EvidenceFileWorkspace {
-  private constructor(private readonly bounded: BoundedEvidenceWorkspace) {}
+  private constructor(private readonly bounded: BoundedEvidenceWorkspace, private readonly tooLargeText: string | undefined) {}
 
   /** Wraps a local folder in the bounded evidence workspace (the limits are checked here, once). */
   static create(local: ToolWorkspace, artifacts: ArtifactStore, limits: Pick<EvidenceLimits, 'maxInlineBytes' | 'previewBytes' | 'maxRangeBytes'>): EvidenceFileWorkspace {
-    return new EvidenceFileWorkspace(new BoundedEvidenceWorkspace(local, artifacts, {
+    const bounded = new BoundedEvidenceWorkspace(local, artifacts, {
       maxInlineBytes: limits.maxInlineBytes,
       previewBytes: limits.previewBytes,
       maxRangeBytes: limits.maxRangeBytes,
-    }));
+    });
+    const max = local.policy.maxFileBytes;
+    return new EvidenceFileWorkspace(bounded, max === undefined ? undefined : fileTooLargeText(max));
   }
 
   /** Reads a file (or a virtual range) through the bounded workspace. */
   async readFile(relativePath: string, callId: string): Promise<FileReadOutcome> {
     const r = await this.bounded.executeDetailed({ tool: 'read_file', arguments: { path: relativePath } }, callId);
+    if (r.result !== undefined && r.result === this.tooLargeText) return { modelText: r.text, refusal: 'tooLarge' };
     if (r.result === undefined || r.result.startsWith('error:')) return { modelText: r.text };
     return { modelText: r.text, fullText: r.result, ...(r.artifact ? { artifact: r.artifact } : {}) };
   }
@@ -60,7 +67,7 @@ export async function readFileRecorded(
   log: (line: string) => void = () => undefined,
 ): Promise<string> {
   await learnArtifact(stores, relPath);
-  const { modelText, fullText, artifact } = await workspace.readFile(relPath, randomUUID());
+  const { modelText, fullText, artifact, refusal } = await workspace.readFile(relPath, randomUUID());
   const args = { path: relPath };
   let handle: string | undefined;
   if (run) {
@@ -73,5 +80,5 @@ export async function readFileRecorded(
       log(`a read was not recorded (${e instanceof Error ? e.message : String(e)}); it was answered without a handle`);
     }
   }
-  return readFileReply(modelText, handle, relPath);
+  return readFileReply(modelText, handle, relPath, refusal);
 }

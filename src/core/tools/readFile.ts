@@ -60,11 +60,12 @@ export const readFileTool: EvidenceToolDef<typeof EvidenceToolNames.readFile, Re
 
 /**
  * The final text of one read: `modelText` from the bounded workspace, `handle` the one the
- * run layer gave the recorded call (if any), `relPath` the path as the model gave it.
+ * run layer gave the recorded call (if any), `relPath` the path as the model gave it,
+ * `refusal` what the folder refused, when it refused the file as too large to read.
  */
-export function readFileReply(modelText: string, handle: string | undefined, relPath: string): string {
+export function readFileReply(modelText: string, handle: string | undefined, relPath: string, refusal?: 'tooLarge'): string {
   if (modelText.startsWith(OBSERVATION_PREFIX) && handle) return `${modelText}\n${searchHint(handle)}`;
-  if (/^error: file exceeds \d+ bytes$/.test(modelText)) {
+  if (refusal === 'tooLarge') {
     // Too large to read into memory here, but not too large to keep: say how.
     return `${modelText}; capture it with evidence_runCommand (for example: cat ${JSON.stringify(relPath)}) and search it with read_tool_output`;
   }

@@ -8,7 +8,7 @@ import * as assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readRange, type BlobStore } from '../../../src/core/blobs/blobStore.js';
 import type { BlobKey } from '../../../src/core/blobs/blobKey.js';
-import { deleteVerified, manifestKeyOf, openVerified, putVerified, ManifestCache } from '../../../src/core/blobs/verifiedBlobs.js';
+import { manifestKeyOf, openVerified, putVerified, ManifestCache } from '../../../src/core/blobs/verifiedBlobs.js';
 import { encodeManifest, manifestOf, readVerified, streamVerified } from '../../../src/core/integrity.js';
 
 /** A fresh store and how to dispose of it. */
@@ -203,7 +203,8 @@ export function blobStoreContract(name: string, setup: () => Promise<ContractFix
         // A cached (already verified) manifest still guards the data itself.
         const again = await openVerified(store, key, identity, cache);
         sameBytes(await readVerified(again.source, again.manifest, 5, 9), data.subarray(5, 9));
-        await deleteVerified(store, key);
+        await store.delete(key);
+        await store.delete(manifestKeyOf(key));
         assert.equal(await store.size(key), undefined);
       });
 

@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { readRange } from '../../../src/core/blobs/blobStore.js';
 import { FsBlobStore } from '../../../src/core/blobs/fsBlobStore.js';
 import { MemoryBlobStore } from '../../../src/core/blobs/memoryBlobStore.js';
-import { S3BlobStore, s3OptionsFromEnv } from '../../../src/core/blobs/s3BlobStore.js';
+import { S3BlobStore } from '../../../src/core/blobs/s3BlobStore.js';
 import { openVerified, putVerified } from '../../../src/core/blobs/verifiedBlobs.js';
 import { readVerified } from '../../../src/core/integrity.js';
 import { blobStoreContract, patterned, sameBytes } from './blobStoreContract.js';
@@ -71,12 +71,6 @@ describe('S3 adapter against a real local s3rver', function () {
       assert.equal(got.length, 4096);
       assert.equal(proxy.bodyBytes - before, 4096);
     } finally { store.dispose(); await proxy.close(); }
-  });
-
-  it('reads its options from the environment without credentials', () => {
-    assert.equal(s3OptionsFromEnv({}), undefined);
-    assert.deepEqual(s3OptionsFromEnv({ BOUNDED_EVIDENCE_S3_BUCKET: 'b', BOUNDED_EVIDENCE_S3_ENDPOINT: 'http://127.0.0.1:1', BOUNDED_EVIDENCE_S3_PREFIX: 'p' }),
-      { bucket: 'b', endpoint: 'http://127.0.0.1:1', prefix: 'p', region: undefined });
   });
 });
 

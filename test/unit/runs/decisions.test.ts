@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import {
-  decideAttachmentStorage, decideElision, decideOffload, decideResultStorage, lineCountOf, makePreview, measureResult, omissionMarker, profileHash,
+  decideAttachmentShownWhole, decideAttachmentStorage, decideElision, decideOffload, decideResultStorage, lineCountOf, makePreview, measureResult, omissionMarker, profileHash,
 } from '../../../src/core/runs/decisions.js';
 import { encodeUtf8 } from '../../../src/core/utf8.js';
 
@@ -9,6 +9,22 @@ describe('run decisions (pure, contract 2.1 and 2.4)', () => {
     assert.equal(decideElision(4096, 4096), false);
     assert.equal(decideElision(4097, 4096), true);
     assert.equal(decideElision(0, 1), false);
+  });
+
+  it('binary is always elided, even one byte; text at the threshold is not', () => {
+    assert.equal(decideElision(1, 4096, true), true);
+    assert.equal(decideElision(4096, 4096, false), false);
+    assert.deepEqual(decideResultStorage({ resultBytes: 10, largeResultBytes: 4096, offloadThresholdBytes: 16384, hasBlobStore: true, binary: true }), { elide: true, offload: false, stored: 'inline' });
+  });
+
+  it('an attachment is shown whole only as inline text that fits (all together, or the exit value, or within the preview)', () => {
+    const base = { name: 'stdout', sizeBytes: 5000, stored: 'inline' as const, binary: false, allFit: true, previewBytes: 1024 };
+    assert.equal(decideAttachmentShownWhole(base), true);
+    assert.equal(decideAttachmentShownWhole({ ...base, allFit: false }), false);
+    assert.equal(decideAttachmentShownWhole({ ...base, allFit: false, sizeBytes: 1024 }), true);
+    assert.equal(decideAttachmentShownWhole({ ...base, allFit: false, name: 'value' }), true);
+    assert.equal(decideAttachmentShownWhole({ ...base, binary: true }), false);
+    assert.equal(decideAttachmentShownWhole({ ...base, stored: 'blob' }), false);
   });
 
   it('offload: exactly at the threshold stays inline, one byte more goes to the blob store', () => {

@@ -46,7 +46,9 @@ describe('shared tool replies (editor and MCP server)', () => {
     assert.equal(searchHint('h'), 'Searchable by line or pattern: read_tool_output {"handle":"h"}');
     assert.equal(readFileReply(obs, undefined, 'big.txt'), obs);
     assert.equal(readFileReply('hello\n', 'res_1-2', 'a'), 'hello\n');
-    assert.equal(readFileReply('error: file exceeds 100 bytes', undefined, 'a b.log'), 'error: file exceeds 100 bytes; capture it with evidence_runCommand (for example: cat "a b.log") and search it with read_tool_output');
+    assert.equal(readFileReply('error: file exceeds 100 bytes', undefined, 'a b.log', 'tooLarge'), 'error: file exceeds 100 bytes; capture it with evidence_runCommand (for example: cat "a b.log") and search it with read_tool_output');
+    // The refusal is told by the reader (a typed flag), never by matching the text: the same words without it pass unchanged.
+    assert.equal(readFileReply('error: file exceeds 100 bytes', undefined, 'a b.log'), 'error: file exceeds 100 bytes');
     const wide = `Artifact range:\n${'\\u0001'.repeat(1400)}`;
     assert.equal(readFileReply(wide, undefined, 'x'), 'error: this range would exceed 8 KiB once JSON-escaped (8416 bytes); request a smaller range');
   });

@@ -9,8 +9,8 @@
  * (```json … ``` or ``` … ```) is read as the JSON inside, since chat models wrap JSON
  * that way unasked. Anything else that is not one JSON object is an invalid action.
  */
-import { canonicalJson } from './json.js';
-import type { ToolAction, ToolWorkspace } from './toolWorkspace.js';
+import { canonicalJson } from '../json.js';
+import type { ToolAction, ToolWorkspace } from '../toolWorkspace.js';
 
 /** One chat message as the loop sends it to the model. */
 export interface ChatMessage {

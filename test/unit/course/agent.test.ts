@@ -1,11 +1,11 @@
 import * as assert from 'node:assert/strict';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import { agentSystemPrompt, parseAgentAction, runAgent, type ChatMessage } from '../../src/core/agent.js';
-import { ArtifactStore } from '../../src/core/artifacts.js';
-import { BoundedEvidenceWorkspace } from '../../src/core/evidenceWorkspace.js';
-import { LocalWorkspace } from '../../src/core/localWorkspace.js';
-import { jsonAfterFirstLine, ScriptedWorkspace, tempDir } from './evidence/helpers.js';
+import { agentSystemPrompt, parseAgentAction, runAgent, type ChatMessage } from '../../../src/core/course/agent.js';
+import { ArtifactStore } from '../../../src/core/artifacts.js';
+import { BoundedEvidenceWorkspace } from '../../../src/core/evidenceWorkspace.js';
+import { LocalWorkspace } from '../../../src/core/localWorkspace.js';
+import { jsonAfterFirstLine, ScriptedWorkspace, tempDir } from '../evidence/helpers.js';
 
 /** A model that answers from a list, recording the messages it was shown. */
 function scripted(replies: (string | ((messages: readonly ChatMessage[]) => string))[]) {
