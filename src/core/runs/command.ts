@@ -27,8 +27,11 @@ import { Readable } from 'node:stream';
 /** The environment variable every process of a command's tree inherits (its value is per call). */
 export const CALL_MARKER_ENV = 'BOUNDED_EVIDENCE_CALL';
 
-/** How long the pipes are still read after the shell exited and its tree was ended. */
+/** How long the pipes are still read, after the shell exited, once no byte arrives (and our reader is not behind). */
 const PIPE_GRACE_MS = 250;
+
+/** At most this long draining pipes that keep receiving bytes after the shell exited (a holder that keeps writing). */
+const DRAIN_CAP_MS = 5_000;
 
 /** A process of the command's tree found outside its process group at the end. */
 export interface StrayProcess {
@@ -101,8 +104,30 @@ export function startCommand(command: string, options: { cwd: string; env?: Node
   };
   const kill = (): void => { void endTree(); };
   const stopReading = deferred();
-  const stdout = readUntil(child.stdout, stopReading.promise);
-  const stderr = readUntil(child.stderr, stopReading.promise);
+  // Bytes taken from the pipes so far (handed on, or waiting in the streams' buffers): progress while draining.
+  let taken = 0;
+  const onPiece = (n: number): void => { taken += n; };
+  const stdout = readUntil(child.stdout, stopReading.promise, onPiece);
+  const stderr = readUntil(child.stderr, stopReading.promise, onPiece);
+  const buffered = (): number => child.stdout.readableLength + child.stderr.readableLength;
+  // Our own reader may be behind (a slow disk, a loaded machine): a stream whose buffer is full has stopped
+  // reading its pipe, and the bytes left in the pipe are ours to take, not a sign that something holds it.
+  const backedUp = (): boolean => [child.stdout, child.stderr].some((st) => !st.destroyed && st.readableLength >= st.readableHighWaterMark);
+  /**
+   * Waits until the pipes close, or until they stall: no byte arrived for a grace while our reader was not
+   * behind (only then is the pipe held by a process that writes nothing). `capMs` bounds the wait for a holder
+   * that keeps writing. Resolves true when the pipes closed.
+   */
+  const drainOrStall = async (capMs: number): Promise<boolean> => {
+    const until = Date.now() + capMs;
+    for (;;) {
+      const before = taken + buffered();
+      await Promise.race([closed.promise, delay(PIPE_GRACE_MS)]);
+      if (pipesClosed) return true;
+      const moved = taken + buffered() !== before;
+      if ((!moved && !backedUp()) || Date.now() >= until) return false;
+    }
+  };
   const timer = options.timeoutMs !== undefined ? setTimeout(() => { if (!exited) { timedOut = true; kill(); } }, options.timeoutMs) : undefined;
   const onAbort = (): void => { if (!exited) { aborted = true; kill(); } };
   options.signal?.addEventListener('abort', onAbort, { once: true });
@@ -122,8 +147,9 @@ export function startCommand(command: string, options: { cwd: string; env?: Node
       exited = true;
       killGroup();
       void (async () => {
-        // Whatever the shell left running is ended; the pipes get a short grace only.
-        await Promise.race([closed.promise, delay(PIPE_GRACE_MS)]);
+        // Whatever the shell left running is ended; the pipes are drained while bytes still arrive (or our
+        // reader is behind), then get a short grace only.
+        await drainOrStall(DRAIN_CAP_MS);
         if (pipesClosed && !timedOut && !aborted) {
           // The common case: nothing holds the output. A process the command started in
           // another session that has let go of the output is left running, as a daemon
@@ -132,7 +158,7 @@ export function startCommand(command: string, options: { cwd: string; env?: Node
           return;
         }
         await endTree();
-        if (!pipesClosed) await Promise.race([closed.promise, delay(PIPE_GRACE_MS)]);
+        if (!pipesClosed) await drainOrStall(DRAIN_CAP_MS);
         const abandoned = !pipesClosed;
         stopReading.resolve();
         finish(code, signal, false, abandoned);
@@ -160,7 +186,7 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
  * than racing each read against `stop`: a race per piece would keep every piece alive
  * through the never-settled `stop` promise.
  */
-async function* readUntil(stream: Readable, stop: Promise<void>): AsyncGenerator<Uint8Array> {
+async function* readUntil(stream: Readable, stop: Promise<void>, onPiece: (bytes: number) => void): AsyncGenerator<Uint8Array> {
   let stopped = false;
   let ended = false;
   let failure: unknown;
@@ -173,7 +199,10 @@ async function* readUntil(stream: Readable, stop: Promise<void>): AsyncGenerator
   void stop.then(() => { stopped = true; poke(); });
   try {
     for (;;) {
-      for (let piece = stream.read() as Buffer | null; piece !== null; piece = stream.read() as Buffer | null) yield piece;
+      for (let piece = stream.read() as Buffer | null; piece !== null; piece = stream.read() as Buffer | null) {
+        onPiece(piece.length);
+        yield piece;
+      }
       if (failure !== undefined) throw failure;
       if (ended || stopped) return;
       await new Promise<void>((resolve) => { wake = resolve; });

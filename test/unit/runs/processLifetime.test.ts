@@ -93,3 +93,23 @@ describe('command lifetime with descendants in another session (issue 10, defect
     assert.equal(await waitGone(holder), true);
   });
 });
+
+describe('command output after the shell exits, read by a slow reader', () => {
+  it('keeps every byte left in the pipes when the reader is behind (a busy disk or machine), never cutting it at the grace', async function () {
+    this.timeout(60_000);
+    const { startCommand } = await import('../../../src/core/runs/command.js');
+    // 200,000 bytes fit the pipes' buffers: the shell exits at once, with nearly all of them still unread.
+    const cmd = startCommand('head -c 200000 /dev/zero | tr "\\0" x', { cwd: process.cwd() });
+    let bytes = 0;
+    let exitedAt = 0;
+    void cmd.exit.then(() => { exitedAt = Date.now(); });
+    for await (const piece of cmd.stdout as AsyncIterable<Uint8Array>) {
+      bytes += piece.length;
+      // 300 ms a piece: the backlog left at exit takes longer to read than the 250 ms grace (twice) allows.
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    const end = await cmd.exit;
+    assert.equal(bytes, 200_000, `read ${bytes} bytes (exit resolved ${exitedAt ? 'before' : 'after'} the last byte)`);
+    assert.deepEqual([end.code, end.pipesAbandoned], [0, false]);
+  });
+});
