@@ -1,5 +1,6 @@
 // Builds the extension (Node, CommonJS, `vscode` external), the MCP server (Node,
-// CommonJS, dist/mcp.js), the pattern-search worker (dist/patternWorker.js) and the inspector webview (browser, IIFE). Flags: --watch,
+// CommonJS, dist/mcp.js), the command line (dist/cli.js), the pattern-search worker
+// (dist/patternWorker.js) and the inspector webview (browser, IIFE). Flags: --watch,
 // --production (minified, no source maps), --tests (also bundles the integration suite
 // into out/ for the extension host).
 const esbuild = require('esbuild');
@@ -72,6 +73,17 @@ const configs = [
     platform: 'node',
     format: 'cjs',
     target: 'node20',
+  },
+  {
+    // The command line (`bounded-evidence`, the package's bin): capture, read, import,
+    // list, verify, hook, mcp. Plain Node, no `vscode`; runnable as `node dist/cli.js`.
+    ...common,
+    entryPoints: ['src/cli/main.ts'],
+    outfile: 'dist/cli.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    banner: { js: '#!/usr/bin/env node' },
   },
   {
     // The pattern-search worker (src/core/runs/patternWorker.ts), started in a worker

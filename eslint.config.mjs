@@ -75,6 +75,22 @@ export default tseslint.config(
     },
   },
   {
+    // The command line is a front end outside the editor, like the MCP server (which it
+    // serves as `mcp` and whose storage and settings opening it shares): the core and
+    // src/mcp, never the editor or the page.
+    files: ['src/cli/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [{ name: 'vscode', message: 'src/cli runs outside the editor: no vscode API.' }],
+        patterns: [
+          { group: ['**/extension/**', '**/extension'], message: 'src/cli never imports src/extension (share code through src/core).' },
+          { group: ['**/webview/**', '**/webview'], message: 'src/cli never imports webview.' },
+          { group: ['**/shared/**', '**/shared'], message: 'src/cli has no use for the webview protocol.' },
+        ],
+      }],
+    },
+  },
+  {
     files: ['src/shared/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [{ group: ['**/core/**', '**/extension/**', '**/webview/**', 'vscode', 'node:*'], message: 'src/shared is the protocol: it imports nothing at run time.' }] }],

@@ -4,12 +4,16 @@
 #   - Debian: chromium (the e2e browser), libkrb5-dev (code-server's kerberos addon)
 #   - Node 24 from the npm registry (the VS Code server build needs it; the system has Node 20)
 #   - code-server (the VS Code server build) installed with Node 24 and its headers
+#   - Claude Code (@anthropic-ai/claude-code), the agent command line the reach tests
+#     drive against a scripted model server on loopback; its native binary comes from
+#     the companion npm package @anthropic-ai/claude-code-linux-x64
 # Nothing is downloaded from outside the npm registry and Debian's packages.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 TOOLS="${BE_TOOLS_DIR:-$ROOT/.tools}"
 NODE24_VERSION=24.22.3
 CODE_SERVER_VERSION=4.139.1
+CLAUDE_CODE_VERSION=2.1.332
 mkdir -p "$TOOLS"
 
 # Run from `npm test`, this script inherits npm's own environment (npm_config_*, NODE,
@@ -57,4 +61,19 @@ if [ ! -f "$CS_MAIN" ] || [ ! -f "$CS_DIR/.installed-$CODE_SERVER_VERSION" ]; th
   [ -f "$CS_MAIN" ] || { log "code-server installed but $CS_MAIN is missing"; exit 1; }
   touch "$CS_DIR/.installed-$CODE_SERVER_VERSION"
 fi
-log "ready: node24=$NODE24_DIR/bin/node code-server=$CS_MAIN chromium=$(command -v chromium)"
+CC_DIR="$TOOLS/claude-code"
+CC_PKG="$CC_DIR/node_modules/@anthropic-ai/claude-code"
+CC_BIN="$CC_PKG/bin/claude.exe"
+if [ ! -f "$CC_DIR/.installed-$CLAUDE_CODE_VERSION" ] || [ ! -x "$CC_BIN" ]; then
+  log "installing Claude Code $CLAUDE_CODE_VERSION"
+  rm -rf "$CC_DIR"; mkdir -p "$CC_DIR"
+  ( export PATH="$NODE24_DIR/bin:$PATH"
+    npm_quiet install --no-save --no-package-lock --prefix "$CC_DIR" "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION"
+    # The package's postinstall puts the platform package's binary over bin/claude.exe;
+    # npm 11 may skip install scripts it has not been told to allow, so run it here (it
+    # is idempotent, and it never downloads: the binary is in the companion package).
+    cd "$CC_PKG" && node install.cjs >/dev/null )
+  "$CC_BIN" --version | grep -q "^$CLAUDE_CODE_VERSION " || { log "Claude Code installed but $CC_BIN does not run"; exit 1; }
+  touch "$CC_DIR/.installed-$CLAUDE_CODE_VERSION"
+fi
+log "ready: node24=$NODE24_DIR/bin/node code-server=$CS_MAIN chromium=$(command -v chromium) claude=$CC_BIN"

@@ -9,7 +9,7 @@
  * you know why), BE_WORKSPACE (default demo/), BE_STATE (default .test-runs/start/).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { ensureTools, repoRoot } from '../test/harness/tools.js';
 
@@ -31,10 +31,23 @@ const dirs = { home: 'home', tmp: 'tmp', config: 'xdg/config', data: 'xdg/data',
 const p = Object.fromEntries(Object.entries(dirs).map(([k, v]) => [k, path.join(state, v)])) as Record<keyof typeof dirs, string>;
 for (const d of Object.values(p)) mkdirSync(d, { recursive: true });
 const env: NodeJS.ProcessEnv = { ...process.env, HOME: p.home, TMPDIR: p.tmp, XDG_CONFIG_HOME: p.config, XDG_DATA_HOME: p.data, XDG_CACHE_HOME: p.cache };
-const settingsFile = path.join(p.serverData, 'data', 'User', 'settings.json');
-if (!existsSync(settingsFile)) {
+// Our keys are written on every start (merged over what the person changed), in both
+// places a served workbench may read user settings from: an older state folder whose
+// file predates a key would otherwise keep showing the Welcome page or the Git prompt.
+const ourSettings = {
+  // The demo folder's README opens instead of the generic Welcome page.
+  'workbench.startupEditor': 'readme',
+  'workbench.welcomePage.walkthroughs.openOnInstall': false,
+  'workbench.tips.enabled': false,
+  'telemetry.telemetryLevel': 'off', 'extensions.autoUpdate': false, 'update.mode': 'none',
+  // demo/ lives inside this repository: no "open the parent repository?" prompt.
+  'git.openRepositoryInParentFolders': 'never',
+};
+for (const settingsFile of [path.join(p.serverData, 'data', 'User', 'settings.json'), path.join(p.userData, 'User', 'settings.json')]) {
   mkdirSync(path.dirname(settingsFile), { recursive: true });
-  writeFileSync(settingsFile, JSON.stringify({ 'workbench.startupEditor': 'none', 'telemetry.telemetryLevel': 'off', 'extensions.autoUpdate': false, 'update.mode': 'none', 'git.openRepositoryInParentFolders': 'never' }, null, 2));
+  let current: Record<string, unknown> = {};
+  try { current = JSON.parse(readFileSync(settingsFile, 'utf8')) as Record<string, unknown>; } catch { /* absent or not JSON: start afresh */ }
+  writeFileSync(settingsFile, JSON.stringify({ ...current, ...ourSettings }, null, 2));
 }
 const common = ['--user-data-dir', p.userData, '--server-data-dir', p.serverData, '--extensions-dir', p.extensions];
 step('installing the extension into the server', tools.node24, [tools.serverMain, ...common, '--install-extension', path.join(repoRoot, 'dist-package', 'bounded-evidence.vsix'), '--force'], env);

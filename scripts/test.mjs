@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// `npm test`: every suite, in order — type check and lint, unit (plain Node), integration
-// (inside a real VS Code extension host), end-to-end (a real browser driving a real
+// `npm test`: every suite, in order — type check and lint, unit (plain Node), agents (real
+// agent command lines against a scripted model server), integration (inside a real VS Code
+// extension host), end-to-end (a real browser driving a real
 // workbench). Prints each runner's counts and one closing line; exits non-zero if
 // anything failed, was skipped, or if a suite ran zero tests.
 import { spawn } from 'node:child_process';
@@ -34,6 +35,9 @@ const steps = [
   { name: 'lint', kind: 'step', cmd: 'npm', args: ['run', '--silent', 'lint'] },
   { name: 'unit', kind: 'mocha', cmd: 'npx', args: ['mocha'] },
   { name: 'build', kind: 'step', cmd: 'node', args: ['esbuild.js', '--tests'] },
+  // Real agent command lines (Claude Code from npm) against a scripted model server on
+  // loopback; they run the built dist/ (the hook, the command line, the MCP server).
+  { name: 'agents', kind: 'mocha', cmd: 'npx', args: ['mocha', '--config', 'test/agents/.mocharc.json'] },
   { name: 'integration', kind: 'integration', cmd: 'node', args: ['--import', 'tsx', 'test/harness/runIntegration.ts'] },
   { name: 'e2e', kind: 'mocha', cmd: 'npx', args: ['mocha', '--config', 'test/e2e/.mocharc.json'] },
 ];
@@ -71,6 +75,6 @@ for (const r of results) {
   passed += r.passed; failed += r.failed; skipped += r.skipped;
   console.log(`  ${r.name.padEnd(12)} ${String(r.passed).padStart(5)} passed ${String(r.failed).padStart(4)} failed ${String(r.skipped).padStart(3)} skipped  ${r.seconds.padStart(7)} s${r.problems.length ? `  ✘ ${r.problems.join(', ')}` : ''}`);
 }
-const bad = failedSteps > 0 || results.some((r) => r.problems.length > 0) || (only.length === 0 && results.length < 3);
+const bad = failedSteps > 0 || results.some((r) => r.problems.length > 0) || (only.length === 0 && results.length < steps.filter((s) => s.kind !== 'step').length);
 console.log(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
 process.exit(bad ? 1 : 0);

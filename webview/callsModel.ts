@@ -3,7 +3,10 @@
  * rows (run headers, calls, attachment sub-rows) after filtering and sorting. Pure: no
  * DOM, so 10,000-call behaviour is unit-tested in Node.
  */
-import type { CallDto, PartDto, PartRef, RunDto } from '../src/shared/protocol.js';
+import { outcomeOf } from '../src/shared/outcome.js';
+import type { CallDto, OutcomeFilterDto, PartDto, PartRef, RunDto } from '../src/shared/protocol.js';
+
+export { outcomeOf, type Outcome } from '../src/shared/outcome.js';
 
 /** What the toolbar filters and sorts by. */
 export interface Filters {
@@ -14,7 +17,10 @@ export interface Filters {
   /** Case-insensitive text over tool, ids, handles, digests, arguments and names. */
   readonly text: string;
   readonly sort: 'time' | 'size';
+  /** Only calls with this outcome ('' for all). */
+  readonly outcome?: OutcomeFilterDto;
 }
+
 
 /** One row of the list. */
 export type Row =
@@ -110,6 +116,7 @@ export class CallsModel {
     for (const c of this.calls.values()) {
       if (f.tool && c.tool !== f.tool) continue;
       if (f.run && c.runId !== f.run) continue;
+      if (f.outcome && outcomeOf(c).kind !== f.outcome) continue;
       if (needle && !matches(c, this.runs.get(c.runId), needle)) continue;
       let list = byRun.get(c.runId);
       if (!list) byRun.set(c.runId, (list = []));
@@ -117,7 +124,7 @@ export class CallsModel {
     }
     // Without a tool or text filter every run shows, even one with no calls (yet): a
     // snapshot's run headers appear before their calls arrive.
-    if (!f.tool && !needle) {
+    if (!f.tool && !needle && !f.outcome) {
       for (const runId of this.runs.keys()) if (!byRun.has(runId) && (!f.run || f.run === runId)) byRun.set(runId, []);
     }
     const bySize = f.sort === 'size';
@@ -156,7 +163,7 @@ function placeholderRun(runId: string, calls: readonly CallDto[]): RunDto {
 }
 
 function matches(c: CallDto, run: RunDto | undefined, needle: string): boolean {
-  const fields = [c.tool, c.callId, c.runId, c.status, c.argsSummary, c.result.handle, c.result.sha256, run?.label];
+  const fields = [c.tool, c.callId, c.runId, c.status, outcomeOf(c).label, c.argsSummary, c.result.handle, c.result.sha256, run?.label];
   for (const a of c.attachments) fields.push(a.name, a.handle, a.sha256);
   return fields.some((s) => s !== undefined && s.toLowerCase().includes(needle));
 }

@@ -10,8 +10,8 @@ import '@vscode-elements/elements/dist/vscode-option/index.js';
 import '@vscode-elements/elements/dist/vscode-textfield/index.js';
 import type { VscodeSingleSelect } from '@vscode-elements/elements/dist/vscode-single-select/vscode-single-select.js';
 import type { VscodeTextfield } from '@vscode-elements/elements/dist/vscode-textfield/vscode-textfield.js';
-import type { PartRef } from '../src/shared/protocol.js';
-import { CallsModel, partKey, rowRef, type Filters, type Row } from './callsModel.js';
+import type { OutcomeFilterDto, PartRef } from '../src/shared/protocol.js';
+import { CallsModel, outcomeOf, partKey, rowRef, type Filters, type Row } from './callsModel.js';
 import { h, icon, replaceChildren } from './dom.js';
 import { clockTime, count, exactBytes, humanBytes, localTime, shortSha } from './format.js';
 import { VirtualList } from './virtualList.js';
@@ -47,6 +47,7 @@ export class CallsView {
   private readonly run: VscodeSingleSelect;
   private readonly text: VscodeTextfield;
   private readonly sort: VscodeSingleSelect;
+  private readonly outcome: VscodeSingleSelect;
   private readonly summary: HTMLElement;
   private readonly list: VirtualList<Row>;
   private rows: Row[] = [];
@@ -64,10 +65,12 @@ export class CallsView {
     this.run = h('vscode-single-select', { id: 'filter-run', label: 'Filter by run' }, option('', 'All runs'));
     this.text = h('vscode-textfield', { id: 'filter-text', label: 'Filter by text', placeholder: 'Filter: tool, handle, sha256, arguments…' });
     this.sort = h('vscode-single-select', { id: 'sort', label: 'Sort by' }, option('time', 'Newest first'), option('size', 'Largest first'));
+    this.outcome = h('vscode-single-select', { id: 'filter-outcome', label: 'Filter by outcome' },
+      option('', 'Any outcome'), option('failed', 'Failed'), option('ok', 'Succeeded'), option('running', 'Running'));
     const refresh = h('vscode-button', { id: 'refresh', secondary: true, icon: 'refresh', title: 'Re-read every run from the store' }, 'Refresh');
     this.summary = h('span', { id: 'list-summary', class: 'muted', 'aria-live': 'polite' });
     const toolbar = h('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Filter and sort calls' },
-      h('span', { class: 'filter-icon' }, icon('filter')), this.tool, this.run, this.text, this.sort, refresh, this.summary);
+      h('span', { class: 'filter-icon' }, icon('filter')), this.tool, this.run, this.outcome, this.text, this.sort, refresh, this.summary);
 
     const header = h('div', { class: 'row-grid list-header', 'aria-hidden': 'true' },
       h('span', {}), h('span', {}, 'Tool / output'), h('span', {}, 'Time'), h('span', {}, 'Status'), h('span', { class: 'num' }, 'Size'),
@@ -87,13 +90,22 @@ export class CallsView {
     if (initial?.filters) {
       this.text.value = initial.filters.text;
       this.sort.value = initial.filters.sort;
+      this.outcome.value = initial.filters.outcome ?? '';
       this.pendingTool = initial.filters.tool;
       this.pendingRun = initial.filters.run;
     }
     for (const r of initial?.collapsed ?? []) this.collapsed.add(r);
 
-    for (const el of [this.tool, this.run, this.sort]) el.addEventListener('change', () => this.filtersChanged());
+    for (const el of [this.tool, this.run, this.sort, this.outcome]) el.addEventListener('change', () => this.filtersChanged());
     this.text.addEventListener('input', () => this.filtersChanged());
+    // Escape empties the text filter (and stays in the field); a second Escape goes on to the workbench.
+    this.text.addEventListener('keydown', (e) => {
+      if (e.key !== 'Escape' || !this.text.value) return;
+      e.preventDefault();
+      e.stopPropagation();
+      this.text.value = '';
+      this.filtersChanged();
+    });
     refresh.addEventListener('click', () => this.events.refresh());
     viewport.addEventListener('keydown', (e) => this.onKey(e));
     viewport.addEventListener('click', (e) => this.onClick(e, false));
@@ -111,6 +123,7 @@ export class CallsView {
       run: this.run.value || this.pendingRun,
       text: this.text.value,
       sort: this.sort.value === 'size' ? 'size' : 'time',
+      outcome: (['ok', 'failed', 'running'] as const).find((o) => o === this.outcome.value) ?? ('' as OutcomeFilterDto),
     };
   }
 
@@ -217,6 +230,8 @@ export class CallsView {
       set(1, r.label ?? r.runId, r.runId);
       set(2, clockTime(r.startedAt), localTime(r.startedAt));
       replaceChildren(c[3] as HTMLElement, icon(statusIcon[r.status] ?? 'circle'), ` ${r.status}`);
+      (c[3] as HTMLElement).title = `run ${r.status}`;
+      (c[3] as HTMLElement).dataset.outcome = '';
       set(4, humanBytes(r.totalBytes), exactBytes(r.totalBytes));
       set(5, ''); set(7, ''); shaText.textContent = ''; copy.hidden = true;
       set(8, `${localTime(r.startedAt)} · run ${r.runId} · ${count(row.shown)} of ${count(r.callCount)} calls${r.pinned ? ' · pinned' : ''}`);
@@ -228,16 +243,21 @@ export class CallsView {
     el.setAttribute('aria-level', row.kind === 'call' ? '2' : '3');
     const size = `${humanBytes(part.sizeBytes)} (${exactBytes(part.sizeBytes)})`;
     const name = row.kind === 'call' ? call.tool : part.name;
+    const outcome = outcomeOf(call);
     el.setAttribute('aria-label', [
-      row.kind === 'call' ? `${call.tool} call, ${call.status}` : `${part.name} of ${call.tool}`,
+      row.kind === 'call' ? `${call.tool} call, ${outcome.label}` : `${part.name} of ${call.tool}`,
       exactBytes(part.sizeBytes), part.handle ? `handle ${part.handle}` : 'no handle', part.stored ? `stored ${part.stored}` : '',
     ].filter(Boolean).join(', '));
     replaceChildren(c[0] as HTMLElement, row.kind === 'part' ? icon('indent') : icon('symbol-method'));
     set(1, name, row.kind === 'call' ? `${call.tool} · call ${call.callId}` : `${part.name} of call ${call.callId}`);
     set(2, row.kind === 'call' ? clockTime(call.startedAt) : '', localTime(call.startedAt));
-    if (row.kind === 'call') replaceChildren(c[3] as HTMLElement, icon(statusIcon[call.status] ?? 'circle'), ` ${call.status}`);
-    else set(3, part.truncated ? 'truncated' : '', part.truncated && part.observedBytes !== undefined ? `capture stopped at its cap: ${exactBytes(part.observedBytes)} produced` : undefined);
-    set(4, size, part.observedBytes !== undefined && part.observedBytes !== part.sizeBytes ? `${exactBytes(part.observedBytes)} produced` : undefined);
+    const statusCell = c[3] as HTMLElement;
+    statusCell.dataset.outcome = row.kind === 'call' ? outcome.kind : '';
+    if (row.kind === 'call') {
+      replaceChildren(statusCell, icon(outcome.kind === 'failed' ? 'error' : (statusIcon[call.status] ?? 'circle')), ` ${outcome.label}`);
+      statusCell.title = `${outcome.label}: ${outcome.detail} (recorded status ${call.status})`;
+    } else set(3, part.truncated ? 'truncated' : '', part.truncated && part.observedBytes !== undefined ? `capture stopped at its cap: ${exactBytes(part.observedBytes)} produced` : undefined);
+    set(4, size, `${exactBytes(part.sizeBytes)}${part.observedBytes !== undefined && part.observedBytes !== part.sizeBytes ? `, ${exactBytes(part.observedBytes)} produced` : ''}`);
     set(5, part.handle ?? '—', part.handle ?? 'small result, shown to the model whole');
     shaText.textContent = shortSha(part.sha256);
     shaText.title = part.sha256 ?? '';

@@ -15,6 +15,7 @@ import type { VscodeTextfield } from '@vscode-elements/elements/dist/vscode-text
 import type {
   CallDto, InspectorLimitsDto, InspectorViewState, MatchDto, PartDto, PartRef, PreviewDto, WindowDto, WindowRequestDto,
 } from '../src/shared/protocol.js';
+import { outcomeOf } from './callsModel.js';
 import { append, h, replaceChildren } from './dom.js';
 import { count, exactBytes, humanBytes, localTime } from './format.js';
 import type { RequestBody, Reply } from './rpc.js';
@@ -61,7 +62,12 @@ function renderText(target: HTMLElement, text: string, firstLine: number | undef
     if (firstLine !== undefined) {
       const n = firstLine + i;
       row.append(h('span', { class: 'ln', 'aria-hidden': 'true' }, String(n + 1)));
-      if (n === hitLine) row.classList.add('hit');
+      if (n === hitLine) {
+        // Announced, not only coloured: the row is the current one and says so in words.
+        row.classList.add('hit');
+        row.setAttribute('aria-current', 'true');
+        row.append(h('span', { class: 'sr-only' }, `Matched line ${n + 1}: `));
+      }
     }
     const tx = h('span', { class: 'tx' });
     for (const s of seg.segments(lines[i]!)) {
@@ -101,6 +107,7 @@ export class DetailView {
   private readonly windowError: HTMLElement;
   private readonly windowEl: HTMLElement;
   private readonly verdict: HTMLElement;
+  private readonly actionResult: HTMLElement;
   private readonly actionButtons: VscodeButton[];
   private readonly pagers: VscodeButton[];
 
@@ -157,13 +164,17 @@ export class DetailView {
     const copySha = button('copy-sha', 'Copy sha256', 'clippy');
     const copyHandle = button('copy-handle', 'Copy handle', 'symbol-key');
     this.actionButtons = [copyExcerpt, sendToChat, verify, openEditor, copySha, copyHandle];
-    this.verdict = h('div', { id: 'verdict', role: 'status' });
+    // Results appear next to the buttons that asked for them (the eye is there), and in
+    // the page's status line as well (the live region screen readers follow).
+    this.verdict = h('span', { id: 'verdict', role: 'status' });
+    this.actionResult = h('span', { id: 'action-result', class: 'muted' });
 
     this.fetchBox = h('section', { class: 'fetch', 'aria-labelledby': 'fetch-heading' },
       h('h3', { id: 'fetch-heading' }, 'Read exact bytes'), this.fetchNote, this.tabsEl,
       h('div', { class: 'window-bar' }, prevPage, nextPage, this.position),
       this.windowError, this.windowEl,
-      h('div', { class: 'actions', role: 'toolbar', 'aria-label': 'Use this window' }, ...this.actionButtons), this.verdict);
+      h('div', { class: 'actions', role: 'toolbar', 'aria-label': 'Use this window' }, ...this.actionButtons),
+      h('div', { class: 'action-results' }, this.verdict, this.actionResult));
     this.body = h('div', { class: 'detail-body', hidden: true },
       this.title, this.identity,
       h('section', { 'aria-labelledby': 'preview-heading' }, h('h3', { id: 'preview-heading' }, 'What the model saw'), this.previewBox),
@@ -271,14 +282,16 @@ export class DetailView {
     this.windowEl.replaceChildren();
     this.verdict.textContent = '';
     this.verdict.className = '';
+    this.actionResult.textContent = '';
     this.matchInfo.textContent = '';
     this.matchList.replaceChildren();
     this.updateEnabled();
   }
 
   private renderHeader(call: CallDto, part: PartDto): void {
+    const outcome = outcomeOf(call);
     replaceChildren(this.title, part.name === 'result' ? `${call.tool} result` : `${part.name} of ${call.tool}`,
-      h('span', { class: `badge status-${call.status}` }, call.status), part.stored ? h('span', { class: 'badge' }, part.stored) : null);
+      h('span', { class: `badge outcome-${outcome.kind}`, id: 'detail-outcome', title: outcome.detail }, outcome.label), part.stored ? h('span', { class: 'badge' }, part.stored) : null);
     const rows: [string, string, string?][] = [];
     if (part.handle) rows.push(['Handle', part.handle, 'id-handle']);
     if (part.sha256) { rows.push(['Artifact id', `artifact-${part.sha256}`]); rows.push(['sha256', part.sha256, 'id-sha']); }
@@ -287,6 +300,7 @@ export class DetailView {
     if (part.lineCount !== undefined) rows.push(['Lines', count(part.lineCount), 'id-lines']);
     if (part.contentType) rows.push(['Content type', `${part.contentType}${part.binary ? ' (binary)' : ''}`]);
     rows.push(['Stored', part.stored ? `${part.stored}${part.readable ? '' : ' (not readable)'}` : '—']);
+    rows.push(['Outcome', `${outcome.label}: ${outcome.detail} (recorded status ${call.status})`, 'id-outcome']);
     rows.push(['Call', `${call.callId} · ${localTime(call.startedAt)}${call.finishedAt ? ` → ${localTime(call.finishedAt)}` : ''}`]);
     rows.push(['Run', call.runId]);
     if (call.argsSummary) rows.push(['Arguments', call.argsSummary]);
@@ -305,7 +319,7 @@ export class DetailView {
       renderText(tail, p.tail, undefined);
       append(box,
         h('div', { class: 'range-label' }, `Head · bytes [0, ${p.headEnd})`), head,
-        h('div', { class: 'gap', id: 'preview-gap' }, `… bytes [${p.headEnd}, ${p.tailStart}) omitted: ${exactBytes(p.tailStart - p.headEnd)} the model did not see …`),
+        this.gapButton(p.headEnd, p.tailStart),
         h('div', { class: 'range-label' }, `Tail · bytes [${p.tailStart}, ${part.sizeBytes})`), tail);
       return;
     }
@@ -313,6 +327,28 @@ export class DetailView {
     const whole = h('div', { class: 'window preview-text', id: 'preview-whole', tabindex: '0', 'aria-label': 'Preview' });
     renderText(whole, p.text, undefined);
     append(box, h('div', { class: 'range-label' }, part.handle ? 'Preview as the model saw it' : `Whole result, shown to the model as is (${exactBytes(part.sizeBytes)})`), whole);
+  }
+
+  /** The omitted middle, as a button that fetches its first window into the reader below. */
+  private gapButton(headEnd: number, tailStart: number): HTMLElement {
+    const b = h('button', { class: 'gap', id: 'preview-gap', type: 'button', title: 'Fetch the omitted bytes into the window below' },
+      `… bytes [${headEnd}, ${tailStart}) omitted: ${exactBytes(tailStart - headEnd)} the model did not see — fetch them …`);
+    b.addEventListener('click', () => {
+      const end = Math.min(tailStart, headEnd + this.limits.maxWindowBytes);
+      this.tabsEl.selectedIndex = tabs.indexOf('bytes');
+      void this.fetch({ kind: 'bytes', start: headEnd, end }, true).then(() => this.reveal(this.windowEl));
+    });
+    return b;
+  }
+
+  /** F3 / Shift+F3: the next or previous match of the pattern, or the pattern field when there is none yet. */
+  findNext(dir: -1 | 1): void {
+    if (!this.part?.handle) return;
+    if (this.pattern && this.pattern.total > 0) { this.stepMatch(dir); return; }
+    this.tabsEl.selectedIndex = tabs.indexOf('pattern');
+    this.reveal(this.tabsEl);
+    this.fPattern.focus();
+    this.deps.status('Type a pattern and press Enter; F3 and Shift+F3 then step through the matches.');
   }
 
   private updateEnabled(): void {
@@ -502,15 +538,30 @@ export class DetailView {
     this.deps.changed();
   }
 
+  /** Scrolls an element of the detail into view if it is not (never the whole page jumps). */
+  private reveal(el: HTMLElement): void {
+    el.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+  }
+
+  /** Says what an action did next to its button, and in the status line. */
+  private said(message: string, kind: 'info' | 'error' = 'info'): void {
+    this.verdict.textContent = '';
+    this.verdict.className = '';
+    this.actionResult.textContent = message;
+    this.actionResult.className = kind === 'error' ? 'error' : 'muted';
+    this.reveal(this.actionResult);
+    this.deps.status(message, kind);
+  }
+
   private async excerpt(type: 'copyExcerpt' | 'sendToChat'): Promise<void> {
     const handle = this.part?.handle;
     const w = this.current;
-    if (!handle || !w || w.end <= w.start) { this.deps.status('Fetch a window first: the excerpt is the window on screen.', 'error'); return; }
+    if (!handle || !w || w.end <= w.start) { this.said('Fetch a window first: the excerpt is the window on screen.', 'error'); return; }
     try {
       const r = await this.deps.request({ type, handle, range: { kind: 'bytes', start: w.start, end: w.end } });
-      if (r.type === 'done') this.deps.status(r.message);
+      if (r.type === 'done') this.said(r.message);
     } catch (e) {
-      this.deps.status((e as Error).message, 'error');
+      this.said((e as Error).message, 'error');
     }
   }
 
@@ -519,6 +570,8 @@ export class DetailView {
     if (!handle) return;
     this.verdict.className = '';
     this.verdict.textContent = 'Verifying every byte…';
+    this.actionResult.textContent = '';
+    this.reveal(this.verdict);
     try {
       const r = await this.deps.request({ type: 'verify', handle });
       if (r.type !== 'verified' || this.part?.handle !== handle) return;
@@ -530,6 +583,7 @@ export class DetailView {
       this.verdict.className = 'error';
       this.verdict.textContent = (e as Error).message;
     }
+    this.reveal(this.verdict);
   }
 
   private async openInEditor(): Promise<void> {
@@ -537,17 +591,17 @@ export class DetailView {
     if (!handle) return;
     try {
       const r = await this.deps.request({ type: 'openInEditor', handle, byteOffset: this.current?.start ?? 0 });
-      if (r.type === 'done') this.deps.status(r.message);
+      if (r.type === 'done') this.said(r.message);
     } catch (e) {
-      this.deps.status((e as Error).message, 'error');
+      this.said((e as Error).message, 'error');
     }
   }
 
   private copy(text: string | undefined, what: string): void {
     if (!text) return;
     this.deps.request({ type: 'copyText', text }).then(
-      () => this.deps.status(`Copied the ${what}.`),
-      (e: Error) => this.deps.status(e.message, 'error'),
+      () => this.said(`Copied the ${what}.`),
+      (e: Error) => this.said(e.message, 'error'),
     );
   }
 }

@@ -8,6 +8,7 @@ import { CallsModel } from './callsModel.js';
 import { CallsView } from './callsView.js';
 import { DetailView } from './detailView.js';
 import { h } from './dom.js';
+import { SplitLayout } from './layout.js';
 import { RpcClient, type VsCodeApi } from './rpc.js';
 
 declare function acquireVsCodeApi(): VsCodeApi;
@@ -37,6 +38,7 @@ function saveState(): void {
       ...(selected ? { selected } : {}),
       filters: calls.filters(),
       collapsedRuns: calls.collapsedRuns(),
+      split: layout.split,
       ...detail.state(),
     };
     api.setState(state);
@@ -178,9 +180,20 @@ window.addEventListener('error', (e) => {
 });
 
 const storeState = h('p', { id: 'store-state', class: 'muted' });
+/** The shortcuts, where a person looks for them (the panel's own help). */
+const shortcuts: readonly [string, string][] = [
+  ['/', 'focus the text filter'], ['Escape', 'clear the text filter'], ['↑ ↓ Home End PgUp PgDn', 'move in the list'],
+  ['← →', 'collapse or expand a run, go to the parent'], ['Enter', 'open the selected call or output'], ['c', 'copy the selected row\'s sha256'],
+  ['F3 / Shift+F3', 'next / previous match of the pattern'], ['Splitter: ↑ ↓ (← → side by side), Home, End', 'resize the list and the detail'],
+];
+const help = h('details', { class: 'help', id: 'help' }, h('summary', {}, 'Keyboard shortcuts'),
+  h('dl', {}, ...shortcuts.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)])));
+const layout = new SplitLayout(calls.element, detail.element, saved.split, saveState);
+// The heading moves inside the main landmark (the host page puts it first so it shows at once).
+const heading = document.getElementById('heading');
 const app = h('main', { id: 'app' },
-  h('header', { class: 'app-header' }, h('p', { class: 'muted' }, 'Every recorded tool call, its exact size, handle and sha256; read exact ranges and copy excerpts with their provenance.'), storeState),
-  calls.element, detail.element, statusLine);
+  h('header', { class: 'app-header' }, heading, h('p', { class: 'muted intro' }, 'Every recorded tool call, its exact size, handle and sha256; read exact ranges and copy excerpts with their provenance.'), help, storeState),
+  layout.element, statusLine);
 document.body.append(app);
 timings.cspViolations = '0';
 
@@ -188,6 +201,7 @@ window.addEventListener('message', (e: MessageEvent) => onMessage(e.data as Host
 document.addEventListener('keydown', (e) => {
   const inField = (e.target as HTMLElement).closest('vscode-textfield, input, textarea, vscode-single-select');
   if (e.key === '/' && !inField) { e.preventDefault(); document.getElementById('filter-text')?.focus(); }
+  if (e.key === 'F3') { e.preventDefault(); detail.findNext(e.shiftKey ? -1 : 1); }
 });
 api.postMessage({ type: 'ready' });
 timings.readyPostedMs = performance.now().toFixed(1);

@@ -18,7 +18,7 @@
  * artifact's name cannot hang a read): an artifact replaced by a symlink is a digest
  * mismatch, never followed.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { constants as fsc, promises as fsp } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
@@ -27,6 +27,8 @@ import {
   DEFAULT_CHUNK_SIZE, decodeManifest, encodeManifest, ManifestBuilder, manifestOf, readVerified, verifyAll,
   type Manifest, type RangeSource,
 } from './integrity.js';
+import { ManifestCache } from './manifestCache.js';
+import { sha256Hex } from './sha256.js';
 import { encodeUtf8 } from './utf8.js';
 
 /** The identity record of one artifact: `artifactId` is `"artifact-" + sha256`. */
@@ -124,9 +126,8 @@ const WRITE_BUFFER = 1024 * 1024;
 /** Exact bytes of tool results, under one root (and tenant), each verified on read. */
 export class ArtifactStore {
   private readonly known = new Map<string, Entry>();
-  /** Trusted manifests, least recently used first. */
-  private readonly manifests = new Map<string, Manifest>();
-  private manifestBytes = 0;
+  /** Trusted manifests by their digest (the one manifest cache). */
+  private readonly manifests = new ManifestCache(MANIFEST_CACHE_BYTES);
   /** Manifest loads in flight (a first load may be a full O(size) verification). */
   private readonly loading = new Map<string, Promise<Manifest>>();
   /** In-memory puts in flight, by id: many promises putting the same bytes write once. */
@@ -256,6 +257,38 @@ export class ArtifactStore {
   }
 
   /**
+   * The artifact a run record names, opened for verified reading: learned from the record
+   * (identity and manifest digest) when this store did not know it and its file is here,
+   * else `notAvailable`; a known artifact with another identity is a digest mismatch. The
+   * file is opened per read and closed again (no handle is held between reads).
+   */
+  async openRecorded(ref: { artifactId: string; byteCount: number; sha256: string }, manifestDigest: string): Promise<{ manifest: Manifest; source: RangeSource }> {
+    const checked = makeArtifactRef(ref.artifactId, ref.byteCount, ref.sha256);
+    if (!this.known.has(checked.artifactId)) {
+      if (!(await this.hasFile(checked.artifactId))) throw new EvidenceError('notAvailable');
+      this.register(checked, manifestDigest);
+    }
+    const entry = this.known.get(checked.artifactId)!;
+    if (entry.ref.byteCount !== checked.byteCount) throw new EvidenceError('digestMismatch');
+    const manifest = await this.trustedManifest(entry);
+    const file = this.artifactPath(checked.artifactId);
+    const once = async <T>(use: (s: FileSource) => Promise<T>): Promise<T> => {
+      const s = new FileSource(file);
+      try { return await use(s); } finally { await s.close(); }
+    };
+    return { manifest, source: { size: () => once((s) => s.size()), read: (start, end) => once((s) => s.read(start, end)) } };
+  }
+
+  /** A known artifact's trusted manifest and its digest (what a run record keeps to name it). */
+  async manifestFor(artifactId: string): Promise<{ manifest: Manifest; manifestDigest: string }> {
+    const entry = this.known.get(artifactId);
+    if (!entry) throw new EvidenceError('notAvailable');
+    const manifest = await this.trustedManifest(entry);
+    // trustedManifest sets the digest when it had none.
+    return { manifest, manifestDigest: entry.manifestDigest ?? sha256Hex(encodeManifest(manifest)) };
+  }
+
+  /**
    * Full verification (O(size)): every chunk digest and the whole sha256. False on any
    * change anywhere, a changed size, a missing file or an untrusted manifest.
    */
@@ -326,7 +359,6 @@ export class ArtifactStore {
 
   /** Forgets an artifact (its files stay): this store no longer serves it. */
   forget(artifactId: string): boolean {
-    this.dropManifest(artifactId);
     return this.known.delete(artifactId);
   }
 
@@ -387,11 +419,11 @@ export class ArtifactStore {
 
   private remember(manifest: Manifest): ArtifactRef {
     const ref = makeArtifactRef(`artifact-${manifest.sha256}`, manifest.byteCount, manifest.sha256);
-    const digest = digestOf(encodeManifest(manifest));
+    const digest = sha256Hex(encodeManifest(manifest));
     const existing = this.known.get(ref.artifactId);
     if (existing) existing.manifestDigest = digest;
     else this.known.set(ref.artifactId, { ref, manifestDigest: digest });
-    this.cacheManifest(ref.artifactId, manifest);
+    this.manifests.set(digest, manifest);
     return ref;
   }
 
@@ -412,12 +444,8 @@ export class ArtifactStore {
 
   private async trustedManifest(entry: Entry): Promise<Manifest> {
     const id = entry.ref.artifactId;
-    const cached = this.manifests.get(id);
-    if (cached) {
-      this.manifests.delete(id);
-      this.manifests.set(id, cached);
-      return cached;
-    }
+    const cached = entry.manifestDigest !== undefined ? this.manifests.get(entry.manifestDigest) : undefined;
+    if (cached && cached.sha256 === entry.ref.sha256 && cached.byteCount === entry.ref.byteCount) return cached;
     const pending = this.loading.get(id);
     if (pending) return pending;
     const p = this.loadManifest(entry).finally(() => this.loading.delete(id));
@@ -429,10 +457,10 @@ export class ArtifactStore {
     const { ref } = entry;
     const stored = await readNoFollow(this.manifestPath(ref.artifactId));
     if (entry.manifestDigest !== undefined) {
-      if (!stored || digestOf(stored) !== entry.manifestDigest) throw new EvidenceError('digestMismatch');
+      if (!stored || sha256Hex(stored) !== entry.manifestDigest) throw new EvidenceError('digestMismatch');
       const m = decodeManifest(stored);
       if (m.sha256 !== ref.sha256 || m.byteCount !== ref.byteCount) throw new EvidenceError('digestMismatch');
-      this.cacheManifest(ref.artifactId, m);
+      this.manifests.set(entry.manifestDigest, m);
       return m;
     }
     // No recorded manifest digest: trust comes from the identity alone, so the whole
@@ -446,8 +474,8 @@ export class ArtifactStore {
       m = await this.rebuildManifest(ref);
       await this.writeManifest(ref.artifactId, m);
     }
-    entry.manifestDigest = digestOf(encodeManifest(m));
-    this.cacheManifest(ref.artifactId, m);
+    entry.manifestDigest = sha256Hex(encodeManifest(m));
+    this.manifests.set(entry.manifestDigest, m);
     return m;
   }
 
@@ -471,21 +499,6 @@ export class ArtifactStore {
     }
   }
 
-  private cacheManifest(id: string, m: Manifest): void {
-    this.dropManifest(id);
-    this.manifests.set(id, m);
-    this.manifestBytes += manifestSize(m);
-    for (const [oldest, om] of this.manifests) {
-      if (this.manifestBytes <= MANIFEST_CACHE_BYTES || oldest === id) break;
-      this.manifests.delete(oldest);
-      this.manifestBytes -= manifestSize(om);
-    }
-  }
-
-  private dropManifest(id: string): void {
-    const m = this.manifests.get(id);
-    if (m) { this.manifests.delete(id); this.manifestBytes -= manifestSize(m); }
-  }
 
   private artifactPath(id: string): string { return path.join(this.dir, id); }
   private manifestPath(id: string): string { return path.join(this.dir, MANIFESTS, `${id}.manifest`); }
@@ -643,14 +656,9 @@ function isRange(start: number, end: number): boolean {
   return Number.isSafeInteger(start) && Number.isSafeInteger(end) && start >= 0 && start < end;
 }
 
-function digestOf(bytes: Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('hex');
-}
+
 
 function decodeOrUndefined(bytes: Uint8Array): Manifest | undefined {
   try { return decodeManifest(bytes); } catch { return undefined; }
 }
 
-function manifestSize(m: Manifest): number {
-  return m.chunkDigests.byteLength + m.chunkNewlines.byteLength + 256;
-}

@@ -1,6 +1,6 @@
 /**
  * Opening a file inside a root exactly once, and proving afterwards that what was opened
- * lies inside the root (docs/contracts.md, "File reads: confinement and secrets").
+ * lies inside the root (docs/contracts.md §5.3).
  *
  * Checking a path and then opening it by name again is a race: a folder swapped for a
  * symlink in between hands back a file from anywhere (issue 10, defect 2). Node has no

@@ -25,3 +25,15 @@ export class EvidenceError extends Error {
     this.name = 'EvidenceError';
   }
 }
+
+/** True for a failure because the storage device (or the user's quota) is full. */
+export function isStorageFull(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT';
+}
+
+/** The cause named in results when the storage is full (docs/contracts.md §5.6). */
+export const STORAGE_FULL = 'the evidence storage is full (no space left on device)';
+
+/** The tool result when a call could not be recorded at all because the storage is full. */
+export const STORAGE_FULL_RESULT = `error: ${STORAGE_FULL}; nothing of this call could be recorded or kept: free space and try again`;

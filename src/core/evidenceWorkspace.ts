@@ -189,6 +189,16 @@ function utf8Length(text: string): number {
 /** The store operations the bounded workspace needs (an `ArtifactStore`, or a test double). */
 export type EvidenceArtifacts = Pick<ArtifactStore, 'put' | 'readRange' | 'ref'>;
 
+/** What `executeDetailed` answers. */
+export interface BoundedResult {
+  /** What the model sees (exactly `execute`'s answer). */
+  readonly text: string;
+  /** The wrapped workspace's result (absent for a virtual range read). */
+  readonly result?: string;
+  /** The artifact the result was externalized to, and its exact bytes. */
+  readonly artifact?: { readonly ref: ArtifactRef; readonly bytes: Uint8Array };
+}
+
 /** Wraps a tool workspace so every result a model sees is bounded (docs/contracts.md §1.2). */
 export class BoundedEvidenceWorkspace implements ToolWorkspace {
   /** The limits in force, defaults filled in. */
@@ -214,14 +224,24 @@ export class BoundedEvidenceWorkspace implements ToolWorkspace {
    * wrapped workspace, and a large non-error result comes back as an observation.
    */
   async execute(action: ToolAction, toolCallId?: string): Promise<string> {
+    return (await this.executeDetailed(action, toolCallId)).text;
+  }
+
+  /**
+   * `execute`, plus what a caller recording the call needs: the wrapped workspace's own
+   * result (absent for virtual reads) and, when it was externalized, the stored
+   * artifact and its exact bytes (so the record can name the artifact instead of
+   * storing the bytes again).
+   */
+  async executeDetailed(action: ToolAction, toolCallId?: string): Promise<BoundedResult> {
     const target = action.tool === ToolName.readFile ? action.arguments?.path : undefined;
-    if (typeof target === 'string' && target.startsWith(VIRTUAL_PREFIX)) return this.readRange(target);
+    if (typeof target === 'string' && target.startsWith(VIRTUAL_PREFIX)) return { text: await this.readRange(target) };
     const result = await this.workspace.execute(action, toolCallId);
-    if (result.startsWith('error:')) return result;
+    if (result.startsWith('error:')) return { text: result, result };
     const bytes = encodeUtf8(result);
-    if (bytes.length <= this.limits.maxInlineBytes) return result;
+    if (bytes.length <= this.limits.maxInlineBytes) return { text: result, result };
     const ref = await this.artifacts.put(bytes);
-    return buildObservation(ref, (s, e) => bytes.subarray(s, e), this.limits);
+    return { text: buildObservation(ref, (s, e) => bytes.subarray(s, e), this.limits), result, artifact: { ref, bytes } };
   }
 
   /** Contract 1.3: checks in the table's order, every failure an `error:` result. */

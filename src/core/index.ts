@@ -4,7 +4,8 @@
  * docs/architecture.md §2, §3; the promises each file keeps: docs/contracts.md.
  *
  * Map:
- * - `integrity.ts`       manifests (per-chunk sha256, newline counts) and every verified read
+ * - `integrity.ts`       manifests (per-chunk sha256, newline counts) and every verified read;
+ *                        `sha256.ts` (the one sha256 helper), `manifestCache.ts` (the one manifest cache)
  * - `utf8.ts`, `json.ts` strict UTF-8 and code-point boundaries; canonical JSON
  * - `errors.ts`          the contract's error sentences and `EvidenceError` (safe to show a model)
  * - `artifacts.ts`       artifact identity and the artifact store of `evidence_readFile` (§1.1)
@@ -25,6 +26,7 @@ export * from './errors.js';
 export * from './utf8.js';
 export * from './json.js';
 export * from './integrity.js';
+export * from './sha256.js';
 export * from './blobs/blobKey.js';
 export * from './blobs/blobStore.js';
 export * from './runs/types.js';

@@ -11,6 +11,7 @@
  * differs from the manifest. A changed byte or a changed size is an error, never data.
  */
 import { createHash, hash } from 'node:crypto';
+import { sha256Hex } from './sha256.js';
 import { EvidenceError } from './errors.js';
 import { Utf8Validator } from './utf8.js';
 
@@ -170,7 +171,7 @@ export function decodeManifest(bytes: Uint8Array): Manifest {
 
 /** sha256 of the serialised manifest: records keep it so a rewritten manifest is caught. */
 export function manifestDigest(m: Manifest): string {
-  return createHash('sha256').update(encodeManifest(m)).digest('hex');
+  return sha256Hex(encodeManifest(m));
 }
 
 /** Physical, unverified access to stored bytes (a file, a blob, an S3 object). */

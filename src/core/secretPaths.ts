@@ -1,7 +1,7 @@
 /**
  * The one deny list of secret files, shared by every front end (editor, MCP server,
  * command line): `read_file`, `list_files` and `write_file` refuse or hide a path any
- * part of which matches it (docs/contracts.md, "File reads: confinement and secrets").
+ * part of which matches it (docs/contracts.md §5.3).
  *
  * A pattern is a `/`-separated list of segment globs (`*` any run of characters within a
  * segment, `?` one character), matched case-insensitively against every run of

@@ -6,9 +6,9 @@
  * handles even when their run ids collide, and a handle copied from another workspace is
  * access denied.
  */
-import { createHash } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import * as path from 'node:path';
+import { sha256Hex } from './sha256.js';
 
 /** The folders of one workspace's evidence and its tenant. */
 export interface StorageLayout {
@@ -32,7 +32,7 @@ export interface StorageLayout {
  * keys (S3 object names) and must be safe segments that reveal no host path.
  */
 export function tenantFor(storageUri: string, global: boolean): string {
-  return `${global ? 'g' : 'w'}${createHash('sha256').update(storageUri).digest('hex').slice(0, 32)}`;
+  return `${global ? 'g' : 'w'}${sha256Hex(storageUri).slice(0, 32)}`;
 }
 
 /** The layout under a storage folder (nothing is created). */

@@ -37,12 +37,15 @@ export interface EvidenceStores {
   readonly blobs: BlobStore | undefined;
   /** How many artifacts were registered again from the records. */
   readonly reregistered: number;
+  /** Runs left open by a writer that died, finished now as `interrupted` (docs/contracts.md §5.4). */
+  readonly interrupted: readonly string[];
 }
 
 /** Creates the layout's folders and opens every store of it. */
 export async function openEvidenceStores(layout: StorageLayout, settings: StoreSettings, options: OpenStoresOptions): Promise<EvidenceStores> {
   await ensureLayout(layout);
   const blobs = await openBlobStore(settings, { ...options, blobsDir: layout.blobsDir });
+  const artifacts = await ArtifactStore.open(layout.artifactsDir, { tenant: layout.tenant });
   const runs = await RunStore.open({
     logsDir: layout.logsDir,
     tenant: layout.tenant,
@@ -52,8 +55,11 @@ export async function openEvidenceStores(layout: StorageLayout, settings: StoreS
     preservation: settings.preservation,
     ...(settings.captureCapBytes > 0 && { captureCapBytes: settings.captureCapBytes }),
     reader: options.reader,
+    // `evidence_readFile` results are recorded by naming their artifact: handles read them there.
+    artifacts,
   });
-  const artifacts = await ArtifactStore.open(layout.artifactsDir, { tenant: layout.tenant });
+  // Runs left open by a writer that died (a killed server, a crashed editor) stop showing as running (docs/contracts.md §5.4).
+  const interrupted = await runs.finishInterrupted().catch((e: unknown) => { options.warn(`runs left open could not be finished: ${e instanceof Error ? e.message : String(e)}`); return []; });
   const reregistered = await reregisterArtifacts({ runs, artifacts }, (runId, e) => options.warn(`run ${runId} could not be read: ${e instanceof Error ? e.message : String(e)}`));
-  return { runs, artifacts, blobs, reregistered };
+  return { runs, artifacts, blobs, reregistered, interrupted };
 }

@@ -21,7 +21,7 @@ import type * as vscode from 'vscode';
 import type { ReadToolOutputArgs, ReadToolOutputResult } from '../core/index.js';
 
 /** Where a result's bytes live. */
-export type EvidenceStorageState = 'inline' | 'blob' | 'preview_only';
+export type EvidenceStorageState = 'inline' | 'blob' | 'artifact' | 'preview_only';
 
 /** What `record` returns. */
 export interface RecordedObservation {

@@ -9,11 +9,13 @@ import type { BoundedEvidenceApi } from './api.js';
 import { createApi } from './apiImpl.js';
 import { registerArtifactDocuments } from './artifactDocument.js';
 import { registerCommands } from './commands/index.js';
+import { registerEvidenceView } from './evidenceView.js';
 import { readS3Credentials } from './commands/storageCommands.js';
 import { Config } from './config.js';
 import { registerInspector } from './inspector/inspectorPanel.js';
 import { Log } from './log.js';
 import { registerParticipant } from './participant/participant.js';
+import { registerReach } from './reach/index.js';
 import { pruneStorage } from './retention.js';
 import { RunRouter } from './runRouter.js';
 import { openServices, ServicesHost } from './services.js';
@@ -41,8 +43,11 @@ export function activate(context: vscode.ExtensionContext): BoundedEvidenceApi {
 
   registerTools(context, { host, router, log });
   registerParticipant(context, { host, router, log });
-  registerCommands(context, { host, router, log, secrets: context.secrets, extensionPath: context.extensionPath });
+  const commandDeps = { host, router, log, secrets: context.secrets, extensionPath: context.extensionPath };
+  registerCommands(context, commandDeps);
+  registerEvidenceView(context, commandDeps);
   registerArtifactDocuments(context, host);
+  void registerReach(context, { host, log });
   registerInspector(context, {
     runs: async () => (await host.get().catch(() => undefined))?.runs,
     log: log.channel,

@@ -22,6 +22,14 @@ export const Ids = {
     setS3Credentials: 'boundedEvidence.setS3Credentials',
     /** Copies an `mcpServers` entry running dist/mcp.js over this workspace's storage, folder and tenant. */
     copyMcpConfig: 'boundedEvidence.copyMcpConfig',
+    /** Writes `.github/hooks/bounded-evidence.json` (asks first); optional argument `RoutingArgs`. */
+    routeAgentTerminals: 'boundedEvidence.routeAgentTerminals',
+    /** Removes only the hooks the route command wrote in this workspace. */
+    stopRouting: 'boundedEvidence.stopRouting',
+    /** Merges the hook into `~/.copilot/hooks/` and `~/.claude/settings.json` (asks first). */
+    routeAgentTerminalsForUser: 'boundedEvidence.routeAgentTerminalsForUser',
+    /** Removes only our hooks from the user's files. */
+    stopRoutingForUser: 'boundedEvidence.stopRoutingForUser',
   },
   /** Language model tool names (declared in the core: the MCP server serves the same names). */
   tools: EvidenceToolNames,

@@ -4,9 +4,9 @@
  * which are shared by content: an artifact is deleted only when a run that referenced
  * it was deleted and no remaining run references it.
  */
-import type { ArtifactStore, PruneResult, RunStoreApi } from '../core/index.js';
+import { recordedArtifactId, type ArtifactStore, type PruneResult, type RunStoreApi } from '../core/index.js';
 import type { Log } from './log.js';
-import { READ_FILE_TOOL, type EvidenceServices } from './services.js';
+import type { EvidenceServices } from './services.js';
 
 /** What a prune or clear freed. */
 export interface RetentionReport {
@@ -34,7 +34,8 @@ async function artifactRefs(runs: RunStoreApi, log: Log): Promise<Map<string, Se
     const ids = new Set<string>();
     try {
       for (const call of await runs.report(run.runId)) {
-        if (call.tool === READ_FILE_TOOL && call.sha256) ids.add(`artifact-${call.sha256}`);
+        const id = recordedArtifactId(call);
+        if (id) ids.add(id);
       }
     } catch (e) {
       log.warn(`run ${run.runId} could not be read while pruning: ${e instanceof Error ? e.message : String(e)}`);

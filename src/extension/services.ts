@@ -15,11 +15,7 @@ import {
   type ArtifactStore, type BlobStore, type RunRecordEvent, type RunStore, type StorageLayout, type ToolCallContext,
 } from '../core/index.js';
 import type { EvidenceSettings } from './settings.js';
-import { Ids } from './ids.js';
 import type { Log } from './log.js';
-
-/** The tool names recorded by `evidence_readFile` (their results may be artifacts). */
-export const READ_FILE_TOOL = Ids.tools.readFile;
 
 /**
  * Reader bounds of the run store. The contract's maxima (10,000 characters, 2,000 per

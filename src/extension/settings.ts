@@ -37,6 +37,8 @@ export interface EvidenceSettings {
   readonly s3: S3Settings;
   /** Secret-file patterns added to the core's built-in deny list (none removes a built-in). */
   readonly readFileDenyPatterns: readonly string[];
+  /** Routing also registers PostToolUse, keeping other tools' large results (docs/contracts.md §6). */
+  readonly recordOtherToolResults: boolean;
 }
 
 /** Setting keys relative to the section, declared once (must match package.json). */
@@ -58,6 +60,7 @@ export const SettingKeys = {
   s3Prefix: 'storage.s3.prefix',
   s3ForcePathStyle: 'storage.s3.forcePathStyle',
   readFileDenyPatterns: 'readFile.denyPatterns',
+  recordOtherToolResults: 'hooks.recordOtherToolResults',
 } as const;
 
 /** Defaults, equal to package.json's (used when a value is missing or of the wrong type). */
@@ -75,6 +78,7 @@ export const DefaultSettings: EvidenceSettings = {
   backend: 'filesystem',
   s3: { endpoint: '', region: 'us-east-1', bucket: '', prefix: 'bounded-evidence/', forcePathStyle: true },
   readFileDenyPatterns: [],
+  recordOtherToolResults: false,
 };
 
 /** Anything with `get(key)`: a WorkspaceConfiguration, or a plain map in unit tests. */
@@ -136,6 +140,7 @@ export function readSettings(src: SettingSource): EvidenceSettings {
       forcePathStyle: typeof force === 'boolean' ? force : d.s3.forcePathStyle,
     },
     readFileDenyPatterns: stringList(src, SettingKeys.readFileDenyPatterns),
+    recordOtherToolResults: src.get<unknown>(SettingKeys.recordOtherToolResults) === true,
   };
 }
 

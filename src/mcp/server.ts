@@ -12,6 +12,8 @@
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { LocalWorkspace, openEvidenceStores } from '../core/index.js';
 import { extensionManifest, MCP_TOOL_NAMES } from './manifest.js';
@@ -120,7 +122,21 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     return 1;
   }
   const closed = new Promise<void>((resolve) => { mcp.server.onclose = resolve; });
-  await mcp.server.connect(new StdioServerTransport());
+  // The SDK reports protocol faults only to onerror and closes silently on an oversized
+  // line: say why on stderr, and make that end a failure (docs/contracts.md §4).
+  let fatal = false;
+  mcp.server.onerror = (e) => {
+    const message = oneLine(e instanceof Error ? e.message : String(e));
+    if (/ReadBuffer exceeded/.test(message)) {
+      fatal = true;
+      stderrLog(`closing: a request line exceeded the ${STDIO_DEFAULT_MAX_BUFFER_SIZE}-byte stdio limit (${message})`);
+    } else {
+      stderrLog(`protocol error: ${message}`);
+    }
+  };
+  const transport = new StdioServerTransport();
+  await mcp.server.connect(transport);
+  guardToolArguments(transport);
   stderrLog(`serving ${MCP_TOOL_NAMES.join(', ')}; tenant ${mcp.storage.tenant} (${mcp.storage.tenantSource}), evidence in ${mcp.storage.root}`);
   let closing: Promise<void> | undefined;
   const shutdown = (): void => { closing ??= mcp.close(); };
@@ -130,5 +146,30 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   await closed;
   shutdown();
   await closing;
-  return 0;
+  return fatal ? 1 : 0;
+}
+
+/** A message on one line, at most 300 characters (stderr is a line log). */
+function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > 300 ? `${flat.slice(0, 300)}…` : flat;
+}
+
+/**
+ * Answers a `tools/call` whose `arguments` is present but not an object with JSON-RPC
+ * invalid params and one line, before the SDK's schema check turns it into an internal
+ * error carrying a multi-line validation dump (docs/contracts.md §4). Call after
+ * `connect`, which installs the handler wrapped here.
+ */
+export function guardToolArguments(transport: Transport): void {
+  const inner = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    const m = message as { id?: unknown; method?: unknown; params?: { arguments?: unknown } };
+    const args = m.params?.arguments;
+    if (m.method === 'tools/call' && (typeof m.id === 'string' || typeof m.id === 'number') && args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
+      void transport.send({ jsonrpc: '2.0', id: m.id, error: { code: ErrorCode.InvalidParams, message: 'arguments must be an object' } }).catch(() => undefined);
+      return;
+    }
+    inner?.(message, extra);
+  };
 }

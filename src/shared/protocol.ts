@@ -7,7 +7,7 @@
  */
 
 /** Where bytes live (docs/contracts.md §2.2, §2.4). */
-export type StorageStateDto = 'inline' | 'blob' | 'preview_only';
+export type StorageStateDto = 'inline' | 'blob' | 'artifact' | 'preview_only';
 
 /** What the panel may ask for at most; sent in `init`, enforced again by the host. */
 export interface InspectorLimitsDto {
@@ -71,6 +71,14 @@ export interface CallDto {
   readonly status: string;
   /** Why the call is not `ok` (safe sentence). */
   readonly errorMessage?: string;
+  /** A command's exit code (from its `value` attachment); null when it ended by a signal. Absent for tools that are not commands. */
+  readonly exitCode?: number | null;
+  /** The signal that ended a command, when one did. */
+  readonly signal?: string | null;
+  /** The command was stopped at its time limit. */
+  readonly timedOut?: boolean;
+  /** The command was cancelled (the person pressed Cancel, or the caller gave up). */
+  readonly cancelled?: boolean;
   readonly startedAt: string;
   readonly finishedAt?: string;
   readonly result: PartDto;
@@ -239,10 +247,15 @@ export type WindowRequestDto =
   | { readonly kind: 'lines'; readonly offset: number; readonly count: number }
   | { readonly kind: 'pattern'; readonly pattern: string; readonly index: number };
 
+/** The outcome filter: every call, only successes, only failures (non-zero exit, signal, time-out, cancel, error), or only running. */
+export type OutcomeFilterDto = '' | 'ok' | 'failed' | 'running';
+
 /** What the webview keeps with `setState` (survives hiding; handed to the serializer on reload). */
 export interface InspectorViewState {
   readonly selected?: PartRef;
-  readonly filters?: { readonly tool: string; readonly run: string; readonly text: string; readonly sort: 'time' | 'size' };
+  readonly filters?: { readonly tool: string; readonly run: string; readonly text: string; readonly sort: 'time' | 'size'; readonly outcome?: OutcomeFilterDto };
+  /** Share of the split the list takes (0–1), as the person dragged it. */
+  readonly split?: number;
   readonly collapsedRuns?: readonly string[];
   /** The fetch form as typed. */
   readonly form?: {

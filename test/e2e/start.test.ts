@@ -72,6 +72,9 @@ describe('npm start (the README start command)', () => {
     await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
     // The demo workspace is open: its build script is in the explorer.
     await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'build-log.js' }).waitFor({ timeout: 30_000 });
+    // The demo's README opens, not the generic Welcome page.
+    await page.locator('.tabs-container .tab', { hasText: 'README.md' }).first().waitFor({ timeout: 30_000 });
+    assert.equal(await page.locator('.tabs-container .tab', { hasText: /Welcome/ }).count(), 0);
     await runPaletteCommand(page, 'Bounded Evidence: Open Inspector');
     const view = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
     const heading = view.locator('h1');
@@ -93,6 +96,10 @@ describe('npm start (the README start command)', () => {
     assert.match((await stdoutRow.first().textContent()) ?? '', /blob/);
     await view.locator('.vlist-row[data-kind="part"]', { hasText: 'stderr' }).first().waitFor({ timeout: 10_000 });
     await page.screenshot({ path: path.join(outputDir, 'e2e', 'start-command.png') });
+    // No Git prompt about the repository around demo/ (by now it would have been shown).
+    await runPaletteCommand(page, 'Notifications: Show Notifications');
+    await page.locator('.notifications-center').waitFor({ timeout: 10_000 });
+    assert.deepEqual((await page.locator('.notifications-center .notification-list-item-message').allTextContents()).filter((t) => /git repository/i.test(t)), []);
 
     const exited = new Promise<number | null>((r) => child!.on('exit', (code) => r(code)));
     child.kill('SIGINT');

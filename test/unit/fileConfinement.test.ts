@@ -1,7 +1,7 @@
 /**
  * Issue 10, defects 2 and 3: `read_file` opens a file once, without following links at
  * any component, and proves the opened descriptor lies inside the root; secret files
- * are refused by one deny list shared by every front end (docs/contracts.md, "File reads").
+ * are refused by one deny list shared by every front end (docs/contracts.md §5.3).
  */
 import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';

@@ -9,7 +9,7 @@
 import * as assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -43,8 +43,9 @@ function textOf(result: unknown): { text: string; isError: boolean } {
 /** The editor's stores over a layout, opened as services.ts opens them (filesystem blobs). */
 async function editorStores(layout: StorageLayout): Promise<{ runs: RunStore; artifacts: ArtifactStore }> {
   for (const d of [layout.logsDir, layout.blobsDir, layout.artifactsDir]) mkdirSync(d, { recursive: true });
-  const runs = await RunStore.open({ logsDir: layout.logsDir, tenant: layout.tenant, blobs: await FsBlobStore.open(layout.blobsDir) });
+  // As the editor opens them (openEvidenceStores): reads are recorded by naming their artifact, read there.
   const artifacts = await ArtifactStore.open(layout.artifactsDir, { tenant: layout.tenant });
+  const runs = await RunStore.open({ logsDir: layout.logsDir, tenant: layout.tenant, blobs: await FsBlobStore.open(layout.blobsDir), artifacts });
   return { runs, artifacts };
 }
 
@@ -268,6 +269,68 @@ describe('MCP server: the editor\'s tools for agents outside the editor', () => 
     await until(async () => (alive(pid) ? undefined : true));
     const status = await until(async () => (await editor.runs.listRuns()).find((r) => r.label?.startsWith('mcp run: sleep 30') && r.status === 'cancelled'));
     assert.equal(status.callCount, 1);
+  });
+});
+
+describe('MCP server: a large evidence_readFile result is stored once (docs/contracts.md §2.9)', () => {
+  /** Bytes of every file under `dir`, recursively. */
+  function folderBytes(dir: string): number {
+    let n = 0;
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      n += e.isDirectory() ? folderBytes(p) : statSync(p).size;
+    }
+    return n;
+  }
+
+  it('after one read of a 5 MB file the storage folder holds at most 1.05x its size, and handle and range read the same bytes', async function () {
+    this.timeout(60_000);
+    const tmp = mkdtempSync(path.join(os.tmpdir(), 'be-mcp-once-'));
+    const storageDir = path.join(tmp, 'storage');
+    const ws = path.join(tmp, 'ws');
+    mkdirSync(ws);
+    // 5,000,000 bytes of numbered lines (text, so the whole file is readable by line and pattern).
+    const lines: string[] = [];
+    for (let i = 0, n = 0; n < 5_000_000; i++) { const l = `line ${i} ${'x'.repeat(40)}\n`; lines.push(l); n += l.length; }
+    const file = Buffer.from(lines.join('')).subarray(0, 5_000_000);
+    writeFileSync(path.join(ws, 'big.log'), file);
+    const server = await createEvidenceMcpServer({ storageDir, workspaceFolder: ws, log: () => undefined });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.server.connect(serverSide);
+    const client = new Client({ name: 'test', version: '1' });
+    await client.connect(clientSide);
+    try {
+      const { text, isError } = textOf(await client.callTool({ name: 'evidence_readFile', arguments: { path: 'big.log' } }));
+      assert.equal(isError, false);
+      const observation = JSON.parse(text.split('\n')[1]!) as { artifact_id: string; byte_count: number; sha256: string };
+      assert.deepEqual([observation.byte_count, observation.sha256], [5_000_000, sha(file)]);
+      const stored = folderBytes(path.join(storageDir, 'evidence'));
+      assert.ok(stored <= 1.05 * file.length, `storage holds ${stored} bytes for a ${file.length}-byte file`);
+      assert.ok(stored >= file.length, 'the bytes are kept');
+
+      // The record names the artifact; the handle reads its bytes through the same verified reader as a range.
+      const runs = await RunStore.open({ logsDir: server.storage.logsDir, tenant: server.storage.tenant });
+      const [call] = await runs.report((await runs.listRuns())[0]!.runId);
+      assert.deepEqual([call!.stored, call!.artifactId, call!.sha256], ['artifact', observation.artifact_id, sha(file)]);
+      const handle = call!.handle!;
+      const window = JSON.parse(textOf(await client.callTool({ name: 'read_tool_output', arguments: { handle, bytes: { start: 2_500_000, end: 2_500_100 } } })).text) as { content: string };
+      assert.equal(window.content, file.subarray(2_500_000, 2_500_100).toString('utf8'));
+      const range = textOf(await client.callTool({ name: 'evidence_readFile', arguments: { path: `.tool-artifacts/${observation.artifact_id}/bytes/2500000-2500100` } })).text;
+      assert.equal((JSON.parse(range.split('\n')[1]!) as { data: string }).data, window.content);
+      const found = JSON.parse(textOf(await client.callTool({ name: 'read_tool_output', arguments: { handle, pattern: '^line 50000 ' } })).text) as { total_matches: number; matches: { line_number: number }[] };
+      assert.deepEqual([found.total_matches, found.matches[0]!.line_number], [1, 50001]);
+      // A byte changed inside the artifact is a digest mismatch by handle, never data.
+      const artifactFile = path.join(server.storage.artifactsDir, server.storage.tenant, observation.artifact_id);
+      const bytes = readFileSync(artifactFile);
+      bytes[2_500_010] = bytes[2_500_010]! ^ 1;
+      writeFileSync(artifactFile, bytes);
+      assert.deepEqual(textOf(await client.callTool({ name: 'read_tool_output', arguments: { handle, bytes: { start: 2_500_000, end: 2_500_100 } } })),
+        { text: 'error: artifact digest does not match its recorded identity', isError: true });
+    } finally {
+      await client.close();
+      await server.close();
+      rmSync(tmp, { recursive: true, force: true });
+    }
   });
 });
 

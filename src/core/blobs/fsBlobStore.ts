@@ -1,9 +1,11 @@
 /**
  * Filesystem blob store (the editor's default): `<root>/<tenant>/<runId>/<callId>`.
  *
- * Puts are atomic: bytes go to `<callId>~<random>.tmp` in the same folder, then a rename.
- * `~` is outside the safe-segment alphabet, so a temporary name can never equal a key's
- * file. Ranged reads use file positions (`read(fd, …, position)`), never a full read.
+ * Puts are atomic and durable: bytes go to `<callId>~<pid>.<random>.tmp` in the same
+ * folder, are fdatasynced, then renamed into place (as artifacts are). `~` is outside the
+ * safe-segment alphabet, so a temporary name can never equal a key's file. The writer's
+ * pid in the name lets a later open remove what a killed writer left (`orphanSweep`).
+ * Ranged reads use file positions (`read(fd, …, position)`), never a full read.
  */
 import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
@@ -12,19 +14,37 @@ import { EvidenceError } from '../errors.js';
 import { assertSafeSegment, validateBlobKey, type BlobKey } from './blobKey.js';
 import type { BlobStore } from './blobStore.js';
 
+/** A temporary file: `<callId>~<pid>.<hex>.tmp`, or the older `<callId>~<hex>.tmp` (no writer recorded). */
+const TEMP_NAME = /~(?:(\d+)\.)?[0-9a-f]{12}\.tmp$/;
+/** A temporary file with no live writer recorded is removed once untouched this long. */
+const STALE_TEMP_MS = 60 * 60 * 1000;
+
+/** What the start-up sweep removed. */
+export interface OrphanSweep {
+  readonly files: number;
+  readonly bytes: number;
+}
+
 /** A `BlobStore` over one root folder. */
 export class FsBlobStore implements BlobStore {
   readonly kind = 'filesystem' as const;
+  /**
+   * The start-up sweep of temporary files left by killed writers, started by `open` and
+   * not awaited there (it walks every run folder); never rejects.
+   */
+  orphanSweep: Promise<OrphanSweep> = Promise.resolve({ files: 0, bytes: 0 });
 
   private constructor(readonly root: string) {}
 
-  /** Opens (creating it and its parents if missing) the root folder. */
+  /** Opens (creating it and its parents if missing) the root folder, and starts `orphanSweep`. */
   static async open(root: string): Promise<FsBlobStore> {
     const resolved = path.resolve(root);
     await fsp.mkdir(resolved, { recursive: true });
     const st = await fsp.stat(resolved);
     if (!st.isDirectory()) throw new EvidenceError('invalidArgument', 'blob store root is not a directory');
-    return new FsBlobStore(resolved);
+    const store = new FsBlobStore(resolved);
+    store.orphanSweep = removeOrphanedTemps(resolved).catch(() => ({ files: 0, bytes: 0 }));
+    return store;
   }
 
   private filePath(key: BlobKey): string {
@@ -36,7 +56,7 @@ export class FsBlobStore implements BlobStore {
   async put(key: BlobKey, body: Uint8Array | AsyncIterable<Uint8Array>): Promise<{ sizeBytes: number }> {
     const target = this.filePath(key);
     await fsp.mkdir(path.dirname(target), { recursive: true });
-    const temp = `${target}~${randomBytes(6).toString('hex')}.tmp`;
+    const temp = `${target}~${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
     const fh = await fsp.open(temp, 'wx');
     let sizeBytes = 0;
     try {
@@ -50,6 +70,8 @@ export class FsBlobStore implements BlobStore {
           }
           sizeBytes += piece.length;
         }
+        // Durable before it becomes visible under its key (docs/contracts.md §2.6).
+        await fh.datasync();
       } finally {
         await fh.close();
       }
@@ -107,6 +129,45 @@ export class FsBlobStore implements BlobStore {
   async deleteRun(tenant: string, runId: string): Promise<void> {
     await fsp.rm(path.join(this.root, assertSafeSegment('tenant', tenant), assertSafeSegment('runId', runId)), { recursive: true, force: true });
   }
+}
+
+/**
+ * Removes temporary files under `<root>/<tenant>/<runId>/` whose writer is gone: its pid
+ * (in the name) names no process on this machine, or, with no pid recorded or a pid that
+ * may have been reused, the file is untouched for `STALE_TEMP_MS`. A live writer's file
+ * is kept: it is being written (docs/contracts.md §2.6).
+ */
+async function removeOrphanedTemps(root: string): Promise<OrphanSweep> {
+  let files = 0;
+  let bytes = 0;
+  const now = Date.now();
+  const entries = async (dir: string): Promise<import('node:fs').Dirent[]> => fsp.readdir(dir, { withFileTypes: true }).catch(() => []);
+  for (const tenant of await entries(root)) {
+    if (!tenant.isDirectory()) continue;
+    for (const run of await entries(path.join(root, tenant.name))) {
+      if (!run.isDirectory()) continue;
+      const runDir = path.join(root, tenant.name, run.name);
+      for (const f of await entries(runDir)) {
+        const m = TEMP_NAME.exec(f.name);
+        if (!m || !f.isFile()) continue;
+        const file = path.join(runDir, f.name);
+        const st = await fsp.stat(file).catch(() => undefined);
+        if (!st) continue;
+        const writerGone = m[1] !== undefined && !processExists(Number(m[1]));
+        if (writerGone || now - st.mtimeMs > STALE_TEMP_MS) {
+          await fsp.rm(file, { force: true });
+          files++;
+          bytes += st.size;
+        }
+      }
+    }
+  }
+  return { files, bytes };
+}
+
+function processExists(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try { process.kill(pid, 0); return true; } catch (e) { return (e as NodeJS.ErrnoException).code === 'EPERM'; }
 }
 
 function isNotFound(e: unknown): boolean {

@@ -14,8 +14,9 @@
  * never data; a changed byte, a changed size or a rewritten sidecar is the contract's
  * digest mismatch.
  */
-import { createHash } from 'node:crypto';
 import { EvidenceError } from '../errors.js';
+import type { ManifestCache } from '../manifestCache.js';
+import { sha256Hex } from '../sha256.js';
 import { decodeManifest, encodeManifest, ManifestBuilder, type Manifest, type RangeSource } from '../integrity.js';
 import { validateBlobKey, type BlobKey } from './blobKey.js';
 import { readRange, type BlobStore } from './blobStore.js';
@@ -82,32 +83,8 @@ export function blobRangeSource(store: BlobStore, key: BlobKey): RangeSource {
   };
 }
 
-/** Verified manifests by `manifestDigest` (content-addressed, so never stale), LRU by bytes. */
-export class ManifestCache {
-  private readonly entries = new Map<string, Manifest>();
-  private bytes = 0;
-
-  constructor(private readonly maxBytes = 16 * 1024 * 1024) {}
-
-  /** The manifest whose sidecar hashed to `digest`, if cached. */
-  get(digest: string): Manifest | undefined {
-    const m = this.entries.get(digest);
-    if (m) { this.entries.delete(digest); this.entries.set(digest, m); }
-    return m;
-  }
-
-  /** Remembers a verified manifest. */
-  set(digest: string, m: Manifest): void {
-    if (this.entries.has(digest)) return;
-    this.entries.set(digest, m);
-    this.bytes += sizeOf(m);
-    for (const [k, v] of this.entries) {
-      if (this.bytes <= this.maxBytes) break;
-      this.entries.delete(k);
-      this.bytes -= sizeOf(v);
-    }
-  }
-}
+/** The one manifest cache (re-exported where the blob layer's callers expect it). */
+export { ManifestCache } from '../manifestCache.js';
 
 /**
  * Loads and checks a blob's sidecar against what the record promises, and returns the
@@ -142,10 +119,3 @@ export function missingError(): EvidenceError {
   return new EvidenceError('missing', 'stored bytes are missing');
 }
 
-function sha256Hex(bytes: Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('hex');
-}
-
-function sizeOf(m: Manifest): number {
-  return m.chunkDigests.length + m.chunkNewlines.byteLength + 128;
-}

@@ -8,7 +8,6 @@
  * `observedBytes` but not kept; the cut is moved back to a code-point boundary (at most
  * three bytes) so a capped text output stays text.
  */
-import { createHash } from 'node:crypto';
 import type { BlobKey } from '../blobs/blobKey.js';
 import type { BlobStore } from '../blobs/blobStore.js';
 import { putVerified } from '../blobs/verifiedBlobs.js';
@@ -159,10 +158,8 @@ function result(tap: Tap, stored: StorageState, m: Manifest, extra: { inlineByte
   };
 }
 
-/** sha256 hex of bytes in memory. */
-export function sha256Hex(bytes: Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('hex');
-}
+/** sha256 hex of bytes in memory: the core's one helper. */
+export { sha256Hex } from '../sha256.js';
 
 /** An async iterable of one buffer (so in-memory results take the same path as streams). */
 export async function* once(bytes: Uint8Array): AsyncGenerator<Uint8Array> {

@@ -31,7 +31,7 @@ export function runStatusOf(row: RunRow, isLive: IsLive, now = Date.now()): RunS
 export function summaryOf(row: RunRow, tenant: string, isLive: IsLive): RunSummary {
   return {
     runId: row.id, tenant, label: row.label, startedAt: row.startedAt, finishedAt: row.finishedAt, status: runStatusOf(row, isLive),
-    pinned: row.pinned, profileHash: row.profileHash, callCount: row.callCount, totalBytes: row.z + row.blobBytes,
+    pinned: row.pinned, source: sourceOf(row), profileHash: row.profileHash, callCount: row.callCount, totalBytes: row.z + row.blobBytes,
     tornTail: row.tornTail, problems: row.problems,
   };
 }

@@ -1,14 +1,43 @@
 /**
- * Starting a shell command whose whole process tree can be ended.
+ * Starting a shell command whose whole process tree can be ended, and whose call ends
+ * when its shell ends, at its limit or at cancellation, whatever its descendants do
+ * (docs/contracts.md §5.4).
  *
  * `/bin/sh -c <command>` runs detached, as the leader of its own process group, so a
- * timeout, an abort or a capture failure kills the group (`kill(-pid, SIGKILL)`):
- * pipelines and children go too. When the shell itself exits, whatever it left running
- * in its group is killed as well: background leftovers would otherwise hold stdout open
- * and keep the call from ever finishing.
+ * timeout, an abort or a capture failure kills the group (`kill(-pid, SIGKILL)`). A
+ * descendant that called `setsid()` is out of the group's reach and may hold stdout or
+ * stderr open for ever (issue 10, defect 1), so on Linux every process of the tree is
+ * also found in `/proc`, by an environment marker every descendant inherits
+ * (`BOUNDED_EVIDENCE_CALL`) or, for one that cleared its environment, by holding one of
+ * the output pipes, and is killed; one that cannot be killed is named in the result.
+ * Once the shell has exited, the pipes are read for a short grace only; if they are still
+ * held then, the holders are ended (and named), the bytes already written are kept, and
+ * no holder can keep the call open. A process in another session that has let go of the
+ * output is left running after a normal exit (a daemon started on purpose).
+ *
+ * A watchdog (`/bin/sh`, in its own session) holds a pipe from this process: if this
+ * process dies (SIGKILL, a crashed host), the pipe closes and the watchdog ends the group
+ * and marked tree of every command still running (issue 10, defect 6).
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { promises as fsp } from 'node:fs';
 import { Readable } from 'node:stream';
+
+/** The environment variable every process of a command's tree inherits (its value is per call). */
+export const CALL_MARKER_ENV = 'BOUNDED_EVIDENCE_CALL';
+
+/** How long the pipes are still read after the shell exited and its tree was ended. */
+const PIPE_GRACE_MS = 250;
+
+/** A process of the command's tree found outside its process group at the end. */
+export interface StrayProcess {
+  readonly pid: number;
+  /** The program name (`/proc/<pid>/comm`). */
+  readonly name: string;
+  /** False when it could not be killed (it is then still running). */
+  readonly ended: boolean;
+}
 
 /** How the process ended. */
 export interface CommandExit {
@@ -18,47 +47,246 @@ export interface CommandExit {
   readonly aborted: boolean;
   /** True when the shell could not be started at all (e.g. the working directory is missing). */
   readonly spawnFailed: boolean;
+  /** Processes of the tree left in other sessions (or holding the pipes) at the end. */
+  readonly strays: readonly StrayProcess[];
+  /** True when the pipes were still held after the grace and reading them stopped. */
+  readonly pipesAbandoned: boolean;
 }
 
 /** A running command. */
 export interface RunningCommand {
-  readonly stdout: Readable;
-  readonly stderr: Readable;
-  /** Resolves once the process has exited and its pipes are closed. */
+  readonly stdout: AsyncIterable<Uint8Array>;
+  readonly stderr: AsyncIterable<Uint8Array>;
+  /** Resolves once the process has exited and its pipes are closed or abandoned. */
   readonly exit: Promise<CommandExit>;
-  /** Kills the whole process group now. */
+  /** Kills the whole process tree now. */
   kill(): void;
 }
+
+const NOT_STARTED: CommandExit = { code: null, signal: null, timedOut: false, aborted: true, spawnFailed: false, strays: [], pipesAbandoned: false };
 
 /** Spawns the command; never throws (a spawn failure shows in `exit`). */
 export function startCommand(command: string, options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; signal?: AbortSignal }): RunningCommand {
   if (options.signal?.aborted) {
     // Cancelled before it started: nothing is spawned.
-    return { stdout: Readable.from([]), stderr: Readable.from([]), exit: Promise.resolve({ code: null, signal: null, timedOut: false, aborted: true, spawnFailed: false }), kill: () => undefined };
+    return { stdout: Readable.from([]), stderr: Readable.from([]), exit: Promise.resolve(NOT_STARTED), kill: () => undefined };
   }
-  const child = spawn('/bin/sh', ['-c', command], { cwd: options.cwd, env: options.env ?? process.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const marker = randomUUID();
+  const env = { ...(options.env ?? process.env), [CALL_MARKER_ENV]: marker };
+  const child = spawn('/bin/sh', ['-c', command], { cwd: options.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const pipes = pipeInodes(child.pid);
+  const watchdog = startWatchdog(child.pid, marker);
   let timedOut = false;
   let aborted = false;
   let exited = false;
-  const kill = (): void => {
+  const strays = new Map<number, StrayProcess>();
+  const killGroup = (): void => {
     if (child.pid === undefined) return;
     try { process.kill(-child.pid, 'SIGKILL'); } catch {
       // No such group: it is gone, or the shell has not reached setsid yet (kill it alone).
       if (!exited) child.kill('SIGKILL');
     }
   };
+  // Ends the group, then the rest of the tree in other sessions; resolves when both are done.
+  let sweeping: Promise<void> | undefined;
+  let pipesClosed = false;
+  const endTree = (): Promise<void> => {
+    killGroup();
+    sweeping ??= (async () => {
+      // Holders of the pipes are looked for only while the pipes are open (that scan reads every process's descriptors).
+      const found = await sweepTree(marker, pipesClosed ? [] : await pipes, child.pid);
+      for (const s of found) strays.set(s.pid, s);
+    })().finally(() => { sweeping = undefined; });
+    return sweeping;
+  };
+  const kill = (): void => { void endTree(); };
+  const stopReading = deferred();
+  const stdout = readUntil(child.stdout, stopReading.promise);
+  const stderr = readUntil(child.stderr, stopReading.promise);
   const timer = options.timeoutMs !== undefined ? setTimeout(() => { if (!exited) { timedOut = true; kill(); } }, options.timeoutMs) : undefined;
   const onAbort = (): void => { if (!exited) { aborted = true; kill(); } };
   options.signal?.addEventListener('abort', onAbort, { once: true });
+  const closed = deferred();
   const exit = new Promise<CommandExit>((resolve) => {
-    const finish = (code: number | null, signal: string | null, spawnFailed: boolean): void => {
+    let ended = false;
+    const finish = (code: number | null, signal: string | null, spawnFailed: boolean, pipesAbandoned: boolean): void => {
+      if (ended) return;
+      ended = true;
       if (timer) clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);
-      resolve({ code, signal, timedOut, aborted, spawnFailed });
+      watchdog?.done();
+      resolve({ code, signal, timedOut, aborted, spawnFailed, strays: [...strays.values()], pipesAbandoned });
     };
-    child.once('exit', () => { exited = true; kill(); });
-    child.once('close', (code, signal) => finish(code, signal, false));
-    child.once('error', () => { exited = true; finish(null, null, true); });
+    child.once('close', () => { pipesClosed = true; closed.resolve(); });
+    child.once('exit', (code, signal) => {
+      exited = true;
+      killGroup();
+      void (async () => {
+        // Whatever the shell left running is ended; the pipes get a short grace only.
+        await Promise.race([closed.promise, delay(PIPE_GRACE_MS)]);
+        if (pipesClosed && !timedOut && !aborted) {
+          // The common case: nothing holds the output. A process the command started in
+          // another session that has let go of the output is left running, as a daemon
+          // started on purpose would be (scanning /proc on every call costs milliseconds).
+          finish(code, signal, false, false);
+          return;
+        }
+        await endTree();
+        if (!pipesClosed) await Promise.race([closed.promise, delay(PIPE_GRACE_MS)]);
+        const abandoned = !pipesClosed;
+        stopReading.resolve();
+        finish(code, signal, false, abandoned);
+      })();
+    });
+    child.once('error', () => { exited = true; stopReading.resolve(); finish(null, null, true, false); });
   });
-  return { stdout: child.stdout, stderr: child.stderr, exit, kill };
+  return { stdout, stderr, exit, kill };
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+/** A promise with its resolver. */
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => { resolve = r; });
+  return { promise, resolve };
+}
+
+/**
+ * The pieces of `stream` until it ends, or until `stop` (then what is already buffered is
+ * still taken, and the stream is destroyed so the pipe is released). Event-driven rather
+ * than racing each read against `stop`: a race per piece would keep every piece alive
+ * through the never-settled `stop` promise.
+ */
+async function* readUntil(stream: Readable, stop: Promise<void>): AsyncGenerator<Uint8Array> {
+  let stopped = false;
+  let ended = false;
+  let failure: unknown;
+  let wake: (() => void) | undefined;
+  const poke = (): void => { const w = wake; wake = undefined; w?.(); };
+  stream.on('readable', poke);
+  stream.once('end', () => { ended = true; poke(); });
+  stream.once('close', () => { ended = true; poke(); });
+  stream.once('error', (e) => { failure = e; poke(); });
+  void stop.then(() => { stopped = true; poke(); });
+  try {
+    for (;;) {
+      for (let piece = stream.read() as Buffer | null; piece !== null; piece = stream.read() as Buffer | null) yield piece;
+      if (failure !== undefined) throw failure;
+      if (ended || stopped) return;
+      await new Promise<void>((resolve) => { wake = resolve; });
+    }
+  } finally {
+    stream.off('readable', poke);
+    stream.destroy();
+  }
+}
+
+/**
+ * The shell's stdout and stderr as `/proc` names them (Linux; libuv makes them socket
+ * pairs, `socket:[inode]`), to find processes holding the same ends.
+ */
+async function pipeInodes(pid: number | undefined): Promise<string[]> {
+  if (pid === undefined || process.platform !== 'linux') return [];
+  const links = await Promise.all([1, 2].map((fd) => fsp.readlink(`/proc/${pid}/fd/${fd}`).catch(() => undefined)));
+  return links.filter((l): l is string => l !== undefined && /^(pipe|socket):\[\d+\]$/.test(l));
+}
+
+/**
+ * Finds and kills, on Linux, every process carrying `marker` in its environment or
+ * holding one of `pipes`, except this process and the shell (`shellPid`, killed with its
+ * group). Repeats while it finds new ones (a process may fork while being found).
+ */
+async function sweepTree(marker: string, pipes: readonly string[], shellPid: number | undefined): Promise<StrayProcess[]> {
+  if (process.platform !== 'linux') return [];
+  const needle = Buffer.from(`${CALL_MARKER_ENV}=${marker}\0`);
+  const found = new Map<number, StrayProcess>();
+  for (let round = 0; round < 4; round++) {
+    const names = await fsp.readdir('/proc').catch(() => [] as string[]);
+    const pids = names.filter((n) => /^\d+$/.test(n)).map(Number).filter((p) => p !== process.pid && p !== shellPid);
+    const hits = (await Promise.all(pids.map(async (pid) => ((await isOfTree(pid, needle, pipes)) ? pid : undefined)))).filter((p): p is number => p !== undefined);
+    const fresh = hits.filter((p) => !found.get(p)?.ended);
+    if (fresh.length === 0) break;
+    for (const pid of fresh) {
+      const name = (await fsp.readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '?')).trim();
+      let ended = true;
+      try { process.kill(pid, 'SIGKILL'); } catch (e) { ended = (e as NodeJS.ErrnoException).code === 'ESRCH'; }
+      found.set(pid, { pid, name, ended });
+    }
+  }
+  return [...found.values()];
+}
+
+async function isOfTree(pid: number, needle: Buffer, pipes: readonly string[]): Promise<boolean> {
+  const environ = await fsp.readFile(`/proc/${pid}/environ`).catch(() => undefined);
+  // A zombie or a process of another user shows an empty or unreadable environment.
+  if (environ?.includes(needle)) {
+    return !(await isZombie(pid));
+  }
+  if (pipes.length === 0) return false;
+  const fds = await fsp.readdir(`/proc/${pid}/fd`).catch(() => [] as string[]);
+  for (const fd of fds) {
+    const link = await fsp.readlink(`/proc/${pid}/fd/${fd}`).catch(() => undefined);
+    if (link !== undefined && pipes.includes(link)) return true;
+  }
+  return false;
+}
+
+async function isZombie(pid: number): Promise<boolean> {
+  const stat = await fsp.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  return stat === '' || stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+}
+
+/**
+ * The watchdog: one shell per process, in its own session, reading lines from a pipe this
+ * process holds: `add <group> <marker>` when a command starts, `del <group> <marker>` when
+ * it has ended. End of file (this process died: SIGKILL, a crashed host) makes it kill
+ * every group still registered and every process carrying a registered marker. One
+ * shared shell, not one per command: a spawn costs milliseconds on every call.
+ */
+const WATCHDOG_SCRIPT = `groups=""; markers=""
+while read -r op g m; do
+  case "$op" in
+    add) groups="$groups $g"; markers="$markers $m" ;;
+    del) ng=""; for x in $groups; do [ "$x" = "$g" ] || ng="$ng $x"; done; groups="$ng"
+         nm=""; for x in $markers; do [ "$x" = "$m" ] || nm="$nm $x"; done; markers="$nm" ;;
+  esac
+done
+[ -z "$groups$markers" ] && exit 0
+for g in $groups; do kill -KILL -- "-$g" 2>/dev/null; done
+for p in /proc/[0-9]*; do
+  e=$(tr '\\0' '\\n' < "$p/environ" 2>/dev/null) || continue
+  for m in $markers; do
+    case "$e" in *"${CALL_MARKER_ENV}=$m"*) kill -KILL "\${p#/proc/}" 2>/dev/null ;; esac
+  done
+done
+exit 0`;
+
+let sharedWatchdog: ChildProcess | undefined;
+
+function watchdogProcess(): ChildProcess | undefined {
+  if (sharedWatchdog && sharedWatchdog.exitCode === null && sharedWatchdog.signalCode === null && sharedWatchdog.stdin?.writable) return sharedWatchdog;
+  try {
+    const wd = spawn('/bin/sh', ['-c', WATCHDOG_SCRIPT], { stdio: ['pipe', 'ignore', 'ignore'], detached: true });
+    wd.on('error', () => undefined);
+    wd.stdin?.on('error', () => undefined);
+    // Neither the watchdog nor its pipe keeps this process alive.
+    wd.unref();
+    (wd.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+    sharedWatchdog = wd;
+    return wd;
+  } catch {
+    return undefined;
+  }
+}
+
+function startWatchdog(pid: number | undefined, marker: string): { done(): void } | undefined {
+  if (pid === undefined || process.platform === 'win32') return undefined;
+  const wd = watchdogProcess();
+  if (!wd?.stdin) return undefined;
+  wd.stdin.write(`add ${pid} ${marker}\n`);
+  let said = false;
+  return { done: () => { if (!said && wd.stdin?.writable) wd.stdin.write(`del ${pid} ${marker}\n`); said = true; } };
 }

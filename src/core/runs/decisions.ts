@@ -17,9 +17,9 @@
  * - The profile hash covers the agent's limits and tool set; storage wiring (which
  *   store, the offload threshold) is not an input, so it can never change it.
  */
-import { createHash } from 'node:crypto';
 import { EvidenceError } from '../errors.js';
 import { canonicalJson } from '../json.js';
+import { sha256Hex } from '../sha256.js';
 import { ceilCodePointBoundary, decodeUtf8Strict, encodeUtf8, floorCodePointBoundary, isValidUtf8 } from '../utf8.js';
 import type { Preservation, PreviewRange, RunLimits, StorageState } from './types.js';
 
@@ -117,7 +117,7 @@ export interface AgentProfile {
 export function profileHash(profile: AgentProfile): string {
   const tools = [...new Set(profile.tools)].sort();
   const text = canonicalJson({ largeResultBytes: profile.largeResultBytes, previewBytes: profile.previewBytes, tools, v: 1 });
-  return createHash('sha256').update(text).digest('hex');
+  return sha256Hex(text);
 }
 
 /** Lines in `byteCount` bytes holding `newlines` `\n`s: a last line without `\n` counts too. */

@@ -88,20 +88,42 @@ export interface CommandEnd {
   readonly aborted: boolean;
   /** Set when the command never ran or its output could not be kept. */
   readonly failure?: string;
+  /** Processes of the tree found in other sessions at the end (command.ts). */
+  readonly strays?: readonly { readonly pid: number; readonly name: string; readonly ended: boolean }[];
+  /** True when the output pipes were still held after the end and reading them stopped. */
+  readonly pipesAbandoned?: boolean;
+}
+
+/** The lines that name processes the command left behind, and whether its pipes were let go. */
+function strayLines(end: CommandEnd): string[] {
+  const list = (ps: readonly { pid: number; name: string }[]): string => ps.map((p) => `${p.name} (pid ${p.pid})`).join(', ');
+  const plural = (n: number): string => (n === 1 ? 'process' : 'processes');
+  const ended = (end.strays ?? []).filter((p) => p.ended);
+  const alive = (end.strays ?? []).filter((p) => !p.ended);
+  const lines: string[] = [];
+  if (ended.length) lines.push(`ended ${ended.length} ${plural(ended.length)} left in another session: ${list(ended)}`);
+  if (alive.length) lines.push(`could not end ${alive.length} ${plural(alive.length)} left in another session (still running): ${list(alive)}`);
+  if (end.pipesAbandoned) lines.push('output was still held open by a process out of reach: reading stopped; the bytes up to then are kept');
+  return lines;
+}
+
+/** How a command that was not stopped by a failure ended. */
+function endLine(end: CommandEnd): string {
+  if (end.timedOut) return `killed: timed out after ${end.timeoutMs} ms`;
+  if (end.aborted) return 'killed: cancelled';
+  if (end.signal) return `killed by ${end.signal}`;
+  return `exit code ${end.code}`;
 }
 
 /** The summary text of a command call (this is the call's recorded result). */
 export function commandSummary(command: string, end: CommandEnd, views: readonly AttachmentView[], missingFiles: readonly string[]): string {
   const shown = command.length > 200 ? `${command.slice(0, 200)}…` : command;
-  const lines = [`$ ${shown}`];
-  // Bytes let go come first: no later line may suggest the output is whole (docs/contracts.md §2.9).
+  // A failure comes first, so the result reads as an error (an MCP client sees isError).
+  const lines = end.failure ? [`error: ${end.failure}`, `$ ${shown}`] : [`$ ${shown}`, endLine(end)];
+  // Bytes let go come right after any failure: no later line may suggest the output is whole (docs/contracts.md §2.9).
   const lost = letGo(views);
-  if (lost) lines.unshift(lost);
-  if (end.failure) lines.push(`error: ${end.failure}`);
-  else if (end.timedOut) lines.push(`killed: timed out after ${end.timeoutMs} ms`);
-  else if (end.aborted) lines.push('killed: cancelled');
-  else if (end.signal) lines.push(`killed by ${end.signal}`);
-  else lines.push(`exit code ${end.code}`);
+  if (lost) lines.splice(end.failure ? 1 : 0, 0, lost);
+  lines.push(...strayLines(end));
   for (const v of views) if (v.attachment.name !== 'value') lines.push(attachmentBlock(v));
   for (const f of missingFiles) lines.push(`file:${f}: not found`);
   const handles = views.filter((v) => !v.whole && v.attachment.readable).map((v) => v.attachment.handle);

@@ -2,7 +2,7 @@
  * Small pieces every record writer shares (docs/contracts.md §2): record timestamps, the
  * stored-content fields of a capture, safe backend failure messages, option checks.
  */
-import { EvidenceError } from '../errors.js';
+import { EvidenceError, isStorageFull, STORAGE_FULL } from '../errors.js';
 import type { Captured } from './capture.js';
 import { ContentTypes, makePreview } from './decisions.js';
 import type { StoredContent } from './types.js';
@@ -45,5 +45,7 @@ export function storedFields(c: Captured, contentType: string, shownWhole: boole
 /** A safe message for a failure while keeping bytes. */
 export function backendMessage(e: unknown): string {
   if (e instanceof EvidenceError) return `blob store failed: ${e.message}`;
+  // Named, so the result says why the bytes are gone (docs/contracts.md §5.6).
+  if (isStorageFull(e)) return `blob store failed: ${STORAGE_FULL}`;
   return 'blob store failed';
 }

@@ -4,9 +4,9 @@
  * listing, reports and handle resolution are `RunStore`'s (`runStore.ts`).
  */
 import { EvidenceError } from '../errors.js';
-import { manifestOf } from '../integrity.js';
+import { manifestOf, totalNewlines } from '../integrity.js';
 import { captureOutput, once, type Captured } from './capture.js';
-import { ContentTypes, decideResultStorage, measureResult } from './decisions.js';
+import { ContentTypes, decideElision, decideResultStorage, lineCountOf, measureResult } from './decisions.js';
 import { resultHandleOf } from './handles.js';
 import { resultObservation } from './observation.js';
 import { backendMessage, nowIso, storedFields } from './recordFields.js';
@@ -15,7 +15,7 @@ import { appendRecord, terminateTornTail } from './runLog.js';
 import type { RunStore } from './runStore.js';
 import type {
   AttachmentRecord, CallError, CallFinishedRecord, CallOutcome, CallStatus, ReadToolOutputArgs, ReadToolOutputResult, RecordResultOptions,
-  RunApi, RunCommandOptions, RunFinishStatus, RunRecord,
+  RunApi, RunCommandOptions, RunFinishStatus, RunRecord, StoredArtifact,
 } from './types.js';
 
 /** One live run: records results and commands, reads its own handles. */
@@ -69,6 +69,42 @@ export class Run implements RunApi {
     const measured = measureResult(result);
     const call = await this.startCall(tool, args);
     return this.finishResult(call, tool, args, once(measured.bytes), options.contentType ?? measured.contentType, options, []);
+  }
+
+  /**
+   * Records a result the artifact store already holds (`evidence_readFile`): the record
+   * names the artifact and its manifest digest (`stored: 'artifact'`), and the handle
+   * reads the artifact's bytes through the same verified reader as `.tool-artifacts/…`
+   * ranges, so the bytes are kept once (docs/contracts.md §2.9).
+   */
+  async recordArtifact(tool: string, args: Record<string, unknown>, artifact: StoredArtifact, options: RecordResultOptions = {}): Promise<CallOutcome> {
+    const s = this.store;
+    const call = await this.startCall(tool, args);
+    const { manifest: m, bytes } = artifact;
+    const n = m.byteCount;
+    if (bytes.length !== n) throw new EvidenceError('invalidArgument', 'artifact bytes do not match their manifest');
+    const binary = !m.utf8;
+    const elide = decideElision(n, s.limits.largeResultBytes) || binary;
+    const p = s.limits.previewBytes;
+    const captured: Captured = {
+      stored: 'artifact', sizeBytes: n, observedBytes: n, truncated: false, sha256: m.sha256, manifestDigest: artifact.manifestDigest,
+      // Shown whole when not elided: the preview is then the whole text, as for an inline result.
+      inlineBytes: elide ? undefined : bytes,
+      head: bytes.subarray(0, p), tail: bytes.subarray(Math.max(0, n - p)),
+      lineCount: lineCountOf(totalNewlines(m), n, n > 0 ? bytes[n - 1] : undefined), binary, stopped: false,
+    };
+    const record: CallFinishedRecord = {
+      type: 'call_finished', runId: this.runId, callId: call.callId, tool, arguments: args, startedAt: call.startedAt, finishedAt: nowIso(),
+      status: options.isError ? 'error' : 'ok',
+      ...(options.isError ? { error: { code: 'tool_error', message: 'the tool reported an error' } } : {}),
+      resultBytes: n, elided: elide,
+      ...(elide ? { resultHandle: resultHandleOf(call.callId) } : {}),
+      ...storedFields(captured, options.contentType ?? ContentTypes.text, !elide, p, true),
+      artifactId: artifact.artifactId,
+      attachments: [],
+    };
+    await this.append(record);
+    return { callId: call.callId, status: record.status, ...(record.resultHandle ? { handle: record.resultHandle } : {}), modelText: resultObservation(record), record };
   }
 
   /** Records a result streamed in pieces (e.g. a multi-gigabyte file) in bounded memory. */

@@ -37,7 +37,7 @@ export async function runCommandCall(run: Run, command: string, options: RunComm
   let backend: string | undefined;
   const captureStream = async (name: 'stdout' | 'stderr', source: AsyncIterable<Uint8Array>): Promise<Captured | undefined> => {
     try {
-      return await captureOutput(source, {
+      return await captureOutput(options.onOutput ? tapped(name, source, options.onOutput) : source, {
         store: s.blobs, key: { tenant: run.tenant, runId: run.runId, callId: `${call.callId}.${name}` }, inlineMaxBytes: s.inlineAttachmentBytes,
         capBytes: cap, previewBytes: s.limits.previewBytes,
         onNeedStore: () => {
@@ -80,7 +80,7 @@ export async function runCommandCall(run: Run, command: string, options: RunComm
     failureText = `${needStore} needs a blob store and none is configured (preservation is required): the command was stopped`;
     failure = { status: 'failed', error: { code: 'blob_store_required', message: failureText } };
   } else if (backend) {
-    failureText = `${backend}: the command was stopped`;
+    failureText = `${backend}: the command was stopped; ${keptText(out, err)}`;
     failure = { status: 'failed', error: { code: 'backend', message: failureText } };
   } else if (exit.spawnFailed) {
     failureText = 'the command could not be started (is the working directory accessible?)';
@@ -89,6 +89,12 @@ export async function runCommandCall(run: Run, command: string, options: RunComm
   else if (exit.aborted) failure = { status: 'error', error: { code: 'aborted', message: 'the command was cancelled' } };
   const summary = commandSummary(command, { ...exitFields(exit), timeoutMs: options.timeoutMs, failure: failureText }, views, missingFiles);
   return run.finishResult(call, tool, args, once(encodeUtf8(summary)), ContentTypes.text, {}, attachments, failure);
+}
+
+/** What a failed capture still kept, per stream (a stream whose store write failed kept nothing). */
+function keptText(out: Captured | undefined, err: Captured | undefined): string {
+  const one = (name: string, c: Captured | undefined): string => (c ? `${name} ${c.sizeBytes} bytes` : `${name} nothing`);
+  return `kept: ${one('stdout', out)}, ${one('stderr', err)}`;
 }
 
 /** Builds attachment records; the whole text appears in the summary only when it all fits `largeResultBytes`. */
@@ -120,6 +126,14 @@ async function captureFile(run: Run, cwd: string, rel: string, segment: string, 
   });
 }
 
-function exitFields(exit: CommandExit): { code: number | null; signal: string | null; timedOut: boolean; aborted: boolean } {
-  return { code: exit.code, signal: exit.signal, timedOut: exit.timedOut, aborted: exit.aborted };
+function exitFields(exit: CommandExit): Pick<CommandExit, 'code' | 'signal' | 'timedOut' | 'aborted' | 'strays' | 'pipesAbandoned'> {
+  return { code: exit.code, signal: exit.signal, timedOut: exit.timedOut, aborted: exit.aborted, strays: exit.strays, pipesAbandoned: exit.pipesAbandoned };
+}
+
+/** The pieces of `source`, each first handed to `onOutput` (awaited: a slow reader slows the command, memory stays bounded). */
+async function* tapped(name: 'stdout' | 'stderr', source: AsyncIterable<Uint8Array>, onOutput: NonNullable<RunCommandOptions['onOutput']>): AsyncGenerator<Uint8Array> {
+  for await (const chunk of source) {
+    await onOutput(name, chunk);
+    yield chunk;
+  }
 }

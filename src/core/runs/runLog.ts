@@ -15,7 +15,9 @@
  */
 import { promises as fsp } from 'node:fs';
 import { isSafeSegment } from '../blobs/blobKey.js';
+import { isRunOwner } from './owner.js';
 import type {
+  RunSource,
   AttachmentRecord, CallFinishedRecord, LogProblem, RunRecord,
 } from './types.js';
 
@@ -113,9 +115,9 @@ const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isS
 const isBool = (v: unknown): v is boolean => typeof v === 'boolean';
 const isIso = (v: unknown): boolean => isStr(v) && !Number.isNaN(Date.parse(v));
 const isHex64 = (v: unknown): boolean => isStr(v) && /^[0-9a-f]{64}$/.test(v);
-const STORED = new Set(['inline', 'blob', 'preview_only']);
+const STORED = new Set(['inline', 'blob', 'artifact', 'preview_only']);
 const CALL_STATUS = new Set(['ok', 'error', 'failed']);
-const FINISH_STATUS = new Set(['completed', 'failed', 'cancelled']);
+const FINISH_STATUS = new Set(['completed', 'failed', 'cancelled', 'interrupted']);
 const CALL_ID = /^[a-z0-9-]{1,64}$/;
 const SLOT = /^[a-z0-9][a-z0-9-]{0,31}$/;
 
@@ -133,11 +135,13 @@ function badStoredContent(o: Obj): string | undefined {
     lineCount: isCount, binary: isBool, readable: isBool,
   }, {
     previewRange: (v) => isObj(v) && isCount(v.headEnd) && isCount(v.tailStart) && v.headEnd <= v.tailStart,
-    inline: isStr, inlineBase64: isStr, manifestDigest: isHex64,
+    inline: isStr, inlineBase64: isStr, manifestDigest: isHex64, artifactId: (v) => isStr(v) && /^artifact-[0-9a-f]{64}$/.test(v),
   });
   if (bad) return bad;
   if (o.stored === 'inline' && o.inline === undefined && o.inlineBase64 === undefined) return 'inline';
   if (o.stored === 'blob' && o.manifestDigest === undefined) return 'manifestDigest';
+  if (o.stored === 'artifact' && (o.manifestDigest === undefined || o.artifactId !== `artifact-${o.sha256 as string}`)) return o.manifestDigest === undefined ? 'manifestDigest' : 'artifactId';
+  if (o.stored !== 'artifact' && o.artifactId !== undefined) return 'artifactId';
   return undefined;
 }
 
@@ -153,6 +157,13 @@ function badAttachment(a: unknown, callId: string): string | undefined {
   return undefined;
 }
 
+const SOURCE_KINDS: ReadonlySet<unknown> = new Set<RunSource['kind']>(['tool', 'participant', 'hook', 'cli', 'mcp', 'command', 'api']);
+
+/** A `run_started.source`: a known kind, and agent / session id strings when present. */
+function isRunSource(x: unknown): boolean {
+  return isObj(x) && SOURCE_KINDS.has(x.kind) && (x.agent === undefined || isStr(x.agent)) && (x.sessionId === undefined || isStr(x.sessionId));
+}
+
 /** Why `value` is not a valid record of run `runId`, or undefined when it is. */
 export function checkRecord(value: unknown, runId: string): string | undefined {
   if (!isObj(value)) return 'record is not an object';
@@ -161,7 +172,7 @@ export function checkRecord(value: unknown, runId: string): string | undefined {
   let bad: string | undefined;
   switch (v.type) {
     case 'run_started':
-      bad = firstBad(v, { tenant: isSafeSegment, startedAt: isIso, profileHash: isHex64 }, { label: isStr, pinned: isBool });
+      bad = firstBad(v, { tenant: isSafeSegment, startedAt: isIso, profileHash: isHex64 }, { label: isStr, pinned: isBool, owner: isRunOwner, source: isRunSource });
       break;
     case 'call_started':
       bad = firstBad(v, { callId: (x) => isStr(x) && CALL_ID.test(x), tool: isStr, arguments: isObj, startedAt: isIso });

@@ -32,10 +32,11 @@ import { accessDenied, type HandleEntry } from './handles.js';
 import { checkLineCount, DEFAULT_READER_LIMITS, LINE_CUT_MARKER, readContent, validateReadArgs, type ContentView } from './reader.js';
 import { captureCap, nowIso, positiveInt } from './recordFields.js';
 import { Run } from './run.js';
+import { currentOwner, ownerAlive } from './owner.js';
 import { appendRecord, checkRecord, handlesOf, parseRunLog, terminateTornTail, type ReadLogResult } from './runLog.js';
 import type {
   CallPage, CallQuery, CallReport, Disposable, HandleSource, Preservation, PruneOptions, PruneResult, ReadOptions, ReadScope,
-  ReadToolOutputArgs, ReadToolOutputResult, ReaderLimits, RunLimits, RunQuery, RunRecord, RunRecordEvent, RunStoreApi, RunStoreOptions,
+  ReadToolOutputArgs, ReadToolOutputResult, ReaderLimits, RecordedArtifacts, RunLimits, RunQuery, RunRecord, RunRecordEvent, RunStoreApi, RunStoreOptions,
   RunSummary, StartRunOptions, StoredContent,
 } from './types.js';
 
@@ -76,11 +77,13 @@ export class RunStore implements RunStoreApi {
   /** @internal */ readonly preservation: Preservation;
   /** @internal */ readonly captureCapBytes: number;
   /** @internal */ readonly blobs: BlobStore | undefined;
+  private readonly artifacts: RecordedArtifacts | undefined;
 
   private constructor(options: RunStoreOptions, dir: string) {
     this.tenant = options.tenant;
     this.dir = dir;
     this.blobs = options.blobs;
+    this.artifacts = options.artifacts;
     this.limits = {
       largeResultBytes: positiveInt('largeResultBytes', options.limits?.largeResultBytes ?? DEFAULT_RUN_LIMITS.largeResultBytes),
       previewBytes: positiveInt('previewBytes', options.limits?.previewBytes ?? DEFAULT_RUN_LIMITS.previewBytes),
@@ -123,8 +126,9 @@ export class RunStore implements RunStoreApi {
     const runId = `run-${stamp}-${token}`;
     const run = new Run(this, runId, token);
     const record: RunRecord = {
-      type: 'run_started', runId, tenant: this.tenant, startedAt: nowIso(), profileHash: this.profileHash,
+      type: 'run_started', runId, tenant: this.tenant, startedAt: nowIso(), profileHash: this.profileHash, owner: currentOwner(),
       ...(options.label !== undefined ? { label: options.label } : {}), ...(options.pinned !== undefined ? { pinned: options.pinned } : {}),
+      ...(options.source !== undefined ? { source: options.source } : {}),
     };
     const bytes = await appendRecord(this.logPath(runId), record, 'wx');
     this.live.set(runId, run);
@@ -169,6 +173,30 @@ export class RunStore implements RunStoreApi {
     return this.catalog.settled();
   }
 
+  /**
+   * Finishes as `interrupted` every unfinished run whose writer is provably gone (a
+   * killed server, a crashed host: owner.ts), so it stops showing as running; its
+   * unfinished calls then read as interrupted. Front ends call it at start-up
+   * (docs/contracts.md §5.4). Returns the runs finished.
+   */
+  async finishInterrupted(): Promise<string[]> {
+    const done: string[] = [];
+    // The catalog knows which runs are unfinished: start-up reads only their logs, never every run's.
+    await this.catalog.sync();
+    const now = Date.now();
+    const open = this.catalog.runsOldestFirst().filter((r) => !r.dead && r.ok && !this.live.has(r.id) && runStatusOf(r, this.isLive, now) === 'running');
+    for (const run of open.map((r) => ({ runId: r.id }))) {
+      const first = (await this.readLog(run.runId)).records[0];
+      if (first?.type !== 'run_started' || !first.owner || (await ownerAlive(first.owner))) continue;
+      const record: RunRecord = { type: 'run_finished', runId: run.runId, finishedAt: nowIso(), status: 'interrupted' };
+      // A torn last line (the writer died mid-append) is ended first so this record parses.
+      await terminateTornTail(this.logPath(run.runId));
+      await this.recorded(run.runId, record, await appendRecord(this.logPath(run.runId), record));
+      done.push(run.runId);
+    }
+    return done;
+  }
+
   /** Every call of one run in start order, with the preview the model saw. */
   async report(runId: string): Promise<CallReport[]> {
     const log = await this.readLog(runId);
@@ -188,8 +216,8 @@ export class RunStore implements RunStoreApi {
         started.set(r.callId, {
           runId, callId: r.callId, tool: r.tool, arguments: r.arguments, status: r.status, error: r.error, startedAt: r.startedAt,
           finishedAt: r.finishedAt, resultBytes: r.resultBytes, elided: r.elided, handle: r.resultHandle, preview: r.preview,
-          previewRange: r.previewRange, sha256: r.sha256, stored: r.stored, readable: r.readable, contentType: r.contentType,
-          lineCount: r.lineCount, binary: r.binary, attachments: r.attachments,
+          previewRange: r.previewRange, sha256: r.sha256, stored: r.stored, ...(r.artifactId ? { artifactId: r.artifactId, ...(r.manifestDigest ? { manifestDigest: r.manifestDigest } : {}) } : {}),
+          readable: r.readable, contentType: r.contentType, lineCount: r.lineCount, binary: r.binary, attachments: r.attachments,
         });
       }
     }
@@ -405,6 +433,12 @@ export class RunStore implements RunStoreApi {
       const manifest = manifestOf(bytes);
       if (manifest.sha256 !== c.sha256 || manifest.byteCount !== byteCount) throw new EvidenceError('digestMismatch');
       view = { manifest, source: { size: async () => bytes.length, read: async (s, e) => bytes.subarray(s, e) }, lineCount: c.lineCount, binary: c.binary };
+    } else if (c.stored === 'artifact') {
+      // The artifact store holds these bytes once; they are read (and verified) as `.tool-artifacts/…` ranges are.
+      if (!this.artifacts || !c.artifactId || !c.manifestDigest) throw missingError();
+      const { manifest, source } = await this.artifacts.openRecorded({ artifactId: c.artifactId, byteCount, sha256: c.sha256 }, c.manifestDigest)
+        .catch((e: unknown) => { throw e instanceof EvidenceError && e.code === 'notAvailable' ? missingError() : e; });
+      view = { manifest, source, lineCount: c.lineCount, binary: c.binary };
     } else {
       if (!this.blobs) throw missingError();
       const key: BlobKey = { tenant: this.tenant, runId: entry.runId, callId: entry.attachment ? `${entry.record.callId}.${entry.attachment.slot}` : entry.record.callId };

@@ -5,9 +5,10 @@
  * changes here are additive only.
  */
 import type { BlobStore } from '../blobs/blobStore.js';
+import type { Manifest, RangeSource } from '../integrity.js';
 
 /** Where a result's or attachment's bytes live. */
-export type StorageState = 'inline' | 'blob' | 'preview_only';
+export type StorageState = 'inline' | 'blob' | 'artifact' | 'preview_only';
 
 /** Whether losing bytes (no blob store wired) is acceptable or fails the call. */
 export type Preservation = 'best_effort' | 'required';
@@ -31,8 +32,10 @@ export interface CallError {
   readonly message: string;
 }
 
-/** How a run ended (`finish(status)`). */
-export type RunFinishStatus = 'completed' | 'failed' | 'cancelled';
+import type { RunOwner } from './owner.js';
+
+/** How a run ended (`finish(status)`; `interrupted` is written by `finishInterrupted` for a run whose writer died). */
+export type RunFinishStatus = 'completed' | 'failed' | 'cancelled' | 'interrupted';
 
 /**
  * A run's state as read back: a finish status, `running` (open in this store, or
@@ -68,8 +71,10 @@ export interface StoredContent {
   readonly inline?: string;
   /** The bytes, base64, when `stored` is `inline` and they are not valid UTF-8. */
   readonly inlineBase64?: string;
-  /** sha256 of the serialised integrity manifest stored beside a blob (`stored: 'blob'`). */
+  /** sha256 of the serialised integrity manifest stored beside a blob (`stored: 'blob'`) or an artifact (`stored: 'artifact'`). */
   readonly manifestDigest?: string;
+  /** The artifact that holds the bytes when `stored` is `artifact` (`evidence_readFile`: the bytes are kept once, docs/contracts.md §2.9). */
+  readonly artifactId?: string;
   /** Number of lines: `\n` count, plus one when the last byte is not `\n` (0 when empty). */
   readonly lineCount: number;
   /** True when the bytes are not strictly valid UTF-8: reported, never rendered. */
@@ -105,6 +110,10 @@ export interface RunStartedRecord {
   readonly profileHash: string;
   readonly label?: string;
   readonly pinned?: boolean;
+  /** The process writing the run (absent in older logs), see owner.ts. */
+  readonly owner?: RunOwner;
+  /** Which front end started the run (absent in older logs: read as `{ kind: 'tool' }`). */
+  readonly source?: RunSource;
 }
 
 /** A tool call began. */
@@ -182,6 +191,8 @@ export interface RunSummary {
   readonly status: RunStatus;
   readonly pinned: boolean;
   readonly profileHash: string;
+  /** Who started the run, from `run_started` (absent in older logs: `{ kind: 'tool' }`). */
+  readonly source?: RunSource;
   /** Finished calls. */
   readonly callCount: number;
   /** Log bytes plus kept blob bytes (what deleting the run frees, near enough). */
@@ -192,15 +203,8 @@ export interface RunSummary {
   readonly problems: readonly LogProblem[];
 }
 
-/**
- * Who started a run, as the catalog lists it (the shape of the `run_started` record's
- * `source`; absent on older logs, which list as `tool`).
- */
-export interface ListedRunSource {
-  readonly kind: 'tool' | 'participant' | 'hook' | 'cli' | 'mcp' | 'command' | 'api';
-  readonly agent?: string;
-  readonly sessionId?: string;
-}
+/** Who started a run, as listed: the `run_started` record's `source` (older logs list as `{ kind: 'tool' }`). */
+export type ListedRunSource = RunSource;
 
 /** One call as the catalog lists it (the inspector's row): no preview, no arguments. */
 export interface CallSummary {
@@ -281,6 +285,9 @@ export interface CallReport {
   readonly previewRange?: PreviewRange;
   readonly sha256?: string;
   readonly stored?: StorageState;
+  /** The artifact holding the result (`stored: 'artifact'`), and its manifest's digest. */
+  readonly artifactId?: string;
+  readonly manifestDigest?: string;
   readonly readable: boolean;
   readonly contentType?: string;
   readonly lineCount?: number;
@@ -436,12 +443,49 @@ export interface RunStoreOptions {
   /** Per-stream capture cap for commands (default: none, Infinity). */
   readonly captureCapBytes?: number;
   readonly reader?: Partial<ReaderLimits>;
+  /** Where results recorded as `stored: 'artifact'` are read (the artifact store of the same tenant). */
+  readonly artifacts?: RecordedArtifacts;
+}
+
+/** Verified access to the artifact a record names (an `ArtifactStore`). */
+export interface RecordedArtifacts {
+  /**
+   * Opens the artifact `ref` with the manifest whose digest the record kept, learning it
+   * from the record when this store did not know it; `notAvailable` when no file is there.
+   */
+  openRecorded(ref: { artifactId: string; byteCount: number; sha256: string }, manifestDigest: string): Promise<{ manifest: Manifest; source: RangeSource }>;
+}
+
+/** An artifact already stored, recorded as a call's result without a second copy (`Run.recordArtifact`). */
+export interface StoredArtifact {
+  readonly artifactId: string;
+  /** The artifact's trusted manifest and its digest (the record keeps the digest). */
+  readonly manifest: Manifest;
+  readonly manifestDigest: string;
+  /** The bytes, for the preview's head and tail (not stored again). */
+  readonly bytes: Uint8Array;
+}
+
+/**
+ * Which front end started a run (docs/contracts.md §2.2.1): the editor's tools
+ * (`tool`), the chat participant, an agent's terminal command routed by the hook
+ * (`hook`, with the agent and its session id), the command line (`cli`), the MCP
+ * server (`mcp`), a palette command (`command`) or the extension API (`api`).
+ */
+export interface RunSource {
+  readonly kind: 'tool' | 'participant' | 'hook' | 'cli' | 'mcp' | 'command' | 'api';
+  /** The agent whose hook routed the command (`copilot`, `claude`, `codex`, `gemini`, …). */
+  readonly agent?: string;
+  /** The agent's session id (hook `session_id`), so one conversation's runs can be found together. */
+  readonly sessionId?: string;
 }
 
 /** `RunStore.startRun` options. */
 export interface StartRunOptions {
   readonly label?: string;
   readonly pinned?: boolean;
+  /** Recorded in `run_started` (absent: the reader assumes `{ kind: 'tool' }`). */
+  readonly source?: RunSource;
 }
 
 /** `Run.recordResult` / `Run.recordStream` options. */
@@ -466,6 +510,12 @@ export interface RunCommandOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** Tool name to record (default `run_command`). */
   readonly tool?: string;
+  /**
+   * Sees every piece of stdout/stderr as it is captured (the command line's `--tee`);
+   * capture waits for the returned promise, so a slow terminal slows the command
+   * instead of piling output up in memory.
+   */
+  readonly onOutput?: (stream: 'stdout' | 'stderr', chunk: Uint8Array) => void | Promise<void>;
   /**
    * Files the command writes, relative to `cwd` (no absolute paths, no `..`): each that
    * exists as a regular file afterwards becomes a `file:<path>` attachment (slots `f1`,
@@ -542,6 +592,8 @@ export interface RunApi {
   readonly tenant: string;
   /** Records one tool result: text, raw bytes, or a structured value (compact JSON). */
   recordResult(tool: string, args: Record<string, unknown>, result: string | Uint8Array | object, options?: RecordResultOptions): Promise<CallOutcome>;
+  /** Records a result the artifact store already holds: the record names the artifact, nothing is stored twice. */
+  recordArtifact(tool: string, args: Record<string, unknown>, artifact: StoredArtifact, options?: RecordResultOptions): Promise<CallOutcome>;
   /** Records a result streamed in pieces (a large file import) in bounded memory. */
   recordStream(tool: string, args: Record<string, unknown>, body: AsyncIterable<Uint8Array>, options?: RecordResultOptions): Promise<CallOutcome>;
   /** Runs `/bin/sh -c command`, capturing stdout, stderr and the exit value as attachments. */

@@ -14,8 +14,14 @@ import { EvidenceToolNames } from './inputs.js';
 /** The runs and artifacts of one tenant. */
 type Stores = { readonly runs: Pick<RunStoreApi, 'listRuns' | 'report'>; readonly artifacts: Pick<ArtifactStore, 'has' | 'hasFile' | 'register'> };
 
-/** The artifact id a recorded call's result would have, if it was a successful read. */
-function artifactIdOf(call: CallReport): string | undefined {
+/**
+ * The artifact a recorded call names: its `artifactId` (`stored: 'artifact'`, the bytes
+ * live once). Records written before calls named their artifact (the result was also
+ * kept as a blob) are read with the old convention: a successful read's sha256. The one
+ * place retention and re-registration learn which artifact a call holds.
+ */
+export function recordedArtifactId(call: CallReport): string | undefined {
+  if (call.artifactId) return call.artifactId;
   return call.tool === EvidenceToolNames.readFile && call.status === 'ok' && call.sha256 ? `artifact-${call.sha256}` : undefined;
 }
 
@@ -23,7 +29,7 @@ function artifactIdOf(call: CallReport): string | undefined {
 async function registerFromCall({ artifacts }: Stores, call: CallReport, id: string): Promise<boolean> {
   if (artifacts.has(id)) return false;
   if (!(await artifacts.hasFile(id))) return false;
-  artifacts.register(makeArtifactRef(id, call.resultBytes, call.sha256));
+  artifacts.register(makeArtifactRef(id, call.resultBytes, call.sha256), call.artifactId ? call.manifestDigest : undefined);
   return true;
 }
 
@@ -42,7 +48,7 @@ export async function reregisterArtifacts(stores: Stores, onUnreadable: (runId: 
       continue;
     }
     for (const call of calls) {
-      const id = artifactIdOf(call);
+      const id = recordedArtifactId(call);
       if (id !== undefined && (await registerFromCall(stores, call, id))) count++;
     }
   }
@@ -60,7 +66,7 @@ export async function learnArtifact(stores: Stores, relPath: string): Promise<vo
   if (!(await stores.artifacts.hasFile(range.artifactId))) return;
   for (const summary of await stores.runs.listRuns()) {
     const calls = await stores.runs.report(summary.runId).catch(() => []);
-    const call = calls.find((c) => artifactIdOf(c) === range.artifactId);
+    const call = calls.find((c) => recordedArtifactId(c) === range.artifactId);
     if (call) {
       await registerFromCall(stores, call, range.artifactId);
       return;

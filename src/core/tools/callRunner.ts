@@ -8,7 +8,7 @@
  * cause sent to the log. A cancelled call (its signal aborted) rethrows, so each front
  * end reports cancellation its own way; its run is finished as `cancelled` first.
  */
-import { EvidenceError } from '../errors.js';
+import { EvidenceError, isStorageFull, STORAGE_FULL_RESULT } from '../errors.js';
 import type { CallOutcome, RunApi as Run, RunFinishStatus } from '../runs/types.js';
 import { boundModelText, runLabel } from './modelText.js';
 import { EvidenceToolTable, type EvidenceToolName } from './table.js';
@@ -81,6 +81,8 @@ export async function runToolCall(name: EvidenceToolName, input: unknown, ctx: T
     }
     if (e instanceof EvidenceError) return answer(`error: ${e.message}`, run ? { runId: run.runId } : {});
     ctx.log(`${name} failed`, e);
+    // A full disk is named: the person can act on it (docs/contracts.md §5.6).
+    if (isStorageFull(e)) return answer(STORAGE_FULL_RESULT, run ? { runId: run.runId } : {});
     return answer(STORAGE_FAILURE, run ? { runId: run.runId } : {});
   } finally {
     if (owned && run) await run.finish(status).catch((e: unknown) => ctx.log('a run could not be finished', e));

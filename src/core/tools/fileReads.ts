@@ -1,83 +1,77 @@
 /**
- * `evidence_readFile` over a folder, for every front end: the bounded evidence workspace
- * plus the one thing the core's `execute` does not hand back, the full result behind an
- * observation, so that the call can be recorded whole (and searched by handle).
+ * `evidence_readFile` over a folder, for every front end: the bounded evidence workspace,
+ * and the recording of each read. An externalized result is recorded by naming its
+ * artifact (the bytes live once, in the artifact store); a small one is recorded whole.
  */
 import { randomUUID } from 'node:crypto';
-import type { ArtifactStore } from '../artifacts.js';
+import type { ArtifactRef, ArtifactStore } from '../artifacts.js';
 import { BoundedEvidenceWorkspace, type EvidenceLimits } from '../evidenceWorkspace.js';
 import type { RunApi, RunStoreApi } from '../runs/types.js';
-import type { ToolAction, ToolWorkspace } from '../toolWorkspace.js';
+import type { ToolWorkspace } from '../toolWorkspace.js';
 import { learnArtifact } from './artifactRecords.js';
 import { EvidenceToolNames } from './inputs.js';
 import { readFileReply } from './readFile.js';
 
-/** What `evidence_readFile` gets back: the model text, and the full result when there was one. */
+/** What `evidence_readFile` gets back: the model text, and what the call records. */
 export interface FileReadOutcome {
   /** What the model sees (the whole result, an observation, a range reply or an `error:`). */
   readonly modelText: string;
   /** The full text the folder returned (absent for virtual reads and errors). */
   readonly fullText?: string;
+  /** The artifact an observation names, with its exact bytes (the call records it instead of a second copy). */
+  readonly artifact?: { readonly ref: ArtifactRef; readonly bytes: Uint8Array };
 }
 
-/**
- * The bounded evidence workspace plus the one thing the core's `execute` does not hand
- * back: the full result behind an observation, so the call can be recorded whole.
- */
+/** The bounded evidence workspace over a folder, handing back what a recorded read needs. */
 export class EvidenceFileWorkspace {
-  private constructor(private readonly bounded: BoundedEvidenceWorkspace, private readonly capture: CapturingWorkspace) {}
+  private constructor(private readonly bounded: BoundedEvidenceWorkspace) {}
 
-  /** Wraps a local folder in a capturing layer and the bounded evidence workspace (the limits are checked here, once). */
+  /** Wraps a local folder in the bounded evidence workspace (the limits are checked here, once). */
   static create(local: ToolWorkspace, artifacts: ArtifactStore, limits: Pick<EvidenceLimits, 'maxInlineBytes' | 'previewBytes' | 'maxRangeBytes'>): EvidenceFileWorkspace {
-    const capture = new CapturingWorkspace(local);
-    const bounded = new BoundedEvidenceWorkspace(capture, artifacts, {
+    return new EvidenceFileWorkspace(new BoundedEvidenceWorkspace(local, artifacts, {
       maxInlineBytes: limits.maxInlineBytes,
       previewBytes: limits.previewBytes,
       maxRangeBytes: limits.maxRangeBytes,
-    });
-    return new EvidenceFileWorkspace(bounded, capture);
+    }));
   }
 
   /** Reads a file (or a virtual range) through the bounded workspace. */
   async readFile(relativePath: string, callId: string): Promise<FileReadOutcome> {
-    const modelText = await this.bounded.execute({ tool: 'read_file', arguments: { path: relativePath } }, callId);
-    const fullText = this.capture.take(callId);
-    return fullText === undefined || fullText.startsWith('error:') ? { modelText } : { modelText, fullText };
-  }
-}
-
-/** Passes every action through and keeps each result by call id until taken. */
-class CapturingWorkspace implements ToolWorkspace {
-  private readonly results = new Map<string, string>();
-  constructor(private readonly inner: ToolWorkspace) {}
-  get policy(): ToolWorkspace['policy'] { return this.inner.policy; }
-  get availableTools(): ToolWorkspace['availableTools'] { return this.inner.availableTools; }
-  get modifiedFiles(): ToolWorkspace['modifiedFiles'] { return this.inner.modifiedFiles; }
-  async execute(action: ToolAction, toolCallId?: string): Promise<string> {
-    const result = await this.inner.execute(action, toolCallId);
-    if (toolCallId !== undefined) this.results.set(toolCallId, result);
-    return result;
-  }
-  take(callId: string): string | undefined {
-    const r = this.results.get(callId);
-    this.results.delete(callId);
-    return r;
+    const r = await this.bounded.executeDetailed({ tool: 'read_file', arguments: { path: relativePath } }, callId);
+    if (r.result === undefined || r.result.startsWith('error:')) return { modelText: r.text };
+    return { modelText: r.text, fullText: r.result, ...(r.artifact ? { artifact: r.artifact } : {}) };
   }
 }
 
 /**
  * One `evidence_readFile` call, as every front end answers it: an artifact another
  * process put is learned from this tenant's records first (so its range paths read at
- * once), the full text is recorded in `run`, and the reply is `readFileReply`'s.
+ * once); the call is recorded in `run`, naming the artifact when the result was
+ * externalized (its bytes are kept once: docs/contracts.md §2.9), else with the full
+ * text; the reply is `readFileReply`'s. Recording is best-effort (docs/contracts.md §5.6):
+ * with no run (it could not start) or a failed record (a full disk), the read is still
+ * answered, without a handle, and `log` says why.
  */
 export async function readFileRecorded(
   workspace: EvidenceFileWorkspace,
   stores: { readonly runs: Pick<RunStoreApi, 'tenant' | 'listRuns' | 'report'>; readonly artifacts: ArtifactStore },
-  run: Pick<RunApi, 'recordResult'>,
+  run: Pick<RunApi, 'recordResult' | 'recordArtifact'> | undefined,
   relPath: string,
+  log: (line: string) => void = () => undefined,
 ): Promise<string> {
   await learnArtifact(stores, relPath);
-  const { modelText, fullText } = await workspace.readFile(relPath, randomUUID());
-  const outcome = await run.recordResult(EvidenceToolNames.readFile, { path: relPath }, fullText ?? modelText, { isError: modelText.startsWith('error:') });
-  return readFileReply(modelText, outcome.handle, relPath);
+  const { modelText, fullText, artifact } = await workspace.readFile(relPath, randomUUID());
+  const args = { path: relPath };
+  let handle: string | undefined;
+  if (run) {
+    try {
+      const outcome = artifact
+        ? await run.recordArtifact(EvidenceToolNames.readFile, args, { artifactId: artifact.ref.artifactId, bytes: artifact.bytes, ...(await stores.artifacts.manifestFor(artifact.ref.artifactId)) })
+        : await run.recordResult(EvidenceToolNames.readFile, args, fullText ?? modelText, { isError: modelText.startsWith('error:') });
+      handle = outcome.handle;
+    } catch (e) {
+      log(`a read was not recorded (${e instanceof Error ? e.message : String(e)}); it was answered without a handle`);
+    }
+  }
+  return readFileReply(modelText, handle, relPath);
 }

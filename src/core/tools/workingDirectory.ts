@@ -2,13 +2,13 @@
  * The one rule set for a command's working directory, in every front end
  * (docs/contracts.md §5.2). A `cwd` the model sends is refused, with one sentence
  * whatever the reason, when it is absolute, has a `..` segment, names a secret folder
- * (`.git`, `.ssh`, … on any segment, so `.git/hooks` too), or leads out of the folder
+ * (the built-in deny list of secretPaths.ts: `.git`, `.ssh`, … so `.git/hooks` too), or leads out of the folder
  * or into a secret one through a symlink. One sentence, because the reason would tell
  * the model what exists outside the folder.
  */
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import { isSecretName } from '../localWorkspace.js';
+import { BUILTIN_SECRET_RULES } from '../secretPaths.js';
 
 /** The refusal of every `cwd` outside the rules (the same in the editor, the MCP server and the command line). */
 export const CWD_REFUSED = 'error: cwd must be a relative folder inside the workspace folder (no "..", no link leading out, not .git or another secret folder)';
@@ -32,11 +32,11 @@ export async function resolveWorkingDirectory(folder: string, cwd: string | unde
   if (path.isAbsolute(cwd) || /^[A-Za-z]:/.test(cwd)) return { error: CWD_REFUSED };
   const asked = segmentsOf(cwd);
   if (asked.length === 0) return { dir: root };
-  if (asked.some((s) => s === '..' || isSecretName(s))) return { error: CWD_REFUSED };
+  if (asked.includes('..') || BUILTIN_SECRET_RULES.isSecret(asked.join('/'))) return { error: CWD_REFUSED };
   const target = await fsp.realpath(path.join(root, ...asked)).catch(() => undefined);
   if (target === undefined) return { error: CWD_NOT_FOLDER };
   const rel = path.relative(root, target);
-  if (rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel) || segmentsOf(rel).some(isSecretName)) return { error: CWD_REFUSED };
+  if (rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel) || BUILTIN_SECRET_RULES.isSecret(rel)) return { error: CWD_REFUSED };
   if (!(await fsp.stat(target).then((s) => s.isDirectory(), () => false))) return { error: CWD_NOT_FOLDER };
   return { dir: target };
 }

@@ -10,6 +10,8 @@ import { Ids, type InspectorTarget } from '../ids.js';
 import { EvidenceToolNames, runToolCall } from '../../core/index.js';
 import { toolContext } from '../services.js';
 import { formatBytes } from '../retention.js';
+import { outcomeFields } from '../inspector/mapping.js';
+import { outcomeOf } from '../../shared/outcome.js';
 import type { CommandDeps } from './deps.js';
 
 /** Argument of the command (a bare string is the command line). */
@@ -101,13 +103,24 @@ export async function runCommandAndCapture(deps: CommandDeps, arg?: unknown): Pr
     ...(outcome.handle !== undefined ? { handle: outcome.handle } : {}),
   };
   const stdout = attachments.find((a) => a.name === 'stdout');
-  deps.log.info(`captured run ${result.runId}: ${result.status}, ${attachments.map((a) => `${a.name} ${a.sizeBytes} bytes`).join(', ')}`);
+  const stderr = attachments.find((a) => a.name === 'stderr');
+  const ended = outcomeOf({ status: outcome.status, ...(record.error ? { errorMessage: record.error.message } : {}), ...outcomeFields(record.attachments) });
+  deps.log.info(`captured run ${result.runId}: ${result.status} (${ended.label}), ${attachments.map((a) => `${a.name} ${a.sizeBytes} bytes`).join(', ')}`);
+  // A failed command opens on the stream that has something to say: its stderr when stdout is empty.
+  const first = ended.kind === 'failed' && stderr && stderr.sizeBytes > 0 && (!stdout || stdout.sizeBytes === 0) ? stderr : stdout;
   if (args.openInspector !== false) {
-    const target: InspectorTarget = { runId: result.runId, ...(stdout ? { handle: stdout.handle } : result.handle ? { handle: result.handle } : {}) };
+    const target: InspectorTarget = { runId: result.runId, ...(first ? { handle: first.handle } : result.handle ? { handle: result.handle } : {}) };
     await vscode.commands.executeCommand(Ids.commands.openInspector, target);
-  } else if (outcome.status !== 'ok') {
-    void vscode.window.showWarningMessage(`Bounded Evidence: the command was recorded with status ${outcome.status}${record.error ? `: ${record.error.message}` : ''}.`);
-  } else {
+  }
+  if (ended.kind === 'failed') {
+    // Not awaited: the command returns while the notification waits for the person.
+    const said = /^exit (\d+)$/.exec(ended.label);
+    const what = `Bounded Evidence: the command ${said ? `exited ${said[1]}` : ended.label}${stderr ? ` — ${formatBytes(stderr.observedBytes)} of stderr` : ''}.`;
+    const actions = stderr ? ['Show stderr'] : [];
+    void vscode.window.showWarningMessage(what, ...actions).then((choice) => {
+      if (choice === 'Show stderr' && stderr) void vscode.commands.executeCommand(Ids.commands.openInspector, { runId: result.runId, handle: stderr.handle } satisfies InspectorTarget);
+    });
+  } else if (args.openInspector === false) {
     void vscode.window.setStatusBarMessage(`Bounded Evidence: captured ${formatBytes(stdout?.observedBytes ?? 0)} of stdout`, 5000);
   }
   return result;

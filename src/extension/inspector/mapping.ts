@@ -39,11 +39,41 @@ export function attachmentPart(a: AttachmentRecord): PartDto {
   };
 }
 
+/** A call's outcome fields, as the inspector shows them (see `CallDto`). */
+export type OutcomeFields = Pick<CallDto, 'exitCode' | 'signal' | 'timedOut' | 'cancelled'>;
+
+/**
+ * The exit of a command call, read from its `value` attachment: the run layer records
+ * `{aborted, code, signal, timedOut}` there as inline JSON (docs/contracts.md, command
+ * calls), so a non-zero exit is visible although the call itself is `ok` (the command
+ * ran and was recorded). Anything else (no `value`, not that JSON) gives no fields:
+ * older logs and other tools simply show their status.
+ */
+export function outcomeFields(attachments: readonly AttachmentRecord[]): OutcomeFields {
+  const value = attachments.find((a) => a.name === 'value');
+  const text = value?.inline ?? value?.preview;
+  if (!text) return {};
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return {};
+  }
+  if (typeof v !== 'object' || v === null) return {};
+  const o = v as Record<string, unknown>;
+  const out: { exitCode?: number | null; signal?: string | null; timedOut?: boolean; cancelled?: boolean } = {};
+  if (o.code === null || (typeof o.code === 'number' && Number.isInteger(o.code))) out.exitCode = o.code;
+  if (o.signal === null || typeof o.signal === 'string') out.signal = o.signal;
+  if (o.timedOut === true) out.timedOut = true;
+  if (o.aborted === true) out.cancelled = true;
+  return out;
+}
+
 /** A call from `report(runId)`. */
 export function callFromReport(r: CallReport): CallDto {
   return {
     runId: r.runId, callId: r.callId, tool: r.tool, argsSummary: summarizeArgs(r.arguments), status: r.status,
-    ...(r.error ? { errorMessage: r.error.message } : {}),
+    ...(r.error ? { errorMessage: r.error.message } : {}), ...outcomeFields(r.attachments),
     startedAt: r.startedAt, ...(r.finishedAt !== undefined ? { finishedAt: r.finishedAt } : {}),
     result: {
       name: 'result', ...(r.handle !== undefined ? { handle: r.handle } : {}), sizeBytes: r.resultBytes,
@@ -65,7 +95,7 @@ export function callFromRecord(r: CallStartedRecord | CallFinishedRecord): CallD
   }
   return {
     runId: r.runId, callId: r.callId, tool: r.tool, argsSummary: summarizeArgs(r.arguments), status: r.status,
-    ...(r.error ? { errorMessage: r.error.message } : {}), startedAt: r.startedAt, finishedAt: r.finishedAt,
+    ...(r.error ? { errorMessage: r.error.message } : {}), ...outcomeFields(r.attachments), startedAt: r.startedAt, finishedAt: r.finishedAt,
     result: {
       name: 'result', ...(r.resultHandle !== undefined ? { handle: r.resultHandle } : {}), sizeBytes: r.resultBytes, sha256: r.sha256,
       stored: r.stored, contentType: r.contentType, lineCount: r.lineCount, binary: r.binary, readable: r.readable,

@@ -1,7 +1,7 @@
 /** Shared helpers of the run-layer tests: scratch folders, stores, byte assertions. */
 import * as assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { BlobKey } from '../../../src/core/blobs/blobKey.js';
@@ -57,4 +57,17 @@ export function numberedLines(n: number, mark?: (i: number) => string): string {
   const out: string[] = [];
   for (let i = 0; i < n; i++) out.push(`line ${i}${mark ? mark(i) : ''}\n`);
   return out.join('');
+}
+
+/** True while a process with this pid runs (a zombie awaiting its reaper has stopped running). */
+export function alive(pid: number): boolean {
+  try { process.kill(pid, 0); } catch { return false; }
+  try { return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8')); } catch { return false; }
+}
+
+/** Waits up to `ms` for a pid to stop running. */
+export async function waitGone(pid: number, ms = 3000): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) { if (!alive(pid)) return true; await new Promise((r) => setTimeout(r, 20)); }
+  return !alive(pid);
 }

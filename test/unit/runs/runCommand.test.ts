@@ -176,8 +176,8 @@ describe('runCommand: attachments captured as the process writes (contract 2.4)'
     assert.ok(Date.now() - t < 10_000);
     assert.equal(out.status, 'failed');
     assert.deepEqual(out.record.error, { code: 'blob_store_required', message: 'stdout needs a blob store and none is configured (preservation is required): the command was stopped' });
-    // The first line says bytes were let go, with the count; then the command and the error.
-    assert.match(out.modelText, /^warning: \d+ of \d+ output bytes were let go \(stdout\); reads and searches cover only what was kept\n\$ yes\nerror: stdout needs a blob store/);
+    // A failure reads first (an error result); then the bytes let go, with the count; then the command.
+    assert.match(out.modelText, /^error: stdout needs a blob store and none is configured \(preservation is required\): the command was stopped\nwarning: \d+ of \d+ output bytes were let go \(stdout\); reads and searches cover only what was kept\n\$ yes/);
   });
 
   it('declared output files become file:<name> attachments; missing or escaping ones are reported', async () => {
@@ -205,7 +205,7 @@ describe('runCommand: attachments captured as the process writes (contract 2.4)'
         proxy.failWith500('PUT');
         const cmd = await run.runCommand('head -c 100000 /dev/zero', { cwd: dir });
         assert.equal(cmd.status, 'failed');
-        assert.deepEqual(cmd.record.error, { code: 'backend', message: 'blob store failed: blob store request failed (HTTP 500): the command was stopped' });
+        assert.deepEqual(cmd.record.error, { code: 'backend', message: 'blob store failed: blob store request failed (HTTP 500): the command was stopped; kept: stdout nothing, stderr 0 bytes' });
         assert.deepEqual(cmd.record.attachments.map((a) => a.name), ['stderr', 'value']);
         const res = await run.recordResult('t', {}, 'r'.repeat(5000));
         assert.equal(res.status, 'failed');

@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { appendFileSync, readFileSync, readdirSync, utimesSync } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { FsBlobStore } from '../../../src/core/blobs/fsBlobStore.js';
 import { MemoryBlobStore } from '../../../src/core/blobs/memoryBlobStore.js';
@@ -26,7 +27,8 @@ describe('RunStore and Run: records, thresholds, storage (contract 2.1, 2.2)', (
     assert.equal(lines.pop(), '');
     const recs = lines.map((l) => JSON.parse(l));
     assert.deepEqual(recs.map((r) => r.type), ['run_started', 'call_started', 'call_finished', 'run_finished']);
-    assert.deepEqual(Object.keys(recs[0]).sort(), ['label', 'profileHash', 'runId', 'startedAt', 'tenant', 'type']);
+    assert.deepEqual(Object.keys(recs[0]).sort(), ['label', 'owner', 'profileHash', 'runId', 'startedAt', 'tenant', 'type']);
+    assert.deepEqual([recs[0].owner.host, recs[0].owner.pid], [os.hostname(), process.pid]);
     assert.equal(recs[0].profileHash, store.profileHash);
     const f = recs[2];
     assert.deepEqual({ ...f, startedAt: 'T', finishedAt: 'T' }, {

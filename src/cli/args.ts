@@ -1,0 +1,108 @@
+/**
+ * Flags of every subcommand and their `--help` texts. A usage error is one line on
+ * stderr and exit code 2, before anything is opened or recorded
+ * (docs/contracts.md §6).
+ */
+import { parseArgs } from 'node:util';
+
+/** Bad input from the person or the hook: one line on stderr, exit 2, nothing recorded. */
+export class UsageError extends Error {}
+
+/** `--help` of each subcommand. */
+export const HELP: Readonly<Record<string, string>> = {
+  main: `Usage: bounded-evidence <command> [flags]
+
+Keeps the exact bytes of command output as evidence, shows a bounded observation, and
+reads it back by handle: the same store, texts and handles as the VS Code extension.
+
+  capture   run a command and keep its stdout, stderr and exit value
+  read      read a recorded output by handle (lines, pattern or bytes)
+  import    keep a file as evidence
+  list      list the recorded runs
+  verify    re-hash the bytes behind a handle
+  mcp       serve the evidence tools over MCP (stdio)
+  hook      answer one agent hook event (stdin to stdout) by routing its terminal command
+
+Storage: --storage DIR, else $BOUNDED_EVIDENCE_STORAGE (set in VS Code's terminals).
+Run "bounded-evidence <command> --help" for a command's flags.`,
+  capture: `Usage: bounded-evidence capture [--storage DIR] [--workspace DIR] [--label TEXT] [--tee] [--timeout-ms N] -- COMMAND [ARG...]
+       bounded-evidence capture [flags] --shell 'COMMAND LINE'
+
+Runs the command (/bin/sh -c; with "--" the words are quoted for it) in its own process
+group, keeps its complete stdout, stderr and exit value as evidence, prints what the
+evidence_runCommand tool would show a model (small outputs whole, large ones as a
+bounded observation with handles) and exits with the command's exit code
+(124 timed out, 128+N killed by signal N, 130 interrupted, 127 could not start).
+
+  --storage DIR     evidence storage folder (default $BOUNDED_EVIDENCE_STORAGE)
+  --workspace DIR   folder the command runs in (default: the current directory)
+  --label TEXT      the run's label (default: "cli run: <command>")
+  --tee             also stream the output live to this terminal
+  --timeout-ms N    kill the command's process group after N ms (default 600000)
+  --shell STRING    the whole command line as one string
+  --shell-file F    read the command line from file F (written by the hook; deleted after reading)
+  --hook-agent NAME, --hook-session ID
+                    set by the hook: the run's source is that agent's session`,
+  read: `Usage: bounded-evidence read HANDLE [--offset N] [--limit N] [--pattern RE] [--bytes START-END] [--storage DIR]
+
+Prints what read_tool_output returns for the handle: a line window (--offset, --limit),
+the lines matching a JavaScript regular expression (--pattern; 1-based line numbers), or
+a byte window (--bytes START-END, half-open). Exit 1 when the read is refused.`,
+  import: `Usage: bounded-evidence import FILE [--label TEXT] [--storage DIR]
+
+Keeps FILE (any size, text or binary; streamed, never read whole) as evidence and prints
+its run, handle, size and sha256 as JSON.`,
+  list: `Usage: bounded-evidence list [--json] [--storage DIR]
+
+Lists the recorded runs of the storage, newest first (--json: one JSON array).`,
+  verify: `Usage: bounded-evidence verify HANDLE [--storage DIR]
+
+Re-hashes every byte behind HANDLE against its record. Exit 0 when they match, 1 when not.`,
+  mcp: `Usage: bounded-evidence mcp [--storage DIR] [--workspace DIR] [--tenant T | --global] [limits]
+
+The MCP server (same as node dist/mcp.js; run with --help for every flag).`,
+  hook: `Usage: bounded-evidence hook [--storage DIR] [--agent NAME] [--allow] [--record-post-tool-use] [--large-result-bytes N]
+
+Reads one agent hook event (JSON) on stdin and answers on stdout. A terminal command
+(PreToolUse on run_in_terminal or Bash, BeforeTool on run_shell_command) is rewritten to
+run through "capture" in the same folder. Anything else, and everything when no storage
+is configured, gets no answer (exit 0): the agent goes on as if there were no hook.
+
+  --storage DIR              evidence storage folder (default $BOUNDED_EVIDENCE_STORAGE)
+  --agent NAME               agent recorded with the run (default: from the tool name)
+  --allow                    also answer permissionDecision "allow" (skips the agent's confirmation)
+  --record-post-tool-use     keep PostToolUse responses over the large-result size as evidence
+  --large-result-bytes N     that size (default 4096)`,
+};
+
+/** Options common to the subcommands. */
+type FlagSpec = Record<string, { type: 'string' | 'boolean' }>;
+
+/** Parses `argv` for a subcommand; unknown flags and missing values are usage errors. */
+export function parseFlags<T extends FlagSpec>(argv: readonly string[], spec: T, positionals: { min: number; max: number; name: string }): { values: { [K in keyof T]?: T[K]['type'] extends 'boolean' ? boolean : string }; positionals: string[] } {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...argv], options: { ...spec, help: { type: 'boolean' } }, strict: true, allowPositionals: true });
+  } catch (e) {
+    // parseArgs's sentences are one line and name the flag.
+    throw new UsageError(e instanceof Error ? e.message.split('\n')[0]! : String(e));
+  }
+  const pos = parsed.positionals;
+  if (!(parsed.values as Record<string, unknown>).help && (pos.length < positionals.min || pos.length > positionals.max)) {
+    throw new UsageError(positionals.max === 0 ? `unexpected argument: ${pos[0]!.slice(0, 80)}` : pos.length < positionals.min ? `missing ${positionals.name}` : `one ${positionals.name} expected, got ${pos.length}`);
+  }
+  return { values: parsed.values as never, positionals: pos };
+}
+
+/** True when `--help` was asked for anywhere in argv (before a `--`). */
+export function wantsHelp(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).some((a) => a === '--help' || a === '-h');
+}
+
+/** A whole number flag (`--offset 3`), or a usage error naming it. */
+export function wholeNumber(flag: string, raw: string | undefined, min = 0): number | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^[0-9]+$/.test(raw) || !Number.isSafeInteger(Number(raw)) || Number(raw) < min) throw new UsageError(`--${flag} must be a whole number${min > 0 ? ` of at least ${min}` : ''}`);
+  return Number(raw);
+}

@@ -1,0 +1,77 @@
+/**
+ * Entry point of dist/cli.js, the `bounded-evidence` command (docs/architecture.md §2.4): dispatches to a subcommand and turns its outcome
+ * into an exit code. A usage error is one line on stderr and exit 2 (docs/contracts.md §6); nothing has been recorded by then.
+ */
+import { HELP, UsageError, wantsHelp } from './args.js';
+import { capture } from './capture.js';
+import { importFile, list, read, verify } from './evidence.js';
+import { hook } from './hook.js';
+import { processIo, type CliIo } from './io.js';
+import { STORAGE_ENV } from './session.js';
+import { main as mcpMain } from '../mcp/server.js';
+
+/** The subcommands that open a store (all but `hook` and `mcp`). */
+const STORE_COMMANDS: Readonly<Record<string, (argv: readonly string[], io: CliIo) => Promise<number>>> = { capture, read, import: importFile, list, verify };
+
+/**
+ * Runs one command line; `self` is how this program was started (node and script), for
+ * the hook's rewritten commands when no shim is set. Returns the exit code.
+ */
+export async function runCli(argv: readonly string[], io: CliIo, self: readonly string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    await io.out(`${HELP.main}\n`);
+    return name === undefined ? 2 : 0;
+  }
+  if (name === 'hook') {
+    if (wantsHelp(rest)) { await io.out(`${HELP.hook}\n`); return 0; }
+    return hook(rest, io, self);
+  }
+  if (name === 'mcp') {
+    // The MCP server reads its own flags; the storage may come from the environment like everywhere else.
+    const storage = io.env[STORAGE_ENV];
+    const args = !rest.includes('--storage') && !rest.includes('--help') && storage ? ['--storage', storage, ...rest] : rest;
+    return mcpMain(args);
+  }
+  const fn = STORE_COMMANDS[name];
+  if (!fn) {
+    io.err(`bounded-evidence: unknown command "${name.slice(0, 40)}" (try bounded-evidence --help)\n`);
+    return 2;
+  }
+  if (wantsHelp(rest)) {
+    await io.out(`${HELP[name]}\n`);
+    return 0;
+  }
+  try {
+    return await fn(rest, io);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.err(`bounded-evidence ${name}: ${e.message.replace(/\s+/g, ' ')}\n`);
+      return 2;
+    }
+    io.err(`bounded-evidence ${name}: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}\n`);
+    return 1;
+  }
+}
+
+/** Restores what the shim changed to start the editor's Node (ELECTRON_RUN_AS_NODE), so captured commands see the terminal's environment. */
+function restoreShimEnvironment(env: NodeJS.ProcessEnv): void {
+  const was = env.BOUNDED_EVIDENCE_ELECTRON_WAS;
+  if (was === undefined) return;
+  delete env.BOUNDED_EVIDENCE_ELECTRON_WAS;
+  if (was === '') delete env.ELECTRON_RUN_AS_NODE;
+  else env.ELECTRON_RUN_AS_NODE = was;
+}
+
+if (require.main === module) {
+  restoreShimEnvironment(process.env);
+  const self = [process.execPath, process.argv[1] ?? ''];
+  void runCli(process.argv.slice(2), processIo(), self).then((code) => {
+    process.exitCode = code;
+    // A stuck child pipe must not keep a finished command line alive (the MCP server waits for its own end).
+    if (process.argv[2] !== 'mcp') setTimeout(() => process.exit(code), 2_000).unref();
+  }, (e: unknown) => {
+    process.stderr.write(`bounded-evidence: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exitCode = 1;
+  });
+}

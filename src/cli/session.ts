@@ -1,0 +1,50 @@
+/**
+ * The stores the command line works on: the same folder layout, tenant rule, limits and
+ * tool profile as the MCP server (src/mcp/storage.ts, src/mcp/options.ts), which are the
+ * editor's (src/core/storageLayout.ts), so a handle minted by `capture` reads in the
+ * editor and the other way round (docs/architecture.md §2.4).
+ */
+import { openEvidenceStores, type ArtifactStore, type RunStore } from '../core/index.js';
+import { extensionManifest, MCP_TOOL_NAMES } from '../mcp/manifest.js';
+import { resolveSettings, type McpSettings } from '../mcp/options.js';
+import { openStorage, type McpStorage } from '../mcp/storage.js';
+import { UsageError } from './args.js';
+
+/** The environment variable the extension sets in every integrated terminal. */
+export const STORAGE_ENV = 'BOUNDED_EVIDENCE_STORAGE';
+/** The environment variable naming the command that runs this command line (the extension's shim). */
+export const CLI_ENV = 'BOUNDED_EVIDENCE_CLI';
+
+/** What every subcommand but `hook` and `mcp` opens. */
+export interface CliSession {
+  readonly storage: McpStorage;
+  readonly settings: McpSettings;
+  readonly runs: RunStore;
+  readonly artifacts: ArtifactStore;
+}
+
+/** The storage folder: `--storage`, else the environment; a usage error saying how to get one otherwise. */
+export function storageDirOf(flag: string | undefined, env: NodeJS.ProcessEnv): string {
+  const dir = flag ?? env[STORAGE_ENV];
+  if (dir === undefined || dir === '') {
+    throw new UsageError(`no evidence storage: pass --storage DIR or set ${STORAGE_ENV} (VS Code's integrated terminals have it once the Bounded Evidence extension is active; "Bounded Evidence: Copy MCP Server Configuration" shows the folder)`);
+  }
+  return dir;
+}
+
+/**
+ * Opens the stores of a storage folder with the editor's default limits, the way the
+ * MCP server opens them (the core's `openEvidenceStores`, filesystem blobs).
+ */
+export async function openSession(storageDir: string, log: (line: string) => void = () => undefined): Promise<CliSession> {
+  const manifest = extensionManifest();
+  const settings = resolveSettings(manifest);
+  const storage = await openStorage(storageDir);
+  const { runs, artifacts } = await openEvidenceStores(storage, { ...settings, backend: 'filesystem' }, {
+    // The MCP server's profile: the same tools over the same core, so the runs compare.
+    tools: MCP_TOOL_NAMES,
+    reader: { maxByteWindow: settings.maxRangeBytes },
+    warn: log,
+  });
+  return { storage, settings, runs, artifacts };
+}

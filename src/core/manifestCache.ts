@@ -1,0 +1,38 @@
+/**
+ * The one cache of trusted manifests, shared by the blob layer and the artifact store:
+ * keyed by the sha256 of the serialised manifest (content-addressed, so an entry is
+ * never stale: a rewritten manifest has another digest), least recently used evicted
+ * first once the decoded manifests exceed a byte budget.
+ */
+import type { Manifest } from './integrity.js';
+
+/** Verified manifests by `manifestDigest`, LRU by bytes. */
+export class ManifestCache {
+  private readonly entries = new Map<string, Manifest>();
+  private bytes = 0;
+
+  constructor(private readonly maxBytes = 16 * 1024 * 1024) {}
+
+  /** The manifest whose serialisation hashed to `digest`, if cached. */
+  get(digest: string): Manifest | undefined {
+    const m = this.entries.get(digest);
+    if (m) { this.entries.delete(digest); this.entries.set(digest, m); }
+    return m;
+  }
+
+  /** Remembers a verified manifest. */
+  set(digest: string, m: Manifest): void {
+    if (this.entries.has(digest)) return;
+    this.entries.set(digest, m);
+    this.bytes += sizeOf(m);
+    for (const [k, v] of this.entries) {
+      if (this.bytes <= this.maxBytes || k === digest) break;
+      this.entries.delete(k);
+      this.bytes -= sizeOf(v);
+    }
+  }
+}
+
+function sizeOf(m: Manifest): number {
+  return m.chunkDigests.length + m.chunkNewlines.byteLength + 128;
+}

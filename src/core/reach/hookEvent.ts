@@ -1,0 +1,167 @@
+/**
+ * The hook's decision for one agent hook event (docs/architecture.md §2.4), pure: the command line reads stdin, calls `decideHook`, writes the
+ * answer. Three clients' shapes are understood:
+ * - `PreToolUse` on `run_in_terminal` (VS Code's built-in agent): answer
+ *   `hookSpecificOutput.updatedInput` with the whole tool input and the command rewritten;
+ * - `PreToolUse` on `Bash` (Claude Code, Codex): the same answer shape;
+ * - `BeforeTool` on `run_shell_command` (Gemini CLI): `hookSpecificOutput.tool_input`.
+ * The rewritten command is `<cli> capture … --shell '<original>'`: the agent's own
+ * terminal runs it, in the same folder with the same environment, and shows the model
+ * what `evidence_runCommand` would have returned. Anything the hook does not clearly
+ * own is left alone (no answer): other tools, background commands, commands already
+ * routed, commands that change the shell itself, and everything when no storage is
+ * configured. A hook must never break the agent.
+ */
+import { quoteShellWord } from './shellQuote.js';
+
+/** The terminal tools the hook routes, by the event and tool name their client sends. */
+export const ROUTED_TOOLS: readonly { readonly event: string; readonly tool: string; readonly agent: string; readonly shape: 'updatedInput' | 'tool_input' }[] = [
+  { event: 'PreToolUse', tool: 'run_in_terminal', agent: 'copilot', shape: 'updatedInput' },
+  { event: 'PreToolUse', tool: 'Bash', agent: 'claude', shape: 'updatedInput' },
+  { event: 'BeforeTool', tool: 'run_shell_command', agent: 'gemini', shape: 'tool_input' },
+];
+
+/**
+ * Builtins whose effect is on the shell itself: run in a child they would change
+ * nothing for the agent's next command (a `cd` that does not stick), so they stay unrouted.
+ */
+const SHELL_STATE_WORDS = new Set(['cd', 'pushd', 'popd', 'export', 'unset', 'source', '.', 'alias', 'unalias', 'set', 'shopt', 'exec', 'exit', 'logout', 'eval', 'ulimit', 'umask', 'trap', 'conda', 'nvm', 'workon', 'deactivate']);
+
+/**
+ * Shells whose quoting the rewritten command relies on: POSIX single quotes. fish reads
+ * `\\` and `\'` inside single quotes and PowerShell has its own quoting, so in their
+ * terminals (and for commands written in their syntax, which `/bin/sh -c` could not run
+ * anyway) `run_in_terminal` stays unrouted.
+ */
+const POSIX_SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'busybox']);
+
+/** Quoted commands longer than this travel in a file, not an argument (Linux refuses one argument over 128 KiB). */
+export const MAX_ARGUMENT_BYTES = 32 * 1024;
+
+/** What the hook knows besides the event. */
+export interface HookContext {
+  /** Shell words that start the command line (`'/home/me/…/bin/bounded-evidence'`), already quoted. */
+  readonly cli: string;
+  /** The evidence storage to record into; undefined: answer nothing. */
+  readonly storage: string | undefined;
+  /** Also answer `permissionDecision: "allow"` (skips the agent's confirmation; off unless asked for). */
+  readonly allow?: boolean;
+  /** Record `PostToolUse` responses over `largeResultBytes` (off by default: the setting). */
+  readonly recordPostToolUse?: boolean;
+  /** The agent to record (`codex` for Codex's `Bash`); default: told by the tool name. */
+  readonly agent?: string;
+  /** The shell of VS Code's terminals (`vscode.env.shell`, passed as BOUNDED_EVIDENCE_SHELL); undefined: assumed POSIX. */
+  readonly terminalShell?: string;
+  /** Threshold of `PostToolUse` recording. */
+  readonly largeResultBytes?: number;
+  /** Writes a command too long for one argument to a private file and returns its path. */
+  readonly spill: (command: string) => string;
+}
+
+/** What to do with the event. */
+export type HookDecision =
+  | { readonly action: 'none'; readonly reason: string }
+  | { readonly action: 'rewrite'; readonly agent: string; readonly command: string; readonly answer: Record<string, unknown> }
+  | { readonly action: 'record'; readonly agent: string; readonly sessionId: string | undefined; readonly tool: string; readonly response: string };
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The first word of a command line, unquoted only when plainly spelled (anything fancier is not a builtin call). */
+function firstWord(command: string): string {
+  return /^\s*([^\s;&|()<>'"`$\\]+)/.exec(command)?.[1] ?? '';
+}
+
+/** The first `n` shell words of a command: plain or single-quoted (enough to recognise how the command line is started). */
+function leadingWords(command: string, n: number): string[] {
+  const words: string[] = [];
+  const re = /\s*(?:'([^']*)'|"([^"`\\]*)"|([^\s'"]+))(?=\s|$)/y;
+  while (words.length < n) {
+    const m = re.exec(command);
+    if (!m) break;
+    words.push(m[1] ?? m[2] ?? m[3]!);
+  }
+  return words;
+}
+
+/** Interpreters the command line may be started with (`node cli.js`, the editor's own binary as Node). */
+const INTERPRETERS = new Set(['node', 'nodejs', 'code', 'code-insiders', 'code-server', 'electron']);
+const basename = (w: string): string => w.slice(w.lastIndexOf('/') + 1);
+
+/** True when `command` is already a `capture` through some bounded-evidence command line (ours or another install's). */
+export function isRouted(command: string, cli: string): boolean {
+  const c = command.trimStart();
+  if (c.startsWith(`${cli} capture `)) return true;
+  const words = leadingWords(c, 6);
+  let i = 0;
+  while (i < words.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i]!)) i++;
+  if (i < words.length && INTERPRETERS.has(basename(words[i]!))) i++;
+  const program = words[i];
+  if (program === undefined || words[i + 1] !== 'capture') return false;
+  return ['bounded-evidence', 'cli.js'].includes(basename(program)) || /^\$\{?BOUNDED_EVIDENCE_CLI\}?$/.test(program);
+}
+
+/** The agent's session id as it names it. */
+function sessionOf(event: Record<string, unknown>): string | undefined {
+  const s = event.session_id ?? event.sessionId;
+  return typeof s === 'string' && s !== '' ? s : undefined;
+}
+
+/** The rewritten command: capture in the same folder, with the session and the agent's own time limit. */
+export function routedCommand(command: string, agent: string, sessionId: string | undefined, timeoutMs: number | undefined, ctx: HookContext & { storage: string }): string {
+  const words = [ctx.cli, 'capture', '--storage', quoteShellWord(ctx.storage), '--hook-agent', quoteShellWord(agent)];
+  if (sessionId !== undefined) words.push('--hook-session', quoteShellWord(sessionId));
+  if (timeoutMs !== undefined) words.push('--timeout-ms', String(timeoutMs));
+  const quoted = quoteShellWord(command);
+  if (Buffer.byteLength(quoted, 'utf8') > MAX_ARGUMENT_BYTES) words.push('--shell-file', quoteShellWord(ctx.spill(command)));
+  else words.push('--shell', quoted);
+  return words.join(' ');
+}
+
+/** Decides what to answer to one parsed hook event. Never throws for any input but a failing `spill`. */
+export function decideHook(event: unknown, ctx: HookContext): HookDecision {
+  if (!isRecord(event)) return { action: 'none', reason: 'the event is not a JSON object' };
+  if (ctx.storage === undefined || ctx.storage === '') return { action: 'none', reason: 'no evidence storage is configured' };
+  const eventName = event.hook_event_name ?? event.hookEventName;
+  const toolName = event.tool_name ?? event.toolName;
+  if (typeof toolName !== 'string') return { action: 'none', reason: 'the event names no tool' };
+  if (eventName === 'PostToolUse' || eventName === 'AfterTool') return decidePost(event, toolName, ctx);
+  const route = ROUTED_TOOLS.find((r) => r.event === eventName && r.tool === toolName);
+  if (!route) return { action: 'none', reason: `${String(eventName)} on ${toolName} is not routed` };
+  const input = event.tool_input;
+  if (!isRecord(input)) return { action: 'none', reason: 'the event has no tool_input' };
+  const command = input.command;
+  if (typeof command !== 'string' || command.trim() === '') return { action: 'none', reason: 'tool_input.command is not a command' };
+  if (input.isBackground === true || input.run_in_background === true || input.is_background === true) return { action: 'none', reason: 'background commands stay in the terminal' };
+  if (typeof input.mode === 'string' && /background|interactive/i.test(input.mode)) return { action: 'none', reason: 'interactive commands stay in the terminal' };
+  if (command.includes('\0')) return { action: 'none', reason: 'a command with NUL cannot be passed to a shell' };
+  if (isRouted(command, ctx.cli)) return { action: 'none', reason: 'the command is already routed' };
+  if (SHELL_STATE_WORDS.has(firstWord(command))) return { action: 'none', reason: 'the command changes the shell itself' };
+  if (route.tool === 'run_in_terminal' && ctx.terminalShell && !POSIX_SHELLS.has(basename(ctx.terminalShell))) {
+    return { action: 'none', reason: `the terminal's shell (${basename(ctx.terminalShell)}) is not a POSIX shell` };
+  }
+  const timeout = input.timeout;
+  // VS Code's and Claude Code's `timeout` are milliseconds; a bad one is ignored (the store's default applies).
+  const timeoutMs = typeof timeout === 'number' && Number.isSafeInteger(timeout) && timeout > 0 && timeout <= 3_600_000 ? timeout : undefined;
+  const agent = ctx.agent ?? route.agent;
+  const rewritten = routedCommand(command, agent, sessionOf(event), timeoutMs, { ...ctx, storage: ctx.storage });
+  const updated = { ...input, command: rewritten };
+  const answer: Record<string, unknown> = route.shape === 'tool_input'
+    ? { hookSpecificOutput: { hookEventName: route.event, tool_input: updated } }
+    : { hookSpecificOutput: { hookEventName: route.event, ...(ctx.allow ? { permissionDecision: 'allow' } : {}), updatedInput: updated } };
+  return { action: 'rewrite', agent, command: rewritten, answer };
+}
+
+/** `PostToolUse`: a large response of any tool becomes evidence (when the setting asks for it). */
+function decidePost(event: Record<string, unknown>, toolName: string, ctx: HookContext): HookDecision {
+  if (!ctx.recordPostToolUse) return { action: 'none', reason: 'PostToolUse recording is off' };
+  const raw = event.tool_response ?? event.toolResponse ?? event.tool_result;
+  if (raw === undefined || raw === null) return { action: 'none', reason: 'the event has no tool_response' };
+  const response = typeof raw === 'string' ? raw : JSON.stringify(raw);
+  const threshold = ctx.largeResultBytes ?? 4096;
+  if (Buffer.byteLength(response, 'utf8') <= threshold) return { action: 'none', reason: `the response is not over ${threshold} bytes` };
+  // Told by the event's shape: Gemini names its event AfterTool, Claude Code sends its permission mode.
+  const agent = ctx.agent ?? (event.hook_event_name === 'AfterTool' ? 'gemini' : 'permission_mode' in event ? 'claude' : 'copilot');
+  return { action: 'record', agent, sessionId: sessionOf(event), tool: toolName, response };
+}

@@ -1,0 +1,53 @@
+/**
+ * The shim `BOUNDED_EVIDENCE_CLI` names (docs/architecture.md §2.4): a small POSIX sh script in the extension's global storage that runs the
+ * installed extension's dist/cli.js with the Node the editor itself runs on, so the
+ * command line works on a machine with no Node on PATH, and rewritten commands never
+ * depend on PATH. The extension rewrites it on every activation; between an update and
+ * the next activation the recorded paths may be gone, so it falls back to the newest
+ * installed copy of the extension beside the recorded one, and to `node` on PATH.
+ */
+import { quoteShellWord } from './shellQuote.js';
+
+/** What the shim is written with. */
+export interface ShimInputs {
+  /** The editor's Node (`process.execPath`: Electron run as Node, or the server's node). */
+  readonly node: string;
+  /** True when `node` is Electron and needs `ELECTRON_RUN_AS_NODE=1`. */
+  readonly electron: boolean;
+  /** dist/cli.js of the running extension. */
+  readonly cli: string;
+  /** The folder holding installed extensions, and the prefix of this extension's folders in it (`publisher.name-`). */
+  readonly extensionsDir: string;
+  readonly folderPrefix: string;
+  /** The extension's global storage (exported as BOUNDED_EVIDENCE_HOME: the hook finds workspaces.json there). */
+  readonly home: string;
+}
+
+/** The script's text. Every path is single-quoted (injection-proof whatever the folder names). */
+export function shimScript(i: ShimInputs): string {
+  const q = quoteShellWord;
+  return [
+    '#!/bin/sh',
+    '# Bounded Evidence command line, written by the extension on every start: runs its dist/cli.js',
+    '# with the editor\'s own Node. Arguments pass through untouched.',
+    `CLI=${q(i.cli)}`,
+    'if [ ! -f "$CLI" ]; then',
+    `  for c in ${q(i.extensionsDir)}/${q(i.folderPrefix)}*/dist/cli.js; do [ -f "$c" ] && CLI=$c; done`,
+    'fi',
+    `BOUNDED_EVIDENCE_HOME=${q(i.home)}`,
+    'export BOUNDED_EVIDENCE_HOME',
+    `NODE=${q(i.node)}`,
+    'if [ -x "$NODE" ]; then',
+    ...(i.electron
+      ? [
+        // The command line puts the variable back as it was before running anything (src/cli/main.ts).
+        '  BOUNDED_EVIDENCE_ELECTRON_WAS="${ELECTRON_RUN_AS_NODE-}"',
+        '  export BOUNDED_EVIDENCE_ELECTRON_WAS',
+        '  ELECTRON_RUN_AS_NODE=1 exec "$NODE" "$CLI" "$@"',
+      ]
+      : ['  exec "$NODE" "$CLI" "$@"']),
+    'fi',
+    'exec node "$CLI" "$@"',
+    '',
+  ].join('\n');
+}

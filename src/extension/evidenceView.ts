@@ -1,0 +1,220 @@
+/**
+ * Evidence found without the palette: the activity-bar view (a native tree of runs →
+ * calls → outputs with their context menus), the status-bar item (what is stored, a
+ * spinner while a capture runs; click opens the inspector), the Explorer's "Import as
+ * Evidence" and the walkthrough's demo capture. Every action delegates to the commands
+ * that already exist (docs/architecture.md: front ends are thin adapters); this file
+ * only turns tree nodes into their arguments.
+ */
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { CallReport, RunStoreApi, RunSummary } from '../core/index.js';
+import { outcomeOf } from '../shared/outcome.js';
+import { runCommandAndCapture } from './commands/runCommandAndCapture.js';
+import { importFile } from './commands/importFile.js';
+import type { CommandDeps } from './commands/deps.js';
+import { Ids, type InspectorTarget } from './ids.js';
+import { outcomeFields } from './inspector/mapping.js';
+import { formatBytes } from './retention.js';
+
+/** Command and view ids of this file (must match package.json). */
+export const ViewIds = {
+  container: 'boundedEvidence',
+  runs: 'boundedEvidence.runs',
+  walkthrough: 'boundedEvidence.start',
+  commands: {
+    refresh: 'boundedEvidence.view.refresh',
+    openInInspector: 'boundedEvidence.view.openInInspector',
+    copyHandle: 'boundedEvidence.view.copyHandle',
+    verify: 'boundedEvidence.view.verify',
+    openInEditor: 'boundedEvidence.view.openInEditor',
+    pin: 'boundedEvidence.view.pin',
+    unpin: 'boundedEvidence.view.unpin',
+    deleteRun: 'boundedEvidence.view.deleteRun',
+    importAsEvidence: 'boundedEvidence.importAsEvidence',
+    captureDemo: 'boundedEvidence.captureDemo',
+  },
+} as const;
+
+/** A node of the tree. */
+export type EvidenceNode =
+  | { readonly kind: 'run'; readonly run: RunSummary }
+  | { readonly kind: 'call'; readonly call: CallReport }
+  | { readonly kind: 'output'; readonly call: CallReport; readonly name: string; readonly handle: string; readonly sizeBytes: number; readonly sha256?: string };
+
+/** The outputs of a call that can be read back: its result (when it has a handle), then its attachments. */
+function outputsOf(call: CallReport): EvidenceNode[] {
+  const out: EvidenceNode[] = [];
+  if (call.handle) out.push({ kind: 'output', call, name: 'result', handle: call.handle, sizeBytes: call.resultBytes, ...(call.sha256 ? { sha256: call.sha256 } : {}) });
+  for (const a of call.attachments) out.push({ kind: 'output', call, name: a.name, handle: a.handle, sizeBytes: a.sizeBytes, sha256: a.sha256 });
+  return out;
+}
+
+/** The outcome of a report, in the inspector's words. */
+function outcomeOfReport(c: CallReport): ReturnType<typeof outcomeOf> {
+  return outcomeOf({ status: c.status, ...(c.error ? { errorMessage: c.error.message } : {}), ...outcomeFields(c.attachments) });
+}
+
+/** Runs → calls → outputs, read from the current store on demand (a run's calls only when it is expanded). */
+class EvidenceTree implements vscode.TreeDataProvider<EvidenceNode>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<EvidenceNode | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+
+  constructor(private readonly store: () => Promise<RunStoreApi | undefined>) {}
+
+  refresh(): void {
+    this.changed.fire(undefined);
+  }
+
+  async getChildren(node?: EvidenceNode): Promise<EvidenceNode[]> {
+    const store = await this.store();
+    if (!store) return [];
+    if (!node) {
+      const runs = await store.listRuns();
+      return runs.sort((a, b) => (a.startedAt < b.startedAt ? 1 : -1)).map((run) => ({ kind: 'run', run }));
+    }
+    if (node.kind === 'run') return (await store.report(node.run.runId)).sort((a, b) => (a.startedAt < b.startedAt ? 1 : -1)).map((call) => ({ kind: 'call', call }));
+    if (node.kind === 'call') return outputsOf(node.call);
+    return [];
+  }
+
+  getTreeItem(node: EvidenceNode): vscode.TreeItem {
+    if (node.kind === 'run') {
+      const r = node.run;
+      const item = new vscode.TreeItem(r.label ?? r.runId, vscode.TreeItemCollapsibleState.Collapsed);
+      item.id = `run:${r.runId}`;
+      item.description = `${r.status} · ${r.callCount} ${r.callCount === 1 ? 'call' : 'calls'} · ${formatBytes(r.totalBytes)}${r.pinned ? ' · pinned' : ''}`;
+      item.tooltip = `${r.label ?? r.runId}\nrun ${r.runId}\nstarted ${r.startedAt}\n${item.description}`;
+      item.iconPath = new vscode.ThemeIcon(r.pinned ? 'pinned' : 'history');
+      item.contextValue = r.pinned ? 'run.pinned' : 'run';
+      item.accessibilityInformation = { label: `Run ${r.label ?? r.runId}, ${item.description}` };
+      return item;
+    }
+    if (node.kind === 'call') {
+      const c = node.call;
+      const o = outcomeOfReport(c);
+      const item = new vscode.TreeItem(c.tool, outputsOf(c).length > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+      item.id = `call:${c.runId}/${c.callId}`;
+      item.description = `${o.label} · ${formatBytes(c.resultBytes)}`;
+      item.tooltip = `${c.tool} — ${o.detail}\ncall ${c.callId} of run ${c.runId}\n${c.startedAt}`;
+      item.iconPath = o.kind === 'failed' ? new vscode.ThemeIcon('error', new vscode.ThemeColor('errorForeground'))
+        : o.kind === 'running' ? new vscode.ThemeIcon('sync~spin') : new vscode.ThemeIcon('pass');
+      item.contextValue = 'call';
+      item.accessibilityInformation = { label: `${c.tool} call, ${item.description}` };
+      item.command = { command: ViewIds.commands.openInInspector, title: 'Open in Inspector', arguments: [node] };
+      return item;
+    }
+    const item = new vscode.TreeItem(node.name, vscode.TreeItemCollapsibleState.None);
+    item.id = `out:${node.handle}`;
+    item.description = `${formatBytes(node.sizeBytes)} · ${node.handle}`;
+    item.tooltip = `${node.name} of ${node.call.tool}\nhandle ${node.handle}\n${node.sizeBytes.toLocaleString('en-US')} bytes${node.sha256 ? `\nsha256 ${node.sha256}` : ''}`;
+    item.iconPath = new vscode.ThemeIcon(node.name === 'stderr' ? 'warning' : node.name === 'value' ? 'json' : 'output');
+    item.contextValue = 'output';
+    item.accessibilityInformation = { label: `${node.name}, ${item.description}` };
+    item.command = { command: ViewIds.commands.openInInspector, title: 'Open in Inspector', arguments: [node] };
+    return item;
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+  }
+}
+
+/** What the inspector should select for a node. */
+export function targetOfNode(node: EvidenceNode): InspectorTarget {
+  if (node.kind === 'run') return { runId: node.run.runId };
+  if (node.kind === 'output') return { runId: node.call.runId, handle: node.handle };
+  const first = outputsOf(node.call)[0];
+  return { runId: node.call.runId, ...(first?.kind === 'output' ? { handle: first.handle } : {}) };
+}
+
+/** A shell word for a path (single quotes; a quote inside is closed, escaped, reopened). */
+function shellWord(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Registers the tree view, its commands, the status-bar item and the walkthrough's command. */
+export function registerEvidenceView(context: vscode.ExtensionContext, deps: CommandDeps): void {
+  const store = async (): Promise<RunStoreApi | undefined> => (await deps.host.get().catch(() => undefined))?.runs;
+  const tree = new EvidenceTree(store);
+  const view = vscode.window.createTreeView(ViewIds.runs, { treeDataProvider: tree, showCollapseAll: true });
+  const status = vscode.window.createStatusBarItem('boundedEvidence.status', vscode.StatusBarAlignment.Left, 50);
+  status.name = 'Bounded Evidence';
+  status.command = Ids.commands.openInspector;
+  const running = new Set<string>();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+
+  /** Re-reads the totals (at most every 500 ms: a busy run records many calls a second). */
+  const update = (): void => {
+    timer ??= setTimeout(() => {
+      timer = undefined;
+      void (async () => {
+        const s = await store();
+        const runs = s ? await s.listRuns().catch(() => []) : [];
+        const bytes = runs.reduce((n, r) => n + r.totalBytes, 0);
+        const stored = `${runs.length} ${runs.length === 1 ? 'run' : 'runs'} · ${formatBytes(bytes)}`;
+        status.text = running.size > 0 ? `$(sync~spin) Capturing… · ${stored}` : `$(database) ${stored}`;
+        status.tooltip = `Bounded Evidence: ${stored} of evidence stored${running.size > 0 ? `, ${running.size} call(s) running` : ''}. Click to open the inspector.`;
+        status.accessibilityInformation = { label: `Bounded Evidence: ${running.size > 0 ? 'capturing, ' : ''}${stored} stored. Open the inspector.` };
+        status.show();
+        tree.refresh();
+      })();
+    }, 500);
+  };
+
+  let subscription: vscode.Disposable | undefined;
+  const subscribe = async (): Promise<void> => {
+    subscription?.dispose();
+    running.clear();
+    const s = await store();
+    subscription = s?.onDidRecord(({ record }) => {
+      if (record.type === 'call_started') running.add(`${record.runId}/${record.callId}`);
+      else if (record.type === 'call_finished') running.delete(`${record.runId}/${record.callId}`);
+      update();
+    });
+    update();
+  };
+  void subscribe();
+
+  const c = ViewIds.commands;
+  const handleOf = (node: EvidenceNode | undefined): string | undefined => (node?.kind === 'output' ? node.handle : node?.kind === 'call' ? targetOfNode(node).handle : undefined);
+  const runOf = (node: EvidenceNode | undefined): RunSummary | undefined => (node?.kind === 'run' ? node.run : undefined);
+  context.subscriptions.push(
+    tree, view, status,
+    { dispose: () => { subscription?.dispose(); if (timer) clearTimeout(timer); } },
+    deps.host.onDidChange(() => { void subscribe(); }),
+    vscode.commands.registerCommand(c.refresh, () => tree.refresh()),
+    vscode.commands.registerCommand(c.openInInspector, (node?: EvidenceNode) => vscode.commands.executeCommand(Ids.commands.openInspector, node ? targetOfNode(node) : undefined)),
+    vscode.commands.registerCommand(c.copyHandle, async (node?: EvidenceNode) => {
+      const handle = handleOf(node);
+      if (!handle) return;
+      await vscode.env.clipboard.writeText(handle);
+      vscode.window.setStatusBarMessage(`Bounded Evidence: copied ${handle}`, 4000);
+    }),
+    vscode.commands.registerCommand(c.verify, (node?: EvidenceNode) => {
+      const handle = handleOf(node);
+      return handle ? vscode.commands.executeCommand(Ids.commands.verifyArtifact, { handle }) : undefined;
+    }),
+    vscode.commands.registerCommand(c.openInEditor, (node?: EvidenceNode) => {
+      const handle = handleOf(node);
+      return handle ? vscode.commands.executeCommand(Ids.commands.openArtifact, { handle }) : undefined;
+    }),
+    vscode.commands.registerCommand(c.pin, async (node?: EvidenceNode) => { const r = runOf(node); if (r) { await (await store())?.setPinned(r.runId, true); update(); } }),
+    vscode.commands.registerCommand(c.unpin, async (node?: EvidenceNode) => { const r = runOf(node); if (r) { await (await store())?.setPinned(r.runId, false); update(); } }),
+    vscode.commands.registerCommand(c.deleteRun, async (node?: EvidenceNode) => {
+      const r = runOf(node);
+      if (!r) return;
+      const yes = 'Delete Run';
+      const choice = await vscode.window.showWarningMessage(
+        `Delete run ${r.label ?? r.runId} and its ${formatBytes(r.totalBytes)} of evidence? Its handles stop resolving.`, { modal: true }, yes);
+      if (choice !== yes) return;
+      await (await store())?.deleteRun(r.runId);
+      update();
+    }),
+    vscode.commands.registerCommand(c.importAsEvidence, (uri?: vscode.Uri) => importFile(deps, uri)),
+    // The walkthrough's first step: the demo build log shipped with the extension, run in
+    // the workspace folder like any captured command.
+    vscode.commands.registerCommand(c.captureDemo, () =>
+      runCommandAndCapture(deps, { command: `node ${shellWord(path.join(deps.extensionPath, 'demo', 'build-log.js'))}` })),
+  );
+}

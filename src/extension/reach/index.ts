@@ -1,0 +1,44 @@
+/**
+ * Reach (docs/architecture.md §2.4): the command line in
+ * every terminal, routing commands, and the MCP server definition. `activate` calls
+ * `registerReach` once; everything it registers lives in `context.subscriptions`.
+ */
+import * as vscode from 'vscode';
+import { Ids } from '../ids.js';
+import type { Log } from '../log.js';
+import type { ServicesHost } from '../services.js';
+import { registerMcpProvider } from './mcpProvider.js';
+import { routeUser, routeWorkspace } from './routing.js';
+import { installCliEnvironment, type CliEnvironment } from './terminalEnvironment.js';
+
+/** What reach needs from `activate`. */
+export interface ReachDeps {
+  readonly host: ServicesHost;
+  readonly log: Log;
+}
+
+/** Installs the command line's environment and registers the routing commands and the MCP provider. */
+export function registerReach(context: vscode.ExtensionContext, deps: ReachDeps): Promise<CliEnvironment> {
+  const env = deps.host.get().then((s) => installCliEnvironment(context, s.layout, s.folder));
+  env.then((e) => deps.log.info(`command line: ${e.shim} (storage ${e.storage})`), (e: unknown) => deps.log.error('the command line could not be installed', e));
+  const services = (): ReturnType<ServicesHost['get']> => deps.host.get();
+  const c = Ids.commands;
+  const table: [string, (arg: unknown) => Promise<unknown>][] = [
+    [c.routeAgentTerminals, async (arg) => { const s = await services(); return routeWorkspace(await env, s.folder, s.settings, arg, 'route'); }],
+    [c.stopRouting, async (arg) => { const s = await services(); return routeWorkspace(await env, s.folder, s.settings, arg, 'stop'); }],
+    [c.routeAgentTerminalsForUser, async (arg) => routeUser(await env, (await services()).settings, arg, 'route')],
+    [c.stopRoutingForUser, async (arg) => routeUser(await env, (await services()).settings, arg, 'stop')],
+  ];
+  for (const [id, fn] of table) {
+    context.subscriptions.push(vscode.commands.registerCommand(id, async (arg?: unknown) => {
+      try {
+        return await fn(arg);
+      } catch (e) {
+        deps.log.error(`${id} failed`, e);
+        throw e;
+      }
+    }));
+  }
+  registerMcpProvider(context, env, () => deps.host.get(), deps.host.onDidChange);
+  return env;
+}

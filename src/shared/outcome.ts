@@ -1,0 +1,35 @@
+/**
+ * How a call ended, in a person's words: shared by the inspector webview (badges, the
+ * outcome filter) and the host (the notification after Run Command and Capture, the
+ * tree view), so both say the same thing. Pure, no DOM and no `vscode`.
+ */
+import type { CallDto } from './protocol.js';
+
+/** How a call ended, as a badge: its kind colours it, its label is what it says. */
+export interface Outcome {
+  readonly kind: 'ok' | 'failed' | 'running';
+  /** Short: `exit 1`, `SIGKILL`, `timed out`, `cancelled`, `error`, `ok`, `running`. */
+  readonly label: string;
+  /** One sentence for the tooltip and the detail. */
+  readonly detail: string;
+}
+
+/**
+ * The outcome of a call. A command that exited non-zero is recorded with status `ok`
+ * (it ran and its output was kept), yet it failed in the sense a person means: the
+ * badge says so from the exit fields, which take precedence over the status.
+ */
+export function outcomeOf(c: Pick<CallDto, 'status' | 'errorMessage' | 'exitCode' | 'signal' | 'timedOut' | 'cancelled'>): Outcome {
+  if (c.status === 'running') return { kind: 'running', label: 'running', detail: 'still running' };
+  if (c.status === 'interrupted') return { kind: 'failed', label: 'interrupted', detail: 'interrupted: the editor stopped before the call finished' };
+  if (c.timedOut) return { kind: 'failed', label: 'timed out', detail: c.errorMessage ?? 'the command was stopped at its time limit' };
+  if (c.cancelled) return { kind: 'failed', label: 'cancelled', detail: c.errorMessage ?? 'the command was cancelled' };
+  if (c.signal) return { kind: 'failed', label: c.signal, detail: `the command was ended by ${c.signal}` };
+  if (typeof c.exitCode === 'number' && c.exitCode !== 0) {
+    const hint = c.exitCode === 127 ? ' (command not found)' : c.exitCode === 126 ? ' (not executable)' : '';
+    return { kind: 'failed', label: `exit ${c.exitCode}`, detail: `the command exited with code ${c.exitCode}${hint}` };
+  }
+  if (c.status !== 'ok') return { kind: 'failed', label: c.status, detail: c.errorMessage ?? `the call ended with status ${c.status}` };
+  if (c.exitCode === 0) return { kind: 'ok', label: 'exit 0', detail: 'the command exited with code 0' };
+  return { kind: 'ok', label: 'ok', detail: 'the call succeeded' };
+}

@@ -1,0 +1,209 @@
+/**
+ * Issue 11's proof against a real agent command line: Claude Code from npm (installed
+ * into .tools/ by scripts/setup-tools.sh), pointed at a scripted Anthropic Messages
+ * server on loopback. Its model runs the 3,002,891-byte build log through Claude Code's
+ * own `Bash` tool; the test asserts on the request bodies the server receives, i.e. on
+ * exactly what Claude Code gives its model (docs/architecture.md §5.1).
+ */
+import * as assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { shimScript } from '../../src/core/reach/shim.js';
+import type { ReadToolOutputResult, RunSummary } from '../../src/core/index.js';
+import { ensureTools, repoRoot } from '../harness/tools.js';
+import { startScriptedAnthropic, toolResultText, type MessagesRequest, type ScriptedAnthropic, type ScriptedReply } from './anthropicServer.js';
+
+/** 38,400 lines of demo/build-log.js: 3,002,891 bytes on stdout, the error on line 19,201, exit 1. */
+const LOG_LINES = 38400;
+const LOG_BYTES = 3_002_891;
+const NEEDLE = "src/ledger/reconcile.ts(412,17): error TS2345: Argument of type 'string' is not assignable to parameter of type 'Cents'.";
+const BASH_ID = 'toolu_bash_1';
+const READ_ID = 'toolu_read_1';
+const CLAUDE_TIMEOUT_MS = 120_000;
+
+function sh(arg: string): string {
+  return `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The command the scripted model asks Bash to run. */
+const buildCommand = `node ${sh(path.join(repoRoot, 'demo', 'build-log.js'))} ${LOG_LINES}`;
+
+/**
+ * A temporary folder with the agent's private HOME, TMPDIR, workspace and evidence
+ * storage, and the command line's shim as the extension installs it (same script, with
+ * this Node and this checkout's dist/cli.js).
+ */
+interface Sandbox { root: string; home: string; tmp: string; workspace: string; storage: string; shim: string }
+
+/** The built command line (dist/cli.js: hook, capture, list and the MCP server). */
+const CLI = path.join(repoRoot, 'dist', 'cli.js');
+
+function makeSandbox(): Sandbox {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'be-claude-'));
+  const s = { root, home: path.join(root, 'home'), tmp: path.join(root, 'tmp'), workspace: path.join(root, 'workspace'), storage: path.join(root, 'storage'), shim: path.join(root, 'global-storage', 'bin', 'bounded-evidence') };
+  for (const d of [s.home, s.tmp, s.workspace, s.storage, path.dirname(s.shim)]) mkdirSync(d, { recursive: true });
+  writeFileSync(s.shim, shimScript({ node: process.execPath, electron: false, cli: CLI, extensionsDir: path.dirname(repoRoot), folderPrefix: 'bounded-evidence.bounded-evidence-', home: path.dirname(path.dirname(s.shim)) }), { mode: 0o755 });
+  return s;
+}
+
+/** What a VS Code integrated terminal has once the extension is active (README, "Use it with the agents you already have"). */
+function terminalEnvironment(s: Sandbox): Record<string, string> {
+  return { BOUNDED_EVIDENCE_STORAGE: s.storage, BOUNDED_EVIDENCE_CLI: s.shim };
+}
+
+/** The MCP server Claude Code is given, as the README's `--mcp-config` line spells it: the shim's `mcp` on the storage. */
+function mcpConfig(s: Sandbox): string {
+  return JSON.stringify({ mcpServers: { evidence: { command: s.shim, args: ['mcp', '--storage', s.storage, '--workspace', s.workspace] } } });
+}
+
+/**
+ * The `.claude/settings.json` the README gives for Claude Code, read from README.md itself
+ * (the first JSON block under "### Claude Code"), so the documented snippet is what runs.
+ */
+function readmeClaudeSettings(): string {
+  const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('\n### Claude Code\n'));
+  const block = /```json\n([\s\S]*?)\n```/.exec(section);
+  assert.ok(block, 'README.md has a JSON block under "### Claude Code"');
+  const settings = JSON.parse(block[1]!) as { hooks?: { PreToolUse?: { matcher?: string }[] } };
+  assert.equal(settings.hooks?.PreToolUse?.[0]?.matcher, 'Bash', 'the README snippet hooks Bash');
+  return block[1]!;
+}
+
+function installClaudeHook(s: Sandbox): void {
+  mkdirSync(path.join(s.workspace, '.claude'), { recursive: true });
+  writeFileSync(path.join(s.workspace, '.claude', 'settings.json'), readmeClaudeSettings());
+}
+
+/** The runs recorded in the sandbox's storage, as `bounded-evidence list --json` prints them. */
+function listRuns(s: Sandbox): RunSummary[] {
+  const r = spawnSync(process.execPath, [CLI, 'list', '--json', '--storage', s.storage], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  return JSON.parse(r.stdout) as RunSummary[];
+}
+
+/** Runs `claude -p` in the sandbox against the scripted server; resolves with its exit code and output. */
+async function runClaude(s: Sandbox, server: ScriptedAnthropic, extraEnv: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const { claude } = ensureTools();
+  // A clean environment: nothing of this machine's (or a coding client's) Anthropic
+  // settings leaks in, no telemetry, no update checks, no traffic but to the server.
+  const env: NodeJS.ProcessEnv = {
+    PATH: `${path.dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`,
+    HOME: s.home, TMPDIR: s.tmp, LANG: 'C.UTF-8', SHELL: '/bin/bash',
+    ANTHROPIC_BASE_URL: server.baseUrl, ANTHROPIC_API_KEY: 'sk-scripted-test',
+    DISABLE_TELEMETRY: '1', DISABLE_ERROR_REPORTING: '1', DISABLE_AUTOUPDATER: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    // MCP tools are offered directly instead of behind Claude Code's tool search, so the
+    // scripted model can call read_tool_output the way it is listed.
+    ENABLE_TOOL_SEARCH: 'false',
+    ...extraEnv,
+  };
+  const args = ['-p', 'Why does the build fail?', '--output-format', 'json', '--mcp-config', mcpConfig(s), '--strict-mcp-config', '--allowedTools', 'Bash', 'mcp__evidence__read_tool_output'];
+  const child = spawn(claude, args, { cwd: s.workspace, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => { stdout += d.toString('utf8'); });
+  child.stderr.on('data', (d: Buffer) => { stderr += d.toString('utf8'); });
+  const timer = setTimeout(() => { try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ } }, CLAUDE_TIMEOUT_MS);
+  const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+  clearTimeout(timer);
+  return { code, stdout, stderr };
+}
+
+/** True for a request of the main conversation (Claude Code offers its Bash tool there). */
+function isAgentTurn(req: MessagesRequest): boolean {
+  return (req.tools ?? []).some((t) => t.name === 'Bash');
+}
+
+describe('Reach: Claude Code from npm with a scripted Anthropic server on loopback', function () {
+  this.timeout(CLAUDE_TIMEOUT_MS + 30_000);
+  let sandbox: Sandbox;
+  let server: ScriptedAnthropic | undefined;
+  before(function () {
+    // On a fresh machine this installs the tools (Claude Code: about 10 s; all: minutes).
+    this.timeout(15 * 60_000);
+    ensureTools();
+  });
+  beforeEach(() => { sandbox = makeSandbox(); });
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+    rmSync(sandbox.root, { recursive: true, force: true });
+  });
+
+  it('baseline, no hook: Claude Code gives its model 10,040 bytes from the head of the 3 MB output, without the error line', async () => {
+    const agentTurns: MessagesRequest[] = [];
+    server = await startScriptedAnthropic((req): ScriptedReply => {
+      if (!isAgentTurn(req)) return { text: 'ok' };
+      agentTurns.push(req);
+      if (agentTurns.length === 1) return { tool: { id: BASH_ID, name: 'Bash', input: { command: buildCommand, description: 'Build the project' } } };
+      return { text: 'done' };
+    });
+    const run = await runClaude(sandbox, server);
+    assert.equal(run.code, 0, `claude exited ${run.code}: ${run.stderr.slice(0, 2000)}`);
+    assert.equal(agentTurns.length, 2, 'two model turns: the Bash call, then the answer');
+    const result = toolResultText(agentTurns[1]!, BASH_ID);
+    assert.ok(result, 'the Bash result was given to the model');
+    const bytes = Buffer.byteLength(result.text, 'utf8');
+    console.log(`[reach] Claude Code, no hook: model received ${bytes} bytes of the ${LOG_BYTES}; needle ${result.text.includes(NEEDLE) ? 'reached' : 'NOT reached'}`);
+    // Claude Code 2.1.332 keeps the head of the output and says nothing of the rest.
+    assert.ok(result.text.startsWith('Exit code 1\n[000000] compiling'), result.text.slice(0, 200));
+    assert.equal(result.isError, true);
+    assert.ok(bytes < 16_384, `${bytes} bytes`);
+    assert.ok(!result.text.includes(NEEDLE), 'the error line did not reach the model');
+  });
+
+  it('with the hook: Bash gives the model the bounded observation, read_tool_output over MCP the error line; the run names Claude\'s session', async () => {
+    installClaudeHook(sandbox);
+    const agentTurns: MessagesRequest[] = [];
+    let handle = '';
+    server = await startScriptedAnthropic((req): ScriptedReply => {
+      if (!isAgentTurn(req)) return { text: 'ok' };
+      agentTurns.push(req);
+      if (agentTurns.length === 1) return { tool: { id: BASH_ID, name: 'Bash', input: { command: buildCommand, description: 'Build the project' } } };
+      if (agentTurns.length === 2) {
+        // The model reads the handle from what it was given, as a model would.
+        handle = /out_[A-Za-z0-9._-]+_stdout/.exec(toolResultText(req, BASH_ID)?.text ?? '')?.[0] ?? 'no-handle-given';
+        return { tool: { id: READ_ID, name: 'mcp__evidence__read_tool_output', input: { handle, pattern: 'error TS' } } };
+      }
+      return { text: 'The build fails on src/ledger/reconcile.ts line 412.' };
+    });
+    // Claude Code started in a VS Code terminal: the extension set both variables there.
+    const run = await runClaude(sandbox, server, terminalEnvironment(sandbox));
+    assert.equal(run.code, 0, `claude exited ${run.code}: ${run.stderr.slice(0, 2000)}`);
+    assert.equal(agentTurns.length, 3, 'three model turns: Bash, read_tool_output, the answer');
+    assert.ok(agentTurns[0]!.tools?.some((t) => t.name === 'mcp__evidence__read_tool_output'), 'read_tool_output is offered through MCP');
+
+    const observation = toolResultText(agentTurns[1]!, BASH_ID);
+    assert.ok(observation, 'the Bash result was given to the model');
+    const obsBytes = Buffer.byteLength(observation.text, 'utf8');
+    // Claude Code prefixes a failed command's output with its exit code; the rest is capture's text.
+    assert.ok(observation.text.startsWith('Exit code 1\n$ node '), observation.text.slice(0, 300));
+    assert.match(observation.text, /^exit code 1$/m);
+    assert.match(observation.text, new RegExp(`^stdout: ${LOG_BYTES} bytes, ${LOG_LINES} lines, handle ${handle}\\. Preview:$`, 'm'));
+    assert.ok(obsBytes < 8192, `${obsBytes} bytes`);
+    assert.ok(!observation.text.includes(NEEDLE), 'the error line is in neither preview: the model has to ask');
+
+    const read = toolResultText(agentTurns[2]!, READ_ID);
+    assert.ok(read, 'the read_tool_output result was given to the model');
+    assert.equal(read.isError, false, read.text);
+    const reply = JSON.parse(read.text) as ReadToolOutputResult;
+    assert.equal(reply.handle, handle);
+    assert.equal(reply.total_matches, 1);
+    // `<line_number>:<line>`: the exact error line, on line 19,201 of 38,400.
+    assert.equal(reply.content, `${LOG_LINES / 2 + 1}:${NEEDLE}`);
+    // Where the match is in the bytes the command writes (run here the same way).
+    const stdout = spawnSync('/bin/sh', ['-c', buildCommand], { maxBuffer: 1 << 30 }).stdout;
+    const byteOffset = stdout.indexOf(NEEDLE) + NEEDLE.indexOf('error TS');
+    assert.deepEqual(reply.matches, [{ line_number: LOG_LINES / 2 + 1, byte_offset: byteOffset, column: NEEDLE.indexOf('error TS') + 1 }]);
+    const readBytes = Buffer.byteLength(read.text, 'utf8');
+    console.log(`[reach] Claude Code, hook + MCP: model received ${obsBytes} bytes (Bash) + ${readBytes} bytes (read_tool_output); needle reached at line ${reply.matches?.[0]?.line_number}`);
+
+    // The run is recorded as a routed terminal command of this Claude Code session.
+    const sessionId = (JSON.parse(run.stdout) as { session_id: string }).session_id;
+    const routed = listRuns(sandbox).filter((r) => r.source?.kind === 'hook');
+    assert.deepEqual(routed.map((r) => r.source), [{ kind: 'hook', agent: 'claude', sessionId }]);
+    assert.equal(routed[0]!.status, 'completed');
+  });
+});

@@ -1,0 +1,288 @@
+/**
+ * The inspector as a person meets it, in a real workbench: failures that look like
+ * failures (exit badge, outcome filter, the notification's "Show stderr", stderr first),
+ * a layout that fits 900×700 to 1920×1080 (screenshots), and results shown next to the
+ * button that asked for them. One workbench for the whole file.
+ */
+import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
+import type { FrameLocator, Locator } from 'playwright-core';
+import type { Workbench } from '../harness/workbench.js';
+import { closeWorkbench, openWorkbench } from './session.js';
+
+/** Browser globals used inside `evaluate` callbacks (they run in the page, not in Node). */
+declare function getComputedStyle(el: unknown): { color: string; getPropertyValue(name: string): string };
+
+const fixtures = path.join(__dirname, 'fixtures', 'workspace');
+
+describe('Inspector for people in a real workbench', function () {
+  this.timeout(240_000);
+  let wb: Workbench;
+  let view: FrameLocator;
+  const text = async (l: Locator): Promise<string> => ((await l.textContent()) ?? '').trim();
+
+  /** Runs "Run Command and Capture" with a command typed into its input box. */
+  async function capture(command: string): Promise<void> {
+    await wb.runCommand('Bounded Evidence: Run Command and Capture');
+    const input = wb.page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible' });
+    await input.fill(command);
+    await input.press('Enter');
+  }
+
+  /** Picks an option of a vscode-single-select by its visible label. */
+  async function choose(id: string, label: string): Promise<void> {
+    await view.locator(`#${id}`).click();
+    await view.locator(`#${id} li, #${id} .option`, { hasText: label }).first().click();
+  }
+
+  /** Right-clicks a row and picks a context-menu entry (the menu ignores a click in its first moments). */
+  async function contextMenu(row: Locator, entry: string): Promise<void> {
+    await row.click({ button: 'right' });
+    const action = wb.page.locator('.context-view .action-label', { hasText: entry });
+    await action.waitFor();
+    await wb.page.waitForTimeout(400);
+    await action.hover();
+    await action.click();
+    await wb.page.locator('.context-view .monaco-menu').waitFor({ state: 'detached', timeout: 10_000 }).catch(() => undefined);
+  }
+
+  before(async () => {
+    wb = await openWorkbench({ label: 'people', workspaceTemplate: fixtures, colorTheme: 'Default Light Modern' });
+    view = wb.webview();
+  });
+  after(async () => {
+    await closeWorkbench(wb);
+  });
+
+  it('shows a command that exited 1 as failed, opens it on stderr, and offers "Show stderr"', async () => {
+    await capture(`node -e "process.stderr.write('boom: the build broke\\n'); process.exit(1)"`);
+    // stdout is empty, so the inspector opens on stderr, the stream with content.
+    await view.locator('#detail-title', { hasText: 'stderr of' }).waitFor({ timeout: 60_000 });
+    assert.equal(await text(view.locator('#detail-outcome')), 'exit 1');
+    assert.match((await view.locator('#detail-outcome').getAttribute('class')) ?? '', /\boutcome-failed\b/);
+    assert.equal(await text(view.locator('#id-outcome')), 'exit 1: the command exited with code 1 (recorded status ok)');
+    assert.deepEqual(await view.locator('#window .wline .tx').allTextContents(), ['boom: the build broke']);
+    // The list row of the call says so too, in the error colour.
+    const callRow = view.locator('.vlist-row[data-kind="call"]', { hasText: 'exit 1' });
+    await callRow.waitFor();
+    assert.equal(await callRow.locator('.c3').getAttribute('data-outcome'), 'failed');
+    const colour = await callRow.locator('.c3').evaluate((el) => getComputedStyle(el).color);
+    const fg = await view.locator('body').evaluate((el) => getComputedStyle(el).getPropertyValue('--vscode-errorForeground').trim());
+    assert.ok(fg.length > 0);
+    assert.notEqual(colour, await view.locator('body').evaluate((el) => getComputedStyle(el).color));
+    // Select stdout first: the notification's "Show stderr" must bring stderr back.
+    await view.locator('.vlist-row[data-kind="part"]:not([hidden])', { hasText: 'stdout' }).first().click();
+    await view.locator('#detail-title', { hasText: 'stdout of' }).waitFor();
+    // The notification names the exit and offers stderr. A headless page has no window
+    // focus, so the workbench files it in the notification centre instead of a toast.
+    await wb.runCommand('Notifications: Show Notifications');
+    const toast = wb.page.locator('.notifications-center .notification-list-item', { hasText: 'the command exited 1' });
+    await toast.waitFor({ timeout: 30_000 });
+    assert.equal(await text(toast.locator('.notification-list-item-message')), 'Bounded Evidence: the command exited 1 — 22 bytes of stderr.');
+    await toast.locator('.monaco-button', { hasText: 'Show stderr' }).click();
+    await view.locator('#detail-title', { hasText: 'stderr of' }).waitFor({ timeout: 30_000 });
+    await wb.runCommand('Notifications: Clear All Notifications');
+    await wb.screenshot('people-failed-exit-1');
+  });
+
+  it('shows a command that was not found as exit 127 and filters by outcome', async () => {
+    await capture('definitely-not-a-command-xyz');
+    await view.locator('#detail-outcome', { hasText: 'exit 127' }).waitFor({ timeout: 60_000 });
+    assert.match(await text(view.locator('#id-outcome')), /command not found/);
+    await capture('node -e "console.log(42)"');
+    await view.locator('#detail-outcome', { hasText: 'exit 0' }).waitFor({ timeout: 60_000 });
+    assert.match((await view.locator('#detail-outcome').getAttribute('class')) ?? '', /\boutcome-ok\b/);
+    // Failed only: the two failures, not the success.
+    await choose('filter-outcome', 'Failed');
+    await view.locator('#list-summary', { hasText: /^2 of 3 calls$/ }).waitFor();
+    const labels = (await view.locator('.vlist-row[data-kind="call"]:not([hidden]) .c3').allTextContents()).map((s) => s.trim()).sort();
+    assert.deepEqual(labels, ['exit 1', 'exit 127']);
+    await choose('filter-outcome', 'Succeeded');
+    await view.locator('#list-summary', { hasText: /^1 of 3 calls$/ }).waitFor();
+    assert.deepEqual((await view.locator('.vlist-row[data-kind="call"]:not([hidden]) .c3').allTextContents()).map((s) => s.trim()), ['exit 0']);
+    await choose('filter-outcome', 'Any outcome');
+    await view.locator('#list-summary', { hasText: /^3 of 3 calls$/ }).waitFor();
+  });
+
+  for (const [width, height] of [[900, 700], [1400, 900], [1920, 1080]] as const) {
+    it(`fits a ${width}×${height} window: at least five list rows and every key field of the detail whole`, async () => {
+      await wb.page.setViewportSize({ width, height });
+      // Select the failed call's stderr (it has a handle, a digest and an outcome).
+      await view.locator('#filter-text input').fill('the build broke');
+      await view.locator('#list-summary', { hasText: /^1 of 3 calls$/ }).waitFor();
+      await view.locator('.vlist-row[data-kind="part"]:not([hidden])', { hasText: 'stderr' }).first().click();
+      await view.locator('#detail-title', { hasText: 'stderr of' }).waitFor();
+      await view.locator('#filter-text input').fill('');
+      await view.locator('#list-summary', { hasText: /^3 of 3 calls$/ }).waitFor();
+      await wb.page.waitForTimeout(500);
+      const layout = await view.locator('#split').getAttribute('data-layout');
+      const m = await view.locator('body').evaluate(() => {
+        const d = (globalThis as unknown as { document: { querySelector(s: string): El | null; querySelectorAll(s: string): El[] }; innerHeight: number });
+        interface El { getBoundingClientRect(): { top: number; bottom: number; left: number; right: number }; scrollWidth: number; clientWidth: number; id: string; textContent: string | null }
+        const vp = d.document.querySelector('#calls')!.getBoundingClientRect();
+        const rows = [...d.document.querySelectorAll('.vlist-row:not([hidden])')].filter((r) => {
+          const b = r.getBoundingClientRect();
+          return b.top >= vp.top - 0.5 && b.bottom <= vp.bottom + 0.5 && b.bottom <= d.innerHeight + 0.5 && b.bottom - b.top > 20;
+        }).length;
+        const detail = d.document.querySelector('.detail')!.getBoundingClientRect();
+        const cut = ['#detail-outcome', '#id-handle', '#id-sha', '#id-size', '#id-outcome'].flatMap((sel) => {
+          const el = d.document.querySelector(sel);
+          if (!el) return [`${sel} missing`];
+          const b = el.getBoundingClientRect();
+          return el.scrollWidth > el.clientWidth + 1 || b.right > detail.right + 1 ? [`${sel} cut: ${el.textContent}`] : [];
+        });
+        return { rows, cut, listHeight: vp.bottom - vp.top };
+      });
+      const shot = await wb.screenshot(`people-layout-${width}x${height}`);
+      console.log(`    ${width}×${height}: layout ${layout}, ${m.rows} rows fully visible, list ${Math.round(m.listHeight)} px — ${path.basename(shot)}`);
+      assert.ok(m.rows >= 5, `only ${m.rows} list rows visible at ${width}×${height} (layout ${layout})`);
+      assert.deepEqual(m.cut, []);
+      // The status shows whole on hover (the cell's title) even when its column is narrow.
+      const cell = view.locator('.vlist-row[data-kind="call"]:not([hidden]) .c3', { hasText: /exit 1$/ }).first();
+      assert.equal(await cell.getAttribute('title'), 'exit 1: the command exited with code 1 (recorded status ok)');
+    });
+  }
+
+  it('remembers where the splitter was dragged, across hiding the panel', async () => {
+    await wb.page.setViewportSize({ width: 1400, height: 900 });
+    const splitter = view.locator('#splitter');
+    await splitter.focus();
+    const before = Number(await splitter.getAttribute('aria-valuenow'));
+    await splitter.press('ArrowDown');
+    await splitter.press('ArrowDown');
+    assert.equal(Number(await splitter.getAttribute('aria-valuenow')), before + 10);
+    // Drag it with the mouse as well: down by 60 px.
+    const box = (await splitter.boundingBox())!;
+    const listBefore = (await view.locator('#calls').boundingBox())!.height;
+    await splitter.hover();
+    await wb.page.mouse.down();
+    await wb.page.mouse.move(box.x + box.width / 2, box.y + box.height / 2 + 60, { steps: 5 });
+    await wb.page.mouse.up();
+    const listAfter = (await view.locator('#calls').boundingBox())!.height;
+    assert.ok(Math.abs(listAfter - listBefore - 60) <= 4, `list grew by ${listAfter - listBefore} px`);
+    const kept = await splitter.getAttribute('aria-valuenow');
+    // Hide the panel behind another editor and bring it back: the split is as it was.
+    await wb.runCommand('File: New Untitled Text File');
+    await wb.runCommand('Bounded Evidence: Open Inspector');
+    await view.locator('#splitter').waitFor();
+    assert.equal(await view.locator('#splitter').getAttribute('aria-valuenow'), kept);
+  });
+
+  it("shows Verify's verdict next to the button, on screen, and other results there too", async () => {
+    await wb.page.setViewportSize({ width: 1400, height: 900 });
+    await view.locator('#filter-text input').fill('the build broke');
+    await view.locator('.vlist-row[data-kind="part"]:not([hidden])', { hasText: 'stderr' }).first().click();
+    await view.locator('#detail-title', { hasText: 'stderr of' }).waitFor();
+    await view.locator('#window[data-start="0"]').waitFor();
+    await view.locator('#verify').click();
+    const verdict = view.locator('#verdict.ok');
+    await verdict.waitFor({ timeout: 30_000 });
+    assert.match(await text(verdict), /^Verified: all 22 bytes match sha256 a6c529396c84ee6c72cdfaa183957ceb0c656dd95c3e650ca4de1b98c9948ec2 \(\d+ ms\)\.$/);
+    const [v, b, frameHeight] = [(await verdict.boundingBox())!, (await view.locator('#verify').boundingBox())!, (await wb.page.locator('iframe.webview.ready').boundingBox())!];
+    // Below the row of buttons, within a line of it, and inside the visible panel.
+    assert.ok(v.y >= b.y && v.y - (b.y + b.height) < 60, `verdict at ${v.y}, button at ${b.y}`);
+    assert.ok(v.y + v.height <= frameHeight.y + frameHeight.height, 'the verdict is below the visible panel');
+    await view.locator('#copy-handle').click();
+    await view.locator('#action-result', { hasText: 'Copied the handle.' }).waitFor();
+    assert.equal(await text(view.locator('#verdict')), '');
+    // Escape in the text filter empties it.
+    await view.locator('#filter-text input').press('Escape');
+    assert.equal(await view.locator('#filter-text input').inputValue(), '');
+    await view.locator('#list-summary', { hasText: /^3 of 3 calls$/ }).waitFor();
+    await wb.screenshot('people-verify-next-to-button');
+  });
+
+  it('fetches the omitted middle from its button, and steps through matches with F3 / Shift+F3', async () => {
+    const expected = Array.from({ length: 20000 }, (_, i) => `line ${i}\n`).join('');
+    await capture(`node -e "for (let i = 0; i < 20000; i++) console.log('line ' + i)"`);
+    await view.locator('#detail-outcome', { hasText: 'exit 0' }).waitFor({ timeout: 60_000 });
+    await view.locator('#detail-title', { hasText: 'stdout of' }).waitFor();
+    assert.equal(await text(view.locator('#id-size')), `${expected.length.toLocaleString('en-US')} bytes (${(expected.length / 1024).toFixed(0)} KiB)`);
+    const gap = view.locator('button#preview-gap');
+    const m = /bytes \[(\d+), (\d+)\) omitted/.exec(await text(gap));
+    assert.ok(m);
+    const [headEnd, tailStart] = [Number(m[1]), Number(m[2])];
+    const end = Math.min(tailStart, headEnd + 65536);
+    await gap.click();
+    await view.locator(`#window[data-start="${headEnd}"][data-end="${end}"]`).waitFor();
+    const lines = await view.locator('#window .wline .tx').allTextContents();
+    assert.equal(lines.join('\n'), expected.slice(headEnd, end).replace(/\n$/, ''));
+    // Pattern, then F3 and Shift+F3 from the window.
+    await view.locator('vscode-tab-header', { hasText: 'Pattern' }).click();
+    await view.locator('#pattern input').fill('line 1999\\d');
+    await view.locator('#pattern input').press('Enter');
+    await view.locator('#match-info', { hasText: 'Match 1 of 10' }).waitFor();
+    await view.locator('#window').focus();
+    await view.locator('#window').press('F3');
+    await view.locator('#match-info', { hasText: 'Match 2 of 10' }).waitFor();
+    const current = view.locator('#window .wline[aria-current="true"]');
+    await current.locator('.tx', { hasText: 'line 19991' }).waitFor();
+    assert.equal(await text(current.locator('.sr-only')), 'Matched line 19992:');
+    await view.locator('#window').press('F3');
+    await view.locator('#match-info', { hasText: 'Match 3 of 10' }).waitFor();
+    await view.locator('#window').press('Shift+F3');
+    await view.locator('#match-info', { hasText: 'Match 2 of 10' }).waitFor();
+  });
+
+  it('is found without the palette: status-bar item, activity-bar tree with its context menu', async () => {
+    await wb.page.setViewportSize({ width: 1400, height: 900 });
+    // The status bar says what is stored; clicking it opens the inspector.
+    const item = wb.page.locator('.statusbar-item', { hasText: /\d+ runs · / }).first();
+    await item.waitFor({ timeout: 30_000 });
+    assert.match(await text(item), /^4 runs · \d+(\.\d)? (KiB|MiB)$/);
+    await wb.runCommand('View: Close All Editors');
+    await wb.page.locator('iframe.webview.ready').waitFor({ state: 'detached' });
+    await item.click();
+    await view.locator('h1', { hasText: 'Evidence Inspector' }).waitFor({ timeout: 30_000 });
+    // The activity-bar view: runs → calls → outputs.
+    await wb.page.locator('.activitybar .action-item a[aria-label^="Bounded Evidence"]').click();
+    const tree = wb.page.locator('.pane:has(.pane-header[aria-label^="Runs"]) .monaco-list');
+    const rows = tree.locator('.monaco-list-row');
+    await rows.first().waitFor({ timeout: 30_000 });
+    assert.equal(await rows.count(), 4);
+    // Expand the run of the failed command (its label is the command line) and its call.
+    const run = rows.filter({ hasText: 'the build broke' });
+    await run.locator('.monaco-tl-twistie').click();
+    const call = rows.filter({ hasText: 'exit 1' });
+    await call.waitFor();
+    // The row's accessible name carries its visible text.
+    assert.match((await call.getAttribute('aria-label')) ?? '', /^evidence_runCommand call, exit 1 · /);
+    await call.locator('.monaco-tl-twistie').click();
+    const stderr = rows.filter({ hasText: /^stderr/ });
+    await stderr.waitFor();
+    const handle = /out_[A-Za-z0-9._-]+_stderr/.exec(await text(stderr))![0];
+    await contextMenu(stderr, 'Copy Handle');
+    await wb.page.waitForFunction(async (h) => (await (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText()) === h, handle, { timeout: 10_000 });
+    // Open in Inspector from the same menu selects it there.
+    await contextMenu(stderr, 'Open in Inspector');
+    await view.locator('#id-handle', { hasText: handle }).waitFor({ timeout: 30_000 });
+    await wb.screenshot('people-tree-view');
+  });
+
+  it('imports a file from the Explorer context menu', async () => {
+    await wb.page.locator('.activitybar .action-item a[aria-label^="Explorer"]').click();
+    const file = wb.page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'evil.js' });
+    await file.waitFor();
+    await contextMenu(file, 'Import as Evidence');
+    await view.locator('#detail-title', { hasText: 'import_file' }).waitFor({ timeout: 60_000 });
+    const size = (await import('node:fs')).statSync(path.join(fixtures, 'evil.js')).size;
+    assert.equal(await text(view.locator('#id-size')), `${size.toLocaleString('en-US')} bytes (${size < 1024 ? `${size.toLocaleString('en-US')} bytes` : `${(size / 1024).toFixed(1)} KiB`})`);
+  });
+
+  it("runs the walkthrough's demo capture", async () => {
+    await wb.runCommand('Welcome: Open Walkthrough...');
+    const input = wb.page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible' });
+    await input.fill('Get Started with Bounded Evidence');
+    await wb.page.locator('.quick-input-list .monaco-list-row', { hasText: 'Get Started with Bounded Evidence' }).first().waitFor();
+    await input.press('Enter');
+    const step = wb.page.locator('.getting-started-step', { hasText: 'Capture a build log' });
+    await step.waitFor({ timeout: 30_000 });
+    await step.click();
+    await step.locator('.monaco-button, a', { hasText: 'Capture the Demo Build Log' }).first().click();
+    await view.locator('#detail-title', { hasText: 'stdout of' }).waitFor({ timeout: 90_000 });
+    await view.locator('#detail-outcome', { hasText: 'exit 1' }).waitFor();
+    assert.match(await text(view.locator('#id-lines')), /^60,000$/);
+  });
+});

@@ -1,0 +1,233 @@
+/**
+ * Issue 11's proof against VS Code's own agent: the bundled Copilot Chat extension in
+ * agent mode, driven by the scripted bring-your-own model of the fixture extension
+ * (fixtures/evidence-client). The model calls the built-in `run_in_terminal` on a
+ * 3,002,891-byte build log with one error line in the middle; the test records exactly
+ * what the model is given back and prints its size (docs/architecture.md §5.1).
+ * Baseline: nothing installed. Routed: the workspace hook file routing writes.
+ */
+import * as assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { FsBlobStore, layoutOfFolder, RunStore, type ReadToolOutputResult, type RunSummary } from '../../src/core/index.js';
+import { WORKSPACE_HOOK_FILE } from '../../src/core/reach/hookConfig.js';
+import { buildLogCommand, bytesOf, CLIENT_ID, evidenceApi, workspaceDir } from './helpers.js';
+
+/** The fixture extension's exports (see fixtures/evidence-client/extension.js). */
+interface Client {
+  vendor: string;
+  setScript(fn: (messages: readonly vscode.LanguageModelChatRequestMessage[], options: vscode.ProvideLanguageModelChatResponseOptions) => unknown[]): void;
+}
+
+const COPILOT_ID = 'GitHub.copilot-chat';
+/** 38,400 lines of demo/build-log.js: 3,002,891 bytes, the error on line 19,201. */
+const LOG_LINES = 38400;
+const LOG_BYTES = 3_002_891;
+const NEEDLE = "src/ledger/reconcile.ts(412,17): error TS2345: Argument of type 'string' is not assignable to parameter of type 'Cents'.";
+
+/** The text of a tool result part given to the model for `callId` (duck-typed: parts are built by Copilot). */
+function toolResultText(messages: readonly vscode.LanguageModelChatRequestMessage[], callId: string): string | undefined {
+  for (const m of messages) {
+    for (const p of m.content as unknown[]) {
+      const part = p as { callId?: unknown; content?: unknown[] };
+      if (part.callId === callId && Array.isArray(part.content)) {
+        return part.content.map((c) => {
+          const v = (c as { value?: unknown }).value;
+          return typeof v === 'string' ? v : '';
+        }).join('');
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Enables the built-in Copilot Chat (disabled on a first start of this build) and activates it. */
+async function enableCopilot(): Promise<void> {
+  await vscode.commands.executeCommand('workbench.extensions.action.enableAll');
+  let ext = vscode.extensions.getExtension(COPILOT_ID);
+  for (let i = 0; i < 300 && !ext; i++) {
+    await new Promise((r) => setTimeout(r, 200));
+    ext = vscode.extensions.getExtension(COPILOT_ID);
+  }
+  assert.ok(ext, 'the bundled Copilot Chat extension is available once enabled');
+  await ext.activate();
+}
+
+/** This workspace's evidence storage and tenant, as Copy MCP Server Configuration states them. */
+async function evidenceStorage(): Promise<{ storage: string; tenant: string }> {
+  const config = JSON.parse(await vscode.commands.executeCommand<string>('boundedEvidence.copyMcpConfig')) as { mcpServers: Record<string, { args: string[] }> };
+  const args = config.mcpServers['bounded-evidence']!.args;
+  return { storage: args[args.indexOf('--storage') + 1]!, tenant: args[args.indexOf('--tenant') + 1]! };
+}
+
+/** The runs of this workspace's store, listed as the inspector lists them. */
+async function listRuns(storage: string, tenant: string): Promise<RunSummary[]> {
+  const layout = layoutOfFolder(storage, false);
+  const runs = await RunStore.open({ logsDir: layout.logsDir, tenant, blobs: await FsBlobStore.open(layout.blobsDir) });
+  return runs.listRuns();
+}
+
+/** One agent-mode request; `step` answers the n-th request of the agent loop (0-based) given what it received. */
+async function agentTurn(client: Client, mode: string, step: (n: number, messages: readonly vscode.LanguageModelChatRequestMessage[]) => unknown[]): Promise<{ requests: number; tools: string[] }> {
+  let requests = 0;
+  let tools: string[] = [];
+  client.setScript((messages, options) => {
+    const offered = (options.tools ?? []).map((t) => t.name);
+    // Copilot may ask the same model for side jobs (titles, summaries) without tools.
+    if (!offered.includes('run_in_terminal')) return [new vscode.LanguageModelTextPart('ok')];
+    if (requests === 0) tools = offered;
+    return step(requests++, messages);
+  });
+  // A new conversation each time: no earlier tool results in the history.
+  await vscode.commands.executeCommand('workbench.action.chat.newChat');
+  await vscode.commands.executeCommand('workbench.action.chat.open', {
+    query: 'Why does the build fail?', mode, modelSelector: { vendor: client.vendor }, blockOnResponse: true,
+  });
+  return { requests, tools };
+}
+
+/** The model's `run_in_terminal` call on the 3 MB build log. */
+function runBuild(callId: string): vscode.LanguageModelToolCallPart {
+  return new vscode.LanguageModelToolCallPart(callId, 'run_in_terminal', { command: buildLogCommand(LOG_LINES), explanation: 'Build the project', goal: 'Find why the build fails', mode: 'sync' });
+}
+
+/**
+ * Waits until the agent applies the hook file: VS Code notices a new `.github/hooks`
+ * file through its file watcher, a moment after it is written. A small command is
+ * run until its result is capture's text (the command, then `exit code 0`).
+ */
+async function untilRouted(client: Client): Promise<number> {
+  const deadline = Date.now() + 60_000;
+  for (let probes = 1; ; probes++) {
+    let seen = '';
+    await agentTurn(client, 'agent', (n, messages) => {
+      if (n === 0) return [new vscode.LanguageModelToolCallPart(`probe${probes}`, 'run_in_terminal', { command: 'echo routing-probe', explanation: 'Probe', goal: 'Probe', mode: 'sync' })];
+      seen = toolResultText(messages, `probe${probes}`) ?? seen;
+      return [new vscode.LanguageModelTextPart('done')];
+    });
+    if (/^\$ echo routing-probe\nexit code 0$/m.test(seen)) return probes;
+    if (Date.now() > deadline) throw new Error(`the agent did not apply the hook file within 60 s; last result: ${seen.slice(0, 300)}`);
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+}
+
+describe('Reach: the built-in agent\'s run_in_terminal with a scripted model', () => {
+  let client: Client;
+  before(async function () {
+    this.timeout(120_000);
+    await evidenceApi();
+    const ext = vscode.extensions.getExtension<Client>(CLIENT_ID);
+    assert.ok(ext, 'fixture extension loaded');
+    client = await ext.activate();
+    // The hooks folder exists before the agent starts, as in most repositories: measured
+    // here, VS Code's hook discovery does not always notice a file written into a
+    // `.github/hooks` folder created after it started watching (2 of 4 runs never did).
+    mkdirSync(path.join(workspaceDir(), '.github', 'hooks'), { recursive: true });
+    await enableCopilot();
+    // Tool confirmations are answered by the workbench's own test switch + auto-approve.
+    await vscode.commands.executeCommand('setContext', 'vscode.chat.tools.global.autoApprove.testMode', true);
+    await vscode.workspace.getConfiguration('chat.tools.global').update('autoApprove', true, vscode.ConfigurationTarget.Global);
+  });
+  after(async () => {
+    await vscode.workspace.getConfiguration('chat.tools.global').update('autoApprove', undefined, vscode.ConfigurationTarget.Global);
+    await vscode.commands.executeCommand('workbench.action.chat.newChat');
+  });
+
+  it('baseline, no routing: the model gets a pointer to 20,000 characters; the error line is in neither', async function () {
+    this.timeout(240_000);
+    let received: string | undefined;
+    const turn = await agentTurn(client, 'agent', (n, messages) => {
+      if (n === 0) return [runBuild('base1')];
+      received ??= toolResultText(messages, 'base1');
+      return [new vscode.LanguageModelTextPart('done')];
+    });
+    assert.equal(turn.requests, 2, 'two model turns: the terminal call, then the answer');
+    assert.ok(received !== undefined, 'the model was given the terminal tool\'s result');
+    // What this build does with it (VS Code 1.139.1 / Copilot Chat 0.67): the terminal
+    // passes 20,000 characters on, Copilot writes them to a file and hands the model a
+    // pointer. The error line is in neither.
+    const pointer = /written to file\. Use the read_file tool to access the content at: (\S+)/.exec(received);
+    assert.ok(pointer, `a pointer to a file: ${received.slice(0, 400)}`);
+    const behind = readFileSync(pointer[1]!, 'utf8');
+    console.log(`[reach] built-in agent, no routing: model received ${bytesOf(received)} bytes; the pointer's file holds ${bytesOf(behind)} bytes of the ${LOG_BYTES}; needle ${received.includes(NEEDLE) || behind.includes(NEEDLE) ? 'reached' : 'NOT reached'}`);
+    assert.ok(bytesOf(received) < 8192);
+    assert.ok(!received.includes(NEEDLE) && !behind.includes(NEEDLE), 'the error line reached the model neither directly nor through the file');
+  });
+
+  /**
+   * One routed turn in `mode`: the model runs the build through `run_in_terminal`, takes
+   * the handle from what it was given and searches it with `read_tool_output`. Asserts
+   * what the model received at each step and that the run names this chat session.
+   */
+  async function routedTurn(mode: string, label: string): Promise<void> {
+    const { storage, tenant } = await evidenceStorage();
+    const before = new Set((await listRuns(storage, tenant)).map((r) => r.runId));
+    const [runId, readId] = [`${label}1`, `${label}2`];
+    let observation: string | undefined;
+    let readReply: string | undefined;
+    let handle = '';
+    const turn = await agentTurn(client, mode, (n, messages) => {
+      if (n === 0) return [runBuild(runId)];
+      if (n === 1) {
+        observation = toolResultText(messages, runId) ?? '';
+        handle = /out_[A-Za-z0-9._-]+_stdout/.exec(observation)?.[0] ?? 'no-handle-given';
+        return [new vscode.LanguageModelToolCallPart(readId, 'read_tool_output', { handle, pattern: 'error TS' })];
+      }
+      readReply ??= toolResultText(messages, readId);
+      return [new vscode.LanguageModelTextPart('The build fails in src/ledger/reconcile.ts.')];
+    });
+    assert.ok(turn.tools.includes('read_tool_output'), `${mode} offers read_tool_output: ${turn.tools.join(', ')}`);
+    assert.equal(turn.requests, 3, 'three model turns: the terminal call, read_tool_output, the answer');
+    assert.ok(observation, 'the model was given the terminal tool\'s result');
+    const obsBytes = bytesOf(observation);
+    assert.ok(obsBytes < 8192, `${obsBytes} bytes: ${observation.slice(0, 300)}`);
+    assert.match(observation, /^exit code 1$/m);
+    assert.match(observation, new RegExp(`stdout: ${LOG_BYTES} bytes, ${LOG_LINES} lines, handle ${handle}\\. Preview:`));
+    assert.ok(!observation.includes(NEEDLE), 'the error line is in neither preview: the model has to ask');
+
+    assert.ok(readReply, 'the model was given read_tool_output\'s result');
+    const reply = JSON.parse(readReply) as ReadToolOutputResult;
+    assert.equal(reply.handle, handle);
+    assert.equal(reply.total_matches, 1);
+    assert.equal(reply.content, `${LOG_LINES / 2 + 1}:${NEEDLE}`);
+    console.log(`[reach] built-in agent, ${label}: model received ${obsBytes} bytes (run_in_terminal) + ${bytesOf(readReply)} bytes (read_tool_output); needle reached at line ${reply.matches?.[0]?.line_number}`);
+
+    // The run is listed as a routed terminal command of this chat session: Copilot names
+    // the session's transcript after the same id, beside this extension's storage.
+    const added = (await listRuns(storage, tenant)).filter((r) => !before.has(r.runId));
+    assert.equal(added.length, 1, `one new run: ${JSON.stringify(added)}`);
+    const source = added[0]!.source;
+    assert.equal(source?.kind, 'hook');
+    assert.equal(source?.agent, 'copilot');
+    assert.ok(source?.sessionId && existsSync(path.join(path.dirname(storage), 'GitHub.copilot-chat', 'transcripts', `${source.sessionId}.jsonl`)), `session ${source?.sessionId} is Copilot's chat session`);
+    assert.equal(added[0]!.status, 'completed');
+  }
+
+  describe('routed by Route Agent Terminals Through Evidence', () => {
+    let hookFile: string;
+    before(async function () {
+      this.timeout(120_000);
+      hookFile = path.join(workspaceDir(), WORKSPACE_HOOK_FILE);
+      // The command a person runs from the palette; `confirm: false` stands for their "Write".
+      const r = await vscode.commands.executeCommand<{ written: string[]; errors: string[] }>('boundedEvidence.routeAgentTerminals', { confirm: false });
+      assert.deepEqual({ written: r.written, errors: r.errors }, { written: [hookFile], errors: [] });
+      console.log(`[reach] the agent applied the hook file after ${await untilRouted(client)} probe(s)`);
+    });
+    after(async () => {
+      const r = await vscode.commands.executeCommand<{ removed: string[] }>('boundedEvidence.stopRouting', { confirm: false });
+      assert.deepEqual(r.removed, [hookFile]);
+    });
+
+    it('run_in_terminal gives the model the bounded observation, read_tool_output the error line; the run names the chat session', async function () {
+      this.timeout(240_000);
+      await routedTurn('agent', 'routed');
+    });
+  });
+
+  it('the Evidence agent routes the same turn with no workspace hook file', async function () {
+    this.timeout(240_000);
+    assert.equal(existsSync(path.join(workspaceDir(), WORKSPACE_HOOK_FILE)), false, 'no workspace hook file');
+    await routedTurn('Evidence', 'evidence-agent');
+  });
+});

@@ -1,0 +1,149 @@
+/**
+ * Reach in the real extension host (docs/architecture.md, "Reach: command line and
+ * hooks"): the command line's variables in a new integrated terminal, the routing
+ * commands writing exactly their file and removing only it, the user-level variant
+ * merging into existing settings, the MCP server definition the provider serves, and
+ * handles crossing between the command line and the editor both ways.
+ */
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { workspaceHookFileText } from '../../src/core/reach/hookConfig.js';
+import { evidenceApi, invoke, repoRoot, sh, workspaceDir } from './helpers.js';
+
+interface RoutingResult { written: string[]; removed: string[]; unchanged: string[]; errors: string[] }
+
+/** Polls until `fn` returns a value (the machine is loaded: generous). */
+async function until<T>(what: string, fn: () => T | undefined | Promise<T | undefined>, ms = 60_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+describe('Reach: command line, routing and MCP registration', function () {
+  this.timeout(240_000);
+  let shim: string;
+  let storage: string;
+
+  before(async () => {
+    await evidenceApi();
+    // The route command waits for the command line's environment to be installed; call it once to know it is.
+    const r = await vscode.commands.executeCommand<RoutingResult>('boundedEvidence.stopRouting', { confirm: false });
+    assert.deepEqual(r.errors, []);
+    shim = process.env.BOUNDED_EVIDENCE_CLI!;
+    storage = process.env.BOUNDED_EVIDENCE_STORAGE!;
+  });
+
+  it('installs an executable shim and sets both variables in a new integrated terminal', async () => {
+    const ext = vscode.extensions.getExtension('bounded-evidence.bounded-evidence')!;
+    assert.ok(shim.endsWith(path.join('bounded-evidence.bounded-evidence', 'bin', 'bounded-evidence')), shim);
+    assert.ok((statSync(shim).mode & 0o111) !== 0);
+    // The workspace storage, the same folder Copy MCP Server Configuration names.
+    const copied = JSON.parse(await vscode.commands.executeCommand<string>('boundedEvidence.copyMcpConfig')) as { mcpServers: Record<string, { args: string[] }> };
+    assert.equal(storage, copied.mcpServers['bounded-evidence']!.args[2]);
+    const out = path.join(mkdtempSync(path.join(os.tmpdir(), 'be-term-')), 'env.txt');
+    const terminal = vscode.window.createTerminal({ name: 'reach env', shellPath: '/bin/sh', shellArgs: ['-c', `printf '%s\\n%s\\n' "$BOUNDED_EVIDENCE_STORAGE" "$BOUNDED_EVIDENCE_CLI" > ${sh(out)}.tmp && mv ${sh(out)}.tmp ${sh(out)}`] });
+    try {
+      const text = await until('the terminal to write its environment', () => (existsSync(out) ? readFileSync(out, 'utf8') : undefined));
+      assert.equal(text, `${storage}\n${shim}\n`);
+    } finally {
+      terminal.dispose();
+    }
+    assert.equal(ext.isActive, true);
+  });
+
+  it('Route Agent Terminals writes exactly .github/hooks/bounded-evidence.json; Stop Routing removes only it', async () => {
+    const dir = path.join(workspaceDir(), '.github', 'hooks');
+    const file = path.join(dir, 'bounded-evidence.json');
+    const other = path.join(dir, 'team.json');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(other, '{"hooks":{"PreToolUse":[{"type":"command","command":"audit"}]}}\n');
+    try {
+      const r = await vscode.commands.executeCommand<RoutingResult>('boundedEvidence.routeAgentTerminals', { confirm: false });
+      assert.deepEqual(r, { written: [file], removed: [], unchanged: [], errors: [] });
+      assert.equal(readFileSync(file, 'utf8'), workspaceHookFileText(`${sh(shim)} hook --storage ${sh(storage)}`));
+      const again = await vscode.commands.executeCommand<RoutingResult>('boundedEvidence.routeAgentTerminals', { confirm: false });
+      assert.deepEqual(again.unchanged, [file]);
+      const stop = await vscode.commands.executeCommand<RoutingResult>('boundedEvidence.stopRouting', { confirm: false });
+      assert.deepEqual(stop, { written: [], removed: [file], unchanged: [], errors: [] });
+      assert.equal(existsSync(file), false);
+      assert.equal(readFileSync(other, 'utf8'), '{"hooks":{"PreToolUse":[{"type":"command","command":"audit"}]}}\n');
+    } finally {
+      rmSync(path.join(workspaceDir(), '.github'), { recursive: true, force: true });
+    }
+  });
+
+  it('the user-level variant merges into existing ~/.claude/settings.json and adds ~/.copilot/hooks/bounded-evidence.json, then removes only those', async () => {
+    const home = mkdtempSync(path.join(os.tmpdir(), 'be-home-'));
+    const claude = path.join(home, '.claude', 'settings.json');
+    mkdirSync(path.dirname(claude));
+    const mine = { model: 'opus', hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'audit-bash' }] }] } };
+    writeFileSync(claude, JSON.stringify(mine));
+    try {
+      const r = await vscode.commands.executeCommand<RoutingResult>('boundedEvidence.routeAgentTerminalsForUser', { confirm: false, home });
+      const copilot = path.join(home, '.copilot', 'hooks', 'bounded-evidence.json');
+      assert.deepEqual(r, { written: [copilot, claude], removed: [], unchanged: [], errors: [] });
+      const hook = { type: 'command', command: `${sh(shim)} hook`, timeout: 15 };
+      assert.deepEqual(JSON.parse(readFileSync(claude, 'utf8')), { model: 'opus', hooks: { PreToolUse: [...mine.hooks.PreToolUse, { matcher: 'Bash', hooks: [hook] }] } });
+      assert.deepEqual(JSON.parse(readFileSync(copilot, 'utf8')), { hooks: { PreToolUse: [hook] } });
+      const stop = await vscode.commands.executeCommand<RoutingResult>('boundedEvidence.stopRoutingForUser', { confirm: false, home });
+      assert.deepEqual(stop, { written: [claude], removed: [copilot], unchanged: [], errors: [] });
+      assert.deepEqual(JSON.parse(readFileSync(claude, 'utf8')), mine);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('a handle minted by the command line reads in the editor, and one minted in the editor reads by the command line, with the same text', async () => {
+    const cli = spawnSync(shim, ['capture', '--shell', `seq 1 30000; echo 'ERROR: disk full at step 7'; seq 1 30000`], { cwd: workspaceDir(), encoding: 'utf8', env: process.env });
+    assert.equal(cli.status, 0, cli.stderr);
+    const cliHandle = /handle (out_\S+_stdout)/.exec(cli.stdout)![1]!;
+    const inEditor = await invoke('read_tool_output', { handle: cliHandle, pattern: 'ERROR' });
+    assert.deepEqual((JSON.parse(inEditor) as { matches: unknown[]; content: string }).content, '30001:ERROR: disk full at step 7');
+    const cliRead = spawnSync(shim, ['read', cliHandle, '--pattern', 'ERROR'], { encoding: 'utf8', env: process.env });
+    assert.equal(cliRead.stdout, `${inEditor}\n`);
+
+    const editorText = await invoke('evidence_runCommand', { command: 'seq 1 40000' });
+    const editorHandle = /handle (out_\S+_stdout)/.exec(editorText)![1]!;
+    const byCli = spawnSync(shim, ['read', editorHandle, '--offset', '38999', '--limit', '2'], { encoding: 'utf8', env: process.env });
+    assert.equal(byCli.status, 0, byCli.stderr);
+    assert.equal(byCli.stdout, `${await invoke('read_tool_output', { handle: editorHandle, offset: 38999, limit: 2 })}\n`);
+    assert.equal((JSON.parse(byCli.stdout) as { content: string }).content, '39000\n39001');
+    const listed = spawnSync(shim, ['list', '--json'], { encoding: 'utf8', env: process.env });
+    const runs = JSON.parse(listed.stdout) as { source?: { kind: string } }[];
+    assert.ok(runs.some((r) => r.source?.kind === 'cli'));
+  });
+
+  it('the MCP server definition provider serves `cli mcp` on this storage: a client reads an editor handle through it', async () => {
+    const ext = vscode.extensions.getExtension('bounded-evidence.bounded-evidence')!;
+    assert.deepEqual((ext.packageJSON as { contributes: { mcpServerDefinitionProviders: unknown } }).contributes.mcpServerDefinitionProviders, [{ id: 'bounded-evidence.mcp', label: 'Bounded Evidence' }]);
+    // The list of definitions is a proposed API (mcpServerDefinitions); this server build enables proposals for every extension,
+    // so the test can read what the workbench resolved from the provider. The product itself uses only the stable registration.
+    const lm = vscode.lm as unknown as { mcpServerDefinitions?: readonly vscode.McpServerDefinition[] };
+    const def = await until('the workbench to resolve the provider', () => lm.mcpServerDefinitions?.find((d) => d.label === 'Bounded Evidence'), 90_000) as vscode.McpStdioServerDefinition;
+    assert.deepEqual(def.args.slice(0, 4), [path.join(repoRoot(), 'dist', 'cli.js'), 'mcp', '--storage', storage]);
+    const editorText = await invoke('evidence_runCommand', { command: 'seq 1 25000' });
+    const handle = /handle (out_\S+_stdout)/.exec(editorText)![1]!;
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries({ ...process.env, ...def.env })) if (typeof v === 'string' || typeof v === 'number') env[k] = String(v);
+    const client = new Client({ name: 'reach-test', version: '1' });
+    await client.connect(new StdioClientTransport({ command: def.command, args: def.args, env, stderr: 'ignore' }));
+    try {
+      const reply = await client.callTool({ name: 'read_tool_output', arguments: { handle, pattern: '^24999$' } });
+      const text = (reply.content as { text: string }[])[0]!.text;
+      assert.equal(text, await invoke('read_tool_output', { handle, pattern: '^24999$' }));
+      assert.equal((JSON.parse(text) as { content: string }).content, '24999:24999');
+    } finally {
+      await client.close();
+    }
+  });
+});

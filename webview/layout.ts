@@ -1,0 +1,107 @@
+/**
+ * The panel's layout: list and detail side by side when the panel is wide, stacked
+ * when it is not (the list keeps room for at least five rows), one compact column when
+ * it is narrower still; a draggable, keyboard-operable splitter between them whose
+ * position is remembered. The mode is chosen from the panel's own width (a webview
+ * sits in an editor group of any size), not the window's.
+ */
+import { h } from './dom.js';
+
+/** Widths (CSS px of the panel) where the layout changes. */
+export const layoutWidths = { side: 1200, compact: 500 } as const;
+export type LayoutMode = 'side' | 'stack' | 'compact';
+
+/** The mode for a panel width. Pure. */
+export function layoutFor(width: number): LayoutMode {
+  return width >= layoutWidths.side ? 'side' : width < layoutWidths.compact ? 'compact' : 'stack';
+}
+
+/** The list's share of the split, kept within bounds (neither side can vanish). */
+export function clampSplit(f: number): number {
+  return Number.isFinite(f) ? Math.min(0.85, Math.max(0.15, f)) : 0.4;
+}
+
+/** Splitter step for one arrow key press. */
+const step = 0.05;
+
+/** Lays out `list` and `detail` in `container` and keeps the mode in step with its width. */
+export class SplitLayout {
+  readonly element: HTMLElement;
+  private readonly splitter: HTMLElement;
+  private fraction: number;
+  private mode: LayoutMode = 'stack';
+
+  constructor(list: HTMLElement, detail: HTMLElement, initial: number | undefined, private readonly changed: () => void) {
+    this.fraction = clampSplit(initial ?? 0.4);
+    this.splitter = h('div', {
+      class: 'splitter', role: 'separator', tabindex: '0', id: 'splitter',
+      'aria-label': 'Resize the calls list and the detail (arrow keys, Home, End)', 'aria-valuemin': '15', 'aria-valuemax': '85',
+    });
+    this.element = h('div', { class: 'split', id: 'split' }, list, this.splitter, detail);
+    this.apply();
+    new ResizeObserver(() => this.measure()).observe(this.element);
+    this.splitter.addEventListener('pointerdown', (e) => this.drag(e));
+    this.splitter.addEventListener('keydown', (e) => this.key(e));
+    this.splitter.addEventListener('dblclick', () => this.set(0.4));
+  }
+
+  /** The list's share (for saved state). */
+  get split(): number {
+    return this.fraction;
+  }
+
+  private measure(): void {
+    const mode = layoutFor(this.element.clientWidth);
+    if (mode === this.mode && this.element.dataset.layout) return;
+    this.mode = mode;
+    this.apply();
+  }
+
+  private apply(): void {
+    this.element.dataset.layout = this.mode;
+    document.body.dataset.layout = this.mode;
+    this.splitter.setAttribute('aria-orientation', this.mode === 'side' ? 'vertical' : 'horizontal');
+    this.splitter.setAttribute('aria-valuenow', String(Math.round(this.fraction * 100)));
+    this.splitter.setAttribute('aria-valuetext', `list ${Math.round(this.fraction * 100)}%`);
+    this.element.style.setProperty('--list-share', `${(this.fraction * 100).toFixed(2)}%`);
+  }
+
+  private set(f: number): void {
+    this.fraction = clampSplit(f);
+    this.apply();
+    this.changed();
+  }
+
+  private drag(e: PointerEvent): void {
+    e.preventDefault();
+    this.splitter.setPointerCapture(e.pointerId);
+    this.splitter.classList.add('dragging');
+    const move = (ev: PointerEvent): void => {
+      const r = this.element.getBoundingClientRect();
+      const f = this.mode === 'side' ? (ev.clientX - r.left) / r.width : (ev.clientY - r.top) / r.height;
+      this.fraction = clampSplit(f);
+      this.apply();
+    };
+    const up = (): void => {
+      this.splitter.classList.remove('dragging');
+      this.splitter.removeEventListener('pointermove', move);
+      this.splitter.removeEventListener('pointerup', up);
+      this.splitter.removeEventListener('pointercancel', up);
+      this.changed();
+    };
+    this.splitter.addEventListener('pointermove', move);
+    this.splitter.addEventListener('pointerup', up);
+    this.splitter.addEventListener('pointercancel', up);
+  }
+
+  private key(e: KeyboardEvent): void {
+    const back = this.mode === 'side' ? 'ArrowLeft' : 'ArrowUp';
+    const fwd = this.mode === 'side' ? 'ArrowRight' : 'ArrowDown';
+    if (e.key === back) this.set(this.fraction - step);
+    else if (e.key === fwd) this.set(this.fraction + step);
+    else if (e.key === 'Home') this.set(0);
+    else if (e.key === 'End') this.set(1);
+    else return;
+    e.preventDefault();
+  }
+}
