@@ -163,7 +163,7 @@ function placeholderRun(runId: string, calls: readonly CallDto[]): RunDto {
 }
 
 function matches(c: CallDto, run: RunDto | undefined, needle: string): boolean {
-  const fields = [c.tool, c.callId, c.runId, c.status, outcomeOf(c).label, c.argsSummary, c.result.handle, c.result.sha256, run?.label];
+  const fields = [c.tool, c.callId, c.runId, c.status, outcomeOf(c).label, c.argsSummary, c.result.handle, c.result.sha256, run?.label, run?.source];
   for (const a of c.attachments) fields.push(a.name, a.handle, a.sha256);
   return fields.some((s) => s !== undefined && s.toLowerCase().includes(needle));
 }

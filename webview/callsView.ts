@@ -225,7 +225,9 @@ export class CallsView {
       const r = row.run;
       el.setAttribute('aria-level', '1');
       el.setAttribute('aria-expanded', String(!row.collapsed));
-      el.setAttribute('aria-label', `Run ${r.label ?? r.runId}, ${r.status}, ${row.shown} calls shown`);
+      // No aria-label: a treeitem's name comes from its visible cells, so what a screen
+      // reader says and what is shown are the same words (WCAG 2.5.3, label in name).
+      el.removeAttribute('aria-label');
       replaceChildren(c[0] as HTMLElement, icon(row.collapsed ? 'chevron-right' : 'chevron-down'));
       set(1, r.label ?? r.runId, r.runId);
       set(2, clockTime(r.startedAt), localTime(r.startedAt));
@@ -234,7 +236,7 @@ export class CallsView {
       (c[3] as HTMLElement).dataset.outcome = '';
       set(4, humanBytes(r.totalBytes), exactBytes(r.totalBytes));
       set(5, ''); set(7, ''); shaText.textContent = ''; copy.hidden = true;
-      set(8, `${localTime(r.startedAt)} · run ${r.runId} · ${count(row.shown)} of ${count(r.callCount)} calls${r.pinned ? ' · pinned' : ''}`);
+      set(8, `${localTime(r.startedAt)} · from ${r.source ?? 'tool'} · run ${r.runId} · ${count(row.shown)} of ${count(r.callCount)} calls${r.pinned ? ' · pinned' : ''}`);
       return;
     }
     el.removeAttribute('aria-expanded');
@@ -244,10 +246,7 @@ export class CallsView {
     const size = `${humanBytes(part.sizeBytes)} (${exactBytes(part.sizeBytes)})`;
     const name = row.kind === 'call' ? call.tool : part.name;
     const outcome = outcomeOf(call);
-    el.setAttribute('aria-label', [
-      row.kind === 'call' ? `${call.tool} call, ${outcome.label}` : `${part.name} of ${call.tool}`,
-      exactBytes(part.sizeBytes), part.handle ? `handle ${part.handle}` : 'no handle', part.stored ? `stored ${part.stored}` : '',
-    ].filter(Boolean).join(', '));
+    el.removeAttribute('aria-label');
     replaceChildren(c[0] as HTMLElement, row.kind === 'part' ? icon('indent') : icon('symbol-method'));
     set(1, name, row.kind === 'call' ? `${call.tool} · call ${call.callId}` : `${part.name} of call ${call.callId}`);
     set(2, row.kind === 'call' ? clockTime(call.startedAt) : '', localTime(call.startedAt));

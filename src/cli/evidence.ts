@@ -54,7 +54,7 @@ async function readOnlyCall(name: 'read_tool_output' | 'evidence_search', input:
   return answer.isError ? 1 : 0;
 }
 
-/** `search PATTERN …`: evidence_search over every kept output (docs/contracts.md §2.10). */
+/** `search PATTERN …`: evidence_search over every kept output (docs/contracts.md §2.11). */
 export async function search(argv: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseFlags(argv, { storage: { type: 'string' }, tool: { type: 'string' }, run: { type: 'string' }, limit: { type: 'string' } }, { min: 1, max: 1, name: 'PATTERN' });
   const input: Record<string, unknown> = { pattern: positionals[0] };

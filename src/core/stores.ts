@@ -16,7 +16,7 @@ import { reregisterArtifacts } from './tools/artifactRecords.js';
 export interface StoreSettings extends BlobSettings {
   readonly largeResultBytes: number;
   readonly previewBytes: number;
-  /** 0: no cap (outputs kept whole while retention allows; docs/contracts.md §2.9). */
+  /** 0: no cap (outputs kept whole while retention allows; docs/contracts.md §2.10). */
   readonly captureCapBytes: number;
   readonly preservation: Preservation;
 }
@@ -60,6 +60,6 @@ export async function openEvidenceStores(layout: StorageLayout, settings: StoreS
   });
   // Runs left open by a writer that died (a killed server, a crashed editor) stop showing as running (docs/contracts.md §5.4).
   const interrupted = await runs.finishInterrupted().catch((e: unknown) => { options.warn(`runs left open could not be finished: ${e instanceof Error ? e.message : String(e)}`); return []; });
-  const reregistered = await reregisterArtifacts({ runs, artifacts }, (runId, e) => options.warn(`run ${runId} could not be read: ${e instanceof Error ? e.message : String(e)}`));
+  const reregistered = await reregisterArtifacts({ runs, artifacts }, (what, e) => options.warn(`${what} could not be read: ${e instanceof Error ? e.message : String(e)}`));
   return { runs, artifacts, blobs, reregistered, interrupted };
 }

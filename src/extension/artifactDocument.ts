@@ -1,10 +1,13 @@
 /**
- * Read-only documents for recorded outputs: `bounded-evidence:/<handle>/page-<k>.txt`.
+ * Read-only documents for recorded outputs: `bounded-evidence:/<handle>/page-<n>.txt`,
+ * `n` counted from 1 like the header's "page n of N" (the tab and the header agree).
  * A large output is never loaded whole: each page is one verified byte window of
  * `PAGE_BYTES` (text) or `BINARY_PAGE_BYTES` (shown as a hex dump), and starts with a
  * header that says exactly which bytes (and, when cheap, which lines) it shows, with
  * links to the previous and next pages. Page edges are moved forward to code-point
- * boundaries so that pages tile the output without cutting a character; a line may
+ * boundaries and then to the start of the next line (when one begins within
+ * `LINE_SNAP_BYTES`), so pages tile the output and start on whole lines: a log line
+ * number maps to one page and one document line. Only a line longer than that may
  * continue on the next page (the header says where each page starts).
  */
 import * as vscode from 'vscode';
@@ -20,17 +23,19 @@ export const BINARY_PAGE_BYTES = 32 * 1024;
 export const HEADER_LINES = 3;
 /** Line numbers are computed for pages starting within this many bytes (the count streams from 0). */
 const LINE_COUNT_LIMIT_BYTES = 64 * 1024 * 1024;
+/** How far past its nominal edge a page start may move to reach the next line. */
+const LINE_SNAP_BYTES = 16 * 1024;
 
-/** The URI of one page of a handle's output (page 0 when omitted). */
+/** The URI of one page of a handle's output; `page` is the 0-based index (the name counts from 1). */
 export function handleDocumentUri(handle: string, page = 0): vscode.Uri {
-  return vscode.Uri.from({ scheme: Ids.documentScheme, path: `/${handle}/page-${page}.txt` });
+  return vscode.Uri.from({ scheme: Ids.documentScheme, path: `/${handle}/page-${page + 1}.txt` });
 }
 
-/** Parses a page URI: `{ handle, page }`, or undefined when it is not one. */
+/** Parses a page URI: `{ handle, page }` with `page` the 0-based index, or undefined when it is not one. */
 export function parseHandleDocumentUri(uri: vscode.Uri): { handle: string; page: number } | undefined {
-  const m = /^\/([A-Za-z0-9._-]{1,256})\/page-(\d{1,12})\.txt$/.exec(uri.path);
+  const m = /^\/([A-Za-z0-9._-]{1,256})\/page-([1-9]\d{0,11})\.txt$/.exec(uri.path);
   if (uri.scheme !== Ids.documentScheme || !m) return undefined;
-  return { handle: m[1]!, page: Number(m[2]) };
+  return { handle: m[1]!, page: Number(m[2]) - 1 };
 }
 
 /** Bytes per page for this source. */
@@ -43,12 +48,21 @@ export function pageCount(src: HandleSource): number {
   return Math.max(1, Math.ceil(src.byteCount / pageSize(src)));
 }
 
-/** Absolute start of page `k`: `k * size`, moved forward to a code-point boundary for text. */
+/**
+ * Absolute start of page `k` of a text output: `k * size`, moved forward to the start of
+ * the next line when one begins within `LINE_SNAP_BYTES` (a newline is never inside a
+ * multi-byte character, so that is also a character boundary), else to a code-point
+ * boundary. Binary pages start at exact multiples.
+ */
 async function pageStart(src: HandleSource, k: number): Promise<number> {
   const nominal = Math.min(src.byteCount, k * pageSize(src));
   if (src.binary || nominal === 0 || nominal >= src.byteCount) return nominal;
-  const probe = await src.readRange(nominal, Math.min(src.byteCount, nominal + 4));
-  return nominal + ceilCodePointBoundary(probe, 0);
+  // One byte before the edge tells whether a line already starts exactly there.
+  const probe = await src.readRange(nominal - 1, Math.min(src.byteCount, nominal + LINE_SNAP_BYTES));
+  if (probe[0] === 10) return nominal;
+  const nl = probe.indexOf(10, 1);
+  if (nl >= 0) return nominal - 1 + nl + 1;
+  return nominal + ceilCodePointBoundary(probe.subarray(1, 5), 0);
 }
 
 /** Newlines in `[0, end)`, streamed; undefined past `LINE_COUNT_LIMIT_BYTES` (not worth the wait). */
@@ -127,6 +141,7 @@ export async function locate(src: HandleSource, at: { line?: number; byteOffset?
   }
   let page = Math.min(pageCount(src) - 1, Math.floor(offset / PAGE_BYTES));
   let start = await pageStart(src, page);
+  // A start moved forward (to a line) may lie past the offset: then it is on the page before.
   if (offset < start && page > 0) start = await pageStart(src, --page);
   const before = offset > start ? await src.readRange(start, offset) : new Uint8Array(0);
   const text = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true }).decode(before);
@@ -162,11 +177,46 @@ export class ArtifactDocumentProvider implements vscode.TextDocumentContentProvi
   }
 }
 
-/** Registers the provider for the `bounded-evidence:` scheme. */
+/** Id of "Go to Output Line…" (must match package.json). */
+export const goToOutputLineCommand = 'boundedEvidence.goToOutputLine';
+
+/**
+ * "Go to Output Line…": a line number in the output's own terms (1-based, as a log or the
+ * inspector counts it), shown on the page that holds it with the cursor on it. The
+ * handle is the active page's, or `{ handle }`; `{ line }` skips the prompt.
+ */
+async function goToOutputLine(host: ServicesHost, arg: unknown): Promise<void> {
+  const a = (typeof arg === 'object' && arg !== null ? arg : {}) as { handle?: unknown; line?: unknown };
+  const active = vscode.window.activeTextEditor ? parseHandleDocumentUri(vscode.window.activeTextEditor.document.uri) : undefined;
+  const handle = typeof a.handle === 'string' ? a.handle : active?.handle;
+  if (!handle) {
+    void vscode.window.showInformationMessage('Bounded Evidence: open an output in the editor first (Open Artifact in Editor, or Open in editor in the inspector).');
+    return;
+  }
+  const src = await (await host.get()).runs.openHandle(handle);
+  const last = Math.max(1, src.lineCount);
+  let line = typeof a.line === 'number' && Number.isSafeInteger(a.line) ? a.line : undefined;
+  if (line === undefined) {
+    const typed = await vscode.window.showInputBox({
+      title: `Go to Output Line of ${handle}`, prompt: `A line of the output, 1 to ${last.toLocaleString('en-US')}`,
+      validateInput: (v) => (/^\d+$/.test(v.trim().replace(/[,_]/g, '')) && Number(v.trim().replace(/[,_]/g, '')) >= 1 && Number(v.trim().replace(/[,_]/g, '')) <= last ? undefined : `a whole number from 1 to ${last}`),
+    });
+    if (typed === undefined) return;
+    line = Number(typed.trim().replace(/[,_]/g, ''));
+  }
+  if (line < 1 || line > last) {
+    void vscode.window.showErrorMessage(`Bounded Evidence: ${handle} has ${last} line(s); line ${line} does not exist.`);
+    return;
+  }
+  await vscode.commands.executeCommand(Ids.commands.openArtifact, { handle, line: line - 1 });
+}
+
+/** Registers the provider for the `bounded-evidence:` scheme and Go to Output Line. */
 export function registerArtifactDocuments(context: vscode.ExtensionContext, host: ServicesHost): void {
   const provider = new ArtifactDocumentProvider(async () => (await host.get()).runs);
   context.subscriptions.push(
     vscode.workspace.registerTextDocumentContentProvider(Ids.documentScheme, provider),
     vscode.languages.registerDocumentLinkProvider({ scheme: Ids.documentScheme }, provider),
+    vscode.commands.registerCommand(goToOutputLineCommand, (arg?: unknown) => goToOutputLine(host, arg)),
   );
 }

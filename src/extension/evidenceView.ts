@@ -6,15 +6,20 @@
  * that already exist (docs/architecture.md: front ends are thin adapters); this file
  * only turns tree nodes into their arguments.
  */
+import { createHash } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { rename, rm, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
+import { once } from 'node:events';
 import * as vscode from 'vscode';
 import type { CallReport, RunStoreApi, RunSummary } from '../core/index.js';
 import { outcomeOf } from '../shared/outcome.js';
 import { runCommandAndCapture } from './commands/runCommandAndCapture.js';
 import { importFile } from './commands/importFile.js';
 import type { CommandDeps } from './commands/deps.js';
+import { handleDocumentUri } from './artifactDocument.js';
 import { Ids, type InspectorTarget } from './ids.js';
-import { outcomeFields } from './inspector/mapping.js';
+import { outcomeFields, sourceLabel } from './inspector/mapping.js';
 import { formatBytes } from './retention.js';
 
 /** Command and view ids of this file (must match package.json). */
@@ -33,6 +38,8 @@ export const ViewIds = {
     deleteRun: 'boundedEvidence.view.deleteRun',
     importAsEvidence: 'boundedEvidence.importAsEvidence',
     captureDemo: 'boundedEvidence.captureDemo',
+    compare: 'boundedEvidence.compareOutputs',
+    exportOutput: 'boundedEvidence.exportOutput',
   },
 } as const;
 
@@ -83,7 +90,7 @@ class EvidenceTree implements vscode.TreeDataProvider<EvidenceNode>, vscode.Disp
       const r = node.run;
       const item = new vscode.TreeItem(r.label ?? r.runId, vscode.TreeItemCollapsibleState.Collapsed);
       item.id = `run:${r.runId}`;
-      item.description = `${r.status} · ${r.callCount} ${r.callCount === 1 ? 'call' : 'calls'} · ${formatBytes(r.totalBytes)}${r.pinned ? ' · pinned' : ''}`;
+      item.description = `${r.status} · ${r.callCount} ${r.callCount === 1 ? 'call' : 'calls'} · ${formatBytes(r.totalBytes)} · ${sourceLabel(r.source)}${r.pinned ? ' · pinned' : ''}`;
       item.tooltip = `${r.label ?? r.runId}\nrun ${r.runId}\nstarted ${r.startedAt}\n${item.description}`;
       item.iconPath = new vscode.ThemeIcon(r.pinned ? 'pinned' : 'history');
       item.contextValue = r.pinned ? 'run.pinned' : 'run';
@@ -128,6 +135,47 @@ export function targetOfNode(node: EvidenceNode): InspectorTarget {
   return { runId: node.call.runId, ...(first?.kind === 'output' ? { handle: first.handle } : {}) };
 }
 
+/** What `exportOutput` wrote. */
+export interface ExportResult {
+  readonly path: string;
+  readonly provenancePath: string;
+  readonly byteCount: number;
+  readonly sha256: string;
+}
+
+/**
+ * Writes every byte behind a handle to a file, streamed through verified reads (any
+ * size, bounded memory), hashing as it goes; a digest that does not match the record
+ * removes the partial file. Beside it, `<file>.provenance.json` names the handle, size
+ * and sha256 the file can be checked against. The file appears under its name only
+ * once complete (written to a temporary name, then renamed).
+ */
+export async function exportOutput(store: RunStoreApi, handle: string, target: string): Promise<ExportResult> {
+  const src = await store.openHandle(handle);
+  const tmp = `${target}.partial-${process.pid}`;
+  const hash = createHash('sha256');
+  const out = createWriteStream(tmp);
+  try {
+    for await (const chunk of src.stream(0, src.byteCount)) {
+      hash.update(chunk);
+      if (!out.write(chunk)) await once(out, 'drain');
+    }
+    out.end();
+    await once(out, 'finish');
+    const sha256 = hash.digest('hex');
+    if (sha256 !== src.sha256) throw new Error(`the exported bytes hash to ${sha256}, not the recorded ${src.sha256}`);
+    await rename(tmp, target);
+    const provenancePath = `${target}.provenance.json`;
+    const provenance = { handle: src.handle, name: src.name, byteCount: src.byteCount, sha256, exportedAt: new Date().toISOString(), exportedBy: 'Bounded Evidence (Export Output)' };
+    await writeFile(provenancePath, `${JSON.stringify(provenance, null, 2)}\n`);
+    return { path: target, provenancePath, byteCount: src.byteCount, sha256 };
+  } catch (e) {
+    out.destroy();
+    await rm(tmp, { force: true });
+    throw e;
+  }
+}
+
 /** A shell word for a path (single quotes; a quote inside is closed, escaped, reopened). */
 function shellWord(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
@@ -137,7 +185,7 @@ function shellWord(s: string): string {
 export function registerEvidenceView(context: vscode.ExtensionContext, deps: CommandDeps): void {
   const store = async (): Promise<RunStoreApi | undefined> => (await deps.host.get().catch(() => undefined))?.runs;
   const tree = new EvidenceTree(store);
-  const view = vscode.window.createTreeView(ViewIds.runs, { treeDataProvider: tree, showCollapseAll: true });
+  const view = vscode.window.createTreeView(ViewIds.runs, { treeDataProvider: tree, showCollapseAll: true, canSelectMany: true });
   const status = vscode.window.createStatusBarItem('boundedEvidence.status', vscode.StatusBarAlignment.Left, 50);
   status.name = 'Bounded Evidence';
   status.command = Ids.commands.openInspector;
@@ -210,6 +258,44 @@ export function registerEvidenceView(context: vscode.ExtensionContext, deps: Com
       if (choice !== yes) return;
       await (await store())?.deleteRun(r.runId);
       update();
+    }),
+    // Compare: two outputs (selected together in the view, or `{ left, right }` handles)
+    // in the diff editor, page 1 of each (256 KiB windows, never whole outputs).
+    vscode.commands.registerCommand(c.compare, async (node?: EvidenceNode | { left?: unknown; right?: unknown }, selected?: readonly EvidenceNode[]) => {
+      let pair: string[];
+      if (node && 'left' in node && typeof node.left === 'string' && typeof node.right === 'string') pair = [node.left, node.right];
+      else pair = (selected ?? []).flatMap((n) => (n.kind === 'output' ? [n.handle] : []));
+      if (pair.length !== 2) {
+        void vscode.window.showInformationMessage('Bounded Evidence: select exactly two outputs in the Runs view (Ctrl/Cmd+click), then Compare Outputs.');
+        return undefined;
+      }
+      const [left, right] = pair as [string, string];
+      const [l, r] = [handleDocumentUri(left, 0), handleDocumentUri(right, 0)];
+      await vscode.commands.executeCommand('vscode.diff', l, r, `${left} ↔ ${right} · page 1`, { preview: true });
+      return { left: l.toString(), right: r.toString() };
+    }),
+    vscode.commands.registerCommand(c.exportOutput, async (node?: EvidenceNode | { handle?: unknown; path?: unknown }) => {
+      const handle = node && 'kind' in node ? handleOf(node) : typeof node?.handle === 'string' ? node.handle : undefined;
+      if (!handle) return undefined;
+      const s = await store();
+      if (!s) return undefined;
+      let target = node && !('kind' in node) && typeof node.path === 'string' ? node.path : undefined;
+      if (!target) {
+        const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+        const uri = await vscode.window.showSaveDialog({ title: `Export ${handle}`, saveLabel: 'Export', ...(folder ? { defaultUri: vscode.Uri.joinPath(folder, `${handle}.txt`) } : {}) });
+        if (!uri) return undefined;
+        target = uri.fsPath;
+      }
+      const where = target;
+      try {
+        const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Exporting ${handle}` }, () => exportOutput(s, handle, where));
+        void vscode.window.showInformationMessage(`Bounded Evidence: exported ${formatBytes(r.byteCount)} (sha256 ${r.sha256.slice(0, 12)}…) with its provenance beside it.`);
+        return r;
+      } catch (e) {
+        deps.log.error(`export ${handle}`, e);
+        void vscode.window.showErrorMessage(`Bounded Evidence: the export failed: ${e instanceof Error ? e.message : String(e)}`);
+        return undefined;
+      }
     }),
     vscode.commands.registerCommand(c.importAsEvidence, (uri?: vscode.Uri) => importFile(deps, uri)),
     // The walkthrough's first step: the demo build log shipped with the extension, run in

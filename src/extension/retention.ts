@@ -1,10 +1,10 @@
 /**
- * Retention and clearing. The run store prunes runs (oldest unpinned, finished first;
- * never a pinned or running one); this layer adds the artifacts of `evidence_readFile`,
+ * Retention and clearing. The run store prunes runs from its catalog in bounded slices
+ * (oldest unpinned, finished first; never a pinned or running one); this layer adds the artifacts of `evidence_readFile`,
  * which are shared by content: an artifact is deleted only when a run that referenced
  * it was deleted and no remaining run references it.
  */
-import { recordedArtifactId, type ArtifactStore, type PruneResult, type RunStoreApi } from '../core/index.js';
+import { EvidenceToolNames, type ArtifactStore, type PruneResult, type RunStoreApi } from '../core/index.js';
 import type { Log } from './log.js';
 import type { EvidenceServices } from './services.js';
 
@@ -27,20 +27,33 @@ export interface PruneOverrides {
   readonly now?: number;
 }
 
-/** Artifact ids referenced by each run (its `evidence_readFile` results). */
+/** Runs examined per retention slice: each slice is a few milliseconds of work on the extension host. */
+export const RETENTION_SLICE_RUNS = 200;
+
+/** Lets the extension host serve everything else between slices. */
+function nextSlice(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+/**
+ * Artifact ids referenced by runs with `evidence_readFile` results, from the catalog's
+ * pages of those calls only (docs/architecture.md §6): never every run's log.
+ */
 async function artifactRefs(runs: RunStoreApi, log: Log): Promise<Map<string, Set<string>>> {
   const refs = new Map<string, Set<string>>();
-  for (const run of await runs.listRuns()) {
-    const ids = new Set<string>();
-    try {
-      for (const call of await runs.report(run.runId)) {
-        const id = recordedArtifactId(call);
-        if (id) ids.add(id);
+  try {
+    for (let offset = 0; ; offset += 1000) {
+      const page = await runs.queryCalls({ offset, limit: 1000, tool: EvidenceToolNames.readFile, order: 'oldest' });
+      for (const call of page.rows) {
+        if (!call.sha256) continue;
+        let ids = refs.get(call.runId);
+        if (!ids) { ids = new Set(); refs.set(call.runId, ids); }
+        ids.add(`artifact-${call.sha256}`);
       }
-    } catch (e) {
-      log.warn(`run ${run.runId} could not be read while pruning: ${e instanceof Error ? e.message : String(e)}`);
+      if (offset + 1000 >= page.total) break;
     }
-    refs.set(run.runId, ids);
+  } catch (e) {
+    log.warn(`artifact references could not be listed while pruning: ${e instanceof Error ? e.message : String(e)}`);
   }
   return refs;
 }
@@ -62,39 +75,57 @@ async function dropOrphans(artifacts: ArtifactStore, before: Map<string, Set<str
   return [count, bytes];
 }
 
-/** Applies the retention settings (or overrides) now. */
+/**
+ * Applies the retention settings (or overrides) now: oldest runs first, in slices of
+ * `RETENTION_SLICE_RUNS` with the event loop free between them, so start-up retention
+ * over a year of runs never stalls the extension host.
+ */
 export async function pruneStorage(services: EvidenceServices, log: Log, overrides: PruneOverrides = {}): Promise<RetentionReport> {
   const s = services.settings;
   const maxBytes = overrides.maxBytes ?? s.retentionMaxBytes;
   const maxAgeMs = overrides.maxAgeMs ?? s.retentionMaxAgeMs;
   const before = await artifactRefs(services.runs, log);
-  const result: PruneResult = await services.runs.prune({
-    ...(maxBytes > 0 ? { maxBytes } : {}),
-    ...(maxAgeMs > 0 ? { maxAgeMs } : {}),
-    ...(overrides.now !== undefined ? { now: overrides.now } : {}),
-  });
-  const [deletedArtifacts, artifactBytes] = await dropOrphans(services.artifacts, before, result.deletedRuns, services.runs, log);
-  const report = { deletedRuns: result.deletedRuns, skippedRuns: [], deletedArtifacts, freedBytes: result.freedBytes + artifactBytes };
-  log.info(`prune: deleted ${report.deletedRuns.length} runs and ${deletedArtifacts} artifacts, freed ${report.freedBytes} bytes`);
+  const deletedRuns: string[] = [];
+  let freedBytes = 0;
+  let cursor: string | undefined;
+  let slices = 0;
+  do {
+    const result: PruneResult = await services.runs.prune({
+      ...(maxBytes > 0 ? { maxBytes } : {}),
+      ...(maxAgeMs > 0 ? { maxAgeMs } : {}),
+      ...(overrides.now !== undefined ? { now: overrides.now } : {}),
+      sliceRuns: RETENTION_SLICE_RUNS,
+      ...(cursor !== undefined ? { cursor } : {}),
+    });
+    deletedRuns.push(...result.deletedRuns);
+    freedBytes += result.freedBytes;
+    cursor = result.more ? result.cursor : undefined;
+    slices++;
+    if (cursor !== undefined) await nextSlice();
+  } while (cursor !== undefined);
+  const [deletedArtifacts, artifactBytes] = await dropOrphans(services.artifacts, before, deletedRuns, services.runs, log);
+  const report = { deletedRuns, skippedRuns: [], deletedArtifacts, freedBytes: freedBytes + artifactBytes };
+  log.info(`prune: deleted ${report.deletedRuns.length} runs and ${deletedArtifacts} artifacts in ${slices} slices, freed ${report.freedBytes} bytes`);
   return report;
 }
 
 /** Deletes every run (except running ones) and every artifact no remaining run references. */
 export async function clearAll(services: EvidenceServices, log: Log): Promise<RetentionReport> {
   const before = await artifactRefs(services.runs, log);
-  const sizes = new Map((await services.runs.listRuns()).map((r) => [r.runId, r.totalBytes]));
+  const runs = await services.runs.listRuns();
   const deleted: string[] = [];
   const skipped: string[] = [];
   let freed = 0;
-  for (const runId of before.keys()) {
+  for (const [i, run] of runs.entries()) {
     try {
-      await services.runs.deleteRun(runId);
-      deleted.push(runId);
-      freed += sizes.get(runId) ?? 0;
+      await services.runs.deleteRun(run.runId);
+      deleted.push(run.runId);
+      freed += run.totalBytes;
     } catch (e) {
-      log.warn(`run ${runId} was not deleted: ${e instanceof Error ? e.message : String(e)}`);
-      skipped.push(runId);
+      log.warn(`run ${run.runId} was not deleted: ${e instanceof Error ? e.message : String(e)}`);
+      skipped.push(run.runId);
     }
+    if (i % RETENTION_SLICE_RUNS === RETENTION_SLICE_RUNS - 1) await nextSlice();
   }
   const [deletedArtifacts, artifactBytes] = await dropOrphans(services.artifacts, before, deleted, services.runs, log);
   log.info(`clear: deleted ${deleted.length} runs and ${deletedArtifacts} artifacts, kept ${skipped.length} running, freed ${freed + artifactBytes} bytes`);

@@ -35,6 +35,8 @@ export interface RunDto {
   readonly pinned: boolean;
   readonly callCount: number;
   readonly totalBytes: number;
+  /** Who started the run: `tool`, `participant`, `cli`, `mcp`, `command`, `api`, or `hook:<agent>` (docs/contracts.md). */
+  readonly source?: string;
 }
 
 /** The bytes of a call's result or of one attachment: size, handle, digest, state. */

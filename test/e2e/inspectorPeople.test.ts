@@ -11,7 +11,7 @@ import type { Workbench } from '../harness/workbench.js';
 import { closeWorkbench, openWorkbench } from './session.js';
 
 /** Browser globals used inside `evaluate` callbacks (they run in the page, not in Node). */
-declare function getComputedStyle(el: unknown): { color: string; getPropertyValue(name: string): string };
+declare function getComputedStyle(el: unknown): { color: string; fontWeight: string };
 
 const fixtures = path.join(__dirname, 'fixtures', 'workspace');
 
@@ -52,6 +52,11 @@ describe('Inspector for people in a real workbench', function () {
     view = wb.webview();
   });
   after(async () => {
+    // The page the panel loads, as served (the closing note quotes it).
+    const { statSync } = await import('node:fs');
+    const dist = path.join(__dirname, '..', '..', 'dist');
+    const sizes = ['webview.js', 'webview.css'].map((f) => `${f} ${statSync(path.join(dist, f)).size.toLocaleString('en-US')} bytes`);
+    console.log(`    webview bundle: ${sizes.join(', ')}`);
     await closeWorkbench(wb);
   });
 
@@ -67,10 +72,10 @@ describe('Inspector for people in a real workbench', function () {
     const callRow = view.locator('.vlist-row[data-kind="call"]', { hasText: 'exit 1' });
     await callRow.waitFor();
     assert.equal(await callRow.locator('.c3').getAttribute('data-outcome'), 'failed');
-    const colour = await callRow.locator('.c3').evaluate((el) => getComputedStyle(el).color);
-    const fg = await view.locator('body').evaluate((el) => getComputedStyle(el).getPropertyValue('--vscode-errorForeground').trim());
-    assert.ok(fg.length > 0);
-    assert.notEqual(colour, await view.locator('body').evaluate((el) => getComputedStyle(el).color));
+    // Its icon is in the error colour (the words keep the list's colour for contrast) and the words are bold.
+    const iconColour = await callRow.locator('.c3 .codicon').evaluate((el) => getComputedStyle(el).color);
+    assert.notEqual(iconColour, await view.locator('body').evaluate((el) => getComputedStyle(el).color));
+    assert.ok(Number(await callRow.locator('.c3').evaluate((el) => getComputedStyle(el).fontWeight)) >= 600);
     // Select stdout first: the notification's "Show stderr" must bring stderr back.
     await view.locator('.vlist-row[data-kind="part"]:not([hidden])', { hasText: 'stdout' }).first().click();
     await view.locator('#detail-title', { hasText: 'stdout of' }).waitFor();

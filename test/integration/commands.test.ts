@@ -54,7 +54,8 @@ describe('palette commands, driven with arguments', () => {
     assert.deepEqual([read.binary, read.content, read.total_size_bytes], [true, '', bytes.length]);
     // In the editor, binary pages are hex dumps with offsets.
     const opened = await vscode.commands.executeCommand<OpenArtifactResult>(cmd.open, { handle: r.handle, byteOffset: 70_000 });
-    assert.match(opened.uri, /\/page-2\.txt$/);
+    // The tab's name counts pages from 1, like the header (page 3 of 97 is page-3.txt).
+    assert.match(opened.uri, /\/page-3\.txt$/);
     const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(opened.uri));
     assert.match(doc.lineAt(0).text, /page 3 of 97 · bytes \[65536, 98304\) of 3145745 · sha256 [0-9a-f]{64} · binary, shown as hex/);
     const row = 70_000 - (70_000 % 16);
@@ -92,6 +93,17 @@ describe('palette commands, driven with arguments', () => {
     assert.equal(log.subarray(0, start!).toString('utf8').split('\n').length, firstLine);
     assert.ok(vscode.window.activeTextEditor?.document.uri.toString() === opened.uri, 'the page is shown');
     assert.equal(vscode.window.activeTextEditor?.selection.active.line, opened.line);
+    // Pages start on whole lines, and the tab's page number is the header's.
+    assert.ok(start === 0 || log[start! - 1] === 10, `page starts mid-line at byte ${start}`);
+    assert.match(opened.uri, new RegExp(`/page-${page}\\.txt$`));
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    // Go to Output Line with a log line number puts the cursor on exactly that line.
+    for (const wanted of [1, 20001, 39999]) {
+      await vscode.commands.executeCommand('boundedEvidence.goToOutputLine', { handle, line: wanted });
+      const editor: vscode.TextEditor = vscode.window.activeTextEditor!;
+      assert.equal(editor.document.lineAt(editor.selection.active.line).text, lines[wanted - 1], `line ${wanted}`);
+      assert.equal(editor.selection.active.character, 0);
+    }
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 

@@ -4,7 +4,7 @@
  */
 import * as assert from 'node:assert/strict';
 import type { AttachmentRecord } from '../../src/core/index.js';
-import { outcomeFields } from '../../src/extension/inspector/mapping.js';
+import { outcomeFields, sourceLabel } from '../../src/extension/inspector/mapping.js';
 import { outcomeOf } from '../../src/shared/outcome.js';
 import type { CallDto, RunDto } from '../../src/shared/protocol.js';
 import { CallsModel, type Filters } from '../../webview/callsModel.js';
@@ -58,5 +58,19 @@ describe('inspector: call outcomes', () => {
     assert.deepEqual(ids({ text: 'exit 2' }), ['bb']);
     // A filtered-out run shows no header with an outcome filter on.
     assert.equal(m.rows({ tool: '', run: '', text: '', sort: 'time', outcome: 'failed' }, new Set()).filter((r) => r.kind === 'run').length, 1);
+  });
+
+  it('names who started a run in one word, and the text filter finds runs by it', () => {
+    assert.equal(sourceLabel(undefined), 'tool');
+    assert.equal(sourceLabel({ kind: 'hook', agent: 'claude', sessionId: 's1' }), 'hook:claude');
+    assert.equal(sourceLabel({ kind: 'hook' }), 'hook');
+    assert.equal(sourceLabel({ kind: 'cli' }), 'cli');
+    const m = new CallsModel();
+    m.setAll([
+      { runId: 'r1', startedAt: '2026-01-01T00:00:00Z', status: 'completed', pinned: false, callCount: 1, totalBytes: 1, source: 'hook:claude' },
+      { runId: 'r2', startedAt: '2026-01-01T00:00:01Z', status: 'completed', pinned: false, callCount: 1, totalBytes: 1, source: 'cli' },
+    ], [call('a', {}), { ...call('b', {}), runId: 'r2' }]);
+    const ids = m.rows({ tool: '', run: '', text: 'hook:claude', sort: 'time' }, new Set()).flatMap((r) => (r.kind === 'call' ? [r.call.callId] : []));
+    assert.deepEqual(ids, ['a']);
   });
 });

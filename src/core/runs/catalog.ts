@@ -1,5 +1,5 @@
 /**
- * The per-tenant catalog (docs/architecture.md, "Catalog"): an index of runs, calls and
+ * The per-tenant catalog (docs/architecture.md §6): an index of runs, calls and
  * minted handles kept in one append-only file beside the run logs, so that opening a
  * store, resolving a handle and listing a page never parse every log.
  *
@@ -15,6 +15,7 @@
  * Memory: one small row per run and per call (no parsed records, no previews, no
  * arguments); a call's listing fields are read back from its catalog line on demand.
  */
+import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
@@ -23,12 +24,15 @@ import {
   CATALOG_FILE, decodeLine, encodeLine, entryOf, snapOf,
   type CallEntry, type CallStartEntry, type CatalogEntry, type LogStamp, type RecordEntry, type SnapEntry,
 } from './catalogFormat.js';
+import { CALL_NUMBERS, readCheckpoint, RUN_NUMBERS, writeCheckpoint, type CatalogColumns } from './catalogCheckpoint.js';
 import { parseRunLog } from './runLog.js';
 import type { LogProblem, RunFinishStatus, RunRecord } from './types.js';
 
 const NO_PROBLEMS: readonly LogProblem[] = Object.freeze([]);
 /** Bytes read per slice while loading: a few milliseconds of parsing between yields. */
-const READ_CHUNK = 512 * 1024;
+const READ_CHUNK = 128 * 1024;
+/** Catalog bytes appended after the checkpoint before a process writes a new one. */
+const CHECKPOINT_LAG_BYTES = 4 * 1024 * 1024;
 /** Logs stat'ed at once while verifying. */
 const STAT_BATCH = 64;
 
@@ -119,6 +123,8 @@ export interface CatalogStats {
 
 /** The index of one tenant's logs folder. */
 export class Catalog {
+  /** Catalog bytes appended after the checkpoint before a process writes a new one (tests lower it). */
+  static checkpointLagBytes = CHECKPOINT_LAG_BYTES;
   readonly file: string;
   private readonly runs = new Map<string, RunRow>();
   private runOrder: RunRow[] = [];
@@ -127,11 +133,23 @@ export class Catalog {
   private callsSorted = true;
   private deadRuns = 0;
   private deadCalls = 0;
+  /**
+   * Handle lookup: crc32 of each handle a finished call minted. Most of them are packed
+   * in sorted arrays (8 bytes a handle instead of a Map entry); calls added since are in
+   * the map. A stale entry is harmless: candidates are checked against the row itself.
+   */
+  private packedKeys: Uint32Array = new Uint32Array(0);
+  private packedRows: CallRow[] = [];
   private readonly byHash = new Map<number, CallRow | CallRow[]>();
   private readonly interned = new Map<string, string>();
   private seq = 0;
   private readOffset = 0;
   private fileId = '';
+  /** The header's random id (a checkpoint names the catalog it was made from). */
+  private catalogId = '';
+  /** Catalog bytes the checkpoint on disk covered when this process last read or wrote it. */
+  private checkpointOffset = 0;
+  private checkpointing = false;
   private headerOk = false;
   private built = false;
   private damagedLines = 0;
@@ -148,16 +166,24 @@ export class Catalog {
     this.file = path.join(dir, CATALOG_FILE);
   }
 
+  /** The checkpoint file beside the catalog. */
+  get checkpointFile(): string {
+    return `${this.file}.ckpt`;
+  }
+
   /**
    * Loads the catalog (creating it from the logs when missing or when its header is
    * damaged), then checks it against the logs folder in the background.
    */
   static async open(dir: string, tenant: string): Promise<Catalog> {
     const c = new Catalog(dir, tenant);
+    await c.loadCheckpoint();
     await c.sync();
+    if (c.byHash.size > 10_000) await c.packHashes();
     if (!c.headerOk) await c.startOver();
     if (!c.built) await c.reconcile(true);
     else c.inBackground(() => c.reconcile(false));
+    c.checkpointIfBehind();
     return c;
   }
 
@@ -207,8 +233,11 @@ export class Catalog {
     this.runOrder = [];
     this.callOrder = [];
     this.byHash.clear();
+    this.packedKeys = new Uint32Array(0);
+    this.packedRows = [];
     this.deadRuns = this.deadCalls = 0;
     this.readOffset = 0;
+    this.catalogId = '';
     this.headerOk = this.built = false;
   }
 
@@ -276,6 +305,7 @@ export class Catalog {
   private apply(e: CatalogEntry, off: number, len: number): void {
     if (off === 1) {
       this.headerOk = e.k === 'hdr' && e.v === 1 && e.tenant === this.tenant;
+      this.catalogId = e.k === 'hdr' && typeof e.id === 'string' ? e.id : '';
       return;
     }
     if (!this.headerOk) return;
@@ -397,6 +427,15 @@ export class Catalog {
     if (this.deadCalls > 1024 && this.deadCalls * 4 > this.callOrder.length) { this.callOrder = this.callOrder.filter((c) => !c.dead); this.deadCalls = 0; }
   }
 
+  /** Moves every finished call's handles into the sorted arrays (after a load). */
+  private async packHashes(): Promise<void> {
+    const calls = this.callOrder.filter((c) => !c.dead);
+    const { keys, order } = await sortedHashes(calls);
+    this.packedKeys = keys;
+    this.packedRows = order.map((i) => calls[i]!);
+    this.byHash.clear();
+  }
+
   private hash(c: CallRow): void {
     for (const h of c.handles()) {
       const k = crc32(h);
@@ -435,6 +474,7 @@ export class Catalog {
       await fh.close();
     }
     await this.sync();
+    this.checkpointIfBehind();
   }
 
   /**
@@ -467,9 +507,24 @@ export class Catalog {
 
   /** Re-indexes one run from its log (one `snap` line), or records its deletion when the log is gone. */
   async reindex(runId: string): Promise<void> {
+    await this.reindexMany([runId]);
+  }
+
+  /** Re-indexes runs from their logs, a batch read at once and appended together. */
+  async reindexMany(runIds: readonly string[]): Promise<void> {
+    for (let i = 0; i < runIds.length; i += STAT_BATCH) {
+      const batch = runIds.slice(i, i + STAT_BATCH);
+      const entries = (await Promise.all(batch.map((id) => this.snapFromLog(id)))).filter((e): e is CatalogEntry => e !== undefined);
+      this.reindexed += entries.filter((e) => e.k === 'snap').length;
+      if (entries.length) await this.append(entries);
+      if (i + STAT_BATCH < runIds.length) await yieldToLoop();
+    }
+  }
+
+  /** A run's `snap` from its log, `del` when the log is gone and the catalog has the run. */
+  private async snapFromLog(runId: string): Promise<CatalogEntry | undefined> {
     const fh = await fsp.open(this.logPath(runId), 'r').catch(() => undefined);
-    if (!fh) { if (this.runs.has(runId)) await this.deleted(runId); return; }
-    let snap: SnapEntry;
+    if (!fh) return this.runs.has(runId) ? { k: 'del', r: runId } : undefined;
     try {
       const st = await fh.stat();
       const buf = Buffer.allocUnsafe(st.size);
@@ -479,34 +534,34 @@ export class Catalog {
         if (bytesRead === 0) break;
         got += bytesRead;
       }
-      snap = snapOf(runId, this.tenant, parseRunLog(buf.subarray(0, got), runId), { z: got, m: st.mtimeMs });
+      return snapOf(runId, this.tenant, parseRunLog(buf.subarray(0, got), runId), { z: got, m: st.mtimeMs });
     } finally {
       await fh.close();
     }
-    this.reindexed++;
-    await this.append([snap]);
   }
 
   /** Compares a run's row with its log; re-indexes when they differ. True when it did. */
   async verifyRun(runId: string): Promise<boolean> {
-    const st = await fsp.stat(this.logPath(runId)).catch(() => undefined);
-    const row = this.runs.get(runId);
-    if (!st?.isFile()) {
-      if (row) { await this.deleted(runId); return true; }
-      return false;
-    }
-    if (row && row.z === st.size && row.m === st.mtimeMs) return false;
-    await this.reindex(runId);
-    return true;
+    return this.verifyRuns([runId]);
   }
 
-  /** `verifyRun` for several runs, a batch at a time. True when any changed. */
+  /** True when the run's row does not match its log (size and mtime), or one of them is missing. */
+  private async stale(runId: string): Promise<boolean> {
+    const st = await fsp.stat(this.logPath(runId)).catch(() => undefined);
+    const row = this.runs.get(runId);
+    if (!st?.isFile()) return row !== undefined;
+    return !row || row.z !== st.size || row.m !== st.mtimeMs;
+  }
+
+  /** Checks runs against their logs a batch at a time and re-indexes the stale ones. True when any was. */
   async verifyRuns(runIds: Iterable<string>): Promise<boolean> {
     const ids = [...new Set(runIds)];
     let changed = false;
     for (let i = 0; i < ids.length; i += STAT_BATCH) {
-      const res = await Promise.all(ids.slice(i, i + STAT_BATCH).map((id) => this.verifyRun(id)));
-      if (res.includes(true)) changed = true;
+      const batch = ids.slice(i, i + STAT_BATCH);
+      const flags = await Promise.all(batch.map((id) => this.stale(id)));
+      const stale = batch.filter((_, k) => flags[k]);
+      if (stale.length) { changed = true; await this.reindexMany(stale); }
       if (i + STAT_BATCH < ids.length) await yieldToLoop();
     }
     return changed;
@@ -528,13 +583,7 @@ export class Catalog {
     const names = await fsp.readdir(this.dir).catch(() => [] as string[]);
     const onDisk = new Set<string>();
     for (const n of names) if (n.endsWith('.jsonl') && isSafeSegment(n.slice(0, -6))) onDisk.add(n.slice(0, -6));
-    let n = 0;
-    for (const id of onDisk) {
-      if (!this.runs.has(id)) {
-        await this.reindex(id);
-        if (++n % 32 === 0) await yieldToLoop();
-      }
-    }
+    await this.reindexMany([...onDisk].filter((id) => !this.runs.has(id)));
     const gone: string[] = [];
     const open: string[] = [];
     for (const [id, row] of this.runs) {
@@ -550,10 +599,149 @@ export class Catalog {
   private async startOver(): Promise<void> {
     const exists = await fsp.stat(this.file).then(() => true, () => false);
     if (exists) await fsp.rename(this.file, `${this.file}.damaged`).catch(() => undefined);
-    const header = encodeLine({ k: 'hdr', v: 1, tenant: this.tenant });
+    const header = encodeLine({ k: 'hdr', v: 1, tenant: this.tenant, id: randomBytes(8).toString('hex') });
     await fsp.writeFile(this.file, header, { flag: 'wx' }).catch((e: NodeJS.ErrnoException) => { if (e.code !== 'EEXIST') throw e; });
     this.rebuilt = true;
     await this.sync();
+  }
+
+  // ---- checkpoint ----------------------------------------------------------------------
+
+  /**
+   * Starts from the checkpoint when it was made from this very catalog file (same header
+   * id, the catalog at least as long, a line starting where it stopped); else nothing.
+   */
+  private async loadCheckpoint(): Promise<void> {
+    const cols = await readCheckpoint(this.checkpointFile, this.tenant);
+    if (!cols) return;
+    const fh = await fsp.open(this.file, 'r').catch(() => undefined);
+    if (!fh) return;
+    try {
+      const st = await fh.stat();
+      if (st.size < cols.offset) return;
+      const head = Buffer.alloc(Math.min(st.size, 512));
+      await fh.read(head, 0, head.length, 0);
+      const end = head.indexOf(10, 1);
+      const hdr = decodeLine(head, 1, end < 0 ? head.length : end);
+      if (hdr?.k !== 'hdr' || hdr.tenant !== this.tenant || !hdr.id || hdr.id !== cols.catalogId) return;
+      const at = Buffer.alloc(1);
+      if (cols.offset < st.size) {
+        await fh.read(at, 0, 1, cols.offset);
+        if (at[0] !== 10) return;
+      }
+      await this.importColumns(cols);
+      this.fileId = `${st.dev}:${st.ino}`;
+      this.catalogId = hdr.id;
+      this.headerOk = true;
+      this.checkpointOffset = cols.offset;
+    } finally {
+      await fh.close();
+    }
+  }
+
+  /** Writes a new checkpoint in the background when the catalog grew well past the last one. */
+  checkpointIfBehind(): void {
+    if (this.checkpointing || !this.headerOk || !this.catalogId || this.readOffset - this.checkpointOffset < Catalog.checkpointLagBytes) return;
+    this.checkpointing = true;
+    this.inBackground(async () => {
+      try {
+        await this.sync();
+        const cols = await this.exportColumns();
+        await writeCheckpoint(this.checkpointFile, cols);
+        this.checkpointOffset = cols.offset;
+      } finally {
+        this.checkpointing = false;
+      }
+    });
+  }
+
+  /** The index as columns, built in slices (the extension host keeps answering meanwhile). */
+  private async exportColumns(): Promise<CatalogColumns> {
+    const offset = this.readOffset;
+    const table: string[] = [];
+    const tableIndex = new Map<string, number>();
+    const t = (s: string): number => {
+      let i = tableIndex.get(s);
+      if (i === undefined) { i = table.length; table.push(s); tableIndex.set(s, i); }
+      return i;
+    };
+    const runs = this.runsOldestFirst().filter((r) => !r.dead);
+    const runIndex = new Map<RunRow, number>();
+    const runText = { id: [] as string[], s: [] as string[], l: [] as (string | null)[], f: [] as (string | null)[], st: [] as (string | null)[] };
+    const runNum = new Float64Array(runs.length * RUN_NUMBERS);
+    const runSource: Record<string, unknown> = {};
+    const runProblems: Record<string, readonly LogProblem[]> = {};
+    for (let i = 0; i < runs.length; i++) {
+      const r = runs[i]!;
+      if (i % 20_000 === 19_999) await yieldToLoop();
+      runIndex.set(r, i);
+      runText.id.push(r.id); runText.s.push(r.startedAt); runText.l.push(r.label ?? null); runText.f.push(r.finishedAt ?? null); runText.st.push(r.status ?? null);
+      runNum.set([r.startedMs, r.z, r.m, r.blobBytes, r.callCount, t(r.profileHash), (r.pinned ? 1 : 0) | (r.ok ? 2 : 0) | (r.tornTail ? 4 : 0)], i * RUN_NUMBERS);
+      if (r.source !== undefined) runSource[i] = r.source;
+      if (r.problems.length) runProblems[i] = r.problems;
+    }
+    const calls = this.callsOldestFirst().filter((c) => !c.dead && runIndex.has(c.run));
+    const callId: string[] = [];
+    const callNum = new Float64Array(calls.length * CALL_NUMBERS);
+    const callLog = new Float64Array(calls.length * 2);
+    for (let i = 0; i < calls.length; i++) {
+      const c = calls[i]!;
+      if (i % 20_000 === 19_999) await yieldToLoop();
+      callId.push(c.id);
+      callNum.set([
+        runIndex.get(c.run)!, c.startedMs, t(c.tool), t(c.status), t(c.slots), c.bytes, c.blob, c.catOff, c.catLen, c.sub,
+        (c.finished ? 1 : 0) | (c.hasResult ? 2 : 0) | (c.ambiguous ? 4 : 0), 0,
+      ], i * CALL_NUMBERS);
+      callLog[i * 2] = c.logOff;
+      callLog[i * 2 + 1] = c.logLen;
+    }
+    const { keys: hashKeys, order } = await sortedHashes(calls);
+    const hashCalls = Uint32Array.from(order);
+    return { hashKeys, hashCalls, catalogId: this.catalogId, tenant: this.tenant, offset, built: this.built, table, runText, runNum, runSource, runProblems, callId, callNum, callLog };
+  }
+
+  /** Rebuilds the rows from columns, in slices (nothing else uses this catalog until `open` returns). */
+  private async importColumns(cols: CatalogColumns): Promise<void> {
+    const { table, runText, runNum, callNum, callLog } = cols;
+    const rows: RunRow[] = new Array<RunRow>(runText.id.length);
+    for (let i = 0; i < rows.length; i++) {
+      if (i % 20_000 === 19_999) await yieldToLoop();
+      const r = new RunRow(runText.id[i]!, ++this.seq);
+      const n = i * RUN_NUMBERS;
+      r.startedAt = runText.s[i]!;
+      r.label = runText.l[i] ?? undefined;
+      r.finishedAt = runText.f[i] ?? undefined;
+      r.status = (runText.st[i] ?? undefined) as RunFinishStatus | undefined;
+      r.startedMs = runNum[n]!; r.z = runNum[n + 1]!; r.m = runNum[n + 2]!; r.blobBytes = runNum[n + 3]!; r.callCount = runNum[n + 4]!;
+      r.profileHash = table[runNum[n + 5]!]!;
+      const flags = runNum[n + 6]!;
+      r.pinned = (flags & 1) !== 0; r.ok = (flags & 2) !== 0; r.tornTail = (flags & 4) !== 0;
+      r.source = cols.runSource[i];
+      r.problems = cols.runProblems[i] ?? NO_PROBLEMS;
+      rows[i] = r;
+      this.runs.set(r.id, r);
+    }
+    this.runOrder = rows;
+    const calls: CallRow[] = new Array<CallRow>(cols.callId.length);
+    for (let i = 0; i < calls.length; i++) {
+      if (i % 20_000 === 19_999) await yieldToLoop();
+      const n = i * CALL_NUMBERS;
+      const run = rows[callNum[n]!]!;
+      const c = new CallRow(run, cols.callId[i]!, ++this.seq);
+      c.startedMs = callNum[n + 1]!; c.tool = this.intern(table[callNum[n + 2]!]!); c.status = table[callNum[n + 3]!]!; c.slots = this.intern(table[callNum[n + 4]!]!);
+      c.bytes = callNum[n + 5]!; c.blob = callNum[n + 6]!; c.catOff = callNum[n + 7]!; c.catLen = callNum[n + 8]!; c.sub = callNum[n + 9]!;
+      const flags = callNum[n + 10]!;
+      c.finished = (flags & 1) !== 0; c.hasResult = (flags & 2) !== 0; c.ambiguous = (flags & 4) !== 0;
+      c.logOff = callLog[i * 2]!; c.logLen = callLog[i * 2 + 1]!;
+      run.addCall(c);
+      calls[i] = c;
+    }
+    this.callOrder = calls;
+    this.packedKeys = cols.hashKeys;
+    this.packedRows = Array.from(cols.hashCalls, (i) => calls[i]!);
+    this.runsSorted = this.callsSorted = true;
+    this.readOffset = cols.offset;
+    this.built = cols.built;
   }
 
   // ---- what queries read ---------------------------------------------------------------
@@ -584,9 +772,15 @@ export class Catalog {
 
   /** Finished calls whose handles include `handle` (candidates: the caller reads each record). */
   candidates(handle: string): CallRow[] {
-    const cur = this.byHash.get(crc32(handle));
-    const list = cur === undefined ? [] : Array.isArray(cur) ? cur : [cur];
-    return list.filter((c) => !c.dead && c.run.ok && c.handles().includes(handle));
+    const key = crc32(handle);
+    const cur = this.byHash.get(key);
+    const list = new Set(cur === undefined ? [] : Array.isArray(cur) ? cur : [cur]);
+    const keys = this.packedKeys;
+    let lo = 0;
+    let hi = keys.length;
+    while (lo < hi) { const mid = (lo + hi) >>> 1; if (keys[mid]! < key) lo = mid + 1; else hi = mid; }
+    for (let i = lo; i < keys.length && keys[i] === key; i++) list.add(this.packedRows[i]!);
+    return [...list].filter((c) => !c.dead && c.finished && c.run.ok && c.handles().includes(handle));
   }
 
   /** Reads the catalog lines of these calls back (one open), keyed by call row. */
@@ -627,4 +821,27 @@ function compareRuns(a: RunRow, b: RunRow): number {
 
 function compareCalls(a: CallRow, b: CallRow): number {
   return a.startedMs - b.startedMs || a.seq - b.seq;
+}
+
+/**
+ * The handle hashes of these calls' handles, sorted, with the index (in `calls`) of the
+ * call each belongs to. Key and index share one float (32 + 21 bits, exact) so the sort
+ * is the native numeric one, not a comparator over half a million entries.
+ */
+async function sortedHashes(calls: readonly CallRow[]): Promise<{ keys: Uint32Array; order: number[] }> {
+  const keys: number[] = [];
+  const owners: number[] = [];
+  for (let i = 0; i < calls.length; i++) {
+    const c = calls[i]!;
+    if (c.finished) for (const h of c.handles()) { keys.push(crc32(h)); owners.push(i); }
+    if (i % 20_000 === 19_999) await yieldToLoop();
+  }
+  let idx: number[];
+  if (keys.length < 2 ** 21) {
+    const packed = Float64Array.from(keys, (k, i) => k * 2 ** 21 + i).sort();
+    idx = Array.from(packed, (v) => v % 2 ** 21);
+  } else {
+    idx = Array.from(keys.keys()).sort((a, b) => keys[a]! - keys[b]!);
+  }
+  return { keys: Uint32Array.from(idx, (i) => keys[i]!), order: idx.map((i) => owners[i]!) };
 }

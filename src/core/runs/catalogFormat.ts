@@ -1,5 +1,5 @@
 /**
- * The catalog's file format (docs/architecture.md, "Catalog"): one append-only file per
+ * The catalog's file format (docs/architecture.md §6): one append-only file per
  * tenant, `<logsDir>/<tenant>/.catalog-v1`, whose lines index the run logs.
  *
  * Every line is written by one `write` on an O_APPEND descriptor as
@@ -34,6 +34,8 @@ export interface CallEntry {
   readonly st: string; readonly e?: string; readonly x?: number | null; readonly sg?: string | null; readonly to?: boolean; readonly ca?: boolean;
   /** Result bytes, bytes kept in blobs (result and attachments), result storage state, full sha256. */
   readonly b: number; readonly bb: number; readonly sto: string; readonly sha: string;
+  /** Manifest digest of the artifact a call names (`sto: 'artifact'`: its bytes live once, docs/contracts.md §2.9). */
+  readonly md?: string;
   /** Result handle minted. */
   readonly h?: boolean;
   readonly a: readonly AttachmentCell[];
@@ -61,7 +63,7 @@ export interface SnapEntry extends LogStamp {
   readonly pr: readonly LogProblem[]; readonly tt: boolean;
 }
 /** First line of the file. */
-export interface HeaderEntry { readonly k: 'hdr'; readonly v: 1; readonly tenant: string }
+export interface HeaderEntry { readonly k: 'hdr'; readonly v: 1; readonly tenant: string; /** Random: names this file (a checkpoint is only used with its own catalog). */ readonly id?: string }
 /** Written once the writer that created the file has indexed every log that existed. */
 export interface BuiltEntry { readonly k: 'built' }
 
@@ -131,7 +133,7 @@ export function entryOf(record: RunRecord, at: number, length: number): RecordEn
       return {
         k: 'cf', r: record.runId, c: record.callId, t: record.tool, s: record.startedAt, f: record.finishedAt, st: record.status,
         ...(record.error ? { e: record.error.code } : {}), ...exitOf(record),
-        b: record.resultBytes, bb, sto: record.stored, sha: record.sha256, ...(record.resultHandle ? { h: true } : {}),
+        b: record.resultBytes, bb, sto: record.stored, sha: record.sha256, ...(record.manifestDigest ? { md: record.manifestDigest } : {}), ...(record.resultHandle ? { h: true } : {}),
         a: record.attachments.map((a) => [a.name, a.slot, a.sizeBytes, a.stored] as const), o: at, n: length,
       };
     }

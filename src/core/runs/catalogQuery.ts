@@ -1,5 +1,5 @@
 /**
- * Listing from the catalog (docs/architecture.md, "Catalog"): pages of calls sorted and
+ * Listing from the catalog (docs/architecture.md §6): pages of calls sorted and
  * filtered in memory over the catalog's small rows, runs for pickers, run summaries.
  * Only the rows of the page are read back from the catalog file, and their runs are
  * checked against their logs first (a stale row is re-indexed, then the page is
@@ -127,7 +127,7 @@ function callSummaryOf(c: CallRow, e: CallEntry | CallStartEntry | undefined, is
     ...(e.e !== undefined ? { errorCode: e.e as CallErrorCode } : {}),
     ...(e.x !== undefined ? { exitCode: e.x } : {}), ...(e.sg !== undefined ? { signal: e.sg } : {}),
     ...(e.to ? { timedOut: true } : {}), ...(e.ca ? { cancelled: true } : {}),
-    resultBytes: e.b, stored: e.sto as StorageState, sha256Prefix: e.sha.slice(0, 12), ...(e.h ? { handle: `res_${e.c}` } : {}),
+    resultBytes: e.b, stored: e.sto as StorageState, sha256Prefix: e.sha.slice(0, 12), sha256: e.sha, ...(e.md ? { manifestDigest: e.md } : {}), ...(e.h ? { handle: `res_${e.c}` } : {}),
     attachments: e.a.map(([name, slot, sizeBytes, stored]) => ({ name, handle: `out_${e.c}_${slot}`, sizeBytes, stored: stored as StorageState })),
   };
 }

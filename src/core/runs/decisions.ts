@@ -32,7 +32,7 @@ export const DEFAULT_INLINE_ATTACHMENT_BYTES = 4 * 1024;
 /**
  * Per-stream capture cap of a command: none by default, so an output is kept whole while
  * the storage budget (retention) allows; a cap is an explicit setting (docs/contracts.md
- * §2.9).
+ * §2.10).
  */
 export const DEFAULT_CAPTURE_CAP_BYTES = Number.POSITIVE_INFINITY;
 

@@ -120,7 +120,7 @@ export function commandSummary(command: string, end: CommandEnd, views: readonly
   const shown = command.length > 200 ? `${command.slice(0, 200)}…` : command;
   // A failure comes first, so the result reads as an error (an MCP client sees isError).
   const lines = end.failure ? [`error: ${end.failure}`, `$ ${shown}`] : [`$ ${shown}`, endLine(end)];
-  // Bytes let go come right after any failure: no later line may suggest the output is whole (docs/contracts.md §2.9).
+  // Bytes let go come right after any failure: no later line may suggest the output is whole (docs/contracts.md §2.10).
   const lost = letGo(views);
   if (lost) lines.splice(end.failure ? 1 : 0, 0, lost);
   lines.push(...strayLines(end));

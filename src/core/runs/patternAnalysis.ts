@@ -1,5 +1,5 @@
 /**
- * Pure analysis of a `read_tool_output` pattern (docs/contracts.md §2.9): what
+ * Pure analysis of a `read_tool_output` pattern (docs/contracts.md §2.10): what
  * every match must contain and whether a match can cross a line. No I/O, no worker:
  * both the matching worker (`patternWorker.ts`) and tests import it. The answers are
  * sound by construction: a prefilter built on them can add work but never change the

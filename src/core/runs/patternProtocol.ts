@@ -1,7 +1,7 @@
 /**
  * The messages between `patternSearch.ts` (orchestration, main thread) and
  * `patternWorker.ts` (matching, worker thread): types (and the start mark) only, so neither side imports the
- * other's code. See docs/contracts.md §2.9.
+ * other's code. See docs/contracts.md §2.10.
  */
 
 /** The worker's `workerData`: the worker module wires its port only when started with it. */

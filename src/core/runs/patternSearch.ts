@@ -1,6 +1,6 @@
 /**
  * Pattern mode of `read_tool_output`, guarded against catastrophic backtracking: the
- * orchestration (docs/contracts.md §2.9). Pure pattern analysis lives in
+ * orchestration (docs/contracts.md §2.10). Pure pattern analysis lives in
  * `patternAnalysis.ts`, the matching in `patternWorker.ts` (its own bundle,
  * `dist/patternWorker.js`), the messages between them in `patternProtocol.ts`.
  *

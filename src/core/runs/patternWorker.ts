@@ -1,5 +1,5 @@
 /**
- * The matching side of pattern search (docs/contracts.md §2.9). Its own
+ * The matching side of pattern search (docs/contracts.md §2.10). Its own
  * esbuild entry (`dist/patternWorker.js`, see esbuild.js), started by
  * `patternSearch.ts` in a worker thread: a JavaScript regular expression cannot be
  * interrupted on the thread that runs it, so it must not run on the extension host's.
@@ -152,7 +152,7 @@ export class PatternMatcher {
   /**
    * Tests the window buf[ws, we) of a line (buf[0] is content offset `bOff`): the whole
    * line when it fits `maxLineBytes`, else one of its overlapping windows (see
-   * docs/contracts.md §2.9). A window after the first starts its search after
+   * docs/contracts.md §2.10). A window after the first starts its search after
    * one character of context (so `^` cannot match there and lookbehinds see the real
    * byte before); a non-final window only accepts a match that starts before the next
    * window and ends before its own end. True when the line matched.

@@ -14,7 +14,7 @@
  *   with a time budget; `total_matches` counts matching lines in the whole output;
  *   `offset`/`limit` page through the matches; `content` is one `<line_number>:<line>`
  *   per returned match (1-based, like `grep -n`) and `matches` gives each one's line
- *   number, byte offset and column (docs/contracts.md §2.9: long lines, binary).
+ *   number, byte offset and column (docs/contracts.md §2.10: long lines, binary).
  * - bytes: the window `[start, end)` with contract 1.3's rules in 1.3's order (window
  *   larger than `maxByteWindow`, bounds, digest, stored size, UTF-8 alignment);
  *   `content` is its text.
@@ -24,7 +24,7 @@
  * whole. `truncated` is true when anything remains after what was returned (more
  * lines, more matches, more bytes, or a cut line). Offset past the end is an empty
  * window with the real `total_lines`. Binary content: `binary: true`, no lines; a
- * pattern searches its bytes; a byte window is a hex dump (docs/contracts.md §2.9).
+ * pattern searches its bytes; a byte window is a hex dump (docs/contracts.md §2.10).
  */
 import { EvidenceError, ErrorText } from '../errors.js';
 import { locateLine, readVerified, totalNewlines, type Manifest, type RangeSource } from '../integrity.js';

@@ -73,7 +73,7 @@ export async function readRunLog(file: string, runId: string): Promise<ReadLogRe
 /**
  * Checks every line of a run log's bytes. Lines are split on the byte `\n` (never inside
  * a UTF-8 sequence), so each record's byte span is known (`spans`: the catalog points
- * at a record's line to read it back alone, docs/architecture.md "Catalog").
+ * at a record's line to read it back alone, docs/architecture.md §6).
  */
 export function parseRunLog(buf: Buffer, runId: string): ReadLogResult {
   const records: RunRecord[] = [];

@@ -4,7 +4,7 @@
  * (`run.ts`), command calls are `runCommand.ts`.
  *
  * Layout: run logs at `<logsDir>/<tenant>/<runId>.jsonl`, indexed by the tenant's catalog
- * `<logsDir>/<tenant>/.catalog-v1` (docs/architecture.md "Catalog"); bytes in the wired
+ * `<logsDir>/<tenant>/.catalog-v1` (docs/architecture.md §6); bytes in the wired
  * `BlobStore` under `{ tenant, runId, callId }` (results) and
  * `{ tenant, runId, callId: "<callId>.<slot>" }` (attachments), each with its manifest
  * sidecar (`verifiedBlobs.ts`).
@@ -25,7 +25,7 @@ import { ManifestCache, missingError, openVerified } from '../blobs/verifiedBlob
 import { EvidenceError } from '../errors.js';
 import { manifestOf, readVerified, streamVerified, verifyAll } from '../integrity.js';
 import { encodeUtf8 } from '../utf8.js';
-import { Catalog, type CallRow, type CatalogStats, type RunRow } from './catalog.js';
+import { Catalog, yieldToLoop, type CallRow, type CatalogStats, type RunRow } from './catalog.js';
 import { queryCalls, queryRuns, runStatusOf, summaryOf } from './catalogQuery.js';
 import { DEFAULT_CAPTURE_CAP_BYTES, DEFAULT_INLINE_ATTACHMENT_BYTES, DEFAULT_OFFLOAD_THRESHOLD_BYTES, DEFAULT_RUN_LIMITS, profileHash } from './decisions.js';
 import { accessDenied, type HandleEntry } from './handles.js';
@@ -149,11 +149,12 @@ export class RunStore implements RunStoreApi {
     for (let i = runs.length - 1; i >= 0; i--) {
       const r = runs[i]!;
       if (!r.dead && r.ok) out.push(summaryOf(r, this.tenant, this.isLive));
+      if (i % 10_000 === 0) await yieldToLoop();
     }
     return out;
   }
 
-  /** One page of calls, sorted and filtered from the catalog (docs/architecture.md "Catalog"). */
+  /** One page of calls, sorted and filtered from the catalog (docs/architecture.md §6). */
   queryCalls(query: CallQuery): Promise<CallPage> {
     return queryCalls(this.catalog, query, this.isLive);
   }
@@ -191,7 +192,9 @@ export class RunStore implements RunStoreApi {
       const record: RunRecord = { type: 'run_finished', runId: run.runId, finishedAt: nowIso(), status: 'interrupted' };
       // A torn last line (the writer died mid-append) is ended first so this record parses.
       await terminateTornTail(this.logPath(run.runId));
-      await this.recorded(run.runId, record, await appendRecord(this.logPath(run.runId), record));
+      const bytes = await appendRecord(this.logPath(run.runId), record);
+      await this.indexRecord(run.runId, record, bytes);
+      this.emit(run.runId, record);
       done.push(run.runId);
     }
     return done;

@@ -1,9 +1,9 @@
 /**
  * One pattern over every kept output of this tenant, newest call first
- * (docs/contracts.md §2.10): the core of `evidence_search` and of the inspector's search
+ * (docs/contracts.md §2.11): the core of `evidence_search` and of the inspector's search
  * box. Outputs are enumerated through the run store's call listing (`queryCalls`), each
  * searched by the same reader as `read_tool_output` (so positions, long lines, binary
- * content and time limits are §2.9's), and the matches are gathered until `limit`
+ * content and time limits are §2.10's), and the matches are gathered until `limit`
  * while every output still adds to the honest total.
  */
 import { EvidenceError } from '../errors.js';

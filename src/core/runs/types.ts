@@ -224,14 +224,18 @@ export interface CallSummary {
   /** Full result size (0 while unfinished). */
   readonly resultBytes: number;
   readonly stored?: StorageState;
-  /** First 12 hex digits of the result's sha256. */
+  /** First 12 hex digits of the result's sha256 (what a row shows). */
   readonly sha256Prefix?: string;
+  /** The result's whole sha256 (an `evidence_readFile` artifact is named by it). */
+  readonly sha256?: string;
   /** `res_<callId>` when the result was elided or offloaded. */
   readonly handle?: string;
   readonly attachments: readonly { readonly name: string; readonly handle: string; readonly sizeBytes: number; readonly stored: StorageState }[];
   /** The run's source (`tool` when its log predates sources). */
   readonly source: ListedRunSource;
   readonly runLabel?: string;
+  /** Manifest digest of the artifact the call names (its bytes live once, docs/contracts.md §2.9). */
+  readonly manifestDigest?: string;
 }
 
 /** A page request over every call of the tenant (`RunStore.queryCalls`). */
@@ -309,7 +313,7 @@ export interface ReadToolOutputArgs {
   readonly bytes?: { readonly start: number; readonly end: number };
 }
 
-/** One pattern match: where the matching line's first match is (docs/contracts.md §2.9). */
+/** One pattern match: where the matching line's first match is (docs/contracts.md §2.10). */
 export interface ReadToolOutputMatch {
   /** 1-based line number, like `grep -n`. */
   readonly line_number: number;
@@ -580,7 +584,7 @@ export interface RunStoreApi {
   setPinned(runId: string, pinned: boolean): Promise<void>;
   /** Retention: deletes oldest unpinned, not-running runs first. */
   prune(options: PruneOptions): Promise<PruneResult>;
-  /** One page of calls from the catalog, sorted and filtered (docs/architecture.md "Catalog"). */
+  /** One page of calls from the catalog, sorted and filtered (docs/architecture.md §6). */
   queryCalls(query: CallQuery): Promise<CallPage>;
   /** Runs whose id or label contains `text`, newest first, at most `limit`. */
   queryRuns(query: RunQuery): Promise<RunSummary[]>;

@@ -54,7 +54,7 @@ export class EvidenceFileWorkspace {
  */
 export async function readFileRecorded(
   workspace: EvidenceFileWorkspace,
-  stores: { readonly runs: Pick<RunStoreApi, 'tenant' | 'listRuns' | 'report'>; readonly artifacts: ArtifactStore },
+  stores: { readonly runs: Pick<RunStoreApi, 'tenant' | 'queryCalls'>; readonly artifacts: ArtifactStore },
   run: Pick<RunApi, 'recordResult' | 'recordArtifact'> | undefined,
   relPath: string,
   log: (line: string) => void = () => undefined,

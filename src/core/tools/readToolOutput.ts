@@ -81,7 +81,7 @@ export function readError(e: unknown, onUnexpected: (e: unknown) => void): strin
  * Reads a window once and shrinks the reply until its JSON fits the model limit;
  * `error: …` otherwise. Shrinking halves the returned lines or matches of the reply in
  * hand (never a second read: a pattern search over a large output runs once per call);
- * `signal` stops a pattern search (docs/contracts.md §2.9).
+ * `signal` stops a pattern search (docs/contracts.md §2.10).
  */
 export async function readFitted(runs: Pick<RunStoreApi, 'readToolOutput'>, args: ReadToolOutputArgs, maxRangeBytes: number, onUnexpected: (e: unknown) => void, signal?: AbortSignal): Promise<string> {
   const b = args.bytes;

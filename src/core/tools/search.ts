@@ -1,5 +1,5 @@
 /**
- * `evidence_search` (docs/contracts.md §2.10): one pattern over every kept output of this
+ * `evidence_search` (docs/contracts.md §2.11): one pattern over every kept output of this
  * workspace, newest first, through the core's `searchAllOutputs`. The reply is its JSON,
  * fitted under 8 KiB by keeping fewer matches (the search runs once; `total_matches`
  * stays the full count and `truncated` says more exist).

@@ -16,8 +16,14 @@ export function toRunDto(r: RunSummary): RunDto {
   return {
     runId: r.runId, ...(r.label !== undefined ? { label: r.label } : {}), startedAt: r.startedAt,
     ...(r.finishedAt !== undefined ? { finishedAt: r.finishedAt } : {}),
-    status: r.status, pinned: r.pinned, callCount: r.callCount, totalBytes: r.totalBytes,
+    status: r.status, pinned: r.pinned, callCount: r.callCount, totalBytes: r.totalBytes, source: sourceLabel(r.source),
   };
+}
+
+/** Who started a run, in one word (`hook:claude`); older logs have no source and were tool runs. */
+export function sourceLabel(source: RunSummary['source']): string {
+  if (!source) return 'tool';
+  return source.kind === 'hook' && source.agent ? `hook:${source.agent}` : source.kind;
 }
 
 /** Compact JSON of the arguments, cut to one short line. */

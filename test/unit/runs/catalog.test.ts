@@ -3,7 +3,8 @@ import { execFile } from 'node:child_process';
 import { appendFileSync, existsSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { CATALOG_FILE, decodeLine } from '../../../src/core/runs/catalogFormat.js';
+import { Catalog } from '../../../src/core/runs/catalog.js';
+import { CATALOG_FILE, decodeLine, type CatalogEntry } from '../../../src/core/runs/catalogFormat.js';
 import type { RunStore } from '../../../src/core/runs/runStore.js';
 import type { CallSummary } from '../../../src/core/runs/types.js';
 import { openStore, rejectsWith, scratch } from './helpers.js';
@@ -14,27 +15,28 @@ const SMALL = { limits: { largeResultBytes: 4, previewBytes: 4 } };
 const WRITER = path.join(__dirname, 'fixtures', 'catalogWriter.ts');
 
 /** Every line of the catalog file: each must pass its checksum. */
-function catalogLines(dir: string): { valid: number; bad: number; kinds: string[] } {
+function catalogLines(dir: string): { valid: number; bad: number; kinds: string[]; entries: CatalogEntry[] } {
   const buf = readFileSync(path.join(dir, 'logs', 'tenant-a', CATALOG_FILE));
   let valid = 0;
   let bad = 0;
   const kinds: string[] = [];
+  const entries: CatalogEntry[] = [];
   let i = 0;
   while (i < buf.length) {
     const next = buf.indexOf(10, i + 1);
     const end = next < 0 ? buf.length : next;
     const e = decodeLine(buf, i + 1, end);
-    if (e) { valid++; kinds.push(e.k); } else bad++;
+    if (e) { valid++; kinds.push(e.k); entries.push(e); } else bad++;
     i = end;
   }
-  return { valid, bad, kinds };
+  return { valid, bad, kinds, entries };
 }
 
 async function readAll(store: RunStore, handles: readonly { handle: string; text: string }[]): Promise<void> {
   for (const h of handles) assert.equal((await store.readToolOutput({ handle: h.handle })).content, h.text, h.handle);
 }
 
-describe('catalog: an index of runs, calls and handles (docs/architecture.md "Catalog")', () => {
+describe('catalog: an index of runs, calls and handles (docs/architecture.md §6)', () => {
   let dir: string; let cleanup: () => void;
   beforeEach(() => ({ dir, cleanup } = scratch('catalog')));
   afterEach(() => cleanup());
@@ -51,7 +53,8 @@ describe('catalog: an index of runs, calls and handles (docs/architecture.md "Ca
     assert.equal(b.catalogStats().reindexed, 0);
     assert.equal(b.catalogStats().rebuilt, false);
     // header, built, run, call started, call finished, run finished
-    assert.deepEqual(catalogLines(dir), { valid: 6, bad: 0, kinds: ['hdr', 'built', 'run', 'cs', 'cf', 'fin'] });
+    const lines = catalogLines(dir);
+    assert.deepEqual([lines.valid, lines.bad, lines.kinds], [6, 0, ['hdr', 'built', 'run', 'cs', 'cf', 'fin']]);
   });
 
   it('two processes and this one append the same catalog at once: every line whole, every handle resolves', async function () {
@@ -81,12 +84,26 @@ describe('catalog: an index of runs, calls and handles (docs/architecture.md "Ca
     assert.equal(fresh.catalogStats().reindexed, 0);
     assert.equal(fresh.catalogStats().damagedLines, 0);
     // Every record has its line (a store that opened while another's run was mid-append may add a snap of it).
-    assert.ok(myRuns > 15);
     const lines = catalogLines(dir);
-    const count = (k: string): number => lines.kinds.filter((x) => x === k).length;
+    // The appends overlapped: lines of this process lie between the first and last line of each other one.
+    const owner = new Map<string, string>();
+    for (const e of lines.entries) if (e.k === 'run') owner.set(e.r, e.l!.split('-')[0]!);
+    const who = lines.entries.map((e) => ('r' in e ? owner.get(e.r) : undefined));
+    for (const p of ['p1', 'p2']) {
+      const between = who.slice(who.indexOf(p), who.lastIndexOf(p));
+      assert.ok(between.includes('me'), `no line of this process between ${p}'s first and last`);
+    }
+    // Each record is indexed by its own line, or inside a snap when its writer found the run re-indexed meanwhile.
+    const covered = (k: string): number => {
+      const keys = new Set<string>();
+      for (const e of lines.entries) {
+        for (const x of e.k === 'snap' ? e.e : [e]) if (x.k === k) keys.add(`${'r' in x ? x.r : ''}/${'c' in x ? x.c : ''}`);
+      }
+      return keys.size;
+    };
     const runs = myRuns + 30;
-    assert.deepEqual([lines.bad, count('hdr'), count('built'), count('run'), count('cs'), count('cf'), count('fin')], [0, 1, 1, runs, runs * 4, runs * 4, runs]);
-    assert.equal(lines.valid, 2 + runs * 10 + count('snap'));
+    assert.deepEqual([lines.bad, lines.kinds.filter((k) => k === 'hdr' || k === 'built').length], [0, 2]);
+    assert.deepEqual(['run', 'cs', 'cf', 'fin'].map(covered), [runs, runs * 4, runs * 4, runs]);
     const page = await fresh.queryCalls({ offset: 0, limit: 1000, tool: 'tool-p2' });
     assert.equal(page.total, 60);
     assert.deepEqual(new Set(page.rows.map((c) => c.handle)), new Set(theirs.filter((h) => h.text.startsWith('p2')).map((h) => h.handle)));
@@ -205,7 +222,7 @@ describe('catalog: an index of runs, calls and handles (docs/architecture.md "Ca
     const cmd = newest.rows.find((r) => r.callId === c3.callId)!;
     assert.deepEqual({ ...cmd, startedAt: 'T', finishedAt: 'T' }, {
       runId: r2.runId, callId: c3.callId, tool: 'run_command', source: { kind: 'tool' }, runLabel: 'test', startedAt: 'T', finishedAt: 'T',
-      status: 'ok', exitCode: 3, signal: null, resultBytes: c3.record.resultBytes, stored: 'inline', sha256Prefix: c3.record.sha256.slice(0, 12),
+      status: 'ok', exitCode: 3, signal: null, resultBytes: c3.record.resultBytes, stored: 'inline', sha256Prefix: c3.record.sha256.slice(0, 12), sha256: c3.record.sha256,
       handle: c3.handle, attachments: c3.record.attachments.map((a) => ({ name: a.name, handle: a.handle, sizeBytes: a.sizeBytes, stored: a.stored })),
     });
     assert.deepEqual(newest.rows.find((r) => r.callId === c2.callId)!.errorCode, 'tool_error');
@@ -242,5 +259,50 @@ describe('catalog: an index of runs, calls and handles (docs/architecture.md "Ca
     // Budget: the oldest unpinned, not running run goes first; none is left to delete here.
     const res = await store.prune({ maxBytes: 1, sliceRuns: 1 });
     assert.deepEqual([res.deletedRuns, res.more], [[], true]);
+  });
+
+  it('a checkpoint starts a new store from columns plus the lines after it, and never changes an answer', async () => {
+    const lag = Catalog.checkpointLagBytes;
+    Catalog.checkpointLagBytes = 1;
+    try {
+      const a = await openStore(dir, SMALL);
+      const handles: { handle: string; text: string }[] = [];
+      for (let i = 0; i < 5; i++) {
+        const r = await a.startRun({ label: `r${i}`, pinned: i === 1 });
+        handles.push({ handle: (await r.recordResult(`tool${i % 2}`, {}, `result number ${i}`)).handle!, text: `result number ${i}` });
+        if (i !== 4) await r.finish('failed');
+      }
+      await a.catalogSettled();
+      const ckpt = path.join(dir, 'logs', 'tenant-a', `${CATALOG_FILE}.ckpt`);
+      assert.ok(existsSync(ckpt));
+      Catalog.checkpointLagBytes = Number.MAX_SAFE_INTEGER;
+      // Lines after the checkpoint: another run and a pin.
+      const late = await a.startRun({ label: 'late' });
+      handles.push({ handle: (await late.recordResult('tool9', {}, 'after the checkpoint')).handle!, text: 'after the checkpoint' });
+      await a.setPinned(late.runId, true);
+      const views = async (): Promise<unknown> => {
+        const s = await openStore(dir, SMALL);
+        await readAll(s, handles);
+        return [await s.queryCalls({ offset: 0, limit: 50 }), await s.queryCalls({ offset: 1, limit: 3, order: 'largest' }), await s.queryRuns({ limit: 50 })];
+      };
+      const fromCheckpoint = await views();
+      const bytes = readFileSync(ckpt);
+      rmSync(ckpt);
+      const fromLines = await views();
+      assert.deepEqual(fromCheckpoint, fromLines);
+      // A damaged checkpoint is ignored.
+      bytes[40] = bytes[40]! ^ 0xff;
+      writeFileSync(ckpt, bytes);
+      assert.deepEqual(await views(), fromLines);
+      // A checkpoint of another catalog file (this one rebuilt) is ignored: the deleted run stays deleted.
+      bytes[40] = bytes[40]! ^ 0xff;
+      writeFileSync(ckpt, bytes);
+      rmSync(a.logPath(late.runId));
+      rmSync(path.join(dir, 'logs', 'tenant-a', CATALOG_FILE));
+      const rebuilt = await openStore(dir, SMALL);
+      assert.deepEqual((await rebuilt.queryRuns({ limit: 50 })).map((r) => r.label), ['r4', 'r3', 'r2', 'r1', 'r0']);
+    } finally {
+      Catalog.checkpointLagBytes = lag;
+    }
   });
 });

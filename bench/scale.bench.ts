@@ -1,0 +1,279 @@
+/**
+ * Scale (issue 13): a heavy user's year of evidence in one workspace's storage.
+ *
+ * Seeds 1,000 / 10,000 / 100,000 runs (`BENCH_SCALE_SIZES=1000,10000` to choose) with a
+ * realistic mix: one run in three has two calls (1,334 calls per 1,000 runs), every call
+ * a `run_command` with stdout, stderr and exit value; one call in ten printed 2.3 MB to
+ * stdout, kept as a blob plus its manifest (identical large outputs are hard links of one
+ * real recording, so the disk stays small). The records are clones of a real recording
+ * (same bytes, new ids and times), the catalog lines are what the recorder appends.
+ *
+ * Then, in a NEW Node process per size (what an MCP server or the CLI pays; the
+ * extension host runs the same core path: RunStore.open, artifact re-registration, the
+ * first read): open to first tool answer, the largest event-loop stall while opening and
+ * answering (a ping every 100 ms), handle hit and miss (medians), first and repeated
+ * `queryCalls` page (what the inspector's host asks for) and `listRuns`, retention over
+ * every run in slices (1% of runs past the age limit), heap and RSS growth, files in
+ * storage. Baseline in the same run (1k and 10k only): what opening cost before the
+ * catalog — reading and parsing every run log — and a catalog rebuild from the logs.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { closeSync, fstatSync, linkSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeSync } from 'node:fs';
+import * as path from 'node:path';
+import { ArtifactStore } from '../src/core/artifacts.js';
+import { FsBlobStore } from '../src/core/blobs/fsBlobStore.js';
+import { MANIFEST_SUFFIX } from '../src/core/blobs/verifiedBlobs.js';
+import { CATALOG_FILE, encodeLine, entryOf, type CatalogEntry } from '../src/core/runs/catalogFormat.js';
+import { readRunLog } from '../src/core/runs/runLog.js';
+import { RunStore } from '../src/core/runs/runStore.js';
+import { reregisterArtifacts } from '../src/core/tools/artifactRecords.js';
+import type { CallFinishedRecord, RunRecord } from '../src/core/runs/types.js';
+import { median, report, scratchDir } from './util.js';
+
+const TENANT = 'bench-tenant';
+const DAY = 86_400_000;
+const LARGE_BYTES = 2_300_000;
+
+interface Layout { readonly logsDir: string; readonly blobsDir: string; readonly artifactsDir: string }
+
+function layoutOf(dir: string): Layout {
+  return { logsDir: path.join(dir, 'logs'), blobsDir: path.join(dir, 'blobs'), artifactsDir: path.join(dir, 'artifacts') };
+}
+
+/** One real recording of a small and a large command: the records every seeded run clones. */
+async function template(dir: string): Promise<{ small: CallFinishedRecord; large: CallFinishedRecord; runId: string; token: string; layout: Layout }> {
+  const layout = layoutOf(dir);
+  const store = await RunStore.open({ logsDir: layout.logsDir, tenant: TENANT, blobs: await FsBlobStore.open(layout.blobsDir) });
+  const run = await store.startRun({ label: 'template' });
+  const small = await run.runCommand('echo "compiled 12 files in 840 ms"; echo "warning: unused import" >&2', { cwd: dir });
+  const large = await run.runCommand(`yes 'test 0042 passed: parser handles nested quotes and escapes in 3 ms' | head -c ${LARGE_BYTES}`, { cwd: dir });
+  await run.finish();
+  const token = small.callId.split('-')[0]!;
+  return { small: small.record, large: large.record, runId: run.runId, token, layout };
+}
+
+/** A template record re-addressed to another run, call and time (JSON text substitution keeps every other byte). */
+function retarget<T extends RunRecord>(r: T, fromRun: string, fromToken: string, runId: string, token: string, at: string): T {
+  const text = JSON.stringify(r).split(fromRun).join(runId).split(`${fromToken}-`).join(`${token}-`);
+  const v = JSON.parse(text) as Record<string, unknown>;
+  for (const k of ['startedAt', 'finishedAt', 'at']) if (k in v) v[k] = at;
+  return v as unknown as T;
+}
+
+/** Seeds `n` runs; returns a sample of handles (small and large) and the count of files created. */
+async function seed(dir: string, n: number): Promise<{ handles: string[]; files: number; calls: number; seconds: number }> {
+  const t0 = performance.now();
+  const tpl = await template(path.join(dir, 'template'));
+  const layout = layoutOf(dir);
+  const logs = path.join(layout.logsDir, TENANT);
+  mkdirSync(logs, { recursive: true });
+  mkdirSync(layout.artifactsDir, { recursive: true });
+  const catalogFd = openSync(path.join(logs, CATALOG_FILE), 'wx');
+  writeSync(catalogFd, encodeLine({ k: 'hdr', v: 1, tenant: TENANT, id: randomBytes(8).toString('hex') }));
+  writeSync(catalogFd, encodeLine({ k: 'built' }));
+  const tplBlobs = path.join(tpl.layout.blobsDir, TENANT, tpl.runId);
+  const largeSlot = `${tpl.large.callId}.stdout`;
+  const now = Date.now();
+  // 1% of the runs are past the 30-day age limit; the rest span the last 29 days.
+  const old = Math.max(1, Math.floor(n / 100));
+  const handles: string[] = [];
+  let calls = 0;
+  let pending: Buffer[] = [];
+  const profile = (JSON.parse(readFileSync(path.join(tpl.layout.logsDir, TENANT, `${tpl.runId}.jsonl`), 'utf8').split('\n')[0]!) as { profileHash: string }).profileHash;
+  for (let i = 0; i < n; i++) {
+    const startedMs = i < old ? now - 40 * DAY + i * 1000 : now - 29 * DAY + Math.floor(((i - old) / (n - old)) * 29 * DAY);
+    const at = new Date(startedMs).toISOString();
+    const token = i.toString(16).padStart(10, '0');
+    const runId = `run-${at.replace(/[-:]/g, '').replace(/\.\d+Z$/, '')}-${token}`;
+    const records: RunRecord[] = [{ type: 'run_started', runId, tenant: TENANT, startedAt: at, profileHash: profile, label: `task ${i}` }];
+    const nCalls = i % 3 === 0 ? 2 : 1;
+    for (let c = 0; c < nCalls; c++) {
+      const large = calls % 10 === 9;
+      calls++;
+      const src = large ? tpl.large : tpl.small;
+      const fin = retarget(src, tpl.runId, tpl.token, runId, token, at);
+      const callId = `${token}-${c + 1}`;
+      const fixed = { ...fin, callId, resultHandle: fin.resultHandle ? `res_${callId}` : undefined, attachments: fin.attachments.map((a) => ({ ...a, handle: `out_${callId}_${a.slot}` })) };
+      if (!fixed.resultHandle) delete (fixed as { resultHandle?: string }).resultHandle;
+      records.push({ type: 'call_started', runId, callId, tool: fin.tool, arguments: fin.arguments, startedAt: at }, fixed as CallFinishedRecord);
+      if (large) {
+        const blobDir = path.join(layout.blobsDir, TENANT, runId);
+        mkdirSync(blobDir, { recursive: true });
+        for (const suffix of ['', MANIFEST_SUFFIX]) linkSync(path.join(tplBlobs, `${largeSlot}${suffix}`), path.join(blobDir, `${callId}.stdout${suffix}`));
+        if (handles.length < 400 && i % 7 === 0) handles.push(`out_${callId}_stdout`);
+      } else if (handles.length < 400 && i % 5 === 0) handles.push(`out_${callId}_stdout`);
+    }
+    records.push({ type: 'run_finished', runId, finishedAt: at, status: 'completed' });
+    // The log, then the catalog lines the recorder would have appended for it.
+    const lines = records.map((r) => Buffer.from(`${JSON.stringify(r)}\n`));
+    const file = path.join(logs, `${runId}.jsonl`);
+    const fd = openSync(file, 'wx');
+    writeSync(fd, Buffer.concat(lines));
+    const st = fstatSync(fd);
+    closeSync(fd);
+    let off = 0;
+    for (const [k, r] of records.entries()) {
+      const len = lines[k]!.length;
+      pending.push(encodeLine({ ...entryOf(r, off, len - 1), z: st.size, m: st.mtimeMs } as CatalogEntry));
+      off += len;
+    }
+    if (pending.length > 4096) { writeSync(catalogFd, Buffer.concat(pending)); pending = []; }
+  }
+  writeSync(catalogFd, Buffer.concat(pending));
+  closeSync(catalogFd);
+  rmSync(path.join(dir, 'template'), { recursive: true, force: true });
+  const files = Number(execFileSync('sh', ['-c', `find "${dir}" | wc -l`]).toString().trim());
+  return { handles, files, calls, seconds: (performance.now() - t0) / 1000 };
+}
+
+/** Largest delay of a 100 ms ping while `fn` runs. */
+async function withStallMonitor<T>(fn: () => Promise<T>): Promise<{ value: T; stallMs: number }> {
+  let last = performance.now();
+  let worst = 0;
+  const timer = setInterval(() => {
+    const t = performance.now();
+    worst = Math.max(worst, t - last - 100);
+    last = t;
+  }, 100);
+  try {
+    const value = await fn();
+    const t = performance.now();
+    worst = Math.max(worst, t - last - 100);
+    return { value, stallMs: Math.max(0, worst) };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+async function ms(fn: () => Promise<unknown>): Promise<number> {
+  const t = performance.now();
+  await fn();
+  return performance.now() - t;
+}
+
+/** The measuring process: opens the seeded storage as a fresh front end would. */
+async function probe(dir: string, handles: string[]): Promise<void> {
+  const gc = (globalThis as { gc?: () => void }).gc!;
+  gc();
+  const heap0 = process.memoryUsage().heapUsed;
+  const rss0 = process.memoryUsage.rss();
+  let rssPeak = rss0;
+  const rssTimer = setInterval(() => { rssPeak = Math.max(rssPeak, process.memoryUsage.rss()); }, 20);
+  const layout = layoutOf(dir);
+  const out: Record<string, number> = {};
+  let store!: RunStore;
+  const first = await withStallMonitor(async () => {
+    const t = performance.now();
+    store = await RunStore.open({ logsDir: layout.logsDir, tenant: TENANT, blobs: await FsBlobStore.open(layout.blobsDir) });
+    const artifacts = await ArtifactStore.open(layout.artifactsDir, { tenant: TENANT });
+    await reregisterArtifacts({ runs: store, artifacts }, () => undefined);
+    out.openMs = performance.now() - t;
+    const r = await store.readToolOutput({ handle: handles[0]!, limit: 5 });
+    if (!r.content.includes('compiled') && !r.content.includes('passed')) throw new Error('first answer has the wrong bytes');
+    out.firstAnswerMs = performance.now() - t;
+    await store.catalogSettled();
+    out.settledMs = performance.now() - t;
+  });
+  out.startStallMs = first.stallMs;
+  if (process.argv[5] === '--cold') {
+    // The first open of a store without a checkpoint (after an upgrade); it leaves one behind.
+    clearInterval(rssTimer);
+    process.stdout.write(`${JSON.stringify(out)}\n`);
+    return;
+  }
+  const hits: number[] = [];
+  for (const h of handles.slice(1, 42)) hits.push(await ms(() => store.readToolOutput({ handle: h, limit: 5 })));
+  out.hitMs = median(hits);
+  const misses: number[] = [];
+  for (let i = 0; i < 21; i++) misses.push(await ms(() => store.readToolOutput({ handle: `res_ffffffffff-${i}` }).catch(() => undefined)));
+  out.missMs = median(misses);
+  out.pageFirstMs = await ms(() => store.queryCalls({ offset: 0, limit: 100 }));
+  out.pageAgainMs = await ms(() => store.queryCalls({ offset: 0, limit: 100 }));
+  out.pageFilteredMs = await ms(() => store.queryCalls({ offset: 0, limit: 100, outcome: 'failed', order: 'largest' }));
+  out.runPickerMs = await ms(() => store.queryRuns({ text: 'task 4', limit: 50 }));
+  const list1 = await withStallMonitor(() => ms(() => store.listRuns()));
+  out.listRunsFirstMs = list1.value;
+  out.listRunsStallMs = list1.stallMs;
+  out.listRunsAgainMs = await ms(() => store.listRuns());
+  gc();
+  out.heapGrowthMB = (process.memoryUsage().heapUsed - heap0) / 1048576;
+  const retention = await withStallMonitor(async () => {
+    const t = performance.now();
+    let cursor: string | undefined;
+    let deleted = 0;
+    do {
+      const r = await store.prune({ maxAgeMs: 30 * DAY, maxBytes: Number.MAX_SAFE_INTEGER, sliceRuns: 200, ...(cursor !== undefined ? { cursor } : {}) });
+      deleted += r.deletedRuns.length;
+      cursor = r.more ? r.cursor : undefined;
+      if (cursor) await new Promise((resolve) => setTimeout(resolve, 0));
+    } while (cursor);
+    return { deleted, ms: performance.now() - t };
+  });
+  out.retentionMs = retention.value.ms;
+  out.retentionDeleted = retention.value.deleted;
+  out.retentionStallMs = retention.stallMs;
+  clearInterval(rssTimer);
+  out.rssPeakGrowthMB = (rssPeak - rss0) / 1048576;
+  out.catalogMB = store.catalogStats().fileBytes / 1048576;
+  process.stdout.write(`${JSON.stringify(out)}\n`);
+}
+
+/** Before the catalog: opening read and parsed every run log (RunStore.readRun for each). */
+async function parseEveryLog(dir: string): Promise<number> {
+  const logs = path.join(layoutOf(dir).logsDir, TENANT);
+  const t = performance.now();
+  for (const name of readdirSync(logs)) if (name.endsWith('.jsonl')) await readRunLog(path.join(logs, name), name.slice(0, -6));
+  return performance.now() - t;
+}
+
+async function main(): Promise<void> {
+  if (process.argv[2] === '--probe') { await probe(process.argv[3]!, JSON.parse(process.argv[4]!) as string[]); return; }
+  const sizes = (process.env.BENCH_SCALE_SIZES ?? '1000,10000,100000').split(',').map(Number);
+  console.log('open = RunStore.open + artifact re-registration (core path of activation and of an MCP server start), in a new Node process');
+  for (const n of sizes) {
+    const { dir, cleanup } = scratchDir(`scale-${n}`);
+    try {
+      const s = await seed(dir, n);
+      console.log(`\n--- ${n.toLocaleString('en')} runs, ${s.calls.toLocaleString('en')} calls (seeded in ${s.seconds.toFixed(1)} s)`);
+      const probeIn = (cold: boolean): Record<string, number> => {
+        const child = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', __filename, '--probe', dir, JSON.stringify(s.handles), ...(cold ? ['--cold'] : [])], { encoding: 'utf8', maxBuffer: 1 << 20 });
+        if (child.status !== 0) throw new Error(`probe failed: ${child.stderr}`);
+        return JSON.parse(child.stdout.trim().split('\n').pop()!) as Record<string, number>;
+      };
+      const f = (x: number | undefined, d = 1): string => (x ?? NaN).toFixed(d);
+      const cold = probeIn(true);
+      report('first open ever (no checkpoint yet) to first answer (ms)', f(cold.firstAnswerMs));
+      report('  its largest event-loop stall (ms)', f(cold.startStallMs));
+      const r = probeIn(false);
+      report('open to first tool answer, usual case (ms)', f(r.firstAnswerMs), '< 1000');
+      report('  of which open and artifact re-registration (ms)', f(r.openMs));
+      report('  background check of the catalog done after (ms)', f(r.settledMs));
+      report('largest event-loop stall, open to first answer (ms)', f(r.startStallMs), '< 100');
+      report('handle hit, median of 41 (ms)', f(r.hitMs, 2), '< 10');
+      report('handle miss, median of 21 (ms)', f(r.missMs, 2), '< 10');
+      report('queryCalls first page of 100, first / again (ms)', `${f(r.pageFirstMs)} / ${f(r.pageAgainMs)}`, '< 300');
+      report('queryCalls failed-only, largest first (ms)', f(r.pageFilteredMs));
+      report('queryRuns picker search (ms)', f(r.runPickerMs));
+      report('listRuns (every run, each log stat\'ed) first / again (ms)', `${f(r.listRunsFirstMs)} / ${f(r.listRunsAgainMs)}`);
+      report('  largest stall during listRuns (ms)', f(r.listRunsStallMs));
+      report(`retention over every run in slices of 200 (ms), ${r.retentionDeleted} deleted`, f(r.retentionMs));
+      report('  largest stall during retention (ms)', f(r.retentionStallMs), '< 100');
+      report('heap growth after open and queries (MB)', f(r.heapGrowthMB), '< 100');
+      report('peak RSS growth (MB)', f(r.rssPeakGrowthMB));
+      report('catalog file (MB)', f(r.catalogMB));
+      report('files and folders in storage', `${s.files.toLocaleString('en')} (${(s.files / s.calls).toFixed(2)} per call)`);
+      if (n <= 10_000) {
+        report('baseline: read and parse every run log (old open) (ms)', f(await parseEveryLog(dir)));
+        rmSync(path.join(layoutOf(dir).logsDir, TENANT, CATALOG_FILE));
+        const t = performance.now();
+        await RunStore.open({ logsDir: layoutOf(dir).logsDir, tenant: TENANT });
+        report('catalog rebuilt from the logs (one-time migration) (ms)', f(performance.now() - t));
+      }
+    } finally {
+      cleanup();
+    }
+  }
+}
+
+void main().catch((e: unknown) => { console.error(e); process.exit(1); });

@@ -1,0 +1,94 @@
+/**
+ * Accessibility of the Evidence Inspector, measured in the real workbench: axe-core
+ * (pinned devDependency) is evaluated inside the panel's own frame (through the
+ * browser's debugging protocol, so the panel's CSP stays as strict as it ships) in the
+ * light, dark, high-contrast and high-contrast-light themes, with a failed call
+ * selected, a window fetched and a pattern match shown. No serious or critical
+ * violation may remain; every finding is printed.
+ */
+import * as assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import type { Frame, FrameLocator } from 'playwright-core';
+import type { Workbench } from '../harness/workbench.js';
+import { closeWorkbench, openWorkbench } from './session.js';
+
+const fixtures = path.join(__dirname, 'fixtures', 'workspace');
+const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+interface Finding { id: string; impact: string; nodes: number; targets: string[]; summary: string }
+
+/** Theme setting → the class VS Code puts on the webview's body. */
+const themes: readonly [string, string][] = [
+  ['Default Light Modern', 'vscode-light'],
+  ['Default Dark Modern', 'vscode-dark'],
+  ['Default High Contrast', 'vscode-high-contrast'],
+  ['Default High Contrast Light', 'vscode-high-contrast-light'],
+];
+
+describe('Inspector accessibility (axe-core) in a real workbench', function () {
+  this.timeout(300_000);
+  let wb: Workbench;
+  let view: FrameLocator;
+
+  /** The panel's content frame as a Frame (axe is evaluated in it). */
+  async function panelFrame(): Promise<Frame> {
+    const outer = await (await wb.page.locator('iframe.webview.ready').elementHandle())!.contentFrame();
+    const inner = await (await outer!.locator('iframe#active-frame').elementHandle())!.contentFrame();
+    return inner!;
+  }
+
+  async function axe(): Promise<Finding[]> {
+    const frame = await panelFrame();
+    return await frame.evaluate(`${axeSource}
+      ;axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({
+        id: v.id, impact: v.impact || 'none', nodes: v.nodes.length,
+        targets: v.nodes.slice(0, 4).map((n) => n.target.join(' ')),
+        summary: (v.nodes[0] && v.nodes[0].failureSummary || '').split('\\n').slice(0, 3).join(' '),
+      })))`) as Finding[];
+  }
+
+  before(async () => {
+    wb = await openWorkbench({ label: 'a11y', workspaceTemplate: fixtures, colorTheme: 'Default Light Modern' });
+    view = wb.webview();
+  });
+  after(async () => {
+    await closeWorkbench(wb);
+  });
+
+  it('has no serious or critical axe violation in light, dark and both high-contrast themes', async () => {
+    // The empty panel first (nothing recorded yet).
+    await wb.runCommand('Bounded Evidence: Open Inspector');
+    await view.locator('#list-summary', { hasText: /^0 of 0 calls$/ }).waitFor({ timeout: 30_000 });
+    const empty = (await axe()).filter((f) => f.impact === 'serious' || f.impact === 'critical');
+    console.log(`    empty panel: ${empty.length === 0 ? 'no serious or critical violations' : JSON.stringify(empty)}`);
+    assert.deepEqual(empty, []);
+    await wb.runCommand('Bounded Evidence: Run Command and Capture');
+    const input = wb.page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible' });
+    await input.fill(`node -e "for (let i = 0; i < 300; i++) console.log('line ' + i); console.error('bad'); process.exit(2)"`);
+    await input.press('Enter');
+    await view.locator('#detail-outcome', { hasText: 'exit 2' }).waitFor({ timeout: 60_000 });
+    await view.locator('#window .wline').first().waitFor();
+    await view.locator('vscode-tab-header', { hasText: 'Pattern' }).click();
+    await view.locator('#pattern input').fill('line 1\\d\\d');
+    await view.locator('#pattern input').press('Enter');
+    await view.locator('#match-info', { hasText: 'Match 1 of 100' }).waitFor();
+    await view.locator('#window .wline[aria-current="true"]').waitFor();
+    const serious: string[] = [];
+    for (const [theme, bodyClass] of themes) {
+      writeFileSync(path.join(wb.workspaceDir, '.vscode', 'settings.json'), JSON.stringify({ 'workbench.colorTheme': theme }, null, 2));
+      await view.locator(`body.${bodyClass}`).waitFor({ timeout: 30_000 });
+      await wb.page.waitForTimeout(500);
+      const found = await axe();
+      const byImpact = found.reduce<Record<string, number>>((m, f) => ({ ...m, [f.impact]: (m[f.impact] ?? 0) + f.nodes }), {});
+      console.log(`    ${theme}: ${found.length === 0 ? 'no violations' : JSON.stringify(byImpact)}`);
+      for (const f of found) {
+        console.log(`      ${f.impact} ${f.id} ×${f.nodes}: ${f.targets.join(' | ')} — ${f.summary}`);
+        if (f.impact === 'serious' || f.impact === 'critical') serious.push(`${theme}: ${f.id} (${f.targets.join(' | ')})`);
+      }
+      await wb.screenshot(`a11y-${bodyClass}`);
+    }
+    assert.deepEqual(serious, []);
+  });
+});
