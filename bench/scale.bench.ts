@@ -263,7 +263,7 @@ async function main(): Promise<void> {
       report('peak RSS growth (MB)', f(r.rssPeakGrowthMB));
       report('catalog file (MB)', f(r.catalogMB));
       report('files and folders in storage', `${s.files.toLocaleString('en')} (${(s.files / s.calls).toFixed(2)} per call)`);
-      if (n <= 10_000) {
+      if (n <= 10_000 && !process.env.BENCH_SCALE_KEEP) {
         report('baseline: read and parse every run log (old open) (ms)', f(await parseEveryLog(dir)));
         rmSync(path.join(layoutOf(dir).logsDir, TENANT, CATALOG_FILE));
         const t = performance.now();
@@ -271,7 +271,7 @@ async function main(): Promise<void> {
         report('catalog rebuilt from the logs (one-time migration) (ms)', f(performance.now() - t));
       }
     } finally {
-      cleanup();
+      if (!process.env.BENCH_SCALE_KEEP) cleanup();
     }
   }
 }

@@ -60,6 +60,6 @@ export class EvidenceTools {
     const log = (message: string, e: unknown): void => this.ctx.log(`${message}: ${e instanceof Error ? e.stack ?? e.message : String(e)}`);
     return await runToolCall(name, schema.data, {
       runs: this.ctx.runs, artifacts: this.ctx.artifacts, files: this.files, folder: this.ctx.local.root, settings: this.ctx.settings, signal, log,
-    }, { labelPrefix: 'mcp ' });
+    }, { labelPrefix: 'mcp ', source: { kind: 'mcp' } });
   }
 }

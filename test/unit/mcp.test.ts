@@ -140,6 +140,8 @@ describe('MCP server: the editor\'s tools for agents outside the editor', () => 
     // Recorded as the editor records it: a run of its own, tool evidence_runCommand, stdout kept whole.
     const run = (await editor.runs.listRuns()).find((r) => r.label === 'mcp run: seq 1 20000')!;
     assert.equal(run.status, 'completed');
+    // The run says which front end opened it (docs/contracts.md §2.2.1).
+    assert.deepEqual(run.source, { kind: 'mcp' });
     const [c] = await editor.runs.report(run.runId);
     const stdout = c!.attachments[0]!;
     assert.deepEqual([c!.tool, c!.status, stdout.name, stdout.handle, stdout.sizeBytes, stdout.stored, stdout.sha256], ['evidence_runCommand', 'ok', 'stdout', handle, 108894, 'blob', sha(SEQ)]);

@@ -134,7 +134,8 @@ export function decideHook(event: unknown, ctx: HookContext): HookDecision {
   const command = input.command;
   if (typeof command !== 'string' || command.trim() === '') return { action: 'none', reason: 'tool_input.command is not a command' };
   if (input.isBackground === true || input.run_in_background === true || input.is_background === true) return { action: 'none', reason: 'background commands stay in the terminal' };
-  if (typeof input.mode === 'string' && /background|interactive/i.test(input.mode)) return { action: 'none', reason: 'interactive commands stay in the terminal' };
+  // VS Code's run_in_terminal says `mode: 'async'` for a server or watcher it leaves running: capture would wait for it to end.
+  if (typeof input.mode === 'string' && /async|background|interactive/i.test(input.mode)) return { action: 'none', reason: 'asynchronous or interactive commands stay in the terminal' };
   if (command.includes('\0')) return { action: 'none', reason: 'a command with NUL cannot be passed to a shell' };
   if (isRouted(command, ctx.cli)) return { action: 'none', reason: 'the command is already routed' };
   if (SHELL_STATE_WORDS.has(firstWord(command))) return { action: 'none', reason: 'the command changes the shell itself' };

@@ -9,7 +9,7 @@
  * end reports cancellation its own way; its run is finished as `cancelled` first.
  */
 import { EvidenceError, isStorageFull, STORAGE_FULL_RESULT } from '../errors.js';
-import type { CallOutcome, RunApi as Run, RunFinishStatus } from '../runs/types.js';
+import type { CallOutcome, RunApi as Run, RunFinishStatus, RunSource } from '../runs/types.js';
 import { boundModelText, runLabel } from './modelText.js';
 import { EvidenceToolTable, type EvidenceToolName } from './table.js';
 import type { EvidenceToolDef, OpenRun, PerformCall, ToolCallContext } from './toolDef.js';
@@ -23,6 +23,8 @@ export interface CallFrontEnd {
   readonly join?: () => Run | undefined;
   /** Prefix of the label of a run opened for the call (`mcp ` in the MCP server). */
   readonly labelPrefix?: string;
+  /** Who a run opened for the call is recorded as started by (docs/contracts.md §2.2.1); absent reads as `tool`. */
+  readonly source?: RunSource;
   /** A refusal only this front end makes (a sentence, without `error: `), after validation. */
   readonly precheck?: () => string | undefined;
   /** Performs a tool the table leaves to the front end (`evidence_invokeTool` in the editor). */
@@ -64,7 +66,7 @@ export async function runToolCall(name: EvidenceToolName, input: unknown, ctx: T
     if (joined) {
       run = joined;
     } else {
-      run = await ctx.runs.startRun({ label: runLabel(`${frontEnd.labelPrefix ?? ''}${kind}`, subject) });
+      run = await ctx.runs.startRun({ label: runLabel(`${frontEnd.labelPrefix ?? ''}${kind}`, subject), ...(frontEnd.source ? { source: frontEnd.source } : {}) });
       owned = true;
     }
     return run;

@@ -131,7 +131,10 @@ function report(r: RoutingResult): RoutingResult {
   if (r.cancelled) return r;
   if (r.errors.length) void vscode.window.showErrorMessage(`Bounded Evidence: ${r.errors.join('; ')}`);
   const done = [...r.written.map((f) => `wrote ${f}`), ...r.removed.map((f) => `removed ${f}`)];
-  if (done.length) void vscode.window.showInformationMessage(`Bounded Evidence: ${done.join('; ')}.`);
+  // VS Code finds hook files through a file watcher that sometimes misses a new one (docs/architecture.md §5.1):
+  // say how to make it look again rather than let the next command silently run unrouted.
+  const reload = r.written.length ? ' If the agent\'s next command is not routed, run "Developer: Reload Window".' : '';
+  if (done.length) void vscode.window.showInformationMessage(`Bounded Evidence: ${done.join('; ')}.${reload}`);
   else if (!r.errors.length) void vscode.window.showInformationMessage('Bounded Evidence: nothing to change.');
   return r;
 }

@@ -62,6 +62,10 @@ describe('hook decision on client samples', () => {
     assert.match(none(sample('vscode-read_file')), /read_file is not routed/);
     assert.match(none(sample('vscode-run_in_terminal-background')), /background/);
     assert.match(none(sample('claude-bash-background')), /background/);
+    // VS Code 1.139's run_in_terminal runs a server or watcher as mode 'async' (isBackground false): capture would block on it.
+    const vscodeSample = sample('vscode-run_in_terminal') as { tool_input: Record<string, unknown> };
+    assert.match(none({ ...vscodeSample, tool_input: { ...vscodeSample.tool_input, mode: 'async' } }), /stay in the terminal/);
+    assert.equal(decideHook({ ...vscodeSample, tool_input: { ...vscodeSample.tool_input, mode: 'sync' } }, ctx()).action, 'rewrite');
     assert.match(none(sample('vscode-run_in_terminal'), ctx({ storage: undefined })), /no evidence storage/);
     assert.match(none(sample('claude-bash'), ctx({ storage: '' })), /no evidence storage/);
     const routed = decideHook(sample('claude-bash'), ctx()) as { command: string };
