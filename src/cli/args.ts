@@ -17,6 +17,7 @@ reads it back by handle: the same store, texts and handles as the VS Code extens
 
   capture   run a command and keep its stdout, stderr and exit value
   read      read a recorded output by handle (lines, pattern or bytes)
+  search    search every recorded output with one pattern (newest first)
   import    keep a file as evidence
   list      list the recorded runs
   verify    re-hash the bytes behind a handle
@@ -48,6 +49,11 @@ bounded observation with handles) and exits with the command's exit code
 Prints what read_tool_output returns for the handle: a line window (--offset, --limit),
 the lines matching a JavaScript regular expression (--pattern; 1-based line numbers), or
 a byte window (--bytes START-END, half-open). Exit 1 when the read is refused.`,
+  search: `Usage: bounded-evidence search PATTERN [--tool NAME] [--run RUN_ID] [--limit N] [--storage DIR]
+
+Prints what evidence_search returns: every kept output searched with a JavaScript regular
+expression, newest first; per match its handle, line number, byte offset and the line, and
+the total count. Exit 1 when the search is refused.`,
   import: `Usage: bounded-evidence import FILE [--label TEXT] [--storage DIR]
 
 Keeps FILE (any size, text or binary; streamed, never read whole) as evidence and prints

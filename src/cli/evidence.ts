@@ -1,10 +1,11 @@
 /**
- * `read`, `import`, `list` and `verify`: the core's reader and stores, with the texts
+ * `read`, `search`, `import`, `list` and `verify`: the core's reader and stores, with the texts
  * the editor shows (`read` prints exactly what `read_tool_output` returns a model).
  */
 import { createReadStream, promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { checkReadToolOutput, EvidenceError, runToolCall, type RunSource } from '../core/index.js';
+import { checkSearch } from '../core/tools/search.js';
 import { parseFlags, UsageError, wholeNumber } from './args.js';
 import type { CliIo } from './io.js';
 import { openSession, storageDirOf } from './session.js';
@@ -36,14 +37,34 @@ export async function read(argv: readonly string[], io: CliIo): Promise<number> 
   // The table's validator first: what it refuses is bad input here (exit 2, nothing opened).
   const checked = checkReadToolOutput(input);
   if (!checked.ok) throw new UsageError(checked.error);
-  const session = await openSession(storageDirOf(values.storage, io.env));
-  // The core's call runner, as the editor and the MCP server run read_tool_output: the same reply, byte for byte.
-  const answer = await runToolCall('read_tool_output', input, {
+  return readOnlyCall('read_tool_output', input, values.storage, io);
+}
+
+/**
+ * A read-only tool through the core's call runner, as the editor and the MCP server run
+ * it: the same reply, byte for byte; exit 1 when the reply is a refusal.
+ */
+async function readOnlyCall(name: 'read_tool_output' | 'evidence_search', input: Record<string, unknown>, storage: string | undefined, io: CliIo): Promise<number> {
+  const session = await openSession(storageDirOf(storage, io.env));
+  const answer = await runToolCall(name, input, {
     runs: session.runs, artifacts: session.artifacts, files: undefined, folder: undefined, settings: session.settings,
-    signal: new AbortController().signal, log: (message, e) => io.err(`bounded-evidence read: ${message}: ${String(e)}\n`),
+    signal: new AbortController().signal, log: (message, e) => io.err(`bounded-evidence: ${message}: ${String(e)}\n`),
   });
   await io.out(`${answer.text}\n`);
   return answer.isError ? 1 : 0;
+}
+
+/** `search PATTERN …`: evidence_search over every kept output (docs/contracts.md §2.11). */
+export async function search(argv: readonly string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseFlags(argv, { storage: { type: 'string' }, tool: { type: 'string' }, run: { type: 'string' }, limit: { type: 'string' } }, { min: 1, max: 1, name: 'PATTERN' });
+  const input: Record<string, unknown> = { pattern: positionals[0] };
+  const limit = wholeNumber('limit', values.limit, 1);
+  if (limit !== undefined) input.limit = limit;
+  if (values.tool !== undefined) input.tool = values.tool;
+  if (values.run !== undefined) input.run = values.run;
+  const checked = checkSearch(input);
+  if (!checked.ok) throw new UsageError(checked.error);
+  return readOnlyCall('evidence_search', input, values.storage, io);
 }
 
 /** `import FILE`: streams the file into a run of its own and prints the result as JSON. */

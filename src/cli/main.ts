@@ -4,14 +4,14 @@
  */
 import { HELP, UsageError, wantsHelp } from './args.js';
 import { capture } from './capture.js';
-import { importFile, list, read, verify } from './evidence.js';
+import { importFile, list, read, search, verify } from './evidence.js';
 import { hook } from './hook.js';
 import { processIo, type CliIo } from './io.js';
 import { STORAGE_ENV } from './session.js';
 import { main as mcpMain } from '../mcp/server.js';
 
 /** The subcommands that open a store (all but `hook` and `mcp`). */
-const STORE_COMMANDS: Readonly<Record<string, (argv: readonly string[], io: CliIo) => Promise<number>>> = { capture, read, import: importFile, list, verify };
+const STORE_COMMANDS: Readonly<Record<string, (argv: readonly string[], io: CliIo) => Promise<number>>> = { capture, read, search, import: importFile, list, verify };
 
 /**
  * Runs one command line; `self` is how this program was started (node and script), for

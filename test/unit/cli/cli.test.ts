@@ -60,7 +60,7 @@ describe('command line', function () {
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   it('--help on the command line and on every subcommand exits 0; no command or an unknown one exits 2', async () => {
-    for (const sub of ['capture', 'read', 'import', 'list', 'verify', 'hook']) {
+    for (const sub of ['capture', 'read', 'search', 'import', 'list', 'verify', 'hook']) {
       const io = collect();
       assert.equal(await runCli([sub, '--help'], io, []), 0, sub);
       assert.match(io.stdout, new RegExp(`^Usage: bounded-evidence ${sub}`), sub);
@@ -139,6 +139,13 @@ describe('command line', function () {
     const reply = JSON.parse(read.stdout) as { matches: { line_number: number; byte_offset: number; column: number }[]; content: string; total_matches: number };
     // seq 1 20000 prints 108,894 bytes before the needle line.
     assert.deepEqual([reply.matches, reply.content, reply.total_matches], [[{ line_number: 20001, byte_offset: 108894, column: 1 }], '20001:needle-line', 1]);
+    // search: evidence_search's reply, byte for byte, over every output.
+    const found = collect({ env: env() });
+    assert.equal(await runCli(['search', 'needle', '--limit', '5'], found, []), 0);
+    const all = JSON.parse(found.stdout) as { total_matches: number; matches: { handle: string; line_number: number; byte_offset: number }[] };
+    assert.deepEqual([all.total_matches, all.matches.map((m) => [m.handle, m.line_number, m.byte_offset])], [1, [[handle, 20001, 108894]]]);
+    const badSearch = collect({ env: env() });
+    assert.equal(await runCli(['search', 'x', '--limit', '0'], badSearch, []), 2);
     const lines = collect({ env: env() });
     assert.equal(await runCli(['read', handle, '--offset', '19999', '--limit', '2'], lines, []), 0);
     assert.equal(lines.stdout, `${await readFitted(session.runs, { handle, offset: 19999, limit: 2 }, session.settings.maxRangeBytes, () => undefined)}\n`);

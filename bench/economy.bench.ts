@@ -1,0 +1,116 @@
+/**
+ * `npm run bench -- economy` (issue 12): how many bytes a model reads to reach one needle
+ * in real outputs, with our tools, next to what other published policies would show.
+ *
+ * The corpus is made by real tools on this machine (no hand-written text): `npm ls`, a
+ * `tsc` file listing, the lock file, `git log -p` of this repository, `find -ls` of
+ * node_modules, a minified bundle and a `.wasm` from node_modules, and a JSON dump over
+ * 100 MB (find -ls records as JSON objects). Each output is captured by `runCommand`
+ * with default settings; the needle is taken mechanically from the middle (the longest
+ * token of the line holding the middle byte; for binary, the longest printable run near
+ * it). Per output: the first view (the command's observation), the bytes and calls to
+ * reach the needle (one `read_tool_output` pattern call, fitted under 8 KiB as the
+ * front ends fit it; a byte window if the match was not shown), and bytes lost.
+ * Computed, not measured: head/tail truncation to 10 KB, a pointer with no preview, a
+ * 2 KB head preview (which bytes each would have shown of the same output).
+ */
+import * as path from 'node:path';
+import { FsBlobStore } from '../src/core/blobs/fsBlobStore.js';
+import { RunStore } from '../src/core/runs/runStore.js';
+import { readFitted } from '../src/core/tools/readToolOutput.js';
+import { median, scratchDir } from './util.js';
+
+const ROOT = path.join(__dirname, '..');
+const MB = 1_000_000;
+
+const CORPUS: [string, string][] = [
+  ['npm ls --all', 'npm ls --all 2>&1 || true'],
+  ['tsc --listFilesOnly', 'node_modules/.bin/tsc --noEmit -p . --listFilesOnly'],
+  ['package-lock.json', 'cat package-lock.json'],
+  ['git log -p', 'git log -p --no-color'],
+  ['find node_modules -ls', 'find node_modules -ls'],
+  ['minified bundle', 'cat node_modules/@azure/msal-browser/lib/msal-browser.min.js'],
+  ['.wasm', 'cat node_modules/playwright-core/lib/webp_codec.wasm'],
+  // Real records (find -ls of node_modules) as JSON objects, repeated past 100 MB.
+  ['JSON dump > 100 MB', `find node_modules -ls | node -e "const L=require('fs').readFileSync(0,'utf8').trim().split('\\n');let n=0,i=0;process.stdout.write('[');const w=()=>{let ok=true;while(ok&&n<${110 * MB}){const f=L[i++%L.length].trim().split(/\\s+/);const s=(i>1?',':'')+JSON.stringify({i,inode:f[0],mode:f[2],links:f[3],owner:f[4],size:Number(f[6]),path:f.slice(10).join(' ')});n+=s.length;ok=process.stdout.write(s);}if(n<${110 * MB})process.stdout.once('drain',w);else process.stdout.write(']\\n');};w();"`],
+];
+
+/**
+ * The needle: the longest token on the line holding the middle byte (text), or the
+ * longest printable run near the middle (binary). `win` is bytes [base, base + win.length)
+ * of the output around its middle byte `mid`.
+ */
+function needleOf(win: Buffer, base: number, mid: number, binary: boolean): { needle: string; offset: number } {
+  const m = mid - base;
+  let from = binary ? 0 : win.lastIndexOf(10, m) + 1;
+  let to = binary ? win.length : win.indexOf(10, m);
+  if (to === -1) to = win.length;
+  // A very long line (minified, JSON on one line): the 8 KiB around the middle.
+  if (!binary && to - from > 8192) { from = Math.max(0, m - 4096); to = Math.min(win.length, m + 4096); }
+  const text = win.toString('latin1', from, to);
+  let best = { needle: '', offset: 0 };
+  if (binary) {
+    // The printable run of 8+ characters that starts closest to the middle.
+    for (const x of text.matchAll(/[A-Za-z0-9_ .@/-]{8,40}/g)) {
+      if (best.needle === '' || Math.abs(from + x.index - m) < Math.abs(best.offset - mid)) best = { needle: x[0], offset: base + from + x.index };
+    }
+    return best;
+  }
+  for (const x of text.matchAll(/[A-Za-z0-9_.@/-]{6,40}/g)) {
+    if (x[0].length > best.needle.length) best = { needle: x[0], offset: base + from + x.index };
+  }
+  return best;
+}
+
+const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+async function main(): Promise<void> {
+  const { dir, cleanup } = scratchDir('economy');
+  const rows: string[][] = [];
+  const ours: number[] = [];
+  try {
+    const store = await RunStore.open({ logsDir: path.join(dir, 'logs'), tenant: 'bench', blobs: await FsBlobStore.open(path.join(dir, 'blobs')) });
+    const run = await store.startRun();
+    for (const [name, command] of CORPUS) {
+      const out = await run.runCommand(command, { cwd: ROOT });
+      const stdout = out.record.attachments.find((a) => a.name === 'stdout')!;
+      const src = await store.openHandle(stdout.handle);
+      const mid = Math.floor(src.byteCount / 2);
+      // Binary (a .wasm): printable runs are sparse, so the whole output is the window.
+      const span = src.binary ? src.byteCount : 65536;
+      const base = Math.max(0, mid - span);
+      const win = Buffer.from(await src.readRange(base, Math.min(src.byteCount, mid + span)));
+      const { needle, offset } = needleOf(win, base, mid, src.binary);
+      const first = Buffer.byteLength(out.modelText);
+      const fitted = await readFitted(store, { handle: stdout.handle, pattern: escape(needle), limit: 1 }, 4096, () => undefined);
+      let reach = Buffer.byteLength(fitted);
+      if (fitted.startsWith('error:')) { console.log(`${name}: ${fitted}`); rows.push([name, String(src.byteCount), needle, String(first), fitted, '', '', '', '', '']); continue; }
+      const reply = JSON.parse(fitted) as { content: string; matches: { byte_offset: number }[] };
+      let calls = 1;
+      if (!reply.content.includes(needle)) {
+        const at = reply.matches[0]!.byte_offset;
+        reach += Buffer.byteLength(await readFitted(store, { handle: stdout.handle, bytes: { start: at, end: at + needle.length } }, 4096, () => undefined));
+        calls = 2;
+      }
+      const lost = stdout.observedBytes - stdout.sizeBytes;
+      const size = stdout.sizeBytes;
+      const inHeadTail = offset + needle.length <= 5120 || offset >= size - 5120;
+      const inHead2k = offset + needle.length <= 2048;
+      ours.push(first + reach);
+      rows.push([
+        name, String(size), needle.length > 24 ? `${needle.slice(0, 24)}…` : needle, String(first), `${reach} / ${calls}`, String(first + reach), String(lost),
+        `${Math.min(size, 10240)} / ${inHeadTail ? 'shown' : 'not reachable'} / ${Math.max(0, size - 10240)}`,
+        `~100 / needs another tool / 0`,
+        `${Math.min(size, 2048)} / ${inHead2k ? 'shown' : 'not reachable'} / ${Math.max(0, size - 2048)}`,
+      ]);
+    }
+  } finally {
+    cleanup();
+  }
+  console.log('| output | bytes | needle | our first view (B) | our bytes / calls to the needle | our total (B) | our bytes lost | head+tail 10 KB (computed): view / needle / lost | pointer, no preview (computed) | 2 KB head (computed): view / needle / lost |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|');
+  for (const r of rows) console.log(`| ${r.join(' | ')} |`);
+  console.log(`median of our totals (first view + reaching the needle): ${median(ours).toFixed(0)} B`);
+}
+
+main().catch((e) => { console.error(e); process.exit(1); });
