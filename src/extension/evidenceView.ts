@@ -6,11 +6,7 @@
  * that already exist (docs/architecture.md: front ends are thin adapters); this file
  * only turns tree nodes into their arguments.
  */
-import { createHash } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { rename, rm, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { once } from 'node:events';
 import * as vscode from 'vscode';
 import type { CallReport, RunStoreApi, RunSummary } from '../core/index.js';
 import { outcomeOf } from '../shared/outcome.js';
@@ -21,6 +17,7 @@ import { handleDocumentUri } from './artifactDocument.js';
 import { Ids, type InspectorTarget } from './ids.js';
 import { outcomeFields, sourceLabel } from './inspector/mapping.js';
 import { formatBytes } from './retention.js';
+import { writeWindow, type WrittenWindow } from './saveExcerpt.js';
 
 /** Command and view ids of this file (must match package.json). */
 export const ViewIds = {
@@ -136,44 +133,17 @@ export function targetOfNode(node: EvidenceNode): InspectorTarget {
 }
 
 /** What `exportOutput` wrote. */
-export interface ExportResult {
-  readonly path: string;
-  readonly provenancePath: string;
-  readonly byteCount: number;
-  readonly sha256: string;
-}
+export type ExportResult = WrittenWindow;
 
 /**
  * Writes every byte behind a handle to a file, streamed through verified reads (any
  * size, bounded memory), hashing as it goes; a digest that does not match the record
  * removes the partial file. Beside it, `<file>.provenance.json` names the handle, size
- * and sha256 the file can be checked against. The file appears under its name only
- * once complete (written to a temporary name, then renamed).
+ * and sha256 the file can be checked against (the writer Save Excerpt As… shares).
  */
 export async function exportOutput(store: RunStoreApi, handle: string, target: string): Promise<ExportResult> {
   const src = await store.openHandle(handle);
-  const tmp = `${target}.partial-${process.pid}`;
-  const hash = createHash('sha256');
-  const out = createWriteStream(tmp);
-  try {
-    for await (const chunk of src.stream(0, src.byteCount)) {
-      hash.update(chunk);
-      if (!out.write(chunk)) await once(out, 'drain');
-    }
-    out.end();
-    await once(out, 'finish');
-    const sha256 = hash.digest('hex');
-    if (sha256 !== src.sha256) throw new Error(`the exported bytes hash to ${sha256}, not the recorded ${src.sha256}`);
-    await rename(tmp, target);
-    const provenancePath = `${target}.provenance.json`;
-    const provenance = { handle: src.handle, name: src.name, byteCount: src.byteCount, sha256, exportedAt: new Date().toISOString(), exportedBy: 'Bounded Evidence (Export Output)' };
-    await writeFile(provenancePath, `${JSON.stringify(provenance, null, 2)}\n`);
-    return { path: target, provenancePath, byteCount: src.byteCount, sha256 };
-  } catch (e) {
-    out.destroy();
-    await rm(tmp, { force: true });
-    throw e;
-  }
+  return await writeWindow(src, 0, src.byteCount, target, { handle: src.handle, name: src.name, exportedBy: 'Bounded Evidence (Export Output)' });
 }
 
 /** A shell word for a path (single quotes; a quote inside is closed, escaped, reopened). */

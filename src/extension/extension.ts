@@ -9,6 +9,7 @@ import type { BoundedEvidenceApi } from './api.js';
 import { createApi } from './apiImpl.js';
 import { registerArtifactDocuments } from './artifactDocument.js';
 import { registerCommands } from './commands/index.js';
+import { registerEvidenceLinks } from './evidenceLinks.js';
 import { registerEvidenceView } from './evidenceView.js';
 import { readS3Credentials } from './commands/storageCommands.js';
 import { Config } from './config.js';
@@ -47,6 +48,7 @@ export function activate(context: vscode.ExtensionContext): BoundedEvidenceApi {
   registerCommands(context, commandDeps);
   registerEvidenceView(context, commandDeps);
   registerArtifactDocuments(context, host);
+  registerEvidenceLinks(context, host, log);
   void registerReach(context, { host, log });
   registerInspector(context, {
     runs: async () => (await host.get().catch(() => undefined))?.runs,

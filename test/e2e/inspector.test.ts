@@ -211,6 +211,7 @@ describe('Evidence Inspector in a real workbench', function () {
       `- range: bytes [${start}, ${end}), ${lines === 1 ? `line ${firstLine + 1}` : `lines ${firstLine + 1}–${firstLine + lines}`}`,
       `- excerpt: ${end - start} bytes, sha256 ${sha(bytes)}`,
       `- artifact: ${bigLog.length} bytes, sha256 ${sha(bigLog)}`,
+      `- open: <vscode://bounded-evidence.bounded-evidence/open?handle=${handle}&bytes=${start}-${end}>`,
       '',
     ].join('\n');
   }

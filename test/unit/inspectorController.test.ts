@@ -161,7 +161,8 @@ describe('inspector controller over a real RunStore', () => {
     assert.equal(md, [
       '```text', 'ERROR: disk quota exceeded at step 31337', '```', '',
       'Evidence excerpt (exact text):', `- handle: \`${handle}\``, `- range: bytes [${start}, ${start + 41}), line 31338`,
-      `- excerpt: 41 bytes, sha256 ${sha(bytes)}`, `- artifact: ${logBytes.length} bytes, sha256 ${sha(logBytes)}`, '',
+      `- excerpt: 41 bytes, sha256 ${sha(bytes)}`, `- artifact: ${logBytes.length} bytes, sha256 ${sha(logBytes)}`,
+      `- open: <vscode://bounded-evidence.bounded-evidence/open?handle=${handle}&bytes=${start}-${start + 41}>`, '',
     ].join('\n'));
     const c = await h.send({ type: 'sendToChat', id: 11, handle, range: { kind: 'bytes', start, end: start + 41 } });
     assert.deepEqual(c, { type: 'done', id: 11, message: 'Excerpt placed in the chat input (not sent).' });

@@ -124,6 +124,7 @@ describe('inspector: excerpts and hex dumps', () => {
       `- range: bytes [10, ${10 + bytes.length}), lines 5–7`,
       `- excerpt: ${bytes.length} bytes, sha256 ${sha(bytes)}`,
       `- artifact: 100 bytes, sha256 ${'f'.repeat(64)}`,
+      `- open: <vscode://bounded-evidence.bounded-evidence/open?handle=res_c1&bytes=10-${10 + bytes.length}>`,
       '',
     ].join('\n'));
   });

@@ -16,7 +16,7 @@ import type { CommandDeps } from './deps.js';
 const PICKER_RUNS = 20;
 
 /** Lets the person pick a readable handle of the recent runs, or type one. */
-async function pickHandle(services: EvidenceServices, title: string): Promise<string | undefined> {
+export async function pickHandle(services: EvidenceServices, title: string): Promise<string | undefined> {
   const items: (vscode.QuickPickItem & { handle: string })[] = [];
   for (const run of (await services.runs.listRuns()).slice(0, PICKER_RUNS)) {
     for (const call of await services.runs.report(run.runId).catch(() => [])) {

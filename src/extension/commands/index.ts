@@ -6,6 +6,7 @@ import type { CommandDeps } from './deps.js';
 import { importFile } from './importFile.js';
 import { copyMcpConfigCommand } from './mcpConfig.js';
 import { runCommandAndCapture } from './runCommandAndCapture.js';
+import { saveExcerptAsCommand, saveExcerptCommand } from '../saveExcerpt.js';
 import { clearAllCommand, pruneCommand, setS3CredentialsCommand } from './storageCommands.js';
 
 export type { CommandDeps } from './deps.js';
@@ -35,6 +36,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
     [c.clearAll, 'Clear All Evidence', clearAllCommand],
     [c.setS3Credentials, 'Set S3 Credentials', setS3CredentialsCommand],
     [c.copyMcpConfig, 'Copy MCP Server Configuration', copyMcpConfigCommand],
+    [saveExcerptAsCommand, 'Save Excerpt As…', saveExcerptCommand],
   ];
   for (const [id, title, fn] of table) context.subscriptions.push(vscode.commands.registerCommand(id, guarded(deps, title, fn)));
 }

@@ -61,12 +61,22 @@ export interface ExcerptSource {
   /** 0-based first line and number of lines, when known. */
   readonly firstLine?: number;
   readonly lineSpan?: number;
+  /** URI scheme of the editor that opens the excerpt's link (`vscode.env.uriScheme`); default `vscode`. */
+  readonly uriScheme?: string;
+}
+
+/** The extension's id: the authority of its `<scheme>://` links (docs/contracts.md §3.4, "Links"). */
+const extensionId = 'bounded-evidence.bounded-evidence';
+
+/** A link that opens the inspector on `handle` at bytes `[start, end)` (the URI handler of src/extension/evidenceLinks.ts). */
+export function excerptLink(handle: string, start: number, end: number, scheme = 'vscode'): string {
+  return `${scheme}://${extensionId}/open?${new URLSearchParams({ handle, bytes: `${start}-${end}` }).toString()}`;
 }
 
 /**
  * Markdown for an excerpt: a fenced block with the exact text, then the provenance
- * (handle, byte range, sizes, sha256 of the artifact and of the excerpt) so anyone can
- * read the same range back and check it.
+ * (handle, byte range, sizes, sha256 of the artifact and of the excerpt, and a link that
+ * opens the inspector at that window) so anyone can read the same range back and check it.
  */
 export function buildExcerpt(src: ExcerptSource): string {
   const fence = fenceFor(src.text);
@@ -84,6 +94,7 @@ export function buildExcerpt(src: ExcerptSource): string {
     `- range: bytes [${src.start}, ${src.end})${lines}`,
     `- excerpt: ${src.end - src.start} bytes, sha256 ${excerptSha}`,
     `- artifact: ${src.totalBytes} bytes, sha256 ${src.sha256}`,
+    `- open: <${excerptLink(src.handle, src.start, src.end, src.uriScheme)}>`,
     '',
   ].join('\n');
 }

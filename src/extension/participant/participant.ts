@@ -14,6 +14,7 @@
 import * as vscode from 'vscode';
 import { runLabel, toolNamesOffered, type Run, type RunFinishStatus } from '../../core/index.js';
 import { handleDocumentUri } from '../artifactDocument.js';
+import { evidenceLinksMarkdown } from '../evidenceLinks.js';
 import { Ids } from '../ids.js';
 import { errorMessage, type Log } from '../log.js';
 import type { RunRouter } from '../runRouter.js';
@@ -145,6 +146,9 @@ class AgentLoop {
           calls.push(part);
         }
       }
+      // The handles and ranges the answer cites become links to the inspector (our one trusted command).
+      const links = evidenceLinksMarkdown(text);
+      if (links) this.stream.markdown(links);
       if (calls.length === 0) return;
       this.messages.push(vscode.LanguageModelChatMessage.Assistant([...(text ? [new vscode.LanguageModelTextPart(text)] : []), ...calls]));
       const results: vscode.LanguageModelToolResultPart[] = [];

@@ -1,0 +1,234 @@
+/**
+ * Links both ways and Save Excerpt As…, inside a real extension host:
+ * `path:line[:col]` in an output's editor page links to the source file only inside the
+ * workspace; a handle, a `.tool-artifacts/…` range or an excerpt's `vscode://` link opens
+ * the inspector on the output with its page at the window, and a forged one opens
+ * nothing; a window saved to a file is byte-exact with its provenance beside it.
+ */
+import * as assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { RunCaptureResult } from '../../src/extension/commands/runCommandAndCapture.js';
+import { evidenceLinksMarkdown, type OpenedLink } from '../../src/extension/evidenceLinks.js';
+import type { SavedExcerpt } from '../../src/extension/saveExcerpt.js';
+import { excerptLink } from '../../src/extension/inspector/excerpt.js';
+import { evidenceApi, invoke, sh, workspaceDir } from './helpers.js';
+
+const openLink = 'boundedEvidence.openEvidenceLink';
+const sha = (b: Uint8Array | string): string => createHash('sha256').update(b).digest('hex');
+
+/** Runs a command through Run Command and Capture (no inspector) and returns its stdout handle. */
+async function capture(command: string): Promise<{ handle: string }> {
+  const r = await vscode.commands.executeCommand<RunCaptureResult>('boundedEvidence.runCommandAndCapture', { command, openInspector: false });
+  const out = r.attachments.find((a) => a.name === 'stdout');
+  assert.ok(out, 'no stdout attachment');
+  return { handle: out.handle };
+}
+
+/** The page an open link shows, the line under the cursor. */
+function activePosition(): { uri: string; line: number } {
+  const e = vscode.window.activeTextEditor;
+  assert.ok(e, 'no active editor');
+  return { uri: e.document.uri.toString(), line: e.selection.active.line };
+}
+
+async function closeAll(): Promise<void> {
+  await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+}
+
+describe('links both ways and Save Excerpt As', function () {
+  this.timeout(180_000);
+  const outside = mkdtempSync(path.join(os.tmpdir(), 'be-links-out-'));
+  let ws: string;
+  before(async () => {
+    await evidenceApi();
+    ws = workspaceDir();
+    mkdirSync(path.join(ws, 'src'), { recursive: true });
+    writeFileSync(path.join(ws, 'src', 'app.ts'), 'line one\nline two\nline three\nline four\n');
+    writeFileSync(path.join(outside, 'secret.ts'), 'outside\noutside\n');
+    symlinkSync(path.join(outside, 'secret.ts'), path.join(ws, 'leak.ts'));
+  });
+  after(async () => {
+    await closeAll();
+    rmSync(outside, { recursive: true, force: true });
+    rmSync(path.join(ws, 'leak.ts'), { force: true });
+  });
+
+  it('links path:line[:col] in an output page to the source file, only inside the workspace', async () => {
+    const text = [
+      'src/app.ts:3:5 error TS1005',
+      './src/app.ts(2,1): warning',
+      `${path.join(ws, 'src', 'app.ts')}:4`,
+      '../outside/secret.ts:1',
+      'src/../src/app.ts:1',
+      `${path.join(outside, 'secret.ts')}:2`,
+      'leak.ts:1',
+      'src/missing.ts:9',
+      'at 12:30:45 nothing',
+      '',
+    ].join('\n');
+    const file = path.join(outside, 'lines.txt');
+    writeFileSync(file, text);
+    const { handle } = await capture(`cat ${sh(file)}`);
+    await vscode.commands.executeCommand('boundedEvidence.openArtifact', { handle });
+    const doc = vscode.window.activeTextEditor!.document;
+    assert.equal(doc.uri.scheme, 'bounded-evidence');
+    const links = await vscode.commands.executeCommand<vscode.DocumentLink[]>('vscode.executeLinkProvider', doc.uri);
+    const body = links.filter((l) => l.range.start.line >= 3).map((l) => [l.range.start.line - 3, l.range.start.character, l.range.end.character, l.target?.toString(true)]);
+    const app = vscode.Uri.file(path.join(ws, 'src', 'app.ts'));
+    assert.deepEqual(body.sort((a, b) => Number(a[0]) - Number(b[0])), [
+      [0, 0, 14, app.with({ fragment: 'L3,5' }).toString(true)],
+      [1, 0, 17, app.with({ fragment: 'L2,1' }).toString(true)],
+      [2, 0, path.join(ws, 'src', 'app.ts').length + 2, app.with({ fragment: 'L4' }).toString(true)],
+    ]);
+    // Following a link (what a click does) opens the source file at that line and column.
+    const first = links.find((l) => l.range.start.line === 3)!;
+    await vscode.commands.executeCommand('vscode.open', first.target);
+    await waitFor(() => vscode.window.activeTextEditor?.document.uri.fsPath === app.fsPath);
+    await waitFor(() => vscode.window.activeTextEditor?.selection.active.line === 2);
+    assert.equal(vscode.window.activeTextEditor!.selection.active.character, 4);
+    await closeAll();
+  });
+
+  it('opens the inspector at a window from a handle in a chat answer (a command link trusted for our command alone)', async () => {
+    const lines = Array.from({ length: 40 }, (_, i) => `log line ${i + 1}`).join('\n') + '\n';
+    const file = path.join(outside, 'forty.txt');
+    writeFileSync(file, lines);
+    const { handle } = await capture(`cat ${sh(file)}`);
+    const md = evidenceLinksMarkdown(`The failure is at ${handle} line 31, see also ${handle}.`);
+    assert.ok(md);
+    assert.deepEqual(md.isTrusted, { enabledCommands: [openLink] });
+    const targets = [...md.value.matchAll(/\]\((command:[^)]+)\)/g)].map((m) => m[1]!);
+    assert.equal(targets.length, 2);
+    const m = /^command:([^?]+)\?(.*)$/.exec(targets[0]!)!;
+    assert.equal(m[1], openLink);
+    const args = JSON.parse(decodeURIComponent(m[2]!)) as unknown[];
+    assert.deepEqual(args, [{ handle, line: '31' }]);
+    await closeAll();
+    const opened = await vscode.commands.executeCommand<OpenedLink>(m[1]!, ...args);
+    assert.ok(opened);
+    assert.equal(opened.handle, handle);
+    // Output line 31 is document line 33 (three header lines, 0-based).
+    assert.deepEqual(activePosition(), { uri: opened.uri, line: 33 });
+    assert.equal(vscode.window.activeTextEditor!.document.lineAt(33).text, 'log line 31');
+    const inspector = vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('boundedEvidence.inspector'));
+    assert.ok(inspector, 'the inspector is open');
+    await closeAll();
+  });
+
+  it('opens an excerpt\'s vscode:// link as the URI handler does, and a .tool-artifacts range by its artifact', async () => {
+    const lines = Array.from({ length: 20 }, (_, i) => `row ${i + 1}`).join('\n') + '\n';
+    const file = path.join(outside, 'twenty.txt');
+    writeFileSync(file, lines);
+    const { handle } = await capture(`cat ${sh(file)}`);
+    const start = Buffer.byteLength(lines.slice(0, lines.indexOf('row 12')));
+    const link = vscode.Uri.parse(excerptLink(handle, start, start + 7, vscode.env.uriScheme));
+    await closeAll();
+    // What the URI handler receives (this web host cannot deliver an OS link to it): the whole link.
+    const viaUri = await vscode.commands.executeCommand<OpenedLink>(openLink, { uri: link.toString() });
+    assert.equal(viaUri.handle, handle);
+    await waitFor(() => vscode.window.activeTextEditor?.document.uri.scheme === 'bounded-evidence');
+    await waitFor(() => vscode.window.activeTextEditor?.selection.active.line === 3 + 11);
+    assert.equal(vscode.window.activeTextEditor!.document.lineAt(14).text, 'row 12');
+
+    // A read kept as an artifact: its .tool-artifacts range opens the same way.
+    const big = path.join(ws, 'big-read.txt');
+    const bigText = Array.from({ length: 3000 }, (_, i) => `artifact line ${i + 1}`).join('\n') + '\n';
+    writeFileSync(big, bigText);
+    const observation = await invoke('evidence_readFile', { path: 'big-read.txt' });
+    const id = /"artifact_id":"(artifact-[0-9a-f]{64})"/.exec(observation)?.[1];
+    assert.ok(id, observation.slice(0, 200));
+    const at = Buffer.byteLength(bigText.slice(0, bigText.indexOf('artifact line 2000\n')));
+    const md = evidenceLinksMarkdown(`read .tool-artifacts/${id}/bytes/${at}-${at + 10} next`);
+    const target = /\]\((command:[^)]+)\)/.exec(md!.value)![1]!;
+    const args = JSON.parse(decodeURIComponent(target.slice(target.indexOf('?') + 1))) as unknown[];
+    await closeAll();
+    const opened = await vscode.commands.executeCommand<OpenedLink>(openLink, ...args);
+    assert.ok(opened);
+    assert.match(opened.handle, /^res_/);
+    assert.equal(vscode.window.activeTextEditor!.document.lineAt(opened.line).text, 'artifact line 2000');
+    rmSync(big, { force: true });
+    await closeAll();
+  });
+
+  it('refuses forged, unknown and malformed links and opens nothing', async () => {
+    const { handle } = await capture('printf "a\\nb\\n"');
+    await closeAll();
+    const bad: unknown[] = [
+      { handle: 'out_forged000000_stdout', line: '1' },
+      { handle: '../../etc/passwd' },
+      { handle, line: '3' },
+      { handle, bytes: '0-999' },
+      { handle, line: '1', bytes: '0-1' },
+      { handle, line: '0' },
+      { path: `.tool-artifacts/artifact-${'0'.repeat(64)}/bytes/0-4` },
+      { path: '.tool-artifacts/../../x/bytes/0-4' },
+      {},
+      'out_x',
+      { uri: `vscode://bounded-evidence.bounded-evidence/open?handle=out_nothere_stdout&line=1` },
+      { uri: `vscode://bounded-evidence.bounded-evidence/open?handle=${handle}&line=1&line=2` },
+      { uri: `vscode://bounded-evidence.bounded-evidence/open?handle=${handle}&run=1` },
+      { uri: `vscode://bounded-evidence.bounded-evidence/exec?handle=${handle}` },
+      { uri: `vscode://other.extension/open?handle=${handle}` },
+      { uri: `vscode://bounded-evidence.bounded-evidence/open?handle=${handle}`, line: '1' },
+    ];
+    for (const arg of bad) {
+      const r = await vscode.commands.executeCommand<OpenedLink | undefined>(openLink, arg);
+      assert.equal(r, undefined, `opened ${JSON.stringify(arg)}`);
+    }
+    assert.equal(vscode.window.tabGroups.all.flatMap((g) => g.tabs).length, 0, 'nothing was opened');
+    // The good one still opens.
+    assert.ok(await vscode.commands.executeCommand<OpenedLink>(openLink, { handle, line: '2' }));
+    await closeAll();
+  });
+
+  it('Save Excerpt As… writes a line or byte window byte-exact, streamed, with its provenance beside it', async () => {
+    const text = Array.from({ length: 5000 }, (_, i) => `excerpt line ${i + 1} ✓`).join('\n');
+    const file = path.join(outside, 'five-thousand.txt');
+    writeFileSync(file, text);
+    const all = Buffer.from(text);
+    const { handle } = await capture(`cat ${sh(file)}`);
+    const target = path.join(outside, 'saved.txt');
+    const r = await vscode.commands.executeCommand<SavedExcerpt>('boundedEvidence.saveExcerptAs', { handle, lines: { first: 3001, last: 3187 }, path: target });
+    const start = Buffer.byteLength(text.slice(0, text.indexOf('excerpt line 3001 ')));
+    const end = Buffer.byteLength(text.slice(0, text.indexOf('excerpt line 3188 ')));
+    const expected = all.subarray(start, end);
+    assert.deepEqual(r, { path: target, provenancePath: `${target}.provenance.json`, byteCount: expected.length, sha256: sha(expected), handle, start, end });
+    assert.ok(readFileSync(target).equals(expected));
+    const p = JSON.parse(readFileSync(`${target}.provenance.json`, 'utf8')) as Record<string, unknown>;
+    assert.deepEqual({ ...p, exportedAt: undefined }, {
+      handle, name: 'stdout', range: { start, end }, lines: { first: 3001, last: 3187 },
+      artifact: { byteCount: all.length, sha256: sha(all) }, exportedBy: 'Bounded Evidence (Save Excerpt As)',
+      byteCount: expected.length, sha256: sha(expected), exportedAt: undefined,
+    });
+    // The last line has no newline: it ends with the output. A byte window reports the lines it touches.
+    const tail = path.join(outside, 'tail.txt');
+    const t = await vscode.commands.executeCommand<SavedExcerpt>('boundedEvidence.saveExcerptAs', { handle, lines: { first: 5000, last: 5000 }, path: tail });
+    assert.equal(readFileSync(tail, 'utf8'), 'excerpt line 5000 ✓');
+    assert.equal(t.end, all.length);
+    const bytesTarget = path.join(outside, 'bytes.txt');
+    await vscode.commands.executeCommand<SavedExcerpt>('boundedEvidence.saveExcerptAs', { handle, bytes: { start: 10, end: 60 }, path: bytesTarget });
+    assert.ok(readFileSync(bytesTarget).equals(all.subarray(10, 60)));
+    assert.deepEqual((JSON.parse(readFileSync(`${bytesTarget}.provenance.json`, 'utf8')) as { lines: unknown }).lines, { first: 1, last: 4 });
+    // A window outside the output is refused and writes nothing.
+    const none = path.join(outside, 'none.txt');
+    for (const bad of [{ lines: { first: 4000, last: 5001 } }, { bytes: { start: 0, end: all.length + 1 } }, { bytes: { start: 5, end: 5 } }]) {
+      assert.equal(await vscode.commands.executeCommand('boundedEvidence.saveExcerptAs', { handle, ...bad, path: none }), undefined);
+      assert.equal(existsSync(none) || existsSync(`${none}.provenance.json`), false);
+    }
+    assert.equal(await vscode.commands.executeCommand('boundedEvidence.saveExcerptAs', { handle: 'out_forged_stdout', bytes: { start: 0, end: 1 }, path: none }), undefined);
+    assert.equal(existsSync(none), false);
+  });
+});
+
+/** Polls until `probe` holds (the workbench applies editor changes asynchronously). */
+async function waitFor(probe: () => boolean, ms = 20_000): Promise<void> {
+  const t0 = Date.now();
+  while (!probe()) {
+    if (Date.now() - t0 > ms) throw new Error('condition not reached in time');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
