@@ -1,6 +1,9 @@
 /**
- * Read-only documents for recorded outputs: `bounded-evidence:/<handle>/page-<n>.txt`,
- * `n` counted from 1 like the header's "page n of N" (the tab and the header agree).
+ * Read-only documents for recorded outputs: `bounded-evidence:/<handle>/<handle> lines a–b
+ * (page n of N).txt` (bytes instead of lines for binary outputs and past 64 MiB), so the
+ * tab names the output and its lines as the log counts them and agrees with the header;
+ * a name whose claim does not hold is refused. `…/page-<n>.txt` (n from 1) is the short
+ * address of the same page for callers that have not read the output.
  * A large output is never loaded whole: each page is one verified byte window of
  * `PAGE_BYTES` (text) or `BINARY_PAGE_BYTES` (shown as a hex dump), and starts with a
  * header that says exactly which bytes (and, when cheap, which lines) it shows, with
@@ -26,16 +29,30 @@ const LINE_COUNT_LIMIT_BYTES = 64 * 1024 * 1024;
 /** How far past its nominal edge a page start may move to reach the next line. */
 const LINE_SNAP_BYTES = 16 * 1024;
 
-/** The URI of one page of a handle's output; `page` is the 0-based index (the name counts from 1). */
+/**
+ * The short URI of one page of a handle's output (`page` is the 0-based index, the name
+ * counts from 1), for callers that do not read the output. Pages opened by our commands
+ * use `pageUri`, whose name says the page in the log's terms.
+ */
 export function handleDocumentUri(handle: string, page = 0): vscode.Uri {
   return vscode.Uri.from({ scheme: Ids.documentScheme, path: `/${handle}/page-${page + 1}.txt` });
 }
 
-/** Parses a page URI: `{ handle, page }` with `page` the 0-based index, or undefined when it is not one. */
-export function parseHandleDocumentUri(uri: vscode.Uri): { handle: string; page: number } | undefined {
-  const m = /^\/([A-Za-z0-9._-]{1,256})\/page-([1-9]\d{0,11})\.txt$/.exec(uri.path);
-  if (uri.scheme !== Ids.documentScheme || !m) return undefined;
-  return { handle: m[1]!, page: Number(m[2]) - 1 };
+/** A page URI's parts: `name` is a named page's claim (`<handle> lines a–b (page n of N)`), checked when the page is served. */
+export interface ParsedPageUri {
+  readonly handle: string;
+  readonly page: number;
+  readonly name?: string;
+}
+
+/** Parses a page URI, short (`page-<n>.txt`) or named (`<handle> lines a–b (page n of N).txt`), or undefined. */
+export function parseHandleDocumentUri(uri: vscode.Uri): ParsedPageUri | undefined {
+  if (uri.scheme !== Ids.documentScheme) return undefined;
+  const short = /^\/([A-Za-z0-9._-]{1,256})\/page-([1-9]\d{0,11})\.txt$/.exec(uri.path);
+  if (short) return { handle: short[1]!, page: Number(short[2]) - 1 };
+  const named = /^\/([A-Za-z0-9._-]{1,256})\/\1 ((?:lines|bytes) \d{1,15}–\d{1,15}) \(page ([1-9]\d{0,11}) of [1-9]\d{0,11}\)\.txt$/.exec(uri.path);
+  if (named) return { handle: named[1]!, page: Number(named[3]) - 1, name: uri.path.slice(1 + named[1]!.length + 1, -'.txt'.length) };
+  return undefined;
 }
 
 /** Bytes per page for this source. */
@@ -84,21 +101,59 @@ function hexDump(bytes: Uint8Array, base: number): string {
   return lines.join('\n');
 }
 
-/** Renders page `k` of a handle's output: header, then the page's bytes. */
-export async function renderPage(src: HandleSource, k: number): Promise<string> {
+/** One page: its bytes and, when cheap, its 1-based first and last lines. */
+interface PageFacts {
+  readonly start: number;
+  readonly end: number;
+  readonly bytes: Uint8Array;
+  /** Newlines before `start` (undefined past `LINE_COUNT_LIMIT_BYTES`, and for binary outputs). */
+  readonly before?: number;
+  readonly firstLine?: number;
+  readonly lastLine?: number;
+}
+
+/** Reads page `k` (`before`: the newlines before its start, when the caller knows them). */
+async function pageFacts(src: HandleSource, k: number, before?: number): Promise<PageFacts> {
   const pages = pageCount(src);
-  if (!Number.isSafeInteger(k) || k < 0 || k >= pages) return `bounded-evidence: ${src.handle} has ${pages} page(s); page ${k} does not exist.`;
   const start = await pageStart(src, k);
   const end = k + 1 >= pages ? src.byteCount : await pageStart(src, k + 1);
   const bytes = end > start ? await src.readRange(start, end) : new Uint8Array(0);
-  let lines = '';
-  if (!src.binary) {
-    const first = await newlinesBefore(src, start);
-    if (first !== undefined) lines = ` · lines ${first + 1}–${first + Math.max(1, countNewlines(bytes) + (bytes.length > 0 && bytes[bytes.length - 1] !== 10 ? 1 : 0))} of ${src.lineCount}`;
-  }
+  const nb = src.binary ? undefined : before ?? await newlinesBefore(src, start);
+  if (nb === undefined || bytes.length === 0) return { start, end, bytes, ...(nb !== undefined ? { before: nb } : {}) };
+  const last = nb + Math.max(1, countNewlines(bytes) + (bytes[bytes.length - 1] !== 10 ? 1 : 0));
+  return { start, end, bytes, before: nb, firstLine: nb + 1, lastLine: last };
+}
+
+/** The name of a page in the log's terms: `<handle> lines a–b (page n of N)`, or its bytes when lines are not counted. */
+function pageName(src: HandleSource, k: number, f: PageFacts): string {
+  const what = f.firstLine !== undefined && f.lastLine !== undefined ? `lines ${f.firstLine}–${f.lastLine}` : `bytes ${f.start}–${f.end}`;
+  return `${src.handle} ${what} (page ${k + 1} of ${pageCount(src)})`;
+}
+
+function namedUri(src: HandleSource, k: number, f: PageFacts): vscode.Uri {
+  return vscode.Uri.from({ scheme: Ids.documentScheme, path: `/${src.handle}/${pageName(src, k, f)}.txt` });
+}
+
+/** The URI of page `k` named in the log's terms (the tab shows `<handle> lines a–b (page n of N)`). */
+export async function pageUri(src: HandleSource, k: number): Promise<vscode.Uri> {
+  return namedUri(src, k, await pageFacts(src, k));
+}
+
+/** Renders page `k` of a handle's output: header, then the page's bytes. `name`: the URI's claim, which must hold. */
+export async function renderPage(src: HandleSource, k: number, name?: string): Promise<string> {
+  const pages = pageCount(src);
+  if (!Number.isSafeInteger(k) || k < 0 || k >= pages) return `bounded-evidence: ${src.handle} has ${pages} page(s); page ${k} does not exist.`;
+  const f = await pageFacts(src, k);
+  const { start, end, bytes } = f;
+  // A name that says other lines than the page holds is refused, so the tab and the header always agree.
+  if (name !== undefined && name !== pageName(src, k, f)) return `bounded-evidence: this page is named "${pageName(src, k, f)}", not "${name}".`;
+  const lines = f.firstLine !== undefined ? ` · lines ${f.firstLine}–${f.lastLine} of ${src.lineCount}` : '';
+  // Neighbours' line numbers follow from this page's (no second count from the start).
+  const prev = k > 0 ? await pageFacts(src, k - 1, f.before !== undefined && k - 1 >= 0 ? f.before - countNewlines(await src.readRange(await pageStart(src, k - 1), start)) : undefined) : undefined;
+  const next = k + 1 < pages ? await pageFacts(src, k + 1, f.before !== undefined ? f.before + countNewlines(bytes) : undefined) : undefined;
   const nav = [
-    k > 0 ? `previous: ${handleDocumentUri(src.handle, k - 1).toString()}` : 'first page',
-    k + 1 < pages ? `next: ${handleDocumentUri(src.handle, k + 1).toString()}` : 'last page',
+    prev ? `previous: ${namedUri(src, k - 1, prev).toString()}` : 'first page',
+    next ? `next: ${namedUri(src, k + 1, next).toString()}` : 'last page',
   ].join(' · ');
   const header = [
     `── ${src.handle} (${src.name}) · page ${k + 1} of ${pages} · bytes [${start}, ${end}) of ${src.byteCount}${lines} · sha256 ${src.sha256}${src.binary ? ' · binary, shown as hex' : ''}`,
@@ -158,7 +213,7 @@ export class ArtifactDocumentProvider implements vscode.TextDocumentContentProvi
     const parsed = parseHandleDocumentUri(uri);
     if (!parsed) return 'bounded-evidence: not a page address (expected bounded-evidence:/<handle>/page-<n>.txt)';
     try {
-      return await renderPage(await (await this.runs()).openHandle(parsed.handle), parsed.page);
+      return await renderPage(await (await this.runs()).openHandle(parsed.handle), parsed.page, parsed.name);
     } catch (e) {
       return `bounded-evidence: ${parsed.handle}: ${e instanceof Error && e.name === 'EvidenceError' ? e.message : 'the output could not be read'}`;
     }
@@ -169,7 +224,7 @@ export class ArtifactDocumentProvider implements vscode.TextDocumentContentProvi
     const links: vscode.DocumentLink[] = [];
     for (let l = 0; l < Math.min(HEADER_LINES, document.lineCount); l++) {
       const text = document.lineAt(l).text;
-      for (const m of text.matchAll(/bounded-evidence:\/[A-Za-z0-9._-]+\/page-\d+\.txt/g)) {
+      for (const m of text.matchAll(/bounded-evidence:\/[A-Za-z0-9._-]+\/(?:page-\d+|[A-Za-z0-9._-]+%20(?:lines|bytes)%20\d+%E2%80%93\d+%20%28page%20\d+%20of%20\d+%29)\.txt/g)) {
         links.push(new vscode.DocumentLink(new vscode.Range(l, m.index, l, m.index + m[0].length), vscode.Uri.parse(m[0])));
       }
     }

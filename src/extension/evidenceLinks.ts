@@ -14,7 +14,7 @@ import { realpath, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { EvidenceError, EvidenceToolNames, parseRangePath, type HandleSource, type RunStoreApi } from '../core/index.js';
-import { handleDocumentUri, locate } from './artifactDocument.js';
+import { locate, pageUri } from './artifactDocument.js';
 import { Ids } from './ids.js';
 import type { Log } from './log.js';
 import type { ServicesHost } from './services.js';
@@ -256,7 +256,7 @@ export async function openEvidenceLink(host: ServicesHost, log: Log, raw: unknow
   }
   const at = await locate(src, start);
   await vscode.commands.executeCommand(Ids.commands.openInspector, { handle: src.handle });
-  const uri = handleDocumentUri(src.handle, at.page);
+  const uri = await pageUri(src, at.page);
   const doc = await vscode.workspace.openTextDocument(uri);
   const position = new vscode.Position(at.line, at.character);
   await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside, preview: true, selection: new vscode.Range(position, position) });

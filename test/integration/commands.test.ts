@@ -54,8 +54,8 @@ describe('palette commands, driven with arguments', () => {
     assert.deepEqual([read.binary, read.content, read.total_size_bytes], [true, '', bytes.length]);
     // In the editor, binary pages are hex dumps with offsets.
     const opened = await vscode.commands.executeCommand<OpenArtifactResult>(cmd.open, { handle: r.handle, byteOffset: 70_000 });
-    // The tab's name counts pages from 1, like the header (page 3 of 97 is page-3.txt).
-    assert.match(opened.uri, /\/page-3\.txt$/);
+    // The tab's name counts pages from 1, like the header, and names the bytes (a binary output has no lines).
+    assert.equal(vscode.Uri.parse(opened.uri).path, `/${r.handle}/${r.handle} bytes 65536–98304 (page 3 of 97).txt`);
     const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(opened.uri));
     assert.match(doc.lineAt(0).text, /page 3 of 97 · bytes \[65536, 98304\) of 3145745 · sha256 [0-9a-f]{64} · binary, shown as hex/);
     const row = 70_000 - (70_000 % 16);
@@ -82,7 +82,7 @@ describe('palette commands, driven with arguments', () => {
     const header = doc.lineAt(0).text;
     const m = /page (\d+) of (\d+) · bytes \[(\d+), (\d+)\) of (\d+) · lines (\d+)–(\d+) of (\d+) · sha256 ([0-9a-f]{64})/.exec(header);
     assert.ok(m, header);
-    const [, page, pages, start, end, total, firstLine, , totalLines, sha] = m.map(Number) as number[];
+    const [, page, pages, start, end, total, firstLine, lastLine, totalLines, sha] = m.map(Number) as number[];
     assert.equal(total, log.length);
     assert.equal(totalLines, 40000);
     assert.equal(m[9], imported.sha256);
@@ -95,7 +95,8 @@ describe('palette commands, driven with arguments', () => {
     assert.equal(vscode.window.activeTextEditor?.selection.active.line, opened.line);
     // Pages start on whole lines, and the tab's page number is the header's.
     assert.ok(start === 0 || log[start! - 1] === 10, `page starts mid-line at byte ${start}`);
-    assert.match(opened.uri, new RegExp(`/page-${page}\\.txt$`));
+    // The tab names the output and its lines as the log counts them, and the header's page number.
+    assert.equal(vscode.Uri.parse(opened.uri).path, `/${handle}/${handle} lines ${firstLine}–${lastLine} (page ${page} of ${pages}).txt`);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     // Go to Output Line with a log line number puts the cursor on exactly that line.
     for (const wanted of [1, 20001, 39999]) {

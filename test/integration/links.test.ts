@@ -185,6 +185,32 @@ describe('links both ways and Save Excerpt As', function () {
     await closeAll();
   });
 
+  it('names editor pages by handle and line range; the header agrees, its links use the same names, a false name is refused', async () => {
+    // 30,000 lines of 20 bytes: several 256 KiB pages, each starting on a whole line.
+    const file = path.join(outside, 'paged.txt');
+    writeFileSync(file, Array.from({ length: 30000 }, (_, i) => `paged ${String(i + 1).padStart(13, '0')}`).join('\n') + '\n');
+    const { handle } = await capture(`cat ${sh(file)}`);
+    await closeAll();
+    await vscode.commands.executeCommand('boundedEvidence.goToOutputLine', { handle, line: 20001 });
+    const doc = vscode.window.activeTextEditor!.document;
+    // 20-byte lines: page 2 starts at byte 262,144 moved to the next whole line, line 13,109 at byte 262,160.
+    assert.equal(doc.uri.path, `/${handle}/${handle} lines 13109–26215 (page 2 of 3).txt`);
+    const header = doc.lineAt(0).text;
+    assert.match(header, / · page 2 of 3 · bytes \[262160, 524300\) of 600000 · lines 13109–26215 of 30000 · /);
+    assert.equal(doc.lineAt(vscode.window.activeTextEditor!.selection.active.line).text, `paged ${String(20001).padStart(13, '0')}`);
+    // The header's previous/next links name the neighbours the same way, and open them.
+    const links = await vscode.commands.executeCommand<vscode.DocumentLink[]>('vscode.executeLinkProvider', doc.uri);
+    const nav = links.filter((l) => l.range.start.line === 1).map((l) => l.target!.path);
+    assert.deepEqual(nav, [`/${handle}/${handle} lines 1–13108 (page 1 of 3).txt`, `/${handle}/${handle} lines 26216–30000 (page 3 of 3).txt`]);
+    const next = await vscode.workspace.openTextDocument(links.find((l) => l.range.start.line === 1 && l.target!.path.includes('page 3'))!.target!);
+    assert.match(next.lineAt(0).text, / · page 3 of 3 · bytes \[524300, 600000\) of 600000 · lines 26216–30000 of 30000 · /);
+    assert.equal(next.lineAt(3).text, `paged ${String(26216).padStart(13, '0')}`);
+    // A name claiming other lines than its page holds is refused (the tab could not lie).
+    const forged = await vscode.workspace.openTextDocument(vscode.Uri.from({ scheme: 'bounded-evidence', path: `/${handle}/${handle} lines 1–99 (page 2 of 3).txt` }));
+    assert.equal(forged.getText(), `bounded-evidence: this page is named "${handle} lines 13109–26215 (page 2 of 3)", not "${handle} lines 1–99 (page 2 of 3)".`);
+    await closeAll();
+  });
+
   it('Save Excerpt As… writes a line or byte window byte-exact, streamed, with its provenance beside it', async () => {
     const text = Array.from({ length: 5000 }, (_, i) => `excerpt line ${i + 1} ✓`).join('\n');
     const file = path.join(outside, 'five-thousand.txt');

@@ -5,7 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { EvidenceError } from '../../core/index.js';
-import { handleDocumentUri, locate } from '../artifactDocument.js';
+import { locate, pageUri } from '../artifactDocument.js';
 import type { ArtifactPosition } from '../ids.js';
 import { errorMessage } from '../log.js';
 import { formatBytes } from '../retention.js';
@@ -87,15 +87,16 @@ export async function openArtifact(deps: CommandDeps, arg?: unknown): Promise<Op
   const handle = handleArg(arg) ?? await pickHandle(services, 'Bounded Evidence: Open Artifact in Editor');
   if (!handle) return undefined;
   let at;
+  let uri: vscode.Uri;
   try {
     const src = await services.runs.openHandle(handle);
     at = await locate(src, { ...(typeof pos.line === 'number' ? { line: pos.line } : {}), ...(typeof pos.byteOffset === 'number' ? { byteOffset: pos.byteOffset } : {}) });
+    uri = await pageUri(src, at.page);
   } catch (e) {
     void vscode.window.showErrorMessage(`Bounded Evidence: ${handle}: ${e instanceof EvidenceError ? e.message : 'the output could not be read'}.`);
     if (!(e instanceof EvidenceError)) deps.log.error(`open ${handle}`, e);
     return undefined;
   }
-  const uri = handleDocumentUri(handle, at.page);
   try {
     const doc = await vscode.workspace.openTextDocument(uri);
     const position = new vscode.Position(at.line, at.character);
