@@ -25,7 +25,7 @@ import { decodeUtf8Strict, encodeUtf8 } from './utf8.js';
 export interface LocalWorkspaceOptions {
   /** The folder the workspace is confined to (must exist). */
   readonly root: string;
-  /** Largest file read or written, in bytes (default 16 MiB). */
+  /** Largest file `read_file` reads into memory or `write_file` writes, in bytes (default 16 MiB); `evidence_readFile` streams larger ones (docs/contracts.md §3.3). */
   readonly maxFileBytes?: number;
   /** Offer `write_file` (default false). */
   readonly allowWrites?: boolean;
