@@ -83,6 +83,15 @@ export class Workbench {
     await runPaletteCommand(this.page, title);
   }
 
+  /** Runs "Bounded Evidence: Run Command and Capture" with `command` typed into its input box. */
+  async capture(command: string): Promise<void> {
+    await this.runCommand('Bounded Evidence: Run Command and Capture');
+    const input = this.page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible' });
+    await input.fill(command);
+    await input.press('Enter');
+  }
+
   /** The inspector's content frame (two iframes deep), once its webview is ready. */
   webview(): FrameLocator {
     return this.page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
