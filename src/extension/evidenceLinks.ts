@@ -317,6 +317,9 @@ export function findEvidenceLinks(text: string): FoundLink[] {
   return [...found.values()];
 }
 
+/** How the links part of an answer starts (the participant leaves such parts out of the history it sends a model). */
+export const EVIDENCE_LINKS_PREFIX = '\n\nOpen in the inspector: ';
+
 /**
  * Markdown listing the links of `text` ("Open in the inspector: …"), trusted for
  * `openEvidenceLink` alone, or undefined when there is none.
@@ -324,7 +327,7 @@ export function findEvidenceLinks(text: string): FoundLink[] {
 export function evidenceLinksMarkdown(text: string): vscode.MarkdownString | undefined {
   const links = findEvidenceLinks(text).slice(0, 20);
   if (links.length === 0) return undefined;
-  const md = new vscode.MarkdownString(`\n\nOpen in the inspector: ${links.map((l) => `[\`${l.label}\`](${l.target})`).join(' · ')}`);
+  const md = new vscode.MarkdownString(`${EVIDENCE_LINKS_PREFIX}${links.map((l) => `[\`${l.label}\`](${l.target})`).join(' · ')}`);
   md.isTrusted = { enabledCommands: [openEvidenceLinkCommand] };
   return md;
 }

@@ -112,9 +112,11 @@ describe('@evidence in the chat view, driven by a scripted model from a test ext
     let earlier = '';
     let replies = 0;
     let readReply = '';
+    let history: string[] = [];
     client.setScript((messages) => {
       replies++;
       if (replies === 1) {
+        history = messages.map(messageText);
         const note = messages.map(messageText).find((t) => t.startsWith('Handles from earlier in this conversation'));
         earlier = /out_[A-Za-z0-9._-]*_stdout/.exec(note ?? '')?.[0] ?? 'none';
         return [new vscode.LanguageModelToolCallPart('f1', 'read_tool_output', { handle: earlier, limit: 1 })];
@@ -127,6 +129,9 @@ describe('@evidence in the chat view, driven by a scripted model from a test ext
     });
     assert.ok(result?.metadata?.runId);
     assert.match(earlier, /^out_.+_stdout$/, 'the earlier handle was offered');
+    // The earlier answer reaches the model in its own words, without the links to the inspector shown to people.
+    assert.ok(history.some((t) => t.startsWith('The build failed at line 15001')), history.join('\n---\n').slice(0, 800));
+    assert.ok(!history.some((t) => t.includes('command:') || t.includes('Open in the inspector')), history.join('\n---\n').slice(0, 800));
     const window = JSON.parse(readReply) as { handle: string; returned_lines: number; content: string };
     assert.equal(window.handle, earlier);
     assert.equal(window.returned_lines, 1);

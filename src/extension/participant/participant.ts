@@ -14,7 +14,7 @@
 import * as vscode from 'vscode';
 import { runLabel, toolNamesOffered, type Run, type RunFinishStatus } from '../../core/index.js';
 import { handleDocumentUri } from '../artifactDocument.js';
-import { evidenceLinksMarkdown } from '../evidenceLinks.js';
+import { EVIDENCE_LINKS_PREFIX, evidenceLinksMarkdown } from '../evidenceLinks.js';
 import { Ids } from '../ids.js';
 import { errorMessage, type Log } from '../log.js';
 import type { RunRouter } from '../runRouter.js';
@@ -165,7 +165,8 @@ class AgentLoop {
       if (turn instanceof vscode.ChatRequestTurn) {
         this.messages.push(vscode.LanguageModelChatMessage.User(turn.prompt));
       } else if (turn instanceof vscode.ChatResponseTurn) {
-        const text = turn.response.map((p) => (p instanceof vscode.ChatResponseMarkdownPart ? p.value.value : '')).join('');
+        // Our links to the inspector are for people: the model gets the answer's own words.
+        const text = turn.response.map((p) => (p instanceof vscode.ChatResponseMarkdownPart && !p.value.value.startsWith(EVIDENCE_LINKS_PREFIX) ? p.value.value : '')).join('');
         if (text) this.messages.push(vscode.LanguageModelChatMessage.Assistant(text));
         const meta = turn.result.metadata as EvidenceChatMetadata | undefined;
         for (const h of meta?.handles ?? []) if (typeof h === 'string') earlier.add(h);
