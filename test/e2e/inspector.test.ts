@@ -248,7 +248,8 @@ describe('Evidence Inspector in a real workbench', function () {
     await view.locator('#verdict.ok').waitFor({ timeout: 60_000 });
     assert.match(await text(view.locator('#verdict')), new RegExp(`^Verified: all ${bigLog.length.toLocaleString('en-US')} bytes match sha256 ${sha(bigLog)} \\(\\d+ ms\\)\\.$`));
     await view.locator('#open-editor').click();
-    await wb.page.locator('.tabs-container .tab', { hasText: /page-\d+\.(log|txt)/ }).first().waitFor({ timeout: 30_000 });
+    // The tab names the output and its lines in the log's terms, with the header's page number.
+    await wb.page.locator('.tabs-container .tab', { hasText: new RegExp(`${handle} lines \\d+–\\d+ \\(page \\d+ of \\d+\\)`) }).first().waitFor({ timeout: 30_000 });
     // Back to the inspector for what follows.
     await wb.page.locator('.tabs-container .tab', { hasText: 'Evidence Inspector' }).click();
     await view.locator('#detail-title', { hasText: 'stdout of' }).waitFor();
