@@ -19,6 +19,8 @@ export interface Filters {
   readonly sort: 'time' | 'size';
   /** Only calls with this outcome ('' for all). */
   readonly outcome?: OutcomeFilterDto;
+  /** Only calls of runs started by this source (`tool`, `participant`, `hook:<agent>`, `cli`, `mcp`, `command`, `api`), or '' for all. */
+  readonly source?: string;
 }
 
 
@@ -79,6 +81,11 @@ export class CallsModel {
     return [...new Set([...this.calls.values()].map((c) => c.tool))].sort();
   }
 
+  /** Run sources present (`tool`, `cli`, `hook:claude`…), sorted. */
+  sources(): string[] {
+    return [...new Set([...this.runs.values()].map(sourceOf))].sort();
+  }
+
   /** Runs, newest first. */
   runList(): RunDto[] {
     return [...this.runs.values()].sort((a, b) => (a.startedAt < b.startedAt ? 1 : a.startedAt > b.startedAt ? -1 : 0));
@@ -117,6 +124,7 @@ export class CallsModel {
       if (f.tool && c.tool !== f.tool) continue;
       if (f.run && c.runId !== f.run) continue;
       if (f.outcome && outcomeOf(c).kind !== f.outcome) continue;
+      if (f.source && sourceOf(this.runs.get(c.runId)) !== f.source) continue;
       if (needle && !matches(c, this.runs.get(c.runId), needle)) continue;
       let list = byRun.get(c.runId);
       if (!list) byRun.set(c.runId, (list = []));
@@ -125,7 +133,7 @@ export class CallsModel {
     // Without a tool or text filter every run shows, even one with no calls (yet): a
     // snapshot's run headers appear before their calls arrive.
     if (!f.tool && !needle && !f.outcome) {
-      for (const runId of this.runs.keys()) if (!byRun.has(runId) && (!f.run || f.run === runId)) byRun.set(runId, []);
+      for (const [runId, run] of this.runs) if (!byRun.has(runId) && (!f.run || f.run === runId) && (!f.source || sourceOf(run) === f.source)) byRun.set(runId, []);
     }
     const bySize = f.sort === 'size';
     const cmp = bySize
@@ -149,6 +157,11 @@ export class CallsModel {
     }
     return rows;
   }
+}
+
+/** A run's source; a run not known (yet) or listed without one was started by a tool (docs/contracts.md §3.4). */
+function sourceOf(run: RunDto | undefined): string {
+  return run?.source ?? 'tool';
 }
 
 /** Newest first; equal times by call id, so the order is stable. */

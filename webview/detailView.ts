@@ -117,7 +117,7 @@ export class DetailView {
   private currentReq: WindowRequestDto | undefined;
   private seq = 0;
   private pattern: { pattern: string; total: number; offset: number; matches: readonly MatchDto[]; index: number } | undefined;
-  private limits: InspectorLimitsDto = { maxWindowBytes: 65536, maxLines: 1000, maxMatches: 1000, maxPatternChars: 1024, maxHandleChars: 256 };
+  private limits: InspectorLimitsDto = { maxWindowBytes: 65536, maxLines: 1000, maxMatches: 1000, maxPatternChars: 1024, maxHandleChars: 256, maxSearchMatches: 100 };
 
   constructor(private readonly deps: DetailDeps, form?: InspectorViewState['form']) {
     this.empty = h('p', { class: 'muted detail-empty' }, 'Select a call or an output to see what the model saw and to read exact ranges.');
@@ -262,7 +262,8 @@ export class DetailView {
         : part.binary ? 'Binary content: byte windows show as a hex dump with offsets.'
           : `Windows are read through verified ranges, at most ${exactBytes(this.limits.maxWindowBytes)} at a time.`;
     this.updateEnabled();
-    if (!readable || samePart) return;
+    // The same part again keeps its window, unless a window was asked for (a search hit).
+    if (!readable || (samePart && !window)) return;
     const req = window ?? this.defaultWindow(part);
     void this.fetch(req);
   }

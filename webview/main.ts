@@ -10,6 +10,7 @@ import { DetailView } from './detailView.js';
 import { h } from './dom.js';
 import { SplitLayout } from './layout.js';
 import { RpcClient, type VsCodeApi } from './rpc.js';
+import { SearchView } from './searchView.js';
 
 declare function acquireVsCodeApi(): VsCodeApi;
 
@@ -62,6 +63,18 @@ const calls = new CallsView(model, {
 }, { ...(saved.filters ? { filters: saved.filters } : {}), ...(saved.collapsedRuns ? { collapsed: saved.collapsedRuns } : {}) });
 
 const detail = new DetailView({ request: (b) => rpc.request(b), status, changed: saveState }, saved.form);
+
+const search = new SearchView({
+  request: (b) => rpc.request(b),
+  nextRequestId: () => rpc.peekNextId(),
+  post: (m) => rpc.send(m),
+  scope: () => { const f = calls.filters(); return { tool: f.tool, run: f.run }; },
+  open: (handle, pattern, index) => {
+    const ref = model.findHandle(handle);
+    if (!ref) { status('That output is not in the list any more: press Refresh.', 'error'); return; }
+    select(ref, true, { kind: 'pattern', pattern, index });
+  },
+});
 
 /** Restored selection waiting for its call to arrive. */
 let pendingSelect: PartRef | undefined = saved.selected;
@@ -157,6 +170,9 @@ function onMessage(msg: HostToWebview): void {
       applyPending();
       break;
     }
+    case 'searchProgress':
+      search.onProgress(msg);
+      break;
     case 'reveal':
       pendingTarget = msg.target;
       applyPending();
@@ -206,7 +222,7 @@ const layout = new SplitLayout(calls.element, detail.element, saved.split, saveS
 // The heading moves inside the main landmark (the host page puts it first so it shows at once).
 const heading = document.getElementById('heading');
 const app = h('main', { id: 'app' },
-  h('header', { class: 'app-header' }, heading, h('p', { class: 'muted intro' }, 'Every recorded tool call, its exact size, handle and sha256; read exact ranges and copy excerpts with their provenance.'), help, storeState, emptyState),
+  h('header', { class: 'app-header' }, heading, h('p', { class: 'muted intro' }, 'Every recorded tool call, its exact size, handle and sha256; read exact ranges and copy excerpts with their provenance.'), help, storeState, emptyState, search.element),
   layout.element, statusLine);
 document.body.append(app);
 timings.cspViolations = '0';

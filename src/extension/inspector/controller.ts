@@ -5,7 +5,7 @@
  * (inspectorPanel.ts) supplies the editor actions and the transport; unit tests supply
  * fakes and a real `RunStore`.
  */
-import { EvidenceError, type CallFinishedRecord, type CallReport, type CallStartedRecord, type Disposable, type HandleSource, type RunRecordEvent, type RunStoreApi } from '../../core/index.js';
+import { EvidenceError, searchAllOutputs, type CallFinishedRecord, type CallReport, type CallStartedRecord, type Disposable, type HandleSource, type RunRecordEvent, type RunStoreApi } from '../../core/index.js';
 import type {
   CallDto, ExcerptRangeDto, HostToWebview, InspectorLimitsDto, PartDto, RunDto, StartActionDto, TargetDto, WebviewRequest,
 } from '../../shared/protocol.js';
@@ -53,6 +53,11 @@ export interface InspectorControllerOptions {
 const eagerIndexBytes = 64 * 1024 * 1024;
 /** Calls gathered before a snapshot piece is posted (whole runs, so a piece may be larger). */
 const snapshotPieceCalls = 2000;
+/** Least time between two progress messages of one search (ms): at most a few a second. */
+const searchProgressMs = 250;
+/** Searches across outputs one panel may run at once (a new one beyond this is refused). */
+const maxSearches = 2;
+
 /** Handles and line indexes kept open per panel. */
 const cacheEntries = 16;
 
@@ -91,6 +96,8 @@ export class InspectorController {
   private readonly indexes = new Lru<Promise<LineIndex>>(cacheEntries);
   private readonly reports = new Lru<Promise<CallReport[]>>(2);
   private disposed = false;
+  /** Searches across outputs in flight, by request id, so `cancelSearch` can stop them. */
+  private readonly searches = new Map<number, AbortController>();
   private readonly limits: InspectorLimitsDto;
 
   constructor(private readonly opts: InspectorControllerOptions) {
@@ -109,6 +116,7 @@ export class InspectorController {
     const msg = parsed.message;
     if (msg.type === 'ready') { await this.onReady(); return; }
     if (msg.type === 'problem') { this.opts.log.warn(`inspector webview: ${msg.message}`); return; }
+    if (msg.type === 'cancelSearch') { this.searches.get(msg.searchId)?.abort(); return; }
     try {
       await this.answer(msg);
     } catch (e) {
@@ -139,6 +147,8 @@ export class InspectorController {
   /** Stops listening. */
   dispose(): void {
     this.disposed = true;
+    for (const c of this.searches.values()) c.abort();
+    this.searches.clear();
     this.subscription?.dispose();
     this.subscription = undefined;
     if (this.flushTimer) clearTimeout(this.flushTimer);
@@ -299,6 +309,43 @@ export class InspectorController {
     return { markdown, bytes: w.end - w.start };
   }
 
+  /**
+   * One search across every kept output (docs/contracts.md §3.4): the core's
+   * `searchAllOutputs`, cancellable by `cancelSearch`, with throttled progress. The reply
+   * holds at most `limit` (≤ 100) matches, each a bounded line window from the reader.
+   */
+  private async searchOutputs(msg: Extract<WebviewRequest, { type: 'searchOutputs' }>): Promise<void> {
+    if (this.searches.size >= maxSearches) throw new EvidenceError('invalidArgument', 'another search is still running: cancel it or wait for it');
+    // Registered before the first await, so a Cancel sent right after the request finds it.
+    const controller = new AbortController();
+    this.searches.set(msg.id, controller);
+    let last = 0;
+    try {
+      const store = await this.store();
+      const r = await searchAllOutputs(store, {
+        pattern: msg.pattern, limit: msg.limit, ...(msg.tool !== undefined ? { tool: msg.tool } : {}), ...(msg.run !== undefined ? { run: msg.run } : {}),
+      }, {
+        signal: controller.signal,
+        onProgress: (callsDone, callsTotal) => {
+          const now = performance.now();
+          if (now - last < searchProgressMs && callsDone < callsTotal) return;
+          last = now;
+          this.post({ type: 'searchProgress', searchId: msg.id, callsDone, callsTotal });
+        },
+      });
+      this.post({
+        type: 'searchResults', id: msg.id, pattern: r.pattern, totalMatches: r.total_matches, outputsSearched: r.outputs_searched,
+        outputsMatched: r.outputs_matched, truncated: r.truncated,
+        matches: r.matches.map((m) => ({
+          handle: m.handle, tool: m.tool, runId: m.runId, lineNumber: m.line_number, byteOffset: m.byte_offset, column: m.column, text: m.text,
+          ...(m.window ? { window: m.window } : {}),
+        })),
+      });
+    } finally {
+      this.searches.delete(msg.id);
+    }
+  }
+
   private async answer(msg: WebviewRequest): Promise<void> {
     switch (msg.type) {
       case 'refresh':
@@ -374,6 +421,9 @@ export class InspectorController {
         this.post({ type: 'verified', id: msg.id, handle: msg.handle, ok, sha256: src.sha256, byteCount: src.byteCount, elapsedMs });
         return;
       }
+      case 'searchOutputs':
+        await this.searchOutputs(msg);
+        return;
       case 'startAction':
         this.opts.actions.startAction(msg.action);
         this.post({ type: 'done', id: msg.id, message: 'Started.' });
