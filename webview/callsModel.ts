@@ -4,7 +4,7 @@
  * DOM, so 10,000-call behaviour is unit-tested in Node.
  */
 import { outcomeOf } from '../src/shared/outcome.js';
-import type { CallDto, OutcomeFilterDto, PartDto, PartRef, RunDto } from '../src/shared/protocol.js';
+import type { CallDto, LiveStreamDto, OutcomeFilterDto, PartDto, PartRef, RunDto } from '../src/shared/protocol.js';
 
 export { outcomeOf, type Outcome } from '../src/shared/outcome.js';
 
@@ -23,6 +23,9 @@ export interface Filters {
   readonly source?: string;
 }
 
+
+/** A running call's streams so far (from `live` messages; docs/contracts.md §3.4). */
+export type LiveOf = { -readonly [K in 'stdout' | 'stderr']?: { bytes: number; tail: string } };
 
 /** One row of the list. */
 export type Row =
@@ -52,11 +55,13 @@ const finished = (status: string): boolean => status !== 'running' && status !==
 export class CallsModel {
   private readonly runs = new Map<string, RunDto>();
   private readonly calls = new Map<string, CallDto>();
+  private readonly live = new Map<string, LiveOf>();
 
   /** Replaces everything (a snapshot). */
   setAll(runs: readonly RunDto[], calls: readonly CallDto[]): void {
     this.runs.clear();
     this.calls.clear();
+    this.live.clear();
     this.upsert(runs, calls);
   }
 
@@ -68,7 +73,26 @@ export class CallsModel {
       const prev = this.calls.get(key);
       if (prev && finished(prev.status) && !finished(c.status)) continue;
       this.calls.set(key, c);
+      // Finished: its recorded sizes replace the live ones.
+      if (finished(c.status)) this.live.delete(key);
     }
+  }
+
+  /** Applies progress of running calls (ignored for a call already finished). */
+  applyLive(streams: readonly LiveStreamDto[]): void {
+    for (const s of streams) {
+      const key = callKey(s.runId, s.callId);
+      const c = this.calls.get(key);
+      if (c && finished(c.status)) continue;
+      const l = this.live.get(key) ?? {};
+      l[s.stream] = { bytes: s.bytes, tail: s.tail };
+      this.live.set(key, l);
+    }
+  }
+
+  /** A running call's streams so far. */
+  liveOf(runId: string, callId: string): LiveOf | undefined {
+    return this.live.get(callKey(runId, callId));
   }
 
   /** Number of calls known. */

@@ -174,6 +174,11 @@ export class CallsView {
     this.summary.textContent = `${count(calls)} of ${count(this.model.size)} calls${this.loading ? ' · loading…' : ''}`;
   }
 
+  /** Re-renders the visible rows only (live sizes changed; the rows themselves did not). */
+  repaint(): void {
+    this.list.render();
+  }
+
   /** Marks a part selected, expands its run, and scrolls it into view. */
   select(ref: PartRef): void {
     this.selectedKey = partKey(ref);
@@ -277,7 +282,11 @@ export class CallsView {
       replaceChildren(statusCell, icon(outcome.kind === 'failed' ? 'error' : (statusIcon[call.status] ?? 'circle')), ` ${outcome.label}`);
       statusCell.title = `${outcome.label}: ${outcome.detail} (recorded status ${call.status})`;
     } else set(3, part.truncated ? 'truncated' : '', part.truncated && part.observedBytes !== undefined ? `capture stopped at its cap: ${exactBytes(part.observedBytes)} produced` : undefined);
-    set(4, size, `${exactBytes(part.sizeBytes)}${part.observedBytes !== undefined && part.observedBytes !== part.sizeBytes ? `, ${exactBytes(part.observedBytes)} produced` : ''}`);
+    const live = row.kind === 'call' && call.status === 'running' ? this.model.liveOf(call.runId, call.callId) : undefined;
+    if (live) {
+      const bytes = (live.stdout?.bytes ?? 0) + (live.stderr?.bytes ?? 0);
+      set(4, `${humanBytes(bytes)} so far`, `running: stdout ${exactBytes(live.stdout?.bytes ?? 0)}, stderr ${exactBytes(live.stderr?.bytes ?? 0)} so far`);
+    } else set(4, size, `${exactBytes(part.sizeBytes)}${part.observedBytes !== undefined && part.observedBytes !== part.sizeBytes ? `, ${exactBytes(part.observedBytes)} produced` : ''}`);
     set(5, part.handle ?? '—', part.handle ?? 'small result, shown to the model whole');
     shaText.textContent = shortSha(part.sha256);
     shaText.title = part.sha256 ?? '';

@@ -99,6 +99,7 @@ async function loadDetail(ref: PartRef, window?: WindowRequestDto): Promise<void
     const r = await rpc.request({ type: 'detail', ref });
     if (seq !== detailSeq || r.type !== 'detail') return;
     detail.show(r.ref, r.call, r.part, r.preview, window);
+    if (r.call.status === 'running') detail.setLive(r.ref, model.liveOf(r.ref.runId, r.ref.callId));
     saveState();
   } catch (e) {
     if (seq === detailSeq) detail.clear(`This call could not be shown: ${(e as Error).message}`);
@@ -168,6 +169,13 @@ function onMessage(msg: HostToWebview): void {
       // A call shown while running gets its final detail when it finishes.
       if (!msg.complete && shown && msg.calls.some((c) => c.runId === shown.runId && c.callId === shown.callId && c.status !== 'running')) void loadDetail(shown);
       applyPending();
+      break;
+    }
+    case 'live': {
+      model.applyLive(msg.streams);
+      calls.repaint();
+      const shown = detail.shown;
+      if (shown) detail.setLive(shown, model.liveOf(shown.runId, shown.callId));
       break;
     }
     case 'searchProgress':

@@ -246,6 +246,18 @@ export interface SearchResultsReply {
   readonly type: 'searchResults'; readonly id: number; readonly pattern: string; readonly totalMatches: number;
   readonly outputsSearched: number; readonly outputsMatched: number; readonly truncated: boolean; readonly matches: readonly SearchMatchDto[];
 }
+/** How far one stream of a running command has come (docs/contracts.md §3.4, "Live"). */
+export interface LiveStreamDto {
+  readonly runId: string;
+  readonly callId: string;
+  readonly stream: 'stdout' | 'stderr';
+  /** Bytes read so far. */
+  readonly bytes: number;
+  /** The stream's last bytes (at most 2 KiB) decoded leniently, shown as text only. */
+  readonly tail: string;
+}
+/** Running commands' progress, at most two messages a second. */
+export interface LiveMessage { readonly type: 'live'; readonly streams: readonly LiveStreamDto[] }
 /** A request failed (the contract's sentence), or a message was malformed (`id` null when unknown). */
 export interface ErrorReply { readonly type: 'error'; readonly id: number | null; readonly message: string }
 
@@ -262,6 +274,7 @@ export type HostToWebview =
   | DoneReply
   | SearchProgressMessage
   | SearchResultsReply
+  | LiveMessage
   | ErrorReply;
 
 /** The reply each request kind gets when it succeeds (any request may instead get `error`). */

@@ -15,7 +15,7 @@ const fixtures = path.join(__dirname, 'fixtures', 'workspace');
 const rows = Array.from({ length: 40 }, (_, i) => (i % 10 === 7 ? `NEEDLE row ${i}` : `plain row ${i}`));
 const stdout = rows.map((r) => `${r}\n`).join('');
 
-describe('Inspector search across outputs in a real workbench', function () {
+describe('Inspector across outputs and live commands in a real workbench', function () {
   this.timeout(240_000);
   let wb: Workbench;
   let view: FrameLocator;
@@ -81,5 +81,49 @@ describe('Inspector search across outputs in a real workbench', function () {
     assert.deepEqual(options.map((s) => s.trim()), ['Any source', 'Model tool calls']);
     await view.locator('#filter-source li, #filter-source .option', { hasText: 'Model tool calls' }).first().click();
     await view.locator('#list-summary', { hasText: /^2 of 2 calls$/ }).waitFor();
+  });
+
+  it("updates a running command's size and tail while it runs, at most twice a second", async () => {
+    // 80 lines, one every 100 ms: about 8 s of output.
+    await wb.runCommand('Bounded Evidence: Run Command and Capture');
+    const input = wb.page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible' });
+    await input.fill(`node -e "let i = 0; const t = setInterval(() => { console.log('tick ' + i); if (++i === 80) clearInterval(t); }, 100)"`);
+    await input.press('Enter');
+    const row = view.locator('.vlist-row[data-kind="call"]:not([hidden])', { hasText: 'running' }).first();
+    await row.waitFor({ timeout: 60_000 });
+    // The list's size cell says how much so far, before the call ends.
+    await row.locator('.c4', { hasText: /so far$/ }).waitFor({ timeout: 30_000 });
+    await row.click();
+    const sizes = view.locator('#live-sizes');
+    await sizes.waitFor({ timeout: 30_000 });
+    // Count how often the sizes change over 3 s while it runs.
+    // (The live box is re-filled on each update: watch it, read its sizes line.)
+    const changes = await view.locator('#live').evaluate((box) => new Promise<string[]>((resolve) => {
+      const seen: string[] = [box.querySelector('#live-sizes')?.textContent ?? ''];
+      const o = new MutationObserver(() => {
+        const t = box.querySelector('#live-sizes')?.textContent ?? '';
+        if (seen[seen.length - 1] !== t) seen.push(t);
+      });
+      o.observe(box, { childList: true, characterData: true, subtree: true });
+      setTimeout(() => { o.disconnect(); resolve(seen); }, 3000);
+    }));
+    const bytes = changes.map((t) => Number(/stdout ([\d,]+) bytes/.exec(t)![1]!.replace(/,/g, '')));
+    assert.ok(bytes.length >= 3, `the size changed only ${bytes.length - 1} times in 3 s: ${changes.join(' | ')}`);
+    assert.ok(bytes.length - 1 <= 7, `${bytes.length - 1} updates in 3 s (more than two a second)`);
+    for (let i = 1; i < bytes.length; i++) assert.ok(bytes[i]! > bytes[i - 1]!, `sizes went ${bytes.join(' → ')}`);
+    // The tail is the exact end of what was printed so far: whole "tick N" lines ending at the size.
+    const tail = (await view.locator('#live-tail').textContent()) ?? '';
+    const lines = tail.split('\n').filter(Boolean);
+    const lastTick = Number(/^tick (\d+)$/.exec(lines[lines.length - 1]!)![1]);
+    const printed = Array.from({ length: lastTick + 1 }, (_, i) => `tick ${i}\n`).join('');
+    assert.ok(printed.endsWith(tail), `tail ${JSON.stringify(tail.slice(-40))} is not the end of the output`);
+    await wb.screenshot('live-running-command');
+    // When it ends the recorded size replaces the live one: 80 lines.
+    const expected = Array.from({ length: 80 }, (_, i) => `tick ${i}\n`).join('');
+    await view.locator('#list-summary', { hasText: /^3 of 3 calls$/ }).waitFor();
+    const part = view.locator('.vlist-row[data-kind="part"]:not([hidden])', { hasText: `${Buffer.byteLength(expected)} bytes` }).first();
+    await part.waitFor({ timeout: 60_000 });
+    assert.ok(await view.locator('#live').isHidden());
   });
 });

@@ -5,9 +5,9 @@
  * (inspectorPanel.ts) supplies the editor actions and the transport; unit tests supply
  * fakes and a real `RunStore`.
  */
-import { EvidenceError, searchAllOutputs, type CallFinishedRecord, type CallReport, type CallStartedRecord, type Disposable, type HandleSource, type RunRecordEvent, type RunStoreApi } from '../../core/index.js';
+import { EvidenceError, searchAllOutputs, type CaptureProgressEvent, type CallFinishedRecord, type CallReport, type CallStartedRecord, type Disposable, type HandleSource, type RunRecordEvent, type RunStoreApi } from '../../core/index.js';
 import type {
-  CallDto, ExcerptRangeDto, HostToWebview, InspectorLimitsDto, PartDto, RunDto, StartActionDto, TargetDto, WebviewRequest,
+  CallDto, ExcerptRangeDto, HostToWebview, LiveStreamDto, InspectorLimitsDto, PartDto, RunDto, StartActionDto, TargetDto, WebviewRequest,
 } from '../../shared/protocol.js';
 import { buildExcerpt } from './excerpt.js';
 import { LineIndex } from './lineIndex.js';
@@ -58,6 +58,9 @@ const searchProgressMs = 250;
 /** Searches across outputs one panel may run at once (a new one beyond this is refused). */
 const maxSearches = 2;
 
+/** Least time between two `live` messages (ms): at most two a second, however many commands run. */
+const liveIntervalMs = 500;
+
 /** Handles and line indexes kept open per panel. */
 const cacheEntries = 16;
 
@@ -92,6 +95,11 @@ export class InspectorController {
   private subscribedTo: RunStoreApi | undefined;
   private pending: RunRecordEvent[] = [];
   private flushTimer: ReturnType<typeof setTimeout> | undefined;
+  private progressSubscription: Disposable | undefined;
+  /** The latest progress per running stream, posted together at most every `liveIntervalMs`. */
+  private liveStreams = new Map<string, CaptureProgressEvent>();
+  private liveTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly liveDecoder = new TextDecoder('utf-8', { fatal: false });
   private readonly handles = new Lru<Promise<HandleSource>>(cacheEntries);
   private readonly indexes = new Lru<Promise<LineIndex>>(cacheEntries);
   private readonly reports = new Lru<Promise<CallReport[]>>(2);
@@ -151,7 +159,10 @@ export class InspectorController {
     this.searches.clear();
     this.subscription?.dispose();
     this.subscription = undefined;
+    this.progressSubscription?.dispose();
+    this.progressSubscription = undefined;
     if (this.flushTimer) clearTimeout(this.flushTimer);
+    if (this.liveTimer) clearTimeout(this.liveTimer);
   }
 
   private post(message: HostToWebview): void {
@@ -181,6 +192,28 @@ export class InspectorController {
     this.subscription?.dispose();
     this.subscribedTo = store;
     this.subscription = store?.onDidRecord((e) => this.onRecord(e));
+    this.progressSubscription?.dispose();
+    this.progressSubscription = store?.onDidCaptureProgress?.((e) => this.onProgress(e));
+  }
+
+  /** A running command's capture moved on: keep the latest per stream, post them at a bounded rate. */
+  private onProgress(e: CaptureProgressEvent): void {
+    if (!this.ready) return;
+    this.liveStreams.set(`${e.runId}/${e.callId}/${e.stream}`, e);
+    this.liveTimer ??= setTimeout(() => this.flushLive(), liveIntervalMs);
+  }
+
+  private flushLive(): void {
+    this.liveTimer = undefined;
+    const events = [...this.liveStreams.values()];
+    this.liveStreams = new Map();
+    if (!this.ready || events.length === 0) return;
+    const streams: LiveStreamDto[] = events.map((e) => ({
+      runId: e.runId, callId: e.callId, stream: e.stream, bytes: e.bytes,
+      // The tail may begin inside a character: drop what decodes to a replacement at its start.
+      tail: this.liveDecoder.decode(e.tail).replace(/^\uFFFD+/, ''),
+    }));
+    this.post({ type: 'live', streams });
   }
 
   private async onReady(): Promise<void> {
