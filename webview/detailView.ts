@@ -232,8 +232,11 @@ export class DetailView {
       h('h3', {}, 'Running: output so far'),
       h('p', { id: 'live-sizes', role: 'status' }, sizes),
       h('div', { class: 'range-label' }, `Last bytes of ${stream}`),
-      h('pre', { id: 'live-tail', class: 'window live-tail', tabindex: '0' }, tail));
+      h('pre', { id: 'live-tail', class: 'window live-tail', tabindex: '0', 'aria-label': `Last bytes of ${stream} so far` }, tail));
     this.liveBox.hidden = false;
+    // The newest lines are the point: keep the end in view.
+    const pre = this.liveBox.querySelector('pre');
+    if (pre) pre.scrollTop = pre.scrollHeight;
   }
 
   /** Limits from the host's `init`. */
