@@ -46,14 +46,7 @@ describe('Evidence Inspector in a real workbench', function () {
   const windowLines = (): Promise<string[]> => view.locator('#window .wline .tx').allTextContents();
   const workbenchClipboard = (): Promise<string> => wb.page.evaluate(() => navigator.clipboard.readText());
 
-  /** Runs "Run Command and Capture" with a command typed into its input box. */
-  async function capture(command: string): Promise<void> {
-    await wb.runCommand('Bounded Evidence: Run Command and Capture');
-    const input = wb.page.locator('.quick-input-widget input');
-    await input.waitFor({ state: 'visible' });
-    await input.fill(command);
-    await input.press('Enter');
-  }
+  const capture = (command: string): Promise<void> => wb.capture(command);
 
   /** Clicks a tab of the fetch form. */
   async function tab(name: 'Byte range' | 'Lines' | 'Pattern'): Promise<void> {

@@ -21,14 +21,7 @@ describe('Inspector for people in a real workbench', function () {
   let view: FrameLocator;
   const text = async (l: Locator): Promise<string> => ((await l.textContent()) ?? '').trim();
 
-  /** Runs "Run Command and Capture" with a command typed into its input box. */
-  async function capture(command: string): Promise<void> {
-    await wb.runCommand('Bounded Evidence: Run Command and Capture');
-    const input = wb.page.locator('.quick-input-widget input');
-    await input.waitFor({ state: 'visible' });
-    await input.fill(command);
-    await input.press('Enter');
-  }
+  const capture = (command: string): Promise<void> => wb.capture(command);
 
   /** Picks an option of a vscode-single-select by its visible label. */
   async function choose(id: string, label: string): Promise<void> {

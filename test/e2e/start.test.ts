@@ -1,31 +1,11 @@
 import * as assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { launchBrowser } from '../harness/browser.js';
 import { freePort, makeRunDir } from '../harness/server.js';
 import { repoRoot } from '../harness/tools.js';
-import { outputDir } from '../harness/workbench.js';
-
-/** Runs a palette command by title, retrying while the extension host is still registering. */
-async function runPaletteCommand(page: Page, title: string): Promise<void> {
-  for (let attempt = 0; ; attempt++) {
-    await page.keyboard.press('F1');
-    const input = page.locator('.quick-input-widget input');
-    await input.fill(`>${title}`);
-    try {
-      await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 3000 });
-      await input.press('Enter');
-      return;
-    } catch {
-      await page.keyboard.press('Escape');
-      if (attempt > 20) {
-        await page.screenshot({ path: path.join(outputDir, 'e2e', 'failures', 'start-command-palette.png') });
-        throw new Error(`the palette never showed ${title}`);
-      }
-    }
-  }
-}
+import { outputDir, runPaletteCommand } from '../harness/workbench.js';
 
 /**
  * The README's start command is a contract with a newcomer: it must build, install and

@@ -80,27 +80,16 @@ export class Workbench {
 
   /** Runs a command from the palette by its full title ("Bounded Evidence: Open Inspector"). */
   async runCommand(title: string): Promise<void> {
-    const page = this.page;
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      try {
-        await page.keyboard.press('F1');
-        const input = page.locator('.quick-input-widget input');
-        await input.waitFor({ state: 'visible', timeout: 10_000 });
-        await input.fill(`>${title}`, { timeout: 5_000 });
-        const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
-        await row.waitFor({ state: 'visible', timeout: 3_000 });
-        await input.press('Enter');
-        return;
-      } catch {
-        // The palette does not refresh while open (the extension host may still be
-        // registering commands), and it is inert while the workbench shows something
-        // modal for a moment: close whatever is open and ask again.
-        await page.keyboard.press('Escape');
-        if (Date.now() > deadline) throw new Error(`command not found in the palette: ${title}`);
-        await page.waitForTimeout(500);
-      }
-    }
+    await runPaletteCommand(this.page, title);
+  }
+
+  /** Runs "Bounded Evidence: Run Command and Capture" with `command` typed into its input box. */
+  async capture(command: string): Promise<void> {
+    await this.runCommand('Bounded Evidence: Run Command and Capture');
+    const input = this.page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible' });
+    await input.fill(command);
+    await input.press('Enter');
   }
 
   /** The inspector's content frame (two iframes deep), once its webview is ready. */
@@ -123,5 +112,31 @@ export class Workbench {
   async close(): Promise<void> {
     await this.browser.close().catch(() => undefined);
     await this.server.stop();
+  }
+}
+
+/**
+ * Runs a command from the palette by its full title, retrying for up to `ms`: the palette
+ * does not refresh while open (the extension host may still be registering commands), and
+ * it is inert while the workbench shows something modal for a moment.
+ */
+export async function runPaletteCommand(page: Page, title: string, ms = 60_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    try {
+      await page.keyboard.press('F1');
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor({ state: 'visible', timeout: 10_000 });
+      await input.fill(`>${title}`, { timeout: 5_000 });
+      const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+      await row.waitFor({ state: 'visible', timeout: 3_000 });
+      await input.press('Enter');
+      return;
+    } catch {
+      // Close whatever is open and ask again.
+      await page.keyboard.press('Escape');
+      if (Date.now() > deadline) throw new Error(`command not found in the palette: ${title}`);
+      await page.waitForTimeout(500);
+    }
   }
 }

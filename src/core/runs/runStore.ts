@@ -410,15 +410,24 @@ export class RunStore implements RunStoreApi {
       await this.catalog.settled();
       candidates = this.catalog.candidates(handle);
     }
-    for (let attempt = 0; attempt < 2; attempt++) {
+    const only = (): CallRow => {
       if (candidates.length !== 1) throw accessDenied();
       const c = candidates[0]!;
       if (c.ambiguous || (scope?.runIds && !scope.runIds.includes(c.run.id))) throw accessDenied();
-      if (!(await this.catalog.verifyRun(c.run.id))) {
-        const entry = await this.readEntry(c, handle);
-        if (entry) return entry;
-        await this.catalog.reindex(c.run.id);
+      return c;
+    };
+    for (let attempt = 0; attempt < 2; attempt++) {
+      let c = only();
+      if (await this.catalog.verifyRun(c.run.id)) {
+        // Its log changed since it was indexed (another process still appending to that run, or an altered log)
+        // and was re-indexed: read the record the fresh row points at. A log that keeps growing must not starve
+        // a reader (the record of a finished call never moves in an append-only log).
+        candidates = this.catalog.candidates(handle);
+        c = only();
       }
+      const entry = await this.readEntry(c, handle);
+      if (entry) return entry;
+      await this.catalog.reindex(c.run.id);
       candidates = this.catalog.candidates(handle);
     }
     throw accessDenied();

@@ -57,6 +57,26 @@ describe('catalog: an index of runs, calls and handles (docs/architecture.md §6
     assert.deepEqual([lines.valid, lines.bad, lines.kinds], [6, 0, ['hdr', 'built', 'run', 'cs', 'cf', 'fin']]);
   });
 
+  it('resolves a handle of a run another store keeps appending to (a growing log never starves the reader)', async function () {
+    this.timeout(60_000);
+    const writer = await openStore(dir, SMALL);
+    const reader = await openStore(dir, SMALL);
+    const run = await writer.startRun({ label: 'busy' });
+    const first = await run.recordResult('t', {}, 'the first result');
+    let writing = true;
+    const appends = (async () => {
+      for (let i = 0; writing && i < 2000; i++) await run.recordResult('t', { i }, `result ${i}`);
+    })();
+    try {
+      // Every read finds the run's log changed since the reader last indexed it.
+      for (let i = 0; i < 60; i++) assert.equal((await reader.readToolOutput({ handle: first.handle! })).content, 'the first result');
+    } finally {
+      writing = false;
+      await appends;
+    }
+    await run.finish();
+  });
+
   it('two processes and this one append the same catalog at once: every line whole, every handle resolves', async function () {
     this.timeout(120_000);
     const store = await openStore(dir, SMALL);
