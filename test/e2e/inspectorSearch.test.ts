@@ -9,6 +9,9 @@ import type { FrameLocator, Locator } from 'playwright-core';
 import type { Workbench } from '../harness/workbench.js';
 import { closeWorkbench, openWorkbench } from './session.js';
 
+/** Browser global used inside an `evaluate` callback (it runs in the page, not in Node). */
+declare const MutationObserver: new (cb: () => void) => { observe(el: unknown, opts: Record<string, boolean>): void; disconnect(): void };
+
 const fixtures = path.join(__dirname, 'fixtures', 'workspace');
 
 /** The stdout the first command prints (the test computes the same bytes). */
