@@ -18,6 +18,7 @@ import type { ArtifactRef } from './artifactRef.js';
 import type { ArtifactStore } from './artifacts.js';
 import { ErrorText, EvidenceError } from './errors.js';
 import { canonicalJson } from './json.js';
+import { escapeBinary } from './runs/patternWorker.js';
 import { ToolName, type ToolAction, type ToolPolicy, type ToolSpec, type ToolWorkspace } from './toolWorkspace.js';
 import { ceilCodePointBoundary, decodeUtf8Strict, encodeUtf8, floorCodePointBoundary } from './utf8.js';
 
@@ -155,6 +156,47 @@ export function buildObservation(ref: ArtifactRef, window: ByteWindow, limits: E
     return bruteForceObservation(cut, render, p, limits.maxInlineBytes);
   }
   throw new EvidenceError('observationTooSmall');
+}
+
+/**
+ * The observation of a result that is not UTF-8 (docs/contracts.md §3.3): the §1.2 shape
+ * with `"binary":true`, previews of whole bytes escaped as binary search matches are
+ * (`escapeBinary`: printable ASCII as is, `\` doubled, any other byte `\xNN`), and no
+ * `range_request` (a text range of binary bytes cannot be promised to decode; the
+ * handle's byte window reads them as a hex dump). H and T follow 1.2 with every byte a
+ * boundary; L is the largest budget `<= previewBytes` that fits `maxInlineBytes` (the
+ * size grows with L, so it is found by bisection). `window` is read as in `buildObservation`.
+ */
+export function buildBinaryObservation(ref: ArtifactRef, window: ByteWindow, limits: EvidenceLimits): string {
+  const n = ref.byteCount;
+  const p = Math.min(limits.previewBytes, n);
+  const head = window(0, p);
+  const tailBase = n - p;
+  const tail = window(tailBase, n);
+  const render = (budget: number): string => {
+    const h = budget;
+    const t = Math.max(h, n - budget);
+    return OBSERVATION_PREFIX + canonicalJson({
+      artifact_id: ref.artifactId,
+      binary: true,
+      byte_count: n,
+      head_preview: escapeBinary(Buffer.from(head.subarray(0, h)).toString('latin1')),
+      head_range: [0, h],
+      omitted_range: [h, t],
+      sha256: ref.sha256,
+      tail_preview: escapeBinary(Buffer.from(tail.subarray(t - tailBase)).toString('latin1')),
+      tail_range: [t, n],
+    });
+  };
+  const fits = (budget: number): boolean => utf8Length(render(budget)) <= limits.maxInlineBytes;
+  if (!fits(0)) throw new EvidenceError('observationTooSmall');
+  let lo = 0;
+  let hi = p;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (fits(mid)) lo = mid; else hi = mid - 1;
+  }
+  return render(lo);
 }
 
 /** The contract's loop taken literally; only reached if the size arithmetic ever disagrees. */

@@ -15,7 +15,7 @@
  */
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import { openConfined, type ConfinedOpenRefusal } from './confinedOpen.js';
+import { openConfined, type ConfinedFile, type ConfinedOpenRefusal } from './confinedOpen.js';
 import { COMMAND_FAILED, runProgram } from './course/localCommands.js';
 import { BUILTIN_SECRET_RULES, SecretPathRules } from './secretPaths.js';
 import { ToolName, type ToolAction, type ToolPolicy, type ToolSpec, type ToolWorkspace } from './toolWorkspace.js';
@@ -25,7 +25,7 @@ import { decodeUtf8Strict, encodeUtf8 } from './utf8.js';
 export interface LocalWorkspaceOptions {
   /** The folder the workspace is confined to (must exist). */
   readonly root: string;
-  /** Largest file read or written, in bytes (default 16 MiB). */
+  /** Largest file `read_file` reads into memory or `write_file` writes, in bytes (default 16 MiB); `evidence_readFile` streams larger ones (docs/contracts.md §3.3). */
   readonly maxFileBytes?: number;
   /** Offer `write_file` (default false). */
   readonly allowWrites?: boolean;
@@ -132,12 +132,23 @@ export class LocalWorkspace implements ToolWorkspace {
     }
   }
 
-  private async readFile(p: unknown): Promise<string> {
+  /**
+   * Opens a file for reading under every check `read_file` makes (by name, then the
+   * opened descriptor: confinedOpen.ts), or answers the refusal's `error:` text. The
+   * caller reads from the returned descriptor only, and closes it. Used to stream a file
+   * of any size into the store (docs/contracts.md §3.3, §5.3).
+   */
+  async openFile(p: unknown): Promise<ConfinedFile | string> {
     const r = await this.resolve(p);
     if ('error' in r) return r.error;
     // Opened once; what is read is what was proven inside the root (confinedOpen.ts).
     const opened = await openConfined(this.root, r.abs, this.secrets);
-    if ('refused' in opened) return REFUSAL_TEXT[opened.refused];
+    return 'refused' in opened ? REFUSAL_TEXT[opened.refused] : opened;
+  }
+
+  private async readFile(p: unknown): Promise<string> {
+    const opened = await this.openFile(p);
+    if (typeof opened === 'string') return opened;
     let bytes: Buffer;
     try {
       if (opened.stat.size > this.maxFileBytes) return this.tooLarge();

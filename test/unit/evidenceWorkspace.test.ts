@@ -5,8 +5,9 @@ import fc from 'fast-check';
 import { makeArtifactRef } from '../../src/core/artifactRef.js';
 import { ArtifactStore } from '../../src/core/artifacts.js';
 import {
-  BoundedEvidenceWorkspace, buildObservation, DEFAULT_EVIDENCE_LIMITS, parseRangePath, resolveEvidenceLimits, type EvidenceLimits,
+  BoundedEvidenceWorkspace, buildBinaryObservation, buildObservation, DEFAULT_EVIDENCE_LIMITS, parseRangePath, resolveEvidenceLimits, type EvidenceLimits,
 } from '../../src/core/evidenceWorkspace.js';
+import { escapeBinary } from '../../src/core/runs/patternWorker.js';
 import { jsonAfterFirstLine, referenceObservation, ScriptedWorkspace, sha256hex, tempDir } from './evidence/helpers.js';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
@@ -361,5 +362,33 @@ describe('evidence workspace: virtual range reads (1.3)', () => {
       assert.equal(parseRangePath(`.tool-artifacts/${id}/bytes/${s}-${e}${j}`), undefined);
       assert.equal(parseRangePath(`${j}.tool-artifacts/${id}/bytes/${s}-${e}`), undefined);
     }), { numRuns: 500 });
+  });
+});
+
+describe('evidence workspace: the binary observation (docs/contracts.md §3.3)', () => {
+  /** The contract's binary observation for budget L, written out independently of the code under test. */
+  function expected(ref: ReturnType<typeof makeArtifactRef>, bytes: Buffer, l: number): string {
+    const h = l;
+    const t = Math.max(h, bytes.length - l);
+    return `Tool result externalized:\n${JSON.stringify({
+      artifact_id: ref.artifactId, binary: true, byte_count: bytes.length,
+      head_preview: escapeBinary(bytes.subarray(0, h).toString('latin1')), head_range: [0, h], omitted_range: [h, t],
+      sha256: ref.sha256, tail_preview: escapeBinary(bytes.subarray(t).toString('latin1')), tail_range: [t, bytes.length],
+    })}`;
+  }
+
+  it('escapes whole bytes, has no range_request, and takes the largest preview budget that fits maxInlineBytes', () => {
+    for (const bytes of [Buffer.alloc(1000, 0), Buffer.from(Array.from({ length: 3000 }, (_, i) => (i * 37) % 256)), Buffer.from('caf\xe9 '.repeat(50), 'latin1')]) {
+      const sha = sha256hex(bytes);
+      const ref = makeArtifactRef(`artifact-${sha}`, bytes.length, sha);
+      for (const limits of [{ maxInlineBytes: 512, previewBytes: 64, maxRangeBytes: 512 }, { maxInlineBytes: 4096, previewBytes: 1024, maxRangeBytes: 4096 }]) {
+        const text = buildBinaryObservation(ref, (s, e) => bytes.subarray(s, e), limits);
+        const l = (JSON.parse(text.split('\n')[1]!) as { head_range: [number, number] }).head_range[1];
+        assert.equal(text, expected(ref, bytes, l));
+        assert.ok(Buffer.byteLength(text) <= limits.maxInlineBytes);
+        // Largest: one more byte of budget would not fit, unless the budget was already previewBytes (or the whole output).
+        if (l < Math.min(limits.previewBytes, bytes.length)) assert.ok(Buffer.byteLength(expected(ref, bytes, l + 1)) > limits.maxInlineBytes, `budget ${l} is not the largest`);
+      }
+    }
   });
 });

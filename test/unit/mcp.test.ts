@@ -9,13 +9,15 @@
 import * as assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ArtifactStore, CWD_REFUSED, FsBlobStore, layoutAt, layoutOfFolder, readFitted, RunStore, tenantFor, vscodeFileUri, type StorageLayout } from '../../src/core/index.js';
+import { hexDump } from '../../src/core/runs/reader.js';
+import { escapeBinary } from '../../src/core/runs/patternWorker.js';
 import { extensionManifest } from '../../src/mcp/manifest.js';
 import { parseCommandLine, resolveSettings } from '../../src/mcp/options.js';
 import { createEvidenceMcpServer, type EvidenceMcpServer } from '../../src/mcp/server.js';
@@ -275,16 +277,6 @@ describe('MCP server: the editor\'s tools for agents outside the editor', () => 
 });
 
 describe('MCP server: a large evidence_readFile result is stored once (docs/contracts.md §2.9)', () => {
-  /** Bytes of every file under `dir`, recursively. */
-  function folderBytes(dir: string): number {
-    let n = 0;
-    for (const e of readdirSync(dir, { withFileTypes: true })) {
-      const p = path.join(dir, e.name);
-      n += e.isDirectory() ? folderBytes(p) : statSync(p).size;
-    }
-    return n;
-  }
-
   it('after one read of a 5 MB file the storage folder holds at most 1.05x its size, and handle and range read the same bytes', async function () {
     this.timeout(60_000);
     const tmp = mkdtempSync(path.join(os.tmpdir(), 'be-mcp-once-'));
@@ -338,6 +330,148 @@ describe('MCP server: a large evidence_readFile result is stored once (docs/cont
     }
   });
 });
+
+describe('MCP server: evidence_readFile of any size and any encoding (docs/contracts.md §3.3)', () => {
+  let tmp: string;
+  let server: EvidenceMcpServer;
+  let client: Client;
+  const call = async (name: string, args: Record<string, unknown>): Promise<{ text: string; isError: boolean }> => textOf(await client.callTool({ name, arguments: args }));
+
+  before(async () => {
+    tmp = mkdtempSync(path.join(os.tmpdir(), 'be-mcp-anyfile-'));
+    mkdirSync(path.join(tmp, 'ws'));
+    server = await createEvidenceMcpServer({ storageDir: path.join(tmp, 'storage'), workspaceFolder: path.join(tmp, 'ws'), log: () => undefined });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.server.connect(serverSide);
+    client = new Client({ name: 'test', version: '1' });
+    await client.connect(clientSide);
+  });
+
+  after(async () => {
+    await client?.close();
+    await server?.close();
+    rmSync(tmp, { recursive: true, force: true });
+  });
+
+  /** Highest RSS seen while `work` runs (sampled every 2 ms), minus the RSS before it. */
+  async function rssGrowth<T>(work: () => Promise<T>): Promise<{ value: T; growth: number }> {
+    const before = process.memoryUsage.rss();
+    let peak = before;
+    const timer = setInterval(() => { peak = Math.max(peak, process.memoryUsage.rss()); }, 2);
+    try {
+      const value = await work();
+      peak = Math.max(peak, process.memoryUsage.rss());
+      return { value, growth: peak - before };
+    } finally {
+      clearInterval(timer);
+    }
+  }
+
+  const observationOf = (text: string): Record<string, unknown> => {
+    const [first, json, hint] = text.split('\n');
+    assert.equal(first, 'Tool result externalized:');
+    assert.match(hint!, /^Searchable by line or pattern: read_tool_output \{"handle":"[^"]+"\}$/);
+    return JSON.parse(json!) as Record<string, unknown>;
+  };
+  const handleOf = (text: string): string => /"handle":"([^"]+)"/.exec(text.split('\n')[2]!)![1]!;
+
+  it('a 200 MB file is streamed into the store in bounded memory: exact size and sha256, stored once, its middle needle found by pattern', async function () {
+    this.timeout(300_000);
+    const file = path.join(tmp, 'ws', 'huge.log');
+    const size = 200 * 1024 * 1024;
+    const needle = 'NEEDLE-9d41c0 found me';
+    const hash = createHash('sha256');
+    let needleAt = -1;
+    let needleLine = 0;
+    // Written in 1 MiB pieces of numbered lines, the needle on the line that crosses the middle.
+    const fd = openSync(file, 'w');
+    try {
+      let line = 0;
+      for (let written = 0; written < size;) {
+        const parts: string[] = [];
+        let n = 0;
+        while (n < 1024 * 1024) {
+          const l = needleAt < 0 && written + n >= size / 2 ? `${needle}\n` : `line ${line++} ${'y'.repeat(50)}\n`;
+          if (l.startsWith(needle)) { needleAt = written + n; needleLine = line + 1; }
+          parts.push(l);
+          n += l.length;
+        }
+        const piece = Buffer.from(parts.join('')).subarray(0, Math.min(n, size - written));
+        writeSync(fd, piece);
+        hash.update(piece);
+        written += piece.length;
+      }
+    } finally {
+      closeSync(fd);
+    }
+    assert.equal(statSync(file).size, size);
+    writeFileSync(path.join(tmp, 'ws', 'small.log'), Array.from({ length: 2000 }, (_, i) => `small ${i}\n`).join(''));
+    try {
+      // A small read first: its RSS growth is the baseline the large read is compared with.
+      const small = await rssGrowth(() => call('evidence_readFile', { path: 'small.log' }));
+      assert.equal(small.value.isError, false);
+      const big = await rssGrowth(() => call('evidence_readFile', { path: 'huge.log' }));
+      assert.equal(big.value.isError, false, big.value.text);
+      assert.ok(big.growth - small.growth < 64 * 1024 * 1024, `RSS grew ${big.growth} bytes reading 200 MB, ${small.growth} reading a small file`);
+      const observation = observationOf(big.value.text);
+      assert.deepEqual([observation.byte_count, observation.sha256, observation.artifact_id], [size, hash.digest('hex'), `artifact-${observation.sha256 as string}`]);
+      assert.equal((observation.head_preview as string).startsWith('line 0 yyy'), true);
+      const stored = folderBytes(path.join(tmp, 'storage', 'evidence'));
+      assert.ok(stored >= size && stored <= 1.05 * size, `storage holds ${stored} bytes for a ${size}-byte file`);
+      const handle = handleOf(big.value.text);
+      const found = JSON.parse((await call('read_tool_output', { handle, pattern: 'NEEDLE-9d41c0' })).text) as { total_matches: number; content: string; matches: { line_number: number; byte_offset: number }[] };
+      assert.deepEqual([found.total_matches, found.matches[0]!.line_number, found.matches[0]!.byte_offset, found.content], [1, needleLine, needleAt, `${needleLine}:${needle}`]);
+      const range = await call('evidence_readFile', { path: `.tool-artifacts/${observation.artifact_id as string}/bytes/${needleAt}-${needleAt + needle.length}` });
+      assert.equal((JSON.parse(range.text.split('\n')[1]!) as { data: string }).data, needle);
+    } finally {
+      rmSync(file, { force: true });
+    }
+  });
+
+  it('a Latin-1 file and a .wasm are kept byte for byte, observed as binary (escaped previews, no range request) and searchable by their bytes', async () => {
+    const latin1 = Buffer.from(Array.from({ length: 400 }, (_, i) => `caf\xe9 r\xe9sum\xe9 ${i}\n`).join('') + 'na\xefve needle\n', 'latin1');
+    writeFileSync(path.join(tmp, 'ws', 'latin1.txt'), latin1);
+    const wasmSource = path.join(REPO, 'node_modules', 'playwright-core', 'lib', 'webp_codec.wasm');
+    const wasm = readFileSync(wasmSource);
+    writeFileSync(path.join(tmp, 'ws', 'codec.wasm'), wasm);
+    for (const [name, bytes] of [['latin1.txt', latin1], ['codec.wasm', wasm]] as const) {
+      const { text, isError } = await call('evidence_readFile', { path: name });
+      assert.equal(isError, false, text);
+      const o = observationOf(text);
+      assert.deepEqual(Object.keys(o), ['artifact_id', 'binary', 'byte_count', 'head_preview', 'head_range', 'omitted_range', 'sha256', 'tail_preview', 'tail_range']);
+      assert.deepEqual([o.binary, o.byte_count, o.sha256], [true, bytes.length, sha(bytes)]);
+      const [, h] = o.head_range as [number, number];
+      const [t] = o.tail_range as [number, number];
+      assert.ok(h > 0 && t < bytes.length, `previews [0,${h}) and [${t},${bytes.length})`);
+      assert.equal(o.head_preview, escapeBinary(bytes.subarray(0, h).toString('latin1')));
+      assert.equal(o.tail_preview, escapeBinary(bytes.subarray(t).toString('latin1')));
+      // Kept byte for byte: the artifact's file is the file.
+      assert.deepEqual(readFileSync(path.join(server.storage.artifactsDir, server.storage.tenant, o.artifact_id as string)), bytes);
+      // The handle's byte window is a hex dump of the exact bytes.
+      const handle = handleOf(text);
+      const dump = JSON.parse((await call('read_tool_output', { handle, bytes: { start: 0, end: 32 } })).text) as { content: string };
+      assert.equal(dump.content, hexDump(bytes.subarray(0, 32), 0));
+    }
+    const [latinHandle, wasmHandle] = [handleOf((await call('evidence_readFile', { path: 'latin1.txt' })).text), handleOf((await call('evidence_readFile', { path: 'codec.wasm' })).text)];
+    const latinFound = JSON.parse((await call('read_tool_output', { handle: latinHandle, pattern: 'na\\xefve needle' })).text) as { total_matches: number; content: string; matches: { byte_offset: number }[] };
+    assert.deepEqual([latinFound.total_matches, latinFound.matches[0]!.byte_offset, latinFound.content], [1, latin1.indexOf('na\xefve', 0, 'latin1'), '401:na\\xefve needle']);
+    // A string the .wasm holds (its import or export names), found at its byte offset.
+    const word = 'memory';
+    const wasmFound = JSON.parse((await call('read_tool_output', { handle: wasmHandle, pattern: word })).text) as { total_matches: number; matches: { byte_offset: number }[] };
+    assert.ok(wasmFound.total_matches >= 1);
+    assert.equal(wasmFound.matches[0]!.byte_offset, wasm.indexOf(word));
+  });
+});
+
+/** Bytes of every file under `dir`, recursively. */
+function folderBytes(dir: string): number {
+  let n = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    n += e.isDirectory() ? folderBytes(p) : statSync(p).size;
+  }
+  return n;
+}
 
 describe('MCP server: tenant, storage and command line', () => {
   it('spells a storage path as VS Code\'s Uri.toString() does, and derives the editor\'s tenant from it', () => {

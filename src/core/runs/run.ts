@@ -80,18 +80,25 @@ export class Run implements RunApi {
   async recordArtifact(tool: string, args: Record<string, unknown>, artifact: StoredArtifact, options: RecordResultOptions = {}): Promise<CallOutcome> {
     const s = this.store;
     const call = await this.startCall(tool, args);
-    const { manifest: m, bytes } = artifact;
+    const { manifest: m } = artifact;
     const n = m.byteCount;
-    if (bytes.length !== n) throw new EvidenceError('invalidArgument', 'artifact bytes do not match their manifest');
+    const held = artifact.bytes instanceof Uint8Array ? artifact.bytes : undefined;
+    if (held && held.length !== n) throw new EvidenceError('invalidArgument', 'artifact bytes do not match their manifest');
     const binary = !m.utf8;
-    const elide = decideElision(n, s.limits.largeResultBytes, binary);
+    // An artifact not held in memory (a streamed file) is always elided: it cannot be shown whole.
+    const elide = !held || decideElision(n, s.limits.largeResultBytes, binary);
     const p = s.limits.previewBytes;
+    const read = artifact.bytes;
+    const range = async (a: number, b: number): Promise<Uint8Array> => (a >= b ? new Uint8Array(0) : typeof read === 'function' ? read(a, b) : read.subarray(a, b));
+    const head = await range(0, Math.min(p, n));
+    const tail = await range(Math.max(0, n - p), n);
+    const last = (await range(Math.max(0, n - 1), n))[0];
     const captured: Captured = {
       stored: 'artifact', sizeBytes: n, observedBytes: n, truncated: false, sha256: m.sha256, manifestDigest: artifact.manifestDigest,
       // Shown whole when not elided: the preview is then the whole text, as for an inline result.
-      inlineBytes: elide ? undefined : bytes,
-      head: bytes.subarray(0, p), tail: bytes.subarray(Math.max(0, n - p)),
-      lineCount: lineCountOf(totalNewlines(m), n, n > 0 ? bytes[n - 1] : undefined), binary, stopped: false,
+      inlineBytes: elide ? undefined : held,
+      head, tail,
+      lineCount: lineCountOf(totalNewlines(m), n, last), binary, stopped: false,
     };
     const record: CallFinishedRecord = {
       type: 'call_finished', runId: this.runId, callId: call.callId, tool, arguments: args, startedAt: call.startedAt, finishedAt: nowIso(),

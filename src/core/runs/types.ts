@@ -481,8 +481,12 @@ export interface StoredArtifact {
   /** The artifact's trusted manifest and its digest (the record keeps the digest). */
   readonly manifest: Manifest;
   readonly manifestDigest: string;
-  /** The bytes, for the preview's head and tail (not stored again). */
-  readonly bytes: Uint8Array;
+  /**
+   * The bytes, for the preview's head and tail (not stored again); or, for an artifact
+   * too large to hold (a streamed file), a reader of its byte ranges: such a result is
+   * always elided (docs/contracts.md §2.9).
+   */
+  readonly bytes: Uint8Array | ((start: number, end: number) => Promise<Uint8Array>);
 }
 
 /**

@@ -6,9 +6,13 @@
 import { randomUUID } from 'node:crypto';
 import type { ArtifactRef } from '../artifactRef.js';
 import type { ArtifactStore } from '../artifacts.js';
-import { BoundedEvidenceWorkspace, type EvidenceLimits } from '../evidenceWorkspace.js';
-import { fileTooLargeText } from '../localWorkspace.js';
-import type { RunApi, RunStoreApi } from '../runs/types.js';
+import type { FileHandle } from 'node:fs/promises';
+import type { ConfinedFile } from '../confinedOpen.js';
+import { isStorageFull, STORAGE_FULL } from '../errors.js';
+import { BoundedEvidenceWorkspace, buildBinaryObservation, buildObservation, type EvidenceLimits } from '../evidenceWorkspace.js';
+import { fileTooLargeText, LocalErrorText } from '../localWorkspace.js';
+import type { RunApi, RunStoreApi, StoredArtifact } from '../runs/types.js';
+import { decodeUtf8Strict } from '../utf8.js';
 import type { ToolWorkspace } from '../toolWorkspace.js';
 import { learnArtifact } from './artifactRecords.js';
 import { EvidenceToolNames } from './inputs.js';
@@ -18,17 +22,33 @@ import { readFileReply } from './readFile.js';
 export interface FileReadOutcome {
   /** What the model sees (the whole result, an observation, a range reply or an `error:`). */
   readonly modelText: string;
-  /** The full text the folder returned (absent for virtual reads and errors). */
+  /** The full text the folder returned (absent for virtual reads, streamed files and errors). */
   readonly fullText?: string;
-  /** The artifact an observation names, with its exact bytes (the call records it instead of a second copy). */
-  readonly artifact?: { readonly ref: ArtifactRef; readonly bytes: Uint8Array };
+  /**
+   * The artifact an observation names, with its exact bytes, or a reader of them when the
+   * file was streamed (the call records it instead of a second copy).
+   */
+  readonly artifact?: { readonly ref: ArtifactRef; readonly bytes: StoredArtifact['bytes'] };
   /** Set when the folder refused the file as larger than it reads (told by the exact sentence, not a pattern). */
   readonly refusal?: 'tooLarge';
 }
 
+/** A folder that can open a file under its checks for streaming (LocalWorkspace.openFile). */
+interface FileOpener {
+  openFile(p: unknown): Promise<ConfinedFile | string>;
+}
+
+/** Bytes read from a streamed file per step (bounded memory whatever the file's size). */
+const STREAM_PIECE_BYTES = 1024 * 1024;
+
 /** The bounded evidence workspace over a folder, handing back what a recorded read needs. */
 export class EvidenceFileWorkspace {
-  private constructor(private readonly bounded: BoundedEvidenceWorkspace, private readonly tooLargeText: string | undefined) {}
+  private constructor(
+    private readonly bounded: BoundedEvidenceWorkspace,
+    private readonly artifacts: ArtifactStore,
+    private readonly opener: FileOpener | undefined,
+    private readonly refusedTexts: ReadonlySet<string>,
+  ) {}
 
   /** Wraps a local folder in the bounded evidence workspace (the limits are checked here, once). */
   static create(local: ToolWorkspace, artifacts: ArtifactStore, limits: Pick<EvidenceLimits, 'maxInlineBytes' | 'previewBytes' | 'maxRangeBytes'>): EvidenceFileWorkspace {
@@ -38,15 +58,76 @@ export class EvidenceFileWorkspace {
       maxRangeBytes: limits.maxRangeBytes,
     });
     const max = local.policy.maxFileBytes;
-    return new EvidenceFileWorkspace(bounded, max === undefined ? undefined : fileTooLargeText(max));
+    const opener = typeof (local as Partial<FileOpener>).openFile === 'function' ? local as unknown as FileOpener : undefined;
+    // What the folder's in-memory read refuses; a folder that can open a file for streaming reads those by streaming.
+    const refused = new Set<string>([...(max === undefined ? [] : [fileTooLargeText(max)]), LocalErrorText.notUtf8]);
+    return new EvidenceFileWorkspace(bounded, artifacts, opener, refused);
   }
 
   /** Reads a file (or a virtual range) through the bounded workspace. */
   async readFile(relativePath: string, callId: string): Promise<FileReadOutcome> {
     const r = await this.bounded.executeDetailed({ tool: 'read_file', arguments: { path: relativePath } }, callId);
-    if (r.result !== undefined && r.result === this.tooLargeText) return { modelText: r.text, refusal: 'tooLarge' };
+    if (r.result !== undefined && this.refusedTexts.has(r.result)) {
+      if (this.opener) return this.readStreamed(this.opener, relativePath);
+      if (r.result !== LocalErrorText.notUtf8) return { modelText: r.text, refusal: 'tooLarge' };
+    }
     if (r.result === undefined || r.result.startsWith('error:')) return { modelText: r.text };
     return { modelText: r.text, fullText: r.result, ...(r.artifact ? { artifact: r.artifact } : {}) };
+  }
+
+  /**
+   * A file the folder will not hold in memory (over its file limit) or not as text (not
+   * UTF-8), docs/contracts.md §3.3: opened again under every check, streamed from that
+   * very descriptor into the store in bounded memory, up to the size `fstat` gave at the
+   * open (a file still growing is read as it was then); then observed from the store's
+   * verified bytes: the §1.2 observation when the bytes are UTF-8, the binary one otherwise.
+   */
+  private async readStreamed(opener: FileOpener, relativePath: string): Promise<FileReadOutcome> {
+    const opened = await opener.openFile(relativePath);
+    if (typeof opened === 'string') return { modelText: opened };
+    let ref: ArtifactRef;
+    try {
+      ref = await this.artifacts.putStream(piecesOf(opened.handle, opened.stat.size));
+    } catch (e) {
+      return { modelText: isStorageFull(e) ? `error: the file could not be kept: ${STORAGE_FULL}` : LocalErrorText.unreadable };
+    } finally {
+      await opened.handle.close().catch(() => undefined);
+    }
+    const { manifest } = await this.artifacts.manifestFor(ref.artifactId);
+    const n = ref.byteCount;
+    const read = (start: number, end: number): Promise<Uint8Array> =>
+      start >= end ? Promise.resolve(new Uint8Array(0)) : this.artifacts.readRange(ref.artifactId, start, end);
+    const limits = this.bounded.limits;
+    if (manifest.utf8 && n <= limits.maxInlineBytes) {
+      // Small after all (a limit below the inline bound, or the file changed): shown whole, as §1.2 says.
+      const bytes = await read(0, n);
+      const text = decodeUtf8Strict(bytes);
+      return { modelText: text, fullText: text, artifact: { ref, bytes } };
+    }
+    // Only the ends and the bytes around the advertised range end are read (buildObservation's windows).
+    const p = limits.previewBytes;
+    const m = Math.min(limits.maxRangeBytes, n);
+    const pieces = await Promise.all([[0, Math.min(n, p + 1)], [Math.max(0, n - p), n], [Math.max(0, m - 3), Math.min(n, m + 1)]]
+      .map(async ([a, b]) => ({ start: a!, bytes: await read(a!, b!) })));
+    const window = (start: number, end: number): Uint8Array => {
+      const piece = pieces.find((q) => q.start <= start && end <= q.start + q.bytes.length);
+      if (!piece) throw new RangeError('observation window outside the bytes read');
+      return piece.bytes.subarray(start - piece.start, end - piece.start);
+    };
+    const modelText = manifest.utf8 ? buildObservation(ref, window, limits) : buildBinaryObservation(ref, window, limits);
+    return { modelText, artifact: { ref, bytes: read } };
+  }
+}
+
+/** The first `size` bytes of an open file (fewer if it shrank), one bounded piece at a time. */
+async function* piecesOf(handle: FileHandle, size: number): AsyncGenerator<Uint8Array> {
+  const buf = Buffer.allocUnsafe(Math.min(STREAM_PIECE_BYTES, Math.max(1, size)));
+  for (let at = 0; at < size;) {
+    const { bytesRead } = await handle.read(buf, 0, Math.min(buf.length, size - at), at);
+    if (bytesRead === 0) return;
+    at += bytesRead;
+    // putStream copies or writes each piece before asking for the next one, so the buffer is reused.
+    yield buf.subarray(0, bytesRead);
   }
 }
 
