@@ -4,7 +4,7 @@
  * DOM, so 10,000-call behaviour is unit-tested in Node.
  */
 import { outcomeOf } from '../src/shared/outcome.js';
-import type { CallDto, OutcomeFilterDto, PartDto, PartRef, RunDto } from '../src/shared/protocol.js';
+import type { CallDto, LiveStreamDto, OutcomeFilterDto, PartDto, PartRef, RunDto } from '../src/shared/protocol.js';
 
 export { outcomeOf, type Outcome } from '../src/shared/outcome.js';
 
@@ -19,8 +19,13 @@ export interface Filters {
   readonly sort: 'time' | 'size';
   /** Only calls with this outcome ('' for all). */
   readonly outcome?: OutcomeFilterDto;
+  /** Only calls of runs started by this source (`tool`, `participant`, `hook:<agent>`, `cli`, `mcp`, `command`, `api`), or '' for all. */
+  readonly source?: string;
 }
 
+
+/** A running call's streams so far (from `live` messages; docs/contracts.md §3.4). */
+export type LiveOf = { -readonly [K in 'stdout' | 'stderr']?: { bytes: number; tail: string } };
 
 /** One row of the list. */
 export type Row =
@@ -50,11 +55,13 @@ const finished = (status: string): boolean => status !== 'running' && status !==
 export class CallsModel {
   private readonly runs = new Map<string, RunDto>();
   private readonly calls = new Map<string, CallDto>();
+  private readonly live = new Map<string, LiveOf>();
 
   /** Replaces everything (a snapshot). */
   setAll(runs: readonly RunDto[], calls: readonly CallDto[]): void {
     this.runs.clear();
     this.calls.clear();
+    this.live.clear();
     this.upsert(runs, calls);
   }
 
@@ -66,7 +73,26 @@ export class CallsModel {
       const prev = this.calls.get(key);
       if (prev && finished(prev.status) && !finished(c.status)) continue;
       this.calls.set(key, c);
+      // Finished: its recorded sizes replace the live ones.
+      if (finished(c.status)) this.live.delete(key);
     }
+  }
+
+  /** Applies progress of running calls (ignored for a call already finished). */
+  applyLive(streams: readonly LiveStreamDto[]): void {
+    for (const s of streams) {
+      const key = callKey(s.runId, s.callId);
+      const c = this.calls.get(key);
+      if (c && finished(c.status)) continue;
+      const l = this.live.get(key) ?? {};
+      l[s.stream] = { bytes: s.bytes, tail: s.tail };
+      this.live.set(key, l);
+    }
+  }
+
+  /** A running call's streams so far. */
+  liveOf(runId: string, callId: string): LiveOf | undefined {
+    return this.live.get(callKey(runId, callId));
   }
 
   /** Number of calls known. */
@@ -77,6 +103,11 @@ export class CallsModel {
   /** Tool names, sorted. */
   tools(): string[] {
     return [...new Set([...this.calls.values()].map((c) => c.tool))].sort();
+  }
+
+  /** Run sources present (`tool`, `cli`, `hook:claude`…), sorted. */
+  sources(): string[] {
+    return [...new Set([...this.runs.values()].map(sourceOf))].sort();
   }
 
   /** Runs, newest first. */
@@ -117,6 +148,7 @@ export class CallsModel {
       if (f.tool && c.tool !== f.tool) continue;
       if (f.run && c.runId !== f.run) continue;
       if (f.outcome && outcomeOf(c).kind !== f.outcome) continue;
+      if (f.source && sourceOf(this.runs.get(c.runId)) !== f.source) continue;
       if (needle && !matches(c, this.runs.get(c.runId), needle)) continue;
       let list = byRun.get(c.runId);
       if (!list) byRun.set(c.runId, (list = []));
@@ -125,7 +157,7 @@ export class CallsModel {
     // Without a tool or text filter every run shows, even one with no calls (yet): a
     // snapshot's run headers appear before their calls arrive.
     if (!f.tool && !needle && !f.outcome) {
-      for (const runId of this.runs.keys()) if (!byRun.has(runId) && (!f.run || f.run === runId)) byRun.set(runId, []);
+      for (const [runId, run] of this.runs) if (!byRun.has(runId) && (!f.run || f.run === runId) && (!f.source || sourceOf(run) === f.source)) byRun.set(runId, []);
     }
     const bySize = f.sort === 'size';
     const cmp = bySize
@@ -149,6 +181,11 @@ export class CallsModel {
     }
     return rows;
   }
+}
+
+/** A run's source; a run not known (yet) or listed without one was started by a tool (docs/contracts.md §3.4). */
+function sourceOf(run: RunDto | undefined): string {
+  return run?.source ?? 'tool';
 }
 
 /** Newest first; equal times by call id, so the order is stable. */

@@ -40,6 +40,12 @@ function option(value: string, label: string): HTMLElement {
   return h('vscode-option', { value }, label);
 }
 
+/** How a run source reads in the filter (docs/contracts.md §3.4). */
+function sourceLabel(source: string): string {
+  const names: Record<string, string> = { tool: 'Model tool calls', participant: '@evidence chat', cli: 'Command line (evidence CLI)', mcp: 'MCP server', command: 'Editor commands', api: 'Extension API' };
+  return source.startsWith('hook:') ? `Hook: ${source.slice(5)}` : (names[source] ?? source);
+}
+
 /** The toolbar and the virtualised list. */
 export class CallsView {
   readonly element: HTMLElement;
@@ -48,6 +54,9 @@ export class CallsView {
   private readonly text: VscodeTextfield;
   private readonly sort: VscodeSingleSelect;
   private readonly outcome: VscodeSingleSelect;
+  private readonly source: VscodeSingleSelect;
+  private sourceOptions = '';
+  private pendingSource = '';
   private readonly summary: HTMLElement;
   private readonly list: VirtualList<Row>;
   private rows: Row[] = [];
@@ -67,10 +76,11 @@ export class CallsView {
     this.sort = h('vscode-single-select', { id: 'sort', label: 'Sort by' }, option('time', 'Newest first'), option('size', 'Largest first'));
     this.outcome = h('vscode-single-select', { id: 'filter-outcome', label: 'Filter by outcome' },
       option('', 'Any outcome'), option('failed', 'Failed'), option('ok', 'Succeeded'), option('running', 'Running'));
+    this.source = h('vscode-single-select', { id: 'filter-source', label: 'Filter by source' }, option('', 'Any source'));
     const refresh = h('vscode-button', { id: 'refresh', secondary: true, icon: 'refresh', title: 'Re-read every run from the store' }, 'Refresh');
     this.summary = h('span', { id: 'list-summary', class: 'muted', 'aria-live': 'polite' });
     const toolbar = h('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Filter and sort calls' },
-      h('span', { class: 'filter-icon' }, icon('filter')), this.tool, this.run, this.outcome, this.text, this.sort, refresh, this.summary);
+      h('span', { class: 'filter-icon' }, icon('filter')), this.tool, this.run, this.source, this.outcome, this.text, this.sort, refresh, this.summary);
 
     const header = h('div', { class: 'row-grid list-header', 'aria-hidden': 'true' },
       h('span', {}), h('span', {}, 'Tool / output'), h('span', {}, 'Time'), h('span', {}, 'Status'), h('span', { class: 'num' }, 'Size'),
@@ -93,10 +103,11 @@ export class CallsView {
       this.outcome.value = initial.filters.outcome ?? '';
       this.pendingTool = initial.filters.tool;
       this.pendingRun = initial.filters.run;
+      this.pendingSource = initial.filters.source ?? '';
     }
     for (const r of initial?.collapsed ?? []) this.collapsed.add(r);
 
-    for (const el of [this.tool, this.run, this.sort, this.outcome]) el.addEventListener('change', () => this.filtersChanged());
+    for (const el of [this.tool, this.run, this.source, this.sort, this.outcome]) el.addEventListener('change', () => this.filtersChanged());
     this.text.addEventListener('input', () => this.filtersChanged());
     // Escape empties the text filter (and stays in the field); a second Escape goes on to the workbench.
     this.text.addEventListener('keydown', (e) => {
@@ -124,6 +135,7 @@ export class CallsView {
       text: this.text.value,
       sort: this.sort.value === 'size' ? 'size' : 'time',
       outcome: (['ok', 'failed', 'running'] as const).find((o) => o === this.outcome.value) ?? ('' as OutcomeFilterDto),
+      source: this.source.value || this.pendingSource,
     };
   }
 
@@ -162,6 +174,11 @@ export class CallsView {
     this.summary.textContent = `${count(calls)} of ${count(this.model.size)} calls${this.loading ? ' · loading…' : ''}`;
   }
 
+  /** Re-renders the visible rows only (live sizes changed; the rows themselves did not). */
+  repaint(): void {
+    this.list.render();
+  }
+
   /** Marks a part selected, expands its run, and scrolls it into view. */
   select(ref: PartRef): void {
     this.selectedKey = partKey(ref);
@@ -175,6 +192,7 @@ export class CallsView {
   private filtersChanged(): void {
     if (this.tool.value) this.pendingTool = '';
     if (this.run.value) this.pendingRun = '';
+    if (this.source.value) this.pendingSource = '';
     this.refresh();
     this.events.changed();
   }
@@ -188,6 +206,14 @@ export class CallsView {
       const keep = this.tool.value || this.pendingTool;
       replaceChildren(this.tool, option('', 'All tools'), ...tools.map((t) => option(t, t)));
       if (keep && tools.includes(keep)) { this.tool.value = keep; this.pendingTool = ''; }
+    }
+    const sources = this.model.sources();
+    const sourcesKey = sources.join('\n');
+    if (sourcesKey !== this.sourceOptions) {
+      this.sourceOptions = sourcesKey;
+      const keep = this.source.value || this.pendingSource;
+      replaceChildren(this.source, option('', 'Any source'), ...sources.map((s) => option(s, sourceLabel(s))));
+      if (keep && sources.includes(keep)) { this.source.value = keep; this.pendingSource = ''; }
     }
     const runs = this.model.runList();
     const runsKey = runs.map((r) => `${r.runId}\t${r.label ?? ''}`).join('\n');
@@ -256,7 +282,11 @@ export class CallsView {
       replaceChildren(statusCell, icon(outcome.kind === 'failed' ? 'error' : (statusIcon[call.status] ?? 'circle')), ` ${outcome.label}`);
       statusCell.title = `${outcome.label}: ${outcome.detail} (recorded status ${call.status})`;
     } else set(3, part.truncated ? 'truncated' : '', part.truncated && part.observedBytes !== undefined ? `capture stopped at its cap: ${exactBytes(part.observedBytes)} produced` : undefined);
-    set(4, size, `${exactBytes(part.sizeBytes)}${part.observedBytes !== undefined && part.observedBytes !== part.sizeBytes ? `, ${exactBytes(part.observedBytes)} produced` : ''}`);
+    const live = row.kind === 'call' && call.status === 'running' ? this.model.liveOf(call.runId, call.callId) : undefined;
+    if (live) {
+      const bytes = (live.stdout?.bytes ?? 0) + (live.stderr?.bytes ?? 0);
+      set(4, `${humanBytes(bytes)} so far`, `running: stdout ${exactBytes(live.stdout?.bytes ?? 0)}, stderr ${exactBytes(live.stderr?.bytes ?? 0)} so far`);
+    } else set(4, size, `${exactBytes(part.sizeBytes)}${part.observedBytes !== undefined && part.observedBytes !== part.sizeBytes ? `, ${exactBytes(part.observedBytes)} produced` : ''}`);
     set(5, part.handle ?? '—', part.handle ?? 'small result, shown to the model whole');
     shaText.textContent = shortSha(part.sha256);
     shaText.title = part.sha256 ?? '';

@@ -15,7 +15,7 @@ import type { VscodeTextfield } from '@vscode-elements/elements/dist/vscode-text
 import type {
   CallDto, InspectorLimitsDto, InspectorViewState, MatchDto, PartDto, PartRef, PreviewDto, WindowDto, WindowRequestDto,
 } from '../src/shared/protocol.js';
-import { outcomeOf } from './callsModel.js';
+import { outcomeOf, type LiveOf } from './callsModel.js';
 import { append, h, replaceChildren } from './dom.js';
 import { count, exactBytes, humanBytes, localTime } from './format.js';
 import type { RequestBody, Reply } from './rpc.js';
@@ -93,6 +93,7 @@ export class DetailView {
   private readonly title: HTMLElement;
   private readonly identity: HTMLElement;
   private readonly previewBox: HTMLElement;
+  private readonly liveBox: HTMLElement;
   private readonly fetchBox: HTMLElement;
   private readonly fetchNote: HTMLElement;
   private readonly tabsEl: VscodeTabs;
@@ -117,13 +118,14 @@ export class DetailView {
   private currentReq: WindowRequestDto | undefined;
   private seq = 0;
   private pattern: { pattern: string; total: number; offset: number; matches: readonly MatchDto[]; index: number } | undefined;
-  private limits: InspectorLimitsDto = { maxWindowBytes: 65536, maxLines: 1000, maxMatches: 1000, maxPatternChars: 1024, maxHandleChars: 256 };
+  private limits: InspectorLimitsDto = { maxWindowBytes: 65536, maxLines: 1000, maxMatches: 1000, maxPatternChars: 1024, maxHandleChars: 256, maxSearchMatches: 100 };
 
   constructor(private readonly deps: DetailDeps, form?: InspectorViewState['form']) {
     this.empty = h('p', { class: 'muted detail-empty' }, 'Select a call or an output to see what the model saw and to read exact ranges.');
     this.title = h('h2', { id: 'detail-title' });
     this.identity = h('dl', { class: 'identity', 'aria-label': 'Identity' });
     this.previewBox = h('div', { class: 'preview' });
+    this.liveBox = h('section', { id: 'live', class: 'live', 'aria-label': 'Output so far', hidden: true });
 
     this.fStart = field('bytes-start', 'Start byte (inclusive)', form?.start ?? '0', { inputmode: 'numeric' });
     this.fEnd = field('bytes-end', 'End byte (exclusive)', form?.end ?? '4096', { inputmode: 'numeric' });
@@ -176,7 +178,7 @@ export class DetailView {
       h('div', { class: 'actions', role: 'toolbar', 'aria-label': 'Use this window' }, ...this.actionButtons),
       h('div', { class: 'action-results' }, this.verdict, this.actionResult));
     this.body = h('div', { class: 'detail-body', hidden: true },
-      this.title, this.identity,
+      this.title, this.identity, this.liveBox,
       h('section', { 'aria-labelledby': 'preview-heading' }, h('h3', { id: 'preview-heading' }, 'What the model saw'), this.previewBox),
       this.fetchBox);
     this.element = h('section', { class: 'detail', 'aria-label': 'Detail' }, this.empty, this.body);
@@ -216,6 +218,27 @@ export class DetailView {
     this.updateEnabled();
   }
 
+  /**
+   * A running call's output so far (docs/contracts.md §3.4, "Live"): the size of each
+   * stream and the last lines of the one with content, as text. Hidden once it finished.
+   */
+  setLive(ref: PartRef, live: LiveOf | undefined): void {
+    const shown = this.ref;
+    if (!shown || shown.runId !== ref.runId || shown.callId !== ref.callId || !live) { if (!live && shown?.callId === ref.callId) this.liveBox.hidden = true; return; }
+    const stream = live.stdout && (live.stdout.bytes > 0 || !live.stderr?.bytes) ? 'stdout' : 'stderr';
+    const tail = live[stream]?.tail ?? '';
+    const sizes = (['stdout', 'stderr'] as const).map((n) => `${n} ${exactBytes(live[n]?.bytes ?? 0)}`).join(' · ');
+    replaceChildren(this.liveBox,
+      h('h3', {}, 'Running: output so far'),
+      h('p', { id: 'live-sizes', role: 'status' }, sizes),
+      h('div', { class: 'range-label' }, `Last bytes of ${stream}`),
+      h('pre', { id: 'live-tail', class: 'window live-tail', tabindex: '0', 'aria-label': `Last bytes of ${stream} so far` }, tail));
+    this.liveBox.hidden = false;
+    // The newest lines are the point: keep the end in view.
+    const pre = this.liveBox.querySelector('pre');
+    if (pre) pre.scrollTop = pre.scrollHeight;
+  }
+
   /** Limits from the host's `init`. */
   setLimits(limits: InspectorLimitsDto): void {
     this.limits = limits;
@@ -250,6 +273,7 @@ export class DetailView {
     this.ref = ref;
     this.part = part;
     if (!samePart) this.resetWindow();
+    if (call.status !== 'running') this.liveBox.hidden = true;
     this.empty.hidden = true;
     this.body.hidden = false;
     this.renderHeader(call, part);
@@ -262,7 +286,8 @@ export class DetailView {
         : part.binary ? 'Binary content: byte windows show as a hex dump with offsets.'
           : `Windows are read through verified ranges, at most ${exactBytes(this.limits.maxWindowBytes)} at a time.`;
     this.updateEnabled();
-    if (!readable || samePart) return;
+    // The same part again keeps its window, unless a window was asked for (a search hit).
+    if (!readable || (samePart && !window)) return;
     const req = window ?? this.defaultWindow(part);
     void this.fetch(req);
   }

@@ -10,6 +10,7 @@ import { DetailView } from './detailView.js';
 import { h } from './dom.js';
 import { SplitLayout } from './layout.js';
 import { RpcClient, type VsCodeApi } from './rpc.js';
+import { SearchView } from './searchView.js';
 
 declare function acquireVsCodeApi(): VsCodeApi;
 
@@ -63,6 +64,18 @@ const calls = new CallsView(model, {
 
 const detail = new DetailView({ request: (b) => rpc.request(b), status, changed: saveState }, saved.form);
 
+const search = new SearchView({
+  request: (b) => rpc.request(b),
+  nextRequestId: () => rpc.peekNextId(),
+  post: (m) => rpc.send(m),
+  scope: () => { const f = calls.filters(); return { tool: f.tool, run: f.run }; },
+  open: (handle, pattern, index) => {
+    const ref = model.findHandle(handle);
+    if (!ref) { status('That output is not in the list any more: press Refresh.', 'error'); return; }
+    select(ref, true, { kind: 'pattern', pattern, index });
+  },
+});
+
 /** Restored selection waiting for its call to arrive. */
 let pendingSelect: PartRef | undefined = saved.selected;
 let pendingWindow: WindowRequestDto | undefined = saved.window;
@@ -86,6 +99,7 @@ async function loadDetail(ref: PartRef, window?: WindowRequestDto): Promise<void
     const r = await rpc.request({ type: 'detail', ref });
     if (seq !== detailSeq || r.type !== 'detail') return;
     detail.show(r.ref, r.call, r.part, r.preview, window);
+    if (r.call.status === 'running') detail.setLive(r.ref, model.liveOf(r.ref.runId, r.ref.callId));
     saveState();
   } catch (e) {
     if (seq === detailSeq) detail.clear(`This call could not be shown: ${(e as Error).message}`);
@@ -157,6 +171,16 @@ function onMessage(msg: HostToWebview): void {
       applyPending();
       break;
     }
+    case 'live': {
+      model.applyLive(msg.streams);
+      calls.repaint();
+      const shown = detail.shown;
+      if (shown) detail.setLive(shown, model.liveOf(shown.runId, shown.callId));
+      break;
+    }
+    case 'searchProgress':
+      search.onProgress(msg);
+      break;
     case 'reveal':
       pendingTarget = msg.target;
       applyPending();
@@ -206,7 +230,7 @@ const layout = new SplitLayout(calls.element, detail.element, saved.split, saveS
 // The heading moves inside the main landmark (the host page puts it first so it shows at once).
 const heading = document.getElementById('heading');
 const app = h('main', { id: 'app' },
-  h('header', { class: 'app-header' }, heading, h('p', { class: 'muted intro' }, 'Every recorded tool call, its exact size, handle and sha256; read exact ranges and copy excerpts with their provenance.'), help, storeState, emptyState),
+  h('header', { class: 'app-header' }, heading, h('p', { class: 'muted intro' }, 'Every recorded tool call, its exact size, handle and sha256; read exact ranges and copy excerpts with their provenance.'), help, storeState, emptyState, search.element),
   layout.element, statusLine);
 document.body.append(app);
 timings.cspViolations = '0';

@@ -33,6 +33,7 @@ const REPLY_KIND: { readonly [K in RequestBody['type']]: ReplyTo<K>['type'] } = 
   sendToChat: 'done',
   verify: 'verified',
   openInEditor: 'done',
+  searchOutputs: 'searchResults',
 };
 
 /** An error reply, thrown by `request`. */
@@ -52,6 +53,16 @@ export class RpcClient {
       this.waiting.set(id, { expected: REPLY_KIND[body.type], resolve: resolve as (r: Reply) => void, reject });
       this.api.postMessage({ ...body, id } as WebviewToHost);
     });
+  }
+
+  /** The id the next `request` will carry (a search names it in its progress and its Cancel). */
+  peekNextId(): number {
+    return this.next;
+  }
+
+  /** Sends a message that expects no reply. */
+  send(message: Extract<WebviewToHost, { type: 'cancelSearch' }>): void {
+    this.api.postMessage(message);
   }
 
   /** Offers a host message; true when it settled a pending request. */

@@ -21,6 +21,8 @@ export interface InspectorLimitsDto {
   readonly maxPatternChars: number;
   /** Longest handle (docs/contracts.md §2.5: 1–256 characters). */
   readonly maxHandleChars: number;
+  /** Most matches one search across outputs returns (docs/contracts.md §2.11: 1–100). */
+  readonly maxSearchMatches: number;
 }
 
 /** One run, as the list shows it. */
@@ -173,6 +175,14 @@ export interface OpenInEditorRequest { readonly type: 'openInEditor'; readonly i
 export type StartActionDto = 'runCommandAndCapture' | 'importFile' | 'captureDemo';
 /** Starts one of those actions (reply: `done` once it was started). */
 export interface StartActionRequest { readonly type: 'startAction'; readonly id: number; readonly action: StartActionDto }
+/**
+ * Searches every kept output of the store for one pattern, newest call first
+ * (docs/contracts.md §3.4; the core's `searchAllOutputs`). Progress comes as
+ * `searchProgress` naming `id`; the reply is `searchResults` (at most `limit` matches).
+ */
+export interface SearchOutputsRequest { readonly type: 'searchOutputs'; readonly id: number; readonly pattern: string; readonly tool?: string; readonly run?: string; readonly limit: number }
+/** Stops the search started by request `searchId` (its reply becomes an `error` saying it was cancelled). */
+export interface CancelSearchMessage { readonly type: 'cancelSearch'; readonly searchId: number }
 /** Something went wrong inside the page (a CSP violation, an exception): logged by the host. */
 export interface ProblemMessage { readonly type: 'problem'; readonly message: string }
 
@@ -190,6 +200,8 @@ export type WebviewToHost =
   | VerifyRequest
   | OpenInEditorRequest
   | StartActionRequest
+  | SearchOutputsRequest
+  | CancelSearchMessage
   | ProblemMessage;
 
 /** Every webview message that expects a reply. */
@@ -215,6 +227,37 @@ export interface MatchesReply { readonly type: 'matches'; readonly id: number; r
 export interface VerifiedReply { readonly type: 'verified'; readonly id: number; readonly handle: string; readonly ok: boolean; readonly sha256: string; readonly byteCount: number; readonly elapsedMs: number }
 /** Reply to an action (copy, send, open): one sentence saying what happened. */
 export interface DoneReply { readonly type: 'done'; readonly id: number; readonly message: string }
+/** One match of a search across outputs: where it is (handle, 1-based line, byte offset) and the line around it. */
+export interface SearchMatchDto {
+  readonly handle: string;
+  readonly tool: string;
+  readonly runId: string;
+  readonly lineNumber: number;
+  readonly byteOffset: number;
+  readonly column: number;
+  /** The matching line, or a window around the match when the line is long (`window` says which bytes). */
+  readonly text: string;
+  readonly window?: { readonly start: number; readonly end: number };
+}
+/** Progress of search `searchId`: calls searched so far, of how many (at most a few per second). */
+export interface SearchProgressMessage { readonly type: 'searchProgress'; readonly searchId: number; readonly callsDone: number; readonly callsTotal: number }
+/** Reply to `searchOutputs`: `totalMatches` counts every match over every searched output. */
+export interface SearchResultsReply {
+  readonly type: 'searchResults'; readonly id: number; readonly pattern: string; readonly totalMatches: number;
+  readonly outputsSearched: number; readonly outputsMatched: number; readonly truncated: boolean; readonly matches: readonly SearchMatchDto[];
+}
+/** How far one stream of a running command has come (docs/contracts.md §3.4, "Live"). */
+export interface LiveStreamDto {
+  readonly runId: string;
+  readonly callId: string;
+  readonly stream: 'stdout' | 'stderr';
+  /** Bytes read so far. */
+  readonly bytes: number;
+  /** The stream's last bytes (at most 2 KiB) decoded leniently, shown as text only. */
+  readonly tail: string;
+}
+/** Running commands' progress, at most two messages a second. */
+export interface LiveMessage { readonly type: 'live'; readonly streams: readonly LiveStreamDto[] }
 /** A request failed (the contract's sentence), or a message was malformed (`id` null when unknown). */
 export interface ErrorReply { readonly type: 'error'; readonly id: number | null; readonly message: string }
 
@@ -229,6 +272,9 @@ export type HostToWebview =
   | MatchesReply
   | VerifiedReply
   | DoneReply
+  | SearchProgressMessage
+  | SearchResultsReply
+  | LiveMessage
   | ErrorReply;
 
 /** The reply each request kind gets when it succeeds (any request may instead get `error`). */
@@ -244,6 +290,7 @@ interface ReplyTable {
   readonly verify: VerifiedReply;
   readonly openInEditor: DoneReply;
   readonly startAction: DoneReply;
+  readonly searchOutputs: SearchResultsReply;
 }
 
 /** The reply to a request of kind `K`, so a caller never re-checks `type` (a kind missing from the table is `never`: its callers fail to compile). */
@@ -261,7 +308,7 @@ export type OutcomeFilterDto = '' | 'ok' | 'failed' | 'running';
 /** What the webview keeps with `setState` (survives hiding; handed to the serializer on reload). */
 export interface InspectorViewState {
   readonly selected?: PartRef;
-  readonly filters?: { readonly tool: string; readonly run: string; readonly text: string; readonly sort: 'time' | 'size'; readonly outcome?: OutcomeFilterDto };
+  readonly filters?: { readonly tool: string; readonly run: string; readonly text: string; readonly sort: 'time' | 'size'; readonly outcome?: OutcomeFilterDto; readonly source?: string };
   /** Share of the split the list takes (0–1), as the person dragged it. */
   readonly split?: number;
   readonly collapsedRuns?: readonly string[];

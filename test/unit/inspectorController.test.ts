@@ -150,6 +150,30 @@ describe('inspector controller over a real RunStore', () => {
     assert.ok(bad.type === 'error' && bad.id === 9 && bad.message.length > 0 && !bad.message.includes(dir));
   });
 
+  it('searches every output for a pattern with exact line and byte offset, and cancels a search', async () => {
+    const h = harness(() => store);
+    const r = await h.send({ type: 'searchOutputs', id: 30, pattern: '^ERROR', limit: 100 });
+    assert.ok(r.type === 'searchResults' && r.id === 30, JSON.stringify(r).slice(0, 200));
+    const startByte = enc.encode(log.slice(0, log.indexOf('ERROR'))).length;
+    assert.deepEqual([r.totalMatches, r.outputsMatched, r.truncated, r.matches], [1, 1, false, [
+      { handle, tool: 'shell', runId, lineNumber: 31_338, byteOffset: startByte, column: 1, text: 'ERROR: disk quota exceeded at step 31337' },
+    ]]);
+    // Scoped to a tool without that line: searched, nothing found.
+    const none = await h.send({ type: 'searchOutputs', id: 31, pattern: '^ERROR', limit: 5, tool: 'echo' });
+    assert.ok(none.type === 'searchResults');
+    assert.deepEqual([none.totalMatches, none.matches.length], [0, 0]);
+    // The reply is bounded: 60,000 matching lines, `limit` returned, the total honest.
+    const many = await h.send({ type: 'searchOutputs', id: 32, pattern: '^step', limit: 3 });
+    assert.ok(many.type === 'searchResults');
+    assert.deepEqual([many.totalMatches, many.matches.length, many.truncated, many.matches.map((m) => m.lineNumber)], [59_999, 3, true, [1, 2, 3]]);
+    // Cancel while it runs: the reply is the cancellation sentence.
+    const pending = h.controller.receive({ type: 'searchOutputs', id: 33, pattern: 'step [0-9]+5:', limit: 100 });
+    await h.controller.receive({ type: 'cancelSearch', searchId: 33 });
+    await pending;
+    const last = h.posted[h.posted.length - 1]!;
+    assert.deepEqual(last, { type: 'error', id: 33, message: 'pattern search cancelled' });
+  });
+
   it('copies an excerpt whose provenance re-verifies, and sends the same text to chat', async () => {
     const h = harness(() => store);
     const start = enc.encode(log.slice(0, log.indexOf('ERROR'))).length;
@@ -205,7 +229,7 @@ describe('inspector controller over a real RunStore', () => {
     const h = harness(() => undefined);
     await h.controller.receive({ type: 'ready' });
     assert.deepEqual(h.posted, [
-      { type: 'init', limits: { maxWindowBytes: 65536, maxLines: 1000, maxMatches: 1000, maxPatternChars: 1024, maxHandleChars: 256 }, storeAvailable: false },
+      { type: 'init', limits: { maxWindowBytes: 65536, maxLines: 1000, maxMatches: 1000, maxPatternChars: 1024, maxHandleChars: 256, maxSearchMatches: 100 }, storeAvailable: false },
       { type: 'calls', id: null, runs: [], calls: [], complete: true },
     ]);
     assert.deepEqual(await h.send({ type: 'verify', id: 18, handle }), { type: 'error', id: 18, message: noStoreMessage });

@@ -54,6 +54,9 @@ describe('inspector: message validation', () => {
       { type: 'verify', id: 9, handle: 'h'.repeat(256) },
       { type: 'openInEditor', id: 10, handle: 'res_c', byteOffset: 0 },
       { type: 'startAction', id: 11, action: 'captureDemo' },
+      { type: 'searchOutputs', id: 12, pattern: 'ERROR', limit: 100 },
+      { type: 'searchOutputs', id: 13, pattern: 'x', limit: 1, tool: 'shell', run: 'run-1' },
+      { type: 'cancelSearch', searchId: 12 },
     ];
     for (const m of good) assert.deepEqual(parseWebviewMessage(m), { ok: true, message: m }, JSON.stringify(m));
   });
@@ -84,6 +87,14 @@ describe('inspector: message validation', () => {
       // The page names one of three actions, never a command id.
       [{ type: 'startAction', id: 9, action: 'workbench.action.terminal.sendSequence' }, 9, '"action" must be runCommandAndCapture, importFile or captureDemo'],
       [{ type: 'startAction', id: 9, action: 'captureDemo', args: ['x'] }, 9, 'unexpected field "args"'],
+      // Search across outputs: bounded reply, bounded pattern, string scope only.
+      [{ type: 'searchOutputs', id: 10, pattern: 'x', limit: 101 }, 10, '"limit" must be between 1 and 100'],
+      [{ type: 'searchOutputs', id: 10, pattern: '', limit: 5 }, 10, '"pattern" must be 1–1024'],
+      [{ type: 'searchOutputs', id: 10, pattern: 'x', limit: 5, tool: 3 }, 10, '"tool" must be a string'],
+      [{ type: 'searchOutputs', id: 10, pattern: 'x', limit: 5, run: '' }, 10, '"run" must be 1–256'],
+      [{ type: 'searchOutputs', id: 10, pattern: 'x', limit: 5, path: '/etc' }, 10, 'unexpected field "path"'],
+      [{ type: 'cancelSearch', searchId: -1 }, null, '"searchId" must be between 0'],
+      [{ type: 'cancelSearch', searchId: 1, id: 2 }, 2, 'unexpected field "id"'],
     ];
     for (const [m, id, text] of bad) {
       const r = parseWebviewMessage(m);
@@ -103,7 +114,7 @@ describe('inspector: message validation', () => {
   });
 
   it('publishes the contract caps', () => {
-    assert.deepEqual(inspectorLimits, { maxWindowBytes: 65536, maxLines: 1000, maxMatches: 1000, maxPatternChars: 1024, maxHandleChars: 256 });
+    assert.deepEqual(inspectorLimits, { maxWindowBytes: 65536, maxLines: 1000, maxMatches: 1000, maxPatternChars: 1024, maxHandleChars: 256, maxSearchMatches: 100 });
   });
 });
 

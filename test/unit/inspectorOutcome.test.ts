@@ -73,4 +73,23 @@ describe('inspector: call outcomes', () => {
     const ids = m.rows({ tool: '', run: '', text: 'hook:claude', sort: 'time' }, new Set()).flatMap((r) => (r.kind === 'call' ? [r.call.callId] : []));
     assert.deepEqual(ids, ['a']);
   });
+
+  it('filters the list by run source, headers included, and lists the sources present', () => {
+    const m = new CallsModel();
+    m.setAll([
+      { runId: 'r1', startedAt: '2026-01-01T00:00:00Z', status: 'completed', pinned: false, callCount: 1, totalBytes: 1, source: 'hook:claude' },
+      { runId: 'r2', startedAt: '2026-01-01T00:00:01Z', status: 'completed', pinned: false, callCount: 1, totalBytes: 1, source: 'cli' },
+      // Listed without a source (an older log): a tool run.
+      { runId: 'r3', startedAt: '2026-01-01T00:00:02Z', status: 'completed', pinned: false, callCount: 1, totalBytes: 1 },
+      { runId: 'r4', startedAt: '2026-01-01T00:00:03Z', status: 'running', pinned: false, callCount: 0, totalBytes: 0, source: 'cli' },
+    ], [call('a', {}), { ...call('b', {}), runId: 'r2' }, { ...call('c', {}), runId: 'r3' }]);
+    assert.deepEqual(m.sources(), ['cli', 'hook:claude', 'tool']);
+    const rows = (source: string): string[] => m.rows({ tool: '', run: '', text: '', sort: 'time', source }, new Set())
+      .map((r) => (r.kind === 'run' ? `run ${r.run.runId}` : r.call.callId));
+    assert.deepEqual(rows('cli'), ['run r4', 'run r2', 'b']);
+    assert.deepEqual(rows('hook:claude'), ['run r1', 'a']);
+    assert.deepEqual(rows('tool'), ['run r3', 'c']);
+    assert.deepEqual(rows('mcp'), []);
+    assert.deepEqual(rows(''), ['run r4', 'run r3', 'c', 'run r2', 'b', 'run r1', 'a']);
+  });
 });

@@ -37,7 +37,8 @@ export async function runCommandCall(run: Run, command: string, options: RunComm
   let backend: string | undefined;
   const captureStream = async (name: 'stdout' | 'stderr', source: AsyncIterable<Uint8Array>): Promise<Captured | undefined> => {
     try {
-      return await captureOutput(options.onOutput ? tapped(name, source, options.onOutput) : source, {
+      const tap = options.onOutput ? tapped(name, source, options.onOutput) : source;
+      return await captureOutput(progressOf(s, run.runId, call.callId, name, tap), {
         store: s.blobs, key: { tenant: run.tenant, runId: run.runId, callId: `${call.callId}.${name}` }, inlineMaxBytes: s.inlineAttachmentBytes,
         capBytes: cap, previewBytes: s.limits.previewBytes,
         onNeedStore: () => {
@@ -128,6 +129,51 @@ async function captureFile(run: Run, cwd: string, rel: string, segment: string, 
 
 function exitFields(exit: CommandExit): Pick<CommandExit, 'code' | 'signal' | 'timedOut' | 'aborted' | 'strays' | 'pipesAbandoned'> {
   return { code: exit.code, signal: exit.signal, timedOut: exit.timedOut, aborted: exit.aborted, strays: exit.strays, pipesAbandoned: exit.pipesAbandoned };
+}
+
+/** Least time between two progress reports of one stream (ms): the inspector shows at most two a second. */
+export const captureProgressMs = 250;
+/** Most bytes of a stream's end a progress report carries. */
+export const captureTailBytes = 2048;
+
+/**
+ * The pieces of `source` unchanged, counting them and reporting the count and the last
+ * bytes to the store's progress listeners at most every `captureProgressMs`
+ * (docs/contracts.md §3.4, "Live"). Cheap: a counter and a clock per piece; the tail is
+ * kept as references and copied only when a report is due and someone listens.
+ */
+async function* progressOf(s: RunStore, runId: string, callId: string, stream: 'stdout' | 'stderr', source: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+  let bytes = 0;
+  let last = 0;
+  // The last pieces, newest last, holding at least `captureTailBytes` (or all there were).
+  const recent: Uint8Array[] = [];
+  let recentBytes = 0;
+  for await (const chunk of source) {
+    bytes += chunk.length;
+    recent.push(chunk);
+    recentBytes += chunk.length;
+    while (recent.length > 1 && recentBytes - recent[0]!.length >= captureTailBytes) recentBytes -= recent.shift()!.length;
+    const now = Date.now();
+    if (now - last >= captureProgressMs && s.hasCaptureProgressListeners) {
+      last = now;
+      s.emitCaptureProgress({ runId, callId, stream, bytes, tail: tailOf(recent, recentBytes) });
+    }
+    yield chunk;
+  }
+}
+
+/** A copy of the last `captureTailBytes` of `pieces` (their total is `total`). */
+function tailOf(pieces: readonly Uint8Array[], total: number): Uint8Array {
+  const n = Math.min(total, captureTailBytes);
+  const out = new Uint8Array(n);
+  let at = n;
+  for (let i = pieces.length - 1; i >= 0 && at > 0; i--) {
+    const p = pieces[i]!;
+    const take = Math.min(at, p.length);
+    out.set(p.subarray(p.length - take), at - take);
+    at -= take;
+  }
+  return out;
 }
 
 /** The pieces of `source`, each first handed to `onOutput` (awaited: a slow reader slows the command, memory stays bounded). */

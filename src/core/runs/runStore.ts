@@ -36,7 +36,7 @@ import { currentOwner, ownerAlive } from './owner.js';
 import { appendRecord, checkRecord, handlesOf, parseRunLog, terminateTornTail, type ReadLogResult } from './runLog.js';
 import type {
   CallPage, CallQuery, CallReport, Disposable, HandleSource, Preservation, PruneOptions, PruneResult, ReadOptions, ReadScope,
-  ReadToolOutputArgs, ReadToolOutputResult, ReaderLimits, RecordedArtifacts, RunLimits, RunQuery, RunRecord, RunRecordEvent, RunStoreApi, RunStoreOptions,
+  ReadToolOutputArgs, ReadToolOutputResult, ReaderLimits, RecordedArtifacts, RunLimits, RunQuery, RunRecord, RunRecordEvent, RunStoreApi, RunStoreOptions, CaptureProgressEvent,
   RunSummary, StartRunOptions, StoredContent,
 } from './types.js';
 
@@ -65,6 +65,7 @@ export class RunStore implements RunStoreApi {
   private readonly parsed = new Map<string, { size: number; mtimeMs: number; log: ReadLogResult }>();
   private readonly live = new Map<string, Run>();
   private readonly listeners = new Set<(e: RunRecordEvent) => void>();
+  private readonly progressListeners = new Set<(e: CaptureProgressEvent) => void>();
   private readonly manifests = new ManifestCache();
   private readonly isLive = (runId: string): boolean => {
     const r = this.live.get(runId);
@@ -256,6 +257,24 @@ export class RunStore implements RunStoreApi {
   onDidRecord(listener: (event: RunRecordEvent) => void): Disposable {
     this.listeners.add(listener);
     return { dispose: () => { this.listeners.delete(listener); } };
+  }
+
+  /** Listens for the progress of running commands' captures (docs/contracts.md §3.4). */
+  onDidCaptureProgress(listener: (event: CaptureProgressEvent) => void): Disposable {
+    this.progressListeners.add(listener);
+    return { dispose: () => { this.progressListeners.delete(listener); } };
+  }
+
+  /** @internal Whether anyone listens to capture progress (a command skips the tail copy when not). */
+  get hasCaptureProgressListeners(): boolean {
+    return this.progressListeners.size > 0;
+  }
+
+  /** @internal Reported by a running command's capture; a listener that throws does not disturb the capture. */
+  emitCaptureProgress(event: CaptureProgressEvent): void {
+    for (const l of [...this.progressListeners]) {
+      try { l(event); } catch { /* a listener's problem is its own */ }
+    }
   }
 
   /** Deletes a run's blobs, then its log (so a failed blob delete can be retried). */

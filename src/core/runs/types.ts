@@ -171,6 +171,21 @@ export interface RunRecordEvent {
   readonly record: RunRecord;
 }
 
+/**
+ * How far a running command's capture has come (docs/contracts.md §3.4, "Live"): bytes
+ * read so far from one stream and the last bytes of it. Reported at most every
+ * `captureProgressMs` per stream while it runs; the recorded bytes are not touched.
+ */
+export interface CaptureProgressEvent {
+  readonly runId: string;
+  readonly callId: string;
+  readonly stream: 'stdout' | 'stderr';
+  /** Bytes read from the stream so far (what the capture has seen, before any cap). */
+  readonly bytes: number;
+  /** A copy of the stream's last bytes (at most `captureTailBytes`), possibly cut inside a character. */
+  readonly tail: Uint8Array;
+}
+
 /** A line of a run log that was skipped on read, and why. */
 export interface LogProblem {
   /** 1-based line number in the log file. */
@@ -582,6 +597,8 @@ export interface RunStoreApi {
   openHandle(handle: string, scope?: ReadScope): Promise<HandleSource>;
   /** Called after every record this store appends. */
   onDidRecord(listener: (event: RunRecordEvent) => void): Disposable;
+  /** Called while a command runs, with how far each stream has come (optional: stores without live commands omit it). */
+  onDidCaptureProgress?(listener: (event: CaptureProgressEvent) => void): Disposable;
   /** Deletes a run's log and blobs (refused while the run is live in this store). */
   deleteRun(runId: string): Promise<void>;
   /** Pins or unpins a run (an appended `run_pinned` record). */

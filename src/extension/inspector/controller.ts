@@ -5,9 +5,9 @@
  * (inspectorPanel.ts) supplies the editor actions and the transport; unit tests supply
  * fakes and a real `RunStore`.
  */
-import { EvidenceError, type CallFinishedRecord, type CallReport, type CallStartedRecord, type Disposable, type HandleSource, type RunRecordEvent, type RunStoreApi } from '../../core/index.js';
+import { EvidenceError, searchAllOutputs, type CaptureProgressEvent, type CallFinishedRecord, type CallReport, type CallStartedRecord, type Disposable, type HandleSource, type RunRecordEvent, type RunStoreApi } from '../../core/index.js';
 import type {
-  CallDto, ExcerptRangeDto, HostToWebview, InspectorLimitsDto, PartDto, RunDto, StartActionDto, TargetDto, WebviewRequest,
+  CallDto, ExcerptRangeDto, HostToWebview, LiveStreamDto, InspectorLimitsDto, PartDto, RunDto, StartActionDto, TargetDto, WebviewRequest,
 } from '../../shared/protocol.js';
 import { buildExcerpt } from './excerpt.js';
 import { LineIndex } from './lineIndex.js';
@@ -53,6 +53,14 @@ export interface InspectorControllerOptions {
 const eagerIndexBytes = 64 * 1024 * 1024;
 /** Calls gathered before a snapshot piece is posted (whole runs, so a piece may be larger). */
 const snapshotPieceCalls = 2000;
+/** Least time between two progress messages of one search (ms): at most a few a second. */
+const searchProgressMs = 250;
+/** Searches across outputs one panel may run at once (a new one beyond this is refused). */
+const maxSearches = 2;
+
+/** Least time between two `live` messages (ms): at most two a second, however many commands run. */
+const liveIntervalMs = 500;
+
 /** Handles and line indexes kept open per panel. */
 const cacheEntries = 16;
 
@@ -87,10 +95,17 @@ export class InspectorController {
   private subscribedTo: RunStoreApi | undefined;
   private pending: RunRecordEvent[] = [];
   private flushTimer: ReturnType<typeof setTimeout> | undefined;
+  private progressSubscription: Disposable | undefined;
+  /** The latest progress per running stream, posted together at most every `liveIntervalMs`. */
+  private liveStreams = new Map<string, CaptureProgressEvent>();
+  private liveTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly liveDecoder = new TextDecoder('utf-8', { fatal: false });
   private readonly handles = new Lru<Promise<HandleSource>>(cacheEntries);
   private readonly indexes = new Lru<Promise<LineIndex>>(cacheEntries);
   private readonly reports = new Lru<Promise<CallReport[]>>(2);
   private disposed = false;
+  /** Searches across outputs in flight, by request id, so `cancelSearch` can stop them. */
+  private readonly searches = new Map<number, AbortController>();
   private readonly limits: InspectorLimitsDto;
 
   constructor(private readonly opts: InspectorControllerOptions) {
@@ -109,6 +124,7 @@ export class InspectorController {
     const msg = parsed.message;
     if (msg.type === 'ready') { await this.onReady(); return; }
     if (msg.type === 'problem') { this.opts.log.warn(`inspector webview: ${msg.message}`); return; }
+    if (msg.type === 'cancelSearch') { this.searches.get(msg.searchId)?.abort(); return; }
     try {
       await this.answer(msg);
     } catch (e) {
@@ -139,9 +155,14 @@ export class InspectorController {
   /** Stops listening. */
   dispose(): void {
     this.disposed = true;
+    for (const c of this.searches.values()) c.abort();
+    this.searches.clear();
     this.subscription?.dispose();
     this.subscription = undefined;
+    this.progressSubscription?.dispose();
+    this.progressSubscription = undefined;
     if (this.flushTimer) clearTimeout(this.flushTimer);
+    if (this.liveTimer) clearTimeout(this.liveTimer);
   }
 
   private post(message: HostToWebview): void {
@@ -171,6 +192,28 @@ export class InspectorController {
     this.subscription?.dispose();
     this.subscribedTo = store;
     this.subscription = store?.onDidRecord((e) => this.onRecord(e));
+    this.progressSubscription?.dispose();
+    this.progressSubscription = store?.onDidCaptureProgress?.((e) => this.onProgress(e));
+  }
+
+  /** A running command's capture moved on: keep the latest per stream, post them at a bounded rate. */
+  private onProgress(e: CaptureProgressEvent): void {
+    if (!this.ready) return;
+    this.liveStreams.set(`${e.runId}/${e.callId}/${e.stream}`, e);
+    this.liveTimer ??= setTimeout(() => this.flushLive(), liveIntervalMs);
+  }
+
+  private flushLive(): void {
+    this.liveTimer = undefined;
+    const events = [...this.liveStreams.values()];
+    this.liveStreams = new Map();
+    if (!this.ready || events.length === 0) return;
+    const streams: LiveStreamDto[] = events.map((e) => ({
+      runId: e.runId, callId: e.callId, stream: e.stream, bytes: e.bytes,
+      // The tail may begin inside a character: drop what decodes to a replacement at its start.
+      tail: this.liveDecoder.decode(e.tail).replace(/^\uFFFD+/, ''),
+    }));
+    this.post({ type: 'live', streams });
   }
 
   private async onReady(): Promise<void> {
@@ -299,6 +342,43 @@ export class InspectorController {
     return { markdown, bytes: w.end - w.start };
   }
 
+  /**
+   * One search across every kept output (docs/contracts.md §3.4): the core's
+   * `searchAllOutputs`, cancellable by `cancelSearch`, with throttled progress. The reply
+   * holds at most `limit` (≤ 100) matches, each a bounded line window from the reader.
+   */
+  private async searchOutputs(msg: Extract<WebviewRequest, { type: 'searchOutputs' }>): Promise<void> {
+    if (this.searches.size >= maxSearches) throw new EvidenceError('invalidArgument', 'another search is still running: cancel it or wait for it');
+    // Registered before the first await, so a Cancel sent right after the request finds it.
+    const controller = new AbortController();
+    this.searches.set(msg.id, controller);
+    let last = 0;
+    try {
+      const store = await this.store();
+      const r = await searchAllOutputs(store, {
+        pattern: msg.pattern, limit: msg.limit, ...(msg.tool !== undefined ? { tool: msg.tool } : {}), ...(msg.run !== undefined ? { run: msg.run } : {}),
+      }, {
+        signal: controller.signal,
+        onProgress: (callsDone, callsTotal) => {
+          const now = performance.now();
+          if (now - last < searchProgressMs && callsDone < callsTotal) return;
+          last = now;
+          this.post({ type: 'searchProgress', searchId: msg.id, callsDone, callsTotal });
+        },
+      });
+      this.post({
+        type: 'searchResults', id: msg.id, pattern: r.pattern, totalMatches: r.total_matches, outputsSearched: r.outputs_searched,
+        outputsMatched: r.outputs_matched, truncated: r.truncated,
+        matches: r.matches.map((m) => ({
+          handle: m.handle, tool: m.tool, runId: m.runId, lineNumber: m.line_number, byteOffset: m.byte_offset, column: m.column, text: m.text,
+          ...(m.window ? { window: m.window } : {}),
+        })),
+      });
+    } finally {
+      this.searches.delete(msg.id);
+    }
+  }
+
   private async answer(msg: WebviewRequest): Promise<void> {
     switch (msg.type) {
       case 'refresh':
@@ -374,6 +454,9 @@ export class InspectorController {
         this.post({ type: 'verified', id: msg.id, handle: msg.handle, ok, sha256: src.sha256, byteCount: src.byteCount, elapsedMs });
         return;
       }
+      case 'searchOutputs':
+        await this.searchOutputs(msg);
+        return;
       case 'startAction':
         this.opts.actions.startAction(msg.action);
         this.post({ type: 'done', id: msg.id, message: 'Started.' });

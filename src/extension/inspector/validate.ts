@@ -13,6 +13,7 @@ export const inspectorLimits: InspectorLimitsDto = {
   maxMatches: 1000,
   maxPatternChars: 1024,
   maxHandleChars: 256,
+  maxSearchMatches: 100,
 };
 
 /** Longest string `copyText` accepts (a digest, a handle, an id: never tool output). */
@@ -126,6 +127,10 @@ function parseKnown(m: Obj, limits: InspectorLimitsDto): WebviewToHost {
     keys(m, []);
     return { type };
   }
+  if (type === 'cancelSearch') {
+    keys(m, ['searchId']);
+    return { type, searchId: int(m, 'searchId', 0) };
+  }
   if (type === 'problem') {
     keys(m, ['message']);
     return { type, message: str(m, 'message', 0, maxProblemChars) };
@@ -172,6 +177,15 @@ function parseKnown(m: Obj, limits: InspectorLimitsDto): WebviewToHost {
       const action = m.action;
       if (action !== 'runCommandAndCapture' && action !== 'importFile' && action !== 'captureDemo') throw new Invalid('"action" must be runCommandAndCapture, importFile or captureDemo');
       return { type, id, action };
+    }
+    case 'searchOutputs': {
+      keys(m, ['id', 'pattern', 'tool', 'run', 'limit']);
+      const tool = m.tool === undefined ? undefined : str(m, 'tool', 1, maxIdChars);
+      const run = m.run === undefined ? undefined : str(m, 'run', 1, maxIdChars);
+      return {
+        type, id, pattern: str(m, 'pattern', 1, limits.maxPatternChars), limit: int(m, 'limit', 1, limits.maxSearchMatches),
+        ...(tool !== undefined ? { tool } : {}), ...(run !== undefined ? { run } : {}),
+      };
     }
     default:
       throw new Invalid(`unknown message type "${type.slice(0, 40)}"`);

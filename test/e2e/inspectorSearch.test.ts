@@ -1,0 +1,132 @@
+/**
+ * The inspector's work across outputs, in a real workbench: one pattern searched over
+ * every kept output (exact handle, line and byte offset; a hit opens that output at the
+ * matched line), and the list filtered by who started a run. One workbench for the file.
+ */
+import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
+import type { FrameLocator, Locator } from 'playwright-core';
+import type { Workbench } from '../harness/workbench.js';
+import { closeWorkbench, openWorkbench } from './session.js';
+
+/** Browser global used inside an `evaluate` callback (it runs in the page, not in Node). */
+declare const MutationObserver: new (cb: () => void) => { observe(el: unknown, opts: Record<string, boolean>): void; disconnect(): void };
+
+const fixtures = path.join(__dirname, 'fixtures', 'workspace');
+
+/** The stdout the first command prints (the test computes the same bytes). */
+const rows = Array.from({ length: 40 }, (_, i) => (i % 10 === 7 ? `NEEDLE row ${i}` : `plain row ${i}`));
+const stdout = rows.map((r) => `${r}\n`).join('');
+
+describe('Inspector across outputs and live commands in a real workbench', function () {
+  this.timeout(240_000);
+  let wb: Workbench;
+  let view: FrameLocator;
+  const text = async (l: Locator): Promise<string> => ((await l.textContent()) ?? '').trim();
+
+  async function capture(command: string, callsAfter: number): Promise<void> {
+    await wb.runCommand('Bounded Evidence: Run Command and Capture');
+    const input = wb.page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible' });
+    await input.fill(command);
+    await input.press('Enter');
+    await view.locator('#list-summary', { hasText: new RegExp(`^${callsAfter} of ${callsAfter} calls$`) }).waitFor({ timeout: 60_000 });
+    await view.locator('.vlist-row[data-kind="call"]:not([hidden])', { hasText: 'exit 0' }).nth(callsAfter - 1).waitFor({ timeout: 60_000 });
+  }
+
+  before(async () => {
+    wb = await openWorkbench({ label: 'search', workspaceTemplate: fixtures, colorTheme: 'Default Dark Modern' });
+    view = wb.webview();
+  });
+  after(async () => { await closeWorkbench(wb); });
+
+  it('searches every output: exact handle, line and byte offset, and a hit opens the output at its line', async () => {
+    await capture(`node -e "for (let i = 0; i < 40; i++) console.log(i % 10 === 7 ? 'NEEDLE row ' + i : 'plain row ' + i)"`, 1);
+    await capture(`node -e "process.stderr.write('warn\\nNEEDLE in stderr\\n')"`, 2);
+    await view.locator('#search-pattern input').fill('NEEDLE');
+    await view.locator('#search-pattern input').press('Enter');
+    await view.locator('#search-progress', { hasText: /matches? in/ }).waitFor({ timeout: 60_000 });
+    assert.equal(await text(view.locator('#search-progress')), '5 matches in 2 of 2 outputs');
+    const hits = view.locator('#search-results .search-hit');
+    assert.equal(await hits.count(), 5);
+    // Newest call first: stderr's line 2 (after "warn\n", byte 5), then stdout's four lines.
+    const got = await hits.evaluateAll((els) => els.map((e) => [e.getAttribute('data-line'), e.getAttribute('data-byte'), e.querySelector('.hit-text')!.textContent]));
+    const want = rows.flatMap((r, i) => (r.startsWith('NEEDLE') ? [[String(i + 1), String(Buffer.byteLength(stdout.slice(0, stdout.indexOf(r)))), r]] : []));
+    assert.deepEqual(got, [['2', '5', 'NEEDLE in stderr'], ...want]);
+    const handles = await hits.evaluateAll((els) => els.map((e) => e.getAttribute('data-handle')));
+    assert.equal(new Set(handles).size, 2);
+    assert.match(await text(hits.nth(0).locator('.hit-where')), /^\S+:2$/);
+    await wb.screenshot('search-across-outputs');
+
+    // The third hit is stdout's second match (line 18): the output opens there, that line marked.
+    await hits.nth(2).click();
+    await view.locator('#detail-title', { hasText: 'stdout of' }).waitFor({ timeout: 30_000 });
+    await view.locator('#window .wline.hit', { hasText: 'NEEDLE row 17' }).waitFor({ timeout: 30_000 });
+    assert.equal(await text(view.locator('#window .wline.hit .ln')), '18');
+    assert.equal(await view.locator('#id-handle').textContent().then((t) => (t ?? '').includes(handles[2]!)), true);
+    // The first hit goes back to stderr at its line 2.
+    await hits.nth(0).click();
+    await view.locator('#detail-title', { hasText: 'stderr of' }).waitFor({ timeout: 30_000 });
+    await view.locator('#window .wline.hit', { hasText: 'NEEDLE in stderr' }).waitFor({ timeout: 30_000 });
+    assert.equal(await text(view.locator('#window .wline.hit .ln')), '2');
+    // A bad pattern is one sentence, and nothing is listed.
+    await view.locator('#search-pattern input').fill('([');
+    await view.locator('#search-run').click();
+    await view.locator('#search-progress', { hasText: /pattern/i }).waitFor({ timeout: 30_000 });
+    assert.equal(await hits.count(), 0);
+    assert.ok(await view.locator('#search-cancel').isHidden());
+  });
+
+  it('filters the list by who started the run', async () => {
+    // Both captures went through the tool runner without a source of their own: listed as tool runs.
+    await view.locator('#filter-source').click();
+    const options = await view.locator('#filter-source li, #filter-source .option').allTextContents();
+    assert.deepEqual(options.map((s) => s.trim()), ['Any source', 'Model tool calls']);
+    await view.locator('#filter-source li, #filter-source .option', { hasText: 'Model tool calls' }).first().click();
+    await view.locator('#list-summary', { hasText: /^2 of 2 calls$/ }).waitFor();
+  });
+
+  it("updates a running command's size and tail while it runs, at most twice a second", async () => {
+    // 80 lines, one every 100 ms: about 8 s of output.
+    await wb.runCommand('Bounded Evidence: Run Command and Capture');
+    const input = wb.page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible' });
+    await input.fill(`node -e "let i = 0; const t = setInterval(() => { console.log('tick ' + i); if (++i === 80) clearInterval(t); }, 100)"`);
+    await input.press('Enter');
+    const row = view.locator('.vlist-row[data-kind="call"]:not([hidden])', { hasText: 'running' }).first();
+    await row.waitFor({ timeout: 60_000 });
+    // The list's size cell says how much so far, before the call ends.
+    await row.locator('.c4', { hasText: /so far$/ }).waitFor({ timeout: 30_000 });
+    await row.click();
+    const sizes = view.locator('#live-sizes');
+    await sizes.waitFor({ timeout: 30_000 });
+    // Count how often the sizes change over 3 s while it runs.
+    // (The live box is re-filled on each update: watch it, read its sizes line.)
+    const changes = await view.locator('#live').evaluate((box) => new Promise<string[]>((resolve) => {
+      const seen: string[] = [box.querySelector('#live-sizes')?.textContent ?? ''];
+      const o = new MutationObserver(() => {
+        const t = box.querySelector('#live-sizes')?.textContent ?? '';
+        if (seen[seen.length - 1] !== t) seen.push(t);
+      });
+      o.observe(box, { childList: true, characterData: true, subtree: true });
+      setTimeout(() => { o.disconnect(); resolve(seen); }, 3000);
+    }));
+    const bytes = changes.map((t) => Number(/stdout ([\d,]+) bytes/.exec(t)![1]!.replace(/,/g, '')));
+    assert.ok(bytes.length >= 3, `the size changed only ${bytes.length - 1} times in 3 s: ${changes.join(' | ')}`);
+    assert.ok(bytes.length - 1 <= 7, `${bytes.length - 1} updates in 3 s (more than two a second)`);
+    for (let i = 1; i < bytes.length; i++) assert.ok(bytes[i]! > bytes[i - 1]!, `sizes went ${bytes.join(' → ')}`);
+    // The tail is the exact end of what was printed so far: whole "tick N" lines ending at the size.
+    const tail = (await view.locator('#live-tail').textContent()) ?? '';
+    const lines = tail.split('\n').filter(Boolean);
+    const lastTick = Number(/^tick (\d+)$/.exec(lines[lines.length - 1]!)![1]);
+    const printed = Array.from({ length: lastTick + 1 }, (_, i) => `tick ${i}\n`).join('');
+    assert.ok(printed.endsWith(tail), `tail ${JSON.stringify(tail.slice(-40))} is not the end of the output`);
+    await wb.screenshot('live-running-command');
+    // When it ends the recorded size replaces the live one: 80 lines.
+    const expected = Array.from({ length: 80 }, (_, i) => `tick ${i}\n`).join('');
+    await view.locator('#list-summary', { hasText: /^3 of 3 calls$/ }).waitFor();
+    const part = view.locator('.vlist-row[data-kind="part"]:not([hidden])', { hasText: `${Buffer.byteLength(expected)} bytes` }).first();
+    await part.waitFor({ timeout: 60_000 });
+    assert.ok(await view.locator('#live').isHidden());
+  });
+});

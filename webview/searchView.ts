@@ -1,0 +1,115 @@
+/**
+ * "Search all outputs": one regular expression over every kept output of the store
+ * (docs/contracts.md §3.4, the core's `searchAllOutputs` run by the host). Shows progress
+ * with Cancel, then the matches (handle, line, byte offset, the line around the match);
+ * choosing one opens that output at the matched line. Text only, never markup.
+ */
+import type { VscodeButton } from '@vscode-elements/elements/dist/vscode-button/vscode-button.js';
+import type { VscodeTextfield } from '@vscode-elements/elements/dist/vscode-textfield/vscode-textfield.js';
+import type { SearchMatchDto, SearchProgressMessage } from '../src/shared/protocol.js';
+import { h, icon, replaceChildren } from './dom.js';
+import { count, exactBytes } from './format.js';
+import type { RequestBody, Reply } from './rpc.js';
+
+/** What the search box needs from the panel. */
+export interface SearchDeps {
+  request(body: RequestBody): Promise<Reply>;
+  /** Says the request id of the next request (so Cancel and progress can name it). */
+  nextRequestId(): number;
+  /** Send a message that expects no reply (Cancel). */
+  post(message: { type: 'cancelSearch'; searchId: number }): void;
+  /** The list's current tool and run filters: the search's scope. */
+  scope(): { tool: string; run: string };
+  /** Opens `handle` at match `index` of `pattern` in that output. */
+  open(handle: string, pattern: string, index: number): void;
+}
+
+/** Matches asked for per search (the host caps at 100: docs/contracts.md §2.11). */
+const searchLimit = 100;
+
+/** The search box, its progress and its results. */
+export class SearchView {
+  readonly element: HTMLElement;
+  private readonly field: VscodeTextfield;
+  private readonly run: VscodeButton;
+  private readonly cancel: VscodeButton;
+  private readonly progress: HTMLElement;
+  private readonly results: HTMLElement;
+  private running: number | undefined;
+
+  constructor(private readonly deps: SearchDeps) {
+    this.field = h('vscode-textfield', { id: 'search-pattern', label: 'Search all outputs (regular expression)', placeholder: 'Search all outputs: regular expression' });
+    this.run = h('vscode-button', { id: 'search-run', icon: 'search', secondary: true }, 'Search');
+    this.cancel = h('vscode-button', { id: 'search-cancel', icon: 'close', secondary: true, hidden: true }, 'Cancel');
+    this.progress = h('span', { id: 'search-progress', class: 'muted', role: 'status', 'aria-live': 'polite' });
+    this.results = h('ol', { id: 'search-results', class: 'search-results', 'aria-label': 'Matches across all outputs' });
+    this.element = h('section', { class: 'search-all', 'aria-label': 'Search all outputs' },
+      h('div', { class: 'search-bar' }, h('span', { class: 'filter-icon' }, icon('search')), this.field, this.run, this.cancel, this.progress),
+      this.results);
+    this.run.addEventListener('click', () => { void this.search(); });
+    this.cancel.addEventListener('click', () => this.stop());
+    this.field.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter') { e.preventDefault(); void this.search(); }
+      if (e.key === 'Escape' && this.running !== undefined) { e.preventDefault(); e.stopPropagation(); this.stop(); }
+    });
+  }
+
+  /** A progress message from the host (ignored unless it is the running search's). */
+  onProgress(msg: SearchProgressMessage): void {
+    if (msg.searchId !== this.running) return;
+    this.progress.textContent = `Searching… ${count(msg.callsDone)} of ${count(msg.callsTotal)} calls`;
+  }
+
+  private stop(): void {
+    if (this.running === undefined) return;
+    this.deps.post({ type: 'cancelSearch', searchId: this.running });
+    this.progress.textContent = 'Cancelling…';
+  }
+
+  private async search(): Promise<void> {
+    const pattern = this.field.value;
+    if (!pattern) { this.progress.textContent = 'Type a regular expression first.'; return; }
+    if (this.running !== undefined) this.stop();
+    const { tool, run } = this.deps.scope();
+    const id = this.deps.nextRequestId();
+    this.running = id;
+    this.cancel.hidden = false;
+    this.results.replaceChildren();
+    this.results.setAttribute('aria-busy', 'true');
+    this.progress.textContent = 'Searching…';
+    try {
+      const r = await this.deps.request({ type: 'searchOutputs', pattern, limit: searchLimit, ...(tool ? { tool } : {}), ...(run ? { run } : {}) });
+      if (this.running !== id || r.type !== 'searchResults') return;
+      const scope = [tool && `tool ${tool}`, run && `run ${run}`].filter(Boolean).join(', ');
+      this.progress.textContent = `${count(r.totalMatches)} ${r.totalMatches === 1 ? 'match' : 'matches'} in ${count(r.outputsMatched)} of ${count(r.outputsSearched)} outputs`
+        + (scope ? ` (${scope})` : '') + (r.truncated ? `; the first ${count(r.matches.length)} shown` : '');
+      this.render(r.pattern, r.matches);
+    } catch (e) {
+      if (this.running !== id) return;
+      this.progress.textContent = (e as Error).message === 'pattern search cancelled' ? 'Search cancelled.' : (e as Error).message;
+    } finally {
+      if (this.running === id) {
+        this.running = undefined;
+        this.cancel.hidden = true;
+        this.results.removeAttribute('aria-busy');
+      }
+    }
+  }
+
+  private render(pattern: string, matches: readonly SearchMatchDto[]): void {
+    const seen = new Map<string, number>();
+    const items = matches.map((m, i) => {
+      // The host returns each output's matches from its first: this one's index in its output.
+      const index = seen.get(m.handle) ?? 0;
+      seen.set(m.handle, index + 1);
+      const b = h('button', { class: 'search-hit', id: `search-hit-${i}`, 'data-handle': m.handle, 'data-line': String(m.lineNumber), 'data-byte': String(m.byteOffset) },
+        h('span', { class: 'hit-where' }, `${m.handle}:${m.lineNumber}`),
+        h('span', { class: 'muted hit-meta' }, ` byte ${count(m.byteOffset)} · ${m.tool}${m.window ? ` · bytes [${m.window.start}, ${m.window.end}) of a long line, ${exactBytes(m.window.end - m.window.start)}` : ''}`),
+        h('code', { class: 'hit-text' }, m.text));
+      b.title = `Open ${m.handle} at line ${m.lineNumber}`;
+      b.addEventListener('click', () => this.deps.open(m.handle, pattern, index));
+      return h('li', {}, b);
+    });
+    replaceChildren(this.results, ...items);
+  }
+}
