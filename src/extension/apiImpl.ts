@@ -62,7 +62,7 @@ export function createApi(host: ServicesHost, subscriptions: vscode.Disposable[]
         return await recordIn(run, toolName, input, result, options.isError);
       }
       checkToolName(toolName);
-      const run = await (await host.get()).runs.startRun({ label: `api: ${toolName}` });
+      const run = await (await host.get()).runs.startRun({ label: `api: ${toolName}`, source: { kind: 'api' } });
       let status: RunFinishStatus = 'failed';
       try {
         const recorded = await recordIn(run, toolName, input, result, options?.isError);
@@ -76,7 +76,7 @@ export function createApi(host: ServicesHost, subscriptions: vscode.Disposable[]
       return await (await host.get()).runs.readToolOutput(args);
     },
     async startRun(label) {
-      const run = await (await host.get()).runs.startRun({ label: typeof label === 'string' ? label.slice(0, 200) : 'api run' });
+      const run = await (await host.get()).runs.startRun({ label: typeof label === 'string' ? label.slice(0, 200) : 'api run', source: { kind: 'api' } });
       open.set(run.runId, run);
       return wrap(run);
     },

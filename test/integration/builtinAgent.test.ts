@@ -10,9 +10,9 @@ import * as assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { FsBlobStore, layoutOfFolder, RunStore, type ReadToolOutputResult, type RunSummary } from '../../src/core/index.js';
+import type { ReadToolOutputResult } from '../../src/core/index.js';
 import { WORKSPACE_HOOK_FILE } from '../../src/core/reach/hookConfig.js';
-import { buildLogCommand, bytesOf, CLIENT_ID, evidenceApi, workspaceDir } from './helpers.js';
+import { buildLogCommand, bytesOf, CLIENT_ID, evidenceApi, evidenceStorage, listRuns, workspaceDir } from './helpers.js';
 
 /** The fixture extension's exports (see fixtures/evidence-client/extension.js). */
 interface Client {
@@ -52,20 +52,6 @@ async function enableCopilot(): Promise<void> {
   }
   assert.ok(ext, 'the bundled Copilot Chat extension is available once enabled');
   await ext.activate();
-}
-
-/** This workspace's evidence storage and tenant, as Copy MCP Server Configuration states them. */
-async function evidenceStorage(): Promise<{ storage: string; tenant: string }> {
-  const config = JSON.parse(await vscode.commands.executeCommand<string>('boundedEvidence.copyMcpConfig')) as { mcpServers: Record<string, { args: string[] }> };
-  const args = config.mcpServers['bounded-evidence']!.args;
-  return { storage: args[args.indexOf('--storage') + 1]!, tenant: args[args.indexOf('--tenant') + 1]! };
-}
-
-/** The runs of this workspace's store, listed as the inspector lists them. */
-async function listRuns(storage: string, tenant: string): Promise<RunSummary[]> {
-  const layout = layoutOfFolder(storage, false);
-  const runs = await RunStore.open({ logsDir: layout.logsDir, tenant, blobs: await FsBlobStore.open(layout.blobsDir) });
-  return runs.listRuns();
 }
 
 /** One agent-mode request; `step` answers the n-th request of the agent loop (0-based) given what it received. */

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { RunCaptureResult } from '../../src/extension/commands/runCommandAndCapture.js';
-import { buildLogCommand, evidenceApi, reference, workspaceDir } from './helpers.js';
+import { buildLogCommand, evidenceApi, evidenceStorage, listRuns, reference, workspaceDir } from './helpers.js';
 
 describe('Run Command and Capture', () => {
   before(async () => { await evidenceApi(); });
@@ -21,6 +21,9 @@ describe('Run Command and Capture', () => {
     assert.equal(stdout.stored, 'blob');
     assert.equal(stdout.truncated, false);
     assert.match(stdout.handle, /^out_.+_stdout$/);
+    // The run says the palette command started it (docs/contracts.md §2.2.1), so the inspector can filter by it.
+    const { storage, tenant } = await evidenceStorage();
+    assert.deepEqual((await listRuns(storage, tenant)).find((r) => r.runId === result.runId)?.source, { kind: 'command' });
     const api = await evidenceApi();
     const value = await api.read({ handle: byName.get('value')!.handle });
     assert.equal(JSON.parse(value.content).code, 1, 'the demo build exits 1');

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { OpenArtifactResult, VerifyResult } from '../../src/extension/commands/artifactCommands.js';
 import type { ImportFileResult } from '../../src/extension/commands/importFile.js';
-import { buildLogCommand, evidenceApi, invoke, reference, workspaceDir } from './helpers.js';
+import { buildLogCommand, evidenceApi, evidenceStorage, invoke, listRuns, reference, workspaceDir } from './helpers.js';
 
 const cmd = {
   importFile: 'boundedEvidence.importFile',
@@ -48,6 +48,8 @@ describe('palette commands, driven with arguments', () => {
     assert.equal(r.sha256, createHash('sha256').update(bytes).digest('hex'));
     assert.equal(r.binary, true);
     assert.ok(r.handle);
+    const { storage, tenant } = await evidenceStorage();
+    assert.deepEqual((await listRuns(storage, tenant)).find((x) => x.runId === r.runId)?.source, { kind: 'command' });
     const v = await vscode.commands.executeCommand<VerifyResult>(cmd.verify, { handle: r.handle });
     assert.deepEqual(v, { handle: r.handle, ok: true, sha256: r.sha256, byteCount: bytes.length });
     const read = JSON.parse(await invoke('read_tool_output', { handle: r.handle })) as { binary: boolean; content: string; total_size_bytes: number };

@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { FsBlobStore, layoutOfFolder, RunStore, type RunSummary } from '../../src/core/index.js';
 import type { BoundedEvidenceApi } from '../../src/extension/api.js';
 
 /** The extension under test. */
@@ -67,4 +68,18 @@ export function onlyText(result: vscode.LanguageModelToolResult): string {
 /** Invokes a tool as an agent would (no chat request: `toolInvocationToken` undefined). */
 export async function invoke(name: string, input: object, token?: vscode.CancellationToken): Promise<string> {
   return onlyText(await vscode.lm.invokeTool(name, { input, toolInvocationToken: undefined }, token));
+}
+
+/** This workspace's evidence storage and tenant, as Copy MCP Server Configuration states them. */
+export async function evidenceStorage(): Promise<{ storage: string; tenant: string }> {
+  const config = JSON.parse(await vscode.commands.executeCommand<string>('boundedEvidence.copyMcpConfig')) as { mcpServers: Record<string, { args: string[] }> };
+  const args = config.mcpServers['bounded-evidence']!.args;
+  return { storage: args[args.indexOf('--storage') + 1]!, tenant: args[args.indexOf('--tenant') + 1]! };
+}
+
+/** The runs of this workspace's store, listed as the inspector lists them. */
+export async function listRuns(storage: string, tenant: string): Promise<RunSummary[]> {
+  const layout = layoutOfFolder(storage, false);
+  const runs = await RunStore.open({ logsDir: layout.logsDir, tenant, blobs: await FsBlobStore.open(layout.blobsDir) });
+  return runs.listRuns();
 }

@@ -1,5 +1,5 @@
 /**
- * `read_tool_output` (contract 2.5): one reader for every storage shape. Whatever backs a
+ * `read_tool_output` (docs/contracts.md §2.5): one reader for every storage shape. Whatever backs a
  * handle (inline bytes in the record, a blob, an attachment), the reader sees the same
  * `ContentView`: a verified `RangeSource` plus its integrity manifest, so the model
  * cannot tell which one it is reading.
@@ -15,7 +15,7 @@
  *   `offset`/`limit` page through the matches; `content` is one `<line_number>:<line>`
  *   per returned match (1-based, like `grep -n`) and `matches` gives each one's line
  *   number, byte offset and column (docs/contracts.md §2.10: long lines, binary).
- * - bytes: the window `[start, end)` with contract 1.3's rules in 1.3's order (window
+ * - bytes: the window `[start, end)` with docs/contracts.md §1.3's rules in its order (window
  *   larger than `maxByteWindow`, bounds, digest, stored size, UTF-8 alignment);
  *   `content` is its text.
  * Bounds: `content` holds at most `maxContentChars` characters (UTF-16 code units, as

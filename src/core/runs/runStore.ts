@@ -44,7 +44,7 @@ import type {
 export { Run } from './run.js';
 export { RUN_COMMAND_TOOL, type RunCommandExtras } from './runCommand.js';
 
-/** Longest handle that can resolve (contract 2.5: 1–256 characters). */
+/** Longest handle that can resolve (docs/contracts.md §2.5: 1–256 characters). */
 const MAX_HANDLE_LENGTH = 256;
 
 /** Parsed logs kept for `report` (the inspector asks for the same few runs again and again). */

@@ -78,7 +78,7 @@ export async function importFile(deps: CommandDeps, arg?: unknown): Promise<Impo
   }
   const services = await deps.host.get();
   const name = path.basename(file);
-  const run = await services.runs.startRun({ label: `import: ${name}` });
+  const run = await services.runs.startRun({ label: `import: ${name}`, source: { kind: 'command' } });
   let status: 'completed' | 'failed' | 'cancelled' = 'failed';
   try {
     const outcome = await vscode.window.withProgress(

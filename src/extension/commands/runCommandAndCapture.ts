@@ -80,7 +80,7 @@ export async function runCommandAndCapture(deps: CommandDeps, arg?: unknown): Pr
       const abort = new AbortController();
       const sub = token.onCancellationRequested(() => abort.abort());
       try {
-        return await runToolCall(EvidenceToolNames.runCommand, input, toolContext(services, abort.signal, deps.log));
+        return await runToolCall(EvidenceToolNames.runCommand, input, toolContext(services, abort.signal, deps.log), { source: { kind: 'command' } });
       } catch (e) {
         if (abort.signal.aborted) return undefined;
         throw e;

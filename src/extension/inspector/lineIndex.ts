@@ -4,7 +4,7 @@
  * holding the artifact in memory: the newlines before each 64 KiB checkpoint come from the
  * handle's recorded index (or one counting pass when it has none); a lookup then reads one
  * checkpoint's bytes (verified).
- * Lines follow contract 2.5: line N (0-based) starts right after the N-th `\n`.
+ * Lines follow docs/contracts.md §2.5: line N (0-based) starts right after the N-th `\n`.
  */
 import { countNewlines, type HandleSource } from '../../core/index.js';
 

@@ -6,7 +6,7 @@
  */
 import type { ExcerptRangeDto, InspectorLimitsDto, PartRef, WebviewToHost } from '../../shared/protocol.js';
 
-/** The panel's caps. Lines, matches, pattern and handle mirror contract 2.5; the byte window is the panel's own (see README of the inspector). */
+/** The panel's caps. Lines, matches, pattern and handle mirror docs/contracts.md §2.5; the byte window is the panel's own (docs/contracts.md §3.4). */
 export const inspectorLimits: InspectorLimitsDto = {
   maxWindowBytes: 64 * 1024,
   maxLines: 1000,
@@ -74,7 +74,7 @@ function handle(m: Obj, limits: InspectorLimitsDto): string {
   return str(m, 'handle', 1, limits.maxHandleChars);
 }
 
-/** `[start, end)` with `0 <= start < end` and at most the window cap (contract 1.3 order: size first). */
+/** `[start, end)` with `0 <= start < end` and at most the window cap (docs/contracts.md §1.3 order: size first). */
 function byteWindow(m: Obj, limits: InspectorLimitsDto): { start: number; end: number } {
   const start = int(m, 'start', 0);
   const end = int(m, 'end', 0);

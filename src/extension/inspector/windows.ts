@@ -1,6 +1,6 @@
 /**
  * Byte and line windows for the panel, read through a handle's verified `readRange`
- * (never the whole artifact). Text windows decode strictly, as contract 1.3 does: a
+ * (never the whole artifact). Text windows decode strictly, as docs/contracts.md §1.3 does: a
  * range that cuts a character is the contract's error unless the panel asked to snap
  * it inward (paging buttons do). Binary content becomes a hex dump. Pure logic over a
  * `HandleSource`: no `vscode`.
@@ -80,7 +80,7 @@ export const binaryHasNoLines = 'binary content has no lines: use a byte window 
 
 /**
  * Lines `[offset, offset + count)`, cut to whole lines (or, for one huge line, to whole
- * characters) at `maxBytes`. Past the last line: an empty window, not an error (contract 2.5).
+ * characters) at `maxBytes`. Past the last line: an empty window, not an error (docs/contracts.md §2.5).
  */
 export async function resolveLines(src: HandleSource, offset: number, count: number, maxBytes: number, index: IndexGetter): Promise<ResolvedWindow> {
   if (src.binary) throw new EvidenceError('invalidArgument', binaryHasNoLines);

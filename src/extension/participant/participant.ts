@@ -83,7 +83,7 @@ export async function handleChatRequest(
     stream.markdown('Usage: `@evidence /run <command>`, for example `@evidence /run npm test`.');
     return {};
   }
-  const run = await services.runs.startRun({ label: runLabel('@evidence', request.command === 'run' ? `/run ${request.prompt}` : request.prompt) });
+  const run = await services.runs.startRun({ label: runLabel('@evidence', request.command === 'run' ? `/run ${request.prompt}` : request.prompt), source: { kind: 'participant' } });
   const loop = new AgentLoop(deps, run, request, stream, token);
   let status: RunFinishStatus = 'failed';
   try {

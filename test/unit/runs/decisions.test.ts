@@ -4,7 +4,7 @@ import {
 } from '../../../src/core/runs/decisions.js';
 import { encodeUtf8 } from '../../../src/core/utf8.js';
 
-describe('run decisions (pure, contract 2.1 and 2.4)', () => {
+describe('run decisions (pure, docs/contracts.md §2.1 and §2.4)', () => {
   it('elision: exactly at largeResultBytes stays whole, one byte more is elided', () => {
     assert.equal(decideElision(4096, 4096), false);
     assert.equal(decideElision(4097, 4096), true);

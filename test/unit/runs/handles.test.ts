@@ -4,7 +4,7 @@ import { MemoryBlobStore } from '../../../src/core/blobs/memoryBlobStore.js';
 import { ACCESS_DENIED_MESSAGE, assertToolNameAllowed, READ_TOOL_OUTPUT, ToolRegistry } from '../../../src/core/runs/handles.js';
 import { openStore, rejectsWith, scratch } from './helpers.js';
 
-describe('handles and the reserved reader name (contract 2.2)', () => {
+describe('handles and the reserved reader name (docs/contracts.md §2.2)', () => {
   it('read_tool_output is reserved: no other tool may take it', () => {
     const reg = new ToolRegistry();
     assert.throws(() => reg.register(READ_TOOL_OUTPUT), /tool name read_tool_output is reserved/);

@@ -24,7 +24,7 @@ async function elided(store: RunStore, text: string | Uint8Array): Promise<strin
   return out.handle;
 }
 
-describe('read_tool_output (contract 2.5)', () => {
+describe('read_tool_output (docs/contracts.md §2.5)', () => {
   let dir: string; let cleanup: () => void; let store: RunStore;
   beforeEach(async () => {
     ({ dir, cleanup } = scratch('reader'));
@@ -339,7 +339,7 @@ describe('read_tool_output (contract 2.5)', () => {
     });
   });
 
-  describe('bytes mode (rules of contract 1.3)', () => {
+  describe('bytes mode (rules of docs/contracts.md §1.3)', () => {
     it('returns exact windows and refuses a cut through a character', async () => {
       const text = 'héllo wörld\nsecond line\n';
       const handle = await elided(store, text);

@@ -19,7 +19,7 @@ async function waitGone(pid: number, ms = 3000): Promise<boolean> {
   return !alive(pid);
 }
 
-describe('runCommand: attachments captured as the process writes (contract 2.4)', () => {
+describe('runCommand: attachments captured as the process writes (docs/contracts.md §2.4)', () => {
   let dir: string; let cleanup: () => void;
   beforeEach(() => ({ dir, cleanup } = scratch('runcmd')));
   afterEach(() => cleanup());

@@ -12,7 +12,7 @@ import { openStore, rejectsWith, scratch, sha } from './helpers.js';
 
 const DENIED = 'access denied: unknown handle';
 
-describe('RunStore and Run: records, thresholds, storage (contract 2.1, 2.2)', () => {
+describe('RunStore and Run: records, thresholds, storage (docs/contracts.md §2.1, §2.2)', () => {
   let dir: string; let cleanup: () => void;
   beforeEach(() => ({ dir, cleanup } = scratch('runstore')));
   afterEach(() => cleanup());
