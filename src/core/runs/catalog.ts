@@ -753,9 +753,15 @@ export class Catalog {
 
   /** True when a run id ends with this token (a new run's token must be new: call ids derive from it). */
   hasRunToken(token: string): boolean {
+    return this.runsWithToken(token).length > 0;
+  }
+
+  /** The runs whose id ends with this token (a call id starts with its run's token). */
+  runsWithToken(token: string): string[] {
     const suffix = `-${token}`;
-    for (const id of this.runs.keys()) if (id.endsWith(suffix)) return true;
-    return false;
+    const out: string[] = [];
+    for (const id of this.runs.keys()) if (id.endsWith(suffix)) out.push(id);
+    return out;
   }
 
   /** Every listed run, oldest first. */

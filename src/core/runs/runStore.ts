@@ -410,6 +410,17 @@ export class RunStore implements RunStoreApi {
       await this.catalog.settled();
       candidates = this.catalog.candidates(handle);
     }
+    if (candidates.length === 0) {
+      // The logs are the truth, the catalog only an index (docs/architecture.md §6): a handle names its run by the
+      // run's token (`res_<token>-<n>`, `out_<token>-<n>_<slot>`), so before answering access denied that one
+      // run's log is read again, should the catalog lack a line another process wrote. One log, never a scan.
+      const token = /^(?:res|out)_([0-9a-f]{10})-\d+(?:_|$)/.exec(handle)?.[1];
+      const runIds = token ? this.catalog.runsWithToken(token) : [];
+      if (runIds.length === 1) {
+        await this.catalog.reindex(runIds[0]!);
+        candidates = this.catalog.candidates(handle);
+      }
+    }
     const only = (): CallRow => {
       if (candidates.length !== 1) throw accessDenied();
       const c = candidates[0]!;

@@ -57,6 +57,26 @@ describe('catalog: an index of runs, calls and handles (docs/architecture.md §6
     assert.deepEqual([lines.valid, lines.bad, lines.kinds], [6, 0, ['hdr', 'built', 'run', 'cs', 'cf', 'fin']]);
   });
 
+  it('a handle whose call line the catalog lacks is found in its run\'s log (the logs are the truth), a forged one is still refused', async () => {
+    const a = await openStore(dir, SMALL);
+    const r = await a.startRun({ label: 'lost line' });
+    const kept = await r.recordResult('t', {}, 'kept in the catalog');
+    const lost = await r.recordResult('t', {}, 'its catalog line is lost');
+    await r.finish();
+    // Drop the lost call's catalog line; the run's later lines still carry the log's current size and mtime.
+    const file = path.join(dir, 'logs', 'tenant-a', CATALOG_FILE);
+    const callId = lost.handle!.slice('res_'.length);
+    const lines = readFileSync(file, 'utf8').split('\n');
+    const without = lines.filter((l) => !(l.includes('"k":"cf"') && l.includes(`"c":"${callId}"`)));
+    assert.equal(without.length, lines.length - 1);
+    writeFileSync(file, without.join('\n'));
+    const b = await openStore(dir, SMALL);
+    await b.catalogSettled();
+    assert.equal((await b.readToolOutput({ handle: kept.handle! })).content, 'kept in the catalog');
+    assert.equal((await b.readToolOutput({ handle: lost.handle! })).content, 'its catalog line is lost');
+    await rejectsWith(b.readToolOutput({ handle: `res_${callId.replace(/-\d+$/, '-99')}` }), 'accessDenied', 'access denied: unknown handle');
+  });
+
   it('resolves a handle of a run another store keeps appending to (a growing log never starves the reader)', async function () {
     this.timeout(60_000);
     const writer = await openStore(dir, SMALL);
