@@ -14,6 +14,7 @@ import { createHash, hash } from 'node:crypto';
 import { sha256Hex } from './sha256.js';
 import { EvidenceError } from './errors.js';
 import { Utf8Validator } from './utf8.js';
+import { isSet, lookupVerified, rememberVerified, setBit, verifiedChunkStats } from './verifiedChunks.js';
 
 /** Chunk size for per-chunk digests: a 4 KiB read hashes at most two 64 KiB chunks. */
 export const DEFAULT_CHUNK_SIZE = 64 * 1024;
@@ -186,6 +187,12 @@ export interface RangeSource {
    * multi-MiB buffer per window costs a page fault per 4 KiB, more than the read itself.
    */
   readInto?(start: number, end: number, target: Uint8Array): Promise<number>;
+  /**
+   * Optional: the stored file's identity (device, inode, size, mtime and ctime in
+   * nanoseconds), or undefined when it has none. Only a local file has one; it keys the
+   * verified-chunk cache of `streamVerifiedInto` (docs/contracts.md §1.1).
+   */
+  identity?(): Promise<string | undefined>;
 }
 
 /** Largest span `readVerified` fetches in one physical read while streaming. */
@@ -255,6 +262,12 @@ export async function* streamVerifiedInto(src: RangeSource, m: Manifest, slots: 
   if (slots.length === 0 || slots.some((s) => s.length < Math.min(m.chunkSize, m.byteCount))) throw new RangeError('every slot must hold a chunk');
   const size = await src.size();
   if (size !== m.byteCount) throw new EvidenceError('digestMismatch');
+  // Chunks already verified in this exact file (same identity and manifest) are not
+  // hashed again; the chunks verified now are remembered only if the identity still
+  // holds after the scan, so a file changed mid-scan leaves no entry (docs/contracts.md §1.1).
+  const identity = await src.identity?.();
+  const known = identity === undefined ? undefined : lookupVerified(identity, m);
+  const verified = identity === undefined ? undefined : (known ? Uint8Array.from(known) : new Uint8Array(Math.ceil(chunkCount(m.byteCount, m.chunkSize) / 8)));
   for (let i = 0, start = 0; start < m.byteCount; i++) {
     const slot = i % slots.length;
     const target = slots[slot]!;
@@ -271,10 +284,11 @@ export async function* streamVerifiedInto(src: RangeSource, m: Manifest, slots: 
       }
     }
     const bytes = target.subarray(0, end - start);
-    checkChunks(m, start / m.chunkSize, bytes, bytes.length);
+    checkChunks(m, start / m.chunkSize, bytes, bytes.length, known, verified);
     yield { bytes, start, slot };
     start = end;
   }
+  if (identity !== undefined && verified && (await src.identity!()) === identity) rememberVerified(identity, m, verified);
 }
 
 /** Full verification: every chunk and the whole-content sha256 (O(size), streamed). */
@@ -289,12 +303,19 @@ export async function verifyAll(src: RangeSource, m: Manifest): Promise<boolean>
   }
 }
 
-function checkChunks(m: Manifest, firstChunk: number, data: Uint8Array, expectedLength: number): void {
+/**
+ * Checks each chunk of `data` against the manifest. A chunk set in `known` (already
+ * verified in this same file) is skipped; each chunk checked is set in `verified`.
+ */
+function checkChunks(m: Manifest, firstChunk: number, data: Uint8Array, expectedLength: number, known?: Uint8Array, verified?: Uint8Array): void {
   if (data.length !== expectedLength) throw new EvidenceError('digestMismatch');
   for (let off = 0, i = firstChunk; off < data.length; off += m.chunkSize, i++) {
+    if (known && isSet(known, i)) { verifiedChunkStats.skipped++; continue; }
+    verifiedChunkStats.hashed++;
     // One-shot `hash` skips building a Hash object per chunk (about half the cost at 64 KiB).
     const digest = hash('sha256', data.subarray(off, Math.min(off + m.chunkSize, data.length)), 'buffer');
     if (!digest.equals(m.chunkDigests.subarray(i * 32, i * 32 + 32))) throw new EvidenceError('digestMismatch');
+    if (verified) setBit(verified, i);
   }
 }
 

@@ -34,6 +34,12 @@ export interface BlobStore {
    * `EvidenceError('missing')` when nothing is stored under the key.
    */
   readInto(key: BlobKey, start: number, target: Uint8Array): Promise<number>;
+  /**
+   * Optional: the stored file's identity (device, inode, size, mtime and ctime in
+   * nanoseconds) for the verified-chunk cache; only a local file store has one
+   * (docs/contracts.md §1.1).
+   */
+  identity?(key: BlobKey): Promise<string | undefined>;
   /** Removes one object (no error when it is already gone). */
   delete(key: BlobKey): Promise<void>;
   /** Removes every object of one run of one tenant. */

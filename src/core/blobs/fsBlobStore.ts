@@ -94,6 +94,17 @@ export class FsBlobStore implements BlobStore {
     }
   }
 
+  /** dev:ino:size:mtimeNs:ctimeNs of the file, the way git's index tells a file unchanged (docs/contracts.md §1.1). */
+  async identity(key: BlobKey): Promise<string | undefined> {
+    try {
+      const st = await fsp.stat(this.filePath(key), { bigint: true });
+      return st.isFile() ? `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}` : undefined;
+    } catch (e) {
+      if (isNotFound(e)) return undefined;
+      throw e;
+    }
+  }
+
   /**
    * Reads at file positions into `target`; fewer bytes when the file is shorter. The
    * file is opened per call, never cached: a blob deleted or replaced between calls must

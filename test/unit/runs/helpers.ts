@@ -48,6 +48,7 @@ export class CountingStore implements BlobStore {
     this.reads++;
     return n;
   }
+  identity(key: BlobKey): Promise<string | undefined> { return this.inner.identity?.(key) ?? Promise.resolve(undefined); }
   delete(key: BlobKey): Promise<void> { return this.inner.delete(key); }
   deleteRun(tenant: string, runId: string): Promise<void> { return this.inner.deleteRun(tenant, runId); }
 }
