@@ -21,6 +21,7 @@ import { countNewlines, streamVerifiedInto } from '../src/core/integrity.js';
 import { RunStore } from '../src/core/runs/runStore.js';
 import { startFaultProxy, startS3Server } from '../test/unit/blobs/s3Fixture.js';
 import { CountingStore } from '../test/unit/runs/helpers.js';
+import { clearVerifiedChunks, verifiedChunkStats } from '../src/core/verifiedChunks.js';
 import { median, peakRssGrowth, report, scratchDir, timeRuns } from './util.js';
 
 const MiB = 1024 * 1024;
@@ -71,10 +72,13 @@ async function main(): Promise<void> {
     const tFirst = performance.now();
     found = (await store.readToolOutput({ handle, pattern: 'ERROR', limit: 10 })).total_matches ?? -1;
     const firstMs = performance.now() - tFirst;
+    const before = { ...verifiedChunkStats };
     const searchRuns = await timeRuns(3, async () => {
       const r = await store.readToolOutput({ handle, pattern: 'ERROR', limit: 10 });
       found = r.total_matches ?? -1;
     });
+    const repeatHashed = verifiedChunkStats.hashed - before.hashed;
+    const repeatSkipped = verifiedChunkStats.skipped - before.skipped;
     // ripgrep when installed (code-server ships one): the other baseline the issue names.
     const rg = [process.env.RG_PATH, '/usr/bin/rg', '/usr/local/bin/rg'].find((p) => p && spawnSync(p, ['--version']).status === 0);
     const rgRuns = rg ? await timeRuns(3, () => { spawnSync(rg, ['-c', 'ERROR', logFile], { encoding: 'utf8' }); }) : [];
@@ -88,12 +92,18 @@ async function main(): Promise<void> {
     const r = rec.record;
     const blob = await openVerified(counting, { tenant: 'bench', runId: run.runId, callId: rec.callId }, { sha256: r.sha256, byteCount: r.resultBytes, manifestDigest: r.manifestDigest! });
     const slots = [new Uint8Array(new SharedArrayBuffer(4 * MiB)), new Uint8Array(new SharedArrayBuffer(4 * MiB))];
-    const scanFloorRuns = await timeRuns(3, async () => { for await (const w of streamVerifiedInto(blob.source, blob.manifest, slots)) void w; });
+    // Cold: the verified-chunk cache emptied before each run (every chunk hashed, as on a
+    // first search); warm: chunks already verified in this unchanged file are not re-hashed
+    // (docs/contracts.md §1.1), as on a repeated search.
+    const scanFloorRuns = await timeRuns(3, async () => { clearVerifiedChunks(); for await (const w of streamVerifiedInto(blob.source, blob.manifest, slots)) void w; });
+    const warmFloorRuns = await timeRuns(3, async () => { for await (const w of streamVerifiedInto(blob.source, blob.manifest, slots)) void w; });
     report('verified stream of the whole blob, no matching (median of 3)', `${median(floorRuns).toFixed(0)} ms`);
-    report('verified scan floor: reused slots, no matching (median of 3)', `${median(scanFloorRuns).toFixed(0)} ms`);
+    report('verified scan floor: reused slots, no matching, cold cache (median of 3)', `${median(scanFloorRuns).toFixed(0)} ms`);
+    report('verified scan floor: reused slots, no matching, warm cache (median of 3)', `${median(warmFloorRuns).toFixed(0)} ms`);
+    report('repeated search: chunks hashed / skipped (verified-chunk cache)', `${repeatHashed} / ${repeatSkipped}`);
     report('grep -c ERROR (median of 3)', `${median(grepRuns).toFixed(0)} ms`);
     report('read_tool_output pattern ERROR, first search (worker start)', `${firstMs.toFixed(0)} ms, ratio vs grep -c ${(median(grepRuns) / firstMs).toFixed(3)}`, '>= 0.5');
-    report('read_tool_output pattern ERROR, repeated (median of 3)', `${median(searchRuns).toFixed(0)} ms, ${found} matches (${(median(searchRuns) / median(scanFloorRuns)).toFixed(2)}x the scan floor)`);
+    report('read_tool_output pattern ERROR, repeated (median of 3)', `${median(searchRuns).toFixed(0)} ms, ${found} matches (${(median(searchRuns) / median(warmFloorRuns)).toFixed(2)}x the warm scan floor)`);
     report('pattern search throughput ratio, repeated (grep time / ours)', (median(grepRuns) / median(searchRuns)).toFixed(3), '>= 1');
     if (rg) report('rg -c ERROR (median of 3), ratio rg time / ours', `${median(rgRuns).toFixed(0)} ms, ${(median(rgRuns) / median(searchRuns)).toFixed(3)}`);
     else report('rg -c', 'not installed (set RG_PATH)');
