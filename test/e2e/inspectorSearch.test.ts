@@ -78,11 +78,11 @@ describe('Inspector across outputs and live commands in a real workbench', funct
   });
 
   it('filters the list by who started the run', async () => {
-    // Both captures went through the tool runner without a source of their own: listed as tool runs.
+    // Both captures came from the palette's Run Command and Capture: their runs say so (source `command`).
     await view.locator('#filter-source').click();
     const options = await view.locator('#filter-source li, #filter-source .option').allTextContents();
-    assert.deepEqual(options.map((s) => s.trim()), ['Any source', 'Model tool calls']);
-    await view.locator('#filter-source li, #filter-source .option', { hasText: 'Model tool calls' }).first().click();
+    assert.deepEqual(options.map((s) => s.trim()), ['Any source', 'Editor commands']);
+    await view.locator('#filter-source li, #filter-source .option', { hasText: 'Editor commands' }).first().click();
     await view.locator('#list-summary', { hasText: /^2 of 2 calls$/ }).waitFor();
   });
 
