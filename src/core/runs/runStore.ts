@@ -415,11 +415,22 @@ export class RunStore implements RunStoreApi {
       // run's token (`res_<token>-<n>`, `out_<token>-<n>_<slot>`), so before answering access denied that one
       // run's log is read again, should the catalog lack a line another process wrote. One log, never a scan.
       const token = /^(?:res|out)_([0-9a-f]{10})-\d+(?:_|$)/.exec(handle)?.[1];
-      const runIds = token ? this.catalog.runsWithToken(token) : [];
-      if (runIds.length === 1) {
+      let runIds = token ? this.catalog.runsWithToken(token) : [];
+      if (token && runIds.length === 0) {
+        // The catalog does not know that run at all (its lines not yet read, or lost): index the logs it lacks.
+        await this.catalog.reconcile(false);
+        candidates = this.catalog.candidates(handle);
+        runIds = this.catalog.runsWithToken(token);
+      }
+      if (candidates.length === 0 && runIds.length === 1) {
         await this.catalog.reindex(runIds[0]!);
         candidates = this.catalog.candidates(handle);
       }
+    }
+    if (candidates.length > 1 && new Set(candidates.map((c) => c.run.id)).size === 1) {
+      // Two rows for one call of one run: the index disagrees with itself, and the run's log decides.
+      await this.catalog.reindex(candidates[0]!.run.id);
+      candidates = this.catalog.candidates(handle);
     }
     const only = (): CallRow => {
       if (candidates.length !== 1) throw accessDenied();

@@ -77,6 +77,21 @@ describe('catalog: an index of runs, calls and handles (docs/architecture.md §6
     await rejectsWith(b.readToolOutput({ handle: `res_${callId.replace(/-\d+$/, '-99')}` }), 'accessDenied', 'access denied: unknown handle');
   });
 
+  it('a handle of a run the catalog does not know at all is found in the logs the catalog lacks', async () => {
+    const a = await openStore(dir, SMALL);
+    const r = await a.startRun({ label: 'unindexed run' });
+    const out = await r.recordResult('t', {}, 'a run with no catalog line');
+    await r.finish();
+    // Drop every catalog line of that run: the catalog has never heard of it, its log is there.
+    const file = path.join(dir, 'logs', 'tenant-a', CATALOG_FILE);
+    const lines = readFileSync(file, 'utf8').split('\n');
+    const without = lines.filter((l) => !l.includes(`"r":"${r.runId}"`));
+    assert.ok(without.length < lines.length - 2);
+    writeFileSync(file, without.join('\n'));
+    const b = await openStore(dir, SMALL);
+    assert.equal((await b.readToolOutput({ handle: out.handle! })).content, 'a run with no catalog line');
+  });
+
   it('resolves a handle of a run another store keeps appending to (a growing log never starves the reader)', async function () {
     this.timeout(60_000);
     const writer = await openStore(dir, SMALL);
