@@ -168,9 +168,9 @@ export function registerEvidenceView(context: vscode.ExtensionContext, deps: Com
       timer = undefined;
       void (async () => {
         const s = await store();
-        const runs = s ? await s.listRuns().catch(() => []) : [];
-        const bytes = runs.reduce((n, r) => n + r.totalBytes, 0);
-        const stored = `${runs.length} ${runs.length === 1 ? 'run' : 'runs'} · ${formatBytes(bytes)}`;
+        // From the catalog: a listing would stat every run's log, up to twice a second while a run records.
+        const { runs, bytes } = s ? await s.totals().catch(() => ({ runs: 0, bytes: 0 })) : { runs: 0, bytes: 0 };
+        const stored = `${runs} ${runs === 1 ? 'run' : 'runs'} · ${formatBytes(bytes)}`;
         status.text = running.size > 0 ? `$(sync~spin) Capturing… · ${stored}` : `$(database) ${stored}`;
         status.tooltip = `Bounded Evidence: ${stored} of evidence stored${running.size > 0 ? `, ${running.size} call(s) running` : ''}. Click to open the inspector.`;
         status.accessibilityInformation = { label: `Bounded Evidence: ${running.size > 0 ? 'capturing, ' : ''}${stored} stored. Open the inspector.` };

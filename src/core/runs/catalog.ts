@@ -815,10 +815,16 @@ export class Catalog {
 
   /** Sum of every listed run's log and blob bytes. */
   totalBytes(): number {
+    return this.totals().bytes;
+  }
+
+  /** Listed runs and the bytes they keep, from memory: no log is read or stat'ed. */
+  totals(): { runs: number; bytes: number } {
     // The catalog itself counts too: retention budgets every byte under the storage folder.
-    let n = this.readOffset;
-    for (const r of this.runs.values()) if (r.ok) n += r.z + r.blobBytes;
-    return n;
+    let bytes = this.readOffset;
+    let runs = 0;
+    for (const r of this.runs.values()) if (r.ok && !r.dead) { runs++; bytes += r.z + r.blobBytes; }
+    return { runs, bytes };
   }
 }
 

@@ -160,6 +160,12 @@ export class RunStore implements RunStoreApi {
     return queryCalls(this.catalog, query, this.isLive);
   }
 
+  /** How many runs this tenant keeps and their bytes, from the catalog (one read of its new lines, no stat per log). */
+  async totals(): Promise<{ runs: number; bytes: number }> {
+    await this.catalog.sync();
+    return this.catalog.totals();
+  }
+
   /** Runs whose id or label contains `text`, newest first (for searchable pickers). */
   queryRuns(query: RunQuery): Promise<RunSummary[]> {
     return queryRuns(this.catalog, query, this.tenant, this.isLive);

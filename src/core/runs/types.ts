@@ -609,6 +609,8 @@ export interface RunStoreApi {
   queryCalls(query: CallQuery): Promise<CallPage>;
   /** Runs whose id or label contains `text`, newest first, at most `limit`. */
   queryRuns(query: RunQuery): Promise<RunSummary[]>;
+  /** How many runs this tenant keeps and their bytes, from the catalog (no stat per log). */
+  totals(): Promise<{ runs: number; bytes: number }>;
 }
 
 /** The surface of a live `Run`. */

@@ -52,6 +52,10 @@ describe('catalog: an index of runs, calls and handles (docs/architecture.md §6
     assert.deepEqual((await b.queryCalls({ offset: 0, limit: 10 })).rows.map((c) => c.handle), [out.handle]);
     assert.equal(b.catalogStats().reindexed, 0);
     assert.equal(b.catalogStats().rebuilt, false);
+    // Totals (the status bar's) come from the catalog: the listed runs' bytes plus the catalog file itself.
+    const listed = await b.listRuns();
+    const catalogBytes = readFileSync(path.join(dir, 'logs', 'tenant-a', CATALOG_FILE)).length;
+    assert.deepEqual(await b.totals(), { runs: listed.length, bytes: listed.reduce((n, x) => n + x.totalBytes, 0) + catalogBytes });
     // header, built, run, call started, call finished, run finished
     const lines = catalogLines(dir);
     assert.deepEqual([lines.valid, lines.bad, lines.kinds], [6, 0, ['hdr', 'built', 'run', 'cs', 'cf', 'fin']]);
