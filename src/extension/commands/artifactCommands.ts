@@ -18,7 +18,8 @@ const PICKER_RUNS = 20;
 /** Lets the person pick a readable handle of the recent runs, or type one. */
 export async function pickHandle(services: EvidenceServices, title: string): Promise<string | undefined> {
   const items: (vscode.QuickPickItem & { handle: string })[] = [];
-  for (const run of (await services.runs.listRuns()).slice(0, PICKER_RUNS)) {
+  // The newest runs from the catalog: a full listing would stat every run's log to show twenty of them.
+  for (const run of await services.runs.queryRuns({ limit: PICKER_RUNS })) {
     for (const call of await services.runs.report(run.runId).catch(() => [])) {
       if (call.handle && call.readable) items.push({ label: call.handle, description: `${call.tool} · ${formatBytes(call.resultBytes)}`, detail: run.label, handle: call.handle });
       for (const a of call.attachments) {
