@@ -21,7 +21,7 @@ import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { isSafeSegment } from '../blobs/blobKey.js';
 import {
-  CATALOG_FILE, decodeLine, encodeLine, entryOf, snapOf,
+  CATALOG_FILE, decodeLine, encodeLine, entryOf, listedStatus, snapOf,
   type CallEntry, type CallStartEntry, type CatalogEntry, type LogStamp, type RecordEntry, type SnapEntry,
 } from './catalogFormat.js';
 import { CALL_NUMBERS, readCheckpoint, RUN_NUMBERS, writeCheckpoint, type CatalogColumns } from './catalogCheckpoint.js';
@@ -371,7 +371,7 @@ export class Catalog {
         this.unhash(c);
         if (c.finished) row.blobBytes -= c.blob; else row.callCount++;
         c.finished = true;
-        c.status = e.st;
+        c.status = listedStatus(e);
         c.tool = this.intern(e.t);
         let attBytes = 0;
         const slots: string[] = [];

@@ -27,7 +27,7 @@ import { manifestOf, readVerified, streamVerified, verifyAll } from '../integrit
 import { encodeUtf8 } from '../utf8.js';
 import { Catalog, yieldToLoop, type CallRow, type CatalogStats, type RunRow } from './catalog.js';
 import { callReportOf, reportPage } from './callPage.js';
-import { queryCalls, queryRuns, runStatusOf, summaryOf } from './catalogQuery.js';
+import { queryCalls, queryRuns, runStatusOf, sourceOf, summaryOf } from './catalogQuery.js';
 import { DEFAULT_CAPTURE_CAP_BYTES, DEFAULT_INLINE_ATTACHMENT_BYTES, DEFAULT_OFFLOAD_THRESHOLD_BYTES, DEFAULT_RUN_LIMITS, profileHash } from './decisions.js';
 import { accessDenied, type HandleEntry } from './handles.js';
 import { checkLineCount, DEFAULT_READER_LIMITS, LINE_CUT_MARKER, readContent, validateReadArgs, type ContentView } from './reader.js';
@@ -36,7 +36,7 @@ import { Run } from './run.js';
 import { currentOwner, ownerAlive } from './owner.js';
 import { appendRecord, checkRecord, handlesOf, parseRunLog, terminateTornTail, type ReadLogResult } from './runLog.js';
 import type {
-  CallPage, CallQuery, CallReport, CallReportPage, CallReportQuery, Disposable, HandleSource, Preservation, PruneOptions, PruneResult, ReadOptions, ReadScope,
+  CallPage, CallQuery, CallReport, CallReportPage, CallReportQuery, Disposable, ListedRunSource, HandleSource, Preservation, PruneOptions, PruneResult, ReadOptions, ReadScope,
   ReadToolOutputArgs, ReadToolOutputResult, ReaderLimits, RecordedArtifacts, RunLimits, RunQuery, RunRecord, RunRecordEvent, RunStoreApi, RunStoreOptions, CaptureProgressEvent,
   RunSummary, StartRunOptions, StoredContent,
 } from './types.js';
@@ -168,10 +168,13 @@ export class RunStore implements RunStoreApi {
       report: (runId) => this.report(runId),
       run: (runId) => { const r = this.catalog.run(runId); return r ? summaryOf(r, this.tenant, this.isLive) : undefined; },
     });
-    if (!query.withTools) return page;
+    if (!query.withFacets) return page;
+    // The pickers' choices: a pass over the catalog's rows in memory (no log read).
     const tools = new Set<string>();
     for (const c of this.catalog.callsOldestFirst()) if (!c.dead && c.run.ok) tools.add(c.tool);
-    return { ...page, tools: [...tools].sort() };
+    const sources = new Set<ListedRunSource['kind']>();
+    for (const r of this.catalog.runsOldestFirst()) if (!r.dead && r.ok && r.callCount > 0) sources.add(sourceOf(r).kind);
+    return { ...page, tools: [...tools].sort(), sources: [...sources].sort() };
   }
 
   /** How many runs this tenant keeps and their bytes, from the catalog (one read of its new lines, no stat per log). */

@@ -264,7 +264,7 @@ export interface CallQuery {
   readonly order?: 'newest' | 'oldest' | 'largest';
   readonly runId?: string;
   readonly tool?: string;
-  /** `ok`: status ok; `failed`: error, failed or interrupted; `running`: not finished yet. */
+  /** `ok`: status ok; `failed`: error, failed, interrupted, or a command recorded ok that exited non-zero, by a signal, timed out or was cancelled; `running`: not finished yet. */
   readonly outcome?: 'ok' | 'failed' | 'running';
   readonly source?: ListedRunSource['kind'];
   /** Case-insensitive substring of the tool, run id, call id or run label. */
@@ -278,10 +278,10 @@ export interface CallPage {
   readonly rows: readonly CallSummary[];
 }
 
-/** `RunStore.callReports`: a page of calls as `queryCalls` selects them, plus the list's distinct tool names when asked. */
+/** `RunStore.callReports`: a page of calls as `queryCalls` selects them, plus the list's facets when asked. */
 export interface CallReportQuery extends CallQuery {
-  /** Also return every tool name the tenant's calls use (the inspector's tool picker). */
-  readonly withTools?: boolean;
+  /** Also return every tool name and run source kind the tenant's listed calls and runs use (the inspector's pickers). */
+  readonly withFacets?: boolean;
 }
 
 /**
@@ -297,8 +297,10 @@ export interface CallReportPage {
   readonly calls: readonly CallReport[];
   /** The runs those calls belong to (for the list's run headers), in order of first appearance. */
   readonly runs: readonly RunSummary[];
-  /** Distinct tool names of every listed call, sorted (only when `withTools`). */
+  /** Distinct tool names of every listed call, sorted (only when `withFacets`). */
   readonly tools?: readonly string[];
+  /** Distinct source kinds of every listed run, sorted (only when `withFacets`). */
+  readonly sources?: readonly ListedRunSource['kind'][];
   /** Run-log reads the page cost: one per finished call, one whole log per run with an unfinished call. */
   readonly logReads: number;
 }

@@ -47,8 +47,10 @@ describe('call pages with records (callPage.ts)', function () {
     assert.deepEqual(cmd.attachments.map((x) => [x.name, x.sizeBytes, x.inline]).slice(0, 2), [['stdout', 3, 'out'], ['stderr', 3, 'err']]);
     assert.equal(JSON.parse(cmd.attachments[2]!.inline!).code, 3);
     const failed = await store.callReports({ offset: 0, limit: 10, outcome: 'failed' });
-    assert.deepEqual(failed.calls.map((c) => [c.tool, c.status, c.error?.code]), [['compile', 'error', c2code(all, a.runId)]]);
-    assert.equal((await store.callReports({ offset: 0, limit: 10, withTools: true })).tools?.join(','), 'compile,lint,run_command');
+    // The command that exited 3 failed although recorded ok; the tool error failed too.
+    assert.deepEqual(failed.calls.map((c) => [c.tool, c.status, c.error?.code]), [['run_command', 'ok', undefined], ['compile', 'error', c2code(all, a.runId)]]);
+    const facets = await store.callReports({ offset: 0, limit: 10, withFacets: true });
+    assert.deepEqual([facets.tools, facets.sources], [['compile', 'lint', 'run_command'], ['cli', 'tool']]);
     assert.equal((await store.callReports({ offset: 0, limit: 10 })).tools, undefined);
   });
 

@@ -270,8 +270,9 @@ describe('catalog: an index of runs, calls and handles (docs/architecture.md §6
 
     assert.deepEqual(ids((await store.queryCalls({ offset: 0, limit: 10, runId: r1.runId })).rows), [c2.callId, c1.callId]);
     assert.deepEqual(ids((await store.queryCalls({ offset: 0, limit: 10, tool: 'compile', order: 'oldest' })).rows), [c1.callId, c2.callId]);
-    assert.deepEqual(ids((await store.queryCalls({ offset: 0, limit: 10, outcome: 'failed' })).rows), [c2.callId]);
-    assert.deepEqual(ids((await store.queryCalls({ offset: 0, limit: 10, outcome: 'ok', order: 'oldest' })).rows), [c1.callId, c3.callId, c4.callId]);
+    // A command recorded `ok` that exited 3 failed, as the inspector's badge says (docs/contracts.md §3.4, "Outcome").
+    assert.deepEqual(ids((await store.queryCalls({ offset: 0, limit: 10, outcome: 'failed' })).rows), [c3.callId, c2.callId]);
+    assert.deepEqual(ids((await store.queryCalls({ offset: 0, limit: 10, outcome: 'ok', order: 'oldest' })).rows), [c1.callId, c4.callId]);
     assert.equal((await store.queryCalls({ offset: 0, limit: 10, source: 'tool' })).total, 4);
     assert.equal((await store.queryCalls({ offset: 0, limit: 10, source: 'mcp' })).total, 0);
     assert.deepEqual(ids((await store.queryCalls({ offset: 0, limit: 10, text: 'TEST' })).rows), [c4.callId, c3.callId]);
