@@ -59,8 +59,8 @@ const statusIcon: Record<string, string> = {
   completed: 'pass', cancelled: 'circle-slash',
 };
 
-function option(value: string, label: string): HTMLElement {
-  return h('vscode-option', { value }, label);
+function option(value: string, label: string, selected = false): HTMLElement {
+  return h('vscode-option', { value, ...(selected ? { selected: true } : {}) }, label);
 }
 
 /** How a run source reads in the filter (docs/contracts.md §3.4). */
@@ -480,8 +480,10 @@ export class CallsView {
     if (toolsKey !== this.toolOptions) {
       this.toolOptions = toolsKey;
       const keep = this.tool.value || this.pendingTool;
-      replaceChildren(this.tool, option('', 'All tools'), ...tools.map((t) => option(t, t)));
-      if (keep && tools.includes(keep)) { this.tool.value = keep; this.pendingTool = ''; }
+      const picked = keep && tools.includes(keep) ? keep : '';
+      // The chosen option is marked `selected`: the combobox shows its label (it would show nothing otherwise).
+      replaceChildren(this.tool, option('', 'All tools', picked === ''), ...tools.map((t) => option(t, t, t === picked)));
+      if (picked) { this.tool.value = picked; this.pendingTool = ''; }
     }
     const sources = this.model.sources;
     const sourcesKey = sources.join('\n');
