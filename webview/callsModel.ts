@@ -133,6 +133,8 @@ export class CallsModel {
   private pages = new Map<number, readonly CallDto[]>();
   private readonly runs = new Map<string, RunDto>();
   private readonly live = new Map<string, LiveOf>();
+  /** Calls seen finishing by live records (their late progress is dropped). */
+  private readonly finishedLive = new Set<string>();
   /** Calls matching the query / stored. */
   total = 0;
   all = 0;
@@ -199,7 +201,12 @@ export class CallsModel {
     let stale = false;
     for (const c of calls) {
       const key = callKey(c.runId, c.callId);
-      if (finished(c.status)) this.live.delete(key);
+      if (finished(c.status)) {
+        this.live.delete(key);
+        // Remembered (a few): a progress report may still be on its way after the finish.
+        if (this.finishedLive.size > 1000) this.finishedLive.clear();
+        this.finishedLive.add(key);
+      }
       let held = false;
       for (const [p, list] of this.pages) {
         const i = list.findIndex((x) => x.runId === c.runId && x.callId === c.callId);
@@ -218,10 +225,13 @@ export class CallsModel {
     return stale;
   }
 
-  /** Applies progress of running calls. */
+  /** Applies progress of running calls (a late report for a call known to have finished is dropped). */
   applyLive(streams: readonly LiveStreamDto[]): void {
     for (const s of streams) {
       const key = callKey(s.runId, s.callId);
+      if (this.finishedLive.has(key)) continue;
+      const held = this.find({ runId: s.runId, callId: s.callId, part: 'result' });
+      if (held && finished(held.call.status)) continue;
       const l = this.live.get(key) ?? {};
       l[s.stream] = { bytes: s.bytes, tail: s.tail };
       this.live.set(key, l);

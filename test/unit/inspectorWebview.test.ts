@@ -142,6 +142,9 @@ describe('inspector webview: the calls list model over host pages', () => {
     assert.deepEqual(m.liveOf('run-a', 'c1'), { stdout: { bytes: 5, tail: 'hello' } });
     assert.equal(m.upsert([], [call(1, 'run-a')]), true);
     assert.equal(m.liveOf('run-a', 'c1'), undefined);
+    // Progress that arrives after the finish is dropped.
+    m.applyLive([{ runId: 'run-a', callId: 'c1', stream: 'stdout', bytes: 9, tail: 'late' }]);
+    assert.equal(m.liveOf('run-a', 'c1'), undefined);
     // A call not held (a new one): ask again.
     assert.equal(m.upsert([run('run-c', '2025-02-01T00:00:00.000Z')], [call(9, 'run-c', { status: 'running' })]), true);
     assert.equal(m.run('run-c')?.startedAt, '2025-02-01T00:00:00.000Z');
