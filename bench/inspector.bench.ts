@@ -10,27 +10,16 @@
  * (`BE_TOOLS_DIR`) and `node esbuild.js` first.
  */
 import * as assert from 'node:assert/strict';
-import { readdirSync, rmSync, statSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { CATALOG_FILE } from '../src/core/runs/catalogFormat.js';
-import { Workbench } from '../test/harness/workbench.js';
+import { findFile, Workbench } from '../test/harness/workbench.js';
 import { seed } from './scale.bench.js';
 import { median, report } from './util.js';
 
 const RUNS = Number(process.env.BENCH_INSPECTOR_RUNS ?? 100_000);
 const OPENS = 5;
 
-/** First file under `dir` (depth-first) that `match` accepts. */
-function findFile(dir: string, match: (f: string) => boolean): string | undefined {
-  for (const name of readdirSync(dir)) {
-    const p = path.join(dir, name);
-    const st = statSync(p, { throwIfNoEntry: false });
-    if (!st) continue;
-    if (st.isDirectory()) { const f = findFile(p, match); if (f) return f; }
-    else if (match(p)) return p;
-  }
-  return undefined;
-}
 
 async function main(): Promise<void> {
   // Retention would delete the seeded runs older than 30 days in the background: keep them all.

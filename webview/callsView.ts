@@ -205,7 +205,7 @@ export class CallsView {
     this.outcome = h('vscode-single-select', { id: 'filter-outcome', label: 'Filter by outcome' },
       option('', 'Any outcome'), option('failed', 'Failed'), option('ok', 'Succeeded'), option('running', 'Running'));
     this.source = h('vscode-single-select', { id: 'filter-source', label: 'Filter by source' }, option('', 'Any source'));
-    const refresh = h('vscode-button', { id: 'refresh', secondary: true, icon: 'refresh', title: 'Re-read every run from the store' }, 'Refresh');
+    const refresh = h('vscode-button', { id: 'refresh', secondary: true, icon: 'refresh', title: 'Ask the store again for the calls on screen' }, 'Refresh');
     this.summary = h('span', { id: 'list-summary', class: 'muted', 'aria-live': 'polite' });
     const toolbar = h('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Filter and sort calls' },
       h('span', { class: 'filter-icon' }, icon('filter')), this.tool, this.run.element, this.source, this.outcome, this.text, this.sort, refresh, this.summary);
