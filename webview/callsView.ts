@@ -183,6 +183,8 @@ export class CallsView {
   private readonly collapsed = new Set<string>();
   private toolOptions = '';
   private loading = false;
+  /** The reload in flight, and whether a change asked for another after it. */
+  private reloading: { key: string; again: boolean; done: Promise<void> } | undefined;
   /** Bumped by every reload: answers to an older one are dropped. */
   private generation = 0;
   /** Pages asked for and not answered yet (of the current generation). */
@@ -299,12 +301,19 @@ export class CallsView {
   reload(top: boolean): Promise<void> {
     const q = queryOf(this.filters());
     const key = CallsModel.keyOf(q);
+    // A change while the same pages are being asked for: ask once more when they arrive, not twice at once.
+    if (!top && this.reloading && this.reloading.key === key) {
+      this.reloading.again = true;
+      return this.reloading.done;
+    }
     const gen = ++this.generation;
     this.asking.clear();
     if (top) this.list.viewport.scrollTop = 0;
     const pages = top || this.model.key !== key ? [0] : this.pagesOnScreen();
     this.setLoading(true);
-    return Promise.all(pages.map((p) => this.events.page({ offset: p * PAGE_SIZE, limit: PAGE_SIZE, query: q, ...(p === pages[0] ? { facets: true } : {}) }))).then((replies) => {
+    const state = { key, again: false, done: Promise.resolve() };
+    this.reloading = state;
+    state.done = Promise.all(pages.map((p) => this.events.page({ offset: p * PAGE_SIZE, limit: PAGE_SIZE, query: q, ...(p === pages[0] ? { facets: true } : {}) }))).then((replies) => {
       if (gen !== this.generation) return;
       this.model.replace(key, replies);
       this.setLoading(false);
@@ -313,7 +322,12 @@ export class CallsView {
       if (gen !== this.generation) return;
       this.setLoading(false);
       this.events.problem(e.message);
+    }).then(() => {
+      if (this.reloading === state) this.reloading = undefined;
+      if (state.again && gen === this.generation) return this.reload(false);
+      return undefined;
     });
+    return state.done;
   }
 
   /** Pages whose calls are on screen (or just around it). */
