@@ -6,7 +6,7 @@
  * computed again).
  */
 import { EvidenceError } from '../errors.js';
-import type { CallRow, Catalog, RunRow } from './catalog.js';
+import type { CallRow, Catalog, RowList, RunRow } from './catalog.js';
 import { outcomeOf, type CallEntry, type CallStartEntry } from './catalogFormat.js';
 import type { CallErrorCode, CallPage, CallQuery, CallStatus, CallSummary, ListedRunSource, RunQuery, RunStatus, RunSummary, StorageState } from './types.js';
 
@@ -76,21 +76,26 @@ export function validateCallQuery(q: CallQuery): CallQuery {
   return q;
 }
 
+/** An array of rows as a list. */
+function listOf<T extends { slot: number }>(rows: readonly T[]): RowList<T> {
+  return { length: rows.length, at: (i) => rows[i]!, slotAt: (i) => rows[i]!.slot };
+}
+
 /** The rows matching the filters, in the asked order, and how many there are. */
 function selectCalls(catalog: Catalog, q: CallQuery, isLive: IsLive): { total: number; rows: CallRow[] } {
   const now = Date.now();
   const text = q.text?.toLowerCase();
   const runRow = q.runId !== undefined ? catalog.run(q.runId) : undefined;
   if (q.runId !== undefined && !runRow) return { total: 0, rows: [] };
-  const all = runRow ? runRow.calls : catalog.callsOldestFirst();
-  const sourceOk = new Map<RunRow, boolean>();
+  const all = runRow ? listOf(runRow.calls) : catalog.callsOldestFirst();
+  const sourceOk = new Map<number, boolean>();
   const match = (c: CallRow): boolean => {
     if (c.dead || !c.run.ok) return false;
     if (q.tool !== undefined && c.tool !== q.tool) return false;
     if (q.outcome !== undefined && outcomeOf(callStatusOf(c, isLive, now)) !== q.outcome) return false;
     if (q.source !== undefined) {
-      let ok = sourceOk.get(c.run);
-      if (ok === undefined) { ok = sourceOf(c.run).kind === q.source; sourceOk.set(c.run, ok); }
+      let ok = sourceOk.get(c.runSlot);
+      if (ok === undefined) { ok = sourceOf(c.run).kind === q.source; sourceOk.set(c.runSlot, ok); }
       if (!ok) return false;
     }
     if (text !== undefined && !(c.tool.toLowerCase().includes(text) || c.id.includes(text) || c.run.id.toLowerCase().includes(text) || (c.run.label?.toLowerCase().includes(text) ?? false))) return false;
@@ -99,7 +104,9 @@ function selectCalls(catalog: Catalog, q: CallQuery, isLive: IsLive): { total: n
   const order = q.order ?? 'newest';
   const end = q.offset + q.limit;
   if (order === 'largest') {
-    const matched = all.filter(match).sort((a, b) => b.bytes - a.bytes || b.startedMs - a.startedMs || b.seq - a.seq);
+    const matched: CallRow[] = [];
+    for (let i = 0; i < all.length; i++) { const c = all.at(i); if (match(c)) matched.push(c); }
+    matched.sort((a, b) => b.bytes - a.bytes || b.startedMs - a.startedMs || b.seq - a.seq);
     return { total: matched.length, rows: matched.slice(q.offset, end) };
   }
   // Newest or oldest: walk the sorted rows, keeping only the page (no copy of every match).
@@ -110,8 +117,8 @@ function selectCalls(catalog: Catalog, q: CallQuery, isLive: IsLive): { total: n
     if (total >= q.offset && total < end) rows.push(c);
     total++;
   };
-  if (order === 'newest') for (let i = all.length - 1; i >= 0; i--) take(all[i]!);
-  else for (const c of all) take(c);
+  if (order === 'newest') for (let i = all.length - 1; i >= 0; i--) take(all.at(i));
+  else for (let i = 0; i < all.length; i++) take(all.at(i));
   return { total, rows };
 }
 
@@ -154,7 +161,7 @@ export async function queryRuns(catalog: Catalog, q: RunQuery, tenant: string, i
     const out: RunRow[] = [];
     const runs = catalog.runsOldestFirst();
     for (let i = runs.length - 1; i >= 0 && out.length < q.limit; i--) {
-      const r = runs[i]!;
+      const r = runs.at(i);
       if (r.dead || !r.ok) continue;
       if (text !== undefined && !r.id.toLowerCase().includes(text) && !(r.label?.toLowerCase().includes(text) ?? false)) continue;
       out.push(r);
