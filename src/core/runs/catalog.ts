@@ -455,7 +455,7 @@ export class Catalog {
     this.inBackground(async () => {
       try {
         await this.sync();
-        const cols = this.x.exportColumns({ catalogId: this.catalogId, tenant: this.tenant, offset: this.readOffset, built: this.built });
+        const cols = await this.x.exportColumns({ catalogId: this.catalogId, tenant: this.tenant, offset: this.readOffset, built: this.built });
         await writeCheckpoint(this.checkpointFile, cols);
         this.checkpointOffset = cols.offset;
       } finally {

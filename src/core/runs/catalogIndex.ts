@@ -93,32 +93,42 @@ class HashIndex {
   }
 
   /** Every pair whose slot `keep` accepts (for packing or a checkpoint). */
-  pairs(keep: (slot: number) => boolean): { keys: number[]; vals: number[] } {
-    const keys: number[] = [];
-    const vals: number[] = [];
-    for (let i = 0; i < this.keys.length; i++) if (keep(this.vals[i]!)) { keys.push(this.keys[i]!); vals.push(this.vals[i]!); }
-    for (const [k, v] of this.recent) for (const s of Array.isArray(v) ? v : [v]) if (keep(s)) { keys.push(k); vals.push(s); }
-    return { keys, vals };
+  pairs(keep: (slot: number) => boolean): { keys: Uint32Array; vals: Int32Array } {
+    let extra = 0;
+    for (const v of this.recent.values()) extra += Array.isArray(v) ? v.length : 1;
+    const keys = new Uint32Array(this.keys.length + extra);
+    const vals = new Int32Array(keys.length);
+    let n = 0;
+    for (let i = 0; i < this.keys.length; i++) if (keep(this.vals[i]!)) { keys[n] = this.keys[i]!; vals[n++] = this.vals[i]!; }
+    for (const [k, v] of this.recent) for (const s of Array.isArray(v) ? v : [v]) if (keep(s)) { keys[n] = k; vals[n++] = s; }
+    return { keys: keys.subarray(0, n), vals: vals.subarray(0, n) };
   }
 }
 
 /**
- * Pairs sorted by key. Key and position share one float (32 + 21 bits, exact) so the
- * sort is the native numeric one, not a comparator over half a million entries.
+ * Pairs sorted by key (ties in their given order): a two-pass radix sort on 16-bit
+ * digits, linear and a few milliseconds for half a million pairs (a comparator sort, or
+ * even the native numeric sort of packed floats, took tens of milliseconds in one turn).
  */
-export function sortPairs(keys: readonly number[], vals: readonly number[]): { keys: Uint32Array; vals: Int32Array } {
-  let idx: ArrayLike<number>;
-  if (keys.length < 2 ** 21) {
-    const packed = new Float64Array(keys.length);
-    for (let i = 0; i < keys.length; i++) packed[i] = keys[i]! * 2 ** 21 + i;
-    packed.sort();
-    idx = packed.map((v) => v % 2 ** 21);
-  } else {
-    idx = Array.from(keys.keys()).sort((a, b) => keys[a]! - keys[b]!);
+export function sortPairs(keys: ArrayLike<number>, vals: ArrayLike<number>): { keys: Uint32Array; vals: Int32Array } {
+  const n = keys.length;
+  let k = Uint32Array.from(keys);
+  let v = Int32Array.from(vals);
+  let k2 = new Uint32Array(n);
+  let v2 = new Int32Array(n);
+  const count = new Uint32Array(65537);
+  for (let shift = 0; shift < 32; shift += 16) {
+    count.fill(0);
+    for (let i = 0; i < n; i++) count[((k[i]! >>> shift) & 0xffff) + 1]!++;
+    for (let b = 0; b < 65536; b++) count[b + 1]! += count[b]!;
+    for (let i = 0; i < n; i++) {
+      const j = count[(k[i]! >>> shift) & 0xffff]!++;
+      k2[j] = k[i]!;
+      v2[j] = v[i]!;
+    }
+    const tk = k; k = k2; k2 = tk;
+    const tv = v; v = v2; v2 = tv;
   }
-  const k = new Uint32Array(keys.length);
-  const v = new Int32Array(keys.length);
-  for (let i = 0; i < keys.length; i++) { k[i] = keys[idx[i]!]!; v[i] = vals[idx[i]!]!; }
   return { keys: k, vals: v };
 }
 
@@ -563,46 +573,73 @@ export class CatalogIndex {
   // ---- checkpoint ----------------------------------------------------------------------
 
   /**
-   * The live rows as checkpoint columns (dead slots dropped, slots renumbered). Copies
-   * typed arrays without awaiting, so the columns are one consistent state.
+   * The live rows as checkpoint columns (dead slots dropped, slots renumbered). The
+   * columns are copied in the calling turn (one consistent state, memcpy-fast); the
+   * renumbering and the handle sort run on the copies in slices.
    */
-  exportColumns(meta: { catalogId: string; tenant: string; offset: number; built: boolean }): CatalogColumns {
-    const runMap = new Int32Array(this.runCount).fill(-1);
+  async exportColumns(meta: { catalogId: string; tenant: string; offset: number; built: boolean }): Promise<CatalogColumns> {
+    const nrAll = this.runCount;
+    const ncAll = this.callCount;
+    const rNum = this.runNum.slice(0, nrAll * RUN_NUMBERS);
+    const cNum = this.callNum.slice(0, ncAll * CALL_NUMBERS);
+    const cLog = this.callLog.slice(0, ncAll * 2);
+    const ids = this.runId.slice(0, nrAll), starts = this.runS.slice(0, nrAll), labels = this.runL.slice(0, nrAll);
+    const fins = this.runF.slice(0, nrAll), sts = this.runSt.slice(0, nrAll), srcs = this.runSrc.slice(0, nrAll);
+    const callIds = this.callId.slice(0, ncAll);
+    const problems = new Map(this.runProblems);
+    const table = [...this.table];
+    const pairs = this.handleIndex.pairs(() => true);
+    await yieldToLoop();
+
+    const runMap = new Int32Array(nrAll).fill(-1);
     let nr = 0;
-    for (let s = 0; s < this.runCount; s++) if (!this.runDead(s)) runMap[s] = nr++;
+    for (let s = 0; s < nrAll; s++) if ((rNum[s * RUN_NUMBERS + R_FLAGS]! & RF_DEAD) === 0) runMap[s] = nr++;
     const runNum = new Float64Array(nr * RUN_NUMBERS);
-    const runText = { id: new Array<string>(nr), s: new Array<string>(nr), l: new Array<string | null>(nr), f: new Array<string | null>(nr), st: new Array<string | null>(nr) };
-    const runSource: Record<string, unknown> = {};
+    const runText = {
+      id: new Array<string>(nr), s: new Array<string>(nr), l: new Array<string | null>(nr), f: new Array<string | null>(nr),
+      st: new Array<string | null>(nr), src: new Array<unknown>(nr),
+    };
     const runProblems: Record<string, readonly LogProblem[]> = {};
-    for (let s = 0; s < this.runCount; s++) {
+    for (let s = 0; s < nrAll; s++) {
       const i = runMap[s]!;
       if (i < 0) continue;
-      runNum.set(this.runNum.subarray(s * RUN_NUMBERS, (s + 1) * RUN_NUMBERS), i * RUN_NUMBERS);
-      runNum[i * RUN_NUMBERS + R_FLAGS] = this.rn(s, R_FLAGS) & RUN_FLAGS_KEPT;
-      runText.id[i] = this.runId[s]!; runText.s[i] = this.runS[s]!; runText.l[i] = this.runL[s] ?? null; runText.f[i] = this.runF[s] ?? null; runText.st[i] = this.runSt[s] ?? null;
-      if (this.runSrc[s] !== undefined) runSource[i] = this.runSrc[s];
-      const pr = this.runProblems.get(s);
+      for (let j = 0; j < RUN_NUMBERS; j++) runNum[i * RUN_NUMBERS + j] = rNum[s * RUN_NUMBERS + j]!;
+      runNum[i * RUN_NUMBERS + R_FLAGS] = rNum[s * RUN_NUMBERS + R_FLAGS]! & RUN_FLAGS_KEPT;
+      runText.id[i] = ids[s]!; runText.s[i] = starts[s]!; runText.l[i] = labels[s] ?? null; runText.f[i] = fins[s] ?? null;
+      runText.st[i] = sts[s] ?? null; runText.src[i] = srcs[s] ?? null;
+      const pr = problems.get(s);
       if (pr) runProblems[i] = pr;
+      if (s % SLICE_ROWS === SLICE_ROWS - 1) await yieldToLoop();
     }
-    const callMap = new Int32Array(this.callCount).fill(-1);
+    const callMap = new Int32Array(ncAll).fill(-1);
     let nc = 0;
-    for (let c = 0; c < this.callCount; c++) if (!this.callDead(c) && runMap[this.cn(c, C_RUN)]! >= 0) callMap[c] = nc++;
+    for (let c = 0; c < ncAll; c++) if ((cNum[c * CALL_NUMBERS + C_FLAGS]! & CF_DEAD) === 0 && runMap[cNum[c * CALL_NUMBERS + C_RUN]!]! >= 0) callMap[c] = nc++;
     const callNum = new Float64Array(nc * CALL_NUMBERS);
     const callLog = new Float64Array(nc * 2);
     const callId = new Array<string>(nc);
-    for (let c = 0; c < this.callCount; c++) {
+    for (let c = 0; c < ncAll; c++) {
       const i = callMap[c]!;
       if (i < 0) continue;
-      callNum.set(this.callNum.subarray(c * CALL_NUMBERS, (c + 1) * CALL_NUMBERS), i * CALL_NUMBERS);
-      callNum[i * CALL_NUMBERS + C_RUN] = runMap[this.cn(c, C_RUN)]!;
-      callNum[i * CALL_NUMBERS + C_FLAGS] = this.cn(c, C_FLAGS) & CALL_FLAGS_KEPT;
-      callLog[i * 2] = this.callLog[c * 2]!; callLog[i * 2 + 1] = this.callLog[c * 2 + 1]!;
-      callId[i] = this.callId[c]!;
+      for (let j = 0; j < CALL_NUMBERS; j++) callNum[i * CALL_NUMBERS + j] = cNum[c * CALL_NUMBERS + j]!;
+      callNum[i * CALL_NUMBERS + C_RUN] = runMap[cNum[c * CALL_NUMBERS + C_RUN]!]!;
+      callNum[i * CALL_NUMBERS + C_FLAGS] = cNum[c * CALL_NUMBERS + C_FLAGS]! & CALL_FLAGS_KEPT;
+      callLog[i * 2] = cLog[c * 2]!; callLog[i * 2 + 1] = cLog[c * 2 + 1]!;
+      callId[i] = callIds[c]!;
+      if (c % SLICE_ROWS === SLICE_ROWS - 1) await yieldToLoop();
     }
-    const { keys, vals } = this.handleIndex.pairs((c) => callMap[c]! >= 0 && (this.cn(c, C_FLAGS) & CF_FINISHED) !== 0);
-    const sorted = sortPairs(keys, vals.map((c) => callMap[c]!));
+    // Handles of live finished calls only, renumbered.
+    const keys = new Uint32Array(pairs.keys.length);
+    const vals = new Int32Array(pairs.keys.length);
+    let nh = 0;
+    for (let i = 0; i < pairs.keys.length; i++) {
+      const c = pairs.vals[i]!;
+      if (c >= ncAll || callMap[c]! < 0 || (cNum[c * CALL_NUMBERS + C_FLAGS]! & CF_FINISHED) === 0) continue;
+      keys[nh] = pairs.keys[i]!; vals[nh++] = callMap[c]!;
+    }
+    await yieldToLoop();
+    const sorted = sortPairs(keys.subarray(0, nh), vals.subarray(0, nh));
     return {
-      ...meta, table: [...this.table], runText, runNum, runSource, runProblems, callId, callNum, callLog,
+      ...meta, table, runText, runNum, runProblems, callId, callNum, callLog,
       hashKeys: sorted.keys, hashCalls: new Uint32Array(sorted.vals.buffer, sorted.vals.byteOffset, sorted.vals.length),
     };
   }
@@ -616,8 +653,12 @@ export class CatalogIndex {
     this.runCount = nr;
     this.runNum = cols.runNum;
     this.runId = cols.runText.id; this.runS = cols.runText.s; this.runL = cols.runText.l; this.runF = cols.runText.f; this.runSt = cols.runText.st;
-    this.runSrc = new Array<unknown>(nr);
-    for (const [k, v] of Object.entries(cols.runSource)) this.runSrc[Number(k)] = this.internSource(v);
+    this.runSrc = cols.runText.src;
+    for (let s = 0; s < nr; s++) {
+      const v = this.runSrc[s];
+      this.runSrc[s] = v === null ? undefined : this.internSource(v);
+      if (s % SLICE_ROWS === SLICE_ROWS - 1) await yieldToLoop();
+    }
     for (const [k, v] of Object.entries(cols.runProblems)) this.runProblems.set(Number(k), v);
     this.callCount = nc;
     this.callNum = cols.callNum;
@@ -626,12 +667,14 @@ export class CatalogIndex {
     this.liveRuns = nr;
     this.liveCalls = nc;
     // Run lookup by token: one crc32 per run, packed and sorted (no map entry per run).
-    const keys = new Array<number>(nr);
+    const keys = new Uint32Array(nr);
+    const slots = new Int32Array(nr);
     for (let s = 0; s < nr; s++) {
       keys[s] = runKey(this.runId[s]!);
+      slots[s] = s;
       if (s % SLICE_ROWS === SLICE_ROWS - 1) await yieldToLoop();
     }
-    const runs = sortPairs(keys, Array.from({ length: nr }, (_, i) => i));
+    const runs = sortPairs(keys, slots);
     this.runsByKey.adopt(runs.keys, runs.vals);
     await yieldToLoop();
     // Each run's calls chained in slot order; the orders are the slot orders, sorted when not already.
@@ -644,9 +687,10 @@ export class CatalogIndex {
       if (last < 0) this.runFirst[r] = c; else this.callNext[last] = c;
       this.runLast[r] = c;
     }
-    this.runOrder = Int32Array.from({ length: nr }, (_, i) => i);
+    this.runOrder = slots.slice();
     this.runOrderLen = nr;
-    this.callOrder = Int32Array.from({ length: nc }, (_, i) => i);
+    this.callOrder = new Int32Array(nc);
+    for (let c = 0; c < nc; c++) this.callOrder[c] = c;
     this.callOrderLen = nc;
     this.runsSorted = true;
     for (let s = 1; s < nr && this.runsSorted; s++) this.runsSorted = this.compareRuns(s - 1, s) <= 0;
