@@ -34,8 +34,6 @@ const READ_CHUNK = 128 * 1024;
 const CHECKPOINT_LAG_BYTES = 4 * 1024 * 1024;
 /** Logs stat'ed at once while verifying. */
 const STAT_BATCH = 64;
-/** Handles added since the last packing before they are packed (a map entry each until then). */
-const PACK_AFTER = 10_000;
 
 export { yieldToLoop, CallRow, RunRow, type RowList };
 
@@ -94,7 +92,7 @@ export class Catalog {
     const c = new Catalog(dir, tenant);
     await c.loadCheckpoint();
     await c.sync();
-    if (c.x.unpackedHandles > PACK_AFTER) c.x.packHandles();
+    if (c.x.shouldPackHandles) c.x.packHandles();
     if (!c.headerOk) await c.startOver();
     if (!c.built) await c.reconcile(true);
     else c.inBackground(() => c.reconcile(false));
@@ -187,6 +185,7 @@ export class Catalog {
           i = next;
         }
         this.readOffset = base + i;
+        if (this.x.shouldPackHandles) { await yieldToLoop(); this.x.packHandles(); }
         if (!atEnd) await yieldToLoop();
       }
     } finally {
@@ -385,7 +384,11 @@ export class Catalog {
       }
     }
     const lacking: string[] = [];
-    for (const id of onDisk) if (this.x.findRun(id) < 0) lacking.push(id);
+    let k = 0;
+    for (const id of onDisk) {
+      if (this.x.findRun(id) < 0) lacking.push(id);
+      if (++k % 4096 === 0) await yieldToLoop();
+    }
     await this.reindexMany(lacking);
     const gone: string[] = [];
     const open: string[] = [];
@@ -393,7 +396,7 @@ export class Catalog {
       if (this.x.runDead(s)) continue;
       const id = this.x.runId[s]!;
       if (!onDisk.has(id)) gone.push(id);
-      else if (!this.x.runSt[s]) open.push(id);
+      else if (!this.x.runFinished(s)) open.push(id);
       if (s % SLICE_ROWS === SLICE_ROWS - 1) await yieldToLoop();
     }
     if (gone.length) await this.append(gone.map((r) => ({ k: 'del', r }) as const));
@@ -465,6 +468,11 @@ export class Catalog {
   }
 
   // ---- what queries read ---------------------------------------------------------------
+
+  /** The columns, for queries that read them by slot (catalogQuery.ts). */
+  get index(): CatalogIndex {
+    return this.x;
+  }
 
   /** The run's row (undefined when unknown or deleted). */
   run(runId: string): RunRow | undefined {

@@ -3,15 +3,14 @@
  * columns, saved beside the catalog so that opening a store reads one compact file and
  * only the catalog lines appended after it, instead of parsing every catalog line.
  *
- * File `.catalog-v1.ckpt`: `BEC2`, the JSON part's byte length (u32 LE), the JSON part
+ * File `.catalog-v1.ckpt`: `BEC3`, the JSON part's byte length (u32 LE), the JSON part
  * (small fields, then each string column in length-prefixed documents of at most
  * `TEXT_CHUNK` entries, so no single parse holds the event loop), padding to 8 bytes,
  * the numeric columns (f64 LE) and the sorted handle hashes (u32 LE), then a crc32
  * (u32 LE) of everything before it. The in-memory index has the same layout
- * (catalogIndex.ts), so loading adopts the columns as they are. A `BEC1` checkpoint of
- * an earlier version is ignored (the catalog is read from its start and a new one written). It names the catalog it was made from
- * (the header's random id) and the offset it covers; anything that does not match or
- * check is ignored and the catalog is read from its start, so a checkpoint can only
+ * (catalogIndex.ts), so loading adopts the columns as they are. It names the catalog it
+ * was made from (the header's random id) and the offset it covers; anything that does
+ * not match or check (a checkpoint of an earlier version, `BEC1`, too) is ignored and the catalog is read from its start, so a checkpoint can only
  * save time, never change an answer. It is replaced by rename, never written in place.
  */
 import { randomBytes } from 'node:crypto';
@@ -19,14 +18,14 @@ import { promises as fsp } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import type { LogProblem } from './types.js';
 
-const MAGIC = 'BEC2';
+const MAGIC = 'BEC3';
 /** Entries of a string column per JSON document. */
 const TEXT_CHUNK = 16_384;
 /** Bytes checksummed between yields. */
 const CRC_SLICE = 4 * 1024 * 1024;
 
 /** Numeric columns per run and per call (see `CatalogColumns`). */
-export const RUN_NUMBERS = 7;
+export const RUN_NUMBERS = 10;
 export const CALL_NUMBERS = 12;
 
 /** The index as columns: what a checkpoint holds. */
@@ -38,21 +37,27 @@ export interface CatalogColumns {
   readonly built: boolean;
   /** Small tables the columns index into (tools, statuses, slot lists, profile hashes). */
   readonly table: readonly string[];
-  /** Per run: id, startedAt, label, finishedAt, status (null = none), source as recorded (null = none). */
-  readonly runText: {
-    readonly id: string[]; readonly s: string[]; readonly l: (string | null)[]; readonly f: (string | null)[]; readonly st: (string | null)[];
-    readonly src: unknown[];
-  };
-  /** Per run (RUN_NUMBERS each): startedMs, z, m, blobBytes, callCount, profile-hash table index, flags (1 pinned, 2 ok, 4 tornTail). */
+  /** Distinct run sources, indexed by a run's source number. */
+  readonly sources: readonly unknown[];
+  /**
+   * Per run: id, label, and the recorded start and finish text only when it is not the
+   * `toISOString` of its number (null otherwise: almost always).
+   */
+  readonly runText: { readonly id: string[]; readonly l: (string | null)[]; readonly sx: (string | null)[]; readonly fx: (string | null)[] };
+  /**
+   * Per run (RUN_NUMBERS each): startedMs, z, m, blobBytes, callCount, profile-hash table
+   * index, flags (1 pinned, 2 ok, 4 tornTail), finishedMs (NaN: not finished), status
+   * table index (-1: none), source index (-1: none).
+   */
   readonly runNum: Float64Array;
   /** Rare per-run field by run index. */
   readonly runProblems: Record<string, readonly LogProblem[]>;
-  /** Per call: id. */
-  readonly callId: string[];
+  /** Per call: its id when it is not `<run token>-<number>` (null otherwise: almost always). */
+  readonly callId: (string | null)[];
   /**
    * Per call (CALL_NUMBERS each): run index, startedMs, tool, status and slots table
    * indexes, bytes, blob, catOff, catLen, sub, flags (1 finished, 2 hasResult,
-   * 4 ambiguous), reserved.
+   * 4 ambiguous), number n of a call id `<run token>-<n>` (0: the id is in `callId`).
    */
   readonly callNum: Float64Array;
   /** Per call: offset and length of its `call_finished` line in the run log. */
@@ -85,16 +90,16 @@ function chunks<T>(column: readonly T[]): T[][] {
   return out;
 }
 
-type Meta = Pick<CatalogColumns, 'catalogId' | 'tenant' | 'offset' | 'built' | 'table' | 'runProblems'> & { runs: number; calls: number; hashes: number };
+type Meta = Pick<CatalogColumns, 'catalogId' | 'tenant' | 'offset' | 'built' | 'table' | 'sources' | 'runProblems'> & { runs: number; calls: number; hashes: number };
 
 /** The JSON part: the small fields, then every string column in chunks (one length-prefixed document each). */
 async function jsonParts(c: CatalogColumns): Promise<Buffer[]> {
   const meta: Meta = {
-    catalogId: c.catalogId, tenant: c.tenant, offset: c.offset, built: c.built, table: c.table,
+    catalogId: c.catalogId, tenant: c.tenant, offset: c.offset, built: c.built, table: c.table, sources: c.sources,
     runProblems: c.runProblems, runs: c.runText.id.length, calls: c.callId.length, hashes: c.hashKeys.length,
   };
-  const { id, s, l, f, st, src } = c.runText;
-  const docs: unknown[] = [meta, ...[id, s, l, f, st, src, c.callId].flatMap((col: readonly unknown[]) => chunks(col))];
+  const { id, l, sx, fx } = c.runText;
+  const docs: unknown[] = [meta, ...[id, l, sx, fx, c.callId].flatMap((col: readonly unknown[]) => chunks(col))];
   const out: Buffer[] = [];
   for (const d of docs) {
     const b = Buffer.from(JSON.stringify(d), 'utf8');
@@ -165,10 +170,10 @@ export async function readCheckpoint(file: string, tenant: string): Promise<Cata
     const meta = (await next()) as Meta;
     if (meta.tenant !== tenant) return undefined;
     const runText = {
-      id: await column<string>(meta.runs), s: await column<string>(meta.runs), l: await column<string | null>(meta.runs),
-      f: await column<string | null>(meta.runs), st: await column<string | null>(meta.runs), src: await column<unknown>(meta.runs),
+      id: await column<string>(meta.runs), l: await column<string | null>(meta.runs),
+      sx: await column<string | null>(meta.runs), fx: await column<string | null>(meta.runs),
     };
-    const callId = await column<string>(meta.calls);
+    const callId = await column<string | null>(meta.calls);
     if (at !== 8 + jsonLen) return undefined;
     at += (8 - ((8 + jsonLen) % 8)) % 8;
     // Aligned copies: the file's buffer may not start on an 8-byte boundary.

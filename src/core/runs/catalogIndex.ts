@@ -22,21 +22,32 @@ import type { LogProblem, RunFinishStatus } from './types.js';
 const NO_PROBLEMS: readonly LogProblem[] = Object.freeze([]);
 
 // Run number columns (RUN_NUMBERS per run) and flags.
-const R_STARTED = 0, R_Z = 1, R_M = 2, R_BLOB = 3, R_CALLS = 4, R_PROFILE = 5, R_FLAGS = 6;
+const R_STARTED = 0, R_Z = 1, R_M = 2, R_BLOB = 3, R_CALLS = 4, R_PROFILE = 5, R_FLAGS = 6, R_FINISHED = 7, R_STATUS = 8, R_SOURCE = 9;
 const RF_PINNED = 1, RF_OK = 2, RF_TORN = 4, RF_DEAD = 8;
 // Call number columns (CALL_NUMBERS per call) and flags.
-const C_RUN = 0, C_STARTED = 1, C_TOOL = 2, C_STATUS = 3, C_SLOTS = 4, C_BYTES = 5, C_BLOB = 6, C_CATOFF = 7, C_CATLEN = 8, C_SUB = 9, C_FLAGS = 10;
+const C_RUN = 0, C_STARTED = 1, C_TOOL = 2, C_STATUS = 3, C_SLOTS = 4, C_BYTES = 5, C_BLOB = 6, C_CATOFF = 7, C_CATLEN = 8, C_SUB = 9, C_FLAGS = 10, C_NUMBER = 11;
 const CF_FINISHED = 1, CF_RESULT = 2, CF_AMBIGUOUS = 4, CF_DEAD = 8;
 /** Flags a checkpoint keeps (dead slots are never written). */
 const RUN_FLAGS_KEPT = RF_PINNED | RF_OK | RF_TORN;
 const CALL_FLAGS_KEPT = CF_FINISHED | CF_RESULT | CF_AMBIGUOUS;
 
 /** Rows handled between yields when a loop over every row runs in slices. */
-export const SLICE_ROWS = 20_000;
+export const SLICE_ROWS = 8192;
 
 /** Lets the event loop run (pings, other requests) between slices of work. */
 export function yieldToLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** `toISOString` of a time, or undefined when it has none. */
+function isoOf(ms: number): string | undefined {
+  return Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : undefined;
+}
+
+/** The 10-hex token a run id ends with ('' when none): its calls are `<token>-<n>`. */
+function tokenOf(runId: string): string {
+  const m = /-([0-9a-f]{10})$/.exec(runId);
+  return m ? m[1]! : '';
 }
 
 /** The lookup key of a run id: its 10-hex token when it has one (handles name runs by it), else the id. */
@@ -56,6 +67,10 @@ class HashIndex {
 
   get recentSize(): number {
     return this.recent.size;
+  }
+
+  get packedSize(): number {
+    return this.keys.length;
   }
 
   add(key: number, v: number): void {
@@ -152,12 +167,12 @@ export class RunRow {
   constructor(private readonly x: CatalogIndex, readonly slot: number) {}
   private n(i: number): number { return this.x.runNum[this.slot * RUN_NUMBERS + i]!; }
   get id(): string { return this.x.runId[this.slot]!; }
-  get startedAt(): string { return this.x.runS[this.slot]!; }
+  get startedAt(): string { return this.x.runSX.get(this.slot) ?? isoOf(this.n(R_STARTED)) ?? ''; }
   get startedMs(): number { return this.n(R_STARTED); }
   get label(): string | undefined { return this.x.runL[this.slot] ?? undefined; }
-  get finishedAt(): string | undefined { return this.x.runF[this.slot] ?? undefined; }
-  get status(): RunFinishStatus | undefined { return (this.x.runSt[this.slot] ?? undefined) as RunFinishStatus | undefined; }
-  get source(): unknown { return this.x.runSrc[this.slot]; }
+  get finishedAt(): string | undefined { return this.x.runFX.get(this.slot) ?? isoOf(this.n(R_FINISHED)); }
+  get status(): RunFinishStatus | undefined { const i = this.n(R_STATUS); return i < 0 ? undefined : this.x.table[i] as RunFinishStatus; }
+  get source(): unknown { const i = this.n(R_SOURCE); return i < 0 ? undefined : this.x.sources[i]; }
   get profileHash(): string { return this.x.table[this.n(R_PROFILE)]!; }
   /** Log size and mtime the row was built from. */
   get z(): number { return this.n(R_Z); }
@@ -182,7 +197,7 @@ export class RunRow {
 export class CallRow {
   constructor(private readonly x: CatalogIndex, readonly slot: number) {}
   private n(i: number): number { return this.x.callNum[this.slot * CALL_NUMBERS + i]!; }
-  get id(): string { return this.x.callId[this.slot]!; }
+  get id(): string { return this.x.callIdOf(this.slot); }
   get run(): RunRow { return new RunRow(this.x, this.n(C_RUN)); }
   get runSlot(): number { return this.n(C_RUN); }
   /** Insertion order (ties of `startedMs`). */
@@ -228,11 +243,16 @@ export class CatalogIndex {
   runCount = 0;
   runNum: Float64Array = new Float64Array(0);
   runId: string[] = [];
-  runS: string[] = [];
   runL: (string | null | undefined)[] = [];
-  runF: (string | null | undefined)[] = [];
-  runSt: (string | null | undefined)[] = [];
-  runSrc: unknown[] = [];
+  /**
+   * Start and finish times are numbers; the recorded text is kept only when it is not
+   * what `toISOString` gives back (the recorder writes that form: almost never).
+   */
+  readonly runSX = new Map<number, string>();
+  readonly runFX = new Map<number, string>();
+  /** Distinct run sources (most runs of a front end share one), indexed by a run's `R_SOURCE`. */
+  sources: unknown[] = [];
+  private sourceIndex = new Map<string, number>();
   readonly runProblems = new Map<number, readonly LogProblem[]>();
   /** First and last call slot of each run (-1: none); calls chain through `callNext`. */
   runFirst: Int32Array = new Int32Array(0);
@@ -241,7 +261,8 @@ export class CatalogIndex {
   callCount = 0;
   callNum: Float64Array = new Float64Array(0);
   callLog: Float64Array = new Float64Array(0);
-  callId: string[] = [];
+  /** Call ids that are not `<run token>-<n>` (`C_NUMBER` 0): almost never. */
+  readonly callIdX = new Map<number, string>();
   callNext: Int32Array = new Int32Array(0);
 
   private runOrder: Int32Array = new Int32Array(0);
@@ -259,7 +280,16 @@ export class CatalogIndex {
   private readonly handleIndex = new HashIndex();
   /** Call id → slot for runs with many calls (built when a walk of the chain gets long). */
   private readonly bigRuns = new Map<number, Map<string, number>>();
-  private readonly interned = new Map<string, unknown>();
+
+  /** The table index of a string, or -1 when no row uses it. */
+  tableIndexOf(s: string): number {
+    return this.tableIndex.get(s) ?? -1;
+  }
+
+  /** A view of a call slot. */
+  call(slot: number): CallRow {
+    return new CallRow(this, slot);
+  }
 
   t(s: string): number {
     let i = this.tableIndex.get(s);
@@ -267,14 +297,34 @@ export class CatalogIndex {
     return i;
   }
 
-  /** One object per distinct source (most runs of a front end share one). */
-  private internSource(src: unknown): unknown {
-    if (src === undefined || src === null || typeof src !== 'object') return src;
+  /** The index of a source in `sources` (-1: none). */
+  private sourceSlot(src: unknown): number {
+    if (src === undefined || src === null) return -1;
     const key = JSON.stringify(src);
-    const known = this.interned.get(key);
-    if (known !== undefined) return known;
-    if (this.interned.size < 10_000) this.interned.set(key, src);
-    return src;
+    let i = this.sourceIndex.get(key);
+    if (i === undefined) { i = this.sources.length; this.sources.push(src); this.sourceIndex.set(key, i); }
+    return i;
+  }
+
+  /** A call's id (made from its run's token and number when it has that form). */
+  callIdOf(c: number): string {
+    const n = this.cn(c, C_NUMBER);
+    return n > 0 ? `${tokenOf(this.runId[this.cn(c, C_RUN)]!)}-${n}` : this.callIdX.get(c) ?? '';
+  }
+
+  /** The number `n` of a call id `<token>-<n>` of this run, 0 when it has another form. */
+  private callNumberOf(run: number, callId: string): number {
+    const token = tokenOf(this.runId[run]!);
+    if (!token || callId.length <= token.length + 1 || !callId.startsWith(token) || callId[token.length] !== '-') return 0;
+    const digits = callId.slice(token.length + 1);
+    return /^[1-9]\d{0,14}$/.test(digits) ? Number(digits) : 0;
+  }
+
+  /** Sets a recorded time: the number, and the text when it does not round-trip. */
+  private setTime(slot: number, col: number, exceptions: Map<number, string>, text: string): void {
+    const ms = Date.parse(text);
+    this.setRn(slot, col, Number.isFinite(ms) ? ms : 0);
+    if (isoOf(ms) === text) exceptions.delete(slot); else exceptions.set(slot, text);
   }
 
   // ---- runs ----------------------------------------------------------------------------
@@ -285,6 +335,7 @@ export class CatalogIndex {
   private setCn(slot: number, i: number, v: number): void { this.callNum[slot * CALL_NUMBERS + i] = v; }
 
   runDead(slot: number): boolean { return (this.rn(slot, R_FLAGS) & RF_DEAD) !== 0; }
+  runFinished(slot: number): boolean { return this.rn(slot, R_STATUS) >= 0; }
   runOk(slot: number): boolean { return (this.rn(slot, R_FLAGS) & RF_OK) !== 0; }
   runZ(slot: number): number { return this.rn(slot, R_Z); }
   runM(slot: number): number { return this.rn(slot, R_M); }
@@ -313,8 +364,11 @@ export class CatalogIndex {
     this.runLast = growI32(this.runLast, this.runCount, -1);
     this.runNum.fill(0, s * RUN_NUMBERS, (s + 1) * RUN_NUMBERS);
     this.runFirst[s] = this.runLast[s] = -1;
-    this.runId[s] = runId; this.runS[s] = ''; this.runL[s] = undefined; this.runF[s] = undefined; this.runSt[s] = undefined; this.runSrc[s] = undefined;
+    this.runId[s] = runId; this.runL[s] = undefined;
     this.setRn(s, R_PROFILE, this.t(''));
+    this.setRn(s, R_FINISHED, NaN);
+    this.setRn(s, R_STATUS, -1);
+    this.setRn(s, R_SOURCE, -1);
     this.runsByKey.add(runKey(runId), s);
     this.runOrder = growI32(this.runOrder, this.runOrderLen + 1);
     this.runOrder[this.runOrderLen++] = s;
@@ -340,10 +394,13 @@ export class CatalogIndex {
     this.setRn(s, R_FLAGS, this.rn(s, R_FLAGS) | RF_DEAD);
     this.runsByKey.remove(runKey(runId), s);
     this.runProblems.delete(s);
+    this.runSX.delete(s);
+    this.runFX.delete(s);
     this.bigRuns.delete(s);
     this.deadRuns++; this.liveRuns--;
     for (let c = this.runFirst[s]!; c >= 0; c = this.callNext[c]!) {
       this.unhash(c);
+      this.callIdX.delete(c);
       this.setCn(c, C_FLAGS, this.cn(c, C_FLAGS) | CF_DEAD);
       this.deadCalls++; this.liveCalls--;
     }
@@ -372,10 +429,13 @@ export class CatalogIndex {
     const big = this.bigRuns.get(run);
     if (big) return big.get(callId) ?? -1;
     let steps = 0;
-    for (let c = this.runFirst[run]!; c >= 0; c = this.callNext[c]!, steps++) if (this.callId[c] === callId) return c;
+    const n = this.callNumberOf(run, callId);
+    for (let c = this.runFirst[run]!; c >= 0; c = this.callNext[c]!, steps++) {
+      if (n > 0 ? this.cn(c, C_NUMBER) === n : this.callIdX.get(c) === callId) return c;
+    }
     if (steps > 32) {
       const m = new Map<string, number>();
-      for (let c = this.runFirst[run]!; c >= 0; c = this.callNext[c]!) m.set(this.callId[c]!, c);
+      for (let c = this.runFirst[run]!; c >= 0; c = this.callNext[c]!) m.set(this.callIdOf(c), c);
       this.bigRuns.set(run, m);
     }
     return -1;
@@ -389,7 +449,9 @@ export class CatalogIndex {
     this.callNum.fill(0, s * CALL_NUMBERS, (s + 1) * CALL_NUMBERS);
     this.callLog[s * 2] = this.callLog[s * 2 + 1] = 0;
     this.callNext[s] = -1;
-    this.callId[s] = e.c;
+    const n = this.callNumberOf(run, e.c);
+    this.setCn(s, C_NUMBER, n);
+    if (n === 0) this.callIdX.set(s, e.c);
     this.setCn(s, C_RUN, run);
     this.setCn(s, C_TOOL, this.t(e.t));
     this.setCn(s, C_STATUS, this.t('running'));
@@ -411,7 +473,7 @@ export class CatalogIndex {
   /** Handles a call minted (none until it finished). */
   handlesOf(c: number): string[] {
     const flags = this.cn(c, C_FLAGS);
-    const id = this.callId[c]!;
+    const id = this.callIdOf(c);
     const out: string[] = (flags & CF_RESULT) !== 0 ? [`res_${id}`] : [];
     const slots = this.table[this.cn(c, C_SLOTS)]!;
     if (slots) for (const s of slots.split(',')) out.push(`out_${id}_${s}`);
@@ -435,9 +497,13 @@ export class CatalogIndex {
     });
   }
 
-  /** True when many handles were added since the last packing (a map entry each). */
-  get unpackedHandles(): number {
-    return this.handleIndex.recentSize;
+  /**
+   * True when the handles added since the last packing (a map entry each) are many and
+   * at least a quarter of the packed ones: packing then costs amortized linear time, and
+   * the map never grows so large that growing it stalls the loop.
+   */
+  get shouldPackHandles(): boolean {
+    return this.handleIndex.recentSize > 10_000 && this.handleIndex.recentSize * 4 > this.handleIndex.packedSize;
   }
 
   /** Moves every live finished call's handles into the sorted arrays. */
@@ -457,11 +523,10 @@ export class CatalogIndex {
     let s = this.findRun(e.r);
     if (e.k === 'run') {
       if (s < 0) s = this.newRun(e.r);
-      this.runS[s] = e.s;
-      this.setRn(s, R_STARTED, Date.parse(e.s) || 0);
+      this.setTime(s, R_STARTED, this.runSX, e.s);
       this.setRn(s, R_PROFILE, this.t(e.ph));
       this.runL[s] = e.l;
-      this.runSrc[s] = this.internSource(e.src);
+      this.setRn(s, R_SOURCE, this.sourceSlot(e.src));
       this.setRn(s, R_FLAGS, (this.rn(s, R_FLAGS) & ~RF_PINNED) | (e.p ? RF_PINNED : 0) | RF_OK);
       // Runs arrive nearly in start order: sort only when one did not.
       const i = this.runOrderLen - 1;
@@ -471,7 +536,7 @@ export class CatalogIndex {
     if (s < 0) { onOrphan(e.r); return -1; }
     switch (e.k) {
       case 'pin': this.setRn(s, R_FLAGS, (this.rn(s, R_FLAGS) & ~RF_PINNED) | (e.p ? RF_PINNED : 0)); break;
-      case 'fin': this.runF[s] = e.f; this.runSt[s] = e.st; break;
+      case 'fin': this.setTime(s, R_FINISHED, this.runFX, e.f); this.setRn(s, R_STATUS, this.t(e.st)); break;
       case 'cs': {
         let c = this.findCall(s, e.c);
         if (c < 0) c = this.newCall(s, e);
@@ -583,9 +648,9 @@ export class CatalogIndex {
     const rNum = this.runNum.slice(0, nrAll * RUN_NUMBERS);
     const cNum = this.callNum.slice(0, ncAll * CALL_NUMBERS);
     const cLog = this.callLog.slice(0, ncAll * 2);
-    const ids = this.runId.slice(0, nrAll), starts = this.runS.slice(0, nrAll), labels = this.runL.slice(0, nrAll);
-    const fins = this.runF.slice(0, nrAll), sts = this.runSt.slice(0, nrAll), srcs = this.runSrc.slice(0, nrAll);
-    const callIds = this.callId.slice(0, ncAll);
+    const ids = this.runId.slice(0, nrAll), labels = this.runL.slice(0, nrAll);
+    const starts = new Map(this.runSX), fins = new Map(this.runFX), callIds = new Map(this.callIdX);
+    const sources = [...this.sources];
     const problems = new Map(this.runProblems);
     const table = [...this.table];
     const pairs = this.handleIndex.pairs(() => true);
@@ -595,18 +660,14 @@ export class CatalogIndex {
     let nr = 0;
     for (let s = 0; s < nrAll; s++) if ((rNum[s * RUN_NUMBERS + R_FLAGS]! & RF_DEAD) === 0) runMap[s] = nr++;
     const runNum = new Float64Array(nr * RUN_NUMBERS);
-    const runText = {
-      id: new Array<string>(nr), s: new Array<string>(nr), l: new Array<string | null>(nr), f: new Array<string | null>(nr),
-      st: new Array<string | null>(nr), src: new Array<unknown>(nr),
-    };
+    const runText = { id: new Array<string>(nr), l: new Array<string | null>(nr), sx: new Array<string | null>(nr), fx: new Array<string | null>(nr) };
     const runProblems: Record<string, readonly LogProblem[]> = {};
     for (let s = 0; s < nrAll; s++) {
       const i = runMap[s]!;
       if (i < 0) continue;
       for (let j = 0; j < RUN_NUMBERS; j++) runNum[i * RUN_NUMBERS + j] = rNum[s * RUN_NUMBERS + j]!;
       runNum[i * RUN_NUMBERS + R_FLAGS] = rNum[s * RUN_NUMBERS + R_FLAGS]! & RUN_FLAGS_KEPT;
-      runText.id[i] = ids[s]!; runText.s[i] = starts[s]!; runText.l[i] = labels[s] ?? null; runText.f[i] = fins[s] ?? null;
-      runText.st[i] = sts[s] ?? null; runText.src[i] = srcs[s] ?? null;
+      runText.id[i] = ids[s]!; runText.l[i] = labels[s] ?? null; runText.sx[i] = starts.get(s) ?? null; runText.fx[i] = fins.get(s) ?? null;
       const pr = problems.get(s);
       if (pr) runProblems[i] = pr;
       if (s % SLICE_ROWS === SLICE_ROWS - 1) await yieldToLoop();
@@ -616,7 +677,7 @@ export class CatalogIndex {
     for (let c = 0; c < ncAll; c++) if ((cNum[c * CALL_NUMBERS + C_FLAGS]! & CF_DEAD) === 0 && runMap[cNum[c * CALL_NUMBERS + C_RUN]!]! >= 0) callMap[c] = nc++;
     const callNum = new Float64Array(nc * CALL_NUMBERS);
     const callLog = new Float64Array(nc * 2);
-    const callId = new Array<string>(nc);
+    const callId = new Array<string | null>(nc);
     for (let c = 0; c < ncAll; c++) {
       const i = callMap[c]!;
       if (i < 0) continue;
@@ -624,7 +685,7 @@ export class CatalogIndex {
       callNum[i * CALL_NUMBERS + C_RUN] = runMap[cNum[c * CALL_NUMBERS + C_RUN]!]!;
       callNum[i * CALL_NUMBERS + C_FLAGS] = cNum[c * CALL_NUMBERS + C_FLAGS]! & CALL_FLAGS_KEPT;
       callLog[i * 2] = cLog[c * 2]!; callLog[i * 2 + 1] = cLog[c * 2 + 1]!;
-      callId[i] = callIds[c]!;
+      callId[i] = callIds.get(c) ?? null;
       if (c % SLICE_ROWS === SLICE_ROWS - 1) await yieldToLoop();
     }
     // Handles of live finished calls only, renumbered.
@@ -639,7 +700,7 @@ export class CatalogIndex {
     await yieldToLoop();
     const sorted = sortPairs(keys.subarray(0, nh), vals.subarray(0, nh));
     return {
-      ...meta, table, runText, runNum, runProblems, callId, callNum, callLog,
+      ...meta, table, sources, runText, runNum, runProblems, callId, callNum, callLog,
       hashKeys: sorted.keys, hashCalls: new Uint32Array(sorted.vals.buffer, sorted.vals.byteOffset, sorted.vals.length),
     };
   }
@@ -652,18 +713,19 @@ export class CatalogIndex {
     const nc = cols.callId.length;
     this.runCount = nr;
     this.runNum = cols.runNum;
-    this.runId = cols.runText.id; this.runS = cols.runText.s; this.runL = cols.runText.l; this.runF = cols.runText.f; this.runSt = cols.runText.st;
-    this.runSrc = cols.runText.src;
+    this.runId = cols.runText.id; this.runL = cols.runText.l;
+    this.sources = [...cols.sources];
+    this.sourceIndex = new Map(this.sources.map((v, i) => [JSON.stringify(v), i]));
     for (let s = 0; s < nr; s++) {
-      const v = this.runSrc[s];
-      this.runSrc[s] = v === null ? undefined : this.internSource(v);
-      if (s % SLICE_ROWS === SLICE_ROWS - 1) await yieldToLoop();
+      const sx = cols.runText.sx[s], fx = cols.runText.fx[s];
+      if (sx != null) this.runSX.set(s, sx);
+      if (fx != null) this.runFX.set(s, fx);
     }
+    for (let c = 0; c < nc; c++) { const id = cols.callId[c]; if (id != null) this.callIdX.set(c, id); }
     for (const [k, v] of Object.entries(cols.runProblems)) this.runProblems.set(Number(k), v);
     this.callCount = nc;
     this.callNum = cols.callNum;
     this.callLog = cols.callLog;
-    this.callId = cols.callId;
     this.liveRuns = nr;
     this.liveCalls = nc;
     // Run lookup by token: one crc32 per run, packed and sorted (no map entry per run).

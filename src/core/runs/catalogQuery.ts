@@ -88,10 +88,15 @@ function selectCalls(catalog: Catalog, q: CallQuery, isLive: IsLive): { total: n
   const runRow = q.runId !== undefined ? catalog.run(q.runId) : undefined;
   if (q.runId !== undefined && !runRow) return { total: 0, rows: [] };
   const all = runRow ? listOf(runRow.calls) : catalog.callsOldestFirst();
+  const x = catalog.index;
+  // The cheap tests read the columns by slot; a view is made only for a filter that needs one.
+  const tool = q.tool !== undefined ? x.tableIndexOf(q.tool) : undefined;
   const sourceOk = new Map<number, boolean>();
-  const match = (c: CallRow): boolean => {
-    if (c.dead || !c.run.ok) return false;
-    if (q.tool !== undefined && c.tool !== q.tool) return false;
+  const match = (slot: number): boolean => {
+    if (x.callDead(slot) || !x.runOk(x.callRunSlot(slot))) return false;
+    if (tool !== undefined && x.callTool(slot) !== tool) return false;
+    if (q.outcome === undefined && q.source === undefined && text === undefined) return true;
+    const c = x.call(slot);
     if (q.outcome !== undefined && outcomeOf(callStatusOf(c, isLive, now)) !== q.outcome) return false;
     if (q.source !== undefined) {
       let ok = sourceOk.get(c.runSlot);
@@ -104,21 +109,21 @@ function selectCalls(catalog: Catalog, q: CallQuery, isLive: IsLive): { total: n
   const order = q.order ?? 'newest';
   const end = q.offset + q.limit;
   if (order === 'largest') {
-    const matched: CallRow[] = [];
-    for (let i = 0; i < all.length; i++) { const c = all.at(i); if (match(c)) matched.push(c); }
-    matched.sort((a, b) => b.bytes - a.bytes || b.startedMs - a.startedMs || b.seq - a.seq);
-    return { total: matched.length, rows: matched.slice(q.offset, end) };
+    const matched: number[] = [];
+    for (let i = 0; i < all.length; i++) { const c = all.slotAt(i); if (match(c)) matched.push(c); }
+    matched.sort((a, b) => x.callBytes(b) - x.callBytes(a) || x.callStarted(b) - x.callStarted(a) || b - a);
+    return { total: matched.length, rows: matched.slice(q.offset, end).map((c) => x.call(c)) };
   }
   // Newest or oldest: walk the sorted rows, keeping only the page (no copy of every match).
   const rows: CallRow[] = [];
   let total = 0;
-  const take = (c: CallRow): void => {
+  const take = (c: number): void => {
     if (!match(c)) return;
-    if (total >= q.offset && total < end) rows.push(c);
+    if (total >= q.offset && total < end) rows.push(x.call(c));
     total++;
   };
-  if (order === 'newest') for (let i = all.length - 1; i >= 0; i--) take(all.at(i));
-  else for (let i = 0; i < all.length; i++) take(all.at(i));
+  if (order === 'newest') for (let i = all.length - 1; i >= 0; i--) take(all.slotAt(i));
+  else for (let i = 0; i < all.length; i++) take(all.slotAt(i));
   return { total, rows };
 }
 
