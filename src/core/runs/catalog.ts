@@ -45,6 +45,8 @@ export interface CatalogStats {
   readonly damagedLines: number;
   readonly reindexed: number;
   readonly rebuilt: boolean;
+  /** Times the logs folder was listed (start-up, repairs, misses of unknown runs while it changed). */
+  readonly listings: number;
 }
 
 /** The index of one tenant's logs folder. */
@@ -63,6 +65,7 @@ export class Catalog {
   private checkpointing = false;
   /** The logs folder's mtime and inode at the last listing. */
   private listedStamp = '';
+  private listings = 0;
   private headerOk = false;
   private built = false;
   private damagedLines = 0;
@@ -122,7 +125,7 @@ export class Catalog {
   stats(): CatalogStats {
     return {
       runs: this.x.liveRuns, calls: this.x.liveCalls, fileBytes: this.readOffset,
-      damagedLines: this.damagedLines, reindexed: this.reindexed, rebuilt: this.rebuilt,
+      damagedLines: this.damagedLines, reindexed: this.reindexed, rebuilt: this.rebuilt, listings: this.listings,
     };
   }
 
@@ -374,6 +377,7 @@ export class Catalog {
     const st = await fsp.stat(this.dir).catch(() => undefined);
     // Read in batches (a listing of 100,000 names at once stalls the loop while its array is built).
     const onDisk = new Set<string>();
+    this.listings++;
     const folder = await fsp.opendir(this.dir, { bufferSize: 1024 }).catch(() => undefined);
     if (folder) {
       let n = 0;

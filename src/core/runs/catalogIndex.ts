@@ -582,8 +582,10 @@ export class CatalogIndex {
   /** A run re-indexed from its log replaces its row (new slots). */
   applySnap(e: SnapEntry, off: number, len: number, onOrphan: (runId: string) => void): void {
     const prior = this.findRun(e.r);
-    // An older view of the log than the row already has (another process re-indexed first).
-    if (prior >= 0 && e.z < this.rn(prior, R_Z)) return;
+    // An older view of the log than the row already has (another process re-indexed it after it grew): smaller
+    // and not newer. A log rewritten shorter is newer, and its snap replaces the row (else every check of the run
+    // would find it stale and append another snap, for ever).
+    if (prior >= 0 && e.z < this.rn(prior, R_Z) && e.m <= this.rn(prior, R_M)) return;
     this.removeRun(e.r);
     const s = this.newRun(e.r);
     const seen = new Set<string>();

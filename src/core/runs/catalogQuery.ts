@@ -160,15 +160,18 @@ export async function queryCalls(catalog: Catalog, q: CallQuery, isLive: IsLive)
 export async function queryRuns(catalog: Catalog, q: RunQuery, tenant: string, isLive: IsLive): Promise<RunSummary[]> {
   if (q === null || typeof q !== 'object') throw new EvidenceError('invalidArgument', 'query must be an object');
   positive('limit', q.limit, MAX_LIMIT);
+  const skip = q.offset === undefined ? 0 : positive('offset', q.offset, Number.MAX_SAFE_INTEGER, 0);
   const text = optionalString('text', q.text)?.toLowerCase();
   await catalog.sync();
   const pick = (): RunRow[] => {
     const out: RunRow[] = [];
     const runs = catalog.runsOldestFirst();
+    let skipped = 0;
     for (let i = runs.length - 1; i >= 0 && out.length < q.limit; i--) {
       const r = runs.at(i);
       if (r.dead || !r.ok) continue;
       if (text !== undefined && !r.id.toLowerCase().includes(text) && !(r.label?.toLowerCase().includes(text) ?? false)) continue;
+      if (skipped++ < skip) continue;
       out.push(r);
     }
     return out;
