@@ -188,6 +188,10 @@ async function probe(dir: string, handles: string[]): Promise<void> {
   const misses: number[] = [];
   for (let i = 0; i < 21; i++) misses.push(await ms(() => store.readToolOutput({ handle: `res_ffffffffff-${i}` }).catch(() => undefined)));
   out.missMs = median(misses);
+  // A miss right after another process created a file in the logs folder: the one case that lists it.
+  writeFileSync(path.join(layout.logsDir, TENANT, 'another-process.tmp'), '');
+  out.missChangedMs = await ms(() => store.readToolOutput({ handle: 'res_eeeeeeeeee-1' }).catch(() => undefined));
+  rmSync(path.join(layout.logsDir, TENANT, 'another-process.tmp'));
   out.pageFirstMs = await ms(() => store.queryCalls({ offset: 0, limit: 100 }));
   out.pageAgainMs = await ms(() => store.queryCalls({ offset: 0, limit: 100 }));
   out.pageFilteredMs = await ms(() => store.queryCalls({ offset: 0, limit: 100, outcome: 'failed', order: 'largest' }));
@@ -256,6 +260,7 @@ async function main(): Promise<void> {
       report('largest event-loop stall, open to first answer (ms)', f(r.startStallMs), '< 100');
       report('handle hit, median of 41 (ms)', f(r.hitMs, 2), '< 10');
       report('handle miss, median of 21 (ms)', f(r.missMs, 2), '< 10');
+      report('  a miss just after the logs folder changed (lists it once) (ms)', f(r.missChangedMs));
       report('queryCalls first page of 100, first / again (ms)', `${f(r.pageFirstMs)} / ${f(r.pageAgainMs)}`, '< 300');
       report('queryCalls failed-only, largest first (ms)', f(r.pageFilteredMs));
       report('queryRuns picker search (ms)', f(r.runPickerMs));

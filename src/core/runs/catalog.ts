@@ -32,6 +32,8 @@ import type { RunRecord } from './types.js';
 const READ_CHUNK = 128 * 1024;
 /** Catalog bytes appended after the checkpoint before a process writes a new one. */
 const CHECKPOINT_LAG_BYTES = 4 * 1024 * 1024;
+/** Longest stretch of catalog lines parsed without letting the event loop run. */
+const SLICE_MS = 8;
 /** Logs stat'ed at once while verifying. */
 const STAT_BATCH = 64;
 
@@ -65,6 +67,7 @@ export class Catalog {
   private checkpointing = false;
   /** The logs folder's mtime and inode at the last listing. */
   private listedStamp = '';
+  private listedAt = 0;
   private listings = 0;
   private headerOk = false;
   private built = false;
@@ -161,6 +164,8 @@ export class Catalog {
       if (id !== this.fileId || st.size < this.readOffset) { this.reset(); this.fileId = id; }
       let pos = this.readOffset;
       let carry: Buffer | undefined;
+      let lines = 0;
+      let sliceStart = performance.now();
       while (pos < st.size) {
         const want = Math.min(READ_CHUNK, st.size - pos);
         const chunk = Buffer.allocUnsafe(want);
@@ -186,10 +191,16 @@ export class Catalog {
           if (entry) this.apply(entry, base + i + 1, next - i - 1);
           else if (next > i + 1) this.damaged();
           i = next;
+          // Slices by time, not bytes: cold code and a loaded machine make a chunk's cost unpredictable.
+          if (++lines % 32 === 0 && performance.now() - sliceStart > SLICE_MS) {
+            this.readOffset = base + i;
+            await yieldToLoop();
+            sliceStart = performance.now();
+          }
         }
         this.readOffset = base + i;
         if (this.x.shouldPackHandles) { await yieldToLoop(); this.x.packHandles(); }
-        if (!atEnd) await yieldToLoop();
+        if (!atEnd) { await yieldToLoop(); sliceStart = performance.now(); }
       }
     } finally {
       await fh.close();
@@ -362,8 +373,9 @@ export class Catalog {
   async reconcileIfFolderChanged(): Promise<void> {
     const st = await fsp.stat(this.dir).catch(() => undefined);
     const stamp = st ? `${st.mtimeMs}:${st.ino}` : '';
-    // A change within the filesystem's timestamp granularity of the last listing would not move the mtime.
-    if (st && stamp === this.listedStamp && Date.now() - st.mtimeMs > 2000) return;
+    // Unchanged, and its mtime well before that listing began (a change within the filesystem's timestamp
+    // granularity of an earlier one might not have moved it): nothing was added or removed since.
+    if (st && stamp === this.listedStamp && this.listedAt - st.mtimeMs > 2000) return;
     await this.reconcile(false);
   }
 
@@ -374,6 +386,7 @@ export class Catalog {
    */
   async reconcile(finishBuild: boolean): Promise<void> {
     await this.sync();
+    const listedAt = Date.now();
     const st = await fsp.stat(this.dir).catch(() => undefined);
     // Read in batches (a listing of 100,000 names at once stalls the loop while its array is built).
     const onDisk = new Set<string>();
@@ -404,7 +417,7 @@ export class Catalog {
       if (s % SLICE_ROWS === SLICE_ROWS - 1) await yieldToLoop();
     }
     if (gone.length) await this.append(gone.map((r) => ({ k: 'del', r }) as const));
-    if (st) this.listedStamp = `${st.mtimeMs}:${st.ino}`;
+    if (st) { this.listedStamp = `${st.mtimeMs}:${st.ino}`; this.listedAt = listedAt; }
     await this.verifyRuns(open);
     if (finishBuild && !this.built) await this.append([{ k: 'built' }]);
   }
