@@ -26,6 +26,8 @@
  * can add work but never change the answer.
  */
 import { isAscii } from 'node:buffer';
+import { hash as hashOf } from 'node:crypto';
+import { readSync } from 'node:fs';
 import { isMainThread, parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { cannotMatchNewline, requiredLiteral } from './patternAnalysis.js';
 import { PATTERN_WORKER_MARK, type FromWorker, type MatcherSetup, type PatternMatch, type PatternSearchResult, type ToWorker } from './patternProtocol.js';
@@ -309,6 +311,41 @@ function countBytes(buf: Buffer, a: number, b: number): number {
   return n;
 }
 
+/**
+ * One whole search over a local file, read here by descriptor in pieces of whole chunks
+ * into one reused buffer: each piece is read, its assigned chunks hashed and compared,
+ * then matched while it is still in the processor's cache (docs/contracts.md §2.10).
+ * Synchronous: the orchestration watches `progress` and terminates this worker when a
+ * piece overruns its budget or the search is cancelled.
+ */
+function searchFile(m: Extract<ToWorker, { type: 'file' }>): FromWorker {
+  const { setup, fd, byteCount, pieceBytes } = m;
+  const cs = setup.chunkSize;
+  const progress = new Int32Array(m.progress);
+  const matcher = new PatternMatcher(setup);
+  const buf = Buffer.allocUnsafe(Math.min(pieceBytes, Math.max(1, byteCount)));
+  let hashed = 0;
+  for (let pos = 0, done = 0; pos < byteCount; pos += pieceBytes) {
+    const len = Math.min(pieceBytes, byteCount - pos);
+    let got = 0;
+    while (got < len) {
+      const n = readSync(fd, buf, got, len - got, pos + got);
+      if (n === 0) return { type: 'mismatch' };
+      got += n;
+    }
+    const piece = buf.subarray(0, len);
+    for (let off = 0, c = pos / cs; off < len; off += cs, c++) {
+      if ((m.hash[c >> 3]! & (1 << (c & 7))) === 0) continue;
+      const digest = hashOf('sha256', piece.subarray(off, Math.min(off + cs, len)), 'buffer');
+      if (!digest.equals(m.chunkDigests.subarray(c * 32, c * 32 + 32))) return { type: 'mismatch' };
+      hashed++;
+    }
+    matcher.piece(piece, pos);
+    Atomics.store(progress, 0, ++done);
+  }
+  return { type: 'done', hashed, ...matcher.end() };
+}
+
 /** Answers the orchestration's messages on `port`: one search at a time, pieces acknowledged in order. */
 export function servePatternSearches(port: Pick<MessagePort, 'postMessage' | 'on'>): void {
   let views: Buffer[] = [];
@@ -327,6 +364,8 @@ export function servePatternSearches(port: Pick<MessagePort, 'postMessage' | 'on
         const r = matcher!.end();
         matcher = undefined;
         post({ type: 'done', ...r });
+      } else if (m.type === 'file') {
+        post(searchFile(m));
       }
     } catch (e) {
       post({ type: 'error', message: String((e as Error)?.message ?? e) });

@@ -1,6 +1,12 @@
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { FsBlobStore } from '../../../src/core/blobs/fsBlobStore.js';
+import { blobRangeSource } from '../../../src/core/blobs/verifiedBlobs.js';
 import { manifestOf, type RangeSource } from '../../../src/core/integrity.js';
+import { clearVerifiedChunks } from '../../../src/core/verifiedChunks.js';
 import { cannotMatchNewline, MAX_MATCH_LINE_BYTES, searchPattern, type PatternMatch, type PatternSearchOptions, type PatternSearchResult } from '../../../src/core/runs/patternSearch.js';
 import { PatternMatcher } from '../../../src/core/runs/patternWorker.js';
 
@@ -178,6 +184,74 @@ describe('pattern search: optimised scan vs a naive per-line reference', () => {
       await assert.rejects(searchPattern(source(tampered, readInto), m, o), /artifact digest does not match its recorded identity/);
       await assert.rejects(searchPattern(source(bytes.subarray(0, bytes.length - 1), readInto), m, o), /artifact digest does not match its recorded identity/);
     }
+  });
+
+  describe('over a local file (the worker reads it by descriptor, both threads hash)', () => {
+    let dir: string;
+    let store: FsBlobStore;
+    let n = 0;
+    before(async () => { dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pattern-file-')); store = await FsBlobStore.open(dir); });
+    after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    /** A real file in a filesystem blob store holding `bytes`, and its source (which has `openFile`). */
+    const fileSource = async (bytes: Uint8Array): Promise<RangeSource> => {
+      const key = { tenant: 't', runId: 'r', callId: `c${n++}` };
+      await store.put(key, bytes);
+      const src = blobRangeSource(store, key);
+      assert.ok(src.openFile, 'a filesystem blob opens as a file');
+      return src;
+    };
+
+    it('agrees with the reference (random lines, patterns, chunk sizes, pages)', async function () {
+      this.timeout(120_000);
+      await fc.assert(fc.asyncProperty(content, pattern, fc.constantFrom(1, 3, 16, 65536), page, async (text, p, chunkSize, pg) => {
+        const bytes = Buffer.from(text, 'utf8');
+        const o = optionsOf(p, pg);
+        clearVerifiedChunks();
+        const src = await fileSource(bytes);
+        const m = manifestOf(bytes, chunkSize);
+        assert.deepEqual(await searchPattern(src, m, o), naiveSearch(bytes, o));
+        // Again with every chunk in the verified-chunk cache: the same answer.
+        assert.deepEqual(await searchPattern(src, m, o), naiveSearch(bytes, o));
+      }), { numRuns: 40 });
+    });
+
+    it('a byte changed in any chunk (hashed by the worker or by the main thread) or a short file fails the first search', async () => {
+      const bytes = Buffer.from('ok\n'.repeat(5000) + 'ERROR here\n');
+      const m = manifestOf(bytes, 1024); // 15 chunks: the worker hashes the first 40 %, the main thread the rest
+      const o = optionsOf('ERROR', { offset: 0, limit: 5, maxLineChars: 100, maxContentChars: 1000 });
+      clearVerifiedChunks();
+      assert.equal((await searchPattern(await fileSource(bytes), m, o)).totalMatches, 1);
+      for (const at of [0, 2_500, 5_000, 9_000, 12_000, bytes.length - 1]) {
+        clearVerifiedChunks();
+        const tampered = Buffer.from(bytes);
+        tampered[at] = tampered[at]! ^ 1;
+        await assert.rejects(searchPattern(await fileSource(tampered), m, o), /artifact digest does not match its recorded identity/, `byte ${at}`);
+      }
+      clearVerifiedChunks();
+      await assert.rejects(searchPattern(await fileSource(bytes.subarray(0, bytes.length - 1)), m, o), /artifact digest does not match its recorded identity/);
+    });
+
+    it('a file whose identity changes during the search fails it, and nothing is remembered', async () => {
+      const bytes = Buffer.from('ok\n'.repeat(5000) + 'ERROR here\n');
+      const m = manifestOf(bytes, 1024);
+      const o = optionsOf('ERROR', { offset: 0, limit: 5, maxLineChars: 100, maxContentChars: 1000 });
+      clearVerifiedChunks();
+      const real = await fileSource(bytes);
+      let stats = 0;
+      // The open file reports another identity the second time it is asked (after the scan).
+      const changing: RangeSource = {
+        ...real,
+        openFile: async () => {
+          const f = (await real.openFile!())!;
+          return { ...f, stat: async () => { const s = await f.stat(); return stats++ % 2 === 0 ? s : { ...s, identity: `${s.identity}:changed` }; } };
+        },
+      };
+      await assert.rejects(searchPattern(changing, m, o), /artifact digest does not match its recorded identity/);
+      const { verifiedChunkStats } = await import('../../../src/core/verifiedChunks.js');
+      const hashed = verifiedChunkStats.hashed;
+      assert.equal((await searchPattern(real, m, o)).totalMatches, 1);
+      assert.equal(verifiedChunkStats.hashed - hashed, 15, 'no chunk was remembered from the failed search');
+    });
   });
 
   it('proves "cannot match a newline" only for patterns that cannot, and says so for the common ones', () => {
