@@ -334,7 +334,9 @@ describe('read_tool_output (docs/contracts.md §2.5)', () => {
       const r = JSON.parse(text) as ReadToolOutputResult;
       assert.equal(calls, 1);
       assert.ok(Buffer.byteLength(text) < 8192);
-      assert.deepEqual([r.total_matches, r.truncated, r.returned_lines, r.matches!.length, r.content.split('\n').length], [40, true, r.limit, r.limit, r.limit]);
+      assert.deepEqual([r.total_matches, r.truncated, r.matches!.length, r.content.split('\n').length], [40, true, r.returned_lines, r.returned_lines]);
+      // The model's pattern reply names no echo of the call (docs/contracts.md §2.5).
+      assert.deepEqual(Object.keys(r), ['total_matches', 'returned_lines', 'truncated', 'content', 'matches']);
       assert.ok(r.returned_lines >= 1 && r.returned_lines < 5, String(r.returned_lines));
     });
   });
