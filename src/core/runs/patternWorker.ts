@@ -29,7 +29,7 @@ import { isAscii } from 'node:buffer';
 import { hash as hashOf } from 'node:crypto';
 import { readSync } from 'node:fs';
 import { isMainThread, parentPort, workerData, type MessagePort } from 'node:worker_threads';
-import { cannotMatchNewline, requiredLiteral } from './patternAnalysis.js';
+import { cannotMatchNewline, requiredLiteral, utf8BytePattern } from './patternAnalysis.js';
 import { PATTERN_WORKER_MARK, type FromWorker, type MatcherSetup, type PatternMatch, type PatternSearchResult, type ToWorker } from './patternProtocol.js';
 
 /** Overlap between consecutive windows of a line longer than `maxLineBytes`: a quarter of the window. */
@@ -82,12 +82,14 @@ export class PatternMatcher {
   private lineMatched = false;
 
   constructor(private readonly s: MatcherSetup) {
-    // Binary content is searched as bytes (grep -a): one latin1 character per byte, so a
-    // literal still means its UTF-8 bytes only for ASCII; the prefilters stay sound.
-    const literal = requiredLiteral(s.pattern);
+    // Binary content is searched as bytes (grep -a): one latin1 character per byte, and a
+    // non-ASCII character of the pattern stands for its UTF-8 bytes (`utf8BytePattern`).
+    // A literal is then ASCII only or not used, so the prefilters stay sound.
+    const pattern = s.binary ? utf8BytePattern(s.pattern) : s.pattern;
+    const literal = requiredLiteral(pattern);
     this.lit = literal === null || (s.binary && Buffer.byteLength(literal) !== literal.length) ? null : Buffer.from(literal, 'utf8');
-    this.re = new RegExp(s.pattern);
-    this.reFrom = new RegExp(s.pattern, 'g');
+    this.re = new RegExp(pattern);
+    this.reFrom = new RegExp(pattern, 'g');
     this.scan = !s.binary && cannotMatchNewline(s.pattern) ? new RegExp(s.pattern, 'gm') : null;
     this.step = s.maxLineBytes - windowOverlap(s.maxLineBytes);
   }

@@ -8,6 +8,7 @@ import { blobRangeSource } from '../../../src/core/blobs/verifiedBlobs.js';
 import { manifestOf, type RangeSource } from '../../../src/core/integrity.js';
 import { clearVerifiedChunks } from '../../../src/core/verifiedChunks.js';
 import { cannotMatchNewline, MAX_MATCH_LINE_BYTES, searchPattern, type PatternMatch, type PatternSearchOptions, type PatternSearchResult } from '../../../src/core/runs/patternSearch.js';
+import { utf8BytePattern } from '../../../src/core/runs/patternAnalysis.js';
 import { PatternMatcher } from '../../../src/core/runs/patternWorker.js';
 
 const isCont = (b: number | undefined): boolean => b !== undefined && (b & 0xc0) === 0x80;
@@ -51,7 +52,8 @@ function naiveSearch(bytes: Buffer, o: PatternSearchOptions, cap = MAX_MATCH_LIN
       if (w !== ls) { ps--; if (!binary) while (ps > 0 && isCont(bytes[ps])) ps--; }
       const text = decode(ps, we);
       const from = decode(ps, ws).length;
-      const re = new RegExp(o.pattern, 'g');
+      // Binary: a non-ASCII character stands for its UTF-8 bytes (tested on its own below).
+      const re = new RegExp(binary ? utf8BytePattern(o.pattern) : o.pattern, 'g');
       re.lastIndex = from;
       const m = re.exec(text);
       const byteAt = (k: number): number => ps + (binary ? k : Buffer.byteLength(text.slice(0, k)));
@@ -252,6 +254,23 @@ describe('pattern search: optimised scan vs a naive per-line reference', () => {
       assert.equal((await searchPattern(real, m, o)).totalMatches, 1);
       assert.equal(verifiedChunkStats.hashed - hashed, 15, 'no chunk was remembered from the failed search');
     });
+  });
+
+  it('on binary content, a non-ASCII character of the pattern finds its UTF-8 bytes; escapes and classes name single bytes', async () => {
+    assert.equal(utf8BytePattern('naïve'), 'na(?:\\xc3\\xaf)ve');
+    assert.equal(utf8BytePattern('😀+'), '(?:\\xf0\\x9f\\x98\\x80)+');
+    assert.equal(utf8BytePattern('na\\xefve [é] \\é'), 'na\\xefve [é] \\é');
+    // A NUL-studded blob (binary) holding "naïve" in UTF-8 at 1000 and the Latin-1 byte 0xEF at 3000.
+    const bytes = Buffer.alloc(4000, 0);
+    Buffer.from('naïve', 'utf8').copy(bytes, 1000);
+    Buffer.from('na\xefve', 'latin1').copy(bytes, 3000);
+    const m = manifestOf(bytes, 1024);
+    assert.equal(m.utf8, false);
+    const o = { ...optionsOf('', { offset: 0, limit: 5, maxLineChars: 100, maxContentChars: 1000 }), binary: true };
+    const at = async (p: string): Promise<number[]> => (await searchPattern(source(bytes, true), m, { ...o, pattern: p })).matches.map((x) => x.byte_offset);
+    assert.deepEqual(await at('naïve'), [1000]);
+    assert.deepEqual(await at('na\\xefve'), [3000]);
+    assert.deepEqual(await at('na[ï]ve'), [3000]);
   });
 
   it('proves "cannot match a newline" only for patterns that cannot, and says so for the common ones', () => {
