@@ -5,7 +5,13 @@
  * `dist/patternWorker.js`), the messages between them in `patternProtocol.ts`.
  *
  * A JavaScript regular expression cannot be interrupted on the thread that runs it,
- * so matching runs in a worker thread. The main thread reads the content in windows of
+ * so matching runs in a worker thread. Two ways to feed it:
+ * - a local file (`RangeSource.openFile`, the filesystem blob store): `searchFile`, the
+ *   worker reads the file itself by descriptor and matches each piece while it is in
+ *   cache; the chunks not yet verified are hashed on both threads (see there);
+ * - any other source (S3, memory): `searchSlots`, below.
+ *
+ * `searchSlots`: the main thread reads the content in windows of
  * about 4 MiB into two reused SharedArrayBuffer slots, verifies every chunk digest in
  * place (`streamVerifiedInto`), and only then hands the slot to the worker as ~1 MiB
  * pieces (whole chunks); while the worker scans one slot the main thread fills the
@@ -179,6 +185,8 @@ async function searchFile(file: OpenedFile, manifest: Manifest, options: Pattern
   const mainChunks = todo.filter((i) => i >= split);
   const pieceBytes = pieceBytesOf(manifest, FILE_PIECE_BYTES);
   const progress = new SharedArrayBuffer(4);
+  const progressView = new Int32Array(progress);
+  const searched = (): number => Math.min(manifest.byteCount, Atomics.load(progressView, 0) * pieceBytes);
   const worker = acquireWorker();
   let failure: Error | undefined;
   let clean = false;
@@ -186,7 +194,7 @@ async function searchFile(file: OpenedFile, manifest: Manifest, options: Pattern
   const checkStop = (): void => {
     if (stopped) throw stopped;
     if (signal?.aborted) throw new EvidenceError('invalidArgument', SEARCH_CANCELLED_MESSAGE);
-    if (Date.now() >= overall) throw new EvidenceError('invalidArgument', searchDeadlineMessage(options.timeoutMs!, manifest.byteCount, manifest.byteCount));
+    if (Date.now() >= overall) throw new EvidenceError('invalidArgument', searchDeadlineMessage(options.timeoutMs!, searched(), manifest.byteCount));
   };
   try {
     const result = new Promise<FromWorker>((resolve) => {
@@ -201,7 +209,7 @@ async function searchFile(file: OpenedFile, manifest: Manifest, options: Pattern
     const mine = hashFileChunks(file, manifest, mainChunks, checkStop);
     let r: FromWorker;
     try {
-      r = await watchFileSearch(worker, result, mine, new Int32Array(progress), pieceBytes, manifest.byteCount, overall, options);
+      r = await watchFileSearch(worker, result, mine, progressView, searched, manifest.byteCount, overall, options);
     } catch (e) {
       // Stops this thread's hashing too; its own rejection is then expected and ignored.
       stopped = e as EvidenceError;
@@ -232,7 +240,7 @@ async function searchFile(file: OpenedFile, manifest: Manifest, options: Pattern
  * a rejection of `mine` (this thread's hashing) fails the search at once.
  */
 function watchFileSearch(
-  worker: Worker, result: Promise<FromWorker>, mine: Promise<unknown>, progress: Int32Array, pieceBytes: number, byteCount: number,
+  worker: Worker, result: Promise<FromWorker>, mine: Promise<unknown>, progress: Int32Array, searched: () => number, byteCount: number,
   overall: number, options: PatternSearchOptions,
 ): Promise<FromWorker> {
   return new Promise<FromWorker>((resolve, reject) => {
@@ -254,7 +262,7 @@ function watchFileSearch(
       const done = Atomics.load(progress, 0);
       const started = startedWorkers.has(worker);
       if (done !== seen || !started) { seen = done; since = now; }
-      if (now >= overall) finish(() => reject(new EvidenceError('invalidArgument', searchDeadlineMessage(options.timeoutMs!, Math.min(byteCount, seen * pieceBytes), byteCount))));
+      if (now >= overall) finish(() => reject(new EvidenceError('invalidArgument', searchDeadlineMessage(options.timeoutMs!, searched(), byteCount))));
       else if (!started && now - t0 > Math.max(options.budgetMs, WORKER_START_MS)) finish(() => reject(patternFailure('worker did not start', undefined)));
       else if (started && now - since > options.budgetMs) finish(() => reject(new EvidenceError('invalidArgument', PATTERN_TIMEOUT_MESSAGE)));
     }, Math.max(1, Math.min(PROGRESS_TICK_MS, options.budgetMs)));
