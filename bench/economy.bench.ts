@@ -35,7 +35,7 @@ const CORPUS: [string, string][] = [
   ['minified bundle', 'cat node_modules/@azure/msal-browser/lib/msal-browser.min.js'],
   ['.wasm', 'cat node_modules/playwright-core/lib/webp_codec.wasm'],
   // A JSON dump over 100 MB: one JSON object per file of the root file system (find's fields, encoded by jq).
-  ['JSON dump > 100 MB (find / | jq)', "find / -xdev -printf '%p\\t%s\\t%T@\\t%M\\t%u\\t%i\\t%n\\n' 2>/dev/null | jq -R -c 'split(\"\\t\") | {path: .[0], size: (.[1] | tonumber), mtime: .[2], mode: .[3], user: .[4], inode: (.[5] | tonumber), links: (.[6] | tonumber)}'"],
+  ['JSON dump > 100 MB (find / piped to jq)', "find / -xdev -printf '%p\\t%s\\t%T@\\t%M\\t%u\\t%i\\t%n\\n' 2>/dev/null | jq -R -c 'split(\"\\t\") | {path: .[0], size: (.[1] | tonumber), mtime: .[2], mode: .[3], user: .[4], inode: (.[5] | tonumber), links: (.[6] | tonumber)}'"],
 ];
 
 /**
