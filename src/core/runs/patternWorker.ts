@@ -69,6 +69,8 @@ export class PatternMatcher {
   private total = 0;
   private chars = 0;
   private collecting = true;
+  /** The content budget (not the limit) stopped the page: see `stoppedByBudget`. */
+  private budgetStop = false;
   private cut = false;
   private readonly matches: PatternMatch[] = [];
   // The line that continues into the next piece: its start (content offset), whether it
@@ -121,6 +123,35 @@ export class PatternMatcher {
       this.lineMatched = false;
       this.addPend(buf.subarray(s), false);
     }
+  }
+
+  /**
+   * Starts this matcher at a chunk boundary inside the content instead of at 0 (the second
+   * lane of a split search, docs/contracts.md §2.10): `lineNo` lines end before it, and when
+   * the boundary falls inside a line (`insideLine`), that line belongs to the lane before:
+   * its bytes are passed over (not kept, not tested) up to its newline.
+   */
+  startAt(lineNo: number, insideLine: boolean): void {
+    this.lineNo = lineNo;
+    if (insideLine) { this.pend = Buffer.alloc(0); this.lineMatched = true; }
+  }
+
+  /**
+   * The first lane of a split search, past its range: only the line still pending is
+   * completed, from `buf` (content offset `base`). True when it is complete (or none was pending).
+   */
+  finishPending(buf: Buffer): boolean {
+    if (!this.pend) return true;
+    const nl = buf.indexOf(10);
+    if (nl === -1) { this.addPend(buf, false); return false; }
+    this.addPend(buf.subarray(0, nl), true);
+    this.lineNo++;
+    return true;
+  }
+
+  /** True when the content budget stopped the page (more matches would have been collected otherwise). */
+  get stoppedByBudget(): boolean {
+    return this.budgetStop;
   }
 
   /** The answer, after the last piece. */
@@ -233,7 +264,7 @@ export class PatternMatcher {
       if (head || tail) { window = { start, end }; this.cut = true; }
     }
     const need = (this.matches.length ? 1 : 0) + String(number).length + 1 + shown.length;
-    if (this.chars + need > this.s.maxContentChars) { this.collecting = false; this.cut = true; return; }
+    if (this.chars + need > this.s.maxContentChars) { this.collecting = false; this.cut = true; this.budgetStop = true; return; }
     this.chars += need;
     this.matches.push({ line_number: number, byte_offset: byteOffset, column: byteOffset - this.lineStart + 1, text: shown, ...(window && { window }) });
     if (this.matches.length >= this.s.limit) this.collecting = false;
@@ -306,6 +337,40 @@ export class PatternMatcher {
 }
 
 const isLow = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff;
+
+/** One lane's answer: the page it collected from offset 0, and whether the content budget stopped it. */
+export interface LaneResult extends PatternSearchResult {
+  readonly stoppedByBudget: boolean;
+}
+
+/**
+ * The answer of one search split in two lanes at a chunk boundary (docs/contracts.md §2.10),
+ * both run with offset 0: exactly what one matcher over the whole content returns. The
+ * first lane's page is taken whole; the second lane's matches continue it while the page
+ * has room by the same rule `found` applies (`limit`, then `maxContentChars` counting
+ * `<line_number>:<text>` and a separator), and `cut` says what it says for one matcher:
+ * a returned match shown as a window, or the content budget stopping the page.
+ */
+export function mergeLanes(a: LaneResult, b: LaneResult, limit: number, maxContentChars: number): PatternSearchResult {
+  const matches = [...a.matches];
+  let cut = a.cut;
+  let chars = 0;
+  matches.forEach((m, i) => { chars += (i ? 1 : 0) + String(m.line_number).length + 1 + m.text.length; });
+  if (!a.stoppedByBudget && matches.length < limit) {
+    let all = true;
+    for (const m of b.matches) {
+      if (matches.length >= limit) { all = false; break; }
+      if (m.window) cut = true;
+      const need = (matches.length ? 1 : 0) + String(m.line_number).length + 1 + m.text.length;
+      if (chars + need > maxContentChars) { cut = true; all = false; break; }
+      chars += need;
+      matches.push(m);
+    }
+    // The second lane's own budget stopped it before the page was full: so would one matcher.
+    if (all && b.stoppedByBudget && matches.length < limit) cut = true;
+  }
+  return { totalMatches: a.totalMatches + b.totalMatches, matches, cut };
+}
 
 function countBytes(buf: Buffer, a: number, b: number): number {
   let n = 0;

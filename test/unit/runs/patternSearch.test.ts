@@ -9,7 +9,7 @@ import { manifestOf, type RangeSource } from '../../../src/core/integrity.js';
 import { clearVerifiedChunks } from '../../../src/core/verifiedChunks.js';
 import { cannotMatchNewline, MAX_MATCH_LINE_BYTES, searchPattern, type PatternMatch, type PatternSearchOptions, type PatternSearchResult } from '../../../src/core/runs/patternSearch.js';
 import { utf8BytePattern } from '../../../src/core/runs/patternAnalysis.js';
-import { PatternMatcher } from '../../../src/core/runs/patternWorker.js';
+import { mergeLanes, PatternMatcher } from '../../../src/core/runs/patternWorker.js';
 
 const isCont = (b: number | undefined): boolean => b !== undefined && (b & 0xc0) === 0x80;
 const escapeBin = (t: string): string => [...t].map((c) => (c === '\\' ? '\\\\' : c >= ' ' && c < '\x7f' ? c : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)).join('');
@@ -131,6 +131,33 @@ function inProcess(bytes: Uint8Array, chunkSize: number, pieceChunks: number, o:
   return matcher.end();
 }
 
+/**
+ * The same content searched in two lanes split at chunk `split` (docs/contracts.md §2.10):
+ * the first lane over [0, B) then only its pending line on; the second from B, passing
+ * over the line the boundary falls in; their pages merged.
+ */
+function inProcessSplit(bytes: Uint8Array, chunkSize: number, pieceChunks: number, o: PatternSearchOptions, split: number, maxLineBytes?: number, binary = false): PatternSearchResult {
+  const m = manifestOf(bytes, chunkSize);
+  const setup = {
+    pattern: o.pattern, offset: 0, limit: o.limit, maxLineChars: o.maxLineChars, maxContentChars: o.maxContentChars,
+    maxLineBytes: maxLineBytes ?? MAX_MATCH_LINE_BYTES, cutMarker: o.cutMarker, chunkSize, chunkNewlines: m.chunkNewlines, binary,
+  };
+  const B = Math.min(split * chunkSize, bytes.length);
+  const pieceBytes = pieceChunks * chunkSize;
+  const buf = Buffer.from(bytes);
+  const a = new PatternMatcher(setup);
+  for (let start = 0; start < B; start += pieceBytes) a.piece(buf.subarray(start, Math.min(B, start + pieceBytes)), start);
+  for (let start = B; start < bytes.length; start += pieceBytes) if (a.finishPending(buf.subarray(start, Math.min(bytes.length, start + pieceBytes)))) break;
+  const b = new PatternMatcher(setup);
+  let before = 0;
+  for (let c = 0; c * chunkSize < B; c++) before += m.chunkNewlines[c]!;
+  b.startAt(before, B > 0 && bytes[B - 1] !== 10);
+  for (let start = B; start < bytes.length; start += pieceBytes) b.piece(buf.subarray(start, Math.min(bytes.length, start + pieceBytes)), start);
+  const ra = a.end();
+  const rb = b.end();
+  return mergeLanes({ ...ra, stoppedByBudget: a.stoppedByBudget }, { ...rb, stoppedByBudget: b.stoppedByBudget }, o.limit, o.maxContentChars);
+}
+
 const isValid = (p: string): boolean => { try { new RegExp(p); return true; } catch { return false; } };
 
 // A small regex grammar that reaches every prefilter: literals (ASCII, é, a surrogate
@@ -161,6 +188,16 @@ describe('pattern search: optimised scan vs a naive per-line reference', () => {
       const o = optionsOf(p, pg);
       const bytes = Buffer.from(text, 'utf8');
       assert.deepEqual(inProcess(bytes, chunkSize, pieceChunks, o, maxLineBytes, binary), naiveSearch(bytes, o, maxLineBytes, binary));
+    }), { numRuns: 3000 });
+  });
+
+  it('two lanes split at any chunk boundary and merged return exactly what the reference returns for a first page', () => {
+    const cap = fc.option(fc.integer({ min: 1, max: 30 }), { nil: undefined });
+    fc.assert(fc.property(content, pattern, fc.constantFrom(1, 2, 3, 7, 16, 64), fc.integer({ min: 1, max: 5 }), cap, page, fc.boolean(), fc.nat(200), (text, p, chunkSize, pieceChunks, maxLineBytes, pg, binary, split) => {
+      const o = optionsOf(p, { ...pg, offset: 0 });
+      const bytes = Buffer.from(text, 'utf8');
+      const chunks = Math.ceil(bytes.length / chunkSize);
+      assert.deepEqual(inProcessSplit(bytes, chunkSize, pieceChunks, o, split % (chunks + 1), maxLineBytes, binary), naiveSearch(bytes, o, maxLineBytes, binary));
     }), { numRuns: 3000 });
   });
 
