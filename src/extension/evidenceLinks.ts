@@ -19,8 +19,8 @@ import { Ids } from './ids.js';
 import type { Log } from './log.js';
 import type { ServicesHost } from './services.js';
 
-/** Id of the command that opens a link into the evidence (must match package.json). */
-export const openEvidenceLinkCommand = 'boundedEvidence.openEvidenceLink';
+/** Id of the command that opens a link into the evidence (declared with the other ids). */
+const openEvidenceLinkCommand = Ids.commands.openEvidenceLink;
 /** Path of the URI handler's one route: `<scheme>://bounded-evidence.bounded-evidence/open?…`. */
 export const OPEN_PATH = '/open';
 

@@ -30,6 +30,11 @@ export const Ids = {
     routeAgentTerminalsForUser: 'boundedEvidence.routeAgentTerminalsForUser',
     /** Removes only our hooks from the user's files. */
     stopRoutingForUser: 'boundedEvidence.stopRoutingForUser',
+    /**
+     * Opens a link into the evidence (a handle or `.tool-artifacts` range, with a window):
+     * the only command our chat answers trust (docs/contracts.md §3.4, "Links"); hidden.
+     */
+    openEvidenceLink: 'boundedEvidence.openEvidenceLink',
   },
   /** Language model tool names (declared in the core: the MCP server serves the same names). */
   tools: EvidenceToolNames,

@@ -40,7 +40,7 @@ interface Harness {
   send(m: WebviewToHost | Record<string, unknown>): Promise<HostToWebview>;
 }
 
-function harness(store: () => RunStore | undefined, chatAvailable = true): Harness {
+function harness(store: () => RunStore | undefined, chatAvailable = true, uriScheme?: string): Harness {
   const posted: HostToWebview[] = [];
   const clipboard: string[] = [];
   const chat: string[] = [];
@@ -50,7 +50,7 @@ function harness(store: () => RunStore | undefined, chatAvailable = true): Harne
     openArtifact: async () => undefined,
     startAction: () => undefined,
   };
-  const controller = new InspectorController({ store, post: (m) => posted.push(m), actions, log: { info() {}, warn() {}, error() {} }, deltaDelayMs: 5 });
+  const controller = new InspectorController({ store, post: (m) => posted.push(m), actions, log: { info() {}, warn() {}, error() {} }, deltaDelayMs: 5, ...(uriScheme ? { uriScheme } : {}) });
   return {
     controller, posted, clipboard, chat,
     async send(m) {
@@ -195,6 +195,10 @@ describe('inspector controller over a real RunStore', () => {
     const f = await fallback.send({ type: 'sendToChat', id: 12, handle, range });
     assert.ok(f.type === 'done' && f.message.includes('copied to the clipboard instead'));
     assert.equal(fallback.clipboard[0], md);
+    // Insiders and OSS builds open other schemes: the link uses the editor's own (vscode.env.uriScheme).
+    const insiders = harness(() => store, true, 'vscode-insiders');
+    await insiders.send({ type: 'copyExcerpt', id: 13, handle, range });
+    assert.equal(insiders.clipboard[0], md.replace('- open: <vscode://', '- open: <vscode-insiders://'));
   });
 
   it('shows binary content as a hex dump and refuses lines for it', async () => {

@@ -47,6 +47,8 @@ export interface InspectorControllerOptions {
   readonly target?: TargetDto;
   /** Delay that batches live records into one delta (ms). */
   readonly deltaDelayMs?: number;
+  /** URI scheme of this editor (`vscode.env.uriScheme`: Insiders and OSS builds differ) for excerpt links. */
+  readonly uriScheme?: string;
 }
 
 /** Artifacts up to this size get a line index even for byte windows (one pass, then O(64 KiB) lookups). */
@@ -338,6 +340,7 @@ export class InspectorController {
       handle: src.handle, start: w.start, end: w.end, totalBytes: src.byteCount, sha256: src.sha256, bytes: w.bytes,
       text: w.text, encoding: w.encoding, ...(w.firstLine !== undefined ? { firstLine: w.firstLine } : {}),
       ...(w.lineSpan !== undefined ? { lineSpan: w.lineSpan } : {}),
+      ...(this.opts.uriScheme ? { uriScheme: this.opts.uriScheme } : {}),
     });
     return { markdown, bytes: w.end - w.start };
   }

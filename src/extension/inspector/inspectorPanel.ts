@@ -96,6 +96,7 @@ class InspectorPanels implements vscode.Disposable {
       post: (m) => panel.webview.postMessage(m),
       actions: this.actions(log),
       log,
+      uriScheme: vscode.env.uriScheme,
       ...(target ? { target } : {}),
     });
     this.panel = panel;
