@@ -3,7 +3,7 @@
  * (src/shared/protocol.ts). It says `ready` once it listens; the host then posts `init`
  * and every call. Selection, filters and the window survive hiding through `setState`.
  */
-import type { CallsMessage, HostToWebview, InspectorViewState, PartRef, TargetDto, WindowRequestDto } from '../src/shared/protocol.js';
+import type { CallsMessage, ExcerptRangeDto, HostToWebview, InspectorViewState, PartRef, TargetDto, WindowRequestDto } from '../src/shared/protocol.js';
 import { CallsModel } from './callsModel.js';
 import { CallsView } from './callsView.js';
 import { DetailView } from './detailView.js';
@@ -84,21 +84,21 @@ let pendingTarget: TargetDto | undefined;
 let detailTimer: ReturnType<typeof setTimeout> | undefined;
 let detailSeq = 0;
 
-function select(ref: PartRef, open: boolean, window?: WindowRequestDto): void {
+function select(ref: PartRef, open: boolean, window?: WindowRequestDto, link?: ExcerptRangeDto): void {
   pendingSelect = ref;
   calls.select(ref);
   saveState();
   if (detailTimer) clearTimeout(detailTimer);
   // Arrow keys move quickly: ask for the detail once the selection rests.
-  detailTimer = setTimeout(() => { void loadDetail(ref, window); }, open ? 0 : 120);
+  detailTimer = setTimeout(() => { void loadDetail(ref, window, link); }, open ? 0 : 120);
 }
 
-async function loadDetail(ref: PartRef, window?: WindowRequestDto): Promise<void> {
+async function loadDetail(ref: PartRef, window?: WindowRequestDto, link?: ExcerptRangeDto): Promise<void> {
   const seq = ++detailSeq;
   try {
     const r = await rpc.request({ type: 'detail', ref });
     if (seq !== detailSeq || r.type !== 'detail') return;
-    detail.show(r.ref, r.call, r.part, r.preview, window);
+    detail.show(r.ref, r.call, r.part, r.preview, window, link);
     if (r.call.status === 'running') detail.setLive(r.ref, model.liveOf(r.ref.runId, r.ref.callId));
     saveState();
   } catch (e) {
@@ -113,7 +113,8 @@ function applyPending(): void {
     if (ref) {
       pendingTarget = undefined;
       pendingWindow = undefined;
-      select(ref, true);
+      // A link's window (docs/contracts.md §3.4, "Links"): shown, marked and scrolled to.
+      select(ref, true, undefined, t.window);
       calls.focus();
       return;
     }

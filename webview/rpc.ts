@@ -33,6 +33,7 @@ const REPLY_KIND: { readonly [K in RequestBody['type']]: ReplyTo<K>['type'] } = 
   sendToChat: 'done',
   verify: 'verified',
   openInEditor: 'done',
+  compareWindows: 'done',
   searchOutputs: 'searchResults',
 };
 

@@ -57,6 +57,7 @@ describe('inspector: message validation', () => {
       { type: 'searchOutputs', id: 12, pattern: 'ERROR', limit: 100 },
       { type: 'searchOutputs', id: 13, pattern: 'x', limit: 1, tool: 'shell', run: 'run-1' },
       { type: 'cancelSearch', searchId: 12 },
+      { type: 'compareWindows', id: 14, left: { handle: 'out_a', start: 0, end: 65536 }, right: { handle: 'out_b', start: 7, end: 9 } },
     ];
     for (const m of good) assert.deepEqual(parseWebviewMessage(m), { ok: true, message: m }, JSON.stringify(m));
   });
@@ -95,6 +96,12 @@ describe('inspector: message validation', () => {
       [{ type: 'searchOutputs', id: 10, pattern: 'x', limit: 5, path: '/etc' }, 10, 'unexpected field "path"'],
       [{ type: 'cancelSearch', searchId: -1 }, null, '"searchId" must be between 0'],
       [{ type: 'cancelSearch', searchId: 1, id: 2 }, 2, 'unexpected field "id"'],
+      // Compare: two byte windows of at most one panel window each, nothing else.
+      [{ type: 'compareWindows', id: 11, left: { handle: 'a', start: 0, end: 65537 }, right: { handle: 'b', start: 0, end: 1 } }, 11, 'at most 65536 bytes'],
+      [{ type: 'compareWindows', id: 11, left: { handle: 'a', start: 0, end: 1 } }, 11, '"right" must be an object'],
+      [{ type: 'compareWindows', id: 11, left: { handle: 'a', start: 0, end: 1 }, right: { handle: '', start: 0, end: 1 } }, 11, '"handle" must be 1–256 characters'],
+      [{ type: 'compareWindows', id: 11, left: { handle: 'a', start: 0, end: 1, uri: 'file:///etc/passwd' }, right: { handle: 'b', start: 0, end: 1 } }, 11, 'unexpected field "uri"'],
+      [{ type: 'compareWindows', id: 11, left: { handle: 'a', start: 3, end: 2 }, right: { handle: 'b', start: 0, end: 1 } }, 11, '0 <= start < end'],
     ];
     for (const [m, id, text] of bad) {
       const r = parseWebviewMessage(m);
