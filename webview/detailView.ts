@@ -482,6 +482,8 @@ export class DetailView {
         ? { type: 'fetchBytes', handle, start: req.start, end: req.end, snap }
         : { type: 'fetchLines', handle, offset: req.offset, count: Math.min(req.count, this.limits.maxLines) });
       if (seq !== this.seq || reply.type !== 'window') return;
+      // The round trip alone (page → host → page), apart from rendering (printed by the e2e suite).
+      document.body.dataset.lastReplyMs = (performance.now() - t0).toFixed(1);
       this.current = reply.window;
       if (!this.pattern || !fromMatch) this.currentReq = req;
       const r0 = performance.now();

@@ -123,7 +123,7 @@ export interface ComparedWindows {
 
 /**
  * Compare Outputs / Compare Windows: `{ left, right }` sides (a handle, or `{ handle,
- * bytes | lines }`) open at once; `handles` from the tree, or nothing (the palette: pick
+ * bytes | lines }`) open at once (`beside: true`: next to the active editor); `handles` from the tree, or nothing (the palette: pick
  * both outputs), ask for each side's window first. Anything wrong is one error message.
  */
 export async function compareWindows(deps: CommandDeps, arg: { left?: unknown; right?: unknown } | undefined, handles?: readonly string[]): Promise<ComparedWindows | undefined> {
@@ -159,8 +159,10 @@ export async function compareWindows(deps: CommandDeps, arg: { left?: unknown; r
     return undefined;
   }
   const [left, right] = sides;
+  // From the panel (`beside`): the diff opens next to it, so the panel stays on screen and says what opened.
+  const beside = arg && (arg as { beside?: unknown }).beside === true;
   await vscode.commands.executeCommand('vscode.diff', vscode.Uri.parse(left.uri), vscode.Uri.parse(right.uri),
-    `${left.handle} ${left.label} ↔ ${right.handle} ${right.label}`, { preview: true });
+    `${left.handle} ${left.label} ↔ ${right.handle} ${right.label}`, { preview: true, ...(beside ? { viewColumn: vscode.ViewColumn.Beside } : {}) });
   return { left, right };
 }
 

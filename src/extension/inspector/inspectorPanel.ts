@@ -132,7 +132,7 @@ class InspectorPanels implements vscode.Disposable {
       },
       compareWindows: async (left, right) => {
         const side = (s: CompareSideDto): object => ({ handle: s.handle, bytes: { start: s.start, end: s.end } });
-        const r = await vscode.commands.executeCommand<ComparedWindows | undefined>(Ids.commands.compareOutputs, { left: side(left), right: side(right) });
+        const r = await vscode.commands.executeCommand<ComparedWindows | undefined>(Ids.commands.compareOutputs, { left: side(left), right: side(right), beside: true });
         // The command said what was wrong in its own message; the panel says it next to the button.
         if (!r) throw new EvidenceError('invalidArgument', 'these windows could not be compared');
         return `Comparing ${r.left.handle} ${r.left.label} with ${r.right.handle} ${r.right.label} in the diff editor.`;
