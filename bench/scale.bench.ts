@@ -19,7 +19,7 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, fstatSync, linkSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, linkSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import * as path from 'node:path';
 import { ArtifactStore } from '../src/core/artifacts.js';
 import { FsBlobStore } from '../src/core/blobs/fsBlobStore.js';
@@ -192,6 +192,10 @@ async function probe(dir: string, handles: string[]): Promise<void> {
   const misses: number[] = [];
   for (let i = 0; i < 21; i++) misses.push(await ms(() => store.readToolOutput({ handle: `res_ffffffffff-${i}` }).catch(() => undefined)));
   out.missMs = median(misses);
+  // A miss right after another process created a file in the logs folder: the one case that lists it.
+  writeFileSync(path.join(layout.logsDir, TENANT, 'another-process.tmp'), '');
+  out.missChangedMs = await ms(() => store.readToolOutput({ handle: 'res_eeeeeeeeee-1' }).catch(() => undefined));
+  rmSync(path.join(layout.logsDir, TENANT, 'another-process.tmp'));
   out.pageFirstMs = await ms(() => store.queryCalls({ offset: 0, limit: 100 }));
   out.pageAgainMs = await ms(() => store.queryCalls({ offset: 0, limit: 100 }));
   out.pageFilteredMs = await ms(() => store.queryCalls({ offset: 0, limit: 100, outcome: 'failed', order: 'largest' }));
@@ -236,9 +240,13 @@ async function main(): Promise<void> {
   const sizes = (process.env.BENCH_SCALE_SIZES ?? '1000,10000,100000').split(',').map(Number);
   console.log('open = RunStore.open + artifact re-registration (core path of activation and of an MCP server start), in a new Node process');
   for (const n of sizes) {
-    const { dir, cleanup } = scratchDir(`scale-${n}`);
+    const reuse = process.env.BENCH_SCALE_REUSE;
+    const { dir, cleanup } = reuse ? { dir: reuse, cleanup: () => undefined } : scratchDir(`scale-${n}`);
     try {
-      const s = await seed(dir, n);
+      // BENCH_SCALE_REUSE=<dir>: probe a storage seeded before with BENCH_SCALE_KEEP (iterating on one size).
+      const s = reuse ? JSON.parse(readFileSync(path.join(dir, 'seed.json'), 'utf8')) as Awaited<ReturnType<typeof seed>> : await seed(dir, n);
+      if (process.env.BENCH_SCALE_KEEP && !reuse) writeFileSync(path.join(dir, 'seed.json'), JSON.stringify(s));
+      if (process.env.BENCH_SCALE_SEED_ONLY) { console.log(`seeded ${n} runs in ${dir}`); continue; }
       console.log(`\n--- ${n.toLocaleString('en')} runs, ${s.calls.toLocaleString('en')} calls (seeded in ${s.seconds.toFixed(1)} s)`);
       const probeIn = (cold: boolean): Record<string, number> => {
         const child = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', __filename, '--probe', dir, JSON.stringify(s.handles), ...(cold ? ['--cold'] : [])], { encoding: 'utf8', maxBuffer: 1 << 20 });
@@ -256,6 +264,7 @@ async function main(): Promise<void> {
       report('largest event-loop stall, open to first answer (ms)', f(r.startStallMs), '< 100');
       report('handle hit, median of 41 (ms)', f(r.hitMs, 2), '< 10');
       report('handle miss, median of 21 (ms)', f(r.missMs, 2), '< 10');
+      report('  a miss just after the logs folder changed (lists it once) (ms)', f(r.missChangedMs));
       report('queryCalls first page of 100, first / again (ms)', `${f(r.pageFirstMs)} / ${f(r.pageAgainMs)}`, '< 300');
       report('queryCalls failed-only, largest first (ms)', f(r.pageFilteredMs));
       report('queryRuns picker search (ms)', f(r.runPickerMs));

@@ -25,7 +25,7 @@ import { ManifestCache, missingError, openVerified } from '../blobs/verifiedBlob
 import { EvidenceError } from '../errors.js';
 import { manifestOf, readVerified, streamVerified, verifyAll } from '../integrity.js';
 import { encodeUtf8 } from '../utf8.js';
-import { Catalog, yieldToLoop, type CallRow, type CatalogStats, type RunRow } from './catalog.js';
+import { Catalog, yieldToLoop, type CallRow, type CatalogStats, type RowList, type RunRow } from './catalog.js';
 import { callReportOf, reportPage } from './callPage.js';
 import { queryCalls, queryRuns, runStatusOf, sourceOf, summaryOf } from './catalogQuery.js';
 import { DEFAULT_CAPTURE_CAP_BYTES, DEFAULT_INLINE_ATTACHMENT_BYTES, DEFAULT_OFFLOAD_THRESHOLD_BYTES, DEFAULT_RUN_LIMITS, profileHash } from './decisions.js';
@@ -145,11 +145,14 @@ export class RunStore implements RunStoreApi {
    */
   async listRuns(): Promise<RunSummary[]> {
     await this.catalog.reconcile(false);
-    await this.catalog.verifyRuns(this.catalog.runsOldestFirst().filter((r) => !r.dead).map((r) => r.id));
+    const ids: string[] = [];
+    let runs = this.catalog.runsOldestFirst();
+    for (let i = 0; i < runs.length; i++) { const r = runs.at(i); if (!r.dead) ids.push(r.id); }
+    await this.catalog.verifyRuns(ids);
     const out: RunSummary[] = [];
-    const runs = this.catalog.runsOldestFirst();
+    runs = this.catalog.runsOldestFirst();
     for (let i = runs.length - 1; i >= 0; i--) {
-      const r = runs[i]!;
+      const r = runs.at(i);
       if (!r.dead && r.ok) out.push(summaryOf(r, this.tenant, this.isLive));
       if (i % 10_000 === 0) await yieldToLoop();
     }
@@ -171,9 +174,11 @@ export class RunStore implements RunStoreApi {
     if (!query.withFacets) return page;
     // The pickers' choices: a pass over the catalog's rows in memory (no log read).
     const tools = new Set<string>();
-    for (const c of this.catalog.callsOldestFirst()) if (!c.dead && c.run.ok) tools.add(c.tool);
+    const calls = this.catalog.callsOldestFirst();
+    for (let i = 0; i < calls.length; i++) { const c = calls.at(i); if (!c.dead && c.run.ok) tools.add(c.tool); }
     const sources = new Set<ListedRunSource['kind']>();
-    for (const r of this.catalog.runsOldestFirst()) if (!r.dead && r.ok && r.callCount > 0) sources.add(sourceOf(r).kind);
+    const runs = this.catalog.runsOldestFirst();
+    for (let i = 0; i < runs.length; i++) { const r = runs.at(i); if (!r.dead && r.ok && r.callCount > 0) sources.add(sourceOf(r).kind); }
     return { ...page, tools: [...tools].sort(), sources: [...sources].sort() };
   }
 
@@ -209,8 +214,13 @@ export class RunStore implements RunStoreApi {
     // The catalog knows which runs are unfinished: start-up reads only their logs, never every run's.
     await this.catalog.sync();
     const now = Date.now();
-    const open = this.catalog.runsOldestFirst().filter((r) => !r.dead && r.ok && !this.live.has(r.id) && runStatusOf(r, this.isLive, now) === 'running');
-    for (const run of open.map((r) => ({ runId: r.id }))) {
+    const runs = this.catalog.runsOldestFirst();
+    const open: { runId: string }[] = [];
+    for (let i = 0; i < runs.length; i++) {
+      const r = runs.at(i);
+      if (!r.dead && r.ok && !this.live.has(r.id) && runStatusOf(r, this.isLive, now) === 'running') open.push({ runId: r.id });
+    }
+    for (const run of open) {
       const first = (await this.readLog(run.runId)).records[0];
       if (first?.type !== 'run_started' || !first.owner || (await ownerAlive(first.owner))) continue;
       const record: RunRecord = { type: 'run_finished', runId: run.runId, finishedAt: nowIso(), status: 'interrupted' };
@@ -358,7 +368,7 @@ export class RunStore implements RunStoreApi {
     let last: RunRow | undefined;
     const candidates: RunRow[] = [];
     for (; i < runs.length && examined < budget; i++) {
-      const r = runs[i]!;
+      const r = runs.at(i);
       if (r.dead || !r.ok) continue;
       examined++;
       last = r;
@@ -435,8 +445,9 @@ export class RunStore implements RunStoreApi {
       const token = /^(?:res|out)_([0-9a-f]{10})-\d+(?:_|$)/.exec(handle)?.[1];
       let runIds = token ? this.catalog.runsWithToken(token) : [];
       if (token && runIds.length === 0) {
-        // The catalog does not know that run at all (its lines not yet read, or lost): index the logs it lacks.
-        await this.catalog.reconcile(false);
+        // The catalog does not know that run at all (its lines not yet read, or lost): index the logs it lacks,
+        // when the logs folder changed since it was last listed (else a miss costs a stat, not a listing).
+        await this.catalog.reconcileIfFolderChanged();
         candidates = this.catalog.candidates(handle);
         runIds = this.catalog.runsWithToken(token);
       }
@@ -556,7 +567,7 @@ function runKey(r: RunRow): string {
 }
 
 /** Index of the first run after the one `key` names (it may have been deleted since). */
-function firstAfter(runs: readonly RunRow[], key: string): number {
+function firstAfter(runs: RowList<RunRow>, key: string): number {
   const bar = key.indexOf('|');
   const ms = Number(key.slice(0, bar));
   const id = key.slice(bar + 1);
@@ -564,7 +575,7 @@ function firstAfter(runs: readonly RunRow[], key: string): number {
   let hi = runs.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    const r = runs[mid]!;
+    const r = runs.at(mid);
     if (r.startedMs < ms || (r.startedMs === ms && r.id <= id)) lo = mid + 1; else hi = mid;
   }
   return lo;

@@ -309,6 +309,8 @@ export interface CallReportPage {
 export interface RunQuery {
   /** Case-insensitive substring of the run id or label. */
   readonly text?: string;
+  /** Matching runs to skip (newest first), 0 when absent. */
+  readonly offset?: number;
   /** 1–1000. */
   readonly limit: number;
 }

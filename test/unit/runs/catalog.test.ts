@@ -119,7 +119,7 @@ describe('catalog: an index of runs, calls and handles (docs/architecture.md §6
   it('two processes and this one append the same catalog at once: every line whole, every handle resolves', async function () {
     this.timeout(120_000);
     const store = await openStore(dir, SMALL);
-    const writers = ['p1', 'p2'].map((label) => run(process.execPath, ['--import', 'tsx', WRITER, dir, label, '15', '4'], { cwd: path.join(__dirname, '../../..') }));
+    const writers = ['p1', 'p2'].map((label) => run(process.execPath, ['--import', 'tsx', WRITER, dir, label, '15', '4', '25'], { cwd: path.join(__dirname, '../../..') }));
     let running = writers.length;
     for (const w of writers) void w.finally(() => { running--; }).catch(() => undefined);
     const mine: { handle: string; text: string }[] = [];
