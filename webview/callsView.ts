@@ -190,6 +190,8 @@ export class CallsView {
   private selectedKey: string | undefined;
   private readonly collapsed = new Set<string>();
   private loading = false;
+  /** First and last row indexes the list has drawn. */
+  private drawn: [number, number] = [0, -1];
   /** The reload in flight, and whether a change asked for another after it. */
   private reloading: { key: string; again: boolean; done: Promise<void> } | undefined;
   /** Bumped by every reload: answers to an older one are dropped. */
@@ -238,6 +240,8 @@ export class CallsView {
       onRendered: (first, last) => {
         document.body.dataset.listRenderMaxMs = this.list.slowestRenderMs.toFixed(1);
         if (this.firstRowsRenderedAt === undefined && last >= first && this.rows.length > 0 && this.rows.at(first).kind !== 'pending') this.firstRowsRenderedAt = performance.now();
+        this.drawn = [first, last];
+        this.updateActiveDescendant();
         // Rows still loading on screen (scrolled or jumped to): ask for their pages.
         if (last >= first) this.fetchMissing(first, last);
       },
@@ -588,9 +592,11 @@ export class CallsView {
     set(8, row.kind === 'call' ? (call.errorMessage ?? call.argsSummary) : (part.contentType ?? ''));
   }
 
+  /** Points the tree at the active row, only while that row is drawn (an id that is not in the page is an invalid reference). */
   private updateActiveDescendant(): void {
     const vp = this.list.viewport;
-    if (this.active >= 0 && this.active < this.rows.length) vp.setAttribute('aria-activedescendant', `row-${this.active}`);
+    const drawn = this.active >= this.drawn[0] && this.active <= this.drawn[1];
+    if (this.active >= 0 && this.active < this.rows.length && drawn) vp.setAttribute('aria-activedescendant', `row-${this.active}`);
     else vp.removeAttribute('aria-activedescendant');
   }
 
