@@ -410,6 +410,27 @@ describe('Inspector for people in a real workbench', function () {
     await setTheme(wb, view, 'Default Dark Modern');
     await wb.screenshot('people-compare-windows-dark');
     await setTheme(wb, view, 'Default Light Modern');
+    // From the palette: pick both outputs, then type each side's window.
+    await wb.runCommand('View: Close All Editors');
+    await wb.runCommand('Bounded Evidence: Compare Outputs');
+    const input = wb.page.locator('.quick-input-widget input');
+    for (const title of ['Compare: the left output', 'Compare: the right output']) {
+      await wb.page.locator('.quick-input-widget .quick-input-title', { hasText: title }).waitFor({ timeout: 30_000 });
+      await input.fill(handle);
+      await wb.page.locator('.quick-input-list .monaco-list-row', { hasText: handle }).first().waitFor();
+      await input.press('Enter');
+    }
+    for (const [answer, title] of [['lines 5-6', `Compare: the left window, of ${handle}`], ['lines 300-301', `Compare: the right window, of ${handle}`]] as const) {
+      await wb.page.locator('.quick-input-widget .quick-input-title', { hasText: title }).waitFor({ timeout: 30_000 });
+      await input.fill(answer);
+      await input.press('Enter');
+    }
+    await wb.page.locator('.tabs-container .tab', { hasText: `${handle} lines 5–6 ↔ ${handle} lines 300–301` }).waitFor({ timeout: 30_000 });
+    const typed = wb.page.locator('.monaco-diff-editor');
+    await typed.locator('.view-line', { hasText: 'linked row 301' }).first().waitFor({ timeout: 30_000 });
+    await typed.locator('.view-line', { hasText: 'linked row 6' }).first().waitFor({ timeout: 30_000 });
+    const lines = [...new Set((await typed.locator('.view-line').allTextContents()).map((x) => x.replace(/\u00a0/g, ' ').trim()).filter((x) => x !== ''))].sort();
+    assert.deepEqual(lines, ['linked row 300', 'linked row 301', 'linked row 5', 'linked row 6']);
   }
 
   // 200% zoom as a browser applies it: the page's CSS viewport is half the window and
