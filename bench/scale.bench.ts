@@ -19,7 +19,7 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, fstatSync, linkSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, linkSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import * as path from 'node:path';
 import { ArtifactStore } from '../src/core/artifacts.js';
 import { FsBlobStore } from '../src/core/blobs/fsBlobStore.js';
@@ -61,16 +61,20 @@ function retarget<T extends RunRecord>(r: T, fromRun: string, fromToken: string,
   return v as unknown as T;
 }
 
-/** Seeds `n` runs; returns a sample of handles (small and large) and the count of files created. */
-async function seed(dir: string, n: number): Promise<{ handles: string[]; files: number; calls: number; seconds: number }> {
+/**
+ * Seeds `n` runs of `tenant` under `dir` (the storage layout's root: `logs/`, `blobs/`,
+ * `artifacts/`); returns a sample of handles (small and large) and the count of files
+ * created. Exported for bench/inspector.bench.ts, which seeds a real workbench's storage.
+ */
+export async function seed(dir: string, n: number, tenant = TENANT): Promise<{ handles: string[]; files: number; calls: number; seconds: number }> {
   const t0 = performance.now();
   const tpl = await template(path.join(dir, 'template'));
   const layout = layoutOf(dir);
-  const logs = path.join(layout.logsDir, TENANT);
+  const logs = path.join(layout.logsDir, tenant);
   mkdirSync(logs, { recursive: true });
   mkdirSync(layout.artifactsDir, { recursive: true });
   const catalogFd = openSync(path.join(logs, CATALOG_FILE), 'wx');
-  writeSync(catalogFd, encodeLine({ k: 'hdr', v: 1, tenant: TENANT, id: randomBytes(8).toString('hex') }));
+  writeSync(catalogFd, encodeLine({ k: 'hdr', v: 1, tenant, id: randomBytes(8).toString('hex') }));
   writeSync(catalogFd, encodeLine({ k: 'built' }));
   const tplBlobs = path.join(tpl.layout.blobsDir, TENANT, tpl.runId);
   const largeSlot = `${tpl.large.callId}.stdout`;
@@ -86,7 +90,7 @@ async function seed(dir: string, n: number): Promise<{ handles: string[]; files:
     const at = new Date(startedMs).toISOString();
     const token = i.toString(16).padStart(10, '0');
     const runId = `run-${at.replace(/[-:]/g, '').replace(/\.\d+Z$/, '')}-${token}`;
-    const records: RunRecord[] = [{ type: 'run_started', runId, tenant: TENANT, startedAt: at, profileHash: profile, label: `task ${i}` }];
+    const records: RunRecord[] = [{ type: 'run_started', runId, tenant, startedAt: at, profileHash: profile, label: `task ${i}` }];
     const nCalls = i % 3 === 0 ? 2 : 1;
     for (let c = 0; c < nCalls; c++) {
       const large = calls % 10 === 9;
@@ -98,7 +102,7 @@ async function seed(dir: string, n: number): Promise<{ handles: string[]; files:
       if (!fixed.resultHandle) delete (fixed as { resultHandle?: string }).resultHandle;
       records.push({ type: 'call_started', runId, callId, tool: fin.tool, arguments: fin.arguments, startedAt: at }, fixed as CallFinishedRecord);
       if (large) {
-        const blobDir = path.join(layout.blobsDir, TENANT, runId);
+        const blobDir = path.join(layout.blobsDir, tenant, runId);
         mkdirSync(blobDir, { recursive: true });
         for (const suffix of ['', MANIFEST_SUFFIX]) linkSync(path.join(tplBlobs, `${largeSlot}${suffix}`), path.join(blobDir, `${callId}.stdout${suffix}`));
         if (handles.length < 400 && i % 7 === 0) handles.push(`out_${callId}_stdout`);
@@ -188,6 +192,10 @@ async function probe(dir: string, handles: string[]): Promise<void> {
   const misses: number[] = [];
   for (let i = 0; i < 21; i++) misses.push(await ms(() => store.readToolOutput({ handle: `res_ffffffffff-${i}` }).catch(() => undefined)));
   out.missMs = median(misses);
+  // A miss right after another process created a file in the logs folder: the one case that lists it.
+  writeFileSync(path.join(layout.logsDir, TENANT, 'another-process.tmp'), '');
+  out.missChangedMs = await ms(() => store.readToolOutput({ handle: 'res_eeeeeeeeee-1' }).catch(() => undefined));
+  rmSync(path.join(layout.logsDir, TENANT, 'another-process.tmp'));
   out.pageFirstMs = await ms(() => store.queryCalls({ offset: 0, limit: 100 }));
   out.pageAgainMs = await ms(() => store.queryCalls({ offset: 0, limit: 100 }));
   out.pageFilteredMs = await ms(() => store.queryCalls({ offset: 0, limit: 100, outcome: 'failed', order: 'largest' }));
@@ -232,9 +240,13 @@ async function main(): Promise<void> {
   const sizes = (process.env.BENCH_SCALE_SIZES ?? '1000,10000,100000').split(',').map(Number);
   console.log('open = RunStore.open + artifact re-registration (core path of activation and of an MCP server start), in a new Node process');
   for (const n of sizes) {
-    const { dir, cleanup } = scratchDir(`scale-${n}`);
+    const reuse = process.env.BENCH_SCALE_REUSE;
+    const { dir, cleanup } = reuse ? { dir: reuse, cleanup: () => undefined } : scratchDir(`scale-${n}`);
     try {
-      const s = await seed(dir, n);
+      // BENCH_SCALE_REUSE=<dir>: probe a storage seeded before with BENCH_SCALE_KEEP (iterating on one size).
+      const s = reuse ? JSON.parse(readFileSync(path.join(dir, 'seed.json'), 'utf8')) as Awaited<ReturnType<typeof seed>> : await seed(dir, n);
+      if (process.env.BENCH_SCALE_KEEP && !reuse) writeFileSync(path.join(dir, 'seed.json'), JSON.stringify(s));
+      if (process.env.BENCH_SCALE_SEED_ONLY) { console.log(`seeded ${n} runs in ${dir}`); continue; }
       console.log(`\n--- ${n.toLocaleString('en')} runs, ${s.calls.toLocaleString('en')} calls (seeded in ${s.seconds.toFixed(1)} s)`);
       const probeIn = (cold: boolean): Record<string, number> => {
         const child = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', __filename, '--probe', dir, JSON.stringify(s.handles), ...(cold ? ['--cold'] : [])], { encoding: 'utf8', maxBuffer: 1 << 20 });
@@ -252,6 +264,7 @@ async function main(): Promise<void> {
       report('largest event-loop stall, open to first answer (ms)', f(r.startStallMs), '< 100');
       report('handle hit, median of 41 (ms)', f(r.hitMs, 2), '< 10');
       report('handle miss, median of 21 (ms)', f(r.missMs, 2), '< 10');
+      report('  a miss just after the logs folder changed (lists it once) (ms)', f(r.missChangedMs));
       report('queryCalls first page of 100, first / again (ms)', `${f(r.pageFirstMs)} / ${f(r.pageAgainMs)}`, '< 300');
       report('queryCalls failed-only, largest first (ms)', f(r.pageFilteredMs));
       report('queryRuns picker search (ms)', f(r.runPickerMs));
@@ -276,4 +289,5 @@ async function main(): Promise<void> {
   }
 }
 
-void main().catch((e: unknown) => { console.error(e); process.exit(1); });
+// Run as a benchmark, not when another bench imports `seed`.
+if (require.main === module) void main().catch((e: unknown) => { console.error(e); process.exit(1); });

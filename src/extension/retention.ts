@@ -109,23 +109,30 @@ export async function pruneStorage(services: EvidenceServices, log: Log, overrid
   return report;
 }
 
-/** Deletes every run (except running ones) and every artifact no remaining run references. */
+/**
+ * Deletes every run (except running ones) and every artifact no remaining run references.
+ * Runs come from the catalog a page at a time, newest first (docs/architecture.md §6):
+ * a deleted run leaves the list, a kept one (still running) is skipped by the next page.
+ */
 export async function clearAll(services: EvidenceServices, log: Log): Promise<RetentionReport> {
   const before = await artifactRefs(services.runs, log);
-  const runs = await services.runs.listRuns();
   const deleted: string[] = [];
   const skipped: string[] = [];
   let freed = 0;
-  for (const [i, run] of runs.entries()) {
-    try {
-      await services.runs.deleteRun(run.runId);
-      deleted.push(run.runId);
-      freed += run.totalBytes;
-    } catch (e) {
-      log.warn(`run ${run.runId} was not deleted: ${e instanceof Error ? e.message : String(e)}`);
-      skipped.push(run.runId);
+  for (;;) {
+    const page = await services.runs.queryRuns({ offset: skipped.length, limit: RETENTION_SLICE_RUNS });
+    if (page.length === 0) break;
+    for (const run of page) {
+      try {
+        await services.runs.deleteRun(run.runId);
+        deleted.push(run.runId);
+        freed += run.totalBytes;
+      } catch (e) {
+        log.warn(`run ${run.runId} was not deleted: ${e instanceof Error ? e.message : String(e)}`);
+        skipped.push(run.runId);
+      }
     }
-    if (i % RETENTION_SLICE_RUNS === RETENTION_SLICE_RUNS - 1) await nextSlice();
+    await nextSlice();
   }
   const [deletedArtifacts, artifactBytes] = await dropOrphans(services.artifacts, before, deleted, services.runs, log);
   log.info(`clear: deleted ${deleted.length} runs and ${deletedArtifacts} artifacts, kept ${skipped.length} running, freed ${freed + artifactBytes} bytes`);

@@ -18,98 +18,26 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import { crc32 } from 'node:zlib';
 import { isSafeSegment } from '../blobs/blobKey.js';
 import {
   CATALOG_FILE, decodeLine, encodeLine, entryOf, snapOf,
-  type CallEntry, type CallStartEntry, type CatalogEntry, type LogStamp, type RecordEntry, type SnapEntry,
+  type CallEntry, type CallStartEntry, type CatalogEntry, type LogStamp, 
 } from './catalogFormat.js';
-import { CALL_NUMBERS, readCheckpoint, RUN_NUMBERS, writeCheckpoint, type CatalogColumns } from './catalogCheckpoint.js';
+import { readCheckpoint, writeCheckpoint } from './catalogCheckpoint.js';
+import { CallRow, CatalogIndex, RunRow, SLICE_ROWS, yieldToLoop, type RowList } from './catalogIndex.js';
 import { parseRunLog } from './runLog.js';
-import type { LogProblem, RunFinishStatus, RunRecord } from './types.js';
+import type { RunRecord } from './types.js';
 
-const NO_PROBLEMS: readonly LogProblem[] = Object.freeze([]);
 /** Bytes read per slice while loading: a few milliseconds of parsing between yields. */
 const READ_CHUNK = 128 * 1024;
 /** Catalog bytes appended after the checkpoint before a process writes a new one. */
 const CHECKPOINT_LAG_BYTES = 4 * 1024 * 1024;
+/** Longest stretch of catalog lines parsed without letting the event loop run. */
+const SLICE_MS = 8;
 /** Logs stat'ed at once while verifying. */
 const STAT_BATCH = 64;
 
-/** Lets the event loop run (pings, other requests) between slices of work. */
-export function yieldToLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
-
-/** One run as the catalog knows it. */
-export class RunRow {
-  startedAt = '';
-  startedMs = 0;
-  label: string | undefined;
-  pinned = false;
-  profileHash = '';
-  source: unknown;
-  finishedAt: string | undefined;
-  status: RunFinishStatus | undefined;
-  /** Log size and mtime the row was built from. */
-  z = 0;
-  m = 0;
-  blobBytes = 0;
-  callCount = 0;
-  problems: readonly LogProblem[] = NO_PROBLEMS;
-  tornTail = false;
-  /** False when the log is not this tenant's run: it lists and mints nothing. */
-  ok = false;
-  dead = false;
-  readonly calls: CallRow[] = [];
-  private byId: Map<string, CallRow> | undefined;
-  constructor(readonly id: string, readonly seq: number) {}
-
-  call(callId: string): CallRow | undefined {
-    if (this.calls.length > 8) {
-      if (!this.byId) this.byId = new Map(this.calls.map((c) => [c.id, c]));
-      return this.byId.get(callId);
-    }
-    return this.calls.find((c) => c.id === callId);
-  }
-
-  addCall(c: CallRow): void {
-    this.calls.push(c);
-    this.byId?.set(c.id, c);
-  }
-}
-
-/** One call as the catalog knows it; its listing fields stay in the file (`catOff`). */
-export class CallRow {
-  tool = '';
-  startedMs = 0;
-  finished = false;
-  status = 'running';
-  /** Result plus attachment bytes (the `largest` order). */
-  bytes = 0;
-  /** Comma-joined attachment slots (interned: most calls share one string). */
-  slots = '';
-  hasResult = false;
-  /** Where its latest entry is: catalog line and, inside a `snap`, the entry's index (-1: a plain line). */
-  catOff = 0;
-  catLen = 0;
-  sub = -1;
-  /** Where its `call_finished` line is in the run log. */
-  logOff = 0;
-  logLen = 0;
-  /** Bytes of this call kept in blobs (taken back when the call is indexed again). */
-  blob = 0;
-  /** Two records in one log claim this call's handles: they resolve to nothing. */
-  ambiguous = false;
-  dead = false;
-  constructor(readonly run: RunRow, readonly id: string, readonly seq: number) {}
-
-  handles(): string[] {
-    const out: string[] = this.hasResult ? [`res_${this.id}`] : [];
-    if (this.slots) for (const s of this.slots.split(',')) out.push(`out_${this.id}_${s}`);
-    return out;
-  }
-}
+export { yieldToLoop, CallRow, RunRow, type RowList };
 
 /** Counters a test or the bench can read. */
 export interface CatalogStats {
@@ -119,6 +47,8 @@ export interface CatalogStats {
   readonly damagedLines: number;
   readonly reindexed: number;
   readonly rebuilt: boolean;
+  /** Times the logs folder was listed (start-up, repairs, misses of unknown runs while it changed). */
+  readonly listings: number;
 }
 
 /** The index of one tenant's logs folder. */
@@ -126,23 +56,8 @@ export class Catalog {
   /** Catalog bytes appended after the checkpoint before a process writes a new one (tests lower it). */
   static checkpointLagBytes = CHECKPOINT_LAG_BYTES;
   readonly file: string;
-  private readonly runs = new Map<string, RunRow>();
-  private runOrder: RunRow[] = [];
-  private callOrder: CallRow[] = [];
-  private runsSorted = true;
-  private callsSorted = true;
-  private deadRuns = 0;
-  private deadCalls = 0;
-  /**
-   * Handle lookup: crc32 of each handle a finished call minted. Most of them are packed
-   * in sorted arrays (8 bytes a handle instead of a Map entry); calls added since are in
-   * the map. A stale entry is harmless: candidates are checked against the row itself.
-   */
-  private packedKeys: Uint32Array = new Uint32Array(0);
-  private packedRows: CallRow[] = [];
-  private readonly byHash = new Map<number, CallRow | CallRow[]>();
-  private readonly interned = new Map<string, string>();
-  private seq = 0;
+  /** The rows, as columns (catalogIndex.ts). */
+  private x = new CatalogIndex();
   private readOffset = 0;
   private fileId = '';
   /** The header's random id (a checkpoint names the catalog it was made from). */
@@ -150,6 +65,10 @@ export class Catalog {
   /** Catalog bytes the checkpoint on disk covered when this process last read or wrote it. */
   private checkpointOffset = 0;
   private checkpointing = false;
+  /** The logs folder's mtime and inode at the last listing. */
+  private listedStamp = '';
+  private listedAt = 0;
+  private listings = 0;
   private headerOk = false;
   private built = false;
   private damagedLines = 0;
@@ -179,7 +98,7 @@ export class Catalog {
     const c = new Catalog(dir, tenant);
     await c.loadCheckpoint();
     await c.sync();
-    if (c.byHash.size > 10_000) await c.packHashes();
+    if (c.x.shouldPackHandles) c.x.packHandles();
     if (!c.headerOk) await c.startOver();
     if (!c.built) await c.reconcile(true);
     else c.inBackground(() => c.reconcile(false));
@@ -208,8 +127,8 @@ export class Catalog {
 
   stats(): CatalogStats {
     return {
-      runs: this.runs.size, calls: this.callOrder.length - this.deadCalls, fileBytes: this.readOffset,
-      damagedLines: this.damagedLines, reindexed: this.reindexed, rebuilt: this.rebuilt,
+      runs: this.x.liveRuns, calls: this.x.liveCalls, fileBytes: this.readOffset,
+      damagedLines: this.damagedLines, reindexed: this.reindexed, rebuilt: this.rebuilt, listings: this.listings,
     };
   }
 
@@ -229,13 +148,7 @@ export class Catalog {
   }
 
   private reset(): void {
-    this.runs.clear();
-    this.runOrder = [];
-    this.callOrder = [];
-    this.byHash.clear();
-    this.packedKeys = new Uint32Array(0);
-    this.packedRows = [];
-    this.deadRuns = this.deadCalls = 0;
+    this.x = new CatalogIndex();
     this.readOffset = 0;
     this.catalogId = '';
     this.headerOk = this.built = false;
@@ -251,6 +164,8 @@ export class Catalog {
       if (id !== this.fileId || st.size < this.readOffset) { this.reset(); this.fileId = id; }
       let pos = this.readOffset;
       let carry: Buffer | undefined;
+      let lines = 0;
+      let sliceStart = performance.now();
       while (pos < st.size) {
         const want = Math.min(READ_CHUNK, st.size - pos);
         const chunk = Buffer.allocUnsafe(want);
@@ -276,9 +191,16 @@ export class Catalog {
           if (entry) this.apply(entry, base + i + 1, next - i - 1);
           else if (next > i + 1) this.damaged();
           i = next;
+          // Slices by time, not bytes: cold code and a loaded machine make a chunk's cost unpredictable.
+          if (++lines % 32 === 0 && performance.now() - sliceStart > SLICE_MS) {
+            this.readOffset = base + i;
+            await yieldToLoop();
+            sliceStart = performance.now();
+          }
         }
         this.readOffset = base + i;
-        if (!atEnd) await yieldToLoop();
+        if (this.x.shouldPackHandles) { await yieldToLoop(); this.x.packHandles(); }
+        if (!atEnd) { await yieldToLoop(); sliceStart = performance.now(); }
       }
     } finally {
       await fh.close();
@@ -295,13 +217,6 @@ export class Catalog {
 
   // ---- applying entries ----------------------------------------------------------------
 
-  private intern(s: string): string {
-    const known = this.interned.get(s);
-    if (known !== undefined) return known;
-    if (this.interned.size < 10_000) this.interned.set(s, s);
-    return s;
-  }
-
   private apply(e: CatalogEntry, off: number, len: number): void {
     if (off === 1) {
       this.headerOk = e.k === 'hdr' && e.v === 1 && e.tenant === this.tenant;
@@ -312,152 +227,23 @@ export class Catalog {
     switch (e.k) {
       case 'hdr': return;
       case 'built': this.built = true; return;
-      case 'del': this.removeRun(e.r); return;
-      case 'snap': this.applySnap(e, off, len); return;
+      case 'del': this.x.removeRun(e.r); return;
+      case 'snap': this.x.applySnap(e, off, len, this.onOrphan); return;
       default: {
         if (typeof (e as { r?: unknown }).r !== 'string') return;
-        const row = this.applyRecord(e, off, len, -1, undefined);
+        const s = this.x.applyRecord(e, off, len, -1, undefined, this.onOrphan);
         const { z, m } = e as LogStamp;
-        if (row && typeof z === 'number' && z >= row.z) { row.z = z; row.m = m; }
+        if (s >= 0 && typeof z === 'number') this.x.stamp(s, z, m);
       }
     }
   }
 
-  private newRun(runId: string): RunRow {
-    const row = new RunRow(runId, ++this.seq);
-    this.runs.set(runId, row);
-    this.runOrder.push(row);
-    return row;
-  }
-
-  private applyRecord(e: RecordEntry, off: number, len: number, sub: number, seen: Set<string> | undefined): RunRow | undefined {
-    let row = this.runs.get(e.r);
-    if (e.k === 'run') {
-      row ??= this.newRun(e.r);
-      row.startedAt = e.s;
-      row.startedMs = Date.parse(e.s) || 0;
-      row.profileHash = this.intern(e.ph);
-      row.label = e.l;
-      row.pinned = e.p ?? false;
-      row.source = e.src;
-      row.ok = true;
-      // Runs arrive nearly in start order: sort only when one did not.
-      const i = this.runOrder.length - 1;
-      if (this.runOrder[i] !== row || (i > 0 && compareRuns(this.runOrder[i - 1]!, row) > 0)) this.runsSorted = false;
-      return row;
-    }
-    // An entry of a run this catalog never saw start (its line was lost): the background check re-indexes it.
-    if (!row) {
-      if (!this.orphans.has(e.r)) {
-        this.orphans.add(e.r);
-        this.inBackground(async () => { this.orphans.delete(e.r); await this.verifyRun(e.r); });
-      }
-      return undefined;
-    }
-    switch (e.k) {
-      case 'pin': row.pinned = e.p; break;
-      case 'fin': row.finishedAt = e.f; row.status = e.st as RunFinishStatus; break;
-      case 'cs': {
-        let c = row.call(e.c);
-        if (!c) c = this.newCall(row, e);
-        if (!c.finished) { c.catOff = off; c.catLen = len; c.sub = sub; }
-        break;
-      }
-      case 'cf': {
-        let c = row.call(e.c);
-        if (!c) c = this.newCall(row, e);
-        else if (seen?.has(e.c)) c.ambiguous = true;
-        seen?.add(e.c);
-        this.unhash(c);
-        if (c.finished) row.blobBytes -= c.blob; else row.callCount++;
-        c.finished = true;
-        c.status = e.st;
-        c.tool = this.intern(e.t);
-        let attBytes = 0;
-        const slots: string[] = [];
-        for (const [, slot, size] of e.a) { attBytes += size; slots.push(slot); }
-        c.bytes = e.b + attBytes;
-        c.slots = this.intern(slots.join(','));
-        c.hasResult = e.h === true;
-        c.catOff = off; c.catLen = len; c.sub = sub;
-        c.logOff = e.o; c.logLen = e.n;
-        c.blob = e.bb;
-        row.blobBytes += e.bb;
-        this.hash(c);
-        break;
-      }
-    }
-    return row;
-  }
-
-  private newCall(row: RunRow, e: CallStartEntry | CallEntry): CallRow {
-    const c = new CallRow(row, e.c, ++this.seq);
-    c.tool = this.intern(e.t);
-    c.startedMs = Date.parse(e.s) || 0;
-    row.addCall(c);
-    const last = this.callOrder[this.callOrder.length - 1];
-    this.callOrder.push(c);
-    if (last) this.callsSorted &&= compareCalls(last, c) <= 0;
-    return c;
-  }
-
-  private applySnap(e: SnapEntry, off: number, len: number): void {
-    const prior = this.runs.get(e.r);
-    // An older view of the log than the row already has (another process re-indexed first).
-    if (prior && !prior.dead && e.z < prior.z) return;
-    this.removeRun(e.r);
-    const row = this.newRun(e.r);
-    const seen = new Set<string>();
-    e.e.forEach((entry, i) => this.applyRecord(entry, off, len, i, seen));
-    if (!e.ok) row.ok = false;
-    row.problems = e.pr.length ? e.pr : NO_PROBLEMS;
-    row.tornTail = e.tt;
-    row.z = e.z;
-    row.m = e.m;
-  }
-
-  private removeRun(runId: string): void {
-    const row = this.runs.get(runId);
-    if (!row) return;
-    this.runs.delete(runId);
-    row.dead = true;
-    this.deadRuns++;
-    for (const c of row.calls) { this.unhash(c); c.dead = true; this.deadCalls++; }
-    if (this.deadRuns > 1024 && this.deadRuns * 4 > this.runOrder.length) { this.runOrder = this.runOrder.filter((r) => !r.dead); this.deadRuns = 0; }
-    if (this.deadCalls > 1024 && this.deadCalls * 4 > this.callOrder.length) { this.callOrder = this.callOrder.filter((c) => !c.dead); this.deadCalls = 0; }
-  }
-
-  /** Moves every finished call's handles into the sorted arrays (after a load). */
-  private async packHashes(): Promise<void> {
-    const calls = this.callOrder.filter((c) => !c.dead);
-    const { keys, order } = await sortedHashes(calls);
-    this.packedKeys = keys;
-    this.packedRows = order.map((i) => calls[i]!);
-    this.byHash.clear();
-  }
-
-  private hash(c: CallRow): void {
-    for (const h of c.handles()) {
-      const k = crc32(h);
-      const cur = this.byHash.get(k);
-      if (cur === undefined) this.byHash.set(k, c);
-      else if (Array.isArray(cur)) cur.push(c);
-      else this.byHash.set(k, [cur, c]);
-    }
-  }
-
-  private unhash(c: CallRow): void {
-    if (!c.finished) return;
-    for (const h of c.handles()) {
-      const k = crc32(h);
-      const cur = this.byHash.get(k);
-      if (cur === c) this.byHash.delete(k);
-      else if (Array.isArray(cur)) {
-        const rest = cur.filter((x) => x !== c);
-        if (rest.length === 0) this.byHash.delete(k); else this.byHash.set(k, rest.length === 1 ? rest[0]! : rest);
-      }
-    }
-  }
+  /** An entry of a run this catalog never saw start (its line was lost): the background check re-indexes it. */
+  private readonly onOrphan = (runId: string): void => {
+    if (this.orphans.has(runId)) return;
+    this.orphans.add(runId);
+    this.inBackground(async () => { this.orphans.delete(runId); await this.verifyRun(runId); });
+  };
 
   // ---- writing -------------------------------------------------------------------------
 
@@ -484,7 +270,7 @@ export class Catalog {
    */
   async recorded(record: RunRecord, lineBytes: number, stamp: LogStamp): Promise<void> {
     await this.sync();
-    const row = this.runs.get(record.runId);
+    const row = this.run(record.runId);
     const expected = record.type === 'run_started' ? 0 : row?.z;
     if (expected !== stamp.z - lineBytes || (row && (row.problems.length > 0 || !row.ok && record.type !== 'run_started'))) {
       await this.reindex(record.runId);
@@ -524,7 +310,7 @@ export class Catalog {
   /** A run's `snap` from its log, `del` when the log is gone and the catalog has the run. */
   private async snapFromLog(runId: string): Promise<CatalogEntry | undefined> {
     const fh = await fsp.open(this.logPath(runId), 'r').catch(() => undefined);
-    if (!fh) return this.runs.has(runId) ? { k: 'del', r: runId } : undefined;
+    if (!fh) return this.x.findRun(runId) >= 0 ? { k: 'del', r: runId } : undefined;
     try {
       const st = await fh.stat();
       const buf = Buffer.allocUnsafe(st.size);
@@ -548,9 +334,9 @@ export class Catalog {
   /** True when the run's row does not match its log (size and mtime), or one of them is missing. */
   private async stale(runId: string): Promise<boolean> {
     const st = await fsp.stat(this.logPath(runId)).catch(() => undefined);
-    const row = this.runs.get(runId);
-    if (!st?.isFile()) return row !== undefined;
-    return !row || row.z !== st.size || row.m !== st.mtimeMs;
+    const s = this.x.findRun(runId);
+    if (!st?.isFile()) return s >= 0;
+    return s < 0 || this.x.runZ(s) !== st.size || this.x.runM(s) !== st.mtimeMs;
   }
 
   /** Checks runs against their logs a batch at a time and re-indexes the stale ones. True when any was. */
@@ -570,7 +356,27 @@ export class Catalog {
   /** Every run against its log (after a damaged line), in batches between which the loop runs. */
   async verifyAll(): Promise<void> {
     await this.reconcile(false);
-    await this.verifyRuns([...this.runs.keys()]);
+    await this.verifyRuns(this.liveRunIds(() => true));
+  }
+
+  /** Ids of live runs `keep` accepts (by slot). */
+  private liveRunIds(keep: (slot: number) => boolean): string[] {
+    const out: string[] = [];
+    for (let s = 0; s < this.x.runCount; s++) if (!this.x.runDead(s) && keep(s)) out.push(this.x.runId[s]!);
+    return out;
+  }
+
+  /**
+   * Reconciles with the logs folder only when it may have changed since the last time
+   * (its mtime moved, or is too recent to tell): a handle miss pays a stat, not a listing.
+   */
+  async reconcileIfFolderChanged(): Promise<void> {
+    const st = await fsp.stat(this.dir).catch(() => undefined);
+    const stamp = st ? `${st.mtimeMs}:${st.ino}` : '';
+    // Unchanged, and its mtime well before that listing began (a change within the filesystem's timestamp
+    // granularity of an earlier one might not have moved it): nothing was added or removed since.
+    if (st && stamp === this.listedStamp && this.listedAt - st.mtimeMs > 2000) return;
+    await this.reconcile(false);
   }
 
   /**
@@ -580,17 +386,38 @@ export class Catalog {
    */
   async reconcile(finishBuild: boolean): Promise<void> {
     await this.sync();
-    const names = await fsp.readdir(this.dir).catch(() => [] as string[]);
+    const listedAt = Date.now();
+    const st = await fsp.stat(this.dir).catch(() => undefined);
+    // Read in batches (a listing of 100,000 names at once stalls the loop while its array is built).
     const onDisk = new Set<string>();
-    for (const n of names) if (n.endsWith('.jsonl') && isSafeSegment(n.slice(0, -6))) onDisk.add(n.slice(0, -6));
-    await this.reindexMany([...onDisk].filter((id) => !this.runs.has(id)));
+    this.listings++;
+    const folder = await fsp.opendir(this.dir, { bufferSize: 1024 }).catch(() => undefined);
+    if (folder) {
+      let n = 0;
+      for await (const d of folder) {
+        const name = d.name;
+        if (name.endsWith('.jsonl') && isSafeSegment(name.slice(0, -6))) onDisk.add(name.slice(0, -6));
+        if (++n % 4096 === 0) await yieldToLoop();
+      }
+    }
+    const lacking: string[] = [];
+    let k = 0;
+    for (const id of onDisk) {
+      if (this.x.findRun(id) < 0) lacking.push(id);
+      if (++k % 4096 === 0) await yieldToLoop();
+    }
+    await this.reindexMany(lacking);
     const gone: string[] = [];
     const open: string[] = [];
-    for (const [id, row] of this.runs) {
+    for (let s = 0; s < this.x.runCount; s++) {
+      if (this.x.runDead(s)) continue;
+      const id = this.x.runId[s]!;
       if (!onDisk.has(id)) gone.push(id);
-      else if (!row.status) open.push(id);
+      else if (!this.x.runFinished(s)) open.push(id);
+      if (s % SLICE_ROWS === SLICE_ROWS - 1) await yieldToLoop();
     }
     if (gone.length) await this.append(gone.map((r) => ({ k: 'del', r }) as const));
+    if (st) { this.listedStamp = `${st.mtimeMs}:${st.ino}`; this.listedAt = listedAt; }
     await this.verifyRuns(open);
     if (finishBuild && !this.built) await this.append([{ k: 'built' }]);
   }
@@ -629,7 +456,9 @@ export class Catalog {
         await fh.read(at, 0, 1, cols.offset);
         if (at[0] !== 10) return;
       }
-      await this.importColumns(cols);
+      await this.x.importColumns(cols);
+      this.readOffset = cols.offset;
+      this.built = cols.built;
       this.fileId = `${st.dev}:${st.ino}`;
       this.catalogId = hdr.id;
       this.headerOk = true;
@@ -646,7 +475,7 @@ export class Catalog {
     this.inBackground(async () => {
       try {
         await this.sync();
-        const cols = await this.exportColumns();
+        const cols = await this.x.exportColumns({ catalogId: this.catalogId, tenant: this.tenant, offset: this.readOffset, built: this.built });
         await writeCheckpoint(this.checkpointFile, cols);
         this.checkpointOffset = cols.offset;
       } finally {
@@ -655,138 +484,42 @@ export class Catalog {
     });
   }
 
-  /** The index as columns, built in slices (the extension host keeps answering meanwhile). */
-  private async exportColumns(): Promise<CatalogColumns> {
-    const offset = this.readOffset;
-    const table: string[] = [];
-    const tableIndex = new Map<string, number>();
-    const t = (s: string): number => {
-      let i = tableIndex.get(s);
-      if (i === undefined) { i = table.length; table.push(s); tableIndex.set(s, i); }
-      return i;
-    };
-    const runs = this.runsOldestFirst().filter((r) => !r.dead);
-    const runIndex = new Map<RunRow, number>();
-    const runText = { id: [] as string[], s: [] as string[], l: [] as (string | null)[], f: [] as (string | null)[], st: [] as (string | null)[] };
-    const runNum = new Float64Array(runs.length * RUN_NUMBERS);
-    const runSource: Record<string, unknown> = {};
-    const runProblems: Record<string, readonly LogProblem[]> = {};
-    for (let i = 0; i < runs.length; i++) {
-      const r = runs[i]!;
-      if (i % 20_000 === 19_999) await yieldToLoop();
-      runIndex.set(r, i);
-      runText.id.push(r.id); runText.s.push(r.startedAt); runText.l.push(r.label ?? null); runText.f.push(r.finishedAt ?? null); runText.st.push(r.status ?? null);
-      runNum.set([r.startedMs, r.z, r.m, r.blobBytes, r.callCount, t(r.profileHash), (r.pinned ? 1 : 0) | (r.ok ? 2 : 0) | (r.tornTail ? 4 : 0)], i * RUN_NUMBERS);
-      if (r.source !== undefined) runSource[i] = r.source;
-      if (r.problems.length) runProblems[i] = r.problems;
-    }
-    const calls = this.callsOldestFirst().filter((c) => !c.dead && runIndex.has(c.run));
-    const callId: string[] = [];
-    const callNum = new Float64Array(calls.length * CALL_NUMBERS);
-    const callLog = new Float64Array(calls.length * 2);
-    for (let i = 0; i < calls.length; i++) {
-      const c = calls[i]!;
-      if (i % 20_000 === 19_999) await yieldToLoop();
-      callId.push(c.id);
-      callNum.set([
-        runIndex.get(c.run)!, c.startedMs, t(c.tool), t(c.status), t(c.slots), c.bytes, c.blob, c.catOff, c.catLen, c.sub,
-        (c.finished ? 1 : 0) | (c.hasResult ? 2 : 0) | (c.ambiguous ? 4 : 0), 0,
-      ], i * CALL_NUMBERS);
-      callLog[i * 2] = c.logOff;
-      callLog[i * 2 + 1] = c.logLen;
-    }
-    const { keys: hashKeys, order } = await sortedHashes(calls);
-    const hashCalls = Uint32Array.from(order);
-    return { hashKeys, hashCalls, catalogId: this.catalogId, tenant: this.tenant, offset, built: this.built, table, runText, runNum, runSource, runProblems, callId, callNum, callLog };
-  }
-
-  /** Rebuilds the rows from columns, in slices (nothing else uses this catalog until `open` returns). */
-  private async importColumns(cols: CatalogColumns): Promise<void> {
-    const { table, runText, runNum, callNum, callLog } = cols;
-    const rows: RunRow[] = new Array<RunRow>(runText.id.length);
-    for (let i = 0; i < rows.length; i++) {
-      if (i % 20_000 === 19_999) await yieldToLoop();
-      const r = new RunRow(runText.id[i]!, ++this.seq);
-      const n = i * RUN_NUMBERS;
-      r.startedAt = runText.s[i]!;
-      r.label = runText.l[i] ?? undefined;
-      r.finishedAt = runText.f[i] ?? undefined;
-      r.status = (runText.st[i] ?? undefined) as RunFinishStatus | undefined;
-      r.startedMs = runNum[n]!; r.z = runNum[n + 1]!; r.m = runNum[n + 2]!; r.blobBytes = runNum[n + 3]!; r.callCount = runNum[n + 4]!;
-      r.profileHash = table[runNum[n + 5]!]!;
-      const flags = runNum[n + 6]!;
-      r.pinned = (flags & 1) !== 0; r.ok = (flags & 2) !== 0; r.tornTail = (flags & 4) !== 0;
-      r.source = cols.runSource[i];
-      r.problems = cols.runProblems[i] ?? NO_PROBLEMS;
-      rows[i] = r;
-      this.runs.set(r.id, r);
-    }
-    this.runOrder = rows;
-    const calls: CallRow[] = new Array<CallRow>(cols.callId.length);
-    for (let i = 0; i < calls.length; i++) {
-      if (i % 20_000 === 19_999) await yieldToLoop();
-      const n = i * CALL_NUMBERS;
-      const run = rows[callNum[n]!]!;
-      const c = new CallRow(run, cols.callId[i]!, ++this.seq);
-      c.startedMs = callNum[n + 1]!; c.tool = this.intern(table[callNum[n + 2]!]!); c.status = table[callNum[n + 3]!]!; c.slots = this.intern(table[callNum[n + 4]!]!);
-      c.bytes = callNum[n + 5]!; c.blob = callNum[n + 6]!; c.catOff = callNum[n + 7]!; c.catLen = callNum[n + 8]!; c.sub = callNum[n + 9]!;
-      const flags = callNum[n + 10]!;
-      c.finished = (flags & 1) !== 0; c.hasResult = (flags & 2) !== 0; c.ambiguous = (flags & 4) !== 0;
-      c.logOff = callLog[i * 2]!; c.logLen = callLog[i * 2 + 1]!;
-      run.addCall(c);
-      calls[i] = c;
-    }
-    this.callOrder = calls;
-    this.packedKeys = cols.hashKeys;
-    this.packedRows = Array.from(cols.hashCalls, (i) => calls[i]!);
-    this.runsSorted = this.callsSorted = true;
-    this.readOffset = cols.offset;
-    this.built = cols.built;
-  }
-
   // ---- what queries read ---------------------------------------------------------------
+
+  /** The columns, for queries that read them by slot (catalogQuery.ts). */
+  get index(): CatalogIndex {
+    return this.x;
+  }
 
   /** The run's row (undefined when unknown or deleted). */
   run(runId: string): RunRow | undefined {
-    return this.runs.get(runId);
+    const s = this.x.findRun(runId);
+    return s < 0 ? undefined : new RunRow(this.x, s);
   }
 
   /** True when a run id ends with this token (a new run's token must be new: call ids derive from it). */
   hasRunToken(token: string): boolean {
-    return this.runsWithToken(token).length > 0;
+    return this.x.runsWithToken(token).length > 0;
   }
 
   /** The runs whose id ends with this token (a call id starts with its run's token). */
   runsWithToken(token: string): string[] {
-    const suffix = `-${token}`;
-    const out: string[] = [];
-    for (const id of this.runs.keys()) if (id.endsWith(suffix)) out.push(id);
-    return out;
+    return this.x.runsWithToken(token).map((s) => this.x.runId[s]!);
   }
 
-  /** Every listed run, oldest first. */
-  runsOldestFirst(): readonly RunRow[] {
-    if (!this.runsSorted) { this.runOrder = this.runOrder.filter((r) => !r.dead).sort(compareRuns); this.deadRuns = 0; this.runsSorted = true; }
-    return this.runOrder;
+  /** Runs oldest first (dead ones included: callers skip `dead`). */
+  runsOldestFirst(): RowList<RunRow> {
+    return this.x.runsOldestFirst();
   }
 
   /** Every call, oldest first (dead ones included: callers skip `dead`). */
-  callsOldestFirst(): readonly CallRow[] {
-    if (!this.callsSorted) { this.callOrder = this.callOrder.filter((c) => !c.dead).sort(compareCalls); this.deadCalls = 0; this.callsSorted = true; }
-    return this.callOrder;
+  callsOldestFirst(): RowList<CallRow> {
+    return this.x.callsOldestFirst();
   }
 
   /** Finished calls whose handles include `handle` (candidates: the caller reads each record). */
   candidates(handle: string): CallRow[] {
-    const key = crc32(handle);
-    const cur = this.byHash.get(key);
-    const list = new Set(cur === undefined ? [] : Array.isArray(cur) ? cur : [cur]);
-    const keys = this.packedKeys;
-    let lo = 0;
-    let hi = keys.length;
-    while (lo < hi) { const mid = (lo + hi) >>> 1; if (keys[mid]! < key) lo = mid + 1; else hi = mid; }
-    for (let i = lo; i < keys.length && keys[i] === key; i++) list.add(this.packedRows[i]!);
-    return [...list].filter((c) => !c.dead && c.finished && c.run.ok && c.handles().includes(handle));
+    return this.x.candidates(handle).map((c) => new CallRow(this.x, c));
   }
 
   /** Reads the catalog lines of these calls back (one open), keyed by call row. */
@@ -820,41 +553,8 @@ export class Catalog {
 
   /** Listed runs and the bytes they keep, from memory: no log is read or stat'ed. */
   totals(): { runs: number; bytes: number } {
+    const t = this.x.totals();
     // The catalog itself counts too: retention budgets every byte under the storage folder.
-    let bytes = this.readOffset;
-    let runs = 0;
-    for (const r of this.runs.values()) if (r.ok && !r.dead) { runs++; bytes += r.z + r.blobBytes; }
-    return { runs, bytes };
+    return { runs: t.runs, bytes: t.bytes + this.readOffset };
   }
-}
-
-function compareRuns(a: RunRow, b: RunRow): number {
-  return a.startedMs - b.startedMs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-}
-
-function compareCalls(a: CallRow, b: CallRow): number {
-  return a.startedMs - b.startedMs || a.seq - b.seq;
-}
-
-/**
- * The handle hashes of these calls' handles, sorted, with the index (in `calls`) of the
- * call each belongs to. Key and index share one float (32 + 21 bits, exact) so the sort
- * is the native numeric one, not a comparator over half a million entries.
- */
-async function sortedHashes(calls: readonly CallRow[]): Promise<{ keys: Uint32Array; order: number[] }> {
-  const keys: number[] = [];
-  const owners: number[] = [];
-  for (let i = 0; i < calls.length; i++) {
-    const c = calls[i]!;
-    if (c.finished) for (const h of c.handles()) { keys.push(crc32(h)); owners.push(i); }
-    if (i % 20_000 === 19_999) await yieldToLoop();
-  }
-  let idx: number[];
-  if (keys.length < 2 ** 21) {
-    const packed = Float64Array.from(keys, (k, i) => k * 2 ** 21 + i).sort();
-    idx = Array.from(packed, (v) => v % 2 ** 21);
-  } else {
-    idx = Array.from(keys.keys()).sort((a, b) => keys[a]! - keys[b]!);
-  }
-  return { keys: Uint32Array.from(idx, (i) => keys[i]!), order: idx.map((i) => owners[i]!) };
 }

@@ -3,12 +3,14 @@
  * columns, saved beside the catalog so that opening a store reads one compact file and
  * only the catalog lines appended after it, instead of parsing every catalog line.
  *
- * File `.catalog-v1.ckpt`: `BEC1`, the JSON part's byte length (u32 LE), the JSON part
- * (string columns and rare fields, one length-prefixed document each), padding to 8
- * bytes, the numeric columns (f64 LE) and the sorted handle hashes (u32 LE), then a
- * crc32 (u32 LE) of everything before it. It names the catalog it was made from
- * (the header's random id) and the offset it covers; anything that does not match or
- * check is ignored and the catalog is read from its start, so a checkpoint can only
+ * File `.catalog-v1.ckpt`: `BEC3`, the JSON part's byte length (u32 LE), the JSON part
+ * (small fields, then each string column in length-prefixed documents of at most
+ * `TEXT_CHUNK` entries, so no single parse holds the event loop), padding to 8 bytes,
+ * the numeric columns (f64 LE) and the sorted handle hashes (u32 LE), then a crc32
+ * (u32 LE) of everything before it. The in-memory index has the same layout
+ * (catalogIndex.ts), so loading adopts the columns as they are. It names the catalog it
+ * was made from (the header's random id) and the offset it covers; anything that does
+ * not match or check (a checkpoint of an earlier version, `BEC1`, too) is ignored and the catalog is read from its start, so a checkpoint can only
  * save time, never change an answer. It is replaced by rename, never written in place.
  */
 import { randomBytes } from 'node:crypto';
@@ -16,10 +18,14 @@ import { promises as fsp } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import type { LogProblem } from './types.js';
 
-const MAGIC = 'BEC1';
+const MAGIC = 'BEC3';
+/** Entries of a string column per JSON document. */
+const TEXT_CHUNK = 16_384;
+/** Bytes checksummed between yields. */
+const CRC_SLICE = 4 * 1024 * 1024;
 
 /** Numeric columns per run and per call (see `CatalogColumns`). */
-export const RUN_NUMBERS = 7;
+export const RUN_NUMBERS = 10;
 export const CALL_NUMBERS = 12;
 
 /** The index as columns: what a checkpoint holds. */
@@ -31,19 +37,27 @@ export interface CatalogColumns {
   readonly built: boolean;
   /** Small tables the columns index into (tools, statuses, slot lists, profile hashes). */
   readonly table: readonly string[];
-  /** Per run: id, startedAt, label ('' = none), finishedAt ('' = none), status ('' = none). */
-  readonly runText: { readonly id: string[]; readonly s: string[]; readonly l: (string | null)[]; readonly f: (string | null)[]; readonly st: (string | null)[] };
-  /** Per run (RUN_NUMBERS each): startedMs, z, m, blobBytes, callCount, profile-hash table index, flags (1 pinned, 2 ok, 4 tornTail). */
+  /** Distinct run sources, indexed by a run's source number. */
+  readonly sources: readonly unknown[];
+  /**
+   * Per run: id, label, and the recorded start and finish text only when it is not the
+   * `toISOString` of its number (null otherwise: almost always).
+   */
+  readonly runText: { readonly id: string[]; readonly l: (string | null)[]; readonly sx: (string | null)[]; readonly fx: (string | null)[] };
+  /**
+   * Per run (RUN_NUMBERS each): startedMs, z, m, blobBytes, callCount, profile-hash table
+   * index, flags (1 pinned, 2 ok, 4 tornTail), finishedMs (NaN: not finished), status
+   * table index (-1: none), source index (-1: none).
+   */
   readonly runNum: Float64Array;
-  /** Rare per-run fields by run index. */
-  readonly runSource: Record<string, unknown>;
+  /** Rare per-run field by run index. */
   readonly runProblems: Record<string, readonly LogProblem[]>;
-  /** Per call: id. */
-  readonly callId: string[];
+  /** Per call: its id when it is not `<run token>-<number>` (null otherwise: almost always). */
+  readonly callId: (string | null)[];
   /**
    * Per call (CALL_NUMBERS each): run index, startedMs, tool, status and slots table
    * indexes, bytes, blob, catOff, catLen, sub, flags (1 finished, 2 hasResult,
-   * 4 ambiguous), reserved.
+   * 4 ambiguous), number n of a call id `<run token>-<n>` (0: the id is in `callId`).
    */
   readonly callNum: Float64Array;
   /** Per call: offset and length of its `call_finished` line in the run log. */
@@ -53,45 +67,74 @@ export interface CatalogColumns {
   readonly hashCalls: Uint32Array;
 }
 
-/** Lets the event loop run between the pieces of a large read. */
+/** Lets the event loop run between the pieces of a large read or write. */
 function breathe(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
-/**
- * The JSON part is several documents (the small fields, then one per string column),
- * each preceded by its byte length (u32 LE), so a reader parses them one at a time with
- * the event loop free in between (one 10 MB parse would stall it).
- */
-function jsonParts(c: CatalogColumns): Buffer[] {
-  const meta = {
-    catalogId: c.catalogId, tenant: c.tenant, offset: c.offset, built: c.built, table: c.table,
-    runSource: c.runSource, runProblems: c.runProblems, runs: c.runText.id.length, calls: c.callId.length, hashes: c.hashKeys.length,
+/** crc32 of buffers, a slice at a time with the loop free in between. */
+async function crcOf(parts: readonly Uint8Array[], prior = 0): Promise<number> {
+  let sum = prior;
+  for (const p of parts) {
+    for (let at = 0; at < p.length; at += CRC_SLICE) {
+      sum = crc32(p.subarray(at, Math.min(p.length, at + CRC_SLICE)), sum);
+      await breathe();
+    }
+  }
+  return sum >>> 0;
+}
+
+function chunks<T>(column: readonly T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < column.length; i += TEXT_CHUNK) out.push(column.slice(i, i + TEXT_CHUNK));
+  return out;
+}
+
+type Meta = Pick<CatalogColumns, 'catalogId' | 'tenant' | 'offset' | 'built' | 'table' | 'sources' | 'runProblems'> & { runs: number; calls: number; hashes: number };
+
+/** The JSON part: the small fields, then every string column in chunks (one length-prefixed document each). */
+async function jsonParts(c: CatalogColumns): Promise<Buffer[]> {
+  const meta: Meta = {
+    catalogId: c.catalogId, tenant: c.tenant, offset: c.offset, built: c.built, table: c.table, sources: c.sources,
+    runProblems: c.runProblems, runs: c.runText.id.length, calls: c.callId.length, hashes: c.hashKeys.length,
   };
-  const docs = [meta, c.runText.id, c.runText.s, c.runText.l, c.runText.f, c.runText.st, c.callId];
-  return docs.flatMap((d) => {
+  const { id, l, sx, fx } = c.runText;
+  const docs: unknown[] = [meta, ...[id, l, sx, fx, c.callId].flatMap((col: readonly unknown[]) => chunks(col))];
+  const out: Buffer[] = [];
+  for (const d of docs) {
     const b = Buffer.from(JSON.stringify(d), 'utf8');
     const len = Buffer.alloc(4);
     len.writeUInt32LE(b.length, 0);
-    return [len, b];
-  });
+    out.push(len, b);
+    await breathe();
+  }
+  return out;
 }
 
-/** Writes the checkpoint atomically (temporary file, then rename). */
+/** Writes the checkpoint atomically (temporary file, then rename), in slices. */
 export async function writeCheckpoint(file: string, c: CatalogColumns): Promise<void> {
-  const parts = jsonParts(c);
+  const parts = await jsonParts(c);
   const jsonLen = parts.reduce((n, b) => n + b.length, 0);
   const head = Buffer.alloc(8);
   head.write(MAGIC, 0, 'latin1');
   head.writeUInt32LE(jsonLen, 4);
   const pad = Buffer.alloc((8 - ((8 + jsonLen) % 8)) % 8);
   const nums = [c.runNum, c.callNum, c.callLog, c.hashKeys, c.hashCalls].map((a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength));
-  const body = Buffer.concat([head, ...parts, pad, ...nums]);
+  const all = [head, ...parts, pad, ...nums];
   const sum = Buffer.alloc(4);
-  sum.writeUInt32LE(crc32(body) >>> 0, 0);
+  sum.writeUInt32LE(await crcOf(all), 0);
+  all.push(sum);
   const temp = `${file}~${randomBytes(6).toString('hex')}.tmp`;
   try {
-    await fsp.writeFile(temp, Buffer.concat([body, sum]), { flag: 'wx' });
+    const fh = await fsp.open(temp, 'wx');
+    try {
+      for (const b of all) {
+        let off = 0;
+        while (off < b.length) off += (await fh.write(b, off, b.length - off)).bytesWritten;
+      }
+    } finally {
+      await fh.close();
+    }
     await fsp.rename(temp, file);
   } catch (e) {
     await fsp.rm(temp, { force: true });
@@ -99,13 +142,11 @@ export async function writeCheckpoint(file: string, c: CatalogColumns): Promise<
   }
 }
 
-type Meta = Pick<CatalogColumns, 'catalogId' | 'tenant' | 'offset' | 'built' | 'table' | 'runSource' | 'runProblems'> & { runs: number; calls: number; hashes: number };
-
-/** Reads a checkpoint; undefined when missing, damaged or not this tenant's. */
+/** Reads a checkpoint; undefined when missing, damaged, of another version or not this tenant's. */
 export async function readCheckpoint(file: string, tenant: string): Promise<CatalogColumns | undefined> {
   const buf = await fsp.readFile(file).catch(() => undefined);
   if (!buf || buf.length < 16 || buf.toString('latin1', 0, 4) !== MAGIC) return undefined;
-  if ((crc32(buf.subarray(0, buf.length - 4)) >>> 0) !== buf.readUInt32LE(buf.length - 4)) return undefined;
+  if ((await crcOf([buf.subarray(0, buf.length - 4)])) !== buf.readUInt32LE(buf.length - 4)) return undefined;
   try {
     const jsonLen = buf.readUInt32LE(4);
     let at = 8;
@@ -116,13 +157,23 @@ export async function readCheckpoint(file: string, tenant: string): Promise<Cata
       await breathe();
       return v;
     };
+    const column = async <T>(n: number): Promise<T[]> => {
+      const out: T[] = [];
+      for (let i = 0; i < n; i += TEXT_CHUNK) {
+        const part = (await next()) as T[];
+        if (!Array.isArray(part)) throw new Error('not a column');
+        for (const x of part) out.push(x);
+      }
+      if (out.length !== n) throw new Error('column length');
+      return out;
+    };
     const meta = (await next()) as Meta;
     if (meta.tenant !== tenant) return undefined;
     const runText = {
-      id: (await next()) as string[], s: (await next()) as string[], l: (await next()) as (string | null)[],
-      f: (await next()) as (string | null)[], st: (await next()) as (string | null)[],
+      id: await column<string>(meta.runs), l: await column<string | null>(meta.runs),
+      sx: await column<string | null>(meta.runs), fx: await column<string | null>(meta.runs),
     };
-    const callId = (await next()) as string[];
+    const callId = await column<string | null>(meta.calls);
     if (at !== 8 + jsonLen) return undefined;
     at += (8 - ((8 + jsonLen) % 8)) % 8;
     // Aligned copies: the file's buffer may not start on an 8-byte boundary.

@@ -6,7 +6,7 @@
  * computed again).
  */
 import { EvidenceError } from '../errors.js';
-import type { CallRow, Catalog, RunRow } from './catalog.js';
+import type { CallRow, Catalog, RowList, RunRow } from './catalog.js';
 import { outcomeOf, type CallEntry, type CallStartEntry } from './catalogFormat.js';
 import type { CallErrorCode, CallPage, CallQuery, CallStatus, CallSummary, ListedRunSource, RunQuery, RunStatus, RunSummary, StorageState } from './types.js';
 
@@ -76,21 +76,31 @@ export function validateCallQuery(q: CallQuery): CallQuery {
   return q;
 }
 
+/** An array of rows as a list. */
+function listOf<T extends { slot: number }>(rows: readonly T[]): RowList<T> {
+  return { length: rows.length, at: (i) => rows[i]!, slotAt: (i) => rows[i]!.slot };
+}
+
 /** The rows matching the filters, in the asked order, and how many there are. */
 function selectCalls(catalog: Catalog, q: CallQuery, isLive: IsLive): { total: number; rows: CallRow[] } {
   const now = Date.now();
   const text = q.text?.toLowerCase();
   const runRow = q.runId !== undefined ? catalog.run(q.runId) : undefined;
   if (q.runId !== undefined && !runRow) return { total: 0, rows: [] };
-  const all = runRow ? runRow.calls : catalog.callsOldestFirst();
-  const sourceOk = new Map<RunRow, boolean>();
-  const match = (c: CallRow): boolean => {
-    if (c.dead || !c.run.ok) return false;
-    if (q.tool !== undefined && c.tool !== q.tool) return false;
+  const all = runRow ? listOf(runRow.calls) : catalog.callsOldestFirst();
+  const x = catalog.index;
+  // The cheap tests read the columns by slot; a view is made only for a filter that needs one.
+  const tool = q.tool !== undefined ? x.tableIndexOf(q.tool) : undefined;
+  const sourceOk = new Map<number, boolean>();
+  const match = (slot: number): boolean => {
+    if (x.callDead(slot) || !x.runOk(x.callRunSlot(slot))) return false;
+    if (tool !== undefined && x.callTool(slot) !== tool) return false;
+    if (q.outcome === undefined && q.source === undefined && text === undefined) return true;
+    const c = x.call(slot);
     if (q.outcome !== undefined && outcomeOf(callStatusOf(c, isLive, now)) !== q.outcome) return false;
     if (q.source !== undefined) {
-      let ok = sourceOk.get(c.run);
-      if (ok === undefined) { ok = sourceOf(c.run).kind === q.source; sourceOk.set(c.run, ok); }
+      let ok = sourceOk.get(c.runSlot);
+      if (ok === undefined) { ok = sourceOf(c.run).kind === q.source; sourceOk.set(c.runSlot, ok); }
       if (!ok) return false;
     }
     if (text !== undefined && !(c.tool.toLowerCase().includes(text) || c.id.includes(text) || c.run.id.toLowerCase().includes(text) || (c.run.label?.toLowerCase().includes(text) ?? false))) return false;
@@ -99,19 +109,21 @@ function selectCalls(catalog: Catalog, q: CallQuery, isLive: IsLive): { total: n
   const order = q.order ?? 'newest';
   const end = q.offset + q.limit;
   if (order === 'largest') {
-    const matched = all.filter(match).sort((a, b) => b.bytes - a.bytes || b.startedMs - a.startedMs || b.seq - a.seq);
-    return { total: matched.length, rows: matched.slice(q.offset, end) };
+    const matched: number[] = [];
+    for (let i = 0; i < all.length; i++) { const c = all.slotAt(i); if (match(c)) matched.push(c); }
+    matched.sort((a, b) => x.callBytes(b) - x.callBytes(a) || x.callStarted(b) - x.callStarted(a) || b - a);
+    return { total: matched.length, rows: matched.slice(q.offset, end).map((c) => x.call(c)) };
   }
   // Newest or oldest: walk the sorted rows, keeping only the page (no copy of every match).
   const rows: CallRow[] = [];
   let total = 0;
-  const take = (c: CallRow): void => {
+  const take = (c: number): void => {
     if (!match(c)) return;
-    if (total >= q.offset && total < end) rows.push(c);
+    if (total >= q.offset && total < end) rows.push(x.call(c));
     total++;
   };
-  if (order === 'newest') for (let i = all.length - 1; i >= 0; i--) take(all[i]!);
-  else for (const c of all) take(c);
+  if (order === 'newest') for (let i = all.length - 1; i >= 0; i--) take(all.slotAt(i));
+  else for (let i = 0; i < all.length; i++) take(all.slotAt(i));
   return { total, rows };
 }
 
@@ -129,6 +141,7 @@ function callSummaryOf(c: CallRow, e: CallEntry | CallStartEntry | undefined, is
     ...(e.to ? { timedOut: true } : {}), ...(e.ca ? { cancelled: true } : {}),
     resultBytes: e.b, stored: e.sto as StorageState, sha256Prefix: e.sha.slice(0, 12), sha256: e.sha, ...(e.md ? { manifestDigest: e.md } : {}), ...(e.h ? { handle: `res_${e.c}` } : {}),
     attachments: e.a.map(([name, slot, sizeBytes, stored]) => ({ name, handle: `out_${e.c}_${slot}`, sizeBytes, stored: stored as StorageState })),
+    logRecord: { offset: e.o, length: e.n },
   };
 }
 
@@ -148,15 +161,18 @@ export async function queryCalls(catalog: Catalog, q: CallQuery, isLive: IsLive)
 export async function queryRuns(catalog: Catalog, q: RunQuery, tenant: string, isLive: IsLive): Promise<RunSummary[]> {
   if (q === null || typeof q !== 'object') throw new EvidenceError('invalidArgument', 'query must be an object');
   positive('limit', q.limit, MAX_LIMIT);
+  const skip = q.offset === undefined ? 0 : positive('offset', q.offset, Number.MAX_SAFE_INTEGER, 0);
   const text = optionalString('text', q.text)?.toLowerCase();
   await catalog.sync();
   const pick = (): RunRow[] => {
     const out: RunRow[] = [];
     const runs = catalog.runsOldestFirst();
+    let skipped = 0;
     for (let i = runs.length - 1; i >= 0 && out.length < q.limit; i--) {
-      const r = runs[i]!;
+      const r = runs.at(i);
       if (r.dead || !r.ok) continue;
       if (text !== undefined && !r.id.toLowerCase().includes(text) && !(r.label?.toLowerCase().includes(text) ?? false)) continue;
+      if (skipped++ < skip) continue;
       out.push(r);
     }
     return out;

@@ -25,8 +25,9 @@ import { ManifestCache, missingError, openVerified } from '../blobs/verifiedBlob
 import { EvidenceError } from '../errors.js';
 import { manifestOf, readVerified, streamVerified, verifyAll } from '../integrity.js';
 import { encodeUtf8 } from '../utf8.js';
-import { Catalog, yieldToLoop, type CallRow, type CatalogStats, type RunRow } from './catalog.js';
-import { queryCalls, queryRuns, runStatusOf, summaryOf } from './catalogQuery.js';
+import { Catalog, yieldToLoop, type CallRow, type CatalogStats, type RowList, type RunRow } from './catalog.js';
+import { callReportOf, reportPage } from './callPage.js';
+import { queryCalls, queryRuns, runStatusOf, sourceOf, summaryOf } from './catalogQuery.js';
 import { DEFAULT_CAPTURE_CAP_BYTES, DEFAULT_INLINE_ATTACHMENT_BYTES, DEFAULT_OFFLOAD_THRESHOLD_BYTES, DEFAULT_RUN_LIMITS, profileHash } from './decisions.js';
 import { accessDenied, type HandleEntry } from './handles.js';
 import { checkLineCount, DEFAULT_READER_LIMITS, LINE_CUT_MARKER, readContent, validateReadArgs, type ContentView } from './reader.js';
@@ -35,7 +36,7 @@ import { Run } from './run.js';
 import { currentOwner, ownerAlive } from './owner.js';
 import { appendRecord, checkRecord, handlesOf, parseRunLog, terminateTornTail, type ReadLogResult } from './runLog.js';
 import type {
-  CallPage, CallQuery, CallReport, Disposable, HandleSource, Preservation, PruneOptions, PruneResult, ReadOptions, ReadScope,
+  CallPage, CallQuery, CallReport, CallReportPage, CallReportQuery, Disposable, ListedRunSource, HandleSource, Preservation, PruneOptions, PruneResult, ReadOptions, ReadScope,
   ReadToolOutputArgs, ReadToolOutputResult, ReaderLimits, RecordedArtifacts, RunLimits, RunQuery, RunRecord, RunRecordEvent, RunStoreApi, RunStoreOptions, CaptureProgressEvent,
   RunSummary, StartRunOptions, StoredContent,
 } from './types.js';
@@ -144,11 +145,14 @@ export class RunStore implements RunStoreApi {
    */
   async listRuns(): Promise<RunSummary[]> {
     await this.catalog.reconcile(false);
-    await this.catalog.verifyRuns(this.catalog.runsOldestFirst().filter((r) => !r.dead).map((r) => r.id));
+    const ids: string[] = [];
+    let runs = this.catalog.runsOldestFirst();
+    for (let i = 0; i < runs.length; i++) { const r = runs.at(i); if (!r.dead) ids.push(r.id); }
+    await this.catalog.verifyRuns(ids);
     const out: RunSummary[] = [];
-    const runs = this.catalog.runsOldestFirst();
+    runs = this.catalog.runsOldestFirst();
     for (let i = runs.length - 1; i >= 0; i--) {
-      const r = runs[i]!;
+      const r = runs.at(i);
       if (!r.dead && r.ok) out.push(summaryOf(r, this.tenant, this.isLive));
       if (i % 10_000 === 0) await yieldToLoop();
     }
@@ -158,6 +162,24 @@ export class RunStore implements RunStoreApi {
   /** One page of calls, sorted and filtered from the catalog (docs/architecture.md §6). */
   queryCalls(query: CallQuery): Promise<CallPage> {
     return queryCalls(this.catalog, query, this.isLive);
+  }
+
+  /** One page of calls with their records, for the inspector's list (docs/architecture.md §6; callPage.ts). */
+  async callReports(query: CallReportQuery): Promise<CallReportPage> {
+    const page = await reportPage(await this.queryCalls(query), {
+      logPath: (runId) => this.logPath(runId),
+      report: (runId) => this.report(runId),
+      run: (runId) => { const r = this.catalog.run(runId); return r ? summaryOf(r, this.tenant, this.isLive) : undefined; },
+    });
+    if (!query.withFacets) return page;
+    // The pickers' choices: a pass over the catalog's rows in memory (no log read).
+    const tools = new Set<string>();
+    const calls = this.catalog.callsOldestFirst();
+    for (let i = 0; i < calls.length; i++) { const c = calls.at(i); if (!c.dead && c.run.ok) tools.add(c.tool); }
+    const sources = new Set<ListedRunSource['kind']>();
+    const runs = this.catalog.runsOldestFirst();
+    for (let i = 0; i < runs.length; i++) { const r = runs.at(i); if (!r.dead && r.ok && r.callCount > 0) sources.add(sourceOf(r).kind); }
+    return { ...page, tools: [...tools].sort(), sources: [...sources].sort() };
   }
 
   /** How many runs this tenant keeps and their bytes, from the catalog (one read of its new lines, no stat per log). */
@@ -192,8 +214,13 @@ export class RunStore implements RunStoreApi {
     // The catalog knows which runs are unfinished: start-up reads only their logs, never every run's.
     await this.catalog.sync();
     const now = Date.now();
-    const open = this.catalog.runsOldestFirst().filter((r) => !r.dead && r.ok && !this.live.has(r.id) && runStatusOf(r, this.isLive, now) === 'running');
-    for (const run of open.map((r) => ({ runId: r.id }))) {
+    const runs = this.catalog.runsOldestFirst();
+    const open: { runId: string }[] = [];
+    for (let i = 0; i < runs.length; i++) {
+      const r = runs.at(i);
+      if (!r.dead && r.ok && !this.live.has(r.id) && runStatusOf(r, this.isLive, now) === 'running') open.push({ runId: r.id });
+    }
+    for (const run of open) {
       const first = (await this.readLog(run.runId)).records[0];
       if (first?.type !== 'run_started' || !first.owner || (await ownerAlive(first.owner))) continue;
       const record: RunRecord = { type: 'run_finished', runId: run.runId, finishedAt: nowIso(), status: 'interrupted' };
@@ -223,12 +250,7 @@ export class RunStore implements RunStoreApi {
         });
       } else if (r.type === 'call_finished') {
         if (!started.has(r.callId)) order.push(r.callId);
-        started.set(r.callId, {
-          runId, callId: r.callId, tool: r.tool, arguments: r.arguments, status: r.status, error: r.error, startedAt: r.startedAt,
-          finishedAt: r.finishedAt, resultBytes: r.resultBytes, elided: r.elided, handle: r.resultHandle, preview: r.preview,
-          previewRange: r.previewRange, sha256: r.sha256, stored: r.stored, ...(r.artifactId ? { artifactId: r.artifactId, ...(r.manifestDigest ? { manifestDigest: r.manifestDigest } : {}) } : {}),
-          readable: r.readable, contentType: r.contentType, lineCount: r.lineCount, binary: r.binary, attachments: r.attachments,
-        });
+        started.set(r.callId, callReportOf(runId, r));
       }
     }
     return order.map((id) => started.get(id)!);
@@ -346,7 +368,7 @@ export class RunStore implements RunStoreApi {
     let last: RunRow | undefined;
     const candidates: RunRow[] = [];
     for (; i < runs.length && examined < budget; i++) {
-      const r = runs[i]!;
+      const r = runs.at(i);
       if (r.dead || !r.ok) continue;
       examined++;
       last = r;
@@ -423,8 +445,9 @@ export class RunStore implements RunStoreApi {
       const token = /^(?:res|out)_([0-9a-f]{10})-\d+(?:_|$)/.exec(handle)?.[1];
       let runIds = token ? this.catalog.runsWithToken(token) : [];
       if (token && runIds.length === 0) {
-        // The catalog does not know that run at all (its lines not yet read, or lost): index the logs it lacks.
-        await this.catalog.reconcile(false);
+        // The catalog does not know that run at all (its lines not yet read, or lost): index the logs it lacks,
+        // when the logs folder changed since it was last listed (else a miss costs a stat, not a listing).
+        await this.catalog.reconcileIfFolderChanged();
         candidates = this.catalog.candidates(handle);
         runIds = this.catalog.runsWithToken(token);
       }
@@ -544,7 +567,7 @@ function runKey(r: RunRow): string {
 }
 
 /** Index of the first run after the one `key` names (it may have been deleted since). */
-function firstAfter(runs: readonly RunRow[], key: string): number {
+function firstAfter(runs: RowList<RunRow>, key: string): number {
   const bar = key.indexOf('|');
   const ms = Number(key.slice(0, bar));
   const id = key.slice(bar + 1);
@@ -552,7 +575,7 @@ function firstAfter(runs: readonly RunRow[], key: string): number {
   let hi = runs.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    const r = runs[mid]!;
+    const r = runs.at(mid);
     if (r.startedMs < ms || (r.startedMs === ms && r.id <= id)) lo = mid + 1; else hi = mid;
   }
   return lo;

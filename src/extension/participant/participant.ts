@@ -70,7 +70,8 @@ export async function handleChatRequest(
 ): Promise<vscode.ChatResult> {
   const services = await deps.host.get();
   if (request.command === 'inspect') {
-    const latest = (await services.runs.listRuns())[0];
+    // The newest run from the catalog: one row, not a stat of every run's log (docs/architecture.md §6).
+    const latest = (await services.runs.queryRuns({ limit: 1 }))[0];
     if (!latest) {
       stream.markdown('No runs recorded in this workspace yet. Try `@evidence /run <command>`.');
       return {};
