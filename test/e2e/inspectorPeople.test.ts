@@ -412,7 +412,7 @@ describe('Inspector for people in a real workbench', function () {
     await setTheme(wb, view, 'Default Light Modern');
     // From the palette: pick both outputs, then type each side's window.
     await wb.runCommand('View: Close All Editors');
-    await wb.runCommand('Bounded Evidence: Compare Outputs');
+    await wb.runCommand('Bounded Evidence: Compare Outputs…');
     const input = wb.page.locator('.quick-input-widget input');
     for (const title of ['Compare: the left output', 'Compare: the right output']) {
       await wb.page.locator('.quick-input-widget .quick-input-title', { hasText: title }).waitFor({ timeout: 30_000 });
