@@ -51,7 +51,7 @@ const minColumn = 40;
 const maxColumn = 1200;
 /** Pixels one arrow key press moves a column edge. */
 const columnStep = 16;
-/** Runs one picker answer lists. */
+/** Choices one picker answer lists. */
 const pickerRuns = 30;
 
 const statusIcon: Record<string, string> = {
@@ -59,8 +59,8 @@ const statusIcon: Record<string, string> = {
   completed: 'pass', cancelled: 'circle-slash',
 };
 
-function option(value: string, label: string, selected = false): HTMLElement {
-  return h('vscode-option', { value, ...(selected ? { selected: true } : {}) }, label);
+function option(value: string, label: string): HTMLElement {
+  return h('vscode-option', { value }, label);
 }
 
 /** How a run source reads in the filter (docs/contracts.md §3.4). */
@@ -77,25 +77,33 @@ function runLabel(r: RunDto): string {
   return `${r.label ?? r.runId} · ${localTime(r.startedAt)}`;
 }
 
+/** One choice a picker offers. */
+interface Choice { readonly value: string; readonly label: string; readonly title: string }
+
 /**
- * The run filter: a text field that asks the host for matching runs as the person types
- * and offers them in a list box (at most `pickerRuns`), so 100,000 runs never become
- * 100,000 elements. Arrow Down enters the list, Enter picks, Escape closes.
+ * A searchable filter: a text field that finds choices as the person types (the run
+ * filter asks the host, `pickRuns`; the tool filter searches the tools the host listed)
+ * and offers at most a few dozen in a list box, so 100,000 runs never become 100,000
+ * elements. Arrow Down enters the list, Enter picks, Escape closes; emptying the field
+ * is "all".
  */
-class RunPicker {
+class Picker {
   readonly element: HTMLElement;
   readonly field: VscodeTextfield;
   private readonly box: HTMLElement;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private seq = 0;
-  /** The picked run id ('' for all runs) and how it reads. */
+  /** The picked value ('' for all) and how it reads. */
   value = '';
   label = '';
 
-  constructor(private readonly pick: (text: string, limit: number) => Promise<readonly RunDto[]>, private readonly changed: () => void) {
-    this.field = h('vscode-textfield', { id: 'filter-run', label: 'Filter by run', placeholder: 'All runs: type to find a run' });
-    this.box = h('div', { id: 'run-options', class: 'picker-options', role: 'listbox', 'aria-label': 'Runs', hidden: true });
-    this.element = h('div', { class: 'run-picker' }, this.field, this.box);
+  constructor(
+    id: string, fieldLabel: string, placeholder: string, private readonly allLabel: string,
+    private readonly search: (text: string) => Promise<readonly Choice[]>, private readonly changed: () => void,
+  ) {
+    this.field = h('vscode-textfield', { id, label: fieldLabel, placeholder });
+    this.box = h('div', { id: `${id}-options`, class: 'picker-options', role: 'listbox', 'aria-label': fieldLabel, hidden: true });
+    this.element = h('div', { class: 'picker' }, this.field, this.box);
     this.field.addEventListener('input', () => {
       if (!this.field.value.trim() && this.value) this.choose('', '');
       this.ask();
@@ -123,14 +131,14 @@ class RunPicker {
   }
 
   /** Shows a saved choice. */
-  set(runId: string, label: string): void {
-    this.value = runId;
+  set(value: string, label: string): void {
+    this.value = value;
     this.label = label;
-    this.field.value = runId ? label || runId : '';
+    this.field.value = value ? label || value : '';
   }
 
-  private choose(runId: string, label: string): void {
-    this.set(runId, label);
+  private choose(value: string, label: string): void {
+    this.set(value, label);
     this.close();
     this.changed();
   }
@@ -144,21 +152,21 @@ class RunPicker {
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       const seq = ++this.seq;
-      // Typing over the picked run's label searches afresh; the label itself lists the newest runs.
+      // Typing over the picked choice's label searches afresh; the label itself lists them all.
       const text = this.field.value.trim() === this.label ? '' : this.field.value.trim();
-      this.pick(text, pickerRuns).then((runs) => { if (seq === this.seq) this.show(runs); }, () => undefined);
+      this.search(text).then((choices) => { if (seq === this.seq) this.show(choices); }, () => undefined);
     }, 120);
   }
 
-  private show(runs: readonly RunDto[]): void {
-    const opt = (runId: string, text: string, title: string): HTMLElement => {
-      const el = h('div', { class: 'picker-option', role: 'option', tabindex: '-1', 'aria-selected': String(runId === this.value), title, 'data-run': runId }, text);
+  private show(choices: readonly Choice[]): void {
+    const opt = (c: Choice): HTMLElement => {
+      const el = h('div', { class: 'picker-option', role: 'option', tabindex: '-1', 'aria-selected': String(c.value === this.value), title: c.title, 'data-value': c.value }, c.label);
       el.addEventListener('mousedown', (e) => e.preventDefault());
-      el.addEventListener('click', () => this.choose(runId, runId ? text : ''));
+      el.addEventListener('click', () => this.choose(c.value, c.value ? c.label : ''));
       return el;
     };
-    replaceChildren(this.box, opt('', 'All runs', 'every run'), ...runs.map((r) => opt(r.runId, runLabel(r), `run ${r.runId} · ${r.callCount} calls · from ${r.source ?? 'tool'}`)));
-    if (runs.length === 0) this.box.append(h('div', { class: 'picker-empty muted', role: 'option', 'aria-disabled': 'true', 'aria-selected': 'false' }, 'No run matches'));
+    replaceChildren(this.box, opt({ value: '', label: this.allLabel, title: this.allLabel }), ...choices.map(opt));
+    if (choices.length === 0) this.box.append(h('div', { class: 'picker-empty muted', role: 'option', 'aria-disabled': 'true', 'aria-selected': 'false' }, 'Nothing matches'));
     this.box.hidden = false;
   }
 }
@@ -166,8 +174,8 @@ class RunPicker {
 /** The toolbar and the virtualised list. */
 export class CallsView {
   readonly element: HTMLElement;
-  private readonly tool: VscodeSingleSelect;
-  private readonly run: RunPicker;
+  private readonly tool: Picker;
+  private readonly run: Picker;
   private readonly text: VscodeTextfield;
   private readonly sort: VscodeSingleSelect;
   private readonly outcome: VscodeSingleSelect;
@@ -181,8 +189,11 @@ export class CallsView {
   private active = -1;
   private selectedKey: string | undefined;
   private readonly collapsed = new Set<string>();
-  private toolOptions = '';
   private loading = false;
+  /** First and last row indexes the list has drawn. */
+  private drawn: [number, number] = [0, -1];
+  /** The reload in flight, and whether a change asked for another after it. */
+  private reloading: { key: string; again: boolean; done: Promise<void> } | undefined;
   /** Bumped by every reload: answers to an older one are dropped. */
   private generation = 0;
   /** Pages asked for and not answered yet (of the current generation). */
@@ -197,9 +208,13 @@ export class CallsView {
     initial?: { filters?: Filters; collapsed?: readonly string[]; columns?: Readonly<Record<string, number>>; runLabel?: string },
   ) {
     this.rows = model.rows(this.collapsed);
-    // Tools are few: a select whose options filter as the person types.
-    this.tool = h('vscode-single-select', { id: 'filter-tool', label: 'Filter by tool', combobox: true }, option('', 'All tools'));
-    this.run = new RunPicker((text, limit) => this.events.pickRuns(text, limit), () => this.filtersChanged());
+    // Tools: the names the host listed (facets), searched here; runs: asked of the host as the person types.
+    this.tool = new Picker('filter-tool', 'Filter by tool', 'All tools: type to find a tool', 'All tools', async (text) => {
+      const needle = text.toLowerCase();
+      return this.model.tools.filter((t) => t.toLowerCase().includes(needle)).slice(0, pickerRuns).map((t) => ({ value: t, label: t, title: `only ${t} calls` }));
+    }, () => this.filtersChanged());
+    this.run = new Picker('filter-run', 'Filter by run', 'All runs: type to find a run', 'All runs', async (text) =>
+      (await this.events.pickRuns(text, pickerRuns)).map((r) => ({ value: r.runId, label: runLabel(r), title: `run ${r.runId} · ${r.callCount} calls · from ${r.source ?? 'tool'}` })), () => this.filtersChanged());
     this.text = h('vscode-textfield', { id: 'filter-text', label: 'Filter by text', placeholder: 'Filter: tool, handle, sha256, arguments…' });
     this.sort = h('vscode-single-select', { id: 'sort', label: 'Sort by' }, option('time', 'Newest first'), option('size', 'Largest first'));
     this.outcome = h('vscode-single-select', { id: 'filter-outcome', label: 'Filter by outcome' },
@@ -208,7 +223,7 @@ export class CallsView {
     const refresh = h('vscode-button', { id: 'refresh', secondary: true, icon: 'refresh', title: 'Ask the store again for the calls on screen' }, 'Refresh');
     this.summary = h('span', { id: 'list-summary', class: 'muted', 'aria-live': 'polite' });
     const toolbar = h('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Filter and sort calls' },
-      h('span', { class: 'filter-icon' }, icon('filter')), this.tool, this.run.element, this.source, this.outcome, this.text, this.sort, refresh, this.summary);
+      h('span', { class: 'filter-icon' }, icon('filter')), this.tool.element, this.run.element, this.source, this.outcome, this.text, this.sort, refresh, this.summary);
 
     this.header = h('div', { class: 'row-grid list-header', id: 'list-header' }, h('span', {}), ...columns.map(([id, label]) => this.headerCell(id, label)));
     // A focusable separator states its position: each grip says its column's width as laid out.
@@ -225,6 +240,8 @@ export class CallsView {
       onRendered: (first, last) => {
         document.body.dataset.listRenderMaxMs = this.list.slowestRenderMs.toFixed(1);
         if (this.firstRowsRenderedAt === undefined && last >= first && this.rows.length > 0 && this.rows.at(first).kind !== 'pending') this.firstRowsRenderedAt = performance.now();
+        this.drawn = [first, last];
+        this.updateActiveDescendant();
         // Rows still loading on screen (scrolled or jumped to): ask for their pages.
         if (last >= first) this.fetchMissing(first, last);
       },
@@ -235,7 +252,7 @@ export class CallsView {
       this.text.value = initial.filters.text;
       this.sort.value = initial.filters.sort;
       this.outcome.value = initial.filters.outcome ?? '';
-      this.pendingTool = initial.filters.tool;
+      this.tool.set(initial.filters.tool, initial.filters.tool);
       this.run.set(initial.filters.run, initial.runLabel ?? '');
       // Older panels saved `hook:<agent>`; the list filters hooks as one source.
       this.pendingSource = initial.filters.source?.startsWith('hook:') ? 'hook' : (initial.filters.source ?? '');
@@ -243,7 +260,7 @@ export class CallsView {
     for (const [id, w] of Object.entries(initial?.columns ?? {})) if (columns.some(([c]) => c === id) && Number.isFinite(w)) this.setWidth(id, w);
     for (const r of initial?.collapsed ?? []) this.collapsed.add(r);
 
-    for (const el of [this.tool, this.source, this.sort, this.outcome]) el.addEventListener('change', () => this.filtersChanged());
+    for (const el of [this.source, this.sort, this.outcome]) el.addEventListener('change', () => this.filtersChanged());
     this.text.addEventListener('input', () => this.filtersChanged());
     // Escape empties the text filter (and stays in the field); a second Escape goes on to the workbench.
     this.text.addEventListener('keydown', (e) => {
@@ -259,13 +276,10 @@ export class CallsView {
     viewport.addEventListener('dblclick', (e) => this.onClick(e, true));
   }
 
-  /** Saved filter values not yet applicable (their options arrive with the data). */
-  private pendingTool = '';
-
   /** Current filters. */
   filters(): Filters {
     return {
-      tool: this.tool.value || this.pendingTool,
+      tool: this.tool.value,
       run: this.run.value,
       text: this.text.value,
       sort: this.sort.value === 'size' ? 'size' : 'time',
@@ -299,12 +313,19 @@ export class CallsView {
   reload(top: boolean): Promise<void> {
     const q = queryOf(this.filters());
     const key = CallsModel.keyOf(q);
+    // A change while the same pages are being asked for: ask once more when they arrive, not twice at once.
+    if (!top && this.reloading && this.reloading.key === key) {
+      this.reloading.again = true;
+      return this.reloading.done;
+    }
     const gen = ++this.generation;
     this.asking.clear();
     if (top) this.list.viewport.scrollTop = 0;
     const pages = top || this.model.key !== key ? [0] : this.pagesOnScreen();
     this.setLoading(true);
-    return Promise.all(pages.map((p) => this.events.page({ offset: p * PAGE_SIZE, limit: PAGE_SIZE, query: q, ...(p === pages[0] ? { facets: true } : {}) }))).then((replies) => {
+    const state = { key, again: false, done: Promise.resolve() };
+    this.reloading = state;
+    state.done = Promise.all(pages.map((p) => this.events.page({ offset: p * PAGE_SIZE, limit: PAGE_SIZE, query: q, ...(p === pages[0] ? { facets: true } : {}) }))).then((replies) => {
       if (gen !== this.generation) return;
       this.model.replace(key, replies);
       this.setLoading(false);
@@ -313,7 +334,12 @@ export class CallsView {
       if (gen !== this.generation) return;
       this.setLoading(false);
       this.events.problem(e.message);
+    }).then(() => {
+      if (this.reloading === state) this.reloading = undefined;
+      if (state.again && gen === this.generation) return this.reload(false);
+      return undefined;
     });
+    return state.done;
   }
 
   /** Pages whose calls are on screen (or just around it). */
@@ -467,7 +493,6 @@ export class CallsView {
   }
 
   private filtersChanged(): void {
-    if (this.tool.value) this.pendingTool = '';
     if (this.source.value) this.pendingSource = '';
     void this.reload(true);
     this.events.changed();
@@ -475,16 +500,6 @@ export class CallsView {
 
   private updateOptions(): void {
     // Options are rebuilt only when the set changes: replacing them resets the control.
-    const tools = this.model.tools;
-    const toolsKey = tools.join('\n');
-    if (toolsKey !== this.toolOptions) {
-      this.toolOptions = toolsKey;
-      const keep = this.tool.value || this.pendingTool;
-      const picked = keep && tools.includes(keep) ? keep : '';
-      // The chosen option is marked `selected`: the combobox shows its label (it would show nothing otherwise).
-      replaceChildren(this.tool, option('', 'All tools', picked === ''), ...tools.map((t) => option(t, t, t === picked)));
-      if (picked) { this.tool.value = picked; this.pendingTool = ''; }
-    }
     const sources = this.model.sources;
     const sourcesKey = sources.join('\n');
     if (sourcesKey !== this.sourceOptions) {
@@ -582,9 +597,11 @@ export class CallsView {
     set(8, row.kind === 'call' ? (call.errorMessage ?? call.argsSummary) : (part.contentType ?? ''));
   }
 
+  /** Points the tree at the active row, only while that row is drawn (an id that is not in the page is an invalid reference). */
   private updateActiveDescendant(): void {
     const vp = this.list.viewport;
-    if (this.active >= 0 && this.active < this.rows.length && vp.querySelector(`#row-${this.active}`)) vp.setAttribute('aria-activedescendant', `row-${this.active}`);
+    const drawn = this.active >= this.drawn[0] && this.active <= this.drawn[1];
+    if (this.active >= 0 && this.active < this.rows.length && drawn) vp.setAttribute('aria-activedescendant', `row-${this.active}`);
     else vp.removeAttribute('aria-activedescendant');
   }
 
