@@ -2,10 +2,12 @@
  * `npm run bench -- economy` (issue 12): how many bytes a model reads to reach one needle
  * in real outputs, with our tools, next to what other published policies would show.
  *
- * The corpus is made by real tools on this machine (no hand-written text): `npm ls`, a
- * `tsc` file listing, the lock file, `git log -p` of this repository, `find -ls` of
+ * The corpus is made by real tools on this machine (no hand-written text): install logs
+ * (`npm install --loglevel=silly` of two packages into a temporary project — it needs the
+ * npm registry — and `apt-get install --simulate`), `tsc --listFiles --extendedDiagnostics`
+ * of this project, the lock file, `git log -p` of this repository, `find -ls` of
  * node_modules, a minified bundle and a `.wasm` from node_modules, and a JSON dump over
- * 100 MB (find -ls records as JSON objects). Each output is captured by `runCommand`
+ * 100 MB (`find /` records encoded as JSON objects by `jq`, one per line). Each output is captured by `runCommand`
  * with default settings; the needle is taken mechanically from the middle (the longest
  * token of the line holding the middle byte; for binary, the longest printable run near
  * it). Per output: the first view (the command's observation), the bytes and calls to
@@ -21,18 +23,19 @@ import { readFitted } from '../src/core/tools/readToolOutput.js';
 import { median, scratchDir } from './util.js';
 
 const ROOT = path.join(__dirname, '..');
-const MB = 1_000_000;
 
 const CORPUS: [string, string][] = [
-  ['npm ls --all', 'npm ls --all 2>&1 || true'],
-  ['tsc --listFilesOnly', 'node_modules/.bin/tsc --noEmit -p . --listFilesOnly'],
+  // An install log: npm at its most verbose level installing two packages into an empty temporary project.
+  ['npm install --loglevel=silly', 'd=$(mktemp -d) && cd "$d" && npm init -y >/dev/null && npm install --loglevel=silly --no-audit --no-fund express@4.19.2 webpack@5.91.0 2>&1; cd / && rm -rf "$d"'],
+  ['apt-get install --simulate', 'apt-get install --simulate libreoffice 2>&1'],
+  ['tsc --listFiles --extendedDiagnostics', 'node_modules/.bin/tsc --noEmit -p . --listFiles --extendedDiagnostics 2>&1'],
   ['package-lock.json', 'cat package-lock.json'],
   ['git log -p', 'git log -p --no-color'],
   ['find node_modules -ls', 'find node_modules -ls'],
   ['minified bundle', 'cat node_modules/@azure/msal-browser/lib/msal-browser.min.js'],
   ['.wasm', 'cat node_modules/playwright-core/lib/webp_codec.wasm'],
-  // Real records (find -ls of node_modules) as JSON objects, repeated past 100 MB.
-  ['JSON dump > 100 MB', `find node_modules -ls | node -e "const L=require('fs').readFileSync(0,'utf8').trim().split('\\n');let n=0,i=0;process.stdout.write('[');const w=()=>{let ok=true;while(ok&&n<${110 * MB}){const f=L[i++%L.length].trim().split(/\\s+/);const s=(i>1?',':'')+JSON.stringify({i,inode:f[0],mode:f[2],links:f[3],owner:f[4],size:Number(f[6]),path:f.slice(10).join(' ')});n+=s.length;ok=process.stdout.write(s);}if(n<${110 * MB})process.stdout.once('drain',w);else process.stdout.write(']\\n');};w();"`],
+  // A JSON dump over 100 MB: one JSON object per file of the root file system (find's fields, encoded by jq).
+  ['JSON dump > 100 MB (find / piped to jq)', "find / -xdev -printf '%p\\t%s\\t%T@\\t%M\\t%u\\t%i\\t%n\\n' 2>/dev/null | jq -R -c 'split(\"\\t\") | {path: .[0], size: (.[1] | tonumber), mtime: .[2], mode: .[3], user: .[4], inode: (.[5] | tonumber), links: (.[6] | tonumber)}'"],
 ];
 
 /**

@@ -61,16 +61,20 @@ function retarget<T extends RunRecord>(r: T, fromRun: string, fromToken: string,
   return v as unknown as T;
 }
 
-/** Seeds `n` runs; returns a sample of handles (small and large) and the count of files created. */
-async function seed(dir: string, n: number): Promise<{ handles: string[]; files: number; calls: number; seconds: number }> {
+/**
+ * Seeds `n` runs of `tenant` under `dir` (the storage layout's root: `logs/`, `blobs/`,
+ * `artifacts/`); returns a sample of handles (small and large) and the count of files
+ * created. Exported for bench/inspector.bench.ts, which seeds a real workbench's storage.
+ */
+export async function seed(dir: string, n: number, tenant = TENANT): Promise<{ handles: string[]; files: number; calls: number; seconds: number }> {
   const t0 = performance.now();
   const tpl = await template(path.join(dir, 'template'));
   const layout = layoutOf(dir);
-  const logs = path.join(layout.logsDir, TENANT);
+  const logs = path.join(layout.logsDir, tenant);
   mkdirSync(logs, { recursive: true });
   mkdirSync(layout.artifactsDir, { recursive: true });
   const catalogFd = openSync(path.join(logs, CATALOG_FILE), 'wx');
-  writeSync(catalogFd, encodeLine({ k: 'hdr', v: 1, tenant: TENANT, id: randomBytes(8).toString('hex') }));
+  writeSync(catalogFd, encodeLine({ k: 'hdr', v: 1, tenant, id: randomBytes(8).toString('hex') }));
   writeSync(catalogFd, encodeLine({ k: 'built' }));
   const tplBlobs = path.join(tpl.layout.blobsDir, TENANT, tpl.runId);
   const largeSlot = `${tpl.large.callId}.stdout`;
@@ -86,7 +90,7 @@ async function seed(dir: string, n: number): Promise<{ handles: string[]; files:
     const at = new Date(startedMs).toISOString();
     const token = i.toString(16).padStart(10, '0');
     const runId = `run-${at.replace(/[-:]/g, '').replace(/\.\d+Z$/, '')}-${token}`;
-    const records: RunRecord[] = [{ type: 'run_started', runId, tenant: TENANT, startedAt: at, profileHash: profile, label: `task ${i}` }];
+    const records: RunRecord[] = [{ type: 'run_started', runId, tenant, startedAt: at, profileHash: profile, label: `task ${i}` }];
     const nCalls = i % 3 === 0 ? 2 : 1;
     for (let c = 0; c < nCalls; c++) {
       const large = calls % 10 === 9;
@@ -98,7 +102,7 @@ async function seed(dir: string, n: number): Promise<{ handles: string[]; files:
       if (!fixed.resultHandle) delete (fixed as { resultHandle?: string }).resultHandle;
       records.push({ type: 'call_started', runId, callId, tool: fin.tool, arguments: fin.arguments, startedAt: at }, fixed as CallFinishedRecord);
       if (large) {
-        const blobDir = path.join(layout.blobsDir, TENANT, runId);
+        const blobDir = path.join(layout.blobsDir, tenant, runId);
         mkdirSync(blobDir, { recursive: true });
         for (const suffix of ['', MANIFEST_SUFFIX]) linkSync(path.join(tplBlobs, `${largeSlot}${suffix}`), path.join(blobDir, `${callId}.stdout${suffix}`));
         if (handles.length < 400 && i % 7 === 0) handles.push(`out_${callId}_stdout`);
@@ -288,4 +292,5 @@ async function main(): Promise<void> {
   }
 }
 
-void main().catch((e: unknown) => { console.error(e); process.exit(1); });
+// Run as a benchmark, not when another bench imports `seed`.
+if (require.main === module) void main().catch((e: unknown) => { console.error(e); process.exit(1); });

@@ -1,12 +1,17 @@
 /**
- * The calls list's data: runs and calls kept by key, live upserts, and the flattened
- * rows (run headers, calls, attachment sub-rows) after filtering and sorting. Pure: no
- * DOM, so 10,000-call behaviour is unit-tested in Node.
+ * The calls list's data: the pages of the current query the host has answered
+ * (docs/contracts.md §3.4, "Listing in pages"), live upserts of the rows held, and the
+ * flattened rows (run headers, calls, attachment sub-rows, and one "loading" row per
+ * call of a page not fetched yet). The host sorts, filters and counts; the page holds
+ * only the pages it was shown, so 100,000 runs cost what one screen costs. Pure: no DOM,
+ * so it is unit-tested in Node.
  */
-import { outcomeOf } from '../src/shared/outcome.js';
-import type { CallDto, LiveStreamDto, OutcomeFilterDto, PartDto, PartRef, RunDto } from '../src/shared/protocol.js';
+import type { CallDto, ListQueryDto, LiveStreamDto, OutcomeFilterDto, PageReply, PartDto, PartRef, RunDto } from '../src/shared/protocol.js';
 
 export { outcomeOf, type Outcome } from '../src/shared/outcome.js';
+
+/** Calls per page asked of the host. */
+export const PAGE_SIZE = 100;
 
 /** What the toolbar filters and sorts by. */
 export interface Filters {
@@ -14,24 +19,34 @@ export interface Filters {
   readonly tool: string;
   /** A run id, or '' for all. */
   readonly run: string;
-  /** Case-insensitive text over tool, ids, handles, digests, arguments and names. */
+  /** Case-insensitive text over the tool, run id, run label and call id (a whole handle finds its call). */
   readonly text: string;
   readonly sort: 'time' | 'size';
   /** Only calls with this outcome ('' for all). */
   readonly outcome?: OutcomeFilterDto;
-  /** Only calls of runs started by this source (`tool`, `participant`, `hook:<agent>`, `cli`, `mcp`, `command`, `api`), or '' for all. */
+  /** Only calls of runs started by this source (`tool`, `participant`, `hook`, `cli`, `mcp`, `command`, `api`), or '' for all. */
   readonly source?: string;
 }
 
+/** The host query for a set of filters (empty filters left out). */
+export function queryOf(f: Filters): ListQueryDto {
+  const text = f.text.trim();
+  return {
+    order: f.sort === 'size' ? 'largest' : 'newest',
+    ...(f.tool ? { tool: f.tool } : {}), ...(f.run ? { run: f.run } : {}), ...(f.outcome ? { outcome: f.outcome } : {}),
+    ...(f.source ? { source: f.source } : {}), ...(text ? { text } : {}),
+  };
+}
 
 /** A running call's streams so far (from `live` messages; docs/contracts.md §3.4). */
 export type LiveOf = { -readonly [K in 'stdout' | 'stderr']?: { bytes: number; tail: string } };
 
-/** One row of the list. */
+/** One row of the list; `index` is the position of its call in the query's order. */
 export type Row =
-  | { readonly kind: 'run'; readonly key: string; readonly run: RunDto; readonly shown: number; readonly collapsed: boolean }
-  | { readonly kind: 'call'; readonly key: string; readonly call: CallDto }
-  | { readonly kind: 'part'; readonly key: string; readonly call: CallDto; readonly part: PartDto };
+  | { readonly kind: 'run'; readonly key: string; readonly index: number; readonly run: RunDto; shown: number; readonly collapsed: boolean }
+  | { readonly kind: 'call'; readonly key: string; readonly index: number; readonly call: CallDto }
+  | { readonly kind: 'part'; readonly key: string; readonly index: number; readonly call: CallDto; readonly part: PartDto }
+  | { readonly kind: 'pending'; readonly key: string; readonly index: number };
 
 /** Key of a call (and of its result row). */
 export function callKey(runId: string, callId: string): string {
@@ -43,47 +58,180 @@ export function partKey(ref: PartRef): string {
   return ref.part === 'result' ? callKey(ref.runId, ref.callId) : `${callKey(ref.runId, ref.callId)}#${ref.part}`;
 }
 
-/** The part a row stands for (a run header stands for none). */
+/** The part a row stands for (a run header or a row still loading stands for none). */
 export function rowRef(row: Row): PartRef | undefined {
-  if (row.kind === 'run') return undefined;
+  if (row.kind === 'run' || row.kind === 'pending') return undefined;
   return { runId: row.call.runId, callId: row.call.callId, part: row.kind === 'part' ? row.part.name : 'result' };
 }
 
 const finished = (status: string): boolean => status !== 'running' && status !== 'interrupted';
 
-/** Runs and calls of the store as the panel knows them. */
-export class CallsModel {
-  private readonly runs = new Map<string, RunDto>();
-  private readonly calls = new Map<string, CallDto>();
-  private readonly live = new Map<string, LiveOf>();
+/** Rows over the whole query without one object per call not fetched: loaded pages are arrays, the rest counted. */
+export class RowSource {
+  /** Segments in order: `rows` of loaded pages, or `count` pending calls from call `from`. */
+  private readonly starts: number[] = [];
+  private readonly segs: ({ rows: Row[] } | { from: number; count: number })[] = [];
+  length = 0;
 
-  /** Replaces everything (a snapshot). */
-  setAll(runs: readonly RunDto[], calls: readonly CallDto[]): void {
-    this.runs.clear();
-    this.calls.clear();
-    this.live.clear();
-    this.upsert(runs, calls);
+  /** @internal */ pushRows(rows: Row[]): void {
+    if (rows.length === 0) return;
+    this.starts.push(this.length);
+    this.segs.push({ rows });
+    this.length += rows.length;
   }
 
-  /** Applies a live update; a finished call never goes back to running. */
-  upsert(runs: readonly RunDto[], calls: readonly CallDto[]): void {
+  /** @internal */ pushPending(from: number, count: number): void {
+    if (count <= 0) return;
+    this.starts.push(this.length);
+    this.segs.push({ from, count });
+    this.length += count;
+  }
+
+  /** The row at `i` (0 ≤ i < length). */
+  at(i: number): Row {
+    let lo = 0;
+    let hi = this.starts.length - 1;
+    while (lo < hi) { const mid = (lo + hi + 1) >>> 1; if (this.starts[mid]! <= i) lo = mid; else hi = mid - 1; }
+    const seg = this.segs[lo]!;
+    const k = i - this.starts[lo]!;
+    if ('rows' in seg) return seg.rows[k]!;
+    const index = seg.from + k;
+    return { kind: 'pending', key: `pending:${index}`, index };
+  }
+
+  /** Index of the row with this key among loaded rows, or -1. */
+  indexOfKey(key: string): number {
+    for (let s = 0; s < this.segs.length; s++) {
+      const seg = this.segs[s]!;
+      if (!('rows' in seg)) continue;
+      const k = seg.rows.findIndex((r) => r.key === key);
+      if (k >= 0) return this.starts[s]! + k;
+    }
+    return -1;
+  }
+
+  /** Index of the first row of call `index` (its call row, or its pending row); -1 past the end. */
+  indexOfCall(index: number): number {
+    for (let s = 0; s < this.segs.length; s++) {
+      const seg = this.segs[s]!;
+      if ('rows' in seg) {
+        const k = seg.rows.findIndex((r) => r.kind === 'call' && r.index === index);
+        if (k >= 0) return this.starts[s]! + k;
+        const last = seg.rows[seg.rows.length - 1]!;
+        // A collapsed run hides its calls: land on the nearest row at or after it.
+        if (last.index >= index) { const j = seg.rows.findIndex((r) => r.index >= index); return this.starts[s]! + j; }
+      } else if (index >= seg.from && index < seg.from + seg.count) return this.starts[s]! + (index - seg.from);
+    }
+    return -1;
+  }
+}
+
+/** The pages of the current query as the panel knows them. */
+export class CallsModel {
+  /** The query the held pages answer (JSON of `ListQueryDto`). */
+  private queryKey = '';
+  private pages = new Map<number, readonly CallDto[]>();
+  private readonly runs = new Map<string, RunDto>();
+  private readonly live = new Map<string, LiveOf>();
+  /** Calls seen finishing by live records (their late progress is dropped). */
+  private readonly finishedLive = new Set<string>();
+  /** Calls matching the query / stored. */
+  total = 0;
+  all = 0;
+  /** The pickers' choices, as the host last listed them. */
+  tools: readonly string[] = [];
+  sources: readonly string[] = [];
+
+  /** Key of a query (pages of different queries never mix). */
+  static keyOf(q: ListQueryDto): string {
+    return JSON.stringify(q);
+  }
+
+  /** The query the held pages answer. */
+  get key(): string {
+    return this.queryKey;
+  }
+
+  /**
+   * Replaces every held page with these answers of one query, all at once (a new query,
+   * or the pages on screen asked again after a change): the list never shows two queries mixed.
+   */
+  replace(key: string, replies: readonly PageReply[]): void {
+    this.queryKey = key;
+    this.pages = new Map();
+    for (const r of replies) this.take(r);
+  }
+
+  /** Adds one page of the held query (ignored when the query changed meanwhile); true when taken. */
+  add(key: string, reply: PageReply): boolean {
+    if (key !== this.queryKey) return false;
+    this.take(reply);
+    return true;
+  }
+
+  private take(r: PageReply): void {
+    this.total = r.total;
+    this.all = r.all;
+    if (r.tools) this.tools = r.tools;
+    if (r.sources) this.sources = r.sources;
+    for (const run of r.runs) this.runs.set(run.runId, run);
+    // A page past the end (the list shrank) holds nothing; pages beyond the total are dropped.
+    this.pages.set(Math.floor(r.offset / PAGE_SIZE), r.calls);
+    const lastPage = Math.max(0, Math.ceil(this.total / PAGE_SIZE) - 1);
+    for (const p of this.pages.keys()) if (p > lastPage) this.pages.delete(p);
+  }
+
+  /** Whether page `p` is held. */
+  has(p: number): boolean {
+    return this.pages.has(p);
+  }
+
+  /** Pages held. */
+  heldPages(): number[] {
+    return [...this.pages.keys()].sort((a, b) => a - b);
+  }
+
+  /**
+   * Applies live records to the rows held; a finished call never goes back to running.
+   * True when the pages should be asked again: a call not held (new, or elsewhere in the
+   * order) or a call whose status changed (it may leave or enter the filter).
+   */
+  upsert(runs: readonly RunDto[], calls: readonly CallDto[]): boolean {
     for (const r of runs) this.runs.set(r.runId, r);
+    let stale = false;
     for (const c of calls) {
       const key = callKey(c.runId, c.callId);
-      const prev = this.calls.get(key);
-      if (prev && finished(prev.status) && !finished(c.status)) continue;
-      this.calls.set(key, c);
-      // Finished: its recorded sizes replace the live ones.
-      if (finished(c.status)) this.live.delete(key);
+      if (finished(c.status)) {
+        this.live.delete(key);
+        // Remembered (a few): a progress report may still be on its way after the finish.
+        if (this.finishedLive.size > 1000) this.finishedLive.clear();
+        this.finishedLive.add(key);
+      }
+      let held = false;
+      for (const [p, list] of this.pages) {
+        const i = list.findIndex((x) => x.runId === c.runId && x.callId === c.callId);
+        if (i < 0) continue;
+        held = true;
+        const prev = list[i]!;
+        if (finished(prev.status) && !finished(c.status)) break;
+        if (prev.status !== c.status) stale = true;
+        const copy = [...list];
+        copy[i] = c;
+        this.pages.set(p, copy);
+        break;
+      }
+      if (!held) stale = true;
     }
+    return stale;
   }
 
-  /** Applies progress of running calls (ignored for a call already finished). */
+  /** Applies progress of running calls (a late report for a call known to have finished is dropped). */
   applyLive(streams: readonly LiveStreamDto[]): void {
     for (const s of streams) {
       const key = callKey(s.runId, s.callId);
-      const c = this.calls.get(key);
-      if (c && finished(c.status)) continue;
+      if (this.finishedLive.has(key)) continue;
+      const held = this.find({ runId: s.runId, callId: s.callId, part: 'result' });
+      if (held && finished(held.call.status)) continue;
       const l = this.live.get(key) ?? {};
       l[s.stream] = { bytes: s.bytes, tail: s.tail };
       this.live.set(key, l);
@@ -95,112 +243,74 @@ export class CallsModel {
     return this.live.get(callKey(runId, callId));
   }
 
-  /** Number of calls known. */
+  /** Calls stored (whatever the filters). */
   get size(): number {
-    return this.calls.size;
+    return this.all;
   }
 
-  /** Tool names, sorted. */
-  tools(): string[] {
-    return [...new Set([...this.calls.values()].map((c) => c.tool))].sort();
+  /** A run as last listed. */
+  run(runId: string): RunDto | undefined {
+    return this.runs.get(runId);
   }
 
-  /** Run sources present (`tool`, `cli`, `hook:claude`…), sorted. */
-  sources(): string[] {
-    return [...new Set([...this.runs.values()].map(sourceOf))].sort();
-  }
-
-  /** Runs, newest first. */
-  runList(): RunDto[] {
-    return [...this.runs.values()].sort((a, b) => (a.startedAt < b.startedAt ? 1 : a.startedAt > b.startedAt ? -1 : 0));
-  }
-
-  /** The call and part a reference names. */
+  /** The call and part a reference names, among the held rows. */
   find(ref: PartRef): { call: CallDto; part: PartDto } | undefined {
-    const call = this.calls.get(callKey(ref.runId, ref.callId));
-    if (!call) return undefined;
-    const part = ref.part === 'result' ? call.result : call.attachments.find((a) => a.name === ref.part);
-    return part ? { call, part } : undefined;
-  }
-
-  /** The part that holds a handle (result or attachment). */
-  findHandle(handle: string): PartRef | undefined {
-    for (const c of this.calls.values()) {
-      if (c.result.handle === handle) return { runId: c.runId, callId: c.callId, part: 'result' };
-      const a = c.attachments.find((x) => x.handle === handle);
-      if (a) return { runId: c.runId, callId: c.callId, part: a.name };
+    for (const list of this.pages.values()) {
+      const call = list.find((c) => c.runId === ref.runId && c.callId === ref.callId);
+      if (!call) continue;
+      const part = ref.part === 'result' ? call.result : call.attachments.find((a) => a.name === ref.part);
+      return part ? { call, part } : undefined;
     }
     return undefined;
   }
 
-  /** The newest call of a run. */
-  newestOfRun(runId: string): PartRef | undefined {
-    let best: CallDto | undefined;
-    for (const c of this.calls.values()) if (c.runId === runId && (!best || c.startedAt > best.startedAt)) best = c;
-    return best ? { runId: best.runId, callId: best.callId, part: 'result' } : undefined;
-  }
-
-  /** Flattened rows: runs (newest first, or by largest call), their calls, then each call's attachments. */
-  rows(f: Filters, collapsed: ReadonlySet<string>): Row[] {
-    const needle = f.text.trim().toLowerCase();
-    const byRun = new Map<string, CallDto[]>();
-    for (const c of this.calls.values()) {
-      if (f.tool && c.tool !== f.tool) continue;
-      if (f.run && c.runId !== f.run) continue;
-      if (f.outcome && outcomeOf(c).kind !== f.outcome) continue;
-      if (f.source && sourceOf(this.runs.get(c.runId)) !== f.source) continue;
-      if (needle && !matches(c, this.runs.get(c.runId), needle)) continue;
-      let list = byRun.get(c.runId);
-      if (!list) byRun.set(c.runId, (list = []));
-      list.push(c);
-    }
-    // Without a tool or text filter every run shows, even one with no calls (yet): a
-    // snapshot's run headers appear before their calls arrive.
-    if (!f.tool && !needle && !f.outcome) {
-      for (const [runId, run] of this.runs) if (!byRun.has(runId) && (!f.run || f.run === runId) && (!f.source || sourceOf(run) === f.source)) byRun.set(runId, []);
-    }
-    const bySize = f.sort === 'size';
-    const cmp = bySize
-      ? (a: CallDto, b: CallDto): number => b.result.sizeBytes - a.result.sizeBytes || cmpTime(a, b)
-      : cmpTime;
-    const groups = [...byRun.entries()].map(([runId, list]) => {
-      list.sort(cmp);
-      const run = this.runs.get(runId) ?? placeholderRun(runId, list);
-      return { run, list, largest: list[0]?.result.sizeBytes ?? 0 };
-    });
-    groups.sort((a, b) => (bySize ? b.largest - a.largest : 0) || (a.run.startedAt < b.run.startedAt ? 1 : a.run.startedAt > b.run.startedAt ? -1 : 0));
-    const rows: Row[] = [];
-    for (const g of groups) {
-      const isCollapsed = collapsed.has(g.run.runId);
-      rows.push({ kind: 'run', key: `run:${g.run.runId}`, run: g.run, shown: g.list.length, collapsed: isCollapsed });
-      if (isCollapsed) continue;
-      for (const c of g.list) {
-        rows.push({ kind: 'call', key: callKey(c.runId, c.callId), call: c });
-        for (const a of c.attachments) rows.push({ kind: 'part', key: `${callKey(c.runId, c.callId)}#${a.name}`, call: c, part: a });
+  /**
+   * Flattened rows: in the query's order, a run header wherever the run changes between
+   * neighbouring calls, each call, then its attachments; calls of pages not held are one
+   * pending row each (so the scroll bar spans the whole list from the first page).
+   */
+  rows(collapsed: ReadonlySet<string>): RowSource {
+    const out = new RowSource();
+    const pageCount = Math.ceil(this.total / PAGE_SIZE);
+    let prevRun: string | undefined;
+    let header: Extract<Row, { kind: 'run' }> | undefined;
+    let pendingFrom = -1;
+    let rows: Row[] = [];
+    for (let p = 0; p < pageCount; p++) {
+      const list = this.pages.get(p);
+      const from = p * PAGE_SIZE;
+      if (!list) {
+        out.pushRows(rows);
+        rows = [];
+        if (pendingFrom < 0) pendingFrom = from;
+        prevRun = undefined;
+        continue;
       }
+      if (pendingFrom >= 0) { out.pushPending(pendingFrom, from - pendingFrom); pendingFrom = -1; }
+      list.forEach((c, k) => {
+        const index = from + k;
+        const isCollapsed = collapsed.has(c.runId);
+        if (c.runId !== prevRun) {
+          prevRun = c.runId;
+          header = { kind: 'run', key: `run:${c.runId}:${index}`, index, run: this.runs.get(c.runId) ?? placeholderRun(c), shown: 0, collapsed: isCollapsed };
+          rows.push(header);
+        }
+        header!.shown++;
+        if (isCollapsed) return;
+        const key = callKey(c.runId, c.callId);
+        rows.push({ kind: 'call', key, index, call: c });
+        for (const a of c.attachments) rows.push({ kind: 'part', key: `${key}#${a.name}`, index, call: c, part: a });
+      });
+      // A short page that is not the last (the list shrank since): its missing calls wait for the next ask.
+      const expected = Math.min(PAGE_SIZE, this.total - from);
+      if (list.length < expected) { out.pushRows(rows); rows = []; out.pushPending(from + list.length, expected - list.length); prevRun = undefined; }
     }
-    return rows;
+    out.pushRows(rows);
+    if (pendingFrom >= 0) out.pushPending(pendingFrom, this.total - pendingFrom);
+    return out;
   }
 }
 
-/** A run's source; a run not known (yet) or listed without one was started by a tool (docs/contracts.md §3.4). */
-function sourceOf(run: RunDto | undefined): string {
-  return run?.source ?? 'tool';
-}
-
-/** Newest first; equal times by call id, so the order is stable. */
-function cmpTime(a: CallDto, b: CallDto): number {
-  if (a.startedAt !== b.startedAt) return a.startedAt < b.startedAt ? 1 : -1;
-  return a.callId < b.callId ? 1 : a.callId > b.callId ? -1 : 0;
-}
-
-function placeholderRun(runId: string, calls: readonly CallDto[]): RunDto {
-  const startedAt = calls.reduce((m, c) => (c.startedAt < m ? c.startedAt : m), calls[0]?.startedAt ?? '');
-  return { runId, startedAt, status: 'running', pinned: false, callCount: calls.length, totalBytes: 0 };
-}
-
-function matches(c: CallDto, run: RunDto | undefined, needle: string): boolean {
-  const fields = [c.tool, c.callId, c.runId, c.status, outcomeOf(c).label, c.argsSummary, c.result.handle, c.result.sha256, run?.label, run?.source];
-  for (const a of c.attachments) fields.push(a.name, a.handle, a.sha256);
-  return fields.some((s) => s !== undefined && s.toLowerCase().includes(needle));
+function placeholderRun(c: CallDto): RunDto {
+  return { runId: c.runId, startedAt: c.startedAt, status: 'running', pinned: false, callCount: 0, totalBytes: 0 };
 }

@@ -1,8 +1,13 @@
 /**
- * The calls list: a toolbar (filter by tool, run and text; sort by time or size; refresh)
- * over a virtualised tree of runs, calls and attachment sub-rows. Keyboard: arrows move,
- * Home/End/PageUp/PageDown jump, Left/Right collapse and expand a run or go to its
- * parent, Enter opens the detail, `c` copies the row's sha256. Every cell is text.
+ * The calls list: a toolbar (filter by tool, run, source, outcome and text; sort by time
+ * or size; refresh) over a virtualised tree of runs, calls and attachment sub-rows. The
+ * host answers pages of the list (docs/contracts.md §3.4): this view asks for the pages
+ * that scroll into sight and for the pages on screen again when the query or the store
+ * changes; the run and tool filters are searchable pickers, never one element per run.
+ * Columns are resizable (drag a header edge, or focus it and use the arrows) and
+ * remembered. Keyboard: arrows move, Home/End/PageUp/PageDown jump, Left/Right collapse
+ * and expand a run or go to its parent, Enter opens the detail, `c` copies the row's
+ * sha256. Every cell is text.
  */
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-single-select/index.js';
@@ -10,8 +15,8 @@ import '@vscode-elements/elements/dist/vscode-option/index.js';
 import '@vscode-elements/elements/dist/vscode-textfield/index.js';
 import type { VscodeSingleSelect } from '@vscode-elements/elements/dist/vscode-single-select/vscode-single-select.js';
 import type { VscodeTextfield } from '@vscode-elements/elements/dist/vscode-textfield/vscode-textfield.js';
-import type { OutcomeFilterDto, PartRef } from '../src/shared/protocol.js';
-import { CallsModel, outcomeOf, partKey, rowRef, type Filters, type Row } from './callsModel.js';
+import type { OutcomeFilterDto, PageReply, PageRequest, PartRef, RunDto } from '../src/shared/protocol.js';
+import { CallsModel, outcomeOf, PAGE_SIZE, partKey, queryOf, rowRef, type Filters, type Row, type RowSource } from './callsModel.js';
 import { h, icon, replaceChildren } from './dom.js';
 import { clockTime, count, exactBytes, humanBytes, localTime, shortSha } from './format.js';
 import { VirtualList } from './virtualList.js';
@@ -27,30 +32,142 @@ export interface CallsViewEvents {
   copy(text: string, what: string): void;
   /** Re-read everything from the store. */
   refresh(): void;
-  /** Filters, sort or collapsed runs changed (for saved state). */
+  /** Filters, sort, collapsed runs or column widths changed (for saved state). */
   changed(): void;
+  /** Asks the host for one page of the list. */
+  page(request: Omit<PageRequest, 'type' | 'id'>): Promise<PageReply>;
+  /** Asks the host for runs whose id or label contains `text`, newest first. */
+  pickRuns(text: string, limit: number): Promise<readonly RunDto[]>;
+  /** A request failed: say so. */
+  problem(message: string): void;
 }
+
+/** The list's resizable columns: cell class, header text, default track (the wide layout's). */
+const columns: readonly (readonly [id: string, label: string])[] = [
+  ['c1', 'Tool / output'], ['c2', 'Time'], ['c3', 'Status'], ['c4', 'Size'], ['c5', 'Handle'], ['c6', 'sha256'], ['c7', 'Stored'], ['c8', 'Details'],
+];
+/** Narrowest and widest a column may be dragged (CSS pixels). */
+const minColumn = 40;
+const maxColumn = 1200;
+/** Pixels one arrow key press moves a column edge. */
+const columnStep = 16;
+/** Runs one picker answer lists. */
+const pickerRuns = 30;
 
 const statusIcon: Record<string, string> = {
   ok: 'pass', error: 'error', failed: 'warning', running: 'loading', interrupted: 'debug-disconnect',
   completed: 'pass', cancelled: 'circle-slash',
 };
 
-function option(value: string, label: string): HTMLElement {
-  return h('vscode-option', { value }, label);
+function option(value: string, label: string, selected = false): HTMLElement {
+  return h('vscode-option', { value, ...(selected ? { selected: true } : {}) }, label);
 }
 
 /** How a run source reads in the filter (docs/contracts.md §3.4). */
 function sourceLabel(source: string): string {
-  const names: Record<string, string> = { tool: 'Model tool calls', participant: '@evidence chat', cli: 'Command line (evidence CLI)', mcp: 'MCP server', command: 'Editor commands', api: 'Extension API' };
-  return source.startsWith('hook:') ? `Hook: ${source.slice(5)}` : (names[source] ?? source);
+  const names: Record<string, string> = {
+    tool: 'Model tool calls', participant: '@evidence chat', cli: 'Command line (evidence CLI)', mcp: 'MCP server', command: 'Editor commands', api: 'Extension API',
+    hook: "Agents' terminal commands (hooks)",
+  };
+  return names[source] ?? source;
+}
+
+/** How a run reads in the run picker. */
+function runLabel(r: RunDto): string {
+  return `${r.label ?? r.runId} · ${localTime(r.startedAt)}`;
+}
+
+/**
+ * The run filter: a text field that asks the host for matching runs as the person types
+ * and offers them in a list box (at most `pickerRuns`), so 100,000 runs never become
+ * 100,000 elements. Arrow Down enters the list, Enter picks, Escape closes.
+ */
+class RunPicker {
+  readonly element: HTMLElement;
+  readonly field: VscodeTextfield;
+  private readonly box: HTMLElement;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private seq = 0;
+  /** The picked run id ('' for all runs) and how it reads. */
+  value = '';
+  label = '';
+
+  constructor(private readonly pick: (text: string, limit: number) => Promise<readonly RunDto[]>, private readonly changed: () => void) {
+    this.field = h('vscode-textfield', { id: 'filter-run', label: 'Filter by run', placeholder: 'All runs: type to find a run' });
+    this.box = h('div', { id: 'run-options', class: 'picker-options', role: 'listbox', 'aria-label': 'Runs', hidden: true });
+    this.element = h('div', { class: 'run-picker' }, this.field, this.box);
+    this.field.addEventListener('input', () => {
+      if (!this.field.value.trim() && this.value) this.choose('', '');
+      this.ask();
+    });
+    this.field.addEventListener('focus', () => this.ask());
+    this.field.addEventListener('keydown', (e) => {
+      if (e.key === 'ArrowDown' && !this.box.hidden) { e.preventDefault(); (this.box.firstElementChild as HTMLElement | null)?.focus(); }
+      if (e.key === 'Escape' && !this.box.hidden) { e.preventDefault(); e.stopPropagation(); this.close(); }
+      if (e.key === 'Enter') { e.preventDefault(); (this.box.children[this.box.children.length > 1 ? 1 : 0] as HTMLElement | undefined)?.click(); }
+    });
+    this.box.addEventListener('keydown', (e) => {
+      const at = document.activeElement as HTMLElement | null;
+      if (!at || at.parentElement !== this.box) return;
+      if (e.key === 'ArrowDown') (at.nextElementSibling as HTMLElement | null)?.focus();
+      else if (e.key === 'ArrowUp') { if (at.previousElementSibling) (at.previousElementSibling as HTMLElement).focus(); else this.field.focus(); }
+      else if (e.key === 'Enter' || e.key === ' ') at.click();
+      else if (e.key === 'Escape') { this.close(); this.field.focus(); }
+      else return;
+      e.preventDefault();
+      e.stopPropagation();
+    });
+    this.element.addEventListener('focusout', (e) => {
+      if (!this.element.contains(e.relatedTarget as Node | null)) this.close();
+    });
+  }
+
+  /** Shows a saved choice. */
+  set(runId: string, label: string): void {
+    this.value = runId;
+    this.label = label;
+    this.field.value = runId ? label || runId : '';
+  }
+
+  private choose(runId: string, label: string): void {
+    this.set(runId, label);
+    this.close();
+    this.changed();
+  }
+
+  private close(): void {
+    this.box.hidden = true;
+    this.seq++;
+  }
+
+  private ask(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      const seq = ++this.seq;
+      // Typing over the picked run's label searches afresh; the label itself lists the newest runs.
+      const text = this.field.value.trim() === this.label ? '' : this.field.value.trim();
+      this.pick(text, pickerRuns).then((runs) => { if (seq === this.seq) this.show(runs); }, () => undefined);
+    }, 120);
+  }
+
+  private show(runs: readonly RunDto[]): void {
+    const opt = (runId: string, text: string, title: string): HTMLElement => {
+      const el = h('div', { class: 'picker-option', role: 'option', tabindex: '-1', 'aria-selected': String(runId === this.value), title, 'data-run': runId }, text);
+      el.addEventListener('mousedown', (e) => e.preventDefault());
+      el.addEventListener('click', () => this.choose(runId, runId ? text : ''));
+      return el;
+    };
+    replaceChildren(this.box, opt('', 'All runs', 'every run'), ...runs.map((r) => opt(r.runId, runLabel(r), `run ${r.runId} · ${r.callCount} calls · from ${r.source ?? 'tool'}`)));
+    if (runs.length === 0) this.box.append(h('div', { class: 'picker-empty muted', role: 'option', 'aria-disabled': 'true', 'aria-selected': 'false' }, 'No run matches'));
+    this.box.hidden = false;
+  }
 }
 
 /** The toolbar and the virtualised list. */
 export class CallsView {
   readonly element: HTMLElement;
   private readonly tool: VscodeSingleSelect;
-  private readonly run: VscodeSingleSelect;
+  private readonly run: RunPicker;
   private readonly text: VscodeTextfield;
   private readonly sort: VscodeSingleSelect;
   private readonly outcome: VscodeSingleSelect;
@@ -59,32 +176,47 @@ export class CallsView {
   private pendingSource = '';
   private readonly summary: HTMLElement;
   private readonly list: VirtualList<Row>;
-  private rows: Row[] = [];
+  private readonly header: HTMLElement;
+  private rows: RowSource;
   private active = -1;
   private selectedKey: string | undefined;
   private readonly collapsed = new Set<string>();
   private toolOptions = '';
   private loading = false;
-  private runOptions = '';
+  /** Bumped by every reload: answers to an older one are dropped. */
+  private generation = 0;
+  /** Pages asked for and not answered yet (of the current generation). */
+  private readonly asking = new Set<number>();
+  /** Column widths the person set (CSS pixels, by column id). */
+  private readonly widths = new Map<string, number>();
   /** When the first non-empty render happened (ms, performance clock), for the measurements. */
   firstRowsRenderedAt: number | undefined;
 
-  constructor(private readonly model: CallsModel, private readonly events: CallsViewEvents, initial?: { filters?: Filters; collapsed?: readonly string[] }) {
-    this.tool = h('vscode-single-select', { id: 'filter-tool', label: 'Filter by tool' }, option('', 'All tools'));
-    this.run = h('vscode-single-select', { id: 'filter-run', label: 'Filter by run' }, option('', 'All runs'));
+  constructor(
+    private readonly model: CallsModel, private readonly events: CallsViewEvents,
+    initial?: { filters?: Filters; collapsed?: readonly string[]; columns?: Readonly<Record<string, number>>; runLabel?: string },
+  ) {
+    this.rows = model.rows(this.collapsed);
+    // Tools are few: a select whose options filter as the person types.
+    this.tool = h('vscode-single-select', { id: 'filter-tool', label: 'Filter by tool', combobox: true }, option('', 'All tools'));
+    this.run = new RunPicker((text, limit) => this.events.pickRuns(text, limit), () => this.filtersChanged());
     this.text = h('vscode-textfield', { id: 'filter-text', label: 'Filter by text', placeholder: 'Filter: tool, handle, sha256, arguments…' });
     this.sort = h('vscode-single-select', { id: 'sort', label: 'Sort by' }, option('time', 'Newest first'), option('size', 'Largest first'));
     this.outcome = h('vscode-single-select', { id: 'filter-outcome', label: 'Filter by outcome' },
       option('', 'Any outcome'), option('failed', 'Failed'), option('ok', 'Succeeded'), option('running', 'Running'));
     this.source = h('vscode-single-select', { id: 'filter-source', label: 'Filter by source' }, option('', 'Any source'));
-    const refresh = h('vscode-button', { id: 'refresh', secondary: true, icon: 'refresh', title: 'Re-read every run from the store' }, 'Refresh');
+    const refresh = h('vscode-button', { id: 'refresh', secondary: true, icon: 'refresh', title: 'Ask the store again for the calls on screen' }, 'Refresh');
     this.summary = h('span', { id: 'list-summary', class: 'muted', 'aria-live': 'polite' });
     const toolbar = h('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Filter and sort calls' },
-      h('span', { class: 'filter-icon' }, icon('filter')), this.tool, this.run, this.source, this.outcome, this.text, this.sort, refresh, this.summary);
+      h('span', { class: 'filter-icon' }, icon('filter')), this.tool, this.run.element, this.source, this.outcome, this.text, this.sort, refresh, this.summary);
 
-    const header = h('div', { class: 'row-grid list-header', 'aria-hidden': 'true' },
-      h('span', {}), h('span', {}, 'Tool / output'), h('span', {}, 'Time'), h('span', {}, 'Status'), h('span', { class: 'num' }, 'Size'),
-      h('span', {}, 'Handle'), h('span', {}, 'sha256'), h('span', {}, 'Stored'), h('span', {}, 'Details'));
+    this.header = h('div', { class: 'row-grid list-header', id: 'list-header' }, h('span', {}), ...columns.map(([id, label]) => this.headerCell(id, label)));
+    // A focusable separator states its position: each grip says its column's width as laid out.
+    new ResizeObserver(() => {
+      for (const cell of this.header.querySelectorAll<HTMLElement>('.col-head')) {
+        cell.querySelector('.col-resize')?.setAttribute('aria-valuenow', String(Math.round(Math.min(maxColumn, Math.max(minColumn, cell.getBoundingClientRect().width)))));
+      }
+    }).observe(this.header);
     const viewport = h('div', { id: 'calls', class: 'vlist', role: 'tree', tabindex: '0', 'aria-label': 'Recorded tool calls, newest first, grouped by run' });
     this.list = new VirtualList<Row>(viewport, {
       rowHeight,
@@ -92,22 +224,26 @@ export class CallsView {
       render: (el, row, i) => this.renderRow(el, row, i),
       onRendered: (first, last) => {
         document.body.dataset.listRenderMaxMs = this.list.slowestRenderMs.toFixed(1);
-        if (this.firstRowsRenderedAt === undefined && last >= first && this.rows.length > 0) this.firstRowsRenderedAt = performance.now();
+        if (this.firstRowsRenderedAt === undefined && last >= first && this.rows.length > 0 && this.rows.at(first).kind !== 'pending') this.firstRowsRenderedAt = performance.now();
+        // Rows still loading on screen (scrolled or jumped to): ask for their pages.
+        if (last >= first) this.fetchMissing(first, last);
       },
     });
-    this.element = h('section', { class: 'calls', 'aria-label': 'Calls' }, toolbar, header, viewport);
+    this.element = h('section', { class: 'calls', 'aria-label': 'Calls' }, toolbar, this.header, viewport);
 
     if (initial?.filters) {
       this.text.value = initial.filters.text;
       this.sort.value = initial.filters.sort;
       this.outcome.value = initial.filters.outcome ?? '';
       this.pendingTool = initial.filters.tool;
-      this.pendingRun = initial.filters.run;
-      this.pendingSource = initial.filters.source ?? '';
+      this.run.set(initial.filters.run, initial.runLabel ?? '');
+      // Older panels saved `hook:<agent>`; the list filters hooks as one source.
+      this.pendingSource = initial.filters.source?.startsWith('hook:') ? 'hook' : (initial.filters.source ?? '');
     }
+    for (const [id, w] of Object.entries(initial?.columns ?? {})) if (columns.some(([c]) => c === id) && Number.isFinite(w)) this.setWidth(id, w);
     for (const r of initial?.collapsed ?? []) this.collapsed.add(r);
 
-    for (const el of [this.tool, this.run, this.source, this.sort, this.outcome]) el.addEventListener('change', () => this.filtersChanged());
+    for (const el of [this.tool, this.source, this.sort, this.outcome]) el.addEventListener('change', () => this.filtersChanged());
     this.text.addEventListener('input', () => this.filtersChanged());
     // Escape empties the text filter (and stays in the field); a second Escape goes on to the workbench.
     this.text.addEventListener('keydown', (e) => {
@@ -125,13 +261,12 @@ export class CallsView {
 
   /** Saved filter values not yet applicable (their options arrive with the data). */
   private pendingTool = '';
-  private pendingRun = '';
 
   /** Current filters. */
   filters(): Filters {
     return {
       tool: this.tool.value || this.pendingTool,
-      run: this.run.value || this.pendingRun,
+      run: this.run.value,
       text: this.text.value,
       sort: this.sort.value === 'size' ? 'size' : 'time',
       outcome: (['ok', 'failed', 'running'] as const).find((o) => o === this.outcome.value) ?? ('' as OutcomeFilterDto),
@@ -139,11 +274,86 @@ export class CallsView {
     };
   }
 
-  /** Whether calls are still arriving (a snapshot in pieces). */
-  setLoading(loading: boolean): void {
+  /** The picked run's label (saved with the filters, so a reload shows it without asking). */
+  runLabel(): string {
+    return this.run.label;
+  }
+
+  /** Whether pages are being asked for. */
+  private setLoading(loading: boolean): void {
     this.loading = loading;
     this.list.viewport.setAttribute('aria-busy', String(loading));
     this.updateSummary();
+  }
+
+  /** Whether the first answer for the current query has arrived. */
+  get loaded(): boolean {
+    return this.model.key === CallsModel.keyOf(queryOf(this.filters()));
+  }
+
+  /**
+   * Asks again for the pages on screen (all of them at once, swapped in together): a new
+   * query starts at the top; a change in the store keeps the place. The tools and sources
+   * the pickers offer come with the first page.
+   */
+  reload(top: boolean): Promise<void> {
+    const q = queryOf(this.filters());
+    const key = CallsModel.keyOf(q);
+    const gen = ++this.generation;
+    this.asking.clear();
+    if (top) this.list.viewport.scrollTop = 0;
+    const pages = top || this.model.key !== key ? [0] : this.pagesOnScreen();
+    this.setLoading(true);
+    return Promise.all(pages.map((p) => this.events.page({ offset: p * PAGE_SIZE, limit: PAGE_SIZE, query: q, ...(p === pages[0] ? { facets: true } : {}) }))).then((replies) => {
+      if (gen !== this.generation) return;
+      this.model.replace(key, replies);
+      this.setLoading(false);
+      this.refresh();
+    }, (e: Error) => {
+      if (gen !== this.generation) return;
+      this.setLoading(false);
+      this.events.problem(e.message);
+    });
+  }
+
+  /** Pages whose calls are on screen (or just around it). */
+  private pagesOnScreen(): number[] {
+    const h = rowHeight;
+    const vp = this.list.viewport;
+    const first = Math.max(0, Math.floor(vp.scrollTop / h) - 8);
+    const last = Math.min(this.rows.length - 1, Math.ceil((vp.scrollTop + vp.clientHeight) / h) + 8);
+    const pages = new Set<number>();
+    for (let i = first; i <= last; i++) pages.add(Math.floor(this.rows.at(i).index / PAGE_SIZE));
+    return pages.size > 0 ? [...pages].sort((a, b) => a - b) : [0];
+  }
+
+  /** Asks for the pages of rows `first..last` the model does not hold (each once). */
+  private fetchMissing(first: number, last: number): void {
+    if (!this.loaded) return;
+    const want = new Set<number>();
+    for (let i = first; i <= last; i++) {
+      const row = this.rows.at(i);
+      if (row.kind === 'pending') want.add(Math.floor(row.index / PAGE_SIZE));
+    }
+    const q = queryOf(this.filters());
+    const key = CallsModel.keyOf(q);
+    const gen = this.generation;
+    for (const p of want) {
+      if (this.asking.has(p) || this.model.has(p)) continue;
+      this.asking.add(p);
+      this.setLoading(true);
+      this.events.page({ offset: p * PAGE_SIZE, limit: PAGE_SIZE, query: q }).then((reply) => {
+        if (gen !== this.generation) return;
+        this.asking.delete(p);
+        if (this.model.add(key, reply)) this.refresh();
+        if (this.asking.size === 0) this.setLoading(false);
+      }, (e: Error) => {
+        if (gen !== this.generation) return;
+        this.asking.delete(p);
+        if (this.asking.size === 0) this.setLoading(false);
+        this.events.problem(e.message);
+      });
+    }
   }
 
   /** Collapsed run ids. */
@@ -151,27 +361,94 @@ export class CallsView {
     return [...this.collapsed];
   }
 
+  /** Column widths the person set. */
+  columnWidths(): Record<string, number> {
+    return Object.fromEntries(this.widths);
+  }
+
+  private headerCell(id: string, label: string): HTMLElement {
+    const grip = h('span', {
+      class: 'col-resize', role: 'separator', tabindex: '0', 'aria-orientation': 'vertical', 'aria-label': `Resize the ${label} column`,
+      'aria-valuemin': String(minColumn), 'aria-valuemax': String(maxColumn), 'data-col': id, title: 'Drag to resize; arrows with focus; double-click to reset',
+    });
+    const cell = h('span', { class: `col-head ${id === 'c4' ? 'num ' : ''}h${id}`, 'data-col': id }, h('span', { class: 'col-label' }, label), grip);
+    grip.addEventListener('pointerdown', (e) => {
+      e.preventDefault();
+      grip.setPointerCapture(e.pointerId);
+      const startX = e.clientX;
+      const startW = cell.getBoundingClientRect().width;
+      const move = (m: PointerEvent): void => this.setWidth(id, startW + (m.clientX - startX));
+      const up = (): void => {
+        grip.removeEventListener('pointermove', move);
+        grip.removeEventListener('pointerup', up);
+        grip.removeEventListener('pointercancel', up);
+        this.events.changed();
+      };
+      grip.addEventListener('pointermove', move);
+      grip.addEventListener('pointerup', up);
+      grip.addEventListener('pointercancel', up);
+    });
+    grip.addEventListener('keydown', (e) => {
+      const now = this.widths.get(id) ?? cell.getBoundingClientRect().width;
+      if (e.key === 'ArrowRight' || e.key === 'ArrowUp') this.setWidth(id, now + columnStep);
+      else if (e.key === 'ArrowLeft' || e.key === 'ArrowDown') this.setWidth(id, now - columnStep);
+      else if (e.key === 'Home' || e.key === 'Delete') this.setWidth(id, undefined);
+      else return;
+      e.preventDefault();
+      this.events.changed();
+    });
+    grip.addEventListener('dblclick', () => { this.setWidth(id, undefined); this.events.changed(); });
+    return cell;
+  }
+
+  /** Sets a column's width (undefined: back to its default), through a CSS variable every row's grid uses. */
+  private setWidth(id: string, width: number | undefined): void {
+    const grip = this.header.querySelector<HTMLElement>(`.col-resize[data-col="${id}"]`);
+    if (width === undefined) {
+      this.widths.delete(id);
+      this.element.style.removeProperty(`--w-${id}`);
+      return;
+    }
+    const w = Math.round(Math.min(maxColumn, Math.max(minColumn, width)));
+    this.widths.set(id, w);
+    this.element.style.setProperty(`--w-${id}`, `${w}px`);
+    grip?.setAttribute('aria-valuenow', String(w));
+  }
+
   /** Focuses the list. */
   focus(): void {
     this.list.viewport.focus();
   }
 
-  /** Rebuilds rows after the model changed (keeps the selection and, where possible, the active row). */
+  /**
+   * Rebuilds rows after the model changed, keeping the selection, the active row and what
+   * is on screen: a page arriving above the top row grows the rows before it, so the
+   * scroll position follows the call that was at the top.
+   */
   refresh(): void {
     this.updateOptions();
-    const activeKey = this.rows[this.active]?.key;
-    this.rows = this.model.rows(this.filters(), this.collapsed);
-    this.active = activeKey ? this.rows.findIndex((r) => r.key === activeKey) : -1;
-    if (this.active < 0 && this.selectedKey) this.active = this.rows.findIndex((r) => r.key === this.selectedKey);
+    const activeKey = this.active >= 0 && this.active < this.rows.length ? this.rows.at(this.active).key : undefined;
+    const vp = this.list.viewport;
+    const topRow = Math.floor(vp.scrollTop / rowHeight);
+    const anchor = vp.scrollTop > 0 && topRow < this.rows.length ? { index: this.rows.at(topRow).index, within: vp.scrollTop - topRow * rowHeight } : undefined;
+    this.rows = this.model.rows(this.collapsed);
+    this.active = activeKey ? this.rows.indexOfKey(activeKey) : -1;
+    if (this.active < 0 && this.selectedKey) this.active = this.rows.indexOfKey(this.selectedKey);
+    if (anchor) {
+      const at = this.rows.indexOfCall(anchor.index);
+      if (at >= 0) {
+        // The spacer must be tall enough before the scroll position is set.
+        this.list.setItems(this.rows, false);
+        vp.scrollTop = at * rowHeight + anchor.within;
+      }
+    }
     this.list.setItems(this.rows);
     this.updateSummary();
     this.updateActiveDescendant();
   }
 
   private updateSummary(): void {
-    let calls = 0;
-    for (const r of this.rows) if (r.kind === 'call') calls++;
-    this.summary.textContent = `${count(calls)} of ${count(this.model.size)} calls${this.loading ? ' · loading…' : ''}`;
+    this.summary.textContent = `${count(this.model.total)} of ${count(this.model.size)} calls${this.loading ? ' · loading…' : ''}`;
   }
 
   /** Re-renders the visible rows only (live sizes changed; the rows themselves did not). */
@@ -179,11 +456,11 @@ export class CallsView {
     this.list.render();
   }
 
-  /** Marks a part selected, expands its run, and scrolls it into view. */
+  /** Marks a part selected, expands its run, and scrolls it into view when its page is held. */
   select(ref: PartRef): void {
     this.selectedKey = partKey(ref);
     if (this.collapsed.delete(ref.runId)) this.refresh();
-    const i = this.rows.findIndex((r) => r.key === this.selectedKey);
+    const i = this.rows.indexOfKey(this.selectedKey);
     if (i >= 0) { this.active = i; this.list.scrollToIndex(i); }
     this.list.render();
     this.updateActiveDescendant();
@@ -191,37 +468,30 @@ export class CallsView {
 
   private filtersChanged(): void {
     if (this.tool.value) this.pendingTool = '';
-    if (this.run.value) this.pendingRun = '';
     if (this.source.value) this.pendingSource = '';
-    this.refresh();
+    void this.reload(true);
     this.events.changed();
   }
 
   private updateOptions(): void {
     // Options are rebuilt only when the set changes: replacing them resets the control.
-    const tools = this.model.tools();
+    const tools = this.model.tools;
     const toolsKey = tools.join('\n');
     if (toolsKey !== this.toolOptions) {
       this.toolOptions = toolsKey;
       const keep = this.tool.value || this.pendingTool;
-      replaceChildren(this.tool, option('', 'All tools'), ...tools.map((t) => option(t, t)));
-      if (keep && tools.includes(keep)) { this.tool.value = keep; this.pendingTool = ''; }
+      const picked = keep && tools.includes(keep) ? keep : '';
+      // The chosen option is marked `selected`: the combobox shows its label (it would show nothing otherwise).
+      replaceChildren(this.tool, option('', 'All tools', picked === ''), ...tools.map((t) => option(t, t, t === picked)));
+      if (picked) { this.tool.value = picked; this.pendingTool = ''; }
     }
-    const sources = this.model.sources();
+    const sources = this.model.sources;
     const sourcesKey = sources.join('\n');
     if (sourcesKey !== this.sourceOptions) {
       this.sourceOptions = sourcesKey;
       const keep = this.source.value || this.pendingSource;
       replaceChildren(this.source, option('', 'Any source'), ...sources.map((s) => option(s, sourceLabel(s))));
       if (keep && sources.includes(keep)) { this.source.value = keep; this.pendingSource = ''; }
-    }
-    const runs = this.model.runList();
-    const runsKey = runs.map((r) => `${r.runId}\t${r.label ?? ''}`).join('\n');
-    if (runsKey !== this.runOptions) {
-      this.runOptions = runsKey;
-      const keep = this.run.value || this.pendingRun;
-      replaceChildren(this.run, option('', 'All runs'), ...runs.map((r) => option(r.runId, `${r.label ?? r.runId} · ${localTime(r.startedAt)}`)));
-      if (keep && runs.some((r) => r.runId === keep)) { this.run.value = keep; this.pendingRun = ''; }
     }
   }
 
@@ -236,6 +506,7 @@ export class CallsView {
     el.id = `row-${i}`;
     el.dataset.index = String(i);
     el.dataset.kind = row.kind;
+    el.dataset.call = String(row.index);
     el.classList.toggle('selected', row.key === this.selectedKey);
     el.classList.toggle('active', i === this.active);
     el.setAttribute('aria-selected', String(row.key === this.selectedKey));
@@ -247,6 +518,16 @@ export class CallsView {
     };
     const shaCell = c[6] as HTMLElement;
     const [shaText, copy] = [shaCell.children[0] as HTMLElement, shaCell.children[1] as HTMLElement];
+    if (row.kind === 'pending') {
+      el.setAttribute('aria-level', '2');
+      el.removeAttribute('aria-expanded');
+      replaceChildren(c[0] as HTMLElement);
+      set(1, 'Loading…', `call ${count(row.index + 1)} of ${count(this.model.total)}: asked of the host`);
+      for (const k of [2, 3, 4, 5, 7, 8]) set(k, '');
+      (c[3] as HTMLElement).dataset.outcome = '';
+      shaText.textContent = ''; copy.hidden = true;
+      return;
+    }
     if (row.kind === 'run') {
       const r = row.run;
       el.setAttribute('aria-level', '1');
@@ -305,7 +586,7 @@ export class CallsView {
   private moveTo(i: number, open = false): void {
     if (this.rows.length === 0) return;
     this.active = Math.max(0, Math.min(this.rows.length - 1, i));
-    const row = this.rows[this.active]!;
+    const row = this.rows.at(this.active);
     const ref = rowRef(row);
     if (ref) { this.selectedKey = row.key; this.events.select(ref, open); }
     this.list.scrollToIndex(this.active);
@@ -319,7 +600,7 @@ export class CallsView {
   }
 
   private onKey(e: KeyboardEvent): void {
-    const row = this.rows[this.active];
+    const row = this.active >= 0 && this.active < this.rows.length ? this.rows.at(this.active) : undefined;
     const page = this.list.pageSize;
     switch (e.key) {
       case 'ArrowDown': this.moveTo(this.active + 1); break;
@@ -341,7 +622,7 @@ export class CallsView {
         else this.moveTo(this.active, true);
         break;
       case 'c': {
-        const sha = row && row.kind !== 'run' ? (row.kind === 'call' ? row.call.result.sha256 : row.part.sha256) : undefined;
+        const sha = row?.kind === 'call' ? row.call.result.sha256 : row?.kind === 'part' ? row.part.sha256 : undefined;
         if (sha) this.events.copy(sha, 'sha256');
         break;
       }
@@ -351,9 +632,9 @@ export class CallsView {
   }
 
   private parentIndex(i: number): number {
-    const kind = this.rows[i]?.kind;
+    const kind = i >= 0 && i < this.rows.length ? this.rows.at(i).kind : undefined;
     for (let j = i - 1; j >= 0; j--) {
-      const k = this.rows[j]!.kind;
+      const k = this.rows.at(j).kind;
       if (kind === 'part' ? k === 'call' : k === 'run') return j;
     }
     return i;
@@ -364,14 +645,15 @@ export class CallsView {
     const rowEl = target.closest<HTMLElement>('.vlist-row');
     if (!rowEl) return;
     const i = Number(rowEl.dataset.index);
-    const row = this.rows[i];
-    if (!row) return;
+    if (!(i >= 0 && i < this.rows.length)) return;
+    const row = this.rows.at(i);
     if (target.closest('.copy-sha')) {
       const sha = row.kind === 'call' ? row.call.result.sha256 : row.kind === 'part' ? row.part.sha256 : undefined;
       if (sha) this.events.copy(sha, 'sha256');
       return;
     }
     if (row.kind === 'run') { this.active = i; this.toggleRun(row.run.runId, !row.collapsed); return; }
+    if (row.kind === 'pending') return;
     this.moveTo(i, open);
     this.list.viewport.focus({ preventScroll: true });
   }

@@ -1,9 +1,10 @@
 /**
  * Inspector webview entry: runs in the browser, talks to the host by messages only
- * (src/shared/protocol.ts). It says `ready` once it listens; the host then posts `init`
- * and every call. Selection, filters and the window survive hiding through `setState`.
+ * (src/shared/protocol.ts). It says `ready` once it listens; the host posts `init`, and
+ * the list asks for the pages it shows (docs/contracts.md §3.4). Selection, filters,
+ * column widths and the window survive hiding through `setState`.
  */
-import type { CallsMessage, HostToWebview, InspectorViewState, PartRef, TargetDto, WindowRequestDto } from '../src/shared/protocol.js';
+import type { HostToWebview, InspectorViewState, PartRef, TargetDto, WindowRequestDto } from '../src/shared/protocol.js';
 import { CallsModel } from './callsModel.js';
 import { CallsView } from './callsView.js';
 import { DetailView } from './detailView.js';
@@ -38,7 +39,9 @@ function saveState(): void {
     const state: InspectorViewState = {
       ...(selected ? { selected } : {}),
       filters: calls.filters(),
+      ...(calls.runLabel() ? { runLabel: calls.runLabel() } : {}),
       collapsedRuns: calls.collapsedRuns(),
+      columns: calls.columnWidths(),
       split: layout.split,
       ...detail.state(),
     };
@@ -54,13 +57,16 @@ const calls = new CallsView(model, {
   select: (ref, open) => select(ref, open),
   copy,
   refresh: () => {
-    status('Reading every run…');
-    rpc.request({ type: 'refresh' }).then((r) => {
-      if (r.type === 'calls') onCalls(r);
-    }, (e: Error) => status(e.message, 'error'));
+    rpc.request({ type: 'refresh' }).then(() => listChanged(), (e: Error) => status(e.message, 'error'));
   },
   changed: saveState,
-}, { ...(saved.filters ? { filters: saved.filters } : {}), ...(saved.collapsedRuns ? { collapsed: saved.collapsedRuns } : {}) });
+  page: (r) => rpc.request({ type: 'page', ...r }),
+  pickRuns: (text, limit) => rpc.request({ type: 'pickRuns', text, limit }).then((r) => r.runs),
+  problem: (message) => status(message, 'error'),
+}, {
+  ...(saved.filters ? { filters: saved.filters } : {}), ...(saved.collapsedRuns ? { collapsed: saved.collapsedRuns } : {}),
+  ...(saved.columns ? { columns: saved.columns } : {}), ...(saved.runLabel ? { runLabel: saved.runLabel } : {}),
+});
 
 const detail = new DetailView({ request: (b) => rpc.request(b), status, changed: saveState }, saved.form);
 
@@ -70,9 +76,7 @@ const search = new SearchView({
   post: (m) => rpc.send(m),
   scope: () => { const f = calls.filters(); return { tool: f.tool, run: f.run }; },
   open: (handle, pattern, index) => {
-    const ref = model.findHandle(handle);
-    if (!ref) { status('That output is not in the list any more: press Refresh.', 'error'); return; }
-    select(ref, true, { kind: 'pattern', pattern, index });
+    rpc.request({ type: 'locate', handle }).then((r) => select(r.ref, true, { kind: 'pattern', pattern, index }), (e: Error) => status(e.message, 'error'));
   },
 });
 
@@ -106,45 +110,44 @@ async function loadDetail(ref: PartRef, window?: WindowRequestDto): Promise<void
   }
 }
 
+/** Selects what the command or a restored state asked for: the host says which call a handle or run names. */
 function applyPending(): void {
   if (pendingTarget) {
     const t = pendingTarget;
-    const ref = t.handle ? model.findHandle(t.handle) : t.runId ? model.newestOfRun(t.runId) : undefined;
-    if (ref) {
-      pendingTarget = undefined;
-      pendingWindow = undefined;
-      select(ref, true);
+    pendingTarget = undefined;
+    if (!t.handle && !t.runId) return;
+    pendingWindow = undefined;
+    pendingSelect = undefined;
+    rpc.request({ type: 'locate', ...(t.handle ? { handle: t.handle } : { runId: t.runId! }) }).then((r) => {
+      select(r.ref, true);
       calls.focus();
-      return;
-    }
-    if (!t.handle && !t.runId) pendingTarget = undefined;
+    }, (e: Error) => status(e.message, 'error'));
+    return;
   }
-  if (pendingSelect && !detail.shown && model.find(pendingSelect)) {
+  if (pendingSelect && !detail.shown) {
     const w = pendingWindow;
     pendingWindow = undefined;
     select(pendingSelect, true, w);
   }
 }
 
-/** A snapshot begins: every run; their calls follow in deltas unless it is complete. */
-function onCalls(msg: CallsMessage): void {
-  timings.callsReceivedMs ??= performance.now().toFixed(1);
-  model.setAll(msg.runs, msg.calls);
-  calls.setLoading(!msg.complete);
-  calls.refresh();
-  if (msg.complete) snapshotDone();
-  applyPending();
+/** Debounces asking again for the pages on screen after live records (a busy store posts them often). */
+let changeTimer: ReturnType<typeof setTimeout> | undefined;
+function listChanged(): void {
+  if (changeTimer) return;
+  changeTimer = setTimeout(() => {
+    changeTimer = undefined;
+    void calls.reload(false).then(afterLoad);
+  }, 100);
 }
 
-/** The snapshot is whole: a selection that is gone now is really gone. */
-function snapshotDone(): void {
-  calls.setLoading(false);
+/** After pages arrived: the empty state, the measurements, a selection that is gone. */
+function afterLoad(): void {
+  if (!calls.loaded) return;
   emptyState.hidden = model.size > 0;
-  const shown = detail.shown;
-  if (shown && !model.find(shown)) detail.clear('The selected call is no longer in the store.');
   requestAnimationFrame(() => {
     timings.callCount = String(model.size);
-    timings.snapshotRenderedMs ??= performance.now().toFixed(1);
+    timings.pagesHeld = String(model.heldPages().length);
     if (calls.firstRowsRenderedAt !== undefined) timings.firstRowsMs ??= calls.firstRowsRenderedAt.toFixed(1);
   });
 }
@@ -156,19 +159,21 @@ function onMessage(msg: HostToWebview): void {
       detail.setLimits(msg.limits);
       storeState.textContent = msg.storeAvailable ? '' : 'No evidence store is open for this workspace yet.';
       if (msg.target) pendingTarget = msg.target;
+      timings.pageAskedMs ??= performance.now().toFixed(1);
+      void calls.reload(false).then(() => {
+        timings.firstPageMs ??= performance.now().toFixed(1);
+        afterLoad();
+        applyPending();
+      });
       break;
-    case 'calls':
-      onCalls(msg);
-      break;
-    case 'delta': {
-      model.upsert(msg.runs, msg.calls);
+    case 'changed': {
+      // Rows held are updated at once; the pages on screen are asked again when the list moved (a new call, a status change).
+      const stale = model.upsert(msg.runs, msg.calls);
       calls.refresh();
-      if (model.size > 0) emptyState.hidden = true;
-      if (msg.complete) snapshotDone();
+      if (stale || msg.calls.length === 0) listChanged();
       const shown = detail.shown;
       // A call shown while running gets its final detail when it finishes.
-      if (!msg.complete && shown && msg.calls.some((c) => c.runId === shown.runId && c.callId === shown.callId && c.status !== 'running')) void loadDetail(shown);
-      applyPending();
+      if (shown && msg.calls.some((c) => c.runId === shown.runId && c.callId === shown.callId && c.status !== 'running')) void loadDetail(shown);
       break;
     }
     case 'live': {

@@ -22,7 +22,10 @@ export type Reply = Exclude<Extract<HostToWebview, { id: number | null }>, { id:
 
 /** The reply kind of each request kind, at run time (checked against `ReplyTo` by the compiler). */
 const REPLY_KIND: { readonly [K in RequestBody['type']]: ReplyTo<K>['type'] } = {
-  refresh: 'calls',
+  refresh: 'done',
+  page: 'page',
+  pickRuns: 'runs',
+  locate: 'located',
   detail: 'detail',
   fetchBytes: 'window',
   fetchLines: 'window',

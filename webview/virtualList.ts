@@ -1,9 +1,15 @@
 /**
  * A small virtual list: fixed-height rows, and only the rows in (or just around) the
- * viewport exist in the DOM, reused from a pool as the list scrolls. 10,000 calls with
- * their attachments are tens of thousands of rows; rendering them all would stall the
- * page. Positions are set through CSSOM (`style.transform`), which the CSP allows.
+ * viewport exist in the DOM, reused from a pool as the list scrolls. The items are read
+ * by index (`at`), so a list of 100,000 calls whose pages are mostly not fetched is not
+ * 100,000 objects. Positions are set through CSSOM (`style.transform`), which the CSP allows.
  */
+
+/** Items read by index (an array fits). */
+export interface Items<T> {
+  readonly length: number;
+  at(index: number): T | undefined;
+}
 
 /** How rows are made and filled. */
 export interface VirtualListOptions<T> {
@@ -22,7 +28,7 @@ export interface VirtualListOptions<T> {
 /** A scrolling viewport that renders only visible rows. */
 export class VirtualList<T> {
   private readonly spacer: HTMLElement;
-  private items: readonly T[] = [];
+  private items: Items<T> = [];
   private readonly pool: HTMLElement[] = [];
   private frame = 0;
   /** Slowest render so far (ms): what scrolling costs this code, apart from the browser's own work. */
@@ -36,11 +42,11 @@ export class VirtualList<T> {
     new ResizeObserver(() => this.schedule()).observe(viewport);
   }
 
-  /** Replaces the items and renders at once. */
-  setItems(items: readonly T[]): void {
+  /** Replaces the items and renders at once (unless `render` is false: the caller moves the scroll first). */
+  setItems(items: Items<T>, render = true): void {
     this.items = items;
     this.spacer.style.height = `${items.length * this.opts.rowHeight}px`;
-    this.render();
+    if (render) this.render();
   }
 
   /** Number of items. */
@@ -97,7 +103,7 @@ export class VirtualList<T> {
       if (k >= needed) { el.hidden = true; el.removeAttribute('id'); continue; }
       el.hidden = false;
       el.style.transform = `translateY(${i * h}px)`;
-      this.opts.render(el, this.items[i]!, i);
+      this.opts.render(el, this.items.at(i)!, i);
     }
     this.slowestRenderMs = Math.max(this.slowestRenderMs, performance.now() - t0);
     this.opts.onRendered?.(first, last - 1);

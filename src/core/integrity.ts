@@ -193,6 +193,22 @@ export interface RangeSource {
    * verified-chunk cache of `streamVerifiedInto` (docs/contracts.md §1.1).
    */
   identity?(): Promise<string | undefined>;
+  /**
+   * Optional: the stored bytes as an open local file, or undefined when there is none.
+   * Only a local file store has one: a pattern search's worker then reads the file by
+   * descriptor itself (docs/contracts.md §2.10). The caller closes it.
+   */
+  openFile?(): Promise<OpenedFile | undefined>;
+}
+
+/** A local file opened for a search: its descriptor is usable from any thread of this process. */
+export interface OpenedFile {
+  readonly fd: number;
+  /** Bytes at `position` into `target` (from index 0), up to its length; fewer at the end of the file. */
+  read(target: Uint8Array, position: number): Promise<number>;
+  /** The open file's identity (device, inode, size, mtime and ctime in nanoseconds, as `RangeSource.identity`) and size. */
+  stat(): Promise<{ identity: string; size: number }>;
+  close(): Promise<void>;
 }
 
 /** Largest span `readVerified` fetches in one physical read while streaming. */
@@ -304,10 +320,11 @@ export async function verifyAll(src: RangeSource, m: Manifest): Promise<boolean>
 }
 
 /**
- * Checks each chunk of `data` against the manifest. A chunk set in `known` (already
- * verified in this same file) is skipped; each chunk checked is set in `verified`.
+ * Checks each chunk of `data` (whole chunks from chunk `firstChunk`) against the manifest.
+ * A chunk set in `known` (already verified in this same file) is skipped; each chunk
+ * checked is set in `verified`.
  */
-function checkChunks(m: Manifest, firstChunk: number, data: Uint8Array, expectedLength: number, known?: Uint8Array, verified?: Uint8Array): void {
+export function checkChunks(m: Manifest, firstChunk: number, data: Uint8Array, expectedLength: number, known?: Uint8Array, verified?: Uint8Array): void {
   if (data.length !== expectedLength) throw new EvidenceError('digestMismatch');
   for (let off = 0, i = firstChunk; off < data.length; off += m.chunkSize, i++) {
     if (known && isSet(known, i)) { verifiedChunkStats.skipped++; continue; }

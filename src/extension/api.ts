@@ -51,7 +51,7 @@ export interface RecordOptions {
 /** Arguments of `read`: docs/contracts.md §2.5's `read_tool_output` (handle, offset, limit, pattern, bytes). */
 export type ReadArgs = ReadToolOutputArgs;
 
-/** The reply of `read`: docs/contracts.md §2.5's fields, exactly as the `read_tool_output` tool returns them. */
+/** The reply of `read`: every field of docs/contracts.md §2.5 (the `read_tool_output` tool's pattern reply to a model leaves out the call's echo, §2.5). */
 export type ReadResult = ReadToolOutputResult;
 
 /** Fired after a call was recorded (by a tool, a command, or any API caller). */

@@ -26,6 +26,7 @@ export const ViewIds = {
   walkthrough: 'boundedEvidence.start',
   commands: {
     refresh: 'boundedEvidence.view.refresh',
+    showMore: 'boundedEvidence.view.showMore',
     openInInspector: 'boundedEvidence.view.openInInspector',
     copyHandle: 'boundedEvidence.view.copyHandle',
     verify: 'boundedEvidence.view.verify',
@@ -40,9 +41,15 @@ export const ViewIds = {
   },
 } as const;
 
+/** Runs the tree's root shows at first, and how many more each "Show more" adds. */
+export const treeRunsPage = 100;
+/** Most runs the root lists (the catalog's page cap): older ones are found with the inspector's run picker. */
+const treeRunsMax = 1000;
+
 /** A node of the tree. */
 export type EvidenceNode =
   | { readonly kind: 'run'; readonly run: RunSummary }
+  | { readonly kind: 'more'; readonly shown: number; readonly total: number }
   | { readonly kind: 'call'; readonly call: CallReport }
   | { readonly kind: 'output'; readonly call: CallReport; readonly name: string; readonly handle: string; readonly sizeBytes: number; readonly sha256?: string };
 
@@ -64,18 +71,32 @@ class EvidenceTree implements vscode.TreeDataProvider<EvidenceNode>, vscode.Disp
   private readonly changed = new vscode.EventEmitter<EvidenceNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
 
+  /** Runs the root lists now (newest first); "Show more" raises it. */
+  private shown = treeRunsPage;
+
   constructor(private readonly store: () => Promise<RunStoreApi | undefined>) {}
 
   refresh(): void {
     this.changed.fire(undefined);
   }
 
+  /** Lists the next page of runs too. */
+  showMore(): void {
+    this.shown = Math.min(treeRunsMax, this.shown + treeRunsPage);
+    this.refresh();
+  }
+
   async getChildren(node?: EvidenceNode): Promise<EvidenceNode[]> {
     const store = await this.store();
     if (!store) return [];
     if (!node) {
-      const runs = await store.listRuns();
-      return runs.sort((a, b) => (a.startedAt < b.startedAt ? 1 : -1)).map((run) => ({ kind: 'run', run }));
+      // The newest runs from the catalog, a page at a time: a year of runs is never listed (or stat'ed) whole.
+      const runs = await store.queryRuns({ limit: Math.min(treeRunsMax, this.shown + 1) });
+      const nodes: EvidenceNode[] = runs.slice(0, this.shown).map((run) => ({ kind: 'run', run }));
+      if (runs.length > this.shown || (this.shown >= treeRunsMax && runs.length >= treeRunsMax)) {
+        nodes.push({ kind: 'more', shown: Math.min(this.shown, runs.length), total: (await store.totals()).runs });
+      }
+      return nodes;
     }
     if (node.kind === 'run') return (await store.report(node.run.runId)).sort((a, b) => (a.startedAt < b.startedAt ? 1 : -1)).map((call) => ({ kind: 'call', call }));
     if (node.kind === 'call') return outputsOf(node.call);
@@ -83,6 +104,19 @@ class EvidenceTree implements vscode.TreeDataProvider<EvidenceNode>, vscode.Disp
   }
 
   getTreeItem(node: EvidenceNode): vscode.TreeItem {
+    if (node.kind === 'more') {
+      const atMax = node.shown >= treeRunsMax;
+      const item = new vscode.TreeItem(atMax ? 'Find older runs in the inspector…' : 'Show more runs…', vscode.TreeItemCollapsibleState.None);
+      item.id = 'more';
+      item.description = `${node.shown.toLocaleString('en-US')} of ${node.total.toLocaleString('en-US')} runs shown`;
+      item.iconPath = new vscode.ThemeIcon(atMax ? 'search' : 'more');
+      item.contextValue = 'more';
+      item.accessibilityInformation = { label: `${item.label as string}, ${item.description}` };
+      item.command = atMax
+        ? { command: Ids.commands.openInspector, title: 'Open Inspector' }
+        : { command: ViewIds.commands.showMore, title: 'Show more runs' };
+      return item;
+    }
     if (node.kind === 'run') {
       const r = node.run;
       const item = new vscode.TreeItem(r.label ?? r.runId, vscode.TreeItemCollapsibleState.Collapsed);
@@ -126,6 +160,7 @@ class EvidenceTree implements vscode.TreeDataProvider<EvidenceNode>, vscode.Disp
 
 /** What the inspector should select for a node. */
 export function targetOfNode(node: EvidenceNode): InspectorTarget {
+  if (node.kind === 'more') return {};
   if (node.kind === 'run') return { runId: node.run.runId };
   if (node.kind === 'output') return { runId: node.call.runId, handle: node.handle };
   const first = outputsOf(node.call)[0];
@@ -202,6 +237,7 @@ export function registerEvidenceView(context: vscode.ExtensionContext, deps: Com
     { dispose: () => { subscription?.dispose(); if (timer) clearTimeout(timer); } },
     deps.host.onDidChange(() => { void subscribe(); }),
     vscode.commands.registerCommand(c.refresh, () => tree.refresh()),
+    vscode.commands.registerCommand(c.showMore, () => tree.showMore()),
     vscode.commands.registerCommand(c.openInInspector, (node?: EvidenceNode) => vscode.commands.executeCommand(Ids.commands.openInspector, node ? targetOfNode(node) : undefined)),
     vscode.commands.registerCommand(c.copyHandle, async (node?: EvidenceNode) => {
       const handle = handleOf(node);

@@ -141,6 +141,26 @@ export type ExcerptRangeDto =
   | { readonly kind: 'bytes'; readonly start: number; readonly end: number }
   | { readonly kind: 'lines'; readonly offset: number; readonly count: number };
 
+/** The outcome filter: every call, only successes, only failures (non-zero exit, signal, time-out, cancel, error), or only running. */
+export type OutcomeFilterDto = '' | 'ok' | 'failed' | 'running';
+
+/**
+ * The list's sort and filters, answered by the host from the catalog (docs/contracts.md
+ * §3.4): the page never holds every call, so it never filters them itself.
+ */
+export interface ListQueryDto {
+  readonly order: 'newest' | 'largest';
+  /** Exact tool name. */
+  readonly tool?: string;
+  /** Exact run id. */
+  readonly run?: string;
+  readonly outcome?: Exclude<OutcomeFilterDto, ''>;
+  /** Who started the run: `tool`, `participant`, `cli`, `mcp`, `command`, `api`, `hook` or `hook:<agent>`. */
+  readonly source?: string;
+  /** Case-insensitive text in the tool, run id, run label or call id; a whole handle finds its call. */
+  readonly text?: string;
+}
+
 /** What to select when the panel opens (mirrors `InspectorTarget` of the command). */
 export interface TargetDto {
   readonly runId?: string;
@@ -151,8 +171,18 @@ export interface TargetDto {
 
 /** The page has loaded and listens: the host may now post `init` and the calls. */
 export interface ReadyMessage { readonly type: 'ready' }
-/** Re-read every run and call from the store (reply: `calls`). */
+/** Drop the host's caches of handles and reports (reply: `done`); the page then asks for its pages again. */
 export interface RefreshRequest { readonly type: 'refresh'; readonly id: number }
+/**
+ * Calls `offset .. offset+limit` of the list in the query's order and filters (reply:
+ * `page`, with the total); `facets` also asks for the tool names and run sources the
+ * pickers offer.
+ */
+export interface PageRequest { readonly type: 'page'; readonly id: number; readonly offset: number; readonly limit: number; readonly query: ListQueryDto; readonly facets?: boolean }
+/** Runs whose id or label contains `text`, newest first, at most `limit` (the run picker; reply: `runs`). */
+export interface PickRunsRequest { readonly type: 'pickRuns'; readonly id: number; readonly text: string; readonly limit: number }
+/** Which call and part a handle names, or the newest call of a run (a reveal, a search hit; reply: `located`). */
+export interface LocateRequest { readonly type: 'locate'; readonly id: number; readonly handle?: string; readonly runId?: string }
 /** The preview and identity of one call part (reply: `detail`). */
 export interface DetailRequest { readonly type: 'detail'; readonly id: number; readonly ref: PartRef }
 /** A byte window `[start, end)`; `snap` moves it inward to character boundaries (reply: `window`). */
@@ -190,6 +220,9 @@ export interface ProblemMessage { readonly type: 'problem'; readonly message: st
 export type WebviewToHost =
   | ReadyMessage
   | RefreshRequest
+  | PageRequest
+  | PickRunsRequest
+  | LocateRequest
   | DetailRequest
   | FetchBytesRequest
   | FetchLinesRequest
@@ -211,10 +244,25 @@ export type WebviewRequest = Extract<WebviewToHost, { id: number }>;
 
 /** First message after `ready`: limits, whether a store is open, what to select. */
 export interface InitMessage { readonly type: 'init'; readonly limits: InspectorLimitsDto; readonly storeAvailable: boolean; readonly target?: TargetDto }
-/** Every run, replacing what the page knows (after `ready`, and in reply to `refresh`: then `id` names it); their calls follow in deltas unless `complete`. */
-export interface CallsMessage { readonly type: 'calls'; readonly id: number | null; readonly runs: readonly RunDto[]; readonly calls: readonly CallDto[]; readonly complete: boolean }
-/** Runs and calls to upsert: a piece of a snapshot being loaded (`complete` on its last piece), or live records. */
-export interface DeltaMessage { readonly type: 'delta'; readonly runs: readonly RunDto[]; readonly calls: readonly CallDto[]; readonly complete?: boolean }
+/**
+ * Reply to `page`: `total` calls match the query, `all` are stored; `calls` start at
+ * `offset`; `runs` are those calls' runs (the list's run headers). `tools` and
+ * `sources` only when `facets` was asked.
+ */
+export interface PageReply {
+  readonly type: 'page'; readonly id: number; readonly offset: number; readonly total: number; readonly all: number;
+  readonly calls: readonly CallDto[]; readonly runs: readonly RunDto[]; readonly tools?: readonly string[]; readonly sources?: readonly string[];
+}
+/** Reply to `pickRuns`. */
+export interface RunsReply { readonly type: 'runs'; readonly id: number; readonly runs: readonly RunDto[] }
+/** Reply to `locate`. */
+export interface LocatedReply { readonly type: 'located'; readonly id: number; readonly ref: PartRef }
+/**
+ * Live records, batched (after `ready`): calls started or finished and their runs. The
+ * page updates the rows it holds and asks again for the pages on screen (a new call
+ * moves every later row), never for everything.
+ */
+export interface ChangedMessage { readonly type: 'changed'; readonly runs: readonly RunDto[]; readonly calls: readonly CallDto[] }
 /** The command was run again with a target while the panel was open: select it. */
 export interface RevealMessage { readonly type: 'reveal'; readonly target: TargetDto }
 /** Reply to `detail`. */
@@ -264,8 +312,10 @@ export interface ErrorReply { readonly type: 'error'; readonly id: number | null
 /** Every message the host sends. */
 export type HostToWebview =
   | InitMessage
-  | CallsMessage
-  | DeltaMessage
+  | PageReply
+  | RunsReply
+  | LocatedReply
+  | ChangedMessage
   | RevealMessage
   | DetailReply
   | WindowReply
@@ -279,7 +329,10 @@ export type HostToWebview =
 
 /** The reply each request kind gets when it succeeds (any request may instead get `error`). */
 interface ReplyTable {
-  readonly refresh: CallsMessage;
+  readonly refresh: DoneReply;
+  readonly page: PageReply;
+  readonly pickRuns: RunsReply;
+  readonly locate: LocatedReply;
   readonly detail: DetailReply;
   readonly fetchBytes: WindowReply;
   readonly fetchLines: WindowReply;
@@ -302,9 +355,6 @@ export type WindowRequestDto =
   | { readonly kind: 'lines'; readonly offset: number; readonly count: number }
   | { readonly kind: 'pattern'; readonly pattern: string; readonly index: number };
 
-/** The outcome filter: every call, only successes, only failures (non-zero exit, signal, time-out, cancel, error), or only running. */
-export type OutcomeFilterDto = '' | 'ok' | 'failed' | 'running';
-
 /** What the webview keeps with `setState` (survives hiding; handed to the serializer on reload). */
 export interface InspectorViewState {
   readonly selected?: PartRef;
@@ -312,6 +362,10 @@ export interface InspectorViewState {
   /** Share of the split the list takes (0–1), as the person dragged it. */
   readonly split?: number;
   readonly collapsedRuns?: readonly string[];
+  /** Widths of the list's resizable columns (CSS pixels, by column id), as the person dragged them. */
+  readonly columns?: Readonly<Record<string, number>>;
+  /** The picked run's label, shown in the run picker (the run itself is `filters.run`). */
+  readonly runLabel?: string;
   /** The fetch form as typed. */
   readonly form?: {
     readonly tab: 'bytes' | 'lines' | 'pattern';

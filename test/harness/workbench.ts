@@ -4,7 +4,7 @@
  * the few gestures tests need (run a palette command, reach the inspector webview,
  * take a screenshot). Used by the end-to-end suite and the start command's checks.
  */
-import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { format } from 'node:util';
 import type { Browser, BrowserContext, FrameLocator, Page } from 'playwright-core';
@@ -139,4 +139,16 @@ export async function runPaletteCommand(page: Page, title: string, ms = 60_000):
       await page.waitForTimeout(500);
     }
   }
+}
+
+/** First file under `dir` (depth-first) that `match` accepts (finds the run logs a workbench's storage holds). */
+export function findFile(dir: string, match: (f: string) => boolean): string | undefined {
+  for (const name of readdirSync(dir)) {
+    const p = path.join(dir, name);
+    const st = statSync(p, { throwIfNoEntry: false });
+    if (!st) continue;
+    if (st.isDirectory()) { const f = findFile(p, match); if (f) return f; }
+    else if (match(p)) return p;
+  }
+  return undefined;
 }

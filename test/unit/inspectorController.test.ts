@@ -10,7 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { ErrorText, FsBlobStore, RunStore } from '../../src/core/index.js';
 import { InspectorController, noStoreMessage, type InspectorActions } from '../../src/extension/inspector/controller.js';
-import type { CallDto, CallsMessage, HostToWebview, WebviewToHost } from '../../src/shared/protocol.js';
+import type { HostToWebview, PageReply, WebviewToHost } from '../../src/shared/protocol.js';
 
 const sha = (b: Uint8Array | string): string => createHash('sha256').update(b).digest('hex');
 const enc = new TextEncoder();
@@ -22,15 +22,6 @@ function buildLog(lines: number, errorAt: number): string {
   return `${out.join('\n')}\n`;
 }
 
-/** Calls of the snapshot that follows `ready`: the `calls` message and the deltas up to `complete`. */
-function snapshotCalls(posted: readonly HostToWebview[]): CallDto[] {
-  const out: CallDto[] = [];
-  for (const m of posted) {
-    if (m.type === 'calls') out.push(...m.calls);
-    if (m.type === 'delta') { out.push(...m.calls); if (m.complete) break; }
-  }
-  return out;
-}
 
 interface Harness {
   controller: InspectorController;
@@ -88,18 +79,19 @@ describe('inspector controller over a real RunStore', () => {
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('answers ready with init, then every call with exact size, handle and sha256', async () => {
+  it('answers ready with init alone, then pages of calls with exact size, handle and sha256', async () => {
     const h = harness(() => store);
     await h.controller.receive({ type: 'ready' });
-    // Runs first, then their calls in a delta that completes the snapshot.
-    assert.deepEqual(h.posted.map((m) => [m.type, 'complete' in m ? m.complete : undefined]), [['init', undefined], ['calls', false], ['delta', true]]);
+    // Nothing is pushed: the page asks for what it shows.
+    assert.deepEqual(h.posted.map((m) => m.type), ['init']);
     const init = h.posted[0]!;
     assert.ok(init.type === 'init' && init.storeAvailable && init.limits.maxWindowBytes === 65536);
-    const snapshot = h.posted[1] as CallsMessage;
-    assert.equal(snapshot.runs.length, 1);
-    assert.equal(snapshot.runs[0]!.label, 'build');
-    const calls = snapshotCalls(h.posted);
-    assert.equal(calls.length, 3);
+    const page = await h.send({ type: 'page', id: 1, offset: 0, limit: 100, query: { order: 'newest' }, facets: true }) as PageReply;
+    assert.deepEqual([page.type, page.id, page.offset, page.total, page.all, page.tools, page.sources], ['page', 1, 0, 3, 3, ['dump', 'echo', 'shell'], ['tool']]);
+    assert.deepEqual(page.runs.map((r) => [r.runId, r.label, r.callCount]), [[runId, 'build', 3]]);
+    const calls = page.calls;
+    assert.deepEqual(calls.map((c) => c.tool), ['dump', 'echo', 'shell']);
+    assert.equal(calls[2]!.argsSummary, '{"command":"make"}');
     const c = calls.find((x) => x.callId === callId)!;
     assert.deepEqual([c.tool, c.status, c.result.handle, c.result.sizeBytes, c.result.sha256, c.result.stored, c.result.lineCount], ['shell', 'ok', handle, logBytes.length, sha(logBytes), 'blob', 60_000]);
     const small = calls.find((x) => x.tool === 'echo')!;
@@ -199,8 +191,8 @@ describe('inspector controller over a real RunStore', () => {
 
   it('shows binary content as a hex dump and refuses lines for it', async () => {
     const h = harness(() => store);
-    await h.controller.receive({ type: 'ready' });
-    const bin = snapshotCalls(h.posted).find((c) => c.tool === 'dump')!;
+    const page = await h.send({ type: 'page', id: 12, offset: 0, limit: 10, query: { order: 'newest', tool: 'dump' } });
+    const bin = (page as PageReply).calls[0]!;
     assert.equal(bin.result.binary, true);
     const r = await h.send({ type: 'fetchBytes', id: 13, handle: bin.result.handle!, start: 0, end: 7, snap: true });
     assert.ok(r.type === 'window');
@@ -230,25 +222,52 @@ describe('inspector controller over a real RunStore', () => {
     await h.controller.receive({ type: 'ready' });
     assert.deepEqual(h.posted, [
       { type: 'init', limits: { maxWindowBytes: 65536, maxLines: 1000, maxMatches: 1000, maxPatternChars: 1024, maxHandleChars: 256, maxSearchMatches: 100 }, storeAvailable: false },
-      { type: 'calls', id: null, runs: [], calls: [], complete: true },
     ]);
+    assert.deepEqual(await h.send({ type: 'page', id: 17, offset: 0, limit: 10, query: { order: 'newest' } }), { type: 'error', id: 17, message: noStoreMessage });
     assert.deepEqual(await h.send({ type: 'verify', id: 18, handle }), { type: 'error', id: 18, message: noStoreMessage });
   });
 
-  it('forwards live records as batched deltas, and only while the page listens', async () => {
+  it('answers pages sorted and filtered host-side with exact totals, and finds a call by its whole handle', async () => {
+    const h = harness(() => store);
+    const page = async (query: Record<string, unknown>, offset = 0, limit = 100): Promise<PageReply> => {
+      const r = await h.send({ type: 'page', id: 30, offset, limit, query: { order: 'newest', ...query } });
+      assert.equal(r.type, 'page', JSON.stringify(r));
+      return r as PageReply;
+    };
+    const tools = (p: PageReply): string[] => p.calls.map((c) => c.tool);
+    assert.deepEqual(tools(await page({ order: 'largest' })), ['shell', 'dump', 'echo']);
+    assert.deepEqual([(await page({}, 1, 1)).total, tools(await page({}, 1, 1))], [3, ['echo']]);
+    const byTool = await page({ tool: 'echo' });
+    assert.deepEqual([byTool.total, byTool.all, tools(byTool)], [1, 3, ['echo']]);
+    assert.deepEqual([(await page({ run: runId })).total, (await page({ run: 'run-nope' })).total], [3, 0]);
+    assert.deepEqual([(await page({ outcome: 'ok' })).total, (await page({ outcome: 'failed' })).total, (await page({ source: 'tool' })).total, (await page({ source: 'mcp' })).total], [3, 0, 3, 0]);
+    assert.deepEqual(tools(await page({ text: 'DUM' })), ['dump']);
+    // A whole handle: exactly its call, even when other call ids contain this one's.
+    const named = await page({ text: handle });
+    assert.deepEqual([named.total, named.calls.map((c) => c.callId)], [1, [callId]]);
+    assert.equal((await page({ text: handle, tool: 'echo' })).total, 0);
+    // The run picker and locate.
+    const runs = await h.send({ type: 'pickRuns', id: 31, text: 'buil', limit: 5 });
+    assert.ok(runs.type === 'runs' && runs.runs.some((r) => r.runId === runId && r.label === 'build'));
+    assert.deepEqual(await h.send({ type: 'locate', id: 32, handle }), { type: 'located', id: 32, ref: { runId, callId, part: 'result' } });
+    const newest = (await page({ run: runId }, 0, 1)).calls[0]!;
+    assert.deepEqual(await h.send({ type: 'locate', id: 33, runId }), { type: 'located', id: 33, ref: { runId, callId: newest.callId, part: 'result' } });
+  });
+
+  it('forwards live records as batched changes, and only while the page listens', async () => {
     const h = harness(() => store);
     await h.controller.receive({ type: 'ready' });
     h.posted.length = 0;
     const run = await store.startRun({ label: 'live' });
     await run.recordResult('grep', { pattern: 'x' }, 'y'.repeat(10_000));
     await new Promise((r) => setTimeout(r, 100));
-    const deltas = h.posted.filter((m) => m.type === 'delta');
-    // Batching depends on timing (one or two deltas); what they carry does not.
-    assert.ok(deltas.length >= 1 && deltas.length <= 3, `${deltas.length} deltas`);
-    const calls = deltas.flatMap((d) => (d.type === 'delta' ? d.calls : []));
+    const deltas = h.posted.filter((m) => m.type === 'changed');
+    // Batching depends on timing (one or two batches); what they carry does not.
+    assert.ok(deltas.length >= 1 && deltas.length <= 3, `${deltas.length} batches`);
+    const calls = deltas.flatMap((d) => (d.type === 'changed' ? d.calls : []));
     const finished = calls.filter((c) => c.status !== 'running');
     assert.deepEqual(finished.map((c) => [c.tool, c.status, c.result.sizeBytes, c.result.sha256]), [['grep', 'ok', 10_000, sha('y'.repeat(10_000))]]);
-    assert.ok(deltas.some((d) => d.type === 'delta' && d.runs.some((r) => r.label === 'live')));
+    assert.ok(deltas.some((d) => d.type === 'changed' && d.runs.some((r) => r.label === 'live')));
     const count = h.posted.length;
     h.controller.webviewGone();
     await run.finish();

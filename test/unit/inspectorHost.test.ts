@@ -57,6 +57,12 @@ describe('inspector: message validation', () => {
       { type: 'searchOutputs', id: 12, pattern: 'ERROR', limit: 100 },
       { type: 'searchOutputs', id: 13, pattern: 'x', limit: 1, tool: 'shell', run: 'run-1' },
       { type: 'cancelSearch', searchId: 12 },
+      { type: 'page', id: 14, offset: 0, limit: 1000, query: { order: 'newest' } },
+      { type: 'page', id: 15, offset: 99_900, limit: 100, query: { order: 'largest', tool: 'run_command', run: 'run-1', outcome: 'failed', source: 'hook:claude', text: 'x'.repeat(1024) }, facets: true },
+      { type: 'pickRuns', id: 16, text: '', limit: 200 },
+      { type: 'pickRuns', id: 17, text: 'build', limit: 20 },
+      { type: 'locate', id: 18, handle: 'out_abc-1_stdout' },
+      { type: 'locate', id: 19, runId: 'run-1' },
     ];
     for (const m of good) assert.deepEqual(parseWebviewMessage(m), { ok: true, message: m }, JSON.stringify(m));
   });
@@ -93,6 +99,23 @@ describe('inspector: message validation', () => {
       [{ type: 'searchOutputs', id: 10, pattern: 'x', limit: 5, tool: 3 }, 10, '"tool" must be a string'],
       [{ type: 'searchOutputs', id: 10, pattern: 'x', limit: 5, run: '' }, 10, '"run" must be 1–256'],
       [{ type: 'searchOutputs', id: 10, pattern: 'x', limit: 5, path: '/etc' }, 10, 'unexpected field "path"'],
+      // List pages: bounded, filters from their sets, no field the host does not know.
+      [{ type: 'page', id: 11, offset: 0, limit: 1001, query: { order: 'newest' } }, 11, '"limit" must be between 1 and 1000'],
+      [{ type: 'page', id: 11, offset: -1, limit: 10, query: { order: 'newest' } }, 11, '"offset" must be between 0'],
+      [{ type: 'page', id: 11, offset: 0, limit: 10 }, 11, '"query" must be an object'],
+      [{ type: 'page', id: 11, offset: 0, limit: 10, query: { order: 'random' } }, 11, '"query.order" must be "newest" or "largest"'],
+      [{ type: 'page', id: 11, offset: 0, limit: 10, query: { order: 'newest', outcome: 'maybe' } }, 11, '"query.outcome" must be'],
+      [{ type: 'page', id: 11, offset: 0, limit: 10, query: { order: 'newest', source: 'root' } }, 11, '"query.source" is not a known source'],
+      [{ type: 'page', id: 11, offset: 0, limit: 10, query: { order: 'newest', text: '' } }, 11, '"text" must be 1–1024'],
+      [{ type: 'page', id: 11, offset: 0, limit: 10, query: { order: 'newest', text: 'x'.repeat(1025) } }, 11, '"text" must be 1–1024'],
+      [{ type: 'page', id: 11, offset: 0, limit: 10, query: { order: 'newest', run: 5 } }, 11, '"run" must be a string'],
+      [{ type: 'page', id: 11, offset: 0, limit: 10, query: { order: 'newest', sql: '1=1' } }, 11, 'unexpected field "sql"'],
+      [{ type: 'page', id: 11, offset: 0, limit: 10, query: { order: 'newest' }, facets: 1 }, 11, '"facets" must be a boolean'],
+      [{ type: 'pickRuns', id: 12, text: 'x', limit: 201 }, 12, '"limit" must be between 1 and 200'],
+      [{ type: 'pickRuns', id: 12, limit: 5 }, 12, '"text" must be a string'],
+      [{ type: 'locate', id: 13 }, 13, 'needs exactly one of "handle" and "runId"'],
+      [{ type: 'locate', id: 13, handle: 'res_a', runId: 'r' }, 13, 'needs exactly one of "handle" and "runId"'],
+      [{ type: 'locate', id: 13, handle: 'h'.repeat(257) }, 13, '"handle" must be 1–256 characters'],
       [{ type: 'cancelSearch', searchId: -1 }, null, '"searchId" must be between 0'],
       [{ type: 'cancelSearch', searchId: 1, id: 2 }, 2, 'unexpected field "id"'],
     ];

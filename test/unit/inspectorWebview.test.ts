@@ -1,8 +1,8 @@
 /** The webview's pure modules (no DOM): inert text segments, list rows, formatting. */
 import * as assert from 'node:assert/strict';
 import * as fc from 'fast-check';
-import type { CallDto, RunDto } from '../../src/shared/protocol.js';
-import { CallsModel, type Filters } from '../../webview/callsModel.js';
+import type { CallDto, PageReply, RunDto } from '../../src/shared/protocol.js';
+import { CallsModel, PAGE_SIZE, queryOf } from '../../webview/callsModel.js';
 import { exactBytes, humanBytes } from '../../webview/format.js';
 import { TextSegmenter, visibleControl } from '../../webview/text.js';
 
@@ -71,49 +71,90 @@ function call(i: number, runId: string, extra: Partial<CallDto> = {}): CallDto {
 }
 
 const run = (runId: string, startedAt: string): RunDto => ({ runId, startedAt, status: 'completed', pinned: false, callCount: 0, totalBytes: 0 });
-const all: Filters = { tool: '', run: '', text: '', sort: 'time' };
 
-describe('inspector webview: the calls list model', () => {
-  it('groups 10,000 calls by run, newest first, with attachments as sub-rows, quickly', () => {
+/** A page reply of calls `from .. from+n` (newest first: call numbers count down), runs a (even pages) and b. */
+function reply(from: number, n: number, total: number, calls?: CallDto[]): PageReply {
+  const list = calls ?? Array.from({ length: n }, (_, k) => call(total - 1 - (from + k), (from + k) < 150 ? 'run-b' : 'run-a'));
+  return { type: 'page', id: 1, offset: from, total, all: total + 5, calls: list, runs: [run('run-a', '2025-01-01T00:00:00.000Z'), run('run-b', '2025-01-01T00:00:05.000Z')] };
+}
+
+describe('inspector webview: the calls list model over host pages', () => {
+  it('lays out 100,000 calls from two pages: loading rows for the rest, quickly', () => {
     const m = new CallsModel();
-    const calls = Array.from({ length: 10_000 }, (_, i) => call(i, i < 5000 ? 'run-a' : 'run-b'));
-    m.setAll([run('run-a', '2025-01-01T00:00:00.000Z'), run('run-b', '2025-01-01T00:00:05.000Z')], calls);
+    const total = 100_000;
+    m.replace('q', [reply(0, PAGE_SIZE, total), reply(50_000, PAGE_SIZE, total)]);
     const t0 = performance.now();
-    const rows = m.rows(all, new Set());
+    const rows = m.rows(new Set());
     const ms = performance.now() - t0;
-    assert.equal(rows.length, 2 + 10_000 + 5000);
-    assert.deepEqual(rows.slice(0, 4).map((r) => r.key), ['run:run-b', 'run-b/c9999', 'run-b/c9998', 'run-b/c9998#stdout']);
-    assert.equal(rows[1 + 5000 + 2500]!.key, 'run:run-a');
-    assert.ok(ms < 500, `rows took ${ms} ms`);
+    // Page 0: run-b header, 100 calls, 50 stdout sub-rows; then 49,900 loading rows; page 500: header + 100 + 50; then the rest.
+    const page0 = 1 + 100 + 50;
+    assert.equal(rows.length, page0 + 49_900 + page0 + (total - 50_100));
+    assert.deepEqual([0, 1, 2, 3].map((i) => rows.at(i).key), ['run:run-b:0', 'run-b/c99999', 'run-b/c99998', 'run-b/c99998#stdout']);
+    assert.deepEqual([rows.at(page0).kind, rows.at(page0).index, rows.at(page0 + 49_899).index], ['pending', 100, 49_999]);
+    assert.deepEqual([rows.at(page0 + 49_900).key, rows.at(page0 + 49_901).key], ['run:run-a:50000', 'run-a/c49999']);
+    assert.deepEqual([rows.at(rows.length - 1).kind, rows.at(rows.length - 1).index], ['pending', 99_999]);
+    assert.equal(rows.indexOfCall(50_000), page0 + 49_901);
+    assert.equal(rows.indexOfCall(120), page0 + 20);
+    assert.equal(rows.indexOfKey('run-a/c49999'), page0 + 49_901);
+    assert.deepEqual([m.total, m.size, m.heldPages()], [total, total + 5, [0, 500]]);
+    assert.ok(ms < 200, `rows took ${ms} ms`);
   });
 
-  it('filters by tool, run and text, sorts by size, and collapses runs', () => {
+  it('a run header wherever the run changes between neighbouring calls, and collapsed runs hide their calls', () => {
     const m = new CallsModel();
-    m.setAll([run('run-a', '2025-01-01T00:00:00.000Z'), run('run-b', '2025-01-02T00:00:00.000Z')], [call(1, 'run-a'), call(2, 'run-a'), call(3, 'run-b'), call(4, 'run-b')]);
-    const keys = (f: Partial<Filters>, collapsed: string[] = []): string[] => m.rows({ ...all, ...f }, new Set(collapsed)).map((r) => r.key);
-    assert.deepEqual(keys({ tool: 'shell' }), ['run:run-b', 'run-b/c3']);
-    assert.deepEqual(keys({ run: 'run-a' }), ['run:run-a', 'run-a/c2', 'run-a/c2#stdout', 'run-a/c1']);
-    assert.deepEqual(keys({ text: 'OUT_C4' }), ['run:run-b', 'run-b/c4', 'run-b/c4#stdout']);
-    assert.deepEqual(keys({ text: '0'.repeat(63) + '1' }), ['run:run-a', 'run-a/c1']);
-    // Sizes: c1 7919, c2 5831, c3 3743, c4 1655 (mod 10007): the largest call's run comes first.
-    assert.deepEqual(keys({ sort: 'size' }), ['run:run-a', 'run-a/c1', 'run-a/c2', 'run-a/c2#stdout', 'run:run-b', 'run-b/c3', 'run-b/c4', 'run-b/c4#stdout']);
-    assert.deepEqual(keys({}, ['run-b']), ['run:run-b', 'run:run-a', 'run-a/c2', 'run-a/c2#stdout', 'run-a/c1']);
-    // A run with no calls (yet) shows as a header, unless a tool or text filter is on.
-    m.upsert([run('run-c', '2025-01-03T00:00:00.000Z')], []);
-    assert.deepEqual(keys({ run: 'run-c' }), ['run:run-c']);
-    assert.deepEqual(keys({}).slice(0, 2), ['run:run-c', 'run:run-b']);
-    assert.deepEqual(keys({ tool: 'shell' }), ['run:run-b', 'run-b/c3']);
+    m.replace('q', [reply(100, PAGE_SIZE, 300)]);
+    const keys = (collapsed: string[] = []): string[] => { const r = m.rows(new Set(collapsed)); return Array.from({ length: r.length }, (_, i) => r.at(i).key); };
+    const k = keys();
+    // Calls 100–149 are run b's, 150–199 run a's.
+    assert.deepEqual([k.slice(100, 103), k[103]], [['run:run-b:100', 'run-b/c199', 'run-b/c198'], 'run-b/c198#stdout']);
+    assert.equal(k.filter((x) => x.startsWith('run:')).length, 2);
+    assert.equal(k.indexOf('run:run-a:150'), 100 + 1 + 50 + 25);
+    const folded = keys(['run-b']);
+    assert.deepEqual(folded.slice(100, 103), ['run:run-b:100', 'run:run-a:150', 'run-a/c149']);
+    const header = m.rows(new Set(['run-b'])).at(100);
+    assert.ok(header.kind === 'run' && header.shown === 50 && header.collapsed);
   });
 
-  it('applies live upserts, never turning a finished call back into a running one', () => {
+  it('takes pages of its own query only, and drops pages past a shrunk total', () => {
     const m = new CallsModel();
-    m.setAll([], [call(1, 'run-a')]);
-    m.upsert([], [call(1, 'run-a', { status: 'running' }), call(2, 'run-a', { status: 'running' })]);
-    assert.deepEqual(m.rows(all, new Set()).map((r) => (r.kind === 'call' ? r.call.status : r.kind)), ['run', 'running', 'part', 'ok']);
-    m.upsert([], [call(2, 'run-a')]);
-    assert.equal(m.find({ runId: 'run-a', callId: 'c2', part: 'result' })?.call.status, 'ok');
-    assert.deepEqual(m.findHandle('out_c2_stdout'), { runId: 'run-a', callId: 'c2', part: 'stdout' });
-    assert.deepEqual(m.newestOfRun('run-a'), { runId: 'run-a', callId: 'c2', part: 'result' });
+    m.replace('q1', [reply(0, PAGE_SIZE, 250)]);
+    assert.equal(m.add('q2', reply(100, PAGE_SIZE, 250)), false);
+    assert.equal(m.add('q1', reply(200, 50, 250)), true);
+    assert.deepEqual(m.heldPages(), [0, 2]);
+    // The list shrank to 120 calls: page 2 is gone, page 1 is short until asked.
+    assert.equal(m.add('q1', reply(100, 20, 120)), true);
+    assert.deepEqual(m.heldPages(), [0, 1]);
+    m.replace('q3', [reply(0, 3, 3)]);
+    assert.deepEqual([m.key, m.total, m.heldPages()], ['q3', 3, [0]]);
+  });
+
+  it('applies live records to held rows, never turning a finished call back to running, and says when to ask again', () => {
+    const m = new CallsModel();
+    m.replace('q', [reply(0, 2, 2, [call(1, 'run-a', { status: 'running' }), call(0, 'run-a')])]);
+    // Held, same status: updated in place, nothing to ask.
+    assert.equal(m.upsert([], [call(0, 'run-a', { argsSummary: 'new' })]), false);
+    assert.equal(m.find({ runId: 'run-a', callId: 'c0', part: 'result' })?.call.argsSummary, 'new');
+    // A finished call stays finished.
+    assert.equal(m.upsert([], [call(0, 'run-a', { status: 'running' })]), false);
+    assert.equal(m.find({ runId: 'run-a', callId: 'c0', part: 'result' })?.call.status, 'ok');
+    // Finishing changes its status (it may leave a filter): ask again; its live sizes are dropped.
+    m.applyLive([{ runId: 'run-a', callId: 'c1', stream: 'stdout', bytes: 5, tail: 'hello' }]);
+    assert.deepEqual(m.liveOf('run-a', 'c1'), { stdout: { bytes: 5, tail: 'hello' } });
+    assert.equal(m.upsert([], [call(1, 'run-a')]), true);
+    assert.equal(m.liveOf('run-a', 'c1'), undefined);
+    // Progress that arrives after the finish is dropped.
+    m.applyLive([{ runId: 'run-a', callId: 'c1', stream: 'stdout', bytes: 9, tail: 'late' }]);
+    assert.equal(m.liveOf('run-a', 'c1'), undefined);
+    // A call not held (a new one): ask again.
+    assert.equal(m.upsert([run('run-c', '2025-02-01T00:00:00.000Z')], [call(9, 'run-c', { status: 'running' })]), true);
+    assert.equal(m.run('run-c')?.startedAt, '2025-02-01T00:00:00.000Z');
+  });
+
+  it('asks the host for the query the toolbar shows', () => {
+    assert.deepEqual(queryOf({ tool: '', run: '', text: '  ', sort: 'time', outcome: '', source: '' }), { order: 'newest' });
+    assert.deepEqual(queryOf({ tool: 'grep', run: 'r1', text: ' out_x ', sort: 'size', outcome: 'failed', source: 'hook' }),
+      { order: 'largest', tool: 'grep', run: 'r1', outcome: 'failed', source: 'hook', text: 'out_x' });
+    assert.notEqual(CallsModel.keyOf(queryOf({ tool: 'a', run: '', text: '', sort: 'time' })), CallsModel.keyOf(queryOf({ tool: 'b', run: '', text: '', sort: 'time' })));
   });
 });
 

@@ -32,7 +32,7 @@ const sha = (s: string | Uint8Array): string => createHash('sha256').update(s).d
 /** `seq 1 20000` (108,894 bytes). */
 const SEQ = Array.from({ length: 20000 }, (_, i) => `${i + 1}\n`).join('');
 const HOW_TO_READ = (h: string): string =>
-  `Read it with read_tool_output {"handle":"${h}"}: add "offset"/"limit" for a line window, "pattern" (a JavaScript regular expression) to search, or "bytes":{"start":0,"end":4096} for a byte window.`;
+  `Read more: read_tool_output {"handle":"${h}"} with "pattern" (JS regex), "offset"/"limit" (lines) or "bytes":{"start":0,"end":4096}.`;
 
 /** The text of a one-part tool result, and whether it is flagged as an error. */
 function textOf(result: unknown): { text: string; isError: boolean } {
@@ -153,8 +153,8 @@ describe('MCP server: the editor\'s tools for agents outside the editor', () => 
       handle, binary: false, total_size_bytes: 108894, total_lines: 20000, offset: 19995, limit: 200, pattern: null,
       total_matches: null, returned_lines: 5, truncated: false, content: '19996\n19997\n19998\n19999\n20000', matches: null,
     });
+    // A pattern reply leaves out what the call and the observation already said (docs/contracts.md §2.5).
     assert.deepEqual(JSON.parse((await call('read_tool_output', { handle, pattern: '^1999[0-9]$', limit: 3 })).text), {
-      handle, binary: false, total_size_bytes: 108894, total_lines: 20000, offset: 0, limit: 3, pattern: '^1999[0-9]$',
       total_matches: 10, returned_lines: 3, truncated: true, content: '19990:19990\n19991:19991\n19992:19992',
       matches: [19990, 19991, 19992].map((n) => ({ line_number: n, byte_offset: SEQ.indexOf(`\n${n}\n`) + 1, column: 1 })),
     });

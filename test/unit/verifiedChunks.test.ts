@@ -87,6 +87,11 @@ describe('verified-chunk cache', () => {
     const frozen = await realIdentity(key);
     flipKeepingMtime(10 * 65536 + 5);
     store.identity = async () => frozen;
+    const realOpen = store.openFile.bind(store);
+    store.openFile = async (k) => {
+      const f = (await realOpen(k))!;
+      return { ...f, stat: async () => ({ identity: frozen!, size: (await f.stat()).size }) };
+    };
     assert.equal(await search(), 0, 'the cached search trusts the unchanged identity and misses the flipped needle');
     assert.equal(await verifyAll(source, manifest), false, 'Verify re-hashes and catches it');
   });

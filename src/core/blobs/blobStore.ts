@@ -8,6 +8,7 @@
  * `readInto` (the caller owns the buffer, so a long verified scan reuses one); `readRange`
  * below allocates for callers that want a fresh array.
  */
+import type { OpenedFile } from '../integrity.js';
 import type { BlobKey } from './blobKey.js';
 
 /** Which backend an adapter talks to. */
@@ -40,6 +41,12 @@ export interface BlobStore {
    * (docs/contracts.md §1.1).
    */
   identity?(key: BlobKey): Promise<string | undefined>;
+  /**
+   * Optional: the stored file opened for reading (undefined when nothing is stored), for a
+   * pattern search's worker to read by descriptor; only a local file store has one
+   * (docs/contracts.md §2.10).
+   */
+  openFile?(key: BlobKey): Promise<OpenedFile | undefined>;
   /** Removes one object (no error when it is already gone). */
   delete(key: BlobKey): Promise<void>;
   /** Removes every object of one run of one tenant. */

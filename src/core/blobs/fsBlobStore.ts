@@ -10,7 +10,9 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
+import type { BigIntStats } from 'node:fs';
 import { EvidenceError } from '../errors.js';
+import type { OpenedFile } from '../integrity.js';
 import { assertSafeSegment, validateBlobKey, type BlobKey } from './blobKey.js';
 import type { BlobStore } from './blobStore.js';
 
@@ -23,6 +25,11 @@ const STALE_TEMP_MS = 60 * 60 * 1000;
 export interface OrphanSweep {
   readonly files: number;
   readonly bytes: number;
+}
+
+/** dev:ino:size:mtimeNs:ctimeNs, the way git's index tells a file unchanged (docs/contracts.md §1.1). */
+function identityOf(st: BigIntStats): string {
+  return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
 }
 
 /** A `BlobStore` over one root folder. */
@@ -98,11 +105,45 @@ export class FsBlobStore implements BlobStore {
   async identity(key: BlobKey): Promise<string | undefined> {
     try {
       const st = await fsp.stat(this.filePath(key), { bigint: true });
-      return st.isFile() ? `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}` : undefined;
+      return st.isFile() ? identityOf(st) : undefined;
     } catch (e) {
       if (isNotFound(e)) return undefined;
       throw e;
     }
+  }
+
+  /**
+   * The key's file opened for reading (undefined when it is gone or not a file): a
+   * pattern search's worker reads it by descriptor, and `stat` gives the identity of this
+   * open file, not of whatever the path names later (docs/contracts.md §1.1, §2.10).
+   */
+  async openFile(key: BlobKey): Promise<OpenedFile | undefined> {
+    let fh: fsp.FileHandle;
+    try {
+      fh = await fsp.open(this.filePath(key), 'r');
+    } catch (e) {
+      if (isNotFound(e)) return undefined;
+      throw e;
+    }
+    const st = await fh.stat().catch(async (e: unknown) => { await fh.close(); throw e; });
+    if (!st.isFile()) { await fh.close(); return undefined; }
+    return {
+      fd: fh.fd,
+      read: async (target, position) => {
+        let got = 0;
+        while (got < target.length) {
+          const { bytesRead } = await fh.read(target, got, target.length - got, position + got);
+          if (bytesRead === 0) break;
+          got += bytesRead;
+        }
+        return got;
+      },
+      stat: async () => {
+        const s = await fh.stat({ bigint: true });
+        return { identity: identityOf(s), size: Number(s.size) };
+      },
+      close: () => fh.close(),
+    };
   }
 
   /**

@@ -81,6 +81,7 @@ export function blobRangeSource(store: BlobStore, key: BlobKey): RangeSource {
     read: (start, end) => readRange(store, key, start, end),
     readInto: (start, end, target) => store.readInto(key, start, target.subarray(0, Math.max(0, end - start))),
     ...(store.identity ? { identity: () => store.identity!(key) } : {}),
+    ...(store.openFile ? { openFile: () => store.openFile!(key) } : {}),
   };
 }
 

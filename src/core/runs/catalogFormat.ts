@@ -176,5 +176,16 @@ export function outcomeOf(status: string): 'ok' | 'failed' | 'running' {
   return status === 'ok' ? 'ok' : status === 'running' ? 'running' : 'failed';
 }
 
+/**
+ * The status a call row is filtered by: its recorded status, except that a command
+ * recorded `ok` whose exit says it failed (non-zero code, a signal, timed out, cancelled)
+ * is listed as `exited` — failed in the outcome filter, as the inspector's badge says
+ * (docs/contracts.md §3.4, "Outcome"). Rows show the recorded status (`st`) itself.
+ */
+export function listedStatus(e: CallEntry): string {
+  const failedExit = (typeof e.x === 'number' && e.x !== 0) || (typeof e.sg === 'string' && e.sg !== '') || e.to === true || e.ca === true;
+  return e.st === 'ok' && failedExit ? 'exited' : e.st;
+}
+
 /** Statuses a run can have once read back (for validation of entries). */
 export const RUN_STATUSES: ReadonlySet<RunStatus> = new Set(['running', 'interrupted', 'completed', 'failed', 'cancelled']);

@@ -15,7 +15,7 @@
  * run's values. Dead slots are dropped at the next checkpoint.
  */
 import { crc32 } from 'node:zlib';
-import type { CallEntry, CallStartEntry, RecordEntry, SnapEntry } from './catalogFormat.js';
+import { listedStatus, type CallEntry, type CallStartEntry, type RecordEntry, type SnapEntry } from './catalogFormat.js';
 import { CALL_NUMBERS, RUN_NUMBERS, type CatalogColumns } from './catalogCheckpoint.js';
 import type { LogProblem, RunFinishStatus } from './types.js';
 
@@ -587,7 +587,7 @@ export class CatalogIndex {
         let attBytes = 0;
         const slots: string[] = [];
         for (const [, slot, size] of e.a) { attBytes += size; slots.push(slot); }
-        this.setCn(c, C_STATUS, this.t(e.st));
+        this.setCn(c, C_STATUS, this.t(listedStatus(e)));
         this.setCn(c, C_TOOL, this.t(e.t));
         this.setCn(c, C_BYTES, e.b + attBytes);
         this.setCn(c, C_SLOTS, this.t(slots.join(',')));

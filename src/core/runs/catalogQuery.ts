@@ -141,6 +141,7 @@ function callSummaryOf(c: CallRow, e: CallEntry | CallStartEntry | undefined, is
     ...(e.to ? { timedOut: true } : {}), ...(e.ca ? { cancelled: true } : {}),
     resultBytes: e.b, stored: e.sto as StorageState, sha256Prefix: e.sha.slice(0, 12), sha256: e.sha, ...(e.md ? { manifestDigest: e.md } : {}), ...(e.h ? { handle: `res_${e.c}` } : {}),
     attachments: e.a.map(([name, slot, sizeBytes, stored]) => ({ name, handle: `out_${e.c}_${slot}`, sizeBytes, stored: stored as StorageState })),
+    logRecord: { offset: e.o, length: e.n },
   };
 }
 

@@ -7,7 +7,7 @@ import type { AttachmentRecord, CallFinishedRecord } from './types.js';
 
 /** The one sentence that teaches the model how to read a handle. */
 export function howToRead(handle: string): string {
-  return `Read it with read_tool_output {"handle":"${handle}"}: add "offset"/"limit" for a line window, "pattern" (a JavaScript regular expression) to search, or "bytes":{"start":0,"end":4096} for a byte window.`;
+  return `Read more: read_tool_output {"handle":"${handle}"} with "pattern" (JS regex), "offset"/"limit" (lines) or "bytes":{"start":0,"end":4096}.`;
 }
 
 /**

@@ -138,3 +138,29 @@ export function cannotMatchNewline(pattern: string): boolean {
   }
   return true;
 }
+
+/**
+ * The pattern as it runs over binary content (docs/contracts.md §2.10): there a character
+ * is one byte (latin1), so each non-ASCII character written literally outside a class
+ * becomes its UTF-8 bytes, `(?:\xHH…)`, and finds the text it names in UTF-8 bytes.
+ * Escapes (`\xHH`, `\uHHHH`, …) and everything inside a class `[…]` are kept as written:
+ * an escape names one byte value, and a class matches one byte, so a non-ASCII character
+ * in a class can only match the byte with its code (U+0080–U+00FF) and nothing else.
+ * A quantifier after such a character then repeats the whole character (its group).
+ */
+export function utf8BytePattern(pattern: string): string {
+  let out = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === '\\') { out += c + (pattern[i + 1] ?? ''); i++; continue; }
+    if (c === '[') { const end = skipClass(pattern, i); out += pattern.slice(i, end + 1); i = end; continue; }
+    const cp = pattern.codePointAt(i)!;
+    if (cp < 0x80) { out += c; continue; }
+    const ch = String.fromCodePoint(cp);
+    // A lone surrogate has no UTF-8 form: kept as written (it matches nothing in latin1 text).
+    if (cp >= 0xd800 && cp <= 0xdfff) { out += c; continue; }
+    out += `(?:${[...Buffer.from(ch, 'utf8')].map((b) => `\\x${b.toString(16).padStart(2, '0')}`).join('')})`;
+    i += ch.length - 1;
+  }
+  return out;
+}

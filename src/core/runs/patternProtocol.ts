@@ -61,11 +61,24 @@ export type ToWorker =
   | { readonly type: 'search'; readonly setup: MatcherSetup; readonly slots: readonly SharedArrayBuffer[] }
   /** `length` verified bytes at `offset` in slot `slot`: content bytes from `start`. */
   | { readonly type: 'piece'; readonly slot: number; readonly offset: number; readonly length: number; readonly start: number }
-  | { readonly type: 'end' };
+  | { readonly type: 'end' }
+  /**
+   * A whole search over a local file, read by the worker itself from descriptor `fd`
+   * (docs/contracts.md §2.10): `byteCount` bytes in pieces of `pieceBytes` (whole chunks).
+   * Chunk `i` with bit `i` set in `hash` is hashed and compared with
+   * `chunkDigests[32i, 32i + 32)` before its piece is matched. After each piece the worker
+   * stores the number of pieces done in `progress[0]` (no message per piece).
+   */
+  | {
+    readonly type: 'file'; readonly setup: MatcherSetup; readonly fd: number; readonly byteCount: number; readonly pieceBytes: number;
+    readonly hash: Uint8Array; readonly chunkDigests: Uint8Array; readonly progress: SharedArrayBuffer;
+  };
 
 /** Worker → main thread. */
 export type FromWorker =
   | { readonly type: 'ready' }
   | { readonly type: 'ack' }
-  | ({ readonly type: 'done' } & PatternSearchResult)
+  | ({ readonly type: 'done'; /** Chunks the worker hashed (a `file` search). */ readonly hashed?: number } & PatternSearchResult)
+  /** A chunk of a `file` search differs from its digest, or the file is shorter than expected. */
+  | { readonly type: 'mismatch' }
   | { readonly type: 'error'; readonly message: string };

@@ -5,7 +5,13 @@
  * `dist/patternWorker.js`), the messages between them in `patternProtocol.ts`.
  *
  * A JavaScript regular expression cannot be interrupted on the thread that runs it,
- * so matching runs in a worker thread. The main thread reads the content in windows of
+ * so matching runs in a worker thread. Two ways to feed it:
+ * - a local file (`RangeSource.openFile`, the filesystem blob store): `searchFile`, the
+ *   worker reads the file itself by descriptor and matches each piece while it is in
+ *   cache; the chunks not yet verified are hashed on both threads (see there);
+ * - any other source (S3, memory): `searchSlots`, below.
+ *
+ * `searchSlots`: the main thread reads the content in windows of
  * about 4 MiB into two reused SharedArrayBuffer slots, verifies every chunk digest in
  * place (`streamVerifiedInto`), and only then hands the slot to the worker as ~1 MiB
  * pieces (whole chunks); while the worker scans one slot the main thread fills the
@@ -19,7 +25,8 @@ import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { EvidenceError } from '../errors.js';
-import { streamVerifiedInto, type Manifest, type RangeSource } from '../integrity.js';
+import { checkChunks, chunkCount, streamVerifiedInto, type Manifest, type OpenedFile, type RangeSource } from '../integrity.js';
+import { isSet, lookupVerified, rememberVerified, setBit, verifiedChunkStats } from '../verifiedChunks.js';
 import { PATTERN_WORKER_MARK, type FromWorker, type MatcherSetup, type PatternSearchResult, type ToWorker } from './patternProtocol.js';
 
 export { cannotMatchNewline, requiredLiteral } from './patternAnalysis.js';
@@ -51,6 +58,12 @@ export const MAX_MATCH_LINE_BYTES = 1024 * 1024;
 
 /** Target size of a piece: the unit the worker acknowledges and the time budget covers. */
 const PIECE_BYTES = 1024 * 1024;
+
+/**
+ * Piece of a file search (`searchFile`): read, hashed and matched while it is still in
+ * the processor's cache (a 1 MiB piece measured slower on the 256 MiB bench log).
+ */
+const FILE_PIECE_BYTES = 256 * 1024;
 
 /** Pieces per window: one physical read and one digest pass cover this many. */
 const PIECES_PER_WINDOW = 4;
@@ -105,22 +118,190 @@ function releaseWorker(w: Worker, clean: boolean): void {
  * section); in every case the worker is terminated.
  */
 export async function searchPattern(source: RangeSource, manifest: Manifest, options: PatternSearchOptions): Promise<PatternSearchResult> {
-  const { signal } = options;
-  if (signal?.aborted) throw new EvidenceError('invalidArgument', SEARCH_CANCELLED_MESSAGE);
-  const overall = Date.now() + (options.timeoutMs ?? Number.MAX_SAFE_INTEGER / 2);
-  const cs = manifest.chunkSize;
-  // Pieces are whole chunks (verification is per chunk): PIECE_BYTES at the default chunk
-  // size, and never more than 16 chunks, so small chunks (tests) make many pieces. A slot
-  // holds a window of a few pieces, never more than the content.
-  const pieceBytes = Math.max(1, Math.min(16, Math.floor(PIECE_BYTES / cs))) * cs;
-  const slotBytes = Math.max(1, Math.min(PIECES_PER_WINDOW * pieceBytes, manifest.byteCount));
-  const slots = [new SharedArrayBuffer(slotBytes), new SharedArrayBuffer(slotBytes)];
-  const worker = acquireWorker();
-  const setup: MatcherSetup = {
+  if (options.signal?.aborted) throw new EvidenceError('invalidArgument', SEARCH_CANCELLED_MESSAGE);
+  const file = manifest.byteCount > 0 ? await source.openFile?.() : undefined;
+  if (!file) return searchSlots(source, manifest, options);
+  try {
+    return await searchFile(file, manifest, options);
+  } finally {
+    await file.close();
+  }
+}
+
+/** The matcher's parameters for one search. */
+function setupOf(manifest: Manifest, options: PatternSearchOptions): MatcherSetup {
+  return {
     pattern: options.pattern, offset: options.offset, limit: options.limit, maxLineChars: options.maxLineChars,
     maxContentChars: options.maxContentChars, maxLineBytes: MAX_MATCH_LINE_BYTES, cutMarker: options.cutMarker, binary: options.binary ?? false,
     chunkSize: manifest.chunkSize, chunkNewlines: manifest.chunkNewlines,
   };
+}
+
+/**
+ * Pieces are whole chunks (verification is per chunk): `target` bytes at the default chunk
+ * size, and never more than 16 chunks, so small chunks (tests) make many pieces.
+ */
+function pieceBytesOf(manifest: Manifest, target = PIECE_BYTES): number {
+  const cs = manifest.chunkSize;
+  return Math.max(1, Math.min(16, Math.floor(target / cs))) * cs;
+}
+
+/**
+ * Share of the chunks still to hash that the main thread hashes on a file search (the
+ * last ones); the worker hashes the first ones while it also reads and matches every
+ * piece, so this share balances the two threads on two cores.
+ */
+const MAIN_HASH_SHARE = 0.6;
+
+/** How often the main thread looks at the worker's progress counter during a file search. */
+const PROGRESS_TICK_MS = 25;
+
+/**
+ * A search over a local file (docs/contracts.md §2.10, threat model in §1.1): the worker
+ * reads the file by descriptor and matches each piece while it is in cache; the chunks
+ * not already in the verified-chunk cache are hashed in parallel, the first ones by the
+ * worker before it matches them, the last ones by this thread from its own reads of the
+ * same open file. Both threads read one file whose identity (device, inode, size, mtime,
+ * ctime) is taken before and after the search: when it changed, the search fails as a
+ * digest mismatch, so both reads saw the same bytes under the cache's trust. A piece
+ * overrunning `budgetMs`, the overall `timeoutMs` and `signal` stop the worker as in the
+ * slot search.
+ */
+async function searchFile(file: OpenedFile, manifest: Manifest, options: PatternSearchOptions): Promise<PatternSearchResult> {
+  const { signal } = options;
+  const overall = Date.now() + (options.timeoutMs ?? Number.MAX_SAFE_INTEGER / 2);
+  const before = await file.stat();
+  if (before.size !== manifest.byteCount) throw new EvidenceError('digestMismatch');
+  const cs = manifest.chunkSize;
+  const chunks = chunkCount(manifest.byteCount, cs);
+  const known = lookupVerified(before.identity, manifest);
+  const todo: number[] = [];
+  for (let i = 0; i < chunks; i++) if (!known || !isSet(known, i)) todo.push(i);
+  verifiedChunkStats.skipped += chunks - todo.length;
+  // Chunks from `split` on are hashed here, the ones before it by the worker.
+  const split = todo.length === 0 ? chunks : todo[Math.floor(todo.length * (1 - MAIN_HASH_SHARE))]!;
+  const workerHash = new Uint8Array(Math.ceil(chunks / 8));
+  for (const i of todo) if (i < split) setBit(workerHash, i);
+  const mainChunks = todo.filter((i) => i >= split);
+  const pieceBytes = pieceBytesOf(manifest, FILE_PIECE_BYTES);
+  const progress = new SharedArrayBuffer(4);
+  const progressView = new Int32Array(progress);
+  const searched = (): number => Math.min(manifest.byteCount, Atomics.load(progressView, 0) * pieceBytes);
+  const worker = acquireWorker();
+  let failure: Error | undefined;
+  let clean = false;
+  let stopped: EvidenceError | undefined;
+  const checkStop = (): void => {
+    if (stopped) throw stopped;
+    if (signal?.aborted) throw new EvidenceError('invalidArgument', SEARCH_CANCELLED_MESSAGE);
+    if (Date.now() >= overall) throw new EvidenceError('invalidArgument', searchDeadlineMessage(options.timeoutMs!, searched(), manifest.byteCount));
+  };
+  try {
+    const result = new Promise<FromWorker>((resolve) => {
+      worker.on('message', (r: FromWorker) => { if (r.type === 'ready') startedWorkers.add(worker); else resolve(r); });
+      worker.on('error', (e) => { failure = e; resolve({ type: 'error', message: e.message }); });
+      worker.on('exit', () => resolve({ type: 'error', message: 'pattern worker exited' }));
+    });
+    worker.postMessage({
+      type: 'file', setup: setupOf(manifest, options), fd: file.fd, byteCount: manifest.byteCount, pieceBytes,
+      hash: workerHash, chunkDigests: manifest.chunkDigests, progress,
+    } satisfies ToWorker);
+    const mine = hashFileChunks(file, manifest, mainChunks, checkStop);
+    let r: FromWorker;
+    try {
+      r = await watchFileSearch(worker, result, mine, progressView, searched, manifest.byteCount, overall, options);
+    } catch (e) {
+      // Stops this thread's hashing too; its own rejection is then expected and ignored.
+      stopped = e as EvidenceError;
+      mine.catch(() => undefined);
+      throw e;
+    }
+    if (r.type === 'mismatch') throw new EvidenceError('digestMismatch');
+    if (r.type === 'error') throw patternFailure(r.message, failure);
+    if (r.type !== 'done') throw new EvidenceError('backend', 'pattern search failed');
+    clean = true;
+    await mine;
+    verifiedChunkStats.hashed += r.hashed ?? 0;
+    const after = await file.stat();
+    if (after.identity !== before.identity) throw new EvidenceError('digestMismatch');
+    const verified = known ? Uint8Array.from(known) : new Uint8Array(Math.ceil(chunks / 8));
+    for (const i of todo) setBit(verified, i);
+    rememberVerified(before.identity, manifest, verified);
+    return { totalMatches: r.totalMatches, matches: r.matches, cut: r.cut };
+  } finally {
+    releaseWorker(worker, clean);
+  }
+}
+
+/**
+ * Waits for the worker's answer to a file search while watching its progress counter:
+ * no new piece within `budgetMs` (counted once the worker has started) is the
+ * catastrophic-pattern timeout, `overall` the search's deadline, `signal` its cancellation;
+ * a rejection of `mine` (this thread's hashing) fails the search at once.
+ */
+function watchFileSearch(
+  worker: Worker, result: Promise<FromWorker>, mine: Promise<unknown>, progress: Int32Array, searched: () => number, byteCount: number,
+  overall: number, options: PatternSearchOptions,
+): Promise<FromWorker> {
+  return new Promise<FromWorker>((resolve, reject) => {
+    const t0 = Date.now();
+    let seen = 0;
+    let since = t0;
+    let settled = false;
+    const finish = (f: () => void): void => {
+      if (settled) return;
+      settled = true;
+      clearInterval(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+      f();
+    };
+    const onAbort = (): void => finish(() => reject(new EvidenceError('invalidArgument', SEARCH_CANCELLED_MESSAGE)));
+    options.signal?.addEventListener('abort', onAbort);
+    const timer = setInterval(() => {
+      const now = Date.now();
+      const done = Atomics.load(progress, 0);
+      const started = startedWorkers.has(worker);
+      if (done !== seen || !started) { seen = done; since = now; }
+      if (now >= overall) finish(() => reject(new EvidenceError('invalidArgument', searchDeadlineMessage(options.timeoutMs!, searched(), byteCount))));
+      else if (!started && now - t0 > Math.max(options.budgetMs, WORKER_START_MS)) finish(() => reject(patternFailure('worker did not start', undefined)));
+      else if (started && now - since > options.budgetMs) finish(() => reject(new EvidenceError('invalidArgument', PATTERN_TIMEOUT_MESSAGE)));
+    }, Math.max(1, Math.min(PROGRESS_TICK_MS, options.budgetMs)));
+    result.then((r) => finish(() => resolve(r)), () => undefined);
+    mine.catch((e: unknown) => finish(() => reject(e)));
+  });
+}
+
+/**
+ * Hashes `chunks` (ascending) of `file` against the manifest, reading contiguous runs of at
+ * most one piece at a time; rejects with a digest mismatch on the first chunk that differs
+ * or the file ending early, and with `checkStop`'s error when the search is stopped.
+ */
+async function hashFileChunks(file: OpenedFile, m: Manifest, chunks: readonly number[], checkStop: () => void): Promise<void> {
+  const cs = m.chunkSize;
+  const per = pieceBytesOf(m) / cs;
+  const buf = new Uint8Array(per * cs);
+  for (let k = 0; k < chunks.length;) {
+    checkStop();
+    const first = chunks[k]!;
+    let n = 1;
+    while (n < per && k + n < chunks.length && chunks[k + n] === first + n) n++;
+    const start = first * cs;
+    const end = Math.min((first + n) * cs, m.byteCount);
+    const got = await file.read(buf.subarray(0, end - start), start);
+    checkChunks(m, first, buf.subarray(0, got), end - start);
+    k += n;
+  }
+}
+
+async function searchSlots(source: RangeSource, manifest: Manifest, options: PatternSearchOptions): Promise<PatternSearchResult> {
+  const { signal } = options;
+  const overall = Date.now() + (options.timeoutMs ?? Number.MAX_SAFE_INTEGER / 2);
+  // A slot holds a window of a few pieces, never more than the content.
+  const pieceBytes = pieceBytesOf(manifest);
+  const slotBytes = Math.max(1, Math.min(PIECES_PER_WINDOW * pieceBytes, manifest.byteCount));
+  const slots = [new SharedArrayBuffer(slotBytes), new SharedArrayBuffer(slotBytes)];
+  const worker = acquireWorker();
+  const setup = setupOf(manifest, options);
   const post = (m: ToWorker): void => worker.postMessage(m);
   post({ type: 'search', setup, slots });
   const replies: FromWorker[] = [];

@@ -26,8 +26,10 @@
  * can add work but never change the answer.
  */
 import { isAscii } from 'node:buffer';
+import { hash as hashOf } from 'node:crypto';
+import { readSync } from 'node:fs';
 import { isMainThread, parentPort, workerData, type MessagePort } from 'node:worker_threads';
-import { cannotMatchNewline, requiredLiteral } from './patternAnalysis.js';
+import { cannotMatchNewline, requiredLiteral, utf8BytePattern } from './patternAnalysis.js';
 import { PATTERN_WORKER_MARK, type FromWorker, type MatcherSetup, type PatternMatch, type PatternSearchResult, type ToWorker } from './patternProtocol.js';
 
 /** Overlap between consecutive windows of a line longer than `maxLineBytes`: a quarter of the window. */
@@ -67,6 +69,8 @@ export class PatternMatcher {
   private total = 0;
   private chars = 0;
   private collecting = true;
+  /** The content budget (not the limit) stopped the page: see `stoppedByBudget`. */
+  private budgetStop = false;
   private cut = false;
   private readonly matches: PatternMatch[] = [];
   // The line that continues into the next piece: its start (content offset), whether it
@@ -80,12 +84,14 @@ export class PatternMatcher {
   private lineMatched = false;
 
   constructor(private readonly s: MatcherSetup) {
-    // Binary content is searched as bytes (grep -a): one latin1 character per byte, so a
-    // literal still means its UTF-8 bytes only for ASCII; the prefilters stay sound.
-    const literal = requiredLiteral(s.pattern);
+    // Binary content is searched as bytes (grep -a): one latin1 character per byte, and a
+    // non-ASCII character of the pattern stands for its UTF-8 bytes (`utf8BytePattern`).
+    // A literal is then ASCII only or not used, so the prefilters stay sound.
+    const pattern = s.binary ? utf8BytePattern(s.pattern) : s.pattern;
+    const literal = requiredLiteral(pattern);
     this.lit = literal === null || (s.binary && Buffer.byteLength(literal) !== literal.length) ? null : Buffer.from(literal, 'utf8');
-    this.re = new RegExp(s.pattern);
-    this.reFrom = new RegExp(s.pattern, 'g');
+    this.re = new RegExp(pattern);
+    this.reFrom = new RegExp(pattern, 'g');
     this.scan = !s.binary && cannotMatchNewline(s.pattern) ? new RegExp(s.pattern, 'gm') : null;
     this.step = s.maxLineBytes - windowOverlap(s.maxLineBytes);
   }
@@ -117,6 +123,35 @@ export class PatternMatcher {
       this.lineMatched = false;
       this.addPend(buf.subarray(s), false);
     }
+  }
+
+  /**
+   * Starts this matcher at a chunk boundary inside the content instead of at 0 (the second
+   * lane of a split search, docs/contracts.md §2.10): `lineNo` lines end before it, and when
+   * the boundary falls inside a line (`insideLine`), that line belongs to the lane before:
+   * its bytes are passed over (not kept, not tested) up to its newline.
+   */
+  startAt(lineNo: number, insideLine: boolean): void {
+    this.lineNo = lineNo;
+    if (insideLine) { this.pend = Buffer.alloc(0); this.lineMatched = true; }
+  }
+
+  /**
+   * The first lane of a split search, past its range: only the line still pending is
+   * completed, from `buf` (content offset `base`). True when it is complete (or none was pending).
+   */
+  finishPending(buf: Buffer): boolean {
+    if (!this.pend) return true;
+    const nl = buf.indexOf(10);
+    if (nl === -1) { this.addPend(buf, false); return false; }
+    this.addPend(buf.subarray(0, nl), true);
+    this.lineNo++;
+    return true;
+  }
+
+  /** True when the content budget stopped the page (more matches would have been collected otherwise). */
+  get stoppedByBudget(): boolean {
+    return this.budgetStop;
   }
 
   /** The answer, after the last piece. */
@@ -229,7 +264,7 @@ export class PatternMatcher {
       if (head || tail) { window = { start, end }; this.cut = true; }
     }
     const need = (this.matches.length ? 1 : 0) + String(number).length + 1 + shown.length;
-    if (this.chars + need > this.s.maxContentChars) { this.collecting = false; this.cut = true; return; }
+    if (this.chars + need > this.s.maxContentChars) { this.collecting = false; this.cut = true; this.budgetStop = true; return; }
     this.chars += need;
     this.matches.push({ line_number: number, byte_offset: byteOffset, column: byteOffset - this.lineStart + 1, text: shown, ...(window && { window }) });
     if (this.matches.length >= this.s.limit) this.collecting = false;
@@ -303,10 +338,79 @@ export class PatternMatcher {
 
 const isLow = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff;
 
+/** One lane's answer: the page it collected from offset 0, and whether the content budget stopped it. */
+export interface LaneResult extends PatternSearchResult {
+  readonly stoppedByBudget: boolean;
+}
+
+/**
+ * The answer of one search split in two lanes at a chunk boundary (docs/contracts.md §2.10),
+ * both run with offset 0: exactly what one matcher over the whole content returns. The
+ * first lane's page is taken whole; the second lane's matches continue it while the page
+ * has room by the same rule `found` applies (`limit`, then `maxContentChars` counting
+ * `<line_number>:<text>` and a separator), and `cut` says what it says for one matcher:
+ * a returned match shown as a window, or the content budget stopping the page.
+ */
+export function mergeLanes(a: LaneResult, b: LaneResult, limit: number, maxContentChars: number): PatternSearchResult {
+  const matches = [...a.matches];
+  let cut = a.cut;
+  let chars = 0;
+  matches.forEach((m, i) => { chars += (i ? 1 : 0) + String(m.line_number).length + 1 + m.text.length; });
+  if (!a.stoppedByBudget && matches.length < limit) {
+    let all = true;
+    for (const m of b.matches) {
+      if (matches.length >= limit) { all = false; break; }
+      if (m.window) cut = true;
+      const need = (matches.length ? 1 : 0) + String(m.line_number).length + 1 + m.text.length;
+      if (chars + need > maxContentChars) { cut = true; all = false; break; }
+      chars += need;
+      matches.push(m);
+    }
+    // The second lane's own budget stopped it before the page was full: so would one matcher.
+    if (all && b.stoppedByBudget && matches.length < limit) cut = true;
+  }
+  return { totalMatches: a.totalMatches + b.totalMatches, matches, cut };
+}
+
 function countBytes(buf: Buffer, a: number, b: number): number {
   let n = 0;
   for (let p = buf.indexOf(10, a); p !== -1 && p < b; p = buf.indexOf(10, p + 1)) n++;
   return n;
+}
+
+/**
+ * One whole search over a local file, read here by descriptor in pieces of whole chunks
+ * into one reused buffer: each piece is read, its assigned chunks hashed and compared,
+ * then matched while it is still in the processor's cache (docs/contracts.md §2.10).
+ * Synchronous: the orchestration watches `progress` and terminates this worker when a
+ * piece overruns its budget or the search is cancelled.
+ */
+function searchFile(m: Extract<ToWorker, { type: 'file' }>): FromWorker {
+  const { setup, fd, byteCount, pieceBytes } = m;
+  const cs = setup.chunkSize;
+  const progress = new Int32Array(m.progress);
+  const matcher = new PatternMatcher(setup);
+  const buf = Buffer.allocUnsafe(Math.min(pieceBytes, Math.max(1, byteCount)));
+  let hashed = 0;
+  for (let pos = 0, done = 0; pos < byteCount; pos += pieceBytes) {
+    const len = Math.min(pieceBytes, byteCount - pos);
+    let got = 0;
+    while (got < len) {
+      const n = readSync(fd, buf, got, len - got, pos + got);
+      if (n === 0) return { type: 'mismatch' };
+      got += n;
+    }
+    const piece = buf.subarray(0, len);
+    for (let off = 0, c = pos / cs; off < len; off += cs, c++) {
+      if ((m.hash[c >> 3]! & (1 << (c & 7))) === 0) continue;
+      const digest = hashOf('sha256', piece.subarray(off, Math.min(off + cs, len)), 'buffer');
+      if (!digest.equals(m.chunkDigests.subarray(c * 32, c * 32 + 32))) return { type: 'mismatch' };
+      hashed++;
+    }
+    matcher.piece(piece, pos);
+    Atomics.store(progress, 0, ++done);
+  }
+  return { type: 'done', hashed, ...matcher.end() };
 }
 
 /** Answers the orchestration's messages on `port`: one search at a time, pieces acknowledged in order. */
@@ -327,6 +431,8 @@ export function servePatternSearches(port: Pick<MessagePort, 'postMessage' | 'on
         const r = matcher!.end();
         matcher = undefined;
         post({ type: 'done', ...r });
+      } else if (m.type === 'file') {
+        post(searchFile(m));
       }
     } catch (e) {
       post({ type: 'error', message: String((e as Error)?.message ?? e) });

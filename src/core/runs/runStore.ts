@@ -26,7 +26,8 @@ import { EvidenceError } from '../errors.js';
 import { manifestOf, readVerified, streamVerified, verifyAll } from '../integrity.js';
 import { encodeUtf8 } from '../utf8.js';
 import { Catalog, yieldToLoop, type CallRow, type CatalogStats, type RowList, type RunRow } from './catalog.js';
-import { queryCalls, queryRuns, runStatusOf, summaryOf } from './catalogQuery.js';
+import { callReportOf, reportPage } from './callPage.js';
+import { queryCalls, queryRuns, runStatusOf, sourceOf, summaryOf } from './catalogQuery.js';
 import { DEFAULT_CAPTURE_CAP_BYTES, DEFAULT_INLINE_ATTACHMENT_BYTES, DEFAULT_OFFLOAD_THRESHOLD_BYTES, DEFAULT_RUN_LIMITS, profileHash } from './decisions.js';
 import { accessDenied, type HandleEntry } from './handles.js';
 import { checkLineCount, DEFAULT_READER_LIMITS, LINE_CUT_MARKER, readContent, validateReadArgs, type ContentView } from './reader.js';
@@ -35,7 +36,7 @@ import { Run } from './run.js';
 import { currentOwner, ownerAlive } from './owner.js';
 import { appendRecord, checkRecord, handlesOf, parseRunLog, terminateTornTail, type ReadLogResult } from './runLog.js';
 import type {
-  CallPage, CallQuery, CallReport, Disposable, HandleSource, Preservation, PruneOptions, PruneResult, ReadOptions, ReadScope,
+  CallPage, CallQuery, CallReport, CallReportPage, CallReportQuery, Disposable, ListedRunSource, HandleSource, Preservation, PruneOptions, PruneResult, ReadOptions, ReadScope,
   ReadToolOutputArgs, ReadToolOutputResult, ReaderLimits, RecordedArtifacts, RunLimits, RunQuery, RunRecord, RunRecordEvent, RunStoreApi, RunStoreOptions, CaptureProgressEvent,
   RunSummary, StartRunOptions, StoredContent,
 } from './types.js';
@@ -163,6 +164,24 @@ export class RunStore implements RunStoreApi {
     return queryCalls(this.catalog, query, this.isLive);
   }
 
+  /** One page of calls with their records, for the inspector's list (docs/architecture.md §6; callPage.ts). */
+  async callReports(query: CallReportQuery): Promise<CallReportPage> {
+    const page = await reportPage(await this.queryCalls(query), {
+      logPath: (runId) => this.logPath(runId),
+      report: (runId) => this.report(runId),
+      run: (runId) => { const r = this.catalog.run(runId); return r ? summaryOf(r, this.tenant, this.isLive) : undefined; },
+    });
+    if (!query.withFacets) return page;
+    // The pickers' choices: a pass over the catalog's rows in memory (no log read).
+    const tools = new Set<string>();
+    const calls = this.catalog.callsOldestFirst();
+    for (let i = 0; i < calls.length; i++) { const c = calls.at(i); if (!c.dead && c.run.ok) tools.add(c.tool); }
+    const sources = new Set<ListedRunSource['kind']>();
+    const runs = this.catalog.runsOldestFirst();
+    for (let i = 0; i < runs.length; i++) { const r = runs.at(i); if (!r.dead && r.ok && r.callCount > 0) sources.add(sourceOf(r).kind); }
+    return { ...page, tools: [...tools].sort(), sources: [...sources].sort() };
+  }
+
   /** How many runs this tenant keeps and their bytes, from the catalog (one read of its new lines, no stat per log). */
   async totals(): Promise<{ runs: number; bytes: number }> {
     await this.catalog.sync();
@@ -231,12 +250,7 @@ export class RunStore implements RunStoreApi {
         });
       } else if (r.type === 'call_finished') {
         if (!started.has(r.callId)) order.push(r.callId);
-        started.set(r.callId, {
-          runId, callId: r.callId, tool: r.tool, arguments: r.arguments, status: r.status, error: r.error, startedAt: r.startedAt,
-          finishedAt: r.finishedAt, resultBytes: r.resultBytes, elided: r.elided, handle: r.resultHandle, preview: r.preview,
-          previewRange: r.previewRange, sha256: r.sha256, stored: r.stored, ...(r.artifactId ? { artifactId: r.artifactId, ...(r.manifestDigest ? { manifestDigest: r.manifestDigest } : {}) } : {}),
-          readable: r.readable, contentType: r.contentType, lineCount: r.lineCount, binary: r.binary, attachments: r.attachments,
-        });
+        started.set(r.callId, callReportOf(runId, r));
       }
     }
     return order.map((id) => started.get(id)!);

@@ -251,6 +251,8 @@ export interface CallSummary {
   readonly runLabel?: string;
   /** Manifest digest of the artifact the call names (its bytes live once, docs/contracts.md §2.9). */
   readonly manifestDigest?: string;
+  /** Where the call's `call_finished` line is in its run log (byte offset and length), as the catalog holds it. */
+  readonly logRecord?: { readonly offset: number; readonly length: number };
 }
 
 /** A page request over every call of the tenant (`RunStore.queryCalls`). */
@@ -262,7 +264,7 @@ export interface CallQuery {
   readonly order?: 'newest' | 'oldest' | 'largest';
   readonly runId?: string;
   readonly tool?: string;
-  /** `ok`: status ok; `failed`: error, failed or interrupted; `running`: not finished yet. */
+  /** `ok`: status ok; `failed`: error, failed, interrupted, or a command recorded ok that exited non-zero, by a signal, timed out or was cancelled; `running`: not finished yet. */
   readonly outcome?: 'ok' | 'failed' | 'running';
   readonly source?: ListedRunSource['kind'];
   /** Case-insensitive substring of the tool, run id, call id or run label. */
@@ -274,6 +276,33 @@ export interface CallPage {
   readonly total: number;
   readonly offset: number;
   readonly rows: readonly CallSummary[];
+}
+
+/** `RunStore.callReports`: a page of calls as `queryCalls` selects them, plus the list's facets when asked. */
+export interface CallReportQuery extends CallQuery {
+  /** Also return every tool name and run source kind the tenant's listed calls and runs use (the inspector's pickers). */
+  readonly withFacets?: boolean;
+}
+
+/**
+ * One page of calls with everything the inspector's rows and detail header show
+ * (docs/architecture.md §6): each call exactly as `report(runId)` gives it, read back
+ * from its run log by the offset the catalog holds, so a page costs O(page), not O(runs).
+ */
+export interface CallReportPage {
+  /** Calls matching the filters. */
+  readonly total: number;
+  readonly offset: number;
+  /** The page's calls in the query's order. */
+  readonly calls: readonly CallReport[];
+  /** The runs those calls belong to (for the list's run headers), in order of first appearance. */
+  readonly runs: readonly RunSummary[];
+  /** Distinct tool names of every listed call, sorted (only when `withFacets`). */
+  readonly tools?: readonly string[];
+  /** Distinct source kinds of every listed run, sorted (only when `withFacets`). */
+  readonly sources?: readonly ListedRunSource['kind'][];
+  /** Run-log reads the page cost: one per finished call, one whole log per run with an unfinished call. */
+  readonly logReads: number;
 }
 
 /** A search over runs for pickers (`RunStore.queryRuns`): newest first. */
@@ -609,6 +638,8 @@ export interface RunStoreApi {
   prune(options: PruneOptions): Promise<PruneResult>;
   /** One page of calls from the catalog, sorted and filtered (docs/architecture.md §6). */
   queryCalls(query: CallQuery): Promise<CallPage>;
+  /** One page of calls with their records (the inspector's list): O(page) log reads (docs/architecture.md §6). */
+  callReports(query: CallReportQuery): Promise<CallReportPage>;
   /** Runs whose id or label contains `text`, newest first, at most `limit`. */
   queryRuns(query: RunQuery): Promise<RunSummary[]>;
   /** How many runs this tenant keeps and their bytes, from the catalog (no stat per log). */

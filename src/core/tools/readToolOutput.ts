@@ -95,7 +95,7 @@ export async function readFitted(runs: Pick<RunStoreApi, 'readToolOutput'>, args
     return readError(e, onUnexpected);
   }
   for (;;) {
-    const text = JSON.stringify(r);
+    const text = JSON.stringify(modelReply(r));
     if (fitsModel(text)) return text;
     if (b || r.returned_lines <= 1) {
       return b
@@ -104,6 +104,18 @@ export async function readFitted(runs: Pick<RunStoreApi, 'readToolOutput'>, args
     }
     r = firstLines(r, Math.floor(r.returned_lines / 2));
   }
+}
+
+/**
+ * What the model reads of a reply (docs/contracts.md §2.5): a pattern reply leaves out
+ * what the call already said or the observation already gave (`handle`, `offset`,
+ * `limit`, `pattern`, `total_size_bytes`, `total_lines`) and keeps `binary` only when it
+ * is true (the shown text is then escaped); lines and byte windows are whole.
+ */
+export function modelReply(r: ReadToolOutputResult): Partial<ReadToolOutputResult> {
+  if (r.pattern === null) return r;
+  const { handle: _h, binary, total_size_bytes: _s, total_lines: _l, offset: _o, limit: _n, pattern: _p, ...rest } = r;
+  return binary ? { binary, ...rest } : rest;
 }
 
 /**

@@ -5,7 +5,7 @@
  * (inspectorPanel.ts) supplies the editor actions and the transport; unit tests supply
  * fakes and a real `RunStore`.
  */
-import { EvidenceError, searchAllOutputs, type CaptureProgressEvent, type CallFinishedRecord, type CallReport, type CallStartedRecord, type Disposable, type HandleSource, type RunRecordEvent, type RunStoreApi } from '../../core/index.js';
+import { EvidenceError, searchAllOutputs, type CallQuery, type CallReportPage, type CaptureProgressEvent, type CallFinishedRecord, type CallReport, type CallStartedRecord, type Disposable, type HandleSource, type RunRecordEvent, type RunStoreApi } from '../../core/index.js';
 import type {
   CallDto, ExcerptRangeDto, HostToWebview, LiveStreamDto, InspectorLimitsDto, PartDto, RunDto, StartActionDto, TargetDto, WebviewRequest,
 } from '../../shared/protocol.js';
@@ -51,8 +51,6 @@ export interface InspectorControllerOptions {
 
 /** Artifacts up to this size get a line index even for byte windows (one pass, then O(64 KiB) lookups). */
 const eagerIndexBytes = 64 * 1024 * 1024;
-/** Calls gathered before a snapshot piece is posted (whole runs, so a piece may be larger). */
-const snapshotPieceCalls = 2000;
 /** Least time between two progress messages of one search (ms): at most a few a second. */
 const searchProgressMs = 250;
 /** Searches across outputs one panel may run at once (a new one beyond this is refused). */
@@ -149,7 +147,8 @@ export class InspectorController {
     this.indexes.clear();
     this.reports.clear();
     await this.subscribe();
-    if (this.ready) await this.postSnapshot(null);
+    // The page asks for its pages again (the rows it holds may be another store's).
+    if (this.ready) this.post({ type: 'changed', runs: [], calls: [] });
   }
 
   /** Stops listening. */
@@ -223,36 +222,66 @@ export class InspectorController {
     const target = this.target;
     this.target = undefined;
     this.post({ type: 'init', limits: this.limits, storeAvailable: store !== undefined, ...(target ? { target } : {}) });
-    await this.postSnapshot(null);
   }
 
   /**
-   * Sends every run at once, then their calls run by run (newest first) in pieces, so the
-   * list shows the newest runs while older ones are still being read.
+   * One page of the list, from the catalog (docs/architecture.md §6): the store selects
+   * and sorts, reads back only the page's records, and counts the matches. A whole handle
+   * as the text filter finds exactly its call (a handle names one call; the catalog's
+   * text match is by substring).
    */
-  private async postSnapshot(id: number | null): Promise<void> {
-    const store = await this.opts.store();
-    if (!store) { this.post({ type: 'calls', id, runs: [], calls: [], complete: true }); return; }
+  private async page(msg: Extract<WebviewRequest, { type: 'page' }>): Promise<void> {
+    const store = await this.store();
     const t0 = performance.now();
-    let count = 0;
-    try {
-      const summaries = await store.listRuns();
-      this.post({ type: 'calls', id, runs: summaries.map(toRunDto), calls: [], complete: summaries.length === 0 });
-      let piece: CallDto[] = [];
-      for (const [i, s] of summaries.entries()) {
-        for (const r of await store.report(s.runId)) piece.push(callFromReport(r));
-        const last = i === summaries.length - 1;
-        if (last || piece.length >= snapshotPieceCalls) {
-          count += piece.length;
-          this.post({ type: 'delta', runs: [], calls: piece, ...(last ? { complete: true } : {}) });
-          piece = [];
-        }
-      }
-      this.opts.log.info(`inspector: sent ${summaries.length} runs and ${count} calls in ${Math.round(performance.now() - t0)} ms`);
-    } catch (e) {
-      this.post({ type: 'error', id, message: this.safeMessage(e) });
-      this.post({ type: 'delta', runs: [], calls: [], complete: true });
+    const q = msg.query;
+    const source = q.source?.startsWith('hook:') ? 'hook' : q.source;
+    const base: CallQuery = {
+      offset: msg.offset, limit: msg.limit, order: q.order,
+      ...(q.tool !== undefined ? { tool: q.tool } : {}), ...(q.run !== undefined ? { runId: q.run } : {}),
+      ...(q.outcome !== undefined ? { outcome: q.outcome } : {}), ...(source !== undefined ? { source: source as CallQuery['source'] } : {}),
+    };
+    const named = q.text !== undefined ? await this.callOfHandle(q.text.trim()) : undefined;
+    let page: CallReportPage;
+    if (named) {
+      // Every call of that run under the other filters, then the one the handle names.
+      const inRun = q.run === undefined || q.run === named.runId
+        ? await store.callReports({ ...base, offset: 0, limit: 1000, runId: named.runId, ...(msg.facets ? { withFacets: true } : {}) })
+        : undefined;
+      const calls = inRun?.calls.filter((c) => c.callId === named.callId) ?? [];
+      page = { total: calls.length, offset: msg.offset, calls: calls.slice(msg.offset, msg.offset + msg.limit), runs: inRun?.runs ?? [], logReads: inRun?.logReads ?? 0, ...(inRun?.tools ? { tools: inRun.tools, sources: inRun.sources } : {}) };
+    } else {
+      page = await store.callReports({ ...base, ...(q.text !== undefined ? { text: q.text } : {}), ...(msg.facets ? { withFacets: true } : {}) });
     }
+    const filtered = q.tool !== undefined || q.run !== undefined || q.outcome !== undefined || q.source !== undefined || q.text !== undefined;
+    const all = filtered ? (await store.queryCalls({ offset: 0, limit: 1 })).total : page.total;
+    this.post({
+      type: 'page', id: msg.id, offset: page.offset, total: page.total, all, calls: page.calls.map(callFromReport), runs: page.runs.map(toRunDto),
+      ...(page.tools ? { tools: page.tools } : {}), ...(page.sources ? { sources: page.sources } : {}),
+    });
+    if (msg.offset === 0) this.opts.log.info(`inspector: page of ${page.calls.length} of ${page.total} calls in ${Math.round(performance.now() - t0)} ms`);
+  }
+
+  /** The call a whole handle names (`res_…`, `out_…_<slot>`), when the store minted it; else the text is plain text. */
+  private async callOfHandle(text: string): Promise<{ runId: string; callId: string } | undefined> {
+    if (!/^(res|out)_[A-Za-z0-9-]+(_[A-Za-z0-9:.-]+)?$/.test(text) || text.length > this.limits.maxHandleChars) return undefined;
+    try {
+      const src = await this.handle(text);
+      return { runId: src.runId, callId: src.callId };
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The part a handle names, or the newest call of a run. */
+  private async locate(msg: Extract<WebviewRequest, { type: 'locate' }>): Promise<void> {
+    if (msg.handle !== undefined) {
+      const src = await this.handle(msg.handle);
+      this.post({ type: 'located', id: msg.id, ref: { runId: src.runId, callId: src.callId, part: src.name } });
+      return;
+    }
+    const newest = (await (await this.store()).queryCalls({ offset: 0, limit: 1, runId: msg.runId! })).rows[0];
+    if (!newest) throw new EvidenceError('invalidArgument', 'that run has no calls in this store');
+    this.post({ type: 'located', id: msg.id, ref: { runId: newest.runId, callId: newest.callId, part: 'result' } });
   }
 
   private onRecord(e: RunRecordEvent): void {
@@ -281,11 +310,14 @@ export class InspectorController {
     try {
       const store = await this.store();
       const touched = new Set(events.map((e) => e.runId));
-      runs = (await store.listRuns()).filter((r) => touched.has(r.runId)).map(toRunDto);
+      // Only the touched runs, from the catalog (a picker's query per run would scan; listRuns would stat every log).
+      const page = await store.callReports({ offset: 0, limit: 1, runId: [...touched][0]! });
+      runs = page.runs.filter((r) => touched.has(r.runId)).map(toRunDto);
+      for (const runId of [...touched].slice(1)) runs.push(...(await store.callReports({ offset: 0, limit: 1, runId })).runs.map(toRunDto));
     } catch (e) {
       this.opts.log.warn(`inspector: could not list runs for a live update: ${this.safeMessage(e)}`);
     }
-    this.post({ type: 'delta', runs, calls: [...calls.values()] });
+    this.post({ type: 'changed', runs, calls: [...calls.values()] });
   }
 
   private async handle(handle: string): Promise<HandleSource> {
@@ -384,7 +416,19 @@ export class InspectorController {
       case 'refresh':
         this.handles.clear();
         this.reports.clear();
-        await this.postSnapshot(msg.id);
+        this.post({ type: 'done', id: msg.id, message: 'Re-read from the store.' });
+        return;
+      case 'page':
+        await this.page(msg);
+        return;
+      case 'pickRuns': {
+        const store = await this.store();
+        const runs = await store.queryRuns({ limit: msg.limit, ...(msg.text.trim() ? { text: msg.text.trim() } : {}) });
+        this.post({ type: 'runs', id: msg.id, runs: runs.map(toRunDto) });
+        return;
+      }
+      case 'locate':
+        await this.locate(msg);
         return;
       case 'detail': {
         const call = (await this.report(msg.ref.runId)).find((c) => c.callId === msg.ref.callId);

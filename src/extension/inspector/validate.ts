@@ -4,7 +4,7 @@
  * before the host acts on it; a bad one becomes an error reply, never an exception.
  * Pure logic: no `vscode`, so it is unit-tested in plain Node.
  */
-import type { ExcerptRangeDto, InspectorLimitsDto, PartRef, WebviewToHost } from '../../shared/protocol.js';
+import type { ExcerptRangeDto, InspectorLimitsDto, ListQueryDto, PartRef, WebviewToHost } from '../../shared/protocol.js';
 
 /** The panel's caps. Lines, matches, pattern and handle mirror docs/contracts.md §2.5; the byte window is the panel's own (docs/contracts.md §3.4). */
 export const inspectorLimits: InspectorLimitsDto = {
@@ -20,6 +20,15 @@ export const inspectorLimits: InspectorLimitsDto = {
 export const maxCopyTextChars = 1024;
 /** Longest run or call id accepted in a `PartRef`. */
 export const maxIdChars = 256;
+/** Most calls one list page may hold (the catalog's own cap, docs/contracts.md §2.12). */
+export const maxPageCalls = 1000;
+/** Most runs one run-picker answer may hold. */
+export const maxPickRuns = 200;
+/** Longest text filter or picker search. */
+export const maxFilterChars = 1024;
+/** Run sources the list filters by (`hook:<agent>` too). */
+const sourceKinds = ['tool', 'participant', 'hook', 'cli', 'mcp', 'command', 'api'];
+
 /** Longest `problem` report kept. */
 export const maxProblemChars = 2000;
 
@@ -102,6 +111,27 @@ function excerptRange(m: Obj, limits: InspectorLimitsDto): ExcerptRangeDto {
   throw new Invalid('"range.kind" must be "bytes" or "lines"');
 }
 
+function optionalStr(m: Obj, k: string, min: number, max: number): string | undefined {
+  return m[k] === undefined ? undefined : str(m, k, min, max);
+}
+
+/** The list's sort and filters: each optional filter a bounded string, outcome and source from their fixed sets. */
+function listQuery(m: Obj): ListQueryDto {
+  const q = obj(m, 'query');
+  keys(q, ['order', 'tool', 'run', 'outcome', 'source', 'text']);
+  if (q.order !== 'newest' && q.order !== 'largest') throw new Invalid('"query.order" must be "newest" or "largest"');
+  if (q.outcome !== undefined && q.outcome !== 'ok' && q.outcome !== 'failed' && q.outcome !== 'running') throw new Invalid('"query.outcome" must be "ok", "failed" or "running"');
+  const source = optionalStr(q, 'source', 1, maxIdChars);
+  if (source !== undefined && !sourceKinds.includes(source.startsWith('hook:') ? 'hook' : source)) throw new Invalid('"query.source" is not a known source');
+  const tool = optionalStr(q, 'tool', 1, maxIdChars);
+  const run = optionalStr(q, 'run', 1, maxIdChars);
+  const text = optionalStr(q, 'text', 1, maxFilterChars);
+  return {
+    order: q.order, ...(tool !== undefined ? { tool } : {}), ...(run !== undefined ? { run } : {}),
+    ...(q.outcome !== undefined ? { outcome: q.outcome } : {}), ...(source !== undefined ? { source } : {}), ...(text !== undefined ? { text } : {}),
+  };
+}
+
 /** The request id, if the message carries a usable one (so a bad message can still be answered by id). */
 function idOf(m: Obj): number | null {
   const v = m.id;
@@ -140,6 +170,21 @@ function parseKnown(m: Obj, limits: InspectorLimitsDto): WebviewToHost {
     case 'refresh':
       keys(m, ['id']);
       return { type, id };
+    case 'page': {
+      keys(m, ['id', 'offset', 'limit', 'query', 'facets']);
+      const facets = m.facets === undefined ? undefined : bool(m, 'facets');
+      return { type, id, offset: int(m, 'offset', 0), limit: int(m, 'limit', 1, maxPageCalls), query: listQuery(m), ...(facets ? { facets } : {}) };
+    }
+    case 'pickRuns':
+      keys(m, ['id', 'text', 'limit']);
+      return { type, id, text: str(m, 'text', 0, maxFilterChars), limit: int(m, 'limit', 1, maxPickRuns) };
+    case 'locate': {
+      keys(m, ['id', 'handle', 'runId']);
+      const h = m.handle === undefined ? undefined : handle(m, limits);
+      const runId = optionalStr(m, 'runId', 1, maxIdChars);
+      if ((h === undefined) === (runId === undefined)) throw new Invalid('"locate" needs exactly one of "handle" and "runId"');
+      return { type, id, ...(h !== undefined ? { handle: h } : {}), ...(runId !== undefined ? { runId } : {}) };
+    }
     case 'detail':
       keys(m, ['id', 'ref']);
       return { type, id, ref: partRef(m) };

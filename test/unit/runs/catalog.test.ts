@@ -270,15 +270,19 @@ describe('catalog: an index of runs, calls and handles (docs/architecture.md §6
 
     assert.deepEqual(ids((await store.queryCalls({ offset: 0, limit: 10, runId: r1.runId })).rows), [c2.callId, c1.callId]);
     assert.deepEqual(ids((await store.queryCalls({ offset: 0, limit: 10, tool: 'compile', order: 'oldest' })).rows), [c1.callId, c2.callId]);
-    assert.deepEqual(ids((await store.queryCalls({ offset: 0, limit: 10, outcome: 'failed' })).rows), [c2.callId]);
-    assert.deepEqual(ids((await store.queryCalls({ offset: 0, limit: 10, outcome: 'ok', order: 'oldest' })).rows), [c1.callId, c3.callId, c4.callId]);
+    // A command recorded `ok` that exited 3 failed, as the inspector's badge says (docs/contracts.md §3.4, "Outcome").
+    assert.deepEqual(ids((await store.queryCalls({ offset: 0, limit: 10, outcome: 'failed' })).rows), [c3.callId, c2.callId]);
+    assert.deepEqual(ids((await store.queryCalls({ offset: 0, limit: 10, outcome: 'ok', order: 'oldest' })).rows), [c1.callId, c4.callId]);
     assert.equal((await store.queryCalls({ offset: 0, limit: 10, source: 'tool' })).total, 4);
     assert.equal((await store.queryCalls({ offset: 0, limit: 10, source: 'mcp' })).total, 0);
     assert.deepEqual(ids((await store.queryCalls({ offset: 0, limit: 10, text: 'TEST' })).rows), [c4.callId, c3.callId]);
     assert.deepEqual(ids((await store.queryCalls({ offset: 0, limit: 10, text: 'lin' })).rows), [c4.callId]);
 
     // What a row lists: the command's exit code, sizes, storage state, digest prefix, handles, source.
-    const cmd = newest.rows.find((r) => r.callId === c3.callId)!;
+    const { logRecord, ...cmd } = newest.rows.find((r) => r.callId === c3.callId)!;
+    // Where its record is in the run log: exactly the `call_finished` line's bytes (callPage.ts reads it back there).
+    const line = readFileSync(store.logPath(r2.runId)).subarray(logRecord!.offset, logRecord!.offset + logRecord!.length).toString('utf8');
+    assert.deepEqual([JSON.parse(line).type, JSON.parse(line).callId], ['call_finished', c3.callId]);
     assert.deepEqual({ ...cmd, startedAt: 'T', finishedAt: 'T' }, {
       runId: r2.runId, callId: c3.callId, tool: 'run_command', source: { kind: 'tool' }, runLabel: 'test', startedAt: 'T', finishedAt: 'T',
       status: 'ok', exitCode: 3, signal: null, resultBytes: c3.record.resultBytes, stored: 'inline', sha256Prefix: c3.record.sha256.slice(0, 12), sha256: c3.record.sha256,

@@ -1,8 +1,15 @@
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { FsBlobStore } from '../../../src/core/blobs/fsBlobStore.js';
+import { blobRangeSource } from '../../../src/core/blobs/verifiedBlobs.js';
 import { manifestOf, type RangeSource } from '../../../src/core/integrity.js';
+import { clearVerifiedChunks } from '../../../src/core/verifiedChunks.js';
 import { cannotMatchNewline, MAX_MATCH_LINE_BYTES, searchPattern, type PatternMatch, type PatternSearchOptions, type PatternSearchResult } from '../../../src/core/runs/patternSearch.js';
-import { PatternMatcher } from '../../../src/core/runs/patternWorker.js';
+import { utf8BytePattern } from '../../../src/core/runs/patternAnalysis.js';
+import { mergeLanes, PatternMatcher } from '../../../src/core/runs/patternWorker.js';
 
 const isCont = (b: number | undefined): boolean => b !== undefined && (b & 0xc0) === 0x80;
 const escapeBin = (t: string): string => [...t].map((c) => (c === '\\' ? '\\\\' : c >= ' ' && c < '\x7f' ? c : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)).join('');
@@ -45,7 +52,8 @@ function naiveSearch(bytes: Buffer, o: PatternSearchOptions, cap = MAX_MATCH_LIN
       if (w !== ls) { ps--; if (!binary) while (ps > 0 && isCont(bytes[ps])) ps--; }
       const text = decode(ps, we);
       const from = decode(ps, ws).length;
-      const re = new RegExp(o.pattern, 'g');
+      // Binary: a non-ASCII character stands for its UTF-8 bytes (tested on its own below).
+      const re = new RegExp(binary ? utf8BytePattern(o.pattern) : o.pattern, 'g');
       re.lastIndex = from;
       const m = re.exec(text);
       const byteAt = (k: number): number => ps + (binary ? k : Buffer.byteLength(text.slice(0, k)));
@@ -123,6 +131,33 @@ function inProcess(bytes: Uint8Array, chunkSize: number, pieceChunks: number, o:
   return matcher.end();
 }
 
+/**
+ * The same content searched in two lanes split at chunk `split` (docs/contracts.md §2.10):
+ * the first lane over [0, B) then only its pending line on; the second from B, passing
+ * over the line the boundary falls in; their pages merged.
+ */
+function inProcessSplit(bytes: Uint8Array, chunkSize: number, pieceChunks: number, o: PatternSearchOptions, split: number, maxLineBytes?: number, binary = false): PatternSearchResult {
+  const m = manifestOf(bytes, chunkSize);
+  const setup = {
+    pattern: o.pattern, offset: 0, limit: o.limit, maxLineChars: o.maxLineChars, maxContentChars: o.maxContentChars,
+    maxLineBytes: maxLineBytes ?? MAX_MATCH_LINE_BYTES, cutMarker: o.cutMarker, chunkSize, chunkNewlines: m.chunkNewlines, binary,
+  };
+  const B = Math.min(split * chunkSize, bytes.length);
+  const pieceBytes = pieceChunks * chunkSize;
+  const buf = Buffer.from(bytes);
+  const a = new PatternMatcher(setup);
+  for (let start = 0; start < B; start += pieceBytes) a.piece(buf.subarray(start, Math.min(B, start + pieceBytes)), start);
+  for (let start = B; start < bytes.length; start += pieceBytes) if (a.finishPending(buf.subarray(start, Math.min(bytes.length, start + pieceBytes)))) break;
+  const b = new PatternMatcher(setup);
+  let before = 0;
+  for (let c = 0; c * chunkSize < B; c++) before += m.chunkNewlines[c]!;
+  b.startAt(before, B > 0 && bytes[B - 1] !== 10);
+  for (let start = B; start < bytes.length; start += pieceBytes) b.piece(buf.subarray(start, Math.min(bytes.length, start + pieceBytes)), start);
+  const ra = a.end();
+  const rb = b.end();
+  return mergeLanes({ ...ra, stoppedByBudget: a.stoppedByBudget }, { ...rb, stoppedByBudget: b.stoppedByBudget }, o.limit, o.maxContentChars);
+}
+
 const isValid = (p: string): boolean => { try { new RegExp(p); return true; } catch { return false; } };
 
 // A small regex grammar that reaches every prefilter: literals (ASCII, é, a surrogate
@@ -156,6 +191,16 @@ describe('pattern search: optimised scan vs a naive per-line reference', () => {
     }), { numRuns: 3000 });
   });
 
+  it('two lanes split at any chunk boundary and merged return exactly what the reference returns for a first page', () => {
+    const cap = fc.option(fc.integer({ min: 1, max: 30 }), { nil: undefined });
+    fc.assert(fc.property(content, pattern, fc.constantFrom(1, 2, 3, 7, 16, 64), fc.integer({ min: 1, max: 5 }), cap, page, fc.boolean(), fc.nat(200), (text, p, chunkSize, pieceChunks, maxLineBytes, pg, binary, split) => {
+      const o = optionsOf(p, { ...pg, offset: 0 });
+      const bytes = Buffer.from(text, 'utf8');
+      const chunks = Math.ceil(bytes.length / chunkSize);
+      assert.deepEqual(inProcessSplit(bytes, chunkSize, pieceChunks, o, split % (chunks + 1), maxLineBytes, binary), naiveSearch(bytes, o, maxLineBytes, binary));
+    }), { numRuns: 3000 });
+  });
+
   it('searchPattern (worker thread, slots, acknowledgements) agrees too, with and without readInto', async function () {
     this.timeout(60_000);
     // One isolate per search: few runs here, the many run in-process above.
@@ -178,6 +223,91 @@ describe('pattern search: optimised scan vs a naive per-line reference', () => {
       await assert.rejects(searchPattern(source(tampered, readInto), m, o), /artifact digest does not match its recorded identity/);
       await assert.rejects(searchPattern(source(bytes.subarray(0, bytes.length - 1), readInto), m, o), /artifact digest does not match its recorded identity/);
     }
+  });
+
+  describe('over a local file (the worker reads it by descriptor, both threads hash)', () => {
+    let dir: string;
+    let store: FsBlobStore;
+    let n = 0;
+    before(async () => { dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pattern-file-')); store = await FsBlobStore.open(dir); });
+    after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    /** A real file in a filesystem blob store holding `bytes`, and its source (which has `openFile`). */
+    const fileSource = async (bytes: Uint8Array): Promise<RangeSource> => {
+      const key = { tenant: 't', runId: 'r', callId: `c${n++}` };
+      await store.put(key, bytes);
+      const src = blobRangeSource(store, key);
+      assert.ok(src.openFile, 'a filesystem blob opens as a file');
+      return src;
+    };
+
+    it('agrees with the reference (random lines, patterns, chunk sizes, pages)', async function () {
+      this.timeout(120_000);
+      await fc.assert(fc.asyncProperty(content, pattern, fc.constantFrom(1, 3, 16, 65536), page, async (text, p, chunkSize, pg) => {
+        const bytes = Buffer.from(text, 'utf8');
+        const o = optionsOf(p, pg);
+        clearVerifiedChunks();
+        const src = await fileSource(bytes);
+        const m = manifestOf(bytes, chunkSize);
+        assert.deepEqual(await searchPattern(src, m, o), naiveSearch(bytes, o));
+        // Again with every chunk in the verified-chunk cache: the same answer.
+        assert.deepEqual(await searchPattern(src, m, o), naiveSearch(bytes, o));
+      }), { numRuns: 40 });
+    });
+
+    it('a byte changed in any chunk (hashed by the worker or by the main thread) or a short file fails the first search', async () => {
+      const bytes = Buffer.from('ok\n'.repeat(5000) + 'ERROR here\n');
+      const m = manifestOf(bytes, 1024); // 15 chunks: the worker hashes the first 40 %, the main thread the rest
+      const o = optionsOf('ERROR', { offset: 0, limit: 5, maxLineChars: 100, maxContentChars: 1000 });
+      clearVerifiedChunks();
+      assert.equal((await searchPattern(await fileSource(bytes), m, o)).totalMatches, 1);
+      for (const at of [0, 2_500, 5_000, 9_000, 12_000, bytes.length - 1]) {
+        clearVerifiedChunks();
+        const tampered = Buffer.from(bytes);
+        tampered[at] = tampered[at]! ^ 1;
+        await assert.rejects(searchPattern(await fileSource(tampered), m, o), /artifact digest does not match its recorded identity/, `byte ${at}`);
+      }
+      clearVerifiedChunks();
+      await assert.rejects(searchPattern(await fileSource(bytes.subarray(0, bytes.length - 1)), m, o), /artifact digest does not match its recorded identity/);
+    });
+
+    it('a file whose identity changes during the search fails it, and nothing is remembered', async () => {
+      const bytes = Buffer.from('ok\n'.repeat(5000) + 'ERROR here\n');
+      const m = manifestOf(bytes, 1024);
+      const o = optionsOf('ERROR', { offset: 0, limit: 5, maxLineChars: 100, maxContentChars: 1000 });
+      clearVerifiedChunks();
+      const real = await fileSource(bytes);
+      let stats = 0;
+      // The open file reports another identity the second time it is asked (after the scan).
+      const changing: RangeSource = {
+        ...real,
+        openFile: async () => {
+          const f = (await real.openFile!())!;
+          return { ...f, stat: async () => { const s = await f.stat(); return stats++ % 2 === 0 ? s : { ...s, identity: `${s.identity}:changed` }; } };
+        },
+      };
+      await assert.rejects(searchPattern(changing, m, o), /artifact digest does not match its recorded identity/);
+      const { verifiedChunkStats } = await import('../../../src/core/verifiedChunks.js');
+      const hashed = verifiedChunkStats.hashed;
+      assert.equal((await searchPattern(real, m, o)).totalMatches, 1);
+      assert.equal(verifiedChunkStats.hashed - hashed, 15, 'no chunk was remembered from the failed search');
+    });
+  });
+
+  it('on binary content, a non-ASCII character of the pattern finds its UTF-8 bytes; escapes and classes name single bytes', async () => {
+    assert.equal(utf8BytePattern('naïve'), 'na(?:\\xc3\\xaf)ve');
+    assert.equal(utf8BytePattern('😀+'), '(?:\\xf0\\x9f\\x98\\x80)+');
+    assert.equal(utf8BytePattern('na\\xefve [é] \\é'), 'na\\xefve [é] \\é');
+    // A NUL-studded blob (binary) holding "naïve" in UTF-8 at 1000 and the Latin-1 byte 0xEF at 3000.
+    const bytes = Buffer.alloc(4000, 0);
+    Buffer.from('naïve', 'utf8').copy(bytes, 1000);
+    Buffer.from('na\xefve', 'latin1').copy(bytes, 3000);
+    const m = manifestOf(bytes, 1024);
+    assert.equal(m.utf8, false);
+    const o = { ...optionsOf('', { offset: 0, limit: 5, maxLineChars: 100, maxContentChars: 1000 }), binary: true };
+    const at = async (p: string): Promise<number[]> => (await searchPattern(source(bytes, true), m, { ...o, pattern: p })).matches.map((x) => x.byte_offset);
+    assert.deepEqual(await at('naïve'), [1000]);
+    assert.deepEqual(await at('na\\xefve'), [3000]);
+    assert.deepEqual(await at('na[ï]ve'), [3000]);
   });
 
   it('proves "cannot match a newline" only for patterns that cannot, and says so for the common ones', () => {

@@ -12,11 +12,20 @@ import { PATTERN_TIMEOUT_MESSAGE, requiredLiteral, SEARCH_CANCELLED_MESSAGE } fr
 import { readFitted } from '../../../src/core/tools/readToolOutput.js';
 import { LINE_CUT_MARKER } from '../../../src/core/runs/reader.js';
 import type { RunStore } from '../../../src/core/runs/runStore.js';
-import type { ReadToolOutputResult } from '../../../src/core/runs/types.js';
+import type { ReadToolOutputResult, RunStoreOptions } from '../../../src/core/runs/types.js';
 import { startS3Server, type S3Server } from '../blobs/s3Fixture.js';
 import { CountingStore, numberedLines, openStore, rejectsWith, scratch } from './helpers.js';
 
 /** Records `text` elided (inline) and returns its handle. */
+/**
+ * Blobs for a store whose every elided result is a blob: in memory (the slot search) or
+ * in a real folder (the file search, the worker reads the file by descriptor), docs/contracts.md §2.10.
+ */
+async function blobsOf(dir: string, backend: 'memory' | 'filesystem', name: string): Promise<Pick<RunStoreOptions, 'blobs' | 'offloadThresholdBytes'>> {
+  const blobs = backend === 'memory' ? new MemoryBlobStore() : await FsBlobStore.open(path.join(dir, `blobs-${name}`));
+  return { blobs, offloadThresholdBytes: 1 };
+}
+
 async function elided(store: RunStore, text: string | Uint8Array): Promise<string> {
   const run = await store.startRun();
   const out = await run.recordResult('t', {}, text);
@@ -279,9 +288,11 @@ describe('read_tool_output (docs/contracts.md §2.5)', () => {
       assert.equal(r.content.split('\n')[0], `1:${'E'.repeat(2000 - LINE_CUT_MARKER.length)}${LINE_CUT_MARKER}`);
     });
 
-    it('stops a catastrophically backtracking pattern within its budget and says so', async function () {
+    // Memory: the slot search; filesystem: the file search (the worker reads by descriptor), docs/contracts.md §2.10.
+    for (const backend of ['memory', 'filesystem'] as const) {
+    it(`stops a catastrophically backtracking pattern within its budget and says so (${backend} store)`, async function () {
       this.timeout(20_000);
-      const guarded = await openStore(dir, { blobs: new MemoryBlobStore(), limits: { largeResultBytes: 16, previewBytes: 8 }, reader: { patternBudgetMs: 300 } });
+      const guarded = await openStore(dir, { ...await blobsOf(dir, backend, 'guarded'), limits: { largeResultBytes: 16, previewBytes: 8 }, reader: { patternBudgetMs: 300 } });
       const handle = await elided(guarded, `ok\n${'a'.repeat(40)}b\n`);
       const t = Date.now();
       await rejectsWith(guarded.readToolOutput({ handle, pattern: '(a+)+$' }), 'invalidArgument', PATTERN_TIMEOUT_MESSAGE);
@@ -290,6 +301,7 @@ describe('read_tool_output (docs/contracts.md §2.5)', () => {
       // The store is still usable afterwards.
       assert.equal((await guarded.readToolOutput({ handle, pattern: '^ok$' })).total_matches, 1);
     });
+    }
   });
 
   describe('deadlines and cancellation', () => {
@@ -299,9 +311,10 @@ describe('read_tool_output (docs/contracts.md §2.5)', () => {
     const LINE = 'alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu\n';
     const big = LINE.repeat(Math.ceil((16 * 1024 * 1024) / LINE.length));
 
-    it('stops a slow pattern at the overall time limit, says how far it got, and the store still answers', async function () {
+    for (const backend of ['memory', 'filesystem'] as const) {
+    it(`stops a slow pattern at the overall time limit, says how far it got, and the store still answers (${backend} store)`, async function () {
       this.timeout(60_000);
-      const limited = await openStore(dir, { blobs: new MemoryBlobStore(), limits: { largeResultBytes: 16, previewBytes: 8 }, reader: { patternBudgetMs: 20_000, searchTimeoutMs: 800 } });
+      const limited = await openStore(dir, { ...await blobsOf(dir, backend, 'limited'), limits: { largeResultBytes: 16, previewBytes: 8 }, reader: { patternBudgetMs: 20_000, searchTimeoutMs: 800 } });
       const handle = await elided(limited, big);
       const t = Date.now();
       const e = await limited.readToolOutput({ handle, pattern: SLOW }).then(() => assert.fail('must stop'), (x: unknown) => x as Error);
@@ -314,17 +327,19 @@ describe('read_tool_output (docs/contracts.md §2.5)', () => {
       assert.deepEqual([after.total_matches, after.truncated], [0, false]);
     });
 
-    it('stops a slow pattern when its signal aborts, and refuses an already aborted one', async function () {
+    it(`stops a slow pattern when its signal aborts, and refuses an already aborted one (${backend} store)`, async function () {
       this.timeout(60_000);
-      const handle = await elided(store, big);
+      const aborting = await openStore(dir, { ...await blobsOf(dir, backend, 'aborting'), limits: { largeResultBytes: 16, previewBytes: 8 } });
+      const handle = await elided(aborting, big);
       const abort = new AbortController();
       const t = Date.now();
       setTimeout(() => abort.abort(), 400);
-      await rejectsWith(store.readToolOutput({ handle, pattern: SLOW }, undefined, { signal: abort.signal }), 'invalidArgument', SEARCH_CANCELLED_MESSAGE);
+      await rejectsWith(aborting.readToolOutput({ handle, pattern: SLOW }, undefined, { signal: abort.signal }), 'invalidArgument', SEARCH_CANCELLED_MESSAGE);
       assert.ok(Date.now() - t < 400 + 3_000, `took ${Date.now() - t} ms`);
-      await rejectsWith(store.readToolOutput({ handle, pattern: 'x' }, undefined, { signal: abort.signal }), 'invalidArgument', SEARCH_CANCELLED_MESSAGE);
+      await rejectsWith(aborting.readToolOutput({ handle, pattern: 'x' }, undefined, { signal: abort.signal }), 'invalidArgument', SEARCH_CANCELLED_MESSAGE);
       assert.equal(SEARCH_CANCELLED_MESSAGE, 'pattern search cancelled');
     });
+    }
 
     it('searches once per call even when the reply must be narrowed to fit 8 KiB', async () => {
       const handle = await elided(store, `${'é'.repeat(1500)} ERROR\n`.repeat(40));
@@ -334,7 +349,9 @@ describe('read_tool_output (docs/contracts.md §2.5)', () => {
       const r = JSON.parse(text) as ReadToolOutputResult;
       assert.equal(calls, 1);
       assert.ok(Buffer.byteLength(text) < 8192);
-      assert.deepEqual([r.total_matches, r.truncated, r.returned_lines, r.matches!.length, r.content.split('\n').length], [40, true, r.limit, r.limit, r.limit]);
+      assert.deepEqual([r.total_matches, r.truncated, r.matches!.length, r.content.split('\n').length], [40, true, r.returned_lines, r.returned_lines]);
+      // The model's pattern reply names no echo of the call (docs/contracts.md §2.5).
+      assert.deepEqual(Object.keys(r), ['total_matches', 'returned_lines', 'truncated', 'content', 'matches']);
       assert.ok(r.returned_lines >= 1 && r.returned_lines < 5, String(r.returned_lines));
     });
   });
