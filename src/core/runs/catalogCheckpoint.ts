@@ -23,7 +23,7 @@ const MAGIC = 'BEC4';
 /** Entries of a string column per JSON document. */
 const TEXT_CHUNK = 16_384;
 /** Bytes checksummed between yields. */
-const CRC_SLICE = 4 * 1024 * 1024;
+const CRC_SLICE = 1024 * 1024;
 
 /** Numeric columns per run and per call (see `CatalogColumns`). */
 export const RUN_NUMBERS = 10;

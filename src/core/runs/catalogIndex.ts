@@ -44,9 +44,13 @@ export function yieldToLoop(): Promise<void> {
 export class Slicer {
   private start = performance.now();
   private n = 0;
-  constructor(private readonly budgetMs = 8) {}
+  constructor(private readonly budgetMs = 4) {}
   due(): boolean {
-    return (++this.n & 255) === 0 && performance.now() - this.start > this.budgetMs;
+    return (++this.n & 255) === 0 && this.dueNow();
+  }
+  /** The budget is spent (reads the clock: for loops that check once per batch). */
+  dueNow(): boolean {
+    return performance.now() - this.start > this.budgetMs;
   }
   async pause(): Promise<void> {
     await yieldToLoop();
@@ -145,26 +149,38 @@ class HashIndex {
   }
 }
 
+/** Pairs handled between clock checks of `sortPairs` (a few hundred microseconds of work). */
+const SORT_STEP = 1 << 15;
+
 /**
  * Pairs sorted by key (ties in their given order): a two-pass radix sort on 16-bit
- * digits, linear and a few milliseconds for half a million pairs (a comparator sort, or
- * even the native numeric sort of packed floats, took tens of milliseconds in one turn).
+ * digits, linear (a comparator sort, or even the native numeric sort of packed floats,
+ * took tens of milliseconds in one turn for half a million pairs), and in slices.
  */
-export function sortPairs(keys: ArrayLike<number>, vals: ArrayLike<number>): { keys: Uint32Array; vals: Int32Array } {
+export async function sortPairs(keys: ArrayLike<number>, vals: ArrayLike<number>): Promise<{ keys: Uint32Array; vals: Int32Array }> {
   const n = keys.length;
   let k = Uint32Array.from(keys);
   let v = Int32Array.from(vals);
   let k2 = new Uint32Array(n);
   let v2 = new Int32Array(n);
   const count = new Uint32Array(65537);
+  const slicer = new Slicer();
   for (let shift = 0; shift < 32; shift += 16) {
     count.fill(0);
-    for (let i = 0; i < n; i++) count[((k[i]! >>> shift) & 0xffff) + 1]!++;
+    for (let at = 0; at < n; at += SORT_STEP) {
+      const end = Math.min(n, at + SORT_STEP);
+      for (let i = at; i < end; i++) count[((k[i]! >>> shift) & 0xffff) + 1]!++;
+      if (slicer.dueNow()) await slicer.pause();
+    }
     for (let b = 0; b < 65536; b++) count[b + 1]! += count[b]!;
-    for (let i = 0; i < n; i++) {
-      const j = count[(k[i]! >>> shift) & 0xffff]!++;
-      k2[j] = k[i]!;
-      v2[j] = v[i]!;
+    for (let at = 0; at < n; at += SORT_STEP) {
+      const end = Math.min(n, at + SORT_STEP);
+      for (let i = at; i < end; i++) {
+        const j = count[(k[i]! >>> shift) & 0xffff]!++;
+        k2[j] = k[i]!;
+        v2[j] = v[i]!;
+      }
+      if (slicer.dueNow()) await slicer.pause();
     }
     const tk = k; k = k2; k2 = tk;
     const tv = v; v = v2; v2 = tv;
@@ -538,7 +554,7 @@ export class CatalogIndex {
   async packHandles(): Promise<void> {
     const { keys, vals } = await HashIndex.pairsOf(this.handleIndex.snapshot(), (c) => (this.callDead(c) ? -1 : c));
     await yieldToLoop();
-    const sorted = sortPairs(keys, vals);
+    const sorted = await sortPairs(keys, vals);
     this.handleIndex.adopt(sorted.keys, sorted.vals);
   }
 
@@ -731,9 +747,9 @@ export class CatalogIndex {
     // Handles of live finished calls only, renumbered.
     const pairs = await HashIndex.pairsOf(handles, (c) => (c >= ncAll || (cNum[c * CALL_NUMBERS + C_FLAGS]! & CF_FINISHED) === 0 ? -1 : callMap[c]!));
     await yieldToLoop();
-    const sorted = sortPairs(pairs.keys, pairs.vals);
+    const sorted = await sortPairs(pairs.keys, pairs.vals);
     await yieldToLoop();
-    const runsByKey = sortPairs(runKeys, runKeyRuns);
+    const runsByKey = await sortPairs(runKeys, runKeyRuns);
     const u32 = (a: Int32Array): Uint32Array => new Uint32Array(a.buffer, a.byteOffset, a.length);
     return {
       ...meta, table, sources, runText, sparse, runNum, runProblems, calls: nc, callNum, callLog,
