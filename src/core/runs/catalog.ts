@@ -36,7 +36,7 @@ const CHECKPOINT_LAG_BYTES = 4 * 1024 * 1024;
 /** Logs stat'ed at once while verifying. */
 const STAT_BATCH = 64;
 
-export { yieldToLoop, CallRow, RunRow, type RowList };
+export { yieldToLoop, CallRow, RunRow, Slicer, type RowList };
 
 /** Counters a test or the bench can read. */
 export interface CatalogStats {

@@ -780,25 +780,31 @@ export class CatalogIndex {
     // Run lookup by token, packed and sorted as saved (no map entry per run).
     this.runsByKey.adopt(cols.runKeys, new Int32Array(cols.runKeyRuns.buffer, cols.runKeyRuns.byteOffset, cols.runKeyRuns.length));
     // Each run's calls chained in slot order; the orders are the slot orders, sorted when not already.
+    // Nothing else reads this index before `open` returns, so it may be built across turns.
+    const slicer = new Slicer();
     this.runFirst = new Int32Array(nr).fill(-1);
     this.runLast = new Int32Array(nr).fill(-1);
     this.callNext = new Int32Array(nc).fill(-1);
+    this.callOrder = new Int32Array(nc);
+    this.callOrderLen = nc;
+    this.callsSorted = true;
     for (let c = 0; c < nc; c++) {
       const r = this.cn(c, C_RUN);
       const last = this.runLast[r]!;
       if (last < 0) this.runFirst[r] = c; else this.callNext[last] = c;
       this.runLast[r] = c;
+      this.callOrder[c] = c;
+      if (c > 0 && this.callsSorted) this.callsSorted = this.compareCalls(c - 1, c) <= 0;
+      if (slicer.due()) await slicer.pause();
     }
     this.runOrder = new Int32Array(nr);
-    for (let r = 0; r < nr; r++) this.runOrder[r] = r;
     this.runOrderLen = nr;
-    this.callOrder = new Int32Array(nc);
-    for (let c = 0; c < nc; c++) this.callOrder[c] = c;
-    this.callOrderLen = nc;
     this.runsSorted = true;
-    for (let s = 1; s < nr && this.runsSorted; s++) this.runsSorted = this.compareRuns(s - 1, s) <= 0;
-    this.callsSorted = true;
-    for (let c = 1; c < nc && this.callsSorted; c++) this.callsSorted = this.compareCalls(c - 1, c) <= 0;
+    for (let r = 0; r < nr; r++) {
+      this.runOrder[r] = r;
+      if (r > 0 && this.runsSorted) this.runsSorted = this.compareRuns(r - 1, r) <= 0;
+      if (slicer.due()) await slicer.pause();
+    }
     this.handleIndex.adopt(cols.hashKeys, new Int32Array(cols.hashCalls.buffer, cols.hashCalls.byteOffset, cols.hashCalls.length));
   }
 }
