@@ -13,7 +13,7 @@ import type { VscodeButton } from '@vscode-elements/elements/dist/vscode-button/
 import type { VscodeTabs } from '@vscode-elements/elements/dist/vscode-tabs/vscode-tabs.js';
 import type { VscodeTextfield } from '@vscode-elements/elements/dist/vscode-textfield/vscode-textfield.js';
 import type {
-  CallDto, InspectorLimitsDto, InspectorViewState, MatchDto, PartDto, PartRef, PreviewDto, WindowDto, WindowRequestDto,
+  CallDto, CompareSideDto, ExcerptRangeDto, InspectorLimitsDto, InspectorViewState, MatchDto, PartDto, PartRef, PreviewDto, WindowDto, WindowRequestDto,
 } from '../src/shared/protocol.js';
 import { outcomeOf, type LiveOf } from './callsModel.js';
 import { append, h, replaceChildren } from './dom.js';
@@ -50,8 +50,25 @@ function button(id: string, label: string, iconName: string, secondary = true, t
   return h('vscode-button', { id, icon: iconName, secondary, ...(title ? { title } : {}) }, label);
 }
 
+/**
+ * Rows of a window to mark, by 0-based row index within the window: the matched line of
+ * a pattern, or the window a link named (docs/contracts.md §3.4). The first marked row is
+ * the current one and says so in words.
+ */
+export interface WindowMark {
+  readonly from: number;
+  readonly to: number;
+  /** Said before the first marked row's text ("Matched line 12", "Linked lines 12–15"). */
+  readonly label: string;
+  /** Also say it after the window's position (a link: the person did not ask for this window here). */
+  readonly visible?: boolean;
+}
+
+/** Lines shown before and after the lines a link names. */
+const linkContext = 3;
+
 /** Renders text as lines of inert segments, with a 1-based line gutter when the first line is known. */
-function renderText(target: HTMLElement, text: string, firstLine: number | undefined, hitLine?: number): void {
+function renderText(target: HTMLElement, text: string, firstLine: number | undefined, mark?: WindowMark): void {
   const seg = new TextSegmenter();
   const frag = document.createDocumentFragment();
   const lines = text.split('\n');
@@ -59,14 +76,13 @@ function renderText(target: HTMLElement, text: string, firstLine: number | undef
   if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
   for (let i = 0; i < lines.length; i++) {
     const row = h('div', { class: 'wline' });
-    if (firstLine !== undefined) {
-      const n = firstLine + i;
-      row.append(h('span', { class: 'ln', 'aria-hidden': 'true' }, String(n + 1)));
-      if (n === hitLine) {
+    if (firstLine !== undefined) row.append(h('span', { class: 'ln', 'aria-hidden': 'true' }, String(firstLine + i + 1)));
+    if (mark && i >= mark.from && i <= mark.to) {
+      row.classList.add('hit');
+      if (i === mark.from) {
         // Announced, not only coloured: the row is the current one and says so in words.
-        row.classList.add('hit');
         row.setAttribute('aria-current', 'true');
-        row.append(h('span', { class: 'sr-only' }, `Matched line ${n + 1}: `));
+        row.append(h('span', { class: 'sr-only' }, `${mark.label}: `));
       }
     }
     const tx = h('span', { class: 'tx' });
@@ -110,6 +126,9 @@ export class DetailView {
   private readonly verdict: HTMLElement;
   private readonly actionResult: HTMLElement;
   private readonly actionButtons: VscodeButton[];
+  private readonly compareButton: VscodeButton;
+  /** The window marked by the first "Compare with…" (docs/contracts.md §3.4, "Compare"); kept across outputs. */
+  private compareLeft: CompareSideDto | undefined;
   private readonly pagers: VscodeButton[];
 
   private ref: PartRef | undefined;
@@ -165,7 +184,8 @@ export class DetailView {
     const openEditor = button('open-editor', 'Open in editor', 'go-to-file', true, 'Open the read-only document at this position');
     const copySha = button('copy-sha', 'Copy sha256', 'clippy');
     const copyHandle = button('copy-handle', 'Copy handle', 'symbol-key');
-    this.actionButtons = [copyExcerpt, sendToChat, verify, openEditor, copySha, copyHandle];
+    this.compareButton = button('compare-with', 'Compare with…', 'diff', true, 'Mark this window, then show another (any output) and press again: the diff editor opens on the two');
+    this.actionButtons = [copyExcerpt, sendToChat, verify, openEditor, copySha, copyHandle, this.compareButton];
     // Results appear next to the buttons that asked for them (the eye is there), and in
     // the page's status line as well (the live region screen readers follow).
     this.verdict = h('span', { id: 'verdict', role: 'status' });
@@ -208,6 +228,7 @@ export class DetailView {
     openEditor.addEventListener('click', () => this.openInEditor());
     copySha.addEventListener('click', () => this.copy(this.part?.sha256, 'sha256'));
     copyHandle.addEventListener('click', () => this.copy(this.part?.handle, 'handle'));
+    this.compareButton.addEventListener('click', () => this.compareWith());
     this.matchList.addEventListener('click', (e) => {
       const el = (e.target as HTMLElement).closest<HTMLElement>('[data-match]');
       if (el) void this.showMatch(Number(el.dataset.match));
@@ -267,8 +288,11 @@ export class DetailView {
     this.empty.textContent = message ?? 'Select a call or an output to see what the model saw and to read exact ranges.';
   }
 
-  /** Shows a part; fetches `window` (restored state) or the default first window. */
-  show(ref: PartRef, call: CallDto, part: PartDto, preview: PreviewDto, window?: WindowRequestDto): void {
+  /**
+   * Shows a part; fetches `window` (restored state), the window a link named (`link`:
+   * scrolled to and marked), or the default first window.
+   */
+  show(ref: PartRef, call: CallDto, part: PartDto, preview: PreviewDto, window?: WindowRequestDto, link?: ExcerptRangeDto): void {
     const samePart = this.ref && this.ref.runId === ref.runId && this.ref.callId === ref.callId && this.ref.part === ref.part;
     this.ref = ref;
     this.part = part;
@@ -286,10 +310,35 @@ export class DetailView {
         : part.binary ? 'Binary content: byte windows show as a hex dump with offsets.'
           : `Windows are read through verified ranges, at most ${exactBytes(this.limits.maxWindowBytes)} at a time.`;
     this.updateEnabled();
-    // The same part again keeps its window, unless a window was asked for (a search hit).
-    if (!readable || (samePart && !window)) return;
+    // The same part again keeps its window, unless a window was asked for (a search hit, a link).
+    if (!readable || (samePart && !window && !link)) return;
+    if (link) { this.showLink(link); return; }
     const req = window ?? this.defaultWindow(part);
     void this.fetch(req);
+  }
+
+  /**
+   * The window a link named (docs/contracts.md §3.4, "Links"): lines with a few lines
+   * around them, or the exact bytes; marked, announced, scrolled to, and said after the
+   * window's position.
+   */
+  private showLink(link: ExcerptRangeDto): void {
+    if (link.kind === 'bytes') {
+      const { start, end } = link;
+      this.tabsEl.selectedIndex = tabs.indexOf('bytes');
+      void this.fetch({ kind: 'bytes', start, end }, true, (w) => ({ from: 0, to: Number.MAX_SAFE_INTEGER, label: `Linked bytes [${w.start}, ${w.end})`, visible: true }));
+      return;
+    }
+    const first = link.offset;
+    const last = link.offset + link.count - 1;
+    const offset = Math.max(0, first - linkContext);
+    const n = Math.min(this.limits.maxLines, last - offset + 1 + linkContext);
+    const label = first === last ? `Linked line ${count(first + 1)}` : `Linked lines ${count(first + 1)}–${count(last + 1)}`;
+    this.tabsEl.selectedIndex = tabs.indexOf('lines');
+    this.fLine.value = String(offset + 1);
+    this.fCount.value = String(n);
+    void this.fetch({ kind: 'lines', offset, count: n }, true,
+      (w) => (w.firstLine === undefined ? undefined : { from: first - w.firstLine, to: last - w.firstLine, label, visible: true }));
   }
 
   private defaultWindow(part: PartDto): WindowRequestDto {
@@ -379,7 +428,8 @@ export class DetailView {
   private updateEnabled(): void {
     const readable = !!this.part?.handle && !!this.part.readable;
     const hasWindow = !!this.current && this.current.end > this.current.start;
-    const [copyExcerpt, sendToChat, verify, openEditor, copySha, copyHandle] = this.actionButtons;
+    const [copyExcerpt, sendToChat, verify, openEditor, copySha, copyHandle, compare] = this.actionButtons;
+    compare!.disabled = !hasWindow;
     copyExcerpt!.disabled = !hasWindow;
     sendToChat!.disabled = !hasWindow;
     verify!.disabled = !readable;
@@ -419,7 +469,7 @@ export class DetailView {
   }
 
   /** Fetches a window; a later fetch wins over an earlier one still in flight. */
-  private async fetch(req: WindowRequestDto, snap = true, hitLine?: number): Promise<void> {
+  private async fetch(req: WindowRequestDto, snap = true, mark?: (w: WindowDto) => WindowMark | undefined, fromMatch = false): Promise<void> {
     const handle = this.part?.handle;
     if (!handle) return;
     if (req.kind === 'pattern') { await this.find(req.pattern, req.index); return; }
@@ -432,10 +482,15 @@ export class DetailView {
         ? { type: 'fetchBytes', handle, start: req.start, end: req.end, snap }
         : { type: 'fetchLines', handle, offset: req.offset, count: Math.min(req.count, this.limits.maxLines) });
       if (seq !== this.seq || reply.type !== 'window') return;
+      // The round trip alone (page → host → page), apart from rendering (printed by the e2e suite).
+      document.body.dataset.lastReplyMs = (performance.now() - t0).toFixed(1);
       this.current = reply.window;
-      if (!this.pattern || hitLine === undefined) this.currentReq = req;
+      if (!this.pattern || !fromMatch) this.currentReq = req;
       const r0 = performance.now();
-      this.renderWindow(reply.window, hitLine);
+      const m = mark?.(reply.window);
+      this.renderWindow(reply.window, m);
+      // A link's window is scrolled to: the person came for it (docs/contracts.md §3.4, "Links").
+      if (m?.visible) this.windowEl.querySelector<HTMLElement>('.wline.hit')?.scrollIntoView({ block: 'center', inline: 'nearest' });
       document.body.dataset.lastRenderMs = (performance.now() - r0).toFixed(1);
       if (req.kind === 'bytes') { this.fStart.value = String(reply.window.start); this.fEnd.value = String(reply.window.end); }
       this.deps.changed();
@@ -456,7 +511,7 @@ export class DetailView {
     }
   }
 
-  private renderWindow(w: WindowDto, hitLine?: number): void {
+  private renderWindow(w: WindowDto, mark?: WindowMark): void {
     const parts = [`bytes [${w.start}, ${w.end})`, exactBytes(w.end - w.start)];
     if (w.firstLine !== undefined && w.encoding === 'text' && w.end > w.start) {
       const lines = w.text.split('\n').length - (w.text.endsWith('\n') ? 1 : 0);
@@ -464,9 +519,9 @@ export class DetailView {
     }
     parts.push(`of ${exactBytes(w.totalBytes)}, ${count(w.totalLines)} lines`);
     if (w.encoding === 'hex') parts.push('hex dump');
-    this.position.textContent = parts.join(' · ') + (w.note ? ` — ${w.note}` : '') + (w.truncated ? ' (cut)' : '');
+    this.position.textContent = parts.join(' · ') + (w.note ? ` — ${w.note}` : '') + (w.truncated ? ' (cut)' : '') + (mark?.visible ? ` — ${mark.label}` : '');
     this.windowEl.classList.toggle('hex', w.encoding === 'hex');
-    renderText(this.windowEl, w.text, w.encoding === 'text' ? w.firstLine : undefined, hitLine);
+    renderText(this.windowEl, w.text, w.encoding === 'text' ? w.firstLine : undefined, mark);
     this.windowEl.dataset.start = String(w.start);
     this.windowEl.dataset.end = String(w.end);
   }
@@ -558,7 +613,8 @@ export class DetailView {
     const line = m.lineNumber - 1;
     const offset = Math.max(0, line - matchContext);
     this.currentReq = { kind: 'pattern', pattern: p.pattern, index };
-    await this.fetch({ kind: 'lines', offset, count: line - offset + matchContext + 1 }, true, line);
+    await this.fetch({ kind: 'lines', offset, count: line - offset + matchContext + 1 }, true,
+      (w) => (w.firstLine === undefined ? undefined : { from: line - w.firstLine, to: line - w.firstLine, label: `Matched line ${line + 1}` }), true);
     this.currentReq = { kind: 'pattern', pattern: p.pattern, index };
     this.deps.changed();
   }
@@ -584,6 +640,35 @@ export class DetailView {
     if (!handle || !w || w.end <= w.start) { this.said('Fetch a window first: the excerpt is the window on screen.', 'error'); return; }
     try {
       const r = await this.deps.request({ type, handle, range: { kind: 'bytes', start: w.start, end: w.end } });
+      if (r.type === 'done') this.said(r.message);
+    } catch (e) {
+      this.said((e as Error).message, 'error');
+    }
+  }
+
+  /**
+   * "Compare with…": the first press marks the window on screen as the left side; the
+   * second, on any window of any output, opens the diff editor on the two (exactly
+   * their bytes), and the mark is cleared.
+   */
+  private async compareWith(): Promise<void> {
+    const handle = this.part?.handle;
+    const w = this.current;
+    if (!handle || !w || w.end <= w.start) { this.said('Fetch a window first: a comparison is of the windows on screen.', 'error'); return; }
+    const here: CompareSideDto = { handle, start: w.start, end: w.end };
+    const left = this.compareLeft;
+    if (!left) {
+      this.compareLeft = here;
+      this.compareButton.textContent = 'Compare with marked';
+      this.compareButton.title = `Open the diff editor on bytes [${here.start}, ${here.end}) of ${handle} and the window on screen`;
+      this.said(`Marked bytes [${here.start}, ${here.end}) of ${handle} for comparison: show another window (of any output) and press "Compare with marked".`);
+      return;
+    }
+    this.compareLeft = undefined;
+    this.compareButton.textContent = 'Compare with…';
+    this.compareButton.title = 'Mark this window, then show another (any output) and press again: the diff editor opens on the two';
+    try {
+      const r = await this.deps.request({ type: 'compareWindows', left, right: here });
       if (r.type === 'done') this.said(r.message);
     } catch (e) {
       this.said((e as Error).message, 'error');

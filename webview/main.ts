@@ -4,7 +4,7 @@
  * the list asks for the pages it shows (docs/contracts.md §3.4). Selection, filters,
  * column widths and the window survive hiding through `setState`.
  */
-import type { HostToWebview, InspectorViewState, PartRef, TargetDto, WindowRequestDto } from '../src/shared/protocol.js';
+import type { ExcerptRangeDto, HostToWebview, InspectorViewState, PartRef, TargetDto, WindowRequestDto } from '../src/shared/protocol.js';
 import { CallsModel } from './callsModel.js';
 import { CallsView } from './callsView.js';
 import { DetailView } from './detailView.js';
@@ -88,21 +88,21 @@ let pendingTarget: TargetDto | undefined;
 let detailTimer: ReturnType<typeof setTimeout> | undefined;
 let detailSeq = 0;
 
-function select(ref: PartRef, open: boolean, window?: WindowRequestDto): void {
+function select(ref: PartRef, open: boolean, window?: WindowRequestDto, link?: ExcerptRangeDto): void {
   pendingSelect = ref;
   calls.select(ref);
   saveState();
   if (detailTimer) clearTimeout(detailTimer);
   // Arrow keys move quickly: ask for the detail once the selection rests.
-  detailTimer = setTimeout(() => { void loadDetail(ref, window); }, open ? 0 : 120);
+  detailTimer = setTimeout(() => { void loadDetail(ref, window, link); }, open ? 0 : 120);
 }
 
-async function loadDetail(ref: PartRef, window?: WindowRequestDto): Promise<void> {
+async function loadDetail(ref: PartRef, window?: WindowRequestDto, link?: ExcerptRangeDto): Promise<void> {
   const seq = ++detailSeq;
   try {
     const r = await rpc.request({ type: 'detail', ref });
     if (seq !== detailSeq || r.type !== 'detail') return;
-    detail.show(r.ref, r.call, r.part, r.preview, window);
+    detail.show(r.ref, r.call, r.part, r.preview, window, link);
     if (r.call.status === 'running') detail.setLive(r.ref, model.liveOf(r.ref.runId, r.ref.callId));
     saveState();
   } catch (e) {
@@ -119,7 +119,8 @@ function applyPending(): void {
     pendingWindow = undefined;
     pendingSelect = undefined;
     rpc.request({ type: 'locate', ...(t.handle ? { handle: t.handle } : { runId: t.runId! }) }).then((r) => {
-      select(r.ref, true);
+      // A link's window (docs/contracts.md §3.4, "Links"): shown, marked and scrolled to.
+      select(r.ref, true, undefined, t.window);
       calls.focus();
     }, (e: Error) => status(e.message, 'error'));
     return;

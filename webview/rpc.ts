@@ -36,6 +36,7 @@ const REPLY_KIND: { readonly [K in RequestBody['type']]: ReplyTo<K>['type'] } = 
   sendToChat: 'done',
   verify: 'verified',
   openInEditor: 'done',
+  compareWindows: 'done',
   searchOutputs: 'searchResults',
 };
 

@@ -90,7 +90,8 @@ async function newlinesBefore(src: HandleSource, end: number): Promise<number | 
   return n;
 }
 
-function hexDump(bytes: Uint8Array, base: number): string {
+/** A hex dump with absolute offsets, 16 bytes a line (binary pages, compared binary windows). */
+export function hexDump(bytes: Uint8Array, base: number): string {
   const lines: string[] = [];
   for (let i = 0; i < bytes.length; i += 16) {
     const row = bytes.subarray(i, i + 16);

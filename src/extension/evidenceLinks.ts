@@ -5,22 +5,21 @@
  *   resolves to a file inside a workspace folder (no `..`, no absolute path outside, no
  *   link leading out); the link target is a plain file URI, never a command;
  * - into the evidence: a handle or a `.tool-artifacts/<id>/bytes/<s>-<e>` path opens the
- *   inspector on that output and shows the window (`vscode://…/open?handle=…&line=…` URI
- *   handler, or the `boundedEvidence.openEvidenceLink` command, the only command our chat
- *   answers trust). Every parameter is validated; an unknown or forged handle is a clear
- *   error and opens nothing.
+ *   inspector on that output scrolled to the window, marked (`<scheme>://…/open?handle=…&line=…`
+ *   URI handler, or the `boundedEvidence.openEvidenceLink` command, the only command our chat
+ *   answers trust; from the palette it takes a pasted link). Every parameter is validated;
+ *   an unknown or forged handle is a clear error and opens nothing.
  */
 import { realpath, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { EvidenceError, EvidenceToolNames, parseRangePath, type HandleSource, type RunStoreApi } from '../core/index.js';
-import { locate, pageUri } from './artifactDocument.js';
-import { Ids } from './ids.js';
+import { Ids, type InspectorTarget } from './ids.js';
 import type { Log } from './log.js';
 import type { ServicesHost } from './services.js';
 
-/** Id of the command that opens a link into the evidence (must match package.json). */
-export const openEvidenceLinkCommand = 'boundedEvidence.openEvidenceLink';
+/** Id of the command that opens a link into the evidence (declared with the other ids). */
+const openEvidenceLinkCommand = Ids.commands.openEvidenceLink;
 /** Path of the URI handler's one route: `<scheme>://bounded-evidence.bounded-evidence/open?…`. */
 export const OPEN_PATH = '/open';
 
@@ -202,37 +201,60 @@ async function handleOfArtifact(runs: RunStoreApi, artifactId: string): Promise<
   }
 }
 
-/** What opening a link showed. */
+/** What opening a link showed: the output, and the window the panel marks (when the link names one). */
 export interface OpenedLink {
   readonly handle: string;
-  /** The editor page showing the window, and the 0-based document line of its start. */
-  readonly uri: string;
-  readonly line: number;
+  readonly window?: InspectorWindow;
 }
 
-/** Checks the window against the output; the byte offset or 0-based line it starts at. */
-function windowStart(src: HandleSource, w: LinkWindow | undefined): { line?: number; byteOffset?: number } {
-  if (!w) return {};
+type InspectorWindow = NonNullable<InspectorTarget['window']>;
+
+/**
+ * Checks the window against the output and says it in the panel's terms: lines as a
+ * 0-based offset and count, bytes as `[start, end)` (the panel caps either to what one
+ * of its windows holds, docs/contracts.md §3.4).
+ */
+function panelWindow(src: HandleSource, w: LinkWindow | undefined): InspectorWindow | undefined {
+  if (!w) return undefined;
   if ('line' in w) {
     if (src.binary) throw new EvidenceError('invalidArgument', `${src.handle} is binary: it has no lines; give a byte range`);
     const last = Math.max(1, src.lineCount);
     if (w.line > last || (w.endLine ?? w.line) > last) throw new EvidenceError('invalidArgument', `${src.handle} has ${last} line(s); line ${(w.endLine ?? w.line) > last ? w.endLine ?? w.line : w.line} does not exist`);
-    return { line: w.line - 1 };
+    return { kind: 'lines', offset: w.line - 1, count: (w.endLine ?? w.line) - w.line + 1 };
   }
   if (w.end > src.byteCount) throw new EvidenceError('invalidArgument', `${src.handle} has ${src.byteCount} byte(s); bytes ${w.start}-${w.end} lie past its end`);
-  return { byteOffset: w.start };
+  return { kind: 'bytes', start: w.start, end: w.end };
+}
+
+/** What a person may paste into Open Evidence Link: a whole link, a `.tool-artifacts` range, or `handle[:N[-M]]`. */
+export function pastedLinkParams(text: string): Record<string, unknown> {
+  const t = text.trim();
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(t)) return { uri: t };
+  if (t.startsWith('.tool-artifacts/')) return { path: t };
+  const m = /^([^\s:]+)(?::(\d+(?:-\d+)?))?$/.exec(t.replace(/–/g, '-'));
+  if (!m) throw new Error('paste a link (…/open?handle=…), a handle with an optional :LINE or :FIRST-LAST, or a .tool-artifacts path');
+  return { handle: m[1], ...(m[2] !== undefined ? { line: m[2] } : {}) };
 }
 
 /**
- * Opens a link into the evidence: the inspector on the output, and the output's editor
- * page beside it with the cursor at the window's start (the inspector's own selection is
- * per output). `raw` is the parameters (`{ handle | path, line | bytes }`) or `{ uri }`,
- * a whole link. Anything wrong is one error message and nothing opens.
+ * Opens a link into the evidence: the inspector on the output, scrolled to the link's
+ * window with that window marked (docs/contracts.md §3.4, "Links"). `raw` is the
+ * parameters (`{ handle | path, line | bytes }`), or `{ uri }`, a whole link; nothing
+ * asks for a link to paste. Anything wrong is one error message and nothing opens.
  */
 export async function openEvidenceLink(host: ServicesHost, log: Log, raw: unknown): Promise<OpenedLink | undefined> {
   let args: EvidenceLinkArgs;
   try {
-    const given = typeof raw === 'object' && raw !== null ? raw as Record<string, unknown> : {};
+    let given = typeof raw === 'object' && raw !== null ? raw as Record<string, unknown> : {};
+    if (raw === undefined) {
+      // From the palette: a link pasted from an excerpt (a browser-hosted editor cannot receive OS links).
+      const typed = await vscode.window.showInputBox({
+        title: 'Open Evidence Link', ignoreFocusOut: true,
+        prompt: 'A link from an excerpt (…/open?handle=…), a handle with an optional :LINE or :FIRST-LAST, or a .tool-artifacts/… range',
+      });
+      if (typed === undefined || typed.trim() === '') return undefined;
+      given = pastedLinkParams(typed);
+    }
     // `{ uri }`: a whole `<scheme>://…/open?…` link (the URI handler, or a link pasted from an excerpt).
     const keys = Object.keys(given);
     args = parseEvidenceLink(keys.length === 1 && typeof given.uri === 'string' ? uriParams(vscode.Uri.parse(given.uri, true)) : given);
@@ -241,26 +263,22 @@ export async function openEvidenceLink(host: ServicesHost, log: Log, raw: unknow
     return undefined;
   }
   let src: HandleSource;
-  let start: { line?: number; byteOffset?: number };
+  let window: InspectorWindow | undefined;
   const runs = (await host.get()).runs;
   const named = args.handle ?? args.artifactId!;
   try {
     const handle = args.handle ?? await handleOfArtifact(runs, args.artifactId!);
     if (!handle) throw new EvidenceError('missing', 'no recorded read of this workspace kept that artifact');
     src = await runs.openHandle(handle);
-    start = windowStart(src, args.window);
+    window = panelWindow(src, args.window);
   } catch (e) {
     if (!(e instanceof EvidenceError)) log.error(`evidence link ${named}`, e);
     void vscode.window.showErrorMessage(`Bounded Evidence: ${named}: ${e instanceof EvidenceError ? e.message : 'the output could not be read'}. Nothing was opened.`);
     return undefined;
   }
-  const at = await locate(src, start);
-  await vscode.commands.executeCommand(Ids.commands.openInspector, { handle: src.handle });
-  const uri = await pageUri(src, at.page);
-  const doc = await vscode.workspace.openTextDocument(uri);
-  const position = new vscode.Position(at.line, at.character);
-  await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside, preview: true, selection: new vscode.Range(position, position) });
-  return { handle: src.handle, uri: uri.toString(), line: at.line };
+  const target: InspectorTarget = { handle: src.handle, ...(window ? { window } : {}) };
+  const shown = await vscode.commands.executeCommand<InspectorTarget | undefined>(Ids.commands.openInspector, target);
+  return { handle: src.handle, ...(shown?.window ? { window: shown.window } : {}) };
 }
 
 /**

@@ -13,7 +13,7 @@ import { outcomeOf } from '../shared/outcome.js';
 import { runCommandAndCapture } from './commands/runCommandAndCapture.js';
 import { importFile } from './commands/importFile.js';
 import type { CommandDeps } from './commands/deps.js';
-import { handleDocumentUri } from './artifactDocument.js';
+import { compareWindows, registerCompareWindows } from './compareWindows.js';
 import { Ids, type InspectorTarget } from './ids.js';
 import { outcomeFields, sourceLabel } from './inspector/mapping.js';
 import { formatBytes } from './retention.js';
@@ -36,7 +36,7 @@ export const ViewIds = {
     deleteRun: 'boundedEvidence.view.deleteRun',
     importAsEvidence: 'boundedEvidence.importAsEvidence',
     captureDemo: 'boundedEvidence.captureDemo',
-    compare: 'boundedEvidence.compareOutputs',
+    compare: Ids.commands.compareOutputs,
     exportOutput: 'boundedEvidence.exportOutput',
   },
 } as const;
@@ -191,6 +191,7 @@ export function registerEvidenceView(context: vscode.ExtensionContext, deps: Com
   const store = async (): Promise<RunStoreApi | undefined> => (await deps.host.get().catch(() => undefined))?.runs;
   const tree = new EvidenceTree(store);
   const view = vscode.window.createTreeView(ViewIds.runs, { treeDataProvider: tree, showCollapseAll: true, canSelectMany: true });
+  registerCompareWindows(context, deps);
   const status = vscode.window.createStatusBarItem('boundedEvidence.status', vscode.StatusBarAlignment.Left, 50);
   status.name = 'Bounded Evidence';
   status.command = Ids.commands.openInspector;
@@ -265,20 +266,18 @@ export function registerEvidenceView(context: vscode.ExtensionContext, deps: Com
       await (await store())?.deleteRun(r.runId);
       update();
     }),
-    // Compare: two outputs (selected together in the view, or `{ left, right }` handles)
-    // in the diff editor, page 1 of each (256 KiB windows, never whole outputs).
-    vscode.commands.registerCommand(c.compare, async (node?: EvidenceNode | { left?: unknown; right?: unknown }, selected?: readonly EvidenceNode[]) => {
-      let pair: string[];
-      if (node && 'left' in node && typeof node.left === 'string' && typeof node.right === 'string') pair = [node.left, node.right];
-      else pair = (selected ?? []).flatMap((n) => (n.kind === 'output' ? [n.handle] : []));
-      if (pair.length !== 2) {
-        void vscode.window.showInformationMessage('Bounded Evidence: select exactly two outputs in the Runs view (Ctrl/Cmd+click), then Compare Outputs.');
+    // Compare: two chosen windows in the diff editor (src/extension/compareWindows.ts): two
+    // outputs selected together in the view (a window asked for each), `{ left, right }`
+    // sides from the inspector or a caller, or from the palette (pick both).
+    vscode.commands.registerCommand(c.compare, (node?: EvidenceNode | { left?: unknown; right?: unknown }, selected?: readonly EvidenceNode[]) => {
+      if (node && 'left' in node) return compareWindows(deps, node);
+      const chosen = selected ?? (node ? [node as EvidenceNode] : []);
+      const outputs = chosen.flatMap((n) => (n.kind === 'output' ? [n.handle] : []));
+      if (chosen.length > 0 && (outputs.length !== 2 || chosen.length !== 2)) {
+        void vscode.window.showInformationMessage('Bounded Evidence: select exactly two outputs in the Runs view (Ctrl/Cmd+click), then Compare Outputs; or run Compare Outputs from the palette to pick them.');
         return undefined;
       }
-      const [left, right] = pair as [string, string];
-      const [l, r] = [handleDocumentUri(left, 0), handleDocumentUri(right, 0)];
-      await vscode.commands.executeCommand('vscode.diff', l, r, `${left} ↔ ${right} · page 1`, { preview: true });
-      return { left: l.toString(), right: r.toString() };
+      return compareWindows(deps, undefined, outputs);
     }),
     vscode.commands.registerCommand(c.exportOutput, async (node?: EvidenceNode | { handle?: unknown; path?: unknown }) => {
       const handle = node && 'kind' in node ? handleOf(node) : typeof node?.handle === 'string' ? node.handle : undefined;

@@ -30,6 +30,13 @@ export const Ids = {
     routeAgentTerminalsForUser: 'boundedEvidence.routeAgentTerminalsForUser',
     /** Removes only our hooks from the user's files. */
     stopRoutingForUser: 'boundedEvidence.stopRoutingForUser',
+    /**
+     * Opens a link into the evidence (a handle or `.tool-artifacts` range, with a window):
+     * the only command our chat answers trust (docs/contracts.md §3.4, "Links"); hidden.
+     */
+    openEvidenceLink: 'boundedEvidence.openEvidenceLink',
+    /** The diff editor on two chosen windows; optional argument `{ left, right }` (src/extension/compareWindows.ts). */
+    compareOutputs: 'boundedEvidence.compareOutputs',
   },
   /** Language model tool names (declared in the core: the MCP server serves the same names). */
   tools: EvidenceToolNames,
@@ -48,12 +55,16 @@ export const Ids = {
   },
   /** URI scheme of the read-only artifact documents. */
   documentScheme: 'bounded-evidence',
+  /** URI scheme of the compared windows: exactly a window's bytes, nothing added (src/extension/compareWindows.ts). */
+  windowScheme: 'bounded-evidence-window',
 } as const;
 
 /** Argument of `openInspector`: what to select when the panel opens. */
 export interface InspectorTarget {
   runId?: string;
   handle?: string;
+  /** With `handle`: the window to show and mark (lines 0-based `offset`, `count`; or bytes `[start, end)`). */
+  window?: { kind: 'lines'; offset: number; count: number } | { kind: 'bytes'; start: number; end: number };
 }
 
 /** Argument of `openArtifact`: a handle and where to reveal it. */

@@ -92,10 +92,11 @@ export function parseWindowText(text: string): ExcerptWindow | undefined {
   return undefined;
 }
 
-/** Checks a window against the output; a sentence when it does not fit. */
-function windowProblem(src: HandleSource, w: ExcerptWindow): string | undefined {
+/** Checks a window against the output; a sentence when it does not fit. `allowEmpty`: `[0, 0)` of an empty output is a window (Compare). */
+export function windowProblem(src: HandleSource, w: ExcerptWindow, allowEmpty = false): string | undefined {
   if ('bytes' in w) {
     const { start, end } = w.bytes;
+    if (allowEmpty && start === 0 && end === 0 && src.byteCount === 0) return undefined;
     if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || start < 0 || end <= start) return 'a byte range needs 0 ≤ start < end';
     if (end > src.byteCount) return `${src.handle} has ${src.byteCount} byte(s); bytes ${start}-${end} lie past its end`;
     return undefined;

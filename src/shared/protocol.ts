@@ -165,6 +165,11 @@ export interface ListQueryDto {
 export interface TargetDto {
   readonly runId?: string;
   readonly handle?: string;
+  /**
+   * The window a link names (docs/contracts.md §3.4, "Links"): the panel opens `handle`
+   * scrolled to it and marks it. Checked and capped by the host before it is posted.
+   */
+  readonly window?: ExcerptRangeDto;
 }
 
 // ---------------------------------------------------------------- webview -> host
@@ -201,6 +206,13 @@ export interface SendToChatRequest { readonly type: 'sendToChat'; readonly id: n
 export interface VerifyRequest { readonly type: 'verify'; readonly id: number; readonly handle: string }
 /** Opens the read-only artifact document at a byte offset (reply: `done`). */
 export interface OpenInEditorRequest { readonly type: 'openInEditor'; readonly id: number; readonly handle: string; readonly byteOffset: number }
+/** One side of a comparison: bytes `[start, end)` of a handle (the window on screen). */
+export interface CompareSideDto { readonly handle: string; readonly start: number; readonly end: number }
+/**
+ * Opens VS Code's diff editor on two windows, each exactly its bytes (docs/contracts.md
+ * §3.4, "Compare"); the page chose both ("Compare with…" twice). Reply: `done`.
+ */
+export interface CompareWindowsRequest { readonly type: 'compareWindows'; readonly id: number; readonly left: CompareSideDto; readonly right: CompareSideDto }
 /** The actions the empty panel offers as buttons: only these, by name (never a command id from the page). */
 export type StartActionDto = 'runCommandAndCapture' | 'importFile' | 'captureDemo';
 /** Starts one of those actions (reply: `done` once it was started). */
@@ -232,6 +244,7 @@ export type WebviewToHost =
   | SendToChatRequest
   | VerifyRequest
   | OpenInEditorRequest
+  | CompareWindowsRequest
   | StartActionRequest
   | SearchOutputsRequest
   | CancelSearchMessage
@@ -342,6 +355,7 @@ interface ReplyTable {
   readonly sendToChat: DoneReply;
   readonly verify: VerifiedReply;
   readonly openInEditor: DoneReply;
+  readonly compareWindows: DoneReply;
   readonly startAction: DoneReply;
   readonly searchOutputs: SearchResultsReply;
 }

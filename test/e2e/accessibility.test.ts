@@ -7,17 +7,14 @@
  * violation may remain; every finding is printed.
  */
 import * as assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import type { Frame, FrameLocator } from 'playwright-core';
+import type { FrameLocator } from 'playwright-core';
 import type { Workbench } from '../harness/workbench.js';
+import { axe as runAxe, type Finding } from './axe.js';
 import { closeWorkbench, openWorkbench } from './session.js';
 
 const fixtures = path.join(__dirname, 'fixtures', 'workspace');
-const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-
-interface Finding { id: string; impact: string; nodes: number; targets: string[]; summary: string }
-
 /** Theme setting → the class VS Code puts on the webview's body. */
 const themes: readonly [string, string][] = [
   ['Default Light Modern', 'vscode-light'],
@@ -31,22 +28,7 @@ describe('Inspector accessibility (axe-core) in a real workbench', function () {
   let wb: Workbench;
   let view: FrameLocator;
 
-  /** The panel's content frame as a Frame (axe is evaluated in it). */
-  async function panelFrame(): Promise<Frame> {
-    const outer = await (await wb.page.locator('iframe.webview.ready').elementHandle())!.contentFrame();
-    const inner = await (await outer!.locator('iframe#active-frame').elementHandle())!.contentFrame();
-    return inner!;
-  }
-
-  async function axe(): Promise<Finding[]> {
-    const frame = await panelFrame();
-    return await frame.evaluate(`${axeSource}
-      ;axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({
-        id: v.id, impact: v.impact || 'none', nodes: v.nodes.length,
-        targets: v.nodes.slice(0, 4).map((n) => n.target.join(' ')),
-        summary: (v.nodes[0] && v.nodes[0].failureSummary || '').split('\\n').slice(0, 3).join(' '),
-      })))`) as Finding[];
-  }
+  const axe = (): Promise<Finding[]> => runAxe(wb.page);
 
   before(async () => {
     wb = await openWorkbench({ label: 'a11y', workspaceTemplate: fixtures, colorTheme: 'Default Light Modern' });

@@ -8,6 +8,7 @@ import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import type { FrameLocator, Locator } from 'playwright-core';
 import type { Workbench } from '../harness/workbench.js';
+import { axe } from './axe.js';
 import { closeWorkbench, openWorkbench } from './session.js';
 
 /** Browser globals used inside `evaluate` callbacks (they run in the page, not in Node). */
@@ -38,6 +39,46 @@ describe('Inspector for people in a real workbench', function () {
     await action.hover();
     await action.click();
     await wb.page.locator('.context-view .monaco-menu').waitFor({ state: 'detached', timeout: 10_000 }).catch(() => undefined);
+  }
+
+  /**
+   * What a person sees of the panel: list rows fully visible, key detail fields cut, and
+   * buttons covered by something else (each visible button's centre must hit the button).
+   */
+  async function measureLayout(): Promise<{ rows: number; cut: string[]; covered: string[]; listHeight: number }> {
+    return await view.locator('body').evaluate(() => {
+      interface Rect { top: number; bottom: number; left: number; right: number; width: number; height: number }
+      interface El { getBoundingClientRect(): Rect; scrollWidth: number; clientWidth: number; id: string; textContent: string | null; contains(o: El | null): boolean; closest(s: string): El | null; parentElement: El | null }
+      const d = (globalThis as unknown as { document: { querySelector(s: string): El | null; querySelectorAll(s: string): El[]; elementFromPoint(x: number, y: number): El | null }; innerHeight: number; innerWidth: number; getComputedStyle(e: El): { overflowY: string; overflowX: string } });
+      const vp = d.document.querySelector('#calls')!.getBoundingClientRect();
+      const rows = [...d.document.querySelectorAll('.vlist-row:not([hidden])')].filter((r) => {
+        const b = r.getBoundingClientRect();
+        return b.top >= vp.top - 0.5 && b.bottom <= vp.bottom + 0.5 && b.bottom <= d.innerHeight + 0.5 && b.bottom - b.top > 20;
+      }).length;
+      const detail = d.document.querySelector('.detail')!.getBoundingClientRect();
+      const cut = ['#detail-outcome', '#id-handle', '#id-sha', '#id-size', '#id-outcome'].flatMap((sel) => {
+        const el = d.document.querySelector(sel);
+        if (!el) return [`${sel} missing`];
+        const b = el.getBoundingClientRect();
+        return el.scrollWidth > el.clientWidth + 1 || b.right > detail.right + 1 ? [`${sel} cut: ${el.textContent}`] : [];
+      });
+      // A button scrolled out of its pane is not covered; one in view must be what its centre hits.
+      // (No named helpers in here: the page has no bundler helpers to name them.)
+      const covered = [...d.document.querySelectorAll('vscode-button, button, vscode-single-select, vscode-textfield')].flatMap((b) => {
+        const r = b.getBoundingClientRect();
+        if (r.width === 0 || r.height === 0) return [];
+        const [x, y] = [r.left + r.width / 2, r.top + r.height / 2];
+        if (x < 0 || y < 0 || x >= d.innerWidth || y >= d.innerHeight) return [];
+        for (let p = b.parentElement; p; p = p.parentElement) {
+          const st = d.getComputedStyle(p);
+          const pr = p.getBoundingClientRect();
+          if (/(auto|scroll|hidden)/.test(st.overflowY + st.overflowX) && (x < pr.left || x > pr.right || y < pr.top || y > pr.bottom)) return [];
+        }
+        const hit = d.document.elementFromPoint(x, y);
+        return hit && (b.contains(hit) || hit === b) ? [] : [`${b.id || (b.textContent ?? '').trim().slice(0, 30)} covered by ${hit?.id || (hit?.textContent ?? '').trim().slice(0, 30)}`];
+      });
+      return { rows, cut, covered, listHeight: vp.bottom - vp.top };
+    });
   }
 
   before(async () => {
@@ -115,27 +156,12 @@ describe('Inspector for people in a real workbench', function () {
       await view.locator('#list-summary', { hasText: /^3 of 3 calls$/ }).waitFor();
       await wb.page.waitForTimeout(500);
       const layout = await view.locator('#split').getAttribute('data-layout');
-      const m = await view.locator('body').evaluate(() => {
-        const d = (globalThis as unknown as { document: { querySelector(s: string): El | null; querySelectorAll(s: string): El[] }; innerHeight: number });
-        interface El { getBoundingClientRect(): { top: number; bottom: number; left: number; right: number }; scrollWidth: number; clientWidth: number; id: string; textContent: string | null }
-        const vp = d.document.querySelector('#calls')!.getBoundingClientRect();
-        const rows = [...d.document.querySelectorAll('.vlist-row:not([hidden])')].filter((r) => {
-          const b = r.getBoundingClientRect();
-          return b.top >= vp.top - 0.5 && b.bottom <= vp.bottom + 0.5 && b.bottom <= d.innerHeight + 0.5 && b.bottom - b.top > 20;
-        }).length;
-        const detail = d.document.querySelector('.detail')!.getBoundingClientRect();
-        const cut = ['#detail-outcome', '#id-handle', '#id-sha', '#id-size', '#id-outcome'].flatMap((sel) => {
-          const el = d.document.querySelector(sel);
-          if (!el) return [`${sel} missing`];
-          const b = el.getBoundingClientRect();
-          return el.scrollWidth > el.clientWidth + 1 || b.right > detail.right + 1 ? [`${sel} cut: ${el.textContent}`] : [];
-        });
-        return { rows, cut, listHeight: vp.bottom - vp.top };
-      });
+      const m = await measureLayout();
       const shot = await wb.screenshot(`people-layout-${width}x${height}`);
       console.log(`    ${width}×${height}: layout ${layout}, ${m.rows} rows fully visible, list ${Math.round(m.listHeight)} px — ${path.basename(shot)}`);
       assert.ok(m.rows >= 5, `only ${m.rows} list rows visible at ${width}×${height} (layout ${layout})`);
       assert.deepEqual(m.cut, []);
+      assert.deepEqual(m.covered, []);
       // The status shows whole on hover (the cell's title) even when its column is narrow.
       const cell = view.locator('.vlist-row[data-kind="call"]:not([hidden]) .c3', { hasText: /exit 1$/ }).first();
       assert.equal(await cell.getAttribute('title'), 'exit 1: the command exited with code 1 (recorded status ok)');
@@ -283,4 +309,134 @@ describe('Inspector for people in a real workbench', function () {
     await view.locator('#detail-outcome', { hasText: 'exit 1' }).waitFor();
     assert.match(await text(view.locator('#id-lines')), /^60,000$/);
   });
+
+  it('lands in the panel at a linked window: scrolled to, marked and announced (Open Evidence Link… with a pasted link)', async () => {
+    await wb.page.setViewportSize({ width: 1400, height: 900 });
+    const rows = Array.from({ length: 400 }, (_, i) => `linked row ${i + 1}\n`);
+    await capture(`node -e "for (let i = 1; i <= 400; i++) console.log('linked row ' + i)"`);
+    await view.locator('#detail-title', { hasText: 'stdout of' }).waitFor({ timeout: 60_000 });
+    await view.locator('#id-size', { hasText: rows.join('').length.toLocaleString('en-US') }).waitFor();
+    const handle = await text(view.locator('#id-handle'));
+    const openLink = async (link: string): Promise<void> => {
+      await wb.runCommand('Bounded Evidence: Open Evidence Link…');
+      const input = wb.page.locator('.quick-input-widget input');
+      await input.waitFor({ state: 'visible' });
+      await input.fill(link);
+      await input.press('Enter');
+    };
+    // Lines 301–303 of the output, as a chat answer or a person names them.
+    await openLink(`${handle}:301-303`);
+    await view.locator('#window-position', { hasText: 'Linked lines 301–303' }).waitFor({ timeout: 30_000 });
+    assert.deepEqual(await view.locator('#window .wline.hit .tx').allTextContents(), ['linked row 301', 'linked row 302', 'linked row 303']);
+    // Three lines of context on each side, numbered as the output counts them.
+    assert.deepEqual(await view.locator('#window .wline .ln').allTextContents(), ['298', '299', '300', '301', '302', '303', '304', '305', '306']);
+    assert.equal(await view.locator('#window .wline[aria-current="true"] .sr-only').textContent(), 'Linked lines 301–303: ');
+    const [from, to] = [Buffer.byteLength(rows.slice(0, 297).join('')), Buffer.byteLength(rows.slice(0, 306).join(''))];
+    assert.equal(await text(view.locator('#window-position')), `bytes [${from}, ${to}) · ${to - from} bytes · lines 298–306 · of 5,892 bytes, 400 lines — Linked lines 301–303`);
+    // On screen: the marked rows lie inside the visible panel and inside the window box.
+    const onScreen = async (): Promise<boolean> => view.locator('body').evaluate(() => {
+      const d = globalThis as unknown as { document: { querySelectorAll(s: string): { getBoundingClientRect(): { top: number; bottom: number } }[]; querySelector(s: string): { getBoundingClientRect(): { top: number; bottom: number } } }; innerHeight: number };
+      const box = d.document.querySelector('#window').getBoundingClientRect();
+      const detail = d.document.querySelector('.detail').getBoundingClientRect();
+      return [...d.document.querySelectorAll('#window .wline.hit')].every((r) => {
+        const b = r.getBoundingClientRect();
+        return b.top >= Math.max(box.top, detail.top) - 1 && b.bottom <= Math.min(box.bottom, detail.bottom, d.innerHeight) + 1;
+      });
+    });
+    assert.ok(await onScreen(), 'the linked lines are not on screen');
+    await wb.screenshot('people-linked-lines');
+    // An excerpt's link (bytes of lines 120–121): the panel shows exactly those bytes, marked.
+    const start = Buffer.byteLength(rows.slice(0, 119).join(''));
+    const end = start + Buffer.byteLength(rows[119]! + rows[120]!);
+    await openLink(`vscode://bounded-evidence.bounded-evidence/open?handle=${handle}&bytes=${start}-${end}`);
+    await view.locator(`#window[data-start="${start}"][data-end="${end}"]`).waitFor({ timeout: 30_000 });
+    assert.deepEqual(await view.locator('#window .wline.hit .tx').allTextContents(), ['linked row 120', 'linked row 121']);
+    assert.equal(await view.locator('#window .wline').count(), 2);
+    assert.match(await text(view.locator('#window-position')), new RegExp(`— Linked bytes \\[${start}, ${end}\\)$`));
+    assert.ok(await onScreen(), 'the linked bytes are not on screen');
+    // A link to a line the output does not have opens nothing and says why.
+    await openLink(`${handle}:401`);
+    await wb.runCommand('Notifications: Show Notifications');
+    await wb.page.locator('.notifications-center .notification-list-item', { hasText: `${handle} has 400 line(s); line 401 does not exist` }).waitFor({ timeout: 30_000 });
+    await wb.runCommand('Notifications: Clear All Notifications');
+    assert.match(await text(view.locator('#window-position')), /Linked bytes/);
+  });
+
+  it('compares two chosen windows from the panel: "Compare with…" on one, then on another, opens the diff on exactly those bytes', async () => {
+    await wb.page.setViewportSize({ width: 1400, height: 900 });
+    try {
+      await compareFromThePanel();
+    } finally {
+      // The diff replaces the panel in its group: bring the panel back for the tests after this one.
+      await wb.runCommand('View: Close All Editors');
+      await wb.runCommand('Bounded Evidence: Open Inspector');
+      await view.locator('#splitter').waitFor();
+    }
+  });
+
+  async function compareFromThePanel(): Promise<void> {
+    const handle = await text(view.locator('#id-handle'));
+    // The linked bytes (lines 120–121) are on screen: mark them.
+    const [ls, le] = [Number(await view.locator('#window').getAttribute('data-start')), Number(await view.locator('#window').getAttribute('data-end'))];
+    await view.locator('#compare-with').click();
+    await view.locator('#action-result', { hasText: `Marked bytes [${ls}, ${le}) of ${handle} for comparison` }).waitFor();
+    assert.equal(await text(view.locator('#compare-with')), 'Compare with marked');
+    // Another window: lines 1–2 of the same output.
+    await view.locator('vscode-tab-header', { hasText: 'Lines' }).click();
+    await view.locator('#lines-from input').fill('1');
+    await view.locator('#lines-count input').fill('2');
+    await view.locator('#lines-count input').press('Enter');
+    await view.locator('#window[data-start="0"]').waitFor();
+    const re = Number(await view.locator('#window').getAttribute('data-end'));
+    assert.equal(re, Buffer.byteLength('linked row 1\nlinked row 2\n'));
+    await view.locator('#compare-with').click();
+    const title = `${handle} bytes ${ls}–${le} ↔ ${handle} bytes 0–${re}`;
+    await view.locator('#action-result', { hasText: `Comparing ${handle} bytes ${ls}–${le} with ${handle} bytes 0–${re} in the diff editor.` }).waitFor({ timeout: 30_000 });
+    assert.equal(await text(view.locator('#compare-with')), 'Compare with…');
+    // The diff editor (side by side or inline, as the width allows), each side exactly its window.
+    const tab = wb.page.locator('.tabs-container .tab', { hasText: title });
+    await tab.waitFor({ timeout: 30_000 });
+    const diff = wb.page.locator('.monaco-diff-editor');
+    await diff.locator('.view-line', { hasText: 'linked row 2' }).first().waitFor({ timeout: 30_000 });
+    await diff.locator('.view-line', { hasText: 'linked row 121' }).first().waitFor({ timeout: 30_000 });
+    const shown = (await diff.locator('.view-line').allTextContents()).map((x) => x.replace(/\u00a0/g, ' ').trim()).filter((x) => x !== '').sort();
+    assert.deepEqual(shown, ['linked row 1', 'linked row 120', 'linked row 121', 'linked row 2']);
+    await wb.screenshot('people-compare-windows');
+  }
+
+  // 200% zoom as a browser applies it: the page's CSS viewport is half the window and
+  // devicePixelRatio is 2 (a web workbench has no zoom of its own; the browser's is what
+  // a person uses), so a 900×700 window lays out in 450×350 CSS px.
+  for (const [width, height, minRows] of [[900, 700, 3], [1920, 1080, 5]] as const) {
+    it(`is usable at 200% zoom in a ${width}×${height} window: list rows, nothing covered, key fields whole, axe clean`, async () => {
+      await wb.runCommand('Bounded Evidence: Open Inspector');
+      await view.locator('#splitter').waitFor();
+      const cdp = await wb.page.context().newCDPSession(wb.page);
+      try {
+        await wb.page.setViewportSize({ width: width / 2, height: height / 2 });
+        await cdp.send('Emulation.setDeviceMetricsOverride', { width: width / 2, height: height / 2, deviceScaleFactor: 2, mobile: false });
+        await view.locator('#filter-text input').fill('the build broke');
+        await view.locator('.vlist-row[data-kind="part"]:not([hidden])', { hasText: 'stderr' }).first().click();
+        await view.locator('#detail-title', { hasText: 'stderr of' }).waitFor();
+        await view.locator('#filter-text input').fill('');
+        await view.locator('#list-summary', { hasText: /^\d+ of \d+ calls$/ }).waitFor();
+        await wb.page.waitForTimeout(800);
+        assert.equal(await view.locator('body').evaluate(() => (globalThis as unknown as { devicePixelRatio: number }).devicePixelRatio), 2);
+        const layout = await view.locator('#split').getAttribute('data-layout');
+        const m = await measureLayout();
+        const shot = await wb.screenshot(`people-zoom-200-${width}x${height}`);
+        console.log(`    200% zoom, ${width}×${height}: layout ${layout}, ${m.rows} rows fully visible, list ${Math.round(m.listHeight)} CSS px — ${path.basename(shot)}`);
+        assert.ok(m.rows >= minRows, `only ${m.rows} list rows visible at 200% zoom in ${width}×${height} (layout ${layout})`);
+        assert.deepEqual(m.cut, []);
+        assert.deepEqual(m.covered, []);
+        const findings = await axe(wb.page);
+        for (const f of findings) console.log(`      ${f.impact} ${f.id} ×${f.nodes}: ${f.targets.join(' | ')} — ${f.summary}`);
+        assert.deepEqual(findings.filter((f) => f.impact === 'serious' || f.impact === 'critical').map((f) => f.id), []);
+      } finally {
+        await cdp.send('Emulation.clearDeviceMetricsOverride').catch(() => undefined);
+        await cdp.detach().catch(() => undefined);
+        await wb.page.setViewportSize({ width: 1400, height: 900 });
+      }
+    });
+  }
 });

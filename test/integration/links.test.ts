@@ -1,9 +1,9 @@
 /**
  * Links both ways and Save Excerpt As…, inside a real extension host:
  * `path:line[:col]` in an output's editor page links to the source file only inside the
- * workspace; a handle, a `.tool-artifacts/…` range or an excerpt's `vscode://` link opens
- * the inspector on the output with its page at the window, and a forged one opens
- * nothing; a window saved to a file is byte-exact with its provenance beside it.
+ * workspace; a handle, a `.tool-artifacts/…` range or an excerpt's `<scheme>://` link opens
+ * the inspector panel on the output at the window (the panel marks it: test/e2e), and a
+ * forged one opens nothing; a window saved to a file is byte-exact with its provenance beside it.
  */
 import * as assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -28,11 +28,11 @@ async function capture(command: string): Promise<{ handle: string }> {
   return { handle: out.handle };
 }
 
-/** The page an open link shows, the line under the cursor. */
-function activePosition(): { uri: string; line: number } {
-  const e = vscode.window.activeTextEditor;
-  assert.ok(e, 'no active editor');
-  return { uri: e.document.uri.toString(), line: e.selection.active.line };
+/** Every open tab: a link lands in the inspector panel alone (no editor page beside it). */
+function openTabs(): { inspector: boolean; active: boolean; others: string[] } {
+  const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs);
+  const inspector = tabs.find((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('boundedEvidence.inspector'));
+  return { inspector: !!inspector, active: !!inspector?.isActive, others: tabs.filter((t) => t !== inspector).map((t) => t.label) };
 }
 
 async function closeAll(): Promise<void> {
@@ -109,13 +109,13 @@ describe('links both ways and Save Excerpt As', function () {
     assert.deepEqual(args, [{ handle, line: '31' }]);
     await closeAll();
     const opened = await vscode.commands.executeCommand<OpenedLink>(m[1]!, ...args);
-    assert.ok(opened);
-    assert.equal(opened.handle, handle);
-    // Output line 31 is document line 33 (three header lines, 0-based).
-    assert.deepEqual(activePosition(), { uri: opened.uri, line: 33 });
-    assert.equal(vscode.window.activeTextEditor!.document.lineAt(33).text, 'log line 31');
-    const inspector = vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('boundedEvidence.inspector'));
-    assert.ok(inspector, 'the inspector is open');
+    // The panel is asked to show output line 31 (0-based offset 30) of that handle, and nothing else opens.
+    assert.deepEqual(opened, { handle, window: { kind: 'lines', offset: 30, count: 1 } });
+    await waitFor(() => openTabs().active);
+    assert.deepEqual(openTabs(), { inspector: true, active: true, others: [] });
+    // A range of lines is kept whole; one wider than a panel window is cut to its first 1,000 lines.
+    const range = await vscode.commands.executeCommand<OpenedLink>(openLink, { handle, line: '12-15' });
+    assert.deepEqual(range, { handle, window: { kind: 'lines', offset: 11, count: 4 } });
     await closeAll();
   });
 
@@ -129,10 +129,12 @@ describe('links both ways and Save Excerpt As', function () {
     await closeAll();
     // What the URI handler receives (this web host cannot deliver an OS link to it): the whole link.
     const viaUri = await vscode.commands.executeCommand<OpenedLink>(openLink, { uri: link.toString() });
-    assert.equal(viaUri.handle, handle);
-    await waitFor(() => vscode.window.activeTextEditor?.document.uri.scheme === 'bounded-evidence');
-    await waitFor(() => vscode.window.activeTextEditor?.selection.active.line === 3 + 11);
-    assert.equal(vscode.window.activeTextEditor!.document.lineAt(14).text, 'row 12');
+    assert.deepEqual(viaUri, { handle, window: { kind: 'bytes', start, end: start + 7 } });
+    await waitFor(() => openTabs().active);
+    assert.deepEqual(openTabs(), { inspector: true, active: true, others: [] });
+    // The link as another build of the editor writes it (Insiders, OSS) opens the same window.
+    const insiders = await vscode.commands.executeCommand<OpenedLink>(openLink, { uri: excerptLink(handle, start, start + 7, 'vscode-insiders') });
+    assert.deepEqual(insiders, viaUri);
 
     // A read kept as an artifact: its .tool-artifacts range opens the same way.
     const big = path.join(ws, 'big-read.txt');
@@ -149,7 +151,10 @@ describe('links both ways and Save Excerpt As', function () {
     const opened = await vscode.commands.executeCommand<OpenedLink>(openLink, ...args);
     assert.ok(opened);
     assert.match(opened.handle, /^res_/);
-    assert.equal(vscode.window.activeTextEditor!.document.lineAt(opened.line).text, 'artifact line 2000');
+    assert.deepEqual(opened.window, { kind: 'bytes', start: at, end: at + 10 });
+    // Those bytes of that handle are the line the range named.
+    const api = await evidenceApi();
+    assert.equal((await api.read({ handle: opened.handle, bytes: { start: at, end: at + 10 } })).content, 'artifact l');
     rmSync(big, { force: true });
     await closeAll();
   });

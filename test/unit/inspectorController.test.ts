@@ -10,7 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { ErrorText, FsBlobStore, RunStore } from '../../src/core/index.js';
 import { InspectorController, noStoreMessage, type InspectorActions } from '../../src/extension/inspector/controller.js';
-import type { HostToWebview, PageReply, WebviewToHost } from '../../src/shared/protocol.js';
+import type { CompareSideDto, HostToWebview, PageReply, WebviewToHost } from '../../src/shared/protocol.js';
 
 const sha = (b: Uint8Array | string): string => createHash('sha256').update(b).digest('hex');
 const enc = new TextEncoder();
@@ -28,22 +28,25 @@ interface Harness {
   posted: HostToWebview[];
   clipboard: string[];
   chat: string[];
+  compared: [CompareSideDto, CompareSideDto][];
   send(m: WebviewToHost | Record<string, unknown>): Promise<HostToWebview>;
 }
 
-function harness(store: () => RunStore | undefined, chatAvailable = true): Harness {
+function harness(store: () => RunStore | undefined, chatAvailable = true, uriScheme?: string): Harness {
   const posted: HostToWebview[] = [];
   const clipboard: string[] = [];
   const chat: string[] = [];
+  const compared: [CompareSideDto, CompareSideDto][] = [];
   const actions: InspectorActions = {
     writeClipboard: async (t) => { clipboard.push(t); },
     sendToChat: async (t) => { if (chatAvailable) { chat.push(t); return 'chat'; } clipboard.push(t); return 'clipboard'; },
     openArtifact: async () => undefined,
     startAction: () => undefined,
+    compareWindows: async (l, r) => { compared.push([l, r]); return `compared ${l.handle} with ${r.handle}`; },
   };
-  const controller = new InspectorController({ store, post: (m) => posted.push(m), actions, log: { info() {}, warn() {}, error() {} }, deltaDelayMs: 5 });
+  const controller = new InspectorController({ store, post: (m) => posted.push(m), actions, log: { info() {}, warn() {}, error() {} }, deltaDelayMs: 5, ...(uriScheme ? { uriScheme } : {}) });
   return {
-    controller, posted, clipboard, chat,
+    controller, posted, clipboard, chat, compared,
     async send(m) {
       const before = posted.length;
       await controller.receive(m);
@@ -187,6 +190,20 @@ describe('inspector controller over a real RunStore', () => {
     const f = await fallback.send({ type: 'sendToChat', id: 12, handle, range });
     assert.ok(f.type === 'done' && f.message.includes('copied to the clipboard instead'));
     assert.equal(fallback.clipboard[0], md);
+    // Insiders and OSS builds open other schemes: the link uses the editor's own (vscode.env.uriScheme).
+    const insiders = harness(() => store, true, 'vscode-insiders');
+    await insiders.send({ type: 'copyExcerpt', id: 13, handle, range });
+    assert.equal(insiders.clipboard[0], md.replace('- open: <vscode://', '- open: <vscode-insiders://'));
+  });
+
+  it('opens the diff on two checked windows, and says what opened next to the button', async () => {
+    const h = harness(() => store);
+    const r = await h.send({ type: 'compareWindows', id: 20, left: { handle, start: 0, end: 10 }, right: { handle: 'out_other', start: 5, end: 9 } });
+    assert.deepEqual(r, { type: 'done', id: 20, message: `compared ${handle} with out_other` });
+    assert.deepEqual(h.compared, [[{ handle, start: 0, end: 10 }, { handle: 'out_other', start: 5, end: 9 }]]);
+    const bad = await h.send({ type: 'compareWindows', id: 21, left: { handle, start: 0, end: 70000 }, right: { handle, start: 0, end: 1 } });
+    assert.deepEqual(bad, { type: 'error', id: 21, message: 'invalid message: a window may cover at most 65536 bytes' });
+    assert.equal(h.compared.length, 1);
   });
 
   it('shows binary content as a hex dump and refuses lines for it', async () => {

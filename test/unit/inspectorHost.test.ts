@@ -63,6 +63,7 @@ describe('inspector: message validation', () => {
       { type: 'pickRuns', id: 17, text: 'build', limit: 20 },
       { type: 'locate', id: 18, handle: 'out_abc-1_stdout' },
       { type: 'locate', id: 19, runId: 'run-1' },
+      { type: 'compareWindows', id: 20, left: { handle: 'out_a', start: 0, end: 65536 }, right: { handle: 'out_b', start: 7, end: 9 } },
     ];
     for (const m of good) assert.deepEqual(parseWebviewMessage(m), { ok: true, message: m }, JSON.stringify(m));
   });
@@ -118,6 +119,12 @@ describe('inspector: message validation', () => {
       [{ type: 'locate', id: 13, handle: 'h'.repeat(257) }, 13, '"handle" must be 1–256 characters'],
       [{ type: 'cancelSearch', searchId: -1 }, null, '"searchId" must be between 0'],
       [{ type: 'cancelSearch', searchId: 1, id: 2 }, 2, 'unexpected field "id"'],
+      // Compare: two byte windows of at most one panel window each, nothing else.
+      [{ type: 'compareWindows', id: 11, left: { handle: 'a', start: 0, end: 65537 }, right: { handle: 'b', start: 0, end: 1 } }, 11, 'at most 65536 bytes'],
+      [{ type: 'compareWindows', id: 11, left: { handle: 'a', start: 0, end: 1 } }, 11, '"right" must be an object'],
+      [{ type: 'compareWindows', id: 11, left: { handle: 'a', start: 0, end: 1 }, right: { handle: '', start: 0, end: 1 } }, 11, '"handle" must be 1–256 characters'],
+      [{ type: 'compareWindows', id: 11, left: { handle: 'a', start: 0, end: 1, uri: 'file:///etc/passwd' }, right: { handle: 'b', start: 0, end: 1 } }, 11, 'unexpected field "uri"'],
+      [{ type: 'compareWindows', id: 11, left: { handle: 'a', start: 3, end: 2 }, right: { handle: 'b', start: 0, end: 1 } }, 11, '0 <= start < end'],
     ];
     for (const [m, id, text] of bad) {
       const r = parseWebviewMessage(m);

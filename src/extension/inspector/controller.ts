@@ -7,7 +7,7 @@
  */
 import { EvidenceError, searchAllOutputs, type CallQuery, type CallReportPage, type CaptureProgressEvent, type CallFinishedRecord, type CallReport, type CallStartedRecord, type Disposable, type HandleSource, type RunRecordEvent, type RunStoreApi } from '../../core/index.js';
 import type {
-  CallDto, ExcerptRangeDto, HostToWebview, LiveStreamDto, InspectorLimitsDto, PartDto, RunDto, StartActionDto, TargetDto, WebviewRequest,
+  CallDto, CompareSideDto, ExcerptRangeDto, HostToWebview, LiveStreamDto, InspectorLimitsDto, PartDto, RunDto, StartActionDto, TargetDto, WebviewRequest,
 } from '../../shared/protocol.js';
 import { buildExcerpt } from './excerpt.js';
 import { LineIndex } from './lineIndex.js';
@@ -32,6 +32,8 @@ export interface InspectorActions {
   openArtifact(handle: string, byteOffset: number): Promise<void>;
   /** Starts one of the empty panel's actions (it runs on; the reply does not wait for it). */
   startAction(action: StartActionDto): void;
+  /** Opens the diff editor on two windows (checked again there); the sentence saying what opened. */
+  compareWindows(left: CompareSideDto, right: CompareSideDto): Promise<string>;
 }
 
 /** Options of `InspectorController`. */
@@ -47,6 +49,8 @@ export interface InspectorControllerOptions {
   readonly target?: TargetDto;
   /** Delay that batches live records into one delta (ms). */
   readonly deltaDelayMs?: number;
+  /** URI scheme of this editor (`vscode.env.uriScheme`: Insiders and OSS builds differ) for excerpt links. */
+  readonly uriScheme?: string;
 }
 
 /** Artifacts up to this size get a line index even for byte windows (one pass, then O(64 KiB) lookups). */
@@ -370,6 +374,7 @@ export class InspectorController {
       handle: src.handle, start: w.start, end: w.end, totalBytes: src.byteCount, sha256: src.sha256, bytes: w.bytes,
       text: w.text, encoding: w.encoding, ...(w.firstLine !== undefined ? { firstLine: w.firstLine } : {}),
       ...(w.lineSpan !== undefined ? { lineSpan: w.lineSpan } : {}),
+      ...(this.opts.uriScheme ? { uriScheme: this.opts.uriScheme } : {}),
     });
     return { markdown, bytes: w.end - w.start };
   }
@@ -505,6 +510,11 @@ export class InspectorController {
         this.opts.actions.startAction(msg.action);
         this.post({ type: 'done', id: msg.id, message: 'Started.' });
         return;
+      case 'compareWindows': {
+        const message = await this.opts.actions.compareWindows(msg.left, msg.right);
+        this.post({ type: 'done', id: msg.id, message });
+        return;
+      }
       case 'openInEditor': {
         const src = await this.handle(msg.handle);
         if (msg.byteOffset > src.byteCount) throw new EvidenceError('exceedsStored');

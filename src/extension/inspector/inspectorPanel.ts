@@ -9,10 +9,12 @@
 import * as vscode from 'vscode';
 import { randomBytes } from 'node:crypto';
 import { EvidenceError } from '../../core/index.js';
-import type { InspectorViewState, TargetDto } from '../../shared/protocol.js';
-import { Ids, type ArtifactPosition, type InspectorTarget } from '../ids.js';
+import type { CompareSideDto, InspectorViewState, TargetDto } from '../../shared/protocol.js';
+import type { ComparedWindows } from '../compareWindows.js';
+import { Ids, type ArtifactPosition } from '../ids.js';
 import { InspectorController, type InspectorActions, type InspectorLog } from './controller.js';
 import type { InspectorDeps } from './deps.js';
+import { targetOf } from './target.js';
 
 export type { InspectorDeps } from './deps.js';
 
@@ -24,21 +26,13 @@ export function registerInspector(context: vscode.ExtensionContext, deps?: Inspe
   const panels = new InspectorPanels(context, deps);
   context.subscriptions.push(
     panels,
-    vscode.commands.registerCommand(Ids.commands.openInspector, (target?: unknown) => { panels.open(targetOf(target)); }),
+    // Returns the target as checked (what the panel was asked to show), for callers and tests.
+    vscode.commands.registerCommand(Ids.commands.openInspector, (target?: unknown) => { const t = targetOf(target); panels.open(t); return t; }),
     vscode.window.registerWebviewPanelSerializer(Ids.views.inspectorPanel, {
       deserializeWebviewPanel: async (panel: vscode.WebviewPanel, state: unknown) => { panels.restore(panel, state as InspectorViewState | undefined); },
     }),
   );
   if (deps?.onDidChangeStore) context.subscriptions.push(deps.onDidChangeStore(() => panels.storeChanged()));
-}
-
-/** The command's argument, kept only when it has the documented shape (callers may pass anything). */
-function targetOf(arg: unknown): TargetDto | undefined {
-  if (typeof arg !== 'object' || arg === null) return undefined;
-  const a = arg as InspectorTarget;
-  const ok = (v: unknown): v is string => typeof v === 'string' && v.length > 0 && v.length <= 256;
-  const t: TargetDto = { ...(ok(a.runId) ? { runId: a.runId } : {}), ...(ok(a.handle) ? { handle: a.handle } : {}) };
-  return t.runId || t.handle ? t : undefined;
 }
 
 const silentLog: InspectorLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -96,6 +90,7 @@ class InspectorPanels implements vscode.Disposable {
       post: (m) => panel.webview.postMessage(m),
       actions: this.actions(log),
       log,
+      uriScheme: vscode.env.uriScheme,
       ...(target ? { target } : {}),
     });
     this.panel = panel;
@@ -134,6 +129,13 @@ class InspectorPanels implements vscode.Disposable {
         // The page names an action; the host maps it to a command id (a page never names commands).
         const command = { runCommandAndCapture: Ids.commands.runCommandAndCapture, importFile: Ids.commands.importFile, captureDemo: 'boundedEvidence.captureDemo' }[action];
         void Promise.resolve(vscode.commands.executeCommand(command)).then(undefined, (e: unknown) => log.warn(`inspector: ${action} failed: ${e instanceof Error ? e.message : String(e)}`));
+      },
+      compareWindows: async (left, right) => {
+        const side = (s: CompareSideDto): object => ({ handle: s.handle, bytes: { start: s.start, end: s.end } });
+        const r = await vscode.commands.executeCommand<ComparedWindows | undefined>(Ids.commands.compareOutputs, { left: side(left), right: side(right), beside: true });
+        // The command said what was wrong in its own message; the panel says it next to the button.
+        if (!r) throw new EvidenceError('invalidArgument', 'these windows could not be compared');
+        return `Comparing ${r.left.handle} ${r.left.label} with ${r.right.handle} ${r.right.label} in the diff editor.`;
       },
       openArtifact: async (handle, byteOffset) => {
         const commands = await vscode.commands.getCommands(true);

@@ -217,6 +217,15 @@ function parseKnown(m: Obj, limits: InspectorLimitsDto): WebviewToHost {
     case 'openInEditor':
       keys(m, ['id', 'handle', 'byteOffset']);
       return { type, id, handle: handle(m, limits), byteOffset: int(m, 'byteOffset', 0) };
+    case 'compareWindows': {
+      keys(m, ['id', 'left', 'right']);
+      const side = (k: string): { handle: string; start: number; end: number } => {
+        const s = obj(m, k);
+        keys(s, ['handle', 'start', 'end']);
+        return { handle: handle(s, limits), ...byteWindow(s, limits) };
+      };
+      return { type, id, left: side('left'), right: side('right') };
+    }
     case 'startAction': {
       keys(m, ['id', 'action']);
       const action = m.action;

@@ -1,0 +1,32 @@
+/**
+ * What the Open Inspector command was asked to show, checked before the panel sees it
+ * (docs/contracts.md §3.4, "Links"): callers (links, the tree, other extensions) may pass
+ * anything. Pure logic: no `vscode`, so it is unit-tested in plain Node.
+ */
+import type { TargetDto } from '../../shared/protocol.js';
+import type { InspectorTarget } from '../ids.js';
+import { inspectorLimits } from './validate.js';
+
+/**
+ * The command's argument, kept only when it has the documented shape (callers may pass
+ * anything). A window needs a handle; it is capped to what one panel window may hold
+ * (its first `maxLines` lines, its first `maxWindowBytes` bytes), and dropped when malformed.
+ */
+export function targetOf(arg: unknown): TargetDto | undefined {
+  if (typeof arg !== 'object' || arg === null) return undefined;
+  const a = arg as InspectorTarget;
+  const ok = (v: unknown): v is string => typeof v === 'string' && v.length > 0 && v.length <= 256;
+  const window = ok(a.handle) ? windowOf(a.window) : undefined;
+  const t: TargetDto = { ...(ok(a.runId) ? { runId: a.runId } : {}), ...(ok(a.handle) ? { handle: a.handle } : {}), ...(window ? { window } : {}) };
+  return t.runId || t.handle ? t : undefined;
+}
+
+export function windowOf(w: unknown): TargetDto['window'] {
+  if (typeof w !== 'object' || w === null) return undefined;
+  const { kind, offset, count, start, end } = w as Record<string, unknown>;
+  const natural = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+  if (kind === 'lines' && natural(offset) && natural(count) && count >= 1) return { kind, offset, count: Math.min(count, inspectorLimits.maxLines) };
+  if (kind === 'bytes' && natural(start) && natural(end) && end > start) return { kind, start, end: Math.min(end, start + inspectorLimits.maxWindowBytes) };
+  return undefined;
+}
+
