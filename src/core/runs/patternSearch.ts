@@ -6,9 +6,10 @@
  *
  * A JavaScript regular expression cannot be interrupted on the thread that runs it,
  * so matching runs in a worker thread. Two ways to feed it:
- * - a local file (`RangeSource.openFile`, the filesystem blob store): `searchFile`, the
+ * - a local file (`RangeSource.openFile`, the filesystem blob store): `searchFile`, a
  *   worker reads the file itself by descriptor and matches each piece while it is in
- *   cache; the chunks not yet verified are hashed on both threads (see there);
+ *   cache; a first page of a large file runs in two lanes (two workers, one half each),
+ *   otherwise the chunks not yet verified are hashed on both threads (see there);
  * - any other source (S3, memory): `searchSlots`, below.
  *
  * `searchSlots`: the main thread reads the content in windows of
@@ -161,14 +162,15 @@ const MAIN_HASH_SHARE = 0.6;
 const PROGRESS_TICK_MS = 25;
 
 /**
- * A search over a local file (docs/contracts.md §2.10, threat model in §1.1): the worker
- * reads the file by descriptor and matches each piece while it is in cache; the chunks
- * not already in the verified-chunk cache are hashed in parallel, the first ones by the
- * worker before it matches them, the last ones by this thread from its own reads of the
- * same open file. Both threads read one file whose identity (device, inode, size, mtime,
+ * A search over a local file (docs/contracts.md §2.10, threat model in §1.1): a worker
+ * reads the file by descriptor and matches each piece while it is in cache. A first page
+ * of a large file is split in two lanes, each hashing the chunks of its half not already
+ * in the verified-chunk cache; otherwise one worker hashes the first of those chunks
+ * before it matches them and this thread the last ones, from its own reads of the same
+ * open file. Every thread reads one file whose identity (device, inode, size, mtime,
  * ctime) is taken before and after the search: when it changed, the search fails as a
- * digest mismatch, so both reads saw the same bytes under the cache's trust. A piece
- * overrunning `budgetMs`, the overall `timeoutMs` and `signal` stop the worker as in the
+ * digest mismatch, so all reads saw the same bytes under the cache's trust. A piece
+ * overrunning `budgetMs`, the overall `timeoutMs` and `signal` stop the workers as in the
  * slot search.
  */
 async function searchFile(file: OpenedFile, manifest: Manifest, options: PatternSearchOptions): Promise<PatternSearchResult> {
