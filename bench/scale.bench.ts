@@ -166,6 +166,8 @@ async function probe(dir: string, handles: string[]): Promise<void> {
   const rssTimer = setInterval(() => { rssPeak = Math.max(rssPeak, process.memoryUsage.rss()); }, 20);
   const layout = layoutOf(dir);
   const out: Record<string, number> = {};
+  // The floor: the largest ping delay of this process doing nothing for two seconds (what the machine's load alone costs).
+  out.idleStallMs = (await withStallMonitor(() => new Promise((resolve) => setTimeout(resolve, 2000)))).stallMs;
   let store!: RunStore;
   const first = await withStallMonitor(async () => {
     const t = performance.now();
@@ -262,6 +264,7 @@ async function main(): Promise<void> {
       report('  of which open and artifact re-registration (ms)', f(r.openMs));
       report('  background check of the catalog done after (ms)', f(r.settledMs));
       report('largest event-loop stall, open to first answer (ms)', f(r.startStallMs), '< 100');
+      report('  floor: largest stall of an idle loop, same process, 2 s (ms)', `${f(r.idleStallMs)} (cold run: ${f(cold.idleStallMs)})`);
       report('handle hit, median of 41 (ms)', f(r.hitMs, 2), '< 10');
       report('handle miss, median of 21 (ms)', f(r.missMs, 2), '< 10');
       report('  a miss just after the logs folder changed (lists it once) (ms)', f(r.missChangedMs));

@@ -518,7 +518,12 @@ export class CallsView {
   }
 
   private renderRow(el: HTMLElement, row: Row, i: number): void {
+    // aria-activedescendant may only name a row in the DOM (axe: aria-valid-attr-value): a
+    // recycled row gives the name up, the active row's element takes it.
+    const vp = this.list.viewport;
+    if (el.id && el.id === vp.getAttribute('aria-activedescendant') && i !== this.active) vp.removeAttribute('aria-activedescendant');
     el.id = `row-${i}`;
+    if (i === this.active) vp.setAttribute('aria-activedescendant', el.id);
     el.dataset.index = String(i);
     el.dataset.kind = row.kind;
     el.dataset.call = String(row.index);

@@ -136,6 +136,8 @@ export class DetailView {
   private current: WindowDto | undefined;
   private currentReq: WindowRequestDto | undefined;
   private seq = 0;
+  /** The window read ahead (the next page), by request key. */
+  private ahead: { key: string; reply: Promise<Reply> } | undefined;
   private pattern: { pattern: string; total: number; offset: number; matches: readonly MatchDto[]; index: number } | undefined;
   private limits: InspectorLimitsDto = { maxWindowBytes: 65536, maxLines: 1000, maxMatches: 1000, maxPatternChars: 1024, maxHandleChars: 256, maxSearchMatches: 100 };
 
@@ -348,6 +350,7 @@ export class DetailView {
 
   private resetWindow(): void {
     this.seq++;
+    this.ahead = undefined;
     this.current = undefined;
     this.currentReq = undefined;
     this.pattern = undefined;
@@ -478,9 +481,11 @@ export class DetailView {
     this.windowError.textContent = '';
     this.windowEl.setAttribute('aria-busy', 'true');
     try {
-      const reply = await this.deps.request(req.kind === 'bytes'
-        ? { type: 'fetchBytes', handle, start: req.start, end: req.end, snap }
-        : { type: 'fetchLines', handle, offset: req.offset, count: Math.min(req.count, this.limits.maxLines) });
+      // The window read ahead when it is the one asked for (Next, usually); else a request.
+      const key = this.requestKey(handle, req, snap);
+      const ahead = this.ahead?.key === key ? this.ahead.reply : undefined;
+      this.ahead = undefined;
+      const reply = await (ahead ? ahead.catch(() => this.deps.request(this.requestBody(handle, req, snap))) : this.deps.request(this.requestBody(handle, req, snap)));
       if (seq !== this.seq || reply.type !== 'window') return;
       // The round trip alone (page → host → page), apart from rendering (printed by the e2e suite).
       document.body.dataset.lastReplyMs = (performance.now() - t0).toFixed(1);
@@ -497,8 +502,10 @@ export class DetailView {
       // Timed to the frame after the text is in the DOM: the round trip a person waits for.
       requestAnimationFrame(() => {
         document.body.dataset.lastFetchMs = (performance.now() - t0).toFixed(1);
+        document.body.dataset.lastFetchReadAhead = String(ahead !== undefined);
         document.body.dataset.fetchSeq = String(seq);
       });
+      this.readAhead(handle);
     } catch (e) {
       if (seq !== this.seq) return;
       this.current = undefined;
@@ -526,16 +533,14 @@ export class DetailView {
     this.windowEl.dataset.end = String(w.end);
   }
 
-  private page(dir: -1 | 1): void {
+  /** The window Previous / Next shows: the same size, before or after the one on screen; undefined at an end. */
+  private pageRequest(dir: -1 | 1): Exclude<WindowRequestDto, { kind: 'pattern' }> | undefined {
     const req = this.currentReq;
     const w = this.current;
-    if (!req) return;
-    if (req.kind === 'pattern') { this.stepMatch(dir); return; }
+    if (!req || req.kind === 'pattern') return undefined;
     if (req.kind === 'lines') {
       const offset = Math.max(0, req.offset + dir * req.count);
-      this.fLine.value = String(offset + 1);
-      void this.fetch({ kind: 'lines', offset, count: req.count });
-      return;
+      return dir < 0 && offset === req.offset ? undefined : { kind: 'lines', offset, count: req.count };
     }
     const size = this.part?.sizeBytes ?? 0;
     const len = Math.max(1, (w ? w.end - w.start : req.end - req.start));
@@ -543,8 +548,43 @@ export class DetailView {
     const to = w?.end ?? req.end;
     const start = dir > 0 ? to : Math.max(0, from - len);
     const end = dir > 0 ? Math.min(size, to + len) : from;
-    if (start >= end) { this.deps.status(dir > 0 ? 'Already at the end.' : 'Already at the start.'); return; }
-    void this.fetch({ kind: 'bytes', start, end }, true);
+    return start < end ? { kind: 'bytes', start, end } : undefined;
+  }
+
+  private page(dir: -1 | 1): void {
+    const req = this.currentReq;
+    if (!req) return;
+    if (req.kind === 'pattern') { this.stepMatch(dir); return; }
+    const next = this.pageRequest(dir);
+    if (!next) { this.deps.status(dir > 0 ? 'Already at the end.' : 'Already at the start.'); return; }
+    if (next.kind === 'lines') this.fLine.value = String(next.offset + 1);
+    void this.fetch(next, true);
+  }
+
+  /**
+   * Read-ahead: once a window is on screen, the next one (what Next shows) is asked for
+   * in the background, so reading on costs no round trip to the host (the round trip is
+   * most of a fetch: docs/contracts.md §3.4, "Speed"). One window is kept; a failed or
+   * stale read-ahead is simply asked for again.
+   */
+  private readAhead(handle: string): void {
+    const next = this.pageRequest(1);
+    if (!next) { this.ahead = undefined; return; }
+    const key = this.requestKey(handle, next, true);
+    if (this.ahead?.key === key) return;
+    const reply = this.deps.request(this.requestBody(handle, next, true));
+    reply.catch(() => undefined);
+    this.ahead = { key, reply };
+  }
+
+  private requestKey(handle: string, req: Exclude<WindowRequestDto, { kind: 'pattern' }>, snap: boolean): string {
+    return JSON.stringify([handle, req.kind === 'bytes' ? [req.start, req.end, snap] : [req.offset, Math.min(req.count, this.limits.maxLines)]]);
+  }
+
+  private requestBody(handle: string, req: Exclude<WindowRequestDto, { kind: 'pattern' }>, snap: boolean): RequestBody {
+    return req.kind === 'bytes'
+      ? { type: 'fetchBytes', handle, start: req.start, end: req.end, snap }
+      : { type: 'fetchLines', handle, offset: req.offset, count: Math.min(req.count, this.limits.maxLines) };
   }
 
   private async find(patternArg?: string, index = 0): Promise<void> {

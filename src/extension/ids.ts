@@ -32,7 +32,8 @@ export const Ids = {
     stopRoutingForUser: 'boundedEvidence.stopRoutingForUser',
     /**
      * Opens a link into the evidence (a handle or `.tool-artifacts` range, with a window):
-     * the only command our chat answers trust (docs/contracts.md §3.4, "Links"); hidden.
+     * the only command our chat answers trust (docs/contracts.md §3.4, "Links"). From the
+     * palette ("Open Evidence Link…") it asks for a pasted link.
      */
     openEvidenceLink: 'boundedEvidence.openEvidenceLink',
     /** The diff editor on two chosen windows; optional argument `{ left, right }` (src/extension/compareWindows.ts). */

@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import type { FrameLocator, Locator } from 'playwright-core';
 import type { Workbench } from '../harness/workbench.js';
 import { closeWorkbench, openWorkbench } from './session.js';
+import { setTheme } from './theme.js';
 
 /** Browser global used inside an `evaluate` callback (it runs in the page, not in Node). */
 declare const MutationObserver: new (cb: () => void) => { observe(el: unknown, opts: Record<string, boolean>): void; disconnect(): void };
@@ -57,6 +58,10 @@ describe('Inspector across outputs and live commands in a real workbench', funct
     assert.equal(new Set(handles).size, 2);
     assert.match(await text(hits.nth(0).locator('.hit-where')), /^\S+:2$/);
     await wb.screenshot('search-across-outputs');
+    // The same state in the light theme (README screenshots come in both).
+    await setTheme(wb, view, 'Default Light Modern');
+    await wb.screenshot('search-across-outputs-light');
+    await setTheme(wb, view, 'Default Dark Modern');
 
     // The third hit is stdout's second match (line 18): the output opens there, that line marked.
     await hits.nth(2).click();
@@ -100,6 +105,9 @@ describe('Inspector across outputs and live commands in a real workbench', funct
     await row.click();
     const sizes = view.locator('#live-sizes');
     await sizes.waitFor({ timeout: 30_000 });
+    // Dark now, light at the end of the watch below (the theme does not change what is counted).
+    await wb.screenshot('live-running-command');
+    await setTheme(wb, view, 'Default Light Modern');
     // Count how often the sizes change over 3 s while it runs.
     // (The live box is re-filled on each update: watch it, read its sizes line.)
     const changes = await view.locator('#live').evaluate((box) => new Promise<string[]>((resolve) => {
@@ -121,12 +129,13 @@ describe('Inspector across outputs and live commands in a real workbench', funct
     const lastTick = Number(/^tick (\d+)$/.exec(lines[lines.length - 1]!)![1]);
     const printed = Array.from({ length: lastTick + 1 }, (_, i) => `tick ${i}\n`).join('');
     assert.ok(printed.endsWith(tail), `tail ${JSON.stringify(tail.slice(-40))} is not the end of the output`);
-    await wb.screenshot('live-running-command');
+    await wb.screenshot('live-running-command-light');
     // When it ends the recorded size replaces the live one: 80 lines.
     const expected = Array.from({ length: 80 }, (_, i) => `tick ${i}\n`).join('');
     await view.locator('#list-summary', { hasText: /^3 of 3 calls$/ }).waitFor();
     const part = view.locator('.vlist-row[data-kind="part"]:not([hidden])', { hasText: `${Buffer.byteLength(expected)} bytes` }).first();
     await part.waitFor({ timeout: 60_000 });
     assert.ok(await view.locator('#live').isHidden());
+    await setTheme(wb, view, 'Default Dark Modern');
   });
 });

@@ -12,8 +12,9 @@
  * rebuilds; a torn or altered line is skipped, counted, and every run is re-verified in
  * the background.
  *
- * Memory: one small row per run and per call (no parsed records, no previews, no
- * arguments); a call's listing fields are read back from its catalog line on demand.
+ * Memory: the rows are columns (`catalogIndex.ts`, docs/architecture.md §6), no object
+ * per run or per call, no parsed records, previews or arguments; a call's listing fields
+ * are read back from its catalog line on demand. Every loop over all rows runs in slices.
  */
 import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
@@ -24,7 +25,7 @@ import {
   type CallEntry, type CallStartEntry, type CatalogEntry, type LogStamp, 
 } from './catalogFormat.js';
 import { readCheckpoint, writeCheckpoint } from './catalogCheckpoint.js';
-import { CallRow, CatalogIndex, RunRow, SLICE_ROWS, yieldToLoop, type RowList } from './catalogIndex.js';
+import { CallRow, CatalogIndex, RunRow, Slicer, yieldToLoop, type RowList } from './catalogIndex.js';
 import { parseRunLog } from './runLog.js';
 import type { RunRecord } from './types.js';
 
@@ -32,12 +33,10 @@ import type { RunRecord } from './types.js';
 const READ_CHUNK = 128 * 1024;
 /** Catalog bytes appended after the checkpoint before a process writes a new one. */
 const CHECKPOINT_LAG_BYTES = 4 * 1024 * 1024;
-/** Longest stretch of catalog lines parsed without letting the event loop run. */
-const SLICE_MS = 8;
 /** Logs stat'ed at once while verifying. */
 const STAT_BATCH = 64;
 
-export { yieldToLoop, CallRow, RunRow, type RowList };
+export { yieldToLoop, CallRow, RunRow, Slicer, type RowList };
 
 /** Counters a test or the bench can read. */
 export interface CatalogStats {
@@ -98,7 +97,7 @@ export class Catalog {
     const c = new Catalog(dir, tenant);
     await c.loadCheckpoint();
     await c.sync();
-    if (c.x.shouldPackHandles) c.x.packHandles();
+    if (c.x.shouldPackHandles) await c.x.packHandles();
     if (!c.headerOk) await c.startOver();
     if (!c.built) await c.reconcile(true);
     else c.inBackground(() => c.reconcile(false));
@@ -164,8 +163,7 @@ export class Catalog {
       if (id !== this.fileId || st.size < this.readOffset) { this.reset(); this.fileId = id; }
       let pos = this.readOffset;
       let carry: Buffer | undefined;
-      let lines = 0;
-      let sliceStart = performance.now();
+      const slicer = new Slicer();
       while (pos < st.size) {
         const want = Math.min(READ_CHUNK, st.size - pos);
         const chunk = Buffer.allocUnsafe(want);
@@ -192,15 +190,14 @@ export class Catalog {
           else if (next > i + 1) this.damaged();
           i = next;
           // Slices by time, not bytes: cold code and a loaded machine make a chunk's cost unpredictable.
-          if (++lines % 32 === 0 && performance.now() - sliceStart > SLICE_MS) {
+          if (slicer.due()) {
             this.readOffset = base + i;
-            await yieldToLoop();
-            sliceStart = performance.now();
+            await slicer.pause();
           }
         }
         this.readOffset = base + i;
-        if (this.x.shouldPackHandles) { await yieldToLoop(); this.x.packHandles(); }
-        if (!atEnd) { await yieldToLoop(); sliceStart = performance.now(); }
+        if (this.x.shouldPackHandles) await this.x.packHandles();
+        if (!atEnd) await slicer.pause();
       }
     } finally {
       await fh.close();
@@ -401,10 +398,10 @@ export class Catalog {
       }
     }
     const lacking: string[] = [];
-    let k = 0;
+    const slicer = new Slicer();
     for (const id of onDisk) {
       if (this.x.findRun(id) < 0) lacking.push(id);
-      if (++k % 4096 === 0) await yieldToLoop();
+      if (slicer.due()) await slicer.pause();
     }
     await this.reindexMany(lacking);
     const gone: string[] = [];
@@ -414,7 +411,7 @@ export class Catalog {
       const id = this.x.runId[s]!;
       if (!onDisk.has(id)) gone.push(id);
       else if (!this.x.runFinished(s)) open.push(id);
-      if (s % SLICE_ROWS === SLICE_ROWS - 1) await yieldToLoop();
+      if (slicer.due()) await slicer.pause();
     }
     if (gone.length) await this.append(gone.map((r) => ({ k: 'del', r }) as const));
     if (st) { this.listedStamp = `${st.mtimeMs}:${st.ino}`; this.listedAt = listedAt; }

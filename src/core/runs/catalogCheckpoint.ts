@@ -3,10 +3,11 @@
  * columns, saved beside the catalog so that opening a store reads one compact file and
  * only the catalog lines appended after it, instead of parsing every catalog line.
  *
- * File `.catalog-v1.ckpt`: `BEC3`, the JSON part's byte length (u32 LE), the JSON part
- * (small fields, then each string column in length-prefixed documents of at most
- * `TEXT_CHUNK` entries, so no single parse holds the event loop), padding to 8 bytes,
- * the numeric columns (f64 LE) and the sorted handle hashes (u32 LE), then a crc32
+ * File `.catalog-v1.ckpt`: `BEC4`, the JSON part's byte length (u32 LE), the JSON part
+ * (small and sparse fields, then the run id and label columns in length-prefixed
+ * documents of at most `TEXT_CHUNK` entries, so no single parse holds the event loop),
+ * padding to 8 bytes, the numeric columns (f64 LE), the sorted handle hashes and run
+ * keys (u32 LE), then a crc32
  * (u32 LE) of everything before it. The in-memory index has the same layout
  * (catalogIndex.ts), so loading adopts the columns as they are. It names the catalog it
  * was made from (the header's random id) and the offset it covers; anything that does
@@ -18,11 +19,11 @@ import { promises as fsp } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import type { LogProblem } from './types.js';
 
-const MAGIC = 'BEC3';
+const MAGIC = 'BEC4';
 /** Entries of a string column per JSON document. */
 const TEXT_CHUNK = 16_384;
 /** Bytes checksummed between yields. */
-const CRC_SLICE = 4 * 1024 * 1024;
+const CRC_SLICE = 1024 * 1024;
 
 /** Numeric columns per run and per call (see `CatalogColumns`). */
 export const RUN_NUMBERS = 10;
@@ -39,11 +40,13 @@ export interface CatalogColumns {
   readonly table: readonly string[];
   /** Distinct run sources, indexed by a run's source number. */
   readonly sources: readonly unknown[];
+  /** Per run: id and label (null: none). */
+  readonly runText: { readonly id: string[]; readonly l: (string | null)[] };
   /**
-   * Per run: id, label, and the recorded start and finish text only when it is not the
-   * `toISOString` of its number (null otherwise: almost always).
+   * Rare text by row index: a run's recorded start and finish when not the `toISOString`
+   * of its number, a call's id when not `<run token>-<n>` (almost always empty).
    */
-  readonly runText: { readonly id: string[]; readonly l: (string | null)[]; readonly sx: (string | null)[]; readonly fx: (string | null)[] };
+  readonly sparse: { readonly sx: Record<string, string>; readonly fx: Record<string, string>; readonly callId: Record<string, string> };
   /**
    * Per run (RUN_NUMBERS each): startedMs, z, m, blobBytes, callCount, profile-hash table
    * index, flags (1 pinned, 2 ok, 4 tornTail), finishedMs (NaN: not finished), status
@@ -52,12 +55,12 @@ export interface CatalogColumns {
   readonly runNum: Float64Array;
   /** Rare per-run field by run index. */
   readonly runProblems: Record<string, readonly LogProblem[]>;
-  /** Per call: its id when it is not `<run token>-<number>` (null otherwise: almost always). */
-  readonly callId: (string | null)[];
+  /** Calls. */
+  readonly calls: number;
   /**
    * Per call (CALL_NUMBERS each): run index, startedMs, tool, status and slots table
    * indexes, bytes, blob, catOff, catLen, sub, flags (1 finished, 2 hasResult,
-   * 4 ambiguous), number n of a call id `<run token>-<n>` (0: the id is in `callId`).
+   * 4 ambiguous), number n of a call id `<run token>-<n>` (0: the id is in `sparse.callId`).
    */
   readonly callNum: Float64Array;
   /** Per call: offset and length of its `call_finished` line in the run log. */
@@ -65,6 +68,9 @@ export interface CatalogColumns {
   /** Handle lookup, sorted by key: crc32 of a handle and the index of the call that minted it. */
   readonly hashKeys: Uint32Array;
   readonly hashCalls: Uint32Array;
+  /** Run lookup, sorted by key: crc32 of a run's token (else its id) and the run's index. */
+  readonly runKeys: Uint32Array;
+  readonly runKeyRuns: Uint32Array;
 }
 
 /** Lets the event loop run between the pieces of a large read or write. */
@@ -90,16 +96,15 @@ function chunks<T>(column: readonly T[]): T[][] {
   return out;
 }
 
-type Meta = Pick<CatalogColumns, 'catalogId' | 'tenant' | 'offset' | 'built' | 'table' | 'sources' | 'runProblems'> & { runs: number; calls: number; hashes: number };
+type Meta = Pick<CatalogColumns, 'catalogId' | 'tenant' | 'offset' | 'built' | 'table' | 'sources' | 'runProblems' | 'sparse' | 'calls'> & { runs: number; hashes: number };
 
 /** The JSON part: the small fields, then every string column in chunks (one length-prefixed document each). */
 async function jsonParts(c: CatalogColumns): Promise<Buffer[]> {
   const meta: Meta = {
     catalogId: c.catalogId, tenant: c.tenant, offset: c.offset, built: c.built, table: c.table, sources: c.sources,
-    runProblems: c.runProblems, runs: c.runText.id.length, calls: c.callId.length, hashes: c.hashKeys.length,
+    runProblems: c.runProblems, sparse: c.sparse, runs: c.runText.id.length, calls: c.calls, hashes: c.hashKeys.length,
   };
-  const { id, l, sx, fx } = c.runText;
-  const docs: unknown[] = [meta, ...[id, l, sx, fx, c.callId].flatMap((col: readonly unknown[]) => chunks(col))];
+  const docs: unknown[] = [meta, ...[c.runText.id, c.runText.l].flatMap((col: readonly unknown[]) => chunks(col))];
   const out: Buffer[] = [];
   for (const d of docs) {
     const b = Buffer.from(JSON.stringify(d), 'utf8');
@@ -119,7 +124,7 @@ export async function writeCheckpoint(file: string, c: CatalogColumns): Promise<
   head.write(MAGIC, 0, 'latin1');
   head.writeUInt32LE(jsonLen, 4);
   const pad = Buffer.alloc((8 - ((8 + jsonLen) % 8)) % 8);
-  const nums = [c.runNum, c.callNum, c.callLog, c.hashKeys, c.hashCalls].map((a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength));
+  const nums = [c.runNum, c.callNum, c.callLog, c.hashKeys, c.hashCalls, c.runKeys, c.runKeyRuns].map((a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength));
   const all = [head, ...parts, pad, ...nums];
   const sum = Buffer.alloc(4);
   sum.writeUInt32LE(await crcOf(all), 0);
@@ -169,11 +174,7 @@ export async function readCheckpoint(file: string, tenant: string): Promise<Cata
     };
     const meta = (await next()) as Meta;
     if (meta.tenant !== tenant) return undefined;
-    const runText = {
-      id: await column<string>(meta.runs), l: await column<string | null>(meta.runs),
-      sx: await column<string | null>(meta.runs), fx: await column<string | null>(meta.runs),
-    };
-    const callId = await column<string | null>(meta.calls);
+    const runText = { id: await column<string>(meta.runs), l: await column<string | null>(meta.runs) };
     if (at !== 8 + jsonLen) return undefined;
     at += (8 - ((8 + jsonLen) % 8)) % 8;
     // Aligned copies: the file's buffer may not start on an 8-byte boundary.
@@ -190,8 +191,10 @@ export async function readCheckpoint(file: string, tenant: string): Promise<Cata
     const callLog = take(f64, meta.calls * 2);
     const hashKeys = take(u32, meta.hashes);
     const hashCalls = take(u32, meta.hashes);
+    const runKeys = take(u32, meta.runs);
+    const runKeyRuns = take(u32, meta.runs);
     if (at !== buf.length - 4) return undefined;
-    return { ...meta, runText, callId, runNum, callNum, callLog, hashKeys, hashCalls };
+    return { ...meta, runText, runNum, callNum, callLog, hashKeys, hashCalls, runKeys, runKeyRuns };
   } catch {
     return undefined;
   }

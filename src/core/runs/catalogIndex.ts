@@ -31,12 +31,31 @@ const CF_FINISHED = 1, CF_RESULT = 2, CF_AMBIGUOUS = 4, CF_DEAD = 8;
 const RUN_FLAGS_KEPT = RF_PINNED | RF_OK | RF_TORN;
 const CALL_FLAGS_KEPT = CF_FINISHED | CF_RESULT | CF_AMBIGUOUS;
 
-/** Rows handled between yields when a loop over every row runs in slices. */
-export const SLICE_ROWS = 8192;
-
 /** Lets the event loop run (pings, other requests) between slices of work. */
 export function yieldToLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
+ * Slices a loop by time, not by a row count: a row's cost varies with cold code, the
+ * garbage collector and a loaded machine. `due()` is checked every row (it reads the
+ * clock every 256 calls); when it says so, the loop awaits `pause()`.
+ */
+export class Slicer {
+  private start = performance.now();
+  private n = 0;
+  constructor(private readonly budgetMs = 4) {}
+  due(): boolean {
+    return (++this.n & 255) === 0 && this.dueNow();
+  }
+  /** The budget is spent (reads the clock: for loops that check once per batch). */
+  dueNow(): boolean {
+    return performance.now() - this.start > this.budgetMs;
+  }
+  async pause(): Promise<void> {
+    await yieldToLoop();
+    this.start = performance.now();
+  }
 }
 
 /** `toISOString` of a time, or undefined when it has none. */
@@ -101,45 +120,67 @@ class HashIndex {
     return out;
   }
 
+  /** A copy of every pair as it is now (memcpy of the packed arrays; the map is small). */
+  snapshot(): { keys: Uint32Array; vals: Int32Array; recent: [number, number | number[]][] } {
+    return { keys: this.keys.slice(), vals: this.vals.slice(), recent: [...this.recent].map(([k, v]) => [k, Array.isArray(v) ? [...v] : v]) };
+  }
+
   adopt(keys: Uint32Array, vals: Int32Array): void {
     this.keys = keys;
     this.vals = vals;
     this.recent.clear();
   }
 
-  /** Every pair whose slot `keep` accepts (for packing or a checkpoint). */
-  pairs(keep: (slot: number) => boolean): { keys: Uint32Array; vals: Int32Array } {
+  /** Pairs of a snapshot whose slot `map` sends to a slot (>= 0), renumbered, in slices. */
+  static async pairsOf(snap: ReturnType<HashIndex['snapshot']>, map: (slot: number) => number): Promise<{ keys: Uint32Array; vals: Int32Array }> {
     let extra = 0;
-    for (const v of this.recent.values()) extra += Array.isArray(v) ? v.length : 1;
-    const keys = new Uint32Array(this.keys.length + extra);
+    for (const [, v] of snap.recent) extra += Array.isArray(v) ? v.length : 1;
+    const keys = new Uint32Array(snap.keys.length + extra);
     const vals = new Int32Array(keys.length);
+    const slicer = new Slicer();
     let n = 0;
-    for (let i = 0; i < this.keys.length; i++) if (keep(this.vals[i]!)) { keys[n] = this.keys[i]!; vals[n++] = this.vals[i]!; }
-    for (const [k, v] of this.recent) for (const s of Array.isArray(v) ? v : [v]) if (keep(s)) { keys[n] = k; vals[n++] = s; }
+    for (let i = 0; i < snap.keys.length; i++) {
+      const to = map(snap.vals[i]!);
+      if (to >= 0) { keys[n] = snap.keys[i]!; vals[n++] = to; }
+      if (slicer.due()) await slicer.pause();
+    }
+    for (const [k, v] of snap.recent) for (const s of Array.isArray(v) ? v : [v]) { const to = map(s); if (to >= 0) { keys[n] = k; vals[n++] = to; } }
     return { keys: keys.subarray(0, n), vals: vals.subarray(0, n) };
   }
 }
 
+/** Pairs handled between clock checks of `sortPairs` (a few hundred microseconds of work). */
+const SORT_STEP = 1 << 15;
+
 /**
  * Pairs sorted by key (ties in their given order): a two-pass radix sort on 16-bit
- * digits, linear and a few milliseconds for half a million pairs (a comparator sort, or
- * even the native numeric sort of packed floats, took tens of milliseconds in one turn).
+ * digits, linear (a comparator sort, or even the native numeric sort of packed floats,
+ * took tens of milliseconds in one turn for half a million pairs), and in slices.
  */
-export function sortPairs(keys: ArrayLike<number>, vals: ArrayLike<number>): { keys: Uint32Array; vals: Int32Array } {
+export async function sortPairs(keys: ArrayLike<number>, vals: ArrayLike<number>): Promise<{ keys: Uint32Array; vals: Int32Array }> {
   const n = keys.length;
   let k = Uint32Array.from(keys);
   let v = Int32Array.from(vals);
   let k2 = new Uint32Array(n);
   let v2 = new Int32Array(n);
   const count = new Uint32Array(65537);
+  const slicer = new Slicer();
   for (let shift = 0; shift < 32; shift += 16) {
     count.fill(0);
-    for (let i = 0; i < n; i++) count[((k[i]! >>> shift) & 0xffff) + 1]!++;
+    for (let at = 0; at < n; at += SORT_STEP) {
+      const end = Math.min(n, at + SORT_STEP);
+      for (let i = at; i < end; i++) count[((k[i]! >>> shift) & 0xffff) + 1]!++;
+      if (slicer.dueNow()) await slicer.pause();
+    }
     for (let b = 0; b < 65536; b++) count[b + 1]! += count[b]!;
-    for (let i = 0; i < n; i++) {
-      const j = count[(k[i]! >>> shift) & 0xffff]!++;
-      k2[j] = k[i]!;
-      v2[j] = v[i]!;
+    for (let at = 0; at < n; at += SORT_STEP) {
+      const end = Math.min(n, at + SORT_STEP);
+      for (let i = at; i < end; i++) {
+        const j = count[(k[i]! >>> shift) & 0xffff]!++;
+        k2[j] = k[i]!;
+        v2[j] = v[i]!;
+      }
+      if (slicer.dueNow()) await slicer.pause();
     }
     const tk = k; k = k2; k2 = tk;
     const tv = v; v = v2; v2 = tv;
@@ -506,10 +547,14 @@ export class CatalogIndex {
     return this.handleIndex.recentSize > 10_000 && this.handleIndex.recentSize * 4 > this.handleIndex.packedSize;
   }
 
-  /** Moves every live finished call's handles into the sorted arrays. */
-  packHandles(): void {
-    const { keys, vals } = this.handleIndex.pairs((c) => !this.callDead(c));
-    const sorted = sortPairs(keys, vals);
+  /**
+   * Moves every live call's handles into the sorted arrays, in slices. Only the reader of
+   * new catalog lines calls it, and nothing else changes the index while it waits.
+   */
+  async packHandles(): Promise<void> {
+    const { keys, vals } = await HashIndex.pairsOf(this.handleIndex.snapshot(), (c) => (this.callDead(c) ? -1 : c));
+    await yieldToLoop();
+    const sorted = await sortPairs(keys, vals);
     this.handleIndex.adopt(sorted.keys, sorted.vals);
   }
 
@@ -655,31 +700,39 @@ export class CatalogIndex {
     const sources = [...this.sources];
     const problems = new Map(this.runProblems);
     const table = [...this.table];
-    const pairs = this.handleIndex.pairs(() => true);
+    const handles = this.handleIndex.snapshot();
     await yieldToLoop();
+    const slicer = new Slicer();
 
     const runMap = new Int32Array(nrAll).fill(-1);
     let nr = 0;
     for (let s = 0; s < nrAll; s++) if ((rNum[s * RUN_NUMBERS + R_FLAGS]! & RF_DEAD) === 0) runMap[s] = nr++;
     const runNum = new Float64Array(nr * RUN_NUMBERS);
-    const runText = { id: new Array<string>(nr), l: new Array<string | null>(nr), sx: new Array<string | null>(nr), fx: new Array<string | null>(nr) };
+    const runText = { id: new Array<string>(nr), l: new Array<string | null>(nr) };
+    const sparse = { sx: {} as Record<string, string>, fx: {} as Record<string, string>, callId: {} as Record<string, string> };
+    const runKeys = new Uint32Array(nr);
+    const runKeyRuns = new Uint32Array(nr);
     const runProblems: Record<string, readonly LogProblem[]> = {};
     for (let s = 0; s < nrAll; s++) {
       const i = runMap[s]!;
       if (i < 0) continue;
       for (let j = 0; j < RUN_NUMBERS; j++) runNum[i * RUN_NUMBERS + j] = rNum[s * RUN_NUMBERS + j]!;
       runNum[i * RUN_NUMBERS + R_FLAGS] = rNum[s * RUN_NUMBERS + R_FLAGS]! & RUN_FLAGS_KEPT;
-      runText.id[i] = ids[s]!; runText.l[i] = labels[s] ?? null; runText.sx[i] = starts.get(s) ?? null; runText.fx[i] = fins.get(s) ?? null;
+      runText.id[i] = ids[s]!; runText.l[i] = labels[s] ?? null;
+      runKeys[i] = runKey(ids[s]!);
+      runKeyRuns[i] = i;
+      const sx = starts.get(s), fx = fins.get(s);
+      if (sx !== undefined) sparse.sx[i] = sx;
+      if (fx !== undefined) sparse.fx[i] = fx;
       const pr = problems.get(s);
       if (pr) runProblems[i] = pr;
-      if (s % SLICE_ROWS === SLICE_ROWS - 1) await yieldToLoop();
+      if (slicer.due()) await slicer.pause();
     }
     const callMap = new Int32Array(ncAll).fill(-1);
     let nc = 0;
     for (let c = 0; c < ncAll; c++) if ((cNum[c * CALL_NUMBERS + C_FLAGS]! & CF_DEAD) === 0 && runMap[cNum[c * CALL_NUMBERS + C_RUN]!]! >= 0) callMap[c] = nc++;
     const callNum = new Float64Array(nc * CALL_NUMBERS);
     const callLog = new Float64Array(nc * 2);
-    const callId = new Array<string | null>(nc);
     for (let c = 0; c < ncAll; c++) {
       const i = callMap[c]!;
       if (i < 0) continue;
@@ -687,23 +740,20 @@ export class CatalogIndex {
       callNum[i * CALL_NUMBERS + C_RUN] = runMap[cNum[c * CALL_NUMBERS + C_RUN]!]!;
       callNum[i * CALL_NUMBERS + C_FLAGS] = cNum[c * CALL_NUMBERS + C_FLAGS]! & CALL_FLAGS_KEPT;
       callLog[i * 2] = cLog[c * 2]!; callLog[i * 2 + 1] = cLog[c * 2 + 1]!;
-      callId[i] = callIds.get(c) ?? null;
-      if (c % SLICE_ROWS === SLICE_ROWS - 1) await yieldToLoop();
+      const id = callIds.get(c);
+      if (id !== undefined) sparse.callId[i] = id;
+      if (slicer.due()) await slicer.pause();
     }
     // Handles of live finished calls only, renumbered.
-    const keys = new Uint32Array(pairs.keys.length);
-    const vals = new Int32Array(pairs.keys.length);
-    let nh = 0;
-    for (let i = 0; i < pairs.keys.length; i++) {
-      const c = pairs.vals[i]!;
-      if (c >= ncAll || callMap[c]! < 0 || (cNum[c * CALL_NUMBERS + C_FLAGS]! & CF_FINISHED) === 0) continue;
-      keys[nh] = pairs.keys[i]!; vals[nh++] = callMap[c]!;
-    }
+    const pairs = await HashIndex.pairsOf(handles, (c) => (c >= ncAll || (cNum[c * CALL_NUMBERS + C_FLAGS]! & CF_FINISHED) === 0 ? -1 : callMap[c]!));
     await yieldToLoop();
-    const sorted = sortPairs(keys.subarray(0, nh), vals.subarray(0, nh));
+    const sorted = await sortPairs(pairs.keys, pairs.vals);
+    await yieldToLoop();
+    const runsByKey = await sortPairs(runKeys, runKeyRuns);
+    const u32 = (a: Int32Array): Uint32Array => new Uint32Array(a.buffer, a.byteOffset, a.length);
     return {
-      ...meta, table, sources, runText, runNum, runProblems, callId, callNum, callLog,
-      hashKeys: sorted.keys, hashCalls: new Uint32Array(sorted.vals.buffer, sorted.vals.byteOffset, sorted.vals.length),
+      ...meta, table, sources, runText, sparse, runNum, runProblems, calls: nc, callNum, callLog,
+      hashKeys: sorted.keys, hashCalls: u32(sorted.vals), runKeys: runsByKey.keys, runKeyRuns: u32(runsByKey.vals),
     };
   }
 
@@ -712,54 +762,49 @@ export class CatalogIndex {
     this.table = [...cols.table];
     this.tableIndex = new Map(this.table.map((s, i) => [s, i]));
     const nr = cols.runText.id.length;
-    const nc = cols.callId.length;
+    const nc = cols.calls;
     this.runCount = nr;
     this.runNum = cols.runNum;
     this.runId = cols.runText.id; this.runL = cols.runText.l;
     this.sources = [...cols.sources];
     this.sourceIndex = new Map(this.sources.map((v, i) => [JSON.stringify(v), i]));
-    for (let s = 0; s < nr; s++) {
-      const sx = cols.runText.sx[s], fx = cols.runText.fx[s];
-      if (sx != null) this.runSX.set(s, sx);
-      if (fx != null) this.runFX.set(s, fx);
-    }
-    for (let c = 0; c < nc; c++) { const id = cols.callId[c]; if (id != null) this.callIdX.set(c, id); }
+    for (const [k, v] of Object.entries(cols.sparse.sx)) this.runSX.set(Number(k), v);
+    for (const [k, v] of Object.entries(cols.sparse.fx)) this.runFX.set(Number(k), v);
+    for (const [k, v] of Object.entries(cols.sparse.callId)) this.callIdX.set(Number(k), v);
     for (const [k, v] of Object.entries(cols.runProblems)) this.runProblems.set(Number(k), v);
     this.callCount = nc;
     this.callNum = cols.callNum;
     this.callLog = cols.callLog;
     this.liveRuns = nr;
     this.liveCalls = nc;
-    // Run lookup by token: one crc32 per run, packed and sorted (no map entry per run).
-    const keys = new Uint32Array(nr);
-    const slots = new Int32Array(nr);
-    for (let s = 0; s < nr; s++) {
-      keys[s] = runKey(this.runId[s]!);
-      slots[s] = s;
-      if (s % SLICE_ROWS === SLICE_ROWS - 1) await yieldToLoop();
-    }
-    const runs = sortPairs(keys, slots);
-    this.runsByKey.adopt(runs.keys, runs.vals);
-    await yieldToLoop();
+    // Run lookup by token, packed and sorted as saved (no map entry per run).
+    this.runsByKey.adopt(cols.runKeys, new Int32Array(cols.runKeyRuns.buffer, cols.runKeyRuns.byteOffset, cols.runKeyRuns.length));
     // Each run's calls chained in slot order; the orders are the slot orders, sorted when not already.
+    // Nothing else reads this index before `open` returns, so it may be built across turns.
+    const slicer = new Slicer();
     this.runFirst = new Int32Array(nr).fill(-1);
     this.runLast = new Int32Array(nr).fill(-1);
     this.callNext = new Int32Array(nc).fill(-1);
+    this.callOrder = new Int32Array(nc);
+    this.callOrderLen = nc;
+    this.callsSorted = true;
     for (let c = 0; c < nc; c++) {
       const r = this.cn(c, C_RUN);
       const last = this.runLast[r]!;
       if (last < 0) this.runFirst[r] = c; else this.callNext[last] = c;
       this.runLast[r] = c;
+      this.callOrder[c] = c;
+      if (c > 0 && this.callsSorted) this.callsSorted = this.compareCalls(c - 1, c) <= 0;
+      if (slicer.due()) await slicer.pause();
     }
-    this.runOrder = slots.slice();
+    this.runOrder = new Int32Array(nr);
     this.runOrderLen = nr;
-    this.callOrder = new Int32Array(nc);
-    for (let c = 0; c < nc; c++) this.callOrder[c] = c;
-    this.callOrderLen = nc;
     this.runsSorted = true;
-    for (let s = 1; s < nr && this.runsSorted; s++) this.runsSorted = this.compareRuns(s - 1, s) <= 0;
-    this.callsSorted = true;
-    for (let c = 1; c < nc && this.callsSorted; c++) this.callsSorted = this.compareCalls(c - 1, c) <= 0;
+    for (let r = 0; r < nr; r++) {
+      this.runOrder[r] = r;
+      if (r > 0 && this.runsSorted) this.runsSorted = this.compareRuns(r - 1, r) <= 0;
+      if (slicer.due()) await slicer.pause();
+    }
     this.handleIndex.adopt(cols.hashKeys, new Int32Array(cols.hashCalls.buffer, cols.hashCalls.byteOffset, cols.hashCalls.length));
   }
 }

@@ -71,6 +71,12 @@ export type ToWorker =
    */
   | {
     readonly type: 'file'; readonly setup: MatcherSetup; readonly fd: number; readonly byteCount: number; readonly pieceBytes: number;
+    /**
+     * The lane: bytes [from, to) (chunk boundaries); `startLine` lines end before `from`, and a
+     * line running into `from` belongs to the lane before; with `finish`, the line still
+     * pending at `to` is completed from the bytes after it.
+     */
+    readonly from: number; readonly to: number; readonly finish: boolean; readonly startLine: number;
     readonly hash: Uint8Array; readonly chunkDigests: Uint8Array; readonly progress: SharedArrayBuffer;
   };
 
@@ -78,7 +84,13 @@ export type ToWorker =
 export type FromWorker =
   | { readonly type: 'ready' }
   | { readonly type: 'ack' }
-  | ({ readonly type: 'done'; /** Chunks the worker hashed (a `file` search). */ readonly hashed?: number } & PatternSearchResult)
+  | ({
+    readonly type: 'done';
+    /** Chunks the worker hashed (a `file` search). */
+    readonly hashed?: number;
+    /** The content budget stopped the page (a lane of a split search is merged by it). */
+    readonly stoppedByBudget?: boolean;
+  } & PatternSearchResult)
   /** A chunk of a `file` search differs from its digest, or the file is shorter than expected. */
   | { readonly type: 'mismatch' }
   | { readonly type: 'error'; readonly message: string };

@@ -6,9 +6,10 @@
  *
  * A JavaScript regular expression cannot be interrupted on the thread that runs it,
  * so matching runs in a worker thread. Two ways to feed it:
- * - a local file (`RangeSource.openFile`, the filesystem blob store): `searchFile`, the
+ * - a local file (`RangeSource.openFile`, the filesystem blob store): `searchFile`, a
  *   worker reads the file itself by descriptor and matches each piece while it is in
- *   cache; the chunks not yet verified are hashed on both threads (see there);
+ *   cache; a first page of a large file runs in two lanes (two workers, one half each),
+ *   otherwise the chunks not yet verified are hashed on both threads (see there);
  * - any other source (S3, memory): `searchSlots`, below.
  *
  * `searchSlots`: the main thread reads the content in windows of
@@ -22,12 +23,14 @@
  * also has one overall limit (`timeoutMs`) and honours an AbortSignal.
  */
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { EvidenceError } from '../errors.js';
 import { checkChunks, chunkCount, streamVerifiedInto, type Manifest, type OpenedFile, type RangeSource } from '../integrity.js';
 import { isSet, lookupVerified, rememberVerified, setBit, verifiedChunkStats } from '../verifiedChunks.js';
 import { PATTERN_WORKER_MARK, type FromWorker, type MatcherSetup, type PatternSearchResult, type ToWorker } from './patternProtocol.js';
+import { mergeLanes, type LaneResult } from './patternMerge.js';
 
 export { cannotMatchNewline, requiredLiteral } from './patternAnalysis.js';
 export type { PatternMatch, PatternSearchResult } from './patternProtocol.js';
@@ -80,17 +83,18 @@ export function searchDeadlineMessage(timeoutMs: number, searchedBytes: number, 
 export const SEARCH_CANCELLED_MESSAGE = 'pattern search cancelled';
 
 /**
- * One idle worker kept between searches (a fresh isolate costs tens of milliseconds,
- * more under tsx): taken by the next search, returned after a clean `done`, terminated
- * after anything else (a timed-out, cancelled or failed worker may still be busy or hold
- * stale messages). Unreferenced while idle, so it never keeps a process alive.
+ * Idle workers kept between searches (a fresh isolate costs tens of milliseconds, more
+ * under tsx): taken by the next search, returned after a clean `done`, terminated after
+ * anything else (a timed-out, cancelled or failed worker may still be busy or hold stale
+ * messages). Unreferenced while idle, so they never keep a process alive.
  */
-let idleWorker: Worker | undefined;
+const idleWorkers: Worker[] = [];
 const startedWorkers = new WeakSet<Worker>();
+/** Idle workers kept: one per lane of a split search (§2.10). */
+const MAX_IDLE_WORKERS = 2;
 
 function acquireWorker(): Worker {
-  const w = idleWorker ?? startWorker();
-  idleWorker = undefined;
+  const w = idleWorkers.pop() ?? startWorker();
   w.ref();
   return w;
 }
@@ -99,10 +103,11 @@ function releaseWorker(w: Worker, clean: boolean): void {
   w.removeAllListeners('message');
   w.removeAllListeners('error');
   w.removeAllListeners('exit');
-  if (clean && idleWorker === undefined) {
-    idleWorker = w;
-    w.on('error', () => { if (idleWorker === w) idleWorker = undefined; });
-    w.on('exit', () => { if (idleWorker === w) idleWorker = undefined; });
+  if (clean && idleWorkers.length < MAX_IDLE_WORKERS) {
+    idleWorkers.push(w);
+    const drop = (): void => { const i = idleWorkers.indexOf(w); if (i !== -1) idleWorkers.splice(i, 1); };
+    w.on('error', drop);
+    w.on('exit', drop);
     w.unref();
     return;
   }
@@ -157,14 +162,15 @@ const MAIN_HASH_SHARE = 0.6;
 const PROGRESS_TICK_MS = 25;
 
 /**
- * A search over a local file (docs/contracts.md §2.10, threat model in §1.1): the worker
- * reads the file by descriptor and matches each piece while it is in cache; the chunks
- * not already in the verified-chunk cache are hashed in parallel, the first ones by the
- * worker before it matches them, the last ones by this thread from its own reads of the
- * same open file. Both threads read one file whose identity (device, inode, size, mtime,
+ * A search over a local file (docs/contracts.md §2.10, threat model in §1.1): a worker
+ * reads the file by descriptor and matches each piece while it is in cache. A first page
+ * of a large file is split in two lanes, each hashing the chunks of its half not already
+ * in the verified-chunk cache; otherwise one worker hashes the first of those chunks
+ * before it matches them and this thread the last ones, from its own reads of the same
+ * open file. Every thread reads one file whose identity (device, inode, size, mtime,
  * ctime) is taken before and after the search: when it changed, the search fails as a
- * digest mismatch, so both reads saw the same bytes under the cache's trust. A piece
- * overrunning `budgetMs`, the overall `timeoutMs` and `signal` stop the worker as in the
+ * digest mismatch, so all reads saw the same bytes under the cache's trust. A piece
+ * overrunning `budgetMs`, the overall `timeoutMs` and `signal` stop the workers as in the
  * slot search.
  */
 async function searchFile(file: OpenedFile, manifest: Manifest, options: PatternSearchOptions): Promise<PatternSearchResult> {
@@ -178,16 +184,27 @@ async function searchFile(file: OpenedFile, manifest: Manifest, options: Pattern
   const todo: number[] = [];
   for (let i = 0; i < chunks; i++) if (!known || !isSet(known, i)) todo.push(i);
   verifiedChunkStats.skipped += chunks - todo.length;
-  // Chunks from `split` on are hashed here, the ones before it by the worker.
-  const split = todo.length === 0 ? chunks : todo[Math.floor(todo.length * (1 - MAIN_HASH_SHARE))]!;
-  const workerHash = new Uint8Array(Math.ceil(chunks / 8));
-  for (const i of todo) if (i < split) setBit(workerHash, i);
-  const mainChunks = todo.filter((i) => i >= split);
   const pieceBytes = pieceBytesOf(manifest, FILE_PIECE_BYTES);
-  const progress = new SharedArrayBuffer(4);
-  const progressView = new Int32Array(progress);
-  const searched = (): number => Math.min(manifest.byteCount, Atomics.load(progressView, 0) * pieceBytes);
-  const worker = acquireWorker();
+  // A first page of a large file is split in two lanes at a chunk boundary, each lane a
+  // worker that reads, hashes (the chunks of its range not yet verified) and matches its
+  // half; otherwise one worker reads and matches everything while this thread hashes the
+  // last chunks not yet verified (MAIN_HASH_SHARE).
+  const split = options.offset === 0 && manifest.byteCount >= SPLIT_MIN_BYTES && availableParallelism() >= 2;
+  const lanes: Lane[] = [];
+  let mainChunks: number[] = [];
+  if (split) {
+    const middle = Math.floor(chunks / 2);
+    let startLine = 0;
+    for (let c = 0; c < middle; c++) startLine += manifest.chunkNewlines[c]!;
+    lanes.push(laneOf(0, middle * cs, true, 0, todo.filter((i) => i < middle), chunks));
+    lanes.push(laneOf(middle * cs, manifest.byteCount, false, startLine, todo.filter((i) => i >= middle), chunks));
+  } else {
+    const first = todo.length === 0 ? chunks : todo[Math.floor(todo.length * (1 - MAIN_HASH_SHARE))]!;
+    lanes.push(laneOf(0, manifest.byteCount, false, 0, todo.filter((i) => i < first), chunks));
+    mainChunks = todo.filter((i) => i >= first);
+  }
+  const searched = (): number => Math.min(manifest.byteCount, lanes.reduce((n, l) => n + Atomics.load(l.progress, 0) * pieceBytes, 0));
+  const workers = lanes.map(() => acquireWorker());
   let failure: Error | undefined;
   let clean = false;
   let stopped: EvidenceError | undefined;
@@ -197,40 +214,76 @@ async function searchFile(file: OpenedFile, manifest: Manifest, options: Pattern
     if (Date.now() >= overall) throw new EvidenceError('invalidArgument', searchDeadlineMessage(options.timeoutMs!, searched(), manifest.byteCount));
   };
   try {
-    const result = new Promise<FromWorker>((resolve) => {
-      worker.on('message', (r: FromWorker) => { if (r.type === 'ready') startedWorkers.add(worker); else resolve(r); });
-      worker.on('error', (e) => { failure = e; resolve({ type: 'error', message: e.message }); });
-      worker.on('exit', () => resolve({ type: 'error', message: 'pattern worker exited' }));
+    const replies = workers.map((worker, i) => {
+      const reply = new Promise<FromWorker>((resolve) => {
+        worker.on('message', (r: FromWorker) => { if (r.type === 'ready') startedWorkers.add(worker); else resolve(r); });
+        worker.on('error', (e) => { failure = e; resolve({ type: 'error', message: e.message }); });
+        worker.on('exit', () => resolve({ type: 'error', message: 'pattern worker exited' }));
+      });
+      const lane = lanes[i]!;
+      worker.postMessage({
+        type: 'file', setup: setupOf(manifest, { ...options, offset: split ? 0 : options.offset }), fd: file.fd, byteCount: manifest.byteCount, pieceBytes,
+        from: lane.from, to: lane.to, finish: lane.finish, startLine: lane.startLine,
+        hash: lane.hash, chunkDigests: manifest.chunkDigests, progress: lane.progress.buffer as SharedArrayBuffer,
+      } satisfies ToWorker);
+      return reply;
     });
-    worker.postMessage({
-      type: 'file', setup: setupOf(manifest, options), fd: file.fd, byteCount: manifest.byteCount, pieceBytes,
-      hash: workerHash, chunkDigests: manifest.chunkDigests, progress,
-    } satisfies ToWorker);
     const mine = hashFileChunks(file, manifest, mainChunks, checkStop);
-    let r: FromWorker;
+    let rs: FromWorker[];
     try {
-      r = await watchFileSearch(worker, result, mine, progressView, searched, manifest.byteCount, overall, options);
+      rs = await watchFileSearch(workers, replies, mine, lanes.map((l) => l.progress), searched, manifest.byteCount, overall, options);
     } catch (e) {
       // Stops this thread's hashing too; its own rejection is then expected and ignored.
       stopped = e as EvidenceError;
       mine.catch(() => undefined);
       throw e;
     }
-    if (r.type === 'mismatch') throw new EvidenceError('digestMismatch');
-    if (r.type === 'error') throw patternFailure(r.message, failure);
-    if (r.type !== 'done') throw new EvidenceError('backend', 'pattern search failed');
+    const done: Extract<FromWorker, { type: 'done' }>[] = [];
+    for (const r of rs) {
+      if (r.type === 'mismatch') throw new EvidenceError('digestMismatch');
+      if (r.type === 'error') throw patternFailure(r.message, failure);
+      if (r.type !== 'done') throw new EvidenceError('backend', 'pattern search failed');
+      done.push(r);
+    }
     clean = true;
     await mine;
-    verifiedChunkStats.hashed += r.hashed ?? 0;
+    for (const r of done) verifiedChunkStats.hashed += r.hashed ?? 0;
     const after = await file.stat();
     if (after.identity !== before.identity) throw new EvidenceError('digestMismatch');
     const verified = known ? Uint8Array.from(known) : new Uint8Array(Math.ceil(chunks / 8));
     for (const i of todo) setBit(verified, i);
     rememberVerified(before.identity, manifest, verified);
+    const [a, b] = done;
+    const r = b ? mergeLanes(laneResult(a!), laneResult(b), options.limit, options.maxContentChars) : a!;
     return { totalMatches: r.totalMatches, matches: r.matches, cut: r.cut };
   } finally {
-    releaseWorker(worker, clean);
+    for (const w of workers) releaseWorker(w, clean);
   }
+}
+
+/** Smallest file split in two lanes: below it a second worker costs more than it saves. */
+const SPLIT_MIN_BYTES = 8 * 1024 * 1024;
+
+/** One lane of a file search: its byte range, where its lines start, the chunks it hashes, its progress counter. */
+interface Lane {
+  readonly from: number;
+  readonly to: number;
+  /** Past `to`, complete the line still pending (the first lane of a split). */
+  readonly finish: boolean;
+  /** Lines that end before `from`. */
+  readonly startLine: number;
+  readonly hash: Uint8Array;
+  readonly progress: Int32Array;
+}
+
+function laneOf(from: number, to: number, finish: boolean, startLine: number, hashChunks: readonly number[], chunks: number): Lane {
+  const hash = new Uint8Array(Math.ceil(chunks / 8));
+  for (const i of hashChunks) setBit(hash, i);
+  return { from, to, finish, startLine, hash, progress: new Int32Array(new SharedArrayBuffer(4)) };
+}
+
+function laneResult(r: Extract<FromWorker, { type: 'done' }>): LaneResult {
+  return { totalMatches: r.totalMatches, matches: r.matches, cut: r.cut, stoppedByBudget: r.stoppedByBudget ?? false };
 }
 
 /**
@@ -240,13 +293,14 @@ async function searchFile(file: OpenedFile, manifest: Manifest, options: Pattern
  * a rejection of `mine` (this thread's hashing) fails the search at once.
  */
 function watchFileSearch(
-  worker: Worker, result: Promise<FromWorker>, mine: Promise<unknown>, progress: Int32Array, searched: () => number, byteCount: number,
+  workers: readonly Worker[], replies: readonly Promise<FromWorker>[], mine: Promise<unknown>, progress: readonly Int32Array[], searched: () => number, byteCount: number,
   overall: number, options: PatternSearchOptions,
-): Promise<FromWorker> {
-  return new Promise<FromWorker>((resolve, reject) => {
+): Promise<FromWorker[]> {
+  return new Promise<FromWorker[]>((resolve, reject) => {
     const t0 = Date.now();
-    let seen = 0;
-    let since = t0;
+    const seen = progress.map(() => 0);
+    const since = progress.map(() => t0);
+    const got: (FromWorker | undefined)[] = replies.map(() => undefined);
     let settled = false;
     const finish = (f: () => void): void => {
       if (settled) return;
@@ -259,14 +313,22 @@ function watchFileSearch(
     options.signal?.addEventListener('abort', onAbort);
     const timer = setInterval(() => {
       const now = Date.now();
-      const done = Atomics.load(progress, 0);
-      const started = startedWorkers.has(worker);
-      if (done !== seen || !started) { seen = done; since = now; }
-      if (now >= overall) finish(() => reject(new EvidenceError('invalidArgument', searchDeadlineMessage(options.timeoutMs!, searched(), byteCount))));
-      else if (!started && now - t0 > Math.max(options.budgetMs, WORKER_START_MS)) finish(() => reject(patternFailure('worker did not start', undefined)));
-      else if (started && now - since > options.budgetMs) finish(() => reject(new EvidenceError('invalidArgument', PATTERN_TIMEOUT_MESSAGE)));
+      if (now >= overall) { finish(() => reject(new EvidenceError('invalidArgument', searchDeadlineMessage(options.timeoutMs!, searched(), byteCount)))); return; }
+      workers.forEach((w, i) => {
+        if (got[i]) return;
+        const done = Atomics.load(progress[i]!, 0);
+        const started = startedWorkers.has(w);
+        if (done !== seen[i] || !started) { seen[i] = done; since[i] = now; }
+        if (!started && now - t0 > Math.max(options.budgetMs, WORKER_START_MS)) finish(() => reject(patternFailure('worker did not start', undefined)));
+        else if (started && now - since[i]! > options.budgetMs) finish(() => reject(new EvidenceError('invalidArgument', PATTERN_TIMEOUT_MESSAGE)));
+      });
     }, Math.max(1, Math.min(PROGRESS_TICK_MS, options.budgetMs)));
-    result.then((r) => finish(() => resolve(r)), () => undefined);
+    replies.forEach((p, i) => p.then((r) => {
+      got[i] = r;
+      // A lane that failed decides at once; otherwise the answer waits for every lane.
+      if (r.type !== 'done') finish(() => resolve([r]));
+      else if (got.every((x) => x !== undefined)) finish(() => resolve(got as FromWorker[]));
+    }, () => undefined));
     mine.catch((e: unknown) => finish(() => reject(e)));
   });
 }

@@ -338,40 +338,6 @@ export class PatternMatcher {
 
 const isLow = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff;
 
-/** One lane's answer: the page it collected from offset 0, and whether the content budget stopped it. */
-export interface LaneResult extends PatternSearchResult {
-  readonly stoppedByBudget: boolean;
-}
-
-/**
- * The answer of one search split in two lanes at a chunk boundary (docs/contracts.md §2.10),
- * both run with offset 0: exactly what one matcher over the whole content returns. The
- * first lane's page is taken whole; the second lane's matches continue it while the page
- * has room by the same rule `found` applies (`limit`, then `maxContentChars` counting
- * `<line_number>:<text>` and a separator), and `cut` says what it says for one matcher:
- * a returned match shown as a window, or the content budget stopping the page.
- */
-export function mergeLanes(a: LaneResult, b: LaneResult, limit: number, maxContentChars: number): PatternSearchResult {
-  const matches = [...a.matches];
-  let cut = a.cut;
-  let chars = 0;
-  matches.forEach((m, i) => { chars += (i ? 1 : 0) + String(m.line_number).length + 1 + m.text.length; });
-  if (!a.stoppedByBudget && matches.length < limit) {
-    let all = true;
-    for (const m of b.matches) {
-      if (matches.length >= limit) { all = false; break; }
-      if (m.window) cut = true;
-      const need = (matches.length ? 1 : 0) + String(m.line_number).length + 1 + m.text.length;
-      if (chars + need > maxContentChars) { cut = true; all = false; break; }
-      chars += need;
-      matches.push(m);
-    }
-    // The second lane's own budget stopped it before the page was full: so would one matcher.
-    if (all && b.stoppedByBudget && matches.length < limit) cut = true;
-  }
-  return { totalMatches: a.totalMatches + b.totalMatches, matches, cut };
-}
-
 function countBytes(buf: Buffer, a: number, b: number): number {
   let n = 0;
   for (let p = buf.indexOf(10, a); p !== -1 && p < b; p = buf.indexOf(10, p + 1)) n++;
@@ -386,31 +352,53 @@ function countBytes(buf: Buffer, a: number, b: number): number {
  * piece overruns its budget or the search is cancelled.
  */
 function searchFile(m: Extract<ToWorker, { type: 'file' }>): FromWorker {
-  const { setup, fd, byteCount, pieceBytes } = m;
+  const { setup, fd, byteCount, pieceBytes, from, to } = m;
   const cs = setup.chunkSize;
   const progress = new Int32Array(m.progress);
   const matcher = new PatternMatcher(setup);
   const buf = Buffer.allocUnsafe(Math.min(pieceBytes, Math.max(1, byteCount)));
   let hashed = 0;
-  for (let pos = 0, done = 0; pos < byteCount; pos += pieceBytes) {
-    const len = Math.min(pieceBytes, byteCount - pos);
+  let done = 0;
+  /** The piece at `pos` read and its assigned chunks checked, or undefined (short file or a digest that differs). */
+  const verifiedPiece = (pos: number, end: number): Buffer | undefined => {
+    const len = end - pos;
     let got = 0;
     while (got < len) {
       const n = readSync(fd, buf, got, len - got, pos + got);
-      if (n === 0) return { type: 'mismatch' };
+      if (n === 0) return undefined;
       got += n;
     }
     const piece = buf.subarray(0, len);
     for (let off = 0, c = pos / cs; off < len; off += cs, c++) {
       if ((m.hash[c >> 3]! & (1 << (c & 7))) === 0) continue;
       const digest = hashOf('sha256', piece.subarray(off, Math.min(off + cs, len)), 'buffer');
-      if (!digest.equals(m.chunkDigests.subarray(c * 32, c * 32 + 32))) return { type: 'mismatch' };
+      if (!digest.equals(m.chunkDigests.subarray(c * 32, c * 32 + 32))) return undefined;
       hashed++;
     }
+    return piece;
+  };
+  if (from > 0) {
+    // The line running into `from` belongs to the lane before: is `from` a line start?
+    const one = Buffer.alloc(1);
+    if (readSync(fd, one, 0, 1, from - 1) !== 1) return { type: 'mismatch' };
+    matcher.startAt(m.startLine, one[0] !== 10);
+  }
+  for (let pos = from; pos < to; pos += pieceBytes) {
+    const piece = verifiedPiece(pos, Math.min(pos + pieceBytes, to));
+    if (!piece) return { type: 'mismatch' };
     matcher.piece(piece, pos);
     Atomics.store(progress, 0, ++done);
   }
-  return { type: 'done', hashed, ...matcher.end() };
+  if (m.finish) {
+    for (let pos = to; pos < byteCount; pos += pieceBytes) {
+      const piece = verifiedPiece(pos, Math.min(pos + pieceBytes, byteCount));
+      if (!piece) return { type: 'mismatch' };
+      Atomics.store(progress, 0, ++done);
+      if (matcher.finishPending(piece)) break;
+    }
+  }
+  const r = matcher.end();
+  return { type: 'done', hashed, stoppedByBudget: matcher.stoppedByBudget, ...r };
 }
 
 /** Answers the orchestration's messages on `port`: one search at a time, pieces acknowledged in order. */

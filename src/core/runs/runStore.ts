@@ -25,7 +25,7 @@ import { ManifestCache, missingError, openVerified } from '../blobs/verifiedBlob
 import { EvidenceError } from '../errors.js';
 import { manifestOf, readVerified, streamVerified, verifyAll } from '../integrity.js';
 import { encodeUtf8 } from '../utf8.js';
-import { Catalog, yieldToLoop, type CallRow, type CatalogStats, type RowList, type RunRow } from './catalog.js';
+import { Catalog, Slicer, type CallRow, type CatalogStats, type RowList, type RunRow } from './catalog.js';
 import { callReportOf, reportPage } from './callPage.js';
 import { queryCalls, queryRuns, runStatusOf, sourceOf, summaryOf } from './catalogQuery.js';
 import { DEFAULT_CAPTURE_CAP_BYTES, DEFAULT_INLINE_ATTACHMENT_BYTES, DEFAULT_OFFLOAD_THRESHOLD_BYTES, DEFAULT_RUN_LIMITS, profileHash } from './decisions.js';
@@ -151,10 +151,13 @@ export class RunStore implements RunStoreApi {
     await this.catalog.verifyRuns(ids);
     const out: RunSummary[] = [];
     runs = this.catalog.runsOldestFirst();
-    for (let i = runs.length - 1; i >= 0; i--) {
-      const r = runs.at(i);
+    // The rows in one turn (the order may be re-sorted in place while this waits), their summaries in slices.
+    const rows: RunRow[] = [];
+    for (let i = runs.length - 1; i >= 0; i--) rows.push(runs.at(i));
+    const slicer = new Slicer();
+    for (const r of rows) {
       if (!r.dead && r.ok) out.push(summaryOf(r, this.tenant, this.isLive));
-      if (i % 10_000 === 0) await yieldToLoop();
+      if (slicer.due()) await slicer.pause();
     }
     return out;
   }

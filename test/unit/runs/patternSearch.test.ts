@@ -9,7 +9,8 @@ import { manifestOf, type RangeSource } from '../../../src/core/integrity.js';
 import { clearVerifiedChunks } from '../../../src/core/verifiedChunks.js';
 import { cannotMatchNewline, MAX_MATCH_LINE_BYTES, searchPattern, type PatternMatch, type PatternSearchOptions, type PatternSearchResult } from '../../../src/core/runs/patternSearch.js';
 import { utf8BytePattern } from '../../../src/core/runs/patternAnalysis.js';
-import { mergeLanes, PatternMatcher } from '../../../src/core/runs/patternWorker.js';
+import { mergeLanes } from '../../../src/core/runs/patternMerge.js';
+import { PatternMatcher } from '../../../src/core/runs/patternWorker.js';
 
 const isCont = (b: number | undefined): boolean => b !== undefined && (b & 0xc0) === 0x80;
 const escapeBin = (t: string): string => [...t].map((c) => (c === '\\' ? '\\\\' : c >= ' ' && c < '\x7f' ? c : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)).join('');
@@ -268,6 +269,36 @@ describe('pattern search: optimised scan vs a naive per-line reference', () => {
       }
       clearVerifiedChunks();
       await assert.rejects(searchPattern(await fileSource(bytes.subarray(0, bytes.length - 1)), m, o), /artifact digest does not match its recorded identity/);
+    });
+
+    it('a first page over a file of 8 MiB or more is searched in two lanes: the same answer as one matcher, a changed byte in either lane caught', async function () {
+      this.timeout(120_000);
+      // ~10 MiB of varied lines; a 3 MiB line straddles the middle chunk boundary (where
+      // the lanes meet) with needles before, inside and after that boundary.
+      const parts: string[] = [];
+      for (let i = 0, n = 0; n < 3_500_000; i++) n += parts[parts.push(`${i} alpha ${i % 7 === 0 ? 'NEEDLE ' : ''}beta ${'x'.repeat(i % 50)}\n`) - 1]!.length;
+      const head = parts.join('');
+      const long = `${'y'.repeat(1_000_000)}NEEDLE-in-long${'z'.repeat(2_000_000)}\n`;
+      const tail = head.replace(/alpha/g, 'gamma');
+      const text = head + long + tail;
+      const bytes = Buffer.from(text);
+      const m = manifestOf(bytes);
+      const middle = Math.floor(Math.ceil(bytes.length / 65536) / 2) * 65536;
+      assert.ok(head.length < middle && middle < head.length + long.length, 'the long line crosses the lanes\' boundary');
+      const src = await fileSource(bytes);
+      for (const [p, limit, maxContentChars] of [['NEEDLE', 5, 10_000], ['NEEDLE', 1000, 10_000], ['NEEDLE', 1000, 900], ['^\\d+ gamma', 3, 10_000], ['z{3}$', 5, 10_000], ['y\\d', 5, 10_000], ['beta x{49}$', 1000, 10_000]] as const) {
+        const o = optionsOf(p, { offset: 0, limit, maxLineChars: 200, maxContentChars });
+        clearVerifiedChunks();
+        const expected = await searchPattern(source(bytes, true), m, o);
+        assert.deepEqual(await searchPattern(src, m, o), expected, `${p} cold`);
+        assert.deepEqual(await searchPattern(src, m, o), expected, `${p} warm`);
+      }
+      for (const at of [100, middle - 1, middle, bytes.length - 2]) {
+        clearVerifiedChunks();
+        const tampered = Buffer.from(bytes);
+        tampered[at] = tampered[at]! ^ 1;
+        await assert.rejects(searchPattern(await fileSource(tampered), m, optionsOf('NEEDLE', { offset: 0, limit: 5, maxLineChars: 200, maxContentChars: 10_000 })), /artifact digest does not match its recorded identity/, `byte ${at}`);
+      }
     });
 
     it('a file whose identity changes during the search fails it, and nothing is remembered', async () => {
