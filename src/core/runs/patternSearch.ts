@@ -99,7 +99,8 @@ function acquireWorker(): Worker {
   return w;
 }
 
-function releaseWorker(w: Worker, clean: boolean): void {
+/** Returns the worker to the idle list, or terminates it (the promise of its end). */
+function releaseWorker(w: Worker, clean: boolean): Promise<unknown> {
   w.removeAllListeners('message');
   w.removeAllListeners('error');
   w.removeAllListeners('exit');
@@ -109,10 +110,9 @@ function releaseWorker(w: Worker, clean: boolean): void {
     w.on('error', drop);
     w.on('exit', drop);
     w.unref();
-    return;
+    return Promise.resolve();
   }
-  // Not awaited: the answer does not wait for the isolate to be torn down.
-  void w.terminate();
+  return w.terminate();
 }
 
 /**
@@ -257,9 +257,16 @@ async function searchFile(file: OpenedFile, manifest: Manifest, options: Pattern
     const r = b ? mergeLanes(laneResult(a!), laneResult(b), options.limit, options.maxContentChars) : a!;
     return { totalMatches: r.totalMatches, matches: r.matches, cut: r.cut };
   } finally {
-    for (const w of workers) releaseWorker(w, clean);
+    const ended = workers.map((w) => releaseWorker(w, clean));
+    // A stopped worker may still be reading: the caller closes the descriptor only once it
+    // has ended (else a reused descriptor number could name another file), waiting at most
+    // TERMINATE_WAIT_MS.
+    if (!clean) await Promise.race([Promise.all(ended), new Promise((r) => setTimeout(r, TERMINATE_WAIT_MS).unref())]);
   }
 }
+
+/** Longest wait for stopped workers to end before their file is closed. */
+const TERMINATE_WAIT_MS = 2_000;
 
 /** Smallest file split in two lanes: below it a second worker costs more than it saves. */
 const SPLIT_MIN_BYTES = 8 * 1024 * 1024;
@@ -444,7 +451,8 @@ async function searchSlots(source: RangeSource, manifest: Manifest, options: Pat
     return { totalMatches: r.totalMatches, matches: r.matches, cut: r.cut };
   } finally {
     signal?.removeEventListener('abort', onAbort);
-    releaseWorker(worker, clean);
+    // Not awaited: the answer does not wait for the isolate to be torn down (the slots stay referenced by it).
+    void releaseWorker(worker, clean);
   }
 }
 

@@ -6,6 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { BlobKey } from '../../../src/core/blobs/blobKey.js';
 import type { BlobStore } from '../../../src/core/blobs/blobStore.js';
+import type { OpenedFile } from '../../../src/core/integrity.js';
 import { RunStore } from '../../../src/core/runs/runStore.js';
 import type { RunStoreOptions } from '../../../src/core/runs/types.js';
 
@@ -49,6 +50,8 @@ export class CountingStore implements BlobStore {
     return n;
   }
   identity(key: BlobKey): Promise<string | undefined> { return this.inner.identity?.(key) ?? Promise.resolve(undefined); }
+  /** Passed through: a pattern search's workers then read the file by descriptor (those reads are not counted). */
+  openFile(key: BlobKey): Promise<OpenedFile | undefined> { return this.inner.openFile?.(key) ?? Promise.resolve(undefined); }
   delete(key: BlobKey): Promise<void> { return this.inner.delete(key); }
   deleteRun(tenant: string, runId: string): Promise<void> { return this.inner.deleteRun(tenant, runId); }
 }
