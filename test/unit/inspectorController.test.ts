@@ -269,6 +269,18 @@ describe('inspector controller over a real RunStore', () => {
     assert.deepEqual(await h.send({ type: 'locate', id: 32, handle }), { type: 'located', id: 32, ref: { runId, callId, part: 'result' } });
     const newest = (await page({ run: runId }, 0, 1)).calls[0]!;
     assert.deepEqual(await h.send({ type: 'locate', id: 33, runId }), { type: 'located', id: 33, ref: { runId, callId: newest.callId, part: 'result' } });
+    // With the list's query: where the call is in that list (as the pages give it), or that the filters hide it.
+    const ref = { runId, callId, part: 'result' };
+    for (const query of [{}, { order: 'largest' }, { tool: 'dump' }, { text: 'DUM' }, { text: handle }, { run: runId, order: 'largest' }, { tool: 'echo' }, { text: handle, tool: 'echo' }, { outcome: 'failed' }]) {
+      const q = { order: 'newest', ...query };
+      const listed = (await page(q, 0, 100)).calls.map((c) => c.callId);
+      const at = listed.indexOf(callId);
+      assert.deepEqual(await h.send({ type: 'locate', id: 34, handle, query: q }), { type: 'located', id: 34, ref, ...(at < 0 ? { hidden: true } : { index: at }) }, JSON.stringify(q));
+    }
+    // The shell call was recorded first (last of three, newest first) and is the largest.
+    assert.deepEqual(await h.send({ type: 'locate', id: 35, handle, query: { order: 'newest' } }), { type: 'located', id: 35, ref, index: 2 });
+    assert.deepEqual(await h.send({ type: 'locate', id: 35, handle, query: { order: 'largest' } }), { type: 'located', id: 35, ref, index: 0 });
+    assert.deepEqual(await h.send({ type: 'locate', id: 36, handle, query: { order: 'newest', tool: 'echo' } }), { type: 'located', id: 36, ref, hidden: true });
   });
 
   it('forwards live records as batched changes, and only while the page listens', async () => {
