@@ -305,10 +305,14 @@ describe('read_tool_output (docs/contracts.md §2.5)', () => {
   });
 
   describe('deadlines and cancellation', () => {
-    // Slow but not catastrophic: about 0.2 s per MiB piece here, far under the per-piece
-    // budget, seconds over the whole output.
+    // Slow but not catastrophic: the cost per byte grows with the line's length (every start
+    // position tries every count of words). With 68-byte lines a whole 16 MiB search took
+    // 0.73 s here over two lanes: under the 800 ms limit on an idle machine or with warm
+    // workers, so "must stop" failed. Lines of 16 times the words make it about 14 times
+    // slower (about 1.4 s per 1 MiB piece, 12 s for the whole output over two lanes here):
+    // no machine finishes it within the limit, and a piece stays far under the 20 s budget.
     const SLOW = '(\\w+ )*\\d';
-    const LINE = 'alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu\n';
+    const LINE = `${'alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu '.repeat(16).trimEnd()}\n`;
     const big = LINE.repeat(Math.ceil((16 * 1024 * 1024) / LINE.length));
 
     for (const backend of ['memory', 'filesystem'] as const) {
@@ -329,7 +333,8 @@ describe('read_tool_output (docs/contracts.md §2.5)', () => {
 
     it(`stops a slow pattern when its signal aborts, and refuses an already aborted one (${backend} store)`, async function () {
       this.timeout(60_000);
-      const aborting = await openStore(dir, { ...await blobsOf(dir, backend, 'aborting'), limits: { largeResultBytes: 16, previewBytes: 8 } });
+      // A per-piece budget far over the abort's time, so only the signal can stop this search.
+      const aborting = await openStore(dir, { ...await blobsOf(dir, backend, 'aborting'), limits: { largeResultBytes: 16, previewBytes: 8 }, reader: { patternBudgetMs: 20_000 } });
       const handle = await elided(aborting, big);
       const abort = new AbortController();
       const t = Date.now();
