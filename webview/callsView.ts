@@ -532,7 +532,9 @@ export class CallsView {
     }
     this.refresh();
     this.select(ref);
-    this.focus();
+    // Focus follows the row unless the person moved on meanwhile (typing in a field while the page came).
+    const focused = document.activeElement;
+    if (!focused || focused === document.body || this.list.viewport.contains(focused)) this.focus();
   }
 
   /** Shows (with what to do after clearing) or hides the "hidden by the filter" notice. */

@@ -116,6 +116,8 @@ async function loadDetail(ref: PartRef, window?: WindowRequestDto, link?: Excerp
 function reveal(target: { handle: string } | { runId: string }, open: (ref: PartRef) => void): void {
   const query = queryOf(calls.filters());
   rpc.request({ type: 'locate', ...target, query }).then((r) => {
+    // A call was found: something is recorded, whether or not its page has arrived.
+    emptyState.hidden = true;
     open(r.ref);
     calls.focus();
     return calls.reveal(r.ref, query, r, () => reveal(target, open));
