@@ -56,6 +56,8 @@ export interface ProbeResult {
   worstAtMs: number;
   /** Every ping over 50 ms late or round trip over 100 ms: [at, late, round trip]. */
   slow: [number, number, number][];
+  /** When (after this module's start) the CPU profile began, to place the slow pings in it. */
+  profiledFrom?: number;
   pings: number;
   peakRss: number;
   startRss: number;
@@ -97,7 +99,7 @@ export async function run(): Promise<void> {
     }
   })();
   const session = cfg.profile ? new Session() : undefined;
-  if (session) { session.connect(); await post(session, 'Profiler.enable'); await post(session, 'Profiler.setSamplingInterval', { interval: 1000 }); await post(session, 'Profiler.start'); }
+  if (session) { session.connect(); await post(session, 'Profiler.enable'); await post(session, 'Profiler.setSamplingInterval', { interval: 1000 }); await post(session, 'Profiler.start'); res.profiledFrom = performance.now() - t0; }
   const ext = vscode.extensions.getExtension<BoundedEvidenceApi>(EXTENSION_ID);
   if (!ext) throw new Error('extension under test is not loaded');
   const api = await ext.activate();
