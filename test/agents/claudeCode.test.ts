@@ -189,7 +189,8 @@ describe('Reach: Claude Code from npm with a scripted Anthropic server on loopba
     assert.ok(read, 'the read_tool_output result was given to the model');
     assert.equal(read.isError, false, read.text);
     const reply = JSON.parse(read.text) as ReadToolOutputResult;
-    assert.equal(reply.handle, handle);
+    // The model's pattern reply echoes nothing the call or the observation already said (docs/contracts.md §2.5).
+    assert.deepEqual(Object.keys(reply), ['total_matches', 'returned_lines', 'truncated', 'content', 'matches']);
     assert.equal(reply.total_matches, 1);
     // `<line_number>:<line>`: the exact error line, on line 19,201 of 38,400.
     assert.equal(reply.content, `${LOG_LINES / 2 + 1}:${NEEDLE}`);

@@ -189,7 +189,8 @@ describe('Reach: the built-in agent\'s run_in_terminal with a scripted model', (
 
     assert.ok(readReply, 'the model was given read_tool_output\'s result');
     const reply = JSON.parse(readReply) as ReadToolOutputResult;
-    assert.equal(reply.handle, handle);
+    // The model's pattern reply echoes nothing the call or the observation already said (docs/contracts.md §2.5).
+    assert.deepEqual(Object.keys(reply), ['total_matches', 'returned_lines', 'truncated', 'content', 'matches']);
     assert.equal(reply.total_matches, 1);
     assert.equal(reply.content, `${LOG_LINES / 2 + 1}:${NEEDLE}`);
     console.log(`[reach] built-in agent, ${label}: model received ${obsBytes} bytes (run_in_terminal) + ${bytesOf(readReply)} bytes (read_tool_output); needle reached at line ${reply.matches?.[0]?.line_number}`);
