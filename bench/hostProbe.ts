@@ -7,7 +7,9 @@
  * and records the timer's lateness, the longest round trip and the peak RSS of this
  * process (the extension host); meanwhile it activates the extension, asks
  * `read_tool_output` for a known handle through `vscode.lm.invokeTool` (as an agent's
- * tool call arrives), then times further hits and misses. After `seconds` it writes its
+ * tool call arrives), then times further hits and misses (through the tool and through the
+ * extension API's `read`, the core runner alone), and again through the tool after `seconds`
+ * (later in start-up: retention and the store's checks may still run). Then it writes its
  * figures to `<out>/<phase>.json` and waits for the bench to reload the window.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -48,6 +50,9 @@ export interface ProbeResult {
   /** The same reads through the extension's API (`read`): the core runner without the tool round trip. */
   apiHitsMs: number[];
   apiMissesMs: number[];
+  /** The tool's hits and misses again at the end of the window (`seconds` after the start). */
+  lateHitsMs: number[];
+  lateMissesMs: number[];
   missAnswer: string;
   /** Largest lateness of the 100 ms ping timer and largest `setContext` round trip. */
   worstLateMs: number;
@@ -79,7 +84,7 @@ export async function run(): Promise<void> {
   const t0 = performance.now();
   const cfg = JSON.parse(readFileSync(BENCH_HOST_CONFIG, 'utf8')) as ProbeConfig;
   const res: ProbeResult = {
-    phase: cfg.phase, hostUptimeMs: process.uptime() * 1000, activateMs: 0, firstAnswerMs: 0, firstAnswer: '', hitsMs: [], missesMs: [], apiHitsMs: [], apiMissesMs: [], missAnswer: '', slow: [],
+    phase: cfg.phase, hostUptimeMs: process.uptime() * 1000, activateMs: 0, firstAnswerMs: 0, firstAnswer: '', hitsMs: [], missesMs: [], apiHitsMs: [], apiMissesMs: [], lateHitsMs: [], lateMissesMs: [], missAnswer: '', slow: [],
     worstLateMs: 0, worstRoundTripMs: 0, worstAtMs: 0, pings: 0, peakRss: process.memoryUsage().rss, startRss: process.memoryUsage().rss,
   };
   let stop = false;
@@ -116,6 +121,8 @@ export async function run(): Promise<void> {
   for (const h of hits) await time(res.apiHitsMs, () => api.read({ handle: h, limit: 5 }));
   for (const h of cfg.misses) await time(res.apiMissesMs, () => api.read({ handle: h, limit: 5 }).catch(() => undefined));
   await new Promise((r) => setTimeout(r, Math.max(0, t0 + cfg.seconds * 1000 - performance.now())));
+  for (const h of hits) await time(res.lateHitsMs, () => read(h));
+  for (const h of cfg.misses) await time(res.lateMissesMs, () => read(h));
   stop = true;
   await pinging;
   if (session) {
