@@ -1,8 +1,9 @@
 /**
  * Run-layer benchmarks (issue 4), each against a baseline measured in the same run:
  * 1. read_tool_output pattern search over a 256 MiB log vs `grep -c` on the same file:
- *    first of the process, first of the output (cold verified-chunk cache), repeated
- *    (medians, ratios, peak RSS growth of the search, the machine's load average);
+ *    first of the process, first right after capture (same process: chunks verified at
+ *    write), first in a new process (cold verified-chunk cache: every chunk hashed),
+ *    repeated (medians, ratios, peak RSS growth of the search, the machine's load average);
  * 2. a lines window at offset 1,000,000 of that log through the manifest's line index:
  *    bytes read vs total, time vs a full verified scan to the same line;
  * 3. S3: a 4 KiB ranged read through the adapter, bytes the server sent (counted by a
@@ -72,27 +73,37 @@ async function main(): Promise<void> {
       if (Number(r.stdout.trim()) !== errors) throw new Error(`grep counted ${r.stdout}`);
     };
     let found = 0;
-    const search = async (): Promise<void> => { found = (await store.readToolOutput({ handle, pattern: 'ERROR', limit: 10 })).total_matches ?? -1; };
+    let current = handle;
+    const search = async (): Promise<void> => { found = (await store.readToolOutput({ handle: current, pattern: 'ERROR', limit: 10 })).total_matches ?? -1; };
     // The first search of the process starts the pattern workers (under tsx here: slower
-    // than the bundled worker) and finds no chunk in the verified-chunk cache.
+    // than the bundled worker); the chunks were marked verified when the log was written.
     const tFirst = performance.now();
     await search();
     const firstMs = performance.now() - tFirst;
     // The baseline and ours alternate, five rounds, so a loaded machine weighs on both
-    // alike: grep -c, then a first search of the output with the workers running (every
-    // chunk hashed: the verified-chunk cache emptied), then a repeated search (cache warm).
+    // alike: grep -c; a fresh capture of the log (not timed) and the first search of it in
+    // this process (its writer: every chunk marked verified at write time, docs/contracts.md
+    // §1.1); the first search as a new process sees it (every chunk hashed: the
+    // verified-chunk cache emptied); a repeated search (cache warm).
     const grepRuns: number[] = [];
+    const writtenRuns: number[] = [];
     const coldRuns: number[] = [];
     const searchRuns: number[] = [];
-    let repeatHashed = 0;
-    let repeatSkipped = 0;
+    const counted = (into: { hashed: number; skipped: number }) => async (): Promise<void> => {
+      const before = { ...verifiedChunkStats };
+      await search();
+      into.hashed += verifiedChunkStats.hashed - before.hashed;
+      into.skipped += verifiedChunkStats.skipped - before.skipped;
+    };
+    const written = { hashed: 0, skipped: 0 };
+    const cold = { hashed: 0, skipped: 0 };
+    const repeated = { hashed: 0, skipped: 0 };
     for (let round = 0; round < 5; round++) {
       grepRuns.push(...await timeRuns(1, grepOnce));
-      coldRuns.push(...await timeRuns(1, async () => { clearVerifiedChunks(); await search(); }));
-      const before = { ...verifiedChunkStats };
-      searchRuns.push(...await timeRuns(1, search));
-      repeatHashed += verifiedChunkStats.hashed - before.hashed;
-      repeatSkipped += verifiedChunkStats.skipped - before.skipped;
+      current = (await run.recordStream('import_file', { path: 'build.log' }, createReadStream(logFile, { highWaterMark: MiB }))).handle!;
+      writtenRuns.push(...await timeRuns(1, counted(written)));
+      coldRuns.push(...await timeRuns(1, async () => { clearVerifiedChunks(); await counted(cold)(); }));
+      searchRuns.push(...await timeRuns(1, counted(repeated)));
     }
     // ripgrep when installed (code-server ships one): the other baseline the issue names.
     const rg = [process.env.RG_PATH, '/usr/bin/rg', '/usr/local/bin/rg'].find((p) => p && spawnSync(p, ['--version']).status === 0);
@@ -116,10 +127,11 @@ async function main(): Promise<void> {
     report('machine load average (1 min) at the start of the searches', loadAtStart.toFixed(2));
     report('read every byte, 1 MiB reads, no hashing (median of 3)', `${median(readFloorRuns).toFixed(0)} ms`);
     report('read + sha256 of every chunk on one thread (median of 3)', `${median(hashFloorRuns).toFixed(0)} ms`);
-    report('repeated searches: chunks hashed / skipped (verified-chunk cache)', `${repeatHashed} / ${repeatSkipped}`);
+    report('chunks hashed / skipped over 5 searches: right after capture / new process / repeated', `${written.hashed} / ${written.skipped}, ${cold.hashed} / ${cold.skipped}, ${repeated.hashed} / ${repeated.skipped}`);
     report('grep -c ERROR (median of 5, alternating with ours)', `${grep.toFixed(0)} ms`);
-    report('read_tool_output pattern ERROR, first of the process (worker start, cold cache)', `${firstMs.toFixed(0)} ms, ratio vs grep -c ${(grep / firstMs).toFixed(3)}`);
-    report('read_tool_output pattern ERROR, first of an output (cold cache, median of 5)', `${median(coldRuns).toFixed(0)} ms, ratio vs grep -c ${(grep / median(coldRuns)).toFixed(3)}`, '>= 0.5');
+    report('read_tool_output pattern ERROR, first of the process (workers start; chunks verified at write)', `${firstMs.toFixed(0)} ms, ratio vs grep -c ${(grep / firstMs).toFixed(3)}`);
+    report('first search right after capture (same process, chunks verified at write; median of 5)', `${median(writtenRuns).toFixed(0)} ms, ratio vs grep -c ${(grep / median(writtenRuns)).toFixed(3)}`, '>= 0.5');
+    report('first search in a new process / cold cache (every chunk hashed; median of 5)', `${median(coldRuns).toFixed(0)} ms, ratio vs grep -c ${(grep / median(coldRuns)).toFixed(3)}`, '>= 0.5');
     report('read_tool_output pattern ERROR, repeated (median of 5)', `${median(searchRuns).toFixed(0)} ms, ${found} matches`);
     report('pattern search throughput ratio, repeated (grep time / ours)', (grep / median(searchRuns)).toFixed(3), '>= 1');
     if (rg) report('rg -c ERROR (median of 3), ratio rg time / ours repeated', `${median(rgRuns).toFixed(0)} ms, ${(median(rgRuns) / median(searchRuns)).toFixed(3)}`);

@@ -1,7 +1,10 @@
 /**
  * Verified-chunk cache (docs/contracts.md §1.1, §2.10): which chunks of one exact file
  * were already hashed and matched the manifest, so a repeated search skips re-hashing
- * them while the file is unchanged.
+ * them while the file is unchanged. The process that wrote a blob marks all its chunks at
+ * write time (`rememberWritten`): its manifest was hashed from the bytes as they were
+ * written, so even the first search in that process hashes nothing. The cache is this
+ * process's memory only: another process hashes on its first search.
  *
  * "Unchanged" is the file identity git's index uses: device, inode, size, mtime and
  * ctime in nanoseconds. Any change of identity (or of manifest) is a miss. What it
@@ -42,6 +45,18 @@ export function rememberVerified(identity: string, m: Manifest, bits: Uint8Array
   entries.delete(key);
   entries.set(key, bits);
   while (entries.size > MAX_FILES) entries.delete(entries.keys().next().value!);
+}
+
+/**
+ * Records every chunk of a file this process has just written as verified: the manifest
+ * was built from the very bytes written, and `identity` was taken from the written file
+ * once in place, the way git's index records a file it checked out (docs/contracts.md §1.1).
+ */
+export function rememberWritten(identity: string, m: Manifest): void {
+  const n = m.chunkDigests.length / 32;
+  const bits = new Uint8Array(Math.ceil(n / 8));
+  for (let i = 0; i < n; i++) setBit(bits, i);
+  rememberVerified(identity, m, bits);
 }
 
 /** Forgets everything (tests). */

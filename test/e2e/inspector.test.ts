@@ -403,6 +403,9 @@ describe('Evidence Inspector in a real workbench', function () {
     // The saved window is fetched again: the hit line, or (failing the test) an inline error.
     await view.locator('#window .wline.hit, #window-error:not(:empty)').first().waitFor({ timeout: 30_000 });
     assert.equal(await text(view.locator('#window-error')), '');
+    // The position line is written with the window; under load the restored selection may be
+    // shown twice (state, then the page that holds its row): wait for the settled text.
+    await view.locator('#window-position', { hasText: position }).waitFor({ timeout: 30_000 });
     assert.equal(await text(view.locator('#window-position')), position);
     assert.equal(await view.locator('#pattern').evaluate((e) => (e as unknown as { value: string }).value), 'error TS\\d+');
   });

@@ -22,9 +22,11 @@ export interface BlobStore {
    * Stores `body` under `key`, replacing what was there. Streamed bodies are written as
    * they arrive, in bounded memory. Atomic where the backend allows: a failed put never
    * leaves a partial object under the key (filesystem: temp file + rename; S3: one
-   * PutObject or a completed multipart upload).
+   * PutObject or a completed multipart upload). A local file store also returns the
+   * identity of the file it wrote (as `identity` below), taken once the file is in place:
+   * the writer then marks its chunks verified (docs/contracts.md §1.1).
    */
-  put(key: BlobKey, body: Uint8Array | AsyncIterable<Uint8Array>): Promise<{ sizeBytes: number }>;
+  put(key: BlobKey, body: Uint8Array | AsyncIterable<Uint8Array>): Promise<{ sizeBytes: number; identity?: string }>;
   /** Stored size in bytes, or undefined when nothing is stored under the key. */
   size(key: BlobKey): Promise<number | undefined>;
   /**

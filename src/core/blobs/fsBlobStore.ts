@@ -59,13 +59,19 @@ export class FsBlobStore implements BlobStore {
     return path.join(this.root, key.tenant, key.runId, key.callId);
   }
 
-  /** Streams the body into a temporary file, then renames it over the key's file. */
-  async put(key: BlobKey, body: Uint8Array | AsyncIterable<Uint8Array>): Promise<{ sizeBytes: number }> {
+  /**
+   * Streams the body into a temporary file, then renames it over the key's file. Returns
+   * the identity of the file as written, taken (as git's checkout does) from the still-open
+   * descriptor once the file is in place (a rename moves ctime), so it names this file
+   * even if the path is replaced meanwhile; undefined if that `fstat` fails (docs/contracts.md §1.1).
+   */
+  async put(key: BlobKey, body: Uint8Array | AsyncIterable<Uint8Array>): Promise<{ sizeBytes: number; identity?: string }> {
     const target = this.filePath(key);
     await fsp.mkdir(path.dirname(target), { recursive: true });
     const temp = `${target}~${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
     const fh = await fsp.open(temp, 'wx');
     let sizeBytes = 0;
+    let identity: string | undefined;
     try {
       try {
         const pieces = body instanceof Uint8Array ? [body] : body;
@@ -79,15 +85,17 @@ export class FsBlobStore implements BlobStore {
         }
         // Durable before it becomes visible under its key (docs/contracts.md §2.6).
         await fh.datasync();
+        await fsp.rename(temp, target);
+        identity = await fh.stat({ bigint: true }).then(identityOf, () => undefined);
       } finally {
         await fh.close();
       }
-      await fsp.rename(temp, target);
     } catch (e) {
+      // Nothing under the temporary name once it is renamed: `force` makes this a no-op then.
       await fsp.rm(temp, { force: true });
       throw e;
     }
-    return { sizeBytes };
+    return identity === undefined ? { sizeBytes } : { sizeBytes, identity };
   }
 
   /** File size, or undefined when the file is gone. */

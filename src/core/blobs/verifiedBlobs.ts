@@ -18,6 +18,7 @@ import { EvidenceError } from '../errors.js';
 import type { ManifestCache } from '../manifestCache.js';
 import { sha256Hex } from '../sha256.js';
 import { decodeManifest, encodeManifest, ManifestBuilder, type Manifest, type RangeSource } from '../integrity.js';
+import { rememberWritten } from '../verifiedChunks.js';
 import { validateBlobKey, type BlobKey } from './blobKey.js';
 import { readRange, type BlobStore } from './blobStore.js';
 
@@ -57,7 +58,7 @@ export async function putVerified(store: BlobStore, key: BlobKey, body: Uint8Arr
     if (body instanceof Uint8Array) { builder.update(body); yield body; return; }
     for await (const piece of body) { builder.update(piece); yield piece; }
   }
-  const { sizeBytes } = await store.put(key, hashed());
+  const { sizeBytes, identity } = await store.put(key, hashed());
   const manifest = builder.finish();
   if (sizeBytes !== manifest.byteCount) throw new EvidenceError('backend', 'blob store stored a different number of bytes');
   const encoded = encodeManifest(manifest);
@@ -67,6 +68,9 @@ export async function putVerified(store: BlobStore, key: BlobKey, body: Uint8Arr
     await store.delete(key).catch(() => undefined);
     throw e;
   }
+  // The manifest was hashed from the bytes as this process wrote them: a local file's
+  // chunks are verified for this process's searches until its identity changes (docs/contracts.md §1.1).
+  if (identity !== undefined) rememberWritten(identity, manifest);
   return { manifest, manifestDigest: sha256Hex(encoded) };
 }
 

@@ -54,10 +54,18 @@ export function blobStoreContract(name: string, setup: () => Promise<ContractFix
     let store: BlobStore;
     beforeEach(async () => { fx = await setup(); store = fx.store; });
     afterEach(async () => { await fx.cleanup(); });
+    /**
+     * What a put returns: the exact size; a store with file identities also returns the
+     * written file's identity, which must be the one the file has right after (§1.1).
+     */
+    const putReturns = async (body: Uint8Array | AsyncIterable<Uint8Array>, sizeBytes: number): Promise<void> => {
+      const r = await store.put(key, body);
+      assert.deepEqual(r, store.identity ? { sizeBytes, identity: await store.identity(key) } : { sizeBytes });
+    };
 
     it('round-trips a buffer put: exact size and exact ranges', async () => {
       const data = patterned(10_000);
-      assert.deepEqual(await store.put(key, data), { sizeBytes: 10_000 });
+      await putReturns(data, 10_000);
       assert.equal(await store.size(key), 10_000);
       sameBytes(await readRange(store, key, 0, 10_000), data);
       sameBytes(await readRange(store, key, 4096, 8192), data.subarray(4096, 8192));
@@ -66,7 +74,7 @@ export function blobStoreContract(name: string, setup: () => Promise<ContractFix
 
     it('round-trips a streamed put of irregular pieces byte for byte (no aws-chunked trailer stored)', async () => {
       const data = patterned(300_001, 3);
-      assert.deepEqual(await store.put(key, pieces(data, [1, 65_535, 7, 100_000, 4096])), { sizeBytes: 300_001 });
+      await putReturns(pieces(data, [1, 65_535, 7, 100_000, 4096]), 300_001);
       assert.equal(await store.size(key), 300_001);
       const back = await readRange(store, key, 0, 300_001);
       assert.equal(sha(back), sha(data));
@@ -74,7 +82,7 @@ export function blobStoreContract(name: string, setup: () => Promise<ContractFix
 
     it('streams a body larger than one S3 part (6 MiB + 17 bytes)', async () => {
       const data = patterned(6 * 1024 * 1024 + 17, 5);
-      assert.deepEqual(await store.put(key, pieces(data, [1024 * 1024 + 3])), { sizeBytes: data.length });
+      await putReturns(pieces(data, [1024 * 1024 + 3]), data.length);
       assert.equal(await store.size(key), data.length);
       sameBytes(await readRange(store, key, 5 * 1024 * 1024 - 10, 5 * 1024 * 1024 + 10), data.subarray(5 * 1024 * 1024 - 10, 5 * 1024 * 1024 + 10));
       sameBytes(await readRange(store, key, data.length - 5, data.length), data.subarray(data.length - 5));
@@ -89,7 +97,7 @@ export function blobStoreContract(name: string, setup: () => Promise<ContractFix
     });
 
     it('stores an empty blob', async () => {
-      assert.deepEqual(await store.put(key, new Uint8Array(0)), { sizeBytes: 0 });
+      await putReturns(new Uint8Array(0), 0);
       assert.equal(await store.size(key), 0);
       assert.equal((await readRange(store, key, 0, 0)).length, 0);
     });

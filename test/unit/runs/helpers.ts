@@ -41,7 +41,7 @@ export class CountingStore implements BlobStore {
   bytesRead = 0;
   reads = 0;
   constructor(private readonly inner: BlobStore) { this.kind = inner.kind; }
-  put(key: BlobKey, body: Uint8Array | AsyncIterable<Uint8Array>): Promise<{ sizeBytes: number }> { return this.inner.put(key, body); }
+  put(key: BlobKey, body: Uint8Array | AsyncIterable<Uint8Array>): Promise<{ sizeBytes: number; identity?: string }> { return this.inner.put(key, body); }
   size(key: BlobKey): Promise<number | undefined> { return this.inner.size(key); }
   async readInto(key: BlobKey, start: number, target: Uint8Array): Promise<number> {
     const n = await this.inner.readInto(key, start, target);

@@ -305,16 +305,21 @@ describe('read_tool_output (docs/contracts.md §2.5)', () => {
   });
 
   describe('deadlines and cancellation', () => {
-    // Slow but not catastrophic: about 0.2 s per MiB piece here, far under the per-piece
-    // budget, seconds over the whole output.
+    // Slow but not catastrophic: the cost per byte grows with the line's length (every start
+    // position tries every count of words). With 68-byte lines a whole 16 MiB search took
+    // 0.73 s here over two lanes: under the 800 ms limit on an idle machine or with warm
+    // workers, so "must stop" failed. Lines of 16 times the words make it about 14 times
+    // slower (about 1.4 s per 1 MiB piece, 12 s for the whole output over two lanes here):
+    // no machine finishes it within the limit, and a piece stays far under the 20 s budget.
     const SLOW = '(\\w+ )*\\d';
-    const LINE = 'alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu\n';
+    const LINE = `${'alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu '.repeat(16).trimEnd()}\n`;
     const big = LINE.repeat(Math.ceil((16 * 1024 * 1024) / LINE.length));
 
     for (const backend of ['memory', 'filesystem'] as const) {
     it(`stops a slow pattern at the overall time limit, says how far it got, and the store still answers (${backend} store)`, async function () {
       this.timeout(60_000);
-      const limited = await openStore(dir, { ...await blobsOf(dir, backend, 'limited'), limits: { largeResultBytes: 16, previewBytes: 8 }, reader: { patternBudgetMs: 20_000, searchTimeoutMs: 800 } });
+      const blobs = await blobsOf(dir, backend, 'limited');
+      const limited = await openStore(dir, { ...blobs, limits: { largeResultBytes: 16, previewBytes: 8 }, reader: { patternBudgetMs: 20_000, searchTimeoutMs: 800 } });
       const handle = await elided(limited, big);
       const t = Date.now();
       const e = await limited.readToolOutput({ handle, pattern: SLOW }).then(() => assert.fail('must stop'), (x: unknown) => x as Error);
@@ -323,13 +328,23 @@ describe('read_tool_output (docs/contracts.md §2.5)', () => {
       const searched = Number(/after (\d+) of/.exec(e.message)![1]);
       assert.ok(searched < big.length, `searched ${searched}`);
       assert.ok(took < 800 + 3_000, `took ${took} ms`);
-      const after = await limited.readToolOutput({ handle, pattern: 'omega' });
+      // The store still answers: a read of the same output, and a search of it by a store
+      // over the same storage with the default limit (the stopped search's workers were
+      // terminated; new ones start). Not a search under the 800 ms limit: on a loaded
+      // machine starting a worker alone can take longer, and that stop would be right.
+      const first = await limited.readToolOutput({ handle, offset: 0, limit: 1 });
+      assert.equal(first.content, LINE.slice(0, -1));
+      const roomy = await openStore(dir, { ...blobs, limits: { largeResultBytes: 16, previewBytes: 8 } });
+      const after = await roomy.readToolOutput({ handle, pattern: 'omega' });
       assert.deepEqual([after.total_matches, after.truncated], [0, false]);
+      const again = await roomy.readToolOutput({ handle, pattern: 'mu$' });
+      assert.deepEqual([again.total_matches, again.matches![0]!.byte_offset], [big.length / LINE.length, LINE.length - 3]);
     });
 
     it(`stops a slow pattern when its signal aborts, and refuses an already aborted one (${backend} store)`, async function () {
       this.timeout(60_000);
-      const aborting = await openStore(dir, { ...await blobsOf(dir, backend, 'aborting'), limits: { largeResultBytes: 16, previewBytes: 8 } });
+      // A per-piece budget far over the abort's time, so only the signal can stop this search.
+      const aborting = await openStore(dir, { ...await blobsOf(dir, backend, 'aborting'), limits: { largeResultBytes: 16, previewBytes: 8 }, reader: { patternBudgetMs: 20_000 } });
       const handle = await elided(aborting, big);
       const abort = new AbortController();
       const t = Date.now();
