@@ -28,7 +28,7 @@ import { CATALOG_FILE, encodeLine, entryOf, type CatalogEntry } from '../src/cor
 import { readRunLog } from '../src/core/runs/runLog.js';
 import { RunStore } from '../src/core/runs/runStore.js';
 import { reregisterArtifacts } from '../src/core/tools/artifactRecords.js';
-import type { CallFinishedRecord, RunRecord } from '../src/core/runs/types.js';
+import type { CallFilter, CallFinishedRecord, RunRecord } from '../src/core/runs/types.js';
 import { median, report, scratchDir } from './util.js';
 
 const TENANT = 'bench-tenant';
@@ -202,6 +202,18 @@ async function probe(dir: string, handles: string[]): Promise<void> {
   out.pageAgainMs = await ms(() => store.queryCalls({ offset: 0, limit: 100 }));
   out.pageFilteredMs = await ms(() => store.queryCalls({ offset: 0, limit: 100, outcome: 'failed', order: 'largest' }));
   out.runPickerMs = await ms(() => store.queryRuns({ text: 'task 4', limit: 50 }));
+  // A reveal of the oldest call (docs/contracts.md §3.4, "Reveal"): its row under the list's query, one pass, no sort.
+  const oldest = (await store.queryCalls({ offset: 0, limit: 1, order: 'oldest' })).rows[0]!;
+  const indexMs = async (q: CallFilter): Promise<number> => {
+    const times: number[] = [];
+    for (let i = 0; i < 11; i++) times.push(await ms(() => store.callIndex(q, oldest.runId, oldest.callId)));
+    return median(times);
+  };
+  const total = (await store.queryCalls({ offset: 0, limit: 1 })).total;
+  if (await store.callIndex({}, oldest.runId, oldest.callId) !== total - 1) throw new Error('the oldest call is not last in the newest-first list');
+  out.callIndexMs = await indexMs({});
+  out.callIndexLargestMs = await indexMs({ order: 'largest' });
+  out.callIndexFilteredMs = await indexMs({ order: 'largest', outcome: 'ok', text: 'task' });
   const list1 = await withStallMonitor(() => ms(() => store.listRuns()));
   out.listRunsFirstMs = list1.value;
   out.listRunsStallMs = list1.stallMs;
@@ -271,6 +283,8 @@ async function main(): Promise<void> {
       report('queryCalls first page of 100, first / again (ms)', `${f(r.pageFirstMs)} / ${f(r.pageAgainMs)}`, '< 300');
       report('queryCalls failed-only, largest first (ms)', f(r.pageFilteredMs));
       report('queryRuns picker search (ms)', f(r.runPickerMs));
+      report('callIndex of the oldest call (a reveal), median of 11 (ms)', f(r.callIndexMs), '< 50');
+      report('  largest first / largest + ok + text "task" (ms)', `${f(r.callIndexLargestMs)} / ${f(r.callIndexFilteredMs)}`, '< 50');
       report('listRuns (every run, each log stat\'ed) first / again (ms)', `${f(r.listRunsFirstMs)} / ${f(r.listRunsAgainMs)}`);
       report('  largest stall during listRuns (ms)', f(r.listRunsStallMs));
       report(`retention over every run in slices of 200 (ms), ${r.retentionDeleted} deleted`, f(r.retentionMs));

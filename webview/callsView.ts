@@ -15,7 +15,7 @@ import '@vscode-elements/elements/dist/vscode-option/index.js';
 import '@vscode-elements/elements/dist/vscode-textfield/index.js';
 import type { VscodeSingleSelect } from '@vscode-elements/elements/dist/vscode-single-select/vscode-single-select.js';
 import type { VscodeTextfield } from '@vscode-elements/elements/dist/vscode-textfield/vscode-textfield.js';
-import type { OutcomeFilterDto, PageReply, PageRequest, PartRef, RunDto } from '../src/shared/protocol.js';
+import type { ListQueryDto, OutcomeFilterDto, PageReply, PageRequest, PartRef, RunDto } from '../src/shared/protocol.js';
 import { CallsModel, outcomeOf, PAGE_SIZE, partKey, queryOf, rowRef, type Filters, type Row, type RowSource } from './callsModel.js';
 import { h, icon, replaceChildren } from './dom.js';
 import { clockTime, count, exactBytes, humanBytes, localTime, shortSha } from './format.js';
@@ -183,6 +183,8 @@ export class CallsView {
   private sourceOptions = '';
   private pendingSource = '';
   private readonly summary: HTMLElement;
+  /** Says that a revealed call is hidden by the filters, with a button that clears them. */
+  private readonly notice: HTMLElement;
   private readonly list: VirtualList<Row>;
   private readonly header: HTMLElement;
   private rows: RowSource;
@@ -246,7 +248,8 @@ export class CallsView {
         if (last >= first) this.fetchMissing(first, last);
       },
     });
-    this.element = h('section', { class: 'calls', 'aria-label': 'Calls' }, toolbar, this.header, viewport);
+    this.notice = h('div', { id: 'reveal-hidden', class: 'reveal-notice', role: 'status', hidden: true });
+    this.element = h('section', { class: 'calls', 'aria-label': 'Calls' }, toolbar, this.notice, this.header, viewport);
 
     if (initial?.filters) {
       this.text.value = initial.filters.text;
@@ -492,7 +495,68 @@ export class CallsView {
     this.updateActiveDescendant();
   }
 
+  /**
+   * Brings a revealed call into the list (docs/contracts.md §3.4, "Reveal"): the host said
+   * where it is under `query` (`index`), so its page is fetched if not held, and the row
+   * scrolled into view, selected and focused; or that the filters hide it (`hidden`), which
+   * is said next to the list with a button that clears them and then calls `again`.
+   */
+  async reveal(ref: PartRef, query: ListQueryDto, at: { index?: number; hidden?: boolean }, again: () => void): Promise<void> {
+    this.showHidden(undefined);
+    const key = CallsModel.keyOf(query);
+    if (at.hidden) {
+      if (key === CallsModel.keyOf(queryOf(this.filters()))) this.showHidden(again);
+      return;
+    }
+    if (at.index === undefined) return;
+    await this.reloading?.done;
+    // The filters changed since the host answered: that list is gone, the selection stands.
+    if (this.model.key !== key) return;
+    const fetch = async (p: number): Promise<boolean> => {
+      if (p < 0 || p * PAGE_SIZE >= this.model.total || this.model.has(p)) return this.model.key === key;
+      const reply = await this.events.page({ offset: p * PAGE_SIZE, limit: PAGE_SIZE, query });
+      return this.model.add(key, reply);
+    };
+    const p = Math.floor(at.index / PAGE_SIZE);
+    try {
+      if (!await fetch(p)) return;
+      this.select(ref);
+      // Calls recorded since the host answered move the list by a few rows: look on the neighbouring pages.
+      if (this.rows.indexOfKey(this.selectedKey!) < 0) {
+        if (!await fetch(p + 1) || !await fetch(p - 1)) return;
+        this.select(ref);
+      }
+    } catch (e) {
+      this.events.problem((e as Error).message);
+      return;
+    }
+    this.refresh();
+    this.select(ref);
+    // Focus follows the row unless the person moved on meanwhile (typing in a field while the page came).
+    const focused = document.activeElement;
+    if (!focused || focused === document.body || this.list.viewport.contains(focused)) this.focus();
+  }
+
+  /** Shows (with what to do after clearing) or hides the "hidden by the filter" notice. */
+  private showHidden(again: (() => void) | undefined): void {
+    if (!again) { this.notice.hidden = true; replaceChildren(this.notice); return; }
+    const clear = h('vscode-button', { id: 'reveal-clear', secondary: true, icon: 'clear-all' }, 'Clear filters');
+    clear.addEventListener('click', () => {
+      this.text.value = '';
+      this.tool.set('', '');
+      this.run.set('', '');
+      this.outcome.value = '';
+      this.source.value = '';
+      this.pendingSource = '';
+      this.events.changed();
+      void this.reload(true).then(again);
+    });
+    replaceChildren(this.notice, h('span', { class: 'reveal-text' }, icon('eye-closed'), ' The linked call is hidden by the filter.'), clear);
+    this.notice.hidden = false;
+  }
+
   private filtersChanged(): void {
+    this.showHidden(undefined);
     if (this.source.value) this.pendingSource = '';
     void this.reload(true);
     this.events.changed();

@@ -5,7 +5,7 @@
  * column widths and the window survive hiding through `setState`.
  */
 import type { ExcerptRangeDto, HostToWebview, InspectorViewState, PartRef, TargetDto, WindowRequestDto } from '../src/shared/protocol.js';
-import { CallsModel } from './callsModel.js';
+import { CallsModel, queryOf } from './callsModel.js';
 import { CallsView } from './callsView.js';
 import { DetailView } from './detailView.js';
 import { h } from './dom.js';
@@ -75,9 +75,7 @@ const search = new SearchView({
   nextRequestId: () => rpc.peekNextId(),
   post: (m) => rpc.send(m),
   scope: () => { const f = calls.filters(); return { tool: f.tool, run: f.run }; },
-  open: (handle, pattern, index) => {
-    rpc.request({ type: 'locate', handle }).then((r) => select(r.ref, true, { kind: 'pattern', pattern, index }), (e: Error) => status(e.message, 'error'));
-  },
+  open: (handle, pattern, index) => reveal({ handle }, (ref) => select(ref, true, { kind: 'pattern', pattern, index })),
 });
 
 /** Restored selection waiting for its call to arrive. */
@@ -110,6 +108,22 @@ async function loadDetail(ref: PartRef, window?: WindowRequestDto, link?: Excerp
   }
 }
 
+/**
+ * Opens the call a handle or run names (a link, a search hit, the tree, `@evidence
+ * /inspect`) and brings its row into the list: the host says where it is under the list's
+ * query, or that the filters hide it (docs/contracts.md §3.4, "Reveal").
+ */
+function reveal(target: { handle: string } | { runId: string }, open: (ref: PartRef) => void): void {
+  const query = queryOf(calls.filters());
+  rpc.request({ type: 'locate', ...target, query }).then((r) => {
+    // A call was found: something is recorded, whether or not its page has arrived.
+    emptyState.hidden = true;
+    open(r.ref);
+    calls.focus();
+    return calls.reveal(r.ref, query, r, () => reveal(target, open));
+  }).catch((e: Error) => status(e.message, 'error'));
+}
+
 /** Selects what the command or a restored state asked for: the host says which call a handle or run names. */
 function applyPending(): void {
   if (pendingTarget) {
@@ -118,11 +132,8 @@ function applyPending(): void {
     if (!t.handle && !t.runId) return;
     pendingWindow = undefined;
     pendingSelect = undefined;
-    rpc.request({ type: 'locate', ...(t.handle ? { handle: t.handle } : { runId: t.runId! }) }).then((r) => {
-      // A link's window (docs/contracts.md §3.4, "Links"): shown, marked and scrolled to.
-      select(r.ref, true, undefined, t.window);
-      calls.focus();
-    }, (e: Error) => status(e.message, 'error'));
+    // A link's window (docs/contracts.md §3.4, "Links"): shown, marked and scrolled to.
+    reveal(t.handle ? { handle: t.handle } : { runId: t.runId! }, (ref) => select(ref, true, undefined, t.window));
     return;
   }
   if (pendingSelect && !detail.shown) {

@@ -186,8 +186,13 @@ export interface RefreshRequest { readonly type: 'refresh'; readonly id: number 
 export interface PageRequest { readonly type: 'page'; readonly id: number; readonly offset: number; readonly limit: number; readonly query: ListQueryDto; readonly facets?: boolean }
 /** Runs whose id or label contains `text`, newest first, at most `limit` (the run picker; reply: `runs`). */
 export interface PickRunsRequest { readonly type: 'pickRuns'; readonly id: number; readonly text: string; readonly limit: number }
-/** Which call and part a handle names, or the newest call of a run (a reveal, a search hit; reply: `located`). */
-export interface LocateRequest { readonly type: 'locate'; readonly id: number; readonly handle?: string; readonly runId?: string }
+/**
+ * Which call and part a handle names, or the newest call of a run (a reveal, a search
+ * hit; reply: `located`). With `query` (the list's order and filters) the reply also says
+ * where that call is in the list, so the page can fetch its page and scroll to it
+ * (docs/contracts.md §3.4, "Reveal").
+ */
+export interface LocateRequest { readonly type: 'locate'; readonly id: number; readonly handle?: string; readonly runId?: string; readonly query?: ListQueryDto }
 /** The preview and identity of one call part (reply: `detail`). */
 export interface DetailRequest { readonly type: 'detail'; readonly id: number; readonly ref: PartRef }
 /** A byte window `[start, end)`; `snap` moves it inward to character boundaries (reply: `window`). */
@@ -268,8 +273,11 @@ export interface PageReply {
 }
 /** Reply to `pickRuns`. */
 export interface RunsReply { readonly type: 'runs'; readonly id: number; readonly runs: readonly RunDto[] }
-/** Reply to `locate`. */
-export interface LocatedReply { readonly type: 'located'; readonly id: number; readonly ref: PartRef }
+/**
+ * Reply to `locate`. When the request carried a query: `index`, the call's position in
+ * that list (0 = first row), or `hidden` when the filters leave it out.
+ */
+export interface LocatedReply { readonly type: 'located'; readonly id: number; readonly ref: PartRef; readonly index?: number; readonly hidden?: true }
 /**
  * Live records, batched (after `ready`): calls started or finished and their runs. The
  * page updates the rows it holds and asks again for the pages on screen (a new call

@@ -535,6 +535,83 @@ describe('Evidence Inspector in a real workbench', function () {
     await view.locator('#list-summary', { hasText: `${count(stored)} of ${count(stored)} calls` }).waitFor({ timeout: 60_000 });
   });
 
+  it('reveals a linked call far down the list: its page fetched, the row drawn, selected, focused and on screen; a filter that hides it says so, Clear filters brings it', async () => {
+    // The call at position 9,099 newest first is call 900 of the seed (a large result: it has a handle).
+    const logFile = findFile(wb.server.runDir, (f) => f.endsWith('.jsonl') && f.includes('bounded-evidence') && f.includes(`${path.sep}logs${path.sep}`));
+    const tenantDir = path.dirname(logFile!);
+    const store = await RunStore.open({ logsDir: path.dirname(tenantDir), tenant: path.basename(tenantDir) });
+    const far = (await store.queryCalls({ offset: 9099, limit: 1 })).rows[0]!;
+    assert.equal(far.tool, 'grep');
+    const farHandle = far.handle!;
+    assert.match(farHandle, /^res_/);
+    const openLink = async (): Promise<void> => {
+      await wb.runCommand('Bounded Evidence: Open Evidence Link…');
+      const input = wb.page.locator('.quick-input-widget input');
+      await input.waitFor({ state: 'visible' });
+      await input.fill(`${farHandle}:1-3`);
+      await input.press('Enter');
+    };
+    /** The row of call `index`: drawn, selected, inside the list's visible box, the list focused and pointing at it. */
+    const revealed = async (index: number): Promise<void> => {
+      const row = view.locator(`.vlist-row[data-kind="call"][data-call="${index}"]:not([hidden])`);
+      await row.waitFor({ timeout: 60_000 });
+      await view.locator(`.vlist-row[data-kind="call"][data-call="${index}"][aria-selected="true"]`).waitFor({ timeout: 30_000 });
+      await view.locator('#id-handle', { hasText: farHandle }).waitFor({ timeout: 30_000 });
+      const seen = await row.evaluate((el) => {
+        const d = globalThis as unknown as { document: { activeElement: { id: string } | null; querySelector(s: string): { getBoundingClientRect(): { top: number; bottom: number }; getAttribute(a: string): string | null } } };
+        const vp = d.document.querySelector('#calls');
+        const b = (el as unknown as { getBoundingClientRect(): { top: number; bottom: number } }).getBoundingClientRect();
+        const box = vp.getBoundingClientRect();
+        return { inside: b.top >= box.top - 1 && b.bottom <= box.bottom + 1, focused: d.document.activeElement?.id, active: vp.getAttribute('aria-activedescendant'), id: (el as unknown as { id: string }).id };
+      });
+      assert.deepEqual(seen, { inside: true, focused: 'calls', active: seen.id, id: seen.id });
+      assert.equal(await text(row.locator('.c1')), 'grep');
+      assert.equal(await text(row.locator('.c8')), '{"path":"src/file-900.ts"}');
+    };
+
+    // From the top of the list (only the first page held): the link lands on row 9,099.
+    await view.locator('#calls').focus();
+    await view.locator('#calls').press('Home');
+    await settled();
+    assert.equal(await view.locator('.vlist-row[data-call="9099"]').count(), 0);
+    const t0 = Date.now();
+    await openLink();
+    await revealed(9099);
+    figures.revealFarCallMs = String(Date.now() - t0);
+    await view.locator('#window-position', { hasText: 'Linked lines 1–3' }).waitFor({ timeout: 30_000 });
+    assert.equal(await view.locator('#reveal-hidden:not([hidden])').count(), 0);
+    // The keyboard goes on from it: ArrowUp is the next newer call of its run.
+    await view.locator('#calls').press('ArrowUp');
+    await view.locator('.vlist-row[data-kind="call"][data-call="9098"][aria-selected="true"]').waitFor({ timeout: 30_000 });
+
+    // A filter that keeps it: its place among grep calls (every third), newest first — calls 903 … 9,999 come before it.
+    await view.locator('#filter-tool input').fill('gr');
+    await view.locator('#filter-tool-options [role="option"]', { hasText: 'grep' }).click();
+    const grep = Array.from({ length: seeded }, (_, i) => i).filter((i) => i % 3 === 0).length;
+    await view.locator('#list-summary', { hasText: `${count(grep)} of ${count(stored)} calls` }).waitFor({ timeout: 60_000 });
+    await openLink();
+    await revealed(Array.from({ length: seeded }, (_, i) => i).filter((i) => i % 3 === 0 && i > 900).length);
+
+    // A filter that hides it: the call opens in the detail, the list says why it is not there.
+    await view.locator('#filter-tool input').fill('read');
+    await view.locator('#filter-tool-options [role="option"]', { hasText: 'read_file' }).click();
+    await view.locator('#list-summary', { hasText: `${count(seeded - grep)} of ${count(stored)} calls` }).waitFor({ timeout: 60_000 });
+    await view.locator('#id-handle').waitFor();
+    await openLink();
+    const notice = view.locator('#reveal-hidden:not([hidden])');
+    await notice.waitFor({ timeout: 30_000 });
+    assert.equal(await text(notice.locator('.reveal-text')), 'The linked call is hidden by the filter.');
+    await view.locator('#id-handle', { hasText: farHandle }).waitFor({ timeout: 30_000 });
+    await wb.screenshot('inspector-reveal-hidden-by-filter');
+    await view.locator('#reveal-clear').click();
+    await view.locator('#list-summary', { hasText: `${count(stored)} of ${count(stored)} calls` }).waitFor({ timeout: 60_000 });
+    assert.equal(await view.locator('#filter-tool input').inputValue(), '');
+    await revealed(9099);
+    await notice.waitFor({ state: 'detached', timeout: 10_000 }).catch(async () => assert.equal(await view.locator('#reveal-hidden:not([hidden])').count(), 0));
+    await view.locator('#calls').press('Home');
+    await settled();
+  });
+
   it('resizes list columns by dragging and by keyboard, and remembers them after a reload', async () => {
     const head = view.locator('#list-header .col-head[data-col="c1"]');
     const grip = view.locator('#list-header .col-resize[data-col="c1"]');

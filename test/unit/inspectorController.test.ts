@@ -10,7 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { ErrorText, FsBlobStore, RunStore } from '../../src/core/index.js';
 import { InspectorController, noStoreMessage, type InspectorActions } from '../../src/extension/inspector/controller.js';
-import type { CompareSideDto, HostToWebview, PageReply, WebviewToHost } from '../../src/shared/protocol.js';
+import type { CompareSideDto, HostToWebview, ListQueryDto, PageReply, WebviewToHost } from '../../src/shared/protocol.js';
 
 const sha = (b: Uint8Array | string): string => createHash('sha256').update(b).digest('hex');
 const enc = new TextEncoder();
@@ -269,6 +269,19 @@ describe('inspector controller over a real RunStore', () => {
     assert.deepEqual(await h.send({ type: 'locate', id: 32, handle }), { type: 'located', id: 32, ref: { runId, callId, part: 'result' } });
     const newest = (await page({ run: runId }, 0, 1)).calls[0]!;
     assert.deepEqual(await h.send({ type: 'locate', id: 33, runId }), { type: 'located', id: 33, ref: { runId, callId: newest.callId, part: 'result' } });
+    // With the list's query: where the call is in that list (as the pages give it), or that the filters hide it.
+    const ref = { runId, callId, part: 'result' };
+    const queries: Partial<ListQueryDto>[] = [{}, { order: 'largest' }, { tool: 'dump' }, { text: 'DUM' }, { text: handle }, { run: runId, order: 'largest' }, { tool: 'echo' }, { text: handle, tool: 'echo' }, { outcome: 'failed' }];
+    for (const query of queries) {
+      const q: ListQueryDto = { order: 'newest', ...query };
+      const listed = (await page({ ...q }, 0, 100)).calls.map((c) => c.callId);
+      const at = listed.indexOf(callId);
+      assert.deepEqual(await h.send({ type: 'locate', id: 34, handle, query: q }), { type: 'located', id: 34, ref, ...(at < 0 ? { hidden: true } : { index: at }) }, JSON.stringify(q));
+    }
+    // The shell call was recorded first (last of three, newest first) and is the largest.
+    assert.deepEqual(await h.send({ type: 'locate', id: 35, handle, query: { order: 'newest' } }), { type: 'located', id: 35, ref, index: 2 });
+    assert.deepEqual(await h.send({ type: 'locate', id: 35, handle, query: { order: 'largest' } }), { type: 'located', id: 35, ref, index: 0 });
+    assert.deepEqual(await h.send({ type: 'locate', id: 36, handle, query: { order: 'newest', tool: 'echo' } }), { type: 'located', id: 36, ref, hidden: true });
   });
 
   it('forwards live records as batched changes, and only while the page listens', async () => {

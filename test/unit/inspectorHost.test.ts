@@ -63,6 +63,8 @@ describe('inspector: message validation', () => {
       { type: 'pickRuns', id: 17, text: 'build', limit: 20 },
       { type: 'locate', id: 18, handle: 'out_abc-1_stdout' },
       { type: 'locate', id: 19, runId: 'run-1' },
+      { type: 'locate', id: 21, handle: 'res_abc-1', query: { order: 'largest', tool: 'run_command', run: 'run-1', outcome: 'failed', source: 'hook:claude', text: 'x'.repeat(1024) } },
+      { type: 'locate', id: 22, runId: 'run-1', query: { order: 'newest' } },
       { type: 'compareWindows', id: 20, left: { handle: 'out_a', start: 0, end: 65536 }, right: { handle: 'out_b', start: 7, end: 9 } },
     ];
     for (const m of good) assert.deepEqual(parseWebviewMessage(m), { ok: true, message: m }, JSON.stringify(m));
@@ -117,6 +119,13 @@ describe('inspector: message validation', () => {
       [{ type: 'locate', id: 13 }, 13, 'needs exactly one of "handle" and "runId"'],
       [{ type: 'locate', id: 13, handle: 'res_a', runId: 'r' }, 13, 'needs exactly one of "handle" and "runId"'],
       [{ type: 'locate', id: 13, handle: 'h'.repeat(257) }, 13, '"handle" must be 1–256 characters'],
+      // The list's query a reveal carries is checked as a page's is.
+      [{ type: 'locate', id: 14, handle: 'res_a', query: 'newest' }, 14, '"query" must be an object'],
+      [{ type: 'locate', id: 14, handle: 'res_a', query: { order: 'oldest' } }, 14, '"query.order" must be "newest" or "largest"'],
+      [{ type: 'locate', id: 14, handle: 'res_a', query: { order: 'newest', outcome: 'maybe' } }, 14, '"query.outcome" must be'],
+      [{ type: 'locate', id: 14, handle: 'res_a', query: { order: 'newest', text: 'x'.repeat(1025) } }, 14, '"text" must be 1–1024'],
+      [{ type: 'locate', id: 14, handle: 'res_a', query: { order: 'newest', offset: 3 } }, 14, 'unexpected field "offset"'],
+      [{ type: 'locate', id: 14, handle: 'res_a', index: 3 }, 14, 'unexpected field "index"'],
       [{ type: 'cancelSearch', searchId: -1 }, null, '"searchId" must be between 0'],
       [{ type: 'cancelSearch', searchId: 1, id: 2 }, 2, 'unexpected field "id"'],
       // Compare: two byte windows of at most one panel window each, nothing else.

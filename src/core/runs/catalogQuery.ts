@@ -8,7 +8,7 @@
 import { EvidenceError } from '../errors.js';
 import type { CallRow, Catalog, RowList, RunRow } from './catalog.js';
 import { outcomeOf, type CallEntry, type CallStartEntry } from './catalogFormat.js';
-import type { CallErrorCode, CallPage, CallQuery, CallStatus, CallSummary, ListedRunSource, RunQuery, RunStatus, RunSummary, StorageState } from './types.js';
+import type { CallErrorCode, CallFilter, CallPage, CallQuery, CallStatus, CallSummary, ListedRunSource, RunQuery, RunStatus, RunSummary, StorageState } from './types.js';
 
 /** An unfinished run whose log was written to within this window counts as running (another window may own it). */
 export const RUNNING_GRACE_MS = 10 * 60 * 1000;
@@ -81,17 +81,32 @@ function listOf<T extends { slot: number }>(rows: readonly T[]): RowList<T> {
   return { length: rows.length, at: (i) => rows[i]!, slotAt: (i) => rows[i]!.slot };
 }
 
-/** The rows matching the filters, in the asked order, and how many there are. */
-function selectCalls(catalog: Catalog, q: CallQuery, isLive: IsLive): { total: number; rows: CallRow[] } {
+/**
+ * The rows a query walks (oldest first) and its filter test by slot; undefined when the
+ * query names a run that is not listed (nothing matches).
+ */
+function filterOf(catalog: Catalog, q: CallFilter, isLive: IsLive): { all: RowList<CallRow>; match: (slot: number) => boolean } | undefined {
   const now = Date.now();
   const text = q.text?.toLowerCase();
   const runRow = q.runId !== undefined ? catalog.run(q.runId) : undefined;
-  if (q.runId !== undefined && !runRow) return { total: 0, rows: [] };
+  if (q.runId !== undefined && !runRow) return undefined;
   const all = runRow ? listOf(runRow.calls) : catalog.callsOldestFirst();
   const x = catalog.index;
   // The cheap tests read the columns by slot; a view is made only for a filter that needs one.
   const tool = q.tool !== undefined ? x.tableIndexOf(q.tool) : undefined;
   const sourceOk = new Map<number, boolean>();
+  // The text's tests of a tool name and of a run's id and label, once each (a run has many calls).
+  const toolText = new Map<number, boolean>();
+  const runText = new Map<number, boolean>();
+  const textOk = (slot: number, c: CallRow): boolean => {
+    const t = x.callTool(slot);
+    let ok = toolText.get(t);
+    if (ok === undefined) { ok = c.tool.toLowerCase().includes(text!); toolText.set(t, ok); }
+    if (ok) return true;
+    ok = runText.get(c.runSlot);
+    if (ok === undefined) { const r = c.run; ok = r.id.toLowerCase().includes(text!) || (r.label?.toLowerCase().includes(text!) ?? false); runText.set(c.runSlot, ok); }
+    return ok || c.id.includes(text!);
+  };
   const match = (slot: number): boolean => {
     if (x.callDead(slot) || !x.runOk(x.callRunSlot(slot))) return false;
     if (tool !== undefined && x.callTool(slot) !== tool) return false;
@@ -103,15 +118,29 @@ function selectCalls(catalog: Catalog, q: CallQuery, isLive: IsLive): { total: n
       if (ok === undefined) { ok = sourceOf(c.run).kind === q.source; sourceOk.set(c.runSlot, ok); }
       if (!ok) return false;
     }
-    if (text !== undefined && !(c.tool.toLowerCase().includes(text) || c.id.includes(text) || c.run.id.toLowerCase().includes(text) || (c.run.label?.toLowerCase().includes(text) ?? false))) return false;
+    if (text !== undefined && !textOk(slot, c)) return false;
     return true;
   };
+  return { all, match };
+}
+
+/** The `largest` order: result plus attachment bytes, then newest, then last indexed first. */
+function largestFirst(x: Catalog['index']): (a: number, b: number) => number {
+  return (a, b) => x.callBytes(b) - x.callBytes(a) || x.callStarted(b) - x.callStarted(a) || b - a;
+}
+
+/** The rows matching the filters, in the asked order, and how many there are. */
+function selectCalls(catalog: Catalog, q: CallQuery, isLive: IsLive): { total: number; rows: CallRow[] } {
+  const f = filterOf(catalog, q, isLive);
+  if (!f) return { total: 0, rows: [] };
+  const { all, match } = f;
+  const x = catalog.index;
   const order = q.order ?? 'newest';
   const end = q.offset + q.limit;
   if (order === 'largest') {
     const matched: number[] = [];
     for (let i = 0; i < all.length; i++) { const c = all.slotAt(i); if (match(c)) matched.push(c); }
-    matched.sort((a, b) => x.callBytes(b) - x.callBytes(a) || x.callStarted(b) - x.callStarted(a) || b - a);
+    matched.sort(largestFirst(x));
     return { total: matched.length, rows: matched.slice(q.offset, end).map((c) => x.call(c)) };
   }
   // Newest or oldest: walk the sorted rows, keeping only the page (no copy of every match).
@@ -125,6 +154,41 @@ function selectCalls(catalog: Catalog, q: CallQuery, isLive: IsLive): { total: n
   if (order === 'newest') for (let i = all.length - 1; i >= 0; i--) take(all.slotAt(i));
   else for (let i = 0; i < all.length; i++) take(all.slotAt(i));
   return { total, rows };
+}
+
+/**
+ * `RunStore.callIndex`: the position of one call in the list a query gives
+ * (docs/contracts.md §3.4, "Reveal"), or undefined when the filters hide it or it is not
+ * listed. One pass over the columns and no sort: the calls before it in the query's
+ * order are counted (`largest` compares each match with it, as the sort would).
+ */
+export async function callIndex(catalog: Catalog, q: CallFilter, runId: string, callId: string, isLive: IsLive): Promise<number | undefined> {
+  validateCallQuery({ ...q, offset: 0, limit: 1 });
+  await catalog.sync();
+  const x = catalog.index;
+  const run = x.findRun(runId);
+  const slot = run < 0 ? -1 : x.findCall(run, callId);
+  const f = filterOf(catalog, q, isLive);
+  // The run filter is the walk itself (its calls), not a test: a call of another run is not in it.
+  if (slot < 0 || !f || (q.runId !== undefined && q.runId !== runId) || !f.match(slot)) return undefined;
+  const { all, match } = f;
+  let before = 0;
+  if (q.order === 'largest') {
+    const cmp = largestFirst(x);
+    for (let i = 0; i < all.length; i++) { const c = all.slotAt(i); if (c !== slot && cmp(c, slot) < 0 && match(c)) before++; }
+    return before;
+  }
+  // Oldest: matches before it in the walk; newest: matches after it.
+  let after = 0;
+  let seen = false;
+  for (let i = 0; i < all.length; i++) {
+    const c = all.slotAt(i);
+    if (c === slot) { seen = true; continue; }
+    if (!match(c)) continue;
+    if (seen) after++; else before++;
+  }
+  if (!seen) return undefined;
+  return q.order === 'oldest' ? before : after;
 }
 
 /** One listed call from its row and its catalog entry. */

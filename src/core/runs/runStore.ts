@@ -27,7 +27,7 @@ import { manifestOf, readVerified, streamVerified, verifyAll } from '../integrit
 import { encodeUtf8 } from '../utf8.js';
 import { Catalog, Slicer, type CallRow, type CatalogStats, type RowList, type RunRow } from './catalog.js';
 import { callReportOf, reportPage } from './callPage.js';
-import { queryCalls, queryRuns, runStatusOf, sourceOf, summaryOf } from './catalogQuery.js';
+import { callIndex, queryCalls, queryRuns, runStatusOf, sourceOf, summaryOf } from './catalogQuery.js';
 import { DEFAULT_CAPTURE_CAP_BYTES, DEFAULT_INLINE_ATTACHMENT_BYTES, DEFAULT_OFFLOAD_THRESHOLD_BYTES, DEFAULT_RUN_LIMITS, profileHash } from './decisions.js';
 import { accessDenied, type HandleEntry } from './handles.js';
 import { checkLineCount, DEFAULT_READER_LIMITS, LINE_CUT_MARKER, readContent, validateReadArgs, type ContentView } from './reader.js';
@@ -36,7 +36,7 @@ import { Run } from './run.js';
 import { currentOwner, ownerAlive } from './owner.js';
 import { appendRecord, checkRecord, handlesOf, parseRunLog, terminateTornTail, type ReadLogResult } from './runLog.js';
 import type {
-  CallPage, CallQuery, CallReport, CallReportPage, CallReportQuery, Disposable, ListedRunSource, HandleSource, Preservation, PruneOptions, PruneResult, ReadOptions, ReadScope,
+  CallFilter, CallPage, CallQuery, CallReport, CallReportPage, CallReportQuery, Disposable, ListedRunSource, HandleSource, Preservation, PruneOptions, PruneResult, ReadOptions, ReadScope,
   ReadToolOutputArgs, ReadToolOutputResult, ReaderLimits, RecordedArtifacts, RunLimits, RunQuery, RunRecord, RunRecordEvent, RunStoreApi, RunStoreOptions, CaptureProgressEvent,
   RunSummary, StartRunOptions, StoredContent,
 } from './types.js';
@@ -165,6 +165,11 @@ export class RunStore implements RunStoreApi {
   /** One page of calls, sorted and filtered from the catalog (docs/architecture.md §6). */
   queryCalls(query: CallQuery): Promise<CallPage> {
     return queryCalls(this.catalog, query, this.isLive);
+  }
+
+  /** Where a call is in the list these filters give, or undefined when they hide it (docs/contracts.md §3.4, "Reveal"). */
+  callIndex(query: CallFilter, runId: string, callId: string): Promise<number | undefined> {
+    return callIndex(this.catalog, query, runId, callId, this.isLive);
   }
 
   /** One page of calls with their records, for the inspector's list (docs/architecture.md §6; callPage.ts). */

@@ -279,6 +279,9 @@ export interface CallPage {
 }
 
 /** `RunStore.callReports`: a page of calls as `queryCalls` selects them, plus the list's facets when asked. */
+/** The filters and order of a `CallQuery`, without its page. */
+export type CallFilter = Omit<CallQuery, 'offset' | 'limit'>;
+
 export interface CallReportQuery extends CallQuery {
   /** Also return every tool name and run source kind the tenant's listed calls and runs use (the inspector's pickers). */
   readonly withFacets?: boolean;
@@ -638,6 +641,8 @@ export interface RunStoreApi {
   prune(options: PruneOptions): Promise<PruneResult>;
   /** One page of calls from the catalog, sorted and filtered (docs/architecture.md §6). */
   queryCalls(query: CallQuery): Promise<CallPage>;
+  /** Where a call is in the list these filters give (0 = first), or undefined when they hide it: one pass, no sort (docs/contracts.md §3.4, "Reveal"). */
+  callIndex(query: CallFilter, runId: string, callId: string): Promise<number | undefined>;
   /** One page of calls with their records (the inspector's list): O(page) log reads (docs/architecture.md §6). */
   callReports(query: CallReportQuery): Promise<CallReportPage>;
   /** Runs whose id or label contains `text`, newest first, at most `limit`. */

@@ -5,9 +5,9 @@
  * (inspectorPanel.ts) supplies the editor actions and the transport; unit tests supply
  * fakes and a real `RunStore`.
  */
-import { EvidenceError, searchAllOutputs, type CallQuery, type CallReportPage, type CaptureProgressEvent, type CallFinishedRecord, type CallReport, type CallStartedRecord, type Disposable, type HandleSource, type RunRecordEvent, type RunStoreApi } from '../../core/index.js';
+import { EvidenceError, searchAllOutputs, type CallFilter, type CallQuery, type CallReportPage, type CaptureProgressEvent, type CallFinishedRecord, type CallReport, type CallStartedRecord, type Disposable, type HandleSource, type RunRecordEvent, type RunStoreApi } from '../../core/index.js';
 import type {
-  CallDto, CompareSideDto, ExcerptRangeDto, HostToWebview, LiveStreamDto, InspectorLimitsDto, PartDto, RunDto, StartActionDto, TargetDto, WebviewRequest,
+  CallDto, CompareSideDto, ExcerptRangeDto, HostToWebview, LiveStreamDto, InspectorLimitsDto, ListQueryDto, PartDto, PartRef, RunDto, StartActionDto, TargetDto, WebviewRequest,
 } from '../../shared/protocol.js';
 import { buildExcerpt } from './excerpt.js';
 import { LineIndex } from './lineIndex.js';
@@ -238,12 +238,7 @@ export class InspectorController {
     const store = await this.store();
     const t0 = performance.now();
     const q = msg.query;
-    const source = q.source?.startsWith('hook:') ? 'hook' : q.source;
-    const base: CallQuery = {
-      offset: msg.offset, limit: msg.limit, order: q.order,
-      ...(q.tool !== undefined ? { tool: q.tool } : {}), ...(q.run !== undefined ? { runId: q.run } : {}),
-      ...(q.outcome !== undefined ? { outcome: q.outcome } : {}), ...(source !== undefined ? { source: source as CallQuery['source'] } : {}),
-    };
+    const base: CallQuery = { offset: msg.offset, limit: msg.limit, ...filterOf(q) };
     const named = q.text !== undefined ? await this.callOfHandle(q.text.trim()) : undefined;
     let page: CallReportPage;
     if (named) {
@@ -276,16 +271,33 @@ export class InspectorController {
     }
   }
 
-  /** The part a handle names, or the newest call of a run. */
+  /**
+   * The part a handle names, or the newest call of a run; with the list's query, also
+   * where that call is in the list, or that the filters hide it (docs/contracts.md §3.4, "Reveal").
+   */
   private async locate(msg: Extract<WebviewRequest, { type: 'locate' }>): Promise<void> {
+    let ref: PartRef;
     if (msg.handle !== undefined) {
       const src = await this.handle(msg.handle);
-      this.post({ type: 'located', id: msg.id, ref: { runId: src.runId, callId: src.callId, part: src.name } });
-      return;
+      ref = { runId: src.runId, callId: src.callId, part: src.name };
+    } else {
+      const newest = (await (await this.store()).queryCalls({ offset: 0, limit: 1, runId: msg.runId! })).rows[0];
+      if (!newest) throw new EvidenceError('invalidArgument', 'that run has no calls in this store');
+      ref = { runId: newest.runId, callId: newest.callId, part: 'result' };
     }
-    const newest = (await (await this.store()).queryCalls({ offset: 0, limit: 1, runId: msg.runId! })).rows[0];
-    if (!newest) throw new EvidenceError('invalidArgument', 'that run has no calls in this store');
-    this.post({ type: 'located', id: msg.id, ref: { runId: newest.runId, callId: newest.callId, part: 'result' } });
+    if (!msg.query) { this.post({ type: 'located', id: msg.id, ref }); return; }
+    const index = await this.indexIn(msg.query, ref);
+    this.post({ type: 'located', id: msg.id, ref, ...(index === undefined ? { hidden: true } : { index }) });
+  }
+
+  /** Where a call is in the list a query gives (as `page` lists it), or undefined when the filters hide it. */
+  private async indexIn(q: ListQueryDto, ref: PartRef): Promise<number | undefined> {
+    const store = await this.store();
+    const named = q.text !== undefined ? await this.callOfHandle(q.text.trim()) : undefined;
+    if (!named) return store.callIndex({ ...filterOf(q), ...(q.text !== undefined ? { text: q.text } : {}) }, ref.runId, ref.callId);
+    // A whole handle as the text lists that one call, when the other filters keep it.
+    if (named.runId !== ref.runId || named.callId !== ref.callId) return undefined;
+    return (await store.callIndex(filterOf(q), ref.runId, ref.callId)) === undefined ? undefined : 0;
   }
 
   private onRecord(e: RunRecordEvent): void {
@@ -524,4 +536,13 @@ export class InspectorController {
       }
     }
   }
+}
+
+/** The store's filters and order for the list's query, without its text (a whole handle there is handled apart). */
+function filterOf(q: ListQueryDto): CallFilter {
+  const source = q.source?.startsWith('hook:') ? 'hook' : q.source;
+  return {
+    order: q.order, ...(q.tool !== undefined ? { tool: q.tool } : {}), ...(q.run !== undefined ? { runId: q.run } : {}),
+    ...(q.outcome !== undefined ? { outcome: q.outcome } : {}), ...(source !== undefined ? { source: source as CallFilter['source'] } : {}),
+  };
 }

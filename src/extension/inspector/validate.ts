@@ -179,11 +179,12 @@ function parseKnown(m: Obj, limits: InspectorLimitsDto): WebviewToHost {
       keys(m, ['id', 'text', 'limit']);
       return { type, id, text: str(m, 'text', 0, maxFilterChars), limit: int(m, 'limit', 1, maxPickRuns) };
     case 'locate': {
-      keys(m, ['id', 'handle', 'runId']);
+      keys(m, ['id', 'handle', 'runId', 'query']);
       const h = m.handle === undefined ? undefined : handle(m, limits);
       const runId = optionalStr(m, 'runId', 1, maxIdChars);
       if ((h === undefined) === (runId === undefined)) throw new Invalid('"locate" needs exactly one of "handle" and "runId"');
-      return { type, id, ...(h !== undefined ? { handle: h } : {}), ...(runId !== undefined ? { runId } : {}) };
+      const query = m.query === undefined ? undefined : listQuery(m);
+      return { type, id, ...(h !== undefined ? { handle: h } : {}), ...(runId !== undefined ? { runId } : {}), ...(query ? { query } : {}) };
     }
     case 'detail':
       keys(m, ['id', 'ref']);
