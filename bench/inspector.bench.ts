@@ -13,7 +13,7 @@ import * as assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { CATALOG_FILE } from '../src/core/runs/catalogFormat.js';
-import { findFile, Workbench } from '../test/harness/workbench.js';
+import { findFile, Workbench, type WorkbenchOptions } from '../test/harness/workbench.js';
 import { seed } from './scale.bench.js';
 import { median, report } from './util.js';
 
@@ -21,27 +21,57 @@ const RUNS = Number(process.env.BENCH_INSPECTOR_RUNS ?? 100_000);
 const OPENS = 5;
 
 
-async function main(): Promise<void> {
+/** A served workbench whose workspace storage holds `runs` seeded runs besides one captured run. */
+export interface SeededWorkbench {
+  wb: Workbench;
+  /** What `seed` returned: known handles, calls, files, seconds. */
+  seeded: Awaited<ReturnType<typeof seed>>;
+  tenantDir: string;
+}
+
+/**
+ * Opens a served workbench with this extension (retention kept from deleting the seeded
+ * runs), lets one capture create the workspace's evidence storage (its place names the
+ * tenant), then seeds `runs` runs into that storage with a fresh catalog. The running
+ * extension host does not know them yet: `reload` starts the one that opens them.
+ * `ready` is awaited before the capture (host.bench.ts lets its probe measure the empty
+ * workspace first).
+ */
+export async function seededWorkbench(label: string, runs: number, opts: Pick<WorkbenchOptions, 'payload' | 'onExit' | 'onLog'> & { ready?: () => Promise<void> } = {}): Promise<SeededWorkbench> {
   // Retention would delete the seeded runs older than 30 days in the background: keep them all.
-  const wb = await Workbench.open({ label: 'bench-inspector', workspaceSettings: { 'boundedEvidence.retention.maxAgeDays': 3650, 'boundedEvidence.retention.maxStorageMB': 1_000_000 } });
+  const wb = await Workbench.open({ label, workspaceSettings: { 'boundedEvidence.retention.maxAgeDays': 3650, 'boundedEvidence.retention.maxStorageMB': 1_000_000 }, ...opts });
   try {
-    // One capture creates the workspace's evidence storage; its place names the tenant.
+    await opts.ready?.();
     await wb.capture('echo first');
-    const view = wb.webview();
-    await view.locator('.vlist-row[data-kind="call"]').first().waitFor({ timeout: 120_000 });
+    await wb.webview().locator('.vlist-row[data-kind="call"]').first().waitFor({ timeout: 120_000 });
     const log = findFile(wb.server.runDir, (f) => f.endsWith('.jsonl') && f.includes('bounded-evidence') && f.includes(`${path.sep}logs${path.sep}`));
     assert.ok(log, 'no run log in the workspace storage');
     const tenantDir = path.dirname(log);
     const root = path.dirname(path.dirname(tenantDir));
     // A fresh catalog written by the seeder (the capture's own log is indexed when the store opens again).
     for (const f of [CATALOG_FILE, `${CATALOG_FILE}.ckpt`]) rmSync(path.join(tenantDir, f), { force: true });
-    const s = await seed(root, RUNS, path.basename(tenantDir));
-    console.log(`${RUNS.toLocaleString('en')} runs, ${s.calls.toLocaleString('en')} calls seeded in ${s.seconds.toFixed(1)} s`);
-    // A new extension host opens the seeded store (what a person gets the next morning).
-    await wb.runCommand('View: Close All Editors');
+    const seeded = await seed(root, runs, path.basename(tenantDir));
+    console.log(`${runs.toLocaleString('en')} runs, ${seeded.calls.toLocaleString('en')} calls, ${seeded.files.toLocaleString('en')} files and folders seeded in ${seeded.seconds.toFixed(1)} s`);
+    return { wb, seeded, tenantDir };
+  } catch (e) {
+    await wb.close();
+    throw e;
+  }
+}
+
+/** Reloads the window: a new extension host opens the storage (what a person gets the next morning). */
+export async function reload(wb: Workbench): Promise<void> {
+  await wb.runCommand('View: Close All Editors');
+  await wb.runCommand('Developer: Reload Window');
+  await wb.page.locator('.monaco-workbench').waitFor({ timeout: 120_000 });
+}
+
+async function main(): Promise<void> {
+  const { wb, seeded: s } = await seededWorkbench('bench-inspector', RUNS);
+  try {
+    const view = wb.webview();
     const t0 = Date.now();
-    await wb.runCommand('Developer: Reload Window');
-    await wb.page.locator('.monaco-workbench').waitFor({ timeout: 120_000 });
+    await reload(wb);
     // Every seeded call listed (the capture's own run joins when the store's background check has indexed it).
     const listed = async (): Promise<void> => {
       const summary = view.locator('#list-summary', { hasText: /^([\d,]+) of \1 calls$/ });
@@ -84,4 +114,5 @@ async function main(): Promise<void> {
   }
 }
 
-void main().catch((e: unknown) => { console.error(e); process.exit(1); });
+// Run as a benchmark, not when another bench imports `seededWorkbench`.
+if (require.main === module) void main().catch((e: unknown) => { console.error(e); process.exit(1); });

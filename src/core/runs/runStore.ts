@@ -375,9 +375,14 @@ export class RunStore implements RunStoreApi {
     let examined = 0;
     let last: RunRow | undefined;
     const candidates: RunRow[] = [];
+    // By age, runs are in start order and a run finishes after it starts: from the first one
+    // started within the limit on, none has expired, so the walk ends there instead of
+    // checking every run's log at each start-up (docs/architecture.md §6, retention).
+    let young = false;
     for (; i < runs.length && examined < budget; i++) {
       const r = runs.at(i);
       if (r.dead || !r.ok) continue;
+      if (phase === 'a' && now - r.startedMs <= options.maxAgeMs!) { young = true; break; }
       examined++;
       last = r;
       candidates.push(r);
@@ -396,7 +401,7 @@ export class RunStore implements RunStoreApi {
       freedBytes += size;
       total -= size;
     }
-    const doneWithPhase = i >= runs.length || (phase === 'b' && total <= options.maxBytes!);
+    const doneWithPhase = i >= runs.length || young || (phase === 'b' && total <= options.maxBytes!);
     if (!doneWithPhase && last) return { deletedRuns, freedBytes, more: true, cursor: `${phase}:${runKey(last)}` };
     if (phase === 'a' && options.maxBytes !== undefined) return { deletedRuns, freedBytes, more: true, cursor: 'b:' };
     return { deletedRuns, freedBytes, more: false };

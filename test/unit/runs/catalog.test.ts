@@ -324,6 +324,20 @@ describe('catalog: an index of runs, calls and handles (docs/architecture.md §6
     assert.deepEqual([res.deletedRuns, res.more], [[], true]);
   });
 
+  it('retention by age ends at the first run started within the limit: no later run is examined', async () => {
+    const store = await openStore(dir, SMALL);
+    for (let i = 0; i < 6; i++) {
+      const r = await store.startRun({ label: `r${i}` });
+      await r.recordResult('t', {}, `result ${i}`);
+      await r.finish();
+    }
+    // Nothing is a minute old: the first slice of two runs finds the first young run and
+    // ends the age phase (it used to walk on, slice after slice, checking every run's log).
+    const res = await store.prune({ maxAgeMs: 60_000, sliceRuns: 2 });
+    assert.deepEqual(res, { deletedRuns: [], freedBytes: 0, more: false });
+    assert.equal((await store.queryRuns({ limit: 10 })).length, 6);
+  });
+
   it('a checkpoint starts a new store from columns plus the lines after it, and never changes an answer', async () => {
     const lag = Catalog.checkpointLagBytes;
     Catalog.checkpointLagBytes = 1;
