@@ -16,6 +16,7 @@
  * Computed, not measured: head/tail truncation to 10 KB, a pointer with no preview, a
  * 2 KB head preview (which bytes each would have shown of the same output).
  */
+import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { FsBlobStore } from '../src/core/blobs/fsBlobStore.js';
 import { RunStore } from '../src/core/runs/runStore.js';
@@ -67,7 +68,15 @@ function needleOf(win: Buffer, base: number, mid: number, binary: boolean): { ne
 
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
+/** The real tools the corpus is made with: a missing one would make an empty row, not a figure. */
+const TOOLS = ['npm', 'apt-get', 'git', 'find', 'jq'];
+
 async function main(): Promise<void> {
+  const missing = TOOLS.filter((t) => spawnSync('sh', ['-c', `command -v ${t}`]).status !== 0);
+  if (missing.length > 0) {
+    console.error(`economy bench: needs ${missing.join(', ')} on PATH to make its corpus (e.g. sudo apt-get install -y ${missing.join(' ')})`);
+    process.exit(1);
+  }
   const { dir, cleanup } = scratchDir('economy');
   const rows: string[][] = [];
   const ours: number[] = [];
