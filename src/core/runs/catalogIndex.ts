@@ -424,8 +424,18 @@ export class CatalogIndex {
     return x < y ? -1 : x > y ? 1 : 0;
   }
 
-  private compareCalls(a: number, b: number): number {
-    return this.cn(a, C_STARTED) - this.cn(b, C_STARTED) || a - b;
+  /**
+   * Oldest first; calls started in the same millisecond by their runs' order, then by
+   * their number in the run. Not by slot: slots follow the order this process learned
+   * the calls in (another writer's run may arrive later than it ran), and a catalog
+   * rebuilt from the logs must list exactly what the live one lists.
+   */
+  compareCalls(a: number, b: number): number {
+    const d = this.cn(a, C_STARTED) - this.cn(b, C_STARTED);
+    if (d !== 0) return d;
+    const ra = this.cn(a, C_RUN), rb = this.cn(b, C_RUN);
+    if (ra !== rb) return this.compareRuns(ra, rb);
+    return this.cn(a, C_NUMBER) - this.cn(b, C_NUMBER) || a - b;
   }
 
   /** Marks a run and its calls dead. */

@@ -126,7 +126,7 @@ function filterOf(catalog: Catalog, q: CallFilter, isLive: IsLive): { all: RowLi
 
 /** The `largest` order: result plus attachment bytes, then newest, then last indexed first. */
 function largestFirst(x: Catalog['index']): (a: number, b: number) => number {
-  return (a, b) => x.callBytes(b) - x.callBytes(a) || x.callStarted(b) - x.callStarted(a) || b - a;
+  return (a, b) => x.callBytes(b) - x.callBytes(a) || x.compareCalls(b, a);
 }
 
 /** The rows matching the filters, in the asked order, and how many there are. */
