@@ -31,23 +31,31 @@ function status(message: string, kind: 'info' | 'error' = 'info'): void {
 }
 
 let saveTimer: ReturnType<typeof setTimeout> | undefined;
+/** Saves soon: typing and arrow keys change the state often. */
 function saveState(): void {
   if (saveTimer) return;
-  saveTimer = setTimeout(() => {
-    saveTimer = undefined;
-    const selected = detail.shown ?? pendingSelect;
-    const state: InspectorViewState = {
-      ...(selected ? { selected } : {}),
-      filters: calls.filters(),
-      ...(calls.runLabel() ? { runLabel: calls.runLabel() } : {}),
-      collapsedRuns: calls.collapsedRuns(),
-      columns: calls.columnWidths(),
-      split: layout.split,
-      ...detail.state(),
-    };
-    api.setState(state);
-  }, 150);
+  saveTimer = setTimeout(writeState, 150);
 }
+
+/** Saves now (and drops a pending debounced save). */
+function writeState(): void {
+  if (saveTimer) clearTimeout(saveTimer);
+  saveTimer = undefined;
+  const selected = detail.shown ?? pendingSelect;
+  const state: InspectorViewState = {
+    ...(selected ? { selected } : {}),
+    filters: calls.filters(),
+    ...(calls.runLabel() ? { runLabel: calls.runLabel() } : {}),
+    collapsedRuns: calls.collapsedRuns(),
+    columns: calls.columnWidths(),
+    split: layout.split,
+    ...detail.state(),
+  };
+  api.setState(state);
+}
+
+// A page about to be discarded (the panel hidden) keeps what a pending save would have kept.
+window.addEventListener('pagehide', () => { if (saveTimer) writeState(); });
 
 function copy(text: string, what: string): void {
   rpc.request({ type: 'copyText', text }).then(() => status(`Copied the ${what}.`), (e: Error) => status(e.message, 'error'));
@@ -243,7 +251,8 @@ const shortcuts: readonly [string, string][] = [
 ];
 const help = h('details', { class: 'help', id: 'help' }, h('summary', {}, 'Keyboard shortcuts'),
   h('dl', {}, ...shortcuts.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)])));
-const layout = new SplitLayout(calls.element, detail.element, saved.split, saveState);
+// A dragged splitter is saved at once: the panel may be hidden (its page discarded) before a debounced save runs.
+const layout = new SplitLayout(calls.element, detail.element, saved.split, writeState);
 // The heading moves inside the main landmark (the host page puts it first so it shows at once).
 const heading = document.getElementById('heading');
 const app = h('main', { id: 'app' },
