@@ -217,7 +217,7 @@ export class CallsView {
     }, () => this.filtersChanged());
     this.run = new Picker('filter-run', 'Filter by run', 'All runs: type to find a run', 'All runs', async (text) =>
       (await this.events.pickRuns(text, pickerRuns)).map((r) => ({ value: r.runId, label: runLabel(r), title: `run ${r.runId} · ${r.callCount} calls · from ${r.source ?? 'tool'}` })), () => this.filtersChanged());
-    this.text = h('vscode-textfield', { id: 'filter-text', label: 'Filter by text', placeholder: 'Filter: tool, handle, sha256, arguments…' });
+    this.text = h('vscode-textfield', { id: 'filter-text', label: 'Filter by text', placeholder: 'Filter: tool, run, call id or handle…' });
     this.sort = h('vscode-single-select', { id: 'sort', label: 'Sort by' }, option('time', 'Newest first'), option('size', 'Largest first'));
     this.outcome = h('vscode-single-select', { id: 'filter-outcome', label: 'Filter by outcome' },
       option('', 'Any outcome'), option('failed', 'Failed'), option('ok', 'Succeeded'), option('running', 'Running'));
