@@ -4,7 +4,7 @@
  * the list asks for the pages it shows (docs/contracts.md §3.4). Selection, filters,
  * column widths and the window survive hiding through `setState`.
  */
-import type { ExcerptRangeDto, HostToWebview, InspectorViewState, PartRef, TargetDto, WindowRequestDto } from '../src/shared/protocol.js';
+import type { ExcerptRangeDto, HostToWebview, InspectorViewState, PartRef, StartActionDto, TargetDto, WindowRequestDto } from '../src/shared/protocol.js';
 import { CallsModel, queryOf } from './callsModel.js';
 import { CallsView } from './callsView.js';
 import { DetailView } from './detailView.js';
@@ -232,7 +232,7 @@ window.addEventListener('error', (e) => {
 
 const storeState = h('p', { id: 'store-state', class: 'muted' });
 /** Shown while nothing is recorded: what to do first, as buttons. */
-function startButton(id: string, label: string, iconName: string, action: 'runCommandAndCapture' | 'importFile' | 'captureDemo', secondary: boolean): HTMLElement {
+function startButton(id: string, label: string, iconName: string, action: StartActionDto, secondary: boolean): HTMLElement {
   const b = h('vscode-button', { id, icon: iconName, ...(secondary ? { secondary: true } : {}) }, label);
   b.addEventListener('click', () => { rpc.request({ type: 'startAction', action }).then(undefined, (e: Error) => status(e.message, 'error')); });
   return b;

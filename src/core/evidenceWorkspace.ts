@@ -18,7 +18,7 @@ import type { ArtifactRef } from './artifactRef.js';
 import type { ArtifactStore } from './artifacts.js';
 import { ErrorText, EvidenceError } from './errors.js';
 import { canonicalJson } from './json.js';
-import { escapeBinary } from './runs/patternWorker.js';
+import { escapeBinary } from './runs/patternAnalysis.js';
 import { ToolName, type ToolAction, type ToolPolicy, type ToolSpec, type ToolWorkspace } from './toolWorkspace.js';
 import { ceilCodePointBoundary, decodeUtf8Strict, encodeUtf8, floorCodePointBoundary } from './utf8.js';
 

@@ -7,7 +7,7 @@ import { ArtifactStore } from '../../src/core/artifacts.js';
 import {
   BoundedEvidenceWorkspace, buildBinaryObservation, buildObservation, DEFAULT_EVIDENCE_LIMITS, parseRangePath, resolveEvidenceLimits, type EvidenceLimits,
 } from '../../src/core/evidenceWorkspace.js';
-import { escapeBinary } from '../../src/core/runs/patternWorker.js';
+import { escapeBinary } from '../../src/core/runs/patternAnalysis.js';
 import { jsonAfterFirstLine, referenceObservation, ScriptedWorkspace, sha256hex, tempDir } from './evidence/helpers.js';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);

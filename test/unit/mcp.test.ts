@@ -17,7 +17,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ArtifactStore, CWD_REFUSED, FsBlobStore, layoutAt, layoutOfFolder, readFitted, RunStore, tenantFor, vscodeFileUri, type StorageLayout } from '../../src/core/index.js';
 import { hexDump } from '../../src/core/runs/reader.js';
-import { escapeBinary } from '../../src/core/runs/patternWorker.js';
+import { escapeBinary } from '../../src/core/runs/patternAnalysis.js';
 import { extensionManifest } from '../../src/mcp/manifest.js';
 import { parseCommandLine, resolveSettings } from '../../src/mcp/options.js';
 import { createEvidenceMcpServer, type EvidenceMcpServer } from '../../src/mcp/server.js';

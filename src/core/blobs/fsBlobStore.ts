@@ -137,15 +137,7 @@ export class FsBlobStore implements BlobStore {
     if (!st.isFile()) { await fh.close(); return undefined; }
     return {
       fd: fh.fd,
-      read: async (target, position) => {
-        let got = 0;
-        while (got < target.length) {
-          const { bytesRead } = await fh.read(target, got, target.length - got, position + got);
-          if (bytesRead === 0) break;
-          got += bytesRead;
-        }
-        return got;
-      },
+      read: (target, position) => readFullAt(fh, target, position),
       stat: async () => {
         const s = await fh.stat({ bigint: true });
         return { identity: identityOf(s), size: Number(s.size) };
@@ -168,13 +160,7 @@ export class FsBlobStore implements BlobStore {
       throw e;
     }
     try {
-      let got = 0;
-      while (got < target.length) {
-        const { bytesRead } = await fh.read(target, got, target.length - got, start + got);
-        if (bytesRead === 0) break;
-        got += bytesRead;
-      }
-      return got;
+      return await readFullAt(fh, target, start);
     } finally {
       await fh.close();
     }
@@ -233,4 +219,15 @@ function processExists(pid: number): boolean {
 function isNotFound(e: unknown): boolean {
   const code = (e as { code?: unknown } | null)?.code;
   return code === 'ENOENT' || code === 'ENOTDIR';
+}
+
+/** Fills `target` from `position` on; fewer bytes only at the end of the file (a read may return less). */
+async function readFullAt(fh: fsp.FileHandle, target: Uint8Array, position: number): Promise<number> {
+  let got = 0;
+  while (got < target.length) {
+    const { bytesRead } = await fh.read(target, got, target.length - got, position + got);
+    if (bytesRead === 0) break;
+    got += bytesRead;
+  }
+  return got;
 }

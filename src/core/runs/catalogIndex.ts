@@ -241,15 +241,11 @@ export class CallRow {
   get id(): string { return this.x.callIdOf(this.slot); }
   get run(): RunRow { return new RunRow(this.x, this.n(C_RUN)); }
   get runSlot(): number { return this.n(C_RUN); }
-  /** Insertion order (ties of `startedMs`). */
-  get seq(): number { return this.slot; }
   get tool(): string { return this.x.table[this.n(C_TOOL)]!; }
   get status(): string { return this.x.table[this.n(C_STATUS)]!; }
   get startedMs(): number { return this.n(C_STARTED); }
   /** Result plus attachment bytes (the `largest` order). */
   get bytes(): number { return this.n(C_BYTES); }
-  /** Bytes of this call kept in blobs. */
-  get blob(): number { return this.n(C_BLOB); }
   /** Where its latest entry is: catalog line and, inside a `snap`, the entry's index (-1: a plain line). */
   get catOff(): number { return this.n(C_CATOFF); }
   get catLen(): number { return this.n(C_CATLEN); }
@@ -258,7 +254,6 @@ export class CallRow {
   get logOff(): number { return this.x.callLog[this.slot * 2]!; }
   get logLen(): number { return this.x.callLog[this.slot * 2 + 1]!; }
   get finished(): boolean { return (this.n(C_FLAGS) & CF_FINISHED) !== 0; }
-  get hasResult(): boolean { return (this.n(C_FLAGS) & CF_RESULT) !== 0; }
   /** Two records in one log claim this call's handles: they resolve to nothing. */
   get ambiguous(): boolean { return (this.n(C_FLAGS) & CF_AMBIGUOUS) !== 0; }
   get dead(): boolean { return (this.n(C_FLAGS) & CF_DEAD) !== 0; }

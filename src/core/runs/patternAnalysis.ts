@@ -164,3 +164,18 @@ export function utf8BytePattern(pattern: string): string {
   }
   return out;
 }
+
+/**
+ * Bytes shown as text in a binary match: printable ASCII as is, `\` doubled, anything
+ * else as `\xNN` (grep -a shows raw bytes; the model needs text it can read and quote).
+ */
+export function escapeBinary(latin1: string): string {
+  let out = '';
+  for (let i = 0; i < latin1.length; i++) {
+    const c = latin1.charCodeAt(i);
+    if (c === 0x5c) out += '\\\\';
+    else if (c >= 0x20 && c < 0x7f) out += latin1[i];
+    else out += `\\x${c.toString(16).padStart(2, '0')}`;
+  }
+  return out;
+}

@@ -222,7 +222,7 @@ async function searchFile(file: OpenedFile, manifest: Manifest, options: Pattern
       });
       const lane = lanes[i]!;
       worker.postMessage({
-        type: 'file', setup: setupOf(manifest, { ...options, offset: split ? 0 : options.offset }), fd: file.fd, byteCount: manifest.byteCount, pieceBytes,
+        type: 'file', setup: setupOf(manifest, options), fd: file.fd, byteCount: manifest.byteCount, pieceBytes,
         from: lane.from, to: lane.to, finish: lane.finish, startLine: lane.startLine,
         hash: lane.hash, chunkDigests: manifest.chunkDigests, progress: lane.progress.buffer as SharedArrayBuffer,
       } satisfies ToWorker);

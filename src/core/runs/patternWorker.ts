@@ -29,7 +29,7 @@ import { isAscii } from 'node:buffer';
 import { hash as hashOf } from 'node:crypto';
 import { readSync } from 'node:fs';
 import { isMainThread, parentPort, workerData, type MessagePort } from 'node:worker_threads';
-import { cannotMatchNewline, requiredLiteral, utf8BytePattern } from './patternAnalysis.js';
+import { cannotMatchNewline, escapeBinary, requiredLiteral, utf8BytePattern } from './patternAnalysis.js';
 import { PATTERN_WORKER_MARK, type FromWorker, type MatcherSetup, type PatternMatch, type PatternSearchResult, type ToWorker } from './patternProtocol.js';
 
 /** Overlap between consecutive windows of a line longer than `maxLineBytes`: a quarter of the window. */
@@ -40,20 +40,6 @@ export function windowOverlap(maxLineBytes: number): number {
 /** True for a UTF-8 continuation byte (10xxxxxx). */
 const isCont = (b: number | undefined): boolean => b !== undefined && (b & 0xc0) === 0x80;
 
-/**
- * Bytes shown as text in a binary match: printable ASCII as is, `\` doubled, anything
- * else as `\xNN` (grep -a shows raw bytes; the model needs text it can read and quote).
- */
-export function escapeBinary(latin1: string): string {
-  let out = '';
-  for (let i = 0; i < latin1.length; i++) {
-    const c = latin1.charCodeAt(i);
-    if (c === 0x5c) out += '\\\\';
-    else if (c >= 0x20 && c < 0x7f) out += latin1[i];
-    else out += `\\x${c.toString(16).padStart(2, '0')}`;
-  }
-  return out;
-}
 
 /** One search: feed it verified pieces in content order, then `end()`. */
 export class PatternMatcher {

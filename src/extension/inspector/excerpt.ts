@@ -4,6 +4,7 @@
  * produce. Pure functions, no `vscode`.
  */
 import { createHash } from 'node:crypto';
+import { Ids } from '../ids.js';
 
 /** Bytes per hex dump row. */
 const hexRow = 16;
@@ -65,12 +66,9 @@ export interface ExcerptSource {
   readonly uriScheme?: string;
 }
 
-/** The extension's id: the authority of its `<scheme>://` links (docs/contracts.md §3.4, "Links"). */
-const extensionId = 'bounded-evidence.bounded-evidence';
-
 /** A link that opens the inspector on `handle` at bytes `[start, end)` (the URI handler of src/extension/evidenceLinks.ts). */
 export function excerptLink(handle: string, start: number, end: number, scheme = 'vscode'): string {
-  return `${scheme}://${extensionId}/open?${new URLSearchParams({ handle, bytes: `${start}-${end}` }).toString()}`;
+  return `${scheme}://${Ids.extension}/open?${new URLSearchParams({ handle, bytes: `${start}-${end}` }).toString()}`;
 }
 
 /**
