@@ -7,7 +7,7 @@
  * line yet: a live run, a handful at most) is read whole through `report`.
  */
 import { promises as fsp } from 'node:fs';
-import { checkRecord } from './runLog.js';
+import { finishedRecordAt } from './runLog.js';
 import type { CallFinishedRecord, CallPage, CallReport, CallReportPage, CallSummary, RunSummary } from './types.js';
 
 /** One call as `report` lists it, from its `call_finished` record. */
@@ -31,19 +31,8 @@ export interface CallPageSource {
 }
 
 /** The `call_finished` record at the catalog's offset, when it is exactly that call's. */
-async function recordAt(fh: fsp.FileHandle, c: CallSummary): Promise<CallFinishedRecord | undefined> {
-  const at = c.logRecord;
-  if (!at || at.length <= 0) return undefined;
-  try {
-    const buf = Buffer.allocUnsafe(at.length);
-    const { bytesRead } = await fh.read(buf, 0, at.length, at.offset);
-    const value: unknown = JSON.parse(buf.toString('utf8', 0, bytesRead));
-    if (checkRecord(value, c.runId) !== undefined) return undefined;
-    const r = value as CallFinishedRecord;
-    return r.type === 'call_finished' && r.callId === c.callId ? r : undefined;
-  } catch {
-    return undefined;
-  }
+function recordAt(fh: fsp.FileHandle, c: CallSummary): Promise<CallFinishedRecord | undefined> {
+  return c.logRecord ? finishedRecordAt(fh, c.runId, c.callId, c.logRecord.offset, c.logRecord.length) : Promise.resolve(undefined);
 }
 
 /**

@@ -216,3 +216,23 @@ export function handlesOf(record: CallFinishedRecord): string[] {
   for (const a of record.attachments) out.push(a.handle);
   return out;
 }
+
+/**
+ * The `call_finished` record of `callId` at `[offset, offset + length)` of an open run log
+ * (where the catalog says it is, docs/architecture.md §6), or nothing when the bytes there
+ * are not exactly that record of this run: the catalog is checked, never trusted.
+ */
+export async function finishedRecordAt(fh: fsp.FileHandle, runId: string, callId: string, offset: number, length: number): Promise<CallFinishedRecord | undefined> {
+  if (length <= 0) return undefined;
+  let value: unknown;
+  try {
+    const buf = Buffer.allocUnsafe(length);
+    const { bytesRead } = await fh.read(buf, 0, length, offset);
+    value = JSON.parse(buf.toString('utf8', 0, bytesRead));
+  } catch {
+    return undefined;
+  }
+  if (checkRecord(value, runId) !== undefined) return undefined;
+  const r = value as RunRecord;
+  return r.type === 'call_finished' && r.callId === callId ? r : undefined;
+}

@@ -25,7 +25,7 @@ import { ManifestCache, missingError, openVerified } from '../blobs/verifiedBlob
 import { EvidenceError } from '../errors.js';
 import { manifestOf, readVerified, streamVerified, verifyAll } from '../integrity.js';
 import { encodeUtf8 } from '../utf8.js';
-import { Catalog, Slicer, type CallRow, type CatalogStats, type RowList, type RunRow } from './catalog.js';
+import { Catalog, RunRow, Slicer, type CallRow, type CatalogStats, type RowList } from './catalog.js';
 import { callReportOf, reportPage } from './callPage.js';
 import { callIndex, queryCalls, queryRuns, runStatusOf, sourceOf, summaryOf } from './catalogQuery.js';
 import { DEFAULT_CAPTURE_CAP_BYTES, DEFAULT_INLINE_ATTACHMENT_BYTES, DEFAULT_OFFLOAD_THRESHOLD_BYTES, DEFAULT_RUN_LIMITS, profileHash } from './decisions.js';
@@ -34,9 +34,9 @@ import { checkLineCount, DEFAULT_READER_LIMITS, LINE_CUT_MARKER, readContent, va
 import { captureCap, nowIso, positiveInt } from './recordFields.js';
 import { Run } from './run.js';
 import { currentOwner, ownerAlive } from './owner.js';
-import { appendRecord, checkRecord, handlesOf, parseRunLog, terminateTornTail, type ReadLogResult } from './runLog.js';
+import { appendRecord, finishedRecordAt, handlesOf, parseRunLog, terminateTornTail, type ReadLogResult } from './runLog.js';
 import type {
-  CallFilter, CallPage, CallQuery, CallReport, CallReportPage, CallReportQuery, Disposable, ListedRunSource, HandleSource, Preservation, PruneOptions, PruneResult, ReadOptions, ReadScope,
+  CallFilter, CallFinishedRecord, CallPage, CallQuery, CallReport, CallReportPage, CallReportQuery, Disposable, ListedRunSource, HandleSource, Preservation, PruneOptions, PruneResult, ReadOptions, ReadScope,
   ReadToolOutputArgs, ReadToolOutputResult, ReaderLimits, RecordedArtifacts, RunLimits, RunQuery, RunRecord, RunRecordEvent, RunStoreApi, RunStoreOptions, CaptureProgressEvent,
   RunSummary, StartRunOptions, StoredContent,
 } from './types.js';
@@ -180,14 +180,23 @@ export class RunStore implements RunStoreApi {
       run: (runId) => { const r = this.catalog.run(runId); return r ? summaryOf(r, this.tenant, this.isLive) : undefined; },
     });
     if (!query.withFacets) return page;
-    // The pickers' choices: a pass over the catalog's rows in memory (no log read).
-    const tools = new Set<string>();
-    const calls = this.catalog.callsOldestFirst();
-    for (let i = 0; i < calls.length; i++) { const c = calls.at(i); if (!c.dead && c.run.ok) tools.add(c.tool); }
+    // The pickers' choices: one pass over the catalog's columns in memory (no log read, no
+    // order needed, no row object per call), sliced like every loop over all rows (§6).
+    const x = this.catalog.index;
+    const slicer = new Slicer();
+    const toolIds = new Set<number>();
+    for (let s = 0; s < x.callCount; s++) {
+      if (!x.callDead(s) && x.runOk(x.callRunSlot(s))) toolIds.add(x.callTool(s));
+      if (slicer.due()) await slicer.pause();
+    }
     const sources = new Set<ListedRunSource['kind']>();
-    const runs = this.catalog.runsOldestFirst();
-    for (let i = 0; i < runs.length; i++) { const r = runs.at(i); if (!r.dead && r.ok && r.callCount > 0) sources.add(sourceOf(r).kind); }
-    return { ...page, tools: [...tools].sort(), sources: [...sources].sort() };
+    for (let s = 0; s < x.runCount; s++) {
+      if (x.runDead(s) || !x.runOk(s)) continue;
+      const r = new RunRow(x, s);
+      if (r.callCount > 0) sources.add(sourceOf(r).kind);
+      if (slicer.due()) await slicer.pause();
+    }
+    return { ...page, tools: [...toolIds].map((t) => x.table[t]!).sort(), sources: [...sources].sort() };
   }
 
   /** How many runs this tenant keeps and their bytes, from the catalog (one read of its new lines, no stat per log). */
@@ -501,19 +510,13 @@ export class RunStore implements RunStoreApi {
   private async readEntry(c: CallRow, handle: string): Promise<HandleEntry | undefined> {
     const fh = await fsp.open(this.logPath(c.run.id), 'r').catch(() => undefined);
     if (!fh) return undefined;
-    let value: unknown;
+    let record: CallFinishedRecord | undefined;
     try {
-      const buf = Buffer.allocUnsafe(c.logLen);
-      const { bytesRead } = await fh.read(buf, 0, c.logLen, c.logOff);
-      value = JSON.parse(buf.toString('utf8', 0, bytesRead));
-    } catch {
-      return undefined;
+      record = await finishedRecordAt(fh, c.run.id, c.id, c.logOff, c.logLen);
     } finally {
       await fh.close();
     }
-    if (checkRecord(value, c.run.id) !== undefined) return undefined;
-    const record = value as RunRecord;
-    if (record.type !== 'call_finished' || record.callId !== c.id || !handlesOf(record).includes(handle)) return undefined;
+    if (!record || !handlesOf(record).includes(handle)) return undefined;
     return { runId: c.run.id, record, ...(record.resultHandle === handle ? {} : { attachment: record.attachments.find((a) => a.handle === handle)! }) };
   }
 
