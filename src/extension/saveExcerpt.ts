@@ -11,10 +11,11 @@ import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import * as vscode from 'vscode';
-import { countNewlines, EvidenceError, type HandleSource, type RunStoreApi } from '../core/index.js';
+import { EvidenceError, type HandleSource, type RunStoreApi } from '../core/index.js';
 import { pickHandle } from './commands/artifactCommands.js';
 import type { CommandDeps } from './commands/deps.js';
 import { parseHandleDocumentUri } from './artifactDocument.js';
+import { LineIndex } from './inspector/lineIndex.js';
 import { formatBytes } from './retention.js';
 
 /** Id of Save Excerpt As… (must match package.json). */
@@ -62,24 +63,15 @@ export async function writeWindow(src: HandleSource, start: number, end: number,
 /** A window to save: bytes `[start, end)`, or whole lines `first..last` (1-based, inclusive). */
 export type ExcerptWindow = { readonly bytes: { readonly start: number; readonly end: number } } | { readonly lines: { readonly first: number; readonly last: number } };
 
-/** Byte range of lines `first..last` (1-based, inclusive), found by streaming newlines (bounded memory). */
+/**
+ * Byte range of lines `first..last` (1-based, inclusive), from the handle's line index
+ * (the panel's, inspector/lineIndex.ts: the recorded newline counts, then one 64 KiB read
+ * per end) instead of streaming every byte before them. Lines past the end (an empty
+ * output's one line) are the empty window at the end.
+ */
 export async function lineRange(src: HandleSource, first: number, last: number): Promise<{ start: number; end: number }> {
-  let start = first === 1 ? 0 : -1;
-  let end = -1;
-  let seen = 0;
-  let pos = 0;
-  outer: for await (const chunk of src.stream(0, src.byteCount)) {
-    for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) {
-      seen++;
-      if (seen === first - 1) start = pos + i + 1;
-      if (seen === last) { end = pos + i + 1; break outer; }
-    }
-    pos += chunk.length;
-  }
-  // The last line may have no newline: it ends with the output.
-  if (end < 0) end = src.byteCount;
-  if (start < 0) start = src.byteCount;
-  return { start, end };
+  const r = await (await LineIndex.build(src)).linesRange(first - 1, last - first + 1);
+  return r ? { start: r.start, end: r.end } : { start: src.byteCount, end: src.byteCount };
 }
 
 /** Parses "lines 30001-33187", "30001-33187", "line 7" or "bytes 0-4096"; undefined when it is neither. */
@@ -131,15 +123,12 @@ export async function saveExcerpt(store: RunStoreApi, handle: string, w: Excerpt
   return { ...written, handle: src.handle, start, end };
 }
 
-/** The 1-based lines a byte window touches (streamed count; only when the window starts in the first 64 MiB). */
+/** The 1-based lines a non-empty byte window touches (from the line index; only when the window starts in the first 64 MiB). */
 async function linesOf(src: HandleSource, start: number, end: number): Promise<{ lines?: { first: number; last: number } }> {
   if (start > 64 * 1024 * 1024) return {};
-  let before = 0;
-  if (start > 0) for await (const c of src.stream(0, start)) before += countNewlines(c);
-  let inside = 0;
-  let lastByte = 10;
-  for await (const c of src.stream(start, end)) { inside += countNewlines(c); if (c.length > 0) lastByte = c[c.length - 1]!; }
-  return { lines: { first: before + 1, last: before + inside + (lastByte === 10 ? 0 : 1) } };
+  const idx = await LineIndex.build(src);
+  const lastByte = (await src.readRange(end - 1, end))[0];
+  return { lines: { first: (await idx.lineAt(start)) + 1, last: (await idx.lineAt(end)) + (lastByte === 10 ? 0 : 1) } };
 }
 
 /**
