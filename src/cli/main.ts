@@ -30,6 +30,8 @@ export async function runCli(argv: readonly string[], io: CliIo, self: readonly 
     // The MCP server reads its own flags; the storage may come from the environment like everywhere else.
     const storage = io.env[STORAGE_ENV];
     const args = !rest.includes('--storage') && !rest.includes('--help') && storage ? ['--storage', storage, ...rest] : rest;
+    // Loaded here only: the MCP SDK (with zod and ajv) costs ~50 ms of start-up that every
+    // hook and read would otherwise pay.
     return (await import('../mcp/server.js')).main(args);
   }
   const fn = STORE_COMMANDS[name];

@@ -45,6 +45,7 @@ export async function openBlobStore(settings: BlobSettings, inputs: BlobStoreInp
       }
       const credentials = await inputs.s3Credentials?.();
       if (!credentials) inputs.warn('no S3 credentials in SecretStorage ("Bounded Evidence: Set S3 Credentials"): using the SDK default chain');
+      // Loaded only for this backend: the S3 SDK's start-up cost is not paid by the filesystem store.
       const { S3BlobStore } = await import('./s3BlobStore.js');
       return new S3BlobStore({
         bucket: s3.bucket,
