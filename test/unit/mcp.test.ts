@@ -173,7 +173,7 @@ describe('MCP server: the editor\'s tools for agents outside the editor', () => 
     const [json, hint, ...rest] = text.slice('Tool result externalized:\n'.length).split('\n');
     const obs = JSON.parse(json!) as Record<string, unknown>;
     const id = `artifact-${sha(big)}`;
-    assert.deepEqual([obs.artifact_id, obs.byte_count, obs.sha256, obs.head_range, obs.tail_range], [id, 18889, sha(big), [0, 1024], [17865, 18889]]);
+    assert.deepEqual([obs.artifact_id, obs.byte_count, obs.sha256, obs.head_range, obs.tail_range], [id, 18889, sha(big), [0, 896], [17993, 18889]]);
     assert.deepEqual(obs.range_request, { path: `.tool-artifacts/${id}/bytes/0-4096`, tool: 'read_file' });
     const range = await call('evidence_readFile', { path: `.tool-artifacts/${id}/bytes/0-4096` });
     const data = big.subarray(0, 4096).toString('utf8');
@@ -521,7 +521,7 @@ describe('MCP server: tenant, storage and command line', () => {
     assert.throws(() => parseCommandLine(['--storage', '/s', '--bogus'], '/cwd'), /Unknown option '--bogus'/);
     const manifest = extensionManifest();
     assert.deepEqual(resolveSettings(manifest), {
-      maxInlineBytes: 4096, previewBytes: 1024, maxRangeBytes: 4096, largeResultBytes: 4096, captureCapBytes: 0, commandTimeoutMs: 600000, searchTimeoutMs: 30000, preservation: 'best_effort',
+      maxInlineBytes: 4096, previewBytes: 896, maxRangeBytes: 4096, largeResultBytes: 4096, captureCapBytes: 0, commandTimeoutMs: 600000, searchTimeoutMs: 30000, preservation: 'best_effort',
     });
     assert.throws(() => resolveSettings(manifest, { maxInlineBytes: 6145 }), /^Error: --max-inline-bytes must be an integer from 512 to 6144$/);
     assert.throws(() => resolveSettings(manifest, { preservation: 'maybe' as 'required' }), /^Error: --preservation must be one of best_effort, required$/);
