@@ -32,7 +32,7 @@ const sha = (s: string | Uint8Array): string => createHash('sha256').update(s).d
 /** `seq 1 20000` (108,894 bytes). */
 const SEQ = Array.from({ length: 20000 }, (_, i) => `${i + 1}\n`).join('');
 const HOW_TO_READ = (h: string): string =>
-  `Read more: read_tool_output {"handle":"${h}"} with "pattern" (JS regex), "offset"/"limit" (lines) or "bytes":{"start":0,"end":4096}.`;
+  `Read more: read_tool_output {"handle":"${h}"} with "pattern" (regex), "offset"/"limit" or "bytes"`;
 
 /** The text of a one-part tool result, and whether it is flagged as an error. */
 function textOf(result: unknown): { text: string; isError: boolean } {
@@ -153,9 +153,11 @@ describe('MCP server: the editor\'s tools for agents outside the editor', () => 
       handle, binary: false, total_size_bytes: 108894, total_lines: 20000, offset: 19995, limit: 200, pattern: null,
       total_matches: null, returned_lines: 5, truncated: false, content: '19996\n19997\n19998\n19999\n20000', matches: null,
     });
-    // A pattern reply leaves out what the call and the observation already said (docs/contracts.md §2.5).
-    assert.deepEqual(JSON.parse((await call('read_tool_output', { handle, pattern: '^1999[0-9]$', limit: 3 })).text), {
-      total_matches: 10, returned_lines: 3, truncated: true, content: '19990:19990\n19991:19991\n19992:19992',
+    // A pattern reply leaves out what the call and the observation already said, and the count its matches give (docs/contracts.md §2.5).
+    const page = (await call('read_tool_output', { handle, pattern: '^1999[0-9]$', limit: 3 })).text;
+    assert.deepEqual(Object.keys(JSON.parse(page) as object), ['total_matches', 'truncated', 'content', 'matches']);
+    assert.deepEqual(JSON.parse(page), {
+      total_matches: 10, truncated: true, content: '19990:19990\n19991:19991\n19992:19992',
       matches: [19990, 19991, 19992].map((n) => ({ line_number: n, byte_offset: SEQ.indexOf(`\n${n}\n`) + 1, column: 1 })),
     });
     assert.equal(JSON.parse((await call('read_tool_output', { handle, bytes: { start: 0, end: 10 } })).text).content, '1\n2\n3\n4\n5\n');
