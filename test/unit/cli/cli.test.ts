@@ -136,6 +136,8 @@ describe('command line', function () {
     const session = await openSession(storage);
     const expected = await readFitted(session.runs, { handle, pattern: 'needle' }, session.settings.maxRangeBytes, () => undefined);
     assert.equal(read.stdout, `${expected}\n`);
+    // The model's pattern reply, byte for byte: no echo of the call, no count the matches give, no `truncated: false` (docs/contracts.md §2.5).
+    assert.equal(read.stdout, '{"total_matches":1,"content":"20001:needle-line","matches":[{"line_number":20001,"byte_offset":108894,"column":1}]}\n');
     const reply = JSON.parse(read.stdout) as { matches: { line_number: number; byte_offset: number; column: number }[]; content: string; total_matches: number };
     // seq 1 20000 prints 108,894 bytes before the needle line.
     assert.deepEqual([reply.matches, reply.content, reply.total_matches], [[{ line_number: 20001, byte_offset: 108894, column: 1 }], '20001:needle-line', 1]);
