@@ -27,7 +27,7 @@ import {
   DEFAULT_CHUNK_SIZE, decodeManifest, encodeManifest, ManifestBuilder, manifestOf, readVerified, verifyAll,
   type Manifest, type OpenedFile, type RangeSource,
 } from './integrity.js';
-import { fileIdentity, openedFile } from './localFile.js';
+import { fileIdentity, openedFile, readFullAt } from './localFile.js';
 import { ManifestCache } from './manifestCache.js';
 import { sha256Hex } from './sha256.js';
 import { artifactRangePath, isArtifactId, isRange, makeArtifactRef, SHA256_HEX, type ArtifactRef } from './artifactRef.js';
@@ -377,12 +377,19 @@ export class ArtifactStore {
     try {
       if (await exists(final)) return await this.adoptExisting(id, manifest);
       await this.writeManifest(id, manifest);
-      await fsp.rename(temp, final);
-      if (this.durable) await syncDirectory(this.dir);
-      // The manifest was hashed from the bytes written: the file as now in place is marked
-      // verified (the blob store's "chunks verified at write time", docs/contracts.md §1.1).
-      const st = await fsp.lstat(final, { bigint: true }).catch(() => undefined);
-      if (st?.isFile()) await rememberWritten(fileIdentity(st), manifest, this.marks);
+      // The manifest was hashed from the bytes written: the file is marked verified under
+      // the identity of this very file once in place, taken from a descriptor opened before
+      // the rename (so a file another writer renamed over `final` meanwhile is not the one
+      // marked), as the blob store's "chunks verified at write time" (docs/contracts.md §1.1).
+      const written = await fsp.open(temp, 'r').catch(() => undefined);
+      try {
+        await fsp.rename(temp, final);
+        if (this.durable) await syncDirectory(this.dir);
+        const st = await written?.stat({ bigint: true }).catch(() => undefined);
+        if (st?.isFile()) await rememberWritten(fileIdentity(st), manifest, this.marks);
+      } finally {
+        await written?.close();
+      }
     } finally {
       await fsp.rm(temp, { force: true });
     }
@@ -515,13 +522,7 @@ class FileSource implements RangeSource {
     const fh = await this.open();
     if (!fh) return new Uint8Array(0);
     const out = Buffer.allocUnsafe(end - start);
-    let got = 0;
-    while (got < out.length) {
-      const { bytesRead } = await fh.read(out, got, out.length - got, start + got);
-      if (bytesRead === 0) break;
-      got += bytesRead;
-    }
-    return out.subarray(0, got);
+    return out.subarray(0, await readFullAt(fh, out, start));
   }
 
   async close(): Promise<void> {
@@ -618,7 +619,8 @@ async function mkdirOnce(dir: string): Promise<void> {
 async function removeStaleTemps(dir: string): Promise<void> {
   const now = Date.now();
   for (const name of await fsp.readdir(dir)) {
-    if (!name.startsWith(TEMP_PREFIX)) continue;
+    // Its own temporary files, and a rewrite of the verified marks a killed process left (docs/contracts.md §1.1).
+    if (!name.startsWith(TEMP_PREFIX) && !name.startsWith(`${VERIFIED_MARKS_FILE}~`)) continue;
     const file = path.join(dir, name);
     const st = await fsp.lstat(file).catch(() => undefined);
     if (st && now - st.mtimeMs > STALE_TEMP_MS) await fsp.rm(file, { force: true });

@@ -14,7 +14,7 @@ import { createHash, hash } from 'node:crypto';
 import { sha256Hex } from './sha256.js';
 import { EvidenceError } from './errors.js';
 import { Utf8Validator } from './utf8.js';
-import { isSet, lookupVerifiedOrMarked, rememberVerified, setBit, verifiedChunkStats } from './verifiedChunks.js';
+import { isSet, lookupVerified, rememberVerified, setBit, verifiedChunkStats } from './verifiedChunks.js';
 import type { VerifiedMarks } from './verifiedMarks.js';
 
 /** Chunk size for per-chunk digests: a 4 KiB read hashes at most two 64 KiB chunks. */
@@ -285,7 +285,11 @@ export async function* streamVerifiedInto(src: RangeSource, m: Manifest, slots: 
   // hashed again; the chunks verified now are remembered only if the identity still
   // holds after the scan, so a file changed mid-scan leaves no entry (docs/contracts.md §1.1).
   const identity = await src.identity?.();
-  const known = identity === undefined ? undefined : await lookupVerifiedOrMarked(identity, m, src.verifiedMarks);
+  // Memory only, never the marks on disk: these windows are read by path (or by opens of
+  // their own), not from one open file whose identity was taken, so a file swapped after
+  // \`identity()\` must not be answered from unhashed chunks for a mark's sake (a search over
+  // a local file takes \`openFile\`, where the marks apply).
+  const known = identity === undefined ? undefined : lookupVerified(identity, m);
   const verified = identity === undefined ? undefined : (known ? Uint8Array.from(known) : new Uint8Array(Math.ceil(chunkCount(m.byteCount, m.chunkSize) / 8)));
   for (let i = 0, start = 0; start < m.byteCount; i++) {
     const slot = i % slots.length;
@@ -307,7 +311,7 @@ export async function* streamVerifiedInto(src: RangeSource, m: Manifest, slots: 
     yield { bytes, start, slot };
     start = end;
   }
-  if (identity !== undefined && verified && (await src.identity!()) === identity) await rememberVerified(identity, m, verified, src.verifiedMarks);
+  if (identity !== undefined && verified && (await src.identity!()) === identity) await rememberVerified(identity, m, verified);
 }
 
 /** Full verification: every chunk and the whole-content sha256 (O(size), streamed). */

@@ -20,6 +20,19 @@ import { manifestDigest, type Manifest } from './integrity.js';
 import type { VerifiedMarks } from './verifiedMarks.js';
 
 const MAX_FILES = 256;
+/**
+ * Files of fewer chunks are never marked on disk nor looked up there: hashing under 1 MiB
+ * costs less than the marks file's I/O, and `evidence_search` over thousands of small
+ * outputs would otherwise push the large ones' marks out of the bounded file.
+ */
+export const MIN_MARKED_CHUNKS = 16;
+/**
+ * A search marks a file on disk only when its last change (ctime) is at least this old:
+ * a change within the file system's timestamp tick of that one would leave the identity
+ * unchanged (git's "racy" entries; docs/contracts.md §1.1). The writer's own mark is the
+ * accepted race stated there.
+ */
+const RACY_MS = 1_000;
 
 /** Counters a test or bench reads: how many chunks were hashed vs skipped. */
 export const verifiedChunkStats = { hashed: 0, skipped: 0, marksUsed: 0 };
@@ -48,7 +61,7 @@ export function lookupVerified(identity: string, m: Manifest): Uint8Array | unde
  */
 export async function lookupVerifiedOrMarked(identity: string, m: Manifest, marks: VerifiedMarks | undefined): Promise<Uint8Array | undefined> {
   const bits = lookupVerified(identity, m);
-  if (bits || !marks || !(await marks.has(keyOf(identity, m)))) return bits;
+  if (bits || !marks || chunksOf(m) < MIN_MARKED_CHUNKS || !(await marks.has(keyOf(identity, m)))) return bits;
   const all = allSet(m);
   remember(keyOf(identity, m), all);
   verifiedChunkStats.marksUsed++;
@@ -57,14 +70,24 @@ export async function lookupVerifiedOrMarked(identity: string, m: Manifest, mark
 
 /**
  * Records the chunks verified during one scan, under an identity that held before and
- * after it; when every chunk is verified and the store keeps marks on disk, marks the file
- * there too (awaited: a search's reply then follows its mark; a failure is swallowed).
+ * after it; when every chunk is verified, the file is large enough (`MIN_MARKED_CHUNKS`),
+ * the store keeps marks on disk and the file last changed over `RACY_MS` ago (or this
+ * process wrote it: `written`), marks it there too (awaited: a search's reply then follows
+ * its mark; a failure is swallowed).
  */
-export async function rememberVerified(identity: string, m: Manifest, bits: Uint8Array, marks?: VerifiedMarks): Promise<void> {
+export async function rememberVerified(identity: string, m: Manifest, bits: Uint8Array, marks?: VerifiedMarks, written = false): Promise<void> {
   const key = keyOf(identity, m);
   remember(key, bits);
+  if (!marks || chunksOf(m) < MIN_MARKED_CHUNKS || !isWhole(m, bits)) return;
+  if (!written && !settled(identity)) return;
   // `add` returns at once for a key it already holds: a repeated search writes nothing.
-  if (marks && isWhole(m, bits)) await marks.add(key);
+  await marks.add(key);
+}
+
+/** True when the identity's ctime (its last field, ns) is over `RACY_MS` in the past. */
+function settled(identity: string): boolean {
+  const ctimeNs = identity.slice(identity.lastIndexOf(':') + 1);
+  return /^\d+$/.test(ctimeNs) && BigInt(Date.now() - RACY_MS) * 1_000_000n > BigInt(ctimeNs);
 }
 
 function remember(key: string, bits: Uint8Array): void {
@@ -97,7 +120,7 @@ function isWhole(m: Manifest, bits: Uint8Array): boolean {
  * file it checked out (docs/contracts.md §1.1).
  */
 export function rememberWritten(identity: string, m: Manifest, marks?: VerifiedMarks): Promise<void> {
-  return rememberVerified(identity, m, allSet(m), marks);
+  return rememberVerified(identity, m, allSet(m), marks, true);
 }
 
 /** Forgets everything (tests). */

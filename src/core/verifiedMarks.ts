@@ -16,14 +16,17 @@
  *
  * Bounded: when the file passes `MAX_FILE_BYTES` the next writer rewrites it (temporary
  * file + rename) with the newest `KEEP_MARKS` marks it knows; readers notice the new file
- * (another inode, or a shorter one) and read it from the start. In memory at most
- * `KEEP_MARKS` keys.
+ * (another inode or birth time, or a shorter one) and read it from the start. A reader
+ * reads at most `MAX_FILE_BYTES` (the newest part of a file grown past it). In memory at
+ * most `KEEP_MARKS` keys. A rewrite's temporary file left by a killed process is removed
+ * by the stores' start-up sweeps (docs/contracts.md §2.6), not here: listing the tenant
+ * folder costs a name per run.
  */
 import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { frameLine, unframeLine } from './checkedLines.js';
-import { processExists } from './localFile.js';
+import { readFullAt } from './localFile.js';
 
 /** File name inside `<root>/<tenant>/` (a leading dot: never a run id, which is `[a-z0-9-]`). */
 export const VERIFIED_MARKS_FILE = '.verified-v1';
@@ -33,6 +36,9 @@ const KEEP_MARKS = 4096;
 /** Size past which the next append rewrites the file. */
 const MAX_FILE_BYTES = 2 * KEEP_MARKS * 160;
 
+/** After a failed rewrite (a full disk, no permission), marks are appended again only after this long. */
+const REWRITE_BACKOFF_MS = 60_000;
+
 /** A key is `identity|manifestDigest`: printable ASCII without newline or tab. */
 const KEY = /^[\x21-\x7e]{1,256}$/;
 
@@ -40,9 +46,11 @@ const KEY = /^[\x21-\x7e]{1,256}$/;
 export class VerifiedMarks {
   /** Keys known, oldest first (a Map keeps insertion order; a re-added key moves last). */
   private readonly keys = new Map<string, true>();
-  /** How far the file has been read, and which file (inode) that was. */
+  /** How far the file has been read, and which file (`ino:birthtime`) that was. */
   private readOffset = 0;
-  private readIno: bigint | undefined;
+  private readId: string | undefined;
+  /** When a rewrite last failed (0: never): appends wait `REWRITE_BACKOFF_MS` after it. */
+  private rewriteFailedAt = 0;
   /** One refresh at a time: concurrent lookups share it. */
   private refreshing: Promise<void> | undefined;
 
@@ -63,6 +71,7 @@ export class VerifiedMarks {
       const line = encode(key);
       const st = await fsp.stat(this.file).catch(() => undefined);
       if (st && st.size + line.length > MAX_FILE_BYTES) {
+        if (Date.now() - this.rewriteFailedAt < REWRITE_BACKOFF_MS) return;
         await this.refresh();
         await this.rewrite();
         return;
@@ -90,15 +99,15 @@ export class VerifiedMarks {
     try {
       const st = await fh.stat({ bigint: true });
       const size = Number(st.size);
-      if (st.ino !== this.readIno || size < this.readOffset) { this.readIno = st.ino; this.readOffset = 0; }
+      // A rewrite may reuse the freed inode: the birth time (where the file system keeps one) tells them apart.
+      const id = `${st.dev}:${st.ino}:${st.birthtimeNs}`;
+      if (id !== this.readId || size < this.readOffset) { this.readId = id; this.readOffset = 0; }
+      // Never more than the bound at once: a file grown past it is read from its newest part
+      // (the partial line where that starts is skipped below, as a torn one would be).
+      if (size - this.readOffset > MAX_FILE_BYTES) this.readOffset = size - MAX_FILE_BYTES;
       if (size === this.readOffset) return;
       const buf = Buffer.allocUnsafe(size - this.readOffset);
-      let got = 0;
-      while (got < buf.length) {
-        const { bytesRead } = await fh.read(buf, got, buf.length - got, this.readOffset + got);
-        if (bytesRead === 0) break;
-        got += bytesRead;
-      }
+      const got = await readFullAt(fh, buf, this.readOffset);
       // Lines start with "\n": every segment between two newlines is complete; the last one
       // may still be being written, so it is read again next time unless it checks out.
       let start = buf.indexOf(10);
@@ -124,23 +133,14 @@ export class VerifiedMarks {
     while (this.keys.size > KEEP_MARKS) this.keys.delete(this.keys.keys().next().value!);
   }
 
-  /**
-   * Replaces the file with the newest marks this process knows (temporary file + rename);
-   * first removes the temporary files of rewrites whose process is gone (rare: a rewrite
-   * is one small write).
-   */
+  /** Replaces the file with the newest marks this process knows (temporary file + rename). */
   private async rewrite(): Promise<void> {
-    const dir = path.dirname(this.file);
-    const prefix = `${path.basename(this.file)}~`;
-    for (const name of await fsp.readdir(dir).catch(() => [] as string[])) {
-      const pid = name.startsWith(prefix) ? Number(/^(\d+)\./.exec(name.slice(prefix.length))?.[1]) : NaN;
-      if (Number.isInteger(pid) && !processExists(pid)) await fsp.rm(path.join(dir, name), { force: true });
-    }
     const temp = `${this.file}~${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
     try {
       await fsp.writeFile(temp, Buffer.concat([...this.keys.keys()].map(encode)), { flag: 'wx' });
       await fsp.rename(temp, this.file);
     } catch {
+      this.rewriteFailedAt = Date.now();
       await fsp.rm(temp, { force: true }).catch(() => undefined);
     }
   }

@@ -152,6 +152,11 @@ describe('verified-chunk cache: chunks verified at write time', () => {
    * same file-system timestamp tick a change keeps mtime and ctime (the race §1.1 accepts,
    * git's "racy" entries); kernels with fine-grained timestamps never need the wait.
    */
+  /** Waits until the file's last change is over a second old: searches then mark it on disk (docs/contracts.md §1.1). */
+  const pastTheRacyWindow = async (): Promise<void> => {
+    const changed = fs.statSync(file, { bigint: true }).ctimeNs;
+    while (BigInt(Date.now()) * 1_000_000n <= changed + 1_100_000_000n) await new Promise((r) => setTimeout(r, 20));
+  };
   const pastTheWriteTick = async (): Promise<void> => {
     const written = fs.statSync(file, { bigint: true }).ctimeNs;
     while (BigInt(Date.now()) * 1_000_000n <= written + 20_000_000n) await new Promise((r) => setTimeout(r, 5));
@@ -209,8 +214,43 @@ describe('verified-chunk cache: chunks verified at write time', () => {
   it('with no mark on disk, a new process hashes every chunk once and marks the file for the next one', async function () {
     this.timeout(120_000);
     fs.rmSync(marksFile());
+    await pastTheRacyWindow();
     assert.deepEqual(await searchInChild(), { total: 1, stats: { hashed: chunks, skipped: 0, marksUsed: 0 } });
     assert.deepEqual(await searchInChild(), { total: 1, stats: { hashed: 0, skipped: chunks, marksUsed: 1 } });
+  });
+
+  it('a search does not mark a file changed within the last second (git\'s racy entries): a change in the same tick would keep its identity', async () => {
+    fs.rmSync(marksFile());
+    await forgetAll();
+    assert.equal(await search(), 1);
+    assert.deepEqual(verifiedChunkStats, { hashed: chunks, skipped: 0, marksUsed: 0 });
+    assert.equal(fs.existsSync(marksFile()), false, 'written just now: no mark on disk');
+    await pastTheRacyWindow();
+    await forgetAll();
+    assert.equal(await search(), 1);
+    assert.equal(fs.readFileSync(marksFile(), 'latin1').split('\n').length - 1, 1, 'settled: one mark');
+  });
+
+  it('a mark of the same file under another manifest is not used', async () => {
+    const line = fs.readFileSync(marksFile(), 'latin1');
+    const [id] = line.slice(1).split('|');
+    fs.rmSync(marksFile());
+    await new VerifiedMarks(marksFile()).add(`${id}|${'0'.repeat(64)}`);
+    await forgetAll();
+    assert.equal(await search(), 1);
+    assert.deepEqual(verifiedChunkStats, { hashed: chunks, skipped: 0, marksUsed: 0 });
+  });
+
+  it('a file under 1 MiB (16 chunks) is never marked on disk: hashing it costs less than the marks\' I/O', async () => {
+    const smallKey = { tenant: 't', runId: 'r2', callId: 'c1' };
+    const small = Buffer.alloc(15 * 65536, 'x\n');
+    const before = fs.readFileSync(marksFile());
+    const put = await putVerified(store, smallKey, small);
+    assert.deepEqual(fs.readFileSync(marksFile()), before, 'no mark written for it');
+    await forgetAll();
+    const { source, manifest } = await openVerified(store, smallKey, { sha256: put.manifest.sha256, byteCount: put.manifest.byteCount, manifestDigest: put.manifestDigest });
+    assert.equal((await searchPattern(source, manifest, { ...options, pattern: 'y' })).totalMatches, 0);
+    assert.deepEqual(verifiedChunkStats, { hashed: 15, skipped: 0, marksUsed: 0 });
   });
 
   it('a mark whose checksum fails (torn or altered line) is not used', async () => {
@@ -318,7 +358,7 @@ describe('verified marks on disk', () => {
     assert.equal(await reader.has(keyOf(3)), true, 'the line, once whole, is read');
   });
 
-  it('the file stays bounded: past its limit it is rewritten with the newest marks (a dead rewrite\'s leftover removed), and readers follow the new file', async () => {
+  it('the file stays bounded: past its limit it is rewritten with the newest marks (a dead rewrite\'s leftover is the start-up sweep\'s), and readers follow the new file', async () => {
     const writer = new VerifiedMarks(file);
     const reader = new VerifiedMarks(file);
     assert.equal(await reader.has(keyOf(0)), false);
@@ -327,7 +367,9 @@ describe('verified marks on disk', () => {
     const leftover = `${file}~999999999.0123456789ab.tmp`;
     fs.writeFileSync(leftover, 'x');
     for (let i = 0; i < 12_000; i++) await writer.add(keyOf(i));
-    assert.equal(fs.existsSync(leftover), false, 'the dead rewrite\'s temporary file was removed');
+    assert.deepEqual(fs.readdirSync(path.dirname(file)).sort(), [VERIFIED_MARKS_FILE, path.basename(leftover)].sort(), 'a rewrite lists no folder: only its own file is new');
+    // The blob store's start-up sweep removes the dead rewrite's temporary file.
+    await (await FsBlobStore.open(dir)).orphanSweep;
     assert.deepEqual(fs.readdirSync(path.dirname(file)), [VERIFIED_MARKS_FILE]);
     const size = fs.statSync(file).size;
     const lineBytes = 1 + keyOf(0).length + 9;

@@ -183,7 +183,8 @@ export class FsBlobStore implements BlobStore {
 }
 
 /**
- * Removes temporary files under `<root>/<tenant>/<runId>/` whose writer is gone: its pid
+ * Removes temporary files under `<root>/<tenant>/<runId>/` (and `<root>/<tenant>/`, where
+ * the verified marks are rewritten) whose writer is gone: its pid
  * (in the name) names no process on this machine, or, with no pid recorded or a pid that
  * may have been reused, the file is untouched for `STALE_TEMP_MS`. A live writer's file
  * is kept: it is being written (docs/contracts.md §2.6).
@@ -193,24 +194,27 @@ async function removeOrphanedTemps(root: string): Promise<OrphanSweep> {
   let bytes = 0;
   const now = Date.now();
   const entries = async (dir: string): Promise<import('node:fs').Dirent[]> => fsp.readdir(dir, { withFileTypes: true }).catch(() => []);
+  const sweep = async (dir: string, f: import('node:fs').Dirent): Promise<void> => {
+    const m = TEMP_NAME.exec(f.name);
+    if (!m || !f.isFile()) return;
+    const file = path.join(dir, f.name);
+    const st = await fsp.stat(file).catch(() => undefined);
+    if (!st) return;
+    const writerGone = m[1] !== undefined && !processExists(Number(m[1]));
+    if (writerGone || now - st.mtimeMs > STALE_TEMP_MS) {
+      await fsp.rm(file, { force: true });
+      files++;
+      bytes += st.size;
+    }
+  };
   for (const tenant of await entries(root)) {
     if (!tenant.isDirectory()) continue;
-    for (const run of await entries(path.join(root, tenant.name))) {
-      if (!run.isDirectory()) continue;
-      const runDir = path.join(root, tenant.name, run.name);
-      for (const f of await entries(runDir)) {
-        const m = TEMP_NAME.exec(f.name);
-        if (!m || !f.isFile()) continue;
-        const file = path.join(runDir, f.name);
-        const st = await fsp.stat(file).catch(() => undefined);
-        if (!st) continue;
-        const writerGone = m[1] !== undefined && !processExists(Number(m[1]));
-        if (writerGone || now - st.mtimeMs > STALE_TEMP_MS) {
-          await fsp.rm(file, { force: true });
-          files++;
-          bytes += st.size;
-        }
-      }
+    const tenantDir = path.join(root, tenant.name);
+    for (const run of await entries(tenantDir)) {
+      // A file here is the verified marks' (docs/contracts.md §1.1): its rewrite's temporary file too.
+      if (!run.isDirectory()) { await sweep(tenantDir, run); continue; }
+      const runDir = path.join(tenantDir, run.name);
+      for (const f of await entries(runDir)) await sweep(runDir, f);
     }
   }
   return { files, bytes };

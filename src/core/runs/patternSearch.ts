@@ -77,14 +77,18 @@ export const PATTERN_TIMEOUT_MESSAGE = 'pattern search timed out: the pattern ba
 
 /** Message of a search stopped by its overall time limit (`timeoutMs`). */
 export function searchDeadlineMessage(timeoutMs: number, searchedBytes: number, totalBytes: number): string {
-  return `${DEADLINE_PREFIX} (${timeoutMs} ms) after ${searchedBytes} of ${totalBytes} bytes; no partial count is given; use a more specific pattern or raise the search time limit`;
+  return `pattern search stopped at its time limit (${timeoutMs} ms) after ${searchedBytes} of ${totalBytes} bytes; no partial count is given; use a more specific pattern or raise the search time limit`;
 }
 
-const DEADLINE_PREFIX = 'pattern search stopped at its time limit';
-
-/** True for the error of a search stopped by its time limit (not by its pattern, a cancellation or a fault). */
-export function isSearchDeadline(e: unknown): boolean {
-  return e instanceof EvidenceError && e.code === 'invalidArgument' && e.message.startsWith(DEADLINE_PREFIX);
+/**
+ * A search stopped by its time limit: an `invalidArgument` like every stop the caller can
+ * act on, told apart by its class so `evidence_search` can end with a partial answer
+ * (docs/contracts.md §2.11) rather than fail.
+ */
+export class SearchDeadlineError extends EvidenceError {
+  constructor(timeoutMs: number, searchedBytes: number, totalBytes: number) {
+    super('invalidArgument', searchDeadlineMessage(timeoutMs, searchedBytes, totalBytes));
+  }
 }
 
 /** Message of a search its caller cancelled. */
@@ -219,7 +223,7 @@ async function searchFile(file: OpenedFile, manifest: Manifest, options: Pattern
   const checkStop = (): void => {
     if (stopped) throw stopped;
     if (signal?.aborted) throw new EvidenceError('invalidArgument', SEARCH_CANCELLED_MESSAGE);
-    if (Date.now() >= overall) throw new EvidenceError('invalidArgument', searchDeadlineMessage(options.timeoutMs!, searched(), manifest.byteCount));
+    if (Date.now() >= overall) throw new SearchDeadlineError(options.timeoutMs!, searched(), manifest.byteCount);
   };
   try {
     const replies = workers.map((worker, i) => {
@@ -328,7 +332,7 @@ function watchFileSearch(
     options.signal?.addEventListener('abort', onAbort);
     const timer = setInterval(() => {
       const now = Date.now();
-      if (now >= overall) { finish(() => reject(new EvidenceError('invalidArgument', searchDeadlineMessage(options.timeoutMs!, searched(), byteCount)))); return; }
+      if (now >= overall) { finish(() => reject(new SearchDeadlineError(options.timeoutMs!, searched(), byteCount))); return; }
       workers.forEach((w, i) => {
         if (got[i]) return;
         const done = Atomics.load(progress[i]!, 0);
@@ -394,7 +398,7 @@ async function searchSlots(source: RangeSource, manifest: Manifest, options: Pat
   worker.on('message', (r: FromWorker) => deliver(r));
   worker.on('error', (e) => { failure = e; deliver({ type: 'error', message: e.message }); });
   worker.on('exit', () => deliver({ type: 'error', message: 'pattern worker exited' }));
-  const deadlineError = (): EvidenceError => new EvidenceError('invalidArgument', searchDeadlineMessage(options.timeoutMs!, searched, manifest.byteCount));
+  const deadlineError = (): EvidenceError => new SearchDeadlineError(options.timeoutMs!, searched, manifest.byteCount);
   const cancelled = (): EvidenceError => new EvidenceError('invalidArgument', SEARCH_CANCELLED_MESSAGE);
   const onAbort = (): void => stop?.(cancelled());
   signal?.addEventListener('abort', onAbort);

@@ -10,7 +10,7 @@
  * losing what was found.
  */
 import { EvidenceError } from '../errors.js';
-import { isSearchDeadline } from './patternSearch.js';
+import { SearchDeadlineError } from './patternSearch.js';
 import { checkPattern } from './reader.js';
 import type { CallSummary, ReadToolOutputMatch, RunStoreApi } from './types.js';
 
@@ -118,11 +118,11 @@ export async function searchAllOutputs(runs: Pick<RunStoreApi, 'queryCalls' | 'r
       for (const handle of call.status === 'running' ? [] : handlesOf(call)) {
         if (options.signal?.aborted) throw new EvidenceError('invalidArgument', 'pattern search cancelled');
         if (Date.now() >= deadline) { stopped = true; break pages; }
-        const want = Math.max(1, q.limit - matches.length);
+        const want = Math.max(1, q.limit - matches.length - found.reduce((k, f) => k + (f.r.matches?.length ?? 0), 0));
         try {
           found.push({ handle, r: await runs.readToolOutput({ handle, pattern: q.pattern, limit: want }, undefined, { deadline, ...(options.signal && { signal: options.signal }) }) });
         } catch (e) {
-          if (isSearchDeadline(e)) { stopped = true; break pages; }
+          if (e instanceof SearchDeadlineError) { stopped = true; break pages; }
           // This output cannot be read (gone, not kept, tampered): the others still can.
           if (e instanceof EvidenceError && (e.code === 'missing' || e.code === 'accessDenied' || e.code === 'digestMismatch')) continue;
           throw e;

@@ -125,6 +125,7 @@ describe('command end leaves nothing pending', () => {
     const end = await cmd.exit;
     assert.deepEqual([Buffer.concat(chunks).toString(), end.code, end.pipesAbandoned], ['hi\n', 0, false]);
     // Before the fix, the 250 ms grace timer of the pipe drain was still pending here.
-    assert.equal(timers(), before, `timers pending: ${process.getActiveResourcesInfo().join(', ')}`);
+    // At most as many as before (another timer of the process may have fired meanwhile, none of ours is left).
+    assert.ok(timers() <= before, `timers pending: ${process.getActiveResourcesInfo().join(', ')}`);
   });
 });
