@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import fc from 'fast-check';
 import { artifactRangePath, makeArtifactRef, type ArtifactRef } from '../../src/core/artifactRef.js';
 import { ArtifactStore } from '../../src/core/artifacts.js';
+import { VERIFIED_MARKS_FILE } from '../../src/core/verifiedMarks.js';
 import { sha256hex, tempDir } from './evidence/helpers.js';
 
 const ID_RE = /artifact id/;
@@ -230,7 +231,8 @@ describe('artifacts: the store (1.1)', function () {
         }
         assert.deepEqual(await store.putStream(pieces()), whole);
       }), { numRuns: 40 });
-      assert.deepEqual(await fsp.readdir(t.dir), ['.manifests', whole.artifactId]);
+      // 20 chunks of 1 KiB: large enough to be marked verified at write (docs/contracts.md §1.1).
+      assert.deepEqual(await fsp.readdir(t.dir), ['.manifests', VERIFIED_MARKS_FILE, whole.artifactId]);
     });
   });
 
@@ -450,7 +452,8 @@ describe('artifacts: the store (1.1)', function () {
       const old = new Date(Date.now() - 2 * 60 * 60 * 1000);
       await fsp.utimes(path.join(t.dir, temps[0]!), old, old);
       await ArtifactStore.open(t.dir);
-      assert.deepEqual(await fsp.readdir(t.dir), ['.manifests', fullId]);
+      // Large enough to be marked verified at write (docs/contracts.md §1.1): the marks file is the one other entry.
+      assert.deepEqual(await fsp.readdir(t.dir), ['.manifests', VERIFIED_MARKS_FILE, fullId]);
     });
   });
 });
