@@ -135,10 +135,9 @@ export class LocalWorkspace implements ToolWorkspace {
   /**
    * Opens a file for reading under every check `read_file` makes (by name, then the
    * opened descriptor: confinedOpen.ts), or answers the refusal's `error:` text. The
-   * caller reads from the returned descriptor only, and closes it. Used to stream a file
-   * of any size into the store (docs/contracts.md §3.3, §5.3).
+   * caller reads from the returned descriptor only, and closes it (docs/contracts.md §5.3).
    */
-  async openFile(p: unknown): Promise<ConfinedFile | string> {
+  private async openFile(p: unknown): Promise<ConfinedFile | string> {
     const r = await this.resolve(p);
     if ('error' in r) return r.error;
     // Opened once; what is read is what was proven inside the root (confinedOpen.ts).
