@@ -8,7 +8,6 @@ import { importFile, list, read, search, verify } from './evidence.js';
 import { hook } from './hook.js';
 import { processIo, type CliIo } from './io.js';
 import { STORAGE_ENV } from './session.js';
-import { main as mcpMain } from '../mcp/server.js';
 
 /** The subcommands that open a store (all but `hook` and `mcp`). */
 const STORE_COMMANDS: Readonly<Record<string, (argv: readonly string[], io: CliIo) => Promise<number>>> = { capture, read, search, import: importFile, list, verify };
@@ -31,7 +30,9 @@ export async function runCli(argv: readonly string[], io: CliIo, self: readonly 
     // The MCP server reads its own flags; the storage may come from the environment like everywhere else.
     const storage = io.env[STORAGE_ENV];
     const args = !rest.includes('--storage') && !rest.includes('--help') && storage ? ['--storage', storage, ...rest] : rest;
-    return mcpMain(args);
+    // Loaded here only: the MCP SDK (with zod and ajv) costs ~50 ms of start-up that every
+    // hook and read would otherwise pay.
+    return (await import('../mcp/server.js')).main(args);
   }
   const fn = STORE_COMMANDS[name];
   if (!fn) {

@@ -25,12 +25,15 @@ import * as path from 'node:path';
 import { EvidenceError } from './errors.js';
 import {
   DEFAULT_CHUNK_SIZE, decodeManifest, encodeManifest, ManifestBuilder, manifestOf, readVerified, verifyAll,
-  type Manifest, type RangeSource,
+  type Manifest, type OpenedFile, type RangeSource,
 } from './integrity.js';
+import { fileIdentity, openedFile } from './localFile.js';
 import { ManifestCache } from './manifestCache.js';
 import { sha256Hex } from './sha256.js';
 import { artifactRangePath, isArtifactId, isRange, makeArtifactRef, SHA256_HEX, type ArtifactRef } from './artifactRef.js';
 import { encodeUtf8 } from './utf8.js';
+import { rememberWritten } from './verifiedChunks.js';
+import { VERIFIED_MARKS_FILE, VerifiedMarks } from './verifiedMarks.js';
 
 /** Options of `ArtifactStore.open`. */
 export interface ArtifactStoreOptions {
@@ -88,6 +91,8 @@ export class ArtifactStore {
   private readonly loading = new Map<string, Promise<Manifest>>();
   /** In-memory puts in flight, by id: many promises putting the same bytes write once. */
   private readonly putting = new Map<string, Promise<ArtifactRef>>();
+  /** Marks of whole verified artifact files, `<dir>/.verified-v1` (docs/contracts.md §1.1). */
+  private readonly marks: VerifiedMarks;
 
   private constructor(
     /** The store's root, resolved to an absolute path (the tenant folder is below it). */
@@ -97,7 +102,9 @@ export class ArtifactStore {
     private readonly dir: string,
     private readonly chunkSize: number,
     private readonly durable: boolean,
-  ) {}
+  ) {
+    this.marks = new VerifiedMarks(path.join(dir, VERIFIED_MARKS_FILE));
+  }
 
   /**
    * Opens a store over an existing root directory. The root must not itself be a
@@ -232,7 +239,18 @@ export class ArtifactStore {
       const s = new FileSource(file);
       try { return await use(s); } finally { await s.close(); }
     };
-    return { manifest, source: { size: () => once((s) => s.size()), read: (start, end) => once((s) => s.read(start, end)) } };
+    // A local file: a pattern search reads it by descriptor and skips chunks verified under
+    // its identity, here or (marked on disk) by another process (docs/contracts.md §1.1, §2.10).
+    return {
+      manifest,
+      source: {
+        size: () => once((s) => s.size()),
+        read: (start, end) => once((s) => s.read(start, end)),
+        identity: () => once((s) => s.identity()),
+        openFile: () => openSearchable(file),
+        verifiedMarks: this.marks,
+      },
+    };
   }
 
   /** A known artifact's trusted manifest and its digest (what a run record keeps to name it). */
@@ -357,6 +375,10 @@ export class ArtifactStore {
       await this.writeManifest(id, manifest);
       await fsp.rename(temp, final);
       if (this.durable) await syncDirectory(this.dir);
+      // The manifest was hashed from the bytes written: the file as now in place is marked
+      // verified (the blob store's "chunks verified at write time", docs/contracts.md §1.1).
+      const st = await fsp.lstat(final, { bigint: true }).catch(() => undefined);
+      if (st?.isFile()) await rememberWritten(fileIdentity(st), manifest, this.marks);
     } finally {
       await fsp.rm(temp, { force: true });
     }
@@ -479,6 +501,12 @@ class FileSource implements RangeSource {
     return st.size;
   }
 
+  /** The open file's identity (docs/contracts.md §1.1), or undefined when there is no regular file. */
+  async identity(): Promise<string | undefined> {
+    const fh = await this.open();
+    return fh ? fileIdentity(await fh.stat({ bigint: true })) : undefined;
+  }
+
   async read(start: number, end: number): Promise<Uint8Array> {
     const fh = await this.open();
     if (!fh) return new Uint8Array(0);
@@ -506,6 +534,14 @@ class FileSource implements RangeSource {
     this.handle = fh;
     return fh;
   }
+}
+
+/** An artifact file opened (not following a symlink) for a pattern search's workers; undefined when it is no regular file. */
+async function openSearchable(file: string): Promise<OpenedFile | undefined> {
+  const fh = await openNoFollow(file);
+  if (!fh) return undefined;
+  if (!(await fh.stat().catch(() => undefined))?.isFile()) { await fh.close(); return undefined; }
+  return openedFile(fh);
 }
 
 /** Where O_NOFOLLOW is missing (Windows), an lstat check stands in for it. */

@@ -41,7 +41,7 @@ export * from './localWorkspace.js';
 export * from './course/agent.js';
 export * from './blobs/fsBlobStore.js';
 export * from './blobs/memoryBlobStore.js';
-export * from './blobs/s3BlobStore.js';
+export type { S3BlobStoreOptions } from './blobs/s3BlobStore.js';
 export * from './blobs/verifiedBlobs.js';
 export * from './blobs/openBlobStore.js';
 export * from './runs/decisions.js';

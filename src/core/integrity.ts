@@ -14,7 +14,8 @@ import { createHash, hash } from 'node:crypto';
 import { sha256Hex } from './sha256.js';
 import { EvidenceError } from './errors.js';
 import { Utf8Validator } from './utf8.js';
-import { isSet, lookupVerified, rememberVerified, setBit, verifiedChunkStats } from './verifiedChunks.js';
+import { isSet, lookupVerifiedOrMarked, rememberVerified, setBit, verifiedChunkStats } from './verifiedChunks.js';
+import type { VerifiedMarks } from './verifiedMarks.js';
 
 /** Chunk size for per-chunk digests: a 4 KiB read hashes at most two 64 KiB chunks. */
 export const DEFAULT_CHUNK_SIZE = 64 * 1024;
@@ -199,6 +200,8 @@ export interface RangeSource {
    * descriptor itself (docs/contracts.md §2.10). The caller closes it.
    */
   openFile?(): Promise<OpenedFile | undefined>;
+  /** Optional: the store's marks of whole verified files on disk (docs/contracts.md §1.1); with `identity` only. */
+  readonly verifiedMarks?: VerifiedMarks;
 }
 
 /** A local file opened for a search: its descriptor is usable from any thread of this process. */
@@ -282,7 +285,7 @@ export async function* streamVerifiedInto(src: RangeSource, m: Manifest, slots: 
   // hashed again; the chunks verified now are remembered only if the identity still
   // holds after the scan, so a file changed mid-scan leaves no entry (docs/contracts.md §1.1).
   const identity = await src.identity?.();
-  const known = identity === undefined ? undefined : lookupVerified(identity, m);
+  const known = identity === undefined ? undefined : await lookupVerifiedOrMarked(identity, m, src.verifiedMarks);
   const verified = identity === undefined ? undefined : (known ? Uint8Array.from(known) : new Uint8Array(Math.ceil(chunkCount(m.byteCount, m.chunkSize) / 8)));
   for (let i = 0, start = 0; start < m.byteCount; i++) {
     const slot = i % slots.length;
@@ -304,7 +307,7 @@ export async function* streamVerifiedInto(src: RangeSource, m: Manifest, slots: 
     yield { bytes, start, slot };
     start = end;
   }
-  if (identity !== undefined && verified && (await src.identity!()) === identity) rememberVerified(identity, m, verified);
+  if (identity !== undefined && verified && (await src.identity!()) === identity) await rememberVerified(identity, m, verified, src.verifiedMarks);
 }
 
 /** Full verification: every chunk and the whole-content sha256 (O(size), streamed). */

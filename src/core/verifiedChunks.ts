@@ -3,8 +3,9 @@
  * were already hashed and matched the manifest, so a repeated search skips re-hashing
  * them while the file is unchanged. The process that wrote a blob marks all its chunks at
  * write time (`rememberWritten`): its manifest was hashed from the bytes as they were
- * written, so even the first search in that process hashes nothing. The cache is this
- * process's memory only: another process hashes on its first search.
+ * written, so even the first search in that process hashes nothing. A file whose every
+ * chunk is verified is also marked on disk (`VerifiedMarks`, verifiedMarks.ts), so the
+ * first search in another process finds the mark and hashes nothing either.
  *
  * "Unchanged" is the file identity git's index uses: device, inode, size, mtime and
  * ctime in nanoseconds. Any change of identity (or of manifest) is a miss. What it
@@ -16,11 +17,12 @@
  * 64 KiB chunk (a 1 GiB file costs 2 KiB).
  */
 import { manifestDigest, type Manifest } from './integrity.js';
+import type { VerifiedMarks } from './verifiedMarks.js';
 
 const MAX_FILES = 256;
 
 /** Counters a test or bench reads: how many chunks were hashed vs skipped. */
-export const verifiedChunkStats = { hashed: 0, skipped: 0 };
+export const verifiedChunkStats = { hashed: 0, skipped: 0, marksUsed: 0 };
 
 const entries = new Map<string, Uint8Array>();
 const digests = new WeakMap<Manifest, string>();
@@ -39,24 +41,63 @@ export function lookupVerified(identity: string, m: Manifest): Uint8Array | unde
   return bits;
 }
 
-/** Records the chunks verified during one scan, under an identity that held before and after it. */
-export function rememberVerified(identity: string, m: Manifest, bits: Uint8Array): void {
+/**
+ * Like `lookupVerified`, and on a miss asks the marks on disk: a file marked there was
+ * verified whole by some process, so every chunk counts as verified (and is remembered
+ * here, so the next lookup does not ask the disk).
+ */
+export async function lookupVerifiedOrMarked(identity: string, m: Manifest, marks: VerifiedMarks | undefined): Promise<Uint8Array | undefined> {
+  const bits = lookupVerified(identity, m);
+  if (bits || !marks || !(await marks.has(keyOf(identity, m)))) return bits;
+  const all = allSet(m);
+  remember(keyOf(identity, m), all);
+  verifiedChunkStats.marksUsed++;
+  return all;
+}
+
+/**
+ * Records the chunks verified during one scan, under an identity that held before and
+ * after it; when every chunk is verified and the store keeps marks on disk, marks the file
+ * there too (awaited: a search's reply then follows its mark; a failure is swallowed).
+ */
+export async function rememberVerified(identity: string, m: Manifest, bits: Uint8Array, marks?: VerifiedMarks): Promise<void> {
   const key = keyOf(identity, m);
+  remember(key, bits);
+  // `add` returns at once for a key it already holds: a repeated search writes nothing.
+  if (marks && isWhole(m, bits)) await marks.add(key);
+}
+
+function remember(key: string, bits: Uint8Array): void {
   entries.delete(key);
   entries.set(key, bits);
   while (entries.size > MAX_FILES) entries.delete(entries.keys().next().value!);
 }
 
-/**
- * Records every chunk of a file this process has just written as verified: the manifest
- * was built from the very bytes written, and `identity` was taken from the written file
- * once in place, the way git's index records a file it checked out (docs/contracts.md §1.1).
- */
-export function rememberWritten(identity: string, m: Manifest): void {
-  const n = m.chunkDigests.length / 32;
+function chunksOf(m: Manifest): number {
+  return m.chunkDigests.length / 32;
+}
+
+function allSet(m: Manifest): Uint8Array {
+  const n = chunksOf(m);
   const bits = new Uint8Array(Math.ceil(n / 8));
   for (let i = 0; i < n; i++) setBit(bits, i);
-  rememberVerified(identity, m, bits);
+  return bits;
+}
+
+function isWhole(m: Manifest, bits: Uint8Array): boolean {
+  const n = chunksOf(m);
+  for (let i = 0; i < n; i++) if (!isSet(bits, i)) return false;
+  return true;
+}
+
+/**
+ * Records every chunk of a file this process has just written as verified, in memory and
+ * in the store's marks on disk: the manifest was built from the very bytes written, and
+ * `identity` was taken from the written file once in place, the way git's index records a
+ * file it checked out (docs/contracts.md §1.1).
+ */
+export function rememberWritten(identity: string, m: Manifest, marks?: VerifiedMarks): Promise<void> {
+  return rememberVerified(identity, m, allSet(m), marks);
 }
 
 /** Forgets everything (tests). */
@@ -64,6 +105,7 @@ export function clearVerifiedChunks(): void {
   entries.clear();
   verifiedChunkStats.hashed = 0;
   verifiedChunkStats.skipped = 0;
+  verifiedChunkStats.marksUsed = 0;
 }
 
 export function isSet(bits: Uint8Array, i: number): boolean { return (bits[i >> 3]! & (1 << (i & 7))) !== 0; }

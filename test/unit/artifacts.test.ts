@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import fc from 'fast-check';
 import { artifactRangePath, makeArtifactRef, type ArtifactRef } from '../../src/core/artifactRef.js';
 import { ArtifactStore } from '../../src/core/artifacts.js';
+import { VERIFIED_MARKS_FILE } from '../../src/core/verifiedMarks.js';
 import { sha256hex, tempDir } from './evidence/helpers.js';
 
 const ID_RE = /artifact id/;
@@ -114,7 +115,7 @@ describe('artifacts: the store (1.1)', function () {
   });
 
   describe('put', () => {
-    it('stores the exact bytes at <root>/<artifactId>, metadata only in dot folders', async () => {
+    it('stores the exact bytes at <root>/<artifactId>, metadata only under dot names (manifests, verified marks)', async () => {
       const store = await ArtifactStore.open(t.dir, { durable: false });
       const text = 'héllo 😀 wörld\n';
       const ref = await store.put(text);
@@ -122,7 +123,7 @@ describe('artifacts: the store (1.1)', function () {
       assert.deepEqual(ref, { artifactId: `artifact-${sha256hex(bytes)}`, byteCount: bytes.length, sha256: sha256hex(bytes) });
       assert.deepEqual(new Uint8Array(await fsp.readFile(path.join(t.dir, ref.artifactId))), bytes);
       assert.deepEqual(await artifactNames(t.dir), [ref.artifactId]);
-      assert.deepEqual((await fsp.readdir(t.dir)).filter((n) => n.startsWith('.')), ['.manifests']);
+      assert.deepEqual((await fsp.readdir(t.dir)).filter((n) => n.startsWith('.')), ['.manifests', VERIFIED_MARKS_FILE]);
     });
 
     it('puts a tenant\'s artifacts in <root>/<tenant>/, created by the store', async () => {
@@ -174,7 +175,7 @@ describe('artifacts: the store (1.1)', function () {
       assert.equal(after.ino, before.ino);
       assert.equal(after.mtimeMs, before.mtimeMs);
       assert.equal((await fsp.stat(path.join(t.dir, '.manifests', `${a.artifactId}.manifest`))).mtimeMs, manifestBefore.mtimeMs);
-      assert.deepEqual(await fsp.readdir(t.dir), ['.manifests', a.artifactId]);
+      assert.deepEqual(await fsp.readdir(t.dir), ['.manifests', VERIFIED_MARKS_FILE, a.artifactId]);
     });
 
     it('fails with a conflict when a file under the name holds other bytes', async () => {
@@ -204,7 +205,7 @@ describe('artifacts: the store (1.1)', function () {
         })())),
       ]);
       for (const r of refs) assert.deepEqual(r, refs[0]);
-      assert.deepEqual(await fsp.readdir(t.dir), ['.manifests', refs[0]!.artifactId]);
+      assert.deepEqual(await fsp.readdir(t.dir), ['.manifests', VERIFIED_MARKS_FILE, refs[0]!.artifactId]);
       assert.deepEqual(await fsp.readdir(path.join(t.dir, '.manifests')), [`${refs[0]!.artifactId}.manifest`]);
       assert.deepEqual(await one.readRange(refs[0]!.artifactId, 123_456, 130_000), data.subarray(123_456, 130_000));
       assert.equal(await two.verify(refs[0]!.artifactId), true);
@@ -230,7 +231,7 @@ describe('artifacts: the store (1.1)', function () {
         }
         assert.deepEqual(await store.putStream(pieces()), whole);
       }), { numRuns: 40 });
-      assert.deepEqual(await fsp.readdir(t.dir), ['.manifests', whole.artifactId]);
+      assert.deepEqual(await fsp.readdir(t.dir), ['.manifests', VERIFIED_MARKS_FILE, whole.artifactId]);
     });
   });
 
@@ -416,7 +417,7 @@ describe('artifacts: the store (1.1)', function () {
       await assert.rejects(store.readRange(x.artifactId, 0, 1), NOT_AVAILABLE);
       assert.equal(await store.delete(y.artifactId), true);
       assert.equal(await store.delete(y.artifactId), false);
-      assert.deepEqual(await fsp.readdir(t.dir), ['.manifests', x.artifactId]);
+      assert.deepEqual(await fsp.readdir(t.dir), ['.manifests', VERIFIED_MARKS_FILE, x.artifactId]);
       assert.equal(store.rangePath(x.artifactId, 0, 1), `.tool-artifacts/${x.artifactId}/bytes/0-1`);
     });
   });
@@ -450,7 +451,7 @@ describe('artifacts: the store (1.1)', function () {
       const old = new Date(Date.now() - 2 * 60 * 60 * 1000);
       await fsp.utimes(path.join(t.dir, temps[0]!), old, old);
       await ArtifactStore.open(t.dir);
-      assert.deepEqual(await fsp.readdir(t.dir), ['.manifests', fullId]);
+      assert.deepEqual(await fsp.readdir(t.dir), ['.manifests', VERIFIED_MARKS_FILE, fullId]);
     });
   });
 });

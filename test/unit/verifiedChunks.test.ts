@@ -7,8 +7,10 @@ import { FsBlobStore } from '../../src/core/blobs/fsBlobStore.js';
 import { MemoryBlobStore } from '../../src/core/blobs/memoryBlobStore.js';
 import { openVerified, putVerified } from '../../src/core/blobs/verifiedBlobs.js';
 import { chunkCount, readVerified, verifyAll } from '../../src/core/integrity.js';
+import { ArtifactStore } from '../../src/core/artifacts.js';
 import { searchPattern } from '../../src/core/runs/patternSearch.js';
 import { clearVerifiedChunks, verifiedChunkStats } from '../../src/core/verifiedChunks.js';
+import { VERIFIED_MARKS_FILE, VerifiedMarks } from '../../src/core/verifiedMarks.js';
 import { openStore } from './runs/helpers.js';
 
 const REPO = path.resolve(__dirname, '..', '..');
@@ -52,9 +54,9 @@ describe('verified-chunk cache', () => {
 
   it('a repeated search hashes no chunk again while the file identity holds', async () => {
     assert.equal(await search(), 1);
-    assert.deepEqual(verifiedChunkStats, { hashed: chunks, skipped: 0 });
+    assert.deepEqual(verifiedChunkStats, { hashed: chunks, skipped: 0, marksUsed: 0 });
     assert.equal(await search(), 1);
-    assert.deepEqual(verifiedChunkStats, { hashed: chunks, skipped: chunks });
+    assert.deepEqual(verifiedChunkStats, { hashed: chunks, skipped: chunks, marksUsed: 0 });
   });
 
   it('a byte flipped (mtime and ctime change) is caught by the next search', async () => {
@@ -104,8 +106,9 @@ describe('verified-chunk cache', () => {
 
 /**
  * Chunks verified at write time (docs/contracts.md §1.1): the process that wrote a blob
- * marks every chunk verified under the identity of the file as written, so its first
- * search hashes nothing; another process, or any change of identity, hashes again.
+ * marks every chunk verified under the identity of the file as written, in memory and on
+ * disk, so its first search and another process's hash nothing; any change of identity
+ * hashes again.
  */
 describe('verified-chunk cache: chunks verified at write time', () => {
   let dir: string;
@@ -161,14 +164,14 @@ describe('verified-chunk cache: chunks verified at write time', () => {
     async function* pieces(): AsyncGenerator<Uint8Array> { for (let p = 0; p < content.length; p += 1 << 20) yield content.subarray(p, p + (1 << 20)); }
     clearVerifiedChunks();
     const handle = (await run.recordStream('import_file', { path: 'big.log' }, pieces())).handle!;
-    assert.deepEqual(verifiedChunkStats, { hashed: 0, skipped: 0 }, 'capture itself hashes while writing, not through the cache');
+    assert.deepEqual(verifiedChunkStats, { hashed: 0, skipped: 0, marksUsed: 0 }, 'capture itself hashes while writing, not through the cache');
     const r = await runs.readToolOutput({ handle, pattern: 'NEEDLE' });
     assert.deepEqual([r.total_matches, r.matches![0]!.byte_offset], [1, 100 * 65536 + 5]);
-    assert.deepEqual(verifiedChunkStats, { hashed: 0, skipped: chunks });
+    assert.deepEqual(verifiedChunkStats, { hashed: 0, skipped: chunks, marksUsed: 0 });
   });
 
-  it('another process does not inherit the marks: its first search hashes every chunk', async function () {
-    this.timeout(120_000);
+  /** A search in a new Node process over the same storage: its total and its chunk counters. */
+  const searchInChild = async (): Promise<{ total: number; stats: typeof verifiedChunkStats }> => {
     const src = (m: string): string => JSON.stringify(path.join(REPO, 'src', 'core', m));
     const child = spawn(process.execPath, ['--import', 'tsx', '-e', `
       const { FsBlobStore } = require(${src('blobs/fsBlobStore.ts')});
@@ -186,10 +189,51 @@ describe('verified-chunk cache: chunks verified at write time', () => {
     child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
     const code = await new Promise((r) => child.once('exit', r));
     assert.equal(code, 0);
-    assert.deepEqual(JSON.parse(out), { total: 1, stats: { hashed: chunks, skipped: 0 } });
+    return JSON.parse(out) as { total: number; stats: typeof verifiedChunkStats };
+  };
+  const marksFile = (): string => path.join(dir, 'blobs', 't', VERIFIED_MARKS_FILE);
+  /** This process as a new one would start: no chunk in memory, the store (and its marks) opened afresh. */
+  const forgetAll = async (): Promise<void> => {
+    clearVerifiedChunks();
+    store = await FsBlobStore.open(path.join(dir, 'blobs'));
+  };
+
+  it('another process finds the writer\'s mark on disk: its first search hashes no chunk', async function () {
+    this.timeout(120_000);
+    assert.deepEqual(await searchInChild(), { total: 1, stats: { hashed: 0, skipped: chunks, marksUsed: 1 } });
     // The writer's own marks still hold: reading the file changed no part of its identity.
     assert.equal(await search(), 1);
-    assert.deepEqual(verifiedChunkStats, { hashed: 0, skipped: chunks });
+    assert.deepEqual(verifiedChunkStats, { hashed: 0, skipped: chunks, marksUsed: 0 });
+  });
+
+  it('with no mark on disk, a new process hashes every chunk once and marks the file for the next one', async function () {
+    this.timeout(120_000);
+    fs.rmSync(marksFile());
+    assert.deepEqual(await searchInChild(), { total: 1, stats: { hashed: chunks, skipped: 0, marksUsed: 0 } });
+    assert.deepEqual(await searchInChild(), { total: 1, stats: { hashed: 0, skipped: chunks, marksUsed: 1 } });
+  });
+
+  it('a mark whose checksum fails (torn or altered line) is not used', async () => {
+    const st = fs.statSync(file, { bigint: true });
+    const line = fs.readFileSync(marksFile(), 'latin1');
+    assert.match(line, new RegExp(`^\\n${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}\\|[0-9a-f]{64}\\t[0-9a-f]{8}$`));
+    // The same mark with one checksum digit changed, and the mark without its checksum.
+    const bad = line.slice(0, -1) + (line.endsWith('0') ? '1' : '0');
+    fs.writeFileSync(marksFile(), bad + line.slice(0, line.lastIndexOf('\t')), 'latin1');
+    await forgetAll();
+    assert.equal(await search(), 1);
+    assert.deepEqual(verifiedChunkStats, { hashed: chunks, skipped: 0, marksUsed: 0 });
+  });
+
+  it('a mark of the file before a change is not used for the changed file', async () => {
+    await pastTheWriteTick();
+    const before = fs.statSync(file, { bigint: true });
+    const fd = fs.openSync(file, 'r+');
+    fs.writeSync(fd, Buffer.from('X'), 0, 1, 3 * 65536);
+    fs.closeSync(fd);
+    await forgetAll();
+    await caughtNext(before, ['dev', 'ino', 'size'], 'ctimeNs');
+    assert.equal(verifiedChunkStats.marksUsed, 0);
   });
 
   it('a byte flipped after the write (mtime and ctime change) is caught by the next search', async () => {
@@ -227,9 +271,9 @@ describe('verified-chunk cache: chunks verified at write time', () => {
   it('Verify and a range read still re-hash every chunk they cover right after the write', async () => {
     const { source, manifest } = await openVerified(store, key, expected);
     assert.equal(await verifyAll(source, manifest), true);
-    assert.deepEqual(verifiedChunkStats, { hashed: chunks, skipped: 0 });
+    assert.deepEqual(verifiedChunkStats, { hashed: chunks, skipped: 0, marksUsed: 0 });
     assert.equal(Buffer.from(await readVerified(source, manifest, 100 * 65536 + 5, 100 * 65536 + 11)).toString(), 'NEEDLE');
-    assert.deepEqual(verifiedChunkStats, { hashed: chunks + 1, skipped: 0 });
+    assert.deepEqual(verifiedChunkStats, { hashed: chunks + 1, skipped: 0, marksUsed: 0 });
   });
 
   it('a store that reports no file identity (memory, S3) marks nothing', async () => {
@@ -237,6 +281,103 @@ describe('verified-chunk cache: chunks verified at write time', () => {
     const put = await putVerified(memory, key, content);
     const { source, manifest } = await openVerified(memory, key, { sha256: put.manifest.sha256, byteCount: put.manifest.byteCount, manifestDigest: put.manifestDigest });
     assert.equal((await searchPattern(source, manifest, options)).totalMatches, 1);
-    assert.deepEqual(verifiedChunkStats, { hashed: chunks, skipped: 0 });
+    assert.deepEqual(verifiedChunkStats, { hashed: chunks, skipped: 0, marksUsed: 0 });
+  });
+});
+
+/** The marks file itself (docs/contracts.md §1.1, "Marks kept on disk"). */
+describe('verified marks on disk', () => {
+  let dir: string;
+  let file: string;
+  const keyOf = (i: number): string => `1:${1000 + i}:65536:1700000000000000000:1700000000000000000|${i.toString(16).padStart(64, '0')}`;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vmarks-'));
+    file = path.join(dir, 't', VERIFIED_MARKS_FILE);
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('two writers append; a third reader sees both, and a line torn mid-write counts once it is whole', async () => {
+    const a = new VerifiedMarks(file);
+    const b = new VerifiedMarks(file);
+    await a.add(keyOf(1));
+    await b.add(keyOf(2));
+    const reader = new VerifiedMarks(file);
+    assert.equal(await reader.has(keyOf(1)), true);
+    assert.equal(await reader.has(keyOf(2)), true);
+    assert.equal(await reader.has(keyOf(3)), false);
+    // A writer stopped half-way through a line: not a mark yet, and the reader reads it
+    // again once the rest is there (append is one write in practice; this is the crash case).
+    // The third key's line as a writer frames it, written here in two pieces.
+    const other = path.join(dir, 'o', VERIFIED_MARKS_FILE);
+    await new VerifiedMarks(other).add(keyOf(3));
+    const line3 = fs.readFileSync(other);
+    assert.equal(line3.length, 1 + keyOf(3).length + 9);
+    fs.appendFileSync(file, line3.subarray(0, 40));
+    assert.equal(await reader.has(keyOf(3)), false, 'half a line is not a mark');
+    fs.appendFileSync(file, line3.subarray(40));
+    assert.equal(await reader.has(keyOf(3)), true, 'the line, once whole, is read');
+  });
+
+  it('the file stays bounded: past its limit it is rewritten with the newest marks (a dead rewrite\'s leftover removed), and readers follow the new file', async () => {
+    const writer = new VerifiedMarks(file);
+    const reader = new VerifiedMarks(file);
+    assert.equal(await reader.has(keyOf(0)), false);
+    // A rewrite's temporary file left by a process that is gone (pid above Linux's pid_max).
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const leftover = `${file}~999999999.0123456789ab.tmp`;
+    fs.writeFileSync(leftover, 'x');
+    for (let i = 0; i < 12_000; i++) await writer.add(keyOf(i));
+    assert.equal(fs.existsSync(leftover), false, 'the dead rewrite\'s temporary file was removed');
+    assert.deepEqual(fs.readdirSync(path.dirname(file)), [VERIFIED_MARKS_FILE]);
+    const size = fs.statSync(file).size;
+    const lineBytes = 1 + keyOf(0).length + 9;
+    assert.ok(12_000 * lineBytes > 2 * 4096 * 160, 'the marks written pass the limit');
+    assert.ok(size <= 2 * 4096 * 160, `file ${size} B`);
+    assert.ok(size >= 4096 * lineBytes, `file ${size} B keeps at least the newest 4,096 marks`);
+    const fresh = new VerifiedMarks(file);
+    assert.equal(await fresh.has(keyOf(11_999)), true, 'the newest mark survives the rewrite');
+    assert.equal(await fresh.has(keyOf(0)), false, 'the oldest mark was let go');
+    assert.equal(await reader.has(keyOf(11_999)), true, 'a reader that had read the old file reads the new one');
+  });
+
+  it('a key that is not printable ASCII is never written', async () => {
+    const m = new VerifiedMarks(file);
+    await m.add('bad\nkey');
+    await m.add('');
+    assert.equal(fs.existsSync(file), false);
+  });
+});
+
+/** Artifacts of `evidence_readFile` are local files too: the same cache and marks (docs/contracts.md §1.1). */
+describe('verified-chunk cache: artifacts', () => {
+  let dir: string;
+  const content = Buffer.alloc(40 * 65536 + 77, 'klmnopqrst\n');
+  content.write('NEEDLE', 30 * 65536 + 3);
+  const chunks = chunkCount(content.length, 65536);
+  const options = { pattern: 'NEEDLE', offset: 0, limit: 10, maxLineChars: 200, maxContentChars: 4000, budgetMs: 20_000, cutMarker: '…' };
+  beforeEach(() => { dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vchunks-art-')); clearVerifiedChunks(); });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('a stored artifact is marked at write: a fresh store finds the mark and hashes nothing; a changed byte is caught', async () => {
+    const writer = await ArtifactStore.open(dir, { tenant: 't' });
+    const ref = await writer.putStream((async function* () { yield content; })());
+    const { manifestDigest } = await writer.manifestFor(ref.artifactId);
+    const searchFresh = async (): Promise<number> => {
+      clearVerifiedChunks();
+      const fresh = await ArtifactStore.open(dir, { tenant: 't' });
+      const { manifest, source } = await fresh.openRecorded(ref, manifestDigest);
+      return (await searchPattern(source, manifest, options)).totalMatches;
+    };
+    assert.equal(await searchFresh(), 1);
+    assert.deepEqual(verifiedChunkStats, { hashed: 0, skipped: chunks, marksUsed: 1 });
+    const file = path.join(dir, 't', ref.artifactId);
+    const written = fs.statSync(file, { bigint: true }).ctimeNs;
+    while (BigInt(Date.now()) * 1_000_000n <= written + 20_000_000n) await new Promise((r) => setTimeout(r, 5));
+    fs.chmodSync(file, 0o600);
+    const fd = fs.openSync(file, 'r+');
+    fs.writeSync(fd, Buffer.from('X'), 0, 1, 30 * 65536 + 3);
+    fs.closeSync(fd);
+    await assert.rejects(searchFresh(), (e: Error & { code?: string }) => e.code === 'digestMismatch');
+    assert.equal(verifiedChunkStats.marksUsed, 0);
   });
 });

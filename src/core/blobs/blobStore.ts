@@ -9,6 +9,7 @@
  * below allocates for callers that want a fresh array.
  */
 import type { OpenedFile } from '../integrity.js';
+import type { VerifiedMarks } from '../verifiedMarks.js';
 import type { BlobKey } from './blobKey.js';
 
 /** Which backend an adapter talks to. */
@@ -49,6 +50,12 @@ export interface BlobStore {
    * (docs/contracts.md §2.10).
    */
   openFile?(key: BlobKey): Promise<OpenedFile | undefined>;
+  /**
+   * Optional: the marks of whole verified files this store keeps on disk for one tenant,
+   * read and written by every process that opens the store; only a local file store has
+   * them (docs/contracts.md §1.1, "Marks kept on disk").
+   */
+  verifiedMarks?(tenant: string): VerifiedMarks;
   /** Removes one object (no error when it is already gone). */
   delete(key: BlobKey): Promise<void>;
   /** Removes every object of one run of one tenant. */

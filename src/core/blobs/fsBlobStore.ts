@@ -10,9 +10,10 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import type { BigIntStats } from 'node:fs';
 import { EvidenceError } from '../errors.js';
+import { VERIFIED_MARKS_FILE, VerifiedMarks } from '../verifiedMarks.js';
 import type { OpenedFile } from '../integrity.js';
+import { fileIdentity, openedFile, processExists, readFullAt } from '../localFile.js';
 import { assertSafeSegment, validateBlobKey, type BlobKey } from './blobKey.js';
 import type { BlobStore } from './blobStore.js';
 
@@ -27,11 +28,6 @@ export interface OrphanSweep {
   readonly bytes: number;
 }
 
-/** dev:ino:size:mtimeNs:ctimeNs, the way git's index tells a file unchanged (docs/contracts.md §1.1). */
-function identityOf(st: BigIntStats): string {
-  return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
-}
-
 /** A `BlobStore` over one root folder. */
 export class FsBlobStore implements BlobStore {
   readonly kind = 'filesystem' as const;
@@ -40,6 +36,9 @@ export class FsBlobStore implements BlobStore {
    * not awaited there (it walks every run folder); never rejects.
    */
   orphanSweep: Promise<OrphanSweep> = Promise.resolve({ files: 0, bytes: 0 });
+
+  /** One `VerifiedMarks` per tenant, so concurrent searches share what was read. */
+  private readonly marks = new Map<string, VerifiedMarks>();
 
   private constructor(readonly root: string) {}
 
@@ -86,7 +85,7 @@ export class FsBlobStore implements BlobStore {
         // Durable before it becomes visible under its key (docs/contracts.md §2.6).
         await fh.datasync();
         await fsp.rename(temp, target);
-        identity = await fh.stat({ bigint: true }).then(identityOf, () => undefined);
+        identity = await fh.stat({ bigint: true }).then(fileIdentity, () => undefined);
       } finally {
         await fh.close();
       }
@@ -113,7 +112,7 @@ export class FsBlobStore implements BlobStore {
   async identity(key: BlobKey): Promise<string | undefined> {
     try {
       const st = await fsp.stat(this.filePath(key), { bigint: true });
-      return st.isFile() ? identityOf(st) : undefined;
+      return st.isFile() ? fileIdentity(st) : undefined;
     } catch (e) {
       if (isNotFound(e)) return undefined;
       throw e;
@@ -135,15 +134,7 @@ export class FsBlobStore implements BlobStore {
     }
     const st = await fh.stat().catch(async (e: unknown) => { await fh.close(); throw e; });
     if (!st.isFile()) { await fh.close(); return undefined; }
-    return {
-      fd: fh.fd,
-      read: (target, position) => readFullAt(fh, target, position),
-      stat: async () => {
-        const s = await fh.stat({ bigint: true });
-        return { identity: identityOf(s), size: Number(s.size) };
-      },
-      close: () => fh.close(),
-    };
+    return openedFile(fh);
   }
 
   /**
@@ -164,6 +155,16 @@ export class FsBlobStore implements BlobStore {
     } finally {
       await fh.close();
     }
+  }
+
+  /** `<root>/<tenant>/.verified-v1`: marks of whole verified files (docs/contracts.md §1.1). */
+  verifiedMarks(tenant: string): VerifiedMarks {
+    let m = this.marks.get(tenant);
+    if (!m) {
+      m = new VerifiedMarks(path.join(this.root, assertSafeSegment('tenant', tenant), VERIFIED_MARKS_FILE));
+      this.marks.set(tenant, m);
+    }
+    return m;
   }
 
   /** Removes one file. */
@@ -211,23 +212,7 @@ async function removeOrphanedTemps(root: string): Promise<OrphanSweep> {
   return { files, bytes };
 }
 
-function processExists(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try { process.kill(pid, 0); return true; } catch (e) { return (e as NodeJS.ErrnoException).code === 'EPERM'; }
-}
-
 function isNotFound(e: unknown): boolean {
   const code = (e as { code?: unknown } | null)?.code;
   return code === 'ENOENT' || code === 'ENOTDIR';
-}
-
-/** Fills `target` from `position` on; fewer bytes only at the end of the file (a read may return less). */
-async function readFullAt(fh: fsp.FileHandle, target: Uint8Array, position: number): Promise<number> {
-  let got = 0;
-  while (got < target.length) {
-    const { bytesRead } = await fh.read(target, got, target.length - got, position + got);
-    if (bytesRead === 0) break;
-    got += bytesRead;
-  }
-  return got;
 }

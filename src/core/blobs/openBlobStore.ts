@@ -5,7 +5,6 @@
  */
 import type { BlobStore } from './blobStore.js';
 import { FsBlobStore } from './fsBlobStore.js';
-import { S3BlobStore } from './s3BlobStore.js';
 
 /** S3 connection settings as `boundedEvidence.storage.s3.*` holds them (credentials are never settings). */
 export interface S3BlobSettings {
@@ -46,6 +45,8 @@ export async function openBlobStore(settings: BlobSettings, inputs: BlobStoreInp
       }
       const credentials = await inputs.s3Credentials?.();
       if (!credentials) inputs.warn('no S3 credentials in SecretStorage ("Bounded Evidence: Set S3 Credentials"): using the SDK default chain');
+      // Loaded only for this backend: the S3 SDK's start-up cost is not paid by the filesystem store.
+      const { S3BlobStore } = await import('./s3BlobStore.js');
       return new S3BlobStore({
         bucket: s3.bucket,
         endpoint: s3.endpoint || undefined,

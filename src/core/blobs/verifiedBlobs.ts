@@ -69,8 +69,9 @@ export async function putVerified(store: BlobStore, key: BlobKey, body: Uint8Arr
     throw e;
   }
   // The manifest was hashed from the bytes as this process wrote them: a local file's
-  // chunks are verified for this process's searches until its identity changes (docs/contracts.md §1.1).
-  if (identity !== undefined) rememberWritten(identity, manifest);
+  // chunks are verified, for this process and (marked on disk) for others, until its
+  // identity changes (docs/contracts.md §1.1).
+  if (identity !== undefined) await rememberWritten(identity, manifest, store.verifiedMarks?.(key.tenant));
   return { manifest, manifestDigest: sha256Hex(encoded) };
 }
 
@@ -86,6 +87,7 @@ export function blobRangeSource(store: BlobStore, key: BlobKey): RangeSource {
     readInto: (start, end, target) => store.readInto(key, start, target.subarray(0, Math.max(0, end - start))),
     ...(store.identity ? { identity: () => store.identity!(key) } : {}),
     ...(store.openFile ? { openFile: () => store.openFile!(key) } : {}),
+    ...(store.verifiedMarks ? { verifiedMarks: store.verifiedMarks(key.tenant) } : {}),
   };
 }
 

@@ -14,7 +14,7 @@
  * `snap` is one run re-indexed from its log in one line (one write, so it never
  * interleaves with another process's lines).
  */
-import { crc32 } from 'node:zlib';
+import { frameLine, unframeLine } from '../checkedLines.js';
 import type { ReadLogResult } from './runLog.js';
 import type { CallFinishedRecord, LogProblem, RunRecord, RunStatus } from './types.js';
 
@@ -70,26 +70,17 @@ export interface BuiltEntry { readonly k: 'built' }
 /** Any catalog line. */
 export type CatalogEntry = HeaderEntry | BuiltEntry | DelEntry | SnapEntry | (RecordEntry & LogStamp);
 
-/** One line as written: leading newline, payload, tab, checksum. */
+/** One line as written: leading newline, payload, tab, checksum (checkedLines.ts). */
 export function encodeLine(entry: CatalogEntry): Buffer {
-  const json = JSON.stringify(entry);
-  const body = Buffer.from(json, 'utf8');
-  return Buffer.concat([NEWLINE, body, Buffer.from(`\t${hex8(crc32(body))}`, 'latin1')]);
-}
-
-const NEWLINE = Buffer.from('\n');
-
-function hex8(n: number): string {
-  return (n >>> 0).toString(16).padStart(8, '0');
+  return frameLine(Buffer.from(JSON.stringify(entry), 'utf8'));
 }
 
 /** A line's entry, or undefined when it is torn, altered or not an entry. `line` excludes the newline. */
 export function decodeLine(buf: Buffer, start: number, end: number): CatalogEntry | undefined {
-  if (end - start < 10 || buf[end - 9] !== 9) return undefined;
-  const sum = buf.toString('latin1', end - 8, end);
-  if (hex8(crc32(buf.subarray(start, end - 9))) !== sum) return undefined;
+  const payload = unframeLine(buf, start, end);
+  if (payload === undefined) return undefined;
   try {
-    const v: unknown = JSON.parse(buf.toString('utf8', start, end - 9));
+    const v: unknown = JSON.parse(payload.toString('utf8'));
     return v !== null && typeof v === 'object' && typeof (v as { k?: unknown }).k === 'string' ? (v as CatalogEntry) : undefined;
   } catch {
     return undefined;

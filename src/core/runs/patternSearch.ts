@@ -28,7 +28,8 @@ import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { EvidenceError } from '../errors.js';
 import { checkChunks, chunkCount, streamVerifiedInto, type Manifest, type OpenedFile, type RangeSource } from '../integrity.js';
-import { isSet, lookupVerified, rememberVerified, setBit, verifiedChunkStats } from '../verifiedChunks.js';
+import { isSet, lookupVerifiedOrMarked, rememberVerified, setBit, verifiedChunkStats } from '../verifiedChunks.js';
+import type { VerifiedMarks } from '../verifiedMarks.js';
 import { PATTERN_WORKER_MARK, type FromWorker, type MatcherSetup, type PatternSearchResult, type ToWorker } from './patternProtocol.js';
 import { mergeLanes, type LaneResult } from './patternMerge.js';
 
@@ -127,7 +128,7 @@ export async function searchPattern(source: RangeSource, manifest: Manifest, opt
   const file = manifest.byteCount > 0 ? await source.openFile?.() : undefined;
   if (!file) return searchSlots(source, manifest, options);
   try {
-    return await searchFile(file, manifest, options);
+    return await searchFile(file, manifest, options, source.verifiedMarks);
   } finally {
     await file.close();
   }
@@ -173,14 +174,14 @@ const PROGRESS_TICK_MS = 25;
  * overrunning `budgetMs`, the overall `timeoutMs` and `signal` stop the workers as in the
  * slot search.
  */
-async function searchFile(file: OpenedFile, manifest: Manifest, options: PatternSearchOptions): Promise<PatternSearchResult> {
+async function searchFile(file: OpenedFile, manifest: Manifest, options: PatternSearchOptions, marks: VerifiedMarks | undefined): Promise<PatternSearchResult> {
   const { signal } = options;
   const overall = Date.now() + (options.timeoutMs ?? Number.MAX_SAFE_INTEGER / 2);
   const before = await file.stat();
   if (before.size !== manifest.byteCount) throw new EvidenceError('digestMismatch');
   const cs = manifest.chunkSize;
   const chunks = chunkCount(manifest.byteCount, cs);
-  const known = lookupVerified(before.identity, manifest);
+  const known = await lookupVerifiedOrMarked(before.identity, manifest, marks);
   const todo: number[] = [];
   for (let i = 0; i < chunks; i++) if (!known || !isSet(known, i)) todo.push(i);
   verifiedChunkStats.skipped += chunks - todo.length;
@@ -252,7 +253,7 @@ async function searchFile(file: OpenedFile, manifest: Manifest, options: Pattern
     if (after.identity !== before.identity) throw new EvidenceError('digestMismatch');
     const verified = known ? Uint8Array.from(known) : new Uint8Array(Math.ceil(chunks / 8));
     for (const i of todo) setBit(verified, i);
-    rememberVerified(before.identity, manifest, verified);
+    await rememberVerified(before.identity, manifest, verified, marks);
     const [a, b] = done;
     const r = b ? mergeLanes(laneResult(a!), laneResult(b), options.limit, options.maxContentChars) : a!;
     return { totalMatches: r.totalMatches, matches: r.matches, cut: r.cut };

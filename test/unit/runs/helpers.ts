@@ -9,6 +9,7 @@ import type { BlobStore } from '../../../src/core/blobs/blobStore.js';
 import type { OpenedFile } from '../../../src/core/integrity.js';
 import { RunStore } from '../../../src/core/runs/runStore.js';
 import type { RunStoreOptions } from '../../../src/core/runs/types.js';
+import type { VerifiedMarks } from '../../../src/core/verifiedMarks.js';
 
 /** A scratch folder removed by `cleanup`. */
 export function scratch(name = 'runs'): { dir: string; cleanup: () => void } {
@@ -40,7 +41,12 @@ export class CountingStore implements BlobStore {
   readonly kind: BlobStore['kind'];
   bytesRead = 0;
   reads = 0;
-  constructor(private readonly inner: BlobStore) { this.kind = inner.kind; }
+  /** Passed through: the inner store's marks on disk (docs/contracts.md §1.1). */
+  readonly verifiedMarks?: (tenant: string) => VerifiedMarks;
+  constructor(private readonly inner: BlobStore) {
+    this.kind = inner.kind;
+    if (inner.verifiedMarks) this.verifiedMarks = (tenant) => inner.verifiedMarks!(tenant);
+  }
   put(key: BlobKey, body: Uint8Array | AsyncIterable<Uint8Array>): Promise<{ sizeBytes: number; identity?: string }> { return this.inner.put(key, body); }
   size(key: BlobKey): Promise<number | undefined> { return this.inner.size(key); }
   async readInto(key: BlobKey, start: number, target: Uint8Array): Promise<number> {

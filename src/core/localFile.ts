@@ -1,0 +1,46 @@
+/**
+ * A local file as the verified-chunk cache and a pattern search see it, for both stores
+ * that keep files (the filesystem blob store and the artifact store): its identity, and
+ * an open descriptor a search's workers read (docs/contracts.md §1.1, §2.10).
+ */
+import type { BigIntStats } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import type { OpenedFile } from './integrity.js';
+
+/** dev:ino:size:mtimeNs:ctimeNs, the way git's index tells a file unchanged (docs/contracts.md §1.1). */
+export function fileIdentity(st: BigIntStats): string {
+  return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+}
+
+/**
+ * An `OpenedFile` over a handle the caller opened and checked to be a regular file: its
+ * `stat` is the identity of this open file, not of whatever the path names later.
+ */
+export function openedFile(fh: FileHandle): OpenedFile {
+  return {
+    fd: fh.fd,
+    read: (target, position) => readFullAt(fh, target, position),
+    stat: async () => {
+      const s = await fh.stat({ bigint: true });
+      return { identity: fileIdentity(s), size: Number(s.size) };
+    },
+    close: () => fh.close(),
+  };
+}
+
+/** Fills `target` from `position` on; fewer bytes only at the end of the file (a read may return less). */
+export async function readFullAt(fh: FileHandle, target: Uint8Array, position: number): Promise<number> {
+  let got = 0;
+  while (got < target.length) {
+    const { bytesRead } = await fh.read(target, got, target.length - got, position + got);
+    if (bytesRead === 0) break;
+    got += bytesRead;
+  }
+  return got;
+}
+
+/** True while a process with this pid exists here: the writer of a temporary file named after it may still be writing. */
+export function processExists(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try { process.kill(pid, 0); return true; } catch (e) { return (e as NodeJS.ErrnoException).code === 'EPERM'; }
+}
