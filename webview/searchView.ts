@@ -77,12 +77,19 @@ export class SearchView {
     this.results.replaceChildren();
     this.results.setAttribute('aria-busy', 'true');
     this.progress.textContent = 'Searching…';
+    this.progress.classList.add('muted');
     try {
       const r = await this.deps.request({ type: 'searchOutputs', pattern, limit: searchLimit, ...(tool ? { tool } : {}), ...(run ? { run } : {}) });
       if (this.running !== id || r.type !== 'searchResults') return;
       const scope = [tool && `tool ${tool}`, run && `run ${run}`].filter(Boolean).join(', ');
-      this.progress.textContent = `${count(r.totalMatches)} ${r.totalMatches === 1 ? 'match' : 'matches'} in ${count(r.outputsMatched)} of ${count(r.outputsSearched)} outputs`
+      const found = `${count(r.totalMatches)} ${r.totalMatches === 1 ? 'match' : 'matches'} in ${count(r.outputsMatched)} of ${count(r.outputsSearched)} outputs`
         + (scope ? ` (${scope})` : '') + (r.truncated ? `; the first ${count(r.matches.length)} shown` : '');
+      // A search ended by the time limit must not read as a complete one: that comes first.
+      this.progress.textContent = r.stopped
+        ? `Stopped at the time limit (${count(r.stopped.timeLimitMs / 1000)} s) after the newest ${count(r.stopped.callsSearched)} of ${count(r.stopped.callsTotal)} calls: ${found}. Narrow by tool or run, or raise boundedEvidence.searchTimeoutMs.`
+        : found;
+      // Partial answers are said at full strength, not greyed like a routine count.
+      this.progress.classList.toggle('muted', !r.stopped);
       this.render(r.pattern, r.matches);
     } catch (e) {
       if (this.running !== id) return;

@@ -53,7 +53,9 @@ a byte window (--bytes START-END, half-open). Exit 1 when the read is refused.`,
 
 Prints what evidence_search returns: every kept output searched with a JavaScript regular
 expression, newest first; per match its handle, line number, byte offset and the line, and
-the total count. Exit 1 when the search is refused.`,
+the total count. One time limit (searchTimeoutMs) covers the whole search: when it
+passes, the answer has "complete": false and covers the newest calls searched so far.
+Exit 1 when the search is refused.`,
   import: `Usage: bounded-evidence import FILE [--label TEXT] [--storage DIR]
 
 Keeps FILE (any size, text or binary; streamed, never read whole) as evidence and prints

@@ -93,7 +93,8 @@ export async function importFile(argv: readonly string[], io: CliIo): Promise<nu
 /** `list [--json]`: the runs, newest first. */
 export async function list(argv: readonly string[], io: CliIo): Promise<number> {
   const { values } = parseFlags(argv, { storage: { type: 'string' }, json: { type: 'boolean' } }, { min: 0, max: 0, name: 'argument' });
-  const session = await openSession(storageDirOf(values.storage, io.env));
+  // `list` reads every run anyway: it also does the start-up checks the other subcommands skip.
+  const session = await openSession(storageDirOf(values.storage, io.env), { maintenance: true });
   const runs = await session.runs.listRuns();
   if (values.json) {
     await io.out(`${JSON.stringify(runs)}\n`);

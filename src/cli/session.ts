@@ -34,9 +34,12 @@ export function storageDirOf(flag: string | undefined, env: NodeJS.ProcessEnv): 
 
 /**
  * Opens the stores of a storage folder with the editor's default limits, the way the
- * MCP server opens them (the core's `openEvidenceStores`, filesystem blobs).
+ * MCP server opens them (the core's `openEvidenceStores`, filesystem blobs). Without
+ * `maintenance` (every subcommand but `list`), the start-up checks a long-lived process
+ * makes are skipped: the command answers and exits without waiting for them.
  */
-export async function openSession(storageDir: string, log: (line: string) => void = () => undefined): Promise<CliSession> {
+export async function openSession(storageDir: string, options: { maintenance?: boolean; log?: (line: string) => void } = {}): Promise<CliSession> {
+  const log = options.log ?? ((): void => undefined);
   const manifest = extensionManifest();
   const settings = resolveSettings(manifest);
   const storage = await openStorage(storageDir);
@@ -45,6 +48,9 @@ export async function openSession(storageDir: string, log: (line: string) => voi
     tools: MCP_TOOL_NAMES,
     reader: { maxByteWindow: settings.maxRangeBytes },
     warn: log,
+    // One request, then exit: the logs-folder check and the temporary-file sweeps are the
+    // long-lived front ends' (and `list`'s) work (docs/architecture.md §2.4).
+    maintenance: options.maintenance ?? false,
   });
   return { storage, settings, runs, artifacts };
 }

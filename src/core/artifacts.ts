@@ -47,6 +47,8 @@ export interface ArtifactStoreOptions {
    * is covered by the rename alone.
    */
   readonly durable?: boolean;
+  /** False for a short-lived process: stale temporary files are not looked for at open (`RunStoreOptions.maintenance`). */
+  readonly maintenance?: boolean;
 }
 
 /**
@@ -128,8 +130,10 @@ export class ArtifactStore {
     }
     await mkdirOnce(path.join(dir, MANIFESTS));
     await requireDirectory(path.join(dir, MANIFESTS), 'artifact store metadata folder');
-    await removeStaleTemps(dir);
-    await removeStaleTemps(path.join(dir, MANIFESTS));
+    if (options.maintenance ?? true) {
+      await removeStaleTemps(dir);
+      await removeStaleTemps(path.join(dir, MANIFESTS));
+    }
     return new ArtifactStore(resolved, tenant, dir, chunkSize, options.durable ?? true);
   }
 

@@ -45,8 +45,10 @@ export interface EvidenceStores {
 export async function openEvidenceStores(layout: StorageLayout, settings: StoreSettings, options: OpenStoresOptions): Promise<EvidenceStores> {
   await ensureLayout(layout);
   const blobs = await openBlobStore(settings, { ...options, blobsDir: layout.blobsDir });
-  const artifacts = await ArtifactStore.open(layout.artifactsDir, { tenant: layout.tenant });
+  const maintenance = options.maintenance ?? true;
+  const artifacts = await ArtifactStore.open(layout.artifactsDir, { tenant: layout.tenant, maintenance });
   const runs = await RunStore.open({
+    maintenance,
     logsDir: layout.logsDir,
     tenant: layout.tenant,
     blobs,

@@ -6,7 +6,7 @@
  * config.ts listens for changes.
  */
 
-import type { BlobSettings, S3BlobSettings } from '../core/index.js';
+import { DEFAULT_RUN_LIMITS, type BlobSettings, type S3BlobSettings } from '../core/index.js';
 
 /** The model-facing text of every tool stays under this many bytes (declared in the core, shared with the MCP server). */
 export { MODEL_TEXT_LIMIT_BYTES } from '../core/index.js';
@@ -63,12 +63,12 @@ export const SettingKeys = {
   recordOtherToolResults: 'hooks.recordOtherToolResults',
 } as const;
 
-/** Defaults, equal to package.json's (used when a value is missing or of the wrong type). */
+/** Defaults, equal to package.json's (used when a value is missing or of the wrong type); the agent's limits are the core's. */
 export const DefaultSettings: EvidenceSettings = {
   maxInlineBytes: 4096,
-  previewBytes: 1024,
+  previewBytes: DEFAULT_RUN_LIMITS.previewBytes,
   maxRangeBytes: 4096,
-  largeResultBytes: 4096,
+  largeResultBytes: DEFAULT_RUN_LIMITS.largeResultBytes,
   captureCapBytes: 0,
   commandTimeoutMs: 600_000,
   searchTimeoutMs: 30_000,

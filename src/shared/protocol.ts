@@ -314,6 +314,8 @@ export interface SearchProgressMessage { readonly type: 'searchProgress'; readon
 export interface SearchResultsReply {
   readonly type: 'searchResults'; readonly id: number; readonly pattern: string; readonly totalMatches: number;
   readonly outputsSearched: number; readonly outputsMatched: number; readonly truncated: boolean; readonly matches: readonly SearchMatchDto[];
+  /** Present when the time limit ended the search: it covers the newest `callsSearched` of `callsTotal` calls. */
+  readonly stopped?: { readonly timeLimitMs: number; readonly callsSearched: number; readonly callsTotal: number };
 }
 /** How far one stream of a running command has come (docs/contracts.md §3.4, "Live"). */
 export interface LiveStreamDto {

@@ -189,8 +189,9 @@ describe('Reach: Claude Code from npm with a scripted Anthropic server on loopba
     assert.ok(read, 'the read_tool_output result was given to the model');
     assert.equal(read.isError, false, read.text);
     const reply = JSON.parse(read.text) as ReadToolOutputResult;
-    // The model's pattern reply echoes nothing the call or the observation already said (docs/contracts.md §2.5).
-    assert.deepEqual(Object.keys(reply), ['total_matches', 'returned_lines', 'truncated', 'content', 'matches']);
+    // The model's pattern reply echoes nothing the call or the observation already said, and lists no count
+    // its matches give and no `truncated: false` (docs/contracts.md §2.5).
+    assert.deepEqual(Object.keys(reply), ['total_matches', 'content', 'matches']);
     assert.equal(reply.total_matches, 1);
     // `<line_number>:<line>`: the exact error line, on line 19,201 of 38,400.
     assert.equal(reply.content, `${LOG_LINES / 2 + 1}:${NEEDLE}`);
@@ -198,6 +199,8 @@ describe('Reach: Claude Code from npm with a scripted Anthropic server on loopba
     const stdout = spawnSync('/bin/sh', ['-c', buildCommand], { maxBuffer: 1 << 30 }).stdout;
     const byteOffset = stdout.indexOf(NEEDLE) + NEEDLE.indexOf('error TS');
     assert.deepEqual(reply.matches, [{ line_number: LOG_LINES / 2 + 1, byte_offset: byteOffset, column: NEEDLE.indexOf('error TS') + 1 }]);
+    // Byte for byte what the model was given.
+    assert.equal(read.text, JSON.stringify({ total_matches: 1, content: `${LOG_LINES / 2 + 1}:${NEEDLE}`, matches: reply.matches }));
     const readBytes = Buffer.byteLength(read.text, 'utf8');
     console.log(`[reach] Claude Code, hook + MCP: model received ${obsBytes} bytes (Bash) + ${readBytes} bytes (read_tool_output); needle reached at line ${reply.matches?.[0]?.line_number}`);
 

@@ -4,6 +4,7 @@
  * matched line), and the list filtered by who started a run. One workbench for the file.
  */
 import * as assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { FrameLocator, Locator } from 'playwright-core';
 import type { Workbench } from '../harness/workbench.js';
@@ -137,5 +138,38 @@ describe('Inspector across outputs and live commands in a real workbench', funct
     await part.waitFor({ timeout: 60_000 });
     assert.ok(await view.locator('#live').isHidden());
     await setTheme(wb, view, 'Default Dark Modern');
+  });
+
+  it('a search past the time limit says so first, with how far it got', async () => {
+    // 9,150,000 bytes of 60-'a' lines: `a.*a.*a.*b` backtracks on every line (slow, not
+    // catastrophic), far longer than the 100 ms limit set below.
+    await wb.runCommand('Bounded Evidence: Run Command and Capture');
+    const input = wb.page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible' });
+    await input.fill(`node -e "process.stdout.write(('a'.repeat(60) + '\\n').repeat(150000))"`);
+    await input.press('Enter');
+    await view.locator('#list-summary', { hasText: /^4 of 4 calls$/ }).waitFor({ timeout: 60_000 });
+    // Newest first: the new call's row, once it has ended.
+    await view.locator('.vlist-row[data-kind="call"]:not([hidden])').first().filter({ hasText: 'exit 0' }).waitFor({ timeout: 60_000 });
+    const file = path.join(wb.workspaceDir, '.vscode', 'settings.json');
+    const before = readFileSync(file, 'utf8');
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(before) as object, 'boundedEvidence.searchTimeoutMs': 100 }, null, 2));
+    try {
+      // The store is reopened with the new limit; searching until it applies.
+      const progress = view.locator('#search-progress');
+      for (let attempt = 0; ; attempt++) {
+        await view.locator('#search-pattern input').fill('a.*a.*a.*b');
+        await view.locator('#search-run').click();
+        await view.locator('#search-progress', { hasNotText: /^Searching/ }).waitFor({ timeout: 60_000 });
+        if ((await text(progress)).startsWith('Stopped') || attempt === 20) break;
+        await wb.page.waitForTimeout(500);
+      }
+      assert.equal(await text(progress), 'Stopped at the time limit (0.1 s) after the newest 0 of 4 calls: 0 matches in 0 of 0 outputs. Narrow by tool or run, or raise boundedEvidence.searchTimeoutMs.');
+      assert.equal(await progress.evaluate((e) => e.classList.contains('muted')), false, 'a partial answer is not greyed');
+      assert.ok(await view.locator('#search-cancel').isHidden());
+      await wb.screenshot('search-stopped-at-time-limit');
+    } finally {
+      writeFileSync(file, before);
+    }
   });
 });

@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ReadToolOutputResult } from '../../src/core/index.js';
 import { WORKSPACE_HOOK_FILE } from '../../src/core/reach/hookConfig.js';
-import { buildLogCommand, bytesOf, CLIENT_ID, evidenceApi, evidenceStorage, listRuns, workspaceDir } from './helpers.js';
+import { buildLogCommand, bytesOf, CLIENT_ID, evidenceApi, evidenceStorage, listRuns, reference, workspaceDir } from './helpers.js';
 
 /** The fixture extension's exports (see fixtures/evidence-client/extension.js). */
 interface Client {
@@ -189,10 +189,16 @@ describe('Reach: the built-in agent\'s run_in_terminal with a scripted model', (
 
     assert.ok(readReply, 'the model was given read_tool_output\'s result');
     const reply = JSON.parse(readReply) as ReadToolOutputResult;
-    // The model's pattern reply echoes nothing the call or the observation already said (docs/contracts.md §2.5).
-    assert.deepEqual(Object.keys(reply), ['total_matches', 'returned_lines', 'truncated', 'content', 'matches']);
+    // The model's pattern reply echoes nothing the call or the observation already said, and lists no count
+    // its matches give and no `truncated: false` (docs/contracts.md §2.5).
+    assert.deepEqual(Object.keys(reply), ['total_matches', 'content', 'matches']);
     assert.equal(reply.total_matches, 1);
     assert.equal(reply.content, `${LOG_LINES / 2 + 1}:${NEEDLE}`);
+    // Byte for byte what the model was given; the match's offset is where the command (run here the same way) writes it.
+    const stdout = reference(buildLogCommand(LOG_LINES), workspaceDir()).stdout;
+    const column = NEEDLE.indexOf('error TS') + 1;
+    const matches = [{ line_number: LOG_LINES / 2 + 1, byte_offset: stdout.indexOf(NEEDLE) + column - 1, column }];
+    assert.equal(readReply, JSON.stringify({ total_matches: 1, content: `${LOG_LINES / 2 + 1}:${NEEDLE}`, matches }));
     console.log(`[reach] built-in agent, ${label}: model received ${obsBytes} bytes (run_in_terminal) + ${bytesOf(readReply)} bytes (read_tool_output); needle reached at line ${reply.matches?.[0]?.line_number}`);
 
     // The run is listed as a routed terminal command of this chat session: Copilot names

@@ -32,7 +32,7 @@ const sha = (s: string | Uint8Array): string => createHash('sha256').update(s).d
 /** `seq 1 20000` (108,894 bytes). */
 const SEQ = Array.from({ length: 20000 }, (_, i) => `${i + 1}\n`).join('');
 const HOW_TO_READ = (h: string): string =>
-  `Read more: read_tool_output {"handle":"${h}"} with "pattern" (JS regex), "offset"/"limit" (lines) or "bytes":{"start":0,"end":4096}.`;
+  `Read more: read_tool_output {"handle":"${h}"} with "pattern" (regex), "offset"/"limit" or "bytes"`;
 
 /** The text of a one-part tool result, and whether it is flagged as an error. */
 function textOf(result: unknown): { text: string; isError: boolean } {
@@ -153,9 +153,11 @@ describe('MCP server: the editor\'s tools for agents outside the editor', () => 
       handle, binary: false, total_size_bytes: 108894, total_lines: 20000, offset: 19995, limit: 200, pattern: null,
       total_matches: null, returned_lines: 5, truncated: false, content: '19996\n19997\n19998\n19999\n20000', matches: null,
     });
-    // A pattern reply leaves out what the call and the observation already said (docs/contracts.md §2.5).
-    assert.deepEqual(JSON.parse((await call('read_tool_output', { handle, pattern: '^1999[0-9]$', limit: 3 })).text), {
-      total_matches: 10, returned_lines: 3, truncated: true, content: '19990:19990\n19991:19991\n19992:19992',
+    // A pattern reply leaves out what the call and the observation already said, and the count its matches give (docs/contracts.md §2.5).
+    const page = (await call('read_tool_output', { handle, pattern: '^1999[0-9]$', limit: 3 })).text;
+    assert.deepEqual(Object.keys(JSON.parse(page) as object), ['total_matches', 'truncated', 'content', 'matches']);
+    assert.deepEqual(JSON.parse(page), {
+      total_matches: 10, truncated: true, content: '19990:19990\n19991:19991\n19992:19992',
       matches: [19990, 19991, 19992].map((n) => ({ line_number: n, byte_offset: SEQ.indexOf(`\n${n}\n`) + 1, column: 1 })),
     });
     assert.equal(JSON.parse((await call('read_tool_output', { handle, bytes: { start: 0, end: 10 } })).text).content, '1\n2\n3\n4\n5\n');
@@ -173,7 +175,7 @@ describe('MCP server: the editor\'s tools for agents outside the editor', () => 
     const [json, hint, ...rest] = text.slice('Tool result externalized:\n'.length).split('\n');
     const obs = JSON.parse(json!) as Record<string, unknown>;
     const id = `artifact-${sha(big)}`;
-    assert.deepEqual([obs.artifact_id, obs.byte_count, obs.sha256, obs.head_range, obs.tail_range], [id, 18889, sha(big), [0, 1024], [17865, 18889]]);
+    assert.deepEqual([obs.artifact_id, obs.byte_count, obs.sha256, obs.head_range, obs.tail_range], [id, 18889, sha(big), [0, 896], [17993, 18889]]);
     assert.deepEqual(obs.range_request, { path: `.tool-artifacts/${id}/bytes/0-4096`, tool: 'read_file' });
     const range = await call('evidence_readFile', { path: `.tool-artifacts/${id}/bytes/0-4096` });
     const data = big.subarray(0, 4096).toString('utf8');
@@ -521,7 +523,7 @@ describe('MCP server: tenant, storage and command line', () => {
     assert.throws(() => parseCommandLine(['--storage', '/s', '--bogus'], '/cwd'), /Unknown option '--bogus'/);
     const manifest = extensionManifest();
     assert.deepEqual(resolveSettings(manifest), {
-      maxInlineBytes: 4096, previewBytes: 1024, maxRangeBytes: 4096, largeResultBytes: 4096, captureCapBytes: 0, commandTimeoutMs: 600000, searchTimeoutMs: 30000, preservation: 'best_effort',
+      maxInlineBytes: 4096, previewBytes: 896, maxRangeBytes: 4096, largeResultBytes: 4096, captureCapBytes: 0, commandTimeoutMs: 600000, searchTimeoutMs: 30000, preservation: 'best_effort',
     });
     assert.throws(() => resolveSettings(manifest, { maxInlineBytes: 6145 }), /^Error: --max-inline-bytes must be an integer from 512 to 6144$/);
     assert.throws(() => resolveSettings(manifest, { preservation: 'maybe' as 'required' }), /^Error: --preservation must be one of best_effort, required$/);

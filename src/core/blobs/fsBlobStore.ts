@@ -42,14 +42,18 @@ export class FsBlobStore implements BlobStore {
 
   private constructor(readonly root: string) {}
 
-  /** Opens (creating it and its parents if missing) the root folder, and starts `orphanSweep`. */
-  static async open(root: string): Promise<FsBlobStore> {
+  /**
+   * Opens (creating it and its parents if missing) the root folder, and starts
+   * `orphanSweep` unless `sweep` is false (a short-lived process: the sweep reads every
+   * run's folder, and the process would wait for it before it could exit).
+   */
+  static async open(root: string, options: { sweep?: boolean } = {}): Promise<FsBlobStore> {
     const resolved = path.resolve(root);
     await fsp.mkdir(resolved, { recursive: true });
     const st = await fsp.stat(resolved);
     if (!st.isDirectory()) throw new EvidenceError('invalidArgument', 'blob store root is not a directory');
     const store = new FsBlobStore(resolved);
-    store.orphanSweep = removeOrphanedTemps(resolved).catch(() => ({ files: 0, bytes: 0 }));
+    if (options.sweep ?? true) store.orphanSweep = removeOrphanedTemps(resolved).catch(() => ({ files: 0, bytes: 0 }));
     return store;
   }
 

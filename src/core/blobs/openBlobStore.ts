@@ -30,13 +30,15 @@ export interface BlobStoreInputs {
   readonly s3Credentials?: () => Promise<{ accessKeyId: string; secretAccessKey: string } | undefined>;
   /** Told why the choice fell short (no bucket: previews only; no credentials: the default chain). */
   readonly warn: (message: string) => void;
+  /** False for a short-lived process: no start-up sweep of temporary files (`RunStoreOptions.maintenance`). */
+  readonly maintenance?: boolean;
 }
 
 /** The adapter the settings ask for; undefined (after `warn`) when it cannot be built, so results keep previews only. */
 export async function openBlobStore(settings: BlobSettings, inputs: BlobStoreInputs): Promise<BlobStore | undefined> {
   switch (settings.backend) {
     case 'filesystem':
-      return await FsBlobStore.open(inputs.blobsDir);
+      return await FsBlobStore.open(inputs.blobsDir, { sweep: inputs.maintenance ?? true });
     case 's3': {
       const s3 = settings.s3;
       if (!s3?.bucket) {

@@ -91,16 +91,17 @@ export class Catalog {
 
   /**
    * Loads the catalog (creating it from the logs when missing or when its header is
-   * damaged), then checks it against the logs folder in the background.
+   * damaged), then checks it against the logs folder in the background (unless
+   * `reconcile` is false: a short-lived process, `RunStoreOptions.maintenance`).
    */
-  static async open(dir: string, tenant: string): Promise<Catalog> {
+  static async open(dir: string, tenant: string, options: { reconcile?: boolean } = {}): Promise<Catalog> {
     const c = new Catalog(dir, tenant);
     await c.loadCheckpoint();
     await c.sync();
     if (c.x.shouldPackHandles) await c.x.packHandles();
     if (!c.headerOk) await c.startOver();
     if (!c.built) await c.reconcile(true);
-    else c.inBackground(() => c.reconcile(false));
+    else if (options.reconcile ?? true) c.inBackground(() => c.reconcile(false));
     c.checkpointIfBehind();
     return c;
   }

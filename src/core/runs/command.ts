@@ -122,7 +122,11 @@ export function startCommand(command: string, options: { cwd: string; env?: Node
     const until = Date.now() + capMs;
     for (;;) {
       const before = taken + buffered();
-      await Promise.race([closed.promise, delay(PIPE_GRACE_MS)]);
+      const grace = delay(PIPE_GRACE_MS);
+      await Promise.race([closed.promise, grace.promise]);
+      // The grace's timer would keep a short-lived process (the command line) alive for the
+      // rest of its 250 ms after the pipes closed.
+      grace.cancel();
       if (pipesClosed) return true;
       const moved = taken + buffered() !== before;
       if ((!moved && !backedUp()) || Date.now() >= until) return false;
@@ -169,8 +173,11 @@ export function startCommand(command: string, options: { cwd: string; env?: Node
   return { stdout, stderr, exit, kill };
 }
 
-function delay(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
+/** A pause that can be cut short (its timer cleared). */
+function delay(ms: number): { promise: Promise<void>; cancel: () => void } {
+  let timer: NodeJS.Timeout | undefined;
+  const promise = new Promise<void>((r) => { timer = setTimeout(r, ms); });
+  return { promise, cancel: () => clearTimeout(timer) };
 }
 
 /** A promise with its resolver. */

@@ -26,8 +26,13 @@ import { sha256Hex } from '../sha256.js';
 import { ceilCodePointBoundary, decodeUtf8Strict, encodeUtf8, floorCodePointBoundary, isValidUtf8 } from '../utf8.js';
 import type { Preservation, PreviewRange, RunLimits, StorageState } from './types.js';
 
-/** Core defaults of the agent's limits (the editor passes its own). */
-export const DEFAULT_RUN_LIMITS: RunLimits = { largeResultBytes: 4096, previewBytes: 1024 };
+/**
+ * Defaults of the agent's limits: the core's, and the editor's settings defaults (package.json
+ * declares the same numbers; the MCP server and the command line read them there). The preview
+ * is 896 bytes (448 head + 448 tail) so that a first view plus one pattern call stays under
+ * the reading-economy target of 1.5 KB (docs/contracts.md §3.2).
+ */
+export const DEFAULT_RUN_LIMITS: RunLimits = { largeResultBytes: 4096, previewBytes: 896 };
 /** Results above this go to the blob store: sized for the tightest backend (a log line), applied to all. */
 export const DEFAULT_OFFLOAD_THRESHOLD_BYTES = 16 * 1024;
 /** Attachments at or below this stay inline in the record. */

@@ -5,9 +5,13 @@
  */
 import type { AttachmentRecord, CallFinishedRecord } from './types.js';
 
-/** The one sentence that teaches the model how to read a handle. */
+/**
+ * The one line that teaches the model how to read a handle: the tool, the handle as its
+ * argument, and the names of the three ways to read (their shapes and units are in the
+ * tool's input schema, which every front end offers with the tool); docs/contracts.md §3.2.
+ */
 export function howToRead(handle: string): string {
-  return `Read more: read_tool_output {"handle":"${handle}"} with "pattern" (JS regex), "offset"/"limit" (lines) or "bytes":{"start":0,"end":4096}.`;
+  return `Read more: read_tool_output {"handle":"${handle}"} with "pattern" (regex), "offset"/"limit" or "bytes"`;
 }
 
 /**

@@ -77,7 +77,14 @@ export const PATTERN_TIMEOUT_MESSAGE = 'pattern search timed out: the pattern ba
 
 /** Message of a search stopped by its overall time limit (`timeoutMs`). */
 export function searchDeadlineMessage(timeoutMs: number, searchedBytes: number, totalBytes: number): string {
-  return `pattern search stopped at its time limit (${timeoutMs} ms) after ${searchedBytes} of ${totalBytes} bytes; no partial count is given; use a more specific pattern or raise the search time limit`;
+  return `${DEADLINE_PREFIX} (${timeoutMs} ms) after ${searchedBytes} of ${totalBytes} bytes; no partial count is given; use a more specific pattern or raise the search time limit`;
+}
+
+const DEADLINE_PREFIX = 'pattern search stopped at its time limit';
+
+/** True for the error of a search stopped by its time limit (not by its pattern, a cancellation or a fault). */
+export function isSearchDeadline(e: unknown): boolean {
+  return e instanceof EvidenceError && e.code === 'invalidArgument' && e.message.startsWith(DEADLINE_PREFIX);
 }
 
 /** Message of a search its caller cancelled. */

@@ -30,7 +30,7 @@ import { EvidenceError, ErrorText } from '../errors.js';
 import { locateLine, readVerified, totalNewlines, type Manifest, type RangeSource } from '../integrity.js';
 import { decodeUtf8Strict } from '../utf8.js';
 import { searchPattern } from './patternSearch.js';
-import type { ReadToolOutputResult, ReaderLimits } from './types.js';
+import type { ReadOptions, ReadToolOutputResult, ReaderLimits } from './types.js';
 
 /** Contract defaults of the reply bounds and the pattern guard. */
 export const DEFAULT_READER_LIMITS: ReaderLimits = { maxContentChars: 10_000, maxLineChars: 2_000, maxByteWindow: 8_192, patternBudgetMs: 2_000, searchTimeoutMs: 30_000 };
@@ -100,7 +100,8 @@ export function checkPattern(pattern: unknown): string {
 }
 
 /** Answers one validated request over one content view. */
-export async function readContent(view: ContentView, req: ReadRequest, limits: ReaderLimits = DEFAULT_READER_LIMITS, signal?: AbortSignal): Promise<ReadToolOutputResult> {
+export async function readContent(view: ContentView, req: ReadRequest, limits: ReaderLimits = DEFAULT_READER_LIMITS, options: ReadOptions = {}): Promise<ReadToolOutputResult> {
+  const { signal, deadline } = options;
   const base = {
     handle: req.handle,
     binary: view.binary,
@@ -117,7 +118,8 @@ export async function readContent(view: ContentView, req: ReadRequest, limits: R
     const r = await searchPattern(view.source, view.manifest, {
       pattern: req.pattern, offset: req.offset, limit: req.limit, maxLineChars: limits.maxLineChars,
       maxContentChars: limits.maxContentChars, budgetMs: limits.patternBudgetMs, cutMarker: LINE_CUT_MARKER, binary: view.binary,
-      timeoutMs: limits.searchTimeoutMs, ...(signal && { signal }),
+      timeoutMs: deadline === undefined ? limits.searchTimeoutMs : Math.max(1, Math.min(limits.searchTimeoutMs, deadline - Date.now())),
+      ...(signal && { signal }),
     });
     return {
       ...base,

@@ -109,13 +109,15 @@ export class RunStore implements RunStoreApi {
     this.profileHash = profileHash({ ...this.limits, tools: options.tools ?? [] });
   }
 
+  get searchTimeoutMs(): number { return this.readerLimits.searchTimeoutMs; }
+
   /** Validates the options, creates `<logsDir>/<tenant>/` and loads (or builds) its catalog. */
   static async open(options: RunStoreOptions): Promise<RunStore> {
     assertSafeSegment('tenant', options.tenant);
     const dir = path.join(path.resolve(options.logsDir), options.tenant);
     const store = new RunStore(options, dir);
     await fsp.mkdir(dir, { recursive: true });
-    store.catalog = await Catalog.open(dir, options.tenant);
+    store.catalog = await Catalog.open(dir, options.tenant, { reconcile: options.maintenance ?? true });
     return store;
   }
 
@@ -288,7 +290,7 @@ export class RunStore implements RunStoreApi {
     const req = validateReadArgs(args, this.readerLimits);
     const entry = await this.resolve(req.handle, scope);
     const view = await this.openView(entry);
-    return readContent(view, req, this.readerLimits, options?.signal);
+    return readContent(view, req, this.readerLimits, options);
   }
 
   /** Verified byte access behind a handle, refused exactly as the reader refuses. */

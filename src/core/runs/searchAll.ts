@@ -4,9 +4,13 @@
  * box. Outputs are enumerated through the run store's call listing (`queryCalls`), each
  * searched by the same reader as `read_tool_output` (so positions, long lines, binary
  * content and time limits are §2.10's), and the matches are gathered until `limit`
- * while every output still adds to the honest total.
+ * while every output still adds to the honest total. One time limit (the reader's
+ * `searchTimeoutMs`) covers the whole search: when it passes, the answer covers the
+ * newest calls searched so far and says so (`complete: false`), rather than failing and
+ * losing what was found.
  */
 import { EvidenceError } from '../errors.js';
+import { isSearchDeadline } from './patternSearch.js';
 import { checkPattern } from './reader.js';
 import type { CallSummary, ReadToolOutputMatch, RunStoreApi } from './types.js';
 
@@ -26,6 +30,8 @@ export interface SearchAllQuery {
 export interface SearchAllOptions {
   /** Aborting stops the search (the current output's search too). */
   readonly signal?: AbortSignal;
+  /** The whole search's time limit (ms); default the run store's `searchTimeoutMs`. */
+  readonly timeoutMs?: number;
   /** Called after each call's outputs were searched: calls done, of how many. */
   readonly onProgress?: (callsDone: number, callsTotal: number) => void;
 }
@@ -51,6 +57,14 @@ export interface SearchAllResult {
   /** True when more matches exist than were returned. */
   readonly truncated: boolean;
   readonly matches: readonly SearchAllMatch[];
+  /**
+   * Present when the time limit stopped the search: it then covers the newest
+   * `calls_searched` of `calls_total` calls in scope (totals and matches are theirs).
+   */
+  readonly complete?: false;
+  readonly time_limit_ms?: number;
+  readonly calls_searched?: number;
+  readonly calls_total?: number;
 }
 
 /**
@@ -78,31 +92,43 @@ const PAGE = 200;
 
 /**
  * Searches every kept output (newest call first) for `pattern`. An output whose search
- * fails for a reason of its own (not kept, tampered) is skipped; a time limit, a
- * cancellation or a catastrophic pattern stops the whole search with its error.
+ * fails for a reason of its own (not kept, tampered) is skipped; a cancellation or a
+ * catastrophic pattern stops the whole search with its error; the time limit
+ * (`runs.searchTimeoutMs`, or `options.timeoutMs`) ends it with what the calls searched
+ * so far hold (`complete: false`). A call is searched whole or not at all.
  */
-export async function searchAllOutputs(runs: Pick<RunStoreApi, 'queryCalls' | 'readToolOutput'>, query: SearchAllQuery, options: SearchAllOptions = {}): Promise<SearchAllResult> {
+export async function searchAllOutputs(runs: Pick<RunStoreApi, 'queryCalls' | 'readToolOutput' | 'searchTimeoutMs'>, query: SearchAllQuery, options: SearchAllOptions = {}): Promise<SearchAllResult> {
   const q = checkSearchAllQuery(query);
+  const timeLimit = options.timeoutMs ?? runs.searchTimeoutMs;
+  const deadline = Date.now() + timeLimit;
   const matches: SearchAllMatch[] = [];
   let total = 0;
   let searched = 0;
   let matched = 0;
   let callsDone = 0;
-  for (let offset = 0; ; offset += PAGE) {
+  let callsTotal: number;
+  let stopped = false;
+  pages: for (let offset = 0; ; offset += PAGE) {
     const page = await runs.queryCalls({ offset, limit: PAGE, order: 'newest', ...(q.tool !== undefined && { tool: q.tool }), ...(q.run !== undefined && { runId: q.run }) });
+    callsTotal = page.total;
     for (const call of page.rows) {
+      // One call's outputs count together: a call cut by the time limit adds nothing.
+      const found: { handle: string; r: Awaited<ReturnType<RunStoreApi['readToolOutput']>> }[] = [];
       // A running call's outputs are still being written: nothing to verify yet.
       for (const handle of call.status === 'running' ? [] : handlesOf(call)) {
         if (options.signal?.aborted) throw new EvidenceError('invalidArgument', 'pattern search cancelled');
+        if (Date.now() >= deadline) { stopped = true; break pages; }
         const want = Math.max(1, q.limit - matches.length);
-        let r;
         try {
-          r = await runs.readToolOutput({ handle, pattern: q.pattern, limit: want }, undefined, options.signal && { signal: options.signal });
+          found.push({ handle, r: await runs.readToolOutput({ handle, pattern: q.pattern, limit: want }, undefined, { deadline, ...(options.signal && { signal: options.signal }) }) });
         } catch (e) {
+          if (isSearchDeadline(e)) { stopped = true; break pages; }
           // This output cannot be read (gone, not kept, tampered): the others still can.
           if (e instanceof EvidenceError && (e.code === 'missing' || e.code === 'accessDenied' || e.code === 'digestMismatch')) continue;
           throw e;
         }
+      }
+      for (const { handle, r } of found) {
         searched++;
         const n = r.total_matches ?? 0;
         if (n === 0) continue;
@@ -115,9 +141,14 @@ export async function searchAllOutputs(runs: Pick<RunStoreApi, 'queryCalls' | 'r
           matches.push({ handle, tool: call.tool, runId: call.runId, ...m, text });
         });
       }
-      options.onProgress?.(++callsDone, page.total);
+      // Counted apart from the call: `onProgress?.(++n)` skips the increment without a listener.
+      callsDone++;
+      options.onProgress?.(callsDone, page.total);
     }
     if (offset + PAGE >= page.total) break;
   }
-  return { pattern: q.pattern, total_matches: total, outputs_searched: searched, outputs_matched: matched, returned: matches.length, truncated: total > matches.length, matches };
+  return {
+    pattern: q.pattern, total_matches: total, outputs_searched: searched, outputs_matched: matched, returned: matches.length, truncated: total > matches.length, matches,
+    ...(stopped && { complete: false as const, time_limit_ms: timeLimit, calls_searched: callsDone, calls_total: callsTotal }),
+  };
 }

@@ -475,12 +475,26 @@ export interface ReaderLimits {
 export interface ReadOptions {
   /** Aborting stops a pattern search (the model's cancellation, MCP `notifications/cancelled`, the inspector's Cancel). */
   readonly signal?: AbortSignal;
+  /**
+   * An overall deadline (epoch ms) this read shares with others (`evidence_search` spends
+   * one time limit across every output): a pattern search's own limit is what remains of
+   * it when that is less (docs/contracts.md §2.11).
+   */
+  readonly deadline?: number;
 }
 
 /** `RunStore.open` options. */
 export interface RunStoreOptions {
   /** Folder of run logs: `<logsDir>/<tenant>/<runId>.jsonl`. Created if missing. */
   readonly logsDir: string;
+  /**
+   * Whether opening starts the catalog's background check against the logs folder
+   * (default true). False for a process that answers one request and exits (the command
+   * line): that check lists every log, and such a process would wait for it before it
+   * could exit; the long-lived front ends (editor, MCP server) and `list` do it
+   * (docs/architecture.md §2.4, §6).
+   */
+  readonly maintenance?: boolean;
   /** One safe path segment; handles of other tenants are access denied. */
   readonly tenant: string;
   /** Where offloaded bytes go; none means elision only, offload records a failure. */
@@ -619,6 +633,8 @@ export interface Disposable {
  */
 export interface RunStoreApi {
   readonly tenant: string;
+  /** The reader's time limit of one search (`searchTimeoutMs`), which `evidence_search` spends across every output. */
+  readonly searchTimeoutMs: number;
   /** Starts a run: appends `run_started` and returns the live run. */
   startRun(options?: StartRunOptions): Promise<RunApi>;
   /** Every run of this tenant, newest first. */

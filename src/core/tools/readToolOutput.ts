@@ -2,8 +2,8 @@
  * `read_tool_output` replies as a model receives them, from any front end. The store
  * bounds content to 10,000 characters, which can exceed 8 KiB of UTF-8 once escaped, so
  * a lines or pattern reply that would not fit keeps its first half, then its first
- * quarter… (the reply then says `truncated`, and `offset + returned_lines` is where to
- * continue), without reading or searching again. A
+ * quarter… (the reply then says `truncated`, and the call's `offset` plus the lines or
+ * matches returned is where to continue), without reading or searching again. A
  * byte window is capped by `maxRangeBytes` with docs/contracts.md §1.3's sentence.
  */
 import { EvidenceError } from '../errors.js';
@@ -109,13 +109,22 @@ export async function readFitted(runs: Pick<RunStoreApi, 'readToolOutput'>, args
 /**
  * What the model reads of a reply (docs/contracts.md §2.5): a pattern reply leaves out
  * what the call already said or the observation already gave (`handle`, `offset`,
- * `limit`, `pattern`, `total_size_bytes`, `total_lines`) and keeps `binary` only when it
- * is true (the shown text is then escaped); lines and byte windows are whole.
+ * `limit`, `pattern`, `total_size_bytes`, `total_lines`) and what the reply itself shows:
+ * `returned_lines` is always `matches.length` (the reader returns one entry per match and
+ * a narrowed reply keeps its first entries), so the next page starts at the call's
+ * `offset + matches.length`. `binary` and `truncated` appear only when true (the shown
+ * text is then escaped; more remains). Lines and byte windows are whole.
  */
 export function modelReply(r: ReadToolOutputResult): Partial<ReadToolOutputResult> {
   if (r.pattern === null) return r;
-  const { handle: _h, binary, total_size_bytes: _s, total_lines: _l, offset: _o, limit: _n, pattern: _p, ...rest } = r;
-  return binary ? { binary, ...rest } : rest;
+  return {
+    ...(r.binary && { binary: true }),
+    ...(r.kept_bytes && { kept_bytes: r.kept_bytes }),
+    total_matches: r.total_matches,
+    ...(r.truncated && { truncated: true }),
+    content: r.content,
+    matches: r.matches,
+  };
 }
 
 /**

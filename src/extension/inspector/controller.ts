@@ -418,6 +418,7 @@ export class InspectorController {
       this.post({
         type: 'searchResults', id: msg.id, pattern: r.pattern, totalMatches: r.total_matches, outputsSearched: r.outputs_searched,
         outputsMatched: r.outputs_matched, truncated: r.truncated,
+        ...(r.complete === false && { stopped: { timeLimitMs: r.time_limit_ms!, callsSearched: r.calls_searched!, callsTotal: r.calls_total! } }),
         matches: r.matches.map((m) => ({
           handle: m.handle, tool: m.tool, runId: m.runId, lineNumber: m.line_number, byteOffset: m.byte_offset, column: m.column, text: m.text,
           ...(m.window ? { window: m.window } : {}),

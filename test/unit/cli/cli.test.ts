@@ -136,6 +136,8 @@ describe('command line', function () {
     const session = await openSession(storage);
     const expected = await readFitted(session.runs, { handle, pattern: 'needle' }, session.settings.maxRangeBytes, () => undefined);
     assert.equal(read.stdout, `${expected}\n`);
+    // The model's pattern reply, byte for byte: no echo of the call, no count the matches give, no `truncated: false` (docs/contracts.md §2.5).
+    assert.equal(read.stdout, '{"total_matches":1,"content":"20001:needle-line","matches":[{"line_number":20001,"byte_offset":108894,"column":1}]}\n');
     const reply = JSON.parse(read.stdout) as { matches: { line_number: number; byte_offset: number; column: number }[]; content: string; total_matches: number };
     // seq 1 20000 prints 108,894 bytes before the needle line.
     assert.deepEqual([reply.matches, reply.content, reply.total_matches], [[{ line_number: 20001, byte_offset: 108894, column: 1 }], '20001:needle-line', 1]);
@@ -164,6 +166,25 @@ describe('command line', function () {
     const json = collect({ env: env() });
     assert.equal(await runCli(['list', '--json'], json, []), 0);
     assert.deepEqual((JSON.parse(json.stdout) as { source: unknown }[]).map((r) => r.source), [{ kind: 'cli' }]);
+  });
+
+  it('a subcommand answers without the start-up sweep a long-lived process makes; list makes it', async () => {
+    const io = collect({ env: env(), cwd: work });
+    assert.equal(await runCli(['capture', '--shell', 'seq 1 20000'], io, []), 0);
+    const handle = /handle (out_[0-9a-f]+-1_stdout)/.exec(io.stdout)![1]!;
+    const blobs = path.join(storage, 'evidence', 'blobs');
+    const [tenant] = readdirSync(blobs).filter((n) => !n.startsWith('.'));
+    const runDir = path.join(blobs, tenant!, readdirSync(path.join(blobs, tenant!)).find((n) => n.startsWith('run-'))!);
+    // What a killed writer leaves: a temporary file named after a pid that no process has.
+    const left = path.join(runDir, 'c9~999999999.0123456789ab.tmp');
+    writeFileSync(left, 'x');
+    assert.equal(await runCli(['read', handle, '--pattern', '^20000$'], collect({ env: env() }), []), 0);
+    assert.equal(await runCli(['capture', '--shell', 'true'], collect({ env: env(), cwd: work }), []), 0);
+    await new Promise((r) => setTimeout(r, 500));
+    assert.ok(readdirSync(runDir).includes(path.basename(left)), 'read and capture leave the sweep to long-lived processes');
+    assert.equal(await runCli(['list'], collect({ env: env() }), []), 0);
+    for (let i = 0; i < 100 && readdirSync(runDir).includes(path.basename(left)); i++) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(!readdirSync(runDir).includes(path.basename(left)), 'list swept it');
   });
 
   it('verify says MISMATCH and exits 1 when a stored blob was altered', async () => {

@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { DefaultSettings, MODEL_TEXT_LIMIT_BYTES, readSettings, SettingKeys, type SettingSource } from '../../../src/extension/settings.js';
+import { DEFAULT_RUN_LIMITS } from '../../../src/core/index.js';
 
 const pkg = JSON.parse(readFileSync(path.join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as {
   contributes: { configuration: { properties: Record<string, { default: unknown; minimum?: number; maximum?: number }> } };
@@ -22,6 +23,10 @@ describe('extension settings', () => {
     const fromPackage = readSettings(source(Object.fromEntries(Object.entries(props).map(([k, v]) => [k.replace(/^boundedEvidence\./, ''), v.default]))));
     assert.deepEqual(fromPackage, DefaultSettings);
     assert.deepEqual(readSettings(source({})), DefaultSettings);
+    // One set of agent limits: the core's defaults are the editor's (and so the MCP server's and the command line's).
+    assert.deepEqual({ largeResultBytes: DefaultSettings.largeResultBytes, previewBytes: DefaultSettings.previewBytes }, DEFAULT_RUN_LIMITS);
+    // 448 head + 448 tail bytes: the reading-economy target (docs/contracts.md §3.2).
+    assert.equal(props['boundedEvidence.previewBytes']!.default, 896);
   });
 
   it('keeps the defaults under the 8 KiB model limit with room for metadata', () => {

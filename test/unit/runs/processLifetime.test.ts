@@ -113,3 +113,18 @@ describe('command output after the shell exits, read by a slow reader', () => {
     assert.deepEqual([end.code, end.pipesAbandoned], [0, false]);
   });
 });
+
+describe('command end leaves nothing pending', () => {
+  it('once a quick command has ended and its pipes closed, no timer of ours is left (a command line exits at once)', async () => {
+    const { startCommand } = await import('../../../src/core/runs/command.js');
+    const timers = (): number => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const before = timers();
+    const cmd = startCommand('echo hi', { cwd: process.cwd() });
+    const chunks: Uint8Array[] = [];
+    for await (const piece of cmd.stdout as AsyncIterable<Uint8Array>) chunks.push(piece);
+    const end = await cmd.exit;
+    assert.deepEqual([Buffer.concat(chunks).toString(), end.code, end.pipesAbandoned], ['hi\n', 0, false]);
+    // Before the fix, the 250 ms grace timer of the pipe drain was still pending here.
+    assert.equal(timers(), before, `timers pending: ${process.getActiveResourcesInfo().join(', ')}`);
+  });
+});

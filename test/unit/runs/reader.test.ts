@@ -364,10 +364,47 @@ describe('read_tool_output (docs/contracts.md §2.5)', () => {
       const r = JSON.parse(text) as ReadToolOutputResult;
       assert.equal(calls, 1);
       assert.ok(Buffer.byteLength(text) < 8192);
-      assert.deepEqual([r.total_matches, r.truncated, r.matches!.length, r.content.split('\n').length], [40, true, r.returned_lines, r.returned_lines]);
-      // The model's pattern reply names no echo of the call (docs/contracts.md §2.5).
-      assert.deepEqual(Object.keys(r), ['total_matches', 'returned_lines', 'truncated', 'content', 'matches']);
-      assert.ok(r.returned_lines >= 1 && r.returned_lines < 5, String(r.returned_lines));
+      assert.deepEqual([r.total_matches, r.truncated, r.content.split('\n').length], [40, true, r.matches!.length]);
+      // The model's pattern reply names no echo of the call, and no count its matches give (docs/contracts.md §2.5).
+      assert.deepEqual(Object.keys(r), ['total_matches', 'truncated', 'content', 'matches']);
+      assert.ok(r.matches!.length >= 1 && r.matches!.length < 5, String(r.matches!.length));
+      // The entries kept are the first ones of the whole page: the next page starts at offset + matches.length.
+      const whole = await store.readToolOutput({ handle, pattern: 'ERROR' });
+      assert.deepEqual(r.matches, whole.matches!.slice(0, r.matches!.length));
+    });
+
+    it('the model\'s pattern reply names only what it cannot derive, in every shape: exact bytes (docs/contracts.md §2.5)', async function () {
+      this.timeout(60_000);
+      /** The model's reply; first, what it leaves out: `returned_lines` is the number of matches and of content lines. */
+      const model = async (s: RunStore, args: { handle: string; pattern: string; limit?: number }): Promise<string> => {
+        const full = await s.readToolOutput(args);
+        assert.equal(full.returned_lines, full.matches!.length, JSON.stringify(args));
+        assert.equal(full.content === '' ? 0 : full.content.split('\n').length, full.returned_lines, JSON.stringify(args));
+        return readFitted(s, args, 4096, () => assert.fail('no unexpected failure'));
+      };
+      const text = await elided(store, 'alpha\nbeta ERROR x\ngamma\n');
+      // Everything shown: no `truncated` (false is left out, like `binary`).
+      assert.equal(await model(store, { handle: text, pattern: 'ERROR' }), '{"total_matches":1,"content":"2:beta ERROR x","matches":[{"line_number":2,"byte_offset":11,"column":6}]}');
+      // More matches than the limit: `truncated` appears, true.
+      assert.equal(await model(store, { handle: text, pattern: 'a', limit: 1 }), '{"total_matches":3,"truncated":true,"content":"1:alpha","matches":[{"line_number":1,"byte_offset":0,"column":1}]}');
+      assert.equal(await model(store, { handle: text, pattern: 'zzz' }), '{"total_matches":0,"content":"","matches":[]}');
+      // Binary content: `binary` stays (the text is escaped).
+      const bin = await elided(store, Uint8Array.from([0x61, 0x0a, 0xff, 0xfe, 0x0a, 0x62]));
+      assert.equal(await model(store, { handle: bin, pattern: 'a|\\xfe' }), '{"binary":true,"total_matches":2,"content":"1:a\\n2:\\\\xff\\\\xfe","matches":[{"line_number":1,"byte_offset":0,"column":1},{"line_number":2,"byte_offset":3,"column":2}]}');
+      // A long line shown as a window around its match: one match, one content line, the window in its entry
+      // (the line goes on past the window, so the reply is `truncated`).
+      const long = `${'x'.repeat(5000)}NEEDLE${'y'.repeat(5000)}\n`;
+      const lh = await elided(store, long);
+      const lr = await model(store, { handle: lh, pattern: 'NEEDLE' });
+      const lw = (await store.readToolOutput({ handle: lh, pattern: 'NEEDLE' })).matches![0]!.window!;
+      assert.equal(lr, JSON.stringify({ total_matches: 1, truncated: true, content: `1:…${long.slice(lw.start, lw.end)}${LINE_CUT_MARKER}`, matches: [{ line_number: 1, byte_offset: 5000, column: 5001, window: lw }] }));
+      // A capped output: `kept_bytes` stays (every reply over it says which bytes exist).
+      const capped = await openStore(dir, { blobs: new MemoryBlobStore(), captureCapBytes: 1024 });
+      const run = await capped.startRun();
+      const out = await run.runCommand('seq 1 1000', { cwd: dir });
+      const stdout = out.record.attachments.find((a) => a.name === 'stdout')!;
+      // seq prints 9 lines of 2 bytes and 89 of 3 before "99".
+      assert.equal(await model(capped, { handle: stdout.handle, pattern: '^99$' }), '{"kept_bytes":{"start":0,"end":1024,"observed":3893},"total_matches":1,"content":"99:99","matches":[{"line_number":99,"byte_offset":285,"column":1}]}');
     });
   });
 

@@ -55,7 +55,7 @@ describe('RunStore and Run: records, thresholds, storage (docs/contracts.md §2.
     assert.deepEqual(over.record.previewRange, { headEnd: 10, tailStart: 91 });
     assert.equal(over.modelText, [
       `Tool result elided: 101 bytes (1 line, sha256 ${sha('y'.repeat(101))}), handle ${over.handle}.`,
-      `Read more: read_tool_output {"handle":"${over.handle}"} with "pattern" (JS regex), "offset"/"limit" (lines) or "bytes":{"start":0,"end":4096}.`,
+      `Read more: read_tool_output {"handle":"${over.handle}"} with "pattern" (regex), "offset"/"limit" or "bytes"`,
       `Preview:\n${over.record.preview}`,
     ].join('\n'));
     const back = await store.readToolOutput({ handle: over.handle! });

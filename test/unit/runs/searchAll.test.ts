@@ -1,6 +1,8 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { FsBlobStore } from '../../../src/core/blobs/fsBlobStore.js';
+import { EvidenceError } from '../../../src/core/errors.js';
+import { searchDeadlineMessage } from '../../../src/core/runs/patternSearch.js';
 import { searchAllOutputs } from '../../../src/core/runs/searchAll.js';
 import { EvidenceToolTable } from '../../../src/core/tools/table.js';
 import type { ToolCallContext } from '../../../src/core/tools/toolDef.js';
@@ -59,6 +61,41 @@ describe('searchAllOutputs: one pattern over every kept output, newest first', (
     await rejectsWith(searchAllOutputs(store, { pattern: 'x' }, { signal: abort.signal }), 'invalidArgument', 'pattern search cancelled');
   });
 
+  it('one time limit covers the whole search: when it passes, the answer covers the newest calls searched so far and says so', async () => {
+    // Each output search is made to take 100 ms more (and, like the reader, to stop at the
+    // deadline it is given); a 250 ms limit lets the newest calls through, not all three.
+    const slow = {
+      searchTimeoutMs: 250,
+      queryCalls: store.queryCalls.bind(store),
+      readToolOutput: async (...a: Parameters<RunStore['readToolOutput']>) => {
+        await new Promise((r) => setTimeout(r, 100));
+        if (Date.now() >= a[2]!.deadline!) throw new EvidenceError('invalidArgument', searchDeadlineMessage(250, 0, 1));
+        return store.readToolOutput(...a);
+      },
+    };
+    const r = await searchAllOutputs(slow, { pattern: 'ERROR' });
+    assert.equal(r.complete, false);
+    assert.equal(r.time_limit_ms, 250);
+    assert.equal(r.calls_total, 3);
+    assert.ok(r.calls_searched! >= 1 && r.calls_searched! < 3, `calls searched: ${r.calls_searched}`);
+    // Totals and matches are exactly those of the newest calls_searched calls (a complete search's prefix).
+    const all = await searchAllOutputs(store, { pattern: 'ERROR', limit: 100 });
+    assert.equal(all.complete, undefined, 'a search that finished says nothing of a limit');
+    const newest = (await store.queryCalls({ offset: 0, limit: r.calls_searched!, order: 'newest' })).rows.map((c) => c.runId);
+    const expected = all.matches.filter((m) => newest.includes(m.runId));
+    assert.deepEqual([r.total_matches, r.matches.map((m) => [m.handle, m.line_number])], [expected.length, expected.map((m) => [m.handle, m.line_number])]);
+    // The deadline ends a search inside an output too: that call then adds nothing.
+    const inside = { ...slow, searchTimeoutMs: 60_000, readToolOutput: async (...a: Parameters<RunStore['readToolOutput']>) => {
+      assert.ok(a[2]?.deadline !== undefined && a[2].deadline > Date.now(), 'each output search gets the whole search\'s deadline');
+      if (a[0].handle === stdoutHandle) throw new EvidenceError('invalidArgument', searchDeadlineMessage(60_000, 10, 20));
+      return store.readToolOutput(...a);
+    } };
+    const cut = await searchAllOutputs(inside, { pattern: 'ERROR' });
+    const order = (await store.queryCalls({ offset: 0, limit: 10, order: 'newest' })).rows.map((c) => c.runId);
+    const stdoutRun = (await store.openHandle(stdoutHandle)).runId;
+    assert.deepEqual([cut.complete, cut.calls_searched, cut.calls_total], [false, order.indexOf(stdoutRun), 3]);
+    assert.ok(!cut.matches.some((m) => m.handle === stdoutHandle || m.handle === logHandle));
+  });
   it('evidence_search (the table entry): the same answer as JSON under 8 KiB, fewer matches when they would not fit, the total unchanged', async () => {
     const tool = EvidenceToolTable.evidence_search;
     assert.deepEqual([tool.check({ pattern: 'x', limit: 5 }), tool.check({ pattern: 'x', extra: 1 }).ok], [{ ok: true, value: { pattern: 'x', limit: 5 } }, false]);
@@ -78,4 +115,5 @@ describe('searchAllOutputs: one pattern over every kept output, newest first', (
     const bad = await tool.perform!(ctx, { pattern: '(' }, noRun);
     assert.deepEqual([bad.text, bad.status], ['error: pattern is not a valid regular expression: Unterminated group', 'failed']);
   });
+
 });
