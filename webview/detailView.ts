@@ -188,10 +188,11 @@ export class DetailView {
     const copyHandle = button('copy-handle', 'Copy handle', 'symbol-key');
     this.compareButton = button('compare-with', 'Compare with…', 'diff', true, 'Mark this window, then show another (any output) and press again: the diff editor opens on the two');
     this.actionButtons = [copyExcerpt, sendToChat, verify, openEditor, copySha, copyHandle, this.compareButton];
-    // Results appear next to the buttons that asked for them (the eye is there), and in
-    // the page's status line as well (the live region screen readers follow).
+    // Results appear once, next to the buttons that asked for them (the eye is there), in
+    // live regions so screen readers announce them; not in the page's status line too (on a
+    // short panel both are on screen: the same sentence twice).
     this.verdict = h('span', { id: 'verdict', role: 'status' });
-    this.actionResult = h('span', { id: 'action-result', class: 'muted' });
+    this.actionResult = h('span', { id: 'action-result', class: 'muted', role: 'status' });
 
     this.fetchBox = h('section', { class: 'fetch', 'aria-labelledby': 'fetch-heading' },
       h('h3', { id: 'fetch-heading' }, 'Read exact bytes'), this.fetchNote, this.tabsEl,
@@ -664,14 +665,13 @@ export class DetailView {
     el.scrollIntoView({ block: 'nearest', inline: 'nearest' });
   }
 
-  /** Says what an action did next to its button, and in the status line. */
+  /** Says what an action did next to its button (a live region: announced once, shown once). */
   private said(message: string, kind: 'info' | 'error' = 'info'): void {
     this.verdict.textContent = '';
     this.verdict.className = '';
     this.actionResult.textContent = message;
     this.actionResult.className = kind === 'error' ? 'error' : 'muted';
     this.reveal(this.actionResult);
-    this.deps.status(message, kind);
   }
 
   private async excerpt(type: 'copyExcerpt' | 'sendToChat'): Promise<void> {

@@ -279,7 +279,15 @@ export class BoundedEvidenceWorkspace implements ToolWorkspace {
   async executeDetailed(action: ToolAction, toolCallId?: string): Promise<BoundedResult> {
     const target = action.tool === ToolName.readFile ? action.arguments?.path : undefined;
     if (typeof target === 'string' && target.startsWith(VIRTUAL_PREFIX)) return { text: await this.readRange(target) };
-    const result = await this.workspace.execute(action, toolCallId);
+    return this.bound(await this.workspace.execute(action, toolCallId));
+  }
+
+  /**
+   * A wrapped workspace's result as the model sees it (§1.2): an `error:` or a small result
+   * as it is, a large one externalized and observed. For a caller that read the file itself
+   * (`tools/fileReads.ts`: one open decides between reading and streaming).
+   */
+  async bound(result: string): Promise<BoundedResult> {
     if (result.startsWith('error:')) return { text: result, result };
     const bytes = encodeUtf8(result);
     if (bytes.length <= this.limits.maxInlineBytes) return { text: result, result };

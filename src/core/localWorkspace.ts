@@ -135,10 +135,9 @@ export class LocalWorkspace implements ToolWorkspace {
   /**
    * Opens a file for reading under every check `read_file` makes (by name, then the
    * opened descriptor: confinedOpen.ts), or answers the refusal's `error:` text. The
-   * caller reads from the returned descriptor only, and closes it. Used to stream a file
-   * of any size into the store (docs/contracts.md §3.3, §5.3).
+   * caller reads from the returned descriptor only, and closes it (docs/contracts.md §5.3).
    */
-  async openFile(p: unknown): Promise<ConfinedFile | string> {
+  private async openFile(p: unknown): Promise<ConfinedFile | string> {
     const r = await this.resolve(p);
     if ('error' in r) return r.error;
     // Opened once; what is read is what was proven inside the root (confinedOpen.ts).
@@ -146,25 +145,41 @@ export class LocalWorkspace implements ToolWorkspace {
     return 'refused' in opened ? REFUSAL_TEXT[opened.refused] : opened;
   }
 
-  private async readFile(p: unknown): Promise<string> {
+  /**
+   * `read_file`'s one open and read, telling apart what it refuses for size or encoding:
+   * a file over `maxFileBytes` (at the open, or grown past it while read) comes back still
+   * open for the caller to stream from that very descriptor (and close), a file that is
+   * not UTF-8 comes back as the bytes read, so `evidence_readFile` keeps either without
+   * opening or reading the file again (docs/contracts.md §3.3, §5.3).
+   */
+  async readOrOpen(p: unknown): Promise<LocalRead> {
     const opened = await this.openFile(p);
-    if (typeof opened === 'string') return opened;
+    if (typeof opened === 'string') return { error: opened };
+    let keep = false;
     let bytes: Buffer;
     try {
-      if (opened.stat.size > this.maxFileBytes) return this.tooLarge();
-      const read = await readAtMost(opened.handle, opened.stat.size, this.maxFileBytes);
-      if (read === undefined) return this.tooLarge();
+      const read = opened.stat.size > this.maxFileBytes ? undefined : await readAtMost(opened.handle, opened.stat.size, this.maxFileBytes);
+      if (read === undefined) { keep = true; return { tooLarge: opened }; }
       bytes = read;
     } catch {
-      return LocalErrorText.unreadable;
+      return { error: LocalErrorText.unreadable };
     } finally {
-      await opened.handle.close().catch(() => undefined);
+      if (!keep) await opened.handle.close().catch(() => undefined);
     }
     try {
-      return decodeUtf8Strict(bytes);
+      return { text: decodeUtf8Strict(bytes) };
     } catch {
-      return LocalErrorText.notUtf8;
+      return { notUtf8: bytes };
     }
+  }
+
+  private async readFile(p: unknown): Promise<string> {
+    const r = await this.readOrOpen(p);
+    if ('text' in r) return r.text;
+    if ('error' in r) return r.error;
+    if ('notUtf8' in r) return LocalErrorText.notUtf8;
+    await r.tooLarge.handle.close().catch(() => undefined);
+    return this.tooLarge();
   }
 
   private async listFiles(p: unknown): Promise<string> {
@@ -288,6 +303,16 @@ async function readAtMost(handle: fsp.FileHandle, expected: number, max: number)
     n += bytesRead;
   }
 }
+
+/** What `LocalWorkspace.readOrOpen` found. */
+export type LocalRead =
+  | { readonly text: string }
+  /** A refusal's `error:` text (not found, escapes, secret, unreadable, …). */
+  | { readonly error: string }
+  /** Larger than `maxFileBytes`: still open, proven inside the root; the caller closes it. */
+  | { readonly tooLarge: ConfinedFile }
+  /** Not UTF-8: every byte, as read. */
+  | { readonly notUtf8: Uint8Array };
 
 /** The result text of each refusal of `openConfined`. */
 const REFUSAL_TEXT: Record<ConfinedOpenRefusal, string> = {

@@ -15,7 +15,8 @@ import { pickHandle } from './commands/artifactCommands.js';
 import type { CommandDeps } from './commands/deps.js';
 import { Ids } from './ids.js';
 import { formatBytes } from './retention.js';
-import { lineRange, parseWindowText, windowProblem, type ExcerptWindow } from './saveExcerpt.js';
+import { windowProblem, type ExcerptWindow } from './outputWindow.js';
+import { lineRange, parseWindowText } from './saveExcerpt.js';
 
 /** Largest window one side of a comparison may hold (the diff editor holds both in memory). */
 export const COMPARE_MAX_BYTES = 1024 * 1024;

@@ -16,6 +16,7 @@ import * as vscode from 'vscode';
 import { EvidenceError, EvidenceToolNames, parseRangePath, type HandleSource, type RunStoreApi } from '../core/index.js';
 import { Ids, type InspectorTarget } from './ids.js';
 import type { Log } from './log.js';
+import { linkedWindow, type LinkWindow } from './outputWindow.js';
 import type { ServicesHost } from './services.js';
 
 /** Id of the command that opens a link into the evidence (declared with the other ids). */
@@ -120,9 +121,6 @@ export class SourceLinkProvider implements vscode.DocumentLinkProvider {
 
 // ------------------------------------------------------------------ links into the evidence
 
-/** A window of an output a link names: whole lines (1-based, inclusive) or bytes `[start, end)`. */
-export type LinkWindow = { readonly line: number; readonly endLine?: number } | { readonly start: number; readonly end: number };
-
 /** What a link into the evidence names: a handle, or an artifact (a `.tool-artifacts/…` path). */
 export interface EvidenceLinkArgs {
   readonly handle?: string;
@@ -209,23 +207,6 @@ export interface OpenedLink {
 
 type InspectorWindow = NonNullable<InspectorTarget['window']>;
 
-/**
- * Checks the window against the output and says it in the panel's terms: lines as a
- * 0-based offset and count, bytes as `[start, end)` (the panel caps either to what one
- * of its windows holds, docs/contracts.md §3.4).
- */
-function panelWindow(src: HandleSource, w: LinkWindow | undefined): InspectorWindow | undefined {
-  if (!w) return undefined;
-  if ('line' in w) {
-    if (src.binary) throw new EvidenceError('invalidArgument', `${src.handle} is binary: it has no lines; give a byte range`);
-    const last = Math.max(1, src.lineCount);
-    if (w.line > last || (w.endLine ?? w.line) > last) throw new EvidenceError('invalidArgument', `${src.handle} has ${last} line(s); line ${(w.endLine ?? w.line) > last ? w.endLine ?? w.line : w.line} does not exist`);
-    return { kind: 'lines', offset: w.line - 1, count: (w.endLine ?? w.line) - w.line + 1 };
-  }
-  if (w.end > src.byteCount) throw new EvidenceError('invalidArgument', `${src.handle} has ${src.byteCount} byte(s); bytes ${w.start}-${w.end} lie past its end`);
-  return { kind: 'bytes', start: w.start, end: w.end };
-}
-
 /** What a person may paste into Open Evidence Link: a whole link, a `.tool-artifacts` range, or `handle[:N[-M]]`. */
 export function pastedLinkParams(text: string): Record<string, unknown> {
   const t = text.trim();
@@ -270,7 +251,11 @@ export async function openEvidenceLink(host: ServicesHost, log: Log, raw: unknow
     const handle = args.handle ?? await handleOfArtifact(runs, args.artifactId!);
     if (!handle) throw new EvidenceError('missing', 'no recorded read of this workspace kept that artifact');
     src = await runs.openHandle(handle);
-    window = panelWindow(src, args.window);
+    if (args.window) {
+      const w = linkedWindow(src, args.window);
+      if (typeof w === 'string') throw new EvidenceError('invalidArgument', w);
+      window = w;
+    }
   } catch (e) {
     if (!(e instanceof EvidenceError)) log.error(`evidence link ${named}`, e);
     void vscode.window.showErrorMessage(`Bounded Evidence: ${named}: ${e instanceof EvidenceError ? e.message : 'the output could not be read'}. Nothing was opened.`);

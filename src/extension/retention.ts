@@ -39,7 +39,7 @@ function nextSlice(): Promise<void> {
  * Artifact ids referenced by runs with `evidence_readFile` results, from the catalog's
  * pages of those calls only (docs/architecture.md §6): never every run's log.
  */
-async function artifactRefs(runs: RunStoreApi, log: Log): Promise<Map<string, Set<string>>> {
+async function artifactRefs(runs: RunStoreApi, log: Pick<Log, 'warn'>): Promise<Map<string, Set<string>>> {
   const refs = new Map<string, Set<string>>();
   try {
     for (let offset = 0; ; offset += 1000) {
@@ -59,7 +59,7 @@ async function artifactRefs(runs: RunStoreApi, log: Log): Promise<Map<string, Se
 }
 
 /** Deletes the artifacts of `deleted` runs that no remaining run references; returns [count, bytes]. */
-async function dropOrphans(artifacts: ArtifactStore, before: Map<string, Set<string>>, deleted: readonly string[], runs: RunStoreApi, log: Log): Promise<[number, number]> {
+async function dropOrphans(artifacts: ArtifactStore, before: Map<string, Set<string>>, deleted: readonly string[], runs: RunStoreApi, log: Pick<Log, 'warn'>): Promise<[number, number]> {
   const candidates = new Set<string>();
   for (const id of deleted) for (const a of before.get(id) ?? []) candidates.add(a);
   if (candidates.size === 0) return [0, 0];
@@ -111,10 +111,13 @@ export async function pruneStorage(services: EvidenceServices, log: Log, overrid
 
 /**
  * Deletes every run (except running ones) and every artifact no remaining run references.
- * Runs come from the catalog a page at a time, newest first (docs/architecture.md §6):
- * a deleted run leaves the list, a kept one (still running) is skipped by the next page.
+ * The catalog is first compared with the logs folder (a run log another process wrote may
+ * not be indexed yet), then runs come from it a page at a time, newest first
+ * (docs/architecture.md §6; docs/contracts.md §2.7): a deleted run leaves the list, a kept
+ * one (still running) is skipped by the next page.
  */
-export async function clearAll(services: EvidenceServices, log: Log): Promise<RetentionReport> {
+export async function clearAll(services: Pick<EvidenceServices, 'runs' | 'artifacts'>, log: Pick<Log, 'info' | 'warn'>): Promise<RetentionReport> {
+  await services.runs.reconcileWithLogs();
   const before = await artifactRefs(services.runs, log);
   const deleted: string[] = [];
   const skipped: string[] = [];

@@ -16,6 +16,7 @@ import { pickHandle } from './commands/artifactCommands.js';
 import type { CommandDeps } from './commands/deps.js';
 import { parseHandleDocumentUri } from './artifactDocument.js';
 import { LineIndex } from './inspector/lineIndex.js';
+import { windowProblem, type ExcerptWindow } from './outputWindow.js';
 import { formatBytes } from './retention.js';
 
 /** Id of Save Excerpt As… (must match package.json). */
@@ -60,9 +61,6 @@ export async function writeWindow(src: HandleSource, start: number, end: number,
   }
 }
 
-/** A window to save: bytes `[start, end)`, or whole lines `first..last` (1-based, inclusive). */
-export type ExcerptWindow = { readonly bytes: { readonly start: number; readonly end: number } } | { readonly lines: { readonly first: number; readonly last: number } };
-
 /**
  * Byte range of lines `first..last` (1-based, inclusive), from the handle's line index
  * (the panel's, inspector/lineIndex.ts: the recorded newline counts, then one 64 KiB read
@@ -81,23 +79,6 @@ export function parseWindowText(text: string): ExcerptWindow | undefined {
   if (bytes) return { bytes: { start: Number(bytes[1]), end: Number(bytes[2]) } };
   const lines = /^(?:lines?\s*)?(\d{1,15})(?:\s*-\s*(\d{1,15}))?$/.exec(t);
   if (lines) return { lines: { first: Number(lines[1]), last: Number(lines[2] ?? lines[1]) } };
-  return undefined;
-}
-
-/** Checks a window against the output; a sentence when it does not fit. `allowEmpty`: `[0, 0)` of an empty output is a window (Compare). */
-export function windowProblem(src: HandleSource, w: ExcerptWindow, allowEmpty = false): string | undefined {
-  if ('bytes' in w) {
-    const { start, end } = w.bytes;
-    if (allowEmpty && start === 0 && end === 0 && src.byteCount === 0) return undefined;
-    if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || start < 0 || end <= start) return 'a byte range needs 0 ≤ start < end';
-    if (end > src.byteCount) return `${src.handle} has ${src.byteCount} byte(s); bytes ${start}-${end} lie past its end`;
-    return undefined;
-  }
-  const { first, last } = w.lines;
-  if (src.binary) return `${src.handle} is binary: it has no lines; give bytes START-END`;
-  if (!Number.isSafeInteger(first) || !Number.isSafeInteger(last) || first < 1 || last < first) return 'a line range needs 1 ≤ first ≤ last';
-  const count = Math.max(1, src.lineCount);
-  if (last > count) return `${src.handle} has ${count} line(s); line ${last} does not exist`;
   return undefined;
 }
 

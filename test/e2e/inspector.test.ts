@@ -240,16 +240,17 @@ describe('Evidence Inspector in a real workbench', function () {
     await fetchBytes(errStart(), errEnd());
     await wb.page.evaluate(() => navigator.clipboard.writeText('(empty)'));
     await view.locator('#copy-excerpt').click();
-    await view.locator('#status', { hasText: 'copied with its provenance' }).waitFor();
+    await view.locator('#action-result', { hasText: 'copied with its provenance' }).waitFor();
+    assert.equal(await view.getByText(/copied with its provenance/).count(), 1, 'the result is said once, beside the buttons');
     assert.equal(await workbenchClipboard(), expectedExcerpt(errStart(), errEnd(), errorLineIndex, 1));
   });
 
   it('sends the excerpt to the chat input without sending it (or says it copied instead)', async () => {
     await wb.page.evaluate(() => navigator.clipboard.writeText('(empty)'));
     await view.locator('#send-to-chat').click();
-    const status = view.locator('#status');
-    await status.locator('text=/chat input|clipboard/').waitFor();
-    const said = await text(status);
+    const result = view.locator('#action-result');
+    await result.locator('text=/chat input|clipboard/').waitFor();
+    const said = await text(result);
     const expected = expectedExcerpt(errStart(), errEnd(), errorLineIndex, 1);
     if (said.startsWith('Excerpt placed in the chat input')) {
       figures.sendToChat = 'chat input';

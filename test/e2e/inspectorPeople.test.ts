@@ -211,6 +211,9 @@ describe('Inspector for people in a real workbench', function () {
     await view.locator('#copy-handle').click();
     await view.locator('#action-result', { hasText: 'Copied the handle.' }).waitFor();
     assert.equal(await text(view.locator('#verdict')), '');
+    // Said once, where the eye is, and announced from there (a live region), not again in the status line.
+    assert.equal(await view.locator('#action-result').getAttribute('role'), 'status');
+    assert.equal(await view.getByText('Copied the handle.').count(), 1, 'the result is said once');
     // Escape in the text filter empties it.
     await view.locator('#filter-text input').press('Escape');
     assert.equal(await view.locator('#filter-text input').inputValue(), '');
@@ -396,6 +399,7 @@ describe('Inspector for people in a real workbench', function () {
     await view.locator('#compare-with').click();
     const title = `${handle} bytes ${ls}–${le} ↔ ${handle} bytes 0–${re}`;
     await view.locator('#action-result', { hasText: `Comparing ${handle} bytes ${ls}–${le} with ${handle} bytes 0–${re} in the diff editor.` }).waitFor({ timeout: 30_000 });
+    assert.equal(await view.getByText(/^Comparing /).count(), 1, 'the result is said once');
     assert.equal(await text(view.locator('#compare-with')), 'Compare with…');
     // The diff editor (side by side or inline, as the width allows), each side exactly its window.
     const tab = wb.page.locator('.tabs-container .tab', { hasText: title });

@@ -1,8 +1,11 @@
 import * as assert from 'node:assert/strict';
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { layoutOfFolder, RunStore } from '../../src/core/index.js';
 import type { RetentionReport } from '../../src/extension/retention.js';
-import { evidenceApi, invoke, workspaceDir } from './helpers.js';
+import { evidenceApi, evidenceStorage, invoke, workspaceDir } from './helpers.js';
 
 const clearAll = 'boundedEvidence.clearAll';
 const prune = 'boundedEvidence.pruneStorage';
@@ -35,6 +38,26 @@ describe('retention and clearing', () => {
     // The artifact's only run is gone, so the artifact is deleted with it.
     assert.equal(await invoke('evidence_readFile', { path: `.tool-artifacts/${artifact}/bytes/0-10` }), 'error: artifact is not available in this store');
     assert.ok(report.deletedArtifacts >= 1);
+  });
+
+  it('Clear All Evidence deletes a run log another process wrote before the catalog indexed it', async () => {
+    const { storage, tenant } = await evidenceStorage();
+    const logs = path.join(layoutOfFolder(storage, false).logsDir, tenant);
+    // Another writer (an MCP server, the command line) has appended its log but not yet its catalog line.
+    const elsewhere = mkdtempSync(path.join(os.tmpdir(), 'other-writer-'));
+    try {
+      const writer = await RunStore.open({ logsDir: elsewhere, tenant });
+      const run = await writer.startRun({ label: 'another process' });
+      await run.recordResult('t', {}, 'not yet in the catalog');
+      await run.finish();
+      const log = path.join(logs, `${run.runId}.jsonl`);
+      copyFileSync(path.join(elsewhere, tenant, `${run.runId}.jsonl`), log);
+      const report = await vscode.commands.executeCommand<RetentionReport>(clearAll, { confirmed: true });
+      assert.ok(report.deletedRuns.includes(run.runId), `deleted ${report.deletedRuns.join(', ')}`);
+      assert.equal(existsSync(log), false);
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
   });
 
   it('prunes oldest unpinned finished runs first, to the budget, never pinned or running ones, and reports what it freed', async function () {

@@ -1,7 +1,8 @@
 /**
  * Pure analysis of a `read_tool_output` pattern (docs/contracts.md §2.10): what
- * every match must contain and whether a match can cross a line. No I/O, no worker:
- * both the matching worker (`patternWorker.ts`) and tests import it. The answers are
+ * every match must contain and whether a match can cross a line, and how a match is shown
+ * and counted on a page. No I/O, no worker: the matching worker (`patternWorker.ts`), the
+ * join of a split search (`patternMerge.ts`) and tests import it. The answers are
  * sound by construction: a prefilter built on them can add work but never change the
  * answer, because every candidate line is still tested with the pattern itself.
  */
@@ -163,6 +164,17 @@ export function utf8BytePattern(pattern: string): string {
     i += ch.length - 1;
   }
   return out;
+}
+
+/**
+ * What a match costs against a page's `maxContentChars` (docs/contracts.md §2.10): its
+ * `<line_number>:<text>`, plus one separator when it follows another match on the page.
+ * The matcher (`patternWorker.ts`) and the join of a split search's lanes
+ * (`patternMerge.ts`) both count with this one formula: the join is exact only while
+ * they count alike.
+ */
+export function matchChars(followsAnother: boolean, lineNumber: number, text: string): number {
+  return (followsAnother ? 1 : 0) + String(lineNumber).length + 1 + text.length;
 }
 
 /**

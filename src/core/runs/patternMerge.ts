@@ -2,6 +2,7 @@
  * Joining the two lanes of a split pattern search (docs/contracts.md §2.10): pure, used by
  * the orchestration (`patternSearch.ts`) and tested against one matcher over the whole content.
  */
+import { matchChars } from './patternAnalysis.js';
 import type { PatternSearchResult } from './patternProtocol.js';
 
 /** One lane's answer: the page it collected from offset 0, and whether the content budget stopped it. */
@@ -13,21 +14,21 @@ export interface LaneResult extends PatternSearchResult {
  * The answer of one search split in two lanes at a chunk boundary (docs/contracts.md §2.10),
  * both run with offset 0: exactly what one matcher over the whole content returns. The
  * first lane's page is taken whole; the second lane's matches continue it while the page
- * has room by the same rule `found` applies (`limit`, then `maxContentChars` counting
- * `<line_number>:<text>` and a separator), and `cut` says what it says for one matcher:
+ * has room by the same rule `found` applies (`limit`, then `maxContentChars` counted by
+ * `matchChars`), and `cut` says what it says for one matcher:
  * a returned match shown as a window, or the content budget stopping the page.
  */
 export function mergeLanes(a: LaneResult, b: LaneResult, limit: number, maxContentChars: number): PatternSearchResult {
   const matches = [...a.matches];
   let cut = a.cut;
   let chars = 0;
-  matches.forEach((m, i) => { chars += (i ? 1 : 0) + String(m.line_number).length + 1 + m.text.length; });
+  matches.forEach((m, i) => { chars += matchChars(i > 0, m.line_number, m.text); });
   if (!a.stoppedByBudget && matches.length < limit) {
     let all = true;
     for (const m of b.matches) {
       if (matches.length >= limit) { all = false; break; }
       if (m.window) cut = true;
-      const need = (matches.length ? 1 : 0) + String(m.line_number).length + 1 + m.text.length;
+      const need = matchChars(matches.length > 0, m.line_number, m.text);
       if (chars + need > maxContentChars) { cut = true; all = false; break; }
       chars += need;
       matches.push(m);

@@ -29,7 +29,7 @@ import { isAscii } from 'node:buffer';
 import { hash as hashOf } from 'node:crypto';
 import { readSync } from 'node:fs';
 import { isMainThread, parentPort, workerData, type MessagePort } from 'node:worker_threads';
-import { cannotMatchNewline, escapeBinary, requiredLiteral, utf8BytePattern } from './patternAnalysis.js';
+import { cannotMatchNewline, escapeBinary, matchChars, requiredLiteral, utf8BytePattern } from './patternAnalysis.js';
 import { PATTERN_WORKER_MARK, type FromWorker, type MatcherSetup, type PatternMatch, type PatternSearchResult, type ToWorker } from './patternProtocol.js';
 
 /** Overlap between consecutive windows of a line longer than `maxLineBytes`: a quarter of the window. */
@@ -249,7 +249,7 @@ export class PatternMatcher {
       shown = head + shownText(a, b) + tail;
       if (head || tail) { window = { start, end }; this.cut = true; }
     }
-    const need = (this.matches.length ? 1 : 0) + String(number).length + 1 + shown.length;
+    const need = matchChars(this.matches.length > 0, number, shown);
     if (this.chars + need > this.s.maxContentChars) { this.collecting = false; this.cut = true; this.budgetStop = true; return; }
     this.chars += need;
     this.matches.push({ line_number: number, byte_offset: byteOffset, column: byteOffset - this.lineStart + 1, text: shown, ...(window && { window }) });

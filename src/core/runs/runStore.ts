@@ -146,7 +146,7 @@ export class RunStore implements RunStoreApi {
    * (one stat each, and a folder listing): use `queryRuns`/`queryCalls` for pages.
    */
   async listRuns(): Promise<RunSummary[]> {
-    await this.catalog.reconcile(false);
+    await this.reconcileWithLogs();
     const ids: string[] = [];
     let runs = this.catalog.runsOldestFirst();
     for (let i = 0; i < runs.length; i++) { const r = runs.at(i); if (!r.dead) ids.push(r.id); }
@@ -162,6 +162,16 @@ export class RunStore implements RunStoreApi {
       if (slicer.due()) await slicer.pause();
     }
     return out;
+  }
+
+  /**
+   * Compares the catalog with the logs folder (docs/architecture.md §6): a run log another
+   * process wrote that the catalog has not indexed yet is indexed, a run whose log is gone
+   * leaves, every unfinished run is checked against its log. One folder listing and a stat
+   * per unfinished run, in slices with the event loop free between them.
+   */
+  reconcileWithLogs(): Promise<void> {
+    return this.catalog.reconcile(false);
   }
 
   /** One page of calls, sorted and filtered from the catalog (docs/architecture.md §6). */

@@ -663,6 +663,11 @@ export interface RunStoreApi {
   callReports(query: CallReportQuery): Promise<CallReportPage>;
   /** Runs whose id or label contains `text`, newest first, at most `limit`. */
   queryRuns(query: RunQuery): Promise<RunSummary[]>;
+  /**
+   * Compares the catalog with the logs folder: indexes the run logs it lacks (written by
+   * another process), drops runs whose log is gone. Sliced (docs/architecture.md §6).
+   */
+  reconcileWithLogs(): Promise<void>;
   /** How many runs this tenant keeps and their bytes, from the catalog (no stat per log). */
   totals(): Promise<{ runs: number; bytes: number }>;
 }

@@ -9,8 +9,8 @@ import type { ArtifactStore } from '../artifacts.js';
 import type { FileHandle } from 'node:fs/promises';
 import type { ConfinedFile } from '../confinedOpen.js';
 import { isStorageFull, STORAGE_FULL } from '../errors.js';
-import { BoundedEvidenceWorkspace, buildBinaryObservation, buildObservation, type EvidenceLimits } from '../evidenceWorkspace.js';
-import { fileTooLargeText, LocalErrorText } from '../localWorkspace.js';
+import { BoundedEvidenceWorkspace, buildBinaryObservation, buildObservation, VIRTUAL_PREFIX, type BoundedResult, type EvidenceLimits } from '../evidenceWorkspace.js';
+import { fileTooLargeText, LocalErrorText, type LocalRead } from '../localWorkspace.js';
 import type { RunApi, RunStoreApi, StoredArtifact } from '../runs/types.js';
 import { decodeUtf8Strict } from '../utf8.js';
 import type { ToolWorkspace } from '../toolWorkspace.js';
@@ -33,9 +33,9 @@ export interface FileReadOutcome {
   readonly refusal?: 'tooLarge';
 }
 
-/** A folder that can open a file under its checks for streaming (LocalWorkspace.openFile). */
-interface FileOpener {
-  openFile(p: unknown): Promise<ConfinedFile | string>;
+/** A folder that reads a file with one open and hands back what it would refuse (LocalWorkspace.readOrOpen). */
+interface FileReader {
+  readOrOpen(p: unknown): Promise<LocalRead>;
 }
 
 /** Bytes read from a streamed file per step (bounded memory whatever the file's size). */
@@ -46,8 +46,8 @@ export class EvidenceFileWorkspace {
   private constructor(
     private readonly bounded: BoundedEvidenceWorkspace,
     private readonly artifacts: ArtifactStore,
-    private readonly opener: FileOpener | undefined,
-    private readonly refusedTexts: ReadonlySet<string>,
+    private readonly reader: FileReader | undefined,
+    private readonly tooLargeText: string | undefined,
   ) {}
 
   /** Wraps a local folder in the bounded evidence workspace (the limits are checked here, once). */
@@ -58,40 +58,55 @@ export class EvidenceFileWorkspace {
       maxRangeBytes: limits.maxRangeBytes,
     });
     const max = local.policy.maxFileBytes;
-    const opener = typeof (local as Partial<FileOpener>).openFile === 'function' ? local as unknown as FileOpener : undefined;
-    // What the folder's in-memory read refuses; a folder that can open a file for streaming reads those by streaming.
-    const refused = new Set<string>([...(max === undefined ? [] : [fileTooLargeText(max)]), LocalErrorText.notUtf8]);
-    return new EvidenceFileWorkspace(bounded, artifacts, opener, refused);
+    const reader = typeof (local as Partial<FileReader>).readOrOpen === 'function' ? local as unknown as FileReader : undefined;
+    return new EvidenceFileWorkspace(bounded, artifacts, reader, max === undefined ? undefined : fileTooLargeText(max));
   }
 
-  /** Reads a file (or a virtual range) through the bounded workspace. */
+  /**
+   * Reads a file (or a virtual range) through the bounded workspace. A folder that can
+   * (`readOrOpen`) opens the file once: what it reads whole is bounded as usual, a file
+   * over its file limit is streamed from that descriptor, a file that is not UTF-8 is kept
+   * from the bytes already read (docs/contracts.md §3.3).
+   */
   async readFile(relativePath: string, callId: string): Promise<FileReadOutcome> {
-    const r = await this.bounded.executeDetailed({ tool: 'read_file', arguments: { path: relativePath } }, callId);
-    if (r.result !== undefined && this.refusedTexts.has(r.result)) {
-      if (this.opener) return this.readStreamed(this.opener, relativePath);
-      if (r.result !== LocalErrorText.notUtf8) return { modelText: r.text, refusal: 'tooLarge' };
+    if (this.reader && !relativePath.startsWith(VIRTUAL_PREFIX)) {
+      const r = await this.reader.readOrOpen(relativePath);
+      if ('error' in r) return { modelText: r.error };
+      if ('tooLarge' in r) return this.keepStreamed(r.tooLarge);
+      if ('notUtf8' in r) return this.keep(() => this.artifacts.put(r.notUtf8));
+      return outcomeOf(await this.bounded.bound(r.text));
     }
-    if (r.result === undefined || r.result.startsWith('error:')) return { modelText: r.text };
-    return { modelText: r.text, fullText: r.result, ...(r.artifact ? { artifact: r.artifact } : {}) };
+    const r = await this.bounded.executeDetailed({ tool: 'read_file', arguments: { path: relativePath } }, callId);
+    if (r.result !== undefined && r.result === this.tooLargeText) return { modelText: r.text, refusal: 'tooLarge' };
+    return outcomeOf(r);
+  }
+
+  /**
+   * A file over the folder's file limit, opened once under every check: streamed from
+   * that very descriptor into the store in bounded memory, up to the size `fstat` gave at
+   * the open (a file still growing is read as it was then).
+   */
+  private keepStreamed(opened: ConfinedFile): Promise<FileReadOutcome> {
+    return this.keep(async () => {
+      try {
+        return await this.artifacts.putStream(piecesOf(opened.handle, opened.stat.size));
+      } finally {
+        await opened.handle.close().catch(() => undefined);
+      }
+    });
   }
 
   /**
    * A file the folder will not hold in memory (over its file limit) or not as text (not
-   * UTF-8), docs/contracts.md §3.3: opened again under every check, streamed from that
-   * very descriptor into the store in bounded memory, up to the size `fstat` gave at the
-   * open (a file still growing is read as it was then); then observed from the store's
-   * verified bytes: the §1.2 observation when the bytes are UTF-8, the binary one otherwise.
+   * UTF-8), docs/contracts.md §3.3, kept in the store by `put`, then observed from the
+   * store's verified bytes: the §1.2 observation when the bytes are UTF-8, the binary one otherwise.
    */
-  private async readStreamed(opener: FileOpener, relativePath: string): Promise<FileReadOutcome> {
-    const opened = await opener.openFile(relativePath);
-    if (typeof opened === 'string') return { modelText: opened };
+  private async keep(put: () => Promise<ArtifactRef>): Promise<FileReadOutcome> {
     let ref: ArtifactRef;
     try {
-      ref = await this.artifacts.putStream(piecesOf(opened.handle, opened.stat.size));
+      ref = await put();
     } catch (e) {
       return { modelText: isStorageFull(e) ? `error: the file could not be kept: ${STORAGE_FULL}` : LocalErrorText.unreadable };
-    } finally {
-      await opened.handle.close().catch(() => undefined);
     }
     const { manifest } = await this.artifacts.manifestFor(ref.artifactId);
     const n = ref.byteCount;
@@ -117,6 +132,12 @@ export class EvidenceFileWorkspace {
     const modelText = manifest.utf8 ? buildObservation(ref, window, limits) : buildBinaryObservation(ref, window, limits);
     return { modelText, artifact: { ref, bytes: read } };
   }
+}
+
+/** What a bounded read records: an `error:` (or a virtual read) by its model text only. */
+function outcomeOf(r: BoundedResult): FileReadOutcome {
+  if (r.result === undefined || r.result.startsWith('error:')) return { modelText: r.text };
+  return { modelText: r.text, fullText: r.result, ...(r.artifact ? { artifact: r.artifact } : {}) };
 }
 
 /** The first `size` bytes of an open file (fewer if it shrank), one bounded piece at a time. */

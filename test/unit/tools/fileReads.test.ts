@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
 import { linkSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -25,6 +26,60 @@ describe('evidence_readFile recorded: a file the folder will not hold in memory 
     await run.finish();
     const [call] = await runs.report(run.runId);
     assert.deepEqual([call!.stored, call!.resultBytes, call!.elided, call!.artifactId], ['artifact', 40, false, `artifact-${createHash('sha256').update('x'.repeat(40)).digest('hex')}`]);
+  });
+});
+
+describe('evidence_readFile recorded: a file is opened and read once, whatever the folder decides (docs/contracts.md §3.3)', () => {
+  let tmp: string;
+  before(() => { tmp = mkdtempSync(path.join(os.tmpdir(), 'be-fileReads-once-')); });
+  after(() => rmSync(tmp, { recursive: true, force: true }));
+
+  it('a file over maxFileBytes and a file that is not UTF-8 are each opened once and each byte read once', async () => {
+    const ws = mkdirOf(tmp, 'ws');
+    const files = { 'big.log': Buffer.from('x'.repeat(40)), 'latin1.txt': Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]), 'small.txt': Buffer.from('small\n') };
+    for (const [name, bytes] of Object.entries(files)) writeFileSync(path.join(ws, name), bytes);
+    const artifacts = await ArtifactStore.open(mkdirOf(tmp, 'artifacts'));
+    const runs = await RunStore.open({ logsDir: path.join(tmp, 'logs'), tenant: 't', artifacts });
+    const folder = EvidenceFileWorkspace.create(await LocalWorkspace.open({ root: ws, maxFileBytes: 32 }), artifacts, { maxInlineBytes: 512, previewBytes: 64, maxRangeBytes: 512 });
+    const run = await runs.startRun();
+    // Every open of a workspace file, and every byte read through the descriptors it gave.
+    const seen = new Map<string, { opens: number; bytes: number }>();
+    const open = fs.promises.open;
+    fs.promises.open = (async (p: fs.PathLike, ...rest: unknown[]) => {
+      const handle = await (open as (...a: unknown[]) => Promise<fs.promises.FileHandle>)(p, ...rest);
+      const name = path.relative(ws, String(p));
+      if (name in files) {
+        const counts = seen.get(name) ?? { opens: 0, bytes: 0 };
+        seen.set(name, { ...counts, opens: counts.opens + 1 });
+        const read = handle.read.bind(handle) as (...a: unknown[]) => Promise<{ bytesRead: number }>;
+        (handle as { read: unknown }).read = async (...a: unknown[]) => {
+          const r = await read(...a);
+          seen.get(name)!.bytes += r.bytesRead;
+          return r;
+        };
+      }
+      return handle;
+    }) as typeof fs.promises.open;
+    try {
+      assert.equal(await readFileRecorded(folder, { runs, artifacts }, run, 'big.log'), 'x'.repeat(40));
+      const binary = await readFileRecorded(folder, { runs, artifacts }, run, 'latin1.txt');
+      assert.match(binary, new RegExp(`artifact-${createHash('sha256').update(files['latin1.txt']).digest('hex')}`));
+      assert.equal(await readFileRecorded(folder, { runs, artifacts }, run, 'small.txt'), 'small\n');
+    } finally {
+      fs.promises.open = open;
+    }
+    assert.deepEqual(Object.fromEntries(seen), {
+      'big.log': { opens: 1, bytes: 40 },
+      'latin1.txt': { opens: 1, bytes: 5 },
+      'small.txt': { opens: 1, bytes: 6 },
+    });
+    await run.finish();
+    const calls = await runs.report(run.runId);
+    assert.deepEqual(calls.map((c) => [c.stored, c.resultBytes, c.artifactId]), [
+      ['artifact', 40, `artifact-${createHash('sha256').update(files['big.log']).digest('hex')}`],
+      ['artifact', 5, `artifact-${createHash('sha256').update(files['latin1.txt']).digest('hex')}`],
+      ['inline', 6, undefined],
+    ]);
   });
 });
 
