@@ -117,7 +117,7 @@ async function main(): Promise<void> {
       writtenRuns.push(...await timeRuns(1, counted(written)));
       const fresh = await reopen();
       markedRuns.push(...await timeRuns(1, counted(marked, fresh)));
-      rmSync(marksFile);
+      rmSync(marksFile, { force: true });
       const bare = await reopen();
       coldRuns.push(...await timeRuns(1, counted(cold, bare)));
       searchRuns.push(...await timeRuns(1, counted(repeated)));
@@ -127,7 +127,7 @@ async function main(): Promise<void> {
     const rgRuns = rg ? await timeRuns(3, () => { spawnSync(rg, ['-c', 'ERROR', logFile], { encoding: 'utf8' }); }) : [];
     if (found !== errors) throw new Error(`read_tool_output counted ${found}, expected ${errors}`);
     const rss = await peakRssGrowth(search);
-    const rssCold = await peakRssGrowth(async () => { rmSync(marksFile); await search(await reopen()); });
+    const rssCold = await peakRssGrowth(async () => { rmSync(marksFile, { force: true }); await search(await reopen()); });
     // Floors: reading every byte once (page cache to memory), and sha256 of every 64 KiB
     // chunk on one thread (what a first search must hash, split over two threads).
     const fh = await open(logFile, 'r');
@@ -176,7 +176,7 @@ async function main(): Promise<void> {
       grepProc.push(...await timeRuns(1, grepOnce));
       nodeFloor.push(...await timeRuns(1, () => { spawnSync(process.execPath, ['-e', '0']); }));
       cliMarked.push(...await timeRuns(1, cliRead));
-      rmSync(cliMarks);
+      rmSync(cliMarks, { force: true });
       cliBare.push(...await timeRuns(1, cliRead));
     }
     report('whole process: grep -c / empty node -e 0 (medians of 3)', `${median(grepProc).toFixed(0)} / ${median(nodeFloor).toFixed(0)} ms`);
