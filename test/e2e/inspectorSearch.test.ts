@@ -26,12 +26,17 @@ describe('Inspector across outputs and live commands in a real workbench', funct
   let view: FrameLocator;
   const text = async (l: Locator): Promise<string> => ((await l.textContent()) ?? '').trim();
 
-  async function capture(command: string, callsAfter: number): Promise<void> {
+  /** Starts `command` through the palette's Run Command and Capture (returns once it is submitted). */
+  async function start(command: string): Promise<void> {
     await wb.runCommand('Bounded Evidence: Run Command and Capture');
     const input = wb.page.locator('.quick-input-widget input');
     await input.waitFor({ state: 'visible' });
     await input.fill(command);
     await input.press('Enter');
+  }
+
+  async function capture(command: string, callsAfter: number): Promise<void> {
+    await start(command);
     await view.locator('#list-summary', { hasText: new RegExp(`^${callsAfter} of ${callsAfter} calls$`) }).waitFor({ timeout: 60_000 });
     await view.locator('.vlist-row[data-kind="call"]:not([hidden])', { hasText: 'exit 0' }).nth(callsAfter - 1).waitFor({ timeout: 60_000 });
   }
@@ -94,11 +99,7 @@ describe('Inspector across outputs and live commands in a real workbench', funct
 
   it("updates a running command's size and tail while it runs, at most twice a second", async () => {
     // 80 lines, one every 100 ms: about 8 s of output.
-    await wb.runCommand('Bounded Evidence: Run Command and Capture');
-    const input = wb.page.locator('.quick-input-widget input');
-    await input.waitFor({ state: 'visible' });
-    await input.fill(`node -e "let i = 0; const t = setInterval(() => { console.log('tick ' + i); if (++i === 80) clearInterval(t); }, 100)"`);
-    await input.press('Enter');
+    await start(`node -e "let i = 0; const t = setInterval(() => { console.log('tick ' + i); if (++i === 80) clearInterval(t); }, 100)"`);
     const row = view.locator('.vlist-row[data-kind="call"]:not([hidden])', { hasText: 'running' }).first();
     await row.waitFor({ timeout: 60_000 });
     // The list's size cell says how much so far, before the call ends.
@@ -143,11 +144,7 @@ describe('Inspector across outputs and live commands in a real workbench', funct
   it('a search past the time limit says so first, with how far it got', async () => {
     // 9,150,000 bytes of 60-'a' lines: `a.*a.*a.*b` backtracks on every line (slow, not
     // catastrophic), far longer than the 100 ms limit set below.
-    await wb.runCommand('Bounded Evidence: Run Command and Capture');
-    const input = wb.page.locator('.quick-input-widget input');
-    await input.waitFor({ state: 'visible' });
-    await input.fill(`node -e "process.stdout.write(('a'.repeat(60) + '\\n').repeat(150000))"`);
-    await input.press('Enter');
+    await start(`node -e "process.stdout.write(('a'.repeat(60) + '\\n').repeat(150000))"`);
     await view.locator('#list-summary', { hasText: /^4 of 4 calls$/ }).waitFor({ timeout: 60_000 });
     // Newest first: the new call's row, once it has ended.
     await view.locator('.vlist-row[data-kind="call"]:not([hidden])').first().filter({ hasText: 'exit 0' }).waitFor({ timeout: 60_000 });
