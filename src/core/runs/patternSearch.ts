@@ -27,10 +27,11 @@ import { availableParallelism } from 'node:os';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { EvidenceError } from '../errors.js';
-import { checkChunks, chunkCount, streamVerifiedInto, type Manifest, type OpenedFile, type RangeSource } from '../integrity.js';
+import { checkChunks, chunkCount, readVerified, streamVerifiedInto, type Manifest, type OpenedFile, type RangeSource } from '../integrity.js';
 import { isSet, lookupVerifiedOrMarked, rememberVerified, setBit, verifiedChunkStats } from '../verifiedChunks.js';
 import type { VerifiedMarks } from '../verifiedMarks.js';
 import { PATTERN_WORKER_MARK, type FromWorker, type MatcherSetup, type PatternSearchResult, type ToWorker } from './patternProtocol.js';
+import { requiredLiteral } from './patternAnalysis.js';
 import { mergeLanes, type LaneResult } from './patternMerge.js';
 
 export { cannotMatchNewline, requiredLiteral } from './patternAnalysis.js';
@@ -136,6 +137,7 @@ function releaseWorker(w: Worker, clean: boolean): Promise<unknown> {
  */
 export async function searchPattern(source: RangeSource, manifest: Manifest, options: PatternSearchOptions): Promise<PatternSearchResult> {
   if (options.signal?.aborted) throw new EvidenceError('invalidArgument', SEARCH_CANCELLED_MESSAGE);
+  if (await lacksRequiredLiteral(source, manifest, options)) return { totalMatches: 0, matches: [], cut: false };
   const file = manifest.byteCount > 0 ? await source.openFile?.() : undefined;
   if (!file) return searchSlots(source, manifest, options);
   try {
@@ -143,6 +145,28 @@ export async function searchPattern(source: RangeSource, manifest: Manifest, opt
   } finally {
     await file.close();
   }
+}
+
+/** Outputs up to this size are first checked for the pattern's required literal on this thread. */
+const LITERAL_CHECK_MAX_BYTES = 64 * 1024;
+
+/**
+ * True when a small text output (every byte read and verified here) does not contain the
+ * literal every match of the pattern must contain (`requiredLiteral`, sound by
+ * construction): it then has no match, and no worker is asked. `evidence_search` over
+ * thousands of small outputs spent most of its time in worker round trips for outputs
+ * that could not match (docs/contracts.md §2.11). The check is `indexOf` over the bytes
+ * — linear, so safe on this thread whatever the pattern; text content is valid UTF-8, so
+ * a line containing the literal contains its UTF-8 bytes. Binary content is searched
+ * as bytes by other rules and is not checked here.
+ */
+async function lacksRequiredLiteral(source: RangeSource, manifest: Manifest, options: PatternSearchOptions): Promise<boolean> {
+  if (options.binary || manifest.byteCount === 0 || manifest.byteCount > LITERAL_CHECK_MAX_BYTES) return false;
+  const literal = requiredLiteral(options.pattern);
+  // U+FFFD may stand for bytes that are not its UTF-8 encoding (a decoder's replacement).
+  if (literal === null || literal.includes('\uFFFD')) return false;
+  const bytes = await readVerified(source, manifest, 0, manifest.byteCount);
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).indexOf(Buffer.from(literal, 'utf8')) === -1;
 }
 
 /** The matcher's parameters for one search. */

@@ -12,7 +12,7 @@
 import { EvidenceError } from '../errors.js';
 import { SearchDeadlineError } from './patternSearch.js';
 import { checkPattern } from './reader.js';
-import type { CallSummary, ReadToolOutputMatch, RunStoreApi } from './types.js';
+import type { CallSummary, ReadToolOutputMatch, ReadToolOutputResult, RunStoreApi } from './types.js';
 
 /** What to search. */
 export interface SearchAllQuery {
@@ -90,6 +90,12 @@ export function checkSearchAllQuery(q: SearchAllQuery): Required<Omit<SearchAllQ
 /** Page size of the call listing. */
 const PAGE = 200;
 
+/** Output searches started ahead of the one being taken (their file reads overlap). */
+const AHEAD = 3;
+
+/** How one output's search ended. */
+type Outcome = { readonly r: ReadToolOutputResult } | { readonly skip: true } | { readonly stop: true } | { readonly error: unknown };
+
 /**
  * Searches every kept output (newest call first) for `pattern`. An output whose search
  * fails for a reason of its own (not kept, tampered) is skipped; a cancellation or a
@@ -108,42 +114,65 @@ export async function searchAllOutputs(runs: Pick<RunStoreApi, 'queryCalls' | 'r
   let callsDone = 0;
   let callsTotal: number;
   let stopped = false;
+  const cancelled = (): EvidenceError => new EvidenceError('invalidArgument', 'pattern search cancelled');
+  /** One output's search, settled as a value (never a rejection left waiting in the look-ahead). */
+  const searchOne = (handle: string, want: number): Promise<Outcome> => runs.readToolOutput({ handle, pattern: q.pattern, limit: want }, undefined, { deadline, ...(options.signal && { signal: options.signal }) }).then(
+    (r): Outcome => ({ r }),
+    (e: unknown): Outcome => {
+      if (e instanceof SearchDeadlineError) return { stop: true };
+      // This output cannot be read (gone, not kept, tampered): the others still can.
+      if (e instanceof EvidenceError && (e.code === 'missing' || e.code === 'accessDenied' || e.code === 'digestMismatch')) return { skip: true };
+      return { error: e };
+    },
+  );
   pages: for (let offset = 0; ; offset += PAGE) {
     const page = await runs.queryCalls({ offset, limit: PAGE, order: 'newest', ...(q.tool !== undefined && { tool: q.tool }), ...(q.run !== undefined && { runId: q.run }) });
     callsTotal = page.total;
+    // The page's outputs in order, each call ended by a marker (a running call's outputs are
+    // still being written: nothing to verify yet). Up to AHEAD searches run at once, so one
+    // output's file reads overlap another's; results are taken strictly in order.
+    const items: { call: CallSummary; handle?: string }[] = [];
     for (const call of page.rows) {
-      // One call's outputs count together: a call cut by the time limit adds nothing.
-      const found: { handle: string; r: Awaited<ReturnType<RunStoreApi['readToolOutput']>> }[] = [];
-      // A running call's outputs are still being written: nothing to verify yet.
-      for (const handle of call.status === 'running' ? [] : handlesOf(call)) {
-        if (options.signal?.aborted) throw new EvidenceError('invalidArgument', 'pattern search cancelled');
-        if (Date.now() >= deadline) { stopped = true; break pages; }
-        const want = Math.max(1, q.limit - matches.length - found.reduce((k, f) => k + (f.r.matches?.length ?? 0), 0));
-        try {
-          found.push({ handle, r: await runs.readToolOutput({ handle, pattern: q.pattern, limit: want }, undefined, { deadline, ...(options.signal && { signal: options.signal }) }) });
-        } catch (e) {
-          if (e instanceof SearchDeadlineError) { stopped = true; break pages; }
-          // This output cannot be read (gone, not kept, tampered): the others still can.
-          if (e instanceof EvidenceError && (e.code === 'missing' || e.code === 'accessDenied' || e.code === 'digestMismatch')) continue;
-          throw e;
+      for (const handle of call.status === 'running' ? [] : handlesOf(call)) items.push({ call, handle });
+      items.push({ call });
+    }
+    const running: (Promise<Outcome> | undefined)[] = [];
+    let launched = 0;
+    // One call's outputs count together: a call cut by the time limit adds nothing.
+    let found: { handle: string; r: ReadToolOutputResult }[] = [];
+    for (let i = 0; i < items.length; i++) {
+      if (options.signal?.aborted) throw cancelled();
+      for (; launched < items.length && launched <= i + AHEAD; launched++) {
+        const h = items[launched]!.handle;
+        // Past the deadline nothing more is started: the first unstarted output ends the search.
+        if (h !== undefined && Date.now() < deadline) running[launched] = searchOne(h, Math.max(1, q.limit - matches.length));
+      }
+      const item = items[i]!;
+      if (item.handle === undefined) {
+        for (const { handle, r } of found) {
+          searched++;
+          const n = r.total_matches ?? 0;
+          if (n === 0) continue;
+          total += n;
+          matched++;
+          const texts = r.content.split('\n');
+          (r.matches ?? []).forEach((m, k) => {
+            if (matches.length >= q.limit) return;
+            const text = texts[k]!.slice(String(m.line_number).length + 1);
+            matches.push({ handle, tool: item.call.tool, runId: item.call.runId, ...m, text });
+          });
         }
+        found = [];
+        // Counted apart from the call: `onProgress?.(++n)` skips the increment without a listener.
+        callsDone++;
+        options.onProgress?.(callsDone, page.total);
+        continue;
       }
-      for (const { handle, r } of found) {
-        searched++;
-        const n = r.total_matches ?? 0;
-        if (n === 0) continue;
-        total += n;
-        matched++;
-        const texts = r.content.split('\n');
-        (r.matches ?? []).forEach((m, i) => {
-          if (matches.length >= q.limit) return;
-          const text = texts[i]!.slice(String(m.line_number).length + 1);
-          matches.push({ handle, tool: call.tool, runId: call.runId, ...m, text });
-        });
-      }
-      // Counted apart from the call: `onProgress?.(++n)` skips the increment without a listener.
-      callsDone++;
-      options.onProgress?.(callsDone, page.total);
+      const outcome = await running[i];
+      running[i] = undefined;
+      if (outcome === undefined || 'stop' in outcome) { stopped = true; break pages; }
+      if ('error' in outcome) throw outcome.error;
+      if ('r' in outcome) found.push({ handle: item.handle, r: outcome.r });
     }
     if (offset + PAGE >= page.total) break;
   }

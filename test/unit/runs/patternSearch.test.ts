@@ -7,7 +7,7 @@ import { FsBlobStore } from '../../../src/core/blobs/fsBlobStore.js';
 import { blobRangeSource } from '../../../src/core/blobs/verifiedBlobs.js';
 import { manifestOf, type RangeSource } from '../../../src/core/integrity.js';
 import { clearVerifiedChunks } from '../../../src/core/verifiedChunks.js';
-import { cannotMatchNewline, MAX_MATCH_LINE_BYTES, searchPattern, type PatternMatch, type PatternSearchOptions, type PatternSearchResult } from '../../../src/core/runs/patternSearch.js';
+import { cannotMatchNewline, MAX_MATCH_LINE_BYTES, requiredLiteral, searchPattern, type PatternMatch, type PatternSearchOptions, type PatternSearchResult } from '../../../src/core/runs/patternSearch.js';
 import { utf8BytePattern } from '../../../src/core/runs/patternAnalysis.js';
 import { mergeLanes } from '../../../src/core/runs/patternMerge.js';
 import { PatternMatcher } from '../../../src/core/runs/patternWorker.js';
@@ -212,6 +212,29 @@ describe('pattern search: optimised scan vs a naive per-line reference', () => {
     }), { numRuns: 15 });
   });
 
+  it('a small text output without the pattern\'s required literal has no match (the main thread\'s check is sound), and searchPattern answers it so', async () => {
+    // Soundness over many cases, in this thread: the literal absent from the bytes means no line matches.
+    let absent = 0;
+    fc.assert(fc.property(content, pattern, (text, p) => {
+      const literal = requiredLiteral(p);
+      const bytes = Buffer.from(text, 'utf8');
+      if (literal === null || bytes.includes(Buffer.from(literal, 'utf8'))) return;
+      absent++;
+      assert.equal(naiveSearch(bytes, optionsOf(p, { offset: 0, limit: 5, maxLineChars: 16, maxContentChars: 200 })).totalMatches, 0, `${p} over ${JSON.stringify(text)}`);
+    }), { numRuns: 3000 });
+    assert.ok(absent > 300, `only ${absent} cases had a literal absent`);
+    // Through searchPattern: every byte still verified (a changed byte fails), and the answer is the reference's.
+    const bytes = Buffer.from('plain é line\nanother 😀 line\n');
+    const m = manifestOf(bytes, 16);
+    for (const p of ['ERROR', 'é line$', '😀 li']) {
+      const o = optionsOf(p, { offset: 0, limit: 5, maxLineChars: 40, maxContentChars: 400 });
+      assert.deepEqual(await searchPattern(source(bytes, false), m, o), naiveSearch(bytes, o), p);
+    }
+    const tampered = Buffer.from(bytes);
+    tampered[3] = tampered[3]! ^ 1;
+    await assert.rejects(searchPattern(source(tampered, false), m, optionsOf('ERROR', { offset: 0, limit: 5, maxLineChars: 40, maxContentChars: 400 })), /artifact digest does not match its recorded identity/);
+  });
+
   it('uses no byte before it is verified: a changed byte or a short source fails the search, on both read paths', async () => {
     const text = 'ok\n'.repeat(5000) + 'ERROR here\n';
     const bytes = Buffer.from(text);
@@ -302,7 +325,8 @@ describe('pattern search: optimised scan vs a naive per-line reference', () => {
     });
 
     it('a file whose identity changes during the search fails it, and nothing is remembered', async () => {
-      const bytes = Buffer.from('ok\n'.repeat(5000) + 'ERROR here\n');
+      // Over 64 KiB: a smaller output is first checked for the required literal on the main thread (hashed once more).
+      const bytes = Buffer.from('ok\n'.repeat(30_000) + 'ERROR here\n');
       const m = manifestOf(bytes, 1024);
       const o = optionsOf('ERROR', { offset: 0, limit: 5, maxLineChars: 100, maxContentChars: 1000 });
       clearVerifiedChunks();
@@ -320,7 +344,7 @@ describe('pattern search: optimised scan vs a naive per-line reference', () => {
       const { verifiedChunkStats } = await import('../../../src/core/verifiedChunks.js');
       const hashed = verifiedChunkStats.hashed;
       assert.equal((await searchPattern(real, m, o)).totalMatches, 1);
-      assert.equal(verifiedChunkStats.hashed - hashed, 15, 'no chunk was remembered from the failed search');
+      assert.equal(verifiedChunkStats.hashed - hashed, Math.ceil(bytes.length / 1024), 'no chunk was remembered from the failed search');
     });
   });
 

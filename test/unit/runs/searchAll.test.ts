@@ -88,6 +88,27 @@ describe('searchAllOutputs: one pattern over every kept output, newest first', (
     assert.deepEqual([skipped.complete, skipped.total_matches, skipped.outputs_searched], [undefined, 3, 2]);
   });
 
+  it('searches a few outputs at once (their file reads overlap) and still answers in order, newest first', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const overlapping = {
+      searchTimeoutMs: 60_000,
+      queryCalls: store.queryCalls.bind(store),
+      readToolOutput: async (...a: Parameters<RunStore['readToolOutput']>) => {
+        inFlight++;
+        most = Math.max(most, inFlight);
+        // Older outputs answer sooner: a search that took results as they came would reorder them.
+        const order = [binHandle, stdoutHandle, logHandle].indexOf(a[0].handle);
+        await new Promise((r) => setTimeout(r, 120 - 40 * Math.max(0, order)));
+        try { return await store.readToolOutput(...a); } finally { inFlight--; }
+      },
+    };
+    const r = await searchAllOutputs(overlapping, { pattern: 'ERROR' });
+    const plain = await searchAllOutputs(store, { pattern: 'ERROR' });
+    assert.ok(most >= 2 && most <= 4, `at most ${most} searches at once`);
+    assert.deepEqual(r, plain);
+  });
+
   it('the deadline reaches the reader: a search past it through the run store stops with SearchDeadlineError, and a whole search past its limit answers partially', async () => {
     const big = await store.startRun();
     // 8 MB of lines a slow pattern backtracks on: far more than 1 ms of work.
