@@ -44,6 +44,19 @@ const copyCodicons = {
   },
 };
 
+/**
+ * The AWS SDK (1.4 MB of the 2.4 MB command line) lives in its own file, dist/aws-s3.js,
+ * loaded only when an S3 store is opened: every process parses its whole bundle at start,
+ * and the command line starts on every hook-routed agent command (docs/architecture.md §2.4).
+ * One copy of the SDK serves the adapter, so its error classes stay one class.
+ */
+const awsSdkApart = {
+  name: 'aws-sdk-apart',
+  setup(build) {
+    build.onResolve({ filter: /^@aws-sdk\/client-s3$/ }, () => ({ path: './aws-s3.js', external: true }));
+  },
+};
+
 const common = {
   bundle: true,
   minify: production,
@@ -63,6 +76,7 @@ const configs = [
     format: 'cjs',
     target: 'node20',
     external: ['vscode'],
+    plugins: [problemMatcher, awsSdkApart],
   },
   {
     // The MCP server (stdio) for agents outside the editor: plain Node, no `vscode`, the
@@ -73,6 +87,7 @@ const configs = [
     platform: 'node',
     format: 'cjs',
     target: 'node20',
+    plugins: [problemMatcher, awsSdkApart],
   },
   {
     // The command line (`bounded-evidence`, the package's bin): capture, read, import,
@@ -84,6 +99,16 @@ const configs = [
     format: 'cjs',
     target: 'node20',
     banner: { js: '#!/usr/bin/env node' },
+    plugins: [problemMatcher, awsSdkApart],
+  },
+  {
+    // The AWS SDK's S3 client, required by the bundles above only when an S3 store opens.
+    ...common,
+    entryPoints: ['src/core/blobs/awsS3.ts'],
+    outfile: 'dist/aws-s3.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
   },
   {
     // The pattern-search worker (src/core/runs/patternWorker.ts), started in a worker
