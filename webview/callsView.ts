@@ -108,8 +108,12 @@ class Picker {
       if (!this.field.value.trim() && this.value) this.choose('', '');
       this.ask();
     });
-    this.field.addEventListener('focus', () => this.ask());
+    // The list opens when asked (a click, typing, ArrowDown), not when the field merely gets
+    // focus: tabbing through the toolbar, or the page taking focus back from the palette,
+    // must not drop a list over the buttons beside it (the ARIA combobox pattern).
+    this.field.addEventListener('click', () => { if (this.box.hidden) this.ask(); });
     this.field.addEventListener('keydown', (e) => {
+      if (e.key === 'ArrowDown' && this.box.hidden) { e.preventDefault(); this.ask(); return; }
       if (e.key === 'ArrowDown' && !this.box.hidden) { e.preventDefault(); (this.box.firstElementChild as HTMLElement | null)?.focus(); }
       if (e.key === 'Escape' && !this.box.hidden) { e.preventDefault(); e.stopPropagation(); this.close(); }
       if (e.key === 'Enter') { e.preventDefault(); (this.box.children[this.box.children.length > 1 ? 1 : 0] as HTMLElement | undefined)?.click(); }
@@ -144,6 +148,8 @@ class Picker {
   }
 
   private close(): void {
+    // A search still waiting for its debounce would open the list again after focus left.
+    if (this.timer) { clearTimeout(this.timer); this.timer = undefined; }
     this.box.hidden = true;
     this.seq++;
   }

@@ -534,6 +534,16 @@ describe('Evidence Inspector in a real workbench', function () {
     // Emptying the field shows every run again.
     await view.locator('#filter-run input').fill('');
     await view.locator('#list-summary', { hasText: `${count(stored)} of ${count(stored)} calls` }).waitFor({ timeout: 60_000 });
+    // Focus alone opens no list (tabbing through, or focus coming back from the palette); a click or ArrowDown does.
+    await view.locator('#filter-text input').focus();
+    await view.locator('#filter-text input').press('Escape');
+    await view.locator('#filter-run input').focus();
+    await wb.page.waitForTimeout(400);
+    assert.ok(await view.locator('#filter-run-options').isHidden(), 'the run list stays closed on focus');
+    await view.locator('#filter-run input').press('ArrowDown');
+    await view.locator('#filter-run-options [role="option"]', { hasText: 'All runs' }).waitFor({ timeout: 30_000 });
+    await view.locator('#filter-run input').press('Escape');
+    await view.locator('#filter-run-options').waitFor({ state: 'hidden', timeout: 10_000 });
   });
 
   it('reveals a linked call far down the list: its page fetched, the row drawn, selected, focused and on screen; a filter that hides it says so, Clear filters brings it', async () => {
