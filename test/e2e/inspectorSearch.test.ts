@@ -165,6 +165,23 @@ describe('Inspector across outputs and live commands in a real workbench', funct
       assert.equal(await progress.evaluate((e) => e.classList.contains('muted')), false, 'a partial answer is not greyed');
       assert.ok(await view.locator('#search-cancel').isHidden());
       await wb.screenshot('search-stopped-at-time-limit');
+      // The sentence stays whole and nothing is covered in a small and a large window.
+      for (const [width, height] of [[900, 700], [1920, 1080]] as const) {
+        await wb.page.setViewportSize({ width, height });
+        await wb.page.waitForTimeout(500);
+        const fit = await progress.evaluate((e) => {
+          const r = e.getBoundingClientRect();
+          const run = e.ownerDocument.getElementById('search-run')!.getBoundingClientRect();
+          const hit = e.ownerDocument.elementFromPoint(run.left + run.width / 2, run.top + run.height / 2);
+          return {
+            whole: e.scrollWidth <= e.clientWidth + 1 && e.scrollHeight <= e.clientHeight + 1 && r.width > 0 && r.right <= e.ownerDocument.documentElement.clientWidth + 1,
+            searchButton: !!hit && (hit.id === 'search-run' || !!hit.closest('#search-run')),
+          };
+        });
+        assert.deepEqual(fit, { whole: true, searchButton: true }, `${width}×${height}`);
+        await wb.screenshot(`search-stopped-at-time-limit-${width}x${height}`);
+      }
+      await wb.page.setViewportSize({ width: 1400, height: 900 });
     } finally {
       writeFileSync(file, before);
     }
