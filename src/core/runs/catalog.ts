@@ -25,7 +25,8 @@ import {
   type CallEntry, type CallStartEntry, type CatalogEntry, type LogStamp, 
 } from './catalogFormat.js';
 import { readCheckpoint, writeCheckpoint } from './catalogCheckpoint.js';
-import { CallRow, CatalogIndex, RunRow, Slicer, yieldToLoop, type RowList } from './catalogIndex.js';
+import { CallRow, CatalogIndex, RunRow, type RowList } from './catalogIndex.js';
+import { Slicer, yieldToLoop } from './slices.js';
 import { parseRunLog } from './runLog.js';
 import type { RunRecord } from './types.js';
 
@@ -36,7 +37,7 @@ const CHECKPOINT_LAG_BYTES = 4 * 1024 * 1024;
 /** Logs stat'ed at once while verifying. */
 const STAT_BATCH = 64;
 
-export { yieldToLoop, CallRow, RunRow, Slicer, type RowList };
+export { CallRow, RunRow, Slicer, type RowList };
 
 /** Counters a test or the bench can read. */
 export interface CatalogStats {
@@ -98,7 +99,6 @@ export class Catalog {
     const c = new Catalog(dir, tenant);
     await c.loadCheckpoint();
     await c.sync();
-    if (c.x.shouldPackHandles) await c.x.packHandles();
     if (!c.headerOk) await c.startOver();
     if (!c.built) await c.reconcile(true);
     else if (options.reconcile ?? true) c.inBackground(() => c.reconcile(false));

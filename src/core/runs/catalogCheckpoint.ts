@@ -17,6 +17,7 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import { crc32 } from 'node:zlib';
+import { yieldToLoop } from './slices.js';
 import type { LogProblem } from './types.js';
 
 const MAGIC = 'BEC4';
@@ -73,18 +74,13 @@ export interface CatalogColumns {
   readonly runKeyRuns: Uint32Array;
 }
 
-/** Lets the event loop run between the pieces of a large read or write. */
-function breathe(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
-
 /** crc32 of buffers, a slice at a time with the loop free in between. */
 async function crcOf(parts: readonly Uint8Array[], prior = 0): Promise<number> {
   let sum = prior;
   for (const p of parts) {
     for (let at = 0; at < p.length; at += CRC_SLICE) {
       sum = crc32(p.subarray(at, Math.min(p.length, at + CRC_SLICE)), sum);
-      await breathe();
+      await yieldToLoop();
     }
   }
   return sum >>> 0;
@@ -111,7 +107,7 @@ async function jsonParts(c: CatalogColumns): Promise<Buffer[]> {
     const len = Buffer.alloc(4);
     len.writeUInt32LE(b.length, 0);
     out.push(len, b);
-    await breathe();
+    await yieldToLoop();
   }
   return out;
 }
@@ -159,7 +155,7 @@ export async function readCheckpoint(file: string, tenant: string): Promise<Cata
       const len = buf.readUInt32LE(at);
       const v: unknown = JSON.parse(buf.toString('utf8', at + 4, at + 4 + len));
       at += 4 + len;
-      await breathe();
+      await yieldToLoop();
       return v;
     };
     const column = async <T>(n: number): Promise<T[]> => {

@@ -18,6 +18,7 @@ import { crc32 } from 'node:zlib';
 import { listedStatus, type CallEntry, type CallStartEntry, type RecordEntry, type SnapEntry } from './catalogFormat.js';
 import { CALL_NUMBERS, RUN_NUMBERS, type CatalogColumns } from './catalogCheckpoint.js';
 import type { LogProblem, RunFinishStatus } from './types.js';
+import { Slicer, yieldToLoop } from './slices.js';
 
 const NO_PROBLEMS: readonly LogProblem[] = Object.freeze([]);
 
@@ -30,33 +31,6 @@ const CF_FINISHED = 1, CF_RESULT = 2, CF_AMBIGUOUS = 4, CF_DEAD = 8;
 /** Flags a checkpoint keeps (dead slots are never written). */
 const RUN_FLAGS_KEPT = RF_PINNED | RF_OK | RF_TORN;
 const CALL_FLAGS_KEPT = CF_FINISHED | CF_RESULT | CF_AMBIGUOUS;
-
-/** Lets the event loop run (pings, other requests) between slices of work. */
-export function yieldToLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
-
-/**
- * Slices a loop by time, not by a row count: a row's cost varies with cold code, the
- * garbage collector and a loaded machine. `due()` is checked every row (it reads the
- * clock every 256 calls); when it says so, the loop awaits `pause()`.
- */
-export class Slicer {
-  private start = performance.now();
-  private n = 0;
-  constructor(private readonly budgetMs = 4) {}
-  due(): boolean {
-    return (++this.n & 255) === 0 && this.dueNow();
-  }
-  /** The budget is spent (reads the clock: for loops that check once per batch). */
-  dueNow(): boolean {
-    return performance.now() - this.start > this.budgetMs;
-  }
-  async pause(): Promise<void> {
-    await yieldToLoop();
-    this.start = performance.now();
-  }
-}
 
 /** `toISOString` of a time, or undefined when it has none. */
 function isoOf(ms: number): string | undefined {
@@ -71,8 +45,7 @@ function tokenOf(runId: string): string {
 
 /** The lookup key of a run id: its 10-hex token when it has one (handles name runs by it), else the id. */
 function runKey(runId: string): number {
-  const m = /-([0-9a-f]{10})$/.exec(runId);
-  return crc32(m ? m[1]! : runId);
+  return crc32(tokenOf(runId) || runId);
 }
 
 /**
@@ -257,9 +230,6 @@ export class CallRow {
   /** Two records in one log claim this call's handles: they resolve to nothing. */
   get ambiguous(): boolean { return (this.n(C_FLAGS) & CF_AMBIGUOUS) !== 0; }
   get dead(): boolean { return (this.n(C_FLAGS) & CF_DEAD) !== 0; }
-  handles(): string[] {
-    return this.x.handlesOf(this.slot);
-  }
 }
 
 /** Rows in an order, read by position (views are made on demand). */

@@ -146,13 +146,10 @@ export class RunStore implements RunStoreApi {
    * (one stat each, and a folder listing): use `queryRuns`/`queryCalls` for pages.
    */
   async listRuns(): Promise<RunSummary[]> {
-    await this.reconcileWithLogs();
-    const ids: string[] = [];
-    let runs = this.catalog.runsOldestFirst();
-    for (let i = 0; i < runs.length; i++) { const r = runs.at(i); if (!r.dead) ids.push(r.id); }
-    await this.catalog.verifyRuns(ids);
+    // The catalog against the logs folder, then every live run against its log.
+    await this.catalog.verifyAll();
     const out: RunSummary[] = [];
-    runs = this.catalog.runsOldestFirst();
+    const runs = this.catalog.runsOldestFirst();
     // The rows in one turn (the order may be re-sorted in place while this waits), their summaries in slices.
     const rows: RunRow[] = [];
     for (let i = runs.length - 1; i >= 0; i--) rows.push(runs.at(i));
