@@ -71,6 +71,8 @@ export function validateCallQuery(q: CallQuery): CallQuery {
   if (q.outcome !== undefined && !['ok', 'failed', 'running'].includes(q.outcome)) throw new EvidenceError('invalidArgument', 'outcome must be ok, failed or running');
   if (q.source !== undefined && !SOURCE_KINDS.has(q.source)) throw new EvidenceError('invalidArgument', 'source is not a known kind');
   optionalString('runId', q.runId);
+  optionalString('callId', q.callId);
+  if (q.callId !== undefined && q.runId === undefined) throw new EvidenceError('invalidArgument', 'callId needs the runId it belongs to');
   optionalString('tool', q.tool);
   optionalString('text', q.text);
   return q;
@@ -90,7 +92,7 @@ function filterOf(catalog: Catalog, q: CallFilter, isLive: IsLive): { all: RowLi
   const text = q.text?.toLowerCase();
   const runRow = q.runId !== undefined ? catalog.run(q.runId) : undefined;
   if (q.runId !== undefined && !runRow) return undefined;
-  const all = runRow ? listOf(runRow.calls) : catalog.callsOldestFirst();
+  const all = runRow ? listOf(q.callId !== undefined ? runRow.calls.filter((c) => c.id === q.callId) : runRow.calls) : catalog.callsOldestFirst();
   const x = catalog.index;
   // The cheap tests read the columns by slot; a view is made only for a filter that needs one.
   const tool = q.tool !== undefined ? x.tableIndexOf(q.tool) : undefined;
@@ -169,8 +171,8 @@ export async function callIndex(catalog: Catalog, q: CallFilter, runId: string, 
   const run = x.findRun(runId);
   const slot = run < 0 ? -1 : x.findCall(run, callId);
   const f = filterOf(catalog, q, isLive);
-  // The run filter is the walk itself (its calls), not a test: a call of another run is not in it.
-  if (slot < 0 || !f || (q.runId !== undefined && q.runId !== runId) || !f.match(slot)) return undefined;
+  // The run and call filters are the walk itself (its calls), not a test: another call is not in it.
+  if (slot < 0 || !f || (q.runId !== undefined && q.runId !== runId) || (q.callId !== undefined && q.callId !== callId) || !f.match(slot)) return undefined;
   const { all, match } = f;
   let before = 0;
   if (q.order === 'largest') {

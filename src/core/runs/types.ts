@@ -263,6 +263,8 @@ export interface CallQuery {
   /** Default `newest` (start time); `largest` by result plus attachment bytes. */
   readonly order?: 'newest' | 'oldest' | 'largest';
   readonly runId?: string;
+  /** Only the call with this id (exact; with `runId`, the run it belongs to): a whole handle names one call. */
+  readonly callId?: string;
   readonly tool?: string;
   /** `ok`: status ok; `failed`: error, failed, interrupted, or a command recorded ok that exited non-zero, by a signal, timed out or was cancelled; `running`: not finished yet. */
   readonly outcome?: 'ok' | 'failed' | 'running';

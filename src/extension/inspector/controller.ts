@@ -5,7 +5,7 @@
  * (inspectorPanel.ts) supplies the editor actions and the transport; unit tests supply
  * fakes and a real `RunStore`.
  */
-import { EvidenceError, searchAllOutputs, type CallFilter, type CallQuery, type CallReportPage, type CaptureProgressEvent, type CallFinishedRecord, type CallReport, type CallStartedRecord, type Disposable, type HandleSource, type RunRecordEvent, type RunStoreApi } from '../../core/index.js';
+import { EvidenceError, searchAllOutputs, type CallFilter, type CaptureProgressEvent, type CallFinishedRecord, type CallReport, type CallStartedRecord, type Disposable, type HandleSource, type RunRecordEvent, type RunStoreApi } from '../../core/index.js';
 import type {
   CallDto, CompareSideDto, ExcerptRangeDto, HostToWebview, LiveStreamDto, InspectorLimitsDto, ListQueryDto, PartDto, PartRef, RunDto, StartActionDto, TargetDto, WebviewRequest,
 } from '../../shared/protocol.js';
@@ -232,25 +232,13 @@ export class InspectorController {
    * One page of the list, from the catalog (docs/architecture.md §6): the store selects
    * and sorts, reads back only the page's records, and counts the matches. A whole handle
    * as the text filter finds exactly its call (a handle names one call; the catalog's
-   * text match is by substring).
+   * text match is by substring): the query names that call (`runId`, `callId`) instead.
    */
   private async page(msg: Extract<WebviewRequest, { type: 'page' }>): Promise<void> {
     const store = await this.store();
     const t0 = performance.now();
     const q = msg.query;
-    const base: CallQuery = { offset: msg.offset, limit: msg.limit, ...filterOf(q) };
-    const named = q.text !== undefined ? await this.callOfHandle(q.text.trim()) : undefined;
-    let page: CallReportPage;
-    if (named) {
-      // Every call of that run under the other filters, then the one the handle names.
-      const inRun = q.run === undefined || q.run === named.runId
-        ? await store.callReports({ ...base, offset: 0, limit: 1000, runId: named.runId, ...(msg.facets ? { withFacets: true } : {}) })
-        : undefined;
-      const calls = inRun?.calls.filter((c) => c.callId === named.callId) ?? [];
-      page = { total: calls.length, offset: msg.offset, calls: calls.slice(msg.offset, msg.offset + msg.limit), runs: inRun?.runs ?? [], logReads: inRun?.logReads ?? 0, ...(inRun?.tools ? { tools: inRun.tools, sources: inRun.sources } : {}) };
-    } else {
-      page = await store.callReports({ ...base, ...(q.text !== undefined ? { text: q.text } : {}), ...(msg.facets ? { withFacets: true } : {}) });
-    }
+    const page = await store.callReports({ offset: msg.offset, limit: msg.limit, ...await this.filterWithText(q), ...(msg.facets ? { withFacets: true } : {}) });
     const filtered = q.tool !== undefined || q.run !== undefined || q.outcome !== undefined || q.source !== undefined || q.text !== undefined;
     const all = filtered ? (await store.queryCalls({ offset: 0, limit: 1 })).total : page.total;
     this.post({
@@ -292,12 +280,18 @@ export class InspectorController {
 
   /** Where a call is in the list a query gives (as `page` lists it), or undefined when the filters hide it. */
   private async indexIn(q: ListQueryDto, ref: PartRef): Promise<number | undefined> {
-    const store = await this.store();
+    return (await this.store()).callIndex(await this.filterWithText(q), ref.runId, ref.callId);
+  }
+
+  /**
+   * The list's filters as the store takes them: a whole handle as the text names its call
+   * (within the run filter, if any: a call of another run then matches nothing); other
+   * text is the catalog's substring match.
+   */
+  private async filterWithText(q: ListQueryDto): Promise<CallFilter> {
     const named = q.text !== undefined ? await this.callOfHandle(q.text.trim()) : undefined;
-    if (!named) return store.callIndex({ ...filterOf(q), ...(q.text !== undefined ? { text: q.text } : {}) }, ref.runId, ref.callId);
-    // A whole handle as the text lists that one call, when the other filters keep it.
-    if (named.runId !== ref.runId || named.callId !== ref.callId) return undefined;
-    return (await store.callIndex(filterOf(q), ref.runId, ref.callId)) === undefined ? undefined : 0;
+    if (named) return { ...filterOf(q), runId: q.run ?? named.runId, callId: named.callId };
+    return { ...filterOf(q), ...(q.text !== undefined ? { text: q.text } : {}) };
   }
 
   private onRecord(e: RunRecordEvent): void {

@@ -96,3 +96,29 @@ describe('a call\'s index in the list (RunStore.callIndex, docs/contracts.md §3
     await assert.rejects(store.callIndex({ outcome: 'meh' as 'ok' }, 'a', 'b'), /outcome must be ok, failed or running/);
   });
 });
+
+describe('one call by its id (CallQuery.callId: the inspector\'s whole handle as the text)', function () {
+  this.timeout(120_000);
+  let dir: string;
+  let cleanup: () => void;
+  beforeEach(() => ({ dir, cleanup } = scratch('callid')));
+  afterEach(() => cleanup());
+
+  it('lists exactly that call, and places it at 0, however far down a run of over 1,000 calls it is; with another run or filter, nothing', async () => {
+    const store = await openStore(dir, SMALL);
+    const run = await store.startRun();
+    const ids: string[] = [];
+    for (let k = 0; k < 1_003; k++) ids.push((await run.recordResult(k % 2 ? 'grep' : 'read', { k }, `out ${k}`)).callId);
+    await run.finish();
+    const other = await store.startRun();
+    await other.recordResult('grep', {}, 'x');
+    const first = ids[0]!;
+    const page = await store.queryCalls({ offset: 0, limit: 10, runId: run.runId, callId: first });
+    assert.deepEqual([page.total, page.rows.map((c) => c.callId)], [1, [first]]);
+    assert.equal(await store.callIndex({ runId: run.runId, callId: first }, run.runId, first), 0);
+    assert.equal(await store.callIndex({ runId: run.runId, callId: first, order: 'largest' }, run.runId, ids[1]!), undefined);
+    assert.equal((await store.queryCalls({ offset: 0, limit: 10, runId: run.runId, callId: first, tool: 'grep' })).total, 0);
+    assert.equal((await store.queryCalls({ offset: 0, limit: 10, runId: other.runId, callId: first })).total, 0);
+    await assert.rejects(store.queryCalls({ offset: 0, limit: 10, callId: first }), /callId needs the runId it belongs to/);
+  });
+});
