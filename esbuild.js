@@ -67,39 +67,30 @@ const common = {
   absWorkingDir: __dirname,
 };
 
+/** The product's Node bundles (extension, MCP server, command line). */
+const nodeProduct = { ...common, platform: 'node', format: 'cjs', target: 'node20', plugins: [problemMatcher, awsSdkApart] };
+
 const configs = [
   {
-    ...common,
+    ...nodeProduct,
     entryPoints: ['src/extension/extension.ts'],
     outfile: 'dist/extension.js',
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
     external: ['vscode'],
-    plugins: [problemMatcher, awsSdkApart],
   },
   {
     // The MCP server (stdio) for agents outside the editor: plain Node, no `vscode`, the
     // SDK and package.json's tool declarations bundled in (`node dist/mcp.js --help`).
-    ...common,
+    ...nodeProduct,
     entryPoints: ['src/mcp/main.ts'],
     outfile: 'dist/mcp.js',
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    plugins: [problemMatcher, awsSdkApart],
   },
   {
     // The command line (`bounded-evidence`, the package's bin): capture, read, import,
     // list, verify, hook, mcp. Plain Node, no `vscode`; runnable as `node dist/cli.js`.
-    ...common,
+    ...nodeProduct,
     entryPoints: ['src/cli/main.ts'],
     outfile: 'dist/cli.js',
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
     banner: { js: '#!/usr/bin/env node' },
-    plugins: [problemMatcher, awsSdkApart],
   },
   {
     // The AWS SDK's S3 client, required by the bundles above only when an S3 store opens.

@@ -38,8 +38,7 @@ export function storageDirOf(flag: string | undefined, env: NodeJS.ProcessEnv): 
  * `maintenance` (every subcommand but `list`), the start-up checks a long-lived process
  * makes are skipped: the command answers and exits without waiting for them.
  */
-export async function openSession(storageDir: string, options: { maintenance?: boolean; log?: (line: string) => void } = {}): Promise<CliSession> {
-  const log = options.log ?? ((): void => undefined);
+export async function openSession(storageDir: string, options: { maintenance?: boolean } = {}): Promise<CliSession> {
   const manifest = extensionManifest();
   const settings = resolveSettings(manifest);
   const storage = await openStorage(storageDir);
@@ -47,7 +46,7 @@ export async function openSession(storageDir: string, options: { maintenance?: b
     // The MCP server's profile: the same tools over the same core, so the runs compare.
     tools: MCP_TOOL_NAMES,
     reader: { maxByteWindow: settings.maxRangeBytes },
-    warn: log,
+    warn: () => undefined,
     // One request, then exit: the logs-folder check and the temporary-file sweeps are the
     // long-lived front ends' (and `list`'s) work (docs/architecture.md §2.4).
     maintenance: options.maintenance ?? false,

@@ -27,7 +27,7 @@ import {
   DEFAULT_CHUNK_SIZE, decodeManifest, encodeManifest, ManifestBuilder, manifestOf, readVerified, verifyAll,
   type Manifest, type OpenedFile, type RangeSource,
 } from './integrity.js';
-import { fileIdentity, openedFile, readFullAt } from './localFile.js';
+import { fileIdentity, openedRegular, readFullAt } from './localFile.js';
 import { ManifestCache } from './manifestCache.js';
 import { sha256Hex } from './sha256.js';
 import { artifactRangePath, isArtifactId, isRange, makeArtifactRef, SHA256_HEX, type ArtifactRef } from './artifactRef.js';
@@ -250,7 +250,6 @@ export class ArtifactStore {
       source: {
         size: () => once((s) => s.size()),
         read: (start, end) => once((s) => s.read(start, end)),
-        identity: () => once((s) => s.identity()),
         openFile: () => openSearchable(file),
         verifiedMarks: this.marks,
       },
@@ -512,12 +511,6 @@ class FileSource implements RangeSource {
     return st.size;
   }
 
-  /** The open file's identity (docs/contracts.md §1.1), or undefined when there is no regular file. */
-  async identity(): Promise<string | undefined> {
-    const fh = await this.open();
-    return fh ? fileIdentity(await fh.stat({ bigint: true })) : undefined;
-  }
-
   async read(start: number, end: number): Promise<Uint8Array> {
     const fh = await this.open();
     if (!fh) return new Uint8Array(0);
@@ -544,9 +537,7 @@ class FileSource implements RangeSource {
 /** An artifact file opened (not following a symlink) for a pattern search's workers; undefined when it is no regular file. */
 async function openSearchable(file: string): Promise<OpenedFile | undefined> {
   const fh = await openNoFollow(file);
-  if (!fh) return undefined;
-  if (!(await fh.stat().catch(() => undefined))?.isFile()) { await fh.close(); return undefined; }
-  return openedFile(fh);
+  return fh ? openedRegular(fh) : undefined;
 }
 
 /** Where O_NOFOLLOW is missing (Windows), an lstat check stands in for it. */

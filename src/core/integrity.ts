@@ -200,7 +200,7 @@ export interface RangeSource {
    * descriptor itself (docs/contracts.md §2.10). The caller closes it.
    */
   openFile?(): Promise<OpenedFile | undefined>;
-  /** Optional: the store's marks of whole verified files on disk (docs/contracts.md §1.1); with `identity` only. */
+  /** Optional: the store's marks of whole verified files on disk (docs/contracts.md §1.1); used with `openFile` only. */
   readonly verifiedMarks?: VerifiedMarks;
 }
 

@@ -3,6 +3,7 @@
  * that keep files (the filesystem blob store and the artifact store): its identity, and
  * an open descriptor a search's workers read (docs/contracts.md §1.1, §2.10).
  */
+import { randomBytes } from 'node:crypto';
 import type { BigIntStats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import type { OpenedFile } from './integrity.js';
@@ -26,6 +27,25 @@ export function openedFile(fh: FileHandle): OpenedFile {
     },
     close: () => fh.close(),
   };
+}
+
+/**
+ * An `OpenedFile` over a handle the caller just opened, or undefined (the handle closed)
+ * when it is not a regular file; a failing `fstat` closes it and throws.
+ */
+export async function openedRegular(fh: FileHandle): Promise<OpenedFile | undefined> {
+  const st = await fh.stat().catch(async (e: unknown) => { await fh.close(); throw e; });
+  if (!st.isFile()) { await fh.close(); return undefined; }
+  return openedFile(fh);
+}
+
+/**
+ * The temporary name a file is written under before its rename: `<target>~<pid>.<12 hex>.tmp`.
+ * The filesystem blob store's start-up sweep recognises this form (and the writer's pid in
+ * it) to remove what a killed writer left (docs/contracts.md §2.6).
+ */
+export function tempNameFor(target: string): string {
+  return `${target}~${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
 }
 
 /** Fills `target` from `position` on; fewer bytes only at the end of the file (a read may return less). */

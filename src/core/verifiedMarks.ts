@@ -22,11 +22,10 @@
  * by the stores' start-up sweeps (docs/contracts.md §2.6), not here: listing the tenant
  * folder costs a name per run.
  */
-import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { frameLine, unframeLine } from './checkedLines.js';
-import { readFullAt } from './localFile.js';
+import { readFullAt, tempNameFor } from './localFile.js';
 
 /** File name inside `<root>/<tenant>/` (a leading dot: never a run id, which is `[a-z0-9-]`). */
 export const VERIFIED_MARKS_FILE = '.verified-v1';
@@ -135,7 +134,7 @@ export class VerifiedMarks {
 
   /** Replaces the file with the newest marks this process knows (temporary file + rename). */
   private async rewrite(): Promise<void> {
-    const temp = `${this.file}~${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+    const temp = tempNameFor(this.file);
     try {
       await fsp.writeFile(temp, Buffer.concat([...this.keys.keys()].map(encode)), { flag: 'wx' });
       await fsp.rename(temp, this.file);

@@ -7,17 +7,16 @@
  * pid in the name lets a later open remove what a killed writer left (`orphanSweep`).
  * Ranged reads use file positions (`read(fd, …, position)`), never a full read.
  */
-import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { EvidenceError } from '../errors.js';
 import { VERIFIED_MARKS_FILE, VerifiedMarks } from '../verifiedMarks.js';
 import type { OpenedFile } from '../integrity.js';
-import { fileIdentity, openedFile, processExists, readFullAt } from '../localFile.js';
+import { fileIdentity, openedRegular, processExists, readFullAt, tempNameFor } from '../localFile.js';
 import { assertSafeSegment, validateBlobKey, type BlobKey } from './blobKey.js';
 import type { BlobStore } from './blobStore.js';
 
-/** A temporary file: `<callId>~<pid>.<hex>.tmp`, or the older `<callId>~<hex>.tmp` (no writer recorded). */
+/** A temporary file (`tempNameFor`): `<callId>~<pid>.<hex>.tmp`, or the older `<callId>~<hex>.tmp` (no writer recorded). */
 const TEMP_NAME = /~(?:(\d+)\.)?[0-9a-f]{12}\.tmp$/;
 /** A temporary file with no live writer recorded is removed once untouched this long. */
 const STALE_TEMP_MS = 60 * 60 * 1000;
@@ -71,7 +70,7 @@ export class FsBlobStore implements BlobStore {
   async put(key: BlobKey, body: Uint8Array | AsyncIterable<Uint8Array>): Promise<{ sizeBytes: number; identity?: string }> {
     const target = this.filePath(key);
     await fsp.mkdir(path.dirname(target), { recursive: true });
-    const temp = `${target}~${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+    const temp = tempNameFor(target);
     const fh = await fsp.open(temp, 'wx');
     let sizeBytes = 0;
     let identity: string | undefined;
@@ -136,9 +135,7 @@ export class FsBlobStore implements BlobStore {
       if (isNotFound(e)) return undefined;
       throw e;
     }
-    const st = await fh.stat().catch(async (e: unknown) => { await fh.close(); throw e; });
-    if (!st.isFile()) { await fh.close(); return undefined; }
-    return openedFile(fh);
+    return openedRegular(fh);
   }
 
   /**

@@ -77,7 +77,7 @@ const PIECES_PER_WINDOW = 4;
 export const PATTERN_TIMEOUT_MESSAGE = 'pattern search timed out: the pattern backtracks too much on this output; use a simpler pattern';
 
 /** Message of a search stopped by its overall time limit (`timeoutMs`). */
-export function searchDeadlineMessage(timeoutMs: number, searchedBytes: number, totalBytes: number): string {
+function searchDeadlineMessage(timeoutMs: number, searchedBytes: number, totalBytes: number): string {
   return `pattern search stopped at its time limit (${timeoutMs} ms) after ${searchedBytes} of ${totalBytes} bytes; no partial count is given; use a more specific pattern or raise the search time limit`;
 }
 

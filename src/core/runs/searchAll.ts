@@ -10,7 +10,7 @@
  * losing what was found.
  */
 import { EvidenceError } from '../errors.js';
-import { SearchDeadlineError } from './patternSearch.js';
+import { SEARCH_CANCELLED_MESSAGE, SearchDeadlineError } from './patternSearch.js';
 import { checkPattern } from './reader.js';
 import type { CallSummary, ReadToolOutputMatch, ReadToolOutputResult, RunStoreApi } from './types.js';
 
@@ -114,7 +114,7 @@ export async function searchAllOutputs(runs: Pick<RunStoreApi, 'queryCalls' | 'r
   let callsDone = 0;
   let callsTotal: number;
   let stopped = false;
-  const cancelled = (): EvidenceError => new EvidenceError('invalidArgument', 'pattern search cancelled');
+  const cancelled = (): EvidenceError => new EvidenceError('invalidArgument', SEARCH_CANCELLED_MESSAGE);
   /** One output's search, settled as a value (never a rejection left waiting in the look-ahead). */
   const searchOne = (handle: string, want: number): Promise<Outcome> => runs.readToolOutput({ handle, pattern: q.pattern, limit: want }, undefined, { deadline, ...(options.signal && { signal: options.signal }) }).then(
     (r): Outcome => ({ r }),
