@@ -90,8 +90,13 @@ export function checkSearchAllQuery(q: SearchAllQuery): Required<Omit<SearchAllQ
 /** Page size of the call listing. */
 const PAGE = 200;
 
-/** Output searches started ahead of the one being taken (their file reads overlap). */
-const AHEAD = 3;
+/**
+ * Output searches started ahead of the one being taken, so two run at once (their file
+ * reads overlap, and a matching-bound search uses both cores). Measured (contracts §2.11):
+ * three ahead made large outputs three times slower (the pool keeps two idle workers; the
+ * others are started and torn down per search, on two cores).
+ */
+const AHEAD = 1;
 
 /** How one output's search ended. */
 type Outcome = { readonly r: ReadToolOutputResult } | { readonly skip: true } | { readonly stop: true } | { readonly error: unknown };
@@ -129,7 +134,7 @@ export async function searchAllOutputs(runs: Pick<RunStoreApi, 'queryCalls' | 'r
     const page = await runs.queryCalls({ offset, limit: PAGE, order: 'newest', ...(q.tool !== undefined && { tool: q.tool }), ...(q.run !== undefined && { runId: q.run }) });
     callsTotal = page.total;
     // The page's outputs in order, each call ended by a marker (a running call's outputs are
-    // still being written: nothing to verify yet). Up to AHEAD searches run at once, so one
+    // still being written: nothing to verify yet). AHEAD + 1 searches run at once, so one
     // output's file reads overlap another's; results are taken strictly in order.
     const items: { call: CallSummary; handle?: string }[] = [];
     for (const call of page.rows) {
@@ -138,14 +143,18 @@ export async function searchAllOutputs(runs: Pick<RunStoreApi, 'queryCalls' | 'r
     }
     const running: (Promise<Outcome> | undefined)[] = [];
     let launched = 0;
+    /** Outputs started and not yet taken: at most AHEAD + 1 (call markers do not count). */
+    let inFlight = 0;
     // One call's outputs count together: a call cut by the time limit adds nothing.
     let found: { handle: string; r: ReadToolOutputResult }[] = [];
     for (let i = 0; i < items.length; i++) {
       if (options.signal?.aborted) throw cancelled();
-      for (; launched < items.length && launched <= i + AHEAD; launched++) {
+      for (; launched < items.length && (items[launched]!.handle === undefined || inFlight <= AHEAD); launched++) {
         const h = items[launched]!.handle;
+        if (h === undefined) continue;
+        inFlight++;
         // Past the deadline nothing more is started: the first unstarted output ends the search.
-        if (h !== undefined && Date.now() < deadline) running[launched] = searchOne(h, Math.max(1, q.limit - matches.length));
+        if (Date.now() < deadline) running[launched] = searchOne(h, Math.max(1, q.limit - matches.length));
       }
       const item = items[i]!;
       if (item.handle === undefined) {
@@ -170,6 +179,7 @@ export async function searchAllOutputs(runs: Pick<RunStoreApi, 'queryCalls' | 'r
       }
       const outcome = await running[i];
       running[i] = undefined;
+      inFlight--;
       if (outcome === undefined || 'stop' in outcome) { stopped = true; break pages; }
       if ('error' in outcome) throw outcome.error;
       if ('r' in outcome) found.push({ handle: item.handle, r: outcome.r });
