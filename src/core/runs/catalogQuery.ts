@@ -229,8 +229,12 @@ export async function queryRuns(catalog: Catalog, q: RunQuery, tenant: string, i
   positive('limit', q.limit, MAX_LIMIT);
   const skip = q.offset === undefined ? 0 : positive('offset', q.offset, Number.MAX_SAFE_INTEGER, 0);
   const text = optionalString('text', q.text)?.toLowerCase();
+  if (q.runIds !== undefined && (!Array.isArray(q.runIds) || q.runIds.length > q.limit || q.runIds.some((id) => typeof id !== 'string'))) {
+    throw new EvidenceError('invalidArgument', 'runIds must be at most limit run ids');
+  }
   await catalog.sync();
   const pick = (): RunRow[] => {
+    if (q.runIds !== undefined) return q.runIds.flatMap((id) => { const r = catalog.run(id); return r && !r.dead && r.ok ? [r] : []; });
     const out: RunRow[] = [];
     const runs = catalog.runsOldestFirst();
     let skipped = 0;

@@ -314,6 +314,8 @@ export interface CallReportPage {
 export interface RunQuery {
   /** Case-insensitive substring of the run id or label. */
   readonly text?: string;
+  /** Only these runs, in this order (the listed ones among them; `text` and `offset` do not apply): a lookup, no walk. */
+  readonly runIds?: readonly string[];
   /** Matching runs to skip (newest first), 0 when absent. */
   readonly offset?: number;
   /** 1–1000. */

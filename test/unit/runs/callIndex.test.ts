@@ -122,3 +122,26 @@ describe('one call by its id (CallQuery.callId: the inspector\'s whole handle as
     await assert.rejects(store.queryCalls({ offset: 0, limit: 10, callId: first }), /callId needs the runId it belongs to/);
   });
 });
+
+describe('runs by id (RunQuery.runIds: the inspector\'s live update of the runs it touched)', () => {
+  let dir: string;
+  let cleanup: () => void;
+  beforeEach(() => ({ dir, cleanup } = scratch('runids')));
+  afterEach(() => cleanup());
+
+  it('are the summaries queryRuns gives for them, in the order asked; unknown ids are left out', async () => {
+    const store = await openStore(dir, SMALL);
+    const made = [];
+    for (let r = 0; r < 4; r++) {
+      const run = await store.startRun({ label: `run ${r}` });
+      await run.recordResult('grep', { r }, `out ${r}`);
+      if (r !== 2) await run.finish();
+      made.push(run.runId);
+    }
+    const all = await store.queryRuns({ limit: 10 });
+    const byId = new Map(all.map((s) => [s.runId, s]));
+    const asked = [made[2]!, 'run-nope', made[0]!];
+    assert.deepEqual(await store.queryRuns({ runIds: asked, limit: 3 }), [byId.get(made[2]!), byId.get(made[0]!)]);
+    await assert.rejects(store.queryRuns({ runIds: made, limit: 2 }), /runIds must be at most limit run ids/);
+  });
+});
