@@ -521,7 +521,11 @@ export class CallsView {
     const fetch = async (p: number): Promise<boolean> => {
       if (p < 0 || p * PAGE_SIZE >= this.model.total || this.model.has(p)) return this.model.key === key;
       const reply = await this.events.page({ offset: p * PAGE_SIZE, limit: PAGE_SIZE, query });
-      return this.model.add(key, reply);
+      if (!this.model.add(key, reply)) return false;
+      // The rows are rebuilt from the model, so the look for the call below sees this page
+      // (without it the look always missed and both neighbouring pages were fetched too).
+      this.refresh();
+      return true;
     };
     const p = Math.floor(at.index / PAGE_SIZE);
     try {

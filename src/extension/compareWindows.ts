@@ -19,7 +19,7 @@ import { windowProblem, type ExcerptWindow } from './outputWindow.js';
 import { lineRange, parseWindowText } from './saveExcerpt.js';
 
 /** Largest window one side of a comparison may hold (the diff editor holds both in memory). */
-export const COMPARE_MAX_BYTES = 1024 * 1024;
+const COMPARE_MAX_BYTES = 1024 * 1024;
 /** The window a side gets when none is given: the output's first bytes, like an editor's first page. */
 const DEFAULT_WINDOW_BYTES = 256 * 1024;
 
@@ -34,18 +34,18 @@ export interface ComparedSide {
 }
 
 /** The address of the document holding bytes `[start, end)` of `handle`. */
-export function windowUri(handle: string, start: number, end: number): vscode.Uri {
+function windowUri(handle: string, start: number, end: number): vscode.Uri {
   return vscode.Uri.from({ scheme: Ids.windowScheme, path: `/${handle}/bytes-${start}-${end}.txt` });
 }
 
 /** Parses a window address, or undefined. */
-export function parseWindowUri(uri: vscode.Uri): { handle: string; start: number; end: number } | undefined {
+function parseWindowUri(uri: vscode.Uri): { handle: string; start: number; end: number } | undefined {
   const m = uri.scheme === Ids.windowScheme ? /^\/([A-Za-z0-9._-]{1,256})\/bytes-(\d{1,15})-(\d{1,15})\.txt$/.exec(uri.path) : null;
   return m ? { handle: m[1]!, start: Number(m[2]), end: Number(m[3]) } : undefined;
 }
 
 /** The text of bytes `[start, end)`: decoded like an editor page (hex dump for binary), nothing added. */
-export async function renderWindow(src: HandleSource, start: number, end: number): Promise<string> {
+async function renderWindow(src: HandleSource, start: number, end: number): Promise<string> {
   // Size first (docs/contracts.md §1.3's order), then the window against the output.
   if (end - start > COMPARE_MAX_BYTES) throw new EvidenceError('invalidArgument', `a compared window may hold at most ${formatBytes(COMPARE_MAX_BYTES)}; choose a smaller range`);
   const problem = windowProblem(src, { bytes: { start, end } }, true);
@@ -90,8 +90,8 @@ function windowOfArg(a: SideArg): ExcerptWindow | undefined {
 }
 
 /** Resolves a side: checks the window against the output and turns lines into their exact bytes. */
-export async function resolveSide(store: RunStoreApi, handle: string, w: ExcerptWindow | undefined): Promise<ComparedSide> {
-  const src = await store.openHandle(handle);
+async function resolveSide(src: HandleSource, w: ExcerptWindow | undefined): Promise<ComparedSide> {
+  const handle = src.handle;
   const window = w ?? { bytes: { start: 0, end: Math.min(src.byteCount, DEFAULT_WINDOW_BYTES) } };
   const problem = windowProblem(src, window, true);
   if (problem) throw new EvidenceError('invalidArgument', problem);
@@ -102,8 +102,8 @@ export async function resolveSide(store: RunStoreApi, handle: string, w: Excerpt
 }
 
 /** Asks for one side's window ("lines 30001-33187" or "bytes 0-4096"); undefined when dismissed. */
-async function askWindow(store: RunStoreApi, handle: string, which: string, suggested?: string): Promise<ExcerptWindow | undefined> {
-  const src = await store.openHandle(handle);
+async function askWindow(src: HandleSource, which: string, suggested?: string): Promise<ExcerptWindow | undefined> {
+  const handle = src.handle;
   const first = src.binary || src.lineCount === 0 ? `bytes 0-${Math.min(src.byteCount, DEFAULT_WINDOW_BYTES)}` : `lines 1-${Math.min(src.lineCount, 1000)}`;
   const typed = await vscode.window.showInputBox({
     title: `Compare: the ${which} window, of ${handle}`, ignoreFocusOut: true, value: suggested ?? first,
@@ -139,7 +139,7 @@ export async function compareWindows(deps: CommandDeps, arg: { left?: unknown; r
         if (typeof h !== 'string' || h.length === 0 || h.length > 256) throw new EvidenceError('invalidArgument', 'each side names a handle');
         return h;
       };
-      sides = [await resolveSide(store, handleOf(l), windowOfArg(l)), await resolveSide(store, handleOf(r), windowOfArg(r))];
+      sides = [await resolveSide(await store.openHandle(handleOf(l)), windowOfArg(l)), await resolveSide(await store.openHandle(handleOf(r)), windowOfArg(r))];
     } else {
       const pair = handles?.length === 2 ? [...handles] : [];
       if (pair.length === 0) {
@@ -148,11 +148,14 @@ export async function compareWindows(deps: CommandDeps, arg: { left?: unknown; r
         if (!a || !b) return undefined;
         pair.push(a, b);
       }
-      const lw = await askWindow(store, pair[0]!, 'left');
+      // Each output opened once: its window is asked against it, then resolved from it.
+      const ls = await store.openHandle(pair[0]!);
+      const lw = await askWindow(ls, 'left');
       if (!lw) return undefined;
-      const rw = await askWindow(store, pair[1]!, 'right', 'lines' in lw ? `lines ${lw.lines.first}-${lw.lines.last}` : `bytes ${lw.bytes.start}-${lw.bytes.end}`);
+      const rs = await store.openHandle(pair[1]!);
+      const rw = await askWindow(rs, 'right', 'lines' in lw ? `lines ${lw.lines.first}-${lw.lines.last}` : `bytes ${lw.bytes.start}-${lw.bytes.end}`);
       if (!rw) return undefined;
-      sides = [await resolveSide(store, pair[0]!, lw), await resolveSide(store, pair[1]!, rw)];
+      sides = [await resolveSide(ls, lw), await resolveSide(rs, rw)];
     }
   } catch (e) {
     if (!(e instanceof EvidenceError)) deps.log.error('compare', e);

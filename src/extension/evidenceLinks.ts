@@ -15,6 +15,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { EvidenceError, EvidenceToolNames, parseRangePath, type HandleSource, type RunStoreApi } from '../core/index.js';
 import { Ids, type InspectorTarget } from './ids.js';
+import type { ExcerptRangeDto } from '../shared/protocol.js';
 import type { Log } from './log.js';
 import { linkedWindow, type LinkWindow } from './outputWindow.js';
 import type { ServicesHost } from './services.js';
@@ -202,13 +203,12 @@ async function handleOfArtifact(runs: RunStoreApi, artifactId: string): Promise<
 /** What opening a link showed: the output, and the window the panel marks (when the link names one). */
 export interface OpenedLink {
   readonly handle: string;
-  readonly window?: InspectorWindow;
+  readonly window?: ExcerptRangeDto;
 }
 
-type InspectorWindow = NonNullable<InspectorTarget['window']>;
 
 /** What a person may paste into Open Evidence Link: a whole link, a `.tool-artifacts` range, or `handle[:N[-M]]`. */
-export function pastedLinkParams(text: string): Record<string, unknown> {
+function pastedLinkParams(text: string): Record<string, unknown> {
   const t = text.trim();
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(t)) return { uri: t };
   if (t.startsWith('.tool-artifacts/')) return { path: t };
@@ -244,7 +244,7 @@ export async function openEvidenceLink(host: ServicesHost, log: Log, raw: unknow
     return undefined;
   }
   let src: HandleSource;
-  let window: InspectorWindow | undefined;
+  let window: ExcerptRangeDto | undefined;
   const runs = (await host.get()).runs;
   const named = args.handle ?? args.artifactId!;
   try {

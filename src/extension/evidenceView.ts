@@ -42,7 +42,7 @@ export const ViewIds = {
 } as const;
 
 /** Runs the tree's root shows at first, and how many more each "Show more" adds. */
-export const treeRunsPage = 100;
+const treeRunsPage = 100;
 /** Most runs the root lists (the catalog's page cap): older ones are found with the inspector's run picker. */
 const treeRunsMax = 1000;
 

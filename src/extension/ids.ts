@@ -1,4 +1,5 @@
 import { EvidenceToolNames } from '../core/index.js';
+import type { ExcerptRangeDto } from '../shared/protocol.js';
 
 /** Every id the extension contributes, declared once (must match package.json). */
 export const Ids = {
@@ -65,7 +66,7 @@ export interface InspectorTarget {
   runId?: string;
   handle?: string;
   /** With `handle`: the window to show and mark (lines 0-based `offset`, `count`; or bytes `[start, end)`). */
-  window?: { kind: 'lines'; offset: number; count: number } | { kind: 'bytes'; start: number; end: number };
+  window?: ExcerptRangeDto;
 }
 
 /** Argument of `openArtifact`: a handle and where to reveal it. */

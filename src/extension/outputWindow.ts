@@ -5,7 +5,7 @@
  * No `vscode` here: unit tests import it.
  */
 import type { HandleSource } from '../core/index.js';
-import type { InspectorTarget } from './ids.js';
+import type { ExcerptRangeDto } from '../shared/protocol.js';
 
 /** What the check needs of an output. */
 type OutputShape = Pick<HandleSource, 'handle' | 'byteCount' | 'binary' | 'lineCount'>;
@@ -37,7 +37,7 @@ export function windowProblem(src: OutputShape, w: ExcerptWindow, allowEmpty = f
  * A link's window as the panel takes it (lines as a 0-based offset and count, bytes as
  * `[start, end)`), or the sentence of `windowProblem` when it does not fit the output.
  */
-export function linkedWindow(src: OutputShape, w: LinkWindow): NonNullable<InspectorTarget['window']> | string {
+export function linkedWindow(src: OutputShape, w: LinkWindow): ExcerptRangeDto | string {
   if ('line' in w) {
     const last = w.endLine ?? w.line;
     return windowProblem(src, { lines: { first: w.line, last } }) ?? { kind: 'lines', offset: w.line - 1, count: last - w.line + 1 };

@@ -21,7 +21,7 @@ export function targetOf(arg: unknown): TargetDto | undefined {
   return t.runId || t.handle ? t : undefined;
 }
 
-export function windowOf(w: unknown): TargetDto['window'] {
+function windowOf(w: unknown): TargetDto['window'] {
   if (typeof w !== 'object' || w === null) return undefined;
   const { kind, offset, count, start, end } = w as Record<string, unknown>;
   const natural = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;

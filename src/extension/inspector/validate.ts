@@ -21,11 +21,11 @@ export const maxCopyTextChars = 1024;
 /** Longest run or call id accepted in a `PartRef`. */
 export const maxIdChars = 256;
 /** Most calls one list page may hold (the catalog's own cap, docs/contracts.md §2.12). */
-export const maxPageCalls = 1000;
+const maxPageCalls = 1000;
 /** Most runs one run-picker answer may hold. */
-export const maxPickRuns = 200;
+const maxPickRuns = 200;
 /** Longest text filter or picker search. */
-export const maxFilterChars = 1024;
+const maxFilterChars = 1024;
 /** Run sources the list filters by (`hook:<agent>` too). */
 const sourceKinds = ['tool', 'participant', 'hook', 'cli', 'mcp', 'command', 'api'];
 
