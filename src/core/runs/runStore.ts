@@ -4,7 +4,7 @@
  * (`run.ts`), command calls are `runCommand.ts`.
  *
  * Layout: run logs at `<logsDir>/<tenant>/<runId>.jsonl`, indexed by the tenant's catalog
- * `<logsDir>/<tenant>/.catalog-v1` (docs/architecture.md §6); bytes in the wired
+ * `<logsDir>/<tenant>/.catalog.sqlite` (docs/architecture.md §6); bytes in the wired
  * `BlobStore` under `{ tenant, runId, callId }` (results) and
  * `{ tenant, runId, callId: "<callId>.<slot>" }` (attachments), each with its manifest
  * sidecar (`verifiedBlobs.ts`).
@@ -13,8 +13,8 @@
  * call ids (hence handles) are unique across the tenant; a new run's token is checked
  * against the catalog's runs. Handles resolve only through the catalog's rows of this
  * tenant's own logs, and the record behind one is read back from its log and checked
- * before it is served; a miss reads only what was appended to the catalog since, then
- * answers access denied.
+ * before it is served; a miss looks in the one run log the handle names (by its run
+ * token), then answers access denied.
  */
 import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
@@ -25,9 +25,9 @@ import { ManifestCache, missingError, openVerified } from '../blobs/verifiedBlob
 import { EvidenceError } from '../errors.js';
 import { manifestOf, readVerified, streamVerified, verifyAll } from '../integrity.js';
 import { encodeUtf8 } from '../utf8.js';
-import { Catalog, RunRow, Slicer, type CallRow, type CatalogStats, type RowList } from './catalog.js';
+import { Catalog, yieldToLoop, type CatalogStats, type HandleRow, type RunRow } from './catalog/catalog.js';
+import { callIndex, facetsOf, queryCalls, queryRuns, runStatusOf, summaryOf } from './catalog/queries.js';
 import { callReportOf, reportPage } from './callPage.js';
-import { callIndex, queryCalls, queryRuns, runStatusOf, sourceOf, summaryOf } from './catalogQuery.js';
 import { DEFAULT_CAPTURE_CAP_BYTES, DEFAULT_INLINE_ATTACHMENT_BYTES, DEFAULT_OFFLOAD_THRESHOLD_BYTES, DEFAULT_RUN_LIMITS, profileHash } from './decisions.js';
 import { accessDenied, type HandleEntry } from './handles.js';
 import { checkLineCount, DEFAULT_READER_LIMITS, LINE_CUT_MARKER, readContent, validateReadArgs, type ContentView } from './reader.js';
@@ -36,7 +36,7 @@ import { Run } from './run.js';
 import { currentOwner, ownerAlive } from './owner.js';
 import { appendRecord, finishedRecordAt, handlesOf, parseRunLog, terminateTornTail, type ReadLogResult } from './runLog.js';
 import type {
-  CallFilter, CallFinishedRecord, CallPage, CallQuery, CallReport, CallReportPage, CallReportQuery, Disposable, ListedRunSource, HandleSource, Preservation, PruneOptions, PruneResult, ReadOptions, ReadScope,
+  CallFilter, CallFinishedRecord, CallPage, CallQuery, CallReport, CallReportPage, CallReportQuery, Disposable, HandleSource, Preservation, PruneOptions, PruneResult, ReadOptions, ReadScope,
   ReadToolOutputArgs, ReadToolOutputResult, ReaderLimits, RecordedArtifacts, RunLimits, RunQuery, RunRecord, RunRecordEvent, RunStoreApi, RunStoreOptions, CaptureProgressEvent,
   RunSummary, StartRunOptions, StoredContent,
 } from './types.js';
@@ -72,6 +72,7 @@ export class RunStore implements RunStoreApi {
     const r = this.live.get(runId);
     return r !== undefined && !r.isFinished;
   };
+  private readonly liveIds = (): string[] => [...this.live.keys()].filter(this.isLive);
   /** @internal */ readonly limits: RunLimits;
   /** @internal */ readonly readerLimits: ReaderLimits;
   /** @internal */ readonly offloadThresholdBytes: number;
@@ -111,19 +112,21 @@ export class RunStore implements RunStoreApi {
 
   get searchTimeoutMs(): number { return this.readerLimits.searchTimeoutMs; }
 
-  /** Validates the options, creates `<logsDir>/<tenant>/` and loads (or builds) its catalog. */
+  /**
+   * Validates the options, creates `<logsDir>/<tenant>/` and opens its catalog (constant
+   * time: the checks against the logs run after, in the background, docs/architecture.md §6).
+   */
   static async open(options: RunStoreOptions): Promise<RunStore> {
     assertSafeSegment('tenant', options.tenant);
     const dir = path.join(path.resolve(options.logsDir), options.tenant);
     const store = new RunStore(options, dir);
     await fsp.mkdir(dir, { recursive: true });
-    store.catalog = await Catalog.open(dir, options.tenant, { reconcile: options.maintenance ?? true });
+    store.catalog = await Catalog.open(dir, options.tenant, { maintenance: options.maintenance ?? true });
     return store;
   }
 
   /** Starts a run: appends `run_started` to a new log. */
   async startRun(options: StartRunOptions = {}): Promise<Run> {
-    await this.catalog.sync();
     let token: string;
     do token = randomBytes(5).toString('hex'); while (this.catalog.hasRunToken(token));
     const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, '');
@@ -149,16 +152,13 @@ export class RunStore implements RunStoreApi {
     // The catalog against the logs folder, then every live run against its log.
     await this.catalog.verifyAll();
     const out: RunSummary[] = [];
-    const runs = this.catalog.runsOldestFirst();
-    // The rows in one turn (the order may be re-sorted in place while this waits), their summaries in slices.
-    const rows: RunRow[] = [];
-    for (let i = runs.length - 1; i >= 0; i--) rows.push(runs.at(i));
-    const slicer = new Slicer();
-    for (const r of rows) {
-      if (!r.dead && r.ok) out.push(summaryOf(r, this.tenant, this.isLive));
-      if (slicer.due()) await slicer.pause();
+    // Pages of the newest-first index, the event loop free between them.
+    for (let offset = 0; ; offset += 1000) {
+      const rows = this.catalog.runsNewestFirst(offset, 1000);
+      for (const r of rows) out.push(summaryOf(r, this.tenant, this.isLive));
+      if (rows.length < 1000) return out;
+      await yieldToLoop();
     }
-    return out;
   }
 
   /**
@@ -168,17 +168,17 @@ export class RunStore implements RunStoreApi {
    * per unfinished run, in slices with the event loop free between them.
    */
   reconcileWithLogs(): Promise<void> {
-    return this.catalog.reconcile(false);
+    return this.catalog.reconcile();
   }
 
   /** One page of calls, sorted and filtered from the catalog (docs/architecture.md §6). */
   queryCalls(query: CallQuery): Promise<CallPage> {
-    return queryCalls(this.catalog, query, this.isLive);
+    return queryCalls(this.catalog, query, this.isLive, this.liveIds);
   }
 
   /** Where a call is in the list these filters give, or undefined when they hide it (docs/contracts.md §3.4, "Reveal"). */
   callIndex(query: CallFilter, runId: string, callId: string): Promise<number | undefined> {
-    return callIndex(this.catalog, query, runId, callId, this.isLive);
+    return callIndex(this.catalog, query, runId, callId, this.liveIds);
   }
 
   /** One page of calls with their records, for the inspector's list (docs/architecture.md §6; callPage.ts). */
@@ -189,28 +189,12 @@ export class RunStore implements RunStoreApi {
       run: (runId) => { const r = this.catalog.run(runId); return r ? summaryOf(r, this.tenant, this.isLive) : undefined; },
     });
     if (!query.withFacets) return page;
-    // The pickers' choices: one pass over the catalog's columns in memory (no log read, no
-    // order needed, no row object per call), sliced like every loop over all rows (§6).
-    const x = this.catalog.index;
-    const slicer = new Slicer();
-    const toolIds = new Set<number>();
-    for (let s = 0; s < x.callCount; s++) {
-      if (!x.callDead(s) && x.runOk(x.callRunSlot(s))) toolIds.add(x.callTool(s));
-      if (slicer.due()) await slicer.pause();
-    }
-    const sources = new Set<ListedRunSource['kind']>();
-    for (let s = 0; s < x.runCount; s++) {
-      if (x.runDead(s) || !x.runOk(s)) continue;
-      const r = new RunRow(x, s);
-      if (r.callCount > 0) sources.add(sourceOf(r).kind);
-      if (slicer.due()) await slicer.pause();
-    }
-    return { ...page, tools: [...toolIds].map((t) => x.table[t]!).sort(), sources: [...sources].sort() };
+    // The pickers' choices: the distinct tools and source kinds of the listed calls, from two indexes (§6).
+    return { ...page, ...facetsOf(this.catalog) };
   }
 
-  /** How many runs this tenant keeps and their bytes, from the catalog (one read of its new lines, no stat per log). */
+  /** How many runs this tenant keeps and their bytes, from the catalog (counters its triggers keep, no stat per log). */
   async totals(): Promise<{ runs: number; bytes: number }> {
-    await this.catalog.sync();
     return this.catalog.totals();
   }
 
@@ -222,6 +206,11 @@ export class RunStore implements RunStoreApi {
   /** Counters of the catalog (tests and the scale bench). */
   catalogStats(): CatalogStats {
     return this.catalog.stats();
+  }
+
+  /** Closes the catalog's database connection (a store no longer used: a reopened settings change, tests). */
+  close(): void {
+    this.catalog.close();
   }
 
   /** Resolves when the catalog's background checks (start-up reconcile, repairs) are done. */
@@ -237,14 +226,11 @@ export class RunStore implements RunStoreApi {
    */
   async finishInterrupted(): Promise<string[]> {
     const done: string[] = [];
-    // The catalog knows which runs are unfinished: start-up reads only their logs, never every run's.
-    await this.catalog.sync();
+    // The catalog knows which runs are unfinished (an index of them): start-up reads only their logs, never every run's.
     const now = Date.now();
-    const runs = this.catalog.runsOldestFirst();
     const open: { runId: string }[] = [];
-    for (let i = 0; i < runs.length; i++) {
-      const r = runs.at(i);
-      if (!r.dead && r.ok && !this.live.has(r.id) && runStatusOf(r, this.isLive, now) === 'running') open.push({ runId: r.id });
+    for (const r of this.catalog.unfinishedRuns()) {
+      if (!this.live.has(r.id) && runStatusOf(r, this.isLive, now) === 'running') open.push({ runId: r.id });
     }
     for (const run of open) {
       const first = (await this.readLog(run.runId)).records[0];
@@ -378,16 +364,15 @@ export class RunStore implements RunStoreApi {
 
   /** One slice of `prune`: phase `a` (age) then `b` (budget), each oldest first from the cursor's run. */
   private async pruneSlice(options: PruneOptions, cursor: string | undefined): Promise<PruneResult> {
-    await this.catalog.sync();
     const now = options.now ?? Date.now();
     const budget = options.sliceRuns ?? DEFAULT_SLICE_RUNS;
     let phase = cursor?.[0] === 'b' ? 'b' : 'a';
     if (phase === 'a' && options.maxAgeMs === undefined) phase = 'b';
     if (phase === 'b' && options.maxBytes === undefined) return { deletedRuns: [], freedBytes: 0, more: false };
-    const runs = this.catalog.runsOldestFirst();
-    let i = cursor ? firstAfter(runs, cursor.slice(2)) : 0;
-    if (cursor && cursor[0] !== phase) i = 0;
-    let total = phase === 'b' ? this.catalog.totalBytes() : 0;
+    // One page of the oldest-first index from the cursor's run (one more row than the slice: is there more?).
+    const rows = this.catalog.runsOldestFirst(cursor && cursor[0] === phase ? afterKey(cursor.slice(2)) : undefined, budget + 1);
+    let i = 0;
+    let total = phase === 'b' ? this.catalog.totals().bytes : 0;
     const deletedRuns: string[] = [];
     let freedBytes = 0;
     let examined = 0;
@@ -397,9 +382,8 @@ export class RunStore implements RunStoreApi {
     // started within the limit on, none has expired, so the walk ends there instead of
     // checking every run's log at each start-up (docs/architecture.md §6, retention).
     let young = false;
-    for (; i < runs.length && examined < budget; i++) {
-      const r = runs.at(i);
-      if (r.dead || !r.ok) continue;
+    for (; i < rows.length && examined < budget; i++) {
+      const r = rows[i]!;
       if (phase === 'a' && now - r.startedMs <= options.maxAgeMs!) { young = true; break; }
       examined++;
       last = r;
@@ -419,7 +403,7 @@ export class RunStore implements RunStoreApi {
       freedBytes += size;
       total -= size;
     }
-    const doneWithPhase = i >= runs.length || young || (phase === 'b' && total <= options.maxBytes!);
+    const doneWithPhase = i >= rows.length || young || (phase === 'b' && total <= options.maxBytes!);
     if (!doneWithPhase && last) return { deletedRuns, freedBytes, more: true, cursor: `${phase}:${runKey(last)}` };
     if (phase === 'a' && options.maxBytes !== undefined) return { deletedRuns, freedBytes, more: true, cursor: 'b:' };
     return { deletedRuns, freedBytes, more: false };
@@ -458,12 +442,8 @@ export class RunStore implements RunStoreApi {
    */
   async resolve(handle: string, scope?: ReadScope): Promise<HandleEntry> {
     if (handle.length < 1 || handle.length > MAX_HANDLE_LENGTH) throw accessDenied();
+    // The database holds what every process indexed up to now: another process's handle is found at once.
     let candidates = this.catalog.candidates(handle);
-    if (candidates.length === 0) {
-      // Another process may have minted it since: read the catalog's new lines (only those).
-      await this.catalog.sync();
-      candidates = this.catalog.candidates(handle);
-    }
     if (candidates.length === 0 && this.catalog.busy()) {
       // A repair is re-indexing runs from their logs (a damaged line, an unfinished run): it may mint it.
       await this.catalog.settled();
@@ -487,20 +467,15 @@ export class RunStore implements RunStoreApi {
         candidates = this.catalog.candidates(handle);
       }
     }
-    if (candidates.length > 1 && new Set(candidates.map((c) => c.run.id)).size === 1) {
-      // Two rows for one call of one run: the index disagrees with itself, and the run's log decides.
-      await this.catalog.reindex(candidates[0]!.run.id);
-      candidates = this.catalog.candidates(handle);
-    }
-    const only = (): CallRow => {
+    const only = (): HandleRow => {
       if (candidates.length !== 1) throw accessDenied();
       const c = candidates[0]!;
-      if (c.ambiguous || (scope?.runIds && !scope.runIds.includes(c.run.id))) throw accessDenied();
+      if (c.ambiguous || (scope?.runIds && !scope.runIds.includes(c.runId))) throw accessDenied();
       return c;
     };
     for (let attempt = 0; attempt < 2; attempt++) {
       let c = only();
-      if (await this.catalog.verifyRun(c.run.id)) {
+      if (await this.catalog.verifyRun(c.runId)) {
         // Its log changed since it was indexed (another process still appending to that run, or an altered log)
         // and was re-indexed: read the record the fresh row points at. A log that keeps growing must not starve
         // a reader (the record of a finished call never moves in an append-only log).
@@ -509,24 +484,24 @@ export class RunStore implements RunStoreApi {
       }
       const entry = await this.readEntry(c, handle);
       if (entry) return entry;
-      await this.catalog.reindex(c.run.id);
+      await this.catalog.reindex(c.runId);
       candidates = this.catalog.candidates(handle);
     }
     throw accessDenied();
   }
 
   /** The `call_finished` record a catalog row points at, when it is exactly that. */
-  private async readEntry(c: CallRow, handle: string): Promise<HandleEntry | undefined> {
-    const fh = await fsp.open(this.logPath(c.run.id), 'r').catch(() => undefined);
+  private async readEntry(c: HandleRow, handle: string): Promise<HandleEntry | undefined> {
+    const fh = await fsp.open(this.logPath(c.runId), 'r').catch(() => undefined);
     if (!fh) return undefined;
     let record: CallFinishedRecord | undefined;
     try {
-      record = await finishedRecordAt(fh, c.run.id, c.id, c.logOff, c.logLen);
+      record = await finishedRecordAt(fh, c.runId, c.callId, c.logOff, c.logLen);
     } finally {
       await fh.close();
     }
     if (!record || !handlesOf(record).includes(handle)) return undefined;
-    return { runId: c.run.id, record, ...(record.resultHandle === handle ? {} : { attachment: record.attachments.find((a) => a.handle === handle)! }) };
+    return { runId: c.runId, record, ...(record.resultHandle === handle ? {} : { attachment: record.attachments.find((a) => a.handle === handle)! }) };
   }
 
   /** @internal The verified content behind a resolved handle, whatever its storage shape. */
@@ -591,19 +566,11 @@ function runKey(r: RunRow): string {
   return `${r.startedMs}|${r.id}`;
 }
 
-/** Index of the first run after the one `key` names (it may have been deleted since). */
-function firstAfter(runs: RowList<RunRow>, key: string): number {
+/** The run a cursor's key names (it may have been deleted since: the walk goes on after its place). */
+function afterKey(key: string): { ms: number; id: string } | undefined {
   const bar = key.indexOf('|');
   const ms = Number(key.slice(0, bar));
-  const id = key.slice(bar + 1);
-  let lo = 0;
-  let hi = runs.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    const r = runs.at(mid);
-    if (r.startedMs < ms || (r.startedMs === ms && r.id <= id)) lo = mid + 1; else hi = mid;
-  }
-  return lo;
+  return bar < 0 || !Number.isFinite(ms) ? undefined : { ms, id: key.slice(bar + 1) };
 }
 
 function contentOf(entry: HandleEntry): StoredContent {

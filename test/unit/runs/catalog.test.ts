@@ -1,36 +1,17 @@
 import * as assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { appendFileSync, existsSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { Catalog } from '../../../src/core/runs/catalog.js';
-import { CATALOG_FILE, decodeLine, type CatalogEntry } from '../../../src/core/runs/catalogFormat.js';
 import type { RunStore } from '../../../src/core/runs/runStore.js';
 import type { CallSummary } from '../../../src/core/runs/types.js';
+import { catalogBytes, catalogPath, rowCounts, withCatalog } from './catalogFiles.js';
 import { openStore, rejectsWith, scratch } from './helpers.js';
 
 const run = promisify(execFile);
 const DENIED = 'access denied: unknown handle';
 const SMALL = { limits: { largeResultBytes: 4, previewBytes: 4 } };
 const WRITER = path.join(__dirname, 'fixtures', 'catalogWriter.ts');
-
-/** Every line of the catalog file: each must pass its checksum. */
-function catalogLines(dir: string): { valid: number; bad: number; kinds: string[]; entries: CatalogEntry[] } {
-  const buf = readFileSync(path.join(dir, 'logs', 'tenant-a', CATALOG_FILE));
-  let valid = 0;
-  let bad = 0;
-  const kinds: string[] = [];
-  const entries: CatalogEntry[] = [];
-  let i = 0;
-  while (i < buf.length) {
-    const next = buf.indexOf(10, i + 1);
-    const end = next < 0 ? buf.length : next;
-    const e = decodeLine(buf, i + 1, end);
-    if (e) { valid++; kinds.push(e.k); entries.push(e); } else bad++;
-    i = end;
-  }
-  return { valid, bad, kinds, entries };
-}
 
 async function readAll(store: RunStore, handles: readonly { handle: string; text: string }[]): Promise<void> {
   for (const h of handles) assert.equal((await store.readToolOutput({ handle: h.handle })).content, h.text, h.handle);
@@ -41,7 +22,7 @@ describe('catalog: an index of runs, calls and handles (docs/architecture.md §6
   beforeEach(() => ({ dir, cleanup } = scratch('catalog')));
   afterEach(() => cleanup());
 
-  it('is written on append: a new store resolves handles and lists without re-indexing any log', async () => {
+  it('is written with each record: a new store resolves handles and lists without re-indexing any log', async () => {
     const a = await openStore(dir, SMALL);
     const r = await a.startRun({ label: 'alpha' });
     const out = await r.recordResult('t', {}, 'first result');
@@ -52,13 +33,14 @@ describe('catalog: an index of runs, calls and handles (docs/architecture.md §6
     assert.deepEqual((await b.queryCalls({ offset: 0, limit: 10 })).rows.map((c) => c.handle), [out.handle]);
     assert.equal(b.catalogStats().reindexed, 0);
     assert.equal(b.catalogStats().rebuilt, false);
-    // Totals (the status bar's) come from the catalog: the listed runs' bytes plus the catalog file itself.
+    // Totals (the status bar's) come from the catalog: the listed runs' bytes plus the catalog's own files.
     const listed = await b.listRuns();
-    const catalogBytes = readFileSync(path.join(dir, 'logs', 'tenant-a', CATALOG_FILE)).length;
-    assert.deepEqual(await b.totals(), { runs: listed.length, bytes: listed.reduce((n, x) => n + x.totalBytes, 0) + catalogBytes });
-    // header, built, run, call started, call finished, run finished
-    const lines = catalogLines(dir);
-    assert.deepEqual([lines.valid, lines.bad, lines.kinds], [6, 0, ['hdr', 'built', 'run', 'cs', 'cf', 'fin']]);
+    assert.deepEqual(await b.totals(), { runs: listed.length, bytes: listed.reduce((n, x) => n + x.totalBytes, 0) + catalogBytes(dir) });
+    // One run, one call, one handle; the run's row carries its log's size.
+    assert.deepEqual(rowCounts(dir), { runs: 1, calls: 1, handles: 1 });
+    assert.deepEqual(withCatalog(dir, (db) => ({ ...db.prepare('SELECT log_size, status, label FROM runs').get() })), {
+      log_size: readFileSync(a.logPath(r.runId)).length, status: 'completed', label: 'alpha',
+    });
   });
 
   it('a handle whose call line the catalog lacks is found in its run\'s log (the logs are the truth), a forged one is still refused', async () => {
@@ -67,13 +49,12 @@ describe('catalog: an index of runs, calls and handles (docs/architecture.md §6
     const kept = await r.recordResult('t', {}, 'kept in the catalog');
     const lost = await r.recordResult('t', {}, 'its catalog line is lost');
     await r.finish();
-    // Drop the lost call's catalog line; the run's later lines still carry the log's current size and mtime.
-    const file = path.join(dir, 'logs', 'tenant-a', CATALOG_FILE);
+    // Drop the lost call's rows (a write lost between log and catalog); the run's row still carries the log's size and mtime.
     const callId = lost.handle!.slice('res_'.length);
-    const lines = readFileSync(file, 'utf8').split('\n');
-    const without = lines.filter((l) => !(l.includes('"k":"cf"') && l.includes(`"c":"${callId}"`)));
-    assert.equal(without.length, lines.length - 1);
-    writeFileSync(file, without.join('\n'));
+    withCatalog(dir, (db) => {
+      assert.equal(db.prepare('DELETE FROM calls WHERE call_id = ?').run(callId).changes, 1);
+      assert.equal(db.prepare('DELETE FROM handles WHERE call_id = ?').run(callId).changes, 1);
+    });
     const b = await openStore(dir, SMALL);
     await b.catalogSettled();
     assert.equal((await b.readToolOutput({ handle: kept.handle! })).content, 'kept in the catalog');
@@ -86,13 +67,11 @@ describe('catalog: an index of runs, calls and handles (docs/architecture.md §6
     const r = await a.startRun({ label: 'unindexed run' });
     const out = await r.recordResult('t', {}, 'a run with no catalog line');
     await r.finish();
-    // Drop every catalog line of that run: the catalog has never heard of it, its log is there.
-    const file = path.join(dir, 'logs', 'tenant-a', CATALOG_FILE);
-    const lines = readFileSync(file, 'utf8').split('\n');
-    const without = lines.filter((l) => !l.includes(`"r":"${r.runId}"`));
-    assert.ok(without.length < lines.length - 2);
-    writeFileSync(file, without.join('\n'));
-    const b = await openStore(dir, SMALL);
+    // Drop every row of that run: the catalog has never heard of it, its log is there.
+    withCatalog(dir, (db) => { for (const t of ['runs', 'calls', 'handles']) db.prepare(`DELETE FROM ${t} WHERE run_id = ?`).run(r.runId); });
+    assert.deepEqual(rowCounts(dir), { runs: 0, calls: 0, handles: 0 });
+    // A short-lived process (no start-up check of the folder): the miss itself finds the log.
+    const b = await openStore(dir, { ...SMALL, maintenance: false });
     assert.equal((await b.readToolOutput({ handle: out.handle! })).content, 'a run with no catalog line');
   });
 
@@ -116,14 +95,14 @@ describe('catalog: an index of runs, calls and handles (docs/architecture.md §6
     await run.finish();
   });
 
-  it('two processes and this one append the same catalog at once: every line whole, every handle resolves', async function () {
+  it('two processes and this one write the same catalog at once: no row lost, every handle resolves', async function () {
     this.timeout(120_000);
     const store = await openStore(dir, SMALL);
     const writers = ['p1', 'p2'].map((label) => run(process.execPath, ['--import', 'tsx', WRITER, dir, label, '15', '4', '25'], { cwd: path.join(__dirname, '../../..') }));
     let running = writers.length;
     for (const w of writers) void w.finally(() => { running--; }).catch(() => undefined);
     const mine: { handle: string; text: string }[] = [];
-    // This process keeps recording until both others are done, so their appends overlap with its own.
+    // This process keeps recording until both others are done, so their writes overlap with its own.
     let myRuns = 0;
     for (let i = 0; running > 0 || i < 15; i++, myRuns++) {
       const r = await store.startRun({ label: `me-${i}` });
@@ -135,64 +114,55 @@ describe('catalog: an index of runs, calls and handles (docs/architecture.md §6
     }
     const theirs = (await Promise.all(writers)).flatMap((w) => JSON.parse(w.stdout) as { handle: string; text: string }[]);
     assert.equal(theirs.length, 120);
-    // This store learns the others' handles from the catalog's tail.
+    // This store sees the others' handles at once (one database), and so does a new one, without re-indexing a log.
     await readAll(store, [...mine, ...theirs]);
     const fresh = await openStore(dir, SMALL);
     await fresh.catalogSettled();
     await readAll(fresh, [...mine, ...theirs]);
     assert.equal(fresh.catalogStats().reindexed, 0);
-    assert.equal(fresh.catalogStats().damagedLines, 0);
-    // Every record has its line (a store that opened while another's run was mid-append may add a snap of it).
-    const lines = catalogLines(dir);
-    // The appends overlapped: lines of this process lie between the first and last line of each other one.
-    const owner = new Map<string, string>();
-    for (const e of lines.entries) if (e.k === 'run') owner.set(e.r, e.l!.split('-')[0]!);
-    const who = lines.entries.map((e) => ('r' in e ? owner.get(e.r) : undefined));
+    // The writes overlapped: runs of this process started between the first and last run of each other one.
+    const runs = (await fresh.listRuns()).reverse();
+    const who = runs.map((r) => r.label!.split('-')[0]!);
     for (const p of ['p1', 'p2']) {
-      const between = who.slice(who.indexOf(p), who.lastIndexOf(p));
-      assert.ok(between.includes('me'), `no line of this process between ${p}'s first and last`);
+      assert.ok(who.slice(who.indexOf(p), who.lastIndexOf(p)).includes('me'), `no run of this process between ${p}'s first and last`);
     }
-    // Each record is indexed by its own line, or inside a snap when its writer found the run re-indexed meanwhile.
-    const covered = (k: string): number => {
-      const keys = new Set<string>();
-      for (const e of lines.entries) {
-        for (const x of e.k === 'snap' ? e.e : [e]) if (x.k === k) keys.add(`${'r' in x ? x.r : ''}/${'c' in x ? x.c : ''}`);
-      }
-      return keys.size;
-    };
-    const runs = myRuns + 30;
-    assert.deepEqual([lines.bad, lines.kinds.filter((k) => k === 'hdr' || k === 'built').length], [0, 2]);
-    assert.deepEqual(['run', 'cs', 'cf', 'fin'].map(covered), [runs, runs * 4, runs * 4, runs]);
+    // Every run, call and handle has its row, each run's row matches its log, every call is finished.
+    const total = myRuns + 30;
+    assert.deepEqual(rowCounts(dir), { runs: total, calls: total * 4, handles: total * 4 });
+    assert.equal(await fresh.catalogSettled().then(async () => fresh.reconcileWithLogs()).then(() => fresh.catalogStats().reindexed), 0);
+    assert.deepEqual(runs.map((r) => [r.status, r.callCount]), runs.map(() => ['completed', 4]));
     const page = await fresh.queryCalls({ offset: 0, limit: 1000, tool: 'tool-p2' });
     assert.equal(page.total, 60);
     assert.deepEqual(new Set(page.rows.map((c) => c.handle)), new Set(theirs.filter((h) => h.text.startsWith('p2')).map((h) => h.handle)));
   });
 
-  it('a torn catalog line is skipped, counted and repaired from the logs', async () => {
+  it('a write the catalog lost (a writer killed between its log and its catalog) is repaired from the log', async () => {
     const a = await openStore(dir, SMALL);
     const r1 = await a.startRun();
     const first = await r1.recordResult('t', {}, 'kept result');
-    const catalog = path.join(dir, 'logs', 'tenant-a', CATALOG_FILE);
-    const before = readFileSync(catalog).length;
-    const lost = await r1.recordResult('t', {}, 'the line of this call is torn');
-    // A crash mid-write: only part of the call_finished line reached the catalog.
-    const grown = readFileSync(catalog).length;
-    truncateSync(catalog, before + Math.floor((grown - before) * 0.6));
-    // Other writers go on appending after the torn piece.
+    const lost = await r1.recordResult('t', {}, 'the catalog never saw this call finish');
+    // The call's finish reached the log only: its row is back to started, the run's row to the log's size before it.
+    const callId = lost.callId;
+    const logBefore = readFileSync(a.logPath(r1.runId), 'utf8').split('\n').filter((l) => !(l.includes('"call_finished"') && l.includes(callId))).join('\n');
+    withCatalog(dir, (db) => {
+      db.prepare("UPDATE calls SET outcome = 'open', log_off = NULL, log_len = NULL WHERE call_id = ?").run(callId);
+      db.prepare('DELETE FROM handles WHERE call_id = ?').run(callId);
+      db.prepare('UPDATE runs SET log_size = ?, call_count = 1 WHERE run_id = ?').run(Buffer.byteLength(logBefore), r1.runId);
+    });
+    // Other writers go on recording.
     const b = await openStore(dir, SMALL);
     const r2 = await b.startRun();
-    const later = await r2.recordResult('t', {}, 'written after the tear');
+    const later = await r2.recordResult('t', {}, 'written after the loss');
     await r2.finish();
-    assert.equal(catalogLines(dir).bad, 1);
     const c = await openStore(dir, SMALL);
-    assert.equal(c.catalogStats().damagedLines, 1);
-    // The lost call is found again: its run is re-indexed from its log.
-    assert.equal((await c.readToolOutput({ handle: lost.handle! })).content, 'the line of this call is torn');
+    // The lost call is found again: its run is re-indexed from its log (its row does not match the log).
+    assert.equal((await c.readToolOutput({ handle: lost.handle! })).content, 'the catalog never saw this call finish');
     await c.catalogSettled();
-    // The run was re-indexed from its log (by the first store to check it) in one snap line.
-    assert.ok(catalogLines(dir).kinds.includes('snap'));
-    await readAll(c, [{ handle: first.handle!, text: 'kept result' }, { handle: later.handle!, text: 'written after the tear' }]);
+    await readAll(c, [{ handle: first.handle!, text: 'kept result' }, { handle: later.handle!, text: 'written after the loss' }]);
     assert.deepEqual((await c.queryCalls({ offset: 0, limit: 10, order: 'oldest' })).rows.map((x) => x.handle), [first.handle, lost.handle, later.handle]);
+    // The live writer's next record finds its run's row re-indexed by another process and goes on from there.
+    await r1.finish();
+    assert.deepEqual((await a.queryRuns({ limit: 10 })).map((r) => [r.runId, r.status, r.callCount]), [[r2.runId, 'completed', 1], [r1.runId, 'completed', 2]]);
   });
 
   it('a stale catalog is detected and repaired: a log ahead of it, a log gone, a tampered log, the catalog gone or damaged', async () => {
@@ -226,21 +196,23 @@ describe('catalog: an index of runs, calls and handles (docs/architecture.md §6
     await rejectsWith(b.readToolOutput({ handle: kept.handle! }), 'accessDenied', DENIED);
     assert.deepEqual((await b.queryRuns({ limit: 10 })).map((r) => r.label), ['open']);
 
-    // The catalog deleted: rebuilt from the logs on open.
-    rmSync(path.join(dir, 'logs', 'tenant-a', CATALOG_FILE));
+    // The catalog deleted: rebuilt from the logs after the open.
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${catalogPath(dir)}${suffix}`, { force: true });
     const c = await openStore(dir, SMALL);
     assert.equal(c.catalogStats().rebuilt, true);
+    await c.catalogSettled();
     assert.equal((await c.readToolOutput({ handle: openOut.handle! })).content, 'abc def');
     assert.deepEqual((await c.queryCalls({ offset: 0, limit: 10 })).rows.map((x) => x.callId).sort(), [openOut.callId, callId].sort());
 
     // The header damaged: the file is kept aside and the catalog rebuilt.
-    const file = path.join(dir, 'logs', 'tenant-a', CATALOG_FILE);
+    const file = catalogPath(dir);
+    c.close();
     writeFileSync(file, Buffer.concat([Buffer.from('garbage'), readFileSync(file)]));
     const d = await openStore(dir, SMALL);
     assert.equal(d.catalogStats().rebuilt, true);
+    assert.match(d.catalogStats().movedAside!, /not a SQLite file/);
     assert.ok(existsSync(`${file}.damaged`));
     assert.equal((await d.readToolOutput({ handle: openOut.handle! })).content, 'abc def');
-    assert.equal(catalogLines(dir).bad, 0);
   });
 
   it('pages calls newest, oldest and largest first, filtered by run, tool, outcome, source and text', async () => {
@@ -336,50 +308,5 @@ describe('catalog: an index of runs, calls and handles (docs/architecture.md §6
     const res = await store.prune({ maxAgeMs: 60_000, sliceRuns: 2 });
     assert.deepEqual(res, { deletedRuns: [], freedBytes: 0, more: false });
     assert.equal((await store.queryRuns({ limit: 10 })).length, 6);
-  });
-
-  it('a checkpoint starts a new store from columns plus the lines after it, and never changes an answer', async () => {
-    const lag = Catalog.checkpointLagBytes;
-    Catalog.checkpointLagBytes = 1;
-    try {
-      const a = await openStore(dir, SMALL);
-      const handles: { handle: string; text: string }[] = [];
-      for (let i = 0; i < 5; i++) {
-        const r = await a.startRun({ label: `r${i}`, pinned: i === 1 });
-        handles.push({ handle: (await r.recordResult(`tool${i % 2}`, {}, `result number ${i}`)).handle!, text: `result number ${i}` });
-        if (i !== 4) await r.finish('failed');
-      }
-      await a.catalogSettled();
-      const ckpt = path.join(dir, 'logs', 'tenant-a', `${CATALOG_FILE}.ckpt`);
-      assert.ok(existsSync(ckpt));
-      Catalog.checkpointLagBytes = Number.MAX_SAFE_INTEGER;
-      // Lines after the checkpoint: another run and a pin.
-      const late = await a.startRun({ label: 'late' });
-      handles.push({ handle: (await late.recordResult('tool9', {}, 'after the checkpoint')).handle!, text: 'after the checkpoint' });
-      await a.setPinned(late.runId, true);
-      const views = async (): Promise<unknown> => {
-        const s = await openStore(dir, SMALL);
-        await readAll(s, handles);
-        return [await s.queryCalls({ offset: 0, limit: 50 }), await s.queryCalls({ offset: 1, limit: 3, order: 'largest' }), await s.queryRuns({ limit: 50 })];
-      };
-      const fromCheckpoint = await views();
-      const bytes = readFileSync(ckpt);
-      rmSync(ckpt);
-      const fromLines = await views();
-      assert.deepEqual(fromCheckpoint, fromLines);
-      // A damaged checkpoint is ignored.
-      bytes[40] = bytes[40]! ^ 0xff;
-      writeFileSync(ckpt, bytes);
-      assert.deepEqual(await views(), fromLines);
-      // A checkpoint of another catalog file (this one rebuilt) is ignored: the deleted run stays deleted.
-      bytes[40] = bytes[40]! ^ 0xff;
-      writeFileSync(ckpt, bytes);
-      rmSync(a.logPath(late.runId));
-      rmSync(path.join(dir, 'logs', 'tenant-a', CATALOG_FILE));
-      const rebuilt = await openStore(dir, SMALL);
-      assert.deepEqual((await rebuilt.queryRuns({ limit: 50 })).map((r) => r.label), ['r4', 'r3', 'r2', 'r1', 'r0']);
-    } finally {
-      Catalog.checkpointLagBytes = lag;
-    }
   });
 });

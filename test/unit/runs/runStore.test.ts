@@ -223,8 +223,10 @@ describe('RunStore and Run: records, thresholds, storage (docs/contracts.md §2.
     await rejectsWith(store.deleteRun('../../etc'), 'invalidArgument', 'unknown run');
     const before = await store.listRuns();
     const size = (id: string): number => before.find((r) => r.runId === id)!.totalBytes;
-    const total = before.reduce((n, r) => n + r.totalBytes, 0);
-    // Budget allows all but one run: the oldest unpinned, finished run (r1) goes.
+    // What counts: the runs and the catalog's own files (docs/contracts.md §2.7).
+    const total = (await store.totals()).bytes;
+    assert.ok(total > before.reduce((n, r) => n + r.totalBytes, 0));
+    // Budget allows all but one byte: the oldest unpinned, finished run (r1) goes.
     const res = await store.prune({ maxBytes: total - 1 });
     assert.deepEqual(res, { deletedRuns: [runs[1]!.r.runId], freedBytes: size(runs[1]!.r.runId) });
     await rejectsWith(store.readToolOutput({ handle: runs[1]!.out.handle! }), 'accessDenied', DENIED);

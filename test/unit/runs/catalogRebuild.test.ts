@@ -1,13 +1,11 @@
 import * as assert from 'node:assert/strict';
-import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, closeSync, openSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import * as path from 'node:path';
 import fc from 'fast-check';
-import { Catalog } from '../../../src/core/runs/catalog.js';
-import { CATALOG_FILE } from '../../../src/core/runs/catalogFormat.js';
-import { sortPairs } from '../../../src/core/runs/catalogIndex.js';
 import { parseRunLog } from '../../../src/core/runs/runLog.js';
 import type { RunStore } from '../../../src/core/runs/runStore.js';
 import type { CallPage, CallSummary, RunSummary } from '../../../src/core/runs/types.js';
+import { catalogBytes, catalogPath, rowCounts, withCatalog } from './catalogFiles.js';
 import { openStore, scratch } from './helpers.js';
 
 const SMALL = { limits: { largeResultBytes: 4, previewBytes: 4 } };
@@ -16,7 +14,7 @@ type Op =
   | { k: 'run'; calls: number; finish: boolean; pinned: boolean; tool: number; big: boolean }
   | { k: 'pin'; i: number; p: boolean }
   | { k: 'del'; i: number }
-  | { k: 'torn' }
+  | { k: 'lost' }
   | { k: 'ext'; i: number }
   | { k: 'other'; calls: number };
 
@@ -24,7 +22,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 5, arbitrary: fc.record({ k: fc.constant('run' as const), calls: fc.nat(3), finish: fc.boolean(), pinned: fc.boolean(), tool: fc.nat(2), big: fc.boolean() }) },
   fc.record({ k: fc.constant('pin' as const), i: fc.nat(), p: fc.boolean() }),
   fc.record({ k: fc.constant('del' as const), i: fc.nat() }),
-  fc.record({ k: fc.constant('torn' as const) }),
+  fc.record({ k: fc.constant('lost' as const) }),
   fc.record({ k: fc.constant('ext' as const), i: fc.nat() }),
   fc.record({ k: fc.constant('other' as const), calls: fc.nat(2) }),
 );
@@ -67,14 +65,14 @@ function asListed(a: { oldest: { rows: readonly CallSummary[] }; runs: readonly 
 }
 
 /** Everything a front end asks the catalog, as plain data. */
-async function answers(store: RunStore, handles: readonly string[]): Promise<{ oldest: CallPage; runs: RunSummary[] } & Record<string, unknown>> {
+async function answers(dir: string, store: RunStore, handles: readonly string[]): Promise<{ oldest: CallPage; runs: RunSummary[] } & Record<string, unknown>> {
   const read = async (h: string): Promise<string> => store.readToolOutput({ handle: h }).then((r) => r.content, (e: { code?: string }) => `refused: ${e.code}`);
   // Pages check their runs against the logs first (a changed log is re-indexed): every run is on this one.
   const oldest = await store.queryCalls({ offset: 0, limit: 1000, order: 'oldest' });
   const runs = await store.queryRuns({ limit: 1000 });
-  // Totals come from memory; the catalog file counts in them (read in the same turn): rebuilt catalogs differ in size, the runs' bytes must not.
+  // Totals count the catalog's own files too: rebuilt catalogs differ in size, the runs' bytes must not.
   const totals = await store.totals();
-  const catalogBytes = store.catalogStats().fileBytes;
+  const own = catalogBytes(dir);
   return {
     oldest,
     runs,
@@ -83,24 +81,20 @@ async function answers(store: RunStore, handles: readonly string[]): Promise<{ o
     tool: await store.queryCalls({ offset: 0, limit: 1000, tool: 'tool1' }),
     failed: await store.queryCalls({ offset: 0, limit: 1000, outcome: 'failed' }),
     skipped: await store.queryRuns({ offset: 2, limit: 2 }),
-    totals: { runs: totals.runs, bytes: totals.bytes - catalogBytes },
+    totals: { runs: totals.runs, bytes: totals.bytes - own },
     handles: await Promise.all(handles.map(read)),
   };
 }
 
-describe('catalog columns: the in-memory index answers what a rebuild from the logs answers (docs/architecture.md §6)', () => {
-  it('after any sequence of runs, calls, pins, deletes, torn catalog lines, logs changed behind its back and another writer', async function () {
+describe('catalog database: what it answers is what a rebuild from the logs answers (docs/architecture.md §6)', () => {
+  it('after any sequence of runs, calls, pins, deletes, lost catalog writes, logs changed behind its back and another writer', async function () {
     this.timeout(300_000);
-    const lag = Catalog.checkpointLagBytes;
-    try {
-      await fc.assert(fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 14 }), fc.boolean(), async (ops, checkpoints) => {
-        // Checkpoints after every append, or never: loading one must not change an answer either.
-        Catalog.checkpointLagBytes = checkpoints ? 1 : Number.MAX_SAFE_INTEGER;
+    {
+      await fc.assert(fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 14 }), async (ops) => {
         const { dir, cleanup } = scratch('catalog-prop');
         try {
           const store = await openStore(dir, SMALL);
           const other = await openStore(dir, SMALL);
-          const catalogFile = path.join(dir, 'logs', 'tenant-a', CATALOG_FILE);
           const runs: { id: string; finished: boolean }[] = [];
           const handles: string[] = [];
           let n = 0;
@@ -121,8 +115,17 @@ describe('catalog columns: the in-memory index answers what a rebuild from the l
               case 'other': await record(other, o.calls, 1, false, `other ${runs.length}`, false, true, false); break;
               case 'pin': if (runs.length) await store.setPinned(runs[o.i % runs.length]!.id, o.p).catch(() => undefined); break;
               case 'del': if (runs.length) await store.deleteRun(runs[o.i % runs.length]!.id).catch(() => undefined); break;
-              // A writer that died mid-line: a torn line the next one starts after.
-              case 'torn': appendFileSync(catalogFile, '\n{"k":"cf","r":"run-torn'); break;
+              // A writer that died between its log and its catalog: the last run's newest call row lost.
+              // (The database writes a call's row and its run's log size in one transaction: both are lost together.)
+              case 'lost': if (runs.length) {
+                const id = runs.at(-1)!.id;
+                withCatalog(dir, (db) => {
+                  const last = db.prepare('SELECT call_id FROM calls WHERE run_id = ? ORDER BY n DESC LIMIT 1').get(id) as { call_id: string } | undefined;
+                  if (!last) return;
+                  for (const t of ['calls', 'handles']) db.prepare(`DELETE FROM ${t} WHERE run_id = ? AND call_id = ?`).run(id, last.call_id);
+                  db.prepare('UPDATE runs SET log_size = log_size - 1 WHERE run_id = ?').run(id);
+                });
+              } break;
               case 'ext': {
                 // A finished run's log changed behind the catalog's back (a record the catalog never saw).
                 const done = runs.filter((r) => r.finished);
@@ -133,17 +136,20 @@ describe('catalog columns: the in-memory index answers what a rebuild from the l
             }
           }
           await store.catalogSettled();
-          const live = await answers(store, handles);
+          // A lost row leaves the run's row behind its log: a full check finds it (listRuns checks every log).
+          await store.listRuns();
+          const live = await answers(dir, store, handles);
           await store.catalogSettled();
           const reopened = await openStore(dir, SMALL);
           await reopened.catalogSettled();
-          const fromFile = await answers(reopened, handles);
+          const fromFile = await answers(dir, reopened, handles);
           // The logs are the truth: the same answers from a catalog rebuilt from them alone.
-          rmSync(catalogFile);
-          rmSync(`${catalogFile}.ckpt`, { force: true });
+          for (const s of [store, other, reopened]) s.close();
+          for (const suffix of ['', '-wal', '-shm']) rmSync(`${catalogPath(dir)}${suffix}`, { force: true });
           const rebuilt = await openStore(dir, SMALL);
           await rebuilt.catalogSettled();
-          const fromLogs = await answers(rebuilt, handles);
+          const fromLogs = await answers(dir, rebuilt, handles);
+          rebuilt.close();
           assert.deepEqual(fromFile, fromLogs);
           assert.deepEqual(live, fromLogs);
           // And what they list is what the logs say (checked without the catalog's code).
@@ -152,8 +158,6 @@ describe('catalog columns: the in-memory index answers what a rebuild from the l
           cleanup();
         }
       }), { numRuns: 30 });
-    } finally {
-      Catalog.checkpointLagBytes = lag;
     }
   });
 
@@ -183,8 +187,7 @@ describe('catalog columns: the in-memory index answers what a rebuild from the l
       const hidden = await w.startRun({ label: 'hidden' });
       const out = await hidden.recordResult('t', {}, 'hidden result');
       await hidden.finish();
-      const catalogFile = path.join(folder, CATALOG_FILE);
-      writeFileSync(catalogFile, readFileSync(catalogFile, 'utf8').split('\n').filter((l) => !l.includes(hidden.runId)).join('\n'));
+      withCatalog(dir, (db) => { for (const t of ['runs', 'calls', 'handles']) db.prepare(`DELETE FROM ${t} WHERE run_id = ?`).run(hidden.runId); });
       const d = await openStore(dir, SMALL);
       await d.catalogSettled();
       utimesSync(folder, past, past);
@@ -197,9 +200,8 @@ describe('catalog columns: the in-memory index answers what a rebuild from the l
     }
   });
 
-  it('keeps times as numbers, yet lists a recorded time that is not in toISOString form exactly as recorded (also through a checkpoint)', async () => {
+  it('keeps a recorded time that is not in toISOString form exactly as recorded, and re-indexes a log rewritten shorter once', async () => {
     const { dir, cleanup } = scratch('catalog-times');
-    const lag = Catalog.checkpointLagBytes;
     try {
       const a = await openStore(dir, SMALL);
       const r = await a.startRun({ label: 'times' });
@@ -209,38 +211,107 @@ describe('catalog columns: the in-memory index answers what a rebuild from the l
       const log = a.logPath(r.runId);
       const text = readFileSync(log, 'utf8').replace(/"startedAt":"[^"]+"/, '"startedAt":"2026-01-01T00:00:00Z"').replace(/"finishedAt":"([^"]+)"(?=[^\n]*"status":"completed"\}\n$)/, '"finishedAt":"2026-01-01T01:00:00+01:00"');
       writeFileSync(log, text);
-      Catalog.checkpointLagBytes = 1;
       const b = await openStore(dir, SMALL);
       const [listed] = await b.queryRuns({ limit: 1 });
       assert.equal(listed!.startedAt, '2026-01-01T00:00:00Z');
       assert.equal(listed!.finishedAt, '2026-01-01T01:00:00+01:00');
-      // The log got shorter: its snap replaced the row once (a snap ignored as "older" would be appended on every check).
+      // The log got shorter: its snapshot replaced the row once (one ignored as "older" would be redone on every check).
       await b.catalogSettled();
-      const size = b.catalogStats().fileBytes;
+      const reindexed = b.catalogStats().reindexed;
       await b.queryRuns({ limit: 1 });
       await b.queryCalls({ offset: 0, limit: 10 });
-      assert.equal(b.catalogStats().fileBytes, size);
-      assert.ok(existsSync(path.join(dir, 'logs', 'tenant-a', `${CATALOG_FILE}.ckpt`)));
-      Catalog.checkpointLagBytes = Number.MAX_SAFE_INTEGER;
+      assert.equal(b.catalogStats().reindexed, reindexed);
       const c = await openStore(dir, SMALL);
       assert.deepEqual(await c.queryRuns({ limit: 1 }), [listed]);
     } finally {
-      Catalog.checkpointLagBytes = lag;
       cleanup();
     }
   });
+});
 
-  it('sortPairs sorts by key, ties in their given order, as a comparator sort does', async () => {
-    await fc.assert(fc.asyncProperty(fc.array(fc.tuple(fc.integer({ min: 0, max: 2 ** 32 - 1 }), fc.integer({ min: 0, max: 2 ** 31 - 1 })), { maxLength: 500 }), async (pairs) => {
-      const got = await sortPairs(pairs.map((p) => p[0]), pairs.map((p) => p[1]));
-      const want = pairs.map((p, i) => [...p, i] as const).sort((a, b) => a[0] - b[0] || a[2] - b[2]);
-      assert.deepEqual([...got.keys], want.map((p) => p[0]));
-      assert.deepEqual([...got.vals], want.map((p) => p[1]));
-    }), { numRuns: 200 });
-    // Past one slice step (several steps, a pause between them): the same order as a comparator sort.
-    const big = Array.from({ length: 100_000 }, (_, i) => [(i * 2654435761) >>> 0 & 0xffffff, i] as const);
-    const got = await sortPairs(big.map((p) => p[0]), big.map((p) => p[1]));
-    const want = [...big].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-    assert.deepEqual([...got.vals], want.map((p) => p[1]));
+/** Everything a tenant's catalog lets a front end find, exactly: pages, runs, handles with their bytes and sizes. */
+async function everything(store: RunStore, handles: readonly { handle: string; text: string }[]): Promise<unknown> {
+  const pages = [];
+  for (const order of ['newest', 'oldest', 'largest'] as const) pages.push(await store.queryCalls({ offset: 0, limit: 1000, order }));
+  const reads = [];
+  for (const h of handles) {
+    const r = await store.readToolOutput({ handle: h.handle });
+    assert.equal(r.content, h.text, h.handle);
+    reads.push([h.handle, r.total_size_bytes]);
+  }
+  return { pages, runs: await store.queryRuns({ limit: 1000 }), reads, totals: (await store.totals()).runs };
+}
+
+describe('a lost or damaged catalog database is rebuilt from the logs with nothing lost (docs/architecture.md §6, "Repair")', () => {
+  let dir: string; let cleanup: () => void;
+  let handles: { handle: string; text: string }[];
+  let before: unknown;
+  let counts: ReturnType<typeof rowCounts>;
+  beforeEach(async () => {
+    ({ dir, cleanup } = scratch('catalog-repair'));
+    const store = await openStore(dir, SMALL);
+    handles = [];
+    for (let i = 0; i < 40; i++) {
+      const r = await store.startRun({ label: `run ${i}`, pinned: i % 7 === 0 });
+      for (let c = 0; c < 3; c++) {
+        const text = `run ${i} call ${c} ${'x'.repeat(i * 10 + c)}`;
+        handles.push({ handle: (await r.recordResult(`tool${c}`, { c }, text, { isError: i % 5 === 0 && c === 1 })).handle!, text });
+      }
+      if (i !== 39) await r.finish(i % 9 === 0 ? 'failed' : 'completed');
+    }
+    before = await everything(store, handles);
+    counts = rowCounts(dir);
+    assert.deepEqual(counts, { runs: 40, calls: 120, handles: 120 });
+    store.close();
+  });
+  afterEach(() => cleanup());
+
+  const rebuiltSame = async (why: RegExp | undefined): Promise<void> => {
+    const store = await openStore(dir, SMALL);
+    const stats = store.catalogStats();
+    assert.equal(stats.rebuilt, true);
+    if (why) assert.match(stats.movedAside ?? '', why); else assert.equal(stats.movedAside, undefined);
+    await store.catalogSettled();
+    assert.deepEqual(rowCounts(dir), counts);
+    assert.deepEqual(await everything(store, handles), before);
+    assert.equal(store.catalogStats().built, true);
+    store.close();
+  };
+
+  it('deleted (with its WAL)', async () => {
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${catalogPath(dir)}${suffix}`, { force: true });
+    await rebuiltSame(undefined);
+  });
+
+  it('garbage bytes in place of the file', async () => {
+    for (const suffix of ['-wal', '-shm']) rmSync(`${catalogPath(dir)}${suffix}`, { force: true });
+    const size = statSync(catalogPath(dir)).size;
+    writeFileSync(catalogPath(dir), Buffer.alloc(size, 0x5a));
+    await rebuiltSame(/not a SQLite file/);
+    assert.equal(statSync(`${catalogPath(dir)}.damaged`).size, size);
+  });
+
+  it('truncated (half its pages, and not at a page boundary)', async () => {
+    withCatalog(dir, (db) => db.exec('PRAGMA wal_checkpoint(TRUNCATE)'));
+    const size = statSync(catalogPath(dir)).size;
+    truncateSync(catalogPath(dir), Math.floor(size / 2) + 100);
+    await rebuiltSame(/truncated/);
+    truncateSync(catalogPath(dir), Math.floor(size / 2) - (Math.floor(size / 2) % 4096));
+    await rebuiltSame(/truncated/);
+  });
+
+  it('pages overwritten inside (a header that checks, tables that do not): found by quick_check after the open', async () => {
+    withCatalog(dir, (db) => db.exec('PRAGMA wal_checkpoint(TRUNCATE)'));
+    const size = statSync(catalogPath(dir)).size;
+    const fd = openSync(catalogPath(dir), 'r+');
+    // Every page but the first (the schema) overwritten with noise.
+    for (let at = 4096; at < size; at += 4096) writeSync(fd, Buffer.alloc(4096, 0xa5), 0, 4096, at);
+    closeSync(fd);
+    await rebuiltSame(/quick_check|malformed|corrupt/i);
+  });
+
+  it('of another schema version', async () => {
+    withCatalog(dir, (db) => db.exec('PRAGMA user_version = 99'));
+    await rebuiltSame(/schema version 99/);
   });
 });

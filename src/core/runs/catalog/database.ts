@@ -1,0 +1,300 @@
+/**
+ * The catalog's database (docs/architecture.md §6): one SQLite file per tenant beside its
+ * run logs, `<logsDir>/<tenant>/.catalog.sqlite`, opened through `node:sqlite` in WAL mode
+ * so the editor, every MCP server and command lines read and write it at once (readers
+ * never wait; writers take turns, `busy_timeout`, every write one `BEGIN IMMEDIATE`
+ * transaction).
+ *
+ * Opening is constant time: the file's header is checked (a SQLite file, whole pages, not
+ * shorter than its header says), the schema version read (`PRAGMA user_version`), and
+ * nothing is read per run. A file that fails any of these, or whose schema is another
+ * version, is moved aside (`.catalog.sqlite.damaged`) and a new one is created; the logs
+ * stay the truth and the new database is rebuilt from them (`built` in `meta` says when
+ * that rebuild, or a first build, finished). `PRAGMA quick_check`, which reads every
+ * page, runs in a worker thread after the open (`quickCheck`), never before an answer.
+ */
+import { closeSync, openSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
+import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
+
+/** The database's name in the tenant's logs folder (not `*.jsonl`: never taken for a run). */
+export const CATALOG_FILE = '.catalog.sqlite';
+
+/** Bumped with every change of the tables below: another version is moved aside and rebuilt from the logs. */
+export const SCHEMA_VERSION = 1;
+
+/** How long a writer waits for another process's write transaction before giving up (SQLITE_BUSY). */
+const BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * The tables and their indexes, each index for a query that asks it (catalog/queries.ts):
+ * calls newest/oldest first (start time, then the run's start and id, then the call's
+ * number), by tool, by outcome, by source, by size; a run's calls; runs oldest first
+ * (retention, pickers); unfinished runs (start-up checks); a handle's call; a run token's
+ * runs (a new run's token must be new; a handle names its run by it).
+ */
+const SCHEMA = `
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE runs (
+  run_id TEXT PRIMARY KEY, token TEXT NOT NULL, ok INTEGER NOT NULL,
+  started_ms REAL NOT NULL, started_at TEXT NOT NULL, finished_at TEXT, status TEXT,
+  label TEXT, pinned INTEGER NOT NULL, source TEXT, source_kind TEXT NOT NULL, profile_hash TEXT NOT NULL,
+  torn INTEGER NOT NULL, problems TEXT, log_size INTEGER NOT NULL, log_mtime REAL NOT NULL,
+  blob_bytes INTEGER NOT NULL, call_count INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX runs_order ON runs (ok, started_ms, run_id);
+CREATE INDEX runs_token ON runs (token);
+CREATE INDEX runs_open ON runs (run_id) WHERE status IS NULL;
+CREATE TABLE calls (
+  run_id TEXT NOT NULL, call_id TEXT NOT NULL, n INTEGER NOT NULL, run_started_ms REAL NOT NULL,
+  source_kind TEXT NOT NULL, tool TEXT NOT NULL, started_ms REAL NOT NULL, outcome TEXT NOT NULL,
+  bytes INTEGER NOT NULL, blob_bytes INTEGER NOT NULL, log_off INTEGER, log_len INTEGER, ambiguous INTEGER NOT NULL,
+  entry TEXT NOT NULL,
+  PRIMARY KEY (run_id, call_id)
+);
+CREATE INDEX calls_order ON calls (started_ms, run_started_ms, run_id, n);
+CREATE INDEX calls_tool ON calls (tool, started_ms, run_started_ms, run_id, n);
+CREATE INDEX calls_outcome ON calls (outcome, started_ms, run_started_ms, run_id, n);
+CREATE INDEX calls_source ON calls (source_kind, started_ms, run_started_ms, run_id, n);
+CREATE INDEX calls_size ON calls (bytes, started_ms, run_started_ms, run_id, n);
+CREATE TABLE handles (handle TEXT NOT NULL, run_id TEXT NOT NULL, call_id TEXT NOT NULL, PRIMARY KEY (handle, run_id, call_id)) WITHOUT ROWID;
+CREATE TABLE totals (id INTEGER PRIMARY KEY CHECK (id = 0), runs INTEGER NOT NULL, bytes INTEGER NOT NULL, calls INTEGER NOT NULL);
+INSERT INTO totals VALUES (0, 0, 0, 0);
+CREATE TRIGGER calls_added AFTER INSERT ON calls BEGIN UPDATE totals SET calls = calls + 1; END;
+CREATE TRIGGER calls_removed AFTER DELETE ON calls BEGIN UPDATE totals SET calls = calls - 1; END;
+CREATE TRIGGER runs_added AFTER INSERT ON runs WHEN new.ok = 1 BEGIN
+  UPDATE totals SET runs = runs + 1, bytes = bytes + new.log_size + new.blob_bytes;
+END;
+CREATE TRIGGER runs_removed AFTER DELETE ON runs WHEN old.ok = 1 BEGIN
+  UPDATE totals SET runs = runs - 1, bytes = bytes - old.log_size - old.blob_bytes;
+END;
+CREATE TRIGGER runs_changed AFTER UPDATE OF ok, log_size, blob_bytes ON runs BEGIN
+  UPDATE totals SET runs = runs + new.ok - old.ok,
+    bytes = bytes + (CASE WHEN new.ok = 1 THEN new.log_size + new.blob_bytes ELSE 0 END) - (CASE WHEN old.ok = 1 THEN old.log_size + old.blob_bytes ELSE 0 END);
+END;
+`;
+
+/** SQLite's primary result codes for a file that is not (or no longer) a database. */
+const SQLITE_CORRUPT = 11;
+const SQLITE_NOTADB = 26;
+
+/** True when `e` says the database file is damaged (not one, or corrupt): it is then moved aside and rebuilt. */
+export function isDamage(e: unknown): boolean {
+  const code = (e as { errcode?: unknown } | undefined)?.errcode;
+  return typeof code === 'number' && ((code & 0xff) === SQLITE_CORRUPT || (code & 0xff) === SQLITE_NOTADB);
+}
+
+/**
+ * `node:sqlite`, loaded when a catalog first opens (not when the bundle loads: `--help`
+ * never pays for it). Node 22.13–23 print an ExperimentalWarning for it on stderr, which a
+ * command line's caller would read as output: that one warning is swallowed.
+ */
+function sqlite(): typeof import('node:sqlite') {
+  const emit = process.emitWarning;
+  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+    const text = typeof warning === 'string' ? warning : warning.message;
+    if (/SQLite is an experimental feature/.test(text)) return;
+    (emit as (w: string | Error, ...r: unknown[]) => void).call(process, warning, ...rest);
+  }) as typeof process.emitWarning;
+  try {
+    return process.getBuiltinModule('node:sqlite');
+  } finally {
+    process.emitWarning = emit;
+  }
+}
+
+/** Why the file at `file` cannot be a whole SQLite database, from its first 100 bytes and its size; undefined when it can. */
+function headerProblem(file: string): string | undefined {
+  let fd: number;
+  try { fd = openSync(file, 'r'); } catch { return undefined; }
+  try {
+    const size = statSync(file).size;
+    if (size === 0) return undefined;
+    const head = Buffer.alloc(100);
+    if (readSync(fd, head, 0, 100, 0) < 100) return 'shorter than a header';
+    if (head.toString('latin1', 0, 16) !== 'SQLite format 3\0') return 'not a SQLite file';
+    const raw = head.readUInt16BE(16);
+    const page = raw === 1 ? 65536 : raw;
+    if (page < 512 || (page & (page - 1)) !== 0) return 'bad page size';
+    if (size % page !== 0) return 'not whole pages (truncated)';
+    // The header's page count is valid when its change counter matches (offset 24 vs 92).
+    const pages = head.readUInt32BE(28);
+    if (head.readUInt32BE(24) === head.readUInt32BE(92) && pages * page > size) return 'shorter than its header says (truncated)';
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A catalog database as opened: the connection and whether its build from the logs ever finished. */
+export interface OpenedDatabase {
+  readonly db: CatalogDatabase;
+  /** Why a previous file was moved aside (undefined when none was). */
+  readonly movedAside?: string;
+}
+
+/** One connection to a tenant's catalog, with its statements prepared once. */
+export class CatalogDatabase {
+  private readonly statements = new Map<string, StatementSync>();
+  /** The file's identity at open: a file replaced or deleted behind this connection is noticed (`replaced`). */
+  readonly identity: string;
+
+  private constructor(readonly file: string, private readonly db: DatabaseSync) {
+    this.identity = identityOf(file) ?? '';
+  }
+
+  /**
+   * Opens (or creates) the database at `file`; a file that is not a sound database of this
+   * schema version is moved aside first and a new one created.
+   */
+  static open(file: string): OpenedDatabase {
+    let movedAside: string | undefined;
+    for (let attempt = 0; ; attempt++) {
+      const problem = headerProblem(file);
+      if (problem === undefined) {
+        let db: DatabaseSync | undefined;
+        try {
+          db = new (sqlite().DatabaseSync)(file);
+          const c = new CatalogDatabase(file, db);
+          const version = c.prepare();
+          if (version === SCHEMA_VERSION) return { db: c, ...(movedAside !== undefined ? { movedAside } : {}) };
+          movedAside = `schema version ${version}, not ${SCHEMA_VERSION}`;
+        } catch (e) {
+          if (!isDamage(e) || attempt > 0) { try { db?.close(); } catch { /* closing a broken file */ } throw e; }
+          movedAside = (e as Error).message;
+        }
+        try { db?.close(); } catch { /* closing a broken file */ }
+      } else movedAside = problem;
+      if (attempt > 0) throw new Error(`the catalog could not be created: ${movedAside}`);
+      moveAside(file);
+    }
+  }
+
+  /** Pragmas, then the schema when the file is new; returns the schema version found. */
+  private prepare(): number {
+    this.db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    // WAL: readers never block writers or each other across processes; NORMAL sync: a power cut may lose
+    // the last transactions, never the file's integrity (the logs are the truth; a stale row is re-indexed).
+    this.db.exec('PRAGMA journal_mode = WAL');
+    this.db.exec('PRAGMA synchronous = NORMAL');
+    // The WAL is truncated back to this after a checkpoint (it would otherwise keep its largest size for ever).
+    this.db.exec('PRAGMA journal_size_limit = 1048576');
+    // Case-insensitive text filters of non-ASCII text fold case as JavaScript does (SQLite's lower() folds ASCII only).
+    this.db.function('lower_js', { deterministic: true }, (v) => (typeof v === 'string' ? v.toLowerCase() : v));
+    const version = this.userVersion();
+    if (version !== 0) {
+      // Touch the schema: a damaged first page throws here (SQLITE_CORRUPT), not at the first query.
+      this.get('SELECT count(*) AS n FROM sqlite_master');
+      return version;
+    }
+    return this.transaction(() => {
+      // Another process may have created it between the read above and this write lock.
+      const now = this.userVersion();
+      if (now !== 0) return now;
+      if ((this.get('SELECT count(*) AS n FROM sqlite_master') as { n: number }).n > 0) return -1;
+      this.db.exec(SCHEMA);
+      this.db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
+      return SCHEMA_VERSION;
+    });
+  }
+
+  private userVersion(): number {
+    return (this.get('PRAGMA user_version') as { user_version: number }).user_version;
+  }
+
+  /** The prepared statement of `sql` (prepared once per connection). */
+  statement(sql: string): StatementSync {
+    let s = this.statements.get(sql);
+    if (!s) { s = this.db.prepare(sql); this.statements.set(sql, s); }
+    return s;
+  }
+
+  get(sql: string, ...params: SQLInputValue[]): Record<string, unknown> | undefined {
+    return this.statement(sql).get(...params) as Record<string, unknown> | undefined;
+  }
+
+  all(sql: string, ...params: SQLInputValue[]): Record<string, unknown>[] {
+    return this.statement(sql).all(...params) as Record<string, unknown>[];
+  }
+
+  run(sql: string, ...params: SQLInputValue[]): number {
+    return Number(this.statement(sql).run(...params).changes);
+  }
+
+  /** Named parameters (`$name`), for statements that take a row's values. */
+  runNamed(sql: string, values: Record<string, SQLInputValue>): number {
+    return Number(this.statement(sql).run(values).changes);
+  }
+
+  /**
+   * Runs `fn` in one write transaction, taken at once (`BEGIN IMMEDIATE`: a deferred one
+   * that later needs to write fails at once with SQLITE_BUSY instead of waiting), so
+   * several processes' writes never interleave within one.
+   */
+  transaction<T>(fn: () => T): T {
+    this.db.exec('BEGIN IMMEDIATE');
+    try {
+      const out = fn();
+      this.db.exec('COMMIT');
+      return out;
+    } catch (e) {
+      try { this.db.exec('ROLLBACK'); } catch { /* already rolled back by SQLite */ }
+      throw e;
+    }
+  }
+
+  /** True when the file at the path is no longer the one this connection opened (deleted, moved aside, rebuilt). */
+  replaced(): boolean {
+    return identityOf(this.file) !== this.identity;
+  }
+
+  close(): void {
+    try { this.db.close(); } catch { /* already closed */ }
+  }
+}
+
+function identityOf(file: string): string | undefined {
+  try {
+    const st = statSync(file);
+    return `${st.dev}:${st.ino}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Moves a damaged database aside (one generation kept) with its WAL and shared memory files removed. */
+export function moveAside(file: string): void {
+  try { renameSync(file, `${file}.damaged`); } catch { /* gone already */ }
+  // A WAL left at the path would be replayed into the new file: it belongs to the damaged one.
+  for (const suffix of ['-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
+}
+
+/**
+ * `PRAGMA quick_check` of the file in a worker thread (it reads every page: O(size), so never
+ * on the main thread nor before a first answer). Resolves to the problems found, [] when
+ * none; a check that could not run (busy, the file gone) resolves to [].
+ */
+export async function quickCheck(file: string): Promise<string[]> {
+  const { Worker } = await import('node:worker_threads');
+  const code = `
+    const { parentPort, workerData } = require('node:worker_threads');
+    let out = [];
+    process.emitWarning = () => {};
+    try {
+      const { DatabaseSync } = process.getBuiltinModule('node:sqlite');
+      const db = new DatabaseSync(workerData);
+      db.exec('PRAGMA busy_timeout = 5000');
+      out = db.prepare('PRAGMA quick_check').all().map((r) => String(Object.values(r)[0])).filter((s) => s !== 'ok');
+      db.close();
+    } catch (e) {
+      const c = e && typeof e.errcode === 'number' ? e.errcode & 0xff : 0;
+      if (c === ${SQLITE_CORRUPT} || c === ${SQLITE_NOTADB}) out = [String(e.message)];
+    }
+    parentPort.postMessage(out);`;
+  return new Promise((resolve) => {
+    const w = new Worker(code, { eval: true, workerData: file });
+    w.once('message', (m: string[]) => { resolve(m); void w.terminate(); });
+    w.once('error', () => resolve([]));
+    w.once('exit', () => resolve([]));
+    w.unref();
+  });
+}

@@ -1,0 +1,228 @@
+/**
+ * Listing from the catalog (docs/architecture.md §6): pages of calls, a call's place in
+ * a list, runs for pickers, run summaries, the pickers' facets. Each is one SQL query
+ * that an index of `database.ts` answers in order (ORDER BY … LIMIT … OFFSET, COUNT over
+ * an index range), never a walk of every row in JavaScript. The runs a page names are
+ * checked against their logs first (a stale row is re-indexed, then the page is asked
+ * again), so a page always agrees with the logs.
+ */
+import type { SQLInputValue } from 'node:sqlite';
+import { EvidenceError } from '../../errors.js';
+import type { CallErrorCode, CallFilter, CallPage, CallQuery, CallStatus, CallSummary, ListedRunSource, RunQuery, RunStatus, RunSummary, StorageState } from '../types.js';
+import { runRowOf, type Catalog, type RunRow } from './catalog.js';
+import type { CallListing, RunValues } from './rows.js';
+
+/** An unfinished run whose log was written to within this window counts as running (another window may own it). */
+export const RUNNING_GRACE_MS = 10 * 60 * 1000;
+
+/** Largest page. */
+const MAX_LIMIT = 1000;
+
+const SOURCE_KINDS = new Set(['tool', 'participant', 'hook', 'cli', 'mcp', 'command', 'api']);
+
+/** True when the run is open in this process. */
+export type IsLive = (runId: string) => boolean;
+
+/** The runs open in this process (a query's `running` test needs them). */
+export type LiveRuns = () => readonly string[];
+
+/** A run's status as read back. */
+export function runStatusOf(row: RunRow, isLive: IsLive, now = Date.now()): RunStatus {
+  if (row.status) return row.status;
+  return isLive(row.id) || now - row.m < RUNNING_GRACE_MS ? 'running' : 'interrupted';
+}
+
+/** What `listRuns` reports for one row. */
+export function summaryOf(row: RunRow, tenant: string, isLive: IsLive): RunSummary {
+  return {
+    runId: row.id, tenant, label: row.label, startedAt: row.startedAt, finishedAt: row.finishedAt, status: runStatusOf(row, isLive),
+    pinned: row.pinned, source: sourceOf(row.source), profileHash: row.profileHash, callCount: row.callCount, totalBytes: row.z + row.blobBytes,
+    tornTail: row.tornTail, problems: row.problems,
+  };
+}
+
+/** The run's source as recorded (`tool` when absent or not understood). */
+export function sourceOf(source: unknown): ListedRunSource {
+  const s = source as { kind?: unknown; agent?: unknown; sessionId?: unknown } | undefined;
+  if (!s || typeof s !== 'object' || typeof s.kind !== 'string' || !SOURCE_KINDS.has(s.kind)) return { kind: 'tool' };
+  return {
+    kind: s.kind as ListedRunSource['kind'],
+    ...(typeof s.agent === 'string' ? { agent: s.agent } : {}), ...(typeof s.sessionId === 'string' ? { sessionId: s.sessionId } : {}),
+  };
+}
+
+function positive(name: string, v: unknown, max: number, min = 1): number {
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min || v > max) throw new EvidenceError('invalidArgument', `${name} must be an integer from ${min} to ${max}`);
+  return v;
+}
+
+function optionalString(name: string, v: unknown): string | undefined {
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string' || v.length > 1024) throw new EvidenceError('invalidArgument', `${name} must be a string of at most 1024 characters`);
+  return v;
+}
+
+/** Checks a query from an untrusted caller (a webview): one sentence per mistake. */
+export function validateCallQuery(q: CallQuery): CallQuery {
+  if (q === null || typeof q !== 'object') throw new EvidenceError('invalidArgument', 'query must be an object');
+  positive('offset', q.offset, Number.MAX_SAFE_INTEGER, 0);
+  positive('limit', q.limit, MAX_LIMIT);
+  if (q.order !== undefined && !['newest', 'oldest', 'largest'].includes(q.order)) throw new EvidenceError('invalidArgument', 'order must be newest, oldest or largest');
+  if (q.outcome !== undefined && !['ok', 'failed', 'running'].includes(q.outcome)) throw new EvidenceError('invalidArgument', 'outcome must be ok, failed or running');
+  if (q.source !== undefined && !SOURCE_KINDS.has(q.source)) throw new EvidenceError('invalidArgument', 'source is not a known kind');
+  optionalString('runId', q.runId);
+  optionalString('callId', q.callId);
+  if (q.callId !== undefined && q.runId === undefined) throw new EvidenceError('invalidArgument', 'callId needs the runId it belongs to');
+  optionalString('tool', q.tool);
+  optionalString('text', q.text);
+  return q;
+}
+
+/** `lower(x)` for SQL: SQLite's own folds ASCII only, so non-ASCII text folds as JavaScript does (a function call per row). */
+function lowerSql(text: string, column: string): string {
+  // eslint-disable-next-line no-control-regex
+  return /^[\x00-\x7f]*$/.test(text) ? `lower(${column})` : `lower_js(${column})`;
+}
+
+/**
+ * The WHERE clause of a call filter over `calls c` and its parameters. An unfinished call
+ * is running while its run is (unfinished, and open in this process or written to within
+ * the grace window), else interrupted, which the outcome filter counts as failed.
+ */
+function whereOf(q: CallFilter, live: LiveRuns): { sql: string; params: Record<string, SQLInputValue> } {
+  const where: string[] = [];
+  const params: Record<string, SQLInputValue> = {};
+  if (q.runId !== undefined) { where.push('c.run_id = $run'); params.run = q.runId; }
+  if (q.callId !== undefined) { where.push('c.call_id = $call'); params.call = q.callId; }
+  if (q.tool !== undefined) { where.push('c.tool = $tool'); params.tool = q.tool; }
+  if (q.source !== undefined) { where.push('c.source_kind = $source'); params.source = q.source; }
+  if (q.outcome !== undefined) {
+    const running = `EXISTS (SELECT 1 FROM runs r WHERE r.run_id = c.run_id AND r.status IS NULL
+      AND (r.log_mtime > $since OR r.run_id IN (SELECT value FROM json_each($live))))`;
+    if (q.outcome === 'ok') where.push("c.outcome = 'ok'");
+    else {
+      params.since = Date.now() - RUNNING_GRACE_MS;
+      params.live = JSON.stringify(live());
+      where.push(q.outcome === 'running' ? `(c.outcome = 'open' AND ${running})` : `(c.outcome = 'failed' OR (c.outcome = 'open' AND NOT ${running}))`);
+    }
+  }
+  if (q.text !== undefined) {
+    const t = q.text.toLowerCase();
+    params.text = t;
+    where.push(`(instr(${lowerSql(t, 'c.tool')}, $text) > 0 OR instr(${lowerSql(t, 'c.run_id')}, $text) > 0 OR instr(c.call_id, $text) > 0
+      OR EXISTS (SELECT 1 FROM runs r WHERE r.run_id = c.run_id AND instr(${lowerSql(t, "coalesce(r.label, '')")}, $text) > 0))`);
+  }
+  return { sql: where.length ? `WHERE ${where.join(' AND ')}` : '', params };
+}
+
+/** The sort key of a call (oldest first): start time, its run's start and id, its number in the run. */
+const KEY = 'c.started_ms, c.run_started_ms, c.run_id, c.n';
+const ORDER: Record<NonNullable<CallQuery['order']>, string> = {
+  newest: 'c.started_ms DESC, c.run_started_ms DESC, c.run_id DESC, c.n DESC',
+  oldest: 'c.started_ms, c.run_started_ms, c.run_id, c.n',
+  largest: 'c.bytes DESC, c.started_ms DESC, c.run_started_ms DESC, c.run_id DESC, c.n DESC',
+};
+
+/** A page's row: the call's columns and its run's. */
+interface PageRow {
+  run_id: string; call_id: string; tool: string; outcome: string; log_off: number | null; log_len: number | null; entry: string;
+  r_label: string | null; r_source: string | null; r_status: string | null; r_mtime: number;
+}
+
+function selectPage(catalog: Catalog, q: CallQuery, live: LiveRuns): { total: number; rows: PageRow[] } {
+  const { sql, params } = whereOf(q, live);
+  return catalog.use((db) => {
+    // The unfiltered count is kept by triggers (no scan of 233,000 index entries per page).
+    const total = sql === '' ? (db.get('SELECT calls AS n FROM totals') as { n: number }).n
+      : (db.statement(`SELECT count(*) AS n FROM calls c ${sql}`).get(params) as { n: number }).n;
+    const rows = db.statement(`SELECT c.run_id, c.call_id, c.tool, c.outcome, c.log_off, c.log_len, c.entry,
+        r.label AS r_label, r.source AS r_source, r.status AS r_status, r.log_mtime AS r_mtime
+      FROM calls c JOIN runs r ON r.run_id = c.run_id ${sql} ORDER BY ${ORDER[q.order ?? 'newest']} LIMIT $limit OFFSET $offset`)
+      .all({ ...params, limit: q.limit, offset: q.offset }) as unknown as PageRow[];
+    return { total, rows };
+  });
+}
+
+/** One listed call from its page row. */
+function callSummaryOf(c: PageRow, isLive: IsLive, now: number): CallSummary {
+  const source = sourceOf(c.r_source === null ? undefined : JSON.parse(c.r_source));
+  const base = { runId: c.run_id, callId: c.call_id, tool: c.tool, source, ...(c.r_label !== null ? { runLabel: c.r_label } : {}) };
+  const e = JSON.parse(c.entry) as CallListing;
+  if (c.outcome === 'open') {
+    const runRunning = c.r_status === null && (isLive(c.run_id) || now - c.r_mtime < RUNNING_GRACE_MS);
+    return { ...base, startedAt: e.s, status: runRunning ? 'running' : 'interrupted', resultBytes: 0, attachments: [] };
+  }
+  return {
+    ...base, startedAt: e.s, finishedAt: e.f, status: e.st as CallStatus,
+    ...(e.e !== undefined ? { errorCode: e.e as CallErrorCode } : {}),
+    ...(e.x !== undefined ? { exitCode: e.x } : {}), ...(e.sg !== undefined ? { signal: e.sg } : {}),
+    ...(e.to ? { timedOut: true } : {}), ...(e.ca ? { cancelled: true } : {}),
+    resultBytes: e.b!, stored: e.sto as StorageState, sha256Prefix: e.sha!.slice(0, 12), sha256: e.sha!, ...(e.md ? { manifestDigest: e.md } : {}), ...(e.h ? { handle: `res_${c.call_id}` } : {}),
+    attachments: (e.a ?? []).map(([name, slot, sizeBytes, stored]) => ({ name, handle: `out_${c.call_id}_${slot}`, sizeBytes, stored: stored as StorageState })),
+    ...(c.log_off !== null && c.log_len !== null ? { logRecord: { offset: c.log_off, length: c.log_len } } : {}),
+  };
+}
+
+/** `RunStore.queryCalls`: one page, its runs checked against their logs first. */
+export async function queryCalls(catalog: Catalog, q: CallQuery, isLive: IsLive, live: LiveRuns): Promise<CallPage> {
+  validateCallQuery(q);
+  let page = selectPage(catalog, q, live);
+  // A stale row is re-indexed from its log, and the page asked again (once: the logs win).
+  if (await catalog.verifyRuns(page.rows.map((c) => c.run_id))) page = selectPage(catalog, q, live);
+  const now = Date.now();
+  return { total: page.total, offset: q.offset, rows: page.rows.map((c) => callSummaryOf(c, isLive, now)) };
+}
+
+/**
+ * `RunStore.callIndex`: the position of one call in the list a query gives
+ * (docs/contracts.md §3.4, "Reveal"), or undefined when the filters hide it or it is not
+ * listed: the calls before it in the query's order, counted over the index.
+ */
+export async function callIndex(catalog: Catalog, q: CallFilter, runId: string, callId: string, live: LiveRuns): Promise<number | undefined> {
+  validateCallQuery({ ...q, offset: 0, limit: 1 });
+  if ((q.runId !== undefined && q.runId !== runId) || (q.callId !== undefined && q.callId !== callId)) return undefined;
+  const { sql, params } = whereOf(q, live);
+  return catalog.use((db) => {
+    const me = db.statement(`SELECT c.started_ms, c.run_started_ms, c.run_id, c.n, c.bytes FROM calls c
+      ${sql ? `${sql} AND` : 'WHERE'} c.run_id = $meRun AND c.call_id = $meCall`).get({ ...params, meRun: runId, meCall: callId }) as
+      { started_ms: number; run_started_ms: number; run_id: string; n: number; bytes: number } | undefined;
+    if (!me) return undefined;
+    const key = { k1: me.started_ms, k2: me.run_started_ms, k3: me.run_id, k4: me.n, ...(q.order === 'largest' ? { kb: me.bytes } : {}) };
+    const before = q.order === 'oldest' ? `(${KEY}) < ($k1, $k2, $k3, $k4)`
+      : q.order === 'largest' ? `(c.bytes, ${KEY}) > ($kb, $k1, $k2, $k3, $k4)` : `(${KEY}) > ($k1, $k2, $k3, $k4)`;
+    const n = db.statement(`SELECT count(*) AS n FROM calls c ${sql ? `${sql} AND` : 'WHERE'} ${before}`).get({ ...params, ...key }) as { n: number };
+    return n.n;
+  });
+}
+
+/** `RunStore.queryRuns`: newest first, id or label containing the text; or the listed runs among `runIds`, in their order. */
+export async function queryRuns(catalog: Catalog, q: RunQuery, tenant: string, isLive: IsLive): Promise<RunSummary[]> {
+  if (q === null || typeof q !== 'object') throw new EvidenceError('invalidArgument', 'query must be an object');
+  positive('limit', q.limit, MAX_LIMIT);
+  const skip = q.offset === undefined ? 0 : positive('offset', q.offset, Number.MAX_SAFE_INTEGER, 0);
+  const text = optionalString('text', q.text)?.toLowerCase();
+  if (q.runIds !== undefined && (!Array.isArray(q.runIds) || q.runIds.length > q.limit || q.runIds.some((id) => typeof id !== 'string'))) {
+    throw new EvidenceError('invalidArgument', 'runIds must be at most limit run ids');
+  }
+  const pick = (): RunRow[] => {
+    if (q.runIds !== undefined) {
+      const byId = new Map(catalog.runsById(q.runIds).map((r) => [r.id, r]));
+      return q.runIds.flatMap((id) => { const r = byId.get(id); return r?.ok ? [r] : []; });
+    }
+    const filter = text === undefined ? '' : `AND (instr(${lowerSql(text, 'run_id')}, $text) > 0 OR instr(${lowerSql(text, "coalesce(label, '')")}, $text) > 0)`;
+    return catalog.use((db) => db.statement(`SELECT * FROM runs WHERE ok = 1 ${filter} ORDER BY ok DESC, started_ms DESC, run_id DESC LIMIT $limit OFFSET $offset`)
+      .all({ ...(text !== undefined ? { text } : {}), limit: q.limit, offset: skip }))
+      .map((r) => runRowOf(r as unknown as RunValues));
+  };
+  let rows = pick();
+  if (await catalog.verifyRuns(rows.map((r) => r.id))) rows = pick();
+  return rows.map((r) => summaryOf(r, tenant, isLive));
+}
+
+/** The pickers' choices: every tool of a listed call and every source kind of a run with calls (two index walks). */
+export function facetsOf(catalog: Catalog): { tools: string[]; sources: ListedRunSource['kind'][] } {
+  return catalog.use((db) => ({
+    tools: db.all('SELECT DISTINCT tool FROM calls ORDER BY tool').map((r) => r.tool as string),
+    sources: db.all('SELECT DISTINCT source_kind FROM calls ORDER BY source_kind').map((r) => r.source_kind as ListedRunSource['kind']),
+  }));
+}

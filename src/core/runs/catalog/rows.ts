@@ -1,0 +1,221 @@
+/**
+ * What the catalog keeps of each log record (docs/architecture.md §6): the values of one
+ * run's row and of its calls' rows, made from the records themselves. Pure: the
+ * database code (`catalog.ts`) writes these values, and a run re-indexed from its log is
+ * the same fold over its records, so the rows a live writer leaves and the rows a
+ * rebuild from the logs leaves are the same rows.
+ */
+import type { ReadLogResult } from '../runLog.js';
+import type { CallFinishedRecord, CallStartedRecord, LogProblem, RunRecord, RunStartedRecord } from '../types.js';
+
+const SOURCE_KINDS = new Set(['tool', 'participant', 'hook', 'cli', 'mcp', 'command', 'api']);
+
+/** A run's row (columns of `runs`). */
+export interface RunValues {
+  run_id: string;
+  /** The 10-hex token a run id ends with (its calls are `<token>-<n>`, handles name runs by it), else the id. */
+  token: string;
+  /** 1 when the log's first record is this tenant's `run_started`: only then does the run list or mint anything. */
+  ok: number;
+  started_ms: number;
+  started_at: string;
+  finished_at: string | null;
+  status: string | null;
+  label: string | null;
+  pinned: number;
+  /** The recorded `source`, as JSON. */
+  source: string | null;
+  source_kind: string;
+  profile_hash: string;
+  torn: number;
+  /** The log's skipped lines, as JSON (null when none). */
+  problems: string | null;
+  log_size: number;
+  log_mtime: number;
+  blob_bytes: number;
+  call_count: number;
+}
+
+/** What a listed call shows beyond its sort and filter columns (`calls.entry`, JSON). */
+export interface CallListing {
+  /** Started and finished at, as recorded. */
+  readonly s: string;
+  readonly f?: string;
+  /** Recorded status, error code, exit code, signal, timed out, cancelled. */
+  readonly st?: string; readonly e?: string; readonly x?: number | null; readonly sg?: string | null; readonly to?: boolean; readonly ca?: boolean;
+  /** Result bytes, storage state, sha256, manifest digest (artifacts), result handle minted. */
+  readonly b?: number; readonly sto?: string; readonly sha?: string; readonly md?: string; readonly h?: boolean;
+  /** Attachments: name, slot, size, storage state. */
+  readonly a?: readonly (readonly [string, string, number, string])[];
+}
+
+/** A call's row (columns of `calls`). */
+export interface CallValues {
+  run_id: string;
+  call_id: string;
+  /** `n` of a call id `<token>-<n>` (0 for another form): calls of one run started in the same millisecond sort by it. */
+  n: number;
+  run_started_ms: number;
+  source_kind: string;
+  tool: string;
+  started_ms: number;
+  /** `ok` or `failed` once finished (a command recorded `ok` that exited non-zero is failed), `open` before. */
+  outcome: string;
+  /** Result plus attachment bytes (the `largest` order). */
+  bytes: number;
+  /** Bytes kept outside the log (blobs, the artifact a read names): retention counts them. */
+  blob_bytes: number;
+  log_off: number | null;
+  log_len: number | null;
+  /** 1 when the log finishes this call twice: its handles then resolve to nothing. */
+  ambiguous: number;
+  entry: string;
+}
+
+/** The 10-hex token a run id ends with, or the id itself. */
+export function tokenOf(runId: string): string {
+  return /-([0-9a-f]{10})$/.exec(runId)?.[1] ?? runId;
+}
+
+/** `n` of a call id `<token>-<n>` of this run, 0 when it has another form. */
+function callNumberOf(token: string, callId: string): number {
+  if (!callId.startsWith(`${token}-`)) return 0;
+  const digits = callId.slice(token.length + 1);
+  return /^[1-9]\d{0,14}$/.test(digits) ? Number(digits) : 0;
+}
+
+/** The source kind a run lists under (`tool` when absent or not understood). */
+export function sourceKindOf(src: unknown): string {
+  const kind = src !== null && typeof src === 'object' ? (src as { kind?: unknown }).kind : undefined;
+  return typeof kind === 'string' && SOURCE_KINDS.has(kind) ? kind : 'tool';
+}
+
+function timeOf(text: string): number {
+  const ms = Date.parse(text);
+  return Number.isFinite(ms) ? ms : 0;
+}
+
+/** A run's row from its `run_started` record, before any other record. */
+export function startedRun(record: RunStartedRecord, tenant: string): RunValues {
+  const src = (record as { source?: unknown }).source;
+  return {
+    run_id: record.runId, token: tokenOf(record.runId), ok: record.tenant === tenant ? 1 : 0,
+    started_ms: timeOf(record.startedAt), started_at: record.startedAt, finished_at: null, status: null,
+    label: record.label ?? null, pinned: record.pinned ? 1 : 0, source: src === undefined ? null : JSON.stringify(src),
+    source_kind: sourceKindOf(src), profile_hash: record.profileHash, torn: 0, problems: null, log_size: 0, log_mtime: 0, blob_bytes: 0, call_count: 0,
+  };
+}
+
+/** A row for a run whose log does not start with this tenant's `run_started` (it lists and mints nothing). */
+export function foreignRun(runId: string): RunValues {
+  return {
+    run_id: runId, token: tokenOf(runId), ok: 0, started_ms: 0, started_at: '', finished_at: null, status: null, label: null, pinned: 0,
+    source: null, source_kind: 'tool', profile_hash: '', torn: 0, problems: null, log_size: 0, log_mtime: 0, blob_bytes: 0, call_count: 0,
+  };
+}
+
+/** A call's row from its `call_started` record. */
+export function startedCall(run: Pick<RunValues, 'token' | 'started_ms' | 'source_kind'>, record: CallStartedRecord): CallValues {
+  const listing: CallListing = { s: record.startedAt };
+  return {
+    run_id: record.runId, call_id: record.callId, n: callNumberOf(run.token, record.callId), run_started_ms: run.started_ms, source_kind: run.source_kind,
+    tool: record.tool, started_ms: timeOf(record.startedAt), outcome: 'open', bytes: 0, blob_bytes: 0, log_off: null, log_len: null, ambiguous: 0,
+    entry: JSON.stringify(listing),
+  };
+}
+
+/** The exit value of a command call (its inline `value` attachment), when there is one. */
+function exitOf(record: CallFinishedRecord): { x?: number | null; sg?: string | null; to?: boolean; ca?: boolean } {
+  const out: { x?: number | null; sg?: string | null; to?: boolean; ca?: boolean } = {};
+  const value = record.attachments.find((a) => a.name === 'value' && a.inline !== undefined);
+  if (value) {
+    try {
+      const v = JSON.parse(value.inline!) as { code?: unknown; signal?: unknown; timedOut?: unknown; aborted?: unknown };
+      if (typeof v.code === 'number' || v.code === null) out.x = v.code;
+      if (typeof v.signal === 'string' || v.signal === null) out.sg = v.signal;
+      if (v.timedOut === true) out.to = true;
+      if (v.aborted === true) out.ca = true;
+    } catch { /* not a command's exit value: nothing to list */ }
+  }
+  if (record.error?.code === 'timeout') out.to = true;
+  if (record.error?.code === 'aborted') out.ca = true;
+  return out;
+}
+
+/**
+ * A call's row from its `call_finished` record (`at`, `length`: where that line is in the
+ * log). Its outcome is failed when the status is not `ok`, or when a command recorded `ok`
+ * exited non-zero, by a signal, timed out or was cancelled (docs/contracts.md §3.4, "Outcome").
+ */
+export function finishedCall(run: Pick<RunValues, 'token' | 'started_ms' | 'source_kind'>, record: CallFinishedRecord, at: number, length: number): CallValues {
+  // Kept bytes a run accounts for in retention: its blobs and the artifact a read names (its bytes live once,
+  // in the artifact store; docs/contracts.md §2.7 counts them against the budget like blobs).
+  let blob = record.stored === 'blob' || record.stored === 'artifact' ? record.resultBytes : 0;
+  let attached = 0;
+  for (const a of record.attachments) { attached += a.sizeBytes; if (a.stored === 'blob') blob += a.sizeBytes; }
+  const exit = exitOf(record);
+  const failedExit = (typeof exit.x === 'number' && exit.x !== 0) || (typeof exit.sg === 'string' && exit.sg !== '') || exit.to === true || exit.ca === true;
+  const listing: CallListing = {
+    s: record.startedAt, f: record.finishedAt, st: record.status, ...(record.error ? { e: record.error.code } : {}), ...exit,
+    b: record.resultBytes, sto: record.stored, sha: record.sha256, ...(record.manifestDigest ? { md: record.manifestDigest } : {}),
+    ...(record.resultHandle ? { h: true } : {}), a: record.attachments.map((a) => [a.name, a.slot, a.sizeBytes, a.stored] as const),
+  };
+  return {
+    run_id: record.runId, call_id: record.callId, n: callNumberOf(run.token, record.callId), run_started_ms: run.started_ms, source_kind: run.source_kind,
+    tool: record.tool, started_ms: timeOf(record.startedAt), outcome: record.status === 'ok' && !failedExit ? 'ok' : 'failed',
+    bytes: record.resultBytes + attached, blob_bytes: blob, log_off: at, log_len: length, ambiguous: 0, entry: JSON.stringify(listing),
+  };
+}
+
+/** Handles a finished call minted (the strings `handlesOf` gives for its record). */
+export function handlesOfListing(callId: string, e: CallListing): string[] {
+  const out: string[] = e.h ? [`res_${callId}`] : [];
+  for (const [, slot] of e.a ?? []) out.push(`out_${callId}_${slot}`);
+  return out;
+}
+
+/** One run re-indexed from its parsed log: its row, its calls' rows in log order, and the log's stamp. */
+export interface RunSnapshot {
+  readonly run: RunValues;
+  readonly calls: readonly CallValues[];
+}
+
+/**
+ * The rows a log gives: its records folded in order. A log whose first record is not
+ * this tenant's `run_started` gives a row that lists and mints nothing.
+ */
+export function snapshotOf(runId: string, tenant: string, log: ReadLogResult, stamp: { size: number; mtimeMs: number }): RunSnapshot {
+  const first = log.records[0];
+  const problems: readonly LogProblem[] = log.problems;
+  const stamped = (run: RunValues): RunValues => ({
+    ...run, torn: log.tornTail ? 1 : 0, problems: problems.length ? JSON.stringify(problems) : null, log_size: stamp.size, log_mtime: stamp.mtimeMs,
+  });
+  if (first?.type !== 'run_started' || first.tenant !== tenant || first.runId !== runId) return { run: stamped(foreignRun(runId)), calls: [] };
+  const run = startedRun(first, tenant);
+  const calls = new Map<string, CallValues>();
+  log.records.forEach((r: RunRecord, i) => {
+    const [start, end] = log.spans[i]!;
+    applyToRun(run, calls, r, start, end - start);
+  });
+  return { run: stamped(run), calls: [...calls.values()] };
+}
+
+/**
+ * Folds one record into a run's row and its calls (by id). The same rules the
+ * incremental writer follows in SQL (`Catalog.recorded`).
+ */
+function applyToRun(run: RunValues, calls: Map<string, CallValues>, r: RunRecord, at: number, length: number): void {
+  switch (r.type) {
+    case 'run_started': return;
+    case 'run_pinned': run.pinned = r.pinned ? 1 : 0; return;
+    case 'run_finished': run.finished_at = r.finishedAt; run.status = r.status; return;
+    case 'call_started': if (!calls.has(r.callId)) calls.set(r.callId, startedCall(run, r)); return;
+    case 'call_finished': {
+      const prior = calls.get(r.callId);
+      const next = finishedCall(run, r, at, length);
+      if (prior && prior.outcome !== 'open') { next.ambiguous = 1; run.blob_bytes -= prior.blob_bytes; } else run.call_count++;
+      run.blob_bytes += next.blob_bytes;
+      calls.set(r.callId, next);
+    }
+  }
+}
