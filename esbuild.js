@@ -68,7 +68,7 @@ const common = {
 };
 
 /** The product's Node bundles (extension, MCP server, command line). */
-const nodeProduct = { ...common, platform: 'node', format: 'cjs', target: 'node20', plugins: [problemMatcher, awsSdkApart] };
+const nodeProduct = { ...common, platform: 'node', format: 'cjs', target: 'node22', plugins: [problemMatcher, awsSdkApart] };
 
 const configs = [
   {
@@ -99,7 +99,7 @@ const configs = [
     outfile: 'dist/aws-s3.js',
     platform: 'node',
     format: 'cjs',
-    target: 'node20',
+    target: 'node22',
   },
   {
     // The pattern-search worker (src/core/runs/patternWorker.ts), started in a worker
@@ -110,7 +110,7 @@ const configs = [
     outfile: 'dist/patternWorker.js',
     platform: 'node',
     format: 'cjs',
-    target: 'node20',
+    target: 'node22',
   },
   {
     ...common,
@@ -134,11 +134,11 @@ if (tests) {
     outdir: 'out/test/integration',
     platform: 'node',
     format: 'cjs',
-    target: 'node20',
+    target: 'node22',
     external: ['vscode', 'mocha'],
   });
   // Test bundles that call the core directly find the worker beside them too.
-  configs.push({ ...common, entryPoints: ['src/core/runs/patternWorker.ts'], outfile: 'out/test/integration/patternWorker.js', platform: 'node', format: 'cjs', target: 'node20' });
+  configs.push({ ...common, entryPoints: ['src/core/runs/patternWorker.ts'], outfile: 'out/test/integration/patternWorker.js', platform: 'node', format: 'cjs', target: 'node22' });
 }
 
 async function main() {

@@ -5,8 +5,8 @@
  * bench/hostProbe.ts running inside each new extension host as the workbench's
  * `extensionTestsPath`. Three extension hosts, one after another in the same workbench:
  *   empty   — the workspace before anything was recorded (the floor of every figure);
- *   first   — the first reload after seeding: the catalog has no checkpoint yet (first
- *             open after an upgrade or after the catalog was lost);
+ *   first   — the first reload after seeding (the seeder wrote the catalog database
+ *             and marked it built: the extension host opens it, nothing to replay);
  *   morning — the next reload: what a person gets every morning.
  * Each prints: activation, activation → first `read_tool_output` answer of a known
  * handle through `vscode.lm.invokeTool`, further hits and misses (medians), the largest

@@ -12,7 +12,7 @@
 import * as assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import * as path from 'node:path';
-import { CATALOG_FILE } from '../src/core/runs/catalogFormat.js';
+import { CATALOG_FILE } from '../src/core/runs/catalog/catalog.js';
 import { findFile, Workbench, type WorkbenchOptions } from '../test/harness/workbench.js';
 import { seed } from './scale.bench.js';
 import { median, report } from './util.js';
@@ -48,8 +48,8 @@ export async function seededWorkbench(label: string, runs: number, opts: Pick<Wo
     assert.ok(log, 'no run log in the workspace storage');
     const tenantDir = path.dirname(log);
     const root = path.dirname(path.dirname(tenantDir));
-    // A fresh catalog written by the seeder (the capture's own log is indexed when the store opens again).
-    for (const f of [CATALOG_FILE, `${CATALOG_FILE}.ckpt`]) rmSync(path.join(tenantDir, f), { force: true });
+    // A fresh catalog database written by the seeder (it indexes the capture's own log too, listing the folder at the end).
+    for (const f of ['', '-wal', '-shm']) rmSync(path.join(tenantDir, `${CATALOG_FILE}${f}`), { force: true });
     const seeded = await seed(root, runs, path.basename(tenantDir));
     console.log(`${runs.toLocaleString('en')} runs, ${seeded.calls.toLocaleString('en')} calls, ${seeded.files.toLocaleString('en')} files and folders seeded in ${seeded.seconds.toFixed(1)} s`);
     return { wb, seeded, tenantDir };

@@ -7,14 +7,15 @@
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { withSupportedNode } from './node24.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const only = process.argv.slice(2); // e.g. `npm test -- unit e2e`
 
 /** Runs a command, echoing its output, and returns { code, output }. */
-function run(cmd, args, env = {}) {
+function run(cmd, args, env = process.env) {
   return new Promise((resolve) => {
-    const child = spawn(cmd, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(cmd, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     const tee = (stream, to) => stream.on('data', (d) => { output += d; to.write(d); });
     tee(child.stdout, process.stdout);
@@ -44,11 +45,20 @@ const steps = [
 
 const results = [];
 let failedSteps = 0;
+// Setup runs on the Node that started `npm test` (20 on a fresh machine) and installs Node 24 into
+// .tools/; every later step runs with a Node >= 22.14 first on PATH (node:sqlite: the run catalog),
+// so typecheck, lint, mocha, esbuild and the suites all run on it, and npm and npx too (#!/usr/bin/env node).
+let env = process.env;
 for (const step of steps) {
   if (only.length && step.kind !== 'step' && !only.includes(step.name)) continue;
   console.log(`\n▶ ${step.name}`);
   const t0 = Date.now();
-  const { code, output } = await run(step.cmd, step.args);
+  const { code, output } = await run(step.cmd, step.args, env);
+  if (step.name === 'setup' && code === 0) {
+    env = withSupportedNode();
+    const { code: c, output: v } = await run('node', ['--version'], env);
+    console.log(`  later steps run on Node ${v.trim()}${c === 0 ? '' : ' (could not be started)'}`);
+  }
   const seconds = ((Date.now() - t0) / 1000).toFixed(1);
   if (step.kind === 'step') {
     console.log(`◀ ${step.name}: ${code === 0 ? 'ok' : `failed (exit ${code})`} in ${seconds} s`);

@@ -8,6 +8,7 @@ import { importFile, list, read, search, verify } from './evidence.js';
 import { hook } from './hook.js';
 import { processIo, type CliIo } from './io.js';
 import { STORAGE_ENV } from './session.js';
+import { exitOnOldNode } from '../core/nodeVersion.js';
 
 /** The subcommands that open a store (all but `hook` and `mcp`). */
 const STORE_COMMANDS: Readonly<Record<string, (argv: readonly string[], io: CliIo) => Promise<number>>> = { capture, read, search, import: importFile, list, verify };
@@ -65,6 +66,7 @@ function restoreShimEnvironment(env: NodeJS.ProcessEnv): void {
 }
 
 if (require.main === module) {
+  exitOnOldNode();
   restoreShimEnvironment(process.env);
   const self = [process.execPath, process.argv[1] ?? ''];
   void runCli(process.argv.slice(2), processIo(), self).then((code) => {

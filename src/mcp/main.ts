@@ -1,6 +1,8 @@
 /** Entry point of dist/mcp.js (and of `node --import tsx src/mcp/main.ts`): see `main` in server.ts. */
+import { exitOnOldNode } from '../core/nodeVersion.js';
 import { main } from './server.js';
 
+exitOnOldNode();
 void main().then((code) => {
   process.exitCode = code;
   // Anything left holding the event loop (a stuck child pipe) must not keep a closed server alive.

@@ -47,6 +47,8 @@ export function shimScript(i: ShimInputs): string {
       ]
       : ['  exec "$NODE" "$CLI" "$@"']),
     'fi',
+    // The fallback: whatever Node is on PATH (the command line itself refuses one older than 22.14 in one line).
+    'command -v node >/dev/null 2>&1 || { echo "bounded-evidence needs Node 22.14 or newer (none found: the editor\'s Node is gone and no node is on PATH)" >&2; exit 127; }',
     'exec node "$CLI" "$@"',
     '',
   ].join('\n');

@@ -444,21 +444,16 @@ export class RunStore implements RunStoreApi {
     if (handle.length < 1 || handle.length > MAX_HANDLE_LENGTH) throw accessDenied();
     // The database holds what every process indexed up to now: another process's handle is found at once.
     let candidates = this.catalog.candidates(handle);
-    if (candidates.length === 0 && this.catalog.busy()) {
-      // A repair is re-indexing runs from their logs (a damaged line, an unfinished run): it may mint it.
-      await this.catalog.settled();
-      candidates = this.catalog.candidates(handle);
-    }
     if (candidates.length === 0) {
       // The logs are the truth, the catalog only an index (docs/architecture.md §6): a handle names its run by the
       // run's token (`res_<token>-<n>`, `out_<token>-<n>_<slot>`), so before answering access denied that one
-      // run's log is read again, should the catalog lack a line another process wrote. One log, never a scan.
+      // run's log is read again, should the catalog lack a row of it. One log, never a scan.
       const token = /^(?:res|out)_([0-9a-f]{10})-\d+(?:_|$)/.exec(handle)?.[1];
       let runIds = token ? this.catalog.runsWithToken(token) : [];
-      if (token && runIds.length === 0) {
-        // The catalog does not know that run at all (its lines not yet read, or lost): index the logs it lacks,
-        // when the logs folder changed since it was last listed (else a miss costs a stat, not a listing).
-        await this.catalog.reconcileIfFolderChanged();
+      if (token && runIds.length === 0 && !this.catalog.isBuilt()) {
+        // A catalog not yet built from the logs (new, lost or damaged) may lack the run: the build is waited for
+        // (or, in a short-lived process, done). A built one indexed every run in the same step as its log.
+        await this.catalog.ensureBuilt();
         candidates = this.catalog.candidates(handle);
         runIds = this.catalog.runsWithToken(token);
       }

@@ -4,7 +4,7 @@
  * installed copy, and Electron is started as Node with the variable's old value kept.
  */
 import * as assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -46,6 +46,17 @@ describe('command line shim', () => {
     const script = shimScript({ node: path.join(dir, 'gone-node'), electron: false, cli: path.join(exts, 'gone', 'dist', 'cli.js'), extensionsDir: exts, folderPrefix: 'bounded-evidence.bounded-evidence-', home: dir });
     const env = { ...process.env, PATH: `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}` };
     assert.equal(run(script, ['list'], env).tag, 'new');
+  });
+
+  it('says in one line what it needs when the editor\'s Node is gone and no node is on PATH', () => {
+    const cli = fakeCli(path.join(dir, 'dist', 'cli.js'), 'x');
+    const script = shimScript({ node: path.join(dir, 'gone-node'), electron: false, cli, extensionsDir: dir, folderPrefix: 'x-', home: dir });
+    const shim = path.join(dir, 'bin', 'bounded-evidence');
+    mkdirSync(path.dirname(shim), { recursive: true });
+    writeFileSync(shim, script);
+    chmodSync(shim, 0o755);
+    const r = spawnSync('/bin/sh', [shim, 'list'], { env: { PATH: path.join(dir, 'no-such-bin') }, encoding: 'utf8' });
+    assert.deepEqual([r.status, r.stdout, r.stderr], [127, '', "bounded-evidence needs Node 22.14 or newer (none found: the editor's Node is gone and no node is on PATH)\n"]);
   });
 
   it('starts Electron as Node and hands the command line the variable\'s previous value', () => {

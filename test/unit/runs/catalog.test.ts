@@ -62,17 +62,29 @@ describe('catalog: an index of runs, calls and handles (docs/architecture.md §6
     await rejectsWith(b.readToolOutput({ handle: `res_${callId.replace(/-\d+$/, '-99')}` }), 'accessDenied', 'access denied: unknown handle');
   });
 
-  it('a handle of a run the catalog does not know at all is found in the logs the catalog lacks', async () => {
+  it('a handle of a run the catalog does not know at all: found by the next check of the logs folder, at once while the catalog is not built', async () => {
     const a = await openStore(dir, SMALL);
     const r = await a.startRun({ label: 'unindexed run' });
-    const out = await r.recordResult('t', {}, 'a run with no catalog line');
+    const out = await r.recordResult('t', {}, 'a run with no catalog row');
     await r.finish();
-    // Drop every row of that run: the catalog has never heard of it, its log is there.
+    await a.catalogSettled();
+    // Drop every row of that run (a writer killed between its first log line and its transaction).
     withCatalog(dir, (db) => { for (const t of ['runs', 'calls', 'handles']) db.prepare(`DELETE FROM ${t} WHERE run_id = ?`).run(r.runId); });
     assert.deepEqual(rowCounts(dir), { runs: 0, calls: 0, handles: 0 });
-    // A short-lived process (no start-up check of the folder): the miss itself finds the log.
+    // A built catalog indexed every run in the same step as its log: a miss costs a lookup, never a listing of the
+    // folder, so a short-lived process does not find that run (the one case, docs/architecture.md §6 "Repair")...
     const b = await openStore(dir, { ...SMALL, maintenance: false });
-    assert.equal((await b.readToolOutput({ handle: out.handle! })).content, 'a run with no catalog line');
+    await rejectsWith(b.readToolOutput({ handle: out.handle! }), 'accessDenied', DENIED);
+    assert.equal(b.catalogStats().listings, 0);
+    // ...until a long-lived one checks the folder after its open.
+    const c = await openStore(dir, SMALL);
+    await c.catalogSettled();
+    assert.equal((await b.readToolOutput({ handle: out.handle! })).content, 'a run with no catalog row');
+    // A catalog whose build never finished may lack any run: a miss of an unknown run builds it (here, at once).
+    withCatalog(dir, (db) => { for (const t of ['runs', 'calls', 'handles']) db.prepare(`DELETE FROM ${t} WHERE run_id = ?`).run(r.runId); db.exec("DELETE FROM meta WHERE key = 'built'"); });
+    const d = await openStore(dir, { ...SMALL, maintenance: false });
+    assert.equal((await d.readToolOutput({ handle: out.handle! })).content, 'a run with no catalog row');
+    assert.deepEqual([d.catalogStats().listings, d.catalogStats().built], [1, true]);
   });
 
   it('resolves a handle of a run another store keeps appending to (a growing log never starves the reader)', async function () {

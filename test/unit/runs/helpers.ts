@@ -7,9 +7,13 @@ import * as path from 'node:path';
 import type { BlobKey } from '../../../src/core/blobs/blobKey.js';
 import type { BlobStore } from '../../../src/core/blobs/blobStore.js';
 import type { OpenedFile } from '../../../src/core/integrity.js';
+import { Catalog } from '../../../src/core/runs/catalog/catalog.js';
 import { RunStore } from '../../../src/core/runs/runStore.js';
 import type { RunStoreOptions } from '../../../src/core/runs/types.js';
 import type { VerifiedMarks } from '../../../src/core/verifiedMarks.js';
+
+// Start-up maintenance at once (not a second after the open): tests wait for it with catalogSettled().
+Catalog.startUpDelayMs = 0;
 
 /** A scratch folder removed by `cleanup`. */
 export function scratch(name = 'runs'): { dir: string; cleanup: () => void } {

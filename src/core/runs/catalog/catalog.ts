@@ -116,6 +116,8 @@ const INSERT_CALL_IF_NEW = `INSERT INTO calls (${CALL_COLUMNS}) VALUES (${params
 
 /** The index of one tenant's logs folder. */
 export class Catalog {
+  /** How long after the open the start-up maintenance begins (tests set 0). */
+  static startUpDelayMs = 1000;
   readonly file: string;
   private database: CatalogDatabase;
   private checkedIdentityAt = Date.now();
@@ -123,9 +125,6 @@ export class Catalog {
   private movedAside: string | undefined;
   private reindexed = 0;
   private listings = 0;
-  /** The logs folder's mtime and inode at the last listing. */
-  private listedStamp = '';
-  private listedAt = 0;
   private background: Promise<void> | undefined;
 
   private constructor(readonly dir: string, readonly tenant: string, private readonly maintenance: boolean) {
@@ -141,7 +140,11 @@ export class Catalog {
    */
   static async open(dir: string, tenant: string, options: { maintenance?: boolean } = {}): Promise<Catalog> {
     const c = new Catalog(dir, tenant, options.maintenance ?? true);
-    if (c.maintenance) c.inBackground(() => c.startUp());
+    if (c.maintenance) {
+      // After the first answers: a process's first request (an MCP initialize, a first tool call) does not share
+      // the event loop and the two cores with a listing of 100,000 names and a read of every page.
+      c.inBackground(() => new Promise<void>((resolve) => setTimeout(resolve, Catalog.startUpDelayMs).unref()).then(() => c.startUp()));
+    }
     return c;
   }
 
@@ -336,17 +339,24 @@ export class Catalog {
     for (let i = 0; i < runIds.length; i += WRITE_BATCH) {
       const batch = runIds.slice(i, i + WRITE_BATCH);
       const snaps = await Promise.all(batch.map((id) => this.snapshotFromLog(id)));
-      let written = 0;
-      this.use((db) => db.transaction(() => {
-        written = 0;
-        batch.forEach((id, k) => {
-          const snap = snaps[k];
-          if (snap) { if (this.writeSnapshot(db, snap)) written++; } else this.deleteRows(db, id);
-        });
-      }));
-      this.reindexed += written;
+      this.indexSnapshots(snaps.filter((x): x is RunSnapshot => x !== undefined), batch.filter((_, k) => !snaps[k]));
       if (i + WRITE_BATCH < runIds.length) await yieldToLoop();
     }
+  }
+
+  /**
+   * Writes runs' rows as their logs give them (`snapshotOf`) and removes the rows of runs
+   * whose logs are gone, in one transaction. Returns how many runs were written.
+   */
+  indexSnapshots(snaps: readonly RunSnapshot[], gone: readonly string[] = []): number {
+    const written = this.use((db) => db.transaction(() => {
+      let n = 0;
+      for (const snap of snaps) if (this.writeSnapshot(db, snap)) n++;
+      for (const id of gone) this.deleteRows(db, id);
+      return n;
+    }));
+    this.reindexed += written;
+    return written;
   }
 
   /** A run's rows from its log, read whole with its stat from the same descriptor; undefined when the log is gone. */
@@ -405,16 +415,13 @@ export class Catalog {
   }
 
   /**
-   * Reconciles with the logs folder only when it may have changed since the last listing
-   * (its mtime moved, or is too recent to tell): a handle miss pays a stat, not a listing.
+   * Waits for a build from the logs in progress, or (no build running: a short-lived
+   * process, or one whose build failed) builds now: every log the catalog lacks indexed.
    */
-  async reconcileIfFolderChanged(): Promise<void> {
-    const st = await fsp.stat(this.dir).catch(() => undefined);
-    const stamp = st ? `${st.mtimeMs}:${st.ino}` : '';
-    // Unchanged, and its mtime well before that listing began (a change within the filesystem's timestamp
-    // granularity of an earlier one might not have moved it): nothing was added or removed since.
-    if (st && stamp === this.listedStamp && this.listedAt - st.mtimeMs > 2000) return;
-    await this.reconcile();
+  async ensureBuilt(): Promise<void> {
+    if (this.isBuilt()) return;
+    await this.settled();
+    if (!this.isBuilt()) await this.reconcile();
   }
 
   /**
@@ -425,8 +432,6 @@ export class Catalog {
    * every log is indexed: the database is marked built.
    */
   async reconcile(): Promise<void> {
-    const listedAt = Date.now();
-    const st = await fsp.stat(this.dir).catch(() => undefined);
     this.listings++;
     const onDisk = new Set<string>();
     const folder = await fsp.opendir(this.dir, { bufferSize: LIST_BATCH }).catch(() => undefined);
@@ -459,7 +464,6 @@ export class Catalog {
       after = ids[ids.length - 1]!;
       await yieldToLoop();
     }
-    if (st) { this.listedStamp = `${st.mtimeMs}:${st.ino}`; this.listedAt = listedAt; }
     await this.verifyRuns(this.use((db) => db.all('SELECT run_id FROM runs WHERE status IS NULL').map((r) => r.run_id as string)));
     this.use((db) => db.run("INSERT INTO meta (key, value) VALUES ('built', ?) ON CONFLICT (key) DO NOTHING", new Date().toISOString()));
   }

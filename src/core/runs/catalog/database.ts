@@ -29,8 +29,9 @@ const BUSY_TIMEOUT_MS = 5000;
  * The tables and their indexes, each index for a query that asks it (catalog/queries.ts):
  * calls newest/oldest first (start time, then the run's start and id, then the call's
  * number), by tool, by outcome, by source, by size; a run's calls; runs oldest first
- * (retention, pickers); unfinished runs (start-up checks); a handle's call; a run token's
- * runs (a new run's token must be new; a handle names its run by it).
+ * (retention, pickers); unfinished runs (start-up checks); a handle's call, and a call's
+ * handles (replaced when it finishes, removed with its run); a run token's runs (a new
+ * run's token must be new; a handle names its run by it).
  */
 const SCHEMA = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -57,6 +58,7 @@ CREATE INDEX calls_outcome ON calls (outcome, started_ms, run_started_ms, run_id
 CREATE INDEX calls_source ON calls (source_kind, started_ms, run_started_ms, run_id, n);
 CREATE INDEX calls_size ON calls (bytes, started_ms, run_started_ms, run_id, n);
 CREATE TABLE handles (handle TEXT NOT NULL, run_id TEXT NOT NULL, call_id TEXT NOT NULL, PRIMARY KEY (handle, run_id, call_id)) WITHOUT ROWID;
+CREATE INDEX handles_call ON handles (run_id, call_id);
 CREATE TABLE totals (id INTEGER PRIMARY KEY CHECK (id = 0), runs INTEGER NOT NULL, bytes INTEGER NOT NULL, calls INTEGER NOT NULL);
 INSERT INTO totals VALUES (0, 0, 0, 0);
 CREATE TRIGGER calls_added AFTER INSERT ON calls BEGIN UPDATE totals SET calls = calls + 1; END;
