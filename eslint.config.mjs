@@ -23,7 +23,25 @@ export default tseslint.config(
   },
   {
     files: ['src/core/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', coreForbidden] },
+    rules: {
+      'no-restricted-imports': ['error', {
+        ...coreForbidden,
+        paths: [...coreForbidden.paths, { name: 'node:sqlite', message: 'Only src/core/runs/catalog/ opens SQLite (docs/architecture.md §6): ask the run store.' }],
+      }],
+    },
+  },
+  {
+    // The run catalog (docs/architecture.md §6): an index the run store uses, never the other way round.
+    files: ['src/core/runs/catalog/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        ...coreForbidden,
+        patterns: [
+          ...coreForbidden.patterns,
+          { group: ['../runStore*', '../run', '../run.js', '../runCommand*', '../callPage*', '../../tools/**', '../../stores*'], message: 'The catalog indexes the logs; it never imports the run store, the recorder or the tools.' },
+        ],
+      }],
+    },
   },
   {
     files: ['src/extension/**/*.ts'],

@@ -180,9 +180,15 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
 async function probe(storage: string, handles: string[]): Promise<void> {
   const out: Record<string, number> = {};
   const layout = await openStorage(storage);
-  out.runStoreOpenMs = await timed(async () => { (await RunStore.open({ logsDir: layout.logsDir, tenant: layout.tenant, maintenance: false })).close(); });
+  const rss0 = process.memoryUsage.rss();
+  let alone!: RunStore;
+  out.runStoreOpenMs = await timed(async () => { alone = await RunStore.open({ logsDir: layout.logsDir, tenant: layout.tenant, maintenance: false }); });
+  await alone.queryCalls({ offset: 0, limit: 1 });
+  out.rssRunStoreMB = (process.memoryUsage.rss() - rss0) / 1048576;
+  alone.close();
   let session!: Awaited<ReturnType<typeof openSession>>;
   out.sessionOpenMs = await timed(async () => { session = await openSession(storage); });
+  out.rssSessionMB = (process.memoryUsage.rss() - rss0) / 1048576;
   const artifacts = await ArtifactStore.open(layout.artifactsDir, { tenant: layout.tenant, maintenance: false });
   out.reregisterMs = await timed(() => reregisterArtifacts({ runs: session.runs, artifacts }, () => undefined));
   const store = session.runs;
@@ -245,7 +251,8 @@ async function main(): Promise<void> {
       report('capture -- echo hi: peak RSS (MB)', `${f(m.rss, 1)} (empty ${f(base.rss, 1)}, +${f(m.rss - base.rss, 1)})`, '+20');
       report('core: RunStore.open alone (ms)', `${f(m.core.runStoreOpenMs, 2)} (empty ${f(base.core.runStoreOpenMs, 2)})`);
       report('core: stores as capture opens them (ms)', `${f(m.core.sessionOpenMs, 1)} (empty ${f(base.core.sessionOpenMs, 1)})`);
-      report('  of which nothing, measured apart: reregisterArtifacts again (ms)', `${f(m.core.reregisterMs, 1)} (empty ${f(base.core.reregisterMs, 1)})`);
+      report('  reregisterArtifacts in it, measured again apart (ms)', `${f(m.core.reregisterMs, 1)} (empty ${f(base.core.reregisterMs, 1)})`);
+      report('core: RSS growth, RunStore.open + a page / + stores as capture opens them (MB)', `${f(m.core.rssRunStoreMB, 1)} / ${f(m.core.rssSessionMB, 1)} (empty ${f(base.core.rssRunStoreMB, 1)} / ${f(base.core.rssSessionMB, 1)})`);
       report('core: first handle hit after open (ms)', f(m.core.firstHitMs, 2));
       report('core: handle hit, median of 41 (ms)', f(m.core.hitMs, 2), '< 5');
       report('core: handle miss, median of 21 (ms)', f(m.core.missMs, 2), '< 5');

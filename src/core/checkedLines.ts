@@ -1,6 +1,6 @@
 /**
- * Self-checking lines for append-only files that several processes write (the run
- * catalog, docs/architecture.md §6; the verified marks, docs/contracts.md §1.1): each line
+ * Self-checking lines for append-only files that several processes write (the verified
+ * marks, docs/contracts.md §1.1): each line
  * is `"\n" + payload + "\t" + crc32(payload) as 8 hex`, written by one `write` on an
  * O_APPEND descriptor. The leading newline ends a line a crashed writer left torn, so the
  * next line is always whole; the checksum makes a torn or altered line detectable. The

@@ -9,7 +9,7 @@
  * This is git's index kept on disk: stat data recorded once content was checked.
  *
  * One append-only file per tenant of the filesystem blob store, `<root>/<tenant>/.verified-v1`;
- * each line, `identity|manifestDigest`, is framed as the catalog's lines are
+ * each line, `identity|manifestDigest`, is a self-checking line
  * (checkedLines.ts): a torn or altered line fails its checksum and is ignored. A lost
  * mark only costs a re-hash, so nothing here must be durable: no fsync, errors are
  * swallowed, and a rewrite that races another process's append may drop that mark.
