@@ -37,13 +37,19 @@ import { median, report, scratchDir } from './util.js';
 
 const REPO = path.resolve(__dirname, '..');
 const CLI = path.join(REPO, 'dist', 'cli.js');
+/**
+ * The same bundle with the artifact re-registration at open turned into a no-op (written by
+ * this bench beside dist/cli.js): that pass (src/core/tools/artifactRecords.ts, pages of every
+ * `evidence_readFile` call) is being replaced by the artifacts work of issue 20, so both are shown.
+ */
+const CLI_NO_REREGISTER = path.join(REPO, 'dist', 'cli-bench-no-reregister.js');
 const LARGE_BYTES = 2_300_000;
 const REPEATS = Number(process.env.BENCH_STORAGE_REPEATS ?? 5);
 
 /** Speaks JSON-RPC lines to a spawned MCP server. */
-function mcp(storage: string, ws: string): { send: (m: unknown) => void; reply: (id: number) => Promise<Record<string, unknown>>; kill: () => void; started: number } {
+function mcp(storage: string, ws: string, cli = CLI): { send: (m: unknown) => void; reply: (id: number) => Promise<Record<string, unknown>>; kill: () => void; started: number } {
   const started = performance.now();
-  const proc = spawn(process.execPath, [CLI, 'mcp', '--storage', storage, '--workspace', ws], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [cli, 'mcp', '--storage', storage, '--workspace', ws], { stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
   const waiting = new Map<number, (m: Record<string, unknown>) => void>();
   proc.stdout.on('data', (b: Buffer) => {
@@ -152,8 +158,8 @@ async function seed(tpl: { storage: string }, storage: string, n: number): Promi
 }
 
 /** Spawn → `initialize` answered, in ms. */
-async function initializeMs(storage: string, ws: string): Promise<number> {
-  const s = mcp(storage, ws);
+async function initializeMs(storage: string, ws: string, cli = CLI): Promise<number> {
+  const s = mcp(storage, ws, cli);
   s.send(INIT);
   await s.reply(0);
   const ms = performance.now() - s.started;
@@ -162,9 +168,9 @@ async function initializeMs(storage: string, ws: string): Promise<number> {
 }
 
 /** `capture -- echo hi`: wall ms and peak RSS MB. */
-function captureRun(storage: string, ws: string): { ms: number; rssMB: number } {
+function captureRun(storage: string, ws: string, cli = CLI): { ms: number; rssMB: number } {
   const t = performance.now();
-  const r = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, CLI, 'capture', '--storage', storage, '--workspace', ws, '--', 'echo', 'hi'], { cwd: ws, encoding: 'utf8' });
+  const r = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, cli, 'capture', '--storage', storage, '--workspace', ws, '--', 'echo', 'hi'], { cwd: ws, encoding: 'utf8' });
   const ms = performance.now() - t;
   if (r.status !== 0 || !r.stdout.includes('hi')) throw new Error(`capture failed: ${r.stderr}`);
   return { ms, rssMB: Number(r.stderr.trim().split('\n').pop()) / 1024 };
@@ -206,17 +212,21 @@ async function probe(storage: string, handles: string[]): Promise<void> {
   process.stdout.write(`${JSON.stringify(out)}\n`);
 }
 
-interface Measured { init: number; capture: number; rss: number; core: Record<string, number> }
+interface Measured { init: number; capture: number; rss: number; initNoReg: number; captureNoReg: number; rssNoReg: number; core: Record<string, number> }
 
 async function measure(storage: string, ws: string, handles: string[]): Promise<Measured> {
-  const init: number[] = [];
-  const cap: number[] = [];
-  const rss: number[] = [];
+  const init: number[] = [], cap: number[] = [], rss: number[] = [];
+  const init2: number[] = [], cap2: number[] = [], rss2: number[] = [];
+  // Interleaved, so a change in the machine's load touches both bundles alike.
   for (let i = 0; i < REPEATS; i++) {
     init.push(await initializeMs(storage, ws));
     const c = captureRun(storage, ws);
     cap.push(c.ms);
     rss.push(c.rssMB);
+    init2.push(await initializeMs(storage, ws, CLI_NO_REREGISTER));
+    const d = captureRun(storage, ws, CLI_NO_REREGISTER);
+    cap2.push(d.ms);
+    rss2.push(d.rssMB);
   }
   const cores: Record<string, number>[] = [];
   for (let i = 0; i < 3; i++) {
@@ -225,13 +235,17 @@ async function measure(storage: string, ws: string, handles: string[]): Promise<
     cores.push(JSON.parse(child.stdout.trim().split('\n').pop()!) as Record<string, number>);
   }
   const core = Object.fromEntries(Object.keys(cores[0]!).map((k) => [k, median(cores.map((c) => c[k]!))]));
-  return { init: median(init), capture: median(cap), rss: median(rss), core };
+  return { init: median(init), capture: median(cap), rss: median(rss), initNoReg: median(init2), captureNoReg: median(cap2), rssNoReg: median(rss2), core };
 }
 
 async function main(): Promise<void> {
   if (process.argv[2] === '--probe') { await probe(process.argv[3]!, JSON.parse(process.argv[4]!) as string[]); return; }
   console.log('building dist/ (esbuild)');
   execFileSync(process.execPath, ['esbuild.js'], { cwd: REPO, stdio: 'ignore' });
+  const bundle = readFileSync(CLI, 'utf8');
+  const at = 'async function reregisterArtifacts(stores, onUnreadable) {';
+  if (!bundle.includes(at)) throw new Error('reregisterArtifacts not found in dist/cli.js');
+  writeFileSync(CLI_NO_REREGISTER, bundle.replace(at, `${at} return 0;`));
   const sizes = (process.env.BENCH_STORAGE_SIZES ?? '1000,10000,100000').split(',').map(Number);
   const { dir, cleanup } = scratchDir('storage');
   try {
@@ -249,6 +263,9 @@ async function main(): Promise<void> {
       report('MCP server: spawn → initialize answered (ms)', `${f(m.init)} (empty ${f(base.init)}, +${f(m.init - base.init)})`, '+100');
       report('capture -- echo hi: wall (ms)', `${f(m.capture)} (empty ${f(base.capture)}, +${f(m.capture - base.capture)})`, '+50');
       report('capture -- echo hi: peak RSS (MB)', `${f(m.rss, 1)} (empty ${f(base.rss, 1)}, +${f(m.rss - base.rss, 1)})`, '+20');
+      report('  without reregisterArtifacts: initialize (ms)', `${f(m.initNoReg)} (empty ${f(base.initNoReg)}, +${f(m.initNoReg - base.initNoReg)})`, '+100');
+      report('  without reregisterArtifacts: capture wall (ms)', `${f(m.captureNoReg)} (empty ${f(base.captureNoReg)}, +${f(m.captureNoReg - base.captureNoReg)})`, '+50');
+      report('  without reregisterArtifacts: capture peak RSS (MB)', `${f(m.rssNoReg, 1)} (empty ${f(base.rssNoReg, 1)}, +${f(m.rssNoReg - base.rssNoReg, 1)})`, '+20');
       report('core: RunStore.open alone (ms)', `${f(m.core.runStoreOpenMs, 2)} (empty ${f(base.core.runStoreOpenMs, 2)})`);
       report('core: stores as capture opens them (ms)', `${f(m.core.sessionOpenMs, 1)} (empty ${f(base.core.sessionOpenMs, 1)})`);
       report('  reregisterArtifacts in it, measured again apart (ms)', `${f(m.core.reregisterMs, 1)} (empty ${f(base.core.reregisterMs, 1)})`);
@@ -266,7 +283,7 @@ async function main(): Promise<void> {
       const size = Number(execFileSync('du', ['-sm', storage]).toString().split('\t')[0]);
       console.log(`\nseeded ${n.toLocaleString('en')} runs, ${s.calls.toLocaleString('en')} calls in ${s.seconds.toFixed(1)} s (${size} MB on disk)`);
       show(`${n.toLocaleString('en')} runs`, await measure(storage, tpl.ws, s.handles));
-      execFileSync('rm', ['-rf', storage]);
+      if (process.env.BENCH_STORAGE_KEEP) console.log(`kept: ${storage} (workspace ${tpl.ws})`); else execFileSync('rm', ['-rf', storage]);
     }
   } finally {
     if (!process.env.BENCH_STORAGE_KEEP) cleanup();

@@ -148,6 +148,34 @@ describe('catalog: an index of runs, calls and handles (docs/architecture.md §6
     assert.deepEqual(new Set(page.rows.map((c) => c.handle)), new Set(theirs.filter((h) => h.text.startsWith('p2')).map((h) => h.handle)));
   });
 
+  it('a check of the logs folder never drops the row of a run started while it ran (the listing did not see its log)', async function () {
+    this.timeout(120_000);
+    const store = await openStore(dir, SMALL);
+    const seedRun = await store.startRun({ label: 'seed' });
+    await seedRun.finish();
+    // 1,500 logs the catalog lacks (clones of one run's log): the check indexes them, yielding between batches.
+    const logs = path.dirname(store.logPath(seedRun.runId));
+    const text = readFileSync(store.logPath(seedRun.runId), 'utf8');
+    const token = seedRun.runId.slice(-10);
+    for (let i = 0; i < 1500; i++) {
+      const t = (0x1000000000 + i).toString(16).slice(-10);
+      writeFileSync(path.join(logs, `${seedRun.runId.slice(0, -10)}${t}.jsonl`), text.split(token).join(t));
+    }
+    const handles: { handle: string; text: string }[] = [];
+    let checking = true;
+    const check = store.reconcileWithLogs().finally(() => { checking = false; });
+    // Runs recorded while the check lists the folder and walks the rows.
+    for (let i = 0; checking || i < 5; i++) {
+      const r = await store.startRun({ label: `during ${i}` });
+      handles.push({ handle: (await r.recordResult('t', {}, `during the check ${i}`)).handle!, text: `during the check ${i}` });
+      await r.finish();
+    }
+    await check;
+    await readAll(store, handles);
+    assert.equal((await store.queryRuns({ limit: 1000, text: 'during' })).length, handles.length);
+    assert.equal(rowCounts(dir).runs, 1501 + handles.length);
+  });
+
   it('a write the catalog lost (a writer killed between its log and its catalog) is repaired from the log', async () => {
     const a = await openStore(dir, SMALL);
     const r1 = await a.startRun();

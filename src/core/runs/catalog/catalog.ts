@@ -455,11 +455,14 @@ export class Catalog {
       }
     }
     await flush();
-    // Rows whose log is gone, a page of ids at a time.
+    // Rows whose log is gone, a page of ids at a time. A row the listing did not see may be a run another
+    // process started since the listing began: only a row whose log is missing now is removed.
     for (let after = ''; ;) {
       const ids = this.use((db) => db.all('SELECT run_id FROM runs WHERE run_id > ? ORDER BY run_id LIMIT 2048', after).map((r) => r.run_id as string));
       if (ids.length === 0) break;
-      const gone = ids.filter((id) => !onDisk.has(id));
+      const unseen = ids.filter((id) => !onDisk.has(id));
+      const exists = await Promise.all(unseen.map((id) => fsp.stat(this.logPath(id)).then(() => true, () => false)));
+      const gone = unseen.filter((_, k) => !exists[k]);
       if (gone.length) this.use((db) => db.transaction(() => { for (const id of gone) this.deleteRows(db, id); }));
       after = ids[ids.length - 1]!;
       await yieldToLoop();

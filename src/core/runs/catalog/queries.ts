@@ -219,10 +219,19 @@ export async function queryRuns(catalog: Catalog, q: RunQuery, tenant: string, i
   return rows.map((r) => summaryOf(r, tenant, isLive));
 }
 
-/** The pickers' choices: every tool of a listed call and every source kind of a run with calls (two index walks). */
+/**
+ * The distinct values of an indexed column of `calls`, smallest first, by jumping from each to the next
+ * one in its index (a few lookups per value: `SELECT DISTINCT` walks all 133,000 index entries).
+ */
+function distinctOf(column: 'tool' | 'source_kind'): string {
+  return `WITH RECURSIVE v(x) AS (SELECT min(${column}) FROM calls UNION ALL SELECT (SELECT min(${column}) FROM calls WHERE ${column} > v.x) FROM v WHERE v.x IS NOT NULL)
+    SELECT x FROM v WHERE x IS NOT NULL`;
+}
+
+/** The pickers' choices: every tool of a listed call and every source kind of a run with calls. */
 export function facetsOf(catalog: Catalog): { tools: string[]; sources: ListedRunSource['kind'][] } {
   return catalog.use((db) => ({
-    tools: db.all('SELECT DISTINCT tool FROM calls ORDER BY tool').map((r) => r.tool as string),
-    sources: db.all('SELECT DISTINCT source_kind FROM calls ORDER BY source_kind').map((r) => r.source_kind as ListedRunSource['kind']),
+    tools: db.all(distinctOf('tool')).map((r) => r.x as string),
+    sources: db.all(distinctOf('source_kind')).map((r) => r.x as ListedRunSource['kind']),
   }));
 }
