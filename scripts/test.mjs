@@ -7,7 +7,8 @@
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { withSupportedNode } from './node24.mjs';
+import { existsSync } from 'node:fs';
+import { NODE24_BIN, withSupportedNode } from './node24.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const only = process.argv.slice(2); // e.g. `npm test -- unit e2e`
@@ -55,7 +56,8 @@ for (const step of steps) {
   const t0 = Date.now();
   const { code, output } = await run(step.cmd, step.args, env);
   if (step.name === 'setup' && code === 0) {
-    env = withSupportedNode();
+    // The Node 24 setup just installed (the one CI and every machine share), else whatever newer Node runs this.
+    env = existsSync(path.join(NODE24_BIN, 'node')) ? { ...process.env, PATH: `${NODE24_BIN}${path.delimiter}${process.env.PATH ?? ''}` } : withSupportedNode();
     const { code: c, output: v } = await run('node', ['--version'], env);
     console.log(`  later steps run on Node ${v.trim()}${c === 0 ? '' : ' (could not be started)'}`);
   }
