@@ -4,7 +4,7 @@
 // extension host), end-to-end (a real browser driving a real
 // workbench). Prints each runner's counts and one closing line; exits non-zero if
 // anything failed, was skipped, or if a suite ran zero tests.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { existsSync } from 'node:fs';
@@ -58,8 +58,8 @@ for (const step of steps) {
   if (step.name === 'setup' && code === 0) {
     // The Node 24 setup just installed (the one CI and every machine share), else whatever newer Node runs this.
     env = existsSync(path.join(NODE24_BIN, 'node')) ? { ...process.env, PATH: `${NODE24_BIN}${path.delimiter}${process.env.PATH ?? ''}` } : withSupportedNode();
-    const { code: c, output: v } = await run('node', ['--version'], env);
-    console.log(`  later steps run on Node ${v.trim()}${c === 0 ? '' : ' (could not be started)'}`);
+    const v = spawnSync('node', ['--version'], { env, encoding: 'utf8' });
+    console.log(`  later steps run on Node ${v.status === 0 ? v.stdout.trim() : '(none could be started)'}`);
   }
   const seconds = ((Date.now() - t0) / 1000).toFixed(1);
   if (step.kind === 'step') {

@@ -1,8 +1,9 @@
 import * as assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { appendFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
+import { parseRunLog } from '../../../src/core/runs/runLog.js';
 import type { RunStore } from '../../../src/core/runs/runStore.js';
 import type { CallSummary } from '../../../src/core/runs/types.js';
 import { catalogBytes, catalogPath, rowCounts, withCatalog } from './catalogFiles.js';
@@ -174,6 +175,39 @@ describe('catalog: an index of runs, calls and handles (docs/architecture.md §6
     await readAll(store, handles);
     assert.equal((await store.queryRuns({ limit: 1000, text: 'during' })).length, handles.length);
     assert.equal(rowCounts(dir).runs, 1501 + handles.length);
+  });
+
+  it('a writer killed (SIGKILL) in the middle of recording: the database stays whole, and every record its logs hold is listed and resolves', async function () {
+    this.timeout(120_000);
+    await (await openStore(dir, SMALL)).catalogSettled();
+    // A writer with no pause between records: killed at a random point of its stream of log appends and transactions.
+    const child = spawn(process.execPath, ['--import', 'tsx', WRITER, dir, 'k', '400', '3', '0'], { cwd: path.join(__dirname, '../../..'), stdio: 'ignore' });
+    const logs = path.join(dir, 'logs', 'tenant-a');
+    // Killed once it has written a good number of runs.
+    while (readdirSync(logs).filter((n) => n.endsWith('.jsonl')).length < 40) await new Promise((resolve) => setTimeout(resolve, 20));
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.once('exit', resolve));
+    assert.equal(withCatalog(dir, (db) => (db.prepare('PRAGMA quick_check').get() as { quick_check: string }).quick_check), 'ok');
+    // What the logs hold, read without the catalog: each finished call's handle and text.
+    const expected: { handle: string; text: string }[] = [];
+    let finished = 0;
+    for (const name of readdirSync(logs).filter((n) => n.endsWith('.jsonl'))) {
+      const { records } = parseRunLog(readFileSync(path.join(logs, name)), name.slice(0, -6));
+      // The writer's label is `k-<run>` and each result `k run <run> call <c>` (fixtures/catalogWriter.ts).
+      const run = records[0]?.type === 'run_started' ? records[0].label?.slice(2) : undefined;
+      for (const r of records) {
+        if (r.type === 'call_finished') expected.push({ handle: r.resultHandle!, text: `k run ${run} call ${(r.arguments as { c: number }).c}` });
+        if (r.type === 'run_finished') finished++;
+      }
+    }
+    assert.ok(expected.length >= 100 && finished >= 30, `${expected.length} calls, ${finished} runs finished before the kill`);
+    // A long-lived store after the crash: the check of unfinished runs re-indexes the one the writer was in.
+    const after = await openStore(dir, SMALL);
+    await after.catalogSettled();
+    const page = await after.queryCalls({ offset: 0, limit: 1000, order: 'oldest' });
+    assert.deepEqual(new Set(page.rows.filter((c) => c.handle).map((c) => c.handle)), new Set(expected.map((e) => e.handle)));
+    await readAll(after, expected);
+    assert.equal(rowCounts(dir).handles, expected.length);
   });
 
   it('a write the catalog lost (a writer killed between its log and its catalog) is repaired from the log', async () => {
