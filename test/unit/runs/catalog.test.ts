@@ -210,6 +210,33 @@ describe('catalog: an index of runs, calls and handles (docs/architecture.md §6
     assert.equal(rowCounts(dir).handles, expected.length);
   });
 
+  it('a write waits while another process holds the write lock (busy_timeout), then lands: no row lost', async function () {
+    this.timeout(60_000);
+    const store = await openStore(dir, SMALL);
+    const r = await store.startRun({ label: 'waits' });
+    // Another process takes the write lock and keeps it for 600 ms.
+    const holder = spawn(process.execPath, ['-e', `
+      const { DatabaseSync } = require('node:sqlite');
+      const db = new DatabaseSync(${JSON.stringify(catalogPath(dir))});
+      db.exec('BEGIN IMMEDIATE');
+      process.stdout.write('locked\\n');
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 600);
+      db.exec('COMMIT');`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const exited = new Promise((resolve) => holder.once('exit', resolve));
+    await new Promise((resolve) => holder.stdout.once('data', resolve));
+    const t = performance.now();
+    const out = await r.recordResult('t', {}, 'recorded while another process wrote');
+    const waited = performance.now() - t;
+    await exited;
+    assert.ok(waited > 300, `the write did not wait for the lock (${waited.toFixed(0)} ms)`);
+    await r.finish();
+    // The row landed in the record's own transaction: a new store resolves it without re-indexing the log.
+    const fresh = await openStore(dir, { ...SMALL, maintenance: false });
+    assert.equal((await fresh.readToolOutput({ handle: out.handle! })).content, 'recorded while another process wrote');
+    assert.equal(fresh.catalogStats().reindexed, 0);
+    assert.deepEqual(rowCounts(dir), { runs: 1, calls: 1, handles: 1 });
+  });
+
   it('a write the catalog lost (a writer killed between its log and its catalog) is repaired from the log', async () => {
     const a = await openStore(dir, SMALL);
     const r1 = await a.startRun();

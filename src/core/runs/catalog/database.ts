@@ -118,9 +118,12 @@ function headerProblem(file: string): string | undefined {
     const page = raw === 1 ? 65536 : raw;
     if (page < 512 || (page & (page - 1)) !== 0) return 'bad page size';
     if (size % page !== 0) return 'not whole pages (truncated)';
-    // The header's page count is valid when its change counter matches (offset 24 vs 92).
+    // The header's page count is valid when its change counter matches (offset 24 vs 92). With a WAL, a checkpoint
+    // in another process copies page 1 (the header) before the pages after it, and a crash mid-checkpoint is
+    // finished from the WAL: the count is only a truncation when there is no WAL to complete the file.
     const pages = head.readUInt32BE(28);
-    if (head.readUInt32BE(24) === head.readUInt32BE(92) && pages * page > size) return 'shorter than its header says (truncated)';
+    const wal = statSync(`${file}-wal`, { throwIfNoEntry: false })?.size ?? 0;
+    if (wal === 0 && head.readUInt32BE(24) === head.readUInt32BE(92) && pages * page > size) return 'shorter than its header says (truncated)';
     return undefined;
   } finally {
     closeSync(fd);
