@@ -18,7 +18,7 @@
  * build and `PRAGMA quick_check` run after the open, in the background, and only in a
  * long-lived process (`maintenance`); a short-lived command does none of them.
  */
-import { promises as fsp, rmSync, statSync } from 'node:fs';
+import { promises as fsp, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { isSafeSegment } from '../../blobs/blobKey.js';
 import { parseRunLog } from '../runLog.js';
@@ -530,10 +530,5 @@ export class Catalog {
     // Retention budgets every byte under the storage folder: the database and its WAL count too.
     for (const suffix of ['', '-wal']) own += statSync(`${this.file}${suffix}`, { throwIfNoEntry: false })?.size ?? 0;
     return { runs: t.runs, bytes: t.bytes + own };
-  }
-
-  /** Removes the files of this tenant's catalog (tests of a lost database). */
-  static removeFiles(dir: string): void {
-    for (const suffix of ['', '-wal', '-shm']) rmSync(path.join(dir, `${CATALOG_FILE}${suffix}`), { force: true });
   }
 }
