@@ -293,7 +293,11 @@ async function main(): Promise<void> {
         const t = performance.now();
         const rebuilt = await RunStore.open({ logsDir: layoutOf(dir).logsDir, tenant: TENANT });
         const opened = performance.now() - t;
+        // The rebuild's timer and quick_check worker do not keep a process alive on their own (a command line exits
+        // without waiting for them): this one waits.
+        const alive = setInterval(() => undefined, 1000);
         await rebuilt.catalogSettled();
+        clearInterval(alive);
         report('catalog database lost: open / rebuilt from the logs in the background (ms)', `${f(opened)} / ${f(performance.now() - t)}`);
       }
     } finally {
