@@ -28,7 +28,8 @@ const BUSY_TIMEOUT_MS = 5000;
 /**
  * The tables and their indexes, each index for a query that asks it (catalog/queries.ts):
  * calls newest/oldest first (start time, then the run's start and id, then the call's
- * number), by tool, by outcome, by source, by size; a run's calls; runs oldest first
+ * number), by tool (with the outcome at the end: a tool and outcome filter, the artifact
+ * re-registration's, counts and skips inside the index), by outcome, by source, by size; a run's calls; runs oldest first
  * (retention, pickers); unfinished runs (start-up checks); a handle's call, and a call's
  * handles (replaced when it finishes, removed with its run); a run token's runs (a new
  * run's token must be new; a handle names its run by it).
@@ -53,7 +54,7 @@ CREATE TABLE calls (
   PRIMARY KEY (run_id, call_id)
 );
 CREATE INDEX calls_order ON calls (started_ms, run_started_ms, run_id, n);
-CREATE INDEX calls_tool ON calls (tool, started_ms, run_started_ms, run_id, n);
+CREATE INDEX calls_tool ON calls (tool, started_ms, run_started_ms, run_id, n, outcome);
 CREATE INDEX calls_outcome ON calls (outcome, started_ms, run_started_ms, run_id, n);
 CREATE INDEX calls_source ON calls (source_kind, started_ms, run_started_ms, run_id, n);
 CREATE INDEX calls_size ON calls (bytes, started_ms, run_started_ms, run_id, n);

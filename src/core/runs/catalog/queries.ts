@@ -135,9 +135,11 @@ function selectPage(catalog: Catalog, q: CallQuery, live: LiveRuns): { total: nu
     // The unfiltered count is kept by triggers (no scan of 233,000 index entries per page).
     const total = sql === '' ? (db.get('SELECT calls AS n FROM totals') as { n: number }).n
       : (db.statement(`SELECT count(*) AS n FROM calls c ${sql}`).get(params) as { n: number }).n;
+    // The page's rowids first (the skipped rows walked inside the order's index), then only its rows read and joined.
     const rows = db.statement(`SELECT c.run_id, c.call_id, c.tool, c.outcome, c.log_off, c.log_len, c.entry,
         r.label AS r_label, r.source AS r_source, r.status AS r_status, r.log_mtime AS r_mtime
-      FROM calls c JOIN runs r ON r.run_id = c.run_id ${sql} ORDER BY ${ORDER[q.order ?? 'newest']} LIMIT $limit OFFSET $offset`)
+      FROM (SELECT c.rowid AS id FROM calls c ${sql} ORDER BY ${ORDER[q.order ?? 'newest']} LIMIT $limit OFFSET $offset) p
+      JOIN calls c ON c.rowid = p.id JOIN runs r ON r.run_id = c.run_id ORDER BY ${ORDER[q.order ?? 'newest']}`)
       .all({ ...params, limit: q.limit, offset: q.offset }) as unknown as PageRow[];
     return { total, rows };
   });
