@@ -492,11 +492,11 @@ export interface RunStoreOptions {
   /** Folder of run logs: `<logsDir>/<tenant>/<runId>.jsonl`. Created if missing. */
   readonly logsDir: string;
   /**
-   * Whether opening starts the catalog's background check against the logs folder
-   * (default true). False for a process that answers one request and exits (the command
-   * line): that check lists every log, and such a process would wait for it before it
-   * could exit; the long-lived front ends (editor, MCP server) and `list` do it
-   * (docs/architecture.md §2.4, §6).
+   * Whether opening starts the catalog's start-up maintenance a second after the open,
+   * in the background (default true): the check against the logs folder (which lists every
+   * log), the first build from the logs, `quick_check`. False for a process that answers
+   * one request and exits (the command line): the long-lived front ends (editor, MCP
+   * server) and `list` do it (docs/architecture.md §2.4, §6).
    */
   readonly maintenance?: boolean;
   /** One safe path segment; handles of other tenants are access denied. */
@@ -669,7 +669,7 @@ export interface RunStoreApi {
   queryRuns(query: RunQuery): Promise<RunSummary[]>;
   /**
    * Compares the catalog with the logs folder: indexes the run logs it lacks (written by
-   * another process), drops runs whose log is gone. Sliced (docs/architecture.md §6).
+   * another process), drops runs whose log is gone. In batches, the event loop free between them (docs/architecture.md §6).
    */
   reconcileWithLogs(): Promise<void>;
   /** How many runs this tenant keeps and their bytes, from the catalog (no stat per log). */
