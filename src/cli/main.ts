@@ -6,11 +6,12 @@ import { HELP, UsageError, wantsHelp } from './args.js';
 import { capture } from './capture.js';
 import { importFile, list, read, search, verify } from './evidence.js';
 import { hook } from './hook.js';
+import { keep } from './keep.js';
 import { processIo, type CliIo } from './io.js';
 import { STORAGE_ENV } from './session.js';
 
 /** The subcommands that open a store (all but `hook` and `mcp`). */
-const STORE_COMMANDS: Readonly<Record<string, (argv: readonly string[], io: CliIo) => Promise<number>>> = { capture, read, search, import: importFile, list, verify };
+const STORE_COMMANDS: Readonly<Record<string, (argv: readonly string[], io: CliIo) => Promise<number>>> = { capture, keep, read, search, import: importFile, list, verify };
 
 /**
  * Runs one command line; `self` is how this program was started (node and script), for

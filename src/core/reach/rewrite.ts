@@ -1,0 +1,96 @@
+/**
+ * What a routed command becomes (docs/contracts.md §6.3, docs/architecture.md §2.4): the agent's own
+ * command text, verbatim, run by the agent's own shell as a group, with only its two streams sent
+ * to a spool folder the hook made in the evidence storage:
+ *
+ *     {
+ *     <the original command, byte for byte>
+ *     } 8>>'<spool>/1' 9>>'<spool>/2' 1>&8 2>&9 8>&- 9>&-; __be_s=$?; <after>
+ *
+ * A group (not a child shell) keeps everything the shell is: bash syntax, the user's functions
+ * and aliases, `cd`, `export`, `source`, `set`, background jobs and `wait` behave exactly as
+ * unrouted, and no process of ours sits between the command and its time limit (the agent's
+ * own). `<after>` gives the output back: when both streams together are at most `wholeBytes`
+ * it prints them as they were (stdout, then stderr, byte for byte: `cat`) and removes the spool,
+ * with no Node started; otherwise `<cli> keep` records the spool as a run and prints the
+ * bounded observation (and prints the raw bytes if it cannot: the command never fails because
+ * of the product). The exit status is the command's (`(exit N)` last).
+ *
+ * Injection: the only text not written here is the original command, which the agent's shell
+ * runs anyway; the spool path and the command line are ours, single-quoted. So that the command
+ * cannot end our group early (`x; } …; {`) or swallow its end (an open here-document, a line
+ * ending in `\`), the hook routes only a command that parses alone AND whose wrapped form parses
+ * (`<shell> -n`, see `routable`); anything else runs unrouted, exactly as written.
+ */
+import { quoteShellWord } from './shellQuote.js';
+
+/** The shell variables the wrapper keeps the status and the spool in (unset before the line ends). */
+export const STATUS_VAR = '__be_s';
+export const SPOOL_VAR = '__be_d';
+
+/** The file names of the two streams inside a spool folder. */
+export const SPOOL_STDOUT = '1';
+export const SPOOL_STDERR = '2';
+/** The original command's text and the routing facts, written by the hook. */
+export const SPOOL_COMMAND = 'command';
+export const SPOOL_META = 'meta.json';
+
+/** What the wrapper needs besides the command. */
+export interface WrapInputs {
+  /** The spool folder (absolute; made by the hook). */
+  readonly spool: string;
+  /** Shell words that start the command line, already quoted. */
+  readonly cli: string;
+  /** Outputs of at most this many bytes (both streams together) are given back whole. */
+  readonly wholeBytes: number;
+}
+
+/** The routed form of `original`. Pure; `original` is never quoted or altered. */
+export function wrapCommand(original: string, w: WrapInputs): string {
+  if (!Number.isSafeInteger(w.wholeBytes) || w.wholeBytes < 0) throw new Error('wholeBytes must be a whole number');
+  const o = quoteShellWord(`${w.spool}/${SPOOL_STDOUT}`);
+  const e = quoteShellWord(`${w.spool}/${SPOOL_STDERR}`);
+  const s = STATUS_VAR;
+  const d = SPOOL_VAR;
+  const giveBack = `cat "$${d}/${SPOOL_STDOUT}"; cat "$${d}/${SPOOL_STDERR}" >&2; rm -rf "$${d}"`;
+  return [
+    '{',
+    original,
+    `} 8>>${o} 9>>${e} 1>&8 2>&9 8>&- 9>&-; ${s}=$? ${d}=${quoteShellWord(w.spool)}; `
+    + `if [ "$(( $(wc -c <"$${d}/${SPOOL_STDOUT}") + $(wc -c <"$${d}/${SPOOL_STDERR}") ))" -le ${w.wholeBytes} ]; then ${giveBack}; `
+    + `else ${w.cli} keep "$${d}" "$${s}" || { ${giveBack}; }; fi; eval "unset ${s} ${d}; (exit $${s})"`,
+  ].join('\n');
+}
+
+/** A line that marks a wrapped command (so a second hook, or a second pass, does not wrap it again). */
+const WRAPPED_TAIL = new RegExp(`\\n\\} 8>>'[^']*/${SPOOL_STDOUT}' 9>>'[^']*/${SPOOL_STDERR}' 1>&8 2>&9 8>&- 9>&-; ${STATUS_VAR}=\\$\\? ${SPOOL_VAR}='`);
+
+/** True when `command` is already routed this way. */
+export function isWrapped(command: string): boolean {
+  return WRAPPED_TAIL.test(command);
+}
+
+/** Why a command cannot be wrapped before any shell looks at it, or undefined when it may be. */
+export function unwrappableReason(original: string): string | undefined {
+  if (original.includes('\0')) return 'a command with NUL cannot be passed to a shell';
+  if (original.trim() === '') return 'the command is empty';
+  // A final backslash would join our closing brace to the command's last line.
+  if (/(?:^|[^\\])(?:\\\\)*\\\s*$/.test(original)) return 'the command ends in a line continuation';
+  // These end or replace the shell before the output could be given back.
+  if (/^\s*(?:exec|exit|logout)(?:\s|;|$)/.test(original)) return 'the command ends the shell';
+  // With errexit a failing command ends the shell inside the group, before the output is given back.
+  if (/(?:^|[\s;&|(])set\s+(?:-[A-Za-z]*e|-o\s+errexit)|\berrexit\b/.test(original)) return 'the command sets errexit';
+  return undefined;
+}
+
+/**
+ * True when the hook may route `original`: it passes `unwrappableReason`, parses alone, and its
+ * wrapped form parses (`parses` runs the agent's shell with `-n`: reads, runs nothing).
+ */
+export function routable(original: string, wrapped: string, parses: (script: string) => boolean): { ok: true } | { ok: false; reason: string } {
+  const early = unwrappableReason(original);
+  if (early) return { ok: false, reason: early };
+  if (!parses(original)) return { ok: false, reason: 'the command does not parse on its own (it runs unrouted, as written)' };
+  if (!parses(wrapped)) return { ok: false, reason: 'the command does not parse inside the group (an open here-document or quote): it runs unrouted' };
+  return { ok: true };
+}
