@@ -12,14 +12,12 @@ import { randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { runLabel, type RunSource } from '../core/index.js';
 import { decideHook } from '../core/reach/hookEvent.js';
 import { quoteShellWord } from '../core/reach/shellQuote.js';
 import { parseFlags, UsageError, wholeNumber } from './args.js';
-import { SPOOL_COMMAND, SPOOL_META, SPOOL_STDERR, SPOOL_STDOUT } from '../core/reach/rewrite.js';
-import { SPOOL_DIR, type SpoolMeta } from './keep.js';
+import { SPOOL_COMMAND, SPOOL_DIR, SPOOL_META, SPOOL_STDERR, SPOOL_STDOUT, type SpoolMeta } from '../core/reach/rewrite.js';
 import type { CliIo } from './io.js';
-import { CLI_ENV, openSession, STORAGE_ENV } from './session.js';
+import { CLI_ENV, STORAGE_ENV } from './env.js';
 
 /** Set by the extension in its host: the shell of VS Code's terminals (`run_in_terminal` is routed only in a POSIX shell). */
 export const SHELL_ENV = 'BOUNDED_EVIDENCE_SHELL';
@@ -60,7 +58,10 @@ export function storageForFolder(env: NodeJS.ProcessEnv, cwd: unknown): string |
 }
 
 /** The `hook` subcommand. */
-export async function hook(argv: readonly string[], io: CliIo, self: readonly string[]): Promise<number> {
+/** Records a `PostToolUse` response (src/cli/hookRecord.ts; passed in so the hook's own bundle loads the stores only then). */
+export type RecordResponse = (storage: string, d: { agent: string; sessionId: string | undefined; tool: string; response: string }) => Promise<void>;
+
+export async function hook(argv: readonly string[], io: CliIo, self: readonly string[], record: RecordResponse): Promise<number> {
   let values;
   try {
     ({ values } = parseFlags(argv, {
@@ -94,7 +95,7 @@ export async function hook(argv: readonly string[], io: CliIo, self: readonly st
       prepare: (command, meta) => prepareSpool(storage!, command, meta),
     });
     if (decision.action === 'rewrite') await io.out(`${JSON.stringify(decision.answer)}\n`);
-    else if (decision.action === 'record') await recordResponse(storage!, decision);
+    else if (decision.action === 'record') await record(storage!, decision);
     return 0;
   } catch (e) {
     io.err(`bounded-evidence hook: ${e instanceof Error ? e.message : String(e)}; the tool runs unrouted\n`);
@@ -148,19 +149,5 @@ export function prepareSpool(storage: string, command: string, meta: { agent: st
     return dir;
   } catch (e) {
     throw storageFailure(e);
-  }
-}
-
-/** Records a large `PostToolUse` response in a run of its own, tagged with the agent's session. */
-async function recordResponse(storage: string, d: { agent: string; sessionId: string | undefined; tool: string; response: string }): Promise<void> {
-  const session = await openSession(storage);
-  const source: RunSource = { kind: 'hook', agent: d.agent, ...(d.sessionId !== undefined ? { sessionId: d.sessionId } : {}) };
-  const run = await session.runs.startRun({ label: runLabel(`${d.agent} ${d.tool}`, d.sessionId ?? 'no session'), source });
-  let ok = false;
-  try {
-    await run.recordResult(d.tool, { session: d.sessionId ?? null }, d.response);
-    ok = true;
-  } finally {
-    await run.finish(ok ? 'completed' : 'failed');
   }
 }

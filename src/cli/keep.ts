@@ -15,25 +15,12 @@
 import { createReadStream, promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { boundModelText, runLabel, type RunSource } from '../core/index.js';
-import { SPOOL_COMMAND, SPOOL_META, SPOOL_STDERR, SPOOL_STDOUT } from '../core/reach/rewrite.js';
+import { SPOOL_COMMAND, SPOOL_DIR, SPOOL_META, SPOOL_STDERR, SPOOL_STDOUT, type SpoolMeta } from '../core/reach/rewrite.js';
 import { UsageError } from './args.js';
 import { CAPTURE_TOOL } from './capture.js';
 import type { CliIo } from './io.js';
 import { openSession } from './session.js';
 
-/** The folder under `<storage>/evidence` holding the spools of routed commands still running. */
-export const SPOOL_DIR = 'spool';
-
-/** What the hook wrote beside the command (`meta.json`). */
-export interface SpoolMeta {
-  /** The agent that ran the command (`claude`, `copilot`, `gemini`, …). */
-  readonly agent: string;
-  readonly sessionId?: string;
-  /** The folder the command started in (the event's `cwd`). */
-  readonly cwd?: string;
-  /** When the hook routed it (ISO time). */
-  readonly routedAt: string;
-}
 
 /** The storage folder a spool lies in: `<storage>/evidence/spool/<id>`, or a usage error. */
 export function storageOfSpool(spool: string): string {

@@ -6,6 +6,7 @@ import { HELP, UsageError, wantsHelp } from './args.js';
 import { capture } from './capture.js';
 import { importFile, list, read, search, verify } from './evidence.js';
 import { hook } from './hook.js';
+import { recordResponse } from './hookRecord.js';
 import { keep } from './keep.js';
 import { processIo, type CliIo } from './io.js';
 import { STORAGE_ENV } from './session.js';
@@ -25,7 +26,7 @@ export async function runCli(argv: readonly string[], io: CliIo, self: readonly 
   }
   if (name === 'hook') {
     if (wantsHelp(rest)) { await io.out(`${HELP.hook}\n`); return 0; }
-    return hook(rest, io, self);
+    return hook(rest, io, self, recordResponse);
   }
   if (name === 'mcp') {
     // The MCP server reads its own flags; the storage may come from the environment like everywhere else.
@@ -77,3 +78,4 @@ if (require.main === module) {
     process.exitCode = 1;
   });
 }
+export { recordResponse } from './hookRecord.js';

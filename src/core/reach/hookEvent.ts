@@ -162,5 +162,5 @@ function decidePost(event: Record<string, unknown>, toolName: string, ctx: HookC
  */
 export function unkeptCommand(command: string, reason: string): string {
   const line = `bounded-evidence: evidence not kept (${reason.split('\n')[0]!.slice(0, 160)}); the command ran unrouted`;
-  return ['{', command, `}; ${STATUS_VAR}=$?; printf '%s\\n' ${quoteShellWord(line.replace(/\0/g, ''))} >&2; eval "unset ${STATUS_VAR}; (exit $${STATUS_VAR})"`].join('\n');
+  return [`{ ${command}`, `}; ${STATUS_VAR}=$?; printf '%s\\n' ${quoteShellWord(line.replace(/\0/g, ''))} >&2; eval "unset ${STATUS_VAR}; (exit $${STATUS_VAR})"`].join('\n');
 }

@@ -3,8 +3,7 @@
  * command text, verbatim, run by the agent's own shell as a group, with only its two streams sent
  * to a spool folder the hook made in the evidence storage:
  *
- *     {
- *     <the original command, byte for byte>
+ *     { <the original command, byte for byte>
  *     } 8>>'<spool>/1' 9>>'<spool>/2' 1>&8 2>&9 8>&- 9>&-; __be_s=$?; <after>
  *
  * A group (not a child shell) keeps everything the shell is: bash syntax, the user's functions
@@ -31,9 +30,22 @@ export const SPOOL_VAR = '__be_d';
 /** The file names of the two streams inside a spool folder. */
 export const SPOOL_STDOUT = '1';
 export const SPOOL_STDERR = '2';
+/** The folder under `<storage>/evidence` holding the spools of routed commands. */
+export const SPOOL_DIR = 'spool';
 /** The original command's text and the routing facts, written by the hook. */
 export const SPOOL_COMMAND = 'command';
 export const SPOOL_META = 'meta.json';
+
+/** What the hook writes beside the command (`meta.json`). */
+export interface SpoolMeta {
+  /** The agent that ran the command (`claude`, `copilot`, `gemini`, …). */
+  readonly agent: string;
+  readonly sessionId?: string;
+  /** The folder the command started in (the event's `cwd`). */
+  readonly cwd?: string;
+  /** When the hook routed it (ISO time). */
+  readonly routedAt: string;
+}
 
 /** What the wrapper needs besides the command. */
 export interface WrapInputs {
@@ -53,9 +65,9 @@ export function wrapCommand(original: string, w: WrapInputs): string {
   const s = STATUS_VAR;
   const d = SPOOL_VAR;
   const giveBack = `cat "$${d}/${SPOOL_STDOUT}"; cat "$${d}/${SPOOL_STDERR}" >&2; rm -rf "$${d}"`;
+  // `{ ` on the command's own first line: line numbers in the shell's messages and `$LINENO` stay the command's.
   return [
-    '{',
-    original,
+    `{ ${original}`,
     `} 8>>${o} 9>>${e} 1>&8 2>&9 8>&- 9>&-; ${s}=$? ${d}=${quoteShellWord(w.spool)}; `
     + `if [ "$(( $(wc -c <"$${d}/${SPOOL_STDOUT}") + $(wc -c <"$${d}/${SPOOL_STDERR}") ))" -le ${w.wholeBytes} ]; then ${giveBack}; `
     + `else ${w.cli} keep "$${d}" "$${s}" || { ${giveBack}; }; fi; eval "unset ${s} ${d}; (exit $${s})"`,
@@ -77,7 +89,8 @@ export function unwrappableReason(original: string): string | undefined {
   // A final backslash would join our closing brace to the command's last line.
   if (/(?:^|[^\\])(?:\\\\)*\\\s*$/.test(original)) return 'the command ends in a line continuation';
   // These end or replace the shell before the output could be given back.
-  if (/^\s*(?:exec|exit|logout)(?:\s|;|$)/.test(original)) return 'the command ends the shell';
+  // `exit` as a command anywhere at the top (after a separator or a keyword; not `(exit 1)`, a subshell's, nor a word in quotes).
+  if (/(?:^|[;&|\n{]|\b(?:then|else|do))\s*(?:exec|exit|logout)(?=\s|;|&|\||$)/.test(original)) return 'the command ends the shell';
   // With errexit a failing command ends the shell inside the group, before the output is given back.
   if (/(?:^|[\s;&|(])set\s+(?:-[A-Za-z]*e|-o\s+errexit)|\berrexit\b/.test(original)) return 'the command sets errexit';
   return undefined;

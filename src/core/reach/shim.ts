@@ -34,6 +34,8 @@ export function shimScript(i: ShimInputs): string {
     'if [ ! -f "$CLI" ]; then',
     `  for c in ${q(i.extensionsDir)}/${q(i.folderPrefix)}*/dist/cli.js; do [ -f "$c" ] && CLI=$c; done`,
     'fi',
+    // The hook has a small bundle of its own beside cli.js: it runs before every agent command.
+    'case "${1-}" in hook) [ -f "${CLI%cli.js}hook.js" ] && CLI="${CLI%cli.js}hook.js" ;; esac',
     `BOUNDED_EVIDENCE_HOME=${q(i.home)}`,
     'export BOUNDED_EVIDENCE_HOME',
     `NODE=${q(i.node)}`,
