@@ -129,14 +129,14 @@ function storageFailure(e: unknown): Error {
 /**
  * Makes `<storage>/evidence/spool/<id>/` (private to the user) holding the command and its
  * routing facts (src/cli/keep.ts reads them); the wrapper appends the streams beside them.
- * The storage folder itself must exist (the editor or an earlier start made it): a missing
- * one is a failure, not something to create in whatever folder a stale setting names.
+ * The storage folder itself must exist (the editor, or whoever configured it, made it): a missing
+ * one is a failure, not something to create wherever a stale setting points.
  */
 export function prepareSpool(storage: string, command: string, meta: { agent: string; sessionId: string | undefined; cwd: string | undefined }): string {
   try {
-    const evidence = path.join(path.resolve(storage), 'evidence');
-    if (!statSync(evidence).isDirectory()) throw Object.assign(new Error('not a folder'), { code: 'ENOTDIR' });
-    const spools = path.join(evidence, SPOOL_DIR);
+    const root = path.resolve(storage);
+    if (!statSync(root).isDirectory()) throw Object.assign(new Error('not a folder'), { code: 'ENOTDIR' });
+    const spools = path.join(root, 'evidence', SPOOL_DIR);
     mkdirSync(spools, { recursive: true, mode: 0o700 });
     const dir = path.join(spools, randomBytes(6).toString('hex'));
     mkdirSync(dir, { mode: 0o700 });

@@ -53,10 +53,13 @@ async function giveBack(file: string, stream: 'stdout' | 'stderr', io: CliIo): P
 
 /** The `keep` subcommand. */
 export async function keep(argv: readonly string[], io: CliIo): Promise<number> {
-  if (argv.length !== 2 || !/^\d{1,3}$/.test(argv[1]!)) throw new UsageError('usage: bounded-evidence keep SPOOL STATUS (written by the hook)');
-  const spool = path.resolve(io.cwd, argv[0]!);
+  // --quiet: the output was small and the shell gave it back itself; record it, print nothing.
+  const quiet = argv[0] === '--quiet';
+  const args = quiet ? argv.slice(1) : argv;
+  if (args.length !== 2 || !/^\d{1,3}$/.test(args[1]!)) throw new UsageError('usage: bounded-evidence keep [--quiet] SPOOL STATUS (written by the hook)');
+  const spool = path.resolve(io.cwd, args[0]!);
   const storage = storageOfSpool(spool);
-  const status = Number(argv[1]);
+  const status = Number(args[1]);
   const out = path.join(spool, SPOOL_STDOUT);
   const err = path.join(spool, SPOOL_STDERR);
   // Nothing to give back, nothing recorded: the wrapper prints what it can.
@@ -77,12 +80,13 @@ export async function keep(argv: readonly string[], io: CliIo): Promise<number> 
       });
       if (outcome.status === 'failed') throw new Error(outcome.record.error?.message ?? 'the output could not be stored');
       const text = boundModelText(outcome.modelText);
-      await io.out(text.endsWith('\n') ? text : `${text}\n`);
+      if (!quiet) await io.out(text.endsWith('\n') ? text : `${text}\n`);
       ok = true;
     } finally {
       await run.finish(ok ? 'completed' : 'failed').catch(() => undefined);
     }
   } catch (e) {
+    if (quiet) return 0;
     const reason = (e instanceof Error ? e.message : String(e)).split('\n')[0]!.slice(0, 200);
     await giveBack(out, 'stdout', io);
     await giveBack(err, 'stderr', io);

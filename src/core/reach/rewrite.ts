@@ -10,8 +10,8 @@
  * and aliases, `cd`, `export`, `source`, `set`, background jobs and `wait` behave exactly as
  * unrouted, and no process of ours sits between the command and its time limit (the agent's
  * own). `<after>` gives the output back: when both streams together are at most `wholeBytes`
- * it prints them as they were (stdout, then stderr, byte for byte: `cat`) and removes the spool,
- * with no Node started; otherwise `<cli> keep` records the spool as a run and prints the
+ * it prints them as they were (stdout, then stderr, byte for byte: `cat`) with no Node in the
+ * way, and a background `keep --quiet` records them; otherwise `<cli> keep` records the spool as a run and prints the
  * bounded observation (and prints the raw bytes if it cannot: the command never fails because
  * of the product). The exit status is the command's (`(exit N)` last).
  *
@@ -64,13 +64,16 @@ export function wrapCommand(original: string, w: WrapInputs): string {
   const e = quoteShellWord(`${w.spool}/${SPOOL_STDERR}`);
   const s = STATUS_VAR;
   const d = SPOOL_VAR;
-  const giveBack = `cat "$${d}/${SPOOL_STDOUT}"; cat "$${d}/${SPOOL_STDERR}" >&2; rm -rf "$${d}"`;
+  const giveBack = `cat "$${d}/${SPOOL_STDOUT}"; cat "$${d}/${SPOOL_STDERR}" >&2`;
+  // A small output is kept too, by a `keep --quiet` in the background: it costs the command nothing, and
+  // `( … & )` keeps an interactive shell from printing a job line; nothing of it reaches the terminal.
+  const keepQuietly = `(${w.cli} keep --quiet "$${d}" "$${s}" </dev/null >/dev/null 2>&1 &)`;
   // `{ ` on the command's own first line: line numbers in the shell's messages and `$LINENO` stay the command's.
   return [
     `{ ${original}`,
     `} 8>>${o} 9>>${e} 1>&8 2>&9 8>&- 9>&-; ${s}=$? ${d}=${quoteShellWord(w.spool)}; `
-    + `if [ "$(( $(wc -c <"$${d}/${SPOOL_STDOUT}") + $(wc -c <"$${d}/${SPOOL_STDERR}") ))" -le ${w.wholeBytes} ]; then ${giveBack}; `
-    + `else ${w.cli} keep "$${d}" "$${s}" || { ${giveBack}; }; fi; eval "unset ${s} ${d}; (exit $${s})"`,
+    + `if [ "$(( $(wc -c <"$${d}/${SPOOL_STDOUT}") + $(wc -c <"$${d}/${SPOOL_STDERR}") ))" -le ${w.wholeBytes} ]; then ${giveBack}; ${keepQuietly}; `
+    + `else ${w.cli} keep "$${d}" "$${s}" || { ${giveBack}; rm -rf "$${d}"; }; fi; eval "unset ${s} ${d}; (exit $${s})"`,
   ].join('\n');
 }
 

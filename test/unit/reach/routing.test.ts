@@ -85,10 +85,15 @@ describe('routed commands are the user\'s commands (real shells)', function () {
   }
 
   const spools = (): string[] => (existsSync(path.join(storage, 'evidence', 'spool')) ? readdirSync(path.join(storage, 'evidence', 'spool')) : []);
+  /** Small outputs are recorded by a `keep --quiet` in the background: wait until every spool is taken. */
+  async function spoolsTaken(): Promise<void> {
+    for (let i = 0; i < 300 && spools().length > 0; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(spools(), []);
+  }
 
   for (const shell of SHELLS) {
     describe(shell, () => {
-      it('cd and export stick for the next command, as unrouted; status and small outputs byte-identical; no spool left', () => {
+      it('cd and export stick for the next command, as unrouted; status and small outputs byte-identical and kept; no spool left', async () => {
         const r = both(shell, [
           { routed: 'mkdir -p sub && cd sub && pwd' },
           'pwd',
@@ -104,7 +109,15 @@ describe('routed commands are the user\'s commands (real shells)', function () {
         ]);
         assertSame(r, 'state');
         assert.match(r.plain.stdout.toString(), /\/sub\n.*\/sub\nX=1\nhello\nstatus=7\nout status=1\n12\n/s);
-        assert.deepEqual(spools(), []);
+        await spoolsTaken();
+        // Each small output is evidence too: its run holds the exact bytes the command printed.
+        const session = await openSession(storage);
+        const hello = (await session.runs.listRuns()).filter((x) => (x.label ?? '').includes("printf 'hello"));
+        assert.ok(hello.length >= 1);
+        const [call] = await session.runs.report(hello[0]!.runId);
+        const out = call!.attachments.find((a) => a.name === 'stdout')!;
+        assert.equal(out.sizeBytes, 6);
+        assert.equal(out.sha256, createHash('sha256').update('hello\n').digest('hex'));
       });
 
       it('functions and variables defined earlier, background jobs that outlive the command, and wait', () => {
@@ -146,21 +159,23 @@ describe('routed commands are the user\'s commands (real shells)', function () {
         assert.equal(stdout.sha256, createHash('sha256').update(plain.stdout).digest('hex'));
         const stderr = attachments.find((a) => a.name === 'stderr')!;
         assert.equal(stderr.sizeBytes, Buffer.byteLength('ERROR: the one error\n'));
-        assert.deepEqual(spools(), []);
+        await spoolsTaken();
       });
 
       it('fail open: a file in the storage\'s way, or no storage folder: the command runs as written, one line says evidence was not kept', () => {
         const blocked = path.join(dir, `blocked-${shell}`);
         mkdirSync(blocked);
         writeFileSync(path.join(blocked, 'evidence'), 'not a folder');
+        const fileStore = path.join(dir, `file-${shell}`);
+        writeFileSync(fileStore, 'a file, not a folder');
         const missing = path.join(dir, `missing-${shell}`);
-        for (const store of [blocked, missing]) {
+        for (const store of [blocked, missing, fileStore]) {
           const cmd = 'printf "hello\\n"; cd /; exit_code=5; (exit $exit_code)';
           const plain = runIn(shell, `${cmd}\necho "s=$? $(pwd)"`, work);
           const routed = runIn(shell, `${route(shell, cmd, { storage: store })}\necho "s=$? $(pwd)"`, work);
           assert.equal(routed.stdout.toString(), plain.stdout.toString());
           assert.equal(plain.stdout.toString(), 'hello\ns=5 /\n');
-          assert.equal(routed.stderr.toString(), `bounded-evidence: evidence not kept (${store === blocked ? 'a file is in the storage\'s way' : 'the storage folder is missing'}); the command ran unrouted\n`);
+          assert.equal(routed.stderr.toString(), `bounded-evidence: evidence not kept (${store === missing ? 'the storage folder is missing' : 'a file is in the storage\'s way'}); the command ran unrouted\n`);
         }
         assert.equal(existsSync(path.join(missing, 'evidence')), false);
       });
@@ -279,6 +294,10 @@ describe('the spool a hook prepares', () => {
       assert.equal(statSync(spool).mode & 0o777, 0o700);
       assert.equal(statSync(path.join(spool, 'command')).mode & 0o777, 0o600);
       assert.throws(() => prepareSpool(path.join(dir, 'nope'), 'x', { agent: 'a', sessionId: undefined, cwd: undefined }), /the storage folder is missing/);
+      // A storage folder without its evidence folder yet (never opened by the editor): made.
+      const bare = path.join(dir, 'bare');
+      mkdirSync(bare);
+      assert.ok(prepareSpool(bare, 'x', { agent: 'a', sessionId: undefined, cwd: undefined }).startsWith(path.join(bare, 'evidence', 'spool')));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
