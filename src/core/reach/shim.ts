@@ -23,6 +23,28 @@ export interface ShimInputs {
   readonly home: string;
 }
 
+/**
+ * The terminal tools' names as they appear in a hook event (src/core/reach/hookEvent.ts
+ * ROUTED_TOOLS). VS Code runs a hook on every tool call (its hook files take no matcher), so
+ * an event that names none of them is answered (nothing) by the shell alone, in ~2 ms, without
+ * starting Node; only with `--record-post-tool-use` does every event reach the command line.
+ */
+export const PREFILTER_TOOLS = ['run_in_terminal', 'Bash', 'run_shell_command'] as const;
+const HOOK_PREFILTER = [
+  'if [ "${1-}" = hook ]; then',
+  '  case " $* " in',
+  '    *" --record-post-tool-use "*) ;;',
+  '    *)',
+  '      BE_EVENT=$(cat)',
+  `      case $BE_EVENT in ${PREFILTER_TOOLS.map((t) => `*'"${t}"'*`).join('|')}) ;; *) exit 0 ;; esac`,
+  '      exec 0<<BE_EVENT_END',
+  '$BE_EVENT',
+  'BE_EVENT_END',
+  '      unset BE_EVENT ;;',
+  '  esac',
+  'fi',
+];
+
 /** The script's text. Every path is single-quoted (injection-proof whatever the folder names). */
 export function shimScript(i: ShimInputs): string {
   const q = quoteShellWord;
@@ -36,6 +58,7 @@ export function shimScript(i: ShimInputs): string {
     'fi',
     // The hook has a small bundle of its own beside cli.js: it runs before every agent command.
     'case "${1-}" in hook) [ -f "${CLI%cli.js}hook.js" ] && CLI="${CLI%cli.js}hook.js" ;; esac',
+    ...HOOK_PREFILTER,
     `BOUNDED_EVIDENCE_HOME=${q(i.home)}`,
     'export BOUNDED_EVIDENCE_HOME',
     `NODE=${q(i.node)}`,
