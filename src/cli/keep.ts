@@ -1,5 +1,5 @@
 /**
- * `keep SPOOL STATUS`: the second half of a routed command (docs/contracts.md §6.3). The command
+ * `keep SPOOL STATUS`: the second half of a routed command (docs/contracts.md §6.1). The command
  * ran in the agent's own shell with its stdout and stderr in the spool folder the hook made
  * (`<storage>/evidence/spool/<id>/`, src/core/reach/rewrite.ts); its output was too large to give
  * back whole, so this records it as the `evidence_runCommand` call `capture` would have recorded

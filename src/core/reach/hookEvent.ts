@@ -156,7 +156,7 @@ function decidePost(event: Record<string, unknown>, toolName: string, ctx: HookC
 }
 
 /**
- * Fail open (docs/contracts.md §6.3): the storage cannot be written, so the command runs as a
+ * Fail open (docs/contracts.md §6.1): the storage cannot be written, so the command runs as a
  * group in the agent's shell with its output untouched, followed by one line on stderr; the
  * exit status stays the command's.
  */

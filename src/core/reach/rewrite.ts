@@ -1,5 +1,5 @@
 /**
- * What a routed command becomes (docs/contracts.md §6.3, docs/architecture.md §2.4): the agent's own
+ * What a routed command becomes (docs/contracts.md §6.1, docs/architecture.md §2.4): the agent's own
  * command text, verbatim, run by the agent's own shell as a group, with only its two streams sent
  * to a spool folder the hook made in the evidence storage:
  *

@@ -188,7 +188,7 @@ export class Run implements RunApi {
 
   /**
    * Records a command that ran elsewhere (a routed agent command ran in the agent's own shell,
-   * docs/contracts.md §6.3) from its streams and exit, exactly as `runCommand` records its own:
+   * docs/contracts.md §6.1) from its streams and exit, exactly as `runCommand` records its own:
    * the same attachments, handles and summary. Nothing is spawned; `started.kill` is called if
    * the store fails mid-way (there is nothing to stop: the command has ended).
    */

@@ -1,5 +1,5 @@
 /**
- * A routed command is the user's command (docs/contracts.md §6.3): every row of the issue's
+ * A routed command is the user's command (docs/contracts.md §6.1): every row of the issue's
  * behaviour table run by a real bash, zsh and dash, once as written and once routed (the
  * hook's real decision and spool, src/cli/hook.ts; `keep` run by the real command line), in
  * one shell process per script, so state between commands (`cd`, `export`, functions,
