@@ -93,6 +93,7 @@ export async function hook(argv: readonly string[], io: CliIo, self: readonly st
       largeResultBytes: wholeNumber('large-result-bytes', values['large-result-bytes'], 1) ?? 4096,
       parses: (script) => parsesIn(shellOf(io.env, event), script),
       prepare: (command, meta) => prepareSpool(storage!, command, meta),
+      claudeSettings: (e) => claudeSettingsTexts(io.env, e),
     });
     if (decision.action === 'rewrite') await io.out(`${JSON.stringify(decision.answer)}\n`);
     else if (decision.action === 'record') await record(storage!, decision);
@@ -117,6 +118,21 @@ export function shellOf(env: NodeJS.ProcessEnv, _event: unknown): string {
 export function parsesIn(shell: string, script: string): boolean {
   const r = spawnSync(shell, ['-n', '-c', script], { stdio: 'ignore', timeout: 5_000 });
   return r.status === 0;
+}
+
+/**
+ * The settings files whose `permissions` Claude Code applies (user, project, project-local); the
+ * project is `CLAUDE_PROJECT_DIR` (Claude Code sets it for hooks), else the event's cwd.
+ */
+export function claudeSettingsTexts(env: NodeJS.ProcessEnv, event: Record<string, unknown>): (string | undefined)[] {
+  const read = (f: string): string | undefined => { try { return readFileSync(f, 'utf8'); } catch { return undefined; } };
+  const project = env.CLAUDE_PROJECT_DIR || (typeof event.cwd === 'string' ? event.cwd : undefined);
+  const home = env.HOME;
+  return [
+    home ? read(path.join(home, '.claude', 'settings.json')) : undefined,
+    project ? read(path.join(project, '.claude', 'settings.json')) : undefined,
+    project ? read(path.join(project, '.claude', 'settings.local.json')) : undefined,
+  ];
 }
 
 /** Short words for why the storage could not be written (no path: the line reaches the model). */

@@ -13,6 +13,7 @@
  * end the shell or set errexit, commands that do not parse, and everything when no storage is
  * configured. A hook must never break the agent.
  */
+import { claudeVerdict } from './claudePermissions.js';
 import { isWrapped, routable, STATUS_VAR, wrapCommand } from './rewrite.js';
 import { quoteShellWord } from './shellQuote.js';
 
@@ -55,6 +56,8 @@ export interface HookContext {
    * written (the command then runs unrouted with one line saying so).
    */
   readonly prepare: (command: string, meta: { agent: string; sessionId: string | undefined; cwd: string | undefined }) => string;
+  /** Claude Code's settings texts (user, project, project-local), read for its permission rules (src/core/reach/claudePermissions.ts). */
+  readonly claudeSettings?: (event: Record<string, unknown>) => readonly (string | undefined)[];
 }
 
 /** What to do with the event. */
@@ -128,6 +131,13 @@ export function decideHook(event: unknown, ctx: HookContext): HookDecision {
   // The syntax does not depend on the spool's path: check before anything is written.
   const check = routable(command, wrapCommand(command, { spool: '/spool', cli: ctx.cli, wholeBytes }), ctx.parses);
   if (!check.ok) return { action: 'none', reason: check.reason };
+  // Claude Code checks its rules against the routed form: decide for the original as the person's rules say.
+  let allow = ctx.allow === true;
+  if (agent === 'claude' && ctx.claudeSettings && event.permission_mode !== 'bypassPermissions') {
+    const verdict = claudeVerdict(command, ctx.claudeSettings(event));
+    if (verdict === 'leave') return { action: 'none', reason: 'a permission rule asks or denies: Claude Code applies it to the command as written' };
+    if (verdict === 'allow') allow = true;
+  }
   let rewritten: string;
   try {
     const spool = ctx.prepare(command, { agent, sessionId: sessionOf(event), cwd: typeof event.cwd === 'string' ? event.cwd : undefined });
@@ -138,7 +148,7 @@ export function decideHook(event: unknown, ctx: HookContext): HookDecision {
   const updated = { ...input, command: rewritten };
   const answer: Record<string, unknown> = route.shape === 'tool_input'
     ? { hookSpecificOutput: { hookEventName: route.event, tool_input: updated } }
-    : { hookSpecificOutput: { hookEventName: route.event, ...(ctx.allow ? { permissionDecision: 'allow' } : {}), updatedInput: updated } };
+    : { hookSpecificOutput: { hookEventName: route.event, ...(allow ? { permissionDecision: 'allow' } : {}), updatedInput: updated } };
   return { action: 'rewrite', agent, command: rewritten, answer };
 }
 

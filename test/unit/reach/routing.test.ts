@@ -11,7 +11,7 @@
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -290,7 +290,6 @@ describe('the spool a hook prepares', () => {
       const meta = JSON.parse(readFileSync(path.join(spool, 'meta.json'), 'utf8')) as Record<string, unknown>;
       assert.deepEqual({ ...meta, routedAt: typeof meta.routedAt }, { agent: 'claude', sessionId: 's', cwd: '/w', routedAt: 'string' });
       assert.deepEqual(readdirSync(spool).sort(), ['1', '2', 'command', 'meta.json']);
-      const { statSync } = require('node:fs') as typeof import('node:fs');
       assert.equal(statSync(spool).mode & 0o777, 0o700);
       assert.equal(statSync(path.join(spool, 'command')).mode & 0o777, 0o600);
       assert.throws(() => prepareSpool(path.join(dir, 'nope'), 'x', { agent: 'a', sessionId: undefined, cwd: undefined }), /the storage folder is missing/);
