@@ -84,13 +84,15 @@ configured, gets no answer (exit 0): the agent goes on as if there were no hook.
   --allow                    also answer permissionDecision "allow" (skips the agent's confirmation)
   --record-post-tool-use     keep PostToolUse responses over the large-result size as evidence
   --large-result-bytes N     that size (default 4096)`,
-  keep: `Usage: bounded-evidence keep [--quiet] SPOOL STATUS
+  keep: `Usage: bounded-evidence keep SPOOL STATUS WHOLE
+       bounded-evidence keep --quiet SPOOL STATUS
 
 The second half of a routed command, written into it by the hook: records the command's
 spooled stdout and stderr (SPOOL = <storage>/evidence/spool/<id>) with its exit STATUS as
-one run, prints the bounded observation and removes the spool. If the evidence cannot be
-kept, it prints the output as the command wrote it and one line saying so. With --quiet
-(an output the shell already gave back whole) it records and prints nothing.`,
+one run and removes the spool. An output of at most WHOLE bytes is printed as the command
+wrote it; a larger one as the bounded observation. Exits with STATUS. If the evidence cannot
+be kept, it prints the output as the command wrote it and one line saying so. --quiet (the
+shim's, for an output it already printed) records and prints nothing.`,
 };
 
 /** Options common to the subcommands. */

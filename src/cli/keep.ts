@@ -51,19 +51,34 @@ async function giveBack(file: string, stream: 'stdout' | 'stderr', io: CliIo): P
   for await (const chunk of createReadStream(file)) await io.tee(stream, chunk as Buffer);
 }
 
-/** The `keep` subcommand. */
+/**
+ * The `keep` subcommand: `keep SPOOL STATUS WHOLE` (the wrapper's; exits with STATUS) or
+ * `keep --quiet SPOOL STATUS` (the shim's background recording of a small output it already
+ * printed; prints nothing, exits 0).
+ */
 export async function keep(argv: readonly string[], io: CliIo): Promise<number> {
-  // --quiet: the output was small and the shell gave it back itself; record it, print nothing.
   const quiet = argv[0] === '--quiet';
   const args = quiet ? argv.slice(1) : argv;
-  if (args.length !== 2 || !/^\d{1,3}$/.test(args[1]!)) throw new UsageError('usage: bounded-evidence keep [--quiet] SPOOL STATUS (written by the hook)');
+  if (args.length !== (quiet ? 2 : 3) || !/^\d{1,3}$/.test(args[1]!) || (!quiet && !/^\d{1,9}$/.test(args[2]!))) {
+    throw new UsageError('usage: bounded-evidence keep SPOOL STATUS WHOLE, or keep --quiet SPOOL STATUS (written by the hook)');
+  }
   const spool = path.resolve(io.cwd, args[0]!);
   const storage = storageOfSpool(spool);
   const status = Number(args[1]);
+  const done = quiet ? 0 : status;
   const out = path.join(spool, SPOOL_STDOUT);
   const err = path.join(spool, SPOOL_STDERR);
-  // Nothing to give back, nothing recorded: the wrapper prints what it can.
-  await Promise.all([fsp.access(out), fsp.access(err)]);
+  const sizes = await Promise.all([fsp.stat(out), fsp.stat(err)]).catch(() => undefined);
+  if (!sizes) {
+    if (!quiet) io.err('bounded-evidence: evidence not kept (the spooled output is gone); the command ran unrouted\n');
+    return done;
+  }
+  // Small: the output exactly as the command wrote it, then recorded (no observation).
+  const whole = !quiet && sizes[0].size + sizes[1].size <= Number(args[2]);
+  if (whole) {
+    await giveBack(out, 'stdout', io);
+    await giveBack(err, 'stderr', io);
+  }
   try {
     const command = await fsp.readFile(path.join(spool, SPOOL_COMMAND), 'utf8');
     const meta = await readMeta(spool);
@@ -80,13 +95,13 @@ export async function keep(argv: readonly string[], io: CliIo): Promise<number> 
       });
       if (outcome.status === 'failed') throw new Error(outcome.record.error?.message ?? 'the output could not be stored');
       const text = boundModelText(outcome.modelText);
-      if (!quiet) await io.out(text.endsWith('\n') ? text : `${text}\n`);
+      if (!quiet && !whole) await io.out(text.endsWith('\n') ? text : `${text}\n`);
       ok = true;
     } finally {
       await run.finish(ok ? 'completed' : 'failed').catch(() => undefined);
     }
   } catch (e) {
-    if (quiet) return 0;
+    if (quiet || whole) return done;
     const reason = (e instanceof Error ? e.message : String(e)).split('\n')[0]!.slice(0, 200);
     await giveBack(out, 'stdout', io);
     await giveBack(err, 'stderr', io);
@@ -94,5 +109,5 @@ export async function keep(argv: readonly string[], io: CliIo): Promise<number> 
   } finally {
     await fsp.rm(spool, { recursive: true, force: true }).catch(() => undefined);
   }
-  return 0;
+  return done;
 }

@@ -129,7 +129,9 @@ export function decideHook(event: unknown, ctx: HookContext): HookDecision {
   const agent = ctx.agent ?? route.agent;
   const wholeBytes = ctx.largeResultBytes ?? 4096;
   // The syntax does not depend on the spool's path: check before anything is written.
-  const check = routable(command, wrapCommand(command, { spool: '/spool', cli: ctx.cli, wholeBytes }), ctx.parses);
+  // VS Code's bash terminal prints its command-start marker at the line's first simple command: let that be `:`, outside the group.
+  const lead = route.tool === 'run_in_terminal' ? ':; ' : undefined;
+  const check = routable(command, wrapCommand(command, { spool: '/spool', cli: ctx.cli, wholeBytes, lead }), ctx.parses);
   if (!check.ok) return { action: 'none', reason: check.reason };
   // Claude Code checks its rules against the routed form: decide for the original as the person's rules say.
   let allow = ctx.allow === true;
@@ -141,7 +143,7 @@ export function decideHook(event: unknown, ctx: HookContext): HookDecision {
   let rewritten: string;
   try {
     const spool = ctx.prepare(command, { agent, sessionId: sessionOf(event), cwd: typeof event.cwd === 'string' ? event.cwd : undefined });
-    rewritten = wrapCommand(command, { spool, cli: ctx.cli, wholeBytes });
+    rewritten = wrapCommand(command, { spool, cli: ctx.cli, wholeBytes, lead });
   } catch (e) {
     rewritten = unkeptCommand(command, e instanceof Error ? e.message : String(e));
   }

@@ -4,16 +4,17 @@
  * to a spool folder the hook made in the evidence storage:
  *
  *     { <the original command, byte for byte>
- *     } 8>>'<spool>/1' 9>>'<spool>/2' 1>&8 2>&9 8>&- 9>&-; __be_s=$?; <after>
+ *     } 8>>'<spool>/1' 9>>'<spool>/2' 1>&8 2>&9 8>&- 9>&-; <cli> keep '<spool>' $? <wholeBytes>
  *
  * A group (not a child shell) keeps everything the shell is: bash syntax, the user's functions
  * and aliases, `cd`, `export`, `source`, `set`, background jobs and `wait` behave exactly as
  * unrouted, and no process of ours sits between the command and its time limit (the agent's
- * own). `<after>` gives the output back: when both streams together are at most `wholeBytes`
- * it prints them as they were (stdout, then stderr, byte for byte: `cat`) with no Node in the
- * way, and a background `keep --quiet` records them; otherwise `<cli> keep` records the spool as a run and prints the
- * bounded observation (and prints the raw bytes if it cannot: the command never fails because
- * of the product). The exit status is the command's (`(exit N)` last).
+ * own). `keep` gives the output back: when both streams together are at most `wholeBytes` it
+ * prints them as they were (stdout, then stderr, byte for byte) and records them; otherwise it
+ * records the spool as a run and prints the bounded observation (and prints the raw bytes if it
+ * cannot: the command never fails because of the product). It exits with the command's status.
+ * Through the shim (VS Code's terminals) the small case is plain sh (`SHIM_KEEP_LINES`: `cat`, and
+ * the recording in the background), so the command waits for no Node.
  *
  * Injection: the only text not written here is the original command, which the agent's shell
  * runs anyway; the spool path and the command line are ours, single-quoted. So that the command
@@ -23,9 +24,8 @@
  */
 import { quoteShellWord } from './shellQuote.js';
 
-/** The shell variables the wrapper keeps the status and the spool in (unset before the line ends). */
+/** The shell variable the fail-open form keeps the status in (unset before the line ends). */
 export const STATUS_VAR = '__be_s';
-export const SPOOL_VAR = '__be_d';
 
 /** The file names of the two streams inside a spool folder. */
 export const SPOOL_STDOUT = '1';
@@ -55,6 +55,12 @@ export interface WrapInputs {
   readonly cli: string;
   /** Outputs of at most this many bytes (both streams together) are given back whole. */
   readonly wholeBytes: number;
+  /**
+   * Written before the group on its first line: `:; ` in VS Code's bash terminal, whose shell
+   * integration prints its command-start marker from a DEBUG trap at the line's first simple
+   * command; without it that marker would land in the spool instead of the terminal.
+   */
+  readonly lead?: string;
 }
 
 /** The routed form of `original`. Pure; `original` is never quoted or altered. */
@@ -62,23 +68,39 @@ export function wrapCommand(original: string, w: WrapInputs): string {
   if (!Number.isSafeInteger(w.wholeBytes) || w.wholeBytes < 0) throw new Error('wholeBytes must be a whole number');
   const o = quoteShellWord(`${w.spool}/${SPOOL_STDOUT}`);
   const e = quoteShellWord(`${w.spool}/${SPOOL_STDERR}`);
-  const s = STATUS_VAR;
-  const d = SPOOL_VAR;
-  const giveBack = `cat "$${d}/${SPOOL_STDOUT}"; cat "$${d}/${SPOOL_STDERR}" >&2`;
-  // A small output is kept too, by a `keep --quiet` in the background: it costs the command nothing, and
-  // `( … & )` keeps an interactive shell from printing a job line; nothing of it reaches the terminal.
-  const keepQuietly = `(${w.cli} keep --quiet "$${d}" "$${s}" </dev/null >/dev/null 2>&1 &)`;
   // `{ ` on the command's own first line: line numbers in the shell's messages and `$LINENO` stay the command's.
+  // `keep` gives the output back (small: as it was; large: the observation) and exits with the command's status.
   return [
-    `{ ${original}`,
-    `} 8>>${o} 9>>${e} 1>&8 2>&9 8>&- 9>&-; ${s}=$? ${d}=${quoteShellWord(w.spool)}; `
-    + `if [ "$(( $(wc -c <"$${d}/${SPOOL_STDOUT}") + $(wc -c <"$${d}/${SPOOL_STDERR}") ))" -le ${w.wholeBytes} ]; then ${giveBack}; ${keepQuietly}; `
-    + `else ${w.cli} keep "$${d}" "$${s}" || { ${giveBack}; rm -rf "$${d}"; }; fi; eval "unset ${s} ${d}; (exit $${s})"`,
+    `${w.lead ?? ''}{ ${original}`,
+    `} 8>>${o} 9>>${e} 1>&8 2>&9 8>&- 9>&-; ${w.cli} keep ${quoteShellWord(w.spool)} $? ${w.wholeBytes}`,
   ].join('\n');
 }
 
+/**
+ * The `keep SPOOL STATUS WHOLE` of the shim (src/core/reach/shim.ts), in sh: a small output is
+ * printed as it was with `cat` and recorded by `<node cli> keep --quiet` in the background (the
+ * command waits for no Node; `( … & )` keeps an interactive shell from printing a job line), a large
+ * one goes to `<node cli> keep` in the foreground (the observation). Exits with STATUS whatever
+ * happens: the routed command's status is the command's. `$NODE` and `$CLI` are the shim's.
+ */
+export const SHIM_KEEP_LINES: readonly string[] = [
+  'if [ "${1-}" = keep ] && [ $# -eq 4 ]; then',
+  '  BE_D=$2; BE_S=$3',
+  '  [ -x "$NODE" ] || NODE=node',
+  `  if [ "$(( $(wc -c <"$BE_D/${SPOOL_STDOUT}") + $(wc -c <"$BE_D/${SPOOL_STDERR}") ))" -le "$4" ] 2>/dev/null; then`,
+  `    cat "$BE_D/${SPOOL_STDOUT}"; cat "$BE_D/${SPOOL_STDERR}" >&2`,
+  '    ( "$NODE" "$CLI" keep --quiet "$BE_D" "$BE_S" </dev/null >/dev/null 2>&1 & )',
+  '  else',
+  // keep prints the observation, or the output itself when the evidence cannot be kept; with no Node at all, sh prints it.
+  '  if [ -x "$NODE" ] || command -v "$NODE" >/dev/null 2>&1; then "$NODE" "$CLI" keep "$BE_D" "$BE_S" "$4"',
+  `  else cat "$BE_D/${SPOOL_STDOUT}"; cat "$BE_D/${SPOOL_STDERR}" >&2; rm -rf "$BE_D"; echo 'bounded-evidence: evidence not kept (no Node to record it); the command ran unrouted' >&2; fi`,
+  '  fi',
+  '  exit "$BE_S"',
+  'fi',
+];
+
 /** A line that marks a wrapped command (so a second hook, or a second pass, does not wrap it again). */
-const WRAPPED_TAIL = new RegExp(`\\n\\} 8>>'[^']*/${SPOOL_STDOUT}' 9>>'[^']*/${SPOOL_STDERR}' 1>&8 2>&9 8>&- 9>&-; ${STATUS_VAR}=\\$\\? ${SPOOL_VAR}='`);
+const WRAPPED_TAIL = new RegExp(`\\n\\} 8>>'[^']*/${SPOOL_STDOUT}' 9>>'[^']*/${SPOOL_STDERR}' 1>&8 2>&9 8>&- 9>&-; .* keep '[^']*' \\$\\? \\d+$`);
 
 /** True when `command` is already routed this way. */
 export function isWrapped(command: string): boolean {

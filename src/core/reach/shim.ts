@@ -6,6 +6,7 @@
  * the next activation the recorded paths may be gone, so it falls back to the newest
  * installed copy of the extension beside the recorded one, and to `node` on PATH.
  */
+import { SHIM_KEEP_LINES } from './rewrite.js';
 import { quoteShellWord } from './shellQuote.js';
 
 /** What the shim is written with. */
@@ -62,6 +63,9 @@ export function shimScript(i: ShimInputs): string {
     `BOUNDED_EVIDENCE_HOME=${q(i.home)}`,
     'export BOUNDED_EVIDENCE_HOME',
     `NODE=${q(i.node)}`,
+    // A routed command's second half (docs/contracts.md §6.1): a small output needs no Node.
+    ...(i.electron ? ['[ "${1-}" = keep ] && { ELECTRON_RUN_AS_NODE=1; export ELECTRON_RUN_AS_NODE; }'] : []),
+    ...SHIM_KEEP_LINES,
     'if [ -x "$NODE" ]; then',
     ...(i.electron
       ? [

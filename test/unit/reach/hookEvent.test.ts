@@ -23,20 +23,20 @@ const ctx = (over: Partial<HookContext> = {}): HookContext => ({
   prepare: (command, meta) => { prepared.push({ command, meta }); return SPOOL; },
   ...over,
 });
-const wrapped = (command: string): string => wrapCommand(command, { spool: SPOOL, cli: CLI, wholeBytes: 4096 });
+const wrapped = (command: string, lead?: string): string => wrapCommand(command, { spool: SPOOL, cli: CLI, wholeBytes: 4096, lead });
 
 describe('hook decision on client samples', () => {
   it('VS Code run_in_terminal: the whole tool input back with the command wrapped (the text verbatim), the spool told the agent and session, no permission decision', () => {
     prepared.length = 0;
     const d = decideHook(sample('vscode-run_in_terminal'), ctx());
-    const command = wrapped('node scripts/build-log.js 3000000');
+    const command = wrapped('node scripts/build-log.js 3000000', ':; ');
     assert.deepEqual(d, {
       action: 'rewrite', agent: 'copilot', command,
       answer: { hookSpecificOutput: { hookEventName: 'PreToolUse', updatedInput: {
         command, explanation: 'Run the build log script', goal: 'See why the build fails', mode: 'sync', isBackground: false, timeout: 120000,
       } } },
     });
-    assert.ok(command.startsWith('{ node scripts/build-log.js 3000000\n} 8>>\'/st/evidence/spool/0123456789ab/1\' 9>>'));
+    assert.equal(command, `:; { node scripts/build-log.js 3000000\n} 8>>'${SPOOL}/1' 9>>'${SPOOL}/2' 1>&8 2>&9 8>&- 9>&-; ${CLI} keep '${SPOOL}' $? 4096`);
     assert.deepEqual(prepared, [{ command: 'node scripts/build-log.js 3000000', meta: { agent: 'copilot', sessionId: 'b3c1e0d2-5f7a-4c1e-9b0e-0c6f2d1a7e44', cwd: (sample('vscode-run_in_terminal') as { cwd?: string }).cwd } }]);
   });
 

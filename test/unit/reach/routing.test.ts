@@ -21,6 +21,7 @@ import { openSession } from '../../../src/cli/session.js';
 import { decideHook, unkeptCommand } from '../../../src/core/reach/hookEvent.js';
 import { isWrapped, unwrappableReason, wrapCommand } from '../../../src/core/reach/rewrite.js';
 import { quoteShellWord } from '../../../src/core/reach/shellQuote.js';
+import { shimScript } from '../../../src/core/reach/shim.js';
 
 const ROOT = path.resolve(__dirname, '../../..');
 /** The command line as the wrapper starts it: this Node with tsx, on the sources (the unit suite runs before the build). */
@@ -276,6 +277,46 @@ describe('routed commands are the user\'s commands (real shells)', function () {
       assert.equal(routed.status, plain.status, command);
     }), { numRuns: 60 });
     assert.ok(routedCount > 10, `only ${routedCount} of 60 commands were routed`);
+  });
+});
+
+describe('routed through the shim (VS Code\'s terminals): a small output needs no Node', function () {
+  this.timeout(120_000);
+  it('small: the bytes back from sh at once, recorded in the background; large: the observation; the status is the command\'s either way', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'be-shim-route-'));
+    try {
+      const storage = path.join(dir, 'storage');
+      mkdirSync(storage);
+      // The shim as the extension writes it; its "node" runs the sources through tsx.
+      const node = path.join(dir, 'node');
+      writeFileSync(node, `#!/bin/sh\nexec ${quoteShellWord(process.execPath)} --import ${quoteShellWord(pathToFileURL(path.join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href)} "$@"\n`, { mode: 0o755 });
+      const shim = path.join(dir, 'bounded-evidence');
+      writeFileSync(shim, shimScript({ node, electron: false, cli: path.join(ROOT, 'src/cli/main.ts'), extensionsDir: dir, folderPrefix: 'x-', home: dir }), { mode: 0o755 });
+      const route = (command: string): string => {
+        const d = decideHook({ hook_event_name: 'PreToolUse', tool_name: 'run_in_terminal', session_id: 'vs-1', cwd: dir, tool_input: { command } }, {
+          cli: quoteShellWord(shim), storage, parses: (x) => parsesIn('bash', x), prepare: (c, meta) => prepareSpool(storage, c, meta),
+        });
+        assert.equal(d.action, 'rewrite');
+        return (d as { command: string }).command;
+      };
+      const t0 = Date.now();
+      const small = runIn('bash', `${route("printf 'hi\\n'; printf 'e' >&2; (exit 4)")}\necho "s=$?"`, dir);
+      const smallMs = Date.now() - t0;
+      assert.equal(small.stdout.toString(), 'hi\ns=4\n');
+      assert.equal(small.stderr.toString(), 'e');
+      const large = runIn('bash', `${route('seq 1 5000; (exit 2)')}\necho "s=$?"`, dir);
+      assert.match(large.stdout.toString(), /^\$ seq 1 5000; \(exit 2\)\nexit code 2\nstdout: 23893 bytes, 5000 lines, handle out_[0-9a-f]+-1_stdout\. Preview:\n/);
+      assert.match(large.stdout.toString(), /\ns=2\n$/);
+      // The small one is recorded by the background keep: wait for both runs.
+      const spools = path.join(storage, 'evidence', 'spool');
+      for (let i = 0; i < 300 && readdirSync(spools).length > 0; i++) await new Promise((r) => setTimeout(r, 50));
+      assert.deepEqual(readdirSync(spools), []);
+      const runs = await (await openSession(storage)).runs.listRuns();
+      assert.deepEqual(runs.map((r) => r.source).sort(), [{ kind: 'hook', agent: 'copilot', sessionId: 'vs-1' }, { kind: 'hook', agent: 'copilot', sessionId: 'vs-1' }]);
+      console.log(`      small routed command through the shim (sh only, tsx recording in the background): ${smallMs} ms`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
