@@ -94,6 +94,7 @@ export async function hook(argv: readonly string[], io: CliIo, self: readonly st
       parses: (script) => parsesIn(shellOf(io.env, event), script),
       prepare: (command, meta) => prepareSpool(storage!, command, meta),
       claudeSettings: (e) => claudeSettingsTexts(io.env, e),
+      ...(io.env[STORAGE_ENV] ? { terminalStorage: io.env[STORAGE_ENV] } : {}),
     });
     if (decision.action === 'rewrite') await io.out(`${JSON.stringify(decision.answer)}\n`);
     else if (decision.action === 'record') await record(storage!, decision);

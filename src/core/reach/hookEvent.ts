@@ -17,6 +17,9 @@ import { claudeVerdict } from './claudePermissions.js';
 import { isWrapped, routable, STATUS_VAR, wrapCommand } from './rewrite.js';
 import { quoteShellWord } from './shellQuote.js';
 
+/** The variable the extension sets in every integrated terminal to its storage folder. */
+const TERMINAL_STORAGE_VAR = 'BOUNDED_EVIDENCE_STORAGE';
+
 /** The terminal tools the hook routes, by the event and tool name their client sends. */
 export const ROUTED_TOOLS: readonly { readonly event: string; readonly tool: string; readonly agent: string; readonly shape: 'updatedInput' | 'tool_input' }[] = [
   { event: 'PreToolUse', tool: 'run_in_terminal', agent: 'copilot', shape: 'updatedInput' },
@@ -56,6 +59,8 @@ export interface HookContext {
    * written (the command then runs unrouted with one line saying so).
    */
   readonly prepare: (command: string, meta: { agent: string; sessionId: string | undefined; cwd: string | undefined }) => string;
+  /** BOUNDED_EVIDENCE_STORAGE as the hook sees it (VS Code's terminals have the same). */
+  readonly terminalStorage?: string;
   /** Claude Code's settings texts (user, project, project-local), read for its permission rules (src/core/reach/claudePermissions.ts). */
   readonly claudeSettings?: (event: Record<string, unknown>) => readonly (string | undefined)[];
 }
@@ -129,9 +134,17 @@ export function decideHook(event: unknown, ctx: HookContext): HookDecision {
   const agent = ctx.agent ?? route.agent;
   const wholeBytes = ctx.largeResultBytes ?? 4096;
   // The syntax does not depend on the spool's path: check before anything is written.
-  // VS Code's bash terminal prints its command-start marker at the line's first simple command: let that be `:`, outside the group.
-  const lead = route.tool === 'run_in_terminal' ? ':; ' : undefined;
-  const check = routable(command, wrapCommand(command, { spool: '/spool', cli: ctx.cli, wholeBytes, lead }), ctx.parses);
+  // VS Code's bash terminal prints its command-start marker at the line's first simple command: let that be `:`, outside
+  // the group. Its terminals also have the storage in BOUNDED_EVIDENCE_STORAGE (the extension sets it; `:=` makes sure):
+  // the terminal echoes the typed line into what the model gets, so the spool is named through it, not spelled three times.
+  const terminal = route.tool === 'run_in_terminal' && ctx.terminalStorage !== undefined && ctx.terminalStorage === ctx.storage;
+  const lead = route.tool !== 'run_in_terminal' ? undefined : terminal ? `: \${${TERMINAL_STORAGE_VAR}:=${quoteShellWord(ctx.storage)}}; ` : ':; ';
+  const spoolWordOf = (spool: string): string | undefined => {
+    if (!terminal) return undefined;
+    const rel = spool.slice(ctx.storage!.length);
+    return rel.startsWith('/') && /^[A-Za-z0-9/_.-]+$/.test(rel) ? `"$${TERMINAL_STORAGE_VAR}"${rel}` : undefined;
+  };
+  const check = routable(command, wrapCommand(command, { spool: '/spool', cli: ctx.cli, wholeBytes, lead, spoolWord: spoolWordOf(`${ctx.storage}/evidence/spool/0`) }), ctx.parses);
   if (!check.ok) return { action: 'none', reason: check.reason };
   // Claude Code checks its rules against the routed form: decide for the original as the person's rules say.
   let allow = ctx.allow === true;
@@ -143,7 +156,7 @@ export function decideHook(event: unknown, ctx: HookContext): HookDecision {
   let rewritten: string;
   try {
     const spool = ctx.prepare(command, { agent, sessionId: sessionOf(event), cwd: typeof event.cwd === 'string' ? event.cwd : undefined });
-    rewritten = wrapCommand(command, { spool, cli: ctx.cli, wholeBytes, lead });
+    rewritten = wrapCommand(command, { spool, cli: ctx.cli, wholeBytes, lead, spoolWord: spoolWordOf(spool) });
   } catch (e) {
     rewritten = unkeptCommand(command, e instanceof Error ? e.message : String(e));
   }

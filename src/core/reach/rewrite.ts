@@ -53,6 +53,12 @@ export interface WrapInputs {
   readonly spool: string;
   /** Shell words that start the command line, already quoted. */
   readonly cli: string;
+  /**
+   * How the wrapper names the spool folder: a shell word that expands to `spool` (default: `spool`
+   * single-quoted). In VS Code's terminals `"$BOUNDED_EVIDENCE_STORAGE"/evidence/spool/<id>`: the
+   * terminal echoes the typed line into what the model gets, so the line is kept short.
+   */
+  readonly spoolWord?: string;
   /** Outputs of at most this many bytes (both streams together) are given back whole. */
   readonly wholeBytes: number;
   /**
@@ -66,13 +72,14 @@ export interface WrapInputs {
 /** The routed form of `original`. Pure; `original` is never quoted or altered. */
 export function wrapCommand(original: string, w: WrapInputs): string {
   if (!Number.isSafeInteger(w.wholeBytes) || w.wholeBytes < 0) throw new Error('wholeBytes must be a whole number');
-  const o = quoteShellWord(`${w.spool}/${SPOOL_STDOUT}`);
-  const e = quoteShellWord(`${w.spool}/${SPOOL_STDERR}`);
+  const d = w.spoolWord ?? quoteShellWord(w.spool);
+  const o = `${d}/${SPOOL_STDOUT}`;
+  const e = `${d}/${SPOOL_STDERR}`;
   // `{ ` on the command's own first line: line numbers in the shell's messages and `$LINENO` stay the command's.
   // `keep` gives the output back (small: as it was; large: the observation) and exits with the command's status.
   return [
     `${w.lead ?? ''}{ ${original}`,
-    `} 8>>${o} 9>>${e} 1>&8 2>&9 8>&- 9>&-; ${w.cli} keep ${quoteShellWord(w.spool)} $? ${w.wholeBytes}`,
+    `} 8>>${o} 9>>${e} 1>&8 2>&9 8>&- 9>&-; ${w.cli} keep ${d} $? ${w.wholeBytes}`,
   ].join('\n');
 }
 
@@ -100,7 +107,7 @@ export const SHIM_KEEP_LINES: readonly string[] = [
 ];
 
 /** A line that marks a wrapped command (so a second hook, or a second pass, does not wrap it again). */
-const WRAPPED_TAIL = new RegExp(`\\n\\} 8>>'[^']*/${SPOOL_STDOUT}' 9>>'[^']*/${SPOOL_STDERR}' 1>&8 2>&9 8>&- 9>&-; .* keep '[^']*' \\$\\? \\d+$`);
+const WRAPPED_TAIL = new RegExp(`\\n\\} 8>>.+/${SPOOL_STDOUT} 9>>.+/${SPOOL_STDERR} 1>&8 2>&9 8>&- 9>&-; .* keep .+ \\$\\? \\d+$`);
 
 /** True when `command` is already routed this way. */
 export function isWrapped(command: string): boolean {

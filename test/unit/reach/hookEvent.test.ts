@@ -36,7 +36,7 @@ describe('hook decision on client samples', () => {
         command, explanation: 'Run the build log script', goal: 'See why the build fails', mode: 'sync', isBackground: false, timeout: 120000,
       } } },
     });
-    assert.equal(command, `:; { node scripts/build-log.js 3000000\n} 8>>'${SPOOL}/1' 9>>'${SPOOL}/2' 1>&8 2>&9 8>&- 9>&-; ${CLI} keep '${SPOOL}' $? 4096`);
+    assert.equal(command, `:; { node scripts/build-log.js 3000000\n} 8>>'${SPOOL}'/1 9>>'${SPOOL}'/2 1>&8 2>&9 8>&- 9>&-; ${CLI} keep '${SPOOL}' $? 4096`);
     assert.deepEqual(prepared, [{ command: 'node scripts/build-log.js 3000000', meta: { agent: 'copilot', sessionId: 'b3c1e0d2-5f7a-4c1e-9b0e-0c6f2d1a7e44', cwd: (sample('vscode-run_in_terminal') as { cwd?: string }).cwd } }]);
   });
 
@@ -123,7 +123,7 @@ describe('hook decision on client samples', () => {
     fc.assert(fc.property(text, (command) => {
       const d = decideHook({ hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command } }, ctx());
       if (d.action !== 'rewrite') return;
-      assert.ok(d.command.startsWith(`{ ${command}\n} 8>>'${SPOOL}/1' `));
+      assert.ok(d.command.startsWith(`{ ${command}\n} 8>>'${SPOOL}'/1 `));
       assert.equal(d.command.length, wrapped(command).length);
     }), { numRuns: 300 });
   });
