@@ -31,6 +31,14 @@ export class ManifestCache {
       this.bytes -= sizeOf(v);
     }
   }
+
+  /** Forgets one entry (the artifact store's own cache, keyed by the artifact's sha256, forgets a deleted artifact). */
+  delete(digest: string): void {
+    const m = this.entries.get(digest);
+    if (!m) return;
+    this.entries.delete(digest);
+    this.bytes -= sizeOf(m);
+  }
 }
 
 function sizeOf(m: Manifest): number {

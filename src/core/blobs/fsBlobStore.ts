@@ -168,6 +168,34 @@ export class FsBlobStore implements BlobStore {
     return m;
   }
 
+  /**
+   * Renames the file over the target's (one atomic rename in the same store). Its identity
+   * is taken from a descriptor opened before the rename (so it names the file moved, even
+   * if the target path is replaced meanwhile), once the rename changed its ctime.
+   */
+  async move(from: BlobKey, to: BlobKey): Promise<{ identity?: string }> {
+    const source = this.filePath(from);
+    const target = this.filePath(to);
+    let fh: fsp.FileHandle;
+    try {
+      fh = await fsp.open(source, 'r');
+    } catch (e) {
+      if (isNotFound(e)) throw new EvidenceError('missing', 'stored bytes are missing');
+      throw e;
+    }
+    try {
+      await fsp.mkdir(path.dirname(target), { recursive: true });
+      await fsp.rename(source, target);
+      const identity = await fh.stat({ bigint: true }).then((st) => (st.isFile() ? fileIdentity(st) : undefined), () => undefined);
+      return identity === undefined ? {} : { identity };
+    } catch (e) {
+      if (isNotFound(e)) throw new EvidenceError('missing', 'stored bytes are missing');
+      throw e;
+    } finally {
+      await fh.close();
+    }
+  }
+
   /** Removes one file. */
   async delete(key: BlobKey): Promise<void> {
     await fsp.rm(this.filePath(key), { force: true });
