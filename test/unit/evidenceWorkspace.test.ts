@@ -1,6 +1,5 @@
 import * as assert from 'node:assert/strict';
 import { promises as fsp } from 'node:fs';
-import * as path from 'node:path';
 import fc from 'fast-check';
 import { makeArtifactRef } from '../../src/core/artifactRef.js';
 import { ArtifactStore } from '../../src/core/artifacts.js';

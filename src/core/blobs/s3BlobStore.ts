@@ -178,19 +178,21 @@ export class S3BlobStore implements BlobStore {
       const source = this.objectKey(from);
       await this.guard(() => this.client.send(new CopyObjectCommand({ Bucket: this.bucket, Key: this.objectKey(to), CopySource: `${this.bucket}/${source.split('/').map(encodeURIComponent).join('/')}` })));
     } else {
-      const self = this;
-      await this.put(to, (async function* () {
-        const piece = new Uint8Array(self.partSize);
-        for (let at = 0; at < size;) {
-          const n = await self.readInto(from, at, piece.subarray(0, Math.min(piece.length, size - at)));
-          if (n === 0) throw new EvidenceError('missing', 'stored bytes are missing');
-          at += n;
-          yield piece.subarray(0, n);
-        }
-      })());
+      await this.put(to, this.pieces(from, size));
     }
     await this.delete(from);
     return {};
+  }
+
+  /** The first `size` bytes of an object, one part at a time (the buffer is reused: `put` copies each piece into its part). */
+  private async *pieces(key: BlobKey, size: number): AsyncGenerator<Uint8Array> {
+    const piece = new Uint8Array(this.partSize);
+    for (let at = 0; at < size;) {
+      const n = await this.readInto(key, at, piece.subarray(0, Math.min(piece.length, size - at)));
+      if (n === 0) throw new EvidenceError('missing', 'stored bytes are missing');
+      at += n;
+      yield piece.subarray(0, n);
+    }
   }
 
   /** DeleteObject (S3 answers success for a missing key too). */
