@@ -29,11 +29,10 @@
  * kept only when it hashes to its id), then the old file and its manifest are removed:
  * migrated lazily on first read (or on a handle's read), never in a sweep at open.
  */
-import { randomBytes } from 'node:crypto';
 import { constants as fsc, promises as fsp } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
-import { assertSafeSegment, type BlobKey } from './blobs/blobKey.js';
+import { assertSafeSegment, temporaryCallId, type BlobKey } from './blobs/blobKey.js';
 import type { BlobStore } from './blobs/blobStore.js';
 import { readRange as readBlobRange } from './blobs/blobStore.js';
 import { blobRangeSource, manifestKeyOf, putVerified } from './blobs/verifiedBlobs.js';
@@ -119,7 +118,7 @@ export class ArtifactStore {
    * content address (one rename on a local file store, a server-side copy on S3).
    */
   async putStream(chunks: AsyncIterable<Uint8Array>): Promise<ArtifactRef> {
-    const temp: BlobKey = { tenant: this.tenant, runId: ARTIFACTS_SEGMENT, callId: `tmp-${process.pid}-${randomBytes(8).toString('hex')}` };
+    const temp: BlobKey = { tenant: this.tenant, runId: ARTIFACTS_SEGMENT, callId: temporaryCallId() };
     const tempSidecar = manifestKeyOf(temp);
     try {
       const { manifest } = await putVerified(this.blobs, temp, checkedPieces(chunks), { chunkSize: this.chunkSize });

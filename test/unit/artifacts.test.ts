@@ -414,6 +414,18 @@ describe('artifacts: a filesystem blob store (1.1)', function () {
     await assert.rejects((await fsStore()).readRange(ref.artifactId, 0, 10), NOT_AVAILABLE);
   });
 
+  it('a whole temporary key a writer killed before its move left is swept at the next open; a live writer\'s is kept', async () => {
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
+    await fsp.mkdir(folder(), { recursive: true });
+    const left = [`tmp-${dead}-0123456789abcdef`, `tmp-${dead}-0123456789abcdef._manifest`];
+    const live = `tmp-${process.pid}-fedcba9876543210`;
+    for (const n of [...left, live]) await fsp.writeFile(path.join(folder(), n), 'x'.repeat(10));
+    const kept = await (await fsStore()).put('kept');
+    const swept = await FsBlobStore.open(t.dir);
+    assert.deepEqual(await swept.orphanSweep, { files: 2, bytes: 20 });
+    assert.deepEqual((await fsp.readdir(folder())).sort(), [kept.sha256, `${kept.sha256}._manifest`, live].sort());
+  });
+
   it('a process killed during putStream leaves nothing under the artifact\'s name; the next open\'s sweep removes its temporary file', async function () {
     this.timeout(30_000);
     const script = path.join(__dirname, 'evidence', 'killedPut.ts');
