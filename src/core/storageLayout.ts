@@ -16,9 +16,12 @@ export interface StorageLayout {
   readonly root: string;
   /** Run logs: `<root>/logs/<tenant>/<runId>.jsonl`. */
   readonly logsDir: string;
-  /** Filesystem blobs: `<root>/blobs/<tenant>/…`. */
+  /** Filesystem blobs: `<root>/blobs/<tenant>/<runId>/…`, and artifacts at `<root>/blobs/<tenant>/artifacts/<sha256>`. */
   readonly blobsDir: string;
-  /** Artifacts of `evidence_readFile`: `<root>/artifacts/<tenant>/artifact-…`. */
+  /**
+   * Where artifacts of `evidence_readFile` lived before issue 20 (`<root>/artifacts/<tenant>/artifact-…`):
+   * only read, to move what is there into the blob store on first read; no longer created.
+   */
   readonly artifactsDir: string;
   /** One safe path segment naming this workspace's storage. */
   readonly tenant: string;
@@ -50,7 +53,7 @@ export function layoutAt(storageDir: string, storageUri: string, global: boolean
 
 /** Creates the layout's folders (the tenant folders are made by the stores). */
 export async function ensureLayout(layout: StorageLayout): Promise<void> {
-  for (const dir of [layout.logsDir, layout.blobsDir, layout.artifactsDir]) await mkdir(dir, { recursive: true });
+  for (const dir of [layout.logsDir, layout.blobsDir]) await mkdir(dir, { recursive: true });
 }
 
 /**

@@ -123,6 +123,22 @@ export function rememberWritten(identity: string, m: Manifest, marks?: VerifiedM
   return rememberVerified(identity, m, allSet(m), marks, true);
 }
 
+/**
+ * True when every chunk of the file with this identity is known verified against this
+ * manifest, here or by a mark on disk: a manifest some process trusted and found true of
+ * this very file. The artifact store trusts a sidecar by it without hashing the file again
+ * (docs/contracts.md §1.1).
+ */
+export async function verifiedWhole(identity: string, m: Manifest, marks: VerifiedMarks | undefined): Promise<boolean> {
+  const bits = await lookupVerifiedOrMarked(identity, m, marks);
+  return bits !== undefined && isWhole(m, bits);
+}
+
+/** Records a file verified whole (every chunk and its whole sha256) in this process and, once settled, on disk. */
+export function rememberVerifiedWhole(identity: string, m: Manifest, marks?: VerifiedMarks): Promise<void> {
+  return rememberVerified(identity, m, allSet(m), marks);
+}
+
 /** Forgets everything (tests). */
 export function clearVerifiedChunks(): void {
   entries.clear();

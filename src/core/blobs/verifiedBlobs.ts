@@ -40,6 +40,14 @@ export interface VerifiedPut {
   readonly manifestDigest: string;
 }
 
+/** Options of `putVerified`. */
+export interface PutVerifiedOptions {
+  /** The manifest of a body given as bytes, already built from them (not hashed twice). */
+  readonly manifest?: Manifest;
+  /** Chunk size of the manifest built (default 64 KiB; tests use small ones). */
+  readonly chunkSize?: number;
+}
+
 /** What a record promises about a blob: checked against the sidecar on open. */
 export interface BlobIdentity {
   readonly sha256: string;
@@ -51,15 +59,18 @@ export interface BlobIdentity {
  * Streams `body` to the adapter while hashing it, then stores the sidecar. If storing
  * the sidecar fails the data blob is removed (best effort) and the error propagates.
  */
-export async function putVerified(store: BlobStore, key: BlobKey, body: Uint8Array | AsyncIterable<Uint8Array>): Promise<VerifiedPut> {
+export async function putVerified(store: BlobStore, key: BlobKey, body: Uint8Array | AsyncIterable<Uint8Array>, options: PutVerifiedOptions = {}): Promise<VerifiedPut> {
   validateBlobKey(key);
-  const builder = new ManifestBuilder();
+  const known = options.manifest;
+  const builder = new ManifestBuilder(options.chunkSize);
   async function* hashed(): AsyncGenerator<Uint8Array> {
     if (body instanceof Uint8Array) { builder.update(body); yield body; return; }
     for await (const piece of body) { builder.update(piece); yield piece; }
   }
-  const { sizeBytes, identity } = await store.put(key, hashed());
-  const manifest = builder.finish();
+  // Bytes whose manifest the caller already built from them (a content address is known before the put) are not hashed twice.
+  const reuse = known !== undefined && body instanceof Uint8Array && known.byteCount === body.length;
+  const { sizeBytes, identity } = await store.put(key, reuse ? body : hashed());
+  const manifest = reuse ? known : builder.finish();
   if (sizeBytes !== manifest.byteCount) throw new EvidenceError('backend', 'blob store stored a different number of bytes');
   const encoded = encodeManifest(manifest);
   try {
