@@ -15,7 +15,7 @@ import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { ArtifactStore, CWD_REFUSED, FsBlobStore, layoutAt, layoutOfFolder, readFitted, RunStore, tenantFor, vscodeFileUri, type StorageLayout } from '../../src/core/index.js';
+import { ArtifactStore, CWD_REFUSED, FsBlobStore, layoutAt, layoutOfFolder, readFitted, RunStore, TENANT_FILE, tenantFor, vscodeFileUri, type StorageLayout } from '../../src/core/index.js';
 import { hexDump } from '../../src/core/runs/reader.js';
 import { escapeBinary } from '../../src/core/runs/patternAnalysis.js';
 import { extensionManifest } from '../../src/mcp/manifest.js';
@@ -491,23 +491,30 @@ describe('MCP server: tenant, storage and command line', () => {
     assert.equal(layoutOfFolder(p, true).tenant, tenantFor(uri, true));
   });
 
-  it('chooses the tenant: explicit, else the one stored, else derived; two stored is a question', async () => {
+  it('chooses the tenant: explicit, else the one recorded, else the one stored, else derived (then recorded); two stored is a question', async () => {
     const tmp = mkdtempSync(path.join(os.tmpdir(), 'be-mcp-tenant-'));
     try {
       const dir = path.join(tmp, 's');
+      const tenantFile = path.join(dir, 'evidence', TENANT_FILE);
       await assert.rejects(openStorage(dir, { tenant: '../x' }), /--tenant must be one safe path segment/);
+      const pick = (s: { tenant: string; global: boolean; tenantSource: string }): unknown[] => [s.tenant, s.global, s.tenantSource];
       const fresh = await openStorage(dir);
       assert.deepEqual([fresh.tenant, fresh.tenantSource], [tenantFor(`file://${dir}`, false), 'derived']);
+      assert.equal(readFileSync(tenantFile, 'utf8'), `${fresh.tenant}\n`);
+      assert.deepEqual(pick(await openStorage(dir)), [fresh.tenant, false, 'recorded']);
       assert.equal((await openStorage(dir, { global: true })).tenant, tenantFor(`file://${dir}`, true));
+      assert.deepEqual(pick(await openStorage(dir, { tenant: 'mine' })), ['mine', false, 'explicit']);
+      // An editor's folder made before any tenant was recorded (an editor that activated first).
+      rmSync(tenantFile);
       const stored = `w${'1'.repeat(32)}`;
       mkdirSync(path.join(dir, 'evidence', 'logs', stored));
-      const pick = (s: { tenant: string; global: boolean; tenantSource: string }): unknown[] => [s.tenant, s.global, s.tenantSource];
       assert.deepEqual(pick(await openStorage(dir)), [stored, false, 'existing']);
-      assert.deepEqual(pick(await openStorage(dir, { tenant: 'mine' })), ['mine', false, 'explicit']);
+      assert.equal(readFileSync(tenantFile, 'utf8'), `${stored}\n`);
+      rmSync(tenantFile);
       mkdirSync(path.join(dir, 'evidence', 'logs', `w${'2'.repeat(32)}`));
       await assert.rejects(openStorage(dir), /^Error: 2 tenants are stored under .*; pass --tenant to choose one$/);
       mkdirSync(path.join(dir, 'evidence', 'logs', fresh.tenant));
-      assert.equal((await openStorage(dir)).tenant, fresh.tenant);
+      assert.deepEqual(pick(await openStorage(dir)), [fresh.tenant, false, 'derived']);
     } finally {
       rmSync(tmp, { recursive: true, force: true });
     }

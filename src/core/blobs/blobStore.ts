@@ -66,6 +66,12 @@ export interface BlobStore {
    * without a second copy.
    */
   move(from: BlobKey, to: BlobKey): Promise<{ identity?: string }>;
+  /**
+   * Optional: a local folder, on the stored files' own disk, where a writer of `key` may
+   * keep scratch files while it puts it (a streamed put's chunk tables: verifiedBlobs.ts
+   * `putVerifiedStream`); only a local file store has one (the key's own folder).
+   */
+  scratchDir?(key: BlobKey): string;
   /** Removes one object (no error when it is already gone). */
   delete(key: BlobKey): Promise<void>;
   /** Removes every object of one run of one tenant. */

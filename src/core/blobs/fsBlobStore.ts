@@ -100,6 +100,11 @@ export class FsBlobStore implements BlobStore {
     return identity === undefined ? { sizeBytes } : { sizeBytes, identity };
   }
 
+  /** The key's own folder: a streamed put's scratch files are on the blobs' disk, and its start-up sweep knows their names. */
+  scratchDir(key: BlobKey): string {
+    return path.dirname(this.filePath(key));
+  }
+
   /** File size, or undefined when the file is gone. */
   async size(key: BlobKey): Promise<number | undefined> {
     try {
