@@ -88,7 +88,7 @@ export function wrapCommand(original: string, w: WrapInputs): string {
  * printed as it was with `cat` and recorded by `<node cli> keep --quiet` in the background (the
  * command waits for no Node; `( … & )` keeps an interactive shell from printing a job line), a large
  * one goes to `<node cli> keep` in the foreground (the observation). Exits with STATUS whatever
- * happens: the routed command's status is the command's. `$NODE` and `$CLI` are the shim's.
+ * happens: the routed command's status is the command's. `$NODE`, `$BE_FLAGS` and `$CLI` are the shim's.
  */
 export const SHIM_KEEP_LINES: readonly string[] = [
   'if [ "${1-}" = keep ] && [ $# -eq 4 ]; then',
@@ -96,10 +96,10 @@ export const SHIM_KEEP_LINES: readonly string[] = [
   '  [ -x "$NODE" ] || NODE=node',
   `  if [ "$(( $(wc -c <"$BE_D/${SPOOL_STDOUT}") + $(wc -c <"$BE_D/${SPOOL_STDERR}") ))" -le "$4" ] 2>/dev/null; then`,
   `    cat "$BE_D/${SPOOL_STDOUT}"; cat "$BE_D/${SPOOL_STDERR}" >&2`,
-  '    ( "$NODE" "$CLI" keep --quiet "$BE_D" "$BE_S" </dev/null >/dev/null 2>&1 & )',
+  '    ( "$NODE" $BE_FLAGS "$CLI" keep --quiet "$BE_D" "$BE_S" </dev/null >/dev/null 2>&1 & )',
   '  else',
   // keep prints the observation, or the output itself when the evidence cannot be kept; with no Node at all, sh prints it.
-  '  if [ -x "$NODE" ] || command -v "$NODE" >/dev/null 2>&1; then "$NODE" "$CLI" keep "$BE_D" "$BE_S" "$4"',
+  '  if [ -x "$NODE" ] || command -v "$NODE" >/dev/null 2>&1; then "$NODE" $BE_FLAGS "$CLI" keep "$BE_D" "$BE_S" "$4"',
   `  else cat "$BE_D/${SPOOL_STDOUT}"; cat "$BE_D/${SPOOL_STDERR}" >&2; rm -rf "$BE_D"; echo 'bounded-evidence: evidence not kept (no Node to record it); the command ran unrouted' >&2; fi`,
   '  fi',
   '  exit "$BE_S"',

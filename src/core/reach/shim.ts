@@ -46,6 +46,14 @@ const HOOK_PREFILTER = [
   'fi',
 ];
 
+/**
+ * Flags the shim starts plain Node with. A capture streams its output through 64 KiB buffers that
+ * die young; Node 24's V8 lets the young generation grow to 32 MiB a semi-space under that load
+ * (a 1 GB capture peaked ~70 MiB above a one-line one, against ~35 MiB with 1 MiB), at no cost in
+ * time measured (4.60 vs 4.62 s for 1 GB). Not passed to Electron run as Node.
+ */
+export const NODE_FLAGS: readonly string[] = ['--max-semi-space-size=1'];
+
 /** The script's text. Every path is single-quoted (injection-proof whatever the folder names). */
 export function shimScript(i: ShimInputs): string {
   const q = quoteShellWord;
@@ -64,7 +72,7 @@ export function shimScript(i: ShimInputs): string {
     'export BOUNDED_EVIDENCE_HOME',
     `NODE=${q(i.node)}`,
     // A routed command's second half (docs/contracts.md §6.1): a small output needs no Node.
-    ...(i.electron ? ['[ "${1-}" = keep ] && { ELECTRON_RUN_AS_NODE=1; export ELECTRON_RUN_AS_NODE; }'] : []),
+    ...(i.electron ? ['[ "${1-}" = keep ] && { ELECTRON_RUN_AS_NODE=1; export ELECTRON_RUN_AS_NODE; }', 'BE_FLAGS='] : [`BE_FLAGS='${NODE_FLAGS.join(' ')}'`]),
     ...SHIM_KEEP_LINES,
     'if [ -x "$NODE" ]; then',
     ...(i.electron
@@ -74,9 +82,9 @@ export function shimScript(i: ShimInputs): string {
         '  export BOUNDED_EVIDENCE_ELECTRON_WAS',
         '  ELECTRON_RUN_AS_NODE=1 exec "$NODE" "$CLI" "$@"',
       ]
-      : ['  exec "$NODE" "$CLI" "$@"']),
+      : [`  exec "$NODE" ${NODE_FLAGS.join(' ')} "$CLI" "$@"`]),
     'fi',
-    'exec node "$CLI" "$@"',
+    `exec node ${NODE_FLAGS.join(' ')} "$CLI" "$@"`,
     '',
   ].join('\n');
 }

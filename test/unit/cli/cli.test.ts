@@ -18,6 +18,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { runCli } from '../../../src/cli/main.js';
 import type { CliIo } from '../../../src/cli/io.js';
 import { openSession } from '../../../src/cli/session.js';
+import { NODE_FLAGS } from '../../../src/core/reach/shim.js';
 import { createEvidenceMcpServer } from '../../../src/mcp/server.js';
 import { readFitted } from '../../../src/core/index.js';
 
@@ -283,6 +284,12 @@ describe('command line', function () {
     assert.equal(small.code, 0);
     assert.equal(huge.code, 0);
     assert.match(huge.out, /\nstdout: 1000000000 bytes, 1 line, handle out_\S+_stdout\. Preview:\n/);
+    // 100 MB: past every fixed cost; from there to 1 GB memory must not grow with the output.
+    const mid = await peakRss(['capture', '--shell', 'head -c 100000000 /dev/zero | tr "\\0" "x"'], base);
+    assert.equal(mid.code, 0);
+    const withSize = huge.peak - mid.peak;
+    console.log(`      100 MB capture: peak ${(mid.peak / 2 ** 20).toFixed(1)} MiB; 1 GB over 100 MB: ${(withSize / 2 ** 20).toFixed(1)} MiB`);
+    assert.ok(withSize < 16 * 2 ** 20, `RSS grew by ${withSize} bytes from 100 MB to 1 GB`);
     const growth = huge.peak - small.peak;
     console.log(`      1 GB capture: ${huge.samples} RSS samples over ${(huge.ms / 1000).toFixed(1)} s; peak ${(huge.peak / 2 ** 20).toFixed(1)} MiB vs ${(small.peak / 2 ** 20).toFixed(1)} MiB for a one-line output: growth ${(growth / 2 ** 20).toFixed(1)} MiB`);
     assert.ok(huge.samples > 10, 'the capture ran long enough to be sampled');
@@ -317,7 +324,8 @@ describe('command line', function () {
   /** Runs the command line as a process and samples its resident memory every 50 ms. */
   async function peakRss(args: string[], childEnv: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string; peak: number; samples: number; ms: number }> {
     const t0 = Date.now();
-    const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], { cwd: work, env: childEnv });
+    // Started as the shim starts it (src/core/reach/shim.ts NODE_FLAGS).
+    const child = spawn(process.execPath, [...NODE_FLAGS, '--import', TSX, MAIN, ...args], { cwd: work, env: childEnv });
     let out = '';
     child.stdout.on('data', (c: Buffer) => { out += c.toString(); });
     let peak = 0;
