@@ -93,6 +93,14 @@ const configs = [
     banner: { js: '#!/usr/bin/env node' },
   },
   {
+    // The hook alone (dist/hook.js, ~20 KB): every agent tool call a hook sees starts it, so it
+    // loads no store; the shim and the hook files start it for `hook` (docs/architecture.md §2.4).
+    ...nodeProduct,
+    entryPoints: ['src/cli/hookMain.ts'],
+    outfile: 'dist/hook.js',
+    banner: { js: '#!/usr/bin/env node' },
+  },
+  {
     // The AWS SDK's S3 client, required by the bundles above only when an S3 store opens.
     ...common,
     entryPoints: ['src/core/blobs/awsS3.ts'],

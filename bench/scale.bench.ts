@@ -10,8 +10,8 @@
  * the catalog's own row code, `Catalog.indexSnapshots`).
  *
  * Then, in a NEW Node process per size (what an MCP server or the CLI pays; the
- * extension host runs the same core path: RunStore.open, artifact re-registration, the
- * first read): open to first tool answer, the largest event-loop stall while opening and
+ * extension host runs the same core path: RunStore.open, the artifact store, the first
+ * read): open to first tool answer, the largest event-loop stall while opening and
  * answering (a ping every 100 ms), handle hit and miss (medians), first and repeated
  * `queryCalls` page (what the inspector's host asks for), `reconcileWithLogs` (Clear All's first
  * step) and `listRuns`, retention over
@@ -29,7 +29,6 @@ import { Catalog, CATALOG_FILE } from '../src/core/runs/catalog/catalog.js';
 import { snapshotOf, type RunSnapshot } from '../src/core/runs/catalog/rows.js';
 import { parseRunLog, readRunLog } from '../src/core/runs/runLog.js';
 import { RunStore } from '../src/core/runs/runStore.js';
-import { reregisterArtifacts } from '../src/core/tools/artifactRecords.js';
 import type { CallFilter, CallFinishedRecord, RunRecord } from '../src/core/runs/types.js';
 import { median, report, scratchDir } from './util.js';
 
@@ -168,9 +167,10 @@ async function probe(dir: string, handles: string[]): Promise<void> {
   let store!: RunStore;
   const first = await withStallMonitor(async () => {
     const t = performance.now();
-    store = await RunStore.open({ logsDir: layout.logsDir, tenant: TENANT, blobs: await FsBlobStore.open(layout.blobsDir) });
-    const artifacts = await ArtifactStore.open(layout.artifactsDir, { tenant: TENANT });
-    await reregisterArtifacts({ runs: store, artifacts }, () => undefined);
+    const blobs = await FsBlobStore.open(layout.blobsDir);
+    // As openEvidenceStores: the artifact store is keys of the same blob store, nothing to learn at open.
+    const artifacts = new ArtifactStore({ blobs, tenant: TENANT, legacyRoot: layout.artifactsDir });
+    store = await RunStore.open({ logsDir: layout.logsDir, tenant: TENANT, blobs, artifacts });
     out.openMs = performance.now() - t;
     const r = await store.readToolOutput({ handle: handles[0]!, limit: 5 });
     if (!r.content.includes('compiled') && !r.content.includes('passed')) throw new Error('first answer has the wrong bytes');

@@ -15,34 +15,26 @@
  * Steps, each in new processes (medians of `BENCH_STORAGE_REPEATS`, default 5):
  *   - MCP server: spawn `dist/cli.js mcp` → `initialize` answered;
  *   - `dist/cli.js capture -- echo hi`: wall time and peak RSS (/usr/bin/time);
- *   - in the core (a fresh process): stores opened as `capture` opens them, with and
- *     without the artifact re-registration (`reregisterArtifacts`, the artifacts branch's);
- *     handle hit and miss (medians of 41 and 21); the inspector's first page
- *     (`callReports` of 100 with facets) and again.
+ *   - in the core (a fresh process): the run store alone and the stores as `capture` opens
+ *     them, with their RSS; handle hit and miss (medians of 41 and 21); the inspector's first
+ *     page (`callReports` of 100 with facets) and again.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { cpSync, closeSync, fstatSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import * as path from 'node:path';
 import { openSession } from '../src/cli/session.js';
-import { ArtifactStore } from '../src/core/artifacts.js';
 import { MANIFEST_SUFFIX } from '../src/core/blobs/verifiedBlobs.js';
 import { Catalog } from '../src/core/runs/catalog/catalog.js';
 import { snapshotOf, type RunSnapshot } from '../src/core/runs/catalog/rows.js';
 import { RunStore } from '../src/core/runs/runStore.js';
 import { parseRunLog } from '../src/core/runs/runLog.js';
 import type { CallFinishedRecord, RunRecord } from '../src/core/runs/types.js';
-import { reregisterArtifacts } from '../src/core/tools/artifactRecords.js';
 import { openStorage } from '../src/mcp/storage.js';
 import { median, report, scratchDir } from './util.js';
 
 const REPO = path.resolve(__dirname, '..');
 const CLI = path.join(REPO, 'dist', 'cli.js');
-/**
- * The same bundle with the artifact re-registration at open turned into a no-op (written by
- * this bench beside dist/cli.js): that pass (src/core/tools/artifactRecords.ts, pages of every
- * `evidence_readFile` call) is being replaced by the artifacts work of issue 20, so both are shown.
- */
-const CLI_NO_REREGISTER = path.join(REPO, 'dist', 'cli-bench-no-reregister.js');
+
 const LARGE_BYTES = 2_300_000;
 const REPEATS = Number(process.env.BENCH_STORAGE_REPEATS ?? 5);
 
@@ -195,8 +187,6 @@ async function probe(storage: string, handles: string[]): Promise<void> {
   let session!: Awaited<ReturnType<typeof openSession>>;
   out.sessionOpenMs = await timed(async () => { session = await openSession(storage); });
   out.rssSessionMB = (process.memoryUsage.rss() - rss0) / 1048576;
-  const artifacts = await ArtifactStore.open(layout.artifactsDir, { tenant: layout.tenant, maintenance: false });
-  out.reregisterMs = await timed(() => reregisterArtifacts({ runs: session.runs, artifacts }, () => undefined));
   const store = session.runs;
   out.firstHitMs = await timed(() => store.readToolOutput({ handle: handles[0]!, limit: 5 }));
   const hits: number[] = [];
@@ -212,21 +202,15 @@ async function probe(storage: string, handles: string[]): Promise<void> {
   process.stdout.write(`${JSON.stringify(out)}\n`);
 }
 
-interface Measured { init: number; capture: number; rss: number; initNoReg: number; captureNoReg: number; rssNoReg: number; core: Record<string, number> }
+interface Measured { init: number; capture: number; rss: number; core: Record<string, number> }
 
 async function measure(storage: string, ws: string, handles: string[]): Promise<Measured> {
   const init: number[] = [], cap: number[] = [], rss: number[] = [];
-  const init2: number[] = [], cap2: number[] = [], rss2: number[] = [];
-  // Interleaved, so a change in the machine's load touches both bundles alike.
   for (let i = 0; i < REPEATS; i++) {
     init.push(await initializeMs(storage, ws));
     const c = captureRun(storage, ws);
     cap.push(c.ms);
     rss.push(c.rssMB);
-    init2.push(await initializeMs(storage, ws, CLI_NO_REREGISTER));
-    const d = captureRun(storage, ws, CLI_NO_REREGISTER);
-    cap2.push(d.ms);
-    rss2.push(d.rssMB);
   }
   const cores: Record<string, number>[] = [];
   for (let i = 0; i < 3; i++) {
@@ -235,17 +219,13 @@ async function measure(storage: string, ws: string, handles: string[]): Promise<
     cores.push(JSON.parse(child.stdout.trim().split('\n').pop()!) as Record<string, number>);
   }
   const core = Object.fromEntries(Object.keys(cores[0]!).map((k) => [k, median(cores.map((c) => c[k]!))]));
-  return { init: median(init), capture: median(cap), rss: median(rss), initNoReg: median(init2), captureNoReg: median(cap2), rssNoReg: median(rss2), core };
+  return { init: median(init), capture: median(cap), rss: median(rss), core };
 }
 
 async function main(): Promise<void> {
   if (process.argv[2] === '--probe') { await probe(process.argv[3]!, JSON.parse(process.argv[4]!) as string[]); return; }
   console.log('building dist/ (esbuild)');
   execFileSync(process.execPath, ['esbuild.js'], { cwd: REPO, stdio: 'ignore' });
-  const bundle = readFileSync(CLI, 'utf8');
-  const at = 'async function reregisterArtifacts(stores, onUnreadable) {';
-  if (!bundle.includes(at)) throw new Error('reregisterArtifacts not found in dist/cli.js');
-  writeFileSync(CLI_NO_REREGISTER, bundle.replace(at, `${at} return 0;`));
   const sizes = (process.env.BENCH_STORAGE_SIZES ?? '1000,10000,100000').split(',').map(Number);
   const { dir, cleanup } = scratchDir('storage');
   try {
@@ -263,12 +243,8 @@ async function main(): Promise<void> {
       report('MCP server: spawn → initialize answered (ms)', `${f(m.init)} (empty ${f(base.init)}, +${f(m.init - base.init)})`, '+100');
       report('capture -- echo hi: wall (ms)', `${f(m.capture)} (empty ${f(base.capture)}, +${f(m.capture - base.capture)})`, '+50');
       report('capture -- echo hi: peak RSS (MB)', `${f(m.rss, 1)} (empty ${f(base.rss, 1)}, +${f(m.rss - base.rss, 1)})`, '+20');
-      report('  without reregisterArtifacts: initialize (ms)', `${f(m.initNoReg)} (empty ${f(base.initNoReg)}, +${f(m.initNoReg - base.initNoReg)})`, '+100');
-      report('  without reregisterArtifacts: capture wall (ms)', `${f(m.captureNoReg)} (empty ${f(base.captureNoReg)}, +${f(m.captureNoReg - base.captureNoReg)})`, '+50');
-      report('  without reregisterArtifacts: capture peak RSS (MB)', `${f(m.rssNoReg, 1)} (empty ${f(base.rssNoReg, 1)}, +${f(m.rssNoReg - base.rssNoReg, 1)})`, '+20');
       report('core: RunStore.open alone (ms)', `${f(m.core.runStoreOpenMs, 2)} (empty ${f(base.core.runStoreOpenMs, 2)})`);
       report('core: stores as capture opens them (ms)', `${f(m.core.sessionOpenMs, 1)} (empty ${f(base.core.sessionOpenMs, 1)})`);
-      report('  reregisterArtifacts in it, measured again apart (ms)', `${f(m.core.reregisterMs, 1)} (empty ${f(base.core.reregisterMs, 1)})`);
       report('core: RSS growth, RunStore.open + a page / + stores as capture opens them (MB)', `${f(m.core.rssRunStoreMB, 1)} / ${f(m.core.rssSessionMB, 1)} (empty ${f(base.core.rssRunStoreMB, 1)} / ${f(base.core.rssSessionMB, 1)})`);
       report('core: first handle hit after open (ms)', f(m.core.firstHitMs, 2));
       report('core: handle hit, median of 41 (ms)', f(m.core.hitMs, 2), '< 5');

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the real-editor tests and the start command need, into .tools/
 # (gitignored), idempotently: a second run reuses what is there.
-#   - Debian: chromium (the e2e browser), libkrb5-dev (code-server's kerberos addon)
+#   - Debian: chromium (the e2e browser), libkrb5-dev (code-server's kerberos addon), zsh (routing tests)
 #   - Node 24 from the npm registry (the VS Code server build needs it; the system has Node 20)
 #   - code-server (the VS Code server build) installed with Node 24 and its headers
 #   - Claude Code (@anthropic-ai/claude-code), the agent command line the reach tests
@@ -37,6 +37,8 @@ npm_quiet() {
 need_apt=()
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 dpkg -s libkrb5-dev >/dev/null 2>&1 || need_apt+=(libkrb5-dev)
+# zsh: the routed-command tests run every row in bash, zsh and dash (test/unit/reach/routing.test.ts).
+command -v zsh >/dev/null 2>&1 || need_apt+=(zsh)
 if [ ${#need_apt[@]} -gt 0 ]; then
   log "apt-get install ${need_apt[*]}"
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo

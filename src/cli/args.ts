@@ -23,6 +23,7 @@ reads it back by handle: the same store, texts and handles as the VS Code extens
   verify    re-hash the bytes behind a handle
   mcp       serve the evidence tools over MCP (stdio)
   hook      answer one agent hook event (stdin to stdout) by routing its terminal command
+  keep      record the spooled output of a routed command (written by the hook)
 
 Storage: --storage DIR, else $BOUNDED_EVIDENCE_STORAGE (set in VS Code's terminals).
 Run "bounded-evidence <command> --help" for a command's flags.`,
@@ -73,14 +74,25 @@ The MCP server (same as node dist/mcp.js; run with --help for every flag).`,
 
 Reads one agent hook event (JSON) on stdin and answers on stdout. A terminal command
 (PreToolUse on run_in_terminal or Bash, BeforeTool on run_shell_command) is rewritten to
-run through "capture" in the same folder. Anything else, and everything when no storage
-is configured, gets no answer (exit 0): the agent goes on as if there were no hook.
+run as it is, in the agent's own shell, with its stdout and stderr kept in the storage:
+an output of at most the large-result size comes back as it was, a larger one as a
+bounded observation with handles. Anything else, and everything when no storage is
+configured, gets no answer (exit 0): the agent goes on as if there were no hook.
 
   --storage DIR              evidence storage folder (default $BOUNDED_EVIDENCE_STORAGE)
   --agent NAME               agent recorded with the run (default: from the tool name)
   --allow                    also answer permissionDecision "allow" (skips the agent's confirmation)
   --record-post-tool-use     keep PostToolUse responses over the large-result size as evidence
   --large-result-bytes N     that size (default 4096)`,
+  keep: `Usage: bounded-evidence keep SPOOL STATUS WHOLE
+       bounded-evidence keep --quiet SPOOL STATUS
+
+The second half of a routed command, written into it by the hook: records the command's
+spooled stdout and stderr (SPOOL = <storage>/evidence/spool/<id>) with its exit STATUS as
+one run and removes the spool. An output of at most WHOLE bytes is printed as the command
+wrote it; a larger one as the bounded observation. Exits with STATUS. If the evidence cannot
+be kept, it prints the output as the command wrote it and one line saying so. --quiet (the
+shim's, for an output it already printed) records and prints nothing.`,
 };
 
 /** Options common to the subcommands. */

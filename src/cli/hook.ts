@@ -9,15 +9,15 @@
  * Flags that cannot be parsed exit 1, which every client treats as a non-blocking error.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { runLabel, type RunSource } from '../core/index.js';
 import { decideHook } from '../core/reach/hookEvent.js';
 import { quoteShellWord } from '../core/reach/shellQuote.js';
 import { parseFlags, UsageError, wholeNumber } from './args.js';
-import { PENDING_DIR } from './capture.js';
+import { SPOOL_COMMAND, SPOOL_DIR, SPOOL_META, SPOOL_STDERR, SPOOL_STDOUT, type SpoolMeta } from '../core/reach/rewrite.js';
 import type { CliIo } from './io.js';
-import { CLI_ENV, openSession, STORAGE_ENV } from './session.js';
+import { CLI_ENV, STORAGE_ENV } from './env.js';
 
 /** Set by the extension in its host: the shell of VS Code's terminals (`run_in_terminal` is routed only in a POSIX shell). */
 export const SHELL_ENV = 'BOUNDED_EVIDENCE_SHELL';
@@ -58,7 +58,10 @@ export function storageForFolder(env: NodeJS.ProcessEnv, cwd: unknown): string |
 }
 
 /** The `hook` subcommand. */
-export async function hook(argv: readonly string[], io: CliIo, self: readonly string[]): Promise<number> {
+/** Records a `PostToolUse` response (src/cli/hookRecord.ts; passed in so the hook's own bundle loads the stores only then). */
+export type RecordResponse = (storage: string, d: { agent: string; sessionId: string | undefined; tool: string; response: string }) => Promise<void>;
+
+export async function hook(argv: readonly string[], io: CliIo, self: readonly string[], record: RecordResponse): Promise<number> {
   let values;
   try {
     ({ values } = parseFlags(argv, {
@@ -88,10 +91,13 @@ export async function hook(argv: readonly string[], io: CliIo, self: readonly st
       ...(values.agent !== undefined ? { agent: values.agent } : {}),
       recordPostToolUse: values['record-post-tool-use'] ?? false,
       largeResultBytes: wholeNumber('large-result-bytes', values['large-result-bytes'], 1) ?? 4096,
-      spill: (command) => spill(storage!, command),
+      parses: (script) => parsesIn(shellOf(io.env, event), script),
+      prepare: (command, meta) => prepareSpool(storage!, command, meta),
+      claudeSettings: (e) => claudeSettingsTexts(io.env, e),
+      ...(io.env[STORAGE_ENV] ? { terminalStorage: io.env[STORAGE_ENV] } : {}),
     });
     if (decision.action === 'rewrite') await io.out(`${JSON.stringify(decision.answer)}\n`);
-    else if (decision.action === 'record') await recordResponse(storage!, decision);
+    else if (decision.action === 'record') await record(storage!, decision);
     return 0;
   } catch (e) {
     io.err(`bounded-evidence hook: ${e instanceof Error ? e.message : String(e)}; the tool runs unrouted\n`);
@@ -99,25 +105,66 @@ export async function hook(argv: readonly string[], io: CliIo, self: readonly st
   }
 }
 
-/** Writes a command too long for one argument where `capture --shell-file` reads (and deletes) it; private to the user. */
-function spill(storage: string, command: string): string {
-  const dir = path.join(path.resolve(storage), 'evidence', PENDING_DIR);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const file = path.join(dir, `cmd-${randomBytes(8).toString('hex')}.sh`);
-  writeFileSync(file, command, { mode: 0o600, flag: 'wx' });
-  return file;
+/**
+ * The shell that will run the routed command, for the syntax check: VS Code's terminal shell
+ * when the extension said which, bash for Claude Code, Codex and Gemini CLI (they run commands
+ * with bash, or with the user's zsh: the check then uses zsh).
+ */
+export function shellOf(env: NodeJS.ProcessEnv, _event: unknown): string {
+  const named = env[SHELL_ENV] || env.SHELL || 'bash';
+  return path.basename(named) === 'zsh' ? 'zsh' : 'bash';
 }
 
-/** Records a large `PostToolUse` response in a run of its own, tagged with the agent's session. */
-async function recordResponse(storage: string, d: { agent: string; sessionId: string | undefined; tool: string; response: string }): Promise<void> {
-  const session = await openSession(storage);
-  const source: RunSource = { kind: 'hook', agent: d.agent, ...(d.sessionId !== undefined ? { sessionId: d.sessionId } : {}) };
-  const run = await session.runs.startRun({ label: runLabel(`${d.agent} ${d.tool}`, d.sessionId ?? 'no session'), source });
-  let ok = false;
+/** True when `shell -n` reads `script` without a syntax error (runs nothing; ~2 ms). A missing shell: false. */
+export function parsesIn(shell: string, script: string): boolean {
+  const r = spawnSync(shell, ['-n', '-c', script], { stdio: 'ignore', timeout: 5_000 });
+  return r.status === 0;
+}
+
+/**
+ * The settings files whose `permissions` Claude Code applies (user, project, project-local); the
+ * project is `CLAUDE_PROJECT_DIR` (Claude Code sets it for hooks), else the event's cwd.
+ */
+export function claudeSettingsTexts(env: NodeJS.ProcessEnv, event: Record<string, unknown>): (string | undefined)[] {
+  const read = (f: string): string | undefined => { try { return readFileSync(f, 'utf8'); } catch { return undefined; } };
+  const project = env.CLAUDE_PROJECT_DIR || (typeof event.cwd === 'string' ? event.cwd : undefined);
+  const home = env.HOME;
+  return [
+    home ? read(path.join(home, '.claude', 'settings.json')) : undefined,
+    project ? read(path.join(project, '.claude', 'settings.json')) : undefined,
+    project ? read(path.join(project, '.claude', 'settings.local.json')) : undefined,
+  ];
+}
+
+/** Short words for why the storage could not be written (no path: the line reaches the model). */
+function storageFailure(e: unknown): Error {
+  const code = (e as NodeJS.ErrnoException | undefined)?.code;
+  const why: Record<string, string> = { EACCES: 'the storage is not writable', EPERM: 'the storage is not writable', EROFS: 'the storage is on a read-only file system', ENOSPC: 'the storage\'s disk is full', EDQUOT: 'the storage\'s disk quota is used up', ENOTDIR: 'a file is in the storage\'s way', EEXIST: 'a file is in the storage\'s way', ENOENT: 'the storage folder is missing' };
+  return new Error((code && why[code]) ?? 'the storage cannot be written');
+}
+
+/**
+ * Makes `<storage>/evidence/spool/<id>/` (private to the user) holding the command and its
+ * routing facts (src/cli/keep.ts reads them); the wrapper appends the streams beside them.
+ * The storage folder itself must exist (the editor, or whoever configured it, made it): a missing
+ * one is a failure, not something to create wherever a stale setting points.
+ */
+export function prepareSpool(storage: string, command: string, meta: { agent: string; sessionId: string | undefined; cwd: string | undefined }): string {
   try {
-    await run.recordResult(d.tool, { session: d.sessionId ?? null }, d.response);
-    ok = true;
-  } finally {
-    await run.finish(ok ? 'completed' : 'failed');
+    const root = path.resolve(storage);
+    if (!statSync(root).isDirectory()) throw Object.assign(new Error('not a folder'), { code: 'ENOTDIR' });
+    const spools = path.join(root, 'evidence', SPOOL_DIR);
+    mkdirSync(spools, { recursive: true, mode: 0o700 });
+    const dir = path.join(spools, randomBytes(6).toString('hex'));
+    mkdirSync(dir, { mode: 0o700 });
+    writeFileSync(path.join(dir, SPOOL_COMMAND), command, { mode: 0o600, flag: 'wx' });
+    const facts: SpoolMeta = { agent: meta.agent, routedAt: new Date().toISOString(), ...(meta.sessionId ? { sessionId: meta.sessionId } : {}), ...(meta.cwd ? { cwd: meta.cwd } : {}) };
+    writeFileSync(path.join(dir, SPOOL_META), JSON.stringify(facts), { mode: 0o600, flag: 'wx' });
+    // The streams' files, made now so that a full disk shows here (unrouted) rather than in the command.
+    writeFileSync(path.join(dir, SPOOL_STDOUT), '', { mode: 0o600, flag: 'wx' });
+    writeFileSync(path.join(dir, SPOOL_STDERR), '', { mode: 0o600, flag: 'wx' });
+    return dir;
+  } catch (e) {
+    throw storageFailure(e);
   }
 }

@@ -6,12 +6,14 @@ import { HELP, UsageError, wantsHelp } from './args.js';
 import { capture } from './capture.js';
 import { importFile, list, read, search, verify } from './evidence.js';
 import { hook } from './hook.js';
+import { recordResponse } from './hookRecord.js';
+import { keep } from './keep.js';
 import { processIo, type CliIo } from './io.js';
 import { STORAGE_ENV } from './session.js';
 import { exitOnOldNode } from '../core/nodeVersion.js';
 
 /** The subcommands that open a store (all but `hook` and `mcp`). */
-const STORE_COMMANDS: Readonly<Record<string, (argv: readonly string[], io: CliIo) => Promise<number>>> = { capture, read, search, import: importFile, list, verify };
+const STORE_COMMANDS: Readonly<Record<string, (argv: readonly string[], io: CliIo) => Promise<number>>> = { capture, keep, read, search, import: importFile, list, verify };
 
 /**
  * Runs one command line; `self` is how this program was started (node and script), for
@@ -25,7 +27,7 @@ export async function runCli(argv: readonly string[], io: CliIo, self: readonly 
   }
   if (name === 'hook') {
     if (wantsHelp(rest)) { await io.out(`${HELP.hook}\n`); return 0; }
-    return hook(rest, io, self);
+    return hook(rest, io, self, recordResponse);
   }
   if (name === 'mcp') {
     // The MCP server reads its own flags; the storage may come from the environment like everywhere else.
@@ -78,3 +80,4 @@ if (require.main === module) {
     process.exitCode = 1;
   });
 }
+export { recordResponse } from './hookRecord.js';

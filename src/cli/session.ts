@@ -10,10 +10,9 @@ import { resolveSettings, type McpSettings } from '../mcp/options.js';
 import { openStorage, type McpStorage } from '../mcp/storage.js';
 import { UsageError } from './args.js';
 
-/** The environment variable the extension sets in every integrated terminal. */
-export const STORAGE_ENV = 'BOUNDED_EVIDENCE_STORAGE';
-/** The environment variable naming the command that runs this command line (the extension's shim). */
-export const CLI_ENV = 'BOUNDED_EVIDENCE_CLI';
+import { STORAGE_ENV } from './env.js';
+
+export { CLI_ENV, STORAGE_ENV } from './env.js';
 
 /** What every subcommand but `hook` and `mcp` opens. */
 export interface CliSession {

@@ -1,140 +1,100 @@
 /**
- * The artifact store (docs/contracts.md §1.1); the identity it keeps by is artifactRef.ts.
+ * Artifacts of `evidence_readFile` (docs/contracts.md §1.1, §2.9): content-addressed keys of
+ * the one blob store, written and read through its one verified writer and reader
+ * (blobs/verifiedBlobs.ts); the identity they keep by is artifactRef.ts.
  *
- * Layout: with no tenant, an artifact lives at `<root>/<artifactId>`; with a tenant, at
- * `<root>/<tenant>/<artifactId>`. Beside the artifacts, in the same directory, the store
- * keeps only dot-named things: `.manifests/<artifactId>.manifest` (the integrity
- * manifest: per-chunk digests, line index) and `.tmp-*` files being written. The
- * `.manifest` suffix keeps a tenant named `.manifests` from colliding with the
- * untenanted store's metadata.
+ * Address: artifact `artifact-<sha256>` of a tenant is the blob key
+ * `{ tenant, runId: 'artifacts', callId: <sha256> }` (the filesystem store's
+ * `<blobs>/<tenant>/artifacts/<sha256>`, its manifest sidecar `<sha256>._manifest`). The
+ * key is built here from an id validated as `artifact-<64 lowercase hex>`: the model never
+ * supplies a storage address. Run ids are `run-…`, so no run's folder is `artifacts`, and
+ * deleting a run never touches an artifact; two runs reading the same file share one.
  *
- * Trust: the store serves only artifacts it knows (put here, or `register`ed from run
- * records). For each it keeps the identity and the sha256 of its serialised manifest, so
- * a manifest rewritten behind our back is a digest mismatch, never a new truth. Every
- * range read checks the stored size and the digests of the chunks it returns
- * (`readVerified`), so a read costs O(range), not O(artifact).
+ * Permission: the tenant is part of every blob address, so bytes stored under this
+ * tenant's key ARE what this tenant may read: the answer is one `size` of the key, with no
+ * registry to learn at open (docs/contracts.md §2.8).
  *
- * Files are opened with O_NOFOLLOW (and O_NONBLOCK, so a FIFO planted under an
- * artifact's name cannot hang a read): an artifact replaced by a symlink is a digest
- * mismatch, never followed.
+ * Trust: the sidecar is checked against the artifact's identity (its sha256 and size), and
+ * trusted when (a) a record names its digest (a handle: `openRecorded`), (b) this process
+ * wrote or verified it, (c) on a local file store, this very file (by its identity) is
+ * marked verified whole under that manifest (verifiedMarks.ts: the writer marks what it
+ * wrote), or else (d) after one full verification (every chunk and the whole sha256, O(size),
+ * once per process). A missing or unreadable sidecar is rebuilt from the bytes when they hash
+ * to the identity. Every range read then checks the stored size and the digests of the
+ * chunks it returns, so a read costs O(range).
+ *
+ * Upgrade (docs/architecture.md §3): stores written before issue 20 kept artifacts at
+ * `<storage>/evidence/artifacts/<tenant>/artifact-<sha256>`. An id not in the blob store is
+ * looked up there once and, when found, streamed into the blob store (hashed on the way,
+ * kept only when it hashes to its id), then the old file and its manifest are removed:
+ * migrated lazily on first read (or on a handle's read), never in a sweep at open.
  */
-import { randomBytes } from 'node:crypto';
 import { constants as fsc, promises as fsp } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
+import { assertSafeSegment, temporaryCallId, type BlobKey } from './blobs/blobKey.js';
+import type { BlobStore } from './blobs/blobStore.js';
+import { readRange as readBlobRange } from './blobs/blobStore.js';
+import { blobRangeSource, manifestKeyOf, putVerified } from './blobs/verifiedBlobs.js';
 import { EvidenceError } from './errors.js';
 import {
-  DEFAULT_CHUNK_SIZE, decodeManifest, encodeManifest, ManifestBuilder, manifestOf, readVerified, verifyAll,
-  type Manifest, type OpenedFile, type RangeSource,
+  DEFAULT_CHUNK_SIZE, decodeManifest, encodeManifest, manifestDigest, ManifestBuilder, manifestOf, readVerified, verifyAll,
+  type Manifest, type RangeSource,
 } from './integrity.js';
-import { fileIdentity, openedRegular, readFullAt } from './localFile.js';
 import { ManifestCache } from './manifestCache.js';
 import { sha256Hex } from './sha256.js';
-import { artifactRangePath, isArtifactId, isRange, makeArtifactRef, SHA256_HEX, type ArtifactRef } from './artifactRef.js';
+import { artifactRangePath, isArtifactId, isRange, makeArtifactRef, type ArtifactRef } from './artifactRef.js';
 import { encodeUtf8 } from './utf8.js';
-import { rememberWritten } from './verifiedChunks.js';
-import { VERIFIED_MARKS_FILE, VerifiedMarks } from './verifiedMarks.js';
+import { rememberVerifiedWhole, rememberWritten, verifiedWhole } from './verifiedChunks.js';
 
-/** Options of `ArtifactStore.open`. */
+/** The run segment of every artifact's blob key (never a run id: those are `run-…`). */
+export const ARTIFACTS_SEGMENT = 'artifacts';
+
+/** Options of `ArtifactStore`. */
 export interface ArtifactStoreOptions {
-  /** One safe path segment; the store keeps this tenant's artifacts in `<root>/<tenant>`. */
-  readonly tenant?: string;
+  /** The blob store (the same one large outputs go to). */
+  readonly blobs: BlobStore;
+  /** One safe path segment: part of every key. */
+  readonly tenant: string;
+  /**
+   * The artifacts folder of the layout before issue 20 (`<storage>/evidence/artifacts`):
+   * artifacts found there under the tenant are moved into the blob store on first read.
+   */
+  readonly legacyRoot?: string;
   /** Chunk size of new manifests (tests use small ones); default 64 KiB. */
   readonly chunkSize?: number;
-  /**
-   * fdatasync each new artifact before renaming it into place (default true), so that
-   * not even a power loss leaves a short file under an artifact's name. A process crash
-   * is covered by the rename alone.
-   */
-  readonly durable?: boolean;
-  /** False for a short-lived process: stale temporary files are not looked for at open (`RunStoreOptions.maintenance`). */
-  readonly maintenance?: boolean;
 }
 
-/**
- * A known artifact opened for verified reading by another layer (lines, patterns,
- * byte windows): pass `source` and `manifest` to `readVerified`/`streamVerified`/
- * `locateLine`. `source` is physical and unverified on its own. Close it when done.
- */
-export interface ArtifactReader {
-  /** The artifact's identity. */
-  readonly ref: ArtifactRef;
-  /** The trusted manifest (its digest matched the one recorded). */
-  readonly manifest: Manifest;
-  /** Physical access to the artifact file; never follows a symlink. */
-  readonly source: RangeSource;
-  /** Releases the file handle. */
-  close(): Promise<void>;
-}
-
-/** What the store knows about one artifact. */
-interface Entry {
-  readonly ref: ArtifactRef;
-  /** sha256 of the serialised manifest; undefined until a full verification trusts one. */
-  manifestDigest: string | undefined;
-}
-
-const SAFE_SEGMENT = /^[A-Za-z0-9._-]{1,128}$/;
-const MANIFESTS = '.manifests';
-const TEMP_PREFIX = '.tmp-';
-/** Leftover temp files (from a crashed writer) older than this are removed on open. */
-const STALE_TEMP_MS = 60 * 60 * 1000;
-/** Decoded manifests kept in memory (bytes of digests and line counts). */
+/** Trusted manifests kept in memory (bytes of digests and line counts). */
 const MANIFEST_CACHE_BYTES = 32 * 1024 * 1024;
-/** Small stream pieces are gathered into writes of this size. */
-const WRITE_BUFFER = 1024 * 1024;
+/** Largest sidecar accepted (a 1 TiB artifact's manifest is ~576 MiB at 64 KiB chunks; ours are far smaller). */
+const MAX_MANIFEST_BYTES = 64 * 1024 * 1024;
+/** Bytes read per step when hashing or migrating (bounded memory whatever the size). */
+const PIECE_BYTES = 1024 * 1024;
 
-/** Exact bytes of tool results, under one root (and tenant), each verified on read. */
+/** Exact bytes of tool results in the blob store, under one tenant, each verified on read. */
 export class ArtifactStore {
-  private readonly known = new Map<string, Entry>();
-  /** Trusted manifests by their digest (the one manifest cache). */
-  private readonly manifests = new ManifestCache(MANIFEST_CACHE_BYTES);
-  /** Manifest loads in flight (a first load may be a full O(size) verification). */
-  private readonly loading = new Map<string, Promise<Manifest>>();
-  /** In-memory puts in flight, by id: many promises putting the same bytes write once. */
-  private readonly putting = new Map<string, Promise<ArtifactRef>>();
-  /** Marks of whole verified artifact files, `<dir>/.verified-v1` (docs/contracts.md §1.1). */
-  private readonly marks: VerifiedMarks;
-
-  private constructor(
-    /** The store's root, resolved to an absolute path (the tenant folder is below it). */
-    readonly root: string,
-    /** The tenant, when the store was opened with one. */
-    readonly tenant: string | undefined,
-    private readonly dir: string,
-    private readonly chunkSize: number,
-    private readonly durable: boolean,
-  ) {
-    this.marks = new VerifiedMarks(path.join(dir, VERIFIED_MARKS_FILE));
-  }
-
+  /** The tenant every key is under. */
+  readonly tenant: string;
+  private readonly blobs: BlobStore;
+  private readonly legacyDir: string | undefined;
+  private readonly chunkSize: number;
   /**
-   * Opens a store over an existing root directory. The root must not itself be a
-   * symlink (its parents may be): a swapped root link would silently redirect every
-   * artifact. The tenant folder is created when missing.
+   * Manifests this process trusts, by the artifact's sha256 (content-addressed by the bytes
+   * they describe; a read still checks size and chunks, so a changed file is caught).
    */
-  static async open(root: string, options: ArtifactStoreOptions = {}): Promise<ArtifactStore> {
-    if (typeof root !== 'string' || root.length === 0) throw new EvidenceError('invalidArgument', 'artifact store root must be a path');
-    const resolved = path.resolve(root);
-    await requireDirectory(resolved, 'artifact store root');
-    const { tenant } = options;
-    if (tenant !== undefined && (typeof tenant !== 'string' || !SAFE_SEGMENT.test(tenant) || tenant === '.' || tenant === '..')) {
-      throw new EvidenceError('invalidArgument', 'artifact store tenant must be one safe path segment');
-    }
-    const chunkSize = options.chunkSize ?? DEFAULT_CHUNK_SIZE;
-    if (!Number.isSafeInteger(chunkSize) || chunkSize <= 0) throw new EvidenceError('invalidArgument', 'artifact chunk size must be a positive integer');
-    const dir = tenant === undefined ? resolved : path.join(resolved, tenant);
-    if (tenant !== undefined) {
-      await mkdirOnce(dir);
-      await requireDirectory(dir, 'artifact store tenant folder');
-    }
-    await mkdirOnce(path.join(dir, MANIFESTS));
-    await requireDirectory(path.join(dir, MANIFESTS), 'artifact store metadata folder');
-    if (options.maintenance ?? true) {
-      await removeStaleTemps(dir);
-      await removeStaleTemps(path.join(dir, MANIFESTS));
-    }
-    return new ArtifactStore(resolved, tenant, dir, chunkSize, options.durable ?? true);
+  private readonly trusted = new ManifestCache(MANIFEST_CACHE_BYTES);
+  /** Trust being established, by sha256 (a first one may be a full O(size) verification). */
+  private readonly loading = new Map<string, Promise<Manifest>>();
+  /** Puts in flight, by id: many promises putting the same bytes write once. */
+  private readonly putting = new Map<string, Promise<ArtifactRef>>();
+
+  constructor(options: ArtifactStoreOptions) {
+    this.tenant = assertSafeSegment('artifact store tenant', options.tenant);
+    this.blobs = options.blobs;
+    this.chunkSize = options.chunkSize ?? DEFAULT_CHUNK_SIZE;
+    if (!Number.isSafeInteger(this.chunkSize) || this.chunkSize <= 0) throw new EvidenceError('invalidArgument', 'artifact chunk size must be a positive integer');
+    this.legacyDir = options.legacyRoot === undefined ? undefined : path.join(path.resolve(options.legacyRoot), this.tenant);
   }
 
   /** Stores the exact UTF-8 bytes of a text result (TextEncoder's), or raw bytes. */
@@ -145,47 +105,35 @@ export class ArtifactStore {
     const id = `artifact-${manifest.sha256}`;
     const inflight = this.putting.get(id);
     if (inflight) return inflight;
-    const p = this.putKnownBytes(bytes, manifest).finally(() => this.putting.delete(id));
+    const p = putVerified(this.blobs, this.keyOf(manifest.sha256), bytes, { manifest })
+      .then((put) => this.remember(put.manifest))
+      .finally(() => this.putting.delete(id));
     this.putting.set(id, p);
     return p;
   }
 
   /**
-   * Stores a stream of bytes of unknown size in constant memory: each piece is written
-   * to a temporary file while it is hashed (the write runs in the thread pool while
-   * the hash runs here), then renamed under its id.
+   * Stores a stream of bytes of unknown size in bounded memory: written through the verified
+   * writer under a temporary key of this tenant while it is hashed, then moved under its
+   * content address (one rename on a local file store, a server-side copy on S3).
    */
   async putStream(chunks: AsyncIterable<Uint8Array>): Promise<ArtifactRef> {
-    const temp = this.tempPath(this.dir);
-    const fh = await fsp.open(temp, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL, 0o600);
-    const builder = new ManifestBuilder(this.chunkSize);
-    const staging = new Uint8Array(WRITE_BUFFER);
-    let staged = 0;
+    const temp: BlobKey = { tenant: this.tenant, runId: ARTIFACTS_SEGMENT, callId: temporaryCallId() };
+    const tempSidecar = manifestKeyOf(temp);
     try {
-      for await (const piece of chunks) {
-        if (!(piece instanceof Uint8Array)) throw new TypeError('putStream takes pieces of Uint8Array');
-        if (staged + piece.length <= WRITE_BUFFER) {
-          // Producers may reuse their buffer after we ask for the next piece: copy small ones.
-          staging.set(piece, staged);
-          staged += piece.length;
-          builder.update(piece);
-          if (staged === WRITE_BUFFER) { await writeAll(fh, staging); staged = 0; }
-          continue;
-        }
-        if (staged > 0) { await writeAll(fh, staging.subarray(0, staged)); staged = 0; }
-        const writing = writeAll(fh, piece);
-        builder.update(piece);
-        await writing;
-      }
-      if (staged > 0) await writeAll(fh, staging.subarray(0, staged));
-      if (this.durable) await fh.datasync();
-    } catch (e) {
-      await fh.close().catch(() => undefined);
-      await fsp.rm(temp, { force: true });
-      throw e;
+      const { manifest } = await putVerified(this.blobs, temp, checkedPieces(chunks), { chunkSize: this.chunkSize });
+      const key = this.keyOf(manifest.sha256);
+      // The sidecar first: bytes under an artifact's key have their manifest beside them
+      // (a reader between the two moves would otherwise rebuild it by hashing).
+      await this.blobs.move(tempSidecar, manifestKeyOf(key));
+      const { identity } = await this.blobs.move(temp, key);
+      // Hashed from the bytes as written: the moved file is marked verified (docs/contracts.md §1.1).
+      if (identity !== undefined) await rememberWritten(identity, manifest, this.blobs.verifiedMarks?.(this.tenant));
+      return this.remember(manifest);
+    } finally {
+      await this.blobs.delete(temp).catch(() => undefined);
+      await this.blobs.delete(tempSidecar).catch(() => undefined);
     }
-    await fh.close();
-    return this.commitTemp(temp, builder.finish());
   }
 
   /**
@@ -196,13 +144,9 @@ export class ArtifactStore {
   async readRange(artifactId: string, start: number, end: number): Promise<Uint8Array> {
     if (!isArtifactId(artifactId)) throw new EvidenceError('artifactIdInvalid');
     if (!isRange(start, end)) throw new EvidenceError('rangeOrder');
-    const reader = await this.openReader(artifactId);
-    try {
-      // Copy out of the chunk-aligned read buffer so a 4 KiB result does not pin 128 KiB.
-      return Uint8Array.from(await readVerified(reader.source, reader.manifest, start, end));
-    } finally {
-      await reader.close();
-    }
+    const { manifest, source } = await this.open(artifactId);
+    // Copy out of the chunk-aligned read buffer so a 4 KiB result does not pin 128 KiB.
+    return Uint8Array.from(await readVerified(source, manifest, start, end));
   }
 
   /** The virtual path of a range of an artifact, as the evidence workspace advertises it. */
@@ -210,334 +154,220 @@ export class ArtifactStore {
     return artifactRangePath(artifactId, start, end);
   }
 
-  /**
-   * Opens a known artifact for verified reading. Throws `artifactIdInvalid`,
-   * `notAvailable`, or `digestMismatch` when its manifest cannot be trusted.
-   */
-  async openReader(artifactId: string): Promise<ArtifactReader> {
-    if (!isArtifactId(artifactId)) throw new EvidenceError('artifactIdInvalid');
-    const entry = this.known.get(artifactId);
-    if (!entry) throw new EvidenceError('notAvailable');
-    const manifest = await this.trustedManifest(entry);
-    const source = new FileSource(this.artifactPath(artifactId));
-    return { ref: entry.ref, manifest, source, close: () => source.close() };
+  /** The identity of an artifact stored under this tenant; `artifactIdInvalid`, `notAvailable`, `digestMismatch` otherwise. */
+  async refOf(artifactId: string): Promise<ArtifactRef> {
+    const { manifest } = await this.open(artifactId);
+    return makeArtifactRef(artifactId, manifest.byteCount, manifest.sha256);
   }
 
   /**
-   * The artifact a run record names, opened for verified reading: learned from the record
-   * (identity and manifest digest) when this store did not know it and its file is here,
-   * else `notAvailable`; a known artifact with another identity is a digest mismatch. The
-   * file is opened per read and closed again (no handle is held between reads).
+   * The artifact a run record names, opened for verified reading with the manifest whose
+   * digest the record kept (a sidecar with another digest is trusted only by a full
+   * verification); `notAvailable` when this tenant has no bytes under its id, `digestMismatch`
+   * when they are not the record's. The source reads the blob per call (no handle held).
    */
-  async openRecorded(ref: { artifactId: string; byteCount: number; sha256: string }, manifestDigest: string): Promise<{ manifest: Manifest; source: RangeSource }> {
+  async openRecorded(ref: { artifactId: string; byteCount: number; sha256: string }, recordedDigest: string): Promise<{ manifest: Manifest; source: RangeSource }> {
     const checked = makeArtifactRef(ref.artifactId, ref.byteCount, ref.sha256);
-    if (!this.known.has(checked.artifactId)) {
-      if (!(await this.hasFile(checked.artifactId))) throw new EvidenceError('notAvailable');
-      this.register(checked, manifestDigest);
-    }
-    const entry = this.known.get(checked.artifactId)!;
-    if (entry.ref.byteCount !== checked.byteCount) throw new EvidenceError('digestMismatch');
-    const manifest = await this.trustedManifest(entry);
-    const file = this.artifactPath(checked.artifactId);
-    const once = async <T>(use: (s: FileSource) => Promise<T>): Promise<T> => {
-      const s = new FileSource(file);
-      try { return await use(s); } finally { await s.close(); }
-    };
-    // A local file: a pattern search reads it by descriptor and skips chunks verified under
-    // its identity, here or (marked on disk) by another process (docs/contracts.md §1.1, §2.10).
-    return {
-      manifest,
-      source: {
-        size: () => once((s) => s.size()),
-        read: (start, end) => once((s) => s.read(start, end)),
-        openFile: () => openSearchable(file),
-        verifiedMarks: this.marks,
-      },
-    };
+    const opened = await this.open(checked.artifactId, recordedDigest);
+    if (opened.manifest.byteCount !== checked.byteCount) throw new EvidenceError('digestMismatch');
+    return opened;
   }
 
-  /** A known artifact's trusted manifest and its digest (what a run record keeps to name it). */
+  /** A stored artifact's trusted manifest and its digest (what a run record keeps to name it). */
   async manifestFor(artifactId: string): Promise<{ manifest: Manifest; manifestDigest: string }> {
-    const entry = this.known.get(artifactId);
-    if (!entry) throw new EvidenceError('notAvailable');
-    const manifest = await this.trustedManifest(entry);
-    // trustedManifest sets the digest when it had none.
-    return { manifest, manifestDigest: entry.manifestDigest ?? sha256Hex(encodeManifest(manifest)) };
+    const { manifest } = await this.open(artifactId);
+    return { manifest, manifestDigest: manifestDigest(manifest) };
   }
 
   /**
    * Full verification (O(size)): every chunk digest and the whole sha256. False on any
-   * change anywhere, a changed size, a missing file or an untrusted manifest.
+   * change anywhere, a changed size, vanished bytes or an untrusted manifest;
+   * `artifactIdInvalid` / `notAvailable` for an id this tenant has nothing under.
    */
   async verify(artifactId: string): Promise<boolean> {
-    let reader: ArtifactReader;
+    let opened: { manifest: Manifest; source: RangeSource };
     try {
-      reader = await this.openReader(artifactId);
+      opened = await this.open(artifactId);
     } catch (e) {
       if (e instanceof EvidenceError && e.code === 'digestMismatch') return false;
       throw e;
     }
-    try {
-      return await verifyWhole(reader.source, reader.manifest);
-    } finally {
-      await reader.close();
-    }
-  }
-
-  /** True when this store knows the artifact (put here or registered). */
-  has(artifactId: string): boolean {
-    return this.known.has(artifactId);
+    return verifyWhole(opened.source, opened.manifest);
   }
 
   /**
-   * True when a file lies under the artifact's name in this store's folder, known or not:
-   * what re-registration from run records checks, without callers rebuilding the layout.
+   * Removes an artifact (its bytes, its sidecar, and a copy left in the old layout); returns
+   * the bytes freed, or undefined when this tenant had nothing under the id.
    */
-  async hasFile(artifactId: string): Promise<boolean> {
-    if (!isArtifactId(artifactId)) return false;
-    return await fsp.stat(this.artifactPath(artifactId)).then((s) => s.isFile(), () => false);
+  async delete(artifactId: string): Promise<number | undefined> {
+    if (!isArtifactId(artifactId)) throw new EvidenceError('artifactIdInvalid');
+    const sha = artifactId.slice('artifact-'.length);
+    const key = this.keyOf(sha);
+    this.trusted.delete(sha);
+    const size = await this.blobs.size(key);
+    const legacy = this.legacyDir === undefined ? undefined : path.join(this.legacyDir, artifactId);
+    const legacySize = legacy === undefined ? undefined : await fsp.lstat(legacy).then((st) => (st.isFile() ? st.size : undefined), () => undefined);
+    if (size !== undefined) await this.blobs.delete(key);
+    await this.blobs.delete(manifestKeyOf(key));
+    if (legacy !== undefined) await removeLegacy(legacy);
+    return size ?? legacySize;
   }
 
-  /** The identity of a known artifact. */
-  ref(artifactId: string): ArtifactRef | undefined {
-    return this.known.get(artifactId)?.ref;
-  }
-
-  /** sha256 of a known artifact's trusted manifest: run records keep it for `register`. */
-  manifestDigestOf(artifactId: string): string | undefined {
-    return this.known.get(artifactId)?.manifestDigest;
-  }
-
-  /** Every known artifact, sorted by id. */
-  list(): ArtifactRef[] {
-    return [...this.known.values()].map((e) => e.ref).sort((a, b) => (a.artifactId < b.artifactId ? -1 : a.artifactId > b.artifactId ? 1 : 0));
-  }
-
-  /**
-   * Makes an artifact known again (from this tenant's run records, on start-up). With
-   * `manifestDigest`, the manifest on disk must hash to it. Without, the first read
-   * verifies the whole file against the identity before trusting (or rebuilding) its
-   * manifest. Nothing is read here, so start-up stays O(records).
-   */
-  register(ref: ArtifactRef, manifestDigest?: string): void {
-    const checked = makeArtifactRef(ref.artifactId, ref.byteCount, ref.sha256);
-    if (manifestDigest !== undefined && !SHA256_HEX.test(manifestDigest)) {
-      throw new EvidenceError('invalidArgument', 'manifest digest must be 64 lowercase hex digits');
-    }
-    const existing = this.known.get(checked.artifactId);
-    if (existing) {
-      if (existing.ref.byteCount !== checked.byteCount) throw new EvidenceError('invalidArgument', 'artifact byte count conflicts with the known identity');
-      // A digest this store already trusts wins over one read from a record.
-      existing.manifestDigest ??= manifestDigest;
-      return;
-    }
-    this.known.set(checked.artifactId, { ref: checked, manifestDigest });
-  }
-
-  /** Forgets an artifact (its files stay): this store no longer serves it. */
-  forget(artifactId: string): boolean {
-    return this.known.delete(artifactId);
-  }
-
-  /** Forgets an artifact and removes its file and manifest. */
-  async delete(artifactId: string): Promise<boolean> {
-    if (!this.known.has(artifactId)) return false;
-    this.forget(artifactId);
-    await fsp.rm(this.artifactPath(artifactId), { force: true });
-    await fsp.rm(this.manifestPath(artifactId), { force: true });
-    return true;
-  }
-
-  private async putKnownBytes(bytes: Uint8Array, manifest: Manifest): Promise<ArtifactRef> {
-    const id = `artifact-${manifest.sha256}`;
-    // Same bytes already stored: verify and return without writing the artifact again.
-    if (await exists(this.artifactPath(id))) return this.adoptExisting(id, manifest);
-    const temp = this.tempPath(this.dir);
-    const fh = await fsp.open(temp, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL, 0o600);
-    try {
-      await writeAll(fh, bytes);
-      if (this.durable) await fh.datasync();
-      await fh.close();
-    } catch (e) {
-      await fh.close().catch(() => undefined);
-      await fsp.rm(temp, { force: true });
-      throw e;
-    }
-    return this.commitTemp(temp, manifest);
-  }
-
-  /**
-   * Moves a complete temporary file under its id. The manifest goes first, so a file
-   * under an artifact's name always has its manifest beside it.
-   */
-  private async commitTemp(temp: string, manifest: Manifest): Promise<ArtifactRef> {
-    const id = `artifact-${manifest.sha256}`;
-    const final = this.artifactPath(id);
-    try {
-      if (await exists(final)) return await this.adoptExisting(id, manifest);
-      await this.writeManifest(id, manifest);
-      // The manifest was hashed from the bytes written: the file is marked verified under
-      // the identity of this very file once in place, taken from a descriptor opened before
-      // the rename (so a file another writer renamed over `final` meanwhile is not the one
-      // marked), as the blob store's "chunks verified at write time" (docs/contracts.md §1.1).
-      const written = await fsp.open(temp, 'r').catch(() => undefined);
-      try {
-        await fsp.rename(temp, final);
-        if (this.durable) await syncDirectory(this.dir);
-        const st = await written?.stat({ bigint: true }).catch(() => undefined);
-        if (st?.isFile()) await rememberWritten(fileIdentity(st), manifest, this.marks);
-      } finally {
-        await written?.close();
-      }
-    } finally {
-      await fsp.rm(temp, { force: true });
-    }
-    return this.remember(manifest);
-  }
-
-  /** A file already under the id: equal bytes are adopted, other bytes are a conflict. */
-  private async adoptExisting(id: string, manifest: Manifest): Promise<ArtifactRef> {
-    const source = new FileSource(this.artifactPath(id));
-    let same: boolean;
-    try { same = await verifyWhole(source, manifest); } finally { await source.close(); }
-    if (!same) throw new EvidenceError('contentsConflict');
-    await this.writeManifest(id, manifest);
-    return this.remember(manifest);
+  /** The blob key of artifact `artifact-<sha>` of this tenant (`sha` already validated). */
+  private keyOf(sha: string): BlobKey {
+    return { tenant: this.tenant, runId: ARTIFACTS_SEGMENT, callId: sha };
   }
 
   private remember(manifest: Manifest): ArtifactRef {
-    const ref = makeArtifactRef(`artifact-${manifest.sha256}`, manifest.byteCount, manifest.sha256);
-    const digest = sha256Hex(encodeManifest(manifest));
-    const existing = this.known.get(ref.artifactId);
-    if (existing) existing.manifestDigest = digest;
-    else this.known.set(ref.artifactId, { ref, manifestDigest: digest });
-    this.manifests.set(digest, manifest);
-    return ref;
+    this.trusted.set(manifest.sha256, manifest);
+    return makeArtifactRef(`artifact-${manifest.sha256}`, manifest.byteCount, manifest.sha256);
   }
 
-  /** Writes the manifest atomically, unless an identical one is already there. */
-  private async writeManifest(id: string, manifest: Manifest): Promise<void> {
-    const encoded = encodeManifest(manifest);
-    const target = this.manifestPath(id);
-    const current = await readNoFollow(target);
-    if (current && Buffer.from(current).equals(encoded)) return;
-    const temp = this.tempPath(path.join(this.dir, MANIFESTS));
-    try {
-      await fsp.writeFile(temp, encoded, { flag: 'wx', mode: 0o600 });
-      await fsp.rename(temp, target);
-    } finally {
-      await fsp.rm(temp, { force: true });
-    }
-  }
-
-  private async trustedManifest(entry: Entry): Promise<Manifest> {
-    const id = entry.ref.artifactId;
-    const cached = entry.manifestDigest !== undefined ? this.manifests.get(entry.manifestDigest) : undefined;
-    if (cached && cached.sha256 === entry.ref.sha256 && cached.byteCount === entry.ref.byteCount) return cached;
-    const pending = this.loading.get(id);
-    if (pending) return pending;
-    const p = this.loadManifest(entry).finally(() => this.loading.delete(id));
-    this.loading.set(id, p);
-    return p;
-  }
-
-  private async loadManifest(entry: Entry): Promise<Manifest> {
-    const { ref } = entry;
-    const stored = await readNoFollow(this.manifestPath(ref.artifactId));
-    if (entry.manifestDigest !== undefined) {
-      if (!stored || sha256Hex(stored) !== entry.manifestDigest) throw new EvidenceError('digestMismatch');
-      const m = decodeManifest(stored);
-      if (m.sha256 !== ref.sha256 || m.byteCount !== ref.byteCount) throw new EvidenceError('digestMismatch');
-      this.manifests.set(entry.manifestDigest, m);
-      return m;
-    }
-    // No recorded manifest digest: trust comes from the identity alone, so the whole
-    // file is hashed once before its manifest is believed (or rebuilt from it).
-    let m = stored ? decodeOrUndefined(stored) : undefined;
-    if (m && (m.sha256 !== ref.sha256 || m.byteCount !== ref.byteCount)) m = undefined;
-    if (m) {
-      const source = new FileSource(this.artifactPath(ref.artifactId));
-      try { if (!(await verifyWhole(source, m))) throw new EvidenceError('digestMismatch'); } finally { await source.close(); }
-    } else {
-      m = await this.rebuildManifest(ref);
-      await this.writeManifest(ref.artifactId, m);
-    }
-    entry.manifestDigest = sha256Hex(encodeManifest(m));
-    this.manifests.set(entry.manifestDigest, m);
-    return m;
-  }
-
-  /** Hashes the artifact file into a fresh manifest; it must match the identity. */
-  private async rebuildManifest(ref: ArtifactRef): Promise<Manifest> {
-    const source = new FileSource(this.artifactPath(ref.artifactId));
-    try {
-      const size = await source.size();
-      if (size !== ref.byteCount) throw new EvidenceError('digestMismatch');
-      const builder = new ManifestBuilder(this.chunkSize);
-      for (let pos = 0; pos < size; pos += WRITE_BUFFER) {
-        const piece = await source.read(pos, Math.min(size, pos + WRITE_BUFFER));
-        if (piece.length === 0) break;
-        builder.update(piece);
+  /** The trusted manifest and a source over the bytes of a validated id stored under this tenant. */
+  private async open(artifactId: string, recordedDigest?: string): Promise<{ manifest: Manifest; source: RangeSource }> {
+    if (!isArtifactId(artifactId)) throw new EvidenceError('artifactIdInvalid');
+    const sha = artifactId.slice('artifact-'.length);
+    const key = this.keyOf(sha);
+    let manifest = this.trusted.get(sha);
+    if (!manifest) {
+      let pending = this.loading.get(sha);
+      if (!pending) {
+        pending = this.establishTrust(sha, key, recordedDigest).finally(() => this.loading.delete(sha));
+        this.loading.set(sha, pending);
       }
-      const m = builder.finish();
-      if (m.sha256 !== ref.sha256 || m.byteCount !== ref.byteCount) throw new EvidenceError('digestMismatch');
-      return m;
-    } finally {
-      await source.close();
+      manifest = await pending;
     }
+    return { manifest, source: this.sourceOf(key) };
   }
 
+  /** See the module comment, "Trust": finds the bytes (migrating an old-layout file), checks and trusts their manifest. */
+  private async establishTrust(sha: string, key: BlobKey, recordedDigest: string | undefined): Promise<Manifest> {
+    let size = await this.blobs.size(key);
+    if (size === undefined) {
+      const migrated = await this.migrateLegacy(sha, key);
+      if (migrated) { this.trusted.set(sha, migrated); return migrated; }
+      // Another process may have moved it meanwhile.
+      size = await this.blobs.size(key);
+      if (size === undefined) throw new EvidenceError('notAvailable');
+    }
+    const sidecar = await this.readSidecar(key);
+    const m = sidecar === undefined ? undefined : decodeOrUndefined(sidecar);
+    let trusted: Manifest | undefined;
+    if (m && m.sha256 === sha) {
+      // The sidecar names this artifact: a size other than its count is changed bytes.
+      if (m.byteCount !== size) throw new EvidenceError('digestMismatch');
+      const source = this.sourceOf(key);
+      const identity = await source.identity?.();
+      const marks = this.blobs.verifiedMarks?.(this.tenant);
+      if (recordedDigest !== undefined && sha256Hex(sidecar!) === recordedDigest) trusted = m;
+      else if (identity !== undefined && (await verifiedWhole(identity, m, marks))) trusted = m;
+      else if (await verifyWhole(source, m)) {
+        trusted = m;
+        if (identity !== undefined && (await source.identity?.()) === identity) await rememberVerifiedWhole(identity, m, marks);
+      } else throw new EvidenceError('digestMismatch');
+    } else {
+      // No sidecar, or one of other bytes: rebuilt from the bytes when they hash to the id.
+      trusted = await this.hashBlob(key, size);
+      if (trusted.sha256 !== sha) throw new EvidenceError('digestMismatch');
+      await this.blobs.put(manifestKeyOf(key), encodeManifest(trusted));
+    }
+    this.trusted.set(sha, trusted);
+    return trusted;
+  }
 
-  private artifactPath(id: string): string { return path.join(this.dir, id); }
-  private manifestPath(id: string): string { return path.join(this.dir, MANIFESTS, `${id}.manifest`); }
-  private tempPath(dir: string): string { return path.join(dir, `${TEMP_PREFIX}${randomBytes(12).toString('hex')}`); }
-}
+  /** The sidecar's bytes, or undefined when it is missing or implausibly large. */
+  private async readSidecar(key: BlobKey): Promise<Uint8Array | undefined> {
+    const mKey = manifestKeyOf(key);
+    const size = await this.blobs.size(mKey);
+    if (size === undefined || size > MAX_MANIFEST_BYTES) return undefined;
+    return await readBlobRange(this.blobs, mKey, 0, size).catch((e: unknown) => {
+      if (e instanceof EvidenceError && e.code === 'missing') return undefined;
+      throw e;
+    });
+  }
 
-/**
- * A stored file as a `RangeSource`. Opened lazily with O_NOFOLLOW | O_NONBLOCK; a
- * missing file, a symlink or anything but a regular file has no size (a digest
- * mismatch for the callers), never an exception carrying a host path.
- */
-class FileSource implements RangeSource {
-  private handle: FileHandle | undefined;
-  private gone = false;
+  /** A fresh manifest of the stored bytes, hashed in bounded memory. */
+  private async hashBlob(key: BlobKey, size: number): Promise<Manifest> {
+    const builder = new ManifestBuilder(this.chunkSize);
+    const piece = new Uint8Array(Math.min(PIECE_BYTES, Math.max(1, size)));
+    for (let at = 0; at < size;) {
+      const n = await this.blobs.readInto(key, at, piece.subarray(0, Math.min(piece.length, size - at)));
+      if (n === 0) throw new EvidenceError('digestMismatch');
+      builder.update(piece.subarray(0, n));
+      at += n;
+    }
+    return builder.finish();
+  }
 
-  constructor(private readonly file: string) {}
-
-  async size(): Promise<number | undefined> {
-    const fh = await this.open();
+  /**
+   * Moves `artifact-<sha>` from the old layout into the blob store: streamed through the
+   * verified writer, kept only when it hashes to its id (else removed again, the old file
+   * left as it was, and `digestMismatch`); then the old file and its manifest are removed.
+   * Undefined when there is no old file (not a regular file, a symlink: not one either).
+   */
+  private async migrateLegacy(sha: string, key: BlobKey): Promise<Manifest | undefined> {
+    if (this.legacyDir === undefined) return undefined;
+    const file = path.join(this.legacyDir, `artifact-${sha}`);
+    const fh = await openNoFollow(file);
     if (!fh) return undefined;
-    const st = await fh.stat();
-    return st.size;
+    let manifest: Manifest;
+    try {
+      const st = await fh.stat();
+      if (!st.isFile()) return undefined;
+      ({ manifest } = await putVerified(this.blobs, key, piecesOf(fh, st.size), { chunkSize: this.chunkSize }));
+      if (manifest.sha256 !== sha || manifest.byteCount !== st.size) {
+        await this.blobs.delete(manifestKeyOf(key)).catch(() => undefined);
+        await this.blobs.delete(key).catch(() => undefined);
+        throw new EvidenceError('digestMismatch');
+      }
+    } finally {
+      await fh.close();
+    }
+    await removeLegacy(file);
+    return manifest;
   }
 
-  async read(start: number, end: number): Promise<Uint8Array> {
-    const fh = await this.open();
-    if (!fh) return new Uint8Array(0);
-    const out = Buffer.allocUnsafe(end - start);
-    return out.subarray(0, await readFullAt(fh, out, start));
-  }
-
-  async close(): Promise<void> {
-    const fh = this.handle;
-    this.handle = undefined;
-    await fh?.close();
-  }
-
-  private async open(): Promise<FileHandle | undefined> {
-    if (this.handle || this.gone) return this.handle;
-    const fh = await openNoFollow(this.file);
-    if (!fh) { this.gone = true; return undefined; }
-    if (!(await fh.stat()).isFile()) { await fh.close(); this.gone = true; return undefined; }
-    this.handle = fh;
-    return fh;
+  /**
+   * The blob as a `RangeSource` (a local store's identity, descriptor and marks included,
+   * for a pattern search); bytes gone from under the key are `notAvailable`, as an id that
+   * was never stored is.
+   */
+  private sourceOf(key: BlobKey): RangeSource {
+    const base = blobRangeSource(this.blobs, key);
+    return {
+      ...base,
+      size: async () => {
+        const n = await this.blobs.size(key);
+        if (n === undefined) throw new EvidenceError('notAvailable');
+        return n;
+      },
+    };
   }
 }
 
-/** An artifact file opened (not following a symlink) for a pattern search's workers; undefined when it is no regular file. */
-async function openSearchable(file: string): Promise<OpenedFile | undefined> {
-  const fh = await openNoFollow(file);
-  return fh ? openedRegular(fh) : undefined;
+/** Pieces of a stream, checked to be bytes (a producer of text would otherwise store its UTF-16 code units). */
+async function* checkedPieces(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+  for await (const piece of chunks) {
+    if (!(piece instanceof Uint8Array)) throw new TypeError('putStream takes pieces of Uint8Array');
+    yield piece;
+  }
+}
+
+/** The first `size` bytes of an open file (fewer if it shrank), one bounded piece at a time (the buffer is reused: adapters copy or write a piece before asking for the next). */
+async function* piecesOf(handle: FileHandle, size: number): AsyncGenerator<Uint8Array> {
+  const buf = Buffer.allocUnsafe(Math.min(PIECE_BYTES, Math.max(1, size)));
+  for (let at = 0; at < size;) {
+    const { bytesRead } = await handle.read(buf, 0, Math.min(buf.length, size - at), at);
+    if (bytesRead === 0) return;
+    at += bytesRead;
+    yield buf.subarray(0, bytesRead);
+  }
+}
+
+/** An old-layout file and its manifest (`.manifests/<id>.manifest` beside it), removed. */
+async function removeLegacy(file: string): Promise<void> {
+  await fsp.rm(file, { force: true });
+  await fsp.rm(path.join(path.dirname(file), '.manifests', `${path.basename(file)}.manifest`), { force: true });
 }
 
 /** Where O_NOFOLLOW is missing (Windows), an lstat check stands in for it. */
@@ -546,6 +376,7 @@ const NONBLOCK = fsc.O_NONBLOCK ?? 0;
 /** Errors that mean "there is no regular file here we may read". */
 const GONE = new Set(['ENOENT', 'ELOOP', 'ENOTDIR', 'EISDIR', 'EMLINK', 'ENXIO']);
 
+/** An old-layout file opened without following a symlink (and without hanging on a FIFO); undefined when there is none. */
 async function openNoFollow(file: string): Promise<FileHandle | undefined> {
   try {
     if (NOFOLLOW === 0 && (await fsp.lstat(file)).isSymbolicLink()) return undefined;
@@ -556,95 +387,20 @@ async function openNoFollow(file: string): Promise<FileHandle | undefined> {
   }
 }
 
-/** Reads a small metadata file without following a symlink; undefined when absent. */
-async function readNoFollow(file: string): Promise<Uint8Array | undefined> {
-  const fh = await openNoFollow(file);
-  if (!fh) return undefined;
+/**
+ * `verifyAll` plus an explicit size check (for an empty manifest `streamVerified` reads no
+ * range); bytes that vanish meanwhile are a failed verification.
+ */
+async function verifyWhole(source: RangeSource, m: Manifest): Promise<boolean> {
   try {
-    if (!(await fh.stat()).isFile()) return undefined;
-    return await fh.readFile();
-  } finally {
-    await fh.close();
-  }
-}
-
-async function writeAll(fh: FileHandle, bytes: Uint8Array): Promise<void> {
-  let off = 0;
-  while (off < bytes.length) {
-    const { bytesWritten } = await fh.write(bytes, off, bytes.length - off, null);
-    off += bytesWritten;
-  }
-}
-
-async function exists(file: string): Promise<boolean> {
-  try {
-    await fsp.lstat(file);
-    return true;
+    if ((await source.size()) !== m.byteCount) return false;
+    return await verifyAll(source, m);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    if (e instanceof EvidenceError && e.code === 'notAvailable') return false;
     throw e;
   }
 }
 
-/** The directory must exist and be a real directory, not a symlink to one. */
-async function requireDirectory(dir: string, what: string): Promise<void> {
-  let st;
-  try {
-    st = await fsp.lstat(dir);
-  } catch {
-    throw new EvidenceError('invalidArgument', `${what} does not exist`);
-  }
-  if (st.isSymbolicLink()) throw new EvidenceError('invalidArgument', `${what} must not be a symlink`);
-  if (!st.isDirectory()) throw new EvidenceError('invalidArgument', `${what} must be a directory`);
-}
-
-async function mkdirOnce(dir: string): Promise<void> {
-  try {
-    await fsp.mkdir(dir, { mode: 0o700 });
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-  }
-}
-
-/** Removes temporary files a crashed writer left behind (old enough to be abandoned). */
-async function removeStaleTemps(dir: string): Promise<void> {
-  const now = Date.now();
-  for (const name of await fsp.readdir(dir)) {
-    // Its own temporary files, and a rewrite of the verified marks a killed process left (docs/contracts.md §1.1).
-    if (!name.startsWith(TEMP_PREFIX) && !name.startsWith(`${VERIFIED_MARKS_FILE}~`)) continue;
-    const file = path.join(dir, name);
-    const st = await fsp.lstat(file).catch(() => undefined);
-    if (st && now - st.mtimeMs > STALE_TEMP_MS) await fsp.rm(file, { force: true });
-  }
-}
-
-/** Makes a rename durable; directories cannot be opened for sync everywhere (Windows). */
-async function syncDirectory(dir: string): Promise<void> {
-  let fh: FileHandle | undefined;
-  try {
-    fh = await fsp.open(dir, fsc.O_RDONLY);
-    await fh.sync();
-  } catch {
-    // Best effort: the artifact's own bytes were already synced.
-  } finally {
-    await fh?.close();
-  }
-}
-
-/**
- * `verifyAll` plus an explicit size check: for an empty manifest `streamVerified` has no
- * range to read and never looks at the size, so a missing file or a symlink under an
- * empty artifact's name would otherwise pass.
- */
-async function verifyWhole(source: RangeSource, m: Manifest): Promise<boolean> {
-  if ((await source.size()) !== m.byteCount) return false;
-  return verifyAll(source, m);
-}
-
-
-
-
 function decodeOrUndefined(bytes: Uint8Array): Manifest | undefined {
   try { return decodeManifest(bytes); } catch { return undefined; }
 }
-

@@ -230,7 +230,7 @@ function utf8Length(text: string): number {
 }
 
 /** The store operations the bounded workspace needs (an `ArtifactStore`, or a test double). */
-export type EvidenceArtifacts = Pick<ArtifactStore, 'put' | 'readRange' | 'ref'>;
+export type EvidenceArtifacts = Pick<ArtifactStore, 'put' | 'readRange' | 'refOf'>;
 
 /** What `executeDetailed` answers. */
 export interface BoundedResult {
@@ -302,10 +302,11 @@ export class BoundedEvidenceWorkspace implements ToolWorkspace {
     const { artifactId, start, end } = range;
     if (end - start > this.limits.maxRangeBytes) return `error: artifact range exceeds ${this.limits.maxRangeBytes} bytes`;
     if (!(start < end)) return `error: ${ErrorText.rangeOrder}`;
-    const ref = this.artifacts.ref(artifactId);
-    if (!ref) return `error: ${ErrorText.notAvailable}`;
+    let ref: ArtifactRef;
     let bytes: Uint8Array;
     try {
+      // Stored under this tenant's key, or not available (docs/contracts.md §2.8); then read and verified.
+      ref = await this.artifacts.refOf(artifactId);
       bytes = await this.artifacts.readRange(artifactId, start, end);
     } catch (e) {
       // Store errors carry only contract sentences; anything else might carry a path.

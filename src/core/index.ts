@@ -9,7 +9,7 @@
  * - `utf8.ts`, `json.ts` strict UTF-8 and code-point boundaries; canonical JSON
  * - `errors.ts`          the contract's error sentences and `EvidenceError` (safe to show a model)
  * - `artifactRef.ts`     artifact identity (`artifact-<sha256>`, the record, range paths) (§1.1, §1.3)
- * - `artifacts.ts`       the artifact store of `evidence_readFile` (§1.1, §2.9)
+ * - `artifacts.ts`       artifacts of `evidence_readFile`: content-addressed keys of the blob store (§1.1, §2.9)
  * - `evidenceWorkspace.ts` bounded observations and `.tool-artifacts/…` range reads (§1.2, §1.3)
  * - `storageLayout.ts`   one workspace's folders and tenant (§2.6)
  * - `blobs/`             `BlobKey`, the `BlobStore` interface, its adapters (filesystem, memory, S3),
@@ -19,7 +19,7 @@
  *                        `patternSearch.ts` (`read_tool_output`, §2.5), `capture.ts` + `command.ts`
  *                        (commands and their streams), `observation.ts` (what a model sees)
  * - `tools/`             what every front end shares about the evidence tools: names, inputs and
- *                        validators, the 8 KiB rule, replies, recording, artifact re-registration
+ *                        validators, the 8 KiB rule, replies, recording
  * - `course/`           what only the course contract uses (§1.4): `agent.ts` (the scripted JSON
  *                        agent loop), `localCommands.ts` (the program runner of `run_command`)
  * - `localWorkspace.ts`, `toolWorkspace.ts`  a folder as a tool workspace (confined, secret-free reads
@@ -64,5 +64,4 @@ export * from './tools/table.js';
 export * from './tools/callRunner.js';
 export * from './tools/readToolOutput.js';
 export * from './tools/readFile.js';
-export * from './tools/artifactRecords.js';
 export * from './tools/fileReads.js';

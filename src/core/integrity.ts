@@ -50,23 +50,62 @@ export function countNewlines(bytes: Uint8Array): number {
   return n;
 }
 
-/** Streams bytes into a manifest; memory is one chunk plus the digest arrays. */
+/**
+ * What a manifest says of the whole content, without its per-chunk tables: all a capture
+ * needs once its sidecar is stored (docs/contracts.md §2.10, "Memory of a capture").
+ */
+export interface ManifestSummary {
+  readonly byteCount: number;
+  readonly sha256: string;
+  readonly chunkSize: number;
+  readonly utf8: boolean;
+  /** Number of chunks. */
+  readonly chunks: number;
+  /** Total count of `\n` bytes. */
+  readonly newlines: number;
+}
+
+/** The per-chunk tables of a run of consecutive chunks: 32 bytes of sha256 and a `\n` count each. */
+export interface ChunkTables {
+  readonly digests: Uint8Array;
+  readonly newlines: Uint32Array;
+}
+
+/**
+ * Streams bytes into a manifest. Memory is one chunk plus the per-chunk tables, kept as
+ * two flat typed arrays (36 bytes a chunk; a 32-byte Buffer and an array slot per chunk
+ * cost ~230 bytes, 3.7 MiB per GB, and left the heap fragmented: issue 26, defect 2). A
+ * writer that must stay bounded whatever the size hands the tables out as they fill
+ * (`drainTables`) and keeps them on disk (verifiedBlobs.ts `putVerifiedStream`); one that
+ * needs no tables at all (a preview-only output) passes `tables: false`.
+ */
 export class ManifestBuilder {
   private readonly whole = createHash('sha256');
   private readonly utf8 = new Utf8Validator();
-  private readonly digests: Uint8Array[] = [];
-  private readonly newlines: number[] = [];
+  private readonly keepTables: boolean;
+  private digests = new Uint8Array(0);
+  private newlines = new Uint32Array(0);
+  /** Chunks in the tables now. */
+  private tableChunks = 0;
+  /** Chunks handed out by `drainTables`. */
+  private drained = 0;
+  private newlineTotal = 0;
+  private summary: ManifestSummary | undefined;
   private pending: Uint8Array;
   private pendingLength = 0;
   private total = 0;
 
-  constructor(readonly chunkSize: number = DEFAULT_CHUNK_SIZE) {
+  constructor(readonly chunkSize: number = DEFAULT_CHUNK_SIZE, options: { tables?: boolean } = {}) {
     if (!Number.isSafeInteger(chunkSize) || chunkSize <= 0) throw new RangeError('chunk size must be a positive integer');
     this.pending = new Uint8Array(chunkSize);
+    this.keepTables = options.tables ?? true;
   }
 
   /** Bytes seen so far. */
   get byteCount(): number { return this.total; }
+
+  /** Chunks whose tables are held now (recorded and not yet drained). */
+  get heldChunks(): number { return this.tableChunks; }
 
   /** Feeds the next bytes, in order. */
   update(bytes: Uint8Array): void {
@@ -94,18 +133,43 @@ export class ManifestBuilder {
     }
   }
 
-  /** Ends the stream and returns the manifest. */
-  finish(): Manifest {
+  /**
+   * Hands out (copied) the tables of the chunks recorded since the last call and forgets
+   * them here; call `end` first to include the last, partial chunk.
+   */
+  drainTables(): ChunkTables {
+    const out = { digests: this.digests.slice(0, this.tableChunks * 32), newlines: this.newlines.slice(0, this.tableChunks) };
+    this.drained += this.tableChunks;
+    this.tableChunks = 0;
+    return out;
+  }
+
+  /** Ends the stream (records the last, partial chunk) and returns what it says of the whole (again on a later call). */
+  end(): ManifestSummary {
+    if (this.summary) return this.summary;
     if (this.pendingLength > 0) this.flushPending();
-    const chunkDigests = new Uint8Array(this.digests.length * 32);
-    this.digests.forEach((d, i) => chunkDigests.set(d, i * 32));
-    return {
+    return this.summary = {
       byteCount: this.total,
       sha256: this.whole.digest('hex'),
       chunkSize: this.chunkSize,
-      chunkDigests,
-      chunkNewlines: Uint32Array.from(this.newlines),
       utf8: this.utf8.finish(),
+      chunks: chunkCount(this.total, this.chunkSize),
+      newlines: this.newlineTotal,
+    };
+  }
+
+  /** Ends the stream and returns the manifest (whose tables must all still be held here). */
+  finish(): Manifest {
+    if (!this.keepTables || this.drained > 0) throw new Error('the manifest\'s tables were not kept');
+    const s = this.end();
+    return {
+      byteCount: s.byteCount,
+      sha256: s.sha256,
+      chunkSize: s.chunkSize,
+      // Exact-size copies: a manifest kept (a cache, a registry) must not pin the tables' spare room.
+      chunkDigests: this.digests.slice(0, this.tableChunks * 32),
+      chunkNewlines: this.newlines.slice(0, this.tableChunks),
+      utf8: s.utf8,
     };
   }
 
@@ -115,8 +179,25 @@ export class ManifestBuilder {
   }
 
   private addChunk(chunk: Uint8Array): void {
-    this.digests.push(createHash('sha256').update(chunk).digest());
-    this.newlines.push(countNewlines(chunk));
+    const n = countNewlines(chunk);
+    this.newlineTotal += n;
+    if (!this.keepTables) return;
+    if (this.tableChunks === this.newlines.length) this.grow();
+    // One-shot `hash` skips building a Hash object per chunk.
+    this.digests.set(hash('sha256', chunk, 'buffer'), this.tableChunks * 32);
+    this.newlines[this.tableChunks] = n;
+    this.tableChunks++;
+  }
+
+  /** Doubles the tables' room (amortised: a chunk's entry is copied about once). */
+  private grow(): void {
+    const room = Math.max(64, this.newlines.length * 2);
+    const digests = new Uint8Array(room * 32);
+    digests.set(this.digests.subarray(0, this.tableChunks * 32));
+    const newlines = new Uint32Array(room);
+    newlines.set(this.newlines.subarray(0, this.tableChunks));
+    this.digests = digests;
+    this.newlines = newlines;
   }
 }
 
@@ -135,15 +216,34 @@ const MAGIC = 'BEM1';
  * manifest stays near 576 KiB.
  */
 export function encodeManifest(m: Manifest): Uint8Array {
-  const header = Buffer.from(JSON.stringify({ byteCount: m.byteCount, sha256: m.sha256, chunkSize: m.chunkSize, utf8: m.utf8, chunks: m.chunkNewlines.length }));
-  const out = Buffer.alloc(4 + 4 + header.length + m.chunkDigests.length + m.chunkNewlines.length * 4);
+  const chunks = m.chunkNewlines.length;
+  const header = encodeManifestHeader({ byteCount: m.byteCount, sha256: m.sha256, chunkSize: m.chunkSize, utf8: m.utf8, chunks });
+  const out = Buffer.alloc(header.length + m.chunkDigests.length + chunks * 4);
+  out.set(header, 0);
+  let p = header.length;
+  out.set(m.chunkDigests, p);
+  p += m.chunkDigests.length;
+  out.set(newlinesLE(m.chunkNewlines), p);
+  return out;
+}
+
+/**
+ * The start of a serialised manifest, before its tables: magic, the u32 header length and
+ * the JSON header. A writer that keeps the tables on disk streams them after it.
+ */
+export function encodeManifestHeader(s: Omit<ManifestSummary, 'newlines'>): Uint8Array {
+  const header = Buffer.from(JSON.stringify({ byteCount: s.byteCount, sha256: s.sha256, chunkSize: s.chunkSize, utf8: s.utf8, chunks: s.chunks }));
+  const out = Buffer.alloc(8 + header.length);
   out.write(MAGIC, 0, 'latin1');
   out.writeUInt32LE(header.length, 4);
   header.copy(out, 8);
-  let p = 8 + header.length;
-  out.set(m.chunkDigests, p);
-  p += m.chunkDigests.length;
-  for (const n of m.chunkNewlines) { out.writeUInt32LE(n, p); p += 4; }
+  return out;
+}
+
+/** Newline counts as the serialised manifest keeps them: u32 little-endian. */
+export function newlinesLE(counts: Uint32Array): Uint8Array {
+  const out = Buffer.alloc(counts.length * 4);
+  for (let i = 0; i < counts.length; i++) out.writeUInt32LE(counts[i]!, i * 4);
   return out;
 }
 

@@ -1,7 +1,7 @@
 /**
- * A local file as the verified-chunk cache and a pattern search see it, for both stores
- * that keep files (the filesystem blob store and the artifact store): its identity, and
- * an open descriptor a search's workers read (docs/contracts.md §1.1, §2.10).
+ * A local file as the verified-chunk cache and a pattern search see it, for the store that
+ * keeps files (the filesystem blob store, artifacts included): its identity, and an open
+ * descriptor a search's workers read (docs/contracts.md §1.1, §2.10).
  */
 import { randomBytes } from 'node:crypto';
 import type { BigIntStats } from 'node:fs';

@@ -1,8 +1,9 @@
 /**
- * The one cache of trusted manifests, shared by the blob layer and the artifact store:
- * keyed by the sha256 of the serialised manifest (content-addressed, so an entry is
- * never stale: a rewritten manifest has another digest), least recently used evicted
- * first once the decoded manifests exceed a byte budget.
+ * The one cache of trusted manifests: the blob layer keys it by the sha256 of the
+ * serialised manifest (content-addressed, so an entry is never stale: a rewritten manifest
+ * has another digest); the artifact store keeps its own instance keyed by the artifact's
+ * sha256 (reads still check size and chunks). Least recently used evicted first once the
+ * decoded manifests exceed a byte budget.
  */
 import type { Manifest } from './integrity.js';
 
@@ -30,6 +31,14 @@ export class ManifestCache {
       this.entries.delete(k);
       this.bytes -= sizeOf(v);
     }
+  }
+
+  /** Forgets one entry (the artifact store's own cache, keyed by the artifact's sha256, forgets a deleted artifact). */
+  delete(digest: string): void {
+    const m = this.entries.get(digest);
+    if (!m) return;
+    this.entries.delete(digest);
+    this.bytes -= sizeOf(m);
   }
 }
 

@@ -6,8 +6,9 @@
  * handles even when their run ids collide, and a handle copied from another workspace is
  * access denied.
  */
-import { mkdir } from 'node:fs/promises';
+import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
+import { tempNameFor } from './localFile.js';
 import { sha256Hex } from './sha256.js';
 
 /** The folders of one workspace's evidence and its tenant. */
@@ -16,9 +17,12 @@ export interface StorageLayout {
   readonly root: string;
   /** Run logs: `<root>/logs/<tenant>/<runId>.jsonl`. */
   readonly logsDir: string;
-  /** Filesystem blobs: `<root>/blobs/<tenant>/…`. */
+  /** Filesystem blobs: `<root>/blobs/<tenant>/<runId>/…`, and artifacts at `<root>/blobs/<tenant>/artifacts/<sha256>`. */
   readonly blobsDir: string;
-  /** Artifacts of `evidence_readFile`: `<root>/artifacts/<tenant>/artifact-…`. */
+  /**
+   * Where artifacts of `evidence_readFile` lived before issue 20 (`<root>/artifacts/<tenant>/artifact-…`):
+   * only read, to move what is there into the blob store on first read; no longer created.
+   */
   readonly artifactsDir: string;
   /** One safe path segment naming this workspace's storage. */
   readonly tenant: string;
@@ -50,7 +54,7 @@ export function layoutAt(storageDir: string, storageUri: string, global: boolean
 
 /** Creates the layout's folders (the tenant folders are made by the stores). */
 export async function ensureLayout(layout: StorageLayout): Promise<void> {
-  for (const dir of [layout.logsDir, layout.blobsDir, layout.artifactsDir]) await mkdir(dir, { recursive: true });
+  for (const dir of [layout.logsDir, layout.blobsDir]) await mkdir(dir, { recursive: true });
 }
 
 /**
@@ -67,4 +71,57 @@ export function vscodeFileUri(fsPath: string): string {
 export function layoutOfFolder(storageDir: string, global: boolean): StorageLayout {
   const dir = path.resolve(storageDir);
   return layoutAt(dir, vscodeFileUri(dir), global);
+}
+
+/**
+ * The file under `<storage>/evidence` that records the folder's tenant once chosen
+ * (docs/contracts.md §2.6): written once, by whichever process chooses first, and read by
+ * every later one, so the tenant is the folder's own and not the spelling of its path, nor
+ * the winner of a race between processes starting together.
+ */
+export const TENANT_FILE = '.tenant-v1';
+
+/** The shape of every tenant the editor derives: `w` or `g` and 32 hex digits. */
+export const EDITOR_TENANT = /^[wg][0-9a-f]{32}$/;
+
+/**
+ * The tenant recorded under `root` (`<storage>/evidence`), or undefined when none is.
+ * Throws a sentence when the file holds anything but one editor-shaped tenant (it is
+ * only ever written whole: `claimTenant`).
+ */
+export async function recordedTenant(root: string): Promise<string | undefined> {
+  const file = path.join(root, TENANT_FILE);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
+  const tenant = text.trim();
+  if (!EDITOR_TENANT.test(tenant) || text !== `${tenant}\n`) throw new Error(`${file} does not hold a tenant; remove it, or pass --tenant to choose one`);
+  return tenant;
+}
+
+/**
+ * Records `tenant` as the tenant of `root` unless one is recorded already, atomically:
+ * the whole file is written under a temporary name, then hard-linked to its name, which
+ * fails when the name exists (an exclusive create whose content is never seen half
+ * written). Returns the tenant now recorded: `tenant`, or the one another process
+ * recorded first.
+ */
+export async function claimTenant(root: string, tenant: string): Promise<string> {
+  if (!EDITOR_TENANT.test(tenant)) throw new RangeError('only an editor-shaped tenant is recorded');
+  const file = path.join(root, TENANT_FILE);
+  const temp = tempNameFor(file);
+  await writeFile(temp, `${tenant}\n`, { flag: 'wx' });
+  try {
+    await link(temp, file);
+    return tenant;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    return (await recordedTenant(root))!;
+  } finally {
+    await unlink(temp).catch(() => undefined);
+  }
 }

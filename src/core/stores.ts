@@ -1,16 +1,17 @@
 /**
  * Opening one workspace's stores from its layout and settings, in one place for every
  * front end (the editor's services, the MCP server, the command line): the blob adapter
- * the settings choose, the run store with the limits, the artifact store, and the
- * artifacts this tenant's records name registered again (docs/contracts.md §2.8).
+ * the settings choose, the run store with the limits, and the artifact store over the
+ * same blob store (docs/contracts.md §2.8). Nothing here reads the catalog: opening costs
+ * the same at 100,000 runs as at none.
  */
 import { ArtifactStore } from './artifacts.js';
 import type { BlobStore } from './blobs/blobStore.js';
+import { FsBlobStore } from './blobs/fsBlobStore.js';
 import { openBlobStore, type BlobSettings, type BlobStoreInputs } from './blobs/openBlobStore.js';
 import { RunStore } from './runs/runStore.js';
 import type { Preservation, ReaderLimits } from './runs/types.js';
 import { ensureLayout, type StorageLayout } from './storageLayout.js';
-import { reregisterArtifacts } from './tools/artifactRecords.js';
 
 /** The settings the stores are opened with, named as `boundedEvidence.*`. */
 export interface StoreSettings extends BlobSettings {
@@ -35,8 +36,6 @@ export interface EvidenceStores {
   readonly artifacts: ArtifactStore;
   /** What backs large outputs (undefined: no blob store, previews only). */
   readonly blobs: BlobStore | undefined;
-  /** How many artifacts were registered again from the records. */
-  readonly reregistered: number;
   /** Runs left open by a writer that died, finished now as `interrupted` (docs/contracts.md §5.4). */
   readonly interrupted: readonly string[];
 }
@@ -46,7 +45,15 @@ export async function openEvidenceStores(layout: StorageLayout, settings: StoreS
   await ensureLayout(layout);
   const blobs = await openBlobStore(settings, { ...options, blobsDir: layout.blobsDir });
   const maintenance = options.maintenance ?? true;
-  const artifacts = await ArtifactStore.open(layout.artifactsDir, { tenant: layout.tenant, maintenance });
+  // Artifacts are keys of the same blob store (docs/architecture.md §3); with none (S3 chosen
+  // but not configured: outputs keep previews only) they stay on this machine's filesystem
+  // store, since an `evidence_readFile` observation promises ranges that read back.
+  const artifacts = new ArtifactStore({
+    blobs: blobs ?? await FsBlobStore.open(layout.blobsDir, { sweep: false }),
+    tenant: layout.tenant,
+    // Stores written before issue 20: their artifacts move into the blob store on first read.
+    legacyRoot: layout.artifactsDir,
+  });
   const runs = await RunStore.open({
     maintenance,
     logsDir: layout.logsDir,
@@ -62,6 +69,5 @@ export async function openEvidenceStores(layout: StorageLayout, settings: StoreS
   });
   // Runs left open by a writer that died (a killed server, a crashed editor) stop showing as running (docs/contracts.md §5.4).
   const interrupted = await runs.finishInterrupted().catch((e: unknown) => { options.warn(`runs left open could not be finished: ${e instanceof Error ? e.message : String(e)}`); return []; });
-  const reregistered = await reregisterArtifacts({ runs, artifacts }, (what, e) => options.warn(`${what} could not be read: ${e instanceof Error ? e.message : String(e)}`));
-  return { runs, artifacts, blobs, reregistered, interrupted };
+  return { runs, artifacts, blobs, interrupted };
 }

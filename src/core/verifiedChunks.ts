@@ -13,13 +13,18 @@
  * (ctime cannot be set from user space without changing the clock as root); Verify
  * never consults this cache and still catches such a writer.
  *
- * Bounded memory: at most `MAX_FILES` entries (least recently used dropped), one bit per
- * 64 KiB chunk (a 1 GiB file costs 2 KiB).
+ * Bounded memory: at most `MAX_FILES` entries and `MAX_BITS_BYTES` of bits (least recently
+ * used dropped first), one bit per 64 KiB chunk (a 1 GiB file costs 2 KiB) while only some
+ * chunks are verified; a file verified whole (every file a writer marks) is held as its
+ * chunk count, whatever its size (issue 26, defect 2: a 10 GB capture's all-ones bitset
+ * was 20 KiB held per entry, 5 MiB at 256 entries, and a larger file more).
  */
 import { manifestDigest, type Manifest } from './integrity.js';
 import type { VerifiedMarks } from './verifiedMarks.js';
 
 const MAX_FILES = 256;
+/** Bytes of partial bitsets held at most (whole files cost none). */
+const MAX_BITS_BYTES = 2 * 1024 * 1024;
 /**
  * Files of fewer chunks are never marked on disk nor looked up there: hashing under 1 MiB
  * costs less than the marks file's I/O, and `evidence_search` over thousands of small
@@ -37,7 +42,9 @@ const RACY_MS = 1_000;
 /** Counters a test or bench reads: how many chunks were hashed vs skipped. */
 export const verifiedChunkStats = { hashed: 0, skipped: 0, marksUsed: 0 };
 
-const entries = new Map<string, Uint8Array>();
+/** Per file: the bitset of verified chunks, or the chunk count when every chunk is verified. */
+const entries = new Map<string, Uint8Array | number>();
+let bitsBytes = 0;
 const digests = new WeakMap<Manifest, string>();
 
 function keyOf(identity: string, m: Manifest): string {
@@ -49,9 +56,11 @@ function keyOf(identity: string, m: Manifest): string {
 /** The bitset of verified chunks for this identity and manifest, or undefined. */
 export function lookupVerified(identity: string, m: Manifest): Uint8Array | undefined {
   const key = keyOf(identity, m);
-  const bits = entries.get(key);
-  if (bits) { entries.delete(key); entries.set(key, bits); }
-  return bits;
+  const entry = entries.get(key);
+  if (entry === undefined) return undefined;
+  entries.delete(key);
+  entries.set(key, entry);
+  return typeof entry === 'number' ? allSetOf(entry) : entry;
 }
 
 /**
@@ -62,10 +71,9 @@ export function lookupVerified(identity: string, m: Manifest): Uint8Array | unde
 export async function lookupVerifiedOrMarked(identity: string, m: Manifest, marks: VerifiedMarks | undefined): Promise<Uint8Array | undefined> {
   const bits = lookupVerified(identity, m);
   if (bits || !marks || chunksOf(m) < MIN_MARKED_CHUNKS || !(await marks.has(keyOf(identity, m)))) return bits;
-  const all = allSet(m);
-  remember(keyOf(identity, m), all);
+  remember(keyOf(identity, m), chunksOf(m));
   verifiedChunkStats.marksUsed++;
-  return all;
+  return allSet(m);
 }
 
 /**
@@ -76,9 +84,13 @@ export async function lookupVerifiedOrMarked(identity: string, m: Manifest, mark
  * its mark; a failure is swallowed).
  */
 export async function rememberVerified(identity: string, m: Manifest, bits: Uint8Array, marks?: VerifiedMarks, written = false): Promise<void> {
-  const key = keyOf(identity, m);
-  remember(key, bits);
-  if (!marks || chunksOf(m) < MIN_MARKED_CHUNKS || !isWhole(m, bits)) return;
+  const whole = isWhole(m, bits);
+  await rememberKey(keyOf(identity, m), identity, chunksOf(m), whole ? chunksOf(m) : bits, marks, written);
+}
+
+async function rememberKey(key: string, identity: string, chunks: number, entry: Uint8Array | number, marks: VerifiedMarks | undefined, written: boolean): Promise<void> {
+  remember(key, entry);
+  if (!marks || chunks < MIN_MARKED_CHUNKS || typeof entry !== 'number') return;
   if (!written && !settled(identity)) return;
   // `add` returns at once for a key it already holds: a repeated search writes nothing.
   await marks.add(key);
@@ -90,10 +102,18 @@ function settled(identity: string): boolean {
   return /^\d+$/.test(ctimeNs) && BigInt(Date.now() - RACY_MS) * 1_000_000n > BigInt(ctimeNs);
 }
 
-function remember(key: string, bits: Uint8Array): void {
+function remember(key: string, entry: Uint8Array | number): void {
+  forget(key);
+  entries.set(key, entry);
+  if (typeof entry !== 'number') bitsBytes += entry.byteLength;
+  while (entries.size > MAX_FILES || bitsBytes > MAX_BITS_BYTES) forget(entries.keys().next().value!);
+}
+
+function forget(key: string): void {
+  const old = entries.get(key);
+  if (old === undefined) return;
   entries.delete(key);
-  entries.set(key, bits);
-  while (entries.size > MAX_FILES) entries.delete(entries.keys().next().value!);
+  if (typeof old !== 'number') bitsBytes -= old.byteLength;
 }
 
 function chunksOf(m: Manifest): number {
@@ -101,7 +121,10 @@ function chunksOf(m: Manifest): number {
 }
 
 function allSet(m: Manifest): Uint8Array {
-  const n = chunksOf(m);
+  return allSetOf(chunksOf(m));
+}
+
+function allSetOf(n: number): Uint8Array {
   const bits = new Uint8Array(Math.ceil(n / 8));
   for (let i = 0; i < n; i++) setBit(bits, i);
   return bits;
@@ -120,12 +143,43 @@ function isWhole(m: Manifest, bits: Uint8Array): boolean {
  * file it checked out (docs/contracts.md §1.1).
  */
 export function rememberWritten(identity: string, m: Manifest, marks?: VerifiedMarks): Promise<void> {
-  return rememberVerified(identity, m, allSet(m), marks, true);
+  return rememberKey(keyOf(identity, m), identity, chunksOf(m), chunksOf(m), marks, true);
+}
+
+/**
+ * `rememberWritten` for a file whose manifest is not held in memory (a capture that kept
+ * its tables on disk): named by its digest (the sha256 of the serialised manifest) and
+ * its number of chunks.
+ */
+export function rememberWrittenDigest(identity: string, manifestDigest: string, chunks: number, marks?: VerifiedMarks): Promise<void> {
+  return rememberKey(`${identity}|${manifestDigest}`, identity, chunks, chunks, marks, true);
+}
+
+/** What the cache holds now (tests): files, and bytes of partial bitsets. */
+export function verifiedChunkMemory(): { files: number; bitsBytes: number } {
+  return { files: entries.size, bitsBytes };
+}
+
+/**
+ * True when every chunk of the file with this identity is known verified against this
+ * manifest, here or by a mark on disk: a manifest some process trusted and found true of
+ * this very file. The artifact store trusts a sidecar by it without hashing the file again
+ * (docs/contracts.md §1.1).
+ */
+export async function verifiedWhole(identity: string, m: Manifest, marks: VerifiedMarks | undefined): Promise<boolean> {
+  const bits = await lookupVerifiedOrMarked(identity, m, marks);
+  return bits !== undefined && isWhole(m, bits);
+}
+
+/** Records a file verified whole (every chunk and its whole sha256) in this process and, once settled, on disk. */
+export function rememberVerifiedWhole(identity: string, m: Manifest, marks?: VerifiedMarks): Promise<void> {
+  return rememberVerified(identity, m, allSet(m), marks);
 }
 
 /** Forgets everything (tests). */
 export function clearVerifiedChunks(): void {
   entries.clear();
+  bitsBytes = 0;
   verifiedChunkStats.hashed = 0;
   verifiedChunkStats.skipped = 0;
   verifiedChunkStats.marksUsed = 0;

@@ -1,8 +1,9 @@
 /**
  * Retention and clearing. The run store prunes runs from its catalog in bounded slices
  * (oldest unpinned, finished first; never a pinned or running one); this layer adds the artifacts of `evidence_readFile`,
- * which are shared by content: an artifact is deleted only when a run that referenced
- * it was deleted and no remaining run references it.
+ * which are shared by content (one blob key per tenant and sha256: docs/architecture.md §3):
+ * an artifact is deleted only when a run that referenced it was deleted and no remaining
+ * run references it.
  */
 import { EvidenceToolNames, type ArtifactStore, type PruneResult, type RunStoreApi } from '../core/index.js';
 import type { Log } from './log.js';
@@ -69,8 +70,12 @@ async function dropOrphans(artifacts: ArtifactStore, before: Map<string, Set<str
   let count = 0;
   let bytes = 0;
   for (const id of candidates) {
-    const size = artifacts.ref(id)?.byteCount ?? 0;
-    if (await artifacts.delete(id)) { count++; bytes += size; }
+    try {
+      const freed = await artifacts.delete(id);
+      if (freed !== undefined) { count++; bytes += freed; }
+    } catch (e) {
+      log.warn(`an artifact was not deleted: ${e instanceof Error ? e.message : String(e)}`);
+    }
   }
   return [count, bytes];
 }

@@ -5,9 +5,8 @@
  * over the open folder (`evidence_readFile`). Nothing here is module state: `activate`
  * owns one `ServicesHost` and passes it to every feature.
  *
- * Re-registration: the artifact store serves only artifacts it knows, so on every
- * (re)build the artifacts named by this tenant's run records are registered again.
- * That is what keeps a `.tool-artifacts/…` range path valid after a window reload.
+ * Nothing is re-learned on a (re)build: an artifact is a key of this tenant in the blob
+ * store, so a `.tool-artifacts/…` range path stays valid after a window reload at no cost.
  */
 import * as vscode from 'vscode';
 import {
@@ -68,7 +67,7 @@ export function toolContext(services: EvidenceServices, signal: AbortSignal, log
 /** Opens every store of the layout with the given settings (the core's one way) and the bounded workspace over the folder. */
 export async function openServices(inputs: ServiceInputs, settings: EvidenceSettings): Promise<EvidenceServices> {
   const { layout, log } = inputs;
-  const { runs, artifacts, blobs, reregistered: registered } = await openEvidenceStores(layout, settings, {
+  const { runs, artifacts, blobs } = await openEvidenceStores(layout, settings, {
     tools: EVIDENCE_TOOL_NAMES,
     reader: { ...READER_LIMITS, searchTimeoutMs: settings.searchTimeoutMs },
     s3Credentials: inputs.s3Credentials,
@@ -83,7 +82,7 @@ export async function openServices(inputs: ServiceInputs, settings: EvidenceSett
       log.error('the workspace folder could not be opened for evidence_readFile', e);
     }
   }
-  log.info(`evidence storage ready: tenant ${layout.tenant}, blobs ${blobs?.kind ?? 'none'}, ${registered} artifacts re-registered`);
+  log.info(`evidence storage ready: tenant ${layout.tenant}, blobs ${blobs?.kind ?? 'none'}`);
   return {
     layout, settings, runs, artifacts, blobs, workspace, folder: inputs.folder,
     dispose: () => blobs?.dispose?.(),

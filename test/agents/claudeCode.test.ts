@@ -85,7 +85,7 @@ function listRuns(s: Sandbox): RunSummary[] {
 }
 
 /** Runs `claude -p` in the sandbox against the scripted server; resolves with its exit code and output. */
-async function runClaude(s: Sandbox, server: ScriptedAnthropic, extraEnv: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+async function runClaude(s: Sandbox, server: ScriptedAnthropic, extraEnv: Record<string, string> = {}, permissions: readonly string[] = ['--allowedTools', 'Bash', 'mcp__evidence__read_tool_output']): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const { claude } = ensureTools();
   // A clean environment: nothing of this machine's (or a coding client's) Anthropic
   // settings leaks in, no telemetry, no update checks, no traffic but to the server.
@@ -99,7 +99,7 @@ async function runClaude(s: Sandbox, server: ScriptedAnthropic, extraEnv: Record
     ENABLE_TOOL_SEARCH: 'false',
     ...extraEnv,
   };
-  const args = ['-p', 'Why does the build fail?', '--output-format', 'json', '--mcp-config', mcpConfig(s), '--strict-mcp-config', '--allowedTools', 'Bash', 'mcp__evidence__read_tool_output'];
+  const args = ['-p', 'Why does the build fail?', '--output-format', 'json', '--mcp-config', mcpConfig(s), '--strict-mcp-config', ...permissions];
   const child = spawn(claude, args, { cwd: s.workspace, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -209,5 +209,77 @@ describe('Reach: Claude Code from npm with a scripted Anthropic server on loopba
     const routed = listRuns(sandbox).filter((r) => r.source?.kind === 'hook');
     assert.deepEqual(routed.map((r) => r.source), [{ kind: 'hook', agent: 'claude', sessionId }]);
     assert.equal(routed[0]!.status, 'completed');
+  });
+
+  /**
+   * The behaviour table of docs/contracts.md §6.1 against the real Claude Code: one session of Bash
+   * calls run twice, without and with the hook, and what Claude Code hands its model for each call
+   * compared. Claude Code's Bash keeps the working directory between calls (not exported variables).
+   */
+  async function bashResults(commands: readonly string[], hooked: boolean, permissions?: readonly string[], allowRules?: readonly string[]): Promise<{ text: string; isError: boolean }[]> {
+    const s = makeSandbox();
+    try {
+      if (hooked) installClaudeHook(s);
+      if (allowRules) {
+        // The person's own rule, where "always allow" puts it: the project's local settings.
+        mkdirSync(path.join(s.workspace, '.claude'), { recursive: true });
+        writeFileSync(path.join(s.workspace, '.claude', 'settings.local.json'), JSON.stringify({ permissions: { allow: allowRules } }));
+      }
+      const turns: MessagesRequest[] = [];
+      const srv = await startScriptedAnthropic((req): ScriptedReply => {
+        if (!isAgentTurn(req)) return { text: 'ok' };
+        turns.push(req);
+        const i = turns.length - 1;
+        return i < commands.length ? { tool: { id: `toolu_row_${i}`, name: 'Bash', input: { command: commands[i]!, description: `row ${i}` } } } : { text: 'done' };
+      });
+      try {
+        const run = await runClaude(s, srv, terminalEnvironment(s), permissions);
+        assert.equal(run.code, 0, `claude exited ${run.code}: ${run.stderr.slice(0, 2000)}`);
+      } finally {
+        await srv.close();
+      }
+      return commands.map((_, i) => {
+        const r = toolResultText(turns[i + 1]!, `toolu_row_${i}`);
+        assert.ok(r, `row ${i} has a result`);
+        return { text: r.text.split(s.workspace).join('<workspace>'), isError: r.isError };
+      });
+    } finally {
+      rmSync(s.root, { recursive: true, force: true });
+    }
+  }
+
+  it('the behaviour table: cd sticks, bash syntax, small outputs and exit codes reach the model exactly as unrouted', async () => {
+    const rows = [
+      'mkdir -p sub && cd sub && pwd',
+      'pwd',
+      "printf 'hello\\n'",
+      "sh -c 'exit 7'",
+      'echo {1..3}; [[ a == a ]] && echo dbl; set -o pipefail; false | true; echo "pipe=$?"',
+      "printf 'out\\n'; printf 'err\\n' >&2",
+      '(sleep 1; echo late > late.txt) & echo started',
+      'sleep 2; cat late.txt',
+    ];
+    const plain = await bashResults(rows, false);
+    const routed = await bashResults(rows, true);
+    for (let i = 0; i < rows.length; i++) {
+      console.log(`[reach] Claude Code row ${i} ${JSON.stringify(rows[i])}: unrouted ${JSON.stringify(plain[i]!.text)} | routed ${JSON.stringify(routed[i]!.text)}`);
+      assert.deepEqual(routed[i], plain[i], rows[i]);
+    }
+    assert.equal(plain[1]!.text, '<workspace>/sub');
+    assert.equal(plain[2]!.text, 'hello');
+    assert.deepEqual(plain[3], { text: 'Exit code 7', isError: true });
+    assert.equal(plain[7]!.text, 'late');
+  });
+
+  it('approvals: an allow rule for the original command (permission mode default) lets the routed command run, and no rule still asks', async () => {
+    const rows = ["printf 'approved\\n'", 'touch not-allowed.txt'];
+    const permissions = ['--permission-mode', 'default', '--allowedTools', 'mcp__evidence__read_tool_output'];
+    const plain = await bashResults(rows, false, permissions, ['Bash(printf:*)']);
+    const routed = await bashResults(rows, true, permissions, ['Bash(printf:*)']);
+    console.log(`[reach] Claude Code approvals: unrouted ${JSON.stringify(plain)} | routed ${JSON.stringify(routed)}`);
+    assert.deepEqual(plain[0], { text: 'approved', isError: false });
+    assert.deepEqual(routed[0], plain[0]);
+    assert.equal(plain[1]!.isError, true);
+    assert.equal(routed[1]!.isError, true);
   });
 });

@@ -125,7 +125,7 @@ describe('palette commands, driven with arguments', () => {
       await eventually(async () => (await invoke('evidence_readFile', { path: rel })) === text);
       await setSetting('maxRangeBytes', 1024);
       await eventually(async () => (await invoke('evidence_readFile', { path: `.tool-artifacts/${artifact}/bytes/0-2000` })) === 'error: artifact range exceeds 1024 bytes');
-      // New stores, same storage: the artifact was registered again from the run records, the handle resolves.
+      // New stores, same storage: the artifact is a key of the tenant in the blob store (nothing to learn), the handle resolves.
       const range = await invoke('evidence_readFile', { path: `.tool-artifacts/${artifact}/bytes/28-56` });
       assert.equal(JSON.parse(range.split('\n')[1]!).data, text.slice(28, 56));
       const found = JSON.parse(await invoke('read_tool_output', { handle: stdout, pattern: 'error TS' })) as { total_matches: number };

@@ -29,11 +29,12 @@ describe('Copy MCP Server Configuration, and evidence shared with the server', (
     assert.deepEqual(args, [path.join(repoRoot(), 'dist', 'mcp.js'), '--storage', storage, '--workspace', workspaceDir(), '--tenant', tenant]);
   });
 
-  it('reads at once an artifact the server put (learned from the records on a miss, no rebuild)', async () => {
+  it('reads at once an artifact another process put (a key of the tenant in the shared blob store, nothing to learn)', async () => {
     const layout = layoutOfFolder(args[2]!, false);
     // What the server does on a large evidence_readFile: store the artifact, record the call.
-    const runs = await RunStore.open({ logsDir: layout.logsDir, tenant: args[6]!, blobs: await FsBlobStore.open(layout.blobsDir) });
-    const artifacts = await ArtifactStore.open(layout.artifactsDir, { tenant: args[6]! });
+    const blobs = await FsBlobStore.open(layout.blobsDir);
+    const runs = await RunStore.open({ logsDir: layout.logsDir, tenant: args[6]!, blobs });
+    const artifacts = new ArtifactStore({ blobs, tenant: args[6]! });
     const text = `mcp side ${Date.now()}\n`.repeat(500);
     const ref = await artifacts.put(text);
     const run = await runs.startRun({ label: 'mcp read: elsewhere.txt' });

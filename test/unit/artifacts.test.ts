@@ -1,12 +1,28 @@
+/**
+ * Artifacts (docs/contracts.md §1.1, §2.8, §2.9): identity records, and the store as
+ * content-addressed keys of the blob store, run over each adapter (memory, filesystem, S3 on
+ * a real s3rver); then what only a filesystem store has (its layout, a FIFO, a killed writer,
+ * marks) and the upgrade from the old `evidence/artifacts/<tenant>/artifact-<sha>` layout.
+ */
 import * as assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import fc from 'fast-check';
-import { artifactRangePath, makeArtifactRef, type ArtifactRef } from '../../src/core/artifactRef.js';
+import { artifactRangePath, makeArtifactRef } from '../../src/core/artifactRef.js';
 import { ArtifactStore } from '../../src/core/artifacts.js';
+import type { BlobKey } from '../../src/core/blobs/blobKey.js';
+import { readRange as readBlob, type BlobStore } from '../../src/core/blobs/blobStore.js';
+import { FsBlobStore } from '../../src/core/blobs/fsBlobStore.js';
+import { MemoryBlobStore } from '../../src/core/blobs/memoryBlobStore.js';
+import { S3BlobStore } from '../../src/core/blobs/s3BlobStore.js';
+import { BoundedEvidenceWorkspace } from '../../src/core/evidenceWorkspace.js';
+import { encodeManifest, manifestDigest, manifestOf } from '../../src/core/integrity.js';
+import { clearVerifiedChunks, verifiedChunkStats } from '../../src/core/verifiedChunks.js';
 import { VERIFIED_MARKS_FILE } from '../../src/core/verifiedMarks.js';
-import { sha256hex, tempDir } from './evidence/helpers.js';
+import { startS3Server, type S3Server } from './blobs/s3Fixture.js';
+import { ScriptedWorkspace, sha256hex, tempDir } from './evidence/helpers.js';
+import { CountingStore } from './runs/helpers.js';
 
 const ID_RE = /artifact id/;
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
@@ -20,16 +36,6 @@ function pattern(n: number, seed = 0): Uint8Array {
   return out;
 }
 
-/** Names in a folder that are not the store's dot-named metadata. */
-async function artifactNames(dir: string): Promise<string[]> {
-  return (await fsp.readdir(dir)).filter((n) => !n.startsWith('.')).sort();
-}
-
-async function flipByte(file: string, offset: number): Promise<void> {
-  const bytes = await fsp.readFile(file);
-  bytes[offset] = bytes[offset]! ^ 0x01;
-  await fsp.writeFile(file, bytes);
-}
 
 describe('artifacts: identity records (1.1)', () => {
   const sha = sha256hex('hello');
@@ -73,154 +79,84 @@ describe('artifacts: identity records (1.1)', () => {
   });
 });
 
-describe('artifacts: the store (1.1)', function () {
-  let t: ReturnType<typeof tempDir>;
-  beforeEach(() => { t = tempDir('store'); });
-  afterEach(() => t.cleanup());
+const NOT_AVAILABLE_TEXT = 'artifact is not available in this store';
 
-  describe('opening', () => {
-    it('needs an existing real directory as root (a symlinked parent is fine)', async () => {
-      await assert.rejects(ArtifactStore.open(path.join(t.dir, 'missing')), /does not exist/);
-      await fsp.writeFile(path.join(t.dir, 'file'), 'x');
-      await assert.rejects(ArtifactStore.open(path.join(t.dir, 'file')), /must be a directory/);
-      await fsp.mkdir(path.join(t.dir, 'real'));
-      await fsp.symlink(path.join(t.dir, 'real'), path.join(t.dir, 'link'));
-      await assert.rejects(ArtifactStore.open(path.join(t.dir, 'link')), /must not be a symlink/);
-      await fsp.mkdir(path.join(t.dir, 'real', 'inner'));
-      const store = await ArtifactStore.open(path.join(t.dir, 'link', 'inner'));
-      assert.equal(store.root, path.join(t.dir, 'link', 'inner'));
-      const ref = await store.put('through a symlinked parent');
-      assert.equal(await fsp.readFile(path.join(t.dir, 'real', 'inner', ref.artifactId), 'utf8'), 'through a symlinked parent');
-    });
+/** One adapter under the artifact store: a fresh empty blob store per test. */
+interface Backend {
+  readonly name: string;
+  make(): Promise<{ blobs: BlobStore; cleanup(): Promise<void> }>;
+}
 
-    it('resolves root to an absolute path, tenant or not', async () => {
-      const rel = path.relative(process.cwd(), t.dir);
-      assert.equal((await ArtifactStore.open(rel)).root, t.dir);
-      const tenanted = await ArtifactStore.open(rel, { tenant: 'ws-1' });
-      assert.equal(tenanted.root, t.dir);
-      assert.equal(tenanted.tenant, 'ws-1');
-    });
+const keyOf = (id: string, tenant = 't'): BlobKey => ({ tenant, runId: 'artifacts', callId: id.slice('artifact-'.length) });
+const sidecarOf = (id: string, tenant = 't'): BlobKey => ({ ...keyOf(id, tenant), callId: `${id.slice('artifact-'.length)}._manifest` });
 
-    it('refuses tenants that are not one safe path segment', async () => {
-      for (const tenant of ['', '.', '..', 'a/b', 'a\\b', '../x', 'a\0b', 'é', 'x'.repeat(129)]) {
-        await assert.rejects(ArtifactStore.open(t.dir, { tenant }), /tenant must be one safe path segment/);
-      }
-    });
+/** Replaces the stored bytes of an artifact behind the store's back (through the adapter itself). */
+async function tamper(blobs: BlobStore, id: string, change: (b: Uint8Array) => Uint8Array): Promise<void> {
+  const key = keyOf(id);
+  const size = (await blobs.size(key))!;
+  await blobs.put(key, change(Uint8Array.from(await readBlob(blobs, key, 0, size))));
+}
 
-    it('refuses a tenant folder that is a symlink', async () => {
-      await fsp.mkdir(path.join(t.dir, 'elsewhere'));
-      await fsp.symlink(path.join(t.dir, 'elsewhere'), path.join(t.dir, 'ws'));
-      await assert.rejects(ArtifactStore.open(t.dir, { tenant: 'ws' }), /must not be a symlink/);
-    });
-  });
+let s3: S3Server | undefined;
+let s3Prefix = 0;
+const backends: Backend[] = [
+  { name: 'memory', make: async () => ({ blobs: new MemoryBlobStore(), cleanup: async () => undefined }) },
+  {
+    name: 'filesystem',
+    make: async () => {
+      const t = tempDir('artifacts');
+      return { blobs: await FsBlobStore.open(t.dir, { sweep: false }), cleanup: async () => t.cleanup() };
+    },
+  },
+  {
+    name: 's3',
+    make: async () => {
+      s3 ??= await startS3Server();
+      const blobs = new S3BlobStore({ endpoint: s3.endpoint, bucket: s3.bucket, prefix: `artifacts-${++s3Prefix}`, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }, partSizeBytes: 5 * 1024 * 1024 });
+      return { blobs, cleanup: async () => blobs.dispose() };
+    },
+  },
+];
+after(async () => { await s3?.close(); s3 = undefined; });
 
-  describe('put', () => {
-    it('stores the exact bytes at <root>/<artifactId>, metadata only in dot folders', async () => {
-      const store = await ArtifactStore.open(t.dir, { durable: false });
+for (const backend of backends) {
+  describe(`artifacts: the store over the ${backend.name} blob store (1.1, 2.8)`, function () {
+    let blobs: BlobStore;
+    let cleanup: () => Promise<void>;
+    /** A store as a process opens it (nothing in memory), over the same blob store. */
+    const open = (tenant = 't', chunkSize?: number): ArtifactStore => new ArtifactStore({ blobs, tenant, ...(chunkSize !== undefined && { chunkSize }) });
+    beforeEach(async () => { ({ blobs, cleanup } = await backend.make()); clearVerifiedChunks(); });
+    afterEach(async () => { await cleanup(); });
+
+    it('stores the exact bytes under <tenant>/artifacts/<sha256>, its manifest beside them', async () => {
+      const store = open();
       const text = 'héllo 😀 wörld\n';
-      const ref = await store.put(text);
       const bytes = enc(text);
+      const ref = await store.put(text);
       assert.deepEqual(ref, { artifactId: `artifact-${sha256hex(bytes)}`, byteCount: bytes.length, sha256: sha256hex(bytes) });
-      assert.deepEqual(new Uint8Array(await fsp.readFile(path.join(t.dir, ref.artifactId))), bytes);
-      assert.deepEqual(await artifactNames(t.dir), [ref.artifactId]);
-      assert.deepEqual((await fsp.readdir(t.dir)).filter((n) => n.startsWith('.')), ['.manifests']);
+      assert.deepEqual(Buffer.from(await readBlob(blobs, keyOf(ref.artifactId), 0, 100)), Buffer.from(bytes));
+      assert.deepEqual(Buffer.from(await readBlob(blobs, sidecarOf(ref.artifactId), 0, 10_000)), Buffer.from(encodeManifest(manifestOf(bytes))));
+      assert.deepEqual(await open().readRange(ref.artifactId, 0, bytes.length), bytes);
+      assert.deepEqual(await store.manifestFor(ref.artifactId), { manifest: manifestOf(bytes), manifestDigest: manifestDigest(manifestOf(bytes)) });
     });
 
-    it('puts a tenant\'s artifacts in <root>/<tenant>/, created by the store', async () => {
-      const store = await ArtifactStore.open(t.dir, { tenant: 'team_a.1', durable: false });
-      const ref = await store.put('tenant bytes');
-      assert.equal(await fsp.readFile(path.join(t.dir, 'team_a.1', ref.artifactId), 'utf8'), 'tenant bytes');
-      assert.deepEqual(await artifactNames(t.dir), ['team_a.1']);
-    });
-
-    it('encodes text as TextEncoder does: a lone surrogate is stored as U+FFFD', async () => {
-      const store = await ArtifactStore.open(t.dir, { durable: false });
-      const ref = await store.put('a\uD800b');
-      assert.deepEqual([...(await store.readRange(ref.artifactId, 0, ref.byteCount))], [0x61, 0xef, 0xbf, 0xbd, 0x62]);
-      assert.equal(ref.sha256, sha256hex(Uint8Array.of(0x61, 0xef, 0xbf, 0xbd, 0x62)));
-    });
-
-    it('keeps invalid UTF-8 of a binary put as raw bytes', async () => {
-      const store = await ArtifactStore.open(t.dir, { durable: false });
+    it('encodes text as TextEncoder does, keeps invalid UTF-8 raw, and stores an empty result', async () => {
+      const store = open();
+      const surrogate = await store.put('a\uD800b');
+      assert.deepEqual([...(await store.readRange(surrogate.artifactId, 0, surrogate.byteCount))], [0x61, 0xef, 0xbf, 0xbd, 0x62]);
       const binary = Uint8Array.of(0xff, 0xfe, 0x00, 0xc3, 0x28, 0xed, 0xa0, 0x80, 0xf0, 0x9f);
-      const ref = await store.put(binary);
-      assert.equal(ref.sha256, sha256hex(binary));
-      assert.equal(ref.byteCount, 10);
-      assert.deepEqual(await store.readRange(ref.artifactId, 0, 10), binary);
-      assert.deepEqual(await store.readRange(ref.artifactId, 3, 5), Uint8Array.of(0xc3, 0x28));
-      assert.equal(await store.verify(ref.artifactId), true);
+      const b = await store.put(binary);
+      assert.deepEqual(b, makeArtifactRef(`artifact-${sha256hex(binary)}`, 10, sha256hex(binary)));
+      assert.deepEqual(await open().readRange(b.artifactId, 3, 5), Uint8Array.of(0xc3, 0x28));
+      const empty = await store.put('');
+      assert.deepEqual(empty, makeArtifactRef(`artifact-${sha256hex('')}`, 0, sha256hex('')));
+      assert.equal(await open().verify(empty.artifactId), true);
+      await assert.rejects(store.readRange(empty.artifactId, 0, 1), /^EvidenceError: artifact range exceeds the stored byte count$/);
+      assert.deepEqual(await open().refOf(empty.artifactId), empty);
     });
 
-    it('stores an empty result', async () => {
-      const store = await ArtifactStore.open(t.dir, { durable: false });
-      const ref = await store.put('');
-      assert.deepEqual(ref, makeArtifactRef(`artifact-${sha256hex('')}`, 0, sha256hex('')));
-      assert.equal(await store.verify(ref.artifactId), true);
-      await assert.rejects(store.readRange(ref.artifactId, 0, 1), /exceeds the stored byte count/);
-      await fsp.rm(path.join(t.dir, ref.artifactId));
-      assert.equal(await store.verify(ref.artifactId), false);
-    });
-
-    it('returns an equal record for the same bytes twice and writes nothing new', async () => {
-      const store = await ArtifactStore.open(t.dir, { durable: false });
-      const a = await store.put('same bytes');
-      const file = path.join(t.dir, a.artifactId);
-      const before = await fsp.stat(file);
-      const manifestBefore = await fsp.stat(path.join(t.dir, '.manifests', `${a.artifactId}.manifest`));
-      const b = await store.put(enc('same bytes'));
-      const c = await store.putStream((async function* () { yield enc('same '); yield enc('bytes'); })());
-      assert.deepEqual(b, a);
-      assert.deepEqual(c, a);
-      const after = await fsp.stat(file);
-      assert.equal(after.ino, before.ino);
-      assert.equal(after.mtimeMs, before.mtimeMs);
-      assert.equal((await fsp.stat(path.join(t.dir, '.manifests', `${a.artifactId}.manifest`))).mtimeMs, manifestBefore.mtimeMs);
-      assert.deepEqual(await fsp.readdir(t.dir), ['.manifests', a.artifactId]);
-    });
-
-    it('fails with a conflict when a file under the name holds other bytes', async () => {
-      const store = await ArtifactStore.open(t.dir, { durable: false });
-      const id = `artifact-${sha256hex('the real bytes')}`;
-      await fsp.writeFile(path.join(t.dir, id), 'impostor bytes');
-      await assert.rejects(store.put('the real bytes'), /^EvidenceError: artifact contents conflict with their identity$/);
-      await assert.rejects(store.putStream((async function* () { yield enc('the real bytes'); })()), /artifact contents conflict with their identity/);
-      assert.equal(await fsp.readFile(path.join(t.dir, id), 'utf8'), 'impostor bytes');
-      assert.equal(store.has(id), false);
-      assert.deepEqual((await fsp.readdir(t.dir)).filter((n) => n.startsWith('.tmp-')), []);
-      // A symlink under the name is not followed, even to identical bytes: also a conflict.
-      const id2 = `artifact-${sha256hex('linked')}`;
-      await fsp.writeFile(path.join(t.dir, 'target'), 'linked');
-      await fsp.symlink(path.join(t.dir, 'target'), path.join(t.dir, id2));
-      await assert.rejects(store.put('linked'), /artifact contents conflict with their identity/);
-    });
-
-    it('is safe when many promises put the same bytes at once, across two store instances', async () => {
-      const one = await ArtifactStore.open(t.dir, { durable: false });
-      const two = await ArtifactStore.open(t.dir, { durable: false });
-      const data = pattern(300_000);
-      const refs = await Promise.all([
-        ...Array.from({ length: 20 }, (_, i) => (i % 2 ? one : two).put(data)),
-        ...Array.from({ length: 10 }, (_, i) => (i % 2 ? one : two).putStream((async function* () {
-          for (let p = 0; p < data.length; p += 70_001) yield data.subarray(p, p + 70_001);
-        })())),
-      ]);
-      for (const r of refs) assert.deepEqual(r, refs[0]);
-      assert.deepEqual(await fsp.readdir(t.dir), ['.manifests', refs[0]!.artifactId]);
-      assert.deepEqual(await fsp.readdir(path.join(t.dir, '.manifests')), [`${refs[0]!.artifactId}.manifest`]);
-      assert.deepEqual(await one.readRange(refs[0]!.artifactId, 123_456, 130_000), data.subarray(123_456, 130_000));
-      assert.equal(await two.verify(refs[0]!.artifactId), true);
-    });
-
-    it('rejects what is not text or bytes, and a stream that fails, leaving no file behind', async () => {
-      const store = await ArtifactStore.open(t.dir, { durable: false });
-      await assert.rejects(store.put(42 as unknown as string), TypeError);
-      await assert.rejects(store.putStream((async function* () { yield 'text' as unknown as Uint8Array; })()), TypeError);
-      await assert.rejects(store.putStream((async function* () { yield pattern(2_000_000); throw new Error('source broke'); })()), /source broke/);
-      assert.deepEqual(await fsp.readdir(t.dir), ['.manifests']);
-    });
-
-    it('putStream gives the record put gives, whatever the piece sizes (property)', async () => {
-      const store = await ArtifactStore.open(t.dir, { durable: false, chunkSize: 1024 });
+    it('putStream gives the record put gives, whatever the piece sizes (property), and one copy', async () => {
+      const store = open('t', 1024);
       const data = pattern(20_000, 3);
       const whole = await store.put(data);
       await fc.assert(fc.asyncProperty(fc.array(fc.integer({ min: 0, max: 5000 }), { maxLength: 12 }), async (cuts) => {
@@ -230,231 +166,375 @@ describe('artifacts: the store (1.1)', function () {
           yield data.subarray(p);
         }
         assert.deepEqual(await store.putStream(pieces()), whole);
-      }), { numRuns: 40 });
-      // 20 chunks of 1 KiB: large enough to be marked verified at write (docs/contracts.md §1.1).
-      assert.deepEqual(await fsp.readdir(t.dir), ['.manifests', VERIFIED_MARKS_FILE, whole.artifactId]);
+      }), { numRuns: backend.name === 's3' ? 8 : 30 });
+      assert.deepEqual(await open('t', 1024).readRange(whole.artifactId, 19_000, 20_000), data.subarray(19_000, 20_000));
+      assert.equal(await open().verify(whole.artifactId), true);
     });
-  });
 
-  describe('readRange and verify', () => {
-    const data = pattern(10_000, 1);
+    it('rejects what is not text or bytes and a stream that fails, leaving nothing under the id', async () => {
+      const store = open();
+      await assert.rejects(store.put(42 as unknown as string), TypeError);
+      await assert.rejects(store.putStream((async function* () { yield 'text' as unknown as Uint8Array; })()), TypeError);
+      const data = pattern(2_000_000);
+      await assert.rejects(store.putStream((async function* () { yield data; throw new Error('source broke'); })()), /source broke/);
+      const id = `artifact-${sha256hex(data)}`;
+      assert.equal(await blobs.size(keyOf(id)), undefined);
+      await assert.rejects(store.readRange(id, 0, 1), NOT_AVAILABLE);
+    });
 
-    async function stored(chunkSize = 1024): Promise<{ store: ArtifactStore; ref: ArtifactRef; file: string }> {
-      const store = await ArtifactStore.open(t.dir, { durable: false, chunkSize });
-      const ref = await store.put(data);
-      return { store, ref, file: path.join(t.dir, ref.artifactId) };
-    }
+    it('is safe when many promises put the same bytes at once, across two store instances', async () => {
+      const one = open();
+      const two = open();
+      const data = pattern(300_000);
+      const refs = await Promise.all([
+        ...Array.from({ length: 8 }, (_, i) => (i % 2 ? one : two).put(data)),
+        ...Array.from({ length: 4 }, (_, i) => (i % 2 ? one : two).putStream((async function* () {
+          for (let p = 0; p < data.length; p += 70_001) yield data.subarray(p, p + 70_001);
+        })())),
+      ]);
+      for (const r of refs) assert.deepEqual(r, refs[0]);
+      assert.equal(refs[0]!.sha256, sha256hex(data));
+      assert.deepEqual(await open().readRange(refs[0]!.artifactId, 123_456, 130_000), data.subarray(123_456, 130_000));
+      assert.equal(await two.verify(refs[0]!.artifactId), true);
+    });
 
     it('returns the exact bytes of any range (property)', async () => {
-      const { store, ref } = await stored(1000);
+      const data = pattern(10_000, 1);
+      const ref = await open('t', 1000).put(data);
+      const store = open();
       await fc.assert(fc.asyncProperty(fc.integer({ min: 0, max: 9_999 }), fc.integer({ min: 1, max: 3000 }), async (s, len) => {
         const e = Math.min(10_000, s + len);
         assert.deepEqual(await store.readRange(ref.artifactId, s, e), data.subarray(s, e));
-      }), { numRuns: 200 });
+      }), { numRuns: backend.name === 's3' ? 40 : 200 });
     });
 
     it('fails in the contract\'s order: id, range, availability, digest, stored count', async () => {
-      const { store, ref, file } = await stored();
+      const data = pattern(10_000, 1);
+      const ref = await open().put(data);
+      const store = open();
       const unknown = `artifact-${sha256hex('never put')}`;
       await assert.rejects(store.readRange('artifact-nope', 5, 5), /^EvidenceError: artifact id is invalid$/);
       await assert.rejects(store.readRange(unknown, 5, 5), /^EvidenceError: artifact range must satisfy 0 <= start < end$/);
-      await assert.rejects(store.readRange(ref.artifactId, 6, 5), /0 <= start < end/);
-      await assert.rejects(store.readRange(ref.artifactId, -1, 5), /0 <= start < end/);
-      await assert.rejects(store.readRange(ref.artifactId, 0.5, 5), /0 <= start < end/);
-      await assert.rejects(store.readRange(unknown, 0, 1e9), NOT_AVAILABLE);
-      await assert.rejects(store.readRange(ref.artifactId, 9_000, 10_001), /^EvidenceError: artifact range exceeds the stored byte count$/);
-      await fsp.appendFile(file, 'x');
-      // A changed size is reported before the range is compared with the count.
-      await assert.rejects(store.readRange(ref.artifactId, 9_000, 10_001), /^EvidenceError: artifact digest does not match its recorded identity$/);
-    });
-
-    it('refuses bounds too large for any integer type', async () => {
-      const { store, ref } = await stored();
-      for (const [s, e] of [[0, 2 ** 53], [0, Number.MAX_VALUE], [0, Infinity], [2 ** 64, 2 ** 64 + 4096], [Number.NaN, 1]] as const) {
+      for (const [s, e] of [[6, 5], [-1, 5], [0.5, 5], [0, 2 ** 53], [0, Infinity], [Number.NaN, 1]] as const) {
         await assert.rejects(store.readRange(ref.artifactId, s, e), /0 <= start < end/);
       }
-      assert.throws(() => store.rangePath(ref.artifactId, 0, 2 ** 53), /0 <= start < end/);
+      await assert.rejects(store.readRange(unknown, 0, 1e9), NOT_AVAILABLE);
+      await assert.rejects(store.readRange(ref.artifactId, 9_000, 10_001), /^EvidenceError: artifact range exceeds the stored byte count$/);
+      await tamper(blobs, ref.artifactId, (b) => Buffer.concat([b, Buffer.from('x')]));
+      // A changed size is reported before the range is compared with the count.
+      await assert.rejects(store.readRange(ref.artifactId, 9_000, 10_001), DIGEST);
+      await assert.rejects(open().readRange(ref.artifactId, 0, 1), DIGEST);
     });
 
-    it('never returns a tampered byte; a tamper outside the range leaves the range readable', async () => {
-      const { store, ref, file } = await stored(1024);
-      await flipByte(file, 5_000); // chunk 4
-      assert.deepEqual(await store.readRange(ref.artifactId, 0, 1024), data.subarray(0, 1024));
-      assert.deepEqual(await store.readRange(ref.artifactId, 6_000, 10_000), data.subarray(6_000, 10_000));
-      await assert.rejects(store.readRange(ref.artifactId, 5_000, 5_001), DIGEST);
-      await assert.rejects(store.readRange(ref.artifactId, 4_100, 4_200), DIGEST); // same chunk, other bytes
-      assert.equal(await store.verify(ref.artifactId), false);
-    });
-
-    it('reports a truncated, extended, deleted or symlinked artifact file as a digest mismatch', async () => {
-      const { store, ref, file } = await stored();
-      const original = await fsp.readFile(file);
-      const cases: [string, () => Promise<void>][] = [
-        ['truncated', () => fsp.writeFile(file, original.subarray(0, 9_999))],
-        ['extended', () => fsp.writeFile(file, Buffer.concat([original, Buffer.from('\n')]))],
-        ['deleted', () => fsp.rm(file)],
-        ['symlink to identical bytes', async () => {
-          await fsp.writeFile(path.join(t.dir, 'copy'), original);
-          await fsp.rm(file);
-          await fsp.symlink(path.join(t.dir, 'copy'), file);
-        }],
-        ['folder', async () => { await fsp.rm(file); await fsp.mkdir(file); }],
-      ];
-      for (const [name, damage] of cases) {
-        await damage();
-        await assert.rejects(store.readRange(ref.artifactId, 0, 10), DIGEST, name);
-        assert.equal(await store.verify(ref.artifactId), false, name);
-        await fsp.rm(file, { recursive: true, force: true });
-        await fsp.writeFile(file, original);
-        assert.deepEqual(await store.readRange(ref.artifactId, 0, 10), data.subarray(0, 10), `${name}: restored`);
+    it('refuses forged ids with the contract\'s sentences: never a storage address from the model', async () => {
+      const a = open('a');
+      const b = open('b');
+      const ref = await a.put('tenant a only');
+      const sha = ref.sha256;
+      const forged = ['artifact-../x', `artifact-${sha.toUpperCase()}`, `artifact-${sha.slice(1)}`, `artifact-${sha}0`, `artifact-../../a/artifacts/${sha}`, `artifact-${sha}/../x`, sha, `ARTIFACT-${sha}`, ''];
+      for (const id of forged) {
+        await assert.rejects(b.readRange(id, 0, 1), /^EvidenceError: artifact id is invalid$/, id);
+        await assert.rejects(b.refOf(id), /^EvidenceError: artifact id is invalid$/, id);
+        await assert.rejects(b.openRecorded({ artifactId: id, byteCount: 13, sha256: sha }, 'f'.repeat(64)), /artifact id is invalid/, id);
       }
-    });
-
-    it('does not hang on a FIFO planted under an artifact\'s name', async () => {
-      const { store, ref, file } = await stored();
-      await fsp.rm(file);
-      assert.equal(spawnSync('mkfifo', [file]).status, 0);
-      await assert.rejects(store.readRange(ref.artifactId, 0, 10), DIGEST);
-    });
-
-    it('detects a manifest rewritten or removed behind its back', async () => {
-      const { store, ref } = await stored();
-      const manifest = path.join(t.dir, '.manifests', `${ref.artifactId}.manifest`);
-      const fresh = await ArtifactStore.open(t.dir, { durable: false });
-      fresh.register(ref, store.manifestDigestOf(ref.artifactId));
-      // A well-formed manifest of other bytes, written over ours.
-      const other = await ArtifactStore.open(t.dir, { durable: false, chunkSize: 512 });
-      const otherRef = await other.put(pattern(10_000, 2));
-      await fsp.copyFile(path.join(t.dir, '.manifests', `${otherRef.artifactId}.manifest`), manifest);
-      await assert.rejects(fresh.readRange(ref.artifactId, 0, 10), DIGEST);
-      assert.equal(await fresh.verify(ref.artifactId), false);
-      await fsp.rm(manifest);
-      const again = await ArtifactStore.open(t.dir, { durable: false });
-      again.register(ref, store.manifestDigestOf(ref.artifactId));
-      await assert.rejects(again.readRange(ref.artifactId, 0, 10), DIGEST);
-    });
-
-    it('verify is a full check: a change anywhere is reported, an intact artifact passes', async () => {
-      const { store, ref, file } = await stored(4096);
-      assert.equal(await store.verify(ref.artifactId), true);
-      await flipByte(file, 9_999); // the last byte, in the last (short) chunk
-      assert.equal(await store.verify(ref.artifactId), false);
-      await assert.rejects(store.verify(`artifact-${sha256hex('unknown')}`), /not available/);
-      await assert.rejects(store.verify('nope'), /artifact id is invalid/);
-    });
-  });
-
-  describe('knowing artifacts', () => {
-    it('a second store over another root cannot read an artifact it never registered', async () => {
-      const a = await ArtifactStore.open(t.dir, { durable: false });
-      const ref = await a.put('secret result');
-      await fsp.mkdir(path.join(t.dir, 'other'));
-      const b = await ArtifactStore.open(path.join(t.dir, 'other'), { durable: false });
-      await assert.rejects(b.readRange(ref.artifactId, 0, 3), NOT_AVAILABLE);
-      // Even with the very file copied under its name, knowing the name is not enough.
-      await fsp.copyFile(path.join(t.dir, ref.artifactId), path.join(t.dir, 'other', ref.artifactId));
-      await assert.rejects(b.readRange(ref.artifactId, 0, 3), NOT_AVAILABLE);
-      assert.equal(b.has(ref.artifactId), false);
-      assert.deepEqual(b.list(), []);
+      // Another tenant's id is well-formed, and not available to this tenant: its key is under `a`.
+      await assert.rejects(b.readRange(ref.artifactId, 0, 1), NOT_AVAILABLE);
+      await assert.rejects(b.openRecorded(ref, manifestDigest(manifestOf(enc('tenant a only')))), NOT_AVAILABLE);
+      assert.equal(await b.delete(ref.artifactId), undefined);
+      // The model's range path: the same sentences as `error:` replies (docs/contracts.md §1.3).
+      const ws = new BoundedEvidenceWorkspace(new ScriptedWorkspace(() => 'never'), b);
+      assert.equal(await ws.execute({ tool: 'read_file', arguments: { path: `.tool-artifacts/${ref.artifactId}/bytes/0-4` } }), `error: ${NOT_AVAILABLE_TEXT}`);
+      for (const id of forged) {
+        assert.equal(await ws.execute({ tool: 'read_file', arguments: { path: `.tool-artifacts/${id}/bytes/0-4` } }), 'error: artifact range path is malformed', id);
+      }
+      assert.equal(new TextDecoder().decode(await a.readRange(ref.artifactId, 0, 6)), 'tenant');
     });
 
     it('two tenants putting the same bytes each keep and serve their own copy', async () => {
-      const a = await ArtifactStore.open(t.dir, { tenant: 'a', durable: false });
-      const b = await ArtifactStore.open(t.dir, { tenant: 'b', durable: false });
+      const a = open('a');
+      const b = open('b');
       const ra = await a.put('shared bytes');
-      await assert.rejects(b.readRange(ra.artifactId, 0, 6), NOT_AVAILABLE);
       const rb = await b.put('shared bytes');
       assert.deepEqual(rb, ra);
-      await fsp.rm(path.join(t.dir, 'a', ra.artifactId));
-      await assert.rejects(a.readRange(ra.artifactId, 0, 6), DIGEST);
+      assert.equal(await a.delete(ra.artifactId), 12);
+      await assert.rejects(a.readRange(ra.artifactId, 0, 6), NOT_AVAILABLE);
       assert.equal(new TextDecoder().decode(await b.readRange(rb.artifactId, 0, 6)), 'shared');
     });
 
-    it('re-registers artifacts from records: with a manifest digest, or by a full verification', async () => {
-      const first = await ArtifactStore.open(t.dir, { durable: false, chunkSize: 2048 });
-      const data = pattern(9_000, 4);
-      const ref = await first.put(data);
-      const digest = first.manifestDigestOf(ref.artifactId)!;
-      assert.match(digest, /^[0-9a-f]{64}$/);
-
-      const withDigest = await ArtifactStore.open(t.dir, { durable: false });
-      withDigest.register(ref, digest);
-      assert.deepEqual(await withDigest.readRange(ref.artifactId, 100, 5_000), data.subarray(100, 5_000));
-
-      const without = await ArtifactStore.open(t.dir, { durable: false });
-      without.register(ref);
-      assert.equal(without.manifestDigestOf(ref.artifactId), undefined);
-      assert.deepEqual(await without.readRange(ref.artifactId, 8_000, 9_000), data.subarray(8_000, 9_000));
-      assert.equal(without.manifestDigestOf(ref.artifactId), digest);
-
-      // No manifest at all and no digest: rebuilt from the file once the file matches the identity.
-      await fsp.rm(path.join(t.dir, '.manifests', `${ref.artifactId}.manifest`));
-      const rebuilt = await ArtifactStore.open(t.dir, { durable: false });
-      rebuilt.register(ref);
-      assert.deepEqual(await rebuilt.readRange(ref.artifactId, 0, 10), data.subarray(0, 10));
-      assert.equal(await rebuilt.verify(ref.artifactId), true);
-
-      // Without a digest, a tampered file is caught by the full verification, wherever the change is.
-      await flipByte(path.join(t.dir, ref.artifactId), 8_999);
-      const late = await ArtifactStore.open(t.dir, { durable: false });
-      late.register(ref);
-      await assert.rejects(late.readRange(ref.artifactId, 0, 10), DIGEST);
+    it('never returns a tampered byte; a tamper outside the range leaves it readable; verify is a full check', async () => {
+      const data = pattern(10_000, 1);
+      const ref = await open('t', 1024).put(data);
+      for (const store of [open(), open()]) {
+        assert.deepEqual(await store.readRange(ref.artifactId, 0, 10), data.subarray(0, 10));
+        await tamper(blobs, ref.artifactId, (b) => { b[5_000] = b[5_000]! ^ 1; return b; }); // chunk 4
+        assert.deepEqual(await store.readRange(ref.artifactId, 0, 1024), data.subarray(0, 1024));
+        assert.deepEqual(await store.readRange(ref.artifactId, 6_000, 10_000), data.subarray(6_000, 10_000));
+        await assert.rejects(store.readRange(ref.artifactId, 5_000, 5_001), DIGEST);
+        await assert.rejects(store.readRange(ref.artifactId, 4_100, 4_200), DIGEST); // same chunk, other bytes
+        assert.equal(await store.verify(ref.artifactId), false);
+        await tamper(blobs, ref.artifactId, () => data);
+        assert.equal(await store.verify(ref.artifactId), true);
+      }
+      // A process that never trusted it: the full verification at its first read catches a tamper anywhere.
+      await tamper(blobs, ref.artifactId, (b) => { b[9_999] = b[9_999]! ^ 1; return b; });
+      await assert.rejects(open().readRange(ref.artifactId, 0, 10), DIGEST);
+      await assert.rejects(open().refOf(ref.artifactId), DIGEST);
+      assert.equal(await open().verify(ref.artifactId), false);
     });
 
-    it('validates what it registers', async () => {
-      const store = await ArtifactStore.open(t.dir, { durable: false });
-      const sha = sha256hex('x');
-      assert.throws(() => store.register({ artifactId: `artifact-${sha}`, byteCount: -1, sha256: sha }), /byte count/);
-      assert.throws(() => store.register({ artifactId: `artifact-${sha}`, byteCount: 1, sha256: sha }, 'not-a-digest'), /manifest digest/);
+    it('a forged manifest with forged bytes under a real id is caught; a lost or foreign manifest is rebuilt from true bytes', async () => {
+      const data = pattern(200_000, 2);
+      const ref = await open().put(data);
+      const forgedBytes = Uint8Array.from(data); forgedBytes[150_000] = forgedBytes[150_000]! ^ 1;
+      // Chunk digests of the forged bytes, claiming the real identity: consistent except for the whole sha256.
+      const forgedManifest = { ...manifestOf(forgedBytes), sha256: ref.sha256 };
+      await blobs.put(keyOf(ref.artifactId), forgedBytes);
+      await blobs.put(sidecarOf(ref.artifactId), encodeManifest(forgedManifest));
+      await assert.rejects(open().readRange(ref.artifactId, 0, 10), DIGEST);
+      // Not even a record's digest of that forged manifest makes a handle read other bytes than the record's.
+      await assert.rejects(open().openRecorded(ref, manifestDigest(manifestOf(data))), DIGEST);
+      await blobs.put(keyOf(ref.artifactId), data);
+      await blobs.delete(sidecarOf(ref.artifactId));
+      assert.deepEqual(await open().readRange(ref.artifactId, 150_000, 150_010), data.subarray(150_000, 150_010));
+      assert.deepEqual(Buffer.from(await readBlob(blobs, sidecarOf(ref.artifactId), 0, 100_000)), Buffer.from(encodeManifest(manifestOf(data))));
+      await blobs.put(sidecarOf(ref.artifactId), encodeManifest(manifestOf(pattern(100, 9))));
+      assert.deepEqual(await open().readRange(ref.artifactId, 5, 9), data.subarray(5, 9));
+      await blobs.put(sidecarOf(ref.artifactId), Uint8Array.of(1, 2, 3));
+      assert.equal(await open().verify(ref.artifactId), true);
     });
 
-    it('lists, forgets and deletes', async () => {
-      const store = await ArtifactStore.open(t.dir, { durable: false });
-      const x = await store.put('x');
+    it('a handle (a recorded manifest digest) is trusted at once: the first read reads its sidecar and one chunk', async () => {
+      const data = pattern(300_000, 5);
+      const ref = await open().put(data);
+      const digest = manifestDigest(manifestOf(data));
+      const counting = new CountingStore(blobs);
+      const store = new ArtifactStore({ blobs: counting, tenant: 't' });
+      const { manifest, source } = await store.openRecorded(ref, digest);
+      assert.deepEqual(manifest, manifestOf(data));
+      assert.equal((await source.read(200_000, 200_010)).length, 10);
+      assert.deepEqual(await store.readRange(ref.artifactId, 200_000, 200_010), data.subarray(200_000, 200_010));
+      // Sidecar, the source's own 10 bytes, and chunk 3 (196,608..262,144) for the verified read.
+      assert.equal(counting.bytesRead, encodeManifest(manifest).length + 10 + 65_536);
+      // Without a record, a store that never saw it (and no mark on disk) hashes it whole once, then reads by chunk.
+      const bare = new CountingStore(blobs);
+      const fresh = new ArtifactStore({ blobs: bare, tenant: 't' });
+      assert.deepEqual(await fresh.readRange(ref.artifactId, 0, 4), data.subarray(0, 4));
+      assert.ok(bare.bytesRead >= 300_000 || backend.name === 'filesystem', `${bare.bytesRead} bytes read`);
+      const before = bare.bytesRead;
+      assert.deepEqual(await fresh.readRange(ref.artifactId, 0, 4), data.subarray(0, 4));
+      assert.equal(bare.bytesRead - before, 65_536);
+      // A record of other bytes is refused: another byte count, another digest that the bytes do not bear out.
+      await assert.rejects(store.openRecorded({ ...ref, byteCount: 1 }, digest), DIGEST);
+    });
+
+    it('deletes an artifact and its manifest; bytes gone from under a reader are "not available"', async () => {
+      const store = open();
+      const x = await store.put('x'.repeat(100));
       const y = await store.put('y');
-      assert.deepEqual(store.list(), [x, y].sort((p, q) => (p.artifactId < q.artifactId ? -1 : 1)));
-      assert.deepEqual(store.ref(x.artifactId), x);
-      assert.equal(store.forget(x.artifactId), true);
+      assert.deepEqual(await store.refOf(x.artifactId), x);
+      assert.equal(await store.delete(x.artifactId), 100);
+      assert.equal(await store.delete(x.artifactId), undefined);
+      assert.equal(await blobs.size(keyOf(x.artifactId)), undefined);
+      assert.equal(await blobs.size(sidecarOf(x.artifactId)), undefined);
       await assert.rejects(store.readRange(x.artifactId, 0, 1), NOT_AVAILABLE);
-      assert.equal(await store.delete(y.artifactId), true);
-      assert.equal(await store.delete(y.artifactId), false);
-      assert.deepEqual(await fsp.readdir(t.dir), ['.manifests', x.artifactId]);
-      assert.equal(store.rangePath(x.artifactId, 0, 1), `.tool-artifacts/${x.artifactId}/bytes/0-1`);
+      await assert.rejects(store.delete('artifact-../x'), /artifact id is invalid/);
+      // Deleted by another process while this one trusts it.
+      await open().delete(y.artifactId);
+      await assert.rejects(store.readRange(y.artifactId, 0, 1), NOT_AVAILABLE);
+      assert.equal(await store.verify(y.artifactId), false);
+      assert.equal(store.rangePath(y.artifactId, 0, 1), `.tool-artifacts/${y.artifactId}/bytes/0-1`);
     });
   });
+}
 
-  describe('crashes', () => {
-    it('a process killed during putStream leaves nothing under the artifact\'s name; the store still works', async function () {
-      this.timeout(30_000);
-      const script = path.join(__dirname, 'evidence', 'killedPut.ts');
-      const child = spawn(process.execPath, ['--import', 'tsx', script, t.dir], { stdio: ['ignore', 'pipe', 'inherit'] });
-      await new Promise<void>((resolve, reject) => {
-        child.stdout.on('data', (b: Buffer) => { if (b.toString().includes('writing')) resolve(); });
-        child.on('exit', (code) => reject(new Error(`child exited early: ${code}`)));
-      });
-      // The child has written at least 2 MiB of a 16 MiB stream and is waiting for more.
-      const temps = (await fsp.readdir(t.dir)).filter((n) => n.startsWith('.tmp-'));
-      assert.equal(temps.length, 1);
-      assert.ok((await fsp.stat(path.join(t.dir, temps[0]!))).size >= 2 * 1024 * 1024);
-      const exited = new Promise((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
-      child.kill('SIGKILL');
-      assert.equal(await exited, 'SIGKILL');
+describe('artifacts: a filesystem blob store (1.1)', function () {
+  let t: ReturnType<typeof tempDir>;
+  beforeEach(() => { t = tempDir('fsartifacts'); clearVerifiedChunks(); });
+  afterEach(() => t.cleanup());
+  const fsStore = async (dir = t.dir, chunkSize?: number): Promise<ArtifactStore> =>
+    new ArtifactStore({ blobs: await FsBlobStore.open(dir, { sweep: false }), tenant: 't', ...(chunkSize !== undefined && { chunkSize }) });
+  const folder = (): string => path.join(t.dir, 't', 'artifacts');
 
-      const fullId = `artifact-${sha256hex(killedPutBytes())}`;
-      assert.deepEqual(await artifactNames(t.dir), []);
-      await assert.rejects(fsp.stat(path.join(t.dir, fullId)), /ENOENT/);
+  it('keeps <root>/<tenant>/artifacts/<sha256> and <sha256>._manifest, nothing else; same bytes again stay one file', async () => {
+    const store = await fsStore();
+    const ref = await store.put('same bytes');
+    const b = await store.put(enc('same bytes'));
+    const c = await store.putStream((async function* () { yield enc('same '); yield enc('bytes'); })());
+    assert.deepEqual(b, ref);
+    assert.deepEqual(c, ref);
+    assert.deepEqual((await fsp.readdir(folder())).sort(), [ref.sha256, `${ref.sha256}._manifest`]);
+    assert.equal(await fsp.readFile(path.join(folder(), ref.sha256), 'utf8'), 'same bytes');
+    assert.deepEqual(await fsp.readdir(path.join(t.dir, 't')), ['artifacts']);
+  });
 
-      const store = await ArtifactStore.open(t.dir, { durable: false });
-      const ref = await store.put(killedPutBytes());
-      assert.equal(ref.artifactId, fullId);
-      assert.equal(await store.verify(fullId), true);
-      // The abandoned temp file is dot-named metadata; once stale, opening removes it.
-      const old = new Date(Date.now() - 2 * 60 * 60 * 1000);
-      await fsp.utimes(path.join(t.dir, temps[0]!), old, old);
-      await ArtifactStore.open(t.dir);
-      // Large enough to be marked verified at write (docs/contracts.md §1.1): the marks file is the one other entry.
-      assert.deepEqual(await fsp.readdir(t.dir), ['.manifests', VERIFIED_MARKS_FILE, fullId]);
+  it('marks a written artifact verified on disk: a new process trusts it by its mark and hashes nothing', async () => {
+    const data = pattern(2 * 1024 * 1024, 7);
+    const streamed = await (await fsStore()).putStream((async function* () { for (let p = 0; p < data.length; p += 300_000) yield data.subarray(p, p + 300_000); })());
+    assert.ok((await fsp.stat(path.join(t.dir, 't', VERIFIED_MARKS_FILE))).size > 0);
+    clearVerifiedChunks();
+    const counting = new CountingStore(await FsBlobStore.open(t.dir, { sweep: false }));
+    const fresh = new ArtifactStore({ blobs: counting, tenant: 't' });
+    assert.deepEqual(await fresh.readRange(streamed.artifactId, 1_000_000, 1_000_100), data.subarray(1_000_000, 1_000_100));
+    assert.equal(verifiedChunkStats.marksUsed, 1);
+    assert.equal(counting.bytesRead, encodeManifest(manifestOf(data)).length + 65_536);
+    // A changed byte changes the file's identity: the mark no longer applies, and the full verification fails.
+    const file = path.join(folder(), streamed.sha256);
+    const bytes = await fsp.readFile(file);
+    bytes[1_500_000] = bytes[1_500_000]! ^ 1;
+    await fsp.writeFile(file, bytes);
+    clearVerifiedChunks();
+    await assert.rejects((await fsStore()).readRange(streamed.artifactId, 0, 10), DIGEST);
+  });
+
+  it('reports a truncated or extended file as a digest mismatch, a missing one as not available', async () => {
+    const data = pattern(10_000, 1);
+    const store = await fsStore(t.dir, 1024);
+    const ref = await store.put(data);
+    const file = path.join(folder(), ref.sha256);
+    for (const damaged of [data.subarray(0, 9_999), Buffer.concat([data, Buffer.from('\n')])]) {
+      await fsp.writeFile(file, damaged);
+      await assert.rejects(store.readRange(ref.artifactId, 0, 10), DIGEST);
+      await assert.rejects((await fsStore()).readRange(ref.artifactId, 0, 10), DIGEST);
+      assert.equal(await store.verify(ref.artifactId), false);
+    }
+    await fsp.rm(file);
+    await assert.rejects(store.readRange(ref.artifactId, 0, 10), NOT_AVAILABLE);
+    await assert.rejects((await fsStore()).readRange(ref.artifactId, 0, 10), NOT_AVAILABLE);
+    await fsp.writeFile(file, data);
+    assert.deepEqual(await store.readRange(ref.artifactId, 0, 10), data.subarray(0, 10));
+  });
+
+  it('does not hang on a FIFO planted under an artifact\'s name', async () => {
+    const store = await fsStore();
+    const ref = await store.put(pattern(10_000));
+    const file = path.join(folder(), ref.sha256);
+    await fsp.rm(file);
+    assert.equal(spawnSync('mkfifo', [file]).status, 0);
+    await assert.rejects(store.readRange(ref.artifactId, 0, 10), NOT_AVAILABLE);
+    await assert.rejects((await fsStore()).readRange(ref.artifactId, 0, 10), NOT_AVAILABLE);
+  });
+
+  it('a whole temporary key a writer killed before its move left is swept at the next open; a live writer\'s is kept', async () => {
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
+    await fsp.mkdir(folder(), { recursive: true });
+    const left = [`tmp-${dead}-0123456789abcdef`, `tmp-${dead}-0123456789abcdef._manifest`];
+    const live = `tmp-${process.pid}-fedcba9876543210`;
+    for (const n of [...left, live]) await fsp.writeFile(path.join(folder(), n), 'x'.repeat(10));
+    const kept = await (await fsStore()).put('kept');
+    const swept = await FsBlobStore.open(t.dir);
+    assert.deepEqual(await swept.orphanSweep, { files: 2, bytes: 20 });
+    assert.deepEqual((await fsp.readdir(folder())).sort(), [kept.sha256, `${kept.sha256}._manifest`, live].sort());
+  });
+
+  it('a process killed during putStream leaves nothing under the artifact\'s name; the next open\'s sweep removes its temporary file', async function () {
+    this.timeout(30_000);
+    const script = path.join(__dirname, 'evidence', 'killedPut.ts');
+    const child = spawn(process.execPath, ['--import', 'tsx', script, t.dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (b: Buffer) => { if (b.toString().includes('writing')) resolve(); });
+      child.on('exit', (code) => reject(new Error(`child exited early: ${code}`)));
     });
+    // The child has written at least 2 MiB of a 16 MiB stream and is waiting for more.
+    const temps = (await fsp.readdir(folder())).filter((n) => /^tmp-\d+-[0-9a-f]{16}~\d+\.[0-9a-f]{12}\.tmp$/.test(n));
+    assert.equal(temps.length, 1);
+    const tempSize = (await fsp.stat(path.join(folder(), temps[0]!))).size;
+    assert.ok(tempSize >= 2 * 1024 * 1024, `${tempSize} bytes written`);
+    const exited = new Promise((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+    child.kill('SIGKILL');
+    assert.equal(await exited, 'SIGKILL');
+
+    const full = killedPutBytes();
+    const fullId = `artifact-${sha256hex(full)}`;
+    assert.deepEqual(await fsp.readdir(folder()), temps);
+    const swept = await FsBlobStore.open(t.dir);
+    // Its writer's pid names no process now: removed at once (docs/contracts.md §2.6).
+    assert.deepEqual(await swept.orphanSweep, { files: 1, bytes: tempSize });
+    const store = new ArtifactStore({ blobs: swept, tenant: 't' });
+    const ref = await store.put(full);
+    assert.equal(ref.artifactId, fullId);
+    assert.equal(await (await fsStore()).verify(fullId), true);
+    assert.deepEqual((await fsp.readdir(folder())).sort(), [ref.sha256, `${ref.sha256}._manifest`]);
+  });
+});
+
+describe('artifacts: the upgrade from evidence/artifacts/<tenant>/artifact-<sha> (docs/architecture.md §3)', function () {
+  let t: ReturnType<typeof tempDir>;
+  beforeEach(() => { t = tempDir('legacy'); clearVerifiedChunks(); });
+  afterEach(() => t.cleanup());
+  const legacyRoot = (): string => path.join(t.dir, 'artifacts');
+  const blobsDir = (): string => path.join(t.dir, 'blobs');
+  const upgraded = async (tenant = 't'): Promise<ArtifactStore> =>
+    new ArtifactStore({ blobs: await FsBlobStore.open(blobsDir(), { sweep: false }), tenant, legacyRoot: legacyRoot() });
+
+  /** Writes an artifact as the store before issue 20 did: the file, and its manifest in `.manifests/`. */
+  async function oldLayout(bytes: Uint8Array, tenant = 't'): Promise<{ id: string; file: string; manifestFile: string; digest: string }> {
+    const dir = path.join(legacyRoot(), tenant);
+    await fsp.mkdir(path.join(dir, '.manifests'), { recursive: true });
+    const id = `artifact-${sha256hex(bytes)}`;
+    const file = path.join(dir, id);
+    const manifestFile = path.join(dir, '.manifests', `${id}.manifest`);
+    await fsp.writeFile(file, bytes);
+    await fsp.writeFile(manifestFile, encodeManifest(manifestOf(bytes)));
+    return { id, file, manifestFile, digest: manifestDigest(manifestOf(bytes)) };
+  }
+
+  it('an old-layout artifact stays readable: moved into the blob store on its first read, byte for byte', async () => {
+    const data = pattern(300_000, 8);
+    const old = await oldLayout(data);
+    const store = await upgraded();
+    assert.deepEqual(await store.readRange(old.id, 250_000, 250_100), data.subarray(250_000, 250_100));
+    await assert.rejects(fsp.stat(old.file), /ENOENT/);
+    await assert.rejects(fsp.stat(old.manifestFile), /ENOENT/);
+    const moved = path.join(blobsDir(), 't', 'artifacts', old.id.slice('artifact-'.length));
+    assert.equal(sha256hex(await fsp.readFile(moved)), sha256hex(data));
+    assert.deepEqual(await fsp.readFile(`${moved}._manifest`), Buffer.from(encodeManifest(manifestOf(data))));
+    // Another process after the move reads it from the blob store, as does a handle by the record's (old) manifest digest.
+    assert.deepEqual(await (await upgraded()).readRange(old.id, 0, 10), data.subarray(0, 10));
+    const { manifest } = await (await upgraded()).openRecorded({ artifactId: old.id, byteCount: data.length, sha256: sha256hex(data) }, old.digest);
+    assert.equal(manifest.byteCount, 300_000);
+  });
+
+  it('a handle reads an old-layout artifact too (migrated on that read), and retention deletes an old copy', async () => {
+    const data = enc('recorded before the upgrade\n'.repeat(50));
+    const old = await oldLayout(data);
+    const { manifest, source } = await (await upgraded()).openRecorded({ artifactId: old.id, byteCount: data.length, sha256: sha256hex(data) }, old.digest);
+    assert.deepEqual(await source.read(0, 8), enc('recorded'));
+    assert.equal(manifest.sha256, sha256hex(data));
+    const other = await oldLayout(enc('never read after the upgrade'));
+    assert.equal(await (await upgraded()).delete(other.id), 28);
+    await assert.rejects(fsp.stat(other.file), /ENOENT/);
+    await assert.rejects(fsp.stat(other.manifestFile), /ENOENT/);
+  });
+
+  it('an old-layout file that does not hash to its id is refused and left as it was; a symlink or another tenant\'s file is not read', async () => {
+    const data = pattern(5_000, 3);
+    const old = await oldLayout(data);
+    await fsp.writeFile(old.file, pattern(5_000, 4));
+    await assert.rejects((await upgraded()).readRange(old.id, 0, 10), DIGEST);
+    assert.equal(sha256hex(await fsp.readFile(old.file)), sha256hex(pattern(5_000, 4)));
+    assert.equal(await fsp.stat(path.join(blobsDir(), 't', 'artifacts', old.id.slice('artifact-'.length))).catch(() => undefined), undefined);
+
+    const linked = enc('behind a symlink');
+    const target = path.join(t.dir, 'target');
+    await fsp.writeFile(target, linked);
+    const linkedId = `artifact-${sha256hex(linked)}`;
+    await fsp.symlink(target, path.join(legacyRoot(), 't', linkedId));
+    await assert.rejects((await upgraded()).readRange(linkedId, 0, 1), NOT_AVAILABLE);
+
+    const theirs = await oldLayout(enc('tenant u'), 'u');
+    await assert.rejects((await upgraded('t')).readRange(theirs.id, 0, 1), NOT_AVAILABLE);
+    assert.equal(new TextDecoder().decode(await (await upgraded('u')).readRange(theirs.id, 0, 6)), 'tenant');
+  });
+
+  it('two processes reading the same old artifact at once both get its bytes; one copy remains', async () => {
+    const data = pattern(1_500_000, 6);
+    const old = await oldLayout(data);
+    const [a, b] = await Promise.all([(await upgraded()).readRange(old.id, 0, 1_500_000), (await upgraded()).readRange(old.id, 1_400_000, 1_500_000)]);
+    assert.equal(sha256hex(a), sha256hex(data));
+    assert.deepEqual(b, data.subarray(1_400_000));
+    const names = (await fsp.readdir(path.join(blobsDir(), 't', 'artifacts'))).sort();
+    assert.deepEqual(names, [old.id.slice('artifact-'.length), `${old.id.slice('artifact-'.length)}._manifest`]);
+    assert.deepEqual(await fsp.readdir(path.join(legacyRoot(), 't')), ['.manifests']);
   });
 });
 
@@ -464,4 +544,3 @@ function killedPutBytes(): Uint8Array {
   for (let i = 0; i < 16; i++) out.fill(i + 1, i * 1024 * 1024, (i + 1) * 1024 * 1024);
   return out;
 }
-

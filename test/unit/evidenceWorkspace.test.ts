@@ -1,6 +1,5 @@
 import * as assert from 'node:assert/strict';
 import { promises as fsp } from 'node:fs';
-import * as path from 'node:path';
 import fc from 'fast-check';
 import { makeArtifactRef } from '../../src/core/artifactRef.js';
 import { ArtifactStore } from '../../src/core/artifacts.js';
@@ -8,7 +7,7 @@ import {
   BoundedEvidenceWorkspace, buildBinaryObservation, buildObservation, DEFAULT_EVIDENCE_LIMITS, parseRangePath, resolveEvidenceLimits, type EvidenceLimits,
 } from '../../src/core/evidenceWorkspace.js';
 import { escapeBinary } from '../../src/core/runs/patternAnalysis.js';
-import { jsonAfterFirstLine, referenceObservation, ScriptedWorkspace, sha256hex, tempDir } from './evidence/helpers.js';
+import { artifactFile, jsonAfterFirstLine, openArtifacts, referenceObservation, ScriptedWorkspace, sha256hex, storedArtifacts, tempDir } from './evidence/helpers.js';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 const readFile = (p: string) => ({ tool: 'read_file', arguments: { path: p } });
@@ -41,7 +40,7 @@ describe('evidence workspace: limits (1.2)', () => {
 describe('evidence workspace: execute and observations (1.2)', () => {
   let t: ReturnType<typeof tempDir>;
   let store: ArtifactStore;
-  beforeEach(async () => { t = tempDir('evidence'); store = await ArtifactStore.open(t.dir, { durable: false }); });
+  beforeEach(async () => { t = tempDir('evidence'); store = await openArtifacts(t.dir); });
   afterEach(() => t.cleanup());
 
   function bounded(result: string | ((a: unknown) => string), limits: Partial<EvidenceLimits> = {}) {
@@ -60,14 +59,14 @@ describe('evidence workspace: execute and observations (1.2)', () => {
     const { inner, ws } = bounded('small result ✓');
     assert.equal(await ws.execute({ tool: 'list_files', arguments: { path: '.' } }, 'call-7'), 'small result ✓');
     assert.deepEqual(inner.calls, [{ action: { tool: 'list_files', arguments: { path: '.' } }, toolCallId: 'call-7' }]);
-    assert.deepEqual(store.list(), []);
+    assert.deepEqual(storedArtifacts(t.dir), []);
   });
 
   it('returns an error result unchanged however large, storing nothing', async () => {
     const big = `error: ${'é'.repeat(5000)}`;
     const { ws } = bounded(big);
     assert.equal(await ws.execute(readFile('a')), big);
-    assert.deepEqual(store.list(), []);
+    assert.deepEqual(storedArtifacts(t.dir), []);
     // "error:" must start the result: a large result that mentions it later is externalized.
     const { ws: ws2 } = bounded(` error: ${'x'.repeat(600)}`);
     assert.match(await ws2.execute(readFile('a')), /^Tool result externalized:\n/);
@@ -80,7 +79,7 @@ describe('evidence workspace: execute and observations (1.2)', () => {
       assert.equal(enc(atLimit).length, 512);
       const { ws } = bounded(atLimit);
       assert.equal(await ws.execute(readFile('a')), atLimit);
-      assert.deepEqual(store.list(), []);
+      assert.deepEqual(storedArtifacts(t.dir), []);
 
       const over = `${fill(512)}b`;
       assert.equal(enc(over).length, 513);
@@ -93,7 +92,7 @@ describe('evidence workspace: execute and observations (1.2)', () => {
       const [, h] = o.head_range as [number, number];
       assert.equal(h % size, 0, 'the head is cut between characters');
       assert.ok(!(o.head_preview as string).includes('\uFFFD') && !(o.tail_preview as string).includes('\uFFFD'));
-      assert.deepEqual(store.list().map((r) => r.byteCount), [513]);
+      assert.deepEqual(storedArtifacts(t.dir).map((r) => r.byteCount), [513]);
     });
   }
 
@@ -178,7 +177,7 @@ describe('evidence workspace: execute and observations (1.2)', () => {
     const result = `${'ü'.repeat(1000)}\r\n\u0000end`;
     const { ws } = bounded(result);
     const o = jsonAfterFirstLine(await ws.execute(readFile('a')));
-    assert.deepEqual(new Uint8Array(await fsp.readFile(path.join(t.dir, o.artifact_id as string))), enc(result));
+    assert.deepEqual(new Uint8Array(await fsp.readFile(artifactFile(t.dir, o.artifact_id as string))), enc(result));
     assert.equal(o.sha256, sha256hex(result));
   });
 
@@ -248,7 +247,7 @@ describe('evidence workspace: virtual range reads (1.3)', () => {
   const read = (p: string) => ws.execute(readFile(p));
   beforeEach(async () => {
     t = tempDir('ranges');
-    store = await ArtifactStore.open(t.dir, { durable: false, chunkSize: 256 });
+    store = await openArtifacts(t.dir, { chunkSize: 256 });
     inner = new ScriptedWorkspace(() => 'wrapped');
     ws = new BoundedEvidenceWorkspace(inner, store);
     id = (await store.put(text)).artifactId;
@@ -298,7 +297,7 @@ describe('evidence workspace: virtual range reads (1.3)', () => {
     assert.equal(await read(`.tool-artifacts/${id}/bytes/1-4`), 'error: artifact range does not align to UTF-8 text');
     assert.equal(await read(`.tool-artifacts/${id}/bytes/300-302`), 'error: artifact range does not align to UTF-8 text');
     // Damage: the size check comes before the stored count.
-    const file = path.join(t.dir, id);
+    const file = artifactFile(t.dir, id);
     await fsp.appendFile(file, 'x');
     assert.equal(await read(`.tool-artifacts/${id}/bytes/1800-1805`), 'error: artifact digest does not match its recorded identity');
     assert.equal(await read(`.tool-artifacts/${id}/bytes/0-3`), 'error: artifact digest does not match its recorded identity');
@@ -311,7 +310,7 @@ describe('evidence workspace: virtual range reads (1.3)', () => {
   });
 
   it('never returns a tampered byte inside the range; a tamper outside it is not an error for this range', async () => {
-    const file = path.join(t.dir, id);
+    const file = artifactFile(t.dir, id);
     const bytes = await fsp.readFile(file);
     bytes[1000] = 'L'.charCodeAt(0); // chunk 3 (768..1024)
     await fsp.writeFile(file, bytes);
@@ -329,7 +328,7 @@ describe('evidence workspace: virtual range reads (1.3)', () => {
 
   it('errors never contain the root path, another id or stored bytes', async () => {
     const other = await store.put('SECRET-CONTENT '.repeat(50));
-    await fsp.writeFile(path.join(t.dir, other.artifactId), 'SECRET-CONTENT tampered');
+    await fsp.writeFile(artifactFile(t.dir, other.artifactId), 'SECRET-CONTENT tampered');
     const answers = [
       await read(`.tool-artifacts/${other.artifactId}/bytes/0-14`),
       await read(`.tool-artifacts/${id}/bytes/1-4`),

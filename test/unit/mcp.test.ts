@@ -15,7 +15,7 @@ import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { ArtifactStore, CWD_REFUSED, FsBlobStore, layoutAt, layoutOfFolder, readFitted, RunStore, tenantFor, vscodeFileUri, type StorageLayout } from '../../src/core/index.js';
+import { ArtifactStore, CWD_REFUSED, FsBlobStore, layoutAt, layoutOfFolder, readFitted, RunStore, TENANT_FILE, tenantFor, vscodeFileUri, type StorageLayout } from '../../src/core/index.js';
 import { hexDump } from '../../src/core/runs/reader.js';
 import { escapeBinary } from '../../src/core/runs/patternAnalysis.js';
 import { extensionManifest } from '../../src/mcp/manifest.js';
@@ -44,10 +44,11 @@ function textOf(result: unknown): { text: string; isError: boolean } {
 
 /** The editor's stores over a layout, opened as services.ts opens them (filesystem blobs). */
 async function editorStores(layout: StorageLayout): Promise<{ runs: RunStore; artifacts: ArtifactStore }> {
-  for (const d of [layout.logsDir, layout.blobsDir, layout.artifactsDir]) mkdirSync(d, { recursive: true });
-  // As the editor opens them (openEvidenceStores): reads are recorded by naming their artifact, read there.
-  const artifacts = await ArtifactStore.open(layout.artifactsDir, { tenant: layout.tenant });
-  const runs = await RunStore.open({ logsDir: layout.logsDir, tenant: layout.tenant, blobs: await FsBlobStore.open(layout.blobsDir), artifacts });
+  for (const d of [layout.logsDir, layout.blobsDir]) mkdirSync(d, { recursive: true });
+  // As the editor opens them (openEvidenceStores): reads are recorded by naming their artifact, a key of the same blob store.
+  const blobs = await FsBlobStore.open(layout.blobsDir);
+  const artifacts = new ArtifactStore({ blobs, tenant: layout.tenant, legacyRoot: layout.artifactsDir });
+  const runs = await RunStore.open({ logsDir: layout.logsDir, tenant: layout.tenant, blobs, artifacts });
   return { runs, artifacts };
 }
 
@@ -197,7 +198,7 @@ describe('MCP server: the editor\'s tools for agents outside the editor', () => 
     assert.deepEqual([hint, rest], [`Searchable by line or pattern: read_tool_output {"handle":"${c!.handle!}"}`, []]);
   });
 
-  it('reads what the editor minted: run handles (re-read on a miss) and artifacts (re-registered from the editor\'s records)', async () => {
+  it('reads what the editor minted: run handles (re-read on a miss) and artifacts (keys of the tenant in the shared blob store: read at once)', async () => {
     const log = Array.from({ length: 3000 }, (_, i) => `editor line ${i}`).join('\n');
     const run = await editor.runs.startRun({ label: 'editor side' });
     const outcome = await run.recordResult('evidence_invokeTool', { name: 'x' }, log);
@@ -214,13 +215,19 @@ describe('MCP server: the editor\'s tools for agents outside the editor', () => 
     const bytes = 'é'.repeat(3000); // 6000 bytes, two per character
     const ref = await editor.artifacts.put(bytes);
     const path1 = `.tool-artifacts/${ref.artifactId}/bytes/0-8`;
-    // A file under the name is not enough: the server serves only what this tenant's records name.
-    assert.deepEqual(await call('evidence_readFile', { path: path1 }), { text: 'error: artifact is not available in this store', isError: true });
-    const r2 = await editor.runs.startRun();
-    await r2.recordResult('evidence_readFile', { path: 'accents.txt' }, bytes);
-    await r2.finish();
+    // Stored under this tenant's key: the server reads it at once, with no record to learn it from (docs/contracts.md §2.8).
     assert.equal((await call('evidence_readFile', { path: path1 })).text, `Artifact range:\n{"artifact_id":"${ref.artifactId}","byte_count":8,"data":"éééé","end":8,"sha256":"${ref.sha256}","start":0,"total_byte_count":6000}`);
     assert.deepEqual(await call('evidence_readFile', { path: `.tool-artifacts/${ref.artifactId}/bytes/1-3` }), { text: 'error: artifact range does not align to UTF-8 text', isError: true });
+    // Another tenant's artifact in the same blob store is not this tenant's to read.
+    const elsewhere = await new ArtifactStore({ blobs: await FsBlobStore.open(layout.blobsDir), tenant: `w${'e'.repeat(32)}` }).put('another tenant\'s bytes');
+    assert.deepEqual(await call('evidence_readFile', { path: `.tool-artifacts/${elsewhere.artifactId}/bytes/0-7` }), { text: 'error: artifact is not available in this store', isError: true });
+    // An artifact an editor before issue 20 left in evidence/artifacts/<tenant>/ reads too, moved into the blob store on that read.
+    const old = 'kept by an older editor\n'.repeat(40);
+    const oldId = `artifact-${sha(old)}`;
+    mkdirSync(path.join(layout.artifactsDir, layout.tenant), { recursive: true });
+    writeFileSync(path.join(layout.artifactsDir, layout.tenant, oldId), old);
+    assert.equal((await call('evidence_readFile', { path: `.tool-artifacts/${oldId}/bytes/0-23` })).text, `Artifact range:\n{"artifact_id":"${oldId}","byte_count":23,"data":"kept by an older editor","end":23,"sha256":"${sha(old)}","start":0,"total_byte_count":${old.length}}`);
+    assert.deepEqual(readFileSync(path.join(layout.blobsDir, layout.tenant, 'artifacts', sha(old)), 'utf8'), old);
   });
 
   it('refuses handles of another tenant, forged handles and over-long ones', async () => {
@@ -319,7 +326,7 @@ describe('MCP server: a large evidence_readFile result is stored once (docs/cont
       const found = JSON.parse(textOf(await client.callTool({ name: 'read_tool_output', arguments: { handle, pattern: '^line 50000 ' } })).text) as { total_matches: number; matches: { line_number: number }[] };
       assert.deepEqual([found.total_matches, found.matches[0]!.line_number], [1, 50001]);
       // A byte changed inside the artifact is a digest mismatch by handle, never data.
-      const artifactFile = path.join(server.storage.artifactsDir, server.storage.tenant, observation.artifact_id);
+      const artifactFile = path.join(server.storage.blobsDir, server.storage.tenant, 'artifacts', (observation.artifact_id as string).slice('artifact-'.length));
       const bytes = readFileSync(artifactFile);
       bytes[2_500_010] = bytes[2_500_010]! ^ 1;
       writeFileSync(artifactFile, bytes);
@@ -448,7 +455,7 @@ describe('MCP server: evidence_readFile of any size and any encoding (docs/contr
       assert.equal(o.head_preview, escapeBinary(bytes.subarray(0, h).toString('latin1')));
       assert.equal(o.tail_preview, escapeBinary(bytes.subarray(t).toString('latin1')));
       // Kept byte for byte: the artifact's file is the file.
-      assert.deepEqual(readFileSync(path.join(server.storage.artifactsDir, server.storage.tenant, o.artifact_id as string)), bytes);
+      assert.deepEqual(readFileSync(path.join(server.storage.blobsDir, server.storage.tenant, 'artifacts', (o.artifact_id as string).slice('artifact-'.length))), bytes);
       // The handle's byte window is a hex dump of the exact bytes.
       const handle = handleOf(text);
       const dump = JSON.parse((await call('read_tool_output', { handle, bytes: { start: 0, end: 32 } })).text) as { content: string };
@@ -484,23 +491,30 @@ describe('MCP server: tenant, storage and command line', () => {
     assert.equal(layoutOfFolder(p, true).tenant, tenantFor(uri, true));
   });
 
-  it('chooses the tenant: explicit, else the one stored, else derived; two stored is a question', async () => {
+  it('chooses the tenant: explicit, else the one recorded, else the one stored, else derived (then recorded); two stored is a question', async () => {
     const tmp = mkdtempSync(path.join(os.tmpdir(), 'be-mcp-tenant-'));
     try {
       const dir = path.join(tmp, 's');
+      const tenantFile = path.join(dir, 'evidence', TENANT_FILE);
       await assert.rejects(openStorage(dir, { tenant: '../x' }), /--tenant must be one safe path segment/);
+      const pick = (s: { tenant: string; global: boolean; tenantSource: string }): unknown[] => [s.tenant, s.global, s.tenantSource];
       const fresh = await openStorage(dir);
       assert.deepEqual([fresh.tenant, fresh.tenantSource], [tenantFor(`file://${dir}`, false), 'derived']);
+      assert.equal(readFileSync(tenantFile, 'utf8'), `${fresh.tenant}\n`);
+      assert.deepEqual(pick(await openStorage(dir)), [fresh.tenant, false, 'recorded']);
       assert.equal((await openStorage(dir, { global: true })).tenant, tenantFor(`file://${dir}`, true));
+      assert.deepEqual(pick(await openStorage(dir, { tenant: 'mine' })), ['mine', false, 'explicit']);
+      // An editor's folder made before any tenant was recorded (an editor that activated first).
+      rmSync(tenantFile);
       const stored = `w${'1'.repeat(32)}`;
       mkdirSync(path.join(dir, 'evidence', 'logs', stored));
-      const pick = (s: { tenant: string; global: boolean; tenantSource: string }): unknown[] => [s.tenant, s.global, s.tenantSource];
       assert.deepEqual(pick(await openStorage(dir)), [stored, false, 'existing']);
-      assert.deepEqual(pick(await openStorage(dir, { tenant: 'mine' })), ['mine', false, 'explicit']);
+      assert.equal(readFileSync(tenantFile, 'utf8'), `${stored}\n`);
+      rmSync(tenantFile);
       mkdirSync(path.join(dir, 'evidence', 'logs', `w${'2'.repeat(32)}`));
       await assert.rejects(openStorage(dir), /^Error: 2 tenants are stored under .*; pass --tenant to choose one$/);
       mkdirSync(path.join(dir, 'evidence', 'logs', fresh.tenant));
-      assert.equal((await openStorage(dir)).tenant, fresh.tenant);
+      assert.deepEqual(pick(await openStorage(dir)), [fresh.tenant, false, 'derived']);
     } finally {
       rmSync(tmp, { recursive: true, force: true });
     }

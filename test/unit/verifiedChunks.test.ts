@@ -401,18 +401,18 @@ describe('verified-chunk cache: artifacts', () => {
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   it('a stored artifact is marked at write: a fresh store finds the mark and hashes nothing; a changed byte is caught', async () => {
-    const writer = await ArtifactStore.open(dir, { tenant: 't' });
+    const writer = new ArtifactStore({ blobs: await FsBlobStore.open(dir, { sweep: false }), tenant: 't' });
     const ref = await writer.putStream((async function* () { yield content; })());
     const { manifestDigest } = await writer.manifestFor(ref.artifactId);
     const searchFresh = async (): Promise<number> => {
       clearVerifiedChunks();
-      const fresh = await ArtifactStore.open(dir, { tenant: 't' });
+      const fresh = new ArtifactStore({ blobs: await FsBlobStore.open(dir, { sweep: false }), tenant: 't' });
       const { manifest, source } = await fresh.openRecorded(ref, manifestDigest);
       return (await searchPattern(source, manifest, options)).totalMatches;
     };
     assert.equal(await searchFresh(), 1);
     assert.deepEqual(verifiedChunkStats, { hashed: 0, skipped: chunks, marksUsed: 1 });
-    const file = path.join(dir, 't', ref.artifactId);
+    const file = path.join(dir, 't', 'artifacts', ref.sha256);
     const written = fs.statSync(file, { bigint: true }).ctimeNs;
     while (BigInt(Date.now()) * 1_000_000n <= written + 20_000_000n) await new Promise((r) => setTimeout(r, 5));
     fs.chmodSync(file, 0o600);

@@ -4,6 +4,7 @@
  * a parent folder, an absolute path, a NUL-terminated C string or a Unicode look-alike
  * of `/` or `.` (only ASCII letters, digits, `.`, `_`, `-` are accepted).
  */
+import { randomBytes } from 'node:crypto';
 import { EvidenceError } from '../errors.js';
 
 /** Where one blob lives, logically. Adapters fold all three parts into the address. */
@@ -49,3 +50,16 @@ export function blobKeyPath(key: BlobKey): string {
   validateBlobKey(key);
   return `${key.tenant}/${key.runId}/${key.callId}`;
 }
+
+/**
+ * A call segment for bytes whose final key is known only when their stream ends (an
+ * artifact's sha256, docs/contracts.md §1.1): `tmp-<pid>-<16 hex>`. The writer's pid lets
+ * the filesystem store's start-up sweep remove what a killed writer left; `t`, `m`, `p`
+ * are not hex, so it never equals a run's call id (`<hex token>-<n>`) nor a sha256.
+ */
+export function temporaryCallId(): string {
+  return `tmp-${process.pid}-${randomBytes(8).toString('hex')}`;
+}
+
+/** Matches `temporaryCallId()` and its manifest sidecar; group 1 is the writer's pid. */
+export const TEMPORARY_CALL_ID = /^tmp-(\d+)-[0-9a-f]{16}(?:\._manifest)?$/;

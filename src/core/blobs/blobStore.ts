@@ -56,6 +56,22 @@ export interface BlobStore {
    * them (docs/contracts.md §1.1, "Marks kept on disk").
    */
   verifiedMarks?(tenant: string): VerifiedMarks;
+  /**
+   * Moves the bytes stored under `from` to `to`, replacing what `to` held; `from` is gone
+   * afterwards. Atomic where the backend allows (filesystem: one rename; S3: a server-side
+   * copy, then the delete). Throws `EvidenceError('missing')` when nothing is stored under
+   * `from`. A local file store returns the moved file's identity, taken once it is in
+   * place (a rename changes its ctime), as `put` does. It is how a stream whose key is
+   * only known at its end (a content-addressed artifact: docs/contracts.md §1.1) is kept
+   * without a second copy.
+   */
+  move(from: BlobKey, to: BlobKey): Promise<{ identity?: string }>;
+  /**
+   * Optional: a local folder, on the stored files' own disk, where a writer of `key` may
+   * keep scratch files while it puts it (a streamed put's chunk tables: verifiedBlobs.ts
+   * `putVerifiedStream`); only a local file store has one (the key's own folder).
+   */
+  scratchDir?(key: BlobKey): string;
   /** Removes one object (no error when it is already gone). */
   delete(key: BlobKey): Promise<void>;
   /** Removes every object of one run of one tenant. */

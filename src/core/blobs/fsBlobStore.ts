@@ -13,7 +13,7 @@ import { EvidenceError } from '../errors.js';
 import { VERIFIED_MARKS_FILE, VerifiedMarks } from '../verifiedMarks.js';
 import type { OpenedFile } from '../integrity.js';
 import { fileIdentity, openedRegular, processExists, readFullAt, tempNameFor } from '../localFile.js';
-import { assertSafeSegment, validateBlobKey, type BlobKey } from './blobKey.js';
+import { assertSafeSegment, TEMPORARY_CALL_ID, validateBlobKey, type BlobKey } from './blobKey.js';
 import type { BlobStore } from './blobStore.js';
 
 /** A temporary file (`tempNameFor`): `<callId>~<pid>.<hex>.tmp`, or the older `<callId>~<hex>.tmp` (no writer recorded). */
@@ -100,6 +100,11 @@ export class FsBlobStore implements BlobStore {
     return identity === undefined ? { sizeBytes } : { sizeBytes, identity };
   }
 
+  /** The key's own folder: a streamed put's scratch files are on the blobs' disk, and its start-up sweep knows their names. */
+  scratchDir(key: BlobKey): string {
+    return path.dirname(this.filePath(key));
+  }
+
   /** File size, or undefined when the file is gone. */
   async size(key: BlobKey): Promise<number | undefined> {
     try {
@@ -168,6 +173,34 @@ export class FsBlobStore implements BlobStore {
     return m;
   }
 
+  /**
+   * Renames the file over the target's (one atomic rename in the same store). Its identity
+   * is taken from a descriptor opened before the rename (so it names the file moved, even
+   * if the target path is replaced meanwhile), once the rename changed its ctime.
+   */
+  async move(from: BlobKey, to: BlobKey): Promise<{ identity?: string }> {
+    const source = this.filePath(from);
+    const target = this.filePath(to);
+    let fh: fsp.FileHandle;
+    try {
+      fh = await fsp.open(source, 'r');
+    } catch (e) {
+      if (isNotFound(e)) throw new EvidenceError('missing', 'stored bytes are missing');
+      throw e;
+    }
+    try {
+      await fsp.mkdir(path.dirname(target), { recursive: true });
+      await fsp.rename(source, target);
+      const identity = await fh.stat({ bigint: true }).then((st) => (st.isFile() ? fileIdentity(st) : undefined), () => undefined);
+      return identity === undefined ? {} : { identity };
+    } catch (e) {
+      if (isNotFound(e)) throw new EvidenceError('missing', 'stored bytes are missing');
+      throw e;
+    } finally {
+      await fh.close();
+    }
+  }
+
   /** Removes one file. */
   async delete(key: BlobKey): Promise<void> {
     await fsp.rm(this.filePath(key), { force: true });
@@ -181,7 +214,8 @@ export class FsBlobStore implements BlobStore {
 
 /**
  * Removes temporary files under `<root>/<tenant>/<runId>/` (and `<root>/<tenant>/`, where
- * the verified marks are rewritten) whose writer is gone: its pid
+ * the verified marks are rewritten; and `<root>/<tenant>/artifacts/`, where a streamed
+ * artifact waits under a temporary key for its move) whose writer is gone: its pid
  * (in the name) names no process on this machine, or, with no pid recorded or a pid that
  * may have been reused, the file is untouched for `STALE_TEMP_MS`. A live writer's file
  * is kept: it is being written (docs/contracts.md §2.6).
@@ -192,7 +226,8 @@ async function removeOrphanedTemps(root: string): Promise<OrphanSweep> {
   const now = Date.now();
   const entries = async (dir: string): Promise<import('node:fs').Dirent[]> => fsp.readdir(dir, { withFileTypes: true }).catch(() => []);
   const sweep = async (dir: string, f: import('node:fs').Dirent): Promise<void> => {
-    const m = TEMP_NAME.exec(f.name);
+    // A file being written (`tempNameFor`), or a whole temporary key a writer killed before its move left (`temporaryCallId`).
+    const m = TEMP_NAME.exec(f.name) ?? TEMPORARY_CALL_ID.exec(f.name);
     if (!m || !f.isFile()) return;
     const file = path.join(dir, f.name);
     const st = await fsp.stat(file).catch(() => undefined);

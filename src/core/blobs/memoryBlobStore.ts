@@ -39,6 +39,17 @@ export class MemoryBlobStore implements BlobStore {
     return piece.length;
   }
 
+  /** Moves the entry (a missing one is `missing`). */
+  async move(from: BlobKey, to: BlobKey): Promise<Record<string, never>> {
+    const source = blobKeyPath(from);
+    const target = blobKeyPath(to);
+    const bytes = this.objects.get(source);
+    if (!bytes) throw new EvidenceError('missing', 'stored bytes are missing');
+    this.objects.delete(source);
+    this.objects.set(target, bytes);
+    return {};
+  }
+
   /** Removes one object. */
   async delete(key: BlobKey): Promise<void> {
     this.objects.delete(blobKeyPath(key));

@@ -14,7 +14,7 @@
  *   they are never logged, and no error message carries them, the endpoint or a key.
  */
 import {
-  AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CreateMultipartUploadCommand, DeleteObjectCommand,
+  AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CopyObjectCommand, CreateMultipartUploadCommand, DeleteObjectCommand,
   GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { EvidenceError } from '../errors.js';
@@ -23,6 +23,9 @@ import type { BlobStore } from './blobStore.js';
 
 /** Smallest part real S3 accepts for every part but the last. */
 export const S3_MIN_PART_BYTES = 5 * 1024 * 1024;
+
+/** Largest object one CopyObject request copies. */
+const S3_MAX_COPY_BYTES = 5 * 1024 * 1024 * 1024;
 
 /** Connection settings of an S3-compatible store. */
 export interface S3BlobStoreOptions {
@@ -160,6 +163,35 @@ export class S3BlobStore implements BlobStore {
     } catch (e) {
       if (e instanceof EvidenceError && e.code === 'rangeNotSatisfiable') return 0;
       throw e;
+    }
+  }
+
+  /**
+   * A server-side CopyObject, then DeleteObject of the source: no byte passes through this
+   * process. One CopyObject copies at most 5 GiB; a larger object is streamed across in
+   * parts of `partSizeBytes` (bounded memory) instead.
+   */
+  async move(from: BlobKey, to: BlobKey): Promise<Record<string, never>> {
+    const size = await this.size(from);
+    if (size === undefined) throw new EvidenceError('missing', 'stored bytes are missing');
+    if (size <= S3_MAX_COPY_BYTES) {
+      const source = this.objectKey(from);
+      await this.guard(() => this.client.send(new CopyObjectCommand({ Bucket: this.bucket, Key: this.objectKey(to), CopySource: `${this.bucket}/${source.split('/').map(encodeURIComponent).join('/')}` })));
+    } else {
+      await this.put(to, this.pieces(from, size));
+    }
+    await this.delete(from);
+    return {};
+  }
+
+  /** The first `size` bytes of an object, one part at a time (the buffer is reused: `put` copies each piece into its part). */
+  private async *pieces(key: BlobKey, size: number): AsyncGenerator<Uint8Array> {
+    const piece = new Uint8Array(this.partSize);
+    for (let at = 0; at < size;) {
+      const n = await this.readInto(key, at, piece.subarray(0, Math.min(piece.length, size - at)));
+      if (n === 0) throw new EvidenceError('missing', 'stored bytes are missing');
+      at += n;
+      yield piece.subarray(0, n);
     }
   }
 

@@ -14,11 +14,16 @@
  * never data; a changed byte, a changed size or a rewritten sidecar is the contract's
  * digest mismatch.
  */
+import { createHash } from 'node:crypto';
+import { promises as fsp } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { EvidenceError } from '../errors.js';
 import type { ManifestCache } from '../manifestCache.js';
 import { sha256Hex } from '../sha256.js';
-import { decodeManifest, encodeManifest, ManifestBuilder, type Manifest, type RangeSource } from '../integrity.js';
-import { rememberWritten } from '../verifiedChunks.js';
+import { decodeManifest, encodeManifest, encodeManifestHeader, ManifestBuilder, newlinesLE, type ChunkTables, type Manifest, type ManifestSummary, type RangeSource } from '../integrity.js';
+import { tempNameFor } from '../localFile.js';
+import { rememberWritten, rememberWrittenDigest } from '../verifiedChunks.js';
 import { validateBlobKey, type BlobKey } from './blobKey.js';
 import { readRange, type BlobStore } from './blobStore.js';
 
@@ -40,6 +45,14 @@ export interface VerifiedPut {
   readonly manifestDigest: string;
 }
 
+/** Options of `putVerified`. */
+export interface PutVerifiedOptions {
+  /** The manifest of a body given as bytes, already built from them (not hashed twice). */
+  readonly manifest?: Manifest;
+  /** Chunk size of the manifest built (default 64 KiB; tests use small ones). */
+  readonly chunkSize?: number;
+}
+
 /** What a record promises about a blob: checked against the sidecar on open. */
 export interface BlobIdentity {
   readonly sha256: string;
@@ -51,15 +64,18 @@ export interface BlobIdentity {
  * Streams `body` to the adapter while hashing it, then stores the sidecar. If storing
  * the sidecar fails the data blob is removed (best effort) and the error propagates.
  */
-export async function putVerified(store: BlobStore, key: BlobKey, body: Uint8Array | AsyncIterable<Uint8Array>): Promise<VerifiedPut> {
+export async function putVerified(store: BlobStore, key: BlobKey, body: Uint8Array | AsyncIterable<Uint8Array>, options: PutVerifiedOptions = {}): Promise<VerifiedPut> {
   validateBlobKey(key);
-  const builder = new ManifestBuilder();
+  const known = options.manifest;
+  const builder = new ManifestBuilder(options.chunkSize);
   async function* hashed(): AsyncGenerator<Uint8Array> {
     if (body instanceof Uint8Array) { builder.update(body); yield body; return; }
     for await (const piece of body) { builder.update(piece); yield piece; }
   }
-  const { sizeBytes, identity } = await store.put(key, hashed());
-  const manifest = builder.finish();
+  // Bytes whose manifest the caller already built from them (a content address is known before the put) are not hashed twice.
+  const reuse = known !== undefined && body instanceof Uint8Array && known.byteCount === body.length;
+  const { sizeBytes, identity } = await store.put(key, reuse ? body : hashed());
+  const manifest = reuse ? known : builder.finish();
   if (sizeBytes !== manifest.byteCount) throw new EvidenceError('backend', 'blob store stored a different number of bytes');
   const encoded = encodeManifest(manifest);
   try {
@@ -73,6 +89,130 @@ export async function putVerified(store: BlobStore, key: BlobKey, body: Uint8Arr
   // identity changes (docs/contracts.md §1.1).
   if (identity !== undefined) await rememberWritten(identity, manifest, store.verifiedMarks?.(key.tenant));
   return { manifest, manifestDigest: sha256Hex(encoded) };
+}
+
+/** What a streamed verified put recorded: the manifest's summary (its tables are in the sidecar only). */
+export interface VerifiedStreamPut {
+  readonly summary: ManifestSummary;
+  readonly manifestDigest: string;
+}
+
+/**
+ * Chunks whose tables a streamed put holds in memory at most before it keeps them on disk:
+ * 1 GiB of output at 64 KiB chunks, 576 KiB of tables.
+ */
+const HELD_CHUNKS = 16_384;
+
+/**
+ * `putVerified` for a stream of any size, in bounded memory (docs/contracts.md §2.10,
+ * "Memory of a capture"; issue 26, defect 2): the per-chunk tables are held up to
+ * `HELD_CHUNKS` chunks, then written, as they fill, to two scratch files (digests, newline
+ * counts) in the store's scratch folder (`scratchDir`: the blob's own folder for the
+ * filesystem store; else the system's temporary folder), and the sidecar is streamed from
+ * them once the data is stored, its digest hashed as it goes. The scratch files are
+ * unlinked as soon as they are opened (elsewhere than Windows), so a killed writer leaves
+ * nothing behind. Small outputs never touch a scratch file.
+ */
+export async function putVerifiedStream(store: BlobStore, key: BlobKey, body: AsyncIterable<Uint8Array>, options: { heldChunks?: number; chunkSize?: number } = {}): Promise<VerifiedStreamPut> {
+  validateBlobKey(key);
+  // Tests pass small ones, to keep tables on disk for a few chunks.
+  const held = options.heldChunks ?? HELD_CHUNKS;
+  const builder = new ManifestBuilder(options.chunkSize);
+  let spill: TableSpill | undefined;
+  try {
+    async function* hashed(): AsyncGenerator<Uint8Array> {
+      for await (const piece of body) {
+        builder.update(piece);
+        if (builder.heldChunks >= held) {
+          spill ??= await TableSpill.open(store.scratchDir?.(key) ?? os.tmpdir());
+          await spill.append(builder.drainTables());
+        }
+        yield piece;
+      }
+    }
+    const { sizeBytes, identity } = await store.put(key, hashed());
+    const summary = builder.end();
+    if (sizeBytes !== summary.byteCount) throw new EvidenceError('backend', 'blob store stored a different number of bytes');
+    let manifestDigest: string;
+    try {
+      if (spill === undefined) {
+        const encoded = encodeManifest(builder.finish());
+        await store.put(manifestKeyOf(key), encoded);
+        manifestDigest = sha256Hex(encoded);
+      } else {
+        await spill.append(builder.drainTables());
+        const digest = createHash('sha256');
+        const sidecar = spill.sidecar(summary);
+        await store.put(manifestKeyOf(key), (async function* () { for await (const piece of sidecar) { digest.update(piece); yield piece; } })());
+        manifestDigest = digest.digest('hex');
+      }
+    } catch (e) {
+      await store.delete(key).catch(() => undefined);
+      throw e;
+    }
+    // As `putVerified`: the writer's own chunks are verified (docs/contracts.md §1.1).
+    if (identity !== undefined) await rememberWrittenDigest(identity, manifestDigest, summary.chunks, store.verifiedMarks?.(key.tenant));
+    return { summary, manifestDigest };
+  } finally {
+    await spill?.close();
+  }
+}
+
+/** Bytes of a scratch file read back at a time while streaming a sidecar. */
+const SPILL_READ_BYTES = 1024 * 1024;
+
+/** A streamed put's chunk tables kept on disk: digests in one scratch file, newline counts (u32 LE) in another. */
+class TableSpill {
+  private digestBytes = 0;
+  private newlineBytes = 0;
+
+  private constructor(private readonly digests: fsp.FileHandle, private readonly newlines: fsp.FileHandle, private readonly names: readonly string[]) {}
+
+  static async open(dir: string): Promise<TableSpill> {
+    await fsp.mkdir(dir, { recursive: true });
+    const names = [tempNameFor(path.join(dir, 'digests')), tempNameFor(path.join(dir, 'newlines'))];
+    const digests = await fsp.open(names[0]!, 'wx+');
+    const newlines = await fsp.open(names[1]!, 'wx+').catch(async (e: unknown) => { await digests.close(); await fsp.rm(names[0]!, { force: true }); throw e; });
+    // Gone from the folder at once: nothing to remove if this process is killed (Windows keeps them until `close`).
+    const unlinked = process.platform !== 'win32';
+    if (unlinked) for (const n of names) await fsp.rm(n, { force: true });
+    return new TableSpill(digests, newlines, unlinked ? [] : names);
+  }
+
+  async append(t: ChunkTables): Promise<void> {
+    await writeAll(this.digests, t.digests, this.digestBytes);
+    this.digestBytes += t.digests.length;
+    const counts = newlinesLE(t.newlines);
+    await writeAll(this.newlines, counts, this.newlineBytes);
+    this.newlineBytes += counts.length;
+  }
+
+  /** The serialised manifest (as `encodeManifest` would make it), read back from the scratch files in bounded pieces. */
+  async *sidecar(summary: ManifestSummary): AsyncGenerator<Uint8Array> {
+    if (this.digestBytes !== summary.chunks * 32 || this.newlineBytes !== summary.chunks * 4) throw new EvidenceError('backend', 'chunk tables kept on disk are incomplete');
+    yield encodeManifestHeader(summary);
+    for (const [fh, size] of [[this.digests, this.digestBytes], [this.newlines, this.newlineBytes]] as const) {
+      for (let p = 0; p < size;) {
+        const piece = new Uint8Array(Math.min(SPILL_READ_BYTES, size - p));
+        const { bytesRead } = await fh.read(piece, 0, piece.length, p);
+        if (bytesRead !== piece.length) throw new EvidenceError('backend', 'chunk tables kept on disk are incomplete');
+        p += bytesRead;
+        yield piece;
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled([this.digests.close(), this.newlines.close()]);
+    for (const n of this.names) await fsp.rm(n, { force: true }).catch(() => undefined);
+  }
+}
+
+async function writeAll(fh: fsp.FileHandle, bytes: Uint8Array, position: number): Promise<void> {
+  for (let off = 0; off < bytes.length;) {
+    const { bytesWritten } = await fh.write(bytes, off, bytes.length - off, position + off);
+    off += bytesWritten;
+  }
 }
 
 /** A physical source over one blob; a vanished blob reads as `missing`, not as a size. */

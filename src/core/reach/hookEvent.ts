@@ -5,14 +5,20 @@
  *   `hookSpecificOutput.updatedInput` with the whole tool input and the command rewritten;
  * - `PreToolUse` on `Bash` (Claude Code, Codex): the same answer shape;
  * - `BeforeTool` on `run_shell_command` (Gemini CLI): `hookSpecificOutput.tool_input`.
- * The rewritten command is `<cli> capture … --shell '<original>'`: the agent's own
- * terminal runs it, in the same folder with the same environment, and shows the model
- * what `evidence_runCommand` would have returned. Anything the hook does not clearly
- * own is left alone (no answer): other tools, background commands, commands already
- * routed, commands that change the shell itself, and everything when no storage is
+ * The rewritten command is the original text, verbatim, run as a group by the agent's own
+ * shell with its two streams in a spool folder (src/core/reach/rewrite.ts): an output small
+ * enough is given back as it was, a large one becomes the bounded observation
+ * `evidence_runCommand` would have returned. Anything the hook does not clearly own is left
+ * alone (no answer): other tools, background commands, commands already routed, commands that
+ * end the shell or set errexit, commands that do not parse, and everything when no storage is
  * configured. A hook must never break the agent.
  */
+import { claudeVerdict } from './claudePermissions.js';
+import { isWrapped, routable, STATUS_VAR, wrapCommand } from './rewrite.js';
 import { quoteShellWord } from './shellQuote.js';
+
+/** The variable the extension sets in every integrated terminal to its storage folder. */
+const TERMINAL_STORAGE_VAR = 'BOUNDED_EVIDENCE_STORAGE';
 
 /** The terminal tools the hook routes, by the event and tool name their client sends. */
 export const ROUTED_TOOLS: readonly { readonly event: string; readonly tool: string; readonly agent: string; readonly shape: 'updatedInput' | 'tool_input' }[] = [
@@ -22,21 +28,12 @@ export const ROUTED_TOOLS: readonly { readonly event: string; readonly tool: str
 ];
 
 /**
- * Builtins whose effect is on the shell itself: run in a child they would change
- * nothing for the agent's next command (a `cd` that does not stick), so they stay unrouted.
- */
-const SHELL_STATE_WORDS = new Set(['cd', 'pushd', 'popd', 'export', 'unset', 'source', '.', 'alias', 'unalias', 'set', 'shopt', 'exec', 'exit', 'logout', 'eval', 'ulimit', 'umask', 'trap', 'conda', 'nvm', 'workon', 'deactivate']);
-
-/**
  * Shells whose quoting the rewritten command relies on: POSIX single quotes. fish reads
  * `\\` and `\'` inside single quotes and PowerShell has its own quoting, so in their
  * terminals (and for commands written in their syntax, which `/bin/sh -c` could not run
  * anyway) `run_in_terminal` stays unrouted.
  */
 const POSIX_SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'busybox']);
-
-/** Quoted commands longer than this travel in a file, not an argument (Linux refuses one argument over 128 KiB). */
-export const MAX_ARGUMENT_BYTES = 32 * 1024;
 
 /** What the hook knows besides the event. */
 export interface HookContext {
@@ -52,10 +49,20 @@ export interface HookContext {
   readonly agent?: string;
   /** The shell of VS Code's terminals (`vscode.env.shell`, passed as BOUNDED_EVIDENCE_SHELL); undefined: assumed POSIX. */
   readonly terminalShell?: string;
-  /** Threshold of `PostToolUse` recording. */
+  /** Threshold of `PostToolUse` recording, and of a routed command's output given back whole. */
   readonly largeResultBytes?: number;
-  /** Writes a command too long for one argument to a private file and returns its path. */
-  readonly spill: (command: string) => string;
+  /** True when the agent's shell parses `script` (`<shell> -n`: reads it, runs nothing). */
+  readonly parses: (script: string) => boolean;
+  /**
+   * Makes the spool folder of one routed command in the storage (the command's text and
+   * `meta` written into it) and returns its absolute path; throws when the storage cannot be
+   * written (the command then runs unrouted with one line saying so).
+   */
+  readonly prepare: (command: string, meta: { agent: string; sessionId: string | undefined; cwd: string | undefined }) => string;
+  /** BOUNDED_EVIDENCE_STORAGE as the hook sees it (VS Code's terminals have the same). */
+  readonly terminalStorage?: string;
+  /** Claude Code's settings texts (user, project, project-local), read for its permission rules (src/core/reach/claudePermissions.ts). */
+  readonly claudeSettings?: (event: Record<string, unknown>) => readonly (string | undefined)[];
 }
 
 /** What to do with the event. */
@@ -66,11 +73,6 @@ export type HookDecision =
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/** The first word of a command line, unquoted only when plainly spelled (anything fancier is not a builtin call). */
-function firstWord(command: string): string {
-  return /^\s*([^\s;&|()<>'"`$\\]+)/.exec(command)?.[1] ?? '';
 }
 
 /** The first `n` shell words of a command: plain or single-quoted (enough to recognise how the command line is started). */
@@ -108,18 +110,7 @@ function sessionOf(event: Record<string, unknown>): string | undefined {
   return typeof s === 'string' && s !== '' ? s : undefined;
 }
 
-/** The rewritten command: capture in the same folder, with the session and the agent's own time limit. */
-export function routedCommand(command: string, agent: string, sessionId: string | undefined, timeoutMs: number | undefined, ctx: HookContext & { storage: string }): string {
-  const words = [ctx.cli, 'capture', '--storage', quoteShellWord(ctx.storage), '--hook-agent', quoteShellWord(agent)];
-  if (sessionId !== undefined) words.push('--hook-session', quoteShellWord(sessionId));
-  if (timeoutMs !== undefined) words.push('--timeout-ms', String(timeoutMs));
-  const quoted = quoteShellWord(command);
-  if (Buffer.byteLength(quoted, 'utf8') > MAX_ARGUMENT_BYTES) words.push('--shell-file', quoteShellWord(ctx.spill(command)));
-  else words.push('--shell', quoted);
-  return words.join(' ');
-}
-
-/** Decides what to answer to one parsed hook event. Never throws for any input but a failing `spill`. */
+/** Decides what to answer to one parsed hook event. Never throws (a failing `prepare` is answered by `unkeptCommand`). */
 export function decideHook(event: unknown, ctx: HookContext): HookDecision {
   if (!isRecord(event)) return { action: 'none', reason: 'the event is not a JSON object' };
   if (ctx.storage === undefined || ctx.storage === '') return { action: 'none', reason: 'no evidence storage is configured' };
@@ -136,21 +127,43 @@ export function decideHook(event: unknown, ctx: HookContext): HookDecision {
   if (input.isBackground === true || input.run_in_background === true || input.is_background === true) return { action: 'none', reason: 'background commands stay in the terminal' };
   // VS Code's run_in_terminal says `mode: 'async'` for a server or watcher it leaves running: capture would wait for it to end.
   if (typeof input.mode === 'string' && /async|background|interactive/i.test(input.mode)) return { action: 'none', reason: 'asynchronous or interactive commands stay in the terminal' };
-  if (command.includes('\0')) return { action: 'none', reason: 'a command with NUL cannot be passed to a shell' };
-  if (isRouted(command, ctx.cli)) return { action: 'none', reason: 'the command is already routed' };
-  if (SHELL_STATE_WORDS.has(firstWord(command))) return { action: 'none', reason: 'the command changes the shell itself' };
+  if (isRouted(command, ctx.cli) || isWrapped(command)) return { action: 'none', reason: 'the command is already routed' };
   if (route.tool === 'run_in_terminal' && ctx.terminalShell && !POSIX_SHELLS.has(basename(ctx.terminalShell))) {
     return { action: 'none', reason: `the terminal's shell (${basename(ctx.terminalShell)}) is not a POSIX shell` };
   }
-  const timeout = input.timeout;
-  // VS Code's and Claude Code's `timeout` are milliseconds; a bad one is ignored (the store's default applies).
-  const timeoutMs = typeof timeout === 'number' && Number.isSafeInteger(timeout) && timeout > 0 && timeout <= 3_600_000 ? timeout : undefined;
   const agent = ctx.agent ?? route.agent;
-  const rewritten = routedCommand(command, agent, sessionOf(event), timeoutMs, { ...ctx, storage: ctx.storage });
+  const wholeBytes = ctx.largeResultBytes ?? 4096;
+  // The syntax does not depend on the spool's path: check before anything is written.
+  // VS Code's bash terminal prints its command-start marker at the line's first simple command: let that be `:`, outside
+  // the group. Its terminals also have the storage in BOUNDED_EVIDENCE_STORAGE (the extension sets it; `:=` makes sure):
+  // the terminal echoes the typed line into what the model gets, so the spool is named through it, not spelled three times.
+  const terminal = route.tool === 'run_in_terminal' && ctx.terminalStorage !== undefined && ctx.terminalStorage === ctx.storage;
+  const lead = route.tool !== 'run_in_terminal' ? undefined : terminal ? `: \${${TERMINAL_STORAGE_VAR}:=${quoteShellWord(ctx.storage)}}; ` : ':; ';
+  const spoolWordOf = (spool: string): string | undefined => {
+    if (!terminal) return undefined;
+    const rel = spool.slice(ctx.storage!.length);
+    return rel.startsWith('/') && /^[A-Za-z0-9/_.-]+$/.test(rel) ? `"$${TERMINAL_STORAGE_VAR}"${rel}` : undefined;
+  };
+  const check = routable(command, wrapCommand(command, { spool: '/spool', cli: ctx.cli, wholeBytes, lead, spoolWord: spoolWordOf(`${ctx.storage}/evidence/spool/0`) }), ctx.parses);
+  if (!check.ok) return { action: 'none', reason: check.reason };
+  // Claude Code checks its rules against the routed form: decide for the original as the person's rules say.
+  let allow = ctx.allow === true;
+  if (agent === 'claude' && ctx.claudeSettings && event.permission_mode !== 'bypassPermissions') {
+    const verdict = claudeVerdict(command, ctx.claudeSettings(event));
+    if (verdict === 'leave') return { action: 'none', reason: 'a permission rule asks or denies: Claude Code applies it to the command as written' };
+    if (verdict === 'allow') allow = true;
+  }
+  let rewritten: string;
+  try {
+    const spool = ctx.prepare(command, { agent, sessionId: sessionOf(event), cwd: typeof event.cwd === 'string' ? event.cwd : undefined });
+    rewritten = wrapCommand(command, { spool, cli: ctx.cli, wholeBytes, lead, spoolWord: spoolWordOf(spool) });
+  } catch (e) {
+    rewritten = unkeptCommand(command, e instanceof Error ? e.message : String(e));
+  }
   const updated = { ...input, command: rewritten };
   const answer: Record<string, unknown> = route.shape === 'tool_input'
     ? { hookSpecificOutput: { hookEventName: route.event, tool_input: updated } }
-    : { hookSpecificOutput: { hookEventName: route.event, ...(ctx.allow ? { permissionDecision: 'allow' } : {}), updatedInput: updated } };
+    : { hookSpecificOutput: { hookEventName: route.event, ...(allow ? { permissionDecision: 'allow' } : {}), updatedInput: updated } };
   return { action: 'rewrite', agent, command: rewritten, answer };
 }
 
@@ -165,4 +178,14 @@ function decidePost(event: Record<string, unknown>, toolName: string, ctx: HookC
   // Told by the event's shape: Gemini names its event AfterTool, Claude Code sends its permission mode.
   const agent = ctx.agent ?? (event.hook_event_name === 'AfterTool' ? 'gemini' : 'permission_mode' in event ? 'claude' : 'copilot');
   return { action: 'record', agent, sessionId: sessionOf(event), tool: toolName, response };
+}
+
+/**
+ * Fail open (docs/contracts.md §6.1): the storage cannot be written, so the command runs as a
+ * group in the agent's shell with its output untouched, followed by one line on stderr; the
+ * exit status stays the command's.
+ */
+export function unkeptCommand(command: string, reason: string): string {
+  const line = `bounded-evidence: evidence not kept (${reason.split('\n')[0]!.slice(0, 160)}); the command ran unrouted`;
+  return [`{ ${command}`, `}; ${STATUS_VAR}=$?; printf '%s\\n' ${quoteShellWord(line.replace(/\0/g, ''))} >&2; eval "unset ${STATUS_VAR}; (exit $${STATUS_VAR})"`].join('\n');
 }

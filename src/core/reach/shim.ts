@@ -6,6 +6,7 @@
  * the next activation the recorded paths may be gone, so it falls back to the newest
  * installed copy of the extension beside the recorded one, and to `node` on PATH.
  */
+import { SHIM_KEEP_LINES } from './rewrite.js';
 import { quoteShellWord } from './shellQuote.js';
 
 /** What the shim is written with. */
@@ -23,6 +24,36 @@ export interface ShimInputs {
   readonly home: string;
 }
 
+/**
+ * The terminal tools' names as they appear in a hook event (src/core/reach/hookEvent.ts
+ * ROUTED_TOOLS). VS Code runs a hook on every tool call (its hook files take no matcher), so
+ * an event that names none of them is answered (nothing) by the shell alone, in ~2 ms, without
+ * starting Node; only with `--record-post-tool-use` does every event reach the command line.
+ */
+export const PREFILTER_TOOLS = ['run_in_terminal', 'Bash', 'run_shell_command'] as const;
+const HOOK_PREFILTER = [
+  'if [ "${1-}" = hook ]; then',
+  '  case " $* " in',
+  '    *" --record-post-tool-use "*) ;;',
+  '    *)',
+  '      BE_EVENT=$(cat)',
+  `      case $BE_EVENT in ${PREFILTER_TOOLS.map((t) => `*'"${t}"'*`).join('|')}) ;; *) exit 0 ;; esac`,
+  '      exec 0<<BE_EVENT_END',
+  '$BE_EVENT',
+  'BE_EVENT_END',
+  '      unset BE_EVENT ;;',
+  '  esac',
+  'fi',
+];
+
+/**
+ * Flags the shim starts plain Node with. A capture streams its output through 64 KiB buffers that
+ * die young; Node 24's V8 lets the young generation grow to 32 MiB a semi-space under that load
+ * (a 1 GB capture peaked ~70 MiB above a one-line one, against ~35 MiB with 1 MiB), at no cost in
+ * time measured (4.60 vs 4.62 s for 1 GB). Not passed to Electron run as Node.
+ */
+export const NODE_FLAGS: readonly string[] = ['--max-semi-space-size=1'];
+
 /** The script's text. Every path is single-quoted (injection-proof whatever the folder names). */
 export function shimScript(i: ShimInputs): string {
   const q = quoteShellWord;
@@ -34,9 +65,15 @@ export function shimScript(i: ShimInputs): string {
     'if [ ! -f "$CLI" ]; then',
     `  for c in ${q(i.extensionsDir)}/${q(i.folderPrefix)}*/dist/cli.js; do [ -f "$c" ] && CLI=$c; done`,
     'fi',
+    // The hook has a small bundle of its own beside cli.js: it runs before every agent command.
+    'case "${1-}" in hook) [ -f "${CLI%cli.js}hook.js" ] && CLI="${CLI%cli.js}hook.js" ;; esac',
+    ...HOOK_PREFILTER,
     `BOUNDED_EVIDENCE_HOME=${q(i.home)}`,
     'export BOUNDED_EVIDENCE_HOME',
     `NODE=${q(i.node)}`,
+    // A routed command's second half (docs/contracts.md §6.1): a small output needs no Node.
+    ...(i.electron ? ['[ "${1-}" = keep ] && { ELECTRON_RUN_AS_NODE=1; export ELECTRON_RUN_AS_NODE; }', 'BE_FLAGS='] : [`BE_FLAGS='${NODE_FLAGS.join(' ')}'`]),
+    ...SHIM_KEEP_LINES,
     'if [ -x "$NODE" ]; then',
     ...(i.electron
       ? [
@@ -45,11 +82,11 @@ export function shimScript(i: ShimInputs): string {
         '  export BOUNDED_EVIDENCE_ELECTRON_WAS',
         '  ELECTRON_RUN_AS_NODE=1 exec "$NODE" "$CLI" "$@"',
       ]
-      : ['  exec "$NODE" "$CLI" "$@"']),
+      : [`  exec "$NODE" ${NODE_FLAGS.join(' ')} "$CLI" "$@"`]),
     'fi',
     // The fallback: whatever Node is on PATH (the command line itself refuses one older than 22.14 in one line).
     'command -v node >/dev/null 2>&1 || { echo "bounded-evidence needs Node 22.14 or newer (none found: the editor\'s Node is gone and no node is on PATH)" >&2; exit 127; }',
-    'exec node "$CLI" "$@"',
+    `exec node ${NODE_FLAGS.join(' ')} "$CLI" "$@"`,
     '',
   ].join('\n');
 }

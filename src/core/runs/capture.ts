@@ -4,14 +4,15 @@
  *
  * Memory is bounded whatever the output's size: at most `inlineMaxBytes` plus one piece
  * is held before the decision; after it, pieces flow straight to the blob store (or,
- * with no store, through a hash only). Bytes past the cap are read and counted in
+ * with no store, through a hash only), and the per-chunk tables of a stored output go to
+ * disk as they fill (`putVerifiedStream`; docs/contracts.md §2.10, "Memory of a capture"). Bytes past the cap are read and counted in
  * `observedBytes` but not kept; the cut is moved back to a code-point boundary (at most
  * three bytes) so a capped text output stays text.
  */
 import type { BlobKey } from '../blobs/blobKey.js';
 import type { BlobStore } from '../blobs/blobStore.js';
-import { putVerified } from '../blobs/verifiedBlobs.js';
-import { ManifestBuilder, totalNewlines, type Manifest } from '../integrity.js';
+import { putVerifiedStream } from '../blobs/verifiedBlobs.js';
+import { ManifestBuilder, type ManifestSummary } from '../integrity.js';
 import { floorCodePointBoundary } from '../utf8.js';
 import { lineCountOf } from './decisions.js';
 import type { StorageState } from './types.js';
@@ -110,9 +111,9 @@ export async function captureOutput(source: AsyncIterable<Uint8Array>, options: 
     if (done) {
       finished = true;
       const bytes = Buffer.concat(held);
-      const b = new ManifestBuilder();
+      const b = new ManifestBuilder(undefined, { tables: false });
       b.update(bytes);
-      return result(tap, 'inline', b.finish(), { inlineBytes: bytes });
+      return result(tap, 'inline', b.end(), { inlineBytes: bytes });
     }
     // The rest of the stream, kept bytes only, after what is held.
     async function* rest(): AsyncGenerator<Uint8Array> {
@@ -125,23 +126,25 @@ export async function captureOutput(source: AsyncIterable<Uint8Array>, options: 
       }
     }
     if (options.store) {
-      const put = await putVerified(options.store, options.key, rest());
-      return result(tap, 'blob', put.manifest, { manifestDigest: put.manifestDigest });
+      // Bounded memory whatever the size: the chunk tables go to disk as they fill (putVerifiedStream).
+      const put = await putVerifiedStream(options.store, options.key, rest());
+      return result(tap, 'blob', put.summary, { manifestDigest: put.manifestDigest });
     }
     if (options.onNeedStore && !options.onNeedStore()) {
-      const b = new ManifestBuilder();
+      const b = new ManifestBuilder(undefined, { tables: false });
       for (const h of held) b.update(h);
-      return { ...result(tap, 'preview_only', b.finish(), {}), stopped: true };
+      return { ...result(tap, 'preview_only', b.end(), {}), stopped: true };
     }
-    const b = new ManifestBuilder();
+    // Nothing is stored: the chunk tables would never be used (none are kept).
+    const b = new ManifestBuilder(undefined, { tables: false });
     for await (const piece of rest()) b.update(piece);
-    return result(tap, 'preview_only', b.finish(), {});
+    return result(tap, 'preview_only', b.end(), {});
   } finally {
     if (!finished) await it.return?.();
   }
 }
 
-function result(tap: Tap, stored: StorageState, m: Manifest, extra: { inlineBytes?: Uint8Array; manifestDigest?: string }): Captured {
+function result(tap: Tap, stored: StorageState, m: ManifestSummary, extra: { inlineBytes?: Uint8Array; manifestDigest?: string }): Captured {
   return {
     stored,
     sizeBytes: m.byteCount,
@@ -152,7 +155,7 @@ function result(tap: Tap, stored: StorageState, m: Manifest, extra: { inlineByte
     inlineBytes: extra.inlineBytes,
     head: tap.head,
     tail: tap.tail,
-    lineCount: lineCountOf(totalNewlines(m), m.byteCount, tap.lastByte),
+    lineCount: lineCountOf(m.newlines, m.byteCount, tap.lastByte),
     binary: !m.utf8,
     stopped: false,
   };

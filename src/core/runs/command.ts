@@ -76,9 +76,14 @@ export function startCommand(command: string, options: { cwd: string; env?: Node
   }
   const marker = randomUUID();
   const env = { ...(options.env ?? process.env), [CALL_MARKER_ENV]: marker };
+  // The watchdog is running before the command is (issue 26, defect 1): started after it,
+  // it left the command unguarded while it spawned (milliseconds, more under load), and a
+  // parent killed then left the whole tree running. The command is registered in the same
+  // tick as its spawn.
+  const wd = watchdogProcess();
   const child = spawn('/bin/sh', ['-c', command], { cwd: options.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const watchdog = registerWithWatchdog(wd, child.pid, marker);
   const pipes = pipeInodes(child.pid);
-  const watchdog = startWatchdog(child.pid, marker);
   let timedOut = false;
   let aborted = false;
   let exited = false;
@@ -281,6 +286,15 @@ async function isZombie(pid: number): Promise<boolean> {
  * it has ended. End of file (this process died: SIGKILL, a crashed host) makes it kill
  * every group still registered and every process carrying a registered marker. One
  * shared shell, not one per command: a spawn costs milliseconds on every call.
+ *
+ * Written for every POSIX `/bin/sh` (issue 26, defect 1): a group is killed with
+ * `kill -s KILL -- -<group>`, the form dash's builtin takes too (it rejects
+ * `kill -KILL -- -<group>` and `kill -9 -- -<group>`: under dash the group kill failed,
+ * silently, and a group member without the marker, `env -i`, outlived the parent for
+ * ever), with `kill -9 -<group>` as a second try. The marked processes are found by one
+ * `grep` over every `/proc/<pid>/environ` (a fork of `tr` per process took up to 1.2 s
+ * under load), twice, for one that forked during the first round; the loop over `/proc`
+ * remains for a system without `grep -z`.
  */
 const WATCHDOG_SCRIPT = `groups=""; markers=""
 while read -r op g m; do
@@ -291,21 +305,44 @@ while read -r op g m; do
   esac
 done
 [ -z "$groups$markers" ] && exit 0
-for g in $groups; do kill -KILL -- "-$g" 2>/dev/null; done
+for g in $groups; do kill -s KILL -- "-$g" 2>/dev/null || kill -9 "-$g" 2>/dev/null; done
+[ -z "$markers" ] && exit 0
+set --
+for m in $markers; do set -- "$@" -e "${CALL_MARKER_ENV}=$m"; done
+if printf 'a\\0' | grep -qzxF -e a 2>/dev/null; then
+  for round in 1 2; do
+    for f in $(grep -lzxaF "$@" /proc/[0-9]*/environ 2>/dev/null); do
+      p=\${f#/proc/}; kill -s KILL -- "\${p%/environ}" 2>/dev/null
+    done
+  done
+  exit 0
+fi
 for p in /proc/[0-9]*; do
   e=$(tr '\\0' '\\n' < "$p/environ" 2>/dev/null) || continue
   for m in $markers; do
-    case "$e" in *"${CALL_MARKER_ENV}=$m"*) kill -KILL "\${p#/proc/}" 2>/dev/null ;; esac
+    case "$e" in *"${CALL_MARKER_ENV}=$m"*) kill -s KILL -- "\${p#/proc/}" 2>/dev/null ;; esac
   done
 done
 exit 0`;
 
 let sharedWatchdog: ChildProcess | undefined;
 
+/** The shell that runs the watchdog: `/bin/sh` in the product. */
+let watchdogShell = '/bin/sh';
+
+/**
+ * Tests only: runs the watchdog started from now on under `shell` (`dash`, `bash`), so
+ * each shell a machine's `/bin/sh` may be is covered without changing the machine's.
+ */
+export function useWatchdogShell(shell: string): void {
+  watchdogShell = shell;
+}
+
 function watchdogProcess(): ChildProcess | undefined {
+  if (process.platform === 'win32') return undefined;
   if (sharedWatchdog && sharedWatchdog.exitCode === null && sharedWatchdog.signalCode === null && sharedWatchdog.stdin?.writable) return sharedWatchdog;
   try {
-    const wd = spawn('/bin/sh', ['-c', WATCHDOG_SCRIPT], { stdio: ['pipe', 'ignore', 'ignore'], detached: true });
+    const wd = spawn(watchdogShell, ['-c', WATCHDOG_SCRIPT], { stdio: ['pipe', 'ignore', 'ignore'], detached: true });
     wd.on('error', () => undefined);
     wd.stdin?.on('error', () => undefined);
     // Neither the watchdog nor its pipe keeps this process alive.
@@ -318,10 +355,8 @@ function watchdogProcess(): ChildProcess | undefined {
   }
 }
 
-function startWatchdog(pid: number | undefined, marker: string): { done(): void } | undefined {
-  if (pid === undefined || process.platform === 'win32') return undefined;
-  const wd = watchdogProcess();
-  if (!wd?.stdin) return undefined;
+function registerWithWatchdog(wd: ChildProcess | undefined, pid: number | undefined, marker: string): { done(): void } | undefined {
+  if (pid === undefined || !wd?.stdin) return undefined;
   wd.stdin.write(`add ${pid} ${marker}\n`);
   let said = false;
   return { done: () => { if (!said && wd.stdin?.writable) wd.stdin.write(`del ${pid} ${marker}\n`); said = true; } };

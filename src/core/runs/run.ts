@@ -10,6 +10,7 @@ import { ContentTypes, decideElision, decideResultStorage, lineCountOf, measureR
 import { resultHandleOf } from './handles.js';
 import { resultObservation } from './observation.js';
 import { backendMessage, nowIso, storedFields } from './recordFields.js';
+import type { RunningCommand } from './command.js';
 import { runCommandCall } from './runCommand.js';
 import { appendRecord, terminateTornTail } from './runLog.js';
 import type { RunStore } from './runStore.js';
@@ -183,6 +184,16 @@ export class Run implements RunApi {
    */
   runCommand(command: string, options: RunCommandOptions): Promise<CallOutcome> {
     return runCommandCall(this, command, options);
+  }
+
+  /**
+   * Records a command that ran elsewhere (a routed agent command ran in the agent's own shell,
+   * docs/contracts.md §6.1) from its streams and exit, exactly as `runCommand` records its own:
+   * the same attachments, handles and summary. Nothing is spawned; `started.kill` is called if
+   * the store fails mid-way (there is nothing to stop: the command has ended).
+   */
+  recordCommand(command: string, options: RunCommandOptions, started: RunningCommand): Promise<CallOutcome> {
+    return runCommandCall(this, command, options, started);
   }
 
   /** `read_tool_output` limited to this run's own handles. */

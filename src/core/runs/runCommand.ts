@@ -9,7 +9,7 @@ import { EvidenceError } from '../errors.js';
 import { canonicalJson } from '../json.js';
 import { encodeUtf8 } from '../utf8.js';
 import { captureOutput, once, type Captured } from './capture.js';
-import { startCommand, type CommandExit } from './command.js';
+import { startCommand, type CommandExit, type RunningCommand } from './command.js';
 import { ContentTypes, decideAttachmentShownWhole, decideAttachmentStorage } from './decisions.js';
 import { attachmentHandleOf } from './handles.js';
 import { commandSummary, type AttachmentView } from './observation.js';
@@ -24,15 +24,18 @@ export const RUN_COMMAND_TOOL = 'run_command';
 /** Kept for code written before `tool`/`files` joined `RunCommandOptions`. */
 export type RunCommandExtras = Pick<RunCommandOptions, 'tool' | 'files'>;
 
-/** `Run.runCommand`: see there. */
-export async function runCommandCall(run: Run, command: string, options: RunCommandOptions): Promise<CallOutcome> {
+/**
+ * `Run.runCommand` (and, with `started`, `Run.recordCommand`: streams of a command that ran
+ * elsewhere, e.g. in an agent's own shell, read back from its spool files): see there.
+ */
+export async function runCommandCall(run: Run, command: string, options: RunCommandOptions, started?: RunningCommand): Promise<CallOutcome> {
   if (typeof command !== 'string' || command.length === 0) throw new EvidenceError('invalidArgument', 'command must be a non-empty string');
   const s = run.store;
   const cap = captureCap(options.captureCapBytes ?? s.captureCapBytes);
   const tool = options.tool ?? RUN_COMMAND_TOOL;
   const args: Record<string, unknown> = { command, cwd: options.cwd, ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}) };
   const call = await run.startCall(tool, args);
-  const proc = startCommand(command, options);
+  const proc = started ?? startCommand(command, options);
   let needStore: string | undefined;
   let backend: string | undefined;
   const captureStream = async (name: 'stdout' | 'stderr', source: AsyncIterable<Uint8Array>): Promise<Captured | undefined> => {

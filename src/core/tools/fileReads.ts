@@ -11,10 +11,9 @@ import type { ConfinedFile } from '../confinedOpen.js';
 import { isStorageFull, STORAGE_FULL } from '../errors.js';
 import { BoundedEvidenceWorkspace, buildBinaryObservation, buildObservation, VIRTUAL_PREFIX, type BoundedResult, type EvidenceLimits } from '../evidenceWorkspace.js';
 import { fileTooLargeText, LocalErrorText, type LocalRead } from '../localWorkspace.js';
-import type { RunApi, RunStoreApi, StoredArtifact } from '../runs/types.js';
+import type { RunApi, StoredArtifact } from '../runs/types.js';
 import { decodeUtf8Strict } from '../utf8.js';
 import type { ToolWorkspace } from '../toolWorkspace.js';
-import { learnArtifact } from './artifactRecords.js';
 import { EvidenceToolNames } from './inputs.js';
 import { readFileReply } from './readFile.js';
 
@@ -153,9 +152,9 @@ async function* piecesOf(handle: FileHandle, size: number): AsyncGenerator<Uint8
 }
 
 /**
- * One `evidence_readFile` call, as every front end answers it: an artifact another
- * process put is learned from this tenant's records first (so its range paths read at
- * once); the call is recorded in `run`, naming the artifact when the result was
+ * One `evidence_readFile` call, as every front end answers it (an artifact another process
+ * put reads at once: it is a key of this tenant in the shared blob store, docs/contracts.md
+ * §2.8); the call is recorded in `run`, naming the artifact when the result was
  * externalized (its bytes are kept once: docs/contracts.md §2.9), else with the full
  * text; the reply is `readFileReply`'s. Recording is best-effort (docs/contracts.md §5.6):
  * with no run (it could not start) or a failed record (a full disk), the read is still
@@ -163,12 +162,11 @@ async function* piecesOf(handle: FileHandle, size: number): AsyncGenerator<Uint8
  */
 export async function readFileRecorded(
   workspace: EvidenceFileWorkspace,
-  stores: { readonly runs: Pick<RunStoreApi, 'tenant' | 'queryCalls'>; readonly artifacts: ArtifactStore },
+  stores: { readonly artifacts: Pick<ArtifactStore, 'manifestFor'> },
   run: Pick<RunApi, 'recordResult' | 'recordArtifact'> | undefined,
   relPath: string,
   log: (line: string) => void = () => undefined,
 ): Promise<string> {
-  await learnArtifact(stores, relPath);
   const { modelText, fullText, artifact, refusal } = await workspace.readFile(relPath, randomUUID());
   const args = { path: relPath };
   let handle: string | undefined;

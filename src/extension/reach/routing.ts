@@ -117,7 +117,27 @@ export async function routeWorkspace(env: CliEnvironment, folder: string | undef
     void vscode.window.showErrorMessage('Bounded Evidence: open a folder first; routing writes .github/hooks/bounded-evidence.json in it.');
     return { written: [], removed: [], unchanged: [], errors: ['no folder is open'] };
   }
-  return report(await applyTargets(workspaceTargets(folder, env, verb === 'route', settings), verb, argsOf(arg)));
+  const r = await applyTargets(workspaceTargets(folder, env, verb === 'route', settings), verb, argsOf(arg));
+  if (r.written.length || r.removed.length) await relistHookFiles();
+  return report(r);
+}
+
+/**
+ * Makes VS Code list the hook files again now, so routing applies to the agent's very next
+ * command (docs/architecture.md §5.1): VS Code finds them through a file watcher that misses a
+ * file in a folder it did not watch yet (a new `.github/hooks/`), but lists them again when
+ * `chat.useHooks` changes. The user's own value is put back exactly (set false, then back to
+ * what it was, `undefined` removing the key again); a user who turned hooks off is left alone.
+ */
+async function relistHookFiles(): Promise<void> {
+  const chat = vscode.workspace.getConfiguration('chat');
+  const value = chat.inspect<boolean>('useHooks')?.globalValue;
+  if (value === false) return;
+  try {
+    await chat.update('useHooks', false, vscode.ConfigurationTarget.Global);
+  } finally {
+    await chat.update('useHooks', value, vscode.ConfigurationTarget.Global);
+  }
 }
 
 /** Routes the user's agents in every workspace (`~/.copilot/hooks`, `~/.claude/settings.json`). */
@@ -131,10 +151,7 @@ function report(r: RoutingResult): RoutingResult {
   if (r.cancelled) return r;
   if (r.errors.length) void vscode.window.showErrorMessage(`Bounded Evidence: ${r.errors.join('; ')}`);
   const done = [...r.written.map((f) => `wrote ${f}`), ...r.removed.map((f) => `removed ${f}`)];
-  // VS Code finds hook files through a file watcher that sometimes misses a new one (docs/architecture.md §5.1):
-  // say how to make it look again rather than let the next command silently run unrouted.
-  const reload = r.written.length ? ' If the agent\'s next command is not routed, run "Developer: Reload Window".' : '';
-  if (done.length) void vscode.window.showInformationMessage(`Bounded Evidence: ${done.join('; ')}.${reload}`);
+  if (done.length) void vscode.window.showInformationMessage(`Bounded Evidence: ${done.join('; ')}.`);
   else if (!r.errors.length) void vscode.window.showInformationMessage('Bounded Evidence: nothing to change.');
   return r;
 }

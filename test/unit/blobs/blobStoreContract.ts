@@ -17,7 +17,10 @@ export interface ContractFixture {
   cleanup(): Promise<void>;
 }
 
-const key: BlobKey = { tenant: 'tenant-a', runId: 'run-1', callId: 'c1' };
+/** The key of a run's output: the suite's default. */
+export const RUN_KEY: BlobKey = { tenant: 'tenant-a', runId: 'run-1', callId: 'c1' };
+/** The key of an artifact (docs/contracts.md §1.1: `<tenant>/artifacts/<sha256>`): the suite runs for it too. */
+export const ARTIFACT_KEY: BlobKey = { tenant: 'tenant-a', runId: 'artifacts', callId: createHash('sha256').update('an artifact').digest('hex') };
 
 /** Deterministic bytes: `n` bytes of a repeating pattern with newlines. */
 export function patterned(n: number, seed = 0): Uint8Array {
@@ -47,9 +50,9 @@ export function sameBytes(actual: Uint8Array, expected: Uint8Array): void {
 
 const sha = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
 
-/** Registers the shared suite for one adapter. */
-export function blobStoreContract(name: string, setup: () => Promise<ContractFixture>): void {
-  describe(`BlobStore contract: ${name}`, function () {
+/** Registers the shared suite for one adapter, over keys shaped like `key` (a run's output by default). */
+export function blobStoreContract(name: string, setup: () => Promise<ContractFixture>, key: BlobKey = RUN_KEY): void {
+  describe(`BlobStore contract: ${name}, keys like ${key.tenant}/${key.runId}/${key.callId.slice(0, 12)}`, function () {
     let fx: ContractFixture;
     let store: BlobStore;
     beforeEach(async () => { fx = await setup(); store = fx.store; });
@@ -134,10 +137,27 @@ export function blobStoreContract(name: string, setup: () => Promise<ContractFix
       await store.delete(key);
       assert.equal(await store.size(key), undefined);
       assert.equal(await store.size(other), 10);
-      await store.deleteRun('tenant-a', 'run-1');
+      await store.deleteRun(key.tenant, key.runId);
       assert.equal(await store.size(other), undefined);
       assert.equal(await store.size(otherRun), 10);
       assert.equal(await store.size(otherTenant), 10);
+    });
+
+    it('moves bytes to another key, replacing what it held; the source is gone; a missing source is "missing"', async () => {
+      const to: BlobKey = { ...key, callId: `${key.callId}-moved` };
+      const data = patterned(70_001, 6);
+      await store.put(key, data);
+      await store.put(to, patterned(10, 7));
+      const moved = await store.move(key, to);
+      assert.deepEqual(moved, store.identity ? { identity: await store.identity(to) } : {});
+      assert.equal(await store.size(key), undefined);
+      assert.equal(await store.size(to), 70_001);
+      sameBytes(await readRange(store, to, 0, 70_001), data);
+      await assert.rejects(store.move(key, to), (e: Error & { code?: string }) => e.code === 'missing' && e.message === 'stored bytes are missing');
+      sameBytes(await readRange(store, to, 65_530, 65_540), data.subarray(65_530, 65_540));
+      await assert.rejects(store.move({ ...key, callId: '../x' }, to), /blob key callId is not a safe path segment$/);
+      await assert.rejects(store.move(to, { ...key, tenant: '..' }), /blob key tenant is not a safe path segment$/);
+      assert.equal(await store.size(to), 70_001);
     });
 
     it('folds the tenant into the address: equal run and call ids never collide', async () => {
@@ -175,7 +195,7 @@ export function blobStoreContract(name: string, setup: () => Promise<ContractFix
       });
 
       it('stores the sidecar under <callId>._manifest and reads back verified ranges', async () => {
-        assert.deepEqual(manifestKeyOf(key), { ...key, callId: 'c1._manifest' });
+        assert.deepEqual(manifestKeyOf(key), { ...key, callId: `${key.callId}._manifest` });
         assert.equal(await store.size(manifestKeyOf(key)), encodeManifest(manifestOf(data)).length);
         const { manifest, source } = await openVerified(store, key, identity);
         sameBytes(await readVerified(source, manifest, 65_530, 65_545), data.subarray(65_530, 65_545));

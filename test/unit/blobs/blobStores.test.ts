@@ -14,18 +14,22 @@ import { MemoryBlobStore } from '../../../src/core/blobs/memoryBlobStore.js';
 import { S3BlobStore } from '../../../src/core/blobs/s3BlobStore.js';
 import { openVerified, putVerified } from '../../../src/core/blobs/verifiedBlobs.js';
 import { readVerified } from '../../../src/core/integrity.js';
-import { blobStoreContract, patterned, sameBytes } from './blobStoreContract.js';
+import { ARTIFACT_KEY, blobStoreContract, patterned, sameBytes } from './blobStoreContract.js';
 import { closedEndpoint, startFaultProxy, startS3Server, type S3Server } from './s3Fixture.js';
 
 const key = { tenant: 'tenant-a', runId: 'run-1', callId: 'c1' };
 
-blobStoreContract('memory', async () => ({ store: new MemoryBlobStore(), cleanup: async () => {} }));
+// Each adapter runs the suite twice: over a run's output keys and over artifact keys
+// (`<tenant>/artifacts/<sha256>`, docs/contracts.md §1.1), the one store for bytes.
+for (const k of [undefined, ARTIFACT_KEY]) {
+  blobStoreContract('memory', async () => ({ store: new MemoryBlobStore(), cleanup: async () => {} }), k);
 
-blobStoreContract('filesystem', async () => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'fsblobs-'));
-  const store = await FsBlobStore.open(path.join(dir, 'nested', 'root'));
-  return { store, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
-});
+  blobStoreContract('filesystem', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'fsblobs-'));
+    const store = await FsBlobStore.open(path.join(dir, 'nested', 'root'));
+    return { store, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
+  }, k);
+}
 
 describe('S3 adapter against a real local s3rver', function () {
   let server: S3Server;
@@ -33,10 +37,12 @@ describe('S3 adapter against a real local s3rver', function () {
   after(async () => { await server.close(); });
 
   let n = 0;
-  blobStoreContract('s3', async () => {
-    const store = new S3BlobStore({ endpoint: server.endpoint, bucket: server.bucket, prefix: `suite-${++n}`, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }, partSizeBytes: 5 * 1024 * 1024 });
-    return { store, cleanup: async () => store.dispose() };
-  });
+  for (const k of [undefined, ARTIFACT_KEY]) {
+    blobStoreContract('s3', async () => {
+      const store = new S3BlobStore({ endpoint: server.endpoint, bucket: server.bucket, prefix: `suite-${++n}`, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }, partSizeBytes: 5 * 1024 * 1024 });
+      return { store, cleanup: async () => store.dispose() };
+    }, k);
+  }
 
   it('answers a server that is down with a clear backend error', async () => {
     const store = new S3BlobStore({ endpoint: await closedEndpoint(), bucket: server.bucket, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'secret-never-shown' }, maxAttempts: 1 });

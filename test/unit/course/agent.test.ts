@@ -3,6 +3,7 @@ import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { agentSystemPrompt, parseAgentAction, runAgent, type ChatMessage } from '../../../src/core/course/agent.js';
 import { ArtifactStore } from '../../../src/core/artifacts.js';
+import { FsBlobStore } from '../../../src/core/blobs/fsBlobStore.js';
 import { BoundedEvidenceWorkspace } from '../../../src/core/evidenceWorkspace.js';
 import { LocalWorkspace } from '../../../src/core/localWorkspace.js';
 import { jsonAfterFirstLine, ScriptedWorkspace, tempDir } from '../evidence/helpers.js';
@@ -147,7 +148,7 @@ describe('agent loop (1.4)', () => {
       const start = new TextEncoder().encode(noise(0, 400)).length;
       const end = start + new TextEncoder().encode(diagnostic).length;
 
-      const store = await ArtifactStore.open(storeRoot, { durable: false });
+      const store = new ArtifactStore({ blobs: await FsBlobStore.open(storeRoot, { sweep: false }), tenant: 't' });
       const workspace = new BoundedEvidenceWorkspace(await LocalWorkspace.open({ root }), store);
       const model = scripted([
         '{"tool":"read_file","path":"build.log"}',
@@ -176,7 +177,7 @@ describe('agent loop (1.4)', () => {
       assert.equal(final.result, null);
       // The model was shown only the bounded observation, then only the selected range.
       assert.deepEqual(model.seen[2]!.filter((m) => m.role === 'user').map((m) => m.content), ['Why did the build fail?', read.result, range.result]);
-      assert.deepEqual(new Uint8Array(await fsp.readFile(path.join(storeRoot, `artifact-${sha}`))), logBytes);
+      assert.deepEqual(new Uint8Array(await fsp.readFile(path.join(storeRoot, 't', 'artifacts', sha))), logBytes);
       assert.equal(await store.verify(`artifact-${sha}`), true);
     });
   });

@@ -1,8 +1,10 @@
 /** Shared helpers of the evidence-engine unit tests (temp folders, fakes, an independent reference). */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { ArtifactStore } from '../../../src/core/artifacts.js';
+import { FsBlobStore } from '../../../src/core/blobs/fsBlobStore.js';
 import type { ToolAction, ToolPolicy, ToolSpec, ToolWorkspace } from '../../../src/core/toolWorkspace.js';
 
 /** A fresh temp folder and its cleanup. */
@@ -68,4 +70,25 @@ export function referenceObservation(bytes: Uint8Array, limits: { maxInlineBytes
 export function jsonAfterFirstLine(text: string): Record<string, unknown> {
   const nl = text.indexOf('\n');
   return JSON.parse(text.slice(nl + 1)) as Record<string, unknown>;
+}
+
+/** Tenant of the artifact stores the unit tests open. */
+export const TEST_TENANT = 't';
+
+/** An artifact store over a filesystem blob store at `dir` (docs/architecture.md §3), as `openEvidenceStores` builds one. */
+export async function openArtifacts(dir: string, options: { tenant?: string; legacyRoot?: string; chunkSize?: number } = {}): Promise<ArtifactStore> {
+  return new ArtifactStore({ ...options, blobs: await FsBlobStore.open(dir, { sweep: false }), tenant: options.tenant ?? TEST_TENANT });
+}
+
+/** Where a filesystem blob store at `dir` keeps artifact `id` of `tenant`: `<dir>/<tenant>/artifacts/<sha256>`. */
+export function artifactFile(dir: string, id: string, tenant = TEST_TENANT): string {
+  return path.join(dir, tenant, 'artifacts', id.slice('artifact-'.length));
+}
+
+/** The artifacts a filesystem blob store at `dir` holds for `tenant`, read from the folder itself (sidecars and temporary files aside), sorted. */
+export function storedArtifacts(dir: string, tenant = TEST_TENANT): { artifactId: string; byteCount: number }[] {
+  const folder = path.join(dir, tenant, 'artifacts');
+  let names: string[];
+  try { names = readdirSync(folder); } catch { return []; }
+  return names.filter((n) => /^[0-9a-f]{64}$/.test(n)).sort().map((n) => ({ artifactId: `artifact-${n}`, byteCount: statSync(path.join(folder, n)).size }));
 }

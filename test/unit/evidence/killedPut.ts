@@ -1,13 +1,15 @@
 /**
- * Child process of the "killed during put" test: starts a 16 MiB putStream into the
- * store at argv[2], says `writing` once at least 2 MiB are on disk, then waits for
- * more input forever, so the parent's SIGKILL always lands mid-write.
+ * Child process of the "killed during put" test: starts a 16 MiB putStream into an artifact
+ * store over the filesystem blob store at argv[2] (tenant `t`), says `writing` once at least
+ * 2 MiB are on disk, then waits for more input forever, so the parent's SIGKILL always lands
+ * mid-write.
  */
 import { ArtifactStore } from '../../../src/core/artifacts.js';
+import { FsBlobStore } from '../../../src/core/blobs/fsBlobStore.js';
 
 async function* slowStream(): AsyncGenerator<Uint8Array> {
   for (let i = 0; i < 16; i++) {
-    // Asked for piece 3: pieces 0 and 1 have been written (1 MiB writes, in order).
+    // Asked for piece 3: pieces 0 and 1 have been written (each written before the next is asked for).
     if (i === 3) {
       process.stdout.write('writing\n');
       await new Promise(() => undefined);
@@ -17,7 +19,7 @@ async function* slowStream(): AsyncGenerator<Uint8Array> {
 }
 
 void (async () => {
-  const store = await ArtifactStore.open(process.argv[2]!);
+  const store = new ArtifactStore({ blobs: await FsBlobStore.open(process.argv[2]!, { sweep: false }), tenant: 't' });
   await store.putStream(slowStream());
   process.stdout.write('finished\n');
 })();

@@ -7,7 +7,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -40,11 +40,20 @@ describe('Evidence custom agent', () => {
       chmodSync(shim, 0o755);
       const event = JSON.stringify({ hook_event_name: 'PreToolUse', session_id: 's1', tool_name: 'run_in_terminal', tool_input: { command: 'npm test', isBackground: false }, cwd: dir });
       const { BOUNDED_EVIDENCE_CLI: _a, BOUNDED_EVIDENCE_STORAGE: _b, ...clean } = process.env;
+      mkdirSync(path.join(dir, 'st'));
       const routed = spawnSync('/bin/sh', ['-c', command], { input: event, encoding: 'utf8', env: { ...clean, BOUNDED_EVIDENCE_CLI: shim, BOUNDED_EVIDENCE_STORAGE: path.join(dir, 'st') } });
       assert.equal(routed.status, 0, routed.stderr);
-      assert.deepEqual(JSON.parse(routed.stdout), { hookSpecificOutput: { hookEventName: 'PreToolUse', updatedInput: {
-        command: `'${shim}' capture --storage '${path.join(dir, 'st')}' --hook-agent 'copilot' --hook-session 's1' --shell 'npm test'`, isBackground: false,
-      } } });
+      const answer = JSON.parse(routed.stdout) as { hookSpecificOutput: { hookEventName: string; updatedInput: { command: string; isBackground: boolean } } };
+      assert.equal(answer.hookSpecificOutput.hookEventName, 'PreToolUse');
+      assert.equal(answer.hookSpecificOutput.updatedInput.isBackground, false);
+      // The command itself, run in the terminal's own shell, its streams in a spool of this storage, `keep` through the shim.
+      const routedCommand = answer.hookSpecificOutput.updatedInput.command;
+      // VS Code's terminals have the storage in BOUNDED_EVIDENCE_STORAGE: the spool is named through it (the terminal echoes the line).
+      const st = path.join(dir, 'st');
+      const id = /keep "\$BOUNDED_EVIDENCE_STORAGE"\/evidence\/spool\/([0-9a-f]{12}) \$\? 4096$/.exec(routedCommand)?.[1];
+      assert.ok(id, routedCommand);
+      const sp = `"$BOUNDED_EVIDENCE_STORAGE"/evidence/spool/${id}`;
+      assert.equal(routedCommand, `: \${BOUNDED_EVIDENCE_STORAGE:='${st}'}; { npm test\n} 8>>${sp}/1 9>>${sp}/2 1>&8 2>&9 8>&- 9>&-; '${shim}' keep ${sp} $? 4096`);
       const silent = spawnSync('/bin/sh', ['-c', command], { input: event, encoding: 'utf8', env: clean });
       assert.deepEqual([silent.status, silent.stdout], [0, '']);
     } finally {

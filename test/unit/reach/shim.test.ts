@@ -70,4 +70,27 @@ describe('command line shim', () => {
     assert.deepEqual(run(script, ['a'], clean), { tag: 'e', args: ['a'], home: dir, eran: '1', was: '' });
     assert.equal(run(script, ['a'], { ...clean, ELECTRON_RUN_AS_NODE: 'yes' }).was, 'yes');
   });
+
+  it('hook: starts dist/hook.js beside cli.js; an event naming no terminal tool is answered by the shell alone (no Node), others reach it byte-exact', () => {
+    const cli = fakeCli(path.join(dir, 'dist', 'cli.js'), 'cli');
+    // The stand-in hook.js echoes its arguments and the stdin it was given.
+    writeFileSync(path.join(dir, 'dist', 'hook.js'), 'let s = ""; process.stdin.on("data", (d) => { s += d; }).on("end", () => process.stdout.write(JSON.stringify({ tag: "hook", args: process.argv.slice(2), stdin: s })));');
+    const script = shimScript({ node: process.execPath, electron: false, cli, extensionsDir: dir, folderPrefix: 'x-', home: dir });
+    const shim = path.join(dir, 'bin', 'bounded-evidence');
+    mkdirSync(path.dirname(shim), { recursive: true });
+    writeFileSync(shim, script);
+    chmodSync(shim, 0o755);
+    const other = JSON.stringify({ hook_event_name: 'PreToolUse', tool_name: 'read_file', tool_input: { filePath: '/x' } });
+    const t0 = process.hrtime.bigint();
+    assert.equal(execFileSync(shim, ['hook', '--storage', '/st'], { input: other, encoding: 'utf8' }), '');
+    const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+    // The same event with recording on reaches the command line.
+    assert.equal((JSON.parse(execFileSync(shim, ['hook', '--record-post-tool-use'], { input: other, encoding: 'utf8' })) as { stdin: string }).stdin, other);
+    const terminal = JSON.stringify({ hook_event_name: 'PreToolUse', tool_name: 'run_in_terminal', tool_input: { command: 'echo "$HOME" \\ `x` \'q\'' } });
+    const got = JSON.parse(execFileSync(shim, ['hook', '--storage', '/st'], { input: terminal, encoding: 'utf8' })) as { tag: string; args: string[]; stdin: string };
+    assert.deepEqual(got, { tag: 'hook', args: ['hook', '--storage', '/st'], stdin: `${terminal}\n` });
+    assert.ok(ms < 200, `the shell-only answer took ${ms} ms`);
+    // Other subcommands still start cli.js.
+    assert.equal(run(script, ['list']).tag, 'cli');
+  });
 });

@@ -62,6 +62,7 @@ export class CountingStore implements BlobStore {
   identity(key: BlobKey): Promise<string | undefined> { return this.inner.identity?.(key) ?? Promise.resolve(undefined); }
   /** Passed through: a pattern search's workers then read the file by descriptor (those reads are not counted). */
   openFile(key: BlobKey): Promise<OpenedFile | undefined> { return this.inner.openFile?.(key) ?? Promise.resolve(undefined); }
+  move(from: BlobKey, to: BlobKey): Promise<{ identity?: string }> { return this.inner.move(from, to); }
   delete(key: BlobKey): Promise<void> { return this.inner.delete(key); }
   deleteRun(tenant: string, runId: string): Promise<void> { return this.inner.deleteRun(tenant, runId); }
 }

@@ -1,10 +1,11 @@
 import * as assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
-import { linkSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ArtifactStore, EvidenceFileWorkspace, LocalErrorText, LocalWorkspace, readFileRecorded, RunStore } from '../../../src/core/index.js';
+import { EvidenceFileWorkspace, LocalErrorText, LocalWorkspace, readFileRecorded, RunStore } from '../../../src/core/index.js';
+import { openArtifacts, storedArtifacts } from '../evidence/helpers.js';
 
 describe('evidence_readFile recorded: a file the folder will not hold in memory is streamed, never refused (docs/contracts.md §3.3)', () => {
   let tmp: string;
@@ -16,13 +17,13 @@ describe('evidence_readFile recorded: a file the folder will not hold in memory 
     mkdirSync(ws);
     writeFileSync(path.join(ws, 'big.log'), 'x'.repeat(40));
     writeFileSync(path.join(ws, 'lookalike.txt'), 'error: file exceeds 99 bytes');
-    const artifacts = await ArtifactStore.open(mkdirOf(tmp, 'artifacts'));
+    const artifacts = await openArtifacts(mkdirOf(tmp, 'blobs'));
     const runs = await RunStore.open({ logsDir: path.join(tmp, 'logs'), tenant: 't', artifacts });
     const files = EvidenceFileWorkspace.create(await LocalWorkspace.open({ root: ws, maxFileBytes: 32 }), artifacts, { maxInlineBytes: 512, previewBytes: 64, maxRangeBytes: 512 });
     const run = await runs.startRun();
-    assert.equal(await readFileRecorded(files, { runs, artifacts }, run, 'big.log'), 'x'.repeat(40));
+    assert.equal(await readFileRecorded(files, { artifacts }, run, 'big.log'), 'x'.repeat(40));
     // The course contract passes `error:`-looking text through unchanged (docs/contracts.md §1.2): no hint is added to it.
-    assert.equal(await readFileRecorded(files, { runs, artifacts }, run, 'lookalike.txt'), 'error: file exceeds 99 bytes');
+    assert.equal(await readFileRecorded(files, { artifacts }, run, 'lookalike.txt'), 'error: file exceeds 99 bytes');
     await run.finish();
     const [call] = await runs.report(run.runId);
     assert.deepEqual([call!.stored, call!.resultBytes, call!.elided, call!.artifactId], ['artifact', 40, false, `artifact-${createHash('sha256').update('x'.repeat(40)).digest('hex')}`]);
@@ -38,7 +39,7 @@ describe('evidence_readFile recorded: a file is opened and read once, whatever t
     const ws = mkdirOf(tmp, 'ws');
     const files = { 'big.log': Buffer.from('x'.repeat(40)), 'latin1.txt': Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]), 'small.txt': Buffer.from('small\n') };
     for (const [name, bytes] of Object.entries(files)) writeFileSync(path.join(ws, name), bytes);
-    const artifacts = await ArtifactStore.open(mkdirOf(tmp, 'artifacts'));
+    const artifacts = await openArtifacts(mkdirOf(tmp, 'blobs'));
     const runs = await RunStore.open({ logsDir: path.join(tmp, 'logs'), tenant: 't', artifacts });
     const folder = EvidenceFileWorkspace.create(await LocalWorkspace.open({ root: ws, maxFileBytes: 32 }), artifacts, { maxInlineBytes: 512, previewBytes: 64, maxRangeBytes: 512 });
     const run = await runs.startRun();
@@ -61,10 +62,10 @@ describe('evidence_readFile recorded: a file is opened and read once, whatever t
       return handle;
     }) as typeof fs.promises.open;
     try {
-      assert.equal(await readFileRecorded(folder, { runs, artifacts }, run, 'big.log'), 'x'.repeat(40));
-      const binary = await readFileRecorded(folder, { runs, artifacts }, run, 'latin1.txt');
+      assert.equal(await readFileRecorded(folder, { artifacts }, run, 'big.log'), 'x'.repeat(40));
+      const binary = await readFileRecorded(folder, { artifacts }, run, 'latin1.txt');
       assert.match(binary, new RegExp(`artifact-${createHash('sha256').update(files['latin1.txt']).digest('hex')}`));
-      assert.equal(await readFileRecorded(folder, { runs, artifacts }, run, 'small.txt'), 'small\n');
+      assert.equal(await readFileRecorded(folder, { artifacts }, run, 'small.txt'), 'small\n');
     } finally {
       fs.promises.open = open;
     }
@@ -96,16 +97,16 @@ describe('evidence_readFile recorded: the streamed path keeps every confinement 
     writeFileSync(path.join(ws, 'id_rsa'), Buffer.alloc(100, 0xff));
     writeFileSync(path.join(ws, 'linked.bin'), Buffer.alloc(100, 0xff));
     linkSync(path.join(ws, 'linked.bin'), path.join(tmp, 'other-name.bin'));
-    const artifactsDir = mkdirOf(tmp, 'artifacts');
-    const artifacts = await ArtifactStore.open(artifactsDir);
+    const blobsDir = mkdirOf(tmp, 'blobs');
+    const artifacts = await openArtifacts(blobsDir);
     const runs = await RunStore.open({ logsDir: path.join(tmp, 'logs'), tenant: 't', artifacts });
     const files = EvidenceFileWorkspace.create(await LocalWorkspace.open({ root: ws, maxFileBytes: 32 }), artifacts, { maxInlineBytes: 512, previewBytes: 64, maxRangeBytes: 512 });
     const run = await runs.startRun();
-    assert.equal(await readFileRecorded(files, { runs, artifacts }, run, 'out/big.bin'), LocalErrorText.pathEscapes);
-    assert.equal(await readFileRecorded(files, { runs, artifacts }, run, 'id_rsa'), LocalErrorText.pathSecret);
-    assert.equal(await readFileRecorded(files, { runs, artifacts }, run, 'linked.bin'), LocalErrorText.hardLinked);
+    assert.equal(await readFileRecorded(files, { artifacts }, run, 'out/big.bin'), LocalErrorText.pathEscapes);
+    assert.equal(await readFileRecorded(files, { artifacts }, run, 'id_rsa'), LocalErrorText.pathSecret);
+    assert.equal(await readFileRecorded(files, { artifacts }, run, 'linked.bin'), LocalErrorText.hardLinked);
     await run.finish();
-    assert.deepEqual(readdirSync(artifactsDir).filter((n) => n.startsWith('artifact-')), []);
+    assert.deepEqual(storedArtifacts(blobsDir), []);
   });
 });
 

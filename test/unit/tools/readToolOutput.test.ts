@@ -1,10 +1,11 @@
 import * as assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import {
-  ArtifactStore, EvidenceError, FsBlobStore, learnArtifact, readFileReply, readFitted, READ_STORAGE_FAILURE, reregisterArtifacts, RunStore, searchHint, utf8Bytes,
+  ArtifactStore, BoundedEvidenceWorkspace, EvidenceError, FsBlobStore, readFileReply, readFitted, READ_STORAGE_FAILURE, RunStore, searchHint, utf8Bytes,
 } from '../../../src/core/index.js';
+import { ScriptedWorkspace } from '../evidence/helpers.js';
 
 describe('shared tool replies (editor and MCP server)', () => {
   let dir: string;
@@ -53,23 +54,26 @@ describe('shared tool replies (editor and MCP server)', () => {
     assert.equal(readFileReply(wide, undefined, 'x'), 'error: this range would exceed 8 KiB once JSON-escaped (8416 bytes); request a smaller range');
   });
 
-  it('learns an artifact another process put from this tenant\'s records, on a miss and on start-up', async () => {
-    mkdirSync(path.join(dir, 'artifacts'));
-    const putter = await ArtifactStore.open(path.join(dir, 'artifacts'), { tenant: 't1' });
-    const ref = await putter.put('é'.repeat(3000));
-    const fresh = await ArtifactStore.open(path.join(dir, 'artifacts'), { tenant: 't1' });
-    const rangePath = `.tool-artifacts/${ref.artifactId}/bytes/0-8`;
-    await learnArtifact({ runs, artifacts: fresh }, rangePath);
-    assert.equal(fresh.has(ref.artifactId), false, 'no record names it yet');
-    const run = await runs.startRun();
-    await run.recordResult('evidence_readFile', { path: 'accents.txt' }, 'é'.repeat(3000));
+  it('reads an artifact another process put at once, by its range path and by its handle: nothing to learn (docs/contracts.md §2.8)', async () => {
+    const blobsDir = path.join(dir, 'shared-blobs');
+    const putter = new ArtifactStore({ blobs: await FsBlobStore.open(blobsDir, { sweep: false }), tenant: 't1' });
+    const text = 'é'.repeat(3000);
+    const ref = await putter.put(text);
+    const digest = (await putter.manifestFor(ref.artifactId)).manifestDigest;
+    // "Another process": a store over the same folder that never saw the put, and a run store naming it in a record.
+    const fresh = new ArtifactStore({ blobs: await FsBlobStore.open(blobsDir, { sweep: false }), tenant: 't1' });
+    const ws = new BoundedEvidenceWorkspace(new ScriptedWorkspace(() => 'never'), fresh);
+    assert.equal(await ws.execute({ tool: 'read_file', arguments: { path: `.tool-artifacts/${ref.artifactId}/bytes/0-8` } }),
+      `Artifact range:\n${JSON.stringify({ artifact_id: ref.artifactId, byte_count: 8, data: 'éééé', end: 8, sha256: ref.sha256, start: 0, total_byte_count: 6000 })}`);
+    const recording = await RunStore.open({ logsDir: path.join(dir, 'shared-logs'), tenant: 't1', artifacts: putter });
+    const run = await recording.startRun();
+    const out = await run.recordArtifact('evidence_readFile', { path: 'accents.txt' }, { artifactId: ref.artifactId, manifest: (await putter.manifestFor(ref.artifactId)).manifest, manifestDigest: digest, bytes: new TextEncoder().encode(text) });
     await run.finish();
-    await learnArtifact({ runs, artifacts: fresh }, 'accents.txt');
-    assert.equal(fresh.has(ref.artifactId), false, 'a plain path learns nothing');
-    await learnArtifact({ runs, artifacts: fresh }, rangePath);
-    assert.equal(fresh.has(ref.artifactId), true);
-    const another = await ArtifactStore.open(path.join(dir, 'artifacts'), { tenant: 't1' });
-    assert.equal(await reregisterArtifacts({ runs, artifacts: another }, () => assert.fail('every log reads')), 1);
-    assert.equal(await reregisterArtifacts({ runs, artifacts: another }, () => undefined), 0, 'already known');
+    const reader = await RunStore.open({ logsDir: path.join(dir, 'shared-logs'), tenant: 't1', artifacts: new ArtifactStore({ blobs: await FsBlobStore.open(blobsDir, { sweep: false }), tenant: 't1' }) });
+    const read = await reader.readToolOutput({ handle: out.handle!, bytes: { start: 5990, end: 6000 } });
+    assert.equal(read.content, 'ééééé');
+    // Another tenant over the same folder: its keys are elsewhere, so the same id is not available to it.
+    const other = new BoundedEvidenceWorkspace(new ScriptedWorkspace(() => 'never'), new ArtifactStore({ blobs: await FsBlobStore.open(blobsDir, { sweep: false }), tenant: 't2' }));
+    assert.equal(await other.execute({ tool: 'read_file', arguments: { path: `.tool-artifacts/${ref.artifactId}/bytes/0-8` } }), 'error: artifact is not available in this store');
   });
 });

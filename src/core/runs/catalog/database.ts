@@ -99,7 +99,9 @@ function sqlite(): typeof import('node:sqlite') {
     (emit as (w: string | Error, ...r: unknown[]) => void).call(process, warning, ...rest);
   }) as typeof process.emitWarning;
   try {
-    return process.getBuiltinModule('node:sqlite');
+    const m = process.getBuiltinModule?.('node:sqlite') as typeof import('node:sqlite') | undefined;
+    if (!m) throw new Error(`bounded-evidence needs Node 22.14 or newer (this is v${process.versions.node})`);
+    return m;
   } finally {
     process.emitWarning = emit;
   }

@@ -1,0 +1,107 @@
+/**
+ * Claude Code's permission rules, applied to the ORIGINAL command (docs/contracts.md §6.1,
+ * "Approvals"). Claude Code checks its rules and its own safety heuristics against the command
+ * after a PreToolUse rewrite, so a person's `Bash(node build.js:*)` would no longer match the
+ * routed form, and the wrapper's braces and redirections trip heuristics the original does not.
+ * The hook therefore decides for the original as the person's rules say:
+ * - a `deny` or `ask` rule that matches the original: leave the command alone (Claude Code applies
+ *   the rule to the command as written);
+ * - every simple command of the original allowed by an `allow` rule: route and answer
+ *   `permissionDecision: "allow"` (the person allowed exactly this);
+ * - otherwise: route without a decision (Claude Code checks the routed form; it may ask where the
+ *   original would not have: stated in the contract).
+ * Rules come from the settings files Claude Code reads (user, project, project-local); rules
+ * given on Claude Code's command line (`--allowedTools`) are not visible to a hook.
+ * Pure: the hook reads the files and passes their texts.
+ */
+
+/** What the rules say of one original command. */
+export type ClaudeVerdict = 'allow' | 'leave' | 'none';
+
+/** The `Bash(…)` rules of one settings text's `permissions` (malformed text: none). */
+export function bashRulesOf(settingsText: string | undefined): { allow: string[]; deny: string[]; ask: string[] } {
+  const out = { allow: [] as string[], deny: [] as string[], ask: [] as string[] };
+  if (settingsText === undefined) return out;
+  let doc: unknown;
+  try {
+    doc = JSON.parse(settingsText);
+  } catch {
+    return out;
+  }
+  const perms = (doc as { permissions?: Record<string, unknown> } | null)?.permissions;
+  if (typeof perms !== 'object' || perms === null) return out;
+  for (const kind of ['allow', 'deny', 'ask'] as const) {
+    const list = perms[kind];
+    if (!Array.isArray(list)) continue;
+    for (const r of list) {
+      if (typeof r !== 'string') continue;
+      const m = /^Bash(?:\((.*)\))?$/s.exec(r.trim());
+      if (m) out[kind].push(m[1] ?? '*');
+    }
+  }
+  return out;
+}
+
+/** True when one rule's pattern (`npm test`, `npm run:*`, `git diff *`, `*`) matches one simple command. */
+export function ruleMatches(pattern: string, command: string): boolean {
+  const c = command.trim();
+  const p = pattern.trim();
+  if (p === '*' || p === '') return true;
+  if (p.endsWith(':*')) {
+    const prefix = p.slice(0, -2);
+    return c === prefix || c.startsWith(`${prefix} `);
+  }
+  if (!p.includes('*')) return c === p;
+  const re = new RegExp(`^${p.split('*').map((x) => x.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`, 's');
+  return re.test(c);
+}
+
+/**
+ * The simple commands of a command line, split at `&&`, `||`, `;`, `|` and `&` outside quotes;
+ * undefined when the line holds anything a rule cannot speak for (command substitution,
+ * process substitution, a newline, an unclosed quote).
+ */
+export function simpleCommands(line: string): string[] | undefined {
+  if (/\$\(|`|<\(|>\(|\n/.test(line)) return undefined;
+  const parts: string[] = [];
+  let cur = '';
+  let quote: '"' | "'" | undefined;
+  for (let i = 0; i < line.length; i++) {
+    const ch = line[i]!;
+    if (quote) {
+      cur += ch;
+      if (ch === quote) quote = undefined;
+      else if (ch === '\\' && quote === '"' && i + 1 < line.length) cur += line[++i]!;
+      continue;
+    }
+    if (ch === "'" || ch === '"') { quote = ch; cur += ch; continue; }
+    if (ch === '\\' && i + 1 < line.length) { cur += ch + line[++i]!; continue; }
+    if (ch === ';' || ch === '|' || ch === '&') {
+      if (line[i + 1] === ch) i++;
+      if (cur.trim() !== '') parts.push(cur.trim());
+      cur = '';
+      continue;
+    }
+    cur += ch;
+  }
+  if (quote) return undefined;
+  if (cur.trim() !== '') parts.push(cur.trim());
+  return parts;
+}
+
+/** The rules' verdict on `command` (the settings texts in any order: deny and ask win over allow). */
+export function claudeVerdict(command: string, settingsTexts: readonly (string | undefined)[]): ClaudeVerdict {
+  const rules = { allow: [] as string[], deny: [] as string[], ask: [] as string[] };
+  for (const t of settingsTexts) {
+    const r = bashRulesOf(t);
+    rules.allow.push(...r.allow);
+    rules.deny.push(...r.deny);
+    rules.ask.push(...r.ask);
+  }
+  const parts = simpleCommands(command);
+  const whole = command.trim();
+  const any = (patterns: string[], c: string): boolean => patterns.some((p) => ruleMatches(p, c));
+  if ([whole, ...(parts ?? [])].some((c) => any(rules.deny, c) || any(rules.ask, c))) return 'leave';
+  if (parts && parts.length > 0 && parts.every((c) => any(rules.allow, c))) return 'allow';
+  return 'none';
+}

@@ -1,0 +1,141 @@
+/**
+ * What a routed command becomes (docs/contracts.md §6.1, docs/architecture.md §2.4): the agent's own
+ * command text, verbatim, run by the agent's own shell as a group, with only its two streams sent
+ * to a spool folder the hook made in the evidence storage:
+ *
+ *     { <the original command, byte for byte>
+ *     } 8>>'<spool>/1' 9>>'<spool>/2' 1>&8 2>&9 8>&- 9>&-; <cli> keep '<spool>' $? <wholeBytes>
+ *
+ * A group (not a child shell) keeps everything the shell is: bash syntax, the user's functions
+ * and aliases, `cd`, `export`, `source`, `set`, background jobs and `wait` behave exactly as
+ * unrouted, and no process of ours sits between the command and its time limit (the agent's
+ * own). `keep` gives the output back: when both streams together are at most `wholeBytes` it
+ * prints them as they were (stdout, then stderr, byte for byte) and records them; otherwise it
+ * records the spool as a run and prints the bounded observation (and prints the raw bytes if it
+ * cannot: the command never fails because of the product). It exits with the command's status.
+ * Through the shim (VS Code's terminals) the small case is plain sh (`SHIM_KEEP_LINES`: `cat`, and
+ * the recording in the background), so the command waits for no Node.
+ *
+ * Injection: the only text not written here is the original command, which the agent's shell
+ * runs anyway; the spool path and the command line are ours, single-quoted. So that the command
+ * cannot end our group early (`x; } …; {`) or swallow its end (an open here-document, a line
+ * ending in `\`), the hook routes only a command that parses alone AND whose wrapped form parses
+ * (`<shell> -n`, see `routable`); anything else runs unrouted, exactly as written.
+ */
+import { quoteShellWord } from './shellQuote.js';
+
+/** The shell variable the fail-open form keeps the status in (unset before the line ends). */
+export const STATUS_VAR = '__be_s';
+
+/** The file names of the two streams inside a spool folder. */
+export const SPOOL_STDOUT = '1';
+export const SPOOL_STDERR = '2';
+/** The folder under `<storage>/evidence` holding the spools of routed commands. */
+export const SPOOL_DIR = 'spool';
+/** The original command's text and the routing facts, written by the hook. */
+export const SPOOL_COMMAND = 'command';
+export const SPOOL_META = 'meta.json';
+
+/** What the hook writes beside the command (`meta.json`). */
+export interface SpoolMeta {
+  /** The agent that ran the command (`claude`, `copilot`, `gemini`, …). */
+  readonly agent: string;
+  readonly sessionId?: string;
+  /** The folder the command started in (the event's `cwd`). */
+  readonly cwd?: string;
+  /** When the hook routed it (ISO time). */
+  readonly routedAt: string;
+}
+
+/** What the wrapper needs besides the command. */
+export interface WrapInputs {
+  /** The spool folder (absolute; made by the hook). */
+  readonly spool: string;
+  /** Shell words that start the command line, already quoted. */
+  readonly cli: string;
+  /**
+   * How the wrapper names the spool folder: a shell word that expands to `spool` (default: `spool`
+   * single-quoted). In VS Code's terminals `"$BOUNDED_EVIDENCE_STORAGE"/evidence/spool/<id>`: the
+   * terminal echoes the typed line into what the model gets, so the line is kept short.
+   */
+  readonly spoolWord?: string;
+  /** Outputs of at most this many bytes (both streams together) are given back whole. */
+  readonly wholeBytes: number;
+  /**
+   * Written before the group on its first line: `:; ` in VS Code's bash terminal, whose shell
+   * integration prints its command-start marker from a DEBUG trap at the line's first simple
+   * command; without it that marker would land in the spool instead of the terminal.
+   */
+  readonly lead?: string;
+}
+
+/** The routed form of `original`. Pure; `original` is never quoted or altered. */
+export function wrapCommand(original: string, w: WrapInputs): string {
+  if (!Number.isSafeInteger(w.wholeBytes) || w.wholeBytes < 0) throw new Error('wholeBytes must be a whole number');
+  const d = w.spoolWord ?? quoteShellWord(w.spool);
+  const o = `${d}/${SPOOL_STDOUT}`;
+  const e = `${d}/${SPOOL_STDERR}`;
+  // `{ ` on the command's own first line: line numbers in the shell's messages and `$LINENO` stay the command's.
+  // `keep` gives the output back (small: as it was; large: the observation) and exits with the command's status.
+  return [
+    `${w.lead ?? ''}{ ${original}`,
+    `} 8>>${o} 9>>${e} 1>&8 2>&9 8>&- 9>&-; ${w.cli} keep ${d} $? ${w.wholeBytes}`,
+  ].join('\n');
+}
+
+/**
+ * The `keep SPOOL STATUS WHOLE` of the shim (src/core/reach/shim.ts), in sh: a small output is
+ * printed as it was with `cat` and recorded by `<node cli> keep --quiet` in the background (the
+ * command waits for no Node; `( … & )` keeps an interactive shell from printing a job line), a large
+ * one goes to `<node cli> keep` in the foreground (the observation). Exits with STATUS whatever
+ * happens: the routed command's status is the command's. `$NODE`, `$BE_FLAGS` and `$CLI` are the shim's.
+ */
+export const SHIM_KEEP_LINES: readonly string[] = [
+  'if [ "${1-}" = keep ] && [ $# -eq 4 ]; then',
+  '  BE_D=$2; BE_S=$3',
+  '  [ -x "$NODE" ] || NODE=node',
+  `  if [ "$(( $(wc -c <"$BE_D/${SPOOL_STDOUT}") + $(wc -c <"$BE_D/${SPOOL_STDERR}") ))" -le "$4" ] 2>/dev/null; then`,
+  `    cat "$BE_D/${SPOOL_STDOUT}"; cat "$BE_D/${SPOOL_STDERR}" >&2`,
+  '    ( "$NODE" $BE_FLAGS "$CLI" keep --quiet "$BE_D" "$BE_S" </dev/null >/dev/null 2>&1 & )',
+  '  else',
+  // keep prints the observation, or the output itself when the evidence cannot be kept; with no Node at all, sh prints it.
+  '  if [ -x "$NODE" ] || command -v "$NODE" >/dev/null 2>&1; then "$NODE" $BE_FLAGS "$CLI" keep "$BE_D" "$BE_S" "$4"',
+  `  else cat "$BE_D/${SPOOL_STDOUT}"; cat "$BE_D/${SPOOL_STDERR}" >&2; rm -rf "$BE_D"; echo 'bounded-evidence: evidence not kept (no Node to record it); the command ran unrouted' >&2; fi`,
+  '  fi',
+  '  exit "$BE_S"',
+  'fi',
+];
+
+/** A line that marks a wrapped command (so a second hook, or a second pass, does not wrap it again). */
+const WRAPPED_TAIL = new RegExp(`\\n\\} 8>>.+/${SPOOL_STDOUT} 9>>.+/${SPOOL_STDERR} 1>&8 2>&9 8>&- 9>&-; .* keep .+ \\$\\? \\d+$`);
+
+/** True when `command` is already routed this way. */
+export function isWrapped(command: string): boolean {
+  return WRAPPED_TAIL.test(command);
+}
+
+/** Why a command cannot be wrapped before any shell looks at it, or undefined when it may be. */
+export function unwrappableReason(original: string): string | undefined {
+  if (original.includes('\0')) return 'a command with NUL cannot be passed to a shell';
+  if (original.trim() === '') return 'the command is empty';
+  // A final backslash would join our closing brace to the command's last line.
+  if (/(?:^|[^\\])(?:\\\\)*\\\s*$/.test(original)) return 'the command ends in a line continuation';
+  // These end or replace the shell before the output could be given back.
+  // `exit` as a command anywhere at the top (after a separator or a keyword; not `(exit 1)`, a subshell's, nor a word in quotes).
+  if (/(?:^|[;&|\n{]|\b(?:then|else|do))\s*(?:exec|exit|logout)(?=\s|;|&|\||$)/.test(original)) return 'the command ends the shell';
+  // With errexit a failing command ends the shell inside the group, before the output is given back.
+  if (/(?:^|[\s;&|(])set\s+(?:-[A-Za-z]*e|-o\s+errexit)|\berrexit\b/.test(original)) return 'the command sets errexit';
+  return undefined;
+}
+
+/**
+ * True when the hook may route `original`: it passes `unwrappableReason`, parses alone, and its
+ * wrapped form parses (`parses` runs the agent's shell with `-n`: reads, runs nothing).
+ */
+export function routable(original: string, wrapped: string, parses: (script: string) => boolean): { ok: true } | { ok: false; reason: string } {
+  const early = unwrappableReason(original);
+  if (early) return { ok: false, reason: early };
+  if (!parses(original)) return { ok: false, reason: 'the command does not parse on its own (it runs unrouted, as written)' };
+  if (!parses(wrapped)) return { ok: false, reason: 'the command does not parse inside the group (an open here-document or quote): it runs unrouted' };
+  return { ok: true };
+}
