@@ -478,7 +478,7 @@ export class Catalog {
       after = ids[ids.length - 1]!;
       await yieldToLoop();
     }
-    await this.verifyRuns(this.use((db) => db.all('SELECT run_id FROM runs WHERE status IS NULL').map((r) => r.run_id as string)));
+    await this.verifyRuns(this.use((db) => db.all('SELECT run_id FROM runs INDEXED BY runs_open WHERE status IS NULL').map((r) => r.run_id as string)));
     this.use((db) => db.run("INSERT INTO meta (key, value) VALUES ('built', ?) ON CONFLICT (key) DO NOTHING", new Date().toISOString()));
   }
 
@@ -523,7 +523,8 @@ export class Catalog {
 
   /** Listed runs with no finish record (the start-up check of dead writers reads only their logs). */
   unfinishedRuns(): RunRow[] {
-    return this.use((db) => db.all(`SELECT ${RUN_COLUMNS} FROM runs WHERE status IS NULL AND ok = 1`)).map((r) => runRowOf(r as unknown as RunColumns));
+    // The partial index of unfinished runs, named: with `ok = 1` beside it the planner took the order index (every run: 47 ms at 100,000).
+    return this.use((db) => db.all(`SELECT ${RUN_COLUMNS} FROM runs INDEXED BY runs_open WHERE status IS NULL AND ok = 1`)).map((r) => runRowOf(r as unknown as RunColumns));
   }
 
   /** Finished calls of listed runs that minted `handle` (candidates: the caller reads each record back). */

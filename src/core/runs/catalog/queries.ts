@@ -135,11 +135,14 @@ function selectPage(catalog: Catalog, q: CallQuery, live: LiveRuns): { total: nu
     // The unfiltered count is kept by triggers (no scan of 233,000 index entries per page).
     const total = sql === '' ? (db.get('SELECT calls AS n FROM totals') as { n: number }).n
       : (db.statement(`SELECT count(*) AS n FROM calls c ${sql}`).get(params) as { n: number }).n;
-    // The page's rowids first (the skipped rows walked inside the order's index), then only its rows read and joined.
+    // The page's rowids first, as a list (the skipped rows walked inside the order's index), then only its rows
+    // read and joined. As a joined subquery instead, a LIMIT that is a bound parameter hid the page's size from the
+    // planner, which then scanned every call against it (60-80 ms at 133,000 calls; 0.4 ms this way).
     const rows = db.statement(`SELECT c.run_id, c.call_id, c.tool, c.outcome, c.log_off, c.log_len, c.entry,
         r.label AS r_label, r.source AS r_source, r.status AS r_status, r.log_mtime AS r_mtime
-      FROM (SELECT c.rowid AS id FROM calls c ${sql} ORDER BY ${ORDER[q.order ?? 'newest']} LIMIT $limit OFFSET $offset) p
-      JOIN calls c ON c.rowid = p.id JOIN runs r ON r.run_id = c.run_id ORDER BY ${ORDER[q.order ?? 'newest']}`)
+      FROM calls c JOIN runs r ON r.run_id = c.run_id
+      WHERE c.rowid IN (SELECT c.rowid FROM calls c ${sql} ORDER BY ${ORDER[q.order ?? 'newest']} LIMIT $limit OFFSET $offset)
+      ORDER BY ${ORDER[q.order ?? 'newest']}`)
       .all({ ...params, limit: q.limit, offset: q.offset }) as unknown as PageRow[];
     return { total, rows };
   });
