@@ -295,20 +295,23 @@ describe('routed through the shim (VS Code\'s terminals): a small output needs n
       const route = (command: string): string => {
         const d = decideHook({ hook_event_name: 'PreToolUse', tool_name: 'run_in_terminal', session_id: 'vs-1', cwd: dir, tool_input: { command } }, {
           cli: quoteShellWord(shim), storage, terminalStorage: storage, parses: (x) => parsesIn('bash', x), prepare: (c, meta) => prepareSpool(storage, c, meta),
+          writeRun: (spool, script) => writeFileSync(path.join(spool, 'run'), script, { mode: 0o600 }),
         });
         assert.equal(d.action, 'rewrite');
         return (d as { command: string }).command;
       };
       const t0 = Date.now();
-      const small = runIn('bash', `${route("printf 'hi\\n'; printf 'e' >&2; (exit 4)")}\necho "s=$?"`, dir);
+      const small = runIn('bash', `${route("printf 'hi\\n'; printf 'e' >&2; (exit 4)")}\necho "s=$?"`, dir, { BOUNDED_EVIDENCE_STORAGE: storage });
       const smallMs = Date.now() - t0;
       assert.equal(small.stdout.toString(), 'hi\ns=4\n');
       assert.equal(small.stderr.toString(), 'e');
-      // The terminal form names the spool through BOUNDED_EVIDENCE_STORAGE (set in VS Code's terminals; `:=` when it is not).
-      const viaVar = route('printf v');
-      assert.ok(viaVar.startsWith(`: \${BOUNDED_EVIDENCE_STORAGE:=${quoteShellWord(storage)}}; { printf v\n} 8>>"$BOUNDED_EVIDENCE_STORAGE"/evidence/spool/`), viaVar);
-      assert.equal(runIn('bash', viaVar, dir, { BOUNDED_EVIDENCE_STORAGE: storage }).stdout.toString(), 'v');
-      const large = runIn('bash', `${route('seq 1 5000; (exit 2)')}\necho "s=$?"`, dir);
+      // The terminal's one line: the wrapped command sourced from the spool through BOUNDED_EVIDENCE_STORAGE (set in every
+      // VS Code terminal), short enough for VS Code to strip its echo; in the same shell, so `cd` sticks.
+      const viaVar = route('cd /; printf v');
+      assert.match(viaVar, /^\. "\$BOUNDED_EVIDENCE_STORAGE\/evidence\/spool\/[0-9a-f]{12}\/run"$/);
+      const sourced = runIn('bash', `${viaVar}\necho " $? $(pwd)"`, dir, { BOUNDED_EVIDENCE_STORAGE: storage });
+      assert.equal(sourced.stdout.toString(), 'v 0 /\n');
+      const large = runIn('bash', `${route('seq 1 5000; (exit 2)')}\necho "s=$?"`, dir, { BOUNDED_EVIDENCE_STORAGE: storage });
       assert.match(large.stdout.toString(), /^\$ seq 1 5000; \(exit 2\)\nexit code 2\nstdout: 23893 bytes, 5000 lines, handle out_[0-9a-f]+-1_stdout\. Preview:\n/);
       assert.match(large.stdout.toString(), /\ns=2\n$/);
       // The small one is recorded by the background keep: wait for both runs.
