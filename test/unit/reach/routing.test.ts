@@ -11,7 +11,7 @@
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -324,6 +324,34 @@ describe('routed through the shim (VS Code\'s terminals): a small output needs n
       assert.equal(runs.length, 3);
       assert.ok(runs.every((r) => r.source?.kind === 'hook' && r.source.agent === 'copilot' && r.source.sessionId === 'vs-1'));
       console.log(`      small routed command through the shim (sh only, tsx recording in the background): ${smallMs} ms`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a spool whose shell ended mid-command', function () {
+  this.timeout(60_000);
+  it('is recorded by the next keep as a cancelled call with every byte it holds, then removed', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'be-orphan-'));
+    try {
+      mkdirSync(dir + '/evidence', { recursive: true });
+      const old = prepareSpool(dir, 'make all', { agent: 'claude', sessionId: 'killed', cwd: dir });
+      writeFileSync(path.join(old, '1'), 'half of the build\n');
+      const past = new Date(Date.now() - 2 * 86_400_000);
+      for (const f of ['1', '2', 'command', 'meta.json']) utimesSync(path.join(old, f), past, past);
+      const fresh = prepareSpool(dir, 'echo now', { agent: 'claude', sessionId: 'live', cwd: dir });
+      writeFileSync(path.join(fresh, '1'), 'now\n');
+      const r = runIn('bash', `${CLI} keep ${quoteShellWord(fresh)} 0 4096`, dir);
+      assert.equal(r.stdout.toString(), 'now\n');
+      assert.deepEqual(readdirSync(path.join(dir, 'evidence', 'spool')), []);
+      const session = await openSession(dir);
+      const runs = await session.runs.listRuns();
+      const orphan = runs.find((x) => x.source?.kind === 'hook' && x.source.sessionId === 'killed')!;
+      assert.equal(orphan.status, 'cancelled');
+      const [call] = await session.runs.report(orphan.runId);
+      const out = call!.attachments.find((a) => a.name === 'stdout')!;
+      assert.equal(out.sha256, createHash('sha256').update('half of the build\n').digest('hex'));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
