@@ -2,8 +2,8 @@
  * Routing overhead (`npm run bench -- routing`, docs/contracts.md §6.1): what a person pays for
  * each agent command once routing is on, against the bare command in the same run.
  *
- * One "routed" step is what an agent does: start the hook (the shim's path: `node dist/hook.js
- * hook`, the event on stdin), take its answer, run the rewritten command with `bash -c`. The
+ * One "routed" step is what an agent does: start the hook through the shim (as the extension writes
+ * it: `dist/hook.js`, the event on stdin), take its answer, run the rewritten command with `bash -c`. The
  * baseline is `bash -c` on the command as written. Steps alternate (bare, routed, bare, …) so a
  * change of load hits both alike; the background `keep --quiet` of a small output is let finish
  * between steps and not counted (the command does not wait for it). Also: the hook alone on a
@@ -29,10 +29,10 @@ function ms(t0: bigint): number {
   return Number(process.hrtime.bigint() - t0) / 1e6;
 }
 
-/** The hook's answer for a Bash event, as Claude Code would send it. */
-function hookAnswer(storage: string, command: string): string {
+/** The hook's answer for a Bash event, as Claude Code in a VS Code terminal gets it: through the shim. */
+function hookAnswer(shim: string, storage: string, command: string): string {
   const event = JSON.stringify({ hook_event_name: 'PreToolUse', tool_name: 'Bash', session_id: 'bench', cwd: ROOT, tool_input: { command } });
-  const out = execFileSync(process.execPath, [HOOK, 'hook', '--storage', storage], { input: event, encoding: 'utf8' });
+  const out = execFileSync(shim, ['hook', '--storage', storage], { input: event, encoding: 'utf8', env: { ...process.env, BOUNDED_EVIDENCE_CLI: shim } });
   return (JSON.parse(out) as { hookSpecificOutput: { updatedInput: { command: string } } }).hookSpecificOutput.updatedInput.command;
 }
 
@@ -42,7 +42,7 @@ async function waitForSpools(storage: string): Promise<void> {
 }
 
 /** Median wall times of the bare and the routed command, alternating. */
-async function measure(storage: string, command: string): Promise<{ bare: number; routed: number; hook: number }> {
+async function measure(shim: string, storage: string, command: string): Promise<{ bare: number; routed: number; hook: number }> {
   const bare: number[] = [];
   const routed: number[] = [];
   const hook: number[] = [];
@@ -51,7 +51,7 @@ async function measure(storage: string, command: string): Promise<{ bare: number
     spawnSync('bash', ['-c', command], { cwd: ROOT, stdio: 'ignore' });
     bare.push(ms(t));
     t = process.hrtime.bigint();
-    const rewritten = hookAnswer(storage, command);
+    const rewritten = hookAnswer(shim, storage, command);
     const h = ms(t);
     spawnSync('bash', ['-c', rewritten], { cwd: ROOT, stdio: 'ignore' });
     routed.push(ms(t));
@@ -99,7 +99,7 @@ async function main(): Promise<void> {
       mkdirSync(storage);
       if (n > 0) await seed(storage, n);
       for (const command of ['echo hi', 'node demo/build-log.js 38400']) {
-        const r = await measure(storage, command);
+        const r = await measure(shim, storage, command);
         report(`${command} routed vs bare, ${n.toLocaleString('en')} runs`, `${r.routed.toFixed(1)} ms vs ${r.bare.toFixed(1)} ms: +${(r.routed - r.bare).toFixed(1)} ms (hook ${r.hook.toFixed(1)} ms)`, command === 'echo hi' ? '≤ 100 ms' : undefined);
       }
     }

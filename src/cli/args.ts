@@ -42,9 +42,9 @@ bounded observation with handles) and exits with the command's exit code
   --tee             also stream the output live to this terminal
   --timeout-ms N    kill the command's process group after N ms (default 600000)
   --shell STRING    the whole command line as one string
-  --shell-file F    read the command line from file F (written by the hook; deleted after reading)
+  --shell-file F    read the command line from file F (deleted after reading when it lies in <storage>/evidence/pending/)
   --hook-agent NAME, --hook-session ID
-                    set by the hook: the run's source is that agent's session`,
+                    the run's source is that agent's session (an agent's own wrapper)`,
   read: `Usage: bounded-evidence read HANDLE [--offset N] [--limit N] [--pattern RE] [--bytes START-END] [--storage DIR]
 
 Prints what read_tool_output returns for the handle: a line window (--offset, --limit),

@@ -15,7 +15,7 @@ import * as path from 'node:path';
 import { decideHook } from '../core/reach/hookEvent.js';
 import { quoteShellWord } from '../core/reach/shellQuote.js';
 import { parseFlags, UsageError, wholeNumber } from './args.js';
-import { SPOOL_COMMAND, SPOOL_DIR, SPOOL_META, SPOOL_STDERR, SPOOL_STDOUT, type SpoolMeta } from '../core/reach/rewrite.js';
+import { SPOOL_COMMAND, SPOOL_DIR, SPOOL_META, SPOOL_RUN, SPOOL_STDERR, SPOOL_STDOUT, type SpoolMeta } from '../core/reach/rewrite.js';
 import type { CliIo } from './io.js';
 import { CLI_ENV, STORAGE_ENV } from './env.js';
 
@@ -95,6 +95,7 @@ export async function hook(argv: readonly string[], io: CliIo, self: readonly st
       prepare: (command, meta) => prepareSpool(storage!, command, meta),
       claudeSettings: (e) => claudeSettingsTexts(io.env, e),
       ...(io.env[STORAGE_ENV] ? { terminalStorage: io.env[STORAGE_ENV] } : {}),
+      writeRun: (spool, script) => writeFileSync(path.join(spool, SPOOL_RUN), script, { mode: 0o600, flag: 'wx' }),
     });
     if (decision.action === 'rewrite') await io.out(`${JSON.stringify(decision.answer)}\n`);
     else if (decision.action === 'record') await record(storage!, decision);

@@ -19,7 +19,7 @@ import { SPOOL_COMMAND, SPOOL_DIR, SPOOL_META, SPOOL_STDERR, SPOOL_STDOUT, type 
 import { UsageError } from './args.js';
 import { CAPTURE_TOOL } from './capture.js';
 import type { CliIo } from './io.js';
-import { openSession } from './session.js';
+import { openSession, type CliSession } from './session.js';
 
 
 /** The storage folder a spool lies in: `<storage>/evidence/spool/<id>`, or a usage error. */
@@ -43,6 +43,54 @@ async function readMeta(spool: string): Promise<SpoolMeta> {
     return { agent: str(v.agent) ?? 'agent', routedAt: str(v.routedAt) ?? new Date().toISOString(), ...(sessionId ? { sessionId } : {}), ...(cwd ? { cwd } : {}) };
   } catch {
     return { agent: 'agent', routedAt: new Date().toISOString() };
+  }
+}
+
+/** Spools older than this whose streams stopped changing were left by a shell that ended mid-command. */
+export const ORPHAN_SPOOL_MS = 24 * 3_600_000;
+
+/**
+ * Records one spool as the `evidence_runCommand` call `capture` would have recorded and returns the
+ * model-facing text; throws when the store fails. `exit.aborted`: the shell ended before the command did.
+ */
+async function recordSpool(runs: CliSession['runs'], spool: string, exit: { code: number | null; aborted: boolean }, cwd: string): Promise<string> {
+  const command = await fsp.readFile(path.join(spool, SPOOL_COMMAND), 'utf8');
+  const meta = await readMeta(spool);
+  const source: RunSource = { kind: 'hook', agent: meta.agent, ...(meta.sessionId !== undefined ? { sessionId: meta.sessionId } : {}) };
+  const run = await runs.startRun({ label: runLabel(`${meta.agent} terminal`, command), source });
+  let ok = false;
+  try {
+    const outcome = await run.recordCommand(command, { cwd: meta.cwd ?? cwd, tool: CAPTURE_TOOL }, {
+      stdout: createReadStream(path.join(spool, SPOOL_STDOUT)),
+      stderr: createReadStream(path.join(spool, SPOOL_STDERR)),
+      exit: Promise.resolve({ code: exit.code, signal: null, timedOut: false, aborted: exit.aborted, spawnFailed: false, strays: [], pipesAbandoned: false }),
+      kill: () => undefined,
+    });
+    if (outcome.status === 'failed') throw new Error(outcome.record.error?.message ?? 'the output could not be stored');
+    ok = true;
+    return boundModelText(outcome.modelText);
+  } finally {
+    await run.finish(ok ? (exit.aborted ? 'cancelled' : 'completed') : 'failed').catch(() => undefined);
+  }
+}
+
+/**
+ * A shell killed mid-command (an agent's own time limit, a closed terminal) never reaches `keep`: its
+ * spool stays. Each `keep` records the spools whose streams have not changed for `ORPHAN_SPOOL_MS`, as
+ * calls that ended without an exit status (cancelled), so their bytes are evidence too, then removes them.
+ */
+async function recordOrphans(runs: CliSession['runs'], spools: string, cwd: string): Promise<void> {
+  const now = Date.now();
+  for (const name of await fsp.readdir(spools)) {
+    if (name.includes('.orphan-')) continue;
+    const spool = path.join(spools, name);
+    const times = await Promise.all([SPOOL_STDOUT, SPOOL_STDERR, SPOOL_COMMAND].map((f) => fsp.stat(path.join(spool, f)).then((st) => st.mtimeMs, () => undefined)));
+    if (times.some((t) => t === undefined) || times.some((t) => now - t! < ORPHAN_SPOOL_MS)) continue;
+    // Claimed by a rename first: two keeps never record one spool twice.
+    const claimed = `${spool}.orphan-${process.pid}`;
+    if (!(await fsp.rename(spool, claimed).then(() => true, () => false))) continue;
+    await recordSpool(runs, claimed, { code: null, aborted: true }, cwd).catch(() => undefined);
+    await fsp.rm(claimed, { recursive: true, force: true });
   }
 }
 
@@ -80,26 +128,10 @@ export async function keep(argv: readonly string[], io: CliIo): Promise<number> 
     await giveBack(err, 'stderr', io);
   }
   try {
-    const command = await fsp.readFile(path.join(spool, SPOOL_COMMAND), 'utf8');
-    const meta = await readMeta(spool);
     const session = await openSession(storage);
-    const source: RunSource = { kind: 'hook', agent: meta.agent, ...(meta.sessionId !== undefined ? { sessionId: meta.sessionId } : {}) };
-    const run = await session.runs.startRun({ label: runLabel(`${meta.agent} terminal`, command), source });
-    let ok = false;
-    try {
-      const outcome = await run.recordCommand(command, { cwd: meta.cwd ?? io.cwd, tool: CAPTURE_TOOL }, {
-        stdout: createReadStream(out),
-        stderr: createReadStream(err),
-        exit: Promise.resolve({ code: status, signal: null, timedOut: false, aborted: false, spawnFailed: false, strays: [], pipesAbandoned: false }),
-        kill: () => undefined,
-      });
-      if (outcome.status === 'failed') throw new Error(outcome.record.error?.message ?? 'the output could not be stored');
-      const text = boundModelText(outcome.modelText);
-      if (!quiet && !whole) await io.out(text.endsWith('\n') ? text : `${text}\n`);
-      ok = true;
-    } finally {
-      await run.finish(ok ? 'completed' : 'failed').catch(() => undefined);
-    }
+    const text = await recordSpool(session.runs, spool, { code: status, aborted: false }, io.cwd);
+    if (!quiet && !whole) await io.out(text.endsWith('\n') ? text : `${text}\n`);
+    await recordOrphans(session.runs, path.dirname(spool), io.cwd).catch(() => undefined);
   } catch (e) {
     if (quiet || whole) return done;
     const reason = (e instanceof Error ? e.message : String(e)).split('\n')[0]!.slice(0, 200);

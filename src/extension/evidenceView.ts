@@ -6,9 +6,11 @@
  * that already exist (docs/architecture.md: front ends are thin adapters); this file
  * only turns tree nodes into their arguments.
  */
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { CallReport, RunStoreApi, RunSummary } from '../core/index.js';
+import { SPOOL_DIR } from '../core/reach/rewrite.js';
 import { outcomeOf } from '../shared/outcome.js';
 import { runCommandAndCapture } from './commands/runCommandAndCapture.js';
 import { importFile } from './commands/importFile.js';
@@ -217,8 +219,11 @@ export function registerEvidenceView(context: vscode.ExtensionContext, deps: Com
   };
 
   let subscription: vscode.Disposable | undefined;
+  let spoolWatch: fs.FSWatcher | undefined;
   const subscribe = async (): Promise<void> => {
     subscription?.dispose();
+    spoolWatch?.close();
+    spoolWatch = undefined;
     running.clear();
     const s = await store();
     subscription = s?.onDidRecord(({ record }) => {
@@ -226,6 +231,17 @@ export function registerEvidenceView(context: vscode.ExtensionContext, deps: Com
       else if (record.type === 'call_finished') running.delete(`${record.runId}/${record.callId}`);
       update();
     });
+    // Routed agent commands are recorded by other processes (the hook's `keep`, docs/contracts.md §6.1), which this
+    // process hears nothing of: a spool folder appears when one starts and goes once it is recorded.
+    const layout = (await deps.host.get().catch(() => undefined))?.layout;
+    if (layout) {
+      const spools = path.join(layout.root, SPOOL_DIR);
+      try {
+        fs.mkdirSync(spools, { recursive: true, mode: 0o700 });
+        spoolWatch = fs.watch(spools, () => update());
+        spoolWatch.on('error', () => { spoolWatch?.close(); spoolWatch = undefined; });
+      } catch { /* no watch: the totals still follow this process's records */ }
+    }
     update();
   };
   void subscribe();
@@ -235,7 +251,7 @@ export function registerEvidenceView(context: vscode.ExtensionContext, deps: Com
   const runOf = (node: EvidenceNode | undefined): RunSummary | undefined => (node?.kind === 'run' ? node.run : undefined);
   context.subscriptions.push(
     tree, view, status,
-    { dispose: () => { subscription?.dispose(); if (timer) clearTimeout(timer); } },
+    { dispose: () => { subscription?.dispose(); spoolWatch?.close(); if (timer) clearTimeout(timer); } },
     deps.host.onDidChange(() => { void subscribe(); }),
     vscode.commands.registerCommand(c.refresh, () => tree.refresh()),
     vscode.commands.registerCommand(c.showMore, () => tree.showMore()),

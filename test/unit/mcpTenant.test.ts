@@ -46,7 +46,7 @@ describe('the tenant of a storage folder (issue 26, defect 3)', () => {
     assert.deepEqual(chosen, Array.from({ length: 10 }, () => [editor]), 'per round: the tenants chosen, then the tenant folders made');
     assert.equal(readFileSync(path.join(real, 'evidence', TENANT_FILE), 'utf8'), `${editor}\n`);
     // Nothing but the tenant file is left of the claims (their temporary files are gone).
-    assert.deepEqual(readdirSync(path.join(real, 'evidence')).sort(), [TENANT_FILE, 'artifacts', 'blobs', 'logs']);
+    assert.deepEqual(readdirSync(path.join(real, 'evidence')).sort(), [TENANT_FILE, 'blobs', 'logs']);
   });
 
   it('a recorded tenant is kept by every later start, whichever spelling; one of another shape is refused, not overwritten', async () => {

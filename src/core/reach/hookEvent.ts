@@ -14,7 +14,7 @@
  * configured. A hook must never break the agent.
  */
 import { claudeVerdict } from './claudePermissions.js';
-import { isWrapped, routable, STATUS_VAR, wrapCommand } from './rewrite.js';
+import { isWrapped, routable, SPOOL_RUN, STATUS_VAR, wrapCommand } from './rewrite.js';
 import { quoteShellWord } from './shellQuote.js';
 
 /** The variable the extension sets in every integrated terminal to its storage folder. */
@@ -61,6 +61,8 @@ export interface HookContext {
   readonly prepare: (command: string, meta: { agent: string; sessionId: string | undefined; cwd: string | undefined }) => string;
   /** BOUNDED_EVIDENCE_STORAGE as the hook sees it (VS Code's terminals have the same). */
   readonly terminalStorage?: string;
+  /** Writes the routed command's script into its spool (`<spool>/run`), for the terminal's one-line form. */
+  readonly writeRun?: (spool: string, script: string) => void;
   /** Claude Code's settings texts (user, project, project-local), read for its permission rules (src/core/reach/claudePermissions.ts). */
   readonly claudeSettings?: (event: Record<string, unknown>) => readonly (string | undefined)[];
 }
@@ -134,17 +136,9 @@ export function decideHook(event: unknown, ctx: HookContext): HookDecision {
   const agent = ctx.agent ?? route.agent;
   const wholeBytes = ctx.largeResultBytes ?? 4096;
   // The syntax does not depend on the spool's path: check before anything is written.
-  // VS Code's bash terminal prints its command-start marker at the line's first simple command: let that be `:`, outside
-  // the group. Its terminals also have the storage in BOUNDED_EVIDENCE_STORAGE (the extension sets it; `:=` makes sure):
-  // the terminal echoes the typed line into what the model gets, so the spool is named through it, not spelled three times.
-  const terminal = route.tool === 'run_in_terminal' && ctx.terminalStorage !== undefined && ctx.terminalStorage === ctx.storage;
-  const lead = route.tool !== 'run_in_terminal' ? undefined : terminal ? `: \${${TERMINAL_STORAGE_VAR}:=${quoteShellWord(ctx.storage)}}; ` : ':; ';
-  const spoolWordOf = (spool: string): string | undefined => {
-    if (!terminal) return undefined;
-    const rel = spool.slice(ctx.storage!.length);
-    return rel.startsWith('/') && /^[A-Za-z0-9/_.-]+$/.test(rel) ? `"$${TERMINAL_STORAGE_VAR}"${rel}` : undefined;
-  };
-  const check = routable(command, wrapCommand(command, { spool: '/spool', cli: ctx.cli, wholeBytes, lead, spoolWord: spoolWordOf(`${ctx.storage}/evidence/spool/0`) }), ctx.parses);
+  // VS Code's bash terminal prints its command-start marker at the line's first simple command: outside the group.
+  const lead = route.tool === 'run_in_terminal' ? ':; ' : undefined;
+  const check = routable(command, wrapCommand(command, { spool: '/spool', cli: ctx.cli, wholeBytes, lead }), ctx.parses);
   if (!check.ok) return { action: 'none', reason: check.reason };
   // Claude Code checks its rules against the routed form: decide for the original as the person's rules say.
   let allow = ctx.allow === true;
@@ -156,7 +150,8 @@ export function decideHook(event: unknown, ctx: HookContext): HookDecision {
   let rewritten: string;
   try {
     const spool = ctx.prepare(command, { agent, sessionId: sessionOf(event), cwd: typeof event.cwd === 'string' ? event.cwd : undefined });
-    rewritten = wrapCommand(command, { spool, cli: ctx.cli, wholeBytes, lead, spoolWord: spoolWordOf(spool) });
+    rewritten = (route.tool === 'run_in_terminal' ? terminalLine(spool, ctx) : undefined) ?? wrapCommand(command, { spool, cli: ctx.cli, wholeBytes, lead });
+    if (rewritten.startsWith('. ')) ctx.writeRun!(spool, wrapCommand(command, { spool, cli: ctx.cli, wholeBytes }));
   } catch (e) {
     rewritten = unkeptCommand(command, e instanceof Error ? e.message : String(e));
   }
@@ -178,6 +173,21 @@ function decidePost(event: Record<string, unknown>, toolName: string, ctx: HookC
   // Told by the event's shape: Gemini names its event AfterTool, Claude Code sends its permission mode.
   const agent = ctx.agent ?? (event.hook_event_name === 'AfterTool' ? 'gemini' : 'permission_mode' in event ? 'claude' : 'copilot');
   return { action: 'record', agent, sessionId: sessionOf(event), tool: toolName, response };
+}
+
+/**
+ * The line VS Code's terminal is given (docs/contracts.md §6.1): `. "$BOUNDED_EVIDENCE_STORAGE/evidence/spool/<id>/run"`,
+ * the wrapped command sourced from its spool. The terminal echoes the typed line into what the model gets, and
+ * VS Code strips that echo only for a line it finds whole in the output (a line of the terminal's width or so,
+ * with no second line): the wrapped command itself is ~600 bytes over several lines. Sourcing runs it in the same
+ * shell, as the group does. Only when the hook's storage is the terminals' (`BOUNDED_EVIDENCE_STORAGE`, which the
+ * extension sets in every integrated terminal) and the spool's path below it is plain; else undefined.
+ */
+function terminalLine(spool: string, ctx: HookContext): string | undefined {
+  if (!ctx.writeRun || ctx.terminalStorage === undefined || ctx.terminalStorage !== ctx.storage) return undefined;
+  const rel = spool.startsWith(`${ctx.storage}/`) ? spool.slice(ctx.storage.length) : '';
+  if (!/^\/[A-Za-z0-9/_.-]+$/.test(rel)) return undefined;
+  return `. "$${TERMINAL_STORAGE_VAR}${rel}/${SPOOL_RUN}"`;
 }
 
 /**

@@ -32,6 +32,8 @@ export const SPOOL_STDOUT = '1';
 export const SPOOL_STDERR = '2';
 /** The folder under `<storage>/evidence` holding the spools of routed commands. */
 export const SPOOL_DIR = 'spool';
+/** The wrapped command, for a terminal that sources it (src/core/reach/hookEvent.ts `terminalLine`). */
+export const SPOOL_RUN = 'run';
 /** The original command's text and the routing facts, written by the hook. */
 export const SPOOL_COMMAND = 'command';
 export const SPOOL_META = 'meta.json';
@@ -53,12 +55,6 @@ export interface WrapInputs {
   readonly spool: string;
   /** Shell words that start the command line, already quoted. */
   readonly cli: string;
-  /**
-   * How the wrapper names the spool folder: a shell word that expands to `spool` (default: `spool`
-   * single-quoted). In VS Code's terminals `"$BOUNDED_EVIDENCE_STORAGE"/evidence/spool/<id>`: the
-   * terminal echoes the typed line into what the model gets, so the line is kept short.
-   */
-  readonly spoolWord?: string;
   /** Outputs of at most this many bytes (both streams together) are given back whole. */
   readonly wholeBytes: number;
   /**
@@ -72,7 +68,7 @@ export interface WrapInputs {
 /** The routed form of `original`. Pure; `original` is never quoted or altered. */
 export function wrapCommand(original: string, w: WrapInputs): string {
   if (!Number.isSafeInteger(w.wholeBytes) || w.wholeBytes < 0) throw new Error('wholeBytes must be a whole number');
-  const d = w.spoolWord ?? quoteShellWord(w.spool);
+  const d = quoteShellWord(w.spool);
   const o = `${d}/${SPOOL_STDOUT}`;
   const e = `${d}/${SPOOL_STDERR}`;
   // `{ ` on the command's own first line: line numbers in the shell's messages and `$LINENO` stay the command's.
@@ -109,9 +105,9 @@ export const SHIM_KEEP_LINES: readonly string[] = [
 /** A line that marks a wrapped command (so a second hook, or a second pass, does not wrap it again). */
 const WRAPPED_TAIL = new RegExp(`\\n\\} 8>>.+/${SPOOL_STDOUT} 9>>.+/${SPOOL_STDERR} 1>&8 2>&9 8>&- 9>&-; .* keep .+ \\$\\? \\d+$`);
 
-/** True when `command` is already routed this way. */
+/** True when `command` is already routed this way (wrapped, or the terminal's sourced line). */
 export function isWrapped(command: string): boolean {
-  return WRAPPED_TAIL.test(command);
+  return WRAPPED_TAIL.test(command) || /^\. "\$BOUNDED_EVIDENCE_STORAGE\/evidence\/spool\/[0-9a-f]+\/run"$/.test(command);
 }
 
 /** Why a command cannot be wrapped before any shell looks at it, or undefined when it may be. */
@@ -121,8 +117,9 @@ export function unwrappableReason(original: string): string | undefined {
   // A final backslash would join our closing brace to the command's last line.
   if (/(?:^|[^\\])(?:\\\\)*\\\s*$/.test(original)) return 'the command ends in a line continuation';
   // These end or replace the shell before the output could be given back.
-  // `exit` as a command anywhere at the top (after a separator or a keyword; not `(exit 1)`, a subshell's, nor a word in quotes).
-  if (/(?:^|[;&|\n{]|\b(?:then|else|do))\s*(?:exec|exit|logout)(?=\s|;|&|\||$)/.test(original)) return 'the command ends the shell';
+  // `exit` as a command anywhere at the top (after a separator or a keyword; not `(exit 1)`, a subshell's, nor a word in quotes);
+  // `return` too: in the terminal's sourced form it would end the script before the output is given back.
+  if (/(?:^|[;&|\n{]|\b(?:then|else|do))\s*(?:exec|exit|logout|return)(?=\s|;|&|\||$)/.test(original)) return 'the command ends the shell';
   // With errexit a failing command ends the shell inside the group, before the output is given back.
   if (/(?:^|[\s;&|(])set\s+(?:-[A-Za-z]*e|-o\s+errexit)|\berrexit\b/.test(original)) return 'the command sets errexit';
   return undefined;

@@ -48,12 +48,13 @@ describe('Evidence custom agent', () => {
       assert.equal(answer.hookSpecificOutput.updatedInput.isBackground, false);
       // The command itself, run in the terminal's own shell, its streams in a spool of this storage, `keep` through the shim.
       const routedCommand = answer.hookSpecificOutput.updatedInput.command;
-      // VS Code's terminals have the storage in BOUNDED_EVIDENCE_STORAGE: the spool is named through it (the terminal echoes the line).
+      // VS Code's terminal gets one short line sourcing the wrapped command from its spool (the terminal echoes the
+      // typed line into what the model gets); the script is the command, its streams in the spool, `keep` through the shim.
       const st = path.join(dir, 'st');
-      const id = /keep "\$BOUNDED_EVIDENCE_STORAGE"\/evidence\/spool\/([0-9a-f]{12}) \$\? 4096$/.exec(routedCommand)?.[1];
+      const id = /^\. "\$BOUNDED_EVIDENCE_STORAGE\/evidence\/spool\/([0-9a-f]{12})\/run"$/.exec(routedCommand)?.[1];
       assert.ok(id, routedCommand);
-      const sp = `"$BOUNDED_EVIDENCE_STORAGE"/evidence/spool/${id}`;
-      assert.equal(routedCommand, `: \${BOUNDED_EVIDENCE_STORAGE:='${st}'}; { npm test\n} 8>>${sp}/1 9>>${sp}/2 1>&8 2>&9 8>&- 9>&-; '${shim}' keep ${sp} $? 4096`);
+      const spool = path.join(st, 'evidence', 'spool', id);
+      assert.equal(readFileSync(path.join(spool, 'run'), 'utf8'), `{ npm test\n} 8>>'${spool}'/1 9>>'${spool}'/2 1>&8 2>&9 8>&- 9>&-; '${shim}' keep '${spool}' $? 4096`);
       const silent = spawnSync('/bin/sh', ['-c', command], { input: event, encoding: 'utf8', env: clean });
       assert.deepEqual([silent.status, silent.stdout], [0, '']);
     } finally {

@@ -119,7 +119,7 @@ describe('hook decision on client samples', () => {
   it('any command text is carried verbatim between "{ " and the group\'s end, never quoted or altered (property)', () => {
     const hostile = fc.constantFrom(`'`, `"`, '$(id)', '`id`', '\n', '\\', '$HOME', '<<EOF\nx\nEOF\n', ';', '&&', '|', '*', '~', '!', '#', '{a,b}', '\t', ' ', 'é', '🙂', '\u202e', '\r');
     const text = fc.array(fc.oneof(fc.string({ unit: 'grapheme' }), hostile), { maxLength: 12 }).map((p) => p.join(''))
-      .filter((s) => s.trim() !== '' && !s.includes('\0') && !/\\\s*$/.test(s) && !/(?:^|[;&|\n{]|\b(?:then|else|do))\s*(?:exec|exit|logout)(?=\s|;|&|\||$)/.test(s) && !/set\s+-[A-Za-z]*e|errexit/.test(s) && !s.includes('} 8>>'));
+      .filter((s) => s.trim() !== '' && !s.includes('\0') && !/\\\s*$/.test(s) && !/(?:^|[;&|\n{]|\b(?:then|else|do))\s*(?:exec|exit|logout|return)(?=\s|;|&|\||$)/.test(s) && !/set\s+-[A-Za-z]*e|errexit/.test(s) && !s.includes('} 8>>'));
     fc.assert(fc.property(text, (command) => {
       const d = decideHook({ hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command } }, ctx());
       if (d.action !== 'rewrite') return;
