@@ -6,7 +6,16 @@
 import { randomBytes } from 'node:crypto';
 import type { BigIntStats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import type { OpenedFile } from './integrity.js';
+
+/** A local file opened for a search: its descriptor is usable from any thread of this process. */
+export interface OpenedFile {
+  readonly fd: number;
+  /** Bytes at `position` into `target` (from index 0), up to its length; fewer at the end of the file. */
+  read(target: Uint8Array, position: number): Promise<number>;
+  /** The open file's identity (device, inode, size, mtime and ctime in nanoseconds, as `RangeSource.identity`) and size. */
+  stat(): Promise<{ identity: string; size: number }>;
+  close(): Promise<void>;
+}
 
 /** dev:ino:size:mtimeNs:ctimeNs, the way git's index tells a file unchanged (docs/contracts.md §1.1). */
 export function fileIdentity(st: BigIntStats): string {

@@ -19,7 +19,7 @@
  * chunk count, whatever its size (issue 26, defect 2: a 10 GB capture's all-ones bitset
  * was 20 KiB held per entry, 5 MiB at 256 entries, and a larger file more).
  */
-import { manifestDigest, type Manifest } from './integrity.js';
+import { manifestDigest, type Manifest } from './manifest.js';
 import type { VerifiedMarks } from './verifiedMarks.js';
 
 const MAX_FILES = 256;

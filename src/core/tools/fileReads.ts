@@ -9,13 +9,14 @@ import type { ArtifactStore } from '../artifacts.js';
 import type { FileHandle } from 'node:fs/promises';
 import type { ConfinedFile } from '../confinedOpen.js';
 import { isStorageFull, STORAGE_FULL } from '../errors.js';
-import { BoundedEvidenceWorkspace, buildBinaryObservation, buildObservation, VIRTUAL_PREFIX, type BoundedResult, type EvidenceLimits } from '../evidenceWorkspace.js';
 import { fileTooLargeText, LocalErrorText, type LocalRead } from '../localWorkspace.js';
 import type { RunApi, StoredArtifact } from '../runs/types.js';
 import { decodeUtf8Strict } from '../utf8.js';
 import type { ToolWorkspace } from '../toolWorkspace.js';
 import { EvidenceToolNames } from './inputs.js';
-import { readFileReply } from './readFile.js';
+import { BoundedEvidenceWorkspace, buildBinaryObservation, buildObservation, OBSERVATION_PREFIX, RANGE_PREFIX, VIRTUAL_PREFIX, type BoundedResult, type EvidenceLimits } from '../evidenceWorkspace.js';
+import { searchHint } from '../runs/observation.js';
+import { fitsModel, utf8Bytes } from './modelText.js';
 
 /** What `evidence_readFile` gets back: the model text, and what the call records. */
 export interface FileReadOutcome {
@@ -181,4 +182,22 @@ export async function readFileRecorded(
     }
   }
   return readFileReply(modelText, handle, relPath, refusal);
+}
+
+/**
+ * The final text of one read: `modelText` from the bounded workspace, `handle` the one the
+ * run layer gave the recorded call (if any), `relPath` the path as the model gave it,
+ * `refusal` what the folder refused, when it refused the file as too large to read.
+ */
+export function readFileReply(modelText: string, handle: string | undefined, relPath: string, refusal?: 'tooLarge'): string {
+  if (modelText.startsWith(OBSERVATION_PREFIX) && handle) return `${modelText}\n${searchHint(handle)}`;
+  if (refusal === 'tooLarge') {
+    // Too large to read into memory here, but not too large to keep: say how.
+    return `${modelText}; capture it with evidence_runCommand (for example: cat ${JSON.stringify(relPath)}) and search it with read_tool_output`;
+  }
+  if (modelText.startsWith(RANGE_PREFIX) && !fitsModel(modelText)) {
+    // A range of control characters grows up to 6x when JSON-escaped.
+    return `error: this range would exceed 8 KiB once JSON-escaped (${utf8Bytes(modelText)} bytes); request a smaller range`;
+  }
+  return modelText;
 }

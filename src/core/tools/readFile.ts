@@ -4,11 +4,9 @@
  * search hint when the recorded call has a handle, with two refusals made actionable.
  * The call itself is `readFileRecorded` (fileReads.ts).
  */
-import { OBSERVATION_PREFIX, RANGE_PREFIX, VIRTUAL_PREFIX } from '../evidenceWorkspace.js';
-import { searchHint } from '../runs/observation.js';
+import { VIRTUAL_PREFIX } from '../evidenceWorkspace.js';
 import { readFileRecorded } from './fileReads.js';
 import { checkShape, EvidenceToolNames, type Checked } from './inputs.js';
-import { fitsModel, utf8Bytes } from './modelText.js';
 import type { EvidenceToolDef, ToolInputSchema } from './toolDef.js';
 
 /** `evidence_readFile` input. */
@@ -58,20 +56,3 @@ export const readFileTool: EvidenceToolDef<typeof EvidenceToolNames.readFile, Re
   },
 };
 
-/**
- * The final text of one read: `modelText` from the bounded workspace, `handle` the one the
- * run layer gave the recorded call (if any), `relPath` the path as the model gave it,
- * `refusal` what the folder refused, when it refused the file as too large to read.
- */
-export function readFileReply(modelText: string, handle: string | undefined, relPath: string, refusal?: 'tooLarge'): string {
-  if (modelText.startsWith(OBSERVATION_PREFIX) && handle) return `${modelText}\n${searchHint(handle)}`;
-  if (refusal === 'tooLarge') {
-    // Too large to read into memory here, but not too large to keep: say how.
-    return `${modelText}; capture it with evidence_runCommand (for example: cat ${JSON.stringify(relPath)}) and search it with read_tool_output`;
-  }
-  if (modelText.startsWith(RANGE_PREFIX) && !fitsModel(modelText)) {
-    // A range of control characters grows up to 6x when JSON-escaped.
-    return `error: this range would exceed 8 KiB once JSON-escaped (${utf8Bytes(modelText)} bytes); request a smaller range`;
-  }
-  return modelText;
-}
