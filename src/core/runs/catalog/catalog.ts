@@ -538,9 +538,10 @@ export class Catalog {
   /** Listed runs and the bytes they keep (logs, blobs, and the catalog's own files): no log is read or stat'ed. */
   totals(): { runs: number; bytes: number } {
     const t = this.use((db) => db.get('SELECT runs, bytes FROM totals') as { runs: number; bytes: number });
-    let own = 0;
-    // Retention budgets every byte under the storage folder: the database and its WAL count too.
-    for (const suffix of ['', '-wal']) own += statSync(`${this.file}${suffix}`, { throwIfNoEntry: false })?.size ?? 0;
+    // Retention budgets every byte under the storage folder: the database counts too. Its WAL does not: it is
+    // transient (folded into the database at each checkpoint, up to ~4 MiB before one), and counting it made a
+    // budget's answer depend on when the last checkpoint ran.
+    const own = statSync(this.file, { throwIfNoEntry: false })?.size ?? 0;
     return { runs: t.runs, bytes: t.bytes + own };
   }
 }
