@@ -28,9 +28,7 @@ export function rowCounts(dir: string): { runs: number; calls: number; handles: 
   });
 }
 
-/** Bytes of the catalog's own files (database and WAL): totals count them (docs/contracts.md §2.7). */
+/** Bytes of the catalog's database file: totals count it, not its transient WAL (docs/contracts.md §2.7). */
 export function catalogBytes(dir: string): number {
-  let n = 0;
-  for (const suffix of ['', '-wal']) n += statSync(`${catalogPath(dir)}${suffix}`, { throwIfNoEntry: false })?.size ?? 0;
-  return n;
+  return statSync(catalogPath(dir), { throwIfNoEntry: false })?.size ?? 0;
 }
