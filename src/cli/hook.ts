@@ -91,7 +91,7 @@ export async function hook(argv: readonly string[], io: CliIo, self: readonly st
       ...(values.agent !== undefined ? { agent: values.agent } : {}),
       recordPostToolUse: values['record-post-tool-use'] ?? false,
       largeResultBytes: wholeNumber('large-result-bytes', values['large-result-bytes'], 1) ?? 4096,
-      parses: (script) => parsesIn(shellOf(io.env, event), script),
+      parses: (script) => parsesIn(shellOf(io.env), script),
       prepare: (command, meta) => prepareSpool(storage!, command, meta),
       claudeSettings: (e) => claudeSettingsTexts(io.env, e),
       ...(io.env[STORAGE_ENV] ? { terminalStorage: io.env[STORAGE_ENV] } : {}),
@@ -111,7 +111,7 @@ export async function hook(argv: readonly string[], io: CliIo, self: readonly st
  * when the extension said which, bash for Claude Code, Codex and Gemini CLI (they run commands
  * with bash, or with the user's zsh: the check then uses zsh).
  */
-export function shellOf(env: NodeJS.ProcessEnv, _event: unknown): string {
+export function shellOf(env: NodeJS.ProcessEnv): string {
   const named = env[SHELL_ENV] || env.SHELL || 'bash';
   return path.basename(named) === 'zsh' ? 'zsh' : 'bash';
 }

@@ -31,6 +31,7 @@
  */
 import { constants as fsc, promises as fsp } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
+import { FILE_PIECE_BYTES, piecesOf } from './localFile.js';
 import * as path from 'node:path';
 import { assertSafeSegment, temporaryCallId, type BlobKey } from './blobs/blobKey.js';
 import type { BlobStore } from './blobs/blobStore.js';
@@ -69,8 +70,6 @@ export interface ArtifactStoreOptions {
 const MANIFEST_CACHE_BYTES = 32 * 1024 * 1024;
 /** Largest sidecar accepted (a 1 TiB artifact's manifest is ~576 MiB at 64 KiB chunks; ours are far smaller). */
 const MAX_MANIFEST_BYTES = 64 * 1024 * 1024;
-/** Bytes read per step when hashing or migrating (bounded memory whatever the size). */
-const PIECE_BYTES = 1024 * 1024;
 
 /** Exact bytes of tool results in the blob store, under one tenant, each verified on read. */
 export class ArtifactStore {
@@ -289,7 +288,7 @@ export class ArtifactStore {
   /** A fresh manifest of the stored bytes, hashed in bounded memory. */
   private async hashBlob(key: BlobKey, size: number): Promise<Manifest> {
     const builder = new ManifestBuilder(this.chunkSize);
-    const piece = new Uint8Array(Math.min(PIECE_BYTES, Math.max(1, size)));
+    const piece = new Uint8Array(Math.min(FILE_PIECE_BYTES, Math.max(1, size)));
     for (let at = 0; at < size;) {
       const n = await this.blobs.readInto(key, at, piece.subarray(0, Math.min(piece.length, size - at)));
       if (n === 0) throw new EvidenceError('digestMismatch');
@@ -353,16 +352,6 @@ async function* checkedPieces(chunks: AsyncIterable<Uint8Array>): AsyncGenerator
   }
 }
 
-/** The first `size` bytes of an open file (fewer if it shrank), one bounded piece at a time (the buffer is reused: adapters copy or write a piece before asking for the next). */
-async function* piecesOf(handle: FileHandle, size: number): AsyncGenerator<Uint8Array> {
-  const buf = Buffer.allocUnsafe(Math.min(PIECE_BYTES, Math.max(1, size)));
-  for (let at = 0; at < size;) {
-    const { bytesRead } = await handle.read(buf, 0, Math.min(buf.length, size - at), at);
-    if (bytesRead === 0) return;
-    at += bytesRead;
-    yield buf.subarray(0, bytesRead);
-  }
-}
 
 /** An old-layout file and its manifest (`.manifests/<id>.manifest` beside it), removed. */
 async function removeLegacy(file: string): Promise<void> {

@@ -73,3 +73,20 @@ export function processExists(pid: number): boolean {
   if (pid === process.pid) return true;
   try { process.kill(pid, 0); return true; } catch (e) { return (e as NodeJS.ErrnoException).code === 'EPERM'; }
 }
+
+/** Bytes a streamed read of a local file hands on at a time. */
+export const FILE_PIECE_BYTES = 1024 * 1024;
+
+/**
+ * The first `size` bytes of an open file (fewer if it shrank), one bounded piece at a time. The buffer is
+ * reused: a consumer copies or writes each piece before asking for the next (the stores' `putStream`, `putVerified`).
+ */
+export async function* piecesOf(handle: FileHandle, size: number): AsyncGenerator<Uint8Array> {
+  const buf = Buffer.allocUnsafe(Math.min(FILE_PIECE_BYTES, Math.max(1, size)));
+  for (let at = 0; at < size;) {
+    const { bytesRead } = await handle.read(buf, 0, Math.min(buf.length, size - at), at);
+    if (bytesRead === 0) return;
+    at += bytesRead;
+    yield buf.subarray(0, bytesRead);
+  }
+}

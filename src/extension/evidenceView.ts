@@ -225,7 +225,8 @@ export function registerEvidenceView(context: vscode.ExtensionContext, deps: Com
     spoolWatch?.close();
     spoolWatch = undefined;
     running.clear();
-    const s = await store();
+    const services = await deps.host.get().catch(() => undefined);
+    const s = services?.runs;
     subscription = s?.onDidRecord(({ record }) => {
       if (record.type === 'call_started') running.add(`${record.runId}/${record.callId}`);
       else if (record.type === 'call_finished') running.delete(`${record.runId}/${record.callId}`);
@@ -233,7 +234,7 @@ export function registerEvidenceView(context: vscode.ExtensionContext, deps: Com
     });
     // Routed agent commands are recorded by other processes (the hook's `keep`, docs/contracts.md §6.1), which this
     // process hears nothing of: a spool folder appears when one starts and goes once it is recorded.
-    const layout = (await deps.host.get().catch(() => undefined))?.layout;
+    const layout = services?.layout;
     if (layout) {
       const spools = path.join(layout.root, SPOOL_DIR);
       try {

@@ -150,8 +150,10 @@ export function decideHook(event: unknown, ctx: HookContext): HookDecision {
   let rewritten: string;
   try {
     const spool = ctx.prepare(command, { agent, sessionId: sessionOf(event), cwd: typeof event.cwd === 'string' ? event.cwd : undefined });
-    rewritten = (route.tool === 'run_in_terminal' ? terminalLine(spool, ctx) : undefined) ?? wrapCommand(command, { spool, cli: ctx.cli, wholeBytes, lead });
-    if (rewritten.startsWith('. ')) ctx.writeRun!(spool, wrapCommand(command, { spool, cli: ctx.cli, wholeBytes }));
+    const line = route.tool === 'run_in_terminal' ? terminalLine(spool, ctx) : undefined;
+    // The terminal's line sources the script from the spool, where `lead` is not needed (`.` is its first command).
+    if (line) ctx.writeRun?.(spool, wrapCommand(command, { spool, cli: ctx.cli, wholeBytes }));
+    rewritten = line ?? wrapCommand(command, { spool, cli: ctx.cli, wholeBytes, lead });
   } catch (e) {
     rewritten = unkeptCommand(command, e instanceof Error ? e.message : String(e));
   }

@@ -13,7 +13,7 @@
  * prints them as they were (stdout, then stderr, byte for byte) and records them; otherwise it
  * records the spool as a run and prints the bounded observation (and prints the raw bytes if it
  * cannot: the command never fails because of the product). It exits with the command's status.
- * Through the shim (VS Code's terminals) the small case is plain sh (`SHIM_KEEP_LINES`: `cat`, and
+ * Through the shim (VS Code's terminals) the small case is plain sh (shim.ts `SHIM_KEEP_LINES`: `cat`, and
  * the recording in the background), so the command waits for no Node.
  *
  * Injection: the only text not written here is the original command, which the agent's shell
@@ -78,29 +78,6 @@ export function wrapCommand(original: string, w: WrapInputs): string {
     `} 8>>${o} 9>>${e} 1>&8 2>&9 8>&- 9>&-; ${w.cli} keep ${d} $? ${w.wholeBytes}`,
   ].join('\n');
 }
-
-/**
- * The `keep SPOOL STATUS WHOLE` of the shim (src/core/reach/shim.ts), in sh: a small output is
- * printed as it was with `cat` and recorded by `<node cli> keep --quiet` in the background (the
- * command waits for no Node; `( … & )` keeps an interactive shell from printing a job line), a large
- * one goes to `<node cli> keep` in the foreground (the observation). Exits with STATUS whatever
- * happens: the routed command's status is the command's. `$NODE`, `$BE_FLAGS` and `$CLI` are the shim's.
- */
-export const SHIM_KEEP_LINES: readonly string[] = [
-  'if [ "${1-}" = keep ] && [ $# -eq 4 ]; then',
-  '  BE_D=$2; BE_S=$3',
-  '  [ -x "$NODE" ] || NODE=node',
-  `  if [ "$(( $(wc -c <"$BE_D/${SPOOL_STDOUT}") + $(wc -c <"$BE_D/${SPOOL_STDERR}") ))" -le "$4" ] 2>/dev/null; then`,
-  `    cat "$BE_D/${SPOOL_STDOUT}"; cat "$BE_D/${SPOOL_STDERR}" >&2`,
-  '    ( "$NODE" $BE_FLAGS "$CLI" keep --quiet "$BE_D" "$BE_S" </dev/null >/dev/null 2>&1 & )',
-  '  else',
-  // keep prints the observation, or the output itself when the evidence cannot be kept; with no Node at all, sh prints it.
-  '  if [ -x "$NODE" ] || command -v "$NODE" >/dev/null 2>&1; then "$NODE" $BE_FLAGS "$CLI" keep "$BE_D" "$BE_S" "$4"',
-  `  else cat "$BE_D/${SPOOL_STDOUT}"; cat "$BE_D/${SPOOL_STDERR}" >&2; rm -rf "$BE_D"; echo 'bounded-evidence: evidence not kept (no Node to record it); the command ran unrouted' >&2; fi`,
-  '  fi',
-  '  exit "$BE_S"',
-  'fi',
-];
 
 /** A line that marks a wrapped command (so a second hook, or a second pass, does not wrap it again). */
 const WRAPPED_TAIL = new RegExp(`\\n\\} 8>>.+/${SPOOL_STDOUT} 9>>.+/${SPOOL_STDERR} 1>&8 2>&9 8>&- 9>&-; .* keep .+ \\$\\? \\d+$`);

@@ -6,7 +6,7 @@
  * the next activation the recorded paths may be gone, so it falls back to the newest
  * installed copy of the extension beside the recorded one, and to `node` on PATH.
  */
-import { SHIM_KEEP_LINES } from './rewrite.js';
+import { SPOOL_STDERR, SPOOL_STDOUT } from './rewrite.js';
 import { quoteShellWord } from './shellQuote.js';
 
 /** What the shim is written with. */
@@ -43,6 +43,29 @@ const HOOK_PREFILTER = [
   'BE_EVENT_END',
   '      unset BE_EVENT ;;',
   '  esac',
+  'fi',
+];
+
+/**
+ * The `keep SPOOL STATUS WHOLE` of the shim (src/core/reach/shim.ts), in sh: a small output is
+ * printed as it was with `cat` and recorded by `<node cli> keep --quiet` in the background (the
+ * command waits for no Node; `( … & )` keeps an interactive shell from printing a job line), a large
+ * one goes to `<node cli> keep` in the foreground (the observation). Exits with STATUS whatever
+ * happens: the routed command's status is the command's. `$NODE`, `$BE_FLAGS` and `$CLI` are the shim's.
+ */
+export const SHIM_KEEP_LINES: readonly string[] = [
+  'if [ "${1-}" = keep ] && [ $# -eq 4 ]; then',
+  '  BE_D=$2; BE_S=$3',
+  '  [ -x "$NODE" ] || NODE=node',
+  `  if [ "$(( $(wc -c <"$BE_D/${SPOOL_STDOUT}") + $(wc -c <"$BE_D/${SPOOL_STDERR}") ))" -le "$4" ] 2>/dev/null; then`,
+  `    cat "$BE_D/${SPOOL_STDOUT}"; cat "$BE_D/${SPOOL_STDERR}" >&2`,
+  '    ( "$NODE" $BE_FLAGS "$CLI" keep --quiet "$BE_D" "$BE_S" </dev/null >/dev/null 2>&1 & )',
+  '  else',
+  // keep prints the observation, or the output itself when the evidence cannot be kept; with no Node at all, sh prints it.
+  '  if [ -x "$NODE" ] || command -v "$NODE" >/dev/null 2>&1; then "$NODE" $BE_FLAGS "$CLI" keep "$BE_D" "$BE_S" "$4"',
+  `  else cat "$BE_D/${SPOOL_STDOUT}"; cat "$BE_D/${SPOOL_STDERR}" >&2; rm -rf "$BE_D"; echo 'bounded-evidence: evidence not kept (no Node to record it); the command ran unrouted' >&2; fi`,
+  '  fi',
+  '  exit "$BE_S"',
   'fi',
 ];
 

@@ -6,11 +6,11 @@
 import { randomUUID } from 'node:crypto';
 import type { ArtifactRef } from '../artifactRef.js';
 import type { ArtifactStore } from '../artifacts.js';
-import type { FileHandle } from 'node:fs/promises';
 import type { ConfinedFile } from '../confinedOpen.js';
 import { isStorageFull, STORAGE_FULL } from '../errors.js';
 import { fileTooLargeText, LocalErrorText, type LocalRead } from '../localWorkspace.js';
 import type { RunApi, StoredArtifact } from '../runs/types.js';
+import { piecesOf } from '../localFile.js';
 import { decodeUtf8Strict } from '../utf8.js';
 import type { ToolWorkspace } from '../toolWorkspace.js';
 import { EvidenceToolNames } from './inputs.js';
@@ -39,7 +39,6 @@ interface FileReader {
 }
 
 /** Bytes read from a streamed file per step (bounded memory whatever the file's size). */
-const STREAM_PIECE_BYTES = 1024 * 1024;
 
 /** The bounded evidence workspace over a folder, handing back what a recorded read needs. */
 export class EvidenceFileWorkspace {
@@ -140,17 +139,6 @@ function outcomeOf(r: BoundedResult): FileReadOutcome {
   return { modelText: r.text, fullText: r.result, ...(r.artifact ? { artifact: r.artifact } : {}) };
 }
 
-/** The first `size` bytes of an open file (fewer if it shrank), one bounded piece at a time. */
-async function* piecesOf(handle: FileHandle, size: number): AsyncGenerator<Uint8Array> {
-  const buf = Buffer.allocUnsafe(Math.min(STREAM_PIECE_BYTES, Math.max(1, size)));
-  for (let at = 0; at < size;) {
-    const { bytesRead } = await handle.read(buf, 0, Math.min(buf.length, size - at), at);
-    if (bytesRead === 0) return;
-    at += bytesRead;
-    // putStream copies or writes each piece before asking for the next one, so the buffer is reused.
-    yield buf.subarray(0, bytesRead);
-  }
-}
 
 /**
  * One `evidence_readFile` call, as every front end answers it (an artifact another process
