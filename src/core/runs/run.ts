@@ -136,7 +136,7 @@ export class Run implements RunApi {
     try {
       captured = await captureOutput(body, {
         store: s.blobs, key: { tenant: this.tenant, runId: this.runId, callId }, inlineMaxBytes: s.offloadThresholdBytes,
-        capBytes: Number.POSITIVE_INFINITY, previewBytes: s.limits.previewBytes,
+        capBytes: Number.POSITIVE_INFINITY, previewBytes: s.limits.previewBytes, scanErrors: true,
       });
     } catch (e) {
       return this.recordFailure(call, tool, args, attachments, { code: 'backend', message: backendMessage(e) });
@@ -158,7 +158,8 @@ export class Run implements RunApi {
       ...(error ? { error } : {}),
       resultBytes: captured.sizeBytes, elided: elide,
       ...(elide ? { resultHandle: resultHandleOf(callId) } : {}),
-      ...storedFields(captured, contentType, !elide, s.limits.previewBytes, decision.stored !== 'preview_only'),
+      // A tool that reported an error (or a failed command's summary) shows its failure lines (docs/contracts.md §2.13).
+      ...storedFields(captured, contentType, !elide, s.limits.previewBytes, decision.stored !== 'preview_only', status !== 'ok'),
       attachments,
     };
     await this.append(record);

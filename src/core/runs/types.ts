@@ -81,6 +81,30 @@ export interface StoredContent {
   readonly binary: boolean;
   /** False when the bytes cannot be read back (`preview_only`). */
   readonly readable: boolean;
+  /**
+   * The lines that most likely explain a failure, as the first view showed them (docs/contracts.md
+   * §2.13): set only when the content was shown by preview and a rule matched. Absent in older logs.
+   */
+  readonly errorLines?: ErrorLines;
+}
+
+/** Error lines of an output shown in its first view (docs/contracts.md §2.13). */
+export interface ErrorLines {
+  /** Lines of the whole output the rules count (what `pattern` finds: `total_matches`). */
+  readonly total: number;
+  /** The `read_tool_output` pattern that finds every counted line (the union of the rules that matched). */
+  readonly pattern: string;
+  /** The lines shown, in output order. */
+  readonly lines: readonly {
+    /** 1-based. */
+    readonly lineNumber: number;
+    /** Offset of the line's first match, in bytes (as `read_tool_output` reports it). */
+    readonly byteOffset: number;
+    /** The exact text: the whole line, or a window around the match (`…` before, `…[line cut]` after). */
+    readonly text: string;
+    /** Set when `text` is a window: the output byte range [start, end) it shows. */
+    readonly window?: { readonly start: number; readonly end: number };
+  }[];
 }
 
 /** One output of a call (docs/contracts.md §2.4): a command's stdout, stderr, exit value, files. */

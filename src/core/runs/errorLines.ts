@@ -1,0 +1,326 @@
+/**
+ * Error-first observations (docs/contracts.md §2.13): while an output is captured, the
+ * lines that most likely explain a failure are found by the rules of `errorRules.ts`, so
+ * the first view can show them, with their exact bytes and positions, in the room the
+ * head and tail previews give up.
+ *
+ * `ErrorScan` sees every kept byte once, in order, as the capture passes it on (no second
+ * read, nothing held but the current line and a few kept lines): it looks for the rules'
+ * gate literals in the raw bytes and tests the rules only on the lines that hold one,
+ * each line decoded and tested alone, exactly as `read_tool_output`'s pattern mode tests
+ * it; so the count it gives equals the `total_matches` of the pattern call it names.
+ * Boundaries, each with its answer:
+ * - a line is the bytes between `\n`s (a final line without one counts); `\r` stays in it;
+ * - a line longer than `SCAN_LINE_BYTES` is tested on its first `SCAN_LINE_BYTES` bytes
+ *   (the pattern call tests all of it, so it can count such a line the scan did not);
+ * - at most `KEEP_LINES` lines are kept per kind, each at most `KEEP_CHARS` characters
+ *   (a window around the match, a third of it before, when the line is longer);
+ * - binary content gets no error lines (the caller drops the scan).
+ * `selectErrorLines` (pure) chooses what a first view shows from a finished scan.
+ */
+import { floorCodePointBoundary } from '../utf8.js';
+import { ERROR_RULES, type ErrorRule, type ErrorRuleKind } from './errorRules.js';
+import type { ErrorLines } from './types.js';
+
+/** Longest prefix of a line that is tested. */
+export const SCAN_LINE_BYTES = 64 * 1024;
+/** Lines kept per kind (the first in output order). */
+export const KEEP_LINES = 6;
+/** Characters kept of one line (a window around its match when longer). */
+export const KEEP_CHARS = 2000;
+/** The line-cut marker of the reader (`reader.ts`), after a window that stops before its line ends. */
+const CUT = '…[line cut]';
+
+/** One kept line: its position and the characters kept of it. */
+export interface ScannedLine {
+  /** 1-based. */
+  readonly lineNumber: number;
+  /** Byte offset of the line's first match (the leftmost of its matching rules). */
+  readonly byteOffset: number;
+  /** The line's characters from `windowStart` on (the whole line when `whole`). */
+  readonly text: string;
+  /** Index in `text` of the match. */
+  readonly matchAt: number;
+  /** Byte offsets [start, end) of the output that `text` holds. */
+  readonly start: number;
+  readonly end: number;
+  /** True when `text` starts at the line's start; `endsLine` when it reaches its end. */
+  readonly startsLine: boolean;
+  readonly endsLine: boolean;
+}
+
+/** What one kind's lines came to. */
+export interface KindScan {
+  /** Lines matching a rule of the kind (a line counts once). */
+  readonly count: number;
+  /** Ids of the rules that matched at least one line, in table order. */
+  readonly rules: readonly string[];
+  readonly lines: readonly ScannedLine[];
+}
+
+/** A finished scan: `clear` lines, `failure` lines (clear ones included), `fallback` lines. */
+export interface ErrorScanResult {
+  readonly clear: KindScan;
+  readonly failure: KindScan;
+  readonly fallback: KindScan;
+}
+
+interface Compiled { readonly rule: ErrorRule; readonly re: RegExp }
+
+/** The compiled table (built once per process); see `ErrorScan` for how each part is used. */
+interface Table {
+  /** The clear and failure rules, and their union (one test rules out most candidate lines). */
+  readonly specific: readonly Compiled[];
+  readonly specificUnion: RegExp;
+  readonly fallback: readonly Compiled[];
+  readonly fallbackUnion: RegExp;
+  /** Gates of every rule, and of the specific ones only (the fallback's are dropped once it cannot be used). */
+  readonly gateAll: RegExp;
+  readonly gateSpecific: RegExp;
+}
+
+let compiled: Table | undefined;
+
+/** A global regular expression finding any of `gates` in raw bytes read as latin1 (one character per byte). */
+function gateOf(rules: readonly ErrorRule[]): RegExp {
+  const all = [...new Set(rules.flatMap((r) => r.gates))];
+  // A gate that contains another gate adds nothing: the shorter one already finds its lines.
+  const minimal = all.filter((g) => !all.some((h) => h !== g && g.includes(h)));
+  return new RegExp(minimal.map((g) => Buffer.from(g, 'utf8').toString('latin1').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|'), 'g');
+}
+
+function table(): Table {
+  if (compiled) return compiled;
+  const specific = ERROR_RULES.filter((r) => r.kind !== 'fallback');
+  const fallback = ERROR_RULES.filter((r) => r.kind === 'fallback');
+  const compile = (rs: readonly ErrorRule[]): Compiled[] => rs.map((rule) => ({ rule, re: new RegExp(rule.pattern) }));
+  compiled = {
+    specific: compile(specific), specificUnion: new RegExp(specific.map((r) => r.pattern).join('|')),
+    fallback: compile(fallback), fallbackUnion: new RegExp(fallback.map((r) => r.pattern).join('|')),
+    gateAll: gateOf(ERROR_RULES), gateSpecific: gateOf(specific),
+  };
+  return compiled;
+}
+
+class Kind {
+  count = 0;
+  readonly fired = new Set<string>();
+  readonly lines: ScannedLine[] = [];
+  result(): KindScan {
+    return { count: this.count, rules: ERROR_RULES.filter((r) => this.fired.has(r.id)).map((r) => r.id), lines: this.lines };
+  }
+}
+
+/** The streaming scan of one output (see the module comment). */
+export class ErrorScan {
+  private readonly t = table();
+  private readonly kinds: Record<ErrorRuleKind, Kind> = { clear: new Kind(), failure: new Kind(), fallback: new Kind() };
+  /** Lines completed so far. */
+  private lineNo = 0;
+  /** Bytes seen so far. */
+  private seen = 0;
+  /** The line that continues into the next piece: its start and first bytes (at most SCAN_LINE_BYTES). */
+  private pend: Buffer | null = null;
+  private pendStart = 0;
+
+  /** The next kept bytes of the output. */
+  push(piece: Uint8Array): void {
+    const buf = Buffer.from(piece.buffer, piece.byteOffset, piece.length);
+    const base = this.seen;
+    this.seen += buf.length;
+    let s = 0;
+    if (this.pend) {
+      const nl = buf.indexOf(10);
+      this.addPend(buf.subarray(0, nl === -1 ? buf.length : nl));
+      if (nl === -1) return;
+      this.endPend();
+      s = nl + 1;
+    }
+    const e = buf.lastIndexOf(10);
+    if (e >= s) {
+      this.region(buf, s, e, base);
+      s = e + 1;
+    }
+    if (s < buf.length) {
+      this.pend = Buffer.alloc(0);
+      this.pendStart = base + s;
+      this.addPend(buf.subarray(s));
+    }
+  }
+
+  /** The answer, after the last piece. */
+  end(): ErrorScanResult {
+    if (this.pend) this.endPend();
+    return { clear: this.kinds.clear.result(), failure: this.kinds.failure.result(), fallback: this.kinds.fallback.result() };
+  }
+
+  private addPend(bytes: Buffer): void {
+    const room = SCAN_LINE_BYTES - this.pend!.length;
+    if (room <= 0 || bytes.length === 0) return;
+    this.pend = Buffer.concat([this.pend!, bytes.subarray(0, room)]);
+  }
+
+  private endPend(): void {
+    const line = this.pend!;
+    this.pend = null;
+    const gate = this.gate();
+    gate.lastIndex = 0;
+    if (gate.test(line.toString('latin1'))) this.testLine(line, 0, line.length, this.pendStart, this.lineNo + 1, line.length < SCAN_LINE_BYTES);
+    this.lineNo++;
+  }
+
+  /** Complete lines buf[s, e] (e is the last `\n`) at content offset base. */
+  private region(buf: Buffer, s: number, e: number, base: number): void {
+    const text = buf.toString('latin1', s, e);
+    const gate = this.gate();
+    gate.lastIndex = 0;
+    let counted = 0;
+    let line = this.lineNo;
+    for (let m = gate.exec(text); m !== null; m = gate.exec(text)) {
+      const ls = text.lastIndexOf('\n', m.index) + 1;
+      let le = text.indexOf('\n', m.index);
+      if (le === -1) le = text.length;
+      for (let i = text.indexOf('\n', counted); i !== -1 && i < ls; i = text.indexOf('\n', i + 1)) line++;
+      counted = ls;
+      const cut = le - ls > SCAN_LINE_BYTES;
+      this.testLine(buf, s + ls, cut ? s + ls + SCAN_LINE_BYTES : s + le, base + s + ls, line + 1, !cut);
+      gate.lastIndex = le + 1;
+    }
+    for (let i = buf.indexOf(10, s); i !== -1 && i <= e; i = buf.indexOf(10, i + 1)) this.lineNo++;
+  }
+
+  /**
+   * The gate to look for: the fallback's words (which hit many lines: `detail`, `email`)
+   * only while the fallback can still be used, i.e. while no specific failure line was found.
+   */
+  private gate(): RegExp {
+    return this.kinds.failure.count ? this.t.gateSpecific : this.t.gateAll;
+  }
+
+  /** Tests the line buf[a, b) (content offset `at`, 1-based `number`); `whole`: b is its end. */
+  private testLine(buf: Buffer, a: number, b: number, at: number, number: number, whole: boolean): void {
+    const end = whole ? b : a + floorCodePointBoundary(buf.subarray(a, b), b - a);
+    const text = buf.toString('utf8', a, end);
+    if (this.t.specificUnion.test(text)) {
+      const first: Record<'clear' | 'failure', number> = { clear: -1, failure: -1 };
+      const hits: Record<'clear' | 'failure', string[]> = { clear: [], failure: [] };
+      for (const { rule, re } of this.t.specific) {
+        const m = re.exec(text);
+        if (m === null) continue;
+        // `failure` lines include the clear ones: a failed command shows both kinds.
+        for (const k of rule.kind === 'clear' ? ['clear', 'failure'] as const : ['failure'] as const) {
+          hits[k].push(rule.id);
+          if (first[k] === -1 || m.index < first[k]) first[k] = m.index;
+        }
+      }
+      for (const k of ['clear', 'failure'] as const) if (first[k] !== -1) this.count(k, hits[k], text, first[k], at, number, whole);
+    }
+    // The fallback counts only while no failure line was found (afterwards it is never used).
+    if (this.kinds.failure.count === 0 && this.t.fallbackUnion.test(text)) {
+      let first = -1;
+      const hits: string[] = [];
+      for (const { rule, re } of this.t.fallback) {
+        const m = re.exec(text);
+        if (m === null) continue;
+        hits.push(rule.id);
+        if (first === -1 || m.index < first) first = m.index;
+      }
+      this.count('fallback', hits, text, first, at, number, whole);
+    }
+  }
+
+  private count(k: ErrorRuleKind, ids: readonly string[], text: string, matchAt: number, at: number, number: number, whole: boolean): void {
+    const kind = this.kinds[k];
+    kind.count++;
+    for (const id of ids) kind.fired.add(id);
+    if (kind.lines.length < KEEP_LINES) kind.lines.push(keptLine(text, matchAt, at, number, whole));
+  }
+}
+
+/** The kept form of a matching line: whole when it fits KEEP_CHARS, else a window around the match. */
+function keptLine(text: string, matchAt: number, lineStart: number, lineNumber: number, whole: boolean): ScannedLine {
+  const byteAt = (i: number): number => lineStart + Buffer.byteLength(text.slice(0, i));
+  if (whole && text.length <= KEEP_CHARS) {
+    return { lineNumber, byteOffset: byteAt(matchAt), text, matchAt, start: lineStart, end: byteAt(text.length), startsLine: true, endsLine: true };
+  }
+  const [a, b] = windowAround(text, matchAt, KEEP_CHARS);
+  return {
+    lineNumber, byteOffset: byteAt(matchAt), text: text.slice(a, b), matchAt: matchAt - a,
+    start: byteAt(a), end: byteAt(b), startsLine: a === 0, endsLine: whole && b === text.length,
+  };
+}
+
+const isLow = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff;
+
+/** Characters [a, b) of `text`, at most `room` of them, around index `at` (a third before), never splitting a surrogate pair. */
+function windowAround(text: string, at: number, room: number): [number, number] {
+  let a = Math.max(0, at - Math.floor(room / 3));
+  let b = Math.min(text.length, a + room);
+  a = Math.max(0, b - room);
+  if (a > 0 && isLow(text.charCodeAt(a))) a++;
+  if (b < text.length && isLow(text.charCodeAt(b))) b--;
+  return [a, b];
+}
+
+/** Whether the command or tool failed: which kinds of lines count (see errorRules.ts). */
+export function kindFor(scan: ErrorScanResult, failed: boolean): KindScan | undefined {
+  if (!failed) return scan.clear.count ? scan.clear : undefined;
+  if (scan.failure.count) return scan.failure;
+  return scan.fallback.count ? scan.fallback : undefined;
+}
+
+/** The union of the rules that fired: the `read_tool_output` pattern that pages through every counted line. */
+export function unionPattern(ruleIds: readonly string[]): string {
+  return ERROR_RULES.filter((r) => ruleIds.includes(r.id)).map((r) => r.pattern).join('|');
+}
+
+/**
+ * What a first view shows of a finished scan: the kept lines in output order while their
+ * bytes fit `budget`; the first line always, as a window around its match of at most
+ * `budget` bytes when it is longer. Undefined when no line counts. `bytes` is what the
+ * shown texts take of the preview budget.
+ */
+export function selectErrorLines(scan: ErrorScanResult, failed: boolean, budget: number): { lines: ErrorLines; bytes: number } | undefined {
+  const kind = kindFor(scan, failed);
+  if (!kind) return undefined;
+  const shown: ErrorLines['lines'][number][] = [];
+  let used = 0;
+  for (const l of kind.lines) {
+    const text = shownText(l);
+    const n = Buffer.byteLength(text);
+    if (used + n <= budget) { shown.push(entry(l, text)); used += n; continue; }
+    if (shown.length === 0) {
+      const w = narrowed(l, budget);
+      shown.push(w.entry);
+      used += Buffer.byteLength(w.entry.text);
+    }
+    break;
+  }
+  return { lines: { total: kind.count, pattern: unionPattern(kind.rules), lines: shown }, bytes: used };
+}
+
+function shownText(l: ScannedLine): string {
+  return (l.startsLine ? '' : '…') + l.text + (l.endsLine ? '' : CUT);
+}
+
+function entry(l: ScannedLine, text: string): ErrorLines['lines'][number] {
+  const window = l.startsLine && l.endsLine ? undefined : { start: l.start, end: l.end };
+  return { lineNumber: l.lineNumber, byteOffset: l.byteOffset, text, ...(window ? { window } : {}) };
+}
+
+/** A kept line narrowed to a window of at most `budget` bytes (markers included) around its match. */
+function narrowed(l: ScannedLine, budget: number): { entry: ErrorLines['lines'][number] } {
+  let room = Math.max(1, budget - Buffer.byteLength('…' + CUT));
+  for (;;) {
+    const [a, b] = windowAround(l.text, l.matchAt, room);
+    const start = l.start + Buffer.byteLength(l.text.slice(0, a));
+    const end = start + Buffer.byteLength(l.text.slice(a, b));
+    const startsLine = l.startsLine && a === 0;
+    const endsLine = l.endsLine && b === l.text.length;
+    const text = (startsLine ? '' : '…') + l.text.slice(a, b) + (endsLine ? '' : CUT);
+    if (Buffer.byteLength(text) <= budget || room <= 1) {
+      return { entry: { lineNumber: l.lineNumber, byteOffset: l.byteOffset, text, window: { start, end } } };
+    }
+    room = Math.max(1, room - (Buffer.byteLength(text) - budget));
+  }
+}
