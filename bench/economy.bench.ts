@@ -43,7 +43,8 @@ const CORPUS: [string, string][] = [
   ['tsc --listFiles --extendedDiagnostics', 'node_modules/.bin/tsc --noEmit -p . --listFiles --extendedDiagnostics 2>&1'],
   ['package-lock.json', 'cat package-lock.json'],
   ['git log -p', 'git log -p --no-color'],
-  ['find node_modules -ls', 'find node_modules -ls'],
+  // `node_modules/`: in a git worktree node_modules is a symlink, which find does not follow without the slash.
+  ['find node_modules -ls', 'find node_modules/ -ls'],
   ['minified bundle', 'cat node_modules/@azure/msal-browser/lib/msal-browser.min.js'],
   ['.wasm', 'cat node_modules/playwright-core/lib/webp_codec.wasm'],
   // A JSON dump over 100 MB: one JSON object per file of the root file system (find's fields, encoded by jq).
@@ -91,11 +92,16 @@ async function main(): Promise<void> {
   const { dir, cleanup } = scratchDir('economy');
   const rows: string[][] = [];
   const ours: number[] = [];
+  const baseTotals: number[] = [];
   try {
     const store = await RunStore.open({ logsDir: path.join(dir, 'logs'), tenant: 'bench', blobs: await FsBlobStore.open(path.join(dir, 'blobs')) });
     const run = await store.startRun();
     if (process.env.BE_ECONOMY === 'failing') { await failing(store, run, dir); return; }
+    // The baseline in the same run: the same commands, first views without error lines (issue 22).
+    const base = await RunStore.open({ logsDir: path.join(dir, 'base-logs'), tenant: 'bench', blobs: await FsBlobStore.open(path.join(dir, 'base-blobs')), errorLines: false });
+    const baseRun = await base.startRun();
     for (const [name, command] of CORPUS) {
+      const baseFirst = Buffer.byteLength((await baseRun.runCommand(command, { cwd: ROOT })).modelText);
       const out = await run.runCommand(command, { cwd: ROOT });
       const stdout = out.record.attachments.find((a) => a.name === 'stdout')!;
       const src = await store.openHandle(stdout.handle);
@@ -121,8 +127,9 @@ async function main(): Promise<void> {
       const inHeadTail = offset + needle.length <= 5120 || offset >= size - 5120;
       const inHead2k = offset + needle.length <= 2048;
       ours.push(first + reach);
+      baseTotals.push(baseFirst + reach);
       rows.push([
-        name, String(size), needle.length > 24 ? `${needle.slice(0, 24)}…` : needle, String(first), `${reach} / ${calls}`, String(first + reach), String(lost),
+        name, String(size), needle.length > 24 ? `${needle.slice(0, 24)}…` : needle, `${first} (${baseFirst})`, `${reach} / ${calls}`, `${first + reach} (${baseFirst + reach})`, String(lost),
         `${Math.min(size, 10240)} / ${inHeadTail ? 'shown' : 'not reachable'} / ${Math.max(0, size - 10240)}`,
         `~100 / needs another tool / 0`,
         `${Math.min(size, 2048)} / ${inHead2k ? 'shown' : 'not reachable'} / ${Math.max(0, size - 2048)}`,
@@ -132,10 +139,10 @@ async function main(): Promise<void> {
   } finally {
     cleanup();
   }
-  console.log('| output | bytes | needle | our first view (B) | our bytes / calls to the needle | our total (B) | our bytes lost | head+tail 10 KB (computed): view / needle / lost | pointer, no preview (computed) | 2 KB head (computed): view / needle / lost |');
+  console.log('| output | bytes | needle | our first view (B) (without error lines, same run) | our bytes / calls to the needle | our total (B) (without error lines) | our bytes lost | head+tail 10 KB (computed): view / needle / lost | pointer, no preview (computed) | 2 KB head (computed): view / needle / lost |');
   console.log('|---|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) console.log(`| ${r.join(' | ')} |`);
-  console.log(`median of our totals (first view + reaching the needle): ${median(ours).toFixed(0)} B`);
+  console.log(`median of our totals (first view + reaching the needle): ${median(ours).toFixed(0)} B (without error lines, same run: ${median(baseTotals).toFixed(0)} B)`);
 }
 
 /** The failing corpus (see the module comment): one table and the three targets' figures. */

@@ -136,7 +136,7 @@ export class Run implements RunApi {
     try {
       captured = await captureOutput(body, {
         store: s.blobs, key: { tenant: this.tenant, runId: this.runId, callId }, inlineMaxBytes: s.offloadThresholdBytes,
-        capBytes: Number.POSITIVE_INFINITY, previewBytes: s.limits.previewBytes, scanErrors: true,
+        capBytes: Number.POSITIVE_INFINITY, previewBytes: s.limits.previewBytes, scanErrors: s.errorLines,
       });
     } catch (e) {
       return this.recordFailure(call, tool, args, attachments, { code: 'backend', message: backendMessage(e) });

@@ -43,7 +43,7 @@ export async function runCommandCall(run: Run, command: string, options: RunComm
       const tap = options.onOutput ? tapped(name, source, options.onOutput) : source;
       return await captureOutput(progressOf(s, run.runId, call.callId, name, tap), {
         store: s.blobs, key: { tenant: run.tenant, runId: run.runId, callId: `${call.callId}.${name}` }, inlineMaxBytes: s.inlineAttachmentBytes,
-        capBytes: cap, previewBytes: s.limits.previewBytes, scanErrors: true,
+        capBytes: cap, previewBytes: s.limits.previewBytes, scanErrors: s.errorLines,
         onNeedStore: () => {
           if (s.preservation !== 'required') return true;
           needStore ??= name;
@@ -128,7 +128,7 @@ async function captureFile(run: Run, cwd: string, rel: string, segment: string, 
   if (!st?.isFile()) return undefined;
   const s = run.store;
   return captureOutput(createReadStream(file), {
-    store: s.blobs, key: { tenant: run.tenant, runId: run.runId, callId: segment }, inlineMaxBytes: s.inlineAttachmentBytes, capBytes: cap, previewBytes: s.limits.previewBytes, scanErrors: true,
+    store: s.blobs, key: { tenant: run.tenant, runId: run.runId, callId: segment }, inlineMaxBytes: s.inlineAttachmentBytes, capBytes: cap, previewBytes: s.limits.previewBytes, scanErrors: s.errorLines,
   });
 }
 

@@ -79,6 +79,7 @@ export class RunStore implements RunStoreApi {
   /** @internal */ readonly inlineAttachmentBytes: number;
   /** @internal */ readonly preservation: Preservation;
   /** @internal */ readonly captureCapBytes: number;
+  /** @internal Whether first views show error lines (docs/contracts.md §2.13). */ readonly errorLines: boolean;
   /** @internal */ readonly blobs: BlobStore | undefined;
   private readonly artifacts: RecordedArtifacts | undefined;
 
@@ -105,6 +106,7 @@ export class RunStore implements RunStoreApi {
     this.offloadThresholdBytes = positiveInt('offloadThresholdBytes', options.offloadThresholdBytes ?? DEFAULT_OFFLOAD_THRESHOLD_BYTES);
     this.inlineAttachmentBytes = positiveInt('inlineAttachmentBytes', options.inlineAttachmentBytes ?? DEFAULT_INLINE_ATTACHMENT_BYTES);
     this.captureCapBytes = captureCap(options.captureCapBytes ?? DEFAULT_CAPTURE_CAP_BYTES);
+    this.errorLines = options.errorLines ?? true;
     this.preservation = options.preservation ?? 'best_effort';
     if (this.preservation !== 'best_effort' && this.preservation !== 'required') throw new EvidenceError('invalidArgument', 'preservation must be best_effort or required');
     this.profileHash = profileHash({ ...this.limits, tools: options.tools ?? [] });

@@ -537,6 +537,11 @@ export interface RunStoreOptions {
   readonly preservation?: Preservation;
   /** Per-stream capture cap for commands (default: none, Infinity). */
   readonly captureCapBytes?: number;
+  /**
+   * Whether the first view of a large output shows its error lines (docs/contracts.md §2.13; default
+   * true). False gives the head-and-tail first view alone (the economy bench's baseline in the same run).
+   */
+  readonly errorLines?: boolean;
   readonly reader?: Partial<ReaderLimits>;
   /** Where results recorded as `stored: 'artifact'` are read (the artifact store of the same tenant). */
   readonly artifacts?: RecordedArtifacts;

@@ -247,6 +247,12 @@ describe('error-line rules over real tool outputs (contracts §2.13)', function 
     check(m.out, true, 'git.conflict', 'CONFLICT (content): Merge conflict in f');
     const e = run('cd r && git checkout no-such-branch', d, env);
     check(e.out, true, 'line.error', "error: pathspec 'no-such-branch' did not match");
+    // A successful command that only quotes errors (a diff of a test that names a compiler error) shows none.
+    writeFileSync(path.join(d, 'r', 'quoted.ts'), 'const want = "src/a.ts(1,7): error TS2322: Type \'string\' is not assignable to type \'number\'.";\nconst cc = "a.c:1:28: error: expected";\n');
+    const q = run('cd r && git add quoted.ts && git -c core.pager=cat diff --cached', d, env);
+    assert.equal(q.status, 0);
+    assert.match(q.out.toString(), /error TS2322/);
+    assert.equal(kindFor(scan(q.out), false), undefined, q.out.toString());
   });
 
   it('the shell: set -e and a command that is not found; a missing file', () => {
