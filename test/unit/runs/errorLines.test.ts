@@ -1,0 +1,150 @@
+/**
+ * Error-first observations through the run store (docs/contracts.md §2.13): the first view's
+ * exact bytes, the record's `errorLines`, the paging call answered by the reader with the same
+ * count, the previews' shared budget, and what does not change (small outputs, success
+ * without clear errors, the setting off, binary content).
+ */
+import * as assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { FsBlobStore } from '../../../src/core/blobs/fsBlobStore.js';
+import { makePreview } from '../../../src/core/runs/decisions.js';
+import { ErrorScan, KEEP_CHARS, selectErrorLines } from '../../../src/core/runs/errorLines.js';
+import { openStore, scratch } from './helpers.js';
+
+const TS = "src/ledger/reconcile.ts(412,17): error TS2345: Argument of type 'string' is not assignable to parameter of type 'Cents'.";
+
+/** A build log of `n` lines with TS errors on the given 0-based lines. */
+function buildLog(n: number, errorsAt: readonly number[]): string {
+  const lines: string[] = [];
+  for (let i = 0; i < n; i++) lines.push(errorsAt.includes(i) ? TS.replace('412', String(i)) : `[${String(i).padStart(6, '0')}] compiling module-${i % 97}.ts ok`);
+  return lines.join('\n') + '\n';
+}
+
+describe('error-first observations (contracts §2.13)', () => {
+  let dir = '';
+  let cleanup = (): void => undefined;
+  beforeEach(() => ({ dir, cleanup } = scratch('errfirst')));
+  afterEach(() => cleanup());
+  const file = (name: string, text: string | Buffer): string => { writeFileSync(path.join(dir, name), text); return name; };
+
+  it('a failed command: its error lines first, exact bytes and positions, the call that pages on, previews sharing the budget', async () => {
+    const text = buildLog(20_000, [7_000, 9_000, 15_000]);
+    file('log.txt', text);
+    const store = await openStore(dir, { blobs: await FsBlobStore.open(path.join(dir, 'blobs')) });
+    const run = await store.startRun();
+    const out = await run.runCommand('cat log.txt; exit 1', { cwd: dir });
+    const stdout = out.record.attachments[0]!;
+    const lines = text.split('\n');
+    // The rule matches from the line's start (the path before `error TS` is part of it).
+    const at = (i: number): number => Buffer.byteLength(lines.slice(0, i).join('\n')) + 1;
+    const e = stdout.errorLines!;
+    assert.equal(e.total, 3);
+    assert.equal(e.pattern, '^(?:[^\\s(]+(?:\\(\\d+,\\d+\\): |:\\d+:\\d+ - ))?error TS\\d+: ');
+    // 448 bytes of the 896-byte budget hold three lines of 122 bytes.
+    assert.deepEqual(e.lines, [7_000, 9_000, 15_000].map((i) => ({ lineNumber: i + 1, byteOffset: at(i), text: lines[i] })));
+    const used = e.lines.reduce((n, l) => n + Buffer.byteLength(l.text), 0);
+    const head = Buffer.from(text).subarray(0, 896);
+    const tail = Buffer.from(text).subarray(-896);
+    const preview = makePreview(head, tail, stdout.sizeBytes, 896 - used, false);
+    assert.equal(stdout.preview, preview.text);
+    assert.deepEqual(stdout.previewRange, preview.range);
+    assert.equal(out.modelText, [
+      '$ cat log.txt; exit 1',
+      'exit code 1',
+      `stdout: ${stdout.sizeBytes} bytes, 20000 lines, handle ${stdout.handle}. Error lines (3 of 3):`,
+      ...e.lines.map((l) => `line ${l.lineNumber}, byte ${l.byteOffset}: ${l.text}`),
+      'Preview:',
+      preview.text,
+      'stderr: empty',
+      `Read more: read_tool_output {"handle":"${stdout.handle}"} with "pattern" (regex), "offset"/"limit" or "bytes"`,
+    ].join('\n'));
+    // The reader with the pattern finds exactly these lines, at these positions.
+    const r = await store.readToolOutput({ handle: stdout.handle, pattern: e.pattern });
+    assert.equal(r.total_matches, 3);
+    assert.deepEqual(r.matches!.map((m) => [m.line_number, m.byte_offset]), e.lines.map((l) => [l.lineNumber, l.byteOffset]));
+  });
+
+  it('more lines than fit: the count in all and the one read_tool_output call that pages through the rest', async () => {
+    const at = Array.from({ length: 40 }, (_, i) => 1000 + i * 250);
+    file('log.txt', buildLog(12_000, at));
+    const store = await openStore(dir, { blobs: await FsBlobStore.open(path.join(dir, 'blobs')) });
+    const run = await store.startRun();
+    const out = await run.runCommand('cat log.txt; exit 2', { cwd: dir });
+    const stdout = out.record.attachments[0]!;
+    const e = stdout.errorLines!;
+    assert.equal(e.total, 40);
+    assert.equal(e.lines.length, 3);
+    const more = `More: read_tool_output ${JSON.stringify({ handle: stdout.handle, pattern: e.pattern, offset: 3 })}`;
+    assert.ok(out.modelText.includes(`. Error lines (3 of 40):\n`), out.modelText);
+    assert.ok(out.modelText.includes(`\n${more}\nPreview:\n`), out.modelText);
+    // That call, sent back as written, answers the other 37 in order.
+    const call = JSON.parse(more.slice('More: read_tool_output '.length)) as { handle: string; pattern: string; offset: number };
+    const r = await store.readToolOutput(call);
+    assert.equal(r.total_matches, 40);
+    assert.deepEqual(r.matches!.map((m) => m.line_number), at.slice(3).map((i) => i + 1));
+  });
+
+  it('unchanged: a small output shown whole, a success without clear errors, the setting off, binary content', async () => {
+    file('small.txt', `${TS}\n`);
+    file('fails.txt', buildLog(5_000, []).replace('[002000] compiling module-60.ts ok', '[002000] the upload failed'));
+    file('log.txt', buildLog(5_000, [2_500]));
+    file('bin.dat', Buffer.concat([Buffer.from(buildLog(3_000, [1_500])), Buffer.from([0xff, 0xfe, 0x00])]));
+    const store = await openStore(dir, { blobs: await FsBlobStore.open(path.join(dir, 'blobs')) });
+    const run = await store.startRun();
+    const small = await run.runCommand('cat small.txt; exit 1', { cwd: dir });
+    assert.equal(small.modelText, `$ cat small.txt; exit 1\nexit code 1\nstdout: ${Buffer.byteLength(TS) + 1} bytes, 1 line:\n${TS}\n\nstderr: empty`);
+    // "failed" is a fallback word: it counts only when the command failed.
+    const ok = await run.runCommand('cat fails.txt', { cwd: dir });
+    assert.equal(ok.record.attachments[0]!.errorLines, undefined);
+    assert.ok(ok.modelText.includes('. Preview:\n'));
+    const bad = await run.runCommand('cat fails.txt; exit 1', { cwd: dir });
+    assert.deepEqual(bad.record.attachments[0]!.errorLines!.lines.map((l) => [l.lineNumber, l.text]), [[2001, '[002000] the upload failed']]);
+    assert.equal(bad.record.attachments[0]!.errorLines!.pattern.startsWith('\\b(?:[Ee]rror'), true);
+    // A clear error line counts on a successful command too.
+    const clear = await run.runCommand('cat log.txt', { cwd: dir });
+    assert.equal(clear.record.attachments[0]!.errorLines!.lines[0]!.lineNumber, 2_501);
+    const bin = await run.runCommand('cat bin.dat; exit 1', { cwd: dir });
+    assert.equal(bin.record.attachments[0]!.binary, true);
+    assert.equal(bin.record.attachments[0]!.errorLines, undefined);
+    const off = await openStore(path.join(dir, 'off'), { blobs: await FsBlobStore.open(path.join(dir, 'off-blobs')), errorLines: false });
+    const offRun = await off.startRun();
+    const plain = await offRun.runCommand('cat log.txt; exit 1', { cwd: dir });
+    assert.equal(plain.record.attachments[0]!.errorLines, undefined);
+    assert.equal(plain.record.attachments[0]!.preview, makePreview(Buffer.from(buildLog(5_000, [2_500])).subarray(0, 896), Buffer.from(buildLog(5_000, [2_500])).subarray(-896), plain.record.attachments[0]!.sizeBytes, 896, false).text);
+  });
+
+  it('a tool result reported as an error (evidence_invokeTool, recordResult) shows its failure lines before its preview', async () => {
+    const store = await openStore(dir, { blobs: await FsBlobStore.open(path.join(dir, 'blobs')) });
+    const run = await store.startRun();
+    const text = buildLog(3_000, [1_200]);
+    const out = await run.recordResult('some_tool', {}, text, { isError: true });
+    const e = out.record.errorLines!;
+    assert.equal(e.lines[0]!.lineNumber, 1_201);
+    assert.ok(out.modelText.startsWith(`Tool result elided: ${Buffer.byteLength(text)} bytes (3000 lines, sha256 ${out.record.sha256}), handle ${out.handle}.\nRead more: read_tool_output {"handle":"${out.handle}"} with "pattern" (regex), "offset"/"limit" or "bytes"\nError lines (1 of 1):\nline 1201, byte ${e.lines[0]!.byteOffset}: ${e.lines[0]!.text}\nPreview:\n`), out.modelText);
+  });
+
+  it('a long line is kept as a window around its match and narrowed to the budget; the scan holds at most one line', () => {
+    const long = `${'x'.repeat(100_000)} error: the disk is full ${'y'.repeat(100_000)}`;
+    const out = Buffer.from(`first line\n${long}\nlast\n`);
+    const s = new ErrorScan();
+    for (let i = 0; i < out.length; i += 4096) s.push(out.subarray(i, i + 4096));
+    const r = s.end();
+    // Tested on its first 64 KiB only: the match at 100,000 is past it (documented bound).
+    assert.equal(r.fallback.count, 0);
+    const near = `${'x'.repeat(30_000)} error: the disk is full ${'y'.repeat(30_000)}`;
+    const s2 = new ErrorScan();
+    s2.push(Buffer.from(`first line\n${near}\n`));
+    const r2 = s2.end();
+    const kept = r2.fallback.lines[0]!;
+    assert.equal(kept.text.length, KEEP_CHARS);
+    assert.equal(kept.text.indexOf('error'), Math.floor(KEEP_CHARS / 3));
+    const sel = selectErrorLines(r2, true, 448)!;
+    const shown = sel.lines.lines[0]!;
+    assert.ok(Buffer.byteLength(shown.text) <= 448, `${Buffer.byteLength(shown.text)}`);
+    assert.ok(shown.text.startsWith('…x') && shown.text.endsWith('y…[line cut]') && shown.text.includes(' error: the disk is full '), shown.text);
+    assert.equal(shown.byteOffset, 11 + 30_001);
+    const w = shown.window!;
+    assert.equal(Buffer.from(`first line\n${near}\n`).subarray(w.start, w.end).toString(), shown.text.slice(1, -'…[line cut]'.length));
+  });
+});
