@@ -115,3 +115,31 @@ function mkdirOf(root: string, name: string): string {
   mkdirSync(dir);
   return dir;
 }
+
+describe('evidence_readFile recorded: the error lines of a large file follow the observation (docs/contracts.md §2.13)', () => {
+  let tmp: string;
+  before(() => { tmp = mkdtempSync(path.join(os.tmpdir(), 'be-fileReads-errors-')); });
+  after(() => rmSync(tmp, { recursive: true, force: true }));
+
+  it('held and streamed: the §1.2 observation byte for byte, the search hint, then the clear error lines with their positions', async () => {
+    const ws = mkdirOf(tmp, 'ws');
+    const lines = Array.from({ length: 3000 }, (_, i) => (i === 1700 ? 'npm error code ERESOLVE' : `line ${i} of the install log`));
+    const text = `${lines.join('\n')}\n`;
+    writeFileSync(path.join(ws, 'install.log'), text);
+    const at = Buffer.byteLength(lines.slice(0, 1700).join('\n')) + 1;
+    for (const maxFileBytes of [1 << 20, 1024]) {
+      const artifacts = await openArtifacts(mkdirOf(tmp, `blobs-${maxFileBytes}`));
+      const runs = await RunStore.open({ logsDir: path.join(tmp, `logs-${maxFileBytes}`), tenant: 't', artifacts });
+      // 1 MiB: read into memory; 1,024: streamed into the store (the scan reads it back in 1 MiB pieces).
+      const files = EvidenceFileWorkspace.create(await LocalWorkspace.open({ root: ws, maxFileBytes }), artifacts, { maxInlineBytes: 2048, previewBytes: 400, maxRangeBytes: 512 });
+      const run = await runs.startRun();
+      const reply = await readFileRecorded(files, { artifacts }, run, 'install.log');
+      const [call] = await runs.report(run.runId);
+      const observation = reply.slice(0, reply.indexOf('\nSearchable by line or pattern:'));
+      assert.ok(observation.startsWith('Tool result externalized:\n{"artifact_id":"artifact-'), reply);
+      assert.equal(reply, `${observation}\nSearchable by line or pattern: read_tool_output {"handle":"${call!.handle}"}\nError lines (1 of 1):\nline 1701, byte ${at}: npm error code ERESOLVE`);
+      const r = await runs.readToolOutput({ handle: call!.handle!, pattern: '^npm (?:ERR!|error) ' });
+      assert.deepEqual(r.matches!.map((m) => [m.line_number, m.byte_offset]), [[1701, at]]);
+    }
+  });
+});
