@@ -51,6 +51,8 @@ export * from './runs/reader.js';
 export * from './runs/patternSearch.js';
 export * from './runs/searchAll.js';
 export * from './runs/observation.js';
+export * from './runs/errorRules.js';
+export * from './runs/errorLines.js';
 export * from './runs/runStore.js';
 export * from './storageLayout.js';
 export * from './stores.js';

@@ -374,6 +374,8 @@ export interface CallReport {
   readonly lineCount?: number;
   readonly binary: boolean;
   readonly attachments: readonly AttachmentRecord[];
+  /** The result's error lines as its first view showed them (docs/contracts.md §2.13). */
+  readonly errorLines?: ErrorLines;
 }
 
 /** Arguments of `read_tool_output` (docs/contracts.md §2.5); validated at run time as untrusted input. */
