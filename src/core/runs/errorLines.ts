@@ -22,6 +22,12 @@ import { floorCodePointBoundary } from '../utf8.js';
 import { ERROR_RULES, type ErrorRule, type ErrorRuleKind } from './errorRules.js';
 import type { ErrorLines } from './types.js';
 
+/**
+ * Bytes of an output that are scanned at most: the scan costs ~10 ns a byte (a regular
+ * expression over raw bytes), so past 1 GiB it stops and the count says which bytes it covers
+ * (the tail preview still shows the end, and the pattern call searches every byte).
+ */
+export const SCAN_MAX_BYTES = 1024 * 1024 * 1024;
 /** Longest prefix of a line that is tested. */
 export const SCAN_LINE_BYTES = 64 * 1024;
 /** Lines kept per kind (the first in output order). */
@@ -63,6 +69,8 @@ export interface ErrorScanResult {
   readonly clear: KindScan;
   readonly failure: KindScan;
   readonly fallback: KindScan;
+  /** Set when the scan stopped at `SCAN_MAX_BYTES`: the counts cover bytes [0, scannedBytes). */
+  readonly scannedBytes?: number;
 }
 
 interface Compiled { readonly rule: ErrorRule; readonly re: RegExp }
@@ -122,9 +130,26 @@ export class ErrorScan {
   /** The line that continues into the next piece: its start and first bytes (at most SCAN_LINE_BYTES). */
   private pend: Buffer | null = null;
   private pendStart = 0;
+  /** True once SCAN_MAX_BYTES were seen (the line then running is not tested). */
+  private stopped = false;
+  private scannedTo = 0;
+
+  constructor(private readonly maxBytes = SCAN_MAX_BYTES) {}
 
   /** The next kept bytes of the output. */
   push(piece: Uint8Array): void {
+    if (this.stopped) return;
+    if (this.seen + piece.length > this.maxBytes) {
+      // Whole lines only: what ends before the limit is scanned, the line running at it is not.
+      const cut = Buffer.from(piece.buffer, piece.byteOffset, Math.max(0, this.maxBytes - this.seen));
+      const nl = cut.lastIndexOf(10);
+      if (nl !== -1) this.push(cut.subarray(0, nl + 1));
+      this.stopped = true;
+      // The line still running at the limit is not tested: the scan covers the bytes before it.
+      this.scannedTo = this.pend ? this.pendStart : this.seen;
+      this.pend = null;
+      return;
+    }
     const buf = Buffer.from(piece.buffer, piece.byteOffset, piece.length);
     const base = this.seen;
     this.seen += buf.length;
@@ -151,7 +176,10 @@ export class ErrorScan {
   /** The answer, after the last piece. */
   end(): ErrorScanResult {
     if (this.pend) this.endPend();
-    return { clear: this.kinds.clear.result(), failure: this.kinds.failure.result(), fallback: this.kinds.fallback.result() };
+    return {
+      clear: this.kinds.clear.result(), failure: this.kinds.failure.result(), fallback: this.kinds.fallback.result(),
+      ...(this.stopped ? { scannedBytes: this.scannedTo } : {}),
+    };
   }
 
   private addPend(bytes: Buffer): void {
@@ -296,7 +324,8 @@ export function selectErrorLines(scan: ErrorScanResult, failed: boolean, budget:
     }
     break;
   }
-  return { lines: { total: kind.count, pattern: unionPattern(kind.rules), lines: shown }, bytes: used };
+  const scanned = scan.scannedBytes !== undefined ? { scannedBytes: scan.scannedBytes } : {};
+  return { lines: { total: kind.count, pattern: unionPattern(kind.rules), lines: shown, ...scanned }, bytes: used };
 }
 
 function shownText(l: ScannedLine): string {

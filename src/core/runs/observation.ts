@@ -42,7 +42,8 @@ function previewBlock(preview: string, binary: boolean): string {
  * more remain and the bytes can be read, the one `read_tool_output` call that pages on.
  */
 export function errorBlock(e: ErrorLines, handle: string | undefined): string {
-  const lines = [`Error lines (${e.lines.length} of ${e.total}):`];
+  const within = e.scannedBytes !== undefined ? ` in the first ${e.scannedBytes} bytes` : '';
+  const lines = [`Error lines (${e.lines.length} of ${e.total}${within}):`];
   for (const l of e.lines) lines.push(`line ${l.lineNumber}, byte ${l.byteOffset}: ${l.text}`);
   if (handle !== undefined && e.total > e.lines.length) {
     lines.push(`More: read_tool_output ${JSON.stringify({ handle, pattern: e.pattern, offset: e.lines.length })}`);

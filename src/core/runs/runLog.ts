@@ -131,6 +131,7 @@ function firstBad(o: Obj, fields: Record<string, (v: unknown) => boolean>, optio
 /** `StoredContent.errorLines` (docs/contracts.md §2.13): a count no smaller than the lines shown, each with its position and text. */
 function isErrorLines(v: unknown): boolean {
   if (!isObj(v) || !isCount(v.total) || !isStr(v.pattern) || !Array.isArray(v.lines) || v.lines.length > v.total) return false;
+  if (v.scannedBytes !== undefined && !isCount(v.scannedBytes)) return false;
   return v.lines.every((l: unknown) => isObj(l) && isCount(l.lineNumber) && (l.lineNumber as number) >= 1 && isCount(l.byteOffset) && isStr(l.text)
     && (l.window === undefined || (isObj(l.window) && isCount(l.window.start) && isCount(l.window.end) && l.window.start <= l.window.end)));
 }

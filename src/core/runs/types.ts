@@ -94,6 +94,8 @@ export interface ErrorLines {
   readonly total: number;
   /** The `read_tool_output` pattern that finds every counted line (the union of the rules that matched). */
   readonly pattern: string;
+  /** Set when the scan stopped at its limit (1 GiB): `total` counts the lines of bytes [0, scannedBytes) only. */
+  readonly scannedBytes?: number;
   /** The lines shown, in output order. */
   readonly lines: readonly {
     /** 1-based. */

@@ -10,6 +10,8 @@ import * as path from 'node:path';
 import { FsBlobStore } from '../../../src/core/blobs/fsBlobStore.js';
 import { makePreview } from '../../../src/core/runs/decisions.js';
 import { ErrorScan, KEEP_CHARS, selectErrorLines } from '../../../src/core/runs/errorLines.js';
+import { errorBlock } from '../../../src/core/runs/observation.js';
+import { checkRecord } from '../../../src/core/runs/runLog.js';
 import { openStore, scratch } from './helpers.js';
 
 const TS = "src/ledger/reconcile.ts(412,17): error TS2345: Argument of type 'string' is not assignable to parameter of type 'Cents'.";
@@ -146,5 +148,33 @@ describe('error-first observations (contracts §2.13)', () => {
     assert.equal(shown.byteOffset, 11 + 30_001);
     const w = shown.window!;
     assert.equal(Buffer.from(`first line\n${near}\n`).subarray(w.start, w.end).toString(), shown.text.slice(1, -'…[line cut]'.length));
+  });
+});
+
+describe('error-line scan limits and record checks (contracts §2.13)', () => {
+  it('stops at its byte limit on a line boundary and says which bytes it covered', () => {
+    const text = Buffer.from('ok\nerror: one\nok\nerror: two\nerror: three\n');
+    // A limit inside the fourth line: lines 1–3 are scanned (14 + 3 = 17 bytes), "error: two" is not.
+    const s = new ErrorScan(20);
+    for (let i = 0; i < text.length; i += 5) s.push(text.subarray(i, i + 5));
+    const r = s.end();
+    assert.equal(r.scannedBytes, 17);
+    assert.equal(r.clear.count, 1);
+    const sel = selectErrorLines(r, true, 448)!;
+    assert.equal(sel.lines.scannedBytes, 17);
+    assert.equal(errorBlock(sel.lines, 'out_x-1_stdout'), 'Error lines (1 of 1 in the first 17 bytes):\nline 2, byte 3: error: one');
+  });
+
+  it('a run log line whose errorLines is malformed is invalid (skipped on read)', () => {
+    const base = {
+      type: 'call_finished', runId: 'run-1', callId: 'a-1', tool: 't', arguments: {}, startedAt: '2026-12-02T00:00:00Z', finishedAt: '2026-12-02T00:00:01Z',
+      status: 'ok', resultBytes: 5000, elided: true, resultHandle: 'res_a-1', contentType: 'text/plain; charset=utf-8', sha256: 'a'.repeat(64),
+      stored: 'blob', manifestDigest: 'b'.repeat(64), preview: 'x', lineCount: 1, binary: false, readable: true, attachments: [],
+    };
+    const good = { total: 2, pattern: 'error', lines: [{ lineNumber: 3, byteOffset: 40, text: 'error: x' }] };
+    assert.equal(checkRecord({ ...base, errorLines: good }, 'run-1'), undefined);
+    for (const bad of [{ ...good, total: 0 }, { ...good, lines: [{ lineNumber: 0, byteOffset: 1, text: 'x' }] }, { ...good, pattern: 3 }, { ...good, scannedBytes: -1 }, 'x']) {
+      assert.notEqual(checkRecord({ ...base, errorLines: bad }, 'run-1'), undefined, JSON.stringify(bad));
+    }
   });
 });
