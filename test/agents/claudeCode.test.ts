@@ -183,7 +183,8 @@ describe('Reach: Claude Code from npm with a scripted Anthropic server on loopba
     assert.match(observation.text, /^exit code 1$/m);
     // Error-first (docs/contracts.md §2.13): the error line is in the first view, whole, with its line number and
     // the byte offset of its match; the head and tail previews follow.
-    const errorAt = spawnSync('/bin/sh', ['-c', buildCommand], { maxBuffer: 1 << 30 }).stdout.indexOf(NEEDLE) + NEEDLE.indexOf('error TS');
+    // The TypeScript rule matches from the line's start (its path is part of the match).
+    const errorAt = spawnSync('/bin/sh', ['-c', buildCommand], { maxBuffer: 1 << 30 }).stdout.indexOf(NEEDLE);
     assert.ok(observation.text.includes(`\nstdout: ${LOG_BYTES} bytes, ${LOG_LINES} lines, handle ${handle}. Error lines (1 of 1):\nline ${LOG_LINES / 2 + 1}, byte ${errorAt}: ${NEEDLE}\nPreview:\n`), observation.text);
     assert.ok(obsBytes < 8192, `${obsBytes} bytes`);
 
