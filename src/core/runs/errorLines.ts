@@ -83,18 +83,83 @@ interface Table {
   readonly fallback: readonly Compiled[];
   readonly fallbackUnion: RegExp;
   /** Gates of every rule, and of the specific ones only (the fallback's are dropped once it cannot be used). */
-  readonly gateAll: RegExp;
-  readonly gateSpecific: RegExp;
+  readonly gateAll: Gate;
+  readonly gateSpecific: Gate;
 }
 
 let compiled: Table | undefined;
 
-/** A global regular expression finding any of `gates` in raw bytes read as latin1 (one character per byte). */
-function gateOf(rules: readonly ErrorRule[]): RegExp {
-  const all = [...new Set(rules.flatMap((r) => r.gates))];
-  // A gate that contains another gate adds nothing: the shorter one already finds its lines.
-  const minimal = all.filter((g) => !all.some((h) => h !== g && g.includes(h)));
-  return new RegExp(minimal.map((g) => Buffer.from(g, 'utf8').toString('latin1').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|'), 'g');
+/**
+ * Finds the rules' gate literals in raw bytes, in one pass of plain code (a regular expression
+ * over dozens of alternatives runs at ~70 MB/s here): each gate is indexed by one of its byte
+ * pairs (the one made of the rarest bytes), a byte pair seen in the input is looked up in a
+ * 64 Ki table, and a flagged pair is checked against the whole gate. It also counts newlines.
+ */
+class Gate {
+  private readonly flags = new Uint8Array(65536);
+  private readonly byPair = new Map<number, { readonly bytes: Buffer; readonly k: number }[]>();
+
+  constructor(rules: readonly ErrorRule[]) {
+    const all = [...new Set(rules.flatMap((r) => r.gates))];
+    // A gate that contains another gate adds nothing: the shorter one already finds its lines.
+    const minimal = all.filter((g) => !all.some((h) => h !== g && g.includes(h)));
+    for (const g of minimal) {
+      const bytes = Buffer.from(g, 'utf8');
+      let k = 0;
+      for (let i = 1; i + 1 < bytes.length; i++) if (weight(bytes[i]!) + weight(bytes[i + 1]!) < weight(bytes[k]!) + weight(bytes[k + 1]!)) k = i;
+      const pair = (bytes[k]! << 8) | bytes[k + 1]!;
+      this.flags[pair] = 1;
+      this.byPair.set(pair, [...(this.byPair.get(pair) ?? []), { bytes, k }]);
+    }
+  }
+
+  /**
+   * Calls `hit(lineStart, newlinesBefore)` for each line of buf[s, e) (whole lines: s starts one,
+   * e is a `\n` or the end) that holds a gate, in order; returns the newlines in buf[s, e).
+   */
+  scan(buf: Buffer, s: number, e: number, hit: (lineStart: number, newlinesBefore: number) => void): number {
+    const flags = this.flags;
+    let nl = 0;
+    let lineStart = s;
+    let prev = 10;
+    for (let i = s; i < e; i++) {
+      const b = buf[i]!;
+      if (b === 10) { nl++; lineStart = i + 1; prev = 10; continue; }
+      const pair = (prev << 8) | b;
+      prev = b;
+      if (flags[pair] === 0) continue;
+      if (!this.matchAt(buf, i - 1, pair, lineStart, e)) continue;
+      hit(lineStart, nl);
+      // The rest of the line is not looked at: the rules test it whole.
+      const le = buf.indexOf(10, i);
+      if (le === -1 || le >= e) return nl;
+      i = le - 1;
+      prev = 10;
+    }
+    return nl;
+  }
+
+  /** True when a gate whose pair is `pair` lies at buf[p - k, …) inside [from, to). */
+  private matchAt(buf: Buffer, p: number, pair: number, from: number, to: number): boolean {
+    for (const { bytes, k } of this.byPair.get(pair)!) {
+      const a = p - k;
+      if (a < from || a + bytes.length > to) continue;
+      if (buf.compare(bytes, 0, bytes.length, a, a + bytes.length) === 0) return true;
+    }
+    return false;
+  }
+}
+
+/** Lowercase letters from the most common in English text to the least. */
+const LETTERS = 'etaoinshrdlcumwfgypbvkjxqz';
+
+/** How common a byte is in text (lower is rarer): the pair of a gate is chosen by it. */
+function weight(b: number): number {
+  if (b === 32) return 30;
+  const i = LETTERS.indexOf(String.fromCharCode(b));
+  if (i !== -1) return 28 - i;
+  if (b >= 65 && b <= 90) return 3;
+  return b >= 48 && b <= 57 ? 2 : 1;
 }
 
 function table(): Table {
@@ -105,7 +170,7 @@ function table(): Table {
   compiled = {
     specific: compile(specific), specificUnion: new RegExp(specific.map((r) => r.pattern).join('|')),
     fallback: compile(fallback), fallbackUnion: new RegExp(fallback.map((r) => r.pattern).join('|')),
-    gateAll: gateOf(ERROR_RULES), gateSpecific: gateOf(specific),
+    gateAll: new Gate(ERROR_RULES), gateSpecific: new Gate(specific),
   };
   return compiled;
 }
@@ -191,37 +256,29 @@ export class ErrorScan {
   private endPend(): void {
     const line = this.pend!;
     this.pend = null;
-    const gate = this.gate();
-    gate.lastIndex = 0;
-    if (gate.test(line.toString('latin1'))) this.testLine(line, 0, line.length, this.pendStart, this.lineNo + 1, line.length < SCAN_LINE_BYTES);
+    let held = false;
+    this.gate().scan(line, 0, line.length, () => { held = true; });
+    if (held) this.testLine(line, 0, line.length, this.pendStart, this.lineNo + 1, line.length < SCAN_LINE_BYTES);
     this.lineNo++;
   }
 
   /** Complete lines buf[s, e] (e is the last `\n`) at content offset base. */
   private region(buf: Buffer, s: number, e: number, base: number): void {
-    const text = buf.toString('latin1', s, e);
-    const gate = this.gate();
-    gate.lastIndex = 0;
-    let counted = 0;
-    let line = this.lineNo;
-    for (let m = gate.exec(text); m !== null; m = gate.exec(text)) {
-      const ls = text.lastIndexOf('\n', m.index) + 1;
-      let le = text.indexOf('\n', m.index);
-      if (le === -1) le = text.length;
-      for (let i = text.indexOf('\n', counted); i !== -1 && i < ls; i = text.indexOf('\n', i + 1)) line++;
-      counted = ls;
+    const first = this.lineNo;
+    const nl = this.gate().scan(buf, s, e + 1, (ls, before) => {
+      let le = buf.indexOf(10, ls);
+      if (le === -1 || le > e) le = e;
       const cut = le - ls > SCAN_LINE_BYTES;
-      this.testLine(buf, s + ls, cut ? s + ls + SCAN_LINE_BYTES : s + le, base + s + ls, line + 1, !cut);
-      gate.lastIndex = le + 1;
-    }
-    for (let i = buf.indexOf(10, s); i !== -1 && i <= e; i = buf.indexOf(10, i + 1)) this.lineNo++;
+      this.testLine(buf, ls, cut ? ls + SCAN_LINE_BYTES : le, base + ls, first + before + 1, !cut);
+    });
+    this.lineNo += nl;
   }
 
   /**
    * The gate to look for: the fallback's words (which hit many lines: `detail`, `email`)
    * only while the fallback can still be used, i.e. while no specific failure line was found.
    */
-  private gate(): RegExp {
+  private gate(): Gate {
     return this.kinds.failure.count ? this.t.gateSpecific : this.t.gateAll;
   }
 

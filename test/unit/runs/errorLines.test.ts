@@ -9,7 +9,8 @@ import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { FsBlobStore } from '../../../src/core/blobs/fsBlobStore.js';
 import { makePreview } from '../../../src/core/runs/decisions.js';
-import { ErrorScan, KEEP_CHARS, selectErrorLines } from '../../../src/core/runs/errorLines.js';
+import { ErrorScan, KEEP_CHARS, KEEP_LINES, selectErrorLines } from '../../../src/core/runs/errorLines.js';
+import { ERROR_RULES } from '../../../src/core/runs/errorRules.js';
 import { errorBlock } from '../../../src/core/runs/observation.js';
 import { checkRecord } from '../../../src/core/runs/runLog.js';
 import { openStore, scratch } from './helpers.js';
@@ -175,6 +176,30 @@ describe('error-line scan limits and record checks (contracts §2.13)', () => {
     assert.equal(checkRecord({ ...base, errorLines: good }, 'run-1'), undefined);
     for (const bad of [{ ...good, total: 0 }, { ...good, lines: [{ lineNumber: 0, byteOffset: 1, text: 'x' }] }, { ...good, pattern: 3 }, { ...good, scannedBytes: -1 }, 'x']) {
       assert.notEqual(checkRecord({ ...base, errorLines: bad }, 'run-1'), undefined, JSON.stringify(bad));
+    }
+  });
+});
+
+describe('error-line scan against the rules tested line by line (contracts §2.13)', () => {
+  it('random lines in random pieces: the counts equal the lines each kind\'s rules match, and the kept lines are the first of them', () => {
+    const parts = ['', ' ', '  ', 'x', '[0001] ', 'src/a.ts(3,5): ', 'a.c:1:2: ', 'npm ', 'make: *** ', 'E   ', '{"level":"error"}', '"severity":"ERROR"',
+      'error TS2322: ', 'error: ', 'error[E0308]: ', 'fatal: ', 'FAILED ', 'FAIL: ', '● ', '✖ ', '× ', 'not ok 3 ', 'panic: ', 'Traceback (most recent call last):',
+      "thread 'main' panicked at ", 'TypeError: ', 'Caused by: ', '--- FAIL: ', '3 failed', 'detail', 'email', 'mail ', 'é', '日本', 'CONFLICT (', 'not found', ': No such file or directory'];
+    let seed = 22;
+    const rnd = (n: number): number => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed % n; };
+    for (let round = 0; round < 20; round++) {
+      const lines = Array.from({ length: 400 }, () => Array.from({ length: rnd(4) }, () => parts[rnd(parts.length)]).join(''));
+      const bytes = Buffer.from(lines.join('\n') + (rnd(2) ? '\n' : ''));
+      const s = new ErrorScan();
+      for (let i = 0; i < bytes.length;) { const n = 1 + rnd(300); s.push(bytes.subarray(i, i + n)); i += n; }
+      const r = s.end();
+      for (const kind of ['clear', 'failure'] as const) {
+        const rules = ERROR_RULES.filter((x) => x.kind === 'clear' || (kind === 'failure' && x.kind === 'failure')).map((x) => new RegExp(x.pattern));
+        const want = lines.map((l, i) => ({ l, i })).filter(({ l }) => rules.some((re) => re.test(l)));
+        assert.equal(r[kind].count, want.length, `${kind}, round ${round}`);
+        assert.deepEqual(r[kind].lines.map((l) => l.lineNumber), want.slice(0, KEEP_LINES).map(({ i }) => i + 1), `${kind}, round ${round}`);
+        assert.deepEqual(r[kind].lines.map((l) => l.text), want.slice(0, KEEP_LINES).map(({ l }) => l));
+      }
     }
   });
 });
