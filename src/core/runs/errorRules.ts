@@ -63,9 +63,9 @@ export const ERROR_RULES: readonly ErrorRule[] = [
   { id: 'ld.undefined', pattern: '^\\S+: undefined reference to ', gates: ['undefined reference to '], kind: 'clear' },
   // make: `make: *** [Makefile:3: all] Error 1`, `make[1]: *** …`.
   { id: 'make.error', pattern: '^g?make(?:\\[\\d+\\])?: \\*\\*\\* ', gates: ['make'], kind: 'clear' },
-  // npm (`npm error …`, older `npm ERR! …`), pnpm `ERR_PNPM_…`, yarn `error …` / `YN0001:`.
+  // npm (`npm error …`, older `npm ERR! …`), pnpm ` ERR_PNPM_…` (pnpm 10: `[ERR_PNPM_…]`), yarn 1 `error An unexpected error …`.
   { id: 'npm.error', pattern: '^npm (?:ERR!|error) ', gates: ['npm ERR!', 'npm error'], kind: 'clear' },
-  { id: 'pnpm.error', pattern: '^\\s*ERR_PNPM_\\w+', gates: ['ERR_PNPM_'], kind: 'clear' },
+  { id: 'pnpm.error', pattern: '^\\s*\\[?ERR_PNPM_\\w+', gates: ['ERR_PNPM_'], kind: 'clear' },
   { id: 'yarn.error', pattern: '^error (?:An unexpected error|Command failed|Couldn\'t find)', gates: ['error '], kind: 'clear' },
   // The first line of a stack trace, before its frames: JavaScript `TypeError: …`,
   // `AssertionError [ERR_ASSERTION]: …`, Python's last line `ValueError: …`, Java `java.lang.IllegalStateException: …`.
@@ -88,6 +88,8 @@ export const ERROR_RULES: readonly ErrorRule[] = [
   { id: 'go.position', pattern: '^\\S+\\.go:\\d+:\\d+: ', gates: ['.go:'], kind: 'failure' },
   { id: 'go.testfail', pattern: '^\\s*--- FAIL: ', gates: ['--- FAIL: '], kind: 'clear' },
   { id: 'go.panic', pattern: '^panic: ', gates: ['panic: '], kind: 'clear' },
+  // Kotlin's compiler: `e: file:///…/Main.kt:97:15 Unresolved reference 'x'.`, older `e: /…/A.kt: (6, 34): …`.
+  { id: 'kotlin.error', pattern: '^e: \\S+(?::\\d+:\\d+ |: \\(\\d+, \\d+\\): )', gates: ['e: '], kind: 'clear' },
   // Java/Kotlin: `Exception in thread "main" …`, `Caused by: …`; Gradle and Maven verdicts.
   { id: 'java.thread', pattern: '^Exception in thread ', gates: ['Exception in thread '], kind: 'clear' },
   { id: 'java.causedby', pattern: '^\\s*Caused by: ', gates: ['Caused by: '], kind: 'failure' },
