@@ -764,5 +764,5 @@ export class DetailView {
 function errorLinesBlock(e: NonNullable<PreviewDto['errorLines']>): HTMLElement {
   const list = h('div', { class: 'window preview-text error-lines', id: 'preview-errors', tabindex: '0', 'aria-label': 'Error lines the model saw' });
   for (const l of e.lines) append(list, h('div', { class: 'error-line' }, h('span', { class: 'error-line-at' }, `line ${l.lineNumber}, byte ${l.byteOffset}: `), h('mark', {}, l.text)));
-  return h('div', {}, h('div', { class: 'range-label' }, `Error lines the model saw first · ${e.lines.length} of ${e.total}`), list);
+  return h('div', {}, h('div', { class: 'range-label', id: 'preview-errors-label' }, `Error lines the model saw first · ${e.lines.length} of ${e.total}`), list);
 }
