@@ -45,7 +45,8 @@ export function errorBlock(e: ErrorLines, handle: string | undefined): string {
   const within = e.scannedBytes !== undefined ? ` in the first ${e.scannedBytes} bytes` : '';
   const lines = [`Error lines (${e.lines.length} of ${e.total}${within}):`];
   for (const l of e.lines) lines.push(`line ${l.lineNumber}, byte ${l.byteOffset}: ${l.text}`);
-  if (handle !== undefined && e.total > e.lines.length) {
+  // A union of many rules can outgrow what read_tool_output accepts as a pattern (1,024 characters, §2.5): then no call is offered.
+  if (handle !== undefined && e.total > e.lines.length && e.pattern.length <= 1024) {
     lines.push(`More: read_tool_output ${JSON.stringify({ handle, pattern: e.pattern, offset: e.lines.length })}`);
   }
   return lines.join('\n');
