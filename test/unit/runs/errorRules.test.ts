@@ -183,6 +183,12 @@ describe('error-line rules over real tool outputs (contracts §2.13)', function 
     assert.equal(make.status, 2);
     check(make.out, true, 'compiler.error', 'a.c:1:28: error: expected ‘,’ or ‘;’ before ‘return’');
     assert.ok(kindFor(scan(make.out), true)!.rules.includes('make.error'));
+    // The linker: gcc's line from ld and collect2's verdict.
+    writeFileSync(path.join(d, 'l.c'), 'int f(void);\nint main(void) { return f(); }\n');
+    const ld = run('gcc l.c -o l', d);
+    assert.equal(ld.status, 1);
+    check(ld.out, true, 'ld.undefined', "undefined reference to `f'");
+    assert.ok(kindFor(scan(ld.out), true)!.rules.includes('tool.error'), ld.out.toString());
     const warn = run('gcc -Wall -c w.c -o w.o', d);
     assert.equal(warn.status, 0);
     assert.match(warn.out.toString(), /warning: unused variable/);
@@ -199,6 +205,10 @@ describe('error-line rules over real tool outputs (contracts §2.13)', function 
     const p = run('rustc --color never p.rs -o p && ./p', d);
     assert.equal(p.status, 101);
     check(p.out, true, 'rust.panic', 'panicked at p.rs:1:');
+    writeFileSync(path.join(d, 't.rs'), '#[test] fn adds() { assert_eq!(1 + 1, 3); }\n');
+    const t = run('rustc --color never --test t.rs -o t && ./t', d);
+    assert.equal(t.status, 101);
+    check(t.out, true, 'rust.testfailed', 'test adds ... FAILED');
   });
 
   it('go build and go test', () => {
@@ -214,6 +224,11 @@ describe('error-line rules over real tool outputs (contracts §2.13)', function 
     const t = run('go test ./...', d, env);
     assert.equal(t.status, 1);
     check(t.out, true, 'go.testfail', '--- FAIL: TestAdd');
+    writeFileSync(path.join(d, 'a_test.go'), 'package main\n');
+    writeFileSync(path.join(d, 'main.go'), 'package main\n\nfunc main() { panic("ledger is closed") }\n');
+    const p = run('go run .', d, env);
+    assert.notEqual(p.status, 0);
+    check(p.out, true, 'go.panic', 'panic: ledger is closed');
   });
 
   it('Java: javac, a thrown exception; Maven', () => {
@@ -226,6 +241,11 @@ describe('error-line rules over real tool outputs (contracts §2.13)', function 
     const r = run('javac B.java && java B', d);
     assert.equal(r.status, 1);
     check(r.out, true, 'java.thread', 'Exception in thread "main" java.lang.IllegalStateException: boom');
+    writeFileSync(path.join(d, 'C.java'), 'public class C { public static void main(String[] a) { try { throw new IllegalArgumentException("inner"); } catch (RuntimeException e) { throw new IllegalStateException("outer", e); } } }\n');
+    const c2 = run('javac C.java && java C', d);
+    assert.equal(c2.status, 1);
+    check(c2.out, true, 'java.thread', 'Exception in thread "main" java.lang.IllegalStateException: outer');
+    assert.ok(kindFor(scan(c2.out), true)!.rules.includes('java.causedby'), c2.out.toString());
     const mvn = run('mvn -o -B validate', at('mvn'), { MAVEN_OPTS: '-Xshare:auto' });
     assert.equal(mvn.status, 1);
     check(mvn.out, true, 'maven.failure', '[INFO] BUILD FAILURE');
@@ -247,6 +267,14 @@ describe('error-line rules over real tool outputs (contracts §2.13)', function 
     check(m.out, true, 'git.conflict', 'CONFLICT (content): Merge conflict in f');
     const e = run('cd r && git checkout no-such-branch', d, env);
     check(e.out, true, 'line.error', "error: pathspec 'no-such-branch' did not match");
+    // A push that is not a fast-forward.
+    const p = run([
+      'git init -q --bare origin.git && git clone -q origin.git a && git clone -q origin.git b 2>/dev/null',
+      'cd a && echo 1 > x && git add x && git commit -qm one && git push -q origin HEAD:main && cd ..',
+      'cd b && echo 2 > y && git add y && git commit -qm two && git push origin HEAD:main',
+    ].join(' && '), d, env);
+    assert.equal(p.status, 1);
+    check(p.out, true, 'git.rejected', ' ! [rejected]');
     // A successful command that only quotes errors (a diff of a test that names a compiler error) shows none.
     writeFileSync(path.join(d, 'r', 'quoted.ts'), 'const want = "src/a.ts(1,7): error TS2322: Type \'string\' is not assignable to type \'number\'.";\nconst cc = "a.c:1:28: error: expected";\n');
     const q = run('cd r && git add quoted.ts && git -c core.pager=cat diff --cached', d, env);
