@@ -19,7 +19,8 @@
  * least one. The scan looks for them first and tests the rules only on lines that hold
  * one, so they must be implied by the pattern (a unit test checks each rule against the
  * real outputs it names, and that every gate is a substring its pattern requires).
- * No rule may match a `\n` or use a capture group (the union is joined with `|`).
+ * No rule may match a `\n` or use a capture group (the union is joined with `|`); a rule that ends at `$` allows a
+ * `\r` before it (an output written through a terminal ends its lines with `\r\n`, and the `\r` stays in the line).
  */
 
 /** How a rule's lines count (see above). */
@@ -83,7 +84,7 @@ export const ERROR_RULES: readonly ErrorRule[] = [
   { id: 'tap.notok', pattern: '^\\s*not ok \\d+', gates: ['not ok'], kind: 'failure' },
   // Rust `thread 'main' panicked at src/main.rs:2:5:` (1.9x: `thread 'main' (27620) panicked at …`), cargo test `test t ... FAILED`.
   { id: 'rust.panic', pattern: '^thread \'[^\']*\'(?: \\(\\d+\\))? panicked at ', gates: ['panicked at '], kind: 'clear' },
-  { id: 'rust.testfailed', pattern: ' \\.\\.\\. FAILED$', gates: ['FAILED'], kind: 'failure' },
+  { id: 'rust.testfailed', pattern: ' \\.\\.\\. FAILED\\r?$', gates: ['FAILED'], kind: 'failure' },
   // Go: `./main.go:5:2: undefined: x`, `--- FAIL: TestX (0.00s)`, `panic: …`.
   { id: 'go.position', pattern: '^\\S+\\.go:\\d+:\\d+: ', gates: ['.go:'], kind: 'failure' },
   { id: 'go.testfail', pattern: '^\\s*--- FAIL: ', gates: ['--- FAIL: '], kind: 'clear' },
@@ -99,8 +100,8 @@ export const ERROR_RULES: readonly ErrorRule[] = [
   { id: 'git.conflict', pattern: '^CONFLICT \\(', gates: ['CONFLICT'], kind: 'clear' },
   { id: 'git.rejected', pattern: '^ ! \\[rejected\\] ', gates: ['[rejected]'], kind: 'clear' },
   // The shell: `sh: 1: nosuch: not found`, `bash: nosuch: command not found`, a script's `line 3: …`.
-  { id: 'shell.notfound', pattern: '^[^\\s:]+: (?:line )?(?:\\d+: )?[^\\s:]+: (?:command )?not found$|^zsh: command not found: ', gates: ['not found'], kind: 'clear' },
-  { id: 'shell.errno', pattern: ': (?:No such file or directory|Permission denied)$', gates: ['No such file or directory', 'Permission denied'], kind: 'failure' },
+  { id: 'shell.notfound', pattern: '^[^\\s:]+: (?:line )?(?:\\d+: )?[^\\s:]+: (?:command )?not found\\r?$|^zsh: command not found: ', gates: ['not found'], kind: 'clear' },
+  { id: 'shell.errno', pattern: ': (?:No such file or directory|Permission denied)\\r?$', gates: ['No such file or directory', 'Permission denied'], kind: 'failure' },
   // JSON log records with an error level: `"level":"error"`, pino `"level":50`, `"severity":"ERROR"`.
   { id: 'json.level', pattern: '^\\{.*"(?:level|severity|lvl)":\\s*(?:"(?:error|fatal|critical|ERROR|FATAL|CRITICAL|Error|Fatal)"|[56]0\\b)', gates: ['"level"', '"severity"', '"lvl"'], kind: 'clear' },
   // The fallback: the generic words, whole words only (`errors` and `TypeError` do not count here).

@@ -203,3 +203,13 @@ describe('error-line scan against the rules tested line by line (contracts §2.1
     }
   });
 });
+
+describe('error lines of an output written through a terminal (contracts §2.13)', () => {
+  it('a rule that ends at the end of the line also matches a line ending in \\r\\n', () => {
+    const s = new ErrorScan();
+    s.push(Buffer.from('copying\r\nsh: 1: no_such_tool: not found\r\ntest adds ... FAILED\r\n'));
+    const r = s.end();
+    assert.deepEqual(r.failure.lines.map((l) => l.lineNumber), [2, 3]);
+    assert.equal(r.failure.lines[0]!.text, 'sh: 1: no_such_tool: not found\r');
+  });
+});
