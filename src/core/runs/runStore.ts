@@ -33,6 +33,7 @@ import { accessDenied, type HandleEntry } from './handles.js';
 import { checkLineCount, DEFAULT_READER_LIMITS, LINE_CUT_MARKER, readContent, validateReadArgs, type ContentView } from './reader.js';
 import { captureCap, nowIso, positiveInt } from './recordFields.js';
 import { Run } from './run.js';
+import type { RunHost } from './runHost.js';
 import { currentOwner, ownerAlive } from './owner.js';
 import { appendRecord, finishedRecordAt, handlesOf, parseRunLog, terminateTornTail, type ReadLogResult } from './runLog.js';
 import type {
@@ -55,7 +56,7 @@ const PARSED_LOGS = 32;
 const DEFAULT_SLICE_RUNS = 256;
 
 /** One per tenant: starts runs, lists and reports them, resolves handles, reads outputs. */
-export class RunStore implements RunStoreApi {
+export class RunStore implements RunStoreApi, RunHost {
   readonly tenant: string;
   /** Hash of the agent profile every run of this store records. */
   readonly profileHash: string;
