@@ -4,7 +4,7 @@
  * listing, reports and handle resolution are `RunStore`'s (`runStore.ts`).
  */
 import { EvidenceError } from '../errors.js';
-import { manifestOf, totalNewlines } from '../integrity.js';
+import { manifestOf, totalNewlines } from '../integrity/integrity.js';
 import { captureOutput, once, type Captured } from './capture.js';
 import { ContentTypes, decideElision, decideResultStorage, lineCountOf, measureResult } from './decisions.js';
 import { resultHandleOf } from './handles.js';

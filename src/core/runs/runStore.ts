@@ -23,7 +23,7 @@ import { assertSafeSegment, isSafeSegment, type BlobKey } from '../blobs/blobKey
 import type { BlobStore } from '../blobs/blobStore.js';
 import { ManifestCache, missingError, openVerified } from '../blobs/verifiedBlobs.js';
 import { EvidenceError } from '../errors.js';
-import { manifestOf, readVerified, streamVerified, verifyAll } from '../integrity.js';
+import { manifestOf, readVerified, streamVerified, verifyAll } from '../integrity/integrity.js';
 import { encodeUtf8 } from '../utf8.js';
 import { Catalog, yieldToLoop, type CatalogStats, type HandleRow, type RunRow } from './catalog/catalog.js';
 import { callIndex, facetsOf, queryCalls, queryRuns, runStatusOf, summaryOf } from './catalog/queries.js';
@@ -212,6 +212,11 @@ export class RunStore implements RunStoreApi, RunHost {
   /** Closes the catalog's database connection (a store no longer used: a reopened settings change, tests). */
   close(): void {
     this.catalog.close();
+  }
+
+  /** How many runs this process is still recording in this store (a store swapped out is closed only at 0). */
+  get liveRuns(): number {
+    return this.liveIds().length;
   }
 
   /** Resolves when the catalog's background checks (start-up reconcile, repairs) are done. */
