@@ -52,6 +52,7 @@ export * from './runs/patternSearch.js';
 export * from './runs/searchAll.js';
 export * from './runs/observation.js';
 export * from './runs/runStore.js';
+export * from './runs/stats.js';
 export * from './storageLayout.js';
 export * from './stores.js';
 export * from './tools/modelText.js';

@@ -155,21 +155,23 @@ export async function readFileRecorded(
   run: Pick<RunApi, 'recordResult' | 'recordArtifact'> | undefined,
   relPath: string,
   log: (line: string) => void = () => undefined,
-): Promise<string> {
+): Promise<{ text: string; callId?: string }> {
   const { modelText, fullText, artifact, refusal } = await workspace.readFile(relPath, randomUUID());
   const args = { path: relPath };
   let handle: string | undefined;
+  let callId: string | undefined;
   if (run) {
     try {
       const outcome = artifact
         ? await run.recordArtifact(EvidenceToolNames.readFile, args, { artifactId: artifact.ref.artifactId, bytes: artifact.bytes, ...(await stores.artifacts.manifestFor(artifact.ref.artifactId)) })
         : await run.recordResult(EvidenceToolNames.readFile, args, fullText ?? modelText, { isError: modelText.startsWith('error:') });
       handle = outcome.handle;
+      callId = outcome.callId;
     } catch (e) {
       log(`a read was not recorded (${e instanceof Error ? e.message : String(e)}); it was answered without a handle`);
     }
   }
-  return readFileReply(modelText, handle, relPath, refusal);
+  return { text: readFileReply(modelText, handle, relPath, refusal), ...(callId !== undefined ? { callId } : {}) };
 }
 
 /**
