@@ -38,9 +38,10 @@ async function template(storage: string, ws: string): Promise<RunRecord[][]> {
     await run.finish();
   }
   const dir = path.join(s.storage.logsDir, s.storage.tenant);
-  for (const n of readdirSync(dir).filter((f) => f.endsWith('.jsonl')).sort()) logs.push(parseRunLog(readFileSync(path.join(dir, n)), n.slice(0, -6)).records);
+  for (const n of readdirSync(dir).filter((f) => f.endsWith('.jsonl'))) logs.push(parseRunLog(readFileSync(path.join(dir, n)), n.slice(0, -6)).records);
   s.runs.close();
-  return logs;
+  // The small command first, the large one (the run with a read) second.
+  return logs.sort((a, b) => Number(a.some((r) => r.type === 'call_shown' && r.view === 'read')) - Number(b.some((r) => r.type === 'call_shown' && r.view === 'read')));
 }
 
 /** Seeds `n` runs (logs and catalog rows) into a fresh storage from the template's records. */

@@ -195,7 +195,7 @@ export class RunStore implements RunStoreApi {
   }
 
   /** How many runs this tenant keeps and their bytes, from the catalog (counters its triggers keep, no stat per log). */
-  async totals(): Promise<{ runs: number; bytes: number }> {
+  async totals(): Promise<{ runs: number; bytes: number; calls: number }> {
     return this.catalog.totals();
   }
 

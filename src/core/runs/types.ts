@@ -699,7 +699,7 @@ export interface RunStoreApi {
    */
   reconcileWithLogs(): Promise<void>;
   /** How many runs this tenant keeps and their bytes, from the catalog (no stat per log). */
-  totals(): Promise<{ runs: number; bytes: number }>;
+  totals(): Promise<{ runs: number; bytes: number; calls?: number }>;
   /**
    * Notes what a model was handed of a recorded call (a `call_shown` record in the call's
    * run log, docs/contracts.md §2.12). Never throws: a note that cannot be written is dropped.

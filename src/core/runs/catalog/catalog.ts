@@ -570,12 +570,12 @@ export class Catalog {
   }
 
   /** Listed runs and the bytes they keep (logs, blobs, and the catalog's own files): no log is read or stat'ed. */
-  totals(): { runs: number; bytes: number } {
-    const t = this.use((db) => db.get('SELECT runs, bytes FROM totals') as { runs: number; bytes: number });
+  totals(): { runs: number; bytes: number; calls: number } {
+    const t = this.use((db) => db.get('SELECT runs, bytes, calls FROM totals') as { runs: number; bytes: number; calls: number });
     // Retention budgets every byte under the storage folder: the database counts too. Its WAL does not: it is
     // transient (folded into the database at each checkpoint, up to ~4 MiB before one), and counting it made a
     // budget's answer depend on when the last checkpoint ran.
     const own = statSync(this.file, { throwIfNoEntry: false })?.size ?? 0;
-    return { runs: t.runs, bytes: t.bytes + own };
+    return { runs: t.runs, bytes: t.bytes + own, calls: t.calls };
   }
 }
