@@ -46,13 +46,13 @@ function dayLabel(day: string, long = false): string {
  * Bars per day on a log scale (bytes span six orders of magnitude: a linear axis would draw the
  * answers as nothing beside the outputs). Powers of 1024 are the grid lines; 0 draws no bar.
  */
-function chart(days: readonly SavingsGroupDto[]): SVGSVGElement {
-  const width = 640; const height = 220; const left = 56; const bottom = 28; const top = 10;
+function chart(days: readonly SavingsGroupDto[], width: number): SVGSVGElement {
+  const height = 200; const left = 56; const bottom = 28; const top = 10;
   const max = Math.max(1024, ...days.flatMap((d) => SERIES.map((s) => d[s.field])));
   const decades = Math.ceil(Math.log(max) / Math.log(1024));
   const y = (v: number): number => top + (height - top - bottom) * (1 - Math.log(Math.max(1, v)) / Math.log(1024 ** decades));
   const label = `Bytes per day, log scale: ${days.map((d) => `${dayLabel(d.key)}: kept ${humanBytes(d.outputBytes)}, shown ${humanBytes(d.shownBytes)}, read back ${humanBytes(d.readBytes)}`).join('; ')}`;
-  const root = svg('svg', { viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': label.slice(0, 4000), class: 'chart', preserveAspectRatio: 'xMinYMin meet' });
+  const root = svg('svg', { viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': label.slice(0, 4000), class: 'chart', width, height });
   for (let k = 0; k <= decades; k++) {
     const v = 1024 ** k;
     const yy = y(v);
@@ -61,7 +61,8 @@ function chart(days: readonly SavingsGroupDto[]): SVGSVGElement {
   }
   const slot = (width - left) / Math.max(1, days.length);
   const bar = Math.max(1, Math.min(14, (slot - 4) / SERIES.length));
-  const every = Math.ceil(days.length / 10);
+  // Day labels at least 48 px apart (about 5 characters of 11 px text).
+  const every = Math.max(1, Math.ceil(48 / slot));
   days.forEach((d, i) => {
     const x0 = left + i * slot + (slot - bar * SERIES.length) / 2;
     SERIES.forEach((s, k) => {
@@ -72,7 +73,7 @@ function chart(days: readonly SavingsGroupDto[]): SVGSVGElement {
       rect.append(svg('title', {}, `${dayLabel(d.key, true)}, ${s.name.toLowerCase()}: ${humanBytes(v)}`));
       root.append(rect);
     });
-    if (i % every === 0) root.append(svg('text', { x: left + i * slot + slot / 2, y: height - 8, 'text-anchor': 'middle', class: 'axis' }, dayLabel(d.key)));
+    if ((days.length - 1 - i) % every === 0) root.append(svg('text', { x: left + i * slot + slot / 2, y: height - 8, 'text-anchor': 'middle', class: 'axis' }, dayLabel(d.key)));
   });
   return root;
 }
@@ -83,10 +84,11 @@ function legend(): HTMLElement {
 
 /** A table: header cells with scope, numbers right-aligned. */
 function table(caption: string, head: readonly string[], rows: readonly (readonly string[])[]): HTMLElement {
-  return h('table', {},
+  // In a region that scrolls sideways (and takes focus, so a keyboard can scroll it) when the sidebar is narrower.
+  return h('div', { class: 'scroll', tabindex: '0', role: 'region', 'aria-label': caption }, h('table', {},
     h('caption', {}, caption),
     h('thead', {}, h('tr', {}, ...head.map((c, i) => h('th', { scope: 'col', class: i === 0 ? '' : 'num' }, c)))),
-    h('tbody', {}, ...rows.map((r) => h('tr', {}, ...r.map((c, i) => (i === 0 ? h('th', { scope: 'row' }, c) : h('td', { class: 'num' }, c)))))));
+    h('tbody', {}, ...rows.map((r) => h('tr', {}, ...r.map((c, i) => (i === 0 ? h('th', { scope: 'row' }, c) : h('td', { class: 'num' }, c))))))));
 }
 
 function totals(f: SavingsFiguresDto, days: number): HTMLElement {
@@ -116,7 +118,7 @@ function render(r: Extract<SavingsHostToPage, { type: 'report' }>): void {
     totals(r.total, r.days),
     h('h3', {}, 'Per day'),
     legend(),
-    chart(r.byDay),
+    h('div', { id: 'chart' }),
     table(`Bytes per day, last ${r.days} days (the chart's figures)`, ['Day', 'Kept', 'Shown', 'Read back', 'Saved'],
       [...r.byDay].reverse().filter((d) => d.outputs > 0).map((d) => [dayLabel(d.key, true), humanBytes(d.outputBytes), humanBytes(d.shownBytes), humanBytes(d.readBytes), humanBytes(d.savedBytes)])),
     h('h3', {}, 'Top commands by bytes saved'),
@@ -132,7 +134,24 @@ function render(r: Extract<SavingsHostToPage, { type: 'report' }>): void {
     h('p', { class: 'note' }, 'Saved = output bytes − every byte shown of them (answers and reads back), per output; an output the model was shown whole saves nothing. Same figures as bounded-evidence stats.'),
   );
   main.setAttribute('aria-busy', 'false');
+  shown = r;
+  drawChart();
 }
+
+/** The report on screen, redrawn at the view's width (in CSS pixels: the text stays 11 px at any width). */
+let shown: Extract<SavingsHostToPage, { type: 'report' }> | undefined;
+let drawnWidth = 0;
+function drawChart(): void {
+  const box = document.getElementById('chart');
+  if (!box || !shown) return;
+  const width = Math.max(240, Math.floor(box.clientWidth));
+  drawnWidth = width;
+  replaceChildren(box, chart(shown.byDay, width));
+}
+new ResizeObserver(() => {
+  const box = document.getElementById('chart');
+  if (box && Math.abs(Math.floor(box.clientWidth) - drawnWidth) > 4) drawChart();
+}).observe(document.body);
 
 window.addEventListener('message', (e: MessageEvent<SavingsHostToPage>) => {
   const m = e.data;
