@@ -78,7 +78,7 @@ export async function capture(argv: readonly string[], io: CliIo): Promise<numbe
     const text = boundModelText(outcome.modelText);
     const printed = text.endsWith('\n') ? text : `${text}\n`;
     await io.out(printed);
-    // What the caller (an agent's shell, most often) was handed: docs/contracts.md §2.12.
+    // What the caller (an agent's shell, most often) was handed: docs/contracts.md §2.13.
     await session.runs.recordShown({ view: 'answer', runId: run.runId, callId: outcome.callId, text: printed });
     const valueAttachment = outcome.record.attachments.find((a) => a.name === 'value');
     const value = valueAttachment?.inline !== undefined ? JSON.parse(valueAttachment.inline) as Parameters<typeof exitCodeOf>[0] : undefined;

@@ -130,7 +130,7 @@ export async function keep(argv: readonly string[], io: CliIo): Promise<number> 
   try {
     const session = await openSession(storage);
     const kept = await recordSpool(session.runs, spool, { code: status, aborted: false }, io.cwd);
-    // What the agent was handed (docs/contracts.md §2.12): the output as written (small: by this process,
+    // What the agent was handed (docs/contracts.md §2.13): the output as written (small: by this process,
     // or by the shim before `keep --quiet`), else the observation.
     if (!quiet && !whole) {
       const printed = kept.text.endsWith('\n') ? kept.text : `${kept.text}\n`;

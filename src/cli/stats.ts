@@ -1,6 +1,6 @@
 /**
  * `stats [--since 7d] [--by agent|tool|command|day] [--json]`: what the model was spared
- * and what it read back (docs/contracts.md §2.12, §6), from the catalog's rollup. The
+ * and what it read back (docs/contracts.md §2.13, §6), from the catalog's rollup. The
  * table is for a person (like `rtk gain`); `--json` prints the core's report as it is,
  * the same numbers exactly.
  */

@@ -3,7 +3,7 @@
  * and the extension host (src/extension/savingsView.ts), both ways. Types only: the page
  * imports this file for checking, never at run time, and the host validates every message
  * the page sends (src/extension/savingsMessages.ts): a webview is untrusted. The figures are
- * the core's `UsageFigures` (docs/contracts.md §2.12), copied field for field.
+ * the core's `UsageFigures` (docs/contracts.md §2.13), copied field for field.
  */
 
 /** The figures of a set of calls (the core's `UsageFigures`). */

@@ -352,7 +352,7 @@ export class RunStore implements RunStoreApi {
    * Notes what a model was handed of a recorded call: a `call_shown` record in the log of
    * the run holding the call (a read's handle is resolved as the reader resolves it, so a
    * handle of another tenant notes nothing). Never throws: a note that cannot be written
-   * is dropped, the answer it describes was already given (docs/contracts.md §2.12).
+   * is dropped, the answer it describes was already given (docs/contracts.md §2.13).
    */
   async recordShown(shown: ShownAnswer): Promise<void> {
     try {
@@ -378,7 +378,7 @@ export class RunStore implements RunStoreApi {
     }
   }
 
-  /** Savings over a time range, from the catalog's rollup (docs/contracts.md §2.12): no log is read. */
+  /** Savings over a time range, from the catalog's rollup (docs/contracts.md §2.13): no log is read. */
   async usage(query: UsageQuery = {}): Promise<UsageReport> {
     return usageReport(this.catalog, query);
   }

@@ -1,5 +1,5 @@
 /**
- * Savings you can see (docs/contracts.md §2.12): what the model was spared and what it
+ * Savings you can see (docs/contracts.md §2.13): what the model was spared and what it
  * read back, for any time range of one tenant, per agent, tool, command word or day. The
  * figures are sums the catalog keeps in its `usage` rollup (catalog/database.ts), updated
  * in the same transaction as each record's row, so a report reads at most one row per
@@ -103,7 +103,7 @@ export function localDay(ms: number): string {
   return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
 }
 
-/** Checks a query's values; a bad one is a clear error (docs/contracts.md §2.12). */
+/** Checks a query's values; a bad one is a clear error (docs/contracts.md §2.13). */
 function checkQuery(q: UsageQuery): void {
   const time = (name: string, v: number | undefined): void => {
     if (v !== undefined && !(Number.isFinite(v) && v >= 0)) throw new RangeError(`${name} must be a time (epoch milliseconds, not negative)`);

@@ -164,7 +164,7 @@ export interface RunFinishedRecord {
 }
 
 /**
- * What a model was handed of a finished call (docs/contracts.md §2.12): the call's own
+ * What a model was handed of a finished call (docs/contracts.md §2.13): the call's own
  * answer (`answer`, its first view) or a `read_tool_output` reply over one of its handles
  * (`read`), as the UTF-8 byte count of the exact text handed over. Appended to the log of
  * the run that holds the call, after the answer is final, by the front end that gave it.
@@ -702,10 +702,10 @@ export interface RunStoreApi {
   totals(): Promise<{ runs: number; bytes: number; calls?: number }>;
   /**
    * Notes what a model was handed of a recorded call (a `call_shown` record in the call's
-   * run log, docs/contracts.md §2.12). Never throws: a note that cannot be written is dropped.
+   * run log, docs/contracts.md §2.13). Never throws: a note that cannot be written is dropped.
    */
   recordShown(shown: ShownAnswer): Promise<void>;
-  /** Savings over a time range (docs/contracts.md §2.12), from the catalog's rollup: no log is read. */
+  /** Savings over a time range (docs/contracts.md §2.13), from the catalog's rollup: no log is read. */
   usage(query?: UsageQuery): Promise<UsageReport>;
 }
 

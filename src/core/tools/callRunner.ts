@@ -51,7 +51,7 @@ function answer(text: string, extra: Omit<CallAnswer, 'text' | 'isError'> = {}):
 }
 
 /**
- * Notes what the model is handed (docs/contracts.md §2.12): the answer of a call this runner
+ * Notes what the model is handed (docs/contracts.md §2.13): the answer of a call this runner
  * recorded (its first view), or a `read_tool_output` reply over a handle (a read back).
  * Refusals are not noted: they show the model nothing of any output.
  */

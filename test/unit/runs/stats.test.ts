@@ -1,5 +1,5 @@
 /**
- * Savings (docs/contracts.md §2.12): the figures `usage` reads from the catalog's rollup
+ * Savings (docs/contracts.md §2.13): the figures `usage` reads from the catalog's rollup
  * equal sums computed here, independently, over the raw run logs, for a recorded set of
  * calls made the way people make them: a capture of a large output (the command line), a
  * small one (shown whole: saves nothing), a routed agent command through `keep` (large,

@@ -91,7 +91,7 @@ export interface CatalogStats {
   readonly built: boolean;
 }
 
-/** Sums of the savings rollup (columns of `usage`, docs/contracts.md §2.12). */
+/** Sums of the savings rollup (columns of `usage`, docs/contracts.md §2.13). */
 export interface UsageSums {
   readonly outputs: number; readonly out_bytes: number; readonly kept_bytes: number; readonly lost: number; readonly lost_bytes: number;
   readonly whole: number; readonly shown: number; readonly shown_bytes: number; readonly reads: number; readonly read_bytes: number;

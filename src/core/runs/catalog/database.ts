@@ -26,7 +26,7 @@ export const SCHEMA_VERSION = 2;
 const BUSY_TIMEOUT_MS = 5000;
 
 /**
- * Bytes saved by one finished call (docs/contracts.md §2.12): its output bytes minus every
+ * Bytes saved by one finished call (docs/contracts.md §2.13): its output bytes minus every
  * byte a model was handed of it (its answers and its reads), never below 0; 0 for an
  * output the model was shown whole (it would have reached the model anyway) and for one
  * no answer was noted for (never shown to a model, or recorded before answers were noted).

@@ -71,7 +71,7 @@ export interface CallValues {
   /** 1 when the log finishes this call twice: its handles then resolve to nothing. */
   ambiguous: number;
   entry: string;
-  /** What the savings rollup counts (docs/contracts.md §2.12): the run's agent (or source kind), a command's first word. */
+  /** What the savings rollup counts (docs/contracts.md §2.13): the run's agent (or source kind), a command's first word. */
   agent: string;
   command: string;
   /** Bytes the tool produced (a command's stdout and stderr as observed, past any cap; any other call's result). */
