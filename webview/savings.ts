@@ -22,6 +22,7 @@ const SERIES = [
 ] as const;
 
 const count = (n: number): string => n.toLocaleString('en-US');
+const counted = (n: number, one: string): string => `${count(n)} ${n === 1 ? one : `${one}s`}`;
 
 function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number>, text?: string): SVGElementTagNameMap[K] {
   const el = document.createElementNS(SVG, tag);
@@ -96,9 +97,9 @@ function totals(f: SavingsFiguresDto, days: number): HTMLElement {
   return h('dl', { class: 'totals', 'aria-label': `Totals of the last ${days} days` },
     ...item('Saved', `${humanBytes(f.savedBytes)} (${share(f)} of output bytes)`),
     ...item('Outputs kept', `${count(f.outputs)} · ${humanBytes(f.outputBytes)}`),
-    ...item('Shown to a model', `${humanBytes(f.shownBytes)} in ${count(f.shownOutputs)} answers (${count(f.wholeOutputs)} whole)`),
-    ...item('Read back', `${humanBytes(f.readBytes)} in ${count(f.reads)} reads of ${count(f.recalledOutputs)} outputs`),
-    ...item('Lost past a cap', `${count(f.lostOutputs)} outputs · ${humanBytes(f.lostBytes)}`));
+    ...item('Shown to a model', `${humanBytes(f.shownBytes)} in ${counted(f.shownOutputs, 'answer')} (${count(f.wholeOutputs)} whole)`),
+    ...item('Read back', `${humanBytes(f.readBytes)} in ${counted(f.reads, 'read')} of ${counted(f.recalledOutputs, 'output')}`),
+    ...item('Lost past a cap', `${counted(f.lostOutputs, 'output')} · ${humanBytes(f.lostBytes)}`));
 }
 
 const commandName = (key: string): string => (key === '' ? '(no command)' : key);

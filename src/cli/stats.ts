@@ -34,6 +34,7 @@ export function shortBytes(n: number): string {
 }
 
 const count = (n: number): string => n.toLocaleString('en-US');
+const counted = (n: number, one: string, many = `${one}s`): string => `${count(n)} ${n === 1 ? one : many}`;
 
 /** Saved as a share of the output bytes, one decimal (`99.4%`); `–` with no output. */
 export function savedShare(f: Pick<UsageFigures, 'savedBytes' | 'outputBytes'>): string {
@@ -49,9 +50,9 @@ export function statsTable(r: UsageReport, rangeWords: string): string {
     `Bounded Evidence savings, ${rangeWords}`,
     '',
     `Outputs kept:      ${count(t.outputs)} (${shortBytes(t.outputBytes)} produced, ${shortBytes(t.keptBytes)} kept)`,
-    `Lost past a cap:   ${count(t.lostOutputs)} output${t.lostOutputs === 1 ? '' : 's'} (${shortBytes(t.lostBytes)} not kept)`,
-    `Shown to a model:  ${shortBytes(t.shownBytes)} in ${count(t.shownOutputs)} answers (${count(t.wholeOutputs)} shown whole)`,
-    `Read back:         ${shortBytes(t.readBytes)} in ${count(t.reads)} reads of ${count(t.recalledOutputs)} outputs`,
+    `Lost past a cap:   ${counted(t.lostOutputs, 'output')} (${shortBytes(t.lostBytes)} not kept)`,
+    `Shown to a model:  ${shortBytes(t.shownBytes)} in ${counted(t.shownOutputs, 'answer')} (${count(t.wholeOutputs)} shown whole)`,
+    `Read back:         ${shortBytes(t.readBytes)} in ${counted(t.reads, 'read')} of ${counted(t.recalledOutputs, 'output')}`,
     `Saved:             ${shortBytes(t.savedBytes)} (${savedShare(t)} of output bytes never reached the model)`,
   ];
   if (r.groups.length === 0) return `${lines.join('\n')}\n\nNothing recorded in this range.\n`;

@@ -116,7 +116,7 @@ describe('Savings view and status bar in a real workbench', function () {
     const dd = await frame.locator('.totals dd').allTextContents();
     assert.equal(dd[0], `${human(r.total.savedBytes)} (${((100 * r.total.savedBytes) / r.total.outputBytes).toFixed(1)}% of output bytes)`);
     assert.equal(dd[1], `${r.total.outputs} · ${human(r.total.outputBytes)}`);
-    assert.equal(dd[3], `${human(r.total.readBytes)} in 2 reads of 1 outputs`);
+    assert.equal(dd[3], `${human(r.total.readBytes)} in 2 reads of 1 output`);
     // Top commands by saved: the core's order and figures (the person's palette capture saved nothing).
     const saved = frame.locator('table', { has: frame.locator('caption', { hasText: 'Commands by bytes saved' }) });
     const names = await saved.locator('tbody th').allTextContents();
