@@ -74,7 +74,12 @@ function chart(days: readonly SavingsGroupDto[], width: number): SVGSVGElement {
       rect.append(svg('title', {}, `${dayLabel(d.key, true)}, ${s.name.toLowerCase()}: ${humanBytes(v)}`));
       root.append(rect);
     });
-    if ((days.length - 1 - i) % every === 0) root.append(svg('text', { x: left + i * slot + slot / 2, y: height - 8, 'text-anchor': 'middle', class: 'axis' }, dayLabel(d.key)));
+    if ((days.length - 1 - i) % every === 0) {
+      // A label near the right edge ends there instead of being cut.
+      const x = left + i * slot + slot / 2;
+      const edge = x + 24 > width;
+      root.append(svg('text', { x: edge ? width - 1 : x, y: height - 8, 'text-anchor': edge ? 'end' : 'middle', class: 'axis' }, dayLabel(d.key)));
+    }
   });
   return root;
 }

@@ -11,12 +11,13 @@ import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import type { Frame } from 'playwright-core';
+import type { Frame, FrameLocator } from 'playwright-core';
 import { openSession } from '../../src/cli/session.js';
 import { findFile, type Workbench } from '../harness/workbench.js';
 import { repoRoot } from '../harness/tools.js';
 import { axeIn } from './axe.js';
 import { closeWorkbench, openWorkbench } from './session.js';
+import { setTheme } from './theme.js';
 
 const CLI = path.join(repoRoot, 'dist', 'cli.js');
 
@@ -96,7 +97,7 @@ describe('Savings view and status bar in a real workbench', function () {
     throw new Error('the Savings view did not load');
   }
 
-  it('the Savings view shows the core\'s figures, a chart with its table, at 900×700 and 1920×1080, axe clean', async () => {
+  it('the Savings view shows the core\'s figures, a chart with its table, at 900×700 and 1920×1080, axe clean in dark and light', async () => {
     // The sidebar as a person leaves it: no editor or chat beside it taking the width.
     await wb.runCommand('View: Close All Editors');
     await wb.page.locator('.activitybar .action-item a[aria-label^="Bounded Evidence"]').click();
@@ -143,6 +144,12 @@ describe('Savings view and status bar in a real workbench', function () {
       assert.ok(overflow <= 1, `${w}×${h}: ${overflow} px wider than the view`);
       await wb.screenshot(`savings-${w}x${h}`);
     }
+    // The light theme too: axe clean there as well.
+    await wb.page.setViewportSize({ width: 900, height: 700 });
+    await setTheme(wb, frame as unknown as FrameLocator, 'Default Light Modern');
+    const light = (await axeIn(frame)).filter((x) => x.impact === 'serious' || x.impact === 'critical');
+    assert.deepEqual(light, [], `light: ${JSON.stringify(light)}`);
+    await wb.screenshot('savings-light-900x700');
     // The range buttons ask the host again; a 30-day range keeps the same totals here.
     await frame.locator('.ranges button', { hasText: '30 days' }).click();
     await frame.locator('.ranges button[aria-pressed="true"]', { hasText: '30 days' }).waitFor();

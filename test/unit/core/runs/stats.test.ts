@@ -10,12 +10,12 @@ import * as assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { runCli } from '../../../src/cli/main.js';
-import type { CliIo } from '../../../src/cli/io.js';
-import { openSession } from '../../../src/cli/session.js';
-import { sinceOf, statsTable } from '../../../src/cli/stats.js';
-import { localDay, USAGE_DIMENSIONS, type UsageFigures, type UsageReport } from '../../../src/core/index.js';
-import { commandWordOf } from '../../../src/core/runs/catalog/rows.js';
+import { runCli } from '../../../../src/cli/main.js';
+import type { CliIo } from '../../../../src/cli/io.js';
+import { openSession } from '../../../../src/cli/session.js';
+import { sinceOf, statsTable } from '../../../../src/cli/stats.js';
+import { localDay, USAGE_DIMENSIONS, type UsageFigures, type UsageReport } from '../../../../src/core/index.js';
+import { commandWordOf } from '../../../../src/core/runs/catalog/rows.js';
 
 function collect(env: NodeJS.ProcessEnv = {}, cwd = os.tmpdir()): CliIo & { stdout: string; stderr: string } {
   const io = {
