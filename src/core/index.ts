@@ -55,6 +55,7 @@ export * from './runs/observation.js';
 export * from './runs/errorRules.js';
 export * from './runs/errorLines.js';
 export * from './runs/runStore.js';
+export * from './runs/stats.js';
 export * from './storageLayout.js';
 export * from './stores.js';
 export * from './tools/modelText.js';

@@ -92,6 +92,11 @@ function attachmentBlock(v: AttachmentView): string {
   return a.errorLines ? `${head}. ${errorBlock(a.errorLines, a.readable ? a.handle : undefined)}\nPreview:\n${a.preview}` : `${head}. Preview:\n${a.preview}`;
 }
 
+/** Bytes of an attachment that were let go: past the capture cap, or all but its preview with no blob store. */
+export function lostBytesOf(a: AttachmentRecord): number {
+  return !a.readable ? a.observedBytes - previewShown(a) : a.truncated ? a.observedBytes - a.sizeBytes : 0;
+}
+
 /** The first line of a summary whose output lost bytes (capture cap, or no blob store), else undefined. */
 export function letGo(views: readonly AttachmentView[]): string | undefined {
   let lost = 0;
@@ -99,7 +104,7 @@ export function letGo(views: readonly AttachmentView[]): string | undefined {
   const names: string[] = [];
   for (const { attachment: a } of views) {
     if (a.name === 'value') continue;
-    const n = !a.readable ? a.observedBytes - previewShown(a) : a.truncated ? a.observedBytes - a.sizeBytes : 0;
+    const n = lostBytesOf(a);
     if (n > 0) { lost += n; observed += a.observedBytes; names.push(a.name); }
   }
   return lost ? `warning: ${lost} of ${observed} output bytes were let go (${names.join(', ')}); reads and searches cover only what was kept` : undefined;

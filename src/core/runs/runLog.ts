@@ -13,7 +13,7 @@
  * mid-file line. Any other line that is not JSON, or is JSON of the wrong shape, is
  * skipped and reported with its line number — never a crash, never silently accepted.
  */
-import { promises as fsp } from 'node:fs';
+import { constants as fsConstants, promises as fsp } from 'node:fs';
 import { isSafeSegment } from '../blobs/blobKey.js';
 import { isRunOwner } from './owner.js';
 import type {
@@ -33,9 +33,10 @@ export interface ReadLogResult {
 }
 
 /** Appends one record as one write on an O_APPEND descriptor; returns the line's byte length. */
-export async function appendRecord(file: string, record: RunRecord, flag: 'a' | 'wx' = 'a'): Promise<number> {
+export async function appendRecord(file: string, record: RunRecord, flag: 'a' | 'wx' | 'existing' = 'a'): Promise<number> {
   const line = Buffer.from(JSON.stringify(record) + '\n');
-  const fh = await fsp.open(file, flag);
+  // `existing`: appended only to a log that is there (a note about a run deleted meanwhile must not make a new log).
+  const fh = await fsp.open(file, flag === 'existing' ? fsConstants.O_WRONLY | fsConstants.O_APPEND : flag);
   try {
     let off = 0;
     while (off < line.length) off += (await fh.write(line, off, line.length - off)).bytesWritten;
@@ -211,6 +212,9 @@ export function checkRecord(value: unknown, runId: string): string | undefined {
       break;
     case 'run_finished':
       bad = firstBad(v, { finishedAt: isIso, status: (x) => FINISH_STATUS.has(x as string) });
+      break;
+    case 'call_shown':
+      bad = firstBad(v, { callId: (x) => isStr(x) && CALL_ID.test(x), view: (x) => x === 'answer' || x === 'read', bytes: isCount, at: isIso }, { handle: isStr, whole: isBool });
       break;
     default:
       return 'unknown record type';

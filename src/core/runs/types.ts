@@ -33,6 +33,7 @@ export interface CallError {
 }
 
 import type { RunOwner } from './owner.js';
+import type { UsageQuery, UsageReport } from './stats.js';
 
 /** How a run ended (`finish(status)`; `interrupted` is written by `finishInterrupted` for a run whose writer died). */
 export type RunFinishStatus = 'completed' | 'failed' | 'cancelled' | 'interrupted';
@@ -188,8 +189,33 @@ export interface RunFinishedRecord {
   readonly status: RunFinishStatus;
 }
 
+/**
+ * What a model was handed of a finished call (docs/contracts.md §2.14): the call's own
+ * answer (`answer`, its first view) or a `read_tool_output` reply over one of its handles
+ * (`read`), as the UTF-8 byte count of the exact text handed over. Appended to the log of
+ * the run that holds the call, after the answer is final, by the front end that gave it.
+ */
+export interface CallShownRecord {
+  readonly type: 'call_shown';
+  readonly runId: string;
+  readonly callId: string;
+  readonly view: 'answer' | 'read';
+  /** UTF-8 bytes of the text the model was handed. */
+  readonly bytes: number;
+  /** The handle read (`read` only). */
+  readonly handle?: string;
+  /** True when the answer held the call's output exactly as written (a small routed output given back whole). */
+  readonly whole?: boolean;
+  readonly at: string;
+}
+
 /** Any line of a run log. */
-export type RunRecord = RunStartedRecord | CallStartedRecord | CallFinishedRecord | RunPinnedRecord | RunFinishedRecord;
+export type RunRecord = RunStartedRecord | CallStartedRecord | CallFinishedRecord | RunPinnedRecord | RunFinishedRecord | CallShownRecord;
+
+/** What a front end says it handed a model (`RunStore.recordShown`). */
+export type ShownAnswer =
+  | { readonly view: 'answer'; readonly runId: string; readonly callId: string; readonly text: string | number; readonly whole?: boolean }
+  | { readonly view: 'read'; readonly handle: string; readonly text: string | number };
 
 /** Emitted after a record is appended by this store. */
 export interface RunRecordEvent {
@@ -706,7 +732,14 @@ export interface RunStoreApi {
    */
   reconcileWithLogs(): Promise<void>;
   /** How many runs this tenant keeps and their bytes, from the catalog (no stat per log). */
-  totals(): Promise<{ runs: number; bytes: number }>;
+  totals(): Promise<{ runs: number; bytes: number; calls?: number }>;
+  /**
+   * Notes what a model was handed of a recorded call (a `call_shown` record in the call's
+   * run log, docs/contracts.md §2.14). Never throws: a note that cannot be written is dropped.
+   */
+  recordShown(shown: ShownAnswer): Promise<void>;
+  /** Savings over a time range (docs/contracts.md §2.14), from the catalog's rollup: no log is read. */
+  usage(query?: UsageQuery): Promise<UsageReport>;
 }
 
 /** The surface of a live `Run`. */

@@ -155,11 +155,12 @@ export async function readFileRecorded(
   run: Pick<RunApi, 'recordResult' | 'recordArtifact'> | undefined,
   relPath: string,
   log: (line: string) => void = () => undefined,
-): Promise<string> {
+): Promise<{ text: string; callId?: string }> {
   const { modelText, fullText, artifact, refusal } = await workspace.readFile(relPath, randomUUID());
   const args = { path: relPath };
   let handle: string | undefined;
   let errors: ErrorLines | undefined;
+  let callId: string | undefined;
   if (run) {
     try {
       const outcome = artifact
@@ -167,11 +168,12 @@ export async function readFileRecorded(
         : await run.recordResult(EvidenceToolNames.readFile, args, fullText ?? modelText, { isError: modelText.startsWith('error:') });
       handle = outcome.handle;
       errors = outcome.record.errorLines;
+      callId = outcome.callId;
     } catch (e) {
       log(`a read was not recorded (${e instanceof Error ? e.message : String(e)}); it was answered without a handle`);
     }
   }
-  return readFileReply(modelText, handle, relPath, refusal, errors);
+  return { text: readFileReply(modelText, handle, relPath, refusal, errors), ...(callId !== undefined ? { callId } : {}) };
 }
 
 /**
