@@ -44,12 +44,16 @@ export interface AgentContext {
   /** The absolute path of an executable on PATH, or undefined. */
   readonly which: (program: string) => string | undefined;
   /**
-   * The hook command line for `agent`, already shell-quoted: `'<cli>' hook --agent <agent> [--storage '<dir>'] [extra…]`
-   * (the storage only when `scope` is `project` and one is known; a global hook finds it per folder, contracts §6).
+   * The hook command line, already shell-quoted: `'<cli>' hook [--agent <agent>] [--storage '<dir>'] [extra…]`
+   * (`--agent` when given: the name recorded with routed runs; the storage only when `scope` is `project` and one is
+   * known; a global hook finds it per folder, contracts §6).
    */
-  readonly hookCommand: (agent: string, scope: Scope, extra?: readonly string[]) => string;
-  /** How an MCP client starts the evidence server (argv, unquoted), with the storage for `scope` like `hookCommand`. */
-  readonly mcpServer: (scope: Scope) => { readonly command: string; readonly args: readonly string[]; readonly env?: Readonly<Record<string, string>> };
+  readonly hookCommand: (agent: string | undefined, scope: Scope, extra?: readonly string[]) => string;
+  /**
+   * How an MCP client starts the evidence server (argv, unquoted) on the known storage; undefined when no storage is
+   * known (the adapter then plans no MCP registration and says so in a note).
+   */
+  readonly mcpServer: (scope: Scope) => { readonly command: string; readonly args: readonly string[] } | undefined;
 }
 
 /** Whether the agent looks installed, and what showed it (one short phrase: "claude on PATH", "~/.codex exists"). */
@@ -97,6 +101,8 @@ export interface AgentPlan {
 export interface AgentAdapter {
   /** `--agent` name: lowercase, no spaces (`claude`, `copilot-cli`, `vscode`, `codex`, `gemini`, `opencode`). */
   readonly id: string;
+  /** Other `--agent` names for the same configuration (`vscode` and `copilot-cli` are `copilot`: one hook file serves all three). */
+  readonly aliases?: readonly string[];
   readonly displayName: string;
   /** Scopes the agent has configuration for (`project` first when both: the default of `init`). */
   readonly scopes: readonly Scope[];
