@@ -30,7 +30,7 @@ export interface ShimInputs {
  * an event that names none of them is answered (nothing) by the shell alone, in ~2 ms, without
  * starting Node; only with `--record-post-tool-use` does every event reach the command line.
  */
-export const PREFILTER_TOOLS = ['run_in_terminal', 'Bash', 'run_shell_command'] as const;
+export const PREFILTER_TOOLS = ['run_in_terminal', 'Bash', 'run_shell_command', 'bash'] as const;
 const HOOK_PREFILTER = [
   'if [ "${1-}" = hook ]; then',
   '  case " $* " in',
