@@ -26,6 +26,8 @@ export function copilotHookFileText(hookCommand: string): string {
 export const copilot: AgentAdapter = {
   id: 'copilot',
   aliases: ['vscode', 'copilot-cli'],
+  // The hook tells them apart by the event: run_in_terminal is VS Code's Local harness, bash the Copilot CLI's runtime.
+  recordsAs: ['copilot', 'copilot-cli'],
   displayName: 'GitHub Copilot (VS Code agent: Local and Copilot harness; Copilot CLI)',
   scopes: ['project', 'global'],
   detect: (ctx) => {

@@ -109,6 +109,6 @@ export interface AgentAdapter {
   readonly detect: (ctx: AgentContext) => Detection;
   /** The edits for `scope` (only one of `scopes`); pure. Uninstall, dry-run and doctor use the same plan. */
   readonly plan: (ctx: AgentContext, scope: Scope) => AgentPlan;
-  /** The hook's `--agent` name recorded with routed runs (doctor finds the last one by it); default `id`. */
-  readonly recordsAs?: string;
+  /** The agent names routed runs of this adapter are recorded with (doctor finds the last one by them); default `[id]`. */
+  readonly recordsAs?: readonly string[];
 }
