@@ -26,7 +26,7 @@ async function readText(file: string): Promise<string | undefined> {
     return await fsp.readFile(file, 'utf8');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new Error(`${file} cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'}): it was left unchanged`);
+    throw new Error(`${file} cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'}): it was left unchanged`, { cause: e });
   }
 }
 
