@@ -7,51 +7,18 @@
  */
 import * as assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import * as os from 'node:os';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { shimScript } from '../../src/core/reach/shim.js';
-import type { ReadToolOutputResult, RunSummary } from '../../src/core/index.js';
+import type { ReadToolOutputResult } from '../../src/core/index.js';
 import { ensureTools, repoRoot } from '../harness/tools.js';
+import { buildCommand, listRuns, LOG_BYTES, LOG_LINES, makeSandbox as makeSandboxIn, NEEDLE, terminalEnvironment, type Sandbox } from './sandbox.js';
 import { startScriptedAnthropic, toolResultText, type MessagesRequest, type ScriptedAnthropic, type ScriptedReply } from './anthropicServer.js';
 
-/** 38,400 lines of demo/build-log.js: 3,002,891 bytes on stdout, the error on line 19,201, exit 1. */
-const LOG_LINES = 38400;
-const LOG_BYTES = 3_002_891;
-const NEEDLE = "src/ledger/reconcile.ts(412,17): error TS2345: Argument of type 'string' is not assignable to parameter of type 'Cents'.";
 const BASH_ID = 'toolu_bash_1';
 const READ_ID = 'toolu_read_1';
 const CLAUDE_TIMEOUT_MS = 120_000;
 
-function sh(arg: string): string {
-  return `'${arg.replace(/'/g, `'\\''`)}'`;
-}
-
-/** The command the scripted model asks Bash to run. */
-const buildCommand = `node ${sh(path.join(repoRoot, 'demo', 'build-log.js'))} ${LOG_LINES}`;
-
-/**
- * A temporary folder with the agent's private HOME, TMPDIR, workspace and evidence
- * storage, and the command line's shim as the extension installs it (same script, with
- * this Node and this checkout's dist/cli.js).
- */
-interface Sandbox { root: string; home: string; tmp: string; workspace: string; storage: string; shim: string }
-
-/** The built command line (dist/cli.js: hook, capture, list and the MCP server). */
-const CLI = path.join(repoRoot, 'dist', 'cli.js');
-
-function makeSandbox(): Sandbox {
-  const root = mkdtempSync(path.join(os.tmpdir(), 'be-claude-'));
-  const s = { root, home: path.join(root, 'home'), tmp: path.join(root, 'tmp'), workspace: path.join(root, 'workspace'), storage: path.join(root, 'storage'), shim: path.join(root, 'global-storage', 'bin', 'bounded-evidence') };
-  for (const d of [s.home, s.tmp, s.workspace, s.storage, path.dirname(s.shim)]) mkdirSync(d, { recursive: true });
-  writeFileSync(s.shim, shimScript({ node: process.execPath, electron: false, cli: CLI, extensionsDir: path.dirname(repoRoot), folderPrefix: 'bounded-evidence.bounded-evidence-', home: path.dirname(path.dirname(s.shim)) }), { mode: 0o755 });
-  return s;
-}
-
-/** What a VS Code integrated terminal has once the extension is active (README, "Use it with the agents you already have"). */
-function terminalEnvironment(s: Sandbox): Record<string, string> {
-  return { BOUNDED_EVIDENCE_STORAGE: s.storage, BOUNDED_EVIDENCE_CLI: s.shim };
-}
+const makeSandbox = (): Sandbox => makeSandboxIn('be-claude-');
 
 /** The MCP server Claude Code is given, as the README's `--mcp-config` line spells it: the shim's `mcp` on the storage. */
 function mcpConfig(s: Sandbox): string {
@@ -75,13 +42,6 @@ function readmeClaudeSettings(): string {
 function installClaudeHook(s: Sandbox): void {
   mkdirSync(path.join(s.workspace, '.claude'), { recursive: true });
   writeFileSync(path.join(s.workspace, '.claude', 'settings.json'), readmeClaudeSettings());
-}
-
-/** The runs recorded in the sandbox's storage, as `bounded-evidence list --json` prints them. */
-function listRuns(s: Sandbox): RunSummary[] {
-  const r = spawnSync(process.execPath, [CLI, 'list', '--json', '--storage', s.storage], { encoding: 'utf8' });
-  assert.equal(r.status, 0, r.stderr);
-  return JSON.parse(r.stdout) as RunSummary[];
 }
 
 /** Runs `claude -p` in the sandbox against the scripted server; resolves with its exit code and output. */

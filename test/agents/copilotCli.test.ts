@@ -1,0 +1,149 @@
+/**
+ * Issue 21's proof against the real Copilot CLI (@github/copilot from npm, pinned in scripts/setup-tools.sh),
+ * pointed at the scripted Anthropic Messages server on loopback through its bring-your-own-model settings
+ * (`COPILOT_PROVIDER_TYPE=anthropic`, `COPILOT_PROVIDER_BASE_URL`, `COPILOT_OFFLINE`): no sign-in, nothing leaves
+ * the machine. VS Code's Copilot harness runs this same runtime in its agent host, with the same hook files.
+ * Routed by `bounded-evidence init --agent copilot-cli` itself, run in the workspace with a VS Code terminal's two
+ * variables; the test asserts on the request bodies, i.e. on exactly what the Copilot CLI gives its model.
+ */
+import * as assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import * as path from 'node:path';
+import type { ReadToolOutputResult } from '../../src/core/index.js';
+import { ensureTools } from '../harness/tools.js';
+import { startScriptedAnthropic, toolResultText, type MessagesRequest, type ScriptedAnthropic, type ScriptedReply } from './anthropicServer.js';
+import { buildCommand, CLI, listRuns, LOG_BYTES, LOG_LINES, makeSandbox, NEEDLE, sh, terminalEnvironment, type Sandbox } from './sandbox.js';
+
+const COPILOT_TIMEOUT_MS = 120_000;
+const BASH_ID = 'toolu_bash_1';
+const READ_ID = 'toolu_read_1';
+
+/** Runs `copilot -p` in the sandbox against the scripted server. */
+async function runCopilot(s: Sandbox, server: ScriptedAnthropic, extraEnv: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const { copilot, copilotCache } = ensureTools();
+  const env: NodeJS.ProcessEnv = {
+    PATH: `${path.dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`,
+    HOME: s.home, TMPDIR: s.tmp, LANG: 'C.UTF-8', SHELL: '/bin/bash',
+    COPILOT_AUTO_UPDATE: 'false', COPILOT_CACHE_HOME: copilotCache, COPILOT_PKG_CACHE_HOME: copilotCache,
+    // Bring your own model: the scripted Messages API; offline, so no GitHub sign-in and no other traffic.
+    COPILOT_PROVIDER_TYPE: 'anthropic', COPILOT_PROVIDER_BASE_URL: server.baseUrl, COPILOT_PROVIDER_API_KEY: 'sk-scripted-test', COPILOT_MODEL: 'claude-sonnet-4-5', COPILOT_OFFLINE: 'true',
+    // In prompt mode the CLI loads a repository's hooks only for a trusted folder or with this opt-in (cli-main.js 1.0.102).
+    GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS: 'true',
+    ...extraEnv,
+  };
+  const child = spawn(copilot, ['-p', 'Why does the build fail?', '--allow-all-tools', '--allow-all-paths', '--no-color'], { cwd: s.workspace, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => { stdout += d.toString('utf8'); });
+  child.stderr.on('data', (d: Buffer) => { stderr += d.toString('utf8'); });
+  const timer = setTimeout(() => { try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ } }, COPILOT_TIMEOUT_MS);
+  const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+  clearTimeout(timer);
+  return { code, stdout, stderr };
+}
+
+/** `bounded-evidence init` as a person types it in a VS Code terminal of the workspace. */
+function initCopilot(s: Sandbox): string {
+  const r = spawnSync(process.execPath, [CLI, 'init', '--agent', 'copilot-cli'], { cwd: s.workspace, env: { PATH: process.env.PATH, HOME: s.home, ...terminalEnvironment(s) }, encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr + r.stdout);
+  return r.stdout;
+}
+
+const isAgentTurn = (req: MessagesRequest): boolean => (req.tools ?? []).some((t) => t.name === 'bash');
+
+describe('Reach: the Copilot CLI from npm with a scripted Anthropic server on loopback', function () {
+  this.timeout(COPILOT_TIMEOUT_MS + 30_000);
+  let sandbox: Sandbox;
+  let server: ScriptedAnthropic | undefined;
+  before(function () {
+    this.timeout(15 * 60_000);
+    ensureTools();
+  });
+  beforeEach(() => { sandbox = makeSandbox('be-copilot-'); });
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+    rmSync(sandbox.root, { recursive: true, force: true });
+  });
+
+  it('baseline, no hook: what the Copilot CLI gives its model of the 3 MB output', async () => {
+    const turns: MessagesRequest[] = [];
+    server = await startScriptedAnthropic((req): ScriptedReply => {
+      if (!isAgentTurn(req)) return { text: 'ok' };
+      turns.push(req);
+      return turns.length === 1 ? { tool: { id: BASH_ID, name: 'bash', input: { command: buildCommand, description: 'Build the project' } } } : { text: 'done' };
+    });
+    const run = await runCopilot(sandbox, server);
+    assert.equal(run.code, 0, `copilot exited ${run.code}: ${run.stderr.slice(0, 2000)}${run.stdout.slice(0, 2000)}`);
+    assert.equal(turns.length, 2);
+    const result = toolResultText(turns[1]!, BASH_ID);
+    assert.ok(result);
+    const bytes = Buffer.byteLength(result.text, 'utf8');
+    console.log(`[reach] Copilot CLI, no hook: model received ${bytes} bytes of the ${LOG_BYTES}; needle ${result.text.includes(NEEDLE) ? 'reached' : 'NOT reached'}; starts ${JSON.stringify(result.text.slice(0, 160))}`);
+    // 1.0.102 offloads a large result to a temporary file and gives the model its path and a preview of the head.
+    assert.match(result.text, /^Output too large to read at once \(2\.9 MB\)\. Saved to: \S+copilot-tool-output-\S+\.txt\n/);
+    assert.ok(!result.text.includes(NEEDLE));
+    assert.equal(listRuns(sandbox).length, 0);
+  });
+
+  it('routed by `bounded-evidence init --agent copilot-cli`: the bounded observation with the command\'s exit code, one read by handle returns the error line with its number', async () => {
+    const said = initCopilot(sandbox);
+    assert.match(said, /^GitHub Copilot \(VS Code agent: Local and Copilot harness; Copilot CLI\) \[copilot, project\]: \.github\/hooks\/bounded-evidence\.json created; routing on/);
+    const hookFile = JSON.parse(readFileSync(path.join(sandbox.workspace, '.github', 'hooks', 'bounded-evidence.json'), 'utf8')) as unknown;
+    assert.deepEqual(hookFile, { version: 1, hooks: { preToolUse: [{ type: 'command', bash: `${sh(sandbox.shim)} hook --storage ${sh(sandbox.storage)}`, timeoutSec: 15 }] } });
+    const turns: MessagesRequest[] = [];
+    let handle = '';
+    server = await startScriptedAnthropic((req): ScriptedReply => {
+      if (!isAgentTurn(req)) return { text: 'ok' };
+      turns.push(req);
+      if (turns.length === 1) return { tool: { id: BASH_ID, name: 'bash', input: { command: buildCommand, description: 'Build the project' } } };
+      if (turns.length === 2) {
+        // The model reads the handle from what it was given and reads it with the command line the observation names.
+        handle = /out_[A-Za-z0-9._-]+_stdout/.exec(toolResultText(req, BASH_ID)?.text ?? '')?.[0] ?? 'no-handle-given';
+        return { tool: { id: READ_ID, name: 'bash', input: { command: `${sh(sandbox.shim)} read ${handle} --pattern 'error TS'`, description: 'Read the error' } } };
+      }
+      return { text: 'The build fails on src/ledger/reconcile.ts line 412.' };
+    });
+    const run = await runCopilot(sandbox, server, terminalEnvironment(sandbox));
+    assert.equal(run.code, 0, `copilot exited ${run.code}: ${run.stderr.slice(0, 2000)}`);
+    assert.equal(turns.length, 3, 'three model turns: bash, the read, the answer');
+
+    const observation = toolResultText(turns[1]!, BASH_ID);
+    assert.ok(observation);
+    const obsBytes = Buffer.byteLength(observation.text, 'utf8');
+    assert.match(observation.text, /^exit code 1$/m);
+    assert.match(observation.text, new RegExp(`^stdout: ${LOG_BYTES} bytes, ${LOG_LINES} lines, handle ${handle}\\. Preview:$`, 'm'));
+    // The exit code the CLI reports to its model is the command's.
+    assert.match(observation.text, /<shellId: \d+ completed with exit code 1>$/);
+    assert.ok(!observation.text.includes(NEEDLE), 'the error line is in neither preview: the model has to ask');
+    // Under the CLI's 8 KB offload: the model gets the observation itself, not a temp file's 500-character preview.
+    assert.ok(obsBytes < 8192, `${obsBytes} bytes`);
+
+    const read = toolResultText(turns[2]!, READ_ID);
+    assert.ok(read);
+    const json = read.text.slice(0, read.text.lastIndexOf('\n<shellId'));
+    const reply = JSON.parse(json) as ReadToolOutputResult;
+    assert.equal(reply.total_matches, 1);
+    assert.equal(reply.content, `${LOG_LINES / 2 + 1}:${NEEDLE}`);
+    assert.match(read.text, /<shellId: \d+ completed with exit code 0>$/);
+    const readBytes = Buffer.byteLength(read.text, 'utf8');
+    console.log(`[reach] Copilot CLI, routed by init: model received ${obsBytes} bytes (bash) + ${readBytes} bytes (read by handle); needle reached at line ${reply.matches?.[0]?.line_number}`);
+
+    // Both commands were routed and recorded as this Copilot CLI session's (the small one by the shim's `keep --quiet`, in the background).
+    let routed = listRuns(sandbox).filter((r) => r.source?.kind === 'hook');
+    for (let i = 0; i < 50 && routed.length < 2; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      routed = listRuns(sandbox).filter((r) => r.source?.kind === 'hook');
+    }
+    assert.equal(routed.length, 2);
+    assert.ok(routed.every((r) => r.source?.agent === 'copilot-cli' && typeof r.source.sessionId === 'string'), JSON.stringify(routed.map((r) => r.source)));
+
+    // doctor names the routing and the last routed command; uninstall removes the file init created.
+    const doctor = spawnSync(process.execPath, [CLI, 'doctor'], { cwd: sandbox.workspace, env: { PATH: process.env.PATH, HOME: sandbox.home, ...terminalEnvironment(sandbox) }, encoding: 'utf8' });
+    assert.match(doctor.stdout, /\[copilot\]: [^\n]*\n {2}project: routing on \(\.github\/hooks\/bounded-evidence\.json ok\)/);
+    assert.match(doctor.stdout, /\[copilot\][\s\S]*?last routed command: \S+ /);
+    const off = spawnSync(process.execPath, [CLI, 'init', '--uninstall', '--agent', 'copilot'], { cwd: sandbox.workspace, env: { PATH: process.env.PATH, HOME: sandbox.home, ...terminalEnvironment(sandbox) }, encoding: 'utf8' });
+    assert.equal(off.stdout, 'GitHub Copilot (VS Code agent: Local and Copilot harness; Copilot CLI) [copilot, project]: .github/hooks/bounded-evidence.json deleted; routing off\n');
+  });
+});
