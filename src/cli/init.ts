@@ -4,10 +4,11 @@
  * directory, PATH, the command that starts this command line) and prints; the plans, the merging and
  * the undo journal are the core's, shared with the editor's command.
  */
-import { accessSync, constants, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
+import { machineContext } from '../core/reach/agents/context.js';
 import { AGENTS, agentNamed } from '../core/reach/agents/index.js';
 import { describeOutcome, displayPath, doctorRows, runInit } from '../core/reach/agents/init.js';
 import type { AgentAdapter, AgentContext, Scope } from '../core/reach/agents/types.js';
@@ -16,24 +17,6 @@ import { UsageError } from './args.js';
 import { CLI_ENV, STORAGE_ENV } from './env.js';
 import { cliCommand, storageForFolder } from './hook.js';
 import type { CliIo } from './io.js';
-
-/** The state folder the undo journal lives in (`$XDG_STATE_HOME/bounded-evidence`, else `~/.local/state/bounded-evidence`). */
-export function stateDirOf(env: NodeJS.ProcessEnv, home: string): string {
-  return path.join(env.XDG_STATE_HOME || path.join(home, '.local', 'state'), 'bounded-evidence');
-}
-
-/** The absolute path of `program` on `PATH`, or undefined. */
-export function whichIn(pathVar: string | undefined, program: string): string | undefined {
-  for (const dir of (pathVar ?? '').split(path.delimiter)) {
-    if (!dir) continue;
-    const p = path.join(dir, program);
-    try {
-      accessSync(p, constants.X_OK);
-      return p;
-    } catch { /* not here */ }
-  }
-  return undefined;
-}
 
 /**
  * The adapters' context for this process: the storage is `--storage`, else the terminal's
@@ -46,11 +29,12 @@ export function processContext(io: CliIo, self: readonly string[], storageFlag: 
   const cli = cliCommand(io.env, self);
   const shim = io.env[CLI_ENV];
   return {
-    home, project: io.cwd, stateDir: stateDirOf(io.env, home), env: io.env, storage,
-    exists: (f) => existsSync(f),
-    which: (p) => whichIn(io.env.PATH, p),
-    hookCommand: (agent, scope, extra = []) => [cli, 'hook', ...(agent ? ['--agent', agent] : []), ...(scope === 'project' && storage ? ['--storage', quoteShellWord(path.resolve(storage))] : []), ...extra].join(' '),
-    mcpServer: () => (storage ? { command: shim || self[0]!, args: [...(shim ? [] : [self[1]!]), 'mcp', '--storage', path.resolve(storage)] } : undefined),
+    storage,
+    ...machineContext({
+      home, project: io.cwd, env: io.env,
+      hookCommand: (agent, scope, extra = []) => [cli, 'hook', ...(agent ? ['--agent', agent] : []), ...(scope === 'project' && storage ? ['--storage', quoteShellWord(path.resolve(storage))] : []), ...extra].join(' '),
+      mcpServer: () => (storage ? { command: shim || self[0]!, args: [...(shim ? [] : [self[1]!]), 'mcp', '--storage', path.resolve(storage)] } : undefined),
+    }),
   };
 }
 
