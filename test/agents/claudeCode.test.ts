@@ -11,7 +11,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { ReadToolOutputResult } from '../../src/core/index.js';
 import { ensureTools, repoRoot } from '../harness/tools.js';
-import { buildCommand, listRuns, LOG_BYTES, LOG_LINES, makeSandbox as makeSandboxIn, NEEDLE, terminalEnvironment, type Sandbox } from './sandbox.js';
+import { buildCommand, CLI, listRuns, LOG_BYTES, LOG_LINES, makeSandbox as makeSandboxIn, NEEDLE, sh, terminalEnvironment, type Sandbox } from './sandbox.js';
 import { startScriptedAnthropic, toolResultText, type MessagesRequest, type ScriptedAnthropic, type ScriptedReply } from './anthropicServer.js';
 
 const BASH_ID = 'toolu_bash_1';
@@ -169,6 +169,38 @@ describe('Reach: Claude Code from npm with a scripted Anthropic server on loopba
     const routed = listRuns(sandbox).filter((r) => r.source?.kind === 'hook');
     assert.deepEqual(routed.map((r) => r.source), [{ kind: 'hook', agent: 'claude', sessionId }]);
     assert.equal(routed[0]!.status, 'completed');
+  });
+
+  it('routed by `bounded-evidence init --agent claude` (no README snippet): the observation, then one read by handle with Bash', async () => {
+    const said = spawnSync(process.execPath, [CLI, 'init', '--agent', 'claude'], { cwd: sandbox.workspace, env: { PATH: process.env.PATH, HOME: sandbox.home, ...terminalEnvironment(sandbox) }, encoding: 'utf8' });
+    assert.equal(said.status, 0, said.stderr + said.stdout);
+    assert.match(said.stdout, /^Claude Code \[claude, project\]: \.claude\/settings\.json created, \.mcp\.json created; routing on \(not detected: [^)]*\); undo: bounded-evidence init --uninstall --agent claude --project$/m);
+    const agentTurns: MessagesRequest[] = [];
+    let handle = '';
+    server = await startScriptedAnthropic((req): ScriptedReply => {
+      if (!isAgentTurn(req)) return { text: 'ok' };
+      agentTurns.push(req);
+      if (agentTurns.length === 1) return { tool: { id: BASH_ID, name: 'Bash', input: { command: buildCommand, description: 'Build the project' } } };
+      if (agentTurns.length === 2) {
+        handle = /out_[A-Za-z0-9._-]+_stdout/.exec(toolResultText(req, BASH_ID)?.text ?? '')?.[0] ?? 'no-handle-given';
+        return { tool: { id: READ_ID, name: 'Bash', input: { command: `${sh(sandbox.shim)} read ${handle} --pattern 'error TS'`, description: 'Read the error' } } };
+      }
+      return { text: 'The build fails on src/ledger/reconcile.ts line 412.' };
+    });
+    const run = await runClaude(sandbox, server, terminalEnvironment(sandbox));
+    assert.equal(run.code, 0, `claude exited ${run.code}: ${run.stderr.slice(0, 2000)}`);
+    assert.equal(agentTurns.length, 3);
+    const observation = toolResultText(agentTurns[1]!, BASH_ID)!;
+    assert.match(observation.text, new RegExp(`^stdout: ${LOG_BYTES} bytes, ${LOG_LINES} lines, handle ${handle}\\. Preview:$`, 'm'));
+    assert.ok(observation.text.startsWith('Exit code 1\n'), observation.text.slice(0, 100));
+    // Nothing of the machine in what the model gets: no storage path, no session id.
+    assert.ok(!observation.text.includes(sandbox.storage) && !observation.text.includes(sandbox.root), observation.text);
+    assert.ok(!observation.text.includes((JSON.parse(run.stdout) as { session_id: string }).session_id), 'no session id');
+    const read = toolResultText(agentTurns[2]!, READ_ID)!;
+    assert.equal((JSON.parse(read.text) as ReadToolOutputResult).content, `${LOG_LINES / 2 + 1}:${NEEDLE}`);
+    console.log(`[reach] Claude Code, routed by init: model received ${Buffer.byteLength(observation.text)} bytes (Bash) + ${Buffer.byteLength(read.text)} bytes (read by handle with Bash); needle reached`);
+    const off = spawnSync(process.execPath, [CLI, 'init', '--uninstall', '--agent', 'claude'], { cwd: sandbox.workspace, env: { PATH: process.env.PATH, HOME: sandbox.home, ...terminalEnvironment(sandbox) }, encoding: 'utf8' });
+    assert.equal(off.stdout, 'Claude Code [claude, project]: .claude/settings.json deleted, .mcp.json deleted; routing off\n');
   });
 
   /**

@@ -117,6 +117,8 @@ describe('Reach: the Copilot CLI from npm with a scripted Anthropic server on lo
     // The exit code the CLI reports to its model is the command's.
     assert.match(observation.text, /<shellId: \d+ completed with exit code 1>$/);
     assert.ok(!observation.text.includes(NEEDLE), 'the error line is in neither preview: the model has to ask');
+    // Nothing of the machine in what the model gets: no storage path (the sandbox's root holds it), no session id.
+    assert.ok(!observation.text.includes(sandbox.storage) && !observation.text.includes(sandbox.root), observation.text);
     // Under the CLI's 8 KB offload: the model gets the observation itself, not a temp file's 500-character preview.
     assert.ok(obsBytes < 8192, `${obsBytes} bytes`);
 
@@ -138,6 +140,7 @@ describe('Reach: the Copilot CLI from npm with a scripted Anthropic server on lo
     }
     assert.equal(routed.length, 2);
     assert.ok(routed.every((r) => r.source?.agent === 'copilot-cli' && typeof r.source.sessionId === 'string'), JSON.stringify(routed.map((r) => r.source)));
+    assert.ok(!observation.text.includes(routed[0]!.source!.sessionId!), 'no session id in what the model gets');
 
     // doctor names the routing and the last routed command; uninstall removes the file init created.
     const doctor = spawnSync(process.execPath, [CLI, 'doctor'], { cwd: sandbox.workspace, env: { PATH: process.env.PATH, HOME: sandbox.home, ...terminalEnvironment(sandbox) }, encoding: 'utf8' });

@@ -168,6 +168,7 @@ describe('Reach: the built-in agent\'s run_in_terminal with a scripted model', (
       return [new vscode.LanguageModelTextPart('The build fails in src/ledger/reconcile.ts.')];
     });
     assert.ok(turn.tools.includes('read_tool_output'), `${mode} offers read_tool_output: ${turn.tools.join(', ')}`);
+    console.log(`[reach] built-in agent, ${label} (${mode}): ${turn.tools.length} tools offered: ${turn.tools.join(', ')}`);
     assert.equal(turn.requests, 3, 'three model turns: the terminal call, read_tool_output, the answer');
     assert.ok(observation, 'the model was given the terminal tool\'s result');
     const obsBytes = bytesOf(observation);
