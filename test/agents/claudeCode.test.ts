@@ -6,16 +6,14 @@
  * exactly what Claude Code gives its model (docs/architecture.md §5.1).
  */
 import * as assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { ReadToolOutputResult } from '../../src/core/index.js';
 import { ensureTools, repoRoot } from '../harness/tools.js';
-import { buildCommand, CLI, listRuns, LOG_BYTES, LOG_LINES, makeSandbox as makeSandboxIn, NEEDLE, sh, terminalEnvironment, type Sandbox } from './sandbox.js';
+import { BASH_ID, buildCommand, buildThenRead, initInTerminal, listRuns, LOG_BYTES, LOG_LINES, makeSandbox as makeSandboxIn, NEEDLE, READ_ID, runAgent, sh, terminalEnvironment, type Sandbox } from './sandbox.js';
 import { startScriptedAnthropic, toolResultText, type MessagesRequest, type ScriptedAnthropic, type ScriptedReply } from './anthropicServer.js';
 
-const BASH_ID = 'toolu_bash_1';
-const READ_ID = 'toolu_read_1';
 const CLAUDE_TIMEOUT_MS = 120_000;
 
 const makeSandbox = (): Sandbox => makeSandboxIn('be-claude-');
@@ -60,15 +58,7 @@ async function runClaude(s: Sandbox, server: ScriptedAnthropic, extraEnv: Record
     ...extraEnv,
   };
   const args = ['-p', 'Why does the build fail?', '--output-format', 'json', '--mcp-config', mcpConfig(s), '--strict-mcp-config', ...permissions];
-  const child = spawn(claude, args, { cwd: s.workspace, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => { stdout += d.toString('utf8'); });
-  child.stderr.on('data', (d: Buffer) => { stderr += d.toString('utf8'); });
-  const timer = setTimeout(() => { try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ } }, CLAUDE_TIMEOUT_MS);
-  const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
-  clearTimeout(timer);
-  return { code, stdout, stderr };
+  return runAgent(claude, args, s.workspace, env, CLAUDE_TIMEOUT_MS);
 }
 
 /** True for a request of the main conversation (Claude Code offers its Bash tool there). */
@@ -116,19 +106,9 @@ describe('Reach: Claude Code from npm with a scripted Anthropic server on loopba
 
   it('with the hook: Bash gives the model the bounded observation, read_tool_output over MCP the error line; the run names Claude\'s session', async () => {
     installClaudeHook(sandbox);
-    const agentTurns: MessagesRequest[] = [];
-    let handle = '';
-    server = await startScriptedAnthropic((req): ScriptedReply => {
-      if (!isAgentTurn(req)) return { text: 'ok' };
-      agentTurns.push(req);
-      if (agentTurns.length === 1) return { tool: { id: BASH_ID, name: 'Bash', input: { command: buildCommand, description: 'Build the project' } } };
-      if (agentTurns.length === 2) {
-        // The model reads the handle from what it was given, as a model would.
-        handle = /out_[A-Za-z0-9._-]+_stdout/.exec(toolResultText(req, BASH_ID)?.text ?? '')?.[0] ?? 'no-handle-given';
-        return { tool: { id: READ_ID, name: 'mcp__evidence__read_tool_output', input: { handle, pattern: 'error TS' } } };
-      }
-      return { text: 'The build fails on src/ledger/reconcile.ts line 412.' };
-    });
+    const model = buildThenRead(isAgentTurn, 'Bash', (h) => ({ name: 'mcp__evidence__read_tool_output', input: { handle: h, pattern: 'error TS' } }));
+    const agentTurns = model.turns;
+    server = await startScriptedAnthropic(model.script);
     // Claude Code started in a VS Code terminal: the extension set both variables there.
     const run = await runClaude(sandbox, server, terminalEnvironment(sandbox));
     assert.equal(run.code, 0, `claude exited ${run.code}: ${run.stderr.slice(0, 2000)}`);
@@ -141,7 +121,7 @@ describe('Reach: Claude Code from npm with a scripted Anthropic server on loopba
     // Claude Code prefixes a failed command's output with its exit code; the rest is capture's text.
     assert.ok(observation.text.startsWith('Exit code 1\n$ node '), observation.text.slice(0, 300));
     assert.match(observation.text, /^exit code 1$/m);
-    assert.match(observation.text, new RegExp(`^stdout: ${LOG_BYTES} bytes, ${LOG_LINES} lines, handle ${handle}\\. Preview:$`, 'm'));
+    assert.match(observation.text, new RegExp(`^stdout: ${LOG_BYTES} bytes, ${LOG_LINES} lines, handle ${model.handle()}\\. Preview:$`, 'm'));
     assert.ok(obsBytes < 8192, `${obsBytes} bytes`);
     assert.ok(!observation.text.includes(NEEDLE), 'the error line is in neither preview: the model has to ask');
 
@@ -172,26 +152,17 @@ describe('Reach: Claude Code from npm with a scripted Anthropic server on loopba
   });
 
   it('routed by `bounded-evidence init --agent claude` (no README snippet): the observation, then one read by handle with Bash', async () => {
-    const said = spawnSync(process.execPath, [CLI, 'init', '--agent', 'claude'], { cwd: sandbox.workspace, env: { PATH: process.env.PATH, HOME: sandbox.home, ...terminalEnvironment(sandbox) }, encoding: 'utf8' });
-    assert.equal(said.status, 0, said.stderr + said.stdout);
-    assert.match(said.stdout, /^Claude Code \[claude, project\]: \.claude\/settings\.json created, \.mcp\.json created; routing on \(not detected: [^)]*\); undo: bounded-evidence init --uninstall --agent claude --project$/m);
-    const agentTurns: MessagesRequest[] = [];
-    let handle = '';
-    server = await startScriptedAnthropic((req): ScriptedReply => {
-      if (!isAgentTurn(req)) return { text: 'ok' };
-      agentTurns.push(req);
-      if (agentTurns.length === 1) return { tool: { id: BASH_ID, name: 'Bash', input: { command: buildCommand, description: 'Build the project' } } };
-      if (agentTurns.length === 2) {
-        handle = /out_[A-Za-z0-9._-]+_stdout/.exec(toolResultText(req, BASH_ID)?.text ?? '')?.[0] ?? 'no-handle-given';
-        return { tool: { id: READ_ID, name: 'Bash', input: { command: `${sh(sandbox.shim)} read ${handle} --pattern 'error TS'`, description: 'Read the error' } } };
-      }
-      return { text: 'The build fails on src/ledger/reconcile.ts line 412.' };
-    });
+    const said = initInTerminal(sandbox, 'init', '--agent', 'claude');
+    assert.match(said, /^Claude Code \[claude, project\]: \.claude\/settings\.json created, \.mcp\.json created; routing on \(not detected: [^)]*\); undo: bounded-evidence init --uninstall --agent claude --project$/m);
+    const model = buildThenRead(isAgentTurn, 'Bash', (h) => ({ name: 'Bash', input: { command: `${sh(sandbox.shim)} read ${h} --pattern 'error TS'`, description: 'Read the error' } }));
+    const agentTurns = model.turns;
+    const handle = (): string => model.handle();
+    server = await startScriptedAnthropic(model.script);
     const run = await runClaude(sandbox, server, terminalEnvironment(sandbox));
     assert.equal(run.code, 0, `claude exited ${run.code}: ${run.stderr.slice(0, 2000)}`);
     assert.equal(agentTurns.length, 3);
     const observation = toolResultText(agentTurns[1]!, BASH_ID)!;
-    assert.match(observation.text, new RegExp(`^stdout: ${LOG_BYTES} bytes, ${LOG_LINES} lines, handle ${handle}\\. Preview:$`, 'm'));
+    assert.match(observation.text, new RegExp(`^stdout: ${LOG_BYTES} bytes, ${LOG_LINES} lines, handle ${handle()}\\. Preview:$`, 'm'));
     assert.ok(observation.text.startsWith('Exit code 1\n'), observation.text.slice(0, 100));
     // Nothing of the machine in what the model gets: no storage path, no session id.
     assert.ok(!observation.text.includes(sandbox.storage) && !observation.text.includes(sandbox.root), observation.text);
@@ -199,8 +170,7 @@ describe('Reach: Claude Code from npm with a scripted Anthropic server on loopba
     const read = toolResultText(agentTurns[2]!, READ_ID)!;
     assert.equal((JSON.parse(read.text) as ReadToolOutputResult).content, `${LOG_LINES / 2 + 1}:${NEEDLE}`);
     console.log(`[reach] Claude Code, routed by init: model received ${Buffer.byteLength(observation.text)} bytes (Bash) + ${Buffer.byteLength(read.text)} bytes (read by handle with Bash); needle reached`);
-    const off = spawnSync(process.execPath, [CLI, 'init', '--uninstall', '--agent', 'claude'], { cwd: sandbox.workspace, env: { PATH: process.env.PATH, HOME: sandbox.home, ...terminalEnvironment(sandbox) }, encoding: 'utf8' });
-    assert.equal(off.stdout, 'Claude Code [claude, project]: .claude/settings.json deleted, .mcp.json deleted; routing off\n');
+    assert.equal(initInTerminal(sandbox, 'init', '--uninstall', '--agent', 'claude'), 'Claude Code [claude, project]: .claude/settings.json deleted, .mcp.json deleted; routing off\n');
   });
 
   /**

@@ -7,17 +7,15 @@
  * variables; the test asserts on the request bodies, i.e. on exactly what the Copilot CLI gives its model.
  */
 import * as assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import type { ReadToolOutputResult } from '../../src/core/index.js';
 import { ensureTools } from '../harness/tools.js';
 import { startScriptedAnthropic, toolResultText, type MessagesRequest, type ScriptedAnthropic, type ScriptedReply } from './anthropicServer.js';
-import { buildCommand, CLI, listRuns, LOG_BYTES, LOG_LINES, makeSandbox, NEEDLE, sh, terminalEnvironment, type Sandbox } from './sandbox.js';
+import { BASH_ID, buildCommand, buildThenRead, CLI, initInTerminal, listRuns, LOG_BYTES, LOG_LINES, makeSandbox, NEEDLE, READ_ID, runAgent, sh, terminalEnvironment, type Sandbox } from './sandbox.js';
 
 const COPILOT_TIMEOUT_MS = 120_000;
-const BASH_ID = 'toolu_bash_1';
-const READ_ID = 'toolu_read_1';
 
 /** Runs `copilot -p` in the sandbox against the scripted server. */
 async function runCopilot(s: Sandbox, server: ScriptedAnthropic, extraEnv: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -32,22 +30,7 @@ async function runCopilot(s: Sandbox, server: ScriptedAnthropic, extraEnv: Recor
     GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS: 'true',
     ...extraEnv,
   };
-  const child = spawn(copilot, ['-p', 'Why does the build fail?', '--allow-all-tools', '--allow-all-paths', '--no-color'], { cwd: s.workspace, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => { stdout += d.toString('utf8'); });
-  child.stderr.on('data', (d: Buffer) => { stderr += d.toString('utf8'); });
-  const timer = setTimeout(() => { try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ } }, COPILOT_TIMEOUT_MS);
-  const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
-  clearTimeout(timer);
-  return { code, stdout, stderr };
-}
-
-/** `bounded-evidence init` as a person types it in a VS Code terminal of the workspace. */
-function initCopilot(s: Sandbox): string {
-  const r = spawnSync(process.execPath, [CLI, 'init', '--agent', 'copilot-cli'], { cwd: s.workspace, env: { PATH: process.env.PATH, HOME: s.home, ...terminalEnvironment(s) }, encoding: 'utf8' });
-  assert.equal(r.status, 0, r.stderr + r.stdout);
-  return r.stdout;
+  return runAgent(copilot, ['-p', 'Why does the build fail?', '--allow-all-tools', '--allow-all-paths', '--no-color'], s.workspace, env, COPILOT_TIMEOUT_MS);
 }
 
 const isAgentTurn = (req: MessagesRequest): boolean => (req.tools ?? []).some((t) => t.name === 'bash');
@@ -88,23 +71,14 @@ describe('Reach: the Copilot CLI from npm with a scripted Anthropic server on lo
   });
 
   it('routed by `bounded-evidence init --agent copilot-cli`: the bounded observation with the command\'s exit code, one read by handle returns the error line with its number', async () => {
-    const said = initCopilot(sandbox);
+    const said = initInTerminal(sandbox, 'init', '--agent', 'copilot-cli');
     assert.match(said, /^GitHub Copilot \(VS Code agent: Local and Copilot harness; Copilot CLI\) \[copilot, project\]: \.github\/hooks\/bounded-evidence\.json created; routing on/);
     const hookFile = JSON.parse(readFileSync(path.join(sandbox.workspace, '.github', 'hooks', 'bounded-evidence.json'), 'utf8')) as unknown;
     assert.deepEqual(hookFile, { version: 1, hooks: { preToolUse: [{ type: 'command', bash: `${sh(sandbox.shim)} hook --storage ${sh(sandbox.storage)}`, timeoutSec: 15 }] } });
-    const turns: MessagesRequest[] = [];
-    let handle = '';
-    server = await startScriptedAnthropic((req): ScriptedReply => {
-      if (!isAgentTurn(req)) return { text: 'ok' };
-      turns.push(req);
-      if (turns.length === 1) return { tool: { id: BASH_ID, name: 'bash', input: { command: buildCommand, description: 'Build the project' } } };
-      if (turns.length === 2) {
-        // The model reads the handle from what it was given and reads it with the command line the observation names.
-        handle = /out_[A-Za-z0-9._-]+_stdout/.exec(toolResultText(req, BASH_ID)?.text ?? '')?.[0] ?? 'no-handle-given';
-        return { tool: { id: READ_ID, name: 'bash', input: { command: `${sh(sandbox.shim)} read ${handle} --pattern 'error TS'`, description: 'Read the error' } } };
-      }
-      return { text: 'The build fails on src/ledger/reconcile.ts line 412.' };
-    });
+    // The model reads the handle with the command line the observation names, through the same bash tool.
+    const model = buildThenRead(isAgentTurn, 'bash', (h) => ({ name: 'bash', input: { command: `${sh(sandbox.shim)} read ${h} --pattern 'error TS'`, description: 'Read the error' } }));
+    const turns = model.turns;
+    server = await startScriptedAnthropic(model.script);
     const run = await runCopilot(sandbox, server, terminalEnvironment(sandbox));
     assert.equal(run.code, 0, `copilot exited ${run.code}: ${run.stderr.slice(0, 2000)}`);
     assert.equal(turns.length, 3, 'three model turns: bash, the read, the answer');
@@ -113,7 +87,7 @@ describe('Reach: the Copilot CLI from npm with a scripted Anthropic server on lo
     assert.ok(observation);
     const obsBytes = Buffer.byteLength(observation.text, 'utf8');
     assert.match(observation.text, /^exit code 1$/m);
-    assert.match(observation.text, new RegExp(`^stdout: ${LOG_BYTES} bytes, ${LOG_LINES} lines, handle ${handle}\\. Preview:$`, 'm'));
+    assert.match(observation.text, new RegExp(`^stdout: ${LOG_BYTES} bytes, ${LOG_LINES} lines, handle ${model.handle()}\\. Preview:$`, 'm'));
     // The exit code the CLI reports to its model is the command's.
     assert.match(observation.text, /<shellId: \d+ completed with exit code 1>$/);
     assert.ok(!observation.text.includes(NEEDLE), 'the error line is in neither preview: the model has to ask');

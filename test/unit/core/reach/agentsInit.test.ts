@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import * as os from 'node:os';
 import * as path from 'node:path';
 import fc from 'fast-check';
+import { parse as parseJsonc } from 'jsonc-parser';
 import { applyToText, applyUndo, tomlBlock } from '../../../../src/core/reach/agents/engine.js';
 import { describeOutcome, doctorRows, runInit } from '../../../../src/core/reach/agents/init.js';
 import { AGENTS, agentNamed } from '../../../../src/core/reach/agents/index.js';
@@ -81,7 +82,7 @@ describe('agent init engine', () => {
       const r = applyToText(text, edits);
       assert.ok(r.ok, r.ok ? '' : r.error);
       assert.equal(r.changed, true);
-      const doc = (JSON.parse(r.text!.replace(/\/\/.*|\/\*.*?\*\//g, '')) as { hooks: { PreToolUse: unknown[] }; mcpServers: Record<string, unknown> });
+      const doc = (parseJsonc(r.text!, [], { allowTrailingComma: true }) as { hooks: { PreToolUse: unknown[] }; mcpServers: Record<string, unknown> });
       assert.deepEqual(doc.hooks.PreToolUse.at(-1), hook);
       assert.deepEqual(doc.mcpServers['bounded-evidence'], server);
       if (comments && text.includes('keep me')) assert.ok(r.text!.includes('/* keep me */'));
@@ -160,6 +161,29 @@ describe('init, uninstall, dry run and doctor (files on disk)', () => {
     for (const scope of ['project', 'global'] as const) await runInit(ctx, { agents: AGENTS, scope, uninstall: true });
     assert.deepEqual(snapshot(root), before);
     assert.ok((await doctorRows(ctx, AGENTS)).every((r) => !r.routed));
+  });
+
+  it('property, on disk: any user settings in every file init merges into come back byte for byte after init then uninstall', async () => {
+    await fc.assert(fc.asyncProperty(userText(false), userText(false), userText(false), async (projectSettings, userSettings, claudeJson) => {
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'be-init-prop-'));
+      try {
+        const ctx = context(dir);
+        mkdirSync(path.join(ctx.project!, '.claude'), { recursive: true });
+        mkdirSync(path.join(ctx.home, '.claude'), { recursive: true });
+        writeFileSync(path.join(ctx.project!, '.claude', 'settings.json'), projectSettings);
+        writeFileSync(path.join(ctx.home, '.claude', 'settings.json'), userSettings);
+        writeFileSync(path.join(ctx.home, '.claude.json'), claudeJson);
+        const before = snapshot(dir);
+        for (const scope of ['project', 'global'] as const) {
+          const out = await runInit(ctx, { agents: AGENTS, scope });
+          assert.deepEqual(out.map((o) => o.error), [undefined, undefined]);
+        }
+        for (const scope of ['global', 'project'] as const) await runInit(ctx, { agents: AGENTS, scope, uninstall: true });
+        assert.deepEqual(snapshot(dir), before);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }), { numRuns: 40 });
   });
 
   it('a dry run writes nothing and says what each file would become', async () => {
