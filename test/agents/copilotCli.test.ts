@@ -123,4 +123,26 @@ describe('Reach: the Copilot CLI from npm with a scripted Anthropic server on lo
     const off = spawnSync(process.execPath, [CLI, 'init', '--uninstall', '--agent', 'copilot'], { cwd: sandbox.workspace, env: { PATH: process.env.PATH, HOME: sandbox.home, ...terminalEnvironment(sandbox) }, encoding: 'utf8' });
     assert.equal(off.stdout, 'GitHub Copilot (VS Code agent: Local and Copilot harness; Copilot CLI) [copilot, project]: .github/hooks/bounded-evidence.json deleted; routing off\n');
   });
+
+  it('routed for the user (`init --agent copilot-cli --global`): the hook in ~/.copilot/hooks with no repository opt-in, and the read by handle through the MCP server init registered', async () => {
+    const said = initInTerminal(sandbox, 'init', '--agent', 'copilot-cli', '--global');
+    assert.match(said, /^GitHub Copilot [^\n]*\[copilot, global\]: ~\/\.copilot\/hooks\/bounded-evidence\.json created, ~\/\.copilot\/mcp-config\.json created; routing on/);
+    let readTool = '';
+    const model = buildThenRead(isAgentTurn, 'bash', (h) => ({ name: readTool, input: { handle: h, pattern: 'error TS' } }));
+    server = await startScriptedAnthropic((req) => {
+      // The CLI names an MCP tool after its server; the model calls the one it was offered.
+      readTool ||= (req.tools ?? []).map((t) => t.name).find((n) => n.endsWith('read_tool_output')) ?? 'no-read_tool_output-offered';
+      return model.script(req);
+    });
+    // No GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS: the user's own hooks need no folder trust.
+    const run = await runCopilot(sandbox, server, { ...terminalEnvironment(sandbox), GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS: '' });
+    assert.equal(run.code, 0, `copilot exited ${run.code}: ${run.stderr.slice(0, 2000)}`);
+    assert.equal(model.turns.length, 3, `three model turns (read tool: ${readTool})`);
+    const observation = toolResultText(model.turns[1]!, BASH_ID)!;
+    assert.match(observation.text, new RegExp(`^stdout: ${LOG_BYTES} bytes, ${LOG_LINES} lines, handle ${model.handle()}\\. Preview:$`, 'm'));
+    const read = toolResultText(model.turns[2]!, READ_ID)!;
+    assert.equal((JSON.parse(read.text) as ReadToolOutputResult).content, `${LOG_LINES / 2 + 1}:${NEEDLE}`, read.text);
+    console.log(`[reach] Copilot CLI, routed by init --global: model received ${Buffer.byteLength(observation.text)} bytes (bash) + ${Buffer.byteLength(read.text)} bytes (${readTool} over MCP); needle reached`);
+    assert.equal(initInTerminal(sandbox, 'init', '--uninstall', '--agent', 'copilot', '--global'), 'GitHub Copilot (VS Code agent: Local and Copilot harness; Copilot CLI) [copilot, global]: ~/.copilot/hooks/bounded-evidence.json deleted, ~/.copilot/mcp-config.json deleted; routing off\n');
+  });
 });
