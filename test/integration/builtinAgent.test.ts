@@ -176,6 +176,13 @@ describe('Reach: the built-in agent\'s run_in_terminal with a scripted model', (
     assert.match(observation, /^exit code 1$/m);
     assert.match(observation, new RegExp(`stdout: ${LOG_BYTES} bytes, ${LOG_LINES} lines, handle ${handle}\\. Preview:`));
     assert.ok(!observation.includes(NEEDLE), 'the error line is in neither preview: the model has to ask');
+    // Nothing of the machine in what the model gets (issue 21): not the storage folder, not the extension's folders.
+    assert.ok(!observation.includes(storage) && !observation.includes(path.dirname(storage)), observation);
+    const echo = observation.split('\n').filter((l) => l.includes('BOUNDED_EVIDENCE_STORAGE'));
+    console.log(`[reach] built-in agent, ${label}: the terminal's echo of the routed line: ${echo.map((l) => `${bytesOf(l)} bytes ${JSON.stringify(l)}`).join('; ') || 'none'}`);
+    // VS Code strips the echo of the one short line the hook gives the terminal: no spool id reaches the model either.
+    assert.deepEqual(echo, []);
+    assert.ok(!observation.includes('/evidence/spool/'), observation);
 
     assert.ok(readReply, 'the model was given read_tool_output\'s result');
     const reply = JSON.parse(readReply) as ReadToolOutputResult;
@@ -199,6 +206,7 @@ describe('Reach: the built-in agent\'s run_in_terminal with a scripted model', (
     assert.equal(source?.kind, 'hook');
     assert.equal(source?.agent, 'copilot');
     assert.ok(source?.sessionId && existsSync(path.join(path.dirname(storage), 'GitHub.copilot-chat', 'transcripts', `${source.sessionId}.jsonl`)), `session ${source?.sessionId} is Copilot's chat session`);
+    assert.ok(!observation.includes(source.sessionId), 'no session id in what the model gets');
     assert.equal(added[0]!.status, 'completed');
   }
 
