@@ -2,7 +2,7 @@
  * The parts of an adapter context that come from the machine (docs/contracts.md §6.2), shared by the command line
  * and the editor so both find the same agents and keep one undo journal.
  */
-import { accessSync, constants, existsSync } from 'node:fs';
+import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { AgentContext } from './types.js';
 
@@ -26,5 +26,8 @@ export function whichIn(pathVar: string | undefined, program: string): string | 
 
 /** A context on this machine: files and PATH as they are; the hook and MCP commands are the caller's. */
 export function machineContext(c: Pick<AgentContext, 'home' | 'project' | 'env' | 'hookCommand' | 'mcpServer'>): AgentContext {
-  return { ...c, stateDir: stateDirOf(c.env, c.home), exists: (f) => existsSync(f), which: (p) => whichIn(c.env.PATH, p) };
+  return {
+    ...c, stateDir: stateDirOf(c.env, c.home), exists: (f) => existsSync(f), which: (p) => whichIn(c.env.PATH, p),
+    readText: (f) => { try { return readFileSync(f, 'utf8'); } catch { return undefined; } },
+  };
 }

@@ -44,6 +44,11 @@ export interface AgentContext {
   /** The absolute path of an executable on PATH, or undefined. */
   readonly which: (program: string) => string | undefined;
   /**
+   * The text of a file as it is now, or undefined (absent, unreadable). Optional: only an adapter whose edit depends
+   * on what else the file holds reads it (Codex's trust key names our hook's position among the person's hooks).
+   */
+  readonly readText?: (file: string) => string | undefined;
+  /**
    * The hook command line, already shell-quoted: `'<cli>' hook [--agent <agent>] [--storage '<dir>'] [extra…]`
    * (`--agent` when given: the name recorded with routed runs; the storage only when `scope` is `project` and one is
    * known; a global hook finds it per folder, contracts §6).
