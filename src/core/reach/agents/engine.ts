@@ -211,6 +211,7 @@ export function removeFromText(text: string | undefined, edits: readonly ConfigE
     const fmt = { formattingOptions: formattingOf(t) };
     const last = edit.path[edit.path.length - 1];
     const parentPath = edit.path.slice(0, -1) as (string | number)[];
+    const was = t;
     if (last === -1) {
       const node = findNodeAtLocation(root, parentPath);
       if (node?.type !== 'array') continue;
@@ -220,11 +221,18 @@ export function removeFromText(text: string | undefined, edits: readonly ConfigE
       const node = findNodeAtLocation(root, edit.path as string[]);
       if (node && edit.ours(getNodeValue(node))) t = applyEdits(t, modify(t, edit.path as string[], undefined, fmt));
     }
+    // Containers we emptied go too (`"PreToolUse": []`, then `"hooks": {}`); the person's other members stay.
+    for (let p = parentPath; t !== was && p.length > 0; p = p.slice(0, -1)) {
+      const n = findNodeAtLocation(parseTree(t, [], { allowTrailingComma: true })!, p);
+      const v: unknown = n ? getNodeValue(n) : undefined;
+      if (!(Array.isArray(v) ? v.length === 0 : isRecord(v) && Object.keys(v).length === 0)) break;
+      t = applyEdits(t, modify(t, p, undefined, fmt));
+    }
   }
+  if (t === text) return { ok: true, changed: false, text, undo: [] };
   // A file only we wrote, now holding nothing of anyone's, goes.
-  const empty = t.trim() === '' || (createdByUs && isEmptyJsonShell(t));
-  if (empty) return { ok: true, changed: true, text: createdByUs || t.trim() === '' ? undefined : t, undo: [] };
-  return { ok: true, changed: t !== text, text: t, undo: [] };
+  if (t.trim() === '' || (createdByUs && isEmptyJsonShell(t))) return { ok: true, changed: true, text: undefined, undo: [] };
+  return { ok: true, changed: true, text: t, undo: [] };
 }
 
 /** True for `{}` or objects holding only empty objects/lists (what removing our entries leaves of a file we created). */

@@ -11,7 +11,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import fc from 'fast-check';
 import { parse as parseJsonc } from 'jsonc-parser';
-import { applyToText, applyUndo, tomlBlock } from '../../../../src/core/reach/agents/engine.js';
+import { applyToText, applyUndo, removeFromText, tomlBlock } from '../../../../src/core/reach/agents/engine.js';
 import { describeOutcome, doctorRows, runInit } from '../../../../src/core/reach/agents/init.js';
 import { AGENTS, agentNamed } from '../../../../src/core/reach/agents/index.js';
 import { isOurHookEntry, isOurMcpEntry } from '../../../../src/core/reach/agents/common.js';
@@ -91,6 +91,26 @@ describe('agent init engine', () => {
       assert.ok(again.ok);
       assert.equal(again.changed, false);
     }), { numRuns: 300 });
+  });
+
+  it('semantic removal (the file changed since init): our entries and the containers they alone filled go, everything of the person\'s stays (property)', () => {
+    const file = '/x/settings.json';
+    const hook = { matcher: 'Bash', hooks: [{ type: 'command', command: `'${SHIM}' hook --agent claude`, timeout: 15 }] };
+    const server = { type: 'stdio', command: SHIM, args: ['mcp', '--storage', '/st'] };
+    const edits: ConfigEdit[] = [jsonc(file, ['hooks', 'PreToolUse', -1], hook), jsonc(file, ['mcpServers', 'bounded-evidence'], server)];
+    fc.assert(fc.property(userText(true), (text) => {
+      const original = parseJsonc(text, [], { allowTrailingComma: true }) as Record<string, unknown>;
+      // An empty container of the person's on our path is dropped with ours (said in contracts §6.2): not this property's case.
+      const hooks = original.hooks as { PreToolUse?: unknown[] } | undefined;
+      fc.pre(!(hooks && hooks.PreToolUse?.length === 0) && !(original.mcpServers && Object.keys(original.mcpServers).length === 0));
+      const r = applyToText(text, edits);
+      assert.ok(r.ok);
+      // The person edits the file afterwards (init's journal no longer matches).
+      const changed = r.text!.replace(/\}\s*$/, ', "theirs": true }');
+      const removed = removeFromText(changed, edits, false);
+      assert.ok(removed.ok, removed.ok ? '' : removed.error);
+      assert.deepEqual(parseJsonc(removed.text!, [], { allowTrailingComma: true }), { ...original, theirs: true });
+    }), { numRuns: 200 });
   });
 
   it('a missing file is created with a final newline and its undo is the empty text (the runner deletes it)', () => {
@@ -206,7 +226,7 @@ describe('init, uninstall, dry run and doctor (files on disk)', () => {
     writeFileSync(settings, JSON.stringify({ ...doc, model: 'sonnet' }, null, 2));
     const out = await runInit(ctx, { agents: [agentNamed('claude')!], scope: 'project', uninstall: true });
     assert.equal(out[0]!.error, undefined);
-    assert.deepEqual(JSON.parse(readFileSync(settings, 'utf8')), { hooks: { PreToolUse: [] }, model: 'sonnet' });
+    assert.deepEqual(JSON.parse(readFileSync(settings, 'utf8')), { model: 'sonnet' });
     assert.equal(existsSync(path.join(ctx.project!, '.mcp.json')), false);
   });
 
