@@ -86,7 +86,7 @@ configured, gets no answer (exit 0): the agent goes on as if there were no hook.
   --allow                    also answer permissionDecision "allow" (skips the agent's confirmation)
   --record-post-tool-use     keep PostToolUse responses over the large-result size as evidence
   --large-result-bytes N     that size (default 4096)`,
-  init: `Usage: bounded-evidence init [--agent NAME ...|--all] [--global|--project] [--dry-run] [--uninstall] [--storage DIR]
+  init: `Usage: bounded-evidence init [--agent NAME ...|--all] [--global|--project] [--dry-run] [--uninstall] [--storage DIR] [--record-post-tool-use]
 
 Routes the agents installed here through evidence: writes each one's hook configuration and
 MCP registration, merged into the files already there (never clobbering: a file that cannot
@@ -101,7 +101,8 @@ init created is removed again; a file changed since loses only our entries).
   --dry-run      print what each file would contain; write nothing
   --uninstall    remove what init wrote
   --storage DIR  the evidence storage baked into project hooks and MCP registrations
-                 (default $BOUNDED_EVIDENCE_STORAGE, or the one VS Code uses for this folder)`,
+                 (default $BOUNDED_EVIDENCE_STORAGE, or the one VS Code uses for this folder)
+  --record-post-tool-use  also keep other tools' results over 4096 bytes (the agent's after-tool hook)`,
   doctor: `Usage: bounded-evidence doctor [--storage DIR]
 
 Per agent: detected or not, routing on or off in each scope (the files checked), which hook

@@ -23,7 +23,7 @@ import type { CliIo } from './io.js';
  * `BOUNDED_EVIDENCE_STORAGE`, else the one the extension mapped to this folder; the hook and the MCP server
  * are started by the extension's shim when this runs in a VS Code terminal, else by this very Node and script.
  */
-export function processContext(io: CliIo, self: readonly string[], storageFlag: string | undefined): AgentContext & { storage: string | undefined } {
+export function processContext(io: CliIo, self: readonly string[], storageFlag: string | undefined, recordPostToolUse = false): AgentContext & { storage: string | undefined } {
   const home = io.env.HOME || os.homedir();
   const storage = storageFlag ?? (io.env[STORAGE_ENV] || undefined) ?? storageForFolder(io.env, io.cwd);
   const cli = cliCommand(io.env, self);
@@ -31,8 +31,8 @@ export function processContext(io: CliIo, self: readonly string[], storageFlag: 
   return {
     storage,
     ...machineContext({
-      home, project: io.cwd, env: io.env,
-      hookCommand: (agent, scope, extra = []) => [cli, 'hook', ...(agent ? ['--agent', agent] : []), ...(scope === 'project' && storage ? ['--storage', quoteShellWord(path.resolve(storage))] : []), ...extra].join(' '),
+      home, project: io.cwd, env: io.env, recordOtherToolResults: recordPostToolUse,
+      hookCommand: (agent, scope, extra = []) => [cli, 'hook', ...(agent ? ['--agent', agent] : []), ...(scope === 'project' && storage ? ['--storage', quoteShellWord(path.resolve(storage))] : []), ...(recordPostToolUse ? ['--record-post-tool-use'] : []), ...extra].join(' '),
       mcpServer: () => (storage ? { command: shim || self[0]!, args: [...(shim ? [] : [self[1]!]), 'mcp', '--storage', path.resolve(storage)] } : undefined),
     }),
   };
@@ -54,11 +54,11 @@ function chooseAgents(ctx: AgentContext, names: readonly string[] | undefined, a
   return AGENTS.filter((a) => a.detect(ctx).installed);
 }
 
-function flags(argv: readonly string[]): { agent?: string[]; all?: boolean; global?: boolean; project?: boolean; 'dry-run'?: boolean; uninstall?: boolean; storage?: string } {
+function flags(argv: readonly string[]): { agent?: string[]; all?: boolean; global?: boolean; project?: boolean; 'dry-run'?: boolean; uninstall?: boolean; storage?: string; 'record-post-tool-use'?: boolean } {
   try {
     return parseArgs({
       args: [...argv], strict: true, allowPositionals: false,
-      options: { agent: { type: 'string', multiple: true }, all: { type: 'boolean' }, global: { type: 'boolean' }, project: { type: 'boolean' }, 'dry-run': { type: 'boolean' }, uninstall: { type: 'boolean' }, storage: { type: 'string' }, help: { type: 'boolean' } },
+      options: { agent: { type: 'string', multiple: true }, all: { type: 'boolean' }, global: { type: 'boolean' }, project: { type: 'boolean' }, 'dry-run': { type: 'boolean' }, uninstall: { type: 'boolean' }, storage: { type: 'string' }, 'record-post-tool-use': { type: 'boolean' }, help: { type: 'boolean' } },
     }).values;
   } catch (e) {
     throw new UsageError(e instanceof Error ? e.message.split('\n')[0]! : String(e));
@@ -70,7 +70,7 @@ export async function init(argv: readonly string[], io: CliIo, self: readonly st
   const v = flags(argv);
   if (v.global && v.project) throw new UsageError('--global and --project exclude each other');
   if (v.all && v.agent?.length) throw new UsageError('--all and --agent exclude each other');
-  const ctx = processContext(io, self, v.storage);
+  const ctx = processContext(io, self, v.storage, v['record-post-tool-use'] ?? false);
   const agents = chooseAgents(ctx, v.agent, v.all, v.uninstall ?? false);
   if (agents.length === 0) {
     await io.out(`no agent detected (known: ${AGENTS.map((a) => a.id).join(', ')}); name one with --agent NAME or pass --all\n`);

@@ -187,7 +187,9 @@ function decidePost(event: Record<string, unknown>, toolName: string, ctx: HookC
   if (!ctx.recordPostToolUse) return { action: 'none', reason: 'PostToolUse recording is off' };
   const raw = event.tool_response ?? event.toolResponse ?? event.tool_result ?? event.toolResult;
   if (raw === undefined || raw === null) return { action: 'none', reason: 'the event has no tool_response' };
-  const response = typeof raw === 'string' ? raw : JSON.stringify(raw);
+  // The Copilot CLI's `toolResult` is `{ resultType, textResultForLlm }`: what its model got is the text.
+  const text = isRecord(raw) && typeof raw.textResultForLlm === 'string' ? raw.textResultForLlm : raw;
+  const response = typeof text === 'string' ? text : JSON.stringify(text);
   const threshold = ctx.largeResultBytes ?? 4096;
   if (Buffer.byteLength(response, 'utf8') <= threshold) return { action: 'none', reason: `the response is not over ${threshold} bytes` };
   // Told by the event's shape: Gemini names its event AfterTool, Claude Code sends its permission mode.

@@ -29,8 +29,8 @@ export function registerReach(context: vscode.ExtensionContext, deps: ReachDeps)
     [c.stopRouting, async (arg) => { const s = await services(); return routeWorkspace(await env, s.folder, s.settings, arg, 'stop'); }],
     [c.routeAgentTerminalsForUser, async (arg) => routeUser(await env, (await services()).settings, arg, 'route')],
     [c.stopRoutingForUser, async (arg) => routeUser(await env, (await services()).settings, arg, 'stop')],
-    [c.initAgents, async (arg) => initAgentsCommand(await env, (await services()).folder, arg, false)],
-    [c.uninstallAgents, async (arg) => initAgentsCommand(await env, (await services()).folder, arg, true)],
+    [c.initAgents, async (arg) => { const s = await services(); return initAgentsCommand(await env, s.folder, s.settings, arg, false); }],
+    [c.uninstallAgents, async (arg) => { const s = await services(); return initAgentsCommand(await env, s.folder, s.settings, arg, true); }],
   ];
   for (const [id, fn] of table) {
     context.subscriptions.push(vscode.commands.registerCommand(id, async (arg?: unknown) => {

@@ -12,7 +12,7 @@ import { describeOutcome, displayPath, doctorRows, runInit, type AgentOutcome } 
 import type { AgentAdapter, AgentContext, Scope } from '../../core/reach/agents/types.js';
 import { quoteShellWord } from '../../core/reach/shellQuote.js';
 import { WORKSPACE_HOOK_FILE } from '../../core/reach/hookConfig.js';
-import { relistHookFiles } from './routing.js';
+import { relistHookFiles, type RoutingSettings } from './routing.js';
 import type { CliEnvironment } from './terminalEnvironment.js';
 
 /** What a caller (a test) may pass instead of picking: `picks` like `['claude:global', 'copilot:project']`, and the home folder. */
@@ -22,10 +22,12 @@ export interface InitAgentsArgs {
 }
 
 /** The adapters' context in this window: the shim starts the hook and the MCP server, this workspace's storage in project files. */
-export function editorContext(env: CliEnvironment, folder: string | undefined, home: string): AgentContext {
+export function editorContext(env: CliEnvironment, folder: string | undefined, home: string, settings?: RoutingSettings): AgentContext {
+  // As the palette's routing commands write it (routing.ts `hookCommand`): PostToolUse recording follows the setting.
+  const post = settings?.recordOtherToolResults ? ['--record-post-tool-use', '--large-result-bytes', String(settings.largeResultBytes)] : [];
   return machineContext({
-    home, project: folder, env: { ...process.env, HOME: home },
-    hookCommand: (agent, scope, extra = []) => [quoteShellWord(env.shim), 'hook', ...(agent ? ['--agent', agent] : []), ...(scope === 'project' ? ['--storage', quoteShellWord(env.storage)] : []), ...extra].join(' '),
+    home, project: folder, env: { ...process.env, HOME: home }, recordOtherToolResults: post.length > 0,
+    hookCommand: (agent, scope, extra = []) => [quoteShellWord(env.shim), 'hook', ...(agent ? ['--agent', agent] : []), ...(scope === 'project' ? ['--storage', quoteShellWord(env.storage)] : []), ...post, ...extra].join(' '),
     mcpServer: () => ({ command: env.shim, args: ['mcp', '--storage', env.storage] }),
   });
 }
@@ -54,9 +56,9 @@ export async function initPicks(ctx: AgentContext, uninstall: boolean): Promise<
 export interface InitAgentsResult { readonly agent: string; readonly scope: Scope; readonly files: readonly { file: string; action: string }[]; readonly error?: string }
 
 /** Runs the command: asks (unless `picks` are given), applies, reports; returns what was done. */
-export async function initAgentsCommand(env: CliEnvironment, folder: string | undefined, arg: unknown, uninstall: boolean): Promise<InitAgentsResult[]> {
+export async function initAgentsCommand(env: CliEnvironment, folder: string | undefined, settings: RoutingSettings, arg: unknown, uninstall: boolean): Promise<InitAgentsResult[]> {
   const args: InitAgentsArgs = typeof arg === 'object' && arg !== null ? arg as InitAgentsArgs : {};
-  const ctx = editorContext(env, folder, args.home ?? os.homedir());
+  const ctx = editorContext(env, folder, args.home ?? os.homedir(), settings);
   let chosen: { agent: AgentAdapter; scope: Scope }[];
   if (args.picks) {
     chosen = args.picks.map((p) => {

@@ -32,6 +32,9 @@ export const claudeCode: AgentAdapter = {
       kind: 'json', file: settings, comments: false, path: ['hooks', 'PreToolUse', -1],
       value: { matcher: 'Bash', hooks: [commandHook(ctx.hookCommand('claude', scope))] }, ours: isOurMatcherGroup,
     }];
+    if (ctx.recordOtherToolResults) {
+      edits.push({ kind: 'json', file: settings, comments: false, path: ['hooks', 'PostToolUse', -1], value: { matcher: '*', hooks: [commandHook(ctx.hookCommand('claude', scope))] }, ours: isOurMatcherGroup });
+    }
     const mcp = ctx.mcpServer(scope);
     const notes = [TOOL_SEARCH_NOTE];
     if (mcp) {

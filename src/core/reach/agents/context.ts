@@ -25,7 +25,7 @@ export function whichIn(pathVar: string | undefined, program: string): string | 
 }
 
 /** A context on this machine: files and PATH as they are; the hook and MCP commands are the caller's. */
-export function machineContext(c: Pick<AgentContext, 'home' | 'project' | 'env' | 'hookCommand' | 'mcpServer'>): AgentContext {
+export function machineContext(c: Pick<AgentContext, 'home' | 'project' | 'env' | 'hookCommand' | 'mcpServer' | 'recordOtherToolResults'>): AgentContext {
   return {
     ...c, stateDir: stateDirOf(c.env, c.home), exists: (f) => existsSync(f), which: (p) => whichIn(c.env.PATH, p),
     readText: (f) => { try { return readFileSync(f, 'utf8'); } catch { return undefined; } },

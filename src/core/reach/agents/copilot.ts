@@ -8,8 +8,7 @@
  * the extension itself (no file, or they would be listed twice); the Copilot CLI from `~/.copilot/mcp-config.json`.
  */
 import * as path from 'node:path';
-import { HOOK_TIMEOUT_SECONDS } from '../hookConfig.js';
-import { WORKSPACE_HOOK_FILE } from '../hookConfig.js';
+import { HOOK_TIMEOUT_SECONDS, WORKSPACE_HOOK_FILE } from '../hookConfig.js';
 import { isOurHookFile, isOurMcpEntry, jsonFileText, MCP_NAME } from './common.js';
 import type { AgentAdapter, AgentContext, ConfigEdit } from './types.js';
 
@@ -18,9 +17,10 @@ export function copilotHome(ctx: AgentContext): string {
   return ctx.env.COPILOT_HOME || path.join(ctx.home, '.copilot');
 }
 
-/** The whole hook file, in the Copilot CLI's format. */
-export function copilotHookFileText(hookCommand: string): string {
-  return jsonFileText({ version: 1, hooks: { preToolUse: [{ type: 'command', bash: hookCommand, timeoutSec: HOOK_TIMEOUT_SECONDS }] } });
+/** The whole hook file, in the Copilot CLI's format (`postToolUse` too when other tools' results are kept). */
+export function copilotHookFileText(hookCommand: string, postToolUse = false): string {
+  const entry = [{ type: 'command', bash: hookCommand, timeoutSec: HOOK_TIMEOUT_SECONDS }];
+  return jsonFileText({ version: 1, hooks: { preToolUse: entry, ...(postToolUse ? { postToolUse: entry } : {}) } });
 }
 
 export const copilot: AgentAdapter = {
@@ -42,7 +42,7 @@ export const copilot: AgentAdapter = {
   },
   plan: (ctx, scope) => {
     const file = scope === 'project' ? path.join(ctx.project!, WORKSPACE_HOOK_FILE) : path.join(copilotHome(ctx), 'hooks', 'bounded-evidence.json');
-    const edits: ConfigEdit[] = [{ kind: 'file', file, text: copilotHookFileText(ctx.hookCommand(undefined, scope)), ours: isOurHookFile }];
+    const edits: ConfigEdit[] = [{ kind: 'file', file, text: copilotHookFileText(ctx.hookCommand(undefined, scope), ctx.recordOtherToolResults), ours: isOurHookFile }];
     const notes: string[] = [];
     const mcp = ctx.mcpServer(scope);
     if (scope === 'global' && mcp) {

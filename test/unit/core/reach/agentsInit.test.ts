@@ -206,6 +206,20 @@ describe('init, uninstall, dry run and doctor (files on disk)', () => {
     }), { numRuns: 40 });
   });
 
+  it('with other tools\' results kept: each agent\'s after-tool event is registered too, and uninstall still gives back every byte', async () => {
+    const ctx = context(root, { recordOtherToolResults: true });
+    mkdirSync(path.join(ctx.project!, '.claude'), { recursive: true });
+    writeFileSync(path.join(ctx.project!, '.claude', 'settings.json'), '{"hooks": {"PostToolUse": [{"matcher": "Edit", "hooks": [{"type": "command", "command": "fmt"}]}]}}');
+    const before = snapshot(root);
+    await runInit(ctx, { agents: AGENTS, scope: 'project' });
+    const claude = JSON.parse(readFileSync(path.join(ctx.project!, '.claude', 'settings.json'), 'utf8')) as { hooks: { PostToolUse: { matcher: string }[] } };
+    assert.deepEqual(claude.hooks.PostToolUse.map((g) => g.matcher), ['Edit', '*']);
+    const copilotFile = JSON.parse(readFileSync(path.join(ctx.project!, '.github', 'hooks', 'bounded-evidence.json'), 'utf8')) as { hooks: Record<string, unknown> };
+    assert.deepEqual(Object.keys(copilotFile.hooks), ['preToolUse', 'postToolUse']);
+    await runInit(ctx, { agents: AGENTS, scope: 'project', uninstall: true });
+    assert.deepEqual(snapshot(root), before);
+  });
+
   it('a dry run writes nothing and says what each file would become', async () => {
     const ctx = context(root);
     const before = snapshot(root);

@@ -45,4 +45,12 @@ describe('Copilot CLI hook events', () => {
   it('the shim lets the CLI\'s tool name through to Node (its prefilter would otherwise answer nothing)', () => {
     assert.ok(PREFILTER_TOOLS.includes('bash'));
   });
+
+  it('postToolUse (recorded payload): with recording on, a large result is kept as the text the CLI gave its model', () => {
+    const post = JSON.parse(readFileSync(path.join(__dirname, 'fixtures', 'copilot-cli-post-bash.json'), 'utf8')) as Record<string, unknown>;
+    assert.deepEqual(decideHook(post, ctx({ recordPostToolUse: true, largeResultBytes: 8 })), {
+      action: 'record', agent: 'copilot-cli', sessionId: 'e17dad42-dcf5-478b-affa-2e1e13e786c4', tool: 'bash', response: 'hello-from-bash\n<shellId: 0 completed with exit code 0>',
+    });
+    assert.equal(decideHook(post, ctx({ recordPostToolUse: true })).action, 'none');
+  });
 });
