@@ -220,6 +220,22 @@ describe('init, uninstall, dry run and doctor (files on disk)', () => {
     assert.deepEqual(snapshot(root), before);
   });
 
+  it('init again with another storage replaces our entry (no second one), and one uninstall still gives back the bytes before the first init', async () => {
+    const first = context(root);
+    const settings = path.join(first.project!, '.claude', 'settings.json');
+    mkdirSync(path.dirname(settings), { recursive: true });
+    writeFileSync(settings, '{ "model": "opus" }');
+    const before = snapshot(root);
+    await runInit(first, { agents: [agentNamed('claude')!], scope: 'project' });
+    const second = context(root, { hookCommand: (agent) => `'${SHIM}' hook --agent ${agent} --storage '/elsewhere'`, mcpServer: () => ({ command: SHIM, args: ['mcp', '--storage', '/elsewhere'] }) });
+    const again = await runInit(second, { agents: [agentNamed('claude')!], scope: 'project' });
+    assert.deepEqual(again[0]!.files.map((f) => f.action), ['updated', 'updated']);
+    const doc = JSON.parse(readFileSync(settings, 'utf8')) as { hooks: { PreToolUse: { hooks: { command: string }[] }[] } };
+    assert.deepEqual(doc.hooks.PreToolUse.map((g) => g.hooks[0]!.command), [`'${SHIM}' hook --agent claude --storage '/elsewhere'`]);
+    await runInit(second, { agents: [agentNamed('claude')!], scope: 'project', uninstall: true });
+    assert.deepEqual(snapshot(root), before);
+  });
+
   it('a dry run writes nothing and says what each file would become', async () => {
     const ctx = context(root);
     const before = snapshot(root);
