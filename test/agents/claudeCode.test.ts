@@ -11,12 +11,12 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { ReadToolOutputResult } from '../../src/core/index.js';
 import { ensureTools, repoRoot } from '../harness/tools.js';
-import { BASH_ID, buildCommand, buildThenRead, initInTerminal, listRuns, LOG_BYTES, LOG_LINES, makeSandbox as makeSandboxIn, NEEDLE, READ_ID, runAgent, sh, terminalEnvironment, type Sandbox } from './sandbox.js';
+import { BASH_ID, buildCommand, buildThenRead, initInTerminal, listRuns, LOG_BYTES, LOG_LINES, makeSandbox as makeSandboxIn, NEEDLE, READ_ID, runAgent, sh, terminalEnvironment, type Sandbox } from './agentSandbox.js';
 import { startScriptedAnthropic, toolResultText, type MessagesRequest, type ScriptedAnthropic, type ScriptedReply } from './anthropicServer.js';
 
 const CLAUDE_TIMEOUT_MS = 120_000;
 
-const makeSandbox = (): Sandbox => makeSandboxIn('be-claude-');
+const makeSandbox = (): Sandbox => makeSandboxIn('claude');
 
 /** The MCP server Claude Code is given, as the README's `--mcp-config` line spells it: the shim's `mcp` on the storage. */
 function mcpConfig(s: Sandbox): string {
@@ -58,7 +58,7 @@ async function runClaude(s: Sandbox, server: ScriptedAnthropic, extraEnv: Record
     ...extraEnv,
   };
   const args = ['-p', 'Why does the build fail?', '--output-format', 'json', '--mcp-config', mcpConfig(s), '--strict-mcp-config', ...permissions];
-  return runAgent(claude, args, s.workspace, env, CLAUDE_TIMEOUT_MS);
+  return runAgent(claude, args, { cwd: s.workspace, env, timeoutMs: CLAUDE_TIMEOUT_MS });
 }
 
 /** True for a request of the main conversation (Claude Code offers its Bash tool there). */

@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import type { ReadToolOutputResult } from '../../src/core/index.js';
 import { ensureTools } from '../harness/tools.js';
 import { startScriptedAnthropic, toolResultText, type MessagesRequest, type ScriptedAnthropic, type ScriptedReply } from './anthropicServer.js';
-import { BASH_ID, buildCommand, buildThenRead, CLI, initInTerminal, listRuns, LOG_BYTES, LOG_LINES, makeSandbox, NEEDLE, READ_ID, runAgent, sh, terminalEnvironment, type Sandbox } from './sandbox.js';
+import { BASH_ID, buildCommand, buildThenRead, CLI, initInTerminal, listRuns, LOG_BYTES, LOG_LINES, makeSandbox, NEEDLE, READ_ID, runAgent, sh, terminalEnvironment, type Sandbox } from './agentSandbox.js';
 
 const COPILOT_TIMEOUT_MS = 120_000;
 
@@ -30,7 +30,7 @@ async function runCopilot(s: Sandbox, server: ScriptedAnthropic, extraEnv: Recor
     GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS: 'true',
     ...extraEnv,
   };
-  return runAgent(copilot, ['-p', 'Why does the build fail?', '--allow-all-tools', '--allow-all-paths', '--no-color'], s.workspace, env, COPILOT_TIMEOUT_MS);
+  return runAgent(copilot, ['-p', 'Why does the build fail?', '--allow-all-tools', '--allow-all-paths', '--no-color'], { cwd: s.workspace, env, timeoutMs: COPILOT_TIMEOUT_MS });
 }
 
 const isAgentTurn = (req: MessagesRequest): boolean => (req.tools ?? []).some((t) => t.name === 'bash');
@@ -43,7 +43,7 @@ describe('Reach: the Copilot CLI from npm with a scripted Anthropic server on lo
     this.timeout(15 * 60_000);
     ensureTools();
   });
-  beforeEach(() => { sandbox = makeSandbox('be-copilot-'); });
+  beforeEach(() => { sandbox = makeSandbox('copilot'); });
   afterEach(async () => {
     await server?.close();
     server = undefined;
