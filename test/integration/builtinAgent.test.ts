@@ -272,6 +272,28 @@ describe('Reach: the built-in agent\'s run_in_terminal with a scripted model', (
     });
   });
 
+  describe('routed by Route Agents Through Evidence… (bounded-evidence init: the Copilot CLI format file)', () => {
+    let hookFile: string;
+    before(async function () {
+      this.timeout(120_000);
+      hookFile = path.join(workspaceDir(), WORKSPACE_HOOK_FILE);
+      // The quick pick's "GitHub Copilot · this folder"; `picks` stands for the person's choice.
+      const r = await vscode.commands.executeCommand<{ files: { file: string; action: string }[]; error?: string }[]>('boundedEvidence.initAgents', { picks: ['copilot:project'] });
+      assert.deepEqual(r.map((o) => [o.files, o.error]), [[[{ file: hookFile, action: 'created' }], undefined]]);
+      assert.deepEqual(Object.keys((JSON.parse(readFileSync(hookFile, 'utf8')) as { hooks: object }).hooks), ['preToolUse']);
+    });
+    after(async () => {
+      const r = await vscode.commands.executeCommand<{ files: { action: string }[] }[]>('boundedEvidence.uninstallAgents', { picks: ['copilot:project'] });
+      assert.deepEqual(r.map((o) => o.files.map((f) => f.action)), [['deleted']]);
+      rmSync(path.join(workspaceDir(), '.github'), { recursive: true, force: true });
+    });
+
+    it('VS Code\'s Local harness reads the file init writes for the Copilot CLI: the next command is routed the same', async function () {
+      this.timeout(240_000);
+      await routedTurn('agent', 'routed-by-init');
+    });
+  });
+
   it('the Evidence agent routes the same turn with no workspace hook file', async function () {
     this.timeout(240_000);
     assert.equal(existsSync(path.join(workspaceDir(), WORKSPACE_HOOK_FILE)), false, 'no workspace hook file');
