@@ -137,8 +137,10 @@ function tomlBlockRange(text: string, table: readonly string[]): { start: number
   const header = `[${table.map((k) => (/^[A-Za-z0-9_-]+$/.test(k) ? k : JSON.stringify(k))).join('.')}`;
   const after = text.indexOf('\n', start) + 1;
   if (!text.startsWith(header, after)) return undefined;
+  const headerEnd = text.indexOf('\n', after);
+  if (headerEnd === -1) return { start, end: text.length };
   const re = /^\s*\[+([^\]]+)\]/gm;
-  re.lastIndex = text.indexOf('\n', after) + 1;
+  re.lastIndex = headerEnd + 1;
   let m: RegExpExecArray | null;
   while ((m = re.exec(text)) !== null) {
     if (!`[${m[1]!}`.startsWith(header)) return { start, end: m.index + (text[m.index] === '\n' ? 1 : 0) };
