@@ -65,6 +65,8 @@ const common = {
   logLevel: 'warning',
   plugins: [problemMatcher],
   absWorkingDir: __dirname,
+  // jsonc-parser's "main" is a UMD build whose internal requires esbuild cannot follow: bundle its ES modules.
+  alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
 };
 
 /** The product's Node bundles (extension, MCP server, command line). */

@@ -7,6 +7,8 @@
 #   - Claude Code (@anthropic-ai/claude-code), the agent command line the reach tests
 #     drive against a scripted model server on loopback; its native binary comes from
 #     the companion npm package @anthropic-ai/claude-code-linux-x64
+#   - the Copilot CLI (@github/copilot, native binary from @github/copilot-linux-x64), driven the
+#     same way through its bring-your-own-model settings (no sign-in), under .tools/copilot-cli
 # Nothing is downloaded from outside the npm registry and Debian's packages.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -14,6 +16,7 @@ TOOLS="${BE_TOOLS_DIR:-$ROOT/.tools}"
 NODE24_VERSION=24.22.3
 CODE_SERVER_VERSION=4.139.1
 CLAUDE_CODE_VERSION=2.1.332
+COPILOT_CLI_VERSION=1.0.102
 mkdir -p "$TOOLS"
 
 # Run from `npm test`, this script inherits npm's own environment (npm_config_*, NODE,
@@ -80,4 +83,16 @@ if [ ! -f "$CC_DIR/.installed-$CLAUDE_CODE_VERSION" ] || [ ! -x "$CC_BIN" ]; the
   "$CC_BIN" --version | grep -q "^$CLAUDE_CODE_VERSION " || { log "Claude Code installed but $CC_BIN does not run"; exit 1; }
   touch "$CC_DIR/.installed-$CLAUDE_CODE_VERSION"
 fi
-log "ready: node24=$NODE24_DIR/bin/node code-server=$CS_MAIN chromium=$(command -v chromium) claude=$CC_BIN"
+CP_DIR="$TOOLS/copilot-cli"
+CP_BIN="$CP_DIR/node_modules/@github/copilot-linux-x64/copilot"
+if [ ! -f "$CP_DIR/.installed-$COPILOT_CLI_VERSION" ] || [ ! -x "$CP_BIN" ]; then
+  log "installing the Copilot CLI $COPILOT_CLI_VERSION"
+  rm -rf "$CP_DIR"; mkdir -p "$CP_DIR/cache" "$CP_DIR/home"
+  ( export PATH="$NODE24_DIR/bin:$PATH"
+    npm_quiet install --no-save --no-package-lock --prefix "$CP_DIR" "@github/copilot@$COPILOT_CLI_VERSION" )
+  # The binary unpacks its JavaScript into a cache on first start: into .tools now, not into a test's HOME.
+  HOME="$CP_DIR/home" COPILOT_AUTO_UPDATE=false COPILOT_CACHE_HOME="$CP_DIR/cache" COPILOT_PKG_CACHE_HOME="$CP_DIR/cache" "$CP_BIN" --version | grep -q "^GitHub Copilot CLI $COPILOT_CLI_VERSION" \
+    || { log "the Copilot CLI installed but $CP_BIN does not run"; exit 1; }
+  touch "$CP_DIR/.installed-$COPILOT_CLI_VERSION"
+fi
+log "ready: node24=$NODE24_DIR/bin/node code-server=$CS_MAIN chromium=$(command -v chromium) claude=$CC_BIN copilot=$CP_BIN"

@@ -25,6 +25,8 @@ reads it back by handle: the same store, texts and handles as the VS Code extens
   mcp       serve the evidence tools over MCP (stdio)
   hook      answer one agent hook event (stdin to stdout) by routing its terminal command
   keep      record the spooled output of a routed command (written by the hook)
+  init      route the agents installed here (hooks and MCP registration; --dry-run, --uninstall)
+  doctor    show per agent whether routing is on, its hook and storage, the last routed command
 
 Storage: --storage DIR, else $BOUNDED_EVIDENCE_STORAGE (set in VS Code's terminals).
 Run "bounded-evidence <command> --help" for a command's flags.`,
@@ -96,6 +98,27 @@ configured, gets no answer (exit 0): the agent goes on as if there were no hook.
   --allow                    also answer permissionDecision "allow" (skips the agent's confirmation)
   --record-post-tool-use     keep PostToolUse responses over the large-result size as evidence
   --large-result-bytes N     that size (default 4096)`,
+  init: `Usage: bounded-evidence init [--agent NAME ...|--all] [--global|--project] [--dry-run] [--uninstall] [--storage DIR] [--record-post-tool-use]
+
+Routes the agents installed here through evidence: writes each one's hook configuration and
+MCP registration, merged into the files already there (never clobbering: a file that cannot
+be merged into is left as it was, with a sentence), idempotent, one line per agent saying what
+was done and how to undo it. --uninstall gives back the files exactly as they were (a file
+init created is removed again; a file changed since loses only our entries).
+
+  --agent NAME   claude (claude-code), copilot (vscode, copilot-cli); repeatable (default: those detected)
+  --all          every known agent, detected or not
+  --project      this folder's configuration (default when the agent has one)
+  --global       the user's configuration (every project)
+  --dry-run      print what each file would contain; write nothing
+  --uninstall    remove what init wrote
+  --storage DIR  the evidence storage baked into project hooks and MCP registrations
+                 (default $BOUNDED_EVIDENCE_STORAGE, or the one VS Code uses for this folder)
+  --record-post-tool-use  also keep other tools' results over 4096 bytes (the agent's after-tool hook)`,
+  doctor: `Usage: bounded-evidence doctor [--storage DIR]
+
+Per agent: detected or not, routing on or off in each scope (the files checked), which hook
+command and storage it uses, and the last command it routed into the storage.`,
   keep: `Usage: bounded-evidence keep SPOOL STATUS WHOLE
        bounded-evidence keep --quiet SPOOL STATUS
 

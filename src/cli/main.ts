@@ -6,6 +6,7 @@ import { HELP, UsageError, wantsHelp } from './args.js';
 import { capture } from './capture.js';
 import { importFile, list, read, search, verify } from './evidence.js';
 import { hook } from './hook.js';
+import { doctor, init } from './init.js';
 import { recordResponse } from './hookRecord.js';
 import { keep } from './keep.js';
 import { stats } from './stats.js';
@@ -38,7 +39,9 @@ export async function runCli(argv: readonly string[], io: CliIo, self: readonly 
     // hook and read would otherwise pay.
     return (await import('../mcp/server.js')).main(args);
   }
-  const fn = STORE_COMMANDS[name];
+  // init and doctor write or read agents' configuration files; they need how this command line is started.
+  const agentCommand = name === 'init' ? init : name === 'doctor' ? doctor : undefined;
+  const fn = agentCommand ? (argv2: readonly string[], io2: CliIo) => agentCommand(argv2, io2, self) : STORE_COMMANDS[name];
   if (!fn) {
     io.err(`bounded-evidence: unknown command "${name.slice(0, 40)}" (try bounded-evidence --help)\n`);
     return 2;

@@ -31,6 +31,9 @@ export const Ids = {
     routeAgentTerminalsForUser: 'boundedEvidence.routeAgentTerminalsForUser',
     /** Removes only our hooks from the user's files. */
     stopRoutingForUser: 'boundedEvidence.stopRoutingForUser',
+    /** `init` from the editor: a quick pick of agents and scopes (src/extension/reach/initAgents.ts). */
+    initAgents: 'boundedEvidence.initAgents',
+    uninstallAgents: 'boundedEvidence.uninstallAgents',
     /**
      * Opens a link into the evidence (a handle or `.tool-artifacts` range, with a window):
      * the only command our chat answers trust (docs/contracts.md §3.4, "Links"). From the

@@ -6,52 +6,17 @@
  * exactly what Claude Code gives its model (docs/architecture.md §5.1).
  */
 import * as assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import * as os from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { shimScript } from '../../src/core/reach/shim.js';
-import type { ReadToolOutputResult, RunSummary } from '../../src/core/index.js';
+import type { ReadToolOutputResult } from '../../src/core/index.js';
 import { ensureTools, repoRoot } from '../harness/tools.js';
+import { BASH_ID, buildCommand, buildThenRead, errorFirstStdout, initInTerminal, listRuns, LOG_BYTES, LOG_LINES, makeSandbox as makeSandboxIn, NEEDLE, READ_ID, runAgent, sh, terminalEnvironment, type Sandbox } from './agentSandbox.js';
 import { startScriptedAnthropic, toolResultText, type MessagesRequest, type ScriptedAnthropic, type ScriptedReply } from './anthropicServer.js';
 
-/** 38,400 lines of demo/build-log.js: 3,002,891 bytes on stdout, the error on line 19,201, exit 1. */
-const LOG_LINES = 38400;
-const LOG_BYTES = 3_002_891;
-const NEEDLE = "src/ledger/reconcile.ts(412,17): error TS2345: Argument of type 'string' is not assignable to parameter of type 'Cents'.";
-const BASH_ID = 'toolu_bash_1';
-const READ_ID = 'toolu_read_1';
 const CLAUDE_TIMEOUT_MS = 120_000;
 
-function sh(arg: string): string {
-  return `'${arg.replace(/'/g, `'\\''`)}'`;
-}
-
-/** The command the scripted model asks Bash to run. */
-const buildCommand = `node ${sh(path.join(repoRoot, 'demo', 'build-log.js'))} ${LOG_LINES}`;
-
-/**
- * A temporary folder with the agent's private HOME, TMPDIR, workspace and evidence
- * storage, and the command line's shim as the extension installs it (same script, with
- * this Node and this checkout's dist/cli.js).
- */
-interface Sandbox { root: string; home: string; tmp: string; workspace: string; storage: string; shim: string }
-
-/** The built command line (dist/cli.js: hook, capture, list and the MCP server). */
-const CLI = path.join(repoRoot, 'dist', 'cli.js');
-
-function makeSandbox(): Sandbox {
-  const root = mkdtempSync(path.join(os.tmpdir(), 'be-claude-'));
-  const s = { root, home: path.join(root, 'home'), tmp: path.join(root, 'tmp'), workspace: path.join(root, 'workspace'), storage: path.join(root, 'storage'), shim: path.join(root, 'global-storage', 'bin', 'bounded-evidence') };
-  for (const d of [s.home, s.tmp, s.workspace, s.storage, path.dirname(s.shim)]) mkdirSync(d, { recursive: true });
-  writeFileSync(s.shim, shimScript({ node: process.execPath, electron: false, cli: CLI, extensionsDir: path.dirname(repoRoot), folderPrefix: 'bounded-evidence.bounded-evidence-', home: path.dirname(path.dirname(s.shim)) }), { mode: 0o755 });
-  return s;
-}
-
-/** What a VS Code integrated terminal has once the extension is active (README, "Use it with the agents you already have"). */
-function terminalEnvironment(s: Sandbox): Record<string, string> {
-  return { BOUNDED_EVIDENCE_STORAGE: s.storage, BOUNDED_EVIDENCE_CLI: s.shim };
-}
+const makeSandbox = (): Sandbox => makeSandboxIn('claude');
 
 /** The MCP server Claude Code is given, as the README's `--mcp-config` line spells it: the shim's `mcp` on the storage. */
 function mcpConfig(s: Sandbox): string {
@@ -77,13 +42,6 @@ function installClaudeHook(s: Sandbox): void {
   writeFileSync(path.join(s.workspace, '.claude', 'settings.json'), readmeClaudeSettings());
 }
 
-/** The runs recorded in the sandbox's storage, as `bounded-evidence list --json` prints them. */
-function listRuns(s: Sandbox): RunSummary[] {
-  const r = spawnSync(process.execPath, [CLI, 'list', '--json', '--storage', s.storage], { encoding: 'utf8' });
-  assert.equal(r.status, 0, r.stderr);
-  return JSON.parse(r.stdout) as RunSummary[];
-}
-
 /** Runs `claude -p` in the sandbox against the scripted server; resolves with its exit code and output. */
 async function runClaude(s: Sandbox, server: ScriptedAnthropic, extraEnv: Record<string, string> = {}, permissions: readonly string[] = ['--allowedTools', 'Bash', 'mcp__evidence__read_tool_output']): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const { claude } = ensureTools();
@@ -100,15 +58,7 @@ async function runClaude(s: Sandbox, server: ScriptedAnthropic, extraEnv: Record
     ...extraEnv,
   };
   const args = ['-p', 'Why does the build fail?', '--output-format', 'json', '--mcp-config', mcpConfig(s), '--strict-mcp-config', ...permissions];
-  const child = spawn(claude, args, { cwd: s.workspace, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => { stdout += d.toString('utf8'); });
-  child.stderr.on('data', (d: Buffer) => { stderr += d.toString('utf8'); });
-  const timer = setTimeout(() => { try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ } }, CLAUDE_TIMEOUT_MS);
-  const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
-  clearTimeout(timer);
-  return { code, stdout, stderr };
+  return runAgent(claude, args, { cwd: s.workspace, env, timeoutMs: CLAUDE_TIMEOUT_MS });
 }
 
 /** True for a request of the main conversation (Claude Code offers its Bash tool there). */
@@ -156,19 +106,9 @@ describe('Reach: Claude Code from npm with a scripted Anthropic server on loopba
 
   it('with the hook: Bash gives the model the bounded observation, read_tool_output over MCP the error line; the run names Claude\'s session', async () => {
     installClaudeHook(sandbox);
-    const agentTurns: MessagesRequest[] = [];
-    let handle = '';
-    server = await startScriptedAnthropic((req): ScriptedReply => {
-      if (!isAgentTurn(req)) return { text: 'ok' };
-      agentTurns.push(req);
-      if (agentTurns.length === 1) return { tool: { id: BASH_ID, name: 'Bash', input: { command: buildCommand, description: 'Build the project' } } };
-      if (agentTurns.length === 2) {
-        // The model reads the handle from what it was given, as a model would.
-        handle = /out_[A-Za-z0-9._-]+_stdout/.exec(toolResultText(req, BASH_ID)?.text ?? '')?.[0] ?? 'no-handle-given';
-        return { tool: { id: READ_ID, name: 'mcp__evidence__read_tool_output', input: { handle, pattern: 'error TS' } } };
-      }
-      return { text: 'The build fails on src/ledger/reconcile.ts line 412.' };
-    });
+    const model = buildThenRead(isAgentTurn, 'Bash', (h) => ({ name: 'mcp__evidence__read_tool_output', input: { handle: h, pattern: 'error TS' } }));
+    const agentTurns = model.turns;
+    server = await startScriptedAnthropic(model.script);
     // Claude Code started in a VS Code terminal: the extension set both variables there.
     const run = await runClaude(sandbox, server, terminalEnvironment(sandbox));
     assert.equal(run.code, 0, `claude exited ${run.code}: ${run.stderr.slice(0, 2000)}`);
@@ -183,9 +123,7 @@ describe('Reach: Claude Code from npm with a scripted Anthropic server on loopba
     assert.match(observation.text, /^exit code 1$/m);
     // Error-first (docs/contracts.md §2.13): the error line is in the first view, whole, with its line number and
     // the byte offset of its match; the head and tail previews follow.
-    // The TypeScript rule matches from the line's start (its path is part of the match).
-    const errorAt = spawnSync('/bin/sh', ['-c', buildCommand], { maxBuffer: 1 << 30 }).stdout.indexOf(NEEDLE);
-    assert.ok(observation.text.includes(`\nstdout: ${LOG_BYTES} bytes, ${LOG_LINES} lines, handle ${handle}. Error lines (1 of 1):\nline ${LOG_LINES / 2 + 1}, byte ${errorAt}: ${NEEDLE}\nPreview:\n`), observation.text);
+    assert.ok(observation.text.includes(`\n${errorFirstStdout(model.handle())}`), observation.text);
     assert.ok(obsBytes < 8192, `${obsBytes} bytes`);
 
     const read = toolResultText(agentTurns[2]!, READ_ID);
@@ -212,6 +150,28 @@ describe('Reach: Claude Code from npm with a scripted Anthropic server on loopba
     const routed = listRuns(sandbox).filter((r) => r.source?.kind === 'hook');
     assert.deepEqual(routed.map((r) => r.source), [{ kind: 'hook', agent: 'claude', sessionId }]);
     assert.equal(routed[0]!.status, 'completed');
+  });
+
+  it('routed by `bounded-evidence init --agent claude` (no README snippet): the observation, then one read by handle with Bash', async () => {
+    const said = initInTerminal(sandbox, 'init', '--agent', 'claude');
+    assert.match(said, /^Claude Code \[claude, project\]: \.claude\/settings\.json created, \.mcp\.json created; routing on \(not detected: [^)]*\); undo: bounded-evidence init --uninstall --agent claude --project$/m);
+    const model = buildThenRead(isAgentTurn, 'Bash', (h) => ({ name: 'Bash', input: { command: `${sh(sandbox.shim)} read ${h} --pattern 'error TS'`, description: 'Read the error' } }));
+    const agentTurns = model.turns;
+    const handle = (): string => model.handle();
+    server = await startScriptedAnthropic(model.script);
+    const run = await runClaude(sandbox, server, terminalEnvironment(sandbox));
+    assert.equal(run.code, 0, `claude exited ${run.code}: ${run.stderr.slice(0, 2000)}`);
+    assert.equal(agentTurns.length, 3);
+    const observation = toolResultText(agentTurns[1]!, BASH_ID)!;
+    assert.ok(observation.text.includes(`\n${errorFirstStdout(handle())}`), observation.text);
+    assert.ok(observation.text.startsWith('Exit code 1\n'), observation.text.slice(0, 100));
+    // Nothing of the machine in what the model gets: no storage path, no session id.
+    assert.ok(!observation.text.includes(sandbox.storage) && !observation.text.includes(sandbox.root), observation.text);
+    assert.ok(!observation.text.includes((JSON.parse(run.stdout) as { session_id: string }).session_id), 'no session id');
+    const read = toolResultText(agentTurns[2]!, READ_ID)!;
+    assert.equal((JSON.parse(read.text) as ReadToolOutputResult).content, `${LOG_LINES / 2 + 1}:${NEEDLE}`);
+    console.log(`[reach] Claude Code, routed by init: model received ${Buffer.byteLength(observation.text)} bytes (Bash) + ${Buffer.byteLength(read.text)} bytes (read by handle with Bash); needle reached`);
+    assert.equal(initInTerminal(sandbox, 'init', '--uninstall', '--agent', 'claude'), 'Claude Code [claude, project]: .claude/settings.json deleted, .mcp.json deleted; routing off\n');
   });
 
   /**

@@ -1,6 +1,6 @@
 /**
  * Where the test tools live and how to get them: Node 24, the VS Code server build
- * (from the code-server npm package), Debian's Chromium and Claude Code (npm), installed
+ * (from the code-server npm package), Debian's Chromium, Claude Code and the Copilot CLI (npm), installed
  * idempotently by scripts/setup-tools.sh into the gitignored .tools/ folder.
  */
 import { spawnSync } from 'node:child_process';
@@ -17,6 +17,9 @@ export interface Tools {
   chromium: string;
   /** Claude Code's native binary (the agent command line of test/agents). */
   claude: string;
+  /** The Copilot CLI's native binary, and the cache it unpacks its JavaScript into (filled by setup-tools.sh). */
+  copilot: string;
+  copilotCache: string;
 }
 
 const toolsDir = process.env.BE_TOOLS_DIR ?? path.join(repoRoot, '.tools');
@@ -28,13 +31,15 @@ export function toolPaths(): Tools {
     serverMain: path.join(toolsDir, 'code-server', 'node_modules', 'code-server', 'lib', 'vscode', 'out', 'server-main.js'),
     chromium: process.env.BE_CHROMIUM ?? '/usr/bin/chromium',
     claude: path.join(toolsDir, 'claude-code', 'node_modules', '@anthropic-ai', 'claude-code', 'bin', 'claude.exe'),
+    copilot: path.join(toolsDir, 'copilot-cli', 'node_modules', '@github', 'copilot-linux-x64', 'copilot'),
+    copilotCache: path.join(toolsDir, 'copilot-cli', 'cache'),
   };
 }
 
 /** Installs whatever is missing (a no-op when everything is there) and returns the paths. */
 export function ensureTools(): Tools {
   const t = toolPaths();
-  if (![t.node24, t.serverMain, t.chromium, t.claude].every((p) => existsSync(p))) {
+  if (![t.node24, t.serverMain, t.chromium, t.claude, t.copilot].every((p) => existsSync(p))) {
     const r = spawnSync('bash', [path.join(repoRoot, 'scripts', 'setup-tools.sh')], { stdio: 'inherit' });
     if (r.status !== 0) throw new Error(`setup-tools.sh failed with exit code ${r.status}`);
   }

@@ -168,6 +168,7 @@ describe('Reach: the built-in agent\'s run_in_terminal with a scripted model', (
       return [new vscode.LanguageModelTextPart('The build fails in src/ledger/reconcile.ts.')];
     });
     assert.ok(turn.tools.includes('read_tool_output'), `${mode} offers read_tool_output: ${turn.tools.join(', ')}`);
+    console.log(`[reach] built-in agent, ${label} (${mode}): ${turn.tools.length} tools offered: ${turn.tools.join(', ')}`);
     assert.equal(turn.requests, 3, 'three model turns: the terminal call, read_tool_output, the answer');
     assert.ok(observation, 'the model was given the terminal tool\'s result');
     const obsBytes = bytesOf(observation);
@@ -180,6 +181,13 @@ describe('Reach: the built-in agent\'s run_in_terminal with a scripted model', (
     const errorAt = reference(buildLogCommand(LOG_LINES), workspaceDir()).stdout.indexOf(NEEDLE);
     const want = `stdout: ${LOG_BYTES} bytes, ${LOG_LINES} lines, handle ${handle}. Error lines (1 of 1):\nline ${LOG_LINES / 2 + 1}, byte ${errorAt}: ${NEEDLE}\nPreview:\n`;
     assert.ok(flat.includes(want.replace(/\s+/g, '')), observation);
+    // Nothing of the machine in what the model gets (issue 21): not the storage folder, not the extension's folders.
+    assert.ok(!observation.includes(storage) && !observation.includes(path.dirname(storage)), observation);
+    const echo = observation.split('\n').filter((l) => l.includes('BOUNDED_EVIDENCE_STORAGE'));
+    console.log(`[reach] built-in agent, ${label}: the terminal's echo of the routed line: ${echo.map((l) => `${bytesOf(l)} bytes ${JSON.stringify(l)}`).join('; ') || 'none'}`);
+    // VS Code strips the echo of the one short line the hook gives the terminal: no spool id reaches the model either.
+    assert.deepEqual(echo, []);
+    assert.ok(!observation.includes('/evidence/spool/'), observation);
 
     assert.ok(readReply, 'the model was given read_tool_output\'s result');
     const reply = JSON.parse(readReply) as ReadToolOutputResult;
@@ -203,6 +211,7 @@ describe('Reach: the built-in agent\'s run_in_terminal with a scripted model', (
     assert.equal(source?.kind, 'hook');
     assert.equal(source?.agent, 'copilot');
     assert.ok(source?.sessionId && existsSync(path.join(path.dirname(storage), 'GitHub.copilot-chat', 'transcripts', `${source.sessionId}.jsonl`)), `session ${source?.sessionId} is Copilot's chat session`);
+    assert.ok(!observation.includes(source.sessionId), 'no session id in what the model gets');
     assert.equal(added[0]!.status, 'completed');
   }
 
@@ -265,6 +274,28 @@ describe('Reach: the built-in agent\'s run_in_terminal with a scripted model', (
     it('run_in_terminal gives the model the bounded observation, read_tool_output the error line; the run names the chat session', async function () {
       this.timeout(240_000);
       await routedTurn('agent', 'routed');
+    });
+  });
+
+  describe('routed by Route Agents Through Evidence… (bounded-evidence init: the Copilot CLI format file)', () => {
+    let hookFile: string;
+    before(async function () {
+      this.timeout(120_000);
+      hookFile = path.join(workspaceDir(), WORKSPACE_HOOK_FILE);
+      // The quick pick's "GitHub Copilot · this folder"; `picks` stands for the person's choice.
+      const r = await vscode.commands.executeCommand<{ files: { file: string; action: string }[]; error?: string }[]>('boundedEvidence.initAgents', { picks: ['copilot:project'] });
+      assert.deepEqual(r.map((o) => [o.files, o.error]), [[[{ file: hookFile, action: 'created' }], undefined]]);
+      assert.deepEqual(Object.keys((JSON.parse(readFileSync(hookFile, 'utf8')) as { hooks: object }).hooks), ['preToolUse']);
+    });
+    after(async () => {
+      const r = await vscode.commands.executeCommand<{ files: { action: string }[] }[]>('boundedEvidence.uninstallAgents', { picks: ['copilot:project'] });
+      assert.deepEqual(r.map((o) => o.files.map((f) => f.action)), [['deleted']]);
+      rmSync(path.join(workspaceDir(), '.github'), { recursive: true, force: true });
+    });
+
+    it('VS Code\'s Local harness reads the file init writes for the Copilot CLI: the next command is routed the same', async function () {
+      this.timeout(240_000);
+      await routedTurn('agent', 'routed-by-init');
     });
   });
 

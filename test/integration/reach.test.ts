@@ -14,6 +14,7 @@ import * as vscode from 'vscode';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { workspaceHookFileText } from '../../src/core/reach/hookConfig.js';
+import { editorContext, initPicks } from '../../src/extension/reach/initAgents.js';
 import { evidenceApi, invoke, repoRoot, sh, workspaceDir } from './helpers.js';
 
 interface RoutingResult { written: string[]; removed: string[]; unchanged: string[]; errors: string[] }
@@ -100,6 +101,45 @@ describe('Reach: command line, routing and MCP registration', function () {
       assert.deepEqual(JSON.parse(readFileSync(claude, 'utf8')), mine);
     } finally {
       rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('Route Agents Through Evidence… runs init from the editor: the quick pick says what each choice writes; Stop Routing Agents… gives back every byte', async () => {
+    const home = mkdtempSync(path.join(os.tmpdir(), 'be-init-home-'));
+    const claude = path.join(home, '.claude', 'settings.json');
+    mkdirSync(path.dirname(claude));
+    const mine = '{\n  // not JSON: Claude Code\'s settings take no comments\n}';
+    const theirs = '{\n    "model": "opus",\n    "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "audit-bash"}]}]}\n}\n';
+    writeFileSync(claude, theirs);
+    const hookFile = path.join(workspaceDir(), '.github', 'hooks', 'bounded-evidence.json');
+    try {
+      // What the quick pick offers, from the same plan the command then runs.
+      const env = { shim, storage, cliScript: path.join(repoRoot(), 'dist', 'cli.js'), electron: false } as Parameters<typeof editorContext>[0];
+      const picks = await initPicks(editorContext(env, workspaceDir(), home), false);
+      assert.deepEqual(picks.map((p) => [p.agent.id, p.scope, p.detail]), [
+        ['claude', 'project', 'writes .claude/settings.json (created), .mcp.json (created)'],
+        ['claude', 'global', 'writes ~/.claude/settings.json (updated), ~/.claude.json (created)'],
+        ['copilot', 'project', 'writes .github/hooks/bounded-evidence.json (created)'],
+        ['copilot', 'global', 'writes ~/.copilot/hooks/bounded-evidence.json (created), ~/.copilot/mcp-config.json (created)'],
+      ]);
+      const r = await vscode.commands.executeCommand<{ agent: string; scope: string; files: { file: string; action: string }[]; error?: string }[]>('boundedEvidence.initAgents', { picks: ['claude:global', 'copilot:project'], home });
+      assert.deepEqual(r.map((o) => [o.agent, o.scope, o.files.map((f) => f.action), o.error]), [['claude', 'global', ['updated', 'created'], undefined], ['copilot', 'project', ['created'], undefined]]);
+      assert.deepEqual(JSON.parse(readFileSync(hookFile, 'utf8')), { version: 1, hooks: { preToolUse: [{ type: 'command', bash: `${sh(shim)} hook --storage ${sh(storage)}`, timeoutSec: 15 }] } });
+      const claudeDoc = JSON.parse(readFileSync(claude, 'utf8')) as { model: string; hooks: { PreToolUse: unknown[] } };
+      assert.deepEqual(claudeDoc.hooks.PreToolUse[1], { matcher: 'Bash', hooks: [{ type: 'command', command: `${sh(shim)} hook --agent claude`, timeout: 15 }] });
+      const off = await vscode.commands.executeCommand<{ files: { action: string }[] }[]>('boundedEvidence.uninstallAgents', { picks: ['claude:global', 'copilot:project'], home });
+      assert.deepEqual(off.map((o) => o.files.map((f) => f.action)), [['restored', 'deleted'], ['deleted']]);
+      assert.equal(readFileSync(claude, 'utf8'), theirs);
+      assert.equal(existsSync(path.join(home, '.claude.json')), false);
+      assert.equal(existsSync(hookFile), false);
+      // A settings file that cannot be merged into is left as it was and said so.
+      writeFileSync(claude, mine);
+      const bad = await vscode.commands.executeCommand<{ error?: string }[]>('boundedEvidence.initAgents', { picks: ['claude:global'], home });
+      assert.equal(bad[0]!.error, `${claude} is not valid JSON: it was left unchanged`);
+      assert.equal(readFileSync(claude, 'utf8'), mine);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+      rmSync(path.join(workspaceDir(), '.github'), { recursive: true, force: true });
     }
   });
 

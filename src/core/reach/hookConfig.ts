@@ -104,7 +104,8 @@ export function removeHook(text: string | undefined, what: string): EditResult {
   const removed = removeOurs(doc, what);
   if (typeof removed === 'string') return { ok: false, error: removed };
   if (JSON.stringify(removed) === before) return { ok: true, changed: false, text };
-  return { ok: true, changed: true, text: Object.keys(removed).length === 0 ? undefined : `${JSON.stringify(removed, null, 2)}\n` };
+  // Nothing left but the Copilot CLI format's `version`: the file was only ours.
+  return { ok: true, changed: true, text: Object.keys(removed).every((k) => k === 'version') ? undefined : `${JSON.stringify(removed, null, 2)}\n` };
 }
 
 /** A copy of `doc` without our entries, in both shapes; containers we emptied are dropped. */
@@ -117,7 +118,8 @@ function removeOurs(doc: Json, what: string): Json | string {
     if (!Array.isArray(list)) { kept[event] = list; continue; }
     const out: unknown[] = [];
     for (const entry of list) {
-      if (isRecord(entry) && isOurHookCommand(entry.command)) continue;
+      // `bash`: the Copilot CLI's spelling, as `bounded-evidence init` writes this same file (src/core/reach/agents/copilot.ts).
+      if (isRecord(entry) && (isOurHookCommand(entry.command) || isOurHookCommand(entry.bash))) continue;
       if (isRecord(entry) && Array.isArray(entry.hooks)) {
         const inner = entry.hooks.filter((h) => !(isRecord(h) && isOurHookCommand(h.command)));
         if (inner.length === entry.hooks.length) out.push(entry);

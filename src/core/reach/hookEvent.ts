@@ -4,7 +4,11 @@
  * - `PreToolUse` on `run_in_terminal` (VS Code's built-in agent): answer
  *   `hookSpecificOutput.updatedInput` with the whole tool input and the command rewritten;
  * - `PreToolUse` on `Bash` (Claude Code, Codex): the same answer shape;
- * - `BeforeTool` on `run_shell_command` (Gemini CLI): `hookSpecificOutput.tool_input`.
+ * - `BeforeTool` on `run_shell_command` (Gemini CLI): `hookSpecificOutput.tool_input`;
+ * - `preToolUse` on `bash` (the Copilot CLI, and VS Code's Copilot harness, which runs the Copilot CLI's runtime): the
+ *   event names no event, `{ sessionId, timestamp, cwd, toolName: 'bash', toolArgs: { command, description } }`
+ *   (recorded from @github/copilot 1.0.102, test/agents/copilotCli.test.ts; `toolArgs` is a JSON text in older
+ *   versions' documentation, read either way), answered `{ modifiedArgs }` with the whole arguments, command replaced.
  * The rewritten command is the original text, verbatim, run as a group by the agent's own
  * shell with its two streams in a spool folder (src/core/reach/rewrite.ts): an output small
  * enough is given back as it was, a large one becomes the bounded observation
@@ -21,11 +25,22 @@ import { quoteShellWord } from './shellQuote.js';
 const TERMINAL_STORAGE_VAR = 'BOUNDED_EVIDENCE_STORAGE';
 
 /** The terminal tools the hook routes, by the event and tool name their client sends. */
-export const ROUTED_TOOLS: readonly { readonly event: string; readonly tool: string; readonly agent: string; readonly shape: 'updatedInput' | 'tool_input' }[] = [
+export const ROUTED_TOOLS: readonly { readonly event: string; readonly tool: string; readonly agent: string; readonly shape: 'updatedInput' | 'tool_input' | 'modifiedArgs' }[] = [
   { event: 'PreToolUse', tool: 'run_in_terminal', agent: 'copilot', shape: 'updatedInput' },
   { event: 'PreToolUse', tool: 'Bash', agent: 'claude', shape: 'updatedInput' },
   { event: 'BeforeTool', tool: 'run_shell_command', agent: 'gemini', shape: 'tool_input' },
+  { event: 'preToolUse', tool: 'bash', agent: 'copilot-cli', shape: 'modifiedArgs' },
 ];
+
+/** The Copilot CLI's events carry no event name: `toolArgs` without `toolResult` is its `preToolUse`, with it `postToolUse`. */
+function copilotCliEvent(event: Record<string, unknown>): { name: string; input: unknown } | undefined {
+  if (event.hook_event_name !== undefined || event.hookEventName !== undefined || !('toolArgs' in event)) return undefined;
+  let input = event.toolArgs;
+  if (typeof input === 'string') {
+    try { input = JSON.parse(input); } catch { return { name: 'preToolUse', input: undefined }; }
+  }
+  return { name: 'toolResult' in event ? 'postToolUse' : 'preToolUse', input };
+}
 
 /**
  * Shells whose quoting the rewritten command relies on: POSIX single quotes. fish reads
@@ -116,17 +131,18 @@ function sessionOf(event: Record<string, unknown>): string | undefined {
 export function decideHook(event: unknown, ctx: HookContext): HookDecision {
   if (!isRecord(event)) return { action: 'none', reason: 'the event is not a JSON object' };
   if (ctx.storage === undefined || ctx.storage === '') return { action: 'none', reason: 'no evidence storage is configured' };
-  const eventName = event.hook_event_name ?? event.hookEventName;
+  const cli = copilotCliEvent(event);
+  const eventName = cli?.name ?? event.hook_event_name ?? event.hookEventName;
   const toolName = event.tool_name ?? event.toolName;
   if (typeof toolName !== 'string') return { action: 'none', reason: 'the event names no tool' };
-  if (eventName === 'PostToolUse' || eventName === 'AfterTool') return decidePost(event, toolName, ctx);
+  if (eventName === 'PostToolUse' || eventName === 'AfterTool' || eventName === 'postToolUse') return decidePost(event, toolName, ctx);
   const route = ROUTED_TOOLS.find((r) => r.event === eventName && r.tool === toolName);
   if (!route) return { action: 'none', reason: `${String(eventName)} on ${toolName} is not routed` };
-  const input = event.tool_input;
-  if (!isRecord(input)) return { action: 'none', reason: 'the event has no tool_input' };
+  const input = cli ? cli.input : event.tool_input;
+  if (!isRecord(input)) return { action: 'none', reason: cli ? 'the event has no toolArgs object' : 'the event has no tool_input' };
   const command = input.command;
   if (typeof command !== 'string' || command.trim() === '') return { action: 'none', reason: 'tool_input.command is not a command' };
-  if (input.isBackground === true || input.run_in_background === true || input.is_background === true) return { action: 'none', reason: 'background commands stay in the terminal' };
+  if (input.isBackground === true || input.run_in_background === true || input.is_background === true || input.detach === true) return { action: 'none', reason: 'background commands stay in the terminal' };
   // VS Code's run_in_terminal says `mode: 'async'` for a server or watcher it leaves running: capture would wait for it to end.
   if (typeof input.mode === 'string' && /async|background|interactive/i.test(input.mode)) return { action: 'none', reason: 'asynchronous or interactive commands stay in the terminal' };
   if (isRouted(command, ctx.cli) || isWrapped(command)) return { action: 'none', reason: 'the command is already routed' };
@@ -160,20 +176,24 @@ export function decideHook(event: unknown, ctx: HookContext): HookDecision {
   const updated = { ...input, command: rewritten };
   const answer: Record<string, unknown> = route.shape === 'tool_input'
     ? { hookSpecificOutput: { hookEventName: route.event, tool_input: updated } }
-    : { hookSpecificOutput: { hookEventName: route.event, ...(allow ? { permissionDecision: 'allow' } : {}), updatedInput: updated } };
+    : route.shape === 'modifiedArgs'
+      ? { ...(allow ? { permissionDecision: 'allow' } : {}), modifiedArgs: updated }
+      : { hookSpecificOutput: { hookEventName: route.event, ...(allow ? { permissionDecision: 'allow' } : {}), updatedInput: updated } };
   return { action: 'rewrite', agent, command: rewritten, answer };
 }
 
 /** `PostToolUse`: a large response of any tool becomes evidence (when the setting asks for it). */
 function decidePost(event: Record<string, unknown>, toolName: string, ctx: HookContext): HookDecision {
   if (!ctx.recordPostToolUse) return { action: 'none', reason: 'PostToolUse recording is off' };
-  const raw = event.tool_response ?? event.toolResponse ?? event.tool_result;
+  const raw = event.tool_response ?? event.toolResponse ?? event.tool_result ?? event.toolResult;
   if (raw === undefined || raw === null) return { action: 'none', reason: 'the event has no tool_response' };
-  const response = typeof raw === 'string' ? raw : JSON.stringify(raw);
+  // The Copilot CLI's `toolResult` is `{ resultType, textResultForLlm }`: what its model got is the text.
+  const text = isRecord(raw) && typeof raw.textResultForLlm === 'string' ? raw.textResultForLlm : raw;
+  const response = typeof text === 'string' ? text : JSON.stringify(text);
   const threshold = ctx.largeResultBytes ?? 4096;
   if (Buffer.byteLength(response, 'utf8') <= threshold) return { action: 'none', reason: `the response is not over ${threshold} bytes` };
   // Told by the event's shape: Gemini names its event AfterTool, Claude Code sends its permission mode.
-  const agent = ctx.agent ?? (event.hook_event_name === 'AfterTool' ? 'gemini' : 'permission_mode' in event ? 'claude' : 'copilot');
+  const agent = ctx.agent ?? (event.hook_event_name === 'AfterTool' ? 'gemini' : 'permission_mode' in event ? 'claude' : 'toolArgs' in event ? 'copilot-cli' : 'copilot');
   return { action: 'record', agent, sessionId: sessionOf(event), tool: toolName, response };
 }
 

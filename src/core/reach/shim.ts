@@ -30,14 +30,19 @@ export interface ShimInputs {
  * an event that names none of them is answered (nothing) by the shell alone, in ~2 ms, without
  * starting Node; only with `--record-post-tool-use` does every event reach the command line.
  */
-export const PREFILTER_TOOLS = ['run_in_terminal', 'Bash', 'run_shell_command'] as const;
+export const PREFILTER_TOOLS = ['run_in_terminal', 'Bash', 'run_shell_command', 'bash'] as const;
+/**
+ * What the prefilter looks for: a tool's name as a JSON string; the Copilot CLI's `bash` only as its `toolName`
+ * (its events are compact JSON, recorded from 1.0.102), so a file read that merely mentions "bash" needs no Node.
+ */
+const PREFILTER_PATTERNS = PREFILTER_TOOLS.map((t) => (t === 'bash' ? `"toolName":"${t}"` : `"${t}"`));
 const HOOK_PREFILTER = [
   'if [ "${1-}" = hook ]; then',
   '  case " $* " in',
   '    *" --record-post-tool-use "*) ;;',
   '    *)',
   '      BE_EVENT=$(cat)',
-  `      case $BE_EVENT in ${PREFILTER_TOOLS.map((t) => `*'"${t}"'*`).join('|')}) ;; *) exit 0 ;; esac`,
+  `      case $BE_EVENT in ${PREFILTER_PATTERNS.map((p) => `*'${p}'*`).join('|')}) ;; *) exit 0 ;; esac`,
   '      exec 0<<BE_EVENT_END',
   '$BE_EVENT',
   'BE_EVENT_END',

@@ -8,6 +8,7 @@ import { Ids } from '../ids.js';
 import type { Log } from '../log.js';
 import type { ServicesHost } from '../services.js';
 import { registerMcpProvider } from './mcpProvider.js';
+import { initAgentsCommand } from './initAgents.js';
 import { routeUser, routeWorkspace } from './routing.js';
 import { installCliEnvironment, type CliEnvironment } from './terminalEnvironment.js';
 
@@ -28,6 +29,8 @@ export function registerReach(context: vscode.ExtensionContext, deps: ReachDeps)
     [c.stopRouting, async (arg) => { const s = await services(); return routeWorkspace(await env, s.folder, s.settings, arg, 'stop'); }],
     [c.routeAgentTerminalsForUser, async (arg) => routeUser(await env, (await services()).settings, arg, 'route')],
     [c.stopRoutingForUser, async (arg) => routeUser(await env, (await services()).settings, arg, 'stop')],
+    [c.initAgents, async (arg) => { const s = await services(); return initAgentsCommand(await env, s.folder, s.settings, arg, false); }],
+    [c.uninstallAgents, async (arg) => { const s = await services(); return initAgentsCommand(await env, s.folder, s.settings, arg, true); }],
   ];
   for (const [id, fn] of table) {
     context.subscriptions.push(vscode.commands.registerCommand(id, async (arg?: unknown) => {

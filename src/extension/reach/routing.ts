@@ -129,7 +129,7 @@ export async function routeWorkspace(env: CliEnvironment, folder: string | undef
  * `chat.useHooks` changes. The user's own value is put back exactly (set false, then back to
  * what it was, `undefined` removing the key again); a user who turned hooks off is left alone.
  */
-async function relistHookFiles(): Promise<void> {
+export async function relistHookFiles(): Promise<void> {
   const chat = vscode.workspace.getConfiguration('chat');
   const value = chat.inspect<boolean>('useHooks')?.globalValue;
   if (value === false) return;

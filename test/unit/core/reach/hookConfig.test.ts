@@ -99,4 +99,12 @@ describe('hook configuration files', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+  it('the routing commands take over a file `bounded-evidence init` wrote in the Copilot CLI format: its bash entry is ours, not doubled', () => {
+    const init = JSON.stringify({ version: 1, hooks: { preToolUse: [{ type: 'command', bash: OURS, timeoutSec: 15 }] } }, null, 2);
+    const r = mergeHook(init, OURS, 'f');
+    assert.ok(r.ok);
+    assert.deepEqual(JSON.parse(r.text!), { version: 1, hooks: { PreToolUse: [{ type: 'command', command: OURS, timeout: 15 }] } });
+    const removed = removeHook(init, 'f');
+    assert.deepEqual(removed, { ok: true, changed: true, text: undefined });
+  });
 });

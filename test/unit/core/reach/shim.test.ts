@@ -90,6 +90,10 @@ describe('command line shim', () => {
     const got = JSON.parse(execFileSync(shim, ['hook', '--storage', '/st'], { input: terminal, encoding: 'utf8' })) as { tag: string; args: string[]; stdin: string };
     assert.deepEqual(got, { tag: 'hook', args: ['hook', '--storage', '/st'], stdin: `${terminal}\n` });
     assert.ok(ms < 200, `the shell-only answer took ${ms} ms`);
+    // The Copilot CLI's bash tool (its event names no event, compact JSON) reaches the hook; a read mentioning "bash" does not.
+    const cliEvent = JSON.stringify({ sessionId: 's', timestamp: 1, cwd: '/w', toolName: 'bash', toolArgs: { command: 'make' } });
+    assert.equal((JSON.parse(execFileSync(shim, ['hook'], { input: cliEvent, encoding: 'utf8' })) as { stdin: string }).stdin, `${cliEvent}\n`);
+    assert.equal(execFileSync(shim, ['hook'], { input: JSON.stringify({ hook_event_name: 'PreToolUse', tool_name: 'read_file', tool_input: { shell: 'bash' } }), encoding: 'utf8' }), '');
     // Other subcommands still start cli.js.
     assert.equal(run(script, ['list']).tag, 'cli');
   });

@@ -1,0 +1,48 @@
+/**
+ * Claude Code (docs/contracts.md §6.2): a `Bash` matcher group in `PreToolUse` of its settings (`.claude/settings.json`
+ * in the project, `~/.claude/settings.json` for the user) and the MCP server (`.mcp.json` in the project,
+ * `mcpServers` of `~/.claude.json` for the user). Settings files are strict JSON.
+ */
+import * as path from 'node:path';
+import { commandHook, isOurMatcherGroup, isOurMcpEntry, MCP_NAME } from './common.js';
+import type { AgentAdapter, ConfigEdit } from './types.js';
+
+/**
+ * What a person must know about the MCP registration: Claude Code defers MCP tools behind its ToolSearch (measured with
+ * 2.1.332: reading a handle took a third call). Routed commands do not need it: the observation names
+ * `bounded-evidence read`, which the model can run with Bash.
+ */
+export const TOOL_SEARCH_NOTE = 'Claude Code defers MCP tools behind ToolSearch: the first read by handle costs one extra call (set ENABLE_TOOL_SEARCH=false to offer them directly); a routed command\'s observation can also be read with Bash (bounded-evidence read HANDLE).';
+
+export const claudeCode: AgentAdapter = {
+  id: 'claude',
+  aliases: ['claude-code'],
+  displayName: 'Claude Code',
+  scopes: ['project', 'global'],
+  detect: (ctx) => {
+    const bin = ctx.which('claude');
+    if (bin) return { installed: true, because: `claude on PATH (${bin})` };
+    const dir = path.join(ctx.home, '.claude');
+    return ctx.exists(dir) ? { installed: true, because: '~/.claude exists' } : { installed: false, because: 'no claude on PATH and no ~/.claude' };
+  },
+  plan: (ctx, scope) => {
+    const base = scope === 'project' ? ctx.project! : ctx.home;
+    const settings = path.join(base, '.claude', 'settings.json');
+    const edits: ConfigEdit[] = [{
+      kind: 'json', file: settings, comments: false, path: ['hooks', 'PreToolUse', -1],
+      value: { matcher: 'Bash', hooks: [commandHook(ctx.hookCommand('claude', scope))] }, ours: isOurMatcherGroup,
+    }];
+    if (ctx.recordOtherToolResults) {
+      edits.push({ kind: 'json', file: settings, comments: false, path: ['hooks', 'PostToolUse', -1], value: { matcher: '*', hooks: [commandHook(ctx.hookCommand('claude', scope))] }, ours: isOurMatcherGroup });
+    }
+    const mcp = ctx.mcpServer(scope);
+    const notes = [TOOL_SEARCH_NOTE];
+    if (mcp) {
+      edits.push({
+        kind: 'json', file: scope === 'project' ? path.join(base, '.mcp.json') : path.join(ctx.home, '.claude.json'), comments: false,
+        path: ['mcpServers', MCP_NAME], value: { type: 'stdio', command: mcp.command, args: [...mcp.args] }, ours: isOurMcpEntry,
+      });
+    } else notes.unshift('MCP not registered: no evidence storage is known (pass --storage or run init in a VS Code terminal).');
+    return { edits, notes };
+  },
+};

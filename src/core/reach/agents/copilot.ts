@@ -1,0 +1,57 @@
+/**
+ * GitHub Copilot (docs/contracts.md §6.2): one hook file in the Copilot CLI's format serves three harnesses —
+ * VS Code's built-in agent in the Local harness (VS Code reads `.github/hooks/*.json` and `~/.copilot/hooks/*.json`
+ * and maps `preToolUse` → `PreToolUse`, `bash` → its command), VS Code's Copilot harness (the Copilot CLI runtime
+ * in VS Code's agent host, which loads the same files) and the Copilot CLI itself:
+ * `{"version":1,"hooks":{"preToolUse":[{"type":"command","bash":"…","timeoutSec":15}]}}`.
+ * The hook tells the harness by the event (src/core/reach/hookEvent.ts). MCP: VS Code gets the evidence tools from
+ * the extension itself (no file, or they would be listed twice); the Copilot CLI from `~/.copilot/mcp-config.json`.
+ */
+import * as path from 'node:path';
+import { HOOK_TIMEOUT_SECONDS, WORKSPACE_HOOK_FILE } from '../hookConfig.js';
+import { isOurHookFile, isOurMcpEntry, jsonFileText, MCP_NAME } from './common.js';
+import type { AgentAdapter, AgentContext, ConfigEdit } from './types.js';
+
+/** The Copilot CLI's configuration folder (`COPILOT_HOME`, else `~/.copilot`). */
+export function copilotHome(ctx: AgentContext): string {
+  return ctx.env.COPILOT_HOME || path.join(ctx.home, '.copilot');
+}
+
+/** The whole hook file, in the Copilot CLI's format (`postToolUse` too when other tools' results are kept). */
+export function copilotHookFileText(hookCommand: string, postToolUse = false): string {
+  const entry = [{ type: 'command', bash: hookCommand, timeoutSec: HOOK_TIMEOUT_SECONDS }];
+  return jsonFileText({ version: 1, hooks: { preToolUse: entry, ...(postToolUse ? { postToolUse: entry } : {}) } });
+}
+
+export const copilot: AgentAdapter = {
+  id: 'copilot',
+  aliases: ['vscode', 'copilot-cli'],
+  // The hook tells them apart by the event: run_in_terminal is VS Code's Local harness, bash the Copilot CLI's runtime.
+  recordsAs: ['copilot', 'copilot-cli'],
+  displayName: 'GitHub Copilot (VS Code agent: Local and Copilot harness; Copilot CLI)',
+  scopes: ['project', 'global'],
+  detect: (ctx) => {
+    const bin = ctx.which('copilot');
+    if (bin) return { installed: true, because: `copilot on PATH (${bin})` };
+    for (const p of ['code', 'code-insiders', 'code-server']) {
+      const c = ctx.which(p);
+      if (c) return { installed: true, because: `${p} on PATH (${c})` };
+    }
+    if (ctx.env.TERM_PROGRAM === 'vscode' || ctx.env.BOUNDED_EVIDENCE_CLI) return { installed: true, because: 'running in a VS Code terminal' };
+    return ctx.exists(copilotHome(ctx)) ? { installed: true, because: '~/.copilot exists' } : { installed: false, because: 'no copilot or code on PATH and no ~/.copilot' };
+  },
+  plan: (ctx, scope) => {
+    const file = scope === 'project' ? path.join(ctx.project!, WORKSPACE_HOOK_FILE) : path.join(copilotHome(ctx), 'hooks', 'bounded-evidence.json');
+    const edits: ConfigEdit[] = [{ kind: 'file', file, text: copilotHookFileText(ctx.hookCommand(undefined, scope), ctx.recordOtherToolResults), ours: isOurHookFile }];
+    const notes: string[] = [];
+    const mcp = ctx.mcpServer(scope);
+    if (scope === 'global' && mcp) {
+      edits.push({
+        kind: 'json', file: path.join(copilotHome(ctx), 'mcp-config.json'), comments: false, path: ['mcpServers', MCP_NAME],
+        value: { type: 'local', command: mcp.command, args: [...mcp.args], tools: ['*'] }, ours: isOurMcpEntry,
+      });
+    } else if (scope === 'project') notes.push('MCP: VS Code gets the evidence tools from the extension; for the Copilot CLI run init --global (it reads ~/.copilot/mcp-config.json).');
+    else notes.push('MCP not registered for the Copilot CLI: no evidence storage is known (pass --storage).');
+    return { edits, notes };
+  },
+};

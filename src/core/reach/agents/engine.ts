@@ -1,0 +1,268 @@
+/**
+ * The engine behind `init`, `init --uninstall`, `--dry-run` and `doctor` (docs/architecture.md §2.4, docs/contracts.md §6.2):
+ * the declarative edits of the adapters (types.ts) turned into text edits of the files, pure and
+ * unit-tested (a fast-check property: init then uninstall gives back every byte).
+ *
+ * Every change is a list of text edits (offset, length, new content), so its exact inverse is known:
+ * the bytes it replaced. Init records that inverse in a journal (`runInit` in init.ts); uninstall on a
+ * file still exactly as init left it applies it and gets the person's bytes back, comments, order and
+ * spacing included; a file changed since is edited semantically instead (only our entries removed).
+ * JSON and JSONC go through Microsoft's jsonc-parser (`modify` keeps comments and formatting), TOML is
+ * read with smol-toml and our table is appended as a block of text (the person's text stays as it was).
+ */
+import { applyEdits, findNodeAtLocation, getNodeValue, modify, parseTree, type FormattingOptions, type Node, type ParseError } from 'jsonc-parser';
+import type * as SmolToml from 'smol-toml' with { 'resolution-mode': 'import' };
+// smol-toml ships a CommonJS build (`exports.require`) whose types TypeScript reads as ESM only.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { parse: parseToml, stringify: stringifyToml } = require('smol-toml') as typeof SmolToml;
+import type { ConfigEdit, JsonPath } from './types.js';
+
+/** One replacement in a text. */
+export interface TextEdit {
+  readonly offset: number;
+  readonly length: number;
+  readonly content: string;
+}
+
+/** The outcome of editing one file's text. `text` undefined: the file is (or stays) absent. */
+export type TextOutcome =
+  | { readonly ok: true; readonly changed: boolean; readonly text: string | undefined; /** Applied in order, undoes the change exactly. */ readonly undo: readonly TextEdit[] }
+  | { readonly ok: false; readonly error: string };
+
+/** Applies edits one after the other (each edit's offsets are in the text the previous one left), returning the new text and its exact inverse. */
+export function applyWithUndo(text: string, edits: readonly TextEdit[]): { text: string; undo: TextEdit[] } {
+  let t = text;
+  const undo: TextEdit[] = [];
+  for (const e of edits) {
+    undo.unshift({ offset: e.offset, length: e.content.length, content: t.slice(e.offset, e.offset + e.length) });
+    t = t.slice(0, e.offset) + e.content + t.slice(e.offset + e.length);
+  }
+  return { text: t, undo };
+}
+
+/** Applies an undo list (as `applyWithUndo` returned it). */
+export function applyUndo(text: string, undo: readonly TextEdit[]): string {
+  return applyWithUndo(text, undo).text;
+}
+
+/** The formatting a JSON text already uses (indent, line ends), so what we add looks like the rest. */
+function formattingOf(text: string): FormattingOptions {
+  const eol = text.includes('\r\n') ? '\r\n' : '\n';
+  const indent = /\n([ \t]+)\S/.exec(text)?.[1];
+  if (indent?.startsWith('\t')) return { insertSpaces: false, tabSize: 1, eol };
+  return { insertSpaces: true, tabSize: indent ? indent.length : 2, eol };
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Structural equality of JSON values (key order ignored). */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a) || Array.isArray(b)) return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]));
+  if (!isRecord(a) || !isRecord(b)) return false;
+  const ka = Object.keys(a);
+  return ka.length === Object.keys(b).length && ka.every((k) => k in b && jsonEqual(a[k], b[k]));
+}
+
+/** A parsed JSON(C) document, or the sentence saying why it cannot be edited. */
+function parseJson(text: string, file: string, comments: boolean): Node | undefined | string {
+  if (text.trim() === '') return undefined;
+  const errors: ParseError[] = [];
+  const root = parseTree(text, errors, { allowTrailingComma: comments, disallowComments: !comments });
+  if (errors.length > 0 || !root) return `${file} is not valid ${comments ? 'JSON with comments' : 'JSON'}: it was left unchanged`;
+  if (root.type !== 'object') return `${file} is not a JSON object: it was left unchanged`;
+  return root;
+}
+
+/** The container a JSON edit goes into (`path` without its last segment), checked for its type. */
+function containerOf(root: Node | undefined, path: JsonPath): { node: Node | undefined } | string {
+  const parentPath = path.slice(0, -1) as (string | number)[];
+  for (let i = 1; i <= parentPath.length; i++) {
+    const n = root ? findNodeAtLocation(root, parentPath.slice(0, i)) : undefined;
+    if (!n) return { node: undefined };
+    const wantArray = i === parentPath.length && path[path.length - 1] === -1;
+    if (wantArray ? n.type !== 'array' : n.type !== 'object') return `"${parentPath.slice(0, i).join('.')}" is not ${wantArray ? 'a list' : 'an object'}`;
+  }
+  return { node: parentPath.length === 0 ? root : findNodeAtLocation(root!, parentPath) };
+}
+
+/** The text edits that put one JSON edit into `text` (empty: already there), or a sentence. */
+function jsonEdits(text: string, edit: Extract<ConfigEdit, { kind: 'json' }>): TextEdit[] | string {
+  const root = parseJson(text, edit.file, edit.comments);
+  if (typeof root === 'string') return root;
+  const container = containerOf(root, edit.path);
+  if (typeof container === 'string') return `${edit.file}: ${container}: it was left unchanged`;
+  const base = root ? text : '{}';
+  const fmt = { formattingOptions: formattingOf(text) };
+  const last = edit.path[edit.path.length - 1];
+  const parentPath = edit.path.slice(0, -1) as (string | number)[];
+  if (last === -1) {
+    const items = container.node?.children?.map((c) => getNodeValue(c) as unknown) ?? [];
+    const ours = items.map((v, i) => [v, i] as const).filter(([v]) => edit.ours(v));
+    if (ours.length === 1 && jsonEqual(ours[0]![0], edit.value)) return [];
+    // Our older entries (another install path, other flags) go; the new one is appended.
+    let t = base;
+    const out: TextEdit[] = root ? [] : [{ offset: 0, length: text.length, content: '{}' }];
+    for (const [, i] of [...ours].reverse()) {
+      const e = modify(t, [...parentPath, i], undefined, fmt);
+      out.push(...e);
+      t = applyEdits(t, e);
+    }
+    out.push(...modify(t, [...parentPath, -1], edit.value, fmt));
+    return out;
+  }
+  const existing = root ? findNodeAtLocation(root, edit.path as string[]) : undefined;
+  if (existing) {
+    const value: unknown = getNodeValue(existing);
+    if (jsonEqual(value, edit.value)) return [];
+    if (!edit.ours(value)) return `${edit.file} already has a "${edit.path.join('.')}" of its own: it was left unchanged`;
+  }
+  return [...(root ? [] : [{ offset: 0, length: text.length, content: '{}' }]), ...modify(base, edit.path as string[], edit.value, fmt)];
+}
+
+/** The line that marks a TOML block as ours (the person's own tables are never touched). */
+export const TOML_MARKER = '# Added by bounded-evidence init; "bounded-evidence init --uninstall" removes it.';
+
+/** The text of our TOML block for `table` = `value`. */
+export function tomlBlock(table: readonly string[], value: Readonly<Record<string, unknown>>): string {
+  let doc: Record<string, unknown> = { ...value };
+  for (const key of [...table].reverse()) doc = { [key]: doc };
+  return `${TOML_MARKER}\n${stringifyToml(doc).trim()}\n`;
+}
+
+/** The range of our marked block in `text` (from the marker to the next line starting a table that is not below ours, or the end). */
+function tomlBlockRange(text: string, table: readonly string[]): { start: number; end: number } | undefined {
+  const start = text.indexOf(TOML_MARKER);
+  if (start === -1) return undefined;
+  const header = `[${table.map((k) => (/^[A-Za-z0-9_-]+$/.test(k) ? k : JSON.stringify(k))).join('.')}`;
+  const after = text.indexOf('\n', start) + 1;
+  if (!text.startsWith(header, after)) return undefined;
+  const headerEnd = text.indexOf('\n', after);
+  if (headerEnd === -1) return { start, end: text.length };
+  const re = /^\s*\[+([^\]]+)\]/gm;
+  re.lastIndex = headerEnd + 1;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(text)) !== null) {
+    if (!`[${m[1]!}`.startsWith(header)) return { start, end: m.index + (text[m.index] === '\n' ? 1 : 0) };
+  }
+  return { start, end: text.length };
+}
+
+function tomlEdits(text: string, edit: Extract<ConfigEdit, { kind: 'toml' }>): TextEdit[] | string {
+  let doc: Record<string, unknown>;
+  try {
+    doc = parseToml(text) as Record<string, unknown>;
+  } catch {
+    return `${edit.file} is not valid TOML: it was left unchanged`;
+  }
+  let existing: unknown = doc;
+  for (const k of edit.table) existing = isRecord(existing) ? existing[k] : undefined;
+  if (existing !== undefined && jsonEqual(JSON.parse(JSON.stringify(existing)), JSON.parse(JSON.stringify(edit.value)))) return [];
+  const block = tomlBlock(edit.table, edit.value);
+  const ours = tomlBlockRange(text, edit.table);
+  if (existing !== undefined && !ours) return `${edit.file} already has a [${edit.table.join('.')}] of its own: it was left unchanged`;
+  if (ours) return [{ offset: ours.start, length: ours.end - ours.start, content: block }];
+  const sep = text === '' || text.endsWith('\n\n') ? '' : text.endsWith('\n') ? '\n' : '\n\n';
+  return [{ offset: text.length, length: 0, content: sep + block }];
+}
+
+/** The edits of several declarative edits of ONE file, applied in order to its text (undefined: absent). */
+export function applyToText(text: string | undefined, edits: readonly ConfigEdit[]): TextOutcome {
+  let t = text ?? '';
+  const undo: TextEdit[] = [];
+  for (const edit of edits) {
+    let step: TextEdit[] | string;
+    if (edit.kind === 'file') {
+      if (text !== undefined && t === edit.text) step = [];
+      else if (text !== undefined && t !== '' && !edit.ours(t)) step = `${edit.file} exists with other content: it was left unchanged`;
+      else step = [{ offset: 0, length: t.length, content: edit.text }];
+    } else if (edit.kind === 'json') step = jsonEdits(t, edit);
+    else step = tomlEdits(t, edit);
+    if (typeof step === 'string') return { ok: false, error: step };
+    const r = applyWithUndo(t, step);
+    undo.unshift(...r.undo);
+    t = r.text;
+  }
+  // A JSON file we created ends with a newline, as editors write them.
+  const created = text === undefined && t !== '';
+  if (created && !t.endsWith('\n')) {
+    undo.unshift({ offset: t.length, length: 1, content: '' });
+    t += '\n';
+  }
+  const changed = t !== (text ?? '');
+  return { ok: true, changed, text: changed || text !== undefined ? t : undefined, undo: changed ? undo : [] };
+}
+
+/** Removes our entries of `edits` from a text the person changed since init (no journal to undo with). undefined text: delete the file. */
+export function removeFromText(text: string | undefined, edits: readonly ConfigEdit[], createdByUs: boolean): TextOutcome {
+  if (text === undefined) return { ok: true, changed: false, text: undefined, undo: [] };
+  let t = text;
+  for (const edit of edits) {
+    if (edit.kind === 'file') {
+      if (edit.ours(t)) t = '';
+      continue;
+    }
+    if (edit.kind === 'toml') {
+      const r = tomlBlockRange(t, edit.table);
+      if (r) t = (t.slice(0, r.start).replace(/\n\n$/, '\n') + t.slice(r.end));
+      continue;
+    }
+    const root = parseJson(t, edit.file, edit.comments);
+    if (typeof root === 'string') return { ok: false, error: root };
+    if (!root) continue;
+    const fmt = { formattingOptions: formattingOf(t) };
+    const last = edit.path[edit.path.length - 1];
+    const parentPath = edit.path.slice(0, -1) as (string | number)[];
+    const was = t;
+    if (last === -1) {
+      const node = findNodeAtLocation(root, parentPath);
+      if (node?.type !== 'array') continue;
+      const idx = (node.children ?? []).map((c, i) => [getNodeValue(c) as unknown, i] as const).filter(([v]) => edit.ours(v)).map(([, i]) => i);
+      for (const i of idx.reverse()) t = applyEdits(t, modify(t, [...parentPath, i], undefined, fmt));
+    } else {
+      const node = findNodeAtLocation(root, edit.path as string[]);
+      if (node && edit.ours(getNodeValue(node))) t = applyEdits(t, modify(t, edit.path as string[], undefined, fmt));
+    }
+    // Containers we emptied go too (`"PreToolUse": []`, then `"hooks": {}`); the person's other members stay.
+    for (let p = parentPath; t !== was && p.length > 0; p = p.slice(0, -1)) {
+      const n = findNodeAtLocation(parseTree(t, [], { allowTrailingComma: true })!, p);
+      const v: unknown = n ? getNodeValue(n) : undefined;
+      if (!(Array.isArray(v) ? v.length === 0 : isRecord(v) && Object.keys(v).length === 0)) break;
+      t = applyEdits(t, modify(t, p, undefined, fmt));
+    }
+  }
+  if (t === text) return { ok: true, changed: false, text, undo: [] };
+  // A file only we wrote, now holding nothing of anyone's, goes.
+  if (t.trim() === '' || (createdByUs && isEmptyJsonShell(t))) return { ok: true, changed: true, text: undefined, undo: [] };
+  return { ok: true, changed: true, text: t, undo: [] };
+}
+
+/** True for `{}` or objects holding only empty objects/lists (what removing our entries leaves of a file we created). */
+function isEmptyJsonShell(t: string): boolean {
+  const root = parseTree(t, [], { allowTrailingComma: true });
+  if (!root) return false;
+  const empty = (v: unknown): boolean => (Array.isArray(v) ? v.length === 0 : isRecord(v) ? Object.values(v).every(empty) : false);
+  return empty(getNodeValue(root));
+}
+
+/** True when `text` holds `edit` as init would write it (doctor). */
+export function isApplied(text: string | undefined, edit: ConfigEdit): boolean {
+  if (text === undefined) return false;
+  const r = applyToText(text, [edit]);
+  return r.ok && !r.changed;
+}
+
+/** Our entry of a JSON edit as it is in `text` (doctor reads the hook command from it), or undefined. */
+export function ourJsonEntry(text: string | undefined, edit: ConfigEdit): unknown {
+  if (text === undefined || edit.kind !== 'json') return undefined;
+  const root = parseJson(text, edit.file, edit.comments);
+  if (typeof root !== 'object') return undefined;
+  const last = edit.path[edit.path.length - 1];
+  if (last === -1) {
+    const node = findNodeAtLocation(root, edit.path.slice(0, -1) as string[]);
+    return node?.type === 'array' ? (node.children ?? []).map((c) => getNodeValue(c) as unknown).find((v) => edit.ours(v)) : undefined;
+  }
+  const node = findNodeAtLocation(root, edit.path as string[]);
+  const v = node ? getNodeValue(node) as unknown : undefined;
+  return v !== undefined && edit.ours(v) ? v : undefined;
+}

@@ -1,0 +1,249 @@
+/**
+ * `init`, `init --uninstall`, `--dry-run` and `doctor` over the adapters' plans (docs/contracts.md §6.2): reads the
+ * files, has the engine (engine.ts) compute each new text, writes it through a temporary file and a rename, and keeps
+ * the undo journal (`<stateDir>/init-journal.json`) that makes uninstall give back every byte. The command line and
+ * the editor's command both call `runInit` and print `describeOutcome`, one line per agent.
+ */
+import { createHash } from 'node:crypto';
+import { promises as fsp } from 'node:fs';
+import * as path from 'node:path';
+import { applyToText, applyUndo, isApplied, ourJsonEntry, removeFromText, type TextEdit } from './engine.js';
+import type { AgentAdapter, AgentContext, ConfigEdit, Scope } from './types.js';
+
+/** The journal's file name in `AgentContext.stateDir`. */
+export const JOURNAL_FILE = 'init-journal.json';
+
+/** What init did to one file for one agent (`undo`: the edits that give back the bytes before, in order). */
+interface JournalStep { readonly agent: string; readonly scope: Scope; readonly undo: readonly TextEdit[] }
+/** Per file: whether it existed before the first step, the digest of the text the last step left, the steps. */
+interface JournalFile { existed: boolean; after: string; steps: JournalStep[]; /** The person changed the file since: uninstall edits semantically. */ stale?: boolean }
+interface Journal { version: 1; files: Record<string, JournalFile> }
+
+const sha = (t: string): string => createHash('sha256').update(t, 'utf8').digest('hex');
+
+async function readText(file: string): Promise<string | undefined> {
+  try {
+    return await fsp.readFile(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new Error(`${file} cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'}): it was left unchanged`, { cause: e });
+  }
+}
+
+/** Replaces a file through a temporary file and a rename (a crash never leaves half a settings file); undefined deletes it. */
+async function writeText(file: string, text: string | undefined): Promise<void> {
+  if (text === undefined) {
+    await fsp.rm(file, { force: true });
+    return;
+  }
+  await fsp.mkdir(path.dirname(file), { recursive: true });
+  let mode = 0o644;
+  try { mode = (await fsp.stat(file)).mode & 0o777; } catch { /* a new file */ }
+  const tmp = `${file}.${process.pid}.be-tmp`;
+  await fsp.writeFile(tmp, text, { mode });
+  await fsp.rename(tmp, file);
+}
+
+async function readJournal(stateDir: string): Promise<Journal> {
+  try {
+    const j = JSON.parse(await fsp.readFile(path.join(stateDir, JOURNAL_FILE), 'utf8')) as Journal;
+    if (j && j.version === 1 && typeof j.files === 'object') return j;
+  } catch { /* none yet, or unreadable: uninstall then edits semantically */ }
+  return { version: 1, files: {} };
+}
+
+async function writeJournal(stateDir: string, j: Journal): Promise<void> {
+  await fsp.mkdir(stateDir, { recursive: true, mode: 0o700 });
+  const file = path.join(stateDir, JOURNAL_FILE);
+  await fsp.writeFile(`${file}.tmp`, `${JSON.stringify(j, null, 1)}\n`, { mode: 0o600 });
+  await fsp.rename(`${file}.tmp`, file);
+}
+
+/** What happened to one file. */
+export interface FileOutcome {
+  readonly file: string;
+  readonly action: 'created' | 'updated' | 'deleted' | 'restored' | 'unchanged';
+  /** The file's new text (dry run: what it would be), for the quick pick and `--dry-run`. */
+  readonly text?: string;
+}
+
+/** What init did for one agent. */
+export interface AgentOutcome {
+  readonly agent: AgentAdapter;
+  readonly scope: Scope;
+  readonly detected: boolean;
+  readonly because: string;
+  readonly files: readonly FileOutcome[];
+  readonly notes: readonly string[];
+  readonly error?: string;
+}
+
+export interface InitOptions {
+  readonly agents: readonly AgentAdapter[];
+  /** undefined: each agent's first scope (`project` when there is a project folder, else `global`). */
+  readonly scope?: Scope;
+  readonly dryRun?: boolean;
+  readonly uninstall?: boolean;
+}
+
+/** The scope init uses for `agent`. */
+export function scopeFor(agent: AgentAdapter, ctx: AgentContext, wanted: Scope | undefined): Scope | undefined {
+  const s = wanted ?? (ctx.project !== undefined && agent.scopes.includes('project') ? 'project' : 'global');
+  if (s === 'project' && ctx.project === undefined) return undefined;
+  return agent.scopes.includes(s) ? s : undefined;
+}
+
+/** Groups edits by file, keeping their order. */
+function byFile(edits: readonly ConfigEdit[]): Map<string, ConfigEdit[]> {
+  const m = new Map<string, ConfigEdit[]>();
+  for (const e of edits) m.set(e.file, [...(m.get(e.file) ?? []), e]);
+  return m;
+}
+
+/** Runs init (or uninstall) for each agent; never throws for one agent's trouble (its outcome carries the sentence). */
+export async function runInit(ctx: AgentContext, opts: InitOptions): Promise<AgentOutcome[]> {
+  const journal = await readJournal(ctx.stateDir);
+  const out: AgentOutcome[] = [];
+  let journalChanged = false;
+  for (const agent of opts.agents) {
+    const d = agent.detect(ctx);
+    const scope = scopeFor(agent, ctx, opts.scope);
+    if (!scope) {
+      out.push({ agent, scope: opts.scope ?? 'project', detected: d.installed, because: d.because, files: [], notes: [], error: `${agent.displayName} has no ${opts.scope ?? 'project'} configuration${ctx.project === undefined ? ' (no project folder)' : ''}` });
+      continue;
+    }
+    const plan = agent.plan(ctx, scope);
+    const files: FileOutcome[] = [];
+    let error: string | undefined;
+    // Each file is checked first; nothing is written for an agent one of whose files cannot be edited.
+    const pending: { file: string; before: string | undefined; after: string | undefined; undo: readonly TextEdit[]; action: FileOutcome['action'] }[] = [];
+    try {
+      for (const [file, edits] of byFile(plan.edits)) {
+        const before = await readText(file);
+        const entry = journal.files[file];
+        if (opts.uninstall) {
+          const mine = entry?.steps.filter((s) => s.agent === agent.id) ?? [];
+          const last = entry?.steps[entry.steps.length - 1];
+          if (entry && !entry.stale && before !== undefined && sha(before) === entry.after && mine.length > 0 && last?.agent === agent.id) {
+            // Still exactly as init left it: give back the bytes of before this agent's steps.
+            let t = before;
+            let steps = [...entry.steps];
+            while (steps.length > 0 && steps[steps.length - 1]!.agent === agent.id) { t = applyUndo(t, steps[steps.length - 1]!.undo); steps = steps.slice(0, -1); }
+            const gone = steps.length === 0 && !entry.existed;
+            pending.push({ file, before, after: gone ? undefined : t, undo: [], action: gone ? 'deleted' : 'restored' });
+          } else {
+            const r = removeFromText(before, edits, entry ? !entry.existed : false);
+            if (!r.ok) throw new Error(r.error);
+            pending.push({ file, before, after: r.text, undo: [], action: !r.changed ? 'unchanged' : r.text === undefined ? 'deleted' : 'updated' });
+          }
+        } else {
+          const r = applyToText(before, edits);
+          if (!r.ok) throw new Error(r.error);
+          pending.push({ file, before, after: r.text, undo: r.undo, action: !r.changed ? 'unchanged' : before === undefined ? 'created' : 'updated' });
+        }
+      }
+    } catch (e) {
+      error = e instanceof Error ? e.message : String(e);
+    }
+    if (!error) {
+      for (const p of pending) {
+        files.push({ file: p.file, action: p.action, ...(p.after !== undefined ? { text: p.after } : {}) });
+        if (opts.dryRun || p.action === 'unchanged') continue;
+        await writeText(p.file, p.after);
+        journalChanged = true;
+        const entry = journal.files[p.file];
+        if (opts.uninstall) {
+          if (p.after === undefined) delete journal.files[p.file];
+          else if (entry) {
+            const steps = p.action === 'restored' ? entry.steps.slice(0, entry.steps.length - trailing(entry.steps, agent.id)) : entry.steps.filter((s) => s.agent !== agent.id);
+            if (steps.length === 0) delete journal.files[p.file];
+            else journal.files[p.file] = { ...entry, after: sha(p.after), steps, ...(p.action === 'restored' ? {} : { stale: true }) };
+          }
+        } else if (entry && !entry.stale && p.before !== undefined && sha(p.before) === entry.after) {
+          journal.files[p.file] = { ...entry, after: sha(p.after!), steps: [...entry.steps, { agent: agent.id, scope, undo: p.undo }] };
+        } else if (entry) {
+          journal.files[p.file] = { ...entry, after: sha(p.after!), steps: [...entry.steps, { agent: agent.id, scope, undo: p.undo }], stale: true };
+        } else {
+          journal.files[p.file] = { existed: p.before !== undefined, after: sha(p.after!), steps: [{ agent: agent.id, scope, undo: p.undo }] };
+        }
+      }
+    }
+    out.push({ agent, scope, detected: d.installed, because: d.because, files, notes: plan.notes ?? [], ...(error ? { error } : {}) });
+  }
+  if (journalChanged) await writeJournal(ctx.stateDir, journal);
+  return out;
+}
+
+function trailing(steps: readonly JournalStep[], agent: string): number {
+  let n = 0;
+  while (n < steps.length && steps[steps.length - 1 - n]!.agent === agent) n++;
+  return n;
+}
+
+/** The person's words for a path: `~/…` under the home folder, relative inside the project. */
+export function displayPath(ctx: AgentContext, file: string): string {
+  if (ctx.project && file.startsWith(ctx.project + path.sep)) return file.slice(ctx.project.length + 1);
+  if (file.startsWith(ctx.home + path.sep)) return `~/${file.slice(ctx.home.length + 1)}`;
+  return file;
+}
+
+/** One line per agent: what was done, and how to undo it. */
+export function describeOutcome(ctx: AgentContext, o: AgentOutcome, opts: Pick<InitOptions, 'dryRun' | 'uninstall'>): string {
+  const name = `${o.agent.displayName} [${o.agent.id}, ${o.scope}]`;
+  if (o.error) return `${name}: not changed: ${o.error}`;
+  const would = opts.dryRun ? 'would be ' : '';
+  const changed = o.files.filter((f) => f.action !== 'unchanged');
+  const list = (fs: readonly FileOutcome[]): string => fs.map((f) => `${displayPath(ctx, f.file)} ${would}${f.action}`).join(', ');
+  const flag = o.scope === 'global' ? ' --global' : ' --project';
+  if (opts.uninstall) return changed.length === 0 ? `${name}: nothing of ours to remove` : `${name}: ${list(changed)}; routing ${opts.dryRun ? 'would be ' : ''}off`;
+  const undo = `undo: bounded-evidence init --uninstall --agent ${o.agent.id}${flag}`;
+  const detected = o.detected ? '' : ` (not detected: ${o.because})`;
+  if (changed.length === 0) return `${name}: already routed, nothing changed${detected}; ${undo}`;
+  return `${name}: ${list(changed)}; routing ${opts.dryRun ? 'would be ' : ''}on${detected}; ${undo}`;
+}
+
+/** What `doctor` reports for one agent in one scope. */
+export interface DoctorRow {
+  readonly agent: AgentAdapter;
+  readonly scope: Scope;
+  readonly detected: boolean;
+  /** True when every file holds our entry as init would write it. */
+  readonly routed: boolean;
+  /** Our entries found, per file (their partial presence too). */
+  readonly present: readonly { file: string; present: boolean; hook?: string }[];
+  readonly notes: readonly string[];
+}
+
+/** The routing state of each agent in each of its scopes (reads only). */
+export async function doctorRows(ctx: AgentContext, agents: readonly AgentAdapter[]): Promise<DoctorRow[]> {
+  const rows: DoctorRow[] = [];
+  for (const agent of agents) {
+    const d = agent.detect(ctx);
+    for (const scope of agent.scopes) {
+      if (scope === 'project' && ctx.project === undefined) continue;
+      const plan = agent.plan(ctx, scope);
+      const present: { file: string; present: boolean; hook?: string }[] = [];
+      for (const e of plan.edits) {
+        let text: string | undefined;
+        try { text = await readText(e.file); } catch { text = undefined; }
+        const ok = isApplied(text, e);
+        const hook = hookOf(e, text);
+        present.push({ file: e.file, present: ok, ...(hook ? { hook } : {}) });
+      }
+      rows.push({ agent, scope, detected: d.installed, routed: present.length > 0 && present.every((p) => p.present), present, notes: plan.notes ?? [] });
+    }
+  }
+  return rows;
+}
+
+/** The hook command in our entry of a file, when there is one. */
+function hookOf(e: ConfigEdit, text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  const v = e.kind === 'file' ? safeJson(text) : ourJsonEntry(text, e);
+  const found = JSON.stringify(v ?? null).match(/"(?:command|bash)":"((?:[^"\\]|\\.)*\bhook\b(?:[^"\\]|\\.)*)"/);
+  return found ? JSON.parse(`"${found[1]!}"`) as string : undefined;
+}
+
+function safeJson(t: string): unknown {
+  try { return JSON.parse(t); } catch { return undefined; }
+}

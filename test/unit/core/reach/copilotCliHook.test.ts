@@ -1,0 +1,56 @@
+/**
+ * The Copilot CLI's hook events (the CLI itself, and VS Code's Copilot harness, which runs its runtime): the
+ * `preToolUse` payload recorded from @github/copilot 1.0.102 driven by test/agents/copilotCli.test.ts's scripted
+ * model (fixtures/copilot-cli-bash.json, a hook that saved its stdin) is answered `{ modifiedArgs }` with the whole
+ * arguments and the command wrapped; the documented string form of `toolArgs` is read too; everything else of
+ * the CLI's is left alone.
+ */
+import * as assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { decideHook, type HookContext } from '../../../../src/core/reach/hookEvent.js';
+import { wrapCommand } from '../../../../src/core/reach/rewrite.js';
+import { PREFILTER_TOOLS } from '../../../../src/core/reach/shim.js';
+
+const event = JSON.parse(readFileSync(path.join(__dirname, 'fixtures', 'copilot-cli-bash.json'), 'utf8')) as Record<string, unknown>;
+const CLI = `'/opt/be/bin/bounded-evidence'`;
+const SPOOL = '/st/evidence/spool/0123456789ab';
+const metas: unknown[] = [];
+const ctx = (over: Partial<HookContext> = {}): HookContext => ({ cli: CLI, storage: '/st', parses: () => true, prepare: (_c, meta) => { metas.push(meta); return SPOOL; }, ...over });
+const wrapped = wrapCommand('echo hello-from-bash', { spool: SPOOL, cli: CLI, wholeBytes: 4096 });
+
+describe('Copilot CLI hook events', () => {
+  it('preToolUse on bash (recorded payload): modifiedArgs with the description kept, no permission decision unless --allow; the session recorded', () => {
+    metas.length = 0;
+    assert.deepEqual(decideHook(event, ctx()), { action: 'rewrite', agent: 'copilot-cli', command: wrapped, answer: { modifiedArgs: { command: wrapped, description: 'say hi' } } });
+    assert.deepEqual(metas, [{ agent: 'copilot-cli', sessionId: '7fab5d66-ed7f-42cd-b12b-b9c7fbb3e9b6', cwd: '/tmp/agents-init/probe/ws' }]);
+    assert.deepEqual((decideHook(event, ctx({ allow: true })) as { answer: unknown }).answer, { permissionDecision: 'allow', modifiedArgs: { command: wrapped, description: 'say hi' } });
+  });
+
+  it('toolArgs as a JSON text (the documented form) is read the same', () => {
+    const d = decideHook({ ...event, toolArgs: JSON.stringify(event.toolArgs) }, ctx());
+    assert.deepEqual((d as { answer: unknown }).answer, { modifiedArgs: { command: wrapped, description: 'say hi' } });
+  });
+
+  it('leaves alone: powershell, other tools, async or detached commands, a postToolUse, toolArgs that are not an object', () => {
+    const none = (e: Record<string, unknown>): string => { const d = decideHook(e, ctx()); assert.equal(d.action, 'none'); return (d as { reason: string }).reason; };
+    assert.equal(none({ ...event, toolName: 'powershell' }), 'preToolUse on powershell is not routed');
+    assert.equal(none({ ...event, toolName: 'view', toolArgs: { path: '/x' } }), 'preToolUse on view is not routed');
+    assert.equal(none({ ...event, toolArgs: { command: 'npm run dev', mode: 'async' } }), 'asynchronous or interactive commands stay in the terminal');
+    assert.equal(none({ ...event, toolArgs: { command: 'npm run dev', detach: true } }), 'background commands stay in the terminal');
+    assert.equal(none({ ...event, toolResult: { resultType: 'success', textResultForLlm: 'x' } }), 'PostToolUse recording is off');
+    assert.equal(none({ ...event, toolArgs: 'not json' }), 'the event has no toolArgs object');
+  });
+
+  it('the shim lets the CLI\'s tool name through to Node (its prefilter would otherwise answer nothing)', () => {
+    assert.ok(PREFILTER_TOOLS.includes('bash'));
+  });
+
+  it('postToolUse (recorded payload): with recording on, a large result is kept as the text the CLI gave its model', () => {
+    const post = JSON.parse(readFileSync(path.join(__dirname, 'fixtures', 'copilot-cli-post-bash.json'), 'utf8')) as Record<string, unknown>;
+    assert.deepEqual(decideHook(post, ctx({ recordPostToolUse: true, largeResultBytes: 8 })), {
+      action: 'record', agent: 'copilot-cli', sessionId: 'e17dad42-dcf5-478b-affa-2e1e13e786c4', tool: 'bash', response: 'hello-from-bash\n<shellId: 0 completed with exit code 0>',
+    });
+    assert.equal(decideHook(post, ctx({ recordPostToolUse: true })).action, 'none');
+  });
+});
