@@ -131,6 +131,16 @@ const configs = [
     target: 'es2022',
     plugins: [problemMatcher, copyCodicons],
   },
+  {
+    // The Savings view's page (src/extension/savingsView.ts): plain DOM and SVG, no library.
+    ...common,
+    entryPoints: ['webview/savings.ts'],
+    outfile: 'dist/savings.js',
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2022',
+    plugins: [problemMatcher],
+  },
 ];
 
 if (tests) {

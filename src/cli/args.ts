@@ -20,6 +20,7 @@ reads it back by handle: the same store, texts and handles as the VS Code extens
   search    search every recorded output with one pattern (newest first)
   import    keep a file as evidence
   list      list the recorded runs
+  stats     what the model was spared and what it read back (per command, agent, tool, day)
   verify    re-hash the bytes behind a handle
   mcp       serve the evidence tools over MCP (stdio)
   hook      answer one agent hook event (stdin to stdout) by routing its terminal command
@@ -66,6 +67,17 @@ its run, handle, size and sha256 as JSON.`,
   list: `Usage: bounded-evidence list [--json] [--storage DIR]
 
 Lists the recorded runs of the storage, newest first (--json: one JSON array).`,
+  stats: `Usage: bounded-evidence stats [--since 7d] [--by agent|tool|command|day] [--json] [--limit N] [--storage DIR]
+
+What the model was spared: per command word (default), agent, tool or day, the outputs
+kept and their bytes, the bytes models were shown (answers and reads back by handle, to
+the byte), outputs that lost bytes past a cap, and the bytes saved (output bytes minus
+every byte shown; an output shown whole saves nothing). From the catalog, never a log.
+
+  --since SPAN      12h, 7d, 2w, a date (2026-11-30), an ISO time, or all (default 30d)
+  --by DIMENSION    agent, tool, command or day (default command)
+  --json            the same numbers as one JSON object
+  --limit N         groups shown, 1-1000 (default 50)`,
   verify: `Usage: bounded-evidence verify HANDLE [--storage DIR]
 
 Re-hashes every byte behind HANDLE against its record. Exit 0 when they match, 1 when not.`,

@@ -76,7 +76,10 @@ export async function capture(argv: readonly string[], io: CliIo): Promise<numbe
     });
     status = abort.signal.aborted ? 'cancelled' : outcome.status === 'failed' ? 'failed' : 'completed';
     const text = boundModelText(outcome.modelText);
-    await io.out(text.endsWith('\n') ? text : `${text}\n`);
+    const printed = text.endsWith('\n') ? text : `${text}\n`;
+    await io.out(printed);
+    // What the caller (an agent's shell, most often) was handed: docs/contracts.md §2.14.
+    await session.runs.recordShown({ view: 'answer', runId: run.runId, callId: outcome.callId, text: printed });
     const valueAttachment = outcome.record.attachments.find((a) => a.name === 'value');
     const value = valueAttachment?.inline !== undefined ? JSON.parse(valueAttachment.inline) as Parameters<typeof exitCodeOf>[0] : undefined;
     if (outcome.record.error?.code === 'spawn_failed') return EXIT.couldNotStart;

@@ -53,7 +53,7 @@ export const ORPHAN_SPOOL_MS = 24 * 3_600_000;
  * Records one spool as the `evidence_runCommand` call `capture` would have recorded and returns the
  * model-facing text; throws when the store fails. `exit.aborted`: the shell ended before the command did.
  */
-async function recordSpool(runs: CliSession['runs'], spool: string, exit: { code: number | null; aborted: boolean }, cwd: string): Promise<string> {
+async function recordSpool(runs: CliSession['runs'], spool: string, exit: { code: number | null; aborted: boolean }, cwd: string): Promise<{ text: string; runId: string; callId: string }> {
   const command = await fsp.readFile(path.join(spool, SPOOL_COMMAND), 'utf8');
   const meta = await readMeta(spool);
   const source: RunSource = { kind: 'hook', agent: meta.agent, ...(meta.sessionId !== undefined ? { sessionId: meta.sessionId } : {}) };
@@ -68,7 +68,7 @@ async function recordSpool(runs: CliSession['runs'], spool: string, exit: { code
     });
     if (outcome.status === 'failed') throw new Error(outcome.record.error?.message ?? 'the output could not be stored');
     ok = true;
-    return boundModelText(outcome.modelText);
+    return { text: boundModelText(outcome.modelText), runId: run.runId, callId: outcome.callId };
   } finally {
     await run.finish(ok ? (exit.aborted ? 'cancelled' : 'completed') : 'failed').catch(() => undefined);
   }
@@ -129,8 +129,16 @@ export async function keep(argv: readonly string[], io: CliIo): Promise<number> 
   }
   try {
     const session = await openSession(storage);
-    const text = await recordSpool(session.runs, spool, { code: status, aborted: false }, io.cwd);
-    if (!quiet && !whole) await io.out(text.endsWith('\n') ? text : `${text}\n`);
+    const kept = await recordSpool(session.runs, spool, { code: status, aborted: false }, io.cwd);
+    // What the agent was handed (docs/contracts.md §2.14): the output as written (small: by this process,
+    // or by the shim before `keep --quiet`), else the observation.
+    if (!quiet && !whole) {
+      const printed = kept.text.endsWith('\n') ? kept.text : `${kept.text}\n`;
+      await io.out(printed);
+      await session.runs.recordShown({ view: 'answer', runId: kept.runId, callId: kept.callId, text: printed });
+    } else {
+      await session.runs.recordShown({ view: 'answer', runId: kept.runId, callId: kept.callId, text: sizes[0].size + sizes[1].size, whole: true });
+    }
     await recordOrphans(session.runs, path.dirname(spool), io.cwd).catch(() => undefined);
   } catch (e) {
     if (quiet || whole) return done;

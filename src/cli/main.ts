@@ -9,12 +9,13 @@ import { hook } from './hook.js';
 import { doctor, init } from './init.js';
 import { recordResponse } from './hookRecord.js';
 import { keep } from './keep.js';
+import { stats } from './stats.js';
 import { processIo, type CliIo } from './io.js';
 import { STORAGE_ENV } from './session.js';
 import { exitOnOldNode } from '../core/nodeVersion.js';
 
 /** The subcommands that open a store (all but `hook` and `mcp`). */
-const STORE_COMMANDS: Readonly<Record<string, (argv: readonly string[], io: CliIo) => Promise<number>>> = { capture, keep, read, search, import: importFile, list, verify };
+const STORE_COMMANDS: Readonly<Record<string, (argv: readonly string[], io: CliIo) => Promise<number>>> = { capture, keep, read, search, import: importFile, list, verify, stats };
 
 /**
  * Runs one command line; `self` is how this program was started (node and script), for

@@ -19,6 +19,7 @@ import { compareWindows, registerCompareWindows } from './compareWindows.js';
 import { Ids, type InspectorTarget } from './ids.js';
 import { outcomeFields, sourceLabel } from './inspector/mapping.js';
 import { formatBytes } from './retention.js';
+import { statusTexts } from './statusText.js';
 import { writeWindow, type WrittenWindow } from './saveExcerpt.js';
 
 /** Command and view ids of this file (must match package.json). */
@@ -42,6 +43,9 @@ export const ViewIds = {
     exportOutput: 'boundedEvidence.exportOutput',
   },
 } as const;
+
+/** How often the status bar re-reads the catalog's totals (records of other processes are not heard). */
+const STATUS_POLL_MS = 5000;
 
 /** Runs the tree's root shows at first, and how many more each "Show more" adds. */
 const treeRunsPage = 100;
@@ -189,7 +193,10 @@ function shellWord(s: string): string {
 }
 
 /** Registers the tree view, its commands, the status-bar item and the walkthrough's command. */
-export function registerEvidenceView(context: vscode.ExtensionContext, deps: CommandDeps): void {
+export function registerEvidenceView(context: vscode.ExtensionContext, deps: CommandDeps): vscode.Event<void> {
+  /** Fired when what is stored changed (the Savings view refreshes on it). */
+  const onStored = new vscode.EventEmitter<void>();
+  context.subscriptions.push(onStored);
   const store = async (): Promise<RunStoreApi | undefined> => (await deps.host.get().catch(() => undefined))?.runs;
   const tree = new EvidenceTree(store);
   const view = vscode.window.createTreeView(ViewIds.runs, { treeDataProvider: tree, showCollapseAll: true, canSelectMany: true });
@@ -200,23 +207,39 @@ export function registerEvidenceView(context: vscode.ExtensionContext, deps: Com
   const running = new Set<string>();
   let timer: ReturnType<typeof setTimeout> | undefined;
 
-  /** Re-reads the totals (at most every 500 ms: a busy run records many calls a second). */
+  /**
+   * Re-reads the totals (at most every 500 ms: a busy run records many calls a second). From the
+   * catalog: two O(1) reads (its totals row and the week's rollup), never a listing. A failed read
+   * shows nothing new rather than "0 runs": the last true figures stay.
+   */
+  let lastTotals = '';
   const update = (): void => {
     timer ??= setTimeout(() => {
       timer = undefined;
       void (async () => {
         const s = await store();
-        // From the catalog: a listing would stat every run's log, up to twice a second while a run records.
-        const { runs, bytes } = s ? await s.totals().catch(() => ({ runs: 0, bytes: 0 })) : { runs: 0, bytes: 0 };
-        const stored = `${runs} ${runs === 1 ? 'run' : 'runs'} · ${formatBytes(bytes)}`;
-        status.text = running.size > 0 ? `$(sync~spin) Capturing… · ${stored}` : `$(database) ${stored}`;
-        status.tooltip = `Bounded Evidence: ${stored} of evidence stored${running.size > 0 ? `, ${running.size} call(s) running` : ''}. Click to open the inspector.`;
-        status.accessibilityInformation = { label: `Bounded Evidence: ${running.size > 0 ? 'capturing, ' : ''}${stored} stored. Open the inspector.` };
-        status.show();
-        tree.refresh();
+        if (!s) return;
+        try {
+          const totals = await s.totals();
+          const week = await s.usage({ sinceMs: Date.now() - 7 * 86_400_000 }).then((r) => r.total, () => undefined);
+          const t = statusTexts(totals, week, running.size);
+          status.text = t.text;
+          status.tooltip = t.tooltip;
+          status.accessibilityInformation = { label: t.label };
+          status.show();
+          const key = `${totals.runs}/${totals.calls ?? ''}/${totals.bytes}`;
+          // The tree is re-read only when what is stored changed (a poll with nothing new costs two row reads).
+          if (key !== lastTotals) { lastTotals = key; tree.refresh(); onStored.fire(); }
+        } catch (e) {
+          deps.log.error('status bar totals', e);
+        }
       })();
     }, 500);
   };
+  // Other processes record too (routed agent commands, MCP servers, command lines) and this one hears
+  // nothing of them; a start-up rebuild of the catalog fills its rows in the background. The totals are
+  // one row: re-read every few seconds, so the item never stays at "0 runs" while runs exist.
+  const poll = setInterval(update, STATUS_POLL_MS);
 
   let subscription: vscode.Disposable | undefined;
   let spoolWatch: fs.FSWatcher | undefined;
@@ -252,7 +275,7 @@ export function registerEvidenceView(context: vscode.ExtensionContext, deps: Com
   const runOf = (node: EvidenceNode | undefined): RunSummary | undefined => (node?.kind === 'run' ? node.run : undefined);
   context.subscriptions.push(
     tree, view, status,
-    { dispose: () => { subscription?.dispose(); spoolWatch?.close(); if (timer) clearTimeout(timer); } },
+    { dispose: () => { subscription?.dispose(); spoolWatch?.close(); if (timer) clearTimeout(timer); clearInterval(poll); } },
     deps.host.onDidChange(() => { void subscribe(); }),
     vscode.commands.registerCommand(c.refresh, () => tree.refresh()),
     vscode.commands.registerCommand(c.showMore, () => tree.showMore()),
@@ -325,4 +348,5 @@ export function registerEvidenceView(context: vscode.ExtensionContext, deps: Com
     vscode.commands.registerCommand(c.captureDemo, () =>
       runCommandAndCapture(deps, { command: `node ${shellWord(path.join(deps.extensionPath, 'demo', 'build-log.js'))}` })),
   );
+  return onStored.event;
 }

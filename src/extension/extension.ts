@@ -11,6 +11,7 @@ import { registerArtifactDocuments } from './artifactDocument.js';
 import { registerCommands } from './commands/index.js';
 import { registerEvidenceLinks } from './evidenceLinks.js';
 import { registerEvidenceView } from './evidenceView.js';
+import { registerSavingsView } from './savingsView.js';
 import { readS3Credentials } from './commands/storageCommands.js';
 import { Config } from './config.js';
 import { registerInspector } from './inspector/inspectorPanel.js';
@@ -46,7 +47,8 @@ export function activate(context: vscode.ExtensionContext): BoundedEvidenceApi {
   registerParticipant(context, { host, router, log });
   const commandDeps = { host, router, log, secrets: context.secrets, extensionPath: context.extensionPath };
   registerCommands(context, commandDeps);
-  registerEvidenceView(context, commandDeps);
+  const stored = registerEvidenceView(context, commandDeps);
+  registerSavingsView(context, async () => (await host.get().catch(() => undefined))?.runs, stored, (m, e) => log.error(m, e));
   registerArtifactDocuments(context, host);
   registerEvidenceLinks(context, host, log);
   void registerReach(context, { host, log });

@@ -87,10 +87,11 @@ describe('Reach: the Copilot CLI from npm with a scripted Anthropic server on lo
     assert.ok(observation);
     const obsBytes = Buffer.byteLength(observation.text, 'utf8');
     assert.match(observation.text, /^exit code 1$/m);
-    assert.match(observation.text, new RegExp(`^stdout: ${LOG_BYTES} bytes, ${LOG_LINES} lines, handle ${model.handle()}\\. Preview:$`, 'm'));
+    assert.match(observation.text, new RegExp(`^stdout: ${LOG_BYTES} bytes, ${LOG_LINES} lines, handle ${model.handle()}\\. Error lines \\(1 of 1\\):$`, 'm'));
     // The exit code the CLI reports to its model is the command's.
     assert.match(observation.text, /<shellId: \d+ completed with exit code 1>$/);
-    assert.ok(!observation.text.includes(NEEDLE), 'the error line is in neither preview: the model has to ask');
+    // Error-first (contracts §2.13): the error line is already in the first view.
+    assert.ok(observation.text.includes(NEEDLE));
     // Nothing of the machine in what the model gets: no storage path (the sandbox's root holds it), no session id.
     assert.ok(!observation.text.includes(sandbox.storage) && !observation.text.includes(sandbox.root), observation.text);
     // Under the CLI's 8 KB offload: the model gets the observation itself, not a temp file's 500-character preview.
@@ -139,7 +140,7 @@ describe('Reach: the Copilot CLI from npm with a scripted Anthropic server on lo
     assert.equal(run.code, 0, `copilot exited ${run.code}: ${run.stderr.slice(0, 2000)}`);
     assert.equal(model.turns.length, 3, `three model turns (read tool: ${readTool})`);
     const observation = toolResultText(model.turns[1]!, BASH_ID)!;
-    assert.match(observation.text, new RegExp(`^stdout: ${LOG_BYTES} bytes, ${LOG_LINES} lines, handle ${model.handle()}\\. Preview:$`, 'm'));
+    assert.match(observation.text, new RegExp(`^stdout: ${LOG_BYTES} bytes, ${LOG_LINES} lines, handle ${model.handle()}\\. Error lines \\(1 of 1\\):$`, 'm'));
     const read = toolResultText(model.turns[2]!, READ_ID)!;
     assert.equal((JSON.parse(read.text) as ReadToolOutputResult).content, `${LOG_LINES / 2 + 1}:${NEEDLE}`, read.text);
     console.log(`[reach] Copilot CLI, routed by init --global: model received ${Buffer.byteLength(observation.text)} bytes (bash) + ${Buffer.byteLength(read.text)} bytes (${readTool} over MCP); needle reached`);

@@ -20,7 +20,11 @@ export async function panelFrame(page: Page): Promise<Frame> {
 
 /** Every axe violation in the panel as it is now. */
 export async function axe(page: Page): Promise<Finding[]> {
-  const frame = await panelFrame(page);
+  return axeIn(await panelFrame(page));
+}
+
+/** Every axe violation in one webview's content frame (the Savings view's, say). */
+export async function axeIn(frame: Frame): Promise<Finding[]> {
   return await frame.evaluate(`${axeSource}
     ;axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({
       id: v.id, impact: v.impact || 'none', nodes: v.nodes.length,

@@ -42,7 +42,7 @@ export async function runCommandCall(run: CallRecorder, command: string, options
       const tap = options.onOutput ? tapped(name, source, options.onOutput) : source;
       return await captureOutput(progressOf(s, run.runId, call.callId, name, tap), {
         store: s.blobs, key: { tenant: run.tenant, runId: run.runId, callId: `${call.callId}.${name}` }, inlineMaxBytes: s.inlineAttachmentBytes,
-        capBytes: cap, previewBytes: s.limits.previewBytes,
+        capBytes: cap, previewBytes: s.limits.previewBytes, scanErrors: s.errorLines,
         onNeedStore: () => {
           if (s.preservation !== 'required') return true;
           needStore ??= name;
@@ -75,7 +75,9 @@ export async function runCommandCall(run: CallRecorder, command: string, options
       captures.push({ name: `file:${rel}`, slot: `f${n}`, c: file, contentType: ContentTypes.text });
     }
   }
-  const views = attachmentViews(s, call.callId, captures);
+  // Which error lines count (docs/contracts.md §2.13): a command that did not end with 0 failed.
+  const failed = exit.spawnFailed || exit.timedOut || exit.aborted || exit.signal !== null || exit.code !== 0;
+  const views = attachmentViews(s, call.callId, captures, failed);
   const attachments = views.map((v) => v.attachment);
   let failure: { status: CallStatus; error: CallError } | undefined;
   let failureText: string | undefined;
@@ -101,7 +103,7 @@ function keptText(out: Captured | undefined, err: Captured | undefined): string 
 }
 
 /** Builds attachment records; the whole text appears in the summary only when it all fits `largeResultBytes`. */
-function attachmentViews(s: RunHost, callId: string, captures: readonly { name: string; slot: string; c: Captured; contentType: string }[]): AttachmentView[] {
+function attachmentViews(s: RunHost, callId: string, captures: readonly { name: string; slot: string; c: Captured; contentType: string }[], failed: boolean): AttachmentView[] {
   const textTotal = captures.filter((x) => x.name !== 'value').reduce((n, x) => n + x.c.sizeBytes, 0);
   const allWhole = textTotal <= s.limits.largeResultBytes;
   return captures.map(({ name, slot, c, contentType }) => {
@@ -111,7 +113,7 @@ function attachmentViews(s: RunHost, callId: string, captures: readonly { name: 
     const attachment: AttachmentRecord = {
       name, slot, handle: attachmentHandleOf(callId, slot),
       sizeBytes: c.sizeBytes, observedBytes: c.observedBytes, truncated: c.truncated,
-      ...storedFields(c, contentType, whole, s.limits.previewBytes, readable),
+      ...storedFields(c, contentType, whole, s.limits.previewBytes, readable, failed),
     };
     return { attachment, whole };
   });
@@ -125,7 +127,7 @@ async function captureFile(run: CallRecorder, cwd: string, rel: string, segment:
   if (!st?.isFile()) return undefined;
   const s = run.store;
   return captureOutput(createReadStream(file), {
-    store: s.blobs, key: { tenant: run.tenant, runId: run.runId, callId: segment }, inlineMaxBytes: s.inlineAttachmentBytes, capBytes: cap, previewBytes: s.limits.previewBytes,
+    store: s.blobs, key: { tenant: run.tenant, runId: run.runId, callId: segment }, inlineMaxBytes: s.inlineAttachmentBytes, capBytes: cap, previewBytes: s.limits.previewBytes, scanErrors: s.errorLines,
   });
 }
 

@@ -18,6 +18,8 @@ export interface RunHost {
   readonly inlineAttachmentBytes: number;
   readonly preservation: Preservation;
   readonly captureCapBytes: number;
+  /** Whether first views show error lines (docs/contracts.md §2.13). */
+  readonly errorLines: boolean;
   readonly blobs: BlobStore | undefined;
   readonly hasCaptureProgressListeners: boolean;
   emitCaptureProgress(event: CaptureProgressEvent): void;

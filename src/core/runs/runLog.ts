@@ -13,7 +13,7 @@
  * mid-file line. Any other line that is not JSON, or is JSON of the wrong shape, is
  * skipped and reported with its line number — never a crash, never silently accepted.
  */
-import { promises as fsp } from 'node:fs';
+import { constants as fsConstants, promises as fsp } from 'node:fs';
 import { isSafeSegment } from '../blobs/blobKey.js';
 import { isRunOwner } from './owner.js';
 import type {
@@ -33,9 +33,10 @@ export interface ReadLogResult {
 }
 
 /** Appends one record as one write on an O_APPEND descriptor; returns the line's byte length. */
-export async function appendRecord(file: string, record: RunRecord, flag: 'a' | 'wx' = 'a'): Promise<number> {
+export async function appendRecord(file: string, record: RunRecord, flag: 'a' | 'wx' | 'existing' = 'a'): Promise<number> {
   const line = Buffer.from(JSON.stringify(record) + '\n');
-  const fh = await fsp.open(file, flag);
+  // `existing`: appended only to a log that is there (a note about a run deleted meanwhile must not make a new log).
+  const fh = await fsp.open(file, flag === 'existing' ? fsConstants.O_WRONLY | fsConstants.O_APPEND : flag);
   try {
     let off = 0;
     while (off < line.length) off += (await fh.write(line, off, line.length - off)).bytesWritten;
@@ -128,6 +129,14 @@ function firstBad(o: Obj, fields: Record<string, (v: unknown) => boolean>, optio
   return undefined;
 }
 
+/** `StoredContent.errorLines` (docs/contracts.md §2.13): a count no smaller than the lines shown, each with its position and text. */
+function isErrorLines(v: unknown): boolean {
+  if (!isObj(v) || !isCount(v.total) || !isStr(v.pattern) || !Array.isArray(v.lines) || v.lines.length > v.total) return false;
+  if (v.scannedBytes !== undefined && !isCount(v.scannedBytes)) return false;
+  return v.lines.every((l: unknown) => isObj(l) && isCount(l.lineNumber) && (l.lineNumber as number) >= 1 && isCount(l.byteOffset) && isStr(l.text)
+    && (l.window === undefined || (isObj(l.window) && isCount(l.window.start) && isCount(l.window.end) && l.window.start <= l.window.end)));
+}
+
 /** Fields of `StoredContent` (shared by results and attachments). */
 function badStoredContent(o: Obj): string | undefined {
   const bad = firstBad(o, {
@@ -136,6 +145,7 @@ function badStoredContent(o: Obj): string | undefined {
   }, {
     previewRange: (v) => isObj(v) && isCount(v.headEnd) && isCount(v.tailStart) && v.headEnd <= v.tailStart,
     inline: isStr, inlineBase64: isStr, manifestDigest: isHex64, artifactId: (v) => isStr(v) && /^artifact-[0-9a-f]{64}$/.test(v),
+    errorLines: isErrorLines,
   });
   if (bad) return bad;
   if (o.stored === 'inline' && o.inline === undefined && o.inlineBase64 === undefined) return 'inline';
@@ -202,6 +212,9 @@ export function checkRecord(value: unknown, runId: string): string | undefined {
       break;
     case 'run_finished':
       bad = firstBad(v, { finishedAt: isIso, status: (x) => FINISH_STATUS.has(x as string) });
+      break;
+    case 'call_shown':
+      bad = firstBad(v, { callId: (x) => isStr(x) && CALL_ID.test(x), view: (x) => x === 'answer' || x === 'read', bytes: isCount, at: isIso }, { handle: isStr, whole: isBool });
       break;
     default:
       return 'unknown record type';

@@ -34,12 +34,13 @@ import { checkLineCount, DEFAULT_READER_LIMITS, LINE_CUT_MARKER, readContent, va
 import { captureCap, nowIso, positiveInt } from './recordFields.js';
 import { Run } from './run.js';
 import type { RunHost } from './runHost.js';
+import { usageReport, type UsageQuery, type UsageReport } from './stats.js';
 import { currentOwner, ownerAlive } from './owner.js';
 import { appendRecord, finishedRecordAt, handlesOf, parseRunLog, terminateTornTail, type ReadLogResult } from './runLog.js';
 import type {
   CallFilter, CallFinishedRecord, CallPage, CallQuery, CallReport, CallReportPage, CallReportQuery, Disposable, HandleSource, Preservation, PruneOptions, PruneResult, ReadOptions, ReadScope,
   ReadToolOutputArgs, ReadToolOutputResult, ReaderLimits, RecordedArtifacts, RunLimits, RunQuery, RunRecord, RunRecordEvent, RunStoreApi, RunStoreOptions, CaptureProgressEvent,
-  RunSummary, StartRunOptions, StoredContent,
+  RunSummary, StartRunOptions, StoredContent, CallShownRecord, ShownAnswer,
 } from './types.js';
 
 // The store's public surface includes the recorder and command calls, split by idea.
@@ -80,6 +81,7 @@ export class RunStore implements RunStoreApi, RunHost {
   /** @internal */ readonly inlineAttachmentBytes: number;
   /** @internal */ readonly preservation: Preservation;
   /** @internal */ readonly captureCapBytes: number;
+  /** @internal Whether first views show error lines (docs/contracts.md §2.13). */ readonly errorLines: boolean;
   /** @internal */ readonly blobs: BlobStore | undefined;
   private readonly artifacts: RecordedArtifacts | undefined;
 
@@ -106,6 +108,7 @@ export class RunStore implements RunStoreApi, RunHost {
     this.offloadThresholdBytes = positiveInt('offloadThresholdBytes', options.offloadThresholdBytes ?? DEFAULT_OFFLOAD_THRESHOLD_BYTES);
     this.inlineAttachmentBytes = positiveInt('inlineAttachmentBytes', options.inlineAttachmentBytes ?? DEFAULT_INLINE_ATTACHMENT_BYTES);
     this.captureCapBytes = captureCap(options.captureCapBytes ?? DEFAULT_CAPTURE_CAP_BYTES);
+    this.errorLines = options.errorLines ?? true;
     this.preservation = options.preservation ?? 'best_effort';
     if (this.preservation !== 'best_effort' && this.preservation !== 'required') throw new EvidenceError('invalidArgument', 'preservation must be best_effort or required');
     this.profileHash = profileHash({ ...this.limits, tools: options.tools ?? [] });
@@ -195,7 +198,7 @@ export class RunStore implements RunStoreApi, RunHost {
   }
 
   /** How many runs this tenant keeps and their bytes, from the catalog (counters its triggers keep, no stat per log). */
-  async totals(): Promise<{ runs: number; bytes: number }> {
+  async totals(): Promise<{ runs: number; bytes: number; calls: number }> {
     return this.catalog.totals();
   }
 
@@ -337,15 +340,55 @@ export class RunStore implements RunStoreApi, RunHost {
   /** Appends a `run_pinned` record. */
   async setPinned(runId: string, pinned: boolean): Promise<void> {
     await this.statLog(runId);
-    const record: RunRecord = { type: 'run_pinned', runId, pinned, at: nowIso() };
+    await this.appendTo(runId, { type: 'run_pinned', runId, pinned, at: nowIso() });
+  }
+
+  /**
+   * Appends a record to an existing run's log, whoever wrote the run (a live run of this
+   * store through its own chain of appends); the catalog is told in the same step.
+   */
+  private async appendTo(runId: string, record: RunRecord): Promise<void> {
     const live = this.live.get(runId);
-    if (live) await live.append(record, true);
-    else {
-      await terminateTornTail(this.logPath(runId));
-      const bytes = await appendRecord(this.logPath(runId), record);
-      await this.indexRecord(runId, record, bytes);
-      this.emit(runId, record);
+    if (live) { await live.append(record, true); return; }
+    await terminateTornTail(this.logPath(runId));
+    const bytes = await appendRecord(this.logPath(runId), record, 'existing');
+    await this.indexRecord(runId, record, bytes);
+    this.emit(runId, record);
+  }
+
+  /**
+   * Notes what a model was handed of a recorded call: a `call_shown` record in the log of
+   * the run holding the call (a read's handle is resolved as the reader resolves it, so a
+   * handle of another tenant notes nothing). Never throws: a note that cannot be written
+   * is dropped, the answer it describes was already given (docs/contracts.md §2.14).
+   */
+  async recordShown(shown: ShownAnswer): Promise<void> {
+    try {
+      const bytes = typeof shown.text === 'number' ? shown.text : Buffer.byteLength(shown.text, 'utf8');
+      if (!Number.isSafeInteger(bytes) || bytes < 0) return;
+      let runId: string;
+      let callId: string;
+      if (shown.view === 'read') {
+        const entry = await this.resolve(shown.handle);
+        runId = entry.runId;
+        callId = entry.record.callId;
+      } else {
+        ({ runId, callId } = shown);
+        if (!isSafeSegment(runId)) return;
+      }
+      const record: CallShownRecord = {
+        type: 'call_shown', runId, callId, view: shown.view, bytes,
+        ...(shown.view === 'read' ? { handle: shown.handle } : shown.whole ? { whole: true } : {}), at: nowIso(),
+      };
+      await this.appendTo(runId, record);
+    } catch {
+      // Dropped: the figures then miss one answer, which is better than failing a call that was answered.
     }
+  }
+
+  /** Savings over a time range, from the catalog's rollup (docs/contracts.md §2.14): no log is read. */
+  async usage(query: UsageQuery = {}): Promise<UsageReport> {
+    return usageReport(this.catalog, query);
   }
 
   /**

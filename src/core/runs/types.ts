@@ -33,6 +33,7 @@ export interface CallError {
 }
 
 import type { RunOwner } from './owner.js';
+import type { UsageQuery, UsageReport } from './stats.js';
 
 /** How a run ended (`finish(status)`; `interrupted` is written by `finishInterrupted` for a run whose writer died). */
 export type RunFinishStatus = 'completed' | 'failed' | 'cancelled' | 'interrupted';
@@ -81,6 +82,32 @@ export interface StoredContent {
   readonly binary: boolean;
   /** False when the bytes cannot be read back (`preview_only`). */
   readonly readable: boolean;
+  /**
+   * The lines that most likely explain a failure, as the first view showed them (docs/contracts.md
+   * §2.13): set only when the content was shown by preview and a rule matched. Absent in older logs.
+   */
+  readonly errorLines?: ErrorLines;
+}
+
+/** Error lines of an output shown in its first view (docs/contracts.md §2.13). */
+export interface ErrorLines {
+  /** Lines of the whole output the rules count (what `pattern` finds: `total_matches`). */
+  readonly total: number;
+  /** The `read_tool_output` pattern that finds every counted line (the union of the rules that matched). */
+  readonly pattern: string;
+  /** Set when the scan stopped at its limit (1 GiB): `total` counts the lines of bytes [0, scannedBytes) only. */
+  readonly scannedBytes?: number;
+  /** The lines shown, in output order. */
+  readonly lines: readonly {
+    /** 1-based. */
+    readonly lineNumber: number;
+    /** Offset of the line's first match, in bytes (as `read_tool_output` reports it). */
+    readonly byteOffset: number;
+    /** The exact text: the whole line, or a window around the match (`…` before, `…[line cut]` after). */
+    readonly text: string;
+    /** Set when `text` is a window: the output byte range [start, end) it shows. */
+    readonly window?: { readonly start: number; readonly end: number };
+  }[];
 }
 
 /** One output of a call (docs/contracts.md §2.4): a command's stdout, stderr, exit value, files. */
@@ -162,8 +189,33 @@ export interface RunFinishedRecord {
   readonly status: RunFinishStatus;
 }
 
+/**
+ * What a model was handed of a finished call (docs/contracts.md §2.14): the call's own
+ * answer (`answer`, its first view) or a `read_tool_output` reply over one of its handles
+ * (`read`), as the UTF-8 byte count of the exact text handed over. Appended to the log of
+ * the run that holds the call, after the answer is final, by the front end that gave it.
+ */
+export interface CallShownRecord {
+  readonly type: 'call_shown';
+  readonly runId: string;
+  readonly callId: string;
+  readonly view: 'answer' | 'read';
+  /** UTF-8 bytes of the text the model was handed. */
+  readonly bytes: number;
+  /** The handle read (`read` only). */
+  readonly handle?: string;
+  /** True when the answer held the call's output exactly as written (a small routed output given back whole). */
+  readonly whole?: boolean;
+  readonly at: string;
+}
+
 /** Any line of a run log. */
-export type RunRecord = RunStartedRecord | CallStartedRecord | CallFinishedRecord | RunPinnedRecord | RunFinishedRecord;
+export type RunRecord = RunStartedRecord | CallStartedRecord | CallFinishedRecord | RunPinnedRecord | RunFinishedRecord | CallShownRecord;
+
+/** What a front end says it handed a model (`RunStore.recordShown`). */
+export type ShownAnswer =
+  | { readonly view: 'answer'; readonly runId: string; readonly callId: string; readonly text: string | number; readonly whole?: boolean }
+  | { readonly view: 'read'; readonly handle: string; readonly text: string | number };
 
 /** Emitted after a record is appended by this store. */
 export interface RunRecordEvent {
@@ -350,6 +402,8 @@ export interface CallReport {
   readonly lineCount?: number;
   readonly binary: boolean;
   readonly attachments: readonly AttachmentRecord[];
+  /** The result's error lines as its first view showed them (docs/contracts.md §2.13). */
+  readonly errorLines?: ErrorLines;
 }
 
 /** Arguments of `read_tool_output` (docs/contracts.md §2.5); validated at run time as untrusted input. */
@@ -513,6 +567,11 @@ export interface RunStoreOptions {
   readonly preservation?: Preservation;
   /** Per-stream capture cap for commands (default: none, Infinity). */
   readonly captureCapBytes?: number;
+  /**
+   * Whether the first view of a large output shows its error lines (docs/contracts.md §2.13; default
+   * true). False gives the head-and-tail first view alone (the economy bench's baseline in the same run).
+   */
+  readonly errorLines?: boolean;
   readonly reader?: Partial<ReaderLimits>;
   /** Where results recorded as `stored: 'artifact'` are read (the artifact store of the same tenant). */
   readonly artifacts?: RecordedArtifacts;
@@ -673,7 +732,14 @@ export interface RunStoreApi {
    */
   reconcileWithLogs(): Promise<void>;
   /** How many runs this tenant keeps and their bytes, from the catalog (no stat per log). */
-  totals(): Promise<{ runs: number; bytes: number }>;
+  totals(): Promise<{ runs: number; bytes: number; calls?: number }>;
+  /**
+   * Notes what a model was handed of a recorded call (a `call_shown` record in the call's
+   * run log, docs/contracts.md §2.14). Never throws: a note that cannot be written is dropped.
+   */
+  recordShown(shown: ShownAnswer): Promise<void>;
+  /** Savings over a time range (docs/contracts.md §2.14), from the catalog's rollup: no log is read. */
+  usage(query?: UsageQuery): Promise<UsageReport>;
 }
 
 /** The surface of a live `Run`. */

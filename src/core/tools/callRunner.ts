@@ -11,6 +11,7 @@
 import { EvidenceError, isStorageFull, STORAGE_FULL_RESULT } from '../errors.js';
 import type { CallOutcome, RunApi as Run, RunFinishStatus, RunSource } from '../runs/types.js';
 import { boundModelText, runLabel } from './modelText.js';
+import { EvidenceToolNames } from './inputs.js';
 import { EvidenceToolTable, type EvidenceToolName } from './table.js';
 import type { EvidenceToolDef, OpenRun, PerformCall, ToolCallContext } from './toolDef.js';
 
@@ -29,6 +30,8 @@ export interface CallFrontEnd {
   readonly precheck?: () => string | undefined;
   /** Performs a tool the table leaves to the front end (`evidence_invokeTool` in the editor). */
   readonly perform?: PerformCall<never>;
+  /** False when the answer goes to a person, not a model (the palette's command): nothing is noted as shown. */
+  readonly toModel?: boolean;
 }
 
 /** What a call answered. */
@@ -45,6 +48,20 @@ export interface CallAnswer {
 
 function answer(text: string, extra: Omit<CallAnswer, 'text' | 'isError'> = {}): CallAnswer {
   return { text: boundModelText(text), isError: text.startsWith('error:'), ...extra };
+}
+
+/**
+ * Notes what the model is handed (docs/contracts.md §2.14): the answer of a call this runner
+ * recorded (its first view), or a `read_tool_output` reply over a handle (a read back).
+ * Refusals are not noted: they show the model nothing of any output.
+ */
+async function noteShown(ctx: ToolCallContext, name: EvidenceToolName, input: unknown, result: { callId?: string; outcome?: CallOutcome }, given: CallAnswer, run: Run | undefined): Promise<void> {
+  if (name === EvidenceToolNames.readToolOutput) {
+    if (!given.isError) await ctx.runs.recordShown({ view: 'read', handle: (input as { handle: string }).handle, text: given.text });
+    return;
+  }
+  const callId = result.callId ?? result.outcome?.callId;
+  if (run && callId !== undefined) await ctx.runs.recordShown({ view: 'answer', runId: run.runId, callId, text: given.text });
 }
 
 /** Runs one call of the evidence tool `name` with untrusted `input`. */
@@ -75,7 +92,9 @@ export async function runToolCall(name: EvidenceToolName, input: unknown, ctx: T
   try {
     const result = await perform(ctx, checked.value, openRun);
     status = result.status;
-    return answer(result.text, { ...(run ? { runId: run.runId } : {}), ...(result.outcome ? { outcome: result.outcome } : {}) });
+    const given = answer(result.text, { ...(run ? { runId: run.runId } : {}), ...(result.outcome ? { outcome: result.outcome } : {}) });
+    if (frontEnd.toModel !== false) await noteShown(ctx, name, checked.value, result, given, run);
+    return given;
   } catch (e) {
     if (ctx.signal.aborted) {
       status = 'cancelled';

@@ -52,7 +52,7 @@ export const readFileTool: EvidenceToolDef<typeof EvidenceToolNames.readFile, Re
     if (!files) return { text: 'error: no folder is open; open a folder to read its files', status: 'failed' };
     // Recording is best-effort: a read is answered even when its run cannot start (a full disk, docs/contracts.md §5.6).
     const run = await openRun('read', input.path).catch((e: unknown) => { ctx.log('a read was not recorded (its run could not start); it was answered without a handle', e); return undefined; });
-    return { text: await readFileRecorded(files, ctx, run, input.path, (line) => ctx.log(line, undefined)), status: 'completed' };
+    return { ...await readFileRecorded(files, ctx, run, input.path, (line) => ctx.log(line, undefined)), status: 'completed' };
   },
 };
 

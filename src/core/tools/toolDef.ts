@@ -68,6 +68,8 @@ export interface ToolAnswer {
   readonly status: 'completed' | 'failed' | 'cancelled';
   /** The recorded call, for front ends that show more than text (the palette command). */
   readonly outcome?: CallOutcome;
+  /** The call this answer is about, when one was recorded (the runner notes what the model was handed of it). */
+  readonly callId?: string;
 }
 
 /**

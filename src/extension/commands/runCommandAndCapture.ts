@@ -80,7 +80,7 @@ export async function runCommandAndCapture(deps: CommandDeps, arg?: unknown): Pr
       const abort = new AbortController();
       const sub = token.onCancellationRequested(() => abort.abort());
       try {
-        return await runToolCall(EvidenceToolNames.runCommand, input, toolContext(services, abort.signal, deps.log), { source: { kind: 'command' } });
+        return await runToolCall(EvidenceToolNames.runCommand, input, toolContext(services, abort.signal, deps.log), { source: { kind: 'command' }, toModel: false });
       } catch (e) {
         if (abort.signal.aborted) return undefined;
         throw e;

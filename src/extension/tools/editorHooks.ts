@@ -65,10 +65,11 @@ const invokeTool: EditorHooks = {
       if (token.isCancellationRequested) throw new vscode.CancellationError();
       // The invoked tool's own message is what the model would have seen calling it directly.
       const message = `error: ${name} failed: ${errorMessage(e).slice(0, MAX_INNER_ERROR_CHARS)}`;
-      await run.recordResult(name, input as Record<string, unknown>, message, { isError: true });
-      return { text: message, status: 'completed' };
+      const failed = await run.recordResult(name, input as Record<string, unknown>, message, { isError: true });
+      return { text: message, status: 'completed', callId: failed.callId };
     }
-    return { text: (await run.recordResult(name, input as Record<string, unknown>, resultText(content))).modelText, status: 'completed' };
+    const outcome = await run.recordResult(name, input as Record<string, unknown>, resultText(content));
+    return { text: outcome.modelText, status: 'completed', callId: outcome.callId };
   }) as PerformCall<InvokeToolInput> as PerformCall<never>,
 };
 

@@ -61,7 +61,7 @@ describe('command line', function () {
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   it('--help on the command line and on every subcommand exits 0; no command or an unknown one exits 2', async () => {
-    for (const sub of ['capture', 'read', 'search', 'import', 'list', 'verify', 'hook']) {
+    for (const sub of ['capture', 'read', 'search', 'import', 'list', 'verify', 'stats', 'hook']) {
       const io = collect();
       assert.equal(await runCli([sub, '--help'], io, []), 0, sub);
       assert.match(io.stdout, new RegExp(`^Usage: bounded-evidence ${sub}`), sub);

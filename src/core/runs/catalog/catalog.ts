@@ -23,8 +23,8 @@ import * as path from 'node:path';
 import { isSafeSegment } from '../../blobs/blobKey.js';
 import { parseRunLog } from '../runLog.js';
 import type { LogProblem, RunFinishStatus, RunRecord } from '../types.js';
-import { CATALOG_FILE, CatalogDatabase, isDamage, moveAside, quickCheck } from './database.js';
-import { finishedCall, handlesOfListing, snapshotOf, startedCall, startedRun, type CallListing, type CallValues, type RunSnapshot, type RunValues } from './rows.js';
+import { CATALOG_FILE, CatalogDatabase, isDamage, moveAside, quickCheck, USAGE_SUMS } from './database.js';
+import { finishedCall, handlesOfListing, shownCall, snapshotOf, startedCall, startedRun, type CallListing, type CallValues, type RunSnapshot, type RunValues } from './rows.js';
 
 export { CATALOG_FILE };
 
@@ -91,6 +91,18 @@ export interface CatalogStats {
   readonly built: boolean;
 }
 
+/** Sums of the savings rollup (columns of `usage`, docs/contracts.md §2.14). */
+export interface UsageSums {
+  readonly outputs: number; readonly out_bytes: number; readonly kept_bytes: number; readonly lost: number; readonly lost_bytes: number;
+  readonly whole: number; readonly shown: number; readonly shown_bytes: number; readonly reads: number; readonly read_bytes: number;
+  readonly recalled: number; readonly saved: number;
+}
+
+/** What a rollup row can be grouped by. */
+export type UsageColumn = 'hour' | 'agent' | 'tool' | 'command';
+
+const USAGE_SELECT = USAGE_SUMS.map(([n]) => `coalesce(sum(${n}), 0) AS ${n}`).join(', ');
+
 /** A row of `runs` as SQLite returns it. */
 type RunColumns = RunValues;
 
@@ -108,7 +120,8 @@ export function runRowOf(r: RunColumns): RunRow {
 }
 
 const RUN_COLUMNS = 'run_id, token, ok, started_ms, started_at, finished_at, status, label, pinned, source, source_kind, profile_hash, torn, problems, log_size, log_mtime, blob_bytes, call_count';
-const CALL_COLUMNS = 'run_id, call_id, n, run_started_ms, source_kind, tool, started_ms, outcome, bytes, blob_bytes, log_off, log_len, ambiguous, entry';
+const CALL_COLUMNS = 'run_id, call_id, n, run_started_ms, source_kind, tool, started_ms, outcome, bytes, blob_bytes, log_off, log_len, ambiguous, entry, '
+  + 'agent, command, out_bytes, kept_bytes, lost_bytes, whole, shown_n, shown_bytes, reads, read_bytes';
 const params = (cols: string): string => cols.split(', ').map((c) => `$${c}`).join(', ');
 const INSERT_RUN = `INSERT INTO runs (${RUN_COLUMNS}) VALUES (${params(RUN_COLUMNS)})`;
 const UPSERT_CALL = `INSERT INTO calls (${CALL_COLUMNS}) VALUES (${params(CALL_COLUMNS)})
@@ -280,6 +293,15 @@ export class Catalog {
           if (prior && prior.outcome !== 'open') { next.ambiguous = 1; blob -= prior.blob_bytes; } else count++;
           this.writeCall(db, next);
           db.run('UPDATE runs SET blob_bytes = ?, call_count = ? WHERE run_id = ?', blob, count, record.runId);
+          break;
+        }
+        case 'call_shown': {
+          const call = db.get(`SELECT ${CALL_COLUMNS} FROM calls WHERE run_id = ? AND call_id = ?`, record.runId, record.callId) as CallValues | undefined;
+          if (call && call.outcome !== 'open') {
+            const next = shownCall(call, record);
+            db.run('UPDATE calls SET whole = ?, shown_n = ?, shown_bytes = ?, reads = ?, read_bytes = ? WHERE run_id = ? AND call_id = ?',
+              next.whole, next.shown_n, next.shown_bytes, next.reads, next.read_bytes, record.runId, record.callId);
+          }
           break;
         }
       }
@@ -535,13 +557,25 @@ export class Catalog {
       .map((r) => ({ runId: r.run_id as string, callId: r.call_id as string, logOff: r.log_off as number, logLen: r.log_len as number, ambiguous: r.ambiguous === 1 }));
   }
 
+  /**
+   * Sums of the savings rollup over hours `[from, to)` (hours since the epoch, UTC), in all or
+   * grouped by one column (groups with no output left out): one range of the rollup's primary key.
+   */
+  usageSums(range: { from: number; to: number }): UsageSums;
+  usageSums(range: { from: number; to: number }, by: UsageColumn): { key: string; sums: UsageSums }[];
+  usageSums(range: { from: number; to: number }, by?: UsageColumn): UsageSums | { key: string; sums: UsageSums }[] {
+    if (by === undefined) return this.use((db) => db.get(`SELECT ${USAGE_SELECT} FROM usage WHERE hour >= ? AND hour < ?`, range.from, range.to)) as unknown as UsageSums;
+    return this.use((db) => db.all(`SELECT ${by} AS key, ${USAGE_SELECT} FROM usage WHERE hour >= ? AND hour < ? GROUP BY ${by} HAVING sum(outputs) > 0`, range.from, range.to))
+      .map((r) => ({ key: String(r.key), sums: r as unknown as UsageSums }));
+  }
+
   /** Listed runs and the bytes they keep (logs, blobs, and the catalog's own files): no log is read or stat'ed. */
-  totals(): { runs: number; bytes: number } {
-    const t = this.use((db) => db.get('SELECT runs, bytes FROM totals') as { runs: number; bytes: number });
+  totals(): { runs: number; bytes: number; calls: number } {
+    const t = this.use((db) => db.get('SELECT runs, bytes, calls FROM totals') as { runs: number; bytes: number; calls: number });
     // Retention budgets every byte under the storage folder: the database counts too. Its WAL does not: it is
     // transient (folded into the database at each checkpoint, up to ~4 MiB before one), and counting it made a
     // budget's answer depend on when the last checkpoint ran.
     const own = statSync(this.file, { throwIfNoEntry: false })?.size ?? 0;
-    return { runs: t.runs, bytes: t.bytes + own };
+    return { runs: t.runs, bytes: t.bytes + own, calls: t.calls };
   }
 }

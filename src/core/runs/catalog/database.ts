@@ -20,10 +20,53 @@ import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 export const CATALOG_FILE = '.catalog.sqlite';
 
 /** Bumped with every change of the tables below: another version is moved aside and rebuilt from the logs. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /** How long a writer waits for another process's write transaction before giving up (SQLITE_BUSY). */
 const BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * Bytes saved by one finished call (docs/contracts.md §2.14): its output bytes minus every
+ * byte a model was handed of it (its answers and its reads), never below 0; 0 for an
+ * output the model was shown whole (it would have reached the model anyway) and for one
+ * no answer was noted for (never shown to a model, or recorded before answers were noted).
+ */
+const SAVED = "CASE WHEN outcome = 'open' OR whole = 1 OR shown_n = 0 THEN 0 ELSE max(0, out_bytes - shown_bytes - read_bytes) END";
+
+/**
+ * The savings rollup (`usage`): one row per hour (of the call's start, UTC), source kind,
+ * agent, tool and command word, each column a sum over the finished calls of that key.
+ * Triggers on `calls` keep it in the same transaction as the call's row, so every writer
+ * (the live one, a re-index, a rebuild from the logs) leaves it equal to the sums over
+ * the rows, and a report reads the rollup, never the calls.
+ */
+export const USAGE_SUMS: readonly (readonly [string, (c: string) => string])[] = [
+  ['outputs', () => '1'],
+  ['out_bytes', (c) => `${c}.out_bytes`],
+  ['kept_bytes', (c) => `${c}.kept_bytes`],
+  ['lost', (c) => `(${c}.lost_bytes > 0)`],
+  ['lost_bytes', (c) => `${c}.lost_bytes`],
+  ['whole', (c) => `${c}.whole`],
+  ['shown', (c) => `(${c}.shown_n > 0)`],
+  ['shown_bytes', (c) => `${c}.shown_bytes`],
+  ['reads', (c) => `${c}.reads`],
+  ['read_bytes', (c) => `${c}.read_bytes`],
+  ['recalled', (c) => `(${c}.reads > 0)`],
+  ['saved', (c) => `${c}.saved`],
+];
+
+const usageKey = (c: string): string => `CAST(${c}.started_ms / 3600000 AS INTEGER), ${c}.source_kind, ${c}.agent, ${c}.tool, ${c}.command`;
+
+function usageAdd(c: string): string {
+  return `INSERT INTO usage (hour, source_kind, agent, tool, command, ${USAGE_SUMS.map(([n]) => n).join(', ')})
+    VALUES (${usageKey(c)}, ${USAGE_SUMS.map(([, v]) => v(c)).join(', ')})
+    ON CONFLICT (hour, source_kind, agent, tool, command) DO UPDATE SET ${USAGE_SUMS.map(([n]) => `${n} = ${n} + excluded.${n}`).join(', ')};`;
+}
+
+function usageRemove(c: string): string {
+  return `UPDATE usage SET ${USAGE_SUMS.map(([n, v]) => `${n} = ${n} - ${v(c)}`).join(', ')}
+    WHERE (hour, source_kind, agent, tool, command) = (${usageKey(c)});`;
+}
 
 /**
  * The tables and their indexes, each index for a query that asks it (catalog/queries.ts):
@@ -51,6 +94,9 @@ CREATE TABLE calls (
   source_kind TEXT NOT NULL, tool TEXT NOT NULL, started_ms REAL NOT NULL, outcome TEXT NOT NULL,
   bytes INTEGER NOT NULL, blob_bytes INTEGER NOT NULL, log_off INTEGER, log_len INTEGER, ambiguous INTEGER NOT NULL,
   entry TEXT NOT NULL,
+  agent TEXT NOT NULL, command TEXT NOT NULL, out_bytes INTEGER NOT NULL, kept_bytes INTEGER NOT NULL, lost_bytes INTEGER NOT NULL,
+  whole INTEGER NOT NULL, shown_n INTEGER NOT NULL, shown_bytes INTEGER NOT NULL, reads INTEGER NOT NULL, read_bytes INTEGER NOT NULL,
+  saved INTEGER GENERATED ALWAYS AS (${SAVED}) VIRTUAL,
   PRIMARY KEY (run_id, call_id)
 );
 CREATE INDEX calls_order ON calls (started_ms, run_started_ms, run_id, n);
@@ -74,6 +120,15 @@ CREATE TRIGGER runs_changed AFTER UPDATE OF ok, log_size, blob_bytes ON runs BEG
   UPDATE totals SET runs = runs + new.ok - old.ok,
     bytes = bytes + (CASE WHEN new.ok = 1 THEN new.log_size + new.blob_bytes ELSE 0 END) - (CASE WHEN old.ok = 1 THEN old.log_size + old.blob_bytes ELSE 0 END);
 END;
+CREATE TABLE usage (
+  hour INTEGER NOT NULL, source_kind TEXT NOT NULL, agent TEXT NOT NULL, tool TEXT NOT NULL, command TEXT NOT NULL,
+  ${USAGE_SUMS.map(([name]) => `${name} INTEGER NOT NULL`).join(', ')},
+  PRIMARY KEY (hour, source_kind, agent, tool, command)
+) WITHOUT ROWID;
+CREATE TRIGGER usage_added AFTER INSERT ON calls WHEN new.outcome != 'open' BEGIN ${usageAdd('new')} END;
+CREATE TRIGGER usage_removed AFTER DELETE ON calls WHEN old.outcome != 'open' BEGIN ${usageRemove('old')} END;
+CREATE TRIGGER usage_left AFTER UPDATE ON calls WHEN old.outcome != 'open' BEGIN ${usageRemove('old')} END;
+CREATE TRIGGER usage_entered AFTER UPDATE ON calls WHEN new.outcome != 'open' BEGIN ${usageAdd('new')} END;
 `;
 
 /** SQLite's primary result codes for a file that is not (or no longer) a database. */

@@ -5,8 +5,9 @@
  * the same fold over its records, so the rows a live writer leaves and the rows a
  * rebuild from the logs leaves are the same rows.
  */
+import { lostBytesOf } from '../observation.js';
 import type { ReadLogResult } from '../runLog.js';
-import type { CallFinishedRecord, CallStartedRecord, LogProblem, RunRecord, RunStartedRecord } from '../types.js';
+import type { CallFinishedRecord, CallShownRecord, CallStartedRecord, LogProblem, RunRecord, RunStartedRecord } from '../types.js';
 
 const SOURCE_KINDS = new Set(['tool', 'participant', 'hook', 'cli', 'mcp', 'command', 'api']);
 
@@ -70,6 +71,78 @@ export interface CallValues {
   /** 1 when the log finishes this call twice: its handles then resolve to nothing. */
   ambiguous: number;
   entry: string;
+  /** What the savings rollup counts (docs/contracts.md §2.14): the run's agent (or source kind), a command's first word. */
+  agent: string;
+  command: string;
+  /** Bytes the tool produced (a command's stdout and stderr as observed, past any cap; any other call's result). */
+  out_bytes: number;
+  /** Of those, bytes kept (readable by handle). */
+  kept_bytes: number;
+  /** Bytes let go (past a capture cap, or with no blob store). */
+  lost_bytes: number;
+  /** 1 when the answer held the whole output (nothing of it was spared the model). */
+  whole: number;
+  /** Answers noted (`call_shown` view `answer`) and their bytes; reads by handle and their bytes. */
+  shown_n: number;
+  shown_bytes: number;
+  reads: number;
+  read_bytes: number;
+}
+
+/** The savings columns of a call with nothing finished or shown yet. */
+const NOTHING_SHOWN = { out_bytes: 0, kept_bytes: 0, lost_bytes: 0, whole: 0, shown_n: 0, shown_bytes: 0, reads: 0, read_bytes: 0 } as const;
+
+/** The agent a run's calls count under: a routed run's agent (`claude`, `copilot`, …), else its source kind. */
+export function agentOf(source: string | null, sourceKind: string): string {
+  if (source !== null) {
+    try {
+      const agent = (JSON.parse(source) as { agent?: unknown }).agent;
+      if (typeof agent === 'string' && agent !== '') return agent.slice(0, 64);
+    } catch { /* a source the catalog wrote itself: always JSON */ }
+  }
+  return sourceKind;
+}
+
+/**
+ * The first word of a command line (`npm`, `tsc`, `pytest`): leading `NAME=value`
+ * assignments and a leading `cd DIR &&` are skipped, a path is cut to its last segment;
+ * '' when the call ran no command.
+ */
+export function commandWordOf(command: unknown): string {
+  if (typeof command !== 'string') return '';
+  let words = command.trim().split(/\s+/);
+  const and = words.indexOf('&&');
+  if (words[0] === 'cd' && and > 0) words = words.slice(and + 1);
+  let i = 0;
+  while (i < words.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i]!)) i++;
+  const word = (words[i] ?? '').replace(/^[('"]+|[)'";&|]+$/g, '');
+  return (word.split('/').pop() ?? '').slice(0, 64);
+}
+
+/** What a finished call's output was, as the rollup counts it. */
+function outputOf(record: CallFinishedRecord): Pick<CallValues, 'out_bytes' | 'kept_bytes' | 'lost_bytes' | 'whole'> {
+  const streams = record.attachments.filter((a) => a.name === 'stdout' || a.name === 'stderr');
+  if (streams.length > 0) {
+    let out = 0; let kept = 0; let lost = 0; let whole = 1;
+    for (const a of streams) {
+      out += a.observedBytes;
+      lost += lostBytesOf(a);
+      kept += a.readable ? a.sizeBytes : 0;
+      if (a.observedBytes > 0 && (a.binary || a.truncated || !a.readable || a.previewRange !== undefined)) whole = 0;
+    }
+    return { out_bytes: out, kept_bytes: kept, lost_bytes: lost, whole };
+  }
+  const shownOfPreview = record.previewRange ? record.previewRange.headEnd + (record.resultBytes - record.previewRange.tailStart) : 0;
+  return {
+    out_bytes: record.resultBytes, kept_bytes: record.readable ? record.resultBytes : 0,
+    lost_bytes: record.readable ? 0 : record.resultBytes - shownOfPreview, whole: record.elided ? 0 : 1,
+  };
+}
+
+/** A call's row with one `call_shown` record folded in (a new object; `call` is not changed). */
+export function shownCall(call: CallValues, record: CallShownRecord): CallValues {
+  if (record.view === 'read') return { ...call, reads: call.reads + 1, read_bytes: call.read_bytes + record.bytes };
+  return { ...call, shown_n: call.shown_n + 1, shown_bytes: call.shown_bytes + record.bytes, whole: record.whole === true ? 1 : call.whole };
 }
 
 /** The 10-hex token a run id ends with, or the id itself. */
@@ -114,13 +187,16 @@ export function foreignRun(runId: string): RunValues {
   };
 }
 
+/** What a call's row takes from its run's row. */
+export type CallRun = Pick<RunValues, 'token' | 'started_ms' | 'source_kind' | 'source'>;
+
 /** A call's row from its `call_started` record. */
-export function startedCall(run: Pick<RunValues, 'token' | 'started_ms' | 'source_kind'>, record: CallStartedRecord): CallValues {
+export function startedCall(run: CallRun, record: CallStartedRecord): CallValues {
   const listing: CallListing = { s: record.startedAt };
   return {
     run_id: record.runId, call_id: record.callId, n: callNumberOf(run.token, record.callId), run_started_ms: run.started_ms, source_kind: run.source_kind,
     tool: record.tool, started_ms: timeOf(record.startedAt), outcome: 'open', bytes: 0, blob_bytes: 0, log_off: null, log_len: null, ambiguous: 0,
-    entry: JSON.stringify(listing),
+    entry: JSON.stringify(listing), agent: agentOf(run.source, run.source_kind), command: commandWordOf(record.arguments.command), ...NOTHING_SHOWN,
   };
 }
 
@@ -147,7 +223,7 @@ function exitOf(record: CallFinishedRecord): { x?: number | null; sg?: string | 
  * log). Its outcome is failed when the status is not `ok`, or when a command recorded `ok`
  * exited non-zero, by a signal, timed out or was cancelled (docs/contracts.md §3.4, "Outcome").
  */
-export function finishedCall(run: Pick<RunValues, 'token' | 'started_ms' | 'source_kind'>, record: CallFinishedRecord, at: number, length: number): CallValues {
+export function finishedCall(run: CallRun, record: CallFinishedRecord, at: number, length: number): CallValues {
   // Kept bytes a run accounts for in retention: its blobs and the artifact a read names (its bytes live once,
   // in the artifact store; docs/contracts.md §2.7 counts them against the budget like blobs).
   let blob = record.stored === 'blob' || record.stored === 'artifact' ? record.resultBytes : 0;
@@ -164,6 +240,7 @@ export function finishedCall(run: Pick<RunValues, 'token' | 'started_ms' | 'sour
     run_id: record.runId, call_id: record.callId, n: callNumberOf(run.token, record.callId), run_started_ms: run.started_ms, source_kind: run.source_kind,
     tool: record.tool, started_ms: timeOf(record.startedAt), outcome: record.status === 'ok' && !failedExit ? 'ok' : 'failed',
     bytes: record.resultBytes + attached, blob_bytes: blob, log_off: at, log_len: length, ambiguous: 0, entry: JSON.stringify(listing),
+    agent: agentOf(run.source, run.source_kind), command: commandWordOf(record.arguments.command), ...NOTHING_SHOWN, ...outputOf(record),
   };
 }
 
@@ -216,6 +293,11 @@ function applyToRun(run: RunValues, calls: Map<string, CallValues>, r: RunRecord
       if (prior && prior.outcome !== 'open') { next.ambiguous = 1; run.blob_bytes -= prior.blob_bytes; } else run.call_count++;
       run.blob_bytes += next.blob_bytes;
       calls.set(r.callId, next);
+      return;
+    }
+    case 'call_shown': {
+      const call = calls.get(r.callId);
+      if (call && call.outcome !== 'open') calls.set(r.callId, shownCall(call, r));
     }
   }
 }

@@ -36,7 +36,7 @@ describe('catalog: an index of runs, calls and handles (docs/architecture.md §6
     assert.equal(b.catalogStats().rebuilt, false);
     // Totals (the status bar's) come from the catalog: the listed runs' bytes plus the catalog's own files.
     const listed = await b.listRuns();
-    assert.deepEqual(await b.totals(), { runs: listed.length, bytes: listed.reduce((n, x) => n + x.totalBytes, 0) + catalogBytes(dir) });
+    assert.deepEqual(await b.totals(), { runs: listed.length, bytes: listed.reduce((n, x) => n + x.totalBytes, 0) + catalogBytes(dir), calls: listed.reduce((n, x) => n + x.callCount, 0) });
     // One run, one call, one handle; the run's row carries its log's size.
     assert.deepEqual(rowCounts(dir), { runs: 1, calls: 1, handles: 1 });
     assert.deepEqual(withCatalog(dir, (db) => ({ ...db.prepare('SELECT log_size, status, label FROM runs').get() })), {

@@ -21,9 +21,9 @@ describe('evidence_readFile recorded: a file the folder will not hold in memory 
     const runs = await RunStore.open({ logsDir: path.join(tmp, 'logs'), tenant: 't', artifacts });
     const files = EvidenceFileWorkspace.create(await LocalWorkspace.open({ root: ws, maxFileBytes: 32 }), artifacts, { maxInlineBytes: 512, previewBytes: 64, maxRangeBytes: 512 });
     const run = await runs.startRun();
-    assert.equal(await readFileRecorded(files, { artifacts }, run, 'big.log'), 'x'.repeat(40));
+    assert.equal((await readFileRecorded(files, { artifacts }, run, 'big.log')).text, 'x'.repeat(40));
     // The course contract passes `error:`-looking text through unchanged (docs/contracts.md §1.2): no hint is added to it.
-    assert.equal(await readFileRecorded(files, { artifacts }, run, 'lookalike.txt'), 'error: file exceeds 99 bytes');
+    assert.equal((await readFileRecorded(files, { artifacts }, run, 'lookalike.txt')).text, 'error: file exceeds 99 bytes');
     await run.finish();
     const [call] = await runs.report(run.runId);
     assert.deepEqual([call!.stored, call!.resultBytes, call!.elided, call!.artifactId], ['artifact', 40, false, `artifact-${createHash('sha256').update('x'.repeat(40)).digest('hex')}`]);
@@ -62,10 +62,10 @@ describe('evidence_readFile recorded: a file is opened and read once, whatever t
       return handle;
     }) as typeof fs.promises.open;
     try {
-      assert.equal(await readFileRecorded(folder, { artifacts }, run, 'big.log'), 'x'.repeat(40));
-      const binary = await readFileRecorded(folder, { artifacts }, run, 'latin1.txt');
+      assert.equal((await readFileRecorded(folder, { artifacts }, run, 'big.log')).text, 'x'.repeat(40));
+      const binary = (await readFileRecorded(folder, { artifacts }, run, 'latin1.txt')).text;
       assert.match(binary, new RegExp(`artifact-${createHash('sha256').update(files['latin1.txt']).digest('hex')}`));
-      assert.equal(await readFileRecorded(folder, { artifacts }, run, 'small.txt'), 'small\n');
+      assert.equal((await readFileRecorded(folder, { artifacts }, run, 'small.txt')).text, 'small\n');
     } finally {
       fs.promises.open = open;
     }
@@ -102,9 +102,9 @@ describe('evidence_readFile recorded: the streamed path keeps every confinement 
     const runs = await RunStore.open({ logsDir: path.join(tmp, 'logs'), tenant: 't', artifacts });
     const files = EvidenceFileWorkspace.create(await LocalWorkspace.open({ root: ws, maxFileBytes: 32 }), artifacts, { maxInlineBytes: 512, previewBytes: 64, maxRangeBytes: 512 });
     const run = await runs.startRun();
-    assert.equal(await readFileRecorded(files, { artifacts }, run, 'out/big.bin'), LocalErrorText.pathEscapes);
-    assert.equal(await readFileRecorded(files, { artifacts }, run, 'id_rsa'), LocalErrorText.pathSecret);
-    assert.equal(await readFileRecorded(files, { artifacts }, run, 'linked.bin'), LocalErrorText.hardLinked);
+    assert.equal((await readFileRecorded(files, { artifacts }, run, 'out/big.bin')).text, LocalErrorText.pathEscapes);
+    assert.equal((await readFileRecorded(files, { artifacts }, run, 'id_rsa')).text, LocalErrorText.pathSecret);
+    assert.equal((await readFileRecorded(files, { artifacts }, run, 'linked.bin')).text, LocalErrorText.hardLinked);
     await run.finish();
     assert.deepEqual(storedArtifacts(blobsDir), []);
   });
@@ -115,3 +115,31 @@ function mkdirOf(root: string, name: string): string {
   mkdirSync(dir);
   return dir;
 }
+
+describe('evidence_readFile recorded: the error lines of a large file follow the observation (docs/contracts.md §2.13)', () => {
+  let tmp: string;
+  before(() => { tmp = mkdtempSync(path.join(os.tmpdir(), 'be-fileReads-errors-')); });
+  after(() => rmSync(tmp, { recursive: true, force: true }));
+
+  it('held and streamed: the §1.2 observation byte for byte, the search hint, then the clear error lines with their positions', async () => {
+    const ws = mkdirOf(tmp, 'ws');
+    const lines = Array.from({ length: 3000 }, (_, i) => (i === 1700 ? 'npm error code ERESOLVE' : `line ${i} of the install log`));
+    const text = `${lines.join('\n')}\n`;
+    writeFileSync(path.join(ws, 'install.log'), text);
+    const at = Buffer.byteLength(lines.slice(0, 1700).join('\n')) + 1;
+    for (const maxFileBytes of [1 << 20, 1024]) {
+      const artifacts = await openArtifacts(mkdirOf(tmp, `blobs-${maxFileBytes}`));
+      const runs = await RunStore.open({ logsDir: path.join(tmp, `logs-${maxFileBytes}`), tenant: 't', artifacts });
+      // 1 MiB: read into memory; 1,024: streamed into the store (the scan reads it back in 1 MiB pieces).
+      const files = EvidenceFileWorkspace.create(await LocalWorkspace.open({ root: ws, maxFileBytes }), artifacts, { maxInlineBytes: 2048, previewBytes: 400, maxRangeBytes: 512 });
+      const run = await runs.startRun();
+      const { text: reply } = await readFileRecorded(files, { artifacts }, run, 'install.log');
+      const [call] = await runs.report(run.runId);
+      const observation = reply.slice(0, reply.indexOf('\nSearchable by line or pattern:'));
+      assert.ok(observation.startsWith('Tool result externalized:\n{"artifact_id":"artifact-'), reply);
+      assert.equal(reply, `${observation}\nSearchable by line or pattern: read_tool_output {"handle":"${call!.handle}"}\nError lines (1 of 1):\nline 1701, byte ${at}: npm error code ERESOLVE`);
+      const r = await runs.readToolOutput({ handle: call!.handle!, pattern: '^npm (?:ERR!|error) ' });
+      assert.deepEqual(r.matches!.map((m) => [m.line_number, m.byte_offset]), [[1701, at]]);
+    }
+  });
+});

@@ -284,6 +284,9 @@ describe('inspector: mapping', () => {
     assert.deepEqual(p, { text: preview, head, tail, headEnd: 5, tailStart: 97 });
     assert.deepEqual(splitPreview('whole', undefined, 5), { text: 'whole' });
     assert.deepEqual(splitPreview('short', { headEnd: 10, tailStart: 90 }, 100), { text: 'short' });
+    // The error lines the first view showed (docs/contracts.md §2.13) travel with the preview, without the pattern.
+    const errors = { total: 4, pattern: 'error TS\\d+', lines: [{ lineNumber: 12, byteOffset: 300, text: 'a.ts(1,1): error TS1: x', window: { start: 290, end: 313 } }] };
+    assert.deepEqual(splitPreview(preview, { headEnd: 5, tailStart: 97 }, size, errors), { ...p, errorLines: { total: 4, lines: [{ lineNumber: 12, byteOffset: 300, text: 'a.ts(1,1): error TS1: x' }] } });
   });
 
   it('summarises arguments on one short line', () => {
