@@ -7,6 +7,9 @@
 #   - Claude Code (@anthropic-ai/claude-code), the agent command line the reach tests
 #     drive against a scripted model server on loopback; its native binary comes from
 #     the companion npm package @anthropic-ai/claude-code-linux-x64
+#   - Codex (@openai/codex; its native binary is the npm alias @openai/codex-linux-x64),
+#     Gemini CLI (@google/gemini-cli, a Node bundle) and opencode (opencode-ai; its native
+#     binary comes from the companion package opencode-linux-x64), driven the same way
 # Nothing is downloaded from outside the npm registry and Debian's packages.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -14,6 +17,9 @@ TOOLS="${BE_TOOLS_DIR:-$ROOT/.tools}"
 NODE24_VERSION=24.22.3
 CODE_SERVER_VERSION=4.139.1
 CLAUDE_CODE_VERSION=2.1.332
+CODEX_VERSION=0.171.0
+GEMINI_CLI_VERSION=0.61.0
+OPENCODE_VERSION=1.18.33
 mkdir -p "$TOOLS"
 
 # Run from `npm test`, this script inherits npm's own environment (npm_config_*, NODE,
@@ -78,4 +84,26 @@ if [ ! -f "$CC_DIR/.installed-$CLAUDE_CODE_VERSION" ] || [ ! -x "$CC_BIN" ]; the
   "$CC_BIN" --version | grep -q "^$CLAUDE_CODE_VERSION " || { log "Claude Code installed but $CC_BIN does not run"; exit 1; }
   touch "$CC_DIR/.installed-$CLAUDE_CODE_VERSION"
 fi
-log "ready: node24=$NODE24_DIR/bin/node code-server=$CS_MAIN chromium=$(command -v chromium) claude=$CC_BIN"
+
+# One npm package per agent, each in its own folder, marked installed only once its
+# binary answers --version with the pinned version.
+install_agent() { # <dir> <package@version> <binary> <version text --version prints>
+  local dir="$1" spec="$2" bin="$3" want="$4"
+  if [ -f "$dir/.installed-${spec##*@}" ] && [ -x "$bin" ]; then return 0; fi
+  log "installing $spec"
+  rm -rf "$dir"; mkdir -p "$dir"
+  ( export PATH="$NODE24_DIR/bin:$PATH"
+    npm_quiet install --no-save --no-package-lock --prefix "$dir" "$spec" )
+  "$bin" --version 2>/dev/null | grep -qF "$want" || { log "$spec installed but $bin does not run"; exit 1; }
+  touch "$dir/.installed-${spec##*@}"
+}
+CODEX_DIR="$TOOLS/codex"
+CODEX_BIN="$CODEX_DIR/node_modules/@openai/codex/bin/codex.js"
+install_agent "$CODEX_DIR" "@openai/codex@$CODEX_VERSION" "$CODEX_BIN" "$CODEX_VERSION"
+GEMINI_DIR="$TOOLS/gemini"
+GEMINI_BIN="$GEMINI_DIR/node_modules/@google/gemini-cli/bundle/gemini.js"
+install_agent "$GEMINI_DIR" "@google/gemini-cli@$GEMINI_CLI_VERSION" "$GEMINI_BIN" "$GEMINI_CLI_VERSION"
+OPENCODE_DIR="$TOOLS/opencode"
+OPENCODE_BIN="$OPENCODE_DIR/node_modules/opencode-ai/bin/opencode.exe"
+install_agent "$OPENCODE_DIR" "opencode-ai@$OPENCODE_VERSION" "$OPENCODE_BIN" "$OPENCODE_VERSION"
+log "ready: node24=$NODE24_DIR/bin/node code-server=$CS_MAIN chromium=$(command -v chromium) claude=$CC_BIN codex=$CODEX_BIN gemini=$GEMINI_BIN opencode=$OPENCODE_BIN"

@@ -3,7 +3,9 @@
  * answer. Three clients' shapes are understood:
  * - `PreToolUse` on `run_in_terminal` (VS Code's built-in agent): answer
  *   `hookSpecificOutput.updatedInput` with the whole tool input and the command rewritten;
- * - `PreToolUse` on `Bash` (Claude Code, Codex): the same answer shape;
+ * - `PreToolUse` on `Bash` (Claude Code, Codex): the same answer shape; Codex honours it only with
+ *   `permissionDecision: "allow"`, given when its own session policy would run the routed form as it runs the
+ *   original (src/core/reach/codexPolicy.ts), and otherwise the command is left alone;
  * - `BeforeTool` on `run_shell_command` (Gemini CLI): `hookSpecificOutput.tool_input`.
  * The rewritten command is the original text, verbatim, run as a group by the agent's own
  * shell with its two streams in a spool folder (src/core/reach/rewrite.ts): an output small
@@ -14,6 +16,7 @@
  * configured. A hook must never break the agent.
  */
 import { claudeVerdict } from './claudePermissions.js';
+import { codexVerdict, type CodexTurn } from './codexPolicy.js';
 import { isWrapped, routable, SPOOL_RUN, STATUS_VAR, wrapCommand } from './rewrite.js';
 import { quoteShellWord } from './shellQuote.js';
 
@@ -65,6 +68,16 @@ export interface HookContext {
   readonly writeRun?: (spool: string, script: string) => void;
   /** Claude Code's settings texts (user, project, project-local), read for its permission rules (src/core/reach/claudePermissions.ts). */
   readonly claudeSettings?: (event: Record<string, unknown>) => readonly (string | undefined)[];
+  /** Codex's session policy (its transcript's latest turn_context) and exec-policy rules texts (src/core/reach/codexPolicy.ts). */
+  readonly codexSession?: (event: Record<string, unknown>) => { readonly turn: CodexTurn | undefined; readonly rules: readonly string[]; readonly tmpdir?: string };
+}
+
+/**
+ * Codex's `PreToolUse` event, told from Claude Code's (both name the tool `Bash`): Codex sends the turn's id and
+ * the model's slug (codex-rs/hooks/src/events/pre_tool_use.rs `PreToolUseCommandInput`), Claude Code neither.
+ */
+export function isCodexEvent(event: Record<string, unknown>): boolean {
+  return typeof event.turn_id === 'string' && typeof event.model === 'string';
 }
 
 /** What to do with the event. */
@@ -133,7 +146,7 @@ export function decideHook(event: unknown, ctx: HookContext): HookDecision {
   if (route.tool === 'run_in_terminal' && ctx.terminalShell && !POSIX_SHELLS.has(basename(ctx.terminalShell))) {
     return { action: 'none', reason: `the terminal's shell (${basename(ctx.terminalShell)}) is not a POSIX shell` };
   }
-  const agent = ctx.agent ?? route.agent;
+  const agent = ctx.agent ?? (route.tool === 'Bash' && isCodexEvent(event) ? 'codex' : route.agent);
   const wholeBytes = ctx.largeResultBytes ?? 4096;
   // The syntax does not depend on the spool's path: check before anything is written.
   // VS Code's bash terminal prints its command-start marker at the line's first simple command: outside the group.
@@ -146,6 +159,13 @@ export function decideHook(event: unknown, ctx: HookContext): HookDecision {
     const verdict = claudeVerdict(command, ctx.claudeSettings(event));
     if (verdict === 'leave') return { action: 'none', reason: 'a permission rule asks or denies: Claude Code applies it to the command as written' };
     if (verdict === 'allow') allow = true;
+  }
+  // Codex ignores a rewrite without `allow`, and runs the rewritten form under its own approval policy and sandbox.
+  if (agent === 'codex') {
+    const session = ctx.codexSession?.(event);
+    const verdict = codexVerdict(command, session?.turn, { storage: ctx.storage, rules: session?.rules ?? [], tmpdir: session?.tmpdir });
+    if (!verdict.route) return { action: 'none', reason: verdict.reason };
+    allow = true;
   }
   let rewritten: string;
   try {
@@ -173,7 +193,7 @@ function decidePost(event: Record<string, unknown>, toolName: string, ctx: HookC
   const threshold = ctx.largeResultBytes ?? 4096;
   if (Buffer.byteLength(response, 'utf8') <= threshold) return { action: 'none', reason: `the response is not over ${threshold} bytes` };
   // Told by the event's shape: Gemini names its event AfterTool, Claude Code sends its permission mode.
-  const agent = ctx.agent ?? (event.hook_event_name === 'AfterTool' ? 'gemini' : 'permission_mode' in event ? 'claude' : 'copilot');
+  const agent = ctx.agent ?? (event.hook_event_name === 'AfterTool' ? 'gemini' : isCodexEvent(event) ? 'codex' : 'permission_mode' in event ? 'claude' : 'copilot');
   return { action: 'record', agent, sessionId: sessionOf(event), tool: toolName, response };
 }
 
