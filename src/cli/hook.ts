@@ -171,7 +171,7 @@ export function codexSession(env: NodeJS.ProcessEnv, event: Record<string, unkno
   const rules: string[] = [];
   for (const dir of dirs) {
     if (!dir) continue;
-    let names: string[] = [];
+    let names: string[];
     try { names = readdirSync(dir).filter((n) => n.endsWith('.rules')); } catch { continue; }
     for (const n of names) { try { rules.push(readFileSync(path.join(dir, n), 'utf8')); } catch { /* unreadable: no rule from it */ } }
   }
