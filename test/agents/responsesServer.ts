@@ -25,7 +25,7 @@ export interface ResponsesRequest {
 }
 
 /** What the scripted model answers: text (ends the turn) or one function call. */
-export type ScriptedResponse = { text: string } | { call: { id: string; name: string; arguments: Record<string, unknown> } };
+export type ScriptedResponse = { text: string } | { call: { id: string; name: string; namespace?: string; arguments: Record<string, unknown> } };
 
 export interface ScriptedResponses {
   /** `http://127.0.0.1:<port>/v1`, for the provider's `base_url`. */
@@ -50,7 +50,7 @@ function sse(reply: ScriptedResponse, model: string, n: number): string {
   const id = `resp_scripted_${n}`;
   const item = 'text' in reply
     ? { type: 'message', id: `msg_${n}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: reply.text, annotations: [] }] }
-    : { type: 'function_call', id: `fc_${n}`, status: 'completed', call_id: reply.call.id, name: reply.call.name, arguments: JSON.stringify(reply.call.arguments) };
+    : { type: 'function_call', id: `fc_${n}`, status: 'completed', call_id: reply.call.id, name: reply.call.name, ...(reply.call.namespace ? { namespace: reply.call.namespace } : {}), arguments: JSON.stringify(reply.call.arguments) };
   const events: object[] = [
     { type: 'response.created', response: { id, object: 'response', model, status: 'in_progress', output: [] } },
     { type: 'response.output_item.added', output_index: 0, item: { ...item, status: 'in_progress' } },

@@ -33,7 +33,7 @@ describe('Codex policy before routing (recorded Codex 0.171 payloads)', () => {
     const d = decideHook(event, ctx({ codexSession: () => ({ turn: fullAccess, rules: [] }) }));
     assert.equal(d.action, 'rewrite');
     assert.equal((d as { agent: string }).agent, 'codex');
-    const out = (d as { answer: { hookSpecificOutput: Record<string, unknown> } }).answer.hookSpecificOutput;
+    const out = (d as unknown as { answer: { hookSpecificOutput: Record<string, unknown> } }).answer.hookSpecificOutput;
     assert.deepEqual(Object.keys(out), ['hookEventName', 'permissionDecision', 'updatedInput']);
     assert.equal(out.permissionDecision, 'allow');
   });

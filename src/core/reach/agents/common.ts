@@ -1,0 +1,59 @@
+/**
+ * What the adapters share (docs/contracts.md §6.2): recognising our hook commands and MCP entries whatever the
+ * install path, and the shapes of a command hook.
+ */
+import { HOOK_TIMEOUT_SECONDS, isOurHookCommand } from '../hookConfig.js';
+
+/** The MCP server's name in every agent's configuration. */
+export const MCP_NAME = 'bounded-evidence';
+
+/**
+ * True for a hook command this product wrote: the shim (`…/bounded-evidence hook`), or the command line's own
+ * bundle started by Node (`… '/…/dist/cli.js' hook --agent …`, as `init` writes it where no shim is installed).
+ */
+export function isOurCommand(command: unknown): boolean {
+  if (isOurHookCommand(command)) return true;
+  return typeof command === 'string' && /(?:^|\/)(?:cli|hook)\.js'?\s+hook(?:\s|$)/.test(command) && /\bdist\/(?:cli|hook)\.js/.test(command);
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** True for a command-hook object (`{ type: 'command', command | bash: … }`) that is ours. */
+export function isOurHookEntry(v: unknown): boolean {
+  return isRecord(v) && (isOurCommand(v.command) || isOurCommand(v.bash));
+}
+
+/** True for a Claude Code style matcher group all of whose hooks are ours. */
+export function isOurMatcherGroup(v: unknown): boolean {
+  return isRecord(v) && Array.isArray(v.hooks) && v.hooks.length > 0 && v.hooks.every(isOurHookEntry);
+}
+
+/** True for an MCP server entry that starts our command line's `mcp`. */
+export function isOurMcpEntry(v: unknown): boolean {
+  if (!isRecord(v) || typeof v.command !== 'string') return false;
+  const words = [v.command, ...(Array.isArray(v.args) ? v.args : [])].filter((w): w is string => typeof w === 'string');
+  return words.includes('mcp') && words.some((w) => /(?:^|\/)(?:bounded-evidence|cli\.js|mcp\.js)$/.test(w));
+}
+
+/** A Claude Code / Codex command hook. */
+export function commandHook(command: string): Record<string, unknown> {
+  return { type: 'command', command, timeout: HOOK_TIMEOUT_SECONDS };
+}
+
+/** The text of a JSON file that is wholly ours (pretty, final newline). */
+export function jsonFileText(value: unknown): string {
+  return `${JSON.stringify(value, null, 2)}\n`;
+}
+
+/** True when `text` is JSON whose hooks are all ours (a hook file this product wrote, any version). */
+export function isOurHookFile(text: string): boolean {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    return false;
+  }
+  if (!isRecord(doc) || !isRecord(doc.hooks)) return false;
+  const entries = Object.values(doc.hooks).flatMap((l) => (Array.isArray(l) ? l : [l]));
+  return entries.length > 0 && entries.every((e) => isOurHookEntry(e) || isOurMatcherGroup(e));
+}

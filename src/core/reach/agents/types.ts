@@ -1,0 +1,119 @@
+/**
+ * Agent adapters for `bounded-evidence init` / `doctor` (docs/architecture.md §2.4, docs/contracts.md §6.2).
+ *
+ * One file per agent in this folder exports an `AgentAdapter`; `index.ts` holds the table. An adapter is pure:
+ * it detects from what the context shows (files, PATH) and PLANS declarative edits; the engine (`engine.ts`)
+ * applies them (merging, never clobbering, idempotent), undoes them byte for byte (`--uninstall`), shows them
+ * (`--dry-run`) and checks them (`doctor`). No adapter reads or writes a file itself, and nothing here imports
+ * `vscode`: the command line and the editor's command run the same plan.
+ *
+ * Edits (all `file`s absolute):
+ * - `json`: put `value` at `path` in a JSON or JSONC document (jsonc-parser: comments and formatting kept).
+ *   `path` ends in an object key (`['mcpServers', 'bounded-evidence']`: set that member) or in `-1`
+ *   (`['hooks', 'PreToolUse', -1]`: append one item to that list). `ours` recognises our entry among the existing
+ *   items/values (idempotence: an entry that is ours and equal is left alone, one that is ours and different
+ *   — another install path — is replaced; uninstall removes exactly what `ours` accepts). Missing containers are
+ *   created. A file that does not parse, or a container of the wrong type, is left unchanged with a sentence.
+ * - `toml`: append the table `table` (e.g. `['mcp_servers', 'bounded_evidence']`) with `value` to a TOML file
+ *   (parsed by smol-toml to see whether it is there; written as an appended block so the user's text, comments
+ *   included, stays as it was). An existing table of that name that is not ours is left alone with a sentence.
+ * - `file`: a whole file that is ours (e.g. `.github/hooks/bounded-evidence.json`, a plugin file): written when
+ *   absent or ours; a file of that name with other content is left alone with a sentence; uninstall deletes it.
+ *
+ * Uninstall restores files exactly: init records per file the undo patch of what it inserted (a journal in the
+ * state folder, `AgentContext.stateDir`); when the file is still exactly what init left, the patch restores the
+ * original bytes (a file init created is removed again). When the person changed the file since, the engine
+ * removes only what `ours` accepts and says so.
+ */
+
+/** Where an agent's configuration is written: the user's (every project) or this project's. */
+export type Scope = 'global' | 'project';
+
+/** What an adapter may look at; everything comes in, so the adapters are unit-tested on a temporary home. */
+export interface AgentContext {
+  /** The user's home folder. */
+  readonly home: string;
+  /** The project folder (the command line's working directory, the editor's workspace folder); undefined: none. */
+  readonly project: string | undefined;
+  /** The folder init keeps its undo journal in (`$XDG_STATE_HOME/bounded-evidence`, `~/.local/state/bounded-evidence`). */
+  readonly stateDir: string;
+  /** The environment (for `CODEX_HOME`, `XDG_CONFIG_HOME`, …). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** True when the path exists (file or folder). */
+  readonly exists: (file: string) => boolean;
+  /** The absolute path of an executable on PATH, or undefined. */
+  readonly which: (program: string) => string | undefined;
+  /**
+   * The text of a file as it is now, or undefined (absent, unreadable). Optional: only an adapter whose edit depends
+   * on what else the file holds reads it (Codex's trust key names our hook's position among the person's hooks).
+   */
+  readonly readText?: (file: string) => string | undefined;
+  /**
+   * The hook command line, already shell-quoted: `'<cli>' hook [--agent <agent>] [--storage '<dir>'] [extra…]`
+   * (`--agent` when given: the name recorded with routed runs; the storage only when `scope` is `project` and one is
+   * known; a global hook finds it per folder, contracts §6).
+   */
+  readonly hookCommand: (agent: string | undefined, scope: Scope, extra?: readonly string[]) => string;
+  /**
+   * How an MCP client starts the evidence server (argv, unquoted) on the known storage; undefined when no storage is
+   * known (the adapter then plans no MCP registration and says so in a note).
+   */
+  readonly mcpServer: (scope: Scope) => { readonly command: string; readonly args: readonly string[] } | undefined;
+}
+
+/** Whether the agent looks installed, and what showed it (one short phrase: "claude on PATH", "~/.codex exists"). */
+export interface Detection {
+  readonly installed: boolean;
+  readonly because: string;
+}
+
+/** A JSON path: object keys, and `-1` last for "append to this list". */
+export type JsonPath = readonly (string | -1)[];
+
+export type ConfigEdit =
+  | {
+    readonly kind: 'json';
+    readonly file: string;
+    /** True when the agent reads JSONC (comments, trailing commas): the user's comments are kept either way. */
+    readonly comments: boolean;
+    readonly path: JsonPath;
+    readonly value: unknown;
+    /** True for a value (an item of the list, or the member) this product wrote, whatever its install path. */
+    readonly ours: (existing: unknown) => boolean;
+  }
+  | {
+    readonly kind: 'toml';
+    readonly file: string;
+    readonly table: readonly string[];
+    readonly value: Readonly<Record<string, unknown>>;
+  }
+  | {
+    readonly kind: 'file';
+    readonly file: string;
+    readonly text: string;
+    /** True when an existing text of that file is ours (any version): replaced, or removed on uninstall. */
+    readonly ours: (existing: string) => boolean;
+  };
+
+/** What init does for one agent in one scope. */
+export interface AgentPlan {
+  readonly edits: readonly ConfigEdit[];
+  /** Sentences a person must know (shown by init and doctor): e.g. Claude Code's ToolSearch deferring MCP tools. */
+  readonly notes?: readonly string[];
+}
+
+/** One agent init can route. */
+export interface AgentAdapter {
+  /** `--agent` name: lowercase, no spaces (`claude`, `copilot-cli`, `vscode`, `codex`, `gemini`, `opencode`). */
+  readonly id: string;
+  /** Other `--agent` names for the same configuration (`vscode` and `copilot-cli` are `copilot`: one hook file serves all three). */
+  readonly aliases?: readonly string[];
+  readonly displayName: string;
+  /** Scopes the agent has configuration for (`project` first when both: the default of `init`). */
+  readonly scopes: readonly Scope[];
+  readonly detect: (ctx: AgentContext) => Detection;
+  /** The edits for `scope` (only one of `scopes`); pure. Uninstall, dry-run and doctor use the same plan. */
+  readonly plan: (ctx: AgentContext, scope: Scope) => AgentPlan;
+  /** The agent names routed runs of this adapter are recorded with (doctor finds the last one by them); default `[id]`. */
+  readonly recordsAs?: readonly string[];
+}

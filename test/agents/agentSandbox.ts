@@ -1,0 +1,72 @@
+/**
+ * What every real-agent test here shares (docs/architecture.md §5.1): the 3 MB build log the scripted model
+ * runs, a private sandbox (HOME, TMPDIR, workspace, evidence storage, the command line's shim as the extension
+ * installs it), the runs the storage holds, and starting an agent's command line with a time limit that kills
+ * its whole process group.
+ */
+import * as assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { shimScript } from '../../src/core/reach/shim.js';
+import type { RunSummary } from '../../src/core/index.js';
+import { repoRoot } from '../harness/tools.js';
+
+/** 38,400 lines of demo/build-log.js: 3,002,891 bytes on stdout, the error on line 19,201, exit 1. */
+export const LOG_LINES = 38400;
+export const LOG_BYTES = 3_002_891;
+export const ERROR_LINE = LOG_LINES / 2 + 1;
+export const NEEDLE = "src/ledger/reconcile.ts(412,17): error TS2345: Argument of type 'string' is not assignable to parameter of type 'Cents'.";
+
+export function sh(arg: string): string {
+  return `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The command the scripted model asks the agent's shell tool to run. */
+export const buildCommand = `node ${sh(path.join(repoRoot, 'demo', 'build-log.js'))} ${LOG_LINES}`;
+
+/** The built command line (dist/cli.js) and hook bundle (dist/hook.js). */
+export const CLI = path.join(repoRoot, 'dist', 'cli.js');
+
+export interface Sandbox { root: string; home: string; tmp: string; workspace: string; storage: string; shim: string }
+
+export function makeSandbox(prefix: string): Sandbox {
+  const root = mkdtempSync(path.join(os.tmpdir(), `be-${prefix}-`));
+  const s = { root, home: path.join(root, 'home'), tmp: path.join(root, 'tmp'), workspace: path.join(root, 'workspace'), storage: path.join(root, 'storage'), shim: path.join(root, 'global-storage', 'bin', 'bounded-evidence') };
+  for (const d of [s.home, s.tmp, s.workspace, s.storage, path.dirname(s.shim)]) mkdirSync(d, { recursive: true });
+  writeFileSync(s.shim, shimScript({ node: process.execPath, electron: false, cli: CLI, extensionsDir: path.dirname(repoRoot), folderPrefix: 'bounded-evidence.bounded-evidence-', home: path.dirname(path.dirname(s.shim)) }), { mode: 0o755 });
+  return s;
+}
+
+/** The runs recorded in the sandbox's storage, as `bounded-evidence list --json` prints them. */
+export function listRuns(s: Sandbox): RunSummary[] {
+  const r = spawnSync(process.execPath, [CLI, 'list', '--json', '--storage', s.storage], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  return JSON.parse(r.stdout) as RunSummary[];
+}
+
+/** The exact `read_tool_output` pattern reply for the error line (docs/contracts.md §2.5), as the model must get it. */
+export function errorLineReply(): string {
+  const stdout = spawnSync('/bin/sh', ['-c', buildCommand], { maxBuffer: 1 << 30 }).stdout;
+  const column = NEEDLE.indexOf('error TS');
+  return JSON.stringify({ total_matches: 1, content: `${ERROR_LINE}:${NEEDLE}`, matches: [{ line_number: ERROR_LINE, byte_offset: stdout.indexOf(NEEDLE) + column, column: column + 1 }] });
+}
+
+/** The first `out_…_stdout` handle in a text (the model reads it from what it was given, as a model would). */
+export function handleIn(text: string | undefined): string {
+  return /out_[A-Za-z0-9._-]+_stdout/.exec(text ?? '')?.[0] ?? 'no-handle-given';
+}
+
+/** Starts an agent's command line; resolves with its exit code and output, killing its process group after `timeoutMs`. */
+export async function runAgent(file: string, args: readonly string[], opts: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number }): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(file, args, { cwd: opts.cwd, env: opts.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => { stdout += d.toString('utf8'); });
+  child.stderr.on('data', (d: Buffer) => { stderr += d.toString('utf8'); });
+  const timer = setTimeout(() => { try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ } }, opts.timeoutMs);
+  const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+  clearTimeout(timer);
+  return { code, stdout, stderr };
+}
