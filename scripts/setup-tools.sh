@@ -106,4 +106,14 @@ install_agent "$GEMINI_DIR" "@google/gemini-cli@$GEMINI_CLI_VERSION" "$GEMINI_BI
 OPENCODE_DIR="$TOOLS/opencode"
 OPENCODE_BIN="$OPENCODE_DIR/node_modules/opencode-ai/bin/opencode.exe"
 install_agent "$OPENCODE_DIR" "opencode-ai@$OPENCODE_VERSION" "$OPENCODE_BIN" "$OPENCODE_VERSION"
+# opencode installs @opencode-ai/plugin (64 MB, from the npm registry) into its own config folder before the first
+# session with a plugin; the opencode tests start from a copy of that folder as opencode leaves it, made once here.
+OPENCODE_SEED="$OPENCODE_DIR/config-seed"
+if [ ! -f "$OPENCODE_SEED/.installed-$OPENCODE_VERSION" ]; then
+  log "installing @opencode-ai/plugin $OPENCODE_VERSION (opencode's config folder, for the opencode tests)"
+  rm -rf "$OPENCODE_SEED"; mkdir -p "$OPENCODE_SEED"
+  printf '{\n  "dependencies": {\n    "@opencode-ai/plugin": "%s"\n  }\n}\n' "$OPENCODE_VERSION" > "$OPENCODE_SEED/package.json"
+  ( export PATH="$NODE24_DIR/bin:$PATH"; cd "$OPENCODE_SEED" && npm_quiet install --no-audit --no-fund )
+  touch "$OPENCODE_SEED/.installed-$OPENCODE_VERSION"
+fi
 log "ready: node24=$NODE24_DIR/bin/node code-server=$CS_MAIN chromium=$(command -v chromium) claude=$CC_BIN codex=$CODEX_BIN gemini=$GEMINI_BIN opencode=$OPENCODE_BIN"
