@@ -9,7 +9,8 @@
 #     the companion npm package @anthropic-ai/claude-code-linux-x64
 #   - Codex (@openai/codex; its native binary is the npm alias @openai/codex-linux-x64),
 #     Gemini CLI (@google/gemini-cli, a Node bundle) and opencode (opencode-ai; its native
-#     binary comes from the companion package opencode-linux-x64), driven the same way
+#     binary comes from the companion package opencode-linux-x64) and Qwen Code (@qwen-code/qwen-code),
+#     driven the same way
 # Nothing is downloaded from outside the npm registry and Debian's packages.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -20,6 +21,7 @@ CLAUDE_CODE_VERSION=2.1.332
 CODEX_VERSION=0.171.0
 GEMINI_CLI_VERSION=0.61.0
 OPENCODE_VERSION=1.18.33
+QWEN_CODE_VERSION=0.24.4
 mkdir -p "$TOOLS"
 
 # Run from `npm test`, this script inherits npm's own environment (npm_config_*, NODE,
@@ -116,4 +118,7 @@ if [ ! -f "$OPENCODE_SEED/.installed-$OPENCODE_VERSION" ]; then
   ( export PATH="$NODE24_DIR/bin:$PATH"; cd "$OPENCODE_SEED" && npm_quiet install --no-audit --no-fund )
   touch "$OPENCODE_SEED/.installed-$OPENCODE_VERSION"
 fi
-log "ready: node24=$NODE24_DIR/bin/node code-server=$CS_MAIN chromium=$(command -v chromium) claude=$CC_BIN codex=$CODEX_BIN gemini=$GEMINI_BIN opencode=$OPENCODE_BIN"
+QWEN_DIR="$TOOLS/qwen-code"
+QWEN_BIN="$QWEN_DIR/node_modules/@qwen-code/qwen-code/cli-entry.js"
+install_agent "$QWEN_DIR" "@qwen-code/qwen-code@$QWEN_CODE_VERSION" "$QWEN_BIN" "$QWEN_CODE_VERSION"
+log "ready: node24=$NODE24_DIR/bin/node code-server=$CS_MAIN chromium=$(command -v chromium) claude=$CC_BIN codex=$CODEX_BIN gemini=$GEMINI_BIN opencode=$OPENCODE_BIN qwen=$QWEN_BIN"

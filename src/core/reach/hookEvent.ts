@@ -6,7 +6,10 @@
  * - `PreToolUse` on `Bash` (Claude Code, Codex): the same answer shape; Codex honours it only with
  *   `permissionDecision: "allow"`, given when its own session policy would run the routed form as it runs the
  *   original (src/core/reach/codexPolicy.ts), and otherwise the command is left alone;
- * - `BeforeTool` on `run_shell_command` (Gemini CLI): `hookSpecificOutput.tool_input`.
+ * - `BeforeTool` on `run_shell_command` (Gemini CLI): `hookSpecificOutput.tool_input`;
+ * - `PreToolUse` on `run_shell_command` (Qwen Code): `updatedInput` with the `permissionDecision` and reason its
+ *   docs require; `allow` there also skips Qwen Code's approval prompt, so it is answered only in `yolo` mode,
+ *   where Qwen Code runs every command without asking anyway.
  * The rewritten command is the original text, verbatim, run as a group by the agent's own
  * shell with its two streams in a spool folder (src/core/reach/rewrite.ts): an output small
  * enough is given back as it was, a large one becomes the bounded observation
@@ -28,6 +31,8 @@ export const ROUTED_TOOLS: readonly { readonly event: string; readonly tool: str
   { event: 'PreToolUse', tool: 'run_in_terminal', agent: 'copilot', shape: 'updatedInput' },
   { event: 'PreToolUse', tool: 'Bash', agent: 'claude', shape: 'updatedInput' },
   { event: 'BeforeTool', tool: 'run_shell_command', agent: 'gemini', shape: 'tool_input' },
+  // Qwen Code (a Gemini CLI descendant with Claude Code style hooks): PreToolUse on its run_shell_command.
+  { event: 'PreToolUse', tool: 'run_shell_command', agent: 'qwen', shape: 'updatedInput' },
 ];
 
 /**
@@ -125,6 +130,9 @@ function sessionOf(event: Record<string, unknown>): string | undefined {
   return typeof s === 'string' && s !== '' ? s : undefined;
 }
 
+/** The reason Qwen Code requires beside the decision (shown in its debug log, not to the model). */
+export const QWEN_REASON = 'bounded-evidence: output kept as evidence (permission mode yolo)';
+
 /** Decides what to answer to one parsed hook event. Never throws (a failing `prepare` is answered by `unkeptCommand`). */
 export function decideHook(event: unknown, ctx: HookContext): HookDecision {
   if (!isRecord(event)) return { action: 'none', reason: 'the event is not a JSON object' };
@@ -160,6 +168,11 @@ export function decideHook(event: unknown, ctx: HookContext): HookDecision {
     if (verdict === 'leave') return { action: 'none', reason: 'a permission rule asks or denies: Claude Code applies it to the command as written' };
     if (verdict === 'allow') allow = true;
   }
+  // Qwen Code requires a permissionDecision with updatedInput, and `allow` skips its approval prompt: only where it asks nothing anyway.
+  if (agent === 'qwen') {
+    if (event.permission_mode !== 'yolo') return { action: 'none', reason: `Qwen Code would ask before this command (permission mode ${String(event.permission_mode)}); an allowed rewrite would skip that: it runs as written` };
+    allow = true;
+  }
   // Codex ignores a rewrite without `allow`, and runs the rewritten form under its own approval policy and sandbox.
   if (agent === 'codex') {
     const session = ctx.codexSession?.(event);
@@ -180,7 +193,7 @@ export function decideHook(event: unknown, ctx: HookContext): HookDecision {
   const updated = { ...input, command: rewritten };
   const answer: Record<string, unknown> = route.shape === 'tool_input'
     ? { hookSpecificOutput: { hookEventName: route.event, tool_input: updated } }
-    : { hookSpecificOutput: { hookEventName: route.event, ...(allow ? { permissionDecision: 'allow' } : {}), updatedInput: updated } };
+    : { hookSpecificOutput: { hookEventName: route.event, ...(allow ? { permissionDecision: 'allow' } : {}), ...(agent === 'qwen' ? { permissionDecisionReason: QWEN_REASON } : {}), updatedInput: updated } };
   return { action: 'rewrite', agent, command: rewritten, answer };
 }
 

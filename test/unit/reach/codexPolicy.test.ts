@@ -61,3 +61,20 @@ describe('Codex policy before routing (recorded Codex 0.171 payloads)', () => {
     assert.equal(decideHook(event, ctx({ codexSession: () => ({ turn: readOnly, rules: [] }) })).action, 'none');
   });
 });
+
+describe('Gemini CLI and Qwen Code payloads recorded from the real clients', () => {
+  const recorded = (name: string): Record<string, unknown> => JSON.parse(readFileSync(path.join(FIXTURES, name), 'utf8')) as Record<string, unknown>;
+  it('Gemini CLI 0.61 BeforeTool: tool_input with the command wrapped (Gemini CLI merges it over the model\'s arguments)', () => {
+    const d = decideHook(recorded('gemini-0.61-run_shell_command.json'), ctx()) as unknown as { agent: string; answer: { hookSpecificOutput: Record<string, unknown> } };
+    assert.equal(d.agent, 'gemini');
+    assert.deepEqual(Object.keys(d.answer.hookSpecificOutput), ['hookEventName', 'tool_input']);
+    assert.equal((d.answer.hookSpecificOutput.tool_input as { description: string }).description, 'Build');
+  });
+  it('Qwen Code 0.24.4 PreToolUse: a rewrite with allow and a reason only in yolo mode (allow skips its approval prompt)', () => {
+    const e = recorded('qwen-0.24.4-run_shell_command.json');
+    const d = decideHook(e, ctx()) as unknown as { agent: string; answer: { hookSpecificOutput: Record<string, unknown> } };
+    assert.equal(d.agent, 'qwen');
+    assert.deepEqual(Object.keys(d.answer.hookSpecificOutput), ['hookEventName', 'permissionDecision', 'permissionDecisionReason', 'updatedInput']);
+    assert.match((decideHook({ ...e, permission_mode: 'default' }, ctx()) as { reason: string }).reason, /would ask before this command/);
+  });
+});
