@@ -11,6 +11,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { shimScript } from '../../src/core/reach/shim.js';
 import type { RunSummary } from '../../src/core/index.js';
+import type { AgentContext, ConfigEdit } from '../../src/core/reach/agents/types.js';
 import { repoRoot } from '../harness/tools.js';
 
 /** 38,400 lines of demo/build-log.js: 3,002,891 bytes on stdout, the error on line 19,201, exit 1. */
@@ -69,4 +70,33 @@ export async function runAgent(file: string, args: readonly string[], opts: { cw
   const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
   clearTimeout(timer);
   return { code, stdout, stderr };
+}
+
+/**
+ * What `init` is given for an agent in this sandbox: its hook and MCP server started through the sandbox's shim with
+ * the sandbox's storage. `BE_RECORD=<file>` also keeps every event the agent sends (`tee`), which is how the
+ * recorded payloads of test/unit/reach/fixtures were taken.
+ */
+export function initContext(s: Sandbox, env: Readonly<Record<string, string | undefined>> = {}): AgentContext {
+  return {
+    home: s.home, project: s.workspace, stateDir: path.join(s.root, 'state'), env, exists: () => true, which: () => undefined, readText: () => undefined,
+    hookCommand: (agent) => `${process.env.BE_RECORD ? `tee -a ${sh(process.env.BE_RECORD)} | ` : ''}${sh(s.shim)} hook --agent ${agent} --storage ${sh(s.storage)}`,
+    mcpServer: () => ({ command: s.shim, args: ['mcp', '--storage', s.storage, '--workspace', s.workspace] }),
+  };
+}
+
+/** Applies an adapter's JSON edits to a fresh settings object (members set, `-1` appends), as init does to an absent file. */
+export function applyJsonEdits(doc: Record<string, unknown>, edits: readonly ConfigEdit[]): Record<string, unknown> {
+  for (const e of edits) {
+    if (e.kind !== 'json') continue;
+    let at: Record<string, unknown> | unknown[] = doc;
+    e.path.forEach((key, i) => {
+      const last = i === e.path.length - 1;
+      if (key === -1) { (at as unknown[]).push(e.value); return; }
+      const obj = at as Record<string, unknown>;
+      if (last) obj[key] = e.value;
+      else at = (obj[key] ??= e.path[i + 1] === -1 ? [] : {}) as Record<string, unknown> | unknown[];
+    });
+  }
+  return doc;
 }

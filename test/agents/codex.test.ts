@@ -9,9 +9,9 @@ import * as assert from 'node:assert/strict';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { codex } from '../../src/core/reach/agents/codex.js';
-import type { AgentContext, ConfigEdit } from '../../src/core/reach/agents/types.js';
+import type { ConfigEdit } from '../../src/core/reach/agents/types.js';
 import { ensureTools, repoRoot } from '../harness/tools.js';
-import { buildCommand, ERROR_LINE, errorLineReply, handleIn, LOG_BYTES, LOG_LINES, listRuns, makeSandbox, NEEDLE, runAgent, sh, type Sandbox } from './agentSandbox.js';
+import { buildCommand, ERROR_LINE, errorLineReply, handleIn, initContext, LOG_BYTES, LOG_LINES, listRuns, makeSandbox, NEEDLE, runAgent, type Sandbox } from './agentSandbox.js';
 import { functionOutput, startScriptedResponses, type ResponsesRequest, type ScriptedResponse, type ScriptedResponses } from './responsesServer.js';
 
 const CODEX = path.join(process.env.BE_TOOLS_DIR ?? path.join(repoRoot, '.tools'), 'codex', 'node_modules', '@openai', 'codex', 'bin', 'codex.js');
@@ -21,13 +21,7 @@ const READ_ID = 'call_read_1';
 
 /** The plan init makes for Codex in this sandbox (user scope, the storage named). */
 function initPlan(s: Sandbox): ConfigEdit[] {
-  const ctx: AgentContext = {
-    home: s.home, project: s.workspace, stateDir: path.join(s.root, 'state'), env: { CODEX_HOME: path.join(s.home, '.codex') },
-    exists: () => true, which: () => undefined, readText: () => undefined,
-    hookCommand: (agent) => `${sh(s.shim)} hook --agent ${agent} --storage ${sh(s.storage)}`,
-    mcpServer: () => ({ command: s.shim, args: ['mcp', '--storage', s.storage, '--workspace', s.workspace] }),
-  };
-  return [...codex.plan(ctx, 'global').edits];
+  return [...codex.plan(initContext(s, { CODEX_HOME: path.join(s.home, '.codex') }), 'global').edits];
 }
 
 /** A TOML table as init's block writes it (string, string-list and plain values only). */

@@ -9,9 +9,8 @@ import * as assert from 'node:assert/strict';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { gemini } from '../../src/core/reach/agents/gemini.js';
-import type { AgentContext } from '../../src/core/reach/agents/types.js';
 import { ensureTools, repoRoot } from '../harness/tools.js';
-import { buildCommand, ERROR_LINE, errorLineReply, handleIn, LOG_BYTES, LOG_LINES, listRuns, makeSandbox, NEEDLE, runAgent, sh, type Sandbox } from './agentSandbox.js';
+import { applyJsonEdits, buildCommand, ERROR_LINE, errorLineReply, handleIn, initContext, LOG_BYTES, LOG_LINES, listRuns, makeSandbox, NEEDLE, runAgent, type Sandbox } from './agentSandbox.js';
 import { functionResponseText, startScriptedGemini, type GeminiReply, type ScriptedGemini } from './geminiServer.js';
 
 const GEMINI = path.join(process.env.BE_TOOLS_DIR ?? path.join(repoRoot, '.tools'), 'gemini', 'node_modules', '@google', 'gemini-cli', 'bundle', 'gemini.js');
@@ -22,23 +21,9 @@ const MODEL = 'gemini-2.5-pro';
 function configure(s: Sandbox, routed: boolean): void {
   const settings: Record<string, unknown> = { security: { auth: { selectedType: 'gemini-api-key' } }, general: { disableAutoUpdate: true }, privacy: { usageStatisticsEnabled: false } };
   if (routed) {
-    const ctx: AgentContext = {
-      home: s.home, project: s.workspace, stateDir: path.join(s.root, 'state'), env: {}, exists: () => true, which: () => undefined,
-      // BE_RECORD=<file>: also keep the events Gemini CLI sends (how fixtures/gemini-0.61-*.json were recorded).
-      hookCommand: (agent) => `${process.env.BE_RECORD ? `tee -a ${sh(process.env.BE_RECORD)} | ` : ''}${sh(s.shim)} hook --agent ${agent} --storage ${sh(s.storage)}`,
-      mcpServer: () => ({ command: s.shim, args: ['mcp', '--storage', s.storage, '--workspace', s.workspace] }),
-    };
-    for (const e of gemini.plan(ctx, 'global').edits) {
-      assert.equal(e.kind, 'json');
-      if (e.kind !== 'json') continue;
-      assert.equal(e.file, path.join(s.home, '.gemini', 'settings.json'));
-      let at: Record<string, unknown> = settings;
-      const keys = e.path.slice(0, -1) as string[];
-      keys.forEach((k, i) => { at = (at[k] ??= e.path[i + 1] === -1 ? [] : {}) as Record<string, unknown>; });
-      const last = e.path[e.path.length - 1]!;
-      if (last === -1) ((at as unknown as unknown[]).push(e.value));
-      else at[last] = e.value;
-    }
+    const edits = gemini.plan(initContext(s), 'global').edits;
+    assert.deepEqual([...new Set(edits.map((e) => e.file))], [path.join(s.home, '.gemini', 'settings.json')]);
+    applyJsonEdits(settings, edits);
   }
   mkdirSync(path.join(s.home, '.gemini'), { recursive: true });
   writeFileSync(path.join(s.home, '.gemini', 'settings.json'), `${JSON.stringify(settings, null, 2)}\n`);

@@ -5,8 +5,7 @@
  * own side requests: routing, loop and next-speaker checks) gets a plain text reply and is not a model turn of the
  * conversation; `:countTokens` a count. Every conversation request body is kept. Other paths: 404.
  */
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { json, startLoopback } from './loopbackServer.js';
 
 export interface GeminiPart { text?: string; functionCall?: { name: string; args?: unknown; id?: string }; functionResponse?: { name: string; id?: string; response?: Record<string, unknown> } }
 export interface GeminiRequest { contents: { role: string; parts: GeminiPart[] }[]; tools?: { functionDeclarations?: { name: string }[] }[] }
@@ -38,56 +37,20 @@ export function functionResponseText(req: GeminiRequest, name: string): string |
 export async function startScriptedGemini(script: (req: GeminiRequest, index: number) => GeminiReply): Promise<ScriptedGemini> {
   const requests: GeminiRequest[] = [];
   const paths: string[] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (d: Buffer) => chunks.push(d));
-    req.on('end', () => {
-      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-      paths.push(`${req.method} ${url.pathname}`);
-      const m = /^\/v1beta\/models\/([^:]+):(streamGenerateContent|generateContent|countTokens)$/.exec(url.pathname);
-      if (req.method !== 'POST' || !m) {
-        res.writeHead(404, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { code: 404, message: `scripted server: no ${req.method} ${url.pathname}`, status: 'NOT_FOUND' } }));
-        return;
-      }
-      const usage = { promptTokenCount: 1, candidatesTokenCount: 1, totalTokenCount: 2 };
-      if (m[2] === 'countTokens') {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ totalTokens: 1 }));
-        return;
-      }
-      if (m[2] === 'generateContent') {
-        // A side request: a JSON answer for the checks that ask for one (next speaker: the user).
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ text: '{"next_speaker":"user","reasoning":"done","model_choice":"flash"}' }] }, finishReason: 'STOP', index: 0 }], usageMetadata: usage }));
-        return;
-      }
-      let body: GeminiRequest;
-      let reply: GeminiReply;
-      try {
-        body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as GeminiRequest;
-        requests.push(body);
-        reply = script(body, requests.length - 1);
-      } catch (e) {
-        res.writeHead(400, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { code: 400, message: String(e), status: 'INVALID_ARGUMENT' } }));
-        return;
-      }
-      const part = 'text' in reply ? { text: reply.text } : { functionCall: { name: reply.call.name, args: reply.call.args } };
-      const chunk = { candidates: [{ content: { role: 'model', parts: [part] }, finishReason: 'STOP', index: 0 }], usageMetadata: usage, modelVersion: m[1] };
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.end(`data: ${JSON.stringify(chunk)}\r\n\r\n`);
-    });
+  const usage = { promptTokenCount: 1, candidatesTokenCount: 1, totalTokenCount: 2 };
+  const server = await startLoopback((method, pathname, raw) => {
+    paths.push(`${method} ${pathname}`);
+    const m = /^\/v1beta\/models\/([^:]+):(streamGenerateContent|generateContent|countTokens)$/.exec(pathname);
+    if (method !== 'POST' || !m) return json(404, { error: { code: 404, message: `scripted server: no ${method} ${pathname}`, status: 'NOT_FOUND' } });
+    if (m[2] === 'countTokens') return json(200, { totalTokens: 1 });
+    // A side request: a JSON answer for the checks that ask for one (next speaker: the user).
+    if (m[2] === 'generateContent') return json(200, { candidates: [{ content: { role: 'model', parts: [{ text: '{"next_speaker":"user","reasoning":"done","model_choice":"flash"}' }] }, finishReason: 'STOP', index: 0 }], usageMetadata: usage });
+    const body = JSON.parse(raw.toString('utf8')) as GeminiRequest;
+    requests.push(body);
+    const reply = script(body, requests.length - 1);
+    const part = 'text' in reply ? { text: reply.text } : { functionCall: { name: reply.call.name, args: reply.call.args } };
+    const chunk = { candidates: [{ content: { role: 'model', parts: [part] }, finishReason: 'STOP', index: 0 }], usageMetadata: usage, modelVersion: m[1] };
+    return { status: 200, type: 'text/event-stream', body: `data: ${JSON.stringify(chunk)}\r\n\r\n` };
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    baseUrl: `http://127.0.0.1:${port}`,
-    requests,
-    paths,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
-  };
+  return { baseUrl: server.origin, requests, paths, close: () => server.close() };
 }

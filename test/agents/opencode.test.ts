@@ -9,9 +9,8 @@ import * as assert from 'node:assert/strict';
 import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { opencode, opencodeConfigDir } from '../../src/core/reach/agents/opencode.js';
-import type { AgentContext } from '../../src/core/reach/agents/types.js';
 import { ensureTools, repoRoot } from '../harness/tools.js';
-import { buildCommand, ERROR_LINE, errorLineReply, handleIn, LOG_BYTES, LOG_LINES, listRuns, makeSandbox, NEEDLE, runAgent, sh, type Sandbox } from './agentSandbox.js';
+import { buildCommand, ERROR_LINE, errorLineReply, handleIn, initContext, LOG_BYTES, LOG_LINES, listRuns, makeSandbox, NEEDLE, runAgent, type Sandbox } from './agentSandbox.js';
 import { startScriptedAnthropic, toolResultText, type MessagesRequest, type ScriptedAnthropic, type ScriptedReply } from './anthropicServer.js';
 
 const TOOLS = process.env.BE_TOOLS_DIR ?? path.join(repoRoot, '.tools');
@@ -35,11 +34,7 @@ function configure(s: Sandbox, server: ScriptedAnthropic, routed: boolean): void
   // opencode's own folder as it is once opencode has installed its plugin package (setup-tools.sh did that from the registry).
   if (routed && existsSync(CONFIG_SEED)) cpSync(CONFIG_SEED, opencodeConfigDir({ env: env(s), home: s.home }), { recursive: true, verbatimSymlinks: true });
   if (routed) {
-    const ctx: AgentContext = {
-      home: s.home, project: s.workspace, stateDir: path.join(s.root, 'state'), env: env(s), exists: () => true, which: () => undefined,
-      hookCommand: (agent) => `${sh(s.shim)} hook --agent ${agent} --storage ${sh(s.storage)}`,
-      mcpServer: () => ({ command: s.shim, args: ['mcp', '--storage', s.storage, '--workspace', s.workspace] }),
-    };
+    const ctx = initContext(s, env(s));
     for (const e of opencode.plan(ctx, 'project').edits) {
       if (e.kind === 'file') {
         mkdirSync(path.dirname(e.file), { recursive: true });

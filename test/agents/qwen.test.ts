@@ -9,9 +9,8 @@ import * as assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { qwen } from '../../src/core/reach/agents/qwen.js';
-import type { AgentContext } from '../../src/core/reach/agents/types.js';
 import { ensureTools, repoRoot } from '../harness/tools.js';
-import { buildCommand, ERROR_LINE, errorLineReply, handleIn, LOG_BYTES, LOG_LINES, listRuns, makeSandbox, NEEDLE, runAgent, sh, type Sandbox } from './agentSandbox.js';
+import { applyJsonEdits, buildCommand, ERROR_LINE, errorLineReply, handleIn, initContext, LOG_BYTES, LOG_LINES, listRuns, makeSandbox, NEEDLE, runAgent, sh, type Sandbox } from './agentSandbox.js';
 import { startScriptedChat, toolMessage, type ChatReply, type ScriptedChat } from './chatCompletionsServer.js';
 
 const QWEN = path.join(process.env.BE_TOOLS_DIR ?? path.join(repoRoot, '.tools'), 'qwen-code', 'node_modules', '@qwen-code', 'qwen-code', 'cli-entry.js');
@@ -21,21 +20,7 @@ const READ_ID = 'call_read_1';
 
 function configure(s: Sandbox, routed: boolean): void {
   const settings: Record<string, unknown> = { security: { auth: { selectedType: 'openai' } }, general: { disableAutoUpdate: true }, privacy: { usageStatisticsEnabled: false } };
-  if (routed) {
-    const ctx: AgentContext = {
-      home: s.home, project: s.workspace, stateDir: path.join(s.root, 'state'), env: {}, exists: () => true, which: () => undefined,
-      hookCommand: (agent) => `${process.env.BE_RECORD ? `tee -a ${sh(process.env.BE_RECORD)} | ` : ''}${sh(s.shim)} hook --agent ${agent} --storage ${sh(s.storage)}`,
-      mcpServer: () => ({ command: s.shim, args: ['mcp', '--storage', s.storage, '--workspace', s.workspace] }),
-    };
-    for (const e of qwen.plan(ctx, 'global').edits) {
-      if (e.kind !== 'json') continue;
-      const [a, b] = e.path as [string, string | -1];
-      const parent = (settings[a] ??= b === -1 ? [] : {}) as Record<string, unknown>;
-      if (b === -1) (parent as unknown as unknown[]).push(e.value);
-      else if (e.path.length === 3) ((parent[b] ??= []) as unknown[]).push(e.value);
-      else parent[b] = e.value;
-    }
-  }
+  if (routed) applyJsonEdits(settings, qwen.plan(initContext(s), 'global').edits);
   mkdirSync(path.join(s.home, '.qwen'), { recursive: true });
   writeFileSync(path.join(s.home, '.qwen', 'settings.json'), `${JSON.stringify(settings, null, 2)}\n`);
 }

@@ -4,8 +4,7 @@
  * `wire_api = "responses"`). Each reply is chosen by the test's script from the request; every
  * request body is kept so the test asserts on exactly what Codex gave its model. Other paths: 404.
  */
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { json, startLoopback } from './loopbackServer.js';
 
 /** One item of a Responses request's `input` (only the fields the tests read). */
 export interface InputItem {
@@ -63,42 +62,12 @@ function sse(reply: ScriptedResponse, model: string, n: number): string {
 export async function startScriptedResponses(script: (req: ResponsesRequest, index: number) => ScriptedResponse): Promise<ScriptedResponses> {
   const requests: ResponsesRequest[] = [];
   const rawBodies: Buffer[] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (d: Buffer) => chunks.push(d));
-    req.on('end', () => {
-      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-      if (req.method !== 'POST' || url.pathname !== '/v1/responses') {
-        res.writeHead(404, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { message: `scripted server: no ${req.method} ${url.pathname}` } }));
-        return;
-      }
-      let reply: ScriptedResponse;
-      let body: ResponsesRequest;
-      try {
-        const raw = Buffer.concat(chunks);
-        body = JSON.parse(raw.toString('utf8')) as ResponsesRequest;
-        requests.push(body);
-        rawBodies.push(raw);
-        reply = script(body, requests.length - 1);
-      } catch (e) {
-        res.writeHead(400, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { message: String(e) } }));
-        return;
-      }
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-      res.end(sse(reply, body.model, requests.length));
-    });
+  const server = await startLoopback((method, pathname, raw) => {
+    if (method !== 'POST' || pathname !== '/v1/responses') return json(404, { error: { message: `scripted server: no ${method} ${pathname}` } });
+    const body = JSON.parse(raw.toString('utf8')) as ResponsesRequest;
+    requests.push(body);
+    rawBodies.push(raw);
+    return { status: 200, type: 'text/event-stream', body: sse(script(body, requests.length - 1), body.model, requests.length) };
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
-    requests,
-    rawBodies,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
-  };
+  return { baseUrl: `${server.origin}/v1`, requests, rawBodies, close: () => server.close() };
 }
