@@ -14,7 +14,7 @@ const HOOK = `'/opt/be/bin/bounded-evidence' hook --agent X`;
 const ctx = (over: Partial<AgentContext> = {}): AgentContext => ({
   home: '/home/dev', project: '/home/dev/project', stateDir: '/home/dev/.local/state/bounded-evidence', env: {},
   exists: () => false, which: () => undefined,
-  hookCommand: (agent) => HOOK.replace('X', agent),
+  hookCommand: (agent) => HOOK.replace('X', agent ?? ''),
   mcpServer: () => ({ command: '/opt/be/bin/bounded-evidence', args: ['mcp', '--storage', '/st'] }),
   ...over,
 });

@@ -59,6 +59,12 @@ export interface AgentContext {
    * known (the adapter then plans no MCP registration and says so in a note).
    */
   readonly mcpServer: (scope: Scope) => { readonly command: string; readonly args: readonly string[] } | undefined;
+  /**
+   * Also keep other tools' large results (the editor's `boundedEvidence.hooks.recordOtherToolResults`, the command
+   * line's `--record-post-tool-use`): an adapter whose agent has an after-tool event registers the hook there too;
+   * `hookCommand` already carries the flags. Absent: off.
+   */
+  readonly recordOtherToolResults?: boolean;
 }
 
 /** Whether the agent looks installed, and what showed it (one short phrase: "claude on PATH", "~/.codex exists"). */
