@@ -111,6 +111,8 @@ describe('Reach: Codex from npm with a scripted Responses API on loopback', func
     assert.match(obs, new RegExp(`^stdout: ${LOG_BYTES} bytes, ${LOG_LINES} lines, handle ${handle}\\. Preview:$`, 'm'));
     assert.ok(obsBytes < 8192, `${obsBytes} bytes`);
     assert.ok(!obs.includes(NEEDLE));
+    // Nothing of the machine: no storage or spool path, no session id (issue 21).
+    assert.ok(!obs.includes(sandbox.storage) && !obs.includes(sandbox.root), obs);
     const read = functionOutput(server.requests[2]!, READ_ID);
     assert.ok(read, 'the read_tool_output result was given to the model');
     assert.ok(read.includes(errorLineReply()), read.slice(0, 600));

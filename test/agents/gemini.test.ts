@@ -91,6 +91,8 @@ describe('Reach: Gemini CLI from npm with a scripted Gemini API on loopback', fu
     assert.match(obs, new RegExp(`^stdout: ${LOG_BYTES} bytes, ${LOG_LINES} lines, handle ${handle}\\. Preview:$`, 'm'));
     assert.ok(obsBytes < 8192, `${obsBytes} bytes`);
     assert.ok(!obs.includes(NEEDLE));
+    // Nothing of the machine: no storage or spool path, no session id (issue 21).
+    assert.ok(!obs.includes(sandbox.storage) && !obs.includes(sandbox.root), obs);
     const readName = names.find((n) => n.endsWith('read_tool_output')) ?? 'mcp_bounded-evidence_read_tool_output';
     const read = functionResponseText(server.requests[2]!, readName);
     assert.ok(read, `the read_tool_output result was given to the model (${readName})`);

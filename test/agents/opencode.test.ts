@@ -115,6 +115,8 @@ describe('Reach: opencode from npm with a scripted Anthropic server on loopback'
     assert.match(obs, new RegExp(`^stdout: ${LOG_BYTES} bytes, ${LOG_LINES} lines, handle ${handle}\\. Preview:$`, 'm'));
     assert.ok(obsBytes < 8192, `${obsBytes} bytes`);
     assert.ok(!obs.includes(NEEDLE));
+    // Nothing of the machine: no storage or spool path, no session id (issue 21).
+    assert.ok(!obs.includes(sandbox.storage) && !obs.includes(sandbox.root), obs);
     const read = toolResultText(turns[2]!, READ_ID);
     assert.ok(read, 'the read_tool_output result was given to the model');
     assert.ok(read.text.includes(errorLineReply()), read.text.slice(0, 600));

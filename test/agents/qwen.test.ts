@@ -109,6 +109,8 @@ describe('Reach: Qwen Code from npm with a scripted Chat Completions API on loop
     assert.match(obs, new RegExp(`stdout: ${LOG_BYTES} bytes, ${LOG_LINES} lines, handle ${handle}\\. Preview:`));
     assert.ok(obsBytes < 8192, `${obsBytes} bytes`);
     assert.ok(!obs.includes(NEEDLE));
+    // Nothing of the machine: no storage or spool path, no session id (issue 21).
+    assert.ok(!obs.includes(sandbox.storage) && !obs.includes(sandbox.root), obs);
     const read = toolMessage(server.requests[2]!, READ_ID);
     assert.ok(read, 'the read_tool_output result was given to the model');
     assert.ok(read.includes(errorLineReply()), read.slice(0, 600));
