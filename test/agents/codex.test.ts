@@ -132,5 +132,18 @@ describe('Reach: Codex from npm with a scripted Responses API on loopback', func
     assert.match(out, /^Output:\nplain\n$/m);
     assert.deepEqual(listRuns(sandbox).filter((r) => r.source?.kind === 'hook'), []);
   });
+
+  it('in Codex\'s workspace-write sandbox with the storage under /tmp (a writable root), the command is routed and kept', async () => {
+    assert.ok(sandbox.storage.startsWith('/tmp/'), sandbox.storage);
+    server = await startScriptedResponses((_req, i) => (i === 0 ? { call: { id: EXEC_ID, name: 'exec_command', arguments: { cmd: buildCommand } } } : { text: 'done' }));
+    configure(sandbox, server, true);
+    const run = await runCodex(sandbox, 'workspace-write');
+    assert.equal(run.code, 0, run.stderr.slice(-2000));
+    const out = functionOutput(server.requests[1]!, EXEC_ID)!;
+    // The routed command wrote its spool and keep wrote the store from inside Codex's sandbox.
+    assert.match(out, new RegExp(`^stdout: ${LOG_BYTES} bytes, ${LOG_LINES} lines, handle out_`, 'm'));
+    assert.match(out, /^Process exited with code 1$/m);
+    assert.equal(listRuns(sandbox).filter((r) => r.source?.kind === 'hook').length, 1);
+  });
 });
 
