@@ -48,6 +48,10 @@ describe('init plans: Codex, Gemini CLI, opencode, Qwen Code', () => {
     assert.deepEqual(json(edits, 0).path, ['hooks', 'BeforeTool', -1]);
     assert.deepEqual(json(edits, 0).value, { matcher: 'run_shell_command', hooks: [{ type: 'command', name: 'bounded-evidence', command: HOOK.replace('X', 'gemini'), timeout: 15000 }] });
     assert.deepEqual((json(edits, 1).value as { includeTools: string[] }).includeTools, ['read_tool_output']);
+    // With other tools' results kept: an AfterTool group on every tool, the same hook command.
+    const post = gemini.plan(ctx({ recordOtherToolResults: true }), 'project').edits;
+    assert.deepEqual(json(post, 1).path, ['hooks', 'AfterTool', -1]);
+    assert.equal((json(post, 1).value as { matcher: string }).matcher, '*');
   });
 
   it('opencode: no file in the project but opencode.json lines; the plugin is ours by its first line', () => {

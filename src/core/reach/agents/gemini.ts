@@ -30,6 +30,8 @@ export const gemini: AgentAdapter = {
       kind: 'json', file: settings, comments: true, path: ['hooks', 'BeforeTool', -1],
       value: { matcher: 'run_shell_command', hooks: [hook] }, ours: (v) => isOurMatcherGroup(v) || isOurHookEntry(v),
     }];
+    // Other tools' large results too, when asked (Gemini CLI's after-tool event is AfterTool; hookCommand carries the flag).
+    if (ctx.recordOtherToolResults) edits.push({ kind: 'json', file: settings, comments: true, path: ['hooks', 'AfterTool', -1], value: { matcher: '*', hooks: [hook] }, ours: (v) => isOurMatcherGroup(v) || isOurHookEntry(v) });
     const notes = [GEMINI_NOTE];
     const mcp = ctx.mcpServer(scope);
     if (mcp) edits.push({ kind: 'json', file: settings, comments: true, path: ['mcpServers', MCP_NAME], value: { command: mcp.command, args: [...mcp.args], includeTools: ['read_tool_output'] }, ours: isOurMcpEntry });
