@@ -1,6 +1,6 @@
 /**
  * The hook's decision for one agent hook event (docs/architecture.md §2.4), pure: the command line reads stdin, calls `decideHook`, writes the
- * answer. Three clients' shapes are understood:
+ * answer. The clients' shapes understood:
  * - `PreToolUse` on `run_in_terminal` (VS Code's built-in agent): answer
  *   `hookSpecificOutput.updatedInput` with the whole tool input and the command rewritten;
  * - `PreToolUse` on `Bash` (Claude Code, Codex): the same answer shape; Codex honours it only with
