@@ -10,11 +10,11 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { codex } from '../../src/core/reach/agents/codex.js';
 import type { ConfigEdit } from '../../src/core/reach/agents/types.js';
-import { ensureTools, repoRoot } from '../harness/tools.js';
+import { ensureTools, toolPaths } from '../harness/tools.js';
 import { buildCommand, ERROR_LINE, errorLineReply, handleIn, initContext, LOG_BYTES, LOG_LINES, listRuns, makeSandbox, NEEDLE, runAgent, type Sandbox } from './agentSandbox.js';
 import { functionOutput, startScriptedResponses, type ResponsesRequest, type ScriptedResponse, type ScriptedResponses } from './responsesServer.js';
 
-const CODEX = path.join(process.env.BE_TOOLS_DIR ?? path.join(repoRoot, '.tools'), 'codex', 'node_modules', '@openai', 'codex', 'bin', 'codex.js');
+const CODEX = toolPaths().codex;
 const TIMEOUT_MS = 120_000;
 const EXEC_ID = 'call_exec_1';
 const READ_ID = 'call_read_1';

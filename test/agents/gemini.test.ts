@@ -9,11 +9,11 @@ import * as assert from 'node:assert/strict';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { gemini } from '../../src/core/reach/agents/gemini.js';
-import { ensureTools, repoRoot } from '../harness/tools.js';
+import { ensureTools, toolPaths } from '../harness/tools.js';
 import { applyJsonEdits, buildCommand, ERROR_LINE, errorLineReply, handleIn, initContext, LOG_BYTES, LOG_LINES, listRuns, makeSandbox, NEEDLE, runAgent, type Sandbox } from './agentSandbox.js';
 import { functionResponseText, startScriptedGemini, type GeminiReply, type ScriptedGemini } from './geminiServer.js';
 
-const GEMINI = path.join(process.env.BE_TOOLS_DIR ?? path.join(repoRoot, '.tools'), 'gemini', 'node_modules', '@google', 'gemini-cli', 'bundle', 'gemini.js');
+const GEMINI = toolPaths().gemini;
 const TIMEOUT_MS = 120_000;
 const MODEL = 'gemini-2.5-pro';
 

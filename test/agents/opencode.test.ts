@@ -9,12 +9,12 @@ import * as assert from 'node:assert/strict';
 import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { opencode, opencodeConfigDir } from '../../src/core/reach/agents/opencode.js';
-import { ensureTools, repoRoot } from '../harness/tools.js';
+import { ensureTools, repoRoot, toolPaths } from '../harness/tools.js';
 import { buildCommand, ERROR_LINE, errorLineReply, handleIn, initContext, LOG_BYTES, LOG_LINES, listRuns, makeSandbox, NEEDLE, runAgent, type Sandbox } from './agentSandbox.js';
 import { startScriptedAnthropic, toolResultText, type MessagesRequest, type ScriptedAnthropic, type ScriptedReply } from './anthropicServer.js';
 
 const TOOLS = process.env.BE_TOOLS_DIR ?? path.join(repoRoot, '.tools');
-const OPENCODE = path.join(TOOLS, 'opencode', 'node_modules', 'opencode-ai', 'bin', 'opencode.exe');
+const OPENCODE = toolPaths().opencode;
 /** opencode's own config folder with @opencode-ai/plugin installed once by setup-tools.sh (what opencode installs before a plugin loads). */
 const CONFIG_SEED = path.join(TOOLS, 'opencode', 'config-seed');
 const TIMEOUT_MS = 150_000;

@@ -9,11 +9,11 @@ import * as assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { qwen } from '../../src/core/reach/agents/qwen.js';
-import { ensureTools, repoRoot } from '../harness/tools.js';
+import { ensureTools, toolPaths } from '../harness/tools.js';
 import { applyJsonEdits, buildCommand, ERROR_LINE, errorLineReply, handleIn, initContext, LOG_BYTES, LOG_LINES, listRuns, makeSandbox, NEEDLE, runAgent, sh, type Sandbox } from './agentSandbox.js';
 import { startScriptedChat, toolMessage, type ChatReply, type ScriptedChat } from './chatCompletionsServer.js';
 
-const QWEN = path.join(process.env.BE_TOOLS_DIR ?? path.join(repoRoot, '.tools'), 'qwen-code', 'node_modules', '@qwen-code', 'qwen-code', 'cli-entry.js');
+const QWEN = toolPaths().qwen;
 const TIMEOUT_MS = 120_000;
 const SHELL_ID = 'call_shell_1';
 const READ_ID = 'call_read_1';
