@@ -15,12 +15,23 @@
  * front ends fit it; a byte window if the match was not shown), and bytes lost.
  * Computed, not measured: head/tail truncation to 10 KB, a pointer with no preview, a
  * 2 KB head preview (which bytes each would have shown of the same output).
+ *
+ * Then the failing corpus (issue 22, `failingCorpus.ts`): real failing runs of 15 toolchains,
+ * each with the rule that names its first error line. Per output: its size, the first view's
+ * bytes, whether that line is in the first view whole with its line number (found by the
+ * reader's own pattern call with the rule's pattern, not by the scan), whether the previous
+ * head-and-tail first view held it (computed from its position), and bytes lost.
+ * `BE_ECONOMY=failing` runs only this part.
  */
 import { spawnSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { FsBlobStore } from '../src/core/blobs/fsBlobStore.js';
 import { RunStore } from '../src/core/runs/runStore.js';
+import { ERROR_RULES } from '../src/core/runs/errorRules.js';
+import type { RunApi, RunStoreApi } from '../src/core/runs/types.js';
 import { readFitted } from '../src/core/tools/readToolOutput.js';
+import { FAILING } from './failingCorpus.js';
 import { median, scratchDir } from './util.js';
 
 const ROOT = path.join(__dirname, '..');
@@ -32,7 +43,8 @@ const CORPUS: [string, string][] = [
   ['tsc --listFiles --extendedDiagnostics', 'node_modules/.bin/tsc --noEmit -p . --listFiles --extendedDiagnostics 2>&1'],
   ['package-lock.json', 'cat package-lock.json'],
   ['git log -p', 'git log -p --no-color'],
-  ['find node_modules -ls', 'find node_modules -ls'],
+  // `node_modules/`: in a git worktree node_modules is a symlink, which find does not follow without the slash.
+  ['find node_modules -ls', 'find node_modules/ -ls'],
   ['minified bundle', 'cat node_modules/@azure/msal-browser/lib/msal-browser.min.js'],
   ['.wasm', 'cat node_modules/playwright-core/lib/webp_codec.wasm'],
   // A JSON dump over 100 MB: one JSON object per file of the root file system (find's fields, encoded by jq).
@@ -80,10 +92,16 @@ async function main(): Promise<void> {
   const { dir, cleanup } = scratchDir('economy');
   const rows: string[][] = [];
   const ours: number[] = [];
+  const baseTotals: number[] = [];
   try {
     const store = await RunStore.open({ logsDir: path.join(dir, 'logs'), tenant: 'bench', blobs: await FsBlobStore.open(path.join(dir, 'blobs')) });
     const run = await store.startRun();
+    if (process.env.BE_ECONOMY === 'failing') { await failing(store, run, dir); return; }
+    // The baseline in the same run: the same commands, first views without error lines (issue 22).
+    const base = await RunStore.open({ logsDir: path.join(dir, 'base-logs'), tenant: 'bench', blobs: await FsBlobStore.open(path.join(dir, 'base-blobs')), errorLines: false });
+    const baseRun = await base.startRun();
     for (const [name, command] of CORPUS) {
+      const baseFirst = Buffer.byteLength((await baseRun.runCommand(command, { cwd: ROOT })).modelText);
       const out = await run.runCommand(command, { cwd: ROOT });
       const stdout = out.record.attachments.find((a) => a.name === 'stdout')!;
       const src = await store.openHandle(stdout.handle);
@@ -109,20 +127,61 @@ async function main(): Promise<void> {
       const inHeadTail = offset + needle.length <= 5120 || offset >= size - 5120;
       const inHead2k = offset + needle.length <= 2048;
       ours.push(first + reach);
+      baseTotals.push(baseFirst + reach);
       rows.push([
-        name, String(size), needle.length > 24 ? `${needle.slice(0, 24)}…` : needle, String(first), `${reach} / ${calls}`, String(first + reach), String(lost),
+        name, String(size), needle.length > 24 ? `${needle.slice(0, 24)}…` : needle, `${first} (${baseFirst})`, `${reach} / ${calls}`, `${first + reach} (${baseFirst + reach})`, String(lost),
         `${Math.min(size, 10240)} / ${inHeadTail ? 'shown' : 'not reachable'} / ${Math.max(0, size - 10240)}`,
         `~100 / needs another tool / 0`,
         `${Math.min(size, 2048)} / ${inHead2k ? 'shown' : 'not reachable'} / ${Math.max(0, size - 2048)}`,
       ]);
     }
+    await failing(store, run, dir);
   } finally {
     cleanup();
   }
-  console.log('| output | bytes | needle | our first view (B) | our bytes / calls to the needle | our total (B) | our bytes lost | head+tail 10 KB (computed): view / needle / lost | pointer, no preview (computed) | 2 KB head (computed): view / needle / lost |');
+  console.log('| output | bytes | needle | our first view (B) (without error lines, same run) | our bytes / calls to the needle | our total (B) (without error lines) | our bytes lost | head+tail 10 KB (computed): view / needle / lost | pointer, no preview (computed) | 2 KB head (computed): view / needle / lost |');
   console.log('|---|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) console.log(`| ${r.join(' | ')} |`);
-  console.log(`median of our totals (first view + reaching the needle): ${median(ours).toFixed(0)} B`);
+  console.log(`median of our totals (first view + reaching the needle): ${median(ours).toFixed(0)} B (without error lines, same run: ${median(baseTotals).toFixed(0)} B)`);
+}
+
+/** The failing corpus (see the module comment): one table and the three targets' figures. */
+async function failing(store: RunStoreApi, run: RunApi, dir: string): Promise<void> {
+  const rows: string[] = [];
+  const views: number[] = [];
+  let reached = 0;
+  let before = 0;
+  let lost = 0;
+  for (const c of FAILING) {
+    const d = path.join(dir, `case-${views.length}`);
+    mkdirSync(d, { recursive: true });
+    c.setup(d);
+    const out = await run.runCommand(`(${c.command}) 2>&1`, { cwd: d });
+    const stdout = out.record.attachments.find((a) => a.name === 'stdout')!;
+    const exit = JSON.parse(out.record.attachments.find((a) => a.name === 'value')!.inline!) as { code: number | null };
+    const pattern = ERROR_RULES.find((r) => r.id === c.rule)!.pattern;
+    // The first line the rule names, found by the reader (every byte searched), not by the scan.
+    const r = await store.readToolOutput({ handle: stdout.handle, pattern, limit: 1 });
+    const m = r.matches?.[0];
+    const first = Buffer.byteLength(out.modelText);
+    views.push(first);
+    lost += stdout.observedBytes - stdout.sizeBytes;
+    if (!m) { rows.push(`| ${c.name} | ${stdout.sizeBytes} | exit ${exit.code} | ${c.rule}: no line | ${first} | no | | |`); continue; }
+    const text = r.content.slice(r.content.indexOf(':') + 1);
+    const shown = out.modelText.split('\n').some((l) => l.startsWith(`line ${m.line_number}, byte `) && l.endsWith(`: ${text}`));
+    const start = m.byte_offset - (m.column - 1);
+    const end = start + Buffer.byteLength(text);
+    const inOld = end <= 448 || start >= stdout.sizeBytes - 448;
+    if (shown) reached++;
+    if (inOld) before++;
+    const size = stdout.sizeBytes >= 20_000 && stdout.sizeBytes <= 10_000_000 ? String(stdout.sizeBytes) : `${stdout.sizeBytes} (outside 20 KB–10 MB)`;
+    rows.push(`| ${c.name} | ${size} | exit ${exit.code} | ${c.rule}: line ${m.line_number} (${Buffer.byteLength(text)} B) | ${first} | ${shown ? 'yes' : 'no'} | ${inOld ? 'yes' : 'no'} | ${stdout.observedBytes - stdout.sizeBytes} |`);
+  }
+  console.log('\nFailing outputs (issue 22): the first error line in the first view');
+  console.log('| output | bytes | exit | first error line (rule: line) | first view (B) | whole, with its line number, in the first view | in the previous head+tail first view (computed) | bytes lost |');
+  console.log('|---|---|---|---|---|---|---|---|');
+  for (const row of rows) console.log(row);
+  console.log(`first error line in the first view: ${reached} of ${FAILING.length} (before: ${before}); median first view ${median(views).toFixed(0)} B; bytes lost ${lost}`);
 }
 
 main().catch((e) => { console.error(e); process.exit(1); });

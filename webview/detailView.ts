@@ -390,6 +390,7 @@ export class DetailView {
   private renderPreview(part: PartDto, p: PreviewDto): void {
     const box = this.previewBox;
     box.replaceChildren();
+    if (p.errorLines) append(box, errorLinesBlock(p.errorLines));
     if (p.head !== undefined && p.tail !== undefined && p.headEnd !== undefined && p.tailStart !== undefined) {
       const head = h('div', { class: 'window preview-text', id: 'preview-head', tabindex: '0', 'aria-label': 'Head of the preview' });
       const tail = h('div', { class: 'window preview-text', id: 'preview-tail', tabindex: '0', 'aria-label': 'Tail of the preview' });
@@ -754,4 +755,14 @@ export class DetailView {
       (e: Error) => this.said(e.message, 'error'),
     );
   }
+}
+
+/**
+ * The error lines the model saw first (docs/contracts.md §2.13), each marked with its line
+ * number and byte offset; text only, never markup.
+ */
+function errorLinesBlock(e: NonNullable<PreviewDto['errorLines']>): HTMLElement {
+  const list = h('div', { class: 'window preview-text error-lines', id: 'preview-errors', tabindex: '0', 'aria-label': 'Error lines the model saw' });
+  for (const l of e.lines) append(list, h('div', { class: 'error-line' }, h('span', { class: 'error-line-at' }, `line ${l.lineNumber}, byte ${l.byteOffset}: `), h('mark', {}, l.text)));
+  return h('div', {}, h('div', { class: 'range-label', id: 'preview-errors-label' }, `Error lines the model saw first · ${e.lines.length} of ${e.total}`), list);
 }

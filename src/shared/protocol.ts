@@ -106,6 +106,8 @@ export interface PreviewDto {
   readonly tail?: string;
   readonly headEnd?: number;
   readonly tailStart?: number;
+  /** The error lines the model saw before the preview (docs/contracts.md §2.13), in output order. */
+  readonly errorLines?: { readonly total: number; readonly lines: readonly { readonly lineNumber: number; readonly byteOffset: number; readonly text: string }[] };
 }
 
 /** A fetched window: exact position, and text or a hex dump. */

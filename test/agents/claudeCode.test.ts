@@ -181,9 +181,12 @@ describe('Reach: Claude Code from npm with a scripted Anthropic server on loopba
     // Claude Code prefixes a failed command's output with its exit code; the rest is capture's text.
     assert.ok(observation.text.startsWith('Exit code 1\n$ node '), observation.text.slice(0, 300));
     assert.match(observation.text, /^exit code 1$/m);
-    assert.match(observation.text, new RegExp(`^stdout: ${LOG_BYTES} bytes, ${LOG_LINES} lines, handle ${handle}\\. Preview:$`, 'm'));
+    // Error-first (docs/contracts.md §2.13): the error line is in the first view, whole, with its line number and
+    // the byte offset of its match; the head and tail previews follow.
+    // The TypeScript rule matches from the line's start (its path is part of the match).
+    const errorAt = spawnSync('/bin/sh', ['-c', buildCommand], { maxBuffer: 1 << 30 }).stdout.indexOf(NEEDLE);
+    assert.ok(observation.text.includes(`\nstdout: ${LOG_BYTES} bytes, ${LOG_LINES} lines, handle ${handle}. Error lines (1 of 1):\nline ${LOG_LINES / 2 + 1}, byte ${errorAt}: ${NEEDLE}\nPreview:\n`), observation.text);
     assert.ok(obsBytes < 8192, `${obsBytes} bytes`);
-    assert.ok(!observation.text.includes(NEEDLE), 'the error line is in neither preview: the model has to ask');
 
     const read = toolResultText(agentTurns[2]!, READ_ID);
     assert.ok(read, 'the read_tool_output result was given to the model');

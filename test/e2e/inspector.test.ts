@@ -127,6 +127,13 @@ describe('Evidence Inspector in a real workbench', function () {
     assert.equal(headLines.join('\n'), bigLog.subarray(0, h).toString('utf8').replace(/\n$/, ''));
     const tailLines = await view.locator('#preview-tail .wline .tx').allTextContents();
     assert.equal(tailLines.join('\n'), bigLog.subarray(t).toString('utf8').replace(/\n$/, ''));
+    // Error first (docs/contracts.md §2.13): above the head, the error line the model saw first, marked, with its
+    // line number and the byte offset of its match (the TypeScript rule matches from the line's start).
+    const errorLine = bigLogText.split('\n')[errorLineIndex]!;
+    const errorAt = Buffer.byteLength(bigLogText.split('\n').slice(0, errorLineIndex).join('\n')) + 1;
+    assert.equal(await text(view.locator('#preview-errors .error-line')), `line ${errorLineIndex + 1}, byte ${errorAt}: ${errorLine}`);
+    assert.equal(await text(view.locator('#preview-errors mark')), errorLine);
+    assert.equal(await text(view.locator('#preview-errors-label')), 'Error lines the model saw first · 1 of 1');
     await wb.screenshot('inspector-captured-log');
   });
 

@@ -173,8 +173,13 @@ describe('Reach: the built-in agent\'s run_in_terminal with a scripted model', (
     const obsBytes = bytesOf(observation);
     assert.ok(obsBytes < 8192, `${obsBytes} bytes: ${observation.slice(0, 300)}`);
     assert.match(observation, /^exit code 1$/m);
-    assert.match(observation, new RegExp(`stdout: ${LOG_BYTES} bytes, ${LOG_LINES} lines, handle ${handle}\\. Preview:`));
-    assert.ok(!observation.includes(NEEDLE), 'the error line is in neither preview: the model has to ask');
+    // Error-first (docs/contracts.md §2.13): the error line is in the first view, whole, with its line number
+    // (the terminal wraps at its width, inside words too, and drops the space at a wrap: compared without white space).
+    const flat = observation.replace(/\s+/g, '');
+    // The TypeScript rule matches from the line's start (its path is part of the match).
+    const errorAt = reference(buildLogCommand(LOG_LINES), workspaceDir()).stdout.indexOf(NEEDLE);
+    const want = `stdout: ${LOG_BYTES} bytes, ${LOG_LINES} lines, handle ${handle}. Error lines (1 of 1):\nline ${LOG_LINES / 2 + 1}, byte ${errorAt}: ${NEEDLE}\nPreview:\n`;
+    assert.ok(flat.includes(want.replace(/\s+/g, '')), observation);
 
     assert.ok(readReply, 'the model was given read_tool_output\'s result');
     const reply = JSON.parse(readReply) as ReadToolOutputResult;

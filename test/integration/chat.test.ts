@@ -96,7 +96,9 @@ describe('@evidence in the chat view, driven by a scripted model from a test ext
     // What the model saw after each tool call: bounded, and the error only where it asked for it.
     const [, observation, search, window] = seenByModel as [string, string, string, string];
     for (const t of [observation, search, window]) assert.ok(bytesOf(t) < 8192, `model text ${bytesOf(t)} bytes`);
-    assert.doesNotMatch(observation, /error TS2345/, 'the error line sits outside both previews');
+    // Error first (docs/contracts.md §2.13): the observation itself holds the error line with its line number;
+    // the scripted model still searches and reads the window around it.
+    assert.match(observation, /\. Error lines \(1 of 1\):\nline 15001, byte \d+: src\/ledger\/reconcile\.ts\(412,17\): error TS2345: [^\n]*\nPreview:\n/);
     assert.equal((JSON.parse(search) as { total_matches: number }).total_matches, 1);
     assert.match((JSON.parse(window) as { content: string }).content, /^src\/ledger\/reconcile\.ts\(412,17\): error TS2345/);
     assert.equal((JSON.parse(window) as { offset: number }).offset, 15000);

@@ -79,7 +79,11 @@ describe('language model tools, invoked through vscode.lm.invokeTool', () => {
     assert.ok(fileBytes.length >= 5_000_000, `output is ${fileBytes.length} bytes`);
     assert.match(text, /exit code 1/);
     assert.ok(text.includes(String(fileBytes.length)), 'the observation states the full stdout size');
-    assert.doesNotMatch(text, /error TS2345/, 'the error in the middle is not in the previews');
+    // Error first (docs/contracts.md §2.13): the error line in the middle is in the first view, whole, with its
+    // line number and the byte offset of its match (the TypeScript rule matches from the line's start).
+    const errorAt = fileBytes.indexOf('src/ledger/reconcile.ts');
+    const errorLine = fileBytes.subarray(errorAt, fileBytes.indexOf(10, errorAt)).toString('utf8');
+    assert.ok(text.includes(`. Error lines (1 of 1):\nline 32001, byte ${errorAt}: ${errorLine}\nPreview:\n`), text);
     stdoutHandle = /out_[A-Za-z0-9._-]+_stdout/.exec(text)?.[0] ?? '';
     assert.ok(stdoutHandle, 'a stdout handle is given');
   });

@@ -17,6 +17,7 @@ export function callReportOf(runId: string, r: CallFinishedRecord): CallReport {
     finishedAt: r.finishedAt, resultBytes: r.resultBytes, elided: r.elided, handle: r.resultHandle, preview: r.preview,
     previewRange: r.previewRange, sha256: r.sha256, stored: r.stored, ...(r.artifactId ? { artifactId: r.artifactId, ...(r.manifestDigest ? { manifestDigest: r.manifestDigest } : {}) } : {}),
     readable: r.readable, contentType: r.contentType, lineCount: r.lineCount, binary: r.binary, attachments: r.attachments,
+    ...(r.errorLines ? { errorLines: r.errorLines } : {}),
   };
 }
 

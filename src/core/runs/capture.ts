@@ -12,9 +12,10 @@
 import type { BlobKey } from '../blobs/blobKey.js';
 import type { BlobStore } from '../blobs/blobStore.js';
 import { putVerifiedStream } from '../blobs/verifiedBlobs.js';
-import { ManifestBuilder, type ManifestSummary } from '../integrity.js';
+import { ManifestBuilder, type ManifestSummary } from '../integrity/integrity.js';
 import { floorCodePointBoundary } from '../utf8.js';
 import { lineCountOf } from './decisions.js';
+import { ErrorScan, type ErrorScanResult } from './errorLines.js';
 import type { StorageState } from './types.js';
 
 /** How to capture one output. */
@@ -34,6 +35,8 @@ export interface CaptureOptions {
    * false to stop capturing (the output is then abandoned: `stopped: true`).
    */
   readonly onNeedStore?: () => boolean;
+  /** Look for error lines in the kept bytes as they pass (docs/contracts.md §2.13): text outputs. */
+  readonly scanErrors?: boolean;
 }
 
 /** What was captured. */
@@ -56,6 +59,8 @@ export interface Captured {
   readonly binary: boolean;
   /** True when `onNeedStore` said to stop. */
   readonly stopped: boolean;
+  /** The error-line scan of the kept bytes (when asked and the bytes are text). */
+  readonly errorScan?: ErrorScanResult;
 }
 
 /** Counts, caps and remembers head/tail of a byte stream as it passes. */
@@ -67,7 +72,7 @@ class Tap {
   head: Uint8Array = new Uint8Array(0);
   tail: Uint8Array = new Uint8Array(0);
 
-  constructor(private readonly cap: number, private readonly previewBytes: number) {}
+  constructor(private readonly cap: number, private readonly previewBytes: number, readonly scan?: ErrorScan) {}
 
   /** Counts `piece` and returns the part of it that is kept (possibly empty). */
   take(piece: Uint8Array): Uint8Array {
@@ -81,6 +86,7 @@ class Tap {
     if (keep.length === 0) return keep;
     this.kept += keep.length;
     this.lastByte = keep[keep.length - 1];
+    this.scan?.push(keep);
     const p = this.previewBytes;
     if (this.head.length < p) this.head = Buffer.concat([this.head, keep.subarray(0, p - this.head.length)]);
     this.tail = keep.length >= p ? Uint8Array.from(keep.subarray(keep.length - p)) : Buffer.concat([this.tail, keep]).subarray(-p);
@@ -94,7 +100,7 @@ class Tap {
  * early, so a child process's pipe is released.
  */
 export async function captureOutput(source: AsyncIterable<Uint8Array>, options: CaptureOptions): Promise<Captured> {
-  const tap = new Tap(options.capBytes, Math.max(0, options.previewBytes));
+  const tap = new Tap(options.capBytes, Math.max(0, options.previewBytes), options.scanErrors ? new ErrorScan() : undefined);
   const it = source[Symbol.asyncIterator]();
   let finished = false;
   try {
@@ -158,11 +164,12 @@ function result(tap: Tap, stored: StorageState, m: ManifestSummary, extra: { inl
     lineCount: lineCountOf(m.newlines, m.byteCount, tap.lastByte),
     binary: !m.utf8,
     stopped: false,
+    ...(tap.scan && m.utf8 ? { errorScan: tap.scan.end() } : {}),
   };
 }
 
 /** sha256 hex of bytes in memory: the core's one helper. */
-export { sha256Hex } from '../sha256.js';
+export { sha256Hex } from '../integrity/sha256.js';
 
 /** An async iterable of one buffer (so in-memory results take the same path as streams). */
 export async function* once(bytes: Uint8Array): AsyncGenerator<Uint8Array> {

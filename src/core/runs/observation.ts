@@ -3,7 +3,7 @@
  * handle, the sizes, the digest, the preview and how to read more. Bounded by the
  * preview size plus a few hundred bytes of fixed text; never contains a host path.
  */
-import type { AttachmentRecord, CallFinishedRecord } from './types.js';
+import type { AttachmentRecord, CallFinishedRecord, ErrorLines } from './types.js';
 
 /**
  * The one line that teaches the model how to read a handle: the tool, the handle as its
@@ -36,14 +36,35 @@ function previewBlock(preview: string, binary: boolean): string {
   return `Preview:\n${preview}`;
 }
 
+/**
+ * The error lines of a first view (docs/contracts.md §2.13): how many the output holds,
+ * each shown line with its 1-based line number and the byte offset of its match, and, when
+ * more remain and the bytes can be read, the one `read_tool_output` call that pages on.
+ */
+export function errorBlock(e: ErrorLines, handle: string | undefined): string {
+  const within = e.scannedBytes !== undefined ? ` in the first ${e.scannedBytes} bytes` : '';
+  const lines = [`Error lines (${e.lines.length} of ${e.total}${within}):`];
+  for (const l of e.lines) lines.push(`line ${l.lineNumber}, byte ${l.byteOffset}: ${l.text}`);
+  // A union of many rules can outgrow what read_tool_output accepts as a pattern (1,024 characters, §2.5): then no call is offered.
+  if (handle !== undefined && e.total > e.lines.length && e.pattern.length <= 1024) {
+    lines.push(`More: read_tool_output ${JSON.stringify({ handle, pattern: e.pattern, offset: e.lines.length })}`);
+  }
+  return lines.join('\n');
+}
+
+/** The error block and a newline when the content has error lines, else nothing. */
+function errorsBefore(c: { errorLines?: ErrorLines }, handle: string | undefined): string {
+  return c.errorLines ? `${errorBlock(c.errorLines, handle)}\n` : '';
+}
+
 /** Text for an elided (or not kept) result. */
 export function resultObservation(r: CallFinishedRecord): string {
   if (!r.elided) return r.preview;
   if (r.stored === 'preview_only') {
     const shown = r.previewRange ? r.previewRange.headEnd + (r.resultBytes - r.previewRange.tailStart) : 0;
-    return `Tool result not kept: ${r.resultBytes} bytes (${shape(r)}) need a blob store and none is configured; ${r.resultBytes - shown} bytes were let go.\n${previewBlock(r.preview, r.binary)}`;
+    return `Tool result not kept: ${r.resultBytes} bytes (${shape(r)}) need a blob store and none is configured; ${r.resultBytes - shown} bytes were let go.\n${errorsBefore(r, undefined)}${previewBlock(r.preview, r.binary)}`;
   }
-  return `Tool result elided: ${r.resultBytes} bytes (${shape(r)}), handle ${r.resultHandle}.\n${howToRead(r.resultHandle ?? '')}\n${previewBlock(r.preview, r.binary)}`;
+  return `Tool result elided: ${r.resultBytes} bytes (${shape(r)}), handle ${r.resultHandle}.\n${howToRead(r.resultHandle ?? '')}\n${errorsBefore(r, r.resultHandle)}${previewBlock(r.preview, r.binary)}`;
 }
 
 /** Whether an attachment's whole text appears in the summary (else its preview). */
@@ -67,7 +88,8 @@ function attachmentBlock(v: AttachmentView): string {
   } else if (!v.whole) parts.push(`handle ${a.handle}`);
   const head = parts.join(', ');
   if (a.binary) return `${head}\nBinary content is not shown as text.`;
-  return v.whole ? `${head}:\n${a.preview}` : `${head}. Preview:\n${a.preview}`;
+  if (v.whole) return `${head}:\n${a.preview}`;
+  return a.errorLines ? `${head}. ${errorBlock(a.errorLines, a.readable ? a.handle : undefined)}\nPreview:\n${a.preview}` : `${head}. Preview:\n${a.preview}`;
 }
 
 /** The first line of a summary whose output lost bytes (capture cap, or no blob store), else undefined. */

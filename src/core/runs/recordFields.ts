@@ -5,6 +5,7 @@
 import { EvidenceError, isStorageFull, STORAGE_FULL } from '../errors.js';
 import type { Captured } from './capture.js';
 import { ContentTypes, makePreview } from './decisions.js';
+import { selectErrorLines } from './errorLines.js';
 import type { StoredContent } from './types.js';
 
 /** A positive safe integer option, or a clear error naming it. */
@@ -23,11 +24,20 @@ export function nowIso(): string {
   return new Date().toISOString();
 }
 
-/** Turns a capture into the record fields every stored content shares. */
-export function storedFields(c: Captured, contentType: string, shownWhole: boolean, previewBytes: number, readable: boolean): StoredContent {
-  const preview = shownWhole && !c.binary && c.inlineBytes
-    ? { text: Buffer.from(c.inlineBytes).toString('utf8'), range: undefined }
-    : makePreview(c.head, c.tail, c.sizeBytes, previewBytes, c.binary);
+/**
+ * Turns a capture into the record fields every stored content shares. Content shown by
+ * preview whose scan found error lines (docs/contracts.md §2.13) shows them in up to half
+ * of the preview budget, and the head and tail share what they leave; `failed` says
+ * which lines count (a failed command or tool: failure lines, else only clear ones).
+ */
+export function storedFields(c: Captured, contentType: string, shownWhole: boolean, previewBytes: number, readable: boolean, failed = false): StoredContent {
+  const whole = shownWhole && !c.binary && c.inlineBytes !== undefined;
+  const errors = !whole && !c.binary && c.errorScan && c.sizeBytes > previewBytes
+    ? selectErrorLines(c.errorScan, failed, Math.floor(previewBytes / 2))
+    : undefined;
+  const preview = whole
+    ? { text: Buffer.from(c.inlineBytes!).toString('utf8'), range: undefined }
+    : makePreview(c.head, c.tail, c.sizeBytes, previewBytes - (errors?.bytes ?? 0), c.binary);
   return {
     contentType: c.binary ? ContentTypes.binary : contentType,
     sha256: c.sha256,
@@ -39,6 +49,7 @@ export function storedFields(c: Captured, contentType: string, shownWhole: boole
     lineCount: c.lineCount,
     binary: c.binary,
     readable,
+    ...(errors ? { errorLines: errors.lines } : {}),
   };
 }
 

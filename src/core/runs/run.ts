@@ -4,30 +4,44 @@
  * listing, reports and handle resolution are `RunStore`'s (`runStore.ts`).
  */
 import { EvidenceError } from '../errors.js';
-import { manifestOf, totalNewlines } from '../integrity.js';
+import { manifestOf, totalNewlines } from '../integrity/integrity.js';
 import { captureOutput, once, type Captured } from './capture.js';
 import { ContentTypes, decideElision, decideResultStorage, lineCountOf, measureResult } from './decisions.js';
+import { ErrorScan, type ErrorScanResult } from './errorLines.js';
 import { resultHandleOf } from './handles.js';
 import { resultObservation } from './observation.js';
 import { backendMessage, nowIso, storedFields } from './recordFields.js';
 import type { RunningCommand } from './command.js';
 import { runCommandCall } from './runCommand.js';
 import { appendRecord, terminateTornTail } from './runLog.js';
-import type { RunStore } from './runStore.js';
+import type { CallRecorder, RunHost } from './runHost.js';
 import type {
   AttachmentRecord, CallError, CallFinishedRecord, CallOutcome, CallStatus, ReadToolOutputArgs, ReadToolOutputResult, RecordResultOptions,
   RunApi, RunCommandOptions, RunFinishStatus, RunRecord, StoredArtifact,
 } from './types.js';
 
+/** Bytes an artifact's error-line scan reads at once. */
+const SCAN_PIECE_BYTES = 1024 * 1024;
+
+/**
+ * The error-line scan of an artifact already stored (docs/contracts.md §2.13): one pass over
+ * its bytes in 1 MiB reads (a streamed file is never held whole).
+ */
+async function scanArtifact(range: (a: number, b: number) => Promise<Uint8Array>, n: number): Promise<ErrorScanResult> {
+  const scan = new ErrorScan();
+  for (let at = 0; at < n; at += SCAN_PIECE_BYTES) scan.push(await range(at, Math.min(n, at + SCAN_PIECE_BYTES)));
+  return scan.end();
+}
+
 /** One live run: records results and commands, reads its own handles. */
-export class Run implements RunApi {
+export class Run implements RunApi, CallRecorder {
   readonly tenant: string;
   private seq = 0;
   private finished = false;
   private chain: Promise<unknown> = Promise.resolve();
 
   /** @internal Use `RunStore.startRun`. */
-  constructor(/** @internal */ readonly store: RunStore, readonly runId: string, private readonly token: string) {
+  constructor(/** @internal */ readonly store: RunHost, readonly runId: string, private readonly token: string) {
     this.tenant = store.tenant;
   }
 
@@ -94,12 +108,14 @@ export class Run implements RunApi {
     const head = await range(0, Math.min(p, n));
     const tail = await range(Math.max(0, n - p), n);
     const last = (await range(Math.max(0, n - 1), n))[0];
+    const errorScan = elide && !binary && n > p && s.errorLines ? await scanArtifact(range, n) : undefined;
     const captured: Captured = {
       stored: 'artifact', sizeBytes: n, observedBytes: n, truncated: false, sha256: m.sha256, manifestDigest: artifact.manifestDigest,
       // Shown whole when not elided: the preview is then the whole text, as for an inline result.
       inlineBytes: elide ? undefined : held,
       head, tail,
       lineCount: lineCountOf(totalNewlines(m), n, last), binary, stopped: false,
+      ...(errorScan ? { errorScan } : {}),
     };
     const record: CallFinishedRecord = {
       type: 'call_finished', runId: this.runId, callId: call.callId, tool, arguments: args, startedAt: call.startedAt, finishedAt: nowIso(),
@@ -107,7 +123,7 @@ export class Run implements RunApi {
       ...(options.isError ? { error: { code: 'tool_error', message: 'the tool reported an error' } } : {}),
       resultBytes: n, elided: elide,
       ...(elide ? { resultHandle: resultHandleOf(call.callId) } : {}),
-      ...storedFields(captured, options.contentType ?? ContentTypes.text, !elide, p, true),
+      ...storedFields(captured, options.contentType ?? ContentTypes.text, !elide, p, true, options.isError === true),
       artifactId: artifact.artifactId,
       attachments: [],
     };
@@ -136,7 +152,7 @@ export class Run implements RunApi {
     try {
       captured = await captureOutput(body, {
         store: s.blobs, key: { tenant: this.tenant, runId: this.runId, callId }, inlineMaxBytes: s.offloadThresholdBytes,
-        capBytes: Number.POSITIVE_INFINITY, previewBytes: s.limits.previewBytes,
+        capBytes: Number.POSITIVE_INFINITY, previewBytes: s.limits.previewBytes, scanErrors: s.errorLines,
       });
     } catch (e) {
       return this.recordFailure(call, tool, args, attachments, { code: 'backend', message: backendMessage(e) });
@@ -158,7 +174,8 @@ export class Run implements RunApi {
       ...(error ? { error } : {}),
       resultBytes: captured.sizeBytes, elided: elide,
       ...(elide ? { resultHandle: resultHandleOf(callId) } : {}),
-      ...storedFields(captured, contentType, !elide, s.limits.previewBytes, decision.stored !== 'preview_only'),
+      // A tool that reported an error (or a failed command's summary) shows its failure lines (docs/contracts.md §2.13).
+      ...storedFields(captured, contentType, !elide, s.limits.previewBytes, decision.stored !== 'preview_only', status !== 'ok'),
       attachments,
     };
     await this.append(record);

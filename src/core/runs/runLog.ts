@@ -128,6 +128,14 @@ function firstBad(o: Obj, fields: Record<string, (v: unknown) => boolean>, optio
   return undefined;
 }
 
+/** `StoredContent.errorLines` (docs/contracts.md §2.13): a count no smaller than the lines shown, each with its position and text. */
+function isErrorLines(v: unknown): boolean {
+  if (!isObj(v) || !isCount(v.total) || !isStr(v.pattern) || !Array.isArray(v.lines) || v.lines.length > v.total) return false;
+  if (v.scannedBytes !== undefined && !isCount(v.scannedBytes)) return false;
+  return v.lines.every((l: unknown) => isObj(l) && isCount(l.lineNumber) && (l.lineNumber as number) >= 1 && isCount(l.byteOffset) && isStr(l.text)
+    && (l.window === undefined || (isObj(l.window) && isCount(l.window.start) && isCount(l.window.end) && l.window.start <= l.window.end)));
+}
+
 /** Fields of `StoredContent` (shared by results and attachments). */
 function badStoredContent(o: Obj): string | undefined {
   const bad = firstBad(o, {
@@ -136,6 +144,7 @@ function badStoredContent(o: Obj): string | undefined {
   }, {
     previewRange: (v) => isObj(v) && isCount(v.headEnd) && isCount(v.tailStart) && v.headEnd <= v.tailStart,
     inline: isStr, inlineBase64: isStr, manifestDigest: isHex64, artifactId: (v) => isStr(v) && /^artifact-[0-9a-f]{64}$/.test(v),
+    errorLines: isErrorLines,
   });
   if (bad) return bad;
   if (o.stored === 'inline' && o.inline === undefined && o.inlineBase64 === undefined) return 'inline';

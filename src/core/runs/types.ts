@@ -5,7 +5,7 @@
  * changes here are additive only.
  */
 import type { BlobStore } from '../blobs/blobStore.js';
-import type { Manifest, RangeSource } from '../integrity.js';
+import type { Manifest, RangeSource } from '../integrity/integrity.js';
 
 /** Where a result's or attachment's bytes live. */
 export type StorageState = 'inline' | 'blob' | 'artifact' | 'preview_only';
@@ -81,6 +81,32 @@ export interface StoredContent {
   readonly binary: boolean;
   /** False when the bytes cannot be read back (`preview_only`). */
   readonly readable: boolean;
+  /**
+   * The lines that most likely explain a failure, as the first view showed them (docs/contracts.md
+   * §2.13): set only when the content was shown by preview and a rule matched. Absent in older logs.
+   */
+  readonly errorLines?: ErrorLines;
+}
+
+/** Error lines of an output shown in its first view (docs/contracts.md §2.13). */
+export interface ErrorLines {
+  /** Lines of the whole output the rules count (what `pattern` finds: `total_matches`). */
+  readonly total: number;
+  /** The `read_tool_output` pattern that finds every counted line (the union of the rules that matched). */
+  readonly pattern: string;
+  /** Set when the scan stopped at its limit (1 GiB): `total` counts the lines of bytes [0, scannedBytes) only. */
+  readonly scannedBytes?: number;
+  /** The lines shown, in output order. */
+  readonly lines: readonly {
+    /** 1-based. */
+    readonly lineNumber: number;
+    /** Offset of the line's first match, in bytes (as `read_tool_output` reports it). */
+    readonly byteOffset: number;
+    /** The exact text: the whole line, or a window around the match (`…` before, `…[line cut]` after). */
+    readonly text: string;
+    /** Set when `text` is a window: the output byte range [start, end) it shows. */
+    readonly window?: { readonly start: number; readonly end: number };
+  }[];
 }
 
 /** One output of a call (docs/contracts.md §2.4): a command's stdout, stderr, exit value, files. */
@@ -350,6 +376,8 @@ export interface CallReport {
   readonly lineCount?: number;
   readonly binary: boolean;
   readonly attachments: readonly AttachmentRecord[];
+  /** The result's error lines as its first view showed them (docs/contracts.md §2.13). */
+  readonly errorLines?: ErrorLines;
 }
 
 /** Arguments of `read_tool_output` (docs/contracts.md §2.5); validated at run time as untrusted input. */
@@ -513,6 +541,11 @@ export interface RunStoreOptions {
   readonly preservation?: Preservation;
   /** Per-stream capture cap for commands (default: none, Infinity). */
   readonly captureCapBytes?: number;
+  /**
+   * Whether the first view of a large output shows its error lines (docs/contracts.md §2.13; default
+   * true). False gives the head-and-tail first view alone (the economy bench's baseline in the same run).
+   */
+  readonly errorLines?: boolean;
   readonly reader?: Partial<ReaderLimits>;
   /** Where results recorded as `stored: 'artifact'` are read (the artifact store of the same tenant). */
   readonly artifacts?: RecordedArtifacts;

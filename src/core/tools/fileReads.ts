@@ -4,18 +4,18 @@
  * artifact (the bytes live once, in the artifact store); a small one is recorded whole.
  */
 import { randomUUID } from 'node:crypto';
-import type { ArtifactRef } from '../artifactRef.js';
-import type { ArtifactStore } from '../artifacts.js';
-import type { ConfinedFile } from '../confinedOpen.js';
+import type { ArtifactRef } from '../artifacts/artifactRef.js';
+import type { ArtifactStore } from '../artifacts/artifacts.js';
+import type { ConfinedFile } from '../files/confinedOpen.js';
 import { isStorageFull, STORAGE_FULL } from '../errors.js';
-import { fileTooLargeText, LocalErrorText, type LocalRead } from '../localWorkspace.js';
-import type { RunApi, StoredArtifact } from '../runs/types.js';
-import { piecesOf } from '../localFile.js';
+import { fileTooLargeText, LocalErrorText, type LocalRead } from '../workspace/localWorkspace.js';
+import type { ErrorLines, RunApi, StoredArtifact } from '../runs/types.js';
+import { piecesOf } from '../files/localFile.js';
 import { decodeUtf8Strict } from '../utf8.js';
-import type { ToolWorkspace } from '../toolWorkspace.js';
+import type { ToolWorkspace } from '../workspace/toolWorkspace.js';
 import { EvidenceToolNames } from './inputs.js';
-import { BoundedEvidenceWorkspace, buildBinaryObservation, buildObservation, OBSERVATION_PREFIX, RANGE_PREFIX, VIRTUAL_PREFIX, type BoundedResult, type EvidenceLimits } from '../evidenceWorkspace.js';
-import { searchHint } from '../runs/observation.js';
+import { BoundedEvidenceWorkspace, buildBinaryObservation, buildObservation, OBSERVATION_PREFIX, RANGE_PREFIX, VIRTUAL_PREFIX, type BoundedResult, type EvidenceLimits } from '../workspace/evidenceWorkspace.js';
+import { errorBlock, searchHint } from '../runs/observation.js';
 import { fitsModel, utf8Bytes } from './modelText.js';
 
 /** What `evidence_readFile` gets back: the model text, and what the call records. */
@@ -159,17 +159,19 @@ export async function readFileRecorded(
   const { modelText, fullText, artifact, refusal } = await workspace.readFile(relPath, randomUUID());
   const args = { path: relPath };
   let handle: string | undefined;
+  let errors: ErrorLines | undefined;
   if (run) {
     try {
       const outcome = artifact
         ? await run.recordArtifact(EvidenceToolNames.readFile, args, { artifactId: artifact.ref.artifactId, bytes: artifact.bytes, ...(await stores.artifacts.manifestFor(artifact.ref.artifactId)) })
         : await run.recordResult(EvidenceToolNames.readFile, args, fullText ?? modelText, { isError: modelText.startsWith('error:') });
       handle = outcome.handle;
+      errors = outcome.record.errorLines;
     } catch (e) {
       log(`a read was not recorded (${e instanceof Error ? e.message : String(e)}); it was answered without a handle`);
     }
   }
-  return readFileReply(modelText, handle, relPath, refusal);
+  return readFileReply(modelText, handle, relPath, refusal, errors);
 }
 
 /**
@@ -177,8 +179,9 @@ export async function readFileRecorded(
  * run layer gave the recorded call (if any), `relPath` the path as the model gave it,
  * `refusal` what the folder refused, when it refused the file as too large to read.
  */
-export function readFileReply(modelText: string, handle: string | undefined, relPath: string, refusal?: 'tooLarge'): string {
-  if (modelText.startsWith(OBSERVATION_PREFIX) && handle) return `${modelText}\n${searchHint(handle)}`;
+export function readFileReply(modelText: string, handle: string | undefined, relPath: string, refusal?: 'tooLarge', errors?: ErrorLines): string {
+  // The §1.2 observation stays byte for byte; the error lines of the recorded call follow the hint (docs/contracts.md §2.13).
+  if (modelText.startsWith(OBSERVATION_PREFIX) && handle) return `${modelText}\n${searchHint(handle)}${errors ? `\n${errorBlock(errors, handle)}` : ''}`;
   if (refusal === 'tooLarge') {
     // Too large to read into memory here, but not too large to keep: say how.
     return `${modelText}; capture it with evidence_runCommand (for example: cat ${JSON.stringify(relPath)}) and search it with read_tool_output`;

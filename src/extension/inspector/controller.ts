@@ -446,13 +446,13 @@ export class InspectorController {
         if (!call) throw new EvidenceError('invalidArgument', unknownPartMessage);
         const dto = callFromReport(call);
         if (msg.ref.part === 'result') {
-          this.post({ type: 'detail', id: msg.id, ref: msg.ref, call: dto, part: dto.result, preview: splitPreview(call.preview, call.previewRange, call.resultBytes) });
+          this.post({ type: 'detail', id: msg.id, ref: msg.ref, call: dto, part: dto.result, preview: splitPreview(call.preview, call.previewRange, call.resultBytes, call.errorLines) });
           return;
         }
         const att = call.attachments.find((a) => a.name === msg.ref.part);
         if (!att) throw new EvidenceError('invalidArgument', unknownPartMessage);
         const part: PartDto = attachmentPart(att);
-        this.post({ type: 'detail', id: msg.id, ref: msg.ref, call: dto, part, preview: splitPreview(att.preview, att.previewRange, att.sizeBytes) });
+        this.post({ type: 'detail', id: msg.id, ref: msg.ref, call: dto, part, preview: splitPreview(att.preview, att.previewRange, att.sizeBytes, att.errorLines) });
         return;
       }
       case 'fetchBytes': {

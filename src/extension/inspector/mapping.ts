@@ -4,7 +4,7 @@
  * into head and tail by its recorded byte ranges. Pure functions, no `vscode`.
  */
 import type {
-  AttachmentRecord, CallFinishedRecord, CallReport, CallStartedRecord, PreviewRange, RunSummary,
+  AttachmentRecord, CallFinishedRecord, CallReport, CallStartedRecord, ErrorLines, PreviewRange, RunSummary,
 } from '../../core/index.js';
 import type { CallDto, PartDto, PreviewDto, RunDto } from '../../shared/protocol.js';
 
@@ -116,7 +116,13 @@ export function callFromRecord(r: CallStartedRecord | CallFinishedRecord): CallD
  * omission marker between them is the layer's own text). When the numbers do not fit
  * the preview (it was not cut, or is empty for binary), the whole preview is returned.
  */
-export function splitPreview(preview: string, range: PreviewRange | undefined, size: number): PreviewDto {
+export function splitPreview(preview: string, range: PreviewRange | undefined, size: number, errors?: ErrorLines): PreviewDto {
+  // The error lines the first view showed before the preview (docs/contracts.md §2.13), marked by the page.
+  const marked = errors ? { errorLines: { total: errors.total, lines: errors.lines.map((l) => ({ lineNumber: l.lineNumber, byteOffset: l.byteOffset, text: l.text })) } } : {};
+  return { ...split(preview, range, size), ...marked };
+}
+
+function split(preview: string, range: PreviewRange | undefined, size: number): PreviewDto {
   if (!range || range.tailStart <= range.headEnd) return { text: preview };
   const bytes = new TextEncoder().encode(preview);
   const tailBytes = size - range.tailStart;
