@@ -75,7 +75,7 @@ export async function runAgent(file: string, args: readonly string[], opts: { cw
 /**
  * What `init` is given for an agent in this sandbox: its hook and MCP server started through the sandbox's shim with
  * the sandbox's storage. `BE_RECORD=<file>` also keeps every event the agent sends (`tee`), which is how the
- * recorded payloads of test/unit/reach/fixtures were taken.
+ * recorded payloads of test/unit/core/reach/fixtures were taken.
  */
 export function initContext(s: Sandbox, env: Readonly<Record<string, string | undefined>> = {}): AgentContext {
   return {
