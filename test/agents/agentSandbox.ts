@@ -54,6 +54,15 @@ export function errorLineReply(): string {
   return JSON.stringify({ total_matches: 1, content: `${ERROR_LINE}:${NEEDLE}`, matches: [{ line_number: ERROR_LINE, byte_offset: stdout.indexOf(NEEDLE) + column, column: column + 1 }] });
 }
 
+/**
+ * The first view's stdout lines of a routed (or captured) build log, with the error line named by number and byte
+ * (docs/contracts.md §2.13): the model sees the error at once; the read by handle then gives its exact bytes.
+ */
+export function firstViewStdout(handle: string): string {
+  const errorAt = spawnSync('/bin/sh', ['-c', buildCommand], { maxBuffer: 1 << 30 }).stdout.indexOf(NEEDLE);
+  return `\nstdout: ${LOG_BYTES} bytes, ${LOG_LINES} lines, handle ${handle}. Error lines (1 of 1):\nline ${ERROR_LINE}, byte ${errorAt}: ${NEEDLE}\nPreview:\n`;
+}
+
 /** The first `out_…_stdout` handle in a text (the model reads it from what it was given, as a model would). */
 export function handleIn(text: string | undefined): string {
   return /out_[A-Za-z0-9._-]+_stdout/.exec(text ?? '')?.[0] ?? 'no-handle-given';

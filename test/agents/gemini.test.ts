@@ -10,7 +10,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { gemini } from '../../src/core/reach/agents/gemini.js';
 import { ensureTools, toolPaths } from '../harness/tools.js';
-import { applyJsonEdits, buildCommand, ERROR_LINE, errorLineReply, handleIn, initContext, LOG_BYTES, LOG_LINES, listRuns, makeSandbox, NEEDLE, runAgent, type Sandbox } from './agentSandbox.js';
+import { applyJsonEdits, buildCommand, firstViewStdout, ERROR_LINE, errorLineReply, handleIn, initContext, LOG_BYTES, listRuns, makeSandbox, NEEDLE, runAgent, type Sandbox } from './agentSandbox.js';
 import { functionResponseText, startScriptedGemini, type GeminiReply, type ScriptedGemini } from './geminiServer.js';
 
 const GEMINI = toolPaths().gemini;
@@ -88,9 +88,8 @@ describe('Reach: Gemini CLI from npm with a scripted Gemini API on loopback', fu
     assert.match(obs, /^exit code 1$/m);
     // Gemini CLI's own report of the routed command's status: the command's.
     assert.match(obs, /^Exit Code: 1$/m);
-    assert.match(obs, new RegExp(`^stdout: ${LOG_BYTES} bytes, ${LOG_LINES} lines, handle ${handle}\\. Preview:$`, 'm'));
+    assert.ok(obs.includes(firstViewStdout(handle)), obs);
     assert.ok(obsBytes < 8192, `${obsBytes} bytes`);
-    assert.ok(!obs.includes(NEEDLE));
     // Nothing of the machine: no storage or spool path, no session id (issue 21).
     assert.ok(!obs.includes(sandbox.storage) && !obs.includes(sandbox.root), obs);
     const readName = names.find((n) => n.endsWith('read_tool_output')) ?? 'mcp_bounded-evidence_read_tool_output';

@@ -10,7 +10,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { qwen } from '../../src/core/reach/agents/qwen.js';
 import { ensureTools, toolPaths } from '../harness/tools.js';
-import { applyJsonEdits, buildCommand, ERROR_LINE, errorLineReply, handleIn, initContext, LOG_BYTES, LOG_LINES, listRuns, makeSandbox, NEEDLE, runAgent, sh, type Sandbox } from './agentSandbox.js';
+import { applyJsonEdits, buildCommand, firstViewStdout, ERROR_LINE, errorLineReply, handleIn, initContext, LOG_BYTES, listRuns, makeSandbox, NEEDLE, runAgent, sh, type Sandbox } from './agentSandbox.js';
 import { startScriptedChat, toolMessage, type ChatReply, type ScriptedChat } from './chatCompletionsServer.js';
 
 const QWEN = toolPaths().qwen;
@@ -106,9 +106,8 @@ describe('Reach: Qwen Code from npm with a scripted Chat Completions API on loop
     if (process.env.BE_DUMP) console.log(obs);
     const obsBytes = Buffer.byteLength(obs, 'utf8');
     assert.match(obs, /exit code 1/);
-    assert.match(obs, new RegExp(`stdout: ${LOG_BYTES} bytes, ${LOG_LINES} lines, handle ${handle}\\. Preview:`));
+    assert.ok(obs.includes(firstViewStdout(handle)), obs);
     assert.ok(obsBytes < 8192, `${obsBytes} bytes`);
-    assert.ok(!obs.includes(NEEDLE));
     // Nothing of the machine: no storage or spool path, no session id (issue 21).
     assert.ok(!obs.includes(sandbox.storage) && !obs.includes(sandbox.root), obs);
     const read = toolMessage(server.requests[2]!, READ_ID);
