@@ -9,6 +9,10 @@
 #     the companion npm package @anthropic-ai/claude-code-linux-x64
 #   - the Copilot CLI (@github/copilot, native binary from @github/copilot-linux-x64), driven the
 #     same way through its bring-your-own-model settings (no sign-in), under .tools/copilot-cli
+#   - Codex (@openai/codex; its native binary is the npm alias @openai/codex-linux-x64),
+#     Gemini CLI (@google/gemini-cli, a Node bundle) and opencode (opencode-ai; its native
+#     binary comes from the companion package opencode-linux-x64) and Qwen Code (@qwen-code/qwen-code),
+#     driven the same way
 # Nothing is downloaded from outside the npm registry and Debian's packages.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -17,6 +21,10 @@ NODE24_VERSION=24.22.3
 CODE_SERVER_VERSION=4.139.1
 CLAUDE_CODE_VERSION=2.1.332
 COPILOT_CLI_VERSION=1.0.102
+CODEX_VERSION=0.171.0
+GEMINI_CLI_VERSION=0.61.0
+OPENCODE_VERSION=1.18.33
+QWEN_CODE_VERSION=0.24.4
 mkdir -p "$TOOLS"
 
 # Run from `npm test`, this script inherits npm's own environment (npm_config_*, NODE,
@@ -96,3 +104,39 @@ if [ ! -f "$CP_DIR/.installed-$COPILOT_CLI_VERSION" ] || [ ! -x "$CP_BIN" ]; the
   touch "$CP_DIR/.installed-$COPILOT_CLI_VERSION"
 fi
 log "ready: node24=$NODE24_DIR/bin/node code-server=$CS_MAIN chromium=$(command -v chromium) claude=$CC_BIN copilot=$CP_BIN"
+
+# One npm package per agent, each in its own folder, marked installed only once its
+# binary answers --version with the pinned version.
+install_agent() { # <dir> <package@version> <binary> <version text --version prints>
+  local dir="$1" spec="$2" bin="$3" want="$4"
+  if [ -f "$dir/.installed-${spec##*@}" ] && [ -x "$bin" ]; then return 0; fi
+  log "installing $spec"
+  rm -rf "$dir"; mkdir -p "$dir"
+  ( export PATH="$NODE24_DIR/bin:$PATH"
+    npm_quiet install --no-save --no-package-lock --prefix "$dir" "$spec" )
+  "$bin" --version 2>/dev/null | grep -qF "$want" || { log "$spec installed but $bin does not run"; exit 1; }
+  touch "$dir/.installed-${spec##*@}"
+}
+CODEX_DIR="$TOOLS/codex"
+CODEX_BIN="$CODEX_DIR/node_modules/@openai/codex/bin/codex.js"
+install_agent "$CODEX_DIR" "@openai/codex@$CODEX_VERSION" "$CODEX_BIN" "$CODEX_VERSION"
+GEMINI_DIR="$TOOLS/gemini"
+GEMINI_BIN="$GEMINI_DIR/node_modules/@google/gemini-cli/bundle/gemini.js"
+install_agent "$GEMINI_DIR" "@google/gemini-cli@$GEMINI_CLI_VERSION" "$GEMINI_BIN" "$GEMINI_CLI_VERSION"
+OPENCODE_DIR="$TOOLS/opencode"
+OPENCODE_BIN="$OPENCODE_DIR/node_modules/opencode-ai/bin/opencode.exe"
+install_agent "$OPENCODE_DIR" "opencode-ai@$OPENCODE_VERSION" "$OPENCODE_BIN" "$OPENCODE_VERSION"
+# opencode installs @opencode-ai/plugin (64 MB, from the npm registry) into its own config folder before the first
+# session with a plugin; the opencode tests start from a copy of that folder as opencode leaves it, made once here.
+OPENCODE_SEED="$OPENCODE_DIR/config-seed"
+if [ ! -f "$OPENCODE_SEED/.installed-$OPENCODE_VERSION" ]; then
+  log "installing @opencode-ai/plugin $OPENCODE_VERSION (opencode's config folder, for the opencode tests)"
+  rm -rf "$OPENCODE_SEED"; mkdir -p "$OPENCODE_SEED"
+  printf '{\n  "dependencies": {\n    "@opencode-ai/plugin": "%s"\n  }\n}\n' "$OPENCODE_VERSION" > "$OPENCODE_SEED/package.json"
+  ( export PATH="$NODE24_DIR/bin:$PATH"; cd "$OPENCODE_SEED" && npm_quiet install --no-audit --no-fund )
+  touch "$OPENCODE_SEED/.installed-$OPENCODE_VERSION"
+fi
+QWEN_DIR="$TOOLS/qwen-code"
+QWEN_BIN="$QWEN_DIR/node_modules/@qwen-code/qwen-code/cli-entry.js"
+install_agent "$QWEN_DIR" "@qwen-code/qwen-code@$QWEN_CODE_VERSION" "$QWEN_BIN" "$QWEN_CODE_VERSION"
+log "ready: node24=$NODE24_DIR/bin/node code-server=$CS_MAIN chromium=$(command -v chromium) claude=$CC_BIN codex=$CODEX_BIN gemini=$GEMINI_BIN opencode=$OPENCODE_BIN qwen=$QWEN_BIN"

@@ -10,8 +10,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { latestCodexTurn, type CodexTurn } from '../core/reach/codexPolicy.js';
 import { decideHook } from '../core/reach/hookEvent.js';
 import { quoteShellWord } from '../core/reach/shellQuote.js';
 import { parseFlags, UsageError, wholeNumber } from './args.js';
@@ -94,6 +95,7 @@ export async function hook(argv: readonly string[], io: CliIo, self: readonly st
       parses: (script) => parsesIn(shellOf(io.env), script),
       prepare: (command, meta) => prepareSpool(storage!, command, meta),
       claudeSettings: (e) => claudeSettingsTexts(io.env, e),
+      codexSession: (e) => codexSession(io.env, e),
       ...(io.env[STORAGE_ENV] ? { terminalStorage: io.env[STORAGE_ENV] } : {}),
       writeRun: (spool, script) => writeFileSync(path.join(spool, SPOOL_RUN), script, { mode: 0o600, flag: 'wx' }),
     });
@@ -135,6 +137,45 @@ export function claudeSettingsTexts(env: NodeJS.ProcessEnv, event: Record<string
     project ? read(path.join(project, '.claude', 'settings.json')) : undefined,
     project ? read(path.join(project, '.claude', 'settings.local.json')) : undefined,
   ];
+}
+
+/** How much of a Codex rollout's end is read for its latest turn_context (one is written at every turn's start). */
+const CODEX_TRANSCRIPT_TAIL = 1 << 20;
+
+/** The tail of a file (at most `bytes`), or undefined when it cannot be read. Never the whole of a large file. */
+function readTail(file: string, bytes: number): string | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, 'r');
+    const size = fstatSync(fd).size;
+    const n = Math.min(size, bytes);
+    const buf = Buffer.alloc(n);
+    readSync(fd, buf, 0, n, size - n);
+    return buf.toString('utf8');
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/**
+ * Codex's policy for the event's session (src/core/reach/codexPolicy.ts): the latest turn_context of its rollout
+ * (`transcript_path`), and the exec-policy rules texts of `$CODEX_HOME/rules` (default `~/.codex/rules`) and the
+ * project's `.codex/rules` (the event's cwd).
+ */
+export function codexSession(env: NodeJS.ProcessEnv, event: Record<string, unknown>): { turn: CodexTurn | undefined; rules: string[]; tmpdir?: string } {
+  const transcript = typeof event.transcript_path === 'string' ? readTail(event.transcript_path, CODEX_TRANSCRIPT_TAIL) : undefined;
+  const codexHome = env.CODEX_HOME || (env.HOME ? path.join(env.HOME, '.codex') : undefined);
+  const dirs = [codexHome && path.join(codexHome, 'rules'), typeof event.cwd === 'string' ? path.join(event.cwd, '.codex', 'rules') : undefined];
+  const rules: string[] = [];
+  for (const dir of dirs) {
+    if (!dir) continue;
+    let names: string[];
+    try { names = readdirSync(dir).filter((n) => n.endsWith('.rules')); } catch { continue; }
+    for (const n of names) { try { rules.push(readFileSync(path.join(dir, n), 'utf8')); } catch { /* unreadable: no rule from it */ } }
+  }
+  return { turn: transcript === undefined ? undefined : latestCodexTurn(transcript), rules, ...(env.TMPDIR ? { tmpdir: env.TMPDIR } : {}) };
 }
 
 /** Short words for why the storage could not be written (no path: the line reaches the model). */

@@ -13,6 +13,7 @@ import { shimScript } from '../../src/core/reach/shim.js';
 import type { RunSummary } from '../../src/core/index.js';
 import { repoRoot } from '../harness/tools.js';
 import { toolResultText, type MessagesRequest, type ScriptedReply } from './anthropicServer.js';
+import type { AgentContext, ConfigEdit } from '../../src/core/reach/agents/types.js';
 
 /** 38,400 lines of demo/build-log.js: 3,002,891 bytes on stdout, the error on line 19,201, exit 1. */
 export const LOG_LINES = 38400;
@@ -61,6 +62,11 @@ export function errorLineReply(): string {
 export function errorFirstStdout(handle: string): string {
   const stdout = spawnSync('/bin/sh', ['-c', buildCommand], { maxBuffer: 1 << 30 }).stdout;
   return `stdout: ${LOG_BYTES} bytes, ${LOG_LINES} lines, handle ${handle}. Error lines (1 of 1):\nline ${ERROR_LINE}, byte ${stdout.indexOf(NEEDLE)}: ${NEEDLE}\nPreview:\n`;
+}
+
+/** The same block with the newline before it, as it stands inside an observation. */
+export function firstViewStdout(handle: string): string {
+  return `\n${errorFirstStdout(handle)}`;
 }
 
 /** The first `out_…_stdout` handle in a text (the model reads it from what it was given, as a model would). */
@@ -115,4 +121,33 @@ export function buildThenRead(isAgentTurn: (req: MessagesRequest) => boolean, sh
     return { text: 'The build fails on src/ledger/reconcile.ts line 412.' };
   };
   return { script, turns, handle: () => handle };
+}
+
+/**
+ * What `init` is given for an agent in this sandbox: its hook and MCP server started through the sandbox's shim with
+ * the sandbox's storage. `BE_RECORD=<file>` also keeps every event the agent sends (`tee`), which is how the
+ * recorded payloads of test/unit/core/reach/fixtures were taken.
+ */
+export function initContext(s: Sandbox, env: Readonly<Record<string, string | undefined>> = {}): AgentContext {
+  return {
+    home: s.home, project: s.workspace, stateDir: path.join(s.root, 'state'), env, exists: () => true, which: () => undefined, readText: () => undefined,
+    hookCommand: (agent) => `${process.env.BE_RECORD ? `tee -a ${sh(process.env.BE_RECORD)} | ` : ''}${sh(s.shim)} hook --agent ${agent} --storage ${sh(s.storage)}`,
+    mcpServer: () => ({ command: s.shim, args: ['mcp', '--storage', s.storage, '--workspace', s.workspace] }),
+  };
+}
+
+/** Applies an adapter's JSON edits to a fresh settings object (members set, `-1` appends), as init does to an absent file. */
+export function applyJsonEdits(doc: Record<string, unknown>, edits: readonly ConfigEdit[]): Record<string, unknown> {
+  for (const e of edits) {
+    if (e.kind !== 'json') continue;
+    let at: Record<string, unknown> | unknown[] = doc;
+    e.path.forEach((key, i) => {
+      const last = i === e.path.length - 1;
+      if (key === -1) { (at as unknown[]).push(e.value); return; }
+      const obj = at as Record<string, unknown>;
+      if (last) obj[key] = e.value;
+      else at = (obj[key] ??= e.path[i + 1] === -1 ? [] : {}) as Record<string, unknown> | unknown[];
+    });
+  }
+  return doc;
 }

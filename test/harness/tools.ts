@@ -20,6 +20,11 @@ export interface Tools {
   /** The Copilot CLI's native binary, and the cache it unpacks its JavaScript into (filled by setup-tools.sh). */
   copilot: string;
   copilotCache: string;
+  /** The other agent command lines of test/agents (npm packages' entry points). */
+  codex: string;
+  gemini: string;
+  opencode: string;
+  qwen: string;
 }
 
 const toolsDir = process.env.BE_TOOLS_DIR ?? path.join(repoRoot, '.tools');
@@ -33,13 +38,17 @@ export function toolPaths(): Tools {
     claude: path.join(toolsDir, 'claude-code', 'node_modules', '@anthropic-ai', 'claude-code', 'bin', 'claude.exe'),
     copilot: path.join(toolsDir, 'copilot-cli', 'node_modules', '@github', 'copilot-linux-x64', 'copilot'),
     copilotCache: path.join(toolsDir, 'copilot-cli', 'cache'),
+    codex: path.join(toolsDir, 'codex', 'node_modules', '@openai', 'codex', 'bin', 'codex.js'),
+    gemini: path.join(toolsDir, 'gemini', 'node_modules', '@google', 'gemini-cli', 'bundle', 'gemini.js'),
+    opencode: path.join(toolsDir, 'opencode', 'node_modules', 'opencode-ai', 'bin', 'opencode.exe'),
+    qwen: path.join(toolsDir, 'qwen-code', 'node_modules', '@qwen-code', 'qwen-code', 'cli-entry.js'),
   };
 }
 
 /** Installs whatever is missing (a no-op when everything is there) and returns the paths. */
 export function ensureTools(): Tools {
   const t = toolPaths();
-  if (![t.node24, t.serverMain, t.chromium, t.claude, t.copilot].every((p) => existsSync(p))) {
+  if (![t.node24, t.serverMain, t.chromium, t.claude, t.copilot, t.codex, t.gemini, t.opencode, t.qwen].every((p) => existsSync(p))) {
     const r = spawnSync('bash', [path.join(repoRoot, 'scripts', 'setup-tools.sh')], { stdio: 'inherit' });
     if (r.status !== 0) throw new Error(`setup-tools.sh failed with exit code ${r.status}`);
   }

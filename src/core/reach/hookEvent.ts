@@ -1,10 +1,15 @@
 /**
  * The hook's decision for one agent hook event (docs/architecture.md §2.4), pure: the command line reads stdin, calls `decideHook`, writes the
- * answer. Three clients' shapes are understood:
+ * answer. The clients' shapes understood:
  * - `PreToolUse` on `run_in_terminal` (VS Code's built-in agent): answer
  *   `hookSpecificOutput.updatedInput` with the whole tool input and the command rewritten;
- * - `PreToolUse` on `Bash` (Claude Code, Codex): the same answer shape;
+ * - `PreToolUse` on `Bash` (Claude Code, Codex): the same answer shape; Codex honours it only with
+ *   `permissionDecision: "allow"`, given when its own session policy would run the routed form as it runs the
+ *   original (src/core/reach/codexPolicy.ts), and otherwise the command is left alone;
  * - `BeforeTool` on `run_shell_command` (Gemini CLI): `hookSpecificOutput.tool_input`;
+ * - `PreToolUse` on `run_shell_command` (Qwen Code): `updatedInput` with the `permissionDecision` and reason its
+ *   docs require; `allow` there also skips Qwen Code's approval prompt, so it is answered only in `yolo` mode,
+ *   where Qwen Code runs every command without asking anyway;
  * - `preToolUse` on `bash` (the Copilot CLI, and VS Code's Copilot harness, which runs the Copilot CLI's runtime): the
  *   event names no event, `{ sessionId, timestamp, cwd, toolName: 'bash', toolArgs: { command, description } }`
  *   (recorded from @github/copilot 1.0.102, test/agents/copilotCli.test.ts; `toolArgs` is a JSON text in older
@@ -18,6 +23,7 @@
  * configured. A hook must never break the agent.
  */
 import { claudeVerdict } from './claudePermissions.js';
+import { codexVerdict, type CodexTurn } from './codexPolicy.js';
 import { isWrapped, routable, SPOOL_RUN, STATUS_VAR, wrapCommand } from './rewrite.js';
 import { quoteShellWord } from './shellQuote.js';
 
@@ -30,6 +36,8 @@ export const ROUTED_TOOLS: readonly { readonly event: string; readonly tool: str
   { event: 'PreToolUse', tool: 'Bash', agent: 'claude', shape: 'updatedInput' },
   { event: 'BeforeTool', tool: 'run_shell_command', agent: 'gemini', shape: 'tool_input' },
   { event: 'preToolUse', tool: 'bash', agent: 'copilot-cli', shape: 'modifiedArgs' },
+  // Qwen Code (a Gemini CLI descendant with Claude Code style hooks): PreToolUse on its run_shell_command.
+  { event: 'PreToolUse', tool: 'run_shell_command', agent: 'qwen', shape: 'updatedInput' },
 ];
 
 /** The Copilot CLI's events carry no event name: `toolArgs` without `toolResult` is its `preToolUse`, with it `postToolUse`. */
@@ -80,6 +88,16 @@ export interface HookContext {
   readonly writeRun?: (spool: string, script: string) => void;
   /** Claude Code's settings texts (user, project, project-local), read for its permission rules (src/core/reach/claudePermissions.ts). */
   readonly claudeSettings?: (event: Record<string, unknown>) => readonly (string | undefined)[];
+  /** Codex's session policy (its transcript's latest turn_context) and exec-policy rules texts (src/core/reach/codexPolicy.ts). */
+  readonly codexSession?: (event: Record<string, unknown>) => { readonly turn: CodexTurn | undefined; readonly rules: readonly string[]; readonly tmpdir?: string };
+}
+
+/**
+ * Codex's `PreToolUse` event, told from Claude Code's (both name the tool `Bash`): Codex sends the turn's id and
+ * the model's slug (codex-rs/hooks/src/events/pre_tool_use.rs `PreToolUseCommandInput`), Claude Code neither.
+ */
+export function isCodexEvent(event: Record<string, unknown>): boolean {
+  return typeof event.turn_id === 'string' && typeof event.model === 'string';
 }
 
 /** What to do with the event. */
@@ -127,6 +145,9 @@ function sessionOf(event: Record<string, unknown>): string | undefined {
   return typeof s === 'string' && s !== '' ? s : undefined;
 }
 
+/** The reason Qwen Code requires beside the decision (shown in its debug log, not to the model). */
+export const QWEN_REASON = 'bounded-evidence: output kept as evidence (permission mode yolo)';
+
 /** Decides what to answer to one parsed hook event. Never throws (a failing `prepare` is answered by `unkeptCommand`). */
 export function decideHook(event: unknown, ctx: HookContext): HookDecision {
   if (!isRecord(event)) return { action: 'none', reason: 'the event is not a JSON object' };
@@ -149,7 +170,7 @@ export function decideHook(event: unknown, ctx: HookContext): HookDecision {
   if (route.tool === 'run_in_terminal' && ctx.terminalShell && !POSIX_SHELLS.has(basename(ctx.terminalShell))) {
     return { action: 'none', reason: `the terminal's shell (${basename(ctx.terminalShell)}) is not a POSIX shell` };
   }
-  const agent = ctx.agent ?? route.agent;
+  const agent = ctx.agent ?? (route.tool === 'Bash' && isCodexEvent(event) ? 'codex' : route.agent);
   const wholeBytes = ctx.largeResultBytes ?? 4096;
   // The syntax does not depend on the spool's path: check before anything is written.
   // VS Code's bash terminal prints its command-start marker at the line's first simple command: outside the group.
@@ -162,6 +183,18 @@ export function decideHook(event: unknown, ctx: HookContext): HookDecision {
     const verdict = claudeVerdict(command, ctx.claudeSettings(event));
     if (verdict === 'leave') return { action: 'none', reason: 'a permission rule asks or denies: Claude Code applies it to the command as written' };
     if (verdict === 'allow') allow = true;
+  }
+  // Qwen Code requires a permissionDecision with updatedInput, and `allow` skips its approval prompt: only where it asks nothing anyway.
+  if (agent === 'qwen') {
+    if (event.permission_mode !== 'yolo') return { action: 'none', reason: `Qwen Code would ask before this command (permission mode ${String(event.permission_mode)}); an allowed rewrite would skip that: it runs as written` };
+    allow = true;
+  }
+  // Codex ignores a rewrite without `allow`, and runs the rewritten form under its own approval policy and sandbox.
+  if (agent === 'codex') {
+    const session = ctx.codexSession?.(event);
+    const verdict = codexVerdict(command, session?.turn, { storage: ctx.storage, rules: session?.rules ?? [], tmpdir: session?.tmpdir });
+    if (!verdict.route) return { action: 'none', reason: verdict.reason };
+    allow = true;
   }
   let rewritten: string;
   try {
@@ -178,7 +211,7 @@ export function decideHook(event: unknown, ctx: HookContext): HookDecision {
     ? { hookSpecificOutput: { hookEventName: route.event, tool_input: updated } }
     : route.shape === 'modifiedArgs'
       ? { ...(allow ? { permissionDecision: 'allow' } : {}), modifiedArgs: updated }
-      : { hookSpecificOutput: { hookEventName: route.event, ...(allow ? { permissionDecision: 'allow' } : {}), updatedInput: updated } };
+      : { hookSpecificOutput: { hookEventName: route.event, ...(allow ? { permissionDecision: 'allow' } : {}), ...(agent === 'qwen' ? { permissionDecisionReason: QWEN_REASON } : {}), updatedInput: updated } };
   return { action: 'rewrite', agent, command: rewritten, answer };
 }
 
@@ -193,7 +226,7 @@ function decidePost(event: Record<string, unknown>, toolName: string, ctx: HookC
   const threshold = ctx.largeResultBytes ?? 4096;
   if (Buffer.byteLength(response, 'utf8') <= threshold) return { action: 'none', reason: `the response is not over ${threshold} bytes` };
   // Told by the event's shape: Gemini names its event AfterTool, Claude Code sends its permission mode.
-  const agent = ctx.agent ?? (event.hook_event_name === 'AfterTool' ? 'gemini' : 'permission_mode' in event ? 'claude' : 'toolArgs' in event ? 'copilot-cli' : 'copilot');
+  const agent = ctx.agent ?? (event.hook_event_name === 'AfterTool' ? 'gemini' : isCodexEvent(event) ? 'codex' : 'permission_mode' in event ? 'claude' : 'toolArgs' in event ? 'copilot-cli' : 'copilot');
   return { action: 'record', agent, sessionId: sessionOf(event), tool: toolName, response };
 }
 

@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import fc from 'fast-check';
 import { decideHook, isRouted, type HookContext } from '../../../../src/core/reach/hookEvent.js';
 import { wrapCommand } from '../../../../src/core/reach/rewrite.js';
+import { latestCodexTurn } from '../../../../src/core/reach/codexPolicy.js';
 
 const FIXTURES = path.join(__dirname, 'fixtures');
 const sample = (name: string): Record<string, unknown> => JSON.parse(readFileSync(path.join(FIXTURES, `${name}.json`), 'utf8')) as Record<string, unknown>;
@@ -51,8 +52,10 @@ describe('hook decision on client samples', () => {
 
   it('Codex Bash (agent named by the hook flag) and Gemini BeforeTool (its own answer shape)', () => {
     prepared.length = 0;
-    const codex = decideHook(sample('codex-bash'), ctx({ agent: 'codex' }));
-    assert.deepEqual((codex as { answer: unknown }).answer, { hookSpecificOutput: { hookEventName: 'PreToolUse', updatedInput: { command: wrapped('cargo test 2>&1') } } });
+    // Codex honours a rewrite only with permissionDecision allow (codex-rs/hooks/src/engine/output_parser.rs), given when its session policy runs the routed form as the original.
+    const fullAccess = latestCodexTurn(readFileSync(path.join(FIXTURES, 'codex-0.171-turn-contexts.jsonl'), 'utf8'));
+    const codex = decideHook(sample('codex-bash'), ctx({ agent: 'codex', codexSession: () => ({ turn: fullAccess, rules: [] }) }));
+    assert.deepEqual((codex as { answer: unknown }).answer, { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', updatedInput: { command: wrapped('cargo test 2>&1') } } });
     const gemini = decideHook(sample('gemini-run_shell_command'), ctx());
     assert.deepEqual((gemini as { answer: unknown }).answer, { hookSpecificOutput: { hookEventName: 'BeforeTool', tool_input: {
       command: wrapped('make -j4 2>&1 | tail -n 50'),

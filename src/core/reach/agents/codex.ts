@@ -1,0 +1,90 @@
+/**
+ * Codex (docs/contracts.md §6.2), as Codex 0.171 reads its configuration (codex-rs/hooks/src/engine/discovery.rs):
+ * - the hook: a `Bash` matcher group in `PreToolUse` of `hooks.json` in the layer's folder (`$CODEX_HOME`, default
+ *   `~/.codex`, for the user; `<project>/.codex/` for a trusted project), the Claude Code shape;
+ * - its trust: Codex runs a hook only when the user's `config.toml` holds
+ *   `[hooks.state."<hooks.json path>:pre_tool_use:<group>:<handler>"] trusted_hash = "sha256:…"` equal to the hook's
+ *   current hash (untrusted hooks are skipped without a word). Running `init` for Codex is the person's approval
+ *   of exactly this hook, so init writes that entry (`codexHookTrustHash`, verified against the real Codex in
+ *   test/agents/codex.test.ts); any change to the command makes the hash differ and Codex asks again;
+ * - the MCP server: `[mcp_servers.bounded-evidence]` in `config.toml`, offering only `read_tool_output` (a routed
+ *   command's observation needs nothing else, and each listed tool's schema is sent to the model).
+ */
+import { createHash } from 'node:crypto';
+import * as path from 'node:path';
+import { commandHook, isOurMatcherGroup, MCP_NAME } from './common.js';
+import type { AgentAdapter, AgentContext, ConfigEdit, Scope } from './types.js';
+
+/** The one MCP tool Codex is given (`enabled_tools`): reading a routed command's output by handle. */
+export const CODEX_MCP_TOOLS = ['read_tool_output'];
+
+/** Sorted-key JSON, as Codex's `canonicalize` writes it before hashing (codex-rs/config/src/fingerprint.rs). */
+function canonical(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(canonical);
+  if (typeof v === 'object' && v !== null) {
+    return Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonical((v as Record<string, unknown>)[k])]));
+  }
+  return v;
+}
+
+/**
+ * The hash Codex trusts a command hook by (codex-rs/hooks/src/engine/discovery.rs `command_hook_hash`): sha256 of the
+ * canonical JSON of `{ event_name, matcher, hooks: [the normalized handler] }`, absent fields dropped (TOML has no
+ * null), `async` false and the timeout as written (Codex's default is 600 s).
+ */
+export function codexHookTrustHash(matcher: string, command: string, timeoutSec: number): string {
+  const identity = { event_name: 'pre_tool_use', matcher, hooks: [{ type: 'command', command, timeout: timeoutSec, async: false }] };
+  return `sha256:${createHash('sha256').update(JSON.stringify(canonical(identity))).digest('hex')}`;
+}
+
+/** `$CODEX_HOME`, else `~/.codex`. */
+export function codexHome(ctx: Pick<AgentContext, 'env' | 'home'>): string {
+  return ctx.env.CODEX_HOME || path.join(ctx.home, '.codex');
+}
+
+/** Where our group lands in `hooks.json`'s `PreToolUse` list: after the person's own groups (ours are replaced). */
+function groupIndex(text: string | undefined): number {
+  if (text === undefined) return 0;
+  try {
+    const doc = JSON.parse(text) as { hooks?: { PreToolUse?: unknown } };
+    const list = doc.hooks?.PreToolUse;
+    return Array.isArray(list) ? list.filter((g) => !isOurMatcherGroup(g)).length : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Says what a person must know about routing under Codex's sandbox (src/core/reach/codexPolicy.ts). */
+export const CODEX_SANDBOX_NOTE = 'Codex routes a command only where its sandbox lets the command write the evidence storage (danger-full-access, or workspace-write with the storage under sandbox_workspace_write.writable_roots) and its approval policy is never, on-request or on-failure; elsewhere (the read-only sandbox of a plain `codex exec`, `untrusted`) and for programs an exec-policy rule names, commands run as written.';
+
+export const codex: AgentAdapter = {
+  id: 'codex',
+  displayName: 'Codex',
+  scopes: ['project', 'global'],
+  detect: (ctx) => {
+    const bin = ctx.which('codex');
+    if (bin) return { installed: true, because: `codex on PATH (${bin})` };
+    return ctx.exists(codexHome(ctx)) ? { installed: true, because: `${codexHome(ctx)} exists` } : { installed: false, because: 'no codex on PATH and no ~/.codex' };
+  },
+  plan: (ctx, scope: Scope) => {
+    const home = codexHome(ctx);
+    const layer = scope === 'project' ? path.join(ctx.project!, '.codex') : home;
+    const hooksFile = path.join(layer, 'hooks.json');
+    const command = ctx.hookCommand('codex', scope);
+    const hook = commandHook(command) as { timeout: number };
+    const edits: ConfigEdit[] = [
+      { kind: 'json', file: hooksFile, comments: false, path: ['hooks', 'PreToolUse', -1], value: { matcher: 'Bash', hooks: [hook] }, ours: isOurMatcherGroup },
+      // Trust lives in the user's config.toml whatever the hook's layer (codex-rs/hooks/src/config_rules.rs reads user layers only).
+      {
+        kind: 'toml', file: path.join(home, 'config.toml'), table: ['hooks', 'state', `${hooksFile}:pre_tool_use:${groupIndex(ctx.readText?.(hooksFile))}:0`],
+        value: { trusted_hash: codexHookTrustHash('Bash', command, hook.timeout) },
+      },
+    ];
+    const notes = [CODEX_SANDBOX_NOTE];
+    const mcp = ctx.mcpServer(scope);
+    if (mcp) edits.push({ kind: 'toml', file: path.join(layer, 'config.toml'), table: ['mcp_servers', MCP_NAME], value: { command: mcp.command, args: [...mcp.args], enabled_tools: CODEX_MCP_TOOLS } });
+    else notes.unshift('MCP not registered: no evidence storage is known (pass --storage or run init in a VS Code terminal).');
+    if (scope === 'project') notes.push('Codex reads a project\'s .codex/ only once the project is trusted (codex asks on first start there).');
+    return { edits, notes };
+  },
+};

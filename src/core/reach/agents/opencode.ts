@@ -1,0 +1,93 @@
+/**
+ * opencode (docs/contracts.md §6.2). opencode has no command hooks; a plugin's `tool.execute.before` may change a
+ * tool's arguments before it runs (opencode 1.18.33 triggers it with `{ tool, sessionID, callID }, { args }` and then
+ * executes the tool with those args). Our plugin is one file that imports nothing but Node's own `child_process`
+ * (opencode runs plugins in Bun, which provides it) and asks the same hook as every other agent.
+ *
+ * Where it lives, so that nothing is installed into the project: opencode runs a package install
+ * (`@opencode-ai/plugin`, 64 MB) in EVERY config folder it reads a plugin from or that exists (`.opencode/` of the
+ * project, `~/.config/opencode/`), and waits for it before a session can start when a plugin is configured. A plugin
+ * in `.opencode/plugin/` therefore made opencode fill the project's `.opencode/` with node_modules. So:
+ * - user scope: the file `~/.config/opencode/plugin/bounded-evidence.js` (opencode's own folder, which it installs
+ *   into for itself anyway: once per user and opencode version);
+ * - project scope: the same file in that global folder's `plugin-files/` (not a folder opencode scans), named by
+ *   `plugin: ["file://…"]` in the project's `opencode.json`: the project gets one config line and no folder.
+ * The MCP server: `mcp.bounded-evidence` (a local server) in the same `opencode.json`.
+ */
+import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { isOurMcpEntry, MCP_NAME } from './common.js';
+import type { AgentAdapter, AgentContext, ConfigEdit } from './types.js';
+
+/** opencode's global config folder (`$XDG_CONFIG_HOME/opencode`, default `~/.config/opencode`). */
+export function opencodeConfigDir(ctx: Pick<AgentContext, 'env' | 'home'>): string {
+  return path.join(ctx.env.XDG_CONFIG_HOME || path.join(ctx.home, '.config'), 'opencode');
+}
+
+/** The first line of every plugin file this product writes (how `ours` knows it, any version). */
+export const PLUGIN_MARK = '// bounded-evidence: routes opencode\'s bash tool through the evidence store (bounded-evidence init wrote this file).';
+
+/**
+ * The plugin's text: on `bash`, the hook (`hookCommand`, a shell command line) gets a PreToolUse event in Claude
+ * Code's shape naming opencode's session, and its `updatedInput.command` replaces the command. Any failure leaves
+ * the command as written (a hook must never break the agent); the hook itself decides what to leave alone.
+ */
+export function opencodePluginText(hookCommand: string): string {
+  return `${PLUGIN_MARK}
+// No dependencies: only Node's child_process, which opencode's runtime provides.
+import { execFileSync } from "node:child_process";
+
+const HOOK = ${JSON.stringify(hookCommand)};
+
+export const BoundedEvidence = async ({ directory }) => ({
+  "tool.execute.before": async (input, output) => {
+    if (input.tool !== "bash" || typeof output.args?.command !== "string") return;
+    const event = { hook_event_name: "PreToolUse", tool_name: "Bash", session_id: input.sessionID, cwd: directory, tool_input: { command: output.args.command } };
+    try {
+      const answer = execFileSync("/bin/sh", ["-c", HOOK], { input: JSON.stringify(event), encoding: "utf8", timeout: 15000, stdio: ["pipe", "pipe", "ignore"] });
+      const command = answer.trim() ? JSON.parse(answer).hookSpecificOutput?.updatedInput?.command : undefined;
+      if (typeof command === "string") output.args.command = command;
+    } catch {
+      // The hook failed or timed out: the command runs as written.
+    }
+  },
+});
+`;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export const opencode: AgentAdapter = {
+  id: 'opencode',
+  displayName: 'opencode',
+  scopes: ['project', 'global'],
+  detect: (ctx) => {
+    const bin = ctx.which('opencode');
+    if (bin) return { installed: true, because: `opencode on PATH (${bin})` };
+    return ctx.exists(opencodeConfigDir(ctx)) ? { installed: true, because: `${opencodeConfigDir(ctx)} exists` } : { installed: false, because: 'no opencode on PATH and no ~/.config/opencode' };
+  },
+  plan: (ctx, scope) => {
+    const dir = opencodeConfigDir(ctx);
+    const text = opencodePluginText(ctx.hookCommand('opencode', scope));
+    const ours = (t: string): boolean => t.startsWith(PLUGIN_MARK);
+    const edits: ConfigEdit[] = [];
+    const configFile = scope === 'project' ? path.join(ctx.project!, 'opencode.json') : path.join(dir, 'opencode.json');
+    if (scope === 'global') {
+      edits.push({ kind: 'file', file: path.join(dir, 'plugin', 'bounded-evidence.js'), text, ours });
+    } else {
+      // One file per project (its hook names the project's storage), outside every folder opencode scans.
+      const file = path.join(dir, 'plugin-files', `bounded-evidence-${Buffer.from(ctx.project!).toString('base64url').slice(-48)}.js`);
+      edits.push({ kind: 'file', file, text, ours });
+      edits.push({ kind: 'json', file: configFile, comments: true, path: ['plugin', -1], value: pathToFileURL(file).href, ours: (v) => typeof v === 'string' && /\/plugin-files\/bounded-evidence-[A-Za-z0-9_-]+\.js$/.test(v) });
+    }
+    const notes = ['opencode installs @opencode-ai/plugin (64 MB) into its own ~/.config/opencode once per version before the first session with a plugin; nothing is installed into the project.'];
+    const mcp = ctx.mcpServer(scope);
+    if (mcp) {
+      edits.push({
+        kind: 'json', file: configFile, comments: true, path: ['mcp', MCP_NAME], value: { type: 'local', command: [mcp.command, ...mcp.args], enabled: true },
+        ours: (v) => isRecord(v) && Array.isArray(v.command) && isOurMcpEntry({ command: v.command[0], args: v.command.slice(1) }),
+      });
+    } else notes.unshift('MCP not registered: no evidence storage is known (pass --storage or run init in a VS Code terminal).');
+    return { edits, notes };
+  },
+};

@@ -1,0 +1,104 @@
+/**
+ * Gemini CLI from npm (@google/gemini-cli, pinned in scripts/setup-tools.sh) against a scripted Gemini API on
+ * loopback (`GOOGLE_GEMINI_BASE_URL`, test/agents/geminiServer.ts): its model runs the 3 MB build log through
+ * Gemini CLI's own `run_shell_command`; the test asserts on the request bodies the server receives, i.e. on
+ * exactly what Gemini CLI gives its model. The hook and the MCP registration are the ones `init` plans
+ * (src/core/reach/agents/gemini.ts), in the user's settings.
+ */
+import * as assert from 'node:assert/strict';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { gemini } from '../../src/core/reach/agents/gemini.js';
+import { ensureTools, toolPaths } from '../harness/tools.js';
+import { applyJsonEdits, buildCommand, firstViewStdout, ERROR_LINE, errorLineReply, handleIn, initContext, LOG_BYTES, listRuns, makeSandbox, NEEDLE, runAgent, type Sandbox } from './agentSandbox.js';
+import { functionResponseText, startScriptedGemini, type GeminiReply, type ScriptedGemini } from './geminiServer.js';
+
+const GEMINI = toolPaths().gemini;
+const TIMEOUT_MS = 120_000;
+const MODEL = 'gemini-2.5-pro';
+
+/** `~/.gemini/settings.json`: API-key auth, plus (routed) what init plans for the user's settings. */
+function configure(s: Sandbox, routed: boolean): void {
+  const settings: Record<string, unknown> = { security: { auth: { selectedType: 'gemini-api-key' } }, general: { disableAutoUpdate: true }, privacy: { usageStatisticsEnabled: false } };
+  if (routed) {
+    const edits = gemini.plan(initContext(s), 'global').edits;
+    assert.deepEqual([...new Set(edits.map((e) => e.file))], [path.join(s.home, '.gemini', 'settings.json')]);
+    applyJsonEdits(settings, edits);
+  }
+  mkdirSync(path.join(s.home, '.gemini'), { recursive: true });
+  writeFileSync(path.join(s.home, '.gemini', 'settings.json'), `${JSON.stringify(settings, null, 2)}\n`);
+}
+
+async function runGemini(s: Sandbox, server: ScriptedGemini): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const env: NodeJS.ProcessEnv = {
+    PATH: `${path.dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`, HOME: s.home, TMPDIR: s.tmp, LANG: 'C.UTF-8', SHELL: '/bin/bash',
+    GEMINI_API_KEY: 'scripted-test-key', GOOGLE_GEMINI_BASE_URL: server.baseUrl, GEMINI_CLI_TRUST_WORKSPACE: 'true', NO_BROWSER: '1',
+    BOUNDED_EVIDENCE_STORAGE: s.storage, BOUNDED_EVIDENCE_CLI: s.shim,
+  };
+  return runAgent(process.execPath, [GEMINI, '-p', 'Why does the build fail?', '-m', MODEL, '--yolo', '--output-format', 'json'], { cwd: s.workspace, env, timeoutMs: TIMEOUT_MS });
+}
+
+describe('Reach: Gemini CLI from npm with a scripted Gemini API on loopback', function () {
+  this.timeout(TIMEOUT_MS + 30_000);
+  let sandbox: Sandbox;
+  let server: ScriptedGemini | undefined;
+  before(function () {
+    this.timeout(15 * 60_000);
+    ensureTools();
+  });
+  beforeEach(() => { sandbox = makeSandbox('gemini'); });
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+    rmSync(sandbox.root, { recursive: true, force: true });
+  });
+
+  it('baseline, no hook: Gemini CLI gives its model the 3 MB output cut, without the error line', async () => {
+    server = await startScriptedGemini((_req, i) => (i === 0 ? { call: { name: 'run_shell_command', args: { command: buildCommand, description: 'Build' } } } : { text: 'done' }));
+    configure(sandbox, false);
+    const run = await runGemini(sandbox, server);
+    assert.equal(run.code, 0, `${run.stderr.slice(-2000)}\n${server.paths.join('\n')}`);
+    assert.equal(server.requests.length, 2);
+    const out = functionResponseText(server.requests[1]!, 'run_shell_command');
+    assert.ok(out, 'the shell output was given to the model');
+    const bytes = Buffer.byteLength(out, 'utf8');
+    console.log(`[reach] Gemini CLI, no hook: model received ${bytes} bytes of the ${LOG_BYTES}; needle ${out.includes(NEEDLE) ? 'reached' : 'NOT reached'}`);
+    if (process.env.BE_DUMP) console.log(out.slice(0, 800), '\n…\n', out.slice(-800));
+  });
+
+  it('with init\'s hook: the bounded observation first, one read_tool_output the error line, the exit code the command\'s', async () => {
+    let handle = '';
+    server = await startScriptedGemini((req, i): GeminiReply => {
+      if (i === 0) return { call: { name: 'run_shell_command', args: { command: buildCommand, description: 'Build' } } };
+      if (i === 1) {
+        handle = handleIn(functionResponseText(req, 'run_shell_command'));
+        return { call: { name: 'mcp_bounded-evidence_read_tool_output', args: { handle, pattern: 'error TS' } } };
+      }
+      return { text: 'The build fails on src/ledger/reconcile.ts line 412.' };
+    });
+    configure(sandbox, true);
+    const run = await runGemini(sandbox, server);
+    assert.equal(run.code, 0, `${run.stderr.slice(-2000)}\n${server.paths.join('\n')}`);
+    const names = (server.requests[0]!.tools ?? []).flatMap((t) => (t.functionDeclarations ?? []).map((f) => f.name));
+    console.log(`[reach] Gemini CLI tools: ${names.join(', ')}`);
+    assert.equal(server.requests.length, 3, run.stderr.slice(-1500));
+    const obs = functionResponseText(server.requests[1]!, 'run_shell_command')!;
+    if (process.env.BE_DUMP) console.log(obs);
+    const obsBytes = Buffer.byteLength(obs, 'utf8');
+    assert.match(obs, /^exit code 1$/m);
+    // Gemini CLI's own report of the routed command's status: the command's.
+    assert.match(obs, /^Exit Code: 1$/m);
+    assert.ok(obs.includes(firstViewStdout(handle)), obs);
+    assert.ok(obsBytes < 8192, `${obsBytes} bytes`);
+    // Nothing of the machine: no storage or spool path, no session id (issue 21).
+    assert.ok(!obs.includes(sandbox.storage) && !obs.includes(sandbox.root), obs);
+    const readName = names.find((n) => n.endsWith('read_tool_output')) ?? 'mcp_bounded-evidence_read_tool_output';
+    const read = functionResponseText(server.requests[2]!, readName);
+    assert.ok(read, `the read_tool_output result was given to the model (${readName})`);
+    assert.ok(read.includes(errorLineReply()), read.slice(0, 600));
+    console.log(`[reach] Gemini CLI, hook + MCP: model received ${obsBytes} bytes (run_shell_command) + ${Buffer.byteLength(read, 'utf8')} bytes (read_tool_output); needle at line ${ERROR_LINE}`);
+    const routed = listRuns(sandbox).filter((r) => r.source?.kind === 'hook');
+    assert.equal(routed.length, 1);
+    assert.equal(routed[0]!.source?.agent, 'gemini');
+  });
+});
