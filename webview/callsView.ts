@@ -16,7 +16,7 @@ import '@vscode-elements/elements/dist/vscode-textfield/index.js';
 import type { VscodeSingleSelect } from '@vscode-elements/elements/dist/vscode-single-select/vscode-single-select.js';
 import type { VscodeTextfield } from '@vscode-elements/elements/dist/vscode-textfield/vscode-textfield.js';
 import type { ListQueryDto, OutcomeFilterDto, PageReply, PageRequest, PartRef, RunDto } from '../src/shared/protocol.js';
-import { CallsModel, outcomeOf, PAGE_SIZE, partKey, queryOf, rowRef, type Filters, type Row, type RowSource } from './callsModel.js';
+import { CallsModel, outcomeOf, PAGE_SIZE, runOutcomeOf, partKey, queryOf, rowRef, type Filters, type Row, type RowSource } from './callsModel.js';
 import { h, icon, replaceChildren } from './dom.js';
 import { clockTime, count, exactBytes, humanBytes, localTime, shortSha } from './format.js';
 import { VirtualList } from './virtualList.js';
@@ -189,6 +189,7 @@ export class CallsView {
   private sourceOptions = '';
   private pendingSource = '';
   private readonly summary: HTMLElement;
+  private readonly filterToggle: HTMLElement;
   /** Says that a revealed call is hidden by the filters, with a button that clears them. */
   private readonly notice: HTMLElement;
   private readonly list: VirtualList<Row>;
@@ -230,8 +231,17 @@ export class CallsView {
     this.source = h('vscode-single-select', { id: 'filter-source', label: 'Filter by source' }, option('', 'Any source'));
     const refresh = h('vscode-button', { id: 'refresh', secondary: true, icon: 'refresh', title: 'Ask the store again for the calls on screen' }, 'Refresh');
     this.summary = h('span', { id: 'list-summary', class: 'muted', 'aria-live': 'polite' });
+    // Where room is short (compact layout, short panel: inspector.css) the pickers, outcome,
+    // source and sort sit behind "Filters", which says how many are in force.
+    this.filterToggle = h('vscode-button', { id: 'toggle-filters', class: 'filter-toggle', secondary: true, icon: 'filter', 'aria-expanded': 'false', title: 'Show or hide the tool, run, source, outcome and sort filters' }, 'Filters');
+    for (const el of [this.tool.element, this.run.element, this.source, this.outcome, this.sort]) el.classList.add('filter-extra');
     const toolbar = h('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Filter and sort calls' },
-      h('span', { class: 'filter-icon' }, icon('filter')), this.tool.element, this.run.element, this.source, this.outcome, this.text, this.sort, refresh, this.summary);
+      h('span', { class: 'filter-icon' }, icon('filter')), this.text, this.filterToggle, this.tool.element, this.run.element, this.source, this.outcome, this.sort, refresh, this.summary);
+    this.filterToggle.addEventListener('click', () => {
+      const open = !toolbar.classList.contains('open');
+      toolbar.classList.toggle('open', open);
+      this.filterToggle.setAttribute('aria-expanded', String(open));
+    });
 
     this.header = h('div', { class: 'row-grid list-header', id: 'list-header' }, h('span', {}), ...columns.map(([id, label]) => this.headerCell(id, label)));
     // A focusable separator states its position: each grip says its column's width as laid out.
@@ -268,6 +278,7 @@ export class CallsView {
     }
     for (const [id, w] of Object.entries(initial?.columns ?? {})) if (columns.some(([c]) => c === id) && Number.isFinite(w)) this.setWidth(id, w);
     for (const r of initial?.collapsed ?? []) this.collapsed.add(r);
+    this.countFilters();
 
     for (const el of [this.source, this.sort, this.outcome]) el.addEventListener('change', () => this.filtersChanged());
     this.text.addEventListener('input', () => this.filtersChanged());
@@ -567,9 +578,17 @@ export class CallsView {
 
   private filtersChanged(): void {
     this.showHidden(undefined);
+    this.countFilters();
     if (this.source.value) this.pendingSource = '';
     void this.reload(true);
     this.events.changed();
+  }
+
+  /** "Filters (2)": what the toggle hides is never in force unseen. */
+  private countFilters(): void {
+    const f = this.filters();
+    const inForce = [f.tool, f.run, f.source, f.outcome, f.sort === 'size' ? 'size' : ''].filter(Boolean).length;
+    this.filterToggle.textContent = inForce ? `Filters (${inForce})` : 'Filters';
   }
 
   private updateOptions(): void {
@@ -632,9 +651,11 @@ export class CallsView {
       replaceChildren(c[0] as HTMLElement, icon(row.collapsed ? 'chevron-right' : 'chevron-down'));
       set(1, r.label ?? r.runId, r.runId);
       set(2, clockTime(r.startedAt), localTime(r.startedAt));
-      replaceChildren(c[3] as HTMLElement, icon(statusIcon[r.status] ?? 'circle'), ` ${r.status}`);
-      (c[3] as HTMLElement).title = `run ${r.status}`;
-      (c[3] as HTMLElement).dataset.outcome = '';
+      // A completed run with a failed call reads as failed, like its call (runOutcomeOf).
+      const ro = runOutcomeOf(r);
+      replaceChildren(c[3] as HTMLElement, icon(ro.kind === 'failed' ? 'error' : (statusIcon[r.status] ?? 'circle')), ` ${ro.label}`);
+      (c[3] as HTMLElement).title = `run ${ro.label}: ${ro.detail}`;
+      (c[3] as HTMLElement).dataset.outcome = ro.kind;
       set(4, humanBytes(r.totalBytes), exactBytes(r.totalBytes));
       set(5, ''); set(7, ''); shaText.textContent = ''; copy.hidden = true;
       set(8, `${localTime(r.startedAt)} · from ${r.source ?? 'tool'} · run ${r.runId} · ${count(row.shown)} of ${count(r.callCount)} calls${r.pinned ? ' · pinned' : ''}`);
@@ -655,7 +676,7 @@ export class CallsView {
     statusCell.dataset.outcome = row.kind === 'call' ? outcome.kind : '';
     if (row.kind === 'call') {
       replaceChildren(statusCell, icon(outcome.kind === 'failed' ? 'error' : (statusIcon[call.status] ?? 'circle')), ` ${outcome.label}`);
-      statusCell.title = `${outcome.label}: ${outcome.detail} (recorded status ${call.status})`;
+      statusCell.title = `${outcome.label}: ${outcome.detail}`;
     } else set(3, part.truncated ? 'truncated' : '', part.truncated && part.observedBytes !== undefined ? `capture stopped at its cap: ${exactBytes(part.observedBytes)} produced` : undefined);
     const live = row.kind === 'call' && call.status === 'running' ? this.model.liveOf(call.runId, call.callId) : undefined;
     if (live) {

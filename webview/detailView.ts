@@ -135,6 +135,8 @@ export class DetailView {
   private part: PartDto | undefined;
   private current: WindowDto | undefined;
   private currentReq: WindowRequestDto | undefined;
+  /** The row marked in the window on screen (a matched or linked line), 0-based within it. */
+  private currentMarkRow: number | undefined;
   private seq = 0;
   /** The window read ahead (the next page), by request key. */
   private ahead: { key: string; reply: Promise<Reply> } | undefined;
@@ -159,7 +161,9 @@ export class DetailView {
     const prevMatch = button('prev-match', 'Previous match', 'arrow-up');
     const nextMatch = button('next-match', 'Next match', 'arrow-down');
     this.matchInfo = h('span', { id: 'match-info', class: 'muted', 'aria-live': 'polite' });
-    this.matchList = h('div', { id: 'matches', class: 'matches', role: 'listbox', tabindex: '0', 'aria-label': 'Matching lines' });
+    // Not id="matches": an element id becomes a property of `window` (named access), and
+    // vscode-single-select calls `.matches` on whatever of its event path has one, window included.
+    this.matchList = h('div', { id: 'pattern-matches', class: 'matches', role: 'listbox', tabindex: '0', 'aria-label': 'Matching lines' });
     const labelled = (text: string, el: HTMLElement): HTMLElement => h('label', { class: 'labelled' }, h('span', { class: 'label-text' }, text), el);
     this.tabsEl = h('vscode-tabs', { id: 'fetch-tabs', 'selected-index': String(Math.max(0, tabs.indexOf(form?.tab ?? 'bytes'))) },
       h('vscode-tab-header', { slot: 'header' }, 'Byte range'),
@@ -354,6 +358,7 @@ export class DetailView {
     this.ahead = undefined;
     this.current = undefined;
     this.currentReq = undefined;
+    this.currentMarkRow = undefined;
     this.pattern = undefined;
     this.position.textContent = '';
     this.windowError.textContent = '';
@@ -378,7 +383,7 @@ export class DetailView {
     if (part.lineCount !== undefined) rows.push(['Lines', count(part.lineCount), 'id-lines']);
     if (part.contentType) rows.push(['Content type', `${part.contentType}${part.binary ? ' (binary)' : ''}`]);
     rows.push(['Stored', part.stored ? `${part.stored}${part.readable ? '' : ' (not readable)'}` : '—']);
-    rows.push(['Outcome', `${outcome.label}: ${outcome.detail} (recorded status ${call.status})`, 'id-outcome']);
+    rows.push(['Outcome', `${outcome.label}: ${outcome.detail}`, 'id-outcome']);
     rows.push(['Call', `${call.callId} · ${localTime(call.startedAt)}${call.finishedAt ? ` → ${localTime(call.finishedAt)}` : ''}`]);
     rows.push(['Run', call.runId]);
     if (call.argsSummary) rows.push(['Arguments', call.argsSummary]);
@@ -467,9 +472,9 @@ export class DetailView {
     void this.fetch({ kind: 'lines', offset: line - 1, count: n });
   }
 
+  /** Said once, next to the window (an alert region), not again in the status line. */
   private showError(message: string): void {
     this.windowError.textContent = message;
-    this.deps.status(message, 'error');
   }
 
   /** Fetches a window; a later fetch wins over an earlier one still in flight. */
@@ -494,6 +499,7 @@ export class DetailView {
       if (!this.pattern || !fromMatch) this.currentReq = req;
       const r0 = performance.now();
       const m = mark?.(reply.window);
+      this.currentMarkRow = m ? Math.max(0, m.from) : undefined;
       this.renderWindow(reply.window, m);
       // A link's window is scrolled to: the person came for it (docs/contracts.md §3.4, "Links").
       if (m?.visible) this.windowEl.querySelector<HTMLElement>('.wline.hit')?.scrollIntoView({ block: 'center', inline: 'nearest' });
@@ -708,7 +714,8 @@ export class DetailView {
     this.compareButton.textContent = 'Compare with…';
     this.compareButton.title = 'Mark this window, then show another (any output) and press again: the diff editor opens on the two';
     try {
-      const r = await this.deps.request({ type: 'compareWindows', left, right: here });
+      // The diff opens beside the panel only where both keep room (docs/contracts.md §3.4, "Compare").
+      const r = await this.deps.request({ type: 'compareWindows', left, right: here, panelWidth: Math.round(document.documentElement.clientWidth) });
       if (r.type === 'done') this.said(r.message);
     } catch (e) {
       this.said((e as Error).message, 'error');
@@ -740,11 +747,30 @@ export class DetailView {
     const handle = this.part?.handle;
     if (!handle) return;
     try {
-      const r = await this.deps.request({ type: 'openInEditor', handle, byteOffset: this.current?.start ?? 0 });
+      const r = await this.deps.request({ type: 'openInEditor', handle, byteOffset: this.hitOffset() });
       if (r.type === 'done') this.said(r.message);
     } catch (e) {
       this.said((e as Error).message, 'error');
     }
+  }
+
+  /**
+   * Where Open in editor puts the cursor: on the matched or linked line when one is marked
+   * (its byte offset: the window's start plus the UTF-8 bytes of the lines before it), else
+   * at the window's start.
+   */
+  private hitOffset(): number {
+    const w = this.current;
+    if (!w) return 0;
+    const row = this.currentMarkRow;
+    if (row === undefined || row === 0 || w.encoding !== 'text') return w.start;
+    let at = 0;
+    for (let i = 0; i < row; i++) {
+      const nl = w.text.indexOf('\n', at);
+      if (nl < 0) return w.start;
+      at = nl + 1;
+    }
+    return Math.min(w.end, w.start + new TextEncoder().encode(w.text.slice(0, at)).length);
   }
 
   private copy(text: string | undefined, what: string): void {

@@ -256,7 +256,7 @@ const layout = new SplitLayout(calls.element, detail.element, saved.split, write
 // The heading moves inside the main landmark (the host page puts it first so it shows at once).
 const heading = document.getElementById('heading');
 const app = h('main', { id: 'app' },
-  h('header', { class: 'app-header' }, heading, h('p', { class: 'muted intro' }, 'Every recorded tool call, its exact size, handle and sha256; read exact ranges and copy excerpts with their provenance.'), help, storeState, emptyState, search.element),
+  h('header', { class: 'app-header' }, heading, help, h('p', { class: 'muted intro' }, 'Every recorded tool call, its exact size, handle and sha256; read exact ranges and copy excerpts with their provenance.'), storeState, emptyState, search.element),
   layout.element, statusLine);
 document.body.append(app);
 timings.cspViolations = '0';

@@ -36,6 +36,8 @@ export interface RunDto {
   readonly status: string;
   readonly pinned: boolean;
   readonly callCount: number;
+  /** Finished calls that failed: a `completed` run with one reads as failed (src/shared/outcome.ts `runOutcomeOf`). */
+  readonly failedCalls: number;
   readonly totalBytes: number;
   /** Who started the run: `tool`, `participant`, `cli`, `mcp`, `command`, `api`, or `hook:<agent>` (docs/contracts.md). */
   readonly source?: string;
@@ -217,7 +219,11 @@ export interface CompareSideDto { readonly handle: string; readonly start: numbe
  * Opens VS Code's diff editor on two windows, each exactly its bytes (docs/contracts.md
  * §3.4, "Compare"); the page chose both ("Compare with…" twice). Reply: `done`.
  */
-export interface CompareWindowsRequest { readonly type: 'compareWindows'; readonly id: number; readonly left: CompareSideDto; readonly right: CompareSideDto }
+export interface CompareWindowsRequest {
+  readonly type: 'compareWindows'; readonly id: number; readonly left: CompareSideDto; readonly right: CompareSideDto;
+  /** The panel's width in CSS px: the diff opens beside it only when both halves keep room (docs/contracts.md §3.4, "Compare"). */
+  readonly panelWidth?: number;
+}
 /** The actions the empty panel offers as buttons: only these, by name (never a command id from the page). */
 export type StartActionDto = 'runCommandAndCapture' | 'importFile' | 'captureDemo';
 /** Starts one of those actions (reply: `done` once it was started). */

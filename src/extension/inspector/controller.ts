@@ -33,7 +33,7 @@ export interface InspectorActions {
   /** Starts one of the empty panel's actions (it runs on; the reply does not wait for it). */
   startAction(action: StartActionDto): void;
   /** Opens the diff editor on two windows (checked again there); the sentence saying what opened. */
-  compareWindows(left: CompareSideDto, right: CompareSideDto): Promise<string>;
+  compareWindows(left: CompareSideDto, right: CompareSideDto, panelWidth?: number): Promise<string>;
 }
 
 /** Options of `InspectorController`. */
@@ -119,7 +119,7 @@ export class InspectorController {
   async receive(raw: unknown): Promise<void> {
     const parsed = parseWebviewMessage(raw, this.limits);
     if (!parsed.ok) {
-      this.opts.log.warn(`inspector: ${parsed.error}`);
+      this.opts.log.warn(`inspector: invalid message: ${parsed.error}`);
       this.post({ type: 'error', id: parsed.id, message: parsed.error });
       return;
     }
@@ -517,7 +517,7 @@ export class InspectorController {
         this.post({ type: 'done', id: msg.id, message: 'Started.' });
         return;
       case 'compareWindows': {
-        const message = await this.opts.actions.compareWindows(msg.left, msg.right);
+        const message = await this.opts.actions.compareWindows(msg.left, msg.right, msg.panelWidth);
         this.post({ type: 'done', id: msg.id, message });
         return;
       }

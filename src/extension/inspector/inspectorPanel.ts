@@ -130,12 +130,15 @@ class InspectorPanels implements vscode.Disposable {
         const command = { runCommandAndCapture: Ids.commands.runCommandAndCapture, importFile: Ids.commands.importFile, captureDemo: 'boundedEvidence.captureDemo' }[action];
         void Promise.resolve(vscode.commands.executeCommand(command)).then(undefined, (e: unknown) => log.warn(`inspector: ${action} failed: ${e instanceof Error ? e.message : String(e)}`));
       },
-      compareWindows: async (left, right) => {
+      compareWindows: async (left, right, panelWidth) => {
         const side = (s: CompareSideDto): object => ({ handle: s.handle, bytes: { start: s.start, end: s.end } });
-        const r = await vscode.commands.executeCommand<ComparedWindows | undefined>(Ids.commands.compareOutputs, { left: side(left), right: side(right), beside: true });
+        // Beside the panel only when both halves keep room (each at least compareBesideMinWidth / 2):
+        // a narrower panel split in two squeezed its actions into four rows. Else the diff is a tab of the panel's group.
+        const beside = (panelWidth ?? 0) >= compareBesideMinWidth;
+        const r = await vscode.commands.executeCommand<ComparedWindows | undefined>(Ids.commands.compareOutputs, { left: side(left), right: side(right), beside });
         // The command said what was wrong in its own message; the panel says it next to the button.
         if (!r) throw new EvidenceError('invalidArgument', 'these windows could not be compared');
-        return `Comparing ${r.left.handle} ${r.left.label} with ${r.right.handle} ${r.right.label} in the diff editor.`;
+        return `Comparing ${r.left.handle} ${r.left.label} with ${r.right.handle} ${r.right.label} in the diff editor${beside ? '' : ' (a tab of this group: the inspector is the tab beside it)'}.`;
       },
       openArtifact: async (handle, byteOffset) => {
         const commands = await vscode.commands.getCommands(true);
@@ -146,6 +149,9 @@ class InspectorPanels implements vscode.Disposable {
     };
   }
 }
+
+/** Panel width (CSS px) from which a comparison opens beside the panel rather than as a tab of its group. */
+const compareBesideMinWidth = 1400;
 
 function renderHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
   const nonce = randomBytes(16).toString('base64');
