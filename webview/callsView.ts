@@ -49,6 +49,8 @@ const columns: readonly (readonly [id: string, label: string])[] = [
 /** Narrowest and widest a column may be dragged (CSS pixels). */
 const minColumn = 40;
 const maxColumn = 1200;
+/** Widest a column is fitted to its content (a longer name or handle is cut, its tooltip whole). */
+const maxFit = 360;
 /** Pixels one arrow key press moves a column edge. */
 const columnStep = 16;
 /** Choices one picker answer lists. */
@@ -209,6 +211,8 @@ export class CallsView {
   private readonly asking = new Set<number>();
   /** Column widths the person set (CSS pixels, by column id). */
   private readonly widths = new Map<string, number>();
+  /** Widths the name and handle columns were fitted to (CSS pixels). */
+  private readonly fitted = new Map<string, number>();
   /** When the first non-empty render happened (ms, performance clock), for the measurements. */
   firstRowsRenderedAt: number | undefined;
 
@@ -259,6 +263,7 @@ export class CallsView {
         document.body.dataset.listRenderMaxMs = this.list.slowestRenderMs.toFixed(1);
         if (this.firstRowsRenderedAt === undefined && last >= first && this.rows.length > 0 && this.rows.at(first).kind !== 'pending') this.firstRowsRenderedAt = performance.now();
         this.drawn = [first, last];
+        this.fitColumns();
         this.updateActiveDescendant();
         // Rows still loading on screen (scrolled or jumped to): ask for their pages.
         if (last >= first) this.fetchMissing(first, last);
@@ -399,6 +404,28 @@ export class CallsView {
         if (this.asking.size === 0) this.setLoading(false);
         this.events.problem(e.message);
       });
+    }
+  }
+
+  /**
+   * Fits the name, status, size and handle columns to what they hold (docs/contracts.md §3.4, "Columns"):
+   * the widest tool or stream name and handle of the rows drawn becomes the column's
+   * least width (a width the person dragged still wins), so "stdout" and "stderr" and a
+   * whole handle are never cut to "s…" or "out_…_std". Widths only grow within a query.
+   */
+  private fitColumns(): void {
+    for (const id of ['c1', 'c3', 'c4', 'c5'] as const) {
+      let widest = this.fitted.get(id) ?? 0;
+      // Names and handles of calls and outputs; the status and size of runs too (a run's label is cut, its tooltip whole).
+      const rows = id === 'c1' || id === 'c5' ? ['call', 'part'] : ['run', 'call', 'part'];
+      for (const cell of this.list.viewport.querySelectorAll<HTMLElement>(rows.map((k) => `.vlist-row[data-kind="${k}"] .${id}`).join(', '))) {
+        widest = Math.max(widest, cell.scrollWidth);
+      }
+      widest = Math.min(maxFit, Math.ceil(widest));
+      if (widest > 0 && widest !== this.fitted.get(id)) {
+        this.fitted.set(id, widest);
+        this.element.style.setProperty(`--fit-${id}`, `${widest}px`);
+      }
     }
   }
 
@@ -649,7 +676,8 @@ export class CallsView {
       // reader says and what is shown are the same words (WCAG 2.5.3, label in name).
       el.removeAttribute('aria-label');
       replaceChildren(c[0] as HTMLElement, icon(row.collapsed ? 'chevron-right' : 'chevron-down'));
-      set(1, r.label ?? r.runId, r.runId);
+      // The label is the command line (docs/contracts.md §2): whole in the tooltip, with the run's id.
+      set(1, r.label ?? r.runId, `${r.label ?? r.runId}\nrun ${r.runId}`);
       set(2, clockTime(r.startedAt), localTime(r.startedAt));
       // A completed run with a failed call reads as failed, like its call (runOutcomeOf).
       const ro = runOutcomeOf(r);

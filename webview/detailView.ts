@@ -600,6 +600,7 @@ export class DetailView {
     if (!handle) return;
     if (!pattern) { this.showError('Type a regular expression first.'); return; }
     this.fPattern.value = pattern;
+    const t0 = performance.now();
     this.matchInfo.textContent = 'Searching…';
     this.windowError.textContent = '';
     const offset = Math.floor(index / matchPage) * matchPage;
@@ -611,6 +612,11 @@ export class DetailView {
       this.renderMatches();
       if (r.totalMatches > 0) await this.showMatch(this.pattern.index);
       else { this.currentReq = { kind: 'pattern', pattern, index: 0 }; this.deps.changed(); }
+      // Click to the matched line's text on screen (bench/inspectorClick.bench.ts).
+      requestAnimationFrame(() => {
+        document.body.dataset.lastFindMs = (performance.now() - t0).toFixed(1);
+        document.body.dataset.findSeq = String(Number(document.body.dataset.findSeq ?? '0') + 1);
+      });
     } catch (e) {
       this.matchInfo.textContent = '';
       this.matchList.replaceChildren();

@@ -48,7 +48,7 @@ function writeState(): void {
     ...(calls.runLabel() ? { runLabel: calls.runLabel() } : {}),
     collapsedRuns: calls.collapsedRuns(),
     columns: calls.columnWidths(),
-    split: layout.split,
+    ...(layout.split !== undefined ? { split: layout.split } : {}),
     ...detail.state(),
   };
   api.setState(state);
@@ -165,6 +165,8 @@ function listChanged(): void {
 function afterLoad(): void {
   if (!calls.loaded) return;
   emptyState.hidden = model.size > 0;
+  // Nothing recorded any more (Clear All): the detail goes too, not "unknown run" under the empty state.
+  if (model.size === 0 && detail.shown) { pendingSelect = undefined; detail.clear(); }
   requestAnimationFrame(() => {
     timings.callCount = String(model.size);
     timings.pagesHeld = String(model.heldPages().length);
