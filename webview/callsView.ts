@@ -414,14 +414,19 @@ export class CallsView {
    * whole handle are never cut to "s…" or "out_…_std". Widths only grow within a query.
    */
   private fitColumns(): void {
+    const range = document.createRange();
     for (const id of ['c1', 'c3', 'c4', 'c5'] as const) {
       let widest = this.fitted.get(id) ?? 0;
       // Names and handles of calls and outputs; the status and size of runs too (a run's label is cut, its tooltip whole).
       const rows = id === 'c1' || id === 'c5' ? ['call', 'part'] : ['run', 'call', 'part'];
       for (const cell of this.list.viewport.querySelectorAll<HTMLElement>(rows.map((k) => `.vlist-row[data-kind="${k}"] .${id}`).join(', '))) {
-        widest = Math.max(widest, cell.scrollWidth);
+        // The text's own extent (a Range is not clipped by the cell; scrollWidth is rounded and is
+        // the column's width when nothing overflows) plus the cell's padding.
+        range.selectNodeContents(cell);
+        const st = getComputedStyle(cell);
+        widest = Math.max(widest, range.getBoundingClientRect().width + parseFloat(st.paddingLeft) + parseFloat(st.paddingRight));
       }
-      widest = Math.min(maxFit, Math.ceil(widest));
+      widest = Math.min(maxFit, Math.ceil(widest + 1));
       if (widest > 0 && widest !== this.fitted.get(id)) {
         this.fitted.set(id, widest);
         this.element.style.setProperty(`--fit-${id}`, `${widest}px`);

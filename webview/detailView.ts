@@ -186,12 +186,13 @@ export class DetailView {
 
     const copyExcerpt = button('copy-excerpt', 'Copy excerpt', 'copy', false, 'Copy the window as Markdown with its provenance');
     const sendToChat = button('send-to-chat', 'Send to chat', 'comment-discussion', true, 'Put the excerpt into the chat input without sending it');
+    const saveExcerpt = button('save-excerpt', 'Save excerpt…', 'save-as', true, 'Save the window to a file with its provenance beside it (Save Excerpt As…)');
     const verify = button('verify', 'Verify', 'verified', true, 'Re-hash every byte and compare with the recorded sha256');
     const openEditor = button('open-editor', 'Open in editor', 'go-to-file', true, 'Open the read-only document at this position');
     const copySha = button('copy-sha', 'Copy sha256', 'clippy');
     const copyHandle = button('copy-handle', 'Copy handle', 'symbol-key');
     this.compareButton = button('compare-with', 'Compare with…', 'diff', true, 'Mark this window, then show another (any output) and press again: the diff editor opens on the two');
-    this.actionButtons = [copyExcerpt, sendToChat, verify, openEditor, copySha, copyHandle, this.compareButton];
+    this.actionButtons = [copyExcerpt, sendToChat, saveExcerpt, verify, openEditor, copySha, copyHandle, this.compareButton];
     // Results appear once, next to the buttons that asked for them (the eye is there), in
     // live regions so screen readers announce them; not in the page's status line too (on a
     // short panel both are on screen: the same sentence twice).
@@ -231,6 +232,7 @@ export class DetailView {
     nextPage.addEventListener('click', () => this.page(1));
     copyExcerpt.addEventListener('click', () => this.excerpt('copyExcerpt'));
     sendToChat.addEventListener('click', () => this.excerpt('sendToChat'));
+    saveExcerpt.addEventListener('click', () => this.excerpt('saveExcerpt'));
     verify.addEventListener('click', () => this.verify());
     openEditor.addEventListener('click', () => this.openInEditor());
     copySha.addEventListener('click', () => this.copy(this.part?.sha256, 'sha256'));
@@ -437,8 +439,9 @@ export class DetailView {
   private updateEnabled(): void {
     const readable = !!this.part?.handle && !!this.part.readable;
     const hasWindow = !!this.current && this.current.end > this.current.start;
-    const [copyExcerpt, sendToChat, verify, openEditor, copySha, copyHandle, compare] = this.actionButtons;
+    const [copyExcerpt, sendToChat, saveExcerpt, verify, openEditor, copySha, copyHandle, compare] = this.actionButtons;
     compare!.disabled = !hasWindow;
+    saveExcerpt!.disabled = !hasWindow;
     copyExcerpt!.disabled = !hasWindow;
     sendToChat!.disabled = !hasWindow;
     verify!.disabled = !readable;
@@ -686,7 +689,7 @@ export class DetailView {
     this.reveal(this.actionResult);
   }
 
-  private async excerpt(type: 'copyExcerpt' | 'sendToChat'): Promise<void> {
+  private async excerpt(type: 'copyExcerpt' | 'sendToChat' | 'saveExcerpt'): Promise<void> {
     const handle = this.part?.handle;
     const w = this.current;
     if (!handle || !w || w.end <= w.start) { this.said('Fetch a window first: the excerpt is the window on screen.', 'error'); return; }

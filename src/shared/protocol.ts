@@ -209,6 +209,8 @@ export interface CopyTextRequest { readonly type: 'copyText'; readonly id: numbe
 export interface CopyExcerptRequest { readonly type: 'copyExcerpt'; readonly id: number; readonly handle: string; readonly range: ExcerptRangeDto }
 /** Puts the same excerpt into the chat input without sending it (reply: `done`). */
 export interface SendToChatRequest { readonly type: 'sendToChat'; readonly id: number; readonly handle: string; readonly range: ExcerptRangeDto }
+/** Saves the window on screen to a file with its provenance, as **Save Excerpt As…** does (reply: `done`; the host asks where). */
+export interface SaveExcerptRequest { readonly type: 'saveExcerpt'; readonly id: number; readonly handle: string; readonly range: ExcerptRangeDto }
 /** Re-hashes every byte behind a handle (reply: `verified`). */
 export interface VerifyRequest { readonly type: 'verify'; readonly id: number; readonly handle: string }
 /** Opens the read-only artifact document at a byte offset (reply: `done`). */
@@ -253,6 +255,7 @@ export type WebviewToHost =
   | CopyTextRequest
   | CopyExcerptRequest
   | SendToChatRequest
+  | SaveExcerptRequest
   | VerifyRequest
   | OpenInEditorRequest
   | CompareWindowsRequest
@@ -369,6 +372,7 @@ interface ReplyTable {
   readonly copyText: DoneReply;
   readonly copyExcerpt: DoneReply;
   readonly sendToChat: DoneReply;
+  readonly saveExcerpt: DoneReply;
   readonly verify: VerifiedReply;
   readonly openInEditor: DoneReply;
   readonly compareWindows: DoneReply;

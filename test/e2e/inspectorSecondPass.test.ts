@@ -164,8 +164,20 @@ describe('Inspector, second pass for people (issue 25), in a real workbench', fu
       const title = (await run.locator('.c1').getAttribute('title')) ?? '';
       assert.ok(title.includes(`node -e "process.stderr.write('boom: the build broke\\n'); process.exit(1)"`), title);
       // Every stream name and every handle shown whole (no ellipsis), at this size.
-      const cut = await view.locator('body').evaluate(() => [...(globalThis as unknown as PageGlobals).document.querySelectorAll('.vlist-row[data-kind="part"] .c1, .vlist-row[data-kind="call"] .c5, .vlist-row[data-kind="part"] .c5')]
-        .filter((c) => c.getBoundingClientRect().width > 0 && c.scrollWidth > c.clientWidth + 1).map((c) => c.textContent));
+      // Measured to the subpixel (scrollWidth is rounded, and an ellipsis shows for 0.4 px too many): the text's own
+      // extent (a Range is not clipped by its cell) against the cell's content box.
+      const cut = await view.locator('body').evaluate(() => {
+        const w = globalThis as unknown as PageGlobals & { getComputedStyle(e: El): { paddingLeft: string; paddingRight: string } };
+        const doc = w.document as unknown as PageGlobals['document'] & { createRange(): { selectNodeContents(n: El): void; getBoundingClientRect(): Box } };
+        return [...doc.querySelectorAll('.vlist-row[data-kind="call"] .c1, .vlist-row[data-kind="part"] .c1, .vlist-row[data-kind="call"] .c5, .vlist-row[data-kind="part"] .c5, .vlist-row .c3')].filter((c) => {
+          const box = c.getBoundingClientRect();
+          if (box.width === 0) return false;
+          const range = doc.createRange();
+          range.selectNodeContents(c);
+          const st = w.getComputedStyle(c);
+          return range.getBoundingClientRect().width > box.width - parseFloat(st.paddingLeft) - parseFloat(st.paddingRight) + 0.25;
+        }).map((c) => c.textContent);
+      });
       assert.deepEqual(cut, []);
       const streams = (await view.locator('.vlist-row[data-kind="part"] .c1').allTextContents()).map((s) => s.trim());
       assert.ok(streams.includes('stdout') && streams.includes('stderr'), streams.join(', '));

@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { EvidenceError } from '../../core/index.js';
 import type { CompareSideDto, InspectorViewState, TargetDto } from '../../shared/protocol.js';
 import type { ComparedWindows } from '../compareWindows.js';
+import { saveExcerptAsCommand, type SavedExcerpt } from '../saveExcerpt.js';
 import { Ids, type ArtifactPosition } from '../ids.js';
 import { InspectorController, type InspectorActions, type InspectorLog } from './controller.js';
 import type { InspectorDeps } from './deps.js';
@@ -129,6 +130,12 @@ class InspectorPanels implements vscode.Disposable {
         // The page names an action; the host maps it to a command id (a page never names commands).
         const command = { runCommandAndCapture: Ids.commands.runCommandAndCapture, importFile: Ids.commands.importFile, captureDemo: 'boundedEvidence.captureDemo' }[action];
         void Promise.resolve(vscode.commands.executeCommand(command)).then(undefined, (e: unknown) => log.warn(`inspector: ${action} failed: ${e instanceof Error ? e.message : String(e)}`));
+      },
+      saveExcerpt: async (handle, range) => {
+        // The palette's Save Excerpt As…, given the panel's window (it asks only where to save).
+        const window = range.kind === 'bytes' ? { bytes: { start: range.start, end: range.end } } : { lines: { first: range.offset + 1, last: range.offset + range.count } };
+        const r = await vscode.commands.executeCommand<SavedExcerpt | undefined>(saveExcerptAsCommand, { handle, ...window });
+        return r ? `Saved ${r.byteCount.toLocaleString('en-US')} bytes to ${vscode.workspace.asRelativePath(r.path)}, with ${vscode.workspace.asRelativePath(r.provenancePath)} beside it.` : undefined;
       },
       compareWindows: async (left, right, panelWidth) => {
         const side = (s: CompareSideDto): object => ({ handle: s.handle, bytes: { start: s.start, end: s.end } });

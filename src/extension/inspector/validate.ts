@@ -211,6 +211,7 @@ function parseKnown(m: Obj, limits: InspectorLimitsDto): WebviewToHost {
       return { type, id, text: str(m, 'text', 1, maxCopyTextChars) };
     case 'copyExcerpt':
     case 'sendToChat':
+    case 'saveExcerpt':
       keys(m, ['id', 'handle', 'range']);
       return { type, id, handle: handle(m, limits), range: excerptRange(m, limits) };
     case 'verify':
