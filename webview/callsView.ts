@@ -686,7 +686,7 @@ export class CallsView {
       set(2, clockTime(r.startedAt), localTime(r.startedAt));
       // A completed run with a failed call reads as failed, like its call (runOutcomeOf).
       const ro = runOutcomeOf(r);
-      replaceChildren(c[3] as HTMLElement, icon(ro.kind === 'failed' ? 'error' : (statusIcon[r.status] ?? 'circle')), ` ${ro.label}`);
+      replaceChildren(c[3] as HTMLElement, icon(ro.kind === 'failed' ? 'error' : (statusIcon[r.status] ?? 'circle')), h('span', { class: 'st-text' }, ` ${ro.label}`));
       (c[3] as HTMLElement).title = `run ${ro.label}: ${ro.detail}`;
       (c[3] as HTMLElement).dataset.outcome = ro.kind;
       set(4, humanBytes(r.totalBytes), exactBytes(r.totalBytes));
@@ -708,7 +708,7 @@ export class CallsView {
     const statusCell = c[3] as HTMLElement;
     statusCell.dataset.outcome = row.kind === 'call' ? outcome.kind : '';
     if (row.kind === 'call') {
-      replaceChildren(statusCell, icon(outcome.kind === 'failed' ? 'error' : (statusIcon[call.status] ?? 'circle')), ` ${outcome.label}`);
+      replaceChildren(statusCell, icon(outcome.kind === 'failed' ? 'error' : (statusIcon[call.status] ?? 'circle')), h('span', { class: 'st-text' }, ` ${outcome.label}`));
       statusCell.title = `${outcome.label}: ${outcome.detail}`;
     } else set(3, part.truncated ? 'truncated' : '', part.truncated && part.observedBytes !== undefined ? `capture stopped at its cap: ${exactBytes(part.observedBytes)} produced` : undefined);
     const live = row.kind === 'call' && call.status === 'running' ? this.model.liveOf(call.runId, call.callId) : undefined;

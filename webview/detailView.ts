@@ -507,7 +507,14 @@ export class DetailView {
       // A link's window is scrolled to: the person came for it (docs/contracts.md §3.4, "Links").
       if (m?.visible) this.windowEl.querySelector<HTMLElement>('.wline.hit')?.scrollIntoView({ block: 'center', inline: 'nearest' });
       document.body.dataset.lastRenderMs = (performance.now() - r0).toFixed(1);
-      if (req.kind === 'bytes') { this.fStart.value = String(reply.window.start); this.fEnd.value = String(reply.window.end); }
+      // Both forms say the window on screen, however it came (a link, a match, Next): no stale values after a link.
+      const w = reply.window;
+      this.fStart.value = String(w.start);
+      this.fEnd.value = String(w.end);
+      if (w.encoding === 'text' && w.firstLine !== undefined && w.end > w.start) {
+        this.fLine.value = String(w.firstLine + 1);
+        this.fCount.value = String(Math.max(1, w.text.split('\n').length - (w.text.endsWith('\n') ? 1 : 0)));
+      }
       this.deps.changed();
       // Timed to the frame after the text is in the DOM: the round trip a person waits for.
       requestAnimationFrame(() => {
