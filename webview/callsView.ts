@@ -698,7 +698,6 @@ export class CallsView {
     const part = row.kind === 'call' ? row.call.result : row.part;
     const call = row.call;
     el.setAttribute('aria-level', row.kind === 'call' ? '2' : '3');
-    const size = `${humanBytes(part.sizeBytes)} (${exactBytes(part.sizeBytes)})`;
     const name = row.kind === 'call' ? call.tool : part.name;
     const outcome = outcomeOf(call);
     el.removeAttribute('aria-label');
@@ -715,7 +714,11 @@ export class CallsView {
     if (live) {
       const bytes = (live.stdout?.bytes ?? 0) + (live.stderr?.bytes ?? 0);
       set(4, `${humanBytes(bytes)} so far`, `running: stdout ${exactBytes(live.stdout?.bytes ?? 0)}, stderr ${exactBytes(live.stderr?.bytes ?? 0)} so far`);
-    } else set(4, size, `${exactBytes(part.sizeBytes)}${part.observedBytes !== undefined && part.observedBytes !== part.sizeBytes ? `, ${exactBytes(part.observedBytes)} produced` : ''}`);
+    } else {
+      set(4, '', `${exactBytes(part.sizeBytes)}${part.observedBytes !== undefined && part.observedBytes !== part.sizeBytes ? `, ${exactBytes(part.observedBytes)} produced` : ''}`);
+      // The exact count is its own span: the compact column shows the human size alone (exact in the tooltip).
+      (c[4] as HTMLElement).append(humanBytes(part.sizeBytes), h('span', { class: 'exact' }, ` (${exactBytes(part.sizeBytes)})`));
+    }
     set(5, part.handle ?? '—', part.handle ?? 'small result, shown to the model whole');
     shaText.textContent = shortSha(part.sha256);
     shaText.title = part.sha256 ?? '';
