@@ -110,11 +110,11 @@ const configs = [
     target: 'node22',
   },
   {
-    // The pattern-search worker (src/core/runs/patternWorker.ts), started in a worker
+    // The pattern-search worker (src/core/runs/search/patternWorker.ts), started in a worker
     // thread by the extension and the MCP server: patternSearch.ts looks for it beside the
     // bundle that loaded it (docs/contracts.md §2.10).
     ...common,
-    entryPoints: ['src/core/runs/patternWorker.ts'],
+    entryPoints: ['src/core/runs/search/patternWorker.ts'],
     outfile: 'dist/patternWorker.js',
     platform: 'node',
     format: 'cjs',
@@ -146,7 +146,7 @@ if (tests) {
     external: ['vscode', 'mocha'],
   });
   // Test bundles that call the core directly find the worker beside them too.
-  configs.push({ ...common, entryPoints: ['src/core/runs/patternWorker.ts'], outfile: 'out/test/integration/patternWorker.js', platform: 'node', format: 'cjs', target: 'node22' });
+  configs.push({ ...common, entryPoints: ['src/core/runs/search/patternWorker.ts'], outfile: 'out/test/integration/patternWorker.js', platform: 'node', format: 'cjs', target: 'node22' });
 }
 
 async function main() {

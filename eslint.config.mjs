@@ -43,6 +43,19 @@ export default tseslint.config(
       }],
     },
   },
+  // Subsystems of the core as folders (docs/architecture.md §2.1), each importing only downwards:
+  // files ← integrity ← artifacts / runs (search ← reader ← store) ← tools. A wrong import fails lint.
+  ...[
+    ['src/core/files/**/*.ts', ['../*', '../*/**', '!../errors*', '!../utf8*'], 'src/core/files/ is the bottom: file identity and confined opening, no other subsystem.'],
+    ['src/core/integrity/**/*.ts', ['../*/**', '!../files/**', '../stores*', '../storageLayout*', '../index*'], 'src/core/integrity/ builds and checks manifests over files: it imports only src/core/files/ (and errors, utf8).'],
+    ['src/core/artifacts/**/*.ts', ['../runs/**', '../tools/**', '../workspace/**', '../reach/**', '../stores*'], 'Artifacts sit on blobs and integrity: never the runs, the tools or the workspaces.'],
+    ['src/core/runs/search/**/*.ts', ['../runStore*', '../run', '../run.js', '../runCommand*', '../catalog/**', '../../tools/**', '../../stores*'], 'The pattern search reads verified bytes: it never imports the run store, the recorder, the catalog or the tools.'],
+  ].map(([files, group, message]) => ({
+    files: [files],
+    rules: {
+      'no-restricted-imports': ['error', { ...coreForbidden, patterns: [...coreForbidden.patterns, { group, message }] }],
+    },
+  })),
   {
     files: ['src/extension/**/*.ts'],
     rules: {

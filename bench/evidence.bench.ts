@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createReadStream, promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import { ArtifactStore } from '../src/core/artifacts.js';
+import { ArtifactStore } from '../src/core/artifacts/artifacts.js';
 import { FsBlobStore } from '../src/core/blobs/fsBlobStore.js';
 import { median, peakRssGrowth, report, scratchDir, timeRuns } from './util.js';
 

@@ -23,12 +23,12 @@ import { once } from 'node:events';
 import { readRange } from '../src/core/blobs/blobStore.js';
 import { FsBlobStore } from '../src/core/blobs/fsBlobStore.js';
 import { S3BlobStore } from '../src/core/blobs/s3BlobStore.js';
-import { countNewlines } from '../src/core/integrity.js';
+import { countNewlines } from '../src/core/integrity/integrity.js';
 import { RunStore } from '../src/core/runs/runStore.js';
-import { startFaultProxy, startS3Server } from '../test/unit/blobs/s3Fixture.js';
-import { CountingStore } from '../test/unit/runs/helpers.js';
-import { clearVerifiedChunks, verifiedChunkStats } from '../src/core/verifiedChunks.js';
-import { VERIFIED_MARKS_FILE } from '../src/core/verifiedMarks.js';
+import { startFaultProxy, startS3Server } from '../test/unit/core/blobs/s3Fixture.js';
+import { CountingStore } from '../test/unit/core/runs/helpers.js';
+import { clearVerifiedChunks, verifiedChunkStats } from '../src/core/integrity/verifiedChunks.js';
+import { VERIFIED_MARKS_FILE } from '../src/core/integrity/verifiedMarks.js';
 import { openSession } from '../src/cli/session.js';
 import { median, peakRssGrowth, report, scratchDir, timeRuns } from './util.js';
 

@@ -22,7 +22,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { closeSync, fstatSync, linkSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import * as path from 'node:path';
-import { ArtifactStore } from '../src/core/artifacts.js';
+import { ArtifactStore } from '../src/core/artifacts/artifacts.js';
 import { FsBlobStore } from '../src/core/blobs/fsBlobStore.js';
 import { MANIFEST_SUFFIX } from '../src/core/blobs/verifiedBlobs.js';
 import { Catalog, CATALOG_FILE } from '../src/core/runs/catalog/catalog.js';

@@ -8,8 +8,8 @@
  */
 import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { tempNameFor } from './localFile.js';
-import { sha256Hex } from './sha256.js';
+import { tempNameFor } from './files/localFile.js';
+import { sha256Hex } from './integrity/sha256.js';
 
 /** The folders of one workspace's evidence and its tenant. */
 export interface StorageLayout {

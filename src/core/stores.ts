@@ -5,7 +5,7 @@
  * same blob store (docs/contracts.md §2.8). Nothing here reads the catalog: opening costs
  * the same at 100,000 runs as at none.
  */
-import { ArtifactStore } from './artifacts.js';
+import { ArtifactStore } from './artifacts/artifacts.js';
 import type { BlobStore } from './blobs/blobStore.js';
 import { FsBlobStore } from './blobs/fsBlobStore.js';
 import { openBlobStore, type BlobSettings, type BlobStoreInputs } from './blobs/openBlobStore.js';

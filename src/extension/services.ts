@@ -85,9 +85,19 @@ export async function openServices(inputs: ServiceInputs, settings: EvidenceSett
   log.info(`evidence storage ready: tenant ${layout.tenant}, blobs ${blobs?.kind ?? 'none'}`);
   return {
     layout, settings, runs, artifacts, blobs, workspace, folder: inputs.folder,
-    dispose: () => blobs?.dispose?.(),
+    dispose: () => {
+      runs.close();
+      blobs?.dispose?.();
+    },
   };
 }
+
+/**
+ * How long a swapped-out store stays open after its last live run ended: a read by handle
+ * that started on it (a fetch in the inspector, a tool call) finishes well within this.
+ */
+const RETIRE_GRACE_MS = 30_000;
+const RETIRE_POLL_MS = 5_000;
 
 /**
  * Holds the current services and rebuilds them when the settings change. Features ask
@@ -97,8 +107,11 @@ export async function openServices(inputs: ServiceInputs, settings: EvidenceSett
 export class ServicesHost implements vscode.Disposable {
   private currentPromise: Promise<EvidenceServices>;
   private current: EvidenceServices | undefined;
-  /** One per store ever built: a run still recording in an older store keeps reporting. */
-  private readonly recordSubscriptions: { dispose(): void }[] = [];
+  /** One per store still open: a run still recording in an older store keeps reporting. */
+  private readonly recordSubscriptions = new Map<EvidenceServices, { dispose(): void }>();
+  /** Stores swapped out by a rebuild, closed once idle (their SQLite catalog, their S3 client). */
+  private readonly retiring = new Set<EvidenceServices>();
+  private retireTimer: NodeJS.Timeout | undefined;
   private generation = 0;
   private readonly changeEmitter = new vscode.EventEmitter<void>();
   private readonly recordEmitter = new vscode.EventEmitter<RunRecordEvent>();
@@ -120,9 +133,9 @@ export class ServicesHost implements vscode.Disposable {
 
   /**
    * Builds new services and swaps them in. Calls in flight keep the old ones, which stay
-   * usable: they are stores over the same folders. An old S3 client is not destroyed
-   * here, because a capture may still be streaming through it; its idle sockets close
-   * on their own.
+   * usable: they are stores over the same folders. The old ones are closed (catalog
+   * connection, S3 client) only once no run is recording in them and a grace period has
+   * passed, since a capture may still be streaming through them.
    */
   async rebuild(): Promise<EvidenceServices> {
     this.currentPromise = this.open();
@@ -140,7 +153,8 @@ export class ServicesHost implements vscode.Disposable {
         services.dispose();
         return await this.currentPromise;
       }
-      this.recordSubscriptions.push(services.runs.onDidRecord((e) => this.recordEmitter.fire(e)));
+      this.recordSubscriptions.set(services, services.runs.onDidRecord((e) => this.recordEmitter.fire(e)));
+      if (this.current) this.retire(this.current);
       this.current = services;
       this.changeEmitter.fire();
       return services;
@@ -150,10 +164,46 @@ export class ServicesHost implements vscode.Disposable {
     }
   }
 
+  /** Stores built by this host and not yet closed (the current one included). */
+  get openStores(): number {
+    return this.recordSubscriptions.size;
+  }
+
+  private retire(services: EvidenceServices): void {
+    this.retiring.add(services);
+    if (this.retireTimer) return;
+    const idleSince = new Map<EvidenceServices, number>();
+    this.retireTimer = setInterval(() => {
+      const now = Date.now();
+      for (const s of this.retiring) {
+        if (s.runs.liveRuns > 0) { idleSince.delete(s); continue; }
+        const since = idleSince.get(s) ?? now;
+        idleSince.set(s, since);
+        if (now - since < RETIRE_GRACE_MS) continue;
+        this.close(s);
+        idleSince.delete(s);
+      }
+      if (this.retiring.size === 0) { clearInterval(this.retireTimer); this.retireTimer = undefined; }
+    }, RETIRE_POLL_MS);
+    this.retireTimer.unref();
+  }
+
+  private close(services: EvidenceServices): void {
+    this.retiring.delete(services);
+    this.recordSubscriptions.get(services)?.dispose();
+    this.recordSubscriptions.delete(services);
+    try {
+      services.dispose();
+    } catch (e) {
+      this.log.error('a swapped-out evidence store could not be closed', e);
+    }
+  }
+
   /** Stops listening and releases clients. */
   dispose(): void {
-    for (const s of this.recordSubscriptions) s.dispose();
-    this.current?.dispose();
+    if (this.retireTimer) clearInterval(this.retireTimer);
+    for (const s of [...this.retiring]) this.close(s);
+    if (this.current) this.close(this.current);
     this.changeEmitter.dispose();
     this.recordEmitter.dispose();
   }

@@ -4,12 +4,12 @@
  * Adapters know nothing of manifests, handles or runs: they store and return bytes.
  * Verification (chunk digests, sizes) happens one level up, in `verifiedBlobs.ts`, over
  * the `RangeSource` that `readInto`/`size` provide. Every adapter passes the one shared
- * contract suite in test/unit/blobs/blobStoreContract.ts. An adapter has one read method,
+ * contract suite in test/unit/core/blobs/blobStoreContract.ts. An adapter has one read method,
  * `readInto` (the caller owns the buffer, so a long verified scan reuses one); `readRange`
  * below allocates for callers that want a fresh array.
  */
-import type { OpenedFile } from '../integrity.js';
-import type { VerifiedMarks } from '../verifiedMarks.js';
+import type { OpenedFile } from '../integrity/integrity.js';
+import type { VerifiedMarks } from '../integrity/verifiedMarks.js';
 import type { BlobKey } from './blobKey.js';
 
 /** Which backend an adapter talks to. */

@@ -10,9 +10,9 @@
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { EvidenceError } from '../errors.js';
-import { VERIFIED_MARKS_FILE, VerifiedMarks } from '../verifiedMarks.js';
-import type { OpenedFile } from '../integrity.js';
-import { fileIdentity, openedRegular, processExists, readFullAt, tempNameFor } from '../localFile.js';
+import { VERIFIED_MARKS_FILE, VerifiedMarks } from '../integrity/verifiedMarks.js';
+import type { OpenedFile } from '../integrity/integrity.js';
+import { fileIdentity, openedRegular, processExists, readFullAt, tempNameFor } from '../files/localFile.js';
 import { assertSafeSegment, TEMPORARY_CALL_ID, validateBlobKey, type BlobKey } from './blobKey.js';
 import type { BlobStore } from './blobStore.js';
 

@@ -19,11 +19,11 @@ import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { EvidenceError } from '../errors.js';
-import type { ManifestCache } from '../manifestCache.js';
-import { sha256Hex } from '../sha256.js';
-import { decodeManifest, encodeManifest, encodeManifestHeader, ManifestBuilder, newlinesLE, type ChunkTables, type Manifest, type ManifestSummary, type RangeSource } from '../integrity.js';
-import { tempNameFor } from '../localFile.js';
-import { rememberWritten, rememberWrittenDigest } from '../verifiedChunks.js';
+import type { ManifestCache } from '../integrity/manifestCache.js';
+import { sha256Hex } from '../integrity/sha256.js';
+import { decodeManifest, encodeManifest, encodeManifestHeader, ManifestBuilder, newlinesLE, type ChunkTables, type Manifest, type ManifestSummary, type RangeSource } from '../integrity/integrity.js';
+import { tempNameFor } from '../files/localFile.js';
+import { rememberWritten, rememberWrittenDigest } from '../integrity/verifiedChunks.js';
 import { validateBlobKey, type BlobKey } from './blobKey.js';
 import { readRange, type BlobStore } from './blobStore.js';
 
@@ -232,7 +232,7 @@ export function blobRangeSource(store: BlobStore, key: BlobKey): RangeSource {
 }
 
 /** The one manifest cache (re-exported where the blob layer's callers expect it). */
-export { ManifestCache } from '../manifestCache.js';
+export { ManifestCache } from '../integrity/manifestCache.js';
 
 /**
  * Loads and checks a blob's sidecar against what the record promises, and returns the

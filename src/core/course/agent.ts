@@ -10,7 +10,7 @@
  * that way unasked. Anything else that is not one JSON object is an invalid action.
  */
 import { canonicalJson } from '../json.js';
-import type { ToolAction, ToolWorkspace } from '../toolWorkspace.js';
+import type { ToolAction, ToolWorkspace } from '../workspace/toolWorkspace.js';
 
 /** One chat message as the loop sends it to the model. */
 export interface ChatMessage {

@@ -12,7 +12,7 @@
 import type { BlobKey } from '../blobs/blobKey.js';
 import type { BlobStore } from '../blobs/blobStore.js';
 import { putVerifiedStream } from '../blobs/verifiedBlobs.js';
-import { ManifestBuilder, type ManifestSummary } from '../integrity.js';
+import { ManifestBuilder, type ManifestSummary } from '../integrity/integrity.js';
 import { floorCodePointBoundary } from '../utf8.js';
 import { lineCountOf } from './decisions.js';
 import type { StorageState } from './types.js';
@@ -162,7 +162,7 @@ function result(tap: Tap, stored: StorageState, m: ManifestSummary, extra: { inl
 }
 
 /** sha256 hex of bytes in memory: the core's one helper. */
-export { sha256Hex } from '../sha256.js';
+export { sha256Hex } from '../integrity/sha256.js';
 
 /** An async iterable of one buffer (so in-memory results take the same path as streams). */
 export async function* once(bytes: Uint8Array): AsyncGenerator<Uint8Array> {

@@ -22,7 +22,7 @@
  */
 import { EvidenceError } from '../errors.js';
 import { canonicalJson } from '../json.js';
-import { sha256Hex } from '../sha256.js';
+import { sha256Hex } from '../integrity/sha256.js';
 import { ceilCodePointBoundary, decodeUtf8Strict, encodeUtf8, floorCodePointBoundary, isValidUtf8 } from '../utf8.js';
 import type { Preservation, PreviewRange, RunLimits, StorageState } from './types.js';
 

@@ -27,9 +27,9 @@
  * pattern searches its bytes; a byte window is a hex dump (docs/contracts.md §2.10).
  */
 import { EvidenceError, ErrorText } from '../errors.js';
-import { locateLine, readVerified, totalNewlines, type Manifest, type RangeSource } from '../integrity.js';
+import { locateLine, readVerified, totalNewlines, type Manifest, type RangeSource } from '../integrity/integrity.js';
 import { decodeUtf8Strict } from '../utf8.js';
-import { searchPattern } from './patternSearch.js';
+import { searchPattern } from './search/patternSearch.js';
 import type { ReadOptions, ReadToolOutputResult, ReaderLimits } from './types.js';
 
 /** Contract defaults of the reply bounds and the pattern guard. */

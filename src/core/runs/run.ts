@@ -4,7 +4,7 @@
  * listing, reports and handle resolution are `RunStore`'s (`runStore.ts`).
  */
 import { EvidenceError } from '../errors.js';
-import { manifestOf, totalNewlines } from '../integrity.js';
+import { manifestOf, totalNewlines } from '../integrity/integrity.js';
 import { captureOutput, once, type Captured } from './capture.js';
 import { ContentTypes, decideElision, decideResultStorage, lineCountOf, measureResult } from './decisions.js';
 import { resultHandleOf } from './handles.js';
@@ -13,21 +13,21 @@ import { backendMessage, nowIso, storedFields } from './recordFields.js';
 import type { RunningCommand } from './command.js';
 import { runCommandCall } from './runCommand.js';
 import { appendRecord, terminateTornTail } from './runLog.js';
-import type { RunStore } from './runStore.js';
+import type { CallRecorder, RunHost } from './runHost.js';
 import type {
   AttachmentRecord, CallError, CallFinishedRecord, CallOutcome, CallStatus, ReadToolOutputArgs, ReadToolOutputResult, RecordResultOptions,
   RunApi, RunCommandOptions, RunFinishStatus, RunRecord, StoredArtifact,
 } from './types.js';
 
 /** One live run: records results and commands, reads its own handles. */
-export class Run implements RunApi {
+export class Run implements RunApi, CallRecorder {
   readonly tenant: string;
   private seq = 0;
   private finished = false;
   private chain: Promise<unknown> = Promise.resolve();
 
   /** @internal Use `RunStore.startRun`. */
-  constructor(/** @internal */ readonly store: RunStore, readonly runId: string, private readonly token: string) {
+  constructor(/** @internal */ readonly store: RunHost, readonly runId: string, private readonly token: string) {
     this.tenant = store.tenant;
   }
 

@@ -14,8 +14,7 @@ import { ContentTypes, decideAttachmentShownWhole, decideAttachmentStorage } fro
 import { attachmentHandleOf } from './handles.js';
 import { commandSummary, type AttachmentView } from './observation.js';
 import { backendMessage, captureCap, storedFields } from './recordFields.js';
-import type { Run } from './run.js';
-import type { RunStore } from './runStore.js';
+import type { CallRecorder, RunHost } from './runHost.js';
 import type { AttachmentRecord, CallError, CallOutcome, CallStatus, RunCommandOptions } from './types.js';
 
 /** The tool name `runCommand` records by default. */
@@ -28,7 +27,7 @@ export type RunCommandExtras = Pick<RunCommandOptions, 'tool' | 'files'>;
  * `Run.runCommand` (and, with `started`, `Run.recordCommand`: streams of a command that ran
  * elsewhere, e.g. in an agent's own shell, read back from its spool files): see there.
  */
-export async function runCommandCall(run: Run, command: string, options: RunCommandOptions, started?: RunningCommand): Promise<CallOutcome> {
+export async function runCommandCall(run: CallRecorder, command: string, options: RunCommandOptions, started?: RunningCommand): Promise<CallOutcome> {
   if (typeof command !== 'string' || command.length === 0) throw new EvidenceError('invalidArgument', 'command must be a non-empty string');
   const s = run.store;
   const cap = captureCap(options.captureCapBytes ?? s.captureCapBytes);
@@ -102,7 +101,7 @@ function keptText(out: Captured | undefined, err: Captured | undefined): string 
 }
 
 /** Builds attachment records; the whole text appears in the summary only when it all fits `largeResultBytes`. */
-function attachmentViews(s: RunStore, callId: string, captures: readonly { name: string; slot: string; c: Captured; contentType: string }[]): AttachmentView[] {
+function attachmentViews(s: RunHost, callId: string, captures: readonly { name: string; slot: string; c: Captured; contentType: string }[]): AttachmentView[] {
   const textTotal = captures.filter((x) => x.name !== 'value').reduce((n, x) => n + x.c.sizeBytes, 0);
   const allWhole = textTotal <= s.limits.largeResultBytes;
   return captures.map(({ name, slot, c, contentType }) => {
@@ -119,7 +118,7 @@ function attachmentViews(s: RunStore, callId: string, captures: readonly { name:
 }
 
 /** Captures one declared output file (relative to cwd, inside it) or undefined when absent. */
-async function captureFile(run: Run, cwd: string, rel: string, segment: string, cap: number): Promise<Captured | undefined> {
+async function captureFile(run: CallRecorder, cwd: string, rel: string, segment: string, cap: number): Promise<Captured | undefined> {
   if (typeof rel !== 'string' || rel.length === 0 || path.isAbsolute(rel) || rel.split(/[\\/]/).includes('..')) return undefined;
   const file = path.join(cwd, rel);
   const st = await fsp.lstat(file).catch(() => undefined);
@@ -145,7 +144,7 @@ export const captureTailBytes = 2048;
  * (docs/contracts.md §3.4, "Live"). Cheap: a counter and a clock per piece; the tail is
  * kept as references and copied only when a report is due and someone listens.
  */
-async function* progressOf(s: RunStore, runId: string, callId: string, stream: 'stdout' | 'stderr', source: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+async function* progressOf(s: RunHost, runId: string, callId: string, stream: 'stdout' | 'stderr', source: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
   let bytes = 0;
   let last = 0;
   // The last pieces, newest last, holding at least `captureTailBytes` (or all there were).

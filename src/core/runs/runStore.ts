@@ -23,7 +23,7 @@ import { assertSafeSegment, isSafeSegment, type BlobKey } from '../blobs/blobKey
 import type { BlobStore } from '../blobs/blobStore.js';
 import { ManifestCache, missingError, openVerified } from '../blobs/verifiedBlobs.js';
 import { EvidenceError } from '../errors.js';
-import { manifestOf, readVerified, streamVerified, verifyAll } from '../integrity.js';
+import { manifestOf, readVerified, streamVerified, verifyAll } from '../integrity/integrity.js';
 import { encodeUtf8 } from '../utf8.js';
 import { Catalog, yieldToLoop, type CatalogStats, type HandleRow, type RunRow } from './catalog/catalog.js';
 import { callIndex, facetsOf, queryCalls, queryRuns, runStatusOf, summaryOf } from './catalog/queries.js';
@@ -33,6 +33,7 @@ import { accessDenied, type HandleEntry } from './handles.js';
 import { checkLineCount, DEFAULT_READER_LIMITS, LINE_CUT_MARKER, readContent, validateReadArgs, type ContentView } from './reader.js';
 import { captureCap, nowIso, positiveInt } from './recordFields.js';
 import { Run } from './run.js';
+import type { RunHost } from './runHost.js';
 import { currentOwner, ownerAlive } from './owner.js';
 import { appendRecord, finishedRecordAt, handlesOf, parseRunLog, terminateTornTail, type ReadLogResult } from './runLog.js';
 import type {
@@ -55,7 +56,7 @@ const PARSED_LOGS = 32;
 const DEFAULT_SLICE_RUNS = 256;
 
 /** One per tenant: starts runs, lists and reports them, resolves handles, reads outputs. */
-export class RunStore implements RunStoreApi {
+export class RunStore implements RunStoreApi, RunHost {
   readonly tenant: string;
   /** Hash of the agent profile every run of this store records. */
   readonly profileHash: string;
@@ -211,6 +212,11 @@ export class RunStore implements RunStoreApi {
   /** Closes the catalog's database connection (a store no longer used: a reopened settings change, tests). */
   close(): void {
     this.catalog.close();
+  }
+
+  /** How many runs this process is still recording in this store (a store swapped out is closed only at 0). */
+  get liveRuns(): number {
+    return this.liveIds().length;
   }
 
   /** Resolves when the catalog's background checks (start-up reconcile, repairs) are done. */

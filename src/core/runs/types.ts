@@ -5,7 +5,7 @@
  * changes here are additive only.
  */
 import type { BlobStore } from '../blobs/blobStore.js';
-import type { Manifest, RangeSource } from '../integrity.js';
+import type { Manifest, RangeSource } from '../integrity/integrity.js';
 
 /** Where a result's or attachment's bytes live. */
 export type StorageState = 'inline' | 'blob' | 'artifact' | 'preview_only';

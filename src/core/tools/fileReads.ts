@@ -4,17 +4,17 @@
  * artifact (the bytes live once, in the artifact store); a small one is recorded whole.
  */
 import { randomUUID } from 'node:crypto';
-import type { ArtifactRef } from '../artifactRef.js';
-import type { ArtifactStore } from '../artifacts.js';
-import type { ConfinedFile } from '../confinedOpen.js';
+import type { ArtifactRef } from '../artifacts/artifactRef.js';
+import type { ArtifactStore } from '../artifacts/artifacts.js';
+import type { ConfinedFile } from '../files/confinedOpen.js';
 import { isStorageFull, STORAGE_FULL } from '../errors.js';
-import { fileTooLargeText, LocalErrorText, type LocalRead } from '../localWorkspace.js';
+import { fileTooLargeText, LocalErrorText, type LocalRead } from '../workspace/localWorkspace.js';
 import type { RunApi, StoredArtifact } from '../runs/types.js';
-import { piecesOf } from '../localFile.js';
+import { piecesOf } from '../files/localFile.js';
 import { decodeUtf8Strict } from '../utf8.js';
-import type { ToolWorkspace } from '../toolWorkspace.js';
+import type { ToolWorkspace } from '../workspace/toolWorkspace.js';
 import { EvidenceToolNames } from './inputs.js';
-import { BoundedEvidenceWorkspace, buildBinaryObservation, buildObservation, OBSERVATION_PREFIX, RANGE_PREFIX, VIRTUAL_PREFIX, type BoundedResult, type EvidenceLimits } from '../evidenceWorkspace.js';
+import { BoundedEvidenceWorkspace, buildBinaryObservation, buildObservation, OBSERVATION_PREFIX, RANGE_PREFIX, VIRTUAL_PREFIX, type BoundedResult, type EvidenceLimits } from '../workspace/evidenceWorkspace.js';
 import { searchHint } from '../runs/observation.js';
 import { fitsModel, utf8Bytes } from './modelText.js';
 

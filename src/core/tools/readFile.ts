@@ -4,7 +4,7 @@
  * search hint when the recorded call has a handle, with two refusals made actionable.
  * The call itself is `readFileRecorded` (fileReads.ts).
  */
-import { VIRTUAL_PREFIX } from '../evidenceWorkspace.js';
+import { VIRTUAL_PREFIX } from '../workspace/evidenceWorkspace.js';
 import { readFileRecorded } from './fileReads.js';
 import { checkShape, EvidenceToolNames, type Checked } from './inputs.js';
 import type { EvidenceToolDef, ToolInputSchema } from './toolDef.js';

@@ -5,7 +5,7 @@
  * server, the command line) derive everything from `EvidenceToolTable` (table.ts) and
  * run calls through `runToolCall` (callRunner.ts).
  */
-import type { ArtifactStore } from '../artifacts.js';
+import type { ArtifactStore } from '../artifacts/artifacts.js';
 import type { CallOutcome, RunApi as Run, RunStoreApi } from '../runs/types.js';
 import type { EvidenceFileWorkspace } from './fileReads.js';
 import type { Checked } from './inputs.js';

@@ -8,7 +8,7 @@
  */
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import { BUILTIN_SECRET_RULES } from '../secretPaths.js';
+import { BUILTIN_SECRET_RULES } from '../files/secretPaths.js';
 
 /** The refusal of every `cwd` outside the rules (the same in the editor, the MCP server and the command line). */
 export const CWD_REFUSED = 'error: cwd must be a relative folder inside the workspace folder (no "..", no link leading out, not .git or another secret folder)';

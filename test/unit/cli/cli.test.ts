@@ -229,7 +229,7 @@ describe('command line', function () {
 
   it('hook: a Claude Code Bash event is answered with the command run in the same shell, its small output given back as it was and recorded with the session', async () => {
     const event = { session_id: 'sess-42', cwd: work, permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: `echo "it's $((6*7))" && pwd`, description: 'd' }, tool_use_id: 't' };
-    // The hook routes into an existing storage folder only (a missing one fails open, test/unit/reach/routing.test.ts).
+    // The hook routes into an existing storage folder only (a missing one fails open, test/unit/core/reach/routing.test.ts).
     mkdirSync(storage);
     const io = collect({ env: { BOUNDED_EVIDENCE_STORAGE: storage }, stdin: JSON.stringify(event) });
     assert.equal(await runCli(['hook'], io, [process.execPath, '--import', TSX, MAIN]), 0);

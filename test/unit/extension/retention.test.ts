@@ -1,13 +1,13 @@
 import * as assert from 'node:assert/strict';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { ArtifactStore } from '../../../src/core/artifacts.js';
+import { ArtifactStore } from '../../../src/core/artifacts/artifacts.js';
 import { FsBlobStore } from '../../../src/core/blobs/fsBlobStore.js';
 import { EvidenceToolNames } from '../../../src/core/tools/inputs.js';
-import { encodeManifest, manifestOf } from '../../../src/core/integrity.js';
+import { encodeManifest, manifestOf } from '../../../src/core/integrity/integrity.js';
 import { clearAll } from '../../../src/extension/retention.js';
 import type { RunApi } from '../../../src/core/runs/types.js';
-import { openStore, scratch, sha } from '../runs/helpers.js';
+import { openStore, scratch, sha } from '../core/runs/helpers.js';
 
 const quiet = { info(): void {}, warn(): void {} };
 

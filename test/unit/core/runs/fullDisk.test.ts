@@ -1,0 +1,73 @@
+/**
+ * Issue 10, defect 4: a full disk (docs/contracts.md §5.6). Reads of earlier evidence work
+ * while the storage is full (recording the read is best-effort); a capture lost to the
+ * full disk is an error result that names the cause and what was kept. A real MCP server
+ * process over storage on a small tmpfs (mounting needs root: CI runs as root, and the
+ * precondition is asserted, never skipped).
+ */
+import * as assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { handshake, startServer } from '../../mcp/mcpProcess.js';
+import { fillDisk, mountTmpfs } from '../../tmpfs.js';
+
+type Reply = { result?: { content: { text: string }[]; isError?: boolean }; error?: unknown };
+
+describe('a full disk (issue 10, defect 4)', () => {
+  let tmp: string;
+  let unmount: (() => void) | undefined;
+  beforeEach(() => { tmp = mkdtempSync(path.join(os.tmpdir(), 'be-full-')); });
+  afterEach(() => { unmount?.(); unmount = undefined; rmSync(tmp, { recursive: true, force: true }); });
+
+  it('reads of earlier evidence work while the storage is full; a lost capture is an error naming the cause', async function () {
+    this.timeout(120_000);
+    const storage = path.join(tmp, 'storage');
+    unmount = mountTmpfs(storage, 16);
+    const ws = path.join(tmp, 'ws');
+    mkdirSync(ws);
+    const body = Array.from({ length: 4000 }, (_, i) => `line ${i} of the file\n`).join('');
+    writeFileSync(path.join(ws, 'big.txt'), body);
+    const s = startServer(storage, ws);
+    let id = 10;
+    const call = async (name: string, args: Record<string, unknown>): Promise<{ text: string; isError: boolean }> => {
+      const n = id++;
+      s.send({ jsonrpc: '2.0', id: n, method: 'tools/call', params: { name, arguments: args } });
+      const r = (await s.reply(n)) as Reply;
+      assert.ok(r.result, JSON.stringify(r));
+      return { text: r.result.content[0]!.text, isError: r.result.isError === true };
+    };
+    try {
+      await handshake(s);
+      const first = await call('evidence_readFile', { path: 'big.txt' });
+      const artifact = /"artifact_id":"(artifact-[0-9a-f]{64})"/.exec(first.text)?.[1];
+      assert.ok(artifact, first.text);
+      const ran = await call('evidence_runCommand', { command: 'seq 1 30000' });
+      const handle = /handle (out_[0-9a-f-]+_stdout)\./.exec(ran.text)?.[1];
+      assert.ok(handle, ran.text);
+
+      const filler = fillDisk(storage);
+      // Reads of earlier evidence: exact bytes, although nothing can be recorded.
+      const range = await call('evidence_readFile', { path: `.tool-artifacts/${artifact}/bytes/0-40` });
+      assert.equal(range.isError, false, range.text);
+      assert.ok(range.text.includes(`"data":${JSON.stringify(body.slice(0, 40))}`), range.text);
+      const lines = await call('read_tool_output', { handle, offset: 29999, limit: 1 });
+      assert.equal(lines.isError, false, lines.text);
+      assert.equal(JSON.parse(lines.text).content, '30000');
+      // A capture that cannot be kept: an error result naming the cause.
+      const lost = await call('evidence_runCommand', { command: 'head -c 3000000 /dev/zero | tr "\\0" a' });
+      assert.equal(lost.isError, true, lost.text);
+      assert.match(lost.text, /^error: .*storage is full \(no space left on device\)/, lost.text);
+      assert.match(s.stderr(), /not recorded/);
+
+      // Freed: capturing works again.
+      rmSync(filler);
+      const again = await call('evidence_runCommand', { command: 'head -c 3000000 /dev/zero | tr "\\0" a' });
+      assert.equal(again.isError, false, again.text);
+      assert.match(again.text, /stdout: 3000000 bytes/);
+    } finally {
+      s.proc.kill('SIGKILL');
+      await new Promise((r) => s.proc.once('exit', r));
+    }
+  });
+});

@@ -1,0 +1,131 @@
+/**
+ * Issue 10, defect 1: a command whose descendant called setsid() and holds stdout/stderr
+ * open ends at its limit, says so honestly, keeps the bytes it had, and the descendant in
+ * the other session is ended (docs/contracts.md §5.4).
+ */
+import * as assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { MemoryBlobStore } from '../../../../src/core/blobs/memoryBlobStore.js';
+import { openStore, scratch, waitGone } from './helpers.js';
+
+/** The session id of a pid (field 6 of /proc/<pid>/stat). */
+function sessionOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[3]);
+}
+
+/** Margin over a limit for a loaded two-core machine. */
+const MARGIN_MS = 1500;
+
+describe('command lifetime with descendants in another session (issue 10, defect 1)', () => {
+  let dir: string; let cleanup: () => void;
+  beforeEach(() => ({ dir, cleanup } = scratch('lifetime')));
+  afterEach(() => cleanup());
+
+  it("the issue's reproduction: setsid holder + timeoutMs 1000 + abort at 2 s ends in time, the holder is ended and named", async function () {
+    this.timeout(30_000);
+    const store = await openStore(dir, { blobs: new MemoryBlobStore() });
+    const run = await store.startRun();
+    const pidFile = path.join(dir, 'pid');
+    const ac = new AbortController();
+    const abortTimer = setTimeout(() => ac.abort(), 2000);
+    const t = Date.now();
+    const out = await run.runCommand(`setsid sh -c 'echo $$ > ${pidFile}; exec sleep 8' & sleep 0.3; echo hi`, { cwd: dir, timeoutMs: 1000, signal: ac.signal });
+    const ms = Date.now() - t;
+    clearTimeout(abortTimer);
+    assert.ok(ms < 1000 + MARGIN_MS, `took ${ms} ms`);
+    const holder = Number(readFileSync(pidFile, 'utf8'));
+    assert.equal(await waitGone(holder), true, 'the setsid descendant was ended');
+    // The shell itself ended at 0.3 s with status 0: that is what is reported, plus what was ended.
+    assert.equal(out.record.attachments[0]!.inline, 'hi\n');
+    assert.equal(out.record.attachments[2]!.inline, '{"aborted":false,"code":0,"signal":null,"timedOut":false}');
+    assert.match(out.modelText, new RegExp(`ended 1 process left in another session: sleep \\(pid ${holder}\\)`));
+  });
+
+  it('a foreground setsid holder: the call times out at its limit, keeps the bytes before, and the holder is ended', async function () {
+    this.timeout(30_000);
+    const store = await openStore(dir, { blobs: new MemoryBlobStore() });
+    const run = await store.startRun();
+    const pidFile = path.join(dir, 'pid');
+    const t = Date.now();
+    const out = await run.runCommand(`echo before; setsid sh -c 'echo $$ > ${pidFile}; exec sleep 20'; echo never`, { cwd: dir, timeoutMs: 1000 });
+    const ms = Date.now() - t;
+    assert.ok(ms < 1000 + MARGIN_MS, `took ${ms} ms`);
+    const holder = Number(readFileSync(pidFile, 'utf8'));
+    assert.deepEqual([out.status, out.record.error?.code], ['error', 'timeout']);
+    assert.equal(out.record.attachments[0]!.inline, 'before\n');
+    assert.equal(out.record.attachments[2]!.inline, '{"aborted":false,"code":null,"signal":"SIGKILL","timedOut":true}');
+    assert.equal(await waitGone(holder), true);
+  });
+
+  it('cancellation with a setsid holder ends at once and reports cancelled', async function () {
+    this.timeout(30_000);
+    const store = await openStore(dir, { blobs: new MemoryBlobStore() });
+    const run = await store.startRun();
+    const pidFile = path.join(dir, 'pid');
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 700);
+    const t = Date.now();
+    const out = await run.runCommand(`printf partial; setsid sh -c 'echo $$ > ${pidFile}; exec sleep 20' 2>&1`, { cwd: dir, signal: ac.signal });
+    const ms = Date.now() - t;
+    assert.ok(ms < 700 + MARGIN_MS, `took ${ms} ms`);
+    const holder = Number(readFileSync(pidFile, 'utf8'));
+    assert.notEqual(sessionOf(process.pid), Number.NaN);
+    assert.deepEqual([out.status, out.record.error?.code], ['error', 'aborted']);
+    assert.equal(out.record.attachments[0]!.inline, 'partial');
+    assert.ok(out.modelText.includes('killed: cancelled'), out.modelText);
+    assert.equal(await waitGone(holder), true);
+  });
+
+  it('a holder that also closes its environment marker (env -i) still cannot keep the call open past its limit', async function () {
+    this.timeout(30_000);
+    const store = await openStore(dir, { blobs: new MemoryBlobStore() });
+    const run = await store.startRun();
+    const pidFile = path.join(dir, 'pid');
+    const t = Date.now();
+    const out = await run.runCommand(`setsid env -i sh -c 'echo $$ > ${pidFile}; exec sleep 20' & sleep 0.2; echo hi`, { cwd: dir, timeoutMs: 1000 });
+    const ms = Date.now() - t;
+    assert.ok(ms < 1000 + MARGIN_MS, `took ${ms} ms`);
+    const holder = Number(readFileSync(pidFile, 'utf8'));
+    assert.equal(out.record.attachments[0]!.inline, 'hi\n');
+    // Found as a holder of the output pipes, and ended.
+    assert.equal(await waitGone(holder), true);
+  });
+});
+
+describe('command output after the shell exits, read by a slow reader', () => {
+  it('keeps every byte left in the pipes when the reader is behind (a busy disk or machine), never cutting it at the grace', async function () {
+    this.timeout(60_000);
+    const { startCommand } = await import('../../../../src/core/runs/command.js');
+    // 200,000 bytes fit the pipes' buffers: the shell exits at once, with nearly all of them still unread.
+    const cmd = startCommand('head -c 200000 /dev/zero | tr "\\0" x', { cwd: process.cwd() });
+    let bytes = 0;
+    let exitedAt = 0;
+    void cmd.exit.then(() => { exitedAt = Date.now(); });
+    for await (const piece of cmd.stdout as AsyncIterable<Uint8Array>) {
+      bytes += piece.length;
+      // 300 ms a piece: the backlog left at exit takes longer to read than the 250 ms grace (twice) allows.
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    const end = await cmd.exit;
+    assert.equal(bytes, 200_000, `read ${bytes} bytes (exit resolved ${exitedAt ? 'before' : 'after'} the last byte)`);
+    assert.deepEqual([end.code, end.pipesAbandoned], [0, false]);
+  });
+});
+
+describe('command end leaves nothing pending', () => {
+  it('once a quick command has ended and its pipes closed, no timer of ours is left (a command line exits at once)', async () => {
+    const { startCommand } = await import('../../../../src/core/runs/command.js');
+    const timers = (): number => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const before = timers();
+    const cmd = startCommand('echo hi', { cwd: process.cwd() });
+    const chunks: Uint8Array[] = [];
+    for await (const piece of cmd.stdout as AsyncIterable<Uint8Array>) chunks.push(piece);
+    const end = await cmd.exit;
+    assert.deepEqual([Buffer.concat(chunks).toString(), end.code, end.pipesAbandoned], ['hi\n', 0, false]);
+    // Before the fix, the 250 ms grace timer of the pipe drain was still pending here.
+    // At most as many as before (another timer of the process may have fired meanwhile, none of ours is left).
+    assert.ok(timers() <= before, `timers pending: ${process.getActiveResourcesInfo().join(', ')}`);
+  });
+});
