@@ -138,6 +138,8 @@ export class DetailView {
   /** The row marked in the window on screen (a matched or linked line), 0-based within it. */
   private currentMarkRow: number | undefined;
   private seq = 0;
+  /** The next page of pattern matches read ahead, by handle, pattern and offset. */
+  private matchesAhead: { key: string; reply: Promise<Reply> } | undefined;
   /** The window read ahead (the next page), by request key. */
   private ahead: { key: string; reply: Promise<Reply> } | undefined;
   private pattern: { pattern: string; total: number; offset: number; matches: readonly MatchDto[]; index: number } | undefined;
@@ -358,6 +360,7 @@ export class DetailView {
   private resetWindow(): void {
     this.seq++;
     this.ahead = undefined;
+    this.matchesAhead = undefined;
     this.current = undefined;
     this.currentReq = undefined;
     this.currentMarkRow = undefined;
@@ -615,8 +618,20 @@ export class DetailView {
     this.windowError.textContent = '';
     const offset = Math.floor(index / matchPage) * matchPage;
     try {
-      const r = await this.deps.request({ type: 'findPattern', handle, pattern, offset, limit: matchPage });
+      // The page read ahead when it is the one asked for (Next past the last match held), else a request.
+      const key = JSON.stringify([handle, pattern, offset]);
+      const ahead = this.matchesAhead?.key === key ? this.matchesAhead.reply : undefined;
+      this.matchesAhead = undefined;
+      const ask = (): Promise<Reply> => this.deps.request({ type: 'findPattern', handle, pattern, offset, limit: matchPage });
+      const r = await (ahead ? ahead.catch(ask) : ask());
       if (r.type !== 'matches' || this.part?.handle !== handle) return;
+      if (offset + matchPage < r.totalMatches) {
+        // Read ahead the next page of matches, so Next at this page's end waits for one round trip (the lines), not two.
+        const next = offset + matchPage;
+        const reply = this.deps.request({ type: 'findPattern', handle, pattern, offset: next, limit: matchPage });
+        reply.catch(() => undefined);
+        this.matchesAhead = { key: JSON.stringify([handle, pattern, next]), reply };
+      }
       this.pattern = { pattern, total: r.totalMatches, offset, matches: r.matches, index: Math.min(index, Math.max(0, r.totalMatches - 1)) };
       if (r.binary) { this.matchInfo.textContent = 'Binary content is not searched.'; return; }
       this.renderMatches();
