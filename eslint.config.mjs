@@ -12,7 +12,7 @@ const coreForbidden = {
 };
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'out/**', 'dist-package/**', '.tools/**', '.test-runs/**', '.bench-runs/**', 'test-output/**', '**/*.js', '!esbuild.js', 'test/integration/fixtures/**/dist/**'] },
+  { ignores: ['node_modules/**', 'dist/**', 'out/**', 'dist-package/**', '.tools/**', '.test-runs/**', '.bench-runs/**', 'test-output/**', '**/*.js', '!esbuild.js', 'test/integration/fixtures/**/dist/**', 'demo/src/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

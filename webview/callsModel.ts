@@ -8,7 +8,7 @@
  */
 import type { CallDto, ListQueryDto, LiveStreamDto, OutcomeFilterDto, PageReply, PartDto, PartRef, RunDto } from '../src/shared/protocol.js';
 
-export { outcomeOf, type Outcome } from '../src/shared/outcome.js';
+export { outcomeOf, runOutcomeOf, type Outcome } from '../src/shared/outcome.js';
 
 /** Calls per page asked of the host. */
 export const PAGE_SIZE = 100;
@@ -312,5 +312,5 @@ export class CallsModel {
 }
 
 function placeholderRun(c: CallDto): RunDto {
-  return { runId: c.runId, startedAt: c.startedAt, status: 'running', pinned: false, callCount: 0, totalBytes: 0 };
+  return { runId: c.runId, startedAt: c.startedAt, status: 'running', pinned: false, callCount: 0, failedCalls: 0, totalBytes: 0 };
 }

@@ -16,7 +16,7 @@ import '@vscode-elements/elements/dist/vscode-textfield/index.js';
 import type { VscodeSingleSelect } from '@vscode-elements/elements/dist/vscode-single-select/vscode-single-select.js';
 import type { VscodeTextfield } from '@vscode-elements/elements/dist/vscode-textfield/vscode-textfield.js';
 import type { ListQueryDto, OutcomeFilterDto, PageReply, PageRequest, PartRef, RunDto } from '../src/shared/protocol.js';
-import { CallsModel, outcomeOf, PAGE_SIZE, partKey, queryOf, rowRef, type Filters, type Row, type RowSource } from './callsModel.js';
+import { CallsModel, outcomeOf, PAGE_SIZE, runOutcomeOf, partKey, queryOf, rowRef, type Filters, type Row, type RowSource } from './callsModel.js';
 import { h, icon, replaceChildren } from './dom.js';
 import { clockTime, count, exactBytes, humanBytes, localTime, shortSha } from './format.js';
 import { VirtualList } from './virtualList.js';
@@ -49,6 +49,8 @@ const columns: readonly (readonly [id: string, label: string])[] = [
 /** Narrowest and widest a column may be dragged (CSS pixels). */
 const minColumn = 40;
 const maxColumn = 1200;
+/** Widest a column is fitted to its content (a longer name or handle is cut, its tooltip whole). */
+const maxFit = 360;
 /** Pixels one arrow key press moves a column edge. */
 const columnStep = 16;
 /** Choices one picker answer lists. */
@@ -189,6 +191,7 @@ export class CallsView {
   private sourceOptions = '';
   private pendingSource = '';
   private readonly summary: HTMLElement;
+  private readonly filterToggle: HTMLElement;
   /** Says that a revealed call is hidden by the filters, with a button that clears them. */
   private readonly notice: HTMLElement;
   private readonly list: VirtualList<Row>;
@@ -208,6 +211,8 @@ export class CallsView {
   private readonly asking = new Set<number>();
   /** Column widths the person set (CSS pixels, by column id). */
   private readonly widths = new Map<string, number>();
+  /** Widths the name and handle columns were fitted to (CSS pixels). */
+  private readonly fitted = new Map<string, number>();
   /** When the first non-empty render happened (ms, performance clock), for the measurements. */
   firstRowsRenderedAt: number | undefined;
 
@@ -230,8 +235,17 @@ export class CallsView {
     this.source = h('vscode-single-select', { id: 'filter-source', label: 'Filter by source' }, option('', 'Any source'));
     const refresh = h('vscode-button', { id: 'refresh', secondary: true, icon: 'refresh', title: 'Ask the store again for the calls on screen' }, 'Refresh');
     this.summary = h('span', { id: 'list-summary', class: 'muted', 'aria-live': 'polite' });
+    // Where room is short (compact layout, short panel: inspector.css) the pickers, outcome,
+    // source and sort sit behind "Filters", which says how many are in force.
+    this.filterToggle = h('vscode-button', { id: 'toggle-filters', class: 'filter-toggle', secondary: true, icon: 'filter', 'aria-expanded': 'false', title: 'Show or hide the tool, run, source, outcome and sort filters' }, 'Filters');
+    for (const el of [this.tool.element, this.run.element, this.source, this.outcome, this.sort]) el.classList.add('filter-extra');
     const toolbar = h('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Filter and sort calls' },
-      h('span', { class: 'filter-icon' }, icon('filter')), this.tool.element, this.run.element, this.source, this.outcome, this.text, this.sort, refresh, this.summary);
+      h('span', { class: 'filter-icon' }, icon('filter')), this.text, this.filterToggle, this.tool.element, this.run.element, this.source, this.outcome, this.sort, refresh, this.summary);
+    this.filterToggle.addEventListener('click', () => {
+      const open = !toolbar.classList.contains('open');
+      toolbar.classList.toggle('open', open);
+      this.filterToggle.setAttribute('aria-expanded', String(open));
+    });
 
     this.header = h('div', { class: 'row-grid list-header', id: 'list-header' }, h('span', {}), ...columns.map(([id, label]) => this.headerCell(id, label)));
     // A focusable separator states its position: each grip says its column's width as laid out.
@@ -249,6 +263,7 @@ export class CallsView {
         document.body.dataset.listRenderMaxMs = this.list.slowestRenderMs.toFixed(1);
         if (this.firstRowsRenderedAt === undefined && last >= first && this.rows.length > 0 && this.rows.at(first).kind !== 'pending') this.firstRowsRenderedAt = performance.now();
         this.drawn = [first, last];
+        this.fitColumns();
         this.updateActiveDescendant();
         // Rows still loading on screen (scrolled or jumped to): ask for their pages.
         if (last >= first) this.fetchMissing(first, last);
@@ -268,6 +283,7 @@ export class CallsView {
     }
     for (const [id, w] of Object.entries(initial?.columns ?? {})) if (columns.some(([c]) => c === id) && Number.isFinite(w)) this.setWidth(id, w);
     for (const r of initial?.collapsed ?? []) this.collapsed.add(r);
+    this.countFilters();
 
     for (const el of [this.source, this.sort, this.outcome]) el.addEventListener('change', () => this.filtersChanged());
     this.text.addEventListener('input', () => this.filtersChanged());
@@ -388,6 +404,33 @@ export class CallsView {
         if (this.asking.size === 0) this.setLoading(false);
         this.events.problem(e.message);
       });
+    }
+  }
+
+  /**
+   * Fits the name, status, size and handle columns to what they hold (docs/contracts.md §3.4, "Columns"):
+   * the widest tool or stream name and handle of the rows drawn becomes the column's
+   * least width (a width the person dragged still wins), so "stdout" and "stderr" and a
+   * whole handle are never cut to "s…" or "out_…_std". Widths only grow within a query.
+   */
+  private fitColumns(): void {
+    const range = document.createRange();
+    for (const id of ['c1', 'c3', 'c4', 'c5'] as const) {
+      let widest = this.fitted.get(id) ?? 0;
+      // Names and handles of calls and outputs; the status and size of runs too (a run's label is cut, its tooltip whole).
+      const rows = id === 'c1' || id === 'c5' ? ['call', 'part'] : ['run', 'call', 'part'];
+      for (const cell of this.list.viewport.querySelectorAll<HTMLElement>(rows.map((k) => `.vlist-row[data-kind="${k}"] .${id}`).join(', '))) {
+        // The text's own extent (a Range is not clipped by the cell; scrollWidth is rounded and is
+        // the column's width when nothing overflows) plus the cell's padding.
+        range.selectNodeContents(cell);
+        const st = getComputedStyle(cell);
+        widest = Math.max(widest, range.getBoundingClientRect().width + parseFloat(st.paddingLeft) + parseFloat(st.paddingRight));
+      }
+      widest = Math.min(maxFit, Math.ceil(widest + 1));
+      if (widest > 0 && widest !== this.fitted.get(id)) {
+        this.fitted.set(id, widest);
+        this.element.style.setProperty(`--fit-${id}`, `${widest}px`);
+      }
     }
   }
 
@@ -567,9 +610,17 @@ export class CallsView {
 
   private filtersChanged(): void {
     this.showHidden(undefined);
+    this.countFilters();
     if (this.source.value) this.pendingSource = '';
     void this.reload(true);
     this.events.changed();
+  }
+
+  /** "Filters (2)": what the toggle hides is never in force unseen. */
+  private countFilters(): void {
+    const f = this.filters();
+    const inForce = [f.tool, f.run, f.source, f.outcome, f.sort === 'size' ? 'size' : ''].filter(Boolean).length;
+    this.filterToggle.textContent = inForce ? `Filters (${inForce})` : 'Filters';
   }
 
   private updateOptions(): void {
@@ -630,11 +681,14 @@ export class CallsView {
       // reader says and what is shown are the same words (WCAG 2.5.3, label in name).
       el.removeAttribute('aria-label');
       replaceChildren(c[0] as HTMLElement, icon(row.collapsed ? 'chevron-right' : 'chevron-down'));
-      set(1, r.label ?? r.runId, r.runId);
+      // The label is the command line (docs/contracts.md §2): whole in the tooltip, with the run's id.
+      set(1, r.label ?? r.runId, `${r.label ?? r.runId}\nrun ${r.runId}`);
       set(2, clockTime(r.startedAt), localTime(r.startedAt));
-      replaceChildren(c[3] as HTMLElement, icon(statusIcon[r.status] ?? 'circle'), ` ${r.status}`);
-      (c[3] as HTMLElement).title = `run ${r.status}`;
-      (c[3] as HTMLElement).dataset.outcome = '';
+      // A completed run with a failed call reads as failed, like its call (runOutcomeOf).
+      const ro = runOutcomeOf(r);
+      replaceChildren(c[3] as HTMLElement, icon(ro.kind === 'failed' ? 'error' : (statusIcon[r.status] ?? 'circle')), h('span', { class: 'st-text' }, ` ${ro.label}`));
+      (c[3] as HTMLElement).title = `run ${ro.label}: ${ro.detail}`;
+      (c[3] as HTMLElement).dataset.outcome = ro.kind;
       set(4, humanBytes(r.totalBytes), exactBytes(r.totalBytes));
       set(5, ''); set(7, ''); shaText.textContent = ''; copy.hidden = true;
       set(8, `${localTime(r.startedAt)} · from ${r.source ?? 'tool'} · run ${r.runId} · ${count(row.shown)} of ${count(r.callCount)} calls${r.pinned ? ' · pinned' : ''}`);
@@ -644,7 +698,6 @@ export class CallsView {
     const part = row.kind === 'call' ? row.call.result : row.part;
     const call = row.call;
     el.setAttribute('aria-level', row.kind === 'call' ? '2' : '3');
-    const size = `${humanBytes(part.sizeBytes)} (${exactBytes(part.sizeBytes)})`;
     const name = row.kind === 'call' ? call.tool : part.name;
     const outcome = outcomeOf(call);
     el.removeAttribute('aria-label');
@@ -654,14 +707,18 @@ export class CallsView {
     const statusCell = c[3] as HTMLElement;
     statusCell.dataset.outcome = row.kind === 'call' ? outcome.kind : '';
     if (row.kind === 'call') {
-      replaceChildren(statusCell, icon(outcome.kind === 'failed' ? 'error' : (statusIcon[call.status] ?? 'circle')), ` ${outcome.label}`);
-      statusCell.title = `${outcome.label}: ${outcome.detail} (recorded status ${call.status})`;
+      replaceChildren(statusCell, icon(outcome.kind === 'failed' ? 'error' : (statusIcon[call.status] ?? 'circle')), h('span', { class: 'st-text' }, ` ${outcome.label}`));
+      statusCell.title = `${outcome.label}: ${outcome.detail}`;
     } else set(3, part.truncated ? 'truncated' : '', part.truncated && part.observedBytes !== undefined ? `capture stopped at its cap: ${exactBytes(part.observedBytes)} produced` : undefined);
     const live = row.kind === 'call' && call.status === 'running' ? this.model.liveOf(call.runId, call.callId) : undefined;
     if (live) {
       const bytes = (live.stdout?.bytes ?? 0) + (live.stderr?.bytes ?? 0);
       set(4, `${humanBytes(bytes)} so far`, `running: stdout ${exactBytes(live.stdout?.bytes ?? 0)}, stderr ${exactBytes(live.stderr?.bytes ?? 0)} so far`);
-    } else set(4, size, `${exactBytes(part.sizeBytes)}${part.observedBytes !== undefined && part.observedBytes !== part.sizeBytes ? `, ${exactBytes(part.observedBytes)} produced` : ''}`);
+    } else {
+      set(4, '', `${exactBytes(part.sizeBytes)}${part.observedBytes !== undefined && part.observedBytes !== part.sizeBytes ? `, ${exactBytes(part.observedBytes)} produced` : ''}`);
+      // The exact count is its own span: the compact column shows the human size alone (exact in the tooltip).
+      (c[4] as HTMLElement).append(humanBytes(part.sizeBytes), h('span', { class: 'exact' }, ` (${exactBytes(part.sizeBytes)})`));
+    }
     set(5, part.handle ?? '—', part.handle ?? 'small result, shown to the model whole');
     shaText.textContent = shortSha(part.sha256);
     shaText.title = part.sha256 ?? '';

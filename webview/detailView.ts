@@ -135,7 +135,11 @@ export class DetailView {
   private part: PartDto | undefined;
   private current: WindowDto | undefined;
   private currentReq: WindowRequestDto | undefined;
+  /** The row marked in the window on screen (a matched or linked line), 0-based within it. */
+  private currentMarkRow: number | undefined;
   private seq = 0;
+  /** The next page of pattern matches read ahead, by handle, pattern and offset. */
+  private matchesAhead: { key: string; reply: Promise<Reply> } | undefined;
   /** The window read ahead (the next page), by request key. */
   private ahead: { key: string; reply: Promise<Reply> } | undefined;
   private pattern: { pattern: string; total: number; offset: number; matches: readonly MatchDto[]; index: number } | undefined;
@@ -159,7 +163,9 @@ export class DetailView {
     const prevMatch = button('prev-match', 'Previous match', 'arrow-up');
     const nextMatch = button('next-match', 'Next match', 'arrow-down');
     this.matchInfo = h('span', { id: 'match-info', class: 'muted', 'aria-live': 'polite' });
-    this.matchList = h('div', { id: 'matches', class: 'matches', role: 'listbox', tabindex: '0', 'aria-label': 'Matching lines' });
+    // Not id="matches": an element id becomes a property of `window` (named access), and
+    // vscode-single-select calls `.matches` on whatever of its event path has one, window included.
+    this.matchList = h('div', { id: 'pattern-matches', class: 'matches', role: 'listbox', tabindex: '0', 'aria-label': 'Matching lines' });
     const labelled = (text: string, el: HTMLElement): HTMLElement => h('label', { class: 'labelled' }, h('span', { class: 'label-text' }, text), el);
     this.tabsEl = h('vscode-tabs', { id: 'fetch-tabs', 'selected-index': String(Math.max(0, tabs.indexOf(form?.tab ?? 'bytes'))) },
       h('vscode-tab-header', { slot: 'header' }, 'Byte range'),
@@ -182,12 +188,13 @@ export class DetailView {
 
     const copyExcerpt = button('copy-excerpt', 'Copy excerpt', 'copy', false, 'Copy the window as Markdown with its provenance');
     const sendToChat = button('send-to-chat', 'Send to chat', 'comment-discussion', true, 'Put the excerpt into the chat input without sending it');
+    const saveExcerpt = button('save-excerpt', 'Save excerpt…', 'save-as', true, 'Save the window to a file with its provenance beside it (Save Excerpt As…)');
     const verify = button('verify', 'Verify', 'verified', true, 'Re-hash every byte and compare with the recorded sha256');
     const openEditor = button('open-editor', 'Open in editor', 'go-to-file', true, 'Open the read-only document at this position');
     const copySha = button('copy-sha', 'Copy sha256', 'clippy');
     const copyHandle = button('copy-handle', 'Copy handle', 'symbol-key');
     this.compareButton = button('compare-with', 'Compare with…', 'diff', true, 'Mark this window, then show another (any output) and press again: the diff editor opens on the two');
-    this.actionButtons = [copyExcerpt, sendToChat, verify, openEditor, copySha, copyHandle, this.compareButton];
+    this.actionButtons = [copyExcerpt, sendToChat, saveExcerpt, verify, openEditor, copySha, copyHandle, this.compareButton];
     // Results appear once, next to the buttons that asked for them (the eye is there), in
     // live regions so screen readers announce them; not in the page's status line too (on a
     // short panel both are on screen: the same sentence twice).
@@ -227,6 +234,7 @@ export class DetailView {
     nextPage.addEventListener('click', () => this.page(1));
     copyExcerpt.addEventListener('click', () => this.excerpt('copyExcerpt'));
     sendToChat.addEventListener('click', () => this.excerpt('sendToChat'));
+    saveExcerpt.addEventListener('click', () => this.excerpt('saveExcerpt'));
     verify.addEventListener('click', () => this.verify());
     openEditor.addEventListener('click', () => this.openInEditor());
     copySha.addEventListener('click', () => this.copy(this.part?.sha256, 'sha256'));
@@ -352,8 +360,10 @@ export class DetailView {
   private resetWindow(): void {
     this.seq++;
     this.ahead = undefined;
+    this.matchesAhead = undefined;
     this.current = undefined;
     this.currentReq = undefined;
+    this.currentMarkRow = undefined;
     this.pattern = undefined;
     this.position.textContent = '';
     this.windowError.textContent = '';
@@ -378,7 +388,7 @@ export class DetailView {
     if (part.lineCount !== undefined) rows.push(['Lines', count(part.lineCount), 'id-lines']);
     if (part.contentType) rows.push(['Content type', `${part.contentType}${part.binary ? ' (binary)' : ''}`]);
     rows.push(['Stored', part.stored ? `${part.stored}${part.readable ? '' : ' (not readable)'}` : '—']);
-    rows.push(['Outcome', `${outcome.label}: ${outcome.detail} (recorded status ${call.status})`, 'id-outcome']);
+    rows.push(['Outcome', `${outcome.label}: ${outcome.detail}`, 'id-outcome']);
     rows.push(['Call', `${call.callId} · ${localTime(call.startedAt)}${call.finishedAt ? ` → ${localTime(call.finishedAt)}` : ''}`]);
     rows.push(['Run', call.runId]);
     if (call.argsSummary) rows.push(['Arguments', call.argsSummary]);
@@ -433,8 +443,9 @@ export class DetailView {
   private updateEnabled(): void {
     const readable = !!this.part?.handle && !!this.part.readable;
     const hasWindow = !!this.current && this.current.end > this.current.start;
-    const [copyExcerpt, sendToChat, verify, openEditor, copySha, copyHandle, compare] = this.actionButtons;
+    const [copyExcerpt, sendToChat, saveExcerpt, verify, openEditor, copySha, copyHandle, compare] = this.actionButtons;
     compare!.disabled = !hasWindow;
+    saveExcerpt!.disabled = !hasWindow;
     copyExcerpt!.disabled = !hasWindow;
     sendToChat!.disabled = !hasWindow;
     verify!.disabled = !readable;
@@ -468,9 +479,9 @@ export class DetailView {
     void this.fetch({ kind: 'lines', offset: line - 1, count: n });
   }
 
+  /** Said once, next to the window (an alert region), not again in the status line. */
   private showError(message: string): void {
     this.windowError.textContent = message;
-    this.deps.status(message, 'error');
   }
 
   /** Fetches a window; a later fetch wins over an earlier one still in flight. */
@@ -495,11 +506,19 @@ export class DetailView {
       if (!this.pattern || !fromMatch) this.currentReq = req;
       const r0 = performance.now();
       const m = mark?.(reply.window);
+      this.currentMarkRow = m ? Math.max(0, m.from) : undefined;
       this.renderWindow(reply.window, m);
       // A link's window is scrolled to: the person came for it (docs/contracts.md §3.4, "Links").
       if (m?.visible) this.windowEl.querySelector<HTMLElement>('.wline.hit')?.scrollIntoView({ block: 'center', inline: 'nearest' });
       document.body.dataset.lastRenderMs = (performance.now() - r0).toFixed(1);
-      if (req.kind === 'bytes') { this.fStart.value = String(reply.window.start); this.fEnd.value = String(reply.window.end); }
+      // Both forms say the window on screen, however it came (a link, a match, Next): no stale values after a link.
+      const w = reply.window;
+      this.fStart.value = String(w.start);
+      this.fEnd.value = String(w.end);
+      if (w.encoding === 'text' && w.firstLine !== undefined && w.end > w.start) {
+        this.fLine.value = String(w.firstLine + 1);
+        this.fCount.value = String(Math.max(1, w.text.split('\n').length - (w.text.endsWith('\n') ? 1 : 0)));
+      }
       this.deps.changed();
       // Timed to the frame after the text is in the DOM: the round trip a person waits for.
       requestAnimationFrame(() => {
@@ -595,17 +614,35 @@ export class DetailView {
     if (!handle) return;
     if (!pattern) { this.showError('Type a regular expression first.'); return; }
     this.fPattern.value = pattern;
+    const t0 = performance.now();
     this.matchInfo.textContent = 'Searching…';
     this.windowError.textContent = '';
     const offset = Math.floor(index / matchPage) * matchPage;
     try {
-      const r = await this.deps.request({ type: 'findPattern', handle, pattern, offset, limit: matchPage });
+      // The page read ahead when it is the one asked for (Next past the last match held), else a request.
+      const key = JSON.stringify([handle, pattern, offset]);
+      const ahead = this.matchesAhead?.key === key ? this.matchesAhead.reply : undefined;
+      this.matchesAhead = undefined;
+      const ask = (): Promise<Reply> => this.deps.request({ type: 'findPattern', handle, pattern, offset, limit: matchPage });
+      const r = await (ahead ? ahead.catch(ask) : ask());
       if (r.type !== 'matches' || this.part?.handle !== handle) return;
+      if (offset + matchPage < r.totalMatches) {
+        // Read ahead the next page of matches, so Next at this page's end waits for one round trip (the lines), not two.
+        const next = offset + matchPage;
+        const reply = this.deps.request({ type: 'findPattern', handle, pattern, offset: next, limit: matchPage });
+        reply.catch(() => undefined);
+        this.matchesAhead = { key: JSON.stringify([handle, pattern, next]), reply };
+      }
       this.pattern = { pattern, total: r.totalMatches, offset, matches: r.matches, index: Math.min(index, Math.max(0, r.totalMatches - 1)) };
       if (r.binary) { this.matchInfo.textContent = 'Binary content is not searched.'; return; }
       this.renderMatches();
       if (r.totalMatches > 0) await this.showMatch(this.pattern.index);
       else { this.currentReq = { kind: 'pattern', pattern, index: 0 }; this.deps.changed(); }
+      // Click to the matched line's text on screen (bench/inspectorClick.bench.ts).
+      requestAnimationFrame(() => {
+        document.body.dataset.lastFindMs = (performance.now() - t0).toFixed(1);
+        document.body.dataset.findSeq = String(Number(document.body.dataset.findSeq ?? '0') + 1);
+      });
     } catch (e) {
       this.matchInfo.textContent = '';
       this.matchList.replaceChildren();
@@ -675,7 +712,7 @@ export class DetailView {
     this.reveal(this.actionResult);
   }
 
-  private async excerpt(type: 'copyExcerpt' | 'sendToChat'): Promise<void> {
+  private async excerpt(type: 'copyExcerpt' | 'sendToChat' | 'saveExcerpt'): Promise<void> {
     const handle = this.part?.handle;
     const w = this.current;
     if (!handle || !w || w.end <= w.start) { this.said('Fetch a window first: the excerpt is the window on screen.', 'error'); return; }
@@ -709,7 +746,8 @@ export class DetailView {
     this.compareButton.textContent = 'Compare with…';
     this.compareButton.title = 'Mark this window, then show another (any output) and press again: the diff editor opens on the two';
     try {
-      const r = await this.deps.request({ type: 'compareWindows', left, right: here });
+      // The diff opens beside the panel only where both keep room (docs/contracts.md §3.4, "Compare").
+      const r = await this.deps.request({ type: 'compareWindows', left, right: here, panelWidth: Math.round(document.documentElement.clientWidth) });
       if (r.type === 'done') this.said(r.message);
     } catch (e) {
       this.said((e as Error).message, 'error');
@@ -741,11 +779,30 @@ export class DetailView {
     const handle = this.part?.handle;
     if (!handle) return;
     try {
-      const r = await this.deps.request({ type: 'openInEditor', handle, byteOffset: this.current?.start ?? 0 });
+      const r = await this.deps.request({ type: 'openInEditor', handle, byteOffset: this.hitOffset() });
       if (r.type === 'done') this.said(r.message);
     } catch (e) {
       this.said((e as Error).message, 'error');
     }
+  }
+
+  /**
+   * Where Open in editor puts the cursor: on the matched or linked line when one is marked
+   * (its byte offset: the window's start plus the UTF-8 bytes of the lines before it), else
+   * at the window's start.
+   */
+  private hitOffset(): number {
+    const w = this.current;
+    if (!w) return 0;
+    const row = this.currentMarkRow;
+    if (row === undefined || row === 0 || w.encoding !== 'text') return w.start;
+    let at = 0;
+    for (let i = 0; i < row; i++) {
+      const nl = w.text.indexOf('\n', at);
+      if (nl < 0) return w.start;
+      at = nl + 1;
+    }
+    return Math.min(w.end, w.start + new TextEncoder().encode(w.text.slice(0, at)).length);
   }
 
   private copy(text: string | undefined, what: string): void {

@@ -21,6 +21,14 @@ export function clampSplit(f: number): number {
   return Number.isFinite(f) ? Math.min(0.85, Math.max(0.15, f)) : 0.4;
 }
 
+/**
+ * The list's share until the person drags the splitter: side by side the list gets more
+ * than half (its fitted columns: name, status, size, handle, digest), stacked 40%.
+ */
+export function defaultSplit(mode: LayoutMode): number {
+  return mode === 'side' ? 0.56 : 0.4;
+}
+
 /** Splitter step for one arrow key press. */
 const step = 0.05;
 
@@ -30,9 +38,12 @@ export class SplitLayout {
   private readonly splitter: HTMLElement;
   private fraction: number;
   private mode: LayoutMode = 'stack';
+  /** Whether the person set the split (dragged, keys, or a saved state): else it follows the mode's default. */
+  private chosen: boolean;
 
   constructor(list: HTMLElement, detail: HTMLElement, initial: number | undefined, private readonly changed: () => void) {
-    this.fraction = clampSplit(initial ?? 0.4);
+    this.chosen = initial !== undefined;
+    this.fraction = clampSplit(initial ?? defaultSplit(this.mode));
     this.splitter = h('div', {
       class: 'splitter', role: 'separator', tabindex: '0', id: 'splitter',
       'aria-label': 'Resize the calls list and the detail (arrow keys, Home, End)', 'aria-valuemin': '15', 'aria-valuemax': '85',
@@ -42,18 +53,19 @@ export class SplitLayout {
     new ResizeObserver(() => this.measure()).observe(this.element);
     this.splitter.addEventListener('pointerdown', (e) => this.drag(e));
     this.splitter.addEventListener('keydown', (e) => this.key(e));
-    this.splitter.addEventListener('dblclick', () => this.set(0.4));
+    this.splitter.addEventListener('dblclick', () => { this.set(defaultSplit(this.mode)); this.chosen = false; this.changed(); });
   }
 
-  /** The list's share (for saved state). */
-  get split(): number {
-    return this.fraction;
+  /** The list's share for saved state: only one the person chose (else the mode's default applies next time too). */
+  get split(): number | undefined {
+    return this.chosen ? this.fraction : undefined;
   }
 
   private measure(): void {
     const mode = layoutFor(this.element.clientWidth);
     if (mode === this.mode && this.element.dataset.layout) return;
     this.mode = mode;
+    if (!this.chosen) this.fraction = defaultSplit(mode);
     this.apply();
   }
 
@@ -67,6 +79,7 @@ export class SplitLayout {
   }
 
   private set(f: number): void {
+    this.chosen = true;
     this.fraction = clampSplit(f);
     this.apply();
     this.changed();
@@ -83,6 +96,7 @@ export class SplitLayout {
       this.apply();
     };
     const up = (): void => {
+      this.chosen = true;
       this.splitter.classList.remove('dragging');
       this.splitter.removeEventListener('pointermove', move);
       this.splitter.removeEventListener('pointerup', up);

@@ -48,7 +48,7 @@ function writeState(): void {
     ...(calls.runLabel() ? { runLabel: calls.runLabel() } : {}),
     collapsedRuns: calls.collapsedRuns(),
     columns: calls.columnWidths(),
-    split: layout.split,
+    ...(layout.split !== undefined ? { split: layout.split } : {}),
     ...detail.state(),
   };
   api.setState(state);
@@ -165,6 +165,8 @@ function listChanged(): void {
 function afterLoad(): void {
   if (!calls.loaded) return;
   emptyState.hidden = model.size > 0;
+  // Nothing recorded any more (Clear All): the detail goes too, not "unknown run" under the empty state.
+  if (model.size === 0 && detail.shown) { pendingSelect = undefined; detail.clear(); }
   requestAnimationFrame(() => {
     timings.callCount = String(model.size);
     timings.pagesHeld = String(model.heldPages().length);
@@ -256,7 +258,7 @@ const layout = new SplitLayout(calls.element, detail.element, saved.split, write
 // The heading moves inside the main landmark (the host page puts it first so it shows at once).
 const heading = document.getElementById('heading');
 const app = h('main', { id: 'app' },
-  h('header', { class: 'app-header' }, heading, h('p', { class: 'muted intro' }, 'Every recorded tool call, its exact size, handle and sha256; read exact ranges and copy excerpts with their provenance.'), help, storeState, emptyState, search.element),
+  h('header', { class: 'app-header' }, heading, help, h('p', { class: 'muted intro' }, 'Every recorded tool call, its exact size, handle and sha256; read exact ranges and copy excerpts with their provenance.'), storeState, emptyState, search.element),
   layout.element, statusLine);
 document.body.append(app);
 timings.cspViolations = '0';

@@ -34,6 +34,7 @@ const REPLY_KIND: { readonly [K in RequestBody['type']]: ReplyTo<K>['type'] } = 
   startAction: 'done',
   copyExcerpt: 'done',
   sendToChat: 'done',
+  saveExcerpt: 'done',
   verify: 'verified',
   openInEditor: 'done',
   compareWindows: 'done',

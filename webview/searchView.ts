@@ -33,6 +33,7 @@ export class SearchView {
   private readonly field: VscodeTextfield;
   private readonly run: VscodeButton;
   private readonly cancel: VscodeButton;
+  private readonly clearButton: VscodeButton;
   private readonly progress: HTMLElement;
   private readonly results: HTMLElement;
   private running: number | undefined;
@@ -41,23 +42,45 @@ export class SearchView {
     this.field = h('vscode-textfield', { id: 'search-pattern', label: 'Search all outputs (regular expression)', placeholder: 'Search all outputs: regular expression' });
     this.run = h('vscode-button', { id: 'search-run', icon: 'search', secondary: true }, 'Search');
     this.cancel = h('vscode-button', { id: 'search-cancel', icon: 'close', secondary: true, hidden: true }, 'Cancel');
+    // VS Code's Search view: "Clear Search Results" (clear-all), also Escape in the field and an emptied field.
+    this.clearButton = h('vscode-button', { id: 'search-clear', icon: 'clear-all', secondary: true, hidden: true, title: 'Clear Search Results (Escape in the search field)' }, 'Clear');
     this.progress = h('span', { id: 'search-progress', class: 'muted', role: 'status', 'aria-live': 'polite' });
     this.results = h('ol', { id: 'search-results', class: 'search-results', 'aria-label': 'Matches across all outputs' });
     this.element = h('section', { class: 'search-all', 'aria-label': 'Search all outputs' },
-      h('div', { class: 'search-bar' }, h('span', { class: 'filter-icon' }, icon('search')), this.field, this.run, this.cancel, this.progress),
+      h('div', { class: 'search-bar' }, h('span', { class: 'filter-icon' }, icon('search')), this.field, this.run, this.cancel, this.clearButton, this.progress),
       this.results);
     this.run.addEventListener('click', () => { void this.search(); });
     this.cancel.addEventListener('click', () => this.stop());
+    this.clearButton.addEventListener('click', () => { this.clear(); this.field.focus(); });
     this.field.addEventListener('keydown', (e) => {
       if (e.key === 'Enter') { e.preventDefault(); void this.search(); }
+      // Escape cancels a running search, else dismisses the results (a second Escape goes on to the workbench).
       if (e.key === 'Escape' && this.running !== undefined) { e.preventDefault(); e.stopPropagation(); this.stop(); }
+      else if (e.key === 'Escape' && this.shown) { e.preventDefault(); e.stopPropagation(); this.clear(); }
     });
+    this.field.addEventListener('input', () => { if (!this.field.value && this.running === undefined) this.clear(); });
   }
 
   /** A progress message from the host (ignored unless it is the running search's). */
   onProgress(msg: SearchProgressMessage): void {
     if (msg.searchId !== this.running) return;
     this.progress.textContent = `Searching… ${count(msg.callsDone)} of ${count(msg.callsTotal)} calls`;
+  }
+
+  /** Whether results (or a finished search's summary) are on screen. */
+  private get shown(): boolean {
+    return this.results.childElementCount > 0 || this.progress.textContent !== '';
+  }
+
+  /** Dismisses the results and their summary (the list gets its room back); the pattern stays. */
+  clear(): void {
+    if (this.running !== undefined) this.stop();
+    this.running = undefined;
+    this.cancel.hidden = true;
+    this.clearButton.hidden = true;
+    this.results.replaceChildren();
+    this.results.removeAttribute('aria-busy');
+    this.progress.textContent = '';
   }
 
   private stop(): void {
@@ -91,9 +114,11 @@ export class SearchView {
       // Partial answers are said at full strength, not greyed like a routine count.
       this.progress.classList.toggle('muted', !r.stopped);
       this.render(r.pattern, r.matches);
+      this.clearButton.hidden = false;
     } catch (e) {
       if (this.running !== id) return;
       this.progress.textContent = (e as Error).message === 'pattern search cancelled' ? 'Search cancelled.' : (e as Error).message;
+      this.clearButton.hidden = false;
     } finally {
       if (this.running === id) {
         this.running = undefined;

@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { CallReport, RunStoreApi, RunSummary } from '../core/index.js';
 import { SPOOL_DIR } from '../core/reach/rewrite.js';
-import { outcomeOf } from '../shared/outcome.js';
+import { outcomeOf, runOutcomeOf } from '../shared/outcome.js';
 import { runCommandAndCapture } from './commands/runCommandAndCapture.js';
 import { importFile } from './commands/importFile.js';
 import type { CommandDeps } from './commands/deps.js';
@@ -127,9 +127,12 @@ class EvidenceTree implements vscode.TreeDataProvider<EvidenceNode>, vscode.Disp
       const r = node.run;
       const item = new vscode.TreeItem(r.label ?? r.runId, vscode.TreeItemCollapsibleState.Collapsed);
       item.id = `run:${r.runId}`;
-      item.description = `${r.status} · ${r.callCount} ${r.callCount === 1 ? 'call' : 'calls'} · ${formatBytes(r.totalBytes)} · ${sourceLabel(r.source)}${r.pinned ? ' · pinned' : ''}`;
-      item.tooltip = `${r.label ?? r.runId}\nrun ${r.runId}\nstarted ${r.startedAt}\n${item.description}`;
-      item.iconPath = new vscode.ThemeIcon(r.pinned ? 'pinned' : 'history');
+      // A completed run with a failed call reads as failed (runOutcomeOf), with the Problems view's red error icon.
+      const o = runOutcomeOf(r);
+      item.description = `${o.label} · ${r.callCount} ${r.callCount === 1 ? 'call' : 'calls'} · ${formatBytes(r.totalBytes)} · ${sourceLabel(r.source)}${r.pinned ? ' · pinned' : ''}`;
+      item.tooltip = `${r.label ?? r.runId}\nrun ${r.runId} — ${o.detail}\nstarted ${r.startedAt}\n${item.description}`;
+      item.iconPath = o.kind === 'failed' ? new vscode.ThemeIcon('error', new vscode.ThemeColor('errorForeground'))
+        : o.kind === 'running' ? new vscode.ThemeIcon('sync~spin') : new vscode.ThemeIcon(r.pinned ? 'pinned' : 'history');
       item.contextValue = r.pinned ? 'run.pinned' : 'run';
       item.accessibilityInformation = { label: `Run ${r.label ?? r.runId}, ${item.description}` };
       return item;

@@ -33,3 +33,19 @@ export function outcomeOf(c: Pick<CallDto, 'status' | 'errorMessage' | 'exitCode
   if (c.exitCode === 0) return { kind: 'ok', label: 'exit 0', detail: 'the command exited with code 0' };
   return { kind: 'ok', label: 'ok', detail: 'the call succeeded' };
 }
+
+/**
+ * How a run ended, in the same words: a run whose record says `completed` while one of its
+ * calls failed (a command that exited 1) reads as failed, in the list, the Runs view and
+ * the detail alike (docs/contracts.md §3.4, "Outcome").
+ */
+export function runOutcomeOf(r: { readonly status: string; readonly failedCalls?: number; readonly callCount: number }): Outcome {
+  const failed = r.failedCalls ?? 0;
+  const calls = `${failed} of ${r.callCount} ${r.callCount === 1 ? 'call' : 'calls'} failed`;
+  if (r.status === 'running') return { kind: 'running', label: 'running', detail: failed > 0 ? `still running; ${calls}` : 'still running' };
+  if (r.status === 'interrupted') return { kind: 'failed', label: 'interrupted', detail: 'interrupted: the run never finished (the editor or process stopped)' };
+  if (r.status === 'cancelled') return { kind: 'failed', label: 'cancelled', detail: 'the run was cancelled' };
+  if (r.status === 'failed') return { kind: 'failed', label: 'failed', detail: failed > 0 ? `the run failed; ${calls}` : 'the run failed' };
+  if (failed > 0) return { kind: 'failed', label: failed === 1 && r.callCount === 1 ? 'failed' : `${failed} failed`, detail: calls };
+  return { kind: 'ok', label: 'completed', detail: r.status === 'completed' ? 'the run completed and none of its calls failed' : `the run ended with status ${r.status}` };
+}

@@ -36,6 +36,8 @@ export interface RunDto {
   readonly status: string;
   readonly pinned: boolean;
   readonly callCount: number;
+  /** Finished calls that failed: a `completed` run with one reads as failed (src/shared/outcome.ts `runOutcomeOf`). */
+  readonly failedCalls: number;
   readonly totalBytes: number;
   /** Who started the run: `tool`, `participant`, `cli`, `mcp`, `command`, `api`, or `hook:<agent>` (docs/contracts.md). */
   readonly source?: string;
@@ -209,6 +211,8 @@ export interface CopyTextRequest { readonly type: 'copyText'; readonly id: numbe
 export interface CopyExcerptRequest { readonly type: 'copyExcerpt'; readonly id: number; readonly handle: string; readonly range: ExcerptRangeDto }
 /** Puts the same excerpt into the chat input without sending it (reply: `done`). */
 export interface SendToChatRequest { readonly type: 'sendToChat'; readonly id: number; readonly handle: string; readonly range: ExcerptRangeDto }
+/** Saves the window on screen to a file with its provenance, as **Save Excerpt As…** does (reply: `done`; the host asks where). */
+export interface SaveExcerptRequest { readonly type: 'saveExcerpt'; readonly id: number; readonly handle: string; readonly range: ExcerptRangeDto }
 /** Re-hashes every byte behind a handle (reply: `verified`). */
 export interface VerifyRequest { readonly type: 'verify'; readonly id: number; readonly handle: string }
 /** Opens the read-only artifact document at a byte offset (reply: `done`). */
@@ -219,7 +223,11 @@ export interface CompareSideDto { readonly handle: string; readonly start: numbe
  * Opens VS Code's diff editor on two windows, each exactly its bytes (docs/contracts.md
  * §3.4, "Compare"); the page chose both ("Compare with…" twice). Reply: `done`.
  */
-export interface CompareWindowsRequest { readonly type: 'compareWindows'; readonly id: number; readonly left: CompareSideDto; readonly right: CompareSideDto }
+export interface CompareWindowsRequest {
+  readonly type: 'compareWindows'; readonly id: number; readonly left: CompareSideDto; readonly right: CompareSideDto;
+  /** The panel's width in CSS px: the diff opens beside it only when both halves keep room (docs/contracts.md §3.4, "Compare"). */
+  readonly panelWidth?: number;
+}
 /** The actions the empty panel offers as buttons: only these, by name (never a command id from the page). */
 export type StartActionDto = 'runCommandAndCapture' | 'importFile' | 'captureDemo';
 /** Starts one of those actions (reply: `done` once it was started). */
@@ -249,6 +257,7 @@ export type WebviewToHost =
   | CopyTextRequest
   | CopyExcerptRequest
   | SendToChatRequest
+  | SaveExcerptRequest
   | VerifyRequest
   | OpenInEditorRequest
   | CompareWindowsRequest
@@ -365,6 +374,7 @@ interface ReplyTable {
   readonly copyText: DoneReply;
   readonly copyExcerpt: DoneReply;
   readonly sendToChat: DoneReply;
+  readonly saveExcerpt: DoneReply;
   readonly verify: VerifiedReply;
   readonly openInEditor: DoneReply;
   readonly compareWindows: DoneReply;

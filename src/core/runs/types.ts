@@ -262,6 +262,8 @@ export interface RunSummary {
   readonly source?: RunSource;
   /** Finished calls. */
   readonly callCount: number;
+  /** Finished calls that failed (an error, a non-zero exit, a signal, a time limit, a cancel): a completed run with one failed. */
+  readonly failedCalls: number;
   /** Log bytes plus kept blob bytes (what deleting the run frees, near enough). */
   readonly totalBytes: number;
   /** True when the log's last line was torn and ignored. */

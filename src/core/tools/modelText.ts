@@ -33,8 +33,11 @@ export function boundModelText(text: string): string {
   return bytes.subarray(0, end).toString('utf8') + CUT_MARKER;
 }
 
-/** A run's label: the kind of call and a one-line excerpt of its subject (at most 80 characters). */
+/** Characters of a run label's subject: a whole command line as people type them (views ellipsize; the text filter and tooltips need it whole). */
+export const RUN_LABEL_CHARS = 400;
+
+/** A run's label: the kind of call and one line of its subject (at most RUN_LABEL_CHARS characters). */
 export function runLabel(kind: string, subject: string): string {
   const line = subject.replace(/\s+/g, ' ').trim();
-  return `${kind}: ${line.length > 80 ? `${line.slice(0, 79)}…` : line}`;
+  return `${kind}: ${line.length > RUN_LABEL_CHARS ? `${line.slice(0, RUN_LABEL_CHARS - 1)}…` : line}`;
 }

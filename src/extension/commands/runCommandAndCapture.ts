@@ -115,8 +115,11 @@ export async function runCommandAndCapture(deps: CommandDeps, arg?: unknown): Pr
   if (ended.kind === 'failed') {
     // Not awaited: the command returns while the notification waits for the person.
     const said = /^exit (\d+)$/.exec(ended.label);
-    const what = `Bounded Evidence: the command ${said ? `exited ${said[1]}` : ended.label}${stderr ? ` — ${formatBytes(stderr.observedBytes)} of stderr` : ''}.`;
-    const actions = stderr ? ['Show stderr'] : [];
+    // "was cancelled", "timed out", "exited 1"; stderr is named (and offered) only when it has bytes.
+    const verb = said ? `exited ${said[1]}` : ended.label === 'cancelled' ? 'was cancelled' : ended.label === 'interrupted' ? 'was interrupted' : ended.label;
+    const hasStderr = stderr !== undefined && stderr.observedBytes > 0;
+    const what = `Bounded Evidence: the command ${verb}${hasStderr ? ` — ${formatBytes(stderr.observedBytes)} of stderr` : ''}.`;
+    const actions = hasStderr ? ['Show stderr'] : [];
     void vscode.window.showWarningMessage(what, ...actions).then((choice) => {
       if (choice === 'Show stderr' && stderr) void vscode.commands.executeCommand(Ids.commands.openInspector, { runId: result.runId, handle: stderr.handle } satisfies InspectorTarget);
     });

@@ -32,8 +32,10 @@ export interface InspectorActions {
   openArtifact(handle: string, byteOffset: number): Promise<void>;
   /** Starts one of the empty panel's actions (it runs on; the reply does not wait for it). */
   startAction(action: StartActionDto): void;
+  /** Saves a window to a file the person picks (Save Excerpt As…); the sentence saying what was written, or undefined when nothing was. */
+  saveExcerpt(handle: string, range: ExcerptRangeDto): Promise<string | undefined>;
   /** Opens the diff editor on two windows (checked again there); the sentence saying what opened. */
-  compareWindows(left: CompareSideDto, right: CompareSideDto): Promise<string>;
+  compareWindows(left: CompareSideDto, right: CompareSideDto, panelWidth?: number): Promise<string>;
 }
 
 /** Options of `InspectorController`. */
@@ -67,6 +69,17 @@ const liveIntervalMs = 500;
 const cacheEntries = 16;
 
 /** A small insertion-ordered LRU. */
+/** Matches read per block (the core's most per request). */
+const matchBlockSize = 1000;
+
+/** A block of a pattern's matches: `matches[i]` is match `offset + i`. */
+interface MatchBlock {
+  readonly offset: number;
+  readonly total: number;
+  readonly matches: readonly { readonly lineNumber: number; readonly text: string }[];
+  readonly binary: boolean;
+}
+
 class Lru<V> {
   private readonly map = new Map<string, V>();
   constructor(private readonly max: number) {}
@@ -104,6 +117,8 @@ export class InspectorController {
   private readonly liveDecoder = new TextDecoder('utf-8', { fatal: false });
   private readonly handles = new Lru<Promise<HandleSource>>(cacheEntries);
   private readonly indexes = new Lru<Promise<LineIndex>>(cacheEntries);
+  /** Blocks of pattern matches by handle and pattern (see `matchBlock`). */
+  private readonly matchBlocks = new Lru<Promise<MatchBlock>>(cacheEntries);
   private readonly reports = new Lru<Promise<CallReport[]>>(2);
   private disposed = false;
   /** Searches across outputs in flight, by request id, so `cancelSearch` can stop them. */
@@ -119,7 +134,7 @@ export class InspectorController {
   async receive(raw: unknown): Promise<void> {
     const parsed = parseWebviewMessage(raw, this.limits);
     if (!parsed.ok) {
-      this.opts.log.warn(`inspector: ${parsed.error}`);
+      this.opts.log.warn(`inspector: invalid message: ${parsed.error}`);
       this.post({ type: 'error', id: parsed.id, message: parsed.error });
       return;
     }
@@ -149,6 +164,7 @@ export class InspectorController {
   async storeChanged(): Promise<void> {
     this.handles.clear();
     this.indexes.clear();
+    this.matchBlocks.clear();
     this.reports.clear();
     await this.subscribe();
     // The page asks for its pages again (the rows it holds may be another store's).
@@ -340,6 +356,35 @@ export class InspectorController {
     return await p;
   }
 
+  /**
+   * Matches `[offset, offset + limit)` of a pattern, from a block of up to 1,000 read at
+   * once and kept (a handle's bytes never change, so neither do its matches): the first
+   * Find scans the whole output anyway to count them, and the next pages (50 a page in
+   * the panel) are then answered without scanning it again (docs/contracts.md §3.4, "Speed").
+   */
+  private async matchBlock(handle: string, pattern: string, offset: number, limit: number): Promise<MatchBlock> {
+    const key = `${handle}\u0000${pattern}`;
+    const held = this.matchBlocks.get(key);
+    if (held) {
+      const b = await held.catch(() => undefined);
+      if (b && offset >= b.offset && Math.min(offset + limit, b.total) <= b.offset + b.matches.length) return b;
+    }
+    const p = (async (): Promise<MatchBlock> => {
+      const store = await this.store();
+      const r = await store.readToolOutput({ handle, pattern, offset, limit: Math.max(limit, matchBlockSize) });
+      const entries = r.content.length > 0 ? r.content.split('\n') : [];
+      const matches = (r.matches ?? []).map((m, i) => {
+        const entry = entries[i] ?? '';
+        const prefix = `${m.line_number}:`;
+        return { lineNumber: m.line_number, text: entry.startsWith(prefix) ? entry.slice(prefix.length) : entry };
+      });
+      return { offset, total: r.total_matches ?? 0, matches, binary: r.binary };
+    })();
+    this.matchBlocks.set(key, p);
+    p.catch(() => this.matchBlocks.delete(key));
+    return await p;
+  }
+
   private indexGetter(src: HandleSource): IndexGetter {
     return async ({ required }) => {
       let p = this.indexes.get(src.handle);
@@ -468,17 +513,11 @@ export class InspectorController {
         return;
       }
       case 'findPattern': {
-        const store = await this.store();
-        const r = await store.readToolOutput({ handle: msg.handle, pattern: msg.pattern, offset: msg.offset, limit: msg.limit });
-        const entries = r.content.length > 0 ? r.content.split('\n') : [];
-        const matches = (r.matches ?? []).map((m, i) => {
-          const entry = entries[i] ?? '';
-          const prefix = `${m.line_number}:`;
-          return { lineNumber: m.line_number, text: entry.startsWith(prefix) ? entry.slice(prefix.length) : entry };
-        });
+        const block = await this.matchBlock(msg.handle, msg.pattern, msg.offset, msg.limit);
+        const matches = block.matches.slice(msg.offset - block.offset, msg.offset - block.offset + msg.limit);
         this.post({
           type: 'matches', id: msg.id, handle: msg.handle, pattern: msg.pattern, offset: msg.offset,
-          totalMatches: r.total_matches ?? 0, matches, truncated: r.truncated, binary: r.binary,
+          totalMatches: block.total, matches, truncated: msg.offset + matches.length < block.total, binary: block.binary,
         });
         return;
       }
@@ -490,6 +529,12 @@ export class InspectorController {
         const { markdown, bytes } = await this.excerptText(msg.handle, msg.range);
         await this.opts.actions.writeClipboard(markdown);
         this.post({ type: 'done', id: msg.id, message: `Excerpt of ${bytes} bytes copied with its provenance.` });
+        return;
+      }
+      case 'saveExcerpt': {
+        await this.handle(msg.handle);
+        const said = await this.opts.actions.saveExcerpt(msg.handle, msg.range);
+        this.post({ type: 'done', id: msg.id, message: said ?? 'Not saved.' });
         return;
       }
       case 'sendToChat': {
@@ -517,7 +562,7 @@ export class InspectorController {
         this.post({ type: 'done', id: msg.id, message: 'Started.' });
         return;
       case 'compareWindows': {
-        const message = await this.opts.actions.compareWindows(msg.left, msg.right);
+        const message = await this.opts.actions.compareWindows(msg.left, msg.right, msg.panelWidth);
         this.post({ type: 'done', id: msg.id, message });
         return;
       }

@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { EvidenceError } from '../../core/index.js';
 import type { CompareSideDto, InspectorViewState, TargetDto } from '../../shared/protocol.js';
 import type { ComparedWindows } from '../compareWindows.js';
+import { saveExcerptAsCommand, type SavedExcerpt } from '../saveExcerpt.js';
 import { Ids, type ArtifactPosition } from '../ids.js';
 import { InspectorController, type InspectorActions, type InspectorLog } from './controller.js';
 import type { InspectorDeps } from './deps.js';
@@ -130,12 +131,21 @@ class InspectorPanels implements vscode.Disposable {
         const command = { runCommandAndCapture: Ids.commands.runCommandAndCapture, importFile: Ids.commands.importFile, captureDemo: 'boundedEvidence.captureDemo' }[action];
         void Promise.resolve(vscode.commands.executeCommand(command)).then(undefined, (e: unknown) => log.warn(`inspector: ${action} failed: ${e instanceof Error ? e.message : String(e)}`));
       },
-      compareWindows: async (left, right) => {
+      saveExcerpt: async (handle, range) => {
+        // The palette's Save Excerpt As…, given the panel's window (it asks only where to save).
+        const window = range.kind === 'bytes' ? { bytes: { start: range.start, end: range.end } } : { lines: { first: range.offset + 1, last: range.offset + range.count } };
+        const r = await vscode.commands.executeCommand<SavedExcerpt | undefined>(saveExcerptAsCommand, { handle, ...window });
+        return r ? `Saved ${r.byteCount.toLocaleString('en-US')} bytes to ${vscode.workspace.asRelativePath(r.path)}, with ${vscode.workspace.asRelativePath(r.provenancePath)} beside it.` : undefined;
+      },
+      compareWindows: async (left, right, panelWidth) => {
         const side = (s: CompareSideDto): object => ({ handle: s.handle, bytes: { start: s.start, end: s.end } });
-        const r = await vscode.commands.executeCommand<ComparedWindows | undefined>(Ids.commands.compareOutputs, { left: side(left), right: side(right), beside: true });
+        // Beside the panel only when both halves keep room (each at least compareBesideMinWidth / 2):
+        // a narrower panel split in two squeezed its actions into four rows. Else the diff is a tab of the panel's group.
+        const beside = (panelWidth ?? 0) >= compareBesideMinWidth;
+        const r = await vscode.commands.executeCommand<ComparedWindows | undefined>(Ids.commands.compareOutputs, { left: side(left), right: side(right), beside });
         // The command said what was wrong in its own message; the panel says it next to the button.
         if (!r) throw new EvidenceError('invalidArgument', 'these windows could not be compared');
-        return `Comparing ${r.left.handle} ${r.left.label} with ${r.right.handle} ${r.right.label} in the diff editor.`;
+        return `Comparing ${r.left.handle} ${r.left.label} with ${r.right.handle} ${r.right.label} in the diff editor${beside ? '' : ' (a tab of this group: the inspector is the tab beside it)'}.`;
       },
       openArtifact: async (handle, byteOffset) => {
         const commands = await vscode.commands.getCommands(true);
@@ -146,6 +156,9 @@ class InspectorPanels implements vscode.Disposable {
     };
   }
 }
+
+/** Panel width (CSS px) from which a comparison opens beside the panel rather than as a tab of its group. */
+const compareBesideMinWidth = 1400;
 
 function renderHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
   const nonce = randomBytes(16).toString('base64');

@@ -16,7 +16,7 @@ export function toRunDto(r: RunSummary): RunDto {
   return {
     runId: r.runId, ...(r.label !== undefined ? { label: r.label } : {}), startedAt: r.startedAt,
     ...(r.finishedAt !== undefined ? { finishedAt: r.finishedAt } : {}),
-    status: r.status, pinned: r.pinned, callCount: r.callCount, totalBytes: r.totalBytes, source: sourceLabel(r.source),
+    status: r.status, pinned: r.pinned, callCount: r.callCount, failedCalls: r.failedCalls, totalBytes: r.totalBytes, source: sourceLabel(r.source),
   };
 }
 

@@ -140,13 +140,14 @@ function idOf(m: Obj): number | null {
 
 /** Validates one raw message from the webview against the protocol and the limits. */
 export function parseWebviewMessage(raw: unknown, limits: InspectorLimitsDto = inspectorLimits): ParseResult {
-  if (!isObject(raw)) return { ok: false, id: null, error: 'invalid message: not an object' };
+  if (!isObject(raw)) return { ok: false, id: null, error: 'not an object' };
   const id = idOf(raw);
   try {
     return { ok: true, message: parseKnown(raw, limits) };
   } catch (e) {
     if (!(e instanceof Invalid)) throw e;
-    return { ok: false, id, error: `invalid message: ${e.message}` };
+    // The reason alone: the page shows it to the person once; the host's log says it was an invalid message.
+    return { ok: false, id, error: e.message };
   }
 }
 
@@ -210,6 +211,7 @@ function parseKnown(m: Obj, limits: InspectorLimitsDto): WebviewToHost {
       return { type, id, text: str(m, 'text', 1, maxCopyTextChars) };
     case 'copyExcerpt':
     case 'sendToChat':
+    case 'saveExcerpt':
       keys(m, ['id', 'handle', 'range']);
       return { type, id, handle: handle(m, limits), range: excerptRange(m, limits) };
     case 'verify':
@@ -219,13 +221,13 @@ function parseKnown(m: Obj, limits: InspectorLimitsDto): WebviewToHost {
       keys(m, ['id', 'handle', 'byteOffset']);
       return { type, id, handle: handle(m, limits), byteOffset: int(m, 'byteOffset', 0) };
     case 'compareWindows': {
-      keys(m, ['id', 'left', 'right']);
+      keys(m, ['id', 'left', 'right', 'panelWidth']);
       const side = (k: string): { handle: string; start: number; end: number } => {
         const s = obj(m, k);
         keys(s, ['handle', 'start', 'end']);
         return { handle: handle(s, limits), ...byteWindow(s, limits) };
       };
-      return { type, id, left: side('left'), right: side('right') };
+      return { type, id, left: side('left'), right: side('right'), ...(m.panelWidth !== undefined ? { panelWidth: int(m, 'panelWidth', 0) } : {}) };
     }
     case 'startAction': {
       keys(m, ['id', 'action']);

@@ -95,12 +95,21 @@ export async function handleChatRequest(
       status = 'cancelled';
     } else {
       deps.log.error('@evidence request failed', e);
-      stream.markdown(`\n\nThe request failed: ${errorMessage(e)}`);
+      stream.markdown(`\n\nThe request failed: ${errorMessage(e)}${modelMissing(e) ? `\n\n${noModelHint}` : ''}`);
     }
   } finally {
     await run.finish(status).catch((e: unknown) => deps.log.error('a run could not be finished', e));
   }
   return { metadata: { runId: run.runId, handles: [...loop.handles] } satisfies EvidenceChatMetadata };
+}
+
+/** What to do when the chat has no model to answer with (the error alone named no way out). */
+export const noModelHint = 'No language model answered in this window. Pick or add one in the chat\'s model picker (or run **Chat: Manage Language Models…**), then ask again. Without a model, `@evidence /inspect` still opens the inspector, and **Bounded Evidence: Run Command and Capture** still records a command.';
+
+/** True when a request failed because no model is there (a language model error, or VS Code's "unavailable"/"not found"). */
+function modelMissing(e: unknown): boolean {
+  if (e instanceof vscode.LanguageModelError && (e.code === vscode.LanguageModelError.NotFound().code || e.code === vscode.LanguageModelError.NoPermissions().code)) return true;
+  return /language model (is )?(unavailable|not found)|no (language )?model/i.test(errorMessage(e));
 }
 
 /** One request's conversation with the model. */

@@ -70,7 +70,7 @@ function call(i: number, runId: string, extra: Partial<CallDto> = {}): CallDto {
   };
 }
 
-const run = (runId: string, startedAt: string): RunDto => ({ runId, startedAt, status: 'completed', pinned: false, callCount: 0, totalBytes: 0 });
+const run = (runId: string, startedAt: string): RunDto => ({ runId, startedAt, status: 'completed', pinned: false, callCount: 0, failedCalls: 0, totalBytes: 0 });
 
 /** A page reply of calls `from .. from+n` (newest first: call numbers count down), runs a (even pages) and b. */
 function reply(from: number, n: number, total: number, calls?: CallDto[]): PageReply {

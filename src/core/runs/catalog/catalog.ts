@@ -65,6 +65,8 @@ export interface RunRow {
   readonly m: number;
   readonly blobBytes: number;
   readonly callCount: number;
+  /** Finished calls whose outcome is failed (an error, or a command that exited non-zero or was stopped). */
+  readonly failedCalls: number;
 }
 
 /** A finished call that minted a handle, as the handle lookup reads it. */
@@ -103,8 +105,8 @@ export type UsageColumn = 'hour' | 'agent' | 'tool' | 'command';
 
 const USAGE_SELECT = USAGE_SUMS.map(([n]) => `coalesce(sum(${n}), 0) AS ${n}`).join(', ');
 
-/** A row of `runs` as SQLite returns it. */
-type RunColumns = RunValues;
+/** A row of `runs` as SQLite returns it (read with `RUN_READ`: its failed calls counted). */
+type RunColumns = RunValues & { failed_calls?: number };
 
 const NO_PROBLEMS: readonly LogProblem[] = Object.freeze([]);
 
@@ -115,7 +117,7 @@ export function runRowOf(r: RunColumns): RunRow {
     ...(r.finished_at !== null ? { finishedAt: r.finished_at } : {}), ...(r.status !== null ? { status: r.status as RunFinishStatus } : {}),
     ...(r.label !== null ? { label: r.label } : {}), pinned: r.pinned === 1, source: r.source === null ? undefined : JSON.parse(r.source),
     profileHash: r.profile_hash, tornTail: r.torn === 1, problems: r.problems === null ? NO_PROBLEMS : JSON.parse(r.problems) as LogProblem[],
-    z: r.log_size, m: r.log_mtime, blobBytes: r.blob_bytes, callCount: r.call_count,
+    z: r.log_size, m: r.log_mtime, blobBytes: r.blob_bytes, callCount: r.call_count, failedCalls: r.failed_calls ?? 0,
   };
 }
 
@@ -123,6 +125,11 @@ const RUN_COLUMNS = 'run_id, token, ok, started_ms, started_at, finished_at, sta
 const CALL_COLUMNS = 'run_id, call_id, n, run_started_ms, source_kind, tool, started_ms, outcome, bytes, blob_bytes, log_off, log_len, ambiguous, entry, '
   + 'agent, command, out_bytes, kept_bytes, lost_bytes, whole, shown_n, shown_bytes, reads, read_bytes';
 const params = (cols: string): string => cols.split(', ').map((c) => `$${c}`).join(', ');
+/**
+ * The columns read for a run: its own, and how many of its calls failed (counted over the
+ * run's calls through the primary key, so a run that reads as completed can say it failed).
+ */
+export const RUN_READ = `${RUN_COLUMNS}, (SELECT COUNT(*) FROM calls fc WHERE fc.run_id = runs.run_id AND fc.outcome = 'failed') AS failed_calls`;
 const INSERT_RUN = `INSERT INTO runs (${RUN_COLUMNS}) VALUES (${params(RUN_COLUMNS)})`;
 const UPSERT_CALL = `INSERT INTO calls (${CALL_COLUMNS}) VALUES (${params(CALL_COLUMNS)})
   ON CONFLICT (run_id, call_id) DO UPDATE SET ${CALL_COLUMNS.split(', ').slice(2).map((c) => `${c} = excluded.${c}`).join(', ')}`;
@@ -508,14 +515,14 @@ export class Catalog {
 
   /** The run's row (undefined when unknown). */
   run(runId: string): RunRow | undefined {
-    const r = this.use((db) => db.get(`SELECT ${RUN_COLUMNS} FROM runs WHERE run_id = ?`, runId)) as RunColumns | undefined;
+    const r = this.use((db) => db.get(`SELECT ${RUN_READ} FROM runs WHERE run_id = ?`, runId)) as RunColumns | undefined;
     return r ? runRowOf(r) : undefined;
   }
 
   /** Rows of these runs (the known ones, in no particular order). */
   runsById(runIds: readonly string[]): RunRow[] {
     if (runIds.length === 0) return [];
-    return this.use((db) => db.all(`SELECT ${RUN_COLUMNS} FROM runs WHERE run_id IN (SELECT value FROM json_each(?))`, JSON.stringify(runIds)))
+    return this.use((db) => db.all(`SELECT ${RUN_READ} FROM runs WHERE run_id IN (SELECT value FROM json_each(?))`, JSON.stringify(runIds)))
       .map((r) => runRowOf(r as unknown as RunColumns));
   }
 
@@ -532,21 +539,21 @@ export class Catalog {
   /** Listed runs oldest first after `after` (start time and id), at most `limit`: retention's walk. */
   runsOldestFirst(after: { ms: number; id: string } | undefined, limit: number): RunRow[] {
     return this.use((db) => (after
-      ? db.all(`SELECT ${RUN_COLUMNS} FROM runs WHERE ok = 1 AND (started_ms, run_id) > (?, ?) ORDER BY ok, started_ms, run_id LIMIT ?`, after.ms, after.id, limit)
-      : db.all(`SELECT ${RUN_COLUMNS} FROM runs WHERE ok = 1 ORDER BY ok, started_ms, run_id LIMIT ?`, limit)))
+      ? db.all(`SELECT ${RUN_READ} FROM runs WHERE ok = 1 AND (started_ms, run_id) > (?, ?) ORDER BY ok, started_ms, run_id LIMIT ?`, after.ms, after.id, limit)
+      : db.all(`SELECT ${RUN_READ} FROM runs WHERE ok = 1 ORDER BY ok, started_ms, run_id LIMIT ?`, limit)))
       .map((r) => runRowOf(r as unknown as RunColumns));
   }
 
   /** Listed runs newest first, a page (`listRuns`). */
   runsNewestFirst(offset: number, limit: number): RunRow[] {
-    return this.use((db) => db.all(`SELECT ${RUN_COLUMNS} FROM runs WHERE ok = 1 ORDER BY ok DESC, started_ms DESC, run_id DESC LIMIT ? OFFSET ?`, limit, offset))
+    return this.use((db) => db.all(`SELECT ${RUN_READ} FROM runs WHERE ok = 1 ORDER BY ok DESC, started_ms DESC, run_id DESC LIMIT ? OFFSET ?`, limit, offset))
       .map((r) => runRowOf(r as unknown as RunColumns));
   }
 
   /** Listed runs with no finish record (the start-up check of dead writers reads only their logs). */
   unfinishedRuns(): RunRow[] {
     // The partial index of unfinished runs, named: with `ok = 1` beside it the planner took the order index (every run: 47 ms at 100,000).
-    return this.use((db) => db.all(`SELECT ${RUN_COLUMNS} FROM runs INDEXED BY runs_open WHERE status IS NULL AND ok = 1`)).map((r) => runRowOf(r as unknown as RunColumns));
+    return this.use((db) => db.all(`SELECT ${RUN_READ} FROM runs INDEXED BY runs_open WHERE status IS NULL AND ok = 1`)).map((r) => runRowOf(r as unknown as RunColumns));
   }
 
   /** Finished calls of listed runs that minted `handle` (candidates: the caller reads each record back). */

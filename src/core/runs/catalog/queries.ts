@@ -9,7 +9,7 @@
 import type { SQLInputValue } from 'node:sqlite';
 import { EvidenceError } from '../../errors.js';
 import type { CallErrorCode, CallFilter, CallPage, CallQuery, CallStatus, CallSummary, ListedRunSource, RunQuery, RunStatus, RunSummary, StorageState } from '../types.js';
-import { runRowOf, type Catalog, type RunRow } from './catalog.js';
+import { RUN_READ, runRowOf, type Catalog, type RunRow } from './catalog.js';
 import type { CallListing, RunValues } from './rows.js';
 
 /** An unfinished run whose log was written to within this window counts as running (another window may own it). */
@@ -36,7 +36,7 @@ export function runStatusOf(row: RunRow, isLive: IsLive, now = Date.now()): RunS
 export function summaryOf(row: RunRow, tenant: string, isLive: IsLive): RunSummary {
   return {
     runId: row.id, tenant, label: row.label, startedAt: row.startedAt, finishedAt: row.finishedAt, status: runStatusOf(row, isLive),
-    pinned: row.pinned, source: sourceOf(row.source), profileHash: row.profileHash, callCount: row.callCount, totalBytes: row.z + row.blobBytes,
+    pinned: row.pinned, source: sourceOf(row.source), profileHash: row.profileHash, callCount: row.callCount, failedCalls: row.failedCalls, totalBytes: row.z + row.blobBytes,
     tornTail: row.tornTail, problems: row.problems,
   };
 }
@@ -215,7 +215,7 @@ export async function queryRuns(catalog: Catalog, q: RunQuery, tenant: string, i
       return q.runIds.flatMap((id) => { const r = byId.get(id); return r?.ok ? [r] : []; });
     }
     const filter = text === undefined ? '' : `AND (instr(${lowerSql(text, 'run_id')}, $text) > 0 OR instr(${lowerSql(text, "coalesce(label, '')")}, $text) > 0)`;
-    return catalog.use((db) => db.statement(`SELECT * FROM runs WHERE ok = 1 ${filter} ORDER BY ok DESC, started_ms DESC, run_id DESC LIMIT $limit OFFSET $offset`)
+    return catalog.use((db) => db.statement(`SELECT ${RUN_READ} FROM runs WHERE ok = 1 ${filter} ORDER BY ok DESC, started_ms DESC, run_id DESC LIMIT $limit OFFSET $offset`)
       .all({ ...(text !== undefined ? { text } : {}), limit: q.limit, offset: skip }))
       .map((r) => runRowOf(r as unknown as RunValues));
   };

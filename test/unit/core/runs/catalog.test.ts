@@ -346,6 +346,11 @@ describe('catalog: an index of runs, calls and handles (docs/architecture.md §6
     // A command recorded `ok` that exited 3 failed, as the inspector's badge says (docs/contracts.md §3.4, "Outcome").
     assert.deepEqual(ids((await store.queryCalls({ offset: 0, limit: 10, outcome: 'failed' })).rows), [c3.callId, c2.callId]);
     assert.deepEqual(ids((await store.queryCalls({ offset: 0, limit: 10, outcome: 'ok', order: 'oldest' })).rows), [c1.callId, c4.callId]);
+    // Each run counts its failed calls (a completed run with one reads as failed: docs/contracts.md §3.4, "Outcome").
+    await r2.finish();
+    const failed = Object.fromEntries((await store.listRuns()).map((r) => [r.label, [r.status, r.callCount, r.failedCalls]]));
+    assert.deepEqual(failed, { build: ['completed', 2, 1], test: ['completed', 2, 1] });
+    assert.deepEqual((await store.queryRuns({ limit: 10, text: 'test' })).map((r) => r.failedCalls), [1]);
     assert.equal((await store.queryCalls({ offset: 0, limit: 10, source: 'tool' })).total, 4);
     assert.equal((await store.queryCalls({ offset: 0, limit: 10, source: 'mcp' })).total, 0);
     assert.deepEqual(ids((await store.queryCalls({ offset: 0, limit: 10, text: 'TEST' })).rows), [c4.callId, c3.callId]);

@@ -32,8 +32,9 @@ describe('model text bound (under 8 KiB, cut between code points)', () => {
     assert.ok(!kept.includes('\uFFFD'));
   });
 
-  it('labels runs with one line of at most 80 characters', () => {
+  it('labels runs with one line of at most 400 characters (a command line whole: the text filter finds its end)', () => {
     assert.equal(runLabel('mcp run', 'echo  a\n b'), 'mcp run: echo a b');
-    assert.equal(runLabel('read', 'x'.repeat(100)), `read: ${'x'.repeat(79)}…`);
+    assert.equal(runLabel('read', 'x'.repeat(400)), `read: ${'x'.repeat(400)}`);
+    assert.equal(runLabel('read', 'x'.repeat(401)), `read: ${'x'.repeat(399)}…`);
   });
 });

@@ -10,7 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { ErrorText, FsBlobStore, RunStore } from '../../../../src/core/index.js';
 import { InspectorController, noStoreMessage, type InspectorActions } from '../../../../src/extension/inspector/controller.js';
-import type { CompareSideDto, HostToWebview, ListQueryDto, PageReply, WebviewToHost } from '../../../../src/shared/protocol.js';
+import type { CompareSideDto, ExcerptRangeDto, HostToWebview, ListQueryDto, PageReply, WebviewToHost } from '../../../../src/shared/protocol.js';
 
 const sha = (b: Uint8Array | string): string => createHash('sha256').update(b).digest('hex');
 const enc = new TextEncoder();
@@ -29,6 +29,7 @@ interface Harness {
   clipboard: string[];
   chat: string[];
   compared: [CompareSideDto, CompareSideDto][];
+  saved: [string, ExcerptRangeDto][];
   send(m: WebviewToHost | Record<string, unknown>): Promise<HostToWebview>;
 }
 
@@ -37,16 +38,18 @@ function harness(store: () => RunStore | undefined, chatAvailable = true, uriSch
   const clipboard: string[] = [];
   const chat: string[] = [];
   const compared: [CompareSideDto, CompareSideDto][] = [];
+  const saved: [string, ExcerptRangeDto][] = [];
   const actions: InspectorActions = {
     writeClipboard: async (t) => { clipboard.push(t); },
     sendToChat: async (t) => { if (chatAvailable) { chat.push(t); return 'chat'; } clipboard.push(t); return 'clipboard'; },
     openArtifact: async () => undefined,
     startAction: () => undefined,
     compareWindows: async (l, r) => { compared.push([l, r]); return `compared ${l.handle} with ${r.handle}`; },
+    saveExcerpt: async (hd, range) => { saved.push([hd, range]); return saved.length === 1 ? `saved ${hd}` : undefined; },
   };
   const controller = new InspectorController({ store, post: (m) => posted.push(m), actions, log: { info() {}, warn() {}, error() {} }, deltaDelayMs: 5, ...(uriScheme ? { uriScheme } : {}) });
   return {
-    controller, posted, clipboard, chat, compared,
+    controller, posted, clipboard, chat, compared, saved,
     async send(m) {
       const before = posted.length;
       await controller.receive(m);
@@ -129,7 +132,26 @@ describe('inspector controller over a real RunStore', () => {
     const past = await h.send({ type: 'fetchBytes', id: 5, handle, start: logBytes.length - 1, end: logBytes.length + 1, snap: false });
     assert.deepEqual(past, { type: 'error', id: 5, message: ErrorText.exceedsStored });
     const tooBig = await h.send({ type: 'fetchBytes', id: 6, handle, start: 0, end: 65537, snap: false });
-    assert.deepEqual(tooBig, { type: 'error', id: 6, message: 'invalid message: a window may cover at most 65536 bytes' });
+    assert.deepEqual(tooBig, { type: 'error', id: 6, message: 'a window may cover at most 65536 bytes' });
+  });
+
+  it('answers the next pages of a pattern from the block read with the first (the same matches a direct read gives, no second scan)', async () => {
+    let reads = 0;
+    const counting = new Proxy(store, { get: (t, k) => (k === 'readToolOutput' ? (req: Parameters<RunStore['readToolOutput']>[0]) => { reads++; return t.readToolOutput(req); } : Reflect.get(t, k)) });
+    const c = harness(() => counting as RunStore);
+    const pages: HostToWebview[] = [];
+    for (const offset of [0, 50, 100, 950, 1000]) pages.push(await c.send({ type: 'findPattern', id: 40 + offset, handle, pattern: 'step \\d*5: ok', offset, limit: 50 }));
+    // 0, 50, 100 and 950 come from the first block of 1,000; 1000 starts another.
+    assert.equal(reads, 2);
+    for (const [i, offset] of [0, 50, 100, 950, 1000].entries()) {
+      const direct = await store.readToolOutput({ handle, pattern: 'step \\d*5: ok', offset, limit: 50 });
+      const p = pages[i]!;
+      assert.ok(p.type === 'matches');
+      assert.equal(p.totalMatches, direct.total_matches);
+      assert.equal(p.truncated, direct.truncated);
+      assert.deepEqual(p.matches.map((m) => m.lineNumber), (direct.matches ?? []).map((m) => m.line_number));
+      assert.deepEqual(p.matches.map((m) => `${m.lineNumber}:${m.text}`).join('\n'), direct.content);
+    }
   });
 
   it('finds the error line by pattern with its line number, and shows its lines window with byte positions', async () => {
@@ -202,8 +224,20 @@ describe('inspector controller over a real RunStore', () => {
     assert.deepEqual(r, { type: 'done', id: 20, message: `compared ${handle} with out_other` });
     assert.deepEqual(h.compared, [[{ handle, start: 0, end: 10 }, { handle: 'out_other', start: 5, end: 9 }]]);
     const bad = await h.send({ type: 'compareWindows', id: 21, left: { handle, start: 0, end: 70000 }, right: { handle, start: 0, end: 1 } });
-    assert.deepEqual(bad, { type: 'error', id: 21, message: 'invalid message: a window may cover at most 65536 bytes' });
+    assert.deepEqual(bad, { type: 'error', id: 21, message: 'a window may cover at most 65536 bytes' });
     assert.equal(h.compared.length, 1);
+  });
+
+  it("saves the window on screen through Save Excerpt As… (the person picks where), and says so or that nothing was saved", async () => {
+    const h = harness(() => store);
+    const range = { kind: 'bytes', start: 0, end: 10 } as const;
+    assert.deepEqual(await h.send({ type: 'saveExcerpt', id: 30, handle, range }), { type: 'done', id: 30, message: `saved ${handle}` });
+    assert.deepEqual(await h.send({ type: 'saveExcerpt', id: 31, handle, range }), { type: 'done', id: 31, message: 'Not saved.' });
+    assert.deepEqual(h.saved, [[handle, range], [handle, range]]);
+    // An unknown handle is refused before anything is asked.
+    const unknown = await h.send({ type: 'saveExcerpt', id: 32, handle: 'out_nope00000-1_stdout', range });
+    assert.equal(unknown.type, 'error');
+    assert.equal(h.saved.length, 2);
   });
 
   it('shows binary content as a hex dump and refuses lines for it', async () => {

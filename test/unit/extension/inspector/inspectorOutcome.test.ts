@@ -5,7 +5,7 @@
 import * as assert from 'node:assert/strict';
 import type { AttachmentRecord } from '../../../../src/core/index.js';
 import { outcomeFields, sourceLabel } from '../../../../src/extension/inspector/mapping.js';
-import { outcomeOf } from '../../../../src/shared/outcome.js';
+import { outcomeOf, runOutcomeOf } from '../../../../src/shared/outcome.js';
 
 const value = (json: string): AttachmentRecord => ({
   name: 'value', slot: 'value', handle: 'out_c1_value', sizeBytes: json.length, observedBytes: json.length, truncated: false,
@@ -41,5 +41,15 @@ describe('inspector: call outcomes', () => {
     assert.equal(sourceLabel({ kind: 'hook', agent: 'claude', sessionId: 's1' }), 'hook:claude');
     assert.equal(sourceLabel({ kind: 'hook' }), 'hook');
     assert.equal(sourceLabel({ kind: 'cli' }), 'cli');
+  });
+
+  it('a run reads as failed when one of its calls failed, though its record says completed', () => {
+    assert.deepEqual(runOutcomeOf({ status: 'completed', callCount: 1, failedCalls: 1 }), { kind: 'failed', label: 'failed', detail: '1 of 1 call failed' });
+    assert.deepEqual(runOutcomeOf({ status: 'completed', callCount: 3, failedCalls: 2 }), { kind: 'failed', label: '2 failed', detail: '2 of 3 calls failed' });
+    assert.equal(runOutcomeOf({ status: 'completed', callCount: 3, failedCalls: 0 }).label, 'completed');
+    assert.equal(runOutcomeOf({ status: 'completed', callCount: 3, failedCalls: 0 }).kind, 'ok');
+    assert.equal(runOutcomeOf({ status: 'interrupted', callCount: 1, failedCalls: 0 }).kind, 'failed');
+    assert.equal(runOutcomeOf({ status: 'cancelled', callCount: 1, failedCalls: 0 }).label, 'cancelled');
+    assert.equal(runOutcomeOf({ status: 'running', callCount: 1, failedCalls: 1 }).kind, 'running');
   });
 });
