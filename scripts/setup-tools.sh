@@ -103,7 +103,6 @@ if [ ! -f "$CP_DIR/.installed-$COPILOT_CLI_VERSION" ] || [ ! -x "$CP_BIN" ]; the
     || { log "the Copilot CLI installed but $CP_BIN does not run"; exit 1; }
   touch "$CP_DIR/.installed-$COPILOT_CLI_VERSION"
 fi
-log "ready: node24=$NODE24_DIR/bin/node code-server=$CS_MAIN chromium=$(command -v chromium) claude=$CC_BIN copilot=$CP_BIN"
 
 # One npm package per agent, each in its own folder, marked installed only once its
 # binary answers --version with the pinned version.
@@ -139,4 +138,4 @@ fi
 QWEN_DIR="$TOOLS/qwen-code"
 QWEN_BIN="$QWEN_DIR/node_modules/@qwen-code/qwen-code/cli-entry.js"
 install_agent "$QWEN_DIR" "@qwen-code/qwen-code@$QWEN_CODE_VERSION" "$QWEN_BIN" "$QWEN_CODE_VERSION"
-log "ready: node24=$NODE24_DIR/bin/node code-server=$CS_MAIN chromium=$(command -v chromium) claude=$CC_BIN codex=$CODEX_BIN gemini=$GEMINI_BIN opencode=$OPENCODE_BIN qwen=$QWEN_BIN"
+log "ready: node24=$NODE24_DIR/bin/node code-server=$CS_MAIN chromium=$(command -v chromium) claude=$CC_BIN copilot=$CP_BIN codex=$CODEX_BIN gemini=$GEMINI_BIN opencode=$OPENCODE_BIN qwen=$QWEN_BIN"

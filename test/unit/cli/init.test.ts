@@ -89,7 +89,7 @@ describe('command line: init and doctor', () => {
     assert.equal(r.code, 1);
     assert.equal(r.out.split('\n')[0], `Claude Code [claude, project]: not changed: ${path.join(project, '.claude', 'settings.json')} is not valid JSON: it was left unchanged`);
     assert.equal(existsSync(path.join(project, '.mcp.json')), false);
-    assert.deepEqual(await run('init', '--agent', 'emacs'), { code: 2, out: '', err: 'bounded-evidence init: unknown agent "emacs" (known: claude/claude-code, copilot/vscode/copilot-cli)\n' });
+    assert.deepEqual(await run('init', '--agent', 'emacs'), { code: 2, out: '', err: 'bounded-evidence init: unknown agent "emacs" (known: claude/claude-code, copilot/vscode/copilot-cli, codex, gemini/gemini-cli, opencode, qwen/qwen-code)\n' });
     assert.equal((await run('init', '--global', '--project')).code, 2);
     assert.equal((await run('init', '--bogus')).code, 2);
   });

@@ -170,13 +170,13 @@ describe('init, uninstall, dry run and doctor (files on disk)', () => {
     const before = snapshot(root);
     for (const scope of ['project', 'global'] as const) {
       const first = await runInit(ctx, { agents: AGENTS, scope });
-      assert.deepEqual(first.map((o) => o.error), [undefined, undefined]);
+      assert.deepEqual(first.map((o) => o.error), AGENTS.map(() => undefined));
       assert.ok(first.every((o) => o.files.some((f) => f.action !== 'unchanged')));
       const second = await runInit(ctx, { agents: AGENTS, scope });
       assert.deepEqual(second.flatMap((o) => o.files.map((f) => f.action)), second.flatMap((o) => o.files.map(() => 'unchanged')));
     }
     const routed = await doctorRows(ctx, AGENTS);
-    assert.deepEqual(routed.map((r) => [r.agent.id, r.scope, r.routed]), [['claude', 'project', true], ['claude', 'global', true], ['copilot', 'project', true], ['copilot', 'global', true]]);
+    assert.deepEqual(routed.map((r) => [r.agent.id, r.scope, r.routed]), AGENTS.flatMap((a) => (['project', 'global'] as const).map((scope) => [a.id, scope, true])));
     assert.equal(routed[0]!.present[0]!.hook, `'${SHIM}' hook --agent claude --storage '${root}/storage'`);
     for (const scope of ['project', 'global'] as const) await runInit(ctx, { agents: AGENTS, scope, uninstall: true });
     assert.deepEqual(snapshot(root), before);
@@ -196,7 +196,7 @@ describe('init, uninstall, dry run and doctor (files on disk)', () => {
         const before = snapshot(dir);
         for (const scope of ['project', 'global'] as const) {
           const out = await runInit(ctx, { agents: AGENTS, scope });
-          assert.deepEqual(out.map((o) => o.error), [undefined, undefined]);
+          assert.deepEqual(out.map((o) => o.error), AGENTS.map(() => undefined));
         }
         for (const scope of ['global', 'project'] as const) await runInit(ctx, { agents: AGENTS, scope, uninstall: true });
         assert.deepEqual(snapshot(dir), before);
