@@ -116,7 +116,10 @@ describe('Reach: command line, routing and MCP registration', function () {
       // What the quick pick offers, from the same plan the command then runs.
       const env = { shim, storage, cliScript: path.join(repoRoot(), 'dist', 'cli.js'), electron: false } as Parameters<typeof editorContext>[0];
       const picks = await initPicks(editorContext(env, workspaceDir(), home), false);
-      assert.deepEqual(picks.map((p) => [p.agent.id, p.scope, p.detail]), [
+      // Every agent of init's table in both scopes, each saying what it writes; the first two exactly.
+      assert.deepEqual(picks.map((p) => `${p.agent.id}:${p.scope}`), ['claude', 'copilot', 'codex', 'gemini', 'opencode', 'qwen'].flatMap((a) => [`${a}:project`, `${a}:global`]));
+      assert.ok(picks.every((p) => (p.detail ?? '').startsWith('writes ') && (p.detail ?? '').includes('(created)')), JSON.stringify(picks.map((p) => p.detail)));
+      assert.deepEqual(picks.slice(0, 4).map((p) => [p.agent.id, p.scope, p.detail]), [
         ['claude', 'project', 'writes .claude/settings.json (created), .mcp.json (created)'],
         ['claude', 'global', 'writes ~/.claude/settings.json (updated), ~/.claude.json (created)'],
         ['copilot', 'project', 'writes .github/hooks/bounded-evidence.json (created)'],
