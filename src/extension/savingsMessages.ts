@@ -3,7 +3,7 @@
  * message its page sends, and the report it answers with, from the core's usage reports.
  */
 import type { RunStoreApi, UsageFigures, UsageGroup } from '../core/index.js';
-import { SAVINGS_RANGES, type SavingsGroupDto, type SavingsHostToPage, type SavingsPageToHost, type SavingsRange } from '../shared/savingsProtocol.js';
+import { SAVINGS_RANGES, type SavingsFiguresDto, type SavingsGroupDto, type SavingsHostToPage, type SavingsPageToHost, type SavingsRange } from '../shared/savingsProtocol.js';
 
 /** The page's message, or why it is refused (an unknown type, a field too many, a range not offered). */
 export function parseSavingsMessage(m: unknown): { ok: true; message: SavingsPageToHost } | { ok: false; error: string } {
@@ -24,6 +24,16 @@ export function parseSavingsMessage(m: unknown): { ok: true; message: SavingsPag
 }
 
 const TOP = 10;
+
+/** True when A and B have the same field names. */
+type SameFields<A, B> = [keyof A] extends [keyof B] ? ([keyof B] extends [keyof A] ? true : false) : false;
+type Holds<T extends true> = T;
+/**
+ * The page's figures mirror the core's field for field (src/shared may not import the core,
+ * so the type is written twice): a field added, dropped or renamed on one side only fails the
+ * type check here, where both are in reach.
+ */
+export type FiguresMirrored = Holds<SameFields<UsageFigures, SavingsFiguresDto>>;
 
 function dto(g: UsageGroup): SavingsGroupDto {
   return { ...figures(g), key: g.key };

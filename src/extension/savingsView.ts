@@ -5,11 +5,11 @@
  * (webview/savings.ts) builds its DOM from the report, never from markup; every message it
  * sends is validated here (savingsMessages.ts) before anything is read.
  */
-import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { RunStoreApi } from '../core/index.js';
 import type { SavingsHostToPage, SavingsRange } from '../shared/savingsProtocol.js';
 import { parseSavingsMessage, savingsReport } from './savingsMessages.js';
+import { webviewHtml } from './webviewHtml.js';
 
 export const SAVINGS_VIEW_ID = 'boundedEvidence.savings';
 
@@ -53,23 +53,13 @@ class SavingsView implements vscode.WebviewViewProvider {
 }
 
 function renderHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
-  const nonce = randomBytes(16).toString('base64');
-  const asset = (...p: string[]): string => webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, ...p)).toString();
-  const csp = ["default-src 'none'", `style-src ${webview.cspSource}`, `img-src ${webview.cspSource}`, `script-src 'nonce-${nonce}'`].join('; ');
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${asset('media', 'savings.css')}">
-<title>Savings</title>
-</head>
-<body>
-<main id="savings" aria-busy="true"><h2 id="heading">Savings</h2><p id="status" role="status">Reading the catalog…</p></main>
-<script nonce="${nonce}" src="${asset('dist', 'savings.js')}"></script>
-</body>
-</html>`;
+  return webviewHtml(webview, extensionUri, {
+    title: 'Savings',
+    styles: [{ path: ['media', 'savings.css'] }],
+    script: ['dist', 'savings.js'],
+    body: '<main id="savings" aria-busy="true"><h2 id="heading">Savings</h2><p id="status" role="status">Reading the catalog…</p></main>',
+    allow: ['img-src'],
+  });
 }
 
 /** Registers the view; `changed` fires when what is stored changed (the status bar's poll). */

@@ -7,7 +7,6 @@
  * range replies. All message handling lives in the vscode-free `InspectorController`.
  */
 import * as vscode from 'vscode';
-import { randomBytes } from 'node:crypto';
 import { EvidenceError } from '../../core/index.js';
 import type { CompareSideDto, InspectorViewState, TargetDto } from '../../shared/protocol.js';
 import type { ComparedWindows } from '../compareWindows.js';
@@ -16,6 +15,7 @@ import { Ids, type ArtifactPosition } from '../ids.js';
 import { InspectorController, type InspectorActions, type InspectorLog } from './controller.js';
 import type { InspectorDeps } from './deps.js';
 import { targetOf } from './target.js';
+import { webviewHtml } from '../webviewHtml.js';
 
 export type { InspectorDeps } from './deps.js';
 
@@ -161,29 +161,11 @@ class InspectorPanels implements vscode.Disposable {
 const compareBesideMinWidth = 1400;
 
 function renderHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
-  const nonce = randomBytes(16).toString('base64');
-  const asset = (...p: string[]): string => webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, ...p)).toString();
-  // Component styles are constructable stylesheets (adoptedStyleSheets), which style-src
-  // does not govern; every other style is a file under dist/ or media/. No 'unsafe-inline'.
-  const csp = [
-    "default-src 'none'",
-    `style-src ${webview.cspSource}`,
-    `font-src ${webview.cspSource}`,
-    `script-src 'nonce-${nonce}'`,
-  ].join('; ');
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${asset('dist', 'codicon.css')}" id="vscode-codicon-stylesheet">
-<link rel="stylesheet" href="${asset('media', 'inspector.css')}">
-<title>Evidence Inspector</title>
-</head>
-<body>
-<h1 id="heading">Evidence Inspector</h1>
-<script nonce="${nonce}" src="${asset('dist', 'webview.js')}"></script>
-</body>
-</html>`;
+  return webviewHtml(webview, extensionUri, {
+    title: 'Evidence Inspector',
+    styles: [{ path: ['dist', 'codicon.css'], id: 'vscode-codicon-stylesheet' }, { path: ['media', 'inspector.css'] }],
+    script: ['dist', 'webview.js'],
+    body: '<h1 id="heading">Evidence Inspector</h1>',
+    allow: ['font-src'],
+  });
 }
