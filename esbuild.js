@@ -132,7 +132,7 @@ const configs = [
     plugins: [problemMatcher, copyCodicons],
   },
   {
-    // The Savings view's page (src/extension/savingsView.ts): plain DOM and SVG, no library.
+    // The Savings view's page (src/extension/savingsView.ts): plain DOM and a Chart.js canvas.
     ...common,
     entryPoints: ['webview/savings.ts'],
     outfile: 'dist/savings.js',

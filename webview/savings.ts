@@ -1,9 +1,11 @@
 /**
  * The Savings view's page (src/extension/savingsView.ts): what the model was spared, per day
- * and per command, from the host's report (src/shared/savingsProtocol.ts). The chart is the
- * platform's SVG, built element by element (never markup); every figure it draws is also in
- * the table below it, which is what a screen reader reads (the chart is one labelled image).
+ * and per command, from the host's report (src/shared/savingsProtocol.ts). The chart is
+ * Chart.js on a canvas (only the parts a grouped bar chart on a log scale needs are registered);
+ * every figure it draws is also in the table below it, which is what a screen reader reads
+ * (the canvas is one labelled image).
  */
+import { BarController, BarElement, CategoryScale, Chart, LogarithmicScale, Tooltip, type ChartConfiguration } from 'chart.js';
 import type { SavingsFiguresDto, SavingsGroupDto, SavingsHostToPage, SavingsPageToHost, SavingsRange } from '../src/shared/savingsProtocol.js';
 import { h, replaceChildren } from './dom.js';
 import { humanBytes } from './format.js';
@@ -12,24 +14,16 @@ interface VsCodeApi { postMessage(m: SavingsPageToHost): void }
 declare function acquireVsCodeApi(): VsCodeApi;
 const api = acquireVsCodeApi();
 
-const SVG = 'http://www.w3.org/2000/svg';
 const RANGES: readonly SavingsRange[] = [7, 30, 90];
 /** The three series, in the chart's and the table's order, with the theme colour of each (a class). */
 const SERIES = [
-  { name: 'Kept', field: 'outputBytes', cls: 'kept' },
-  { name: 'Shown', field: 'shownBytes', cls: 'shown' },
-  { name: 'Read back', field: 'readBytes', cls: 'read' },
+  { name: 'Kept', field: 'outputBytes', cls: 'kept', colour: '--vscode-charts-blue', fallback: '#3794ff' },
+  { name: 'Shown', field: 'shownBytes', cls: 'shown', colour: '--vscode-charts-orange', fallback: '#d18616' },
+  { name: 'Read back', field: 'readBytes', cls: 'read', colour: '--vscode-charts-green', fallback: '#89d185' },
 ] as const;
 
 const count = (n: number): string => n.toLocaleString('en-US');
 const counted = (n: number, one: string): string => `${count(n)} ${n === 1 ? one : `${one}s`}`;
-
-function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number>, text?: string): SVGElementTagNameMap[K] {
-  const el = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
-  if (text !== undefined) el.textContent = text;
-  return el;
-}
 
 /** Saved as a share of the output bytes (`99.4%`), `–` with no output. */
 function share(f: SavingsFiguresDto): string {
@@ -43,45 +37,52 @@ function dayLabel(day: string, long = false): string {
   return date.toLocaleDateString('en-GB', long ? { weekday: 'short', day: 'numeric', month: 'short' } : { day: 'numeric', month: 'short' });
 }
 
+Chart.register(BarController, BarElement, CategoryScale, LogarithmicScale, Tooltip);
+
+/** A theme colour of the page (VS Code sets them as CSS variables on the body and changes them with the theme). */
+function themeColour(name: string, fallback: string): string {
+  return getComputedStyle(document.body).getPropertyValue(name).trim() || fallback;
+}
+
 /**
  * Bars per day on a log scale (bytes span six orders of magnitude: a linear axis would draw the
  * answers as nothing beside the outputs). Powers of 1024 are the grid lines; 0 draws no bar.
  */
-function chart(days: readonly SavingsGroupDto[], width: number): SVGSVGElement {
-  const height = 200; const left = 56; const bottom = 28; const top = 10;
+function chartConfig(days: readonly SavingsGroupDto[]): ChartConfiguration<'bar', (number | null)[], string> {
   const max = Math.max(1024, ...days.flatMap((d) => SERIES.map((s) => d[s.field])));
   const decades = Math.ceil(Math.log(max) / Math.log(1024));
-  const y = (v: number): number => top + (height - top - bottom) * (1 - Math.log(Math.max(1, v)) / Math.log(1024 ** decades));
-  const label = `Bytes per day, log scale: ${days.map((d) => `${dayLabel(d.key)}: kept ${humanBytes(d.outputBytes)}, shown ${humanBytes(d.shownBytes)}, read back ${humanBytes(d.readBytes)}`).join('; ')}`;
-  const root = svg('svg', { viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': label.slice(0, 4000), class: 'chart', width, height });
-  for (let k = 0; k <= decades; k++) {
-    const v = 1024 ** k;
-    const yy = y(v);
-    root.append(svg('line', { x1: left, x2: width, y1: yy, y2: yy, class: 'grid' }));
-    root.append(svg('text', { x: left - 6, y: yy + 4, 'text-anchor': 'end', class: 'axis' }, k === 0 ? '1 B' : humanBytes(v)));
-  }
-  const slot = (width - left) / Math.max(1, days.length);
-  const bar = Math.max(1, Math.min(14, (slot - 4) / SERIES.length));
-  // Day labels at least 48 px apart (about 5 characters of 11 px text).
-  const every = Math.max(1, Math.ceil(48 / slot));
-  days.forEach((d, i) => {
-    const x0 = left + i * slot + (slot - bar * SERIES.length) / 2;
-    SERIES.forEach((s, k) => {
-      const v = d[s.field];
-      if (v <= 0) return;
-      const yy = y(v);
-      const rect = svg('rect', { x: x0 + k * bar, y: yy, width: Math.max(1, bar - 1), height: height - bottom - yy, class: `bar ${s.cls}` });
-      rect.append(svg('title', {}, `${dayLabel(d.key, true)}, ${s.name.toLowerCase()}: ${humanBytes(v)}`));
-      root.append(rect);
-    });
-    if ((days.length - 1 - i) % every === 0) {
-      // A label near the right edge ends there instead of being cut.
-      const x = left + i * slot + slot / 2;
-      const edge = x + 24 > width;
-      root.append(svg('text', { x: edge ? width - 1 : x, y: height - 8, 'text-anchor': edge ? 'end' : 'middle', class: 'axis' }, dayLabel(d.key)));
-    }
-  });
-  return root;
+  const grid = themeColour('--vscode-editorWidget-border', '#8884');
+  const text = themeColour('--vscode-foreground', '#888');
+  return {
+    type: 'bar',
+    data: {
+      labels: days.map((d) => dayLabel(d.key)),
+      datasets: SERIES.map((s) => ({
+        label: s.name,
+        data: days.map((d) => (d[s.field] > 0 ? d[s.field] : null)),
+        backgroundColor: themeColour(s.colour, s.fallback),
+        maxBarThickness: 14,
+      })),
+    },
+    options: {
+      // Redrawn whole on every report and theme change: no motion (also for people who asked for less).
+      animation: false,
+      responsive: true,
+      maintainAspectRatio: false,
+      scales: {
+        x: { grid: { display: false }, ticks: { color: text, maxRotation: 0, autoSkipPadding: 12, font: { size: 11 } } },
+        y: {
+          type: 'logarithmic', min: 1, max: 1024 ** decades,
+          grid: { color: grid }, ticks: { color: text, font: { size: 11 }, callback: (v) => (Number(v) === 1 ? '1 B' : humanBytes(Number(v))) },
+          // The grid at powers of 1024 (KiB, MiB, GiB), not the scale's powers of ten.
+          afterBuildTicks: (axis) => { axis.ticks = Array.from({ length: decades + 1 }, (_, k) => ({ value: 1024 ** k })); },
+        },
+      },
+      plugins: {
+        tooltip: { callbacks: { title: (items) => dayLabel(days[items[0]!.dataIndex]!.key, true), label: (item) => `${item.dataset.label}: ${humanBytes(item.parsed.y ?? 0)}` } },
+      },
+    },
+  };
 }
 
 function legend(): HTMLElement {
@@ -144,20 +145,22 @@ function render(r: Extract<SavingsHostToPage, { type: 'report' }>): void {
   drawChart();
 }
 
-/** The report on screen, redrawn at the view's width (in CSS pixels: the text stays 11 px at any width). */
+/** The report on screen and its chart (Chart.js follows the view's width itself). */
 let shown: Extract<SavingsHostToPage, { type: 'report' }> | undefined;
-let drawnWidth = 0;
+let drawn: Chart<'bar', (number | null)[], string> | undefined;
 function drawChart(): void {
   const box = document.getElementById('chart');
+  drawn?.destroy();
+  drawn = undefined;
   if (!box || !shown) return;
-  const width = Math.max(240, Math.floor(box.clientWidth));
-  drawnWidth = width;
-  replaceChildren(box, chart(shown.byDay, width));
+  const days = shown.byDay;
+  const label = `Bytes per day, log scale: ${days.map((d) => `${dayLabel(d.key)}: kept ${humanBytes(d.outputBytes)}, shown ${humanBytes(d.shownBytes)}, read back ${humanBytes(d.readBytes)}`).join('; ')}`;
+  const canvas = h('canvas', { class: 'chart', role: 'img', 'aria-label': label.slice(0, 4000) });
+  replaceChildren(box, canvas);
+  drawn = new Chart(canvas, chartConfig(days));
 }
-new ResizeObserver(() => {
-  const box = document.getElementById('chart');
-  if (box && Math.abs(Math.floor(box.clientWidth) - drawnWidth) > 4) drawChart();
-}).observe(document.body);
+// A theme change sets new colour variables and body classes: draw again in the new colours.
+new MutationObserver(() => { if (shown) drawChart(); }).observe(document.body, { attributes: true, attributeFilter: ['class', 'data-vscode-theme-id'] });
 
 window.addEventListener('message', (e: MessageEvent<SavingsHostToPage>) => {
   const m = e.data;
