@@ -39,6 +39,24 @@ export function tenantFor(storageUri: string, global: boolean): string {
   return `${global ? 'g' : 'w'}${sha256Hex(storageUri).slice(0, 32)}`;
 }
 
+/**
+ * The workspace storage folder every window of one workspace shares. When another window's
+ * extension host holds the lock of `<workspaceStorage>/<id>/`, VS Code gives this window
+ * `<id>-1/` … `<id>-9/` instead (extensionHostProcess `_getWorkspaceStorageURI`): a second browser
+ * tab on the same folder, or a reload while the server keeps the old host for reconnection.
+ * Its evidence would then start empty and the first window's runs would seem lost. The evidence
+ * store is made for several processes at once (§2.6), so such a window uses the base folder's
+ * storage: `storageDir` is `<workspaceStorage>/<id>-<n>/<extension>`; the base is used only when
+ * `<workspaceStorage>/<id>/` exists (`exists` is asked of that one path), else `storageDir` stays.
+ */
+export function sharedWorkspaceStorage(storageDir: string, exists: (dir: string) => boolean): string {
+  const windowDir = path.dirname(storageDir);
+  const m = /^(.+)-([1-9])$/.exec(path.basename(windowDir));
+  if (!m) return storageDir;
+  const base = path.join(path.dirname(windowDir), m[1]!);
+  return exists(base) ? path.join(base, path.basename(storageDir)) : storageDir;
+}
+
 /** The layout under a storage folder (nothing is created). */
 export function layoutAt(storageDir: string, storageUri: string, global: boolean): StorageLayout {
   const root = path.join(storageDir, 'evidence');
