@@ -18,8 +18,8 @@ import { InMemoryTransport } from '@modelcontextprotocol/client';
 import { ArtifactStore, CWD_REFUSED, FsBlobStore, layoutAt, layoutOfFolder, readFitted, RunStore, TENANT_FILE, tenantFor, vscodeFileUri, type StorageLayout } from '../../../src/core/index.js';
 import { hexDump } from '../../../src/core/runs/reader.js';
 import { escapeBinary } from '../../../src/core/runs/search/patternAnalysis.js';
-import { extensionManifest } from '../../../src/mcp/manifest.js';
-import { parseCommandLine, resolveSettings } from '../../../src/mcp/options.js';
+import { extensionManifest, MCP_TOOL_NAMES } from '../../../src/mcp/manifest.js';
+import { parseCommandLine, resolveSettings, USAGE } from '../../../src/mcp/options.js';
 import { createEvidenceMcpServer, SERVER_INSTRUCTIONS, type EvidenceMcpServer } from '../../../src/mcp/server.js';
 import { openStorage } from '../../../src/mcp/storage.js';
 
@@ -542,6 +542,13 @@ describe('MCP server: tenant, storage and command line', () => {
 
   it('parses the command line; limits default to the editor\'s settings and keep their declared ranges', () => {
     assert.deepEqual(parseCommandLine(['--help'], '/cwd'), { help: true });
+    // --help names every tool served (from the table: it once listed 3 of 4), and --http with or without a port.
+    assert.ok(USAGE.replace(/\n/g, ' ').includes(`Serves ${MCP_TOOL_NAMES.slice(0, -1).join(', ')} and ${MCP_TOOL_NAMES.at(-1)!} over MCP`), USAGE);
+    assert.deepEqual(MCP_TOOL_NAMES, ['evidence_runCommand', 'evidence_readFile', 'read_tool_output', 'evidence_search']);
+    assert.deepEqual(parseCommandLine(['--storage', '/s', '--http'], '/cwd'), { help: false, options: { storageDir: '/s', workspaceFolder: '/cwd', settings: {} }, http: { port: 0 } });
+    assert.deepEqual(parseCommandLine(['--http', '8765', '--storage', '/s'], '/cwd'), { help: false, options: { storageDir: '/s', workspaceFolder: '/cwd', settings: {} }, http: { port: 8765 } });
+    assert.deepEqual(parseCommandLine(['--storage', '/s', '--http=9'], '/cwd'), { help: false, options: { storageDir: '/s', workspaceFolder: '/cwd', settings: {} }, http: { port: 9 } });
+    assert.throws(() => parseCommandLine(['--storage', '/s', '--http', '65536'], '/cwd'), /^Error: --http PORT must be a whole number from 0 to 65535$/);
     assert.deepEqual(parseCommandLine(['--storage', '/s', '--max-inline-bytes', '6000', '--preservation', 'required'], '/cwd'), {
       help: false, options: { storageDir: '/s', workspaceFolder: '/cwd', settings: { maxInlineBytes: 6000, preservation: 'required' } },
     });
