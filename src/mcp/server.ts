@@ -14,7 +14,6 @@ import { ProtocolError, ProtocolErrorCode, Server, STDIO_DEFAULT_MAX_BUFFER_SIZE
 import { serveStdio, StdioServerTransport, type StdioServerHandle } from '@modelcontextprotocol/server/stdio';
 import { LocalWorkspace, openEvidenceStores } from '../core/index.js';
 import { guardToolArguments } from './guard.js';
-import { serveHttp } from './http.js';
 import { extensionManifest, MCP_TOOL_NAMES } from './manifest.js';
 import { parseCommandLine, resolveSettings, USAGE, type EvidenceMcpOptions, type McpSettings } from './options.js';
 import { openStorage, type McpStorage } from './storage.js';
@@ -199,6 +198,8 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
 async function serveHttpUntilSignal(mcp: EvidenceMcpServer, port: number, storageDir: string, serving: string): Promise<number> {
   let http;
   try {
+    // Loaded only here: the HTTP adapter (hono) is not evaluated by a stdio server.
+    const { serveHttp } = await import('./http.js');
     http = await serveHttp(mcp, { port, storageDir, onerror: (e) => stderrLog(`protocol error: ${oneLine(e.message)}`) });
   } catch (e) {
     stderrLog(`cannot start: ${e instanceof Error ? e.message : String(e)}`);
