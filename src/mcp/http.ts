@@ -22,18 +22,10 @@ import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { localhostHostValidation, localhostOriginValidation, toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, DEFAULT_MAX_REQUEST_BODY_SIZE } from '@modelcontextprotocol/server';
+import { MCP_HTTP_INFO_FILE, type McpHttpInfo } from '../core/index.js';
 import { refuseNonObjectArguments } from './guard.js';
 import type { EvidenceMcpServer } from './server.js';
 
-/** The file beside the evidence where a running HTTP server leaves its URL and token. */
-export const HTTP_INFO_FILE = 'mcp-http.json';
-
-/** What `<storage>/mcp-http.json` holds. */
-export interface HttpServerInfo {
-  readonly url: string;
-  readonly token: string;
-  readonly pid: number;
-}
 
 /** A running HTTP server. */
 export interface EvidenceHttpServer {
@@ -125,8 +117,8 @@ export async function serveHttp(mcp: EvidenceMcpServer, options: { readonly port
   });
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}/mcp`;
-  const infoFile = path.join(options.storageDir, HTTP_INFO_FILE);
-  const info: HttpServerInfo = { url, token, pid: process.pid };
+  const infoFile = path.join(options.storageDir, MCP_HTTP_INFO_FILE);
+  const info: McpHttpInfo = { url, token, pid: process.pid };
   // Written aside then renamed: a reader never sees half a file, nor the token under a wider mode.
   const aside = `${infoFile}.${process.pid}.tmp`;
   await writeFile(aside, `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });
@@ -142,7 +134,7 @@ export async function serveHttp(mcp: EvidenceMcpServer, options: { readonly port
       await handler.close();
       await stopped;
       // Another start on the same storage may have written its own since: leave that one.
-      const current = await readFile(infoFile, 'utf8').then((t) => (JSON.parse(t) as HttpServerInfo).token, () => undefined);
+      const current = await readFile(infoFile, 'utf8').then((t) => (JSON.parse(t) as McpHttpInfo).token, () => undefined);
       if (current === token) await rm(infoFile, { force: true });
     })(),
   };
