@@ -88,6 +88,20 @@ export async function createEvidenceMcpServer(options: EvidenceMcpOptions & { re
   const servers = new Set<Server>();
   const connections = new Set<StdioServerHandle>();
 
+  // One stderr line per client and revision (not per request: HTTP serves each request with a new server).
+  const clientsSeen = new Set<string>();
+  const noteClient = (info: { name?: unknown; version?: unknown } | undefined, revision: unknown): void => {
+    if (typeof info?.name !== 'string' || typeof revision !== 'string') return;
+    const line = `client ${oneLine(info.name).slice(0, 80)} ${typeof info.version === 'string' ? oneLine(info.version).slice(0, 40) : '?'} on protocol ${oneLine(revision).slice(0, 20)}`;
+    if (clientsSeen.has(line)) return;
+    clientsSeen.add(line);
+    log(line);
+  };
+  /** The client of a 2026-07-28 request names itself in the request's envelope. */
+  const noteEnvelope = (envelope: Record<string, unknown> | undefined): void => {
+    noteClient(envelope?.['io.modelcontextprotocol/clientInfo'] as { name?: unknown; version?: unknown } | undefined, envelope?.['io.modelcontextprotocol/protocolVersion']);
+  };
+
   const newServer = (): Server => {
     // The low-level `Server`, not `McpServer`: the latter publishes only schemas it generated
     // from zod, and this server must publish package.json's schemas byte for byte.
@@ -95,8 +109,14 @@ export async function createEvidenceMcpServer(options: EvidenceMcpOptions & { re
       { name: 'bounded-evidence', title: 'Bounded Evidence', version: manifest.version },
       { capabilities: { tools: {} }, instructions: SERVER_INSTRUCTIONS, cacheHints: CACHE_HINTS },
     );
-    server.setRequestHandler('tools/list', () => listed);
+    // A 2025-era client names itself in `initialize` (stdio; over HTTP the initialized notification reaches a fresh server that did not see it).
+    server.oninitialized = () => noteClient(server.getClientVersion(), server.getNegotiatedProtocolVersion());
+    server.setRequestHandler('tools/list', (_request, ctx) => {
+      noteEnvelope(ctx.mcpReq.envelope);
+      return listed;
+    });
     server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult> => {
+      noteEnvelope(ctx.mcpReq.envelope);
       const { name } = request.params;
       // The client prefixes `MCP error -32602: ` itself: the message is the sentence alone.
       if (!tools.has(name)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name.slice(0, 80)}`);

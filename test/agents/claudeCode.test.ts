@@ -271,6 +271,10 @@ describe('Reach: Claude Code from npm with a scripted Anthropic server on loopba
       assert.equal(turns.length, 2, 'two model turns: the MCP call, then the answer');
       assert.ok(turns[0]!.tools?.some((t) => t.name === 'mcp__evidence__read_tool_output'), 'the tools are offered over HTTP');
       assert.deepEqual(toolResultText(turns[1]!, 'toolu_http_1'), { text: '$ seq 1 3\nexit code 0\nstdout: 6 bytes, 3 lines:\n1\n2\n3\n\nstderr: empty', isError: false });
+      // The revision Claude Code chose, as the server logs it once per client.
+      const negotiated = /\] client (\S+ \S+) on protocol (\S+)\n/.exec(stderr);
+      console.log(`[reach] Claude Code over HTTP: ${negotiated?.[1]} on protocol ${negotiated?.[2]}`);
+      assert.equal(negotiated?.[2], '2026-07-28', stderr);
     } finally {
       http.kill('SIGTERM');
     }

@@ -605,6 +605,8 @@ describe('MCP server over stdio (node --import tsx src/mcp/main.ts, a separate p
       await run.finish();
       assert.deepEqual(JSON.parse(textOf(await client.callTool({ name: 'read_tool_output', arguments: { handle: mine.handle!, limit: 2 } })).text).content, '1\n2');
       assert.match(stderr, new RegExp(`tenant ${editorLayout.tenant} \\(existing\\)`));
+      // One line per client and revision: the plain client negotiated by initialize.
+      assert.match(stderr, /\] client stdio-test 1\.0\.0 on protocol 2025-11-25\n/);
     } finally {
       await client.close();
     }
@@ -617,14 +619,19 @@ describe('MCP server over stdio (node --import tsx src/mcp/main.ts, a separate p
     this.timeout(30_000);
     mkdirSync(path.join(tmp, 'ws'));
     const client = new Client({ name: 'stdio-auto', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
-    await client.connect(new StdioClientTransport({
-      command: process.execPath, args: ['--import', 'tsx', path.join(REPO, 'src', 'mcp', 'main.ts'), '--storage', path.join(tmp, 'storage'), '--workspace', path.join(tmp, 'ws')], cwd: REPO, stderr: 'ignore',
-    }));
+    const transport = new StdioClientTransport({
+      command: process.execPath, args: ['--import', 'tsx', path.join(REPO, 'src', 'mcp', 'main.ts'), '--storage', path.join(tmp, 'storage'), '--workspace', path.join(tmp, 'ws')], cwd: REPO, stderr: 'pipe',
+    });
+    let stderr = '';
+    transport.stderr?.on('data', (b: Buffer) => { stderr += b.toString(); });
+    await client.connect(transport);
     try {
       assert.equal(client.getNegotiatedProtocolVersion(), '2026-07-28');
       assert.equal(client.getInstructions(), SERVER_INSTRUCTIONS);
       assert.deepEqual(textOf(await client.callTool({ name: 'evidence_runCommand', arguments: { command: 'seq 1 3' } })),
         { text: '$ seq 1 3\nexit code 0\nstdout: 6 bytes, 3 lines:\n1\n2\n3\n\nstderr: empty', isError: false });
+      // Named once, though it made two requests.
+      assert.equal(stderr.match(/\] client stdio-auto 1\.0\.0 on protocol 2026-07-28\n/g)?.length, 1, stderr);
     } finally {
       await client.close();
     }
