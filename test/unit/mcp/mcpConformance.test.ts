@@ -22,7 +22,7 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ensureTools } from '../../harness/tools.js';
+import { ensureTools, type Tools } from '../../harness/tools.js';
 import { serveHttp, type EvidenceHttpServer } from '../../../src/mcp/http.js';
 import { createEvidenceMcpServer, type EvidenceMcpServer } from '../../../src/mcp/server.js';
 
@@ -92,9 +92,11 @@ describe('the official MCP conformance suite against mcp --http (issue 23)', fun
   let http: EvidenceHttpServer;
   let relay: Server;
   let relayUrl: string;
-  const tools = ensureTools();
+  // Installed before the unit stage by `npm test`'s setup step; here only when missing (in `before`, not while mocha loads files).
+  let tools: Tools;
 
   before(async () => {
+    tools = ensureTools();
     assert.ok(existsSync(tools.mcpConformance), tools.mcpConformance);
     tmp = mkdtempSync(path.join(os.tmpdir(), 'be-mcp-conformance-'));
     mkdirSync(path.join(tmp, 'ws'));

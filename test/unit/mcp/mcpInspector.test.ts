@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ensureTools } from '../../harness/tools.js';
+import { ensureTools, type Tools } from '../../harness/tools.js';
 import { serveHttp } from '../../../src/mcp/http.js';
 import { MCP_TOOL_NAMES } from '../../../src/mcp/manifest.js';
 import { createEvidenceMcpServer } from '../../../src/mcp/server.js';
@@ -21,8 +21,10 @@ const SEQ3 = '$ seq 1 3\nexit code 0\nstdout: 6 bytes, 3 lines:\n1\n2\n3\n\nstde
 
 describe('the MCP Inspector CLI as a client (issue 23)', function () {
   this.timeout(120_000);
-  const tools = ensureTools();
+  // Installed before the unit stage by `npm test`'s setup step; here only when missing (in `before`, not while mocha loads files).
+  let tools: Tools;
   let tmp: string;
+  before(() => { tools = ensureTools(); });
   beforeEach(() => { tmp = mkdtempSync(path.join(os.tmpdir(), 'be-mcp-inspector-')); mkdirSync(path.join(tmp, 'ws')); mkdirSync(path.join(tmp, 'home')); });
   afterEach(() => rmSync(tmp, { recursive: true, force: true }));
 
