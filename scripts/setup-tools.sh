@@ -13,6 +13,9 @@
 #     Gemini CLI (@google/gemini-cli, a Node bundle) and opencode (opencode-ai; its native
 #     binary comes from the companion package opencode-linux-x64) and Qwen Code (@qwen-code/qwen-code),
 #     driven the same way
+#   - the MCP conformance suite (@modelcontextprotocol/conformance) and the MCP Inspector
+#     (@modelcontextprotocol/inspector, its --cli), the official checks and a real client
+#     of the MCP server (test/unit/mcp), under .tools/mcp-conformance and .tools/mcp-inspector
 # Nothing is downloaded from outside the npm registry and Debian's packages.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -25,6 +28,8 @@ CODEX_VERSION=0.171.0
 GEMINI_CLI_VERSION=0.61.0
 OPENCODE_VERSION=1.18.33
 QWEN_CODE_VERSION=0.24.4
+MCP_CONFORMANCE_VERSION=0.2.0-alpha.12
+MCP_INSPECTOR_VERSION=2.12.0
 mkdir -p "$TOOLS"
 
 # Run from `npm test`, this script inherits npm's own environment (npm_config_*, NODE,
@@ -138,4 +143,11 @@ fi
 QWEN_DIR="$TOOLS/qwen-code"
 QWEN_BIN="$QWEN_DIR/node_modules/@qwen-code/qwen-code/cli-entry.js"
 install_agent "$QWEN_DIR" "@qwen-code/qwen-code@$QWEN_CODE_VERSION" "$QWEN_BIN" "$QWEN_CODE_VERSION"
-log "ready: node24=$NODE24_DIR/bin/node code-server=$CS_MAIN chromium=$(command -v chromium) claude=$CC_BIN copilot=$CP_BIN codex=$CODEX_BIN gemini=$GEMINI_BIN opencode=$OPENCODE_BIN qwen=$QWEN_BIN"
+# The MCP server's official checks and a second real client (issue 23): Node >= 22 each, run with Node 24.
+MCP_CONFORMANCE_DIR="$TOOLS/mcp-conformance"
+MCP_CONFORMANCE_BIN="$MCP_CONFORMANCE_DIR/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+install_agent "$MCP_CONFORMANCE_DIR" "@modelcontextprotocol/conformance@$MCP_CONFORMANCE_VERSION" "$MCP_CONFORMANCE_BIN" "$MCP_CONFORMANCE_VERSION"
+MCP_INSPECTOR_DIR="$TOOLS/mcp-inspector"
+MCP_INSPECTOR_BIN="$MCP_INSPECTOR_DIR/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js"
+install_agent "$MCP_INSPECTOR_DIR" "@modelcontextprotocol/inspector@$MCP_INSPECTOR_VERSION" "$MCP_INSPECTOR_BIN" "$MCP_INSPECTOR_VERSION"
+log "ready: node24=$NODE24_DIR/bin/node code-server=$CS_MAIN chromium=$(command -v chromium) claude=$CC_BIN copilot=$CP_BIN codex=$CODEX_BIN gemini=$GEMINI_BIN opencode=$OPENCODE_BIN qwen=$QWEN_BIN mcp-conformance=$MCP_CONFORMANCE_BIN mcp-inspector=$MCP_INSPECTOR_BIN"

@@ -22,7 +22,7 @@ reads it back by handle: the same store, texts and handles as the VS Code extens
   list      list the recorded runs
   stats     what the model was spared and what it read back (per command, agent, tool, day)
   verify    re-hash the bytes behind a handle
-  mcp       serve the evidence tools over MCP (stdio)
+  mcp       serve the evidence tools over MCP (stdio, or Streamable HTTP with --http)
   hook      answer one agent hook event (stdin to stdout) by routing its terminal command
   keep      record the spooled output of a routed command (written by the hook)
   init      route the agents installed here (hooks and MCP registration; --dry-run, --uninstall)
@@ -81,7 +81,7 @@ every byte shown; an output shown whole saves nothing). From the catalog, never 
   verify: `Usage: bounded-evidence verify HANDLE [--storage DIR]
 
 Re-hashes every byte behind HANDLE against its record. Exit 0 when they match, 1 when not.`,
-  mcp: `Usage: bounded-evidence mcp [--storage DIR] [--workspace DIR] [--tenant T | --global] [limits]
+  mcp: `Usage: bounded-evidence mcp [--storage DIR] [--workspace DIR] [--tenant T | --global] [--http [PORT]] [limits]
 
 The MCP server (same as node dist/mcp.js; run with --help for every flag).`,
   hook: `Usage: bounded-evidence hook [--storage DIR] [--agent NAME] [--allow] [--record-post-tool-use] [--large-result-bytes N]

@@ -143,3 +143,37 @@ export async function claimTenant(root: string, tenant: string): Promise<string>
     await unlink(temp).catch(() => undefined);
   }
 }
+
+/**
+ * Where a running `mcp --http` server leaves its URL and bearer token, in the storage
+ * folder (beside `evidence/`), mode 0600, removed on its clean exit (docs/contracts.md §4.2).
+ */
+export const MCP_HTTP_INFO_FILE = 'mcp-http.json';
+
+/** What `mcp-http.json` holds. */
+export interface McpHttpInfo {
+  readonly url: string;
+  readonly token: string;
+  readonly pid: number;
+}
+
+/**
+ * The HTTP server running on `storageDir`, for Copy MCP Server Configuration: undefined
+ * when there is no file, it is not this shape, or its process is gone (a killed server
+ * cannot remove its file).
+ */
+export async function runningMcpHttpServer(storageDir: string): Promise<McpHttpInfo | undefined> {
+  let info: Partial<McpHttpInfo>;
+  try {
+    info = JSON.parse(await readFile(path.join(storageDir, MCP_HTTP_INFO_FILE), 'utf8')) as Partial<McpHttpInfo>;
+  } catch {
+    return undefined;
+  }
+  if (typeof info.url !== 'string' || !/^http:\/\/127\.0\.0\.1:[0-9]+\/mcp$/.test(info.url) || typeof info.token !== 'string' || !/^[0-9a-f]{64}$/.test(info.token) || !Number.isSafeInteger(info.pid)) return undefined;
+  try {
+    process.kill(info.pid!, 0);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ESRCH') return undefined;
+  }
+  return { url: info.url, token: info.token, pid: info.pid! };
+}

@@ -6,7 +6,7 @@
  */
 import { parseArgs } from 'node:util';
 import type { Preservation } from '../core/index.js';
-import type { ExtensionManifest, SettingDeclaration } from './manifest.js';
+import { MCP_TOOL_NAMES, type ExtensionManifest, type SettingDeclaration } from './manifest.js';
 
 /** The integer settings, each also a command-line flag (`maxInlineBytes` is `--max-inline-bytes`). */
 const INTEGER_SETTINGS = ['maxInlineBytes', 'previewBytes', 'maxRangeBytes', 'largeResultBytes', 'captureCapBytes', 'commandTimeoutMs', 'searchTimeoutMs'] as const;
@@ -32,17 +32,32 @@ export interface EvidenceMcpOptions {
   readonly progressIntervalMs?: number;
 }
 
-/** One line per flag, printed by `--help` and after a usage error. */
-export const USAGE = `Usage: node dist/mcp.js --storage <dir> [--workspace <folder>] [--tenant <t> | --global] [limits]
+/** Words wrapped to lines of at most `width` characters. */
+function wrap(text: string, width: number): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line !== '' && line.length + 1 + word.length > width) { lines.push(line); line = word; } else line = line === '' ? word : `${line} ${word}`;
+  }
+  return [...lines, line].join('\n');
+}
 
-Serves evidence_runCommand, evidence_readFile and read_tool_output over MCP (stdio),
-on the same storage as the Bounded Evidence extension: handles minted here are
-readable in the editor and the other way round.
+/** The tools served, from the one table (so `--help` cannot list fewer than the server serves). */
+const SERVED = `${MCP_TOOL_NAMES.slice(0, -1).join(', ')} and ${MCP_TOOL_NAMES[MCP_TOOL_NAMES.length - 1]!}`;
+
+/** One line per flag, printed by `--help` and after a usage error. */
+export const USAGE = `Usage: node dist/mcp.js --storage <dir> [--workspace <folder>] [--tenant <t> | --global] [--http [PORT]] [limits]
+
+${wrap(`Serves ${SERVED} over MCP (stdio, or Streamable HTTP with --http), on the same storage as the Bounded Evidence extension: handles minted here are readable in the editor and the other way round.`, 88)}
 
   --storage <dir>        the extension's workspace storage folder (evidence lives in <dir>/evidence)
   --workspace <folder>   folder commands run in and files are read from (default: the current directory)
   --tenant <t>           tenant of the stored evidence (default: the one stored, else derived as the editor does)
   --global               derive the tenant of the editor's global storage (no folder open)
+  --http [PORT]          serve Streamable HTTP on http://127.0.0.1:PORT/mcp instead of stdio (default
+                         PORT: a free one), stateless, for several clients at once; every request
+                         needs "Authorization: Bearer <token>", a token made at each start, printed
+                         once on stderr and written with the URL to <dir>/mcp-http.json (mode 0600)
   --deny-pattern <glob>  a secret-file pattern added to the built-in deny list (repeatable;
                          as the boundedEvidence.readFile.denyPatterns setting)
   --max-inline-bytes N   --preview-bytes N   --max-range-bytes N   --large-result-bytes N
@@ -57,13 +72,33 @@ function flagOf(key: string): string {
 }
 
 /** What the command line asked for. */
-export type ParsedArgs = { readonly help: true } | { readonly help: false; readonly options: EvidenceMcpOptions };
+export type ParsedArgs = { readonly help: true } | { readonly help: false; readonly options: EvidenceMcpOptions; readonly http?: { readonly port: number } };
+
+/**
+ * Takes `--http [PORT]` (and `--http=PORT`) out of `argv`: parseArgs has no flag whose
+ * value is optional. A PORT is a whole number from 0 (a free port) to 65535.
+ */
+function takeHttp(argv: readonly string[]): { rest: string[]; http?: { port: number } } {
+  const rest: string[] = [];
+  let http: { port: number } | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') { rest.push(...argv.slice(i)); break; }
+    if (arg !== '--http' && !arg.startsWith('--http=')) { rest.push(arg); continue; }
+    let raw = arg.startsWith('--http=') ? arg.slice('--http='.length) : undefined;
+    if (raw === undefined && argv[i + 1] !== undefined && !argv[i + 1]!.startsWith('-')) raw = argv[++i];
+    if (raw !== undefined && (!/^[0-9]{1,5}$/.test(raw) || Number(raw) > 65535)) throw new Error('--http PORT must be a whole number from 0 to 65535');
+    http = { port: raw === undefined ? 0 : Number(raw) };
+  }
+  return http ? { rest, http } : { rest };
+}
 
 /** Parses the command line; throws a sentence naming the bad flag (the caller prints `USAGE`). */
 export function parseCommandLine(argv: readonly string[], cwd: string): ParsedArgs {
   const limitFlags = Object.fromEntries([...INTEGER_SETTINGS, 'preservation'].map((k) => [flagOf(k), { type: 'string' as const }]));
+  const { rest, http } = takeHttp(argv);
   const { values: parsed } = parseArgs({
-    args: [...argv],
+    args: rest,
     strict: true,
     allowPositionals: false,
     options: {
@@ -101,6 +136,7 @@ export function parseCommandLine(argv: readonly string[], cwd: string): ParsedAr
       ...(Array.isArray(values['deny-pattern']) ? { denyPatterns: values['deny-pattern'] } : {}),
       settings: settings as Partial<McpSettings>,
     },
+    ...(http ? { http } : {}),
   };
 }
 

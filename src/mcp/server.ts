@@ -10,12 +10,10 @@
  *
  * stdout is the protocol: nothing else may ever be written there; the log is stderr.
  */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode, Server, STDIO_DEFAULT_MAX_BUFFER_SIZE, type CallToolResult, type ListToolsResult, type Transport } from '@modelcontextprotocol/server';
+import { serveStdio, StdioServerTransport, type StdioServerHandle } from '@modelcontextprotocol/server/stdio';
 import { LocalWorkspace, openEvidenceStores } from '../core/index.js';
+import { guardToolArguments } from './guard.js';
 import { extensionManifest, MCP_TOOL_NAMES } from './manifest.js';
 import { parseCommandLine, resolveSettings, USAGE, type EvidenceMcpOptions, type McpSettings } from './options.js';
 import { openStorage, type McpStorage } from './storage.js';
@@ -23,18 +21,41 @@ import { annotationsOf, EvidenceTools } from './tools.js';
 
 export type { EvidenceMcpOptions, McpSettings } from './options.js';
 
+/**
+ * What the server tells a model about the tools as a whole (`instructions`, on both
+ * revisions), in two sentences: how a result, its handle and the readers fit together.
+ */
+export const SERVER_INSTRUCTIONS = 'evidence_runCommand and evidence_readFile keep the complete output of a command or file and answer with a bounded observation (previews, sizes, a handle per large output) instead of the whole text. ' +
+  'Never re-run a command to see more: pass its handle to read_tool_output for exact lines, bytes or regex matches, and use evidence_search to find a line in every output recorded so far.';
+
+/**
+ * Cache hints of the 2026-07-28 revision's cacheable results: the tool list and the
+ * discovery answer are fixed for the life of a server process (they come from the
+ * bundled package.json), so a client may keep them for a while; `private`, since a
+ * server answers one person's agents.
+ */
+const CACHE_HINTS = { 'tools/list': { ttlMs: 600_000, cacheScope: 'private' }, 'server/discover': { ttlMs: 600_000, cacheScope: 'private' } } as const;
+
 /** How long `close` waits for aborted calls to record their end before giving up. */
 const CLOSE_GRACE_MS = 5_000;
 
-/** A server over one workspace's storage, ready to `connect` to a transport. */
+/**
+ * The evidence tools over one workspace's storage. The stores are opened once; the SDK's
+ * serving entries (`serveStdio`, the HTTP handler of ./http.ts) ask `newServer` for an
+ * SDK server per connection or per request and decide the protocol revision themselves
+ * (2026-07-28 by `server/discover` and the per-request envelope, 2025-11-25 by
+ * `initialize`), so both revisions are served by the same handlers.
+ */
 export interface EvidenceMcpServer {
-  /** The SDK server: `await server.connect(transport)`. */
-  readonly server: Server;
+  /** A fresh SDK server answering `tools/list` and `tools/call` over the shared stores. */
+  newServer(): Server;
+  /** Serves one stdio-shaped connection (this process's stdio by default): the transport is wrapped by `guardToolArguments`. */
+  serve(transport?: Transport, onerror?: (error: Error) => void): { handle: StdioServerHandle; closed: Promise<void> };
   /** Where the evidence is and whose it is. */
   readonly storage: McpStorage;
   /** The limits in force (the editor's defaults unless overridden). */
   readonly settings: McpSettings;
-  /** Closes the connection, which aborts calls in flight (killing their commands), and waits for their runs to be finished. */
+  /** Closes every connection served, which aborts calls in flight (killing their commands), and waits for their runs to be finished. */
   close(): Promise<void>;
 }
 
@@ -59,37 +80,82 @@ export async function createEvidenceMcpServer(options: EvidenceMcpOptions & { re
   });
   const tools = new EvidenceTools({ runs, artifacts, local, settings, log });
   const progressIntervalMs = options.progressIntervalMs ?? 5_000;
-
-  const server = new Server({ name: 'bounded-evidence', title: 'Bounded Evidence', version: manifest.version }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: manifest.tools.map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema, annotations: annotationsOf(t.name) })),
-  }));
+  // The table's schemas are JSON values typed more loosely than the SDK's JSON type.
+  const listed: ListToolsResult = {
+    tools: manifest.tools.map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema as unknown as ListToolsResult['tools'][number]['inputSchema'], annotations: annotationsOf(t.name) })),
+  };
   const inFlight = new Set<Promise<unknown>>();
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const { name } = request.params;
-    if (!tools.has(name)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name.slice(0, 80)}`);
-    const token = extra._meta?.progressToken;
-    let beats = 0;
-    // A command may run for minutes: progress lets a client that resets its timeout on progress wait for it.
-    const heartbeat = token === undefined ? undefined : setInterval(() => {
-      beats++;
-      extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: beats, message: `${name} still running` } }).catch(() => undefined);
-    }, progressIntervalMs);
-    const call = tools.call(name, request.params.arguments ?? {}, extra.signal);
-    inFlight.add(call);
-    try {
-      const { text, isError } = await call;
-      return { content: [{ type: 'text', text }], ...(isError ? { isError: true } : {}) };
-    } finally {
-      inFlight.delete(call);
-      if (heartbeat) clearInterval(heartbeat);
-    }
-  });
+  const servers = new Set<Server>();
+  const connections = new Set<StdioServerHandle>();
+
+  // One stderr line per client and revision (not per request: HTTP serves each request with a new server).
+  const clientsSeen = new Set<string>();
+  const noteClient = (info: { name?: unknown; version?: unknown } | undefined, revision: unknown): void => {
+    if (typeof info?.name !== 'string' || typeof revision !== 'string') return;
+    const line = `client ${oneLine(info.name).slice(0, 80)} ${typeof info.version === 'string' ? oneLine(info.version).slice(0, 40) : '?'} on protocol ${oneLine(revision).slice(0, 20)}`;
+    if (clientsSeen.has(line)) return;
+    clientsSeen.add(line);
+    log(line);
+  };
+  /** The client of a 2026-07-28 request names itself in the request's envelope. */
+  const noteEnvelope = (envelope: Record<string, unknown> | undefined): void => {
+    noteClient(envelope?.['io.modelcontextprotocol/clientInfo'] as { name?: unknown; version?: unknown } | undefined, envelope?.['io.modelcontextprotocol/protocolVersion']);
+  };
+
+  const newServer = (): Server => {
+    // The low-level `Server`, not `McpServer`: the latter publishes only schemas it generated
+    // from zod, and this server must publish package.json's schemas byte for byte.
+    const server = new Server(
+      { name: 'bounded-evidence', title: 'Bounded Evidence', version: manifest.version },
+      { capabilities: { tools: {} }, instructions: SERVER_INSTRUCTIONS, cacheHints: CACHE_HINTS },
+    );
+    // A 2025-era client names itself in `initialize` (stdio; over HTTP the initialized notification reaches a fresh server that did not see it).
+    server.oninitialized = () => noteClient(server.getClientVersion(), server.getNegotiatedProtocolVersion());
+    server.setRequestHandler('tools/list', (_request, ctx) => {
+      noteEnvelope(ctx.mcpReq.envelope);
+      return listed;
+    });
+    server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult> => {
+      noteEnvelope(ctx.mcpReq.envelope);
+      const { name } = request.params;
+      // The client prefixes `MCP error -32602: ` itself: the message is the sentence alone.
+      if (!tools.has(name)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name.slice(0, 80)}`);
+      const token = ctx.mcpReq._meta?.progressToken;
+      let beats = 0;
+      // A command may run for minutes: progress lets a client that resets its timeout on progress wait for it.
+      const heartbeat = token === undefined ? undefined : setInterval(() => {
+        beats++;
+        ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: beats, message: `${name} still running` } }).catch(() => undefined);
+      }, progressIntervalMs);
+      const call = tools.call(name, request.params.arguments ?? {}, ctx.mcpReq.signal);
+      inFlight.add(call);
+      try {
+        const { text, isError } = await call;
+        // One text item, never structuredContent nor a resource_link (docs/contracts.md §4.1).
+        return { content: [{ type: 'text', text }], ...(isError ? { isError: true } : {}) };
+      } finally {
+        inFlight.delete(call);
+        if (heartbeat) clearInterval(heartbeat);
+      }
+    });
+    servers.add(server);
+    const previous = server.onclose;
+    server.onclose = () => { servers.delete(server); previous?.(); };
+    return server;
+  };
 
   return {
-    server, storage, settings,
+    newServer, storage, settings,
+    serve(transport = new StdioServerTransport(), onerror) {
+      let done!: () => void;
+      const closed = new Promise<void>((resolve) => { done = resolve; });
+      const handle = serveStdio(() => newServer(), { transport: guardToolArguments(transport, () => { connections.delete(handle); done(); }), ...(onerror ? { onerror } : {}) });
+      connections.add(handle);
+      return { handle, closed };
+    },
     async close() {
-      await server.close();
+      await Promise.allSettled([...connections].map((c) => c.close()));
+      await Promise.allSettled([...servers].map((s) => s.close()));
       let timer: NodeJS.Timeout | undefined;
       const grace = new Promise<void>((resolve) => { timer = setTimeout(resolve, CLOSE_GRACE_MS); });
       await Promise.race([Promise.allSettled([...inFlight]), grace]);
@@ -121,12 +187,11 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     stderrLog(`cannot start: ${e instanceof Error ? e.message : String(e)}`);
     return 1;
   }
-  const closed = new Promise<void>((resolve) => { mcp.server.onclose = resolve; });
   // The SDK reports protocol faults only to onerror and closes silently on an oversized
   // line: say why on stderr, and make that end a failure (docs/contracts.md §4).
   let fatal = false;
-  mcp.server.onerror = (e) => {
-    const message = oneLine(e instanceof Error ? e.message : String(e));
+  const onerror = (e: Error): void => {
+    const message = oneLine(e.message);
     if (/ReadBuffer exceeded/.test(message)) {
       fatal = true;
       stderrLog(`closing: a request line exceeded the ${STDIO_DEFAULT_MAX_BUFFER_SIZE}-byte stdio limit (${message})`);
@@ -134,10 +199,10 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
       stderrLog(`protocol error: ${message}`);
     }
   };
-  const transport = new StdioServerTransport();
-  await mcp.server.connect(transport);
-  guardToolArguments(transport);
-  stderrLog(`serving ${MCP_TOOL_NAMES.join(', ')}; tenant ${mcp.storage.tenant} (${mcp.storage.tenantSource}), evidence in ${mcp.storage.root}`);
+  const serving = `serving ${MCP_TOOL_NAMES.join(', ')}; tenant ${mcp.storage.tenant} (${mcp.storage.tenantSource}), evidence in ${mcp.storage.root}`;
+  if (parsed.http) return await serveHttpUntilSignal(mcp, parsed.http.port, parsed.options.storageDir, serving);
+  const { closed } = mcp.serve(new StdioServerTransport(), onerror);
+  stderrLog(serving);
   let closing: Promise<void> | undefined;
   const shutdown = (): void => { closing ??= mcp.close(); };
   process.stdin.once('end', shutdown);
@@ -149,27 +214,28 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   return fatal ? 1 : 0;
 }
 
+/** `--http`: serves until SIGINT or SIGTERM, then closes (removing the info file); the token is printed here, once. */
+async function serveHttpUntilSignal(mcp: EvidenceMcpServer, port: number, storageDir: string, serving: string): Promise<number> {
+  let http;
+  try {
+    // Loaded only here: the HTTP adapter (hono) is not evaluated by a stdio server.
+    const { serveHttp } = await import('./http.js');
+    http = await serveHttp(mcp, { port, storageDir, onerror: (e) => stderrLog(`protocol error: ${oneLine(e.message)}`) });
+  } catch (e) {
+    stderrLog(`cannot start: ${e instanceof Error ? e.message : String(e)}`);
+    await mcp.close();
+    return 1;
+  }
+  stderrLog(`${serving}; over Streamable HTTP at ${http.url}`);
+  stderrLog(`bearer token (this start only, also in ${http.infoFile}): ${http.token}`);
+  await new Promise<void>((resolve) => { process.once('SIGTERM', resolve); process.once('SIGINT', resolve); });
+  await http.close();
+  await mcp.close();
+  return 0;
+}
+
 /** A message on one line, at most 300 characters (stderr is a line log). */
 function oneLine(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > 300 ? `${flat.slice(0, 300)}…` : flat;
-}
-
-/**
- * Answers a `tools/call` whose `arguments` is present but not an object with JSON-RPC
- * invalid params and one line, before the SDK's schema check turns it into an internal
- * error carrying a multi-line validation dump (docs/contracts.md §4). Call after
- * `connect`, which installs the handler wrapped here.
- */
-export function guardToolArguments(transport: Transport): void {
-  const inner = transport.onmessage;
-  transport.onmessage = (message, extra) => {
-    const m = message as { id?: unknown; method?: unknown; params?: { arguments?: unknown } };
-    const args = m.params?.arguments;
-    if (m.method === 'tools/call' && (typeof m.id === 'string' || typeof m.id === 'number') && args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
-      void transport.send({ jsonrpc: '2.0', id: m.id, error: { code: ErrorCode.InvalidParams, message: 'arguments must be an object' } }).catch(() => undefined);
-      return;
-    }
-    inner?.(message, extra);
-  };
 }

@@ -6,10 +6,8 @@
  * run of its own (labelled `mcp run: …` / `mcp read: …`), as the editor does for a call
  * no participant announced (docs/contracts.md §4).
  */
-import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
-// Deep paths with `.js`: the bare subpaths resolve to ESM-only typings under Node16 CommonJS resolution.
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
-import type { JsonSchemaType, JsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
+import type { JsonSchemaType, JsonSchemaValidator, ToolAnnotations } from '@modelcontextprotocol/server';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import {
   EvidenceFileWorkspace, EvidenceToolTable, runToolCall,
   type ArtifactStore, type CallAnswer, type LocalWorkspace, type RunStore,

@@ -6,8 +6,8 @@
  * exactly what Claude Code gives its model (docs/architecture.md §5.1).
  */
 import * as assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { ReadToolOutputResult } from '../../src/core/index.js';
 import { ensureTools, repoRoot } from '../harness/tools.js';
@@ -43,7 +43,7 @@ function installClaudeHook(s: Sandbox): void {
 }
 
 /** Runs `claude -p` in the sandbox against the scripted server; resolves with its exit code and output. */
-async function runClaude(s: Sandbox, server: ScriptedAnthropic, extraEnv: Record<string, string> = {}, permissions: readonly string[] = ['--allowedTools', 'Bash', 'mcp__evidence__read_tool_output']): Promise<{ code: number | null; stdout: string; stderr: string }> {
+async function runClaude(s: Sandbox, server: ScriptedAnthropic, extraEnv: Record<string, string> = {}, permissions: readonly string[] = ['--allowedTools', 'Bash', 'mcp__evidence__read_tool_output'], config = mcpConfig(s)): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const { claude } = ensureTools();
   // A clean environment: nothing of this machine's (or a coding client's) Anthropic
   // settings leaks in, no telemetry, no update checks, no traffic but to the server.
@@ -57,7 +57,7 @@ async function runClaude(s: Sandbox, server: ScriptedAnthropic, extraEnv: Record
     ENABLE_TOOL_SEARCH: 'false',
     ...extraEnv,
   };
-  const args = ['-p', 'Why does the build fail?', '--output-format', 'json', '--mcp-config', mcpConfig(s), '--strict-mcp-config', ...permissions];
+  const args = ['-p', 'Why does the build fail?', '--output-format', 'json', '--mcp-config', config, '--strict-mcp-config', ...permissions];
   return runAgent(claude, args, { cwd: s.workspace, env, timeoutMs: CLAUDE_TIMEOUT_MS });
 }
 
@@ -244,5 +244,39 @@ describe('Reach: Claude Code from npm with a scripted Anthropic server on loopba
     assert.deepEqual(routed[0], plain[0]);
     assert.equal(plain[1]!.isError, true);
     assert.equal(routed[1]!.isError, true);
+  });
+  // Issue 23: the same server over Streamable HTTP (`mcp --http`), configured by URL and the start's bearer token.
+  it('over HTTP: Claude Code reaches `mcp --http` by URL with the bearer token; its model gets the exact text of a call', async () => {
+    const http = spawn(sandbox.shim, ['mcp', '--storage', sandbox.storage, '--workspace', sandbox.workspace, '--http'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    http.stderr.on('data', (b: Buffer) => { stderr += b.toString(); });
+    try {
+      const infoFile = path.join(sandbox.storage, 'mcp-http.json');
+      const end = Date.now() + 30_000;
+      while (!existsSync(infoFile)) {
+        assert.ok(Date.now() < end, `no ${infoFile}: ${stderr}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const { url, token } = JSON.parse(readFileSync(infoFile, 'utf8')) as { url: string; token: string };
+      const turns: MessagesRequest[] = [];
+      server = await startScriptedAnthropic((req): ScriptedReply => {
+        if (!isAgentTurn(req)) return { text: 'ok' };
+        turns.push(req);
+        if (turns.length === 1) return { tool: { id: 'toolu_http_1', name: 'mcp__evidence__evidence_runCommand', input: { command: 'seq 1 3' } } };
+        return { text: 'done' };
+      });
+      const config = JSON.stringify({ mcpServers: { evidence: { type: 'http', url, headers: { Authorization: `Bearer ${token}` } } } });
+      const run = await runClaude(sandbox, server, {}, ['--allowedTools', 'mcp__evidence__evidence_runCommand'], config);
+      assert.equal(run.code, 0, `claude exited ${run.code}: ${run.stderr.slice(0, 2000)}`);
+      assert.equal(turns.length, 2, 'two model turns: the MCP call, then the answer');
+      assert.ok(turns[0]!.tools?.some((t) => t.name === 'mcp__evidence__read_tool_output'), 'the tools are offered over HTTP');
+      assert.deepEqual(toolResultText(turns[1]!, 'toolu_http_1'), { text: '$ seq 1 3\nexit code 0\nstdout: 6 bytes, 3 lines:\n1\n2\n3\n\nstderr: empty', isError: false });
+      // The revision Claude Code chose, as the server logs it once per client.
+      const negotiated = /\] client (\S+ \S+) on protocol (\S+)\n/.exec(stderr);
+      console.log(`[reach] Claude Code over HTTP: ${negotiated?.[1]} on protocol ${negotiated?.[2]}`);
+      assert.equal(negotiated?.[2], '2026-07-28', stderr);
+    } finally {
+      http.kill('SIGTERM');
+    }
   });
 });

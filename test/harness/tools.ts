@@ -25,6 +25,9 @@ export interface Tools {
   gemini: string;
   opencode: string;
   qwen: string;
+  /** The MCP conformance suite's and the MCP Inspector's entry points (run with Node 24: they need Node >= 22). */
+  mcpConformance: string;
+  mcpInspector: string;
 }
 
 const toolsDir = process.env.BE_TOOLS_DIR ?? path.join(repoRoot, '.tools');
@@ -42,13 +45,15 @@ export function toolPaths(): Tools {
     gemini: path.join(toolsDir, 'gemini', 'node_modules', '@google', 'gemini-cli', 'bundle', 'gemini.js'),
     opencode: path.join(toolsDir, 'opencode', 'node_modules', 'opencode-ai', 'bin', 'opencode.exe'),
     qwen: path.join(toolsDir, 'qwen-code', 'node_modules', '@qwen-code', 'qwen-code', 'cli-entry.js'),
+    mcpConformance: path.join(toolsDir, 'mcp-conformance', 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js'),
+    mcpInspector: path.join(toolsDir, 'mcp-inspector', 'node_modules', '@modelcontextprotocol', 'inspector', 'clients', 'launcher', 'build', 'index.js'),
   };
 }
 
 /** Installs whatever is missing (a no-op when everything is there) and returns the paths. */
 export function ensureTools(): Tools {
   const t = toolPaths();
-  if (![t.node24, t.serverMain, t.chromium, t.claude, t.copilot, t.codex, t.gemini, t.opencode, t.qwen].every((p) => existsSync(p))) {
+  if (![t.node24, t.serverMain, t.chromium, t.claude, t.copilot, t.codex, t.gemini, t.opencode, t.qwen, t.mcpConformance, t.mcpInspector].every((p) => existsSync(p))) {
     const r = spawnSync('bash', [path.join(repoRoot, 'scripts', 'setup-tools.sh')], { stdio: 'inherit' });
     if (r.status !== 0) throw new Error(`setup-tools.sh failed with exit code ${r.status}`);
   }

@@ -1,8 +1,8 @@
 import * as assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { ArtifactStore, FsBlobStore, layoutOfFolder, RunStore } from '../../src/core/index.js';
+import { ArtifactStore, FsBlobStore, layoutOfFolder, MCP_HTTP_INFO_FILE, RunStore } from '../../src/core/index.js';
 import { evidenceApi, invoke, repoRoot, workspaceDir } from './helpers.js';
 
 describe('Copy MCP Server Configuration, and evidence shared with the server', () => {
@@ -42,5 +42,22 @@ describe('Copy MCP Server Configuration, and evidence shared with the server', (
     await run.finish();
     const reply = await invoke('evidence_readFile', { path: `.tool-artifacts/${ref.artifactId}/bytes/0-10` });
     assert.equal(reply, `Artifact range:\n{"artifact_id":"${ref.artifactId}","byte_count":10,"data":${JSON.stringify(text.slice(0, 10))},"end":10,"sha256":"${ref.sha256}","start":0,"total_byte_count":${Buffer.byteLength(text)}}`);
+  });
+  it('adds an entry by URL and bearer token while `mcp --http` runs on this storage (its mcp-http.json), none once its process is gone', async () => {
+    const info = path.join(args[2]!, MCP_HTTP_INFO_FILE);
+    const token = 'ab'.repeat(32);
+    try {
+      // A live process (this one) stands for the server; the file is what serveHttp writes.
+      writeFileSync(info, JSON.stringify({ url: 'http://127.0.0.1:8765/mcp', token, pid: process.pid }), { mode: 0o600 });
+      const config = JSON.parse(await vscode.commands.executeCommand<string>('boundedEvidence.copyMcpConfig')) as { mcpServers: Record<string, unknown> };
+      assert.deepEqual(Object.keys(config.mcpServers), ['bounded-evidence', 'bounded-evidence-http']);
+      assert.deepEqual(config.mcpServers['bounded-evidence-http'], { type: 'http', url: 'http://127.0.0.1:8765/mcp', headers: { Authorization: `Bearer ${token}` } });
+      // A server killed before it could remove its file: no entry for it.
+      writeFileSync(info, JSON.stringify({ url: 'http://127.0.0.1:8765/mcp', token, pid: 2 ** 22 + 12345 }), { mode: 0o600 });
+      const stale = JSON.parse(await vscode.commands.executeCommand<string>('boundedEvidence.copyMcpConfig')) as { mcpServers: Record<string, unknown> };
+      assert.deepEqual(Object.keys(stale.mcpServers), ['bounded-evidence']);
+    } finally {
+      rmSync(info, { force: true });
+    }
   });
 });

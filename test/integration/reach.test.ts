@@ -11,8 +11,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { workspaceHookFileText } from '../../src/core/reach/hookConfig.js';
 import { editorContext, initPicks } from '../../src/extension/reach/initAgents.js';
 import { evidenceApi, invoke, repoRoot, sh, workspaceDir } from './helpers.js';

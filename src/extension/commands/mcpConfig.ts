@@ -5,9 +5,12 @@
  * minted on either side reads on the other). The tenant is passed explicitly: the
  * server then never has to guess it. No server definition is registered with VS Code
  * itself: inside the editor the same tools already exist as language model tools.
+ * When `mcp --http` is running on this storage (its `mcp-http.json`, docs/contracts.md
+ * §4.2), a second entry reaches it by URL with that start's bearer token.
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { runningMcpHttpServer } from '../../core/index.js';
 import type { EvidenceServices } from '../services.js';
 import type { CommandDeps } from './deps.js';
 
@@ -23,9 +26,16 @@ export function mcpServerConfig(extensionPath: string, services: Pick<EvidenceSe
   return { mcpServers: { [MCP_SERVER_KEY]: { command: 'node', args } } };
 }
 
+/** The key of the entry for a running HTTP server. */
+export const MCP_HTTP_SERVER_KEY = 'bounded-evidence-http';
+
 /** Copies the configuration (pretty JSON) and says so; returns the text copied. */
 export async function copyMcpConfigCommand(deps: CommandDeps): Promise<string> {
-  const text = JSON.stringify(mcpServerConfig(deps.extensionPath, await deps.host.get()), null, 2);
+  const services = await deps.host.get();
+  const config: { mcpServers: Record<string, unknown> } = mcpServerConfig(deps.extensionPath, services);
+  const http = await runningMcpHttpServer(path.dirname(services.layout.root));
+  if (http) config.mcpServers[MCP_HTTP_SERVER_KEY] = { type: 'http', url: http.url, headers: { Authorization: `Bearer ${http.token}` } };
+  const text = JSON.stringify(config, null, 2);
   await vscode.env.clipboard.writeText(text);
   void vscode.window.showInformationMessage('Bounded Evidence: MCP server configuration copied. Add it to your MCP client\'s "mcpServers" (Node.js 20 or later must be on its PATH).');
   return text;

@@ -13,8 +13,8 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { Client } from '@modelcontextprotocol/client';
+import { InMemoryTransport } from '@modelcontextprotocol/client';
 import { runCli } from '../../../src/cli/main.js';
 import type { CliIo } from '../../../src/cli/io.js';
 import { openSession } from '../../../src/cli/session.js';
@@ -108,7 +108,8 @@ describe('command line', function () {
     const mcp = await createEvidenceMcpServer({ storageDir: storage, workspaceFolder: work, log: () => undefined });
     const [a, b] = InMemoryTransport.createLinkedPair();
     const client = new Client({ name: 't', version: '1' });
-    await Promise.all([mcp.server.connect(a), client.connect(b)]);
+    mcp.serve(a);
+    await client.connect(b);
     const reply = await client.callTool({ name: 'evidence_runCommand', arguments: { command } });
     await client.close();
     await mcp.close();
@@ -305,7 +306,7 @@ describe('command line', function () {
     const help = spawnSync(process.execPath, ['--import', TSX, MAIN, 'mcp', '--help'], { encoding: 'utf8' });
     assert.equal(help.status, 0);
     assert.match(help.stdout, /^Usage: node dist\/mcp\.js --storage <dir>/);
-    const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+    const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
     const client = new Client({ name: 'cli-mcp', version: '1' });
     const childEnv: Record<string, string> = {};
     for (const [k, v] of Object.entries(env())) if (v !== undefined) childEnv[k] = v;

@@ -2,12 +2,16 @@
  * Issue 10, defect 8: protocol edges of the MCP server over real stdio (docs/contracts.md §4).
  * A request line over the SDK's 10 MiB stdio limit ends the server with a stderr line saying
  * why and a non-zero exit code; non-object `arguments` are answered with JSON-RPC invalid
- * params, in one line.
+ * params, in one line. Both revisions on the raw wire (issue 23): `server/discover` and the
+ * 2026-07-28 result fields, `initialize` for 2025-11-25, and one text item per tool result,
+ * never `structuredContent` nor a `resource_link` (docs/contracts.md §4.1).
  */
 import * as assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { MCP_TOOL_NAMES } from '../../../src/mcp/manifest.js';
+import { SERVER_INSTRUCTIONS } from '../../../src/mcp/server.js';
 import { handshake, startServer } from './mcpProcess.js';
 
 describe('MCP protocol edges (issue 10, defect 8)', () => {
@@ -31,6 +35,56 @@ describe('MCP protocol edges (issue 10, defect 8)', () => {
       }
       s.send({ jsonrpc: '2.0', id: 20, method: 'tools/list' });
       assert.ok(Array.isArray(((await s.reply(20)).result as { tools: unknown[] }).tools));
+    } finally {
+      s.proc.kill('SIGKILL');
+    }
+  });
+
+  const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
+  const SERVER_INFO = { 'io.modelcontextprotocol/serverInfo': { name: 'bounded-evidence', title: 'Bounded Evidence', version: '0.1.0' } };
+
+  it('2026-07-28 on the raw wire: server/discover, resultType on every result, cache fields on the list; the tool result is one text item', async function () {
+    this.timeout(60_000);
+    const s = startServer(path.join(tmp, 'storage'), path.join(tmp, 'ws'));
+    try {
+      s.send({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: META } });
+      const discover = (await s.reply(1)).result as Record<string, unknown>;
+      assert.deepEqual(discover.supportedVersions, ['2026-07-28']);
+      assert.deepEqual(discover.capabilities, { tools: {} });
+      assert.equal(discover.instructions, SERVER_INSTRUCTIONS);
+      assert.deepEqual([discover.resultType, discover.ttlMs, discover.cacheScope, discover._meta], ['complete', 600_000, 'private', SERVER_INFO]);
+      s.send({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: { _meta: META } });
+      const list = (await s.reply(2)).result as Record<string, unknown>;
+      assert.deepEqual((list.tools as { name: string }[]).map((t) => t.name), MCP_TOOL_NAMES);
+      assert.deepEqual([list.resultType, list.ttlMs, list.cacheScope], ['complete', 600_000, 'private']);
+      s.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'evidence_runCommand', arguments: { command: 'seq 1 3' }, _meta: META } });
+      assert.deepEqual((await s.reply(3)).result, {
+        content: [{ type: 'text', text: '$ seq 1 3\nexit code 0\nstdout: 6 bytes, 3 lines:\n1\n2\n3\n\nstderr: empty' }], resultType: 'complete', _meta: SERVER_INFO,
+      });
+      // The sentence once (the SDK 1.x doubled `MCP error -32602:` into the message).
+      s.send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'nope', arguments: {}, _meta: META } });
+      assert.deepEqual((await s.reply(4)).error, { code: -32602, message: 'Unknown tool: nope' });
+    } finally {
+      s.proc.kill('SIGKILL');
+    }
+  });
+
+  it('2025-11-25 on the raw wire: initialize (also when 2026-07-28 is offered there), the same tool text, nothing more than one text item', async function () {
+    this.timeout(60_000);
+    const s = startServer(path.join(tmp, 'storage'), path.join(tmp, 'ws'));
+    try {
+      s.send({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2026-07-28', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+      const init = (await s.reply(0)).result as Record<string, unknown>;
+      // The new revision is negotiated by server/discover only: an initialize gets the newest 2025-era revision.
+      assert.deepEqual([init.protocolVersion, init.instructions, init.serverInfo], ['2025-11-25', SERVER_INSTRUCTIONS, { name: 'bounded-evidence', title: 'Bounded Evidence', version: '0.1.0' }]);
+      s.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      s.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+      const list = (await s.reply(2)).result as Record<string, unknown>;
+      assert.deepEqual(Object.keys(list), ['tools']);
+      s.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'evidence_runCommand', arguments: { command: 'seq 1 3' } } });
+      assert.deepEqual((await s.reply(3)).result, { content: [{ type: 'text', text: '$ seq 1 3\nexit code 0\nstdout: 6 bytes, 3 lines:\n1\n2\n3\n\nstderr: empty' }] });
+      s.send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'nope', arguments: {} } });
+      assert.deepEqual((await s.reply(4)).error, { code: -32602, message: 'Unknown tool: nope' });
     } finally {
       s.proc.kill('SIGKILL');
     }

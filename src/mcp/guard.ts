@@ -1,0 +1,38 @@
+/**
+ * The one protocol answer the server gives before the SDK sees a message, on stdio and
+ * HTTP alike: a `tools/call` whose `arguments` is present but not an object gets JSON-RPC
+ * invalid params and one line (docs/contracts.md §4).
+ */
+import { ProtocolErrorCode, type Transport } from '@modelcontextprotocol/server';
+
+/** The one-line refusal of a `tools/call` whose `arguments` is present but not an object, or undefined for any other message. */
+export function refuseNonObjectArguments(message: unknown): { jsonrpc: '2.0'; id: string | number; error: { code: number; message: string } } | undefined {
+  const m = message as { id?: unknown; method?: unknown; params?: { arguments?: unknown } } | null;
+  const args = m?.params?.arguments;
+  if (m?.method === 'tools/call' && (typeof m.id === 'string' || typeof m.id === 'number') && args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
+    return { jsonrpc: '2.0', id: m.id, error: { code: ProtocolErrorCode.InvalidParams, message: 'arguments must be an object' } };
+  }
+  return undefined;
+}
+
+/**
+ * Wraps a transport so that a `tools/call` whose `arguments` is present but not an
+ * object is answered with JSON-RPC invalid params and one line, before the SDK's schema
+ * check turns it into an error carrying a multi-line validation dump (docs/contracts.md §4);
+ * `onclose` is told when the connection ends (the serving entry keeps that to itself).
+ */
+export function guardToolArguments(inner: Transport, onclose: () => void = () => undefined): Transport {
+  const outer: Transport = {
+    start: () => inner.start(),
+    send: (message, options) => inner.send(message, options),
+    close: () => inner.close(),
+  };
+  inner.onmessage = (message, extra) => {
+    const refusal = refuseNonObjectArguments(message);
+    if (refusal) { void inner.send(refusal).catch(() => undefined); return; }
+    outer.onmessage?.(message, extra);
+  };
+  inner.onerror = (e) => outer.onerror?.(e);
+  inner.onclose = () => { outer.onclose?.(); onclose(); };
+  return outer;
+}

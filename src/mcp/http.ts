@@ -1,0 +1,141 @@
+/**
+ * The Streamable HTTP transport (`bounded-evidence mcp --http [PORT]`): the same tools and
+ * texts as stdio, for clients that connect by URL and for several agents sharing one
+ * server on one store. Stateless on both revisions (the SDK's `createMcpHandler` builds an
+ * SDK server per request from `newServer`; the stores are shared), so clients need no
+ * session and may come and go.
+ *
+ * Only this machine may reach it, in this order, before anything else is read:
+ * 1. it listens on 127.0.0.1 only;
+ * 2. `Host` must name the loopback and `Origin`, when present, a loopback origin (a web
+ *    page that rebinds its own name to 127.0.0.1 sends its own name in both: 403);
+ * 3. `Authorization: Bearer <token>`, a 32-byte random token made at each start, printed
+ *    once on stderr and written with the URL to `<storage>/mcp-http.json` (mode 0600,
+ *    removed on a clean exit) for `init` and the editor's Copy MCP Server Configuration
+ *    (401 otherwise: another local user or process without the file cannot call a tool).
+ * See docs/contracts.md §4.2.
+ */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { chmod, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as path from 'node:path';
+import { localhostHostValidation, localhostOriginValidation, toNodeHandler } from '@modelcontextprotocol/node';
+import { createMcpHandler, DEFAULT_MAX_REQUEST_BODY_SIZE } from '@modelcontextprotocol/server';
+import { MCP_HTTP_INFO_FILE, type McpHttpInfo } from '../core/index.js';
+import { refuseNonObjectArguments } from './guard.js';
+import type { EvidenceMcpServer } from './server.js';
+
+
+/** A running HTTP server. */
+export interface EvidenceHttpServer {
+  /** `http://127.0.0.1:<port>/mcp`. */
+  readonly url: string;
+  /** The bearer token of this start (64 hex digits). */
+  readonly token: string;
+  /** Where the URL and token were written. */
+  readonly infoFile: string;
+  /** Stops listening, ends the requests in flight and removes the info file (if it is still this start's). */
+  close(): Promise<void>;
+}
+
+/** A JSON-RPC error with no id, the shape the SDK's own HTTP refusals have. */
+function refuse(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+}
+
+/** Reads a request body up to `limit` bytes; undefined past it. */
+async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) return undefined;
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** Whether `header` is `Bearer <token>`, compared in constant time. */
+function bearerMatches(header: string | undefined, token: Buffer): boolean {
+  const m = /^Bearer ([0-9a-f]{64})$/.exec(header ?? '');
+  if (!m) return false;
+  return timingSafeEqual(Buffer.from(m[1]!, 'utf8'), token);
+}
+
+/**
+ * Serves `mcp` over HTTP on 127.0.0.1:`port` (0: a free port) and writes the info file into
+ * `storageDir`; rejects with a sentence when the port cannot be had.
+ */
+export async function serveHttp(mcp: EvidenceMcpServer, options: { readonly port: number; readonly storageDir: string; readonly onerror?: (error: Error) => void }): Promise<EvidenceHttpServer> {
+  const token = randomBytes(32).toString('hex');
+  const tokenBytes = Buffer.from(token, 'utf8');
+  const validHost = localhostHostValidation();
+  const validOrigin = localhostOriginValidation();
+  const onerror = options.onerror ?? (() => undefined);
+  const handler = createMcpHandler(() => mcp.newServer(), { onerror });
+  const node = toNodeHandler(handler, { onerror });
+
+  const server: HttpServer = createServer((req, res) => {
+    void (async () => {
+      // DNS rebinding first: nothing of a request from a foreign page is looked at further.
+      if (!validHost(req, res) || !validOrigin(req, res)) return;
+      if (!bearerMatches(req.headers.authorization, tokenBytes)) {
+        refuse(res, 401, 'Unauthorized: send the bearer token of this server start (printed at its start, and in mcp-http.json in its storage folder)', { 'WWW-Authenticate': 'Bearer' });
+        return;
+      }
+      if (new URL(req.url ?? '/', 'http://127.0.0.1').pathname !== '/mcp') { refuse(res, 404, 'Not found: the MCP endpoint is /mcp'); return; }
+      if (req.method !== 'POST') { await node(req, res); return; }
+      const body = await readBody(req, DEFAULT_MAX_REQUEST_BODY_SIZE);
+      if (body === undefined) { refuse(res, 413, `Payload too large: a request body may have at most ${DEFAULT_MAX_REQUEST_BODY_SIZE} bytes`, { Connection: 'close' }); return; }
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(body.toString('utf8'));
+      } catch {
+        res.writeHead(400, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the body is not JSON' }, id: null }));
+        return;
+      }
+      // As on stdio: non-object `arguments` get one line, not the SDK's validation dump.
+      const refusal = refuseNonObjectArguments(parsed);
+      if (refusal) {
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify(refusal));
+        return;
+      }
+      await node(req, res, parsed);
+    })().catch((e: unknown) => {
+      onerror(e instanceof Error ? e : new Error(String(e)));
+      if (!res.headersSent) refuse(res, 500, 'Internal server error');
+      else res.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (e: NodeJS.ErrnoException) => reject(new Error(e.code === 'EADDRINUSE' ? `port ${options.port} on 127.0.0.1 is in use` : `cannot listen on 127.0.0.1:${options.port}: ${e.message}`)));
+    server.listen(options.port, '127.0.0.1', resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}/mcp`;
+  const infoFile = path.join(options.storageDir, MCP_HTTP_INFO_FILE);
+  const info: McpHttpInfo = { url, token, pid: process.pid };
+  // Written aside then renamed: a reader never sees half a file, nor the token under a wider mode.
+  const aside = `${infoFile}.${process.pid}.tmp`;
+  await writeFile(aside, `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });
+  await chmod(aside, 0o600);
+  await rename(aside, infoFile);
+
+  let closing: Promise<void> | undefined;
+  return {
+    url, token, infoFile,
+    close: () => closing ??= (async () => {
+      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await handler.close();
+      await stopped;
+      // Another start on the same storage may have written its own since: leave that one.
+      const current = await readFile(infoFile, 'utf8').then((t) => (JSON.parse(t) as McpHttpInfo).token, () => undefined);
+      if (current === token) await rm(infoFile, { force: true });
+    })(),
+  };
+}
