@@ -70,7 +70,7 @@ describe('palette commands, driven with arguments', () => {
 
   it('Verify Artifact says why when a handle is not this workspace\'s', async () => {
     const v = await vscode.commands.executeCommand<VerifyResult>(cmd.verify, { handle: 'res_nope-1' });
-    assert.deepEqual(v, { handle: 'res_nope-1', ok: false, error: 'access denied: unknown handle' });
+    assert.deepEqual(v, { handle: 'res_nope-1', ok: false, error: 'access denied: unknown or expired handle' });
   });
 
   it('Open Artifact in Editor pages a large output and reveals a line; the header says which bytes and lines', async () => {

@@ -154,7 +154,7 @@ describe('language model tools, invoked through vscode.lm.invokeTool', () => {
   });
 
   it('refuses forged and cross-workspace handles as access denied, naming nothing', async () => {
-    const denied = 'error: access denied: unknown handle';
+    const denied = 'error: access denied: unknown or expired handle';
     for (const handle of ['res_forged', 'out_forged_stdout', '../../etc/passwd', 'res_../../x', `${stdoutHandle}x`, 'r'.repeat(256)]) {
       assert.equal(await invoke('read_tool_output', { handle }), denied, handle);
     }

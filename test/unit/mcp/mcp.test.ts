@@ -237,7 +237,7 @@ describe('MCP server: the editor\'s tools for agents outside the editor', () => 
     await run.finish();
     assert.ok(minted.handle);
     for (const handle of [minted.handle, 'res_0000000000-1', 'out_../../etc/passwd', '..', 'a'.repeat(256)]) {
-      assert.deepEqual(await call('read_tool_output', { handle }), { text: 'error: access denied: unknown handle', isError: true }, handle);
+      assert.deepEqual(await call('read_tool_output', { handle }), { text: 'error: access denied: unknown or expired handle', isError: true }, handle);
     }
     assert.deepEqual(await call('read_tool_output', { handle: 'a'.repeat(257) }), {
       text: 'error: input does not match the read_tool_output schema: input/handle must NOT have more than 256 characters', isError: true,

@@ -33,7 +33,7 @@ describe('shared tool replies (editor and MCP server)', () => {
 
   it('caps byte windows, passes store refusals through and hides unexpected failures', async () => {
     assert.equal(await readFitted(runs, { handle, bytes: { start: 0, end: 4097 } }, 4096, () => undefined), 'error: artifact range exceeds 4096 bytes');
-    assert.equal(await readFitted(runs, { handle: 'res_nope' }, 4096, () => undefined), 'error: access denied: unknown handle');
+    assert.equal(await readFitted(runs, { handle: 'res_nope' }, 4096, () => undefined), 'error: access denied: unknown or expired handle');
     const seen: unknown[] = [];
     const broken = { readToolOutput: () => Promise.reject(new Error('/secret/host/path')) };
     assert.equal(await readFitted(broken, { handle }, 4096, (e) => seen.push(e)), READ_STORAGE_FAILURE);
