@@ -6,9 +6,8 @@
  * and the schema 2 catalog that code left beside it (its handles derived from the call id at indexing).
  */
 import * as assert from 'node:assert/strict';
-import { cpSync, existsSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { catalogPath, rowCounts, withCatalog } from './catalogFiles.js';
 import { openStore, rejectsWith, scratch, sha } from './helpers.js';
 
@@ -24,16 +23,12 @@ const OLD = [
   { handle: 'out_20c5336645-2_value', bytes: '{"aborted":false,"code":0,"signal":null,"timedOut":false}' },
 ];
 
-function fixtureCatalog(): { version: number; handles: string[] } {
-  const db = new DatabaseSync(path.join(FIXTURE, '.catalog.sqlite'), { readOnly: true });
-  try {
-    return {
-      version: (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version,
-      handles: db.prepare('SELECT handle FROM handles ORDER BY handle').all().map((r) => String(r.handle)),
-    };
-  } finally {
-    db.close();
-  }
+/** The copied fixture's catalog, read before any store opens it (the fixture itself is never opened: SQLite would add files beside it). */
+function catalogAsCopied(dir: string): { version: number; handles: string[] } {
+  return withCatalog(dir, (db) => ({
+    version: (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version,
+    handles: db.prepare('SELECT handle FROM handles ORDER BY handle').all().map((r) => String(r.handle)),
+  }));
 }
 
 describe('handles written before opaque handles keep resolving; a schema 2 catalog migrates without loss', () => {
@@ -44,8 +39,9 @@ describe('handles written before opaque handles keep resolving; a schema 2 catal
   });
   afterEach(() => cleanup());
 
-  it('the fixture is what the previous code left: schema 2, the derived handles indexed', () => {
-    assert.deepEqual(fixtureCatalog(), { version: 2, handles: [...OLD.map((o) => o.handle), 'res_20c5336645-2'].sort() });
+  it('the fixture is what the previous code left: a log and a schema 2 catalog, the derived handles indexed', () => {
+    assert.deepEqual(readdirSync(FIXTURE).sort(), ['.catalog.sqlite', `${RUN}.jsonl`]);
+    assert.deepEqual(catalogAsCopied(dir), { version: 2, handles: [...OLD.map((o) => o.handle), 'res_20c5336645-2'].sort() });
   });
 
   it('a long-lived store moves the schema 2 catalog aside, rebuilds it from the logs and reads every old handle to its exact bytes', async () => {
