@@ -24,10 +24,10 @@ describe('shared tool replies (editor and MCP server)', () => {
 
   it('halves the line window until the JSON fits under 8 KiB, and says where to continue', async () => {
     const unfitted = JSON.stringify(await runs.readToolOutput({ handle }));
-    assert.equal(utf8Bytes(unfitted), 10_011);
+    assert.equal(utf8Bytes(unfitted), 10_025);
     const text = await readFitted(runs, { handle }, 4096, () => assert.fail('no unexpected failure'));
     const r = JSON.parse(text) as { returned_lines: number; truncated: boolean; offset: number };
-    assert.deepEqual([utf8Bytes(text), r.returned_lines, r.truncated, r.offset], [5_111, 100, true, 0]);
+    assert.deepEqual([utf8Bytes(text), r.returned_lines, r.truncated, r.offset], [5_125, 100, true, 0]);
     assert.equal(await readFitted(runs, { handle, limit: 50 }, 4096, () => undefined), JSON.stringify(await runs.readToolOutput({ handle, limit: 50 })));
   });
 
