@@ -118,6 +118,29 @@ describe('handles and the reserved reader name (docs/contracts.md §2.2)', () =>
       assert.deepEqual(summary.problems.map((p) => p.detail), ['call_finished: field resultHandle is missing or invalid']);
     });
 
+    it('a handle whose run retention deleted (expired) is refused with the very sentence of one never minted', async () => {
+      const store = await openStore(dir, { blobs: new MemoryBlobStore(), limits: { largeResultBytes: 4, previewBytes: 4 } });
+      const old = await store.startRun();
+      const gone = await old.recordResult('t', {}, 'kept until retention');
+      const cmd = await old.runCommand('echo expired', { cwd: dir });
+      await old.finish();
+      const kept = await store.startRun();
+      const pinned = await kept.recordResult('t', {}, 'a pinned run is kept');
+      await kept.finish();
+      await store.setPinned(kept.runId, true);
+      assert.equal((await store.readToolOutput({ handle: gone.handle! })).content, 'kept until retention');
+      const pruned = await store.prune({ maxAgeMs: 1, now: Date.now() + 86_400_000 });
+      assert.deepEqual(pruned.deletedRuns, [old.runId]);
+      const never = `res_${'b'.repeat(26)}`;
+      const refusals: string[] = [];
+      for (const handle of [gone.handle!, cmd.record.attachments[0]!.handle, never]) {
+        await assert.rejects(store.readToolOutput({ handle }), (e: Error & { code?: string }) => { refusals.push(`${e.code}: ${e.message}`); return true; });
+        await rejectsWith(store.openHandle(handle), 'accessDenied', ACCESS_DENIED_MESSAGE);
+      }
+      assert.deepEqual(refusals, Array(3).fill('accessDenied: access denied: unknown or expired handle'));
+      assert.equal((await store.readToolOutput({ handle: pinned.handle! })).content, 'a pinned run is kept');
+    });
+
     it('a log whose first record belongs to another tenant mints nothing here', async () => {
       const store = await openStore(dir, { limits: { largeResultBytes: 4, previewBytes: 4 } });
       const run = await store.startRun();
