@@ -16,7 +16,7 @@
  *   - MCP server: spawn `dist/cli.js mcp` → `initialize` answered;
  *   - `dist/cli.js capture -- echo hi`: wall time and peak RSS (/usr/bin/time);
  *   - in the core (a fresh process): the run store alone and the stores as `capture` opens
- *     them, with their RSS; handle hit and miss (medians of 41 and 21); the inspector's first
+ *     them, with their RSS; handle hit and miss, the old form's and a minted one's (medians of 41 and 21); the inspector's first
  *     page (`callReports` of 100 with facets) and again.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -25,6 +25,7 @@ import * as path from 'node:path';
 import { openSession } from '../src/cli/session.js';
 import { MANIFEST_SUFFIX } from '../src/core/blobs/verifiedBlobs.js';
 import { Catalog } from '../src/core/runs/catalog/catalog.js';
+import { mintAttachmentHandle, mintResultHandle } from '../src/core/runs/handles.js';
 import { snapshotOf, type RunSnapshot } from '../src/core/runs/catalog/rows.js';
 import { RunStore } from '../src/core/runs/runStore.js';
 import { parseRunLog } from '../src/core/runs/runLog.js';
@@ -123,7 +124,14 @@ async function seed(tpl: { storage: string }, storage: string, n: number): Promi
       const src = k % 10 === 9 ? largeCall : k % 4 === 0 ? t.calls[k % 32 === 0 ? 3 : 2]! : t.calls[0]!;
       const callId = `${token}-${c + 1}`;
       const text = JSON.stringify(src).split(src.runId).join(runId).split(`${src.callId}`).join(callId);
-      const fin = { ...(JSON.parse(text) as CallFinishedRecord), startedAt: at, finishedAt: at };
+      const clone = JSON.parse(text) as CallFinishedRecord;
+      // Each clone mints its own handles, as a recorded call does (an opaque handle names no call: the call id's
+      // replacement above does not reach it, and a handle two records claim resolves to neither).
+      const fin: CallFinishedRecord = {
+        ...clone, startedAt: at, finishedAt: at,
+        ...(clone.resultHandle !== undefined ? { resultHandle: mintResultHandle() } : {}),
+        attachments: clone.attachments.map((a) => ({ ...a, handle: mintAttachmentHandle() })),
+      };
       records.push({ type: 'call_started', runId, callId, tool: fin.tool, arguments: fin.arguments, startedAt: at }, fin);
       if (src === largeCall) {
         const blobDir = path.join(layout.blobsDir, layout.tenant, runId);
@@ -193,8 +201,14 @@ async function probe(storage: string, handles: string[]): Promise<void> {
   for (const h of handles.slice(1, 42)) hits.push(await timed(() => store.readToolOutput({ handle: h, limit: 5 })));
   out.hitMs = median(hits);
   const misses: number[] = [];
-  for (let i = 0; i < 21; i++) misses.push(await timed(() => store.readToolOutput({ handle: `res_ffffffffff-${i}` }).then(() => { throw new Error('a miss hit'); }, () => undefined)));
+  const miss = (handle: string): Promise<number> => timed(() => store.readToolOutput({ handle }).then(() => { throw new Error('a miss hit'); }, () => undefined));
+  // The old form (`res_<token>-<n>`: its token looked up among the runs) and the minted one (looked up again after
+  // the unfinished runs are checked against their logs).
+  for (let i = 0; i < 21; i++) misses.push(await miss(`res_ffffffffff-${i}`));
   out.missMs = median(misses);
+  const mintedMisses: number[] = [];
+  for (let i = 0; i < 21; i++) mintedMisses.push(await miss(mintResultHandle()));
+  out.mintedMissMs = median(mintedMisses);
   out.pageFirstMs = await timed(() => store.callReports({ offset: 0, limit: 100, withFacets: true }));
   out.pageAgainMs = await timed(() => store.callReports({ offset: 0, limit: 100, withFacets: true }));
   out.pageDeepMs = await timed(() => store.callReports({ offset: 50_000, limit: 100 }));
@@ -249,6 +263,7 @@ async function main(): Promise<void> {
       report('core: first handle hit after open (ms)', f(m.core.firstHitMs, 2));
       report('core: handle hit, median of 41 (ms)', f(m.core.hitMs, 2), '< 5');
       report('core: handle miss, median of 21 (ms)', f(m.core.missMs, 2), '< 5');
+      report('core: handle miss, minted form, median of 21 (ms)', f(m.core.mintedMissMs, 2), '< 5');
       report('inspector first page: callReports 100 + facets (ms)', `${f(m.core.pageFirstMs, 1)} (again ${f(m.core.pageAgainMs, 1)})`, '< 100');
       report('  page at offset 50,000 / failed largest first (ms)', `${f(m.core.pageDeepMs, 1)} / ${f(m.core.pageFilteredMs, 1)}`);
     };

@@ -27,7 +27,7 @@ export type EvidenceStorageState = 'inline' | 'blob' | 'artifact' | 'preview_onl
 export interface RecordedObservation {
   /** What to show the model instead of the result: the whole result when small, else a handle and previews (< 8 KiB). */
   readonly observation: string;
-  /** `res_<callId>` when the result was elided or offloaded (read it back with `read`). */
+  /** The result's handle (`res_…`, opaque) when the result was elided or offloaded (read it back with `read`). */
   readonly handle?: string;
   readonly runId: string;
   readonly callId: string;

@@ -69,9 +69,9 @@ export function firstViewStdout(handle: string): string {
   return `\n${errorFirstStdout(handle)}`;
 }
 
-/** The first `out_…_stdout` handle in a text (the model reads it from what it was given, as a model would). */
+/** The stdout's handle in a text (`stdout: … handle out_…`: the model reads it from what it was given, as a model would). */
 export function handleIn(text: string | undefined): string {
-  return /out_[A-Za-z0-9._-]+_stdout/.exec(text ?? '')?.[0] ?? 'no-handle-given';
+  return /stdout: [^\n]*?handle (out_[a-z2-7]{26})/.exec(text ?? '')?.[1] ?? 'no-handle-given';
 }
 
 /** Starts an agent's command line; resolves with its exit code and output, killing its process group after `timeoutMs`. */

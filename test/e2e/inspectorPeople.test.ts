@@ -281,7 +281,7 @@ describe('Inspector for people in a real workbench', function () {
     await call.locator('.monaco-tl-twistie').click();
     const stderr = rows.filter({ hasText: /^stderr/ });
     await stderr.waitFor();
-    const handle = /out_[A-Za-z0-9._-]+_stderr/.exec(await text(stderr))![0];
+    const handle = /out_[a-z2-7]{26}/.exec(await text(stderr))![0];
     await contextMenu(stderr, 'Copy Handle');
     await wb.page.waitForFunction(async (h) => (await (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText()) === h, handle, { timeout: 10_000 });
     // Open in Inspector from the same menu selects it there.

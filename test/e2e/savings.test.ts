@@ -63,7 +63,7 @@ describe('Savings view and status bar in a real workbench', function () {
     writeFileSync(path.join(spool, 'meta.json'), JSON.stringify({ agent: 'claude', routedAt: new Date().toISOString(), cwd: wb.workspaceDir }));
     const routed = spawnSync(process.execPath, [CLI, 'keep', spool, '0', '4096'], { encoding: 'utf8', cwd: wb.workspaceDir });
     assert.equal(routed.status, 0, routed.stderr);
-    const handle = /out_[a-z0-9-]+_stdout/.exec(big)![0];
+    const handle = /stdout: [^\n]*?handle (out_[a-z2-7]{26})/.exec(big)![1]!;
     cli('read', handle, '--storage', storage, '--pattern', '^3999[0-9]$');
     cli('read', handle, '--storage', storage, '--offset', '100', '--limit', '5');
   });

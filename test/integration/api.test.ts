@@ -52,6 +52,6 @@ describe('API for other extensions, used from a second extension', () => {
 
   it('refuses the reserved tool name and handles it did not mint', async () => {
     await assert.rejects(client.recordAndRead('read_tool_output', {}, 'x'), /reserved/);
-    await assert.rejects(client.read({ handle: 'res_not-mine-1' }), /^EvidenceError: access denied: unknown handle$|access denied: unknown handle/);
+    await assert.rejects(client.read({ handle: 'res_not-mine-1' }), /^EvidenceError: access denied: unknown or expired handle$|access denied: unknown or expired handle/);
   });
 });

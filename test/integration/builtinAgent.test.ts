@@ -161,7 +161,7 @@ describe('Reach: the built-in agent\'s run_in_terminal with a scripted model', (
       if (n === 0) return [runBuild(runId)];
       if (n === 1) {
         observation = toolResultText(messages, runId) ?? '';
-        handle = /out_[A-Za-z0-9._-]+_stdout/.exec(observation)?.[0] ?? 'no-handle-given';
+        handle = /stdout: [^\n]*?handle (out_[a-z2-7]{26})/.exec(observation)?.[1] ?? 'no-handle-given';
         return [new vscode.LanguageModelToolCallPart(readId, 'read_tool_output', { handle, pattern: 'error TS' })];
       }
       readReply ??= toolResultText(messages, readId);

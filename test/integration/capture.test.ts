@@ -20,7 +20,7 @@ describe('Run Command and Capture', () => {
     assert.equal(stdout.sha256, ref.sha256);
     assert.equal(stdout.stored, 'blob');
     assert.equal(stdout.truncated, false);
-    assert.match(stdout.handle, /^out_.+_stdout$/);
+    assert.match(stdout.handle, /^out_[a-z2-7]{26}$/);
     // The run says the palette command started it (docs/contracts.md §2.2.1), so the inspector can filter by it.
     const { storage, tenant } = await evidenceStorage();
     assert.deepEqual((await listRuns(storage, tenant)).find((r) => r.runId === result.runId)?.source, { kind: 'command' });

@@ -70,7 +70,7 @@ describe('@evidence in the chat view, driven by a scripted model from a test ext
       seenByModel.push(text);
       if (seenByModel.length === 1) return [new vscode.LanguageModelToolCallPart('c1', 'evidence_runCommand', { command })];
       if (seenByModel.length === 2) {
-        handle = /out_[A-Za-z0-9._-]+_stdout/.exec(text)?.[0] ?? 'no-handle';
+        handle = /stdout: [^\n]*?handle (out_[a-z2-7]{26})/.exec(text)?.[1] ?? 'no-handle';
         return [new vscode.LanguageModelToolCallPart('c2', 'read_tool_output', { handle, pattern: 'error TS' })];
       }
       if (seenByModel.length === 3) {
@@ -120,7 +120,7 @@ describe('@evidence in the chat view, driven by a scripted model from a test ext
       if (replies === 1) {
         history = messages.map(messageText);
         const note = messages.map(messageText).find((t) => t.startsWith('Handles from earlier in this conversation'));
-        earlier = /out_[A-Za-z0-9._-]*_stdout/.exec(note ?? '')?.[0] ?? 'none';
+        earlier = /out_[a-z2-7]{26}/.exec(note ?? '')?.[0] ?? 'none';
         return [new vscode.LanguageModelToolCallPart('f1', 'read_tool_output', { handle: earlier, limit: 1 })];
       }
       readReply = lastText(messages);
@@ -130,7 +130,7 @@ describe('@evidence in the chat view, driven by a scripted model from a test ext
       query: '@evidence show me the first line of that output again', modelSelector: { vendor: client.vendor }, blockOnResponse: true,
     });
     assert.ok(result?.metadata?.runId);
-    assert.match(earlier, /^out_.+_stdout$/, 'the earlier handle was offered');
+    assert.match(earlier, /^out_[a-z2-7]{26}$/, 'the earlier handle was offered');
     // The earlier answer reaches the model in its own words, without the links to the inspector shown to people.
     assert.ok(history.some((t) => t.startsWith('The build failed at line 15001')), history.join('\n---\n').slice(0, 800));
     assert.ok(!history.some((t) => t.includes('command:') || t.includes('Open in the inspector')), history.join('\n---\n').slice(0, 800));

@@ -70,7 +70,7 @@ describe('palette commands, driven with arguments', () => {
 
   it('Verify Artifact says why when a handle is not this workspace\'s', async () => {
     const v = await vscode.commands.executeCommand<VerifyResult>(cmd.verify, { handle: 'res_nope-1' });
-    assert.deepEqual(v, { handle: 'res_nope-1', ok: false, error: 'access denied: unknown handle' });
+    assert.deepEqual(v, { handle: 'res_nope-1', ok: false, error: 'access denied: unknown or expired handle' });
   });
 
   it('Open Artifact in Editor pages a large output and reveals a line; the header says which bytes and lines', async () => {
@@ -118,7 +118,7 @@ describe('palette commands, driven with arguments', () => {
     const before = await invoke('evidence_readFile', { path: rel });
     assert.match(before, /^Tool result externalized:\n/);
     const artifact = (JSON.parse(before.split('\n')[1]!) as { artifact_id: string }).artifact_id;
-    const stdout = /out_[A-Za-z0-9._-]*_stdout/.exec(await invoke('evidence_runCommand', { command: buildLogCommand(5000) }))![0];
+    const stdout = /stdout: [^\n]*?handle (out_[a-z2-7]{26})/.exec(await invoke('evidence_runCommand', { command: buildLogCommand(5000) }))![1]!;
     try {
       // maxInlineBytes 6144 makes the same file come back whole: the stores were rebuilt.
       await setSetting('maxInlineBytes', 6144);

@@ -149,14 +149,14 @@ describe('Reach: command line, routing and MCP registration', function () {
   it('a handle minted by the command line reads in the editor, and one minted in the editor reads by the command line, with the same text', async () => {
     const cli = spawnSync(shim, ['capture', '--shell', `seq 1 30000; echo 'ERROR: disk full at step 7'; seq 1 30000`], { cwd: workspaceDir(), encoding: 'utf8', env: process.env });
     assert.equal(cli.status, 0, cli.stderr);
-    const cliHandle = /handle (out_\S+_stdout)/.exec(cli.stdout)![1]!;
+    const cliHandle = /stdout: [^\n]*?handle (out_[a-z2-7]{26})/.exec(cli.stdout)![1]!;
     const inEditor = await invoke('read_tool_output', { handle: cliHandle, pattern: 'ERROR' });
     assert.deepEqual((JSON.parse(inEditor) as { matches: unknown[]; content: string }).content, '30001:ERROR: disk full at step 7');
     const cliRead = spawnSync(shim, ['read', cliHandle, '--pattern', 'ERROR'], { encoding: 'utf8', env: process.env });
     assert.equal(cliRead.stdout, `${inEditor}\n`);
 
     const editorText = await invoke('evidence_runCommand', { command: 'seq 1 40000' });
-    const editorHandle = /handle (out_\S+_stdout)/.exec(editorText)![1]!;
+    const editorHandle = /stdout: [^\n]*?handle (out_[a-z2-7]{26})/.exec(editorText)![1]!;
     const byCli = spawnSync(shim, ['read', editorHandle, '--offset', '38999', '--limit', '2'], { encoding: 'utf8', env: process.env });
     assert.equal(byCli.status, 0, byCli.stderr);
     assert.equal(byCli.stdout, `${await invoke('read_tool_output', { handle: editorHandle, offset: 38999, limit: 2 })}\n`);
@@ -175,7 +175,7 @@ describe('Reach: command line, routing and MCP registration', function () {
     const def = await until('the workbench to resolve the provider', () => lm.mcpServerDefinitions?.find((d) => d.label === 'Bounded Evidence'), 90_000) as vscode.McpStdioServerDefinition;
     assert.deepEqual(def.args.slice(0, 4), [path.join(repoRoot(), 'dist', 'cli.js'), 'mcp', '--storage', storage]);
     const editorText = await invoke('evidence_runCommand', { command: 'seq 1 25000' });
-    const handle = /handle (out_\S+_stdout)/.exec(editorText)![1]!;
+    const handle = /stdout: [^\n]*?handle (out_[a-z2-7]{26})/.exec(editorText)![1]!;
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries({ ...process.env, ...def.env })) if (typeof v === 'string' || typeof v === 'number') env[k] = String(v);
     const client = new Client({ name: 'reach-test', version: '1' });

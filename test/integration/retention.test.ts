@@ -9,7 +9,7 @@ import { evidenceApi, evidenceStorage, invoke, workspaceDir } from './helpers.js
 
 const clearAll = 'boundedEvidence.clearAll';
 const prune = 'boundedEvidence.pruneStorage';
-const denied = 'error: access denied: unknown handle';
+const denied = 'error: access denied: unknown or expired handle';
 
 async function readable(handle: string): Promise<boolean> {
   const r = await invoke('read_tool_output', { handle, limit: 1 });

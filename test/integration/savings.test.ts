@@ -15,7 +15,7 @@ describe('savings noted by the editor\'s language-model tools', () => {
     const open = (): Promise<RunStore> => RunStore.open({ logsDir: layout.logsDir, tenant, maintenance: false });
     const before = await (await open()).usage();
     const answer = await invoke('evidence_runCommand', { command: 'seq 1 50000' });
-    const handle = /out_[A-Za-z0-9._-]+_stdout/.exec(answer)![0];
+    const handle = /stdout: [^\n]*?handle (out_[a-z2-7]{26})/.exec(answer)![1]!;
     const r1 = await invoke('read_tool_output', { handle, pattern: '^4999[0-9]$' });
     const r2 = await invoke('read_tool_output', { handle, offset: 10, limit: 3 });
     // A refused read shows the model nothing of any output: not noted.

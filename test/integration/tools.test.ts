@@ -84,7 +84,7 @@ describe('language model tools, invoked through vscode.lm.invokeTool', () => {
     const errorAt = fileBytes.indexOf('src/ledger/reconcile.ts');
     const errorLine = fileBytes.subarray(errorAt, fileBytes.indexOf(10, errorAt)).toString('utf8');
     assert.ok(text.includes(`. Error lines (1 of 1):\nline 32001, byte ${errorAt}: ${errorLine}\nPreview:\n`), text);
-    stdoutHandle = /out_[A-Za-z0-9._-]+_stdout/.exec(text)?.[0] ?? '';
+    stdoutHandle = /stdout: [^\n]*?handle (out_[a-z2-7]{26})/.exec(text)?.[1] ?? '';
     assert.ok(stdoutHandle, 'a stdout handle is given');
   });
 
@@ -154,7 +154,7 @@ describe('language model tools, invoked through vscode.lm.invokeTool', () => {
   });
 
   it('refuses forged and cross-workspace handles as access denied, naming nothing', async () => {
-    const denied = 'error: access denied: unknown handle';
+    const denied = 'error: access denied: unknown or expired handle';
     for (const handle of ['res_forged', 'out_forged_stdout', '../../etc/passwd', 'res_../../x', `${stdoutHandle}x`, 'r'.repeat(256)]) {
       assert.equal(await invoke('read_tool_output', { handle }), denied, handle);
     }

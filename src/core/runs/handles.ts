@@ -1,15 +1,25 @@
 /**
- * Handles (docs/contracts.md §2.2): opaque strings minted by a run — `res_<callId>` for a result,
- * `out_<callId>_<slot>` for an attachment — and resolved only by looking them up among
- * the handles this store's own run records minted. A handle is never parsed, split or
- * turned into a storage address: what the model sends is only ever a Map key.
+ * Handles (docs/contracts.md §2.2): opaque strings minted by a run and resolved only by
+ * looking them up among the handles this store's own run records minted. A handle is
+ * never parsed, split or turned into a storage address: what the model sends is only
+ * ever a lookup key.
  *
- * Every refusal (never minted, minted by another run outside the scope or by another
- * tenant, empty, path-like, 10 KB long, minted twice) is the same sentence,
- * `access denied: unknown handle`, which names nothing else.
+ * A new handle is `res_` (a call's result) or `out_` (one attachment: stdout, stderr, a
+ * file) and 26 characters of base32 over 128 random bits (`node:crypto`): it encodes no
+ * run, call, slot, time or count, so none can be guessed from another (MCP 2026-07-28,
+ * "Stateful Tools"). The prefix is kept for people, and for the front ends that find a
+ * handle in text (links, the Inspector's search): it says only which kind of thing the
+ * observation named, which the observation says beside it anyway. Records written
+ * before (`res_<callId>`, `out_<callId>_<slot>`) keep their handles, which keep resolving.
+ *
+ * Every refusal (never minted, expired with its run, minted by another run outside the
+ * scope or by another tenant, empty, path-like, 10 KB long, minted twice) is the same
+ * sentence, `access denied: unknown or expired handle`, which names nothing else and
+ * does not say whether the handle ever existed.
  */
+import { randomBytes } from 'node:crypto';
 import { EvidenceError } from '../errors.js';
-import type { AttachmentRecord, CallFinishedRecord, Disposable, ReadScope } from './types.js';
+import type { AttachmentRecord, CallFinishedRecord, Disposable } from './types.js';
 
 /** The reserved reader tool's name: no other tool may take it. */
 export const READ_TOOL_OUTPUT = 'read_tool_output';
@@ -18,7 +28,7 @@ export const READ_TOOL_OUTPUT = 'read_tool_output';
 export const RESERVED_TOOL_NAMES: ReadonlySet<string> = new Set([READ_TOOL_OUTPUT]);
 
 /** The one refusal sentence for every handle that does not resolve. */
-export const ACCESS_DENIED_MESSAGE = 'access denied: unknown handle';
+export const ACCESS_DENIED_MESSAGE = 'access denied: unknown or expired handle';
 
 /** A fresh access-denied error (same message whatever the cause). */
 export function accessDenied(): EvidenceError {
@@ -66,13 +76,48 @@ export class ToolRegistry {
   }
 }
 
-/** The handle of a call's result. */
-export function resultHandleOf(callId: string): string {
+/** RFC 4648 base32, lower case: no `-` or `.` (a double click selects the whole handle), no case to get wrong. */
+const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
+
+/** 128 random bits as 26 base32 characters (the last one carries 3 bits). */
+function randomBase32(): string {
+  const bytes = randomBytes(16);
+  let out = '';
+  let acc = 0;
+  let bits = 0;
+  for (const b of bytes) {
+    acc = (acc << 8) | b;
+    bits += 8;
+    while (bits >= 5) { bits -= 5; out += BASE32[(acc >>> bits) & 31]; }
+    acc &= (1 << bits) - 1;
+  }
+  return out + BASE32[(acc << (5 - bits)) & 31];
+}
+
+/** A new handle for a call's result: `res_` and 26 random base32 characters. */
+export function mintResultHandle(): string {
+  return `res_${randomBase32()}`;
+}
+
+/** A new handle for one attachment of a call: `out_` and 26 random base32 characters. */
+export function mintAttachmentHandle(): string {
+  return `out_${randomBase32()}`;
+}
+
+/**
+ * The forms a record may claim (checked when a log is read, never applied to what a model
+ * sends): a minted one, or the derived one records written before opaque handles carry.
+ */
+export const MINTED_RESULT_HANDLE = /^res_[a-z2-7]{26}$/;
+export const MINTED_ATTACHMENT_HANDLE = /^out_[a-z2-7]{26}$/;
+
+/** The handle a result recorded before opaque handles carries (`res_<callId>`). */
+export function legacyResultHandle(callId: string): string {
   return `res_${callId}`;
 }
 
-/** The handle of one attachment of a call. */
-export function attachmentHandleOf(callId: string, slot: string): string {
+/** The handle an attachment recorded before opaque handles carries (`out_<callId>_<slot>`). */
+export function legacyAttachmentHandle(callId: string, slot: string): string {
   return `out_${callId}_${slot}`;
 }
 
@@ -82,51 +127,4 @@ export interface HandleEntry {
   readonly record: CallFinishedRecord;
   /** Undefined for the result handle. */
   readonly attachment?: AttachmentRecord;
-}
-
-/**
- * The handles this store's records minted, by run. A handle claimed by two records
- * (a tampered log, a call id collision) resolves to nothing rather than to either.
- */
-export class HandleIndex {
-  private readonly claims = new Map<string, HandleEntry[]>();
-  private readonly byRun = new Map<string, Set<string>>();
-
-  /** Replaces everything known about one run with its current finished calls. */
-  setRun(runId: string, calls: readonly CallFinishedRecord[]): void {
-    this.removeRun(runId);
-    for (const record of calls) this.addCall(runId, record);
-  }
-
-  /** Adds the handles one finished call minted. */
-  addCall(runId: string, record: CallFinishedRecord): void {
-    let minted = this.byRun.get(runId);
-    if (!minted) { minted = new Set(); this.byRun.set(runId, minted); }
-    const add = (handle: string, attachment?: AttachmentRecord): void => {
-      const list = this.claims.get(handle) ?? [];
-      list.push({ runId, record, attachment });
-      this.claims.set(handle, list);
-      minted.add(handle);
-    };
-    if (record.resultHandle) add(record.resultHandle);
-    for (const a of record.attachments) add(a.handle, a);
-  }
-
-  /** Forgets a run's handles. */
-  removeRun(runId: string): void {
-    for (const h of this.byRun.get(runId) ?? []) {
-      const rest = (this.claims.get(h) ?? []).filter((e) => e.runId !== runId);
-      if (rest.length) this.claims.set(h, rest); else this.claims.delete(h);
-    }
-    this.byRun.delete(runId);
-  }
-
-  /** The entry for a handle within `scope`, or undefined (the caller answers access denied). */
-  lookup(handle: string, scope?: ReadScope): HandleEntry | undefined {
-    const list = this.claims.get(handle);
-    if (!list || list.length !== 1) return undefined;
-    const e = list[0]!;
-    if (scope?.runIds && !scope.runIds.includes(e.runId)) return undefined;
-    return e;
-  }
 }

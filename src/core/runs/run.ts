@@ -8,7 +8,7 @@ import { manifestOf, totalNewlines } from '../integrity/integrity.js';
 import { captureOutput, once, type Captured } from './capture.js';
 import { ContentTypes, decideElision, decideResultStorage, lineCountOf, measureResult } from './decisions.js';
 import { ErrorScan, type ErrorScanResult } from './errorLines.js';
-import { resultHandleOf } from './handles.js';
+import { mintResultHandle } from './handles.js';
 import { resultObservation } from './observation.js';
 import { backendMessage, nowIso, storedFields } from './recordFields.js';
 import type { RunningCommand } from './command.js';
@@ -122,7 +122,7 @@ export class Run implements RunApi, CallRecorder {
       status: options.isError ? 'error' : 'ok',
       ...(options.isError ? { error: { code: 'tool_error', message: 'the tool reported an error' } } : {}),
       resultBytes: n, elided: elide,
-      ...(elide ? { resultHandle: resultHandleOf(call.callId) } : {}),
+      ...(elide ? { resultHandle: mintResultHandle() } : {}),
       ...storedFields(captured, options.contentType ?? ContentTypes.text, !elide, p, true, options.isError === true),
       artifactId: artifact.artifactId,
       attachments: [],
@@ -173,7 +173,7 @@ export class Run implements RunApi, CallRecorder {
       type: 'call_finished', runId: this.runId, callId, tool, arguments: args, startedAt: call.startedAt, finishedAt: nowIso(), status,
       ...(error ? { error } : {}),
       resultBytes: captured.sizeBytes, elided: elide,
-      ...(elide ? { resultHandle: resultHandleOf(callId) } : {}),
+      ...(elide ? { resultHandle: mintResultHandle() } : {}),
       // A tool that reported an error (or a failed command's summary) shows its failure lines (docs/contracts.md §2.13).
       ...storedFields(captured, contentType, !elide, s.limits.previewBytes, decision.stored !== 'preview_only', status !== 'ok'),
       attachments,

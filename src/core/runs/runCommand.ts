@@ -11,7 +11,7 @@ import { encodeUtf8 } from '../utf8.js';
 import { captureOutput, once, type Captured } from './capture.js';
 import { startCommand, type CommandExit, type RunningCommand } from './command.js';
 import { ContentTypes, decideAttachmentShownWhole, decideAttachmentStorage } from './decisions.js';
-import { attachmentHandleOf } from './handles.js';
+import { mintAttachmentHandle } from './handles.js';
 import { commandSummary, type AttachmentView } from './observation.js';
 import { backendMessage, captureCap, storedFields } from './recordFields.js';
 import type { CallRecorder, RunHost } from './runHost.js';
@@ -77,7 +77,7 @@ export async function runCommandCall(run: CallRecorder, command: string, options
   }
   // Which error lines count (docs/contracts.md §2.13): a command that did not end with 0 failed.
   const failed = exit.spawnFailed || exit.timedOut || exit.aborted || exit.signal !== null || exit.code !== 0;
-  const views = attachmentViews(s, call.callId, captures, failed);
+  const views = attachmentViews(s, captures, failed);
   const attachments = views.map((v) => v.attachment);
   let failure: { status: CallStatus; error: CallError } | undefined;
   let failureText: string | undefined;
@@ -103,7 +103,7 @@ function keptText(out: Captured | undefined, err: Captured | undefined): string 
 }
 
 /** Builds attachment records; the whole text appears in the summary only when it all fits `largeResultBytes`. */
-function attachmentViews(s: RunHost, callId: string, captures: readonly { name: string; slot: string; c: Captured; contentType: string }[], failed: boolean): AttachmentView[] {
+function attachmentViews(s: RunHost, captures: readonly { name: string; slot: string; c: Captured; contentType: string }[], failed: boolean): AttachmentView[] {
   const textTotal = captures.filter((x) => x.name !== 'value').reduce((n, x) => n + x.c.sizeBytes, 0);
   const allWhole = textTotal <= s.limits.largeResultBytes;
   return captures.map(({ name, slot, c, contentType }) => {
@@ -111,7 +111,7 @@ function attachmentViews(s: RunHost, callId: string, captures: readonly { name: 
     const whole = decideAttachmentShownWhole({ name, sizeBytes: c.sizeBytes, stored: c.stored, binary: c.binary, allFit: allWhole, previewBytes: s.limits.previewBytes });
     const readable = c.stored !== 'preview_only' && d.readable !== false;
     const attachment: AttachmentRecord = {
-      name, slot, handle: attachmentHandleOf(callId, slot),
+      name, slot, handle: mintAttachmentHandle(),
       sizeBytes: c.sizeBytes, observedBytes: c.observedBytes, truncated: c.truncated,
       ...storedFields(c, contentType, whole, s.limits.previewBytes, readable, failed),
     };

@@ -15,6 +15,7 @@
  */
 import { constants as fsConstants, promises as fsp } from 'node:fs';
 import { isSafeSegment } from '../blobs/blobKey.js';
+import { legacyAttachmentHandle, legacyResultHandle, MINTED_ATTACHMENT_HANDLE, MINTED_RESULT_HANDLE } from './handles.js';
 import { isRunOwner } from './owner.js';
 import type {
   RunSource,
@@ -162,7 +163,8 @@ function badAttachment(a: unknown, callId: string): string | undefined {
     sizeBytes: isCount, observedBytes: isCount, truncated: isBool,
   }) ?? badStoredContent(a);
   if (bad) return `attachment ${bad}`;
-  if (a.handle !== `out_${callId}_${a.slot as string}`) return 'attachment handle';
+  // A minted handle (opaque), or the one a record written before them derived from its call id and slot.
+  if (!MINTED_ATTACHMENT_HANDLE.test(a.handle as string) && a.handle !== legacyAttachmentHandle(callId, a.slot as string)) return 'attachment handle';
   if ((a.observedBytes as number) < (a.sizeBytes as number)) return 'attachment observedBytes';
   return undefined;
 }
@@ -193,16 +195,20 @@ export function checkRecord(value: unknown, runId: string): string | undefined {
         status: (x) => CALL_STATUS.has(x as string), resultBytes: isCount, elided: isBool, attachments: Array.isArray,
       }, {
         error: (x) => isObj(x) && isStr(x.code) && isStr(x.message),
-        resultHandle: (x) => x === `res_${v.callId as string}`,
+        resultHandle: (x) => isStr(x) && (MINTED_RESULT_HANDLE.test(x) || x === legacyResultHandle(v.callId as string)),
       }) ?? badStoredContent(v);
       if (!bad) {
         const slots = new Set<string>();
+        // A minted handle names one thing: a record that gives two of its things one handle mints neither.
+        const handles = new Set<unknown>(v.resultHandle === undefined ? [] : [v.resultHandle]);
         for (const a of v.attachments as unknown[]) {
           bad = badAttachment(a, v.callId as string);
           if (bad) break;
-          const slot = (a as AttachmentRecord).slot;
+          const { slot, handle } = a as AttachmentRecord;
           if (slots.has(slot)) return 'call_finished: attachment slot is repeated';
+          if (handles.has(handle)) return 'call_finished: a handle is repeated';
           slots.add(slot);
+          handles.add(handle);
         }
       }
       break;

@@ -29,7 +29,7 @@ import { Catalog, yieldToLoop, type CatalogStats, type HandleRow, type RunRow } 
 import { callIndex, facetsOf, queryCalls, queryRuns, runStatusOf, summaryOf } from './catalog/queries.js';
 import { callReportOf, reportPage } from './callPage.js';
 import { DEFAULT_CAPTURE_CAP_BYTES, DEFAULT_INLINE_ATTACHMENT_BYTES, DEFAULT_OFFLOAD_THRESHOLD_BYTES, DEFAULT_RUN_LIMITS, profileHash } from './decisions.js';
-import { accessDenied, type HandleEntry } from './handles.js';
+import { accessDenied, MINTED_ATTACHMENT_HANDLE, MINTED_RESULT_HANDLE, type HandleEntry } from './handles.js';
 import { checkLineCount, DEFAULT_READER_LIMITS, LINE_CUT_MARKER, readContent, validateReadArgs, type ContentView } from './reader.js';
 import { captureCap, nowIso, positiveInt } from './recordFields.js';
 import { Run } from './run.js';
@@ -494,17 +494,25 @@ export class RunStore implements RunStoreApi, RunHost {
     // The database holds what every process indexed up to now: another process's handle is found at once.
     let candidates = this.catalog.candidates(handle);
     if (candidates.length === 0) {
-      // The logs are the truth, the catalog only an index (docs/architecture.md §6): a handle names its run by the
-      // run's token (`res_<token>-<n>`, `out_<token>-<n>_<slot>`), so before answering access denied that one
-      // run's log is read again, should the catalog lack a row of it. One log, never a scan.
+      // The logs are the truth, the catalog only an index (docs/architecture.md §6). A handle recorded before opaque
+      // handles names its run by the run's token (`res_<token>-<n>`, `out_<token>-<n>_<slot>`), so before answering
+      // access denied that one run's log is read again, should the catalog lack a row of it: one log, never a scan.
+      // A minted handle names nothing, so nothing is taken from it (its shape only says a lookup could find it): a catalog not yet built from the logs (new,
+      // lost or damaged) is built (or its build waited for), and the unfinished runs, whose writer may have
+      // stopped between its log and the catalog, are checked against their logs (a stat each). A built catalog
+      // indexed every other run in the same step as its log (a later record of a run whose index write was lost
+      // re-indexes that run).
       const token = /^(?:res|out)_([0-9a-f]{10})-\d+(?:_|$)/.exec(handle)?.[1];
+      const minted = !token && (MINTED_RESULT_HANDLE.test(handle) || MINTED_ATTACHMENT_HANDLE.test(handle));
       let runIds = token ? this.catalog.runsWithToken(token) : [];
-      if (token && runIds.length === 0 && !this.catalog.isBuilt()) {
+      if ((token || minted) && runIds.length === 0 && !this.catalog.isBuilt()) {
         // A catalog not yet built from the logs (new, lost or damaged) may lack the run: the build is waited for
         // (or, in a short-lived process, done). A built one indexed every run in the same step as its log.
         await this.catalog.ensureBuilt();
         candidates = this.catalog.candidates(handle);
-        runIds = this.catalog.runsWithToken(token);
+        if (token) runIds = this.catalog.runsWithToken(token);
+      } else if (minted && await this.catalog.verifyUnfinished()) {
+        candidates = this.catalog.candidates(handle);
       }
       if (candidates.length === 0 && runIds.length === 1) {
         await this.catalog.reindex(runIds[0]!);

@@ -114,9 +114,9 @@ export interface ErrorLines {
 export interface AttachmentRecord extends StoredContent {
   /** `stdout`, `stderr`, `value` or `file:<name>`. */
   readonly name: string;
-  /** Safe token used in the handle and the blob key (`stdout`, `stderr`, `value`, `f1`, …). */
+  /** Safe token used in the blob key (`stdout`, `stderr`, `value`, `f1`, …; in the handle of records written before opaque handles). */
   readonly slot: string;
-  /** `out_<callId>_<slot>`. */
+  /** `out_` and 26 random base32 characters (`out_<callId>_<slot>` in records written before). */
   readonly handle: string;
   /** Bytes kept (at most the capture cap). */
   readonly sizeBytes: number;
@@ -168,7 +168,7 @@ export interface CallFinishedRecord extends StoredContent {
   readonly resultBytes: number;
   /** True when the model saw a handle and a preview instead of the whole result. */
   readonly elided: boolean;
-  /** `res_<callId>`, set when the result was elided or offloaded. */
+  /** The result's handle (`res_` and 26 random base32 characters; `res_<callId>` in records written before), set when the result was elided or offloaded. */
   readonly resultHandle?: string;
   readonly attachments: readonly AttachmentRecord[];
 }
@@ -297,7 +297,7 @@ export interface CallSummary {
   readonly sha256Prefix?: string;
   /** The result's whole sha256 (an `evidence_readFile` artifact is named by it). */
   readonly sha256?: string;
-  /** `res_<callId>` when the result was elided or offloaded. */
+  /** The result's handle (`res_…`) when the result was elided or offloaded. */
   readonly handle?: string;
   readonly attachments: readonly { readonly name: string; readonly handle: string; readonly sizeBytes: number; readonly stored: StorageState }[];
   /** The run's source (`tool` when its log predates sources). */
@@ -390,7 +390,7 @@ export interface CallReport {
   /** Full size (0 while unfinished). */
   readonly resultBytes: number;
   readonly elided: boolean;
-  /** `res_<callId>` when elided or offloaded. */
+  /** The result's handle (`res_…`) when elided or offloaded. */
   readonly handle?: string;
   readonly preview: string;
   readonly previewRange?: PreviewRange;

@@ -24,7 +24,7 @@ export interface ReadToolOutputInput {
 const schema = {
   type: 'object',
   properties: {
-    handle: { type: 'string', minLength: 1, maxLength: 256, description: 'A handle from an evidence observation (res_..., out_..._stdout, ...).' },
+    handle: { type: 'string', minLength: 1, maxLength: 256, description: 'A handle from an evidence observation (res_..., out_...).' },
     offset: { type: 'integer', minimum: 0, description: 'First line (lines mode) or first match (pattern mode) to return, 0-based. Default 0.' },
     limit: { type: 'integer', minimum: 1, maximum: 1000, description: 'Lines or matches to return. Default 200.' },
     pattern: { type: 'string', minLength: 1, maxLength: 1024, description: 'JavaScript regular expression tested against each line.' },

@@ -264,7 +264,7 @@ export class InspectorController {
     if (msg.offset === 0) this.opts.log.info(`inspector: page of ${page.calls.length} of ${page.total} calls in ${Math.round(performance.now() - t0)} ms`);
   }
 
-  /** The call a whole handle names (`res_…`, `out_…_<slot>`), when the store minted it; else the text is plain text. */
+  /** The call a whole handle names (`res_…`, `out_…`; either form, minted or written before), when the store minted it; else the text is plain text. */
   private async callOfHandle(text: string): Promise<{ runId: string; callId: string } | undefined> {
     if (!/^(res|out)_[A-Za-z0-9-]+(_[A-Za-z0-9:.-]+)?$/.test(text) || text.length > this.limits.maxHandleChars) return undefined;
     try {

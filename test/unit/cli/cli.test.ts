@@ -132,7 +132,7 @@ describe('command line', function () {
     const io = collect({ env: env(), cwd: work });
     assert.equal(await runCli(['capture', '--shell', 'seq 1 20000; echo needle-line; seq 1 20000'], io, []), 0);
     assert.ok(Buffer.byteLength(io.stdout) < 8192);
-    const handle = /handle (out_[0-9a-f]+-1_stdout)/.exec(io.stdout)![1]!;
+    const handle = /stdout: [^\n]*handle (out_[a-z2-7]{26})/.exec(io.stdout)![1]!;
     const read = collect({ env: env() });
     assert.equal(await runCli(['read', handle, '--pattern', 'needle'], read, []), 0);
     const session = await openSession(storage);
@@ -173,7 +173,7 @@ describe('command line', function () {
   it('a subcommand answers without the start-up sweep a long-lived process makes; list makes it', async () => {
     const io = collect({ env: env(), cwd: work });
     assert.equal(await runCli(['capture', '--shell', 'seq 1 20000'], io, []), 0);
-    const handle = /handle (out_[0-9a-f]+-1_stdout)/.exec(io.stdout)![1]!;
+    const handle = /stdout: [^\n]*handle (out_[a-z2-7]{26})/.exec(io.stdout)![1]!;
     const blobs = path.join(storage, 'evidence', 'blobs');
     const [tenant] = readdirSync(blobs).filter((n) => !n.startsWith('.'));
     const runDir = path.join(blobs, tenant!, readdirSync(path.join(blobs, tenant!)).find((n) => n.startsWith('run-'))!);
@@ -192,7 +192,7 @@ describe('command line', function () {
   it('verify says MISMATCH and exits 1 when a stored blob was altered', async () => {
     const io = collect({ env: env(), cwd: work });
     await runCli(['capture', '--shell', 'seq 1 50000'], io, []);
-    const handle = /handle (out_\S+_stdout)/.exec(io.stdout)![1]!;
+    const handle = /stdout: [^\n]*handle (out_[a-z2-7]{26})/.exec(io.stdout)![1]!;
     const blobs = path.join(storage, 'evidence', 'blobs');
     const files: string[] = [];
     const walk = (d: string): void => { for (const e of readdirSync(d, { withFileTypes: true })) { if (e.isDirectory()) walk(path.join(d, e.name)); else files.push(path.join(d, e.name)); } };
@@ -284,7 +284,7 @@ describe('command line', function () {
     const huge = await peakRss(['capture', '--shell', 'head -c 1000000000 /dev/zero | tr "\\0" "x"'], base);
     assert.equal(small.code, 0);
     assert.equal(huge.code, 0);
-    assert.match(huge.out, /\nstdout: 1000000000 bytes, 1 line, handle out_\S+_stdout\. Preview:\n/);
+    assert.match(huge.out, /\nstdout: 1000000000 bytes, 1 line, handle out_[a-z2-7]{26}\. Preview:\n/);
     // 100 MB: past every fixed cost; from there to 1 GB memory must not grow with the output.
     const mid = await peakRss(['capture', '--shell', 'head -c 100000000 /dev/zero | tr "\\0" "x"'], base);
     assert.equal(mid.code, 0);
@@ -300,7 +300,7 @@ describe('command line', function () {
   it('mcp: the MCP server as a subcommand, storage from the environment, reading a handle capture minted', async () => {
     const io = collect({ env: env(), cwd: work });
     assert.equal(await runCli(['capture', '--shell', 'seq 1 9000'], io, []), 0);
-    const handle = /handle (out_\S+_stdout)/.exec(io.stdout)![1]!;
+    const handle = /stdout: [^\n]*handle (out_[a-z2-7]{26})/.exec(io.stdout)![1]!;
     const read = collect({ env: env() });
     await runCli(['read', handle, '--pattern', '^8999$'], read, []);
     const help = spawnSync(process.execPath, ['--import', TSX, MAIN, 'mcp', '--help'], { encoding: 'utf8' });

@@ -110,7 +110,7 @@ describe('soak: two MCP servers and the core on one storage (issue 10)', () => {
       return out.modelText;
     };
     const handleOf = (text: string): string => {
-      const m = /handle (out_[0-9a-f-]+_stdout)/.exec(text);
+      const m = /stdout: [^\n]*handle (out_[a-z2-7]{26})/.exec(text);
       assert.ok(m, text);
       return m[1]!;
     };

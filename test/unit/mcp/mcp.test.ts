@@ -147,7 +147,7 @@ for (const revision of REVISIONS) {
     it('evidence_runCommand: 108,894 bytes of stdout become a summary with a handle, recorded where the editor reads it', async () => {
       const { text, isError } = await call('evidence_runCommand', { command: 'seq 1 20000' });
       assert.equal(isError, false);
-      const handle = /handle (out_[0-9a-f]{10}-1_stdout)\. Preview:\n/.exec(text)?.[1];
+      const handle = /stdout: [^\n]*handle (out_[a-z2-7]{26})\. Preview:\n/.exec(text)?.[1];
       assert.ok(handle, text.slice(0, 200));
       assert.ok(text.startsWith(`$ seq 1 20000\nexit code 0\nstdout: 108894 bytes, 20000 lines, handle ${handle}. Preview:\n1\n2\n3\n`));
       assert.ok(text.endsWith(`19999\n20000\n\nstderr: empty\n${HOW_TO_READ(handle)}`));
@@ -222,7 +222,7 @@ for (const revision of REVISIONS) {
       await wide.finish();
       const fitted = (await call('read_tool_output', { handle: wideOut.handle! })).text;
       assert.equal(fitted, await readFitted(editor.runs, { handle: wideOut.handle! }, 4096, () => assert.fail('no failure')));
-      assert.deepEqual([Buffer.byteLength(fitted), (JSON.parse(fitted) as { returned_lines: number }).returned_lines], [5_111, 100]);
+      assert.deepEqual([Buffer.byteLength(fitted), (JSON.parse(fitted) as { returned_lines: number }).returned_lines], [5_125, 100]);
 
       const bytes = 'é'.repeat(3000); // 6000 bytes, two per character
       const ref = await editor.artifacts.put(bytes);
@@ -248,8 +248,8 @@ for (const revision of REVISIONS) {
       const minted = await run.recordResult('x', {}, 'other tenant\n'.repeat(1000));
       await run.finish();
       assert.ok(minted.handle);
-      for (const handle of [minted.handle, 'res_0000000000-1', 'out_../../etc/passwd', '..', 'a'.repeat(256)]) {
-        assert.deepEqual(await call('read_tool_output', { handle }), { text: 'error: access denied: unknown handle', isError: true }, handle);
+      for (const handle of [minted.handle, 'res_0000000000-1', `res_${'a'.repeat(26)}`, 'out_../../etc/passwd', '..', 'a'.repeat(256)]) {
+        assert.deepEqual(await call('read_tool_output', { handle }), { text: 'error: access denied: unknown or expired handle', isError: true }, handle);
       }
       assert.deepEqual(await call('read_tool_output', { handle: 'a'.repeat(257) }), {
         text: 'error: input does not match the read_tool_output schema: input/handle must NOT have more than 256 characters', isError: true,
@@ -596,7 +596,7 @@ describe('MCP server over stdio (node --import tsx src/mcp/main.ts, a separate p
     try {
       assert.deepEqual((await client.listTools()).tools.map((t) => t.name), ['evidence_runCommand', 'evidence_readFile', 'read_tool_output', 'evidence_search']);
       const ran = textOf(await client.callTool({ name: 'evidence_runCommand', arguments: { command: 'seq 1 20000' } }));
-      const handle = /handle (out_[0-9a-f]{10}-1_stdout)\./.exec(ran.text)![1]!;
+      const handle = /stdout: [^\n]*handle (out_[a-z2-7]{26})\./.exec(ran.text)![1]!;
       // Minted in the server process, read by the editor's store in this one.
       assert.equal((await editor.runs.readToolOutput({ handle, offset: 19999 })).content, '20000');
       // Minted here after the server started, read by the server.

@@ -127,7 +127,7 @@ describe('MCP over Streamable HTTP (mcp --http)', () => {
         modern.callTool({ name: 'evidence_runCommand', arguments: { command: 'sleep 0.3; seq 1 20000' } }),
         legacy.callTool({ name: 'evidence_runCommand', arguments: { command: 'sleep 0.3; seq 1 20000' } }),
       ]);
-      const handleOf = (text: string): string => /handle (out_[0-9a-f]{10}-1_stdout)\./.exec(text)![1]!;
+      const handleOf = (text: string): string => /stdout: [^\n]*handle (out_[a-z2-7]{26})\./.exec(text)![1]!;
       const [ha, hb] = [handleOf(textOf(a)), handleOf(textOf(b))];
       assert.notEqual(ha, hb);
       assert.equal(textOf(a).replaceAll(ha, 'H'), textOf(b).replaceAll(hb, 'H'));

@@ -21,8 +21,8 @@ describe('webview rpc: replies typed by request kind', () => {
   it('rejects an error reply with its sentence, and a reply of another kind as a host error', async () => {
     const { rpc } = client();
     const failed = rpc.request({ type: 'verify', handle: 'h' });
-    rpc.settle({ type: 'error', id: 1, message: 'access denied: unknown handle' });
-    await assert.rejects(failed, (e: Error) => e instanceof HostError && e.message === 'access denied: unknown handle');
+    rpc.settle({ type: 'error', id: 1, message: 'access denied: unknown or expired handle' });
+    await assert.rejects(failed, (e: Error) => e instanceof HostError && e.message === 'access denied: unknown or expired handle');
     const mismatched = rpc.request({ type: 'verify', handle: 'h' });
     rpc.settle({ type: 'done', id: 2, message: 'copied' });
     await assert.rejects(mismatched, (e: Error) => e instanceof HostError && e.message === 'the host answered done to a request expecting verified');

@@ -323,7 +323,7 @@ export class Catalog {
     db.runNamed(UPSERT_CALL, { ...call });
     db.run('DELETE FROM handles WHERE run_id = ? AND call_id = ?', call.run_id, call.call_id);
     if (call.outcome === 'open') return;
-    for (const h of handlesOfListing(call.call_id, JSON.parse(call.entry) as CallListing)) {
+    for (const h of handlesOfListing(JSON.parse(call.entry) as CallListing)) {
       db.run('INSERT OR IGNORE INTO handles (handle, run_id, call_id) VALUES (?, ?, ?)', h, call.run_id, call.call_id);
     }
   }
@@ -507,8 +507,13 @@ export class Catalog {
       after = ids[ids.length - 1]!;
       await yieldToLoop();
     }
-    await this.verifyRuns(this.use((db) => db.all('SELECT run_id FROM runs INDEXED BY runs_open WHERE status IS NULL').map((r) => r.run_id as string)));
+    await this.verifyUnfinished();
     this.use((db) => db.run("INSERT INTO meta (key, value) VALUES ('built', ?) ON CONFLICT (key) DO NOTHING", new Date().toISOString()));
+  }
+
+  /** Checks the unfinished runs (the partial index) against their logs and re-indexes the stale ones. True when any was. */
+  async verifyUnfinished(): Promise<boolean> {
+    return this.verifyRuns(this.use((db) => db.all('SELECT run_id FROM runs INDEXED BY runs_open WHERE status IS NULL').map((r) => r.run_id as string)));
   }
 
   // ---- what queries read ---------------------------------------------------------------

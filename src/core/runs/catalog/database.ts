@@ -19,8 +19,13 @@ import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 /** The database's name in the tenant's logs folder (not `*.jsonl`: never taken for a run). */
 export const CATALOG_FILE = '.catalog.sqlite';
 
-/** Bumped with every change of the tables below: another version is moved aside and rebuilt from the logs. */
-export const SCHEMA_VERSION = 2;
+/**
+ * Bumped with every change of the tables below or of what their rows hold: another version is
+ * moved aside and rebuilt from the logs (which hold everything a row does). 2: the savings
+ * columns and rollup. 3: a call's `entry` holds its handles as recorded (opaque handles cannot
+ * be derived from the call id as `res_<callId>`, `out_<callId>_<slot>` were).
+ */
+export const SCHEMA_VERSION = 3;
 
 /** How long a writer waits for another process's write transaction before giving up (SQLITE_BUSY). */
 const BUSY_TIMEOUT_MS = 5000;
@@ -75,7 +80,7 @@ function usageRemove(c: string): string {
  * re-registration's, counts and skips inside the index), by outcome, by source, by size; a run's calls; runs oldest first
  * (retention, pickers); unfinished runs (start-up checks); a handle's call, and a call's
  * handles (replaced when it finishes, removed with its run); a run token's runs (a new
- * run's token must be new; a handle names its run by it).
+ * run's token must be new; a handle recorded before opaque handles names its run by it).
  */
 const SCHEMA = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;

@@ -162,8 +162,8 @@ function callSummaryOf(c: PageRow, isLive: IsLive, now: number): CallSummary {
     ...(e.e !== undefined ? { errorCode: e.e as CallErrorCode } : {}),
     ...(e.x !== undefined ? { exitCode: e.x } : {}), ...(e.sg !== undefined ? { signal: e.sg } : {}),
     ...(e.to ? { timedOut: true } : {}), ...(e.ca ? { cancelled: true } : {}),
-    resultBytes: e.b!, stored: e.sto as StorageState, sha256Prefix: e.sha!.slice(0, 12), sha256: e.sha!, ...(e.md ? { manifestDigest: e.md } : {}), ...(e.h ? { handle: `res_${c.call_id}` } : {}),
-    attachments: (e.a ?? []).map(([name, slot, sizeBytes, stored]) => ({ name, handle: `out_${c.call_id}_${slot}`, sizeBytes, stored: stored as StorageState })),
+    resultBytes: e.b!, stored: e.sto as StorageState, sha256Prefix: e.sha!.slice(0, 12), sha256: e.sha!, ...(e.md ? { manifestDigest: e.md } : {}), ...(e.h ? { handle: e.h } : {}),
+    attachments: (e.a ?? []).map(([name, , sizeBytes, stored, handle]) => ({ name, handle, sizeBytes, stored: stored as StorageState })),
     ...(c.log_off !== null && c.log_len !== null ? { logRecord: { offset: c.log_off, length: c.log_len } } : {}),
   };
 }

@@ -14,7 +14,7 @@ const SOURCE_KINDS = new Set(['tool', 'participant', 'hook', 'cli', 'mcp', 'comm
 /** A run's row (columns of `runs`). */
 export interface RunValues {
   run_id: string;
-  /** The 10-hex token a run id ends with (its calls are `<token>-<n>`, handles name runs by it), else the id. */
+  /** The 10-hex token a run id ends with (its calls are `<token>-<n>`; handles recorded before opaque ones name runs by it), else the id. */
   token: string;
   /** 1 when the log's first record is this tenant's `run_started`: only then does the run list or mint anything. */
   ok: number;
@@ -44,10 +44,10 @@ export interface CallListing {
   readonly f?: string;
   /** Recorded status, error code, exit code, signal, timed out, cancelled. */
   readonly st?: string; readonly e?: string; readonly x?: number | null; readonly sg?: string | null; readonly to?: boolean; readonly ca?: boolean;
-  /** Result bytes, storage state, sha256, manifest digest (artifacts), result handle minted. */
-  readonly b?: number; readonly sto?: string; readonly sha?: string; readonly md?: string; readonly h?: boolean;
-  /** Attachments: name, slot, size, storage state. */
-  readonly a?: readonly (readonly [string, string, number, string])[];
+  /** Result bytes, storage state, sha256, manifest digest (artifacts), the result's handle as recorded (when minted). */
+  readonly b?: number; readonly sto?: string; readonly sha?: string; readonly md?: string; readonly h?: string;
+  /** Attachments: name, slot, size, storage state, handle as recorded. */
+  readonly a?: readonly (readonly [string, string, number, string, string])[];
 }
 
 /** A call's row (columns of `calls`). */
@@ -234,7 +234,7 @@ export function finishedCall(run: CallRun, record: CallFinishedRecord, at: numbe
   const listing: CallListing = {
     s: record.startedAt, f: record.finishedAt, st: record.status, ...(record.error ? { e: record.error.code } : {}), ...exit,
     b: record.resultBytes, sto: record.stored, sha: record.sha256, ...(record.manifestDigest ? { md: record.manifestDigest } : {}),
-    ...(record.resultHandle ? { h: true } : {}), a: record.attachments.map((a) => [a.name, a.slot, a.sizeBytes, a.stored] as const),
+    ...(record.resultHandle ? { h: record.resultHandle } : {}), a: record.attachments.map((a) => [a.name, a.slot, a.sizeBytes, a.stored, a.handle] as const),
   };
   return {
     run_id: record.runId, call_id: record.callId, n: callNumberOf(run.token, record.callId), run_started_ms: run.started_ms, source_kind: run.source_kind,
@@ -244,10 +244,13 @@ export function finishedCall(run: CallRun, record: CallFinishedRecord, at: numbe
   };
 }
 
-/** Handles a finished call minted (the strings `handlesOf` gives for its record). */
-export function handlesOfListing(callId: string, e: CallListing): string[] {
-  const out: string[] = e.h ? [`res_${callId}`] : [];
-  for (const [, slot] of e.a ?? []) out.push(`out_${callId}_${slot}`);
+/**
+ * Handles a finished call minted (the strings `handlesOf` gives for its record), as its
+ * record holds them: a handle is stored, never derived (an opaque one cannot be).
+ */
+export function handlesOfListing(e: CallListing): string[] {
+  const out: string[] = e.h ? [e.h] : [];
+  for (const a of e.a ?? []) out.push(a[4]);
   return out;
 }
 

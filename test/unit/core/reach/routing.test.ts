@@ -145,7 +145,7 @@ describe('routed commands are the user\'s commands (real shells)', function () {
         assert.ok(Buffer.byteLength(text) < 4096, text);
         assert.match(text, /exit code 3\n/);
         assert.match(text, /after=3\n$/);
-        const handle = /handle (out_[0-9a-f]+-\d+_stdout)/.exec(text)![1]!;
+        const handle = /stdout: [^\n]*handle (out_[a-z2-7]{26})/.exec(text)![1]!;
         const session = await openSession(storage);
         const run = (await session.runs.listRuns()).find((x) => x.source?.kind === 'hook' && (x.label ?? '').includes('line $i'))!;
         assert.deepEqual(run.source, { kind: 'hook', agent: 'claude', sessionId: 'sess-1' });
@@ -257,7 +257,7 @@ describe('routed commands are the user\'s commands (real shells)', function () {
     assert.equal(exact.stdout.length + exact.stderr.length, 4096);
     assert.equal(exact.stdout.toString(), 'x'.repeat(4000));
     const over = runIn('bash', route('bash', 'head -c 4000 /dev/zero | tr "\\0" x; head -c 97 /dev/zero | tr "\\0" y >&2'), work);
-    assert.match(over.stdout.toString(), /"handle":"out_[0-9a-f]+-\d+_stdout"/);
+    assert.match(over.stdout.toString(), /"handle":"out_[a-z2-7]{26}"/);
     assert.equal(over.stderr.length, 0);
   });
 
@@ -314,7 +314,7 @@ describe('routed through the shim (VS Code\'s terminals): a small output needs n
       const sourced = runIn('bash', `${viaVar}\necho " $? $(pwd)"`, dir, { BOUNDED_EVIDENCE_STORAGE: storage });
       assert.equal(sourced.stdout.toString(), 'v 0 /\n');
       const large = runIn('bash', `${route('seq 1 5000; (exit 2)')}\necho "s=$?"`, dir, { BOUNDED_EVIDENCE_STORAGE: storage });
-      assert.match(large.stdout.toString(), /^\$ seq 1 5000; \(exit 2\)\nexit code 2\nstdout: 23893 bytes, 5000 lines, handle out_[0-9a-f]+-1_stdout\. Preview:\n/);
+      assert.match(large.stdout.toString(), /^\$ seq 1 5000; \(exit 2\)\nexit code 2\nstdout: 23893 bytes, 5000 lines, handle out_[a-z2-7]{26}\. Preview:\n/);
       assert.match(large.stdout.toString(), /\ns=2\n$/);
       // The small one is recorded by the background keep: wait for both runs.
       const spools = path.join(storage, 'evidence', 'spool');

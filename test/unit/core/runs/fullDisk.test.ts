@@ -43,7 +43,7 @@ describe('a full disk (issue 10, defect 4)', () => {
       const artifact = /"artifact_id":"(artifact-[0-9a-f]{64})"/.exec(first.text)?.[1];
       assert.ok(artifact, first.text);
       const ran = await call('evidence_runCommand', { command: 'seq 1 30000' });
-      const handle = /handle (out_[0-9a-f-]+_stdout)\./.exec(ran.text)?.[1];
+      const handle = /stdout: [^\n]*handle (out_[a-z2-7]{26})\./.exec(ran.text)?.[1];
       assert.ok(handle, ran.text);
 
       const filler = fillDisk(storage);

@@ -31,9 +31,12 @@ describe('runCommand: attachments captured as the process writes (docs/contracts
     assert.equal(out.status, 'ok');
     const [stdout, stderr, value] = out.record.attachments;
     assert.deepEqual(stdout, {
-      name: 'stdout', slot: 'stdout', handle: `out_${out.callId}_stdout`, sizeBytes: 4, observedBytes: 4, truncated: false,
+      name: 'stdout', slot: 'stdout', handle: stdout!.handle, sizeBytes: 4, observedBytes: 4, truncated: false,
       contentType: 'text/plain; charset=utf-8', sha256: sha('out\n'), stored: 'inline', preview: 'out\n', inline: 'out\n', lineCount: 1, binary: false, readable: true,
     });
+    // Each output its own opaque handle (docs/contracts.md §2.2): nothing of the call or slot in it.
+    for (const a of [stdout!, stderr!, value!]) assert.match(a.handle, /^out_[a-z2-7]{26}$/);
+    assert.equal(new Set([stdout!.handle, stderr!.handle, value!.handle]).size, 3);
     assert.deepEqual([stderr!.name, stderr!.inline, stderr!.sizeBytes, stderr!.lineCount], ['stderr', 'err', 3, 1]);
     const json = '{"aborted":false,"code":7,"signal":null,"timedOut":false}';
     assert.deepEqual([value!.name, value!.contentType, value!.inline, value!.sha256, value!.stored], ['value', 'application/json', json, sha(json), 'inline']);
@@ -185,7 +188,8 @@ describe('runCommand: attachments captured as the process writes (docs/contracts
     const run = await store.startRun();
     const out = await run.runCommand("printf 'report' > out.txt", { cwd: dir, files: ['out.txt', 'none.txt', '../etc/passwd'] });
     const f = out.record.attachments.find((a) => a.name === 'file:out.txt')!;
-    assert.deepEqual([f.slot, f.handle, f.inline, f.sizeBytes], ['f1', `out_${out.callId}_f1`, 'report', 6]);
+    assert.deepEqual([f.slot, f.inline, f.sizeBytes], ['f1', 'report', 6]);
+    assert.match(f.handle, /^out_[a-z2-7]{26}$/);
     assert.ok(out.modelText.includes('file:none.txt: not found'));
     assert.ok(out.modelText.includes('file:../etc/passwd: not found'));
   });

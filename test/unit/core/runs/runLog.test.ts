@@ -110,6 +110,26 @@ describe('run log (JSON Lines, append-only)', () => {
     ]);
   });
 
+  it('a record claims a minted handle (res_ or out_ and 26 base32 characters) or the form records before them derived from the call; nothing else, and no handle twice', () => {
+    const minted = (p: string, c: string): string => `${p}_${c.repeat(26)}`;
+    const withHandles = (result: string | undefined, out: string): Record<string, unknown> => ({
+      ...finished, elided: result !== undefined, ...(result !== undefined ? { resultHandle: result } : {}), attachments: [{ ...finished.attachments[0], handle: out }],
+    });
+    assert.equal(checkRecord(withHandles(minted('res', 'a'), minted('out', '7')), runId), undefined);
+    assert.equal(checkRecord(withHandles('res_abc-1', 'out_abc-1_stdout'), runId), undefined);
+    assert.equal(checkRecord(withHandles(minted('res', 'a'), 'out_abc-1_stdout'), runId), undefined);
+    for (const bad of [minted('res', 'A'), minted('res', '1'), `res_${'a'.repeat(25)}`, `res_${'a'.repeat(27)}`, minted('out', 'a'), 'res_abc-2', `${minted('res', 'a')}\n`]) {
+      assert.equal(checkRecord(withHandles(bad, minted('out', 'b')), runId), 'call_finished: field resultHandle is missing or invalid', JSON.stringify(bad));
+    }
+    for (const bad of [minted('out', '8'), `out_${'b'.repeat(25)}`, minted('res', 'b'), 'out_abc-1_stderr', 'out_abc-2_stdout']) {
+      assert.equal(checkRecord(withHandles(undefined, bad), runId), 'call_finished: field attachment handle is missing or invalid', JSON.stringify(bad));
+    }
+    // One handle for the result and an output, or for two outputs: the record mints neither.
+    assert.equal(checkRecord(withHandles('res_abc-1', minted('out', 'c')), runId), undefined);
+    const twice = { ...finished, attachments: [{ ...finished.attachments[0], handle: minted('out', 'c') }, { ...finished.attachments[0], slot: 'stderr', name: 'stderr', handle: minted('out', 'c') }] };
+    assert.equal(checkRecord(twice, runId), 'call_finished: a handle is repeated');
+  });
+
   it('accepts every record type the contract lists, with all call_finished fields', () => {
     for (const r of [started, callStarted, finished, runFinished, { type: 'run_pinned', runId, pinned: true, at: '2026-01-01T00:00:00.000Z' }]) {
       assert.equal(checkRecord(r, runId), undefined);

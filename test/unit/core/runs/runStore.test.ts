@@ -10,7 +10,7 @@ import { RunStore } from '../../../../src/core/runs/runStore.js';
 import type { RunRecordEvent } from '../../../../src/core/runs/types.js';
 import { openStore, rejectsWith, scratch, sha } from './helpers.js';
 
-const DENIED = 'access denied: unknown handle';
+const DENIED = 'access denied: unknown or expired handle';
 
 describe('RunStore and Run: records, thresholds, storage (docs/contracts.md §2.1, §2.2)', () => {
   let dir: string; let cleanup: () => void;
@@ -48,7 +48,7 @@ describe('RunStore and Run: records, thresholds, storage (docs/contracts.md §2.
     assert.equal(exact.modelText, 'x'.repeat(100));
     assert.equal(exact.record.elided, false);
     const over = await run.recordResult('t', {}, 'y'.repeat(101));
-    assert.equal(over.handle, `res_${over.callId}`);
+    assert.match(over.handle!, /^res_[a-z2-7]{26}$/);
     assert.equal(over.record.elided, true);
     assert.equal(over.record.stored, 'inline');
     assert.equal(over.record.preview, `${'y'.repeat(10)}${omissionMarker(81)}${'y'.repeat(10)}`);
@@ -69,7 +69,8 @@ describe('RunStore and Run: records, thresholds, storage (docs/contracts.md §2.
     const atThreshold = await run.recordResult('t', {}, 'a'.repeat(1000));
     assert.deepEqual([atThreshold.record.stored, atThreshold.record.elided, atThreshold.handle], ['inline', false, undefined]);
     const over = await run.recordResult('t', {}, 'b'.repeat(1001));
-    assert.deepEqual([over.record.stored, over.record.elided, over.handle], ['blob', true, `res_${over.callId}`]);
+    assert.deepEqual([over.record.stored, over.record.elided, over.handle, over.record.resultHandle], ['blob', true, over.record.resultHandle, over.handle]);
+    assert.match(over.handle!, /^res_[a-z2-7]{26}$/);
     assert.equal(over.record.inline, undefined);
     const data = Buffer.from('b'.repeat(1001));
     assert.equal(over.record.manifestDigest, sha(encodeManifest(manifestOf(data))));

@@ -128,8 +128,8 @@ describe('savings (usage) against the raw records', function () {
     await run.finish();
     assert.match(capped.modelText, /let go/);
     // Reads back by handle (the command line's read: the reply read_tool_output gives a model).
-    const bigHandle = /out_[a-z0-9-]+_stdout/.exec(big.stdout)![0];
-    const routedHandle = /out_[a-z0-9-]+_stdout/.exec(routedBig)![0];
+    const bigHandle = /stdout: [^\n]*handle (out_[a-z2-7]{26})/.exec(big.stdout)![1]!;
+    const routedHandle = /stdout: [^\n]*handle (out_[a-z2-7]{26})/.exec(routedBig)![1]!;
     const r1 = await cli('read', bigHandle, '--pattern', '^2999[0-9]$');
     const r2 = await cli('read', routedHandle, '--pattern', 'FAIL');
     const r3 = await cli('read', routedHandle, '--offset', '1', '--limit', '1');

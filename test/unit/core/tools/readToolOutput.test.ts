@@ -24,16 +24,16 @@ describe('shared tool replies (editor and MCP server)', () => {
 
   it('halves the line window until the JSON fits under 8 KiB, and says where to continue', async () => {
     const unfitted = JSON.stringify(await runs.readToolOutput({ handle }));
-    assert.equal(utf8Bytes(unfitted), 10_011);
+    assert.equal(utf8Bytes(unfitted), 10_025);
     const text = await readFitted(runs, { handle }, 4096, () => assert.fail('no unexpected failure'));
     const r = JSON.parse(text) as { returned_lines: number; truncated: boolean; offset: number };
-    assert.deepEqual([utf8Bytes(text), r.returned_lines, r.truncated, r.offset], [5_111, 100, true, 0]);
+    assert.deepEqual([utf8Bytes(text), r.returned_lines, r.truncated, r.offset], [5_125, 100, true, 0]);
     assert.equal(await readFitted(runs, { handle, limit: 50 }, 4096, () => undefined), JSON.stringify(await runs.readToolOutput({ handle, limit: 50 })));
   });
 
   it('caps byte windows, passes store refusals through and hides unexpected failures', async () => {
     assert.equal(await readFitted(runs, { handle, bytes: { start: 0, end: 4097 } }, 4096, () => undefined), 'error: artifact range exceeds 4096 bytes');
-    assert.equal(await readFitted(runs, { handle: 'res_nope' }, 4096, () => undefined), 'error: access denied: unknown handle');
+    assert.equal(await readFitted(runs, { handle: 'res_nope' }, 4096, () => undefined), 'error: access denied: unknown or expired handle');
     const seen: unknown[] = [];
     const broken = { readToolOutput: () => Promise.reject(new Error('/secret/host/path')) };
     assert.equal(await readFitted(broken, { handle }, 4096, (e) => seen.push(e)), READ_STORAGE_FAILURE);

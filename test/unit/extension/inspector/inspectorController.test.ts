@@ -256,7 +256,7 @@ describe('inspector controller over a real RunStore', () => {
     const h = harness(() => store);
     const forged = handle.replace(/.$/, (c) => (c === '0' ? '1' : '0'));
     const r = await h.send({ type: 'fetchBytes', id: 15, handle: forged, start: 0, end: 10, snap: false });
-    assert.deepEqual(r, { type: 'error', id: 15, message: 'access denied: unknown handle' });
+    assert.deepEqual(r, { type: 'error', id: 15, message: 'access denied: unknown or expired handle' });
   });
 
   it('answers malformed messages with an error reply and never throws', async () => {
