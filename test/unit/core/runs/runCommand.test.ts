@@ -62,7 +62,10 @@ describe('runCommand: attachments captured as the process writes (docs/contracts
     const stdout = out.record.attachments[0]!;
     assert.deepEqual([stdout.sizeBytes, stdout.observedBytes, stdout.truncated, stdout.stored, stdout.readable], [4 * 1024 * 1024, 500_000_000, true, 'blob', true]);
     assert.equal(stdout.sha256, sha(Buffer.alloc(4 * 1024 * 1024)));
-    assert.ok(peak - rss0 < 96 * 1024 * 1024, `RSS grew ${peak - rss0} bytes`);
+    // Bounded means far below the 500 MB the command printed: what grows is the churn of 64 KiB pipe chunks
+    // before the collector runs (measured alone on this 2-core machine, before and after issue 23: 85–112 MiB
+    // over 10 runs; 96 MiB failed 7 of 10), not the output.
+    assert.ok(peak - rss0 < 128 * 1024 * 1024, `RSS grew ${peak - rss0} bytes`);
     assert.ok(out.modelText.includes('stdout: 4194304 bytes, 1 line, truncated at the capture cap (500000000 bytes observed)'), out.modelText);
     assert.equal(out.modelText.split('\n')[0], `warning: ${500_000_000 - 4 * 1024 * 1024} of 500000000 output bytes were let go (stdout); reads and searches cover only what was kept`);
     // Every read of the capped output says which bytes were kept, in every mode.
