@@ -11,8 +11,6 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { workspaceHookFileText } from '../../src/core/reach/hookConfig.js';
 import { editorContext, initPicks } from '../../src/extension/reach/initAgents.js';
 import { evidenceApi, invoke, repoRoot, sh, workspaceDir } from './helpers.js';
@@ -30,7 +28,7 @@ async function until<T>(what: string, fn: () => T | undefined | Promise<T | unde
   }
 }
 
-describe('Reach: command line, routing and MCP registration', function () {
+describe('Reach: command line, routing and the tools VS Code is given', function () {
   this.timeout(240_000);
   let shim: string;
   let storage: string;
@@ -166,27 +164,18 @@ describe('Reach: command line, routing and MCP registration', function () {
     assert.ok(runs.some((r) => r.source?.kind === 'cli'));
   });
 
-  it('the MCP server definition provider serves `cli mcp` on this storage: a client reads an editor handle through it', async () => {
+  it('registers no MCP server with VS Code: every harness of the editor gets each evidence tool once, as a language-model tool', () => {
+    // Issue 21: with both, the default agent (Local harness) was offered the tools twice (5 language-model tools +
+    // 4 `mcp_bounded_evide_*` copies), and the Copilot harness gets both too: it takes the language-model tools of
+    // every enabled tool set as client tools, and an extension's tools form one such set (docs/architecture.md §2.4).
     const ext = vscode.extensions.getExtension('bounded-evidence.bounded-evidence')!;
-    assert.deepEqual((ext.packageJSON as { contributes: { mcpServerDefinitionProviders: unknown } }).contributes.mcpServerDefinitionProviders, [{ id: 'bounded-evidence.mcp', label: 'Bounded Evidence' }]);
-    // The list of definitions is a proposed API (mcpServerDefinitions); this server build enables proposals for every extension,
-    // so the test can read what the workbench resolved from the provider. The product itself uses only the stable registration.
-    const lm = vscode.lm as unknown as { mcpServerDefinitions?: readonly vscode.McpServerDefinition[] };
-    const def = await until('the workbench to resolve the provider', () => lm.mcpServerDefinitions?.find((d) => d.label === 'Bounded Evidence'), 90_000) as vscode.McpStdioServerDefinition;
-    assert.deepEqual(def.args.slice(0, 4), [path.join(repoRoot(), 'dist', 'cli.js'), 'mcp', '--storage', storage]);
-    const editorText = await invoke('evidence_runCommand', { command: 'seq 1 25000' });
-    const handle = /handle (out_\S+_stdout)/.exec(editorText)![1]!;
-    const env: Record<string, string> = {};
-    for (const [k, v] of Object.entries({ ...process.env, ...def.env })) if (typeof v === 'string' || typeof v === 'number') env[k] = String(v);
-    const client = new Client({ name: 'reach-test', version: '1' });
-    await client.connect(new StdioClientTransport({ command: def.command, args: def.args, env, stderr: 'ignore' }));
-    try {
-      const reply = await client.callTool({ name: 'read_tool_output', arguments: { handle, pattern: '^24999$' } });
-      const text = (reply.content as { text: string }[])[0]!.text;
-      assert.equal(text, await invoke('read_tool_output', { handle, pattern: '^24999$' }));
-      assert.equal((JSON.parse(text) as { content: string }).content, '24999:24999');
-    } finally {
-      await client.close();
+    const contributes = (ext.packageJSON as { contributes: Record<string, unknown> }).contributes;
+    assert.equal(contributes.mcpServerDefinitionProviders, undefined);
+    assert.equal(contributes.languageModelToolSets, undefined, 'no tool set of our own: VS Code then puts all our tools in one set of the extension');
+    const names = vscode.lm.tools.map((t) => t.name);
+    for (const name of ['evidence_runCommand', 'evidence_readFile', 'read_tool_output', 'evidence_invokeTool', 'evidence_search']) {
+      assert.equal(names.filter((n) => n === name).length, 1, `${name} once in ${names.join(', ')}`);
     }
+    assert.deepEqual(names.filter((n) => /bounded_evide|mcp_bounded/.test(n)), []);
   });
 });

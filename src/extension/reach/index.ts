@@ -1,13 +1,13 @@
 /**
- * Reach (docs/architecture.md §2.4): the command line in
- * every terminal, routing commands, and the MCP server definition. `activate` calls
- * `registerReach` once; everything it registers lives in `context.subscriptions`.
+ * Reach (docs/architecture.md §2.4): the command line in every terminal and the routing
+ * commands. `activate` calls `registerReach` once; everything it registers lives in
+ * `context.subscriptions`. No MCP server definition is registered with VS Code: every
+ * harness of the editor gets the evidence tools once, as language-model tools (§2.4).
  */
 import * as vscode from 'vscode';
 import { Ids } from '../ids.js';
 import type { Log } from '../log.js';
 import type { ServicesHost } from '../services.js';
-import { registerMcpProvider } from './mcpProvider.js';
 import { initAgentsCommand } from './initAgents.js';
 import { routeUser, routeWorkspace } from './routing.js';
 import { installCliEnvironment, type CliEnvironment } from './terminalEnvironment.js';
@@ -18,7 +18,7 @@ export interface ReachDeps {
   readonly log: Log;
 }
 
-/** Installs the command line's environment and registers the routing commands and the MCP provider. */
+/** Installs the command line's environment and registers the routing commands. */
 export function registerReach(context: vscode.ExtensionContext, deps: ReachDeps): Promise<CliEnvironment> {
   const env = deps.host.get().then((s) => installCliEnvironment(context, s.layout, s.folder));
   env.then((e) => deps.log.info(`command line: ${e.shim} (storage ${e.storage})`), (e: unknown) => deps.log.error('the command line could not be installed', e));
@@ -42,6 +42,5 @@ export function registerReach(context: vscode.ExtensionContext, deps: ReachDeps)
       }
     }));
   }
-  registerMcpProvider(context, env, () => deps.host.get(), deps.host.onDidChange);
   return env;
 }
