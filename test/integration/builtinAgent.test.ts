@@ -251,18 +251,18 @@ describe('Reach: the built-in agent\'s run_in_terminal with a scripted model', (
     await smallTurn(client, 'plain-back', 'cd ..');
   });
 
-  describe('routed by Route Agent Terminals Through Evidence', () => {
+  describe('routed by Route Agent Terminals Through Evidence (deprecated: init\'s GitHub Copilot row)', () => {
     let hookFile: string;
     before(async function () {
       this.timeout(120_000);
       hookFile = path.join(workspaceDir(), WORKSPACE_HOOK_FILE);
-      // The command a person runs from the palette; `confirm: false` stands for their "Write".
-      const r = await vscode.commands.executeCommand<{ written: string[]; errors: string[] }>('boundedEvidence.routeAgentTerminals', { confirm: false });
-      assert.deepEqual({ written: r.written, errors: r.errors }, { written: [hookFile], errors: [] });
+      // The older command (keybindings, scripts); `confirm: false` stands for the person's choice.
+      const r = await vscode.commands.executeCommand<{ files: { file: string; action: string }[]; error?: string }[]>('boundedEvidence.routeAgentTerminals', { confirm: false });
+      assert.deepEqual(r.map((o) => [o.files, o.error]), [[[{ file: hookFile, action: 'created' }], undefined]]);
     });
     after(async () => {
-      const r = await vscode.commands.executeCommand<{ removed: string[] }>('boundedEvidence.stopRouting', { confirm: false });
-      assert.deepEqual(r.removed, [hookFile]);
+      const r = await vscode.commands.executeCommand<{ files: { action: string }[] }[]>('boundedEvidence.stopRouting', { confirm: false });
+      assert.deepEqual(r.map((o) => o.files.map((f) => f.action)), [['deleted']]);
       rmSync(path.join(workspaceDir(), '.github'), { recursive: true, force: true });
     });
 
