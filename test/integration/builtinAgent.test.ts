@@ -73,6 +73,28 @@ async function agentTurn(client: Client, mode: string, step: (n: number, message
   return { requests, tools };
 }
 
+/** The evidence tools as VS Code offers them: the language-model tools of package.json (the table's order). */
+const EVIDENCE_TOOLS = ['evidence_runCommand', 'evidence_readFile', 'read_tool_output', 'evidence_invokeTool', 'evidence_search'];
+
+/**
+ * Issue 21, "no duplicate tools": one request lists each evidence tool exactly once and no
+ * other tool of this extension (before: 4 more copies through its MCP registration, named
+ * `mcp_bounded_evide_<tool>`, 49 tools in the default agent's request).
+ */
+function assertEvidenceToolsOnce(tools: readonly string[], mode: string): void {
+  for (const name of EVIDENCE_TOOLS) assert.equal(tools.filter((t) => t === name).length, 1, `${mode}: ${name} once in ${tools.join(', ')}`);
+  const ours = tools.filter((t) => /evidence|evide|tool_output|bounded/i.test(t));
+  assert.deepEqual([...ours].sort(), [...EVIDENCE_TOOLS].sort(), `${mode}: no other copy of an evidence tool`);
+  assert.equal(new Set(tools).size, tools.length, `${mode}: no tool name twice`);
+}
+
+/** What the Evidence custom agent (agents/evidence.agent.md) offers in one request, in VS Code 1.139.1's order. */
+const EVIDENCE_AGENT_TOOLS: readonly string[] = [
+  'create_directory', 'create_file', 'file_search', 'grep_search', 'get_errors', 'insert_edit_into_file', 'list_dir', 'read_file',
+  'replace_string_in_file', 'session_store_sql', 'evidence_invokeTool', 'evidence_readFile', 'evidence_runCommand', 'evidence_search',
+  'get_terminal_output', 'read_tool_output', 'run_in_terminal',
+];
+
 /** The model's `run_in_terminal` call on the 3 MB build log. */
 function runBuild(callId: string): vscode.LanguageModelToolCallPart {
   return new vscode.LanguageModelToolCallPart(callId, 'run_in_terminal', { command: buildLogCommand(LOG_LINES), explanation: 'Build the project', goal: 'Find why the build fails', mode: 'sync' });
@@ -167,8 +189,9 @@ describe('Reach: the built-in agent\'s run_in_terminal with a scripted model', (
       readReply ??= toolResultText(messages, readId);
       return [new vscode.LanguageModelTextPart('The build fails in src/ledger/reconcile.ts.')];
     });
-    assert.ok(turn.tools.includes('read_tool_output'), `${mode} offers read_tool_output: ${turn.tools.join(', ')}`);
     console.log(`[reach] built-in agent, ${label} (${mode}): ${turn.tools.length} tools offered: ${turn.tools.join(', ')}`);
+    assertEvidenceToolsOnce(turn.tools, mode);
+    if (mode === 'Evidence') assert.deepEqual(turn.tools, EVIDENCE_AGENT_TOOLS);
     assert.equal(turn.requests, 3, 'three model turns: the terminal call, read_tool_output, the answer');
     assert.ok(observation, 'the model was given the terminal tool\'s result');
     const obsBytes = bytesOf(observation);
@@ -228,18 +251,18 @@ describe('Reach: the built-in agent\'s run_in_terminal with a scripted model', (
     await smallTurn(client, 'plain-back', 'cd ..');
   });
 
-  describe('routed by Route Agent Terminals Through Evidence', () => {
+  describe('routed by Route Agent Terminals Through Evidence (deprecated: init\'s GitHub Copilot row)', () => {
     let hookFile: string;
     before(async function () {
       this.timeout(120_000);
       hookFile = path.join(workspaceDir(), WORKSPACE_HOOK_FILE);
-      // The command a person runs from the palette; `confirm: false` stands for their "Write".
-      const r = await vscode.commands.executeCommand<{ written: string[]; errors: string[] }>('boundedEvidence.routeAgentTerminals', { confirm: false });
-      assert.deepEqual({ written: r.written, errors: r.errors }, { written: [hookFile], errors: [] });
+      // The older command (keybindings, scripts); `confirm: false` stands for the person's choice.
+      const r = await vscode.commands.executeCommand<{ files: { file: string; action: string }[]; error?: string }[]>('boundedEvidence.routeAgentTerminals', { confirm: false });
+      assert.deepEqual(r.map((o) => [o.files, o.error]), [[[{ file: hookFile, action: 'created' }], undefined]]);
     });
     after(async () => {
-      const r = await vscode.commands.executeCommand<{ removed: string[] }>('boundedEvidence.stopRouting', { confirm: false });
-      assert.deepEqual(r.removed, [hookFile]);
+      const r = await vscode.commands.executeCommand<{ files: { action: string }[] }[]>('boundedEvidence.stopRouting', { confirm: false });
+      assert.deepEqual(r.map((o) => o.files.map((f) => f.action)), [['deleted']]);
       rmSync(path.join(workspaceDir(), '.github'), { recursive: true, force: true });
     });
 

@@ -84,6 +84,7 @@ describe('@evidence in the chat view, driven by a scripted model from a test ext
     const recorded: RecordedCall[] = [];
     const sub = api.onDidRecord((e) => recorded.push(e));
     let result: { metadata?: { runId?: string; handles?: string[] }; errorDetails?: unknown } | undefined;
+    const firstRequest = client.requests.length;
     try {
       result = await vscode.commands.executeCommand('workbench.action.chat.open', {
         query: '@evidence why did the build fail?', modelSelector: { vendor: client.vendor }, blockOnResponse: true,
@@ -93,6 +94,12 @@ describe('@evidence in the chat view, driven by a scripted model from a test ext
     }
     assert.ok(result?.metadata?.runId, `chat result: ${JSON.stringify(result)}`);
     assert.equal(seenByModel.length, 4, 'four model turns: run, search, read, answer');
+    // Issue 21: @evidence offers each evidence tool exactly once in every request (its own list, the language-model
+    // tools; no MCP copy exists any more), in the table's order.
+    const offered = client.requests.slice(firstRequest).map((r) => r.tools);
+    console.log(`[reach] @evidence: ${offered[0]?.length} tools offered: ${offered[0]?.join(', ')}`);
+    assert.equal(offered.length, 4);
+    for (const tools of offered) assert.deepEqual(tools, ['evidence_runCommand', 'evidence_readFile', 'read_tool_output', 'evidence_search']);
     // What the model saw after each tool call: bounded, and the error only where it asked for it.
     const [, observation, search, window] = seenByModel as [string, string, string, string];
     for (const t of [observation, search, window]) assert.ok(bytesOf(t) < 8192, `model text ${bytesOf(t)} bytes`);

@@ -11,13 +11,13 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { Client } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { workspaceHookFileText } from '../../src/core/reach/hookConfig.js';
+import { copilotHookFileText } from '../../src/core/reach/agents/copilot.js';
 import { editorContext, initPicks } from '../../src/extension/reach/initAgents.js';
 import { evidenceApi, invoke, repoRoot, sh, workspaceDir } from './helpers.js';
 
-interface RoutingResult { written: string[]; removed: string[]; unchanged: string[]; errors: string[] }
+/** What init's command (and the older routing commands, its aliases) return. */
+interface InitResult { agent: string; scope: string; files: { file: string; action: string }[]; error?: string }
 
 /** Polls until `fn` returns a value (the machine is loaded: generous). */
 async function until<T>(what: string, fn: () => T | undefined | Promise<T | undefined>, ms = 60_000): Promise<T> {
@@ -30,7 +30,7 @@ async function until<T>(what: string, fn: () => T | undefined | Promise<T | unde
   }
 }
 
-describe('Reach: command line, routing and MCP registration', function () {
+describe('Reach: command line, routing and the tools VS Code is given', function () {
   this.timeout(240_000);
   let shim: string;
   let storage: string;
@@ -38,8 +38,8 @@ describe('Reach: command line, routing and MCP registration', function () {
   before(async () => {
     await evidenceApi();
     // The route command waits for the command line's environment to be installed; call it once to know it is.
-    const r = await vscode.commands.executeCommand<RoutingResult>('boundedEvidence.stopRouting', { confirm: false });
-    assert.deepEqual(r.errors, []);
+    const r = await vscode.commands.executeCommand<InitResult[]>('boundedEvidence.stopRouting', { confirm: false });
+    assert.deepEqual(r.map((o) => o.error), [undefined]);
     shim = process.env.BOUNDED_EVIDENCE_CLI!;
     storage = process.env.BOUNDED_EVIDENCE_STORAGE!;
   });
@@ -62,20 +62,20 @@ describe('Reach: command line, routing and MCP registration', function () {
     assert.equal(ext.isActive, true);
   });
 
-  it('Route Agent Terminals writes exactly .github/hooks/bounded-evidence.json; Stop Routing removes only it', async () => {
+  it('Route Agent Terminals (deprecated, hidden from the palette) is init\'s GitHub Copilot row for this folder: it writes the Copilot CLI format file; Stop Routing removes only it', async () => {
     const dir = path.join(workspaceDir(), '.github', 'hooks');
     const file = path.join(dir, 'bounded-evidence.json');
     const other = path.join(dir, 'team.json');
     mkdirSync(dir, { recursive: true });
     writeFileSync(other, '{"hooks":{"PreToolUse":[{"type":"command","command":"audit"}]}}\n');
     try {
-      const r = await vscode.commands.executeCommand<RoutingResult>('boundedEvidence.routeAgentTerminals', { confirm: false });
-      assert.deepEqual(r, { written: [file], removed: [], unchanged: [], errors: [] });
-      assert.equal(readFileSync(file, 'utf8'), workspaceHookFileText(`${sh(shim)} hook --storage ${sh(storage)}`));
-      const again = await vscode.commands.executeCommand<RoutingResult>('boundedEvidence.routeAgentTerminals', { confirm: false });
-      assert.deepEqual(again.unchanged, [file]);
-      const stop = await vscode.commands.executeCommand<RoutingResult>('boundedEvidence.stopRouting', { confirm: false });
-      assert.deepEqual(stop, { written: [], removed: [file], unchanged: [], errors: [] });
+      const r = await vscode.commands.executeCommand<InitResult[]>('boundedEvidence.routeAgentTerminals', { confirm: false });
+      assert.deepEqual(r, [{ agent: 'copilot', scope: 'project', files: [{ file, action: 'created' }] }]);
+      assert.equal(readFileSync(file, 'utf8'), copilotHookFileText(`${sh(shim)} hook --storage ${sh(storage)}`));
+      const again = await vscode.commands.executeCommand<InitResult[]>('boundedEvidence.routeAgentTerminals', { confirm: false });
+      assert.deepEqual(again[0]!.files, [{ file, action: 'unchanged' }]);
+      const stop = await vscode.commands.executeCommand<InitResult[]>('boundedEvidence.stopRouting', { confirm: false });
+      assert.deepEqual(stop, [{ agent: 'copilot', scope: 'project', files: [{ file, action: 'deleted' }] }]);
       assert.equal(existsSync(file), false);
       assert.equal(readFileSync(other, 'utf8'), '{"hooks":{"PreToolUse":[{"type":"command","command":"audit"}]}}\n');
     } finally {
@@ -83,22 +83,45 @@ describe('Reach: command line, routing and MCP registration', function () {
     }
   });
 
-  it('the user-level variant merges into existing ~/.claude/settings.json and adds ~/.copilot/hooks/bounded-evidence.json, then removes only those', async () => {
+  it('a hook file the older commands wrote (VS Code format) keeps routing until init replaces it, and Stop Routing Agents… removes it', async () => {
+    const file = path.join(workspaceDir(), '.github', 'hooks', 'bounded-evidence.json');
+    mkdirSync(path.dirname(file), { recursive: true });
+    const old = workspaceHookFileText(`${sh(shim)} hook --storage ${sh(storage)}`);
+    try {
+      // Recognised as ours: doctor says routed through it, and Stop Routing Agents… (no journal entry: semantic) deletes it.
+      writeFileSync(file, old);
+      const stop = await vscode.commands.executeCommand<InitResult[]>('boundedEvidence.uninstallAgents', { picks: ['copilot:project'] });
+      assert.deepEqual(stop, [{ agent: 'copilot', scope: 'project', files: [{ file, action: 'deleted' }] }]);
+      // Init over it: the file becomes the Copilot CLI format one (the person's routing stays on, in the new format).
+      writeFileSync(file, old);
+      const r = await vscode.commands.executeCommand<InitResult[]>('boundedEvidence.initAgents', { picks: ['copilot:project'] });
+      assert.deepEqual(r[0]!.files, [{ file, action: 'updated' }]);
+      assert.equal(readFileSync(file, 'utf8'), copilotHookFileText(`${sh(shim)} hook --storage ${sh(storage)}`));
+    } finally {
+      await vscode.commands.executeCommand('boundedEvidence.uninstallAgents', { picks: ['copilot:project'] });
+      rmSync(path.join(workspaceDir(), '.github'), { recursive: true, force: true });
+    }
+  });
+
+  it('the user-level variant (deprecated) is init\'s GitHub Copilot and Claude Code rows for every folder: merged into the person\'s ~/.claude/settings.json, then every byte given back', async () => {
     const home = mkdtempSync(path.join(os.tmpdir(), 'be-home-'));
     const claude = path.join(home, '.claude', 'settings.json');
     mkdirSync(path.dirname(claude));
-    const mine = { model: 'opus', hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'audit-bash' }] }] } };
-    writeFileSync(claude, JSON.stringify(mine));
+    const mine = JSON.stringify({ model: 'opus', hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'audit-bash' }] }] } });
+    writeFileSync(claude, mine);
     try {
-      const r = await vscode.commands.executeCommand<RoutingResult>('boundedEvidence.routeAgentTerminalsForUser', { confirm: false, home });
+      const r = await vscode.commands.executeCommand<InitResult[]>('boundedEvidence.routeAgentTerminalsForUser', { confirm: false, home });
       const copilot = path.join(home, '.copilot', 'hooks', 'bounded-evidence.json');
-      assert.deepEqual(r, { written: [copilot, claude], removed: [], unchanged: [], errors: [] });
-      const hook = { type: 'command', command: `${sh(shim)} hook`, timeout: 15 };
-      assert.deepEqual(JSON.parse(readFileSync(claude, 'utf8')), { model: 'opus', hooks: { PreToolUse: [...mine.hooks.PreToolUse, { matcher: 'Bash', hooks: [hook] }] } });
-      assert.deepEqual(JSON.parse(readFileSync(copilot, 'utf8')), { hooks: { PreToolUse: [hook] } });
-      const stop = await vscode.commands.executeCommand<RoutingResult>('boundedEvidence.stopRoutingForUser', { confirm: false, home });
-      assert.deepEqual(stop, { written: [claude], removed: [copilot], unchanged: [], errors: [] });
-      assert.deepEqual(JSON.parse(readFileSync(claude, 'utf8')), mine);
+      assert.deepEqual(r.map((o) => [o.agent, o.scope, o.error]), [['copilot', 'global', undefined], ['claude', 'global', undefined]]);
+      assert.deepEqual(r[0]!.files.map((f) => [f.file, f.action]), [[copilot, 'created'], [path.join(home, '.copilot', 'mcp-config.json'), 'created']]);
+      assert.deepEqual(r[1]!.files.find((f) => f.file === claude)?.action, 'updated');
+      assert.equal(readFileSync(copilot, 'utf8'), copilotHookFileText(`${sh(shim)} hook`));
+      const groups = (JSON.parse(readFileSync(claude, 'utf8')) as { hooks: { PreToolUse: { matcher: string }[] } }).hooks.PreToolUse;
+      assert.deepEqual(groups.map((g) => g.matcher), ['Bash', 'Bash'], 'the person\'s group, then ours');
+      const stop = await vscode.commands.executeCommand<InitResult[]>('boundedEvidence.stopRoutingForUser', { confirm: false, home });
+      assert.deepEqual(stop.map((o) => o.error), [undefined, undefined]);
+      assert.equal(readFileSync(claude, 'utf8'), mine);
+      assert.equal(existsSync(copilot), false);
     } finally {
       rmSync(home, { recursive: true, force: true });
     }
@@ -166,27 +189,18 @@ describe('Reach: command line, routing and MCP registration', function () {
     assert.ok(runs.some((r) => r.source?.kind === 'cli'));
   });
 
-  it('the MCP server definition provider serves `cli mcp` on this storage: a client reads an editor handle through it', async () => {
+  it('registers no MCP server with VS Code: every harness of the editor gets each evidence tool once, as a language-model tool', () => {
+    // Issue 21: with both, the default agent (Local harness) was offered the tools twice (5 language-model tools +
+    // 4 `mcp_bounded_evide_*` copies), and the Copilot harness gets both too: it takes the language-model tools of
+    // every enabled tool set as client tools, and an extension's tools form one such set (docs/architecture.md §2.4).
     const ext = vscode.extensions.getExtension('bounded-evidence.bounded-evidence')!;
-    assert.deepEqual((ext.packageJSON as { contributes: { mcpServerDefinitionProviders: unknown } }).contributes.mcpServerDefinitionProviders, [{ id: 'bounded-evidence.mcp', label: 'Bounded Evidence' }]);
-    // The list of definitions is a proposed API (mcpServerDefinitions); this server build enables proposals for every extension,
-    // so the test can read what the workbench resolved from the provider. The product itself uses only the stable registration.
-    const lm = vscode.lm as unknown as { mcpServerDefinitions?: readonly vscode.McpServerDefinition[] };
-    const def = await until('the workbench to resolve the provider', () => lm.mcpServerDefinitions?.find((d) => d.label === 'Bounded Evidence'), 90_000) as vscode.McpStdioServerDefinition;
-    assert.deepEqual(def.args.slice(0, 4), [path.join(repoRoot(), 'dist', 'cli.js'), 'mcp', '--storage', storage]);
-    const editorText = await invoke('evidence_runCommand', { command: 'seq 1 25000' });
-    const handle = /stdout: [^\n]*?handle (out_[a-z2-7]{26})/.exec(editorText)![1]!;
-    const env: Record<string, string> = {};
-    for (const [k, v] of Object.entries({ ...process.env, ...def.env })) if (typeof v === 'string' || typeof v === 'number') env[k] = String(v);
-    const client = new Client({ name: 'reach-test', version: '1' });
-    await client.connect(new StdioClientTransport({ command: def.command, args: def.args, env, stderr: 'ignore' }));
-    try {
-      const reply = await client.callTool({ name: 'read_tool_output', arguments: { handle, pattern: '^24999$' } });
-      const text = (reply.content as { text: string }[])[0]!.text;
-      assert.equal(text, await invoke('read_tool_output', { handle, pattern: '^24999$' }));
-      assert.equal((JSON.parse(text) as { content: string }).content, '24999:24999');
-    } finally {
-      await client.close();
+    const contributes = (ext.packageJSON as { contributes: Record<string, unknown> }).contributes;
+    assert.equal(contributes.mcpServerDefinitionProviders, undefined);
+    assert.equal(contributes.languageModelToolSets, undefined, 'no tool set of our own: VS Code then puts all our tools in one set of the extension');
+    const names = vscode.lm.tools.map((t) => t.name);
+    for (const name of ['evidence_runCommand', 'evidence_readFile', 'read_tool_output', 'evidence_invokeTool', 'evidence_search']) {
+      assert.equal(names.filter((n) => n === name).length, 1, `${name} once in ${names.join(', ')}`);
     }
+    assert.deepEqual(names.filter((n) => /bounded_evide|mcp_bounded/.test(n)), []);
   });
 });

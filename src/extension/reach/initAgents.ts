@@ -18,12 +18,14 @@ import type { CliEnvironment } from './terminalEnvironment.js';
 /** What a caller (a test) may pass instead of picking: `picks` like `['claude:global', 'copilot:project']`, and the home folder. */
 export interface InitAgentsArgs {
   readonly picks?: readonly string[];
+  /** Without `picks`: the quick pick opens with exactly these ticked (the older routing commands). */
+  readonly preselect?: readonly string[];
   readonly home?: string;
 }
 
 /** The adapters' context in this window: the shim starts the hook and the MCP server, this workspace's storage in project files. */
 export function editorContext(env: CliEnvironment, folder: string | undefined, home: string, settings?: RoutingSettings): AgentContext {
-  // As the palette's routing commands write it (routing.ts `hookCommand`): PostToolUse recording follows the setting.
+  // PostToolUse recording follows the setting (boundedEvidence.hooks.recordOtherToolResults).
   const post = settings?.recordOtherToolResults ? ['--record-post-tool-use', '--large-result-bytes', String(settings.largeResultBytes)] : [];
   return machineContext({
     home, project: folder, env: { ...process.env, HOME: home }, recordOtherToolResults: post.length > 0,
@@ -68,7 +70,10 @@ export async function initAgentsCommand(env: CliEnvironment, folder: string | un
       return { agent, scope };
     });
   } else {
-    const picked = await vscode.window.showQuickPick(await initPicks(ctx, uninstall), {
+    const items = await initPicks(ctx, uninstall);
+    const preselect = args.preselect;
+    const shown = preselect ? items.map((i) => ({ ...i, picked: preselect.includes(`${i.agent.id}:${i.scope}`) })) : items;
+    const picked = await vscode.window.showQuickPick(shown, {
       canPickMany: true,
       title: uninstall ? 'Stop routing agents: remove what Bounded Evidence wrote' : 'Route agents through Bounded Evidence',
       placeHolder: uninstall ? 'Each choice shows the files it gives back' : 'Each choice shows the files it writes (merged into yours; undo with Stop Routing Agents…)',

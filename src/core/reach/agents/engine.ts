@@ -130,22 +130,45 @@ export function tomlBlock(table: readonly string[], value: Readonly<Record<strin
   return `${TOML_MARKER}\n${stringifyToml(doc).trim()}\n`;
 }
 
-/** The range of our marked block in `text` (from the marker to the next line starting a table that is not below ours, or the end). */
+/** `[a.b."c d"` for a table path: the start of its header line (closed by `]`, or continued by `.` for a table below it). */
+function tomlHeader(table: readonly string[]): string {
+  return `[${table.map((k) => (/^[A-Za-z0-9_-]+$/.test(k) ? k : JSON.stringify(k))).join('.')}`;
+}
+
+/**
+ * The range of our marked block for `table` in `text`: the marker line, our header, and the lines that
+ * belong to our table (its keys and the tables below it, as `tomlBlock` writes them). A file can hold
+ * several of our blocks (Codex's user config.toml: `[hooks.state."…"]` and `[mcp_servers.bounded-evidence]`),
+ * so every marker is looked at, not only the first. The block ends before the first comment line, table
+ * header not below ours, or blank line followed by one of those: the person's own comments and tables
+ * written right after our block are theirs, never part of it.
+ */
 function tomlBlockRange(text: string, table: readonly string[]): { start: number; end: number } | undefined {
-  const start = text.indexOf(TOML_MARKER);
-  if (start === -1) return undefined;
-  const header = `[${table.map((k) => (/^[A-Za-z0-9_-]+$/.test(k) ? k : JSON.stringify(k))).join('.')}`;
-  const after = text.indexOf('\n', start) + 1;
-  if (!text.startsWith(header, after)) return undefined;
-  const headerEnd = text.indexOf('\n', after);
-  if (headerEnd === -1) return { start, end: text.length };
-  const re = /^\s*\[+([^\]]+)\]/gm;
-  re.lastIndex = headerEnd + 1;
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(text)) !== null) {
-    if (!`[${m[1]!}`.startsWith(header)) return { start, end: m.index + (text[m.index] === '\n' ? 1 : 0) };
+  const header = tomlHeader(table);
+  const below = (line: string): boolean => line.startsWith(`${header}]`) || line.startsWith(`${header}.`) || line.startsWith(`[${header}]`) || line.startsWith(`[${header}.`);
+  for (let start = text.indexOf(TOML_MARKER); start !== -1; start = text.indexOf(TOML_MARKER, start + 1)) {
+    // A marker counts only at the start of a line.
+    if (start > 0 && text[start - 1] !== '\n') continue;
+    const after = text.indexOf('\n', start) + 1;
+    if (after === 0) continue;
+    const headerEnd = text.indexOf('\n', after);
+    const headerLine = text.slice(after, headerEnd === -1 ? text.length : headerEnd).replace(/\r$/, '');
+    if (!below(headerLine)) continue;
+    if (headerEnd === -1) return { start, end: text.length };
+    let end = headerEnd + 1;
+    for (let at = end; at < text.length;) {
+      const nl = text.indexOf('\n', at);
+      const lineEnd = nl === -1 ? text.length : nl + 1;
+      const line = text.slice(at, lineEnd).replace(/\r?\n$/, '').trim();
+      if (line.startsWith('#')) break;
+      if (line.startsWith('[') && !below(line)) break;
+      // Key lines, continuation lines and our own sub-tables belong to the block; a blank line only if more of it follows.
+      if (line !== '') end = lineEnd;
+      at = lineEnd;
+    }
+    return { start, end };
   }
-  return { start, end: text.length };
+  return undefined;
 }
 
 function tomlEdits(text: string, edit: Extract<ConfigEdit, { kind: 'toml' }>): TextEdit[] | string {

@@ -11,7 +11,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import fc from 'fast-check';
 import { parse as parseJsonc } from 'jsonc-parser';
-import { applyToText, applyUndo, removeFromText, tomlBlock } from '../../../../src/core/reach/agents/engine.js';
+import { applyToText, applyUndo, removeFromText, TOML_MARKER, tomlBlock } from '../../../../src/core/reach/agents/engine.js';
 import { describeOutcome, doctorRows, runInit } from '../../../../src/core/reach/agents/init.js';
 import { AGENTS, agentNamed } from '../../../../src/core/reach/agents/index.js';
 import { isOurHookEntry, isOurMcpEntry } from '../../../../src/core/reach/agents/common.js';
@@ -27,6 +27,7 @@ function context(root: string, overrides: Partial<AgentContext> = {}): AgentCont
   return {
     home, project, stateDir: path.join(home, '.local', 'state', 'bounded-evidence'), env: {},
     exists: (f) => existsSync(f), which: () => undefined,
+    readText: (f) => (existsSync(f) ? readFileSync(f, 'utf8') : undefined),
     hookCommand: (agent: string | undefined, scope: Scope) => [`'${SHIM}'`, 'hook', ...(agent ? ['--agent', agent] : []), ...(scope === 'project' ? ['--storage', `'${root}/storage'`] : [])].join(' '),
     mcpServer: () => ({ command: SHIM, args: ['mcp', '--storage', `${root}/storage`] }),
     ...overrides,
@@ -151,6 +152,34 @@ describe('agent init engine', () => {
     }));
     assert.deepEqual(applyToText('[mcp_servers.bounded_evidence]\ncommand = "mine"\n', [edit]), { ok: false, error: 'config.toml already has a [mcp_servers.bounded_evidence] of its own: it was left unchanged' });
   });
+
+  it('TOML, two blocks of ours in one file (Codex\'s user config.toml): after the person wrote their own tables and comments between and after them, removal takes both blocks and gives back exactly the person\'s text', () => {
+    const trust: ConfigEdit = { kind: 'toml', file: 'config.toml', table: ['hooks', 'state', '/home/me/.codex/hooks.json:pre_tool_use:1:0'], value: { trusted_hash: 'sha256:00ff' } };
+    const mcp: ConfigEdit = { kind: 'toml', file: 'config.toml', table: ['mcp_servers', 'bounded-evidence'], value: { command: SHIM, args: ['mcp'], enabled_tools: ['read_tool_output'], env: { A: '1' } } };
+    const mine = '# my config\nmodel = "o3"\n\n[hooks.state."/home/me/.codex/hooks.json:pre_tool_use:0:0"]\ntrusted_hash = "sha256:mine"\n';
+    // Between our blocks: a comment and a table of the person's; after them: a table whose name starts like ours.
+    const between = '# the person\'s own table, written after init\n[tui]\nnotifications = true\n\n';
+    const after = '\n[mcp_servers.bounded-evidence-old]\ncommand = "npx"\n\n[profiles.fast]\nmodel = "o4-mini"\n';
+    fc.assert(fc.property(fc.constantFrom(mine, mine.replace(/\n/g, '\r\n'), ''), fc.boolean(), (original, crlf) => {
+      const r = applyToText(original, [trust, mcp]);
+      assert.ok(r.ok && r.changed, r.ok ? '' : r.error);
+      assert.equal(r.text!.split(TOML_MARKER).length - 1, 2, 'two marked blocks');
+      assert.ok(r.text!.includes('[mcp_servers.bounded-evidence.env]'), 'our block has a table below it');
+      // Untouched: the journal's exact undo.
+      assert.equal(applyUndo(r.text!, r.undo), original);
+      const eol = (t: string): string => (crlf ? t.replace(/\n/g, '\r\n') : t);
+      const second = r.text!.indexOf(TOML_MARKER, r.text!.indexOf(TOML_MARKER) + 1);
+      const edited = r.text!.slice(0, second - 1) + eol(between) + r.text!.slice(second - 1) + eol(after);
+      // Changed since init: the semantic removal, which must find the second block too.
+      const removed = removeFromText(edited, [trust, mcp], false);
+      assert.ok(removed.ok);
+      assert.equal(removed.text, original + eol(between) + eol(after));
+      assert.ok(!removed.text!.includes(TOML_MARKER));
+      // And init on the edited file again finds its own blocks (no third one, nothing of the person's replaced).
+      const again = applyToText(edited, [trust, mcp]);
+      assert.ok(again.ok && !again.changed);
+    }));
+  });
 });
 
 describe('init, uninstall, dry run and doctor (files on disk)', () => {
@@ -269,6 +298,32 @@ describe('init, uninstall, dry run and doctor (files on disk)', () => {
     assert.equal(out[0]!.error, `${path.join(ctx.project!, '.claude', 'settings.json')}: "hooks" is not an object: it was left unchanged`);
     assert.deepEqual(snapshot(root), before);
     assert.match(describeOutcome(ctx, out[0]!, {}), /^Claude Code \[claude, project\]: not changed: /);
+  });
+
+  it('Codex, user scope, on disk: config.toml with the person\'s own tables around our two blocks, edited after init, comes back byte for byte without them; their hooks.json too', async () => {
+    const ctx = context(root);
+    const codexDir = path.join(ctx.home, '.codex');
+    mkdirSync(codexDir, { recursive: true });
+    const toml = path.join(codexDir, 'config.toml');
+    const hooks = path.join(codexDir, 'hooks.json');
+    const mine = '# my codex\nmodel = "o3"\n\n[mcp_servers.github]\ncommand = "npx"\nargs = ["-y", "@github/mcp"]\n';
+    const myHooks = '{\n  "hooks": {\n    "PreToolUse": [\n      { "matcher": "Edit", "hooks": [{ "type": "command", "command": "/usr/local/bin/audit" }] }\n    ]\n  }\n}\n';
+    writeFileSync(toml, mine);
+    writeFileSync(hooks, myHooks);
+    const out = await runInit(ctx, { agents: [agentNamed('codex')!], scope: 'global' });
+    assert.equal(out[0]!.error, undefined);
+    const written = readFileSync(toml, 'utf8');
+    assert.equal(written.split(TOML_MARKER).length - 1, 2);
+    // The trust key names our group's index among the person's hooks (readText): the second group, index 1.
+    assert.ok(written.includes(`[hooks.state."${hooks}:pre_tool_use:1:0"]`), written);
+    const second = written.indexOf(TOML_MARKER, written.indexOf(TOML_MARKER) + 1);
+    const between = '# added by hand\n[tui]\nnotifications = true\n\n';
+    const after = '\n[profiles.fast]\nmodel = "o4-mini"\n';
+    writeFileSync(toml, written.slice(0, second - 1) + between + written.slice(second - 1) + after);
+    const back = await runInit(ctx, { agents: [agentNamed('codex')!], scope: 'global', uninstall: true });
+    assert.equal(back[0]!.error, undefined);
+    assert.equal(readFileSync(toml, 'utf8'), mine + between + after);
+    assert.equal(readFileSync(hooks, 'utf8'), myHooks);
   });
 
   it('names: vscode and copilot-cli are the copilot adapter', () => {
