@@ -99,6 +99,7 @@ async function main(): Promise<void> {
       await go();
       await view.locator(`body[data-find-seq="${next}"]`).waitFor({ timeout: 60_000 });
       await view.locator('#match-info', { hasText: `Match ${(want + 1).toLocaleString('en-US')} of` }).waitFor();
+      findReply.push(Number(await page.getAttribute('data-last-find-reply-ms')));
       return Number(await page.getAttribute('data-last-find-ms'));
     };
     /** Selects match `i` of the page on screen and waits for its window (not timed: the host is idle before each timed click). */
@@ -112,6 +113,8 @@ async function main(): Promise<void> {
     // usual way on), and Previous at a page's first match: the page before (never read
     // ahead, so always a request). Twice over, forward then back.
     const pagesBack: number[] = [];
+    /** Click to the matches reply, per page turn (Next's then Previous's, in order). */
+    const findReply: number[] = [];
     const last = Math.floor((total - 1) / 50);
     for (let round = 0; round < 2; round++) {
       for (let p = 1; p <= last && pages.length < CLICKS; p++) {
@@ -131,6 +134,7 @@ async function main(): Promise<void> {
     console.log(`  of which the round trip to the host: bytes ${median(bytesReply).toFixed(1)} ms, lines ${median(linesReply).toFixed(1)} ms median`);
     console.log(`inspector, next page of matches (50 a page, ${total} matches), click to text: ${fmt(pages)}`);
     console.log(`inspector, previous page of matches (not read ahead), click to text: ${fmt(pagesBack)}`);
+    console.log(`  of which click to the matches reply: ${findReply.map((x) => x.toFixed(0)).join(', ')}`);
     console.log(`inspector, first Find of a pattern (counts every match in ${MB} MB), click to text: ${fmt(finds)}`);
 
     // The reference: VS Code's editor opening a 16 KiB read-only file.

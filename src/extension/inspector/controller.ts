@@ -7,7 +7,7 @@
  */
 import { EvidenceError, searchAllOutputs, type CallFilter, type CaptureProgressEvent, type CallFinishedRecord, type CallReport, type CallStartedRecord, type Disposable, type HandleSource, type RunRecordEvent, type RunStoreApi } from '../../core/index.js';
 import type {
-  CallDto, CompareSideDto, ExcerptRangeDto, HostToWebview, LiveStreamDto, InspectorLimitsDto, ListQueryDto, PartDto, PartRef, RunDto, StartActionDto, TargetDto, WebviewRequest,
+  CallDto, CompareSideDto, ExcerptRangeDto, HostToWebview, LiveStreamDto, InspectorLimitsDto, ListQueryDto, PartDto, PartRef, RunDto, StartActionDto, TargetDto, WebviewRequest, WindowDto,
 } from '../../shared/protocol.js';
 import { buildExcerpt } from './excerpt.js';
 import { LineIndex } from './lineIndex.js';
@@ -71,6 +71,8 @@ const cacheEntries = 16;
 /** A small insertion-ordered LRU. */
 /** Matches read per block (the core's most per request). */
 const matchBlockSize = 1000;
+/** Characters a block may hold: 1,000 matches of up to 500 characters (longer lines make a shorter block). */
+const matchBlockChars = 500_000;
 
 /** A block of a pattern's matches: `matches[i]` is match `offset + i`. */
 interface MatchBlock {
@@ -371,7 +373,9 @@ export class InspectorController {
     }
     const p = (async (): Promise<MatchBlock> => {
       const store = await this.store();
-      const r = await store.readToolOutput({ handle, pattern, offset, limit: Math.max(limit, matchBlockSize) });
+      // Room for the whole block (the model's 10,000-character cap would keep ~100 matches of
+      // a build log's lines, and each later page would scan the output again).
+      const r = await store.readToolOutput({ handle, pattern, offset, limit: Math.max(limit, matchBlockSize) }, undefined, { maxContentChars: matchBlockChars });
       const entries = r.content.length > 0 ? r.content.split('\n') : [];
       const matches = (r.matches ?? []).map((m, i) => {
         const entry = entries[i] ?? '';
@@ -515,9 +519,21 @@ export class InspectorController {
       case 'findPattern': {
         const block = await this.matchBlock(msg.handle, msg.pattern, msg.offset, msg.limit);
         const matches = block.matches.slice(msg.offset - block.offset, msg.offset - block.offset + msg.limit);
+        // The asked match's lines window in the same reply (exactly what `fetchLines` would
+        // answer for it): the page draws a page of matches after one round trip, not two.
+        const at = msg.window ? matches[msg.window.index - msg.offset] : undefined;
+        let window: WindowDto | undefined;
+        if (msg.window && at) {
+          const src = await this.handle(msg.handle);
+          const line = at.lineNumber - 1;
+          const from = Math.max(0, line - msg.window.context);
+          const count = Math.min(this.limits.maxLines, line - from + msg.window.context + 1);
+          window = toWindowDto(src, 'lines', await resolveLines(src, from, count, this.limits.maxWindowBytes, this.indexGetter(src)));
+        }
         this.post({
           type: 'matches', id: msg.id, handle: msg.handle, pattern: msg.pattern, offset: msg.offset,
           totalMatches: block.total, matches, truncated: msg.offset + matches.length < block.total, binary: block.binary,
+          ...(window && msg.window ? { window, windowIndex: msg.window.index } : {}),
         });
         return;
       }
