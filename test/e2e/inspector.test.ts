@@ -283,6 +283,37 @@ describe('Evidence Inspector in a real workbench', function () {
     await view.locator('#open-editor').click();
     // The tab names the output and its lines in the log's terms, with the header's page number.
     await wb.page.locator('.tabs-container .tab', { hasText: new RegExp(`${handle} lines \\d+–\\d+ \\(page \\d+ of \\d+\\)`) }).first().waitFor({ timeout: 30_000 });
+    // Its gutter counts output lines: the editor's own numbers are off, and the number drawn
+    // before each line is that line's number in the output (the text beside it is that line).
+    const editor = wb.page.locator('.editor-instance .monaco-editor').first();
+    await editor.locator('.view-line').first().waitFor();
+    // (A string: the page's DOM types are not this suite's, and tsx would add helpers the page lacks.)
+    const rows = async (): Promise<{ n: string; text: string }[]> => await wb.page.evaluate(`(() => {
+      const ed = document.querySelector('.editor-instance .monaco-editor');
+      const out = [];
+      for (const line of ed ? Array.from(ed.querySelectorAll('.view-line')) : []) {
+        let n = '';
+        for (const el of Array.from(line.querySelectorAll('span'))) {
+          const c = getComputedStyle(el, '::before').content;
+          if (c && c !== 'none' && c !== 'normal') { n = c.replace(/^"|"$/g, '').replace(/\\u00a0|\u00a0/g, ' ').trim(); break; }
+        }
+        out.push({ top: parseFloat(line.style.top || '0'), n, text: (line.textContent || '').replace(/\u00a0/g, ' ') });
+      }
+      return out.sort((a, b) => a.top - b.top).map(({ n, text }) => ({ n, text }));
+    })()`);
+    let shown: { n: string; text: string }[] = [];
+    for (let i = 0; i < 50 && !(shown = await rows()).some((r) => r.n); i++) await wb.page.waitForTimeout(100);
+    const numbered = shown.filter((r) => r.n);
+    assert.ok(numbered.length >= 5, JSON.stringify(shown.slice(0, 5)));
+    const outputLines = bigLogText.split('\n');
+    for (const r of numbered) assert.equal(r.text, outputLines[Number(r.n.replace(/,/g, '')) - 1], `the line numbered ${r.n}`);
+    assert.equal(await editor.locator('.margin .line-numbers').count(), 0, 'the editor\'s own line numbers are off');
+    // The status bar says the cursor's line in output terms too (its "Ln" counts page lines).
+    const statusItem = wb.page.locator('.statusbar-item', { hasText: /^Output line [\d,]+$/ });
+    await statusItem.waitFor({ timeout: 10_000 });
+    const cursorN = (await text(statusItem)).replace('Output line ', '');
+    assert.ok(numbered.some((r) => r.n === cursorN), `the cursor's output line ${cursorN} is on screen`);
+    await wb.screenshot('inspector-open-in-editor-gutter');
     // Back to the inspector for what follows.
     await wb.page.locator('.tabs-container .tab', { hasText: 'Evidence Inspector' }).click();
     await view.locator('#detail-title', { hasText: 'stdout of' }).waitFor();
