@@ -235,10 +235,22 @@ describe('Evidence Inspector in a real workbench', function () {
       `- range: bytes [${start}, ${end}), ${lines === 1 ? `line ${firstLine + 1}` : `lines ${firstLine + 1}–${firstLine + lines}`}`,
       `- excerpt: ${end - start} bytes, sha256 ${sha(bytes)}`,
       `- artifact: ${bigLog.length} bytes, sha256 ${sha(bigLog)}`,
-      // The served workbench is an OSS build: its links use its own scheme (vscode.env.uriScheme), not vscode://.
-      `- open: <code-oss://bounded-evidence.bounded-evidence/open?handle=${handle}&bytes=${start}-${end}>`,
+      // A browser workbench cannot open its own scheme (code-oss://): the link is the served
+      // workbench's callback URL for it (vscode.env.asExternalUri), checked by `openLinkOf`.
+      '- open: <LINK>',
       '',
     ].join('\n');
+  }
+  /** The excerpt with its open: link replaced by LINK, and that link (which must lead to `code-oss://…/open?handle=…&bytes=start-end` through this workbench). */
+  function openLinkOf(excerpt: string, start: number, end: number): { excerpt: string; link: string } {
+    const m = /^- open: <(.+)>$/m.exec(excerpt);
+    assert.ok(m, excerpt);
+    const link = new URL(m[1]!);
+    assert.equal(link.origin, new URL(wb.page.url()).origin, `the link is this workbench's own address: ${m[1]}`);
+    const p = link.searchParams;
+    assert.deepEqual([link.pathname.replace(/^\/[^/]+\/callback$/, '/callback'), p.get('vscode-scheme'), p.get('vscode-authority'), p.get('vscode-path'), p.get('vscode-query')],
+      ['/callback', 'code-oss', 'bounded-evidence.bounded-evidence', '/open', `handle=${handle}&bytes=${start}-${end}`], m[1]);
+    return { excerpt: excerpt.replace(m[0], '- open: <LINK>'), link: m[1]! };
   }
   const errStart = (): number => Buffer.byteLength(bigLogText.split('\n').slice(0, errorLineIndex).join('\n')) + 1;
   const errEnd = (): number => errStart() + Buffer.byteLength(bigLogText.split('\n')[errorLineIndex]!) + 1;
@@ -249,7 +261,8 @@ describe('Evidence Inspector in a real workbench', function () {
     await view.locator('#copy-excerpt').click();
     await view.locator('#action-result', { hasText: 'copied with its provenance' }).waitFor();
     assert.equal(await view.getByText(/copied with its provenance/).count(), 1, 'the result is said once, beside the buttons');
-    assert.equal(await workbenchClipboard(), expectedExcerpt(errStart(), errEnd(), errorLineIndex, 1));
+    const copied = openLinkOf(await workbenchClipboard(), errStart(), errEnd());
+    assert.equal(copied.excerpt, expectedExcerpt(errStart(), errEnd(), errorLineIndex, 1));
   });
 
   it('sends the excerpt to the chat input without sending it (or says it copied instead)', async () => {
@@ -272,7 +285,7 @@ describe('Evidence Inspector in a real workbench', function () {
     } else {
       figures.sendToChat = 'clipboard fallback';
       assert.equal(said, 'Chat input is not available here: the excerpt was copied to the clipboard instead.');
-      assert.equal(await workbenchClipboard(), expected);
+      assert.equal(openLinkOf(await workbenchClipboard(), errStart(), errEnd()).excerpt, expected);
     }
   });
 

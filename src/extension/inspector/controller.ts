@@ -9,7 +9,7 @@ import { EvidenceError, searchAllOutputs, type CallFilter, type CaptureProgressE
 import type {
   CallDto, CompareSideDto, ExcerptRangeDto, HostToWebview, LiveStreamDto, InspectorLimitsDto, ListQueryDto, PartDto, PartRef, RunDto, StartActionDto, TargetDto, WebviewRequest, WindowDto,
 } from '../../shared/protocol.js';
-import { buildExcerpt } from './excerpt.js';
+import { buildExcerpt, excerptLink } from './excerpt.js';
 import { LineIndex } from './lineIndex.js';
 import { attachmentPart, callFromRecord, callFromReport, splitPreview, toRunDto } from './mapping.js';
 import { inspectorLimits, parseWebviewMessage } from './validate.js';
@@ -53,6 +53,12 @@ export interface InspectorControllerOptions {
   readonly deltaDelayMs?: number;
   /** URI scheme of this editor (`vscode.env.uriScheme`: Insiders and OSS builds differ) for excerpt links. */
   readonly uriScheme?: string;
+  /**
+   * The link a person can open from where the editor runs (`vscode.env.asExternalUri`: in
+   * a browser workbench the callback URL that reaches our URI handler; the same link on
+   * the desktop). Absent: the `<uriScheme>://` link as it is.
+   */
+  readonly externalLink?: (link: string) => Promise<string>;
 }
 
 /** Artifacts up to this size get a line index even for byte windows (one pass, then O(64 KiB) lookups). */
@@ -424,7 +430,11 @@ export class InspectorController {
 
   private async excerptText(handle: string, range: ExcerptRangeDto): Promise<{ markdown: string; bytes: number }> {
     const { src, w } = await this.excerptWindow(handle, range);
+    const own = excerptLink(src.handle, w.start, w.end, this.opts.uriScheme);
+    // A link that cannot be made external stays the editor's own (it still opens on the desktop and by Open Evidence Link…).
+    const link = this.opts.externalLink ? await this.opts.externalLink(own).catch(() => own) : own;
     const markdown = buildExcerpt({
+      link,
       handle: src.handle, start: w.start, end: w.end, totalBytes: src.byteCount, sha256: src.sha256, bytes: w.bytes,
       text: w.text, encoding: w.encoding, ...(w.firstLine !== undefined ? { firstLine: w.firstLine } : {}),
       ...(w.lineSpan !== undefined ? { lineSpan: w.lineSpan } : {}),
