@@ -6,7 +6,9 @@
  * (`data-last-fetch-ms`, `data-last-find-ms`, set by webview/detailView.ts). Windows are
  * at random offsets, so no read-ahead serves them. The reference, in the same run and
  * workbench: VS Code's own editor opening a 16 KiB read-only file (Quick Open, Enter to
- * its first line drawn, timed in the page). Medians; the load average is printed beside
+ * its first line drawn, timed in the page). Pages of matches are timed two ways: Next at a
+ * page's end (the page reads the next page ahead) and Previous at a page's start (never
+ * read ahead: one request). Medians; the load average is printed beside
  * them (the figures are only comparable on an idle machine). Needs the test tools and
  * `node esbuild.js` first.
  */
@@ -91,16 +93,38 @@ async function main(): Promise<void> {
       finds.push(Number(await page.getAttribute('data-last-find-ms')));
     }
     await view.locator('#match-info', { hasText: `of ${total.toLocaleString('en-US')}` }).waitFor();
-    for (let p = 1; p * 50 < total && pages.length < CLICKS; p++) {
-      const before = (await page.getAttribute('data-find-seq')) ?? '0';
-      // The last match of a page, then Next: the next page is asked for.
-      await view.locator('#pattern-matches').evaluate((el, id) => { (el.querySelector(`#match-${id}`) as { click(): void } | null)?.click(); }, p * 50 - 1);
-      await view.locator('#match-info', { hasText: `Match ${(p * 50).toLocaleString('en-US')} of` }).waitFor();
-      const next = String(Number((await page.getAttribute('data-find-seq')) ?? before) + 1);
-      await view.locator('#next-match').click();
+    /** Waits for the find that `go` starts and for match `want` (0-based) to be the one shown. */
+    const pageTurn = async (go: () => Promise<void>, want: number): Promise<number> => {
+      const next = String(Number((await page.getAttribute('data-find-seq')) ?? '0') + 1);
+      await go();
       await view.locator(`body[data-find-seq="${next}"]`).waitFor({ timeout: 60_000 });
-      await view.locator('#match-info', { hasText: `Match ${(p * 50 + 1).toLocaleString('en-US')} of` }).waitFor();
-      pages.push(Number(await page.getAttribute('data-last-find-ms')));
+      await view.locator('#match-info', { hasText: `Match ${(want + 1).toLocaleString('en-US')} of` }).waitFor();
+      findReply.push(Number(await page.getAttribute('data-last-find-reply-ms')));
+      return Number(await page.getAttribute('data-last-find-ms'));
+    };
+    /** Selects match `i` of the page on screen and waits for its window (not timed: the host is idle before each timed click). */
+    const select = async (i: number): Promise<void> => {
+      const before = await seq();
+      await view.locator('#pattern-matches').evaluate((el, id) => { (el.querySelector(`#match-${id}`) as { click(): void } | null)?.click(); }, i);
+      await view.locator('#match-info', { hasText: `Match ${(i + 1).toLocaleString('en-US')} of` }).waitFor();
+      await view.locator(`body:not([data-fetch-seq="${before}"])`).waitFor();
+    };
+    // Next at a page's last match: the next page (the page reads it ahead, so this is the
+    // usual way on), and Previous at a page's first match: the page before (never read
+    // ahead, so always a request). Twice over, forward then back.
+    const pagesBack: number[] = [];
+    /** Click to the matches reply, per page turn (Next's then Previous's, in order). */
+    const findReply: number[] = [];
+    const last = Math.floor((total - 1) / 50);
+    for (let round = 0; round < 2; round++) {
+      for (let p = 1; p <= last && pages.length < CLICKS; p++) {
+        await select(p * 50 - 1);
+        pages.push(await pageTurn(() => view.locator('#next-match').click(), p * 50));
+      }
+      for (let p = last; p >= 1 && pagesBack.length < CLICKS; p--) {
+        await select(p * 50);
+        pagesBack.push(await pageTurn(() => view.locator('#prev-match').click(), p * 50 - 1));
+      }
     }
     const load = loadavg().map((x) => x.toFixed(2)).join(' ');
     const fmt = (xs: number[]): string => `${median(xs).toFixed(1)} ms median (${xs.map((x) => x.toFixed(0)).join(', ')})`;
@@ -109,6 +133,8 @@ async function main(): Promise<void> {
     console.log(`inspector, 200-line window, click to text:    ${fmt(lineTimes)}`);
     console.log(`  of which the round trip to the host: bytes ${median(bytesReply).toFixed(1)} ms, lines ${median(linesReply).toFixed(1)} ms median`);
     console.log(`inspector, next page of matches (50 a page, ${total} matches), click to text: ${fmt(pages)}`);
+    console.log(`inspector, previous page of matches (not read ahead), click to text: ${fmt(pagesBack)}`);
+    console.log(`  of which click to the matches reply: ${findReply.map((x) => x.toFixed(0)).join(', ')}`);
     console.log(`inspector, first Find of a pattern (counts every match in ${MB} MB), click to text: ${fmt(finds)}`);
 
     // The reference: VS Code's editor opening a 16 KiB read-only file.
@@ -140,7 +166,7 @@ async function main(): Promise<void> {
     }
 
     console.log(`reference, VS Code opening a 16 KiB read-only file, Enter to text: ${fmt(refTimes)}`);
-    console.log(`ratios to the reference: bytes ${(median(bytes) / median(refTimes)).toFixed(2)}, lines ${(median(lineTimes) / median(refTimes)).toFixed(2)}, match page ${(median(pages) / median(refTimes)).toFixed(2)}`);
+    console.log(`ratios to the reference: bytes ${(median(bytes) / median(refTimes)).toFixed(2)}, lines ${(median(lineTimes) / median(refTimes)).toFixed(2)}, match page ${(median(pages) / median(refTimes)).toFixed(2)}, previous match page ${(median(pagesBack) / median(refTimes)).toFixed(2)}`);
     console.log(`load average at the end: ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
   } finally {
     await wb.close();

@@ -485,7 +485,7 @@ export class DetailView {
   }
 
   /** Fetches a window; a later fetch wins over an earlier one still in flight. */
-  private async fetch(req: WindowRequestDto, snap = true, mark?: (w: WindowDto) => WindowMark | undefined, fromMatch = false): Promise<void> {
+  private async fetch(req: WindowRequestDto, snap = true, mark?: (w: WindowDto) => WindowMark | undefined, fromMatch = false, given?: WindowDto): Promise<void> {
     const handle = this.part?.handle;
     if (!handle) return;
     if (req.kind === 'pattern') { await this.find(req.pattern, req.index); return; }
@@ -494,11 +494,13 @@ export class DetailView {
     this.windowError.textContent = '';
     this.windowEl.setAttribute('aria-busy', 'true');
     try {
-      // The window read ahead when it is the one asked for (Next, usually); else a request.
+      // The window a matches reply carried (`given`: no request), the one read ahead when it
+      // is the one asked for (Next, usually), else a request.
       const key = this.requestKey(handle, req, snap);
-      const ahead = this.ahead?.key === key ? this.ahead.reply : undefined;
-      this.ahead = undefined;
-      const reply = await (ahead ? ahead.catch(() => this.deps.request(this.requestBody(handle, req, snap))) : this.deps.request(this.requestBody(handle, req, snap)));
+      const ahead = !given && this.ahead?.key === key ? this.ahead.reply : undefined;
+      if (!given) this.ahead = undefined;
+      const ask = (): Promise<Reply> => this.deps.request(this.requestBody(handle, req, snap));
+      const reply: Reply = given ? { type: 'window', id: 0, window: given } : await (ahead ? ahead.catch(ask) : ask());
       if (seq !== this.seq || reply.type !== 'window') return;
       // The round trip alone (page → host → page), apart from rendering (printed by the e2e suite).
       document.body.dataset.lastReplyMs = (performance.now() - t0).toFixed(1);
@@ -623,21 +625,25 @@ export class DetailView {
       const key = JSON.stringify([handle, pattern, offset]);
       const ahead = this.matchesAhead?.key === key ? this.matchesAhead.reply : undefined;
       this.matchesAhead = undefined;
-      const ask = (): Promise<Reply> => this.deps.request({ type: 'findPattern', handle, pattern, offset, limit: matchPage });
+      // Each page comes with the lines window of the match it will show (one round trip).
+      const ask = (): Promise<Reply> => this.deps.request({ type: 'findPattern', handle, pattern, offset, limit: matchPage, window: { index, context: matchContext } });
       const r = await (ahead ? ahead.catch(ask) : ask());
       if (r.type !== 'matches' || this.part?.handle !== handle) return;
-      if (offset + matchPage < r.totalMatches) {
-        // Read ahead the next page of matches, so Next at this page's end waits for one round trip (the lines), not two.
-        const next = offset + matchPage;
-        const reply = this.deps.request({ type: 'findPattern', handle, pattern, offset: next, limit: matchPage });
-        reply.catch(() => undefined);
-        this.matchesAhead = { key: JSON.stringify([handle, pattern, next]), reply };
-      }
+      // The round trip alone (0 when read ahead), apart from rendering (bench/inspectorClick.bench.ts).
+      document.body.dataset.lastFindReplyMs = (performance.now() - t0).toFixed(1);
       this.pattern = { pattern, total: r.totalMatches, offset, matches: r.matches, index: Math.min(index, Math.max(0, r.totalMatches - 1)) };
       if (r.binary) { this.matchInfo.textContent = 'Binary content is not searched.'; return; }
       this.renderMatches();
-      if (r.totalMatches > 0) await this.showMatch(this.pattern.index);
+      if (r.totalMatches > 0) await this.showMatch(this.pattern.index, r.windowIndex === this.pattern.index ? r.window : undefined);
       else { this.currentReq = { kind: 'pattern', pattern, index: 0 }; this.deps.changed(); }
+      // Read ahead the next page of matches with its first match's window (after this page is
+      // drawn, so it never delays it): Next at this page's end then waits for no round trip.
+      if (offset + matchPage < r.totalMatches && this.part?.handle === handle) {
+        const next = offset + matchPage;
+        const reply = this.deps.request({ type: 'findPattern', handle, pattern, offset: next, limit: matchPage, window: { index: next, context: matchContext } });
+        reply.catch(() => undefined);
+        this.matchesAhead = { key: JSON.stringify([handle, pattern, next]), reply };
+      }
       // Click to the matched line's text on screen (bench/inspectorClick.bench.ts).
       requestAnimationFrame(() => {
         document.body.dataset.lastFindMs = (performance.now() - t0).toFixed(1);
@@ -678,7 +684,7 @@ export class DetailView {
   }
 
   /** Shows match `index` (fetching its page if needed) as a lines window around it. */
-  private async showMatch(index: number): Promise<void> {
+  private async showMatch(index: number, given?: WindowDto): Promise<void> {
     let p = this.pattern;
     if (!p) return;
     if (index < p.offset || index >= p.offset + p.matches.length) {
@@ -693,7 +699,7 @@ export class DetailView {
     const offset = Math.max(0, line - matchContext);
     this.currentReq = { kind: 'pattern', pattern: p.pattern, index };
     await this.fetch({ kind: 'lines', offset, count: line - offset + matchContext + 1 }, true,
-      (w) => (w.firstLine === undefined ? undefined : { from: line - w.firstLine, to: line - w.firstLine, label: `Matched line ${line + 1}` }), true);
+      (w) => (w.firstLine === undefined ? undefined : { from: line - w.firstLine, to: line - w.firstLine, label: `Matched line ${line + 1}` }), true, given);
     this.currentReq = { kind: 'pattern', pattern: p.pattern, index };
     this.deps.changed();
   }

@@ -16,6 +16,7 @@
 import * as vscode from 'vscode';
 import { ceilCodePointBoundary, countNewlines, type HandleSource, type RunStoreApi } from '../core/index.js';
 import { Ids } from './ids.js';
+import { OutputGutter } from './outputGutter.js';
 import type { ServicesHost } from './services.js';
 
 /** Bytes of text per page. */
@@ -267,10 +268,19 @@ async function goToOutputLine(host: ServicesHost, arg: unknown): Promise<void> {
   await vscode.commands.executeCommand(Ids.commands.openArtifact, { handle, line: line - 1 });
 }
 
-/** Registers the provider for the `bounded-evidence:` scheme and Go to Output Line. */
+/** Id of the command that says which output line numbers the active page shows (not in the palette; the integration suite asks it). */
+export const outputLineNumbersCommand = 'boundedEvidence.outputLineNumbers';
+
+/** Registers the provider for the `bounded-evidence:` scheme, the output line-number gutter and Go to Output Line. */
 export function registerArtifactDocuments(context: vscode.ExtensionContext, host: ServicesHost): void {
   const provider = new ArtifactDocumentProvider(async () => (await host.get()).runs);
+  const gutter = new OutputGutter(goToOutputLineCommand);
   context.subscriptions.push(
+    gutter,
+    vscode.commands.registerCommand(outputLineNumbersCommand, () => {
+      const e = vscode.window.activeTextEditor;
+      return e ? { uri: e.document.uri.toString(), languageId: e.document.languageId, lineNumbers: e.options.lineNumbers, lines: gutter.linesOf(e), lastDrawMs: gutter.lastDrawMs } : undefined;
+    }),
     vscode.workspace.registerTextDocumentContentProvider(Ids.documentScheme, provider),
     vscode.languages.registerDocumentLinkProvider({ scheme: Ids.documentScheme }, provider),
     vscode.commands.registerCommand(goToOutputLineCommand, (arg?: unknown) => goToOutputLine(host, arg)),

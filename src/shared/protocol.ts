@@ -203,8 +203,19 @@ export interface DetailRequest { readonly type: 'detail'; readonly id: number; r
 export interface FetchBytesRequest { readonly type: 'fetchBytes'; readonly id: number; readonly handle: string; readonly start: number; readonly end: number; readonly snap: boolean }
 /** Lines `offset .. offset+count` (0-based, end exclusive) (reply: `window`). */
 export interface FetchLinesRequest { readonly type: 'fetchLines'; readonly id: number; readonly handle: string; readonly offset: number; readonly count: number }
-/** Matching lines of a regular expression, `limit` of them from match `offset` (reply: `matches`). */
-export interface FindPatternRequest { readonly type: 'findPattern'; readonly id: number; readonly handle: string; readonly pattern: string; readonly offset: number; readonly limit: number }
+/**
+ * Matching lines of a regular expression, `limit` of them from match `offset` (reply:
+ * `matches`). With `window`, the reply also carries the lines window of match
+ * `window.index` (one of this page's) with `window.context` lines either side: what the
+ * page draws for the selected match, so a page of matches is one round trip, not two
+ * (docs/contracts.md §3.4, "Speed").
+ */
+export interface FindPatternRequest {
+  readonly type: 'findPattern'; readonly id: number; readonly handle: string; readonly pattern: string; readonly offset: number; readonly limit: number;
+  readonly window?: MatchWindowAskDto;
+}
+/** Which match's window a `findPattern` reply should carry (0-based match index; lines either side). */
+export interface MatchWindowAskDto { readonly index: number; readonly context: number }
 /** Copies a short string (a digest, a handle) through the host clipboard (reply: `done`). */
 export interface CopyTextRequest { readonly type: 'copyText'; readonly id: number; readonly text: string }
 /** Copies a Markdown excerpt of a range with its provenance (reply: `done`). */
@@ -301,8 +312,17 @@ export interface RevealMessage { readonly type: 'reveal'; readonly target: Targe
 export interface DetailReply { readonly type: 'detail'; readonly id: number; readonly ref: PartRef; readonly call: CallDto; readonly part: PartDto; readonly preview: PreviewDto }
 /** Reply to `fetchBytes` / `fetchLines`. */
 export interface WindowReply { readonly type: 'window'; readonly id: number; readonly window: WindowDto }
-/** Reply to `findPattern`: `totalMatches` counts the whole output, so 0 differs from a page past the end. */
-export interface MatchesReply { readonly type: 'matches'; readonly id: number; readonly handle: string; readonly pattern: string; readonly offset: number; readonly totalMatches: number; readonly matches: readonly MatchDto[]; readonly truncated: boolean; readonly binary: boolean }
+/**
+ * Reply to `findPattern`: `totalMatches` counts the whole output, so 0 differs from a page
+ * past the end. `window` is the asked match's lines window (`windowIndex` names the match),
+ * exactly what `fetchLines` would answer for it; absent when no window was asked or that
+ * match is not on this page.
+ */
+export interface MatchesReply {
+  readonly type: 'matches'; readonly id: number; readonly handle: string; readonly pattern: string; readonly offset: number; readonly totalMatches: number; readonly matches: readonly MatchDto[]; readonly truncated: boolean; readonly binary: boolean;
+  readonly window?: WindowDto;
+  readonly windowIndex?: number;
+}
 /** Reply to `verify`: `ok` true when every byte matches the recorded sha256. */
 export interface VerifiedReply { readonly type: 'verified'; readonly id: number; readonly handle: string; readonly ok: boolean; readonly sha256: string; readonly byteCount: number; readonly elapsedMs: number }
 /** Reply to an action (copy, send, open): one sentence saying what happened. */

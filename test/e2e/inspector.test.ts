@@ -235,10 +235,22 @@ describe('Evidence Inspector in a real workbench', function () {
       `- range: bytes [${start}, ${end}), ${lines === 1 ? `line ${firstLine + 1}` : `lines ${firstLine + 1}–${firstLine + lines}`}`,
       `- excerpt: ${end - start} bytes, sha256 ${sha(bytes)}`,
       `- artifact: ${bigLog.length} bytes, sha256 ${sha(bigLog)}`,
-      // The served workbench is an OSS build: its links use its own scheme (vscode.env.uriScheme), not vscode://.
-      `- open: <code-oss://bounded-evidence.bounded-evidence/open?handle=${handle}&bytes=${start}-${end}>`,
+      // A browser workbench cannot open its own scheme (code-oss://): the link is the served
+      // workbench's callback URL for it (vscode.env.asExternalUri), checked by `openLinkOf`.
+      '- open: <LINK>',
       '',
     ].join('\n');
+  }
+  /** The excerpt with its open: link replaced by LINK, and that link (which must lead to `code-oss://…/open?handle=…&bytes=start-end` through this workbench). */
+  function openLinkOf(excerpt: string, start: number, end: number): { excerpt: string; link: string } {
+    const m = /^- open: <(.+)>$/m.exec(excerpt);
+    assert.ok(m, excerpt);
+    const link = new URL(m[1]!);
+    assert.equal(link.origin, new URL(wb.page.url()).origin, `the link is this workbench's own address: ${m[1]}`);
+    const p = link.searchParams;
+    assert.deepEqual([link.pathname.replace(/^\/[^/]+\/callback$/, '/callback'), p.get('vscode-scheme'), p.get('vscode-authority'), p.get('vscode-path'), p.get('vscode-query')],
+      ['/callback', 'code-oss', 'bounded-evidence.bounded-evidence', '/open', `handle=${handle}&bytes=${start}-${end}`], m[1]);
+    return { excerpt: excerpt.replace(m[0], '- open: <LINK>'), link: m[1]! };
   }
   const errStart = (): number => Buffer.byteLength(bigLogText.split('\n').slice(0, errorLineIndex).join('\n')) + 1;
   const errEnd = (): number => errStart() + Buffer.byteLength(bigLogText.split('\n')[errorLineIndex]!) + 1;
@@ -249,7 +261,8 @@ describe('Evidence Inspector in a real workbench', function () {
     await view.locator('#copy-excerpt').click();
     await view.locator('#action-result', { hasText: 'copied with its provenance' }).waitFor();
     assert.equal(await view.getByText(/copied with its provenance/).count(), 1, 'the result is said once, beside the buttons');
-    assert.equal(await workbenchClipboard(), expectedExcerpt(errStart(), errEnd(), errorLineIndex, 1));
+    const copied = openLinkOf(await workbenchClipboard(), errStart(), errEnd());
+    assert.equal(copied.excerpt, expectedExcerpt(errStart(), errEnd(), errorLineIndex, 1));
   });
 
   it('sends the excerpt to the chat input without sending it (or says it copied instead)', async () => {
@@ -272,7 +285,7 @@ describe('Evidence Inspector in a real workbench', function () {
     } else {
       figures.sendToChat = 'clipboard fallback';
       assert.equal(said, 'Chat input is not available here: the excerpt was copied to the clipboard instead.');
-      assert.equal(await workbenchClipboard(), expected);
+      assert.equal(openLinkOf(await workbenchClipboard(), errStart(), errEnd()).excerpt, expected);
     }
   });
 
@@ -283,6 +296,37 @@ describe('Evidence Inspector in a real workbench', function () {
     await view.locator('#open-editor').click();
     // The tab names the output and its lines in the log's terms, with the header's page number.
     await wb.page.locator('.tabs-container .tab', { hasText: new RegExp(`${handle} lines \\d+–\\d+ \\(page \\d+ of \\d+\\)`) }).first().waitFor({ timeout: 30_000 });
+    // Its gutter counts output lines: the editor's own numbers are off, and the number drawn
+    // before each line is that line's number in the output (the text beside it is that line).
+    const editor = wb.page.locator('.editor-instance .monaco-editor').first();
+    await editor.locator('.view-line').first().waitFor();
+    // (A string: the page's DOM types are not this suite's, and tsx would add helpers the page lacks.)
+    const rows = async (): Promise<{ n: string; text: string }[]> => await wb.page.evaluate(`(() => {
+      const ed = document.querySelector('.editor-instance .monaco-editor');
+      const out = [];
+      for (const line of ed ? Array.from(ed.querySelectorAll('.view-line')) : []) {
+        let n = '';
+        for (const el of Array.from(line.querySelectorAll('span'))) {
+          const c = getComputedStyle(el, '::before').content;
+          if (c && c !== 'none' && c !== 'normal') { n = c.replace(/^"|"$/g, '').replace(/\\u00a0|\u00a0/g, ' ').trim(); break; }
+        }
+        out.push({ top: parseFloat(line.style.top || '0'), n, text: (line.textContent || '').replace(/\u00a0/g, ' ') });
+      }
+      return out.sort((a, b) => a.top - b.top).map(({ n, text }) => ({ n, text }));
+    })()`);
+    let shown: { n: string; text: string }[] = [];
+    for (let i = 0; i < 50 && !(shown = await rows()).some((r) => r.n); i++) await wb.page.waitForTimeout(100);
+    const numbered = shown.filter((r) => r.n);
+    assert.ok(numbered.length >= 5, JSON.stringify(shown.slice(0, 5)));
+    const outputLines = bigLogText.split('\n');
+    for (const r of numbered) assert.equal(r.text, outputLines[Number(r.n.replace(/,/g, '')) - 1], `the line numbered ${r.n}`);
+    assert.equal(await editor.locator('.margin .line-numbers').count(), 0, 'the editor\'s own line numbers are off');
+    // The status bar says the cursor's line in output terms too (its "Ln" counts page lines).
+    const statusItem = wb.page.locator('.statusbar-item', { hasText: /^Output line [\d,]+$/ });
+    await statusItem.waitFor({ timeout: 10_000 });
+    const cursorN = (await text(statusItem)).replace('Output line ', '');
+    assert.ok(numbered.some((r) => r.n === cursorN), `the cursor's output line ${cursorN} is on screen`);
+    await wb.screenshot('inspector-open-in-editor-gutter');
     // Back to the inspector for what follows.
     await wb.page.locator('.tabs-container .tab', { hasText: 'Evidence Inspector' }).click();
     await view.locator('#detail-title', { hasText: 'stdout of' }).waitFor();

@@ -110,6 +110,49 @@ describe('palette commands, driven with arguments', () => {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
+  it('an output page counts output lines in its gutter: the editor\'s own numbers off, the output line number drawn before each line, also after scrolling', async () => {
+    const imported = await vscode.commands.executeCommand<ImportFileResult>(cmd.importFile, { path: logFile, openInspector: false });
+    const handle = imported.handle!;
+    const lines = log.toString('utf8').split('\n');
+    type Gutter = { uri: string; languageId: string; lineNumbers: vscode.TextEditorLineNumbersStyle; lines: { line: number; text: string }[]; lastDrawMs: number } | undefined;
+    const gutter = (): Thenable<Gutter> => vscode.commands.executeCommand<Gutter>('boundedEvidence.outputLineNumbers');
+    const opened = await vscode.commands.executeCommand<OpenArtifactResult>(cmd.open, { handle, line: 20000 });
+    const editor = vscode.window.activeTextEditor!;
+    assert.equal(editor.document.uri.toString(), opened.uri);
+    const firstLine = Number(/ · lines (\d+)–/.exec(editor.document.lineAt(0).text)![1]);
+    assert.ok(firstLine > 1, 'a page past the first: page line and output line differ');
+    let g = await gutter();
+    assert.ok(g);
+    // The editor's own line numbers are off for these pages (contributed configurationDefaults).
+    assert.equal(g.languageId, 'bounded-evidence-output');
+    assert.equal(g.lineNumbers, vscode.TextEditorLineNumbersStyle.Off);
+    assert.equal(editor.options.lineNumbers, vscode.TextEditorLineNumbersStyle.Off);
+    const width = (lines.length - 1).toLocaleString('en-US').length;
+    const at = (gl: { line: number; text: string }[], docLine: number): string | undefined => gl.find((x) => x.line === docLine)?.text;
+    // The revealed line reads 20,001 and is that output line's text.
+    assert.equal(at(g.lines, opened.line), (20000 + 1).toLocaleString('en-US'));
+    assert.equal(editor.document.lineAt(opened.line).text, lines[20000]);
+    assert.ok(g.lines.length > 0 && g.lines.length < 1000, `only the lines on screen and a margin are decorated (${g.lines.length})`);
+    // Scrolled to the page's top: page line 1 (the first after the header) reads the page's first output line.
+    editor.revealRange(new vscode.Range(0, 0, 0, 0), vscode.TextEditorRevealType.AtTop);
+    await eventually(async () => ((await gutter())?.lines.some((x) => x.line === 3) ?? false));
+    g = (await gutter())!;
+    assert.equal(at(g.lines, 3), firstLine.toLocaleString('en-US'));
+    assert.equal(editor.document.lineAt(3).text, lines[firstLine - 1]);
+    assert.ok(g.lines.every((x) => x.line >= 3), 'the header has no number');
+    // Scrolled to the page's end: still right there (each number is its line's, in output terms).
+    const lastDocLine = editor.document.lineCount - 1;
+    editor.revealRange(new vscode.Range(lastDocLine, 0, lastDocLine, 0), vscode.TextEditorRevealType.InCenter);
+    await eventually(async () => ((await gutter())?.lines.some((x) => x.line >= lastDocLine - 1) ?? false));
+    g = (await gutter())!;
+    for (const x of g.lines) assert.equal(x.text, (firstLine + x.line - 3).toLocaleString('en-US'), `document line ${x.line}`);
+    const shown = g.lines[g.lines.length - 1]!;
+    assert.equal(editor.document.lineAt(shown.line).text, lines[firstLine + shown.line - 3 - 1]);
+    assert.ok(width >= shown.text.length);
+    console.log(`      output gutter: ${g.lines.length} numbers drawn, ${g.lastDrawMs.toFixed(2)} ms in the extension host for the last draw`);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
   it('settings apply without a reload, and handles and artifacts minted before stay valid after the stores reopen', async function () {
     this.timeout(60_000);
     const rel = 'logs/settings-case.log';

@@ -282,7 +282,9 @@ export class RunStore implements RunStoreApi, RunHost {
     const req = validateReadArgs(args, this.readerLimits);
     const entry = await this.resolve(req.handle, scope);
     const view = await this.openView(entry);
-    return readContent(view, req, this.readerLimits, options);
+    const max = options?.maxContentChars;
+    const limits = max !== undefined && Number.isSafeInteger(max) && max > this.readerLimits.maxContentChars ? { ...this.readerLimits, maxContentChars: max } : this.readerLimits;
+    return readContent(view, req, limits, options);
   }
 
   /** Verified byte access behind a handle, refused exactly as the reader refuses. */

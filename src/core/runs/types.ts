@@ -541,6 +541,12 @@ export interface ReadOptions {
    * it when that is less (docs/contracts.md §2.11).
    */
   readonly deadline?: number;
+  /**
+   * A larger cap on `content` for a front end that is not a model and keeps the reply to
+   * page through it (the inspector reads a block of up to 1,000 matches once and serves
+   * its pages of 50 from it). Never lowers the store's own cap; each line keeps its cap.
+   */
+  readonly maxContentChars?: number;
 }
 
 /** `RunStore.open` options. */

@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import { EvidenceError } from '../../core/index.js';
 import { locate, pageUri } from '../artifactDocument.js';
 import type { ArtifactPosition } from '../ids.js';
+import { asOutputPage } from '../outputGutter.js';
 import { errorMessage } from '../log.js';
 import { formatBytes } from '../retention.js';
 import type { EvidenceServices } from '../services.js';
@@ -99,7 +100,8 @@ export async function openArtifact(deps: CommandDeps, arg?: unknown): Promise<Op
     return undefined;
   }
   try {
-    const doc = await vscode.workspace.openTextDocument(uri);
+    // The output language first, so the page never shows page line numbers (src/extension/outputGutter.ts).
+    const doc = await asOutputPage(await vscode.workspace.openTextDocument(uri));
     const position = new vscode.Position(at.line, at.character);
     await vscode.window.showTextDocument(doc, { preview: true, selection: new vscode.Range(position, position) });
   } catch (e) {

@@ -7,9 +7,9 @@
  */
 import { EvidenceError, searchAllOutputs, type CallFilter, type CaptureProgressEvent, type CallFinishedRecord, type CallReport, type CallStartedRecord, type Disposable, type HandleSource, type RunRecordEvent, type RunStoreApi } from '../../core/index.js';
 import type {
-  CallDto, CompareSideDto, ExcerptRangeDto, HostToWebview, LiveStreamDto, InspectorLimitsDto, ListQueryDto, PartDto, PartRef, RunDto, StartActionDto, TargetDto, WebviewRequest,
+  CallDto, CompareSideDto, ExcerptRangeDto, HostToWebview, LiveStreamDto, InspectorLimitsDto, ListQueryDto, PartDto, PartRef, RunDto, StartActionDto, TargetDto, WebviewRequest, WindowDto,
 } from '../../shared/protocol.js';
-import { buildExcerpt } from './excerpt.js';
+import { buildExcerpt, excerptLink } from './excerpt.js';
 import { LineIndex } from './lineIndex.js';
 import { attachmentPart, callFromRecord, callFromReport, splitPreview, toRunDto } from './mapping.js';
 import { inspectorLimits, parseWebviewMessage } from './validate.js';
@@ -53,6 +53,12 @@ export interface InspectorControllerOptions {
   readonly deltaDelayMs?: number;
   /** URI scheme of this editor (`vscode.env.uriScheme`: Insiders and OSS builds differ) for excerpt links. */
   readonly uriScheme?: string;
+  /**
+   * The link a person can open from where the editor runs (`vscode.env.asExternalUri`: in
+   * a browser workbench the callback URL that reaches our URI handler; the same link on
+   * the desktop). Absent: the `<uriScheme>://` link as it is.
+   */
+  readonly externalLink?: (link: string) => Promise<string>;
 }
 
 /** Artifacts up to this size get a line index even for byte windows (one pass, then O(64 KiB) lookups). */
@@ -71,6 +77,8 @@ const cacheEntries = 16;
 /** A small insertion-ordered LRU. */
 /** Matches read per block (the core's most per request). */
 const matchBlockSize = 1000;
+/** Characters a block may hold: 1,000 matches of up to 500 characters (longer lines make a shorter block). */
+const matchBlockChars = 500_000;
 
 /** A block of a pattern's matches: `matches[i]` is match `offset + i`. */
 interface MatchBlock {
@@ -371,7 +379,9 @@ export class InspectorController {
     }
     const p = (async (): Promise<MatchBlock> => {
       const store = await this.store();
-      const r = await store.readToolOutput({ handle, pattern, offset, limit: Math.max(limit, matchBlockSize) });
+      // Room for the whole block (the model's 10,000-character cap would keep ~100 matches of
+      // a build log's lines, and each later page would scan the output again).
+      const r = await store.readToolOutput({ handle, pattern, offset, limit: Math.max(limit, matchBlockSize) }, undefined, { maxContentChars: matchBlockChars });
       const entries = r.content.length > 0 ? r.content.split('\n') : [];
       const matches = (r.matches ?? []).map((m, i) => {
         const entry = entries[i] ?? '';
@@ -420,7 +430,11 @@ export class InspectorController {
 
   private async excerptText(handle: string, range: ExcerptRangeDto): Promise<{ markdown: string; bytes: number }> {
     const { src, w } = await this.excerptWindow(handle, range);
+    const own = excerptLink(src.handle, w.start, w.end, this.opts.uriScheme);
+    // A link that cannot be made external stays the editor's own (it still opens on the desktop and by Open Evidence Link…).
+    const link = this.opts.externalLink ? await this.opts.externalLink(own).catch(() => own) : own;
     const markdown = buildExcerpt({
+      link,
       handle: src.handle, start: w.start, end: w.end, totalBytes: src.byteCount, sha256: src.sha256, bytes: w.bytes,
       text: w.text, encoding: w.encoding, ...(w.firstLine !== undefined ? { firstLine: w.firstLine } : {}),
       ...(w.lineSpan !== undefined ? { lineSpan: w.lineSpan } : {}),
@@ -515,9 +529,21 @@ export class InspectorController {
       case 'findPattern': {
         const block = await this.matchBlock(msg.handle, msg.pattern, msg.offset, msg.limit);
         const matches = block.matches.slice(msg.offset - block.offset, msg.offset - block.offset + msg.limit);
+        // The asked match's lines window in the same reply (exactly what `fetchLines` would
+        // answer for it): the page draws a page of matches after one round trip, not two.
+        const at = msg.window ? matches[msg.window.index - msg.offset] : undefined;
+        let window: WindowDto | undefined;
+        if (msg.window && at) {
+          const src = await this.handle(msg.handle);
+          const line = at.lineNumber - 1;
+          const from = Math.max(0, line - msg.window.context);
+          const count = Math.min(this.limits.maxLines, line - from + msg.window.context + 1);
+          window = toWindowDto(src, 'lines', await resolveLines(src, from, count, this.limits.maxWindowBytes, this.indexGetter(src)));
+        }
         this.post({
           type: 'matches', id: msg.id, handle: msg.handle, pattern: msg.pattern, offset: msg.offset,
           totalMatches: block.total, matches, truncated: msg.offset + matches.length < block.total, binary: block.binary,
+          ...(window && msg.window ? { window, windowIndex: msg.window.index } : {}),
         });
         return;
       }

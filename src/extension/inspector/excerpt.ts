@@ -64,6 +64,12 @@ export interface ExcerptSource {
   readonly lineSpan?: number;
   /** URI scheme of the editor that opens the excerpt's link (`vscode.env.uriScheme`); default `vscode`. */
   readonly uriScheme?: string;
+  /**
+   * The `open:` link as given, instead of `excerptLink`: in a browser-hosted editor,
+   * `vscode.env.asExternalUri` of it (the workbench's own callback URL, which a browser
+   * opens; a `code-oss://` link opens nothing there).
+   */
+  readonly link?: string;
 }
 
 /** A link that opens the inspector on `handle` at bytes `[start, end)` (the URI handler of src/extension/evidenceLinks.ts). */
@@ -92,7 +98,7 @@ export function buildExcerpt(src: ExcerptSource): string {
     `- range: bytes [${src.start}, ${src.end})${lines}`,
     `- excerpt: ${src.end - src.start} bytes, sha256 ${excerptSha}`,
     `- artifact: ${src.totalBytes} bytes, sha256 ${src.sha256}`,
-    `- open: <${excerptLink(src.handle, src.start, src.end, src.uriScheme)}>`,
+    `- open: <${src.link ?? excerptLink(src.handle, src.start, src.end, src.uriScheme)}>`,
     '',
   ].join('\n');
 }

@@ -198,14 +198,23 @@ function parseKnown(m: Obj, limits: InspectorLimitsDto): WebviewToHost {
     case 'fetchLines':
       keys(m, ['id', 'handle', 'offset', 'count']);
       return { type, id, handle: handle(m, limits), offset: int(m, 'offset', 0), count: int(m, 'count', 1, limits.maxLines) };
-    case 'findPattern':
-      keys(m, ['id', 'handle', 'pattern', 'offset', 'limit']);
+    case 'findPattern': {
+      keys(m, ['id', 'handle', 'pattern', 'offset', 'limit', 'window']);
+      const offset = int(m, 'offset', 0);
+      const limit = int(m, 'limit', 1, limits.maxMatches);
+      let window: { index: number; context: number } | undefined;
+      if (m.window !== undefined) {
+        const w = obj(m, 'window');
+        keys(w, ['index', 'context']);
+        // The match is one of this page's; its window (context either side) fits one lines window.
+        window = { index: int(w, 'index', offset, offset + limit - 1), context: int(w, 'context', 0, Math.floor((limits.maxLines - 1) / 2)) };
+      }
       return {
         type, id, handle: handle(m, limits),
         pattern: str(m, 'pattern', 1, limits.maxPatternChars),
-        offset: int(m, 'offset', 0),
-        limit: int(m, 'limit', 1, limits.maxMatches),
+        offset, limit, ...(window ? { window } : {}),
       };
+    }
     case 'copyText':
       keys(m, ['id', 'text']);
       return { type, id, text: str(m, 'text', 1, maxCopyTextChars) };

@@ -111,6 +111,22 @@ describe('RunStore and Run: records, thresholds, storage (docs/contracts.md §2.
     assert.deepEqual([r.binary, r.total_size_bytes, r.content], [true, 3, '']);
   });
 
+  it('a read may ask for a larger content cap (the inspector\'s block of matches), never a smaller one', async () => {
+    const store = await openStore(dir, { blobs: new MemoryBlobStore() });
+    const run = await store.startRun();
+    // 2,000 matching lines of 30 characters: 62,000 characters of `<n>:<line>` for all of them.
+    const text = Array.from({ length: 2000 }, (_, i) => `match ${String(i).padStart(6, '0')} ${'x'.repeat(16)}`).join('\n') + '\n';
+    const out = await run.recordResult('t', {}, text);
+    const plain = await store.readToolOutput({ handle: out.handle!, pattern: '^match', limit: 1000 });
+    const wide = await store.readToolOutput({ handle: out.handle!, pattern: '^match', limit: 1000 }, undefined, { maxContentChars: 500_000 });
+    const lower = await store.readToolOutput({ handle: out.handle!, pattern: '^match', limit: 1000 }, undefined, { maxContentChars: 100 });
+    assert.equal(plain.total_matches, 2000);
+    assert.ok(plain.returned_lines! < 1000 && plain.content.length <= 10_000, `${plain.returned_lines}`);
+    assert.equal(wide.returned_lines, 1000);
+    assert.equal(wide.content, text.split('\n').slice(0, 1000).map((l, i) => `${i + 1}:${l}`).join('\n'));
+    assert.deepEqual([lower.returned_lines, lower.content], [plain.returned_lines, plain.content]);
+  });
+
   it('no blob store: results still elide; a result needing offload is an explicit failure, not inline', async () => {
     const store = await openStore(dir, { limits: { largeResultBytes: 100, previewBytes: 20 }, offloadThresholdBytes: 1000 });
     const run = await store.startRun();

@@ -137,13 +137,15 @@ describe('inspector controller over a real RunStore', () => {
 
   it('answers the next pages of a pattern from the block read with the first (the same matches a direct read gives, no second scan)', async () => {
     let reads = 0;
-    const counting = new Proxy(store, { get: (t, k) => (k === 'readToolOutput' ? (req: Parameters<RunStore['readToolOutput']>[0]) => { reads++; return t.readToolOutput(req); } : Reflect.get(t, k)) });
+    const counting = new Proxy(store, { get: (t, k) => (k === 'readToolOutput' ? (...a: Parameters<RunStore['readToolOutput']>) => { reads++; return t.readToolOutput(...a); } : Reflect.get(t, k)) });
     const c = harness(() => counting as RunStore);
     const pages: HostToWebview[] = [];
-    for (const offset of [0, 50, 100, 950, 1000]) pages.push(await c.send({ type: 'findPattern', id: 40 + offset, handle, pattern: 'step \\d*5: ok', offset, limit: 50 }));
-    // 0, 50, 100 and 950 come from the first block of 1,000; 1000 starts another.
+    const offsets = [0, 50, 100, 500, 900, 950, 1000];
+    for (const offset of offsets) pages.push(await c.send({ type: 'findPattern', id: 40 + offset, handle, pattern: 'step \\d*5: ok', offset, limit: 50 }));
+    // 0 … 950 come from the first block of 1,000 (~22,000 characters: more than a model's
+    // 10,000-character reply, so the block is read with a larger cap); 1000 starts another.
     assert.equal(reads, 2);
-    for (const [i, offset] of [0, 50, 100, 950, 1000].entries()) {
+    for (const [i, offset] of offsets.entries()) {
       const direct = await store.readToolOutput({ handle, pattern: 'step \\d*5: ok', offset, limit: 50 });
       const p = pages[i]!;
       assert.ok(p.type === 'matches');
@@ -152,6 +154,30 @@ describe('inspector controller over a real RunStore', () => {
       assert.deepEqual(p.matches.map((m) => m.lineNumber), (direct.matches ?? []).map((m) => m.line_number));
       assert.deepEqual(p.matches.map((m) => `${m.lineNumber}:${m.text}`).join('\n'), direct.content);
     }
+  });
+
+  it('answers a page of matches with the asked match\'s lines window, exactly what fetchLines gives for it (one round trip)', async () => {
+    const h = harness(() => store);
+    const r = await h.send({ type: 'findPattern', id: 50, handle, pattern: 'step \\d*5: ok', offset: 50, limit: 50, window: { index: 53, context: 3 } });
+    assert.ok(r.type === 'matches' && r.window, JSON.stringify(r).slice(0, 200));
+    const line = r.matches[3]!.lineNumber - 1;
+    const w = await h.send({ type: 'fetchLines', id: 51, handle, offset: line - 3, count: 7 });
+    assert.ok(w.type === 'window');
+    assert.equal(r.windowIndex, 53);
+    assert.deepEqual(r.window, w.window);
+    assert.equal(r.window.text.split('\n')[3], `step ${line}: ok ${'·'.repeat(line % 7)}`);
+    // No window asked, or a match past the end: none carried.
+    const plain = await h.send({ type: 'findPattern', id: 52, handle, pattern: 'step \\d*5: ok', offset: 50, limit: 50 });
+    assert.ok(plain.type === 'matches' && plain.window === undefined && plain.windowIndex === undefined);
+    const past = await h.send({ type: 'findPattern', id: 53, handle, pattern: '^ERROR', offset: 0, limit: 50, window: { index: 1, context: 3 } });
+    assert.ok(past.type === 'matches' && past.totalMatches === 1 && past.window === undefined);
+    // The host still checks it: a window outside the page, or a context past the lines cap, is refused.
+    const outside = await h.send({ type: 'findPattern', id: 54, handle, pattern: 'step', offset: 50, limit: 50, window: { index: 100, context: 3 } });
+    assert.ok(outside.type === 'error' && outside.id === 54 && /index/.test(outside.message), JSON.stringify(outside));
+    const wide = await h.send({ type: 'findPattern', id: 55, handle, pattern: 'step', offset: 0, limit: 50, window: { index: 0, context: 10_000 } });
+    assert.ok(wide.type === 'error' && /context/.test(wide.message));
+    const extra = await h.send({ type: 'findPattern', id: 56, handle, pattern: 'step', offset: 0, limit: 50, window: { index: 0, context: 3, lines: 9 } } as Record<string, unknown>);
+    assert.ok(extra.type === 'error' && /unexpected field "lines"/.test(extra.message));
   });
 
   it('finds the error line by pattern with its line number, and shows its lines window with byte positions', async () => {
