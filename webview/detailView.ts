@@ -15,6 +15,7 @@ import type { VscodeTextfield } from '@vscode-elements/elements/dist/vscode-text
 import type {
   CallDto, CompareSideDto, ExcerptRangeDto, InspectorLimitsDto, InspectorViewState, MatchDto, PartDto, PartRef, PreviewDto, WindowDto, WindowRequestDto,
 } from '../src/shared/protocol.js';
+import { binaryMatchWindow } from '../src/shared/matchWindow.js';
 import { outcomeOf, type LiveOf } from './callsModel.js';
 import { append, h, replaceChildren } from './dom.js';
 import { count, exactBytes, humanBytes, localTime } from './format.js';
@@ -142,7 +143,7 @@ export class DetailView {
   private matchesAhead: { key: string; reply: Promise<Reply> } | undefined;
   /** The window read ahead (the next page), by request key. */
   private ahead: { key: string; reply: Promise<Reply> } | undefined;
-  private pattern: { pattern: string; total: number; offset: number; matches: readonly MatchDto[]; index: number } | undefined;
+  private pattern: { pattern: string; total: number; offset: number; matches: readonly MatchDto[]; index: number; binary: boolean } | undefined;
   private limits: InspectorLimitsDto = { maxWindowBytes: 65536, maxLines: 1000, maxMatches: 1000, maxPatternChars: 1024, maxHandleChars: 256, maxSearchMatches: 100 };
 
   constructor(private readonly deps: DetailDeps, form?: InspectorViewState['form']) {
@@ -547,7 +548,7 @@ export class DetailView {
       const lines = w.text.split('\n').length - (w.text.endsWith('\n') ? 1 : 0);
       parts.push(lines <= 1 ? `line ${count(w.firstLine + 1)}` : `lines ${count(w.firstLine + 1)}–${count(w.firstLine + lines)}`);
     }
-    parts.push(`of ${exactBytes(w.totalBytes)}, ${count(w.totalLines)} lines`);
+    parts.push(`of ${exactBytes(w.totalBytes)}, ${count(w.totalLines)} ${w.totalLines === 1 ? 'line' : 'lines'}`);
     if (w.encoding === 'hex') parts.push('hex dump');
     this.position.textContent = parts.join(' · ') + (w.note ? ` — ${w.note}` : '') + (w.truncated ? ' (cut)' : '') + (mark?.visible ? ` — ${mark.label}` : '');
     this.windowEl.classList.toggle('hex', w.encoding === 'hex');
@@ -631,8 +632,8 @@ export class DetailView {
       if (r.type !== 'matches' || this.part?.handle !== handle) return;
       // The round trip alone (0 when read ahead), apart from rendering (bench/inspectorClick.bench.ts).
       document.body.dataset.lastFindReplyMs = (performance.now() - t0).toFixed(1);
-      this.pattern = { pattern, total: r.totalMatches, offset, matches: r.matches, index: Math.min(index, Math.max(0, r.totalMatches - 1)) };
-      if (r.binary) { this.matchInfo.textContent = 'Binary content is not searched.'; return; }
+      // Binary content is searched as bytes too (docs/contracts.md §2.10): its matches are shown by byte offset, in a hex dump.
+      this.pattern = { pattern, total: r.totalMatches, offset, matches: r.matches, index: Math.min(index, Math.max(0, r.totalMatches - 1)), binary: r.binary };
       this.renderMatches();
       if (r.totalMatches > 0) await this.showMatch(this.pattern.index, r.windowIndex === this.pattern.index ? r.window : undefined);
       else { this.currentReq = { kind: 'pattern', pattern, index: 0 }; this.deps.changed(); }
@@ -665,7 +666,7 @@ export class DetailView {
     p.matches.forEach((m, i) => {
       const global = p.offset + i;
       const el = h('div', { class: 'match', role: 'option', id: `match-${global}`, 'data-match': String(global), 'aria-selected': String(global === p.index) },
-        h('span', { class: 'ln' }, `line ${count(m.lineNumber)}`));
+        h('span', { class: 'ln' }, p.binary ? `byte ${count(m.byteOffset)}` : `line ${count(m.lineNumber)}`));
       const tx = h('span', { class: 'tx' });
       for (const s of seg.segments(m.text)) tx.append(s.cls ? h('span', { class: s.cls }, s.text) : document.createTextNode(s.text));
       el.append(tx);
@@ -695,6 +696,15 @@ export class DetailView {
     this.renderMatches();
     document.getElementById(`match-${index}`)?.scrollIntoView({ block: 'nearest' });
     const m = p.matches[index - p.offset]!;
+    if (p.binary) {
+      const { start, end } = binaryMatchWindow(m.byteOffset, this.part?.sizeBytes ?? m.byteOffset + 1);
+      const row = Math.floor((m.byteOffset - start) / 16);
+      this.currentReq = { kind: 'pattern', pattern: p.pattern, index };
+      await this.fetch({ kind: 'bytes', start, end }, false, () => ({ from: row, to: row, label: `Matched byte ${count(m.byteOffset)}` }), true, given);
+      this.currentReq = { kind: 'pattern', pattern: p.pattern, index };
+      this.deps.changed();
+      return;
+    }
     const line = m.lineNumber - 1;
     const offset = Math.max(0, line - matchContext);
     this.currentReq = { kind: 'pattern', pattern: p.pattern, index };

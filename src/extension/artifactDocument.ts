@@ -14,7 +14,8 @@
  * continue on the next page (the header says where each page starts).
  */
 import * as vscode from 'vscode';
-import { ceilCodePointBoundary, countNewlines, type HandleSource, type RunStoreApi } from '../core/index.js';
+// Binary pages are the reader's hex dump (`hexdump -C` rows), as the model and the panel show them.
+import { ceilCodePointBoundary, countNewlines, hexDump, type HandleSource, type RunStoreApi } from '../core/index.js';
 import { Ids } from './ids.js';
 import { OutputGutter } from './outputGutter.js';
 import type { ServicesHost } from './services.js';
@@ -89,18 +90,6 @@ async function newlinesBefore(src: HandleSource, end: number): Promise<number | 
   let n = 0;
   if (end > 0) for await (const chunk of src.stream(0, end)) n += countNewlines(chunk);
   return n;
-}
-
-/** A hex dump with absolute offsets, 16 bytes a line (binary pages, compared binary windows). */
-export function hexDump(bytes: Uint8Array, base: number): string {
-  const lines: string[] = [];
-  for (let i = 0; i < bytes.length; i += 16) {
-    const row = bytes.subarray(i, i + 16);
-    const hex = [...row].map((b) => b.toString(16).padStart(2, '0')).join(' ').padEnd(47, ' ');
-    const ascii = [...row].map((b) => (b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : '.')).join('');
-    lines.push(`${(base + i).toString(16).padStart(10, '0')}  ${hex}  ${ascii}`);
-  }
-  return lines.join('\n');
 }
 
 /** One page: its bytes and, when cheap, its 1-based first and last lines. */

@@ -9,8 +9,7 @@
  * is refused like any other) and re-checks the window.
  */
 import * as vscode from 'vscode';
-import { EvidenceError, type HandleSource, type RunStoreApi } from '../core/index.js';
-import { hexDump } from './artifactDocument.js';
+import { EvidenceError, hexDump, type HandleSource, type RunStoreApi } from '../core/index.js';
 import { pickHandle } from './commands/artifactCommands.js';
 import type { CommandDeps } from './commands/deps.js';
 import { Ids } from './ids.js';

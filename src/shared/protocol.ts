@@ -137,6 +137,9 @@ export interface WindowDto {
 /** One pattern match: its 1-based line number and the line (cut with a marker when long). */
 export interface MatchDto {
   readonly lineNumber: number;
+  /** Byte offset of the match in the output (binary content is shown by it: it has no lines). */
+  readonly byteOffset: number;
+  /** The matched line (binary: the match escaped onto one line, docs/contracts.md §2.10). */
   readonly text: string;
 }
 

@@ -62,9 +62,10 @@ describe('palette commands, driven with arguments', () => {
     assert.match(doc.lineAt(0).text, /page 3 of 97 · bytes \[65536, 98304\) of 3145745 · sha256 [0-9a-f]{64} · binary, shown as hex/);
     const row = 70_000 - (70_000 % 16);
     const sixteen = [...bytes.subarray(row, row + 16)];
-    const hex = sixteen.map((b) => b.toString(16).padStart(2, '0')).join(' ');
+    // `hexdump -C` rows, as the model's byte windows and the inspector show them: two groups of eight, ASCII between bars.
+    const hex = (bs: number[]): string => bs.map((b) => b.toString(16).padStart(2, '0')).join(' ');
     const ascii = sixteen.map((b) => (b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : '.')).join('');
-    assert.equal(doc.lineAt(opened.line).text, `${row.toString(16).padStart(10, '0')}  ${hex}  ${ascii}`);
+    assert.equal(doc.lineAt(opened.line).text, `${row.toString(16).padStart(8, '0')}  ${hex(sixteen.slice(0, 8))}  ${hex(sixteen.slice(8))}  |${ascii}|`);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 

@@ -7,8 +7,9 @@
  */
 import { EvidenceError, searchAllOutputs, type CallFilter, type CaptureProgressEvent, type CallFinishedRecord, type CallReport, type CallStartedRecord, type Disposable, type HandleSource, type RunRecordEvent, type RunStoreApi } from '../../core/index.js';
 import type {
-  CallDto, CompareSideDto, ExcerptRangeDto, HostToWebview, LiveStreamDto, InspectorLimitsDto, ListQueryDto, PartDto, PartRef, RunDto, StartActionDto, TargetDto, WebviewRequest, WindowDto,
+  CallDto, CompareSideDto, ExcerptRangeDto, HostToWebview, LiveStreamDto, InspectorLimitsDto, ListQueryDto, MatchDto, PartDto, PartRef, RunDto, StartActionDto, TargetDto, WebviewRequest, WindowDto,
 } from '../../shared/protocol.js';
+import { binaryMatchWindow } from '../../shared/matchWindow.js';
 import { buildExcerpt, excerptLink } from './excerpt.js';
 import { LineIndex } from './lineIndex.js';
 import { attachmentPart, callFromRecord, callFromReport, splitPreview, toRunDto } from './mapping.js';
@@ -84,7 +85,7 @@ const matchBlockChars = 500_000;
 interface MatchBlock {
   readonly offset: number;
   readonly total: number;
-  readonly matches: readonly { readonly lineNumber: number; readonly text: string }[];
+  readonly matches: readonly MatchDto[];
   readonly binary: boolean;
 }
 
@@ -386,7 +387,7 @@ export class InspectorController {
       const matches = (r.matches ?? []).map((m, i) => {
         const entry = entries[i] ?? '';
         const prefix = `${m.line_number}:`;
-        return { lineNumber: m.line_number, text: entry.startsWith(prefix) ? entry.slice(prefix.length) : entry };
+        return { lineNumber: m.line_number, byteOffset: m.byte_offset, text: entry.startsWith(prefix) ? entry.slice(prefix.length) : entry };
       });
       return { offset, total: r.total_matches ?? 0, matches, binary: r.binary };
     })();
@@ -533,7 +534,12 @@ export class InspectorController {
         // answer for it): the page draws a page of matches after one round trip, not two.
         const at = msg.window ? matches[msg.window.index - msg.offset] : undefined;
         let window: WindowDto | undefined;
-        if (msg.window && at) {
+        if (msg.window && at && block.binary) {
+          // Binary content has no lines: the match is shown as the byte window around it (a hex dump).
+          const src = await this.handle(msg.handle);
+          const { start, end } = binaryMatchWindow(at.byteOffset, src.byteCount);
+          window = toWindowDto(src, 'bytes', await resolveBytes(src, start, end, false, this.indexGetter(src)));
+        } else if (msg.window && at) {
           const src = await this.handle(msg.handle);
           const line = at.lineNumber - 1;
           const from = Math.max(0, line - msg.window.context);

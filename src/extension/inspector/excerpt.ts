@@ -6,29 +6,12 @@
 import { createHash } from 'node:crypto';
 import { Ids } from '../ids.js';
 
-/** Bytes per hex dump row. */
-const hexRow = 16;
-
 /**
- * A classic hex dump: absolute offset, 16 bytes in hex, and printable ASCII (anything
- * else as `.`), so a binary window never reaches the page as raw bytes.
+ * The hex dump of binary windows is the reader's (`hexdump -C` rows: offset, sixteen bytes in
+ * two groups, printable ASCII between bars), so the model, the panel, the editor pages and an
+ * excerpt show the same bytes the same way.
  */
-export function hexDump(bytes: Uint8Array, baseOffset: number): string {
-  const width = Math.max(8, (baseOffset + bytes.length).toString(16).length);
-  const rows: string[] = [];
-  for (let i = 0; i < bytes.length; i += hexRow) {
-    const row = bytes.subarray(i, i + hexRow);
-    let hex = '';
-    let ascii = '';
-    for (let j = 0; j < hexRow; j++) {
-      const b = row[j];
-      hex += (j === 8 ? '  ' : j > 0 ? ' ' : '') + (b === undefined ? '  ' : b.toString(16).padStart(2, '0'));
-      if (b !== undefined) ascii += b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : '.';
-    }
-    rows.push(`${(baseOffset + i).toString(16).padStart(width, '0')}  ${hex}  |${ascii}|`);
-  }
-  return rows.join('\n');
-}
+export { hexDump } from '../../core/index.js';
 
 /** A backtick fence longer than any run of backticks inside `text` (at least three). */
 export function fenceFor(text: string): string {

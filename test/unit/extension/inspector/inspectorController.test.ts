@@ -4,6 +4,7 @@
  * messages get error replies, and tampered bytes are refused with the contract sentence.
  */
 import * as assert from 'node:assert/strict';
+import { binaryMatchWindow } from '../../../../src/shared/matchWindow.js';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
@@ -151,7 +152,7 @@ describe('inspector controller over a real RunStore', () => {
       assert.ok(p.type === 'matches');
       assert.equal(p.totalMatches, direct.total_matches);
       assert.equal(p.truncated, direct.truncated);
-      assert.deepEqual(p.matches.map((m) => m.lineNumber), (direct.matches ?? []).map((m) => m.line_number));
+      assert.deepEqual(p.matches.map((m) => [m.lineNumber, m.byteOffset]), (direct.matches ?? []).map((m) => [m.line_number, m.byte_offset]));
       assert.deepEqual(p.matches.map((m) => `${m.lineNumber}:${m.text}`).join('\n'), direct.content);
     }
   });
@@ -184,7 +185,7 @@ describe('inspector controller over a real RunStore', () => {
     const h = harness(() => store);
     const r = await h.send({ type: 'findPattern', id: 7, handle, pattern: '^ERROR', offset: 0, limit: 50 });
     assert.ok(r.type === 'matches');
-    assert.deepEqual([r.totalMatches, r.matches], [1, [{ lineNumber: 31_338, text: 'ERROR: disk quota exceeded at step 31337' }]]);
+    assert.deepEqual([r.totalMatches, r.matches], [1, [{ lineNumber: 31_338, byteOffset: enc.encode(log.slice(0, log.indexOf('ERROR'))).length, text: 'ERROR: disk quota exceeded at step 31337' }]]);
     const w = await h.send({ type: 'fetchLines', id: 8, handle, offset: 31_337, count: 1 });
     assert.ok(w.type === 'window');
     const startByte = enc.encode(log.slice(0, log.indexOf('ERROR'))).length;
@@ -276,6 +277,25 @@ describe('inspector controller over a real RunStore', () => {
     assert.deepEqual([r.window.encoding, r.window.text], ['hex', '00000000  00 01 02 ff fe 0a 41                              |......A|']);
     const l = await h.send({ type: 'fetchLines', id: 14, handle: bin.result.handle!, offset: 0, count: 1 });
     assert.deepEqual(l, { type: 'error', id: 14, message: 'binary content has no lines: use a byte window (shown as hex)' });
+  });
+
+  it('finds a pattern in binary content by byte offset and answers with the byte window around it, as fetchBytes gives it', async () => {
+    const h = harness(() => store);
+    const page = await h.send({ type: 'page', id: 60, offset: 0, limit: 10, query: { order: 'newest', tool: 'dump' } });
+    const bin = (page as PageReply).calls[0]!.result.handle!;
+    const r = await h.send({ type: 'findPattern', id: 61, handle: bin, pattern: 'A', offset: 0, limit: 50, window: { index: 0, context: 3 } });
+    assert.ok(r.type === 'matches', JSON.stringify(r));
+    assert.deepEqual([r.binary, r.totalMatches, r.matches.map((m) => m.byteOffset), r.windowIndex], [true, 1, [6], 0]);
+    // The match's text is the reader's escaped bytes from the match on (docs/contracts.md §2.10), as a model gets it.
+    const read = await store.readToolOutput({ handle: bin, pattern: 'A', offset: 0, limit: 50 });
+    assert.equal(`${r.matches[0]!.lineNumber}:${r.matches[0]!.text}`, read.content);
+    assert.ok(r.matches[0]!.text.startsWith('A\\x07\\x07'), r.matches[0]!.text.slice(0, 40));
+    const direct = await h.send({ type: 'fetchBytes', id: 62, handle: bin, start: 0, end: 256, snap: false });
+    assert.ok(direct.type === 'window');
+    assert.deepEqual(r.window, direct.window);
+    assert.deepEqual([r.window!.encoding, r.window!.start, r.window!.end], ['hex', 0, 256]);
+    // The window starts on a 16-byte row up to 64 bytes before the match, and stops at the output's end.
+    assert.deepEqual([binaryMatchWindow(1000, 20_007), binaryMatchWindow(20_000, 20_007), binaryMatchWindow(0, 1)], [{ start: 928, end: 1184 }, { start: 19_936, end: 20_007 }, { start: 0, end: 1 }]);
   });
 
   it('refuses a handle the store never minted as access denied, naming nothing', async () => {

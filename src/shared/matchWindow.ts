@@ -1,0 +1,15 @@
+/**
+ * Where a pattern match in binary content is shown, for the host (which sends that window with
+ * a page of matches) and the page (which asks for it when it has none): binary content has no
+ * lines, so the match is the byte window around it, drawn as a hex dump of 16-byte rows.
+ */
+
+/** Bytes shown before a match, and the window's length (16 rows of the hex dump). */
+const BEFORE = 64;
+const LENGTH = 256;
+
+/** The window of a match at `byteOffset` in `size` bytes: from a 16-byte row a little before it, clipped to the output. */
+export function binaryMatchWindow(byteOffset: number, size: number): { readonly start: number; readonly end: number } {
+  const start = Math.max(0, Math.floor((byteOffset - BEFORE) / 16) * 16);
+  return { start, end: Math.max(start + 1, Math.min(size, start + LENGTH)) };
+}
