@@ -6,9 +6,9 @@
  * handles even when their run ids collide, and a handle copied from another workspace is
  * access denied.
  */
-import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { chmod, link, mkdir, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { tempNameFor } from './files/localFile.js';
+import { processExists, tempNameFor } from './files/localFile.js';
 import { sha256Hex } from './integrity/sha256.js';
 
 /** The folders of one workspace's evidence and its tenant. */
@@ -170,10 +170,26 @@ export async function runningMcpHttpServer(storageDir: string): Promise<McpHttpI
     return undefined;
   }
   if (typeof info.url !== 'string' || !/^http:\/\/127\.0\.0\.1:[0-9]+\/mcp$/.test(info.url) || typeof info.token !== 'string' || !/^[0-9a-f]{64}$/.test(info.token) || !Number.isSafeInteger(info.pid)) return undefined;
-  try {
-    process.kill(info.pid!, 0);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ESRCH') return undefined;
-  }
+  if (!processExists(info.pid!)) return undefined;
   return { url: info.url, token: info.token, pid: info.pid! };
+}
+
+/**
+ * Writes `mcp-http.json` for a server that just started listening: aside, then renamed, so a
+ * reader never sees half a file nor the token under a wider mode. Returns the file's path.
+ */
+export async function writeMcpHttpInfo(storageDir: string, info: McpHttpInfo): Promise<string> {
+  const file = path.join(storageDir, MCP_HTTP_INFO_FILE);
+  const aside = tempNameFor(file);
+  await writeFile(aside, `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });
+  await chmod(aside, 0o600);
+  await rename(aside, file);
+  return file;
+}
+
+/** Removes `mcp-http.json` on a clean exit, unless another start on the same storage has written its own since. */
+export async function removeMcpHttpInfo(storageDir: string, token: string): Promise<void> {
+  const file = path.join(storageDir, MCP_HTTP_INFO_FILE);
+  const current = await readFile(file, 'utf8').then((t) => (JSON.parse(t) as McpHttpInfo).token, () => undefined);
+  if (current === token) await rm(file, { force: true });
 }

@@ -80,14 +80,14 @@ export class OutputGutter implements vscode.Disposable {
       this.status,
       vscode.window.onDidChangeActiveTextEditor(() => this.showStatus()),
       vscode.window.onDidChangeTextEditorSelection((e) => { if (e.textEditor === vscode.window.activeTextEditor) this.showStatus(); }),
-      vscode.workspace.onDidOpenTextDocument((d) => { void this.adopt(d).then(() => this.showStatus()); }),
+      vscode.workspace.onDidOpenTextDocument((d) => { void asOutputPage(d).then(() => this.showStatus()); }),
       vscode.window.onDidChangeVisibleTextEditors((editors) => { for (const e of editors) this.draw(e); }),
       vscode.window.onDidChangeTextEditorVisibleRanges((e) => this.draw(e.textEditor)),
       vscode.workspace.onDidChangeTextDocument((e) => {
         for (const ed of vscode.window.visibleTextEditors) if (ed.document === e.document) this.draw(ed);
       }),
     );
-    for (const d of vscode.workspace.textDocuments) void this.adopt(d);
+    for (const d of vscode.workspace.textDocuments) void asOutputPage(d);
     for (const e of vscode.window.visibleTextEditors) this.draw(e);
     this.showStatus();
   }
@@ -101,11 +101,6 @@ export class OutputGutter implements vscode.Disposable {
     this.status.text = `Output line ${n.toLocaleString('en-US')}`;
     this.status.tooltip = `Line ${n.toLocaleString('en-US')} of the output (page line ${line + 1}). Go to Output Line… (Ctrl+G)`;
     this.status.show();
-  }
-
-  /** Gives a page with known line numbers the output language; see `asOutputPage`. */
-  adopt(document: vscode.TextDocument): Promise<vscode.TextDocument> {
-    return asOutputPage(document);
   }
 
   /** The numbers last drawn in an editor (document line, text), in line order. */

@@ -16,13 +16,11 @@
  * See docs/contracts.md §4.2.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { chmod, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import * as path from 'node:path';
 import { localhostHostValidation, localhostOriginValidation, toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, DEFAULT_MAX_REQUEST_BODY_SIZE } from '@modelcontextprotocol/server';
-import { MCP_HTTP_INFO_FILE, type McpHttpInfo } from '../core/index.js';
+import { removeMcpHttpInfo, writeMcpHttpInfo } from '../core/index.js';
 import { refuseNonObjectArguments } from './guard.js';
 import type { EvidenceMcpServer } from './server.js';
 
@@ -117,13 +115,8 @@ export async function serveHttp(mcp: EvidenceMcpServer, options: { readonly port
   });
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}/mcp`;
-  const infoFile = path.join(options.storageDir, MCP_HTTP_INFO_FILE);
-  const info: McpHttpInfo = { url, token, pid: process.pid };
-  // Written aside then renamed: a reader never sees half a file, nor the token under a wider mode.
-  const aside = `${infoFile}.${process.pid}.tmp`;
-  await writeFile(aside, `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });
-  await chmod(aside, 0o600);
-  await rename(aside, infoFile);
+  // Its reader (Copy MCP Server Configuration) and its writer are one module: src/core/storageLayout.ts.
+  const infoFile = await writeMcpHttpInfo(options.storageDir, { url, token, pid: process.pid });
 
   let closing: Promise<void> | undefined;
   return {
@@ -133,9 +126,7 @@ export async function serveHttp(mcp: EvidenceMcpServer, options: { readonly port
       server.closeAllConnections();
       await handler.close();
       await stopped;
-      // Another start on the same storage may have written its own since: leave that one.
-      const current = await readFile(infoFile, 'utf8').then((t) => (JSON.parse(t) as McpHttpInfo).token, () => undefined);
-      if (current === token) await rm(infoFile, { force: true });
+      await removeMcpHttpInfo(options.storageDir, token);
     })(),
   };
 }
