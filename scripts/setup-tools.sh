@@ -118,7 +118,9 @@ install_agent() { # <dir> <package@version> <binary> <version text --version pri
   rm -rf "$dir"; mkdir -p "$dir"
   ( export PATH="$NODE24_DIR/bin:$PATH"
     npm_quiet install --no-save --no-package-lock --prefix "$dir" "$spec" )
-  "$bin" --version 2>/dev/null | grep -qF "$want" || { log "$spec installed but $bin does not run"; exit 1; }
+  # With Node 24 first on PATH, as the tests run them: a script binary (#!/usr/bin/env node) would
+  # otherwise meet the machine's Node 20, which some of these packages no longer start on.
+  PATH="$NODE24_DIR/bin:$PATH" "$bin" --version 2>/dev/null | grep -qF "$want" || { log "$spec installed but $bin does not run"; exit 1; }
   touch "$dir/.installed-${spec##*@}"
 }
 CODEX_DIR="$TOOLS/codex"
