@@ -513,7 +513,10 @@ export class RunStore implements RunStoreApi, RunHost {
         await this.catalog.ensureBuilt();
         candidates = this.catalog.candidates(handle);
         if (token) runIds = this.catalog.runsWithToken(token);
-      } else if (minted && await this.catalog.verifyUnfinished()) {
+      } else if (minted) {
+        await this.catalog.verifyUnfinished();
+        // Looked up again even when this process re-indexed nothing: another process (or store) may have
+        // re-indexed the run while this one waited on the stat, leaving the row fresh and the first lookup stale.
         candidates = this.catalog.candidates(handle);
       }
       if (candidates.length === 0 && runIds.length === 1) {

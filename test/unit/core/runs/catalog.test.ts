@@ -65,6 +65,28 @@ describe('catalog: an index of runs, calls and handles (docs/architecture.md §6
     await rejectsWith(b.readToolOutput({ handle: `${lost.handle!.slice(0, -1)}${lost.handle!.endsWith('a') ? 'e' : 'a'}` }), 'accessDenied', DENIED);
   });
 
+  it('a miss whose run another store re-indexes while this one checks it is answered (the row is looked up again)', async () => {
+    const a = await openStore(dir, SMALL);
+    await a.catalogSettled();
+    const r = await a.startRun();
+    (a as unknown as { catalog: { recorded: () => Promise<void> } }).catalog.recorded = () => Promise.resolve();
+    const lost = await r.recordResult('t', {}, 'indexed by the other store');
+    const b = await openStore(dir, { ...SMALL, maintenance: false });
+    const other = await openStore(dir, { ...SMALL, maintenance: false });
+    // The interleaving seen under load: b looks the handle up (no row), and while it stats the unfinished runs'
+    // logs another store re-indexes the run, so b's own check finds every row fresh and re-indexes nothing.
+    type Checks = { verifyUnfinished: () => Promise<boolean> };
+    const checks = (b as unknown as { catalog: Checks }).catalog;
+    const own = checks.verifyUnfinished.bind(checks);
+    checks.verifyUnfinished = async () => {
+      assert.equal(await (other as unknown as { catalog: Checks }).catalog.verifyUnfinished(), true);
+      return own();
+    };
+    assert.equal((await b.readToolOutput({ handle: lost.handle! })).content, 'indexed by the other store');
+    assert.equal(b.catalogStats().reindexed, 0);
+    assert.equal(other.catalogStats().reindexed, 1);
+  });
+
   it('a handle of a run the catalog does not know at all: found by the next check of the logs folder, at once while the catalog is not built', async () => {
     const a = await openStore(dir, SMALL);
     const r = await a.startRun({ label: 'unindexed run' });
@@ -385,6 +407,8 @@ describe('catalog: an index of runs, calls and handles (docs/architecture.md §6
       await r.recordResult('t', {}, `result ${i}`);
       if (i < 5) await r.finish();
       ids.push(r.runId);
+      // Distinct start times: runs started in one millisecond are ordered by their (random) id, not by creation.
+      await new Promise((resolve) => setTimeout(resolve, 3));
     }
     const later = Date.now() + 86_400_000;
     const slices: { deleted: readonly string[]; more: boolean | undefined }[] = [];
