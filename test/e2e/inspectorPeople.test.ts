@@ -339,6 +339,9 @@ describe('Inspector for people in a real workbench', function () {
     assert.equal(await view.locator('#window .wline[aria-current="true"] .sr-only').textContent(), 'Linked lines 301–303: ');
     const [from, to] = [Buffer.byteLength(rows.slice(0, 297).join('')), Buffer.byteLength(rows.slice(0, 306).join(''))];
     assert.equal(await text(view.locator('#window-position')), `bytes [${from}, ${to}) · ${to - from} bytes · lines 298–306 · of 5,892 bytes, 400 lines — Linked lines 301–303`);
+    // Both forms say the window on screen after a link (issue 25 item 10: the Lines form kept stale values).
+    const forms = async (): Promise<string[]> => Promise.all(['#bytes-start', '#bytes-end', '#lines-from', '#lines-count'].map((id) => view.locator(`${id} input`).inputValue()));
+    assert.deepEqual(await forms(), [String(from), String(to), '298', '9']);
     // On screen: the marked rows lie inside the visible panel and inside the window box.
     const onScreen = async (): Promise<boolean> => view.locator('body').evaluate(() => {
       const d = globalThis as unknown as { document: { querySelectorAll(s: string): { getBoundingClientRect(): { top: number; bottom: number } }[]; querySelector(s: string): { getBoundingClientRect(): { top: number; bottom: number } } }; innerHeight: number };
@@ -362,6 +365,7 @@ describe('Inspector for people in a real workbench', function () {
     assert.deepEqual(await view.locator('#window .wline.hit .tx').allTextContents(), ['linked row 120', 'linked row 121']);
     assert.equal(await view.locator('#window .wline').count(), 2);
     assert.match(await text(view.locator('#window-position')), new RegExp(`— Linked bytes \\[${start}, ${end}\\)$`));
+    assert.deepEqual(await forms(), [String(start), String(end), '120', '2']);
     assert.ok(await onScreen(), 'the linked bytes are not on screen');
     // A link to a line the output does not have opens nothing and says why.
     await openLink(`${handle}:401`);
