@@ -6,9 +6,9 @@
  * handles even when their run ids collide, and a handle copied from another workspace is
  * access denied.
  */
-import { chmod, link, mkdir, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { processExists, tempNameFor } from './files/localFile.js';
+import { processExists, replaceFileText, tempNameFor } from './files/localFile.js';
 import { sha256Hex } from './integrity/sha256.js';
 
 /** The folders of one workspace's evidence and its tenant. */
@@ -180,10 +180,7 @@ export async function runningMcpHttpServer(storageDir: string): Promise<McpHttpI
  */
 export async function writeMcpHttpInfo(storageDir: string, info: McpHttpInfo): Promise<string> {
   const file = path.join(storageDir, MCP_HTTP_INFO_FILE);
-  const aside = tempNameFor(file);
-  await writeFile(aside, `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });
-  await chmod(aside, 0o600);
-  await rename(aside, file);
+  await replaceFileText(file, `${JSON.stringify(info, null, 2)}\n`, 0o600);
   return file;
 }
 

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { BigIntStats } from 'node:fs';
-import type { FileHandle } from 'node:fs/promises';
+import { chmod, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
 
 /** A local file opened for a search: its descriptor is usable from any thread of this process. */
 export interface OpenedFile {
@@ -55,6 +55,24 @@ export async function openedRegular(fh: FileHandle): Promise<OpenedFile | undefi
  */
 export function tempNameFor(target: string): string {
   return `${target}~${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+}
+
+/**
+ * Replaces `file`'s content with `text` through a temporary file beside it and a rename, so a
+ * reader (a running shim, an agent reading its settings) or a crash never sees half a file.
+ * `mode` is set exactly (not through the umask: a token file stays 0600); the temporary file
+ * is removed when the write fails.
+ */
+export async function replaceFileText(file: string, text: string, mode: number): Promise<void> {
+  const aside = tempNameFor(file);
+  try {
+    await writeFile(aside, text, { mode });
+    await chmod(aside, mode);
+    await rename(aside, file);
+  } catch (e) {
+    await rm(aside, { force: true });
+    throw e;
+  }
 }
 
 /** Fills `target` from `position` on; fewer bytes only at the end of the file (a read may return less). */

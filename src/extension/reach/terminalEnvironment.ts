@@ -15,6 +15,7 @@ import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { StorageLayout } from '../../core/index.js';
+import { replaceFileText } from '../../core/files/localFile.js';
 import { shimScript } from '../../core/reach/shim.js';
 
 /** Environment variable names (the command line reads the same ones: src/cli/session.ts, src/cli/hook.ts). */
@@ -32,13 +33,10 @@ export interface CliEnvironment {
   readonly electron: boolean;
 }
 
-/** Writes `text` to `file` through a temporary file and a rename (a running shim is never half-written). */
+/** Writes `text` to `file` (its folder made first) through a temporary file and a rename: a running shim is never half-written. */
 async function writeAtomic(file: string, text: string, mode: number): Promise<void> {
   await fsp.mkdir(path.dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.tmp`;
-  await fsp.writeFile(tmp, text, { mode });
-  await fsp.chmod(tmp, mode);
-  await fsp.rename(tmp, file);
+  await replaceFileText(file, text, mode);
 }
 
 /** Records `folder → storage` in `<home>/workspaces.json` (kept entries of other workspaces). */

@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
+import { replaceFileText } from '../../files/localFile.js';
 import { applyToText, applyUndo, isApplied, ourJsonEntry, removeFromText, type TextEdit } from './engine.js';
 import type { AgentAdapter, AgentContext, ConfigEdit, Scope } from './types.js';
 
@@ -39,9 +40,7 @@ async function writeText(file: string, text: string | undefined): Promise<void> 
   await fsp.mkdir(path.dirname(file), { recursive: true });
   let mode = 0o644;
   try { mode = (await fsp.stat(file)).mode & 0o777; } catch { /* a new file */ }
-  const tmp = `${file}.${process.pid}.be-tmp`;
-  await fsp.writeFile(tmp, text, { mode });
-  await fsp.rename(tmp, file);
+  await replaceFileText(file, text, mode);
 }
 
 async function readJournal(stateDir: string): Promise<Journal> {
@@ -54,9 +53,7 @@ async function readJournal(stateDir: string): Promise<Journal> {
 
 async function writeJournal(stateDir: string, j: Journal): Promise<void> {
   await fsp.mkdir(stateDir, { recursive: true, mode: 0o700 });
-  const file = path.join(stateDir, JOURNAL_FILE);
-  await fsp.writeFile(`${file}.tmp`, `${JSON.stringify(j, null, 1)}\n`, { mode: 0o600 });
-  await fsp.rename(`${file}.tmp`, file);
+  await replaceFileText(path.join(stateDir, JOURNAL_FILE), `${JSON.stringify(j, null, 1)}\n`, 0o600);
 }
 
 /** What happened to one file. */
