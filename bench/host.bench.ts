@@ -18,6 +18,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import * as path from 'node:path';
 import { buildSync } from 'esbuild';
+import { mintAttachmentHandle } from '../src/core/runs/handles.js';
 import { reload, seededWorkbench } from './inspector.bench.js';
 import type { ProbeConfig, ProbeResult } from './hostProbe.js';
 import { median, report, scratchDir } from './util.js';
@@ -63,8 +64,8 @@ async function main(): Promise<void> {
   mkdirSync(out);
   const probe = path.join(dir, 'probe', 'index.js');
   buildSync({ entryPoints: [path.join(__dirname, 'hostProbe.ts')], outfile: probe, bundle: true, platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'], define: { BENCH_HOST_CONFIG: JSON.stringify(config) }, logLevel: 'warning' });
-  // Handles nobody minted: a run token beyond the seeded ones, and a well-formed call of no run.
-  const misses = Array.from({ length: 20 }, (_, i) => `out_${(0xf000000000 + i).toString(16)}-1_stdout`);
+  // Handles nobody recorded: minted as the recorder mints them, so a miss takes the path a real one takes.
+  const misses = Array.from({ length: 20 }, () => mintAttachmentHandle());
   const configure = (c: Omit<ProbeConfig, 'out' | 'seconds'>): void => writeFileSync(config, JSON.stringify({ ...c, out, seconds: SECONDS, profile: Boolean(process.env.BENCH_HOST_PROFILE) }));
   let exitCode: number | undefined;
   configure({ phase: 'empty', handles: [], misses });
