@@ -6,9 +6,10 @@
  *   link leading out); the link target is a plain file URI, never a command;
  * - into the evidence: a handle or a `.tool-artifacts/<id>/bytes/<s>-<e>` path opens the
  *   inspector on that output scrolled to the window, marked (`<scheme>://…/open?handle=…&line=…`
- *   URI handler, or the `boundedEvidence.openEvidenceLink` command, the only command our chat
- *   answers trust; from the palette it takes a pasted link). Every parameter is validated;
- *   an unknown or forged handle is a clear error and opens nothing.
+ *   URI handler, reached in a browser workbench through its `/callback?vscode-…` address, or the
+ *   `boundedEvidence.openEvidenceLink` command, the only command our chat answers trust; from the
+ *   palette it takes a pasted link of either form). The link's text is read by `linkText.ts`;
+ *   every parameter is validated; an unknown or forged handle is a clear error and opens nothing.
  */
 import { realpath, stat } from 'node:fs/promises';
 import * as path from 'node:path';
@@ -17,13 +18,12 @@ import { EvidenceError, EvidenceToolNames, parseRangePath, type HandleSource, ty
 import { Ids, type InspectorTarget } from './ids.js';
 import type { ExcerptRangeDto } from '../shared/protocol.js';
 import type { Log } from './log.js';
-import { linkedWindow, type LinkWindow } from './outputWindow.js';
+import { HANDLE, POSITIVE, linkParams, linkTextParams, parseEvidenceLink, pastedLinkParams, type EvidenceLinkArgs } from './linkText.js';
+import { linkedWindow } from './outputWindow.js';
 import type { ServicesHost } from './services.js';
 
 /** Id of the command that opens a link into the evidence (declared with the other ids). */
 const openEvidenceLinkCommand = Ids.commands.openEvidenceLink;
-/** Path of the URI handler's one route: `<scheme>://bounded-evidence.bounded-evidence/open?…`. */
-export const OPEN_PATH = '/open';
 
 // ------------------------------------------------------------------ source links out of outputs
 
@@ -122,56 +122,6 @@ export class SourceLinkProvider implements vscode.DocumentLinkProvider {
 
 // ------------------------------------------------------------------ links into the evidence
 
-/** What a link into the evidence names: a handle, or an artifact (a `.tool-artifacts/…` path). */
-export interface EvidenceLinkArgs {
-  readonly handle?: string;
-  readonly artifactId?: string;
-  readonly window?: LinkWindow;
-}
-
-/** A handle as the run layer mints them. */
-const HANDLE = /^(?:res|out)_[A-Za-z0-9._-]{1,250}$/;
-const POSITIVE = /^[1-9]\d{0,14}$/;
-const NATURAL = /^(?:0|[1-9]\d{0,14})$/;
-
-/** Parses a link's parameters (URI query or command argument); throws a sentence naming what is wrong. */
-export function parseEvidenceLink(params: Record<string, unknown>): EvidenceLinkArgs {
-  const str = (k: string): string | undefined => {
-    const v = params[k];
-    if (v === undefined) return undefined;
-    if (typeof v === 'number' && Number.isSafeInteger(v)) return String(v);
-    if (typeof v !== 'string') throw new Error(`"${k}" must be a string`);
-    return v;
-  };
-  const handle = str('handle');
-  const artifactPath = str('path');
-  if ((handle === undefined) === (artifactPath === undefined)) throw new Error('a link names exactly one handle or one .tool-artifacts path');
-  let artifactId: string | undefined;
-  let window: LinkWindow | undefined;
-  if (handle !== undefined && !HANDLE.test(handle)) throw new Error('the handle is malformed (expected res_… or out_…)');
-  if (artifactPath !== undefined) {
-    const range = parseRangePath(artifactPath);
-    if (!range || range.end <= range.start) throw new Error('the path is not a .tool-artifacts/<artifact_id>/bytes/<start>-<end> range');
-    artifactId = range.artifactId;
-    window = { start: range.start, end: range.end };
-  }
-  const line = str('line');
-  const bytes = str('bytes');
-  if (line !== undefined && bytes !== undefined) throw new Error('give a line or a byte range, not both');
-  if (window && (line !== undefined || bytes !== undefined)) throw new Error('a .tool-artifacts path already names its byte range');
-  if (line !== undefined) {
-    const m = /^(\d+)(?:-(\d+))?$/.exec(line);
-    if (!m || !POSITIVE.test(m[1]!) || (m[2] !== undefined && (!POSITIVE.test(m[2]) || Number(m[2]) < Number(m[1])))) throw new Error('"line" must be a line number N or a range N-M (1-based)');
-    window = { line: Number(m[1]), ...(m[2] !== undefined ? { endLine: Number(m[2]) } : {}) };
-  }
-  if (bytes !== undefined) {
-    const m = /^(\d+)-(\d+)$/.exec(bytes);
-    if (!m || !NATURAL.test(m[1]!) || !NATURAL.test(m[2]!) || Number(m[2]) <= Number(m[1])) throw new Error('"bytes" must be a range START-END with START < END');
-    window = { start: Number(m[1]), end: Number(m[2]) };
-  }
-  return { ...(handle !== undefined ? { handle } : {}), ...(artifactId !== undefined ? { artifactId } : {}), ...(window ? { window } : {}) };
-}
-
 /** The query of a link (`handle=…&line=…` / `path=…`), as the URI handler reads it back. */
 export function linkQuery(args: EvidenceLinkArgs & { readonly path?: string }): string {
   const q = new URLSearchParams();
@@ -207,38 +157,37 @@ export interface OpenedLink {
 }
 
 
-/** What a person may paste into Open Evidence Link: a whole link, a `.tool-artifacts` range, or `handle[:N[-M]]`. */
-function pastedLinkParams(text: string): Record<string, unknown> {
-  const t = text.trim();
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(t)) return { uri: t };
-  if (t.startsWith('.tool-artifacts/')) return { path: t };
-  const m = /^([^\s:]+)(?::(\d+(?:-\d+)?))?$/.exec(t.replace(/–/g, '-'));
-  if (!m) throw new Error('paste a link (…/open?handle=…), a handle with an optional :LINE or :FIRST-LAST, or a .tool-artifacts path');
-  return { handle: m[1], ...(m[2] !== undefined ? { line: m[2] } : {}) };
-}
-
 /**
  * Opens a link into the evidence: the inspector on the output, scrolled to the link's
  * window with that window marked (docs/contracts.md §3.4, "Links"). `raw` is the
- * parameters (`{ handle | path, line | bytes }`), or `{ uri }`, a whole link; nothing
- * asks for a link to paste. Anything wrong is one error message and nothing opens.
+ * parameters (`{ handle | path, line | bytes }`), `{ uri }` (a whole link: the editor's
+ * `<scheme>://…/open?…` or a browser workbench's `http(s)://…/callback?vscode-…` address),
+ * the URI handler's `vscode.Uri`, or nothing (then it asks for a link to paste). Anything
+ * wrong is one error message and nothing opens.
  */
 export async function openEvidenceLink(host: ServicesHost, log: Log, raw: unknown): Promise<OpenedLink | undefined> {
   let args: EvidenceLinkArgs;
   try {
-    let given = typeof raw === 'object' && raw !== null ? raw as Record<string, unknown> : {};
-    if (raw === undefined) {
-      // From the palette: a link pasted from an excerpt (a browser-hosted editor cannot receive OS links).
+    let given: Record<string, unknown>;
+    if (raw instanceof vscode.Uri) {
+      // The URI handler: the parts as the editor decoded them.
+      given = linkParams(raw, vscode.env.uriScheme);
+    } else if (raw === undefined) {
+      // From the palette: a link pasted from an excerpt (in a browser workbench its callback
+      // address works once, while the window that copied it is open; this works always).
       const typed = await vscode.window.showInputBox({
         title: 'Open Evidence Link', ignoreFocusOut: true,
-        prompt: 'A link from an excerpt (…/open?handle=…), a handle with an optional :LINE or :FIRST-LAST, or a .tool-artifacts/… range',
+        prompt: 'A link from an excerpt (…/open?handle=… or …/callback?vscode-…), a handle with an optional :LINE or :FIRST-LAST, or a .tool-artifacts/… range',
       });
       if (typed === undefined || typed.trim() === '') return undefined;
-      given = pastedLinkParams(typed);
+      given = pastedLinkParams(typed, vscode.env.uriScheme);
+    } else {
+      given = typeof raw === 'object' && raw !== null ? raw as Record<string, unknown> : {};
+      // `{ uri }`: a whole link, either form.
+      const keys = Object.keys(given);
+      if (keys.length === 1 && typeof given.uri === 'string') given = linkTextParams(given.uri, vscode.env.uriScheme);
     }
-    // `{ uri }`: a whole `<scheme>://…/open?…` link (the URI handler, or a link pasted from an excerpt).
-    const keys = Object.keys(given);
-    args = parseEvidenceLink(keys.length === 1 && typeof given.uri === 'string' ? uriParams(vscode.Uri.parse(given.uri, true)) : given);
+    args = parseEvidenceLink(given);
   } catch (e) {
     void vscode.window.showErrorMessage(`Bounded Evidence: this evidence link is not valid: ${(e as Error).message}. Nothing was opened.`);
     return undefined;
@@ -266,27 +215,12 @@ export async function openEvidenceLink(host: ServicesHost, log: Log, raw: unknow
   return { handle: src.handle, ...(shown?.window ? { window: shown.window } : {}) };
 }
 
-/**
- * The parameters of a `<scheme>://bounded-evidence.bounded-evidence/open?…` link: its own
- * route only, each known parameter at most once; throws a sentence otherwise.
- */
-export function uriParams(uri: vscode.Uri): Record<string, string> {
-  if (uri.authority.toLowerCase() !== Ids.extension || uri.path !== OPEN_PATH) throw new Error(`only ${Ids.extension}${OPEN_PATH}?handle=… links are handled`);
-  const params: Record<string, string> = {};
-  for (const [k, v] of new URLSearchParams(uri.query)) {
-    if (!['handle', 'path', 'line', 'bytes'].includes(k)) throw new Error(`unknown parameter "${k}"`);
-    if (k in params) throw new Error(`"${k}" is repeated`);
-    params[k] = v;
-  }
-  return params;
-}
-
 /** Opens `<scheme>://bounded-evidence.bounded-evidence/open?handle=…` links (from an excerpt, a browser, a terminal). */
 class EvidenceUriHandler implements vscode.UriHandler {
   constructor(private readonly host: ServicesHost, private readonly log: Log) {}
 
   async handleUri(uri: vscode.Uri): Promise<void> {
-    await openEvidenceLink(this.host, this.log, { uri: uri.toString() });
+    await openEvidenceLink(this.host, this.log, uri);
   }
 }
 

@@ -1,7 +1,8 @@
 /**
  * Links both ways and Save Excerpt As…, inside a real extension host:
  * `path:line[:col]` in an output's editor page links to the source file only inside the
- * workspace; a handle, a `.tool-artifacts/…` range or an excerpt's `<scheme>://` link opens
+ * workspace; a handle, a `.tool-artifacts/…` range or an excerpt's `<scheme>://` link (or a
+ * browser workbench's `/callback?vscode-…` address for it) opens
  * the inspector panel on the output at the window (the panel marks it: test/e2e), and a
  * forged one opens nothing; a window saved to a file is byte-exact with its provenance beside it.
  */
@@ -135,6 +136,9 @@ describe('links both ways and Save Excerpt As', function () {
     // The link as another build of the editor writes it (Insiders, OSS) opens the same window.
     const insiders = await vscode.commands.executeCommand<OpenedLink>(openLink, { uri: excerptLink(handle, start, start + 7, 'vscode-insiders') });
     assert.deepEqual(insiders, viaUri);
+    // The browser workbench's callback address for it (what its excerpts carry, and a person pastes) opens the same window.
+    const callback = `https://workbench.example/stable-0123/callback?vscode-reqid=7&vscode-scheme=${vscode.env.uriScheme}&vscode-authority=${link.authority}&vscode-path=${encodeURIComponent(link.path)}&vscode-query=${encodeURIComponent(link.query)}`;
+    assert.deepEqual(await vscode.commands.executeCommand<OpenedLink>(openLink, { uri: callback }), viaUri);
 
     // A read kept as an artifact: its .tool-artifacts range opens the same way.
     const big = path.join(ws, 'big-read.txt');
@@ -179,6 +183,12 @@ describe('links both ways and Save Excerpt As', function () {
       { uri: `vscode://bounded-evidence.bounded-evidence/exec?handle=${handle}` },
       { uri: `vscode://other.extension/open?handle=${handle}` },
       { uri: `vscode://bounded-evidence.bounded-evidence/open?handle=${handle}`, line: '1' },
+      { uri: `file://bounded-evidence.bounded-evidence/open?handle=${handle}` },
+      // Callback addresses: another route, another extension, a parameter folded into the link, a forged handle.
+      { uri: `http://127.0.0.1:1/login?vscode-scheme=vscode&vscode-authority=bounded-evidence.bounded-evidence&vscode-path=%2Fopen&vscode-query=handle%3D${handle}` },
+      { uri: `http://127.0.0.1:1/callback?vscode-scheme=vscode&vscode-authority=other.extension&vscode-path=%2Fopen&vscode-query=handle%3D${handle}` },
+      { uri: `http://127.0.0.1:1/callback?vscode-scheme=vscode&vscode-authority=bounded-evidence.bounded-evidence&vscode-path=%2Fopen&vscode-query=handle%3D${handle}&line=1` },
+      { uri: `http://127.0.0.1:1/callback?vscode-scheme=vscode&vscode-authority=bounded-evidence.bounded-evidence&vscode-path=%2Fopen&vscode-query=handle%3Dout_forged000000_stdout` },
     ];
     for (const arg of bad) {
       const r = await vscode.commands.executeCommand<OpenedLink | undefined>(openLink, arg);

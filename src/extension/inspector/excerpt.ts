@@ -50,7 +50,8 @@ export interface ExcerptSource {
   /**
    * The `open:` link as given, instead of `excerptLink`: in a browser-hosted editor,
    * `vscode.env.asExternalUri` of it (the workbench's own callback URL, which a browser
-   * opens; a `code-oss://` link opens nothing there).
+   * opens and hands to the window that minted it, once; a `code-oss://` link is not even
+   * underlined there).
    */
   readonly link?: string;
 }

@@ -93,7 +93,8 @@ class InspectorPanels implements vscode.Disposable {
       log,
       uriScheme: vscode.env.uriScheme,
       // In a browser workbench the editor's own scheme opens nothing: the callback URL of the
-      // served workbench does (it reaches the URI handler). The desktop keeps its link as built.
+      // served workbench does (it reaches the URI handler, once, in the window that copied it;
+      // Open Evidence Link… takes it at any time). The desktop keeps its link as built.
       ...(vscode.env.uiKind === vscode.UIKind.Web ? { externalLink: async (link: string) => (await vscode.env.asExternalUri(vscode.Uri.parse(link, true))).toString(true) } : {}),
       ...(target ? { target } : {}),
     });
