@@ -96,12 +96,20 @@ export async function startServer(opts: ServerOptions): Promise<VsCodeServer> {
   const userDataDir = path.join(runDir, 'user-data');
   const serverDataDir = path.join(runDir, 'server-data');
   const extensionsDir = path.join(runDir, 'extensions');
-  for (const d of [userDataDir, serverDataDir, extensionsDir, path.join(serverDataDir, 'data', 'User'), path.join(userDataDir, 'User')]) mkdirSync(d, { recursive: true });
-  const settings = JSON.stringify({ 'workbench.startupEditor': 'none', 'telemetry.telemetryLevel': 'off', 'update.mode': 'none', 'extensions.autoUpdate': false, 'workbench.tips.enabled': false, ...opts.userSettings }, null, 2);
+  for (const d of [userDataDir, serverDataDir, extensionsDir]) mkdirSync(d, { recursive: true });
+  // Every test starts on a first start (a fresh browser profile): the extension's walkthrough
+  // would open as an extra editor (src/extension/firstStart.ts); its own test turns it on.
+  const settings = JSON.stringify({ 'workbench.startupEditor': 'none', 'workbench.welcomePage.walkthroughs.openOnInstall': false, 'telemetry.telemetryLevel': 'off', 'update.mode': 'none', 'extensions.autoUpdate': false, 'workbench.tips.enabled': false, ...opts.userSettings }, null, 2);
   // The web workbench served by the server reads the remote user settings from the
-  // server data folder; the user-data folder copy covers other layouts.
-  writeFileSync(path.join(serverDataDir, 'data', 'User', 'settings.json'), settings);
-  writeFileSync(path.join(userDataDir, 'User', 'settings.json'), settings);
+  // server data folder; the user-data folder copy covers other layouts. Machine-scoped settings
+  // (`workbench.welcomePage.walkthroughs.openOnInstall` is one) are read in a remote window only
+  // from the remote machine's settings (`<user data>/Machine/settings.json`): the same keys go there.
+  for (const dir of [path.join(serverDataDir, 'data'), userDataDir]) {
+    for (const kind of ['User', 'Machine']) {
+      mkdirSync(path.join(dir, kind), { recursive: true });
+      writeFileSync(path.join(dir, kind, 'settings.json'), settings);
+    }
+  }
   if (opts.extraExtensions?.length) listExtensions(extensionsDir, opts.extraExtensions);
 
   const log = createWriteStream(path.join(runDir, 'server.log'));
