@@ -45,7 +45,8 @@ async function logged(wb: Workbench, re: RegExp, before: number): Promise<void> 
   }
 }
 
-const walkthroughTitle = (page: Page) => page.locator('.gettingStartedContainer h2', { hasText: TITLE });
+/** The walkthrough's own page (VS Code's Welcome page lists walkthroughs with an h3). */
+const walkthroughTitle = (page: Page) => page.locator('.gettingStartedContainer h2.category-title', { hasText: TITLE });
 /** VS Code names the walkthrough's editor "Welcome" (nothing else here opens one: the harness skips the Welcome page). */
 const walkthroughTab = (page: Page) => page.locator('.tabs-container .tab', { hasText: 'Welcome' });
 
@@ -90,6 +91,10 @@ describe('the walkthrough on the first start', function () {
       const box = await walkthroughTitle(page).boundingBox();
       assert.ok(box && box.x >= 0 && box.x + box.width <= width && box.y >= 0 && box.y + box.height <= height, `title on screen: ${JSON.stringify(box)}`);
       assert.equal((await page.locator('.tabs-container .tab.active').textContent())?.trim(), 'Welcome');
+      // Its description is whole (VS Code clamps it to three lines with an ellipsis).
+      const clamped = await page.locator('.gettingStartedSlideDetails .category-description').evaluateAll((els) =>
+        els.filter((e) => e.getClientRects().length > 0).map((e) => e.scrollHeight > e.clientHeight + 1));
+      assert.deepEqual(clamped, [false], 'the walkthrough description fits its three lines');
       await page.screenshot({ path: path.join(outputDir, 'e2e', `walkthrough-first-start-${width}x${height}.png`) });
 
       // The same profile's next start must not open it again.
