@@ -55,7 +55,7 @@ describe('npm start (the README start command)', () => {
     // A first start: the demo's README opens (not the generic Welcome page) and the extension's
     // walkthrough opens in front of it (src/extension/firstStart.ts); the README stays as a tab.
     await page.locator('.tabs-container .tab', { hasText: 'README.md' }).first().waitFor({ timeout: 30_000 });
-    await page.locator('.gettingStartedContainer h2', { hasText: 'Get Started with Bounded Evidence' }).waitFor({ state: 'visible', timeout: 60_000 });
+    await page.locator('.gettingStartedContainer h2.category-title', { hasText: 'Get Started with Bounded Evidence' }).waitFor({ state: 'visible', timeout: 60_000 });
     assert.equal((await page.locator('.tabs-container .tab.active').textContent())?.trim(), 'Welcome');
     // One Welcome tab (the walkthrough's editor) and the README behind it: no generic Welcome page besides.
     assert.equal(await page.locator('.tabs-container .tab', { hasText: /Welcome/ }).count(), 1);
