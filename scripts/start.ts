@@ -35,9 +35,9 @@ const env: NodeJS.ProcessEnv = { ...process.env, HOME: p.home, TMPDIR: p.tmp, XD
 // places a served workbench may read user settings from: an older state folder whose
 // file predates a key would otherwise keep showing the Welcome page or the Git prompt.
 const ourSettings = {
-  // The demo folder's README opens instead of the generic Welcome page.
+  // The demo folder's README opens instead of the generic Welcome page; on the first start
+  // the extension's walkthrough opens in front of it (src/extension/firstStart.ts).
   'workbench.startupEditor': 'readme',
-  'workbench.welcomePage.walkthroughs.openOnInstall': false,
   'workbench.tips.enabled': false,
   'telemetry.telemetryLevel': 'off', 'extensions.autoUpdate': false, 'update.mode': 'none',
   // demo/ lives inside this repository: no "open the parent repository?" prompt.

@@ -11,6 +11,7 @@ import { registerArtifactDocuments } from './artifactDocument.js';
 import { registerCommands } from './commands/index.js';
 import { registerEvidenceLinks } from './evidenceLinks.js';
 import { registerEvidenceView } from './evidenceView.js';
+import { openWalkthroughOnFirstStart } from './firstStart.js';
 import { registerSavingsView } from './savingsView.js';
 import { readS3Credentials } from './commands/storageCommands.js';
 import { Config } from './config.js';
@@ -57,6 +58,8 @@ export function activate(context: vscode.ExtensionContext): BoundedEvidenceApi {
     log: log.channel,
     onDidChangeStore: host.onDidChange,
   });
+
+  void openWalkthroughOnFirstStart(context, log).catch((e: unknown) => log.error('first start: opening the walkthrough failed', e));
 
   // Retention at start-up, once per activation, after the stores are open.
   host.get().then((services) => pruneStorage(services, log)).catch((e: unknown) => log.error('start-up pruning failed', e));

@@ -52,9 +52,14 @@ describe('npm start (the README start command)', () => {
     await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
     // The demo workspace is open: its build script is in the explorer.
     await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'build-log.js' }).waitFor({ timeout: 30_000 });
-    // The demo's README opens, not the generic Welcome page.
+    // A first start: the demo's README opens (not the generic Welcome page) and the extension's
+    // walkthrough opens in front of it (src/extension/firstStart.ts); the README stays as a tab.
     await page.locator('.tabs-container .tab', { hasText: 'README.md' }).first().waitFor({ timeout: 30_000 });
-    assert.equal(await page.locator('.tabs-container .tab', { hasText: /Welcome/ }).count(), 0);
+    await page.locator('.gettingStartedContainer h2.category-title', { hasText: 'Get Started with Bounded Evidence' }).waitFor({ state: 'visible', timeout: 60_000 });
+    assert.equal((await page.locator('.tabs-container .tab.active').textContent())?.trim(), 'Welcome');
+    // One Welcome tab (the walkthrough's editor) and the README behind it: no generic Welcome page besides.
+    assert.equal(await page.locator('.tabs-container .tab', { hasText: /Welcome/ }).count(), 1);
+    assert.equal(await page.locator('.tabs-container .tab', { hasText: 'README.md' }).count(), 1);
     await runPaletteCommand(page, 'Bounded Evidence: Open Inspector');
     const view = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
     const heading = view.locator('h1');

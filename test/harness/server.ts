@@ -48,6 +48,9 @@ export interface ServerOptions {
   extraExtensions?: string[];
 }
 
+/** Settings of VS Code's that are machine-scoped (see `startServer`). */
+const MACHINE_SCOPED = new Set(['workbench.welcomePage.walkthroughs.openOnInstall']);
+
 /** Writes `<extensionsDir>/extensions.json` listing extension folders in place. */
 function listExtensions(extensionsDir: string, folders: string[]): void {
   const entries = folders.map((dir) => {
@@ -96,12 +99,22 @@ export async function startServer(opts: ServerOptions): Promise<VsCodeServer> {
   const userDataDir = path.join(runDir, 'user-data');
   const serverDataDir = path.join(runDir, 'server-data');
   const extensionsDir = path.join(runDir, 'extensions');
-  for (const d of [userDataDir, serverDataDir, extensionsDir, path.join(serverDataDir, 'data', 'User'), path.join(userDataDir, 'User')]) mkdirSync(d, { recursive: true });
-  const settings = JSON.stringify({ 'workbench.startupEditor': 'none', 'telemetry.telemetryLevel': 'off', 'update.mode': 'none', 'extensions.autoUpdate': false, 'workbench.tips.enabled': false, ...opts.userSettings }, null, 2);
+  for (const d of [userDataDir, serverDataDir, extensionsDir]) mkdirSync(d, { recursive: true });
+  // Every test starts on a first start (a fresh browser profile): the extension's walkthrough
+  // would open as an extra editor (src/extension/firstStart.ts); its own test turns it on.
+  const user: Record<string, unknown> = { 'workbench.startupEditor': 'none', 'workbench.welcomePage.walkthroughs.openOnInstall': false, 'telemetry.telemetryLevel': 'off', 'update.mode': 'none', 'extensions.autoUpdate': false, 'workbench.tips.enabled': false, ...opts.userSettings };
+  // A machine-scoped setting is read in a remote window only from the remote machine's settings
+  // (`<user data>/Machine/settings.json`; the User copy is ignored there): those keys go there too.
+  // Only those: machine settings override the user's, and tests change user settings.
+  const machine = Object.fromEntries(Object.entries(user).filter(([k]) => MACHINE_SCOPED.has(k)));
   // The web workbench served by the server reads the remote user settings from the
   // server data folder; the user-data folder copy covers other layouts.
-  writeFileSync(path.join(serverDataDir, 'data', 'User', 'settings.json'), settings);
-  writeFileSync(path.join(userDataDir, 'User', 'settings.json'), settings);
+  for (const dir of [path.join(serverDataDir, 'data'), userDataDir]) {
+    for (const [kind, values] of [['User', user], ['Machine', machine]] as const) {
+      mkdirSync(path.join(dir, kind), { recursive: true });
+      writeFileSync(path.join(dir, kind, 'settings.json'), JSON.stringify(values, null, 2));
+    }
+  }
   if (opts.extraExtensions?.length) listExtensions(extensionsDir, opts.extraExtensions);
 
   const log = createWriteStream(path.join(runDir, 'server.log'));

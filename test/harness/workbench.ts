@@ -46,6 +46,8 @@ export class Workbench {
     readonly page: Page,
     readonly workspaceDir: string,
     readonly label: string,
+    /** The workbench URL the page opened (another browser context opening it is another profile on the same server). */
+    readonly url: string,
   ) {}
 
   /** Starts a server, a browser, and opens the workspace; waits for the workbench. */
@@ -68,9 +70,10 @@ export class Workbench {
       });
       await page.exposeFunction('codeAutomationExit', (code: number) => { opts.onExit?.(code); });
       const payload: [string, string][] = [['skipWelcome', 'true'], ['extensionDevelopmentPath', server.remoteUri(repoRoot)], ...(opts.payload?.(server.remoteUri) ?? [])];
-      await page.goto(server.url(workspaceDir, payload));
+      const url = server.url(workspaceDir, payload);
+      await page.goto(url);
       await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
-      return new Workbench(server, browser, context, page, workspaceDir, opts.label);
+      return new Workbench(server, browser, context, page, workspaceDir, opts.label, url);
     } catch (e) {
       await browser?.close().catch(() => undefined);
       await server.stop();
