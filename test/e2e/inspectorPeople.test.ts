@@ -465,6 +465,8 @@ describe('Inspector for people in a real workbench', function () {
       if (width === 900) {
         await wb.runCommand('View: Close Primary Side Bar');
         await wb.runCommand('View: Hide Secondary Side Bar');
+        await wb.page.locator('.part.sidebar').waitFor({ state: 'hidden' });
+        await wb.page.locator('.part.auxiliarybar').waitFor({ state: 'hidden' });
       }
       const cdp = await wb.page.context().newCDPSession(wb.page);
       try {

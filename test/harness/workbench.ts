@@ -133,7 +133,12 @@ export async function runPaletteCommand(page: Page, title: string, ms = 60_000):
       await input.fill(`>${title}`, { timeout: 5_000 });
       const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
       await row.waitFor({ state: 'visible', timeout: 3_000 });
-      await input.press('Enter');
+      // Enter runs the highlighted row, which for a moment after typing may still be another one (a recently used
+      // command listed first: "View: Close Primary Side Bar" ran again instead of "View: Hide Secondary Side Bar").
+      // When the highlighted row is not the one asked for, the row asked for is clicked.
+      const focused = await page.locator('.quick-input-list .monaco-list-row.focused').first().textContent({ timeout: 1_000 }).catch(() => null);
+      if (focused?.includes(title)) await input.press('Enter');
+      else await row.click({ timeout: 5_000 });
       return;
     } catch {
       // Close whatever is open and ask again.
