@@ -15,7 +15,7 @@ import type { VscodeTextfield } from '@vscode-elements/elements/dist/vscode-text
 import type {
   CallDto, CompareSideDto, ExcerptRangeDto, InspectorLimitsDto, InspectorViewState, MatchDto, PartDto, PartRef, PreviewDto, WindowDto, WindowRequestDto,
 } from '../src/shared/protocol.js';
-import { binaryMatchWindow } from '../src/shared/matchWindow.js';
+import { binaryMatchWindow, lineMatchWindow } from '../src/shared/matchWindow.js';
 import { outcomeOf, type LiveOf } from './callsModel.js';
 import { append, h, replaceChildren } from './dom.js';
 import { count, exactBytes, humanBytes, localTime } from './format.js';
@@ -696,21 +696,18 @@ export class DetailView {
     this.renderMatches();
     document.getElementById(`match-${index}`)?.scrollIntoView({ block: 'nearest' });
     const m = p.matches[index - p.offset]!;
+    const req = { kind: 'pattern', pattern: p.pattern, index } as const;
+    this.currentReq = req;
     if (p.binary) {
       const { start, end } = binaryMatchWindow(m.byteOffset, this.part?.sizeBytes ?? m.byteOffset + 1);
       const row = Math.floor((m.byteOffset - start) / 16);
-      this.currentReq = { kind: 'pattern', pattern: p.pattern, index };
       await this.fetch({ kind: 'bytes', start, end }, false, () => ({ from: row, to: row, label: `Matched byte ${count(m.byteOffset)}` }), true, given);
-      this.currentReq = { kind: 'pattern', pattern: p.pattern, index };
-      this.deps.changed();
-      return;
+    } else {
+      const line = m.lineNumber - 1;
+      await this.fetch({ kind: 'lines', ...lineMatchWindow(m.lineNumber, matchContext) }, true,
+        (w) => (w.firstLine === undefined ? undefined : { from: line - w.firstLine, to: line - w.firstLine, label: `Matched line ${line + 1}` }), true, given);
     }
-    const line = m.lineNumber - 1;
-    const offset = Math.max(0, line - matchContext);
-    this.currentReq = { kind: 'pattern', pattern: p.pattern, index };
-    await this.fetch({ kind: 'lines', offset, count: line - offset + matchContext + 1 }, true,
-      (w) => (w.firstLine === undefined ? undefined : { from: line - w.firstLine, to: line - w.firstLine, label: `Matched line ${line + 1}` }), true, given);
-    this.currentReq = { kind: 'pattern', pattern: p.pattern, index };
+    this.currentReq = req;
     this.deps.changed();
   }
 

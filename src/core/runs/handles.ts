@@ -111,6 +111,19 @@ export function mintAttachmentHandle(): string {
 export const MINTED_RESULT_HANDLE = /^res_[a-z2-7]{26}$/;
 export const MINTED_ATTACHMENT_HANDLE = /^out_[a-z2-7]{26}$/;
 
+/** True for a handle of the minted (opaque) form: its shape says only that a lookup could find it. */
+export function isMintedHandle(handle: string): boolean {
+  return MINTED_RESULT_HANDLE.test(handle) || MINTED_ATTACHMENT_HANDLE.test(handle);
+}
+
+/**
+ * The run token a handle recorded before opaque handles names its run by (`res_<token>-<n>`,
+ * `out_<token>-<n>_<slot>`: the forms below), or undefined for any other string.
+ */
+export function legacyRunToken(handle: string): string | undefined {
+  return /^(?:res|out)_([0-9a-f]{10})-\d+(?:_|$)/.exec(handle)?.[1];
+}
+
 /** The handle a result recorded before opaque handles carries (`res_<callId>`). */
 export function legacyResultHandle(callId: string): string {
   return `res_${callId}`;

@@ -29,7 +29,7 @@ import { Catalog, yieldToLoop, type CatalogStats, type HandleRow, type RunRow } 
 import { callIndex, facetsOf, queryCalls, queryRuns, runStatusOf, summaryOf } from './catalog/queries.js';
 import { callReportOf, reportPage } from './callPage.js';
 import { DEFAULT_CAPTURE_CAP_BYTES, DEFAULT_INLINE_ATTACHMENT_BYTES, DEFAULT_OFFLOAD_THRESHOLD_BYTES, DEFAULT_RUN_LIMITS, profileHash } from './decisions.js';
-import { accessDenied, MINTED_ATTACHMENT_HANDLE, MINTED_RESULT_HANDLE, type HandleEntry } from './handles.js';
+import { accessDenied, isMintedHandle, legacyRunToken, type HandleEntry } from './handles.js';
 import { checkLineCount, DEFAULT_READER_LIMITS, LINE_CUT_MARKER, readContent, validateReadArgs, type ContentView } from './reader.js';
 import { captureCap, nowIso, positiveInt } from './recordFields.js';
 import { Run } from './run.js';
@@ -504,8 +504,8 @@ export class RunStore implements RunStoreApi, RunHost {
       // stopped between its log and the catalog, are checked against their logs (a stat each). A built catalog
       // indexed every other run in the same step as its log (a later record of a run whose index write was lost
       // re-indexes that run).
-      const token = /^(?:res|out)_([0-9a-f]{10})-\d+(?:_|$)/.exec(handle)?.[1];
-      const minted = !token && (MINTED_RESULT_HANDLE.test(handle) || MINTED_ATTACHMENT_HANDLE.test(handle));
+      const token = legacyRunToken(handle);
+      const minted = !token && isMintedHandle(handle);
       let runIds = token ? this.catalog.runsWithToken(token) : [];
       if ((token || minted) && runIds.length === 0 && !this.catalog.isBuilt()) {
         // A catalog not yet built from the logs (new, lost or damaged) may lack the run: the build is waited for

@@ -9,7 +9,7 @@ import { EvidenceError, searchAllOutputs, type CallFilter, type CaptureProgressE
 import type {
   CallDto, CompareSideDto, ExcerptRangeDto, HostToWebview, LiveStreamDto, InspectorLimitsDto, ListQueryDto, MatchDto, PartDto, PartRef, RunDto, StartActionDto, TargetDto, WebviewRequest, WindowDto,
 } from '../../shared/protocol.js';
-import { binaryMatchWindow } from '../../shared/matchWindow.js';
+import { binaryMatchWindow, lineMatchWindow } from '../../shared/matchWindow.js';
 import { buildExcerpt, excerptLink } from './excerpt.js';
 import { LineIndex } from './lineIndex.js';
 import { attachmentPart, callFromRecord, callFromReport, splitPreview, toRunDto } from './mapping.js';
@@ -534,17 +534,16 @@ export class InspectorController {
         // answer for it): the page draws a page of matches after one round trip, not two.
         const at = msg.window ? matches[msg.window.index - msg.offset] : undefined;
         let window: WindowDto | undefined;
-        if (msg.window && at && block.binary) {
-          // Binary content has no lines: the match is shown as the byte window around it (a hex dump).
+        if (msg.window && at) {
           const src = await this.handle(msg.handle);
-          const { start, end } = binaryMatchWindow(at.byteOffset, src.byteCount);
-          window = toWindowDto(src, 'bytes', await resolveBytes(src, start, end, false, this.indexGetter(src)));
-        } else if (msg.window && at) {
-          const src = await this.handle(msg.handle);
-          const line = at.lineNumber - 1;
-          const from = Math.max(0, line - msg.window.context);
-          const count = Math.min(this.limits.maxLines, line - from + msg.window.context + 1);
-          window = toWindowDto(src, 'lines', await resolveLines(src, from, count, this.limits.maxWindowBytes, this.indexGetter(src)));
+          if (block.binary) {
+            // Binary content has no lines: the match is shown as the byte window around it (a hex dump).
+            const { start, end } = binaryMatchWindow(at.byteOffset, src.byteCount);
+            window = toWindowDto(src, 'bytes', await resolveBytes(src, start, end, false, this.indexGetter(src)));
+          } else {
+            const { offset, count } = lineMatchWindow(at.lineNumber, msg.window.context);
+            window = toWindowDto(src, 'lines', await resolveLines(src, offset, Math.min(this.limits.maxLines, count), this.limits.maxWindowBytes, this.indexGetter(src)));
+          }
         }
         this.post({
           type: 'matches', id: msg.id, handle: msg.handle, pattern: msg.pattern, offset: msg.offset,

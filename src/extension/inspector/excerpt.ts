@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { Ids } from '../ids.js';
+import { OPEN_PATH } from '../linkText.js';
 
 /**
  * The hex dump of binary windows is the reader's (`hexdump -C` rows: offset, sixteen bytes in
@@ -58,7 +59,7 @@ export interface ExcerptSource {
 
 /** A link that opens the inspector on `handle` at bytes `[start, end)` (the URI handler of src/extension/evidenceLinks.ts). */
 export function excerptLink(handle: string, start: number, end: number, scheme = 'vscode'): string {
-  return `${scheme}://${Ids.extension}/open?${new URLSearchParams({ handle, bytes: `${start}-${end}` }).toString()}`;
+  return `${scheme}://${Ids.extension}${OPEN_PATH}?${new URLSearchParams({ handle, bytes: `${start}-${end}` }).toString()}`;
 }
 
 /**
