@@ -2,10 +2,13 @@
  * Scale (issue 13): a heavy user's year of evidence in one workspace's storage.
  *
  * Seeds 1,000 / 10,000 / 100,000 runs (`BENCH_SCALE_SIZES=1000,10000` to choose) with a
- * realistic mix: one run in three has two calls (1,334 calls per 1,000 runs), every call
- * a `run_command` with stdout, stderr and exit value; one call in ten printed 2.3 MB to
+ * realistic mix of every kind of call the product records: one run in three has two calls
+ * (1,334 calls per 1,000 runs); one call in ten a `run_command` that printed 2.3 MB to
  * stdout, kept as a blob plus its manifest (identical large outputs are hard links of one
- * real recording, so the disk stays small). The records are clones of a real recording
+ * real recording, so the disk stays small); one in four an `evidence_readFile` (one read in
+ * eight of a 1 MB file, kept as an artifact; the rest a small file, recorded whole); the
+ * others a small `run_command` with stdout, stderr and exit value, as the storage bench
+ * mixes them. The records are clones of a real recording
  * (same bytes, new ids and times), the catalog rows are what the recorder writes (through
  * the catalog's own row code, `Catalog.indexSnapshots`).
  *
@@ -22,9 +25,10 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { closeSync, fstatSync, linkSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import * as path from 'node:path';
-import { ArtifactStore } from '../src/core/artifacts/artifacts.js';
 import { FsBlobStore } from '../src/core/blobs/fsBlobStore.js';
 import { MANIFEST_SUFFIX } from '../src/core/blobs/verifiedBlobs.js';
+import { EvidenceFileWorkspace, LocalWorkspace, readFileRecorded } from '../src/core/index.js';
+import { ArtifactStore, ARTIFACTS_SEGMENT } from '../src/core/artifacts/artifacts.js';
 import { Catalog, CATALOG_FILE } from '../src/core/runs/catalog/catalog.js';
 import { mintAttachmentHandle, mintResultHandle } from '../src/core/runs/handles.js';
 import { snapshotOf, type RunSnapshot } from '../src/core/runs/catalog/rows.js';
@@ -43,16 +47,37 @@ function layoutOf(dir: string): Layout {
   return { logsDir: path.join(dir, 'logs'), blobsDir: path.join(dir, 'blobs'), artifactsDir: path.join(dir, 'artifacts') };
 }
 
-/** One real recording of a small and a large command: the records every seeded run clones. */
-async function template(dir: string): Promise<{ small: CallFinishedRecord; large: CallFinishedRecord; runId: string; token: string; layout: Layout }> {
+/** The records every seeded run clones: one real recording of each kind of call. */
+interface Template {
+  readonly small: CallFinishedRecord; readonly large: CallFinishedRecord;
+  readonly smallRead: CallFinishedRecord; readonly largeRead: CallFinishedRecord;
+  readonly runId: string; readonly token: string; readonly layout: Layout;
+}
+
+/** Records a small and a large command and a small and a large file read, as the tools record them (the product's default limits). */
+async function template(dir: string): Promise<Template> {
   const layout = layoutOf(dir);
-  const store = await RunStore.open({ logsDir: layout.logsDir, tenant: TENANT, blobs: await FsBlobStore.open(layout.blobsDir) });
+  const blobs = await FsBlobStore.open(layout.blobsDir);
+  const artifacts = new ArtifactStore({ blobs, tenant: TENANT, legacyRoot: layout.artifactsDir });
+  const store = await RunStore.open({ logsDir: layout.logsDir, tenant: TENANT, blobs, artifacts });
+  const ws = path.join(dir, 'ws');
+  mkdirSync(ws, { recursive: true });
+  writeFileSync(path.join(ws, 'small.ts'), 'export const answer = 42;\n');
+  writeFileSync(path.join(ws, 'large.log'), Array.from({ length: 20_000 }, (_, i) => `line ${i}: the quick brown fox jumps over the lazy dog\n`).join(''));
+  const files = EvidenceFileWorkspace.create(await LocalWorkspace.open({ root: ws }), artifacts, { maxInlineBytes: 4096, previewBytes: 896, maxRangeBytes: 4096 });
   const run = await store.startRun({ label: 'template' });
   const small = await run.runCommand('echo "compiled 12 files in 840 ms"; echo "warning: unused import" >&2', { cwd: dir });
   const large = await run.runCommand(`yes 'test 0042 passed: parser handles nested quotes and escapes in 3 ms' | head -c ${LARGE_BYTES}`, { cwd: dir });
+  const readIds = [(await readFileRecorded(files, { artifacts }, run, 'small.ts')).callId, (await readFileRecorded(files, { artifacts }, run, 'large.log')).callId];
   await run.finish();
+  const records = (await readRunLog(store.logPath(run.runId), run.runId)).records;
+  const finished = (callId: string | undefined): CallFinishedRecord => {
+    const r = records.find((x): x is CallFinishedRecord => x.type === 'call_finished' && x.callId === callId);
+    if (!r) throw new Error(`the template's read ${callId} was not recorded`);
+    return r;
+  };
   const token = small.callId.split('-')[0]!;
-  return { small: small.record, large: large.record, runId: run.runId, token, layout };
+  return { small: small.record, large: large.record, smallRead: finished(readIds[0]), largeRead: finished(readIds[1]), runId: run.runId, token, layout };
 }
 
 /** A template record re-addressed to another run, call and time (JSON text substitution keeps every other byte). */
@@ -93,9 +118,10 @@ export async function seed(dir: string, n: number, tenant = TENANT): Promise<{ h
     const records: RunRecord[] = [{ type: 'run_started', runId, tenant, startedAt: at, profileHash: profile, label: `task ${i}` }];
     const nCalls = i % 3 === 0 ? 2 : 1;
     for (let c = 0; c < nCalls; c++) {
-      const large = calls % 10 === 9;
-      calls++;
-      const src = large ? tpl.large : tpl.small;
+      const k = calls++;
+      // One call in ten the large command, one in four a read (one read in eight large), else the small command.
+      const large = k % 10 === 9;
+      const src = large ? tpl.large : k % 4 === 0 ? (k % 32 === 0 ? tpl.largeRead : tpl.smallRead) : tpl.small;
       const fin = retarget(src, tpl.runId, tpl.token, runId, token, at);
       const callId = `${token}-${c + 1}`;
       // Handles minted as the recorder mints them (opaque: they name no run).
@@ -106,8 +132,8 @@ export async function seed(dir: string, n: number, tenant = TENANT): Promise<{ h
         const blobDir = path.join(layout.blobsDir, tenant, runId);
         mkdirSync(blobDir, { recursive: true });
         for (const suffix of ['', MANIFEST_SUFFIX]) linkSync(path.join(tplBlobs, `${largeSlot}${suffix}`), path.join(blobDir, `${callId}.stdout${suffix}`));
-        if (handles.length < 400 && i % 7 === 0) handles.push(stdoutOf(fixed));
-      } else if (handles.length < 400 && i % 5 === 0) handles.push(stdoutOf(fixed));
+        if (handles.length < 400 && i % 7 === 0) handles.push(handleOf(fixed));
+      } else if (handles.length < 400 && i % 5 === 0 && (fixed.resultHandle || fixed.attachments.length > 0)) handles.push(handleOf(fixed));
     }
     records.push({ type: 'run_finished', runId, finishedAt: at, status: 'completed' });
     // The log, then the rows the recorder would have written for it.
@@ -121,6 +147,11 @@ export async function seed(dir: string, n: number, tenant = TENANT): Promise<{ h
     if (pending.length >= 2000) { catalog.indexSnapshots(pending); pending = []; }
   }
   catalog.indexSnapshots(pending);
+  // The reads' artifacts (content-addressed: every clone names the template's), linked under the seeded tenant.
+  const tplArtifacts = path.join(tpl.layout.blobsDir, TENANT, ARTIFACTS_SEGMENT);
+  const artifactsDir = path.join(layout.blobsDir, tenant, ARTIFACTS_SEGMENT);
+  mkdirSync(artifactsDir, { recursive: true });
+  for (const name of readdirSync(tplArtifacts)) linkSync(path.join(tplArtifacts, name), path.join(artifactsDir, name));
   // Marked built, as a store that indexed every log leaves it.
   await catalog.reconcile();
   catalog.close();
@@ -129,9 +160,9 @@ export async function seed(dir: string, n: number, tenant = TENANT): Promise<{ h
   return { handles, files, calls, seconds: (performance.now() - t0) / 1000 };
 }
 
-/** The stdout attachment's handle of a seeded call. */
-function stdoutOf(fin: { attachments: readonly { slot: string; handle?: string }[] }): string {
-  return fin.attachments.find((a) => a.slot === 'stdout')!.handle!;
+/** A seeded call's handle to read back: a command's stdout, else the result's (a large read). */
+function handleOf(fin: { resultHandle?: string; attachments: readonly { slot: string; handle?: string }[] }): string {
+  return (fin.attachments.find((a) => a.slot === 'stdout')?.handle ?? fin.resultHandle)!;
 }
 
 /** Largest delay of a 100 ms ping while `fn` runs. */
@@ -180,7 +211,7 @@ async function probe(dir: string, handles: string[]): Promise<void> {
     store = await RunStore.open({ logsDir: layout.logsDir, tenant: TENANT, blobs, artifacts });
     out.openMs = performance.now() - t;
     const r = await store.readToolOutput({ handle: handles[0]!, limit: 5 });
-    if (!r.content.includes('compiled') && !r.content.includes('passed')) throw new Error('first answer has the wrong bytes');
+    if (!['compiled', 'passed', 'quick brown fox'].some((t) => r.content.includes(t))) throw new Error('first answer has the wrong bytes');
     out.firstAnswerMs = performance.now() - t;
     await store.catalogSettled();
     out.settledMs = performance.now() - t;
