@@ -14,7 +14,9 @@ const tests = process.argv.includes('--tests');
 const problemMatcher = {
   name: 'problem-matcher',
   setup(build) {
-    build.onStart(() => { if (watch) console.log('[watch] build started'); });
+    build.onStart(() => {
+      if (watch) console.log('[watch] build started');
+    });
     build.onEnd((result) => {
       for (const { text, location } of result.errors) {
         console.error(`✘ [ERROR] ${text}`);
@@ -70,7 +72,13 @@ const common = {
 };
 
 /** The product's Node bundles (extension, MCP server, command line). */
-const nodeProduct = { ...common, platform: 'node', format: 'cjs', target: 'node22', plugins: [problemMatcher, awsSdkApart] };
+const nodeProduct = {
+  ...common,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node22',
+  plugins: [problemMatcher, awsSdkApart],
+};
 
 const configs = [
   {
@@ -158,7 +166,14 @@ if (tests) {
     external: ['vscode', 'mocha'],
   });
   // Test bundles that call the core directly find the worker beside them too.
-  configs.push({ ...common, entryPoints: ['src/core/runs/search/patternWorker.ts'], outfile: 'out/test/integration/patternWorker.js', platform: 'node', format: 'cjs', target: 'node22' });
+  configs.push({
+    ...common,
+    entryPoints: ['src/core/runs/search/patternWorker.ts'],
+    outfile: 'out/test/integration/patternWorker.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node22',
+  });
 }
 
 async function main() {

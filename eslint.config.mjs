@@ -12,7 +12,22 @@ const coreForbidden = {
 };
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'out/**', 'dist-package/**', '.tools/**', '.test-runs/**', '.bench-runs/**', 'test-output/**', '**/*.js', '!esbuild.js', 'test/integration/fixtures/**/dist/**', 'demo/src/**'] },
+  {
+    ignores: [
+      'node_modules/**',
+      'dist/**',
+      'out/**',
+      'dist-package/**',
+      '.tools/**',
+      '.test-runs/**',
+      '.bench-runs/**',
+      'test-output/**',
+      '**/*.js',
+      '!esbuild.js',
+      'test/integration/fixtures/**/dist/**',
+      'demo/src/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -24,42 +39,87 @@ export default tseslint.config(
   {
     files: ['src/core/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        ...coreForbidden,
-        paths: [...coreForbidden.paths, { name: 'node:sqlite', message: 'Only src/core/runs/catalog/ opens SQLite (docs/architecture.md §6): ask the run store.' }],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          ...coreForbidden,
+          paths: [
+            ...coreForbidden.paths,
+            {
+              name: 'node:sqlite',
+              message: 'Only src/core/runs/catalog/ opens SQLite (docs/architecture.md §6): ask the run store.',
+            },
+          ],
+        },
+      ],
     },
   },
   {
     // The run catalog (docs/architecture.md §6): an index the run store uses, never the other way round.
     files: ['src/core/runs/catalog/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        ...coreForbidden,
-        patterns: [
-          ...coreForbidden.patterns,
-          { group: ['../runStore*', '../run', '../run.js', '../runCommand*', '../callPage*', '../../tools/**', '../../stores*'], message: 'The catalog indexes the logs; it never imports the run store, the recorder or the tools.' },
-        ],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          ...coreForbidden,
+          patterns: [
+            ...coreForbidden.patterns,
+            {
+              group: [
+                '../runStore*',
+                '../run',
+                '../run.js',
+                '../runCommand*',
+                '../callPage*',
+                '../../tools/**',
+                '../../stores*',
+              ],
+              message: 'The catalog indexes the logs; it never imports the run store, the recorder or the tools.',
+            },
+          ],
+        },
+      ],
     },
   },
   // Subsystems of the core as folders (docs/architecture.md §2.1), each importing only downwards:
   // files ← integrity ← artifacts / runs (search ← reader ← store) ← tools. A wrong import fails lint.
   ...[
-    ['src/core/files/**/*.ts', ['../*', '../*/**', '!../errors*', '!../utf8*'], 'src/core/files/ is the bottom: file identity and confined opening, no other subsystem.'],
-    ['src/core/integrity/**/*.ts', ['../*/**', '!../files/**', '../stores*', '../storageLayout*', '../index*'], 'src/core/integrity/ builds and checks manifests over files: it imports only src/core/files/ (and errors, utf8).'],
-    ['src/core/artifacts/**/*.ts', ['../runs/**', '../tools/**', '../workspace/**', '../reach/**', '../stores*'], 'Artifacts sit on blobs and integrity: never the runs, the tools or the workspaces.'],
-    ['src/core/runs/search/**/*.ts', ['../runStore*', '../run', '../run.js', '../runCommand*', '../catalog/**', '../../tools/**', '../../stores*'], 'The pattern search reads verified bytes: it never imports the run store, the recorder, the catalog or the tools.'],
+    [
+      'src/core/files/**/*.ts',
+      ['../*', '../*/**', '!../errors*', '!../utf8*'],
+      'src/core/files/ is the bottom: file identity and confined opening, no other subsystem.',
+    ],
+    [
+      'src/core/integrity/**/*.ts',
+      ['../*/**', '!../files/**', '../stores*', '../storageLayout*', '../index*'],
+      'src/core/integrity/ builds and checks manifests over files: it imports only src/core/files/ (and errors, utf8).',
+    ],
+    [
+      'src/core/artifacts/**/*.ts',
+      ['../runs/**', '../tools/**', '../workspace/**', '../reach/**', '../stores*'],
+      'Artifacts sit on blobs and integrity: never the runs, the tools or the workspaces.',
+    ],
+    [
+      'src/core/runs/search/**/*.ts',
+      ['../runStore*', '../run', '../run.js', '../runCommand*', '../catalog/**', '../../tools/**', '../../stores*'],
+      'The pattern search reads verified bytes: it never imports the run store, the recorder, the catalog or the tools.',
+    ],
   ].map(([files, group, message]) => ({
     files: [files],
     rules: {
-      'no-restricted-imports': ['error', { ...coreForbidden, patterns: [...coreForbidden.patterns, { group, message }] }],
+      'no-restricted-imports': [
+        'error',
+        { ...coreForbidden, patterns: [...coreForbidden.patterns, { group, message }] },
+      ],
     },
   })),
   {
     files: ['src/extension/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['**/webview/**', '**/webview'], message: 'src/extension never imports webview.' }] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/webview/**', '**/webview'], message: 'src/extension never imports webview.' }] },
+      ],
       // One LogOutputChannel: shipped code never writes to the console.
       'no-console': 'error',
     },
@@ -67,18 +127,38 @@ export default tseslint.config(
   {
     files: ['webview/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        paths: [{ name: 'vscode', message: 'The webview runs in a browser: no vscode API.' }],
-        patterns: [
-          { group: ['**/core/**', '**/core', '**/extension/**', '**/extension'], message: 'webview imports only src/shared (types).' },
-          { group: ['node:*', 'fs', 'path', 'crypto', 'child_process', 'os'], message: 'webview has no Node built-ins.' },
-        ],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'vscode', message: 'The webview runs in a browser: no vscode API.' }],
+          patterns: [
+            {
+              group: ['**/core/**', '**/core', '**/extension/**', '**/extension'],
+              message: 'webview imports only src/shared (types).',
+            },
+            {
+              group: ['node:*', 'fs', 'path', 'crypto', 'child_process', 'os'],
+              message: 'webview has no Node built-ins.',
+            },
+          ],
+        },
+      ],
       'no-console': 'error',
       // Tool output is text, always: no markup parsing anywhere in the page (docs/contracts.md §3.4).
-      'no-restricted-properties': ['error',
-        ...['innerHTML', 'outerHTML', 'insertAdjacentHTML', 'srcdoc', 'createContextualFragment', 'setHTMLUnsafe', 'parseHTMLUnsafe']
-          .map((property) => ({ property, message: 'Never parse markup in the webview: build elements and set textContent (webview/dom.ts).' })),
+      'no-restricted-properties': [
+        'error',
+        ...[
+          'innerHTML',
+          'outerHTML',
+          'insertAdjacentHTML',
+          'srcdoc',
+          'createContextualFragment',
+          'setHTMLUnsafe',
+          'parseHTMLUnsafe',
+        ].map((property) => ({
+          property,
+          message: 'Never parse markup in the webview: build elements and set textContent (webview/dom.ts).',
+        })),
         { object: 'document', property: 'write', message: 'Never parse markup in the webview.' },
         { object: 'document', property: 'writeln', message: 'Never parse markup in the webview.' },
       ],
@@ -92,13 +172,19 @@ export default tseslint.config(
     // The MCP server is a layer of its own: the core and the protocol, never the editor or the page.
     files: ['src/mcp/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        paths: [{ name: 'vscode', message: 'src/mcp runs outside the editor: no vscode API.' }],
-        patterns: [
-          { group: ['**/extension/**', '**/extension'], message: 'src/mcp never imports src/extension (share code through src/core).' },
-          { group: ['**/webview/**', '**/webview'], message: 'src/mcp never imports webview.' },
-        ],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'vscode', message: 'src/mcp runs outside the editor: no vscode API.' }],
+          patterns: [
+            {
+              group: ['**/extension/**', '**/extension'],
+              message: 'src/mcp never imports src/extension (share code through src/core).',
+            },
+            { group: ['**/webview/**', '**/webview'], message: 'src/mcp never imports webview.' },
+          ],
+        },
+      ],
       // stdout is the MCP stdio channel: one stray console.log corrupts the protocol. Log to stderr.
       'no-console': 'error',
       // package.json is required statically so that esbuild inlines it (src/mcp/manifest.ts).
@@ -111,29 +197,57 @@ export default tseslint.config(
     // src/mcp, never the editor or the page.
     files: ['src/cli/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        paths: [{ name: 'vscode', message: 'src/cli runs outside the editor: no vscode API.' }],
-        patterns: [
-          { group: ['**/extension/**', '**/extension'], message: 'src/cli never imports src/extension (share code through src/core).' },
-          { group: ['**/webview/**', '**/webview'], message: 'src/cli never imports webview.' },
-          { group: ['**/shared/**', '**/shared'], message: 'src/cli has no use for the webview protocol.' },
-        ],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'vscode', message: 'src/cli runs outside the editor: no vscode API.' }],
+          patterns: [
+            {
+              group: ['**/extension/**', '**/extension'],
+              message: 'src/cli never imports src/extension (share code through src/core).',
+            },
+            { group: ['**/webview/**', '**/webview'], message: 'src/cli never imports webview.' },
+            { group: ['**/shared/**', '**/shared'], message: 'src/cli has no use for the webview protocol.' },
+          ],
+        },
+      ],
     },
   },
   {
     files: ['src/shared/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['**/core/**', '**/extension/**', '**/webview/**', 'vscode', 'node:*'], message: 'src/shared is the protocol: it imports nothing at run time.' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/core/**', '**/extension/**', '**/webview/**', 'vscode', 'node:*'],
+              message: 'src/shared is the protocol: it imports nothing at run time.',
+            },
+          ],
+        },
+      ],
     },
   },
   {
     files: ['**/*.mjs'],
-    languageOptions: { globals: { console: 'readonly', process: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', URL: 'readonly', fetch: 'readonly' } },
+    languageOptions: {
+      globals: {
+        console: 'readonly',
+        process: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        URL: 'readonly',
+        fetch: 'readonly',
+      },
+    },
   },
   {
     files: ['esbuild.js'],
-    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', __dirname: 'readonly', process: 'readonly', console: 'readonly' } },
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: { require: 'readonly', __dirname: 'readonly', process: 'readonly', console: 'readonly' },
+    },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
 );

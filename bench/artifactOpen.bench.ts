@@ -32,10 +32,21 @@ const DISTINCT_ARTIFACTS = 250;
 const ARTIFACT_BYTES = 20_000;
 const READ_FILE = 'evidence_readFile';
 
-const SETTINGS = { backend: 'filesystem' as const, largeResultBytes: 16_384, previewBytes: 2_048, captureCapBytes: 0, preservation: 'best_effort' as const };
+const SETTINGS = {
+  backend: 'filesystem' as const,
+  largeResultBytes: 16_384,
+  previewBytes: 2_048,
+  captureCapBytes: 0,
+  preservation: 'best_effort' as const,
+};
 
 async function open(storage: string, maintenance = false): Promise<EvidenceStores> {
-  return openEvidenceStores(layoutOfFolder(storage, false), SETTINGS, { tools: ['evidence_readFile', 'evidence_runCommand'], reader: {}, warn: () => undefined, maintenance });
+  return openEvidenceStores(layoutOfFolder(storage, false), SETTINGS, {
+    tools: ['evidence_readFile', 'evidence_runCommand'],
+    reader: {},
+    warn: () => undefined,
+    maintenance,
+  });
 }
 
 /** The text of distinct artifact `i`: 20 KB of numbered lines. */
@@ -50,7 +61,11 @@ async function seed(storage: string): Promise<{ artifactId: string; handle: stri
   const refs = [];
   for (let i = 0; i < DISTINCT_ARTIFACTS; i++) {
     const ref = await stores.artifacts.put(artifactText(i));
-    refs.push({ ref, ...(await stores.artifacts.manifestFor(ref.artifactId)), bytes: new TextEncoder().encode(artifactText(i)) });
+    refs.push({
+      ref,
+      ...(await stores.artifacts.manifestFor(ref.artifactId)),
+      bytes: new TextEncoder().encode(artifactText(i)),
+    });
   }
   let handle = '';
   const t0 = performance.now();
@@ -58,13 +73,22 @@ async function seed(storage: string): Promise<{ artifactId: string; handle: stri
     const run = await stores.runs.startRun({ label: `seeded ${r}` });
     if (r % 4 === 0) {
       const a = refs[(r / 4) % DISTINCT_ARTIFACTS]!;
-      const out = await run.recordArtifact(READ_FILE, { path: `src/file${r % 997}.ts` }, { artifactId: a.ref.artifactId, manifest: a.manifest, manifestDigest: a.manifestDigest, bytes: a.bytes });
+      const out = await run.recordArtifact(
+        READ_FILE,
+        { path: `src/file${r % 997}.ts` },
+        { artifactId: a.ref.artifactId, manifest: a.manifest, manifestDigest: a.manifestDigest, bytes: a.bytes },
+      );
       if (r === 4 * 17) handle = out.handle!;
     } else {
-      await run.recordResult('evidence_runCommand', { command: `npm test -- --grep case${r}` }, `$ npm test\n${r % 7} passing\nok\n`);
+      await run.recordResult(
+        'evidence_runCommand',
+        { command: `npm test -- --grep case${r}` },
+        `$ npm test\n${r % 7} passing\nok\n`,
+      );
     }
     await run.finish();
-    if (r > 0 && r % 10_000 === 0) process.stderr.write(`seeded ${r} runs in ${((performance.now() - t0) / 1000).toFixed(0)} s\n`);
+    if (r > 0 && r % 10_000 === 0)
+      process.stderr.write(`seeded ${r} runs in ${((performance.now() - t0) / 1000).toFixed(0)} s\n`);
   }
   await stores.runs.catalogSettled();
   stores.blobs?.dispose?.();
@@ -80,7 +104,13 @@ async function reregisterAsBefore(stores: EvidenceStores, artifactFile: (id: str
     for (const call of page.rows as CallSummary[]) {
       const id = call.tool === READ_FILE && call.status === 'ok' && call.sha256 ? `artifact-${call.sha256}` : undefined;
       if (id === undefined || known.has(id)) continue;
-      if (!(await fsp.stat(artifactFile(id)).then((s) => s.isFile(), () => false))) continue;
+      if (
+        !(await fsp.stat(artifactFile(id)).then(
+          (s) => s.isFile(),
+          () => false,
+        ))
+      )
+        continue;
       known.set(id, { byteCount: call.resultBytes, manifestDigest: call.manifestDigest });
     }
     if (offset + PAGE >= page.total) return known.size;
@@ -94,7 +124,9 @@ async function probe(storage: string, mode: string, artifactId: string, handle: 
   let registered = 0;
   if (mode === 'before') {
     const layout = layoutOfFolder(storage, false);
-    registered = await reregisterAsBefore(stores, (id) => path.join(layout.blobsDir, layout.tenant, 'artifacts', id.slice('artifact-'.length)));
+    registered = await reregisterAsBefore(stores, (id) =>
+      path.join(layout.blobsDir, layout.tenant, 'artifacts', id.slice('artifact-'.length)),
+    );
   }
   const openMs = performance.now() - t;
   if (artifactId) {
@@ -104,14 +136,29 @@ async function probe(storage: string, mode: string, artifactId: string, handle: 
     if (!read.content.includes('artifact ')) throw new Error('the handle read the wrong bytes');
   }
   const answerMs = performance.now() - t;
-  process.stdout.write(`${JSON.stringify({ openMs, answerMs, registered, rssMb: process.memoryUsage.rss() / 2 ** 20 })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ openMs, answerMs, registered, rssMb: process.memoryUsage.rss() / 2 ** 20 })}\n`,
+  );
   stores.blobs?.dispose?.();
 }
 
-function measure(storage: string, mode: string, artifactId: string, handle: string): { openMs: number; answerMs: number; registered: number; rssMb: number } {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', __filename, 'probe', storage, mode, artifactId, handle], { encoding: 'utf8', maxBuffer: 1 << 20 });
+function measure(
+  storage: string,
+  mode: string,
+  artifactId: string,
+  handle: string,
+): { openMs: number; answerMs: number; registered: number; rssMb: number } {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', __filename, 'probe', storage, mode, artifactId, handle], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 20,
+  });
   if (r.status !== 0) throw new Error(`probe ${mode} failed: ${r.stderr}`);
-  return JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { openMs: number; answerMs: number; registered: number; rssMb: number };
+  return JSON.parse(r.stdout.trim().split('\n').at(-1)!) as {
+    openMs: number;
+    answerMs: number;
+    registered: number;
+    rssMb: number;
+  };
 }
 
 async function main(): Promise<void> {
@@ -123,7 +170,10 @@ async function main(): Promise<void> {
     await fsp.mkdir(seeded);
     const t0 = performance.now();
     const { artifactId, handle } = await seed(seeded);
-    report(`seeded ${RUNS} runs (one call in four evidence_readFile)`, `${((performance.now() - t0) / 1000).toFixed(0)} s`);
+    report(
+      `seeded ${RUNS} runs (one call in four evidence_readFile)`,
+      `${((performance.now() - t0) / 1000).toFixed(0)} s`,
+    );
     // Warm the page cache once for each, so every mode reads the same warm files.
     measure(seeded, 'before', artifactId, handle);
     measure(seeded, 'after', artifactId, handle);
@@ -136,7 +186,10 @@ async function main(): Promise<void> {
     const m = (mode: string, k: 'openMs' | 'answerMs' | 'rssMb'): number => median(runs[mode]!.map((x) => x[k]));
     for (const mode of ['empty', 'after', 'before']) {
       report(`${mode}: open, median of ${REPEATS} processes`, `${m(mode, 'openMs').toFixed(0)} ms`);
-      report(`${mode}: open to first answer (range + handle read), median`, `${m(mode, 'answerMs').toFixed(0)} ms, RSS ${m(mode, 'rssMb').toFixed(0)} MB`);
+      report(
+        `${mode}: open to first answer (range + handle read), median`,
+        `${m(mode, 'answerMs').toFixed(0)} ms, RSS ${m(mode, 'rssMb').toFixed(0)} MB`,
+      );
     }
     report('artifacts re-registered by the old pass', String(runs.before![0]!.registered));
     report('first answer: before / after', `${(m('before', 'answerMs') / m('after', 'answerMs')).toFixed(1)}x`);
@@ -147,7 +200,13 @@ async function main(): Promise<void> {
 }
 
 if (process.argv[2] === 'probe') {
-  void probe(process.argv[3]!, process.argv[4]!, process.argv[5]!, process.argv[6]!).catch((e: unknown) => { console.error(e); process.exit(1); });
+  void probe(process.argv[3]!, process.argv[4]!, process.argv[5]!, process.argv[6]!).catch((e: unknown) => {
+    console.error(e);
+    process.exit(1);
+  });
 } else {
-  void main().catch((e: unknown) => { console.error(e); process.exit(1); });
+  void main().catch((e: unknown) => {
+    console.error(e);
+    process.exit(1);
+  });
 }

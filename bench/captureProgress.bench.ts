@@ -14,16 +14,27 @@ const command = 'head -c 500000000 /dev/zero';
 async function main(): Promise<void> {
   const { dir, cleanup } = scratchDir('capture-progress');
   try {
-    const store = await RunStore.open({ logsDir: path.join(dir, 'logs'), tenant: 'bench', blobs: await FsBlobStore.open(path.join(dir, 'blobs')), captureCapBytes: 4 * MiB });
+    const store = await RunStore.open({
+      logsDir: path.join(dir, 'logs'),
+      tenant: 'bench',
+      blobs: await FsBlobStore.open(path.join(dir, 'blobs')),
+      captureCapBytes: 4 * MiB,
+    });
     const run = await store.startRun();
     const quiet = await timeRuns(3, () => run.runCommand(command, { cwd: dir }));
     let reports = 0;
-    const sub = store.onDidCaptureProgress((e) => { reports++; if (e.tail.length > 2048) throw new Error('tail too long'); });
+    const sub = store.onDidCaptureProgress((e) => {
+      reports++;
+      if (e.tail.length > 2048) throw new Error('tail too long');
+    });
     const listened = await timeRuns(3, () => run.runCommand(command, { cwd: dir }));
     sub.dispose();
     await run.finish();
     report('capture of 500,000,000 bytes, nobody listening (median of 3)', `${median(quiet).toFixed(0)} ms`);
-    report('capture of 500,000,000 bytes, a progress listener (median of 3)', `${median(listened).toFixed(0)} ms, ${reports} reports over 3 runs`);
+    report(
+      'capture of 500,000,000 bytes, a progress listener (median of 3)',
+      `${median(listened).toFixed(0)} ms, ${reports} reports over 3 runs`,
+    );
     report('ratio listener / no listener', (median(listened) / median(quiet)).toFixed(3), '<= 1.05');
   } finally {
     cleanup();

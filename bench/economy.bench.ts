@@ -38,9 +38,15 @@ const ROOT = path.join(__dirname, '..');
 
 const CORPUS: [string, string][] = [
   // An install log: npm at its most verbose level installing two packages into an empty temporary project.
-  ['npm install --loglevel=silly', 'd=$(mktemp -d) && cd "$d" && npm init -y >/dev/null && npm install --loglevel=silly --no-audit --no-fund express@4.19.2 webpack@5.91.0 2>&1; cd / && rm -rf "$d"'],
+  [
+    'npm install --loglevel=silly',
+    'd=$(mktemp -d) && cd "$d" && npm init -y >/dev/null && npm install --loglevel=silly --no-audit --no-fund express@4.19.2 webpack@5.91.0 2>&1; cd / && rm -rf "$d"',
+  ],
   ['apt-get install --simulate', 'apt-get install --simulate libreoffice 2>&1'],
-  ['tsc --listFiles --extendedDiagnostics', 'node_modules/.bin/tsc --noEmit -p . --listFiles --extendedDiagnostics 2>&1'],
+  [
+    'tsc --listFiles --extendedDiagnostics',
+    'node_modules/.bin/tsc --noEmit -p . --listFiles --extendedDiagnostics 2>&1',
+  ],
   ['package-lock.json', 'cat package-lock.json'],
   ['git log -p', 'git log -p --no-color'],
   // `node_modules/`: in a git worktree node_modules is a symlink, which find does not follow without the slash.
@@ -48,7 +54,10 @@ const CORPUS: [string, string][] = [
   ['minified bundle', 'cat node_modules/@azure/msal-browser/lib/msal-browser.min.js'],
   ['.wasm', 'cat node_modules/playwright-core/lib/webp_codec.wasm'],
   // A JSON dump over 100 MB: one JSON object per file of the root file system (find's fields, encoded by jq).
-  ['JSON dump > 100 MB (find / piped to jq)', "find / -xdev -printf '%p\\t%s\\t%T@\\t%M\\t%u\\t%i\\t%n\\n' 2>/dev/null | jq -R -c 'split(\"\\t\") | {path: .[0], size: (.[1] | tonumber), mtime: .[2], mode: .[3], user: .[4], inode: (.[5] | tonumber), links: (.[6] | tonumber)}'"],
+  [
+    'JSON dump > 100 MB (find / piped to jq)',
+    "find / -xdev -printf '%p\\t%s\\t%T@\\t%M\\t%u\\t%i\\t%n\\n' 2>/dev/null | jq -R -c 'split(\"\\t\") | {path: .[0], size: (.[1] | tonumber), mtime: .[2], mode: .[3], user: .[4], inode: (.[5] | tonumber), links: (.[6] | tonumber)}'",
+  ],
 ];
 
 /**
@@ -62,13 +71,17 @@ function needleOf(win: Buffer, base: number, mid: number, binary: boolean): { ne
   let to = binary ? win.length : win.indexOf(10, m);
   if (to === -1) to = win.length;
   // A very long line (minified, JSON on one line): the 8 KiB around the middle.
-  if (!binary && to - from > 8192) { from = Math.max(0, m - 4096); to = Math.min(win.length, m + 4096); }
+  if (!binary && to - from > 8192) {
+    from = Math.max(0, m - 4096);
+    to = Math.min(win.length, m + 4096);
+  }
   const text = win.toString('latin1', from, to);
   let best = { needle: '', offset: 0 };
   if (binary) {
     // The printable run of 8+ characters that starts closest to the middle.
     for (const x of text.matchAll(/[A-Za-z0-9_ .@/-]{8,40}/g)) {
-      if (best.needle === '' || Math.abs(from + x.index - m) < Math.abs(best.offset - mid)) best = { needle: x[0], offset: base + from + x.index };
+      if (best.needle === '' || Math.abs(from + x.index - m) < Math.abs(best.offset - mid))
+        best = { needle: x[0], offset: base + from + x.index };
     }
     return best;
   }
@@ -86,7 +99,9 @@ const TOOLS = ['npm', 'apt-get', 'git', 'find', 'jq'];
 async function main(): Promise<void> {
   const missing = TOOLS.filter((t) => spawnSync('sh', ['-c', `command -v ${t}`]).status !== 0);
   if (missing.length > 0) {
-    console.error(`economy bench: needs ${missing.join(', ')} on PATH to make its corpus (e.g. sudo apt-get install -y ${missing.join(' ')})`);
+    console.error(
+      `economy bench: needs ${missing.join(', ')} on PATH to make its corpus (e.g. sudo apt-get install -y ${missing.join(' ')})`,
+    );
     process.exit(1);
   }
   const { dir, cleanup } = scratchDir('economy');
@@ -94,11 +109,23 @@ async function main(): Promise<void> {
   const ours: number[] = [];
   const baseTotals: number[] = [];
   try {
-    const store = await RunStore.open({ logsDir: path.join(dir, 'logs'), tenant: 'bench', blobs: await FsBlobStore.open(path.join(dir, 'blobs')) });
+    const store = await RunStore.open({
+      logsDir: path.join(dir, 'logs'),
+      tenant: 'bench',
+      blobs: await FsBlobStore.open(path.join(dir, 'blobs')),
+    });
     const run = await store.startRun();
-    if (process.env.BE_ECONOMY === 'failing') { await failing(store, run, dir); return; }
+    if (process.env.BE_ECONOMY === 'failing') {
+      await failing(store, run, dir);
+      return;
+    }
     // The baseline in the same run: the same commands, first views without error lines (issue 22).
-    const base = await RunStore.open({ logsDir: path.join(dir, 'base-logs'), tenant: 'bench', blobs: await FsBlobStore.open(path.join(dir, 'base-blobs')), errorLines: false });
+    const base = await RunStore.open({
+      logsDir: path.join(dir, 'base-logs'),
+      tenant: 'bench',
+      blobs: await FsBlobStore.open(path.join(dir, 'base-blobs')),
+      errorLines: false,
+    });
     const baseRun = await base.startRun();
     for (const [name, command] of CORPUS) {
       const baseFirst = Buffer.byteLength((await baseRun.runCommand(command, { cwd: ROOT })).modelText);
@@ -112,14 +139,30 @@ async function main(): Promise<void> {
       const win = Buffer.from(await src.readRange(base, Math.min(src.byteCount, mid + span)));
       const { needle, offset } = needleOf(win, base, mid, src.binary);
       const first = Buffer.byteLength(out.modelText);
-      const fitted = await readFitted(store, { handle: stdout.handle, pattern: escape(needle), limit: 1 }, 4096, () => undefined);
+      const fitted = await readFitted(
+        store,
+        { handle: stdout.handle, pattern: escape(needle), limit: 1 },
+        4096,
+        () => undefined,
+      );
       let reach = Buffer.byteLength(fitted);
-      if (fitted.startsWith('error:')) { console.log(`${name}: ${fitted}`); rows.push([name, String(src.byteCount), needle, String(first), fitted, '', '', '', '', '']); continue; }
+      if (fitted.startsWith('error:')) {
+        console.log(`${name}: ${fitted}`);
+        rows.push([name, String(src.byteCount), needle, String(first), fitted, '', '', '', '', '']);
+        continue;
+      }
       const reply = JSON.parse(fitted) as { content: string; matches: { byte_offset: number }[] };
       let calls = 1;
       if (!reply.content.includes(needle)) {
         const at = reply.matches[0]!.byte_offset;
-        reach += Buffer.byteLength(await readFitted(store, { handle: stdout.handle, bytes: { start: at, end: at + needle.length } }, 4096, () => undefined));
+        reach += Buffer.byteLength(
+          await readFitted(
+            store,
+            { handle: stdout.handle, bytes: { start: at, end: at + needle.length } },
+            4096,
+            () => undefined,
+          ),
+        );
         calls = 2;
       }
       const lost = stdout.observedBytes - stdout.sizeBytes;
@@ -129,7 +172,13 @@ async function main(): Promise<void> {
       ours.push(first + reach);
       baseTotals.push(baseFirst + reach);
       rows.push([
-        name, String(size), needle.length > 24 ? `${needle.slice(0, 24)}…` : needle, `${first} (${baseFirst})`, `${reach} / ${calls}`, `${first + reach} (${baseFirst + reach})`, String(lost),
+        name,
+        String(size),
+        needle.length > 24 ? `${needle.slice(0, 24)}…` : needle,
+        `${first} (${baseFirst})`,
+        `${reach} / ${calls}`,
+        `${first + reach} (${baseFirst + reach})`,
+        String(lost),
         `${Math.min(size, 10240)} / ${inHeadTail ? 'shown' : 'not reachable'} / ${Math.max(0, size - 10240)}`,
         `~100 / needs another tool / 0`,
         `${Math.min(size, 2048)} / ${inHead2k ? 'shown' : 'not reachable'} / ${Math.max(0, size - 2048)}`,
@@ -139,10 +188,14 @@ async function main(): Promise<void> {
   } finally {
     cleanup();
   }
-  console.log('| output | bytes | needle | our first view (B) (without error lines, same run) | our bytes / calls to the needle | our total (B) (without error lines) | our bytes lost | head+tail 10 KB (computed): view / needle / lost | pointer, no preview (computed) | 2 KB head (computed): view / needle / lost |');
+  console.log(
+    '| output | bytes | needle | our first view (B) (without error lines, same run) | our bytes / calls to the needle | our total (B) (without error lines) | our bytes lost | head+tail 10 KB (computed): view / needle / lost | pointer, no preview (computed) | 2 KB head (computed): view / needle / lost |',
+  );
   console.log('|---|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) console.log(`| ${r.join(' | ')} |`);
-  console.log(`median of our totals (first view + reaching the needle): ${median(ours).toFixed(0)} B (without error lines, same run: ${median(baseTotals).toFixed(0)} B)`);
+  console.log(
+    `median of our totals (first view + reaching the needle): ${median(ours).toFixed(0)} B (without error lines, same run: ${median(baseTotals).toFixed(0)} B)`,
+  );
 }
 
 /** The failing corpus (see the module comment): one table and the three targets' figures. */
@@ -166,22 +219,39 @@ async function failing(store: RunStoreApi, run: RunApi, dir: string): Promise<vo
     const first = Buffer.byteLength(out.modelText);
     views.push(first);
     lost += stdout.observedBytes - stdout.sizeBytes;
-    if (!m) { rows.push(`| ${c.name} | ${stdout.sizeBytes} | exit ${exit.code} | ${c.rule}: no line | ${first} | no | | |`); continue; }
+    if (!m) {
+      rows.push(`| ${c.name} | ${stdout.sizeBytes} | exit ${exit.code} | ${c.rule}: no line | ${first} | no | | |`);
+      continue;
+    }
     const text = r.content.slice(r.content.indexOf(':') + 1);
-    const shown = out.modelText.split('\n').some((l) => l.startsWith(`line ${m.line_number}, byte `) && l.endsWith(`: ${text}`));
+    const shown = out.modelText
+      .split('\n')
+      .some((l) => l.startsWith(`line ${m.line_number}, byte `) && l.endsWith(`: ${text}`));
     const start = m.byte_offset - (m.column - 1);
     const end = start + Buffer.byteLength(text);
     const inOld = end <= 448 || start >= stdout.sizeBytes - 448;
     if (shown) reached++;
     if (inOld) before++;
-    const size = stdout.sizeBytes >= 20_000 && stdout.sizeBytes <= 10_000_000 ? String(stdout.sizeBytes) : `${stdout.sizeBytes} (outside 20 KB–10 MB)`;
-    rows.push(`| ${c.name} | ${size} | exit ${exit.code} | ${c.rule}: line ${m.line_number} (${Buffer.byteLength(text)} B) | ${first} | ${shown ? 'yes' : 'no'} | ${inOld ? 'yes' : 'no'} | ${stdout.observedBytes - stdout.sizeBytes} |`);
+    const size =
+      stdout.sizeBytes >= 20_000 && stdout.sizeBytes <= 10_000_000
+        ? String(stdout.sizeBytes)
+        : `${stdout.sizeBytes} (outside 20 KB–10 MB)`;
+    rows.push(
+      `| ${c.name} | ${size} | exit ${exit.code} | ${c.rule}: line ${m.line_number} (${Buffer.byteLength(text)} B) | ${first} | ${shown ? 'yes' : 'no'} | ${inOld ? 'yes' : 'no'} | ${stdout.observedBytes - stdout.sizeBytes} |`,
+    );
   }
   console.log('\nFailing outputs (issue 22): the first error line in the first view');
-  console.log('| output | bytes | exit | first error line (rule: line) | first view (B) | whole, with its line number, in the first view | in the previous head+tail first view (computed) | bytes lost |');
+  console.log(
+    '| output | bytes | exit | first error line (rule: line) | first view (B) | whole, with its line number, in the first view | in the previous head+tail first view (computed) | bytes lost |',
+  );
   console.log('|---|---|---|---|---|---|---|---|');
   for (const row of rows) console.log(row);
-  console.log(`first error line in the first view: ${reached} of ${FAILING.length} (before: ${before}); median first view ${median(views).toFixed(0)} B; bytes lost ${lost}`);
+  console.log(
+    `first error line in the first view: ${reached} of ${FAILING.length} (before: ${before}); median first view ${median(views).toFixed(0)} B; bytes lost ${lost}`,
+  );
 }
 
-main().catch((e) => { console.error(e); process.exit(1); });
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

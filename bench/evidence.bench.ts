@@ -22,7 +22,9 @@ function fillPseudoRandom(out: Uint8Array, seed: number): void {
   let x = seed | 1;
   const words = new Uint32Array(out.buffer, out.byteOffset, Math.floor(out.byteLength / 4));
   for (let i = 0; i < words.length; i++) {
-    x ^= x << 13; x ^= x >>> 17; x ^= x << 5;
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
     words[i] = x >>> 0;
   }
 }
@@ -32,7 +34,9 @@ async function artifactsAt(dir: string): Promise<ArtifactStore> {
   return new ArtifactStore({ blobs: await FsBlobStore.open(dir, { sweep: false }), tenant: 'bench' });
 }
 
-function fmtMs(ms: number): string { return `${ms.toFixed(ms < 10 ? 3 : 0)} ms`; }
+function fmtMs(ms: number): string {
+  return `${ms.toFixed(ms < 10 ? 3 : 0)} ms`;
+}
 
 async function benchPutStream(dir: string): Promise<void> {
   const store = await artifactsAt(dir);
@@ -46,9 +50,15 @@ async function benchPutStream(dir: string): Promise<void> {
     }
   }
   const started = process.hrtime.bigint();
-  const growth = await peakRssGrowth(async () => { ref = await store.putStream(oneGiB()); });
+  const growth = await peakRssGrowth(async () => {
+    ref = await store.putStream(oneGiB());
+  });
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  report('putStream 1 GiB: peak RSS growth', `${(growth / MiB).toFixed(1)} MiB (${(1024 / seconds).toFixed(0)} MiB/s)`, '< 64 MiB');
+  report(
+    'putStream 1 GiB: peak RSS growth',
+    `${(growth / MiB).toFixed(1)} MiB (${(1024 / seconds).toFixed(0)} MiB/s)`,
+    '< 64 MiB',
+  );
   if (ref?.byteCount !== 1024 * MiB) throw new Error('putStream stored the wrong size');
   await store.delete(ref.artifactId);
 }
@@ -61,14 +71,20 @@ async function benchPut(dir: string, big: Uint8Array): Promise<void> {
   const baseline: number[] = [];
   const ours: number[] = [];
   for (let run = 0; run < RUNS; run++) {
-    baseline.push(...await timeRuns(1, () => {
-      const hash = spawnSync('sha256sum', [src], { encoding: 'utf8' });
-      const cp = spawnSync('cp', [src, copy]);
-      if (hash.status !== 0 || cp.status !== 0) throw new Error('baseline command failed');
-    }));
+    baseline.push(
+      ...(await timeRuns(1, () => {
+        const hash = spawnSync('sha256sum', [src], { encoding: 'utf8' });
+        const cp = spawnSync('cp', [src, copy]);
+        if (hash.status !== 0 || cp.status !== 0) throw new Error('baseline command failed');
+      })),
+    );
     await fsp.rm(copy, { force: true });
     let id = '';
-    ours.push(...await timeRuns(1, async () => { id = (await durable.put(big)).artifactId; }));
+    ours.push(
+      ...(await timeRuns(1, async () => {
+        id = (await durable.put(big)).artifactId;
+      })),
+    );
     await durable.delete(id);
   }
   const b = median(baseline);
@@ -85,7 +101,7 @@ async function rangeReadMedian(store: ArtifactStore, id: string, size: number, r
   const times: number[] = [];
   for (let i = 0; i < reads; i++) {
     // Offsets step by a prime so reads land in many different chunks, not one cached one.
-    const start = ((i * 7_919_243) % (size - span));
+    const start = (i * 7_919_243) % (size - span);
     const t = process.hrtime.bigint();
     const bytes = await store.readRange(id, start, start + span);
     times.push(Number(process.hrtime.bigint() - t) / 1e6);
@@ -122,7 +138,9 @@ async function benchRanges(dir: string, big: Uint8Array): Promise<void> {
     smallMs.push(await rangeReadMedian(store, small.artifactId, MiB, 300));
     largeMs.push(await rangeReadMedian(store, large.artifactId, 256 * MiB, 300));
   }
-  const naive = await timeRuns(RUNS, () => naiveRead(path.join(dir, 'bench', 'artifacts', large.sha256), large.sha256, 100 * MiB, 100 * MiB + 4096));
+  const naive = await timeRuns(RUNS, () =>
+    naiveRead(path.join(dir, 'bench', 'artifacts', large.sha256), large.sha256, 100 * MiB, 100 * MiB + 4096),
+  );
   const s = median(smallMs);
   const l = median(largeMs);
   const nv = median(naive);
@@ -151,4 +169,7 @@ async function main(): Promise<void> {
   }
 }
 
-void main().catch((e: unknown) => { console.error(e); process.exit(1); });
+void main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -75,7 +75,10 @@ async function waitForUrl(child: ChildProcess): Promise<string> {
     const onData = (d: Buffer): void => {
       output += d.toString();
       const m = /Open: (http:\/\/127\.0\.0\.1:\d+\/\S+)/.exec(output);
-      if (m) { clearTimeout(timer); resolve(m[1]!); }
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
@@ -91,16 +94,23 @@ async function stopStart(child: ChildProcess): Promise<void> {
 }
 
 async function marks(page: Page): Promise<Record<string, number>> {
-  return await page.evaluate(() => Object.fromEntries(performance.getEntriesByType('mark').map((m) => [m.name, m.startTime])));
+  return await page.evaluate(() =>
+    Object.fromEntries(performance.getEntriesByType('mark').map((m) => [m.name, m.startTime])),
+  );
 }
 
 async function round(i: number): Promise<Round> {
   const port = await freePort();
   const { runDir, env } = makeRunDir('bench-first');
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'scripts', 'start.ts')], {
-    cwd: repoRoot, env: { ...process.env, BE_PORT: String(port), BE_STATE: path.join(runDir, 'state') }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: repoRoot,
+    env: { ...process.env, BE_PORT: String(port), BE_STATE: path.join(runDir, 'state') },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const browser = await launchBrowser(env).catch(async (e: unknown) => { await stopStart(child); throw e; });
+  const browser = await launchBrowser(env).catch(async (e: unknown) => {
+    await stopStart(child);
+    throw e;
+  });
   try {
     const url = await waitForUrl(child);
     const page = await browser.newPage({ viewport: { width: WIDTH, height: HEIGHT } });
@@ -108,20 +118,35 @@ async function round(i: number): Promise<Round> {
     await page.goto(url);
     // Until the README and the walkthrough are both on screen, or 10 s after the first of them
     // (a start that shows only one), or 60 s: a figure left blank.
-    await page.waitForFunction(() => {
-      const s = (globalThis as unknown as { __beSeen?: Record<string, number> }).__beSeen;
-      if (!s || (s.readme === undefined && s.walkthrough === undefined)) return false;
-      return (s.readme !== undefined && s.walkthrough !== undefined) || performance.now() - Math.min(s.readme ?? Infinity, s.walkthrough ?? Infinity) > 10_000;
-    }, undefined, { timeout: 60_000, polling: 250 }).catch(() => undefined);
+    await page
+      .waitForFunction(
+        () => {
+          const s = (globalThis as unknown as { __beSeen?: Record<string, number> }).__beSeen;
+          if (!s || (s.readme === undefined && s.walkthrough === undefined)) return false;
+          return (
+            (s.readme !== undefined && s.walkthrough !== undefined) ||
+            performance.now() - Math.min(s.readme ?? Infinity, s.walkthrough ?? Infinity) > 10_000
+          );
+        },
+        undefined,
+        { timeout: 60_000, polling: 250 },
+      )
+      .catch(() => undefined);
     if (process.env.BENCH_FIRST_EDITOR_SCREENSHOT) {
       const file = `${process.env.BENCH_FIRST_EDITOR_SCREENSHOT}-${WIDTH}x${HEIGHT}-${i + 1}.png`;
       await page.screenshot({ path: file });
       console.log(`  screenshot ${file}`);
     }
-    const seen = await page.evaluate(() => (globalThis as unknown as { __beSeen: Record<string, number | string> }).__beSeen);
+    const seen = await page.evaluate(
+      () => (globalThis as unknown as { __beSeen: Record<string, number | string> }).__beSeen,
+    );
     const paint = await page.evaluate(() => performance.getEntriesByName('first-contentful-paint')[0]?.startTime);
     const m = await marks(page);
-    if (process.env.BENCH_FIRST_EDITOR_MARKS) for (const [k, v] of Object.entries(m).filter(([k]) => !/WorkbenchContribution\//.test(k)).sort((a, b) => a[1] - b[1])) console.log(`  ${(v / 1000).toFixed(2)} s ${k}`);
+    if (process.env.BENCH_FIRST_EDITOR_MARKS)
+      for (const [k, v] of Object.entries(m)
+        .filter(([k]) => !/WorkbenchContribution\//.test(k))
+        .sort((a, b) => a[1] - b[1]))
+        console.log(`  ${(v / 1000).toFixed(2)} s ${k}`);
     const r: Round = {
       firstPaint: paint,
       shell: seen.shell as number | undefined,
@@ -133,7 +158,9 @@ async function round(i: number): Promise<Round> {
       didLoadExtensions: m['code/didLoadExtensions'],
     };
     const f = (v: number | undefined): string => (v === undefined ? '—' : `${(v / 1000).toFixed(2)} s`);
-    console.log(`round ${i + 1}: first paint ${f(r.firstPaint)}, first tab ${f(r.firstTab)} (${r.firstTabLabel ?? 'none'}), walkthrough ${f(r.walkthrough)}, README ${f(r.readme)}, extensions loaded ${f(r.didLoadExtensions)}`);
+    console.log(
+      `round ${i + 1}: first paint ${f(r.firstPaint)}, first tab ${f(r.firstTab)} (${r.firstTabLabel ?? 'none'}), walkthrough ${f(r.walkthrough)}, README ${f(r.readme)}, extensions loaded ${f(r.didLoadExtensions)}`,
+    );
     return r;
   } finally {
     await browser.close().catch(() => undefined);
@@ -149,9 +176,16 @@ async function main(): Promise<void> {
   for (let i = 0; i < RUNS; i++) rounds.push(await round(i));
   const row = (label: string, key: keyof Round): void => {
     const vs = rounds.map((r) => r[key]).filter((v): v is number => typeof v === 'number');
-    const ratios = rounds.flatMap((r) => (typeof r[key] === 'number' && r.firstPaint ? [(r[key] as number) / r.firstPaint] : []));
+    const ratios = rounds.flatMap((r) =>
+      typeof r[key] === 'number' && r.firstPaint ? [(r[key] as number) / r.firstPaint] : [],
+    );
     const missing = rounds.length - vs.length;
-    report(label, vs.length ? `${(median(vs) / 1000).toFixed(2)} s  (×${median(ratios).toFixed(1)} first paint)${missing ? `, absent in ${missing} of ${rounds.length}` : ''}` : `absent in all ${rounds.length}`);
+    report(
+      label,
+      vs.length
+        ? `${(median(vs) / 1000).toFixed(2)} s  (×${median(ratios).toFixed(1)} first paint)${missing ? `, absent in ${missing} of ${rounds.length}` : ''}`
+        : `absent in all ${rounds.length}`,
+    );
   };
   row('reference: workbench first contentful paint', 'firstPaint');
   row('workbench shell in the DOM', 'shell');
@@ -161,4 +195,10 @@ async function main(): Promise<void> {
   row('VS Code mark code/didLoadExtensions', 'didLoadExtensions');
 }
 
-void main().then(() => process.exit(0), (e: unknown) => { console.error(e); process.exit(1); });
+void main().then(
+  () => process.exit(0),
+  (e: unknown) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

@@ -71,7 +71,10 @@ export interface ProbeResult {
 const EXTENSION_ID = 'bounded-evidence.bounded-evidence';
 
 async function read(handle: string): Promise<string> {
-  const r = await vscode.lm.invokeTool('read_tool_output', { input: { handle, limit: 5 }, toolInvocationToken: undefined });
+  const r = await vscode.lm.invokeTool('read_tool_output', {
+    input: { handle, limit: 5 },
+    toolInvocationToken: undefined,
+  });
   return r.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
 }
 
@@ -84,8 +87,25 @@ export async function run(): Promise<void> {
   const t0 = performance.now();
   const cfg = JSON.parse(readFileSync(BENCH_HOST_CONFIG, 'utf8')) as ProbeConfig;
   const res: ProbeResult = {
-    phase: cfg.phase, hostUptimeMs: process.uptime() * 1000, activateMs: 0, firstAnswerMs: 0, firstAnswer: '', hitsMs: [], missesMs: [], apiHitsMs: [], apiMissesMs: [], lateHitsMs: [], lateMissesMs: [], missAnswer: '', slow: [],
-    worstLateMs: 0, worstRoundTripMs: 0, worstAtMs: 0, pings: 0, peakRss: process.memoryUsage().rss, startRss: process.memoryUsage().rss,
+    phase: cfg.phase,
+    hostUptimeMs: process.uptime() * 1000,
+    activateMs: 0,
+    firstAnswerMs: 0,
+    firstAnswer: '',
+    hitsMs: [],
+    missesMs: [],
+    apiHitsMs: [],
+    apiMissesMs: [],
+    lateHitsMs: [],
+    lateMissesMs: [],
+    missAnswer: '',
+    slow: [],
+    worstLateMs: 0,
+    worstRoundTripMs: 0,
+    worstAtMs: 0,
+    pings: 0,
+    peakRss: process.memoryUsage().rss,
+    startRss: process.memoryUsage().rss,
   };
   let stop = false;
   const pinging = (async () => {
@@ -97,14 +117,23 @@ export async function run(): Promise<void> {
       await vscode.commands.executeCommand('setContext', 'boundedEvidence.benchPing', n);
       const rtt = performance.now() - sent;
       if (sent - due > 50 || rtt > 100) res.slow.push([Math.round(sent - t0), Math.round(sent - due), Math.round(rtt)]);
-      if (rtt > res.worstRoundTripMs) { res.worstRoundTripMs = rtt; res.worstAtMs = sent - t0; }
+      if (rtt > res.worstRoundTripMs) {
+        res.worstRoundTripMs = rtt;
+        res.worstAtMs = sent - t0;
+      }
       res.pings++;
       res.peakRss = Math.max(res.peakRss, process.memoryUsage().rss);
       due = Math.max(due + 100, performance.now());
     }
   })();
   const session = cfg.profile ? new Session() : undefined;
-  if (session) { session.connect(); await post(session, 'Profiler.enable'); await post(session, 'Profiler.setSamplingInterval', { interval: 1000 }); await post(session, 'Profiler.start'); res.profiledFrom = performance.now() - t0; }
+  if (session) {
+    session.connect();
+    await post(session, 'Profiler.enable');
+    await post(session, 'Profiler.setSamplingInterval', { interval: 1000 });
+    await post(session, 'Profiler.start');
+    res.profiledFrom = performance.now() - t0;
+  }
   const ext = vscode.extensions.getExtension<BoundedEvidenceApi>(EXTENSION_ID);
   if (!ext) throw new Error('extension under test is not loaded');
   const api = await ext.activate();
@@ -115,18 +144,26 @@ export async function run(): Promise<void> {
     res.firstAnswer = (await read(first)).slice(0, 200);
     res.firstAnswerMs = performance.now() - tAct;
   }
-  const time = async (into: number[], fn: () => Promise<unknown>): Promise<void> => { const t = performance.now(); await fn(); into.push(performance.now() - t); };
+  const time = async (into: number[], fn: () => Promise<unknown>): Promise<void> => {
+    const t = performance.now();
+    await fn();
+    into.push(performance.now() - t);
+  };
   for (const h of hits) await time(res.hitsMs, () => read(h));
-  for (const h of cfg.misses) await time(res.missesMs, async () => { res.missAnswer = (await read(h)).slice(0, 200); });
+  for (const h of cfg.misses)
+    await time(res.missesMs, async () => {
+      res.missAnswer = (await read(h)).slice(0, 200);
+    });
   for (const h of hits) await time(res.apiHitsMs, () => api.read({ handle: h, limit: 5 }));
-  for (const h of cfg.misses) await time(res.apiMissesMs, () => api.read({ handle: h, limit: 5 }).catch(() => undefined));
+  for (const h of cfg.misses)
+    await time(res.apiMissesMs, () => api.read({ handle: h, limit: 5 }).catch(() => undefined));
   await new Promise((r) => setTimeout(r, Math.max(0, t0 + cfg.seconds * 1000 - performance.now())));
   for (const h of hits) await time(res.lateHitsMs, () => read(h));
   for (const h of cfg.misses) await time(res.lateMissesMs, () => read(h));
   stop = true;
   await pinging;
   if (session) {
-    const { profile } = await post(session, 'Profiler.stop') as { profile: unknown };
+    const { profile } = (await post(session, 'Profiler.stop')) as { profile: unknown };
     writeFileSync(path.join(cfg.out, `${cfg.phase}.cpuprofile`), JSON.stringify(profile));
     session.disconnect();
   }

@@ -9,8 +9,17 @@
 import { readFileSync } from 'node:fs';
 import type { ProbeResult } from './hostProbe.js';
 
-interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
-interface Profile { nodes: ProfileNode[]; startTime: number; samples: number[]; timeDeltas: number[] }
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+interface Profile {
+  nodes: ProfileNode[];
+  startTime: number;
+  samples: number[];
+  timeDeltas: number[];
+}
 
 const base = process.argv[2]!;
 const res = JSON.parse(readFileSync(`${base}.json`, 'utf8')) as ProbeResult;
@@ -18,12 +27,21 @@ const prof = JSON.parse(readFileSync(`${base}.cpuprofile`, 'utf8')) as Profile;
 const byId = new Map(prof.nodes.map((n) => [n.id, n]));
 const parent = new Map<number, number>();
 for (const n of prof.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
-const name = (n: ProfileNode): string => `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.split('/').slice(-2).join('/')}:${n.callFrame.lineNumber + 1}`;
+const name = (n: ProfileNode): string =>
+  `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.split('/').slice(-2).join('/')}:${n.callFrame.lineNumber + 1}`;
 // Sample times in ms after the probe's start.
 const times: number[] = [];
 let t = prof.startTime;
-for (const d of prof.timeDeltas) { t += d; times.push((t - prof.startTime) / 1000 + (res.profiledFrom ?? 0)); }
-const top = (m: Map<string, number>, n: number): string => [...m].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, v]) => `${v.toFixed(0).padStart(5)} ms ${k}`).join('\n    ');
+for (const d of prof.timeDeltas) {
+  t += d;
+  times.push((t - prof.startTime) / 1000 + (res.profiledFrom ?? 0));
+}
+const top = (m: Map<string, number>, n: number): string =>
+  [...m]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, n)
+    .map(([k, v]) => `${v.toFixed(0).padStart(5)} ms ${k}`)
+    .join('\n    ');
 for (const [at, late] of res.slow) {
   if (late <= 50) continue;
   const self = new Map<string, number>();
@@ -41,5 +59,7 @@ for (const [at, late] of res.slow) {
       ours.set(name(m), (ours.get(name(m)) ?? 0) + dt);
     }
   }
-  console.log(`\nping due at ${((at - late) / 1000).toFixed(2)} s fired ${late} ms late\n  on CPU:\n    ${top(self, 8)}\n  this extension on the stack:\n    ${top(ours, 12) || '(none)'}`);
+  console.log(
+    `\nping due at ${((at - late) / 1000).toFixed(2)} s fired ${late} ms late\n  on CPU:\n    ${top(self, 8)}\n  this extension on the stack:\n    ${top(ours, 12) || '(none)'}`,
+  );
 }

@@ -10,11 +10,16 @@ import * as path from 'node:path';
 
 const dir = __dirname;
 const filter = process.argv[2];
-const files = readdirSync(dir).filter((f) => f.endsWith('.bench.ts') && (!filter || f.includes(filter))).sort();
+const files = readdirSync(dir)
+  .filter((f) => f.endsWith('.bench.ts') && (!filter || f.includes(filter)))
+  .sort();
 let failed = 0;
 for (const file of files) {
   console.log(`\n=== ${file}`);
   const r = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', path.join(dir, file)], { stdio: 'inherit' });
-  if (r.status !== 0) { failed++; console.log(`!!! ${file} exited ${r.status}`); }
+  if (r.status !== 0) {
+    failed++;
+    console.log(`!!! ${file} exited ${r.status}`);
+  }
 }
 process.exit(failed ? 1 : 0);

@@ -21,19 +21,30 @@ import { median } from './util.js';
 const MB = Number(process.env.BENCH_CLICK_MB ?? 100);
 const CLICKS = Number(process.env.BENCH_CLICK_RUNS ?? 11);
 /** One line in 5,000 has "ERROR": a sparse pattern, several pages of matches. */
-const lineOf = (i: number): string => `${String(i).padStart(9, '0')} build step ${i % 5000 === 4999 ? 'ERROR something broke' : 'ok'} ${'x'.repeat(48)}\n`;
+const lineOf = (i: number): string =>
+  `${String(i).padStart(9, '0')} build step ${i % 5000 === 4999 ? 'ERROR something broke' : 'ok'} ${'x'.repeat(48)}\n`;
 
 /** A rough pseudo-random sequence (the same every run). */
 function* offsets(limit: number): Generator<number> {
   let x = 12345;
-  for (;;) { x = (x * 1103515245 + 12345) % 2 ** 31; yield Math.floor((x / 2 ** 31) * limit); }
+  for (;;) {
+    x = (x * 1103515245 + 12345) % 2 ** 31;
+    yield Math.floor((x / 2 ** 31) * limit);
+  }
 }
 
 async function main(): Promise<void> {
   const ref = 'reference-16k.txt';
-  const wb = await Workbench.open({ label: 'bench-click', colorTheme: 'Default Light Modern', workspaceSettings: { 'files.readonlyInclude': { [ref]: true } } });
+  const wb = await Workbench.open({
+    label: 'bench-click',
+    colorTheme: 'Default Light Modern',
+    workspaceSettings: { 'files.readonlyInclude': { [ref]: true } },
+  });
   try {
-    writeFileSync(path.join(wb.workspaceDir, ref), Array.from({ length: 256 }, (_, i) => `${String(i + 1).padStart(4, '0')} ${'r'.repeat(58)}\n`).join(''));
+    writeFileSync(
+      path.join(wb.workspaceDir, ref),
+      Array.from({ length: 256 }, (_, i) => `${String(i + 1).padStart(4, '0')} ${'r'.repeat(58)}\n`).join(''),
+    );
     const view = wb.webview();
     const page = view.locator('body');
     const lines = Math.floor((MB * 1_000_000) / lineOf(0).length);
@@ -43,11 +54,19 @@ async function main(): Promise<void> {
     const t0 = Date.now();
     await wb.capture('node big.js');
     await view.locator('#detail-title', { hasText: 'stdout of' }).waitFor({ timeout: 600_000 });
-    const size = Number((/^([\d,]+) bytes/.exec((await view.locator('#id-size').textContent()) ?? '')?.[1] ?? '0').replace(/,/g, ''));
-    console.log(`captured ${size.toLocaleString('en-US')} bytes (${lines.toLocaleString('en-US')} lines) in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    const size = Number(
+      (/^([\d,]+) bytes/.exec((await view.locator('#id-size').textContent()) ?? '')?.[1] ?? '0').replace(/,/g, ''),
+    );
+    console.log(
+      `captured ${size.toLocaleString('en-US')} bytes (${lines.toLocaleString('en-US')} lines) in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+    );
     const seq = async (): Promise<string> => (await page.getAttribute('data-fetch-seq')) ?? '0';
-    const fill = async (id: string, v: string): Promise<void> => { await view.locator(`#${id} input`).fill(v); };
-    const tab = async (label: string): Promise<void> => { await view.locator('vscode-tab-header', { hasText: label }).click(); };
+    const fill = async (id: string, v: string): Promise<void> => {
+      await view.locator(`#${id} input`).fill(v);
+    };
+    const tab = async (label: string): Promise<void> => {
+      await view.locator('vscode-tab-header', { hasText: label }).click();
+    };
     const rnd = offsets(size - 20_000);
 
     // 16 KiB byte windows.
@@ -63,7 +82,10 @@ async function main(): Promise<void> {
       await fill('bytes-end', String(start + 16_384));
       await view.locator('#fetch-bytes').click();
       await view.locator(`body:not([data-fetch-seq="${before}"])`).waitFor();
-      if (i > 0) { bytes.push(Number(await page.getAttribute('data-last-fetch-ms'))); bytesReply.push(Number(await page.getAttribute('data-last-reply-ms'))); }
+      if (i > 0) {
+        bytes.push(Number(await page.getAttribute('data-last-fetch-ms')));
+        bytesReply.push(Number(await page.getAttribute('data-last-reply-ms')));
+      }
     }
     // 200-line windows.
     await tab('Lines');
@@ -77,7 +99,10 @@ async function main(): Promise<void> {
       await view.locator('#fetch-lines').click();
       await view.locator(`body:not([data-fetch-seq="${before}"])`).waitFor();
       await view.locator('#window .wline .ln').first().waitFor();
-      if (i > 0) { lineTimes.push(Number(await page.getAttribute('data-last-fetch-ms'))); linesReply.push(Number(await page.getAttribute('data-last-reply-ms'))); }
+      if (i > 0) {
+        lineTimes.push(Number(await page.getAttribute('data-last-fetch-ms')));
+        linesReply.push(Number(await page.getAttribute('data-last-reply-ms')));
+      }
     }
     // A pattern: the first Find counts every match (a scan of the whole output), then each
     // page of matches (the 51st, 101st, …) with its first match's lines.
@@ -105,7 +130,9 @@ async function main(): Promise<void> {
     /** Selects match `i` of the page on screen and waits for its window (not timed: the host is idle before each timed click). */
     const select = async (i: number): Promise<void> => {
       const before = await seq();
-      await view.locator('#pattern-matches').evaluate((el, id) => { (el.querySelector(`#match-${id}`) as { click(): void } | null)?.click(); }, i);
+      await view.locator('#pattern-matches').evaluate((el, id) => {
+        (el.querySelector(`#match-${id}`) as { click(): void } | null)?.click();
+      }, i);
       await view.locator('#match-info', { hasText: `Match ${(i + 1).toLocaleString('en-US')} of` }).waitFor();
       await view.locator(`body:not([data-fetch-seq="${before}"])`).waitFor();
     };
@@ -126,12 +153,17 @@ async function main(): Promise<void> {
         pagesBack.push(await pageTurn(() => view.locator('#prev-match').click(), p * 50 - 1));
       }
     }
-    const load = loadavg().map((x) => x.toFixed(2)).join(' ');
-    const fmt = (xs: number[]): string => `${median(xs).toFixed(1)} ms median (${xs.map((x) => x.toFixed(0)).join(', ')})`;
+    const load = loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ');
+    const fmt = (xs: number[]): string =>
+      `${median(xs).toFixed(1)} ms median (${xs.map((x) => x.toFixed(0)).join(', ')})`;
     console.log(`load average during the inspector figures: ${load} (2 cores)`);
     console.log(`inspector, 16 KiB byte window, click to text: ${fmt(bytes)}`);
     console.log(`inspector, 200-line window, click to text:    ${fmt(lineTimes)}`);
-    console.log(`  of which the round trip to the host: bytes ${median(bytesReply).toFixed(1)} ms, lines ${median(linesReply).toFixed(1)} ms median`);
+    console.log(
+      `  of which the round trip to the host: bytes ${median(bytesReply).toFixed(1)} ms, lines ${median(linesReply).toFixed(1)} ms median`,
+    );
     console.log(`inspector, next page of matches (50 a page, ${total} matches), click to text: ${fmt(pages)}`);
     console.log(`inspector, previous page of matches (not read ahead), click to text: ${fmt(pagesBack)}`);
     console.log(`  of which click to the matches reply: ${findReply.map((x) => x.toFixed(0)).join(', ')}`);
@@ -161,16 +193,30 @@ async function main(): Promise<void> {
       })`) as Promise<number>;
       timing.catch(() => undefined);
       await input.press('Enter');
-      const ms = await Promise.race([timing, new Promise<number>((_, reject) => setTimeout(() => reject(new Error('the reference file did not show within 30 s')), 30_000))]);
+      const ms = await Promise.race([
+        timing,
+        new Promise<number>((_, reject) =>
+          setTimeout(() => reject(new Error('the reference file did not show within 30 s')), 30_000),
+        ),
+      ]);
       if (i > 0) refTimes.push(ms);
     }
 
     console.log(`reference, VS Code opening a 16 KiB read-only file, Enter to text: ${fmt(refTimes)}`);
-    console.log(`ratios to the reference: bytes ${(median(bytes) / median(refTimes)).toFixed(2)}, lines ${(median(lineTimes) / median(refTimes)).toFixed(2)}, match page ${(median(pages) / median(refTimes)).toFixed(2)}, previous match page ${(median(pagesBack) / median(refTimes)).toFixed(2)}`);
-    console.log(`load average at the end: ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+    console.log(
+      `ratios to the reference: bytes ${(median(bytes) / median(refTimes)).toFixed(2)}, lines ${(median(lineTimes) / median(refTimes)).toFixed(2)}, match page ${(median(pages) / median(refTimes)).toFixed(2)}, previous match page ${(median(pagesBack) / median(refTimes)).toFixed(2)}`,
+    );
+    console.log(
+      `load average at the end: ${loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' ')}`,
+    );
   } finally {
     await wb.close();
   }
 }
 
-main().catch((e: unknown) => { console.error(e); process.exit(1); });
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -31,18 +31,34 @@ function ms(t0: bigint): number {
 
 /** The hook's answer for a Bash event, as Claude Code in a VS Code terminal gets it: through the shim. */
 function hookAnswer(shim: string, storage: string, command: string): string {
-  const event = JSON.stringify({ hook_event_name: 'PreToolUse', tool_name: 'Bash', session_id: 'bench', cwd: ROOT, tool_input: { command } });
-  const out = execFileSync(shim, ['hook', '--storage', storage], { input: event, encoding: 'utf8', env: { ...process.env, BOUNDED_EVIDENCE_CLI: shim } });
-  return (JSON.parse(out) as { hookSpecificOutput: { updatedInput: { command: string } } }).hookSpecificOutput.updatedInput.command;
+  const event = JSON.stringify({
+    hook_event_name: 'PreToolUse',
+    tool_name: 'Bash',
+    session_id: 'bench',
+    cwd: ROOT,
+    tool_input: { command },
+  });
+  const out = execFileSync(shim, ['hook', '--storage', storage], {
+    input: event,
+    encoding: 'utf8',
+    env: { ...process.env, BOUNDED_EVIDENCE_CLI: shim },
+  });
+  return (JSON.parse(out) as { hookSpecificOutput: { updatedInput: { command: string } } }).hookSpecificOutput
+    .updatedInput.command;
 }
 
 async function waitForSpools(storage: string): Promise<void> {
   const dir = path.join(storage, 'evidence', 'spool');
-  for (let i = 0; i < 600 && existsSync(dir) && readdirSync(dir).length > 0; i++) await new Promise((r) => setTimeout(r, 50));
+  for (let i = 0; i < 600 && existsSync(dir) && readdirSync(dir).length > 0; i++)
+    await new Promise((r) => setTimeout(r, 50));
 }
 
 /** Median wall times of the bare and the routed command, alternating. */
-async function measure(shim: string, storage: string, command: string): Promise<{ bare: number; routed: number; hook: number }> {
+async function measure(
+  shim: string,
+  storage: string,
+  command: string,
+): Promise<{ bare: number; routed: number; hook: number }> {
   const bare: number[] = [];
   const routed: number[] = [];
   const hook: number[] = [];
@@ -67,7 +83,10 @@ async function seed(storage: string, n: number): Promise<void> {
   const runs: RunStore = session.runs;
   const t0 = process.hrtime.bigint();
   for (let i = 0; i < n; i++) {
-    const run = await runs.startRun({ label: `seed ${i}`, source: { kind: 'hook', agent: 'claude', sessionId: 'seed' } });
+    const run = await runs.startRun({
+      label: `seed ${i}`,
+      source: { kind: 'hook', agent: 'claude', sessionId: 'seed' },
+    });
     await run.recordResult('evidence_runCommand', { command: `echo ${i}` }, `$ echo ${i}\nexit code 0\n`);
     await run.finish('completed');
     if (i % 10_000 === 9_999) console.log(`  seeded ${i + 1} runs (${(ms(t0) / 1000).toFixed(0)} s)`);
@@ -75,13 +94,29 @@ async function seed(storage: string, n: number): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  if (!existsSync(HOOK) || !existsSync(CLI)) execFileSync(process.execPath, [path.join(ROOT, 'esbuild.js')], { cwd: ROOT, stdio: 'inherit' });
+  if (!existsSync(HOOK) || !existsSync(CLI))
+    execFileSync(process.execPath, [path.join(ROOT, 'esbuild.js')], { cwd: ROOT, stdio: 'inherit' });
   const { dir, cleanup } = scratchDir('routing');
   try {
     // The shim as the extension writes it, for the non-terminal tool case.
     const shim = path.join(dir, 'bounded-evidence');
-    writeFileSync(shim, shimScript({ node: process.execPath, electron: false, cli: CLI, extensionsDir: dir, folderPrefix: 'x-', home: dir }), { mode: 0o755 });
-    const readEvent = JSON.stringify({ hook_event_name: 'PreToolUse', tool_name: 'read_file', tool_input: { filePath: '/x' } });
+    writeFileSync(
+      shim,
+      shimScript({
+        node: process.execPath,
+        electron: false,
+        cli: CLI,
+        extensionsDir: dir,
+        folderPrefix: 'x-',
+        home: dir,
+      }),
+      { mode: 0o755 },
+    );
+    const readEvent = JSON.stringify({
+      hook_event_name: 'PreToolUse',
+      tool_name: 'read_file',
+      tool_input: { filePath: '/x' },
+    });
     const noop: number[] = [];
     const viaShim: number[] = [];
     for (let i = 0; i < STEPS; i++) {
@@ -92,7 +127,11 @@ async function main(): Promise<void> {
       spawnSync(shim, ['hook', '--storage', dir], { input: readEvent });
       viaShim.push(ms(t));
     }
-    report('hook on a non-terminal tool (shim, no Node) vs sh -c :', `${median(viaShim).toFixed(1)} ms vs ${median(noop).toFixed(1)} ms: +${(median(viaShim) - median(noop)).toFixed(1)} ms`, '≤ 10 ms');
+    report(
+      'hook on a non-terminal tool (shim, no Node) vs sh -c :',
+      `${median(viaShim).toFixed(1)} ms vs ${median(noop).toFixed(1)} ms: +${(median(viaShim) - median(noop)).toFixed(1)} ms`,
+      '≤ 10 ms',
+    );
     const sizes = [0, Number(process.env.BENCH_ROUTING_RUNS ?? 100_000)].filter((n, i) => i === 0 || n > 0);
     for (const n of sizes) {
       const storage = path.join(dir, `store-${n}`);
@@ -100,10 +139,19 @@ async function main(): Promise<void> {
       if (n > 0) await seed(storage, n);
       for (const command of ['echo hi', 'node demo/build-log.js 38400']) {
         const r = await measure(shim, storage, command);
-        report(`${command} routed vs bare, ${n.toLocaleString('en')} runs`, `${r.routed.toFixed(1)} ms vs ${r.bare.toFixed(1)} ms: +${(r.routed - r.bare).toFixed(1)} ms (hook ${r.hook.toFixed(1)} ms)`, command === 'echo hi' ? '≤ 100 ms' : undefined);
+        report(
+          `${command} routed vs bare, ${n.toLocaleString('en')} runs`,
+          `${r.routed.toFixed(1)} ms vs ${r.bare.toFixed(1)} ms: +${(r.routed - r.bare).toFixed(1)} ms (hook ${r.hook.toFixed(1)} ms)`,
+          command === 'echo hi' ? '≤ 100 ms' : undefined,
+        );
       }
     }
-    console.log(`medians of ${STEPS} alternating steps; load average ${(await import('node:os')).loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+    console.log(
+      `medians of ${STEPS} alternating steps; load average ${(await import('node:os'))
+        .loadavg()
+        .map((x) => x.toFixed(1))
+        .join(' ')}`,
+    );
   } finally {
     cleanup();
   }

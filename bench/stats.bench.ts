@@ -34,14 +34,20 @@ async function template(storage: string, ws: string): Promise<RunRecord[][]> {
     const o = await run.runCommand(command, { cwd: ws });
     await s.runs.recordShown({ view: 'answer', runId: run.runId, callId: o.callId, text: o.modelText });
     const stdout = o.record.attachments.find((a) => a.name === 'stdout')!;
-    if (stdout.sizeBytes > 100_000) await s.runs.recordShown({ view: 'read', handle: stdout.handle, text: 'x'.repeat(700) });
+    if (stdout.sizeBytes > 100_000)
+      await s.runs.recordShown({ view: 'read', handle: stdout.handle, text: 'x'.repeat(700) });
     await run.finish();
   }
   const dir = path.join(s.storage.logsDir, s.storage.tenant);
-  for (const n of readdirSync(dir).filter((f) => f.endsWith('.jsonl'))) logs.push(parseRunLog(readFileSync(path.join(dir, n)), n.slice(0, -6)).records);
+  for (const n of readdirSync(dir).filter((f) => f.endsWith('.jsonl')))
+    logs.push(parseRunLog(readFileSync(path.join(dir, n)), n.slice(0, -6)).records);
   s.runs.close();
   // The small command first, the large one (the run with a read) second.
-  return logs.sort((a, b) => Number(a.some((r) => r.type === 'call_shown' && r.view === 'read')) - Number(b.some((r) => r.type === 'call_shown' && r.view === 'read')));
+  return logs.sort(
+    (a, b) =>
+      Number(a.some((r) => r.type === 'call_shown' && r.view === 'read')) -
+      Number(b.some((r) => r.type === 'call_shown' && r.view === 'read')),
+  );
 }
 
 /** Seeds `n` runs (logs and catalog rows) into a fresh storage from the template's records. */
@@ -60,15 +66,32 @@ async function seed(storage: string, tpl: RunRecord[][], n: number): Promise<num
     const runId = `run-${at.replace(/[-:]/g, '').replace(/\.\d+Z$/, '')}-${token}`;
     const oldId = src[0]!.runId;
     const oldToken = oldId.slice(-10);
-    const text = src.map((r) => JSON.stringify({ ...r, ...(r.type === 'run_started' ? { tenant: s.storage.tenant } : {}), ...('startedAt' in r ? { startedAt: at } : {}), ...('finishedAt' in r ? { finishedAt: at } : {}), ...('at' in r ? { at } : {}) })
-      .split(oldId).join(runId).split(oldToken).join(token)).join('\n') + '\n';
+    const text =
+      src
+        .map((r) =>
+          JSON.stringify({
+            ...r,
+            ...(r.type === 'run_started' ? { tenant: s.storage.tenant } : {}),
+            ...('startedAt' in r ? { startedAt: at } : {}),
+            ...('finishedAt' in r ? { finishedAt: at } : {}),
+            ...('at' in r ? { at } : {}),
+          })
+            .split(oldId)
+            .join(runId)
+            .split(oldToken)
+            .join(token),
+        )
+        .join('\n') + '\n';
     const bytes = Buffer.from(text);
     const fd = openSync(path.join(dir, `${runId}.jsonl`), 'wx');
     writeSync(fd, bytes);
     const st = fstatSync(fd);
     closeSync(fd);
     batch.push(snapshotOf(runId, s.storage.tenant, parseRunLog(bytes, runId), { size: st.size, mtimeMs: st.mtimeMs }));
-    if (batch.length >= 2000) { catalog.indexSnapshots(batch); batch = []; }
+    if (batch.length >= 2000) {
+      catalog.indexSnapshots(batch);
+      batch = [];
+    }
   }
   catalog.indexSnapshots(batch);
   catalog.close();
@@ -94,30 +117,49 @@ async function main(): Promise<void> {
     const empty = path.join(scratch.dir, 'empty');
     await openSession(empty).then((s) => s.runs.close());
     const base = median(Array.from({ length: REPEATS }, () => cliMs(empty, ['--since', 'all']).ms));
-    const baseJson = median(Array.from({ length: REPEATS }, () => cliMs(empty, ['--since', 'all', '--by', 'day', '--json']).ms));
-    console.log(`empty store: stats ${base.toFixed(0)} ms, stats --by day --json ${baseJson.toFixed(0)} ms (process start to exit, median of ${REPEATS})`);
+    const baseJson = median(
+      Array.from({ length: REPEATS }, () => cliMs(empty, ['--since', 'all', '--by', 'day', '--json']).ms),
+    );
+    console.log(
+      `empty store: stats ${base.toFixed(0)} ms, stats --by day --json ${baseJson.toFixed(0)} ms (process start to exit, median of ${REPEATS})`,
+    );
     for (const n of sizes) {
       const storage = path.join(scratch.dir, `s${n}`);
       const seconds = await seed(storage, tpl, n);
       const table = median(Array.from({ length: REPEATS }, () => cliMs(storage, ['--since', 'all']).ms));
-      const day = median(Array.from({ length: REPEATS }, () => cliMs(storage, ['--since', 'all', '--by', 'day', '--json']).ms));
+      const day = median(
+        Array.from({ length: REPEATS }, () => cliMs(storage, ['--since', 'all', '--by', 'day', '--json']).ms),
+      );
       const s = await openSession(storage);
       const inProcess: Record<string, number> = {};
       for (const by of ['command', 'agent', 'tool', 'day'] as const) {
         const times: number[] = [];
-        for (let k = 0; k < 21; k++) { const t0 = performance.now(); await s.runs.usage({ by }); times.push(performance.now() - t0); }
+        for (let k = 0; k < 21; k++) {
+          const t0 = performance.now();
+          await s.runs.usage({ by });
+          times.push(performance.now() - t0);
+        }
         inProcess[by] = median(times);
       }
       const r = await s.runs.usage({ by: 'day' });
       s.runs.close();
-      console.log(`\n${n.toLocaleString('en')} runs (seeded in ${seconds.toFixed(1)} s; ${r.total.outputs.toLocaleString('en')} outputs, ${r.total.reads.toLocaleString('en')} reads, ${r.groups.length} days)`);
+      console.log(
+        `\n${n.toLocaleString('en')} runs (seeded in ${seconds.toFixed(1)} s; ${r.total.outputs.toLocaleString('en')} outputs, ${r.total.reads.toLocaleString('en')} reads, ${r.groups.length} days)`,
+      );
       console.log(`  stats (table): ${table.toFixed(0)} ms   x${(table / base).toFixed(2)} of the empty store`);
       console.log(`  stats --by day --json: ${day.toFixed(0)} ms   x${(day / baseJson).toFixed(2)}`);
-      console.log(`  RunStore.usage in the process (median of 21): ${Object.entries(inProcess).map(([k, v]) => `${k} ${v.toFixed(2)} ms`).join(', ')}`);
+      console.log(
+        `  RunStore.usage in the process (median of 21): ${Object.entries(inProcess)
+          .map(([k, v]) => `${k} ${v.toFixed(2)} ms`)
+          .join(', ')}`,
+      );
     }
   } finally {
     scratch.cleanup();
   }
 }
 
-void main().catch((e: unknown) => { console.error(e); process.exit(1); });
+void main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -25,8 +25,14 @@ export async function peakRssGrowth(fn: () => Promise<unknown>): Promise<number>
   (globalThis as { gc?: () => void }).gc?.();
   const base = process.memoryUsage.rss();
   let peak = base;
-  const timer = setInterval(() => { peak = Math.max(peak, process.memoryUsage.rss()); }, 5);
-  try { await fn(); } finally { clearInterval(timer); }
+  const timer = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage.rss());
+  }, 5);
+  try {
+    await fn();
+  } finally {
+    clearInterval(timer);
+  }
   peak = Math.max(peak, process.memoryUsage.rss());
   return peak - base;
 }
@@ -43,4 +49,3 @@ export function scratchDir(name: string): { dir: string; cleanup: () => void } {
 export function report(label: string, value: string, target?: string): void {
   console.log(`${label.padEnd(58)} ${value}${target ? `   [target ${target}]` : ''}`);
 }
-

@@ -22,16 +22,26 @@ export function supported(version = process.versions.node) {
 export function withSupportedNode(env = process.env) {
   if (supported()) return env;
   if (!existsSync(path.join(NODE24_BIN, 'node'))) {
-    throw new Error(`this Node is v${process.versions.node}; bounded-evidence needs Node 22.14 or newer: run bash scripts/setup-tools.sh (installs Node 24 into .tools/) or use a newer Node`);
+    throw new Error(
+      `this Node is v${process.versions.node}; bounded-evidence needs Node 22.14 or newer: run bash scripts/setup-tools.sh (installs Node 24 into .tools/) or use a newer Node`,
+    );
   }
   return { ...env, PATH: `${NODE24_BIN}${path.delimiter}${env.PATH ?? ''}` };
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   let env;
-  try { env = withSupportedNode(); } catch (e) { process.stderr.write(`${e.message}\n`); process.exit(1); }
+  try {
+    env = withSupportedNode();
+  } catch (e) {
+    process.stderr.write(`${e.message}\n`);
+    process.exit(1);
+  }
   const node = supported() ? process.execPath : path.join(NODE24_BIN, 'node');
   const child = spawn(node, process.argv.slice(2), { stdio: 'inherit', env });
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => child.kill(sig));
-  child.on('exit', (code, signal) => { if (signal) process.kill(process.pid, signal); else process.exit(code ?? 1); });
+  child.on('exit', (code, signal) => {
+    if (signal) process.kill(process.pid, signal);
+    else process.exit(code ?? 1);
+  });
 }

@@ -11,7 +11,12 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // The fixture extensions (a second extension using our API, a scripted chat model) are
 // loaded beside the one under test, as the server-build harness does.
 const fixtures = path.join(root, 'test', 'integration', 'fixtures');
-const extensionDevelopmentPath = [root, ...readdirSync(fixtures, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => path.join(fixtures, d.name))];
+const extensionDevelopmentPath = [
+  root,
+  ...readdirSync(fixtures, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => path.join(fixtures, d.name)),
+];
 await runTests({
   extensionDevelopmentPath,
   extensionTestsPath: path.join(root, 'out', 'test', 'integration', 'index.js'),

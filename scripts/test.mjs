@@ -18,7 +18,11 @@ function run(cmd, args, env = process.env) {
   return new Promise((resolve) => {
     const child = spawn(cmd, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
-    const tee = (stream, to) => stream.on('data', (d) => { output += d; to.write(d); });
+    const tee = (stream, to) =>
+      stream.on('data', (d) => {
+        output += d;
+        to.write(d);
+      });
     tee(child.stdout, process.stdout);
     tee(child.stderr, process.stderr);
     child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 128 : 1), output }));
@@ -27,8 +31,15 @@ function run(cmd, args, env = process.env) {
 
 /** Reads mocha's spec-reporter summary. */
 function mochaCounts(output) {
-  const num = (re) => { const m = [...output.matchAll(re)].pop(); return m ? Number(m[1]) : 0; };
-  return { passed: num(/^\s*(\d+) passing/gm), failed: num(/^\s*(\d+) failing/gm), skipped: num(/^\s*(\d+) pending/gm) };
+  const num = (re) => {
+    const m = [...output.matchAll(re)].pop();
+    return m ? Number(m[1]) : 0;
+  };
+  return {
+    passed: num(/^\s*(\d+) passing/gm),
+    failed: num(/^\s*(\d+) failing/gm),
+    skipped: num(/^\s*(\d+) pending/gm),
+  };
 }
 
 const steps = [
@@ -40,7 +51,12 @@ const steps = [
   // Real agent command lines (Claude Code from npm) against a scripted model server on
   // loopback; they run the built dist/ (the hook, the command line, the MCP server).
   { name: 'agents', kind: 'mocha', cmd: 'npx', args: ['mocha', '--config', 'test/agents/.mocharc.json'] },
-  { name: 'integration', kind: 'integration', cmd: 'node', args: ['--import', 'tsx', 'test/harness/runIntegration.ts'] },
+  {
+    name: 'integration',
+    kind: 'integration',
+    cmd: 'node',
+    args: ['--import', 'tsx', 'test/harness/runIntegration.ts'],
+  },
   { name: 'e2e', kind: 'mocha', cmd: 'npx', args: ['mocha', '--config', 'test/e2e/.mocharc.json'] },
 ];
 
@@ -57,14 +73,19 @@ for (const step of steps) {
   const { code, output } = await run(step.cmd, step.args, env);
   if (step.name === 'setup' && code === 0) {
     // The Node 24 setup just installed (the one CI and every machine share), else whatever newer Node runs this.
-    env = existsSync(path.join(NODE24_BIN, 'node')) ? { ...process.env, PATH: `${NODE24_BIN}${path.delimiter}${process.env.PATH ?? ''}` } : withSupportedNode();
+    env = existsSync(path.join(NODE24_BIN, 'node'))
+      ? { ...process.env, PATH: `${NODE24_BIN}${path.delimiter}${process.env.PATH ?? ''}` }
+      : withSupportedNode();
     const v = spawnSync('node', ['--version'], { env, encoding: 'utf8' });
     console.log(`  later steps run on Node ${v.status === 0 ? v.stdout.trim() : '(none could be started)'}`);
   }
   const seconds = ((Date.now() - t0) / 1000).toFixed(1);
   if (step.kind === 'step') {
     console.log(`◀ ${step.name}: ${code === 0 ? 'ok' : `failed (exit ${code})`} in ${seconds} s`);
-    if (code !== 0) { failedSteps++; break; }
+    if (code !== 0) {
+      failedSteps++;
+      break;
+    }
     continue;
   }
   let counts;
@@ -78,15 +99,26 @@ for (const step of steps) {
   if (counts.passed + counts.failed === 0) problems.push('ran zero tests');
   if (counts.skipped > 0) problems.push(`${counts.skipped} skipped`);
   results.push({ name: step.name, ...counts, seconds, problems });
-  console.log(`◀ ${step.name}: ${counts.passed} passed, ${counts.failed} failed${problems.length ? ` (${problems.join(', ')})` : ''} in ${seconds} s`);
+  console.log(
+    `◀ ${step.name}: ${counts.passed} passed, ${counts.failed} failed${problems.length ? ` (${problems.join(', ')})` : ''} in ${seconds} s`,
+  );
 }
 
 console.log('\nSummary');
-let passed = 0, failed = 0, skipped = 0;
+let passed = 0,
+  failed = 0,
+  skipped = 0;
 for (const r of results) {
-  passed += r.passed; failed += r.failed; skipped += r.skipped;
-  console.log(`  ${r.name.padEnd(12)} ${String(r.passed).padStart(5)} passed ${String(r.failed).padStart(4)} failed ${String(r.skipped).padStart(3)} skipped  ${r.seconds.padStart(7)} s${r.problems.length ? `  ✘ ${r.problems.join(', ')}` : ''}`);
+  passed += r.passed;
+  failed += r.failed;
+  skipped += r.skipped;
+  console.log(
+    `  ${r.name.padEnd(12)} ${String(r.passed).padStart(5)} passed ${String(r.failed).padStart(4)} failed ${String(r.skipped).padStart(3)} skipped  ${r.seconds.padStart(7)} s${r.problems.length ? `  ✘ ${r.problems.join(', ')}` : ''}`,
+  );
 }
-const bad = failedSteps > 0 || results.some((r) => r.problems.length > 0) || (only.length === 0 && results.length < steps.filter((s) => s.kind !== 'step').length);
+const bad =
+  failedSteps > 0 ||
+  results.some((r) => r.problems.length > 0) ||
+  (only.length === 0 && results.length < steps.filter((s) => s.kind !== 'step').length);
 console.log(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
 process.exit(bad ? 1 : 0);

@@ -6,7 +6,16 @@
  * only the pages it was shown, so 100,000 runs cost what one screen costs. Pure: no DOM,
  * so it is unit-tested in Node.
  */
-import type { CallDto, ListQueryDto, LiveStreamDto, OutcomeFilterDto, PageReply, PartDto, PartRef, RunDto } from '../src/shared/protocol.js';
+import type {
+  CallDto,
+  ListQueryDto,
+  LiveStreamDto,
+  OutcomeFilterDto,
+  PageReply,
+  PartDto,
+  PartRef,
+  RunDto,
+} from '../src/shared/protocol.js';
 
 export { outcomeOf, runOutcomeOf, type Outcome } from '../src/shared/outcome.js';
 
@@ -33,8 +42,11 @@ export function queryOf(f: Filters): ListQueryDto {
   const text = f.text.trim();
   return {
     order: f.sort === 'size' ? 'largest' : 'newest',
-    ...(f.tool ? { tool: f.tool } : {}), ...(f.run ? { run: f.run } : {}), ...(f.outcome ? { outcome: f.outcome } : {}),
-    ...(f.source ? { source: f.source } : {}), ...(text ? { text } : {}),
+    ...(f.tool ? { tool: f.tool } : {}),
+    ...(f.run ? { run: f.run } : {}),
+    ...(f.outcome ? { outcome: f.outcome } : {}),
+    ...(f.source ? { source: f.source } : {}),
+    ...(text ? { text } : {}),
   };
 }
 
@@ -43,9 +55,22 @@ export type LiveOf = { -readonly [K in 'stdout' | 'stderr']?: { bytes: number; t
 
 /** One row of the list; `index` is the position of its call in the query's order. */
 export type Row =
-  | { readonly kind: 'run'; readonly key: string; readonly index: number; readonly run: RunDto; shown: number; readonly collapsed: boolean }
+  | {
+      readonly kind: 'run';
+      readonly key: string;
+      readonly index: number;
+      readonly run: RunDto;
+      shown: number;
+      readonly collapsed: boolean;
+    }
   | { readonly kind: 'call'; readonly key: string; readonly index: number; readonly call: CallDto }
-  | { readonly kind: 'part'; readonly key: string; readonly index: number; readonly call: CallDto; readonly part: PartDto }
+  | {
+      readonly kind: 'part';
+      readonly key: string;
+      readonly index: number;
+      readonly call: CallDto;
+      readonly part: PartDto;
+    }
   | { readonly kind: 'pending'; readonly key: string; readonly index: number };
 
 /** Key of a call (and of its result row). */
@@ -91,7 +116,11 @@ export class RowSource {
   at(i: number): Row {
     let lo = 0;
     let hi = this.starts.length - 1;
-    while (lo < hi) { const mid = (lo + hi + 1) >>> 1; if (this.starts[mid]! <= i) lo = mid; else hi = mid - 1; }
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (this.starts[mid]! <= i) lo = mid;
+      else hi = mid - 1;
+    }
     const seg = this.segs[lo]!;
     const k = i - this.starts[lo]!;
     if ('rows' in seg) return seg.rows[k]!;
@@ -119,7 +148,10 @@ export class RowSource {
         if (k >= 0) return this.starts[s]! + k;
         const last = seg.rows[seg.rows.length - 1]!;
         // A collapsed run hides its calls: land on the nearest row at or after it.
-        if (last.index >= index) { const j = seg.rows.findIndex((r) => r.index >= index); return this.starts[s]! + j; }
+        if (last.index >= index) {
+          const j = seg.rows.findIndex((r) => r.index >= index);
+          return this.starts[s]! + j;
+        }
       } else if (index >= seg.from && index < seg.from + seg.count) return this.starts[s]! + (index - seg.from);
     }
     return -1;
@@ -286,13 +318,23 @@ export class CallsModel {
         prevRun = undefined;
         continue;
       }
-      if (pendingFrom >= 0) { out.pushPending(pendingFrom, from - pendingFrom); pendingFrom = -1; }
+      if (pendingFrom >= 0) {
+        out.pushPending(pendingFrom, from - pendingFrom);
+        pendingFrom = -1;
+      }
       list.forEach((c, k) => {
         const index = from + k;
         const isCollapsed = collapsed.has(c.runId);
         if (c.runId !== prevRun) {
           prevRun = c.runId;
-          header = { kind: 'run', key: `run:${c.runId}:${index}`, index, run: this.runs.get(c.runId) ?? placeholderRun(c), shown: 0, collapsed: isCollapsed };
+          header = {
+            kind: 'run',
+            key: `run:${c.runId}:${index}`,
+            index,
+            run: this.runs.get(c.runId) ?? placeholderRun(c),
+            shown: 0,
+            collapsed: isCollapsed,
+          };
           rows.push(header);
         }
         header!.shown++;
@@ -303,7 +345,12 @@ export class CallsModel {
       });
       // A short page that is not the last (the list shrank since): its missing calls wait for the next ask.
       const expected = Math.min(PAGE_SIZE, this.total - from);
-      if (list.length < expected) { out.pushRows(rows); rows = []; out.pushPending(from + list.length, expected - list.length); prevRun = undefined; }
+      if (list.length < expected) {
+        out.pushRows(rows);
+        rows = [];
+        out.pushPending(from + list.length, expected - list.length);
+        prevRun = undefined;
+      }
     }
     out.pushRows(rows);
     if (pendingFrom >= 0) out.pushPending(pendingFrom, this.total - pendingFrom);
@@ -312,5 +359,13 @@ export class CallsModel {
 }
 
 function placeholderRun(c: CallDto): RunDto {
-  return { runId: c.runId, startedAt: c.startedAt, status: 'running', pinned: false, callCount: 0, failedCalls: 0, totalBytes: 0 };
+  return {
+    runId: c.runId,
+    startedAt: c.startedAt,
+    status: 'running',
+    pinned: false,
+    callCount: 0,
+    failedCalls: 0,
+    totalBytes: 0,
+  };
 }

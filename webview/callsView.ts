@@ -15,8 +15,26 @@ import '@vscode-elements/elements/dist/vscode-option/index.js';
 import '@vscode-elements/elements/dist/vscode-textfield/index.js';
 import type { VscodeSingleSelect } from '@vscode-elements/elements/dist/vscode-single-select/vscode-single-select.js';
 import type { VscodeTextfield } from '@vscode-elements/elements/dist/vscode-textfield/vscode-textfield.js';
-import type { ListQueryDto, OutcomeFilterDto, PageReply, PageRequest, PartRef, RunDto } from '../src/shared/protocol.js';
-import { CallsModel, outcomeOf, PAGE_SIZE, runOutcomeOf, partKey, queryOf, rowRef, type Filters, type Row, type RowSource } from './callsModel.js';
+import type {
+  ListQueryDto,
+  OutcomeFilterDto,
+  PageReply,
+  PageRequest,
+  PartRef,
+  RunDto,
+} from '../src/shared/protocol.js';
+import {
+  CallsModel,
+  outcomeOf,
+  PAGE_SIZE,
+  runOutcomeOf,
+  partKey,
+  queryOf,
+  rowRef,
+  type Filters,
+  type Row,
+  type RowSource,
+} from './callsModel.js';
 import { h, icon, replaceChildren } from './dom.js';
 import { clockTime, count, exactBytes, humanBytes, localTime, shortSha } from './format.js';
 import { VirtualList } from './virtualList.js';
@@ -44,7 +62,14 @@ export interface CallsViewEvents {
 
 /** The list's resizable columns: cell class, header text, default track (the wide layout's). */
 const columns: readonly (readonly [id: string, label: string])[] = [
-  ['c1', 'Tool / output'], ['c2', 'Time'], ['c3', 'Status'], ['c4', 'Size'], ['c5', 'Handle'], ['c6', 'sha256'], ['c7', 'Stored'], ['c8', 'Details'],
+  ['c1', 'Tool / output'],
+  ['c2', 'Time'],
+  ['c3', 'Status'],
+  ['c4', 'Size'],
+  ['c5', 'Handle'],
+  ['c6', 'sha256'],
+  ['c7', 'Stored'],
+  ['c8', 'Details'],
 ];
 /** Narrowest and widest a column may be dragged (CSS pixels). */
 const minColumn = 40;
@@ -57,8 +82,13 @@ const columnStep = 16;
 const pickerRuns = 30;
 
 const statusIcon: Record<string, string> = {
-  ok: 'pass', error: 'error', failed: 'warning', running: 'loading', interrupted: 'debug-disconnect',
-  completed: 'pass', cancelled: 'circle-slash',
+  ok: 'pass',
+  error: 'error',
+  failed: 'warning',
+  running: 'loading',
+  interrupted: 'debug-disconnect',
+  completed: 'pass',
+  cancelled: 'circle-slash',
 };
 
 function option(value: string, label: string): HTMLElement {
@@ -68,7 +98,12 @@ function option(value: string, label: string): HTMLElement {
 /** How a run source reads in the filter (docs/contracts.md §3.4). */
 function sourceLabel(source: string): string {
   const names: Record<string, string> = {
-    tool: 'Model tool calls', participant: '@evidence chat', cli: 'Command line (evidence CLI)', mcp: 'MCP server', command: 'Editor commands', api: 'Extension API',
+    tool: 'Model tool calls',
+    participant: '@evidence chat',
+    cli: 'Command line (evidence CLI)',
+    mcp: 'MCP server',
+    command: 'Editor commands',
+    api: 'Extension API',
     hook: "Agents' terminal commands (hooks)",
   };
   return names[source] ?? source;
@@ -80,7 +115,11 @@ function runLabel(r: RunDto): string {
 }
 
 /** One choice a picker offers. */
-interface Choice { readonly value: string; readonly label: string; readonly title: string }
+interface Choice {
+  readonly value: string;
+  readonly label: string;
+  readonly title: string;
+}
 
 /**
  * A searchable filter: a text field that finds choices as the person types (the run
@@ -100,11 +139,21 @@ class Picker {
   label = '';
 
   constructor(
-    id: string, fieldLabel: string, placeholder: string, private readonly allLabel: string,
-    private readonly search: (text: string) => Promise<readonly Choice[]>, private readonly changed: () => void,
+    id: string,
+    fieldLabel: string,
+    placeholder: string,
+    private readonly allLabel: string,
+    private readonly search: (text: string) => Promise<readonly Choice[]>,
+    private readonly changed: () => void,
   ) {
     this.field = h('vscode-textfield', { id, label: fieldLabel, placeholder });
-    this.box = h('div', { id: `${id}-options`, class: 'picker-options', role: 'listbox', 'aria-label': fieldLabel, hidden: true });
+    this.box = h('div', {
+      id: `${id}-options`,
+      class: 'picker-options',
+      role: 'listbox',
+      'aria-label': fieldLabel,
+      hidden: true,
+    });
     this.element = h('div', { class: 'picker' }, this.field, this.box);
     this.field.addEventListener('input', () => {
       if (!this.field.value.trim() && this.value) this.choose('', '');
@@ -113,21 +162,41 @@ class Picker {
     // The list opens when asked (a click, typing, ArrowDown), not when the field merely gets
     // focus: tabbing through the toolbar, or the page taking focus back from the palette,
     // must not drop a list over the buttons beside it (the ARIA combobox pattern).
-    this.field.addEventListener('click', () => { if (this.box.hidden) this.ask(); });
+    this.field.addEventListener('click', () => {
+      if (this.box.hidden) this.ask();
+    });
     this.field.addEventListener('keydown', (e) => {
-      if (e.key === 'ArrowDown' && this.box.hidden) { e.preventDefault(); this.ask(); return; }
-      if (e.key === 'ArrowDown' && !this.box.hidden) { e.preventDefault(); (this.box.firstElementChild as HTMLElement | null)?.focus(); }
-      if (e.key === 'Escape' && !this.box.hidden) { e.preventDefault(); e.stopPropagation(); this.close(); }
-      if (e.key === 'Enter') { e.preventDefault(); (this.box.children[this.box.children.length > 1 ? 1 : 0] as HTMLElement | undefined)?.click(); }
+      if (e.key === 'ArrowDown' && this.box.hidden) {
+        e.preventDefault();
+        this.ask();
+        return;
+      }
+      if (e.key === 'ArrowDown' && !this.box.hidden) {
+        e.preventDefault();
+        (this.box.firstElementChild as HTMLElement | null)?.focus();
+      }
+      if (e.key === 'Escape' && !this.box.hidden) {
+        e.preventDefault();
+        e.stopPropagation();
+        this.close();
+      }
+      if (e.key === 'Enter') {
+        e.preventDefault();
+        (this.box.children[this.box.children.length > 1 ? 1 : 0] as HTMLElement | undefined)?.click();
+      }
     });
     this.box.addEventListener('keydown', (e) => {
       const at = document.activeElement as HTMLElement | null;
       if (!at || at.parentElement !== this.box) return;
       if (e.key === 'ArrowDown') (at.nextElementSibling as HTMLElement | null)?.focus();
-      else if (e.key === 'ArrowUp') { if (at.previousElementSibling) (at.previousElementSibling as HTMLElement).focus(); else this.field.focus(); }
-      else if (e.key === 'Enter' || e.key === ' ') at.click();
-      else if (e.key === 'Escape') { this.close(); this.field.focus(); }
-      else return;
+      else if (e.key === 'ArrowUp') {
+        if (at.previousElementSibling) (at.previousElementSibling as HTMLElement).focus();
+        else this.field.focus();
+      } else if (e.key === 'Enter' || e.key === ' ') at.click();
+      else if (e.key === 'Escape') {
+        this.close();
+        this.field.focus();
+      } else return;
       e.preventDefault();
       e.stopPropagation();
     });
@@ -151,7 +220,10 @@ class Picker {
 
   private close(): void {
     // A search still waiting for its debounce would open the list again after focus left.
-    if (this.timer) { clearTimeout(this.timer); this.timer = undefined; }
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
     this.box.hidden = true;
     this.seq++;
   }
@@ -162,19 +234,42 @@ class Picker {
       const seq = ++this.seq;
       // Typing over the picked choice's label searches afresh; the label itself lists them all.
       const text = this.field.value.trim() === this.label ? '' : this.field.value.trim();
-      this.search(text).then((choices) => { if (seq === this.seq) this.show(choices); }, () => undefined);
+      this.search(text).then(
+        (choices) => {
+          if (seq === this.seq) this.show(choices);
+        },
+        () => undefined,
+      );
     }, 120);
   }
 
   private show(choices: readonly Choice[]): void {
     const opt = (c: Choice): HTMLElement => {
-      const el = h('div', { class: 'picker-option', role: 'option', tabindex: '-1', 'aria-selected': String(c.value === this.value), title: c.title, 'data-value': c.value }, c.label);
+      const el = h(
+        'div',
+        {
+          class: 'picker-option',
+          role: 'option',
+          tabindex: '-1',
+          'aria-selected': String(c.value === this.value),
+          title: c.title,
+          'data-value': c.value,
+        },
+        c.label,
+      );
       el.addEventListener('mousedown', (e) => e.preventDefault());
       el.addEventListener('click', () => this.choose(c.value, c.value ? c.label : ''));
       return el;
     };
     replaceChildren(this.box, opt({ value: '', label: this.allLabel, title: this.allLabel }), ...choices.map(opt));
-    if (choices.length === 0) this.box.append(h('div', { class: 'picker-empty muted', role: 'option', 'aria-disabled': 'true', 'aria-selected': 'false' }, 'Nothing matches'));
+    if (choices.length === 0)
+      this.box.append(
+        h(
+          'div',
+          { class: 'picker-empty muted', role: 'option', 'aria-disabled': 'true', 'aria-selected': 'false' },
+          'Nothing matches',
+        ),
+      );
     this.box.hidden = false;
   }
 }
@@ -217,51 +312,147 @@ export class CallsView {
   firstRowsRenderedAt: number | undefined;
 
   constructor(
-    private readonly model: CallsModel, private readonly events: CallsViewEvents,
-    initial?: { filters?: Filters; collapsed?: readonly string[]; columns?: Readonly<Record<string, number>>; runLabel?: string },
+    private readonly model: CallsModel,
+    private readonly events: CallsViewEvents,
+    initial?: {
+      filters?: Filters;
+      collapsed?: readonly string[];
+      columns?: Readonly<Record<string, number>>;
+      runLabel?: string;
+    },
   ) {
     this.rows = model.rows(this.collapsed);
     // Tools: the names the host listed (facets), searched here; runs: asked of the host as the person types.
-    this.tool = new Picker('filter-tool', 'Filter by tool', 'All tools: type to find a tool', 'All tools', async (text) => {
-      const needle = text.toLowerCase();
-      return this.model.tools.filter((t) => t.toLowerCase().includes(needle)).slice(0, pickerRuns).map((t) => ({ value: t, label: t, title: `only ${t} calls` }));
-    }, () => this.filtersChanged());
-    this.run = new Picker('filter-run', 'Filter by run', 'All runs: type to find a run', 'All runs', async (text) =>
-      (await this.events.pickRuns(text, pickerRuns)).map((r) => ({ value: r.runId, label: runLabel(r), title: `run ${r.runId} · ${r.callCount} calls · from ${r.source ?? 'tool'}` })), () => this.filtersChanged());
-    this.text = h('vscode-textfield', { id: 'filter-text', label: 'Filter by text', placeholder: 'Filter: tool, run, call id or handle…' });
-    this.sort = h('vscode-single-select', { id: 'sort', label: 'Sort by' }, option('time', 'Newest first'), option('size', 'Largest first'));
-    this.outcome = h('vscode-single-select', { id: 'filter-outcome', label: 'Filter by outcome' },
-      option('', 'Any outcome'), option('failed', 'Failed'), option('ok', 'Succeeded'), option('running', 'Running'));
-    this.source = h('vscode-single-select', { id: 'filter-source', label: 'Filter by source' }, option('', 'Any source'));
-    const refresh = h('vscode-button', { id: 'refresh', secondary: true, icon: 'refresh', title: 'Ask the store again for the calls on screen' }, 'Refresh');
+    this.tool = new Picker(
+      'filter-tool',
+      'Filter by tool',
+      'All tools: type to find a tool',
+      'All tools',
+      async (text) => {
+        const needle = text.toLowerCase();
+        return this.model.tools
+          .filter((t) => t.toLowerCase().includes(needle))
+          .slice(0, pickerRuns)
+          .map((t) => ({ value: t, label: t, title: `only ${t} calls` }));
+      },
+      () => this.filtersChanged(),
+    );
+    this.run = new Picker(
+      'filter-run',
+      'Filter by run',
+      'All runs: type to find a run',
+      'All runs',
+      async (text) =>
+        (await this.events.pickRuns(text, pickerRuns)).map((r) => ({
+          value: r.runId,
+          label: runLabel(r),
+          title: `run ${r.runId} · ${r.callCount} calls · from ${r.source ?? 'tool'}`,
+        })),
+      () => this.filtersChanged(),
+    );
+    this.text = h('vscode-textfield', {
+      id: 'filter-text',
+      label: 'Filter by text',
+      placeholder: 'Filter: tool, run, call id or handle…',
+    });
+    this.sort = h(
+      'vscode-single-select',
+      { id: 'sort', label: 'Sort by' },
+      option('time', 'Newest first'),
+      option('size', 'Largest first'),
+    );
+    this.outcome = h(
+      'vscode-single-select',
+      { id: 'filter-outcome', label: 'Filter by outcome' },
+      option('', 'Any outcome'),
+      option('failed', 'Failed'),
+      option('ok', 'Succeeded'),
+      option('running', 'Running'),
+    );
+    this.source = h(
+      'vscode-single-select',
+      { id: 'filter-source', label: 'Filter by source' },
+      option('', 'Any source'),
+    );
+    const refresh = h(
+      'vscode-button',
+      { id: 'refresh', secondary: true, icon: 'refresh', title: 'Ask the store again for the calls on screen' },
+      'Refresh',
+    );
     this.summary = h('span', { id: 'list-summary', class: 'muted', 'aria-live': 'polite' });
     // Where room is short (compact layout, short panel: inspector.css) the pickers, outcome,
     // source and sort sit behind "Filters", which says how many are in force.
-    this.filterToggle = h('vscode-button', { id: 'toggle-filters', class: 'filter-toggle', secondary: true, icon: 'filter', 'aria-expanded': 'false', title: 'Show or hide the tool, run, source, outcome and sort filters' }, 'Filters');
-    for (const el of [this.tool.element, this.run.element, this.source, this.outcome, this.sort]) el.classList.add('filter-extra');
-    const toolbar = h('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Filter and sort calls' },
-      h('span', { class: 'filter-icon' }, icon('filter')), this.text, this.filterToggle, this.tool.element, this.run.element, this.source, this.outcome, this.sort, refresh, this.summary);
+    this.filterToggle = h(
+      'vscode-button',
+      {
+        id: 'toggle-filters',
+        class: 'filter-toggle',
+        secondary: true,
+        icon: 'filter',
+        'aria-expanded': 'false',
+        title: 'Show or hide the tool, run, source, outcome and sort filters',
+      },
+      'Filters',
+    );
+    for (const el of [this.tool.element, this.run.element, this.source, this.outcome, this.sort])
+      el.classList.add('filter-extra');
+    const toolbar = h(
+      'div',
+      { class: 'toolbar', role: 'toolbar', 'aria-label': 'Filter and sort calls' },
+      h('span', { class: 'filter-icon' }, icon('filter')),
+      this.text,
+      this.filterToggle,
+      this.tool.element,
+      this.run.element,
+      this.source,
+      this.outcome,
+      this.sort,
+      refresh,
+      this.summary,
+    );
     this.filterToggle.addEventListener('click', () => {
       const open = !toolbar.classList.contains('open');
       toolbar.classList.toggle('open', open);
       this.filterToggle.setAttribute('aria-expanded', String(open));
     });
 
-    this.header = h('div', { class: 'row-grid list-header', id: 'list-header' }, h('span', {}), ...columns.map(([id, label]) => this.headerCell(id, label)));
+    this.header = h(
+      'div',
+      { class: 'row-grid list-header', id: 'list-header' },
+      h('span', {}),
+      ...columns.map(([id, label]) => this.headerCell(id, label)),
+    );
     // A focusable separator states its position: each grip says its column's width as laid out.
     new ResizeObserver(() => {
       for (const cell of this.header.querySelectorAll<HTMLElement>('.col-head')) {
-        cell.querySelector('.col-resize')?.setAttribute('aria-valuenow', String(Math.round(Math.min(maxColumn, Math.max(minColumn, cell.getBoundingClientRect().width)))));
+        cell
+          .querySelector('.col-resize')
+          ?.setAttribute(
+            'aria-valuenow',
+            String(Math.round(Math.min(maxColumn, Math.max(minColumn, cell.getBoundingClientRect().width)))),
+          );
       }
     }).observe(this.header);
-    const viewport = h('div', { id: 'calls', class: 'vlist', role: 'tree', tabindex: '0', 'aria-label': 'Recorded tool calls, newest first, grouped by run' });
+    const viewport = h('div', {
+      id: 'calls',
+      class: 'vlist',
+      role: 'tree',
+      tabindex: '0',
+      'aria-label': 'Recorded tool calls, newest first, grouped by run',
+    });
     this.list = new VirtualList<Row>(viewport, {
       rowHeight,
       create: () => this.createRow(),
       render: (el, row, i) => this.renderRow(el, row, i),
       onRendered: (first, last) => {
         document.body.dataset.listRenderMaxMs = this.list.slowestRenderMs.toFixed(1);
-        if (this.firstRowsRenderedAt === undefined && last >= first && this.rows.length > 0 && this.rows.at(first).kind !== 'pending') this.firstRowsRenderedAt = performance.now();
+        if (
+          this.firstRowsRenderedAt === undefined &&
+          last >= first &&
+          this.rows.length > 0 &&
+          this.rows.at(first).kind !== 'pending'
+        )
+          this.firstRowsRenderedAt = performance.now();
         this.drawn = [first, last];
         this.fitColumns();
         this.updateActiveDescendant();
@@ -281,7 +472,8 @@ export class CallsView {
       // Older panels saved `hook:<agent>`; the list filters hooks as one source.
       this.pendingSource = initial.filters.source?.startsWith('hook:') ? 'hook' : (initial.filters.source ?? '');
     }
-    for (const [id, w] of Object.entries(initial?.columns ?? {})) if (columns.some(([c]) => c === id) && Number.isFinite(w)) this.setWidth(id, w);
+    for (const [id, w] of Object.entries(initial?.columns ?? {}))
+      if (columns.some(([c]) => c === id) && Number.isFinite(w)) this.setWidth(id, w);
     for (const r of initial?.collapsed ?? []) this.collapsed.add(r);
     this.countFilters();
 
@@ -350,20 +542,34 @@ export class CallsView {
     this.setLoading(true);
     const state = { key, again: false, done: Promise.resolve() };
     this.reloading = state;
-    state.done = Promise.all(pages.map((p) => this.events.page({ offset: p * PAGE_SIZE, limit: PAGE_SIZE, query: q, ...(p === pages[0] ? { facets: true } : {}) }))).then((replies) => {
-      if (gen !== this.generation) return;
-      this.model.replace(key, replies);
-      this.setLoading(false);
-      this.refresh();
-    }, (e: Error) => {
-      if (gen !== this.generation) return;
-      this.setLoading(false);
-      this.events.problem(e.message);
-    }).then(() => {
-      if (this.reloading === state) this.reloading = undefined;
-      if (state.again && gen === this.generation) return this.reload(false);
-      return undefined;
-    });
+    state.done = Promise.all(
+      pages.map((p) =>
+        this.events.page({
+          offset: p * PAGE_SIZE,
+          limit: PAGE_SIZE,
+          query: q,
+          ...(p === pages[0] ? { facets: true } : {}),
+        }),
+      ),
+    )
+      .then(
+        (replies) => {
+          if (gen !== this.generation) return;
+          this.model.replace(key, replies);
+          this.setLoading(false);
+          this.refresh();
+        },
+        (e: Error) => {
+          if (gen !== this.generation) return;
+          this.setLoading(false);
+          this.events.problem(e.message);
+        },
+      )
+      .then(() => {
+        if (this.reloading === state) this.reloading = undefined;
+        if (state.again && gen === this.generation) return this.reload(false);
+        return undefined;
+      });
     return state.done;
   }
 
@@ -393,17 +599,20 @@ export class CallsView {
       if (this.asking.has(p) || this.model.has(p)) continue;
       this.asking.add(p);
       this.setLoading(true);
-      this.events.page({ offset: p * PAGE_SIZE, limit: PAGE_SIZE, query: q }).then((reply) => {
-        if (gen !== this.generation) return;
-        this.asking.delete(p);
-        if (this.model.add(key, reply)) this.refresh();
-        if (this.asking.size === 0) this.setLoading(false);
-      }, (e: Error) => {
-        if (gen !== this.generation) return;
-        this.asking.delete(p);
-        if (this.asking.size === 0) this.setLoading(false);
-        this.events.problem(e.message);
-      });
+      this.events.page({ offset: p * PAGE_SIZE, limit: PAGE_SIZE, query: q }).then(
+        (reply) => {
+          if (gen !== this.generation) return;
+          this.asking.delete(p);
+          if (this.model.add(key, reply)) this.refresh();
+          if (this.asking.size === 0) this.setLoading(false);
+        },
+        (e: Error) => {
+          if (gen !== this.generation) return;
+          this.asking.delete(p);
+          if (this.asking.size === 0) this.setLoading(false);
+          this.events.problem(e.message);
+        },
+      );
     }
   }
 
@@ -419,12 +628,17 @@ export class CallsView {
       let widest = this.fitted.get(id) ?? 0;
       // Names and handles of calls and outputs; the status and size of runs too (a run's label is cut, its tooltip whole).
       const rows = id === 'c1' || id === 'c5' ? ['call', 'part'] : ['run', 'call', 'part'];
-      for (const cell of this.list.viewport.querySelectorAll<HTMLElement>(rows.map((k) => `.vlist-row[data-kind="${k}"] .${id}`).join(', '))) {
+      for (const cell of this.list.viewport.querySelectorAll<HTMLElement>(
+        rows.map((k) => `.vlist-row[data-kind="${k}"] .${id}`).join(', '),
+      )) {
         // The text's own extent (a Range is not clipped by the cell; scrollWidth is rounded and is
         // the column's width when nothing overflows) plus the cell's padding.
         range.selectNodeContents(cell);
         const st = getComputedStyle(cell);
-        widest = Math.max(widest, range.getBoundingClientRect().width + parseFloat(st.paddingLeft) + parseFloat(st.paddingRight));
+        widest = Math.max(
+          widest,
+          range.getBoundingClientRect().width + parseFloat(st.paddingLeft) + parseFloat(st.paddingRight),
+        );
       }
       widest = Math.min(maxFit, Math.ceil(widest + 1));
       if (widest > 0 && widest !== this.fitted.get(id)) {
@@ -446,10 +660,22 @@ export class CallsView {
 
   private headerCell(id: string, label: string): HTMLElement {
     const grip = h('span', {
-      class: 'col-resize', role: 'separator', tabindex: '0', 'aria-orientation': 'vertical', 'aria-label': `Resize the ${label} column`,
-      'aria-valuemin': String(minColumn), 'aria-valuemax': String(maxColumn), 'data-col': id, title: 'Drag to resize; arrows with focus; double-click to reset',
+      class: 'col-resize',
+      role: 'separator',
+      tabindex: '0',
+      'aria-orientation': 'vertical',
+      'aria-label': `Resize the ${label} column`,
+      'aria-valuemin': String(minColumn),
+      'aria-valuemax': String(maxColumn),
+      'data-col': id,
+      title: 'Drag to resize; arrows with focus; double-click to reset',
     });
-    const cell = h('span', { class: `col-head ${id === 'c4' ? 'num ' : ''}h${id}`, 'data-col': id }, h('span', { class: 'col-label' }, label), grip);
+    const cell = h(
+      'span',
+      { class: `col-head ${id === 'c4' ? 'num ' : ''}h${id}`, 'data-col': id },
+      h('span', { class: 'col-label' }, label),
+      grip,
+    );
     grip.addEventListener('pointerdown', (e) => {
       e.preventDefault();
       grip.setPointerCapture(e.pointerId);
@@ -475,7 +701,10 @@ export class CallsView {
       e.preventDefault();
       this.events.changed();
     });
-    grip.addEventListener('dblclick', () => { this.setWidth(id, undefined); this.events.changed(); });
+    grip.addEventListener('dblclick', () => {
+      this.setWidth(id, undefined);
+      this.events.changed();
+    });
     return cell;
   }
 
@@ -508,7 +737,10 @@ export class CallsView {
     const activeKey = this.active >= 0 && this.active < this.rows.length ? this.rows.at(this.active).key : undefined;
     const vp = this.list.viewport;
     const topRow = Math.floor(vp.scrollTop / rowHeight);
-    const anchor = vp.scrollTop > 0 && topRow < this.rows.length ? { index: this.rows.at(topRow).index, within: vp.scrollTop - topRow * rowHeight } : undefined;
+    const anchor =
+      vp.scrollTop > 0 && topRow < this.rows.length
+        ? { index: this.rows.at(topRow).index, within: vp.scrollTop - topRow * rowHeight }
+        : undefined;
     this.rows = this.model.rows(this.collapsed);
     this.active = activeKey ? this.rows.indexOfKey(activeKey) : -1;
     if (this.active < 0 && this.selectedKey) this.active = this.rows.indexOfKey(this.selectedKey);
@@ -539,7 +771,10 @@ export class CallsView {
     this.selectedKey = partKey(ref);
     if (this.collapsed.delete(ref.runId)) this.refresh();
     const i = this.rows.indexOfKey(this.selectedKey);
-    if (i >= 0) { this.active = i; this.list.scrollToIndex(i); }
+    if (i >= 0) {
+      this.active = i;
+      this.list.scrollToIndex(i);
+    }
     this.list.render();
     this.updateActiveDescendant();
   }
@@ -550,7 +785,12 @@ export class CallsView {
    * scrolled into view, selected and focused; or that the filters hide it (`hidden`), which
    * is said next to the list with a button that clears them and then calls `again`.
    */
-  async reveal(ref: PartRef, query: ListQueryDto, at: { index?: number; hidden?: boolean }, again: () => void): Promise<void> {
+  async reveal(
+    ref: PartRef,
+    query: ListQueryDto,
+    at: { index?: number; hidden?: boolean },
+    again: () => void,
+  ): Promise<void> {
     this.showHidden(undefined);
     const key = CallsModel.keyOf(query);
     if (at.hidden) {
@@ -572,11 +812,11 @@ export class CallsView {
     };
     const p = Math.floor(at.index / PAGE_SIZE);
     try {
-      if (!await fetch(p)) return;
+      if (!(await fetch(p))) return;
       this.select(ref);
       // Calls recorded since the host answered move the list by a few rows: look on the neighbouring pages.
       if (this.rows.indexOfKey(this.selectedKey!) < 0) {
-        if (!await fetch(p + 1) || !await fetch(p - 1)) return;
+        if (!(await fetch(p + 1)) || !(await fetch(p - 1))) return;
         this.select(ref);
       }
     } catch (e) {
@@ -592,7 +832,11 @@ export class CallsView {
 
   /** Shows (with what to do after clearing) or hides the "hidden by the filter" notice. */
   private showHidden(again: (() => void) | undefined): void {
-    if (!again) { this.notice.hidden = true; replaceChildren(this.notice); return; }
+    if (!again) {
+      this.notice.hidden = true;
+      replaceChildren(this.notice);
+      return;
+    }
     const clear = h('vscode-button', { id: 'reveal-clear', secondary: true, icon: 'clear-all' }, 'Clear filters');
     clear.addEventListener('click', () => {
       this.text.value = '';
@@ -604,7 +848,11 @@ export class CallsView {
       this.events.changed();
       void this.reload(true).then(again);
     });
-    replaceChildren(this.notice, h('span', { class: 'reveal-text' }, icon('eye-closed'), ' The linked call is hidden by the filter.'), clear);
+    replaceChildren(
+      this.notice,
+      h('span', { class: 'reveal-text' }, icon('eye-closed'), ' The linked call is hidden by the filter.'),
+      clear,
+    );
     this.notice.hidden = false;
   }
 
@@ -631,13 +879,20 @@ export class CallsView {
       this.sourceOptions = sourcesKey;
       const keep = this.source.value || this.pendingSource;
       replaceChildren(this.source, option('', 'Any source'), ...sources.map((s) => option(s, sourceLabel(s))));
-      if (keep && sources.includes(keep)) { this.source.value = keep; this.pendingSource = ''; }
+      if (keep && sources.includes(keep)) {
+        this.source.value = keep;
+        this.pendingSource = '';
+      }
     }
   }
 
   private createRow(): HTMLElement {
     const cells = Array.from({ length: 9 }, (_, i) => h('span', { class: `cell c${i}` }));
-    const copy = h('button', { class: 'icon-button copy-sha', tabindex: '-1', title: 'Copy sha256', 'aria-label': 'Copy sha256' }, icon('copy'));
+    const copy = h(
+      'button',
+      { class: 'icon-button copy-sha', tabindex: '-1', title: 'Copy sha256', 'aria-label': 'Copy sha256' },
+      icon('copy'),
+    );
     cells[6]!.append(h('span', { class: 'sha' }), copy);
     return h('div', { class: 'row-grid', role: 'treeitem' }, ...cells);
   }
@@ -646,7 +901,8 @@ export class CallsView {
     // aria-activedescendant may only name a row in the DOM (axe: aria-valid-attr-value): a
     // recycled row gives the name up, the active row's element takes it.
     const vp = this.list.viewport;
-    if (el.id && el.id === vp.getAttribute('aria-activedescendant') && i !== this.active) vp.removeAttribute('aria-activedescendant');
+    if (el.id && el.id === vp.getAttribute('aria-activedescendant') && i !== this.active)
+      vp.removeAttribute('aria-activedescendant');
     el.id = `row-${i}`;
     if (i === this.active) vp.setAttribute('aria-activedescendant', el.id);
     el.dataset.index = String(i);
@@ -659,7 +915,8 @@ export class CallsView {
     const set = (k: number, text: string, title?: string): void => {
       const cell = c[k] as HTMLElement;
       cell.textContent = text;
-      if (title) cell.title = title; else cell.removeAttribute('title');
+      if (title) cell.title = title;
+      else cell.removeAttribute('title');
     };
     const shaCell = c[6] as HTMLElement;
     const [shaText, copy] = [shaCell.children[0] as HTMLElement, shaCell.children[1] as HTMLElement];
@@ -670,7 +927,8 @@ export class CallsView {
       set(1, 'Loading…', `call ${count(row.index + 1)} of ${count(this.model.total)}: asked of the host`);
       for (const k of [2, 3, 4, 5, 7, 8]) set(k, '');
       (c[3] as HTMLElement).dataset.outcome = '';
-      shaText.textContent = ''; copy.hidden = true;
+      shaText.textContent = '';
+      copy.hidden = true;
       return;
     }
     if (row.kind === 'run') {
@@ -686,12 +944,22 @@ export class CallsView {
       set(2, clockTime(r.startedAt), localTime(r.startedAt));
       // A completed run with a failed call reads as failed, like its call (runOutcomeOf).
       const ro = runOutcomeOf(r);
-      replaceChildren(c[3] as HTMLElement, icon(ro.kind === 'failed' ? 'error' : (statusIcon[r.status] ?? 'circle')), h('span', { class: 'st-text' }, ` ${ro.label}`));
+      replaceChildren(
+        c[3] as HTMLElement,
+        icon(ro.kind === 'failed' ? 'error' : (statusIcon[r.status] ?? 'circle')),
+        h('span', { class: 'st-text' }, ` ${ro.label}`),
+      );
       (c[3] as HTMLElement).title = `run ${ro.label}: ${ro.detail}`;
       (c[3] as HTMLElement).dataset.outcome = ro.kind;
       set(4, humanBytes(r.totalBytes), exactBytes(r.totalBytes));
-      set(5, ''); set(7, ''); shaText.textContent = ''; copy.hidden = true;
-      set(8, `${localTime(r.startedAt)} · from ${r.source ?? 'tool'} · run ${r.runId} · ${count(row.shown)} of ${count(r.callCount)} calls${r.pinned ? ' · pinned' : ''}`);
+      set(5, '');
+      set(7, '');
+      shaText.textContent = '';
+      copy.hidden = true;
+      set(
+        8,
+        `${localTime(r.startedAt)} · from ${r.source ?? 'tool'} · run ${r.runId} · ${count(row.shown)} of ${count(r.callCount)} calls${r.pinned ? ' · pinned' : ''}`,
+      );
       return;
     }
     el.removeAttribute('aria-expanded');
@@ -707,17 +975,40 @@ export class CallsView {
     const statusCell = c[3] as HTMLElement;
     statusCell.dataset.outcome = row.kind === 'call' ? outcome.kind : '';
     if (row.kind === 'call') {
-      replaceChildren(statusCell, icon(outcome.kind === 'failed' ? 'error' : (statusIcon[call.status] ?? 'circle')), h('span', { class: 'st-text' }, ` ${outcome.label}`));
+      replaceChildren(
+        statusCell,
+        icon(outcome.kind === 'failed' ? 'error' : (statusIcon[call.status] ?? 'circle')),
+        h('span', { class: 'st-text' }, ` ${outcome.label}`),
+      );
       statusCell.title = `${outcome.label}: ${outcome.detail}`;
-    } else set(3, part.truncated ? 'truncated' : '', part.truncated && part.observedBytes !== undefined ? `capture stopped at its cap: ${exactBytes(part.observedBytes)} produced` : undefined);
-    const live = row.kind === 'call' && call.status === 'running' ? this.model.liveOf(call.runId, call.callId) : undefined;
+    } else
+      set(
+        3,
+        part.truncated ? 'truncated' : '',
+        part.truncated && part.observedBytes !== undefined
+          ? `capture stopped at its cap: ${exactBytes(part.observedBytes)} produced`
+          : undefined,
+      );
+    const live =
+      row.kind === 'call' && call.status === 'running' ? this.model.liveOf(call.runId, call.callId) : undefined;
     if (live) {
       const bytes = (live.stdout?.bytes ?? 0) + (live.stderr?.bytes ?? 0);
-      set(4, `${humanBytes(bytes)} so far`, `running: stdout ${exactBytes(live.stdout?.bytes ?? 0)}, stderr ${exactBytes(live.stderr?.bytes ?? 0)} so far`);
+      set(
+        4,
+        `${humanBytes(bytes)} so far`,
+        `running: stdout ${exactBytes(live.stdout?.bytes ?? 0)}, stderr ${exactBytes(live.stderr?.bytes ?? 0)} so far`,
+      );
     } else {
-      set(4, '', `${exactBytes(part.sizeBytes)}${part.observedBytes !== undefined && part.observedBytes !== part.sizeBytes ? `, ${exactBytes(part.observedBytes)} produced` : ''}`);
+      set(
+        4,
+        '',
+        `${exactBytes(part.sizeBytes)}${part.observedBytes !== undefined && part.observedBytes !== part.sizeBytes ? `, ${exactBytes(part.observedBytes)} produced` : ''}`,
+      );
       // The exact count is its own span: the compact column shows the human size alone (exact in the tooltip).
-      (c[4] as HTMLElement).append(humanBytes(part.sizeBytes), h('span', { class: 'exact' }, ` (${exactBytes(part.sizeBytes)})`));
+      (c[4] as HTMLElement).append(
+        humanBytes(part.sizeBytes),
+        h('span', { class: 'exact' }, ` (${exactBytes(part.sizeBytes)})`),
+      );
     }
     set(5, part.handle ?? '—', part.handle ?? 'small result, shown to the model whole');
     shaText.textContent = shortSha(part.sha256);
@@ -732,7 +1023,8 @@ export class CallsView {
   private updateActiveDescendant(): void {
     const vp = this.list.viewport;
     const drawn = this.active >= this.drawn[0] && this.active <= this.drawn[1];
-    if (this.active >= 0 && this.active < this.rows.length && drawn) vp.setAttribute('aria-activedescendant', `row-${this.active}`);
+    if (this.active >= 0 && this.active < this.rows.length && drawn)
+      vp.setAttribute('aria-activedescendant', `row-${this.active}`);
     else vp.removeAttribute('aria-activedescendant');
   }
 
@@ -741,13 +1033,17 @@ export class CallsView {
     this.active = Math.max(0, Math.min(this.rows.length - 1, i));
     const row = this.rows.at(this.active);
     const ref = rowRef(row);
-    if (ref) { this.selectedKey = row.key; this.events.select(ref, open); }
+    if (ref) {
+      this.selectedKey = row.key;
+      this.events.select(ref, open);
+    }
     this.list.scrollToIndex(this.active);
     this.updateActiveDescendant();
   }
 
   private toggleRun(runId: string, collapse: boolean): void {
-    if (collapse) this.collapsed.add(runId); else this.collapsed.delete(runId);
+    if (collapse) this.collapsed.add(runId);
+    else this.collapsed.delete(runId);
     this.refresh();
     this.events.changed();
   }
@@ -756,19 +1052,32 @@ export class CallsView {
     const row = this.active >= 0 && this.active < this.rows.length ? this.rows.at(this.active) : undefined;
     const page = this.list.pageSize;
     switch (e.key) {
-      case 'ArrowDown': this.moveTo(this.active + 1); break;
-      case 'ArrowUp': this.moveTo(this.active - 1); break;
-      case 'Home': this.moveTo(0); break;
-      case 'End': this.moveTo(this.rows.length - 1); break;
-      case 'PageDown': this.moveTo(this.active + page); break;
-      case 'PageUp': this.moveTo(this.active - page); break;
+      case 'ArrowDown':
+        this.moveTo(this.active + 1);
+        break;
+      case 'ArrowUp':
+        this.moveTo(this.active - 1);
+        break;
+      case 'Home':
+        this.moveTo(0);
+        break;
+      case 'End':
+        this.moveTo(this.rows.length - 1);
+        break;
+      case 'PageDown':
+        this.moveTo(this.active + page);
+        break;
+      case 'PageUp':
+        this.moveTo(this.active - page);
+        break;
       case 'ArrowRight':
         if (row?.kind === 'run' && row.collapsed) this.toggleRun(row.run.runId, false);
         else this.moveTo(this.active + 1);
         break;
       case 'ArrowLeft':
-        if (row?.kind === 'run') { if (!row.collapsed) this.toggleRun(row.run.runId, true); }
-        else if (row) this.moveTo(this.parentIndex(this.active));
+        if (row?.kind === 'run') {
+          if (!row.collapsed) this.toggleRun(row.run.runId, true);
+        } else if (row) this.moveTo(this.parentIndex(this.active));
         break;
       case 'Enter':
         if (row?.kind === 'run') this.toggleRun(row.run.runId, !row.collapsed);
@@ -779,7 +1088,8 @@ export class CallsView {
         if (sha) this.events.copy(sha, 'sha256');
         break;
       }
-      default: return;
+      default:
+        return;
     }
     e.preventDefault();
   }
@@ -805,7 +1115,11 @@ export class CallsView {
       if (sha) this.events.copy(sha, 'sha256');
       return;
     }
-    if (row.kind === 'run') { this.active = i; this.toggleRun(row.run.runId, !row.collapsed); return; }
+    if (row.kind === 'run') {
+      this.active = i;
+      this.toggleRun(row.run.runId, !row.collapsed);
+      return;
+    }
     if (row.kind === 'pending') return;
     this.moveTo(i, open);
     this.list.viewport.focus({ preventScroll: true });

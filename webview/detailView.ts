@@ -13,7 +13,17 @@ import type { VscodeButton } from '@vscode-elements/elements/dist/vscode-button/
 import type { VscodeTabs } from '@vscode-elements/elements/dist/vscode-tabs/vscode-tabs.js';
 import type { VscodeTextfield } from '@vscode-elements/elements/dist/vscode-textfield/vscode-textfield.js';
 import type {
-  CallDto, CompareSideDto, ExcerptRangeDto, InspectorLimitsDto, InspectorViewState, MatchDto, PartDto, PartRef, PreviewDto, WindowDto, WindowRequestDto,
+  CallDto,
+  CompareSideDto,
+  ExcerptRangeDto,
+  InspectorLimitsDto,
+  InspectorViewState,
+  MatchDto,
+  PartDto,
+  PartRef,
+  PreviewDto,
+  WindowDto,
+  WindowRequestDto,
 } from '../src/shared/protocol.js';
 import { binaryMatchWindow, lineMatchWindow } from '../src/shared/matchWindow.js';
 import { outcomeOf, type LiveOf } from './callsModel.js';
@@ -77,7 +87,8 @@ function renderText(target: HTMLElement, text: string, firstLine: number | undef
   if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
   for (let i = 0; i < lines.length; i++) {
     const row = h('div', { class: 'wline' });
-    if (firstLine !== undefined) row.append(h('span', { class: 'ln', 'aria-hidden': 'true' }, String(firstLine + i + 1)));
+    if (firstLine !== undefined)
+      row.append(h('span', { class: 'ln', 'aria-hidden': 'true' }, String(firstLine + i + 1)));
     if (mark && i >= mark.from && i <= mark.to) {
       row.classList.add('hit');
       if (i === mark.from) {
@@ -143,11 +154,27 @@ export class DetailView {
   private matchesAhead: { key: string; reply: Promise<Reply> } | undefined;
   /** The window read ahead (the next page), by request key. */
   private ahead: { key: string; reply: Promise<Reply> } | undefined;
-  private pattern: { pattern: string; total: number; offset: number; matches: readonly MatchDto[]; index: number; binary: boolean } | undefined;
-  private limits: InspectorLimitsDto = { maxWindowBytes: 65536, maxLines: 1000, maxMatches: 1000, maxPatternChars: 1024, maxHandleChars: 256, maxSearchMatches: 100 };
+  private pattern:
+    | { pattern: string; total: number; offset: number; matches: readonly MatchDto[]; index: number; binary: boolean }
+    | undefined;
+  private limits: InspectorLimitsDto = {
+    maxWindowBytes: 65536,
+    maxLines: 1000,
+    maxMatches: 1000,
+    maxPatternChars: 1024,
+    maxHandleChars: 256,
+    maxSearchMatches: 100,
+  };
 
-  constructor(private readonly deps: DetailDeps, form?: InspectorViewState['form']) {
-    this.empty = h('p', { class: 'muted detail-empty' }, 'Select a call or an output to see what the model saw and to read exact ranges.');
+  constructor(
+    private readonly deps: DetailDeps,
+    form?: InspectorViewState['form'],
+  ) {
+    this.empty = h(
+      'p',
+      { class: 'muted detail-empty' },
+      'Select a call or an output to see what the model saw and to read exact ranges.',
+    );
     this.title = h('h2', { id: 'detail-title' });
     this.identity = h('dl', { class: 'identity', 'aria-label': 'Identity' });
     this.previewBox = h('div', { class: 'preview' });
@@ -156,7 +183,9 @@ export class DetailView {
     this.fStart = field('bytes-start', 'Start byte (inclusive)', form?.start ?? '0', { inputmode: 'numeric' });
     this.fEnd = field('bytes-end', 'End byte (exclusive)', form?.end ?? '4096', { inputmode: 'numeric' });
     this.fLine = field('lines-from', 'First line (1-based)', form?.line ?? '1', { inputmode: 'numeric' });
-    this.fCount = field('lines-count', 'Number of lines', form?.count ?? String(defaultLines), { inputmode: 'numeric' });
+    this.fCount = field('lines-count', 'Number of lines', form?.count ?? String(defaultLines), {
+      inputmode: 'numeric',
+    });
     this.fPattern = field('pattern', 'Regular expression', form?.pattern ?? '', { placeholder: 'e.g. ERROR|panic' });
     const fetchBytes = button('fetch-bytes', 'Fetch bytes', 'arrow-down', false);
     const fetchLines = button('fetch-lines', 'Fetch lines', 'arrow-down', false);
@@ -166,18 +195,59 @@ export class DetailView {
     this.matchInfo = h('span', { id: 'match-info', class: 'muted', 'aria-live': 'polite' });
     // Not id="matches": an element id becomes a property of `window` (named access), and
     // vscode-single-select calls `.matches` on whatever of its event path has one, window included.
-    this.matchList = h('div', { id: 'pattern-matches', class: 'matches', role: 'listbox', tabindex: '0', 'aria-label': 'Matching lines' });
-    const labelled = (text: string, el: HTMLElement): HTMLElement => h('label', { class: 'labelled' }, h('span', { class: 'label-text' }, text), el);
-    this.tabsEl = h('vscode-tabs', { id: 'fetch-tabs', 'selected-index': String(Math.max(0, tabs.indexOf(form?.tab ?? 'bytes'))) },
+    this.matchList = h('div', {
+      id: 'pattern-matches',
+      class: 'matches',
+      role: 'listbox',
+      tabindex: '0',
+      'aria-label': 'Matching lines',
+    });
+    const labelled = (text: string, el: HTMLElement): HTMLElement =>
+      h('label', { class: 'labelled' }, h('span', { class: 'label-text' }, text), el);
+    this.tabsEl = h(
+      'vscode-tabs',
+      { id: 'fetch-tabs', 'selected-index': String(Math.max(0, tabs.indexOf(form?.tab ?? 'bytes'))) },
       h('vscode-tab-header', { slot: 'header' }, 'Byte range'),
-      h('vscode-tab-panel', {}, h('form', { class: 'fetch-form', id: 'form-bytes' }, labelled('Start', this.fStart), labelled('End', this.fEnd), fetchBytes,
-        h('span', { class: 'muted hint' }, 'half-open [start, end)'))),
+      h(
+        'vscode-tab-panel',
+        {},
+        h(
+          'form',
+          { class: 'fetch-form', id: 'form-bytes' },
+          labelled('Start', this.fStart),
+          labelled('End', this.fEnd),
+          fetchBytes,
+          h('span', { class: 'muted hint' }, 'half-open [start, end)'),
+        ),
+      ),
       h('vscode-tab-header', { slot: 'header' }, 'Lines'),
-      h('vscode-tab-panel', {}, h('form', { class: 'fetch-form', id: 'form-lines' }, labelled('From line', this.fLine), labelled('Count', this.fCount), fetchLines)),
+      h(
+        'vscode-tab-panel',
+        {},
+        h(
+          'form',
+          { class: 'fetch-form', id: 'form-lines' },
+          labelled('From line', this.fLine),
+          labelled('Count', this.fCount),
+          fetchLines,
+        ),
+      ),
       h('vscode-tab-header', { slot: 'header' }, 'Pattern'),
-      h('vscode-tab-panel', {},
-        h('form', { class: 'fetch-form', id: 'form-pattern' }, labelled('Pattern', this.fPattern), find, prevMatch, nextMatch, this.matchInfo),
-        this.matchList));
+      h(
+        'vscode-tab-panel',
+        {},
+        h(
+          'form',
+          { class: 'fetch-form', id: 'form-pattern' },
+          labelled('Pattern', this.fPattern),
+          find,
+          prevMatch,
+          nextMatch,
+          this.matchInfo,
+        ),
+        this.matchList,
+      ),
+    );
     this.fetchNote = h('p', { class: 'muted', id: 'fetch-note' });
 
     const prevPage = button('page-prev', 'Previous', 'chevron-left', true, 'Previous window of the same size');
@@ -185,46 +255,125 @@ export class DetailView {
     this.pagers = [prevPage, nextPage];
     this.position = h('span', { id: 'window-position', 'aria-live': 'polite' });
     this.windowError = h('div', { id: 'window-error', class: 'error', role: 'alert' });
-    this.windowEl = h('div', { id: 'window', class: 'window', tabindex: '0', role: 'region', 'aria-label': 'Window contents (text only)' });
+    this.windowEl = h('div', {
+      id: 'window',
+      class: 'window',
+      tabindex: '0',
+      role: 'region',
+      'aria-label': 'Window contents (text only)',
+    });
 
-    const copyExcerpt = button('copy-excerpt', 'Copy excerpt', 'copy', false, 'Copy the window as Markdown with its provenance');
-    const sendToChat = button('send-to-chat', 'Send to chat', 'comment-discussion', true, 'Put the excerpt into the chat input without sending it');
-    const saveExcerpt = button('save-excerpt', 'Save excerpt…', 'save-as', true, 'Save the window to a file with its provenance beside it (Save Excerpt As…)');
-    const verify = button('verify', 'Verify', 'verified', true, 'Re-hash every byte and compare with the recorded sha256');
-    const openEditor = button('open-editor', 'Open in editor', 'go-to-file', true, 'Open the read-only document at this position');
+    const copyExcerpt = button(
+      'copy-excerpt',
+      'Copy excerpt',
+      'copy',
+      false,
+      'Copy the window as Markdown with its provenance',
+    );
+    const sendToChat = button(
+      'send-to-chat',
+      'Send to chat',
+      'comment-discussion',
+      true,
+      'Put the excerpt into the chat input without sending it',
+    );
+    const saveExcerpt = button(
+      'save-excerpt',
+      'Save excerpt…',
+      'save-as',
+      true,
+      'Save the window to a file with its provenance beside it (Save Excerpt As…)',
+    );
+    const verify = button(
+      'verify',
+      'Verify',
+      'verified',
+      true,
+      'Re-hash every byte and compare with the recorded sha256',
+    );
+    const openEditor = button(
+      'open-editor',
+      'Open in editor',
+      'go-to-file',
+      true,
+      'Open the read-only document at this position',
+    );
     const copySha = button('copy-sha', 'Copy sha256', 'clippy');
     const copyHandle = button('copy-handle', 'Copy handle', 'symbol-key');
-    this.compareButton = button('compare-with', 'Compare with…', 'diff', true, 'Mark this window, then show another (any output) and press again: the diff editor opens on the two');
-    this.actionButtons = [copyExcerpt, sendToChat, saveExcerpt, verify, openEditor, copySha, copyHandle, this.compareButton];
+    this.compareButton = button(
+      'compare-with',
+      'Compare with…',
+      'diff',
+      true,
+      'Mark this window, then show another (any output) and press again: the diff editor opens on the two',
+    );
+    this.actionButtons = [
+      copyExcerpt,
+      sendToChat,
+      saveExcerpt,
+      verify,
+      openEditor,
+      copySha,
+      copyHandle,
+      this.compareButton,
+    ];
     // Results appear once, next to the buttons that asked for them (the eye is there), in
     // live regions so screen readers announce them; not in the page's status line too (on a
     // short panel both are on screen: the same sentence twice).
     this.verdict = h('span', { id: 'verdict', role: 'status' });
     this.actionResult = h('span', { id: 'action-result', class: 'muted', role: 'status' });
 
-    this.fetchBox = h('section', { class: 'fetch', 'aria-labelledby': 'fetch-heading' },
-      h('h3', { id: 'fetch-heading' }, 'Read exact bytes'), this.fetchNote, this.tabsEl,
+    this.fetchBox = h(
+      'section',
+      { class: 'fetch', 'aria-labelledby': 'fetch-heading' },
+      h('h3', { id: 'fetch-heading' }, 'Read exact bytes'),
+      this.fetchNote,
+      this.tabsEl,
       h('div', { class: 'window-bar' }, prevPage, nextPage, this.position),
-      this.windowError, this.windowEl,
+      this.windowError,
+      this.windowEl,
       h('div', { class: 'actions', role: 'toolbar', 'aria-label': 'Use this window' }, ...this.actionButtons),
-      h('div', { class: 'action-results' }, this.verdict, this.actionResult));
-    this.body = h('div', { class: 'detail-body', hidden: true },
-      this.title, this.identity, this.liveBox,
-      h('section', { 'aria-labelledby': 'preview-heading' }, h('h3', { id: 'preview-heading' }, 'What the model saw'), this.previewBox),
-      this.fetchBox);
+      h('div', { class: 'action-results' }, this.verdict, this.actionResult),
+    );
+    this.body = h(
+      'div',
+      { class: 'detail-body', hidden: true },
+      this.title,
+      this.identity,
+      this.liveBox,
+      h(
+        'section',
+        { 'aria-labelledby': 'preview-heading' },
+        h('h3', { id: 'preview-heading' }, 'What the model saw'),
+        this.previewBox,
+      ),
+      this.fetchBox,
+    );
     this.element = h('section', { class: 'detail', 'aria-label': 'Detail' }, this.empty, this.body);
 
     // Forms make Enter in a field submit; submit never navigates (no action, prevented).
     const onSubmit = (id: string, fn: () => void): void => {
-      this.element.querySelector(`#${id}`)?.addEventListener('submit', (e) => { e.preventDefault(); fn(); });
+      this.element.querySelector(`#${id}`)?.addEventListener('submit', (e) => {
+        e.preventDefault();
+        fn();
+      });
     };
     onSubmit('form-bytes', () => this.fetchBytesFromForm());
     onSubmit('form-lines', () => this.fetchLinesFromForm());
     onSubmit('form-pattern', () => this.find());
-    for (const f of [this.fStart, this.fEnd]) f.addEventListener('keydown', (e) => { if (e.key === 'Enter') this.fetchBytesFromForm(); });
-    for (const f of [this.fLine, this.fCount]) f.addEventListener('keydown', (e) => { if (e.key === 'Enter') this.fetchLinesFromForm(); });
-    this.fPattern.addEventListener('keydown', (e) => { if (e.key === 'Enter') this.find(); });
-    for (const f of [this.fStart, this.fEnd, this.fLine, this.fCount, this.fPattern]) f.addEventListener('input', () => this.deps.changed());
+    for (const f of [this.fStart, this.fEnd])
+      f.addEventListener('keydown', (e) => {
+        if (e.key === 'Enter') this.fetchBytesFromForm();
+      });
+    for (const f of [this.fLine, this.fCount])
+      f.addEventListener('keydown', (e) => {
+        if (e.key === 'Enter') this.fetchLinesFromForm();
+      });
+    this.fPattern.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter') this.find();
+    });
+    for (const f of [this.fStart, this.fEnd, this.fLine, this.fCount, this.fPattern])
+      f.addEventListener('input', () => this.deps.changed());
     this.tabsEl.addEventListener('vsc-tabs-select', () => this.deps.changed());
     fetchBytes.addEventListener('click', () => this.fetchBytesFromForm());
     fetchLines.addEventListener('click', () => this.fetchLinesFromForm());
@@ -246,7 +395,10 @@ export class DetailView {
       if (el) void this.showMatch(Number(el.dataset.match));
     });
     this.matchList.addEventListener('keydown', (e) => {
-      if (e.key === 'ArrowDown' || e.key === 'ArrowUp') { e.preventDefault(); this.stepMatch(e.key === 'ArrowDown' ? 1 : -1); }
+      if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+        e.preventDefault();
+        this.stepMatch(e.key === 'ArrowDown' ? 1 : -1);
+      }
     });
     this.updateEnabled();
   }
@@ -257,15 +409,24 @@ export class DetailView {
    */
   setLive(ref: PartRef, live: LiveOf | undefined): void {
     const shown = this.ref;
-    if (!shown || shown.runId !== ref.runId || shown.callId !== ref.callId || !live) { if (!live && shown?.callId === ref.callId) this.liveBox.hidden = true; return; }
+    if (!shown || shown.runId !== ref.runId || shown.callId !== ref.callId || !live) {
+      if (!live && shown?.callId === ref.callId) this.liveBox.hidden = true;
+      return;
+    }
     const stream = live.stdout && (live.stdout.bytes > 0 || !live.stderr?.bytes) ? 'stdout' : 'stderr';
     const tail = live[stream]?.tail ?? '';
     const sizes = (['stdout', 'stderr'] as const).map((n) => `${n} ${exactBytes(live[n]?.bytes ?? 0)}`).join(' · ');
-    replaceChildren(this.liveBox,
+    replaceChildren(
+      this.liveBox,
       h('h3', {}, 'Running: output so far'),
       h('p', { id: 'live-sizes', role: 'status' }, sizes),
       h('div', { class: 'range-label' }, `Last bytes of ${stream}`),
-      h('pre', { id: 'live-tail', class: 'window live-tail', tabindex: '0', 'aria-label': `Last bytes of ${stream} so far` }, tail));
+      h(
+        'pre',
+        { id: 'live-tail', class: 'window live-tail', tabindex: '0', 'aria-label': `Last bytes of ${stream} so far` },
+        tail,
+      ),
+    );
     this.liveBox.hidden = false;
     // The newest lines are the point: keep the end in view.
     const pre = this.liveBox.querySelector('pre');
@@ -285,7 +446,14 @@ export class DetailView {
   /** The form and window for saved state. */
   state(): Pick<InspectorViewState, 'form' | 'window'> {
     return {
-      form: { tab: tabs[this.tabsEl.selectedIndex] ?? 'bytes', start: this.fStart.value, end: this.fEnd.value, line: this.fLine.value, count: this.fCount.value, pattern: this.fPattern.value },
+      form: {
+        tab: tabs[this.tabsEl.selectedIndex] ?? 'bytes',
+        start: this.fStart.value,
+        end: this.fEnd.value,
+        line: this.fLine.value,
+        count: this.fCount.value,
+        pattern: this.fPattern.value,
+      },
       ...(this.currentReq ? { window: this.currentReq } : {}),
     };
   }
@@ -297,15 +465,24 @@ export class DetailView {
     this.resetWindow();
     this.body.hidden = true;
     this.empty.hidden = false;
-    this.empty.textContent = message ?? 'Select a call or an output to see what the model saw and to read exact ranges.';
+    this.empty.textContent =
+      message ?? 'Select a call or an output to see what the model saw and to read exact ranges.';
   }
 
   /**
    * Shows a part; fetches `window` (restored state), the window a link named (`link`:
    * scrolled to and marked), or the default first window.
    */
-  show(ref: PartRef, call: CallDto, part: PartDto, preview: PreviewDto, window?: WindowRequestDto, link?: ExcerptRangeDto): void {
-    const samePart = this.ref && this.ref.runId === ref.runId && this.ref.callId === ref.callId && this.ref.part === ref.part;
+  show(
+    ref: PartRef,
+    call: CallDto,
+    part: PartDto,
+    preview: PreviewDto,
+    window?: WindowRequestDto,
+    link?: ExcerptRangeDto,
+  ): void {
+    const samePart =
+      this.ref && this.ref.runId === ref.runId && this.ref.callId === ref.callId && this.ref.part === ref.part;
     this.ref = ref;
     this.part = part;
     if (!samePart) this.resetWindow();
@@ -316,15 +493,21 @@ export class DetailView {
     this.renderPreview(part, preview);
     const readable = part.handle !== undefined && part.readable;
     this.fetchBox.hidden = part.handle === undefined;
-    this.fetchNote.textContent = part.handle === undefined
-      ? ''
-      : !part.readable ? 'These bytes were not kept (preview only): nothing can be read back.'
-        : part.binary ? 'Binary content: byte windows show as a hex dump with offsets.'
-          : `Windows are read through verified ranges, at most ${exactBytes(this.limits.maxWindowBytes)} at a time.`;
+    this.fetchNote.textContent =
+      part.handle === undefined
+        ? ''
+        : !part.readable
+          ? 'These bytes were not kept (preview only): nothing can be read back.'
+          : part.binary
+            ? 'Binary content: byte windows show as a hex dump with offsets.'
+            : `Windows are read through verified ranges, at most ${exactBytes(this.limits.maxWindowBytes)} at a time.`;
     this.updateEnabled();
     // The same part again keeps its window, unless a window was asked for (a search hit, a link).
     if (!readable || (samePart && !window && !link)) return;
-    if (link) { this.showLink(link); return; }
+    if (link) {
+      this.showLink(link);
+      return;
+    }
     const req = window ?? this.defaultWindow(part);
     void this.fetch(req);
   }
@@ -338,23 +521,33 @@ export class DetailView {
     if (link.kind === 'bytes') {
       const { start, end } = link;
       this.tabsEl.selectedIndex = tabs.indexOf('bytes');
-      void this.fetch({ kind: 'bytes', start, end }, true, (w) => ({ from: 0, to: Number.MAX_SAFE_INTEGER, label: `Linked bytes [${w.start}, ${w.end})`, visible: true }));
+      void this.fetch({ kind: 'bytes', start, end }, true, (w) => ({
+        from: 0,
+        to: Number.MAX_SAFE_INTEGER,
+        label: `Linked bytes [${w.start}, ${w.end})`,
+        visible: true,
+      }));
       return;
     }
     const first = link.offset;
     const last = link.offset + link.count - 1;
     const offset = Math.max(0, first - linkContext);
     const n = Math.min(this.limits.maxLines, last - offset + 1 + linkContext);
-    const label = first === last ? `Linked line ${count(first + 1)}` : `Linked lines ${count(first + 1)}–${count(last + 1)}`;
+    const label =
+      first === last ? `Linked line ${count(first + 1)}` : `Linked lines ${count(first + 1)}–${count(last + 1)}`;
     this.tabsEl.selectedIndex = tabs.indexOf('lines');
     this.fLine.value = String(offset + 1);
     this.fCount.value = String(n);
-    void this.fetch({ kind: 'lines', offset, count: n }, true,
-      (w) => (w.firstLine === undefined ? undefined : { from: first - w.firstLine, to: last - w.firstLine, label, visible: true }));
+    void this.fetch({ kind: 'lines', offset, count: n }, true, (w) =>
+      w.firstLine === undefined
+        ? undefined
+        : { from: first - w.firstLine, to: last - w.firstLine, label, visible: true },
+    );
   }
 
   private defaultWindow(part: PartDto): WindowRequestDto {
-    if (part.binary || part.sizeBytes > eagerLinesBytes) return { kind: 'bytes', start: 0, end: Math.max(1, Math.min(defaultBytes, part.sizeBytes)) };
+    if (part.binary || part.sizeBytes > eagerLinesBytes)
+      return { kind: 'bytes', start: 0, end: Math.max(1, Math.min(defaultBytes, part.sizeBytes)) };
     return { kind: 'lines', offset: 0, count: defaultLines };
   }
 
@@ -379,18 +572,32 @@ export class DetailView {
 
   private renderHeader(call: CallDto, part: PartDto): void {
     const outcome = outcomeOf(call);
-    replaceChildren(this.title, part.name === 'result' ? `${call.tool} result` : `${part.name} of ${call.tool}`,
-      h('span', { class: `badge outcome-${outcome.kind}`, id: 'detail-outcome', title: outcome.detail }, outcome.label), part.stored ? h('span', { class: 'badge' }, part.stored) : null);
+    replaceChildren(
+      this.title,
+      part.name === 'result' ? `${call.tool} result` : `${part.name} of ${call.tool}`,
+      h('span', { class: `badge outcome-${outcome.kind}`, id: 'detail-outcome', title: outcome.detail }, outcome.label),
+      part.stored ? h('span', { class: 'badge' }, part.stored) : null,
+    );
     const rows: [string, string, string?][] = [];
     if (part.handle) rows.push(['Handle', part.handle, 'id-handle']);
-    if (part.sha256) { rows.push(['Artifact id', `artifact-${part.sha256}`]); rows.push(['sha256', part.sha256, 'id-sha']); }
+    if (part.sha256) {
+      rows.push(['Artifact id', `artifact-${part.sha256}`]);
+      rows.push(['sha256', part.sha256, 'id-sha']);
+    }
     rows.push(['Size', `${exactBytes(part.sizeBytes)} (${humanBytes(part.sizeBytes)})`, 'id-size']);
-    if (part.observedBytes !== undefined && part.observedBytes !== part.sizeBytes) rows.push(['Produced', `${exactBytes(part.observedBytes)}${part.truncated ? ' (capture stopped at its cap)' : ''}`]);
+    if (part.observedBytes !== undefined && part.observedBytes !== part.sizeBytes)
+      rows.push([
+        'Produced',
+        `${exactBytes(part.observedBytes)}${part.truncated ? ' (capture stopped at its cap)' : ''}`,
+      ]);
     if (part.lineCount !== undefined) rows.push(['Lines', count(part.lineCount), 'id-lines']);
     if (part.contentType) rows.push(['Content type', `${part.contentType}${part.binary ? ' (binary)' : ''}`]);
     rows.push(['Stored', part.stored ? `${part.stored}${part.readable ? '' : ' (not readable)'}` : '—']);
     rows.push(['Outcome', `${outcome.label}: ${outcome.detail}`, 'id-outcome']);
-    rows.push(['Call', `${call.callId} · ${localTime(call.startedAt)}${call.finishedAt ? ` → ${localTime(call.finishedAt)}` : ''}`]);
+    rows.push([
+      'Call',
+      `${call.callId} · ${localTime(call.startedAt)}${call.finishedAt ? ` → ${localTime(call.finishedAt)}` : ''}`,
+    ]);
     rows.push(['Run', call.runId]);
     if (call.argsSummary) rows.push(['Arguments', call.argsSummary]);
     if (call.errorMessage) rows.push(['Error', call.errorMessage]);
@@ -403,26 +610,61 @@ export class DetailView {
     box.replaceChildren();
     if (p.errorLines) append(box, errorLinesBlock(p.errorLines));
     if (p.head !== undefined && p.tail !== undefined && p.headEnd !== undefined && p.tailStart !== undefined) {
-      const head = h('div', { class: 'window preview-text', id: 'preview-head', tabindex: '0', 'aria-label': 'Head of the preview' });
-      const tail = h('div', { class: 'window preview-text', id: 'preview-tail', tabindex: '0', 'aria-label': 'Tail of the preview' });
+      const head = h('div', {
+        class: 'window preview-text',
+        id: 'preview-head',
+        tabindex: '0',
+        'aria-label': 'Head of the preview',
+      });
+      const tail = h('div', {
+        class: 'window preview-text',
+        id: 'preview-tail',
+        tabindex: '0',
+        'aria-label': 'Tail of the preview',
+      });
       renderText(head, p.head, undefined);
       renderText(tail, p.tail, undefined);
-      append(box,
-        h('div', { class: 'range-label' }, `Head · bytes [0, ${p.headEnd})`), head,
+      append(
+        box,
+        h('div', { class: 'range-label' }, `Head · bytes [0, ${p.headEnd})`),
+        head,
         this.gapButton(p.headEnd, p.tailStart),
-        h('div', { class: 'range-label' }, `Tail · bytes [${p.tailStart}, ${part.sizeBytes})`), tail);
+        h('div', { class: 'range-label' }, `Tail · bytes [${p.tailStart}, ${part.sizeBytes})`),
+        tail,
+      );
       return;
     }
-    if (part.binary) { append(box, h('p', { class: 'muted' }, 'Binary content: the model saw its size and handle, no text.')); return; }
-    const whole = h('div', { class: 'window preview-text', id: 'preview-whole', tabindex: '0', 'aria-label': 'Preview' });
+    if (part.binary) {
+      append(box, h('p', { class: 'muted' }, 'Binary content: the model saw its size and handle, no text.'));
+      return;
+    }
+    const whole = h('div', {
+      class: 'window preview-text',
+      id: 'preview-whole',
+      tabindex: '0',
+      'aria-label': 'Preview',
+    });
     renderText(whole, p.text, undefined);
-    append(box, h('div', { class: 'range-label' }, part.handle ? 'Preview as the model saw it' : `Whole result, shown to the model as is (${exactBytes(part.sizeBytes)})`), whole);
+    append(
+      box,
+      h(
+        'div',
+        { class: 'range-label' },
+        part.handle
+          ? 'Preview as the model saw it'
+          : `Whole result, shown to the model as is (${exactBytes(part.sizeBytes)})`,
+      ),
+      whole,
+    );
   }
 
   /** The omitted middle, as a button that fetches its first window into the reader below. */
   private gapButton(headEnd: number, tailStart: number): HTMLElement {
-    const b = h('button', { class: 'gap', id: 'preview-gap', type: 'button', title: 'Fetch the omitted bytes into the window below' },
-      `… bytes [${headEnd}, ${tailStart}) omitted: ${exactBytes(tailStart - headEnd)} the model did not see — fetch them …`);
+    const b = h(
+      'button',
+      { class: 'gap', id: 'preview-gap', type: 'button', title: 'Fetch the omitted bytes into the window below' },
+      `… bytes [${headEnd}, ${tailStart}) omitted: ${exactBytes(tailStart - headEnd)} the model did not see — fetch them …`,
+    );
     b.addEventListener('click', () => {
       const end = Math.min(tailStart, headEnd + this.limits.maxWindowBytes);
       this.tabsEl.selectedIndex = tabs.indexOf('bytes');
@@ -434,7 +676,10 @@ export class DetailView {
   /** F3 / Shift+F3: the next or previous match of the pattern, or the pattern field when there is none yet. */
   findNext(dir: -1 | 1): void {
     if (!this.part?.handle) return;
-    if (this.pattern && this.pattern.total > 0) { this.stepMatch(dir); return; }
+    if (this.pattern && this.pattern.total > 0) {
+      this.stepMatch(dir);
+      return;
+    }
     this.tabsEl.selectedIndex = tabs.indexOf('pattern');
     this.reveal(this.tabsEl);
     this.fPattern.focus();
@@ -486,10 +731,19 @@ export class DetailView {
   }
 
   /** Fetches a window; a later fetch wins over an earlier one still in flight. */
-  private async fetch(req: WindowRequestDto, snap = true, mark?: (w: WindowDto) => WindowMark | undefined, fromMatch = false, given?: WindowDto): Promise<void> {
+  private async fetch(
+    req: WindowRequestDto,
+    snap = true,
+    mark?: (w: WindowDto) => WindowMark | undefined,
+    fromMatch = false,
+    given?: WindowDto,
+  ): Promise<void> {
     const handle = this.part?.handle;
     if (!handle) return;
-    if (req.kind === 'pattern') { await this.find(req.pattern, req.index); return; }
+    if (req.kind === 'pattern') {
+      await this.find(req.pattern, req.index);
+      return;
+    }
     const seq = ++this.seq;
     const t0 = performance.now();
     this.windowError.textContent = '';
@@ -512,7 +766,8 @@ export class DetailView {
       this.currentMarkRow = m ? Math.max(0, m.from) : undefined;
       this.renderWindow(reply.window, m);
       // A link's window is scrolled to: the person came for it (docs/contracts.md §3.4, "Links").
-      if (m?.visible) this.windowEl.querySelector<HTMLElement>('.wline.hit')?.scrollIntoView({ block: 'center', inline: 'nearest' });
+      if (m?.visible)
+        this.windowEl.querySelector<HTMLElement>('.wline.hit')?.scrollIntoView({ block: 'center', inline: 'nearest' });
       document.body.dataset.lastRenderMs = (performance.now() - r0).toFixed(1);
       // Both forms say the window on screen, however it came (a link, a match, Next): no stale values after a link.
       const w = reply.window;
@@ -534,7 +789,10 @@ export class DetailView {
       if (seq !== this.seq) return;
       this.current = undefined;
       this.windowEl.replaceChildren();
-      this.position.textContent = req.kind === 'bytes' ? `bytes [${req.start}, ${req.end}): not shown` : `lines from ${req.offset + 1}: not shown`;
+      this.position.textContent =
+        req.kind === 'bytes'
+          ? `bytes [${req.start}, ${req.end}): not shown`
+          : `lines from ${req.offset + 1}: not shown`;
       this.showError((e as Error).message);
     } finally {
       if (seq === this.seq) this.windowEl.removeAttribute('aria-busy');
@@ -546,11 +804,17 @@ export class DetailView {
     const parts = [`bytes [${w.start}, ${w.end})`, exactBytes(w.end - w.start)];
     if (w.firstLine !== undefined && w.encoding === 'text' && w.end > w.start) {
       const lines = w.text.split('\n').length - (w.text.endsWith('\n') ? 1 : 0);
-      parts.push(lines <= 1 ? `line ${count(w.firstLine + 1)}` : `lines ${count(w.firstLine + 1)}–${count(w.firstLine + lines)}`);
+      parts.push(
+        lines <= 1 ? `line ${count(w.firstLine + 1)}` : `lines ${count(w.firstLine + 1)}–${count(w.firstLine + lines)}`,
+      );
     }
     parts.push(`of ${exactBytes(w.totalBytes)}, ${count(w.totalLines)} ${w.totalLines === 1 ? 'line' : 'lines'}`);
     if (w.encoding === 'hex') parts.push('hex dump');
-    this.position.textContent = parts.join(' · ') + (w.note ? ` — ${w.note}` : '') + (w.truncated ? ' (cut)' : '') + (mark?.visible ? ` — ${mark.label}` : '');
+    this.position.textContent =
+      parts.join(' · ') +
+      (w.note ? ` — ${w.note}` : '') +
+      (w.truncated ? ' (cut)' : '') +
+      (mark?.visible ? ` — ${mark.label}` : '');
     this.windowEl.classList.toggle('hex', w.encoding === 'hex');
     renderText(this.windowEl, w.text, w.encoding === 'text' ? w.firstLine : undefined, mark);
     this.windowEl.dataset.start = String(w.start);
@@ -567,7 +831,7 @@ export class DetailView {
       return dir < 0 && offset === req.offset ? undefined : { kind: 'lines', offset, count: req.count };
     }
     const size = this.part?.sizeBytes ?? 0;
-    const len = Math.max(1, (w ? w.end - w.start : req.end - req.start));
+    const len = Math.max(1, w ? w.end - w.start : req.end - req.start);
     const from = w?.start ?? req.start;
     const to = w?.end ?? req.end;
     const start = dir > 0 ? to : Math.max(0, from - len);
@@ -578,9 +842,15 @@ export class DetailView {
   private page(dir: -1 | 1): void {
     const req = this.currentReq;
     if (!req) return;
-    if (req.kind === 'pattern') { this.stepMatch(dir); return; }
+    if (req.kind === 'pattern') {
+      this.stepMatch(dir);
+      return;
+    }
     const next = this.pageRequest(dir);
-    if (!next) { this.deps.status(dir > 0 ? 'Already at the end.' : 'Already at the start.'); return; }
+    if (!next) {
+      this.deps.status(dir > 0 ? 'Already at the end.' : 'Already at the start.');
+      return;
+    }
     if (next.kind === 'lines') this.fLine.value = String(next.offset + 1);
     void this.fetch(next, true);
   }
@@ -593,7 +863,10 @@ export class DetailView {
    */
   private readAhead(handle: string): void {
     const next = this.pageRequest(1);
-    if (!next) { this.ahead = undefined; return; }
+    if (!next) {
+      this.ahead = undefined;
+      return;
+    }
     const key = this.requestKey(handle, next, true);
     if (this.ahead?.key === key) return;
     const reply = this.deps.request(this.requestBody(handle, next, true));
@@ -602,7 +875,10 @@ export class DetailView {
   }
 
   private requestKey(handle: string, req: Exclude<WindowRequestDto, { kind: 'pattern' }>, snap: boolean): string {
-    return JSON.stringify([handle, req.kind === 'bytes' ? [req.start, req.end, snap] : [req.offset, Math.min(req.count, this.limits.maxLines)]]);
+    return JSON.stringify([
+      handle,
+      req.kind === 'bytes' ? [req.start, req.end, snap] : [req.offset, Math.min(req.count, this.limits.maxLines)],
+    ]);
   }
 
   private requestBody(handle: string, req: Exclude<WindowRequestDto, { kind: 'pattern' }>, snap: boolean): RequestBody {
@@ -615,7 +891,10 @@ export class DetailView {
     const handle = this.part?.handle;
     const pattern = patternArg ?? this.fPattern.value;
     if (!handle) return;
-    if (!pattern) { this.showError('Type a regular expression first.'); return; }
+    if (!pattern) {
+      this.showError('Type a regular expression first.');
+      return;
+    }
     this.fPattern.value = pattern;
     const t0 = performance.now();
     this.matchInfo.textContent = 'Searching…';
@@ -627,21 +906,47 @@ export class DetailView {
       const ahead = this.matchesAhead?.key === key ? this.matchesAhead.reply : undefined;
       this.matchesAhead = undefined;
       // Each page comes with the lines window of the match it will show (one round trip).
-      const ask = (): Promise<Reply> => this.deps.request({ type: 'findPattern', handle, pattern, offset, limit: matchPage, window: { index, context: matchContext } });
+      const ask = (): Promise<Reply> =>
+        this.deps.request({
+          type: 'findPattern',
+          handle,
+          pattern,
+          offset,
+          limit: matchPage,
+          window: { index, context: matchContext },
+        });
       const r = await (ahead ? ahead.catch(ask) : ask());
       if (r.type !== 'matches' || this.part?.handle !== handle) return;
       // The round trip alone (0 when read ahead), apart from rendering (bench/inspectorClick.bench.ts).
       document.body.dataset.lastFindReplyMs = (performance.now() - t0).toFixed(1);
       // Binary content is searched as bytes too (docs/contracts.md §2.10): its matches are shown by byte offset, in a hex dump.
-      this.pattern = { pattern, total: r.totalMatches, offset, matches: r.matches, index: Math.min(index, Math.max(0, r.totalMatches - 1)), binary: r.binary };
+      this.pattern = {
+        pattern,
+        total: r.totalMatches,
+        offset,
+        matches: r.matches,
+        index: Math.min(index, Math.max(0, r.totalMatches - 1)),
+        binary: r.binary,
+      };
       this.renderMatches();
-      if (r.totalMatches > 0) await this.showMatch(this.pattern.index, r.windowIndex === this.pattern.index ? r.window : undefined);
-      else { this.currentReq = { kind: 'pattern', pattern, index: 0 }; this.deps.changed(); }
+      if (r.totalMatches > 0)
+        await this.showMatch(this.pattern.index, r.windowIndex === this.pattern.index ? r.window : undefined);
+      else {
+        this.currentReq = { kind: 'pattern', pattern, index: 0 };
+        this.deps.changed();
+      }
       // Read ahead the next page of matches with its first match's window (after this page is
       // drawn, so it never delays it): Next at this page's end then waits for no round trip.
       if (offset + matchPage < r.totalMatches && this.part?.handle === handle) {
         const next = offset + matchPage;
-        const reply = this.deps.request({ type: 'findPattern', handle, pattern, offset: next, limit: matchPage, window: { index: next, context: matchContext } });
+        const reply = this.deps.request({
+          type: 'findPattern',
+          handle,
+          pattern,
+          offset: next,
+          limit: matchPage,
+          window: { index: next, context: matchContext },
+        });
         reply.catch(() => undefined);
         this.matchesAhead = { key: JSON.stringify([handle, pattern, next]), reply };
       }
@@ -665,10 +970,20 @@ export class DetailView {
     const seg = new TextSegmenter();
     p.matches.forEach((m, i) => {
       const global = p.offset + i;
-      const el = h('div', { class: 'match', role: 'option', id: `match-${global}`, 'data-match': String(global), 'aria-selected': String(global === p.index) },
-        h('span', { class: 'ln' }, p.binary ? `byte ${count(m.byteOffset)}` : `line ${count(m.lineNumber)}`));
+      const el = h(
+        'div',
+        {
+          class: 'match',
+          role: 'option',
+          id: `match-${global}`,
+          'data-match': String(global),
+          'aria-selected': String(global === p.index),
+        },
+        h('span', { class: 'ln' }, p.binary ? `byte ${count(m.byteOffset)}` : `line ${count(m.lineNumber)}`),
+      );
       const tx = h('span', { class: 'tx' });
-      for (const s of seg.segments(m.text)) tx.append(s.cls ? h('span', { class: s.cls }, s.text) : document.createTextNode(s.text));
+      for (const s of seg.segments(m.text))
+        tx.append(s.cls ? h('span', { class: s.cls }, s.text) : document.createTextNode(s.text));
       el.append(tx);
       frag.append(el);
     });
@@ -680,7 +995,10 @@ export class DetailView {
     const p = this.pattern;
     if (!p || p.total === 0) return;
     const next = p.index + dir;
-    if (next < 0 || next >= p.total) { this.deps.status(dir > 0 ? 'That was the last match.' : 'That was the first match.'); return; }
+    if (next < 0 || next >= p.total) {
+      this.deps.status(dir > 0 ? 'That was the last match.' : 'That was the first match.');
+      return;
+    }
     void this.showMatch(next);
   }
 
@@ -701,11 +1019,25 @@ export class DetailView {
     if (p.binary) {
       const { start, end } = binaryMatchWindow(m.byteOffset, this.part?.sizeBytes ?? m.byteOffset + 1);
       const row = Math.floor((m.byteOffset - start) / 16);
-      await this.fetch({ kind: 'bytes', start, end }, false, () => ({ from: row, to: row, label: `Matched byte ${count(m.byteOffset)}` }), true, given);
+      await this.fetch(
+        { kind: 'bytes', start, end },
+        false,
+        () => ({ from: row, to: row, label: `Matched byte ${count(m.byteOffset)}` }),
+        true,
+        given,
+      );
     } else {
       const line = m.lineNumber - 1;
-      await this.fetch({ kind: 'lines', ...lineMatchWindow(m.lineNumber, matchContext) }, true,
-        (w) => (w.firstLine === undefined ? undefined : { from: line - w.firstLine, to: line - w.firstLine, label: `Matched line ${line + 1}` }), true, given);
+      await this.fetch(
+        { kind: 'lines', ...lineMatchWindow(m.lineNumber, matchContext) },
+        true,
+        (w) =>
+          w.firstLine === undefined
+            ? undefined
+            : { from: line - w.firstLine, to: line - w.firstLine, label: `Matched line ${line + 1}` },
+        true,
+        given,
+      );
     }
     this.currentReq = req;
     this.deps.changed();
@@ -728,7 +1060,10 @@ export class DetailView {
   private async excerpt(type: 'copyExcerpt' | 'sendToChat' | 'saveExcerpt'): Promise<void> {
     const handle = this.part?.handle;
     const w = this.current;
-    if (!handle || !w || w.end <= w.start) { this.said('Fetch a window first: the excerpt is the window on screen.', 'error'); return; }
+    if (!handle || !w || w.end <= w.start) {
+      this.said('Fetch a window first: the excerpt is the window on screen.', 'error');
+      return;
+    }
     try {
       const r = await this.deps.request({ type, handle, range: { kind: 'bytes', start: w.start, end: w.end } });
       if (r.type === 'done') this.said(r.message);
@@ -745,22 +1080,33 @@ export class DetailView {
   private async compareWith(): Promise<void> {
     const handle = this.part?.handle;
     const w = this.current;
-    if (!handle || !w || w.end <= w.start) { this.said('Fetch a window first: a comparison is of the windows on screen.', 'error'); return; }
+    if (!handle || !w || w.end <= w.start) {
+      this.said('Fetch a window first: a comparison is of the windows on screen.', 'error');
+      return;
+    }
     const here: CompareSideDto = { handle, start: w.start, end: w.end };
     const left = this.compareLeft;
     if (!left) {
       this.compareLeft = here;
       this.compareButton.textContent = 'Compare with marked';
       this.compareButton.title = `Open the diff editor on bytes [${here.start}, ${here.end}) of ${handle} and the window on screen`;
-      this.said(`Marked bytes [${here.start}, ${here.end}) of ${handle} for comparison: show another window (of any output) and press "Compare with marked".`);
+      this.said(
+        `Marked bytes [${here.start}, ${here.end}) of ${handle} for comparison: show another window (of any output) and press "Compare with marked".`,
+      );
       return;
     }
     this.compareLeft = undefined;
     this.compareButton.textContent = 'Compare with…';
-    this.compareButton.title = 'Mark this window, then show another (any output) and press again: the diff editor opens on the two';
+    this.compareButton.title =
+      'Mark this window, then show another (any output) and press again: the diff editor opens on the two';
     try {
       // The diff opens beside the panel only where both keep room (docs/contracts.md §3.4, "Compare").
-      const r = await this.deps.request({ type: 'compareWindows', left, right: here, panelWidth: Math.round(document.documentElement.clientWidth) });
+      const r = await this.deps.request({
+        type: 'compareWindows',
+        left,
+        right: here,
+        panelWidth: Math.round(document.documentElement.clientWidth),
+      });
       if (r.type === 'done') this.said(r.message);
     } catch (e) {
       this.said((e as Error).message, 'error');
@@ -832,7 +1178,30 @@ export class DetailView {
  * number and byte offset; text only, never markup.
  */
 function errorLinesBlock(e: NonNullable<PreviewDto['errorLines']>): HTMLElement {
-  const list = h('div', { class: 'window preview-text error-lines', id: 'preview-errors', tabindex: '0', 'aria-label': 'Error lines the model saw' });
-  for (const l of e.lines) append(list, h('div', { class: 'error-line' }, h('span', { class: 'error-line-at' }, `line ${l.lineNumber}, byte ${l.byteOffset}: `), h('mark', {}, l.text)));
-  return h('div', {}, h('div', { class: 'range-label', id: 'preview-errors-label' }, `Error lines the model saw first · ${e.lines.length} of ${e.total}`), list);
+  const list = h('div', {
+    class: 'window preview-text error-lines',
+    id: 'preview-errors',
+    tabindex: '0',
+    'aria-label': 'Error lines the model saw',
+  });
+  for (const l of e.lines)
+    append(
+      list,
+      h(
+        'div',
+        { class: 'error-line' },
+        h('span', { class: 'error-line-at' }, `line ${l.lineNumber}, byte ${l.byteOffset}: `),
+        h('mark', {}, l.text),
+      ),
+    );
+  return h(
+    'div',
+    {},
+    h(
+      'div',
+      { class: 'range-label', id: 'preview-errors-label' },
+      `Error lines the model saw first · ${e.lines.length} of ${e.total}`,
+    ),
+    list,
+  );
 }

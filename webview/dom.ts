@@ -11,7 +11,11 @@ export type Child = Node | string | null | undefined | false;
 export type Attrs = Record<string, string | boolean | undefined>;
 
 /** Creates an element with attributes and children. */
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Attrs = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
   for (const [name, value] of Object.entries(attrs)) {
     // Inline handlers would also be blocked by the CSP; refuse them here too.

@@ -11,7 +11,10 @@ export function exactBytes(n: number): string {
 export function humanBytes(n: number): string {
   let v = n;
   let u = 0;
-  while (v >= 1024 && u < units.length - 1) { v /= 1024; u++; }
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
   return u === 0 ? exactBytes(n) : `${v < 10 ? v.toFixed(1) : Math.round(v).toString()} ${units[u]}`;
 }
 

@@ -41,19 +41,33 @@ export class SplitLayout {
   /** Whether the person set the split (dragged, keys, or a saved state): else it follows the mode's default. */
   private chosen: boolean;
 
-  constructor(list: HTMLElement, detail: HTMLElement, initial: number | undefined, private readonly changed: () => void) {
+  constructor(
+    list: HTMLElement,
+    detail: HTMLElement,
+    initial: number | undefined,
+    private readonly changed: () => void,
+  ) {
     this.chosen = initial !== undefined;
     this.fraction = clampSplit(initial ?? defaultSplit(this.mode));
     this.splitter = h('div', {
-      class: 'splitter', role: 'separator', tabindex: '0', id: 'splitter',
-      'aria-label': 'Resize the calls list and the detail (arrow keys, Home, End)', 'aria-valuemin': '15', 'aria-valuemax': '85',
+      class: 'splitter',
+      role: 'separator',
+      tabindex: '0',
+      id: 'splitter',
+      'aria-label': 'Resize the calls list and the detail (arrow keys, Home, End)',
+      'aria-valuemin': '15',
+      'aria-valuemax': '85',
     });
     this.element = h('div', { class: 'split', id: 'split' }, list, this.splitter, detail);
     this.apply();
     new ResizeObserver(() => this.measure()).observe(this.element);
     this.splitter.addEventListener('pointerdown', (e) => this.drag(e));
     this.splitter.addEventListener('keydown', (e) => this.key(e));
-    this.splitter.addEventListener('dblclick', () => { this.set(defaultSplit(this.mode)); this.chosen = false; this.changed(); });
+    this.splitter.addEventListener('dblclick', () => {
+      this.set(defaultSplit(this.mode));
+      this.chosen = false;
+      this.changed();
+    });
   }
 
   /** The list's share for saved state: only one the person chose (else the mode's default applies next time too). */

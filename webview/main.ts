@@ -4,7 +4,15 @@
  * the list asks for the pages it shows (docs/contracts.md §3.4). Selection, filters,
  * column widths and the window survive hiding through `setState`.
  */
-import type { ExcerptRangeDto, HostToWebview, InspectorViewState, PartRef, StartActionDto, TargetDto, WindowRequestDto } from '../src/shared/protocol.js';
+import type {
+  ExcerptRangeDto,
+  HostToWebview,
+  InspectorViewState,
+  PartRef,
+  StartActionDto,
+  TargetDto,
+  WindowRequestDto,
+} from '../src/shared/protocol.js';
 import { CallsModel, queryOf } from './callsModel.js';
 import { CallsView } from './callsView.js';
 import { DetailView } from './detailView.js';
@@ -27,7 +35,9 @@ function status(message: string, kind: 'info' | 'error' = 'info'): void {
   statusLine.textContent = message;
   statusLine.className = `status ${kind}`;
   if (statusTimer) clearTimeout(statusTimer);
-  statusTimer = setTimeout(() => { statusLine.textContent = ''; }, 8000);
+  statusTimer = setTimeout(() => {
+    statusLine.textContent = '';
+  }, 8000);
 }
 
 let saveTimer: ReturnType<typeof setTimeout> | undefined;
@@ -55,26 +65,40 @@ function writeState(): void {
 }
 
 // A page about to be discarded (the panel hidden) keeps what a pending save would have kept.
-window.addEventListener('pagehide', () => { if (saveTimer) writeState(); });
+window.addEventListener('pagehide', () => {
+  if (saveTimer) writeState();
+});
 
 function copy(text: string, what: string): void {
-  rpc.request({ type: 'copyText', text }).then(() => status(`Copied the ${what}.`), (e: Error) => status(e.message, 'error'));
+  rpc.request({ type: 'copyText', text }).then(
+    () => status(`Copied the ${what}.`),
+    (e: Error) => status(e.message, 'error'),
+  );
 }
 
-const calls = new CallsView(model, {
-  select: (ref, open) => select(ref, open),
-  copy,
-  refresh: () => {
-    rpc.request({ type: 'refresh' }).then(() => listChanged(), (e: Error) => status(e.message, 'error'));
+const calls = new CallsView(
+  model,
+  {
+    select: (ref, open) => select(ref, open),
+    copy,
+    refresh: () => {
+      rpc.request({ type: 'refresh' }).then(
+        () => listChanged(),
+        (e: Error) => status(e.message, 'error'),
+      );
+    },
+    changed: saveState,
+    page: (r) => rpc.request({ type: 'page', ...r }),
+    pickRuns: (text, limit) => rpc.request({ type: 'pickRuns', text, limit }).then((r) => r.runs),
+    problem: (message) => status(message, 'error'),
   },
-  changed: saveState,
-  page: (r) => rpc.request({ type: 'page', ...r }),
-  pickRuns: (text, limit) => rpc.request({ type: 'pickRuns', text, limit }).then((r) => r.runs),
-  problem: (message) => status(message, 'error'),
-}, {
-  ...(saved.filters ? { filters: saved.filters } : {}), ...(saved.collapsedRuns ? { collapsed: saved.collapsedRuns } : {}),
-  ...(saved.columns ? { columns: saved.columns } : {}), ...(saved.runLabel ? { runLabel: saved.runLabel } : {}),
-});
+  {
+    ...(saved.filters ? { filters: saved.filters } : {}),
+    ...(saved.collapsedRuns ? { collapsed: saved.collapsedRuns } : {}),
+    ...(saved.columns ? { columns: saved.columns } : {}),
+    ...(saved.runLabel ? { runLabel: saved.runLabel } : {}),
+  },
+);
 
 const detail = new DetailView({ request: (b) => rpc.request(b), status, changed: saveState }, saved.form);
 
@@ -82,7 +106,10 @@ const search = new SearchView({
   request: (b) => rpc.request(b),
   nextRequestId: () => rpc.peekNextId(),
   post: (m) => rpc.send(m),
-  scope: () => { const f = calls.filters(); return { tool: f.tool, run: f.run }; },
+  scope: () => {
+    const f = calls.filters();
+    return { tool: f.tool, run: f.run };
+  },
   open: (handle, pattern, index) => reveal({ handle }, (ref) => select(ref, true, { kind: 'pattern', pattern, index })),
 });
 
@@ -100,7 +127,12 @@ function select(ref: PartRef, open: boolean, window?: WindowRequestDto, link?: E
   saveState();
   if (detailTimer) clearTimeout(detailTimer);
   // Arrow keys move quickly: ask for the detail once the selection rests.
-  detailTimer = setTimeout(() => { void loadDetail(ref, window, link); }, open ? 0 : 120);
+  detailTimer = setTimeout(
+    () => {
+      void loadDetail(ref, window, link);
+    },
+    open ? 0 : 120,
+  );
 }
 
 async function loadDetail(ref: PartRef, window?: WindowRequestDto, link?: ExcerptRangeDto): Promise<void> {
@@ -123,13 +155,16 @@ async function loadDetail(ref: PartRef, window?: WindowRequestDto, link?: Excerp
  */
 function reveal(target: { handle: string } | { runId: string }, open: (ref: PartRef) => void): void {
   const query = queryOf(calls.filters());
-  rpc.request({ type: 'locate', ...target, query }).then((r) => {
-    // A call was found: something is recorded, whether or not its page has arrived.
-    emptyState.hidden = true;
-    open(r.ref);
-    calls.focus();
-    return calls.reveal(r.ref, query, r, () => reveal(target, open));
-  }).catch((e: Error) => status(e.message, 'error'));
+  rpc
+    .request({ type: 'locate', ...target, query })
+    .then((r) => {
+      // A call was found: something is recorded, whether or not its page has arrived.
+      emptyState.hidden = true;
+      open(r.ref);
+      calls.focus();
+      return calls.reveal(r.ref, query, r, () => reveal(target, open));
+    })
+    .catch((e: Error) => status(e.message, 'error'));
 }
 
 /** Selects what the command or a restored state asked for: the host says which call a handle or run names. */
@@ -166,7 +201,10 @@ function afterLoad(): void {
   if (!calls.loaded) return;
   emptyState.hidden = model.size > 0;
   // Nothing recorded any more (Clear All): the detail goes too, not "unknown run" under the empty state.
-  if (model.size === 0 && detail.shown) { pendingSelect = undefined; detail.clear(); }
+  if (model.size === 0 && detail.shown) {
+    pendingSelect = undefined;
+    detail.clear();
+  }
   requestAnimationFrame(() => {
     timings.callCount = String(model.size);
     timings.pagesHeld = String(model.heldPages().length);
@@ -195,7 +233,11 @@ function onMessage(msg: HostToWebview): void {
       if (stale || msg.calls.length === 0) listChanged();
       const shown = detail.shown;
       // A call shown while running gets its final detail when it finishes.
-      if (shown && msg.calls.some((c) => c.runId === shown.runId && c.callId === shown.callId && c.status !== 'running')) void loadDetail(shown);
+      if (
+        shown &&
+        msg.calls.some((c) => c.runId === shown.runId && c.callId === shown.callId && c.status !== 'running')
+      )
+        void loadDetail(shown);
       break;
     }
     case 'live': {
@@ -226,7 +268,10 @@ let violations = 0;
 document.addEventListener('securitypolicyviolation', (e) => {
   violations++;
   timings.cspViolations = String(violations);
-  api.postMessage({ type: 'problem', message: `CSP blocked ${e.blockedURI || 'inline content'} (${e.effectiveDirective})` });
+  api.postMessage({
+    type: 'problem',
+    message: `CSP blocked ${e.blockedURI || 'inline content'} (${e.effectiveDirective})`,
+  });
 });
 window.addEventListener('error', (e) => {
   api.postMessage({ type: 'problem', message: `uncaught: ${String(e.message).slice(0, 500)}` });
@@ -234,40 +279,86 @@ window.addEventListener('error', (e) => {
 
 const storeState = h('p', { id: 'store-state', class: 'muted' });
 /** Shown while nothing is recorded: what to do first, as buttons. */
-function startButton(id: string, label: string, iconName: string, action: StartActionDto, secondary: boolean): HTMLElement {
+function startButton(
+  id: string,
+  label: string,
+  iconName: string,
+  action: StartActionDto,
+  secondary: boolean,
+): HTMLElement {
   const b = h('vscode-button', { id, icon: iconName, ...(secondary ? { secondary: true } : {}) }, label);
-  b.addEventListener('click', () => { rpc.request({ type: 'startAction', action }).then(undefined, (e: Error) => status(e.message, 'error')); });
+  b.addEventListener('click', () => {
+    rpc.request({ type: 'startAction', action }).then(undefined, (e: Error) => status(e.message, 'error'));
+  });
   return b;
 }
-const emptyState = h('section', { id: 'empty-state', class: 'empty-state', 'aria-label': 'Nothing recorded yet', hidden: true },
+const emptyState = h(
+  'section',
+  { id: 'empty-state', class: 'empty-state', 'aria-label': 'Nothing recorded yet', hidden: true },
   h('p', {}, 'Nothing is recorded yet. Capture a command, import a file, or try the demo build log:'),
-  h('div', { class: 'start-actions' },
+  h(
+    'div',
+    { class: 'start-actions' },
     startButton('start-capture', 'Run Command and Capture…', 'terminal', 'runCommandAndCapture', false),
     startButton('start-import', 'Import File as Evidence…', 'file-add', 'importFile', true),
-    startButton('start-demo', 'Capture the Demo Build Log', 'beaker', 'captureDemo', true)));
+    startButton('start-demo', 'Capture the Demo Build Log', 'beaker', 'captureDemo', true),
+  ),
+);
 /** The shortcuts, where a person looks for them (the panel's own help). */
 const shortcuts: readonly [string, string][] = [
-  ['/', 'focus the text filter'], ['Escape', 'clear the text filter'], ['↑ ↓ Home End PgUp PgDn', 'move in the list'],
-  ['← →', 'collapse or expand a run, go to the parent'], ['Enter', 'open the selected call or output'], ['c', 'copy the selected row\'s sha256'],
-  ['F3 / Shift+F3', 'next / previous match of the pattern'], ['Splitter: ↑ ↓ (← → side by side), Home, End', 'resize the list and the detail'],
+  ['/', 'focus the text filter'],
+  ['Escape', 'clear the text filter'],
+  ['↑ ↓ Home End PgUp PgDn', 'move in the list'],
+  ['← →', 'collapse or expand a run, go to the parent'],
+  ['Enter', 'open the selected call or output'],
+  ['c', "copy the selected row's sha256"],
+  ['F3 / Shift+F3', 'next / previous match of the pattern'],
+  ['Splitter: ↑ ↓ (← → side by side), Home, End', 'resize the list and the detail'],
 ];
-const help = h('details', { class: 'help', id: 'help' }, h('summary', {}, 'Keyboard shortcuts'),
-  h('dl', {}, ...shortcuts.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)])));
+const help = h(
+  'details',
+  { class: 'help', id: 'help' },
+  h('summary', {}, 'Keyboard shortcuts'),
+  h('dl', {}, ...shortcuts.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)])),
+);
 // A dragged splitter is saved at once: the panel may be hidden (its page discarded) before a debounced save runs.
 const layout = new SplitLayout(calls.element, detail.element, saved.split, writeState);
 // The heading moves inside the main landmark (the host page puts it first so it shows at once).
 const heading = document.getElementById('heading');
-const app = h('main', { id: 'app' },
-  h('header', { class: 'app-header' }, heading, help, h('p', { class: 'muted intro' }, 'Every recorded tool call, its exact size, handle and sha256; read exact ranges and copy excerpts with their provenance.'), storeState, emptyState, search.element),
-  layout.element, statusLine);
+const app = h(
+  'main',
+  { id: 'app' },
+  h(
+    'header',
+    { class: 'app-header' },
+    heading,
+    help,
+    h(
+      'p',
+      { class: 'muted intro' },
+      'Every recorded tool call, its exact size, handle and sha256; read exact ranges and copy excerpts with their provenance.',
+    ),
+    storeState,
+    emptyState,
+    search.element,
+  ),
+  layout.element,
+  statusLine,
+);
 document.body.append(app);
 timings.cspViolations = '0';
 
 window.addEventListener('message', (e: MessageEvent) => onMessage(e.data as HostToWebview));
 document.addEventListener('keydown', (e) => {
   const inField = (e.target as HTMLElement).closest('vscode-textfield, input, textarea, vscode-single-select');
-  if (e.key === '/' && !inField) { e.preventDefault(); document.getElementById('filter-text')?.focus(); }
-  if (e.key === 'F3') { e.preventDefault(); detail.findNext(e.shiftKey ? -1 : 1); }
+  if (e.key === '/' && !inField) {
+    e.preventDefault();
+    document.getElementById('filter-text')?.focus();
+  }
+  if (e.key === 'F3') {
+    e.preventDefault();
+    detail.findNext(e.shiftKey ? -1 : 1);
+  }
 });
 api.postMessage({ type: 'ready' });
 timings.readyPostedMs = performance.now().toFixed(1);

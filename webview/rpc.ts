@@ -47,7 +47,10 @@ export class HostError extends Error {}
 /** Sends requests and settles them with the host's replies. */
 export class RpcClient {
   private next = 1;
-  private readonly waiting = new Map<number, { expected: Reply['type']; resolve(r: Reply): void; reject(e: Error): void }>();
+  private readonly waiting = new Map<
+    number,
+    { expected: Reply['type']; resolve(r: Reply): void; reject(e: Error): void }
+  >();
 
   constructor(private readonly api: VsCodeApi) {}
 
@@ -77,7 +80,8 @@ export class RpcClient {
     if (!w) return false;
     this.waiting.delete(msg.id);
     if (msg.type === 'error') w.reject(new HostError(msg.message));
-    else if (msg.type !== w.expected) w.reject(new HostError(`the host answered ${msg.type} to a request expecting ${w.expected}`));
+    else if (msg.type !== w.expected)
+      w.reject(new HostError(`the host answered ${msg.type} to a request expecting ${w.expected}`));
     else w.resolve(msg as Reply);
     return true;
   }

@@ -39,26 +39,73 @@ export class SearchView {
   private running: number | undefined;
 
   constructor(private readonly deps: SearchDeps) {
-    this.field = h('vscode-textfield', { id: 'search-pattern', label: 'Search all outputs (regular expression)', placeholder: 'Search all outputs: regular expression' });
+    this.field = h('vscode-textfield', {
+      id: 'search-pattern',
+      label: 'Search all outputs (regular expression)',
+      placeholder: 'Search all outputs: regular expression',
+    });
     this.run = h('vscode-button', { id: 'search-run', icon: 'search', secondary: true }, 'Search');
     this.cancel = h('vscode-button', { id: 'search-cancel', icon: 'close', secondary: true, hidden: true }, 'Cancel');
     // VS Code's Search view: "Clear Search Results" (clear-all), also Escape in the field and an emptied field.
-    this.clearButton = h('vscode-button', { id: 'search-clear', icon: 'clear-all', secondary: true, hidden: true, title: 'Clear Search Results (Escape in the search field)' }, 'Clear');
+    this.clearButton = h(
+      'vscode-button',
+      {
+        id: 'search-clear',
+        icon: 'clear-all',
+        secondary: true,
+        hidden: true,
+        title: 'Clear Search Results (Escape in the search field)',
+      },
+      'Clear',
+    );
     this.progress = h('span', { id: 'search-progress', class: 'muted', role: 'status', 'aria-live': 'polite' });
-    this.results = h('ol', { id: 'search-results', class: 'search-results', 'aria-label': 'Matches across all outputs' });
-    this.element = h('section', { class: 'search-all', 'aria-label': 'Search all outputs' },
-      h('div', { class: 'search-bar' }, h('span', { class: 'filter-icon' }, icon('search')), this.field, this.run, this.cancel, this.clearButton, this.progress),
-      this.results);
-    this.run.addEventListener('click', () => { void this.search(); });
-    this.cancel.addEventListener('click', () => this.stop());
-    this.clearButton.addEventListener('click', () => { this.clear(); this.field.focus(); });
-    this.field.addEventListener('keydown', (e) => {
-      if (e.key === 'Enter') { e.preventDefault(); void this.search(); }
-      // Escape cancels a running search, else dismisses the results (a second Escape goes on to the workbench).
-      if (e.key === 'Escape' && this.running !== undefined) { e.preventDefault(); e.stopPropagation(); this.stop(); }
-      else if (e.key === 'Escape' && this.shown) { e.preventDefault(); e.stopPropagation(); this.clear(); }
+    this.results = h('ol', {
+      id: 'search-results',
+      class: 'search-results',
+      'aria-label': 'Matches across all outputs',
     });
-    this.field.addEventListener('input', () => { if (!this.field.value && this.running === undefined) this.clear(); });
+    this.element = h(
+      'section',
+      { class: 'search-all', 'aria-label': 'Search all outputs' },
+      h(
+        'div',
+        { class: 'search-bar' },
+        h('span', { class: 'filter-icon' }, icon('search')),
+        this.field,
+        this.run,
+        this.cancel,
+        this.clearButton,
+        this.progress,
+      ),
+      this.results,
+    );
+    this.run.addEventListener('click', () => {
+      void this.search();
+    });
+    this.cancel.addEventListener('click', () => this.stop());
+    this.clearButton.addEventListener('click', () => {
+      this.clear();
+      this.field.focus();
+    });
+    this.field.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter') {
+        e.preventDefault();
+        void this.search();
+      }
+      // Escape cancels a running search, else dismisses the results (a second Escape goes on to the workbench).
+      if (e.key === 'Escape' && this.running !== undefined) {
+        e.preventDefault();
+        e.stopPropagation();
+        this.stop();
+      } else if (e.key === 'Escape' && this.shown) {
+        e.preventDefault();
+        e.stopPropagation();
+        this.clear();
+      }
+    });
+    this.field.addEventListener('input', () => {
+      if (!this.field.value && this.running === undefined) this.clear();
+    });
   }
 
   /** A progress message from the host (ignored unless it is the running search's). */
@@ -91,7 +138,10 @@ export class SearchView {
 
   private async search(): Promise<void> {
     const pattern = this.field.value;
-    if (!pattern) { this.progress.textContent = 'Type a regular expression first.'; return; }
+    if (!pattern) {
+      this.progress.textContent = 'Type a regular expression first.';
+      return;
+    }
     if (this.running !== undefined) this.stop();
     const { tool, run } = this.deps.scope();
     const id = this.deps.nextRequestId();
@@ -102,11 +152,19 @@ export class SearchView {
     this.progress.textContent = 'Searching…';
     this.progress.classList.add('muted');
     try {
-      const r = await this.deps.request({ type: 'searchOutputs', pattern, limit: searchLimit, ...(tool ? { tool } : {}), ...(run ? { run } : {}) });
+      const r = await this.deps.request({
+        type: 'searchOutputs',
+        pattern,
+        limit: searchLimit,
+        ...(tool ? { tool } : {}),
+        ...(run ? { run } : {}),
+      });
       if (this.running !== id || r.type !== 'searchResults') return;
       const scope = [tool && `tool ${tool}`, run && `run ${run}`].filter(Boolean).join(', ');
-      const found = `${count(r.totalMatches)} ${r.totalMatches === 1 ? 'match' : 'matches'} in ${count(r.outputsMatched)} of ${count(r.outputsSearched)} outputs`
-        + (scope ? ` (${scope})` : '') + (r.truncated ? `; the first ${count(r.matches.length)} shown` : '');
+      const found =
+        `${count(r.totalMatches)} ${r.totalMatches === 1 ? 'match' : 'matches'} in ${count(r.outputsMatched)} of ${count(r.outputsSearched)} outputs` +
+        (scope ? ` (${scope})` : '') +
+        (r.truncated ? `; the first ${count(r.matches.length)} shown` : '');
       // A search ended by the time limit must not read as a complete one: that comes first.
       this.progress.textContent = r.stopped
         ? `Stopped at the time limit (${count(r.stopped.timeLimitMs / 1000)} s) after the newest ${count(r.stopped.callsSearched)} of ${count(r.stopped.callsTotal)} calls: ${found}. Narrow by tool or run, or raise boundedEvidence.searchTimeoutMs.`
@@ -117,7 +175,8 @@ export class SearchView {
       this.clearButton.hidden = false;
     } catch (e) {
       if (this.running !== id) return;
-      this.progress.textContent = (e as Error).message === 'pattern search cancelled' ? 'Search cancelled.' : (e as Error).message;
+      this.progress.textContent =
+        (e as Error).message === 'pattern search cancelled' ? 'Search cancelled.' : (e as Error).message;
       this.clearButton.hidden = false;
     } finally {
       if (this.running === id) {
@@ -134,10 +193,23 @@ export class SearchView {
       // The host returns each output's matches from its first: this one's index in its output.
       const index = seen.get(m.handle) ?? 0;
       seen.set(m.handle, index + 1);
-      const b = h('button', { class: 'search-hit', id: `search-hit-${i}`, 'data-handle': m.handle, 'data-line': String(m.lineNumber), 'data-byte': String(m.byteOffset) },
+      const b = h(
+        'button',
+        {
+          class: 'search-hit',
+          id: `search-hit-${i}`,
+          'data-handle': m.handle,
+          'data-line': String(m.lineNumber),
+          'data-byte': String(m.byteOffset),
+        },
         h('span', { class: 'hit-where' }, `${m.handle}:${m.lineNumber}`),
-        h('span', { class: 'muted hit-meta' }, ` byte ${count(m.byteOffset)} · ${m.tool}${m.window ? ` · bytes [${m.window.start}, ${m.window.end}) of a long line, ${exactBytes(m.window.end - m.window.start)}` : ''}`),
-        h('code', { class: 'hit-text' }, m.text));
+        h(
+          'span',
+          { class: 'muted hit-meta' },
+          ` byte ${count(m.byteOffset)} · ${m.tool}${m.window ? ` · bytes [${m.window.start}, ${m.window.end}) of a long line, ${exactBytes(m.window.end - m.window.start)}` : ''}`,
+        ),
+        h('code', { class: 'hit-text' }, m.text),
+      );
       b.title = `Open ${m.handle} at line ${m.lineNumber}`;
       b.addEventListener('click', () => this.deps.open(m.handle, pattern, index));
       return h('li', {}, b);

@@ -16,10 +16,29 @@ export interface Segment {
 
 /** Names of invisible or reordering format characters, shown instead of obeyed. */
 const formatNames: ReadonlyMap<number, string> = new Map([
-  [0x061c, 'ALM'], [0x200b, 'ZWSP'], [0x200c, 'ZWNJ'], [0x200d, 'ZWJ'], [0x200e, 'LRM'], [0x200f, 'RLM'],
-  [0x202a, 'LRE'], [0x202b, 'RLE'], [0x202c, 'PDF'], [0x202d, 'LRO'], [0x202e, 'RLO'],
-  [0x2028, 'LS'], [0x2029, 'PS'], [0x2060, 'WJ'], [0x2061, 'FA'], [0x2062, 'IT'], [0x2063, 'IS'], [0x2064, 'IP'],
-  [0x2066, 'LRI'], [0x2067, 'RLI'], [0x2068, 'FSI'], [0x2069, 'PDI'], [0xfeff, 'BOM'],
+  [0x061c, 'ALM'],
+  [0x200b, 'ZWSP'],
+  [0x200c, 'ZWNJ'],
+  [0x200d, 'ZWJ'],
+  [0x200e, 'LRM'],
+  [0x200f, 'RLM'],
+  [0x202a, 'LRE'],
+  [0x202b, 'RLE'],
+  [0x202c, 'PDF'],
+  [0x202d, 'LRO'],
+  [0x202e, 'RLO'],
+  [0x2028, 'LS'],
+  [0x2029, 'PS'],
+  [0x2060, 'WJ'],
+  [0x2061, 'FA'],
+  [0x2062, 'IT'],
+  [0x2063, 'IS'],
+  [0x2064, 'IP'],
+  [0x2066, 'LRI'],
+  [0x2067, 'RLI'],
+  [0x2068, 'FSI'],
+  [0x2069, 'PDI'],
+  [0xfeff, 'BOM'],
 ]);
 
 /** Longest escape sequence parsed; anything longer shows its ESC visibly instead. */
@@ -60,8 +79,13 @@ function applySgr(s: Sgr, params: string): void {
   const codes = params === '' ? [0] : params.split(/[;:]/).map((p) => (p === '' ? 0 : Number(p)));
   for (let i = 0; i < codes.length; i++) {
     const c = codes[i]!;
-    if (c === 0) { s.fg = undefined; s.bg = undefined; s.bold = false; s.italic = false; s.underline = false; }
-    else if (c === 1) s.bold = true;
+    if (c === 0) {
+      s.fg = undefined;
+      s.bg = undefined;
+      s.bold = false;
+      s.italic = false;
+      s.underline = false;
+    } else if (c === 1) s.bold = true;
     else if (c === 3) s.italic = true;
     else if (c === 4) s.underline = true;
     else if (c === 22) s.bold = false;
@@ -86,7 +110,8 @@ function scanEscape(t: string, i: number): { end: number; sgr?: string } | undef
   const next = t.charCodeAt(i + 1);
   if (Number.isNaN(next)) return undefined;
   const limit = Math.min(t.length, i + maxEscapeChars);
-  if (next === 0x5b) { // CSI: parameters 0x30–0x3F, intermediates 0x20–0x2F, final 0x40–0x7E
+  if (next === 0x5b) {
+    // CSI: parameters 0x30–0x3F, intermediates 0x20–0x2F, final 0x40–0x7E
     let j = i + 2;
     while (j < limit && t.charCodeAt(j) >= 0x30 && t.charCodeAt(j) <= 0x3f) j++;
     const params = t.slice(i + 2, j);
@@ -95,7 +120,8 @@ function scanEscape(t: string, i: number): { end: number; sgr?: string } | undef
     if (!(f >= 0x40 && f <= 0x7e)) return undefined;
     return f === 0x6d && /^[0-9;:]*$/.test(params) ? { end: j + 1, sgr: params } : { end: j + 1 };
   }
-  if (next === 0x5d || next === 0x50 || next === 0x58 || next === 0x5e || next === 0x5f) { // OSC, DCS, SOS, PM, APC: to BEL or ST
+  if (next === 0x5d || next === 0x50 || next === 0x58 || next === 0x5e || next === 0x5f) {
+    // OSC, DCS, SOS, PM, APC: to BEL or ST
     for (let j = i + 2; j < limit; j++) {
       const c = t.charCodeAt(j);
       if (c === 0x07 && next === 0x5d) return { end: j + 1 };
@@ -121,20 +147,31 @@ export class TextSegmenter {
       if (last && last.cls === c) out[out.length - 1] = { text: last.text + text, cls: c };
       else out.push({ text, cls: c });
     };
-    const flush = (): void => { if (buf) { push(buf, cls); buf = ''; } };
+    const flush = (): void => {
+      if (buf) {
+        push(buf, cls);
+        buf = '';
+      }
+    };
     for (let i = 0; i < t.length; i++) {
       const c = t.charCodeAt(i);
       if (c === 0x1b) {
         const esc = scanEscape(t, i);
         if (esc) {
           flush();
-          if (esc.sgr !== undefined) { applySgr(this.sgr, esc.sgr); cls = sgrClass(this.sgr); }
+          if (esc.sgr !== undefined) {
+            applySgr(this.sgr, esc.sgr);
+            cls = sgrClass(this.sgr);
+          }
           i = esc.end - 1;
           continue;
         }
       }
       const shown = visibleControl(c);
-      if (shown === undefined) { buf += t[i]; continue; }
+      if (shown === undefined) {
+        buf += t[i];
+        continue;
+      }
       flush();
       push(shown, 'ctl');
     }

@@ -34,7 +34,10 @@ export class VirtualList<T> {
   /** Slowest render so far (ms): what scrolling costs this code, apart from the browser's own work. */
   slowestRenderMs = 0;
 
-  constructor(readonly viewport: HTMLElement, private readonly opts: VirtualListOptions<T>) {
+  constructor(
+    readonly viewport: HTMLElement,
+    private readonly opts: VirtualListOptions<T>,
+  ) {
     this.spacer = document.createElement('div');
     this.spacer.className = 'vlist-spacer';
     viewport.appendChild(this.spacer);
@@ -62,7 +65,10 @@ export class VirtualList<T> {
   /** Re-renders on the next animation frame (coalesces scroll events). */
   schedule(): void {
     if (this.frame) return;
-    this.frame = requestAnimationFrame(() => { this.frame = 0; this.render(); });
+    this.frame = requestAnimationFrame(() => {
+      this.frame = 0;
+      this.render();
+    });
   }
 
   /** Scrolls the least distance that makes row `index` fully visible, and renders. */
@@ -100,7 +106,11 @@ export class VirtualList<T> {
     for (let k = 0; k < this.pool.length; k++) {
       const el = this.pool[k]!;
       const i = first + k;
-      if (k >= needed) { el.hidden = true; el.removeAttribute('id'); continue; }
+      if (k >= needed) {
+        el.hidden = true;
+        el.removeAttribute('id');
+        continue;
+      }
       el.hidden = false;
       el.style.transform = `translateY(${i * h}px)`;
       this.opts.render(el, this.items.at(i)!, i);

@@ -134,17 +134,35 @@ shim's, for an output it already printed) records and prints nothing.`,
 type FlagSpec = Record<string, { type: 'string' | 'boolean' }>;
 
 /** Parses `argv` for a subcommand; unknown flags and missing values are usage errors. */
-export function parseFlags<T extends FlagSpec>(argv: readonly string[], spec: T, positionals: { min: number; max: number; name: string }): { values: { [K in keyof T]?: T[K]['type'] extends 'boolean' ? boolean : string }; positionals: string[] } {
+export function parseFlags<T extends FlagSpec>(
+  argv: readonly string[],
+  spec: T,
+  positionals: { min: number; max: number; name: string },
+): { values: { [K in keyof T]?: T[K]['type'] extends 'boolean' ? boolean : string }; positionals: string[] } {
   let parsed;
   try {
-    parsed = parseArgs({ args: [...argv], options: { ...spec, help: { type: 'boolean' } }, strict: true, allowPositionals: true });
+    parsed = parseArgs({
+      args: [...argv],
+      options: { ...spec, help: { type: 'boolean' } },
+      strict: true,
+      allowPositionals: true,
+    });
   } catch (e) {
     // parseArgs's sentences are one line and name the flag.
     throw new UsageError(e instanceof Error ? e.message.split('\n')[0]! : String(e));
   }
   const pos = parsed.positionals;
-  if (!(parsed.values as Record<string, unknown>).help && (pos.length < positionals.min || pos.length > positionals.max)) {
-    throw new UsageError(positionals.max === 0 ? `unexpected argument: ${pos[0]!.slice(0, 80)}` : pos.length < positionals.min ? `missing ${positionals.name}` : `one ${positionals.name} expected, got ${pos.length}`);
+  if (
+    !(parsed.values as Record<string, unknown>).help &&
+    (pos.length < positionals.min || pos.length > positionals.max)
+  ) {
+    throw new UsageError(
+      positionals.max === 0
+        ? `unexpected argument: ${pos[0]!.slice(0, 80)}`
+        : pos.length < positionals.min
+          ? `missing ${positionals.name}`
+          : `one ${positionals.name} expected, got ${pos.length}`,
+    );
   }
   return { values: parsed.values as never, positionals: pos };
 }
@@ -158,6 +176,7 @@ export function wantsHelp(argv: readonly string[]): boolean {
 /** A whole number flag (`--offset 3`), or a usage error naming it. */
 export function wholeNumber(flag: string, raw: string | undefined, min = 0): number | undefined {
   if (raw === undefined) return undefined;
-  if (!/^[0-9]+$/.test(raw) || !Number.isSafeInteger(Number(raw)) || Number(raw) < min) throw new UsageError(`--${flag} must be a whole number${min > 0 ? ` of at least ${min}` : ''}`);
+  if (!/^[0-9]+$/.test(raw) || !Number.isSafeInteger(Number(raw)) || Number(raw) < min)
+    throw new UsageError(`--${flag} must be a whole number${min > 0 ? ` of at least ${min}` : ''}`);
   return Number(raw);
 }

@@ -24,7 +24,10 @@ export const PENDING_DIR = 'pending';
 export const EXIT = { usage: 2, timedOut: 124, couldNotStart: 127, interrupted: 130, storageFailed: 1 } as const;
 
 /** The shell exit code for an outcome: the code, 128+N for signal N, or the ones above. */
-export function exitCodeOf(value: { code: number | null; signal: string | null; timedOut: boolean; aborted: boolean } | undefined, status: string): number {
+export function exitCodeOf(
+  value: { code: number | null; signal: string | null; timedOut: boolean; aborted: boolean } | undefined,
+  status: string,
+): number {
   if (status === 'failed' || value === undefined) return EXIT.storageFailed;
   if (value.timedOut) return EXIT.timedOut;
   if (value.aborted) return EXIT.interrupted;
@@ -35,7 +38,9 @@ export function exitCodeOf(value: { code: number | null; signal: string | null; 
 
 /** Reads a command file the hook wrote; it is deleted only when it lies in the storage's pending folder. */
 async function readShellFile(file: string, storageRoot: string): Promise<string> {
-  const text = await fsp.readFile(file, 'utf8').catch(() => { throw new UsageError(`--shell-file ${file.slice(0, 200)} cannot be read`); });
+  const text = await fsp.readFile(file, 'utf8').catch(() => {
+    throw new UsageError(`--shell-file ${file.slice(0, 200)} cannot be read`);
+  });
   const pending = path.join(storageRoot, PENDING_DIR);
   if (path.dirname(path.resolve(file)) === pending) await fsp.rm(file, { force: true });
   return text;
@@ -46,32 +51,58 @@ export async function capture(argv: readonly string[], io: CliIo): Promise<numbe
   const dash = argv.indexOf('--');
   const flagsPart = dash === -1 ? argv : argv.slice(0, dash);
   const words = dash === -1 ? [] : argv.slice(dash + 1);
-  const { values } = parseFlags(flagsPart, {
-    storage: { type: 'string' }, workspace: { type: 'string' }, label: { type: 'string' }, tee: { type: 'boolean' }, shell: { type: 'string' },
-    'shell-file': { type: 'string' }, 'timeout-ms': { type: 'string' }, 'hook-agent': { type: 'string' }, 'hook-session': { type: 'string' },
-  }, { min: 0, max: 0, name: 'argument' });
-  const given = [values.shell !== undefined, values['shell-file'] !== undefined, words.length > 0].filter(Boolean).length;
-  if (given !== 1) throw new UsageError('give the command once: after "--", or as --shell STRING, or as --shell-file FILE');
+  const { values } = parseFlags(
+    flagsPart,
+    {
+      storage: { type: 'string' },
+      workspace: { type: 'string' },
+      label: { type: 'string' },
+      tee: { type: 'boolean' },
+      shell: { type: 'string' },
+      'shell-file': { type: 'string' },
+      'timeout-ms': { type: 'string' },
+      'hook-agent': { type: 'string' },
+      'hook-session': { type: 'string' },
+    },
+    { min: 0, max: 0, name: 'argument' },
+  );
+  const given = [values.shell !== undefined, values['shell-file'] !== undefined, words.length > 0].filter(
+    Boolean,
+  ).length;
+  if (given !== 1)
+    throw new UsageError('give the command once: after "--", or as --shell STRING, or as --shell-file FILE');
   if (values.shell !== undefined && values.shell.trim() === '') throw new UsageError('--shell needs a command');
   const timeoutMs = wholeNumber('timeout-ms', values['timeout-ms'], 1);
   const cwd = path.resolve(io.cwd, values.workspace ?? '.');
   const st = await fsp.stat(cwd).catch(() => undefined);
   if (!st?.isDirectory()) throw new UsageError(`--workspace ${cwd.slice(0, 200)} is not a folder`);
   const session = await openSession(storageDirOf(values.storage, io.env));
-  const command = values.shell ?? (values['shell-file'] !== undefined ? await readShellFile(values['shell-file'], session.storage.root) : shellCommandLine(words));
+  const command =
+    values.shell ??
+    (values['shell-file'] !== undefined
+      ? await readShellFile(values['shell-file'], session.storage.root)
+      : shellCommandLine(words));
   if (command.trim() === '') throw new UsageError('the command is empty');
   const agent = values['hook-agent'];
-  const source: RunSource = agent !== undefined
-    ? { kind: 'hook', agent, ...(values['hook-session'] !== undefined ? { sessionId: values['hook-session'] } : {}) }
-    : { kind: 'cli' };
-  const run = await session.runs.startRun({ label: values.label ?? runLabel(agent !== undefined ? `${agent} terminal` : 'cli run', command), source });
+  const source: RunSource =
+    agent !== undefined
+      ? { kind: 'hook', agent, ...(values['hook-session'] !== undefined ? { sessionId: values['hook-session'] } : {}) }
+      : { kind: 'cli' };
+  const run = await session.runs.startRun({
+    label: values.label ?? runLabel(agent !== undefined ? `${agent} terminal` : 'cli run', command),
+    source,
+  });
   const abort = new AbortController();
   const onSignal = (): void => abort.abort();
   io.onInterrupt(onSignal);
   let status: RunFinishStatus = 'failed';
   try {
     const outcome = await run.runCommand(command, {
-      cwd, tool: CAPTURE_TOOL, timeoutMs: timeoutMs ?? session.settings.commandTimeoutMs, signal: abort.signal, env: io.env,
+      cwd,
+      tool: CAPTURE_TOOL,
+      timeoutMs: timeoutMs ?? session.settings.commandTimeoutMs,
+      signal: abort.signal,
+      env: io.env,
       ...(values.tee ? { onOutput: (stream: 'stdout' | 'stderr', chunk: Uint8Array) => io.tee(stream, chunk) } : {}),
     });
     status = abort.signal.aborted ? 'cancelled' : outcome.status === 'failed' ? 'failed' : 'completed';
@@ -81,11 +112,16 @@ export async function capture(argv: readonly string[], io: CliIo): Promise<numbe
     // What the caller (an agent's shell, most often) was handed: docs/contracts.md §2.14.
     await session.runs.recordShown({ view: 'answer', runId: run.runId, callId: outcome.callId, text: printed });
     const valueAttachment = outcome.record.attachments.find((a) => a.name === 'value');
-    const value = valueAttachment?.inline !== undefined ? JSON.parse(valueAttachment.inline) as Parameters<typeof exitCodeOf>[0] : undefined;
+    const value =
+      valueAttachment?.inline !== undefined
+        ? (JSON.parse(valueAttachment.inline) as Parameters<typeof exitCodeOf>[0])
+        : undefined;
     if (outcome.record.error?.code === 'spawn_failed') return EXIT.couldNotStart;
     return exitCodeOf(value, outcome.status);
   } finally {
     io.offInterrupt(onSignal);
-    await run.finish(status).catch((e: unknown) => io.err(`bounded-evidence: the run could not be finished: ${String(e)}\n`));
+    await run
+      .finish(status)
+      .catch((e: unknown) => io.err(`bounded-evidence: the run could not be finished: ${String(e)}\n`));
   }
 }

@@ -23,9 +23,17 @@ function byteWindow(raw: string | undefined): { start: number; end: number } | u
 
 /** `read HANDLE …`: exit 0 with the reply, 1 when the reply is a refusal (`error: …`). */
 export async function read(argv: readonly string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseFlags(argv, {
-    storage: { type: 'string' }, offset: { type: 'string' }, limit: { type: 'string' }, pattern: { type: 'string' }, bytes: { type: 'string' },
-  }, { min: 1, max: 1, name: 'HANDLE' });
+  const { values, positionals } = parseFlags(
+    argv,
+    {
+      storage: { type: 'string' },
+      offset: { type: 'string' },
+      limit: { type: 'string' },
+      pattern: { type: 'string' },
+      bytes: { type: 'string' },
+    },
+    { min: 1, max: 1, name: 'HANDLE' },
+  );
   const input: Record<string, unknown> = { handle: positionals[0] };
   const offset = wholeNumber('offset', values.offset);
   const limit = wholeNumber('limit', values.limit, 1);
@@ -44,11 +52,21 @@ export async function read(argv: readonly string[], io: CliIo): Promise<number> 
  * A read-only tool through the core's call runner, as the editor and the MCP server run
  * it: the same reply, byte for byte; exit 1 when the reply is a refusal.
  */
-async function readOnlyCall(name: 'read_tool_output' | 'evidence_search', input: Record<string, unknown>, storage: string | undefined, io: CliIo): Promise<number> {
+async function readOnlyCall(
+  name: 'read_tool_output' | 'evidence_search',
+  input: Record<string, unknown>,
+  storage: string | undefined,
+  io: CliIo,
+): Promise<number> {
   const session = await openSession(storageDirOf(storage, io.env));
   const answer = await runToolCall(name, input, {
-    runs: session.runs, artifacts: session.artifacts, files: undefined, folder: undefined, settings: session.settings,
-    signal: new AbortController().signal, log: (message, e) => io.err(`bounded-evidence: ${message}: ${String(e)}\n`),
+    runs: session.runs,
+    artifacts: session.artifacts,
+    files: undefined,
+    folder: undefined,
+    settings: session.settings,
+    signal: new AbortController().signal,
+    log: (message, e) => io.err(`bounded-evidence: ${message}: ${String(e)}\n`),
   });
   await io.out(`${answer.text}\n`);
   return answer.isError ? 1 : 0;
@@ -56,7 +74,11 @@ async function readOnlyCall(name: 'read_tool_output' | 'evidence_search', input:
 
 /** `search PATTERN …`: evidence_search over every kept output (docs/contracts.md §2.11). */
 export async function search(argv: readonly string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseFlags(argv, { storage: { type: 'string' }, tool: { type: 'string' }, run: { type: 'string' }, limit: { type: 'string' } }, { min: 1, max: 1, name: 'PATTERN' });
+  const { values, positionals } = parseFlags(
+    argv,
+    { storage: { type: 'string' }, tool: { type: 'string' }, run: { type: 'string' }, limit: { type: 'string' } },
+    { min: 1, max: 1, name: 'PATTERN' },
+  );
   const input: Record<string, unknown> = { pattern: positionals[0] };
   const limit = wholeNumber('limit', values.limit, 1);
   if (limit !== undefined) input.limit = limit;
@@ -69,7 +91,11 @@ export async function search(argv: readonly string[], io: CliIo): Promise<number
 
 /** `import FILE`: streams the file into a run of its own and prints the result as JSON. */
 export async function importFile(argv: readonly string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseFlags(argv, { storage: { type: 'string' }, label: { type: 'string' } }, { min: 1, max: 1, name: 'FILE' });
+  const { values, positionals } = parseFlags(
+    argv,
+    { storage: { type: 'string' }, label: { type: 'string' } },
+    { min: 1, max: 1, name: 'FILE' },
+  );
   const file = path.resolve(io.cwd, positionals[0]!);
   const st = await fsp.stat(file).catch(() => undefined);
   if (!st?.isFile()) throw new UsageError(`${positionals[0]!.slice(0, 200)} is not a readable file`);
@@ -80,10 +106,16 @@ export async function importFile(argv: readonly string[], io: CliIo): Promise<nu
   let status: 'completed' | 'failed' = 'failed';
   try {
     // The record names the file by its base name only, as the editor's import does (no host path in records).
-    const outcome = await run.recordStream(IMPORT_TOOL, { file: name, sizeBytes: st.size }, createReadStream(file, { highWaterMark: 1024 * 1024 }));
+    const outcome = await run.recordStream(
+      IMPORT_TOOL,
+      { file: name, sizeBytes: st.size },
+      createReadStream(file, { highWaterMark: 1024 * 1024 }),
+    );
     status = outcome.status === 'failed' ? 'failed' : 'completed';
     const r = outcome.record;
-    await io.out(`${JSON.stringify({ runId: run.runId, callId: outcome.callId, status: outcome.status, ...(outcome.handle ? { handle: outcome.handle } : {}), byteCount: r.resultBytes, sha256: r.sha256, binary: r.binary, stored: r.stored })}\n`);
+    await io.out(
+      `${JSON.stringify({ runId: run.runId, callId: outcome.callId, status: outcome.status, ...(outcome.handle ? { handle: outcome.handle } : {}), byteCount: r.resultBytes, sha256: r.sha256, binary: r.binary, stored: r.stored })}\n`,
+    );
     return outcome.status === 'ok' ? 0 : 1;
   } finally {
     await run.finish(status);
@@ -92,7 +124,11 @@ export async function importFile(argv: readonly string[], io: CliIo): Promise<nu
 
 /** `list [--json]`: the runs, newest first. */
 export async function list(argv: readonly string[], io: CliIo): Promise<number> {
-  const { values } = parseFlags(argv, { storage: { type: 'string' }, json: { type: 'boolean' } }, { min: 0, max: 0, name: 'argument' });
+  const { values } = parseFlags(
+    argv,
+    { storage: { type: 'string' }, json: { type: 'boolean' } },
+    { min: 0, max: 0, name: 'argument' },
+  );
   // `list` reads every run anyway: it also does the start-up checks the other subcommands skip.
   const session = await openSession(storageDirOf(values.storage, io.env), { maintenance: true });
   const runs = await session.runs.listRuns();
@@ -102,7 +138,15 @@ export async function list(argv: readonly string[], io: CliIo): Promise<number> 
   }
   const lines = runs.map((r) => {
     const src = r.source ? `${r.source.kind}${r.source.agent ? `:${r.source.agent}` : ''}` : 'tool';
-    return [r.runId, r.status, r.startedAt, `${r.callCount} call${r.callCount === 1 ? '' : 's'}`, `${r.totalBytes} B`, src, r.label ?? ''].join('\t');
+    return [
+      r.runId,
+      r.status,
+      r.startedAt,
+      `${r.callCount} call${r.callCount === 1 ? '' : 's'}`,
+      `${r.totalBytes} B`,
+      src,
+      r.label ?? '',
+    ].join('\t');
   });
   await io.out(lines.length ? `${lines.join('\n')}\n` : 'no runs recorded yet\n');
   return 0;
@@ -124,6 +168,10 @@ export async function verify(argv: readonly string[], io: CliIo): Promise<number
     throw e;
   }
   const ok = await src.verify().catch(() => false);
-  await io.out(ok ? `verified ${handle}: ${src.byteCount} bytes, sha256 ${src.sha256}\n` : `MISMATCH ${handle}: the stored bytes do not match sha256 ${src.sha256}\n`);
+  await io.out(
+    ok
+      ? `verified ${handle}: ${src.byteCount} bytes, sha256 ${src.sha256}\n`
+      : `MISMATCH ${handle}: the stored bytes do not match sha256 ${src.sha256}\n`,
+  );
   return ok ? 0 : 1;
 }

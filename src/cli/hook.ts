@@ -10,13 +10,31 @@
  */
 import { randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
-import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import * as path from 'node:path';
 import { latestCodexTurn, type CodexTurn } from '../core/reach/codexPolicy.js';
 import { decideHook } from '../core/reach/hookEvent.js';
 import { quoteShellWord } from '../core/reach/shellQuote.js';
 import { parseFlags, UsageError, wholeNumber } from './args.js';
-import { SPOOL_COMMAND, SPOOL_DIR, SPOOL_META, SPOOL_RUN, SPOOL_STDERR, SPOOL_STDOUT, type SpoolMeta } from '../core/reach/rewrite.js';
+import {
+  SPOOL_COMMAND,
+  SPOOL_DIR,
+  SPOOL_META,
+  SPOOL_RUN,
+  SPOOL_STDERR,
+  SPOOL_STDOUT,
+  type SpoolMeta,
+} from '../core/reach/rewrite.js';
 import type { CliIo } from './io.js';
 import { CLI_ENV, STORAGE_ENV } from './env.js';
 
@@ -60,14 +78,30 @@ export function storageForFolder(env: NodeJS.ProcessEnv, cwd: unknown): string |
 
 /** The `hook` subcommand. */
 /** Records a `PostToolUse` response (src/cli/hookRecord.ts; passed in so the hook's own bundle loads the stores only then). */
-export type RecordResponse = (storage: string, d: { agent: string; sessionId: string | undefined; tool: string; response: string }) => Promise<void>;
+export type RecordResponse = (
+  storage: string,
+  d: { agent: string; sessionId: string | undefined; tool: string; response: string },
+) => Promise<void>;
 
-export async function hook(argv: readonly string[], io: CliIo, self: readonly string[], record: RecordResponse): Promise<number> {
+export async function hook(
+  argv: readonly string[],
+  io: CliIo,
+  self: readonly string[],
+  record: RecordResponse,
+): Promise<number> {
   let values;
   try {
-    ({ values } = parseFlags(argv, {
-      storage: { type: 'string' }, agent: { type: 'string' }, allow: { type: 'boolean' }, 'record-post-tool-use': { type: 'boolean' }, 'large-result-bytes': { type: 'string' },
-    }, { min: 0, max: 0, name: 'argument' }));
+    ({ values } = parseFlags(
+      argv,
+      {
+        storage: { type: 'string' },
+        agent: { type: 'string' },
+        allow: { type: 'boolean' },
+        'record-post-tool-use': { type: 'boolean' },
+        'large-result-bytes': { type: 'string' },
+      },
+      { min: 0, max: 0, name: 'argument' },
+    ));
     wholeNumber('large-result-bytes', values['large-result-bytes'], 1);
   } catch (e) {
     io.err(`bounded-evidence hook: ${e instanceof UsageError ? e.message : String(e)}\n`);
@@ -129,7 +163,13 @@ export function parsesIn(shell: string, script: string): boolean {
  * project is `CLAUDE_PROJECT_DIR` (Claude Code sets it for hooks), else the event's cwd.
  */
 export function claudeSettingsTexts(env: NodeJS.ProcessEnv, event: Record<string, unknown>): (string | undefined)[] {
-  const read = (f: string): string | undefined => { try { return readFileSync(f, 'utf8'); } catch { return undefined; } };
+  const read = (f: string): string | undefined => {
+    try {
+      return readFileSync(f, 'utf8');
+    } catch {
+      return undefined;
+    }
+  };
   const project = env.CLAUDE_PROJECT_DIR || (typeof event.cwd === 'string' ? event.cwd : undefined);
   const home = env.HOME;
   return [
@@ -164,24 +204,54 @@ function readTail(file: string, bytes: number): string | undefined {
  * (`transcript_path`), and the exec-policy rules texts of `$CODEX_HOME/rules` (default `~/.codex/rules`) and the
  * project's `.codex/rules` (the event's cwd).
  */
-export function codexSession(env: NodeJS.ProcessEnv, event: Record<string, unknown>): { turn: CodexTurn | undefined; rules: string[]; tmpdir?: string } {
-  const transcript = typeof event.transcript_path === 'string' ? readTail(event.transcript_path, CODEX_TRANSCRIPT_TAIL) : undefined;
+export function codexSession(
+  env: NodeJS.ProcessEnv,
+  event: Record<string, unknown>,
+): { turn: CodexTurn | undefined; rules: string[]; tmpdir?: string } {
+  const transcript =
+    typeof event.transcript_path === 'string' ? readTail(event.transcript_path, CODEX_TRANSCRIPT_TAIL) : undefined;
   const codexHome = env.CODEX_HOME || (env.HOME ? path.join(env.HOME, '.codex') : undefined);
-  const dirs = [codexHome && path.join(codexHome, 'rules'), typeof event.cwd === 'string' ? path.join(event.cwd, '.codex', 'rules') : undefined];
+  const dirs = [
+    codexHome && path.join(codexHome, 'rules'),
+    typeof event.cwd === 'string' ? path.join(event.cwd, '.codex', 'rules') : undefined,
+  ];
   const rules: string[] = [];
   for (const dir of dirs) {
     if (!dir) continue;
     let names: string[];
-    try { names = readdirSync(dir).filter((n) => n.endsWith('.rules')); } catch { continue; }
-    for (const n of names) { try { rules.push(readFileSync(path.join(dir, n), 'utf8')); } catch { /* unreadable: no rule from it */ } }
+    try {
+      names = readdirSync(dir).filter((n) => n.endsWith('.rules'));
+    } catch {
+      continue;
+    }
+    for (const n of names) {
+      try {
+        rules.push(readFileSync(path.join(dir, n), 'utf8'));
+      } catch {
+        /* unreadable: no rule from it */
+      }
+    }
   }
-  return { turn: transcript === undefined ? undefined : latestCodexTurn(transcript), rules, ...(env.TMPDIR ? { tmpdir: env.TMPDIR } : {}) };
+  return {
+    turn: transcript === undefined ? undefined : latestCodexTurn(transcript),
+    rules,
+    ...(env.TMPDIR ? { tmpdir: env.TMPDIR } : {}),
+  };
 }
 
 /** Short words for why the storage could not be written (no path: the line reaches the model). */
 function storageFailure(e: unknown): Error {
   const code = (e as NodeJS.ErrnoException | undefined)?.code;
-  const why: Record<string, string> = { EACCES: 'the storage is not writable', EPERM: 'the storage is not writable', EROFS: 'the storage is on a read-only file system', ENOSPC: 'the storage\'s disk is full', EDQUOT: 'the storage\'s disk quota is used up', ENOTDIR: 'a file is in the storage\'s way', EEXIST: 'a file is in the storage\'s way', ENOENT: 'the storage folder is missing' };
+  const why: Record<string, string> = {
+    EACCES: 'the storage is not writable',
+    EPERM: 'the storage is not writable',
+    EROFS: 'the storage is on a read-only file system',
+    ENOSPC: "the storage's disk is full",
+    EDQUOT: "the storage's disk quota is used up",
+    ENOTDIR: "a file is in the storage's way",
+    EEXIST: "a file is in the storage's way",
+    ENOENT: 'the storage folder is missing',
+  };
   return new Error((code && why[code]) ?? 'the storage cannot be written');
 }
 
@@ -191,7 +261,11 @@ function storageFailure(e: unknown): Error {
  * The storage folder itself must exist (the editor, or whoever configured it, made it): a missing
  * one is a failure, not something to create wherever a stale setting points.
  */
-export function prepareSpool(storage: string, command: string, meta: { agent: string; sessionId: string | undefined; cwd: string | undefined }): string {
+export function prepareSpool(
+  storage: string,
+  command: string,
+  meta: { agent: string; sessionId: string | undefined; cwd: string | undefined },
+): string {
   try {
     const root = path.resolve(storage);
     if (!statSync(root).isDirectory()) throw Object.assign(new Error('not a folder'), { code: 'ENOTDIR' });
@@ -200,7 +274,12 @@ export function prepareSpool(storage: string, command: string, meta: { agent: st
     const dir = path.join(spools, randomBytes(6).toString('hex'));
     mkdirSync(dir, { mode: 0o700 });
     writeFileSync(path.join(dir, SPOOL_COMMAND), command, { mode: 0o600, flag: 'wx' });
-    const facts: SpoolMeta = { agent: meta.agent, routedAt: new Date().toISOString(), ...(meta.sessionId ? { sessionId: meta.sessionId } : {}), ...(meta.cwd ? { cwd: meta.cwd } : {}) };
+    const facts: SpoolMeta = {
+      agent: meta.agent,
+      routedAt: new Date().toISOString(),
+      ...(meta.sessionId ? { sessionId: meta.sessionId } : {}),
+      ...(meta.cwd ? { cwd: meta.cwd } : {}),
+    };
     writeFileSync(path.join(dir, SPOOL_META), JSON.stringify(facts), { mode: 0o600, flag: 'wx' });
     // The streams' files, made now so that a full disk shows here (unrouted) rather than in the command.
     writeFileSync(path.join(dir, SPOOL_STDOUT), '', { mode: 0o600, flag: 'wx' });

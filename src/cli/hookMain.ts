@@ -27,8 +27,16 @@ if (require.main === module) {
   const tooOld = nodeVersionProblem(process.versions.node);
   if (wantsHelp(rest)) process.stdout.write(`${HELP.hook}\n`);
   else if (tooOld !== undefined) process.stderr.write(`${tooOld}; the tool runs unrouted\n`);
-  else void hook(rest, processIo(), self, recordViaCli).then((code) => { process.exitCode = code; }, (e: unknown) => {
-    process.stderr.write(`bounded-evidence hook: ${e instanceof Error ? e.message : String(e)}; the tool runs unrouted\n`);
-    process.exitCode = 0;
-  });
+  else
+    void hook(rest, processIo(), self, recordViaCli).then(
+      (code) => {
+        process.exitCode = code;
+      },
+      (e: unknown) => {
+        process.stderr.write(
+          `bounded-evidence hook: ${e instanceof Error ? e.message : String(e)}; the tool runs unrouted\n`,
+        );
+        process.exitCode = 0;
+      },
+    );
 }

@@ -7,10 +7,20 @@ import { runLabel, type RunSource } from '../core/index.js';
 import { openSession } from './session.js';
 
 /** Records a large `PostToolUse` response in a run of its own, tagged with the agent's session. */
-export async function recordResponse(storage: string, d: { agent: string; sessionId: string | undefined; tool: string; response: string }): Promise<void> {
+export async function recordResponse(
+  storage: string,
+  d: { agent: string; sessionId: string | undefined; tool: string; response: string },
+): Promise<void> {
   const session = await openSession(storage);
-  const source: RunSource = { kind: 'hook', agent: d.agent, ...(d.sessionId !== undefined ? { sessionId: d.sessionId } : {}) };
-  const run = await session.runs.startRun({ label: runLabel(`${d.agent} ${d.tool}`, d.sessionId ?? 'no session'), source });
+  const source: RunSource = {
+    kind: 'hook',
+    agent: d.agent,
+    ...(d.sessionId !== undefined ? { sessionId: d.sessionId } : {}),
+  };
+  const run = await session.runs.startRun({
+    label: runLabel(`${d.agent} ${d.tool}`, d.sessionId ?? 'no session'),
+    source,
+  });
   let ok = false;
   try {
     await run.recordResult(d.tool, { session: d.sessionId ?? null }, d.response);

@@ -23,7 +23,12 @@ import type { CliIo } from './io.js';
  * `BOUNDED_EVIDENCE_STORAGE`, else the one the extension mapped to this folder; the hook and the MCP server
  * are started by the extension's shim when this runs in a VS Code terminal, else by this very Node and script.
  */
-export function processContext(io: CliIo, self: readonly string[], storageFlag: string | undefined, recordPostToolUse = false): AgentContext & { storage: string | undefined } {
+export function processContext(
+  io: CliIo,
+  self: readonly string[],
+  storageFlag: string | undefined,
+  recordPostToolUse = false,
+): AgentContext & { storage: string | undefined } {
   const home = io.env.HOME || os.homedir();
   const storage = storageFlag ?? (io.env[STORAGE_ENV] || undefined) ?? storageForFolder(io.env, io.cwd);
   const cli = cliCommand(io.env, self);
@@ -31,20 +36,45 @@ export function processContext(io: CliIo, self: readonly string[], storageFlag: 
   return {
     storage,
     ...machineContext({
-      home, project: io.cwd, env: io.env, recordOtherToolResults: recordPostToolUse,
-      hookCommand: (agent, scope, extra = []) => [cli, 'hook', ...(agent ? ['--agent', agent] : []), ...(scope === 'project' && storage ? ['--storage', quoteShellWord(path.resolve(storage))] : []), ...(recordPostToolUse ? ['--record-post-tool-use'] : []), ...extra].join(' '),
-      mcpServer: () => (storage ? { command: shim || self[0]!, args: [...(shim ? [] : [self[1]!]), 'mcp', '--storage', path.resolve(storage)] } : undefined),
+      home,
+      project: io.cwd,
+      env: io.env,
+      recordOtherToolResults: recordPostToolUse,
+      hookCommand: (agent, scope, extra = []) =>
+        [
+          cli,
+          'hook',
+          ...(agent ? ['--agent', agent] : []),
+          ...(scope === 'project' && storage ? ['--storage', quoteShellWord(path.resolve(storage))] : []),
+          ...(recordPostToolUse ? ['--record-post-tool-use'] : []),
+          ...extra,
+        ].join(' '),
+      mcpServer: () =>
+        storage
+          ? {
+              command: shim || self[0]!,
+              args: [...(shim ? [] : [self[1]!]), 'mcp', '--storage', path.resolve(storage)],
+            }
+          : undefined,
     }),
   };
 }
 
 /** `--agent NAME…` / `--all` / the detected ones. */
-function chooseAgents(ctx: AgentContext, names: readonly string[] | undefined, all: boolean | undefined, uninstall: boolean): AgentAdapter[] {
+function chooseAgents(
+  ctx: AgentContext,
+  names: readonly string[] | undefined,
+  all: boolean | undefined,
+  uninstall: boolean,
+): AgentAdapter[] {
   if (names && names.length > 0) {
     const chosen: AgentAdapter[] = [];
     for (const n of names.flatMap((x) => x.split(','))) {
       const a = agentNamed(n.trim());
-      if (!a) throw new UsageError(`unknown agent "${n.slice(0, 40)}" (known: ${AGENTS.map((x) => [x.id, ...(x.aliases ?? [])].join('/')).join(', ')})`);
+      if (!a)
+        throw new UsageError(
+          `unknown agent "${n.slice(0, 40)}" (known: ${AGENTS.map((x) => [x.id, ...(x.aliases ?? [])].join('/')).join(', ')})`,
+        );
       if (!chosen.includes(a)) chosen.push(a);
     }
     return chosen;
@@ -54,11 +84,32 @@ function chooseAgents(ctx: AgentContext, names: readonly string[] | undefined, a
   return AGENTS.filter((a) => a.detect(ctx).installed);
 }
 
-function flags(argv: readonly string[]): { agent?: string[]; all?: boolean; global?: boolean; project?: boolean; 'dry-run'?: boolean; uninstall?: boolean; storage?: string; 'record-post-tool-use'?: boolean } {
+function flags(argv: readonly string[]): {
+  agent?: string[];
+  all?: boolean;
+  global?: boolean;
+  project?: boolean;
+  'dry-run'?: boolean;
+  uninstall?: boolean;
+  storage?: string;
+  'record-post-tool-use'?: boolean;
+} {
   try {
     return parseArgs({
-      args: [...argv], strict: true, allowPositionals: false,
-      options: { agent: { type: 'string', multiple: true }, all: { type: 'boolean' }, global: { type: 'boolean' }, project: { type: 'boolean' }, 'dry-run': { type: 'boolean' }, uninstall: { type: 'boolean' }, storage: { type: 'string' }, 'record-post-tool-use': { type: 'boolean' }, help: { type: 'boolean' } },
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        agent: { type: 'string', multiple: true },
+        all: { type: 'boolean' },
+        global: { type: 'boolean' },
+        project: { type: 'boolean' },
+        'dry-run': { type: 'boolean' },
+        uninstall: { type: 'boolean' },
+        storage: { type: 'string' },
+        'record-post-tool-use': { type: 'boolean' },
+        help: { type: 'boolean' },
+      },
     }).values;
   } catch (e) {
     throw new UsageError(e instanceof Error ? e.message.split('\n')[0]! : String(e));
@@ -73,7 +124,9 @@ export async function init(argv: readonly string[], io: CliIo, self: readonly st
   const ctx = processContext(io, self, v.storage, v['record-post-tool-use'] ?? false);
   const agents = chooseAgents(ctx, v.agent, v.all, v.uninstall ?? false);
   if (agents.length === 0) {
-    await io.out(`no agent detected (known: ${AGENTS.map((a) => a.id).join(', ')}); name one with --agent NAME or pass --all\n`);
+    await io.out(
+      `no agent detected (known: ${AGENTS.map((a) => a.id).join(', ')}); name one with --agent NAME or pass --all\n`,
+    );
     return 0;
   }
   const scope: Scope | undefined = v.global ? 'global' : v.project ? 'project' : undefined;
@@ -82,10 +135,20 @@ export async function init(argv: readonly string[], io: CliIo, self: readonly st
   const lines: string[] = [];
   for (const o of outcomes) {
     lines.push(describeOutcome(ctx, o, opts));
-    if (opts.dryRun) for (const f of o.files) if (f.action !== 'unchanged') lines.push(f.text === undefined ? `  ${displayPath(ctx, f.file)}: deleted` : `  ${displayPath(ctx, f.file)} would contain:\n${f.text.replace(/^/gm, '    ')}`);
+    if (opts.dryRun)
+      for (const f of o.files)
+        if (f.action !== 'unchanged')
+          lines.push(
+            f.text === undefined
+              ? `  ${displayPath(ctx, f.file)}: deleted`
+              : `  ${displayPath(ctx, f.file)} would contain:\n${f.text.replace(/^/gm, '    ')}`,
+          );
     if (!opts.uninstall && !o.error) for (const n of o.notes) lines.push(`  note: ${n}`);
   }
-  if (!ctx.storage && !opts.uninstall) lines.push(`no evidence storage known: hooks find it per folder (VS Code maps each workspace); pass --storage DIR to name one`);
+  if (!ctx.storage && !opts.uninstall)
+    lines.push(
+      `no evidence storage known: hooks find it per folder (VS Code maps each workspace); pass --storage DIR to name one`,
+    );
   await io.out(`${lines.join('\n')}\n`);
   return outcomes.some((o) => o.error) ? 1 : 0;
 }
@@ -100,16 +163,28 @@ export async function doctor(argv: readonly string[], io: CliIo, self: readonly 
   for (const agent of AGENTS) {
     const mine = rows.filter((r) => r.agent === agent);
     const d = agent.detect(ctx);
-    lines.push(`${agent.displayName} [${agent.id}]: ${d.installed ? `detected: ${d.because}` : `not detected: ${d.because}`}`);
+    lines.push(
+      `${agent.displayName} [${agent.id}]: ${d.installed ? `detected: ${d.because}` : `not detected: ${d.because}`}`,
+    );
     for (const r of mine) {
       const hook = r.present.find((p) => p.hook)?.hook;
       const files = r.present.map((p) => `${displayPath(ctx, p.file)} ${p.present ? 'ok' : 'missing'}`).join(', ');
-      const storage = hook ? /--storage ('(?:[^']|'\\'')*'|\S+)/.exec(hook)?.[1] ?? 'found per folder (workspaces.json) or $BOUNDED_EVIDENCE_STORAGE' : undefined;
-      lines.push(`  ${r.scope}: routing ${r.routed ? 'on' : r.present.some((p) => p.present) ? 'partly on' : 'off'} (${files})${hook ? `; hook: ${hook}; storage: ${storage}` : ''}`);
+      const storage = hook
+        ? (/--storage ('(?:[^']|'\\'')*'|\S+)/.exec(hook)?.[1] ??
+          'found per folder (workspaces.json) or $BOUNDED_EVIDENCE_STORAGE')
+        : undefined;
+      lines.push(
+        `  ${r.scope}: routing ${r.routed ? 'on' : r.present.some((p) => p.present) ? 'partly on' : 'off'} (${files})${hook ? `; hook: ${hook}; storage: ${storage}` : ''}`,
+      );
     }
     const names = agent.recordsAs ?? [agent.id];
-    const run = names.map((n) => last.get(n)).filter((x) => x !== undefined).sort((a, b) => b.startedAt.localeCompare(a.startedAt))[0];
-    lines.push(`  last routed command: ${run ? `${run.startedAt} ${run.label ?? run.runId} (run ${run.runId})` : ctx.storage ? 'none in this storage' : 'unknown (no storage: pass --storage DIR)'}`);
+    const run = names
+      .map((n) => last.get(n))
+      .filter((x) => x !== undefined)
+      .sort((a, b) => b.startedAt.localeCompare(a.startedAt))[0];
+    lines.push(
+      `  last routed command: ${run ? `${run.startedAt} ${run.label ?? run.runId} (run ${run.runId})` : ctx.storage ? 'none in this storage' : 'unknown (no storage: pass --storage DIR)'}`,
+    );
   }
   lines.push(`storage: ${ctx.storage ? path.resolve(ctx.storage) : 'none known here'}`);
   await io.out(`${lines.join('\n')}\n`);
@@ -117,7 +192,9 @@ export async function doctor(argv: readonly string[], io: CliIo, self: readonly 
 }
 
 /** The newest run each agent's hook recorded in `storage` (none when there is no storage or it cannot be opened). */
-async function lastRoutedByAgent(storage: string | undefined): Promise<Map<string, { runId: string; startedAt: string; label?: string }>> {
+async function lastRoutedByAgent(
+  storage: string | undefined,
+): Promise<Map<string, { runId: string; startedAt: string; label?: string }>> {
   const out = new Map<string, { runId: string; startedAt: string; label?: string }>();
   if (!storage || !existsSync(storage)) return out;
   try {
@@ -128,6 +205,8 @@ async function lastRoutedByAgent(storage: string | undefined): Promise<Map<strin
       if (!agent || out.has(agent)) continue;
       out.set(agent, { runId: r.runId, startedAt: r.startedAt, ...(r.label ? { label: r.label } : {}) });
     }
-  } catch { /* a storage that cannot be opened: doctor says none */ }
+  } catch {
+    /* a storage that cannot be opened: doctor says none */
+  }
   return out;
 }

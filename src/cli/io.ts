@@ -37,14 +37,22 @@ export function processIo(): CliIo {
     cwd: process.cwd(),
     env: process.env,
     out: (text) => write(process.stdout, text),
-    err: (text) => { process.stderr.write(text); },
+    err: (text) => {
+      process.stderr.write(text);
+    },
     tee: (stream, chunk) => write(stream === 'stdout' ? process.stdout : process.stderr, chunk),
     async readStdin() {
       const chunks: Buffer[] = [];
       for await (const c of process.stdin) chunks.push(c as Buffer);
       return Buffer.concat(chunks).toString('utf8');
     },
-    onInterrupt(fn) { process.on('SIGINT', fn); process.on('SIGTERM', fn); },
-    offInterrupt(fn) { process.off('SIGINT', fn); process.off('SIGTERM', fn); },
+    onInterrupt(fn) {
+      process.on('SIGINT', fn);
+      process.on('SIGTERM', fn);
+    },
+    offInterrupt(fn) {
+      process.off('SIGINT', fn);
+      process.off('SIGTERM', fn);
+    },
   };
 }

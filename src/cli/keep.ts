@@ -15,19 +15,29 @@
 import { createReadStream, promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { boundModelText, runLabel, type RunSource } from '../core/index.js';
-import { SPOOL_COMMAND, SPOOL_DIR, SPOOL_META, SPOOL_STDERR, SPOOL_STDOUT, type SpoolMeta } from '../core/reach/rewrite.js';
+import {
+  SPOOL_COMMAND,
+  SPOOL_DIR,
+  SPOOL_META,
+  SPOOL_STDERR,
+  SPOOL_STDOUT,
+  type SpoolMeta,
+} from '../core/reach/rewrite.js';
 import { UsageError } from './args.js';
 import { CAPTURE_TOOL } from './capture.js';
 import type { CliIo } from './io.js';
 import { openSession, type CliSession } from './session.js';
-
 
 /** The storage folder a spool lies in: `<storage>/evidence/spool/<id>`, or a usage error. */
 export function storageOfSpool(spool: string): string {
   const dir = path.resolve(spool);
   const id = path.basename(dir);
   const spools = path.dirname(dir);
-  if (!/^[A-Za-z0-9_-]{1,80}$/.test(id) || path.basename(spools) !== SPOOL_DIR || path.basename(path.dirname(spools)) !== 'evidence') {
+  if (
+    !/^[A-Za-z0-9_-]{1,80}$/.test(id) ||
+    path.basename(spools) !== SPOOL_DIR ||
+    path.basename(path.dirname(spools)) !== 'evidence'
+  ) {
     throw new UsageError('the spool folder must be <storage>/evidence/spool/<id>');
   }
   return path.dirname(path.dirname(spools));
@@ -40,7 +50,12 @@ async function readMeta(spool: string): Promise<SpoolMeta> {
     const str = (x: unknown): string | undefined => (typeof x === 'string' && x !== '' ? x : undefined);
     const sessionId = str(v.sessionId);
     const cwd = str(v.cwd);
-    return { agent: str(v.agent) ?? 'agent', routedAt: str(v.routedAt) ?? new Date().toISOString(), ...(sessionId ? { sessionId } : {}), ...(cwd ? { cwd } : {}) };
+    return {
+      agent: str(v.agent) ?? 'agent',
+      routedAt: str(v.routedAt) ?? new Date().toISOString(),
+      ...(sessionId ? { sessionId } : {}),
+      ...(cwd ? { cwd } : {}),
+    };
   } catch {
     return { agent: 'agent', routedAt: new Date().toISOString() };
   }
@@ -53,19 +68,40 @@ export const ORPHAN_SPOOL_MS = 24 * 3_600_000;
  * Records one spool as the `evidence_runCommand` call `capture` would have recorded and returns the
  * model-facing text; throws when the store fails. `exit.aborted`: the shell ended before the command did.
  */
-async function recordSpool(runs: CliSession['runs'], spool: string, exit: { code: number | null; aborted: boolean }, cwd: string): Promise<{ text: string; runId: string; callId: string }> {
+async function recordSpool(
+  runs: CliSession['runs'],
+  spool: string,
+  exit: { code: number | null; aborted: boolean },
+  cwd: string,
+): Promise<{ text: string; runId: string; callId: string }> {
   const command = await fsp.readFile(path.join(spool, SPOOL_COMMAND), 'utf8');
   const meta = await readMeta(spool);
-  const source: RunSource = { kind: 'hook', agent: meta.agent, ...(meta.sessionId !== undefined ? { sessionId: meta.sessionId } : {}) };
+  const source: RunSource = {
+    kind: 'hook',
+    agent: meta.agent,
+    ...(meta.sessionId !== undefined ? { sessionId: meta.sessionId } : {}),
+  };
   const run = await runs.startRun({ label: runLabel(`${meta.agent} terminal`, command), source });
   let ok = false;
   try {
-    const outcome = await run.recordCommand(command, { cwd: meta.cwd ?? cwd, tool: CAPTURE_TOOL }, {
-      stdout: createReadStream(path.join(spool, SPOOL_STDOUT)),
-      stderr: createReadStream(path.join(spool, SPOOL_STDERR)),
-      exit: Promise.resolve({ code: exit.code, signal: null, timedOut: false, aborted: exit.aborted, spawnFailed: false, strays: [], pipesAbandoned: false }),
-      kill: () => undefined,
-    });
+    const outcome = await run.recordCommand(
+      command,
+      { cwd: meta.cwd ?? cwd, tool: CAPTURE_TOOL },
+      {
+        stdout: createReadStream(path.join(spool, SPOOL_STDOUT)),
+        stderr: createReadStream(path.join(spool, SPOOL_STDERR)),
+        exit: Promise.resolve({
+          code: exit.code,
+          signal: null,
+          timedOut: false,
+          aborted: exit.aborted,
+          spawnFailed: false,
+          strays: [],
+          pipesAbandoned: false,
+        }),
+        kill: () => undefined,
+      },
+    );
     if (outcome.status === 'failed') throw new Error(outcome.record.error?.message ?? 'the output could not be stored');
     ok = true;
     return { text: boundModelText(outcome.modelText), runId: run.runId, callId: outcome.callId };
@@ -84,11 +120,24 @@ async function recordOrphans(runs: CliSession['runs'], spools: string, cwd: stri
   for (const name of await fsp.readdir(spools)) {
     if (name.includes('.orphan-')) continue;
     const spool = path.join(spools, name);
-    const times = await Promise.all([SPOOL_STDOUT, SPOOL_STDERR, SPOOL_COMMAND].map((f) => fsp.stat(path.join(spool, f)).then((st) => st.mtimeMs, () => undefined)));
+    const times = await Promise.all(
+      [SPOOL_STDOUT, SPOOL_STDERR, SPOOL_COMMAND].map((f) =>
+        fsp.stat(path.join(spool, f)).then(
+          (st) => st.mtimeMs,
+          () => undefined,
+        ),
+      ),
+    );
     if (times.some((t) => t === undefined) || times.some((t) => now - t! < ORPHAN_SPOOL_MS)) continue;
     // Claimed by a rename first: two keeps never record one spool twice.
     const claimed = `${spool}.orphan-${process.pid}`;
-    if (!(await fsp.rename(spool, claimed).then(() => true, () => false))) continue;
+    if (
+      !(await fsp.rename(spool, claimed).then(
+        () => true,
+        () => false,
+      ))
+    )
+      continue;
     await recordSpool(runs, claimed, { code: null, aborted: true }, cwd).catch(() => undefined);
     await fsp.rm(claimed, { recursive: true, force: true });
   }
@@ -108,7 +157,9 @@ export async function keep(argv: readonly string[], io: CliIo): Promise<number> 
   const quiet = argv[0] === '--quiet';
   const args = quiet ? argv.slice(1) : argv;
   if (args.length !== (quiet ? 2 : 3) || !/^\d{1,3}$/.test(args[1]!) || (!quiet && !/^\d{1,9}$/.test(args[2]!))) {
-    throw new UsageError('usage: bounded-evidence keep SPOOL STATUS WHOLE, or keep --quiet SPOOL STATUS (written by the hook)');
+    throw new UsageError(
+      'usage: bounded-evidence keep SPOOL STATUS WHOLE, or keep --quiet SPOOL STATUS (written by the hook)',
+    );
   }
   const spool = path.resolve(io.cwd, args[0]!);
   const storage = storageOfSpool(spool);
@@ -137,7 +188,13 @@ export async function keep(argv: readonly string[], io: CliIo): Promise<number> 
       await io.out(printed);
       await session.runs.recordShown({ view: 'answer', runId: kept.runId, callId: kept.callId, text: printed });
     } else {
-      await session.runs.recordShown({ view: 'answer', runId: kept.runId, callId: kept.callId, text: sizes[0].size + sizes[1].size, whole: true });
+      await session.runs.recordShown({
+        view: 'answer',
+        runId: kept.runId,
+        callId: kept.callId,
+        text: sizes[0].size + sizes[1].size,
+        whole: true,
+      });
     }
     await recordOrphans(session.runs, path.dirname(spool), io.cwd).catch(() => undefined);
   } catch (e) {

@@ -15,7 +15,16 @@ import { STORAGE_ENV } from './session.js';
 import { exitOnOldNode } from '../core/nodeVersion.js';
 
 /** The subcommands that open a store (all but `hook` and `mcp`). */
-const STORE_COMMANDS: Readonly<Record<string, (argv: readonly string[], io: CliIo) => Promise<number>>> = { capture, keep, read, search, import: importFile, list, verify, stats };
+const STORE_COMMANDS: Readonly<Record<string, (argv: readonly string[], io: CliIo) => Promise<number>>> = {
+  capture,
+  keep,
+  read,
+  search,
+  import: importFile,
+  list,
+  verify,
+  stats,
+};
 
 /**
  * Runs one command line; `self` is how this program was started (node and script), for
@@ -28,20 +37,26 @@ export async function runCli(argv: readonly string[], io: CliIo, self: readonly 
     return name === undefined ? 2 : 0;
   }
   if (name === 'hook') {
-    if (wantsHelp(rest)) { await io.out(`${HELP.hook}\n`); return 0; }
+    if (wantsHelp(rest)) {
+      await io.out(`${HELP.hook}\n`);
+      return 0;
+    }
     return hook(rest, io, self, recordResponse);
   }
   if (name === 'mcp') {
     // The MCP server reads its own flags; the storage may come from the environment like everywhere else.
     const storage = io.env[STORAGE_ENV];
-    const args = !rest.includes('--storage') && !rest.includes('--help') && storage ? ['--storage', storage, ...rest] : rest;
+    const args =
+      !rest.includes('--storage') && !rest.includes('--help') && storage ? ['--storage', storage, ...rest] : rest;
     // Loaded here only: the MCP SDK (with zod and ajv) costs ~50 ms of start-up that every
     // hook and read would otherwise pay.
     return (await import('../mcp/server.js')).main(args);
   }
   // init and doctor write or read agents' configuration files; they need how this command line is started.
   const agentCommand = name === 'init' ? init : name === 'doctor' ? doctor : undefined;
-  const fn = agentCommand ? (argv2: readonly string[], io2: CliIo) => agentCommand(argv2, io2, self) : STORE_COMMANDS[name];
+  const fn = agentCommand
+    ? (argv2: readonly string[], io2: CliIo) => agentCommand(argv2, io2, self)
+    : STORE_COMMANDS[name];
   if (!fn) {
     io.err(`bounded-evidence: unknown command "${name.slice(0, 40)}" (try bounded-evidence --help)\n`);
     return 2;
@@ -75,13 +90,16 @@ if (require.main === module) {
   exitOnOldNode();
   restoreShimEnvironment(process.env);
   const self = [process.execPath, process.argv[1] ?? ''];
-  void runCli(process.argv.slice(2), processIo(), self).then((code) => {
-    process.exitCode = code;
-    // A stuck child pipe must not keep a finished command line alive (the MCP server waits for its own end).
-    if (process.argv[2] !== 'mcp') setTimeout(() => process.exit(code), 2_000).unref();
-  }, (e: unknown) => {
-    process.stderr.write(`bounded-evidence: ${e instanceof Error ? e.message : String(e)}\n`);
-    process.exitCode = 1;
-  });
+  void runCli(process.argv.slice(2), processIo(), self).then(
+    (code) => {
+      process.exitCode = code;
+      // A stuck child pipe must not keep a finished command line alive (the MCP server waits for its own end).
+      if (process.argv[2] !== 'mcp') setTimeout(() => process.exit(code), 2_000).unref();
+    },
+    (e: unknown) => {
+      process.stderr.write(`bounded-evidence: ${e instanceof Error ? e.message : String(e)}\n`);
+      process.exitCode = 1;
+    },
+  );
 }
 export { recordResponse } from './hookRecord.js';

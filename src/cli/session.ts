@@ -26,7 +26,9 @@ export interface CliSession {
 export function storageDirOf(flag: string | undefined, env: NodeJS.ProcessEnv): string {
   const dir = flag ?? env[STORAGE_ENV];
   if (dir === undefined || dir === '') {
-    throw new UsageError(`no evidence storage: pass --storage DIR or set ${STORAGE_ENV} (VS Code's integrated terminals have it once the Bounded Evidence extension is active; "Bounded Evidence: Copy MCP Server Configuration" shows the folder)`);
+    throw new UsageError(
+      `no evidence storage: pass --storage DIR or set ${STORAGE_ENV} (VS Code's integrated terminals have it once the Bounded Evidence extension is active; "Bounded Evidence: Copy MCP Server Configuration" shows the folder)`,
+    );
   }
   return dir;
 }
@@ -41,14 +43,18 @@ export async function openSession(storageDir: string, options: { maintenance?: b
   const manifest = extensionManifest();
   const settings = resolveSettings(manifest);
   const storage = await openStorage(storageDir);
-  const { runs, artifacts } = await openEvidenceStores(storage, { ...settings, backend: 'filesystem' }, {
-    // The MCP server's profile: the same tools over the same core, so the runs compare.
-    tools: MCP_TOOL_NAMES,
-    reader: { maxByteWindow: settings.maxRangeBytes },
-    warn: () => undefined,
-    // One request, then exit: the logs-folder check and the temporary-file sweeps are the
-    // long-lived front ends' (and `list`'s) work (docs/architecture.md §2.4).
-    maintenance: options.maintenance ?? false,
-  });
+  const { runs, artifacts } = await openEvidenceStores(
+    storage,
+    { ...settings, backend: 'filesystem' },
+    {
+      // The MCP server's profile: the same tools over the same core, so the runs compare.
+      tools: MCP_TOOL_NAMES,
+      reader: { maxByteWindow: settings.maxRangeBytes },
+      warn: () => undefined,
+      // One request, then exit: the logs-folder check and the temporary-file sweeps are the
+      // long-lived front ends' (and `list`'s) work (docs/architecture.md §2.4).
+      maintenance: options.maintenance ?? false,
+    },
+  );
   return { storage, settings, runs, artifacts };
 }

@@ -18,8 +18,13 @@ export function sinceOf(raw: string | undefined, now: number): number | undefine
   if (rel) return now - Number(rel[1]) * UNIT_MS[rel[2]!]!;
   // A date alone is local midnight (Date.parse reads `YYYY-MM-DD` as UTC).
   const day = /^(\d{4})-(\d{2})-(\d{2})$/.exec(raw);
-  const ms = day ? new Date(Number(day[1]), Number(day[2]) - 1, Number(day[3])).getTime() : /^\d{4}-\d{2}-\d{2}T/.test(raw) ? Date.parse(raw) : NaN;
-  if (!Number.isFinite(ms)) throw new UsageError('--since must be like 12h, 7d, 2w, all, or a date (2026-11-30) or ISO time');
+  const ms = day
+    ? new Date(Number(day[1]), Number(day[2]) - 1, Number(day[3])).getTime()
+    : /^\d{4}-\d{2}-\d{2}T/.test(raw)
+      ? Date.parse(raw)
+      : NaN;
+  if (!Number.isFinite(ms))
+    throw new UsageError('--since must be like 12h, 7d, 2w, all, or a date (2026-11-30) or ISO time');
   return ms;
 }
 
@@ -29,7 +34,10 @@ export function shortBytes(n: number): string {
   const units = ['KiB', 'MiB', 'GiB', 'TiB'];
   let v = n / 1024;
   let u = 0;
-  while (v >= 1024 && u < units.length - 1) { v /= 1024; u++; }
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
   return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[u]}`;
 }
 
@@ -41,7 +49,12 @@ export function savedShare(f: Pick<UsageFigures, 'savedBytes' | 'outputBytes'>):
   return f.outputBytes > 0 ? `${((100 * f.savedBytes) / f.outputBytes).toFixed(1)}%` : '–';
 }
 
-const HEADINGS: Readonly<Record<UsageDimension, string>> = { agent: 'Agent', tool: 'Tool', command: 'Command', day: 'Day' };
+const HEADINGS: Readonly<Record<UsageDimension, string>> = {
+  agent: 'Agent',
+  tool: 'Tool',
+  command: 'Command',
+  day: 'Day',
+};
 
 /** The report as a person reads it: the totals, then one row per group. */
 export function statsTable(r: UsageReport, rangeWords: string): string {
@@ -58,36 +71,69 @@ export function statsTable(r: UsageReport, rangeWords: string): string {
   if (r.groups.length === 0) return `${lines.join('\n')}\n\nNothing recorded in this range.\n`;
   const head = [HEADINGS[r.by], 'Outputs', 'Output', 'Shown', 'Read back', 'Recalls', 'Lost', 'Saved', 'Saved%'];
   const rows = r.groups.map((g) => [
-    g.key === '' ? '(no command)' : g.key, count(g.outputs), shortBytes(g.outputBytes), shortBytes(g.shownBytes), shortBytes(g.readBytes),
-    count(g.reads), count(g.lostOutputs), shortBytes(g.savedBytes), savedShare(g),
+    g.key === '' ? '(no command)' : g.key,
+    count(g.outputs),
+    shortBytes(g.outputBytes),
+    shortBytes(g.shownBytes),
+    shortBytes(g.readBytes),
+    count(g.reads),
+    count(g.lostOutputs),
+    shortBytes(g.savedBytes),
+    savedShare(g),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const fmt = (row: string[]): string => row.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
+  const fmt = (row: string[]): string =>
+    row
+      .map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   lines.push('', fmt(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(fmt));
   if (r.more > 0) lines.push(`… and ${count(r.more)} more (--json lists up to 1000 with --limit)`);
-  lines.push('', 'Saved = output bytes − bytes shown (answers + reads), per output; an output shown whole saves nothing.');
+  lines.push(
+    '',
+    'Saved = output bytes − bytes shown (answers + reads), per output; an output shown whole saves nothing.',
+  );
   return `${lines.join('\n')}\n`;
 }
 
 /** The `stats` subcommand. */
 export async function stats(argv: readonly string[], io: CliIo): Promise<number> {
-  const { values } = parseFlags(argv, {
-    storage: { type: 'string' }, since: { type: 'string' }, by: { type: 'string' }, json: { type: 'boolean' }, limit: { type: 'string' },
-  }, { min: 0, max: 0, name: 'argument' });
+  const { values } = parseFlags(
+    argv,
+    {
+      storage: { type: 'string' },
+      since: { type: 'string' },
+      by: { type: 'string' },
+      json: { type: 'boolean' },
+      limit: { type: 'string' },
+    },
+    { min: 0, max: 0, name: 'argument' },
+  );
   const by = (values.by ?? 'command') as UsageDimension;
   if (!USAGE_DIMENSIONS.includes(by)) throw new UsageError(`--by must be one of ${USAGE_DIMENSIONS.join(', ')}`);
   const limit = values.limit === undefined ? undefined : Number(values.limit);
-  if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= 1000)) throw new UsageError('--limit must be a whole number from 1 to 1000');
+  if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= 1000))
+    throw new UsageError('--limit must be a whole number from 1 to 1000');
   const now = Date.now();
   const raw = values.since ?? '30d';
   const sinceMs = sinceOf(raw, now);
   const session = await openSession(storageDirOf(values.storage, io.env));
-  const report = await session.runs.usage({ ...(sinceMs !== undefined ? { sinceMs } : {}), untilMs: now, by, ...(limit !== undefined ? { limit } : {}) });
+  const report = await session.runs.usage({
+    ...(sinceMs !== undefined ? { sinceMs } : {}),
+    untilMs: now,
+    by,
+    ...(limit !== undefined ? { limit } : {}),
+  });
   if (values.json) {
     await io.out(`${JSON.stringify(report)}\n`);
     return 0;
   }
-  const words = sinceMs === undefined ? 'all time' : /^[0-9]+[hdw]$/.test(raw) ? `last ${raw} (since ${report.since})` : `since ${report.since}`;
+  const words =
+    sinceMs === undefined
+      ? 'all time'
+      : /^[0-9]+[hdw]$/.test(raw)
+        ? `last ${raw} (since ${report.since})`
+        : `since ${report.since}`;
   await io.out(statsTable(report, words));
   return 0;
 }

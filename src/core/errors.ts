@@ -16,11 +16,15 @@ export const ErrorText = {
 } as const;
 
 /** Which contract error an `EvidenceError` is. */
-export type EvidenceErrorCode = keyof typeof ErrorText | 'accessDenied' | 'missing' | 'invalidArgument' | 'backend' | 'rangeNotSatisfiable';
+export type EvidenceErrorCode =
+  keyof typeof ErrorText | 'accessDenied' | 'missing' | 'invalidArgument' | 'backend' | 'rangeNotSatisfiable';
 
 /** An error whose message is safe to show a model or a person. */
 export class EvidenceError extends Error {
-  constructor(readonly code: EvidenceErrorCode, message?: string) {
+  constructor(
+    readonly code: EvidenceErrorCode,
+    message?: string,
+  ) {
     super(message ?? (code in ErrorText ? ErrorText[code as keyof typeof ErrorText] : code));
     this.name = 'EvidenceError';
   }

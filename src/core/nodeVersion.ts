@@ -11,7 +11,8 @@ export const MIN_NODE = { major: 22, minor: 14 } as const;
 /** The one-line complaint about `version` (`process.versions.node`), or undefined when it is new enough. */
 export function nodeVersionProblem(version: string): string | undefined {
   const [major, minor] = version.split('.').map(Number);
-  if (major === undefined || minor === undefined || !Number.isFinite(major) || !Number.isFinite(minor)) return undefined;
+  if (major === undefined || minor === undefined || !Number.isFinite(major) || !Number.isFinite(minor))
+    return undefined;
   if (major > MIN_NODE.major || (major === MIN_NODE.major && minor >= MIN_NODE.minor)) return undefined;
   return `bounded-evidence needs Node ${MIN_NODE.major}.${MIN_NODE.minor} or newer (this is v${version})`;
 }

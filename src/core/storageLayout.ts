@@ -81,7 +81,12 @@ export async function ensureLayout(layout: StorageLayout): Promise<void> {
  * (`encodeURIComponent` leaves `! ' ( ) *` alone; VS Code does not).
  */
 export function vscodeFileUri(fsPath: string): string {
-  const encoded = fsPath.split('/').map((segment) => encodeURIComponent(segment).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)).join('/');
+  const encoded = fsPath
+    .split('/')
+    .map((segment) =>
+      encodeURIComponent(segment).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`),
+    )
+    .join('/');
   return `file://${encoded.startsWith('/') ? '' : '/'}${encoded}`;
 }
 
@@ -117,7 +122,8 @@ export async function recordedTenant(root: string): Promise<string | undefined> 
     throw e;
   }
   const tenant = text.trim();
-  if (!EDITOR_TENANT.test(tenant) || text !== `${tenant}\n`) throw new Error(`${file} does not hold a tenant; remove it, or pass --tenant to choose one`);
+  if (!EDITOR_TENANT.test(tenant) || text !== `${tenant}\n`)
+    throw new Error(`${file} does not hold a tenant; remove it, or pass --tenant to choose one`);
   return tenant;
 }
 
@@ -169,7 +175,14 @@ export async function runningMcpHttpServer(storageDir: string): Promise<McpHttpI
   } catch {
     return undefined;
   }
-  if (typeof info.url !== 'string' || !/^http:\/\/127\.0\.0\.1:[0-9]+\/mcp$/.test(info.url) || typeof info.token !== 'string' || !/^[0-9a-f]{64}$/.test(info.token) || !Number.isSafeInteger(info.pid)) return undefined;
+  if (
+    typeof info.url !== 'string' ||
+    !/^http:\/\/127\.0\.0\.1:[0-9]+\/mcp$/.test(info.url) ||
+    typeof info.token !== 'string' ||
+    !/^[0-9a-f]{64}$/.test(info.token) ||
+    !Number.isSafeInteger(info.pid)
+  )
+    return undefined;
   if (!processExists(info.pid!)) return undefined;
   return { url: info.url, token: info.token, pid: info.pid! };
 }
@@ -187,6 +200,9 @@ export async function writeMcpHttpInfo(storageDir: string, info: McpHttpInfo): P
 /** Removes `mcp-http.json` on a clean exit, unless another start on the same storage has written its own since. */
 export async function removeMcpHttpInfo(storageDir: string, token: string): Promise<void> {
   const file = path.join(storageDir, MCP_HTTP_INFO_FILE);
-  const current = await readFile(file, 'utf8').then((t) => (JSON.parse(t) as McpHttpInfo).token, () => undefined);
+  const current = await readFile(file, 'utf8').then(
+    (t) => (JSON.parse(t) as McpHttpInfo).token,
+    () => undefined,
+  );
   if (current === token) await rm(file, { force: true });
 }

@@ -41,7 +41,11 @@ export interface EvidenceStores {
 }
 
 /** Creates the layout's folders and opens every store of it. */
-export async function openEvidenceStores(layout: StorageLayout, settings: StoreSettings, options: OpenStoresOptions): Promise<EvidenceStores> {
+export async function openEvidenceStores(
+  layout: StorageLayout,
+  settings: StoreSettings,
+  options: OpenStoresOptions,
+): Promise<EvidenceStores> {
   await ensureLayout(layout);
   const blobs = await openBlobStore(settings, { ...options, blobsDir: layout.blobsDir });
   const maintenance = options.maintenance ?? true;
@@ -49,7 +53,7 @@ export async function openEvidenceStores(layout: StorageLayout, settings: StoreS
   // but not configured: outputs keep previews only) they stay on this machine's filesystem
   // store, since an `evidence_readFile` observation promises ranges that read back.
   const artifacts = new ArtifactStore({
-    blobs: blobs ?? await FsBlobStore.open(layout.blobsDir, { sweep: false }),
+    blobs: blobs ?? (await FsBlobStore.open(layout.blobsDir, { sweep: false })),
     tenant: layout.tenant,
     // Stores written before issue 20: their artifacts move into the blob store on first read.
     legacyRoot: layout.artifactsDir,
@@ -68,6 +72,9 @@ export async function openEvidenceStores(layout: StorageLayout, settings: StoreS
     artifacts,
   });
   // Runs left open by a writer that died (a killed server, a crashed editor) stop showing as running (docs/contracts.md §5.4).
-  const interrupted = await runs.finishInterrupted().catch((e: unknown) => { options.warn(`runs left open could not be finished: ${e instanceof Error ? e.message : String(e)}`); return []; });
+  const interrupted = await runs.finishInterrupted().catch((e: unknown) => {
+    options.warn(`runs left open could not be finished: ${e instanceof Error ? e.message : String(e)}`);
+    return [];
+  });
   return { runs, artifacts, blobs, interrupted };
 }

@@ -63,18 +63,30 @@ export class Utf8Validator {
     if (this.carry.length > 0) {
       // Complete the carried code point with the few bytes it still needs.
       const need = expectedLength(this.carry[0]!);
-      if (need === 0) { this.ok = false; return; }
+      if (need === 0) {
+        this.ok = false;
+        return;
+      }
       const take = Math.min(need - this.carry.length, piece.length);
       const joined = new Uint8Array(this.carry.length + take);
       joined.set(this.carry, 0);
       joined.set(piece.subarray(0, take), this.carry.length);
-      if (joined.length < need) { this.carry = joined; return; }
-      if (!isUtf8(joined)) { this.ok = false; return; }
+      if (joined.length < need) {
+        this.carry = joined;
+        return;
+      }
+      if (!isUtf8(joined)) {
+        this.ok = false;
+        return;
+      }
       this.carry = new Uint8Array(0);
       data = piece.subarray(take);
     }
     const cut = trailingIncompleteStart(data);
-    if (!isUtf8(data.subarray(0, cut))) { this.ok = false; return; }
+    if (!isUtf8(data.subarray(0, cut))) {
+      this.ok = false;
+      return;
+    }
     this.carry = data.slice(cut);
   }
 

@@ -69,7 +69,12 @@ export interface RecordedCall {
 export interface EvidenceRun {
   readonly runId: string;
   /** Same as `api.record(…, { runId })`. */
-  record(toolName: string, input: Record<string, unknown>, result: string | Uint8Array | object, options?: { readonly isError?: boolean }): Promise<RecordedObservation>;
+  record(
+    toolName: string,
+    input: Record<string, unknown>,
+    result: string | Uint8Array | object,
+    options?: { readonly isError?: boolean },
+  ): Promise<RecordedObservation>;
   /** Ends the run (once). */
   finish(status?: 'completed' | 'failed' | 'cancelled'): Promise<void>;
 }
@@ -82,7 +87,12 @@ export interface BoundedEvidenceApi {
    * JSON) and returns what the model should see. `toolName` must not be
    * `read_tool_output` (reserved). Rejects with an `Error` whose message is safe to log.
    */
-  record(toolName: string, input: Record<string, unknown>, result: string | Uint8Array | object, options?: RecordOptions): Promise<RecordedObservation>;
+  record(
+    toolName: string,
+    input: Record<string, unknown>,
+    result: string | Uint8Array | object,
+    options?: RecordOptions,
+  ): Promise<RecordedObservation>;
   /** Reads a window of a recorded result by handle; a handle of another workspace is refused (access denied). */
   read(args: ReadArgs): Promise<ReadResult>;
   /** Opens a run for several calls; finish it when the task ends. */

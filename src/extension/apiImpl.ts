@@ -22,7 +22,8 @@ function observationOf(runId: string, o: CallOutcome): RecordedObservation {
 }
 
 function checkToolName(toolName: unknown): string {
-  if (typeof toolName !== 'string' || toolName.length === 0 || toolName.length > 256) throw new Error('toolName must be a non-empty string');
+  if (typeof toolName !== 'string' || toolName.length === 0 || toolName.length > 256)
+    throw new Error('toolName must be a non-empty string');
   if (toolName === Ids.tools.readToolOutput) throw new Error('read_tool_output is a reserved tool name');
   return toolName;
 }
@@ -31,15 +32,29 @@ function checkToolName(toolName: unknown): string {
 export function createApi(host: ServicesHost, subscriptions: vscode.Disposable[]): BoundedEvidenceApi {
   const open = new Map<string, Run>();
   const emitter = new vscode.EventEmitter<RecordedCall>();
-  subscriptions.push(emitter, host.onDidRecord(({ runId, record }) => {
-    if (record.type !== 'call_finished') return;
-    emitter.fire({
-      runId, callId: record.callId, tool: record.tool, byteCount: record.resultBytes, sha256: record.sha256,
-      status: record.status, ...(record.resultHandle !== undefined ? { handle: record.resultHandle } : {}),
-    });
-  }));
+  subscriptions.push(
+    emitter,
+    host.onDidRecord(({ runId, record }) => {
+      if (record.type !== 'call_finished') return;
+      emitter.fire({
+        runId,
+        callId: record.callId,
+        tool: record.tool,
+        byteCount: record.resultBytes,
+        sha256: record.sha256,
+        status: record.status,
+        ...(record.resultHandle !== undefined ? { handle: record.resultHandle } : {}),
+      });
+    }),
+  );
 
-  const recordIn = async (run: Run, toolName: string, input: Record<string, unknown>, result: string | Uint8Array | object, isError?: boolean): Promise<RecordedObservation> => {
+  const recordIn = async (
+    run: Run,
+    toolName: string,
+    input: Record<string, unknown>,
+    result: string | Uint8Array | object,
+    isError?: boolean,
+  ): Promise<RecordedObservation> => {
     const outcome = await run.recordResult(checkToolName(toolName), input ?? {}, result, { isError: isError === true });
     return observationOf(run.runId, outcome);
   };
@@ -76,7 +91,9 @@ export function createApi(host: ServicesHost, subscriptions: vscode.Disposable[]
       return await (await host.get()).runs.readToolOutput(args);
     },
     async startRun(label) {
-      const run = await (await host.get()).runs.startRun({ label: typeof label === 'string' ? label.slice(0, 200) : 'api run', source: { kind: 'api' } });
+      const run = await (
+        await host.get()
+      ).runs.startRun({ label: typeof label === 'string' ? label.slice(0, 200) : 'api run', source: { kind: 'api' } });
       open.set(run.runId, run);
       return wrap(run);
     },

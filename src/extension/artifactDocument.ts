@@ -52,8 +52,16 @@ export function parseHandleDocumentUri(uri: vscode.Uri): ParsedPageUri | undefin
   if (uri.scheme !== Ids.documentScheme) return undefined;
   const short = /^\/([A-Za-z0-9._-]{1,256})\/page-([1-9]\d{0,11})\.txt$/.exec(uri.path);
   if (short) return { handle: short[1]!, page: Number(short[2]) - 1 };
-  const named = /^\/([A-Za-z0-9._-]{1,256})\/\1 ((?:lines|bytes) \d{1,15}–\d{1,15}) \(page ([1-9]\d{0,11}) of [1-9]\d{0,11}\)\.txt$/.exec(uri.path);
-  if (named) return { handle: named[1]!, page: Number(named[3]) - 1, name: uri.path.slice(1 + named[1]!.length + 1, -'.txt'.length) };
+  const named =
+    /^\/([A-Za-z0-9._-]{1,256})\/\1 ((?:lines|bytes) \d{1,15}–\d{1,15}) \(page ([1-9]\d{0,11}) of [1-9]\d{0,11}\)\.txt$/.exec(
+      uri.path,
+    );
+  if (named)
+    return {
+      handle: named[1]!,
+      page: Number(named[3]) - 1,
+      name: uri.path.slice(1 + named[1]!.length + 1, -'.txt'.length),
+    };
   return undefined;
 }
 
@@ -109,7 +117,7 @@ async function pageFacts(src: HandleSource, k: number, before?: number): Promise
   const start = await pageStart(src, k);
   const end = k + 1 >= pages ? src.byteCount : await pageStart(src, k + 1);
   const bytes = end > start ? await src.readRange(start, end) : new Uint8Array(0);
-  const nb = src.binary ? undefined : before ?? await newlinesBefore(src, start);
+  const nb = src.binary ? undefined : (before ?? (await newlinesBefore(src, start)));
   if (nb === undefined || bytes.length === 0) return { start, end, bytes, ...(nb !== undefined ? { before: nb } : {}) };
   const last = nb + Math.max(1, countNewlines(bytes) + (bytes[bytes.length - 1] !== 10 ? 1 : 0));
   return { start, end, bytes, before: nb, firstLine: nb + 1, lastLine: last };
@@ -117,7 +125,10 @@ async function pageFacts(src: HandleSource, k: number, before?: number): Promise
 
 /** The name of a page in the log's terms: `<handle> lines a–b (page n of N)`, or its bytes when lines are not counted. */
 function pageName(src: HandleSource, k: number, f: PageFacts): string {
-  const what = f.firstLine !== undefined && f.lastLine !== undefined ? `lines ${f.firstLine}–${f.lastLine}` : `bytes ${f.start}–${f.end}`;
+  const what =
+    f.firstLine !== undefined && f.lastLine !== undefined
+      ? `lines ${f.firstLine}–${f.lastLine}`
+      : `bytes ${f.start}–${f.end}`;
   return `${src.handle} ${what} (page ${k + 1} of ${pageCount(src)})`;
 }
 
@@ -133,15 +144,29 @@ export async function pageUri(src: HandleSource, k: number): Promise<vscode.Uri>
 /** Renders page `k` of a handle's output: header, then the page's bytes. `name`: the URI's claim, which must hold. */
 export async function renderPage(src: HandleSource, k: number, name?: string): Promise<string> {
   const pages = pageCount(src);
-  if (!Number.isSafeInteger(k) || k < 0 || k >= pages) return `bounded-evidence: ${src.handle} has ${pages} page(s); page ${k} does not exist.`;
+  if (!Number.isSafeInteger(k) || k < 0 || k >= pages)
+    return `bounded-evidence: ${src.handle} has ${pages} page(s); page ${k} does not exist.`;
   const f = await pageFacts(src, k);
   const { start, end, bytes } = f;
   // A name that says other lines than the page holds is refused, so the tab and the header always agree.
-  if (name !== undefined && name !== pageName(src, k, f)) return `bounded-evidence: this page is named "${pageName(src, k, f)}", not "${name}".`;
+  if (name !== undefined && name !== pageName(src, k, f))
+    return `bounded-evidence: this page is named "${pageName(src, k, f)}", not "${name}".`;
   const lines = f.firstLine !== undefined ? ` · lines ${f.firstLine}–${f.lastLine} of ${src.lineCount}` : '';
   // Neighbours' line numbers follow from this page's (no second count from the start).
-  const prev = k > 0 ? await pageFacts(src, k - 1, f.before !== undefined && k - 1 >= 0 ? f.before - countNewlines(await src.readRange(await pageStart(src, k - 1), start)) : undefined) : undefined;
-  const next = k + 1 < pages ? await pageFacts(src, k + 1, f.before !== undefined ? f.before + countNewlines(bytes) : undefined) : undefined;
+  const prev =
+    k > 0
+      ? await pageFacts(
+          src,
+          k - 1,
+          f.before !== undefined && k - 1 >= 0
+            ? f.before - countNewlines(await src.readRange(await pageStart(src, k - 1), start))
+            : undefined,
+        )
+      : undefined;
+  const next =
+    k + 1 < pages
+      ? await pageFacts(src, k + 1, f.before !== undefined ? f.before + countNewlines(bytes) : undefined)
+      : undefined;
   const nav = [
     prev ? `previous: ${namedUri(src, k - 1, prev).toString()}` : 'first page',
     next ? `next: ${namedUri(src, k + 1, next).toString()}` : 'last page',
@@ -151,7 +176,9 @@ export async function renderPage(src: HandleSource, k: number, name?: string): P
     `── ${nav} · every byte below was verified against the recorded digests`,
     '',
   ].join('\n');
-  const body = src.binary ? hexDump(bytes, start) : new TextDecoder('utf-8', { fatal: false, ignoreBOM: true }).decode(bytes);
+  const body = src.binary
+    ? hexDump(bytes, start)
+    : new TextDecoder('utf-8', { fatal: false, ignoreBOM: true }).decode(bytes);
   return `${header}\n${body}`;
 }
 
@@ -175,7 +202,10 @@ export async function locate(src: HandleSource, at: { line?: number; byteOffset?
     let pos = 0;
     outer: for await (const chunk of src.stream(0, src.byteCount)) {
       for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) {
-        if (++seen === at.line) { offset = pos + i + 1; break outer; }
+        if (++seen === at.line) {
+          offset = pos + i + 1;
+          break outer;
+        }
       }
       pos += chunk.length;
       offset = pos;
@@ -215,8 +245,12 @@ export class ArtifactDocumentProvider implements vscode.TextDocumentContentProvi
     const links: vscode.DocumentLink[] = [];
     for (let l = 0; l < Math.min(HEADER_LINES, document.lineCount); l++) {
       const text = document.lineAt(l).text;
-      for (const m of text.matchAll(/bounded-evidence:\/[A-Za-z0-9._-]+\/(?:page-\d+|[A-Za-z0-9._-]+%20(?:lines|bytes)%20\d+%E2%80%93\d+%20%28page%20\d+%20of%20\d+%29)\.txt/g)) {
-        links.push(new vscode.DocumentLink(new vscode.Range(l, m.index, l, m.index + m[0].length), vscode.Uri.parse(m[0])));
+      for (const m of text.matchAll(
+        /bounded-evidence:\/[A-Za-z0-9._-]+\/(?:page-\d+|[A-Za-z0-9._-]+%20(?:lines|bytes)%20\d+%E2%80%93\d+%20%28page%20\d+%20of%20\d+%29)\.txt/g,
+      )) {
+        links.push(
+          new vscode.DocumentLink(new vscode.Range(l, m.index, l, m.index + m[0].length), vscode.Uri.parse(m[0])),
+        );
       }
     }
     return links;
@@ -233,10 +267,14 @@ export const goToOutputLineCommand = 'boundedEvidence.goToOutputLine';
  */
 async function goToOutputLine(host: ServicesHost, arg: unknown): Promise<void> {
   const a = (typeof arg === 'object' && arg !== null ? arg : {}) as { handle?: unknown; line?: unknown };
-  const active = vscode.window.activeTextEditor ? parseHandleDocumentUri(vscode.window.activeTextEditor.document.uri) : undefined;
+  const active = vscode.window.activeTextEditor
+    ? parseHandleDocumentUri(vscode.window.activeTextEditor.document.uri)
+    : undefined;
   const handle = typeof a.handle === 'string' ? a.handle : active?.handle;
   if (!handle) {
-    void vscode.window.showInformationMessage('Bounded Evidence: open an output in the editor first (Open Artifact in Editor, or Open in editor in the inspector).');
+    void vscode.window.showInformationMessage(
+      'Bounded Evidence: open an output in the editor first (Open Artifact in Editor, or Open in editor in the inspector).',
+    );
     return;
   }
   const src = await (await host.get()).runs.openHandle(handle);
@@ -244,14 +282,22 @@ async function goToOutputLine(host: ServicesHost, arg: unknown): Promise<void> {
   let line = typeof a.line === 'number' && Number.isSafeInteger(a.line) ? a.line : undefined;
   if (line === undefined) {
     const typed = await vscode.window.showInputBox({
-      title: `Go to Output Line of ${handle}`, prompt: `A line of the output, 1 to ${last.toLocaleString('en-US')}`,
-      validateInput: (v) => (/^\d+$/.test(v.trim().replace(/[,_]/g, '')) && Number(v.trim().replace(/[,_]/g, '')) >= 1 && Number(v.trim().replace(/[,_]/g, '')) <= last ? undefined : `a whole number from 1 to ${last}`),
+      title: `Go to Output Line of ${handle}`,
+      prompt: `A line of the output, 1 to ${last.toLocaleString('en-US')}`,
+      validateInput: (v) =>
+        /^\d+$/.test(v.trim().replace(/[,_]/g, '')) &&
+        Number(v.trim().replace(/[,_]/g, '')) >= 1 &&
+        Number(v.trim().replace(/[,_]/g, '')) <= last
+          ? undefined
+          : `a whole number from 1 to ${last}`,
     });
     if (typed === undefined) return;
     line = Number(typed.trim().replace(/[,_]/g, ''));
   }
   if (line < 1 || line > last) {
-    void vscode.window.showErrorMessage(`Bounded Evidence: ${handle} has ${last} line(s); line ${line} does not exist.`);
+    void vscode.window.showErrorMessage(
+      `Bounded Evidence: ${handle} has ${last} line(s); line ${line} does not exist.`,
+    );
     return;
   }
   await vscode.commands.executeCommand(Ids.commands.openArtifact, { handle, line: line - 1 });
@@ -268,7 +314,15 @@ export function registerArtifactDocuments(context: vscode.ExtensionContext, host
     gutter,
     vscode.commands.registerCommand(outputLineNumbersCommand, () => {
       const e = vscode.window.activeTextEditor;
-      return e ? { uri: e.document.uri.toString(), languageId: e.document.languageId, lineNumbers: e.options.lineNumbers, lines: gutter.linesOf(e), lastDrawMs: gutter.lastDrawMs } : undefined;
+      return e
+        ? {
+            uri: e.document.uri.toString(),
+            languageId: e.document.languageId,
+            lineNumbers: e.options.lineNumbers,
+            lines: gutter.linesOf(e),
+            lastDrawMs: gutter.lastDrawMs,
+          }
+        : undefined;
     }),
     vscode.workspace.registerTextDocumentContentProvider(Ids.documentScheme, provider),
     vscode.languages.registerDocumentLinkProvider({ scheme: Ids.documentScheme }, provider),

@@ -14,11 +14,25 @@
 import { realpath, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { EvidenceError, EvidenceToolNames, parseRangePath, type HandleSource, type RunStoreApi } from '../core/index.js';
+import {
+  EvidenceError,
+  EvidenceToolNames,
+  parseRangePath,
+  type HandleSource,
+  type RunStoreApi,
+} from '../core/index.js';
 import { Ids, type InspectorTarget } from './ids.js';
 import type { ExcerptRangeDto } from '../shared/protocol.js';
 import type { Log } from './log.js';
-import { HANDLE, POSITIVE, linkParams, linkTextParams, parseEvidenceLink, pastedLinkParams, type EvidenceLinkArgs } from './linkText.js';
+import {
+  HANDLE,
+  POSITIVE,
+  linkParams,
+  linkTextParams,
+  parseEvidenceLink,
+  pastedLinkParams,
+  type EvidenceLinkArgs,
+} from './linkText.js';
 import { linkedWindow } from './outputWindow.js';
 import type { ServicesHost } from './services.js';
 
@@ -40,7 +54,8 @@ export interface SourceRef {
  * `path:line[:col]` or `path(line,col)`. The path is a run of ordinary path characters
  * holding at least one letter, not preceded by one (so `a.ts` inside `xa.ts` is not cut).
  */
-const SOURCE_REF = /(?<![\w./@+~-])((?:\.\/|\/)?[\w.@+~-]*[A-Za-z][\w.@+~-]*(?:\/[\w.@+~-]+)*)(?::(\d{1,9})(?::(\d{1,9}))?|\((\d{1,9}),(\d{1,9})\))/g;
+const SOURCE_REF =
+  /(?<![\w./@+~-])((?:\.\/|\/)?[\w.@+~-]*[A-Za-z][\w.@+~-]*(?:\/[\w.@+~-]+)*)(?::(\d{1,9})(?::(\d{1,9}))?|\((\d{1,9}),(\d{1,9})\))/g;
 /** Links per page (a page is 256 KiB; beyond this the rest stays text). */
 const MAX_LINKS_PER_PAGE = 2000;
 /** Distinct paths checked on disk per page. */
@@ -53,7 +68,13 @@ export function findSourceRefs(text: string): SourceRef[] {
     const line = Number(m[2] ?? m[4]);
     const column = m[3] ?? m[5];
     if (line < 1) continue;
-    out.push({ index: m.index, length: m[0].length, path: m[1]!, line, ...(column !== undefined && Number(column) >= 1 ? { column: Number(column) } : {}) });
+    out.push({
+      index: m.index,
+      length: m[0].length,
+      path: m[1]!,
+      line,
+      ...(column !== undefined && Number(column) >= 1 ? { column: Number(column) } : {}),
+    });
   }
   return out;
 }
@@ -93,7 +114,10 @@ function sourceTarget(file: string, ref: SourceRef): vscode.Uri {
 export class SourceLinkProvider implements vscode.DocumentLinkProvider {
   constructor(private readonly folders: () => readonly string[]) {}
 
-  async provideDocumentLinks(document: vscode.TextDocument, token: vscode.CancellationToken): Promise<vscode.DocumentLink[]> {
+  async provideDocumentLinks(
+    document: vscode.TextDocument,
+    token: vscode.CancellationToken,
+  ): Promise<vscode.DocumentLink[]> {
     const folders = this.folders();
     if (folders.length === 0) return [];
     const resolved = new Map<string, Promise<string | undefined>>();
@@ -110,7 +134,10 @@ export class SourceLinkProvider implements vscode.DocumentLinkProvider {
         }
         const real = await file;
         if (!real) continue;
-        const link = new vscode.DocumentLink(new vscode.Range(l, ref.index, l, ref.index + ref.length), sourceTarget(real, ref));
+        const link = new vscode.DocumentLink(
+          new vscode.Range(l, ref.index, l, ref.index + ref.length),
+          sourceTarget(real, ref),
+        );
         link.tooltip = `Open ${vscode.workspace.asRelativePath(real)} at line ${ref.line}`;
         links.push(link);
         if (links.length >= MAX_LINKS_PER_PAGE) break;
@@ -128,7 +155,8 @@ export function linkQuery(args: EvidenceLinkArgs & { readonly path?: string }): 
   if (args.handle) q.set('handle', args.handle);
   if (args.path) q.set('path', args.path);
   const w = args.window;
-  if (w && 'line' in w) q.set('line', w.endLine !== undefined && w.endLine !== w.line ? `${w.line}-${w.endLine}` : String(w.line));
+  if (w && 'line' in w)
+    q.set('line', w.endLine !== undefined && w.endLine !== w.line ? `${w.line}-${w.endLine}` : String(w.line));
   else if (w && !args.path) q.set('bytes', `${w.start}-${w.end}`);
   return q.toString();
 }
@@ -156,7 +184,6 @@ export interface OpenedLink {
   readonly window?: ExcerptRangeDto;
 }
 
-
 /**
  * Opens a link into the evidence: the inspector on the output, scrolled to the link's
  * window with that window marked (docs/contracts.md §3.4, "Links"). `raw` is the
@@ -176,20 +203,24 @@ export async function openEvidenceLink(host: ServicesHost, log: Log, raw: unknow
       // From the palette: a link pasted from an excerpt (in a browser workbench its callback
       // address works once, while the window that copied it is open; this works always).
       const typed = await vscode.window.showInputBox({
-        title: 'Open Evidence Link', ignoreFocusOut: true,
-        prompt: 'A link from an excerpt (…/open?handle=… or …/callback?vscode-…), a handle with an optional :LINE or :FIRST-LAST, or a .tool-artifacts/… range',
+        title: 'Open Evidence Link',
+        ignoreFocusOut: true,
+        prompt:
+          'A link from an excerpt (…/open?handle=… or …/callback?vscode-…), a handle with an optional :LINE or :FIRST-LAST, or a .tool-artifacts/… range',
       });
       if (typed === undefined || typed.trim() === '') return undefined;
       given = pastedLinkParams(typed, vscode.env.uriScheme);
     } else {
-      given = typeof raw === 'object' && raw !== null ? raw as Record<string, unknown> : {};
+      given = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {};
       // `{ uri }`: a whole link, either form.
       const keys = Object.keys(given);
       if (keys.length === 1 && typeof given.uri === 'string') given = linkTextParams(given.uri, vscode.env.uriScheme);
     }
     args = parseEvidenceLink(given);
   } catch (e) {
-    void vscode.window.showErrorMessage(`Bounded Evidence: this evidence link is not valid: ${(e as Error).message}. Nothing was opened.`);
+    void vscode.window.showErrorMessage(
+      `Bounded Evidence: this evidence link is not valid: ${(e as Error).message}. Nothing was opened.`,
+    );
     return undefined;
   }
   let src: HandleSource;
@@ -197,7 +228,7 @@ export async function openEvidenceLink(host: ServicesHost, log: Log, raw: unknow
   const runs = (await host.get()).runs;
   const named = args.handle ?? args.artifactId!;
   try {
-    const handle = args.handle ?? await handleOfArtifact(runs, args.artifactId!);
+    const handle = args.handle ?? (await handleOfArtifact(runs, args.artifactId!));
     if (!handle) throw new EvidenceError('missing', 'no recorded read of this workspace kept that artifact');
     src = await runs.openHandle(handle);
     if (args.window) {
@@ -207,7 +238,9 @@ export async function openEvidenceLink(host: ServicesHost, log: Log, raw: unknow
     }
   } catch (e) {
     if (!(e instanceof EvidenceError)) log.error(`evidence link ${named}`, e);
-    void vscode.window.showErrorMessage(`Bounded Evidence: ${named}: ${e instanceof EvidenceError ? e.message : 'the output could not be read'}. Nothing was opened.`);
+    void vscode.window.showErrorMessage(
+      `Bounded Evidence: ${named}: ${e instanceof EvidenceError ? e.message : 'the output could not be read'}. Nothing was opened.`,
+    );
     return undefined;
   }
   const target: InspectorTarget = { handle: src.handle, ...(window ? { window } : {}) };
@@ -217,7 +250,10 @@ export async function openEvidenceLink(host: ServicesHost, log: Log, raw: unknow
 
 /** Opens `<scheme>://bounded-evidence.bounded-evidence/open?handle=…` links (from an excerpt, a browser, a terminal). */
 class EvidenceUriHandler implements vscode.UriHandler {
-  constructor(private readonly host: ServicesHost, private readonly log: Log) {}
+  constructor(
+    private readonly host: ServicesHost,
+    private readonly log: Log,
+  ) {}
 
   async handleUri(uri: vscode.Uri): Promise<void> {
     await openEvidenceLink(this.host, this.log, uri);
@@ -227,7 +263,8 @@ class EvidenceUriHandler implements vscode.UriHandler {
 // ------------------------------------------------------------------ links in our chat answers
 
 /** A handle in prose, optionally followed by `line N`, `lines N–M` or `:N`. */
-const HANDLE_IN_TEXT = /\b((?:res|out)_[A-Za-z0-9._-]*[A-Za-z0-9_-])(?:(?::|,?\s+(?:at\s+)?lines?\s+)(\d{1,12})(?:\s*[-–]\s*(\d{1,12}))?)?/g;
+const HANDLE_IN_TEXT =
+  /\b((?:res|out)_[A-Za-z0-9._-]*[A-Za-z0-9_-])(?:(?::|,?\s+(?:at\s+)?lines?\s+)(\d{1,12})(?:\s*[-–]\s*(\d{1,12}))?)?/g;
 const RANGE_IN_TEXT = /\.tool-artifacts\/artifact-[0-9a-f]{64}\/bytes\/\d{1,15}-\d{1,15}/g;
 
 /** One link into the evidence found in prose: its label and the command link. */
@@ -243,10 +280,14 @@ export function findEvidenceLinks(text: string): FoundLink[] {
     const handle = m[1]!;
     if (!HANDLE.test(handle)) continue;
     const line = m[2] !== undefined && POSITIVE.test(m[2]) ? Number(m[2]) : undefined;
-    const endLine = line !== undefined && m[3] !== undefined && POSITIVE.test(m[3]) && Number(m[3]) >= line ? Number(m[3]) : undefined;
+    const endLine =
+      line !== undefined && m[3] !== undefined && POSITIVE.test(m[3]) && Number(m[3]) >= line
+        ? Number(m[3])
+        : undefined;
     const window = line !== undefined ? { line, ...(endLine !== undefined ? { endLine } : {}) } : undefined;
     const label = `${handle}${line !== undefined ? ` line${endLine !== undefined ? `s ${line}–${endLine}` : ` ${line}`}` : ''}`;
-    if (!found.has(label)) found.set(label, { label, target: evidenceCommandLink({ handle, ...(window ? { window } : {}) }) });
+    if (!found.has(label))
+      found.set(label, { label, target: evidenceCommandLink({ handle, ...(window ? { window } : {}) }) });
   }
   for (const m of text.matchAll(RANGE_IN_TEXT)) {
     if (parseRangePath(m[0])) found.set(m[0], { label: m[0], target: evidenceCommandLink({ path: m[0] }) });
@@ -264,14 +305,17 @@ export const EVIDENCE_LINKS_PREFIX = '\n\nOpen in the inspector: ';
 export function evidenceLinksMarkdown(text: string): vscode.MarkdownString | undefined {
   const links = findEvidenceLinks(text).slice(0, 20);
   if (links.length === 0) return undefined;
-  const md = new vscode.MarkdownString(`${EVIDENCE_LINKS_PREFIX}${links.map((l) => `[\`${l.label}\`](${l.target})`).join(' · ')}`);
+  const md = new vscode.MarkdownString(
+    `${EVIDENCE_LINKS_PREFIX}${links.map((l) => `[\`${l.label}\`](${l.target})`).join(' · ')}`,
+  );
   md.isTrusted = { enabledCommands: [openEvidenceLinkCommand] };
   return md;
 }
 
 /** Registers the source links of pages, the URI handler and the command. */
 export function registerEvidenceLinks(context: vscode.ExtensionContext, host: ServicesHost, log: Log): void {
-  const folders = (): string[] => (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
+  const folders = (): string[] =>
+    (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
   context.subscriptions.push(
     vscode.languages.registerDocumentLinkProvider({ scheme: Ids.documentScheme }, new SourceLinkProvider(folders)),
     vscode.window.registerUriHandler(new EvidenceUriHandler(host, log)),

@@ -57,19 +57,39 @@ export type EvidenceNode =
   | { readonly kind: 'run'; readonly run: RunSummary }
   | { readonly kind: 'more'; readonly shown: number; readonly total: number }
   | { readonly kind: 'call'; readonly call: CallReport }
-  | { readonly kind: 'output'; readonly call: CallReport; readonly name: string; readonly handle: string; readonly sizeBytes: number; readonly sha256?: string };
+  | {
+      readonly kind: 'output';
+      readonly call: CallReport;
+      readonly name: string;
+      readonly handle: string;
+      readonly sizeBytes: number;
+      readonly sha256?: string;
+    };
 
 /** The outputs of a call that can be read back: its result (when it has a handle), then its attachments. */
 function outputsOf(call: CallReport): EvidenceNode[] {
   const out: EvidenceNode[] = [];
-  if (call.handle) out.push({ kind: 'output', call, name: 'result', handle: call.handle, sizeBytes: call.resultBytes, ...(call.sha256 ? { sha256: call.sha256 } : {}) });
-  for (const a of call.attachments) out.push({ kind: 'output', call, name: a.name, handle: a.handle, sizeBytes: a.sizeBytes, sha256: a.sha256 });
+  if (call.handle)
+    out.push({
+      kind: 'output',
+      call,
+      name: 'result',
+      handle: call.handle,
+      sizeBytes: call.resultBytes,
+      ...(call.sha256 ? { sha256: call.sha256 } : {}),
+    });
+  for (const a of call.attachments)
+    out.push({ kind: 'output', call, name: a.name, handle: a.handle, sizeBytes: a.sizeBytes, sha256: a.sha256 });
   return out;
 }
 
 /** The outcome of a report, in the inspector's words. */
 function outcomeOfReport(c: CallReport): ReturnType<typeof outcomeOf> {
-  return outcomeOf({ status: c.status, ...(c.error ? { errorMessage: c.error.message } : {}), ...outcomeFields(c.attachments) });
+  return outcomeOf({
+    status: c.status,
+    ...(c.error ? { errorMessage: c.error.message } : {}),
+    ...outcomeFields(c.attachments),
+  });
 }
 
 /** Runs → calls → outputs, read from the current store on demand (a run's calls only when it is expanded). */
@@ -104,7 +124,10 @@ class EvidenceTree implements vscode.TreeDataProvider<EvidenceNode>, vscode.Disp
       }
       return nodes;
     }
-    if (node.kind === 'run') return (await store.report(node.run.runId)).sort((a, b) => (a.startedAt < b.startedAt ? 1 : -1)).map((call) => ({ kind: 'call', call }));
+    if (node.kind === 'run')
+      return (await store.report(node.run.runId))
+        .sort((a, b) => (a.startedAt < b.startedAt ? 1 : -1))
+        .map((call) => ({ kind: 'call', call }));
     if (node.kind === 'call') return outputsOf(node.call);
     return [];
   }
@@ -112,7 +135,10 @@ class EvidenceTree implements vscode.TreeDataProvider<EvidenceNode>, vscode.Disp
   getTreeItem(node: EvidenceNode): vscode.TreeItem {
     if (node.kind === 'more') {
       const atMax = node.shown >= treeRunsMax;
-      const item = new vscode.TreeItem(atMax ? 'Find older runs in the inspector…' : 'Show more runs…', vscode.TreeItemCollapsibleState.None);
+      const item = new vscode.TreeItem(
+        atMax ? 'Find older runs in the inspector…' : 'Show more runs…',
+        vscode.TreeItemCollapsibleState.None,
+      );
       item.id = 'more';
       item.description = `${node.shown.toLocaleString('en-US')} of ${node.total.toLocaleString('en-US')} runs shown`;
       item.iconPath = new vscode.ThemeIcon(atMax ? 'search' : 'more');
@@ -131,8 +157,12 @@ class EvidenceTree implements vscode.TreeDataProvider<EvidenceNode>, vscode.Disp
       const o = runOutcomeOf(r);
       item.description = `${o.label} · ${r.callCount} ${r.callCount === 1 ? 'call' : 'calls'} · ${formatBytes(r.totalBytes)} · ${sourceLabel(r.source)}${r.pinned ? ' · pinned' : ''}`;
       item.tooltip = `${r.label ?? r.runId}\nrun ${r.runId} — ${o.detail}\nstarted ${r.startedAt}\n${item.description}`;
-      item.iconPath = o.kind === 'failed' ? new vscode.ThemeIcon('error', new vscode.ThemeColor('errorForeground'))
-        : o.kind === 'running' ? new vscode.ThemeIcon('sync~spin') : new vscode.ThemeIcon(r.pinned ? 'pinned' : 'history');
+      item.iconPath =
+        o.kind === 'failed'
+          ? new vscode.ThemeIcon('error', new vscode.ThemeColor('errorForeground'))
+          : o.kind === 'running'
+            ? new vscode.ThemeIcon('sync~spin')
+            : new vscode.ThemeIcon(r.pinned ? 'pinned' : 'history');
       item.contextValue = r.pinned ? 'run.pinned' : 'run';
       item.accessibilityInformation = { label: `Run ${r.label ?? r.runId}, ${item.description}` };
       return item;
@@ -140,12 +170,19 @@ class EvidenceTree implements vscode.TreeDataProvider<EvidenceNode>, vscode.Disp
     if (node.kind === 'call') {
       const c = node.call;
       const o = outcomeOfReport(c);
-      const item = new vscode.TreeItem(c.tool, outputsOf(c).length > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+      const item = new vscode.TreeItem(
+        c.tool,
+        outputsOf(c).length > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
+      );
       item.id = `call:${c.runId}/${c.callId}`;
       item.description = `${o.label} · ${formatBytes(c.resultBytes)}`;
       item.tooltip = `${c.tool} — ${o.detail}\ncall ${c.callId} of run ${c.runId}\n${c.startedAt}`;
-      item.iconPath = o.kind === 'failed' ? new vscode.ThemeIcon('error', new vscode.ThemeColor('errorForeground'))
-        : o.kind === 'running' ? new vscode.ThemeIcon('sync~spin') : new vscode.ThemeIcon('pass');
+      item.iconPath =
+        o.kind === 'failed'
+          ? new vscode.ThemeIcon('error', new vscode.ThemeColor('errorForeground'))
+          : o.kind === 'running'
+            ? new vscode.ThemeIcon('sync~spin')
+            : new vscode.ThemeIcon('pass');
       item.contextValue = 'call';
       item.accessibilityInformation = { label: `${c.tool} call, ${item.description}` };
       item.command = { command: ViewIds.commands.openInInspector, title: 'Open in Inspector', arguments: [node] };
@@ -155,7 +192,9 @@ class EvidenceTree implements vscode.TreeDataProvider<EvidenceNode>, vscode.Disp
     item.id = `out:${node.handle}`;
     item.description = `${formatBytes(node.sizeBytes)} · ${node.handle}`;
     item.tooltip = `${node.name} of ${node.call.tool}\nhandle ${node.handle}\n${node.sizeBytes.toLocaleString('en-US')} bytes${node.sha256 ? `\nsha256 ${node.sha256}` : ''}`;
-    item.iconPath = new vscode.ThemeIcon(node.name === 'stderr' ? 'warning' : node.name === 'value' ? 'json' : 'output');
+    item.iconPath = new vscode.ThemeIcon(
+      node.name === 'stderr' ? 'warning' : node.name === 'value' ? 'json' : 'output',
+    );
     item.contextValue = 'output';
     item.accessibilityInformation = { label: `${node.name}, ${item.description}` };
     item.command = { command: ViewIds.commands.openInInspector, title: 'Open in Inspector', arguments: [node] };
@@ -187,7 +226,11 @@ export type ExportResult = WrittenWindow;
  */
 export async function exportOutput(store: RunStoreApi, handle: string, target: string): Promise<ExportResult> {
   const src = await store.openHandle(handle);
-  return await writeWindow(src, 0, src.byteCount, target, { handle: src.handle, name: src.name, exportedBy: 'Bounded Evidence (Export Output)' });
+  return await writeWindow(src, 0, src.byteCount, target, {
+    handle: src.handle,
+    name: src.name,
+    exportedBy: 'Bounded Evidence (Export Output)',
+  });
 }
 
 /** A shell word for a path (single quotes; a quote inside is closed, escaped, reopened). */
@@ -202,7 +245,11 @@ export function registerEvidenceView(context: vscode.ExtensionContext, deps: Com
   context.subscriptions.push(onStored);
   const store = async (): Promise<RunStoreApi | undefined> => (await deps.host.get().catch(() => undefined))?.runs;
   const tree = new EvidenceTree(store);
-  const view = vscode.window.createTreeView(ViewIds.runs, { treeDataProvider: tree, showCollapseAll: true, canSelectMany: true });
+  const view = vscode.window.createTreeView(ViewIds.runs, {
+    treeDataProvider: tree,
+    showCollapseAll: true,
+    canSelectMany: true,
+  });
   registerCompareWindows(context, deps);
   const status = vscode.window.createStatusBarItem('boundedEvidence.status', vscode.StatusBarAlignment.Left, 50);
   status.name = 'Bounded Evidence';
@@ -224,7 +271,10 @@ export function registerEvidenceView(context: vscode.ExtensionContext, deps: Com
         if (!s) return;
         try {
           const totals = await s.totals();
-          const week = await s.usage({ sinceMs: Date.now() - 7 * 86_400_000 }).then((r) => r.total, () => undefined);
+          const week = await s.usage({ sinceMs: Date.now() - 7 * 86_400_000 }).then(
+            (r) => r.total,
+            () => undefined,
+          );
           const t = statusTexts(totals, week, running.size);
           status.text = t.text;
           status.tooltip = t.tooltip;
@@ -232,7 +282,11 @@ export function registerEvidenceView(context: vscode.ExtensionContext, deps: Com
           status.show();
           const key = `${totals.runs}/${totals.calls ?? ''}/${totals.bytes}`;
           // The tree is re-read only when what is stored changed (a poll with nothing new costs two row reads).
-          if (key !== lastTotals) { lastTotals = key; tree.refresh(); onStored.fire(); }
+          if (key !== lastTotals) {
+            lastTotals = key;
+            tree.refresh();
+            onStored.fire();
+          }
         } catch (e) {
           deps.log.error('status bar totals', e);
         }
@@ -266,23 +320,43 @@ export function registerEvidenceView(context: vscode.ExtensionContext, deps: Com
       try {
         fs.mkdirSync(spools, { recursive: true, mode: 0o700 });
         spoolWatch = fs.watch(spools, () => update());
-        spoolWatch.on('error', () => { spoolWatch?.close(); spoolWatch = undefined; });
-      } catch { /* no watch: the totals still follow this process's records */ }
+        spoolWatch.on('error', () => {
+          spoolWatch?.close();
+          spoolWatch = undefined;
+        });
+      } catch {
+        /* no watch: the totals still follow this process's records */
+      }
     }
     update();
   };
   void subscribe();
 
   const c = ViewIds.commands;
-  const handleOf = (node: EvidenceNode | undefined): string | undefined => (node?.kind === 'output' ? node.handle : node?.kind === 'call' ? targetOfNode(node).handle : undefined);
-  const runOf = (node: EvidenceNode | undefined): RunSummary | undefined => (node?.kind === 'run' ? node.run : undefined);
+  const handleOf = (node: EvidenceNode | undefined): string | undefined =>
+    node?.kind === 'output' ? node.handle : node?.kind === 'call' ? targetOfNode(node).handle : undefined;
+  const runOf = (node: EvidenceNode | undefined): RunSummary | undefined =>
+    node?.kind === 'run' ? node.run : undefined;
   context.subscriptions.push(
-    tree, view, status,
-    { dispose: () => { subscription?.dispose(); spoolWatch?.close(); if (timer) clearTimeout(timer); clearInterval(poll); } },
-    deps.host.onDidChange(() => { void subscribe(); }),
+    tree,
+    view,
+    status,
+    {
+      dispose: () => {
+        subscription?.dispose();
+        spoolWatch?.close();
+        if (timer) clearTimeout(timer);
+        clearInterval(poll);
+      },
+    },
+    deps.host.onDidChange(() => {
+      void subscribe();
+    }),
     vscode.commands.registerCommand(c.refresh, () => tree.refresh()),
     vscode.commands.registerCommand(c.showMore, () => tree.showMore()),
-    vscode.commands.registerCommand(c.openInInspector, (node?: EvidenceNode) => vscode.commands.executeCommand(Ids.commands.openInspector, node ? targetOfNode(node) : undefined)),
+    vscode.commands.registerCommand(c.openInInspector, (node?: EvidenceNode) =>
+      vscode.commands.executeCommand(Ids.commands.openInspector, node ? targetOfNode(node) : undefined),
+    ),
     vscode.commands.registerCommand(c.copyHandle, async (node?: EvidenceNode) => {
       const handle = handleOf(node);
       if (!handle) return;
@@ -297,14 +371,29 @@ export function registerEvidenceView(context: vscode.ExtensionContext, deps: Com
       const handle = handleOf(node);
       return handle ? vscode.commands.executeCommand(Ids.commands.openArtifact, { handle }) : undefined;
     }),
-    vscode.commands.registerCommand(c.pin, async (node?: EvidenceNode) => { const r = runOf(node); if (r) { await (await store())?.setPinned(r.runId, true); update(); } }),
-    vscode.commands.registerCommand(c.unpin, async (node?: EvidenceNode) => { const r = runOf(node); if (r) { await (await store())?.setPinned(r.runId, false); update(); } }),
+    vscode.commands.registerCommand(c.pin, async (node?: EvidenceNode) => {
+      const r = runOf(node);
+      if (r) {
+        await (await store())?.setPinned(r.runId, true);
+        update();
+      }
+    }),
+    vscode.commands.registerCommand(c.unpin, async (node?: EvidenceNode) => {
+      const r = runOf(node);
+      if (r) {
+        await (await store())?.setPinned(r.runId, false);
+        update();
+      }
+    }),
     vscode.commands.registerCommand(c.deleteRun, async (node?: EvidenceNode) => {
       const r = runOf(node);
       if (!r) return;
       const yes = 'Delete Run';
       const choice = await vscode.window.showWarningMessage(
-        `Delete run ${r.label ?? r.runId} and its ${formatBytes(r.totalBytes)} of evidence? Its handles stop resolving.`, { modal: true }, yes);
+        `Delete run ${r.label ?? r.runId} and its ${formatBytes(r.totalBytes)} of evidence? Its handles stop resolving.`,
+        { modal: true },
+        yes,
+      );
       if (choice !== yes) return;
       await (await store())?.deleteRun(r.runId);
       update();
@@ -312,44 +401,67 @@ export function registerEvidenceView(context: vscode.ExtensionContext, deps: Com
     // Compare: two chosen windows in the diff editor (src/extension/compareWindows.ts): two
     // outputs selected together in the view (a window asked for each), `{ left, right }`
     // sides from the inspector or a caller, or from the palette (pick both).
-    vscode.commands.registerCommand(c.compare, (node?: EvidenceNode | { left?: unknown; right?: unknown }, selected?: readonly EvidenceNode[]) => {
-      if (node && 'left' in node) return compareWindows(deps, node);
-      const chosen = selected ?? (node ? [node as EvidenceNode] : []);
-      const outputs = chosen.flatMap((n) => (n.kind === 'output' ? [n.handle] : []));
-      if (chosen.length > 0 && (outputs.length !== 2 || chosen.length !== 2)) {
-        void vscode.window.showInformationMessage('Bounded Evidence: select exactly two outputs in the Runs view (Ctrl/Cmd+click), then Compare Outputs; or run Compare Outputs from the palette to pick them.');
-        return undefined;
-      }
-      return compareWindows(deps, undefined, outputs);
-    }),
-    vscode.commands.registerCommand(c.exportOutput, async (node?: EvidenceNode | { handle?: unknown; path?: unknown }) => {
-      const handle = node && 'kind' in node ? handleOf(node) : typeof node?.handle === 'string' ? node.handle : undefined;
-      if (!handle) return undefined;
-      const s = await store();
-      if (!s) return undefined;
-      let target = node && !('kind' in node) && typeof node.path === 'string' ? node.path : undefined;
-      if (!target) {
-        const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
-        const uri = await vscode.window.showSaveDialog({ title: `Export ${handle}`, saveLabel: 'Export', ...(folder ? { defaultUri: vscode.Uri.joinPath(folder, `${handle}.txt`) } : {}) });
-        if (!uri) return undefined;
-        target = uri.fsPath;
-      }
-      const where = target;
-      try {
-        const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Exporting ${handle}` }, () => exportOutput(s, handle, where));
-        void vscode.window.showInformationMessage(`Bounded Evidence: exported ${formatBytes(r.byteCount)} (sha256 ${r.sha256.slice(0, 12)}…) with its provenance beside it.`);
-        return r;
-      } catch (e) {
-        deps.log.error(`export ${handle}`, e);
-        void vscode.window.showErrorMessage(`Bounded Evidence: the export failed: ${e instanceof Error ? e.message : String(e)}`);
-        return undefined;
-      }
-    }),
+    vscode.commands.registerCommand(
+      c.compare,
+      (node?: EvidenceNode | { left?: unknown; right?: unknown }, selected?: readonly EvidenceNode[]) => {
+        if (node && 'left' in node) return compareWindows(deps, node);
+        const chosen = selected ?? (node ? [node as EvidenceNode] : []);
+        const outputs = chosen.flatMap((n) => (n.kind === 'output' ? [n.handle] : []));
+        if (chosen.length > 0 && (outputs.length !== 2 || chosen.length !== 2)) {
+          void vscode.window.showInformationMessage(
+            'Bounded Evidence: select exactly two outputs in the Runs view (Ctrl/Cmd+click), then Compare Outputs; or run Compare Outputs from the palette to pick them.',
+          );
+          return undefined;
+        }
+        return compareWindows(deps, undefined, outputs);
+      },
+    ),
+    vscode.commands.registerCommand(
+      c.exportOutput,
+      async (node?: EvidenceNode | { handle?: unknown; path?: unknown }) => {
+        const handle =
+          node && 'kind' in node ? handleOf(node) : typeof node?.handle === 'string' ? node.handle : undefined;
+        if (!handle) return undefined;
+        const s = await store();
+        if (!s) return undefined;
+        let target = node && !('kind' in node) && typeof node.path === 'string' ? node.path : undefined;
+        if (!target) {
+          const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+          const uri = await vscode.window.showSaveDialog({
+            title: `Export ${handle}`,
+            saveLabel: 'Export',
+            ...(folder ? { defaultUri: vscode.Uri.joinPath(folder, `${handle}.txt`) } : {}),
+          });
+          if (!uri) return undefined;
+          target = uri.fsPath;
+        }
+        const where = target;
+        try {
+          const r = await vscode.window.withProgress(
+            { location: vscode.ProgressLocation.Notification, title: `Exporting ${handle}` },
+            () => exportOutput(s, handle, where),
+          );
+          void vscode.window.showInformationMessage(
+            `Bounded Evidence: exported ${formatBytes(r.byteCount)} (sha256 ${r.sha256.slice(0, 12)}…) with its provenance beside it.`,
+          );
+          return r;
+        } catch (e) {
+          deps.log.error(`export ${handle}`, e);
+          void vscode.window.showErrorMessage(
+            `Bounded Evidence: the export failed: ${e instanceof Error ? e.message : String(e)}`,
+          );
+          return undefined;
+        }
+      },
+    ),
     vscode.commands.registerCommand(c.importAsEvidence, (uri?: vscode.Uri) => importFile(deps, uri)),
     // The walkthrough's first step: the demo build log shipped with the extension, run in
     // the workspace folder like any captured command.
     vscode.commands.registerCommand(c.captureDemo, () =>
-      runCommandAndCapture(deps, { command: `node ${shellWord(path.join(deps.extensionPath, 'demo', 'build-log.js'))}` })),
+      runCommandAndCapture(deps, {
+        command: `node ${shellWord(path.join(deps.extensionPath, 'demo', 'build-log.js'))}`,
+      }),
+    ),
   );
   return onStored.event;
 }

@@ -35,21 +35,30 @@ export function activate(context: vscode.ExtensionContext): BoundedEvidenceApi {
   const layout = storageLayout(context);
   const folder = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri.fsPath;
   const host = new ServicesHost(
-    () => openServices({ layout, folder, log, s3Credentials: () => readS3Credentials(context.secrets) }, config.settings),
+    () =>
+      openServices({ layout, folder, log, s3Credentials: () => readS3Credentials(context.secrets) }, config.settings),
     log,
   );
   const router = new RunRouter();
-  context.subscriptions.push(host, config.onDidChange(() => {
-    log.info('settings changed: reopening the evidence storage');
-    host.rebuild().catch(() => undefined);
-  }));
+  context.subscriptions.push(
+    host,
+    config.onDidChange(() => {
+      log.info('settings changed: reopening the evidence storage');
+      host.rebuild().catch(() => undefined);
+    }),
+  );
 
   registerTools(context, { host, router, log });
   registerParticipant(context, { host, router, log });
   const commandDeps = { host, router, log, secrets: context.secrets, extensionPath: context.extensionPath };
   registerCommands(context, commandDeps);
   const stored = registerEvidenceView(context, commandDeps);
-  registerSavingsView(context, async () => (await host.get().catch(() => undefined))?.runs, stored, (m, e) => log.error(m, e));
+  registerSavingsView(
+    context,
+    async () => (await host.get().catch(() => undefined))?.runs,
+    stored,
+    (m, e) => log.error(m, e),
+  );
   registerArtifactDocuments(context, host);
   registerEvidenceLinks(context, host, log);
   void registerReach(context, { host, log });
@@ -59,10 +68,15 @@ export function activate(context: vscode.ExtensionContext): BoundedEvidenceApi {
     onDidChangeStore: host.onDidChange,
   });
 
-  void openWalkthroughOnFirstStart(context, log).catch((e: unknown) => log.error('first start: opening the walkthrough failed', e));
+  void openWalkthroughOnFirstStart(context, log).catch((e: unknown) =>
+    log.error('first start: opening the walkthrough failed', e),
+  );
 
   // Retention at start-up, once per activation, after the stores are open.
-  host.get().then((services) => pruneStorage(services, log)).catch((e: unknown) => log.error('start-up pruning failed', e));
+  host
+    .get()
+    .then((services) => pruneStorage(services, log))
+    .catch((e: unknown) => log.error('start-up pruning failed', e));
   return createApi(host, context.subscriptions);
 }
 

@@ -29,8 +29,13 @@ export async function openWalkthroughOnFirstStart(context: vscode.ExtensionConte
   await startupReadme();
   // VS Code's own install-time opening keeps its Welcome page as a tab first; here any
   // editor in preview mode is kept, so the walkthrough never replaces what is on screen.
-  if (vscode.window.tabGroups.activeTabGroup.activeTab?.isPreview) await vscode.commands.executeCommand('workbench.action.keepEditor');
-  await vscode.commands.executeCommand('workbench.action.openWalkthrough', `${context.extension.id}#${ViewIds.walkthrough}`, false);
+  if (vscode.window.tabGroups.activeTabGroup.activeTab?.isPreview)
+    await vscode.commands.executeCommand('workbench.action.keepEditor');
+  await vscode.commands.executeCommand(
+    'workbench.action.openWalkthrough',
+    `${context.extension.id}#${ViewIds.walkthrough}`,
+    false,
+  );
   log.info('first start: the walkthrough opened');
 }
 
@@ -46,11 +51,20 @@ async function startupReadme(): Promise<void> {
   if (vscode.workspace.getConfiguration('workbench').get<string>('startupEditor') !== 'readme') return;
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
   if (!folder) return;
-  const names = await vscode.workspace.fs.readDirectory(folder).then((entries) => entries.map(([name]) => name.toLowerCase()), () => [] as string[]);
+  const names = await vscode.workspace.fs.readDirectory(folder).then(
+    (entries) => entries.map(([name]) => name.toLowerCase()),
+    () => [] as string[],
+  );
   if (!names.some((n) => n.startsWith('readme'))) return;
   await new Promise<void>((resolve) => {
-    const done = (): void => { sub.dispose(); clearTimeout(timer); resolve(); };
-    const sub = vscode.window.tabGroups.onDidChangeTabs((e) => { if (e.opened.length > 0) done(); });
+    const done = (): void => {
+      sub.dispose();
+      clearTimeout(timer);
+      resolve();
+    };
+    const sub = vscode.window.tabGroups.onDidChangeTabs((e) => {
+      if (e.opened.length > 0) done();
+    });
     const timer = setTimeout(done, STARTUP_README_WAIT_MS);
     // The tab may have opened between the check above and the subscription.
     if (vscode.window.tabGroups.all.some((g) => g.tabs.length > 0)) done();

@@ -35,31 +35,41 @@ export function parseEvidenceLink(params: Record<string, unknown>): EvidenceLink
   };
   const handle = str('handle');
   const artifactPath = str('path');
-  if ((handle === undefined) === (artifactPath === undefined)) throw new Error('a link names exactly one handle or one .tool-artifacts path');
+  if ((handle === undefined) === (artifactPath === undefined))
+    throw new Error('a link names exactly one handle or one .tool-artifacts path');
   let artifactId: string | undefined;
   let window: LinkWindow | undefined;
-  if (handle !== undefined && !HANDLE.test(handle)) throw new Error('the handle is malformed (expected res_… or out_…)');
+  if (handle !== undefined && !HANDLE.test(handle))
+    throw new Error('the handle is malformed (expected res_… or out_…)');
   if (artifactPath !== undefined) {
     const range = parseRangePath(artifactPath);
-    if (!range || range.end <= range.start) throw new Error('the path is not a .tool-artifacts/<artifact_id>/bytes/<start>-<end> range');
+    if (!range || range.end <= range.start)
+      throw new Error('the path is not a .tool-artifacts/<artifact_id>/bytes/<start>-<end> range');
     artifactId = range.artifactId;
     window = { start: range.start, end: range.end };
   }
   const line = str('line');
   const bytes = str('bytes');
   if (line !== undefined && bytes !== undefined) throw new Error('give a line or a byte range, not both');
-  if (window && (line !== undefined || bytes !== undefined)) throw new Error('a .tool-artifacts path already names its byte range');
+  if (window && (line !== undefined || bytes !== undefined))
+    throw new Error('a .tool-artifacts path already names its byte range');
   if (line !== undefined) {
     const m = /^(\d+)(?:-(\d+))?$/.exec(line);
-    if (!m || !POSITIVE.test(m[1]!) || (m[2] !== undefined && (!POSITIVE.test(m[2]) || Number(m[2]) < Number(m[1])))) throw new Error('"line" must be a line number N or a range N-M (1-based)');
+    if (!m || !POSITIVE.test(m[1]!) || (m[2] !== undefined && (!POSITIVE.test(m[2]) || Number(m[2]) < Number(m[1]))))
+      throw new Error('"line" must be a line number N or a range N-M (1-based)');
     window = { line: Number(m[1]), ...(m[2] !== undefined ? { endLine: Number(m[2]) } : {}) };
   }
   if (bytes !== undefined) {
     const m = /^(\d+)-(\d+)$/.exec(bytes);
-    if (!m || !NATURAL.test(m[1]!) || !NATURAL.test(m[2]!) || Number(m[2]) <= Number(m[1])) throw new Error('"bytes" must be a range START-END with START < END');
+    if (!m || !NATURAL.test(m[1]!) || !NATURAL.test(m[2]!) || Number(m[2]) <= Number(m[1]))
+      throw new Error('"bytes" must be a range START-END with START < END');
     window = { start: Number(m[1]), end: Number(m[2]) };
   }
-  return { ...(handle !== undefined ? { handle } : {}), ...(artifactId !== undefined ? { artifactId } : {}), ...(window ? { window } : {}) };
+  return {
+    ...(handle !== undefined ? { handle } : {}),
+    ...(artifactId !== undefined ? { artifactId } : {}),
+    ...(window ? { window } : {}),
+  };
 }
 
 /** The parts of a URI that the handler reads (`vscode.Uri`'s, already percent-decoded). */
@@ -82,8 +92,10 @@ const EDITOR_SCHEMES = ['vscode', 'vscode-insiders', 'code-oss', 'vscodium'];
  */
 export function linkParams(parts: LinkParts, ownScheme?: string): Record<string, string> {
   const scheme = parts.scheme.toLowerCase();
-  if (!EDITOR_SCHEMES.includes(scheme) && scheme !== ownScheme?.toLowerCase()) throw new Error(`"${parts.scheme}:" is not an editor's link scheme (${EDITOR_SCHEMES.join(', ')})`);
-  if (parts.authority.toLowerCase() !== Ids.extension || parts.path !== OPEN_PATH) throw new Error(`only ${Ids.extension}${OPEN_PATH}?handle=… links are handled`);
+  if (!EDITOR_SCHEMES.includes(scheme) && scheme !== ownScheme?.toLowerCase())
+    throw new Error(`"${parts.scheme}:" is not an editor's link scheme (${EDITOR_SCHEMES.join(', ')})`);
+  if (parts.authority.toLowerCase() !== Ids.extension || parts.path !== OPEN_PATH)
+    throw new Error(`only ${Ids.extension}${OPEN_PATH}?handle=… links are handled`);
   const params: Record<string, string> = {};
   for (const [k, v] of new URLSearchParams(parts.query)) {
     if (!['handle', 'path', 'line', 'bytes'].includes(k)) throw new Error(`unknown parameter "${k}"`);
@@ -94,7 +106,14 @@ export function linkParams(parts: LinkParts, ownScheme?: string): Record<string,
 }
 
 /** The parameters of the served workbench's callback address (what `vscode.env.asExternalUri` gives for a link). */
-const CALLBACK_KEYS = ['vscode-reqid', 'vscode-scheme', 'vscode-authority', 'vscode-path', 'vscode-query', 'vscode-fragment'];
+const CALLBACK_KEYS = [
+  'vscode-reqid',
+  'vscode-scheme',
+  'vscode-authority',
+  'vscode-path',
+  'vscode-query',
+  'vscode-fragment',
+];
 
 /**
  * The link a browser workbench's callback address carries: `http(s)://host[/base]/callback?
@@ -111,9 +130,11 @@ export function callbackLinkParts(text: string): LinkParts {
   } catch {
     throw new Error('the link is not a well-formed address');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('a callback address starts with http:// or https://');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new Error('a callback address starts with http:// or https://');
   if (url.username || url.password) throw new Error('a callback address carries no user name or password');
-  if (!/(^|\/)callback$/.test(url.pathname)) throw new Error("an http(s) link must be the workbench's /callback?vscode-… address an excerpt gives");
+  if (!/(^|\/)callback$/.test(url.pathname))
+    throw new Error("an http(s) link must be the workbench's /callback?vscode-… address an excerpt gives");
   if (url.hash) throw new Error('a callback address has no #fragment');
   const got = new Map<string, string>();
   for (const [k, v] of url.searchParams) {
@@ -164,10 +185,17 @@ export function linkTextParams(text: string, ownScheme?: string): Record<string,
  */
 export function pastedLinkParams(text: string, ownScheme?: string): Record<string, unknown> {
   // The excerpt's line as copied whole, or just its <…>.
-  const t = text.trim().replace(/^-?\s*open:\s*/i, '').replace(/^<(.*)>$/s, '$1').trim();
+  const t = text
+    .trim()
+    .replace(/^-?\s*open:\s*/i, '')
+    .replace(/^<(.*)>$/s, '$1')
+    .trim();
   if (/^[a-z][a-z0-9+.-]*:/i.test(t) && t.includes('://')) return linkTextParams(t, ownScheme);
   if (t.startsWith('.tool-artifacts/')) return { path: t };
   const m = /^([^\s:]+)(?::(\d+(?:-\d+)?))?$/.exec(t.replace(/–/g, '-'));
-  if (!m) throw new Error('paste a link (…/open?handle=… or …/callback?vscode-…), a handle with an optional :LINE or :FIRST-LAST, or a .tool-artifacts path');
+  if (!m)
+    throw new Error(
+      'paste a link (…/open?handle=… or …/callback?vscode-…), a handle with an optional :LINE or :FIRST-LAST, or a .tool-artifacts path',
+    );
   return { handle: m[1], ...(m[2] !== undefined ? { line: m[2] } : {}) };
 }

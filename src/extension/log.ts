@@ -16,18 +16,26 @@ export class Log implements vscode.Disposable {
   }
 
   /** Something worth knowing happened. */
-  info(message: string): void { this.channel.info(message); }
+  info(message: string): void {
+    this.channel.info(message);
+  }
   /** Detail for diagnosis. */
-  debug(message: string): void { this.channel.debug(message); }
+  debug(message: string): void {
+    this.channel.debug(message);
+  }
   /** Something went wrong but the feature carries on. */
-  warn(message: string): void { this.channel.warn(message); }
+  warn(message: string): void {
+    this.channel.warn(message);
+  }
   /** A failure; `error` is reduced to its message (stacks can carry host paths into shared logs). */
   error(message: string, error?: unknown): void {
     this.channel.error(error === undefined ? message : `${message}: ${errorMessage(error)}`);
   }
 
   /** Closes the channel. */
-  dispose(): void { this.channel.dispose(); }
+  dispose(): void {
+    this.channel.dispose();
+  }
 }
 
 /** The message of anything thrown. */

@@ -53,24 +53,35 @@ export async function asOutputPage(document: vscode.TextDocument): Promise<vscod
   let p = adopting.get(key);
   if (!p) {
     // (Changing the language closes and reopens the document: the listener sees it again, already adopted.)
-    p = Promise.resolve(vscode.languages.setTextDocumentLanguage(document, Ids.outputLanguage)).catch(() => document).finally(() => adopting.delete(key));
+    p = Promise.resolve(vscode.languages.setTextDocumentLanguage(document, Ids.outputLanguage))
+      .catch(() => document)
+      .finally(() => adopting.delete(key));
     adopting.set(key, p);
   }
   return await p;
 }
 
 /** What was drawn in one editor: document line → the number shown (for tests and the log). */
-export interface GutterLine { readonly line: number; readonly text: string }
+export interface GutterLine {
+  readonly line: number;
+  readonly text: string;
+}
 
 /** Decorates output line numbers on `bounded-evidence:` pages. */
 export class OutputGutter implements vscode.Disposable {
-  private readonly type = vscode.window.createTextEditorDecorationType({ rangeBehavior: vscode.DecorationRangeBehavior.ClosedClosed });
+  private readonly type = vscode.window.createTextEditorDecorationType({
+    rangeBehavior: vscode.DecorationRangeBehavior.ClosedClosed,
+  });
   private readonly drawn = new WeakMap<vscode.TextEditor, GutterLine[]>();
   /** How long the last draw took in the extension host (ms; the renderer's part is not seen here). */
   lastDrawMs = 0;
   private readonly subscriptions: vscode.Disposable[] = [];
   /** The cursor's line in output terms (the status bar's "Ln" counts page lines: VS Code has no offset for it either). */
-  private readonly status = vscode.window.createStatusBarItem('boundedEvidence.outputLine', vscode.StatusBarAlignment.Right, 101);
+  private readonly status = vscode.window.createStatusBarItem(
+    'boundedEvidence.outputLine',
+    vscode.StatusBarAlignment.Right,
+    101,
+  );
 
   constructor(goToOutputLineCommand?: string) {
     this.status.name = 'Output line';
@@ -79,9 +90,15 @@ export class OutputGutter implements vscode.Disposable {
       this.type,
       this.status,
       vscode.window.onDidChangeActiveTextEditor(() => this.showStatus()),
-      vscode.window.onDidChangeTextEditorSelection((e) => { if (e.textEditor === vscode.window.activeTextEditor) this.showStatus(); }),
-      vscode.workspace.onDidOpenTextDocument((d) => { void asOutputPage(d).then(() => this.showStatus()); }),
-      vscode.window.onDidChangeVisibleTextEditors((editors) => { for (const e of editors) this.draw(e); }),
+      vscode.window.onDidChangeTextEditorSelection((e) => {
+        if (e.textEditor === vscode.window.activeTextEditor) this.showStatus();
+      }),
+      vscode.workspace.onDidOpenTextDocument((d) => {
+        void asOutputPage(d).then(() => this.showStatus());
+      }),
+      vscode.window.onDidChangeVisibleTextEditors((editors) => {
+        for (const e of editors) this.draw(e);
+      }),
       vscode.window.onDidChangeTextEditorVisibleRanges((e) => this.draw(e.textEditor)),
       vscode.workspace.onDidChangeTextDocument((e) => {
         for (const ed of vscode.window.visibleTextEditors) if (ed.document === e.document) this.draw(ed);
@@ -96,7 +113,10 @@ export class OutputGutter implements vscode.Disposable {
     const e = vscode.window.activeTextEditor;
     const page = e && e.document.languageId === Ids.outputLanguage ? pageFirstLine(e.document) : undefined;
     const line = e?.selection.active.line ?? 0;
-    if (!e || !page || line < HEADER_LINES) { this.status.hide(); return; }
+    if (!e || !page || line < HEADER_LINES) {
+      this.status.hide();
+      return;
+    }
     const n = Math.min(page.last, page.first + line - HEADER_LINES);
     this.status.text = `Output line ${n.toLocaleString('en-US')}`;
     this.status.tooltip = `Line ${n.toLocaleString('en-US')} of the output (page line ${line + 1}). Go to Output Line… (Ctrl+G)`;
@@ -113,7 +133,11 @@ export class OutputGutter implements vscode.Disposable {
     const doc = editor.document;
     if (doc.languageId !== Ids.outputLanguage) return;
     const page = pageFirstLine(doc);
-    if (!page) { editor.setDecorations(this.type, []); this.drawn.set(editor, []); return; }
+    if (!page) {
+      editor.setDecorations(this.type, []);
+      this.drawn.set(editor, []);
+      return;
+    }
     const width = page.last.toLocaleString('en-US').length;
     const options: vscode.DecorationOptions[] = [];
     const lines: GutterLine[] = [];

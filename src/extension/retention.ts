@@ -48,7 +48,10 @@ async function artifactRefs(runs: RunStoreApi, log: Pick<Log, 'warn'>): Promise<
       for (const call of page.rows) {
         if (!call.sha256) continue;
         let ids = refs.get(call.runId);
-        if (!ids) { ids = new Set(); refs.set(call.runId, ids); }
+        if (!ids) {
+          ids = new Set();
+          refs.set(call.runId, ids);
+        }
         ids.add(`artifact-${call.sha256}`);
       }
       if (offset + 1000 >= page.total) break;
@@ -60,7 +63,13 @@ async function artifactRefs(runs: RunStoreApi, log: Pick<Log, 'warn'>): Promise<
 }
 
 /** Deletes the artifacts of `deleted` runs that no remaining run references; returns [count, bytes]. */
-async function dropOrphans(artifacts: ArtifactStore, before: Map<string, Set<string>>, deleted: readonly string[], runs: RunStoreApi, log: Pick<Log, 'warn'>): Promise<[number, number]> {
+async function dropOrphans(
+  artifacts: ArtifactStore,
+  before: Map<string, Set<string>>,
+  deleted: readonly string[],
+  runs: RunStoreApi,
+  log: Pick<Log, 'warn'>,
+): Promise<[number, number]> {
   const candidates = new Set<string>();
   for (const id of deleted) for (const a of before.get(id) ?? []) candidates.add(a);
   if (candidates.size === 0) return [0, 0];
@@ -72,7 +81,10 @@ async function dropOrphans(artifacts: ArtifactStore, before: Map<string, Set<str
   for (const id of candidates) {
     try {
       const freed = await artifacts.delete(id);
-      if (freed !== undefined) { count++; bytes += freed; }
+      if (freed !== undefined) {
+        count++;
+        bytes += freed;
+      }
     } catch (e) {
       log.warn(`an artifact was not deleted: ${e instanceof Error ? e.message : String(e)}`);
     }
@@ -85,7 +97,11 @@ async function dropOrphans(artifacts: ArtifactStore, before: Map<string, Set<str
  * `RETENTION_SLICE_RUNS` with the event loop free between them, so start-up retention
  * over a year of runs never stalls the extension host.
  */
-export async function pruneStorage(services: EvidenceServices, log: Log, overrides: PruneOverrides = {}): Promise<RetentionReport> {
+export async function pruneStorage(
+  services: EvidenceServices,
+  log: Log,
+  overrides: PruneOverrides = {},
+): Promise<RetentionReport> {
   const s = services.settings;
   const maxBytes = overrides.maxBytes ?? s.retentionMaxBytes;
   const maxAgeMs = overrides.maxAgeMs ?? s.retentionMaxAgeMs;
@@ -108,9 +124,17 @@ export async function pruneStorage(services: EvidenceServices, log: Log, overrid
     slices++;
     if (cursor !== undefined) await nextSlice();
   } while (cursor !== undefined);
-  const [deletedArtifacts, artifactBytes] = await dropOrphans(services.artifacts, before, deletedRuns, services.runs, log);
+  const [deletedArtifacts, artifactBytes] = await dropOrphans(
+    services.artifacts,
+    before,
+    deletedRuns,
+    services.runs,
+    log,
+  );
   const report = { deletedRuns, skippedRuns: [], deletedArtifacts, freedBytes: freedBytes + artifactBytes };
-  log.info(`prune: deleted ${report.deletedRuns.length} runs and ${deletedArtifacts} artifacts in ${slices} slices, freed ${report.freedBytes} bytes`);
+  log.info(
+    `prune: deleted ${report.deletedRuns.length} runs and ${deletedArtifacts} artifacts in ${slices} slices, freed ${report.freedBytes} bytes`,
+  );
   return report;
 }
 
@@ -121,7 +145,10 @@ export async function pruneStorage(services: EvidenceServices, log: Log, overrid
  * (docs/architecture.md §6; docs/contracts.md §2.7): a deleted run leaves the list, a kept
  * one (still running) is skipped by the next page.
  */
-export async function clearAll(services: Pick<EvidenceServices, 'runs' | 'artifacts'>, log: Pick<Log, 'info' | 'warn'>): Promise<RetentionReport> {
+export async function clearAll(
+  services: Pick<EvidenceServices, 'runs' | 'artifacts'>,
+  log: Pick<Log, 'info' | 'warn'>,
+): Promise<RetentionReport> {
   await services.runs.reconcileWithLogs();
   const before = await artifactRefs(services.runs, log);
   const deleted: string[] = [];
@@ -143,7 +170,9 @@ export async function clearAll(services: Pick<EvidenceServices, 'runs' | 'artifa
     await nextSlice();
   }
   const [deletedArtifacts, artifactBytes] = await dropOrphans(services.artifacts, before, deleted, services.runs, log);
-  log.info(`clear: deleted ${deleted.length} runs and ${deletedArtifacts} artifacts, kept ${skipped.length} running, freed ${freed + artifactBytes} bytes`);
+  log.info(
+    `clear: deleted ${deleted.length} runs and ${deletedArtifacts} artifacts, kept ${skipped.length} running, freed ${freed + artifactBytes} bytes`,
+  );
   return { deletedRuns: deleted, skippedRuns: skipped, deletedArtifacts, freedBytes: freed + artifactBytes };
 }
 
@@ -153,6 +182,9 @@ export function formatBytes(n: number): string {
   const units = ['KiB', 'MiB', 'GiB', 'TiB'];
   let v = n / 1024;
   let u = 0;
-  while (v >= 1024 && u < units.length - 1) { v /= 1024; u++; }
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
   return `${v.toFixed(1)} ${units[u]}`;
 }

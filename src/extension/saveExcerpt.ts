@@ -35,7 +35,13 @@ export interface WrittenWindow {
  * `<target>.provenance.json` with `provenance` plus the written size and sha256. When the
  * window is the whole output its digest must equal the recorded one, or nothing is kept.
  */
-export async function writeWindow(src: HandleSource, start: number, end: number, target: string, provenance: Record<string, unknown>): Promise<WrittenWindow> {
+export async function writeWindow(
+  src: HandleSource,
+  start: number,
+  end: number,
+  target: string,
+  provenance: Record<string, unknown>,
+): Promise<WrittenWindow> {
   const tmp = `${target}.partial-${process.pid}`;
   const hash = createHash('sha256');
   const out = createWriteStream(tmp);
@@ -49,10 +55,14 @@ export async function writeWindow(src: HandleSource, start: number, end: number,
     out.end();
     await once(out, 'finish');
     const sha256 = hash.digest('hex');
-    if (start === 0 && end === src.byteCount && sha256 !== src.sha256) throw new Error(`the exported bytes hash to ${sha256}, not the recorded ${src.sha256}`);
+    if (start === 0 && end === src.byteCount && sha256 !== src.sha256)
+      throw new Error(`the exported bytes hash to ${sha256}, not the recorded ${src.sha256}`);
     await rename(tmp, target);
     const provenancePath = `${target}.provenance.json`;
-    await writeFile(provenancePath, `${JSON.stringify({ ...provenance, byteCount: end - start, sha256, exportedAt: new Date().toISOString() }, null, 2)}\n`);
+    await writeFile(
+      provenancePath,
+      `${JSON.stringify({ ...provenance, byteCount: end - start, sha256, exportedAt: new Date().toISOString() }, null, 2)}\n`,
+    );
     return { path: target, provenancePath, byteCount: end - start, sha256 };
   } catch (e) {
     out.destroy();
@@ -67,7 +77,11 @@ export async function writeWindow(src: HandleSource, start: number, end: number,
  * per end) instead of streaming every byte before them. Lines past the end (an empty
  * output's one line) are the empty window at the end.
  */
-export async function lineRange(src: HandleSource, first: number, last: number): Promise<{ start: number; end: number }> {
+export async function lineRange(
+  src: HandleSource,
+  first: number,
+  last: number,
+): Promise<{ start: number; end: number }> {
   const r = await (await LineIndex.build(src)).linesRange(first - 1, last - first + 1);
   return r ? { start: r.start, end: r.end } : { start: src.byteCount, end: src.byteCount };
 }
@@ -90,14 +104,27 @@ export interface SavedExcerpt extends WrittenWindow {
 }
 
 /** Writes one window of a handle's output and its provenance. */
-export async function saveExcerpt(store: RunStoreApi, handle: string, w: ExcerptWindow, target: string): Promise<SavedExcerpt> {
+export async function saveExcerpt(
+  store: RunStoreApi,
+  handle: string,
+  w: ExcerptWindow,
+  target: string,
+): Promise<SavedExcerpt> {
   const src = await store.openHandle(handle);
   const problem = windowProblem(src, w);
   if (problem) throw new EvidenceError('invalidArgument', problem);
   const { start, end } = 'bytes' in w ? w.bytes : await lineRange(src, w.lines.first, w.lines.last);
-  const lines = 'lines' in w ? { lines: { first: w.lines.first, last: w.lines.last } } : !src.binary && end > start ? await linesOf(src, start, end) : {};
+  const lines =
+    'lines' in w
+      ? { lines: { first: w.lines.first, last: w.lines.last } }
+      : !src.binary && end > start
+        ? await linesOf(src, start, end)
+        : {};
   const written = await writeWindow(src, start, end, target, {
-    handle: src.handle, name: src.name, range: { start, end }, ...lines,
+    handle: src.handle,
+    name: src.name,
+    range: { start, end },
+    ...lines,
     artifact: { byteCount: src.byteCount, sha256: src.sha256 },
     exportedBy: 'Bounded Evidence (Save Excerpt As)',
   });
@@ -105,7 +132,11 @@ export async function saveExcerpt(store: RunStoreApi, handle: string, w: Excerpt
 }
 
 /** The 1-based lines a non-empty byte window touches (from the line index; only when the window starts in the first 64 MiB). */
-async function linesOf(src: HandleSource, start: number, end: number): Promise<{ lines?: { first: number; last: number } }> {
+async function linesOf(
+  src: HandleSource,
+  start: number,
+  end: number,
+): Promise<{ lines?: { first: number; last: number } }> {
   if (start > 64 * 1024 * 1024) return {};
   const idx = await LineIndex.build(src);
   const lastByte = (await src.readRange(end - 1, end))[0];
@@ -117,10 +148,20 @@ async function linesOf(src: HandleSource, start: number, end: number): Promise<{
  * asks for what is missing (the handle defaults to the active editor page's).
  */
 export async function saveExcerptCommand(deps: CommandDeps, arg?: unknown): Promise<SavedExcerpt | undefined> {
-  const a = (typeof arg === 'object' && arg !== null ? arg : {}) as { handle?: unknown; bytes?: unknown; lines?: unknown; path?: unknown };
+  const a = (typeof arg === 'object' && arg !== null ? arg : {}) as {
+    handle?: unknown;
+    bytes?: unknown;
+    lines?: unknown;
+    path?: unknown;
+  };
   const services = await deps.host.get();
-  const active = vscode.window.activeTextEditor ? parseHandleDocumentUri(vscode.window.activeTextEditor.document.uri)?.handle : undefined;
-  const handle = typeof a.handle === 'string' ? a.handle : active ?? await pickHandle(services, 'Bounded Evidence: Save Excerpt As…');
+  const active = vscode.window.activeTextEditor
+    ? parseHandleDocumentUri(vscode.window.activeTextEditor.document.uri)?.handle
+    : undefined;
+  const handle =
+    typeof a.handle === 'string'
+      ? a.handle
+      : (active ?? (await pickHandle(services, 'Bounded Evidence: Save Excerpt As…')));
   if (!handle) return undefined;
   let w: ExcerptWindow | undefined;
   const b = a.bytes as { start?: unknown; end?: unknown } | undefined;
@@ -128,11 +169,15 @@ export async function saveExcerptCommand(deps: CommandDeps, arg?: unknown): Prom
   if (typeof b?.start === 'number' && typeof b.end === 'number') w = { bytes: { start: b.start, end: b.end } };
   else if (typeof l?.first === 'number' && typeof l.last === 'number') w = { lines: { first: l.first, last: l.last } };
   else if (a.bytes !== undefined || a.lines !== undefined) {
-    void vscode.window.showErrorMessage('Bounded Evidence: Save Excerpt As… takes bytes {start, end} or lines {first, last}.');
+    void vscode.window.showErrorMessage(
+      'Bounded Evidence: Save Excerpt As… takes bytes {start, end} or lines {first, last}.',
+    );
     return undefined;
   } else {
     const typed = await vscode.window.showInputBox({
-      title: `Save Excerpt of ${handle}`, prompt: 'Lines (e.g. "lines 30001-33187") or bytes (e.g. "bytes 0-4096")', ignoreFocusOut: true,
+      title: `Save Excerpt of ${handle}`,
+      prompt: 'Lines (e.g. "lines 30001-33187") or bytes (e.g. "bytes 0-4096")',
+      ignoreFocusOut: true,
       validateInput: (v) => (parseWindowText(v) ? undefined : 'lines FIRST-LAST or bytes START-END'),
     });
     if (typed === undefined) return undefined;
@@ -143,19 +188,30 @@ export async function saveExcerptCommand(deps: CommandDeps, arg?: unknown): Prom
   if (!target) {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
     const name = `${handle}.${'bytes' in w ? `bytes-${w.bytes.start}-${w.bytes.end}` : `lines-${w.lines.first}-${w.lines.last}`}.txt`;
-    const uri = await vscode.window.showSaveDialog({ title: `Save Excerpt of ${handle}`, saveLabel: 'Save Excerpt', ...(folder ? { defaultUri: vscode.Uri.joinPath(folder, name) } : {}) });
+    const uri = await vscode.window.showSaveDialog({
+      title: `Save Excerpt of ${handle}`,
+      saveLabel: 'Save Excerpt',
+      ...(folder ? { defaultUri: vscode.Uri.joinPath(folder, name) } : {}),
+    });
     if (!uri) return undefined;
     target = uri.fsPath;
   }
   const window = w;
   const where = target;
   try {
-    const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Saving an excerpt of ${handle}` }, () => saveExcerpt(services.runs, handle, window, where));
-    void vscode.window.showInformationMessage(`Bounded Evidence: saved bytes [${r.start}, ${r.end}) of ${handle} (${formatBytes(r.byteCount)}, sha256 ${r.sha256.slice(0, 12)}…) with its provenance beside it.`);
+    const r = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Saving an excerpt of ${handle}` },
+      () => saveExcerpt(services.runs, handle, window, where),
+    );
+    void vscode.window.showInformationMessage(
+      `Bounded Evidence: saved bytes [${r.start}, ${r.end}) of ${handle} (${formatBytes(r.byteCount)}, sha256 ${r.sha256.slice(0, 12)}…) with its provenance beside it.`,
+    );
     return r;
   } catch (e) {
     if (!(e instanceof EvidenceError)) deps.log.error(`save excerpt ${handle}`, e);
-    void vscode.window.showErrorMessage(`Bounded Evidence: the excerpt was not saved: ${e instanceof Error ? e.message : String(e)}.`);
+    void vscode.window.showErrorMessage(
+      `Bounded Evidence: the excerpt was not saved: ${e instanceof Error ? e.message : String(e)}.`,
+    );
     return undefined;
   }
 }

@@ -17,20 +17,37 @@ class SavingsView implements vscode.WebviewViewProvider {
   private view: vscode.WebviewView | undefined;
   private days: SavingsRange = 7;
 
-  constructor(private readonly extensionUri: vscode.Uri, private readonly store: () => Promise<RunStoreApi | undefined>, private readonly log: (m: string, e: unknown) => void) {}
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly store: () => Promise<RunStoreApi | undefined>,
+    private readonly log: (m: string, e: unknown) => void,
+  ) {}
 
   resolveWebviewView(view: vscode.WebviewView): void {
     this.view = view;
-    view.webview.options = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'dist'), vscode.Uri.joinPath(this.extensionUri, 'media')] };
+    view.webview.options = {
+      enableScripts: true,
+      localResourceRoots: [
+        vscode.Uri.joinPath(this.extensionUri, 'dist'),
+        vscode.Uri.joinPath(this.extensionUri, 'media'),
+      ],
+    };
     view.webview.html = renderHtml(view.webview, this.extensionUri);
     view.webview.onDidReceiveMessage((m: unknown) => {
       const parsed = parseSavingsMessage(m);
-      if (!parsed.ok) { void this.post({ type: 'error', message: `the view sent a bad message: ${parsed.error}` }); return; }
+      if (!parsed.ok) {
+        void this.post({ type: 'error', message: `the view sent a bad message: ${parsed.error}` });
+        return;
+      }
       if (parsed.message.type === 'range') this.days = parsed.message.days;
       void this.refresh();
     });
-    view.onDidChangeVisibility(() => { if (view.visible) void this.refresh(); });
-    view.onDidDispose(() => { this.view = undefined; });
+    view.onDidChangeVisibility(() => {
+      if (view.visible) void this.refresh();
+    });
+    view.onDidDispose(() => {
+      this.view = undefined;
+    });
   }
 
   /** Posts a fresh report when the view is visible (the rollup's reads are a few milliseconds). */
@@ -38,7 +55,10 @@ class SavingsView implements vscode.WebviewViewProvider {
     const view = this.view;
     if (!view?.visible) return;
     const runs = await this.store();
-    if (!runs) { await this.post({ type: 'error', message: 'The evidence storage is not open.' }); return; }
+    if (!runs) {
+      await this.post({ type: 'error', message: 'The evidence storage is not open.' });
+      return;
+    }
     try {
       await this.post(await savingsReport(runs, this.days));
     } catch (e) {
@@ -63,10 +83,17 @@ function renderHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
 }
 
 /** Registers the view; `changed` fires when what is stored changed (the status bar's poll). */
-export function registerSavingsView(context: vscode.ExtensionContext, store: () => Promise<RunStoreApi | undefined>, changed: vscode.Event<void>, log: (m: string, e: unknown) => void): void {
+export function registerSavingsView(
+  context: vscode.ExtensionContext,
+  store: () => Promise<RunStoreApi | undefined>,
+  changed: vscode.Event<void>,
+  log: (m: string, e: unknown) => void,
+): void {
   const view = new SavingsView(context.extensionUri, store, log);
   context.subscriptions.push(
     vscode.window.registerWebviewViewProvider(SAVINGS_VIEW_ID, view),
-    changed(() => { void view.refresh(); }),
+    changed(() => {
+      void view.refresh();
+    }),
   );
 }

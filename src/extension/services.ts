@@ -10,8 +10,16 @@
  */
 import * as vscode from 'vscode';
 import {
-  EvidenceFileWorkspace, LocalWorkspace, openEvidenceStores, toolNamesOffered,
-  type ArtifactStore, type BlobStore, type RunRecordEvent, type RunStore, type StorageLayout, type ToolCallContext,
+  EvidenceFileWorkspace,
+  LocalWorkspace,
+  openEvidenceStores,
+  toolNamesOffered,
+  type ArtifactStore,
+  type BlobStore,
+  type RunRecordEvent,
+  type RunStore,
+  type StorageLayout,
+  type ToolCallContext,
 } from '../core/index.js';
 import type { EvidenceSettings } from './settings.js';
 import type { Log } from './log.js';
@@ -84,7 +92,13 @@ export async function openServices(inputs: ServiceInputs, settings: EvidenceSett
   }
   log.info(`evidence storage ready: tenant ${layout.tenant}, blobs ${blobs?.kind ?? 'none'}`);
   return {
-    layout, settings, runs, artifacts, blobs, workspace, folder: inputs.folder,
+    layout,
+    settings,
+    runs,
+    artifacts,
+    blobs,
+    workspace,
+    folder: inputs.folder,
     dispose: () => {
       runs.close();
       blobs?.dispose?.();
@@ -120,7 +134,10 @@ export class ServicesHost implements vscode.Disposable {
   /** Every record appended by any store this host built (the current one and earlier ones). */
   readonly onDidRecord = this.recordEmitter.event;
 
-  constructor(private readonly build: () => Promise<EvidenceServices>, private readonly log: Log) {
+  constructor(
+    private readonly build: () => Promise<EvidenceServices>,
+    private readonly log: Log,
+  ) {
     this.currentPromise = this.open();
     // A failed build is logged in open(); callers of get() see the rejection themselves.
     this.currentPromise.catch(() => undefined);
@@ -153,7 +170,10 @@ export class ServicesHost implements vscode.Disposable {
         services.dispose();
         return await this.currentPromise;
       }
-      this.recordSubscriptions.set(services, services.runs.onDidRecord((e) => this.recordEmitter.fire(e)));
+      this.recordSubscriptions.set(
+        services,
+        services.runs.onDidRecord((e) => this.recordEmitter.fire(e)),
+      );
       if (this.current) this.retire(this.current);
       this.current = services;
       this.changeEmitter.fire();
@@ -176,14 +196,20 @@ export class ServicesHost implements vscode.Disposable {
     this.retireTimer = setInterval(() => {
       const now = Date.now();
       for (const s of this.retiring) {
-        if (s.runs.liveRuns > 0) { idleSince.delete(s); continue; }
+        if (s.runs.liveRuns > 0) {
+          idleSince.delete(s);
+          continue;
+        }
         const since = idleSince.get(s) ?? now;
         idleSince.set(s, since);
         if (now - since < RETIRE_GRACE_MS) continue;
         this.close(s);
         idleSince.delete(s);
       }
-      if (this.retiring.size === 0) { clearInterval(this.retireTimer); this.retireTimer = undefined; }
+      if (this.retiring.size === 0) {
+        clearInterval(this.retireTimer);
+        this.retireTimer = undefined;
+      }
     }, RETIRE_POLL_MS);
     this.retireTimer.unref();
   }

@@ -143,4 +143,3 @@ export function readSettings(src: SettingSource): EvidenceSettings {
     recordOtherToolResults: src.get<unknown>(SettingKeys.recordOtherToolResults) === true,
   };
 }
-

@@ -11,8 +11,11 @@ import * as vscode from 'vscode';
 import { layoutAt, sharedWorkspaceStorage, type StorageLayout } from '../core/index.js';
 
 /** The layout of this extension's storage for the open workspace (or the global one). */
-export function storageLayout(context: Pick<vscode.ExtensionContext, 'storageUri' | 'globalStorageUri'>): StorageLayout {
-  if (context.storageUri === undefined) return layoutAt(context.globalStorageUri.fsPath, context.globalStorageUri.toString(), true);
+export function storageLayout(
+  context: Pick<vscode.ExtensionContext, 'storageUri' | 'globalStorageUri'>,
+): StorageLayout {
+  if (context.storageUri === undefined)
+    return layoutAt(context.globalStorageUri.fsPath, context.globalStorageUri.toString(), true);
   const uri = context.storageUri;
   if (uri.scheme !== 'file') return layoutAt(uri.fsPath, uri.toString(), false);
   const shared = sharedWorkspaceStorage(uri.fsPath, existsSync);

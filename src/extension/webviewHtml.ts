@@ -23,7 +23,8 @@ export interface WebviewPage {
 /** The page's HTML for `webview`, ready to assign to `webview.html`. */
 export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, page: WebviewPage): string {
   const nonce = randomBytes(16).toString('base64');
-  const asset = (p: readonly string[]): string => webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, ...p)).toString();
+  const asset = (p: readonly string[]): string =>
+    webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, ...p)).toString();
   // Component styles are constructable stylesheets (adoptedStyleSheets), which style-src
   // does not govern; every other style is a file under dist/ or media/. No 'unsafe-inline'.
   const csp = [
@@ -32,7 +33,9 @@ export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, p
     ...(page.allow ?? []).map((kind) => `${kind} ${webview.cspSource}`),
     `script-src 'nonce-${nonce}'`,
   ].join('; ');
-  const styles = page.styles.map((s) => `<link rel="stylesheet" href="${asset(s.path)}"${s.id ? ` id="${s.id}"` : ''}>`).join('\n');
+  const styles = page.styles
+    .map((s) => `<link rel="stylesheet" href="${asset(s.path)}"${s.id ? ` id="${s.id}"` : ''}>`)
+    .join('\n');
   return `<!DOCTYPE html>
 <html lang="en">
 <head>

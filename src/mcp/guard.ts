@@ -6,11 +6,22 @@
 import { ProtocolErrorCode, type Transport } from '@modelcontextprotocol/server';
 
 /** The one-line refusal of a `tools/call` whose `arguments` is present but not an object, or undefined for any other message. */
-export function refuseNonObjectArguments(message: unknown): { jsonrpc: '2.0'; id: string | number; error: { code: number; message: string } } | undefined {
+export function refuseNonObjectArguments(
+  message: unknown,
+): { jsonrpc: '2.0'; id: string | number; error: { code: number; message: string } } | undefined {
   const m = message as { id?: unknown; method?: unknown; params?: { arguments?: unknown } } | null;
   const args = m?.params?.arguments;
-  if (m?.method === 'tools/call' && (typeof m.id === 'string' || typeof m.id === 'number') && args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
-    return { jsonrpc: '2.0', id: m.id, error: { code: ProtocolErrorCode.InvalidParams, message: 'arguments must be an object' } };
+  if (
+    m?.method === 'tools/call' &&
+    (typeof m.id === 'string' || typeof m.id === 'number') &&
+    args !== undefined &&
+    (typeof args !== 'object' || args === null || Array.isArray(args))
+  ) {
+    return {
+      jsonrpc: '2.0',
+      id: m.id,
+      error: { code: ProtocolErrorCode.InvalidParams, message: 'arguments must be an object' },
+    };
   }
   return undefined;
 }
@@ -29,10 +40,16 @@ export function guardToolArguments(inner: Transport, onclose: () => void = () =>
   };
   inner.onmessage = (message, extra) => {
     const refusal = refuseNonObjectArguments(message);
-    if (refusal) { void inner.send(refusal).catch(() => undefined); return; }
+    if (refusal) {
+      void inner.send(refusal).catch(() => undefined);
+      return;
+    }
     outer.onmessage?.(message, extra);
   };
   inner.onerror = (e) => outer.onerror?.(e);
-  inner.onclose = () => { outer.onclose?.(); onclose(); };
+  inner.onclose = () => {
+    outer.onclose?.();
+    onclose();
+  };
   return outer;
 }

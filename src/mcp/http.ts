@@ -24,7 +24,6 @@ import { removeMcpHttpInfo, writeMcpHttpInfo } from '../core/index.js';
 import { refuseNonObjectArguments } from './guard.js';
 import type { EvidenceMcpServer } from './server.js';
 
-
 /** A running HTTP server. */
 export interface EvidenceHttpServer {
   /** `http://127.0.0.1:<port>/mcp`. */
@@ -66,7 +65,10 @@ function bearerMatches(header: string | undefined, token: Buffer): boolean {
  * Serves `mcp` over HTTP on 127.0.0.1:`port` (0: a free port) and writes the info file into
  * `storageDir`; rejects with a sentence when the port cannot be had.
  */
-export async function serveHttp(mcp: EvidenceMcpServer, options: { readonly port: number; readonly storageDir: string; readonly onerror?: (error: Error) => void }): Promise<EvidenceHttpServer> {
+export async function serveHttp(
+  mcp: EvidenceMcpServer,
+  options: { readonly port: number; readonly storageDir: string; readonly onerror?: (error: Error) => void },
+): Promise<EvidenceHttpServer> {
   const token = randomBytes(32).toString('hex');
   const tokenBytes = Buffer.from(token, 'utf8');
   const validHost = localhostHostValidation();
@@ -80,19 +82,41 @@ export async function serveHttp(mcp: EvidenceMcpServer, options: { readonly port
       // DNS rebinding first: nothing of a request from a foreign page is looked at further.
       if (!validHost(req, res) || !validOrigin(req, res)) return;
       if (!bearerMatches(req.headers.authorization, tokenBytes)) {
-        refuse(res, 401, 'Unauthorized: send the bearer token of this server start (printed at its start, and in mcp-http.json in its storage folder)', { 'WWW-Authenticate': 'Bearer' });
+        refuse(
+          res,
+          401,
+          'Unauthorized: send the bearer token of this server start (printed at its start, and in mcp-http.json in its storage folder)',
+          { 'WWW-Authenticate': 'Bearer' },
+        );
         return;
       }
-      if (new URL(req.url ?? '/', 'http://127.0.0.1').pathname !== '/mcp') { refuse(res, 404, 'Not found: the MCP endpoint is /mcp'); return; }
-      if (req.method !== 'POST') { await node(req, res); return; }
+      if (new URL(req.url ?? '/', 'http://127.0.0.1').pathname !== '/mcp') {
+        refuse(res, 404, 'Not found: the MCP endpoint is /mcp');
+        return;
+      }
+      if (req.method !== 'POST') {
+        await node(req, res);
+        return;
+      }
       const body = await readBody(req, DEFAULT_MAX_REQUEST_BODY_SIZE);
-      if (body === undefined) { refuse(res, 413, `Payload too large: a request body may have at most ${DEFAULT_MAX_REQUEST_BODY_SIZE} bytes`, { Connection: 'close' }); return; }
+      if (body === undefined) {
+        refuse(res, 413, `Payload too large: a request body may have at most ${DEFAULT_MAX_REQUEST_BODY_SIZE} bytes`, {
+          Connection: 'close',
+        });
+        return;
+      }
       let parsed: unknown;
       try {
         parsed = JSON.parse(body.toString('utf8'));
       } catch {
         res.writeHead(400, { 'Content-Type': 'application/json' });
-        res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the body is not JSON' }, id: null }));
+        res.end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            error: { code: -32700, message: 'Parse error: the body is not JSON' },
+            id: null,
+          }),
+        );
         return;
       }
       // As on stdio: non-object `arguments` get one line, not the SDK's validation dump.
@@ -110,7 +134,15 @@ export async function serveHttp(mcp: EvidenceMcpServer, options: { readonly port
     });
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (e: NodeJS.ErrnoException) => reject(new Error(e.code === 'EADDRINUSE' ? `port ${options.port} on 127.0.0.1 is in use` : `cannot listen on 127.0.0.1:${options.port}: ${e.message}`)));
+    server.once('error', (e: NodeJS.ErrnoException) =>
+      reject(
+        new Error(
+          e.code === 'EADDRINUSE'
+            ? `port ${options.port} on 127.0.0.1 is in use`
+            : `cannot listen on 127.0.0.1:${options.port}: ${e.message}`,
+        ),
+      ),
+    );
     server.listen(options.port, '127.0.0.1', resolve);
   });
   const { port } = server.address() as AddressInfo;
@@ -120,13 +152,16 @@ export async function serveHttp(mcp: EvidenceMcpServer, options: { readonly port
 
   let closing: Promise<void> | undefined;
   return {
-    url, token, infoFile,
-    close: () => closing ??= (async () => {
-      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
-      await handler.close();
-      await stopped;
-      await removeMcpHttpInfo(options.storageDir, token);
-    })(),
+    url,
+    token,
+    infoFile,
+    close: () =>
+      (closing ??= (async () => {
+        const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeAllConnections();
+        await handler.close();
+        await stopped;
+        await removeMcpHttpInfo(options.storageDir, token);
+      })()),
   };
 }

@@ -55,7 +55,8 @@ function malformed(what: string): never {
 
 /** Extracts the server's view of a parsed package.json; throws when a declaration is missing. */
 export function parseManifest(pkg: unknown): ExtensionManifest {
-  if (!isRecord(pkg) || typeof pkg.version !== 'string' || !isRecord(pkg.contributes)) return malformed('a version and contributes');
+  if (!isRecord(pkg) || typeof pkg.version !== 'string' || !isRecord(pkg.contributes))
+    return malformed('a version and contributes');
   const declared = pkg.contributes.languageModelTools;
   if (!Array.isArray(declared)) return malformed('contributes.languageModelTools');
   const tools = MCP_TOOL_NAMES.map((name): ToolDefinition => {
@@ -63,10 +64,18 @@ export function parseManifest(pkg: unknown): ExtensionManifest {
     if (!isRecord(t) || typeof t.displayName !== 'string' || typeof t.modelDescription !== 'string') {
       return malformed(`the language model tool ${name}`);
     }
-    return { name, title: t.displayName, description: t.modelDescription, inputSchema: EvidenceToolTable[name].inputSchema };
+    return {
+      name,
+      title: t.displayName,
+      description: t.modelDescription,
+      inputSchema: EvidenceToolTable[name].inputSchema,
+    };
   });
   const configuration = pkg.contributes.configuration;
-  const properties = isRecord(configuration) && isRecord(configuration.properties) ? configuration.properties : malformed('contributes.configuration.properties');
+  const properties =
+    isRecord(configuration) && isRecord(configuration.properties)
+      ? configuration.properties
+      : malformed('contributes.configuration.properties');
   const settings = new Map<string, SettingDeclaration>();
   for (const [key, value] of Object.entries(properties)) {
     if (!key.startsWith('boundedEvidence.') || !isRecord(value)) continue;

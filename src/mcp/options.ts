@@ -9,10 +9,20 @@ import type { Preservation } from '../core/index.js';
 import { MCP_TOOL_NAMES, type ExtensionManifest, type SettingDeclaration } from './manifest.js';
 
 /** The integer settings, each also a command-line flag (`maxInlineBytes` is `--max-inline-bytes`). */
-const INTEGER_SETTINGS = ['maxInlineBytes', 'previewBytes', 'maxRangeBytes', 'largeResultBytes', 'captureCapBytes', 'commandTimeoutMs', 'searchTimeoutMs'] as const;
+const INTEGER_SETTINGS = [
+  'maxInlineBytes',
+  'previewBytes',
+  'maxRangeBytes',
+  'largeResultBytes',
+  'captureCapBytes',
+  'commandTimeoutMs',
+  'searchTimeoutMs',
+] as const;
 
 /** The limits of one server, named as the editor's `boundedEvidence.*` settings (the list above, plus preservation). */
-export type McpSettings = { readonly [K in (typeof INTEGER_SETTINGS)[number]]: number } & { readonly preservation: Preservation };
+export type McpSettings = { readonly [K in (typeof INTEGER_SETTINGS)[number]]: number } & {
+  readonly preservation: Preservation;
+};
 
 /** Options of `createEvidenceMcpServer`. */
 export interface EvidenceMcpOptions {
@@ -37,7 +47,10 @@ function wrap(text: string, width: number): string {
   const lines: string[] = [];
   let line = '';
   for (const word of text.split(' ')) {
-    if (line !== '' && line.length + 1 + word.length > width) { lines.push(line); line = word; } else line = line === '' ? word : `${line} ${word}`;
+    if (line !== '' && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line === '' ? word : `${line} ${word}`;
   }
   return [...lines, line].join('\n');
 }
@@ -72,7 +85,9 @@ function flagOf(key: string): string {
 }
 
 /** What the command line asked for. */
-export type ParsedArgs = { readonly help: true } | { readonly help: false; readonly options: EvidenceMcpOptions; readonly http?: { readonly port: number } };
+export type ParsedArgs =
+  | { readonly help: true }
+  | { readonly help: false; readonly options: EvidenceMcpOptions; readonly http?: { readonly port: number } };
 
 /**
  * Takes `--http [PORT]` (and `--http=PORT`) out of `argv`: parseArgs has no flag whose
@@ -83,11 +98,18 @@ function takeHttp(argv: readonly string[]): { rest: string[]; http?: { port: num
   let http: { port: number } | undefined;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
-    if (arg === '--') { rest.push(...argv.slice(i)); break; }
-    if (arg !== '--http' && !arg.startsWith('--http=')) { rest.push(arg); continue; }
+    if (arg === '--') {
+      rest.push(...argv.slice(i));
+      break;
+    }
+    if (arg !== '--http' && !arg.startsWith('--http=')) {
+      rest.push(arg);
+      continue;
+    }
     let raw = arg.startsWith('--http=') ? arg.slice('--http='.length) : undefined;
     if (raw === undefined && argv[i + 1] !== undefined && !argv[i + 1]!.startsWith('-')) raw = argv[++i];
-    if (raw !== undefined && (!/^[0-9]{1,5}$/.test(raw) || Number(raw) > 65535)) throw new Error('--http PORT must be a whole number from 0 to 65535');
+    if (raw !== undefined && (!/^[0-9]{1,5}$/.test(raw) || Number(raw) > 65535))
+      throw new Error('--http PORT must be a whole number from 0 to 65535');
     http = { port: raw === undefined ? 0 : Number(raw) };
   }
   return http ? { rest, http } : { rest };
@@ -95,7 +117,9 @@ function takeHttp(argv: readonly string[]): { rest: string[]; http?: { port: num
 
 /** Parses the command line; throws a sentence naming the bad flag (the caller prints `USAGE`). */
 export function parseCommandLine(argv: readonly string[], cwd: string): ParsedArgs {
-  const limitFlags = Object.fromEntries([...INTEGER_SETTINGS, 'preservation'].map((k) => [flagOf(k), { type: 'string' as const }]));
+  const limitFlags = Object.fromEntries(
+    [...INTEGER_SETTINGS, 'preservation'].map((k) => [flagOf(k), { type: 'string' as const }]),
+  );
   const { rest, http } = takeHttp(argv);
   const { values: parsed } = parseArgs({
     args: rest,
@@ -121,7 +145,8 @@ export function parseCommandLine(argv: readonly string[], cwd: string): ParsedAr
   for (const key of INTEGER_SETTINGS) {
     const raw = values[flagOf(key)];
     if (typeof raw !== 'string') continue;
-    if (!/^[0-9]+$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw new Error(`--${flagOf(key)} must be a whole number`);
+    if (!/^[0-9]+$/.test(raw) || !Number.isSafeInteger(Number(raw)))
+      throw new Error(`--${flagOf(key)} must be a whole number`);
     settings[key] = Number(raw);
   }
   if (typeof values.preservation === 'string') settings.preservation = values.preservation;
@@ -165,7 +190,8 @@ export function resolveSettings(manifest: ExtensionManifest, overrides: Partial<
   }
   const p = declared(manifest, 'preservation');
   const preservation = overrides.preservation ?? p.default;
-  if (typeof preservation !== 'string' || !(p.enum ?? []).includes(preservation)) throw new Error(`--preservation must be one of ${(p.enum ?? []).join(', ')}`);
+  if (typeof preservation !== 'string' || !(p.enum ?? []).includes(preservation))
+    throw new Error(`--preservation must be one of ${(p.enum ?? []).join(', ')}`);
   out.preservation = preservation;
   return out as unknown as McpSettings;
 }

@@ -10,7 +10,15 @@
  *
  * stdout is the protocol: nothing else may ever be written there; the log is stderr.
  */
-import { ProtocolError, ProtocolErrorCode, Server, STDIO_DEFAULT_MAX_BUFFER_SIZE, type CallToolResult, type ListToolsResult, type Transport } from '@modelcontextprotocol/server';
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  STDIO_DEFAULT_MAX_BUFFER_SIZE,
+  type CallToolResult,
+  type ListToolsResult,
+  type Transport,
+} from '@modelcontextprotocol/server';
 import { serveStdio, StdioServerTransport, type StdioServerHandle } from '@modelcontextprotocol/server/stdio';
 import { LocalWorkspace, openEvidenceStores } from '../core/index.js';
 import { guardToolArguments } from './guard.js';
@@ -25,7 +33,8 @@ export type { EvidenceMcpOptions, McpSettings } from './options.js';
  * What the server tells a model about the tools as a whole (`instructions`, on both
  * revisions), in two sentences: how a result, its handle and the readers fit together.
  */
-export const SERVER_INSTRUCTIONS = 'evidence_runCommand and evidence_readFile keep the complete output of a command or file and answer with a bounded observation (previews, sizes, a handle per large output) instead of the whole text. ' +
+export const SERVER_INSTRUCTIONS =
+  'evidence_runCommand and evidence_readFile keep the complete output of a command or file and answer with a bounded observation (previews, sizes, a handle per large output) instead of the whole text. ' +
   'Never re-run a command to see more: pass its handle to read_tool_output for exact lines, bytes or regex matches, and use evidence_search to find a line in every output recorded so far.';
 
 /**
@@ -34,7 +43,10 @@ export const SERVER_INSTRUCTIONS = 'evidence_runCommand and evidence_readFile ke
  * bundled package.json), so a client may keep them for a while; `private`, since a
  * server answers one person's agents.
  */
-const CACHE_HINTS = { 'tools/list': { ttlMs: 600_000, cacheScope: 'private' }, 'server/discover': { ttlMs: 600_000, cacheScope: 'private' } } as const;
+const CACHE_HINTS = {
+  'tools/list': { ttlMs: 600_000, cacheScope: 'private' },
+  'server/discover': { ttlMs: 600_000, cacheScope: 'private' },
+} as const;
 
 /** How long `close` waits for aborted calls to record their end before giving up. */
 const CLOSE_GRACE_MS = 5_000;
@@ -65,24 +77,36 @@ function stderrLog(line: string): void {
 }
 
 /** Opens the storage, the stores and the folder, and builds the server; throws a sentence when it cannot. */
-export async function createEvidenceMcpServer(options: EvidenceMcpOptions & { readonly log?: (line: string) => void }): Promise<EvidenceMcpServer> {
+export async function createEvidenceMcpServer(
+  options: EvidenceMcpOptions & { readonly log?: (line: string) => void },
+): Promise<EvidenceMcpServer> {
   const log = options.log ?? stderrLog;
   const manifest = extensionManifest();
   const settings = resolveSettings(manifest, options.settings);
   const storage = await openStorage(options.storageDir, { tenant: options.tenant, global: options.global });
   const local = await LocalWorkspace.open({ root: options.workspaceFolder, denyPatterns: options.denyPatterns });
   // The core's one way of opening stores; large outputs go to the filesystem blob store under the storage folder.
-  const { runs, artifacts } = await openEvidenceStores(storage, { ...settings, backend: 'filesystem' }, {
-    tools: MCP_TOOL_NAMES,
-    // A byte window is refused past maxRangeBytes with docs/contracts.md §1.3's sentence, as in the editor.
-    reader: { maxByteWindow: settings.maxRangeBytes, searchTimeoutMs: settings.searchTimeoutMs },
-    warn: (message) => log(message),
-  });
+  const { runs, artifacts } = await openEvidenceStores(
+    storage,
+    { ...settings, backend: 'filesystem' },
+    {
+      tools: MCP_TOOL_NAMES,
+      // A byte window is refused past maxRangeBytes with docs/contracts.md §1.3's sentence, as in the editor.
+      reader: { maxByteWindow: settings.maxRangeBytes, searchTimeoutMs: settings.searchTimeoutMs },
+      warn: (message) => log(message),
+    },
+  );
   const tools = new EvidenceTools({ runs, artifacts, local, settings, log });
   const progressIntervalMs = options.progressIntervalMs ?? 5_000;
   // The table's schemas are JSON values typed more loosely than the SDK's JSON type.
   const listed: ListToolsResult = {
-    tools: manifest.tools.map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema as unknown as ListToolsResult['tools'][number]['inputSchema'], annotations: annotationsOf(t.name) })),
+    tools: manifest.tools.map((t) => ({
+      name: t.name,
+      title: t.title,
+      description: t.description,
+      inputSchema: t.inputSchema as unknown as ListToolsResult['tools'][number]['inputSchema'],
+      annotations: annotationsOf(t.name),
+    })),
   };
   const inFlight = new Set<Promise<unknown>>();
   const servers = new Set<Server>();
@@ -99,7 +123,10 @@ export async function createEvidenceMcpServer(options: EvidenceMcpOptions & { re
   };
   /** The client of a 2026-07-28 request names itself in the request's envelope. */
   const noteEnvelope = (envelope: Record<string, unknown> | undefined): void => {
-    noteClient(envelope?.['io.modelcontextprotocol/clientInfo'] as { name?: unknown; version?: unknown } | undefined, envelope?.['io.modelcontextprotocol/protocolVersion']);
+    noteClient(
+      envelope?.['io.modelcontextprotocol/clientInfo'] as { name?: unknown; version?: unknown } | undefined,
+      envelope?.['io.modelcontextprotocol/protocolVersion'],
+    );
   };
 
   const newServer = (): Server => {
@@ -119,14 +146,23 @@ export async function createEvidenceMcpServer(options: EvidenceMcpOptions & { re
       noteEnvelope(ctx.mcpReq.envelope);
       const { name } = request.params;
       // The client prefixes `MCP error -32602: ` itself: the message is the sentence alone.
-      if (!tools.has(name)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name.slice(0, 80)}`);
+      if (!tools.has(name))
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name.slice(0, 80)}`);
       const token = ctx.mcpReq._meta?.progressToken;
       let beats = 0;
       // A command may run for minutes: progress lets a client that resets its timeout on progress wait for it.
-      const heartbeat = token === undefined ? undefined : setInterval(() => {
-        beats++;
-        ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: beats, message: `${name} still running` } }).catch(() => undefined);
-      }, progressIntervalMs);
+      const heartbeat =
+        token === undefined
+          ? undefined
+          : setInterval(() => {
+              beats++;
+              ctx.mcpReq
+                .notify({
+                  method: 'notifications/progress',
+                  params: { progressToken: token, progress: beats, message: `${name} still running` },
+                })
+                .catch(() => undefined);
+            }, progressIntervalMs);
       const call = tools.call(name, request.params.arguments ?? {}, ctx.mcpReq.signal);
       inFlight.add(call);
       try {
@@ -140,16 +176,29 @@ export async function createEvidenceMcpServer(options: EvidenceMcpOptions & { re
     });
     servers.add(server);
     const previous = server.onclose;
-    server.onclose = () => { servers.delete(server); previous?.(); };
+    server.onclose = () => {
+      servers.delete(server);
+      previous?.();
+    };
     return server;
   };
 
   return {
-    newServer, storage, settings,
+    newServer,
+    storage,
+    settings,
     serve(transport = new StdioServerTransport(), onerror) {
       let done!: () => void;
-      const closed = new Promise<void>((resolve) => { done = resolve; });
-      const handle = serveStdio(() => newServer(), { transport: guardToolArguments(transport, () => { connections.delete(handle); done(); }), ...(onerror ? { onerror } : {}) });
+      const closed = new Promise<void>((resolve) => {
+        done = resolve;
+      });
+      const handle = serveStdio(() => newServer(), {
+        transport: guardToolArguments(transport, () => {
+          connections.delete(handle);
+          done();
+        }),
+        ...(onerror ? { onerror } : {}),
+      });
       connections.add(handle);
       return { handle, closed };
     },
@@ -157,7 +206,9 @@ export async function createEvidenceMcpServer(options: EvidenceMcpOptions & { re
       await Promise.allSettled([...connections].map((c) => c.close()));
       await Promise.allSettled([...servers].map((s) => s.close()));
       let timer: NodeJS.Timeout | undefined;
-      const grace = new Promise<void>((resolve) => { timer = setTimeout(resolve, CLOSE_GRACE_MS); });
+      const grace = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, CLOSE_GRACE_MS);
+      });
       await Promise.race([Promise.allSettled([...inFlight]), grace]);
       clearTimeout(timer);
     },
@@ -204,7 +255,9 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   const { closed } = mcp.serve(new StdioServerTransport(), onerror);
   stderrLog(serving);
   let closing: Promise<void> | undefined;
-  const shutdown = (): void => { closing ??= mcp.close(); };
+  const shutdown = (): void => {
+    closing ??= mcp.close();
+  };
   process.stdin.once('end', shutdown);
   process.once('SIGTERM', shutdown);
   process.once('SIGINT', shutdown);
@@ -215,12 +268,21 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
 }
 
 /** `--http`: serves until SIGINT or SIGTERM, then closes (removing the info file); the token is printed here, once. */
-async function serveHttpUntilSignal(mcp: EvidenceMcpServer, port: number, storageDir: string, serving: string): Promise<number> {
+async function serveHttpUntilSignal(
+  mcp: EvidenceMcpServer,
+  port: number,
+  storageDir: string,
+  serving: string,
+): Promise<number> {
   let http;
   try {
     // Loaded only here: the HTTP adapter (hono) is not evaluated by a stdio server.
     const { serveHttp } = await import('./http.js');
-    http = await serveHttp(mcp, { port, storageDir, onerror: (e) => stderrLog(`protocol error: ${oneLine(e.message)}`) });
+    http = await serveHttp(mcp, {
+      port,
+      storageDir,
+      onerror: (e) => stderrLog(`protocol error: ${oneLine(e.message)}`),
+    });
   } catch (e) {
     stderrLog(`cannot start: ${e instanceof Error ? e.message : String(e)}`);
     await mcp.close();
@@ -228,7 +290,10 @@ async function serveHttpUntilSignal(mcp: EvidenceMcpServer, port: number, storag
   }
   stderrLog(`${serving}; over Streamable HTTP at ${http.url}`);
   stderrLog(`bearer token (this start only, also in ${http.infoFile}): ${http.token}`);
-  await new Promise<void>((resolve) => { process.once('SIGTERM', resolve); process.once('SIGINT', resolve); });
+  await new Promise<void>((resolve) => {
+    process.once('SIGTERM', resolve);
+    process.once('SIGINT', resolve);
+  });
   await http.close();
   await mcp.close();
   return 0;

@@ -21,7 +21,15 @@
  * handles for ever).
  */
 import { readdir, realpath } from 'node:fs/promises';
-import { claimTenant, EDITOR_TENANT, ensureLayout, isSafeSegment, layoutOfFolder, recordedTenant, type StorageLayout } from '../core/index.js';
+import {
+  claimTenant,
+  EDITOR_TENANT,
+  ensureLayout,
+  isSafeSegment,
+  layoutOfFolder,
+  recordedTenant,
+  type StorageLayout,
+} from '../core/index.js';
 
 /** The editor's `StorageLayout` of the folder, with the tenant this server chose. */
 export interface McpStorage extends StorageLayout {
@@ -46,9 +54,15 @@ export async function openStorage(storageDir: string, choice: StorageChoice = {}
   // The core's layout and derivation (the editor's), from the `file:` URI of the folder's
   // real path: every spelling of it (a symlink, `..`, a trailing slash) is the same folder.
   const derived = layoutOfFolder(await realpath(storageDir), choice.global ?? false);
-  const withTenant = (tenant: string, tenantSource: McpStorage['tenantSource']): McpStorage => ({ ...derived, tenant, global: tenant.startsWith('g'), tenantSource });
+  const withTenant = (tenant: string, tenantSource: McpStorage['tenantSource']): McpStorage => ({
+    ...derived,
+    tenant,
+    global: tenant.startsWith('g'),
+    tenantSource,
+  });
   if (choice.tenant !== undefined) {
-    if (!isSafeSegment(choice.tenant)) throw new Error('--tenant must be one safe path segment (letters, digits, ".", "_", "-")');
+    if (!isSafeSegment(choice.tenant))
+      throw new Error('--tenant must be one safe path segment (letters, digits, ".", "_", "-")');
     return withTenant(choice.tenant, 'explicit');
   }
   // A recorded tenant of the other kind than `--global` asks for is not this choice's.
@@ -59,12 +73,19 @@ export async function openStorage(storageDir: string, choice: StorageChoice = {}
   if (recorded !== undefined) return withTenant(candidate.tenant, candidate.source);
   // Another process may have recorded its choice since: then that one is the folder's.
   const claimed = await claimTenant(derived.root, candidate.tenant);
-  return claimed !== candidate.tenant && fits(claimed) ? withTenant(claimed, 'recorded') : withTenant(candidate.tenant, candidate.source);
+  return claimed !== candidate.tenant && fits(claimed)
+    ? withTenant(claimed, 'recorded')
+    : withTenant(candidate.tenant, candidate.source);
 }
 
 /** The tenant chosen when none is recorded: the one editor tenant folder stored, else the derived one. */
-async function candidateTenant(derived: StorageLayout, fits: (tenant: string) => boolean): Promise<{ tenant: string; source: 'existing' | 'derived' }> {
-  const existing = (await readdir(derived.logsDir, { withFileTypes: true })).filter((e) => e.isDirectory() && EDITOR_TENANT.test(e.name)).map((e) => e.name);
+async function candidateTenant(
+  derived: StorageLayout,
+  fits: (tenant: string) => boolean,
+): Promise<{ tenant: string; source: 'existing' | 'derived' }> {
+  const existing = (await readdir(derived.logsDir, { withFileTypes: true }))
+    .filter((e) => e.isDirectory() && EDITOR_TENANT.test(e.name))
+    .map((e) => e.name);
   if (existing.length === 1 && fits(existing[0]!)) return { tenant: existing[0]!, source: 'existing' };
   if (existing.length > 1 && !existing.includes(derived.tenant)) {
     throw new Error(`${existing.length} tenants are stored under ${derived.logsDir}; pass --tenant to choose one`);

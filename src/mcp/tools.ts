@@ -9,8 +9,13 @@
 import type { JsonSchemaType, JsonSchemaValidator, ToolAnnotations } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import {
-  EvidenceFileWorkspace, EvidenceToolTable, runToolCall,
-  type ArtifactStore, type CallAnswer, type LocalWorkspace, type RunStore,
+  EvidenceFileWorkspace,
+  EvidenceToolTable,
+  runToolCall,
+  type ArtifactStore,
+  type CallAnswer,
+  type LocalWorkspace,
+  type RunStore,
 } from '../core/index.js';
 import { MCP_TOOL_NAMES, type McpToolName } from './manifest.js';
 import type { McpSettings } from './options.js';
@@ -38,7 +43,11 @@ export class EvidenceTools {
 
   constructor(private readonly ctx: ToolContext) {
     const ajv = new AjvJsonSchemaValidator();
-    for (const name of MCP_TOOL_NAMES) this.validators.set(name, ajv.getValidator<Record<string, unknown>>(EvidenceToolTable[name].inputSchema as unknown as JsonSchemaType));
+    for (const name of MCP_TOOL_NAMES)
+      this.validators.set(
+        name,
+        ajv.getValidator<Record<string, unknown>>(EvidenceToolTable[name].inputSchema as unknown as JsonSchemaType),
+      );
     // Built (and its limits checked) once here, so that a bad limit fails at start-up rather than in a call.
     this.files = EvidenceFileWorkspace.create(ctx.local, ctx.artifacts, ctx.settings);
   }
@@ -53,11 +62,26 @@ export class EvidenceTools {
     const schema = this.validators.get(name)!(input);
     // Ajv names the value `data` ("data/timeoutMs must be >= 1"); the model knows it as its input.
     if (!schema.valid) {
-      return { text: `error: input does not match the ${name} schema: ${schema.errorMessage.replace(/(^|, )data(?=[/ ])/g, '$1input')}`, isError: true };
+      return {
+        text: `error: input does not match the ${name} schema: ${schema.errorMessage.replace(/(^|, )data(?=[/ ])/g, '$1input')}`,
+        isError: true,
+      };
     }
-    const log = (message: string, e: unknown): void => this.ctx.log(`${message}: ${e instanceof Error ? e.stack ?? e.message : String(e)}`);
-    return await runToolCall(name, schema.data, {
-      runs: this.ctx.runs, artifacts: this.ctx.artifacts, files: this.files, folder: this.ctx.local.root, settings: this.ctx.settings, signal, log,
-    }, { labelPrefix: 'mcp ', source: { kind: 'mcp' } });
+    const log = (message: string, e: unknown): void =>
+      this.ctx.log(`${message}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    return await runToolCall(
+      name,
+      schema.data,
+      {
+        runs: this.ctx.runs,
+        artifacts: this.ctx.artifacts,
+        files: this.files,
+        folder: this.ctx.local.root,
+        settings: this.ctx.settings,
+        signal,
+        log,
+      },
+      { labelPrefix: 'mcp ', source: { kind: 'mcp' } },
+    );
   }
 }

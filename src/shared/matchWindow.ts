@@ -6,7 +6,10 @@
  */
 
 /** The lines window of a match on 1-based line `lineNumber`: `context` lines either side, clipped at the output's start (0-based `offset`). */
-export function lineMatchWindow(lineNumber: number, context: number): { readonly offset: number; readonly count: number } {
+export function lineMatchWindow(
+  lineNumber: number,
+  context: number,
+): { readonly offset: number; readonly count: number } {
   const line = lineNumber - 1;
   const offset = Math.max(0, line - context);
   return { offset, count: line - offset + context + 1 };

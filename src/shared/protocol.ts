@@ -109,7 +109,10 @@ export interface PreviewDto {
   readonly headEnd?: number;
   readonly tailStart?: number;
   /** The error lines the model saw before the preview (docs/contracts.md §2.13), in output order. */
-  readonly errorLines?: { readonly total: number; readonly lines: readonly { readonly lineNumber: number; readonly byteOffset: number; readonly text: string }[] };
+  readonly errorLines?: {
+    readonly total: number;
+    readonly lines: readonly { readonly lineNumber: number; readonly byteOffset: number; readonly text: string }[];
+  };
 }
 
 /** A fetched window: exact position, and text or a hex dump. */
@@ -182,30 +185,70 @@ export interface TargetDto {
 // ---------------------------------------------------------------- webview -> host
 
 /** The page has loaded and listens: the host may now post `init` and the calls. */
-export interface ReadyMessage { readonly type: 'ready' }
+export interface ReadyMessage {
+  readonly type: 'ready';
+}
 /** Drop the host's caches of handles and reports (reply: `done`); the page then asks for its pages again. */
-export interface RefreshRequest { readonly type: 'refresh'; readonly id: number }
+export interface RefreshRequest {
+  readonly type: 'refresh';
+  readonly id: number;
+}
 /**
  * Calls `offset .. offset+limit` of the list in the query's order and filters (reply:
  * `page`, with the total); `facets` also asks for the tool names and run sources the
  * pickers offer.
  */
-export interface PageRequest { readonly type: 'page'; readonly id: number; readonly offset: number; readonly limit: number; readonly query: ListQueryDto; readonly facets?: boolean }
+export interface PageRequest {
+  readonly type: 'page';
+  readonly id: number;
+  readonly offset: number;
+  readonly limit: number;
+  readonly query: ListQueryDto;
+  readonly facets?: boolean;
+}
 /** Runs whose id or label contains `text`, newest first, at most `limit` (the run picker; reply: `runs`). */
-export interface PickRunsRequest { readonly type: 'pickRuns'; readonly id: number; readonly text: string; readonly limit: number }
+export interface PickRunsRequest {
+  readonly type: 'pickRuns';
+  readonly id: number;
+  readonly text: string;
+  readonly limit: number;
+}
 /**
  * Which call and part a handle names, or the newest call of a run (a reveal, a search
  * hit; reply: `located`). With `query` (the list's order and filters) the reply also says
  * where that call is in the list, so the page can fetch its page and scroll to it
  * (docs/contracts.md §3.4, "Reveal").
  */
-export interface LocateRequest { readonly type: 'locate'; readonly id: number; readonly handle?: string; readonly runId?: string; readonly query?: ListQueryDto }
+export interface LocateRequest {
+  readonly type: 'locate';
+  readonly id: number;
+  readonly handle?: string;
+  readonly runId?: string;
+  readonly query?: ListQueryDto;
+}
 /** The preview and identity of one call part (reply: `detail`). */
-export interface DetailRequest { readonly type: 'detail'; readonly id: number; readonly ref: PartRef }
+export interface DetailRequest {
+  readonly type: 'detail';
+  readonly id: number;
+  readonly ref: PartRef;
+}
 /** A byte window `[start, end)`; `snap` moves it inward to character boundaries (reply: `window`). */
-export interface FetchBytesRequest { readonly type: 'fetchBytes'; readonly id: number; readonly handle: string; readonly start: number; readonly end: number; readonly snap: boolean }
+export interface FetchBytesRequest {
+  readonly type: 'fetchBytes';
+  readonly id: number;
+  readonly handle: string;
+  readonly start: number;
+  readonly end: number;
+  readonly snap: boolean;
+}
 /** Lines `offset .. offset+count` (0-based, end exclusive) (reply: `window`). */
-export interface FetchLinesRequest { readonly type: 'fetchLines'; readonly id: number; readonly handle: string; readonly offset: number; readonly count: number }
+export interface FetchLinesRequest {
+  readonly type: 'fetchLines';
+  readonly id: number;
+  readonly handle: string;
+  readonly offset: number;
+  readonly count: number;
+}
 /**
  * Matching lines of a regular expression, `limit` of them from match `offset` (reply:
  * `matches`). With `window`, the reply also carries the lines window of match
@@ -214,48 +257,108 @@ export interface FetchLinesRequest { readonly type: 'fetchLines'; readonly id: n
  * (docs/contracts.md §3.4, "Speed").
  */
 export interface FindPatternRequest {
-  readonly type: 'findPattern'; readonly id: number; readonly handle: string; readonly pattern: string; readonly offset: number; readonly limit: number;
+  readonly type: 'findPattern';
+  readonly id: number;
+  readonly handle: string;
+  readonly pattern: string;
+  readonly offset: number;
+  readonly limit: number;
   readonly window?: MatchWindowAskDto;
 }
 /** Which match's window a `findPattern` reply should carry (0-based match index; lines either side). */
-export interface MatchWindowAskDto { readonly index: number; readonly context: number }
+export interface MatchWindowAskDto {
+  readonly index: number;
+  readonly context: number;
+}
 /** Copies a short string (a digest, a handle) through the host clipboard (reply: `done`). */
-export interface CopyTextRequest { readonly type: 'copyText'; readonly id: number; readonly text: string }
+export interface CopyTextRequest {
+  readonly type: 'copyText';
+  readonly id: number;
+  readonly text: string;
+}
 /** Copies a Markdown excerpt of a range with its provenance (reply: `done`). */
-export interface CopyExcerptRequest { readonly type: 'copyExcerpt'; readonly id: number; readonly handle: string; readonly range: ExcerptRangeDto }
+export interface CopyExcerptRequest {
+  readonly type: 'copyExcerpt';
+  readonly id: number;
+  readonly handle: string;
+  readonly range: ExcerptRangeDto;
+}
 /** Puts the same excerpt into the chat input without sending it (reply: `done`). */
-export interface SendToChatRequest { readonly type: 'sendToChat'; readonly id: number; readonly handle: string; readonly range: ExcerptRangeDto }
+export interface SendToChatRequest {
+  readonly type: 'sendToChat';
+  readonly id: number;
+  readonly handle: string;
+  readonly range: ExcerptRangeDto;
+}
 /** Saves the window on screen to a file with its provenance, as **Save Excerpt As…** does (reply: `done`; the host asks where). */
-export interface SaveExcerptRequest { readonly type: 'saveExcerpt'; readonly id: number; readonly handle: string; readonly range: ExcerptRangeDto }
+export interface SaveExcerptRequest {
+  readonly type: 'saveExcerpt';
+  readonly id: number;
+  readonly handle: string;
+  readonly range: ExcerptRangeDto;
+}
 /** Re-hashes every byte behind a handle (reply: `verified`). */
-export interface VerifyRequest { readonly type: 'verify'; readonly id: number; readonly handle: string }
+export interface VerifyRequest {
+  readonly type: 'verify';
+  readonly id: number;
+  readonly handle: string;
+}
 /** Opens the read-only artifact document at a byte offset (reply: `done`). */
-export interface OpenInEditorRequest { readonly type: 'openInEditor'; readonly id: number; readonly handle: string; readonly byteOffset: number }
+export interface OpenInEditorRequest {
+  readonly type: 'openInEditor';
+  readonly id: number;
+  readonly handle: string;
+  readonly byteOffset: number;
+}
 /** One side of a comparison: bytes `[start, end)` of a handle (the window on screen). */
-export interface CompareSideDto { readonly handle: string; readonly start: number; readonly end: number }
+export interface CompareSideDto {
+  readonly handle: string;
+  readonly start: number;
+  readonly end: number;
+}
 /**
  * Opens VS Code's diff editor on two windows, each exactly its bytes (docs/contracts.md
  * §3.4, "Compare"); the page chose both ("Compare with…" twice). Reply: `done`.
  */
 export interface CompareWindowsRequest {
-  readonly type: 'compareWindows'; readonly id: number; readonly left: CompareSideDto; readonly right: CompareSideDto;
+  readonly type: 'compareWindows';
+  readonly id: number;
+  readonly left: CompareSideDto;
+  readonly right: CompareSideDto;
   /** The panel's width in CSS px: the diff opens beside it only when both halves keep room (docs/contracts.md §3.4, "Compare"). */
   readonly panelWidth?: number;
 }
 /** The actions the empty panel offers as buttons: only these, by name (never a command id from the page). */
 export type StartActionDto = 'runCommandAndCapture' | 'importFile' | 'captureDemo';
 /** Starts one of those actions (reply: `done` once it was started). */
-export interface StartActionRequest { readonly type: 'startAction'; readonly id: number; readonly action: StartActionDto }
+export interface StartActionRequest {
+  readonly type: 'startAction';
+  readonly id: number;
+  readonly action: StartActionDto;
+}
 /**
  * Searches every kept output of the store for one pattern, newest call first
  * (docs/contracts.md §3.4; the core's `searchAllOutputs`). Progress comes as
  * `searchProgress` naming `id`; the reply is `searchResults` (at most `limit` matches).
  */
-export interface SearchOutputsRequest { readonly type: 'searchOutputs'; readonly id: number; readonly pattern: string; readonly tool?: string; readonly run?: string; readonly limit: number }
+export interface SearchOutputsRequest {
+  readonly type: 'searchOutputs';
+  readonly id: number;
+  readonly pattern: string;
+  readonly tool?: string;
+  readonly run?: string;
+  readonly limit: number;
+}
 /** Stops the search started by request `searchId` (its reply becomes an `error` saying it was cancelled). */
-export interface CancelSearchMessage { readonly type: 'cancelSearch'; readonly searchId: number }
+export interface CancelSearchMessage {
+  readonly type: 'cancelSearch';
+  readonly searchId: number;
+}
 /** Something went wrong inside the page (a CSP violation, an exception): logged by the host. */
-export interface ProblemMessage { readonly type: 'problem'; readonly message: string }
+export interface ProblemMessage {
+  readonly type: 'problem';
+  readonly message: string;
+}
 
 /** Every message the webview sends. */
 export type WebviewToHost =
@@ -286,35 +389,75 @@ export type WebviewRequest = Extract<WebviewToHost, { id: number }>;
 // ---------------------------------------------------------------- host -> webview
 
 /** First message after `ready`: limits, whether a store is open, what to select. */
-export interface InitMessage { readonly type: 'init'; readonly limits: InspectorLimitsDto; readonly storeAvailable: boolean; readonly target?: TargetDto }
+export interface InitMessage {
+  readonly type: 'init';
+  readonly limits: InspectorLimitsDto;
+  readonly storeAvailable: boolean;
+  readonly target?: TargetDto;
+}
 /**
  * Reply to `page`: `total` calls match the query, `all` are stored; `calls` start at
  * `offset`; `runs` are those calls' runs (the list's run headers). `tools` and
  * `sources` only when `facets` was asked.
  */
 export interface PageReply {
-  readonly type: 'page'; readonly id: number; readonly offset: number; readonly total: number; readonly all: number;
-  readonly calls: readonly CallDto[]; readonly runs: readonly RunDto[]; readonly tools?: readonly string[]; readonly sources?: readonly string[];
+  readonly type: 'page';
+  readonly id: number;
+  readonly offset: number;
+  readonly total: number;
+  readonly all: number;
+  readonly calls: readonly CallDto[];
+  readonly runs: readonly RunDto[];
+  readonly tools?: readonly string[];
+  readonly sources?: readonly string[];
 }
 /** Reply to `pickRuns`. */
-export interface RunsReply { readonly type: 'runs'; readonly id: number; readonly runs: readonly RunDto[] }
+export interface RunsReply {
+  readonly type: 'runs';
+  readonly id: number;
+  readonly runs: readonly RunDto[];
+}
 /**
  * Reply to `locate`. When the request carried a query: `index`, the call's position in
  * that list (0 = first row), or `hidden` when the filters leave it out.
  */
-export interface LocatedReply { readonly type: 'located'; readonly id: number; readonly ref: PartRef; readonly index?: number; readonly hidden?: true }
+export interface LocatedReply {
+  readonly type: 'located';
+  readonly id: number;
+  readonly ref: PartRef;
+  readonly index?: number;
+  readonly hidden?: true;
+}
 /**
  * Live records, batched (after `ready`): calls started or finished and their runs. The
  * page updates the rows it holds and asks again for the pages on screen (a new call
  * moves every later row), never for everything.
  */
-export interface ChangedMessage { readonly type: 'changed'; readonly runs: readonly RunDto[]; readonly calls: readonly CallDto[] }
+export interface ChangedMessage {
+  readonly type: 'changed';
+  readonly runs: readonly RunDto[];
+  readonly calls: readonly CallDto[];
+}
 /** The command was run again with a target while the panel was open: select it. */
-export interface RevealMessage { readonly type: 'reveal'; readonly target: TargetDto }
+export interface RevealMessage {
+  readonly type: 'reveal';
+  readonly target: TargetDto;
+}
 /** Reply to `detail`. */
-export interface DetailReply { readonly type: 'detail'; readonly id: number; readonly ref: PartRef; readonly call: CallDto; readonly part: PartDto; readonly preview: PreviewDto }
+export interface DetailReply {
+  readonly type: 'detail';
+  readonly id: number;
+  readonly ref: PartRef;
+  readonly call: CallDto;
+  readonly part: PartDto;
+  readonly preview: PreviewDto;
+}
 /** Reply to `fetchBytes` / `fetchLines`. */
-export interface WindowReply { readonly type: 'window'; readonly id: number; readonly window: WindowDto }
+export interface WindowReply {
+  readonly type: 'window';
+  readonly id: number;
+  readonly window: WindowDto;
+}
 /**
  * Reply to `findPattern`: `totalMatches` counts the whole output, so 0 differs from a page
  * past the end. `window` is the asked match's lines window (`windowIndex` names the match),
@@ -322,14 +465,34 @@ export interface WindowReply { readonly type: 'window'; readonly id: number; rea
  * match is not on this page.
  */
 export interface MatchesReply {
-  readonly type: 'matches'; readonly id: number; readonly handle: string; readonly pattern: string; readonly offset: number; readonly totalMatches: number; readonly matches: readonly MatchDto[]; readonly truncated: boolean; readonly binary: boolean;
+  readonly type: 'matches';
+  readonly id: number;
+  readonly handle: string;
+  readonly pattern: string;
+  readonly offset: number;
+  readonly totalMatches: number;
+  readonly matches: readonly MatchDto[];
+  readonly truncated: boolean;
+  readonly binary: boolean;
   readonly window?: WindowDto;
   readonly windowIndex?: number;
 }
 /** Reply to `verify`: `ok` true when every byte matches the recorded sha256. */
-export interface VerifiedReply { readonly type: 'verified'; readonly id: number; readonly handle: string; readonly ok: boolean; readonly sha256: string; readonly byteCount: number; readonly elapsedMs: number }
+export interface VerifiedReply {
+  readonly type: 'verified';
+  readonly id: number;
+  readonly handle: string;
+  readonly ok: boolean;
+  readonly sha256: string;
+  readonly byteCount: number;
+  readonly elapsedMs: number;
+}
 /** Reply to an action (copy, send, open): one sentence saying what happened. */
-export interface DoneReply { readonly type: 'done'; readonly id: number; readonly message: string }
+export interface DoneReply {
+  readonly type: 'done';
+  readonly id: number;
+  readonly message: string;
+}
 /** One match of a search across outputs: where it is (handle, 1-based line, byte offset) and the line around it. */
 export interface SearchMatchDto {
   readonly handle: string;
@@ -343,11 +506,22 @@ export interface SearchMatchDto {
   readonly window?: { readonly start: number; readonly end: number };
 }
 /** Progress of search `searchId`: calls searched so far, of how many (at most a few per second). */
-export interface SearchProgressMessage { readonly type: 'searchProgress'; readonly searchId: number; readonly callsDone: number; readonly callsTotal: number }
+export interface SearchProgressMessage {
+  readonly type: 'searchProgress';
+  readonly searchId: number;
+  readonly callsDone: number;
+  readonly callsTotal: number;
+}
 /** Reply to `searchOutputs`: `totalMatches` counts every match over every searched output. */
 export interface SearchResultsReply {
-  readonly type: 'searchResults'; readonly id: number; readonly pattern: string; readonly totalMatches: number;
-  readonly outputsSearched: number; readonly outputsMatched: number; readonly truncated: boolean; readonly matches: readonly SearchMatchDto[];
+  readonly type: 'searchResults';
+  readonly id: number;
+  readonly pattern: string;
+  readonly totalMatches: number;
+  readonly outputsSearched: number;
+  readonly outputsMatched: number;
+  readonly truncated: boolean;
+  readonly matches: readonly SearchMatchDto[];
   /** Present when the time limit ended the search: it covers the newest `callsSearched` of `callsTotal` calls. */
   readonly stopped?: { readonly timeLimitMs: number; readonly callsSearched: number; readonly callsTotal: number };
 }
@@ -362,9 +536,16 @@ export interface LiveStreamDto {
   readonly tail: string;
 }
 /** Running commands' progress, at most two messages a second. */
-export interface LiveMessage { readonly type: 'live'; readonly streams: readonly LiveStreamDto[] }
+export interface LiveMessage {
+  readonly type: 'live';
+  readonly streams: readonly LiveStreamDto[];
+}
 /** A request failed (the contract's sentence), or a message was malformed (`id` null when unknown). */
-export interface ErrorReply { readonly type: 'error'; readonly id: number | null; readonly message: string }
+export interface ErrorReply {
+  readonly type: 'error';
+  readonly id: number | null;
+  readonly message: string;
+}
 
 /** Every message the host sends. */
 export type HostToWebview =
@@ -417,7 +598,14 @@ export type WindowRequestDto =
 /** What the webview keeps with `setState` (survives hiding; handed to the serializer on reload). */
 export interface InspectorViewState {
   readonly selected?: PartRef;
-  readonly filters?: { readonly tool: string; readonly run: string; readonly text: string; readonly sort: 'time' | 'size'; readonly outcome?: OutcomeFilterDto; readonly source?: string };
+  readonly filters?: {
+    readonly tool: string;
+    readonly run: string;
+    readonly text: string;
+    readonly sort: 'time' | 'size';
+    readonly outcome?: OutcomeFilterDto;
+    readonly source?: string;
+  };
   /** Share of the split the list takes (0–1), as the person dragged it. */
   readonly split?: number;
   readonly collapsedRuns?: readonly string[];

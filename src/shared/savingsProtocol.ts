@@ -34,21 +34,19 @@ export type SavingsRange = (typeof SAVINGS_RANGES)[number];
 /** Host → page. */
 export type SavingsHostToPage =
   | {
-    readonly type: 'report';
-    readonly days: SavingsRange;
-    /** The range as counted (ISO 8601, hour boundaries). */
-    readonly since: string;
-    readonly until: string;
-    readonly total: SavingsFiguresDto;
-    /** Every day of the range, oldest first. */
-    readonly byDay: readonly SavingsGroupDto[];
-    /** Commands with the most bytes saved, then with the most reads back (at most 10 each). */
-    readonly topSaved: readonly SavingsGroupDto[];
-    readonly topRecalled: readonly SavingsGroupDto[];
-  }
+      readonly type: 'report';
+      readonly days: SavingsRange;
+      /** The range as counted (ISO 8601, hour boundaries). */
+      readonly since: string;
+      readonly until: string;
+      readonly total: SavingsFiguresDto;
+      /** Every day of the range, oldest first. */
+      readonly byDay: readonly SavingsGroupDto[];
+      /** Commands with the most bytes saved, then with the most reads back (at most 10 each). */
+      readonly topSaved: readonly SavingsGroupDto[];
+      readonly topRecalled: readonly SavingsGroupDto[];
+    }
   | { readonly type: 'error'; readonly message: string };
 
 /** Page → host. */
-export type SavingsPageToHost =
-  | { readonly type: 'ready' }
-  | { readonly type: 'range'; readonly days: SavingsRange };
+export type SavingsPageToHost = { readonly type: 'ready' } | { readonly type: 'range'; readonly days: SavingsRange };

@@ -19,7 +19,8 @@ import type { AgentContext, ConfigEdit } from '../../src/core/reach/agents/types
 export const LOG_LINES = 38400;
 export const LOG_BYTES = 3_002_891;
 export const ERROR_LINE = LOG_LINES / 2 + 1;
-export const NEEDLE = "src/ledger/reconcile.ts(412,17): error TS2345: Argument of type 'string' is not assignable to parameter of type 'Cents'.";
+export const NEEDLE =
+  "src/ledger/reconcile.ts(412,17): error TS2345: Argument of type 'string' is not assignable to parameter of type 'Cents'.";
 
 export function sh(arg: string): string {
   return `'${arg.replace(/'/g, `'\\''`)}'`;
@@ -31,13 +32,38 @@ export const buildCommand = `node ${sh(path.join(repoRoot, 'demo', 'build-log.js
 /** The built command line (dist/cli.js) and hook bundle (dist/hook.js). */
 export const CLI = path.join(repoRoot, 'dist', 'cli.js');
 
-export interface Sandbox { root: string; home: string; tmp: string; workspace: string; storage: string; shim: string }
+export interface Sandbox {
+  root: string;
+  home: string;
+  tmp: string;
+  workspace: string;
+  storage: string;
+  shim: string;
+}
 
 export function makeSandbox(prefix: string): Sandbox {
   const root = mkdtempSync(path.join(os.tmpdir(), `be-${prefix}-`));
-  const s = { root, home: path.join(root, 'home'), tmp: path.join(root, 'tmp'), workspace: path.join(root, 'workspace'), storage: path.join(root, 'storage'), shim: path.join(root, 'global-storage', 'bin', 'bounded-evidence') };
+  const s = {
+    root,
+    home: path.join(root, 'home'),
+    tmp: path.join(root, 'tmp'),
+    workspace: path.join(root, 'workspace'),
+    storage: path.join(root, 'storage'),
+    shim: path.join(root, 'global-storage', 'bin', 'bounded-evidence'),
+  };
   for (const d of [s.home, s.tmp, s.workspace, s.storage, path.dirname(s.shim)]) mkdirSync(d, { recursive: true });
-  writeFileSync(s.shim, shimScript({ node: process.execPath, electron: false, cli: CLI, extensionsDir: path.dirname(repoRoot), folderPrefix: 'bounded-evidence.bounded-evidence-', home: path.dirname(path.dirname(s.shim)) }), { mode: 0o755 });
+  writeFileSync(
+    s.shim,
+    shimScript({
+      node: process.execPath,
+      electron: false,
+      cli: CLI,
+      extensionsDir: path.dirname(repoRoot),
+      folderPrefix: 'bounded-evidence.bounded-evidence-',
+      home: path.dirname(path.dirname(s.shim)),
+    }),
+    { mode: 0o755 },
+  );
   return s;
 }
 
@@ -52,7 +78,11 @@ export function listRuns(s: Sandbox): RunSummary[] {
 export function errorLineReply(): string {
   const stdout = spawnSync('/bin/sh', ['-c', buildCommand], { maxBuffer: 1 << 30 }).stdout;
   const column = NEEDLE.indexOf('error TS');
-  return JSON.stringify({ total_matches: 1, content: `${ERROR_LINE}:${NEEDLE}`, matches: [{ line_number: ERROR_LINE, byte_offset: stdout.indexOf(NEEDLE) + column, column: column + 1 }] });
+  return JSON.stringify({
+    total_matches: 1,
+    content: `${ERROR_LINE}:${NEEDLE}`,
+    matches: [{ line_number: ERROR_LINE, byte_offset: stdout.indexOf(NEEDLE) + column, column: column + 1 }],
+  });
 }
 
 /**
@@ -75,13 +105,27 @@ export function handleIn(text: string | undefined): string {
 }
 
 /** Starts an agent's command line; resolves with its exit code and output, killing its process group after `timeoutMs`. */
-export async function runAgent(file: string, args: readonly string[], opts: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number }): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export async function runAgent(
+  file: string,
+  args: readonly string[],
+  opts: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number },
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(file, args, { cwd: opts.cwd, env: opts.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (d: Buffer) => { stdout += d.toString('utf8'); });
-  child.stderr.on('data', (d: Buffer) => { stderr += d.toString('utf8'); });
-  const timer = setTimeout(() => { try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ } }, opts.timeoutMs);
+  child.stdout.on('data', (d: Buffer) => {
+    stdout += d.toString('utf8');
+  });
+  child.stderr.on('data', (d: Buffer) => {
+    stderr += d.toString('utf8');
+  });
+  const timer = setTimeout(() => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  }, opts.timeoutMs);
   const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
   clearTimeout(timer);
   return { code, stdout, stderr };
@@ -98,7 +142,11 @@ export function terminalEnvironment(s: Sandbox): Record<string, string> {
 
 /** `bounded-evidence ARGS…` (init, doctor) as a person types it in a VS Code terminal of the sandbox's workspace. */
 export function initInTerminal(s: Sandbox, ...args: string[]): string {
-  const r = spawnSync(process.execPath, [CLI, ...args], { cwd: s.workspace, env: { PATH: process.env.PATH, HOME: s.home, ...terminalEnvironment(s) }, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [CLI, ...args], {
+    cwd: s.workspace,
+    env: { PATH: process.env.PATH, HOME: s.home, ...terminalEnvironment(s) },
+    encoding: 'utf8',
+  });
   assert.equal(r.status, 0, r.stderr + r.stdout);
   return r.stdout;
 }
@@ -107,13 +155,20 @@ export function initInTerminal(s: Sandbox, ...args: string[]): string {
  * The scripted model of a routed turn: the shell tool runs the build, then the model reads the handle it was given
  * the way `read` says, then answers. `turns` are the main conversation's requests; `handle()` the handle it read.
  */
-export function buildThenRead(isAgentTurn: (req: MessagesRequest) => boolean, shellTool: string, read: (handle: string) => { name: string; input: Record<string, unknown> }): { script: (req: MessagesRequest) => ScriptedReply; turns: MessagesRequest[]; handle: () => string } {
+export function buildThenRead(
+  isAgentTurn: (req: MessagesRequest) => boolean,
+  shellTool: string,
+  read: (handle: string) => { name: string; input: Record<string, unknown> },
+): { script: (req: MessagesRequest) => ScriptedReply; turns: MessagesRequest[]; handle: () => string } {
   const turns: MessagesRequest[] = [];
   let handle = '';
   const script = (req: MessagesRequest): ScriptedReply => {
     if (!isAgentTurn(req)) return { text: 'ok' };
     turns.push(req);
-    if (turns.length === 1) return { tool: { id: BASH_ID, name: shellTool, input: { command: buildCommand, description: 'Build the project' } } };
+    if (turns.length === 1)
+      return {
+        tool: { id: BASH_ID, name: shellTool, input: { command: buildCommand, description: 'Build the project' } },
+      };
     if (turns.length === 2) {
       handle = handleIn(toolResultText(req, BASH_ID)?.text);
       return { tool: { id: READ_ID, ...read(handle) } };
@@ -130,8 +185,15 @@ export function buildThenRead(isAgentTurn: (req: MessagesRequest) => boolean, sh
  */
 export function initContext(s: Sandbox, env: Readonly<Record<string, string | undefined>> = {}): AgentContext {
   return {
-    home: s.home, project: s.workspace, stateDir: path.join(s.root, 'state'), env, exists: () => true, which: () => undefined, readText: () => undefined,
-    hookCommand: (agent) => `${process.env.BE_RECORD ? `tee -a ${sh(process.env.BE_RECORD)} | ` : ''}${sh(s.shim)} hook --agent ${agent} --storage ${sh(s.storage)}`,
+    home: s.home,
+    project: s.workspace,
+    stateDir: path.join(s.root, 'state'),
+    env,
+    exists: () => true,
+    which: () => undefined,
+    readText: () => undefined,
+    hookCommand: (agent) =>
+      `${process.env.BE_RECORD ? `tee -a ${sh(process.env.BE_RECORD)} | ` : ''}${sh(s.shim)} hook --agent ${agent} --storage ${sh(s.storage)}`,
     mcpServer: () => ({ command: s.shim, args: ['mcp', '--storage', s.storage, '--workspace', s.workspace] }),
   };
 }
@@ -143,7 +205,10 @@ export function applyJsonEdits(doc: Record<string, unknown>, edits: readonly Con
     let at: Record<string, unknown> | unknown[] = doc;
     e.path.forEach((key, i) => {
       const last = i === e.path.length - 1;
-      if (key === -1) { (at as unknown[]).push(e.value); return; }
+      if (key === -1) {
+        (at as unknown[]).push(e.value);
+        return;
+      }
       const obj = at as Record<string, unknown>;
       if (last) obj[key] = e.value;
       else at = (obj[key] ??= e.path[i + 1] === -1 ? [] : {}) as Record<string, unknown> | unknown[];

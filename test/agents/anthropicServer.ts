@@ -41,13 +41,16 @@ export interface ScriptedAnthropic {
 }
 
 /** The text of the tool result for `toolUseId` in a request, if the agent sent one. */
-export function toolResultText(req: MessagesRequest, toolUseId: string): { text: string; isError: boolean } | undefined {
+export function toolResultText(
+  req: MessagesRequest,
+  toolUseId: string,
+): { text: string; isError: boolean } | undefined {
   for (const m of req.messages) {
     if (typeof m.content === 'string') continue;
     for (const block of m.content) {
       if (block.type !== 'tool_result' || block.tool_use_id !== toolUseId) continue;
       const c = block.content;
-      const text = typeof c === 'string' ? c : (c ?? []).map((p) => (p.type === 'text' ? p.text ?? '' : '')).join('');
+      const text = typeof c === 'string' ? c : (c ?? []).map((p) => (p.type === 'text' ? (p.text ?? '') : '')).join('');
       return { text, isError: block.is_error === true };
     }
   }
@@ -57,7 +60,21 @@ export function toolResultText(req: MessagesRequest, toolUseId: string): { text:
 /** Server-sent events of one assistant message carrying `reply`, as the Messages API streams it. */
 function sse(reply: ScriptedReply, model: string, n: number): string {
   const events: [string, object][] = [
-    ['message_start', { message: { id: `msg_scripted_${n}`, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } } }],
+    [
+      'message_start',
+      {
+        message: {
+          id: `msg_scripted_${n}`,
+          type: 'message',
+          role: 'assistant',
+          model,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { input_tokens: 1, output_tokens: 1 },
+        },
+      },
+    ],
   ];
   if ('text' in reply) {
     events.push(
@@ -69,21 +86,32 @@ function sse(reply: ScriptedReply, model: string, n: number): string {
     const json = JSON.stringify(reply.tool.input);
     const half = Math.floor(json.length / 2);
     events.push(
-      ['content_block_start', { index: 0, content_block: { type: 'tool_use', id: reply.tool.id, name: reply.tool.name, input: {} } }],
+      [
+        'content_block_start',
+        { index: 0, content_block: { type: 'tool_use', id: reply.tool.id, name: reply.tool.name, input: {} } },
+      ],
       ['content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: json.slice(0, half) } }],
       ['content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: json.slice(half) } }],
     );
   }
   events.push(
     ['content_block_stop', { index: 0 }],
-    ['message_delta', { delta: { stop_reason: 'text' in reply ? 'end_turn' : 'tool_use', stop_sequence: null }, usage: { output_tokens: 1 } }],
+    [
+      'message_delta',
+      {
+        delta: { stop_reason: 'text' in reply ? 'end_turn' : 'tool_use', stop_sequence: null },
+        usage: { output_tokens: 1 },
+      },
+    ],
     ['message_stop', {}],
   );
   return events.map(([type, data]) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`).join('');
 }
 
 /** Starts the server; `script` picks the reply from the request and its 0-based index. */
-export async function startScriptedAnthropic(script: (req: MessagesRequest, index: number) => ScriptedReply): Promise<ScriptedAnthropic> {
+export async function startScriptedAnthropic(
+  script: (req: MessagesRequest, index: number) => ScriptedReply,
+): Promise<ScriptedAnthropic> {
   const requests: MessagesRequest[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -92,7 +120,12 @@ export async function startScriptedAnthropic(script: (req: MessagesRequest, inde
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
       if (req.method !== 'POST' || url.pathname !== '/v1/messages') {
         res.writeHead(404, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: `scripted server: no ${req.method} ${url.pathname}` } }));
+        res.end(
+          JSON.stringify({
+            type: 'error',
+            error: { type: 'not_found_error', message: `scripted server: no ${req.method} ${url.pathname}` },
+          }),
+        );
         return;
       }
       let body: MessagesRequest;
@@ -108,7 +141,12 @@ export async function startScriptedAnthropic(script: (req: MessagesRequest, inde
       }
       if (body.stream === false) {
         res.writeHead(400, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: 'scripted server streams only' } }));
+        res.end(
+          JSON.stringify({
+            type: 'error',
+            error: { type: 'invalid_request_error', message: 'scripted server streams only' },
+          }),
+        );
         return;
       }
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
@@ -123,6 +161,10 @@ export async function startScriptedAnthropic(script: (req: MessagesRequest, inde
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     requests,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

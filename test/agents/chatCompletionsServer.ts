@@ -6,8 +6,17 @@
  */
 import { json, startLoopback } from './loopbackServer.js';
 
-export interface ChatMessage { role: string; content?: string | { type: string; text?: string }[] | null; tool_call_id?: string }
-export interface ChatRequest { model: string; messages: ChatMessage[]; tools?: { type: string; function: { name: string } }[]; stream?: boolean }
+export interface ChatMessage {
+  role: string;
+  content?: string | { type: string; text?: string }[] | null;
+  tool_call_id?: string;
+}
+export interface ChatRequest {
+  model: string;
+  messages: ChatMessage[];
+  tools?: { type: string; function: { name: string } }[];
+  stream?: boolean;
+}
 export type ChatReply = { text: string } | { call: { id: string; name: string; arguments: Record<string, unknown> } };
 
 export interface ScriptedChat {
@@ -27,11 +36,41 @@ function chunks(reply: ChatReply, model: string, n: number): string {
   const base = { id: `chatcmpl-scripted-${n}`, object: 'chat.completion.chunk', created: 1_764_633_600, model };
   const out: object[] = [];
   if ('text' in reply) {
-    out.push({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: reply.text }, finish_reason: null }] });
-    out.push({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } });
+    out.push({
+      ...base,
+      choices: [{ index: 0, delta: { role: 'assistant', content: reply.text }, finish_reason: null }],
+    });
+    out.push({
+      ...base,
+      choices: [{ index: 0, delta: {}, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+    });
   } else {
-    out.push({ ...base, choices: [{ index: 0, delta: { role: 'assistant', tool_calls: [{ index: 0, id: reply.call.id, type: 'function', function: { name: reply.call.name, arguments: JSON.stringify(reply.call.arguments) } }] }, finish_reason: null }] });
-    out.push({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } });
+    out.push({
+      ...base,
+      choices: [
+        {
+          index: 0,
+          delta: {
+            role: 'assistant',
+            tool_calls: [
+              {
+                index: 0,
+                id: reply.call.id,
+                type: 'function',
+                function: { name: reply.call.name, arguments: JSON.stringify(reply.call.arguments) },
+              },
+            ],
+          },
+          finish_reason: null,
+        },
+      ],
+    });
+    out.push({
+      ...base,
+      choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }],
+      usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+    });
   }
   return `${out.map((c) => `data: ${JSON.stringify(c)}\n\n`).join('')}data: [DONE]\n\n`;
 }
@@ -39,7 +78,8 @@ function chunks(reply: ChatReply, model: string, n: number): string {
 export async function startScriptedChat(script: (req: ChatRequest, index: number) => ChatReply): Promise<ScriptedChat> {
   const requests: ChatRequest[] = [];
   const server = await startLoopback((method, pathname, raw) => {
-    if (method !== 'POST' || pathname !== '/v1/chat/completions') return json(404, { error: { message: `scripted server: no ${method} ${pathname}` } });
+    if (method !== 'POST' || pathname !== '/v1/chat/completions')
+      return json(404, { error: { message: `scripted server: no ${method} ${pathname}` } });
     const parsed = JSON.parse(raw.toString('utf8')) as ChatRequest;
     let reply: ChatReply = { text: 'ok' };
     if (parsed.tools?.length) {
@@ -47,8 +87,28 @@ export async function startScriptedChat(script: (req: ChatRequest, index: number
       reply = script(parsed, requests.length - 1);
     }
     if (parsed.stream === false) {
-      const message = 'text' in reply ? { role: 'assistant', content: reply.text } : { role: 'assistant', content: null, tool_calls: [{ id: reply.call.id, type: 'function', function: { name: reply.call.name, arguments: JSON.stringify(reply.call.arguments) } }] };
-      return json(200, { id: 'chatcmpl-scripted', object: 'chat.completion', created: 1_764_633_600, model: parsed.model, choices: [{ index: 0, message, finish_reason: 'text' in reply ? 'stop' : 'tool_calls' }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } });
+      const message =
+        'text' in reply
+          ? { role: 'assistant', content: reply.text }
+          : {
+              role: 'assistant',
+              content: null,
+              tool_calls: [
+                {
+                  id: reply.call.id,
+                  type: 'function',
+                  function: { name: reply.call.name, arguments: JSON.stringify(reply.call.arguments) },
+                },
+              ],
+            };
+      return json(200, {
+        id: 'chatcmpl-scripted',
+        object: 'chat.completion',
+        created: 1_764_633_600,
+        model: parsed.model,
+        choices: [{ index: 0, message, finish_reason: 'text' in reply ? 'stop' : 'tool_calls' }],
+        usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+      });
     }
     return { status: 200, type: 'text/event-stream', body: chunks(reply, parsed.model, requests.length) };
   });

@@ -11,8 +11,30 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import * as path from 'node:path';
 import type { ReadToolOutputResult } from '../../src/core/index.js';
 import { ensureTools, repoRoot } from '../harness/tools.js';
-import { BASH_ID, buildCommand, buildThenRead, errorFirstStdout, initInTerminal, listRuns, LOG_BYTES, LOG_LINES, makeSandbox as makeSandboxIn, NEEDLE, READ_ID, runAgent, sh, terminalEnvironment, type Sandbox } from './agentSandbox.js';
-import { startScriptedAnthropic, toolResultText, type MessagesRequest, type ScriptedAnthropic, type ScriptedReply } from './anthropicServer.js';
+import {
+  BASH_ID,
+  buildCommand,
+  buildThenRead,
+  errorFirstStdout,
+  initInTerminal,
+  listRuns,
+  LOG_BYTES,
+  LOG_LINES,
+  makeSandbox as makeSandboxIn,
+  NEEDLE,
+  READ_ID,
+  runAgent,
+  sh,
+  terminalEnvironment,
+  type Sandbox,
+} from './agentSandbox.js';
+import {
+  startScriptedAnthropic,
+  toolResultText,
+  type MessagesRequest,
+  type ScriptedAnthropic,
+  type ScriptedReply,
+} from './anthropicServer.js';
 
 const CLAUDE_TIMEOUT_MS = 120_000;
 
@@ -20,7 +42,9 @@ const makeSandbox = (): Sandbox => makeSandboxIn('claude');
 
 /** The MCP server Claude Code is given, as the README's `--mcp-config` line spells it: the shim's `mcp` on the storage. */
 function mcpConfig(s: Sandbox): string {
-  return JSON.stringify({ mcpServers: { evidence: { command: s.shim, args: ['mcp', '--storage', s.storage, '--workspace', s.workspace] } } });
+  return JSON.stringify({
+    mcpServers: { evidence: { command: s.shim, args: ['mcp', '--storage', s.storage, '--workspace', s.workspace] } },
+  });
 }
 
 /**
@@ -43,21 +67,43 @@ function installClaudeHook(s: Sandbox): void {
 }
 
 /** Runs `claude -p` in the sandbox against the scripted server; resolves with its exit code and output. */
-async function runClaude(s: Sandbox, server: ScriptedAnthropic, extraEnv: Record<string, string> = {}, permissions: readonly string[] = ['--allowedTools', 'Bash', 'mcp__evidence__read_tool_output'], config = mcpConfig(s)): Promise<{ code: number | null; stdout: string; stderr: string }> {
+async function runClaude(
+  s: Sandbox,
+  server: ScriptedAnthropic,
+  extraEnv: Record<string, string> = {},
+  permissions: readonly string[] = ['--allowedTools', 'Bash', 'mcp__evidence__read_tool_output'],
+  config = mcpConfig(s),
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const { claude } = ensureTools();
   // A clean environment: nothing of this machine's (or a coding client's) Anthropic
   // settings leaks in, no telemetry, no update checks, no traffic but to the server.
   const env: NodeJS.ProcessEnv = {
     PATH: `${path.dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`,
-    HOME: s.home, TMPDIR: s.tmp, LANG: 'C.UTF-8', SHELL: '/bin/bash',
-    ANTHROPIC_BASE_URL: server.baseUrl, ANTHROPIC_API_KEY: 'sk-scripted-test',
-    DISABLE_TELEMETRY: '1', DISABLE_ERROR_REPORTING: '1', DISABLE_AUTOUPDATER: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    HOME: s.home,
+    TMPDIR: s.tmp,
+    LANG: 'C.UTF-8',
+    SHELL: '/bin/bash',
+    ANTHROPIC_BASE_URL: server.baseUrl,
+    ANTHROPIC_API_KEY: 'sk-scripted-test',
+    DISABLE_TELEMETRY: '1',
+    DISABLE_ERROR_REPORTING: '1',
+    DISABLE_AUTOUPDATER: '1',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
     // MCP tools are offered directly instead of behind Claude Code's tool search, so the
     // scripted model can call read_tool_output the way it is listed.
     ENABLE_TOOL_SEARCH: 'false',
     ...extraEnv,
   };
-  const args = ['-p', 'Why does the build fail?', '--output-format', 'json', '--mcp-config', config, '--strict-mcp-config', ...permissions];
+  const args = [
+    '-p',
+    'Why does the build fail?',
+    '--output-format',
+    'json',
+    '--mcp-config',
+    config,
+    '--strict-mcp-config',
+    ...permissions,
+  ];
   return runAgent(claude, args, { cwd: s.workspace, env, timeoutMs: CLAUDE_TIMEOUT_MS });
 }
 
@@ -75,7 +121,9 @@ describe('Reach: Claude Code from npm with a scripted Anthropic server on loopba
     this.timeout(15 * 60_000);
     ensureTools();
   });
-  beforeEach(() => { sandbox = makeSandbox(); });
+  beforeEach(() => {
+    sandbox = makeSandbox();
+  });
   afterEach(async () => {
     await server?.close();
     server = undefined;
@@ -87,7 +135,10 @@ describe('Reach: Claude Code from npm with a scripted Anthropic server on loopba
     server = await startScriptedAnthropic((req): ScriptedReply => {
       if (!isAgentTurn(req)) return { text: 'ok' };
       agentTurns.push(req);
-      if (agentTurns.length === 1) return { tool: { id: BASH_ID, name: 'Bash', input: { command: buildCommand, description: 'Build the project' } } };
+      if (agentTurns.length === 1)
+        return {
+          tool: { id: BASH_ID, name: 'Bash', input: { command: buildCommand, description: 'Build the project' } },
+        };
       return { text: 'done' };
     });
     const run = await runClaude(sandbox, server);
@@ -96,7 +147,9 @@ describe('Reach: Claude Code from npm with a scripted Anthropic server on loopba
     const result = toolResultText(agentTurns[1]!, BASH_ID);
     assert.ok(result, 'the Bash result was given to the model');
     const bytes = Buffer.byteLength(result.text, 'utf8');
-    console.log(`[reach] Claude Code, no hook: model received ${bytes} bytes of the ${LOG_BYTES}; needle ${result.text.includes(NEEDLE) ? 'reached' : 'NOT reached'}`);
+    console.log(
+      `[reach] Claude Code, no hook: model received ${bytes} bytes of the ${LOG_BYTES}; needle ${result.text.includes(NEEDLE) ? 'reached' : 'NOT reached'}`,
+    );
     // Claude Code 2.1.332 keeps the head of the output and says nothing of the rest.
     assert.ok(result.text.startsWith('Exit code 1\n[000000] compiling'), result.text.slice(0, 200));
     assert.equal(result.isError, true);
@@ -104,16 +157,22 @@ describe('Reach: Claude Code from npm with a scripted Anthropic server on loopba
     assert.ok(!result.text.includes(NEEDLE), 'the error line did not reach the model');
   });
 
-  it('with the hook: Bash gives the model the bounded observation, read_tool_output over MCP the error line; the run names Claude\'s session', async () => {
+  it("with the hook: Bash gives the model the bounded observation, read_tool_output over MCP the error line; the run names Claude's session", async () => {
     installClaudeHook(sandbox);
-    const model = buildThenRead(isAgentTurn, 'Bash', (h) => ({ name: 'mcp__evidence__read_tool_output', input: { handle: h, pattern: 'error TS' } }));
+    const model = buildThenRead(isAgentTurn, 'Bash', (h) => ({
+      name: 'mcp__evidence__read_tool_output',
+      input: { handle: h, pattern: 'error TS' },
+    }));
     const agentTurns = model.turns;
     server = await startScriptedAnthropic(model.script);
     // Claude Code started in a VS Code terminal: the extension set both variables there.
     const run = await runClaude(sandbox, server, terminalEnvironment(sandbox));
     assert.equal(run.code, 0, `claude exited ${run.code}: ${run.stderr.slice(0, 2000)}`);
     assert.equal(agentTurns.length, 3, 'three model turns: Bash, read_tool_output, the answer');
-    assert.ok(agentTurns[0]!.tools?.some((t) => t.name === 'mcp__evidence__read_tool_output'), 'read_tool_output is offered through MCP');
+    assert.ok(
+      agentTurns[0]!.tools?.some((t) => t.name === 'mcp__evidence__read_tool_output'),
+      'read_tool_output is offered through MCP',
+    );
 
     const observation = toolResultText(agentTurns[1]!, BASH_ID);
     assert.ok(observation, 'the Bash result was given to the model');
@@ -139,23 +198,39 @@ describe('Reach: Claude Code from npm with a scripted Anthropic server on loopba
     // Where the match is in the bytes the command writes (run here the same way).
     const stdout = spawnSync('/bin/sh', ['-c', buildCommand], { maxBuffer: 1 << 30 }).stdout;
     const byteOffset = stdout.indexOf(NEEDLE) + NEEDLE.indexOf('error TS');
-    assert.deepEqual(reply.matches, [{ line_number: LOG_LINES / 2 + 1, byte_offset: byteOffset, column: NEEDLE.indexOf('error TS') + 1 }]);
+    assert.deepEqual(reply.matches, [
+      { line_number: LOG_LINES / 2 + 1, byte_offset: byteOffset, column: NEEDLE.indexOf('error TS') + 1 },
+    ]);
     // Byte for byte what the model was given.
-    assert.equal(read.text, JSON.stringify({ total_matches: 1, content: `${LOG_LINES / 2 + 1}:${NEEDLE}`, matches: reply.matches }));
+    assert.equal(
+      read.text,
+      JSON.stringify({ total_matches: 1, content: `${LOG_LINES / 2 + 1}:${NEEDLE}`, matches: reply.matches }),
+    );
     const readBytes = Buffer.byteLength(read.text, 'utf8');
-    console.log(`[reach] Claude Code, hook + MCP: model received ${obsBytes} bytes (Bash) + ${readBytes} bytes (read_tool_output); needle reached at line ${reply.matches?.[0]?.line_number}`);
+    console.log(
+      `[reach] Claude Code, hook + MCP: model received ${obsBytes} bytes (Bash) + ${readBytes} bytes (read_tool_output); needle reached at line ${reply.matches?.[0]?.line_number}`,
+    );
 
     // The run is recorded as a routed terminal command of this Claude Code session.
     const sessionId = (JSON.parse(run.stdout) as { session_id: string }).session_id;
     const routed = listRuns(sandbox).filter((r) => r.source?.kind === 'hook');
-    assert.deepEqual(routed.map((r) => r.source), [{ kind: 'hook', agent: 'claude', sessionId }]);
+    assert.deepEqual(
+      routed.map((r) => r.source),
+      [{ kind: 'hook', agent: 'claude', sessionId }],
+    );
     assert.equal(routed[0]!.status, 'completed');
   });
 
   it('routed by `bounded-evidence init --agent claude` (no README snippet): the observation, then one read by handle with Bash', async () => {
     const said = initInTerminal(sandbox, 'init', '--agent', 'claude');
-    assert.match(said, /^Claude Code \[claude, project\]: \.claude\/settings\.json created, \.mcp\.json created; routing on \(not detected: [^)]*\); undo: bounded-evidence init --uninstall --agent claude --project$/m);
-    const model = buildThenRead(isAgentTurn, 'Bash', (h) => ({ name: 'Bash', input: { command: `${sh(sandbox.shim)} read ${h} --pattern 'error TS'`, description: 'Read the error' } }));
+    assert.match(
+      said,
+      /^Claude Code \[claude, project\]: \.claude\/settings\.json created, \.mcp\.json created; routing on \(not detected: [^)]*\); undo: bounded-evidence init --uninstall --agent claude --project$/m,
+    );
+    const model = buildThenRead(isAgentTurn, 'Bash', (h) => ({
+      name: 'Bash',
+      input: { command: `${sh(sandbox.shim)} read ${h} --pattern 'error TS'`, description: 'Read the error' },
+    }));
     const agentTurns = model.turns;
     const handle = (): string => model.handle();
     server = await startScriptedAnthropic(model.script);
@@ -166,12 +241,23 @@ describe('Reach: Claude Code from npm with a scripted Anthropic server on loopba
     assert.ok(observation.text.includes(`\n${errorFirstStdout(handle())}`), observation.text);
     assert.ok(observation.text.startsWith('Exit code 1\n'), observation.text.slice(0, 100));
     // Nothing of the machine in what the model gets: no storage path, no session id.
-    assert.ok(!observation.text.includes(sandbox.storage) && !observation.text.includes(sandbox.root), observation.text);
-    assert.ok(!observation.text.includes((JSON.parse(run.stdout) as { session_id: string }).session_id), 'no session id');
+    assert.ok(
+      !observation.text.includes(sandbox.storage) && !observation.text.includes(sandbox.root),
+      observation.text,
+    );
+    assert.ok(
+      !observation.text.includes((JSON.parse(run.stdout) as { session_id: string }).session_id),
+      'no session id',
+    );
     const read = toolResultText(agentTurns[2]!, READ_ID)!;
     assert.equal((JSON.parse(read.text) as ReadToolOutputResult).content, `${LOG_LINES / 2 + 1}:${NEEDLE}`);
-    console.log(`[reach] Claude Code, routed by init: model received ${Buffer.byteLength(observation.text)} bytes (Bash) + ${Buffer.byteLength(read.text)} bytes (read by handle with Bash); needle reached`);
-    assert.equal(initInTerminal(sandbox, 'init', '--uninstall', '--agent', 'claude'), 'Claude Code [claude, project]: .claude/settings.json deleted, .mcp.json deleted; routing off\n');
+    console.log(
+      `[reach] Claude Code, routed by init: model received ${Buffer.byteLength(observation.text)} bytes (Bash) + ${Buffer.byteLength(read.text)} bytes (read by handle with Bash); needle reached`,
+    );
+    assert.equal(
+      initInTerminal(sandbox, 'init', '--uninstall', '--agent', 'claude'),
+      'Claude Code [claude, project]: .claude/settings.json deleted, .mcp.json deleted; routing off\n',
+    );
   });
 
   /**
@@ -179,21 +265,31 @@ describe('Reach: Claude Code from npm with a scripted Anthropic server on loopba
    * calls run twice, without and with the hook, and what Claude Code hands its model for each call
    * compared. Claude Code's Bash keeps the working directory between calls (not exported variables).
    */
-  async function bashResults(commands: readonly string[], hooked: boolean, permissions?: readonly string[], allowRules?: readonly string[]): Promise<{ text: string; isError: boolean }[]> {
+  async function bashResults(
+    commands: readonly string[],
+    hooked: boolean,
+    permissions?: readonly string[],
+    allowRules?: readonly string[],
+  ): Promise<{ text: string; isError: boolean }[]> {
     const s = makeSandbox();
     try {
       if (hooked) installClaudeHook(s);
       if (allowRules) {
         // The person's own rule, where "always allow" puts it: the project's local settings.
         mkdirSync(path.join(s.workspace, '.claude'), { recursive: true });
-        writeFileSync(path.join(s.workspace, '.claude', 'settings.local.json'), JSON.stringify({ permissions: { allow: allowRules } }));
+        writeFileSync(
+          path.join(s.workspace, '.claude', 'settings.local.json'),
+          JSON.stringify({ permissions: { allow: allowRules } }),
+        );
       }
       const turns: MessagesRequest[] = [];
       const srv = await startScriptedAnthropic((req): ScriptedReply => {
         if (!isAgentTurn(req)) return { text: 'ok' };
         turns.push(req);
         const i = turns.length - 1;
-        return i < commands.length ? { tool: { id: `toolu_row_${i}`, name: 'Bash', input: { command: commands[i]!, description: `row ${i}` } } } : { text: 'done' };
+        return i < commands.length
+          ? { tool: { id: `toolu_row_${i}`, name: 'Bash', input: { command: commands[i]!, description: `row ${i}` } } }
+          : { text: 'done' };
       });
       try {
         const run = await runClaude(s, srv, terminalEnvironment(s), permissions);
@@ -225,7 +321,9 @@ describe('Reach: Claude Code from npm with a scripted Anthropic server on loopba
     const plain = await bashResults(rows, false);
     const routed = await bashResults(rows, true);
     for (let i = 0; i < rows.length; i++) {
-      console.log(`[reach] Claude Code row ${i} ${JSON.stringify(rows[i])}: unrouted ${JSON.stringify(plain[i]!.text)} | routed ${JSON.stringify(routed[i]!.text)}`);
+      console.log(
+        `[reach] Claude Code row ${i} ${JSON.stringify(rows[i])}: unrouted ${JSON.stringify(plain[i]!.text)} | routed ${JSON.stringify(routed[i]!.text)}`,
+      );
       assert.deepEqual(routed[i], plain[i], rows[i]);
     }
     assert.equal(plain[1]!.text, '<workspace>/sub');
@@ -247,9 +345,15 @@ describe('Reach: Claude Code from npm with a scripted Anthropic server on loopba
   });
   // Issue 23: the same server over Streamable HTTP (`mcp --http`), configured by URL and the start's bearer token.
   it('over HTTP: Claude Code reaches `mcp --http` by URL with the bearer token; its model gets the exact text of a call', async () => {
-    const http = spawn(sandbox.shim, ['mcp', '--storage', sandbox.storage, '--workspace', sandbox.workspace, '--http'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const http = spawn(
+      sandbox.shim,
+      ['mcp', '--storage', sandbox.storage, '--workspace', sandbox.workspace, '--http'],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     let stderr = '';
-    http.stderr.on('data', (b: Buffer) => { stderr += b.toString(); });
+    http.stderr.on('data', (b: Buffer) => {
+      stderr += b.toString();
+    });
     try {
       const infoFile = path.join(sandbox.storage, 'mcp-http.json');
       const end = Date.now() + 30_000;
@@ -262,15 +366,32 @@ describe('Reach: Claude Code from npm with a scripted Anthropic server on loopba
       server = await startScriptedAnthropic((req): ScriptedReply => {
         if (!isAgentTurn(req)) return { text: 'ok' };
         turns.push(req);
-        if (turns.length === 1) return { tool: { id: 'toolu_http_1', name: 'mcp__evidence__evidence_runCommand', input: { command: 'seq 1 3' } } };
+        if (turns.length === 1)
+          return {
+            tool: { id: 'toolu_http_1', name: 'mcp__evidence__evidence_runCommand', input: { command: 'seq 1 3' } },
+          };
         return { text: 'done' };
       });
-      const config = JSON.stringify({ mcpServers: { evidence: { type: 'http', url, headers: { Authorization: `Bearer ${token}` } } } });
-      const run = await runClaude(sandbox, server, {}, ['--allowedTools', 'mcp__evidence__evidence_runCommand'], config);
+      const config = JSON.stringify({
+        mcpServers: { evidence: { type: 'http', url, headers: { Authorization: `Bearer ${token}` } } },
+      });
+      const run = await runClaude(
+        sandbox,
+        server,
+        {},
+        ['--allowedTools', 'mcp__evidence__evidence_runCommand'],
+        config,
+      );
       assert.equal(run.code, 0, `claude exited ${run.code}: ${run.stderr.slice(0, 2000)}`);
       assert.equal(turns.length, 2, 'two model turns: the MCP call, then the answer');
-      assert.ok(turns[0]!.tools?.some((t) => t.name === 'mcp__evidence__read_tool_output'), 'the tools are offered over HTTP');
-      assert.deepEqual(toolResultText(turns[1]!, 'toolu_http_1'), { text: '$ seq 1 3\nexit code 0\nstdout: 6 bytes, 3 lines:\n1\n2\n3\n\nstderr: empty', isError: false });
+      assert.ok(
+        turns[0]!.tools?.some((t) => t.name === 'mcp__evidence__read_tool_output'),
+        'the tools are offered over HTTP',
+      );
+      assert.deepEqual(toolResultText(turns[1]!, 'toolu_http_1'), {
+        text: '$ seq 1 3\nexit code 0\nstdout: 6 bytes, 3 lines:\n1\n2\n3\n\nstderr: empty',
+        isError: false,
+      });
       // The revision Claude Code chose, as the server logs it once per client.
       const negotiated = /\] client (\S+ \S+) on protocol (\S+)\n/.exec(stderr);
       console.log(`[reach] Claude Code over HTTP: ${negotiated?.[1]} on protocol ${negotiated?.[2]}`);

@@ -11,8 +11,28 @@ import * as path from 'node:path';
 import { codex } from '../../src/core/reach/agents/codex.js';
 import type { ConfigEdit } from '../../src/core/reach/agents/types.js';
 import { ensureTools, toolPaths } from '../harness/tools.js';
-import { buildCommand, firstViewStdout, ERROR_LINE, errorLineReply, handleIn, initContext, LOG_BYTES, LOG_LINES, listRuns, makeSandbox, NEEDLE, runAgent, type Sandbox } from './agentSandbox.js';
-import { functionOutput, startScriptedResponses, type ResponsesRequest, type ScriptedResponse, type ScriptedResponses } from './responsesServer.js';
+import {
+  buildCommand,
+  firstViewStdout,
+  ERROR_LINE,
+  errorLineReply,
+  handleIn,
+  initContext,
+  LOG_BYTES,
+  LOG_LINES,
+  listRuns,
+  makeSandbox,
+  NEEDLE,
+  runAgent,
+  type Sandbox,
+} from './agentSandbox.js';
+import {
+  functionOutput,
+  startScriptedResponses,
+  type ResponsesRequest,
+  type ScriptedResponse,
+  type ScriptedResponses,
+} from './responsesServer.js';
 
 const CODEX = toolPaths().codex;
 const TIMEOUT_MS = 120_000;
@@ -27,7 +47,9 @@ function initPlan(s: Sandbox): ConfigEdit[] {
 /** A TOML table as init's block writes it (string, string-list and plain values only). */
 function tomlTable(table: readonly string[], value: Record<string, unknown>): string {
   const key = table.map((k) => (/^[A-Za-z0-9_-]+$/.test(k) ? k : JSON.stringify(k))).join('.');
-  return `[${key}]\n${Object.entries(value).map(([k, v]) => `${k} = ${JSON.stringify(v)}`).join('\n')}\n`;
+  return `[${key}]\n${Object.entries(value)
+    .map(([k, v]) => `${k} = ${JSON.stringify(v)}`)
+    .join('\n')}\n`;
 }
 
 /** Codex's home: the scripted provider, plus (routed) the files init writes. */
@@ -37,19 +59,34 @@ function configure(s: Sandbox, server: ScriptedResponses, routed: boolean): void
   let toml = `model = "gpt-5"\nmodel_provider = "scripted"\n\n[model_providers.scripted]\nname = "scripted"\nbase_url = "${server.baseUrl}"\nwire_api = "responses"\nenv_key = "SCRIPTED_API_KEY"\n\n`;
   if (routed) {
     for (const e of initPlan(s)) {
-      if (e.kind === 'json') writeFileSync(e.file, `${JSON.stringify({ hooks: { PreToolUse: [e.value] } }, null, 2)}\n`);
+      if (e.kind === 'json')
+        writeFileSync(e.file, `${JSON.stringify({ hooks: { PreToolUse: [e.value] } }, null, 2)}\n`);
       else if (e.kind === 'toml') toml += `${tomlTable(e.table, e.value)}\n`;
     }
   }
   writeFileSync(path.join(home, 'config.toml'), toml);
 }
 
-async function runCodex(s: Sandbox, sandboxMode: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+async function runCodex(
+  s: Sandbox,
+  sandboxMode: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const env: NodeJS.ProcessEnv = {
-    PATH: `${path.dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`, HOME: s.home, CODEX_HOME: path.join(s.home, '.codex'), TMPDIR: s.tmp,
-    LANG: 'C.UTF-8', SHELL: '/bin/bash', SCRIPTED_API_KEY: 'sk-scripted-test', BOUNDED_EVIDENCE_STORAGE: s.storage, BOUNDED_EVIDENCE_CLI: s.shim,
+    PATH: `${path.dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`,
+    HOME: s.home,
+    CODEX_HOME: path.join(s.home, '.codex'),
+    TMPDIR: s.tmp,
+    LANG: 'C.UTF-8',
+    SHELL: '/bin/bash',
+    SCRIPTED_API_KEY: 'sk-scripted-test',
+    BOUNDED_EVIDENCE_STORAGE: s.storage,
+    BOUNDED_EVIDENCE_CLI: s.shim,
   };
-  return runAgent(process.execPath, [CODEX, 'exec', '--skip-git-repo-check', '-s', sandboxMode, 'Why does the build fail?'], { cwd: s.workspace, env, timeoutMs: TIMEOUT_MS });
+  return runAgent(
+    process.execPath,
+    [CODEX, 'exec', '--skip-git-repo-check', '-s', sandboxMode, 'Why does the build fail?'],
+    { cwd: s.workspace, env, timeoutMs: TIMEOUT_MS },
+  );
 }
 
 /** The tools Codex lists to its model, with the bytes of each definition. */
@@ -65,7 +102,9 @@ describe('Reach: Codex from npm with a scripted Responses API on loopback', func
     this.timeout(15 * 60_000);
     ensureTools();
   });
-  beforeEach(() => { sandbox = makeSandbox('codex'); });
+  beforeEach(() => {
+    sandbox = makeSandbox('codex');
+  });
   afterEach(async () => {
     await server?.close();
     server = undefined;
@@ -73,7 +112,9 @@ describe('Reach: Codex from npm with a scripted Responses API on loopback', func
   });
 
   it('baseline, no hook: Codex gives its model a cut of the 3 MB output, without the error line', async () => {
-    server = await startScriptedResponses((_req, i) => (i === 0 ? { call: { id: EXEC_ID, name: 'exec_command', arguments: { cmd: buildCommand } } } : { text: 'done' }));
+    server = await startScriptedResponses((_req, i) =>
+      i === 0 ? { call: { id: EXEC_ID, name: 'exec_command', arguments: { cmd: buildCommand } } } : { text: 'done' },
+    );
     configure(sandbox, server, false);
     const run = await runCodex(sandbox, 'danger-full-access');
     assert.equal(run.code, 0, run.stderr.slice(-2000));
@@ -81,18 +122,27 @@ describe('Reach: Codex from npm with a scripted Responses API on loopback', func
     const out = functionOutput(server.requests[1]!, EXEC_ID);
     assert.ok(out, 'the exec_command output was given to the model');
     const bytes = Buffer.byteLength(out, 'utf8');
-    console.log(`[reach] Codex, no hook: model received ${bytes} bytes of the ${LOG_BYTES}; needle ${out.includes(NEEDLE) ? 'reached' : 'NOT reached'}`);
+    console.log(
+      `[reach] Codex, no hook: model received ${bytes} bytes of the ${LOG_BYTES}; needle ${out.includes(NEEDLE) ? 'reached' : 'NOT reached'}`,
+    );
     assert.match(out, /^Process exited with code 1$/m);
     assert.ok(!out.includes(NEEDLE), 'the error line did not reach the model');
   });
 
-  it('with init\'s hook (trusted, danger-full-access): the bounded observation first, one read_tool_output the error line, exit code 1', async () => {
+  it("with init's hook (trusted, danger-full-access): the bounded observation first, one read_tool_output the error line, exit code 1", async () => {
     let handle = '';
     server = await startScriptedResponses((req, i): ScriptedResponse => {
       if (i === 0) return { call: { id: EXEC_ID, name: 'exec_command', arguments: { cmd: buildCommand } } };
       if (i === 1) {
         handle = handleIn(functionOutput(req, EXEC_ID));
-        return { call: { id: READ_ID, name: 'read_tool_output', namespace: 'mcp__bounded_evidence', arguments: { handle, pattern: 'error TS' } } };
+        return {
+          call: {
+            id: READ_ID,
+            name: 'read_tool_output',
+            namespace: 'mcp__bounded_evidence',
+            arguments: { handle, pattern: 'error TS' },
+          },
+        };
       }
       return { text: 'The build fails on src/ledger/reconcile.ts line 412.' };
     });
@@ -101,7 +151,8 @@ describe('Reach: Codex from npm with a scripted Responses API on loopback', func
     assert.equal(run.code, 0, run.stderr.slice(-3000));
     const tools = toolBytes(server.requests[0]!);
     console.log(`[reach] Codex tools listed: ${[...tools].map(([n, b]) => `${n} ${b}`).join(', ')}`);
-    if (process.env.BE_DUMP) console.log(JSON.stringify(server.requests[0]!.tools?.find((t) => t.name === 'mcp__bounded_evidence')));
+    if (process.env.BE_DUMP)
+      console.log(JSON.stringify(server.requests[0]!.tools?.find((t) => t.name === 'mcp__bounded_evidence')));
     assert.equal(server.requests.length, 3, `three model turns: exec, read, the answer (${run.stderr.slice(-1500)})`);
     const obs = functionOutput(server.requests[1]!, EXEC_ID)!;
     const obsBytes = Buffer.byteLength(obs, 'utf8');
@@ -115,26 +166,37 @@ describe('Reach: Codex from npm with a scripted Responses API on loopback', func
     const read = functionOutput(server.requests[2]!, READ_ID);
     assert.ok(read, 'the read_tool_output result was given to the model');
     assert.ok(read.includes(errorLineReply()), read.slice(0, 600));
-    console.log(`[reach] Codex, hook + MCP: model received ${obsBytes} bytes (exec_command) + ${Buffer.byteLength(read, 'utf8')} bytes (read_tool_output); needle at line ${ERROR_LINE}`);
+    console.log(
+      `[reach] Codex, hook + MCP: model received ${obsBytes} bytes (exec_command) + ${Buffer.byteLength(read, 'utf8')} bytes (read_tool_output); needle at line ${ERROR_LINE}`,
+    );
     const routed = listRuns(sandbox).filter((r) => r.source?.kind === 'hook');
     assert.equal(routed.length, 1);
     assert.equal(routed[0]!.source?.agent, 'codex');
   });
 
-  it('in Codex\'s read-only sandbox the hook leaves the command as written (the spool could not be written there)', async () => {
-    server = await startScriptedResponses((_req, i) => (i === 0 ? { call: { id: EXEC_ID, name: 'exec_command', arguments: { cmd: "printf 'plain\\n'; exit 3" } } } : { text: 'done' }));
+  it("in Codex's read-only sandbox the hook leaves the command as written (the spool could not be written there)", async () => {
+    server = await startScriptedResponses((_req, i) =>
+      i === 0
+        ? { call: { id: EXEC_ID, name: 'exec_command', arguments: { cmd: "printf 'plain\\n'; exit 3" } } }
+        : { text: 'done' },
+    );
     configure(sandbox, server, true);
     const run = await runCodex(sandbox, 'read-only');
     assert.equal(run.code, 0, run.stderr.slice(-2000));
     const out = functionOutput(server.requests[1]!, EXEC_ID)!;
     assert.match(out, /^Process exited with code 3$/m);
     assert.match(out, /^Output:\nplain\n$/m);
-    assert.deepEqual(listRuns(sandbox).filter((r) => r.source?.kind === 'hook'), []);
+    assert.deepEqual(
+      listRuns(sandbox).filter((r) => r.source?.kind === 'hook'),
+      [],
+    );
   });
 
-  it('in Codex\'s workspace-write sandbox with the storage under /tmp (a writable root), the command is routed and kept', async () => {
+  it("in Codex's workspace-write sandbox with the storage under /tmp (a writable root), the command is routed and kept", async () => {
     assert.ok(sandbox.storage.startsWith('/tmp/'), sandbox.storage);
-    server = await startScriptedResponses((_req, i) => (i === 0 ? { call: { id: EXEC_ID, name: 'exec_command', arguments: { cmd: buildCommand } } } : { text: 'done' }));
+    server = await startScriptedResponses((_req, i) =>
+      i === 0 ? { call: { id: EXEC_ID, name: 'exec_command', arguments: { cmd: buildCommand } } } : { text: 'done' },
+    );
     configure(sandbox, server, true);
     const run = await runCodex(sandbox, 'workspace-write');
     assert.equal(run.code, 0, run.stderr.slice(-2000));
@@ -145,4 +207,3 @@ describe('Reach: Codex from npm with a scripted Responses API on loopback', func
     assert.equal(listRuns(sandbox).filter((r) => r.source?.kind === 'hook').length, 1);
   });
 });
-

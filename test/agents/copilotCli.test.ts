@@ -12,25 +12,65 @@ import { readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import type { ReadToolOutputResult } from '../../src/core/index.js';
 import { ensureTools } from '../harness/tools.js';
-import { startScriptedAnthropic, toolResultText, type MessagesRequest, type ScriptedAnthropic, type ScriptedReply } from './anthropicServer.js';
-import { BASH_ID, buildCommand, buildThenRead, CLI, errorFirstStdout, initInTerminal, listRuns, LOG_BYTES, LOG_LINES, makeSandbox, NEEDLE, READ_ID, runAgent, sh, terminalEnvironment, type Sandbox } from './agentSandbox.js';
+import {
+  startScriptedAnthropic,
+  toolResultText,
+  type MessagesRequest,
+  type ScriptedAnthropic,
+  type ScriptedReply,
+} from './anthropicServer.js';
+import {
+  BASH_ID,
+  buildCommand,
+  buildThenRead,
+  CLI,
+  errorFirstStdout,
+  initInTerminal,
+  listRuns,
+  LOG_BYTES,
+  LOG_LINES,
+  makeSandbox,
+  NEEDLE,
+  READ_ID,
+  runAgent,
+  sh,
+  terminalEnvironment,
+  type Sandbox,
+} from './agentSandbox.js';
 
 const COPILOT_TIMEOUT_MS = 120_000;
 
 /** Runs `copilot -p` in the sandbox against the scripted server. */
-async function runCopilot(s: Sandbox, server: ScriptedAnthropic, extraEnv: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+async function runCopilot(
+  s: Sandbox,
+  server: ScriptedAnthropic,
+  extraEnv: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const { copilot, copilotCache } = ensureTools();
   const env: NodeJS.ProcessEnv = {
     PATH: `${path.dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`,
-    HOME: s.home, TMPDIR: s.tmp, LANG: 'C.UTF-8', SHELL: '/bin/bash',
-    COPILOT_AUTO_UPDATE: 'false', COPILOT_CACHE_HOME: copilotCache, COPILOT_PKG_CACHE_HOME: copilotCache,
+    HOME: s.home,
+    TMPDIR: s.tmp,
+    LANG: 'C.UTF-8',
+    SHELL: '/bin/bash',
+    COPILOT_AUTO_UPDATE: 'false',
+    COPILOT_CACHE_HOME: copilotCache,
+    COPILOT_PKG_CACHE_HOME: copilotCache,
     // Bring your own model: the scripted Messages API; offline, so no GitHub sign-in and no other traffic.
-    COPILOT_PROVIDER_TYPE: 'anthropic', COPILOT_PROVIDER_BASE_URL: server.baseUrl, COPILOT_PROVIDER_API_KEY: 'sk-scripted-test', COPILOT_MODEL: 'claude-sonnet-4-5', COPILOT_OFFLINE: 'true',
+    COPILOT_PROVIDER_TYPE: 'anthropic',
+    COPILOT_PROVIDER_BASE_URL: server.baseUrl,
+    COPILOT_PROVIDER_API_KEY: 'sk-scripted-test',
+    COPILOT_MODEL: 'claude-sonnet-4-5',
+    COPILOT_OFFLINE: 'true',
     // In prompt mode the CLI loads a repository's hooks only for a trusted folder or with this opt-in (cli-main.js 1.0.102).
     GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS: 'true',
     ...extraEnv,
   };
-  return runAgent(copilot, ['-p', 'Why does the build fail?', '--allow-all-tools', '--allow-all-paths', '--no-color'], { cwd: s.workspace, env, timeoutMs: COPILOT_TIMEOUT_MS });
+  return runAgent(copilot, ['-p', 'Why does the build fail?', '--allow-all-tools', '--allow-all-paths', '--no-color'], {
+    cwd: s.workspace,
+    env,
+    timeoutMs: COPILOT_TIMEOUT_MS,
+  });
 }
 
 const isAgentTurn = (req: MessagesRequest): boolean => (req.tools ?? []).some((t) => t.name === 'bash');
@@ -43,7 +83,9 @@ describe('Reach: the Copilot CLI from npm with a scripted Anthropic server on lo
     this.timeout(15 * 60_000);
     ensureTools();
   });
-  beforeEach(() => { sandbox = makeSandbox('copilot'); });
+  beforeEach(() => {
+    sandbox = makeSandbox('copilot');
+  });
   afterEach(async () => {
     await server?.close();
     server = undefined;
@@ -55,7 +97,9 @@ describe('Reach: the Copilot CLI from npm with a scripted Anthropic server on lo
     server = await startScriptedAnthropic((req): ScriptedReply => {
       if (!isAgentTurn(req)) return { text: 'ok' };
       turns.push(req);
-      return turns.length === 1 ? { tool: { id: BASH_ID, name: 'bash', input: { command: buildCommand, description: 'Build the project' } } } : { text: 'done' };
+      return turns.length === 1
+        ? { tool: { id: BASH_ID, name: 'bash', input: { command: buildCommand, description: 'Build the project' } } }
+        : { text: 'done' };
     });
     const run = await runCopilot(sandbox, server);
     assert.equal(run.code, 0, `copilot exited ${run.code}: ${run.stderr.slice(0, 2000)}${run.stdout.slice(0, 2000)}`);
@@ -63,20 +107,40 @@ describe('Reach: the Copilot CLI from npm with a scripted Anthropic server on lo
     const result = toolResultText(turns[1]!, BASH_ID);
     assert.ok(result);
     const bytes = Buffer.byteLength(result.text, 'utf8');
-    console.log(`[reach] Copilot CLI, no hook: model received ${bytes} bytes of the ${LOG_BYTES}; needle ${result.text.includes(NEEDLE) ? 'reached' : 'NOT reached'}; starts ${JSON.stringify(result.text.slice(0, 160))}`);
+    console.log(
+      `[reach] Copilot CLI, no hook: model received ${bytes} bytes of the ${LOG_BYTES}; needle ${result.text.includes(NEEDLE) ? 'reached' : 'NOT reached'}; starts ${JSON.stringify(result.text.slice(0, 160))}`,
+    );
     // 1.0.102 offloads a large result to a temporary file and gives the model its path and a preview of the head.
-    assert.match(result.text, /^Output too large to read at once \(2\.9 MB\)\. Saved to: \S+copilot-tool-output-\S+\.txt\n/);
+    assert.match(
+      result.text,
+      /^Output too large to read at once \(2\.9 MB\)\. Saved to: \S+copilot-tool-output-\S+\.txt\n/,
+    );
     assert.ok(!result.text.includes(NEEDLE));
     assert.equal(listRuns(sandbox).length, 0);
   });
 
-  it('routed by `bounded-evidence init --agent copilot-cli`: the bounded observation with the command\'s exit code, one read by handle returns the error line with its number', async () => {
+  it("routed by `bounded-evidence init --agent copilot-cli`: the bounded observation with the command's exit code, one read by handle returns the error line with its number", async () => {
     const said = initInTerminal(sandbox, 'init', '--agent', 'copilot-cli');
-    assert.match(said, /^GitHub Copilot \(VS Code agent: Local and Copilot harness; Copilot CLI\) \[copilot, project\]: \.github\/hooks\/bounded-evidence\.json created; routing on/);
-    const hookFile = JSON.parse(readFileSync(path.join(sandbox.workspace, '.github', 'hooks', 'bounded-evidence.json'), 'utf8')) as unknown;
-    assert.deepEqual(hookFile, { version: 1, hooks: { preToolUse: [{ type: 'command', bash: `${sh(sandbox.shim)} hook --storage ${sh(sandbox.storage)}`, timeoutSec: 15 }] } });
+    assert.match(
+      said,
+      /^GitHub Copilot \(VS Code agent: Local and Copilot harness; Copilot CLI\) \[copilot, project\]: \.github\/hooks\/bounded-evidence\.json created; routing on/,
+    );
+    const hookFile = JSON.parse(
+      readFileSync(path.join(sandbox.workspace, '.github', 'hooks', 'bounded-evidence.json'), 'utf8'),
+    ) as unknown;
+    assert.deepEqual(hookFile, {
+      version: 1,
+      hooks: {
+        preToolUse: [
+          { type: 'command', bash: `${sh(sandbox.shim)} hook --storage ${sh(sandbox.storage)}`, timeoutSec: 15 },
+        ],
+      },
+    });
     // The model reads the handle with the command line the observation names, through the same bash tool.
-    const model = buildThenRead(isAgentTurn, 'bash', (h) => ({ name: 'bash', input: { command: `${sh(sandbox.shim)} read ${h} --pattern 'error TS'`, description: 'Read the error' } }));
+    const model = buildThenRead(isAgentTurn, 'bash', (h) => ({
+      name: 'bash',
+      input: { command: `${sh(sandbox.shim)} read ${h} --pattern 'error TS'`, description: 'Read the error' },
+    }));
     const turns = model.turns;
     server = await startScriptedAnthropic(model.script);
     const run = await runCopilot(sandbox, server, terminalEnvironment(sandbox));
@@ -91,7 +155,10 @@ describe('Reach: the Copilot CLI from npm with a scripted Anthropic server on lo
     // The exit code the CLI reports to its model is the command's.
     assert.match(observation.text, /<shellId: \d+ completed with exit code 1>$/);
     // Nothing of the machine in what the model gets: no storage path (the sandbox's root holds it), no session id.
-    assert.ok(!observation.text.includes(sandbox.storage) && !observation.text.includes(sandbox.root), observation.text);
+    assert.ok(
+      !observation.text.includes(sandbox.storage) && !observation.text.includes(sandbox.root),
+      observation.text,
+    );
     // Under the CLI's 8 KB offload: the model gets the observation itself, not a temp file's 500-character preview.
     assert.ok(obsBytes < 8192, `${obsBytes} bytes`);
 
@@ -103,7 +170,9 @@ describe('Reach: the Copilot CLI from npm with a scripted Anthropic server on lo
     assert.equal(reply.content, `${LOG_LINES / 2 + 1}:${NEEDLE}`);
     assert.match(read.text, /<shellId: \d+ completed with exit code 0>$/);
     const readBytes = Buffer.byteLength(read.text, 'utf8');
-    console.log(`[reach] Copilot CLI, routed by init: model received ${obsBytes} bytes (bash) + ${readBytes} bytes (read by handle); needle reached at line ${reply.matches?.[0]?.line_number}`);
+    console.log(
+      `[reach] Copilot CLI, routed by init: model received ${obsBytes} bytes (bash) + ${readBytes} bytes (read by handle); needle reached at line ${reply.matches?.[0]?.line_number}`,
+    );
 
     // Both commands were routed and recorded as this Copilot CLI session's (the small one by the shim's `keep --quiet`, in the background).
     let routed = listRuns(sandbox).filter((r) => r.source?.kind === 'hook');
@@ -112,36 +181,69 @@ describe('Reach: the Copilot CLI from npm with a scripted Anthropic server on lo
       routed = listRuns(sandbox).filter((r) => r.source?.kind === 'hook');
     }
     assert.equal(routed.length, 2);
-    assert.ok(routed.every((r) => r.source?.agent === 'copilot-cli' && typeof r.source.sessionId === 'string'), JSON.stringify(routed.map((r) => r.source)));
+    assert.ok(
+      routed.every((r) => r.source?.agent === 'copilot-cli' && typeof r.source.sessionId === 'string'),
+      JSON.stringify(routed.map((r) => r.source)),
+    );
     assert.ok(!observation.text.includes(routed[0]!.source!.sessionId!), 'no session id in what the model gets');
 
     // doctor names the routing and the last routed command; uninstall removes the file init created.
-    const doctor = spawnSync(process.execPath, [CLI, 'doctor'], { cwd: sandbox.workspace, env: { PATH: process.env.PATH, HOME: sandbox.home, ...terminalEnvironment(sandbox) }, encoding: 'utf8' });
-    assert.match(doctor.stdout, /\[copilot\]: [^\n]*\n {2}project: routing on \(\.github\/hooks\/bounded-evidence\.json ok\)/);
+    const doctor = spawnSync(process.execPath, [CLI, 'doctor'], {
+      cwd: sandbox.workspace,
+      env: { PATH: process.env.PATH, HOME: sandbox.home, ...terminalEnvironment(sandbox) },
+      encoding: 'utf8',
+    });
+    assert.match(
+      doctor.stdout,
+      /\[copilot\]: [^\n]*\n {2}project: routing on \(\.github\/hooks\/bounded-evidence\.json ok\)/,
+    );
     assert.match(doctor.stdout, /\[copilot\][\s\S]*?last routed command: \S+ /);
-    const off = spawnSync(process.execPath, [CLI, 'init', '--uninstall', '--agent', 'copilot'], { cwd: sandbox.workspace, env: { PATH: process.env.PATH, HOME: sandbox.home, ...terminalEnvironment(sandbox) }, encoding: 'utf8' });
-    assert.equal(off.stdout, 'GitHub Copilot (VS Code agent: Local and Copilot harness; Copilot CLI) [copilot, project]: .github/hooks/bounded-evidence.json deleted; routing off\n');
+    const off = spawnSync(process.execPath, [CLI, 'init', '--uninstall', '--agent', 'copilot'], {
+      cwd: sandbox.workspace,
+      env: { PATH: process.env.PATH, HOME: sandbox.home, ...terminalEnvironment(sandbox) },
+      encoding: 'utf8',
+    });
+    assert.equal(
+      off.stdout,
+      'GitHub Copilot (VS Code agent: Local and Copilot harness; Copilot CLI) [copilot, project]: .github/hooks/bounded-evidence.json deleted; routing off\n',
+    );
   });
 
   it('routed for the user (`init --agent copilot-cli --global`): the hook in ~/.copilot/hooks with no repository opt-in, and the read by handle through the MCP server init registered', async () => {
     const said = initInTerminal(sandbox, 'init', '--agent', 'copilot-cli', '--global');
-    assert.match(said, /^GitHub Copilot [^\n]*\[copilot, global\]: ~\/\.copilot\/hooks\/bounded-evidence\.json created, ~\/\.copilot\/mcp-config\.json created; routing on/);
+    assert.match(
+      said,
+      /^GitHub Copilot [^\n]*\[copilot, global\]: ~\/\.copilot\/hooks\/bounded-evidence\.json created, ~\/\.copilot\/mcp-config\.json created; routing on/,
+    );
     let readTool = '';
-    const model = buildThenRead(isAgentTurn, 'bash', (h) => ({ name: readTool, input: { handle: h, pattern: 'error TS' } }));
+    const model = buildThenRead(isAgentTurn, 'bash', (h) => ({
+      name: readTool,
+      input: { handle: h, pattern: 'error TS' },
+    }));
     server = await startScriptedAnthropic((req) => {
       // The CLI names an MCP tool after its server; the model calls the one it was offered.
-      readTool ||= (req.tools ?? []).map((t) => t.name).find((n) => n.endsWith('read_tool_output')) ?? 'no-read_tool_output-offered';
+      readTool ||=
+        (req.tools ?? []).map((t) => t.name).find((n) => n.endsWith('read_tool_output')) ??
+        'no-read_tool_output-offered';
       return model.script(req);
     });
     // No GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS: the user's own hooks need no folder trust.
-    const run = await runCopilot(sandbox, server, { ...terminalEnvironment(sandbox), GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS: '' });
+    const run = await runCopilot(sandbox, server, {
+      ...terminalEnvironment(sandbox),
+      GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS: '',
+    });
     assert.equal(run.code, 0, `copilot exited ${run.code}: ${run.stderr.slice(0, 2000)}`);
     assert.equal(model.turns.length, 3, `three model turns (read tool: ${readTool})`);
     const observation = toolResultText(model.turns[1]!, BASH_ID)!;
     assert.ok(observation.text.includes(`\n${errorFirstStdout(model.handle())}`), observation.text);
     const read = toolResultText(model.turns[2]!, READ_ID)!;
     assert.equal((JSON.parse(read.text) as ReadToolOutputResult).content, `${LOG_LINES / 2 + 1}:${NEEDLE}`, read.text);
-    console.log(`[reach] Copilot CLI, routed by init --global: model received ${Buffer.byteLength(observation.text)} bytes (bash) + ${Buffer.byteLength(read.text)} bytes (${readTool} over MCP); needle reached`);
-    assert.equal(initInTerminal(sandbox, 'init', '--uninstall', '--agent', 'copilot', '--global'), 'GitHub Copilot (VS Code agent: Local and Copilot harness; Copilot CLI) [copilot, global]: ~/.copilot/hooks/bounded-evidence.json deleted, ~/.copilot/mcp-config.json deleted; routing off\n');
+    console.log(
+      `[reach] Copilot CLI, routed by init --global: model received ${Buffer.byteLength(observation.text)} bytes (bash) + ${Buffer.byteLength(read.text)} bytes (${readTool} over MCP); needle reached`,
+    );
+    assert.equal(
+      initInTerminal(sandbox, 'init', '--uninstall', '--agent', 'copilot', '--global'),
+      'GitHub Copilot (VS Code agent: Local and Copilot harness; Copilot CLI) [copilot, global]: ~/.copilot/hooks/bounded-evidence.json deleted, ~/.copilot/mcp-config.json deleted; routing off\n',
+    );
   });
 });

@@ -10,7 +10,21 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { gemini } from '../../src/core/reach/agents/gemini.js';
 import { ensureTools, toolPaths } from '../harness/tools.js';
-import { applyJsonEdits, buildCommand, firstViewStdout, ERROR_LINE, errorLineReply, handleIn, initContext, LOG_BYTES, listRuns, makeSandbox, NEEDLE, runAgent, type Sandbox } from './agentSandbox.js';
+import {
+  applyJsonEdits,
+  buildCommand,
+  firstViewStdout,
+  ERROR_LINE,
+  errorLineReply,
+  handleIn,
+  initContext,
+  LOG_BYTES,
+  listRuns,
+  makeSandbox,
+  NEEDLE,
+  runAgent,
+  type Sandbox,
+} from './agentSandbox.js';
 import { functionResponseText, startScriptedGemini, type GeminiReply, type ScriptedGemini } from './geminiServer.js';
 
 const GEMINI = toolPaths().gemini;
@@ -19,7 +33,11 @@ const MODEL = 'gemini-2.5-pro';
 
 /** `~/.gemini/settings.json`: API-key auth, plus (routed) what init plans for the user's settings. */
 function configure(s: Sandbox, routed: boolean): void {
-  const settings: Record<string, unknown> = { security: { auth: { selectedType: 'gemini-api-key' } }, general: { disableAutoUpdate: true }, privacy: { usageStatisticsEnabled: false } };
+  const settings: Record<string, unknown> = {
+    security: { auth: { selectedType: 'gemini-api-key' } },
+    general: { disableAutoUpdate: true },
+    privacy: { usageStatisticsEnabled: false },
+  };
   if (routed) {
     const edits = gemini.plan(initContext(s), 'global').edits;
     assert.deepEqual([...new Set(edits.map((e) => e.file))], [path.join(s.home, '.gemini', 'settings.json')]);
@@ -29,13 +47,28 @@ function configure(s: Sandbox, routed: boolean): void {
   writeFileSync(path.join(s.home, '.gemini', 'settings.json'), `${JSON.stringify(settings, null, 2)}\n`);
 }
 
-async function runGemini(s: Sandbox, server: ScriptedGemini): Promise<{ code: number | null; stdout: string; stderr: string }> {
+async function runGemini(
+  s: Sandbox,
+  server: ScriptedGemini,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const env: NodeJS.ProcessEnv = {
-    PATH: `${path.dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`, HOME: s.home, TMPDIR: s.tmp, LANG: 'C.UTF-8', SHELL: '/bin/bash',
-    GEMINI_API_KEY: 'scripted-test-key', GOOGLE_GEMINI_BASE_URL: server.baseUrl, GEMINI_CLI_TRUST_WORKSPACE: 'true', NO_BROWSER: '1',
-    BOUNDED_EVIDENCE_STORAGE: s.storage, BOUNDED_EVIDENCE_CLI: s.shim,
+    PATH: `${path.dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`,
+    HOME: s.home,
+    TMPDIR: s.tmp,
+    LANG: 'C.UTF-8',
+    SHELL: '/bin/bash',
+    GEMINI_API_KEY: 'scripted-test-key',
+    GOOGLE_GEMINI_BASE_URL: server.baseUrl,
+    GEMINI_CLI_TRUST_WORKSPACE: 'true',
+    NO_BROWSER: '1',
+    BOUNDED_EVIDENCE_STORAGE: s.storage,
+    BOUNDED_EVIDENCE_CLI: s.shim,
   };
-  return runAgent(process.execPath, [GEMINI, '-p', 'Why does the build fail?', '-m', MODEL, '--yolo', '--output-format', 'json'], { cwd: s.workspace, env, timeoutMs: TIMEOUT_MS });
+  return runAgent(
+    process.execPath,
+    [GEMINI, '-p', 'Why does the build fail?', '-m', MODEL, '--yolo', '--output-format', 'json'],
+    { cwd: s.workspace, env, timeoutMs: TIMEOUT_MS },
+  );
 }
 
 describe('Reach: Gemini CLI from npm with a scripted Gemini API on loopback', function () {
@@ -46,7 +79,9 @@ describe('Reach: Gemini CLI from npm with a scripted Gemini API on loopback', fu
     this.timeout(15 * 60_000);
     ensureTools();
   });
-  beforeEach(() => { sandbox = makeSandbox('gemini'); });
+  beforeEach(() => {
+    sandbox = makeSandbox('gemini');
+  });
   afterEach(async () => {
     await server?.close();
     server = undefined;
@@ -54,7 +89,11 @@ describe('Reach: Gemini CLI from npm with a scripted Gemini API on loopback', fu
   });
 
   it('baseline, no hook: Gemini CLI gives its model the 3 MB output cut, without the error line', async () => {
-    server = await startScriptedGemini((_req, i) => (i === 0 ? { call: { name: 'run_shell_command', args: { command: buildCommand, description: 'Build' } } } : { text: 'done' }));
+    server = await startScriptedGemini((_req, i) =>
+      i === 0
+        ? { call: { name: 'run_shell_command', args: { command: buildCommand, description: 'Build' } } }
+        : { text: 'done' },
+    );
     configure(sandbox, false);
     const run = await runGemini(sandbox, server);
     assert.equal(run.code, 0, `${run.stderr.slice(-2000)}\n${server.paths.join('\n')}`);
@@ -62,14 +101,17 @@ describe('Reach: Gemini CLI from npm with a scripted Gemini API on loopback', fu
     const out = functionResponseText(server.requests[1]!, 'run_shell_command');
     assert.ok(out, 'the shell output was given to the model');
     const bytes = Buffer.byteLength(out, 'utf8');
-    console.log(`[reach] Gemini CLI, no hook: model received ${bytes} bytes of the ${LOG_BYTES}; needle ${out.includes(NEEDLE) ? 'reached' : 'NOT reached'}`);
+    console.log(
+      `[reach] Gemini CLI, no hook: model received ${bytes} bytes of the ${LOG_BYTES}; needle ${out.includes(NEEDLE) ? 'reached' : 'NOT reached'}`,
+    );
     if (process.env.BE_DUMP) console.log(out.slice(0, 800), '\n…\n', out.slice(-800));
   });
 
-  it('with init\'s hook: the bounded observation first, one read_tool_output the error line, the exit code the command\'s', async () => {
+  it("with init's hook: the bounded observation first, one read_tool_output the error line, the exit code the command's", async () => {
     let handle = '';
     server = await startScriptedGemini((req, i): GeminiReply => {
-      if (i === 0) return { call: { name: 'run_shell_command', args: { command: buildCommand, description: 'Build' } } };
+      if (i === 0)
+        return { call: { name: 'run_shell_command', args: { command: buildCommand, description: 'Build' } } };
       if (i === 1) {
         handle = handleIn(functionResponseText(req, 'run_shell_command'));
         return { call: { name: 'mcp_bounded-evidence_read_tool_output', args: { handle, pattern: 'error TS' } } };
@@ -96,7 +138,9 @@ describe('Reach: Gemini CLI from npm with a scripted Gemini API on loopback', fu
     const read = functionResponseText(server.requests[2]!, readName);
     assert.ok(read, `the read_tool_output result was given to the model (${readName})`);
     assert.ok(read.includes(errorLineReply()), read.slice(0, 600));
-    console.log(`[reach] Gemini CLI, hook + MCP: model received ${obsBytes} bytes (run_shell_command) + ${Buffer.byteLength(read, 'utf8')} bytes (read_tool_output); needle at line ${ERROR_LINE}`);
+    console.log(
+      `[reach] Gemini CLI, hook + MCP: model received ${obsBytes} bytes (run_shell_command) + ${Buffer.byteLength(read, 'utf8')} bytes (read_tool_output); needle at line ${ERROR_LINE}`,
+    );
     const routed = listRuns(sandbox).filter((r) => r.source?.kind === 'hook');
     assert.equal(routed.length, 1);
     assert.equal(routed[0]!.source?.agent, 'gemini');

@@ -7,8 +7,15 @@
  */
 import { json, startLoopback } from './loopbackServer.js';
 
-export interface GeminiPart { text?: string; functionCall?: { name: string; args?: unknown; id?: string }; functionResponse?: { name: string; id?: string; response?: Record<string, unknown> } }
-export interface GeminiRequest { contents: { role: string; parts: GeminiPart[] }[]; tools?: { functionDeclarations?: { name: string }[] }[] }
+export interface GeminiPart {
+  text?: string;
+  functionCall?: { name: string; args?: unknown; id?: string };
+  functionResponse?: { name: string; id?: string; response?: Record<string, unknown> };
+}
+export interface GeminiRequest {
+  contents: { role: string; parts: GeminiPart[] }[];
+  tools?: { functionDeclarations?: { name: string }[] }[];
+}
 
 export type GeminiReply = { text: string } | { call: { name: string; args: Record<string, unknown> } };
 
@@ -34,22 +41,45 @@ export function functionResponseText(req: GeminiRequest, name: string): string |
   return found;
 }
 
-export async function startScriptedGemini(script: (req: GeminiRequest, index: number) => GeminiReply): Promise<ScriptedGemini> {
+export async function startScriptedGemini(
+  script: (req: GeminiRequest, index: number) => GeminiReply,
+): Promise<ScriptedGemini> {
   const requests: GeminiRequest[] = [];
   const paths: string[] = [];
   const usage = { promptTokenCount: 1, candidatesTokenCount: 1, totalTokenCount: 2 };
   const server = await startLoopback((method, pathname, raw) => {
     paths.push(`${method} ${pathname}`);
     const m = /^\/v1beta\/models\/([^:]+):(streamGenerateContent|generateContent|countTokens)$/.exec(pathname);
-    if (method !== 'POST' || !m) return json(404, { error: { code: 404, message: `scripted server: no ${method} ${pathname}`, status: 'NOT_FOUND' } });
+    if (method !== 'POST' || !m)
+      return json(404, {
+        error: { code: 404, message: `scripted server: no ${method} ${pathname}`, status: 'NOT_FOUND' },
+      });
     if (m[2] === 'countTokens') return json(200, { totalTokens: 1 });
     // A side request: a JSON answer for the checks that ask for one (next speaker: the user).
-    if (m[2] === 'generateContent') return json(200, { candidates: [{ content: { role: 'model', parts: [{ text: '{"next_speaker":"user","reasoning":"done","model_choice":"flash"}' }] }, finishReason: 'STOP', index: 0 }], usageMetadata: usage });
+    if (m[2] === 'generateContent')
+      return json(200, {
+        candidates: [
+          {
+            content: {
+              role: 'model',
+              parts: [{ text: '{"next_speaker":"user","reasoning":"done","model_choice":"flash"}' }],
+            },
+            finishReason: 'STOP',
+            index: 0,
+          },
+        ],
+        usageMetadata: usage,
+      });
     const body = JSON.parse(raw.toString('utf8')) as GeminiRequest;
     requests.push(body);
     const reply = script(body, requests.length - 1);
-    const part = 'text' in reply ? { text: reply.text } : { functionCall: { name: reply.call.name, args: reply.call.args } };
-    const chunk = { candidates: [{ content: { role: 'model', parts: [part] }, finishReason: 'STOP', index: 0 }], usageMetadata: usage, modelVersion: m[1] };
+    const part =
+      'text' in reply ? { text: reply.text } : { functionCall: { name: reply.call.name, args: reply.call.args } };
+    const chunk = {
+      candidates: [{ content: { role: 'model', parts: [part] }, finishReason: 'STOP', index: 0 }],
+      usageMetadata: usage,
+      modelVersion: m[1],
+    };
     return { status: 200, type: 'text/event-stream', body: `data: ${JSON.stringify(chunk)}\r\n\r\n` };
   });
   return { baseUrl: server.origin, requests, paths, close: () => server.close() };

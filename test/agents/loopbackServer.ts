@@ -6,7 +6,11 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** One answer: status, content type and body. */
-export interface LoopbackAnswer { status: number; type: string; body: string }
+export interface LoopbackAnswer {
+  status: number;
+  type: string;
+  body: string;
+}
 
 export interface Loopback {
   /** `http://127.0.0.1:<port>`. */
@@ -15,10 +19,16 @@ export interface Loopback {
 }
 
 /** A JSON answer. */
-export const json = (status: number, value: unknown): LoopbackAnswer => ({ status, type: 'application/json', body: JSON.stringify(value) });
+export const json = (status: number, value: unknown): LoopbackAnswer => ({
+  status,
+  type: 'application/json',
+  body: JSON.stringify(value),
+});
 
 /** Starts the server; `answer` gets the method, the path and the raw body (a thrown error answers 400 with its text). */
-export async function startLoopback(answer: (method: string, path: string, body: Buffer) => LoopbackAnswer): Promise<Loopback> {
+export async function startLoopback(
+  answer: (method: string, path: string, body: Buffer) => LoopbackAnswer,
+): Promise<Loopback> {
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (d: Buffer) => chunks.push(d));
@@ -40,6 +50,10 @@ export async function startLoopback(answer: (method: string, path: string, body:
   const { port } = server.address() as AddressInfo;
   return {
     origin: `http://127.0.0.1:${port}`,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -10,8 +10,27 @@ import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } fro
 import * as path from 'node:path';
 import { opencode, opencodeConfigDir } from '../../src/core/reach/agents/opencode.js';
 import { ensureTools, repoRoot, toolPaths } from '../harness/tools.js';
-import { buildCommand, firstViewStdout, ERROR_LINE, errorLineReply, handleIn, initContext, LOG_BYTES, listRuns, makeSandbox, NEEDLE, runAgent, type Sandbox } from './agentSandbox.js';
-import { startScriptedAnthropic, toolResultText, type MessagesRequest, type ScriptedAnthropic, type ScriptedReply } from './anthropicServer.js';
+import {
+  buildCommand,
+  firstViewStdout,
+  ERROR_LINE,
+  errorLineReply,
+  handleIn,
+  initContext,
+  LOG_BYTES,
+  listRuns,
+  makeSandbox,
+  NEEDLE,
+  runAgent,
+  type Sandbox,
+} from './agentSandbox.js';
+import {
+  startScriptedAnthropic,
+  toolResultText,
+  type MessagesRequest,
+  type ScriptedAnthropic,
+  type ScriptedReply,
+} from './anthropicServer.js';
 
 const TOOLS = process.env.BE_TOOLS_DIR ?? path.join(repoRoot, '.tools');
 const OPENCODE = toolPaths().opencode;
@@ -22,17 +41,32 @@ const BASH_ID = 'toolu_bash_1';
 const READ_ID = 'toolu_read_1';
 
 const env = (s: Sandbox): NodeJS.ProcessEnv => ({
-  PATH: `${path.dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`, HOME: s.home, TMPDIR: s.tmp, LANG: 'C.UTF-8', SHELL: '/bin/bash',
-  XDG_CONFIG_HOME: path.join(s.home, '.config'), XDG_DATA_HOME: path.join(s.home, '.local', 'share'), XDG_CACHE_HOME: path.join(s.home, '.cache'), XDG_STATE_HOME: path.join(s.home, '.local', 'state'),
-  OPENCODE_DISABLE_MODELS_FETCH: '1', OPENCODE_DISABLE_AUTOUPDATE: '1', OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
-  BOUNDED_EVIDENCE_STORAGE: s.storage, BOUNDED_EVIDENCE_CLI: s.shim,
+  PATH: `${path.dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`,
+  HOME: s.home,
+  TMPDIR: s.tmp,
+  LANG: 'C.UTF-8',
+  SHELL: '/bin/bash',
+  XDG_CONFIG_HOME: path.join(s.home, '.config'),
+  XDG_DATA_HOME: path.join(s.home, '.local', 'share'),
+  XDG_CACHE_HOME: path.join(s.home, '.cache'),
+  XDG_STATE_HOME: path.join(s.home, '.local', 'state'),
+  OPENCODE_DISABLE_MODELS_FETCH: '1',
+  OPENCODE_DISABLE_AUTOUPDATE: '1',
+  OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
+  BOUNDED_EVIDENCE_STORAGE: s.storage,
+  BOUNDED_EVIDENCE_CLI: s.shim,
 });
 
 /** The project's opencode.json (the scripted provider) plus, routed, what init plans for the project. */
 function configure(s: Sandbox, server: ScriptedAnthropic, routed: boolean): void {
-  const config: Record<string, unknown> = { $schema: 'https://opencode.ai/config.json', model: 'anthropic/claude-sonnet-4-5', provider: { anthropic: { options: { baseURL: `${server.baseUrl}/v1`, apiKey: 'sk-scripted-test' } } } };
+  const config: Record<string, unknown> = {
+    $schema: 'https://opencode.ai/config.json',
+    model: 'anthropic/claude-sonnet-4-5',
+    provider: { anthropic: { options: { baseURL: `${server.baseUrl}/v1`, apiKey: 'sk-scripted-test' } } },
+  };
   // opencode's own folder as it is once opencode has installed its plugin package (setup-tools.sh did that from the registry).
-  if (routed && existsSync(CONFIG_SEED)) cpSync(CONFIG_SEED, opencodeConfigDir({ env: env(s), home: s.home }), { recursive: true, verbatimSymlinks: true });
+  if (routed && existsSync(CONFIG_SEED))
+    cpSync(CONFIG_SEED, opencodeConfigDir({ env: env(s), home: s.home }), { recursive: true, verbatimSymlinks: true });
   if (routed) {
     const ctx = initContext(s, env(s));
     for (const e of opencode.plan(ctx, 'project').edits) {
@@ -60,7 +94,9 @@ describe('Reach: opencode from npm with a scripted Anthropic server on loopback'
     this.timeout(15 * 60_000);
     ensureTools();
   });
-  beforeEach(() => { sandbox = makeSandbox('opencode'); });
+  beforeEach(() => {
+    sandbox = makeSandbox('opencode');
+  });
   afterEach(async () => {
     await server?.close();
     server = undefined;
@@ -72,15 +108,23 @@ describe('Reach: opencode from npm with a scripted Anthropic server on loopback'
     server = await startScriptedAnthropic((req): ScriptedReply => {
       if (!isAgentTurn(req)) return { text: 'title' };
       turns.push(req);
-      return turns.length === 1 ? { tool: { id: BASH_ID, name: 'bash', input: { command: buildCommand, description: 'Build' } } } : { text: 'done' };
+      return turns.length === 1
+        ? { tool: { id: BASH_ID, name: 'bash', input: { command: buildCommand, description: 'Build' } } }
+        : { text: 'done' };
     });
     configure(sandbox, server, false);
-    const run = await runAgent(OPENCODE, ['run', 'Why does the build fail?'], { cwd: sandbox.workspace, env: env(sandbox), timeoutMs: TIMEOUT_MS });
+    const run = await runAgent(OPENCODE, ['run', 'Why does the build fail?'], {
+      cwd: sandbox.workspace,
+      env: env(sandbox),
+      timeoutMs: TIMEOUT_MS,
+    });
     assert.equal(run.code, 0, run.stderr.slice(-2000));
     const out = toolResultText(turns[1]!, BASH_ID);
     assert.ok(out);
     const bytes = Buffer.byteLength(out.text, 'utf8');
-    console.log(`[reach] opencode, no plugin: model received ${bytes} bytes of the ${LOG_BYTES}; needle ${out.text.includes(NEEDLE) ? 'reached' : 'NOT reached'}`);
+    console.log(
+      `[reach] opencode, no plugin: model received ${bytes} bytes of the ${LOG_BYTES}; needle ${out.text.includes(NEEDLE) ? 'reached' : 'NOT reached'}`,
+    );
     if (process.env.BE_DUMP) console.log(out.text.slice(0, 600), '\n…\n', out.text.slice(-600));
     // opencode 1.18.33 keeps a head and a tail (~50 KB), saves the whole output to a file of its own, and says nothing of the exit code.
     assert.ok(bytes > 40_000, `${bytes} bytes`);
@@ -89,22 +133,29 @@ describe('Reach: opencode from npm with a scripted Anthropic server on loopback'
     assert.ok(!out.text.includes(NEEDLE));
   });
 
-  it('with init\'s plugin (project scope): the bounded observation first, one read_tool_output the error line, the exit code; no .opencode/ in the project', async () => {
+  it("with init's plugin (project scope): the bounded observation first, one read_tool_output the error line, the exit code; no .opencode/ in the project", async () => {
     const turns: MessagesRequest[] = [];
     let handle = '';
     server = await startScriptedAnthropic((req): ScriptedReply => {
       if (!isAgentTurn(req)) return { text: 'title' };
       turns.push(req);
-      if (turns.length === 1) return { tool: { id: BASH_ID, name: 'bash', input: { command: buildCommand, description: 'Build' } } };
+      if (turns.length === 1)
+        return { tool: { id: BASH_ID, name: 'bash', input: { command: buildCommand, description: 'Build' } } };
       if (turns.length === 2) {
         handle = handleIn(toolResultText(req, BASH_ID)?.text);
-        return { tool: { id: READ_ID, name: 'bounded-evidence_read_tool_output', input: { handle, pattern: 'error TS' } } };
+        return {
+          tool: { id: READ_ID, name: 'bounded-evidence_read_tool_output', input: { handle, pattern: 'error TS' } },
+        };
       }
       return { text: 'The build fails on src/ledger/reconcile.ts line 412.' };
     });
     configure(sandbox, server, true);
     const started = Date.now();
-    const run = await runAgent(OPENCODE, ['run', 'Why does the build fail?'], { cwd: sandbox.workspace, env: env(sandbox), timeoutMs: TIMEOUT_MS });
+    const run = await runAgent(OPENCODE, ['run', 'Why does the build fail?'], {
+      cwd: sandbox.workspace,
+      env: env(sandbox),
+      timeoutMs: TIMEOUT_MS,
+    });
     const ms = Date.now() - started;
     assert.equal(run.code, 0, run.stderr.slice(-2000));
     assert.equal(turns.length, 3, `three model turns (${run.stderr.slice(-1000)})`);
@@ -119,7 +170,9 @@ describe('Reach: opencode from npm with a scripted Anthropic server on loopback'
     const read = toolResultText(turns[2]!, READ_ID);
     assert.ok(read, 'the read_tool_output result was given to the model');
     assert.ok(read.text.includes(errorLineReply()), read.text.slice(0, 600));
-    console.log(`[reach] opencode, plugin + MCP: model received ${obsBytes} bytes (bash) + ${Buffer.byteLength(read.text, 'utf8')} bytes (read_tool_output); needle at line ${ERROR_LINE}; session ${ms} ms`);
+    console.log(
+      `[reach] opencode, plugin + MCP: model received ${obsBytes} bytes (bash) + ${Buffer.byteLength(read.text, 'utf8')} bytes (read_tool_output); needle at line ${ERROR_LINE}; session ${ms} ms`,
+    );
     assert.equal(listRuns(sandbox).filter((r) => r.source?.kind === 'hook' && r.source.agent === 'opencode').length, 1);
     // Nothing was installed into the project: its folder holds only opencode.json (and the build's own files, none here).
     assert.deepEqual(readdirSync(sandbox.workspace), ['opencode.json']);

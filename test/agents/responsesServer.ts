@@ -24,7 +24,8 @@ export interface ResponsesRequest {
 }
 
 /** What the scripted model answers: text (ends the turn) or one function call. */
-export type ScriptedResponse = { text: string } | { call: { id: string; name: string; namespace?: string; arguments: Record<string, unknown> } };
+export type ScriptedResponse =
+  { text: string } | { call: { id: string; name: string; namespace?: string; arguments: Record<string, unknown> } };
 
 export interface ScriptedResponses {
   /** `http://127.0.0.1:<port>/v1`, for the provider's `base_url`. */
@@ -47,27 +48,65 @@ export function functionOutput(req: ResponsesRequest, callId: string): string | 
 
 function sse(reply: ScriptedResponse, model: string, n: number): string {
   const id = `resp_scripted_${n}`;
-  const item = 'text' in reply
-    ? { type: 'message', id: `msg_${n}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: reply.text, annotations: [] }] }
-    : { type: 'function_call', id: `fc_${n}`, status: 'completed', call_id: reply.call.id, name: reply.call.name, ...(reply.call.namespace ? { namespace: reply.call.namespace } : {}), arguments: JSON.stringify(reply.call.arguments) };
+  const item =
+    'text' in reply
+      ? {
+          type: 'message',
+          id: `msg_${n}`,
+          role: 'assistant',
+          status: 'completed',
+          content: [{ type: 'output_text', text: reply.text, annotations: [] }],
+        }
+      : {
+          type: 'function_call',
+          id: `fc_${n}`,
+          status: 'completed',
+          call_id: reply.call.id,
+          name: reply.call.name,
+          ...(reply.call.namespace ? { namespace: reply.call.namespace } : {}),
+          arguments: JSON.stringify(reply.call.arguments),
+        };
   const events: object[] = [
     { type: 'response.created', response: { id, object: 'response', model, status: 'in_progress', output: [] } },
     { type: 'response.output_item.added', output_index: 0, item: { ...item, status: 'in_progress' } },
     { type: 'response.output_item.done', output_index: 0, item },
-    { type: 'response.completed', response: { id, object: 'response', model, status: 'completed', output: [item], usage: { input_tokens: 1, input_tokens_details: { cached_tokens: 0 }, output_tokens: 1, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 2 } } },
+    {
+      type: 'response.completed',
+      response: {
+        id,
+        object: 'response',
+        model,
+        status: 'completed',
+        output: [item],
+        usage: {
+          input_tokens: 1,
+          input_tokens_details: { cached_tokens: 0 },
+          output_tokens: 1,
+          output_tokens_details: { reasoning_tokens: 0 },
+          total_tokens: 2,
+        },
+      },
+    },
   ];
   return events.map((e) => `event: ${(e as { type: string }).type}\ndata: ${JSON.stringify(e)}\n\n`).join('');
 }
 
-export async function startScriptedResponses(script: (req: ResponsesRequest, index: number) => ScriptedResponse): Promise<ScriptedResponses> {
+export async function startScriptedResponses(
+  script: (req: ResponsesRequest, index: number) => ScriptedResponse,
+): Promise<ScriptedResponses> {
   const requests: ResponsesRequest[] = [];
   const rawBodies: Buffer[] = [];
   const server = await startLoopback((method, pathname, raw) => {
-    if (method !== 'POST' || pathname !== '/v1/responses') return json(404, { error: { message: `scripted server: no ${method} ${pathname}` } });
+    if (method !== 'POST' || pathname !== '/v1/responses')
+      return json(404, { error: { message: `scripted server: no ${method} ${pathname}` } });
     const body = JSON.parse(raw.toString('utf8')) as ResponsesRequest;
     requests.push(body);
     rawBodies.push(raw);
-    return { status: 200, type: 'text/event-stream', body: sse(script(body, requests.length - 1), body.model, requests.length) };
+    return {
+      status: 200,
+      type: 'text/event-stream',
+      body: sse(script(body, requests.length - 1), body.model, requests.length),
+    };
   });
   return { baseUrl: `${server.origin}/v1`, requests, rawBodies, close: () => server.close() };
 }

@@ -46,12 +46,16 @@ describe('Inspector accessibility (axe-core) in a real workbench', function () {
     console.log(`    empty panel: ${empty.length === 0 ? 'no serious or critical violations' : JSON.stringify(empty)}`);
     assert.deepEqual(empty, []);
     // The empty panel offers what to do first as buttons; the first one asks for a command.
-    assert.deepEqual((await view.locator('#empty-state vscode-button').allTextContents()).map((t) => t.trim()),
-      ['Run Command and Capture…', 'Import File as Evidence…', 'Capture the Demo Build Log']);
+    assert.deepEqual(
+      (await view.locator('#empty-state vscode-button').allTextContents()).map((t) => t.trim()),
+      ['Run Command and Capture…', 'Import File as Evidence…', 'Capture the Demo Build Log'],
+    );
     await view.locator('#start-capture').click();
     const input = wb.page.locator('.quick-input-widget input');
     await input.waitFor({ state: 'visible' });
-    await input.fill(`node -e "for (let i = 0; i < 300; i++) console.log('line ' + i); console.error('bad'); process.exit(2)"`);
+    await input.fill(
+      `node -e "for (let i = 0; i < 300; i++) console.log('line ' + i); console.error('bad'); process.exit(2)"`,
+    );
     await input.press('Enter');
     await view.locator('#detail-outcome', { hasText: 'exit 2' }).waitFor({ timeout: 60_000 });
     assert.equal(await view.locator('#empty-state').isHidden(), true);
@@ -64,15 +68,22 @@ describe('Inspector accessibility (axe-core) in a real workbench', function () {
     await view.locator('#window .wline[aria-current="true"]').waitFor();
     const serious: string[] = [];
     for (const [theme, bodyClass] of themes) {
-      writeFileSync(path.join(wb.workspaceDir, '.vscode', 'settings.json'), JSON.stringify({ 'workbench.colorTheme': theme }, null, 2));
+      writeFileSync(
+        path.join(wb.workspaceDir, '.vscode', 'settings.json'),
+        JSON.stringify({ 'workbench.colorTheme': theme }, null, 2),
+      );
       await view.locator(`body.${bodyClass}`).waitFor({ timeout: 30_000 });
       await wb.page.waitForTimeout(500);
       const found = await axe();
-      const byImpact = found.reduce<Record<string, number>>((m, f) => ({ ...m, [f.impact]: (m[f.impact] ?? 0) + f.nodes }), {});
+      const byImpact = found.reduce<Record<string, number>>(
+        (m, f) => ({ ...m, [f.impact]: (m[f.impact] ?? 0) + f.nodes }),
+        {},
+      );
       console.log(`    ${theme}: ${found.length === 0 ? 'no violations' : JSON.stringify(byImpact)}`);
       for (const f of found) {
         console.log(`      ${f.impact} ${f.id} ×${f.nodes}: ${f.targets.join(' | ')} — ${f.summary}`);
-        if (f.impact === 'serious' || f.impact === 'critical') serious.push(`${theme}: ${f.id} (${f.targets.join(' | ')})`);
+        if (f.impact === 'serious' || f.impact === 'critical')
+          serious.push(`${theme}: ${f.id} (${f.targets.join(' | ')})`);
       }
       await wb.screenshot(`a11y-${bodyClass}`);
     }

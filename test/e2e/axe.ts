@@ -9,7 +9,13 @@ import type { Frame, Page } from 'playwright-core';
 const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 /** One axe violation: its rule, impact, how many nodes, the first few targets. */
-export interface Finding { id: string; impact: string; nodes: number; targets: string[]; summary: string }
+export interface Finding {
+  id: string;
+  impact: string;
+  nodes: number;
+  targets: string[];
+  summary: string;
+}
 
 /** The panel's content frame as a Frame (two iframes deep). */
 export async function panelFrame(page: Page): Promise<Frame> {
@@ -25,10 +31,10 @@ export async function axe(page: Page): Promise<Finding[]> {
 
 /** Every axe violation in one webview's content frame (the Savings view's, say). */
 export async function axeIn(frame: Frame): Promise<Finding[]> {
-  return await frame.evaluate(`${axeSource}
+  return (await frame.evaluate(`${axeSource}
     ;axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({
       id: v.id, impact: v.impact || 'none', nodes: v.nodes.length,
       targets: v.nodes.slice(0, 4).map((n) => n.target.join(' ')),
       summary: (v.nodes[0] && v.nodes[0].failureSummary || '').split('\\n').slice(0, 3).join(' '),
-    })))`) as Finding[];
+    })))`)) as Finding[];
 }

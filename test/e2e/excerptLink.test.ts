@@ -47,7 +47,7 @@ describe('Excerpt links followed in a real browser workbench', function () {
   async function closeAllEditors(): Promise<void> {
     await wb.runCommand('View: Close All Editors');
     const dontSave = wb.page.locator('.monaco-dialog-box .monaco-button', { hasText: "Don't Save" });
-    for (const deadline = Date.now() + 30_000; await wb.page.locator('.tabs-container .tab').count() > 0;) {
+    for (const deadline = Date.now() + 30_000; (await wb.page.locator('.tabs-container .tab').count()) > 0;) {
       if (Date.now() > deadline) throw new Error('editors still open');
       if (await dontSave.isVisible()) await dontSave.click();
       await wb.page.waitForTimeout(200);
@@ -70,7 +70,9 @@ describe('Excerpt links followed in a real browser workbench', function () {
     await view.locator('#lines-from input').fill(String(from));
     await view.locator('#lines-count input').fill(String(count));
     await view.locator('#fetch-lines').click();
-    await view.locator('#window-position', { hasText: count === 1 ? `line ${from} ` : `lines ${from}–${from + count - 1} ` }).waitFor();
+    await view
+      .locator('#window-position', { hasText: count === 1 ? `line ${from} ` : `lines ${from}–${from + count - 1} ` })
+      .waitFor();
   }
 
   /** Shows lines [from, from + count) in the panel and copies their excerpt; returns the excerpt. */
@@ -101,7 +103,10 @@ describe('Excerpt links followed in a real browser workbench', function () {
     assert.equal(await text(view.locator('#id-handle')), handle);
     assert.match(await text(view.locator('#detail-title')), /^stdout of /);
     assert.deepEqual(await view.locator('#window .wline.hit .tx').allTextContents(), lines);
-    assert.match(await text(view.locator('#window-position')), new RegExp(`^bytes \\[${start}, ${end}\\) .* — Linked bytes \\[${start}, ${end}\\)$`));
+    assert.match(
+      await text(view.locator('#window-position')),
+      new RegExp(`^bytes \\[${start}, ${end}\\) .* — Linked bytes \\[${start}, ${end}\\)$`),
+    );
   }
 
   /** Opens Open Evidence Link… and submits `text` as pasted. */
@@ -114,7 +119,8 @@ describe('Excerpt links followed in a real browser workbench', function () {
   }
 
   /** A screenshot of the callback tab, beside the workbench's (test-output/e2e/). */
-  const tabShot = (tab: Page, name: string): Promise<Buffer> => tab.screenshot({ path: path.join(outputDir, 'e2e', `${name}.png`) });
+  const tabShot = (tab: Page, name: string): Promise<Buffer> =>
+    tab.screenshot({ path: path.join(outputDir, 'e2e', `${name}.png`) });
 
   /** Pastes the clipboard into a new untitled editor and Ctrl+clicks the link in it; returns the tab the browser opened. */
   async function pasteAndCtrlClick(link: string, shot?: string): Promise<Page> {
@@ -152,7 +158,10 @@ describe('Excerpt links followed in a real browser workbench', function () {
     return tab;
   }
 
-  for (const [width, height, from] of [[1920, 1080, 120], [900, 700, 250]] as const) {
+  for (const [width, height, from] of [
+    [1920, 1080, 120],
+    [900, 700, 250],
+  ] as const) {
     it(`${width}×${height}: Ctrl+click on the link pasted into an editor opens the inspector on exactly that call and window (the new tab's callback page tells the open window)`, async () => {
       await wb.page.setViewportSize({ width, height });
       await showOutput();
@@ -160,14 +169,18 @@ describe('Excerpt links followed in a real browser workbench', function () {
       const excerpt = await copyExcerptOfLines(from, 3);
       const link = linkOf(excerpt);
       const u = new URL(link);
-      assert.equal(u.origin, new URL(wb.page.url()).origin, 'the link is this workbench\'s own address');
+      assert.equal(u.origin, new URL(wb.page.url()).origin, "the link is this workbench's own address");
       assert.equal(u.searchParams.get('vscode-query'), `handle=${handle}&bytes=${start}-${end}`);
 
       // Nothing of it on screen any more: every editor closed, the inspector too.
       await closeAllEditors();
       const t0 = Date.now();
       const tab = await pasteAndCtrlClick(link, `excerpt-link-pasted-${width}x${height}`);
-      await showsLinkedWindow(start, end, [`excerpt row ${from}`, `excerpt row ${from + 1}`, `excerpt row ${from + 2}`]);
+      await showsLinkedWindow(start, end, [
+        `excerpt row ${from}`,
+        `excerpt row ${from + 1}`,
+        `excerpt row ${from + 2}`,
+      ]);
       figures[`${width}x${height}`] = `${Date.now() - t0} ms from Ctrl+click to the window on screen`;
       await wb.screenshot(`excerpt-link-followed-${width}x${height}`);
       await tabShot(tab, `excerpt-link-callback-tab-${width}x${height}`);
@@ -184,14 +197,17 @@ describe('Excerpt links followed in a real browser workbench', function () {
     await (await pasteAndCtrlClick(link)).close();
     await showsLinkedWindow(start, end, ['excerpt row 300', 'excerpt row 301']);
     // The same link again, from the editor it was pasted into: the tab opens, the window is not told.
-    await wb.page.locator('.tabs-container .tab', { hasText: /Untitled-\d+/ }).last().click();
+    await wb.page
+      .locator('.tabs-container .tab', { hasText: /Untitled-\d+/ })
+      .last()
+      .click();
     const again = await ctrlClick(link);
     // The workbench reads a callback within a second of its page writing it; three seconds on,
     // the editor is still in front (a delivered link reveals the inspector, as the first follow did).
     await wb.page.waitForTimeout(3000);
     await again.close();
     assert.match(await text(wb.page.locator('.tabs-container .tab.active')), /Untitled-\d+/);
-    figures.secondFollow = 'not delivered (VS Code\'s callback is single-use)';
+    figures.secondFollow = "not delivered (VS Code's callback is single-use)";
 
     // The same address pasted into Open Evidence Link… opens exactly that window (another one on screen first).
     await wb.page.locator('.tabs-container .tab', { hasText: 'Evidence Inspector' }).click();
@@ -201,8 +217,11 @@ describe('Excerpt links followed in a real browser workbench', function () {
     // A forged one (another route of the same host) opens nothing and says why, once.
     await pasteIntoOpenEvidenceLink(link.replace('/callback?', '/login?'));
     await wb.runCommand('Notifications: Show Notifications');
-    const said = 'Bounded Evidence: this evidence link is not valid: an http(s) link must be the workbench\'s /callback?vscode-… address an excerpt gives. Nothing was opened.';
-    await wb.page.locator('.notifications-center .notification-list-item', { hasText: said }).waitFor({ timeout: 30_000 });
+    const said =
+      "Bounded Evidence: this evidence link is not valid: an http(s) link must be the workbench's /callback?vscode-… address an excerpt gives. Nothing was opened.";
+    await wb.page
+      .locator('.notifications-center .notification-list-item', { hasText: said })
+      .waitFor({ timeout: 30_000 });
     await wb.screenshot('excerpt-link-forged-900x700');
     await wb.runCommand('Notifications: Clear All Notifications');
     await view.locator(`#window[data-start="${start}"][data-end="${end}"]`).waitFor();

@@ -13,7 +13,9 @@ export const mochaHooks = {
       try {
         const file = await wb.screenshot(`failures/${wb.label}-${this.currentTest.fullTitle()}`);
         console.log(`    screenshot of the failure: ${file}`);
-      } catch { /* the page may be gone */ }
+      } catch {
+        /* the page may be gone */
+      }
     }
   },
 };

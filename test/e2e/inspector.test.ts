@@ -21,12 +21,19 @@ declare const navigator: { clipboard: { readText(): Promise<string>; writeText(t
 
 const fixtures = path.join(__dirname, 'fixtures', 'workspace');
 const sha = (b: Uint8Array | string): string => createHash('sha256').update(b).digest('hex');
-const median = (xs: number[]): number => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2; };
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
 /** Figures printed at the end (the closing note quotes them). */
 const figures: Record<string, string> = {};
 
 /** The bytes the fixture prints, computed here independently of the extension. */
-const bigLog = execFileSync(process.execPath, [path.join(fixtures, 'big-log.js')], { maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'ignore'] });
+const bigLog = execFileSync(process.execPath, [path.join(fixtures, 'big-log.js')], {
+  maxBuffer: 64 * 1024 * 1024,
+  stdio: ['ignore', 'pipe', 'ignore'],
+});
 const bigLogText = bigLog.toString('utf8');
 const errorLineIndex = bigLogText.split('\n').findIndex((l) => l.includes('error TS2345'));
 
@@ -94,7 +101,9 @@ describe('Evidence Inspector in a real workbench', function () {
     const heading = view.locator('h1');
     await heading.waitFor({ timeout: 30_000 });
     assert.equal(await text(heading), 'Evidence Inspector');
-    baselineScripts = await inPage(() => (globalThis as unknown as { document: { scripts: { length: number } } }).document.scripts.length);
+    baselineScripts = await inPage(
+      () => (globalThis as unknown as { document: { scripts: { length: number } } }).document.scripts.length,
+    );
     assert.ok(baselineScripts >= 1);
     await wb.screenshot('inspector-opened');
   });
@@ -106,12 +115,18 @@ describe('Evidence Inspector in a real workbench', function () {
     handle = await text(view.locator('#id-handle'));
     assert.match(handle, /^out_[a-z2-7]{26}$/);
     assert.equal(await text(view.locator('#id-sha')), sha(bigLog));
-    assert.equal(await text(view.locator('#id-size')), `${bigLog.length.toLocaleString('en-US')} bytes (${(bigLog.length / 1048576).toFixed(1)} MiB)`);
+    assert.equal(
+      await text(view.locator('#id-size')),
+      `${bigLog.length.toLocaleString('en-US')} bytes (${(bigLog.length / 1048576).toFixed(1)} MiB)`,
+    );
     assert.equal(await text(view.locator('#id-lines')), (60_000).toLocaleString('en-US'));
     // The selected row in the list says the same.
     const row = view.locator('.vlist-row.selected');
     assert.equal(await text(row.locator('.c1')), 'stdout');
-    assert.equal(await text(row.locator('.c4')), `${(bigLog.length / 1048576).toFixed(1)} MiB (${bigLog.length.toLocaleString('en-US')} bytes)`);
+    assert.equal(
+      await text(row.locator('.c4')),
+      `${(bigLog.length / 1048576).toFixed(1)} MiB (${bigLog.length.toLocaleString('en-US')} bytes)`,
+    );
     assert.equal(await text(row.locator('.c5')), handle);
     assert.equal(await text(row.locator('.sha')), sha(bigLog).slice(0, 12));
     assert.equal(await row.locator('.sha').getAttribute('title'), sha(bigLog));
@@ -131,7 +146,10 @@ describe('Evidence Inspector in a real workbench', function () {
     // line number and the byte offset of its match (the TypeScript rule matches from the line's start).
     const errorLine = bigLogText.split('\n')[errorLineIndex]!;
     const errorAt = Buffer.byteLength(bigLogText.split('\n').slice(0, errorLineIndex).join('\n')) + 1;
-    assert.equal(await text(view.locator('#preview-errors .error-line')), `line ${errorLineIndex + 1}, byte ${errorAt}: ${errorLine}`);
+    assert.equal(
+      await text(view.locator('#preview-errors .error-line')),
+      `line ${errorLineIndex + 1}, byte ${errorAt}: ${errorLine}`,
+    );
     assert.equal(await text(view.locator('#preview-errors mark')), errorLine);
     assert.equal(await text(view.locator('#preview-errors-label')), 'Error lines the model saw first · 1 of 1');
     await wb.screenshot('inspector-captured-log');
@@ -148,7 +166,13 @@ describe('Evidence Inspector in a real workbench', function () {
     // The window around it marks the hit line, with the exact byte position in the header.
     await view.locator('#window .wline.hit').waitFor();
     assert.equal(await text(view.locator('#window .wline.hit .ln')), String(errorLineIndex + 1));
-    const errStart = Buffer.byteLength(bigLogText.split('\n').slice(0, errorLineIndex - 3).join('\n')) + 1;
+    const errStart =
+      Buffer.byteLength(
+        bigLogText
+          .split('\n')
+          .slice(0, errorLineIndex - 3)
+          .join('\n'),
+      ) + 1;
     assert.match(await text(view.locator('#window-position')), new RegExp(`^bytes \\[${errStart}, \\d+\\)`));
     // A bad regular expression is answered inline.
     await type('pattern', '(unclosed');
@@ -160,11 +184,15 @@ describe('Evidence Inspector in a real workbench', function () {
     await type('lines-from', String(errorLineIndex + 1));
     await type('lines-count', '1');
     await view.locator('#fetch-lines').click();
-    await view.locator('#window-position', { hasText: `line ${(errorLineIndex + 1).toLocaleString('en-US')} ` }).waitFor();
+    await view
+      .locator('#window-position', { hasText: `line ${(errorLineIndex + 1).toLocaleString('en-US')} ` })
+      .waitFor();
     assert.deepEqual(await windowLines(), [bigLogText.split('\n')[errorLineIndex]]);
     // Paging moves by the window's size.
     await view.locator('#page-next').click();
-    await view.locator('#window-position', { hasText: `line ${(errorLineIndex + 2).toLocaleString('en-US')} ` }).waitFor();
+    await view
+      .locator('#window-position', { hasText: `line ${(errorLineIndex + 2).toLocaleString('en-US')} ` })
+      .waitFor();
     assert.deepEqual(await windowLines(), [bigLogText.split('\n')[errorLineIndex + 1]]);
   });
 
@@ -175,7 +203,10 @@ describe('Evidence Inspector in a real workbench', function () {
     const expected = bigLog.subarray(start, end).toString('utf8').split('\n');
     if (expected[expected.length - 1] === '') expected.pop();
     assert.deepEqual(await windowLines(), expected);
-    assert.match(await text(view.locator('#window-position')), new RegExp(`^bytes \\[${start}, ${end}\\) · 16,384 bytes · lines `));
+    assert.match(
+      await text(view.locator('#window-position')),
+      new RegExp(`^bytes \\[${start}, ${end}\\) · 16,384 bytes · lines `),
+    );
     // Next page: the following 16 KiB, moved to whole characters (ASCII here: exactly).
     await view.locator('#page-next').click();
     await view.locator(`#window[data-start="${end}"][data-end="${end + 16_384}"]`).waitFor();
@@ -189,7 +220,10 @@ describe('Evidence Inspector in a real workbench', function () {
     figures.fetch16KiBMedianMs = median(times).toFixed(1);
     figures.fetch16KiBLastRenderMs = String(await inPage(() => document.body.dataset.lastRenderMs));
     figures.fetch16KiBAllMs = times.map((t) => t.toFixed(0)).join(', ');
-    figures.fetch16KiBLoadAverage = (await import('node:os')).loadavg().map((x) => x.toFixed(1)).join(' ');
+    figures.fetch16KiBLoadAverage = (await import('node:os'))
+      .loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ');
     // Reading on with Next: the next window was read ahead while this one was on screen (a
     // person reads before pressing Next; 400 ms here), so no round trip is waited for. Exact bytes every time.
     const nexts: number[] = [];
@@ -200,7 +234,10 @@ describe('Evidence Inspector in a real workbench', function () {
       await view.locator('#page-next').click();
       await view.locator(`body:not([data-fetch-seq="${before}"])`).waitFor();
       await view.locator(`#window[data-start="${at}"][data-end="${at + 16_384}"]`).waitFor();
-      const want = bigLog.subarray(at, at + 16_384).toString('utf8').split('\n');
+      const want = bigLog
+        .subarray(at, at + 16_384)
+        .toString('utf8')
+        .split('\n');
       if (want[want.length - 1] === '') want.pop();
       assert.deepEqual(await windowLines(), want);
       assert.equal(await inPage(() => document.body.dataset.lastFetchReadAhead), 'true');
@@ -229,7 +266,9 @@ describe('Evidence Inspector in a real workbench', function () {
     const bytes = bigLog.subarray(start, end);
     const body = bytes.toString('utf8');
     return [
-      '```text', `${body.endsWith('\n') ? body : `${body}\n`}\`\`\``, '',
+      '```text',
+      `${body.endsWith('\n') ? body : `${body}\n`}\`\`\``,
+      '',
       'Evidence excerpt (exact text):',
       `- handle: \`${handle}\``,
       `- range: bytes [${start}, ${end}), ${lines === 1 ? `line ${firstLine + 1}` : `lines ${firstLine + 1}–${firstLine + lines}`}`,
@@ -248,8 +287,17 @@ describe('Evidence Inspector in a real workbench', function () {
     const link = new URL(m[1]!);
     assert.equal(link.origin, new URL(wb.page.url()).origin, `the link is this workbench's own address: ${m[1]}`);
     const p = link.searchParams;
-    assert.deepEqual([link.pathname.replace(/^\/[^/]+\/callback$/, '/callback'), p.get('vscode-scheme'), p.get('vscode-authority'), p.get('vscode-path'), p.get('vscode-query')],
-      ['/callback', 'code-oss', 'bounded-evidence.bounded-evidence', '/open', `handle=${handle}&bytes=${start}-${end}`], m[1]);
+    assert.deepEqual(
+      [
+        link.pathname.replace(/^\/[^/]+\/callback$/, '/callback'),
+        p.get('vscode-scheme'),
+        p.get('vscode-authority'),
+        p.get('vscode-path'),
+        p.get('vscode-query'),
+      ],
+      ['/callback', 'code-oss', 'bounded-evidence.bounded-evidence', '/open', `handle=${handle}&bytes=${start}-${end}`],
+      m[1],
+    );
     return { excerpt: excerpt.replace(m[0], '- open: <LINK>'), link: m[1]! };
   }
   const errStart = (): number => Buffer.byteLength(bigLogText.split('\n').slice(0, errorLineIndex).join('\n')) + 1;
@@ -260,7 +308,11 @@ describe('Evidence Inspector in a real workbench', function () {
     await wb.page.evaluate(() => navigator.clipboard.writeText('(empty)'));
     await view.locator('#copy-excerpt').click();
     await view.locator('#action-result', { hasText: 'copied with its provenance' }).waitFor();
-    assert.equal(await view.getByText(/copied with its provenance/).count(), 1, 'the result is said once, beside the buttons');
+    assert.equal(
+      await view.getByText(/copied with its provenance/).count(),
+      1,
+      'the result is said once, beside the buttons',
+    );
     const copied = openLinkOf(await workbenchClipboard(), errStart(), errEnd());
     assert.equal(copied.excerpt, expectedExcerpt(errStart(), errEnd(), errorLineIndex, 1));
   });
@@ -275,10 +327,13 @@ describe('Evidence Inspector in a real workbench', function () {
     if (said.startsWith('Excerpt placed in the chat input')) {
       figures.sendToChat = 'chat input';
       // Monaco renders the visible part of the input; wrapped pieces of a line are adjacent.
-      const input = wb.page.locator('.part.auxiliarybar .monaco-editor .view-lines', { hasText: 'error TS2345' }).first();
+      const input = wb.page
+        .locator('.part.auxiliarybar .monaco-editor .view-lines', { hasText: 'error TS2345' })
+        .first();
       await input.waitFor({ timeout: 30_000 });
       const shown = ((await input.textContent()) ?? '').replace(/\u00a0/g, ' ');
-      for (const line of ['```text', 'error TS2345', 'Evidence excerpt (exact text):', `- handle: \`${handle}\``]) assert.ok(shown.includes(line), `chat input lacks ${line}: ${shown.slice(0, 400)}`);
+      for (const line of ['```text', 'error TS2345', 'Evidence excerpt (exact text):', `- handle: \`${handle}\``])
+        assert.ok(shown.includes(line), `chat input lacks ${line}: ${shown.slice(0, 400)}`);
       // Not sent: a sent request clears the input; it still holds the excerpt a moment later.
       await wb.page.waitForTimeout(1000);
       assert.ok(((await input.textContent()) ?? '').replace(/\u00a0/g, ' ').includes('Evidence excerpt'));
@@ -292,16 +347,25 @@ describe('Evidence Inspector in a real workbench', function () {
   it('verifies every byte and opens the artifact in the editor', async () => {
     await view.locator('#verify').click();
     await view.locator('#verdict.ok').waitFor({ timeout: 60_000 });
-    assert.match(await text(view.locator('#verdict')), new RegExp(`^Verified: all ${bigLog.length.toLocaleString('en-US')} bytes match sha256 ${sha(bigLog)} \\(\\d+ ms\\)\\.$`));
+    assert.match(
+      await text(view.locator('#verdict')),
+      new RegExp(
+        `^Verified: all ${bigLog.length.toLocaleString('en-US')} bytes match sha256 ${sha(bigLog)} \\(\\d+ ms\\)\\.$`,
+      ),
+    );
     await view.locator('#open-editor').click();
     // The tab names the output and its lines in the log's terms, with the header's page number.
-    await wb.page.locator('.tabs-container .tab', { hasText: new RegExp(`${handle} lines \\d+–\\d+ \\(page \\d+ of \\d+\\)`) }).first().waitFor({ timeout: 30_000 });
+    await wb.page
+      .locator('.tabs-container .tab', { hasText: new RegExp(`${handle} lines \\d+–\\d+ \\(page \\d+ of \\d+\\)`) })
+      .first()
+      .waitFor({ timeout: 30_000 });
     // Its gutter counts output lines: the editor's own numbers are off, and the number drawn
     // before each line is that line's number in the output (the text beside it is that line).
     const editor = wb.page.locator('.editor-instance .monaco-editor').first();
     await editor.locator('.view-line').first().waitFor();
     // (A string: the page's DOM types are not this suite's, and tsx would add helpers the page lacks.)
-    const rows = async (): Promise<{ n: string; text: string }[]> => await wb.page.evaluate(`(() => {
+    const rows = async (): Promise<{ n: string; text: string }[]> =>
+      await wb.page.evaluate(`(() => {
       const ed = document.querySelector('.editor-instance .monaco-editor');
       const out = [];
       for (const line of ed ? Array.from(ed.querySelectorAll('.view-line')) : []) {
@@ -319,13 +383,17 @@ describe('Evidence Inspector in a real workbench', function () {
     const numbered = shown.filter((r) => r.n);
     assert.ok(numbered.length >= 5, JSON.stringify(shown.slice(0, 5)));
     const outputLines = bigLogText.split('\n');
-    for (const r of numbered) assert.equal(r.text, outputLines[Number(r.n.replace(/,/g, '')) - 1], `the line numbered ${r.n}`);
-    assert.equal(await editor.locator('.margin .line-numbers').count(), 0, 'the editor\'s own line numbers are off');
+    for (const r of numbered)
+      assert.equal(r.text, outputLines[Number(r.n.replace(/,/g, '')) - 1], `the line numbered ${r.n}`);
+    assert.equal(await editor.locator('.margin .line-numbers').count(), 0, "the editor's own line numbers are off");
     // The status bar says the cursor's line in output terms too (its "Ln" counts page lines).
     const statusItem = wb.page.locator('.statusbar-item', { hasText: /^Output line [\d,]+$/ });
     await statusItem.waitFor({ timeout: 10_000 });
     const cursorN = (await text(statusItem)).replace('Output line ', '');
-    assert.ok(numbered.some((r) => r.n === cursorN), `the cursor's output line ${cursorN} is on screen`);
+    assert.ok(
+      numbered.some((r) => r.n === cursorN),
+      `the cursor's output line ${cursorN} is on screen`,
+    );
     await wb.screenshot('inspector-open-in-editor-gutter');
     // Back to the inspector for what follows.
     await wb.page.locator('.tabs-container .tab', { hasText: 'Evidence Inspector' }).click();
@@ -346,7 +414,10 @@ describe('Evidence Inspector in a real workbench', function () {
     assert.equal(await list.getAttribute('aria-activedescendant'), 'row-2');
     // The row's accessible name is its visible text (label in name): name, exact size, handle, storage state.
     assert.equal(await view.locator('#row-2').getAttribute('aria-label'), null);
-    assert.match(await text(view.locator('#row-2')), new RegExp(`^stdout.*\\(${bigLog.length.toLocaleString('en-US')} bytes\\)${handle}.*blob`));
+    assert.match(
+      await text(view.locator('#row-2')),
+      new RegExp(`^stdout.*\\(${bigLog.length.toLocaleString('en-US')} bytes\\)${handle}.*blob`),
+    );
     await list.press('c');
     await view.locator('#status', { hasText: 'Copied the sha256.' }).waitFor();
     assert.equal(await workbenchClipboard(), sha(bigLog));
@@ -356,9 +427,13 @@ describe('Evidence Inspector in a real workbench', function () {
     await list.press('Enter');
     await view.locator('#detail-title', { hasText: 'stdout of' }).waitFor();
     // Every control has an accessible name.
-    const unnamed = await view.locator('vscode-button').evaluateAll((els) => els.filter((e) => !(e.textContent ?? '').trim()).length);
+    const unnamed = await view
+      .locator('vscode-button')
+      .evaluateAll((els) => els.filter((e) => !(e.textContent ?? '').trim()).length);
     assert.equal(unnamed, 0);
-    const fields = await view.locator('vscode-textfield, vscode-single-select').evaluateAll((els) => els.filter((e) => !e.getAttribute('label')).length);
+    const fields = await view
+      .locator('vscode-textfield, vscode-single-select')
+      .evaluateAll((els) => els.filter((e) => !e.getAttribute('label')).length);
     assert.equal(fields, 0);
     // A button is reachable and pressed with the keyboard.
     await view.locator('#verify').focus();
@@ -382,8 +457,14 @@ describe('Evidence Inspector in a real workbench', function () {
     await view.locator('#detail-title', { hasText: 'stdout of' }).waitFor({ timeout: 30_000 });
     await view.locator('#window .wline.hit').waitFor();
     assert.equal(await text(view.locator('#window-position')), position);
-    assert.equal(await view.locator('#filter-text').evaluate((e) => (e as unknown as { value: string }).value), 'evidence_runCommand');
-    assert.equal(await view.locator('#pattern').evaluate((e) => (e as unknown as { value: string }).value), 'error TS\\d+');
+    assert.equal(
+      await view.locator('#filter-text').evaluate((e) => (e as unknown as { value: string }).value),
+      'evidence_runCommand',
+    );
+    assert.equal(
+      await view.locator('#pattern').evaluate((e) => (e as unknown as { value: string }).value),
+      'error TS\\d+',
+    );
     await type('filter-text', '');
   });
 
@@ -394,7 +475,7 @@ describe('Evidence Inspector in a real workbench', function () {
     const lines = await windowLines();
     assert.deepEqual(lines, [
       '<script>window.__pwned = "script"; document.body.dataset.pwned = "script"</script>',
-      '<img src=x onerror="window.__pwned = \'img\'; document.body.dataset.pwned = \'img\'">',
+      "<img src=x onerror=\"window.__pwned = 'img'; document.body.dataset.pwned = 'img'\">",
       '<svg onload="window.__pwned = \'svg\'"></svg><iframe src="javascript:parent.__pwned=\'iframe\'"></iframe>',
       '<a href="javascript:window.__pwned=\'link\'" id="evil-link">click me</a> [md](javascript:alert(1))',
       'red ANSI then bold green osc link cleared?',
@@ -404,11 +485,19 @@ describe('Evidence Inspector in a real workbench', function () {
     assert.equal(await text(view.locator('#window .a-fg1')), 'red ANSI');
     assert.equal(await text(view.locator('#window .a-fg2.a-b')), 'bold green');
     const probe = await inPage(() => {
-      const g = globalThis as unknown as { __pwned?: unknown; document: { body: { dataset: Record<string, string | undefined> }; querySelectorAll(s: string): { length: number } } };
+      const g = globalThis as unknown as {
+        __pwned?: unknown;
+        document: {
+          body: { dataset: Record<string, string | undefined> };
+          querySelectorAll(s: string): { length: number };
+        };
+      };
       const d = g.document;
       return {
-        pwned: g.__pwned ?? null, dataset: d.body.dataset.pwned ?? null,
-        scripts: (d as unknown as { scripts: { length: number } }).scripts.length, injected: d.querySelectorAll('img, svg, iframe, a, #evil-link, [onerror], [onload]').length,
+        pwned: g.__pwned ?? null,
+        dataset: d.body.dataset.pwned ?? null,
+        scripts: (d as unknown as { scripts: { length: number } }).scripts.length,
+        injected: d.querySelectorAll('img, svg, iframe, a, #evil-link, [onerror], [onload]').length,
         csp: d.body.dataset.cspViolations ?? null,
       };
     });
@@ -459,7 +548,10 @@ describe('Evidence Inspector in a real workbench', function () {
     // shown twice (state, then the page that holds its row): wait for the settled text.
     await view.locator('#window-position', { hasText: position }).waitFor({ timeout: 30_000 });
     assert.equal(await text(view.locator('#window-position')), position);
-    assert.equal(await view.locator('#pattern').evaluate((e) => (e as unknown as { value: string }).value), 'error TS\\d+');
+    assert.equal(
+      await view.locator('#pattern').evaluate((e) => (e as unknown as { value: string }).value),
+      'error TS\\d+',
+    );
   });
 
   /** Calls seeded below: 100 runs of 100 calls; call `i` is in run `batch ⌊i/100⌋` and reads `src/file-<i>.ts`. */
@@ -467,17 +559,39 @@ describe('Evidence Inspector in a real workbench', function () {
   const stored = seeded + 2;
   const count = (n: number): string => n.toLocaleString('en-US');
   /** The visible call rows: their index in the list's order and their arguments, as rendered. */
-  const visibleCalls = (): Promise<{ index: number; args: string; tool: string }[]> => view.locator('.vlist-row[data-kind="call"]:not([hidden])').evaluateAll((els) =>
-    els.map((e) => ({ index: Number((e as unknown as { dataset: { call: string } }).dataset.call), args: e.querySelector('.c8')?.textContent ?? '', tool: e.querySelector('.c1')?.textContent ?? '' })));
+  const visibleCalls = (): Promise<{ index: number; args: string; tool: string }[]> =>
+    view.locator('.vlist-row[data-kind="call"]:not([hidden])').evaluateAll((els) =>
+      els.map((e) => ({
+        index: Number((e as unknown as { dataset: { call: string } }).dataset.call),
+        args: e.querySelector('.c8')?.textContent ?? '',
+        tool: e.querySelector('.c1')?.textContent ?? '',
+      })),
+    );
   /** Waits until no row on screen is still loading. */
-  const settled = (): Promise<void> => view.locator('#calls:not([aria-busy="true"])').waitFor({ timeout: 60_000 })
-    .then(() => view.locator('.vlist-row[data-kind="pending"]:not([hidden])').first().waitFor({ state: 'detached', timeout: 60_000 }).catch(async () => {
-      assert.equal(await view.locator('.vlist-row[data-kind="pending"]:not([hidden])').count(), 0, 'rows still loading on screen');
-    }));
+  const settled = (): Promise<void> =>
+    view
+      .locator('#calls:not([aria-busy="true"])')
+      .waitFor({ timeout: 60_000 })
+      .then(() =>
+        view
+          .locator('.vlist-row[data-kind="pending"]:not([hidden])')
+          .first()
+          .waitFor({ state: 'detached', timeout: 60_000 })
+          .catch(async () => {
+            assert.equal(
+              await view.locator('.vlist-row[data-kind="pending"]:not([hidden])').count(),
+              0,
+              'rows still loading on screen',
+            );
+          }),
+      );
 
   it('lists 10,000 recorded calls in host pages: first rows from the first page, later pages fetched on scroll with the right rows', async () => {
     // Seed through the core's own RunStore, over the workspace's run logs.
-    const logFile = findFile(wb.server.runDir, (f) => f.endsWith('.jsonl') && f.includes('bounded-evidence') && f.includes(`${path.sep}logs${path.sep}`));
+    const logFile = findFile(
+      wb.server.runDir,
+      (f) => f.endsWith('.jsonl') && f.includes('bounded-evidence') && f.includes(`${path.sep}logs${path.sep}`),
+    );
     assert.ok(logFile, 'no run log in the workspace storage');
     const tenantDir = path.dirname(logFile);
     const store = await RunStore.open({ logsDir: path.dirname(tenantDir), tenant: path.basename(tenantDir) });
@@ -494,10 +608,15 @@ describe('Evidence Inspector in a real workbench', function () {
     figures.seed10kCallsMs = String(Date.now() - t0);
 
     await wb.runCommand('View: Close All Editors');
-    await view.locator('h1').waitFor({ state: 'detached', timeout: 30_000 }).catch(() => undefined);
+    await view
+      .locator('h1')
+      .waitFor({ state: 'detached', timeout: 30_000 })
+      .catch(() => undefined);
     const t1 = Date.now();
     await wb.runCommand('Bounded Evidence: Open Inspector');
-    await view.locator('#list-summary', { hasText: `${count(stored)} of ${count(stored)} calls` }).waitFor({ timeout: 60_000 });
+    await view
+      .locator('#list-summary', { hasText: `${count(stored)} of ${count(stored)} calls` })
+      .waitFor({ timeout: 60_000 });
     await view.locator('.vlist-row[data-kind="call"]').first().waitFor();
     figures.firstRows10kWallMsFromCommand = String(Date.now() - t1);
     const t = await inPage(() => ({ ...document.body.dataset }));
@@ -515,11 +634,17 @@ describe('Evidence Inspector in a real workbench', function () {
     // Scroll far: the pages there are fetched and hold exactly the calls of their positions.
     const list = view.locator('#calls');
     for (const at of [0.5, 0.93]) {
-      await list.evaluate((el, f) => { const vp = el as unknown as { scrollTop: number; scrollHeight: number; clientHeight: number }; vp.scrollTop = f * (vp.scrollHeight - vp.clientHeight); }, at);
+      await list.evaluate((el, f) => {
+        const vp = el as unknown as { scrollTop: number; scrollHeight: number; clientHeight: number };
+        vp.scrollTop = f * (vp.scrollHeight - vp.clientHeight);
+      }, at);
       await settled();
       const rows = await visibleCalls();
       assert.ok(rows.length >= 3, `no call rows at ${at}`);
-      assert.ok(rows.every((c) => c.index > 1000), `rows at ${at}: ${rows.map((c) => c.index).join(',')}`);
+      assert.ok(
+        rows.every((c) => c.index > 1000),
+        `rows at ${at}: ${rows.map((c) => c.index).join(',')}`,
+      );
       for (const c of rows) assert.equal(c.args, `{"path":"src/file-${seeded - 1 - c.index}.ts"}`, `row ${c.index}`);
     }
     const held = Number(await inPage(() => document.body.dataset.pagesHeld ?? '0'));
@@ -532,7 +657,10 @@ describe('Evidence Inspector in a real workbench', function () {
     const t2 = Date.now();
     await list.press('End');
     await settled();
-    await view.locator('.vlist-row[data-kind="call"]:not([hidden])', { hasText: 'evidence_runCommand' }).last().waitFor({ timeout: 60_000 });
+    await view
+      .locator('.vlist-row[data-kind="call"]:not([hidden])', { hasText: 'evidence_runCommand' })
+      .last()
+      .waitFor({ timeout: 60_000 });
     figures.endOf10kMs = String(Date.now() - t2);
     // Scroll through the whole list in 60 frames and time the frames.
     // (No named functions inside evaluate: the test runner's transpiler would wrap them in a helper the page lacks.)
@@ -560,31 +688,47 @@ describe('Evidence Inspector in a real workbench', function () {
     // The tool picker: typing finds the tool among those the host listed.
     await view.locator('#filter-tool input').fill('gr');
     await view.locator('#filter-tool-options [role="option"]', { hasText: 'grep' }).click();
-    await view.locator('#list-summary', { hasText: `${count(grep)} of ${count(stored)} calls` }).waitFor({ timeout: 60_000 });
+    await view
+      .locator('#list-summary', { hasText: `${count(grep)} of ${count(stored)} calls` })
+      .waitFor({ timeout: 60_000 });
     await settled();
     for (const c of await visibleCalls()) assert.equal(c.tool, 'grep');
     // Text (run labels "batch 7", "batch 70" … "batch 79") and tool together.
     await type('filter-text', 'batch 7');
-    const batch7 = Array.from({ length: seeded }, (_, i) => i).filter((i) => i % 3 === 0 && [7, ...Array.from({ length: 10 }, (_, d) => 70 + d)].includes(Math.floor(i / 100))).length;
-    await view.locator('#list-summary', { hasText: `${count(batch7)} of ${count(stored)} calls` }).waitFor({ timeout: 60_000 });
+    const batch7 = Array.from({ length: seeded }, (_, i) => i).filter(
+      (i) => i % 3 === 0 && [7, ...Array.from({ length: 10 }, (_, d) => 70 + d)].includes(Math.floor(i / 100)),
+    ).length;
+    await view
+      .locator('#list-summary', { hasText: `${count(batch7)} of ${count(stored)} calls` })
+      .waitFor({ timeout: 60_000 });
     await type('filter-text', '');
     await view.locator('#filter-tool input').fill('');
-    await view.locator('#list-summary', { hasText: `${count(stored)} of ${count(stored)} calls` }).waitFor({ timeout: 60_000 });
+    await view
+      .locator('#list-summary', { hasText: `${count(stored)} of ${count(stored)} calls` })
+      .waitFor({ timeout: 60_000 });
 
     // The run picker: no element per run; typing asks the host.
     assert.equal(await view.locator('#filter-run vscode-option, #filter-run-options [role="option"]').count(), 0);
     await view.locator('#filter-run input').fill('batch 42');
     const option = view.locator('#filter-run-options [role="option"]', { hasText: 'batch 42' });
     await option.waitFor({ timeout: 30_000 });
-    assert.deepEqual((await view.locator('#filter-run-options [role="option"]').allTextContents()).map((s) => s.replace(/ · .*/, '')), ['All runs', 'batch 42']);
+    assert.deepEqual(
+      (await view.locator('#filter-run-options [role="option"]').allTextContents()).map((s) => s.replace(/ · .*/, '')),
+      ['All runs', 'batch 42'],
+    );
     await option.click();
     await view.locator('#list-summary', { hasText: `100 of ${count(stored)} calls` }).waitFor({ timeout: 60_000 });
     await settled();
     const rows = await visibleCalls();
-    assert.deepEqual(rows.slice(0, 3).map((c) => c.args), [4299, 4298, 4297].map((i) => `{"path":"src/file-${i}.ts"}`));
+    assert.deepEqual(
+      rows.slice(0, 3).map((c) => c.args),
+      [4299, 4298, 4297].map((i) => `{"path":"src/file-${i}.ts"}`),
+    );
     // Emptying the field shows every run again.
     await view.locator('#filter-run input').fill('');
-    await view.locator('#list-summary', { hasText: `${count(stored)} of ${count(stored)} calls` }).waitFor({ timeout: 60_000 });
+    await view
+      .locator('#list-summary', { hasText: `${count(stored)} of ${count(stored)} calls` })
+      .waitFor({ timeout: 60_000 });
     // Focus alone opens no list (tabbing through, or focus coming back from the palette); a click or ArrowDown does.
     await view.locator('#filter-text input').focus();
     await view.locator('#filter-text input').press('Escape');
@@ -599,7 +743,10 @@ describe('Evidence Inspector in a real workbench', function () {
 
   it('reveals a linked call far down the list: its page fetched, the row drawn, selected, focused and on screen; a filter that hides it says so, Clear filters brings it', async () => {
     // The call at position 9,099 newest first is call 900 of the seed (a large result: it has a handle).
-    const logFile = findFile(wb.server.runDir, (f) => f.endsWith('.jsonl') && f.includes('bounded-evidence') && f.includes(`${path.sep}logs${path.sep}`));
+    const logFile = findFile(
+      wb.server.runDir,
+      (f) => f.endsWith('.jsonl') && f.includes('bounded-evidence') && f.includes(`${path.sep}logs${path.sep}`),
+    );
     const tenantDir = path.dirname(logFile!);
     const store = await RunStore.open({ logsDir: path.dirname(tenantDir), tenant: path.basename(tenantDir) });
     const far = (await store.queryCalls({ offset: 9099, limit: 1 })).rows[0]!;
@@ -617,14 +764,31 @@ describe('Evidence Inspector in a real workbench', function () {
     const revealed = async (index: number): Promise<void> => {
       const row = view.locator(`.vlist-row[data-kind="call"][data-call="${index}"]:not([hidden])`);
       await row.waitFor({ timeout: 60_000 });
-      await view.locator(`.vlist-row[data-kind="call"][data-call="${index}"][aria-selected="true"]`).waitFor({ timeout: 30_000 });
+      await view
+        .locator(`.vlist-row[data-kind="call"][data-call="${index}"][aria-selected="true"]`)
+        .waitFor({ timeout: 30_000 });
       await view.locator('#id-handle', { hasText: farHandle }).waitFor({ timeout: 30_000 });
       const seen = await row.evaluate((el) => {
-        const d = globalThis as unknown as { document: { activeElement: { id: string } | null; querySelector(s: string): { getBoundingClientRect(): { top: number; bottom: number }; getAttribute(a: string): string | null } } };
+        const d = globalThis as unknown as {
+          document: {
+            activeElement: { id: string } | null;
+            querySelector(s: string): {
+              getBoundingClientRect(): { top: number; bottom: number };
+              getAttribute(a: string): string | null;
+            };
+          };
+        };
         const vp = d.document.querySelector('#calls');
-        const b = (el as unknown as { getBoundingClientRect(): { top: number; bottom: number } }).getBoundingClientRect();
+        const b = (
+          el as unknown as { getBoundingClientRect(): { top: number; bottom: number } }
+        ).getBoundingClientRect();
         const box = vp.getBoundingClientRect();
-        return { inside: b.top >= box.top - 1 && b.bottom <= box.bottom + 1, focused: d.document.activeElement?.id, active: vp.getAttribute('aria-activedescendant'), id: (el as unknown as { id: string }).id };
+        return {
+          inside: b.top >= box.top - 1 && b.bottom <= box.bottom + 1,
+          focused: d.document.activeElement?.id,
+          active: vp.getAttribute('aria-activedescendant'),
+          id: (el as unknown as { id: string }).id,
+        };
       });
       assert.deepEqual(seen, { inside: true, focused: 'calls', active: seen.id, id: seen.id });
       assert.equal(await text(row.locator('.c1')), 'grep');
@@ -644,20 +808,26 @@ describe('Evidence Inspector in a real workbench', function () {
     assert.equal(await view.locator('#reveal-hidden:not([hidden])').count(), 0);
     // The keyboard goes on from it: ArrowUp is the next newer call of its run.
     await view.locator('#calls').press('ArrowUp');
-    await view.locator('.vlist-row[data-kind="call"][data-call="9098"][aria-selected="true"]').waitFor({ timeout: 30_000 });
+    await view
+      .locator('.vlist-row[data-kind="call"][data-call="9098"][aria-selected="true"]')
+      .waitFor({ timeout: 30_000 });
 
     // A filter that keeps it: its place among grep calls (every third), newest first — calls 903 … 9,999 come before it.
     await view.locator('#filter-tool input').fill('gr');
     await view.locator('#filter-tool-options [role="option"]', { hasText: 'grep' }).click();
     const grep = Array.from({ length: seeded }, (_, i) => i).filter((i) => i % 3 === 0).length;
-    await view.locator('#list-summary', { hasText: `${count(grep)} of ${count(stored)} calls` }).waitFor({ timeout: 60_000 });
+    await view
+      .locator('#list-summary', { hasText: `${count(grep)} of ${count(stored)} calls` })
+      .waitFor({ timeout: 60_000 });
     await openLink();
     await revealed(Array.from({ length: seeded }, (_, i) => i).filter((i) => i % 3 === 0 && i > 900).length);
 
     // A filter that hides it: the call opens in the detail, the list says why it is not there.
     await view.locator('#filter-tool input').fill('read');
     await view.locator('#filter-tool-options [role="option"]', { hasText: 'read_file' }).click();
-    await view.locator('#list-summary', { hasText: `${count(seeded - grep)} of ${count(stored)} calls` }).waitFor({ timeout: 60_000 });
+    await view
+      .locator('#list-summary', { hasText: `${count(seeded - grep)} of ${count(stored)} calls` })
+      .waitFor({ timeout: 60_000 });
     await view.locator('#id-handle').waitFor();
     await openLink();
     const notice = view.locator('#reveal-hidden:not([hidden])');
@@ -666,10 +836,14 @@ describe('Evidence Inspector in a real workbench', function () {
     await view.locator('#id-handle', { hasText: farHandle }).waitFor({ timeout: 30_000 });
     await wb.screenshot('inspector-reveal-hidden-by-filter');
     await view.locator('#reveal-clear').click();
-    await view.locator('#list-summary', { hasText: `${count(stored)} of ${count(stored)} calls` }).waitFor({ timeout: 60_000 });
+    await view
+      .locator('#list-summary', { hasText: `${count(stored)} of ${count(stored)} calls` })
+      .waitFor({ timeout: 60_000 });
     assert.equal(await view.locator('#filter-tool input').inputValue(), '');
     await revealed(9099);
-    await notice.waitFor({ state: 'detached', timeout: 10_000 }).catch(async () => assert.equal(await view.locator('#reveal-hidden:not([hidden])').count(), 0));
+    await notice
+      .waitFor({ state: 'detached', timeout: 10_000 })
+      .catch(async () => assert.equal(await view.locator('#reveal-hidden:not([hidden])').count(), 0));
     await view.locator('#calls').press('Home');
     await settled();
   });
@@ -704,17 +878,29 @@ describe('Evidence Inspector in a real workbench', function () {
     await view.locator('#list-summary', { hasText: `of ${count(stored)} calls` }).waitFor({ timeout: 60_000 });
     const kept = (await view.locator('#list-header .col-head[data-col="c1"]').boundingBox())!.width;
     const keptSize = (await view.locator('#list-header .col-head[data-col="c4"]').boundingBox())!.width;
-    assert.ok(Math.abs(kept - after) <= 2 && Math.abs(keptSize - size1) <= 2, `after reload ${kept}, ${keptSize}; before ${after}, ${size1}`);
+    assert.ok(
+      Math.abs(kept - after) <= 2 && Math.abs(keptSize - size1) <= 2,
+      `after reload ${kept}, ${keptSize}; before ${after}, ${size1}`,
+    );
     // Double-click puts a column back.
     await view.locator('#list-header .col-resize[data-col="c1"]').dblclick();
-    assert.equal(await view.locator('section.calls').evaluate((el) => (el as unknown as { style: { getPropertyValue(n: string): string } }).style.getPropertyValue('--w-c1')), '');
+    assert.equal(
+      await view
+        .locator('section.calls')
+        .evaluate((el) =>
+          (el as unknown as { style: { getPropertyValue(n: string): string } }).style.getPropertyValue('--w-c1'),
+        ),
+      '',
+    );
     assert.ok(Math.abs((await head.boundingBox())!.width - kept) > 2, 'the column kept its dragged width');
     await wb.screenshot('inspector-columns-resized');
   });
 
   it('lists runs in the Runs view a page at a time, newest first, with "Show more runs…"', async () => {
     // 100 seeded runs and the captured ones: the root lists the newest 100, then "Show more".
-    const runsStored = Number(/^(\d+) runs/.exec(await text(wb.page.locator('.statusbar-item', { hasText: /\d+ runs · / }).first()))![1]);
+    const runsStored = Number(
+      /^(\d+) runs/.exec(await text(wb.page.locator('.statusbar-item', { hasText: /\d+ runs · / }).first()))![1],
+    );
     assert.ok(runsStored > 100, `${runsStored} runs`);
     await wb.page.locator('.activitybar .action-item a[aria-label^="Bounded Evidence"]').click();
     const tree = wb.page.locator('.pane:has(.pane-header[aria-label^="Runs"]) .monaco-list');

@@ -27,9 +27,14 @@ describe('Inspector: the Pattern tab finds in binary content', function () {
     await view.locator('#detail-outcome', { hasText: 'exit 0' }).waitFor({ timeout: 60_000 });
   });
   after(() => closeWorkbench(wb));
-  afterEach(() => { assert.deepEqual(errors.splice(0), [], 'uncaught errors in the page'); });
+  afterEach(() => {
+    assert.deepEqual(errors.splice(0), [], 'uncaught errors in the page');
+  });
 
-  for (const [width, height] of [[900, 700], [1920, 1080]] as const) {
+  for (const [width, height] of [
+    [900, 700],
+    [1920, 1080],
+  ] as const) {
     it(`${width}×${height}: Find lists the match by byte offset and marks its row in the hex dump`, async () => {
       await wb.page.setViewportSize({ width, height });
       await view.locator('.vlist-row[data-kind="part"]:not([hidden])', { hasText: 'stdout' }).first().click();
@@ -42,10 +47,16 @@ describe('Inspector: the Pattern tab finds in binary content', function () {
       assert.equal((await view.locator('#match-info').textContent())?.trim(), 'Match 1 of 1');
       assert.equal((await view.locator('.match .ln').allTextContents()).join('|'), 'byte 5,000');
       // 16-byte rows from 4,928 (a row boundary 64 bytes or fewer before the match) to 5,184.
-      assert.match((await view.locator('#window-position').textContent()) ?? '', /^bytes \[4928, 5184\) · 256 bytes · of 8,006 bytes, 1 line · hex dump$/);
+      assert.match(
+        (await view.locator('#window-position').textContent()) ?? '',
+        /^bytes \[4928, 5184\) · 256 bytes · of 8,006 bytes, 1 line · hex dump$/,
+      );
       // The marked row is the one holding byte 5,000 (row 0x1380): eight 0xff bytes, then N E E D L E and two zeros;
       // screen readers hear its label first.
-      assert.equal((await hit.textContent())?.trim(), 'Matched byte 5,000: 00001380  ff ff ff ff ff ff ff ff  4e 45 45 44 4c 45 00 00  |........NEEDLE..|');
+      assert.equal(
+        (await hit.textContent())?.trim(),
+        'Matched byte 5,000: 00001380  ff ff ff ff ff ff ff ff  4e 45 45 44 4c 45 00 00  |........NEEDLE..|',
+      );
       await wb.screenshot(`inspector-binary-pattern-${width}x${height}`);
     });
   }

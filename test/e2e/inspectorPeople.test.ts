@@ -39,7 +39,10 @@ describe('Inspector for people in a real workbench', function () {
     await wb.page.waitForTimeout(400);
     await action.hover();
     await action.click();
-    await wb.page.locator('.context-view .monaco-menu').waitFor({ state: 'detached', timeout: 10_000 }).catch(() => undefined);
+    await wb.page
+      .locator('.context-view .monaco-menu')
+      .waitFor({ state: 'detached', timeout: 10_000 })
+      .catch(() => undefined);
   }
 
   /**
@@ -48,24 +51,58 @@ describe('Inspector for people in a real workbench', function () {
    */
   async function measureLayout(): Promise<{ rows: number; cut: string[]; covered: string[]; listHeight: number }> {
     return await view.locator('body').evaluate(() => {
-      interface Rect { top: number; bottom: number; left: number; right: number; width: number; height: number }
-      interface El { getBoundingClientRect(): Rect; scrollWidth: number; clientWidth: number; id: string; textContent: string | null; contains(o: El | null): boolean; closest(s: string): El | null; parentElement: El | null }
-      const d = (globalThis as unknown as { document: { querySelector(s: string): El | null; querySelectorAll(s: string): El[]; elementFromPoint(x: number, y: number): El | null }; innerHeight: number; innerWidth: number; getComputedStyle(e: El): { overflowY: string; overflowX: string } });
+      interface Rect {
+        top: number;
+        bottom: number;
+        left: number;
+        right: number;
+        width: number;
+        height: number;
+      }
+      interface El {
+        getBoundingClientRect(): Rect;
+        scrollWidth: number;
+        clientWidth: number;
+        id: string;
+        textContent: string | null;
+        contains(o: El | null): boolean;
+        closest(s: string): El | null;
+        parentElement: El | null;
+      }
+      const d = globalThis as unknown as {
+        document: {
+          querySelector(s: string): El | null;
+          querySelectorAll(s: string): El[];
+          elementFromPoint(x: number, y: number): El | null;
+        };
+        innerHeight: number;
+        innerWidth: number;
+        getComputedStyle(e: El): { overflowY: string; overflowX: string };
+      };
       const vp = d.document.querySelector('#calls')!.getBoundingClientRect();
       const rows = [...d.document.querySelectorAll('.vlist-row:not([hidden])')].filter((r) => {
         const b = r.getBoundingClientRect();
-        return b.top >= vp.top - 0.5 && b.bottom <= vp.bottom + 0.5 && b.bottom <= d.innerHeight + 0.5 && b.bottom - b.top > 20;
+        return (
+          b.top >= vp.top - 0.5 &&
+          b.bottom <= vp.bottom + 0.5 &&
+          b.bottom <= d.innerHeight + 0.5 &&
+          b.bottom - b.top > 20
+        );
       }).length;
       const detail = d.document.querySelector('.detail')!.getBoundingClientRect();
       const cut = ['#detail-outcome', '#id-handle', '#id-sha', '#id-size', '#id-outcome'].flatMap((sel) => {
         const el = d.document.querySelector(sel);
         if (!el) return [`${sel} missing`];
         const b = el.getBoundingClientRect();
-        return el.scrollWidth > el.clientWidth + 1 || b.right > detail.right + 1 ? [`${sel} cut: ${el.textContent}`] : [];
+        return el.scrollWidth > el.clientWidth + 1 || b.right > detail.right + 1
+          ? [`${sel} cut: ${el.textContent}`]
+          : [];
       });
       // A button scrolled out of its pane is not covered; one in view must be what its centre hits.
       // (No named helpers in here: the page has no bundler helpers to name them.)
-      const covered = [...d.document.querySelectorAll('vscode-button, button, vscode-single-select, vscode-textfield')].flatMap((b) => {
+      const covered = [
+        ...d.document.querySelectorAll('vscode-button, button, vscode-single-select, vscode-textfield'),
+      ].flatMap((b) => {
         const r = b.getBoundingClientRect();
         if (r.width === 0 || r.height === 0) return [];
         const [x, y] = [r.left + r.width / 2, r.top + r.height / 2];
@@ -73,10 +110,18 @@ describe('Inspector for people in a real workbench', function () {
         for (let p = b.parentElement; p; p = p.parentElement) {
           const st = d.getComputedStyle(p);
           const pr = p.getBoundingClientRect();
-          if (/(auto|scroll|hidden)/.test(st.overflowY + st.overflowX) && (x < pr.left || x > pr.right || y < pr.top || y > pr.bottom)) return [];
+          if (
+            /(auto|scroll|hidden)/.test(st.overflowY + st.overflowX) &&
+            (x < pr.left || x > pr.right || y < pr.top || y > pr.bottom)
+          )
+            return [];
         }
         const hit = d.document.elementFromPoint(x, y);
-        return hit && (b.contains(hit) || hit === b) ? [] : [`${b.id || (b.textContent ?? '').trim().slice(0, 30)} covered by ${hit?.id || (hit?.textContent ?? '').trim().slice(0, 30)}`];
+        return hit && (b.contains(hit) || hit === b)
+          ? []
+          : [
+              `${b.id || (b.textContent ?? '').trim().slice(0, 30)} covered by ${hit?.id || (hit?.textContent ?? '').trim().slice(0, 30)}`,
+            ];
       });
       return { rows, cut, covered, listHeight: vp.bottom - vp.top };
     });
@@ -90,7 +135,9 @@ describe('Inspector for people in a real workbench', function () {
     // The page the panel loads, as served (the closing note quotes it).
     const { statSync } = await import('node:fs');
     const root = path.join(__dirname, '..', '..');
-    const sizes = ['dist/webview.js', 'media/inspector.css'].map((f) => `${f} ${statSync(path.join(root, f)).size.toLocaleString('en-US')} bytes`);
+    const sizes = ['dist/webview.js', 'media/inspector.css'].map(
+      (f) => `${f} ${statSync(path.join(root, f)).size.toLocaleString('en-US')} bytes`,
+    );
     console.log(`    webview bundle: ${sizes.join(', ')}`);
     await closeWorkbench(wb);
   });
@@ -119,7 +166,10 @@ describe('Inspector for people in a real workbench', function () {
     await wb.runCommand('Notifications: Show Notifications');
     const toast = wb.page.locator('.notifications-center .notification-list-item', { hasText: 'the command exited 1' });
     await toast.waitFor({ timeout: 30_000 });
-    assert.equal(await text(toast.locator('.notification-list-item-message')), 'Bounded Evidence: the command exited 1 — 22 bytes of stderr.');
+    assert.equal(
+      await text(toast.locator('.notification-list-item-message')),
+      'Bounded Evidence: the command exited 1 — 22 bytes of stderr.',
+    );
     await toast.locator('.monaco-button', { hasText: 'Show stderr' }).click();
     await view.locator('#detail-title', { hasText: 'stderr of' }).waitFor({ timeout: 30_000 });
     await wb.runCommand('Notifications: Clear All Notifications');
@@ -136,16 +186,25 @@ describe('Inspector for people in a real workbench', function () {
     // Failed only: the two failures, not the success.
     await choose('filter-outcome', 'Failed');
     await view.locator('#list-summary', { hasText: /^2 of 3 calls$/ }).waitFor();
-    const labels = (await view.locator('.vlist-row[data-kind="call"]:not([hidden]) .c3').allTextContents()).map((s) => s.trim()).sort();
+    const labels = (await view.locator('.vlist-row[data-kind="call"]:not([hidden]) .c3').allTextContents())
+      .map((s) => s.trim())
+      .sort();
     assert.deepEqual(labels, ['exit 1', 'exit 127']);
     await choose('filter-outcome', 'Succeeded');
     await view.locator('#list-summary', { hasText: /^1 of 3 calls$/ }).waitFor();
-    assert.deepEqual((await view.locator('.vlist-row[data-kind="call"]:not([hidden]) .c3').allTextContents()).map((s) => s.trim()), ['exit 0']);
+    assert.deepEqual(
+      (await view.locator('.vlist-row[data-kind="call"]:not([hidden]) .c3').allTextContents()).map((s) => s.trim()),
+      ['exit 0'],
+    );
     await choose('filter-outcome', 'Any outcome');
     await view.locator('#list-summary', { hasText: /^3 of 3 calls$/ }).waitFor();
   });
 
-  for (const [width, height] of [[900, 700], [1400, 900], [1920, 1080]] as const) {
+  for (const [width, height] of [
+    [900, 700],
+    [1400, 900],
+    [1920, 1080],
+  ] as const) {
     it(`fits a ${width}×${height} window: at least five list rows and every key field of the detail whole`, async () => {
       await wb.page.setViewportSize({ width, height });
       // Select the failed call's stderr (it has a handle, a digest and an outcome).
@@ -159,7 +218,9 @@ describe('Inspector for people in a real workbench', function () {
       const layout = await view.locator('#split').getAttribute('data-layout');
       const m = await measureLayout();
       const shot = await wb.screenshot(`people-layout-${width}x${height}`);
-      console.log(`    ${width}×${height}: layout ${layout}, ${m.rows} rows fully visible, list ${Math.round(m.listHeight)} px — ${path.basename(shot)}`);
+      console.log(
+        `    ${width}×${height}: layout ${layout}, ${m.rows} rows fully visible, list ${Math.round(m.listHeight)} px — ${path.basename(shot)}`,
+      );
       assert.ok(m.rows >= 5, `only ${m.rows} list rows visible at ${width}×${height} (layout ${layout})`);
       assert.deepEqual(m.cut, []);
       assert.deepEqual(m.covered, []);
@@ -205,8 +266,15 @@ describe('Inspector for people in a real workbench', function () {
     await view.locator('#verify').click();
     const verdict = view.locator('#verdict.ok');
     await verdict.waitFor({ timeout: 30_000 });
-    assert.match(await text(verdict), /^Verified: all 22 bytes match sha256 a6c529396c84ee6c72cdfaa183957ceb0c656dd95c3e650ca4de1b98c9948ec2 \(\d+ ms\)\.$/);
-    const [v, b, frameHeight] = [(await verdict.boundingBox())!, (await view.locator('#verify').boundingBox())!, (await wb.page.locator('iframe.webview.ready').boundingBox())!];
+    assert.match(
+      await text(verdict),
+      /^Verified: all 22 bytes match sha256 a6c529396c84ee6c72cdfaa183957ceb0c656dd95c3e650ca4de1b98c9948ec2 \(\d+ ms\)\.$/,
+    );
+    const [v, b, frameHeight] = [
+      (await verdict.boundingBox())!,
+      (await view.locator('#verify').boundingBox())!,
+      (await wb.page.locator('iframe.webview.ready').boundingBox())!,
+    ];
     // Below the row of buttons, within a line of it, and inside the visible panel.
     assert.ok(v.y >= b.y && v.y - (b.y + b.height) < 60, `verdict at ${v.y}, button at ${b.y}`);
     assert.ok(v.y + v.height <= frameHeight.y + frameHeight.height, 'the verdict is below the visible panel');
@@ -228,7 +296,10 @@ describe('Inspector for people in a real workbench', function () {
     await capture(`node -e "for (let i = 0; i < 20000; i++) console.log('line ' + i)"`);
     await view.locator('#detail-outcome', { hasText: 'exit 0' }).waitFor({ timeout: 60_000 });
     await view.locator('#detail-title', { hasText: 'stdout of' }).waitFor();
-    assert.equal(await text(view.locator('#id-size')), `${expected.length.toLocaleString('en-US')} bytes (${(expected.length / 1024).toFixed(0)} KiB)`);
+    assert.equal(
+      await text(view.locator('#id-size')),
+      `${expected.length.toLocaleString('en-US')} bytes (${(expected.length / 1024).toFixed(0)} KiB)`,
+    );
     const gap = view.locator('button#preview-gap');
     const m = /bytes \[(\d+), (\d+)\) omitted/.exec(await text(gap));
     assert.ok(m);
@@ -283,7 +354,14 @@ describe('Inspector for people in a real workbench', function () {
     await stderr.waitFor();
     const handle = /out_[a-z2-7]{26}/.exec(await text(stderr))![0];
     await contextMenu(stderr, 'Copy Handle');
-    await wb.page.waitForFunction(async (h) => (await (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText()) === h, handle, { timeout: 10_000 });
+    await wb.page.waitForFunction(
+      async (h) =>
+        (await (
+          globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }
+        ).navigator.clipboard.readText()) === h,
+      handle,
+      { timeout: 10_000 },
+    );
     // Open in Inspector from the same menu selects it there.
     await contextMenu(stderr, 'Open in Inspector');
     await view.locator('#id-handle', { hasText: handle }).waitFor({ timeout: 30_000 });
@@ -297,7 +375,10 @@ describe('Inspector for people in a real workbench', function () {
     await contextMenu(file, 'Import as Evidence');
     await view.locator('#detail-title', { hasText: 'import_file' }).waitFor({ timeout: 60_000 });
     const size = (await import('node:fs')).statSync(path.join(fixtures, 'evil.js')).size;
-    assert.equal(await text(view.locator('#id-size')), `${size.toLocaleString('en-US')} bytes (${size < 1024 ? `${size.toLocaleString('en-US')} bytes` : `${(size / 1024).toFixed(1)} KiB`})`);
+    assert.equal(
+      await text(view.locator('#id-size')),
+      `${size.toLocaleString('en-US')} bytes (${size < 1024 ? `${size.toLocaleString('en-US')} bytes` : `${(size / 1024).toFixed(1)} KiB`})`,
+    );
   });
 
   it("runs the walkthrough's demo capture", async () => {
@@ -305,7 +386,10 @@ describe('Inspector for people in a real workbench', function () {
     const input = wb.page.locator('.quick-input-widget input');
     await input.waitFor({ state: 'visible' });
     await input.fill('Get Started with Bounded Evidence');
-    await wb.page.locator('.quick-input-list .monaco-list-row', { hasText: 'Get Started with Bounded Evidence' }).first().waitFor();
+    await wb.page
+      .locator('.quick-input-list .monaco-list-row', { hasText: 'Get Started with Bounded Evidence' })
+      .first()
+      .waitFor();
     await input.press('Enter');
     const step = wb.page.locator('.getting-started-step', { hasText: 'Capture a build log' });
     await step.waitFor({ timeout: 30_000 });
@@ -333,25 +417,60 @@ describe('Inspector for people in a real workbench', function () {
     // Lines 301–303 of the output, as a chat answer or a person names them.
     await openLink(`${handle}:301-303`);
     await view.locator('#window-position', { hasText: 'Linked lines 301–303' }).waitFor({ timeout: 30_000 });
-    assert.deepEqual(await view.locator('#window .wline.hit .tx').allTextContents(), ['linked row 301', 'linked row 302', 'linked row 303']);
+    assert.deepEqual(await view.locator('#window .wline.hit .tx').allTextContents(), [
+      'linked row 301',
+      'linked row 302',
+      'linked row 303',
+    ]);
     // Three lines of context on each side, numbered as the output counts them.
-    assert.deepEqual(await view.locator('#window .wline .ln').allTextContents(), ['298', '299', '300', '301', '302', '303', '304', '305', '306']);
-    assert.equal(await view.locator('#window .wline[aria-current="true"] .sr-only').textContent(), 'Linked lines 301–303: ');
+    assert.deepEqual(await view.locator('#window .wline .ln').allTextContents(), [
+      '298',
+      '299',
+      '300',
+      '301',
+      '302',
+      '303',
+      '304',
+      '305',
+      '306',
+    ]);
+    assert.equal(
+      await view.locator('#window .wline[aria-current="true"] .sr-only').textContent(),
+      'Linked lines 301–303: ',
+    );
     const [from, to] = [Buffer.byteLength(rows.slice(0, 297).join('')), Buffer.byteLength(rows.slice(0, 306).join(''))];
-    assert.equal(await text(view.locator('#window-position')), `bytes [${from}, ${to}) · ${to - from} bytes · lines 298–306 · of 5,892 bytes, 400 lines — Linked lines 301–303`);
+    assert.equal(
+      await text(view.locator('#window-position')),
+      `bytes [${from}, ${to}) · ${to - from} bytes · lines 298–306 · of 5,892 bytes, 400 lines — Linked lines 301–303`,
+    );
     // Both forms say the window on screen after a link (issue 25 item 10: the Lines form kept stale values).
-    const forms = async (): Promise<string[]> => Promise.all(['#bytes-start', '#bytes-end', '#lines-from', '#lines-count'].map((id) => view.locator(`${id} input`).inputValue()));
+    const forms = async (): Promise<string[]> =>
+      Promise.all(
+        ['#bytes-start', '#bytes-end', '#lines-from', '#lines-count'].map((id) =>
+          view.locator(`${id} input`).inputValue(),
+        ),
+      );
     assert.deepEqual(await forms(), [String(from), String(to), '298', '9']);
     // On screen: the marked rows lie inside the visible panel and inside the window box.
-    const onScreen = async (): Promise<boolean> => view.locator('body').evaluate(() => {
-      const d = globalThis as unknown as { document: { querySelectorAll(s: string): { getBoundingClientRect(): { top: number; bottom: number } }[]; querySelector(s: string): { getBoundingClientRect(): { top: number; bottom: number } } }; innerHeight: number };
-      const box = d.document.querySelector('#window').getBoundingClientRect();
-      const detail = d.document.querySelector('.detail').getBoundingClientRect();
-      return [...d.document.querySelectorAll('#window .wline.hit')].every((r) => {
-        const b = r.getBoundingClientRect();
-        return b.top >= Math.max(box.top, detail.top) - 1 && b.bottom <= Math.min(box.bottom, detail.bottom, d.innerHeight) + 1;
+    const onScreen = async (): Promise<boolean> =>
+      view.locator('body').evaluate(() => {
+        const d = globalThis as unknown as {
+          document: {
+            querySelectorAll(s: string): { getBoundingClientRect(): { top: number; bottom: number } }[];
+            querySelector(s: string): { getBoundingClientRect(): { top: number; bottom: number } };
+          };
+          innerHeight: number;
+        };
+        const box = d.document.querySelector('#window').getBoundingClientRect();
+        const detail = d.document.querySelector('.detail').getBoundingClientRect();
+        return [...d.document.querySelectorAll('#window .wline.hit')].every((r) => {
+          const b = r.getBoundingClientRect();
+          return (
+            b.top >= Math.max(box.top, detail.top) - 1 &&
+            b.bottom <= Math.min(box.bottom, detail.bottom, d.innerHeight) + 1
+          );
+        });
       });
-    });
     assert.ok(await onScreen(), 'the linked lines are not on screen');
     await wb.screenshot('people-linked-lines');
     await setTheme(wb, view, 'Default Dark Modern');
@@ -362,7 +481,10 @@ describe('Inspector for people in a real workbench', function () {
     const end = start + Buffer.byteLength(rows[119]! + rows[120]!);
     await openLink(`vscode://bounded-evidence.bounded-evidence/open?handle=${handle}&bytes=${start}-${end}`);
     await view.locator(`#window[data-start="${start}"][data-end="${end}"]`).waitFor({ timeout: 30_000 });
-    assert.deepEqual(await view.locator('#window .wline.hit .tx').allTextContents(), ['linked row 120', 'linked row 121']);
+    assert.deepEqual(await view.locator('#window .wline.hit .tx').allTextContents(), [
+      'linked row 120',
+      'linked row 121',
+    ]);
     assert.equal(await view.locator('#window .wline').count(), 2);
     assert.match(await text(view.locator('#window-position')), new RegExp(`— Linked bytes \\[${start}, ${end}\\)$`));
     assert.deepEqual(await forms(), [String(start), String(end), '120', '2']);
@@ -370,7 +492,11 @@ describe('Inspector for people in a real workbench', function () {
     // A link to a line the output does not have opens nothing and says why.
     await openLink(`${handle}:401`);
     await wb.runCommand('Notifications: Show Notifications');
-    await wb.page.locator('.notifications-center .notification-list-item', { hasText: `${handle} has 400 line(s); line 401 does not exist` }).waitFor({ timeout: 30_000 });
+    await wb.page
+      .locator('.notifications-center .notification-list-item', {
+        hasText: `${handle} has 400 line(s); line 401 does not exist`,
+      })
+      .waitFor({ timeout: 30_000 });
     await wb.runCommand('Notifications: Clear All Notifications');
     assert.match(await text(view.locator('#window-position')), /Linked bytes/);
   });
@@ -394,9 +520,14 @@ describe('Inspector for people in a real workbench', function () {
   async function compareFromThePanel(): Promise<void> {
     const handle = await text(view.locator('#id-handle'));
     // The linked bytes (lines 120–121) are on screen: mark them.
-    const [ls, le] = [Number(await view.locator('#window').getAttribute('data-start')), Number(await view.locator('#window').getAttribute('data-end'))];
+    const [ls, le] = [
+      Number(await view.locator('#window').getAttribute('data-start')),
+      Number(await view.locator('#window').getAttribute('data-end')),
+    ];
     await view.locator('#compare-with').click();
-    await view.locator('#action-result', { hasText: `Marked bytes [${ls}, ${le}) of ${handle} for comparison` }).waitFor();
+    await view
+      .locator('#action-result', { hasText: `Marked bytes [${ls}, ${le}) of ${handle} for comparison` })
+      .waitFor();
     assert.equal(await text(view.locator('#compare-with')), 'Compare with marked');
     // Another window: lines 1–2 of the same output.
     await view.locator('vscode-tab-header', { hasText: 'Lines' }).click();
@@ -411,7 +542,11 @@ describe('Inspector for people in a real workbench', function () {
     const title = `${handle} bytes ${ls}–${le} ↔ ${handle} bytes 0–${re}`;
     if (panelWidth >= 1400) {
       // Wide: beside the panel, which says what opened.
-      await view.locator('#action-result', { hasText: `Comparing ${handle} bytes ${ls}–${le} with ${handle} bytes 0–${re} in the diff editor.` }).waitFor({ timeout: 30_000 });
+      await view
+        .locator('#action-result', {
+          hasText: `Comparing ${handle} bytes ${ls}–${le} with ${handle} bytes 0–${re} in the diff editor.`,
+        })
+        .waitFor({ timeout: 30_000 });
       assert.equal(await view.getByText(/^Comparing /).count(), 1, 'the result is said once');
       assert.equal(await text(view.locator('#compare-with')), 'Compare with…');
     }
@@ -423,7 +558,13 @@ describe('Inspector for people in a real workbench', function () {
     await diff.locator('.view-line', { hasText: 'linked row 2' }).first().waitFor({ timeout: 30_000 });
     await diff.locator('.view-line', { hasText: 'linked row 121' }).first().waitFor({ timeout: 30_000 });
     // (An inline diff repeats removed lines in a view zone: compare the set of lines shown.)
-    const shown = [...new Set((await diff.locator('.view-line').allTextContents()).map((x) => x.replace(/\u00a0/g, ' ').trim()).filter((x) => x !== ''))].sort();
+    const shown = [
+      ...new Set(
+        (await diff.locator('.view-line').allTextContents())
+          .map((x) => x.replace(/\u00a0/g, ' ').trim())
+          .filter((x) => x !== ''),
+      ),
+    ].sort();
     assert.deepEqual(shown, ['linked row 1', 'linked row 120', 'linked row 121', 'linked row 2']);
     await wb.screenshot('people-compare-windows');
     await setTheme(wb, view, 'Default Dark Modern');
@@ -439,16 +580,27 @@ describe('Inspector for people in a real workbench', function () {
       await wb.page.locator('.quick-input-list .monaco-list-row', { hasText: handle }).first().waitFor();
       await input.press('Enter');
     }
-    for (const [answer, title] of [['lines 5-6', `Compare: the left window, of ${handle}`], ['lines 300-301', `Compare: the right window, of ${handle}`]] as const) {
+    for (const [answer, title] of [
+      ['lines 5-6', `Compare: the left window, of ${handle}`],
+      ['lines 300-301', `Compare: the right window, of ${handle}`],
+    ] as const) {
       await wb.page.locator('.quick-input-widget .quick-input-title', { hasText: title }).waitFor({ timeout: 30_000 });
       await input.fill(answer);
       await input.press('Enter');
     }
-    await wb.page.locator('.tabs-container .tab', { hasText: `${handle} lines 5–6 ↔ ${handle} lines 300–301` }).waitFor({ timeout: 30_000 });
+    await wb.page
+      .locator('.tabs-container .tab', { hasText: `${handle} lines 5–6 ↔ ${handle} lines 300–301` })
+      .waitFor({ timeout: 30_000 });
     const typed = wb.page.locator('.monaco-diff-editor');
     await typed.locator('.view-line', { hasText: 'linked row 301' }).first().waitFor({ timeout: 30_000 });
     await typed.locator('.view-line', { hasText: 'linked row 6' }).first().waitFor({ timeout: 30_000 });
-    const lines = [...new Set((await typed.locator('.view-line').allTextContents()).map((x) => x.replace(/\u00a0/g, ' ').trim()).filter((x) => x !== ''))].sort();
+    const lines = [
+      ...new Set(
+        (await typed.locator('.view-line').allTextContents())
+          .map((x) => x.replace(/\u00a0/g, ' ').trim())
+          .filter((x) => x !== ''),
+      ),
+    ].sort();
     assert.deepEqual(lines, ['linked row 300', 'linked row 301', 'linked row 5', 'linked row 6']);
   }
 
@@ -456,7 +608,10 @@ describe('Inspector for people in a real workbench', function () {
   // devicePixelRatio is 2 (a web workbench has no zoom of its own; the browser's is what
   // a person uses), so a 900×700 window lays out in 450×350 CSS px.
   // 1920×1080 first: the 900×700 case closes the side bars (see below) and nothing after it needs them.
-  for (const [width, height] of [[1920, 1080], [900, 700]] as const) {
+  for (const [width, height] of [
+    [1920, 1080],
+    [900, 700],
+  ] as const) {
     it(`is usable at 200% zoom in a ${width}×${height} window: list rows, nothing covered, key fields whole, axe clean`, async () => {
       await wb.runCommand('Bounded Evidence: Open Inspector');
       await view.locator('#splitter').waitFor();
@@ -471,24 +626,43 @@ describe('Inspector for people in a real workbench', function () {
       const cdp = await wb.page.context().newCDPSession(wb.page);
       try {
         await wb.page.setViewportSize({ width: width / 2, height: height / 2 });
-        await cdp.send('Emulation.setDeviceMetricsOverride', { width: width / 2, height: height / 2, deviceScaleFactor: 2, mobile: false });
+        await cdp.send('Emulation.setDeviceMetricsOverride', {
+          width: width / 2,
+          height: height / 2,
+          deviceScaleFactor: 2,
+          mobile: false,
+        });
         await view.locator('#filter-text input').fill('the build broke');
         await view.locator('.vlist-row[data-kind="part"]:not([hidden])', { hasText: 'stderr' }).first().click();
         await view.locator('#detail-title', { hasText: 'stderr of' }).waitFor();
         await view.locator('#filter-text input').fill('');
         await view.locator('#list-summary', { hasText: /^\d+ of \d+ calls$/ }).waitFor();
         await wb.page.waitForTimeout(800);
-        assert.equal(await view.locator('body').evaluate(() => (globalThis as unknown as { devicePixelRatio: number }).devicePixelRatio), 2);
+        assert.equal(
+          await view
+            .locator('body')
+            .evaluate(() => (globalThis as unknown as { devicePixelRatio: number }).devicePixelRatio),
+          2,
+        );
         const layout = await view.locator('#split').getAttribute('data-layout');
         const m = await measureLayout();
         const shot = await wb.screenshot(`people-zoom-200-${width}x${height}`);
-        console.log(`    200% zoom, ${width}×${height}: layout ${layout}, ${m.rows} rows fully visible, list ${Math.round(m.listHeight)} CSS px — ${path.basename(shot)}`);
-        assert.ok(m.rows >= 5, `only ${m.rows} list rows visible at 200% zoom in ${width}×${height} (layout ${layout})`);
+        console.log(
+          `    200% zoom, ${width}×${height}: layout ${layout}, ${m.rows} rows fully visible, list ${Math.round(m.listHeight)} CSS px — ${path.basename(shot)}`,
+        );
+        assert.ok(
+          m.rows >= 5,
+          `only ${m.rows} list rows visible at 200% zoom in ${width}×${height} (layout ${layout})`,
+        );
         assert.deepEqual(m.cut, []);
         assert.deepEqual(m.covered, []);
         const findings = await axe(wb.page);
-        for (const f of findings) console.log(`      ${f.impact} ${f.id} ×${f.nodes}: ${f.targets.join(' | ')} — ${f.summary}`);
-        assert.deepEqual(findings.filter((f) => f.impact === 'serious' || f.impact === 'critical').map((f) => f.id), []);
+        for (const f of findings)
+          console.log(`      ${f.impact} ${f.id} ×${f.nodes}: ${f.targets.join(' | ')} — ${f.summary}`);
+        assert.deepEqual(
+          findings.filter((f) => f.impact === 'serious' || f.impact === 'critical').map((f) => f.id),
+          [],
+        );
       } finally {
         await cdp.send('Emulation.clearDeviceMetricsOverride').catch(() => undefined);
         await cdp.detach().catch(() => undefined);

@@ -12,7 +12,10 @@ import { closeWorkbench, openWorkbench } from './session.js';
 import { setTheme } from './theme.js';
 
 /** Browser global used inside an `evaluate` callback (it runs in the page, not in Node). */
-declare const MutationObserver: new (cb: () => void) => { observe(el: unknown, opts: Record<string, boolean>): void; disconnect(): void };
+declare const MutationObserver: new (cb: () => void) => {
+  observe(el: unknown, opts: Record<string, boolean>): void;
+  disconnect(): void;
+};
 
 const fixtures = path.join(__dirname, 'fixtures', 'workspace');
 
@@ -37,18 +40,28 @@ describe('Inspector across outputs and live commands in a real workbench', funct
 
   async function capture(command: string, callsAfter: number): Promise<void> {
     await start(command);
-    await view.locator('#list-summary', { hasText: new RegExp(`^${callsAfter} of ${callsAfter} calls$`) }).waitFor({ timeout: 60_000 });
-    await view.locator('.vlist-row[data-kind="call"]:not([hidden])', { hasText: 'exit 0' }).nth(callsAfter - 1).waitFor({ timeout: 60_000 });
+    await view
+      .locator('#list-summary', { hasText: new RegExp(`^${callsAfter} of ${callsAfter} calls$`) })
+      .waitFor({ timeout: 60_000 });
+    await view
+      .locator('.vlist-row[data-kind="call"]:not([hidden])', { hasText: 'exit 0' })
+      .nth(callsAfter - 1)
+      .waitFor({ timeout: 60_000 });
   }
 
   before(async () => {
     wb = await openWorkbench({ label: 'search', workspaceTemplate: fixtures, colorTheme: 'Default Dark Modern' });
     view = wb.webview();
   });
-  after(async () => { await closeWorkbench(wb); });
+  after(async () => {
+    await closeWorkbench(wb);
+  });
 
   it('searches every output: exact handle, line and byte offset, and a hit opens the output at its line', async () => {
-    await capture(`node -e "for (let i = 0; i < 40; i++) console.log(i % 10 === 7 ? 'NEEDLE row ' + i : 'plain row ' + i)"`, 1);
+    await capture(
+      `node -e "for (let i = 0; i < 40; i++) console.log(i % 10 === 7 ? 'NEEDLE row ' + i : 'plain row ' + i)"`,
+      1,
+    );
     await capture(`node -e "process.stderr.write('warn\\nNEEDLE in stderr\\n')"`, 2);
     await view.locator('#search-pattern input').fill('NEEDLE');
     await view.locator('#search-pattern input').press('Enter');
@@ -57,8 +70,16 @@ describe('Inspector across outputs and live commands in a real workbench', funct
     const hits = view.locator('#search-results .search-hit');
     assert.equal(await hits.count(), 5);
     // Newest call first: stderr's line 2 (after "warn\n", byte 5), then stdout's four lines.
-    const got = await hits.evaluateAll((els) => els.map((e) => [e.getAttribute('data-line'), e.getAttribute('data-byte'), e.querySelector('.hit-text')!.textContent]));
-    const want = rows.flatMap((r, i) => (r.startsWith('NEEDLE') ? [[String(i + 1), String(Buffer.byteLength(stdout.slice(0, stdout.indexOf(r)))), r]] : []));
+    const got = await hits.evaluateAll((els) =>
+      els.map((e) => [
+        e.getAttribute('data-line'),
+        e.getAttribute('data-byte'),
+        e.querySelector('.hit-text')!.textContent,
+      ]),
+    );
+    const want = rows.flatMap((r, i) =>
+      r.startsWith('NEEDLE') ? [[String(i + 1), String(Buffer.byteLength(stdout.slice(0, stdout.indexOf(r)))), r]] : [],
+    );
     assert.deepEqual(got, [['2', '5', 'NEEDLE in stderr'], ...want]);
     const handles = await hits.evaluateAll((els) => els.map((e) => e.getAttribute('data-handle')));
     assert.equal(new Set(handles).size, 2);
@@ -74,7 +95,13 @@ describe('Inspector across outputs and live commands in a real workbench', funct
     await view.locator('#detail-title', { hasText: 'stdout of' }).waitFor({ timeout: 30_000 });
     await view.locator('#window .wline.hit', { hasText: 'NEEDLE row 17' }).waitFor({ timeout: 30_000 });
     assert.equal(await text(view.locator('#window .wline.hit .ln')), '18');
-    assert.equal(await view.locator('#id-handle').textContent().then((t) => (t ?? '').includes(handles[2]!)), true);
+    assert.equal(
+      await view
+        .locator('#id-handle')
+        .textContent()
+        .then((t) => (t ?? '').includes(handles[2]!)),
+      true,
+    );
     // The first hit goes back to stderr at its line 2.
     await hits.nth(0).click();
     await view.locator('#detail-title', { hasText: 'stderr of' }).waitFor({ timeout: 30_000 });
@@ -92,14 +119,19 @@ describe('Inspector across outputs and live commands in a real workbench', funct
     // Both captures came from the palette's Run Command and Capture: their runs say so (source `command`).
     await view.locator('#filter-source').click();
     const options = await view.locator('#filter-source li, #filter-source .option').allTextContents();
-    assert.deepEqual(options.map((s) => s.trim()), ['Any source', 'Editor commands']);
+    assert.deepEqual(
+      options.map((s) => s.trim()),
+      ['Any source', 'Editor commands'],
+    );
     await view.locator('#filter-source li, #filter-source .option', { hasText: 'Editor commands' }).first().click();
     await view.locator('#list-summary', { hasText: /^2 of 2 calls$/ }).waitFor();
   });
 
   it("updates a running command's size and tail while it runs, at most twice a second", async () => {
     // 80 lines, one every 100 ms: about 8 s of output.
-    await start(`node -e "let i = 0; const t = setInterval(() => { console.log('tick ' + i); if (++i === 80) clearInterval(t); }, 100)"`);
+    await start(
+      `node -e "let i = 0; const t = setInterval(() => { console.log('tick ' + i); if (++i === 80) clearInterval(t); }, 100)"`,
+    );
     const row = view.locator('.vlist-row[data-kind="call"]:not([hidden])', { hasText: 'running' }).first();
     await row.waitFor({ timeout: 60_000 });
     // The list's size cell says how much so far, before the call ends.
@@ -112,15 +144,21 @@ describe('Inspector across outputs and live commands in a real workbench', funct
     await setTheme(wb, view, 'Default Light Modern');
     // Count how often the sizes change over 3 s while it runs.
     // (The live box is re-filled on each update: watch it, read its sizes line.)
-    const changes = await view.locator('#live').evaluate((box) => new Promise<string[]>((resolve) => {
-      const seen: string[] = [box.querySelector('#live-sizes')?.textContent ?? ''];
-      const o = new MutationObserver(() => {
-        const t = box.querySelector('#live-sizes')?.textContent ?? '';
-        if (seen[seen.length - 1] !== t) seen.push(t);
-      });
-      o.observe(box, { childList: true, characterData: true, subtree: true });
-      setTimeout(() => { o.disconnect(); resolve(seen); }, 3000);
-    }));
+    const changes = await view.locator('#live').evaluate(
+      (box) =>
+        new Promise<string[]>((resolve) => {
+          const seen: string[] = [box.querySelector('#live-sizes')?.textContent ?? ''];
+          const o = new MutationObserver(() => {
+            const t = box.querySelector('#live-sizes')?.textContent ?? '';
+            if (seen[seen.length - 1] !== t) seen.push(t);
+          });
+          o.observe(box, { childList: true, characterData: true, subtree: true });
+          setTimeout(() => {
+            o.disconnect();
+            resolve(seen);
+          }, 3000);
+        }),
+    );
     const bytes = changes.map((t) => Number(/stdout ([\d,]+) bytes/.exec(t)![1]!.replace(/,/g, '')));
     assert.ok(bytes.length >= 3, `the size changed only ${bytes.length - 1} times in 3 s: ${changes.join(' | ')}`);
     assert.ok(bytes.length - 1 <= 7, `${bytes.length - 1} updates in 3 s (more than two a second)`);
@@ -135,7 +173,9 @@ describe('Inspector across outputs and live commands in a real workbench', funct
     // When it ends the recorded size replaces the live one: 80 lines.
     const expected = Array.from({ length: 80 }, (_, i) => `tick ${i}\n`).join('');
     await view.locator('#list-summary', { hasText: /^3 of 3 calls$/ }).waitFor();
-    const part = view.locator('.vlist-row[data-kind="part"]:not([hidden])', { hasText: `${Buffer.byteLength(expected)} bytes` }).first();
+    const part = view
+      .locator('.vlist-row[data-kind="part"]:not([hidden])', { hasText: `${Buffer.byteLength(expected)} bytes` })
+      .first();
     await part.waitFor({ timeout: 60_000 });
     assert.ok(await view.locator('#live').isHidden());
     await setTheme(wb, view, 'Default Dark Modern');
@@ -147,10 +187,17 @@ describe('Inspector across outputs and live commands in a real workbench', funct
     await start(`node -e "process.stdout.write(('a'.repeat(60) + '\\n').repeat(150000))"`);
     await view.locator('#list-summary', { hasText: /^4 of 4 calls$/ }).waitFor({ timeout: 60_000 });
     // Newest first: the new call's row, once it has ended.
-    await view.locator('.vlist-row[data-kind="call"]:not([hidden])').first().filter({ hasText: 'exit 0' }).waitFor({ timeout: 60_000 });
+    await view
+      .locator('.vlist-row[data-kind="call"]:not([hidden])')
+      .first()
+      .filter({ hasText: 'exit 0' })
+      .waitFor({ timeout: 60_000 });
     const file = path.join(wb.workspaceDir, '.vscode', 'settings.json');
     const before = readFileSync(file, 'utf8');
-    writeFileSync(file, JSON.stringify({ ...JSON.parse(before) as object, 'boundedEvidence.searchTimeoutMs': 100 }, null, 2));
+    writeFileSync(
+      file,
+      JSON.stringify({ ...(JSON.parse(before) as object), 'boundedEvidence.searchTimeoutMs': 100 }, null, 2),
+    );
     try {
       // The store is reopened with the new limit; searching until it applies.
       const progress = view.locator('#search-progress');
@@ -161,12 +208,22 @@ describe('Inspector across outputs and live commands in a real workbench', funct
         if ((await text(progress)).startsWith('Stopped') || attempt === 20) break;
         await wb.page.waitForTimeout(500);
       }
-      assert.equal(await text(progress), 'Stopped at the time limit (0.1 s) after the newest 0 of 4 calls: 0 matches in 0 of 0 outputs. Narrow by tool or run, or raise boundedEvidence.searchTimeoutMs.');
-      assert.equal(await progress.evaluate((e) => e.classList.contains('muted')), false, 'a partial answer is not greyed');
+      assert.equal(
+        await text(progress),
+        'Stopped at the time limit (0.1 s) after the newest 0 of 4 calls: 0 matches in 0 of 0 outputs. Narrow by tool or run, or raise boundedEvidence.searchTimeoutMs.',
+      );
+      assert.equal(
+        await progress.evaluate((e) => e.classList.contains('muted')),
+        false,
+        'a partial answer is not greyed',
+      );
       assert.ok(await view.locator('#search-cancel').isHidden());
       await wb.screenshot('search-stopped-at-time-limit');
       // The sentence stays whole and nothing is covered in a small and a large window.
-      for (const [width, height] of [[900, 700], [1920, 1080]] as const) {
+      for (const [width, height] of [
+        [900, 700],
+        [1920, 1080],
+      ] as const) {
         await wb.page.setViewportSize({ width, height });
         await wb.page.waitForTimeout(500);
         const fit = await progress.evaluate((e) => {
@@ -174,7 +231,11 @@ describe('Inspector across outputs and live commands in a real workbench', funct
           const run = e.ownerDocument.getElementById('search-run')!.getBoundingClientRect();
           const hit = e.ownerDocument.elementFromPoint(run.left + run.width / 2, run.top + run.height / 2);
           return {
-            whole: e.scrollWidth <= e.clientWidth + 1 && e.scrollHeight <= e.clientHeight + 1 && r.width > 0 && r.right <= e.ownerDocument.documentElement.clientWidth + 1,
+            whole:
+              e.scrollWidth <= e.clientWidth + 1 &&
+              e.scrollHeight <= e.clientHeight + 1 &&
+              r.width > 0 &&
+              r.right <= e.ownerDocument.documentElement.clientWidth + 1,
             searchButton: !!hit && (hit.id === 'search-run' || !!hit.closest('#search-run')),
           };
         });

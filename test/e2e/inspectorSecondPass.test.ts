@@ -18,9 +18,28 @@ import { setTheme } from './theme.js';
 const fixtures = path.join(__dirname, 'fixtures', 'workspace');
 
 /** Browser globals used inside `evaluate` callbacks (they run in the page, not in Node). */
-interface Box { top: number; bottom: number; left: number; right: number; width: number; height: number }
-interface El { getBoundingClientRect(): Box; scrollWidth: number; clientWidth: number; textContent: string | null }
-interface PageGlobals { document: { scrollingElement: { scrollTop: number; scrollHeight: number; clientHeight: number }; querySelector(s: string): El | null; querySelectorAll(s: string): El[] }; innerHeight: number }
+interface Box {
+  top: number;
+  bottom: number;
+  left: number;
+  right: number;
+  width: number;
+  height: number;
+}
+interface El {
+  getBoundingClientRect(): Box;
+  scrollWidth: number;
+  clientWidth: number;
+  textContent: string | null;
+}
+interface PageGlobals {
+  document: {
+    scrollingElement: { scrollTop: number; scrollHeight: number; clientHeight: number };
+    querySelector(s: string): El | null;
+    querySelectorAll(s: string): El[];
+  };
+  innerHeight: number;
+}
 
 /** A command line longer than 60 characters: its run's label (item 10: the text filter missed it). */
 const longCommand = `node -e "console.log('a run whose label is longer than sixty characters, to be found by text')"`;
@@ -49,7 +68,9 @@ describe('Inspector, second pass for people (issue 25), in a real workbench', fu
     wb.page.on('pageerror', (e) => errors.push(e.message));
     await wb.capture(`node -e "process.stderr.write('boom: the build broke\\n'); process.exit(1)"`);
     await view.locator('#detail-outcome', { hasText: 'exit 1' }).waitFor({ timeout: 60_000 });
-    await wb.capture(`node -e "for (let i = 1; i <= 3000; i++) console.log('row ' + i + (i % 100 === 0 ? ' ERROR here' : ''))"`);
+    await wb.capture(
+      `node -e "for (let i = 1; i <= 3000; i++) console.log('row ' + i + (i % 100 === 0 ? ' ERROR here' : ''))"`,
+    );
     await view.locator('#detail-outcome', { hasText: 'exit 0' }).waitFor({ timeout: 60_000 });
     await wb.capture(longCommand);
     await view.locator('#list-summary', { hasText: /^3 of 3 calls$/ }).waitFor({ timeout: 60_000 });
@@ -61,7 +82,10 @@ describe('Inspector, second pass for people (issue 25), in a real workbench', fu
     assert.deepEqual(errors.splice(0), [], 'uncaught errors in the page');
   });
 
-  for (const [width, height] of [[900, 700], [1920, 1080]] as const) {
+  for (const [width, height] of [
+    [900, 700],
+    [1920, 1080],
+  ] as const) {
     const size = `${width}×${height}`;
 
     it(`1 · ${size}: the wheel over the heading after a pattern hit scrolls nothing away`, async () => {
@@ -78,7 +102,10 @@ describe('Inspector, second pass for people (issue 25), in a real workbench', fu
       await wb.page.waitForTimeout(400);
       const after = (await heading.boundingBox())!;
       assert.equal(Math.round(after.y), Math.round(before.y), 'the heading moved');
-      const doc = await view.locator('body').evaluate(() => { const s = (globalThis as unknown as PageGlobals).document.scrollingElement; return { top: s.scrollTop, over: s.scrollHeight - s.clientHeight }; });
+      const doc = await view.locator('body').evaluate(() => {
+        const s = (globalThis as unknown as PageGlobals).document.scrollingElement;
+        return { top: s.scrollTop, over: s.scrollHeight - s.clientHeight };
+      });
       assert.deepEqual(doc, { top: 0, over: 0 }, 'the page itself scrolls');
       // The actions are all on screen in the detail (none cut off below the panel).
       await wb.screenshot(`second-pass-1-wheel-${width}x${height}`);
@@ -88,7 +115,7 @@ describe('Inspector, second pass for people (issue 25), in a real workbench', fu
       await wb.page.setViewportSize({ width, height });
       // Where room is short the filters fold behind "Filters": open them.
       const toggle = view.locator('#toggle-filters');
-      if (await toggle.isVisible() && (await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
+      if ((await toggle.isVisible()) && (await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
       const pick = async (id: string, presses: string[]): Promise<void> => {
         await view.locator(`#${id}`).focus();
         for (const k of ['Enter', ...presses, 'Enter']) await view.locator(`#${id}`).press(k);
@@ -97,10 +124,16 @@ describe('Inspector, second pass for people (issue 25), in a real workbench', fu
       await view.locator('#sort[value="size"], #sort').first().waitFor();
       assert.equal(await view.locator('#sort').evaluate((el) => (el as unknown as { value: string }).value), 'size');
       await pick('filter-outcome', ['ArrowDown']);
-      assert.equal(await view.locator('#filter-outcome').evaluate((el) => (el as unknown as { value: string }).value), 'failed');
+      assert.equal(
+        await view.locator('#filter-outcome').evaluate((el) => (el as unknown as { value: string }).value),
+        'failed',
+      );
       await view.locator('#list-summary', { hasText: /^1 of 3 calls$/ }).waitFor();
       await pick('filter-source', ['ArrowDown']);
-      assert.notEqual(await view.locator('#filter-source').evaluate((el) => (el as unknown as { value: string }).value), '');
+      assert.notEqual(
+        await view.locator('#filter-source').evaluate((el) => (el as unknown as { value: string }).value),
+        '',
+      );
       if (await toggle.isVisible()) assert.equal(await text(toggle), 'Filters (3)');
       // Back to all, again by keyboard.
       await pick('filter-source', ['ArrowUp']);
@@ -133,7 +166,7 @@ describe('Inspector, second pass for people (issue 25), in a real workbench', fu
       await search();
       await field.fill('');
       assert.equal(await view.locator('#search-results li').count(), 0);
-      assert.ok(Math.abs(await listHeight() - roomy) <= 1, `the list is ${await listHeight()} px, was ${roomy} px`);
+      assert.ok(Math.abs((await listHeight()) - roomy) <= 1, `the list is ${await listHeight()} px, was ${roomy} px`);
       // The splitter still moves the list.
       const splitter = view.locator('#splitter');
       const before = Number(await splitter.getAttribute('aria-valuenow'));
@@ -153,7 +186,10 @@ describe('Inspector, second pass for people (issue 25), in a real workbench', fu
       assert.equal(await run.locator('.c3 .codicon-error').count(), 1);
       assert.equal(await run.locator('.c3').getAttribute('title'), 'run failed: 1 of 1 call failed');
       // The successful runs do not.
-      assert.equal(await text(view.locator('.vlist-row[data-kind="run"]', { hasText: 'ERROR here' }).first().locator('.c3')), 'completed');
+      assert.equal(
+        await text(view.locator('.vlist-row[data-kind="run"]', { hasText: 'ERROR here' }).first().locator('.c3')),
+        'completed',
+      );
       assert.doesNotMatch(await text(view.locator('#id-outcome')), /recorded status/);
     });
 
@@ -173,16 +209,25 @@ describe('Inspector, second pass for people (issue 25), in a real workbench', fu
         ? '.vlist-row[data-kind="part"] .c1, .vlist-row[data-kind="call"] .c5, .vlist-row[data-kind="part"] .c5'
         : '.vlist-row[data-kind="call"] .c1, .vlist-row[data-kind="part"] .c1, .vlist-row[data-kind="call"] .c5, .vlist-row[data-kind="part"] .c5, .vlist-row .c3';
       const cut = await view.locator('body').evaluate((_, sel) => {
-        const w = globalThis as unknown as PageGlobals & { getComputedStyle(e: El): { paddingLeft: string; paddingRight: string } };
-        const doc = w.document as unknown as PageGlobals['document'] & { createRange(): { selectNodeContents(n: El): void; getBoundingClientRect(): Box } };
-        return [...doc.querySelectorAll(sel)].filter((c) => {
-          const box = c.getBoundingClientRect();
-          if (box.width === 0) return false;
-          const range = doc.createRange();
-          range.selectNodeContents(c);
-          const st = w.getComputedStyle(c);
-          return range.getBoundingClientRect().width > box.width - parseFloat(st.paddingLeft) - parseFloat(st.paddingRight) + 0.25;
-        }).map((c) => c.textContent);
+        const w = globalThis as unknown as PageGlobals & {
+          getComputedStyle(e: El): { paddingLeft: string; paddingRight: string };
+        };
+        const doc = w.document as unknown as PageGlobals['document'] & {
+          createRange(): { selectNodeContents(n: El): void; getBoundingClientRect(): Box };
+        };
+        return [...doc.querySelectorAll(sel)]
+          .filter((c) => {
+            const box = c.getBoundingClientRect();
+            if (box.width === 0) return false;
+            const range = doc.createRange();
+            range.selectNodeContents(c);
+            const st = w.getComputedStyle(c);
+            return (
+              range.getBoundingClientRect().width >
+              box.width - parseFloat(st.paddingLeft) - parseFloat(st.paddingRight) + 0.25
+            );
+          })
+          .map((c) => c.textContent);
       }, cells);
       assert.deepEqual(cut, []);
       const streams = (await view.locator('.vlist-row[data-kind="part"] .c1').allTextContents()).map((s) => s.trim());
@@ -245,7 +290,10 @@ describe('Inspector, second pass for people (issue 25), in a real workbench', fu
       await view.locator('#bytes-end input').fill('10');
       await view.locator('#bytes-end input').press('Enter');
       await view.locator('#window[data-start="0"][data-end="10"]').waitFor();
-      assert.deepEqual([await view.locator('#lines-from input').inputValue(), await view.locator('#lines-count input').inputValue()], ['1', '1']);
+      assert.deepEqual(
+        [await view.locator('#lines-from input').inputValue(), await view.locator('#lines-count input').inputValue()],
+        ['1', '1'],
+      );
     });
   }
 
@@ -257,7 +305,10 @@ describe('Inspector, second pass for people (issue 25), in a real workbench', fu
     await run.waitFor({ timeout: 30_000 });
     assert.match(await text(run.locator('.label-description')), /^failed · 1 call · /);
     assert.equal(await run.locator('.codicon-error').count(), 1);
-    assert.match(await text(rows.filter({ hasText: 'ERROR here' }).locator('.label-description')), /^completed · 1 call · /);
+    assert.match(
+      await text(rows.filter({ hasText: 'ERROR here' }).locator('.label-description')),
+      /^completed · 1 call · /,
+    );
     await wb.screenshot('second-pass-4-runs-view');
   });
 });

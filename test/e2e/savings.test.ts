@@ -24,9 +24,15 @@ const CLI = path.join(repoRoot, 'dist', 'cli.js');
 /** `1.5 MiB` as the page's format.ts writes it. */
 function human(n: number): string {
   const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let v = n; let u = 0;
-  while (v >= 1024 && u < units.length - 1) { v /= 1024; u++; }
-  return u === 0 ? `${n.toLocaleString('en-US')} ${n === 1 ? 'byte' : 'bytes'}` : `${v < 10 ? v.toFixed(1) : Math.round(v).toString()} ${units[u]}`;
+  let v = n;
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  return u === 0
+    ? `${n.toLocaleString('en-US')} ${n === 1 ? 'byte' : 'bytes'}`
+    : `${v < 10 ? v.toFixed(1) : Math.round(v).toString()} ${units[u]}`;
 }
 
 describe('Savings view and status bar in a real workbench', function () {
@@ -60,8 +66,14 @@ describe('Savings view and status bar in a real workbench', function () {
     writeFileSync(path.join(spool, '1'), 'PASS '.repeat(20_000));
     writeFileSync(path.join(spool, '2'), '');
     writeFileSync(path.join(spool, 'command'), 'pytest -q');
-    writeFileSync(path.join(spool, 'meta.json'), JSON.stringify({ agent: 'claude', routedAt: new Date().toISOString(), cwd: wb.workspaceDir }));
-    const routed = spawnSync(process.execPath, [CLI, 'keep', spool, '0', '4096'], { encoding: 'utf8', cwd: wb.workspaceDir });
+    writeFileSync(
+      path.join(spool, 'meta.json'),
+      JSON.stringify({ agent: 'claude', routedAt: new Date().toISOString(), cwd: wb.workspaceDir }),
+    );
+    const routed = spawnSync(process.execPath, [CLI, 'keep', spool, '0', '4096'], {
+      encoding: 'utf8',
+      cwd: wb.workspaceDir,
+    });
     assert.equal(routed.status, 0, routed.stderr);
     const handle = /stdout: [^\n]*?handle (out_[a-z2-7]{26})/.exec(big)![1]!;
     cli('read', handle, '--storage', storage, '--pattern', '^3999[0-9]$');
@@ -69,7 +81,7 @@ describe('Savings view and status bar in a real workbench', function () {
   });
   after(() => closeWorkbench(wb));
 
-  it('the status bar counts runs other processes recorded, and its label carries the week\'s savings', async () => {
+  it("the status bar counts runs other processes recorded, and its label carries the week's savings", async () => {
     const session = await openSession(storage);
     const totals = await session.runs.totals();
     const week = (await session.runs.usage({ sinceMs: Date.now() - 7 * 86_400_000 })).total;
@@ -79,9 +91,13 @@ describe('Savings view and status bar in a real workbench', function () {
     const item = wb.page.locator('.statusbar-item', { hasText: /\b5 runs · / }).first();
     await item.waitFor({ timeout: 30_000 });
     // The label follows the catalog within one poll (5 s) of the last record.
-    const labelOf = async (): Promise<string> => (await item.locator('a, [role="button"]').first().getAttribute('aria-label')) ?? '';
+    const labelOf = async (): Promise<string> =>
+      (await item.locator('a, [role="button"]').first().getAttribute('aria-label')) ?? '';
     let label = await labelOf();
-    for (let i = 0; i < 40 && !label.includes(' in 2 reads;'); i++) { await wb.page.waitForTimeout(500); label = await labelOf(); }
+    for (let i = 0; i < 40 && !label.includes(' in 2 reads;'); i++) {
+      await wb.page.waitForTimeout(500);
+      label = await labelOf();
+    }
     assert.match(label, /^Bounded Evidence: 5 runs · /);
     assert.match(label, new RegExp(`Last 7 days: ${week.outputs} outputs \\(`));
     assert.match(label, / read back [0-9.]+ (bytes|KiB) in 2 reads; saved [0-9.]+ (KiB|MiB)\./);
@@ -90,14 +106,20 @@ describe('Savings view and status bar in a real workbench', function () {
   async function savingsFrame(): Promise<Frame> {
     for (let i = 0; i < 60; i++) {
       for (const f of wb.page.frames()) {
-        if (await f.locator('#savings').count().catch(() => 0)) return f;
+        if (
+          await f
+            .locator('#savings')
+            .count()
+            .catch(() => 0)
+        )
+          return f;
       }
       await wb.page.waitForTimeout(500);
     }
     throw new Error('the Savings view did not load');
   }
 
-  it('the Savings view shows the core\'s figures, a chart with its table, at 900×700 and 1920×1080, axe clean in dark and light', async () => {
+  it("the Savings view shows the core's figures, a chart with its table, at 900×700 and 1920×1080, axe clean in dark and light", async () => {
     // The sidebar as a person leaves it: no editor or chat beside it taking the width.
     await wb.runCommand('View: Close All Editors');
     await wb.page.locator('.activitybar .action-item a[aria-label^="Bounded Evidence"]').click();
@@ -115,22 +137,33 @@ describe('Savings view and status bar in a real workbench', function () {
     const r = await session.runs.usage({ sinceMs: now - 7 * 86_400_000, untilMs: now, by: 'command', limit: 1000 });
     session.runs.close();
     const dd = await frame.locator('.totals dd').allTextContents();
-    assert.equal(dd[0], `${human(r.total.savedBytes)} (${((100 * r.total.savedBytes) / r.total.outputBytes).toFixed(1)}% of output bytes)`);
+    assert.equal(
+      dd[0],
+      `${human(r.total.savedBytes)} (${((100 * r.total.savedBytes) / r.total.outputBytes).toFixed(1)}% of output bytes)`,
+    );
     assert.equal(dd[1], `${r.total.outputs} · ${human(r.total.outputBytes)}`);
     assert.equal(dd[3], `${human(r.total.readBytes)} in 2 reads of 1 output`);
     // Top commands by saved: the core's order and figures (the person's palette capture saved nothing).
     const saved = frame.locator('table', { has: frame.locator('caption', { hasText: 'Commands by bytes saved' }) });
     const names = await saved.locator('tbody th').allTextContents();
-    assert.deepEqual(names, r.groups.filter((g) => g.savedBytes > 0).map((g) => g.key));
+    assert.deepEqual(
+      names,
+      r.groups.filter((g) => g.savedBytes > 0).map((g) => g.key),
+    );
     assert.deepEqual(names.slice().sort(), ['pytest', 'seq', 'yes']);
     const recalls = frame.locator('table', { has: frame.locator('caption', { hasText: 'Commands by reads back' }) });
-    assert.deepEqual(await recalls.locator('tbody tr').first().locator('th, td').allTextContents(), ['seq', '2', '1', human(r.groups.find((g) => g.key === 'seq')!.readBytes)]);
+    assert.deepEqual(await recalls.locator('tbody tr').first().locator('th, td').allTextContents(), [
+      'seq',
+      '2',
+      '1',
+      human(r.groups.find((g) => g.key === 'seq')!.readBytes),
+    ]);
     // The chart is one labelled image, with bars for today's bytes; its table has the same figures.
     const chart = frame.locator('canvas.chart[role="img"]');
     assert.match((await chart.getAttribute('aria-label')) ?? '', /^Bytes per day, log scale: /);
     // Bars are drawn in each series' theme colour: count the canvas pixels of each.
     // (A string, not a function: tsx would name the arrows with a helper the page does not have.)
-    const painted = await frame.evaluate(`(() => {
+    const painted = (await frame.evaluate(`(() => {
       const c = document.querySelector('canvas.chart');
       const probe = document.createElement('canvas').getContext('2d');
       const css = getComputedStyle(document.body);
@@ -144,19 +177,32 @@ describe('Savings view and status bar in a real workbench', function () {
       const near = (i, w) => { const [r, g, b] = w.split(',').map(Number); return Math.abs(px[i] - r) <= 3 && Math.abs(px[i + 1] - g) <= 3 && Math.abs(px[i + 2] - b) <= 3 && px[i + 3] > 0; };
       for (let i = 0; i < px.length; i += 4) { const k = want.findIndex((w) => near(i, w)); if (k !== -1) counts[k]++; }
       return counts;
-    })()`) as number[];
-    assert.ok(painted.every((n) => n > 20), `pixels of the kept, shown and read-back bars: ${painted.join(', ')}`);
+    })()`)) as number[];
+    assert.ok(
+      painted.every((n) => n > 20),
+      `pixels of the kept, shown and read-back bars: ${painted.join(', ')}`,
+    );
     const day = frame.locator('table', { has: frame.locator('caption', { hasText: 'Bytes per day' }) });
     const today = await day.locator('tbody tr').first().locator('th, td').allTextContents();
-    assert.deepEqual(today.slice(1), [human(r.total.outputBytes), human(r.total.shownBytes), human(r.total.readBytes), human(r.total.savedBytes)]);
-    for (const [w, h] of [[900, 700], [1920, 1080]] as const) {
+    assert.deepEqual(today.slice(1), [
+      human(r.total.outputBytes),
+      human(r.total.shownBytes),
+      human(r.total.readBytes),
+      human(r.total.savedBytes),
+    ]);
+    for (const [w, h] of [
+      [900, 700],
+      [1920, 1080],
+    ] as const) {
       await wb.page.setViewportSize({ width: w, height: h });
       await wb.page.waitForTimeout(800);
       const f = await savingsFrame();
       const findings = (await axeIn(f)).filter((x) => x.impact === 'serious' || x.impact === 'critical');
       assert.deepEqual(findings, [], `${w}×${h}: ${JSON.stringify(findings)}`);
       // Nothing wider than the view: no horizontal scroll bar in the sidebar.
-      const overflow = await f.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth') as number;
+      const overflow = (await f.evaluate(
+        'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+      )) as number;
       assert.ok(overflow <= 1, `${w}×${h}: ${overflow} px wider than the view`);
       await wb.screenshot(`savings-${w}x${h}`);
     }

@@ -22,7 +22,12 @@ describe('npm start (the README start command)', () => {
       const gone = new Promise((r) => child!.once('exit', r));
       child.kill('SIGINT');
       await Promise.race([gone, new Promise((r) => setTimeout(r, 10_000))]);
-      if (child.exitCode === null) try { process.kill(child.pid, 'SIGKILL'); } catch { /* gone */ }
+      if (child.exitCode === null)
+        try {
+          process.kill(child.pid, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
     }
   });
 
@@ -30,7 +35,9 @@ describe('npm start (the README start command)', () => {
     const port = await freePort();
     const { runDir, env } = makeRunDir('start');
     child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'scripts', 'start.ts')], {
-      cwd: repoRoot, env: { ...process.env, BE_PORT: String(port), BE_STATE: path.join(runDir, 'state') }, stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: repoRoot,
+      env: { ...process.env, BE_PORT: String(port), BE_STATE: path.join(runDir, 'state') },
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
     const url = await new Promise<string>((resolve, reject) => {
@@ -38,7 +45,10 @@ describe('npm start (the README start command)', () => {
       const onData = (d: Buffer): void => {
         output += d.toString();
         const m = /Open: (http:\/\/127\.0\.0\.1:\d+\/\S+)/.exec(output);
-        if (m) { clearTimeout(timer); resolve(m[1]!); }
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[1]!);
+        }
       };
       child!.stdout!.on('data', onData);
       child!.stderr!.on('data', onData);
@@ -51,11 +61,15 @@ describe('npm start (the README start command)', () => {
     await page.goto(url);
     await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
     // The demo workspace is open: its build script is in the explorer.
-    await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'build-log.js' }).waitFor({ timeout: 30_000 });
+    await page
+      .locator('.explorer-folders-view .monaco-list-row', { hasText: 'build-log.js' })
+      .waitFor({ timeout: 30_000 });
     // A first start: the demo's README opens (not the generic Welcome page) and the extension's
     // walkthrough opens in front of it (src/extension/firstStart.ts); the README stays as a tab.
     await page.locator('.tabs-container .tab', { hasText: 'README.md' }).first().waitFor({ timeout: 30_000 });
-    await page.locator('.gettingStartedContainer h2.category-title', { hasText: 'Get Started with Bounded Evidence' }).waitFor({ state: 'visible', timeout: 60_000 });
+    await page
+      .locator('.gettingStartedContainer h2.category-title', { hasText: 'Get Started with Bounded Evidence' })
+      .waitFor({ state: 'visible', timeout: 60_000 });
     assert.equal((await page.locator('.tabs-container .tab.active').textContent())?.trim(), 'Welcome');
     // One Welcome tab (the walkthrough's editor) and the README behind it: no generic Welcome page besides.
     assert.equal(await page.locator('.tabs-container .tab', { hasText: /Welcome/ }).count(), 1);
@@ -74,9 +88,14 @@ describe('npm start (the README start command)', () => {
     await input.fill('node build-log.js');
     await input.press('Enter');
     // The script exits 1 like a failed build; only its stdout size matters here.
-    const expectedStdout = spawnSync(process.execPath, [path.join(repoRoot, 'demo', 'build-log.js')], { stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 64 << 20 }).stdout.length;
+    const expectedStdout = spawnSync(process.execPath, [path.join(repoRoot, 'demo', 'build-log.js')], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+      maxBuffer: 64 << 20,
+    }).stdout.length;
     assert.ok(expectedStdout > 4_000_000);
-    const stdoutRow = view.locator('.vlist-row[data-kind="part"]', { hasText: 'stdout' }).filter({ hasText: `${expectedStdout.toLocaleString('en-US')} bytes` });
+    const stdoutRow = view
+      .locator('.vlist-row[data-kind="part"]', { hasText: 'stdout' })
+      .filter({ hasText: `${expectedStdout.toLocaleString('en-US')} bytes` });
     await stdoutRow.first().waitFor({ timeout: 120_000 });
     assert.match((await stdoutRow.first().textContent()) ?? '', /blob/);
     await view.locator('.vlist-row[data-kind="part"]', { hasText: 'stderr' }).first().waitFor({ timeout: 10_000 });
@@ -84,7 +103,12 @@ describe('npm start (the README start command)', () => {
     // No Git prompt about the repository around demo/ (by now it would have been shown).
     await runPaletteCommand(page, 'Notifications: Show Notifications');
     await page.locator('.notifications-center').waitFor({ timeout: 10_000 });
-    assert.deepEqual((await page.locator('.notifications-center .notification-list-item-message').allTextContents()).filter((t) => /git repository/i.test(t)), []);
+    assert.deepEqual(
+      (await page.locator('.notifications-center .notification-list-item-message').allTextContents()).filter((t) =>
+        /git repository/i.test(t),
+      ),
+      [],
+    );
 
     const exited = new Promise<number | null>((r) => child!.on('exit', (code) => r(code)));
     child.kill('SIGINT');

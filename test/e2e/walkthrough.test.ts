@@ -81,7 +81,10 @@ describe('the walkthrough on the first start', function () {
     return page;
   }
 
-  for (const [width, height] of [[900, 700], [1920, 1080]] as const) {
+  for (const [width, height] of [
+    [900, 700],
+    [1920, 1080],
+  ] as const) {
     it(`opens by itself on a first start with the setting on, and not on the next start (${width}×${height})`, async () => {
       const opened = count(wb, OPENED);
       const page = await firstStart(width, height);
@@ -89,11 +92,17 @@ describe('the walkthrough on the first start', function () {
       await logged(wb, OPENED, opened);
       // The whole title is on screen, in the editor area, in the active tab.
       const box = await walkthroughTitle(page).boundingBox();
-      assert.ok(box && box.x >= 0 && box.x + box.width <= width && box.y >= 0 && box.y + box.height <= height, `title on screen: ${JSON.stringify(box)}`);
+      assert.ok(
+        box && box.x >= 0 && box.x + box.width <= width && box.y >= 0 && box.y + box.height <= height,
+        `title on screen: ${JSON.stringify(box)}`,
+      );
       assert.equal((await page.locator('.tabs-container .tab.active').textContent())?.trim(), 'Welcome');
       // Its description is whole (VS Code clamps it to three lines with an ellipsis).
-      const clamped = await page.locator('.gettingStartedSlideDetails .category-description').evaluateAll((els) =>
-        els.filter((e) => e.getClientRects().length > 0).map((e) => e.scrollHeight > e.clientHeight + 1));
+      const clamped = await page
+        .locator('.gettingStartedSlideDetails .category-description')
+        .evaluateAll((els) =>
+          els.filter((e) => e.getClientRects().length > 0).map((e) => e.scrollHeight > e.clientHeight + 1),
+        );
       assert.deepEqual(clamped, [false], 'the walkthrough description fits its three lines');
       await page.screenshot({ path: path.join(outputDir, 'e2e', `walkthrough-first-start-${width}x${height}.png`) });
 

@@ -14,13 +14,18 @@ import { closeWorkbench, openWorkbench } from './session.js';
 
 /** The status bar's `N runs · …` item of a window, once it says `runs` runs. */
 async function statusSays(page: Page, runs: number): Promise<void> {
-  await page.locator('.statusbar-item', { hasText: new RegExp(`\\b${runs} runs? · `) }).first().waitFor({ timeout: 60_000 });
+  await page
+    .locator('.statusbar-item', { hasText: new RegExp(`\\b${runs} runs? · `) })
+    .first()
+    .waitFor({ timeout: 60_000 });
 }
 
 describe('Two windows on one folder share its evidence', function () {
   this.timeout(300_000);
   let wb: Workbench;
-  before(async () => { wb = await openWorkbench({ label: 'windows' }); });
+  before(async () => {
+    wb = await openWorkbench({ label: 'windows' });
+  });
   after(() => closeWorkbench(wb));
 
   it('a run captured in one window is listed in the other, both ways', async () => {
@@ -31,9 +36,14 @@ describe('Two windows on one folder share its evidence', function () {
     await second.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
     // The case under test happened: the second window's host was given a `-1` folder.
     const storageRoot = path.join(wb.server.runDir, 'user-data', 'User', 'workspaceStorage');
-    const suffixed = (): string[] => (existsSync(storageRoot) ? readdirSync(storageRoot) : []).filter((d) => /-1$/.test(d));
+    const suffixed = (): string[] =>
+      (existsSync(storageRoot) ? readdirSync(storageRoot) : []).filter((d) => /-1$/.test(d));
     for (let i = 0; i < 120 && suffixed().length === 0; i++) await second.waitForTimeout(500);
-    assert.equal(suffixed().length, 1, `workspace storage folders: ${existsSync(storageRoot) ? readdirSync(storageRoot).join(', ') : '(none)'}`);
+    assert.equal(
+      suffixed().length,
+      1,
+      `workspace storage folders: ${existsSync(storageRoot) ? readdirSync(storageRoot).join(', ') : '(none)'}`,
+    );
     await statusSays(second, 1);
     // The second window's capture reaches the first (its status bar polls the shared catalog).
     await runPaletteCommand(second, 'Bounded Evidence: Run Command and Capture');

@@ -13,6 +13,15 @@ export async function launchBrowser(env: NodeJS.ProcessEnv): Promise<Browser> {
     executablePath: tools.chromium,
     headless: true,
     env: env as Record<string, string>,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-dev-shm-usage',
+    ],
   });
 }

@@ -17,21 +17,28 @@ const TIMEOUT_MS = Number(process.env.BE_INTEGRATION_TIMEOUT_MS ?? 15 * 60_000);
  * Copilot CLI sessions provider and GitHub token look-ups fail with long stacks).
  */
 function isWorkbenchNoise(text: string): boolean {
-  return /open-vsx\.org|\/static\/out\/vs\/|^\[(AgentHost|ChatModelSelection|ChatSessionsService|RemoteAgentHostProtocol)\]|ENOTFOUND|^GitHubLoginFailed|^No utility model is configured|^Directory import .*@github\/copilot\/sdk/.test(text);
+  return /open-vsx\.org|\/static\/out\/vs\/|^\[(AgentHost|ChatModelSelection|ChatSessionsService|RemoteAgentHostProtocol)\]|ENOTFOUND|^GitHubLoginFailed|^No utility model is configured|^Directory import .*@github\/copilot\/sdk/.test(
+    text,
+  );
 }
 
 /** Test fixture extensions (test/integration/fixtures/<name>/package.json), installed beside the one under test. */
 function fixtureExtensions(): string[] {
   const dir = path.join(repoRoot, 'test', 'integration', 'fixtures');
   if (!existsSync(dir)) return [];
-  return readdirSync(dir).map((d) => path.join(dir, d)).filter((d) => existsSync(path.join(d, 'package.json')));
+  return readdirSync(dir)
+    .map((d) => path.join(dir, d))
+    .filter((d) => existsSync(path.join(d, 'package.json')));
 }
 
 async function main(): Promise<number> {
   const testsIndex = path.join(repoRoot, 'out', 'test', 'integration', 'index.js');
-  if (!existsSync(testsIndex)) throw new Error('out/test/integration/index.js is missing: run `node esbuild.js --tests` first');
+  if (!existsSync(testsIndex))
+    throw new Error('out/test/integration/index.js is missing: run `node esbuild.js --tests` first');
   let resolveExit: (code: number) => void = () => undefined;
-  const exited = new Promise<number>((r) => { resolveExit = r; });
+  const exited = new Promise<number>((r) => {
+    resolveExit = r;
+  });
   let wb: Workbench | undefined;
   const timer = setTimeout(() => resolveExit(124), TIMEOUT_MS);
   try {
@@ -40,7 +47,9 @@ async function main(): Promise<number> {
       workspaceTemplate: path.join(repoRoot, 'test', 'integration', 'workspace'),
       payload: (remote) => [['extensionTestsPath', remote(testsIndex)]],
       extraExtensions: fixtureExtensions(),
-      onLog: (_type, text) => { if (!isWorkbenchNoise(text)) process.stdout.write(text.endsWith('\n') ? text : `${text}\n`); },
+      onLog: (_type, text) => {
+        if (!isWorkbenchNoise(text)) process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+      },
       onExit: (code) => resolveExit(code),
     });
     const code = await exited;
@@ -52,4 +61,10 @@ async function main(): Promise<number> {
   }
 }
 
-main().then((code) => process.exit(code), (e) => { console.error(e); process.exit(1); });
+main().then(
+  (code) => process.exit(code),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

@@ -54,8 +54,17 @@ const MACHINE_SCOPED = new Set(['workbench.welcomePage.walkthroughs.openOnInstal
 /** Writes `<extensionsDir>/extensions.json` listing extension folders in place. */
 function listExtensions(extensionsDir: string, folders: string[]): void {
   const entries = folders.map((dir) => {
-    const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { publisher: string; name: string; version: string };
-    return { identifier: { id: `${pkg.publisher}.${pkg.name}`.toLowerCase() }, version: pkg.version, location: { $mid: 1, scheme: 'file', path: dir }, metadata: { installedTimestamp: Date.now() } };
+    const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as {
+      publisher: string;
+      name: string;
+      version: string;
+    };
+    return {
+      identifier: { id: `${pkg.publisher}.${pkg.name}`.toLowerCase() },
+      version: pkg.version,
+      location: { $mid: 1, scheme: 'file', path: dir },
+      metadata: { installedTimestamp: Date.now() },
+    };
   });
   writeFileSync(path.join(extensionsDir, 'extensions.json'), JSON.stringify(entries));
 }
@@ -81,7 +90,14 @@ export function makeRunDir(label: string): { runDir: string; env: NodeJS.Process
   if (base.length > 48) base = path.join(os.tmpdir(), 'bounded-evidence-runs');
   mkdirSync(base, { recursive: true });
   const runDir = mkdtempSync(path.join(base, `${label.slice(0, 12)}-`));
-  const dirs = { HOME: 'home', TMPDIR: 'tmp', XDG_CONFIG_HOME: 'xdg/config', XDG_DATA_HOME: 'xdg/data', XDG_CACHE_HOME: 'xdg/cache', XDG_RUNTIME_DIR: 'xdg/runtime' };
+  const dirs = {
+    HOME: 'home',
+    TMPDIR: 'tmp',
+    XDG_CONFIG_HOME: 'xdg/config',
+    XDG_DATA_HOME: 'xdg/data',
+    XDG_CACHE_HOME: 'xdg/cache',
+    XDG_RUNTIME_DIR: 'xdg/runtime',
+  };
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const [k, sub] of Object.entries(dirs)) {
     const p = path.join(runDir, sub);
@@ -102,7 +118,15 @@ export async function startServer(opts: ServerOptions): Promise<VsCodeServer> {
   for (const d of [userDataDir, serverDataDir, extensionsDir]) mkdirSync(d, { recursive: true });
   // Every test starts on a first start (a fresh browser profile): the extension's walkthrough
   // would open as an extra editor (src/extension/firstStart.ts); its own test turns it on.
-  const user: Record<string, unknown> = { 'workbench.startupEditor': 'none', 'workbench.welcomePage.walkthroughs.openOnInstall': false, 'telemetry.telemetryLevel': 'off', 'update.mode': 'none', 'extensions.autoUpdate': false, 'workbench.tips.enabled': false, ...opts.userSettings };
+  const user: Record<string, unknown> = {
+    'workbench.startupEditor': 'none',
+    'workbench.welcomePage.walkthroughs.openOnInstall': false,
+    'telemetry.telemetryLevel': 'off',
+    'update.mode': 'none',
+    'extensions.autoUpdate': false,
+    'workbench.tips.enabled': false,
+    ...opts.userSettings,
+  };
   // A machine-scoped setting is read in a remote window only from the remote machine's settings
   // (`<user data>/Machine/settings.json`; the User copy is ignored there): those keys go there too.
   // Only those: machine settings override the user's, and tests change user settings.
@@ -110,7 +134,10 @@ export async function startServer(opts: ServerOptions): Promise<VsCodeServer> {
   // The web workbench served by the server reads the remote user settings from the
   // server data folder; the user-data folder copy covers other layouts.
   for (const dir of [path.join(serverDataDir, 'data'), userDataDir]) {
-    for (const [kind, values] of [['User', user], ['Machine', machine]] as const) {
+    for (const [kind, values] of [
+      ['User', user],
+      ['Machine', machine],
+    ] as const) {
       mkdirSync(path.join(dir, kind), { recursive: true });
       writeFileSync(path.join(dir, kind, 'settings.json'), JSON.stringify(values, null, 2));
     }
@@ -118,26 +145,54 @@ export async function startServer(opts: ServerOptions): Promise<VsCodeServer> {
   if (opts.extraExtensions?.length) listExtensions(extensionsDir, opts.extraExtensions);
 
   const log = createWriteStream(path.join(runDir, 'server.log'));
-  const child: ChildProcess = spawn(tools.node24, [
-    tools.serverMain,
-    '--host', '127.0.0.1', '--port', String(port),
-    '--without-connection-token', '--accept-server-license-terms', '--enable-smoke-test-driver',
-    '--disable-telemetry', '--disable-workspace-trust',
-    '--user-data-dir', userDataDir, '--server-data-dir', serverDataDir, '--extensions-dir', extensionsDir,
-  ], { env: { ...env, VSCODE_AGENT_FOLDER: serverDataDir }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(
+    tools.node24,
+    [
+      tools.serverMain,
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--without-connection-token',
+      '--accept-server-license-terms',
+      '--enable-smoke-test-driver',
+      '--disable-telemetry',
+      '--disable-workspace-trust',
+      '--user-data-dir',
+      userDataDir,
+      '--server-data-dir',
+      serverDataDir,
+      '--extensions-dir',
+      extensionsDir,
+    ],
+    { env: { ...env, VSCODE_AGENT_FOLDER: serverDataDir }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   child.stdout?.pipe(log, { end: false });
   child.stderr?.pipe(log, { end: false });
-  if (opts.echo) { child.stdout?.pipe(process.stderr, { end: false }); child.stderr?.pipe(process.stderr, { end: false }); }
+  if (opts.echo) {
+    child.stdout?.pipe(process.stderr, { end: false });
+    child.stderr?.pipe(process.stderr, { end: false });
+  }
   let exited = false;
-  child.on('exit', () => { exited = true; });
+  child.on('exit', () => {
+    exited = true;
+  });
 
   const origin = `http://127.0.0.1:${port}`;
   const stop = async (): Promise<void> => {
     if (child.pid === undefined) return;
-    try { process.kill(-child.pid, 'SIGTERM'); } catch { /* already gone */ }
+    try {
+      process.kill(-child.pid, 'SIGTERM');
+    } catch {
+      /* already gone */
+    }
     const deadline = Date.now() + 5000;
     while (!exited && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    try { process.kill(-child.pid, 'SIGKILL'); } catch { /* already gone */ }
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
     log.end();
   };
 
@@ -147,14 +202,22 @@ export async function startServer(opts: ServerOptions): Promise<VsCodeServer> {
     try {
       const res = await fetch(`${origin}/version`);
       if (res.ok || res.status === 404) break;
-    } catch { /* not listening yet */ }
-    if (Date.now() > deadline) { await stop(); throw new Error('VS Code server did not answer within 60 s'); }
+    } catch {
+      /* not listening yet */
+    }
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error('VS Code server did not answer within 60 s');
+    }
     await new Promise((r) => setTimeout(r, 200));
   }
 
   const remoteUri = (p: string): string => `vscode-remote://127.0.0.1:${port}${p}`;
   return {
-    origin, port, runDir, env,
+    origin,
+    port,
+    runDir,
+    env,
     remoteUri,
     url(folder, payload) {
       const q = new URLSearchParams({ folder });

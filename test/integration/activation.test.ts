@@ -17,7 +17,8 @@ describe('activation', () => {
     await vscode.commands.executeCommand('boundedEvidence.openInspector');
     // The tab model is updated asynchronously after the panel is created.
     const labels = (): string[] => vscode.window.tabGroups.all.flatMap((g) => g.tabs).map((t) => t.label);
-    for (let i = 0; i < 50 && !labels().includes('Evidence Inspector'); i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 50 && !labels().includes('Evidence Inspector'); i++)
+      await new Promise((r) => setTimeout(r, 100));
     assert.ok(labels().includes('Evidence Inspector'), `tabs: ${labels().join(', ')}`);
   });
 });

@@ -7,7 +7,12 @@ import { bytesOf, CLIENT_ID, evidenceApi } from './helpers.js';
 /** The fixture extension's API helpers (fixtures/evidence-client/extension.js). */
 interface Client {
   bigText(bytes: number): string;
-  recordAndRead(tool: string, input: object, result: unknown, read?: object): Promise<{ version: number; recorded: RecordedObservation; read?: ReadResult; seen: RecordedCall[] }>;
+  recordAndRead(
+    tool: string,
+    input: object,
+    result: unknown,
+    read?: object,
+  ): Promise<{ version: number; recorded: RecordedObservation; read?: ReadResult; seen: RecordedCall[] }>;
   read(args: object): Promise<ReadResult>;
 }
 
@@ -32,8 +37,16 @@ describe('API for other extensions, used from a second extension', () => {
     assert.match(r.read?.content ?? '', /^\d+:ERROR fixture failure/);
     const event = r.seen.find((e) => e.callId === r.recorded.callId);
     assert.ok(event, 'onDidRecord reported the call');
-    assert.deepEqual({ tool: event.tool, handle: event.handle, byteCount: event.byteCount, sha256: event.sha256, runId: event.runId },
-      { tool: 'fixture_search', handle: r.recorded.handle, byteCount: 2_000_000, sha256: r.recorded.sha256, runId: r.recorded.runId });
+    assert.deepEqual(
+      { tool: event.tool, handle: event.handle, byteCount: event.byteCount, sha256: event.sha256, runId: event.runId },
+      {
+        tool: 'fixture_search',
+        handle: r.recorded.handle,
+        byteCount: 2_000_000,
+        sha256: r.recorded.sha256,
+        runId: r.recorded.runId,
+      },
+    );
   });
 
   it('returns a small result whole, with no handle', async () => {
@@ -52,6 +65,9 @@ describe('API for other extensions, used from a second extension', () => {
 
   it('refuses the reserved tool name and handles it did not mint', async () => {
     await assert.rejects(client.recordAndRead('read_tool_output', {}, 'x'), /reserved/);
-    await assert.rejects(client.read({ handle: 'res_not-mine-1' }), /^EvidenceError: access denied: unknown or expired handle$|access denied: unknown or expired handle/);
+    await assert.rejects(
+      client.read({ handle: 'res_not-mine-1' }),
+      /^EvidenceError: access denied: unknown or expired handle$|access denied: unknown or expired handle/,
+    );
   });
 });

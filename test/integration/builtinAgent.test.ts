@@ -12,30 +12,50 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ReadToolOutputResult } from '../../src/core/index.js';
 import { WORKSPACE_HOOK_FILE } from '../../src/core/reach/hookConfig.js';
-import { buildLogCommand, bytesOf, CLIENT_ID, evidenceApi, evidenceStorage, listRuns, reference, workspaceDir } from './helpers.js';
+import {
+  buildLogCommand,
+  bytesOf,
+  CLIENT_ID,
+  evidenceApi,
+  evidenceStorage,
+  listRuns,
+  reference,
+  workspaceDir,
+} from './helpers.js';
 
 /** The fixture extension's exports (see fixtures/evidence-client/extension.js). */
 interface Client {
   vendor: string;
-  setScript(fn: (messages: readonly vscode.LanguageModelChatRequestMessage[], options: vscode.ProvideLanguageModelChatResponseOptions) => unknown[]): void;
+  setScript(
+    fn: (
+      messages: readonly vscode.LanguageModelChatRequestMessage[],
+      options: vscode.ProvideLanguageModelChatResponseOptions,
+    ) => unknown[],
+  ): void;
 }
 
 const COPILOT_ID = 'GitHub.copilot-chat';
 /** 38,400 lines of demo/build-log.js: 3,002,891 bytes, the error on line 19,201. */
 const LOG_LINES = 38400;
 const LOG_BYTES = 3_002_891;
-const NEEDLE = "src/ledger/reconcile.ts(412,17): error TS2345: Argument of type 'string' is not assignable to parameter of type 'Cents'.";
+const NEEDLE =
+  "src/ledger/reconcile.ts(412,17): error TS2345: Argument of type 'string' is not assignable to parameter of type 'Cents'.";
 
 /** The text of a tool result part given to the model for `callId` (duck-typed: parts are built by Copilot). */
-function toolResultText(messages: readonly vscode.LanguageModelChatRequestMessage[], callId: string): string | undefined {
+function toolResultText(
+  messages: readonly vscode.LanguageModelChatRequestMessage[],
+  callId: string,
+): string | undefined {
   for (const m of messages) {
     for (const p of m.content as unknown[]) {
       const part = p as { callId?: unknown; content?: unknown[] };
       if (part.callId === callId && Array.isArray(part.content)) {
-        return part.content.map((c) => {
-          const v = (c as { value?: unknown }).value;
-          return typeof v === 'string' ? v : '';
-        }).join('');
+        return part.content
+          .map((c) => {
+            const v = (c as { value?: unknown }).value;
+            return typeof v === 'string' ? v : '';
+          })
+          .join('');
       }
     }
   }
@@ -55,7 +75,11 @@ async function enableCopilot(): Promise<void> {
 }
 
 /** One agent-mode request; `step` answers the n-th request of the agent loop (0-based) given what it received. */
-async function agentTurn(client: Client, mode: string, step: (n: number, messages: readonly vscode.LanguageModelChatRequestMessage[]) => unknown[]): Promise<{ requests: number; tools: string[] }> {
+async function agentTurn(
+  client: Client,
+  mode: string,
+  step: (n: number, messages: readonly vscode.LanguageModelChatRequestMessage[]) => unknown[],
+): Promise<{ requests: number; tools: string[] }> {
   let requests = 0;
   let tools: string[] = [];
   client.setScript((messages, options) => {
@@ -68,13 +92,22 @@ async function agentTurn(client: Client, mode: string, step: (n: number, message
   // A new conversation each time: no earlier tool results in the history.
   await vscode.commands.executeCommand('workbench.action.chat.newChat');
   await vscode.commands.executeCommand('workbench.action.chat.open', {
-    query: 'Why does the build fail?', mode, modelSelector: { vendor: client.vendor }, blockOnResponse: true,
+    query: 'Why does the build fail?',
+    mode,
+    modelSelector: { vendor: client.vendor },
+    blockOnResponse: true,
   });
   return { requests, tools };
 }
 
 /** The evidence tools as VS Code offers them: the language-model tools of package.json (the table's order). */
-const EVIDENCE_TOOLS = ['evidence_runCommand', 'evidence_readFile', 'read_tool_output', 'evidence_invokeTool', 'evidence_search'];
+const EVIDENCE_TOOLS = [
+  'evidence_runCommand',
+  'evidence_readFile',
+  'read_tool_output',
+  'evidence_invokeTool',
+  'evidence_search',
+];
 
 /**
  * Issue 21, "no duplicate tools": one request lists each evidence tool exactly once and no
@@ -82,7 +115,8 @@ const EVIDENCE_TOOLS = ['evidence_runCommand', 'evidence_readFile', 'read_tool_o
  * `mcp_bounded_evide_<tool>`, 49 tools in the default agent's request).
  */
 function assertEvidenceToolsOnce(tools: readonly string[], mode: string): void {
-  for (const name of EVIDENCE_TOOLS) assert.equal(tools.filter((t) => t === name).length, 1, `${mode}: ${name} once in ${tools.join(', ')}`);
+  for (const name of EVIDENCE_TOOLS)
+    assert.equal(tools.filter((t) => t === name).length, 1, `${mode}: ${name} once in ${tools.join(', ')}`);
   const ours = tools.filter((t) => /evidence|evide|tool_output|bounded/i.test(t));
   assert.deepEqual([...ours].sort(), [...EVIDENCE_TOOLS].sort(), `${mode}: no other copy of an evidence tool`);
   assert.equal(new Set(tools).size, tools.length, `${mode}: no tool name twice`);
@@ -90,14 +124,33 @@ function assertEvidenceToolsOnce(tools: readonly string[], mode: string): void {
 
 /** What the Evidence custom agent (agents/evidence.agent.md) offers in one request, in VS Code 1.139.1's order. */
 const EVIDENCE_AGENT_TOOLS: readonly string[] = [
-  'create_directory', 'create_file', 'file_search', 'grep_search', 'get_errors', 'insert_edit_into_file', 'list_dir', 'read_file',
-  'replace_string_in_file', 'session_store_sql', 'evidence_invokeTool', 'evidence_readFile', 'evidence_runCommand', 'evidence_search',
-  'get_terminal_output', 'read_tool_output', 'run_in_terminal',
+  'create_directory',
+  'create_file',
+  'file_search',
+  'grep_search',
+  'get_errors',
+  'insert_edit_into_file',
+  'list_dir',
+  'read_file',
+  'replace_string_in_file',
+  'session_store_sql',
+  'evidence_invokeTool',
+  'evidence_readFile',
+  'evidence_runCommand',
+  'evidence_search',
+  'get_terminal_output',
+  'read_tool_output',
+  'run_in_terminal',
 ];
 
 /** The model's `run_in_terminal` call on the 3 MB build log. */
 function runBuild(callId: string): vscode.LanguageModelToolCallPart {
-  return new vscode.LanguageModelToolCallPart(callId, 'run_in_terminal', { command: buildLogCommand(LOG_LINES), explanation: 'Build the project', goal: 'Find why the build fails', mode: 'sync' });
+  return new vscode.LanguageModelToolCallPart(callId, 'run_in_terminal', {
+    command: buildLogCommand(LOG_LINES),
+    explanation: 'Build the project',
+    goal: 'Find why the build fails',
+    mode: 'sync',
+  });
 }
 
 /**
@@ -110,7 +163,15 @@ async function smallTurn(client: Client, id: string, command: string): Promise<{
   const before = new Set((await listRuns(storage, tenant)).map((r) => r.runId));
   let seen = '';
   await agentTurn(client, 'agent', (n, messages) => {
-    if (n === 0) return [new vscode.LanguageModelToolCallPart(id, 'run_in_terminal', { command, explanation: 'Row', goal: 'Row', mode: 'sync' })];
+    if (n === 0)
+      return [
+        new vscode.LanguageModelToolCallPart(id, 'run_in_terminal', {
+          command,
+          explanation: 'Row',
+          goal: 'Row',
+          mode: 'sync',
+        }),
+      ];
     seen = toolResultText(messages, id) ?? seen;
     return [new vscode.LanguageModelTextPart('done')];
   });
@@ -124,9 +185,17 @@ async function smallTurn(client: Client, id: string, command: string): Promise<{
 }
 
 /** The rows of the behaviour table run in the agent's terminal, one turn each (docs/contracts.md §6.1). */
-const ROWS: readonly string[] = ['mkdir -p be-sub && cd be-sub && pwd', 'pwd', 'true && export BE_X=1', 'echo "X=$BE_X"', "printf 'hello\\n'", "sh -c 'exit 7'", 'echo {1..3}'];
+const ROWS: readonly string[] = [
+  'mkdir -p be-sub && cd be-sub && pwd',
+  'pwd',
+  'true && export BE_X=1',
+  'echo "X=$BE_X"',
+  "printf 'hello\\n'",
+  "sh -c 'exit 7'",
+  'echo {1..3}',
+];
 
-describe('Reach: the built-in agent\'s run_in_terminal with a scripted model', () => {
+describe("Reach: the built-in agent's run_in_terminal with a scripted model", () => {
   let client: Client;
   before(async function () {
     this.timeout(120_000);
@@ -139,10 +208,14 @@ describe('Reach: the built-in agent\'s run_in_terminal with a scripted model', (
     await enableCopilot();
     // Tool confirmations are answered by the workbench's own test switch + auto-approve.
     await vscode.commands.executeCommand('setContext', 'vscode.chat.tools.global.autoApprove.testMode', true);
-    await vscode.workspace.getConfiguration('chat.tools.global').update('autoApprove', true, vscode.ConfigurationTarget.Global);
+    await vscode.workspace
+      .getConfiguration('chat.tools.global')
+      .update('autoApprove', true, vscode.ConfigurationTarget.Global);
   });
   after(async () => {
-    await vscode.workspace.getConfiguration('chat.tools.global').update('autoApprove', undefined, vscode.ConfigurationTarget.Global);
+    await vscode.workspace
+      .getConfiguration('chat.tools.global')
+      .update('autoApprove', undefined, vscode.ConfigurationTarget.Global);
     await vscode.commands.executeCommand('workbench.action.chat.newChat');
   });
 
@@ -155,16 +228,21 @@ describe('Reach: the built-in agent\'s run_in_terminal with a scripted model', (
       return [new vscode.LanguageModelTextPart('done')];
     });
     assert.equal(turn.requests, 2, 'two model turns: the terminal call, then the answer');
-    assert.ok(received !== undefined, 'the model was given the terminal tool\'s result');
+    assert.ok(received !== undefined, "the model was given the terminal tool's result");
     // What this build does with it (VS Code 1.139.1 / Copilot Chat 0.67): the terminal
     // passes 20,000 characters on, Copilot writes them to a file and hands the model a
     // pointer. The error line is in neither.
     const pointer = /written to file\. Use the read_file tool to access the content at: (\S+)/.exec(received);
     assert.ok(pointer, `a pointer to a file: ${received.slice(0, 400)}`);
     const behind = readFileSync(pointer[1]!, 'utf8');
-    console.log(`[reach] built-in agent, no routing: model received ${bytesOf(received)} bytes; the pointer's file holds ${bytesOf(behind)} bytes of the ${LOG_BYTES}; needle ${received.includes(NEEDLE) || behind.includes(NEEDLE) ? 'reached' : 'NOT reached'}`);
+    console.log(
+      `[reach] built-in agent, no routing: model received ${bytesOf(received)} bytes; the pointer's file holds ${bytesOf(behind)} bytes of the ${LOG_BYTES}; needle ${received.includes(NEEDLE) || behind.includes(NEEDLE) ? 'reached' : 'NOT reached'}`,
+    );
     assert.ok(bytesOf(received) < 8192);
-    assert.ok(!received.includes(NEEDLE) && !behind.includes(NEEDLE), 'the error line reached the model neither directly nor through the file');
+    assert.ok(
+      !received.includes(NEEDLE) && !behind.includes(NEEDLE),
+      'the error line reached the model neither directly nor through the file',
+    );
   });
 
   /**
@@ -189,11 +267,13 @@ describe('Reach: the built-in agent\'s run_in_terminal with a scripted model', (
       readReply ??= toolResultText(messages, readId);
       return [new vscode.LanguageModelTextPart('The build fails in src/ledger/reconcile.ts.')];
     });
-    console.log(`[reach] built-in agent, ${label} (${mode}): ${turn.tools.length} tools offered: ${turn.tools.join(', ')}`);
+    console.log(
+      `[reach] built-in agent, ${label} (${mode}): ${turn.tools.length} tools offered: ${turn.tools.join(', ')}`,
+    );
     assertEvidenceToolsOnce(turn.tools, mode);
     if (mode === 'Evidence') assert.deepEqual(turn.tools, EVIDENCE_AGENT_TOOLS);
     assert.equal(turn.requests, 3, 'three model turns: the terminal call, read_tool_output, the answer');
-    assert.ok(observation, 'the model was given the terminal tool\'s result');
+    assert.ok(observation, "the model was given the terminal tool's result");
     const obsBytes = bytesOf(observation);
     assert.ok(obsBytes < 8192, `${obsBytes} bytes: ${observation.slice(0, 300)}`);
     assert.match(observation, /^exit code 1$/m);
@@ -207,12 +287,14 @@ describe('Reach: the built-in agent\'s run_in_terminal with a scripted model', (
     // Nothing of the machine in what the model gets (issue 21): not the storage folder, not the extension's folders.
     assert.ok(!observation.includes(storage) && !observation.includes(path.dirname(storage)), observation);
     const echo = observation.split('\n').filter((l) => l.includes('BOUNDED_EVIDENCE_STORAGE'));
-    console.log(`[reach] built-in agent, ${label}: the terminal's echo of the routed line: ${echo.map((l) => `${bytesOf(l)} bytes ${JSON.stringify(l)}`).join('; ') || 'none'}`);
+    console.log(
+      `[reach] built-in agent, ${label}: the terminal's echo of the routed line: ${echo.map((l) => `${bytesOf(l)} bytes ${JSON.stringify(l)}`).join('; ') || 'none'}`,
+    );
     // VS Code strips the echo of the one short line the hook gives the terminal: no spool id reaches the model either.
     assert.deepEqual(echo, []);
     assert.ok(!observation.includes('/evidence/spool/'), observation);
 
-    assert.ok(readReply, 'the model was given read_tool_output\'s result');
+    assert.ok(readReply, "the model was given read_tool_output's result");
     const reply = JSON.parse(readReply) as ReadToolOutputResult;
     // The model's pattern reply echoes nothing the call or the observation already said, and lists no count
     // its matches give and no `truncated: false` (docs/contracts.md §2.5).
@@ -224,7 +306,9 @@ describe('Reach: the built-in agent\'s run_in_terminal with a scripted model', (
     const column = NEEDLE.indexOf('error TS') + 1;
     const matches = [{ line_number: LOG_LINES / 2 + 1, byte_offset: stdout.indexOf(NEEDLE) + column - 1, column }];
     assert.equal(readReply, JSON.stringify({ total_matches: 1, content: `${LOG_LINES / 2 + 1}:${NEEDLE}`, matches }));
-    console.log(`[reach] built-in agent, ${label}: model received ${obsBytes} bytes (run_in_terminal) + ${bytesOf(readReply)} bytes (read_tool_output); needle reached at line ${reply.matches?.[0]?.line_number}`);
+    console.log(
+      `[reach] built-in agent, ${label}: model received ${obsBytes} bytes (run_in_terminal) + ${bytesOf(readReply)} bytes (read_tool_output); needle reached at line ${reply.matches?.[0]?.line_number}`,
+    );
 
     // The run is listed as a routed terminal command of this chat session: Copilot names
     // the session's transcript after the same id, beside this extension's storage.
@@ -233,13 +317,17 @@ describe('Reach: the built-in agent\'s run_in_terminal with a scripted model', (
     const source = added[0]!.source;
     assert.equal(source?.kind, 'hook');
     assert.equal(source?.agent, 'copilot');
-    assert.ok(source?.sessionId && existsSync(path.join(path.dirname(storage), 'GitHub.copilot-chat', 'transcripts', `${source.sessionId}.jsonl`)), `session ${source?.sessionId} is Copilot's chat session`);
+    assert.ok(
+      source?.sessionId &&
+        existsSync(path.join(path.dirname(storage), 'GitHub.copilot-chat', 'transcripts', `${source.sessionId}.jsonl`)),
+      `session ${source?.sessionId} is Copilot's chat session`,
+    );
     assert.ok(!observation.includes(source.sessionId), 'no session id in what the model gets');
     assert.equal(added[0]!.status, 'completed');
   }
 
   let unroutedRows: string[] = [];
-  it('the behaviour table, unrouted: each row\'s result as the agent gives it', async function () {
+  it("the behaviour table, unrouted: each row's result as the agent gives it", async function () {
     this.timeout(240_000);
     unroutedRows = [];
     for (let i = 0; i < ROWS.length; i++) {
@@ -251,18 +339,29 @@ describe('Reach: the built-in agent\'s run_in_terminal with a scripted model', (
     await smallTurn(client, 'plain-back', 'cd ..');
   });
 
-  describe('routed by Route Agent Terminals Through Evidence (deprecated: init\'s GitHub Copilot row)', () => {
+  describe("routed by Route Agent Terminals Through Evidence (deprecated: init's GitHub Copilot row)", () => {
     let hookFile: string;
     before(async function () {
       this.timeout(120_000);
       hookFile = path.join(workspaceDir(), WORKSPACE_HOOK_FILE);
       // The older command (keybindings, scripts); `confirm: false` stands for the person's choice.
-      const r = await vscode.commands.executeCommand<{ files: { file: string; action: string }[]; error?: string }[]>('boundedEvidence.routeAgentTerminals', { confirm: false });
-      assert.deepEqual(r.map((o) => [o.files, o.error]), [[[{ file: hookFile, action: 'created' }], undefined]]);
+      const r = await vscode.commands.executeCommand<{ files: { file: string; action: string }[]; error?: string }[]>(
+        'boundedEvidence.routeAgentTerminals',
+        { confirm: false },
+      );
+      assert.deepEqual(
+        r.map((o) => [o.files, o.error]),
+        [[[{ file: hookFile, action: 'created' }], undefined]],
+      );
     });
     after(async () => {
-      const r = await vscode.commands.executeCommand<{ files: { action: string }[] }[]>('boundedEvidence.stopRouting', { confirm: false });
-      assert.deepEqual(r.map((o) => o.files.map((f) => f.action)), [['deleted']]);
+      const r = await vscode.commands.executeCommand<{ files: { action: string }[] }[]>('boundedEvidence.stopRouting', {
+        confirm: false,
+      });
+      assert.deepEqual(
+        r.map((o) => o.files.map((f) => f.action)),
+        [['deleted']],
+      );
       rmSync(path.join(workspaceDir(), '.github'), { recursive: true, force: true });
     });
 
@@ -271,7 +370,9 @@ describe('Reach: the built-in agent\'s run_in_terminal with a scripted model', (
       for (let i = 0; i < ROWS.length; i++) {
         const command = ROWS[i]!;
         const r = await smallTurn(client, `routed-row${i}`, command);
-        console.log(`[reach] built-in agent row ${i} ${JSON.stringify(command)}: unrouted ${bytesOf(unroutedRows[i]!)} B ${JSON.stringify(unroutedRows[i])} | routed ${bytesOf(r.seen)} B ${JSON.stringify(r.seen)}`);
+        console.log(
+          `[reach] built-in agent row ${i} ${JSON.stringify(command)}: unrouted ${bytesOf(unroutedRows[i]!)} B ${JSON.stringify(unroutedRows[i])} | routed ${bytesOf(r.seen)} B ${JSON.stringify(r.seen)}`,
+        );
         assert.equal(r.routed, true, `row ${i} was routed`);
         // What the terminal gives the model is (sometimes) its echo of the typed line, wrapped at the terminal's
         // width, then the output: the output must be the same. Compared with the wrapping taken out.
@@ -289,9 +390,14 @@ describe('Reach: the built-in agent\'s run_in_terminal with a scripted model', (
         };
         assert.equal(outputOf(r.seen, command), outputOf(unroutedRows[i]!, command), `row ${i} output`);
         // A line VS Code found whole in the output had its echo stripped: then the model got exactly the same bytes.
-        if (!unroutedRows[i]!.includes(command.slice(0, 10))) assert.equal(r.seen, unroutedRows[i], `row ${i}: the same bytes`);
+        if (!unroutedRows[i]!.includes(command.slice(0, 10)))
+          assert.equal(r.seen, unroutedRows[i], `row ${i}: the same bytes`);
         // The exit code the agent reports, when it reports one, is the same.
-        assert.deepEqual(/exit code:? ?(\d+)/i.exec(r.seen)?.[1], /exit code:? ?(\d+)/i.exec(unroutedRows[i]!)?.[1], `row ${i} exit code`);
+        assert.deepEqual(
+          /exit code:? ?(\d+)/i.exec(r.seen)?.[1],
+          /exit code:? ?(\d+)/i.exec(unroutedRows[i]!)?.[1],
+          `row ${i} exit code`,
+        );
       }
       await smallTurn(client, 'routed-back', 'cd ..');
     });
@@ -308,17 +414,31 @@ describe('Reach: the built-in agent\'s run_in_terminal with a scripted model', (
       this.timeout(120_000);
       hookFile = path.join(workspaceDir(), WORKSPACE_HOOK_FILE);
       // The quick pick's "GitHub Copilot · this folder"; `picks` stands for the person's choice.
-      const r = await vscode.commands.executeCommand<{ files: { file: string; action: string }[]; error?: string }[]>('boundedEvidence.initAgents', { picks: ['copilot:project'] });
-      assert.deepEqual(r.map((o) => [o.files, o.error]), [[[{ file: hookFile, action: 'created' }], undefined]]);
-      assert.deepEqual(Object.keys((JSON.parse(readFileSync(hookFile, 'utf8')) as { hooks: object }).hooks), ['preToolUse']);
+      const r = await vscode.commands.executeCommand<{ files: { file: string; action: string }[]; error?: string }[]>(
+        'boundedEvidence.initAgents',
+        { picks: ['copilot:project'] },
+      );
+      assert.deepEqual(
+        r.map((o) => [o.files, o.error]),
+        [[[{ file: hookFile, action: 'created' }], undefined]],
+      );
+      assert.deepEqual(Object.keys((JSON.parse(readFileSync(hookFile, 'utf8')) as { hooks: object }).hooks), [
+        'preToolUse',
+      ]);
     });
     after(async () => {
-      const r = await vscode.commands.executeCommand<{ files: { action: string }[] }[]>('boundedEvidence.uninstallAgents', { picks: ['copilot:project'] });
-      assert.deepEqual(r.map((o) => o.files.map((f) => f.action)), [['deleted']]);
+      const r = await vscode.commands.executeCommand<{ files: { action: string }[] }[]>(
+        'boundedEvidence.uninstallAgents',
+        { picks: ['copilot:project'] },
+      );
+      assert.deepEqual(
+        r.map((o) => o.files.map((f) => f.action)),
+        [['deleted']],
+      );
       rmSync(path.join(workspaceDir(), '.github'), { recursive: true, force: true });
     });
 
-    it('VS Code\'s Local harness reads the file init writes for the Copilot CLI: the next command is routed the same', async function () {
+    it("VS Code's Local harness reads the file init writes for the Copilot CLI: the next command is routed the same", async function () {
       this.timeout(240_000);
       await routedTurn('agent', 'routed-by-init');
     });

@@ -4,12 +4,17 @@ import type { RunCaptureResult } from '../../src/extension/commands/runCommandAn
 import { buildLogCommand, evidenceApi, evidenceStorage, listRuns, reference, workspaceDir } from './helpers.js';
 
 describe('Run Command and Capture', () => {
-  before(async () => { await evidenceApi(); });
+  before(async () => {
+    await evidenceApi();
+  });
 
   it('records a multi-megabyte build log with stdout, stderr and exit value attachments, byte for byte', async () => {
     const command = buildLogCommand(30000);
     const ref = reference(command, workspaceDir());
-    const result = await vscode.commands.executeCommand<RunCaptureResult>('boundedEvidence.runCommandAndCapture', { command, openInspector: false });
+    const result = await vscode.commands.executeCommand<RunCaptureResult>('boundedEvidence.runCommandAndCapture', {
+      command,
+      openInspector: false,
+    });
     assert.ok(result, 'the command returns its summary');
     assert.equal(result.status, 'ok');
     const byName = new Map(result.attachments.map((a) => [a.name, a]));
@@ -23,7 +28,9 @@ describe('Run Command and Capture', () => {
     assert.match(stdout.handle, /^out_[a-z2-7]{26}$/);
     // The run says the palette command started it (docs/contracts.md §2.2.1), so the inspector can filter by it.
     const { storage, tenant } = await evidenceStorage();
-    assert.deepEqual((await listRuns(storage, tenant)).find((r) => r.runId === result.runId)?.source, { kind: 'command' });
+    assert.deepEqual((await listRuns(storage, tenant)).find((r) => r.runId === result.runId)?.source, {
+      kind: 'command',
+    });
     const api = await evidenceApi();
     const value = await api.read({ handle: byName.get('value')!.handle });
     assert.equal(JSON.parse(value.content).code, 1, 'the demo build exits 1');

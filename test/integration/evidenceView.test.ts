@@ -50,14 +50,18 @@ describe('export and compare outputs', function () {
     let n = 0;
     for (let m = 0; m < 100; m++) {
       let text = '';
-      while (text.length < MiB - 64) text += `line ${String(n++).padStart(9, '0')} of the export test, some ordinary log words\n`;
+      while (text.length < MiB - 64)
+        text += `line ${String(n++).padStart(9, '0')} of the export test, some ordinary log words\n`;
       const buf = Buffer.from(text.padEnd(MiB, '.'));
       hash.update(buf);
       writeSync(fd, buf);
     }
     closeSync(fd);
     const sha = hash.digest('hex');
-    const imported = await vscode.commands.executeCommand<ImportFileResult>('boundedEvidence.importFile', { path: source, openInspector: false });
+    const imported = await vscode.commands.executeCommand<ImportFileResult>('boundedEvidence.importFile', {
+      path: source,
+      openInspector: false,
+    });
     assert.equal(imported.byteCount, 100 * MiB);
     assert.equal(imported.sha256, sha);
 
@@ -68,14 +72,26 @@ describe('export and compare outputs', function () {
     gc();
     const base = process.memoryUsage().rss;
     let peak = base;
-    const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss); }, 10);
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, process.memoryUsage().rss);
+    }, 10);
     const t0 = Date.now();
-    const r = await vscode.commands.executeCommand<ExportResult>('boundedEvidence.exportOutput', { handle: imported.handle, path: target });
+    const r = await vscode.commands.executeCommand<ExportResult>('boundedEvidence.exportOutput', {
+      handle: imported.handle,
+      path: target,
+    });
     const ms = Date.now() - t0;
     clearInterval(sampler);
     peak = Math.max(peak, process.memoryUsage().rss);
-    console.log(`    export of 100 MiB: ${ms} ms, extension-host RSS grew at most ${((peak - base) / MiB).toFixed(1)} MiB`);
-    assert.deepEqual(r, { path: target, provenancePath: `${target}.provenance.json`, byteCount: 100 * MiB, sha256: sha });
+    console.log(
+      `    export of 100 MiB: ${ms} ms, extension-host RSS grew at most ${((peak - base) / MiB).toFixed(1)} MiB`,
+    );
+    assert.deepEqual(r, {
+      path: target,
+      provenancePath: `${target}.provenance.json`,
+      byteCount: 100 * MiB,
+      sha256: sha,
+    });
     assert.equal(statSync(target).size, 100 * MiB);
     assert.equal(await fileSha(target), sha);
     const provenance = JSON.parse(readFileSync(`${target}.provenance.json`, 'utf8')) as Record<string, unknown>;
@@ -95,8 +111,14 @@ describe('export and compare outputs', function () {
     const [a, b] = [path.join(tmp, 'a.log'), path.join(tmp, 'b.log')];
     writeFileSync(a, rowsA.join(''));
     writeFileSync(b, rowsB.join(''));
-    const ia = await vscode.commands.executeCommand<ImportFileResult>('boundedEvidence.importFile', { path: a, openInspector: false });
-    const ib = await vscode.commands.executeCommand<ImportFileResult>('boundedEvidence.importFile', { path: b, openInspector: false });
+    const ia = await vscode.commands.executeCommand<ImportFileResult>('boundedEvidence.importFile', {
+      path: a,
+      openInspector: false,
+    });
+    const ib = await vscode.commands.executeCommand<ImportFileResult>('boundedEvidence.importFile', {
+      path: b,
+      openInspector: false,
+    });
     assert.ok(ia.handle && ib.handle, 'both imports have handles');
     const bytesOf = (rows: string[], first: number, last: number): { start: number; end: number; text: string } => {
       const start = Buffer.byteLength(rows.slice(0, first - 1).join(''));
@@ -111,21 +133,41 @@ describe('export and compare outputs', function () {
       right: { handle: ib.handle, bytes: { start: right.start, end: right.end } },
     });
     assert.ok(opened);
-    assert.deepEqual(opened.left, { handle: ia.handle, start: left.start, end: left.end, label: 'lines 29990–30010', uri: `bounded-evidence-window:/${ia.handle}/bytes-${left.start}-${left.end}.txt` });
-    assert.deepEqual(opened.right, { handle: ib.handle, start: right.start, end: right.end, label: `bytes ${right.start}–${right.end}`, uri: `bounded-evidence-window:/${ib.handle}/bytes-${right.start}-${right.end}.txt` });
+    assert.deepEqual(opened.left, {
+      handle: ia.handle,
+      start: left.start,
+      end: left.end,
+      label: 'lines 29990–30010',
+      uri: `bounded-evidence-window:/${ia.handle}/bytes-${left.start}-${left.end}.txt`,
+    });
+    assert.deepEqual(opened.right, {
+      handle: ib.handle,
+      start: right.start,
+      end: right.end,
+      label: `bytes ${right.start}–${right.end}`,
+      uri: `bounded-evidence-window:/${ib.handle}/bytes-${right.start}-${right.end}.txt`,
+    });
     const input = await activeDiff();
     assert.equal(input.original.toString(), opened.left.uri);
     assert.equal(input.modified.toString(), opened.right.uri);
     // Exactly those bytes on each side: nothing added, nothing more of the outputs.
-    const [docL, docR] = [await vscode.workspace.openTextDocument(input.original), await vscode.workspace.openTextDocument(input.modified)];
+    const [docL, docR] = [
+      await vscode.workspace.openTextDocument(input.original),
+      await vscode.workspace.openTextDocument(input.modified),
+    ];
     assert.equal(docL.getText(), left.text);
     assert.equal(docR.getText(), right.text);
     assert.equal(Buffer.byteLength(docR.getText()), right.end - right.start);
     assert.equal(docL.lineAt(10).text, 'row 030000 of the log');
     assert.equal(docR.lineAt(10).text, 'row 030000 CHANGED');
     // A handle alone: its first 256 KiB, exactly.
-    const first = await vscode.commands.executeCommand<ComparedWindows>('boundedEvidence.compareOutputs', { left: ia.handle, right: ib.handle });
-    const head = Buffer.from(rowsA.join('')).subarray(0, 256 * 1024).toString();
+    const first = await vscode.commands.executeCommand<ComparedWindows>('boundedEvidence.compareOutputs', {
+      left: ia.handle,
+      right: ib.handle,
+    });
+    const head = Buffer.from(rowsA.join(''))
+      .subarray(0, 256 * 1024)
+      .toString();
     assert.equal((await vscode.workspace.openTextDocument(vscode.Uri.parse(first.left.uri))).getText(), head);
     assert.equal(first.left.label, 'bytes 0–262144');
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
@@ -139,12 +181,20 @@ describe('export and compare outputs', function () {
       { handle: 'out_forged_stdout', bytes: { start: 0, end: 1 } },
     ];
     for (const side of bad) {
-      const r: ComparedWindows | undefined = await vscode.commands.executeCommand<ComparedWindows | undefined>('boundedEvidence.compareOutputs', { left: side, right: ib.handle });
+      const r: ComparedWindows | undefined = await vscode.commands.executeCommand<ComparedWindows | undefined>(
+        'boundedEvidence.compareOutputs',
+        { left: side, right: ib.handle },
+      );
       assert.equal(r, undefined, JSON.stringify(side));
     }
     assert.equal(vscode.window.tabGroups.all.flatMap((g) => g.tabs).length, 0, 'nothing was opened');
     // A forged window address shows one sentence, never bytes.
-    const forged = await vscode.workspace.openTextDocument(vscode.Uri.parse(`bounded-evidence-window:/${ia.handle}/bytes-0-2000000.txt`));
-    assert.equal(forged.getText(), `bounded-evidence: ${ia.handle}: a compared window may hold at most 1.0 MiB; choose a smaller range`);
+    const forged = await vscode.workspace.openTextDocument(
+      vscode.Uri.parse(`bounded-evidence-window:/${ia.handle}/bytes-0-2000000.txt`),
+    );
+    assert.equal(
+      forged.getText(),
+      `bounded-evidence: ${ia.handle}: a compared window may hold at most 1.0 MiB; choose a smaller range`,
+    );
   });
 });

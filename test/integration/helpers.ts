@@ -47,9 +47,17 @@ export function buildLogCommand(lines: number): string {
 }
 
 /** What the same command writes when run directly: stdout bytes, their sha256. */
-export function reference(command: string, cwd: string): { stdout: Buffer; stderr: Buffer; sha256: string; status: number | null } {
+export function reference(
+  command: string,
+  cwd: string,
+): { stdout: Buffer; stderr: Buffer; sha256: string; status: number | null } {
   const r = spawnSync('/bin/sh', ['-c', command], { cwd, maxBuffer: 1 << 30 });
-  return { stdout: r.stdout, stderr: r.stderr, sha256: createHash('sha256').update(r.stdout).digest('hex'), status: r.status };
+  return {
+    stdout: r.stdout,
+    stderr: r.stderr,
+    sha256: createHash('sha256').update(r.stdout).digest('hex'),
+    status: r.status,
+  };
 }
 
 /** UTF-8 byte length. */
@@ -72,7 +80,9 @@ export async function invoke(name: string, input: object, token?: vscode.Cancell
 
 /** This workspace's evidence storage and tenant, as Copy MCP Server Configuration states them. */
 export async function evidenceStorage(): Promise<{ storage: string; tenant: string }> {
-  const config = JSON.parse(await vscode.commands.executeCommand<string>('boundedEvidence.copyMcpConfig')) as { mcpServers: Record<string, { args: string[] }> };
+  const config = JSON.parse(await vscode.commands.executeCommand<string>('boundedEvidence.copyMcpConfig')) as {
+    mcpServers: Record<string, { args: string[] }>;
+  };
   const args = config.mcpServers['bounded-evidence']!.args;
   return { storage: args[args.indexOf('--storage') + 1]!, tenant: args[args.indexOf('--tenant') + 1]! };
 }

@@ -13,7 +13,9 @@ export async function run(): Promise<void> {
   // BE_INTEGRATION_GREP (inherited from the server's environment) runs a subset while iterating.
   const grep = process.env.BE_INTEGRATION_GREP;
   const mocha = new Mocha({ ui: 'bdd', color: false, timeout: 60_000, reporter: 'spec', ...(grep ? { grep } : {}) });
-  const files = readdirSync(__dirname).filter((f) => f.endsWith('.test.js')).sort();
+  const files = readdirSync(__dirname)
+    .filter((f) => f.endsWith('.test.js'))
+    .sort();
   for (const f of files) mocha.addFile(path.join(__dirname, f));
   await new Promise<void>((resolve, reject) => {
     const runner = mocha.run((failures) => {

@@ -23,7 +23,10 @@ const sha = (b: Uint8Array | string): string => createHash('sha256').update(b).d
 
 /** Runs a command through Run Command and Capture (no inspector) and returns its stdout handle. */
 async function capture(command: string): Promise<{ handle: string }> {
-  const r = await vscode.commands.executeCommand<RunCaptureResult>('boundedEvidence.runCommandAndCapture', { command, openInspector: false });
+  const r = await vscode.commands.executeCommand<RunCaptureResult>('boundedEvidence.runCommandAndCapture', {
+    command,
+    openInspector: false,
+  });
   const out = r.attachments.find((a) => a.name === 'stdout');
   assert.ok(out, 'no stdout attachment');
   return { handle: out.handle };
@@ -32,8 +35,14 @@ async function capture(command: string): Promise<{ handle: string }> {
 /** Every open tab: a link lands in the inspector panel alone (no editor page beside it). */
 function openTabs(): { inspector: boolean; active: boolean; others: string[] } {
   const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs);
-  const inspector = tabs.find((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('boundedEvidence.inspector'));
-  return { inspector: !!inspector, active: !!inspector?.isActive, others: tabs.filter((t) => t !== inspector).map((t) => t.label) };
+  const inspector = tabs.find(
+    (t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('boundedEvidence.inspector'),
+  );
+  return {
+    inspector: !!inspector,
+    active: !!inspector?.isActive,
+    others: tabs.filter((t) => t !== inspector).map((t) => t.label),
+  };
 }
 
 async function closeAll(): Promise<void> {
@@ -78,13 +87,18 @@ describe('links both ways and Save Excerpt As', function () {
     const doc = vscode.window.activeTextEditor!.document;
     assert.equal(doc.uri.scheme, 'bounded-evidence');
     const links = await vscode.commands.executeCommand<vscode.DocumentLink[]>('vscode.executeLinkProvider', doc.uri);
-    const body = links.filter((l) => l.range.start.line >= 3).map((l) => [l.range.start.line - 3, l.range.start.character, l.range.end.character, l.target?.toString(true)]);
+    const body = links
+      .filter((l) => l.range.start.line >= 3)
+      .map((l) => [l.range.start.line - 3, l.range.start.character, l.range.end.character, l.target?.toString(true)]);
     const app = vscode.Uri.file(path.join(ws, 'src', 'app.ts'));
-    assert.deepEqual(body.sort((a, b) => Number(a[0]) - Number(b[0])), [
-      [0, 0, 14, app.with({ fragment: 'L3,5' }).toString(true)],
-      [1, 0, 17, app.with({ fragment: 'L2,1' }).toString(true)],
-      [2, 0, path.join(ws, 'src', 'app.ts').length + 2, app.with({ fragment: 'L4' }).toString(true)],
-    ]);
+    assert.deepEqual(
+      body.sort((a, b) => Number(a[0]) - Number(b[0])),
+      [
+        [0, 0, 14, app.with({ fragment: 'L3,5' }).toString(true)],
+        [1, 0, 17, app.with({ fragment: 'L2,1' }).toString(true)],
+        [2, 0, path.join(ws, 'src', 'app.ts').length + 2, app.with({ fragment: 'L4' }).toString(true)],
+      ],
+    );
     // Following a link (what a click does) opens the source file at that line and column.
     const first = links.find((l) => l.range.start.line === 3)!;
     await vscode.commands.executeCommand('vscode.open', first.target);
@@ -120,7 +134,7 @@ describe('links both ways and Save Excerpt As', function () {
     await closeAll();
   });
 
-  it('opens an excerpt\'s vscode:// link as the URI handler does, and a .tool-artifacts range by its artifact', async () => {
+  it("opens an excerpt's vscode:// link as the URI handler does, and a .tool-artifacts range by its artifact", async () => {
     const lines = Array.from({ length: 20 }, (_, i) => `row ${i + 1}`).join('\n') + '\n';
     const file = path.join(outside, 'twenty.txt');
     writeFileSync(file, lines);
@@ -134,7 +148,9 @@ describe('links both ways and Save Excerpt As', function () {
     await waitFor(() => openTabs().active);
     assert.deepEqual(openTabs(), { inspector: true, active: true, others: [] });
     // The link as another build of the editor writes it (Insiders, OSS) opens the same window.
-    const insiders = await vscode.commands.executeCommand<OpenedLink>(openLink, { uri: excerptLink(handle, start, start + 7, 'vscode-insiders') });
+    const insiders = await vscode.commands.executeCommand<OpenedLink>(openLink, {
+      uri: excerptLink(handle, start, start + 7, 'vscode-insiders'),
+    });
     assert.deepEqual(insiders, viaUri);
     // The browser workbench's callback address for it (what its excerpts carry, and a person pastes) opens the same window.
     const callback = `https://workbench.example/stable-0123/callback?vscode-reqid=7&vscode-scheme=${vscode.env.uriScheme}&vscode-authority=${link.authority}&vscode-path=${encodeURIComponent(link.path)}&vscode-query=${encodeURIComponent(link.query)}`;
@@ -185,10 +201,18 @@ describe('links both ways and Save Excerpt As', function () {
       { uri: `vscode://bounded-evidence.bounded-evidence/open?handle=${handle}`, line: '1' },
       { uri: `file://bounded-evidence.bounded-evidence/open?handle=${handle}` },
       // Callback addresses: another route, another extension, a parameter folded into the link, a forged handle.
-      { uri: `http://127.0.0.1:1/login?vscode-scheme=vscode&vscode-authority=bounded-evidence.bounded-evidence&vscode-path=%2Fopen&vscode-query=handle%3D${handle}` },
-      { uri: `http://127.0.0.1:1/callback?vscode-scheme=vscode&vscode-authority=other.extension&vscode-path=%2Fopen&vscode-query=handle%3D${handle}` },
-      { uri: `http://127.0.0.1:1/callback?vscode-scheme=vscode&vscode-authority=bounded-evidence.bounded-evidence&vscode-path=%2Fopen&vscode-query=handle%3D${handle}&line=1` },
-      { uri: `http://127.0.0.1:1/callback?vscode-scheme=vscode&vscode-authority=bounded-evidence.bounded-evidence&vscode-path=%2Fopen&vscode-query=handle%3Dout_forged000000_stdout` },
+      {
+        uri: `http://127.0.0.1:1/login?vscode-scheme=vscode&vscode-authority=bounded-evidence.bounded-evidence&vscode-path=%2Fopen&vscode-query=handle%3D${handle}`,
+      },
+      {
+        uri: `http://127.0.0.1:1/callback?vscode-scheme=vscode&vscode-authority=other.extension&vscode-path=%2Fopen&vscode-query=handle%3D${handle}`,
+      },
+      {
+        uri: `http://127.0.0.1:1/callback?vscode-scheme=vscode&vscode-authority=bounded-evidence.bounded-evidence&vscode-path=%2Fopen&vscode-query=handle%3D${handle}&line=1`,
+      },
+      {
+        uri: `http://127.0.0.1:1/callback?vscode-scheme=vscode&vscode-authority=bounded-evidence.bounded-evidence&vscode-path=%2Fopen&vscode-query=handle%3Dout_forged000000_stdout`,
+      },
     ];
     for (const arg of bad) {
       const r = await vscode.commands.executeCommand<OpenedLink | undefined>(openLink, arg);
@@ -203,7 +227,10 @@ describe('links both ways and Save Excerpt As', function () {
   it('names editor pages by handle and line range; the header agrees, its links use the same names, a false name is refused', async () => {
     // 30,000 lines of 20 bytes: several 256 KiB pages, each starting on a whole line.
     const file = path.join(outside, 'paged.txt');
-    writeFileSync(file, Array.from({ length: 30000 }, (_, i) => `paged ${String(i + 1).padStart(13, '0')}`).join('\n') + '\n');
+    writeFileSync(
+      file,
+      Array.from({ length: 30000 }, (_, i) => `paged ${String(i + 1).padStart(13, '0')}`).join('\n') + '\n',
+    );
     const { handle } = await capture(`cat ${sh(file)}`);
     await closeAll();
     await vscode.commands.executeCommand('boundedEvidence.goToOutputLine', { handle, line: 20001 });
@@ -212,17 +239,33 @@ describe('links both ways and Save Excerpt As', function () {
     assert.equal(doc.uri.path, `/${handle}/${handle} lines 13109–26215 (page 2 of 3).txt`);
     const header = doc.lineAt(0).text;
     assert.match(header, / · page 2 of 3 · bytes \[262160, 524300\) of 600000 · lines 13109–26215 of 30000 · /);
-    assert.equal(doc.lineAt(vscode.window.activeTextEditor!.selection.active.line).text, `paged ${String(20001).padStart(13, '0')}`);
+    assert.equal(
+      doc.lineAt(vscode.window.activeTextEditor!.selection.active.line).text,
+      `paged ${String(20001).padStart(13, '0')}`,
+    );
     // The header's previous/next links name the neighbours the same way, and open them.
     const links = await vscode.commands.executeCommand<vscode.DocumentLink[]>('vscode.executeLinkProvider', doc.uri);
     const nav = links.filter((l) => l.range.start.line === 1).map((l) => l.target!.path);
-    assert.deepEqual(nav, [`/${handle}/${handle} lines 1–13108 (page 1 of 3).txt`, `/${handle}/${handle} lines 26216–30000 (page 3 of 3).txt`]);
-    const next = await vscode.workspace.openTextDocument(links.find((l) => l.range.start.line === 1 && l.target!.path.includes('page 3'))!.target!);
-    assert.match(next.lineAt(0).text, / · page 3 of 3 · bytes \[524300, 600000\) of 600000 · lines 26216–30000 of 30000 · /);
+    assert.deepEqual(nav, [
+      `/${handle}/${handle} lines 1–13108 (page 1 of 3).txt`,
+      `/${handle}/${handle} lines 26216–30000 (page 3 of 3).txt`,
+    ]);
+    const next = await vscode.workspace.openTextDocument(
+      links.find((l) => l.range.start.line === 1 && l.target!.path.includes('page 3'))!.target!,
+    );
+    assert.match(
+      next.lineAt(0).text,
+      / · page 3 of 3 · bytes \[524300, 600000\) of 600000 · lines 26216–30000 of 30000 · /,
+    );
     assert.equal(next.lineAt(3).text, `paged ${String(26216).padStart(13, '0')}`);
     // A name claiming other lines than its page holds is refused (the tab could not lie).
-    const forged = await vscode.workspace.openTextDocument(vscode.Uri.from({ scheme: 'bounded-evidence', path: `/${handle}/${handle} lines 1–99 (page 2 of 3).txt` }));
-    assert.equal(forged.getText(), `bounded-evidence: this page is named "${handle} lines 13109–26215 (page 2 of 3)", not "${handle} lines 1–99 (page 2 of 3)".`);
+    const forged = await vscode.workspace.openTextDocument(
+      vscode.Uri.from({ scheme: 'bounded-evidence', path: `/${handle}/${handle} lines 1–99 (page 2 of 3).txt` }),
+    );
+    assert.equal(
+      forged.getText(),
+      `bounded-evidence: this page is named "${handle} lines 13109–26215 (page 2 of 3)", not "${handle} lines 1–99 (page 2 of 3)".`,
+    );
     await closeAll();
   });
 
@@ -233,34 +276,80 @@ describe('links both ways and Save Excerpt As', function () {
     const all = Buffer.from(text);
     const { handle } = await capture(`cat ${sh(file)}`);
     const target = path.join(outside, 'saved.txt');
-    const r = await vscode.commands.executeCommand<SavedExcerpt>('boundedEvidence.saveExcerptAs', { handle, lines: { first: 3001, last: 3187 }, path: target });
+    const r = await vscode.commands.executeCommand<SavedExcerpt>('boundedEvidence.saveExcerptAs', {
+      handle,
+      lines: { first: 3001, last: 3187 },
+      path: target,
+    });
     const start = Buffer.byteLength(text.slice(0, text.indexOf('excerpt line 3001 ')));
     const end = Buffer.byteLength(text.slice(0, text.indexOf('excerpt line 3188 ')));
     const expected = all.subarray(start, end);
-    assert.deepEqual(r, { path: target, provenancePath: `${target}.provenance.json`, byteCount: expected.length, sha256: sha(expected), handle, start, end });
+    assert.deepEqual(r, {
+      path: target,
+      provenancePath: `${target}.provenance.json`,
+      byteCount: expected.length,
+      sha256: sha(expected),
+      handle,
+      start,
+      end,
+    });
     assert.ok(readFileSync(target).equals(expected));
     const p = JSON.parse(readFileSync(`${target}.provenance.json`, 'utf8')) as Record<string, unknown>;
-    assert.deepEqual({ ...p, exportedAt: undefined }, {
-      handle, name: 'stdout', range: { start, end }, lines: { first: 3001, last: 3187 },
-      artifact: { byteCount: all.length, sha256: sha(all) }, exportedBy: 'Bounded Evidence (Save Excerpt As)',
-      byteCount: expected.length, sha256: sha(expected), exportedAt: undefined,
-    });
+    assert.deepEqual(
+      { ...p, exportedAt: undefined },
+      {
+        handle,
+        name: 'stdout',
+        range: { start, end },
+        lines: { first: 3001, last: 3187 },
+        artifact: { byteCount: all.length, sha256: sha(all) },
+        exportedBy: 'Bounded Evidence (Save Excerpt As)',
+        byteCount: expected.length,
+        sha256: sha(expected),
+        exportedAt: undefined,
+      },
+    );
     // The last line has no newline: it ends with the output. A byte window reports the lines it touches.
     const tail = path.join(outside, 'tail.txt');
-    const t = await vscode.commands.executeCommand<SavedExcerpt>('boundedEvidence.saveExcerptAs', { handle, lines: { first: 5000, last: 5000 }, path: tail });
+    const t = await vscode.commands.executeCommand<SavedExcerpt>('boundedEvidence.saveExcerptAs', {
+      handle,
+      lines: { first: 5000, last: 5000 },
+      path: tail,
+    });
     assert.equal(readFileSync(tail, 'utf8'), 'excerpt line 5000 ✓');
     assert.equal(t.end, all.length);
     const bytesTarget = path.join(outside, 'bytes.txt');
-    await vscode.commands.executeCommand<SavedExcerpt>('boundedEvidence.saveExcerptAs', { handle, bytes: { start: 10, end: 60 }, path: bytesTarget });
+    await vscode.commands.executeCommand<SavedExcerpt>('boundedEvidence.saveExcerptAs', {
+      handle,
+      bytes: { start: 10, end: 60 },
+      path: bytesTarget,
+    });
     assert.ok(readFileSync(bytesTarget).equals(all.subarray(10, 60)));
-    assert.deepEqual((JSON.parse(readFileSync(`${bytesTarget}.provenance.json`, 'utf8')) as { lines: unknown }).lines, { first: 1, last: 4 });
+    assert.deepEqual((JSON.parse(readFileSync(`${bytesTarget}.provenance.json`, 'utf8')) as { lines: unknown }).lines, {
+      first: 1,
+      last: 4,
+    });
     // A window outside the output is refused and writes nothing.
     const none = path.join(outside, 'none.txt');
-    for (const bad of [{ lines: { first: 4000, last: 5001 } }, { bytes: { start: 0, end: all.length + 1 } }, { bytes: { start: 5, end: 5 } }]) {
-      assert.equal(await vscode.commands.executeCommand('boundedEvidence.saveExcerptAs', { handle, ...bad, path: none }), undefined);
+    for (const bad of [
+      { lines: { first: 4000, last: 5001 } },
+      { bytes: { start: 0, end: all.length + 1 } },
+      { bytes: { start: 5, end: 5 } },
+    ]) {
+      assert.equal(
+        await vscode.commands.executeCommand('boundedEvidence.saveExcerptAs', { handle, ...bad, path: none }),
+        undefined,
+      );
       assert.equal(existsSync(none) || existsSync(`${none}.provenance.json`), false);
     }
-    assert.equal(await vscode.commands.executeCommand('boundedEvidence.saveExcerptAs', { handle: 'out_forged_stdout', bytes: { start: 0, end: 1 }, path: none }), undefined);
+    assert.equal(
+      await vscode.commands.executeCommand('boundedEvidence.saveExcerptAs', {
+        handle: 'out_forged_stdout',
+        bytes: { start: 0, end: 1 },
+        path: none,
+      }),
+      undefined,
+    );
     assert.equal(existsSync(none), false);
   });
 });

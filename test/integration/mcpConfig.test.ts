@@ -26,7 +26,15 @@ describe('Copy MCP Server Configuration, and evidence shared with the server', (
     assert.equal(path.basename(storage), 'bounded-evidence.bounded-evidence');
     const tenant = layoutOfFolder(storage, false).tenant;
     assert.ok(existsSync(path.join(storage, 'evidence', 'logs', tenant)));
-    assert.deepEqual(args, [path.join(repoRoot(), 'dist', 'mcp.js'), '--storage', storage, '--workspace', workspaceDir(), '--tenant', tenant]);
+    assert.deepEqual(args, [
+      path.join(repoRoot(), 'dist', 'mcp.js'),
+      '--storage',
+      storage,
+      '--workspace',
+      workspaceDir(),
+      '--tenant',
+      tenant,
+    ]);
   });
 
   it('reads at once an artifact another process put (a key of the tenant in the shared blob store, nothing to learn)', async () => {
@@ -41,20 +49,35 @@ describe('Copy MCP Server Configuration, and evidence shared with the server', (
     await run.recordResult('evidence_readFile', { path: 'elsewhere.txt' }, text);
     await run.finish();
     const reply = await invoke('evidence_readFile', { path: `.tool-artifacts/${ref.artifactId}/bytes/0-10` });
-    assert.equal(reply, `Artifact range:\n{"artifact_id":"${ref.artifactId}","byte_count":10,"data":${JSON.stringify(text.slice(0, 10))},"end":10,"sha256":"${ref.sha256}","start":0,"total_byte_count":${Buffer.byteLength(text)}}`);
+    assert.equal(
+      reply,
+      `Artifact range:\n{"artifact_id":"${ref.artifactId}","byte_count":10,"data":${JSON.stringify(text.slice(0, 10))},"end":10,"sha256":"${ref.sha256}","start":0,"total_byte_count":${Buffer.byteLength(text)}}`,
+    );
   });
   it('adds an entry by URL and bearer token while `mcp --http` runs on this storage (its mcp-http.json), none once its process is gone', async () => {
     const info = path.join(args[2]!, MCP_HTTP_INFO_FILE);
     const token = 'ab'.repeat(32);
     try {
       // A live process (this one) stands for the server; the file is what serveHttp writes.
-      writeFileSync(info, JSON.stringify({ url: 'http://127.0.0.1:8765/mcp', token, pid: process.pid }), { mode: 0o600 });
-      const config = JSON.parse(await vscode.commands.executeCommand<string>('boundedEvidence.copyMcpConfig')) as { mcpServers: Record<string, unknown> };
+      writeFileSync(info, JSON.stringify({ url: 'http://127.0.0.1:8765/mcp', token, pid: process.pid }), {
+        mode: 0o600,
+      });
+      const config = JSON.parse(await vscode.commands.executeCommand<string>('boundedEvidence.copyMcpConfig')) as {
+        mcpServers: Record<string, unknown>;
+      };
       assert.deepEqual(Object.keys(config.mcpServers), ['bounded-evidence', 'bounded-evidence-http']);
-      assert.deepEqual(config.mcpServers['bounded-evidence-http'], { type: 'http', url: 'http://127.0.0.1:8765/mcp', headers: { Authorization: `Bearer ${token}` } });
+      assert.deepEqual(config.mcpServers['bounded-evidence-http'], {
+        type: 'http',
+        url: 'http://127.0.0.1:8765/mcp',
+        headers: { Authorization: `Bearer ${token}` },
+      });
       // A server killed before it could remove its file: no entry for it.
-      writeFileSync(info, JSON.stringify({ url: 'http://127.0.0.1:8765/mcp', token, pid: 2 ** 22 + 12345 }), { mode: 0o600 });
-      const stale = JSON.parse(await vscode.commands.executeCommand<string>('boundedEvidence.copyMcpConfig')) as { mcpServers: Record<string, unknown> };
+      writeFileSync(info, JSON.stringify({ url: 'http://127.0.0.1:8765/mcp', token, pid: 2 ** 22 + 12345 }), {
+        mode: 0o600,
+      });
+      const stale = JSON.parse(await vscode.commands.executeCommand<string>('boundedEvidence.copyMcpConfig')) as {
+        mcpServers: Record<string, unknown>;
+      };
       assert.deepEqual(Object.keys(stale.mcpServers), ['bounded-evidence']);
     } finally {
       rmSync(info, { force: true });

@@ -24,10 +24,18 @@ describe('retention and clearing', () => {
   it('Clear All Evidence deletes nothing without its modal confirmation, everything with it', async () => {
     const api = await evidenceApi();
     const { handle } = await api.record('t', {}, 'z'.repeat(50_000));
-    await vscode.workspace.fs.writeFile(vscode.Uri.file(path.join(workspaceDir(), 'logs', 'retention.log')), Buffer.from('retained?\n'.repeat(10_000)));
-    const artifact = /"artifact_id":"(artifact-[0-9a-f]{64})"/.exec(await invoke('evidence_readFile', { path: 'logs/retention.log' }))?.[1];
+    await vscode.workspace.fs.writeFile(
+      vscode.Uri.file(path.join(workspaceDir(), 'logs', 'retention.log')),
+      Buffer.from('retained?\n'.repeat(10_000)),
+    );
+    const artifact = /"artifact_id":"(artifact-[0-9a-f]{64})"/.exec(
+      await invoke('evidence_readFile', { path: 'logs/retention.log' }),
+    )?.[1];
     assert.ok(artifact, 'the file became an artifact');
-    assert.match(await invoke('evidence_readFile', { path: `.tool-artifacts/${artifact}/bytes/0-10` }), /^Artifact range:/);
+    assert.match(
+      await invoke('evidence_readFile', { path: `.tool-artifacts/${artifact}/bytes/0-10` }),
+      /^Artifact range:/,
+    );
     // The test host refuses modal dialogs: an unconfirmed clear must keep everything.
     assert.equal(await vscode.commands.executeCommand<RetentionReport | undefined>(clearAll), undefined);
     assert.ok(await readable(handle!));
@@ -36,7 +44,10 @@ describe('retention and clearing', () => {
     assert.ok(report.freedBytes >= 50_000);
     assert.equal(await readable(handle!), false);
     // The artifact's only run is gone, so the artifact is deleted with it.
-    assert.equal(await invoke('evidence_readFile', { path: `.tool-artifacts/${artifact}/bytes/0-10` }), 'error: artifact is not available in this store');
+    assert.equal(
+      await invoke('evidence_readFile', { path: `.tool-artifacts/${artifact}/bytes/0-10` }),
+      'error: artifact is not available in this store',
+    );
     assert.ok(report.deletedArtifacts >= 1);
   });
 
@@ -64,7 +75,11 @@ describe('retention and clearing', () => {
     this.timeout(60_000);
     const api = await evidenceApi();
     await vscode.commands.executeCommand(clearAll, { confirmed: true });
-    const make = async (label: string, bytes: number, finish = true): Promise<{ runId: string; handle: string; finish(): Promise<void> }> => {
+    const make = async (
+      label: string,
+      bytes: number,
+      finish = true,
+    ): Promise<{ runId: string; handle: string; finish(): Promise<void> }> => {
       const run = await api.startRun(label);
       const r = await run.record('t', { label }, `${label}\n`.repeat(Math.ceil(bytes / (label.length + 1))));
       if (finish) await run.finish();
@@ -79,10 +94,19 @@ describe('retention and clearing', () => {
     const newest = await make('newest', 100_000);
     try {
       // Budget 6.5 MB: pinned + running alone are 6 MB, so deleting "old" (3 MB) is enough.
-      const byBudget = await vscode.commands.executeCommand<RetentionReport>(prune, { maxBytes: 6_500_000, maxAgeMs: 0 });
+      const byBudget = await vscode.commands.executeCommand<RetentionReport>(prune, {
+        maxBytes: 6_500_000,
+        maxAgeMs: 0,
+      });
       assert.deepEqual(byBudget.deletedRuns, [old.runId]);
       assert.ok(byBudget.freedBytes >= 3_000_000 && byBudget.freedBytes < 3_100_000, `freed ${byBudget.freedBytes}`);
-      assert.deepEqual(await Promise.all([old, pinned, running, mid, newest].map((r) => readable(r.handle))), [false, true, true, true, true]);
+      assert.deepEqual(await Promise.all([old, pinned, running, mid, newest].map((r) => readable(r.handle))), [
+        false,
+        true,
+        true,
+        true,
+        true,
+      ]);
       // A budget of one byte deletes every finished unpinned run, oldest first, and nothing else.
       const all = await vscode.commands.executeCommand<RetentionReport>(prune, { maxBytes: 1, maxAgeMs: 0 });
       assert.deepEqual(all.deletedRuns, [mid.runId, newest.runId]);
@@ -90,7 +114,11 @@ describe('retention and clearing', () => {
       // Age: a finished unpinned run older than the limit goes; the running one stays even when old.
       await running.finish();
       const later = await make('later', 1000);
-      const byAge = await vscode.commands.executeCommand<RetentionReport>(prune, { maxBytes: 0, maxAgeMs: 60_000, now: Date.now() + 120_000 });
+      const byAge = await vscode.commands.executeCommand<RetentionReport>(prune, {
+        maxBytes: 0,
+        maxAgeMs: 60_000,
+        now: Date.now() + 120_000,
+      });
       assert.deepEqual([...byAge.deletedRuns].sort(), [running.runId, later.runId].sort());
       assert.equal(await readable(pinned.handle), true);
     } finally {

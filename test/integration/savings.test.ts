@@ -7,7 +7,7 @@ import * as assert from 'node:assert/strict';
 import { layoutOfFolder, RunStore } from '../../src/core/index.js';
 import { bytesOf, evidenceApi, evidenceStorage, invoke } from './helpers.js';
 
-describe('savings noted by the editor\'s language-model tools', () => {
+describe("savings noted by the editor's language-model tools", () => {
   it('an answer and two reads back are counted to the byte the model was handed', async () => {
     await evidenceApi();
     const { storage, tenant } = await evidenceStorage();

@@ -23,7 +23,9 @@ describe('pattern search deadlines and cancellation in the extension host', () =
     assert.ok(text.includes(`stdout: ${BYTES} bytes`), text);
   });
 
-  after(async () => { await setSetting('searchTimeoutMs', undefined); });
+  after(async () => {
+    await setSetting('searchTimeoutMs', undefined);
+  });
 
   it('stops a slow pattern when the tool call is cancelled', async function () {
     this.timeout(120_000);
@@ -31,14 +33,18 @@ describe('pattern search deadlines and cancellation in the extension host', () =
     const cts = new vscode.CancellationTokenSource();
     setTimeout(() => cts.cancel(), 500);
     const t = Date.now();
-    const reply = await invoke('read_tool_output', { handle, pattern: SLOW }, cts.token).catch((e: unknown) => `rejected: ${String(e)}`);
+    const reply = await invoke('read_tool_output', { handle, pattern: SLOW }, cts.token).catch(
+      (e: unknown) => `rejected: ${String(e)}`,
+    );
     const took = Date.now() - t;
     // Cancelled well before the search could have finished (it takes several seconds here)
     // and well before the default 30 s limit.
     assert.ok(took < 500 + 3_000, `took ${took} ms: ${reply.slice(0, 200)}`);
     assert.ok(reply === 'error: pattern search cancelled' || /^rejected: .*Cancel/i.test(reply), reply.slice(0, 200));
     // The host is still answering.
-    const ok = JSON.parse(await invoke('read_tool_output', { handle, bytes: { start: 0, end: 5 } })) as { content: string };
+    const ok = JSON.parse(await invoke('read_tool_output', { handle, bytes: { start: 0, end: 5 } })) as {
+      content: string;
+    };
     assert.equal(ok.content, 'alpha');
   });
   it('stops a slow pattern at boundedEvidence.searchTimeoutMs and says how far it got', async function () {
@@ -56,10 +62,17 @@ describe('pattern search deadlines and cancellation in the extension host', () =
       }
       assert.ok(Date.now() - t0 < 60_000, `the limit never applied: ${reply.slice(0, 200)}`);
     }
-    assert.match(reply, new RegExp(`^error: pattern search stopped at its time limit \\(700 ms\\) after \\d+ of ${BYTES} bytes; no partial count is given`));
+    assert.match(
+      reply,
+      new RegExp(
+        `^error: pattern search stopped at its time limit \\(700 ms\\) after \\d+ of ${BYTES} bytes; no partial count is given`,
+      ),
+    );
     // A fast search still answers under the same limit.
     // No match, nothing more: the model's reply, byte for byte (no `truncated` when false, docs/contracts.md §2.5).
-    assert.equal(await invoke('read_tool_output', { handle, pattern: 'omega' }), '{"total_matches":0,"content":"","matches":[]}');
+    assert.equal(
+      await invoke('read_tool_output', { handle, pattern: 'omega' }),
+      '{"total_matches":0,"content":"","matches":[]}',
+    );
   });
-
 });

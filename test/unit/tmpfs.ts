@@ -15,7 +15,10 @@ export function mountTmpfs(dir: string, mb: number): () => void {
 /** Fills the filesystem of `dir` with one file until it is full; returns the file. */
 export function fillDisk(dir: string): string {
   const filler = path.join(dir, 'filler');
-  try { execFileSync('dd', ['if=/dev/zero', `of=${filler}`, 'bs=64k'], { stdio: 'ignore' }); } catch { /* dd stops at ENOSPC, as intended */ }
+  try {
+    execFileSync('dd', ['if=/dev/zero', `of=${filler}`, 'bs=64k'], { stdio: 'ignore' });
+  } catch {
+    /* dd stops at ENOSPC, as intended */
+  }
   return filler;
 }
-

@@ -39,8 +39,16 @@ import { readRange as readBlobRange } from '../blobs/blobStore.js';
 import { blobRangeSource, manifestKeyOf, putVerified } from '../blobs/verifiedBlobs.js';
 import { EvidenceError } from '../errors.js';
 import {
-  DEFAULT_CHUNK_SIZE, decodeManifest, encodeManifest, manifestDigest, ManifestBuilder, manifestOf, readVerified, verifyAll,
-  type Manifest, type RangeSource,
+  DEFAULT_CHUNK_SIZE,
+  decodeManifest,
+  encodeManifest,
+  manifestDigest,
+  ManifestBuilder,
+  manifestOf,
+  readVerified,
+  verifyAll,
+  type Manifest,
+  type RangeSource,
 } from '../integrity/integrity.js';
 import { ManifestCache } from '../integrity/manifestCache.js';
 import { sha256Hex } from '../integrity/sha256.js';
@@ -92,13 +100,16 @@ export class ArtifactStore {
     this.tenant = assertSafeSegment('artifact store tenant', options.tenant);
     this.blobs = options.blobs;
     this.chunkSize = options.chunkSize ?? DEFAULT_CHUNK_SIZE;
-    if (!Number.isSafeInteger(this.chunkSize) || this.chunkSize <= 0) throw new EvidenceError('invalidArgument', 'artifact chunk size must be a positive integer');
-    this.legacyDir = options.legacyRoot === undefined ? undefined : path.join(path.resolve(options.legacyRoot), this.tenant);
+    if (!Number.isSafeInteger(this.chunkSize) || this.chunkSize <= 0)
+      throw new EvidenceError('invalidArgument', 'artifact chunk size must be a positive integer');
+    this.legacyDir =
+      options.legacyRoot === undefined ? undefined : path.join(path.resolve(options.legacyRoot), this.tenant);
   }
 
   /** Stores the exact UTF-8 bytes of a text result (TextEncoder's), or raw bytes. */
   async put(result: string | Uint8Array): Promise<ArtifactRef> {
-    if (typeof result !== 'string' && !(result instanceof Uint8Array)) throw new TypeError('put takes a string or a Uint8Array');
+    if (typeof result !== 'string' && !(result instanceof Uint8Array))
+      throw new TypeError('put takes a string or a Uint8Array');
     const bytes = typeof result === 'string' ? encodeUtf8(result) : result;
     const manifest = manifestOf(bytes, this.chunkSize);
     const id = `artifact-${manifest.sha256}`;
@@ -165,7 +176,10 @@ export class ArtifactStore {
    * verification); `notAvailable` when this tenant has no bytes under its id, `digestMismatch`
    * when they are not the record's. The source reads the blob per call (no handle held).
    */
-  async openRecorded(ref: { artifactId: string; byteCount: number; sha256: string }, recordedDigest: string): Promise<{ manifest: Manifest; source: RangeSource }> {
+  async openRecorded(
+    ref: { artifactId: string; byteCount: number; sha256: string },
+    recordedDigest: string,
+  ): Promise<{ manifest: Manifest; source: RangeSource }> {
     const checked = makeArtifactRef(ref.artifactId, ref.byteCount, ref.sha256);
     const opened = await this.open(checked.artifactId, recordedDigest);
     if (opened.manifest.byteCount !== checked.byteCount) throw new EvidenceError('digestMismatch');
@@ -205,7 +219,13 @@ export class ArtifactStore {
     this.trusted.delete(sha);
     const size = await this.blobs.size(key);
     const legacy = this.legacyDir === undefined ? undefined : path.join(this.legacyDir, artifactId);
-    const legacySize = legacy === undefined ? undefined : await fsp.lstat(legacy).then((st) => (st.isFile() ? st.size : undefined), () => undefined);
+    const legacySize =
+      legacy === undefined
+        ? undefined
+        : await fsp.lstat(legacy).then(
+            (st) => (st.isFile() ? st.size : undefined),
+            () => undefined,
+          );
     if (size !== undefined) await this.blobs.delete(key);
     await this.blobs.delete(manifestKeyOf(key));
     if (legacy !== undefined) await removeLegacy(legacy);
@@ -223,7 +243,10 @@ export class ArtifactStore {
   }
 
   /** The trusted manifest and a source over the bytes of a validated id stored under this tenant. */
-  private async open(artifactId: string, recordedDigest?: string): Promise<{ manifest: Manifest; source: RangeSource }> {
+  private async open(
+    artifactId: string,
+    recordedDigest?: string,
+  ): Promise<{ manifest: Manifest; source: RangeSource }> {
     if (!isArtifactId(artifactId)) throw new EvidenceError('artifactIdInvalid');
     const sha = artifactId.slice('artifact-'.length);
     const key = this.keyOf(sha);
@@ -244,7 +267,10 @@ export class ArtifactStore {
     let size = await this.blobs.size(key);
     if (size === undefined) {
       const migrated = await this.migrateLegacy(sha, key);
-      if (migrated) { this.trusted.set(sha, migrated); return migrated; }
+      if (migrated) {
+        this.trusted.set(sha, migrated);
+        return migrated;
+      }
       // Another process may have moved it meanwhile.
       size = await this.blobs.size(key);
       if (size === undefined) throw new EvidenceError('notAvailable');
@@ -262,7 +288,8 @@ export class ArtifactStore {
       else if (identity !== undefined && (await verifiedWhole(identity, m, marks))) trusted = m;
       else if (await verifyWhole(source, m)) {
         trusted = m;
-        if (identity !== undefined && (await source.identity?.()) === identity) await rememberVerifiedWhole(identity, m, marks);
+        if (identity !== undefined && (await source.identity?.()) === identity)
+          await rememberVerifiedWhole(identity, m, marks);
       } else throw new EvidenceError('digestMismatch');
     } else {
       // No sidecar, or one of other bytes: rebuilt from the bytes when they hash to the id.
@@ -352,7 +379,6 @@ async function* checkedPieces(chunks: AsyncIterable<Uint8Array>): AsyncGenerator
   }
 }
 
-
 /** An old-layout file and its manifest (`.manifests/<id>.manifest` beside it), removed. */
 async function removeLegacy(file: string): Promise<void> {
   await fsp.rm(file, { force: true });
@@ -391,5 +417,9 @@ async function verifyWhole(source: RangeSource, m: Manifest): Promise<boolean> {
 }
 
 function decodeOrUndefined(bytes: Uint8Array): Manifest | undefined {
-  try { return decodeManifest(bytes); } catch { return undefined; }
+  try {
+    return decodeManifest(bytes);
+  } catch {
+    return undefined;
+  }
 }

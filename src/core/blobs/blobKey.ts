@@ -24,7 +24,14 @@ const SAFE_SEGMENT = /^[A-Za-z0-9._-]+$/;
 
 /** True when `s` is one safe path segment: `[A-Za-z0-9._-]{1,128}`, not `.` or `..`. */
 export function isSafeSegment(s: unknown): s is string {
-  return typeof s === 'string' && s.length > 0 && s.length <= MAX_SEGMENT_LENGTH && SAFE_SEGMENT.test(s) && s !== '.' && s !== '..';
+  return (
+    typeof s === 'string' &&
+    s.length > 0 &&
+    s.length <= MAX_SEGMENT_LENGTH &&
+    SAFE_SEGMENT.test(s) &&
+    s !== '.' &&
+    s !== '..'
+  );
 }
 
 /**
@@ -34,7 +41,8 @@ export function isSafeSegment(s: unknown): s is string {
 export function validateBlobKey(key: BlobKey): BlobKey {
   if (key === null || typeof key !== 'object') throw new EvidenceError('invalidArgument', 'blob key must be an object');
   for (const field of ['tenant', 'runId', 'callId'] as const) {
-    if (!isSafeSegment(key[field])) throw new EvidenceError('invalidArgument', `blob key ${field} is not a safe path segment`);
+    if (!isSafeSegment(key[field]))
+      throw new EvidenceError('invalidArgument', `blob key ${field} is not a safe path segment`);
   }
   return key;
 }

@@ -67,7 +67,10 @@ export class FsBlobStore implements BlobStore {
    * descriptor once the file is in place (a rename moves ctime), so it names this file
    * even if the path is replaced meanwhile; undefined if that `fstat` fails (docs/contracts.md §1.1).
    */
-  async put(key: BlobKey, body: Uint8Array | AsyncIterable<Uint8Array>): Promise<{ sizeBytes: number; identity?: string }> {
+  async put(
+    key: BlobKey,
+    body: Uint8Array | AsyncIterable<Uint8Array>,
+  ): Promise<{ sizeBytes: number; identity?: string }> {
     const target = this.filePath(key);
     await fsp.mkdir(path.dirname(target), { recursive: true });
     const temp = tempNameFor(target);
@@ -191,7 +194,10 @@ export class FsBlobStore implements BlobStore {
     try {
       await fsp.mkdir(path.dirname(target), { recursive: true });
       await fsp.rename(source, target);
-      const identity = await fh.stat({ bigint: true }).then((st) => (st.isFile() ? fileIdentity(st) : undefined), () => undefined);
+      const identity = await fh.stat({ bigint: true }).then(
+        (st) => (st.isFile() ? fileIdentity(st) : undefined),
+        () => undefined,
+      );
       return identity === undefined ? {} : { identity };
     } catch (e) {
       if (isNotFound(e)) throw new EvidenceError('missing', 'stored bytes are missing');
@@ -208,7 +214,10 @@ export class FsBlobStore implements BlobStore {
 
   /** Removes `<root>/<tenant>/<runId>/` and everything in it. */
   async deleteRun(tenant: string, runId: string): Promise<void> {
-    await fsp.rm(path.join(this.root, assertSafeSegment('tenant', tenant), assertSafeSegment('runId', runId)), { recursive: true, force: true });
+    await fsp.rm(path.join(this.root, assertSafeSegment('tenant', tenant), assertSafeSegment('runId', runId)), {
+      recursive: true,
+      force: true,
+    });
   }
 }
 
@@ -224,7 +233,8 @@ async function removeOrphanedTemps(root: string): Promise<OrphanSweep> {
   let files = 0;
   let bytes = 0;
   const now = Date.now();
-  const entries = async (dir: string): Promise<import('node:fs').Dirent[]> => fsp.readdir(dir, { withFileTypes: true }).catch(() => []);
+  const entries = async (dir: string): Promise<import('node:fs').Dirent[]> =>
+    fsp.readdir(dir, { withFileTypes: true }).catch(() => []);
   const sweep = async (dir: string, f: import('node:fs').Dirent): Promise<void> => {
     // A file being written (`tempNameFor`), or a whole temporary key a writer killed before its move left (`temporaryCallId`).
     const m = TEMP_NAME.exec(f.name) ?? TEMPORARY_CALL_ID.exec(f.name);
@@ -244,7 +254,10 @@ async function removeOrphanedTemps(root: string): Promise<OrphanSweep> {
     const tenantDir = path.join(root, tenant.name);
     for (const run of await entries(tenantDir)) {
       // A file here is the verified marks' (docs/contracts.md §1.1): its rewrite's temporary file too.
-      if (!run.isDirectory()) { await sweep(tenantDir, run); continue; }
+      if (!run.isDirectory()) {
+        await sweep(tenantDir, run);
+        continue;
+      }
       const runDir = path.join(tenantDir, run.name);
       for (const f of await entries(runDir)) await sweep(runDir, f);
     }

@@ -42,11 +42,16 @@ export async function openBlobStore(settings: BlobSettings, inputs: BlobStoreInp
     case 's3': {
       const s3 = settings.s3;
       if (!s3?.bucket) {
-        inputs.warn('S3 storage is selected but boundedEvidence.storage.s3.bucket is empty: large outputs keep only their previews');
+        inputs.warn(
+          'S3 storage is selected but boundedEvidence.storage.s3.bucket is empty: large outputs keep only their previews',
+        );
         return undefined;
       }
       const credentials = await inputs.s3Credentials?.();
-      if (!credentials) inputs.warn('no S3 credentials in SecretStorage ("Bounded Evidence: Set S3 Credentials"): using the SDK default chain');
+      if (!credentials)
+        inputs.warn(
+          'no S3 credentials in SecretStorage ("Bounded Evidence: Set S3 Credentials"): using the SDK default chain',
+        );
       // Loaded only for this backend: the S3 SDK's start-up cost is not paid by the filesystem store.
       const { S3BlobStore } = await import('./s3BlobStore.js');
       return new S3BlobStore({

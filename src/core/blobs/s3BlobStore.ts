@@ -14,8 +14,17 @@
  *   they are never logged, and no error message carries them, the endpoint or a key.
  */
 import {
-  AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CopyObjectCommand, CreateMultipartUploadCommand, DeleteObjectCommand,
-  GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, UploadPartCommand,
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CopyObjectCommand,
+  CreateMultipartUploadCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { EvidenceError } from '../errors.js';
 import { assertSafeSegment, blobKeyPath, type BlobKey } from './blobKey.js';
@@ -37,7 +46,11 @@ export interface S3BlobStoreOptions {
   /** Key prefix (a trailing `/` is added when missing). */
   readonly prefix?: string;
   /** Omitted: the SDK's default chain (AWS_ACCESS_KEY_ID, profiles, …). */
-  readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string; readonly sessionToken?: string };
+  readonly credentials?: {
+    readonly accessKeyId: string;
+    readonly secretAccessKey: string;
+    readonly sessionToken?: string;
+  };
   /** Default true: path-style addressing works with every S3-compatible server. */
   readonly forcePathStyle?: boolean;
   /** Bytes buffered per part of a streamed put (default 8 MiB; S3 needs >= 5 MiB). */
@@ -60,7 +73,8 @@ export class S3BlobStore implements BlobStore {
     this.prefix = prefix === '' || prefix.endsWith('/') ? prefix : `${prefix}/`;
     this.bucket = options.bucket;
     this.partSize = options.partSizeBytes ?? 8 * 1024 * 1024;
-    if (!Number.isSafeInteger(this.partSize) || this.partSize <= 0) throw new EvidenceError('invalidArgument', 'S3 part size must be a positive integer');
+    if (!Number.isSafeInteger(this.partSize) || this.partSize <= 0)
+      throw new EvidenceError('invalidArgument', 'S3 part size must be a positive integer');
     this.client = new S3Client({
       endpoint: options.endpoint,
       region: options.region ?? 'us-east-1',
@@ -85,7 +99,9 @@ export class S3BlobStore implements BlobStore {
   async put(key: BlobKey, body: Uint8Array | AsyncIterable<Uint8Array>): Promise<{ sizeBytes: number }> {
     const Key = this.objectKey(key);
     if (body instanceof Uint8Array) {
-      await this.guard(() => this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key, Body: body, ContentLength: body.length })));
+      await this.guard(() =>
+        this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key, Body: body, ContentLength: body.length })),
+      );
       return { sizeBytes: body.length };
     }
     const part = Buffer.allocUnsafe(this.partSize);
@@ -95,13 +111,26 @@ export class S3BlobStore implements BlobStore {
     const parts: { ETag?: string; PartNumber: number }[] = [];
     const flush = async (): Promise<void> => {
       if (uploadId === undefined) {
-        const created = await this.guard(() => this.client.send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key })));
+        const created = await this.guard(() =>
+          this.client.send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key })),
+        );
         uploadId = created.UploadId;
         if (!uploadId) throw new EvidenceError('backend', 'blob store request failed (no upload id)');
       }
       const PartNumber = parts.length + 1;
       // A copy: the SDK may hold the body while `part` is refilled.
-      const done = await this.guard(() => this.client.send(new UploadPartCommand({ Bucket: this.bucket, Key, UploadId: uploadId, PartNumber, Body: Buffer.from(part.subarray(0, fill)), ContentLength: fill })));
+      const done = await this.guard(() =>
+        this.client.send(
+          new UploadPartCommand({
+            Bucket: this.bucket,
+            Key,
+            UploadId: uploadId,
+            PartNumber,
+            Body: Buffer.from(part.subarray(0, fill)),
+            ContentLength: fill,
+          }),
+        ),
+      );
       parts.push({ ETag: done.ETag, PartNumber });
       fill = 0;
     };
@@ -118,15 +147,30 @@ export class S3BlobStore implements BlobStore {
         total += piece.length;
       }
       if (uploadId === undefined) {
-        await this.guard(() => this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key, Body: part.subarray(0, fill), ContentLength: fill })));
+        await this.guard(() =>
+          this.client.send(
+            new PutObjectCommand({ Bucket: this.bucket, Key, Body: part.subarray(0, fill), ContentLength: fill }),
+          ),
+        );
         return { sizeBytes: total };
       }
       if (fill > 0) await flush();
-      await this.guard(() => this.client.send(new CompleteMultipartUploadCommand({ Bucket: this.bucket, Key, UploadId: uploadId, MultipartUpload: { Parts: parts } })));
+      await this.guard(() =>
+        this.client.send(
+          new CompleteMultipartUploadCommand({
+            Bucket: this.bucket,
+            Key,
+            UploadId: uploadId,
+            MultipartUpload: { Parts: parts },
+          }),
+        ),
+      );
       return { sizeBytes: total };
     } catch (e) {
       if (uploadId !== undefined) {
-        await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key, UploadId: uploadId })).catch(() => undefined);
+        await this.client
+          .send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key, UploadId: uploadId }))
+          .catch(() => undefined);
       }
       throw e;
     }
@@ -135,7 +179,9 @@ export class S3BlobStore implements BlobStore {
   /** HeadObject's ContentLength; undefined for a missing object. */
   async size(key: BlobKey): Promise<number | undefined> {
     try {
-      const head = await this.guard(() => this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) })));
+      const head = await this.guard(() =>
+        this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) })),
+      );
       return head.ContentLength ?? 0;
     } catch (e) {
       if (e instanceof EvidenceError && e.code === 'missing') return undefined;
@@ -154,7 +200,9 @@ export class S3BlobStore implements BlobStore {
     try {
       // The body is read inside the guard: a connection cut mid-body is a backend error too.
       const body = await this.guard(async () => {
-        const got = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key, Range: `bytes=${start}-${start + target.length - 1}` }));
+        const got = await this.client.send(
+          new GetObjectCommand({ Bucket: this.bucket, Key, Range: `bytes=${start}-${start + target.length - 1}` }),
+        );
         return got.Body ? await got.Body.transformToByteArray() : new Uint8Array(0);
       });
       const n = Math.min(body.length, target.length);
@@ -176,7 +224,15 @@ export class S3BlobStore implements BlobStore {
     if (size === undefined) throw new EvidenceError('missing', 'stored bytes are missing');
     if (size <= S3_MAX_COPY_BYTES) {
       const source = this.objectKey(from);
-      await this.guard(() => this.client.send(new CopyObjectCommand({ Bucket: this.bucket, Key: this.objectKey(to), CopySource: `${this.bucket}/${source.split('/').map(encodeURIComponent).join('/')}` })));
+      await this.guard(() =>
+        this.client.send(
+          new CopyObjectCommand({
+            Bucket: this.bucket,
+            Key: this.objectKey(to),
+            CopySource: `${this.bucket}/${source.split('/').map(encodeURIComponent).join('/')}`,
+          }),
+        ),
+      );
     } else {
       await this.put(to, this.pieces(from, size));
     }
@@ -197,7 +253,9 @@ export class S3BlobStore implements BlobStore {
 
   /** DeleteObject (S3 answers success for a missing key too). */
   async delete(key: BlobKey): Promise<void> {
-    await this.guard(() => this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) })));
+    await this.guard(() =>
+      this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) })),
+    );
   }
 
   /** Lists `<prefix><tenant>/<runId>/` and deletes each object. */
@@ -205,9 +263,12 @@ export class S3BlobStore implements BlobStore {
     const Prefix = `${this.prefix}${assertSafeSegment('tenant', tenant)}/${assertSafeSegment('runId', runId)}/`;
     let ContinuationToken: string | undefined;
     do {
-      const page = await this.guard(() => this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix, ContinuationToken })));
+      const page = await this.guard(() =>
+        this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix, ContinuationToken })),
+      );
       for (const o of page.Contents ?? []) {
-        if (o.Key) await this.guard(() => this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: o.Key })));
+        if (o.Key)
+          await this.guard(() => this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: o.Key })));
       }
       ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (ContinuationToken);
@@ -231,8 +292,10 @@ function toSafeError(e: unknown): EvidenceError {
   const err = e as { name?: unknown; $metadata?: { httpStatusCode?: unknown } } | null;
   const name = typeof err?.name === 'string' ? err.name : '';
   const status = typeof err?.$metadata?.httpStatusCode === 'number' ? err.$metadata.httpStatusCode : undefined;
-  if (name === 'NoSuchKey' || name === 'NotFound' || (status === 404 && name !== 'NoSuchBucket')) return new EvidenceError('missing', 'stored bytes are missing');
-  if (name === 'NoSuchBucket') return new EvidenceError('backend', 'blob store request failed: the bucket does not exist');
+  if (name === 'NoSuchKey' || name === 'NotFound' || (status === 404 && name !== 'NoSuchBucket'))
+    return new EvidenceError('missing', 'stored bytes are missing');
+  if (name === 'NoSuchBucket')
+    return new EvidenceError('backend', 'blob store request failed: the bucket does not exist');
   // A range starting past the object's end: an empty read, told apart by code, not by message.
   if (status === 416) return new EvidenceError('rangeNotSatisfiable', 'blob store request failed (HTTP 416)');
   if (status !== undefined) return new EvidenceError('backend', `blob store request failed (HTTP ${status})`);

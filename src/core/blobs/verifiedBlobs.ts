@@ -21,7 +21,17 @@ import * as path from 'node:path';
 import { EvidenceError } from '../errors.js';
 import type { ManifestCache } from '../integrity/manifestCache.js';
 import { sha256Hex } from '../integrity/sha256.js';
-import { decodeManifest, encodeManifest, encodeManifestHeader, ManifestBuilder, newlinesLE, type ChunkTables, type Manifest, type ManifestSummary, type RangeSource } from '../integrity/integrity.js';
+import {
+  decodeManifest,
+  encodeManifest,
+  encodeManifestHeader,
+  ManifestBuilder,
+  newlinesLE,
+  type ChunkTables,
+  type Manifest,
+  type ManifestSummary,
+  type RangeSource,
+} from '../integrity/integrity.js';
 import { tempNameFor } from '../files/localFile.js';
 import { rememberWritten, rememberWrittenDigest } from '../integrity/verifiedChunks.js';
 import { validateBlobKey, type BlobKey } from './blobKey.js';
@@ -64,19 +74,32 @@ export interface BlobIdentity {
  * Streams `body` to the adapter while hashing it, then stores the sidecar. If storing
  * the sidecar fails the data blob is removed (best effort) and the error propagates.
  */
-export async function putVerified(store: BlobStore, key: BlobKey, body: Uint8Array | AsyncIterable<Uint8Array>, options: PutVerifiedOptions = {}): Promise<VerifiedPut> {
+export async function putVerified(
+  store: BlobStore,
+  key: BlobKey,
+  body: Uint8Array | AsyncIterable<Uint8Array>,
+  options: PutVerifiedOptions = {},
+): Promise<VerifiedPut> {
   validateBlobKey(key);
   const known = options.manifest;
   const builder = new ManifestBuilder(options.chunkSize);
   async function* hashed(): AsyncGenerator<Uint8Array> {
-    if (body instanceof Uint8Array) { builder.update(body); yield body; return; }
-    for await (const piece of body) { builder.update(piece); yield piece; }
+    if (body instanceof Uint8Array) {
+      builder.update(body);
+      yield body;
+      return;
+    }
+    for await (const piece of body) {
+      builder.update(piece);
+      yield piece;
+    }
   }
   // Bytes whose manifest the caller already built from them (a content address is known before the put) are not hashed twice.
   const reuse = known !== undefined && body instanceof Uint8Array && known.byteCount === body.length;
   const { sizeBytes, identity } = await store.put(key, reuse ? body : hashed());
   const manifest = reuse ? known : builder.finish();
-  if (sizeBytes !== manifest.byteCount) throw new EvidenceError('backend', 'blob store stored a different number of bytes');
+  if (sizeBytes !== manifest.byteCount)
+    throw new EvidenceError('backend', 'blob store stored a different number of bytes');
   const encoded = encodeManifest(manifest);
   try {
     await store.put(manifestKeyOf(key), encoded);
@@ -113,7 +136,12 @@ const HELD_CHUNKS = 16_384;
  * unlinked as soon as they are opened (elsewhere than Windows), so a killed writer leaves
  * nothing behind. Small outputs never touch a scratch file.
  */
-export async function putVerifiedStream(store: BlobStore, key: BlobKey, body: AsyncIterable<Uint8Array>, options: { heldChunks?: number; chunkSize?: number } = {}): Promise<VerifiedStreamPut> {
+export async function putVerifiedStream(
+  store: BlobStore,
+  key: BlobKey,
+  body: AsyncIterable<Uint8Array>,
+  options: { heldChunks?: number; chunkSize?: number } = {},
+): Promise<VerifiedStreamPut> {
   validateBlobKey(key);
   // Tests pass small ones, to keep tables on disk for a few chunks.
   const held = options.heldChunks ?? HELD_CHUNKS;
@@ -132,7 +160,8 @@ export async function putVerifiedStream(store: BlobStore, key: BlobKey, body: As
     }
     const { sizeBytes, identity } = await store.put(key, hashed());
     const summary = builder.end();
-    if (sizeBytes !== summary.byteCount) throw new EvidenceError('backend', 'blob store stored a different number of bytes');
+    if (sizeBytes !== summary.byteCount)
+      throw new EvidenceError('backend', 'blob store stored a different number of bytes');
     let manifestDigest: string;
     try {
       if (spill === undefined) {
@@ -143,7 +172,15 @@ export async function putVerifiedStream(store: BlobStore, key: BlobKey, body: As
         await spill.append(builder.drainTables());
         const digest = createHash('sha256');
         const sidecar = spill.sidecar(summary);
-        await store.put(manifestKeyOf(key), (async function* () { for await (const piece of sidecar) { digest.update(piece); yield piece; } })());
+        await store.put(
+          manifestKeyOf(key),
+          (async function* () {
+            for await (const piece of sidecar) {
+              digest.update(piece);
+              yield piece;
+            }
+          })(),
+        );
         manifestDigest = digest.digest('hex');
       }
     } catch (e) {
@@ -151,7 +188,8 @@ export async function putVerifiedStream(store: BlobStore, key: BlobKey, body: As
       throw e;
     }
     // As `putVerified`: the writer's own chunks are verified (docs/contracts.md §1.1).
-    if (identity !== undefined) await rememberWrittenDigest(identity, manifestDigest, summary.chunks, store.verifiedMarks?.(key.tenant));
+    if (identity !== undefined)
+      await rememberWrittenDigest(identity, manifestDigest, summary.chunks, store.verifiedMarks?.(key.tenant));
     return { summary, manifestDigest };
   } finally {
     await spill?.close();
@@ -166,13 +204,21 @@ class TableSpill {
   private digestBytes = 0;
   private newlineBytes = 0;
 
-  private constructor(private readonly digests: fsp.FileHandle, private readonly newlines: fsp.FileHandle, private readonly names: readonly string[]) {}
+  private constructor(
+    private readonly digests: fsp.FileHandle,
+    private readonly newlines: fsp.FileHandle,
+    private readonly names: readonly string[],
+  ) {}
 
   static async open(dir: string): Promise<TableSpill> {
     await fsp.mkdir(dir, { recursive: true });
     const names = [tempNameFor(path.join(dir, 'digests')), tempNameFor(path.join(dir, 'newlines'))];
     const digests = await fsp.open(names[0]!, 'wx+');
-    const newlines = await fsp.open(names[1]!, 'wx+').catch(async (e: unknown) => { await digests.close(); await fsp.rm(names[0]!, { force: true }); throw e; });
+    const newlines = await fsp.open(names[1]!, 'wx+').catch(async (e: unknown) => {
+      await digests.close();
+      await fsp.rm(names[0]!, { force: true });
+      throw e;
+    });
     // Gone from the folder at once: nothing to remove if this process is killed (Windows keeps them until `close`).
     const unlinked = process.platform !== 'win32';
     if (unlinked) for (const n of names) await fsp.rm(n, { force: true });
@@ -189,9 +235,13 @@ class TableSpill {
 
   /** The serialised manifest (as `encodeManifest` would make it), read back from the scratch files in bounded pieces. */
   async *sidecar(summary: ManifestSummary): AsyncGenerator<Uint8Array> {
-    if (this.digestBytes !== summary.chunks * 32 || this.newlineBytes !== summary.chunks * 4) throw new EvidenceError('backend', 'chunk tables kept on disk are incomplete');
+    if (this.digestBytes !== summary.chunks * 32 || this.newlineBytes !== summary.chunks * 4)
+      throw new EvidenceError('backend', 'chunk tables kept on disk are incomplete');
     yield encodeManifestHeader(summary);
-    for (const [fh, size] of [[this.digests, this.digestBytes], [this.newlines, this.newlineBytes]] as const) {
+    for (const [fh, size] of [
+      [this.digests, this.digestBytes],
+      [this.newlines, this.newlineBytes],
+    ] as const) {
       for (let p = 0; p < size;) {
         const piece = new Uint8Array(Math.min(SPILL_READ_BYTES, size - p));
         const { bytesRead } = await fh.read(piece, 0, piece.length, p);
@@ -239,7 +289,12 @@ export { ManifestCache } from '../integrity/manifestCache.js';
  * manifest plus a source over the data: every later read through `readVerified` /
  * `streamVerified` checks the size and the digests of the chunks it returns.
  */
-export async function openVerified(store: BlobStore, key: BlobKey, expected: BlobIdentity, cache?: ManifestCache): Promise<{ manifest: Manifest; source: RangeSource }> {
+export async function openVerified(
+  store: BlobStore,
+  key: BlobKey,
+  expected: BlobIdentity,
+  cache?: ManifestCache,
+): Promise<{ manifest: Manifest; source: RangeSource }> {
   const source = blobRangeSource(store, key);
   let manifest = cache?.get(expected.manifestDigest);
   if (!manifest) {
@@ -252,7 +307,8 @@ export async function openVerified(store: BlobStore, key: BlobKey, expected: Blo
     manifest = decodeManifest(encoded);
     cache?.set(expected.manifestDigest, manifest);
   }
-  if (manifest.sha256 !== expected.sha256 || manifest.byteCount !== expected.byteCount) throw new EvidenceError('digestMismatch');
+  if (manifest.sha256 !== expected.sha256 || manifest.byteCount !== expected.byteCount)
+    throw new EvidenceError('digestMismatch');
   return { manifest, source };
 }
 
@@ -260,4 +316,3 @@ export async function openVerified(store: BlobStore, key: BlobKey, expected: Blo
 export function missingError(): EvidenceError {
   return new EvidenceError('missing', 'stored bytes are missing');
 }
-

@@ -72,7 +72,8 @@ export interface AgentRun {
 const DEFAULT_LIMITS = { maxSteps: 20, maxInvalidActions: 3, maxIdenticalActions: 3 } as const;
 
 /** The one line that tells a model how to answer, also used in invalid-action errors. */
-const ACTION_SHAPE = 'reply with exactly one JSON object: {"tool":"<name>", ...arguments as flat keys} or {"final":"<answer>"}';
+const ACTION_SHAPE =
+  'reply with exactly one JSON object: {"tool":"<name>", ...arguments as flat keys} or {"final":"<answer>"}';
 
 /** Reads one reply as an action, or says (as an `error:` line) why it is not one. */
 export function parseAgentAction(response: string): AgentAction | { readonly error: string } {
@@ -83,14 +84,16 @@ export function parseAgentAction(response: string): AgentAction | { readonly err
   } catch {
     return { error: `error: invalid action: ${ACTION_SHAPE}` };
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return { error: `error: invalid action: ${ACTION_SHAPE}` };
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    return { error: `error: invalid action: ${ACTION_SHAPE}` };
   const obj = value as Record<string, unknown>;
   if ('final' in obj) {
     if ('tool' in obj) return { error: 'error: invalid action: give either "tool" or "final", not both' };
     if (typeof obj.final !== 'string') return { error: 'error: invalid action: "final" must be a string' };
     return { final: obj.final };
   }
-  if (typeof obj.tool !== 'string' || obj.tool === '') return { error: `error: invalid action: "tool" must be a tool name; ${ACTION_SHAPE}` };
+  if (typeof obj.tool !== 'string' || obj.tool === '')
+    return { error: `error: invalid action: "tool" must be a tool name; ${ACTION_SHAPE}` };
   // fromEntries defines own properties, so a "__proto__" key stays an ordinary argument.
   const args = Object.fromEntries(Object.entries(obj).filter(([k]) => k !== 'tool'));
   return { tool: obj.tool, arguments: args };
@@ -99,7 +102,9 @@ export function parseAgentAction(response: string): AgentAction | { readonly err
 /** The system message: the answer format and the workspace's tools. */
 export function agentSystemPrompt(workspace: Pick<ToolWorkspace, 'availableTools'>): string {
   const tools = workspace.availableTools.map((t) => {
-    const params = Object.entries(t.parameters).map(([k, v]) => `"${k}" (${v})`).join(', ');
+    const params = Object.entries(t.parameters)
+      .map(([k, v]) => `"${k}" (${v})`)
+      .join(', ');
     return `- ${t.name}: ${t.description}${params ? ` Arguments: ${params}.` : ''}`;
   });
   return [
@@ -115,7 +120,12 @@ export function agentSystemPrompt(workspace: Pick<ToolWorkspace, 'availableTools
  * Exceptions from `generate` or from the workspace (broken configuration, never a tool
  * failure) propagate.
  */
-export async function runAgent(task: string, generate: GenerateFn, workspace: ToolWorkspace, limits: AgentLimits = {}): Promise<AgentRun> {
+export async function runAgent(
+  task: string,
+  generate: GenerateFn,
+  workspace: ToolWorkspace,
+  limits: AgentLimits = {},
+): Promise<AgentRun> {
   const maxSteps = limits.maxSteps ?? DEFAULT_LIMITS.maxSteps;
   const maxInvalid = limits.maxInvalidActions ?? DEFAULT_LIMITS.maxInvalidActions;
   const maxIdentical = limits.maxIdenticalActions ?? DEFAULT_LIMITS.maxIdenticalActions;
@@ -127,7 +137,12 @@ export async function runAgent(task: string, generate: GenerateFn, workspace: To
     { role: 'user', content: task },
   ];
   const events: AgentEvent[] = [];
-  const stop = (reason: AgentStopReason, final: string | null = null): AgentRun => ({ completed: reason === 'final', reason, final, events });
+  const stop = (reason: AgentStopReason, final: string | null = null): AgentRun => ({
+    completed: reason === 'final',
+    reason,
+    final,
+    events,
+  });
   let invalid = 0;
   let lastKey: string | undefined;
   let streak = 0;
@@ -152,7 +167,12 @@ export async function runAgent(task: string, generate: GenerateFn, workspace: To
     lastKey = key;
     if (streak > maxIdentical) {
       // A model repeating itself is stuck: refuse the repeat rather than run it again.
-      events.push({ step, response, action: parsed, result: `error: the same action ran ${maxIdentical} times in a row; stopping` });
+      events.push({
+        step,
+        response,
+        action: parsed,
+        result: `error: the same action ran ${maxIdentical} times in a row; stopping`,
+      });
       return stop('max_identical_actions');
     }
     const result = await workspace.execute(parsed, `call-${step}`);

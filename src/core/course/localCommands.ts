@@ -14,10 +14,22 @@ export const COMMAND_FAILED = 'error: command could not be started';
  * `[exit code: N]`, `[killed by SIGNAL]` or `[timed out after N ms]`, and, when output
  * was cut, `[output truncated: kept K of T bytes]`.
  */
-export function runProgram(program: string, args: string[], cwd: string, timeoutMs: number, maxOutputBytes: number): Promise<string> {
+export function runProgram(
+  program: string,
+  args: string[],
+  cwd: string,
+  timeoutMs: number,
+  maxOutputBytes: number,
+): Promise<string> {
   return new Promise((resolve) => {
     const detached = process.platform !== 'win32';
-    const child = spawn(program, args, { cwd, shell: false, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true, detached });
+    const child = spawn(program, args, {
+      cwd,
+      shell: false,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      windowsHide: true,
+      detached,
+    });
     const pieces: Buffer[] = [];
     let kept = 0;
     let total = 0;
@@ -36,13 +48,20 @@ export function runProgram(program: string, args: string[], cwd: string, timeout
       timedOut = true;
       killTree(child.pid, detached, () => child.kill('SIGKILL'));
     }, timeoutMs);
-    child.on('error', () => { clearTimeout(timer); resolve(COMMAND_FAILED); });
+    child.on('error', () => {
+      clearTimeout(timer);
+      resolve(COMMAND_FAILED);
+    });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       // Output is text for the model; bytes that are not UTF-8 become U+FFFD here.
       let out = Buffer.concat(pieces).toString('utf8');
       if (out !== '' && !out.endsWith('\n')) out += '\n';
-      const status = timedOut ? `[timed out after ${timeoutMs} ms]` : signal ? `[killed by ${signal}]` : `[exit code: ${code}]`;
+      const status = timedOut
+        ? `[timed out after ${timeoutMs} ms]`
+        : signal
+          ? `[killed by ${signal}]`
+          : `[exit code: ${code}]`;
       const cut = total > kept ? `\n[output truncated: kept ${kept} of ${total} bytes]` : '';
       resolve(out + status + cut);
     });
@@ -51,6 +70,13 @@ export function runProgram(program: string, args: string[], cwd: string, timeout
 
 /** Kills the whole process group (grandchildren too) where groups exist. */
 function killTree(pid: number | undefined, grouped: boolean, fallback: () => void): void {
-  if (pid === undefined || !grouped) { fallback(); return; }
-  try { process.kill(-pid, 'SIGKILL'); } catch { fallback(); }
+  if (pid === undefined || !grouped) {
+    fallback();
+    return;
+  }
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    fallback();
+  }
 }

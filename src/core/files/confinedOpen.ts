@@ -25,7 +25,8 @@ export interface ConfinedFile {
   readonly stat: Stats;
 }
 
-const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
+const OPEN_FLAGS =
+  constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
 
 /** True when `child` is `root` or below it (both absolute, normalized). */
 export function isInside(root: string, child: string): boolean {
@@ -37,7 +38,11 @@ export function isInside(root: string, child: string): boolean {
  * Opens `abs` (already resolved and checked by name) once and proves the descriptor lies
  * inside `root` (a real path) under a name `rules` allows. Never throws for a refusal.
  */
-export async function openConfined(root: string, abs: string, rules: SecretPathRules): Promise<ConfinedFile | { readonly refused: ConfinedOpenRefusal }> {
+export async function openConfined(
+  root: string,
+  abs: string,
+  rules: SecretPathRules,
+): Promise<ConfinedFile | { readonly refused: ConfinedOpenRefusal }> {
   let handle: fsp.FileHandle;
   try {
     handle = await fsp.open(abs, OPEN_FLAGS);

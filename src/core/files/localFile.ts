@@ -43,8 +43,14 @@ export function openedFile(fh: FileHandle): OpenedFile {
  * when it is not a regular file; a failing `fstat` closes it and throws.
  */
 export async function openedRegular(fh: FileHandle): Promise<OpenedFile | undefined> {
-  const st = await fh.stat().catch(async (e: unknown) => { await fh.close(); throw e; });
-  if (!st.isFile()) { await fh.close(); return undefined; }
+  const st = await fh.stat().catch(async (e: unknown) => {
+    await fh.close();
+    throw e;
+  });
+  if (!st.isFile()) {
+    await fh.close();
+    return undefined;
+  }
   return openedFile(fh);
 }
 
@@ -89,7 +95,12 @@ export async function readFullAt(fh: FileHandle, target: Uint8Array, position: n
 /** True while a process with this pid exists here: the writer of a temporary file named after it may still be writing. */
 export function processExists(pid: number): boolean {
   if (pid === process.pid) return true;
-  try { process.kill(pid, 0); return true; } catch (e) { return (e as NodeJS.ErrnoException).code === 'EPERM'; }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /** Bytes a streamed read of a local file hands on at a time. */

@@ -21,26 +21,78 @@ const ENV_TEMPLATES = ['.env.example', '.env.sample', '.env.template', '.env.dis
 /** The maintained list, by kind. Extend here; docs/contracts.md lists the kinds. */
 const BUILTINS: readonly BuiltinPattern[] = [
   // Environment files (templates that by convention hold no values stay readable).
-  { pattern: '.env' }, { pattern: '.env.*', except: ENV_TEMPLATES }, { pattern: '.envrc' },
+  { pattern: '.env' },
+  { pattern: '.env.*', except: ENV_TEMPLATES },
+  { pattern: '.envrc' },
   // Version control: the whole .git folder (remotes, hooks, config with tokens) and stored credentials.
-  { pattern: '.git' }, { pattern: '.git-credentials' }, { pattern: '.config/git/credentials' },
+  { pattern: '.git' },
+  { pattern: '.git-credentials' },
+  { pattern: '.config/git/credentials' },
   // SSH and GPG material.
-  { pattern: '.ssh' }, { pattern: '.gnupg' }, { pattern: 'id_rsa*' }, { pattern: 'id_dsa*' }, { pattern: 'id_ecdsa*' }, { pattern: 'id_ed25519*' },
+  { pattern: '.ssh' },
+  { pattern: '.gnupg' },
+  { pattern: 'id_rsa*' },
+  { pattern: 'id_dsa*' },
+  { pattern: 'id_ecdsa*' },
+  { pattern: 'id_ed25519*' },
   // Private keys and key stores.
-  { pattern: '*.pem' }, { pattern: '*.key' }, { pattern: '*.p12' }, { pattern: '*.pfx' }, { pattern: '*.p8' }, { pattern: '*.jks' },
-  { pattern: '*.keystore' }, { pattern: '*.kdbx' }, { pattern: '*.ppk' }, { pattern: '.password-store' }, { pattern: '.htpasswd' },
+  { pattern: '*.pem' },
+  { pattern: '*.key' },
+  { pattern: '*.p12' },
+  { pattern: '*.pfx' },
+  { pattern: '*.p8' },
+  { pattern: '*.jks' },
+  { pattern: '*.keystore' },
+  { pattern: '*.kdbx' },
+  { pattern: '*.ppk' },
+  { pattern: '.password-store' },
+  { pattern: '.htpasswd' },
   // Shell and tool histories (commands typed with tokens in them).
-  { pattern: '.bash_history' }, { pattern: '.zsh_history' }, { pattern: '.sh_history' }, { pattern: '.history' }, { pattern: 'fish_history' },
-  { pattern: '.python_history' }, { pattern: '.node_repl_history' }, { pattern: '.psql_history' }, { pattern: '.mysql_history' },
-  { pattern: '.sqlite_history' }, { pattern: '.rediscli_history' }, { pattern: '.irb_history' }, { pattern: '.lesshst' }, { pattern: '.viminfo' },
+  { pattern: '.bash_history' },
+  { pattern: '.zsh_history' },
+  { pattern: '.sh_history' },
+  { pattern: '.history' },
+  { pattern: 'fish_history' },
+  { pattern: '.python_history' },
+  { pattern: '.node_repl_history' },
+  { pattern: '.psql_history' },
+  { pattern: '.mysql_history' },
+  { pattern: '.sqlite_history' },
+  { pattern: '.rediscli_history' },
+  { pattern: '.irb_history' },
+  { pattern: '.lesshst' },
+  { pattern: '.viminfo' },
   // Package registry tokens (whether or not this copy holds one: a token cannot be told from a URL safely).
-  { pattern: '.npmrc' }, { pattern: '.yarnrc.yml' }, { pattern: '.pypirc' }, { pattern: '.gem/credentials' }, { pattern: '.cargo/credentials' },
-  { pattern: '.cargo/credentials.toml' }, { pattern: '.m2/settings.xml' }, { pattern: '.gradle/gradle.properties' }, { pattern: '.composer/auth.json' },
+  { pattern: '.npmrc' },
+  { pattern: '.yarnrc.yml' },
+  { pattern: '.pypirc' },
+  { pattern: '.gem/credentials' },
+  { pattern: '.cargo/credentials' },
+  { pattern: '.cargo/credentials.toml' },
+  { pattern: '.m2/settings.xml' },
+  { pattern: '.gradle/gradle.properties' },
+  { pattern: '.composer/auth.json' },
   // Cloud, cluster and service credentials.
-  { pattern: '.aws' }, { pattern: '.azure' }, { pattern: '.config/gcloud' }, { pattern: '.oci' }, { pattern: '.kube' }, { pattern: '.docker' },
-  { pattern: '.config/gh/hosts.yml' }, { pattern: '.config/hub' }, { pattern: '.config/doctl' }, { pattern: '.terraform.d/credentials.tfrc.json' },
-  { pattern: '*.tfstate' }, { pattern: '*.tfstate.backup' }, { pattern: '.vault-token' }, { pattern: '.boto' }, { pattern: '.s3cfg' },
-  { pattern: '.databrickscfg' }, { pattern: '.netrc' }, { pattern: '_netrc' }, { pattern: '.pgpass' }, { pattern: '.my.cnf' },
+  { pattern: '.aws' },
+  { pattern: '.azure' },
+  { pattern: '.config/gcloud' },
+  { pattern: '.oci' },
+  { pattern: '.kube' },
+  { pattern: '.docker' },
+  { pattern: '.config/gh/hosts.yml' },
+  { pattern: '.config/hub' },
+  { pattern: '.config/doctl' },
+  { pattern: '.terraform.d/credentials.tfrc.json' },
+  { pattern: '*.tfstate' },
+  { pattern: '*.tfstate.backup' },
+  { pattern: '.vault-token' },
+  { pattern: '.boto' },
+  { pattern: '.s3cfg' },
+  { pattern: '.databrickscfg' },
+  { pattern: '.netrc' },
+  { pattern: '_netrc' },
+  { pattern: '.pgpass' },
+  { pattern: '.my.cnf' },
 ];
 
 /** The built-in patterns, for documentation and tests. */
@@ -52,7 +104,10 @@ interface CompiledPattern {
 }
 
 function segmentRegExp(glob: string): RegExp {
-  const body = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  const body = glob
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
   return new RegExp(`^${body}$`, 'i');
 }
 
@@ -66,7 +121,9 @@ function compile(b: BuiltinPattern): CompiledPattern | undefined {
   return { segments: segments.map(segmentRegExp), except: new Set((b.except ?? []).map((e) => e.toLowerCase())) };
 }
 
-const COMPILED_BUILTINS: readonly CompiledPattern[] = BUILTINS.map(compile).filter((c): c is CompiledPattern => c !== undefined);
+const COMPILED_BUILTINS: readonly CompiledPattern[] = BUILTINS.map(compile).filter(
+  (c): c is CompiledPattern => c !== undefined,
+);
 
 /** The built-ins plus a front end's added patterns (e.g. the `boundedEvidence.readFile.denyPatterns` setting). */
 export class SecretPathRules {

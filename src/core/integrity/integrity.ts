@@ -30,7 +30,10 @@ export function countNewlines(bytes: Uint8Array): number {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let n = 0;
   let p = buf.indexOf(10);
-  while (p !== -1) { n++; p = buf.indexOf(10, p + 1); }
+  while (p !== -1) {
+    n++;
+    p = buf.indexOf(10, p + 1);
+  }
   return n;
 }
 
@@ -64,17 +67,25 @@ export class ManifestBuilder {
   private pendingLength = 0;
   private total = 0;
 
-  constructor(readonly chunkSize: number = DEFAULT_CHUNK_SIZE, options: { tables?: boolean } = {}) {
-    if (!Number.isSafeInteger(chunkSize) || chunkSize <= 0) throw new RangeError('chunk size must be a positive integer');
+  constructor(
+    readonly chunkSize: number = DEFAULT_CHUNK_SIZE,
+    options: { tables?: boolean } = {},
+  ) {
+    if (!Number.isSafeInteger(chunkSize) || chunkSize <= 0)
+      throw new RangeError('chunk size must be a positive integer');
     this.pending = new Uint8Array(chunkSize);
     this.keepTables = options.tables ?? true;
   }
 
   /** Bytes seen so far. */
-  get byteCount(): number { return this.total; }
+  get byteCount(): number {
+    return this.total;
+  }
 
   /** Chunks whose tables are held now (recorded and not yet drained). */
-  get heldChunks(): number { return this.tableChunks; }
+  get heldChunks(): number {
+    return this.tableChunks;
+  }
 
   /** Feeds the next bytes, in order. */
   update(bytes: Uint8Array): void {
@@ -107,7 +118,10 @@ export class ManifestBuilder {
    * them here; call `end` first to include the last, partial chunk.
    */
   drainTables(): ChunkTables {
-    const out = { digests: this.digests.slice(0, this.tableChunks * 32), newlines: this.newlines.slice(0, this.tableChunks) };
+    const out = {
+      digests: this.digests.slice(0, this.tableChunks * 32),
+      newlines: this.newlines.slice(0, this.tableChunks),
+    };
     this.drained += this.tableChunks;
     this.tableChunks = 0;
     return out;
@@ -117,19 +131,19 @@ export class ManifestBuilder {
   end(): ManifestSummary {
     if (this.summary) return this.summary;
     if (this.pendingLength > 0) this.flushPending();
-    return this.summary = {
+    return (this.summary = {
       byteCount: this.total,
       sha256: this.whole.digest('hex'),
       chunkSize: this.chunkSize,
       utf8: this.utf8.finish(),
       chunks: chunkCount(this.total, this.chunkSize),
       newlines: this.newlineTotal,
-    };
+    });
   }
 
   /** Ends the stream and returns the manifest (whose tables must all still be held here). */
   finish(): Manifest {
-    if (!this.keepTables || this.drained > 0) throw new Error('the manifest\'s tables were not kept');
+    if (!this.keepTables || this.drained > 0) throw new Error("the manifest's tables were not kept");
     const s = this.end();
     return {
       byteCount: s.byteCount,
@@ -214,7 +228,8 @@ const STREAM_WINDOW = 16 * DEFAULT_CHUNK_SIZE;
  * `end <= byteCount` (else `exceedsStored`, reported after the size check).
  */
 export async function readVerified(src: RangeSource, m: Manifest, start: number, end: number): Promise<Uint8Array> {
-  if (!(Number.isSafeInteger(start) && Number.isSafeInteger(end) && start >= 0 && start < end)) throw new EvidenceError('rangeOrder');
+  if (!(Number.isSafeInteger(start) && Number.isSafeInteger(end) && start >= 0 && start < end))
+    throw new EvidenceError('rangeOrder');
   const size = await src.size();
   if (size !== m.byteCount) throw new EvidenceError('digestMismatch');
   if (end > m.byteCount) throw new EvidenceError('exceedsStored');
@@ -231,7 +246,12 @@ export async function readVerified(src: RangeSource, m: Manifest, start: number,
  * Yields the verified bytes of `[start, end)` in pieces of about a megabyte, so a
  * gigabyte is scanned in constant memory. The size is checked before the first byte.
  */
-export async function* streamVerified(src: RangeSource, m: Manifest, start = 0, end = m.byteCount): AsyncGenerator<Uint8Array> {
+export async function* streamVerified(
+  src: RangeSource,
+  m: Manifest,
+  start = 0,
+  end = m.byteCount,
+): AsyncGenerator<Uint8Array> {
   // The size is checked even for an empty range: a missing or grown file under an
   // empty artifact's name must not verify.
   const size = await src.size();
@@ -268,8 +288,13 @@ export interface VerifiedWindow {
  * comes back to it. A window is the largest whole number of chunks that fits its slot;
  * every slot must hold at least one chunk.
  */
-export async function* streamVerifiedInto(src: RangeSource, m: Manifest, slots: readonly Uint8Array[]): AsyncGenerator<VerifiedWindow> {
-  if (slots.length === 0 || slots.some((s) => s.length < Math.min(m.chunkSize, m.byteCount))) throw new RangeError('every slot must hold a chunk');
+export async function* streamVerifiedInto(
+  src: RangeSource,
+  m: Manifest,
+  slots: readonly Uint8Array[],
+): AsyncGenerator<VerifiedWindow> {
+  if (slots.length === 0 || slots.some((s) => s.length < Math.min(m.chunkSize, m.byteCount)))
+    throw new RangeError('every slot must hold a chunk');
   const size = await src.size();
   if (size !== m.byteCount) throw new EvidenceError('digestMismatch');
   // Chunks already verified in this exact file (same identity and manifest) are not
@@ -281,14 +306,19 @@ export async function* streamVerifiedInto(src: RangeSource, m: Manifest, slots: 
   // \`identity()\` must not be answered from unhashed chunks for a mark's sake (a search over
   // a local file takes \`openFile\`, where the marks apply).
   const known = identity === undefined ? undefined : lookupVerified(identity, m);
-  const verified = identity === undefined ? undefined : (known ? Uint8Array.from(known) : new Uint8Array(Math.ceil(chunkCount(m.byteCount, m.chunkSize) / 8)));
+  const verified =
+    identity === undefined
+      ? undefined
+      : known
+        ? Uint8Array.from(known)
+        : new Uint8Array(Math.ceil(chunkCount(m.byteCount, m.chunkSize) / 8));
   for (let i = 0, start = 0; start < m.byteCount; i++) {
     const slot = i % slots.length;
     const target = slots[slot]!;
     // A slot smaller than a chunk is only allowed when the whole content fits in it.
     const end = Math.min(start + Math.max(1, Math.floor(target.length / m.chunkSize)) * m.chunkSize, m.byteCount);
     if (src.readInto) {
-      if (await src.readInto(start, end, target) !== end - start) throw new EvidenceError('digestMismatch');
+      if ((await src.readInto(start, end, target)) !== end - start) throw new EvidenceError('digestMismatch');
     } else {
       // Plain reads of at most STREAM_WINDOW each: the source allocates what it returns.
       for (let p = start; p < end; p += STREAM_WINDOW) {
@@ -302,7 +332,8 @@ export async function* streamVerifiedInto(src: RangeSource, m: Manifest, slots: 
     yield { bytes, start, slot };
     start = end;
   }
-  if (identity !== undefined && verified && (await src.identity!()) === identity) await rememberVerified(identity, m, verified);
+  if (identity !== undefined && verified && (await src.identity!()) === identity)
+    await rememberVerified(identity, m, verified);
 }
 
 /** Full verification: every chunk and the whole-content sha256 (O(size), streamed). */
@@ -322,10 +353,20 @@ export async function verifyAll(src: RangeSource, m: Manifest): Promise<boolean>
  * A chunk set in `known` (already verified in this same file) is skipped; each chunk
  * checked is set in `verified`.
  */
-export function checkChunks(m: Manifest, firstChunk: number, data: Uint8Array, expectedLength: number, known?: Uint8Array, verified?: Uint8Array): void {
+export function checkChunks(
+  m: Manifest,
+  firstChunk: number,
+  data: Uint8Array,
+  expectedLength: number,
+  known?: Uint8Array,
+  verified?: Uint8Array,
+): void {
   if (data.length !== expectedLength) throw new EvidenceError('digestMismatch');
   for (let off = 0, i = firstChunk; off < data.length; off += m.chunkSize, i++) {
-    if (known && isSet(known, i)) { verifiedChunkStats.skipped++; continue; }
+    if (known && isSet(known, i)) {
+      verifiedChunkStats.skipped++;
+      continue;
+    }
     verifiedChunkStats.hashed++;
     // One-shot `hash` skips building a Hash object per chunk (about half the cost at 64 KiB).
     const digest = hash('sha256', data.subarray(off, Math.min(off + m.chunkSize, data.length)), 'buffer');

@@ -51,7 +51,13 @@ const MAGIC = 'BEM1';
  */
 export function encodeManifest(m: Manifest): Uint8Array {
   const chunks = m.chunkNewlines.length;
-  const header = encodeManifestHeader({ byteCount: m.byteCount, sha256: m.sha256, chunkSize: m.chunkSize, utf8: m.utf8, chunks });
+  const header = encodeManifestHeader({
+    byteCount: m.byteCount,
+    sha256: m.sha256,
+    chunkSize: m.chunkSize,
+    utf8: m.utf8,
+    chunks,
+  });
   const out = Buffer.alloc(header.length + m.chunkDigests.length + chunks * 4);
   out.set(header, 0);
   let p = header.length;
@@ -66,7 +72,15 @@ export function encodeManifest(m: Manifest): Uint8Array {
  * the JSON header. A writer that keeps the tables on disk streams them after it.
  */
 export function encodeManifestHeader(s: Omit<ManifestSummary, 'newlines'>): Uint8Array {
-  const header = Buffer.from(JSON.stringify({ byteCount: s.byteCount, sha256: s.sha256, chunkSize: s.chunkSize, utf8: s.utf8, chunks: s.chunks }));
+  const header = Buffer.from(
+    JSON.stringify({
+      byteCount: s.byteCount,
+      sha256: s.sha256,
+      chunkSize: s.chunkSize,
+      utf8: s.utf8,
+      chunks: s.chunks,
+    }),
+  );
   const out = Buffer.alloc(8 + header.length);
   out.write(MAGIC, 0, 'latin1');
   out.writeUInt32LE(header.length, 4);
@@ -83,13 +97,19 @@ export function newlinesLE(counts: Uint32Array): Uint8Array {
 
 /** Parses and checks a serialised manifest; any inconsistency is a digest mismatch. */
 export function decodeManifest(bytes: Uint8Array): Manifest {
-  const fail = (): never => { throw new EvidenceError('digestMismatch'); };
+  const fail = (): never => {
+    throw new EvidenceError('digestMismatch');
+  };
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (buf.length < 8 || buf.toString('latin1', 0, 4) !== MAGIC) fail();
   const headerLength = buf.readUInt32LE(4);
   if (8 + headerLength > buf.length) fail();
   let header: { byteCount: unknown; sha256: unknown; chunkSize: unknown; utf8: unknown; chunks: unknown };
-  try { header = JSON.parse(buf.toString('utf8', 8, 8 + headerLength)); } catch { return fail(); }
+  try {
+    header = JSON.parse(buf.toString('utf8', 8, 8 + headerLength));
+  } catch {
+    return fail();
+  }
   const { byteCount, sha256, chunkSize, utf8, chunks } = header;
   if (typeof byteCount !== 'number' || !Number.isSafeInteger(byteCount) || byteCount < 0) fail();
   if (typeof chunkSize !== 'number' || !Number.isSafeInteger(chunkSize) || chunkSize <= 0) fail();
@@ -102,11 +122,17 @@ export function decodeManifest(bytes: Uint8Array): Manifest {
   p += n * 32;
   const chunkNewlines = new Uint32Array(n);
   for (let i = 0; i < n; i++) chunkNewlines[i] = buf.readUInt32LE(p + i * 4);
-  return { byteCount: byteCount as number, sha256: sha256 as string, chunkSize: chunkSize as number, chunkDigests, chunkNewlines, utf8: utf8 as boolean };
+  return {
+    byteCount: byteCount as number,
+    sha256: sha256 as string,
+    chunkSize: chunkSize as number,
+    chunkDigests,
+    chunkNewlines,
+    utf8: utf8 as boolean,
+  };
 }
 
 /** sha256 of the serialised manifest: records keep it so a rewritten manifest is caught. */
 export function manifestDigest(m: Manifest): string {
   return sha256Hex(encodeManifest(m));
 }
-

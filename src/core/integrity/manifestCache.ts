@@ -17,7 +17,10 @@ export class ManifestCache {
   /** The manifest whose serialisation hashed to `digest`, if cached. */
   get(digest: string): Manifest | undefined {
     const m = this.entries.get(digest);
-    if (m) { this.entries.delete(digest); this.entries.set(digest, m); }
+    if (m) {
+      this.entries.delete(digest);
+      this.entries.set(digest, m);
+    }
     return m;
   }
 

@@ -49,7 +49,10 @@ const digests = new WeakMap<Manifest, string>();
 
 function keyOf(identity: string, m: Manifest): string {
   let d = digests.get(m);
-  if (d === undefined) { d = manifestDigest(m); digests.set(m, d); }
+  if (d === undefined) {
+    d = manifestDigest(m);
+    digests.set(m, d);
+  }
   return `${identity}|${d}`;
 }
 
@@ -68,7 +71,11 @@ export function lookupVerified(identity: string, m: Manifest): Uint8Array | unde
  * verified whole by some process, so every chunk counts as verified (and is remembered
  * here, so the next lookup does not ask the disk).
  */
-export async function lookupVerifiedOrMarked(identity: string, m: Manifest, marks: VerifiedMarks | undefined): Promise<Uint8Array | undefined> {
+export async function lookupVerifiedOrMarked(
+  identity: string,
+  m: Manifest,
+  marks: VerifiedMarks | undefined,
+): Promise<Uint8Array | undefined> {
   const bits = lookupVerified(identity, m);
   if (bits || !marks || chunksOf(m) < MIN_MARKED_CHUNKS || !(await marks.has(keyOf(identity, m)))) return bits;
   remember(keyOf(identity, m), chunksOf(m));
@@ -83,12 +90,25 @@ export async function lookupVerifiedOrMarked(identity: string, m: Manifest, mark
  * process wrote it: `written`), marks it there too (awaited: a search's reply then follows
  * its mark; a failure is swallowed).
  */
-export async function rememberVerified(identity: string, m: Manifest, bits: Uint8Array, marks?: VerifiedMarks, written = false): Promise<void> {
+export async function rememberVerified(
+  identity: string,
+  m: Manifest,
+  bits: Uint8Array,
+  marks?: VerifiedMarks,
+  written = false,
+): Promise<void> {
   const whole = isWhole(m, bits);
   await rememberKey(keyOf(identity, m), identity, chunksOf(m), whole ? chunksOf(m) : bits, marks, written);
 }
 
-async function rememberKey(key: string, identity: string, chunks: number, entry: Uint8Array | number, marks: VerifiedMarks | undefined, written: boolean): Promise<void> {
+async function rememberKey(
+  key: string,
+  identity: string,
+  chunks: number,
+  entry: Uint8Array | number,
+  marks: VerifiedMarks | undefined,
+  written: boolean,
+): Promise<void> {
   remember(key, entry);
   if (!marks || chunks < MIN_MARKED_CHUNKS || typeof entry !== 'number') return;
   if (!written && !settled(identity)) return;
@@ -151,7 +171,12 @@ export function rememberWritten(identity: string, m: Manifest, marks?: VerifiedM
  * its tables on disk): named by its digest (the sha256 of the serialised manifest) and
  * its number of chunks.
  */
-export function rememberWrittenDigest(identity: string, manifestDigest: string, chunks: number, marks?: VerifiedMarks): Promise<void> {
+export function rememberWrittenDigest(
+  identity: string,
+  manifestDigest: string,
+  chunks: number,
+  marks?: VerifiedMarks,
+): Promise<void> {
   return rememberKey(`${identity}|${manifestDigest}`, identity, chunks, chunks, marks, true);
 }
 
@@ -185,5 +210,9 @@ export function clearVerifiedChunks(): void {
   verifiedChunkStats.marksUsed = 0;
 }
 
-export function isSet(bits: Uint8Array, i: number): boolean { return (bits[i >> 3]! & (1 << (i & 7))) !== 0; }
-export function setBit(bits: Uint8Array, i: number): void { bits[i >> 3]! |= 1 << (i & 7); }
+export function isSet(bits: Uint8Array, i: number): boolean {
+  return (bits[i >> 3]! & (1 << (i & 7))) !== 0;
+}
+export function setBit(bits: Uint8Array, i: number): void {
+  bits[i >> 3]! |= 1 << (i & 7);
+}

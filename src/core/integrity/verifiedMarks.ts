@@ -84,7 +84,11 @@ export class VerifiedMarks {
 
   /** Reads the lines added since the last read; starts over when the file was replaced or shortened. */
   private refresh(): Promise<void> {
-    this.refreshing ??= this.readNew().catch(() => undefined).finally(() => { this.refreshing = undefined; });
+    this.refreshing ??= this.readNew()
+      .catch(() => undefined)
+      .finally(() => {
+        this.refreshing = undefined;
+      });
     return this.refreshing;
   }
 
@@ -100,7 +104,10 @@ export class VerifiedMarks {
       const size = Number(st.size);
       // A rewrite may reuse the freed inode: the birth time (where the file system keeps one) tells them apart.
       const id = `${st.dev}:${st.ino}:${st.birthtimeNs}`;
-      if (id !== this.readId || size < this.readOffset) { this.readId = id; this.readOffset = 0; }
+      if (id !== this.readId || size < this.readOffset) {
+        this.readId = id;
+        this.readOffset = 0;
+      }
       // Never more than the bound at once: a file grown past it is read from its newest part
       // (the partial line where that starts is skipped below, as a torn one would be).
       if (size - this.readOffset > MAX_FILE_BYTES) this.readOffset = size - MAX_FILE_BYTES;

@@ -52,7 +52,13 @@ export function ruleMatches(pattern: string, command: string): boolean {
     return c === prefix || c.startsWith(`${prefix} `);
   }
   if (!p.includes('*')) return c === p;
-  const re = new RegExp(`^${p.split('*').map((x) => x.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`, 's');
+  const re = new RegExp(
+    `^${p
+      .split('*')
+      .map((x) => x.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+    's',
+  );
   return re.test(c);
 }
 
@@ -74,8 +80,15 @@ export function simpleCommands(line: string): string[] | undefined {
       else if (ch === '\\' && quote === '"' && i + 1 < line.length) cur += line[++i]!;
       continue;
     }
-    if (ch === "'" || ch === '"') { quote = ch; cur += ch; continue; }
-    if (ch === '\\' && i + 1 < line.length) { cur += ch + line[++i]!; continue; }
+    if (ch === "'" || ch === '"') {
+      quote = ch;
+      cur += ch;
+      continue;
+    }
+    if (ch === '\\' && i + 1 < line.length) {
+      cur += ch + line[++i]!;
+      continue;
+    }
     if (ch === ';' || ch === '|' || ch === '&') {
       if (line[i + 1] === ch) i++;
       if (cur.trim() !== '') parts.push(cur.trim());

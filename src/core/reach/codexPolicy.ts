@@ -26,7 +26,12 @@ import { simpleCommands } from './claudePermissions.js';
 /** The parts of a Codex `turn_context` the verdict reads. */
 export interface CodexTurn {
   readonly approvalPolicy: string;
-  readonly sandbox: { readonly type: string; readonly writableRoots: readonly string[]; readonly excludeSlashTmp: boolean; readonly excludeTmpdirEnvVar: boolean };
+  readonly sandbox: {
+    readonly type: string;
+    readonly writableRoots: readonly string[];
+    readonly excludeSlashTmp: boolean;
+    readonly excludeTmpdirEnvVar: boolean;
+  };
   readonly cwd: string | undefined;
 }
 
@@ -44,16 +49,28 @@ export function latestCodexTurn(text: string): CodexTurn | undefined {
     const line = lines[i]!;
     if (!line.includes('"turn_context"')) continue;
     let entry: unknown;
-    try { entry = JSON.parse(line); } catch { continue; }
+    try {
+      entry = JSON.parse(line);
+    } catch {
+      continue;
+    }
     if (!isRecord(entry) || entry.type !== 'turn_context' || !isRecord(entry.payload)) continue;
     const p = entry.payload;
     const sp = p.sandbox_policy;
-    const approval = typeof p.approval_policy === 'string' ? p.approval_policy : isRecord(p.approval_policy) ? 'granular' : undefined;
+    const approval =
+      typeof p.approval_policy === 'string' ? p.approval_policy : isRecord(p.approval_policy) ? 'granular' : undefined;
     if (approval === undefined || !isRecord(sp) || typeof sp.type !== 'string') return undefined;
-    const roots = Array.isArray(sp.writable_roots) ? sp.writable_roots.filter((r): r is string => typeof r === 'string') : [];
+    const roots = Array.isArray(sp.writable_roots)
+      ? sp.writable_roots.filter((r): r is string => typeof r === 'string')
+      : [];
     return {
       approvalPolicy: approval,
-      sandbox: { type: sp.type, writableRoots: roots, excludeSlashTmp: sp.exclude_slash_tmp === true, excludeTmpdirEnvVar: sp.exclude_tmpdir_env_var === true },
+      sandbox: {
+        type: sp.type,
+        writableRoots: roots,
+        excludeSlashTmp: sp.exclude_slash_tmp === true,
+        excludeTmpdirEnvVar: sp.exclude_tmpdir_env_var === true,
+      },
       cwd: typeof p.cwd === 'string' ? p.cwd : undefined,
     };
   }
@@ -78,27 +95,60 @@ const inside = (p: string, root: string): boolean => {
 };
 
 /** What the hook does with a Codex `Bash` call: route it (answering `allow` with the rewrite), or leave it, saying why. */
-export function codexVerdict(command: string, turn: CodexTurn | undefined, ctx: { storage: string; rules: readonly string[]; tmpdir: string | undefined }): { route: true } | { route: false; reason: string } {
-  if (!turn) return { route: false, reason: 'Codex\'s policy for this session could not be read (no turn_context in its transcript): the command runs as written' };
+export function codexVerdict(
+  command: string,
+  turn: CodexTurn | undefined,
+  ctx: { storage: string; rules: readonly string[]; tmpdir: string | undefined },
+): { route: true } | { route: false; reason: string } {
+  if (!turn)
+    return {
+      route: false,
+      reason:
+        "Codex's policy for this session could not be read (no turn_context in its transcript): the command runs as written",
+    };
   if (!['never', 'on-request', 'on-failure'].includes(turn.approvalPolicy)) {
-    return { route: false, reason: `Codex's approval policy ${turn.approvalPolicy} judges commands by their text: the command runs as written` };
+    return {
+      route: false,
+      reason: `Codex's approval policy ${turn.approvalPolicy} judges commands by their text: the command runs as written`,
+    };
   }
   const sb = turn.sandbox;
   if (sb.type === 'workspace-write') {
-    const roots = [...sb.writableRoots, ...(turn.cwd ? [turn.cwd] : []), ...(sb.excludeSlashTmp ? [] : ['/tmp']), ...(!sb.excludeTmpdirEnvVar && ctx.tmpdir ? [ctx.tmpdir] : [])];
-    if (!roots.some((r) => inside(ctx.storage, r))) return { route: false, reason: 'Codex\'s workspace-write sandbox cannot write the evidence storage (add it to sandbox_workspace_write.writable_roots): the command runs as written' };
+    const roots = [
+      ...sb.writableRoots,
+      ...(turn.cwd ? [turn.cwd] : []),
+      ...(sb.excludeSlashTmp ? [] : ['/tmp']),
+      ...(!sb.excludeTmpdirEnvVar && ctx.tmpdir ? [ctx.tmpdir] : []),
+    ];
+    if (!roots.some((r) => inside(ctx.storage, r)))
+      return {
+        route: false,
+        reason:
+          "Codex's workspace-write sandbox cannot write the evidence storage (add it to sandbox_workspace_write.writable_roots): the command runs as written",
+      };
   } else if (sb.type !== 'danger-full-access') {
-    return { route: false, reason: `Codex's ${sb.type} sandbox cannot write the evidence storage: the command runs as written` };
+    return {
+      route: false,
+      reason: `Codex's ${sb.type} sandbox cannot write the evidence storage: the command runs as written`,
+    };
   }
   const programs = new Set<string>();
   for (const t of ctx.rules) for (const p of ruledPrograms(t)) programs.add(p);
   if (programs.size > 0) {
     const parts = simpleCommands(command);
-    if (!parts) return { route: false, reason: 'Codex exec-policy rules exist and the command\'s programs cannot be told: Codex judges it as written' };
+    if (!parts)
+      return {
+        route: false,
+        reason: "Codex exec-policy rules exist and the command's programs cannot be told: Codex judges it as written",
+      };
     for (const part of parts) {
       const words = part.split(/\s+/).filter((w) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w));
       const program = words[0]?.replace(/^['"]|['"]$/g, '');
-      if (program !== undefined && programs.has(path.basename(program))) return { route: false, reason: `a Codex exec-policy rule names ${path.basename(program)}: Codex judges the command as written` };
+      if (program !== undefined && programs.has(path.basename(program)))
+        return {
+          route: false,
+          reason: `a Codex exec-policy rule names ${path.basename(program)}: Codex judges the command as written`,
+        };
     }
   }
   return { route: true };

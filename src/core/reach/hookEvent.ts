@@ -31,7 +31,12 @@ import { quoteShellWord } from './shellQuote.js';
 const TERMINAL_STORAGE_VAR = 'BOUNDED_EVIDENCE_STORAGE';
 
 /** The terminal tools the hook routes, by the event and tool name their client sends. */
-export const ROUTED_TOOLS: readonly { readonly event: string; readonly tool: string; readonly agent: string; readonly shape: 'updatedInput' | 'tool_input' | 'modifiedArgs' }[] = [
+export const ROUTED_TOOLS: readonly {
+  readonly event: string;
+  readonly tool: string;
+  readonly agent: string;
+  readonly shape: 'updatedInput' | 'tool_input' | 'modifiedArgs';
+}[] = [
   { event: 'PreToolUse', tool: 'run_in_terminal', agent: 'copilot', shape: 'updatedInput' },
   { event: 'PreToolUse', tool: 'Bash', agent: 'claude', shape: 'updatedInput' },
   { event: 'BeforeTool', tool: 'run_shell_command', agent: 'gemini', shape: 'tool_input' },
@@ -42,10 +47,15 @@ export const ROUTED_TOOLS: readonly { readonly event: string; readonly tool: str
 
 /** The Copilot CLI's events carry no event name: `toolArgs` without `toolResult` is its `preToolUse`, with it `postToolUse`. */
 function copilotCliEvent(event: Record<string, unknown>): { name: string; input: unknown } | undefined {
-  if (event.hook_event_name !== undefined || event.hookEventName !== undefined || !('toolArgs' in event)) return undefined;
+  if (event.hook_event_name !== undefined || event.hookEventName !== undefined || !('toolArgs' in event))
+    return undefined;
   let input = event.toolArgs;
   if (typeof input === 'string') {
-    try { input = JSON.parse(input); } catch { return { name: 'preToolUse', input: undefined }; }
+    try {
+      input = JSON.parse(input);
+    } catch {
+      return { name: 'preToolUse', input: undefined };
+    }
   }
   return { name: 'toolResult' in event ? 'postToolUse' : 'preToolUse', input };
 }
@@ -81,7 +91,10 @@ export interface HookContext {
    * `meta` written into it) and returns its absolute path; throws when the storage cannot be
    * written (the command then runs unrouted with one line saying so).
    */
-  readonly prepare: (command: string, meta: { agent: string; sessionId: string | undefined; cwd: string | undefined }) => string;
+  readonly prepare: (
+    command: string,
+    meta: { agent: string; sessionId: string | undefined; cwd: string | undefined },
+  ) => string;
   /** BOUNDED_EVIDENCE_STORAGE as the hook sees it (VS Code's terminals have the same). */
   readonly terminalStorage?: string;
   /** Writes the routed command's script into its spool (`<spool>/run`), for the terminal's one-line form. */
@@ -89,7 +102,11 @@ export interface HookContext {
   /** Claude Code's settings texts (user, project, project-local), read for its permission rules (src/core/reach/claudePermissions.ts). */
   readonly claudeSettings?: (event: Record<string, unknown>) => readonly (string | undefined)[];
   /** Codex's session policy (its transcript's latest turn_context) and exec-policy rules texts (src/core/reach/codexPolicy.ts). */
-  readonly codexSession?: (event: Record<string, unknown>) => { readonly turn: CodexTurn | undefined; readonly rules: readonly string[]; readonly tmpdir?: string };
+  readonly codexSession?: (event: Record<string, unknown>) => {
+    readonly turn: CodexTurn | undefined;
+    readonly rules: readonly string[];
+    readonly tmpdir?: string;
+  };
 }
 
 /**
@@ -103,8 +120,19 @@ export function isCodexEvent(event: Record<string, unknown>): boolean {
 /** What to do with the event. */
 export type HookDecision =
   | { readonly action: 'none'; readonly reason: string }
-  | { readonly action: 'rewrite'; readonly agent: string; readonly command: string; readonly answer: Record<string, unknown> }
-  | { readonly action: 'record'; readonly agent: string; readonly sessionId: string | undefined; readonly tool: string; readonly response: string };
+  | {
+      readonly action: 'rewrite';
+      readonly agent: string;
+      readonly command: string;
+      readonly answer: Record<string, unknown>;
+    }
+  | {
+      readonly action: 'record';
+      readonly agent: string;
+      readonly sessionId: string | undefined;
+      readonly tool: string;
+      readonly response: string;
+    };
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -151,22 +179,34 @@ export const QWEN_REASON = 'bounded-evidence: output kept as evidence (permissio
 /** Decides what to answer to one parsed hook event. Never throws (a failing `prepare` is answered by `unkeptCommand`). */
 export function decideHook(event: unknown, ctx: HookContext): HookDecision {
   if (!isRecord(event)) return { action: 'none', reason: 'the event is not a JSON object' };
-  if (ctx.storage === undefined || ctx.storage === '') return { action: 'none', reason: 'no evidence storage is configured' };
+  if (ctx.storage === undefined || ctx.storage === '')
+    return { action: 'none', reason: 'no evidence storage is configured' };
   const cli = copilotCliEvent(event);
   const eventName = cli?.name ?? event.hook_event_name ?? event.hookEventName;
   const toolName = event.tool_name ?? event.toolName;
   if (typeof toolName !== 'string') return { action: 'none', reason: 'the event names no tool' };
-  if (eventName === 'PostToolUse' || eventName === 'AfterTool' || eventName === 'postToolUse') return decidePost(event, toolName, ctx);
+  if (eventName === 'PostToolUse' || eventName === 'AfterTool' || eventName === 'postToolUse')
+    return decidePost(event, toolName, ctx);
   const route = ROUTED_TOOLS.find((r) => r.event === eventName && r.tool === toolName);
   if (!route) return { action: 'none', reason: `${String(eventName)} on ${toolName} is not routed` };
   const input = cli ? cli.input : event.tool_input;
-  if (!isRecord(input)) return { action: 'none', reason: cli ? 'the event has no toolArgs object' : 'the event has no tool_input' };
+  if (!isRecord(input))
+    return { action: 'none', reason: cli ? 'the event has no toolArgs object' : 'the event has no tool_input' };
   const command = input.command;
-  if (typeof command !== 'string' || command.trim() === '') return { action: 'none', reason: 'tool_input.command is not a command' };
-  if (input.isBackground === true || input.run_in_background === true || input.is_background === true || input.detach === true) return { action: 'none', reason: 'background commands stay in the terminal' };
+  if (typeof command !== 'string' || command.trim() === '')
+    return { action: 'none', reason: 'tool_input.command is not a command' };
+  if (
+    input.isBackground === true ||
+    input.run_in_background === true ||
+    input.is_background === true ||
+    input.detach === true
+  )
+    return { action: 'none', reason: 'background commands stay in the terminal' };
   // VS Code's run_in_terminal says `mode: 'async'` for a server or watcher it leaves running: capture would wait for it to end.
-  if (typeof input.mode === 'string' && /async|background|interactive/i.test(input.mode)) return { action: 'none', reason: 'asynchronous or interactive commands stay in the terminal' };
-  if (isRouted(command, ctx.cli) || isWrapped(command)) return { action: 'none', reason: 'the command is already routed' };
+  if (typeof input.mode === 'string' && /async|background|interactive/i.test(input.mode))
+    return { action: 'none', reason: 'asynchronous or interactive commands stay in the terminal' };
+  if (isRouted(command, ctx.cli) || isWrapped(command))
+    return { action: 'none', reason: 'the command is already routed' };
   if (route.tool === 'run_in_terminal' && ctx.terminalShell && !POSIX_SHELLS.has(basename(ctx.terminalShell))) {
     return { action: 'none', reason: `the terminal's shell (${basename(ctx.terminalShell)}) is not a POSIX shell` };
   }
@@ -175,30 +215,50 @@ export function decideHook(event: unknown, ctx: HookContext): HookDecision {
   // The syntax does not depend on the spool's path: check before anything is written.
   // VS Code's bash terminal prints its command-start marker at the line's first simple command: outside the group.
   const lead = route.tool === 'run_in_terminal' ? ':; ' : undefined;
-  const check = routable(command, wrapCommand(command, { spool: '/spool', cli: ctx.cli, wholeBytes, lead }), ctx.parses);
+  const check = routable(
+    command,
+    wrapCommand(command, { spool: '/spool', cli: ctx.cli, wholeBytes, lead }),
+    ctx.parses,
+  );
   if (!check.ok) return { action: 'none', reason: check.reason };
   // Claude Code checks its rules against the routed form: decide for the original as the person's rules say.
   let allow = ctx.allow === true;
   if (agent === 'claude' && ctx.claudeSettings && event.permission_mode !== 'bypassPermissions') {
     const verdict = claudeVerdict(command, ctx.claudeSettings(event));
-    if (verdict === 'leave') return { action: 'none', reason: 'a permission rule asks or denies: Claude Code applies it to the command as written' };
+    if (verdict === 'leave')
+      return {
+        action: 'none',
+        reason: 'a permission rule asks or denies: Claude Code applies it to the command as written',
+      };
     if (verdict === 'allow') allow = true;
   }
   // Qwen Code requires a permissionDecision with updatedInput, and `allow` skips its approval prompt: only where it asks nothing anyway.
   if (agent === 'qwen') {
-    if (event.permission_mode !== 'yolo') return { action: 'none', reason: `Qwen Code would ask before this command (permission mode ${String(event.permission_mode)}); an allowed rewrite would skip that: it runs as written` };
+    if (event.permission_mode !== 'yolo')
+      return {
+        action: 'none',
+        reason: `Qwen Code would ask before this command (permission mode ${String(event.permission_mode)}); an allowed rewrite would skip that: it runs as written`,
+      };
     allow = true;
   }
   // Codex ignores a rewrite without `allow`, and runs the rewritten form under its own approval policy and sandbox.
   if (agent === 'codex') {
     const session = ctx.codexSession?.(event);
-    const verdict = codexVerdict(command, session?.turn, { storage: ctx.storage, rules: session?.rules ?? [], tmpdir: session?.tmpdir });
+    const verdict = codexVerdict(command, session?.turn, {
+      storage: ctx.storage,
+      rules: session?.rules ?? [],
+      tmpdir: session?.tmpdir,
+    });
     if (!verdict.route) return { action: 'none', reason: verdict.reason };
     allow = true;
   }
   let rewritten: string;
   try {
-    const spool = ctx.prepare(command, { agent, sessionId: sessionOf(event), cwd: typeof event.cwd === 'string' ? event.cwd : undefined });
+    const spool = ctx.prepare(command, {
+      agent,
+      sessionId: sessionOf(event),
+      cwd: typeof event.cwd === 'string' ? event.cwd : undefined,
+    });
     const line = route.tool === 'run_in_terminal' ? terminalLine(spool, ctx) : undefined;
     // The terminal's line sources the script from the spool, where `lead` is not needed (`.` is its first command).
     if (line) ctx.writeRun?.(spool, wrapCommand(command, { spool, cli: ctx.cli, wholeBytes }));
@@ -207,11 +267,19 @@ export function decideHook(event: unknown, ctx: HookContext): HookDecision {
     rewritten = unkeptCommand(command, e instanceof Error ? e.message : String(e));
   }
   const updated = { ...input, command: rewritten };
-  const answer: Record<string, unknown> = route.shape === 'tool_input'
-    ? { hookSpecificOutput: { hookEventName: route.event, tool_input: updated } }
-    : route.shape === 'modifiedArgs'
-      ? { ...(allow ? { permissionDecision: 'allow' } : {}), modifiedArgs: updated }
-      : { hookSpecificOutput: { hookEventName: route.event, ...(allow ? { permissionDecision: 'allow' } : {}), ...(agent === 'qwen' ? { permissionDecisionReason: QWEN_REASON } : {}), updatedInput: updated } };
+  const answer: Record<string, unknown> =
+    route.shape === 'tool_input'
+      ? { hookSpecificOutput: { hookEventName: route.event, tool_input: updated } }
+      : route.shape === 'modifiedArgs'
+        ? { ...(allow ? { permissionDecision: 'allow' } : {}), modifiedArgs: updated }
+        : {
+            hookSpecificOutput: {
+              hookEventName: route.event,
+              ...(allow ? { permissionDecision: 'allow' } : {}),
+              ...(agent === 'qwen' ? { permissionDecisionReason: QWEN_REASON } : {}),
+              updatedInput: updated,
+            },
+          };
   return { action: 'rewrite', agent, command: rewritten, answer };
 }
 
@@ -224,9 +292,20 @@ function decidePost(event: Record<string, unknown>, toolName: string, ctx: HookC
   const text = isRecord(raw) && typeof raw.textResultForLlm === 'string' ? raw.textResultForLlm : raw;
   const response = typeof text === 'string' ? text : JSON.stringify(text);
   const threshold = ctx.largeResultBytes ?? 4096;
-  if (Buffer.byteLength(response, 'utf8') <= threshold) return { action: 'none', reason: `the response is not over ${threshold} bytes` };
+  if (Buffer.byteLength(response, 'utf8') <= threshold)
+    return { action: 'none', reason: `the response is not over ${threshold} bytes` };
   // Told by the event's shape: Gemini names its event AfterTool, Claude Code sends its permission mode.
-  const agent = ctx.agent ?? (event.hook_event_name === 'AfterTool' ? 'gemini' : isCodexEvent(event) ? 'codex' : 'permission_mode' in event ? 'claude' : 'toolArgs' in event ? 'copilot-cli' : 'copilot');
+  const agent =
+    ctx.agent ??
+    (event.hook_event_name === 'AfterTool'
+      ? 'gemini'
+      : isCodexEvent(event)
+        ? 'codex'
+        : 'permission_mode' in event
+          ? 'claude'
+          : 'toolArgs' in event
+            ? 'copilot-cli'
+            : 'copilot');
   return { action: 'record', agent, sessionId: sessionOf(event), tool: toolName, response };
 }
 
@@ -252,5 +331,8 @@ function terminalLine(spool: string, ctx: HookContext): string | undefined {
  */
 export function unkeptCommand(command: string, reason: string): string {
   const line = `bounded-evidence: evidence not kept (${reason.split('\n')[0]!.slice(0, 160)}); the command ran unrouted`;
-  return [`{ ${command}`, `}; ${STATUS_VAR}=$?; printf '%s\\n' ${quoteShellWord(line.replace(/\0/g, ''))} >&2; eval "unset ${STATUS_VAR}; (exit $${STATUS_VAR})"`].join('\n');
+  return [
+    `{ ${command}`,
+    `}; ${STATUS_VAR}=$?; printf '%s\\n' ${quoteShellWord(line.replace(/\0/g, ''))} >&2; eval "unset ${STATUS_VAR}; (exit $${STATUS_VAR})"`,
+  ].join('\n');
 }

@@ -80,11 +80,15 @@ export function wrapCommand(original: string, w: WrapInputs): string {
 }
 
 /** A line that marks a wrapped command (so a second hook, or a second pass, does not wrap it again). */
-const WRAPPED_TAIL = new RegExp(`\\n\\} 8>>.+/${SPOOL_STDOUT} 9>>.+/${SPOOL_STDERR} 1>&8 2>&9 8>&- 9>&-; .* keep .+ \\$\\? \\d+$`);
+const WRAPPED_TAIL = new RegExp(
+  `\\n\\} 8>>.+/${SPOOL_STDOUT} 9>>.+/${SPOOL_STDERR} 1>&8 2>&9 8>&- 9>&-; .* keep .+ \\$\\? \\d+$`,
+);
 
 /** True when `command` is already routed this way (wrapped, or the terminal's sourced line). */
 export function isWrapped(command: string): boolean {
-  return WRAPPED_TAIL.test(command) || /^\. "\$BOUNDED_EVIDENCE_STORAGE\/evidence\/spool\/[0-9a-f]+\/run"$/.test(command);
+  return (
+    WRAPPED_TAIL.test(command) || /^\. "\$BOUNDED_EVIDENCE_STORAGE\/evidence\/spool\/[0-9a-f]+\/run"$/.test(command)
+  );
 }
 
 /** Why a command cannot be wrapped before any shell looks at it, or undefined when it may be. */
@@ -96,7 +100,8 @@ export function unwrappableReason(original: string): string | undefined {
   // These end or replace the shell before the output could be given back.
   // `exit` as a command anywhere at the top (after a separator or a keyword; not `(exit 1)`, a subshell's, nor a word in quotes);
   // `return` too: in the terminal's sourced form it would end the script before the output is given back.
-  if (/(?:^|[;&|\n{]|\b(?:then|else|do))\s*(?:exec|exit|logout|return)(?=\s|;|&|\||$)/.test(original)) return 'the command ends the shell';
+  if (/(?:^|[;&|\n{]|\b(?:then|else|do))\s*(?:exec|exit|logout|return)(?=\s|;|&|\||$)/.test(original))
+    return 'the command ends the shell';
   // With errexit a failing command ends the shell inside the group, before the output is given back.
   if (/(?:^|[\s;&|(])set\s+(?:-[A-Za-z]*e|-o\s+errexit)|\berrexit\b/.test(original)) return 'the command sets errexit';
   return undefined;
@@ -106,10 +111,19 @@ export function unwrappableReason(original: string): string | undefined {
  * True when the hook may route `original`: it passes `unwrappableReason`, parses alone, and its
  * wrapped form parses (`parses` runs the agent's shell with `-n`: reads, runs nothing).
  */
-export function routable(original: string, wrapped: string, parses: (script: string) => boolean): { ok: true } | { ok: false; reason: string } {
+export function routable(
+  original: string,
+  wrapped: string,
+  parses: (script: string) => boolean,
+): { ok: true } | { ok: false; reason: string } {
   const early = unwrappableReason(original);
   if (early) return { ok: false, reason: early };
-  if (!parses(original)) return { ok: false, reason: 'the command does not parse on its own (it runs unrouted, as written)' };
-  if (!parses(wrapped)) return { ok: false, reason: 'the command does not parse inside the group (an open here-document or quote): it runs unrouted' };
+  if (!parses(original))
+    return { ok: false, reason: 'the command does not parse on its own (it runs unrouted, as written)' };
+  if (!parses(wrapped))
+    return {
+      ok: false,
+      reason: 'the command does not parse inside the group (an open here-document or quote): it runs unrouted',
+    };
   return { ok: true };
 }

@@ -88,7 +88,7 @@ export function shimScript(i: ShimInputs): string {
   return [
     '#!/bin/sh',
     '# Bounded Evidence command line, written by the extension on every start: runs its dist/cli.js',
-    '# with the editor\'s own Node. Arguments pass through untouched.',
+    "# with the editor's own Node. Arguments pass through untouched.",
     `CLI=${q(i.cli)}`,
     'if [ ! -f "$CLI" ]; then',
     `  for c in ${q(i.extensionsDir)}/${q(i.folderPrefix)}*/dist/cli.js; do [ -f "$c" ] && CLI=$c; done`,
@@ -100,16 +100,18 @@ export function shimScript(i: ShimInputs): string {
     'export BOUNDED_EVIDENCE_HOME',
     `NODE=${q(i.node)}`,
     // A routed command's second half (docs/contracts.md §6.1): a small output needs no Node.
-    ...(i.electron ? ['[ "${1-}" = keep ] && { ELECTRON_RUN_AS_NODE=1; export ELECTRON_RUN_AS_NODE; }', 'BE_FLAGS='] : [`BE_FLAGS='${NODE_FLAGS.join(' ')}'`]),
+    ...(i.electron
+      ? ['[ "${1-}" = keep ] && { ELECTRON_RUN_AS_NODE=1; export ELECTRON_RUN_AS_NODE; }', 'BE_FLAGS=']
+      : [`BE_FLAGS='${NODE_FLAGS.join(' ')}'`]),
     ...SHIM_KEEP_LINES,
     'if [ -x "$NODE" ]; then',
     ...(i.electron
       ? [
-        // The command line puts the variable back as it was before running anything (src/cli/main.ts).
-        '  BOUNDED_EVIDENCE_ELECTRON_WAS="${ELECTRON_RUN_AS_NODE-}"',
-        '  export BOUNDED_EVIDENCE_ELECTRON_WAS',
-        '  ELECTRON_RUN_AS_NODE=1 exec "$NODE" "$CLI" "$@"',
-      ]
+          // The command line puts the variable back as it was before running anything (src/cli/main.ts).
+          '  BOUNDED_EVIDENCE_ELECTRON_WAS="${ELECTRON_RUN_AS_NODE-}"',
+          '  export BOUNDED_EVIDENCE_ELECTRON_WAS',
+          '  ELECTRON_RUN_AS_NODE=1 exec "$NODE" "$CLI" "$@"',
+        ]
       : [`  exec "$NODE" ${NODE_FLAGS.join(' ')} "$CLI" "$@"`]),
     'fi',
     // The fallback: whatever Node is on PATH (the command line itself refuses one older than 22.14 in one line).

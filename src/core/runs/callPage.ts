@@ -13,10 +13,29 @@ import type { CallFinishedRecord, CallPage, CallReport, CallReportPage, CallSumm
 /** One call as `report` lists it, from its `call_finished` record. */
 export function callReportOf(runId: string, r: CallFinishedRecord): CallReport {
   return {
-    runId, callId: r.callId, tool: r.tool, arguments: r.arguments, status: r.status, error: r.error, startedAt: r.startedAt,
-    finishedAt: r.finishedAt, resultBytes: r.resultBytes, elided: r.elided, handle: r.resultHandle, preview: r.preview,
-    previewRange: r.previewRange, sha256: r.sha256, stored: r.stored, ...(r.artifactId ? { artifactId: r.artifactId, ...(r.manifestDigest ? { manifestDigest: r.manifestDigest } : {}) } : {}),
-    readable: r.readable, contentType: r.contentType, lineCount: r.lineCount, binary: r.binary, attachments: r.attachments,
+    runId,
+    callId: r.callId,
+    tool: r.tool,
+    arguments: r.arguments,
+    status: r.status,
+    error: r.error,
+    startedAt: r.startedAt,
+    finishedAt: r.finishedAt,
+    resultBytes: r.resultBytes,
+    elided: r.elided,
+    handle: r.resultHandle,
+    preview: r.preview,
+    previewRange: r.previewRange,
+    sha256: r.sha256,
+    stored: r.stored,
+    ...(r.artifactId
+      ? { artifactId: r.artifactId, ...(r.manifestDigest ? { manifestDigest: r.manifestDigest } : {}) }
+      : {}),
+    readable: r.readable,
+    contentType: r.contentType,
+    lineCount: r.lineCount,
+    binary: r.binary,
+    attachments: r.attachments,
     ...(r.errorLines ? { errorLines: r.errorLines } : {}),
   };
 }
@@ -33,7 +52,9 @@ export interface CallPageSource {
 
 /** The `call_finished` record at the catalog's offset, when it is exactly that call's. */
 function recordAt(fh: fsp.FileHandle, c: CallSummary): Promise<CallFinishedRecord | undefined> {
-  return c.logRecord ? finishedRecordAt(fh, c.runId, c.callId, c.logRecord.offset, c.logRecord.length) : Promise.resolve(undefined);
+  return c.logRecord
+    ? finishedRecordAt(fh, c.runId, c.callId, c.logRecord.offset, c.logRecord.length)
+    : Promise.resolve(undefined);
 }
 
 /**
@@ -61,7 +82,8 @@ export async function reportPage(page: CallPage, src: CallPageSource): Promise<O
           for (const c of finished) {
             logReads++;
             const r = await recordAt(fh, c);
-            if (r) found.set(c, callReportOf(runId, r)); else missing++;
+            if (r) found.set(c, callReportOf(runId, r));
+            else missing++;
           }
         } finally {
           await fh.close();

@@ -72,7 +72,11 @@ class Tap {
   head: Uint8Array = new Uint8Array(0);
   tail: Uint8Array = new Uint8Array(0);
 
-  constructor(private readonly cap: number, private readonly previewBytes: number, readonly scan?: ErrorScan) {}
+  constructor(
+    private readonly cap: number,
+    private readonly previewBytes: number,
+    readonly scan?: ErrorScan,
+  ) {}
 
   /** Counts `piece` and returns the part of it that is kept (possibly empty). */
   take(piece: Uint8Array): Uint8Array {
@@ -89,7 +93,10 @@ class Tap {
     this.scan?.push(keep);
     const p = this.previewBytes;
     if (this.head.length < p) this.head = Buffer.concat([this.head, keep.subarray(0, p - this.head.length)]);
-    this.tail = keep.length >= p ? Uint8Array.from(keep.subarray(keep.length - p)) : Buffer.concat([this.tail, keep]).subarray(-p);
+    this.tail =
+      keep.length >= p
+        ? Uint8Array.from(keep.subarray(keep.length - p))
+        : Buffer.concat([this.tail, keep]).subarray(-p);
     return keep;
   }
 }
@@ -100,7 +107,11 @@ class Tap {
  * early, so a child process's pipe is released.
  */
 export async function captureOutput(source: AsyncIterable<Uint8Array>, options: CaptureOptions): Promise<Captured> {
-  const tap = new Tap(options.capBytes, Math.max(0, options.previewBytes), options.scanErrors ? new ErrorScan() : undefined);
+  const tap = new Tap(
+    options.capBytes,
+    Math.max(0, options.previewBytes),
+    options.scanErrors ? new ErrorScan() : undefined,
+  );
   const it = source[Symbol.asyncIterator]();
   let finished = false;
   try {
@@ -110,9 +121,15 @@ export async function captureOutput(source: AsyncIterable<Uint8Array>, options: 
     let done = false;
     while (heldBytes <= options.inlineMaxBytes) {
       const r = await it.next();
-      if (r.done) { done = true; break; }
+      if (r.done) {
+        done = true;
+        break;
+      }
       const kept = tap.take(r.value);
-      if (kept.length) { held.push(Uint8Array.from(kept)); heldBytes += kept.length; }
+      if (kept.length) {
+        held.push(Uint8Array.from(kept));
+        heldBytes += kept.length;
+      }
     }
     if (done) {
       finished = true;
@@ -126,7 +143,10 @@ export async function captureOutput(source: AsyncIterable<Uint8Array>, options: 
       for (const h of held.splice(0)) yield h;
       for (;;) {
         const r = await it.next();
-        if (r.done) { finished = true; return; }
+        if (r.done) {
+          finished = true;
+          return;
+        }
         const kept = tap.take(r.value);
         if (kept.length) yield kept;
       }
@@ -150,7 +170,12 @@ export async function captureOutput(source: AsyncIterable<Uint8Array>, options: 
   }
 }
 
-function result(tap: Tap, stored: StorageState, m: ManifestSummary, extra: { inlineBytes?: Uint8Array; manifestDigest?: string }): Captured {
+function result(
+  tap: Tap,
+  stored: StorageState,
+  m: ManifestSummary,
+  extra: { inlineBytes?: Uint8Array; manifestDigest?: string },
+): Captured {
   return {
     stored,
     sizeBytes: m.byteCount,

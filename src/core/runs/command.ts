@@ -66,13 +66,29 @@ export interface RunningCommand {
   kill(): void;
 }
 
-const NOT_STARTED: CommandExit = { code: null, signal: null, timedOut: false, aborted: true, spawnFailed: false, strays: [], pipesAbandoned: false };
+const NOT_STARTED: CommandExit = {
+  code: null,
+  signal: null,
+  timedOut: false,
+  aborted: true,
+  spawnFailed: false,
+  strays: [],
+  pipesAbandoned: false,
+};
 
 /** Spawns the command; never throws (a spawn failure shows in `exit`). */
-export function startCommand(command: string, options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; signal?: AbortSignal }): RunningCommand {
+export function startCommand(
+  command: string,
+  options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; signal?: AbortSignal },
+): RunningCommand {
   if (options.signal?.aborted) {
     // Cancelled before it started: nothing is spawned.
-    return { stdout: Readable.from([]), stderr: Readable.from([]), exit: Promise.resolve(NOT_STARTED), kill: () => undefined };
+    return {
+      stdout: Readable.from([]),
+      stderr: Readable.from([]),
+      exit: Promise.resolve(NOT_STARTED),
+      kill: () => undefined,
+    };
   }
   const marker = randomUUID();
   const env = { ...(options.env ?? process.env), [CALL_MARKER_ENV]: marker };
@@ -81,7 +97,12 @@ export function startCommand(command: string, options: { cwd: string; env?: Node
   // parent killed then left the whole tree running. The command is registered in the same
   // tick as its spawn.
   const wd = watchdogProcess();
-  const child = spawn('/bin/sh', ['-c', command], { cwd: options.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('/bin/sh', ['-c', command], {
+    cwd: options.cwd,
+    env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const watchdog = registerWithWatchdog(wd, child.pid, marker);
   const pipes = pipeInodes(child.pid);
   let timedOut = false;
@@ -90,7 +111,9 @@ export function startCommand(command: string, options: { cwd: string; env?: Node
   const strays = new Map<number, StrayProcess>();
   const killGroup = (): void => {
     if (child.pid === undefined) return;
-    try { process.kill(-child.pid, 'SIGKILL'); } catch {
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {
       // No such group: it is gone, or the shell has not reached setsid yet (kill it alone).
       if (!exited) child.kill('SIGKILL');
     }
@@ -104,20 +127,27 @@ export function startCommand(command: string, options: { cwd: string; env?: Node
       // Holders of the pipes are looked for only while the pipes are open (that scan reads every process's descriptors).
       const found = await sweepTree(marker, pipesClosed ? [] : await pipes, child.pid);
       for (const s of found) strays.set(s.pid, s);
-    })().finally(() => { sweeping = undefined; });
+    })().finally(() => {
+      sweeping = undefined;
+    });
     return sweeping;
   };
-  const kill = (): void => { void endTree(); };
+  const kill = (): void => {
+    void endTree();
+  };
   const stopReading = deferred();
   // Bytes taken from the pipes so far (handed on, or waiting in the streams' buffers): progress while draining.
   let taken = 0;
-  const onPiece = (n: number): void => { taken += n; };
+  const onPiece = (n: number): void => {
+    taken += n;
+  };
   const stdout = readUntil(child.stdout, stopReading.promise, onPiece);
   const stderr = readUntil(child.stderr, stopReading.promise, onPiece);
   const buffered = (): number => child.stdout.readableLength + child.stderr.readableLength;
   // Our own reader may be behind (a slow disk, a loaded machine): a stream whose buffer is full has stopped
   // reading its pipe, and the bytes left in the pipe are ours to take, not a sign that something holds it.
-  const backedUp = (): boolean => [child.stdout, child.stderr].some((st) => !st.destroyed && st.readableLength >= st.readableHighWaterMark);
+  const backedUp = (): boolean =>
+    [child.stdout, child.stderr].some((st) => !st.destroyed && st.readableLength >= st.readableHighWaterMark);
   /**
    * Waits until the pipes close, or until they stall: no byte arrived for a grace while our reader was not
    * behind (only then is the pipe held by a process that writes nothing). `capMs` bounds the wait for a holder
@@ -137,13 +167,31 @@ export function startCommand(command: string, options: { cwd: string; env?: Node
       if ((!moved && !backedUp()) || Date.now() >= until) return false;
     }
   };
-  const timer = options.timeoutMs !== undefined ? setTimeout(() => { if (!exited) { timedOut = true; kill(); } }, options.timeoutMs) : undefined;
-  const onAbort = (): void => { if (!exited) { aborted = true; kill(); } };
+  const timer =
+    options.timeoutMs !== undefined
+      ? setTimeout(() => {
+          if (!exited) {
+            timedOut = true;
+            kill();
+          }
+        }, options.timeoutMs)
+      : undefined;
+  const onAbort = (): void => {
+    if (!exited) {
+      aborted = true;
+      kill();
+    }
+  };
   options.signal?.addEventListener('abort', onAbort, { once: true });
   const closed = deferred();
   const exit = new Promise<CommandExit>((resolve) => {
     let ended = false;
-    const finish = (code: number | null, signal: string | null, spawnFailed: boolean, pipesAbandoned: boolean): void => {
+    const finish = (
+      code: number | null,
+      signal: string | null,
+      spawnFailed: boolean,
+      pipesAbandoned: boolean,
+    ): void => {
       if (ended) return;
       ended = true;
       if (timer) clearTimeout(timer);
@@ -151,7 +199,10 @@ export function startCommand(command: string, options: { cwd: string; env?: Node
       watchdog?.done();
       resolve({ code, signal, timedOut, aborted, spawnFailed, strays: [...strays.values()], pipesAbandoned });
     };
-    child.once('close', () => { pipesClosed = true; closed.resolve(); });
+    child.once('close', () => {
+      pipesClosed = true;
+      closed.resolve();
+    });
     child.once('exit', (code, signal) => {
       exited = true;
       killGroup();
@@ -173,7 +224,11 @@ export function startCommand(command: string, options: { cwd: string; env?: Node
         finish(code, signal, false, abandoned);
       })();
     });
-    child.once('error', () => { exited = true; stopReading.resolve(); finish(null, null, true, false); });
+    child.once('error', () => {
+      exited = true;
+      stopReading.resolve();
+      finish(null, null, true, false);
+    });
   });
   return { stdout, stderr, exit, kill };
 }
@@ -181,14 +236,18 @@ export function startCommand(command: string, options: { cwd: string; env?: Node
 /** A pause that can be cut short (its timer cleared). */
 function delay(ms: number): { promise: Promise<void>; cancel: () => void } {
   let timer: NodeJS.Timeout | undefined;
-  const promise = new Promise<void>((r) => { timer = setTimeout(r, ms); });
+  const promise = new Promise<void>((r) => {
+    timer = setTimeout(r, ms);
+  });
   return { promise, cancel: () => clearTimeout(timer) };
 }
 
 /** A promise with its resolver. */
 function deferred(): { promise: Promise<void>; resolve: () => void } {
   let resolve!: () => void;
-  const promise = new Promise<void>((r) => { resolve = r; });
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
   return { promise, resolve };
 }
 
@@ -198,17 +257,37 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
  * than racing each read against `stop`: a race per piece would keep every piece alive
  * through the never-settled `stop` promise.
  */
-async function* readUntil(stream: Readable, stop: Promise<void>, onPiece: (bytes: number) => void): AsyncGenerator<Uint8Array> {
+async function* readUntil(
+  stream: Readable,
+  stop: Promise<void>,
+  onPiece: (bytes: number) => void,
+): AsyncGenerator<Uint8Array> {
   let stopped = false;
   let ended = false;
   let failure: unknown;
   let wake: (() => void) | undefined;
-  const poke = (): void => { const w = wake; wake = undefined; w?.(); };
+  const poke = (): void => {
+    const w = wake;
+    wake = undefined;
+    w?.();
+  };
   stream.on('readable', poke);
-  stream.once('end', () => { ended = true; poke(); });
-  stream.once('close', () => { ended = true; poke(); });
-  stream.once('error', (e) => { failure = e; poke(); });
-  void stop.then(() => { stopped = true; poke(); });
+  stream.once('end', () => {
+    ended = true;
+    poke();
+  });
+  stream.once('close', () => {
+    ended = true;
+    poke();
+  });
+  stream.once('error', (e) => {
+    failure = e;
+    poke();
+  });
+  void stop.then(() => {
+    stopped = true;
+    poke();
+  });
   try {
     for (;;) {
       for (let piece = stream.read() as Buffer | null; piece !== null; piece = stream.read() as Buffer | null) {
@@ -217,7 +296,9 @@ async function* readUntil(stream: Readable, stop: Promise<void>, onPiece: (bytes
       }
       if (failure !== undefined) throw failure;
       if (ended || stopped) return;
-      await new Promise<void>((resolve) => { wake = resolve; });
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
     }
   } finally {
     stream.off('readable', poke);
@@ -240,20 +321,33 @@ async function pipeInodes(pid: number | undefined): Promise<string[]> {
  * holding one of `pipes`, except this process and the shell (`shellPid`, killed with its
  * group). Repeats while it finds new ones (a process may fork while being found).
  */
-async function sweepTree(marker: string, pipes: readonly string[], shellPid: number | undefined): Promise<StrayProcess[]> {
+async function sweepTree(
+  marker: string,
+  pipes: readonly string[],
+  shellPid: number | undefined,
+): Promise<StrayProcess[]> {
   if (process.platform !== 'linux') return [];
   const needle = Buffer.from(`${CALL_MARKER_ENV}=${marker}\0`);
   const found = new Map<number, StrayProcess>();
   for (let round = 0; round < 4; round++) {
     const names = await fsp.readdir('/proc').catch(() => [] as string[]);
-    const pids = names.filter((n) => /^\d+$/.test(n)).map(Number).filter((p) => p !== process.pid && p !== shellPid);
-    const hits = (await Promise.all(pids.map(async (pid) => ((await isOfTree(pid, needle, pipes)) ? pid : undefined)))).filter((p): p is number => p !== undefined);
+    const pids = names
+      .filter((n) => /^\d+$/.test(n))
+      .map(Number)
+      .filter((p) => p !== process.pid && p !== shellPid);
+    const hits = (
+      await Promise.all(pids.map(async (pid) => ((await isOfTree(pid, needle, pipes)) ? pid : undefined)))
+    ).filter((p): p is number => p !== undefined);
     const fresh = hits.filter((p) => !found.get(p)?.ended);
     if (fresh.length === 0) break;
     for (const pid of fresh) {
       const name = (await fsp.readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '?')).trim();
       let ended = true;
-      try { process.kill(pid, 'SIGKILL'); } catch (e) { ended = (e as NodeJS.ErrnoException).code === 'ESRCH'; }
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch (e) {
+        ended = (e as NodeJS.ErrnoException).code === 'ESRCH';
+      }
       found.set(pid, { pid, name, ended });
     }
   }
@@ -340,7 +434,13 @@ export function useWatchdogShell(shell: string): void {
 
 function watchdogProcess(): ChildProcess | undefined {
   if (process.platform === 'win32') return undefined;
-  if (sharedWatchdog && sharedWatchdog.exitCode === null && sharedWatchdog.signalCode === null && sharedWatchdog.stdin?.writable) return sharedWatchdog;
+  if (
+    sharedWatchdog &&
+    sharedWatchdog.exitCode === null &&
+    sharedWatchdog.signalCode === null &&
+    sharedWatchdog.stdin?.writable
+  )
+    return sharedWatchdog;
   try {
     const wd = spawn(watchdogShell, ['-c', WATCHDOG_SCRIPT], { stdio: ['pipe', 'ignore', 'ignore'], detached: true });
     wd.on('error', () => undefined);
@@ -355,9 +455,18 @@ function watchdogProcess(): ChildProcess | undefined {
   }
 }
 
-function registerWithWatchdog(wd: ChildProcess | undefined, pid: number | undefined, marker: string): { done(): void } | undefined {
+function registerWithWatchdog(
+  wd: ChildProcess | undefined,
+  pid: number | undefined,
+  marker: string,
+): { done(): void } | undefined {
   if (pid === undefined || !wd?.stdin) return undefined;
   wd.stdin.write(`add ${pid} ${marker}\n`);
   let said = false;
-  return { done: () => { if (!said && wd.stdin?.writable) wd.stdin.write(`del ${pid} ${marker}\n`); said = true; } };
+  return {
+    done: () => {
+      if (!said && wd.stdin?.writable) wd.stdin.write(`del ${pid} ${marker}\n`);
+      said = true;
+    },
+  };
 }

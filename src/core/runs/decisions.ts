@@ -65,8 +65,19 @@ export function decideElision(resultBytes: number, largeResultBytes: number, bin
  * together (`allFit`), or it is the exit `value`, or it fits the preview anyway.
  * Binary bytes are never shown whole.
  */
-export function decideAttachmentShownWhole(input: { name: string; sizeBytes: number; stored: StorageState; binary: boolean; allFit: boolean; previewBytes: number }): boolean {
-  return !input.binary && input.stored === 'inline' && (input.allFit || input.name === 'value' || input.sizeBytes <= input.previewBytes);
+export function decideAttachmentShownWhole(input: {
+  name: string;
+  sizeBytes: number;
+  stored: StorageState;
+  binary: boolean;
+  allFit: boolean;
+  previewBytes: number;
+}): boolean {
+  return (
+    !input.binary &&
+    input.stored === 'inline' &&
+    (input.allFit || input.name === 'value' || input.sizeBytes <= input.previewBytes)
+  );
 }
 
 /** True when the bytes must live in the blob store: `resultBytes > offloadThresholdBytes`. */
@@ -84,7 +95,13 @@ export interface ResultDecision {
 }
 
 /** Combines both thresholds; offload (and binary content) forces elision; no store + offload is a failure. */
-export function decideResultStorage(input: { resultBytes: number; largeResultBytes: number; offloadThresholdBytes: number; hasBlobStore: boolean; binary?: boolean }): ResultDecision {
+export function decideResultStorage(input: {
+  resultBytes: number;
+  largeResultBytes: number;
+  offloadThresholdBytes: number;
+  hasBlobStore: boolean;
+  binary?: boolean;
+}): ResultDecision {
   const offload = decideOffload(input.resultBytes, input.offloadThresholdBytes);
   const elide = offload || decideElision(input.resultBytes, input.largeResultBytes, input.binary);
   if (offload && !input.hasBlobStore) return { elide, offload, stored: 'preview_only', failure: 'blob_store_required' };
@@ -99,10 +116,16 @@ export interface AttachmentDecision {
 }
 
 /** Inline when small, blob when a store is wired, else preview_only or (required) a failure. */
-export function decideAttachmentStorage(input: { sizeBytes: number; inlineAttachmentBytes: number; hasBlobStore: boolean; preservation: Preservation }): AttachmentDecision {
+export function decideAttachmentStorage(input: {
+  sizeBytes: number;
+  inlineAttachmentBytes: number;
+  hasBlobStore: boolean;
+  preservation: Preservation;
+}): AttachmentDecision {
   if (input.sizeBytes <= input.inlineAttachmentBytes) return { stored: 'inline', readable: true };
   if (input.hasBlobStore) return { stored: 'blob', readable: true };
-  if (input.preservation === 'required') return { stored: 'preview_only', readable: false, failure: 'blob_store_required' };
+  if (input.preservation === 'required')
+    return { stored: 'preview_only', readable: false, failure: 'blob_store_required' };
   return { stored: 'preview_only', readable: false };
 }
 
@@ -119,10 +142,20 @@ export interface MeasuredResult {
  * threshold and the preview both count. A value JSON cannot encode is refused.
  */
 export function measureResult(result: string | Uint8Array | object): MeasuredResult {
-  if (typeof result === 'string') return { bytes: encodeUtf8(result), contentType: ContentTypes.text, structured: false };
-  if (result instanceof Uint8Array) return { bytes: result, contentType: isValidUtf8(result) ? ContentTypes.text : ContentTypes.binary, structured: false };
+  if (typeof result === 'string')
+    return { bytes: encodeUtf8(result), contentType: ContentTypes.text, structured: false };
+  if (result instanceof Uint8Array)
+    return {
+      bytes: result,
+      contentType: isValidUtf8(result) ? ContentTypes.text : ContentTypes.binary,
+      structured: false,
+    };
   let json: string | undefined;
-  try { json = JSON.stringify(result); } catch { json = undefined; }
+  try {
+    json = JSON.stringify(result);
+  } catch {
+    json = undefined;
+  }
   if (json === undefined) throw new EvidenceError('invalidArgument', 'structured result cannot be encoded as JSON');
   return { bytes: encodeUtf8(json), contentType: ContentTypes.json, structured: true };
 }
@@ -137,7 +170,12 @@ export interface AgentProfile {
 /** Stable lowercase hex sha256 of the profile (tool order and duplicates do not matter). */
 export function profileHash(profile: AgentProfile): string {
   const tools = [...new Set(profile.tools)].sort();
-  const text = canonicalJson({ largeResultBytes: profile.largeResultBytes, previewBytes: profile.previewBytes, tools, v: 1 });
+  const text = canonicalJson({
+    largeResultBytes: profile.largeResultBytes,
+    previewBytes: profile.previewBytes,
+    tools,
+    v: 1,
+  });
   return sha256Hex(text);
 }
 
@@ -165,7 +203,13 @@ export interface Preview {
  * cut back to a code-point boundary and the tail the last `floor(P/2)` moved forward to
  * one, so neither contains a U+FFFD the content did not. Binary content has no preview.
  */
-export function makePreview(head: Uint8Array, tail: Uint8Array, totalBytes: number, previewBytes: number, binary: boolean): Preview {
+export function makePreview(
+  head: Uint8Array,
+  tail: Uint8Array,
+  totalBytes: number,
+  previewBytes: number,
+  binary: boolean,
+): Preview {
   if (binary) return { text: '' };
   if (totalBytes <= previewBytes) return { text: decodeUtf8Strict(head.subarray(0, totalBytes)) };
   const headEnd = floorCodePointBoundary(head, Math.ceil(previewBytes / 2));

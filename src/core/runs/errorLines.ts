@@ -73,7 +73,10 @@ export interface ErrorScanResult {
   readonly scannedBytes?: number;
 }
 
-interface Compiled { readonly rule: ErrorRule; readonly re: RegExp }
+interface Compiled {
+  readonly rule: ErrorRule;
+  readonly re: RegExp;
+}
 
 /** The compiled table (built once per process); see `ErrorScan` for how each part is used. */
 interface Table {
@@ -104,7 +107,8 @@ class Gate {
     for (const g of minimal) {
       const bytes = Buffer.from(g, 'utf8');
       let k = 0;
-      for (let i = 1; i + 1 < bytes.length; i++) if (weight(bytes[i]!) + weight(bytes[i + 1]!) < weight(bytes[k]!) + weight(bytes[k + 1]!)) k = i;
+      for (let i = 1; i + 1 < bytes.length; i++)
+        if (weight(bytes[i]!) + weight(bytes[i + 1]!) < weight(bytes[k]!) + weight(bytes[k + 1]!)) k = i;
       const pair = (bytes[k]! << 8) | bytes[k + 1]!;
       this.flags[pair] = 1;
       this.byPair.set(pair, [...(this.byPair.get(pair) ?? []), { bytes, k }]);
@@ -122,7 +126,12 @@ class Gate {
     let prev = 10;
     for (let i = s; i < e; i++) {
       const b = buf[i]!;
-      if (b === 10) { nl++; lineStart = i + 1; prev = 10; continue; }
+      if (b === 10) {
+        nl++;
+        lineStart = i + 1;
+        prev = 10;
+        continue;
+      }
       const pair = (prev << 8) | b;
       prev = b;
       if (flags[pair] === 0) continue;
@@ -166,9 +175,12 @@ function buildTable(): Table {
   const fallback = ERROR_RULES.filter((r) => r.kind === 'fallback');
   const compile = (rs: readonly ErrorRule[]): Compiled[] => rs.map((rule) => ({ rule, re: new RegExp(rule.pattern) }));
   return {
-    specific: compile(specific), specificUnion: new RegExp(specific.map((r) => r.pattern).join('|')),
-    fallback: compile(fallback), fallbackUnion: new RegExp(fallback.map((r) => r.pattern).join('|')),
-    gateAll: new Gate(ERROR_RULES), gateSpecific: new Gate(specific),
+    specific: compile(specific),
+    specificUnion: new RegExp(specific.map((r) => r.pattern).join('|')),
+    fallback: compile(fallback),
+    fallbackUnion: new RegExp(fallback.map((r) => r.pattern).join('|')),
+    gateAll: new Gate(ERROR_RULES),
+    gateSpecific: new Gate(specific),
   };
 }
 
@@ -179,14 +191,22 @@ class Kind {
   readonly fired = new Set<string>();
   readonly lines: ScannedLine[] = [];
   result(): KindScan {
-    return { count: this.count, rules: ERROR_RULES.filter((r) => this.fired.has(r.id)).map((r) => r.id), lines: this.lines };
+    return {
+      count: this.count,
+      rules: ERROR_RULES.filter((r) => this.fired.has(r.id)).map((r) => r.id),
+      lines: this.lines,
+    };
   }
 }
 
 /** The streaming scan of one output (see the module comment). */
 export class ErrorScan {
   private readonly t = TABLE;
-  private readonly kinds: Record<ErrorRuleKind, Kind> = { clear: new Kind(), failure: new Kind(), fallback: new Kind() };
+  private readonly kinds: Record<ErrorRuleKind, Kind> = {
+    clear: new Kind(),
+    failure: new Kind(),
+    fallback: new Kind(),
+  };
   /** Lines completed so far. */
   private lineNo = 0;
   /** Bytes seen so far. */
@@ -241,7 +261,9 @@ export class ErrorScan {
   end(): ErrorScanResult {
     if (this.pend) this.endPend();
     return {
-      clear: this.kinds.clear.result(), failure: this.kinds.failure.result(), fallback: this.kinds.fallback.result(),
+      clear: this.kinds.clear.result(),
+      failure: this.kinds.failure.result(),
+      fallback: this.kinds.fallback.result(),
       ...(this.stopped ? { scannedBytes: this.scannedTo } : {}),
     };
   }
@@ -256,7 +278,9 @@ export class ErrorScan {
     const line = this.pend!;
     this.pend = null;
     let held = false;
-    this.gate().scan(line, 0, line.length, () => { held = true; });
+    this.gate().scan(line, 0, line.length, () => {
+      held = true;
+    });
     if (held) this.testLine(line, 0, line.length, this.pendStart, this.lineNo + 1, line.length < SCAN_LINE_BYTES);
     this.lineNo++;
   }
@@ -292,12 +316,13 @@ export class ErrorScan {
         const m = re.exec(text);
         if (m === null) continue;
         // `failure` lines include the clear ones: a failed command shows both kinds.
-        for (const k of rule.kind === 'clear' ? ['clear', 'failure'] as const : ['failure'] as const) {
+        for (const k of rule.kind === 'clear' ? (['clear', 'failure'] as const) : (['failure'] as const)) {
           hits[k].push(rule.id);
           if (first[k] === -1 || m.index < first[k]) first[k] = m.index;
         }
       }
-      for (const k of ['clear', 'failure'] as const) if (first[k] !== -1) this.count(k, hits[k], text, first[k], at, number, whole);
+      for (const k of ['clear', 'failure'] as const)
+        if (first[k] !== -1) this.count(k, hits[k], text, first[k], at, number, whole);
     }
     // The fallback counts only while no failure line was found (afterwards it is never used).
     if (this.kinds.failure.count === 0 && this.t.fallbackUnion.test(text)) {
@@ -313,7 +338,15 @@ export class ErrorScan {
     }
   }
 
-  private count(k: ErrorRuleKind, ids: readonly string[], text: string, matchAt: number, at: number, number: number, whole: boolean): void {
+  private count(
+    k: ErrorRuleKind,
+    ids: readonly string[],
+    text: string,
+    matchAt: number,
+    at: number,
+    number: number,
+    whole: boolean,
+  ): void {
     const kind = this.kinds[k];
     kind.count++;
     for (const id of ids) kind.fired.add(id);
@@ -325,12 +358,27 @@ export class ErrorScan {
 function keptLine(text: string, matchAt: number, lineStart: number, lineNumber: number, whole: boolean): ScannedLine {
   const byteAt = (i: number): number => lineStart + Buffer.byteLength(text.slice(0, i));
   if (whole && text.length <= KEEP_CHARS) {
-    return { lineNumber, byteOffset: byteAt(matchAt), text, matchAt, start: lineStart, end: byteAt(text.length), startsLine: true, endsLine: true };
+    return {
+      lineNumber,
+      byteOffset: byteAt(matchAt),
+      text,
+      matchAt,
+      start: lineStart,
+      end: byteAt(text.length),
+      startsLine: true,
+      endsLine: true,
+    };
   }
   const [a, b] = windowAround(text, matchAt, KEEP_CHARS);
   return {
-    lineNumber, byteOffset: byteAt(matchAt), text: text.slice(a, b), matchAt: matchAt - a,
-    start: byteAt(a), end: byteAt(b), startsLine: a === 0, endsLine: whole && b === text.length,
+    lineNumber,
+    byteOffset: byteAt(matchAt),
+    text: text.slice(a, b),
+    matchAt: matchAt - a,
+    start: byteAt(a),
+    end: byteAt(b),
+    startsLine: a === 0,
+    endsLine: whole && b === text.length,
   };
 }
 
@@ -355,7 +403,9 @@ export function kindFor(scan: ErrorScanResult, failed: boolean): KindScan | unde
 
 /** The union of the rules that fired: the `read_tool_output` pattern that pages through every counted line. */
 export function unionPattern(ruleIds: readonly string[]): string {
-  return ERROR_RULES.filter((r) => ruleIds.includes(r.id)).map((r) => r.pattern).join('|');
+  return ERROR_RULES.filter((r) => ruleIds.includes(r.id))
+    .map((r) => r.pattern)
+    .join('|');
 }
 
 /**
@@ -364,7 +414,11 @@ export function unionPattern(ruleIds: readonly string[]): string {
  * `budget` bytes when it is longer. Undefined when no line counts. `bytes` is what the
  * shown texts take of the preview budget.
  */
-export function selectErrorLines(scan: ErrorScanResult, failed: boolean, budget: number): { lines: ErrorLines; bytes: number } | undefined {
+export function selectErrorLines(
+  scan: ErrorScanResult,
+  failed: boolean,
+  budget: number,
+): { lines: ErrorLines; bytes: number } | undefined {
   const kind = kindFor(scan, failed);
   if (!kind) return undefined;
   const shown: ErrorLines['lines'][number][] = [];
@@ -372,7 +426,11 @@ export function selectErrorLines(scan: ErrorScanResult, failed: boolean, budget:
   for (const l of kind.lines) {
     const text = shownText(l);
     const n = Buffer.byteLength(text);
-    if (used + n <= budget) { shown.push(entry(l, text)); used += n; continue; }
+    if (used + n <= budget) {
+      shown.push(entry(l, text));
+      used += n;
+      continue;
+    }
     if (shown.length === 0) {
       const w = narrowed(l, budget);
       shown.push(w.entry);

@@ -46,7 +46,12 @@ export interface ErrorRule {
  */
 export const ERROR_RULES: readonly ErrorRule[] = [
   // TypeScript: `src/a.ts(3,5): error TS2322: …` and the pretty `src/a.ts:3:5 - error TS2322: …`.
-  { id: 'typescript.error', pattern: '^(?:[^\\s(]+(?:\\(\\d+,\\d+\\): |:\\d+:\\d+ - ))?error TS\\d+: ', gates: ['error TS'], kind: 'clear' },
+  {
+    id: 'typescript.error',
+    pattern: '^(?:[^\\s(]+(?:\\(\\d+,\\d+\\): |:\\d+:\\d+ - ))?error TS\\d+: ',
+    gates: ['error TS'],
+    kind: 'clear',
+  },
   // ESLint (stylish): `  3:7  error  'x' is assigned a value but never used  no-unused-vars`, and its summary.
   { id: 'eslint.error', pattern: '^\\s+\\d+:\\d+\\s+error\\s', gates: ['error'], kind: 'clear' },
   { id: 'eslint.summary', pattern: '^✖ \\d+ problems? \\(\\d+ errors?', gates: ['problem'], kind: 'clear' },
@@ -56,7 +61,12 @@ export const ERROR_RULES: readonly ErrorRule[] = [
   { id: 'webpack.error', pattern: '^ERROR in ', gates: ['ERROR in '], kind: 'clear' },
   { id: 'vite.error', pattern: '^error during build:', gates: ['error during build:'], kind: 'clear' },
   // A line that starts with a severity: rustc/cargo `error[E0308]: …`, `error: could not compile`, git `fatal: …`/`error: …`.
-  { id: 'line.error', pattern: '^(?:error|ERROR|fatal|FATAL)(?:\\[\\w+\\])?: ', gates: ['error', 'ERROR', 'fatal', 'FATAL'], kind: 'clear' },
+  {
+    id: 'line.error',
+    pattern: '^(?:error|ERROR|fatal|FATAL)(?:\\[\\w+\\])?: ',
+    gates: ['error', 'ERROR', 'fatal', 'FATAL'],
+    kind: 'clear',
+  },
   // gcc/clang/javac/go vet style `file:line[:col]: [fatal ]error: …`, and tools' own `collect2: error: …`.
   { id: 'compiler.error', pattern: '^[^\\s:]+:\\d+(?::\\d+)?: (?:fatal )?error: ', gates: ['error: '], kind: 'clear' },
   { id: 'tool.error', pattern: '^[\\w.+-]+: (?:fatal )?error: ', gates: ['error: '], kind: 'clear' },
@@ -67,13 +77,33 @@ export const ERROR_RULES: readonly ErrorRule[] = [
   // npm (`npm error …`, older `npm ERR! …`), pnpm ` ERR_PNPM_…` (pnpm 10: `[ERR_PNPM_…]`), yarn 1 `error An unexpected error …`.
   { id: 'npm.error', pattern: '^npm (?:ERR!|error) ', gates: ['npm ERR!', 'npm error'], kind: 'clear' },
   { id: 'pnpm.error', pattern: '^\\s*\\[?ERR_PNPM_\\w+', gates: ['ERR_PNPM_'], kind: 'clear' },
-  { id: 'yarn.error', pattern: '^error (?:An unexpected error|Command failed|Couldn\'t find)', gates: ['error '], kind: 'clear' },
+  {
+    id: 'yarn.error',
+    pattern: "^error (?:An unexpected error|Command failed|Couldn't find)",
+    gates: ['error '],
+    kind: 'clear',
+  },
   // The first line of a stack trace, before its frames: JavaScript `TypeError: …`,
   // `AssertionError [ERR_ASSERTION]: …`, Python's last line `ValueError: …`, Java `java.lang.IllegalStateException: …`.
-  { id: 'stack.first', pattern: '^(?:Uncaught )?(?:[\\w$]+\\.)*[\\w$]*(?:Error|Exception)(?: \\[[\\w-]+\\])?: ', gates: ['Error', 'Exception'], kind: 'clear' },
-  { id: 'stack.indented', pattern: '^\\s+(?:[\\w$]+\\.)*[\\w$]*(?:Error|Exception)(?: \\[[\\w-]+\\])?: ', gates: ['Error', 'Exception'], kind: 'failure' },
+  {
+    id: 'stack.first',
+    pattern: '^(?:Uncaught )?(?:[\\w$]+\\.)*[\\w$]*(?:Error|Exception)(?: \\[[\\w-]+\\])?: ',
+    gates: ['Error', 'Exception'],
+    kind: 'clear',
+  },
+  {
+    id: 'stack.indented',
+    pattern: '^\\s+(?:[\\w$]+\\.)*[\\w$]*(?:Error|Exception)(?: \\[[\\w-]+\\])?: ',
+    gates: ['Error', 'Exception'],
+    kind: 'failure',
+  },
   // Python: the traceback's first line; pytest `E   assert …`, `FAILED a.py::t - …`, `ERROR collecting …`.
-  { id: 'python.traceback', pattern: '^\\s*Traceback \\(most recent call last\\):', gates: ['Traceback'], kind: 'clear' },
+  {
+    id: 'python.traceback',
+    pattern: '^\\s*Traceback \\(most recent call last\\):',
+    gates: ['Traceback'],
+    kind: 'clear',
+  },
   { id: 'pytest.explain', pattern: '^E   ', gates: ['E   '], kind: 'failure' },
   // A status word at the start: pytest `FAILED …`, unittest `FAIL: test_x (…)`/`ERROR: …`, vitest/go `FAIL …`.
   { id: 'status.fail', pattern: '^\\s*(?:FAIL|FAILED|ERROR)(?::|\\s)', gates: ['FAIL', 'ERROR'], kind: 'failure' },
@@ -83,7 +113,7 @@ export const ERROR_RULES: readonly ErrorRule[] = [
   { id: 'nodetest.failure', pattern: '^\\s*(?:✖|×|✗) ', gates: ['✖', '×', '✗'], kind: 'failure' },
   { id: 'tap.notok', pattern: '^\\s*not ok \\d+', gates: ['not ok'], kind: 'failure' },
   // Rust `thread 'main' panicked at src/main.rs:2:5:` (1.9x: `thread 'main' (27620) panicked at …`), cargo test `test t ... FAILED`.
-  { id: 'rust.panic', pattern: '^thread \'[^\']*\'(?: \\(\\d+\\))? panicked at ', gates: ['panicked at '], kind: 'clear' },
+  { id: 'rust.panic', pattern: "^thread '[^']*'(?: \\(\\d+\\))? panicked at ", gates: ['panicked at '], kind: 'clear' },
   { id: 'rust.testfailed', pattern: ' \\.\\.\\. FAILED\\r?$', gates: ['FAILED'], kind: 'failure' },
   // Go: `./main.go:5:2: undefined: x`, `--- FAIL: TestX (0.00s)`, `panic: …`.
   { id: 'go.position', pattern: '^\\S+\\.go:\\d+:\\d+: ', gates: ['.go:'], kind: 'failure' },
@@ -94,20 +124,42 @@ export const ERROR_RULES: readonly ErrorRule[] = [
   // Java/Kotlin: `Exception in thread "main" …`, `Caused by: …`; Gradle and Maven verdicts.
   { id: 'java.thread', pattern: '^Exception in thread ', gates: ['Exception in thread '], kind: 'clear' },
   { id: 'java.causedby', pattern: '^\\s*Caused by: ', gates: ['Caused by: '], kind: 'failure' },
-  { id: 'gradle.failure', pattern: '^(?:FAILURE: |\\* What went wrong:|BUILD FAILED)', gates: ['FAILURE: ', 'What went wrong:', 'BUILD FAILED'], kind: 'clear' },
+  {
+    id: 'gradle.failure',
+    pattern: '^(?:FAILURE: |\\* What went wrong:|BUILD FAILED)',
+    gates: ['FAILURE: ', 'What went wrong:', 'BUILD FAILED'],
+    kind: 'clear',
+  },
   { id: 'maven.failure', pattern: '^\\[INFO\\] BUILD FAILURE', gates: ['BUILD FAILURE'], kind: 'clear' },
   // git: `CONFLICT (content): Merge conflict in a.txt`, ` ! [rejected] main -> main (fetch first)`.
   { id: 'git.conflict', pattern: '^CONFLICT \\(', gates: ['CONFLICT'], kind: 'clear' },
   { id: 'git.rejected', pattern: '^ ! \\[rejected\\] ', gates: ['[rejected]'], kind: 'clear' },
   // The shell: `sh: 1: nosuch: not found`, `bash: nosuch: command not found`, a script's `line 3: …`.
-  { id: 'shell.notfound', pattern: '^[^\\s:]+: (?:line )?(?:\\d+: )?[^\\s:]+: (?:command )?not found\\r?$|^zsh: command not found: ', gates: ['not found'], kind: 'clear' },
-  { id: 'shell.errno', pattern: ': (?:No such file or directory|Permission denied)\\r?$', gates: ['No such file or directory', 'Permission denied'], kind: 'failure' },
+  {
+    id: 'shell.notfound',
+    pattern: '^[^\\s:]+: (?:line )?(?:\\d+: )?[^\\s:]+: (?:command )?not found\\r?$|^zsh: command not found: ',
+    gates: ['not found'],
+    kind: 'clear',
+  },
+  {
+    id: 'shell.errno',
+    pattern: ': (?:No such file or directory|Permission denied)\\r?$',
+    gates: ['No such file or directory', 'Permission denied'],
+    kind: 'failure',
+  },
   // JSON log records with an error level: `"level":"error"`, pino `"level":50`, `"severity":"ERROR"`.
-  { id: 'json.level', pattern: '^\\{.*"(?:level|severity|lvl)":\\s*(?:"(?:error|fatal|critical|ERROR|FATAL|CRITICAL|Error|Fatal)"|[56]0\\b)', gates: ['"level"', '"severity"', '"lvl"'], kind: 'clear' },
+  {
+    id: 'json.level',
+    pattern:
+      '^\\{.*"(?:level|severity|lvl)":\\s*(?:"(?:error|fatal|critical|ERROR|FATAL|CRITICAL|Error|Fatal)"|[56]0\\b)',
+    gates: ['"level"', '"severity"', '"lvl"'],
+    kind: 'clear',
+  },
   // The fallback: the generic words, whole words only (`errors` and `TypeError` do not count here).
   {
     id: 'generic.word',
-    pattern: '\\b(?:[Ee]rror|ERROR|[Ff]ail(?:ed|ure)?|FAIL(?:ED|URE)?|[Pp]anic|PANIC|[Ee]xception|EXCEPTION|[Ff]atal|FATAL)\\b',
+    pattern:
+      '\\b(?:[Ee]rror|ERROR|[Ff]ail(?:ed|ure)?|FAIL(?:ED|URE)?|[Pp]anic|PANIC|[Ee]xception|EXCEPTION|[Ff]atal|FATAL)\\b',
     gates: ['rror', 'RROR', 'ail', 'AIL', 'anic', 'ANIC', 'xception', 'XCEPTION', 'atal', 'ATAL'],
     kind: 'fallback',
   },

@@ -37,7 +37,8 @@ export function accessDenied(): EvidenceError {
 
 /** Throws when `name` is reserved (`read_tool_output`) or not a non-empty string. */
 export function assertToolNameAllowed(name: string): void {
-  if (typeof name !== 'string' || name.length === 0) throw new EvidenceError('invalidArgument', 'tool name must be a non-empty string');
+  if (typeof name !== 'string' || name.length === 0)
+    throw new EvidenceError('invalidArgument', 'tool name must be a non-empty string');
   if (RESERVED_TOOL_NAMES.has(name)) throw new EvidenceError('invalidArgument', `tool name ${name} is reserved`);
 }
 
@@ -72,7 +73,11 @@ export class ToolRegistry {
   private add(name: string): Disposable {
     if (this.names.has(name)) throw new EvidenceError('invalidArgument', `tool name ${name} is already registered`);
     this.names.add(name);
-    return { dispose: () => { this.names.delete(name); } };
+    return {
+      dispose: () => {
+        this.names.delete(name);
+      },
+    };
   }
 }
 
@@ -88,7 +93,10 @@ function randomBase32(): string {
   for (const b of bytes) {
     acc = (acc << 8) | b;
     bits += 8;
-    while (bits >= 5) { bits -= 5; out += BASE32[(acc >>> bits) & 31]; }
+    while (bits >= 5) {
+      bits -= 5;
+      out += BASE32[(acc >>> bits) & 31];
+    }
     acc &= (1 << bits) - 1;
   }
   return out + BASE32[(acc << (5 - bits)) & 31];

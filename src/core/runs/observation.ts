@@ -75,7 +75,11 @@ export interface AttachmentView {
 
 /** Bytes of an attachment a preview-only record still shows (its head and tail preview). */
 function previewShown(a: AttachmentRecord): number {
-  return a.previewRange ? a.previewRange.headEnd + (a.sizeBytes - a.previewRange.tailStart) : (a.binary ? 0 : a.sizeBytes);
+  return a.previewRange
+    ? a.previewRange.headEnd + (a.sizeBytes - a.previewRange.tailStart)
+    : a.binary
+      ? 0
+      : a.sizeBytes;
 }
 
 function attachmentBlock(v: AttachmentView): string {
@@ -89,7 +93,9 @@ function attachmentBlock(v: AttachmentView): string {
   const head = parts.join(', ');
   if (a.binary) return `${head}\nBinary content is not shown as text.`;
   if (v.whole) return `${head}:\n${a.preview}`;
-  return a.errorLines ? `${head}. ${errorBlock(a.errorLines, a.readable ? a.handle : undefined)}\nPreview:\n${a.preview}` : `${head}. Preview:\n${a.preview}`;
+  return a.errorLines
+    ? `${head}. ${errorBlock(a.errorLines, a.readable ? a.handle : undefined)}\nPreview:\n${a.preview}`
+    : `${head}. Preview:\n${a.preview}`;
 }
 
 /** Bytes of an attachment that were let go: past the capture cap, or all but its preview with no blob store. */
@@ -105,9 +111,15 @@ export function letGo(views: readonly AttachmentView[]): string | undefined {
   for (const { attachment: a } of views) {
     if (a.name === 'value') continue;
     const n = lostBytesOf(a);
-    if (n > 0) { lost += n; observed += a.observedBytes; names.push(a.name); }
+    if (n > 0) {
+      lost += n;
+      observed += a.observedBytes;
+      names.push(a.name);
+    }
   }
-  return lost ? `warning: ${lost} of ${observed} output bytes were let go (${names.join(', ')}); reads and searches cover only what was kept` : undefined;
+  return lost
+    ? `warning: ${lost} of ${observed} output bytes were let go (${names.join(', ')}); reads and searches cover only what was kept`
+    : undefined;
 }
 
 /** How a command ended, as the summary states it. */
@@ -127,14 +139,19 @@ export interface CommandEnd {
 
 /** The lines that name processes the command left behind, and whether its pipes were let go. */
 function strayLines(end: CommandEnd): string[] {
-  const list = (ps: readonly { pid: number; name: string }[]): string => ps.map((p) => `${p.name} (pid ${p.pid})`).join(', ');
+  const list = (ps: readonly { pid: number; name: string }[]): string =>
+    ps.map((p) => `${p.name} (pid ${p.pid})`).join(', ');
   const plural = (n: number): string => (n === 1 ? 'process' : 'processes');
   const ended = (end.strays ?? []).filter((p) => p.ended);
   const alive = (end.strays ?? []).filter((p) => !p.ended);
   const lines: string[] = [];
   if (ended.length) lines.push(`ended ${ended.length} ${plural(ended.length)} left in another session: ${list(ended)}`);
-  if (alive.length) lines.push(`could not end ${alive.length} ${plural(alive.length)} left in another session (still running): ${list(alive)}`);
-  if (end.pipesAbandoned) lines.push('output was still held open by a process out of reach: reading stopped; the bytes up to then are kept');
+  if (alive.length)
+    lines.push(
+      `could not end ${alive.length} ${plural(alive.length)} left in another session (still running): ${list(alive)}`,
+    );
+  if (end.pipesAbandoned)
+    lines.push('output was still held open by a process out of reach: reading stopped; the bytes up to then are kept');
   return lines;
 }
 
@@ -147,7 +164,12 @@ function endLine(end: CommandEnd): string {
 }
 
 /** The summary text of a command call (this is the call's recorded result). */
-export function commandSummary(command: string, end: CommandEnd, views: readonly AttachmentView[], missingFiles: readonly string[]): string {
+export function commandSummary(
+  command: string,
+  end: CommandEnd,
+  views: readonly AttachmentView[],
+  missingFiles: readonly string[],
+): string {
   const shown = command.length > 200 ? `${command.slice(0, 200)}…` : command;
   // A failure comes first, so the result reads as an error (an MCP client sees isError).
   const lines = end.failure ? [`error: ${end.failure}`, `$ ${shown}`] : [`$ ${shown}`, endLine(end)];

@@ -30,7 +30,13 @@ let self: RunOwner | undefined;
 /** This process as a run owner (computed once). */
 export function currentOwner(): RunOwner {
   self ??= (() => {
-    const start = linuxStart('self', (p) => { try { return readFileSync(p, 'utf8'); } catch { return undefined; } });
+    const start = linuxStart('self', (p) => {
+      try {
+        return readFileSync(p, 'utf8');
+      } catch {
+        return undefined;
+      }
+    });
     return { host: os.hostname(), pid: process.pid, ...(start ? { start } : {}) };
   })();
   return self;
@@ -43,10 +49,15 @@ export function currentOwner(): RunOwner {
 export async function ownerAlive(owner: RunOwner): Promise<boolean> {
   if (owner.host !== os.hostname()) return true;
   if (owner.pid === process.pid) return owner.start === currentOwner().start;
-  try { process.kill(owner.pid, 0); } catch (e) { if ((e as NodeJS.ErrnoException).code === 'ESRCH') return false; }
+  try {
+    process.kill(owner.pid, 0);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ESRCH') return false;
+  }
   if (owner.start === undefined) return true;
   const cache = new Map<string, string | undefined>();
-  for (const p of ['/proc/sys/kernel/random/boot_id', `/proc/${owner.pid}/stat`]) cache.set(p, await fsp.readFile(p, 'utf8').catch(() => undefined));
+  for (const p of ['/proc/sys/kernel/random/boot_id', `/proc/${owner.pid}/stat`])
+    cache.set(p, await fsp.readFile(p, 'utf8').catch(() => undefined));
   const now = linuxStart(owner.pid, (p) => cache.get(p));
   if (now === undefined) return false;
   const stat = cache.get(`/proc/${owner.pid}/stat`) ?? '';
@@ -58,5 +69,7 @@ export async function ownerAlive(owner: RunOwner): Promise<boolean> {
 export function isRunOwner(x: unknown): x is RunOwner {
   if (typeof x !== 'object' || x === null) return false;
   const o = x as Record<string, unknown>;
-  return typeof o.host === 'string' && Number.isSafeInteger(o.pid) && (o.start === undefined || typeof o.start === 'string');
+  return (
+    typeof o.host === 'string' && Number.isSafeInteger(o.pid) && (o.start === undefined || typeof o.start === 'string')
+  );
 }

@@ -33,7 +33,13 @@ import { searchPattern } from './search/patternSearch.js';
 import type { ReadOptions, ReadToolOutputResult, ReaderLimits } from './types.js';
 
 /** Contract defaults of the reply bounds and the pattern guard. */
-export const DEFAULT_READER_LIMITS: ReaderLimits = { maxContentChars: 10_000, maxLineChars: 2_000, maxByteWindow: 8_192, patternBudgetMs: 2_000, searchTimeoutMs: 30_000 };
+export const DEFAULT_READER_LIMITS: ReaderLimits = {
+  maxContentChars: 10_000,
+  maxLineChars: 2_000,
+  maxByteWindow: 8_192,
+  patternBudgetMs: 2_000,
+  searchTimeoutMs: 30_000,
+};
 
 /** Appended to a line cut at `maxLineChars`. */
 export const LINE_CUT_MARKER = '…[line cut]';
@@ -66,22 +72,33 @@ const invalid = (message: string): EvidenceError => new EvidenceError('invalidAr
  * other unknown handle.
  */
 export function validateReadArgs(args: unknown, limits: ReaderLimits = DEFAULT_READER_LIMITS): ReadRequest {
-  if (args === null || typeof args !== 'object' || Array.isArray(args)) throw invalid('read_tool_output arguments must be an object');
+  if (args === null || typeof args !== 'object' || Array.isArray(args))
+    throw invalid('read_tool_output arguments must be an object');
   const a = args as Record<string, unknown>;
   if (typeof a.handle !== 'string') throw invalid('handle must be a string');
   const offset = a.offset ?? 0;
-  if (typeof offset !== 'number' || !Number.isSafeInteger(offset) || offset < 0) throw invalid('offset must be an integer >= 0');
+  if (typeof offset !== 'number' || !Number.isSafeInteger(offset) || offset < 0)
+    throw invalid('offset must be an integer >= 0');
   const limit = a.limit ?? 200;
-  if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 1 || limit > 1000) throw invalid('limit must be an integer from 1 to 1000');
+  if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 1 || limit > 1000)
+    throw invalid('limit must be an integer from 1 to 1000');
   const pattern = a.pattern === undefined ? null : checkPattern(a.pattern);
   let bytes: ReadRequest['bytes'] = null;
   if (a.bytes !== undefined) {
     if (pattern !== null) throw invalid('bytes cannot be combined with pattern');
     const b = a.bytes as Record<string, unknown> | null;
-    if (b === null || typeof b !== 'object' || Array.isArray(b)) throw invalid('bytes must be an object { start, end }');
+    if (b === null || typeof b !== 'object' || Array.isArray(b))
+      throw invalid('bytes must be an object { start, end }');
     const { start, end } = b;
-    if (typeof start !== 'number' || typeof end !== 'number' || !Number.isSafeInteger(start) || !Number.isSafeInteger(end)) throw invalid('bytes.start and bytes.end must be integers');
-    if (end - start > limits.maxByteWindow) throw new EvidenceError('invalidArgument', `artifact range exceeds ${limits.maxByteWindow} bytes`);
+    if (
+      typeof start !== 'number' ||
+      typeof end !== 'number' ||
+      !Number.isSafeInteger(start) ||
+      !Number.isSafeInteger(end)
+    )
+      throw invalid('bytes.start and bytes.end must be integers');
+    if (end - start > limits.maxByteWindow)
+      throw new EvidenceError('invalidArgument', `artifact range exceeds ${limits.maxByteWindow} bytes`);
     if (!(start >= 0 && start < end)) throw new EvidenceError('rangeOrder');
     bytes = { start, end };
   }
@@ -90,8 +107,11 @@ export function validateReadArgs(args: unknown, limits: ReaderLimits = DEFAULT_R
 
 /** An untrusted pattern checked as every search checks it (1–1024 characters, a valid regular expression), or one sentence. */
 export function checkPattern(pattern: unknown): string {
-  if (typeof pattern !== 'string' || pattern.length < 1 || pattern.length > 1024) throw invalid('pattern must be a string of 1 to 1024 characters');
-  try { new RegExp(pattern); } catch (e) {
+  if (typeof pattern !== 'string' || pattern.length < 1 || pattern.length > 1024)
+    throw invalid('pattern must be a string of 1 to 1024 characters');
+  try {
+    new RegExp(pattern);
+  } catch (e) {
     // V8 says "Invalid regular expression: /<pattern>/: <reason>": keep the reason only.
     const reason = String((e as Error).message).replace(/^Invalid regular expression: \/[\s\S]*\/[a-z]*: /, '');
     throw invalid(`pattern is not a valid regular expression: ${reason}`);
@@ -100,7 +120,12 @@ export function checkPattern(pattern: unknown): string {
 }
 
 /** Answers one validated request over one content view. */
-export async function readContent(view: ContentView, req: ReadRequest, limits: ReaderLimits = DEFAULT_READER_LIMITS, options: ReadOptions = {}): Promise<ReadToolOutputResult> {
+export async function readContent(
+  view: ContentView,
+  req: ReadRequest,
+  limits: ReaderLimits = DEFAULT_READER_LIMITS,
+  options: ReadOptions = {},
+): Promise<ReadToolOutputResult> {
   const { signal, deadline } = options;
   const base = {
     handle: req.handle,
@@ -111,14 +136,26 @@ export async function readContent(view: ContentView, req: ReadRequest, limits: R
     limit: req.limit,
     pattern: req.pattern,
     // A capped output says in every reply which bytes exist to be read or searched.
-    ...(view.observedBytes !== undefined && { kept_bytes: { start: 0, end: view.manifest.byteCount, observed: view.observedBytes } }),
+    ...(view.observedBytes !== undefined && {
+      kept_bytes: { start: 0, end: view.manifest.byteCount, observed: view.observedBytes },
+    }),
   };
-  if (req.bytes) return { ...base, ...(await bytesWindow(view, req.bytes, limits)), total_matches: null, matches: null };
+  if (req.bytes)
+    return { ...base, ...(await bytesWindow(view, req.bytes, limits)), total_matches: null, matches: null };
   if (req.pattern !== null) {
     const r = await searchPattern(view.source, view.manifest, {
-      pattern: req.pattern, offset: req.offset, limit: req.limit, maxLineChars: limits.maxLineChars,
-      maxContentChars: limits.maxContentChars, budgetMs: limits.patternBudgetMs, cutMarker: LINE_CUT_MARKER, binary: view.binary,
-      timeoutMs: deadline === undefined ? limits.searchTimeoutMs : Math.max(1, Math.min(limits.searchTimeoutMs, deadline - Date.now())),
+      pattern: req.pattern,
+      offset: req.offset,
+      limit: req.limit,
+      maxLineChars: limits.maxLineChars,
+      maxContentChars: limits.maxContentChars,
+      budgetMs: limits.patternBudgetMs,
+      cutMarker: LINE_CUT_MARKER,
+      binary: view.binary,
+      timeoutMs:
+        deadline === undefined
+          ? limits.searchTimeoutMs
+          : Math.max(1, Math.min(limits.searchTimeoutMs, deadline - Date.now())),
       ...(signal && { signal }),
     });
     return {
@@ -127,10 +164,16 @@ export async function readContent(view: ContentView, req: ReadRequest, limits: R
       returned_lines: r.matches.length,
       truncated: r.cut || req.offset + r.matches.length < r.totalMatches,
       content: r.matches.map((m) => `${m.line_number}:${m.text}`).join('\n'),
-      matches: r.matches.map((m) => ({ line_number: m.line_number, byte_offset: m.byte_offset, column: m.column, ...(m.window && { window: m.window }) })),
+      matches: r.matches.map((m) => ({
+        line_number: m.line_number,
+        byte_offset: m.byte_offset,
+        column: m.column,
+        ...(m.window && { window: m.window }),
+      })),
     };
   }
-  if (view.binary) return { ...base, total_matches: null, returned_lines: 0, truncated: false, content: '', matches: null };
+  if (view.binary)
+    return { ...base, total_matches: null, returned_lines: 0, truncated: false, content: '', matches: null };
   const w = await linesWindow(view, req.offset, req.limit, limits);
   return {
     ...base,
@@ -172,7 +215,11 @@ export function hexDump(bytes: Uint8Array, offset: number): string {
   return rows.join('\n');
 }
 
-async function bytesWindow(view: ContentView, range: { start: number; end: number }, limits: ReaderLimits): Promise<{ returned_lines: number; truncated: boolean; content: string; hex_dump?: { start: number; end: number } }> {
+async function bytesWindow(
+  view: ContentView,
+  range: { start: number; end: number },
+  limits: ReaderLimits,
+): Promise<{ returned_lines: number; truncated: boolean; content: string; hex_dump?: { start: number; end: number } }> {
   // readVerified applies 1.3's remaining order: stored size/digest, then stored byte count.
   const data = await readVerified(view.source, view.manifest, range.start, range.end);
   const more = range.end < view.manifest.byteCount;
@@ -181,12 +228,24 @@ async function bytesWindow(view: ContentView, range: { start: number; end: numbe
     // offsets and bytes; text would be mojibake); `hex_dump` says which bytes it shows.
     const shown = data.subarray(0, HEX_DUMP_MAX_BYTES);
     const content = hexDump(shown, range.start);
-    return { returned_lines: content === '' ? 0 : content.split('\n').length, truncated: more || shown.length < data.length, content, hex_dump: { start: range.start, end: range.start + shown.length } };
+    return {
+      returned_lines: content === '' ? 0 : content.split('\n').length,
+      truncated: more || shown.length < data.length,
+      content,
+      hex_dump: { start: range.start, end: range.start + shown.length },
+    };
   }
   let text: string;
-  try { text = decodeUtf8Strict(data); } catch { throw new EvidenceError('rangeNotUtf8', ErrorText.rangeNotUtf8); }
+  try {
+    text = decodeUtf8Strict(data);
+  } catch {
+    throw new EvidenceError('rangeNotUtf8', ErrorText.rangeNotUtf8);
+  }
   let cut = false;
-  if (text.length > limits.maxContentChars) { text = sliceChars(text, limits.maxContentChars); cut = true; }
+  if (text.length > limits.maxContentChars) {
+    text = sliceChars(text, limits.maxContentChars);
+    cut = true;
+  }
   const newlines = text.split('\n').length - 1;
   const returned = text.length === 0 ? 0 : newlines + (text.endsWith('\n') ? 0 : 1);
   return { returned_lines: returned, truncated: more || cut, content: text };
@@ -203,7 +262,9 @@ function sliceChars(text: string, max: number): string {
 /** A line capped for the reply, and whether it was cut. */
 function renderLine(prefix: Uint8Array, complete: boolean, maxLineChars: number): { text: string; cut: boolean } {
   // A cut prefix may end inside a code point: a streaming decoder holds that tail back.
-  const text = complete ? decodeUtf8Strict(prefix) : new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(prefix, { stream: true });
+  const text = complete
+    ? decodeUtf8Strict(prefix)
+    : new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(prefix, { stream: true });
   if (complete && text.length <= maxLineChars) return { text, cut: false };
   return { text: sliceChars(text, maxLineChars - LINE_CUT_MARKER.length) + LINE_CUT_MARKER, cut: true };
 }
@@ -216,7 +277,12 @@ const LINE_WINDOW = 1024 * 1024;
  * `offset` onward; a line longer than the cap keeps only what can be shown, and the rest
  * of it is skipped via the newline index (chunks with no newline are not read).
  */
-async function linesWindow(view: ContentView, offset: number, limit: number, limits: ReaderLimits): Promise<{ lines: string[]; cut: boolean }> {
+async function linesWindow(
+  view: ContentView,
+  offset: number,
+  limit: number,
+  limits: ReaderLimits,
+): Promise<{ lines: string[]; cut: boolean }> {
   const m = view.manifest;
   const lines: string[] = [];
   if (offset >= view.lineCount) return { lines, cut: false };
@@ -235,9 +301,14 @@ async function linesWindow(view: ContentView, offset: number, limit: number, lim
   const finishLine = (complete: boolean): boolean => {
     const prefix = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
     const r = renderLine(prefix, complete && !overflow, limits.maxLineChars);
-    parts = []; partBytes = 0; overflow = false;
+    parts = [];
+    partBytes = 0;
+    overflow = false;
     const need = (lines.length ? 1 : 0) + r.text.length;
-    if (chars + need > limits.maxContentChars) { anyCut = true; return false; }
+    if (chars + need > limits.maxContentChars) {
+      anyCut = true;
+      return false;
+    }
     chars += need;
     lines.push(r.text);
     if (r.cut) anyCut = true;
@@ -245,7 +316,10 @@ async function linesWindow(view: ContentView, offset: number, limit: number, lim
   };
   const append = (bytes: Uint8Array): void => {
     if (bytes.length === 0) return;
-    if (partBytes >= keepBytes) { overflow = true; return; }
+    if (partBytes >= keepBytes) {
+      overflow = true;
+      return;
+    }
     const take = Math.min(bytes.length, keepBytes - partBytes);
     if (take < bytes.length) overflow = true;
     parts.push(Uint8Array.from(bytes.subarray(0, take)));
@@ -264,14 +338,23 @@ async function linesWindow(view: ContentView, offset: number, limit: number, lim
     let p = 0;
     while (skip > 0) {
       const nl = data.indexOf(10, p);
-      if (nl === -1) { p = data.length; break; }
+      if (nl === -1) {
+        p = data.length;
+        break;
+      }
       p = nl + 1;
       skip--;
     }
-    if (skip > 0) { pos = end; continue; }
+    if (skip > 0) {
+      pos = end;
+      continue;
+    }
     while (p < data.length) {
       const nl = data.indexOf(10, p);
-      if (nl === -1) { append(data.subarray(p)); break; }
+      if (nl === -1) {
+        append(data.subarray(p));
+        break;
+      }
       append(data.subarray(p, nl));
       p = nl + 1;
       if (!finishLine(true)) return { lines, cut: anyCut };

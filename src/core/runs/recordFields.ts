@@ -10,7 +10,8 @@ import type { StoredContent } from './types.js';
 
 /** A positive safe integer option, or a clear error naming it. */
 export function positiveInt(name: string, v: number): number {
-  if (!Number.isSafeInteger(v) || v <= 0) throw new EvidenceError('invalidArgument', `${name} must be a positive integer`);
+  if (!Number.isSafeInteger(v) || v <= 0)
+    throw new EvidenceError('invalidArgument', `${name} must be a positive integer`);
   return v;
 }
 
@@ -30,11 +31,19 @@ export function nowIso(): string {
  * of the preview budget, and the head and tail share what they leave; `failed` says
  * which lines count (a failed command or tool: failure lines, else only clear ones).
  */
-export function storedFields(c: Captured, contentType: string, shownWhole: boolean, previewBytes: number, readable: boolean, failed = false): StoredContent {
+export function storedFields(
+  c: Captured,
+  contentType: string,
+  shownWhole: boolean,
+  previewBytes: number,
+  readable: boolean,
+  failed = false,
+): StoredContent {
   const whole = shownWhole && !c.binary && c.inlineBytes !== undefined;
-  const errors = !whole && !c.binary && c.errorScan && c.sizeBytes > previewBytes
-    ? selectErrorLines(c.errorScan, failed, Math.floor(previewBytes / 2))
-    : undefined;
+  const errors =
+    !whole && !c.binary && c.errorScan && c.sizeBytes > previewBytes
+      ? selectErrorLines(c.errorScan, failed, Math.floor(previewBytes / 2))
+      : undefined;
   const preview = whole
     ? { text: Buffer.from(c.inlineBytes!).toString('utf8'), range: undefined }
     : makePreview(c.head, c.tail, c.sizeBytes, previewBytes - (errors?.bytes ?? 0), c.binary);
@@ -44,7 +53,11 @@ export function storedFields(c: Captured, contentType: string, shownWhole: boole
     stored: c.stored,
     preview: preview.text,
     ...(preview.range ? { previewRange: preview.range } : {}),
-    ...(c.stored === 'inline' && c.inlineBytes ? (c.binary ? { inlineBase64: Buffer.from(c.inlineBytes).toString('base64') } : { inline: Buffer.from(c.inlineBytes).toString('utf8') }) : {}),
+    ...(c.stored === 'inline' && c.inlineBytes
+      ? c.binary
+        ? { inlineBase64: Buffer.from(c.inlineBytes).toString('base64') }
+        : { inline: Buffer.from(c.inlineBytes).toString('utf8') }
+      : {}),
     ...(c.manifestDigest ? { manifestDigest: c.manifestDigest } : {}),
     lineCount: c.lineCount,
     binary: c.binary,

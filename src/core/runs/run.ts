@@ -16,8 +16,19 @@ import { runCommandCall } from './runCommand.js';
 import { appendRecord, terminateTornTail } from './runLog.js';
 import type { CallRecorder, RunHost } from './runHost.js';
 import type {
-  AttachmentRecord, CallError, CallFinishedRecord, CallOutcome, CallStatus, ReadToolOutputArgs, ReadToolOutputResult, RecordResultOptions,
-  RunApi, RunCommandOptions, RunFinishStatus, RunRecord, StoredArtifact,
+  AttachmentRecord,
+  CallError,
+  CallFinishedRecord,
+  CallOutcome,
+  CallStatus,
+  ReadToolOutputArgs,
+  ReadToolOutputResult,
+  RecordResultOptions,
+  RunApi,
+  RunCommandOptions,
+  RunFinishStatus,
+  RunRecord,
+  StoredArtifact,
 } from './types.js';
 
 /** Bytes an artifact's error-line scan reads at once. */
@@ -41,7 +52,11 @@ export class Run implements RunApi, CallRecorder {
   private chain: Promise<unknown> = Promise.resolve();
 
   /** @internal Use `RunStore.startRun`. */
-  constructor(/** @internal */ readonly store: RunHost, readonly runId: string, private readonly token: string) {
+  constructor(
+    /** @internal */ readonly store: RunHost,
+    readonly runId: string,
+    private readonly token: string,
+  ) {
     this.tenant = store.tenant;
   }
 
@@ -70,8 +85,10 @@ export class Run implements RunApi, CallRecorder {
 
   /** @internal Appends `call_started` and returns the new call id. */
   async startCall(tool: string, args: Record<string, unknown>): Promise<{ callId: string; startedAt: string }> {
-    if (typeof tool !== 'string' || tool.length === 0) throw new EvidenceError('invalidArgument', 'tool name must be a non-empty string');
-    if (args === null || typeof args !== 'object' || Array.isArray(args)) throw new EvidenceError('invalidArgument', 'tool arguments must be an object');
+    if (typeof tool !== 'string' || tool.length === 0)
+      throw new EvidenceError('invalidArgument', 'tool name must be a non-empty string');
+    if (args === null || typeof args !== 'object' || Array.isArray(args))
+      throw new EvidenceError('invalidArgument', 'tool arguments must be an object');
     if (this.finished) throw new EvidenceError('invalidArgument', 'run is finished');
     const callId = `${this.token}-${++this.seq}`;
     const startedAt = nowIso();
@@ -80,10 +97,23 @@ export class Run implements RunApi, CallRecorder {
   }
 
   /** Records one tool result: text, raw bytes, or a structured value (compact JSON). */
-  async recordResult(tool: string, args: Record<string, unknown>, result: string | Uint8Array | object, options: RecordResultOptions = {}): Promise<CallOutcome> {
+  async recordResult(
+    tool: string,
+    args: Record<string, unknown>,
+    result: string | Uint8Array | object,
+    options: RecordResultOptions = {},
+  ): Promise<CallOutcome> {
     const measured = measureResult(result);
     const call = await this.startCall(tool, args);
-    return this.finishResult(call, tool, args, once(measured.bytes), options.contentType ?? measured.contentType, options, []);
+    return this.finishResult(
+      call,
+      tool,
+      args,
+      once(measured.bytes),
+      options.contentType ?? measured.contentType,
+      options,
+      [],
+    );
   }
 
   /**
@@ -92,47 +122,80 @@ export class Run implements RunApi, CallRecorder {
    * reads the artifact's bytes through the same verified reader as `.tool-artifacts/…`
    * ranges, so the bytes are kept once (docs/contracts.md §2.9).
    */
-  async recordArtifact(tool: string, args: Record<string, unknown>, artifact: StoredArtifact, options: RecordResultOptions = {}): Promise<CallOutcome> {
+  async recordArtifact(
+    tool: string,
+    args: Record<string, unknown>,
+    artifact: StoredArtifact,
+    options: RecordResultOptions = {},
+  ): Promise<CallOutcome> {
     const s = this.store;
     const call = await this.startCall(tool, args);
     const { manifest: m } = artifact;
     const n = m.byteCount;
     const held = artifact.bytes instanceof Uint8Array ? artifact.bytes : undefined;
-    if (held && held.length !== n) throw new EvidenceError('invalidArgument', 'artifact bytes do not match their manifest');
+    if (held && held.length !== n)
+      throw new EvidenceError('invalidArgument', 'artifact bytes do not match their manifest');
     const binary = !m.utf8;
     // An artifact not held in memory (a streamed file) is always elided: it cannot be shown whole.
     const elide = !held || decideElision(n, s.limits.largeResultBytes, binary);
     const p = s.limits.previewBytes;
     const read = artifact.bytes;
-    const range = async (a: number, b: number): Promise<Uint8Array> => (a >= b ? new Uint8Array(0) : typeof read === 'function' ? read(a, b) : read.subarray(a, b));
+    const range = async (a: number, b: number): Promise<Uint8Array> =>
+      a >= b ? new Uint8Array(0) : typeof read === 'function' ? read(a, b) : read.subarray(a, b);
     const head = await range(0, Math.min(p, n));
     const tail = await range(Math.max(0, n - p), n);
     const last = (await range(Math.max(0, n - 1), n))[0];
     const errorScan = elide && !binary && n > p && s.errorLines ? await scanArtifact(range, n) : undefined;
     const captured: Captured = {
-      stored: 'artifact', sizeBytes: n, observedBytes: n, truncated: false, sha256: m.sha256, manifestDigest: artifact.manifestDigest,
+      stored: 'artifact',
+      sizeBytes: n,
+      observedBytes: n,
+      truncated: false,
+      sha256: m.sha256,
+      manifestDigest: artifact.manifestDigest,
       // Shown whole when not elided: the preview is then the whole text, as for an inline result.
       inlineBytes: elide ? undefined : held,
-      head, tail,
-      lineCount: lineCountOf(totalNewlines(m), n, last), binary, stopped: false,
+      head,
+      tail,
+      lineCount: lineCountOf(totalNewlines(m), n, last),
+      binary,
+      stopped: false,
       ...(errorScan ? { errorScan } : {}),
     };
     const record: CallFinishedRecord = {
-      type: 'call_finished', runId: this.runId, callId: call.callId, tool, arguments: args, startedAt: call.startedAt, finishedAt: nowIso(),
+      type: 'call_finished',
+      runId: this.runId,
+      callId: call.callId,
+      tool,
+      arguments: args,
+      startedAt: call.startedAt,
+      finishedAt: nowIso(),
       status: options.isError ? 'error' : 'ok',
       ...(options.isError ? { error: { code: 'tool_error', message: 'the tool reported an error' } } : {}),
-      resultBytes: n, elided: elide,
+      resultBytes: n,
+      elided: elide,
       ...(elide ? { resultHandle: mintResultHandle() } : {}),
       ...storedFields(captured, options.contentType ?? ContentTypes.text, !elide, p, true, options.isError === true),
       artifactId: artifact.artifactId,
       attachments: [],
     };
     await this.append(record);
-    return { callId: call.callId, status: record.status, ...(record.resultHandle ? { handle: record.resultHandle } : {}), modelText: resultObservation(record), record };
+    return {
+      callId: call.callId,
+      status: record.status,
+      ...(record.resultHandle ? { handle: record.resultHandle } : {}),
+      modelText: resultObservation(record),
+      record,
+    };
   }
 
   /** Records a result streamed in pieces (e.g. a multi-gigabyte file) in bounded memory. */
-  async recordStream(tool: string, args: Record<string, unknown>, body: AsyncIterable<Uint8Array>, options: RecordResultOptions = {}): Promise<CallOutcome> {
+  async recordStream(
+    tool: string,
+    args: Record<string, unknown>,
+    body: AsyncIterable<Uint8Array>,
+    options: RecordResultOptions = {},
+  ): Promise<CallOutcome> {
     const call = await this.startCall(tool, args);
     return this.finishResult(call, tool, args, body, options.contentType ?? ContentTypes.text, options, []);
   }
@@ -143,52 +206,114 @@ export class Run implements RunApi, CallRecorder {
    * @internal
    */
   async finishResult(
-    call: { callId: string; startedAt: string }, tool: string, args: Record<string, unknown>, body: AsyncIterable<Uint8Array>,
-    contentType: string, options: RecordResultOptions, attachments: AttachmentRecord[], failure?: { status: CallStatus; error: CallError },
+    call: { callId: string; startedAt: string },
+    tool: string,
+    args: Record<string, unknown>,
+    body: AsyncIterable<Uint8Array>,
+    contentType: string,
+    options: RecordResultOptions,
+    attachments: AttachmentRecord[],
+    failure?: { status: CallStatus; error: CallError },
   ): Promise<CallOutcome> {
     const s = this.store;
     const { callId } = call;
     let captured: Captured;
     try {
       captured = await captureOutput(body, {
-        store: s.blobs, key: { tenant: this.tenant, runId: this.runId, callId }, inlineMaxBytes: s.offloadThresholdBytes,
-        capBytes: Number.POSITIVE_INFINITY, previewBytes: s.limits.previewBytes, scanErrors: s.errorLines,
+        store: s.blobs,
+        key: { tenant: this.tenant, runId: this.runId, callId },
+        inlineMaxBytes: s.offloadThresholdBytes,
+        capBytes: Number.POSITIVE_INFINITY,
+        previewBytes: s.limits.previewBytes,
+        scanErrors: s.errorLines,
       });
     } catch (e) {
       return this.recordFailure(call, tool, args, attachments, { code: 'backend', message: backendMessage(e) });
     }
     const decision = decideResultStorage({
-      resultBytes: captured.sizeBytes, largeResultBytes: s.limits.largeResultBytes, offloadThresholdBytes: s.offloadThresholdBytes,
-      hasBlobStore: s.blobs !== undefined, binary: captured.binary,
+      resultBytes: captured.sizeBytes,
+      largeResultBytes: s.limits.largeResultBytes,
+      offloadThresholdBytes: s.offloadThresholdBytes,
+      hasBlobStore: s.blobs !== undefined,
+      binary: captured.binary,
     });
     const elide = decision.elide;
     let status: CallStatus = options.isError ? 'error' : 'ok';
-    let error: CallError | undefined = options.isError ? { code: 'tool_error', message: 'the tool reported an error' } : undefined;
+    let error: CallError | undefined = options.isError
+      ? { code: 'tool_error', message: 'the tool reported an error' }
+      : undefined;
     if (failure) ({ status, error } = failure);
     if (decision.failure) {
       status = 'failed';
-      error = { code: 'blob_store_required', message: `the result (${captured.sizeBytes} bytes) needs a blob store and none is configured` };
+      error = {
+        code: 'blob_store_required',
+        message: `the result (${captured.sizeBytes} bytes) needs a blob store and none is configured`,
+      };
     }
     const record: CallFinishedRecord = {
-      type: 'call_finished', runId: this.runId, callId, tool, arguments: args, startedAt: call.startedAt, finishedAt: nowIso(), status,
+      type: 'call_finished',
+      runId: this.runId,
+      callId,
+      tool,
+      arguments: args,
+      startedAt: call.startedAt,
+      finishedAt: nowIso(),
+      status,
       ...(error ? { error } : {}),
-      resultBytes: captured.sizeBytes, elided: elide,
+      resultBytes: captured.sizeBytes,
+      elided: elide,
       ...(elide ? { resultHandle: mintResultHandle() } : {}),
       // A tool that reported an error (or a failed command's summary) shows its failure lines (docs/contracts.md §2.13).
-      ...storedFields(captured, contentType, !elide, s.limits.previewBytes, decision.stored !== 'preview_only', status !== 'ok'),
+      ...storedFields(
+        captured,
+        contentType,
+        !elide,
+        s.limits.previewBytes,
+        decision.stored !== 'preview_only',
+        status !== 'ok',
+      ),
       attachments,
     };
     await this.append(record);
-    return { callId, status, ...(record.resultHandle ? { handle: record.resultHandle } : {}), modelText: resultObservation(record), record };
+    return {
+      callId,
+      status,
+      ...(record.resultHandle ? { handle: record.resultHandle } : {}),
+      modelText: resultObservation(record),
+      record,
+    };
   }
 
   /** A call whose bytes could not be kept: status `failed`, nothing readable minted for the result. */
-  private async recordFailure(call: { callId: string; startedAt: string }, tool: string, args: Record<string, unknown>, attachments: AttachmentRecord[], error: CallError): Promise<CallOutcome> {
+  private async recordFailure(
+    call: { callId: string; startedAt: string },
+    tool: string,
+    args: Record<string, unknown>,
+    attachments: AttachmentRecord[],
+    error: CallError,
+  ): Promise<CallOutcome> {
     const empty = manifestOf(new Uint8Array(0));
     const record: CallFinishedRecord = {
-      type: 'call_finished', runId: this.runId, callId: call.callId, tool, arguments: args, startedAt: call.startedAt, finishedAt: nowIso(),
-      status: 'failed', error, resultBytes: 0, elided: false, contentType: ContentTypes.text, sha256: empty.sha256, stored: 'inline', inline: '',
-      preview: '', lineCount: 0, binary: false, readable: true, attachments,
+      type: 'call_finished',
+      runId: this.runId,
+      callId: call.callId,
+      tool,
+      arguments: args,
+      startedAt: call.startedAt,
+      finishedAt: nowIso(),
+      status: 'failed',
+      error,
+      resultBytes: 0,
+      elided: false,
+      contentType: ContentTypes.text,
+      sha256: empty.sha256,
+      stored: 'inline',
+      inline: '',
+      preview: '',
+      lineCount: 0,
+      binary: false,
+      readable: true,
+      attachments,
     };
     await this.append(record);
     return { callId: call.callId, status: 'failed', modelText: `error: ${error.message}`, record };

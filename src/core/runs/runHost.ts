@@ -6,8 +6,18 @@
  */
 import type { BlobStore } from '../blobs/blobStore.js';
 import type {
-  AttachmentRecord, CallError, CallOutcome, CallStatus, CaptureProgressEvent, Preservation, ReadScope, ReadToolOutputArgs, ReadToolOutputResult,
-  RecordResultOptions, RunLimits, RunRecord,
+  AttachmentRecord,
+  CallError,
+  CallOutcome,
+  CallStatus,
+  CaptureProgressEvent,
+  Preservation,
+  ReadScope,
+  ReadToolOutputArgs,
+  ReadToolOutputResult,
+  RecordResultOptions,
+  RunLimits,
+  RunRecord,
 } from './types.js';
 
 /** What a live run needs of its store: its limits, its blobs, its log and its reader. */
@@ -36,7 +46,13 @@ export interface CallRecorder {
   readonly store: RunHost;
   startCall(tool: string, args: Record<string, unknown>): Promise<{ callId: string; startedAt: string }>;
   finishResult(
-    call: { callId: string; startedAt: string }, tool: string, args: Record<string, unknown>, body: AsyncIterable<Uint8Array>,
-    contentType: string, options: RecordResultOptions, attachments: AttachmentRecord[], failure?: { status: CallStatus; error: CallError },
+    call: { callId: string; startedAt: string },
+    tool: string,
+    args: Record<string, unknown>,
+    body: AsyncIterable<Uint8Array>,
+    contentType: string,
+    options: RecordResultOptions,
+    attachments: AttachmentRecord[],
+    failure?: { status: CallStatus; error: CallError },
   ): Promise<CallOutcome>;
 }

@@ -15,12 +15,14 @@
  */
 import { constants as fsConstants, promises as fsp } from 'node:fs';
 import { isSafeSegment } from '../blobs/blobKey.js';
-import { legacyAttachmentHandle, legacyResultHandle, MINTED_ATTACHMENT_HANDLE, MINTED_RESULT_HANDLE } from './handles.js';
+import {
+  legacyAttachmentHandle,
+  legacyResultHandle,
+  MINTED_ATTACHMENT_HANDLE,
+  MINTED_RESULT_HANDLE,
+} from './handles.js';
 import { isRunOwner } from './owner.js';
-import type {
-  RunSource,
-  AttachmentRecord, CallFinishedRecord, LogProblem, RunRecord,
-} from './types.js';
+import type { RunSource, AttachmentRecord, CallFinishedRecord, LogProblem, RunRecord } from './types.js';
 
 /** What reading one log produced. */
 export interface ReadLogResult {
@@ -34,7 +36,11 @@ export interface ReadLogResult {
 }
 
 /** Appends one record as one write on an O_APPEND descriptor; returns the line's byte length. */
-export async function appendRecord(file: string, record: RunRecord, flag: 'a' | 'wx' | 'existing' = 'a'): Promise<number> {
+export async function appendRecord(
+  file: string,
+  record: RunRecord,
+  flag: 'a' | 'wx' | 'existing' = 'a',
+): Promise<number> {
   const line = Buffer.from(JSON.stringify(record) + '\n');
   // `existing`: appended only to a log that is there (a note about a run deleted meanwhile must not make a new log).
   const fh = await fsp.open(file, flag === 'existing' ? fsConstants.O_WRONLY | fsConstants.O_APPEND : flag);
@@ -94,15 +100,25 @@ export function parseRunLog(buf: Buffer, runId: string): ReadLogResult {
     const lineStart = start;
     start = end + 1;
     let value: unknown;
-    try { value = JSON.parse(line); } catch {
-      if (isLast && !endsClean) { tornTail = true; problems.push({ line: lineNo, kind: 'torn_tail', detail: 'last line is incomplete (interrupted write)' }); }
-      else problems.push({ line: lineNo, kind: 'invalid_json', detail: 'line is not JSON' });
+    try {
+      value = JSON.parse(line);
+    } catch {
+      if (isLast && !endsClean) {
+        tornTail = true;
+        problems.push({ line: lineNo, kind: 'torn_tail', detail: 'last line is incomplete (interrupted write)' });
+      } else problems.push({ line: lineNo, kind: 'invalid_json', detail: 'line is not JSON' });
       continue;
     }
     const why = checkRecord(value, runId);
-    if (why === undefined) { records.push(value as RunRecord); spans.push([lineStart, end]); continue; }
-    if (isLast && !endsClean) { tornTail = true; problems.push({ line: lineNo, kind: 'torn_tail', detail: `last line is incomplete: ${why}` }); }
-    else problems.push({ line: lineNo, kind: 'wrong_shape', detail: why });
+    if (why === undefined) {
+      records.push(value as RunRecord);
+      spans.push([lineStart, end]);
+      continue;
+    }
+    if (isLast && !endsClean) {
+      tornTail = true;
+      problems.push({ line: lineNo, kind: 'torn_tail', detail: `last line is incomplete: ${why}` });
+    } else problems.push({ line: lineNo, kind: 'wrong_shape', detail: why });
   }
   return { records, spans, problems, tornTail, sizeBytes: buf.length };
 }
@@ -124,7 +140,11 @@ const CALL_ID = /^[a-z0-9-]{1,64}$/;
 const SLOT = /^[a-z0-9][a-z0-9-]{0,31}$/;
 
 /** Checks that `fields` hold values passing their tests; returns the first failing field. */
-function firstBad(o: Obj, fields: Record<string, (v: unknown) => boolean>, optional: Record<string, (v: unknown) => boolean> = {}): string | undefined {
+function firstBad(
+  o: Obj,
+  fields: Record<string, (v: unknown) => boolean>,
+  optional: Record<string, (v: unknown) => boolean> = {},
+): string | undefined {
   for (const [k, test] of Object.entries(fields)) if (!test(o[k])) return k;
   for (const [k, test] of Object.entries(optional)) if (o[k] !== undefined && !test(o[k])) return k;
   return undefined;
@@ -132,48 +152,92 @@ function firstBad(o: Obj, fields: Record<string, (v: unknown) => boolean>, optio
 
 /** `StoredContent.errorLines` (docs/contracts.md §2.13): a count no smaller than the lines shown, each with its position and text. */
 function isErrorLines(v: unknown): boolean {
-  if (!isObj(v) || !isCount(v.total) || !isStr(v.pattern) || !Array.isArray(v.lines) || v.lines.length > v.total) return false;
+  if (!isObj(v) || !isCount(v.total) || !isStr(v.pattern) || !Array.isArray(v.lines) || v.lines.length > v.total)
+    return false;
   if (v.scannedBytes !== undefined && !isCount(v.scannedBytes)) return false;
-  return v.lines.every((l: unknown) => isObj(l) && isCount(l.lineNumber) && (l.lineNumber as number) >= 1 && isCount(l.byteOffset) && isStr(l.text)
-    && (l.window === undefined || (isObj(l.window) && isCount(l.window.start) && isCount(l.window.end) && l.window.start <= l.window.end)));
+  return v.lines.every(
+    (l: unknown) =>
+      isObj(l) &&
+      isCount(l.lineNumber) &&
+      (l.lineNumber as number) >= 1 &&
+      isCount(l.byteOffset) &&
+      isStr(l.text) &&
+      (l.window === undefined ||
+        (isObj(l.window) && isCount(l.window.start) && isCount(l.window.end) && l.window.start <= l.window.end)),
+  );
 }
 
 /** Fields of `StoredContent` (shared by results and attachments). */
 function badStoredContent(o: Obj): string | undefined {
-  const bad = firstBad(o, {
-    contentType: isStr, sha256: isHex64, stored: (v) => STORED.has(v as string), preview: isStr,
-    lineCount: isCount, binary: isBool, readable: isBool,
-  }, {
-    previewRange: (v) => isObj(v) && isCount(v.headEnd) && isCount(v.tailStart) && v.headEnd <= v.tailStart,
-    inline: isStr, inlineBase64: isStr, manifestDigest: isHex64, artifactId: (v) => isStr(v) && /^artifact-[0-9a-f]{64}$/.test(v),
-    errorLines: isErrorLines,
-  });
+  const bad = firstBad(
+    o,
+    {
+      contentType: isStr,
+      sha256: isHex64,
+      stored: (v) => STORED.has(v as string),
+      preview: isStr,
+      lineCount: isCount,
+      binary: isBool,
+      readable: isBool,
+    },
+    {
+      previewRange: (v) => isObj(v) && isCount(v.headEnd) && isCount(v.tailStart) && v.headEnd <= v.tailStart,
+      inline: isStr,
+      inlineBase64: isStr,
+      manifestDigest: isHex64,
+      artifactId: (v) => isStr(v) && /^artifact-[0-9a-f]{64}$/.test(v),
+      errorLines: isErrorLines,
+    },
+  );
   if (bad) return bad;
   if (o.stored === 'inline' && o.inline === undefined && o.inlineBase64 === undefined) return 'inline';
   if (o.stored === 'blob' && o.manifestDigest === undefined) return 'manifestDigest';
-  if (o.stored === 'artifact' && (o.manifestDigest === undefined || o.artifactId !== `artifact-${o.sha256 as string}`)) return o.manifestDigest === undefined ? 'manifestDigest' : 'artifactId';
+  if (o.stored === 'artifact' && (o.manifestDigest === undefined || o.artifactId !== `artifact-${o.sha256 as string}`))
+    return o.manifestDigest === undefined ? 'manifestDigest' : 'artifactId';
   if (o.stored !== 'artifact' && o.artifactId !== undefined) return 'artifactId';
   return undefined;
 }
 
 function badAttachment(a: unknown, callId: string): string | undefined {
   if (!isObj(a)) return 'attachment';
-  const bad = firstBad(a, {
-    name: isStr, slot: (v) => isStr(v) && SLOT.test(v), handle: isStr,
-    sizeBytes: isCount, observedBytes: isCount, truncated: isBool,
-  }) ?? badStoredContent(a);
+  const bad =
+    firstBad(a, {
+      name: isStr,
+      slot: (v) => isStr(v) && SLOT.test(v),
+      handle: isStr,
+      sizeBytes: isCount,
+      observedBytes: isCount,
+      truncated: isBool,
+    }) ?? badStoredContent(a);
   if (bad) return `attachment ${bad}`;
   // A minted handle (opaque), or the one a record written before them derived from its call id and slot.
-  if (!MINTED_ATTACHMENT_HANDLE.test(a.handle as string) && a.handle !== legacyAttachmentHandle(callId, a.slot as string)) return 'attachment handle';
+  if (
+    !MINTED_ATTACHMENT_HANDLE.test(a.handle as string) &&
+    a.handle !== legacyAttachmentHandle(callId, a.slot as string)
+  )
+    return 'attachment handle';
   if ((a.observedBytes as number) < (a.sizeBytes as number)) return 'attachment observedBytes';
   return undefined;
 }
 
-const SOURCE_KINDS: ReadonlySet<unknown> = new Set<RunSource['kind']>(['tool', 'participant', 'hook', 'cli', 'mcp', 'command', 'api']);
+const SOURCE_KINDS: ReadonlySet<unknown> = new Set<RunSource['kind']>([
+  'tool',
+  'participant',
+  'hook',
+  'cli',
+  'mcp',
+  'command',
+  'api',
+]);
 
 /** A `run_started.source`: a known kind, and agent / session id strings when present. */
 function isRunSource(x: unknown): boolean {
-  return isObj(x) && SOURCE_KINDS.has(x.kind) && (x.agent === undefined || isStr(x.agent)) && (x.sessionId === undefined || isStr(x.sessionId));
+  return (
+    isObj(x) &&
+    SOURCE_KINDS.has(x.kind) &&
+    (x.agent === undefined || isStr(x.agent)) &&
+    (x.sessionId === undefined || isStr(x.sessionId))
+  );
 }
 
 /** Why `value` is not a valid record of run `runId`, or undefined when it is. */
@@ -184,19 +248,41 @@ export function checkRecord(value: unknown, runId: string): string | undefined {
   let bad: string | undefined;
   switch (v.type) {
     case 'run_started':
-      bad = firstBad(v, { tenant: isSafeSegment, startedAt: isIso, profileHash: isHex64 }, { label: isStr, pinned: isBool, owner: isRunOwner, source: isRunSource });
+      bad = firstBad(
+        v,
+        { tenant: isSafeSegment, startedAt: isIso, profileHash: isHex64 },
+        { label: isStr, pinned: isBool, owner: isRunOwner, source: isRunSource },
+      );
       break;
     case 'call_started':
-      bad = firstBad(v, { callId: (x) => isStr(x) && CALL_ID.test(x), tool: isStr, arguments: isObj, startedAt: isIso });
+      bad = firstBad(v, {
+        callId: (x) => isStr(x) && CALL_ID.test(x),
+        tool: isStr,
+        arguments: isObj,
+        startedAt: isIso,
+      });
       break;
     case 'call_finished': {
-      bad = firstBad(v, {
-        callId: (x) => isStr(x) && CALL_ID.test(x), tool: isStr, arguments: isObj, startedAt: isIso, finishedAt: isIso,
-        status: (x) => CALL_STATUS.has(x as string), resultBytes: isCount, elided: isBool, attachments: Array.isArray,
-      }, {
-        error: (x) => isObj(x) && isStr(x.code) && isStr(x.message),
-        resultHandle: (x) => isStr(x) && (MINTED_RESULT_HANDLE.test(x) || x === legacyResultHandle(v.callId as string)),
-      }) ?? badStoredContent(v);
+      bad =
+        firstBad(
+          v,
+          {
+            callId: (x) => isStr(x) && CALL_ID.test(x),
+            tool: isStr,
+            arguments: isObj,
+            startedAt: isIso,
+            finishedAt: isIso,
+            status: (x) => CALL_STATUS.has(x as string),
+            resultBytes: isCount,
+            elided: isBool,
+            attachments: Array.isArray,
+          },
+          {
+            error: (x) => isObj(x) && isStr(x.code) && isStr(x.message),
+            resultHandle: (x) =>
+              isStr(x) && (MINTED_RESULT_HANDLE.test(x) || x === legacyResultHandle(v.callId as string)),
+          },
+        ) ?? badStoredContent(v);
       if (!bad) {
         const slots = new Set<string>();
         // A minted handle names one thing: a record that gives two of its things one handle mints neither.
@@ -220,7 +306,16 @@ export function checkRecord(value: unknown, runId: string): string | undefined {
       bad = firstBad(v, { finishedAt: isIso, status: (x) => FINISH_STATUS.has(x as string) });
       break;
     case 'call_shown':
-      bad = firstBad(v, { callId: (x) => isStr(x) && CALL_ID.test(x), view: (x) => x === 'answer' || x === 'read', bytes: isCount, at: isIso }, { handle: isStr, whole: isBool });
+      bad = firstBad(
+        v,
+        {
+          callId: (x) => isStr(x) && CALL_ID.test(x),
+          view: (x) => x === 'answer' || x === 'read',
+          bytes: isCount,
+          at: isIso,
+        },
+        { handle: isStr, whole: isBool },
+      );
       break;
     default:
       return 'unknown record type';
@@ -241,7 +336,13 @@ export function handlesOf(record: CallFinishedRecord): string[] {
  * (where the catalog says it is, docs/architecture.md §6), or nothing when the bytes there
  * are not exactly that record of this run: the catalog is checked, never trusted.
  */
-export async function finishedRecordAt(fh: fsp.FileHandle, runId: string, callId: string, offset: number, length: number): Promise<CallFinishedRecord | undefined> {
+export async function finishedRecordAt(
+  fh: fsp.FileHandle,
+  runId: string,
+  callId: string,
+  offset: number,
+  length: number,
+): Promise<CallFinishedRecord | undefined> {
   if (length <= 0) return undefined;
   let value: unknown;
   try {

@@ -28,19 +28,66 @@ import { encodeUtf8 } from '../utf8.js';
 import { Catalog, yieldToLoop, type CatalogStats, type HandleRow, type RunRow } from './catalog/catalog.js';
 import { callIndex, facetsOf, queryCalls, queryRuns, runStatusOf, summaryOf } from './catalog/queries.js';
 import { callReportOf, reportPage } from './callPage.js';
-import { DEFAULT_CAPTURE_CAP_BYTES, DEFAULT_INLINE_ATTACHMENT_BYTES, DEFAULT_OFFLOAD_THRESHOLD_BYTES, DEFAULT_RUN_LIMITS, profileHash } from './decisions.js';
+import {
+  DEFAULT_CAPTURE_CAP_BYTES,
+  DEFAULT_INLINE_ATTACHMENT_BYTES,
+  DEFAULT_OFFLOAD_THRESHOLD_BYTES,
+  DEFAULT_RUN_LIMITS,
+  profileHash,
+} from './decisions.js';
 import { accessDenied, isMintedHandle, legacyRunToken, type HandleEntry } from './handles.js';
-import { checkLineCount, DEFAULT_READER_LIMITS, LINE_CUT_MARKER, readContent, validateReadArgs, type ContentView } from './reader.js';
+import {
+  checkLineCount,
+  DEFAULT_READER_LIMITS,
+  LINE_CUT_MARKER,
+  readContent,
+  validateReadArgs,
+  type ContentView,
+} from './reader.js';
 import { captureCap, nowIso, positiveInt } from './recordFields.js';
 import { Run } from './run.js';
 import type { RunHost } from './runHost.js';
 import { usageReport, type UsageQuery, type UsageReport } from './stats.js';
 import { currentOwner, ownerAlive } from './owner.js';
-import { appendRecord, finishedRecordAt, handlesOf, parseRunLog, terminateTornTail, type ReadLogResult } from './runLog.js';
+import {
+  appendRecord,
+  finishedRecordAt,
+  handlesOf,
+  parseRunLog,
+  terminateTornTail,
+  type ReadLogResult,
+} from './runLog.js';
 import type {
-  CallFilter, CallFinishedRecord, CallPage, CallQuery, CallReport, CallReportPage, CallReportQuery, Disposable, HandleSource, Preservation, PruneOptions, PruneResult, ReadOptions, ReadScope,
-  ReadToolOutputArgs, ReadToolOutputResult, ReaderLimits, RecordedArtifacts, RunLimits, RunQuery, RunRecord, RunRecordEvent, RunStoreApi, RunStoreOptions, CaptureProgressEvent,
-  RunSummary, StartRunOptions, StoredContent, CallShownRecord, ShownAnswer,
+  CallFilter,
+  CallFinishedRecord,
+  CallPage,
+  CallQuery,
+  CallReport,
+  CallReportPage,
+  CallReportQuery,
+  Disposable,
+  HandleSource,
+  Preservation,
+  PruneOptions,
+  PruneResult,
+  ReadOptions,
+  ReadScope,
+  ReadToolOutputArgs,
+  ReadToolOutputResult,
+  ReaderLimits,
+  RecordedArtifacts,
+  RunLimits,
+  RunQuery,
+  RunRecord,
+  RunRecordEvent,
+  RunStoreApi,
+  RunStoreOptions,
+  CaptureProgressEvent,
+  RunSummary,
+  StartRunOptions,
+  StoredContent,
+  CallShownRecord,
+  ShownAnswer,
 } from './types.js';
 
 // The store's public surface includes the recorder and command calls, split by idea.
@@ -91,7 +138,10 @@ export class RunStore implements RunStoreApi, RunHost {
     this.blobs = options.blobs;
     this.artifacts = options.artifacts;
     this.limits = {
-      largeResultBytes: positiveInt('largeResultBytes', options.limits?.largeResultBytes ?? DEFAULT_RUN_LIMITS.largeResultBytes),
+      largeResultBytes: positiveInt(
+        'largeResultBytes',
+        options.limits?.largeResultBytes ?? DEFAULT_RUN_LIMITS.largeResultBytes,
+      ),
       previewBytes: positiveInt('previewBytes', options.limits?.previewBytes ?? DEFAULT_RUN_LIMITS.previewBytes),
     };
     const r = { ...DEFAULT_READER_LIMITS, ...options.reader };
@@ -102,19 +152,34 @@ export class RunStore implements RunStoreApi, RunHost {
       patternBudgetMs: positiveInt('patternBudgetMs', r.patternBudgetMs),
       searchTimeoutMs: positiveInt('searchTimeoutMs', r.searchTimeoutMs),
     };
-    if (this.readerLimits.maxLineChars <= LINE_CUT_MARKER.length || this.readerLimits.maxLineChars > this.readerLimits.maxContentChars) {
-      throw new EvidenceError('invalidArgument', 'maxLineChars must exceed the cut marker and not exceed maxContentChars');
+    if (
+      this.readerLimits.maxLineChars <= LINE_CUT_MARKER.length ||
+      this.readerLimits.maxLineChars > this.readerLimits.maxContentChars
+    ) {
+      throw new EvidenceError(
+        'invalidArgument',
+        'maxLineChars must exceed the cut marker and not exceed maxContentChars',
+      );
     }
-    this.offloadThresholdBytes = positiveInt('offloadThresholdBytes', options.offloadThresholdBytes ?? DEFAULT_OFFLOAD_THRESHOLD_BYTES);
-    this.inlineAttachmentBytes = positiveInt('inlineAttachmentBytes', options.inlineAttachmentBytes ?? DEFAULT_INLINE_ATTACHMENT_BYTES);
+    this.offloadThresholdBytes = positiveInt(
+      'offloadThresholdBytes',
+      options.offloadThresholdBytes ?? DEFAULT_OFFLOAD_THRESHOLD_BYTES,
+    );
+    this.inlineAttachmentBytes = positiveInt(
+      'inlineAttachmentBytes',
+      options.inlineAttachmentBytes ?? DEFAULT_INLINE_ATTACHMENT_BYTES,
+    );
     this.captureCapBytes = captureCap(options.captureCapBytes ?? DEFAULT_CAPTURE_CAP_BYTES);
     this.errorLines = options.errorLines ?? true;
     this.preservation = options.preservation ?? 'best_effort';
-    if (this.preservation !== 'best_effort' && this.preservation !== 'required') throw new EvidenceError('invalidArgument', 'preservation must be best_effort or required');
+    if (this.preservation !== 'best_effort' && this.preservation !== 'required')
+      throw new EvidenceError('invalidArgument', 'preservation must be best_effort or required');
     this.profileHash = profileHash({ ...this.limits, tools: options.tools ?? [] });
   }
 
-  get searchTimeoutMs(): number { return this.readerLimits.searchTimeoutMs; }
+  get searchTimeoutMs(): number {
+    return this.readerLimits.searchTimeoutMs;
+  }
 
   /**
    * Validates the options, creates `<logsDir>/<tenant>/` and opens its catalog (constant
@@ -132,13 +197,23 @@ export class RunStore implements RunStoreApi, RunHost {
   /** Starts a run: appends `run_started` to a new log. */
   async startRun(options: StartRunOptions = {}): Promise<Run> {
     let token: string;
-    do token = randomBytes(5).toString('hex'); while (this.catalog.hasRunToken(token));
-    const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, '');
+    do token = randomBytes(5).toString('hex');
+    while (this.catalog.hasRunToken(token));
+    const stamp = new Date()
+      .toISOString()
+      .replace(/[-:]/g, '')
+      .replace(/\.\d+Z$/, '');
     const runId = `run-${stamp}-${token}`;
     const run = new Run(this, runId, token);
     const record: RunRecord = {
-      type: 'run_started', runId, tenant: this.tenant, startedAt: nowIso(), profileHash: this.profileHash, owner: currentOwner(),
-      ...(options.label !== undefined ? { label: options.label } : {}), ...(options.pinned !== undefined ? { pinned: options.pinned } : {}),
+      type: 'run_started',
+      runId,
+      tenant: this.tenant,
+      startedAt: nowIso(),
+      profileHash: this.profileHash,
+      owner: currentOwner(),
+      ...(options.label !== undefined ? { label: options.label } : {}),
+      ...(options.pinned !== undefined ? { pinned: options.pinned } : {}),
       ...(options.source !== undefined ? { source: options.source } : {}),
     };
     const bytes = await appendRecord(this.logPath(runId), record, 'wx');
@@ -190,7 +265,10 @@ export class RunStore implements RunStoreApi, RunHost {
     const page = await reportPage(await this.queryCalls(query), {
       logPath: (runId) => this.logPath(runId),
       report: (runId) => this.report(runId),
-      run: (runId) => { const r = this.catalog.run(runId); return r ? summaryOf(r, this.tenant, this.isLive) : undefined; },
+      run: (runId) => {
+        const r = this.catalog.run(runId);
+        return r ? summaryOf(r, this.tenant, this.isLive) : undefined;
+      },
     });
     if (!query.withFacets) return page;
     // The pickers' choices: the distinct tools and source kinds of the listed calls, from two indexes (§6).
@@ -266,8 +344,18 @@ export class RunStore implements RunStoreApi, RunHost {
       if (r.type === 'call_started' && !started.has(r.callId)) {
         order.push(r.callId);
         started.set(r.callId, {
-          runId, callId: r.callId, tool: r.tool, arguments: r.arguments, status: running && !finishedRun ? 'running' : 'interrupted',
-          startedAt: r.startedAt, resultBytes: 0, elided: false, preview: '', readable: false, binary: false, attachments: [],
+          runId,
+          callId: r.callId,
+          tool: r.tool,
+          arguments: r.arguments,
+          status: running && !finishedRun ? 'running' : 'interrupted',
+          startedAt: r.startedAt,
+          resultBytes: 0,
+          elided: false,
+          preview: '',
+          readable: false,
+          binary: false,
+          attachments: [],
         });
       } else if (r.type === 'call_finished') {
         if (!started.has(r.callId)) order.push(r.callId);
@@ -278,12 +366,19 @@ export class RunStore implements RunStoreApi, RunHost {
   }
 
   /** Contract 2.5 over handles minted by this tenant's runs (or the runs in `scope`). */
-  async readToolOutput(args: ReadToolOutputArgs, scope?: ReadScope, options?: ReadOptions): Promise<ReadToolOutputResult> {
+  async readToolOutput(
+    args: ReadToolOutputArgs,
+    scope?: ReadScope,
+    options?: ReadOptions,
+  ): Promise<ReadToolOutputResult> {
     const req = validateReadArgs(args, this.readerLimits);
     const entry = await this.resolve(req.handle, scope);
     const view = await this.openView(entry);
     const max = options?.maxContentChars;
-    const limits = max !== undefined && Number.isSafeInteger(max) && max > this.readerLimits.maxContentChars ? { ...this.readerLimits, maxContentChars: max } : this.readerLimits;
+    const limits =
+      max !== undefined && Number.isSafeInteger(max) && max > this.readerLimits.maxContentChars
+        ? { ...this.readerLimits, maxContentChars: max }
+        : this.readerLimits;
     return readContent(view, req, limits, options);
   }
 
@@ -295,8 +390,16 @@ export class RunStore implements RunStoreApi, RunHost {
     const c = contentOf(entry);
     const { manifest, source } = view;
     return {
-      handle, runId: entry.runId, callId: entry.record.callId, name: entry.attachment?.name ?? 'result',
-      byteCount: manifest.byteCount, sha256: manifest.sha256, binary: c.binary, contentType: c.contentType, lineCount: c.lineCount, stored: c.stored,
+      handle,
+      runId: entry.runId,
+      callId: entry.record.callId,
+      name: entry.attachment?.name ?? 'result',
+      byteCount: manifest.byteCount,
+      sha256: manifest.sha256,
+      binary: c.binary,
+      contentType: c.contentType,
+      lineCount: c.lineCount,
+      stored: c.stored,
       newlineIndex: { chunkSize: manifest.chunkSize, chunkNewlines: manifest.chunkNewlines },
       readRange: (start, end) => readVerified(source, manifest, start, end),
       stream: (start, end) => streamVerified(source, manifest, start, end),
@@ -307,13 +410,21 @@ export class RunStore implements RunStoreApi, RunHost {
   /** Listens for every record this store appends. */
   onDidRecord(listener: (event: RunRecordEvent) => void): Disposable {
     this.listeners.add(listener);
-    return { dispose: () => { this.listeners.delete(listener); } };
+    return {
+      dispose: () => {
+        this.listeners.delete(listener);
+      },
+    };
   }
 
   /** Listens for the progress of running commands' captures (docs/contracts.md §3.4). */
   onDidCaptureProgress(listener: (event: CaptureProgressEvent) => void): Disposable {
     this.progressListeners.add(listener);
-    return { dispose: () => { this.progressListeners.delete(listener); } };
+    return {
+      dispose: () => {
+        this.progressListeners.delete(listener);
+      },
+    };
   }
 
   /** @internal Whether anyone listens to capture progress (a command skips the tail copy when not). */
@@ -324,7 +435,11 @@ export class RunStore implements RunStoreApi, RunHost {
   /** @internal Reported by a running command's capture; a listener that throws does not disturb the capture. */
   emitCaptureProgress(event: CaptureProgressEvent): void {
     for (const l of [...this.progressListeners]) {
-      try { l(event); } catch { /* a listener's problem is its own */ }
+      try {
+        l(event);
+      } catch {
+        /* a listener's problem is its own */
+      }
     }
   }
 
@@ -351,7 +466,10 @@ export class RunStore implements RunStoreApi, RunHost {
    */
   private async appendTo(runId: string, record: RunRecord): Promise<void> {
     const live = this.live.get(runId);
-    if (live) { await live.append(record, true); return; }
+    if (live) {
+      await live.append(record, true);
+      return;
+    }
     await terminateTornTail(this.logPath(runId));
     const bytes = await appendRecord(this.logPath(runId), record, 'existing');
     await this.indexRecord(runId, record, bytes);
@@ -379,8 +497,13 @@ export class RunStore implements RunStoreApi, RunHost {
         if (!isSafeSegment(runId)) return;
       }
       const record: CallShownRecord = {
-        type: 'call_shown', runId, callId, view: shown.view, bytes,
-        ...(shown.view === 'read' ? { handle: shown.handle } : shown.whole ? { whole: true } : {}), at: nowIso(),
+        type: 'call_shown',
+        runId,
+        callId,
+        view: shown.view,
+        bytes,
+        ...(shown.view === 'read' ? { handle: shown.handle } : shown.whole ? { whole: true } : {}),
+        at: nowIso(),
       };
       await this.appendTo(runId, record);
     } catch {
@@ -408,7 +531,8 @@ export class RunStore implements RunStoreApi, RunHost {
       deletedRuns.push(...r.deletedRuns);
       freedBytes += r.freedBytes;
       cursor = r.cursor;
-      if (options.sliceRuns !== undefined) return { deletedRuns, freedBytes, more: r.more ?? false, ...(cursor !== undefined ? { cursor } : {}) };
+      if (options.sliceRuns !== undefined)
+        return { deletedRuns, freedBytes, more: r.more ?? false, ...(cursor !== undefined ? { cursor } : {}) };
     } while (cursor !== undefined);
     return { deletedRuns, freedBytes };
   }
@@ -421,7 +545,10 @@ export class RunStore implements RunStoreApi, RunHost {
     if (phase === 'a' && options.maxAgeMs === undefined) phase = 'b';
     if (phase === 'b' && options.maxBytes === undefined) return { deletedRuns: [], freedBytes: 0, more: false };
     // One page of the oldest-first index from the cursor's run (one more row than the slice: is there more?).
-    const rows = this.catalog.runsOldestFirst(cursor && cursor[0] === phase ? afterKey(cursor.slice(2)) : undefined, budget + 1);
+    const rows = this.catalog.runsOldestFirst(
+      cursor && cursor[0] === phase ? afterKey(cursor.slice(2)) : undefined,
+      budget + 1,
+    );
     let i = 0;
     let total = phase === 'b' ? this.catalog.totals().bytes : 0;
     const deletedRuns: string[] = [];
@@ -435,7 +562,10 @@ export class RunStore implements RunStoreApi, RunHost {
     let young = false;
     for (; i < rows.length && examined < budget; i++) {
       const r = rows[i]!;
-      if (phase === 'a' && now - r.startedMs <= options.maxAgeMs!) { young = true; break; }
+      if (phase === 'a' && now - r.startedMs <= options.maxAgeMs!) {
+        young = true;
+        break;
+      }
       examined++;
       last = r;
       candidates.push(r);
@@ -468,7 +598,10 @@ export class RunStore implements RunStoreApi, RunHost {
 
   /** @internal Appended by a live run (`bytes` long): catalog, change tracking, listeners. */
   async recorded(runId: string, record: RunRecord, bytes: number): Promise<void> {
-    if (record.type === 'run_finished') { this.live.get(runId)?.markFinished(); this.live.delete(runId); }
+    if (record.type === 'run_finished') {
+      this.live.get(runId)?.markFinished();
+      this.live.delete(runId);
+    }
     await this.indexRecord(runId, record, bytes);
     this.emit(runId, record);
   }
@@ -483,7 +616,11 @@ export class RunStore implements RunStoreApi, RunHost {
 
   private emit(runId: string, record: RunRecord): void {
     for (const l of [...this.listeners]) {
-      try { l({ runId, record }); } catch { /* a listener's failure is not the recorder's */ }
+      try {
+        l({ runId, record });
+      } catch {
+        /* a listener's failure is not the recorder's */
+      }
     }
   }
 
@@ -558,30 +695,55 @@ export class RunStore implements RunStoreApi, RunHost {
       await fh.close();
     }
     if (!record || !handlesOf(record).includes(handle)) return undefined;
-    return { runId: c.runId, record, ...(record.resultHandle === handle ? {} : { attachment: record.attachments.find((a) => a.handle === handle)! }) };
+    return {
+      runId: c.runId,
+      record,
+      ...(record.resultHandle === handle ? {} : { attachment: record.attachments.find((a) => a.handle === handle)! }),
+    };
   }
 
   /** @internal The verified content behind a resolved handle, whatever its storage shape. */
   async openView(entry: HandleEntry): Promise<ContentView> {
     const c = contentOf(entry);
     const byteCount = entry.attachment ? entry.attachment.sizeBytes : entry.record.resultBytes;
-    if (c.stored === 'preview_only') throw new EvidenceError('missing', 'tool output was not kept (no blob store was configured): only its preview was recorded');
+    if (c.stored === 'preview_only')
+      throw new EvidenceError(
+        'missing',
+        'tool output was not kept (no blob store was configured): only its preview was recorded',
+      );
     let view: ContentView;
     if (c.stored === 'inline') {
       const bytes = c.inline !== undefined ? encodeUtf8(c.inline) : Buffer.from(c.inlineBase64 ?? '', 'base64');
       const manifest = manifestOf(bytes);
       if (manifest.sha256 !== c.sha256 || manifest.byteCount !== byteCount) throw new EvidenceError('digestMismatch');
-      view = { manifest, source: { size: async () => bytes.length, read: async (s, e) => bytes.subarray(s, e) }, lineCount: c.lineCount, binary: c.binary };
+      view = {
+        manifest,
+        source: { size: async () => bytes.length, read: async (s, e) => bytes.subarray(s, e) },
+        lineCount: c.lineCount,
+        binary: c.binary,
+      };
     } else if (c.stored === 'artifact') {
       // The artifact store holds these bytes once; they are read (and verified) as `.tool-artifacts/…` ranges are.
       if (!this.artifacts || !c.artifactId || !c.manifestDigest) throw missingError();
-      const { manifest, source } = await this.artifacts.openRecorded({ artifactId: c.artifactId, byteCount, sha256: c.sha256 }, c.manifestDigest)
-        .catch((e: unknown) => { throw e instanceof EvidenceError && e.code === 'notAvailable' ? missingError() : e; });
+      const { manifest, source } = await this.artifacts
+        .openRecorded({ artifactId: c.artifactId, byteCount, sha256: c.sha256 }, c.manifestDigest)
+        .catch((e: unknown) => {
+          throw e instanceof EvidenceError && e.code === 'notAvailable' ? missingError() : e;
+        });
       view = { manifest, source, lineCount: c.lineCount, binary: c.binary };
     } else {
       if (!this.blobs) throw missingError();
-      const key: BlobKey = { tenant: this.tenant, runId: entry.runId, callId: entry.attachment ? `${entry.record.callId}.${entry.attachment.slot}` : entry.record.callId };
-      const { manifest, source } = await openVerified(this.blobs, key, { sha256: c.sha256, byteCount, manifestDigest: c.manifestDigest ?? '' }, this.manifests);
+      const key: BlobKey = {
+        tenant: this.tenant,
+        runId: entry.runId,
+        callId: entry.attachment ? `${entry.record.callId}.${entry.attachment.slot}` : entry.record.callId,
+      };
+      const { manifest, source } = await openVerified(
+        this.blobs,
+        key,
+        { sha256: c.sha256, byteCount, manifestDigest: c.manifestDigest ?? '' },
+        this.manifests,
+      );
       view = { manifest, source, lineCount: c.lineCount, binary: c.binary };
     }
     // A capped stream: every reply says which bytes were kept of how many observed.

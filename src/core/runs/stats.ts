@@ -78,15 +78,34 @@ const HOUR_MS = 3_600_000;
 const MAX_FILLED_DAYS = 400;
 
 export const EMPTY_FIGURES: UsageFigures = {
-  outputs: 0, outputBytes: 0, keptBytes: 0, lostOutputs: 0, lostBytes: 0, shownOutputs: 0, shownBytes: 0, wholeOutputs: 0,
-  reads: 0, readBytes: 0, recalledOutputs: 0, savedBytes: 0,
+  outputs: 0,
+  outputBytes: 0,
+  keptBytes: 0,
+  lostOutputs: 0,
+  lostBytes: 0,
+  shownOutputs: 0,
+  shownBytes: 0,
+  wholeOutputs: 0,
+  reads: 0,
+  readBytes: 0,
+  recalledOutputs: 0,
+  savedBytes: 0,
 };
 
 function figuresOf(s: UsageSums): UsageFigures {
   return {
-    outputs: s.outputs, outputBytes: s.out_bytes, keptBytes: s.kept_bytes, lostOutputs: s.lost, lostBytes: s.lost_bytes,
-    shownOutputs: s.shown, shownBytes: s.shown_bytes, wholeOutputs: s.whole, reads: s.reads, readBytes: s.read_bytes,
-    recalledOutputs: s.recalled, savedBytes: s.saved,
+    outputs: s.outputs,
+    outputBytes: s.out_bytes,
+    keptBytes: s.kept_bytes,
+    lostOutputs: s.lost,
+    lostBytes: s.lost_bytes,
+    shownOutputs: s.shown,
+    shownBytes: s.shown_bytes,
+    wholeOutputs: s.whole,
+    reads: s.reads,
+    readBytes: s.read_bytes,
+    recalledOutputs: s.recalled,
+    savedBytes: s.saved,
   };
 }
 
@@ -106,12 +125,15 @@ export function localDay(ms: number): string {
 /** Checks a query's values; a bad one is a clear error (docs/contracts.md §2.14). */
 function checkQuery(q: UsageQuery): void {
   const time = (name: string, v: number | undefined): void => {
-    if (v !== undefined && !(Number.isFinite(v) && v >= 0)) throw new RangeError(`${name} must be a time (epoch milliseconds, not negative)`);
+    if (v !== undefined && !(Number.isFinite(v) && v >= 0))
+      throw new RangeError(`${name} must be a time (epoch milliseconds, not negative)`);
   };
   time('sinceMs', q.sinceMs);
   time('untilMs', q.untilMs);
-  if (q.by !== undefined && !USAGE_DIMENSIONS.includes(q.by)) throw new RangeError(`by must be one of ${USAGE_DIMENSIONS.join(', ')}`);
-  if (q.limit !== undefined && !(Number.isInteger(q.limit) && q.limit >= 1 && q.limit <= 1000)) throw new RangeError('limit must be an integer from 1 to 1000');
+  if (q.by !== undefined && !USAGE_DIMENSIONS.includes(q.by))
+    throw new RangeError(`by must be one of ${USAGE_DIMENSIONS.join(', ')}`);
+  if (q.limit !== undefined && !(Number.isInteger(q.limit) && q.limit >= 1 && q.limit <= 1000))
+    throw new RangeError('limit must be an integer from 1 to 1000');
 }
 
 /** A report over the catalog's rollup (`RunStore.usage`). */
@@ -137,13 +159,29 @@ export function usageReport(catalog: Catalog, query: UsageQuery = {}, now = Date
     // The newest days are kept when there are more than `limit`.
     const more = Math.max(0, groups.length - limit);
     groups = groups.slice(more);
-    return { by, ...(fromHour !== undefined ? { since: new Date(fromHour * HOUR_MS).toISOString() } : {}), until: new Date(toHour * HOUR_MS).toISOString(), total, groups, more };
+    return {
+      by,
+      ...(fromHour !== undefined ? { since: new Date(fromHour * HOUR_MS).toISOString() } : {}),
+      until: new Date(toHour * HOUR_MS).toISOString(),
+      total,
+      groups,
+      more,
+    };
   }
-  groups = catalog.usageSums(range, by).map(({ key, sums }) => ({ key, ...figuresOf(sums) }))
-    .sort((a, b) => b.savedBytes - a.savedBytes || b.outputBytes - a.outputBytes || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  groups = catalog
+    .usageSums(range, by)
+    .map(({ key, sums }) => ({ key, ...figuresOf(sums) }))
+    .sort(
+      (a, b) =>
+        b.savedBytes - a.savedBytes || b.outputBytes - a.outputBytes || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
+    );
   const more = Math.max(0, groups.length - limit);
   return {
-    by, ...(fromHour !== undefined ? { since: new Date(fromHour * HOUR_MS).toISOString() } : {}), until: new Date(toHour * HOUR_MS).toISOString(),
-    total, groups: groups.slice(0, limit), more,
+    by,
+    ...(fromHour !== undefined ? { since: new Date(fromHour * HOUR_MS).toISOString() } : {}),
+    until: new Date(toHour * HOUR_MS).toISOString(),
+    total,
+    groups: groups.slice(0, limit),
+    more,
   };
 }

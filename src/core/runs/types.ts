@@ -210,11 +210,18 @@ export interface CallShownRecord {
 }
 
 /** Any line of a run log. */
-export type RunRecord = RunStartedRecord | CallStartedRecord | CallFinishedRecord | RunPinnedRecord | RunFinishedRecord | CallShownRecord;
+export type RunRecord =
+  RunStartedRecord | CallStartedRecord | CallFinishedRecord | RunPinnedRecord | RunFinishedRecord | CallShownRecord;
 
 /** What a front end says it handed a model (`RunStore.recordShown`). */
 export type ShownAnswer =
-  | { readonly view: 'answer'; readonly runId: string; readonly callId: string; readonly text: string | number; readonly whole?: boolean }
+  | {
+      readonly view: 'answer';
+      readonly runId: string;
+      readonly callId: string;
+      readonly text: string | number;
+      readonly whole?: boolean;
+    }
   | { readonly view: 'read'; readonly handle: string; readonly text: string | number };
 
 /** Emitted after a record is appended by this store. */
@@ -299,7 +306,12 @@ export interface CallSummary {
   readonly sha256?: string;
   /** The result's handle (`res_…`) when the result was elided or offloaded. */
   readonly handle?: string;
-  readonly attachments: readonly { readonly name: string; readonly handle: string; readonly sizeBytes: number; readonly stored: StorageState }[];
+  readonly attachments: readonly {
+    readonly name: string;
+    readonly handle: string;
+    readonly sizeBytes: number;
+    readonly stored: StorageState;
+  }[];
   /** The run's source (`tool` when its log predates sources). */
   readonly source: ListedRunSource;
   readonly runLabel?: string;
@@ -591,7 +603,10 @@ export interface RecordedArtifacts {
    * Opens the artifact `ref` with the manifest whose digest the record kept, learning it
    * from the record when this store did not know it; `notAvailable` when no file is there.
    */
-  openRecorded(ref: { artifactId: string; byteCount: number; sha256: string }, manifestDigest: string): Promise<{ manifest: Manifest; source: RangeSource }>;
+  openRecorded(
+    ref: { artifactId: string; byteCount: number; sha256: string },
+    manifestDigest: string,
+  ): Promise<{ manifest: Manifest; source: RangeSource }>;
 }
 
 /** An artifact already stored, recorded as a call's result without a second copy (`Run.recordArtifact`). */
@@ -755,11 +770,26 @@ export interface RunApi {
   readonly runId: string;
   readonly tenant: string;
   /** Records one tool result: text, raw bytes, or a structured value (compact JSON). */
-  recordResult(tool: string, args: Record<string, unknown>, result: string | Uint8Array | object, options?: RecordResultOptions): Promise<CallOutcome>;
+  recordResult(
+    tool: string,
+    args: Record<string, unknown>,
+    result: string | Uint8Array | object,
+    options?: RecordResultOptions,
+  ): Promise<CallOutcome>;
   /** Records a result the artifact store already holds: the record names the artifact, nothing is stored twice. */
-  recordArtifact(tool: string, args: Record<string, unknown>, artifact: StoredArtifact, options?: RecordResultOptions): Promise<CallOutcome>;
+  recordArtifact(
+    tool: string,
+    args: Record<string, unknown>,
+    artifact: StoredArtifact,
+    options?: RecordResultOptions,
+  ): Promise<CallOutcome>;
   /** Records a result streamed in pieces (a large file import) in bounded memory. */
-  recordStream(tool: string, args: Record<string, unknown>, body: AsyncIterable<Uint8Array>, options?: RecordResultOptions): Promise<CallOutcome>;
+  recordStream(
+    tool: string,
+    args: Record<string, unknown>,
+    body: AsyncIterable<Uint8Array>,
+    options?: RecordResultOptions,
+  ): Promise<CallOutcome>;
   /** Runs `/bin/sh -c command`, capturing stdout, stderr and the exit value as attachments. */
   runCommand(command: string, options: RunCommandOptions): Promise<CallOutcome>;
   /** `read_tool_output` limited to this run's own handles. */

@@ -55,17 +55,31 @@ function answer(text: string, extra: Omit<CallAnswer, 'text' | 'isError'> = {}):
  * recorded (its first view), or a `read_tool_output` reply over a handle (a read back).
  * Refusals are not noted: they show the model nothing of any output.
  */
-async function noteShown(ctx: ToolCallContext, name: EvidenceToolName, input: unknown, result: { callId?: string; outcome?: CallOutcome }, given: CallAnswer, run: Run | undefined): Promise<void> {
+async function noteShown(
+  ctx: ToolCallContext,
+  name: EvidenceToolName,
+  input: unknown,
+  result: { callId?: string; outcome?: CallOutcome },
+  given: CallAnswer,
+  run: Run | undefined,
+): Promise<void> {
   if (name === EvidenceToolNames.readToolOutput) {
-    if (!given.isError) await ctx.runs.recordShown({ view: 'read', handle: (input as { handle: string }).handle, text: given.text });
+    if (!given.isError)
+      await ctx.runs.recordShown({ view: 'read', handle: (input as { handle: string }).handle, text: given.text });
     return;
   }
   const callId = result.callId ?? result.outcome?.callId;
-  if (run && callId !== undefined) await ctx.runs.recordShown({ view: 'answer', runId: run.runId, callId, text: given.text });
+  if (run && callId !== undefined)
+    await ctx.runs.recordShown({ view: 'answer', runId: run.runId, callId, text: given.text });
 }
 
 /** Runs one call of the evidence tool `name` with untrusted `input`. */
-export async function runToolCall(name: EvidenceToolName, input: unknown, ctx: ToolCallContext, frontEnd: CallFrontEnd = {}): Promise<CallAnswer> {
+export async function runToolCall(
+  name: EvidenceToolName,
+  input: unknown,
+  ctx: ToolCallContext,
+  frontEnd: CallFrontEnd = {},
+): Promise<CallAnswer> {
   // The table is keyed by name, so the entry's input type is the one its validator returns.
   const tool = EvidenceToolTable[name] as EvidenceToolDef<EvidenceToolName, unknown>;
   const checked = tool.check(input);
@@ -83,7 +97,10 @@ export async function runToolCall(name: EvidenceToolName, input: unknown, ctx: T
     if (joined) {
       run = joined;
     } else {
-      run = await ctx.runs.startRun({ label: runLabel(`${frontEnd.labelPrefix ?? ''}${kind}`, subject), ...(frontEnd.source ? { source: frontEnd.source } : {}) });
+      run = await ctx.runs.startRun({
+        label: runLabel(`${frontEnd.labelPrefix ?? ''}${kind}`, subject),
+        ...(frontEnd.source ? { source: frontEnd.source } : {}),
+      });
       owned = true;
     }
     return run;
@@ -92,7 +109,10 @@ export async function runToolCall(name: EvidenceToolName, input: unknown, ctx: T
   try {
     const result = await perform(ctx, checked.value, openRun);
     status = result.status;
-    const given = answer(result.text, { ...(run ? { runId: run.runId } : {}), ...(result.outcome ? { outcome: result.outcome } : {}) });
+    const given = answer(result.text, {
+      ...(run ? { runId: run.runId } : {}),
+      ...(result.outcome ? { outcome: result.outcome } : {}),
+    });
     if (frontEnd.toModel !== false) await noteShown(ctx, name, checked.value, result, given, run);
     return given;
   } catch (e) {

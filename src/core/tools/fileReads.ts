@@ -14,7 +14,16 @@ import { piecesOf } from '../files/localFile.js';
 import { decodeUtf8Strict } from '../utf8.js';
 import type { ToolWorkspace } from '../workspace/toolWorkspace.js';
 import { EvidenceToolNames } from './inputs.js';
-import { BoundedEvidenceWorkspace, buildBinaryObservation, buildObservation, OBSERVATION_PREFIX, RANGE_PREFIX, VIRTUAL_PREFIX, type BoundedResult, type EvidenceLimits } from '../workspace/evidenceWorkspace.js';
+import {
+  BoundedEvidenceWorkspace,
+  buildBinaryObservation,
+  buildObservation,
+  OBSERVATION_PREFIX,
+  RANGE_PREFIX,
+  VIRTUAL_PREFIX,
+  type BoundedResult,
+  type EvidenceLimits,
+} from '../workspace/evidenceWorkspace.js';
 import { errorBlock, searchHint } from '../runs/observation.js';
 import { fitsModel, utf8Bytes } from './modelText.js';
 
@@ -50,14 +59,19 @@ export class EvidenceFileWorkspace {
   ) {}
 
   /** Wraps a local folder in the bounded evidence workspace (the limits are checked here, once). */
-  static create(local: ToolWorkspace, artifacts: ArtifactStore, limits: Pick<EvidenceLimits, 'maxInlineBytes' | 'previewBytes' | 'maxRangeBytes'>): EvidenceFileWorkspace {
+  static create(
+    local: ToolWorkspace,
+    artifacts: ArtifactStore,
+    limits: Pick<EvidenceLimits, 'maxInlineBytes' | 'previewBytes' | 'maxRangeBytes'>,
+  ): EvidenceFileWorkspace {
     const bounded = new BoundedEvidenceWorkspace(local, artifacts, {
       maxInlineBytes: limits.maxInlineBytes,
       previewBytes: limits.previewBytes,
       maxRangeBytes: limits.maxRangeBytes,
     });
     const max = local.policy.maxFileBytes;
-    const reader = typeof (local as Partial<FileReader>).readOrOpen === 'function' ? local as unknown as FileReader : undefined;
+    const reader =
+      typeof (local as Partial<FileReader>).readOrOpen === 'function' ? (local as unknown as FileReader) : undefined;
     return new EvidenceFileWorkspace(bounded, artifacts, reader, max === undefined ? undefined : fileTooLargeText(max));
   }
 
@@ -105,7 +119,9 @@ export class EvidenceFileWorkspace {
     try {
       ref = await put();
     } catch (e) {
-      return { modelText: isStorageFull(e) ? `error: the file could not be kept: ${STORAGE_FULL}` : LocalErrorText.unreadable };
+      return {
+        modelText: isStorageFull(e) ? `error: the file could not be kept: ${STORAGE_FULL}` : LocalErrorText.unreadable,
+      };
     }
     const { manifest } = await this.artifacts.manifestFor(ref.artifactId);
     const n = ref.byteCount;
@@ -121,14 +137,21 @@ export class EvidenceFileWorkspace {
     // Only the ends and the bytes around the advertised range end are read (buildObservation's windows).
     const p = limits.previewBytes;
     const m = Math.min(limits.maxRangeBytes, n);
-    const pieces = await Promise.all([[0, Math.min(n, p + 1)], [Math.max(0, n - p), n], [Math.max(0, m - 3), Math.min(n, m + 1)]]
-      .map(async ([a, b]) => ({ start: a!, bytes: await read(a!, b!) })));
+    const pieces = await Promise.all(
+      [
+        [0, Math.min(n, p + 1)],
+        [Math.max(0, n - p), n],
+        [Math.max(0, m - 3), Math.min(n, m + 1)],
+      ].map(async ([a, b]) => ({ start: a!, bytes: await read(a!, b!) })),
+    );
     const window = (start: number, end: number): Uint8Array => {
       const piece = pieces.find((q) => q.start <= start && end <= q.start + q.bytes.length);
       if (!piece) throw new RangeError('observation window outside the bytes read');
       return piece.bytes.subarray(start - piece.start, end - piece.start);
     };
-    const modelText = manifest.utf8 ? buildObservation(ref, window, limits) : buildBinaryObservation(ref, window, limits);
+    const modelText = manifest.utf8
+      ? buildObservation(ref, window, limits)
+      : buildBinaryObservation(ref, window, limits);
     return { modelText, artifact: { ref, bytes: read } };
   }
 }
@@ -138,7 +161,6 @@ function outcomeOf(r: BoundedResult): FileReadOutcome {
   if (r.result === undefined || r.result.startsWith('error:')) return { modelText: r.text };
   return { modelText: r.text, fullText: r.result, ...(r.artifact ? { artifact: r.artifact } : {}) };
 }
-
 
 /**
  * One `evidence_readFile` call, as every front end answers it (an artifact another process
@@ -164,8 +186,14 @@ export async function readFileRecorded(
   if (run) {
     try {
       const outcome = artifact
-        ? await run.recordArtifact(EvidenceToolNames.readFile, args, { artifactId: artifact.ref.artifactId, bytes: artifact.bytes, ...(await stores.artifacts.manifestFor(artifact.ref.artifactId)) })
-        : await run.recordResult(EvidenceToolNames.readFile, args, fullText ?? modelText, { isError: modelText.startsWith('error:') });
+        ? await run.recordArtifact(EvidenceToolNames.readFile, args, {
+            artifactId: artifact.ref.artifactId,
+            bytes: artifact.bytes,
+            ...(await stores.artifacts.manifestFor(artifact.ref.artifactId)),
+          })
+        : await run.recordResult(EvidenceToolNames.readFile, args, fullText ?? modelText, {
+            isError: modelText.startsWith('error:'),
+          });
       handle = outcome.handle;
       errors = outcome.record.errorLines;
       callId = outcome.callId;
@@ -173,7 +201,10 @@ export async function readFileRecorded(
       log(`a read was not recorded (${e instanceof Error ? e.message : String(e)}); it was answered without a handle`);
     }
   }
-  return { text: readFileReply(modelText, handle, relPath, refusal, errors), ...(callId !== undefined ? { callId } : {}) };
+  return {
+    text: readFileReply(modelText, handle, relPath, refusal, errors),
+    ...(callId !== undefined ? { callId } : {}),
+  };
 }
 
 /**
@@ -181,9 +212,16 @@ export async function readFileRecorded(
  * run layer gave the recorded call (if any), `relPath` the path as the model gave it,
  * `refusal` what the folder refused, when it refused the file as too large to read.
  */
-export function readFileReply(modelText: string, handle: string | undefined, relPath: string, refusal?: 'tooLarge', errors?: ErrorLines): string {
+export function readFileReply(
+  modelText: string,
+  handle: string | undefined,
+  relPath: string,
+  refusal?: 'tooLarge',
+  errors?: ErrorLines,
+): string {
   // The §1.2 observation stays byte for byte; the error lines of the recorded call follow the hint (docs/contracts.md §2.13).
-  if (modelText.startsWith(OBSERVATION_PREFIX) && handle) return `${modelText}\n${searchHint(handle)}${errors ? `\n${errorBlock(errors, handle)}` : ''}`;
+  if (modelText.startsWith(OBSERVATION_PREFIX) && handle)
+    return `${modelText}\n${searchHint(handle)}${errors ? `\n${errorBlock(errors, handle)}` : ''}`;
   if (refusal === 'tooLarge') {
     // Too large to read into memory here, but not too large to keep: say how.
     return `${modelText}; capture it with evidence_runCommand (for example: cat ${JSON.stringify(relPath)}) and search it with read_tool_output`;

@@ -37,9 +37,14 @@ export function isInt(v: unknown, min: number, max = Number.MAX_SAFE_INTEGER): v
 }
 
 /** Every validator's prologue: an object with only the schema's keys. */
-export function checkShape(v: unknown, tool: string, schema: { readonly properties: object }): Checked<Record<string, unknown>> {
+export function checkShape(
+  v: unknown,
+  tool: string,
+  schema: { readonly properties: object },
+): Checked<Record<string, unknown>> {
   if (!isObject(v)) return { ok: false, error: 'input must be a JSON object' };
   const allowed = Object.keys(schema.properties);
-  if (unknownKey(v, allowed) !== undefined) return { ok: false, error: `unknown input property; ${tool} accepts ${allowed.join(', ')}` };
+  if (unknownKey(v, allowed) !== undefined)
+    return { ok: false, error: `unknown input property; ${tool} accepts ${allowed.join(', ')}` };
   return { ok: true, value: v };
 }

@@ -29,8 +29,9 @@ export function checkInvokeTool(v: unknown): Checked<InvokeToolInput> {
   const s = checkShape(v, EvidenceToolNames.invokeTool, schema);
   if (!s.ok) return s;
   const { name, input } = s.value;
-  if (typeof name !== 'string' || name.length === 0 || name.length > 256) return { ok: false, error: 'name must be the name of a registered tool' };
-  if (!isObject(input)) return { ok: false, error: 'input must be a JSON object (the tool\'s own input)' };
+  if (typeof name !== 'string' || name.length === 0 || name.length > 256)
+    return { ok: false, error: 'name must be the name of a registered tool' };
+  if (!isObject(input)) return { ok: false, error: "input must be a JSON object (the tool's own input)" };
   return { ok: true, value: { name, input } };
 }
 

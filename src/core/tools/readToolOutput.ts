@@ -24,10 +24,24 @@ export interface ReadToolOutputInput {
 const schema = {
   type: 'object',
   properties: {
-    handle: { type: 'string', minLength: 1, maxLength: 256, description: 'A handle from an evidence observation (res_..., out_...).' },
-    offset: { type: 'integer', minimum: 0, description: 'First line (lines mode) or first match (pattern mode) to return, 0-based. Default 0.' },
+    handle: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 256,
+      description: 'A handle from an evidence observation (res_..., out_...).',
+    },
+    offset: {
+      type: 'integer',
+      minimum: 0,
+      description: 'First line (lines mode) or first match (pattern mode) to return, 0-based. Default 0.',
+    },
     limit: { type: 'integer', minimum: 1, maximum: 1000, description: 'Lines or matches to return. Default 200.' },
-    pattern: { type: 'string', minLength: 1, maxLength: 1024, description: 'JavaScript regular expression tested against each line.' },
+    pattern: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 1024,
+      description: 'JavaScript regular expression tested against each line.',
+    },
     bytes: {
       type: 'object',
       description: 'A byte window [start, end).',
@@ -50,9 +64,16 @@ export function checkReadToolOutput(v: unknown): Checked<ReadToolOutputInput> {
   const { handle, offset, limit, pattern, bytes } = s.value;
   if (typeof handle !== 'string') return { ok: false, error: 'handle must be a string' };
   if (offset !== undefined && typeof offset !== 'number') return { ok: false, error: 'offset must be an integer >= 0' };
-  if (limit !== undefined && typeof limit !== 'number') return { ok: false, error: 'limit must be an integer from 1 to 1000' };
+  if (limit !== undefined && typeof limit !== 'number')
+    return { ok: false, error: 'limit must be an integer from 1 to 1000' };
   if (pattern !== undefined && typeof pattern !== 'string') return { ok: false, error: 'pattern must be a string' };
-  if (bytes !== undefined && (!isObject(bytes) || typeof bytes.start !== 'number' || typeof bytes.end !== 'number' || unknownKey(bytes, ['start', 'end']) !== undefined)) {
+  if (
+    bytes !== undefined &&
+    (!isObject(bytes) ||
+      typeof bytes.start !== 'number' ||
+      typeof bytes.end !== 'number' ||
+      unknownKey(bytes, ['start', 'end']) !== undefined)
+  ) {
     return { ok: false, error: 'bytes must be {"start": integer, "end": integer}' };
   }
   return {
@@ -62,7 +83,9 @@ export function checkReadToolOutput(v: unknown): Checked<ReadToolOutputInput> {
       ...(offset !== undefined ? { offset: offset as number } : {}),
       ...(limit !== undefined ? { limit: limit as number } : {}),
       ...(pattern !== undefined ? { pattern: pattern as string } : {}),
-      ...(bytes !== undefined ? { bytes: { start: (bytes as { start: number }).start, end: (bytes as { end: number }).end } } : {}),
+      ...(bytes !== undefined
+        ? { bytes: { start: (bytes as { start: number }).start, end: (bytes as { end: number }).end } }
+        : {}),
     },
   };
 }
@@ -83,7 +106,13 @@ export function readError(e: unknown, onUnexpected: (e: unknown) => void): strin
  * hand (never a second read: a pattern search over a large output runs once per call);
  * `signal` stops a pattern search (docs/contracts.md §2.10).
  */
-export async function readFitted(runs: Pick<RunStoreApi, 'readToolOutput'>, args: ReadToolOutputArgs, maxRangeBytes: number, onUnexpected: (e: unknown) => void, signal?: AbortSignal): Promise<string> {
+export async function readFitted(
+  runs: Pick<RunStoreApi, 'readToolOutput'>,
+  args: ReadToolOutputArgs,
+  maxRangeBytes: number,
+  onUnexpected: (e: unknown) => void,
+  signal?: AbortSignal,
+): Promise<string> {
   const b = args.bytes;
   if (b && Number.isSafeInteger(b.start) && Number.isSafeInteger(b.end) && b.end - b.start > maxRangeBytes) {
     return `error: artifact range exceeds ${maxRangeBytes} bytes`;
@@ -133,7 +162,10 @@ export function modelReply(r: ReadToolOutputResult): Partial<ReadToolOutputResul
  */
 function firstLines(r: ReadToolOutputResult, keep: number): ReadToolOutputResult {
   return {
-    ...r, limit: keep, returned_lines: keep, truncated: true,
+    ...r,
+    limit: keep,
+    returned_lines: keep,
+    truncated: true,
     content: r.content.split('\n').slice(0, keep).join('\n'),
     matches: r.matches && r.matches.slice(0, keep),
   };
@@ -147,11 +179,18 @@ export const readToolOutputTool: EvidenceToolDef<typeof EvidenceToolNames.readTo
   hints: { readOnlyHint: true, openWorldHint: false },
   surfaces: { lm: true, mcp: true, participant: true },
   progress: (input) => {
-    const what = input?.pattern !== undefined ? 'Searching' : input?.bytes !== undefined ? 'Reading bytes of' : 'Reading lines of';
+    const what =
+      input?.pattern !== undefined ? 'Searching' : input?.bytes !== undefined ? 'Reading bytes of' : 'Reading lines of';
     return `${what} ${String(input?.handle ?? '').slice(0, 80)}`;
   },
   async perform(ctx, input) {
-    const text = await readFitted(ctx.runs, input, ctx.settings.maxRangeBytes, (e) => ctx.log('read_tool_output failed', e), ctx.signal);
+    const text = await readFitted(
+      ctx.runs,
+      input,
+      ctx.settings.maxRangeBytes,
+      (e) => ctx.log('read_tool_output failed', e),
+      ctx.signal,
+    );
     return { text, status: 'completed' };
   },
 };

@@ -22,9 +22,24 @@ export interface RunCommandInput {
 const schema = {
   type: 'object',
   properties: {
-    command: { type: 'string', minLength: 1, maxLength: 8192, description: 'The shell command line, run with /bin/sh -c.' },
-    cwd: { type: 'string', maxLength: 1024, description: 'Working directory relative to the workspace folder (default: the folder itself). Must stay inside it.' },
-    timeoutMs: { type: 'integer', minimum: 1, maximum: 3600000, description: 'Kill the command (and its children) after this many milliseconds.' },
+    command: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 8192,
+      description: 'The shell command line, run with /bin/sh -c.',
+    },
+    cwd: {
+      type: 'string',
+      maxLength: 1024,
+      description:
+        'Working directory relative to the workspace folder (default: the folder itself). Must stay inside it.',
+    },
+    timeoutMs: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 3600000,
+      description: 'Kill the command (and its children) after this many milliseconds.',
+    },
   } satisfies Record<keyof RunCommandInput, object>,
   required: ['command'],
   additionalProperties: false,
@@ -35,10 +50,20 @@ export function checkRunCommand(v: unknown): Checked<RunCommandInput> {
   const s = checkShape(v, EvidenceToolNames.runCommand, schema);
   if (!s.ok) return s;
   const { command, cwd, timeoutMs } = s.value;
-  if (typeof command !== 'string' || command.trim() === '' || command.length > 8192) return { ok: false, error: 'command must be a non-empty string of at most 8192 characters' };
-  if (cwd !== undefined && (typeof cwd !== 'string' || cwd.length > 1024)) return { ok: false, error: 'cwd must be a relative folder path' };
-  if (timeoutMs !== undefined && !isInt(timeoutMs, 1, 3_600_000)) return { ok: false, error: 'timeoutMs must be an integer from 1 to 3600000' };
-  return { ok: true, value: { command, ...(cwd !== undefined ? { cwd: cwd as string } : {}), ...(timeoutMs !== undefined ? { timeoutMs: timeoutMs as number } : {}) } };
+  if (typeof command !== 'string' || command.trim() === '' || command.length > 8192)
+    return { ok: false, error: 'command must be a non-empty string of at most 8192 characters' };
+  if (cwd !== undefined && (typeof cwd !== 'string' || cwd.length > 1024))
+    return { ok: false, error: 'cwd must be a relative folder path' };
+  if (timeoutMs !== undefined && !isInt(timeoutMs, 1, 3_600_000))
+    return { ok: false, error: 'timeoutMs must be an integer from 1 to 3600000' };
+  return {
+    ok: true,
+    value: {
+      command,
+      ...(cwd !== undefined ? { cwd: cwd as string } : {}),
+      ...(timeoutMs !== undefined ? { timeoutMs: timeoutMs as number } : {}),
+    },
+  };
 }
 
 /** A command line on one line, at most 60 characters, backticks made quotes (for progress lines). */
@@ -56,12 +81,16 @@ export const runCommandTool: EvidenceToolDef<typeof EvidenceToolNames.runCommand
   surfaces: { lm: true, mcp: true, participant: true },
   progress: (input) => `Running \`${oneLine(String(input?.command ?? ''))}\``,
   async perform(ctx, input, openRun) {
-    if (ctx.folder === undefined) return { text: 'error: no folder is open; open a folder to run commands in it', status: 'failed' };
+    if (ctx.folder === undefined)
+      return { text: 'error: no folder is open; open a folder to run commands in it', status: 'failed' };
     const cwd = await resolveWorkingDirectory(ctx.folder, input.cwd);
     if ('error' in cwd) return { text: cwd.error, status: 'failed' };
     const run = await openRun('run', input.command);
     const outcome = await run.runCommand(input.command, {
-      cwd: cwd.dir, timeoutMs: input.timeoutMs ?? ctx.settings.commandTimeoutMs, signal: ctx.signal, tool: EvidenceToolNames.runCommand,
+      cwd: cwd.dir,
+      timeoutMs: input.timeoutMs ?? ctx.settings.commandTimeoutMs,
+      signal: ctx.signal,
+      tool: EvidenceToolNames.runCommand,
     });
     const status = ctx.signal.aborted ? 'cancelled' : outcome.status === 'failed' ? 'failed' : 'completed';
     return { text: outcome.modelText, status, outcome };

@@ -21,10 +21,25 @@ export interface SearchInput {
 const schema = {
   type: 'object',
   properties: {
-    pattern: { type: 'string', minLength: 1, maxLength: 1024, description: 'JavaScript regular expression tested against each line of every recorded output.' },
-    tool: { type: 'string', minLength: 1, maxLength: 128, description: 'Only outputs of calls of this tool (e.g. evidence_runCommand).' },
+    pattern: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 1024,
+      description: 'JavaScript regular expression tested against each line of every recorded output.',
+    },
+    tool: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 128,
+      description: 'Only outputs of calls of this tool (e.g. evidence_runCommand).',
+    },
     run: { type: 'string', minLength: 1, maxLength: 128, description: 'Only outputs of this run id.' },
-    limit: { type: 'integer', minimum: 1, maximum: 100, description: 'Matches to return. Default 20; total_matches counts them all.' },
+    limit: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 100,
+      description: 'Matches to return. Default 20; total_matches counts them all.',
+    },
   } satisfies Record<keyof SearchInput, object>,
   required: ['pattern'],
   additionalProperties: false,
@@ -38,10 +53,16 @@ export function checkSearch(v: unknown): Checked<SearchInput> {
   if (typeof pattern !== 'string') return { ok: false, error: 'pattern must be a string' };
   if (tool !== undefined && typeof tool !== 'string') return { ok: false, error: 'tool must be a string' };
   if (run !== undefined && typeof run !== 'string') return { ok: false, error: 'run must be a string' };
-  if (limit !== undefined && typeof limit !== 'number') return { ok: false, error: 'limit must be an integer from 1 to 100' };
+  if (limit !== undefined && typeof limit !== 'number')
+    return { ok: false, error: 'limit must be an integer from 1 to 100' };
   return {
     ok: true,
-    value: { pattern, ...(tool !== undefined ? { tool: tool as string } : {}), ...(run !== undefined ? { run: run as string } : {}), ...(limit !== undefined ? { limit: limit as number } : {}) },
+    value: {
+      pattern,
+      ...(tool !== undefined ? { tool: tool as string } : {}),
+      ...(run !== undefined ? { run: run as string } : {}),
+      ...(limit !== undefined ? { limit: limit as number } : {}),
+    },
   };
 }
 
@@ -49,7 +70,12 @@ export function checkSearch(v: unknown): Checked<SearchInput> {
 export function fitSearchReply(r: SearchAllResult): string {
   let keep = r.matches.length;
   for (;;) {
-    const text = JSON.stringify({ ...r, returned: keep, truncated: r.truncated || keep < r.matches.length, matches: r.matches.slice(0, keep) });
+    const text = JSON.stringify({
+      ...r,
+      returned: keep,
+      truncated: r.truncated || keep < r.matches.length,
+      matches: r.matches.slice(0, keep),
+    });
     if (fitsModel(text) || keep === 0) return text;
     keep = Math.floor(keep / 2);
   }
@@ -65,7 +91,10 @@ export const searchTool: EvidenceToolDef<typeof EvidenceToolNames.search, Search
   progress: (input) => `Searching every output for ${String(input?.pattern ?? '').slice(0, 80)}`,
   async perform(ctx, input) {
     try {
-      return { text: fitSearchReply(await searchAllOutputs(ctx.runs, input, { signal: ctx.signal })), status: 'completed' };
+      return {
+        text: fitSearchReply(await searchAllOutputs(ctx.runs, input, { signal: ctx.signal })),
+        status: 'completed',
+      };
     } catch (e) {
       return { text: readError(e, (x) => ctx.log('evidence_search failed', x)), status: 'failed' };
     }

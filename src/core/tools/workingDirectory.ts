@@ -11,7 +11,8 @@ import * as path from 'node:path';
 import { BUILTIN_SECRET_RULES } from '../files/secretPaths.js';
 
 /** The refusal of every `cwd` outside the rules (the same in the editor, the MCP server and the command line). */
-export const CWD_REFUSED = 'error: cwd must be a relative folder inside the workspace folder (no "..", no link leading out, not .git or another secret folder)';
+export const CWD_REFUSED =
+  'error: cwd must be a relative folder inside the workspace folder (no "..", no link leading out, not .git or another secret folder)';
 
 /** A `cwd` inside the rules that is not an existing folder. */
 export const CWD_NOT_FOLDER = 'error: cwd is not a folder in the workspace';
@@ -26,7 +27,10 @@ function segmentsOf(p: string): string[] {
  * folder itself), or the sentence that refuses it. The path returned is the resolved
  * one that was checked, so a link swapped afterwards cannot redirect the command.
  */
-export async function resolveWorkingDirectory(folder: string, cwd: string | undefined): Promise<{ dir: string } | { error: string }> {
+export async function resolveWorkingDirectory(
+  folder: string,
+  cwd: string | undefined,
+): Promise<{ dir: string } | { error: string }> {
   const root = await fsp.realpath(folder);
   if (cwd === undefined) return { dir: root };
   if (path.isAbsolute(cwd) || /^[A-Za-z]:/.test(cwd)) return { error: CWD_REFUSED };
@@ -36,7 +40,14 @@ export async function resolveWorkingDirectory(folder: string, cwd: string | unde
   const target = await fsp.realpath(path.join(root, ...asked)).catch(() => undefined);
   if (target === undefined) return { error: CWD_NOT_FOLDER };
   const rel = path.relative(root, target);
-  if (rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel) || BUILTIN_SECRET_RULES.isSecret(rel)) return { error: CWD_REFUSED };
-  if (!(await fsp.stat(target).then((s) => s.isDirectory(), () => false))) return { error: CWD_NOT_FOLDER };
+  if (rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel) || BUILTIN_SECRET_RULES.isSecret(rel))
+    return { error: CWD_REFUSED };
+  if (
+    !(await fsp.stat(target).then(
+      (s) => s.isDirectory(),
+      () => false,
+    ))
+  )
+    return { error: CWD_NOT_FOLDER };
   return { dir: target };
 }

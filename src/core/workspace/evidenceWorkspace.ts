@@ -64,7 +64,8 @@ export function resolveEvidenceLimits(limits: Partial<EvidenceLimits> = {}): Evi
   if (merged.maxInlineBytes < 512) throw new EvidenceError('invalidArgument', LimitErrorText.inlineTooSmall);
   // One 4-byte code point must always fit, or an advertised range could be empty.
   if (merged.maxRangeBytes < 4) throw new EvidenceError('invalidArgument', LimitErrorText.rangeTooSmall);
-  if (merged.previewBytes > merged.maxInlineBytes) throw new EvidenceError('invalidArgument', LimitErrorText.previewTooLarge);
+  if (merged.previewBytes > merged.maxInlineBytes)
+    throw new EvidenceError('invalidArgument', LimitErrorText.previewTooLarge);
   return merged;
 }
 
@@ -129,17 +130,19 @@ export function buildObservation(ref: ArtifactRef, window: ByteWindow, limits: E
     const t = tailBase + ceilCodePointBoundary(tail, Math.max(h, n - budget) - tailBase);
     return { h, t };
   };
-  const json = (h: number, t: number, headPreview: string, tailPreview: string): string => OBSERVATION_PREFIX + canonicalJson({
-    artifact_id: ref.artifactId,
-    byte_count: n,
-    head_preview: headPreview,
-    head_range: [0, h],
-    omitted_range: [h, t],
-    range_request: { path: `${VIRTUAL_PREFIX}${ref.artifactId}/bytes/0-${rangeEnd}`, tool: ToolName.readFile },
-    sha256: ref.sha256,
-    tail_preview: tailPreview,
-    tail_range: [t, n],
-  });
+  const json = (h: number, t: number, headPreview: string, tailPreview: string): string =>
+    OBSERVATION_PREFIX +
+    canonicalJson({
+      artifact_id: ref.artifactId,
+      byte_count: n,
+      head_preview: headPreview,
+      head_range: [0, h],
+      omitted_range: [h, t],
+      range_request: { path: `${VIRTUAL_PREFIX}${ref.artifactId}/bytes/0-${rangeEnd}`, tool: ToolName.readFile },
+      sha256: ref.sha256,
+      tail_preview: tailPreview,
+      tail_range: [t, n],
+    });
   const render = (h: number, t: number): string =>
     json(h, t, decodeUtf8Strict(head.subarray(0, h)), decodeUtf8Strict(tail.subarray(t - tailBase)));
   // Empty previews with both offsets 0: every other size adds preview costs and digits.
@@ -176,17 +179,20 @@ export function buildBinaryObservation(ref: ArtifactRef, window: ByteWindow, lim
   const render = (budget: number): string => {
     const h = budget;
     const t = Math.max(h, n - budget);
-    return OBSERVATION_PREFIX + canonicalJson({
-      artifact_id: ref.artifactId,
-      binary: true,
-      byte_count: n,
-      head_preview: escapeBinary(Buffer.from(head.subarray(0, h)).toString('latin1')),
-      head_range: [0, h],
-      omitted_range: [h, t],
-      sha256: ref.sha256,
-      tail_preview: escapeBinary(Buffer.from(tail.subarray(t - tailBase)).toString('latin1')),
-      tail_range: [t, n],
-    });
+    return (
+      OBSERVATION_PREFIX +
+      canonicalJson({
+        artifact_id: ref.artifactId,
+        binary: true,
+        byte_count: n,
+        head_preview: escapeBinary(Buffer.from(head.subarray(0, h)).toString('latin1')),
+        head_range: [0, h],
+        omitted_range: [h, t],
+        sha256: ref.sha256,
+        tail_preview: escapeBinary(Buffer.from(tail.subarray(t - tailBase)).toString('latin1')),
+        tail_range: [t, n],
+      })
+    );
   };
   const fits = (budget: number): boolean => utf8Length(render(budget)) <= limits.maxInlineBytes;
   if (!fits(0)) throw new EvidenceError('observationTooSmall');
@@ -194,7 +200,8 @@ export function buildBinaryObservation(ref: ArtifactRef, window: ByteWindow, lim
   let hi = p;
   while (lo < hi) {
     const mid = Math.ceil((lo + hi) / 2);
-    if (fits(mid)) lo = mid; else hi = mid - 1;
+    if (fits(mid)) lo = mid;
+    else hi = mid - 1;
   }
   return render(lo);
 }
@@ -256,11 +263,17 @@ export class BoundedEvidenceWorkspace implements ToolWorkspace {
   }
 
   /** The wrapped workspace's policy, unchanged. */
-  get policy(): ToolPolicy { return this.workspace.policy; }
+  get policy(): ToolPolicy {
+    return this.workspace.policy;
+  }
   /** The wrapped workspace's tools, unchanged. */
-  get availableTools(): readonly ToolSpec[] { return this.workspace.availableTools; }
+  get availableTools(): readonly ToolSpec[] {
+    return this.workspace.availableTools;
+  }
   /** The wrapped workspace's modified files, unchanged. */
-  get modifiedFiles(): readonly string[] { return this.workspace.modifiedFiles; }
+  get modifiedFiles(): readonly string[] {
+    return this.workspace.modifiedFiles;
+  }
 
   /**
    * Runs an action. Virtual range reads are answered here; everything else goes to the
@@ -292,7 +305,11 @@ export class BoundedEvidenceWorkspace implements ToolWorkspace {
     const bytes = encodeUtf8(result);
     if (bytes.length <= this.limits.maxInlineBytes) return { text: result, result };
     const ref = await this.artifacts.put(bytes);
-    return { text: buildObservation(ref, (s, e) => bytes.subarray(s, e), this.limits), result, artifact: { ref, bytes } };
+    return {
+      text: buildObservation(ref, (s, e) => bytes.subarray(s, e), this.limits),
+      result,
+      artifact: { ref, bytes },
+    };
   }
 
   /** Contract 1.3: checks in the table's order, every failure an `error:` result. */
@@ -300,7 +317,8 @@ export class BoundedEvidenceWorkspace implements ToolWorkspace {
     const range = parseRangePath(p);
     if (!range) return `error: ${ErrorText.rangeMalformed}`;
     const { artifactId, start, end } = range;
-    if (end - start > this.limits.maxRangeBytes) return `error: artifact range exceeds ${this.limits.maxRangeBytes} bytes`;
+    if (end - start > this.limits.maxRangeBytes)
+      return `error: artifact range exceeds ${this.limits.maxRangeBytes} bytes`;
     if (!(start < end)) return `error: ${ErrorText.rangeOrder}`;
     let ref: ArtifactRef;
     let bytes: Uint8Array;
@@ -318,14 +336,17 @@ export class BoundedEvidenceWorkspace implements ToolWorkspace {
     } catch {
       return `error: ${ErrorText.rangeNotUtf8}`;
     }
-    return RANGE_PREFIX + canonicalJson({
-      artifact_id: artifactId,
-      byte_count: bytes.length,
-      data,
-      end,
-      sha256: ref.sha256,
-      start,
-      total_byte_count: ref.byteCount,
-    });
+    return (
+      RANGE_PREFIX +
+      canonicalJson({
+        artifact_id: artifactId,
+        byte_count: bytes.length,
+        data,
+        end,
+        sha256: ref.sha256,
+        start,
+        total_byte_count: ref.byteCount,
+      })
+    );
   }
 }

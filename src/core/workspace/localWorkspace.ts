@@ -125,10 +125,14 @@ export class LocalWorkspace implements ToolWorkspace {
       return `error: unknown tool; available tools: ${this.availableTools.map((t) => t.name).join(', ')}`;
     }
     switch (action.tool) {
-      case ToolName.readFile: return this.readFile(args.path);
-      case ToolName.listFiles: return this.listFiles(args.path ?? '.');
-      case ToolName.writeFile: return this.writeFile(args.path, args.content);
-      default: return this.runCommand(args.command, args.args);
+      case ToolName.readFile:
+        return this.readFile(args.path);
+      case ToolName.listFiles:
+        return this.listFiles(args.path ?? '.');
+      case ToolName.writeFile:
+        return this.writeFile(args.path, args.content);
+      default:
+        return this.runCommand(args.command, args.args);
     }
   }
 
@@ -158,8 +162,14 @@ export class LocalWorkspace implements ToolWorkspace {
     let keep = false;
     let bytes: Buffer;
     try {
-      const read = opened.stat.size > this.maxFileBytes ? undefined : await readAtMost(opened.handle, opened.stat.size, this.maxFileBytes);
-      if (read === undefined) { keep = true; return { tooLarge: opened }; }
+      const read =
+        opened.stat.size > this.maxFileBytes
+          ? undefined
+          : await readAtMost(opened.handle, opened.stat.size, this.maxFileBytes);
+      if (read === undefined) {
+        keep = true;
+        return { tooLarge: opened };
+      }
       bytes = read;
     } catch {
       return { error: LocalErrorText.unreadable };
@@ -238,14 +248,21 @@ export class LocalWorkspace implements ToolWorkspace {
     if (args === undefined) {
       argv = command.trim().split(/\s+/);
     } else {
-      if (!Array.isArray(args) || !args.every((a) => typeof a === 'string') || /\s/.test(command)) return LocalErrorText.commandMissing;
+      if (!Array.isArray(args) || !args.every((a) => typeof a === 'string') || /\s/.test(command))
+        return LocalErrorText.commandMissing;
       argv = [command, ...(args as string[])];
     }
     const [program, ...rest] = argv as [string, ...string[]];
     if (!this.policy.allowedCommands.includes(program)) {
       return `${LocalErrorText.commandNotAllowed}; allowed: ${this.policy.allowedCommands.join(', ')}`;
     }
-    return runProgram(program, rest, this.root, this.policy.commandTimeoutMs ?? DEFAULT_TIMEOUT_MS, this.maxOutputBytes);
+    return runProgram(
+      program,
+      rest,
+      this.root,
+      this.policy.commandTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+      this.maxOutputBytes,
+    );
   }
 
   private tooLarge(): string {
@@ -259,7 +276,8 @@ export class LocalWorkspace implements ToolWorkspace {
    */
   private async resolve(p: unknown): Promise<Resolved> {
     if (typeof p !== 'string' || p.length === 0 || p.includes('\0')) return { error: LocalErrorText.pathMissing };
-    if (path.posix.isAbsolute(p) || path.win32.isAbsolute(p) || /^[A-Za-z]:/.test(p)) return { error: LocalErrorText.pathAbsolute };
+    if (path.posix.isAbsolute(p) || path.win32.isAbsolute(p) || /^[A-Za-z]:/.test(p))
+      return { error: LocalErrorText.pathAbsolute };
     const segments = p.split(/[\\/]/).filter((s) => s !== '' && s !== '.');
     if (segments.includes('..')) return { error: LocalErrorText.pathDotDot };
     if (this.secrets.isSecret(segments.join('/'))) return { error: LocalErrorText.pathSecret };
@@ -327,17 +345,32 @@ const REFUSAL_TEXT: Record<ConfinedOpenRefusal, string> = {
 /** The specs offered for a policy, in a fixed order. */
 function toolSpecs(policy: ToolPolicy): ToolSpec[] {
   const specs: ToolSpec[] = [
-    { name: ToolName.readFile, description: 'Returns the text of a file exactly as stored.', parameters: { path: 'string: path relative to the workspace root' } },
-    { name: ToolName.listFiles, description: 'Lists a folder: one relative path per line, sorted, folders ending in "/".', parameters: { path: 'string, optional: folder relative to the workspace root (default ".")' } },
+    {
+      name: ToolName.readFile,
+      description: 'Returns the text of a file exactly as stored.',
+      parameters: { path: 'string: path relative to the workspace root' },
+    },
+    {
+      name: ToolName.listFiles,
+      description: 'Lists a folder: one relative path per line, sorted, folders ending in "/".',
+      parameters: { path: 'string, optional: folder relative to the workspace root (default ".")' },
+    },
   ];
   if (policy.allowWrites) {
-    specs.push({ name: ToolName.writeFile, description: 'Writes text to a file, creating folders as needed.', parameters: { path: 'string: path relative to the workspace root', content: 'string: the whole new text' } });
+    specs.push({
+      name: ToolName.writeFile,
+      description: 'Writes text to a file, creating folders as needed.',
+      parameters: { path: 'string: path relative to the workspace root', content: 'string: the whole new text' },
+    });
   }
   if (policy.allowedCommands.length > 0) {
     specs.push({
       name: ToolName.runCommand,
       description: `Runs a program in the workspace root without a shell; allowed: ${policy.allowedCommands.join(', ')}.`,
-      parameters: { command: 'string: program and arguments separated by spaces, or the program alone', args: 'string[], optional: arguments (then command is the program only)' },
+      parameters: {
+        command: 'string: program and arguments separated by spaces, or the program alone',
+        args: 'string[], optional: arguments (then command is the program only)',
+      },
     });
   }
   return specs;

@@ -22,16 +22,35 @@ export async function pickHandle(services: EvidenceServices, title: string): Pro
   // The newest runs from the catalog: a full listing would stat every run's log to show twenty of them.
   for (const run of await services.runs.queryRuns({ limit: PICKER_RUNS })) {
     for (const call of await services.runs.report(run.runId).catch(() => [])) {
-      if (call.handle && call.readable) items.push({ label: call.handle, description: `${call.tool} · ${formatBytes(call.resultBytes)}`, detail: run.label, handle: call.handle });
+      if (call.handle && call.readable)
+        items.push({
+          label: call.handle,
+          description: `${call.tool} · ${formatBytes(call.resultBytes)}`,
+          detail: run.label,
+          handle: call.handle,
+        });
       for (const a of call.attachments) {
-        if (a.readable) items.push({ label: a.handle, description: `${call.tool} ${a.name} · ${formatBytes(a.sizeBytes)}`, detail: run.label, handle: a.handle });
+        if (a.readable)
+          items.push({
+            label: a.handle,
+            description: `${call.tool} ${a.name} · ${formatBytes(a.sizeBytes)}`,
+            detail: run.label,
+            handle: a.handle,
+          });
       }
     }
   }
   if (items.length === 0) {
     return await vscode.window.showInputBox({ title, prompt: 'A handle (res_… or out_…)', ignoreFocusOut: true });
   }
-  return (await vscode.window.showQuickPick(items, { title, placeHolder: 'Pick a recorded output', matchOnDescription: true, matchOnDetail: true }))?.handle;
+  return (
+    await vscode.window.showQuickPick(items, {
+      title,
+      placeHolder: 'Pick a recorded output',
+      matchOnDescription: true,
+      matchOnDetail: true,
+    })
+  )?.handle;
 }
 
 /** What Verify Artifact returns. */
@@ -53,7 +72,7 @@ function handleArg(arg: unknown): string | undefined {
 /** Re-hashes every byte behind a handle and says whether it matches the record. */
 export async function verifyArtifact(deps: CommandDeps, arg?: unknown): Promise<VerifyResult | undefined> {
   const services = await deps.host.get();
-  const handle = handleArg(arg) ?? await pickHandle(services, 'Bounded Evidence: Verify Artifact');
+  const handle = handleArg(arg) ?? (await pickHandle(services, 'Bounded Evidence: Verify Artifact'));
   if (!handle) return undefined;
   let result: VerifyResult;
   try {
@@ -67,10 +86,16 @@ export async function verifyArtifact(deps: CommandDeps, arg?: unknown): Promise<
     result = { handle, ok: false, error: e instanceof EvidenceError ? e.message : 'the output could not be read' };
     if (!(e instanceof EvidenceError)) deps.log.error(`verify ${handle}`, e);
   }
-  deps.log.info(`verify ${handle}: ${result.ok ? 'ok' : result.error ?? 'MISMATCH'}`);
-  if (result.ok) void vscode.window.showInformationMessage(`Bounded Evidence: ${handle} verified: all ${result.byteCount} bytes match sha256 ${result.sha256}.`);
+  deps.log.info(`verify ${handle}: ${result.ok ? 'ok' : (result.error ?? 'MISMATCH')}`);
+  if (result.ok)
+    void vscode.window.showInformationMessage(
+      `Bounded Evidence: ${handle} verified: all ${result.byteCount} bytes match sha256 ${result.sha256}.`,
+    );
   else if (result.error) void vscode.window.showErrorMessage(`Bounded Evidence: ${handle}: ${result.error}.`);
-  else void vscode.window.showErrorMessage(`Bounded Evidence: ${handle} does NOT match its recorded sha256 ${result.sha256}: the stored bytes changed.`);
+  else
+    void vscode.window.showErrorMessage(
+      `Bounded Evidence: ${handle} does NOT match its recorded sha256 ${result.sha256}: the stored bytes changed.`,
+    );
   return result;
 }
 
@@ -86,16 +111,21 @@ export interface OpenArtifactResult {
 export async function openArtifact(deps: CommandDeps, arg?: unknown): Promise<OpenArtifactResult | undefined> {
   const services = await deps.host.get();
   const pos = (typeof arg === 'object' && arg !== null ? arg : {}) as Partial<ArtifactPosition>;
-  const handle = handleArg(arg) ?? await pickHandle(services, 'Bounded Evidence: Open Artifact in Editor');
+  const handle = handleArg(arg) ?? (await pickHandle(services, 'Bounded Evidence: Open Artifact in Editor'));
   if (!handle) return undefined;
   let at;
   let uri: vscode.Uri;
   try {
     const src = await services.runs.openHandle(handle);
-    at = await locate(src, { ...(typeof pos.line === 'number' ? { line: pos.line } : {}), ...(typeof pos.byteOffset === 'number' ? { byteOffset: pos.byteOffset } : {}) });
+    at = await locate(src, {
+      ...(typeof pos.line === 'number' ? { line: pos.line } : {}),
+      ...(typeof pos.byteOffset === 'number' ? { byteOffset: pos.byteOffset } : {}),
+    });
     uri = await pageUri(src, at.page);
   } catch (e) {
-    void vscode.window.showErrorMessage(`Bounded Evidence: ${handle}: ${e instanceof EvidenceError ? e.message : 'the output could not be read'}.`);
+    void vscode.window.showErrorMessage(
+      `Bounded Evidence: ${handle}: ${e instanceof EvidenceError ? e.message : 'the output could not be read'}.`,
+    );
     if (!(e instanceof EvidenceError)) deps.log.error(`open ${handle}`, e);
     return undefined;
   }

@@ -39,20 +39,36 @@ function targetOf(arg: unknown): { uri?: vscode.Uri; openInspector: boolean } {
   if (typeof arg === 'string') return { uri: vscode.Uri.file(arg), openInspector: true };
   if (typeof arg === 'object' && arg !== null) {
     const a = arg as ImportFileArgs;
-    const uri = a.uri instanceof vscode.Uri ? a.uri : typeof a.uri === 'string' ? vscode.Uri.parse(a.uri) : typeof a.path === 'string' ? vscode.Uri.file(a.path) : undefined;
+    const uri =
+      a.uri instanceof vscode.Uri
+        ? a.uri
+        : typeof a.uri === 'string'
+          ? vscode.Uri.parse(a.uri)
+          : typeof a.path === 'string'
+            ? vscode.Uri.file(a.path)
+            : undefined;
     return { ...(uri ? { uri } : {}), openInspector: a.openInspector !== false };
   }
   return { openInspector: true };
 }
 
 /** Streams the file in 1 MiB pieces, reporting progress and stopping on cancellation. */
-async function* pieces(file: string, total: number, progress: vscode.Progress<{ message?: string; increment?: number }>, token: vscode.CancellationToken): AsyncGenerator<Uint8Array> {
+async function* pieces(
+  file: string,
+  total: number,
+  progress: vscode.Progress<{ message?: string; increment?: number }>,
+  token: vscode.CancellationToken,
+): AsyncGenerator<Uint8Array> {
   let done = 0;
   for await (const chunk of createReadStream(file, { highWaterMark: 1024 * 1024 })) {
     if (token.isCancellationRequested) throw new vscode.CancellationError();
     const piece = chunk as Buffer;
     done += piece.length;
-    if (total > 0) progress.report({ message: `${formatBytes(done)} of ${formatBytes(total)}`, increment: (piece.length / total) * 100 });
+    if (total > 0)
+      progress.report({
+        message: `${formatBytes(done)} of ${formatBytes(total)}`,
+        increment: (piece.length / total) * 100,
+      });
     yield piece;
   }
 }
@@ -62,12 +78,19 @@ export async function importFile(deps: CommandDeps, arg?: unknown): Promise<Impo
   const target = targetOf(arg);
   let uri = target.uri;
   if (!uri) {
-    const picked = await vscode.window.showOpenDialog({ canSelectMany: false, canSelectFolders: false, openLabel: 'Import as Evidence', title: 'Bounded Evidence: Import File as Evidence' });
+    const picked = await vscode.window.showOpenDialog({
+      canSelectMany: false,
+      canSelectFolders: false,
+      openLabel: 'Import as Evidence',
+      title: 'Bounded Evidence: Import File as Evidence',
+    });
     uri = picked?.[0];
   }
   if (!uri) return undefined;
   if (uri.scheme !== 'file') {
-    void vscode.window.showErrorMessage('Bounded Evidence: only files on the machine running the extension can be imported.');
+    void vscode.window.showErrorMessage(
+      'Bounded Evidence: only files on the machine running the extension can be imported.',
+    );
     return undefined;
   }
   const file = uri.fsPath;
@@ -83,15 +106,25 @@ export async function importFile(deps: CommandDeps, arg?: unknown): Promise<Impo
   try {
     const outcome = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `Importing ${name}`, cancellable: true },
-      (progress, token) => run.recordStream(IMPORT_TOOL, { file: name, sizeBytes: st.size }, pieces(file, st.size, progress, token)),
+      (progress, token) =>
+        run.recordStream(IMPORT_TOOL, { file: name, sizeBytes: st.size }, pieces(file, st.size, progress, token)),
     );
     status = 'completed';
     const result: ImportFileResult = {
-      runId: run.runId, callId: outcome.callId, status: outcome.status, byteCount: outcome.record.resultBytes,
-      sha256: outcome.record.sha256, binary: outcome.record.binary, ...(outcome.handle !== undefined ? { handle: outcome.handle } : {}),
+      runId: run.runId,
+      callId: outcome.callId,
+      status: outcome.status,
+      byteCount: outcome.record.resultBytes,
+      sha256: outcome.record.sha256,
+      binary: outcome.record.binary,
+      ...(outcome.handle !== undefined ? { handle: outcome.handle } : {}),
     };
     deps.log.info(`imported ${name}: ${result.byteCount} bytes, sha256 ${result.sha256}, ${outcome.record.stored}`);
-    if (target.openInspector) await vscode.commands.executeCommand(Ids.commands.openInspector, { runId: run.runId, ...(result.handle ? { handle: result.handle } : {}) });
+    if (target.openInspector)
+      await vscode.commands.executeCommand(Ids.commands.openInspector, {
+        runId: run.runId,
+        ...(result.handle ? { handle: result.handle } : {}),
+      });
     return result;
   } catch (e) {
     if (e instanceof vscode.CancellationError) {

@@ -12,7 +12,11 @@ import { clearAllCommand, pruneCommand, setS3CredentialsCommand } from './storag
 export type { CommandDeps } from './deps.js';
 
 /** Wraps a command so a failure is logged, then rethrown (the workbench shows it; a programmatic caller sees it). */
-function guarded<T>(deps: CommandDeps, title: string, fn: (deps: CommandDeps, arg?: unknown) => Promise<T>): (arg?: unknown) => Promise<T> {
+function guarded<T>(
+  deps: CommandDeps,
+  title: string,
+  fn: (deps: CommandDeps, arg?: unknown) => Promise<T>,
+): (arg?: unknown) => Promise<T> {
   return async (arg?: unknown) => {
     try {
       return await fn(deps, arg);
@@ -38,5 +42,6 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
     [c.copyMcpConfig, 'Copy MCP Server Configuration', copyMcpConfigCommand],
     [saveExcerptAsCommand, 'Save Excerpt As…', saveExcerptCommand],
   ];
-  for (const [id, title, fn] of table) context.subscriptions.push(vscode.commands.registerCommand(id, guarded(deps, title, fn)));
+  for (const [id, title, fn] of table)
+    context.subscriptions.push(vscode.commands.registerCommand(id, guarded(deps, title, fn)));
 }

@@ -18,7 +18,10 @@ import type { CommandDeps } from './deps.js';
 export const MCP_SERVER_KEY = 'bounded-evidence';
 
 /** The `mcpServers` entry for these services, started from an extension installed at `extensionPath`. */
-export function mcpServerConfig(extensionPath: string, services: Pick<EvidenceServices, 'layout' | 'folder'>): { mcpServers: Record<string, { command: string; args: string[] }> } {
+export function mcpServerConfig(
+  extensionPath: string,
+  services: Pick<EvidenceServices, 'layout' | 'folder'>,
+): { mcpServers: Record<string, { command: string; args: string[] }> } {
   // layout.root is `<storage>/evidence`; the server takes the storage folder itself.
   const args = [path.join(extensionPath, 'dist', 'mcp.js'), '--storage', path.dirname(services.layout.root)];
   if (services.folder) args.push('--workspace', services.folder);
@@ -34,9 +37,16 @@ export async function copyMcpConfigCommand(deps: CommandDeps): Promise<string> {
   const services = await deps.host.get();
   const config: { mcpServers: Record<string, unknown> } = mcpServerConfig(deps.extensionPath, services);
   const http = await runningMcpHttpServer(path.dirname(services.layout.root));
-  if (http) config.mcpServers[MCP_HTTP_SERVER_KEY] = { type: 'http', url: http.url, headers: { Authorization: `Bearer ${http.token}` } };
+  if (http)
+    config.mcpServers[MCP_HTTP_SERVER_KEY] = {
+      type: 'http',
+      url: http.url,
+      headers: { Authorization: `Bearer ${http.token}` },
+    };
   const text = JSON.stringify(config, null, 2);
   await vscode.env.clipboard.writeText(text);
-  void vscode.window.showInformationMessage('Bounded Evidence: MCP server configuration copied. Add it to your MCP client\'s "mcpServers" (Node.js 20 or later must be on its PATH).');
+  void vscode.window.showInformationMessage(
+    'Bounded Evidence: MCP server configuration copied. Add it to your MCP client\'s "mcpServers" (Node.js 20 or later must be on its PATH).',
+  );
   return text;
 }

@@ -55,32 +55,45 @@ function parseArgs(arg: unknown): Partial<RunCaptureArgs> {
 /** The command's implementation. */
 export async function runCommandAndCapture(deps: CommandDeps, arg?: unknown): Promise<RunCaptureResult | undefined> {
   if (!vscode.workspace.isTrusted) {
-    void vscode.window.showErrorMessage('Bounded Evidence: commands do not run in Restricted Mode; trust the folder first.');
+    void vscode.window.showErrorMessage(
+      'Bounded Evidence: commands do not run in Restricted Mode; trust the folder first.',
+    );
     return undefined;
   }
   const args = parseArgs(arg);
-  const command = typeof args.command === 'string' ? args.command : await vscode.window.showInputBox({
-    title: 'Bounded Evidence: Run Command and Capture',
-    prompt: 'A shell command to run in the workspace folder; its complete output is kept as evidence.',
-    placeHolder: 'node build-log.js',
-    ignoreFocusOut: true,
-  });
+  const command =
+    typeof args.command === 'string'
+      ? args.command
+      : await vscode.window.showInputBox({
+          title: 'Bounded Evidence: Run Command and Capture',
+          prompt: 'A shell command to run in the workspace folder; its complete output is kept as evidence.',
+          placeHolder: 'node build-log.js',
+          ignoreFocusOut: true,
+        });
   if (command === undefined || command.trim() === '') return undefined;
   const services = await deps.host.get();
   if (!services.folder) {
     void vscode.window.showErrorMessage('Bounded Evidence: open a folder first; commands run in the workspace folder.');
     return undefined;
   }
-  const timeoutMs = typeof args.timeoutMs === 'number' && args.timeoutMs > 0 ? args.timeoutMs : services.settings.commandTimeoutMs;
+  const timeoutMs =
+    typeof args.timeoutMs === 'number' && args.timeoutMs > 0 ? args.timeoutMs : services.settings.commandTimeoutMs;
   const input = { command, ...(typeof args.cwd === 'string' ? { cwd: args.cwd } : {}), timeoutMs };
   // The same call runner as the tool (cwd rules, recording, cancellation), with no participant to join.
   const answer = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: `Running ${command.length > 60 ? `${command.slice(0, 59)}…` : command}`, cancellable: true },
+    {
+      location: vscode.ProgressLocation.Notification,
+      title: `Running ${command.length > 60 ? `${command.slice(0, 59)}…` : command}`,
+      cancellable: true,
+    },
     async (_progress, token) => {
       const abort = new AbortController();
       const sub = token.onCancellationRequested(() => abort.abort());
       try {
-        return await runToolCall(EvidenceToolNames.runCommand, input, toolContext(services, abort.signal, deps.log), { source: { kind: 'command' }, toModel: false });
+        return await runToolCall(EvidenceToolNames.runCommand, input, toolContext(services, abort.signal, deps.log), {
+          source: { kind: 'command' },
+          toModel: false,
+        });
       } catch (e) {
         if (abort.signal.aborted) return undefined;
         throw e;
@@ -96,35 +109,68 @@ export async function runCommandAndCapture(deps: CommandDeps, arg?: unknown): Pr
   }
   const record = outcome.record;
   const attachments = record.attachments.map((a) => ({
-    name: a.name, handle: a.handle, sizeBytes: a.sizeBytes, observedBytes: a.observedBytes, truncated: a.truncated, stored: a.stored, sha256: a.sha256,
+    name: a.name,
+    handle: a.handle,
+    sizeBytes: a.sizeBytes,
+    observedBytes: a.observedBytes,
+    truncated: a.truncated,
+    stored: a.stored,
+    sha256: a.sha256,
   }));
   const result: RunCaptureResult = {
-    runId: answer.runId, callId: outcome.callId, status: outcome.status, attachments, modelText: outcome.modelText,
+    runId: answer.runId,
+    callId: outcome.callId,
+    status: outcome.status,
+    attachments,
+    modelText: outcome.modelText,
     ...(outcome.handle !== undefined ? { handle: outcome.handle } : {}),
   };
   const stdout = attachments.find((a) => a.name === 'stdout');
   const stderr = attachments.find((a) => a.name === 'stderr');
-  const ended = outcomeOf({ status: outcome.status, ...(record.error ? { errorMessage: record.error.message } : {}), ...outcomeFields(record.attachments) });
-  deps.log.info(`captured run ${result.runId}: ${result.status} (${ended.label}), ${attachments.map((a) => `${a.name} ${a.sizeBytes} bytes`).join(', ')}`);
+  const ended = outcomeOf({
+    status: outcome.status,
+    ...(record.error ? { errorMessage: record.error.message } : {}),
+    ...outcomeFields(record.attachments),
+  });
+  deps.log.info(
+    `captured run ${result.runId}: ${result.status} (${ended.label}), ${attachments.map((a) => `${a.name} ${a.sizeBytes} bytes`).join(', ')}`,
+  );
   // A failed command opens on the stream that has something to say: its stderr when stdout is empty.
-  const first = ended.kind === 'failed' && stderr && stderr.sizeBytes > 0 && (!stdout || stdout.sizeBytes === 0) ? stderr : stdout;
+  const first =
+    ended.kind === 'failed' && stderr && stderr.sizeBytes > 0 && (!stdout || stdout.sizeBytes === 0) ? stderr : stdout;
   if (args.openInspector !== false) {
-    const target: InspectorTarget = { runId: result.runId, ...(first ? { handle: first.handle } : result.handle ? { handle: result.handle } : {}) };
+    const target: InspectorTarget = {
+      runId: result.runId,
+      ...(first ? { handle: first.handle } : result.handle ? { handle: result.handle } : {}),
+    };
     await vscode.commands.executeCommand(Ids.commands.openInspector, target);
   }
   if (ended.kind === 'failed') {
     // Not awaited: the command returns while the notification waits for the person.
     const said = /^exit (\d+)$/.exec(ended.label);
     // "was cancelled", "timed out", "exited 1"; stderr is named (and offered) only when it has bytes.
-    const verb = said ? `exited ${said[1]}` : ended.label === 'cancelled' ? 'was cancelled' : ended.label === 'interrupted' ? 'was interrupted' : ended.label;
+    const verb = said
+      ? `exited ${said[1]}`
+      : ended.label === 'cancelled'
+        ? 'was cancelled'
+        : ended.label === 'interrupted'
+          ? 'was interrupted'
+          : ended.label;
     const hasStderr = stderr !== undefined && stderr.observedBytes > 0;
     const what = `Bounded Evidence: the command ${verb}${hasStderr ? ` — ${formatBytes(stderr.observedBytes)} of stderr` : ''}.`;
     const actions = hasStderr ? ['Show stderr'] : [];
     void vscode.window.showWarningMessage(what, ...actions).then((choice) => {
-      if (choice === 'Show stderr' && stderr) void vscode.commands.executeCommand(Ids.commands.openInspector, { runId: result.runId, handle: stderr.handle } satisfies InspectorTarget);
+      if (choice === 'Show stderr' && stderr)
+        void vscode.commands.executeCommand(Ids.commands.openInspector, {
+          runId: result.runId,
+          handle: stderr.handle,
+        } satisfies InspectorTarget);
     });
   } else if (args.openInspector === false) {
-    void vscode.window.setStatusBarMessage(`Bounded Evidence: captured ${formatBytes(stdout?.observedBytes ?? 0)} of stdout`, 5000);
+    void vscode.window.setStatusBarMessage(
+      `Bounded Evidence: captured ${formatBytes(stdout?.observedBytes ?? 0)} of stdout`,
+      5000,
+    );
   }
   return result;
 }

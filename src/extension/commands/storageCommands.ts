@@ -12,9 +12,11 @@ import type { CommandDeps } from './deps.js';
 export async function pruneCommand(deps: CommandDeps, arg?: unknown): Promise<RetentionReport> {
   const overrides = (typeof arg === 'object' && arg !== null ? arg : {}) as PruneOverrides;
   const report = await pruneStorage(await deps.host.get(), deps.log, overrides);
-  void vscode.window.showInformationMessage(report.deletedRuns.length === 0
-    ? 'Bounded Evidence: nothing to prune; every run is within the retention settings.'
-    : `Bounded Evidence: pruned ${report.deletedRuns.length} run(s) and ${report.deletedArtifacts} artifact(s), freed ${formatBytes(report.freedBytes)}.`);
+  void vscode.window.showInformationMessage(
+    report.deletedRuns.length === 0
+      ? 'Bounded Evidence: nothing to prune; every run is within the retention settings.'
+      : `Bounded Evidence: pruned ${report.deletedRuns.length} run(s) and ${report.deletedArtifacts} artifact(s), freed ${formatBytes(report.freedBytes)}.`,
+  );
   return report;
 }
 
@@ -24,16 +26,28 @@ export async function pruneCommand(deps: CommandDeps, arg?: unknown): Promise<Re
  * test host, where modal dialogs are refused, an unconfirmed call deletes nothing.
  */
 export async function clearAllCommand(deps: CommandDeps, arg?: unknown): Promise<RetentionReport | undefined> {
-  const confirmed = (arg as { confirmed?: unknown } | undefined)?.confirmed === true || await vscode.window.showWarningMessage(
-    'Delete every recorded run and all evidence of this workspace?',
-    { modal: true, detail: 'Handles and artifacts become unreadable. Runs still in progress are kept. This cannot be undone.' },
-    'Delete All',
-  ).then((choice) => choice === 'Delete All', () => false);
+  const confirmed =
+    (arg as { confirmed?: unknown } | undefined)?.confirmed === true ||
+    (await vscode.window
+      .showWarningMessage(
+        'Delete every recorded run and all evidence of this workspace?',
+        {
+          modal: true,
+          detail: 'Handles and artifacts become unreadable. Runs still in progress are kept. This cannot be undone.',
+        },
+        'Delete All',
+      )
+      .then(
+        (choice) => choice === 'Delete All',
+        () => false,
+      ));
   if (!confirmed) return undefined;
   const report = await clearAll(await deps.host.get(), deps.log);
   // The inspector and other listeners re-read the (now empty) store.
   await deps.host.rebuild();
-  void vscode.window.showInformationMessage(`Bounded Evidence: deleted ${report.deletedRuns.length} run(s), freed ${formatBytes(report.freedBytes)}${report.skippedRuns.length ? `; ${report.skippedRuns.length} running run(s) kept` : ''}.`);
+  void vscode.window.showInformationMessage(
+    `Bounded Evidence: deleted ${report.deletedRuns.length} run(s), freed ${formatBytes(report.freedBytes)}${report.skippedRuns.length ? `; ${report.skippedRuns.length} running run(s) kept` : ''}.`,
+  );
   return report;
 }
 
@@ -49,7 +63,9 @@ export async function readS3Credentials(secrets: vscode.SecretStorage): Promise<
   if (!raw) return undefined;
   try {
     const v = JSON.parse(raw) as Partial<S3Credentials>;
-    return typeof v.accessKeyId === 'string' && typeof v.secretAccessKey === 'string' ? { accessKeyId: v.accessKeyId, secretAccessKey: v.secretAccessKey } : undefined;
+    return typeof v.accessKeyId === 'string' && typeof v.secretAccessKey === 'string'
+      ? { accessKeyId: v.accessKeyId, secretAccessKey: v.secretAccessKey }
+      : undefined;
   } catch {
     return undefined;
   }
@@ -58,15 +74,27 @@ export async function readS3Credentials(secrets: vscode.SecretStorage): Promise<
 /** Set S3 Credentials: prompts (or takes `{ accessKeyId, secretAccessKey }`); an empty key id removes them. */
 export async function setS3CredentialsCommand(deps: CommandDeps, arg?: unknown): Promise<boolean> {
   const given = arg as Partial<S3Credentials> | undefined;
-  const accessKeyId = typeof given?.accessKeyId === 'string' ? given.accessKeyId
-    : await vscode.window.showInputBox({ title: 'Bounded Evidence: S3 access key id', prompt: 'Leave empty to remove the stored credentials.', ignoreFocusOut: true });
+  const accessKeyId =
+    typeof given?.accessKeyId === 'string'
+      ? given.accessKeyId
+      : await vscode.window.showInputBox({
+          title: 'Bounded Evidence: S3 access key id',
+          prompt: 'Leave empty to remove the stored credentials.',
+          ignoreFocusOut: true,
+        });
   if (accessKeyId === undefined) return false;
   if (accessKeyId === '') {
     await deps.secrets.delete(Ids.s3CredentialsSecret);
     deps.log.info('S3 credentials removed');
   } else {
-    const secretAccessKey = typeof given?.secretAccessKey === 'string' ? given.secretAccessKey
-      : await vscode.window.showInputBox({ title: 'Bounded Evidence: S3 secret access key', password: true, ignoreFocusOut: true });
+    const secretAccessKey =
+      typeof given?.secretAccessKey === 'string'
+        ? given.secretAccessKey
+        : await vscode.window.showInputBox({
+            title: 'Bounded Evidence: S3 secret access key',
+            password: true,
+            ignoreFocusOut: true,
+          });
     if (!secretAccessKey) return false;
     await deps.secrets.store(Ids.s3CredentialsSecret, JSON.stringify({ accessKeyId, secretAccessKey }));
     deps.log.info('S3 credentials stored in SecretStorage');

@@ -5,9 +5,35 @@
  * (inspectorPanel.ts) supplies the editor actions and the transport; unit tests supply
  * fakes and a real `RunStore`.
  */
-import { EvidenceError, searchAllOutputs, type CallFilter, type CaptureProgressEvent, type CallFinishedRecord, type CallReport, type CallStartedRecord, type Disposable, type HandleSource, type RunRecordEvent, type RunStoreApi } from '../../core/index.js';
+import {
+  EvidenceError,
+  searchAllOutputs,
+  type CallFilter,
+  type CaptureProgressEvent,
+  type CallFinishedRecord,
+  type CallReport,
+  type CallStartedRecord,
+  type Disposable,
+  type HandleSource,
+  type RunRecordEvent,
+  type RunStoreApi,
+} from '../../core/index.js';
 import type {
-  CallDto, CompareSideDto, ExcerptRangeDto, HostToWebview, LiveStreamDto, InspectorLimitsDto, ListQueryDto, MatchDto, PartDto, PartRef, RunDto, StartActionDto, TargetDto, WebviewRequest, WindowDto,
+  CallDto,
+  CompareSideDto,
+  ExcerptRangeDto,
+  HostToWebview,
+  LiveStreamDto,
+  InspectorLimitsDto,
+  ListQueryDto,
+  MatchDto,
+  PartDto,
+  PartRef,
+  RunDto,
+  StartActionDto,
+  TargetDto,
+  WebviewRequest,
+  WindowDto,
 } from '../../shared/protocol.js';
 import { binaryMatchWindow, lineMatchWindow } from '../../shared/matchWindow.js';
 import { buildExcerpt, excerptLink } from './excerpt.js';
@@ -94,7 +120,10 @@ class Lru<V> {
   constructor(private readonly max: number) {}
   get(key: string): V | undefined {
     const v = this.map.get(key);
-    if (v !== undefined) { this.map.delete(key); this.map.set(key, v); }
+    if (v !== undefined) {
+      this.map.delete(key);
+      this.map.set(key, v);
+    }
     return v;
   }
   set(key: string, value: V): void {
@@ -102,8 +131,12 @@ class Lru<V> {
     this.map.set(key, value);
     while (this.map.size > this.max) this.map.delete(this.map.keys().next().value as string);
   }
-  delete(key: string): void { this.map.delete(key); }
-  clear(): void { this.map.clear(); }
+  delete(key: string): void {
+    this.map.delete(key);
+  }
+  clear(): void {
+    this.map.clear();
+  }
 }
 
 /** Sentence for a request made while no store is open. */
@@ -148,9 +181,18 @@ export class InspectorController {
       return;
     }
     const msg = parsed.message;
-    if (msg.type === 'ready') { await this.onReady(); return; }
-    if (msg.type === 'problem') { this.opts.log.warn(`inspector webview: ${msg.message}`); return; }
-    if (msg.type === 'cancelSearch') { this.searches.get(msg.searchId)?.abort(); return; }
+    if (msg.type === 'ready') {
+      await this.onReady();
+      return;
+    }
+    if (msg.type === 'problem') {
+      this.opts.log.warn(`inspector webview: ${msg.message}`);
+      return;
+    }
+    if (msg.type === 'cancelSearch') {
+      this.searches.get(msg.searchId)?.abort();
+      return;
+    }
     try {
       await this.answer(msg);
     } catch (e) {
@@ -197,8 +239,11 @@ export class InspectorController {
     if (this.disposed) return;
     try {
       const r = this.opts.post(message);
-      if (r && typeof (r as Promise<unknown>).then === 'function') (r as Promise<unknown>).then(undefined, () => undefined);
-    } catch { /* the webview is gone */ }
+      if (r && typeof (r as Promise<unknown>).then === 'function')
+        (r as Promise<unknown>).then(undefined, () => undefined);
+    } catch {
+      /* the webview is gone */
+    }
   }
 
   private safeMessage(e: unknown): string {
@@ -237,7 +282,10 @@ export class InspectorController {
     this.liveStreams = new Map();
     if (!this.ready || events.length === 0) return;
     const streams: LiveStreamDto[] = events.map((e) => ({
-      runId: e.runId, callId: e.callId, stream: e.stream, bytes: e.bytes,
+      runId: e.runId,
+      callId: e.callId,
+      stream: e.stream,
+      bytes: e.bytes,
       // The tail may begin inside a character: drop what decodes to a replacement at its start.
       tail: this.liveDecoder.decode(e.tail).replace(/^\uFFFD+/, ''),
     }));
@@ -250,7 +298,12 @@ export class InspectorController {
     const store = await this.opts.store();
     const target = this.target;
     this.target = undefined;
-    this.post({ type: 'init', limits: this.limits, storeAvailable: store !== undefined, ...(target ? { target } : {}) });
+    this.post({
+      type: 'init',
+      limits: this.limits,
+      storeAvailable: store !== undefined,
+      ...(target ? { target } : {}),
+    });
   }
 
   /**
@@ -263,19 +316,40 @@ export class InspectorController {
     const store = await this.store();
     const t0 = performance.now();
     const q = msg.query;
-    const page = await store.callReports({ offset: msg.offset, limit: msg.limit, ...await this.filterWithText(q), ...(msg.facets ? { withFacets: true } : {}) });
-    const filtered = q.tool !== undefined || q.run !== undefined || q.outcome !== undefined || q.source !== undefined || q.text !== undefined;
+    const page = await store.callReports({
+      offset: msg.offset,
+      limit: msg.limit,
+      ...(await this.filterWithText(q)),
+      ...(msg.facets ? { withFacets: true } : {}),
+    });
+    const filtered =
+      q.tool !== undefined ||
+      q.run !== undefined ||
+      q.outcome !== undefined ||
+      q.source !== undefined ||
+      q.text !== undefined;
     const all = filtered ? (await store.queryCalls({ offset: 0, limit: 1 })).total : page.total;
     this.post({
-      type: 'page', id: msg.id, offset: page.offset, total: page.total, all, calls: page.calls.map(callFromReport), runs: page.runs.map(toRunDto),
-      ...(page.tools ? { tools: page.tools } : {}), ...(page.sources ? { sources: page.sources } : {}),
+      type: 'page',
+      id: msg.id,
+      offset: page.offset,
+      total: page.total,
+      all,
+      calls: page.calls.map(callFromReport),
+      runs: page.runs.map(toRunDto),
+      ...(page.tools ? { tools: page.tools } : {}),
+      ...(page.sources ? { sources: page.sources } : {}),
     });
-    if (msg.offset === 0) this.opts.log.info(`inspector: page of ${page.calls.length} of ${page.total} calls in ${Math.round(performance.now() - t0)} ms`);
+    if (msg.offset === 0)
+      this.opts.log.info(
+        `inspector: page of ${page.calls.length} of ${page.total} calls in ${Math.round(performance.now() - t0)} ms`,
+      );
   }
 
   /** The call a whole handle names (`res_…`, `out_…`; either form, minted or written before), when the store minted it; else the text is plain text. */
   private async callOfHandle(text: string): Promise<{ runId: string; callId: string } | undefined> {
-    if (!/^(res|out)_[A-Za-z0-9-]+(_[A-Za-z0-9:.-]+)?$/.test(text) || text.length > this.limits.maxHandleChars) return undefined;
+    if (!/^(res|out)_[A-Za-z0-9-]+(_[A-Za-z0-9:.-]+)?$/.test(text) || text.length > this.limits.maxHandleChars)
+      return undefined;
     try {
       const src = await this.handle(text);
       return { runId: src.runId, callId: src.callId };
@@ -298,7 +372,10 @@ export class InspectorController {
       if (!newest) throw new EvidenceError('invalidArgument', 'that run has no calls in this store');
       ref = { runId: newest.runId, callId: newest.callId, part: 'result' };
     }
-    if (!msg.query) { this.post({ type: 'located', id: msg.id, ref }); return; }
+    if (!msg.query) {
+      this.post({ type: 'located', id: msg.id, ref });
+      return;
+    }
     const index = await this.indexIn(msg.query, ref);
     this.post({ type: 'located', id: msg.id, ref, ...(index === undefined ? { hidden: true } : { index }) });
   }
@@ -323,7 +400,9 @@ export class InspectorController {
     this.reports.delete(e.runId);
     if (!this.ready) return;
     this.pending.push(e);
-    this.flushTimer ??= setTimeout(() => { void this.flush(); }, this.opts.deltaDelayMs ?? 150);
+    this.flushTimer ??= setTimeout(() => {
+      void this.flush();
+    }, this.opts.deltaDelayMs ?? 150);
   }
 
   private async flush(): Promise<void> {
@@ -382,12 +461,20 @@ export class InspectorController {
       const store = await this.store();
       // Room for the whole block (the model's 10,000-character cap would keep ~100 matches of
       // a build log's lines, and each later page would scan the output again).
-      const r = await store.readToolOutput({ handle, pattern, offset, limit: Math.max(limit, matchBlockSize) }, undefined, { maxContentChars: matchBlockChars });
+      const r = await store.readToolOutput(
+        { handle, pattern, offset, limit: Math.max(limit, matchBlockSize) },
+        undefined,
+        { maxContentChars: matchBlockChars },
+      );
       const entries = r.content.length > 0 ? r.content.split('\n') : [];
       const matches = (r.matches ?? []).map((m, i) => {
         const entry = entries[i] ?? '';
         const prefix = `${m.line_number}:`;
-        return { lineNumber: m.line_number, byteOffset: m.byte_offset, text: entry.startsWith(prefix) ? entry.slice(prefix.length) : entry };
+        return {
+          lineNumber: m.line_number,
+          byteOffset: m.byte_offset,
+          text: entry.startsWith(prefix) ? entry.slice(prefix.length) : entry,
+        };
       });
       return { offset, total: r.total_matches ?? 0, matches, binary: r.binary };
     })();
@@ -419,12 +506,16 @@ export class InspectorController {
     return await p;
   }
 
-  private async excerptWindow(handle: string, range: ExcerptRangeDto): Promise<{ src: HandleSource; w: ResolvedWindow }> {
+  private async excerptWindow(
+    handle: string,
+    range: ExcerptRangeDto,
+  ): Promise<{ src: HandleSource; w: ResolvedWindow }> {
     const src = await this.handle(handle);
     const index = this.indexGetter(src);
-    const w = range.kind === 'bytes'
-      ? await resolveBytes(src, range.start, range.end, false, index)
-      : await resolveLines(src, range.offset, range.count, this.limits.maxWindowBytes, index);
+    const w =
+      range.kind === 'bytes'
+        ? await resolveBytes(src, range.start, range.end, false, index)
+        : await resolveLines(src, range.offset, range.count, this.limits.maxWindowBytes, index);
     if (w.end <= w.start) throw new EvidenceError('invalidArgument', 'the excerpt is empty: fetch a window first');
     return { src, w };
   }
@@ -436,8 +527,15 @@ export class InspectorController {
     const link = this.opts.externalLink ? await this.opts.externalLink(own).catch(() => own) : own;
     const markdown = buildExcerpt({
       link,
-      handle: src.handle, start: w.start, end: w.end, totalBytes: src.byteCount, sha256: src.sha256, bytes: w.bytes,
-      text: w.text, encoding: w.encoding, ...(w.firstLine !== undefined ? { firstLine: w.firstLine } : {}),
+      handle: src.handle,
+      start: w.start,
+      end: w.end,
+      totalBytes: src.byteCount,
+      sha256: src.sha256,
+      bytes: w.bytes,
+      text: w.text,
+      encoding: w.encoding,
+      ...(w.firstLine !== undefined ? { firstLine: w.firstLine } : {}),
       ...(w.lineSpan !== undefined ? { lineSpan: w.lineSpan } : {}),
       ...(this.opts.uriScheme ? { uriScheme: this.opts.uriScheme } : {}),
     });
@@ -450,30 +548,51 @@ export class InspectorController {
    * holds at most `limit` (≤ 100) matches, each a bounded line window from the reader.
    */
   private async searchOutputs(msg: Extract<WebviewRequest, { type: 'searchOutputs' }>): Promise<void> {
-    if (this.searches.size >= maxSearches) throw new EvidenceError('invalidArgument', 'another search is still running: cancel it or wait for it');
+    if (this.searches.size >= maxSearches)
+      throw new EvidenceError('invalidArgument', 'another search is still running: cancel it or wait for it');
     // Registered before the first await, so a Cancel sent right after the request finds it.
     const controller = new AbortController();
     this.searches.set(msg.id, controller);
     let last = 0;
     try {
       const store = await this.store();
-      const r = await searchAllOutputs(store, {
-        pattern: msg.pattern, limit: msg.limit, ...(msg.tool !== undefined ? { tool: msg.tool } : {}), ...(msg.run !== undefined ? { run: msg.run } : {}),
-      }, {
-        signal: controller.signal,
-        onProgress: (callsDone, callsTotal) => {
-          const now = performance.now();
-          if (now - last < searchProgressMs && callsDone < callsTotal) return;
-          last = now;
-          this.post({ type: 'searchProgress', searchId: msg.id, callsDone, callsTotal });
+      const r = await searchAllOutputs(
+        store,
+        {
+          pattern: msg.pattern,
+          limit: msg.limit,
+          ...(msg.tool !== undefined ? { tool: msg.tool } : {}),
+          ...(msg.run !== undefined ? { run: msg.run } : {}),
         },
-      });
+        {
+          signal: controller.signal,
+          onProgress: (callsDone, callsTotal) => {
+            const now = performance.now();
+            if (now - last < searchProgressMs && callsDone < callsTotal) return;
+            last = now;
+            this.post({ type: 'searchProgress', searchId: msg.id, callsDone, callsTotal });
+          },
+        },
+      );
       this.post({
-        type: 'searchResults', id: msg.id, pattern: r.pattern, totalMatches: r.total_matches, outputsSearched: r.outputs_searched,
-        outputsMatched: r.outputs_matched, truncated: r.truncated,
-        ...(r.complete === false && { stopped: { timeLimitMs: r.time_limit_ms!, callsSearched: r.calls_searched!, callsTotal: r.calls_total! } }),
+        type: 'searchResults',
+        id: msg.id,
+        pattern: r.pattern,
+        totalMatches: r.total_matches,
+        outputsSearched: r.outputs_searched,
+        outputsMatched: r.outputs_matched,
+        truncated: r.truncated,
+        ...(r.complete === false && {
+          stopped: { timeLimitMs: r.time_limit_ms!, callsSearched: r.calls_searched!, callsTotal: r.calls_total! },
+        }),
         matches: r.matches.map((m) => ({
-          handle: m.handle, tool: m.tool, runId: m.runId, lineNumber: m.line_number, byteOffset: m.byte_offset, column: m.column, text: m.text,
+          handle: m.handle,
+          tool: m.tool,
+          runId: m.runId,
+          lineNumber: m.line_number,
+          byteOffset: m.byte_offset,
+          column: m.column,
+          text: m.text,
           ...(m.window ? { window: m.window } : {}),
         })),
       });
@@ -506,13 +625,27 @@ export class InspectorController {
         if (!call) throw new EvidenceError('invalidArgument', unknownPartMessage);
         const dto = callFromReport(call);
         if (msg.ref.part === 'result') {
-          this.post({ type: 'detail', id: msg.id, ref: msg.ref, call: dto, part: dto.result, preview: splitPreview(call.preview, call.previewRange, call.resultBytes, call.errorLines) });
+          this.post({
+            type: 'detail',
+            id: msg.id,
+            ref: msg.ref,
+            call: dto,
+            part: dto.result,
+            preview: splitPreview(call.preview, call.previewRange, call.resultBytes, call.errorLines),
+          });
           return;
         }
         const att = call.attachments.find((a) => a.name === msg.ref.part);
         if (!att) throw new EvidenceError('invalidArgument', unknownPartMessage);
         const part: PartDto = attachmentPart(att);
-        this.post({ type: 'detail', id: msg.id, ref: msg.ref, call: dto, part, preview: splitPreview(att.preview, att.previewRange, att.sizeBytes, att.errorLines) });
+        this.post({
+          type: 'detail',
+          id: msg.id,
+          ref: msg.ref,
+          call: dto,
+          part,
+          preview: splitPreview(att.preview, att.previewRange, att.sizeBytes, att.errorLines),
+        });
         return;
       }
       case 'fetchBytes': {
@@ -542,12 +675,29 @@ export class InspectorController {
             window = toWindowDto(src, 'bytes', await resolveBytes(src, start, end, false, this.indexGetter(src)));
           } else {
             const { offset, count } = lineMatchWindow(at.lineNumber, msg.window.context);
-            window = toWindowDto(src, 'lines', await resolveLines(src, offset, Math.min(this.limits.maxLines, count), this.limits.maxWindowBytes, this.indexGetter(src)));
+            window = toWindowDto(
+              src,
+              'lines',
+              await resolveLines(
+                src,
+                offset,
+                Math.min(this.limits.maxLines, count),
+                this.limits.maxWindowBytes,
+                this.indexGetter(src),
+              ),
+            );
           }
         }
         this.post({
-          type: 'matches', id: msg.id, handle: msg.handle, pattern: msg.pattern, offset: msg.offset,
-          totalMatches: block.total, matches, truncated: msg.offset + matches.length < block.total, binary: block.binary,
+          type: 'matches',
+          id: msg.id,
+          handle: msg.handle,
+          pattern: msg.pattern,
+          offset: msg.offset,
+          totalMatches: block.total,
+          matches,
+          truncated: msg.offset + matches.length < block.total,
+          binary: block.binary,
           ...(window && msg.window ? { window, windowIndex: msg.window.index } : {}),
         });
         return;
@@ -572,8 +722,12 @@ export class InspectorController {
         const { markdown } = await this.excerptText(msg.handle, msg.range);
         const how = await this.opts.actions.sendToChat(markdown);
         this.post({
-          type: 'done', id: msg.id,
-          message: how === 'chat' ? 'Excerpt placed in the chat input (not sent).' : 'Chat input is not available here: the excerpt was copied to the clipboard instead.',
+          type: 'done',
+          id: msg.id,
+          message:
+            how === 'chat'
+              ? 'Excerpt placed in the chat input (not sent).'
+              : 'Chat input is not available here: the excerpt was copied to the clipboard instead.',
         });
         return;
       }
@@ -582,7 +736,15 @@ export class InspectorController {
         const t0 = performance.now();
         const ok = await src.verify();
         const elapsedMs = Math.round(performance.now() - t0);
-        this.post({ type: 'verified', id: msg.id, handle: msg.handle, ok, sha256: src.sha256, byteCount: src.byteCount, elapsedMs });
+        this.post({
+          type: 'verified',
+          id: msg.id,
+          handle: msg.handle,
+          ok,
+          sha256: src.sha256,
+          byteCount: src.byteCount,
+          elapsedMs,
+        });
         return;
       }
       case 'searchOutputs':
@@ -612,7 +774,10 @@ export class InspectorController {
 function filterOf(q: ListQueryDto): CallFilter {
   const source = q.source?.startsWith('hook:') ? 'hook' : q.source;
   return {
-    order: q.order, ...(q.tool !== undefined ? { tool: q.tool } : {}), ...(q.run !== undefined ? { runId: q.run } : {}),
-    ...(q.outcome !== undefined ? { outcome: q.outcome } : {}), ...(source !== undefined ? { source: source as CallFilter['source'] } : {}),
+    order: q.order,
+    ...(q.tool !== undefined ? { tool: q.tool } : {}),
+    ...(q.run !== undefined ? { runId: q.run } : {}),
+    ...(q.outcome !== undefined ? { outcome: q.outcome } : {}),
+    ...(source !== undefined ? { source: source as CallFilter['source'] } : {}),
   };
 }

@@ -70,9 +70,12 @@ export function excerptLink(handle: string, start: number, end: number, scheme =
 export function buildExcerpt(src: ExcerptSource): string {
   const fence = fenceFor(src.text);
   const body = src.text.endsWith('\n') || src.text.length === 0 ? src.text : `${src.text}\n`;
-  const lines = src.firstLine !== undefined && src.lineSpan !== undefined && src.lineSpan > 0
-    ? src.lineSpan === 1 ? `, line ${src.firstLine + 1}` : `, lines ${src.firstLine + 1}–${src.firstLine + src.lineSpan}`
-    : '';
+  const lines =
+    src.firstLine !== undefined && src.lineSpan !== undefined && src.lineSpan > 0
+      ? src.lineSpan === 1
+        ? `, line ${src.firstLine + 1}`
+        : `, lines ${src.firstLine + 1}–${src.firstLine + src.lineSpan}`
+      : '';
   const excerptSha = createHash('sha256').update(src.bytes).digest('hex');
   return [
     `${fence}${src.encoding === 'hex' ? 'hexdump' : 'text'}`,

@@ -28,9 +28,15 @@ export function registerInspector(context: vscode.ExtensionContext, deps?: Inspe
   context.subscriptions.push(
     panels,
     // Returns the target as checked (what the panel was asked to show), for callers and tests.
-    vscode.commands.registerCommand(Ids.commands.openInspector, (target?: unknown) => { const t = targetOf(target); panels.open(t); return t; }),
+    vscode.commands.registerCommand(Ids.commands.openInspector, (target?: unknown) => {
+      const t = targetOf(target);
+      panels.open(t);
+      return t;
+    }),
     vscode.window.registerWebviewPanelSerializer(Ids.views.inspectorPanel, {
-      deserializeWebviewPanel: async (panel: vscode.WebviewPanel, state: unknown) => { panels.restore(panel, state as InspectorViewState | undefined); },
+      deserializeWebviewPanel: async (panel: vscode.WebviewPanel, state: unknown) => {
+        panels.restore(panel, state as InspectorViewState | undefined);
+      },
     }),
   );
   if (deps?.onDidChangeStore) context.subscriptions.push(deps.onDidChangeStore(() => panels.storeChanged()));
@@ -43,7 +49,10 @@ class InspectorPanels implements vscode.Disposable {
   private panel: vscode.WebviewPanel | undefined;
   private controller: InspectorController | undefined;
 
-  constructor(private readonly context: vscode.ExtensionContext, private readonly deps: InspectorDeps | undefined) {}
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly deps: InspectorDeps | undefined,
+  ) {}
 
   /** Opens the panel, or reveals it and selects the target. */
   open(target: TargetDto | undefined): void {
@@ -52,13 +61,22 @@ class InspectorPanels implements vscode.Disposable {
       if (target) this.controller.reveal(target);
       return;
     }
-    const panel = vscode.window.createWebviewPanel(Ids.views.inspectorPanel, 'Evidence Inspector', vscode.ViewColumn.Active, this.options());
+    const panel = vscode.window.createWebviewPanel(
+      Ids.views.inspectorPanel,
+      'Evidence Inspector',
+      vscode.ViewColumn.Active,
+      this.options(),
+    );
     this.attach(panel, target);
   }
 
   /** Takes over a panel VS Code restored after a reload; the page restores its own state. */
   restore(panel: vscode.WebviewPanel, _state: InspectorViewState | undefined): void {
-    if (this.panel) { panel.dispose(); this.panel.reveal(); return; }
+    if (this.panel) {
+      panel.dispose();
+      this.panel.reveal();
+      return;
+    }
     panel.webview.options = this.options();
     this.attach(panel, undefined);
   }
@@ -78,7 +96,10 @@ class InspectorPanels implements vscode.Disposable {
       enableScripts: true,
       enableFindWidget: true,
       // Only the extension's own built assets: never the storage folder.
-      localResourceRoots: [vscode.Uri.joinPath(this.context.extensionUri, 'dist'), vscode.Uri.joinPath(this.context.extensionUri, 'media')],
+      localResourceRoots: [
+        vscode.Uri.joinPath(this.context.extensionUri, 'dist'),
+        vscode.Uri.joinPath(this.context.extensionUri, 'media'),
+      ],
       // State survives hiding through the page's setState; no hidden page kept alive.
       retainContextWhenHidden: false,
     };
@@ -95,7 +116,12 @@ class InspectorPanels implements vscode.Disposable {
       // In a browser workbench the editor's own scheme opens nothing: the callback URL of the
       // served workbench does (it reaches the URI handler, once, in the window that copied it;
       // Open Evidence Link… takes it at any time). The desktop keeps its link as built.
-      ...(vscode.env.uiKind === vscode.UIKind.Web ? { externalLink: async (link: string) => (await vscode.env.asExternalUri(vscode.Uri.parse(link, true))).toString(true) } : {}),
+      ...(vscode.env.uiKind === vscode.UIKind.Web
+        ? {
+            externalLink: async (link: string) =>
+              (await vscode.env.asExternalUri(vscode.Uri.parse(link, true))).toString(true),
+          }
+        : {}),
       ...(target ? { target } : {}),
     });
     this.panel = panel;
@@ -103,19 +129,26 @@ class InspectorPanels implements vscode.Disposable {
     const subs = [
       panel.webview.onDidReceiveMessage((m: unknown) => controller.receive(m)),
       // A hidden page is torn down (retainContextWhenHidden is off); it says `ready` when shown again.
-      panel.onDidChangeViewState((e) => { if (!e.webviewPanel.visible) controller.webviewGone(); }),
+      panel.onDidChangeViewState((e) => {
+        if (!e.webviewPanel.visible) controller.webviewGone();
+      }),
     ];
     panel.onDidDispose(() => {
       controller.dispose();
       for (const s of subs) s.dispose();
-      if (this.panel === panel) { this.panel = undefined; this.controller = undefined; }
+      if (this.panel === panel) {
+        this.panel = undefined;
+        this.controller = undefined;
+      }
     });
     panel.webview.html = renderHtml(panel.webview, this.context.extensionUri);
   }
 
   private actions(log: InspectorLog): InspectorActions {
     return {
-      writeClipboard: async (text) => { await vscode.env.clipboard.writeText(text); },
+      writeClipboard: async (text) => {
+        await vscode.env.clipboard.writeText(text);
+      },
       sendToChat: async (text) => {
         const commands = await vscode.commands.getCommands(true);
         if (commands.includes(chatOpenCommand)) {
@@ -123,37 +156,60 @@ class InspectorPanels implements vscode.Disposable {
             await vscode.commands.executeCommand(chatOpenCommand, { query: text, isPartialQuery: true });
             return 'chat';
           } catch (e) {
-            log.warn(`inspector: the chat input could not be filled (${e instanceof Error ? e.message : String(e)}); copying instead`);
+            log.warn(
+              `inspector: the chat input could not be filled (${e instanceof Error ? e.message : String(e)}); copying instead`,
+            );
           }
         }
         await vscode.env.clipboard.writeText(text);
-        void vscode.window.showInformationMessage('Bounded Evidence: the chat input is not available in this window, so the excerpt was copied to the clipboard. Paste it into any chat.');
+        void vscode.window.showInformationMessage(
+          'Bounded Evidence: the chat input is not available in this window, so the excerpt was copied to the clipboard. Paste it into any chat.',
+        );
         return 'clipboard';
       },
       startAction: (action) => {
         // The page names an action; the host maps it to a command id (a page never names commands).
-        const command = { runCommandAndCapture: Ids.commands.runCommandAndCapture, importFile: Ids.commands.importFile, captureDemo: 'boundedEvidence.captureDemo' }[action];
-        void Promise.resolve(vscode.commands.executeCommand(command)).then(undefined, (e: unknown) => log.warn(`inspector: ${action} failed: ${e instanceof Error ? e.message : String(e)}`));
+        const command = {
+          runCommandAndCapture: Ids.commands.runCommandAndCapture,
+          importFile: Ids.commands.importFile,
+          captureDemo: 'boundedEvidence.captureDemo',
+        }[action];
+        void Promise.resolve(vscode.commands.executeCommand(command)).then(undefined, (e: unknown) =>
+          log.warn(`inspector: ${action} failed: ${e instanceof Error ? e.message : String(e)}`),
+        );
       },
       saveExcerpt: async (handle, range) => {
         // The palette's Save Excerpt As…, given the panel's window (it asks only where to save).
-        const window = range.kind === 'bytes' ? { bytes: { start: range.start, end: range.end } } : { lines: { first: range.offset + 1, last: range.offset + range.count } };
-        const r = await vscode.commands.executeCommand<SavedExcerpt | undefined>(saveExcerptAsCommand, { handle, ...window });
-        return r ? `Saved ${r.byteCount.toLocaleString('en-US')} bytes to ${vscode.workspace.asRelativePath(r.path)}, with ${vscode.workspace.asRelativePath(r.provenancePath)} beside it.` : undefined;
+        const window =
+          range.kind === 'bytes'
+            ? { bytes: { start: range.start, end: range.end } }
+            : { lines: { first: range.offset + 1, last: range.offset + range.count } };
+        const r = await vscode.commands.executeCommand<SavedExcerpt | undefined>(saveExcerptAsCommand, {
+          handle,
+          ...window,
+        });
+        return r
+          ? `Saved ${r.byteCount.toLocaleString('en-US')} bytes to ${vscode.workspace.asRelativePath(r.path)}, with ${vscode.workspace.asRelativePath(r.provenancePath)} beside it.`
+          : undefined;
       },
       compareWindows: async (left, right, panelWidth) => {
         const side = (s: CompareSideDto): object => ({ handle: s.handle, bytes: { start: s.start, end: s.end } });
         // Beside the panel only when both halves keep room (each at least compareBesideMinWidth / 2):
         // a narrower panel split in two squeezed its actions into four rows. Else the diff is a tab of the panel's group.
         const beside = (panelWidth ?? 0) >= compareBesideMinWidth;
-        const r = await vscode.commands.executeCommand<ComparedWindows | undefined>(Ids.commands.compareOutputs, { left: side(left), right: side(right), beside });
+        const r = await vscode.commands.executeCommand<ComparedWindows | undefined>(Ids.commands.compareOutputs, {
+          left: side(left),
+          right: side(right),
+          beside,
+        });
         // The command said what was wrong in its own message; the panel says it next to the button.
         if (!r) throw new EvidenceError('invalidArgument', 'these windows could not be compared');
         return `Comparing ${r.left.handle} ${r.left.label} with ${r.right.handle} ${r.right.label} in the diff editor${beside ? '' : ' (a tab of this group: the inspector is the tab beside it)'}.`;
       },
       openArtifact: async (handle, byteOffset) => {
         const commands = await vscode.commands.getCommands(true);
-        if (!commands.includes(Ids.commands.openArtifact)) throw new EvidenceError('missing', 'opening artifacts in the editor is not available in this window');
+        if (!commands.includes(Ids.commands.openArtifact))
+          throw new EvidenceError('missing', 'opening artifacts in the editor is not available in this window');
         const position: ArtifactPosition = { handle, byteOffset };
         await vscode.commands.executeCommand(Ids.commands.openArtifact, position);
       },

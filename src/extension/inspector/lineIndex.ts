@@ -12,7 +12,8 @@ import { countNewlines, type HandleSource } from '../../core/index.js';
 export const lineIndexStride = 64 * 1024;
 
 /** The part of a handle the index reads (the recorded newline index when it has one). */
-export type LineSource = Pick<HandleSource, 'byteCount' | 'readRange' | 'stream'> & Partial<Pick<HandleSource, 'newlineIndex' | 'lineCount'>>;
+export type LineSource = Pick<HandleSource, 'byteCount' | 'readRange' | 'stream'> &
+  Partial<Pick<HandleSource, 'newlineIndex' | 'lineCount'>>;
 
 /** Newline checkpoints of one artifact. */
 export class LineIndex {

@@ -4,7 +4,13 @@
  * into head and tail by its recorded byte ranges. Pure functions, no `vscode`.
  */
 import type {
-  AttachmentRecord, CallFinishedRecord, CallReport, CallStartedRecord, ErrorLines, PreviewRange, RunSummary,
+  AttachmentRecord,
+  CallFinishedRecord,
+  CallReport,
+  CallStartedRecord,
+  ErrorLines,
+  PreviewRange,
+  RunSummary,
 } from '../../core/index.js';
 import type { CallDto, PartDto, PreviewDto, RunDto } from '../../shared/protocol.js';
 
@@ -14,9 +20,16 @@ const argsSummaryChars = 160;
 /** A run for the list. */
 export function toRunDto(r: RunSummary): RunDto {
   return {
-    runId: r.runId, ...(r.label !== undefined ? { label: r.label } : {}), startedAt: r.startedAt,
+    runId: r.runId,
+    ...(r.label !== undefined ? { label: r.label } : {}),
+    startedAt: r.startedAt,
     ...(r.finishedAt !== undefined ? { finishedAt: r.finishedAt } : {}),
-    status: r.status, pinned: r.pinned, callCount: r.callCount, failedCalls: r.failedCalls, totalBytes: r.totalBytes, source: sourceLabel(r.source),
+    status: r.status,
+    pinned: r.pinned,
+    callCount: r.callCount,
+    failedCalls: r.failedCalls,
+    totalBytes: r.totalBytes,
+    source: sourceLabel(r.source),
   };
 }
 
@@ -40,8 +53,17 @@ export function summarizeArgs(args: Record<string, unknown>): string {
 /** An attachment as a sub-row. */
 export function attachmentPart(a: AttachmentRecord): PartDto {
   return {
-    name: a.name, handle: a.handle, sizeBytes: a.sizeBytes, observedBytes: a.observedBytes, truncated: a.truncated,
-    sha256: a.sha256, stored: a.stored, contentType: a.contentType, lineCount: a.lineCount, binary: a.binary, readable: a.readable,
+    name: a.name,
+    handle: a.handle,
+    sizeBytes: a.sizeBytes,
+    observedBytes: a.observedBytes,
+    truncated: a.truncated,
+    sha256: a.sha256,
+    stored: a.stored,
+    contentType: a.contentType,
+    lineCount: a.lineCount,
+    binary: a.binary,
+    readable: a.readable,
   };
 }
 
@@ -78,14 +100,25 @@ export function outcomeFields(attachments: readonly AttachmentRecord[]): Outcome
 /** A call from `report(runId)`. */
 export function callFromReport(r: CallReport): CallDto {
   return {
-    runId: r.runId, callId: r.callId, tool: r.tool, argsSummary: summarizeArgs(r.arguments), status: r.status,
-    ...(r.error ? { errorMessage: r.error.message } : {}), ...outcomeFields(r.attachments),
-    startedAt: r.startedAt, ...(r.finishedAt !== undefined ? { finishedAt: r.finishedAt } : {}),
+    runId: r.runId,
+    callId: r.callId,
+    tool: r.tool,
+    argsSummary: summarizeArgs(r.arguments),
+    status: r.status,
+    ...(r.error ? { errorMessage: r.error.message } : {}),
+    ...outcomeFields(r.attachments),
+    startedAt: r.startedAt,
+    ...(r.finishedAt !== undefined ? { finishedAt: r.finishedAt } : {}),
     result: {
-      name: 'result', ...(r.handle !== undefined ? { handle: r.handle } : {}), sizeBytes: r.resultBytes,
-      ...(r.sha256 !== undefined ? { sha256: r.sha256 } : {}), ...(r.stored !== undefined ? { stored: r.stored } : {}),
-      ...(r.contentType !== undefined ? { contentType: r.contentType } : {}), ...(r.lineCount !== undefined ? { lineCount: r.lineCount } : {}),
-      binary: r.binary, readable: r.readable,
+      name: 'result',
+      ...(r.handle !== undefined ? { handle: r.handle } : {}),
+      sizeBytes: r.resultBytes,
+      ...(r.sha256 !== undefined ? { sha256: r.sha256 } : {}),
+      ...(r.stored !== undefined ? { stored: r.stored } : {}),
+      ...(r.contentType !== undefined ? { contentType: r.contentType } : {}),
+      ...(r.lineCount !== undefined ? { lineCount: r.lineCount } : {}),
+      binary: r.binary,
+      readable: r.readable,
     },
     attachments: r.attachments.map(attachmentPart),
   };
@@ -95,16 +128,36 @@ export function callFromReport(r: CallReport): CallDto {
 export function callFromRecord(r: CallStartedRecord | CallFinishedRecord): CallDto {
   if (r.type === 'call_started') {
     return {
-      runId: r.runId, callId: r.callId, tool: r.tool, argsSummary: summarizeArgs(r.arguments), status: 'running', startedAt: r.startedAt,
-      result: { name: 'result', sizeBytes: 0, binary: false, readable: false }, attachments: [],
+      runId: r.runId,
+      callId: r.callId,
+      tool: r.tool,
+      argsSummary: summarizeArgs(r.arguments),
+      status: 'running',
+      startedAt: r.startedAt,
+      result: { name: 'result', sizeBytes: 0, binary: false, readable: false },
+      attachments: [],
     };
   }
   return {
-    runId: r.runId, callId: r.callId, tool: r.tool, argsSummary: summarizeArgs(r.arguments), status: r.status,
-    ...(r.error ? { errorMessage: r.error.message } : {}), ...outcomeFields(r.attachments), startedAt: r.startedAt, finishedAt: r.finishedAt,
+    runId: r.runId,
+    callId: r.callId,
+    tool: r.tool,
+    argsSummary: summarizeArgs(r.arguments),
+    status: r.status,
+    ...(r.error ? { errorMessage: r.error.message } : {}),
+    ...outcomeFields(r.attachments),
+    startedAt: r.startedAt,
+    finishedAt: r.finishedAt,
     result: {
-      name: 'result', ...(r.resultHandle !== undefined ? { handle: r.resultHandle } : {}), sizeBytes: r.resultBytes, sha256: r.sha256,
-      stored: r.stored, contentType: r.contentType, lineCount: r.lineCount, binary: r.binary, readable: r.readable,
+      name: 'result',
+      ...(r.resultHandle !== undefined ? { handle: r.resultHandle } : {}),
+      sizeBytes: r.resultBytes,
+      sha256: r.sha256,
+      stored: r.stored,
+      contentType: r.contentType,
+      lineCount: r.lineCount,
+      binary: r.binary,
+      readable: r.readable,
     },
     attachments: r.attachments.map(attachmentPart),
   };
@@ -116,9 +169,21 @@ export function callFromRecord(r: CallStartedRecord | CallFinishedRecord): CallD
  * omission marker between them is the layer's own text). When the numbers do not fit
  * the preview (it was not cut, or is empty for binary), the whole preview is returned.
  */
-export function splitPreview(preview: string, range: PreviewRange | undefined, size: number, errors?: ErrorLines): PreviewDto {
+export function splitPreview(
+  preview: string,
+  range: PreviewRange | undefined,
+  size: number,
+  errors?: ErrorLines,
+): PreviewDto {
   // The error lines the first view showed before the preview (docs/contracts.md §2.13), marked by the page.
-  const marked = errors ? { errorLines: { total: errors.total, lines: errors.lines.map((l) => ({ lineNumber: l.lineNumber, byteOffset: l.byteOffset, text: l.text })) } } : {};
+  const marked = errors
+    ? {
+        errorLines: {
+          total: errors.total,
+          lines: errors.lines.map((l) => ({ lineNumber: l.lineNumber, byteOffset: l.byteOffset, text: l.text })),
+        },
+      }
+    : {};
   return { ...split(preview, range, size), ...marked };
 }
 

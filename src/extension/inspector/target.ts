@@ -17,7 +17,11 @@ export function targetOf(arg: unknown): TargetDto | undefined {
   const a = arg as InspectorTarget;
   const ok = (v: unknown): v is string => typeof v === 'string' && v.length > 0 && v.length <= 256;
   const window = ok(a.handle) ? windowOf(a.window) : undefined;
-  const t: TargetDto = { ...(ok(a.runId) ? { runId: a.runId } : {}), ...(ok(a.handle) ? { handle: a.handle } : {}), ...(window ? { window } : {}) };
+  const t: TargetDto = {
+    ...(ok(a.runId) ? { runId: a.runId } : {}),
+    ...(ok(a.handle) ? { handle: a.handle } : {}),
+    ...(window ? { window } : {}),
+  };
   return t.runId || t.handle ? t : undefined;
 }
 
@@ -25,8 +29,9 @@ function windowOf(w: unknown): TargetDto['window'] {
   if (typeof w !== 'object' || w === null) return undefined;
   const { kind, offset, count, start, end } = w as Record<string, unknown>;
   const natural = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
-  if (kind === 'lines' && natural(offset) && natural(count) && count >= 1) return { kind, offset, count: Math.min(count, inspectorLimits.maxLines) };
-  if (kind === 'bytes' && natural(start) && natural(end) && end > start) return { kind, start, end: Math.min(end, start + inspectorLimits.maxWindowBytes) };
+  if (kind === 'lines' && natural(offset) && natural(count) && count >= 1)
+    return { kind, offset, count: Math.min(count, inspectorLimits.maxLines) };
+  if (kind === 'bytes' && natural(start) && natural(end) && end > start)
+    return { kind, start, end: Math.min(end, start + inspectorLimits.maxWindowBytes) };
   return undefined;
 }
-

@@ -4,7 +4,13 @@
  * before the host acts on it; a bad one becomes an error reply, never an exception.
  * Pure logic: no `vscode`, so it is unit-tested in plain Node.
  */
-import type { ExcerptRangeDto, InspectorLimitsDto, ListQueryDto, PartRef, WebviewToHost } from '../../shared/protocol.js';
+import type {
+  ExcerptRangeDto,
+  InspectorLimitsDto,
+  ListQueryDto,
+  PartRef,
+  WebviewToHost,
+} from '../../shared/protocol.js';
 
 /** The panel's caps. Lines, matches, pattern and handle mirror docs/contracts.md §2.5; the byte window is the panel's own (docs/contracts.md §3.4). */
 export const inspectorLimits: InspectorLimitsDto = {
@@ -87,7 +93,8 @@ function handle(m: Obj, limits: InspectorLimitsDto): string {
 function byteWindow(m: Obj, limits: InspectorLimitsDto): { start: number; end: number } {
   const start = int(m, 'start', 0);
   const end = int(m, 'end', 0);
-  if (end - start > limits.maxWindowBytes) throw new Invalid(`a window may cover at most ${limits.maxWindowBytes} bytes`);
+  if (end - start > limits.maxWindowBytes)
+    throw new Invalid(`a window may cover at most ${limits.maxWindowBytes} bytes`);
   if (!(start < end)) throw new Invalid('a byte window must satisfy 0 <= start < end');
   return { start, end };
 }
@@ -95,7 +102,11 @@ function byteWindow(m: Obj, limits: InspectorLimitsDto): { start: number; end: n
 function partRef(m: Obj): PartRef {
   const r = obj(m, 'ref');
   keys(r, ['runId', 'callId', 'part']);
-  return { runId: str(r, 'runId', 1, maxIdChars), callId: str(r, 'callId', 1, maxIdChars), part: str(r, 'part', 1, maxIdChars) };
+  return {
+    runId: str(r, 'runId', 1, maxIdChars),
+    callId: str(r, 'callId', 1, maxIdChars),
+    part: str(r, 'part', 1, maxIdChars),
+  };
 }
 
 function excerptRange(m: Obj, limits: InspectorLimitsDto): ExcerptRangeDto {
@@ -120,15 +131,21 @@ function listQuery(m: Obj): ListQueryDto {
   const q = obj(m, 'query');
   keys(q, ['order', 'tool', 'run', 'outcome', 'source', 'text']);
   if (q.order !== 'newest' && q.order !== 'largest') throw new Invalid('"query.order" must be "newest" or "largest"');
-  if (q.outcome !== undefined && q.outcome !== 'ok' && q.outcome !== 'failed' && q.outcome !== 'running') throw new Invalid('"query.outcome" must be "ok", "failed" or "running"');
+  if (q.outcome !== undefined && q.outcome !== 'ok' && q.outcome !== 'failed' && q.outcome !== 'running')
+    throw new Invalid('"query.outcome" must be "ok", "failed" or "running"');
   const source = optionalStr(q, 'source', 1, maxIdChars);
-  if (source !== undefined && !sourceKinds.includes(source.startsWith('hook:') ? 'hook' : source)) throw new Invalid('"query.source" is not a known source');
+  if (source !== undefined && !sourceKinds.includes(source.startsWith('hook:') ? 'hook' : source))
+    throw new Invalid('"query.source" is not a known source');
   const tool = optionalStr(q, 'tool', 1, maxIdChars);
   const run = optionalStr(q, 'run', 1, maxIdChars);
   const text = optionalStr(q, 'text', 1, maxFilterChars);
   return {
-    order: q.order, ...(tool !== undefined ? { tool } : {}), ...(run !== undefined ? { run } : {}),
-    ...(q.outcome !== undefined ? { outcome: q.outcome } : {}), ...(source !== undefined ? { source } : {}), ...(text !== undefined ? { text } : {}),
+    order: q.order,
+    ...(tool !== undefined ? { tool } : {}),
+    ...(run !== undefined ? { run } : {}),
+    ...(q.outcome !== undefined ? { outcome: q.outcome } : {}),
+    ...(source !== undefined ? { source } : {}),
+    ...(text !== undefined ? { text } : {}),
   };
 }
 
@@ -174,7 +191,14 @@ function parseKnown(m: Obj, limits: InspectorLimitsDto): WebviewToHost {
     case 'page': {
       keys(m, ['id', 'offset', 'limit', 'query', 'facets']);
       const facets = m.facets === undefined ? undefined : bool(m, 'facets');
-      return { type, id, offset: int(m, 'offset', 0), limit: int(m, 'limit', 1, maxPageCalls), query: listQuery(m), ...(facets ? { facets } : {}) };
+      return {
+        type,
+        id,
+        offset: int(m, 'offset', 0),
+        limit: int(m, 'limit', 1, maxPageCalls),
+        query: listQuery(m),
+        ...(facets ? { facets } : {}),
+      };
     }
     case 'pickRuns':
       keys(m, ['id', 'text', 'limit']);
@@ -183,9 +207,16 @@ function parseKnown(m: Obj, limits: InspectorLimitsDto): WebviewToHost {
       keys(m, ['id', 'handle', 'runId', 'query']);
       const h = m.handle === undefined ? undefined : handle(m, limits);
       const runId = optionalStr(m, 'runId', 1, maxIdChars);
-      if ((h === undefined) === (runId === undefined)) throw new Invalid('"locate" needs exactly one of "handle" and "runId"');
+      if ((h === undefined) === (runId === undefined))
+        throw new Invalid('"locate" needs exactly one of "handle" and "runId"');
       const query = m.query === undefined ? undefined : listQuery(m);
-      return { type, id, ...(h !== undefined ? { handle: h } : {}), ...(runId !== undefined ? { runId } : {}), ...(query ? { query } : {}) };
+      return {
+        type,
+        id,
+        ...(h !== undefined ? { handle: h } : {}),
+        ...(runId !== undefined ? { runId } : {}),
+        ...(query ? { query } : {}),
+      };
     }
     case 'detail':
       keys(m, ['id', 'ref']);
@@ -197,7 +228,13 @@ function parseKnown(m: Obj, limits: InspectorLimitsDto): WebviewToHost {
     }
     case 'fetchLines':
       keys(m, ['id', 'handle', 'offset', 'count']);
-      return { type, id, handle: handle(m, limits), offset: int(m, 'offset', 0), count: int(m, 'count', 1, limits.maxLines) };
+      return {
+        type,
+        id,
+        handle: handle(m, limits),
+        offset: int(m, 'offset', 0),
+        count: int(m, 'count', 1, limits.maxLines),
+      };
     case 'findPattern': {
       keys(m, ['id', 'handle', 'pattern', 'offset', 'limit', 'window']);
       const offset = int(m, 'offset', 0);
@@ -207,12 +244,19 @@ function parseKnown(m: Obj, limits: InspectorLimitsDto): WebviewToHost {
         const w = obj(m, 'window');
         keys(w, ['index', 'context']);
         // The match is one of this page's; its window (context either side) fits one lines window.
-        window = { index: int(w, 'index', offset, offset + limit - 1), context: int(w, 'context', 0, Math.floor((limits.maxLines - 1) / 2)) };
+        window = {
+          index: int(w, 'index', offset, offset + limit - 1),
+          context: int(w, 'context', 0, Math.floor((limits.maxLines - 1) / 2)),
+        };
       }
       return {
-        type, id, handle: handle(m, limits),
+        type,
+        id,
+        handle: handle(m, limits),
         pattern: str(m, 'pattern', 1, limits.maxPatternChars),
-        offset, limit, ...(window ? { window } : {}),
+        offset,
+        limit,
+        ...(window ? { window } : {}),
       };
     }
     case 'copyText':
@@ -236,12 +280,19 @@ function parseKnown(m: Obj, limits: InspectorLimitsDto): WebviewToHost {
         keys(s, ['handle', 'start', 'end']);
         return { handle: handle(s, limits), ...byteWindow(s, limits) };
       };
-      return { type, id, left: side('left'), right: side('right'), ...(m.panelWidth !== undefined ? { panelWidth: int(m, 'panelWidth', 0) } : {}) };
+      return {
+        type,
+        id,
+        left: side('left'),
+        right: side('right'),
+        ...(m.panelWidth !== undefined ? { panelWidth: int(m, 'panelWidth', 0) } : {}),
+      };
     }
     case 'startAction': {
       keys(m, ['id', 'action']);
       const action = m.action;
-      if (action !== 'runCommandAndCapture' && action !== 'importFile' && action !== 'captureDemo') throw new Invalid('"action" must be runCommandAndCapture, importFile or captureDemo');
+      if (action !== 'runCommandAndCapture' && action !== 'importFile' && action !== 'captureDemo')
+        throw new Invalid('"action" must be runCommandAndCapture, importFile or captureDemo');
       return { type, id, action };
     }
     case 'searchOutputs': {
@@ -249,8 +300,12 @@ function parseKnown(m: Obj, limits: InspectorLimitsDto): WebviewToHost {
       const tool = m.tool === undefined ? undefined : str(m, 'tool', 1, maxIdChars);
       const run = m.run === undefined ? undefined : str(m, 'run', 1, maxIdChars);
       return {
-        type, id, pattern: str(m, 'pattern', 1, limits.maxPatternChars), limit: int(m, 'limit', 1, limits.maxSearchMatches),
-        ...(tool !== undefined ? { tool } : {}), ...(run !== undefined ? { run } : {}),
+        type,
+        id,
+        pattern: str(m, 'pattern', 1, limits.maxPatternChars),
+        limit: int(m, 'limit', 1, limits.maxSearchMatches),
+        ...(tool !== undefined ? { tool } : {}),
+        ...(run !== undefined ? { run } : {}),
       };
     }
     default:

@@ -5,7 +5,13 @@
  * it inward (paging buttons do). Binary content becomes a hex dump. Pure logic over a
  * `HandleSource`: no `vscode`.
  */
-import { ceilCodePointBoundary, decodeUtf8Strict, EvidenceError, floorCodePointBoundary, type HandleSource } from '../../core/index.js';
+import {
+  ceilCodePointBoundary,
+  decodeUtf8Strict,
+  EvidenceError,
+  floorCodePointBoundary,
+  type HandleSource,
+} from '../../core/index.js';
 import type { WindowDto } from '../../shared/protocol.js';
 import { hexDump } from './excerpt.js';
 import type { LineIndex } from './lineIndex.js';
@@ -48,7 +54,13 @@ function lineSpanOf(bytes: Uint8Array): number {
  * (widened by one character when it is narrower than one) and clamped to the size; the
  * reply states the exact range it covers.
  */
-export async function resolveBytes(src: HandleSource, start: number, end: number, snap: boolean, index: IndexGetter): Promise<ResolvedWindow> {
+export async function resolveBytes(
+  src: HandleSource,
+  start: number,
+  end: number,
+  snap: boolean,
+  index: IndexGetter,
+): Promise<ResolvedWindow> {
   let s = start;
   let e = end;
   let note: string | undefined;
@@ -72,7 +84,17 @@ export async function resolveBytes(src: HandleSource, start: number, end: number
   const text = decodeOrContractError(bytes);
   const idx = await index({ required: false });
   const firstLine = idx ? await idx.lineAt(s) : undefined;
-  return { start: s, end: e, bytes, encoding: 'text', text, firstLine, lineSpan: lineSpanOf(bytes), truncated: false, note };
+  return {
+    start: s,
+    end: e,
+    bytes,
+    encoding: 'text',
+    text,
+    firstLine,
+    lineSpan: lineSpanOf(bytes),
+    truncated: false,
+    note,
+  };
 }
 
 /** Sentence for a binary artifact asked for lines. */
@@ -82,15 +104,28 @@ export const binaryHasNoLines = 'binary content has no lines: use a byte window 
  * Lines `[offset, offset + count)`, cut to whole lines (or, for one huge line, to whole
  * characters) at `maxBytes`. Past the last line: an empty window, not an error (docs/contracts.md §2.5).
  */
-export async function resolveLines(src: HandleSource, offset: number, count: number, maxBytes: number, index: IndexGetter): Promise<ResolvedWindow> {
+export async function resolveLines(
+  src: HandleSource,
+  offset: number,
+  count: number,
+  maxBytes: number,
+  index: IndexGetter,
+): Promise<ResolvedWindow> {
   if (src.binary) throw new EvidenceError('invalidArgument', binaryHasNoLines);
   const idx = await index({ required: true });
   if (!idx) throw new EvidenceError('backend', 'the line index could not be built');
   const range = await idx.linesRange(offset, count);
   if (!range) {
     return {
-      start: src.byteCount, end: src.byteCount, bytes: new Uint8Array(0), encoding: 'text', text: '', firstLine: offset, lineSpan: 0,
-      truncated: false, note: `past the end: the output has ${idx.lineCount} lines`,
+      start: src.byteCount,
+      end: src.byteCount,
+      bytes: new Uint8Array(0),
+      encoding: 'text',
+      text: '',
+      firstLine: offset,
+      lineSpan: 0,
+      truncated: false,
+      note: `past the end: the output has ${idx.lineCount} lines`,
     };
   }
   let { end } = range;
@@ -108,17 +143,35 @@ export async function resolveLines(src: HandleSource, offset: number, count: num
   }
   const text = decodeOrContractError(bytes);
   return {
-    start: range.start, end, bytes, encoding: 'text', text, firstLine: offset, lineSpan: lineSpanOf(bytes), truncated,
-    note: truncated ? `cut at ${maxBytes} bytes (the window cap)` : range.lines < count ? `the output ends after line ${offset + range.lines}` : undefined,
+    start: range.start,
+    end,
+    bytes,
+    encoding: 'text',
+    text,
+    firstLine: offset,
+    lineSpan: lineSpanOf(bytes),
+    truncated,
+    note: truncated
+      ? `cut at ${maxBytes} bytes (the window cap)`
+      : range.lines < count
+        ? `the output ends after line ${offset + range.lines}`
+        : undefined,
   };
 }
 
 /** The reply form of a resolved window. */
 export function toWindowDto(src: HandleSource, mode: 'bytes' | 'lines', w: ResolvedWindow): WindowDto {
   return {
-    handle: src.handle, mode, start: w.start, end: w.end, totalBytes: src.byteCount, totalLines: src.lineCount,
+    handle: src.handle,
+    mode,
+    start: w.start,
+    end: w.end,
+    totalBytes: src.byteCount,
+    totalLines: src.lineCount,
     ...(w.firstLine !== undefined ? { firstLine: w.firstLine } : {}),
-    encoding: w.encoding, text: w.text, truncated: w.truncated,
+    encoding: w.encoding,
+    text: w.text,
+    truncated: w.truncated,
     ...(w.note !== undefined ? { note: w.note } : {}),
   };
 }

@@ -55,7 +55,8 @@ const SYSTEM_PROMPT = [
 /** Registers the participant. */
 export function registerParticipant(context: vscode.ExtensionContext, deps: ParticipantDeps): void {
   const participant = vscode.chat.createChatParticipant(Ids.participant.id, (request, chatContext, stream, token) =>
-    handleChatRequest(deps, request, chatContext, stream, token));
+    handleChatRequest(deps, request, chatContext, stream, token),
+  );
   participant.iconPath = new vscode.ThemeIcon('law');
   context.subscriptions.push(participant);
 }
@@ -77,14 +78,19 @@ export async function handleChatRequest(
       return {};
     }
     await vscode.commands.executeCommand(Ids.commands.openInspector, { runId: latest.runId });
-    stream.markdown(`Opened the Evidence Inspector on run \`${latest.runId}\`${latest.label ? ` (${latest.label})` : ''}.`);
+    stream.markdown(
+      `Opened the Evidence Inspector on run \`${latest.runId}\`${latest.label ? ` (${latest.label})` : ''}.`,
+    );
     return { metadata: { runId: latest.runId } satisfies EvidenceChatMetadata };
   }
   if (request.command === 'run' && request.prompt.trim() === '') {
     stream.markdown('Usage: `@evidence /run <command>`, for example `@evidence /run npm test`.');
     return {};
   }
-  const run = await services.runs.startRun({ label: runLabel('@evidence', request.command === 'run' ? `/run ${request.prompt}` : request.prompt), source: { kind: 'participant' } });
+  const run = await services.runs.startRun({
+    label: runLabel('@evidence', request.command === 'run' ? `/run ${request.prompt}` : request.prompt),
+    source: { kind: 'participant' },
+  });
   const loop = new AgentLoop(deps, run, request, stream, token);
   let status: RunFinishStatus = 'failed';
   try {
@@ -104,11 +110,16 @@ export async function handleChatRequest(
 }
 
 /** What to do when the chat has no model to answer with (the error alone named no way out). */
-export const noModelHint = 'No language model answered in this window. Pick or add one in the chat\'s model picker (or run **Chat: Manage Language Models…**), then ask again. Without a model, `@evidence /inspect` still opens the inspector, and **Bounded Evidence: Run Command and Capture** still records a command.';
+export const noModelHint =
+  "No language model answered in this window. Pick or add one in the chat's model picker (or run **Chat: Manage Language Models…**), then ask again. Without a model, `@evidence /inspect` still opens the inspector, and **Bounded Evidence: Run Command and Capture** still records a command.";
 
 /** True when a request failed because no model is there (a language model error, or VS Code's "unavailable"/"not found"). */
 function modelMissing(e: unknown): boolean {
-  if (e instanceof vscode.LanguageModelError && (e.code === vscode.LanguageModelError.NotFound().code || e.code === vscode.LanguageModelError.NoPermissions().code)) return true;
+  if (
+    e instanceof vscode.LanguageModelError &&
+    (e.code === vscode.LanguageModelError.NotFound().code || e.code === vscode.LanguageModelError.NoPermissions().code)
+  )
+    return true;
   return /language model (is )?(unavailable|not found)|no (language )?model/i.test(errorMessage(e));
 }
 
@@ -133,10 +144,18 @@ class AgentLoop {
       const command = this.request.prompt.trim();
       const callId = 'evidence-run-0';
       const input = { command };
-      this.messages.push(vscode.LanguageModelChatMessage.User(`Run this command and summarise the outcome, citing evidence: ${command}`));
-      this.messages.push(vscode.LanguageModelChatMessage.Assistant([new vscode.LanguageModelToolCallPart(callId, Ids.tools.runCommand, input)]));
+      this.messages.push(
+        vscode.LanguageModelChatMessage.User(`Run this command and summarise the outcome, citing evidence: ${command}`),
+      );
+      this.messages.push(
+        vscode.LanguageModelChatMessage.Assistant([
+          new vscode.LanguageModelToolCallPart(callId, Ids.tools.runCommand, input),
+        ]),
+      );
       const content = await this.invoke(Ids.tools.runCommand, input);
-      this.messages.push(vscode.LanguageModelChatMessage.User([new vscode.LanguageModelToolResultPart(callId, content)]));
+      this.messages.push(
+        vscode.LanguageModelChatMessage.User([new vscode.LanguageModelToolResultPart(callId, content)]),
+      );
     } else {
       this.messages.push(vscode.LanguageModelChatMessage.User(this.request.prompt));
     }
@@ -145,7 +164,11 @@ class AgentLoop {
       .map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
     for (let turn = 0; turn < MAX_MODEL_TURNS; turn++) {
       if (this.token.isCancellationRequested) throw new vscode.CancellationError();
-      const response = await this.request.model.sendRequest(this.messages, { tools, justification: 'Investigate tool outputs with bounded, verifiable evidence.' }, this.token);
+      const response = await this.request.model.sendRequest(
+        this.messages,
+        { tools, justification: 'Investigate tool outputs with bounded, verifiable evidence.' },
+        this.token,
+      );
       const calls: vscode.LanguageModelToolCallPart[] = [];
       let text = '';
       for await (const part of response.stream) {
@@ -160,9 +183,15 @@ class AgentLoop {
       const links = evidenceLinksMarkdown(text);
       if (links) this.stream.markdown(links);
       if (calls.length === 0) return;
-      this.messages.push(vscode.LanguageModelChatMessage.Assistant([...(text ? [new vscode.LanguageModelTextPart(text)] : []), ...calls]));
+      this.messages.push(
+        vscode.LanguageModelChatMessage.Assistant([
+          ...(text ? [new vscode.LanguageModelTextPart(text)] : []),
+          ...calls,
+        ]),
+      );
       const results: vscode.LanguageModelToolResultPart[] = [];
-      for (const call of calls) results.push(new vscode.LanguageModelToolResultPart(call.callId, await this.invoke(call.name, call.input)));
+      for (const call of calls)
+        results.push(new vscode.LanguageModelToolResultPart(call.callId, await this.invoke(call.name, call.input)));
       this.messages.push(vscode.LanguageModelChatMessage.User(results));
     }
     this.stream.markdown(`\n\n_Stopped after ${MAX_MODEL_TURNS} model turns; ask a follow-up to continue._`);
@@ -176,14 +205,24 @@ class AgentLoop {
         this.messages.push(vscode.LanguageModelChatMessage.User(turn.prompt));
       } else if (turn instanceof vscode.ChatResponseTurn) {
         // Our links to the inspector are for people: the model gets the answer's own words.
-        const text = turn.response.map((p) => (p instanceof vscode.ChatResponseMarkdownPart && !p.value.value.startsWith(EVIDENCE_LINKS_PREFIX) ? p.value.value : '')).join('');
+        const text = turn.response
+          .map((p) =>
+            p instanceof vscode.ChatResponseMarkdownPart && !p.value.value.startsWith(EVIDENCE_LINKS_PREFIX)
+              ? p.value.value
+              : '',
+          )
+          .join('');
         if (text) this.messages.push(vscode.LanguageModelChatMessage.Assistant(text));
         const meta = turn.result.metadata as EvidenceChatMetadata | undefined;
         for (const h of meta?.handles ?? []) if (typeof h === 'string') earlier.add(h);
       }
     }
     if (earlier.size > 0) {
-      this.messages.push(vscode.LanguageModelChatMessage.User(`Handles from earlier in this conversation (still readable with read_tool_output): ${[...earlier].slice(0, 50).join(', ')}`));
+      this.messages.push(
+        vscode.LanguageModelChatMessage.User(
+          `Handles from earlier in this conversation (still readable with read_tool_output): ${[...earlier].slice(0, 50).join(', ')}`,
+        ),
+      );
     }
   }
 
@@ -193,7 +232,9 @@ class AgentLoop {
     const announcement = this.deps.router.expect(name, input, this.evidenceRun);
     let content: unknown[];
     try {
-      content = (await vscode.lm.invokeTool(name, { input, toolInvocationToken: this.request.toolInvocationToken }, this.token)).content;
+      content = (
+        await vscode.lm.invokeTool(name, { input, toolInvocationToken: this.request.toolInvocationToken }, this.token)
+      ).content;
     } catch (e) {
       if (this.token.isCancellationRequested) throw new vscode.CancellationError();
       content = [new vscode.LanguageModelTextPart(`error: ${errorMessage(e).slice(0, 300)}`)];

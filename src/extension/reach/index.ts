@@ -38,29 +38,49 @@ function legacyArgs(arg: unknown, picks: readonly string[]): InitAgentsArgs {
 /** Installs the command line's environment and registers the routing commands. */
 export function registerReach(context: vscode.ExtensionContext, deps: ReachDeps): Promise<CliEnvironment> {
   const env = deps.host.get().then((s) => installCliEnvironment(context, s.layout, s.folder));
-  env.then((e) => deps.log.info(`command line: ${e.shim} (storage ${e.storage})`), (e: unknown) => deps.log.error('the command line could not be installed', e));
+  env.then(
+    (e) => deps.log.info(`command line: ${e.shim} (storage ${e.storage})`),
+    (e: unknown) => deps.log.error('the command line could not be installed', e),
+  );
   const services = (): ReturnType<ServicesHost['get']> => deps.host.get();
   const c = Ids.commands;
   const table: [string, (arg: unknown) => Promise<unknown>][] = [
-    [c.initAgents, async (arg) => { const s = await services(); return initAgentsCommand(await env, s.folder, s.settings, arg, false); }],
-    [c.uninstallAgents, async (arg) => { const s = await services(); return initAgentsCommand(await env, s.folder, s.settings, arg, true); }],
+    [
+      c.initAgents,
+      async (arg) => {
+        const s = await services();
+        return initAgentsCommand(await env, s.folder, s.settings, arg, false);
+      },
+    ],
+    [
+      c.uninstallAgents,
+      async (arg) => {
+        const s = await services();
+        return initAgentsCommand(await env, s.folder, s.settings, arg, true);
+      },
+    ],
     // The older routing commands (deprecated, hidden from the palette; kept so keybindings and scripts keep working):
     // what they routed, as rows of init's table. A hook file they wrote in the older format is still read by VS Code
     // and by the hook, and init recognises it as ours (it replaces it, Stop Routing Agents… removes it).
-    ...LEGACY_ROUTING.map(([id, picks, uninstall]): [string, (arg: unknown) => Promise<unknown>] => [id, async (arg) => {
-      const s = await services();
-      return initAgentsCommand(await env, s.folder, s.settings, legacyArgs(arg, picks), uninstall);
-    }]),
+    ...LEGACY_ROUTING.map(([id, picks, uninstall]): [string, (arg: unknown) => Promise<unknown>] => [
+      id,
+      async (arg) => {
+        const s = await services();
+        return initAgentsCommand(await env, s.folder, s.settings, legacyArgs(arg, picks), uninstall);
+      },
+    ]),
   ];
   for (const [id, fn] of table) {
-    context.subscriptions.push(vscode.commands.registerCommand(id, async (arg?: unknown) => {
-      try {
-        return await fn(arg);
-      } catch (e) {
-        deps.log.error(`${id} failed`, e);
-        throw e;
-      }
-    }));
+    context.subscriptions.push(
+      vscode.commands.registerCommand(id, async (arg?: unknown) => {
+        try {
+          return await fn(arg);
+        } catch (e) {
+          deps.log.error(`${id} failed`, e);
+          throw e;
+        }
+      }),
+    );
   }
   return env;
 }

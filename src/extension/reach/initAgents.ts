@@ -24,17 +24,38 @@ export interface InitAgentsArgs {
 }
 
 /** The adapters' context in this window: the shim starts the hook and the MCP server, this workspace's storage in project files. */
-export function editorContext(env: CliEnvironment, folder: string | undefined, home: string, settings?: RoutingSettings): AgentContext {
+export function editorContext(
+  env: CliEnvironment,
+  folder: string | undefined,
+  home: string,
+  settings?: RoutingSettings,
+): AgentContext {
   // PostToolUse recording follows the setting (boundedEvidence.hooks.recordOtherToolResults).
-  const post = settings?.recordOtherToolResults ? ['--record-post-tool-use', '--large-result-bytes', String(settings.largeResultBytes)] : [];
+  const post = settings?.recordOtherToolResults
+    ? ['--record-post-tool-use', '--large-result-bytes', String(settings.largeResultBytes)]
+    : [];
   return machineContext({
-    home, project: folder, env: { ...process.env, HOME: home }, recordOtherToolResults: post.length > 0,
-    hookCommand: (agent, scope, extra = []) => [quoteShellWord(env.shim), 'hook', ...(agent ? ['--agent', agent] : []), ...(scope === 'project' ? ['--storage', quoteShellWord(env.storage)] : []), ...post, ...extra].join(' '),
+    home,
+    project: folder,
+    env: { ...process.env, HOME: home },
+    recordOtherToolResults: post.length > 0,
+    hookCommand: (agent, scope, extra = []) =>
+      [
+        quoteShellWord(env.shim),
+        'hook',
+        ...(agent ? ['--agent', agent] : []),
+        ...(scope === 'project' ? ['--storage', quoteShellWord(env.storage)] : []),
+        ...post,
+        ...extra,
+      ].join(' '),
     mcpServer: () => ({ command: env.shim, args: ['mcp', '--storage', env.storage] }),
   });
 }
 
-interface AgentPick extends vscode.QuickPickItem { readonly agent: AgentAdapter; readonly scope: Scope }
+interface AgentPick extends vscode.QuickPickItem {
+  readonly agent: AgentAdapter;
+  readonly scope: Scope;
+}
 
 /** The quick pick's items: each agent in each scope, what it writes (or removes), ticked when detected and not yet routed. */
 export async function initPicks(ctx: AgentContext, uninstall: boolean): Promise<AgentPick[]> {
@@ -42,9 +63,12 @@ export async function initPicks(ctx: AgentContext, uninstall: boolean): Promise<
   const items: AgentPick[] = [];
   for (const row of rows) {
     const [plan] = await runInit(ctx, { agents: [row.agent], scope: row.scope, dryRun: true, uninstall });
-    const files = (plan?.files ?? []).map((f) => `${displayPath(ctx, f.file)}${f.action === 'unchanged' ? ' (unchanged)' : ` (${f.action})`}`).join(', ');
+    const files = (plan?.files ?? [])
+      .map((f) => `${displayPath(ctx, f.file)}${f.action === 'unchanged' ? ' (unchanged)' : ` (${f.action})`}`)
+      .join(', ');
     items.push({
-      agent: row.agent, scope: row.scope,
+      agent: row.agent,
+      scope: row.scope,
       label: `${row.routed ? '$(check) ' : ''}${row.agent.displayName}`,
       description: `${row.scope === 'project' ? 'this folder' : 'every folder (user)'}${row.detected ? '' : ' · not detected'}`,
       detail: plan?.error ? `cannot: ${plan.error}` : `${uninstall ? 'removes from' : 'writes'} ${files}`,
@@ -55,11 +79,22 @@ export async function initPicks(ctx: AgentContext, uninstall: boolean): Promise<
 }
 
 /** What the command returns (to a caller; the person gets the messages). */
-export interface InitAgentsResult { readonly agent: string; readonly scope: Scope; readonly files: readonly { file: string; action: string }[]; readonly error?: string }
+export interface InitAgentsResult {
+  readonly agent: string;
+  readonly scope: Scope;
+  readonly files: readonly { file: string; action: string }[];
+  readonly error?: string;
+}
 
 /** Runs the command: asks (unless `picks` are given), applies, reports; returns what was done. */
-export async function initAgentsCommand(env: CliEnvironment, folder: string | undefined, settings: RoutingSettings, arg: unknown, uninstall: boolean): Promise<InitAgentsResult[]> {
-  const args: InitAgentsArgs = typeof arg === 'object' && arg !== null ? arg as InitAgentsArgs : {};
+export async function initAgentsCommand(
+  env: CliEnvironment,
+  folder: string | undefined,
+  settings: RoutingSettings,
+  arg: unknown,
+  uninstall: boolean,
+): Promise<InitAgentsResult[]> {
+  const args: InitAgentsArgs = typeof arg === 'object' && arg !== null ? (arg as InitAgentsArgs) : {};
   const ctx = editorContext(env, folder, args.home ?? os.homedir(), settings);
   let chosen: { agent: AgentAdapter; scope: Scope }[];
   if (args.picks) {
@@ -72,22 +107,40 @@ export async function initAgentsCommand(env: CliEnvironment, folder: string | un
   } else {
     const items = await initPicks(ctx, uninstall);
     const preselect = args.preselect;
-    const shown = preselect ? items.map((i) => ({ ...i, picked: preselect.includes(`${i.agent.id}:${i.scope}`) })) : items;
+    const shown = preselect
+      ? items.map((i) => ({ ...i, picked: preselect.includes(`${i.agent.id}:${i.scope}`) }))
+      : items;
     const picked = await vscode.window.showQuickPick(shown, {
       canPickMany: true,
-      title: uninstall ? 'Stop routing agents: remove what Bounded Evidence wrote' : 'Route agents through Bounded Evidence',
-      placeHolder: uninstall ? 'Each choice shows the files it gives back' : 'Each choice shows the files it writes (merged into yours; undo with Stop Routing Agents…)',
+      title: uninstall
+        ? 'Stop routing agents: remove what Bounded Evidence wrote'
+        : 'Route agents through Bounded Evidence',
+      placeHolder: uninstall
+        ? 'Each choice shows the files it gives back'
+        : 'Each choice shows the files it writes (merged into yours; undo with Stop Routing Agents…)',
     });
     if (!picked || picked.length === 0) return [];
     chosen = picked.map((p) => ({ agent: p.agent, scope: p.scope }));
   }
   const outcomes: AgentOutcome[] = [];
-  for (const c of chosen) outcomes.push(...await runInit(ctx, { agents: [c.agent], scope: c.scope, uninstall }));
+  for (const c of chosen) outcomes.push(...(await runInit(ctx, { agents: [c.agent], scope: c.scope, uninstall })));
   // VS Code's agent lists hook files again only when told (routing.ts); the Copilot CLI reads them per session.
-  if (outcomes.some((o) => o.files.some((f) => f.file.endsWith(WORKSPACE_HOOK_FILE) && f.action !== 'unchanged'))) await relistHookFiles();
+  if (outcomes.some((o) => o.files.some((f) => f.file.endsWith(WORKSPACE_HOOK_FILE) && f.action !== 'unchanged')))
+    await relistHookFiles();
   const lines = outcomes.map((o) => describeOutcome(ctx, o, { uninstall }));
   const failed = outcomes.filter((o) => o.error);
-  if (failed.length) void vscode.window.showErrorMessage(`Bounded Evidence: ${failed.map((o) => describeOutcome(ctx, o, { uninstall })).join(' ')}`);
-  if (lines.length > failed.length) void vscode.window.showInformationMessage(`Bounded Evidence: ${lines.filter((_, i) => !outcomes[i]!.error).join(' ')}`);
-  return outcomes.map((o) => ({ agent: o.agent.id, scope: o.scope, files: o.files.map((f) => ({ file: f.file, action: f.action })), ...(o.error ? { error: o.error } : {}) }));
+  if (failed.length)
+    void vscode.window.showErrorMessage(
+      `Bounded Evidence: ${failed.map((o) => describeOutcome(ctx, o, { uninstall })).join(' ')}`,
+    );
+  if (lines.length > failed.length)
+    void vscode.window.showInformationMessage(
+      `Bounded Evidence: ${lines.filter((_, i) => !outcomes[i]!.error).join(' ')}`,
+    );
+  return outcomes.map((o) => ({
+    agent: o.agent.id,
+    scope: o.scope,
+    files: o.files.map((f) => ({ file: f.file, action: f.action })),
+    ...(o.error ? { error: o.error } : {}),
+  }));
 }

@@ -19,7 +19,11 @@ import { replaceFileText } from '../../core/files/localFile.js';
 import { shimScript } from '../../core/reach/shim.js';
 
 /** Environment variable names (the command line reads the same ones: src/cli/session.ts, src/cli/hook.ts). */
-export const ENV = { storage: 'BOUNDED_EVIDENCE_STORAGE', cli: 'BOUNDED_EVIDENCE_CLI', shell: 'BOUNDED_EVIDENCE_SHELL' } as const;
+export const ENV = {
+  storage: 'BOUNDED_EVIDENCE_STORAGE',
+  cli: 'BOUNDED_EVIDENCE_CLI',
+  shell: 'BOUNDED_EVIDENCE_SHELL',
+} as const;
 
 /** Where the command line is and what it works on. */
 export interface CliEnvironment {
@@ -46,22 +50,36 @@ async function recordWorkspace(home: string, folder: string, storage: string): P
   try {
     const parsed: unknown = JSON.parse(await fsp.readFile(file, 'utf8'));
     if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) map = parsed as Record<string, string>;
-  } catch { /* missing or unreadable: start a new map */ }
+  } catch {
+    /* missing or unreadable: start a new map */
+  }
   if (map[folder] === storage) return;
   map[folder] = storage;
   await writeAtomic(file, `${JSON.stringify(map, null, 2)}\n`, 0o600);
 }
 
 /** Installs the shim and sets the variables; returns what was set. */
-export async function installCliEnvironment(context: vscode.ExtensionContext, layout: StorageLayout, folder: string | undefined): Promise<CliEnvironment> {
+export async function installCliEnvironment(
+  context: vscode.ExtensionContext,
+  layout: StorageLayout,
+  folder: string | undefined,
+): Promise<CliEnvironment> {
   const home = context.globalStorageUri.fsPath;
   const shim = path.join(home, 'bin', 'bounded-evidence');
   const cliScript = path.join(context.extensionPath, 'dist', 'cli.js');
   const electron = process.versions.electron !== undefined;
-  await writeAtomic(shim, shimScript({
-    node: process.execPath, electron, cli: cliScript,
-    extensionsDir: path.dirname(context.extensionPath), folderPrefix: `${context.extension.id.toLowerCase()}-`, home,
-  }), 0o755);
+  await writeAtomic(
+    shim,
+    shimScript({
+      node: process.execPath,
+      electron,
+      cli: cliScript,
+      extensionsDir: path.dirname(context.extensionPath),
+      folderPrefix: `${context.extension.id.toLowerCase()}-`,
+      home,
+    }),
+    0o755,
+  );
   // layout.root is `<storage>/evidence`; the command line takes the storage folder itself, as the MCP server does.
   const storage = path.dirname(layout.root);
   if (folder) await recordWorkspace(home, folder, storage);

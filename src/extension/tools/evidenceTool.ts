@@ -27,12 +27,19 @@ export interface EditorHooks {
   /** A refusal only the editor makes (a sentence), checked after the input is validated. */
   precheck?(): string | undefined;
   /** Performs a tool the table leaves to the front end. */
-  perform?(options: vscode.LanguageModelToolInvocationOptions<object>, token: vscode.CancellationToken): PerformCall<never>;
+  perform?(
+    options: vscode.LanguageModelToolInvocationOptions<object>,
+    token: vscode.CancellationToken,
+  ): PerformCall<never>;
 }
 
 /** A table entry as a language model tool. */
 export class EvidenceLanguageModelTool implements vscode.LanguageModelTool<object> {
-  constructor(private readonly tool: AnyEvidenceTool, private readonly deps: ToolDeps, private readonly hooks: EditorHooks = {}) {}
+  constructor(
+    private readonly tool: AnyEvidenceTool,
+    private readonly deps: ToolDeps,
+    private readonly hooks: EditorHooks = {},
+  ) {}
 
   /** The hook's preparation, else a progress line only (no side effect, no confirmation). */
   prepareInvocation(options: vscode.LanguageModelToolInvocationPrepareOptions<object>): vscode.PreparedToolInvocation {
@@ -45,17 +52,25 @@ export class EvidenceLanguageModelTool implements vscode.LanguageModelTool<objec
    * the token aborts the call (a command's process group is killed) and ends it as
    * cancelled.
    */
-  async invoke(options: vscode.LanguageModelToolInvocationOptions<object>, token: vscode.CancellationToken): Promise<vscode.LanguageModelToolResult> {
+  async invoke(
+    options: vscode.LanguageModelToolInvocationOptions<object>,
+    token: vscode.CancellationToken,
+  ): Promise<vscode.LanguageModelToolResult> {
     const services = await this.deps.host.get();
     const abort = new AbortController();
     const sub = token.onCancellationRequested(() => abort.abort());
     if (token.isCancellationRequested) abort.abort();
     try {
-      const answer = await runToolCall(this.tool.name, options.input, toolContext(services, abort.signal, this.deps.log), {
-        join: () => this.deps.router.claim(this.tool.name, options.input),
-        ...(this.hooks.precheck ? { precheck: () => this.hooks.precheck?.() } : {}),
-        ...(this.hooks.perform ? { perform: this.hooks.perform(options, token) } : {}),
-      });
+      const answer = await runToolCall(
+        this.tool.name,
+        options.input,
+        toolContext(services, abort.signal, this.deps.log),
+        {
+          join: () => this.deps.router.claim(this.tool.name, options.input),
+          ...(this.hooks.precheck ? { precheck: () => this.hooks.precheck?.() } : {}),
+          ...(this.hooks.perform ? { perform: this.hooks.perform(options, token) } : {}),
+        },
+      );
       if (token.isCancellationRequested) throw new vscode.CancellationError();
       return textResult(answer.text);
     } catch (e) {

@@ -9,6 +9,8 @@ export type { ToolDeps } from './evidenceTool.js';
 /** Registers every evidence tool with `vscode.lm`. */
 export function registerTools(context: vscode.ExtensionContext, deps: ToolDeps): void {
   for (const tool of toolsOffered('lm')) {
-    context.subscriptions.push(vscode.lm.registerTool(tool.name, new EvidenceLanguageModelTool(tool, deps, EditorToolHooks[tool.name])));
+    context.subscriptions.push(
+      vscode.lm.registerTool(tool.name, new EvidenceLanguageModelTool(tool, deps, EditorToolHooks[tool.name])),
+    );
   }
 }

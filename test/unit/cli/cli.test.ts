@@ -29,17 +29,33 @@ const TSX = pathToFileURL(path.join(REPO, 'node_modules', 'tsx', 'dist', 'loader
 const sha = (b: string | Uint8Array): string => createHash('sha256').update(b).digest('hex');
 
 /** An io that collects stdout and stderr; stdin is given. */
-function collect(over: { cwd?: string; env?: NodeJS.ProcessEnv; stdin?: string } = {}): CliIo & { stdout: string; stderr: string; teed: Buffer[] } {
+function collect(
+  over: { cwd?: string; env?: NodeJS.ProcessEnv; stdin?: string } = {},
+): CliIo & { stdout: string; stderr: string; teed: Buffer[] } {
   const io = {
-    stdout: '', stderr: '', teed: [] as Buffer[],
+    stdout: '',
+    stderr: '',
+    teed: [] as Buffer[],
     cwd: over.cwd ?? os.tmpdir(),
     env: over.env ?? {},
-    async out(t: string) { io.stdout += t; },
-    err(t: string) { io.stderr += t; },
-    async tee(_s: 'stdout' | 'stderr', c: Uint8Array) { io.teed.push(Buffer.from(c)); },
-    async readStdin() { return over.stdin ?? ''; },
-    onInterrupt() { /* no signals in the process under test */ },
-    offInterrupt() { /* idem */ },
+    async out(t: string) {
+      io.stdout += t;
+    },
+    err(t: string) {
+      io.stderr += t;
+    },
+    async tee(_s: 'stdout' | 'stderr', c: Uint8Array) {
+      io.teed.push(Buffer.from(c));
+    },
+    async readStdin() {
+      return over.stdin ?? '';
+    },
+    onInterrupt() {
+      /* no signals in the process under test */
+    },
+    offInterrupt() {
+      /* idem */
+    },
   };
   return io;
 }
@@ -79,17 +95,31 @@ describe('command line', function () {
     const io = collect({ env: {} });
     assert.equal(await runCli(['capture', '--', 'echo', 'hi'], io, []), 2);
     assert.equal(io.stderr.split('\n').length, 2);
-    assert.match(io.stderr, /^bounded-evidence capture: no evidence storage: pass --storage DIR or set BOUNDED_EVIDENCE_STORAGE/);
+    assert.match(
+      io.stderr,
+      /^bounded-evidence capture: no evidence storage: pass --storage DIR or set BOUNDED_EVIDENCE_STORAGE/,
+    );
     assert.equal(io.stdout, '');
     assert.deepEqual(readdirSync(dir), ['work']);
   });
 
   it('bad input: one line on stderr, exit 2, no run recorded', async () => {
     const cases: string[][] = [
-      ['capture', '--bogus', '--', 'ls'], ['capture'], ['capture', '--shell', 'ls', '--', 'ls'], ['capture', '--shell', '  '],
-      ['capture', '--timeout-ms', '0', '--shell', 'ls'], ['capture', '--workspace', path.join(dir, 'missing'), '--shell', 'ls'],
-      ['read'], ['read', 'out_x_stdout', '--offset', '-1'], ['read', 'out_x_stdout', '--bytes', '5'], ['read', 'a', 'b'],
-      ['read', 'out_x_stdout', '--limit', '0'], ['import'], ['import', path.join(dir, 'nope.txt')], ['list', 'extra'], ['verify'],
+      ['capture', '--bogus', '--', 'ls'],
+      ['capture'],
+      ['capture', '--shell', 'ls', '--', 'ls'],
+      ['capture', '--shell', '  '],
+      ['capture', '--timeout-ms', '0', '--shell', 'ls'],
+      ['capture', '--workspace', path.join(dir, 'missing'), '--shell', 'ls'],
+      ['read'],
+      ['read', 'out_x_stdout', '--offset', '-1'],
+      ['read', 'out_x_stdout', '--bytes', '5'],
+      ['read', 'a', 'b'],
+      ['read', 'out_x_stdout', '--limit', '0'],
+      ['import'],
+      ['import', path.join(dir, 'nope.txt')],
+      ['list', 'extra'],
+      ['verify'],
     ];
     for (const argv of cases) {
       const io = collect({ env: env(), cwd: work });
@@ -101,7 +131,7 @@ describe('command line', function () {
     assert.equal(await runCount(), 0);
   });
 
-  it('capture prints exactly the text the MCP server\'s evidence_runCommand returns, exits with the exit code, and records a cli run', async () => {
+  it("capture prints exactly the text the MCP server's evidence_runCommand returns, exits with the exit code, and records a cli run", async () => {
     const command = `printf 'out\\n'; printf 'err\\n' >&2; exit 3`;
     const io = collect({ env: env(), cwd: work });
     assert.equal(await runCli(['capture', '--shell', command], io, []), 3);
@@ -116,7 +146,10 @@ describe('command line', function () {
     const mcpText = (reply.content as { text: string }[])[0]!.text;
     // Printed as is, plus a final newline only when the text has none (this one ends with stderr's own).
     assert.equal(io.stdout, mcpText);
-    assert.equal(io.stdout, `$ ${command}\nexit code 3\nstdout: 4 bytes, 1 line:\nout\n\nstderr: 4 bytes, 1 line:\nerr\n`);
+    assert.equal(
+      io.stdout,
+      `$ ${command}\nexit code 3\nstdout: 4 bytes, 1 line:\nout\n\nstderr: 4 bytes, 1 line:\nerr\n`,
+    );
     const runs = await (await openSession(storage)).runs.listRuns();
     const cli = runs.find((r) => r.source?.kind === 'cli')!;
     assert.deepEqual(cli.source, { kind: 'cli' });
@@ -124,8 +157,14 @@ describe('command line', function () {
     assert.equal(cli.status, 'completed');
     // `--` words are quoted for /bin/sh: the arguments arrive as given.
     const words = collect({ env: env(), cwd: work });
-    assert.equal(await runCli(['capture', '--label', 'words', '--', 'printf', '%s|', 'a b', `it's`, '$HOME'], words, []), 0);
-    assert.equal(words.stdout, `$ printf '%s|' 'a b' 'it'\\''s' '$HOME'\nexit code 0\nstdout: 15 bytes, 1 line:\na b|it's|$HOME|\nstderr: empty\n`);
+    assert.equal(
+      await runCli(['capture', '--label', 'words', '--', 'printf', '%s|', 'a b', `it's`, '$HOME'], words, []),
+      0,
+    );
+    assert.equal(
+      words.stdout,
+      `$ printf '%s|' 'a b' 'it'\\''s' '$HOME'\nexit code 0\nstdout: 15 bytes, 1 line:\na b|it's|$HOME|\nstderr: empty\n`,
+    );
   });
 
   it('capture of a large output prints the bounded observation with a handle; read, verify and list use it', async () => {
@@ -136,23 +175,47 @@ describe('command line', function () {
     const read = collect({ env: env() });
     assert.equal(await runCli(['read', handle, '--pattern', 'needle'], read, []), 0);
     const session = await openSession(storage);
-    const expected = await readFitted(session.runs, { handle, pattern: 'needle' }, session.settings.maxRangeBytes, () => undefined);
+    const expected = await readFitted(
+      session.runs,
+      { handle, pattern: 'needle' },
+      session.settings.maxRangeBytes,
+      () => undefined,
+    );
     assert.equal(read.stdout, `${expected}\n`);
     // The model's pattern reply, byte for byte: no echo of the call, no count the matches give, no `truncated: false` (docs/contracts.md §2.5).
-    assert.equal(read.stdout, '{"total_matches":1,"content":"20001:needle-line","matches":[{"line_number":20001,"byte_offset":108894,"column":1}]}\n');
-    const reply = JSON.parse(read.stdout) as { matches: { line_number: number; byte_offset: number; column: number }[]; content: string; total_matches: number };
+    assert.equal(
+      read.stdout,
+      '{"total_matches":1,"content":"20001:needle-line","matches":[{"line_number":20001,"byte_offset":108894,"column":1}]}\n',
+    );
+    const reply = JSON.parse(read.stdout) as {
+      matches: { line_number: number; byte_offset: number; column: number }[];
+      content: string;
+      total_matches: number;
+    };
     // seq 1 20000 prints 108,894 bytes before the needle line.
-    assert.deepEqual([reply.matches, reply.content, reply.total_matches], [[{ line_number: 20001, byte_offset: 108894, column: 1 }], '20001:needle-line', 1]);
+    assert.deepEqual(
+      [reply.matches, reply.content, reply.total_matches],
+      [[{ line_number: 20001, byte_offset: 108894, column: 1 }], '20001:needle-line', 1],
+    );
     // search: evidence_search's reply, byte for byte, over every output.
     const found = collect({ env: env() });
     assert.equal(await runCli(['search', 'needle', '--limit', '5'], found, []), 0);
-    const all = JSON.parse(found.stdout) as { total_matches: number; matches: { handle: string; line_number: number; byte_offset: number }[] };
-    assert.deepEqual([all.total_matches, all.matches.map((m) => [m.handle, m.line_number, m.byte_offset])], [1, [[handle, 20001, 108894]]]);
+    const all = JSON.parse(found.stdout) as {
+      total_matches: number;
+      matches: { handle: string; line_number: number; byte_offset: number }[];
+    };
+    assert.deepEqual(
+      [all.total_matches, all.matches.map((m) => [m.handle, m.line_number, m.byte_offset])],
+      [1, [[handle, 20001, 108894]]],
+    );
     const badSearch = collect({ env: env() });
     assert.equal(await runCli(['search', 'x', '--limit', '0'], badSearch, []), 2);
     const lines = collect({ env: env() });
     assert.equal(await runCli(['read', handle, '--offset', '19999', '--limit', '2'], lines, []), 0);
-    assert.equal(lines.stdout, `${await readFitted(session.runs, { handle, offset: 19999, limit: 2 }, session.settings.maxRangeBytes, () => undefined)}\n`);
+    assert.equal(
+      lines.stdout,
+      `${await readFitted(session.runs, { handle, offset: 19999, limit: 2 }, session.settings.maxRangeBytes, () => undefined)}\n`,
+    );
     const bytes = collect({ env: env() });
     assert.equal(await runCli(['read', handle, '--bytes', '0-6'], bytes, []), 0);
     assert.match(bytes.stdout, /"content":"1\\n2\\n3\\n"/);
@@ -164,10 +227,16 @@ describe('command line', function () {
     assert.match(ok.stdout, new RegExp(`^verified ${handle}: 217800 bytes, sha256 [0-9a-f]{64}\\n$`));
     const listed = collect({ env: env() });
     assert.equal(await runCli(['list'], listed, []), 0);
-    assert.match(listed.stdout, /^run-\S+\tcompleted\t\S+\t1 call\t\d+ B\tcli\tcli run: seq 1 20000; echo needle-line; seq 1 20000\n$/);
+    assert.match(
+      listed.stdout,
+      /^run-\S+\tcompleted\t\S+\t1 call\t\d+ B\tcli\tcli run: seq 1 20000; echo needle-line; seq 1 20000\n$/,
+    );
     const json = collect({ env: env() });
     assert.equal(await runCli(['list', '--json'], json, []), 0);
-    assert.deepEqual((JSON.parse(json.stdout) as { source: unknown }[]).map((r) => r.source), [{ kind: 'cli' }]);
+    assert.deepEqual(
+      (JSON.parse(json.stdout) as { source: unknown }[]).map((r) => r.source),
+      [{ kind: 'cli' }],
+    );
   });
 
   it('a subcommand answers without the start-up sweep a long-lived process makes; list makes it', async () => {
@@ -176,16 +245,24 @@ describe('command line', function () {
     const handle = /stdout: [^\n]*handle (out_[a-z2-7]{26})/.exec(io.stdout)![1]!;
     const blobs = path.join(storage, 'evidence', 'blobs');
     const [tenant] = readdirSync(blobs).filter((n) => !n.startsWith('.'));
-    const runDir = path.join(blobs, tenant!, readdirSync(path.join(blobs, tenant!)).find((n) => n.startsWith('run-'))!);
+    const runDir = path.join(
+      blobs,
+      tenant!,
+      readdirSync(path.join(blobs, tenant!)).find((n) => n.startsWith('run-'))!,
+    );
     // What a killed writer leaves: a temporary file named after a pid that no process has.
     const left = path.join(runDir, 'c9~999999999.0123456789ab.tmp');
     writeFileSync(left, 'x');
     assert.equal(await runCli(['read', handle, '--pattern', '^20000$'], collect({ env: env() }), []), 0);
     assert.equal(await runCli(['capture', '--shell', 'true'], collect({ env: env(), cwd: work }), []), 0);
     await new Promise((r) => setTimeout(r, 500));
-    assert.ok(readdirSync(runDir).includes(path.basename(left)), 'read and capture leave the sweep to long-lived processes');
+    assert.ok(
+      readdirSync(runDir).includes(path.basename(left)),
+      'read and capture leave the sweep to long-lived processes',
+    );
     assert.equal(await runCli(['list'], collect({ env: env() }), []), 0);
-    for (let i = 0; i < 100 && readdirSync(runDir).includes(path.basename(left)); i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 100 && readdirSync(runDir).includes(path.basename(left)); i++)
+      await new Promise((r) => setTimeout(r, 50));
     assert.ok(!readdirSync(runDir).includes(path.basename(left)), 'list swept it');
   });
 
@@ -195,7 +272,12 @@ describe('command line', function () {
     const handle = /stdout: [^\n]*handle (out_[a-z2-7]{26})/.exec(io.stdout)![1]!;
     const blobs = path.join(storage, 'evidence', 'blobs');
     const files: string[] = [];
-    const walk = (d: string): void => { for (const e of readdirSync(d, { withFileTypes: true })) { if (e.isDirectory()) walk(path.join(d, e.name)); else files.push(path.join(d, e.name)); } };
+    const walk = (d: string): void => {
+      for (const e of readdirSync(d, { withFileTypes: true })) {
+        if (e.isDirectory()) walk(path.join(d, e.name));
+        else files.push(path.join(d, e.name));
+      }
+    };
     walk(blobs);
     const big = files.map((f) => [f, readFileSync(f)] as const).sort((x, y) => y[1].length - x[1].length)[0]!;
     const altered = Buffer.from(big[1]);
@@ -213,7 +295,10 @@ describe('command line', function () {
     assert.deepEqual(Buffer.concat(io.teed), expected);
     const slow = collect({ env: env(), cwd: work });
     const t0 = Date.now();
-    assert.equal(await runCli(['capture', '--timeout-ms', '300', '--shell', 'sleep 30 & sleep 30; wait'], slow, []), 124);
+    assert.equal(
+      await runCli(['capture', '--timeout-ms', '300', '--shell', 'sleep 30 & sleep 30; wait'], slow, []),
+      124,
+    );
     assert.ok(Date.now() - t0 < 20_000);
     assert.match(slow.stdout, /\nkilled: timed out after 300 ms\n/);
     const file = path.join(work, 'data.bin');
@@ -229,15 +314,29 @@ describe('command line', function () {
   });
 
   it('hook: a Claude Code Bash event is answered with the command run in the same shell, its small output given back as it was and recorded with the session', async () => {
-    const event = { session_id: 'sess-42', cwd: work, permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: `echo "it's $((6*7))" && pwd`, description: 'd' }, tool_use_id: 't' };
+    const event = {
+      session_id: 'sess-42',
+      cwd: work,
+      permission_mode: 'default',
+      hook_event_name: 'PreToolUse',
+      tool_name: 'Bash',
+      tool_input: { command: `echo "it's $((6*7))" && pwd`, description: 'd' },
+      tool_use_id: 't',
+    };
     // The hook routes into an existing storage folder only (a missing one fails open, test/unit/core/reach/routing.test.ts).
     mkdirSync(storage);
     const io = collect({ env: { BOUNDED_EVIDENCE_STORAGE: storage }, stdin: JSON.stringify(event) });
     assert.equal(await runCli(['hook'], io, [process.execPath, '--import', TSX, MAIN]), 0);
-    const answer = JSON.parse(io.stdout) as { hookSpecificOutput: { updatedInput: { command: string; description: string } } };
+    const answer = JSON.parse(io.stdout) as {
+      hookSpecificOutput: { updatedInput: { command: string; description: string } };
+    };
     assert.equal(answer.hookSpecificOutput.updatedInput.description, 'd');
     const routed = answer.hookSpecificOutput.updatedInput.command;
-    const run = spawnSync('/bin/sh', ['-c', routed], { cwd: work, env: { ...process.env, BOUNDED_EVIDENCE_STORAGE: '' }, encoding: 'utf8' });
+    const run = spawnSync('/bin/sh', ['-c', routed], {
+      cwd: work,
+      env: { ...process.env, BOUNDED_EVIDENCE_STORAGE: '' },
+      encoding: 'utf8',
+    });
     assert.equal(run.status, 0, run.stderr);
     assert.equal(run.stdout, `it's 42\n${work}\n`);
     assert.equal(run.stderr, '');
@@ -247,7 +346,10 @@ describe('command line', function () {
       await new Promise((r) => setTimeout(r, 50));
       runs = await (await openSession(storage)).runs.listRuns();
     }
-    assert.deepEqual(runs.map((r) => r.source), [{ kind: 'hook', agent: 'claude', sessionId: 'sess-42' }]);
+    assert.deepEqual(
+      runs.map((r) => r.source),
+      [{ kind: 'hook', agent: 'claude', sessionId: 'sess-42' }],
+    );
     // No storage anywhere: no answer, exit 0 (the agent runs its command as if there were no hook).
     const none = collect({ env: {}, stdin: JSON.stringify(event) });
     assert.equal(await runCli(['hook'], none, []), 0);
@@ -258,7 +360,15 @@ describe('command line', function () {
     assert.equal(junk.stdout, '');
     assert.match(junk.stderr, /^bounded-evidence hook: stdin is not one JSON event/);
     // PostToolUse with recording on: a run per event, tagged with the session.
-    const post = collect({ env: { BOUNDED_EVIDENCE_STORAGE: storage }, stdin: JSON.stringify({ ...event, hook_event_name: 'PostToolUse', tool_name: 'Read', tool_response: 'z'.repeat(10_000) }) });
+    const post = collect({
+      env: { BOUNDED_EVIDENCE_STORAGE: storage },
+      stdin: JSON.stringify({
+        ...event,
+        hook_event_name: 'PostToolUse',
+        tool_name: 'Read',
+        tool_response: 'z'.repeat(10_000),
+      }),
+    });
     assert.equal(await runCli(['hook', '--record-post-tool-use'], post, []), 0);
     assert.equal(post.stdout, '');
     const after = await (await openSession(storage)).runs.listRuns();
@@ -270,13 +380,30 @@ describe('command line', function () {
 
   it('a separate process: exit code of a signal (128+N), and a 1 GB output in bounded memory', async function () {
     const base = { ...process.env, BOUNDED_EVIDENCE_STORAGE: storage };
-    const sig = spawnSync(process.execPath, ['--import', TSX, MAIN, 'capture', '--shell', 'kill -TERM $$'], { cwd: work, env: base, encoding: 'utf8' });
+    const sig = spawnSync(process.execPath, ['--import', TSX, MAIN, 'capture', '--shell', 'kill -TERM $$'], {
+      cwd: work,
+      env: base,
+      encoding: 'utf8',
+    });
     assert.equal(sig.status, 143, sig.stderr);
     assert.match(sig.stdout, /\nkilled by SIGTERM\n/);
     // Started by the shim as Electron-run-as-Node: the captured command sees the terminal's environment, not the shim's.
-    const shimmed = spawnSync(process.execPath, ['--import', TSX, MAIN, 'capture', '--shell', 'echo "[${ELECTRON_RUN_AS_NODE-unset}][${BOUNDED_EVIDENCE_ELECTRON_WAS-unset}]"'], {
-      cwd: work, env: { ...base, ELECTRON_RUN_AS_NODE: '1', BOUNDED_EVIDENCE_ELECTRON_WAS: '' }, encoding: 'utf8',
-    });
+    const shimmed = spawnSync(
+      process.execPath,
+      [
+        '--import',
+        TSX,
+        MAIN,
+        'capture',
+        '--shell',
+        'echo "[${ELECTRON_RUN_AS_NODE-unset}][${BOUNDED_EVIDENCE_ELECTRON_WAS-unset}]"',
+      ],
+      {
+        cwd: work,
+        env: { ...base, ELECTRON_RUN_AS_NODE: '1', BOUNDED_EVIDENCE_ELECTRON_WAS: '' },
+        encoding: 'utf8',
+      },
+    );
     assert.match(shimmed.stdout, /\n\[unset\]\[unset\]\n/);
     // 1 GB of output (1,000,000,000 bytes) through capture: kept whole (no cap by default), every byte counted,
     // memory stays flat. The baseline is the same process capturing a one-line output (start-up, tsx, stores).
@@ -289,10 +416,14 @@ describe('command line', function () {
     const mid = await peakRss(['capture', '--shell', 'head -c 100000000 /dev/zero | tr "\\0" "x"'], base);
     assert.equal(mid.code, 0);
     const withSize = huge.peak - mid.peak;
-    console.log(`      100 MB capture: peak ${(mid.peak / 2 ** 20).toFixed(1)} MiB; 1 GB over 100 MB: ${(withSize / 2 ** 20).toFixed(1)} MiB`);
+    console.log(
+      `      100 MB capture: peak ${(mid.peak / 2 ** 20).toFixed(1)} MiB; 1 GB over 100 MB: ${(withSize / 2 ** 20).toFixed(1)} MiB`,
+    );
     assert.ok(withSize < 16 * 2 ** 20, `RSS grew by ${withSize} bytes from 100 MB to 1 GB`);
     const growth = huge.peak - small.peak;
-    console.log(`      1 GB capture: ${huge.samples} RSS samples over ${(huge.ms / 1000).toFixed(1)} s; peak ${(huge.peak / 2 ** 20).toFixed(1)} MiB vs ${(small.peak / 2 ** 20).toFixed(1)} MiB for a one-line output: growth ${(growth / 2 ** 20).toFixed(1)} MiB`);
+    console.log(
+      `      1 GB capture: ${huge.samples} RSS samples over ${(huge.ms / 1000).toFixed(1)} s; peak ${(huge.peak / 2 ** 20).toFixed(1)} MiB vs ${(small.peak / 2 ** 20).toFixed(1)} MiB for a one-line output: growth ${(growth / 2 ** 20).toFixed(1)} MiB`,
+    );
     assert.ok(huge.samples > 10, 'the capture ran long enough to be sampled');
     assert.ok(growth < 64 * 2 ** 20, `RSS grew by ${growth} bytes`);
   });
@@ -310,7 +441,14 @@ describe('command line', function () {
     const client = new Client({ name: 'cli-mcp', version: '1' });
     const childEnv: Record<string, string> = {};
     for (const [k, v] of Object.entries(env())) if (v !== undefined) childEnv[k] = v;
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: ['--import', TSX, MAIN, 'mcp', '--workspace', work], env: childEnv, stderr: 'ignore' }));
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: ['--import', TSX, MAIN, 'mcp', '--workspace', work],
+        env: childEnv,
+        stderr: 'ignore',
+      }),
+    );
     try {
       // The MCP server's own list (dist/mcp.js serves the same): at least the three evidence tools.
       const names = (await client.listTools()).tools.map((t) => t.name);
@@ -323,19 +461,32 @@ describe('command line', function () {
   });
 
   /** Runs the command line as a process and samples its resident memory every 50 ms. */
-  async function peakRss(args: string[], childEnv: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string; peak: number; samples: number; ms: number }> {
+  async function peakRss(
+    args: string[],
+    childEnv: NodeJS.ProcessEnv,
+  ): Promise<{ code: number | null; out: string; peak: number; samples: number; ms: number }> {
     const t0 = Date.now();
     // Started as the shim starts it (src/core/reach/shim.ts NODE_FLAGS).
-    const child = spawn(process.execPath, [...NODE_FLAGS, '--import', TSX, MAIN, ...args], { cwd: work, env: childEnv });
+    const child = spawn(process.execPath, [...NODE_FLAGS, '--import', TSX, MAIN, ...args], {
+      cwd: work,
+      env: childEnv,
+    });
     let out = '';
-    child.stdout.on('data', (c: Buffer) => { out += c.toString(); });
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+    });
     let peak = 0;
     let samples = 0;
     const timer = setInterval(() => {
       try {
         const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
-        if (m) { peak = Math.max(peak, Number(m[1]) * 1024); samples++; }
-      } catch { /* exited */ }
+        if (m) {
+          peak = Math.max(peak, Number(m[1]) * 1024);
+          samples++;
+        }
+      } catch {
+        /* exited */
+      }
     }, 50);
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     clearInterval(timer);

@@ -15,22 +15,44 @@ const SELF = ['/usr/bin/node', '/opt/be/dist/cli.js'];
 
 function collect(cwd: string, env: NodeJS.ProcessEnv): CliIo & { stdout: string; stderr: string } {
   const io = {
-    stdout: '', stderr: '', cwd, env,
-    async out(t: string) { io.stdout += t; },
-    err(t: string) { io.stderr += t; },
-    async tee() { /* not used */ },
-    async readStdin() { return ''; },
-    onInterrupt() { /* not used */ },
-    offInterrupt() { /* not used */ },
+    stdout: '',
+    stderr: '',
+    cwd,
+    env,
+    async out(t: string) {
+      io.stdout += t;
+    },
+    err(t: string) {
+      io.stderr += t;
+    },
+    async tee() {
+      /* not used */
+    },
+    async readStdin() {
+      return '';
+    },
+    onInterrupt() {
+      /* not used */
+    },
+    offInterrupt() {
+      /* not used */
+    },
   };
   return io;
 }
 
 describe('command line: init and doctor', () => {
-  let root: string; let home: string; let project: string; let bin: string; let storage: string;
+  let root: string;
+  let home: string;
+  let project: string;
+  let bin: string;
+  let storage: string;
   beforeEach(() => {
     root = mkdtempSync(path.join(os.tmpdir(), 'be-cli-init-'));
-    home = path.join(root, 'home'); project = path.join(root, 'project'); bin = path.join(root, 'bin'); storage = path.join(root, 'storage');
+    home = path.join(root, 'home');
+    project = path.join(root, 'project');
+    bin = path.join(root, 'bin');
+    storage = path.join(root, 'storage');
     for (const d of [home, project, bin, storage]) mkdirSync(d, { recursive: true });
     // Claude Code "installed": an executable named claude on PATH.
     writeFileSync(path.join(bin, 'claude'), '#!/bin/sh\n');
@@ -51,32 +73,69 @@ describe('command line: init and doctor', () => {
     writeFileSync(settings, mine);
     const first = await run('init');
     assert.equal(first.code, 0, first.err);
-    assert.equal(first.out.split('\n')[0], `Claude Code [claude, project]: .claude/settings.json updated, .mcp.json created; routing on; undo: bounded-evidence init --uninstall --agent claude --project`);
+    assert.equal(
+      first.out.split('\n')[0],
+      `Claude Code [claude, project]: .claude/settings.json updated, .mcp.json created; routing on; undo: bounded-evidence init --uninstall --agent claude --project`,
+    );
     assert.match(first.out, /note: Claude Code defers MCP tools behind ToolSearch/);
     const hook = `'/usr/bin/node' '/opt/be/dist/cli.js' hook --agent claude --storage '${storage}'`;
-    assert.deepEqual(JSON.parse(readFileSync(settings, 'utf8')), { permissions: { allow: ['Bash(npm test)'] }, hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: hook, timeout: 15 }] }] } });
-    assert.deepEqual(JSON.parse(readFileSync(path.join(project, '.mcp.json'), 'utf8')), { mcpServers: { 'bounded-evidence': { type: 'stdio', command: '/usr/bin/node', args: ['/opt/be/dist/cli.js', 'mcp', '--storage', storage] } } });
+    assert.deepEqual(JSON.parse(readFileSync(settings, 'utf8')), {
+      permissions: { allow: ['Bash(npm test)'] },
+      hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: hook, timeout: 15 }] }] },
+    });
+    assert.deepEqual(JSON.parse(readFileSync(path.join(project, '.mcp.json'), 'utf8')), {
+      mcpServers: {
+        'bounded-evidence': {
+          type: 'stdio',
+          command: '/usr/bin/node',
+          args: ['/opt/be/dist/cli.js', 'mcp', '--storage', storage],
+        },
+      },
+    });
     const second = await run('init');
-    assert.equal(second.out.split('\n')[0], 'Claude Code [claude, project]: already routed, nothing changed; undo: bounded-evidence init --uninstall --agent claude --project');
+    assert.equal(
+      second.out.split('\n')[0],
+      'Claude Code [claude, project]: already routed, nothing changed; undo: bounded-evidence init --uninstall --agent claude --project',
+    );
     const doc = await run('doctor');
     assert.equal(doc.code, 0);
-    assert.ok(doc.out.includes(`Claude Code [claude]: detected: claude on PATH (${path.join(bin, 'claude')})\n  project: routing on (.claude/settings.json ok, .mcp.json ok); hook: ${hook}; storage: '${storage}'\n  global: routing off (~/.claude/settings.json missing, ~/.claude.json missing)\n  last routed command: none in this storage`), doc.out);
+    assert.ok(
+      doc.out.includes(
+        `Claude Code [claude]: detected: claude on PATH (${path.join(bin, 'claude')})\n  project: routing on (.claude/settings.json ok, .mcp.json ok); hook: ${hook}; storage: '${storage}'\n  global: routing off (~/.claude/settings.json missing, ~/.claude.json missing)\n  last routed command: none in this storage`,
+      ),
+      doc.out,
+    );
     const off = await run('init', '--uninstall', '--agent', 'claude');
     assert.equal(off.code, 0);
-    assert.equal(off.out, 'Claude Code [claude, project]: .claude/settings.json restored, .mcp.json deleted; routing off\n');
+    assert.equal(
+      off.out,
+      'Claude Code [claude, project]: .claude/settings.json restored, .mcp.json deleted; routing off\n',
+    );
     assert.equal(readFileSync(settings, 'utf8'), mine);
     assert.equal(existsSync(path.join(project, '.mcp.json')), false);
   });
 
-  it('--dry-run writes nothing and prints each file; --agent picks an agent not detected; --global writes the user\'s files', async () => {
+  it("--dry-run writes nothing and prints each file; --agent picks an agent not detected; --global writes the user's files", async () => {
     const dry = await run('init', '--agent', 'vscode', '--dry-run');
     assert.equal(dry.code, 0);
     assert.equal(existsSync(path.join(project, '.github')), false);
-    assert.ok(dry.out.startsWith('GitHub Copilot (VS Code agent: Local and Copilot harness; Copilot CLI) [copilot, project]: .github/hooks/bounded-evidence.json would be created; routing would be on (not detected: no copilot or code on PATH and no ~/.copilot); undo: bounded-evidence init --uninstall --agent copilot --project\n  .github/hooks/bounded-evidence.json would contain:\n    {\n      "version": 1,'), dry.out);
+    assert.ok(
+      dry.out.startsWith(
+        'GitHub Copilot (VS Code agent: Local and Copilot harness; Copilot CLI) [copilot, project]: .github/hooks/bounded-evidence.json would be created; routing would be on (not detected: no copilot or code on PATH and no ~/.copilot); undo: bounded-evidence init --uninstall --agent copilot --project\n  .github/hooks/bounded-evidence.json would contain:\n    {\n      "version": 1,',
+      ),
+      dry.out,
+    );
     const global = await run('init', '--agent', 'copilot-cli', '--global');
     assert.equal(global.code, 0, global.out);
-    assert.deepEqual(JSON.parse(readFileSync(path.join(home, '.copilot', 'hooks', 'bounded-evidence.json'), 'utf8')), { version: 1, hooks: { preToolUse: [{ type: 'command', bash: `'/usr/bin/node' '/opt/be/dist/cli.js' hook`, timeoutSec: 15 }] } });
-    assert.deepEqual(JSON.parse(readFileSync(path.join(home, '.copilot', 'mcp-config.json'), 'utf8')).mcpServers['bounded-evidence'].type, 'local');
+    assert.deepEqual(JSON.parse(readFileSync(path.join(home, '.copilot', 'hooks', 'bounded-evidence.json'), 'utf8')), {
+      version: 1,
+      hooks: { preToolUse: [{ type: 'command', bash: `'/usr/bin/node' '/opt/be/dist/cli.js' hook`, timeoutSec: 15 }] },
+    });
+    assert.deepEqual(
+      JSON.parse(readFileSync(path.join(home, '.copilot', 'mcp-config.json'), 'utf8')).mcpServers['bounded-evidence']
+        .type,
+      'local',
+    );
     await run('init', '--uninstall', '--global');
     assert.equal(existsSync(path.join(home, '.copilot', 'hooks', 'bounded-evidence.json')), false);
     assert.equal(existsSync(path.join(home, '.copilot', 'mcp-config.json')), false);
@@ -87,9 +146,16 @@ describe('command line: init and doctor', () => {
     writeFileSync(path.join(project, '.claude', 'settings.json'), '{ not json');
     const r = await run('init', '--agent', 'claude');
     assert.equal(r.code, 1);
-    assert.equal(r.out.split('\n')[0], `Claude Code [claude, project]: not changed: ${path.join(project, '.claude', 'settings.json')} is not valid JSON: it was left unchanged`);
+    assert.equal(
+      r.out.split('\n')[0],
+      `Claude Code [claude, project]: not changed: ${path.join(project, '.claude', 'settings.json')} is not valid JSON: it was left unchanged`,
+    );
     assert.equal(existsSync(path.join(project, '.mcp.json')), false);
-    assert.deepEqual(await run('init', '--agent', 'emacs'), { code: 2, out: '', err: 'bounded-evidence init: unknown agent "emacs" (known: claude/claude-code, copilot/vscode/copilot-cli, codex, gemini/gemini-cli, opencode, qwen/qwen-code)\n' });
+    assert.deepEqual(await run('init', '--agent', 'emacs'), {
+      code: 2,
+      out: '',
+      err: 'bounded-evidence init: unknown agent "emacs" (known: claude/claude-code, copilot/vscode/copilot-cli, codex, gemini/gemini-cli, opencode, qwen/qwen-code)\n',
+    });
     assert.equal((await run('init', '--global', '--project')).code, 2);
     assert.equal((await run('init', '--bogus')).code, 2);
   });

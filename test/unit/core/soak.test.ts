@@ -29,8 +29,17 @@ const READ_LIMIT_MS = 10_000;
 
 const sha = (b: Uint8Array | string): string => createHash('sha256').update(b).digest('hex');
 
-interface Returned { handle: string; sha256: string; bytes: number; by: string }
-interface Timed { what: string; ms: number; limit: number }
+interface Returned {
+  handle: string;
+  sha256: string;
+  bytes: number;
+  by: string;
+}
+interface Timed {
+  what: string;
+  ms: number;
+  limit: number;
+}
 
 /** Every process of this machine carrying a command marker (the calls' trees), zombies excluded. */
 function markedProcesses(): number[] {
@@ -41,7 +50,9 @@ function markedProcesses(): number[] {
       if (!readFileSync(`/proc/${name}/environ`).includes('BOUNDED_EVIDENCE_CALL=')) continue;
       const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
       if (!stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) out.push(Number(name));
-    } catch { /* gone meanwhile */ }
+    } catch {
+      /* gone meanwhile */
+    }
   }
   return out;
 }
@@ -59,8 +70,14 @@ function filesUnder(dir: string, keep: (name: string) => boolean): string[] {
 describe('soak: two MCP servers and the core on one storage (issue 10)', () => {
   let tmp: string;
   let unmount: (() => void) | undefined;
-  beforeEach(() => { tmp = mkdtempSync(path.join(os.tmpdir(), 'be-soak-')); });
-  afterEach(() => { unmount?.(); unmount = undefined; rmSync(tmp, { recursive: true, force: true }); });
+  beforeEach(() => {
+    tmp = mkdtempSync(path.join(os.tmpdir(), 'be-soak-'));
+  });
+  afterEach(() => {
+    unmount?.();
+    unmount = undefined;
+    rmSync(tmp, { recursive: true, force: true });
+  });
 
   it('keeps every handle byte-exact, every call in time, and leaves nothing behind', async function () {
     this.timeout(180_000);
@@ -89,7 +106,12 @@ describe('soak: two MCP servers and the core on one storage (issue 10)', () => {
       await handshake(s);
       return s;
     };
-    const mcp = async (s: Server, tool: string, args: Record<string, unknown>, limit: number): Promise<{ text: string; isError: boolean }> => {
+    const mcp = async (
+      s: Server,
+      tool: string,
+      args: Record<string, unknown>,
+      limit: number,
+    ): Promise<{ text: string; isError: boolean }> => {
       const id = s.next++;
       const t = Date.now();
       s.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: tool, arguments: args } });
@@ -100,7 +122,11 @@ describe('soak: two MCP servers and the core on one storage (issue 10)', () => {
       return { text: r.result.content[0]!.text, isError: r.result.isError === true };
     };
     const storage = await openStorage(storageDir);
-    const core = await RunStore.open({ logsDir: storage.logsDir, tenant: storage.tenant, blobs: await FsBlobStore.open(storage.blobsDir) });
+    const core = await RunStore.open({
+      logsDir: storage.logsDir,
+      tenant: storage.tenant,
+      blobs: await FsBlobStore.open(storage.blobsDir),
+    });
     const coreRun = await core.startRun({ label: 'soak: core' });
     const coreCommand = async (command: string, timeoutMs: number): Promise<string> => {
       const t = Date.now();
@@ -119,36 +145,56 @@ describe('soak: two MCP servers and the core on one storage (issue 10)', () => {
     const captures = (i: number): { command: string; expect: Buffer }[] => [
       { command: `base64 -w 0 data${i}.bin`, expect: Buffer.from(data[i]!.toString('base64')) },
       { command: `cat data${i}.bin`, expect: data[i]! },
-      { command: `head -c 300000 data${i}.bin; setsid sh -c 'exec sleep 30' & sleep 0.1`, expect: data[i]!.subarray(0, 300_000) },
+      {
+        command: `head -c 300000 data${i}.bin; setsid sh -c 'exec sleep 30' & sleep 0.1`,
+        expect: data[i]!.subarray(0, 300_000),
+      },
     ];
 
     let a = await open('A');
     const b = await open('B');
     const actors: { name: string; run: (command: string, timeoutMs: number) => Promise<string> }[] = [
-      { name: 'A', run: async (command, timeoutMs) => (await mcp(a, 'evidence_runCommand', { command, timeoutMs }, timeoutMs)).text },
-      { name: 'B', run: async (command, timeoutMs) => (await mcp(b, 'evidence_runCommand', { command, timeoutMs }, timeoutMs)).text },
+      {
+        name: 'A',
+        run: async (command, timeoutMs) =>
+          (await mcp(a, 'evidence_runCommand', { command, timeoutMs }, timeoutMs)).text,
+      },
+      {
+        name: 'B',
+        run: async (command, timeoutMs) =>
+          (await mcp(b, 'evidence_runCommand', { command, timeoutMs }, timeoutMs)).text,
+      },
       { name: 'core', run: coreCommand },
     ];
     const round = async (): Promise<void> => {
-      await Promise.all(actors.map(async (actor, i) => {
-        for (const c of captures(i)) {
-          const text = await actor.run(c.command, COMMAND_LIMIT_MS);
-          returned.push({ handle: handleOf(text), sha256: sha(c.expect), bytes: c.expect.length, by: actor.name });
-        }
-        // A command whose setsid descendant holds the output past its limit: ends at the limit.
-        const held = await actor.run(`echo held; setsid sh -c 'exec sleep 30'`, 1500);
-        assert.match(held, /killed: timed out after 1500 ms/, held);
-      }));
+      await Promise.all(
+        actors.map(async (actor, i) => {
+          for (const c of captures(i)) {
+            const text = await actor.run(c.command, COMMAND_LIMIT_MS);
+            returned.push({ handle: handleOf(text), sha256: sha(c.expect), bytes: c.expect.length, by: actor.name });
+          }
+          // A command whose setsid descendant holds the output past its limit: ends at the limit.
+          const held = await actor.run(`echo held; setsid sh -c 'exec sleep 30'`, 1500);
+          assert.match(held, /killed: timed out after 1500 ms/, held);
+        }),
+      );
       // Reads of each other's handles, by pattern (one slow) and by lines, from every front end.
       const mine = returned.slice(-9);
-      await Promise.all([a, b].map(async (s, k) => {
-        for (const r of mine.filter((x) => x.by !== s.name).slice(0, 3)) {
-          const lines = await mcp(s, 'read_tool_output', { handle: r.handle, offset: 0, limit: 2 }, READ_LIMIT_MS);
-          assert.equal(lines.isError, false, lines.text);
-          const found = await mcp(s, 'read_tool_output', { handle: r.handle, pattern: k === 0 ? 'AAAA' : '(a|aa)*b', limit: 3 }, READ_LIMIT_MS);
-          assert.ok(!found.text.startsWith('error: the'), found.text);
-        }
-      }));
+      await Promise.all(
+        [a, b].map(async (s, k) => {
+          for (const r of mine.filter((x) => x.by !== s.name).slice(0, 3)) {
+            const lines = await mcp(s, 'read_tool_output', { handle: r.handle, offset: 0, limit: 2 }, READ_LIMIT_MS);
+            assert.equal(lines.isError, false, lines.text);
+            const found = await mcp(
+              s,
+              'read_tool_output',
+              { handle: r.handle, pattern: k === 0 ? 'AAAA' : '(a|aa)*b', limit: 3 },
+              READ_LIMIT_MS,
+            );
+            assert.ok(!found.text.startsWith('error: the'), found.text);
+          }
+        }),
+      );
       for (const r of mine.filter((x) => x.by !== 'core').slice(0, 3)) {
         const t = Date.now();
         const got = await core.readToolOutput({ handle: r.handle, offset: 0, limit: 2 });
@@ -164,12 +210,24 @@ describe('soak: two MCP servers and the core on one storage (issue 10)', () => {
     const pidFile = path.join(ws, 'a-sleep.pid');
     const inFlight = (() => {
       const id = a.next++;
-      a.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'evidence_runCommand', arguments: { command: `echo $$ > a-sleep.pid; exec sleep 300`, timeoutMs: 600_000 } } });
+      a.send({
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: {
+          name: 'evidence_runCommand',
+          arguments: { command: `echo $$ > a-sleep.pid; exec sleep 300`, timeoutMs: 600_000 },
+        },
+      });
     })();
     void inFlight;
     const until = Date.now() + 20_000;
     while (Date.now() < until) {
-      try { if (readFileSync(pidFile, 'utf8').endsWith('\n')) break; } catch { /* not yet */ }
+      try {
+        if (readFileSync(pidFile, 'utf8').endsWith('\n')) break;
+      } catch {
+        /* not yet */
+      }
       await new Promise((r) => setTimeout(r, 50));
     }
     const sleeper = Number(readFileSync(pidFile, 'utf8'));
@@ -178,19 +236,31 @@ describe('soak: two MCP servers and the core on one storage (issue 10)', () => {
     a = await open('A2');
     const gone = Date.now() + 10_000;
     while (Date.now() < gone) {
-      try { process.kill(sleeper, 0); } catch { break; }
+      try {
+        process.kill(sleeper, 0);
+      } catch {
+        break;
+      }
       if (/ Z /.test(readFileSync(`/proc/${sleeper}/stat`, 'utf8'))) break;
       await new Promise((r) => setTimeout(r, 50));
     }
     const runs = await core.listRuns();
-    assert.ok(runs.some((r) => r.status === 'interrupted'), 'the killed server\'s run is finished as interrupted by the restart');
+    assert.ok(
+      runs.some((r) => r.status === 'interrupted'),
+      "the killed server's run is finished as interrupted by the restart",
+    );
 
     // The storage fills up once: earlier evidence still reads; a capture fails naming the cause; then it is freed.
     const filler = fillDisk(storageDir);
     const early = returned[0]!;
     const readFull = await mcp(b, 'read_tool_output', { handle: early.handle, offset: 0, limit: 1 }, READ_LIMIT_MS);
     assert.equal(readFull.isError, false, readFull.text);
-    const lost = await mcp(a, 'evidence_runCommand', { command: 'cat data0.bin', timeoutMs: COMMAND_LIMIT_MS }, COMMAND_LIMIT_MS);
+    const lost = await mcp(
+      a,
+      'evidence_runCommand',
+      { command: 'cat data0.bin', timeoutMs: COMMAND_LIMIT_MS },
+      COMMAND_LIMIT_MS,
+    );
     assert.equal(lost.isError, true, lost.text);
     assert.match(lost.text, /storage is full \(no space left on device\)/);
     rmSync(filler);
@@ -205,7 +275,13 @@ describe('soak: two MCP servers and the core on one storage (issue 10)', () => {
     await core.listRuns();
 
     // Every returned handle, read back whole by a fresh process, is byte-exact.
-    const verifier = execFileSync(process.execPath, ['--import', 'tsx', '-e', `
+    const verifier = execFileSync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '-e',
+        `
       const { RunStore } = require(${JSON.stringify(path.join(REPO, 'src', 'core', 'runs', 'runStore.ts'))});
       const { FsBlobStore } = require(${JSON.stringify(path.join(REPO, 'src', 'core', 'blobs', 'fsBlobStore.ts'))});
       const { createHash } = require('node:crypto');
@@ -220,7 +296,10 @@ describe('soak: two MCP servers and the core on one storage (issue 10)', () => {
           out[handle] = [h.digest('hex'), n];
         }
         process.stdout.write(JSON.stringify(out));
-      })().catch((e) => { process.stderr.write(String(e && e.stack || e)); process.exit(1); });`], { cwd: REPO, maxBuffer: 1 << 24 }).toString();
+      })().catch((e) => { process.stderr.write(String(e && e.stack || e)); process.exit(1); });`,
+      ],
+      { cwd: REPO, maxBuffer: 1 << 24 },
+    ).toString();
     const readBack = JSON.parse(verifier) as Record<string, [string, number]>;
     for (const r of returned) assert.deepEqual(readBack[r.handle], [r.sha256, r.bytes], `${r.by} ${r.handle}`);
 
@@ -230,9 +309,17 @@ describe('soak: two MCP servers and the core on one storage (issue 10)', () => {
     // No process of any call is left, no temporary file, and every log parses whole.
     await new Promise((r) => setTimeout(r, 500));
     const left = markedProcesses().filter((p) => !before.has(p));
-    const describe = (pid: number): string => { try { return `${pid} ${readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ')} ${readFileSync(`/proc/${pid}/stat`, 'utf8').slice(0, 80)}`; } catch { return `${pid} gone`; } };
+    const describe = (pid: number): string => {
+      try {
+        return `${pid} ${readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ')} ${readFileSync(`/proc/${pid}/stat`, 'utf8').slice(0, 80)}`;
+      } catch {
+        return `${pid} gone`;
+      }
+    };
     assert.deepEqual(left.map(describe), []);
-    await (await FsBlobStore.open(storage.blobsDir)).orphanSweep;
+    await (
+      await FsBlobStore.open(storage.blobsDir)
+    ).orphanSweep;
     const temps = filesUnder(storageDir, (n) => n.endsWith('.tmp') || n.startsWith('.tmp-'));
     assert.deepEqual(temps, []);
     const logs = filesUnder(storage.logsDir, (n) => n.endsWith('.jsonl'));
@@ -244,6 +331,8 @@ describe('soak: two MCP servers and the core on one storage (issue 10)', () => {
     }
     const bytes = returned.reduce((n, r) => n + r.bytes, 0);
     const maxOver = Math.max(...timed.map((t) => t.ms - t.limit));
-    console.log(`      soak: ${calls} calls, ${returned.length} handles verified (${bytes} bytes), ${logs.length} run logs (${records} records), wall ${Date.now() - wall} ms, slowest call vs limit ${maxOver} ms, processes left ${left.length}, temporary files left ${temps.length}`);
+    console.log(
+      `      soak: ${calls} calls, ${returned.length} handles verified (${bytes} bytes), ${logs.length} run logs (${records} records), wall ${Date.now() - wall} ms, slowest call vs limit ${maxOver} ms, processes left ${left.length}, temporary files left ${temps.length}`,
+    );
   });
 });

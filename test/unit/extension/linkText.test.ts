@@ -1,5 +1,10 @@
 import * as assert from 'node:assert/strict';
-import { callbackLinkParts, linkTextParams, parseEvidenceLink, pastedLinkParams } from '../../../src/extension/linkText.js';
+import {
+  callbackLinkParts,
+  linkTextParams,
+  parseEvidenceLink,
+  pastedLinkParams,
+} from '../../../src/extension/linkText.js';
 
 const handle = 'out_kep5mxcnc5ksulj2bdshergjam';
 /** The callback address the served workbench gave for an excerpt link (copied from a real run, port and commit as they were). */
@@ -14,11 +19,21 @@ function withParam(key: string, value: string | undefined, base = callback): str
 
 describe('links into the evidence read back from their text (src/extension/linkText.ts, docs/contracts.md §3.4)', () => {
   it("reads the browser workbench's callback address as its callback page does: the link inside, then its parameters", () => {
-    assert.deepEqual(callbackLinkParts(callback), { scheme: 'code-oss', authority: 'bounded-evidence.bounded-evidence', path: '/open', query: `handle=${handle}&bytes=1796-1844` });
+    assert.deepEqual(callbackLinkParts(callback), {
+      scheme: 'code-oss',
+      authority: 'bounded-evidence.bounded-evidence',
+      path: '/open',
+      query: `handle=${handle}&bytes=1796-1844`,
+    });
     assert.deepEqual(linkTextParams(callback), { handle, bytes: '1796-1844' });
     // The handle inside is looked up like any handle: the same arguments as the editor's link and a pasted handle.
     assert.deepEqual(parseEvidenceLink(linkTextParams(callback)), { handle, window: { start: 1796, end: 1844 } });
-    assert.deepEqual(parseEvidenceLink(linkTextParams(`code-oss://bounded-evidence.bounded-evidence/open?handle=${handle}&bytes=1796-1844`)), { handle, window: { start: 1796, end: 1844 } });
+    assert.deepEqual(
+      parseEvidenceLink(
+        linkTextParams(`code-oss://bounded-evidence.bounded-evidence/open?handle=${handle}&bytes=1796-1844`),
+      ),
+      { handle, window: { start: 1796, end: 1844 } },
+    );
   });
 
   it('accepts every form a person copies: https, any host and base path, no request id, a line window, the excerpt line as copied', () => {
@@ -37,12 +52,17 @@ describe('links into the evidence read back from their text (src/extension/linkT
     // The running editor's own scheme is an editor's scheme too.
     assert.deepEqual(pastedLinkParams(withParam('vscode-scheme', 'cursor'), 'cursor'), { handle, bytes: '1796-1844' });
     // The other forms are unchanged.
-    assert.deepEqual(pastedLinkParams(`vscode-insiders://bounded-evidence.bounded-evidence/open?handle=${handle}&line=7`), { handle, line: '7' });
+    assert.deepEqual(
+      pastedLinkParams(`vscode-insiders://bounded-evidence.bounded-evidence/open?handle=${handle}&line=7`),
+      { handle, line: '7' },
+    );
     assert.deepEqual(pastedLinkParams(`${handle}:3–5`), { handle, line: '3-5' });
-    assert.deepEqual(pastedLinkParams(`.tool-artifacts/artifact-${'a'.repeat(64)}/bytes/0-4`), { path: `.tool-artifacts/artifact-${'a'.repeat(64)}/bytes/0-4` });
+    assert.deepEqual(pastedLinkParams(`.tool-artifacts/artifact-${'a'.repeat(64)}/bytes/0-4`), {
+      path: `.tool-artifacts/artifact-${'a'.repeat(64)}/bytes/0-4`,
+    });
   });
 
-  it('refuses forged callbacks, other routes and other hosts\' pages with a sentence saying what is wrong', () => {
+  it("refuses forged callbacks, other routes and other hosts' pages with a sentence saying what is wrong", () => {
     const refused: [string, RegExp][] = [
       // Another route of a host (a login page, a proxy, the workbench itself): not a callback address.
       [callback.replace('/callback?', '/login?'), /must be the workbench's \/callback\?vscode-… address/],
@@ -51,7 +71,10 @@ describe('links into the evidence read back from their text (src/extension/linkT
       [`https://github.com/owner/repo/issues/1?vscode-query=handle%3D${handle}`, /must be the workbench's \/callback/],
       ['http://127.0.0.1:33809/?folder=/work&payload=x', /must be the workbench's \/callback/],
       // A callback for someone else, or for another route of ours.
-      [withParam('vscode-authority', 'vscode.github-authentication'), /only bounded-evidence\.bounded-evidence\/open\?handle=… links are handled/],
+      [
+        withParam('vscode-authority', 'vscode.github-authentication'),
+        /only bounded-evidence\.bounded-evidence\/open\?handle=… links are handled/,
+      ],
       [withParam('vscode-path', '/exec'), /only bounded-evidence\.bounded-evidence\/open/],
       [withParam('vscode-path', '/open/../exec'), /only bounded-evidence\.bounded-evidence\/open/],
       [withParam('vscode-path', undefined), /only bounded-evidence\.bounded-evidence\/open/],
@@ -78,8 +101,17 @@ describe('links into the evidence read back from their text (src/extension/linkT
     ];
     for (const [text, why] of refused) assert.throws(() => pastedLinkParams(text), why, text);
     // A well-formed callback whose handle is not a handle is refused by the same check as any link.
-    assert.throws(() => parseEvidenceLink(pastedLinkParams(withParam('vscode-query', 'handle=../../etc/passwd'))), /the handle is malformed/);
-    assert.throws(() => parseEvidenceLink(pastedLinkParams(withParam('vscode-query', `handle=${handle}&bytes=9-3`))), /"bytes" must be a range START-END with START < END/);
-    assert.throws(() => parseEvidenceLink(pastedLinkParams(withParam('vscode-query', ''))), /exactly one handle or one \.tool-artifacts path/);
+    assert.throws(
+      () => parseEvidenceLink(pastedLinkParams(withParam('vscode-query', 'handle=../../etc/passwd'))),
+      /the handle is malformed/,
+    );
+    assert.throws(
+      () => parseEvidenceLink(pastedLinkParams(withParam('vscode-query', `handle=${handle}&bytes=9-3`))),
+      /"bytes" must be a range START-END with START < END/,
+    );
+    assert.throws(
+      () => parseEvidenceLink(pastedLinkParams(withParam('vscode-query', ''))),
+      /exactly one handle or one \.tool-artifacts path/,
+    );
   });
 });

@@ -12,10 +12,18 @@ import { openStore, scratch, sha } from '../core/runs/helpers.js';
 const quiet = { info(): void {}, warn(): void {} };
 
 describe('Clear All (src/extension/retention.ts, docs/contracts.md §2.7)', () => {
-  let dir: string; let cleanup: () => void;
-  let other: string; let cleanupOther: () => void;
-  beforeEach(() => { ({ dir, cleanup } = scratch('clear')); ({ dir: other, cleanup: cleanupOther } = scratch('clear-other')); });
-  afterEach(() => { cleanup(); cleanupOther(); });
+  let dir: string;
+  let cleanup: () => void;
+  let other: string;
+  let cleanupOther: () => void;
+  beforeEach(() => {
+    ({ dir, cleanup } = scratch('clear'));
+    ({ dir: other, cleanup: cleanupOther } = scratch('clear-other'));
+  });
+  afterEach(() => {
+    cleanup();
+    cleanupOther();
+  });
 
   it('deletes a run log another process wrote that the catalog has not indexed yet', async () => {
     const store = await openStore(dir);
@@ -36,7 +44,10 @@ describe('Clear All (src/extension/retention.ts, docs/contracts.md §2.7)', () =
     const ourLog = path.join(logs, `${ours.runId}.jsonl`);
     const bytes = statSync(ourLog).size + statSync(theirLog).size;
     // The premise: the catalog's pages do not show that run yet.
-    assert.deepEqual((await store.queryRuns({ limit: 10 })).map((r) => r.runId), [ours.runId]);
+    assert.deepEqual(
+      (await store.queryRuns({ limit: 10 })).map((r) => r.runId),
+      [ours.runId],
+    );
 
     const report = await clearAll({ runs: store, artifacts }, quiet);
     assert.deepEqual([...report.deletedRuns].sort(), [ours.runId, theirs.runId].sort());
@@ -51,7 +62,15 @@ describe('Clear All (src/extension/retention.ts, docs/contracts.md §2.7)', () =
   /** Records an `evidence_readFile` result as the front ends do: by naming its artifact. */
   async function readInto(run: RunApi, artifacts: ArtifactStore, file: string, text: string): Promise<void> {
     const ref = await artifacts.put(text);
-    await run.recordArtifact(EvidenceToolNames.readFile, { path: file }, { artifactId: ref.artifactId, bytes: new TextEncoder().encode(text), ...(await artifacts.manifestFor(ref.artifactId)) });
+    await run.recordArtifact(
+      EvidenceToolNames.readFile,
+      { path: file },
+      {
+        artifactId: ref.artifactId,
+        bytes: new TextEncoder().encode(text),
+        ...(await artifacts.manifestFor(ref.artifactId)),
+      },
+    );
   }
 
   it('deletes the artifacts no remaining run references: one shared by two runs stays until both are gone; an old-layout copy goes too', async () => {
@@ -69,13 +88,28 @@ describe('Clear All (src/extension/retention.ts, docs/contracts.md §2.7)', () =
     const legacyId = `artifact-${sha(legacyText)}`;
     mkdirSync(path.join(legacyRoot, 'tenant-a', '.manifests'), { recursive: true });
     writeFileSync(path.join(legacyRoot, 'tenant-a', legacyId), legacyText);
-    writeFileSync(path.join(legacyRoot, 'tenant-a', '.manifests', `${legacyId}.manifest`), encodeManifest(manifestOf(new TextEncoder().encode(legacyText))));
-    await first.recordArtifact(EvidenceToolNames.readFile, { path: 'old.txt' }, { artifactId: legacyId, bytes: new TextEncoder().encode(legacyText), manifest: manifestOf(new TextEncoder().encode(legacyText)), manifestDigest: sha(encodeManifest(manifestOf(new TextEncoder().encode(legacyText)))) });
+    writeFileSync(
+      path.join(legacyRoot, 'tenant-a', '.manifests', `${legacyId}.manifest`),
+      encodeManifest(manifestOf(new TextEncoder().encode(legacyText))),
+    );
+    await first.recordArtifact(
+      EvidenceToolNames.readFile,
+      { path: 'old.txt' },
+      {
+        artifactId: legacyId,
+        bytes: new TextEncoder().encode(legacyText),
+        manifest: manifestOf(new TextEncoder().encode(legacyText)),
+        manifestDigest: sha(encodeManifest(manifestOf(new TextEncoder().encode(legacyText)))),
+      },
+    );
     await first.finish();
     // Still running: Clear All keeps it, and what it references.
     const second = await store.startRun({ label: 'second' });
     await readInto(second, artifacts, 'shared.txt', shared);
-    const stored = (): string[] => (existsSync(path.join(blobsDir, 'tenant-a', 'artifacts')) ? readdirOf(path.join(blobsDir, 'tenant-a', 'artifacts')) : []);
+    const stored = (): string[] =>
+      existsSync(path.join(blobsDir, 'tenant-a', 'artifacts'))
+        ? readdirOf(path.join(blobsDir, 'tenant-a', 'artifacts'))
+        : [];
     assert.deepEqual(stored(), [sha(shared), `${sha(shared)}._manifest`, sha(own), `${sha(own)}._manifest`].sort());
 
     const firstBytes = (await store.queryRuns({ limit: 10 })).find((r) => r.runId === first.runId)!.totalBytes;
@@ -88,13 +122,19 @@ describe('Clear All (src/extension/retention.ts, docs/contracts.md §2.7)', () =
     assert.deepEqual(stored(), [sha(shared), `${sha(shared)}._manifest`]);
     assert.equal(existsSync(path.join(legacyRoot, 'tenant-a', legacyId)), false);
     assert.equal(existsSync(path.join(legacyRoot, 'tenant-a', '.manifests', `${legacyId}.manifest`)), false);
-    assert.equal(new TextDecoder().decode(await artifacts.readRange(`artifact-${sha(shared)}`, 0, 17)), 'read by both runs');
+    assert.equal(
+      new TextDecoder().decode(await artifacts.readRange(`artifact-${sha(shared)}`, 0, 17)),
+      'read by both runs',
+    );
 
     await second.finish();
     const again = await clearAll({ runs: store, artifacts }, quiet);
     assert.deepEqual([again.deletedRuns, again.deletedArtifacts], [[second.runId], 1]);
     assert.deepEqual(stored(), []);
-    await assert.rejects(artifacts.readRange(`artifact-${sha(shared)}`, 0, 1), /^EvidenceError: artifact is not available in this store$/);
+    await assert.rejects(
+      artifacts.readRange(`artifact-${sha(shared)}`, 0, 1),
+      /^EvidenceError: artifact is not available in this store$/,
+    );
   });
 });
 

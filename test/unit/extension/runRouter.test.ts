@@ -5,7 +5,7 @@ import { RunRouter } from '../../../src/extension/runRouter.js';
 const runA = { runId: 'a' } as Run;
 const runB = { runId: 'b' } as Run;
 
-describe('run router (participant calls land in the participant\'s run)', () => {
+describe("run router (participant calls land in the participant's run)", () => {
   it('hands an announced call to the first claim with the same tool and input, once', () => {
     const r = new RunRouter();
     r.expect('t', { b: 2, a: 1 }, runA);

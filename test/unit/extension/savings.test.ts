@@ -8,47 +8,108 @@ import { EMPTY_FIGURES, type UsageFigures, type UsageQuery, type UsageReport } f
 import { parseSavingsMessage, savingsReport } from '../../../src/extension/savingsMessages.js';
 import { savingsLine, statusTexts } from '../../../src/extension/statusText.js';
 
-const week: UsageFigures = { ...EMPTY_FIGURES, outputs: 3, outputBytes: 3 * 1024 * 1024, shownBytes: 2048, reads: 2, readBytes: 900, savedBytes: 3 * 1024 * 1024 - 2948, lostOutputs: 1 };
+const week: UsageFigures = {
+  ...EMPTY_FIGURES,
+  outputs: 3,
+  outputBytes: 3 * 1024 * 1024,
+  shownBytes: 2048,
+  reads: 2,
+  readBytes: 900,
+  savedBytes: 3 * 1024 * 1024 - 2948,
+  lostOutputs: 1,
+};
 
 describe('Savings view host side and status bar words', () => {
   it('accepts ready and the offered ranges only; anything else is refused with a reason', () => {
     assert.deepEqual(parseSavingsMessage({ type: 'ready' }), { ok: true, message: { type: 'ready' } });
-    assert.deepEqual(parseSavingsMessage({ type: 'range', days: 30 }), { ok: true, message: { type: 'range', days: 30 } });
-    assert.deepEqual(parseSavingsMessage({ type: 'range', days: 8 }), { ok: false, error: '"days" must be one of 7, 30, 90' });
-    assert.deepEqual(parseSavingsMessage({ type: 'range', days: '7' }), { ok: false, error: '"days" must be one of 7, 30, 90' });
-    assert.deepEqual(parseSavingsMessage({ type: 'ready', html: '<b>' }), { ok: false, error: 'unexpected field "html"' });
+    assert.deepEqual(parseSavingsMessage({ type: 'range', days: 30 }), {
+      ok: true,
+      message: { type: 'range', days: 30 },
+    });
+    assert.deepEqual(parseSavingsMessage({ type: 'range', days: 8 }), {
+      ok: false,
+      error: '"days" must be one of 7, 30, 90',
+    });
+    assert.deepEqual(parseSavingsMessage({ type: 'range', days: '7' }), {
+      ok: false,
+      error: '"days" must be one of 7, 30, 90',
+    });
+    assert.deepEqual(parseSavingsMessage({ type: 'ready', html: '<b>' }), {
+      ok: false,
+      error: 'unexpected field "html"',
+    });
     assert.deepEqual(parseSavingsMessage({ type: 'delete' }), { ok: false, error: 'unknown message type' });
     assert.deepEqual(parseSavingsMessage(null), { ok: false, error: 'a message must be an object' });
     assert.deepEqual(parseSavingsMessage([]), { ok: false, error: 'a message must be an object' });
   });
 
-  it('reports the core\'s figures: days in order, top commands by saved and by reads', async () => {
+  it("reports the core's figures: days in order, top commands by saved and by reads", async () => {
     const asked: UsageQuery[] = [];
-    const g = (key: string, f: Partial<UsageFigures>): UsageReport['groups'][number] => ({ ...EMPTY_FIGURES, ...f, key });
+    const g = (key: string, f: Partial<UsageFigures>): UsageReport['groups'][number] => ({
+      ...EMPTY_FIGURES,
+      ...f,
+      key,
+    });
     const runs = {
       async usage(q: UsageQuery): Promise<UsageReport> {
         asked.push(q);
-        const groups = q.by === 'day'
-          ? [g('2026-11-30', {}), g('2026-12-01', { outputs: 1, outputBytes: 10 })]
-          : [g('npm', { outputs: 2, savedBytes: 500, reads: 1 }), g('tsc', { outputs: 1, savedBytes: 100, reads: 4 }), g('echo', { outputs: 1 })];
-        return { by: q.by!, since: '2026-11-25T10:00:00.000Z', until: '2026-12-02T10:00:00.000Z', total: { ...EMPTY_FIGURES, outputs: 4 }, groups, more: 0 };
+        const groups =
+          q.by === 'day'
+            ? [g('2026-11-30', {}), g('2026-12-01', { outputs: 1, outputBytes: 10 })]
+            : [
+                g('npm', { outputs: 2, savedBytes: 500, reads: 1 }),
+                g('tsc', { outputs: 1, savedBytes: 100, reads: 4 }),
+                g('echo', { outputs: 1 }),
+              ];
+        return {
+          by: q.by!,
+          since: '2026-11-25T10:00:00.000Z',
+          until: '2026-12-02T10:00:00.000Z',
+          total: { ...EMPTY_FIGURES, outputs: 4 },
+          groups,
+          more: 0,
+        };
       },
     };
     const r = await savingsReport(runs, 7, Date.parse('2026-12-02T10:00:00Z'));
-    assert.deepEqual(asked.map((q) => [q.by, q.sinceMs, q.untilMs]), [['day', Date.parse('2026-11-25T10:00:00Z'), Date.parse('2026-12-02T10:00:00Z')], ['command', Date.parse('2026-11-25T10:00:00Z'), Date.parse('2026-12-02T10:00:00Z')]]);
+    assert.deepEqual(
+      asked.map((q) => [q.by, q.sinceMs, q.untilMs]),
+      [
+        ['day', Date.parse('2026-11-25T10:00:00Z'), Date.parse('2026-12-02T10:00:00Z')],
+        ['command', Date.parse('2026-11-25T10:00:00Z'), Date.parse('2026-12-02T10:00:00Z')],
+      ],
+    );
     assert.equal(r.type, 'report');
     if (r.type !== 'report') return;
-    assert.deepEqual(r.byDay.map((d) => d.key), ['2026-11-30', '2026-12-01']);
-    assert.deepEqual(r.topSaved.map((d) => d.key), ['npm', 'tsc']);
-    assert.deepEqual(r.topRecalled.map((d) => [d.key, d.reads]), [['tsc', 4], ['npm', 1]]);
+    assert.deepEqual(
+      r.byDay.map((d) => d.key),
+      ['2026-11-30', '2026-12-01'],
+    );
+    assert.deepEqual(
+      r.topSaved.map((d) => d.key),
+      ['npm', 'tsc'],
+    );
+    assert.deepEqual(
+      r.topRecalled.map((d) => [d.key, d.reads]),
+      [
+        ['tsc', 4],
+        ['npm', 1],
+      ],
+    );
     assert.equal(r.total.outputs, 4);
   });
 
-  it('status bar: counts from the catalog\'s totals, the week\'s savings in tooltip and label', () => {
+  it("status bar: counts from the catalog's totals, the week's savings in tooltip and label", () => {
     const t = statusTexts({ runs: 23, bytes: 5 * 1024 * 1024, calls: 23 }, week, 0);
     assert.equal(t.text, '$(database) 23 runs · 5.0 MiB');
-    assert.equal(t.tooltip, 'Bounded Evidence: 23 runs · 5.0 MiB (23 calls) of evidence stored. Last 7 days: 3 outputs (3.0 MiB); a model was shown 2.0 KiB and read back 900 bytes in 2 reads; saved 3.0 MiB; 1 output lost bytes past a cap. Click to open the inspector.');
-    assert.equal(t.label, 'Bounded Evidence: 23 runs · 5.0 MiB stored. Last 7 days: 3 outputs (3.0 MiB); a model was shown 2.0 KiB and read back 900 bytes in 2 reads; saved 3.0 MiB; 1 output lost bytes past a cap. Open the inspector.');
+    assert.equal(
+      t.tooltip,
+      'Bounded Evidence: 23 runs · 5.0 MiB (23 calls) of evidence stored. Last 7 days: 3 outputs (3.0 MiB); a model was shown 2.0 KiB and read back 900 bytes in 2 reads; saved 3.0 MiB; 1 output lost bytes past a cap. Click to open the inspector.',
+    );
+    assert.equal(
+      t.label,
+      'Bounded Evidence: 23 runs · 5.0 MiB stored. Last 7 days: 3 outputs (3.0 MiB); a model was shown 2.0 KiB and read back 900 bytes in 2 reads; saved 3.0 MiB; 1 output lost bytes past a cap. Open the inspector.',
+    );
     assert.equal(statusTexts({ runs: 1, bytes: 10 }, undefined, 2).text, '$(sync~spin) Capturing… · 1 run · 10 bytes');
     assert.equal(savingsLine(EMPTY_FIGURES), 'No outputs recorded in the last 7 days.');
   });

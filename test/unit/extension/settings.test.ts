@@ -1,11 +1,19 @@
 import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { DefaultSettings, MODEL_TEXT_LIMIT_BYTES, readSettings, SettingKeys, type SettingSource } from '../../../src/extension/settings.js';
+import {
+  DefaultSettings,
+  MODEL_TEXT_LIMIT_BYTES,
+  readSettings,
+  SettingKeys,
+  type SettingSource,
+} from '../../../src/extension/settings.js';
 import { DEFAULT_RUN_LIMITS } from '../../../src/core/index.js';
 
 const pkg = JSON.parse(readFileSync(path.join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as {
-  contributes: { configuration: { properties: Record<string, { default: unknown; minimum?: number; maximum?: number }> } };
+  contributes: {
+    configuration: { properties: Record<string, { default: unknown; minimum?: number; maximum?: number }> };
+  };
 };
 const props = pkg.contributes.configuration.properties;
 
@@ -15,17 +23,29 @@ function source(values: Record<string, unknown>): SettingSource {
 
 describe('extension settings', () => {
   it('declares every key in package.json, and nothing else', () => {
-    const declared = Object.keys(props).map((k) => k.replace(/^boundedEvidence\./, '')).sort();
+    const declared = Object.keys(props)
+      .map((k) => k.replace(/^boundedEvidence\./, ''))
+      .sort();
     assert.deepEqual(declared, Object.values(SettingKeys).sort());
   });
 
   it('reads package.json defaults when nothing is set, equal to DefaultSettings', () => {
-    const fromPackage = readSettings(source(Object.fromEntries(Object.entries(props).map(([k, v]) => [k.replace(/^boundedEvidence\./, ''), v.default]))));
+    const fromPackage = readSettings(
+      source(
+        Object.fromEntries(Object.entries(props).map(([k, v]) => [k.replace(/^boundedEvidence\./, ''), v.default])),
+      ),
+    );
     assert.deepEqual(fromPackage, DefaultSettings);
     assert.deepEqual(readSettings(source({})), DefaultSettings);
     // One set of agent limits: the core's defaults are the editor's (and so the MCP server's and the command line's).
     // (package.json's own numbers against the core's: DefaultSettings is defined from the latter.)
-    assert.deepEqual({ largeResultBytes: props['boundedEvidence.largeResultBytes']!.default, previewBytes: props['boundedEvidence.previewBytes']!.default }, DEFAULT_RUN_LIMITS);
+    assert.deepEqual(
+      {
+        largeResultBytes: props['boundedEvidence.largeResultBytes']!.default,
+        previewBytes: props['boundedEvidence.previewBytes']!.default,
+      },
+      DEFAULT_RUN_LIMITS,
+    );
     // 448 head + 448 tail bytes: the reading-economy target (docs/contracts.md §3.2).
     assert.equal(props['boundedEvidence.previewBytes']!.default, 896);
   });
@@ -37,7 +57,18 @@ describe('extension settings', () => {
   });
 
   it('clamps out-of-range numbers to the declared range and ignores wrong types', () => {
-    const s = readSettings(source({ maxInlineBytes: 10, previewBytes: 1e9, maxRangeBytes: 2.9, largeResultBytes: 'big', captureCapBytes: -5, 'retention.maxAgeDays': -1, preservation: 'maybe', 'storage.backend': 'ftp' }));
+    const s = readSettings(
+      source({
+        maxInlineBytes: 10,
+        previewBytes: 1e9,
+        maxRangeBytes: 2.9,
+        largeResultBytes: 'big',
+        captureCapBytes: -5,
+        'retention.maxAgeDays': -1,
+        preservation: 'maybe',
+        'storage.backend': 'ftp',
+      }),
+    );
     assert.equal(s.maxInlineBytes, props['boundedEvidence.maxInlineBytes']!.minimum);
     assert.equal(s.previewBytes, s.maxInlineBytes, 'previewBytes never exceeds maxInlineBytes (the core refuses that)');
     assert.equal(s.maxRangeBytes, 4, 'floored, then raised to the minimum');
@@ -51,15 +82,33 @@ describe('extension settings', () => {
   });
 
   it('converts retention units and reads S3 settings', () => {
-    const s = readSettings(source({ 'retention.maxStorageMB': 3, 'retention.maxAgeDays': 0.5, 'storage.backend': 's3', 'storage.s3.bucket': ' b ', 'storage.s3.region': '', 'storage.s3.forcePathStyle': false }));
+    const s = readSettings(
+      source({
+        'retention.maxStorageMB': 3,
+        'retention.maxAgeDays': 0.5,
+        'storage.backend': 's3',
+        'storage.s3.bucket': ' b ',
+        'storage.s3.region': '',
+        'storage.s3.forcePathStyle': false,
+      }),
+    );
     assert.equal(s.retentionMaxBytes, 3 * 1024 * 1024);
     assert.equal(s.retentionMaxAgeMs, 43_200_000);
     assert.equal(s.backend, 's3');
-    assert.deepEqual(s.s3, { endpoint: '', region: 'us-east-1', bucket: 'b', prefix: 'bounded-evidence/', forcePathStyle: false });
+    assert.deepEqual(s.s3, {
+      endpoint: '',
+      region: 'us-east-1',
+      bucket: 'b',
+      prefix: 'bounded-evidence/',
+      forcePathStyle: false,
+    });
   });
 
   it('reads added secret-file patterns, dropping blanks and non-strings (issue 10, defect 3)', () => {
-    assert.deepEqual(readSettings(source({ 'readFile.denyPatterns': ['*.secret', ' ', 3, 'conf/prod.yml'] })).readFileDenyPatterns, ['*.secret', 'conf/prod.yml']);
+    assert.deepEqual(
+      readSettings(source({ 'readFile.denyPatterns': ['*.secret', ' ', 3, 'conf/prod.yml'] })).readFileDenyPatterns,
+      ['*.secret', 'conf/prod.yml'],
+    );
     assert.deepEqual(readSettings(source({ 'readFile.denyPatterns': '*.secret' })).readFileDenyPatterns, []);
   });
 });

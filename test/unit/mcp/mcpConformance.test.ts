@@ -28,52 +28,133 @@ import { createEvidenceMcpServer, type EvidenceMcpServer } from '../../../src/mc
 
 /** Scenarios that apply to a tools-only server: every check passes. */
 const APPLICABLE = {
-  '2025-11-25': ['server-initialize', 'server-session-lifecycle', 'ping', 'tools-list', 'server-sse-multiple-streams', 'dns-rebinding-protection'],
-  '2026-07-28': ['server-stateless', 'tools-list', 'server-sse-multiple-streams', 'dns-rebinding-protection', 'caching', 'http-header-validation', 'input-required-result-unsupported-methods', 'input-required-result-validate-input'],
+  '2025-11-25': [
+    'server-initialize',
+    'server-session-lifecycle',
+    'ping',
+    'tools-list',
+    'server-sse-multiple-streams',
+    'dns-rebinding-protection',
+  ],
+  '2026-07-28': [
+    'server-stateless',
+    'tools-list',
+    'server-sse-multiple-streams',
+    'dns-rebinding-protection',
+    'caching',
+    'http-header-validation',
+    'input-required-result-unsupported-methods',
+    'input-required-result-validate-input',
+  ],
 } as const;
 
 /** Checks of applicable scenarios that only the suite's fixture tools or features can exercise. */
 const NOT_TESTABLE_CHECKS: Record<string, readonly string[]> = {
   // "Not testable: server does not list the diagnostic tool test_missing_capability / test_streaming_elicitation / test_logging_tool".
-  'server-stateless': ['sep-2575-server-rejects-undeclared-capability', 'sep-2575-missing-capability-http-400', 'sep-2575-http-server-no-independent-requests-on-stream', 'sep-2575-server-no-log-without-loglevel'],
+  'server-stateless': [
+    'sep-2575-server-rejects-undeclared-capability',
+    'sep-2575-missing-capability-http-400',
+    'sep-2575-http-server-no-independent-requests-on-stream',
+    'sep-2575-server-no-log-without-loglevel',
+  ],
   // Cache hints of lists this server does not serve (-32601): it has no prompts and no resources.
-  caching: ['sep-2549-prompts-list-caching-hints', 'sep-2549-resources-list-caching-hints', 'sep-2549-resources-templates-list-caching-hints'],
+  caching: [
+    'sep-2549-prompts-list-caching-hints',
+    'sep-2549-resources-list-caching-hints',
+    'sep-2549-resources-templates-list-caching-hints',
+  ],
 };
 
-const FIXTURE_TOOLS = 'calls a fixture tool of the suite\'s reference server (test_*), which this server does not have';
+const FIXTURE_TOOLS = "calls a fixture tool of the suite's reference server (test_*), which this server does not have";
 /** Scenarios that do not apply, and why (for the closing note). */
 const NOT_APPLICABLE: Record<string, string> = {
-  'logging-set-level': 'the logging capability: not declared (the server\'s log is stderr)',
+  'logging-set-level': "the logging capability: not declared (the server's log is stderr)",
   'completion-complete': 'completions: the server has no prompts or resource templates to complete',
-  'tools-call-simple-text': FIXTURE_TOOLS, 'tools-call-image': FIXTURE_TOOLS, 'tools-call-audio': FIXTURE_TOOLS,
-  'tools-call-embedded-resource': FIXTURE_TOOLS, 'tools-call-mixed-content': FIXTURE_TOOLS, 'tools-call-error': FIXTURE_TOOLS,
-  'tools-call-with-progress': FIXTURE_TOOLS, 'tools-call-with-logging': FIXTURE_TOOLS, 'json-schema-2020-12': FIXTURE_TOOLS,
-  'tools-call-sampling': 'sampling from a fixture tool: this server never asks the client\'s model',
+  'tools-call-simple-text': FIXTURE_TOOLS,
+  'tools-call-image': FIXTURE_TOOLS,
+  'tools-call-audio': FIXTURE_TOOLS,
+  'tools-call-embedded-resource': FIXTURE_TOOLS,
+  'tools-call-mixed-content': FIXTURE_TOOLS,
+  'tools-call-error': FIXTURE_TOOLS,
+  'tools-call-with-progress': FIXTURE_TOOLS,
+  'tools-call-with-logging': FIXTURE_TOOLS,
+  'json-schema-2020-12': FIXTURE_TOOLS,
+  'tools-call-sampling': "sampling from a fixture tool: this server never asks the client's model",
   'tools-call-elicitation': 'elicitation from a fixture tool: this server never asks the user',
   'elicitation-sep1034-defaults': 'elicitation from a fixture tool: this server never asks the user',
   'elicitation-sep1330-enums': 'elicitation from a fixture tool: this server never asks the user',
-  'resources-list': 'resources: none served', 'resources-read-text': 'resources: none served', 'resources-read-binary': 'resources: none served',
-  'resources-templates-read': 'resources: none served', 'resources-subscribe': 'resources: none served', 'resources-unsubscribe': 'resources: none served',
-  'sep-2164-resource-not-found': 'resources: none served (resources/read is -32601, not the -32602 of a server with resources)',
-  'prompts-list': 'prompts: none served', 'prompts-get-simple': 'prompts: none served', 'prompts-get-with-args': 'prompts: none served',
-  'prompts-get-embedded-resource': 'prompts: none served', 'prompts-get-with-image': 'prompts: none served',
+  'resources-list': 'resources: none served',
+  'resources-read-text': 'resources: none served',
+  'resources-read-binary': 'resources: none served',
+  'resources-templates-read': 'resources: none served',
+  'resources-subscribe': 'resources: none served',
+  'resources-unsubscribe': 'resources: none served',
+  'sep-2164-resource-not-found':
+    'resources: none served (resources/read is -32601, not the -32602 of a server with resources)',
+  'prompts-list': 'prompts: none served',
+  'prompts-get-simple': 'prompts: none served',
+  'prompts-get-with-args': 'prompts: none served',
+  'prompts-get-embedded-resource': 'prompts: none served',
+  'prompts-get-with-image': 'prompts: none served',
   'http-custom-header-server-validation': 'needs a tool with x-mcp-header annotations (a pending scenario, not scored)',
-  ...Object.fromEntries(['basic-elicitation', 'basic-sampling', 'basic-list-roots', 'request-state', 'multiple-input-requests', 'multi-round', 'missing-input-response',
-    'non-tool-request', 'result-type', 'tampered-state', 'capability-check', 'ignore-extra-params'].map((s) => [`input-required-result-${s}`,
-    'input_required rounds of fixture tools (test_input_required_result_*): no tool of this server needs input from the client'])),
-  ...Object.fromEntries(['lifecycle', 'capability-negotiation', 'wire-fields', 'request-state-removal', 'mrtr-input', 'request-headers', 'dispatch-and-envelope',
-    'status-notifications', 'required-task-error', 'mrtr-composition'].map((s) => [`tasks-${s}`, 'the tasks extension (not scored for 2026-07-28): not offered'])),
+  ...Object.fromEntries(
+    [
+      'basic-elicitation',
+      'basic-sampling',
+      'basic-list-roots',
+      'request-state',
+      'multiple-input-requests',
+      'multi-round',
+      'missing-input-response',
+      'non-tool-request',
+      'result-type',
+      'tampered-state',
+      'capability-check',
+      'ignore-extra-params',
+    ].map((s) => [
+      `input-required-result-${s}`,
+      'input_required rounds of fixture tools (test_input_required_result_*): no tool of this server needs input from the client',
+    ]),
+  ),
+  ...Object.fromEntries(
+    [
+      'lifecycle',
+      'capability-negotiation',
+      'wire-fields',
+      'request-state-removal',
+      'mrtr-input',
+      'request-headers',
+      'dispatch-and-envelope',
+      'status-notifications',
+      'required-task-error',
+      'mrtr-composition',
+    ].map((s) => [`tasks-${s}`, 'the tasks extension (not scored for 2026-07-28): not offered']),
+  ),
 };
 
-interface Check { id: string; status: string; errorMessage?: string }
+interface Check {
+  id: string;
+  status: string;
+  errorMessage?: string;
+}
 
 /** Runs the suite against `url` with `flags` (not spawnSync: the server answers from this process); the checks of each scenario it ran, by scenario name. */
-async function runSuite(node: string, suite: string, url: string, flags: readonly string[], out: string): Promise<Map<string, Check[]>> {
+async function runSuite(
+  node: string,
+  suite: string,
+  url: string,
+  flags: readonly string[],
+  out: string,
+): Promise<Map<string, Check[]>> {
   const proc = spawn(node, [suite, 'server', '--url', url, '-o', out, ...flags], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
-  proc.stdout.on('data', (b: Buffer) => { stdout += b.toString(); });
-  proc.stderr.on('data', (b: Buffer) => { stderr += b.toString(); });
+  proc.stdout.on('data', (b: Buffer) => {
+    stdout += b.toString();
+  });
+  proc.stderr.on('data', (b: Buffer) => {
+    stderr += b.toString();
+  });
   const code = await new Promise<number | null>((resolve) => proc.once('exit', resolve));
   assert.ok(stdout.includes('=== SUMMARY ==='), `the suite did not finish (exit ${code}): ${stderr.slice(-2000)}`);
   const byScenario = new Map<string, Check[]>();
@@ -100,14 +181,27 @@ describe('the official MCP conformance suite against mcp --http (issue 23)', fun
     assert.ok(existsSync(tools.mcpConformance), tools.mcpConformance);
     tmp = mkdtempSync(path.join(os.tmpdir(), 'be-mcp-conformance-'));
     mkdirSync(path.join(tmp, 'ws'));
-    mcp = await createEvidenceMcpServer({ storageDir: path.join(tmp, 'storage'), workspaceFolder: path.join(tmp, 'ws'), log: () => undefined });
+    mcp = await createEvidenceMcpServer({
+      storageDir: path.join(tmp, 'storage'),
+      workspaceFolder: path.join(tmp, 'ws'),
+      log: () => undefined,
+    });
     http = await serveHttp(mcp, { port: 0, storageDir: path.join(tmp, 'storage') });
     const port = new URL(http.url).port;
     relay = createServer((req, res) => {
-      const up = request({ host: '127.0.0.1', port, path: req.url, method: req.method, headers: { ...req.headers, authorization: `Bearer ${http.token}` } }, (answer) => {
-        res.writeHead(answer.statusCode!, answer.headers);
-        answer.pipe(res);
-      });
+      const up = request(
+        {
+          host: '127.0.0.1',
+          port,
+          path: req.url,
+          method: req.method,
+          headers: { ...req.headers, authorization: `Bearer ${http.token}` },
+        },
+        (answer) => {
+          res.writeHead(answer.statusCode!, answer.headers);
+          answer.pipe(res);
+        },
+      );
       up.on('error', () => res.destroy());
       req.pipe(up);
     });
@@ -123,25 +217,40 @@ describe('the official MCP conformance suite against mcp --http (issue 23)', fun
     rmSync(tmp, { recursive: true, force: true });
   });
 
-  for (const [revision, flags] of [['2025-11-25', []], ['2026-07-28', ['--requirements', '2026-07-28']]] as const) {
+  for (const [revision, flags] of [
+    ['2025-11-25', []],
+    ['2026-07-28', ['--requirements', '2026-07-28']],
+  ] as const) {
     it(`${revision}: every scenario that applies to a tools-only server passes; each other one is named with why`, async () => {
-      const results = await runSuite(tools.node24, tools.mcpConformance, relayUrl, flags, path.join(tmp, `out-${revision}`));
+      const results = await runSuite(
+        tools.node24,
+        tools.mcpConformance,
+        relayUrl,
+        flags,
+        path.join(tmp, `out-${revision}`),
+      );
       const applicable: readonly string[] = APPLICABLE[revision];
       const unknown = [...results.keys()].filter((s) => !applicable.includes(s) && NOT_APPLICABLE[s] === undefined);
       assert.deepEqual(unknown, [], 'scenarios neither applicable nor explained');
       for (const s of applicable) assert.ok(results.has(s), `the suite did not run ${s}`);
       const counts = { passed: 0, failed: 0, notTestable: 0 };
       for (const [scenario, checks] of results) {
-        for (const c of checks.filter((k) => k.id === 'wire-schema-valid')) assert.equal(c.status, 'SUCCESS', `${scenario}: ${c.errorMessage ?? ''}`);
+        for (const c of checks.filter((k) => k.id === 'wire-schema-valid'))
+          assert.equal(c.status, 'SUCCESS', `${scenario}: ${c.errorMessage ?? ''}`);
         if (!applicable.includes(scenario)) continue;
         for (const c of checks) {
           if (c.status === 'SUCCESS') counts.passed++;
           else if (c.status === 'FAILURE' && NOT_TESTABLE_CHECKS[scenario]?.includes(c.id)) counts.notTestable++;
-          else if (c.status === 'FAILURE') { counts.failed++; assert.fail(`${scenario} / ${c.id}: ${c.errorMessage ?? ''}`); }
+          else if (c.status === 'FAILURE') {
+            counts.failed++;
+            assert.fail(`${scenario} / ${c.id}: ${c.errorMessage ?? ''}`);
+          }
         }
       }
       // For the closing note: checks passed in the applicable scenarios, and the scenarios that do not apply.
-      process.stdout.write(`      conformance ${revision}: ${applicable.length} applicable scenarios, ${counts.passed} checks passed, ${counts.failed} failed, ${counts.notTestable} not testable; ${results.size - applicable.length} scenarios not applicable\n`);
+      process.stdout.write(
+        `      conformance ${revision}: ${applicable.length} applicable scenarios, ${counts.passed} checks passed, ${counts.failed} failed, ${counts.notTestable} not testable; ${results.size - applicable.length} scenarios not applicable\n`,
+      );
       assert.ok(counts.passed > 0);
     });
   }

@@ -20,14 +20,27 @@ const SEQ3 = '$ seq 1 3\nexit code 0\nstdout: 6 bytes, 3 lines:\n1\n2\n3\n\nstde
 const LIST = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} };
 
 /** One raw HTTP POST (node:http, which lets a test set Host), answered with status, headers and body. */
-function post(url: string, headers: Record<string, string>, body: unknown): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+function post(
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => { text += c; });
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
-    });
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          text += c;
+        });
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
+      },
+    );
     req.on('error', reject);
     req.end(typeof body === 'string' ? body : JSON.stringify(body));
   });
@@ -35,8 +48,15 @@ function post(url: string, headers: Record<string, string>, body: unknown): Prom
 
 /** A real v2 client over HTTP with the token, on `revision`. */
 async function connect(http: EvidenceHttpServer, revision: '2026-07-28' | '2025-11-25'): Promise<Client> {
-  const client = new Client({ name: `http-${revision}`, version: '1' }, { versionNegotiation: { mode: revision === '2025-11-25' ? 'legacy' : { pin: revision } } });
-  await client.connect(new StreamableHTTPClientTransport(new URL(http.url), { requestInit: { headers: { Authorization: `Bearer ${http.token}` } } }));
+  const client = new Client(
+    { name: `http-${revision}`, version: '1' },
+    { versionNegotiation: { mode: revision === '2025-11-25' ? 'legacy' : { pin: revision } } },
+  );
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(http.url), {
+      requestInit: { headers: { Authorization: `Bearer ${http.token}` } },
+    }),
+  );
   assert.equal(client.getNegotiatedProtocolVersion(), revision);
   return client;
 }
@@ -64,7 +84,11 @@ describe('MCP over Streamable HTTP (mcp --http)', () => {
   before(async () => {
     tmp = mkdtempSync(path.join(os.tmpdir(), 'be-mcp-http-'));
     mkdirSync(path.join(tmp, 'ws'));
-    mcp = await createEvidenceMcpServer({ storageDir: path.join(tmp, 'storage'), workspaceFolder: path.join(tmp, 'ws'), log: () => undefined });
+    mcp = await createEvidenceMcpServer({
+      storageDir: path.join(tmp, 'storage'),
+      workspaceFolder: path.join(tmp, 'ws'),
+      log: () => undefined,
+    });
     http = await serveHttp(mcp, { port: 0, storageDir: path.join(tmp, 'storage') });
     auth = { Authorization: `Bearer ${http.token}` };
   });
@@ -78,7 +102,11 @@ describe('MCP over Streamable HTTP (mcp --http)', () => {
   it('listens on 127.0.0.1 only, with a 32-byte token, and leaves URL and token in a 0600 file', () => {
     assert.match(http.url, /^http:\/\/127\.0\.0\.1:[0-9]+\/mcp$/);
     assert.match(http.token, /^[0-9a-f]{64}$/);
-    assert.deepEqual(JSON.parse(readFileSync(http.infoFile, 'utf8')), { url: http.url, token: http.token, pid: process.pid });
+    assert.deepEqual(JSON.parse(readFileSync(http.infoFile, 'utf8')), {
+      url: http.url,
+      token: http.token,
+      pid: process.pid,
+    });
     assert.equal(http.infoFile, path.join(tmp, 'storage', 'mcp-http.json'));
     assert.equal(statSync(http.infoFile).mode & 0o777, 0o600);
   });
@@ -96,30 +124,55 @@ describe('MCP over Streamable HTTP (mcp --http)', () => {
     const none = await post(http.url, {}, LIST);
     assert.equal(none.status, 401);
     assert.equal(none.headers['www-authenticate'], 'Bearer');
-    assert.equal(none.body, '{"jsonrpc":"2.0","error":{"code":-32000,"message":"Unauthorized: send the bearer token of this server start (printed at its start, and in mcp-http.json in its storage folder)"},"id":null}');
+    assert.equal(
+      none.body,
+      '{"jsonrpc":"2.0","error":{"code":-32000,"message":"Unauthorized: send the bearer token of this server start (printed at its start, and in mcp-http.json in its storage folder)"},"id":null}',
+    );
     assert.equal((await post(http.url, { Authorization: `Bearer ${'0'.repeat(64)}` }, LIST)).status, 401);
     assert.equal((await post(http.url, { Authorization: `Bearer ${http.token}x` }, LIST)).status, 401);
     assert.equal((await post(http.url, { Authorization: http.token }, LIST)).status, 401);
     // A loopback origin (a local web tool) with the token is served; another path is 404.
     const local = await post(http.url, { ...auth, Origin: 'http://localhost:5173' }, LIST);
     assert.equal(local.status, 200, local.body);
-    assert.deepEqual((messageOf(local.body) as { result: { tools: { name: string }[] } }).result.tools.map((t) => t.name), MCP_TOOL_NAMES);
+    assert.deepEqual(
+      (messageOf(local.body) as { result: { tools: { name: string }[] } }).result.tools.map((t) => t.name),
+      MCP_TOOL_NAMES,
+    );
     assert.equal((await post(http.url.replace(/\/mcp$/, '/other'), auth, LIST)).status, 404);
   });
 
   it('answers non-object arguments with a one-line -32602, as stdio does, and server/discover on the raw wire', async () => {
     for (const args of ['x', [1], 5, null]) {
-      const r = await post(http.url, auth, { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'evidence_readFile', arguments: args } });
-      assert.deepEqual([r.status, JSON.parse(r.body)], [200, { jsonrpc: '2.0', id: 7, error: { code: -32602, message: 'arguments must be an object' } }]);
+      const r = await post(http.url, auth, {
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name: 'evidence_readFile', arguments: args },
+      });
+      assert.deepEqual(
+        [r.status, JSON.parse(r.body)],
+        [200, { jsonrpc: '2.0', id: 7, error: { code: -32602, message: 'arguments must be an object' } }],
+      );
     }
-    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
-    const r = await post(http.url, { ...auth, 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'server/discover' }, { jsonrpc: '2.0', id: 8, method: 'server/discover', params: { _meta: meta } });
+    const meta = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
+    const r = await post(
+      http.url,
+      { ...auth, 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'server/discover' },
+      { jsonrpc: '2.0', id: 8, method: 'server/discover', params: { _meta: meta } },
+    );
     assert.equal(r.status, 200, r.body);
     const discover = (messageOf(r.body) as { result: Record<string, unknown> }).result;
-    assert.deepEqual([discover.supportedVersions, discover.capabilities, discover.resultType], [['2026-07-28'], { tools: {} }, 'complete']);
+    assert.deepEqual(
+      [discover.supportedVersions, discover.capabilities, discover.resultType],
+      [['2026-07-28'], { tools: {} }, 'complete'],
+    );
   });
 
-  it('serves two clients at once on one store (one per revision): the same bytes, and each reads the other\'s handle', async () => {
+  it("serves two clients at once on one store (one per revision): the same bytes, and each reads the other's handle", async () => {
     const modern = await connect(http, '2026-07-28');
     const legacy = await connect(http, '2025-11-25');
     try {
@@ -132,13 +185,25 @@ describe('MCP over Streamable HTTP (mcp --http)', () => {
       assert.notEqual(ha, hb);
       assert.equal(textOf(a).replaceAll(ha, 'H'), textOf(b).replaceAll(hb, 'H'));
       // Exact bytes of a read, across clients and revisions.
-      const read = JSON.parse(textOf(await legacy.callTool({ name: 'read_tool_output', arguments: { handle: ha, offset: 19997, limit: 3 } }))) as { content: string };
+      const read = JSON.parse(
+        textOf(await legacy.callTool({ name: 'read_tool_output', arguments: { handle: ha, offset: 19997, limit: 3 } })),
+      ) as { content: string };
       assert.equal(read.content, '19998\n19999\n20000');
-      for (const [client, handle] of [[modern, hb], [legacy, ha]] as const) {
-        assert.equal(textOf(await client.callTool({ name: 'read_tool_output', arguments: { handle, bytes: { start: 0, end: 6 } } })),
-          `{"handle":"${handle}","binary":false,"total_size_bytes":108894,"total_lines":20000,"offset":0,"limit":200,"pattern":null,"returned_lines":3,"truncated":true,"content":"1\\n2\\n3\\n","total_matches":null,"matches":null}`);
+      for (const [client, handle] of [
+        [modern, hb],
+        [legacy, ha],
+      ] as const) {
+        assert.equal(
+          textOf(
+            await client.callTool({ name: 'read_tool_output', arguments: { handle, bytes: { start: 0, end: 6 } } }),
+          ),
+          `{"handle":"${handle}","binary":false,"total_size_bytes":108894,"total_lines":20000,"offset":0,"limit":200,"pattern":null,"returned_lines":3,"truncated":true,"content":"1\\n2\\n3\\n","total_matches":null,"matches":null}`,
+        );
       }
-      assert.equal(textOf(await modern.callTool({ name: 'evidence_runCommand', arguments: { command: 'seq 1 3' } })), SEQ3);
+      assert.equal(
+        textOf(await modern.callTool({ name: 'evidence_runCommand', arguments: { command: 'seq 1 3' } })),
+        SEQ3,
+      );
     } finally {
       await modern.close();
       await legacy.close();
@@ -148,18 +213,38 @@ describe('MCP over Streamable HTTP (mcp --http)', () => {
 
 describe('mcp --http on the command line', () => {
   let tmp: string;
-  beforeEach(() => { tmp = mkdtempSync(path.join(os.tmpdir(), 'be-mcp-http-cli-')); mkdirSync(path.join(tmp, 'ws')); });
+  beforeEach(() => {
+    tmp = mkdtempSync(path.join(os.tmpdir(), 'be-mcp-http-cli-'));
+    mkdirSync(path.join(tmp, 'ws'));
+  });
   afterEach(() => rmSync(tmp, { recursive: true, force: true }));
 
   it('prints the token once on stderr, writes mcp-http.json, serves a client, and removes the file on SIGTERM', async function () {
     this.timeout(60_000);
     const storage = path.join(tmp, 'storage');
     const info = path.join(storage, 'mcp-http.json');
-    const proc = spawn(process.execPath, ['--import', 'tsx', path.join(REPO, 'src', 'mcp', 'main.ts'), '--storage', storage, '--workspace', path.join(tmp, 'ws'), '--http'], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        path.join(REPO, 'src', 'mcp', 'main.ts'),
+        '--storage',
+        storage,
+        '--workspace',
+        path.join(tmp, 'ws'),
+        '--http',
+      ],
+      { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let stderr = '';
     let stdout = '';
-    proc.stderr.on('data', (b: Buffer) => { stderr += b.toString(); });
-    proc.stdout.on('data', (b: Buffer) => { stdout += b.toString(); });
+    proc.stderr.on('data', (b: Buffer) => {
+      stderr += b.toString();
+    });
+    proc.stdout.on('data', (b: Buffer) => {
+      stdout += b.toString();
+    });
     const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
     try {
       const end = Date.now() + 30_000;
@@ -172,9 +257,15 @@ describe('mcp --http on the command line', () => {
       assert.equal(statSync(info).mode & 0o777, 0o600);
       assert.equal(stderr.split(written.token).length - 1, 1, stderr);
       assert.match(stderr, new RegExp(`over Streamable HTTP at ${written.url.replace(/[.]/g, '\\.')}\\n`));
-      const client = await connect({ url: written.url, token: written.token, infoFile: info, close: async () => undefined }, '2026-07-28');
+      const client = await connect(
+        { url: written.url, token: written.token, infoFile: info, close: async () => undefined },
+        '2026-07-28',
+      );
       try {
-        assert.equal(textOf(await client.callTool({ name: 'evidence_runCommand', arguments: { command: 'seq 1 3' } })), SEQ3);
+        assert.equal(
+          textOf(await client.callTool({ name: 'evidence_runCommand', arguments: { command: 'seq 1 3' } })),
+          SEQ3,
+        );
       } finally {
         await client.close();
       }
@@ -188,9 +279,23 @@ describe('mcp --http on the command line', () => {
 
   it('refuses a bad PORT with the usage', async function () {
     this.timeout(30_000);
-    const proc = spawn(process.execPath, ['--import', 'tsx', path.join(REPO, 'src', 'mcp', 'main.ts'), '--storage', path.join(tmp, 's'), '--http', '70000'], { cwd: REPO });
+    const proc = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        path.join(REPO, 'src', 'mcp', 'main.ts'),
+        '--storage',
+        path.join(tmp, 's'),
+        '--http',
+        '70000',
+      ],
+      { cwd: REPO },
+    );
     let stderr = '';
-    proc.stderr.on('data', (b: Buffer) => { stderr += b.toString(); });
+    proc.stderr.on('data', (b: Buffer) => {
+      stderr += b.toString();
+    });
     assert.equal(await new Promise((resolve) => proc.once('exit', resolve)), 2);
     assert.ok(stderr.startsWith('--http PORT must be a whole number from 0 to 65535\n\nUsage:'), stderr);
   });

@@ -5,8 +5,21 @@ import * as path from 'node:path';
 const REPO = path.resolve(__dirname, '..', '..', '..');
 
 /** Starts the server and sends raw JSON-RPC lines; returns the process and a reader of its replies. */
-export function startServer(storageDir: string, ws: string, extra: readonly string[] = []): { proc: ChildProcessWithoutNullStreams; send: (msg: unknown) => void; reply: (id: number) => Promise<Record<string, unknown>>; stderr: () => string } {
-  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(REPO, 'src', 'mcp', 'main.ts'), '--storage', storageDir, '--workspace', ws, ...extra], { cwd: REPO, stdio: ['pipe', 'pipe', 'pipe'] });
+export function startServer(
+  storageDir: string,
+  ws: string,
+  extra: readonly string[] = [],
+): {
+  proc: ChildProcessWithoutNullStreams;
+  send: (msg: unknown) => void;
+  reply: (id: number) => Promise<Record<string, unknown>>;
+  stderr: () => string;
+} {
+  const proc = spawn(
+    process.execPath,
+    ['--import', 'tsx', path.join(REPO, 'src', 'mcp', 'main.ts'), '--storage', storageDir, '--workspace', ws, ...extra],
+    { cwd: REPO, stdio: ['pipe', 'pipe', 'pipe'] },
+  );
   let out = '';
   let err = '';
   const waiting = new Map<number, (m: Record<string, unknown>) => void>();
@@ -18,22 +31,36 @@ export function startServer(storageDir: string, ws: string, extra: readonly stri
       const line = out.slice(0, nl);
       out = out.slice(nl + 1);
       const m = JSON.parse(line) as Record<string, unknown>;
-      if (typeof m.id === 'number') { got.set(m.id, m); waiting.get(m.id)?.(m); }
+      if (typeof m.id === 'number') {
+        got.set(m.id, m);
+        waiting.get(m.id)?.(m);
+      }
     }
   });
-  proc.stderr.on('data', (b: Buffer) => { err += b.toString(); });
+  proc.stderr.on('data', (b: Buffer) => {
+    err += b.toString();
+  });
   return {
     proc,
     send: (msg) => proc.stdin.write(`${JSON.stringify(msg)}\n`),
-    reply: (id) => new Promise((resolve) => { const m = got.get(id); if (m) resolve(m); else waiting.set(id, resolve); }),
+    reply: (id) =>
+      new Promise((resolve) => {
+        const m = got.get(id);
+        if (m) resolve(m);
+        else waiting.set(id, resolve);
+      }),
     stderr: () => err,
   };
 }
 
 /** The MCP handshake. */
 export async function handshake(s: ReturnType<typeof startServer>): Promise<void> {
-  s.send({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'kill-test', version: '1' } } });
+  s.send({
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'kill-test', version: '1' } },
+  });
   await s.reply(0);
   s.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
 }
-

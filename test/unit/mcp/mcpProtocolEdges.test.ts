@@ -16,7 +16,10 @@ import { handshake, startServer } from './mcpProcess.js';
 
 describe('MCP protocol edges (issue 10, defect 8)', () => {
   let tmp: string;
-  beforeEach(() => { tmp = mkdtempSync(path.join(os.tmpdir(), 'be-mcp-edges-')); mkdirSync(path.join(tmp, 'ws')); });
+  beforeEach(() => {
+    tmp = mkdtempSync(path.join(os.tmpdir(), 'be-mcp-edges-'));
+    mkdirSync(path.join(tmp, 'ws'));
+  });
   afterEach(() => rmSync(tmp, { recursive: true, force: true }));
 
   it('non-object arguments: JSON-RPC invalid params (-32602), a one-line message; the server keeps serving', async function () {
@@ -26,7 +29,12 @@ describe('MCP protocol edges (issue 10, defect 8)', () => {
       await handshake(s);
       const bad: unknown[] = ['x', [1, 2], 5, true];
       for (let i = 0; i < bad.length; i++) {
-        s.send({ jsonrpc: '2.0', id: 10 + i, method: 'tools/call', params: { name: 'evidence_readFile', arguments: bad[i] } });
+        s.send({
+          jsonrpc: '2.0',
+          id: 10 + i,
+          method: 'tools/call',
+          params: { name: 'evidence_readFile', arguments: bad[i] },
+        });
         const r = await s.reply(10 + i);
         const error = r.error as { code: number; message: string } | undefined;
         assert.ok(error, JSON.stringify(r));
@@ -40,8 +48,14 @@ describe('MCP protocol edges (issue 10, defect 8)', () => {
     }
   });
 
-  const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
-  const SERVER_INFO = { 'io.modelcontextprotocol/serverInfo': { name: 'bounded-evidence', title: 'Bounded Evidence', version: '0.1.0' } };
+  const META = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
+  const SERVER_INFO = {
+    'io.modelcontextprotocol/serverInfo': { name: 'bounded-evidence', title: 'Bounded Evidence', version: '0.1.0' },
+  };
 
   it('2026-07-28 on the raw wire: server/discover, resultType on every result, cache fields on the list; the tool result is one text item', async function () {
     this.timeout(60_000);
@@ -52,14 +66,29 @@ describe('MCP protocol edges (issue 10, defect 8)', () => {
       assert.deepEqual(discover.supportedVersions, ['2026-07-28']);
       assert.deepEqual(discover.capabilities, { tools: {} });
       assert.equal(discover.instructions, SERVER_INSTRUCTIONS);
-      assert.deepEqual([discover.resultType, discover.ttlMs, discover.cacheScope, discover._meta], ['complete', 600_000, 'private', SERVER_INFO]);
+      assert.deepEqual(
+        [discover.resultType, discover.ttlMs, discover.cacheScope, discover._meta],
+        ['complete', 600_000, 'private', SERVER_INFO],
+      );
       s.send({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: { _meta: META } });
       const list = (await s.reply(2)).result as Record<string, unknown>;
-      assert.deepEqual((list.tools as { name: string }[]).map((t) => t.name), MCP_TOOL_NAMES);
+      assert.deepEqual(
+        (list.tools as { name: string }[]).map((t) => t.name),
+        MCP_TOOL_NAMES,
+      );
       assert.deepEqual([list.resultType, list.ttlMs, list.cacheScope], ['complete', 600_000, 'private']);
-      s.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'evidence_runCommand', arguments: { command: 'seq 1 3' }, _meta: META } });
+      s.send({
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'tools/call',
+        params: { name: 'evidence_runCommand', arguments: { command: 'seq 1 3' }, _meta: META },
+      });
       assert.deepEqual((await s.reply(3)).result, {
-        content: [{ type: 'text', text: '$ seq 1 3\nexit code 0\nstdout: 6 bytes, 3 lines:\n1\n2\n3\n\nstderr: empty' }], resultType: 'complete', _meta: SERVER_INFO,
+        content: [
+          { type: 'text', text: '$ seq 1 3\nexit code 0\nstdout: 6 bytes, 3 lines:\n1\n2\n3\n\nstderr: empty' },
+        ],
+        resultType: 'complete',
+        _meta: SERVER_INFO,
       });
       // The sentence once (the SDK 1.x doubled `MCP error -32602:` into the message).
       s.send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'nope', arguments: {}, _meta: META } });
@@ -73,16 +102,33 @@ describe('MCP protocol edges (issue 10, defect 8)', () => {
     this.timeout(60_000);
     const s = startServer(path.join(tmp, 'storage'), path.join(tmp, 'ws'));
     try {
-      s.send({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2026-07-28', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+      s.send({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2026-07-28', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      });
       const init = (await s.reply(0)).result as Record<string, unknown>;
       // The new revision is negotiated by server/discover only: an initialize gets the newest 2025-era revision.
-      assert.deepEqual([init.protocolVersion, init.instructions, init.serverInfo], ['2025-11-25', SERVER_INSTRUCTIONS, { name: 'bounded-evidence', title: 'Bounded Evidence', version: '0.1.0' }]);
+      assert.deepEqual(
+        [init.protocolVersion, init.instructions, init.serverInfo],
+        ['2025-11-25', SERVER_INSTRUCTIONS, { name: 'bounded-evidence', title: 'Bounded Evidence', version: '0.1.0' }],
+      );
       s.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
       s.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
       const list = (await s.reply(2)).result as Record<string, unknown>;
       assert.deepEqual(Object.keys(list), ['tools']);
-      s.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'evidence_runCommand', arguments: { command: 'seq 1 3' } } });
-      assert.deepEqual((await s.reply(3)).result, { content: [{ type: 'text', text: '$ seq 1 3\nexit code 0\nstdout: 6 bytes, 3 lines:\n1\n2\n3\n\nstderr: empty' }] });
+      s.send({
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'tools/call',
+        params: { name: 'evidence_runCommand', arguments: { command: 'seq 1 3' } },
+      });
+      assert.deepEqual((await s.reply(3)).result, {
+        content: [
+          { type: 'text', text: '$ seq 1 3\nexit code 0\nstdout: 6 bytes, 3 lines:\n1\n2\n3\n\nstderr: empty' },
+        ],
+      });
       s.send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'nope', arguments: {} } });
       assert.deepEqual((await s.reply(4)).error, { code: -32602, message: 'Unknown tool: nope' });
     } finally {
@@ -99,6 +145,9 @@ describe('MCP protocol edges (issue 10, defect 8)', () => {
     s.proc.stdin.write('x'.repeat(11 * 1024 * 1024));
     const code = await exited;
     assert.equal(code, 1, s.stderr());
-    assert.match(s.stderr(), /\[bounded-evidence mcp\] closing: a request line exceeded the 10485760-byte stdio limit \(ReadBuffer exceeded maximum size of 10485760 bytes\)\n/);
+    assert.match(
+      s.stderr(),
+      /\[bounded-evidence mcp\] closing: a request line exceeded the 10485760-byte stdio limit \(ReadBuffer exceeded maximum size of 10485760 bytes\)\n/,
+    );
   });
 });

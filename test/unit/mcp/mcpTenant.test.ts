@@ -6,7 +6,16 @@
  * already existed), and each then refused the other's handles for ever.
  */
 import * as assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { layoutAt, RunStore, TENANT_FILE, tenantFor, vscodeFileUri } from '../../../src/core/index.js';
@@ -32,7 +41,7 @@ describe('the tenant of a storage folder (issue 26, defect 3)', () => {
     return storage.tenant;
   }
 
-  it('20 starts racing on a new folder through two spellings (one a symlink) all choose one tenant, the editor\'s', async function () {
+  it("20 starts racing on a new folder through two spellings (one a symlink) all choose one tenant, the editor's", async function () {
     this.timeout(60_000);
     // The editor's own derivation for this folder, from its storage URI (src/core/storageLayout.ts).
     const editor = layoutAt(real, vscodeFileUri(real), false).tenant;
@@ -43,7 +52,11 @@ describe('the tenant of a storage folder (issue 26, defect 3)', () => {
       chosen.push([...new Set(tenants)]);
       chosen.push(readdirSync(path.join(real, 'evidence', 'logs')));
     }
-    assert.deepEqual(chosen, Array.from({ length: 10 }, () => [editor]), 'per round: the tenants chosen, then the tenant folders made');
+    assert.deepEqual(
+      chosen,
+      Array.from({ length: 10 }, () => [editor]),
+      'per round: the tenants chosen, then the tenant folders made',
+    );
     assert.equal(readFileSync(path.join(real, 'evidence', TENANT_FILE), 'utf8'), `${editor}\n`);
     // Nothing but the tenant file is left of the claims (their temporary files are gone).
     assert.deepEqual(readdirSync(path.join(real, 'evidence')).sort(), [TENANT_FILE, 'blobs', 'logs']);
@@ -53,11 +66,19 @@ describe('the tenant of a storage folder (issue 26, defect 3)', () => {
     mkdirSync(path.join(real, 'evidence'), { recursive: true });
     const other = `w${'3'.repeat(32)}`;
     writeFileSync(path.join(real, 'evidence', TENANT_FILE), `${other}\n`);
-    assert.deepEqual([(await openStorage(viaLink)).tenant, (await openStorage(real)).tenantSource], [other, 'recorded']);
+    assert.deepEqual(
+      [(await openStorage(viaLink)).tenant, (await openStorage(real)).tenantSource],
+      [other, 'recorded'],
+    );
     // A global-kind choice is not bound by a workspace tenant recorded (and does not rewrite it).
     assert.equal((await openStorage(real, { global: true })).tenant, tenantFor(vscodeFileUri(real), true));
     assert.equal(readFileSync(path.join(real, 'evidence', TENANT_FILE), 'utf8'), `${other}\n`);
     writeFileSync(path.join(real, 'evidence', TENANT_FILE), 'not a tenant\n');
-    await assert.rejects(openStorage(viaLink), new RegExp(`^Error: ${path.join(real, 'evidence', TENANT_FILE).replace(/[.]/g, '\\.')} does not hold a tenant; remove it, or pass --tenant to choose one$`));
+    await assert.rejects(
+      openStorage(viaLink),
+      new RegExp(
+        `^Error: ${path.join(real, 'evidence', TENANT_FILE).replace(/[.]/g, '\\.')} does not hold a tenant; remove it, or pass --tenant to choose one$`,
+      ),
+    );
   });
 });

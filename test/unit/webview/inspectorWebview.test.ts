@@ -10,32 +10,63 @@ const seg = (t: string): [string, string][] => new TextSegmenter().segments(t).m
 
 describe('inspector webview: tool output as inert, visible text', () => {
   it('keeps markup as literal text (it is only ever put into textContent)', () => {
-    for (const t of ['<script>window.__pwned=1</script>', '<img src=x onerror="window.__pwned=1">', '[x](javascript:alert(1))', 'javascript:alert(1)']) {
+    for (const t of [
+      '<script>window.__pwned=1</script>',
+      '<img src=x onerror="window.__pwned=1">',
+      '[x](javascript:alert(1))',
+      'javascript:alert(1)',
+    ]) {
       assert.deepEqual(seg(t), [[t, '']]);
     }
   });
 
   it('shows NUL and other controls visibly, keeps tabs and newlines', () => {
-    assert.deepEqual(seg('a\u0000b\tc\u0007\r'), [['a', ''], ['␀', 'ctl'], ['b\tc', ''], ['␇␍', 'ctl']]);
+    assert.deepEqual(seg('a\u0000b\tc\u0007\r'), [
+      ['a', ''],
+      ['␀', 'ctl'],
+      ['b\tc', ''],
+      ['␇␍', 'ctl'],
+    ]);
     assert.deepEqual(seg('\u007f\u0085'), [['␡⟨U+0085⟩', 'ctl']]);
   });
 
   it('makes bidi overrides and zero-width characters visible instead of obeyed', () => {
-    assert.deepEqual(seg('abc\u202Efed\u202C'), [['abc', ''], ['⟨U+202E RLO⟩', 'ctl'], ['fed', ''], ['⟨U+202C PDF⟩', 'ctl']]);
-    assert.deepEqual(seg('\u2066x\u2069\u200B\uFEFF'), [['⟨U+2066 LRI⟩', 'ctl'], ['x', ''], ['⟨U+2069 PDI⟩⟨U+200B ZWSP⟩⟨U+FEFF BOM⟩', 'ctl']]);
+    assert.deepEqual(seg('abc\u202Efed\u202C'), [
+      ['abc', ''],
+      ['⟨U+202E RLO⟩', 'ctl'],
+      ['fed', ''],
+      ['⟨U+202C PDF⟩', 'ctl'],
+    ]);
+    assert.deepEqual(seg('\u2066x\u2069\u200B\uFEFF'), [
+      ['⟨U+2066 LRI⟩', 'ctl'],
+      ['x', ''],
+      ['⟨U+2069 PDI⟩⟨U+200B ZWSP⟩⟨U+FEFF BOM⟩', 'ctl'],
+    ]);
   });
 
   it('renders ANSI colours as classes and drops every other escape sequence', () => {
     assert.deepEqual(seg('\u001b[31mred\u001b[0m plain \u001b[1;92mbold green\u001b[39;22m x'), [
-      ['red', 'a-fg1'], [' plain ', ''], ['bold green', 'a-fg10 a-b'], [' x', ''],
+      ['red', 'a-fg1'],
+      [' plain ', ''],
+      ['bold green', 'a-fg10 a-b'],
+      [' x', ''],
     ]);
     // Cursor moves, screen clears, OSC 8 hyperlinks and titles are dropped, their text kept.
-    assert.deepEqual(seg('a\u001b[2J\u001b[10;5Hb\u001b]8;;javascript:alert(1)\u0007link\u001b]8;;\u0007c\u001b]0;title\u001b\\d'), [['ablinkcd', '']]);
+    assert.deepEqual(
+      seg('a\u001b[2J\u001b[10;5Hb\u001b]8;;javascript:alert(1)\u0007link\u001b]8;;\u0007c\u001b]0;title\u001b\\d'),
+      [['ablinkcd', '']],
+    );
     // 256-colour and true-colour arguments are skipped, not read as other codes.
     assert.deepEqual(seg('\u001b[38;5;196mx\u001b[48;2;1;2;3my'), [['xy', '']]);
     // A lone or unterminated ESC stays visible.
-    assert.deepEqual(seg('a\u001b'), [['a', ''], ['␛', 'ctl']]);
-    assert.deepEqual(seg('\u001b]8;;never-terminated'), [['␛', 'ctl'], [']8;;never-terminated', '']]);
+    assert.deepEqual(seg('a\u001b'), [
+      ['a', ''],
+      ['␛', 'ctl'],
+    ]);
+    assert.deepEqual(seg('\u001b]8;;never-terminated'), [
+      ['␛', 'ctl'],
+      [']8;;never-terminated', ''],
+    ]);
   });
 
   it('carries colour across lines, as the terminal did', () => {
@@ -46,36 +77,113 @@ describe('inspector webview: tool output as inert, visible text', () => {
 
   it('never yields a control, bidi or escape character, and only known classes', () => {
     const classes = /^(ctl|(a-fg\d+|a-bg\d+|a-b|a-i|a-u)( (a-fg\d+|a-bg\d+|a-b|a-i|a-u))*)?$/;
-    const alphabet = fc.constantFrom('a', '<', '>', '"', '\u0000', '\u001b', '[', ']', ';', '3', '1', 'm', '\u0007', '\\', '\u202e', '\u2067', '\u200b', '\ufeff', '\u0085', '\r', '\t', '\n', 'é');
-    fc.assert(fc.property(fc.array(alphabet, { maxLength: 60 }).map((a) => a.join('')), (t) => {
-      for (const s of new TextSegmenter().segments(t)) {
-        assert.match(s.cls, classes);
-        for (const ch of s.text) {
-          const c = ch.codePointAt(0)!;
-          if (c === 0x0a || c === 0x09) continue;
-          assert.equal(visibleControl(c), undefined, `U+${c.toString(16)} reached the page in ${JSON.stringify(t)}`);
-        }
-      }
-    }), { numRuns: 3000 });
+    const alphabet = fc.constantFrom(
+      'a',
+      '<',
+      '>',
+      '"',
+      '\u0000',
+      '\u001b',
+      '[',
+      ']',
+      ';',
+      '3',
+      '1',
+      'm',
+      '\u0007',
+      '\\',
+      '\u202e',
+      '\u2067',
+      '\u200b',
+      '\ufeff',
+      '\u0085',
+      '\r',
+      '\t',
+      '\n',
+      'é',
+    );
+    fc.assert(
+      fc.property(
+        fc.array(alphabet, { maxLength: 60 }).map((a) => a.join('')),
+        (t) => {
+          for (const s of new TextSegmenter().segments(t)) {
+            assert.match(s.cls, classes);
+            for (const ch of s.text) {
+              const c = ch.codePointAt(0)!;
+              if (c === 0x0a || c === 0x09) continue;
+              assert.equal(
+                visibleControl(c),
+                undefined,
+                `U+${c.toString(16)} reached the page in ${JSON.stringify(t)}`,
+              );
+            }
+          }
+        },
+      ),
+      { numRuns: 3000 },
+    );
   });
 });
 
 function call(i: number, runId: string, extra: Partial<CallDto> = {}): CallDto {
   const t = new Date(Date.UTC(2025, 0, 1, 0, 0, 0, i)).toISOString();
   return {
-    runId, callId: `c${i}`, tool: i % 3 === 0 ? 'shell' : 'read', argsSummary: `{"i":${i}}`, status: 'ok', startedAt: t, finishedAt: t,
-    result: { name: 'result', handle: `res_c${i}`, sizeBytes: (i * 7919) % 10_007, sha256: i.toString(16).padStart(64, '0'), stored: 'blob', binary: false, readable: true },
-    attachments: i % 2 === 0 ? [{ name: 'stdout', handle: `out_c${i}_stdout`, sizeBytes: i, binary: false, readable: true, stored: 'inline' }] : [],
+    runId,
+    callId: `c${i}`,
+    tool: i % 3 === 0 ? 'shell' : 'read',
+    argsSummary: `{"i":${i}}`,
+    status: 'ok',
+    startedAt: t,
+    finishedAt: t,
+    result: {
+      name: 'result',
+      handle: `res_c${i}`,
+      sizeBytes: (i * 7919) % 10_007,
+      sha256: i.toString(16).padStart(64, '0'),
+      stored: 'blob',
+      binary: false,
+      readable: true,
+    },
+    attachments:
+      i % 2 === 0
+        ? [
+            {
+              name: 'stdout',
+              handle: `out_c${i}_stdout`,
+              sizeBytes: i,
+              binary: false,
+              readable: true,
+              stored: 'inline',
+            },
+          ]
+        : [],
     ...extra,
   };
 }
 
-const run = (runId: string, startedAt: string): RunDto => ({ runId, startedAt, status: 'completed', pinned: false, callCount: 0, failedCalls: 0, totalBytes: 0 });
+const run = (runId: string, startedAt: string): RunDto => ({
+  runId,
+  startedAt,
+  status: 'completed',
+  pinned: false,
+  callCount: 0,
+  failedCalls: 0,
+  totalBytes: 0,
+});
 
 /** A page reply of calls `from .. from+n` (newest first: call numbers count down), runs a (even pages) and b. */
 function reply(from: number, n: number, total: number, calls?: CallDto[]): PageReply {
-  const list = calls ?? Array.from({ length: n }, (_, k) => call(total - 1 - (from + k), (from + k) < 150 ? 'run-b' : 'run-a'));
-  return { type: 'page', id: 1, offset: from, total, all: total + 5, calls: list, runs: [run('run-a', '2025-01-01T00:00:00.000Z'), run('run-b', '2025-01-01T00:00:05.000Z')] };
+  const list =
+    calls ?? Array.from({ length: n }, (_, k) => call(total - 1 - (from + k), from + k < 150 ? 'run-b' : 'run-a'));
+  return {
+    type: 'page',
+    id: 1,
+    offset: from,
+    total,
+    all: total + 5,
+    calls: list,
+    runs: [run('run-a', '2025-01-01T00:00:00.000Z'), run('run-b', '2025-01-01T00:00:05.000Z')],
+  };
 }
 
 describe('inspector webview: the calls list model over host pages', () => {
@@ -89,8 +197,14 @@ describe('inspector webview: the calls list model over host pages', () => {
     // Page 0: run-b header, 100 calls, 50 stdout sub-rows; then 49,900 loading rows; page 500: header + 100 + 50; then the rest.
     const page0 = 1 + 100 + 50;
     assert.equal(rows.length, page0 + 49_900 + page0 + (total - 50_100));
-    assert.deepEqual([0, 1, 2, 3].map((i) => rows.at(i).key), ['run:run-b:0', 'run-b/c99999', 'run-b/c99998', 'run-b/c99998#stdout']);
-    assert.deepEqual([rows.at(page0).kind, rows.at(page0).index, rows.at(page0 + 49_899).index], ['pending', 100, 49_999]);
+    assert.deepEqual(
+      [0, 1, 2, 3].map((i) => rows.at(i).key),
+      ['run:run-b:0', 'run-b/c99999', 'run-b/c99998', 'run-b/c99998#stdout'],
+    );
+    assert.deepEqual(
+      [rows.at(page0).kind, rows.at(page0).index, rows.at(page0 + 49_899).index],
+      ['pending', 100, 49_999],
+    );
     assert.deepEqual([rows.at(page0 + 49_900).key, rows.at(page0 + 49_901).key], ['run:run-a:50000', 'run-a/c49999']);
     assert.deepEqual([rows.at(rows.length - 1).kind, rows.at(rows.length - 1).index], ['pending', 99_999]);
     assert.equal(rows.indexOfCall(50_000), page0 + 49_901);
@@ -103,7 +217,10 @@ describe('inspector webview: the calls list model over host pages', () => {
   it('a run header wherever the run changes between neighbouring calls, and collapsed runs hide their calls', () => {
     const m = new CallsModel();
     m.replace('q', [reply(100, PAGE_SIZE, 300)]);
-    const keys = (collapsed: string[] = []): string[] => { const r = m.rows(new Set(collapsed)); return Array.from({ length: r.length }, (_, i) => r.at(i).key); };
+    const keys = (collapsed: string[] = []): string[] => {
+      const r = m.rows(new Set(collapsed));
+      return Array.from({ length: r.length }, (_, i) => r.at(i).key);
+    };
     const k = keys();
     // Calls 100–149 are run b's, 150–199 run a's.
     assert.deepEqual([k.slice(100, 103), k[103]], [['run:run-b:100', 'run-b/c199', 'run-b/c198'], 'run-b/c198#stdout']);
@@ -151,10 +268,17 @@ describe('inspector webview: the calls list model over host pages', () => {
   });
 
   it('asks the host for the query the toolbar shows', () => {
-    assert.deepEqual(queryOf({ tool: '', run: '', text: '  ', sort: 'time', outcome: '', source: '' }), { order: 'newest' });
-    assert.deepEqual(queryOf({ tool: 'grep', run: 'r1', text: ' out_x ', sort: 'size', outcome: 'failed', source: 'hook' }),
-      { order: 'largest', tool: 'grep', run: 'r1', outcome: 'failed', source: 'hook', text: 'out_x' });
-    assert.notEqual(CallsModel.keyOf(queryOf({ tool: 'a', run: '', text: '', sort: 'time' })), CallsModel.keyOf(queryOf({ tool: 'b', run: '', text: '', sort: 'time' })));
+    assert.deepEqual(queryOf({ tool: '', run: '', text: '  ', sort: 'time', outcome: '', source: '' }), {
+      order: 'newest',
+    });
+    assert.deepEqual(
+      queryOf({ tool: 'grep', run: 'r1', text: ' out_x ', sort: 'size', outcome: 'failed', source: 'hook' }),
+      { order: 'largest', tool: 'grep', run: 'r1', outcome: 'failed', source: 'hook', text: 'out_x' },
+    );
+    assert.notEqual(
+      CallsModel.keyOf(queryOf({ tool: 'a', run: '', text: '', sort: 'time' })),
+      CallsModel.keyOf(queryOf({ tool: 'b', run: '', text: '', sort: 'time' })),
+    );
   });
 });
 

@@ -5,7 +5,10 @@ import { HostError, RpcClient } from '../../../webview/rpc.js';
 describe('webview rpc: replies typed by request kind', () => {
   function client(): { rpc: RpcClient; sent: WebviewToHost[] } {
     const sent: WebviewToHost[] = [];
-    return { rpc: new RpcClient({ postMessage: (m) => sent.push(m), getState: () => undefined, setState: () => undefined }), sent };
+    return {
+      rpc: new RpcClient({ postMessage: (m) => sent.push(m), getState: () => undefined, setState: () => undefined }),
+      sent,
+    };
   }
 
   it('resolves a request with the reply of its kind, matched by id', async () => {
@@ -22,10 +25,16 @@ describe('webview rpc: replies typed by request kind', () => {
     const { rpc } = client();
     const failed = rpc.request({ type: 'verify', handle: 'h' });
     rpc.settle({ type: 'error', id: 1, message: 'access denied: unknown or expired handle' });
-    await assert.rejects(failed, (e: Error) => e instanceof HostError && e.message === 'access denied: unknown or expired handle');
+    await assert.rejects(
+      failed,
+      (e: Error) => e instanceof HostError && e.message === 'access denied: unknown or expired handle',
+    );
     const mismatched = rpc.request({ type: 'verify', handle: 'h' });
     rpc.settle({ type: 'done', id: 2, message: 'copied' });
-    await assert.rejects(mismatched, (e: Error) => e instanceof HostError && e.message === 'the host answered done to a request expecting verified');
+    await assert.rejects(
+      mismatched,
+      (e: Error) => e instanceof HostError && e.message === 'the host answered done to a request expecting verified',
+    );
     assert.equal(rpc.settle({ type: 'done', id: 2, message: 'late' }), false, 'a settled id is not settled twice');
   });
 });

@@ -12,7 +12,8 @@ import type { AgentAdapter, ConfigEdit } from './types.js';
  * 2.1.332: reading a handle took a third call). Routed commands do not need it: the observation names
  * `bounded-evidence read`, which the model can run with Bash.
  */
-export const TOOL_SEARCH_NOTE = 'Claude Code defers MCP tools behind ToolSearch: the first read by handle costs one extra call (set ENABLE_TOOL_SEARCH=false to offer them directly); a routed command\'s observation can also be read with Bash (bounded-evidence read HANDLE).';
+export const TOOL_SEARCH_NOTE =
+  "Claude Code defers MCP tools behind ToolSearch: the first read by handle costs one extra call (set ENABLE_TOOL_SEARCH=false to offer them directly); a routed command's observation can also be read with Bash (bounded-evidence read HANDLE).";
 
 export const claudeCode: AgentAdapter = {
   id: 'claude',
@@ -23,26 +24,48 @@ export const claudeCode: AgentAdapter = {
     const bin = ctx.which('claude');
     if (bin) return { installed: true, because: `claude on PATH (${bin})` };
     const dir = path.join(ctx.home, '.claude');
-    return ctx.exists(dir) ? { installed: true, because: '~/.claude exists' } : { installed: false, because: 'no claude on PATH and no ~/.claude' };
+    return ctx.exists(dir)
+      ? { installed: true, because: '~/.claude exists' }
+      : { installed: false, because: 'no claude on PATH and no ~/.claude' };
   },
   plan: (ctx, scope) => {
     const base = scope === 'project' ? ctx.project! : ctx.home;
     const settings = path.join(base, '.claude', 'settings.json');
-    const edits: ConfigEdit[] = [{
-      kind: 'json', file: settings, comments: false, path: ['hooks', 'PreToolUse', -1],
-      value: { matcher: 'Bash', hooks: [commandHook(ctx.hookCommand('claude', scope))] }, ours: isOurMatcherGroup,
-    }];
+    const edits: ConfigEdit[] = [
+      {
+        kind: 'json',
+        file: settings,
+        comments: false,
+        path: ['hooks', 'PreToolUse', -1],
+        value: { matcher: 'Bash', hooks: [commandHook(ctx.hookCommand('claude', scope))] },
+        ours: isOurMatcherGroup,
+      },
+    ];
     if (ctx.recordOtherToolResults) {
-      edits.push({ kind: 'json', file: settings, comments: false, path: ['hooks', 'PostToolUse', -1], value: { matcher: '*', hooks: [commandHook(ctx.hookCommand('claude', scope))] }, ours: isOurMatcherGroup });
+      edits.push({
+        kind: 'json',
+        file: settings,
+        comments: false,
+        path: ['hooks', 'PostToolUse', -1],
+        value: { matcher: '*', hooks: [commandHook(ctx.hookCommand('claude', scope))] },
+        ours: isOurMatcherGroup,
+      });
     }
     const mcp = ctx.mcpServer(scope);
     const notes = [TOOL_SEARCH_NOTE];
     if (mcp) {
       edits.push({
-        kind: 'json', file: scope === 'project' ? path.join(base, '.mcp.json') : path.join(ctx.home, '.claude.json'), comments: false,
-        path: ['mcpServers', MCP_NAME], value: { type: 'stdio', command: mcp.command, args: [...mcp.args] }, ours: isOurMcpEntry,
+        kind: 'json',
+        file: scope === 'project' ? path.join(base, '.mcp.json') : path.join(ctx.home, '.claude.json'),
+        comments: false,
+        path: ['mcpServers', MCP_NAME],
+        value: { type: 'stdio', command: mcp.command, args: [...mcp.args] },
+        ours: isOurMcpEntry,
       });
-    } else notes.unshift('MCP not registered: no evidence storage is known (pass --storage or run init in a VS Code terminal).');
+    } else
+      notes.unshift(
+        'MCP not registered: no evidence storage is known (pass --storage or run init in a VS Code terminal).',
+      );
     return { edits, notes };
   },
 };

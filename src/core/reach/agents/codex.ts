@@ -22,7 +22,11 @@ export const CODEX_MCP_TOOLS = ['read_tool_output'];
 function canonical(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(canonical);
   if (typeof v === 'object' && v !== null) {
-    return Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonical((v as Record<string, unknown>)[k])]));
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, canonical((v as Record<string, unknown>)[k])]),
+    );
   }
   return v;
 }
@@ -33,8 +37,14 @@ function canonical(v: unknown): unknown {
  * null), `async` false and the timeout as written (Codex's default is 600 s).
  */
 export function codexHookTrustHash(matcher: string, command: string, timeoutSec: number): string {
-  const identity = { event_name: 'pre_tool_use', matcher, hooks: [{ type: 'command', command, timeout: timeoutSec, async: false }] };
-  return `sha256:${createHash('sha256').update(JSON.stringify(canonical(identity))).digest('hex')}`;
+  const identity = {
+    event_name: 'pre_tool_use',
+    matcher,
+    hooks: [{ type: 'command', command, timeout: timeoutSec, async: false }],
+  };
+  return `sha256:${createHash('sha256')
+    .update(JSON.stringify(canonical(identity)))
+    .digest('hex')}`;
 }
 
 /** `$CODEX_HOME`, else `~/.codex`. */
@@ -55,7 +65,8 @@ function groupIndex(text: string | undefined): number {
 }
 
 /** Says what a person must know about routing under Codex's sandbox (src/core/reach/codexPolicy.ts). */
-export const CODEX_SANDBOX_NOTE = 'Codex routes a command only where its sandbox lets the command write the evidence storage (danger-full-access, or workspace-write with the storage under sandbox_workspace_write.writable_roots) and its approval policy is never, on-request or on-failure; elsewhere (the read-only sandbox of a plain `codex exec`, `untrusted`) and for programs an exec-policy rule names, commands run as written.';
+export const CODEX_SANDBOX_NOTE =
+  'Codex routes a command only where its sandbox lets the command write the evidence storage (danger-full-access, or workspace-write with the storage under sandbox_workspace_write.writable_roots) and its approval policy is never, on-request or on-failure; elsewhere (the read-only sandbox of a plain `codex exec`, `untrusted`) and for programs an exec-policy rule names, commands run as written.';
 
 export const codex: AgentAdapter = {
   id: 'codex',
@@ -64,7 +75,9 @@ export const codex: AgentAdapter = {
   detect: (ctx) => {
     const bin = ctx.which('codex');
     if (bin) return { installed: true, because: `codex on PATH (${bin})` };
-    return ctx.exists(codexHome(ctx)) ? { installed: true, because: `${codexHome(ctx)} exists` } : { installed: false, because: 'no codex on PATH and no ~/.codex' };
+    return ctx.exists(codexHome(ctx))
+      ? { installed: true, because: `${codexHome(ctx)} exists` }
+      : { installed: false, because: 'no codex on PATH and no ~/.codex' };
   },
   plan: (ctx, scope: Scope) => {
     const home = codexHome(ctx);
@@ -73,18 +86,37 @@ export const codex: AgentAdapter = {
     const command = ctx.hookCommand('codex', scope);
     const hook = commandHook(command) as { timeout: number };
     const edits: ConfigEdit[] = [
-      { kind: 'json', file: hooksFile, comments: false, path: ['hooks', 'PreToolUse', -1], value: { matcher: 'Bash', hooks: [hook] }, ours: isOurMatcherGroup },
+      {
+        kind: 'json',
+        file: hooksFile,
+        comments: false,
+        path: ['hooks', 'PreToolUse', -1],
+        value: { matcher: 'Bash', hooks: [hook] },
+        ours: isOurMatcherGroup,
+      },
       // Trust lives in the user's config.toml whatever the hook's layer (codex-rs/hooks/src/config_rules.rs reads user layers only).
       {
-        kind: 'toml', file: path.join(home, 'config.toml'), table: ['hooks', 'state', `${hooksFile}:pre_tool_use:${groupIndex(ctx.readText?.(hooksFile))}:0`],
+        kind: 'toml',
+        file: path.join(home, 'config.toml'),
+        table: ['hooks', 'state', `${hooksFile}:pre_tool_use:${groupIndex(ctx.readText?.(hooksFile))}:0`],
         value: { trusted_hash: codexHookTrustHash('Bash', command, hook.timeout) },
       },
     ];
     const notes = [CODEX_SANDBOX_NOTE];
     const mcp = ctx.mcpServer(scope);
-    if (mcp) edits.push({ kind: 'toml', file: path.join(layer, 'config.toml'), table: ['mcp_servers', MCP_NAME], value: { command: mcp.command, args: [...mcp.args], enabled_tools: CODEX_MCP_TOOLS } });
-    else notes.unshift('MCP not registered: no evidence storage is known (pass --storage or run init in a VS Code terminal).');
-    if (scope === 'project') notes.push('Codex reads a project\'s .codex/ only once the project is trusted (codex asks on first start there).');
+    if (mcp)
+      edits.push({
+        kind: 'toml',
+        file: path.join(layer, 'config.toml'),
+        table: ['mcp_servers', MCP_NAME],
+        value: { command: mcp.command, args: [...mcp.args], enabled_tools: CODEX_MCP_TOOLS },
+      });
+    else
+      notes.unshift(
+        'MCP not registered: no evidence storage is known (pass --storage or run init in a VS Code terminal).',
+      );
+    if (scope === 'project')
+      notes.push("Codex reads a project's .codex/ only once the project is trusted (codex asks on first start there).");
     return { edits, notes };
   },
 };

@@ -13,7 +13,11 @@ export const MCP_NAME = 'bounded-evidence';
  */
 export function isOurCommand(command: unknown): boolean {
   if (isOurHookCommand(command)) return true;
-  return typeof command === 'string' && /(?:^|\/)(?:cli|hook)\.js'?\s+hook(?:\s|$)/.test(command) && /\bdist\/(?:cli|hook)\.js/.test(command);
+  return (
+    typeof command === 'string' &&
+    /(?:^|\/)(?:cli|hook)\.js'?\s+hook(?:\s|$)/.test(command) &&
+    /\bdist\/(?:cli|hook)\.js/.test(command)
+  );
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -19,15 +19,28 @@ export function whichIn(pathVar: string | undefined, program: string): string | 
     try {
       accessSync(p, constants.X_OK);
       return p;
-    } catch { /* not here */ }
+    } catch {
+      /* not here */
+    }
   }
   return undefined;
 }
 
 /** A context on this machine: files and PATH as they are; the hook and MCP commands are the caller's. */
-export function machineContext(c: Pick<AgentContext, 'home' | 'project' | 'env' | 'hookCommand' | 'mcpServer' | 'recordOtherToolResults'>): AgentContext {
+export function machineContext(
+  c: Pick<AgentContext, 'home' | 'project' | 'env' | 'hookCommand' | 'mcpServer' | 'recordOtherToolResults'>,
+): AgentContext {
   return {
-    ...c, stateDir: stateDirOf(c.env, c.home), exists: (f) => existsSync(f), which: (p) => whichIn(c.env.PATH, p),
-    readText: (f) => { try { return readFileSync(f, 'utf8'); } catch { return undefined; } },
+    ...c,
+    stateDir: stateDirOf(c.env, c.home),
+    exists: (f) => existsSync(f),
+    which: (p) => whichIn(c.env.PATH, p),
+    readText: (f) => {
+      try {
+        return readFileSync(f, 'utf8');
+      } catch {
+        return undefined;
+      }
+    },
   };
 }

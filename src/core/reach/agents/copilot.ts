@@ -37,20 +37,40 @@ export const copilot: AgentAdapter = {
       const c = ctx.which(p);
       if (c) return { installed: true, because: `${p} on PATH (${c})` };
     }
-    if (ctx.env.TERM_PROGRAM === 'vscode' || ctx.env.BOUNDED_EVIDENCE_CLI) return { installed: true, because: 'running in a VS Code terminal' };
-    return ctx.exists(copilotHome(ctx)) ? { installed: true, because: '~/.copilot exists' } : { installed: false, because: 'no copilot or code on PATH and no ~/.copilot' };
+    if (ctx.env.TERM_PROGRAM === 'vscode' || ctx.env.BOUNDED_EVIDENCE_CLI)
+      return { installed: true, because: 'running in a VS Code terminal' };
+    return ctx.exists(copilotHome(ctx))
+      ? { installed: true, because: '~/.copilot exists' }
+      : { installed: false, because: 'no copilot or code on PATH and no ~/.copilot' };
   },
   plan: (ctx, scope) => {
-    const file = scope === 'project' ? path.join(ctx.project!, WORKSPACE_HOOK_FILE) : path.join(copilotHome(ctx), 'hooks', 'bounded-evidence.json');
-    const edits: ConfigEdit[] = [{ kind: 'file', file, text: copilotHookFileText(ctx.hookCommand(undefined, scope), ctx.recordOtherToolResults), ours: isOurHookFile }];
+    const file =
+      scope === 'project'
+        ? path.join(ctx.project!, WORKSPACE_HOOK_FILE)
+        : path.join(copilotHome(ctx), 'hooks', 'bounded-evidence.json');
+    const edits: ConfigEdit[] = [
+      {
+        kind: 'file',
+        file,
+        text: copilotHookFileText(ctx.hookCommand(undefined, scope), ctx.recordOtherToolResults),
+        ours: isOurHookFile,
+      },
+    ];
     const notes: string[] = [];
     const mcp = ctx.mcpServer(scope);
     if (scope === 'global' && mcp) {
       edits.push({
-        kind: 'json', file: path.join(copilotHome(ctx), 'mcp-config.json'), comments: false, path: ['mcpServers', MCP_NAME],
-        value: { type: 'local', command: mcp.command, args: [...mcp.args], tools: ['*'] }, ours: isOurMcpEntry,
+        kind: 'json',
+        file: path.join(copilotHome(ctx), 'mcp-config.json'),
+        comments: false,
+        path: ['mcpServers', MCP_NAME],
+        value: { type: 'local', command: mcp.command, args: [...mcp.args], tools: ['*'] },
+        ours: isOurMcpEntry,
       });
-    } else if (scope === 'project') notes.push('MCP: VS Code gets the evidence tools from the extension; for the Copilot CLI run init --global (it reads ~/.copilot/mcp-config.json).');
+    } else if (scope === 'project')
+      notes.push(
+        'MCP: VS Code gets the evidence tools from the extension; for the Copilot CLI run init --global (it reads ~/.copilot/mcp-config.json).',
+      );
     else notes.push('MCP not registered for the Copilot CLI: no evidence storage is known (pass --storage).');
     return { edits, notes };
   },

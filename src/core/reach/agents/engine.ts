@@ -10,7 +10,16 @@
  * JSON and JSONC go through Microsoft's jsonc-parser (`modify` keeps comments and formatting), TOML is
  * read with smol-toml and our table is appended as a block of text (the person's text stays as it was).
  */
-import { applyEdits, findNodeAtLocation, getNodeValue, modify, parseTree, type FormattingOptions, type Node, type ParseError } from 'jsonc-parser';
+import {
+  applyEdits,
+  findNodeAtLocation,
+  getNodeValue,
+  modify,
+  parseTree,
+  type FormattingOptions,
+  type Node,
+  type ParseError,
+} from 'jsonc-parser';
 import type * as SmolToml from 'smol-toml' with { 'resolution-mode': 'import' };
 // smol-toml ships a CommonJS build (`exports.require`) whose types TypeScript reads as ESM only.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -26,7 +35,12 @@ export interface TextEdit {
 
 /** The outcome of editing one file's text. `text` undefined: the file is (or stays) absent. */
 export type TextOutcome =
-  | { readonly ok: true; readonly changed: boolean; readonly text: string | undefined; /** Applied in order, undoes the change exactly. */ readonly undo: readonly TextEdit[] }
+  | {
+      readonly ok: true;
+      readonly changed: boolean;
+      readonly text: string | undefined;
+      /** Applied in order, undoes the change exactly. */ readonly undo: readonly TextEdit[];
+    }
   | { readonly ok: false; readonly error: string };
 
 /** Applies edits one after the other (each edit's offsets are in the text the previous one left), returning the new text and its exact inverse. */
@@ -58,7 +72,8 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 /** Structural equality of JSON values (key order ignored). */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  if (Array.isArray(a) || Array.isArray(b)) return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]));
+  if (Array.isArray(a) || Array.isArray(b))
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]));
   if (!isRecord(a) || !isRecord(b)) return false;
   const ka = Object.keys(a);
   return ka.length === Object.keys(b).length && ka.every((k) => k in b && jsonEqual(a[k], b[k]));
@@ -69,7 +84,8 @@ function parseJson(text: string, file: string, comments: boolean): Node | undefi
   if (text.trim() === '') return undefined;
   const errors: ParseError[] = [];
   const root = parseTree(text, errors, { allowTrailingComma: comments, disallowComments: !comments });
-  if (errors.length > 0 || !root) return `${file} is not valid ${comments ? 'JSON with comments' : 'JSON'}: it was left unchanged`;
+  if (errors.length > 0 || !root)
+    return `${file} is not valid ${comments ? 'JSON with comments' : 'JSON'}: it was left unchanged`;
   if (root.type !== 'object') return `${file} is not a JSON object: it was left unchanged`;
   return root;
 }
@@ -81,7 +97,8 @@ function containerOf(root: Node | undefined, path: JsonPath): { node: Node | und
     const n = root ? findNodeAtLocation(root, parentPath.slice(0, i)) : undefined;
     if (!n) return { node: undefined };
     const wantArray = i === parentPath.length && path[path.length - 1] === -1;
-    if (wantArray ? n.type !== 'array' : n.type !== 'object') return `"${parentPath.slice(0, i).join('.')}" is not ${wantArray ? 'a list' : 'an object'}`;
+    if (wantArray ? n.type !== 'array' : n.type !== 'object')
+      return `"${parentPath.slice(0, i).join('.')}" is not ${wantArray ? 'a list' : 'an object'}`;
   }
   return { node: parentPath.length === 0 ? root : findNodeAtLocation(root!, parentPath) };
 }
@@ -115,9 +132,13 @@ function jsonEdits(text: string, edit: Extract<ConfigEdit, { kind: 'json' }>): T
   if (existing) {
     const value: unknown = getNodeValue(existing);
     if (jsonEqual(value, edit.value)) return [];
-    if (!edit.ours(value)) return `${edit.file} already has a "${edit.path.join('.')}" of its own: it was left unchanged`;
+    if (!edit.ours(value))
+      return `${edit.file} already has a "${edit.path.join('.')}" of its own: it was left unchanged`;
   }
-  return [...(root ? [] : [{ offset: 0, length: text.length, content: '{}' }]), ...modify(base, edit.path as string[], edit.value, fmt)];
+  return [
+    ...(root ? [] : [{ offset: 0, length: text.length, content: '{}' }]),
+    ...modify(base, edit.path as string[], edit.value, fmt),
+  ];
 }
 
 /** The line that marks a TOML block as ours (the person's own tables are never touched). */
@@ -145,7 +166,11 @@ function tomlHeader(table: readonly string[]): string {
  */
 function tomlBlockRange(text: string, table: readonly string[]): { start: number; end: number } | undefined {
   const header = tomlHeader(table);
-  const below = (line: string): boolean => line.startsWith(`${header}]`) || line.startsWith(`${header}.`) || line.startsWith(`[${header}]`) || line.startsWith(`[${header}.`);
+  const below = (line: string): boolean =>
+    line.startsWith(`${header}]`) ||
+    line.startsWith(`${header}.`) ||
+    line.startsWith(`[${header}]`) ||
+    line.startsWith(`[${header}.`);
   for (let start = text.indexOf(TOML_MARKER); start !== -1; start = text.indexOf(TOML_MARKER, start + 1)) {
     // A marker counts only at the start of a line.
     if (start > 0 && text[start - 1] !== '\n') continue;
@@ -159,7 +184,10 @@ function tomlBlockRange(text: string, table: readonly string[]): { start: number
     for (let at = end; at < text.length;) {
       const nl = text.indexOf('\n', at);
       const lineEnd = nl === -1 ? text.length : nl + 1;
-      const line = text.slice(at, lineEnd).replace(/\r?\n$/, '').trim();
+      const line = text
+        .slice(at, lineEnd)
+        .replace(/\r?\n$/, '')
+        .trim();
       if (line.startsWith('#')) break;
       if (line.startsWith('[') && !below(line)) break;
       // Key lines, continuation lines and our own sub-tables belong to the block; a blank line only if more of it follows.
@@ -180,10 +208,12 @@ function tomlEdits(text: string, edit: Extract<ConfigEdit, { kind: 'toml' }>): T
   }
   let existing: unknown = doc;
   for (const k of edit.table) existing = isRecord(existing) ? existing[k] : undefined;
-  if (existing !== undefined && jsonEqual(JSON.parse(JSON.stringify(existing)), JSON.parse(JSON.stringify(edit.value)))) return [];
+  if (existing !== undefined && jsonEqual(JSON.parse(JSON.stringify(existing)), JSON.parse(JSON.stringify(edit.value))))
+    return [];
   const block = tomlBlock(edit.table, edit.value);
   const ours = tomlBlockRange(text, edit.table);
-  if (existing !== undefined && !ours) return `${edit.file} already has a [${edit.table.join('.')}] of its own: it was left unchanged`;
+  if (existing !== undefined && !ours)
+    return `${edit.file} already has a [${edit.table.join('.')}] of its own: it was left unchanged`;
   if (ours) return [{ offset: ours.start, length: ours.end - ours.start, content: block }];
   const sep = text === '' || text.endsWith('\n\n') ? '' : text.endsWith('\n') ? '\n' : '\n\n';
   return [{ offset: text.length, length: 0, content: sep + block }];
@@ -197,7 +227,8 @@ export function applyToText(text: string | undefined, edits: readonly ConfigEdit
     let step: TextEdit[] | string;
     if (edit.kind === 'file') {
       if (text !== undefined && t === edit.text) step = [];
-      else if (text !== undefined && t !== '' && !edit.ours(t)) step = `${edit.file} exists with other content: it was left unchanged`;
+      else if (text !== undefined && t !== '' && !edit.ours(t))
+        step = `${edit.file} exists with other content: it was left unchanged`;
       else step = [{ offset: 0, length: t.length, content: edit.text }];
     } else if (edit.kind === 'json') step = jsonEdits(t, edit);
     else step = tomlEdits(t, edit);
@@ -217,7 +248,11 @@ export function applyToText(text: string | undefined, edits: readonly ConfigEdit
 }
 
 /** Removes our entries of `edits` from a text the person changed since init (no journal to undo with). undefined text: delete the file. */
-export function removeFromText(text: string | undefined, edits: readonly ConfigEdit[], createdByUs: boolean): TextOutcome {
+export function removeFromText(
+  text: string | undefined,
+  edits: readonly ConfigEdit[],
+  createdByUs: boolean,
+): TextOutcome {
   if (text === undefined) return { ok: true, changed: false, text: undefined, undo: [] };
   let t = text;
   for (const edit of edits) {
@@ -227,7 +262,7 @@ export function removeFromText(text: string | undefined, edits: readonly ConfigE
     }
     if (edit.kind === 'toml') {
       const r = tomlBlockRange(t, edit.table);
-      if (r) t = (t.slice(0, r.start).replace(/\n\n$/, '\n') + t.slice(r.end));
+      if (r) t = t.slice(0, r.start).replace(/\n\n$/, '\n') + t.slice(r.end);
       continue;
     }
     const root = parseJson(t, edit.file, edit.comments);
@@ -240,7 +275,10 @@ export function removeFromText(text: string | undefined, edits: readonly ConfigE
     if (last === -1) {
       const node = findNodeAtLocation(root, parentPath);
       if (node?.type !== 'array') continue;
-      const idx = (node.children ?? []).map((c, i) => [getNodeValue(c) as unknown, i] as const).filter(([v]) => edit.ours(v)).map(([, i]) => i);
+      const idx = (node.children ?? [])
+        .map((c, i) => [getNodeValue(c) as unknown, i] as const)
+        .filter(([v]) => edit.ours(v))
+        .map(([, i]) => i);
       for (const i of idx.reverse()) t = applyEdits(t, modify(t, [...parentPath, i], undefined, fmt));
     } else {
       const node = findNodeAtLocation(root, edit.path as string[]);
@@ -256,7 +294,8 @@ export function removeFromText(text: string | undefined, edits: readonly ConfigE
   }
   if (t === text) return { ok: true, changed: false, text, undo: [] };
   // A file only we wrote, now holding nothing of anyone's, goes.
-  if (t.trim() === '' || (createdByUs && isEmptyJsonShell(t))) return { ok: true, changed: true, text: undefined, undo: [] };
+  if (t.trim() === '' || (createdByUs && isEmptyJsonShell(t)))
+    return { ok: true, changed: true, text: undefined, undo: [] };
   return { ok: true, changed: true, text: t, undo: [] };
 }
 
@@ -264,7 +303,8 @@ export function removeFromText(text: string | undefined, edits: readonly ConfigE
 function isEmptyJsonShell(t: string): boolean {
   const root = parseTree(t, [], { allowTrailingComma: true });
   if (!root) return false;
-  const empty = (v: unknown): boolean => (Array.isArray(v) ? v.length === 0 : isRecord(v) ? Object.values(v).every(empty) : false);
+  const empty = (v: unknown): boolean =>
+    Array.isArray(v) ? v.length === 0 : isRecord(v) ? Object.values(v).every(empty) : false;
   return empty(getNodeValue(root));
 }
 
@@ -283,9 +323,11 @@ export function ourJsonEntry(text: string | undefined, edit: ConfigEdit): unknow
   const last = edit.path[edit.path.length - 1];
   if (last === -1) {
     const node = findNodeAtLocation(root, edit.path.slice(0, -1) as string[]);
-    return node?.type === 'array' ? (node.children ?? []).map((c) => getNodeValue(c) as unknown).find((v) => edit.ours(v)) : undefined;
+    return node?.type === 'array'
+      ? (node.children ?? []).map((c) => getNodeValue(c) as unknown).find((v) => edit.ours(v))
+      : undefined;
   }
   const node = findNodeAtLocation(root, edit.path as string[]);
-  const v = node ? getNodeValue(node) as unknown : undefined;
+  const v = node ? (getNodeValue(node) as unknown) : undefined;
   return v !== undefined && edit.ours(v) ? v : undefined;
 }

@@ -11,7 +11,8 @@ import { isOurHookEntry, isOurMatcherGroup, isOurMcpEntry, MCP_NAME } from './co
 import type { AgentAdapter, ConfigEdit } from './types.js';
 
 /** Gemini CLI asks a project's hooks again whenever their name or command changes; a user's hooks run as written. */
-export const GEMINI_NOTE = 'Gemini CLI checks its policy on the routed command (the original\'s commands plus `bounded-evidence keep`): an allow-list that names only the original may ask; deny rules still match. Gemini CLI warns once before running a project hook it has not seen.';
+export const GEMINI_NOTE =
+  "Gemini CLI checks its policy on the routed command (the original's commands plus `bounded-evidence keep`): an allow-list that names only the original may ask; deny rules still match. Gemini CLI warns once before running a project hook it has not seen.";
 
 export const gemini: AgentAdapter = {
   id: 'gemini',
@@ -21,21 +22,53 @@ export const gemini: AgentAdapter = {
   detect: (ctx) => {
     const bin = ctx.which('gemini');
     if (bin) return { installed: true, because: `gemini on PATH (${bin})` };
-    return ctx.exists(path.join(ctx.home, '.gemini')) ? { installed: true, because: '~/.gemini exists' } : { installed: false, because: 'no gemini on PATH and no ~/.gemini' };
+    return ctx.exists(path.join(ctx.home, '.gemini'))
+      ? { installed: true, because: '~/.gemini exists' }
+      : { installed: false, because: 'no gemini on PATH and no ~/.gemini' };
   },
   plan: (ctx, scope) => {
     const settings = path.join(scope === 'project' ? ctx.project! : ctx.home, '.gemini', 'settings.json');
-    const hook = { type: 'command', name: MCP_NAME, command: ctx.hookCommand('gemini', scope), timeout: HOOK_TIMEOUT_SECONDS * 1000 };
-    const edits: ConfigEdit[] = [{
-      kind: 'json', file: settings, comments: true, path: ['hooks', 'BeforeTool', -1],
-      value: { matcher: 'run_shell_command', hooks: [hook] }, ours: (v) => isOurMatcherGroup(v) || isOurHookEntry(v),
-    }];
+    const hook = {
+      type: 'command',
+      name: MCP_NAME,
+      command: ctx.hookCommand('gemini', scope),
+      timeout: HOOK_TIMEOUT_SECONDS * 1000,
+    };
+    const edits: ConfigEdit[] = [
+      {
+        kind: 'json',
+        file: settings,
+        comments: true,
+        path: ['hooks', 'BeforeTool', -1],
+        value: { matcher: 'run_shell_command', hooks: [hook] },
+        ours: (v) => isOurMatcherGroup(v) || isOurHookEntry(v),
+      },
+    ];
     // Other tools' large results too, when asked (Gemini CLI's after-tool event is AfterTool; hookCommand carries the flag).
-    if (ctx.recordOtherToolResults) edits.push({ kind: 'json', file: settings, comments: true, path: ['hooks', 'AfterTool', -1], value: { matcher: '*', hooks: [hook] }, ours: (v) => isOurMatcherGroup(v) || isOurHookEntry(v) });
+    if (ctx.recordOtherToolResults)
+      edits.push({
+        kind: 'json',
+        file: settings,
+        comments: true,
+        path: ['hooks', 'AfterTool', -1],
+        value: { matcher: '*', hooks: [hook] },
+        ours: (v) => isOurMatcherGroup(v) || isOurHookEntry(v),
+      });
     const notes = [GEMINI_NOTE];
     const mcp = ctx.mcpServer(scope);
-    if (mcp) edits.push({ kind: 'json', file: settings, comments: true, path: ['mcpServers', MCP_NAME], value: { command: mcp.command, args: [...mcp.args], includeTools: ['read_tool_output'] }, ours: isOurMcpEntry });
-    else notes.unshift('MCP not registered: no evidence storage is known (pass --storage or run init in a VS Code terminal).');
+    if (mcp)
+      edits.push({
+        kind: 'json',
+        file: settings,
+        comments: true,
+        path: ['mcpServers', MCP_NAME],
+        value: { command: mcp.command, args: [...mcp.args], includeTools: ['read_tool_output'] },
+        ours: isOurMcpEntry,
+      });
+    else
+      notes.unshift(
+        'MCP not registered: no evidence storage is known (pass --storage or run init in a VS Code terminal).',
+      );
     return { edits, notes };
   },
 };

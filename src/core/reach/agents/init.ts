@@ -15,10 +15,22 @@ import type { AgentAdapter, AgentContext, ConfigEdit, Scope } from './types.js';
 export const JOURNAL_FILE = 'init-journal.json';
 
 /** What init did to one file for one agent (`undo`: the edits that give back the bytes before, in order). */
-interface JournalStep { readonly agent: string; readonly scope: Scope; readonly undo: readonly TextEdit[] }
+interface JournalStep {
+  readonly agent: string;
+  readonly scope: Scope;
+  readonly undo: readonly TextEdit[];
+}
 /** Per file: whether it existed before the first step, the digest of the text the last step left, the steps. */
-interface JournalFile { existed: boolean; after: string; steps: JournalStep[]; /** The person changed the file since: uninstall edits semantically. */ stale?: boolean }
-interface Journal { version: 1; files: Record<string, JournalFile> }
+interface JournalFile {
+  existed: boolean;
+  after: string;
+  steps: JournalStep[];
+  /** The person changed the file since: uninstall edits semantically. */ stale?: boolean;
+}
+interface Journal {
+  version: 1;
+  files: Record<string, JournalFile>;
+}
 
 const sha = (t: string): string => createHash('sha256').update(t, 'utf8').digest('hex');
 
@@ -27,7 +39,9 @@ async function readText(file: string): Promise<string | undefined> {
     return await fsp.readFile(file, 'utf8');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new Error(`${file} cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'}): it was left unchanged`, { cause: e });
+    throw new Error(`${file} cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'}): it was left unchanged`, {
+      cause: e,
+    });
   }
 }
 
@@ -39,7 +53,11 @@ async function writeText(file: string, text: string | undefined): Promise<void> 
   }
   await fsp.mkdir(path.dirname(file), { recursive: true });
   let mode = 0o644;
-  try { mode = (await fsp.stat(file)).mode & 0o777; } catch { /* a new file */ }
+  try {
+    mode = (await fsp.stat(file)).mode & 0o777;
+  } catch {
+    /* a new file */
+  }
   await replaceFileText(file, text, mode);
 }
 
@@ -47,7 +65,9 @@ async function readJournal(stateDir: string): Promise<Journal> {
   try {
     const j = JSON.parse(await fsp.readFile(path.join(stateDir, JOURNAL_FILE), 'utf8')) as Journal;
     if (j && j.version === 1 && typeof j.files === 'object') return j;
-  } catch { /* none yet, or unreadable: uninstall then edits semantically */ }
+  } catch {
+    /* none yet, or unreadable: uninstall then edits semantically */
+  }
   return { version: 1, files: {} };
 }
 
@@ -106,14 +126,28 @@ export async function runInit(ctx: AgentContext, opts: InitOptions): Promise<Age
     const d = agent.detect(ctx);
     const scope = scopeFor(agent, ctx, opts.scope);
     if (!scope) {
-      out.push({ agent, scope: opts.scope ?? 'project', detected: d.installed, because: d.because, files: [], notes: [], error: `${agent.displayName} has no ${opts.scope ?? 'project'} configuration${ctx.project === undefined ? ' (no project folder)' : ''}` });
+      out.push({
+        agent,
+        scope: opts.scope ?? 'project',
+        detected: d.installed,
+        because: d.because,
+        files: [],
+        notes: [],
+        error: `${agent.displayName} has no ${opts.scope ?? 'project'} configuration${ctx.project === undefined ? ' (no project folder)' : ''}`,
+      });
       continue;
     }
     const plan = agent.plan(ctx, scope);
     const files: FileOutcome[] = [];
     let error: string | undefined;
     // Each file is checked first; nothing is written for an agent one of whose files cannot be edited.
-    const pending: { file: string; before: string | undefined; after: string | undefined; undo: readonly TextEdit[]; action: FileOutcome['action'] }[] = [];
+    const pending: {
+      file: string;
+      before: string | undefined;
+      after: string | undefined;
+      undo: readonly TextEdit[];
+      action: FileOutcome['action'];
+    }[] = [];
     try {
       for (const [file, edits] of byFile(plan.edits)) {
         const before = await readText(file);
@@ -121,22 +155,50 @@ export async function runInit(ctx: AgentContext, opts: InitOptions): Promise<Age
         if (opts.uninstall) {
           const mine = entry?.steps.filter((s) => s.agent === agent.id) ?? [];
           const last = entry?.steps[entry.steps.length - 1];
-          if (entry && !entry.stale && before !== undefined && sha(before) === entry.after && mine.length > 0 && last?.agent === agent.id) {
+          if (
+            entry &&
+            !entry.stale &&
+            before !== undefined &&
+            sha(before) === entry.after &&
+            mine.length > 0 &&
+            last?.agent === agent.id
+          ) {
             // Still exactly as init left it: give back the bytes of before this agent's steps.
             let t = before;
             let steps = [...entry.steps];
-            while (steps.length > 0 && steps[steps.length - 1]!.agent === agent.id) { t = applyUndo(t, steps[steps.length - 1]!.undo); steps = steps.slice(0, -1); }
+            while (steps.length > 0 && steps[steps.length - 1]!.agent === agent.id) {
+              t = applyUndo(t, steps[steps.length - 1]!.undo);
+              steps = steps.slice(0, -1);
+            }
             const gone = steps.length === 0 && !entry.existed;
-            pending.push({ file, before, after: gone ? undefined : t, undo: [], action: gone ? 'deleted' : 'restored' });
+            pending.push({
+              file,
+              before,
+              after: gone ? undefined : t,
+              undo: [],
+              action: gone ? 'deleted' : 'restored',
+            });
           } else {
             const r = removeFromText(before, edits, entry ? !entry.existed : false);
             if (!r.ok) throw new Error(r.error);
-            pending.push({ file, before, after: r.text, undo: [], action: !r.changed ? 'unchanged' : r.text === undefined ? 'deleted' : 'updated' });
+            pending.push({
+              file,
+              before,
+              after: r.text,
+              undo: [],
+              action: !r.changed ? 'unchanged' : r.text === undefined ? 'deleted' : 'updated',
+            });
           }
         } else {
           const r = applyToText(before, edits);
           if (!r.ok) throw new Error(r.error);
-          pending.push({ file, before, after: r.text, undo: r.undo, action: !r.changed ? 'unchanged' : before === undefined ? 'created' : 'updated' });
+          pending.push({
+            file,
+            before,
+            after: r.text,
+            undo: r.undo,
+            action: !r.changed ? 'unchanged' : before === undefined ? 'created' : 'updated',
+          });
         }
       }
     } catch (e) {
@@ -152,20 +214,50 @@ export async function runInit(ctx: AgentContext, opts: InitOptions): Promise<Age
         if (opts.uninstall) {
           if (p.after === undefined) delete journal.files[p.file];
           else if (entry) {
-            const steps = p.action === 'restored' ? entry.steps.slice(0, entry.steps.length - trailing(entry.steps, agent.id)) : entry.steps.filter((s) => s.agent !== agent.id);
+            const steps =
+              p.action === 'restored'
+                ? entry.steps.slice(0, entry.steps.length - trailing(entry.steps, agent.id))
+                : entry.steps.filter((s) => s.agent !== agent.id);
             if (steps.length === 0) delete journal.files[p.file];
-            else journal.files[p.file] = { ...entry, after: sha(p.after), steps, ...(p.action === 'restored' ? {} : { stale: true }) };
+            else
+              journal.files[p.file] = {
+                ...entry,
+                after: sha(p.after),
+                steps,
+                ...(p.action === 'restored' ? {} : { stale: true }),
+              };
           }
         } else if (entry && !entry.stale && p.before !== undefined && sha(p.before) === entry.after) {
-          journal.files[p.file] = { ...entry, after: sha(p.after!), steps: [...entry.steps, { agent: agent.id, scope, undo: p.undo }] };
+          journal.files[p.file] = {
+            ...entry,
+            after: sha(p.after!),
+            steps: [...entry.steps, { agent: agent.id, scope, undo: p.undo }],
+          };
         } else if (entry) {
-          journal.files[p.file] = { ...entry, after: sha(p.after!), steps: [...entry.steps, { agent: agent.id, scope, undo: p.undo }], stale: true };
+          journal.files[p.file] = {
+            ...entry,
+            after: sha(p.after!),
+            steps: [...entry.steps, { agent: agent.id, scope, undo: p.undo }],
+            stale: true,
+          };
         } else {
-          journal.files[p.file] = { existed: p.before !== undefined, after: sha(p.after!), steps: [{ agent: agent.id, scope, undo: p.undo }] };
+          journal.files[p.file] = {
+            existed: p.before !== undefined,
+            after: sha(p.after!),
+            steps: [{ agent: agent.id, scope, undo: p.undo }],
+          };
         }
       }
     }
-    out.push({ agent, scope, detected: d.installed, because: d.because, files, notes: plan.notes ?? [], ...(error ? { error } : {}) });
+    out.push({
+      agent,
+      scope,
+      detected: d.installed,
+      because: d.because,
+      files,
+      notes: plan.notes ?? [],
+      ...(error ? { error } : {}),
+    });
   }
   if (journalChanged) await writeJournal(ctx.stateDir, journal);
   return out;
@@ -185,14 +277,22 @@ export function displayPath(ctx: AgentContext, file: string): string {
 }
 
 /** One line per agent: what was done, and how to undo it. */
-export function describeOutcome(ctx: AgentContext, o: AgentOutcome, opts: Pick<InitOptions, 'dryRun' | 'uninstall'>): string {
+export function describeOutcome(
+  ctx: AgentContext,
+  o: AgentOutcome,
+  opts: Pick<InitOptions, 'dryRun' | 'uninstall'>,
+): string {
   const name = `${o.agent.displayName} [${o.agent.id}, ${o.scope}]`;
   if (o.error) return `${name}: not changed: ${o.error}`;
   const would = opts.dryRun ? 'would be ' : '';
   const changed = o.files.filter((f) => f.action !== 'unchanged');
-  const list = (fs: readonly FileOutcome[]): string => fs.map((f) => `${displayPath(ctx, f.file)} ${would}${f.action}`).join(', ');
+  const list = (fs: readonly FileOutcome[]): string =>
+    fs.map((f) => `${displayPath(ctx, f.file)} ${would}${f.action}`).join(', ');
   const flag = o.scope === 'global' ? ' --global' : ' --project';
-  if (opts.uninstall) return changed.length === 0 ? `${name}: nothing of ours to remove` : `${name}: ${list(changed)}; routing ${opts.dryRun ? 'would be ' : ''}off`;
+  if (opts.uninstall)
+    return changed.length === 0
+      ? `${name}: nothing of ours to remove`
+      : `${name}: ${list(changed)}; routing ${opts.dryRun ? 'would be ' : ''}off`;
   const undo = `undo: bounded-evidence init --uninstall --agent ${o.agent.id}${flag}`;
   const detected = o.detected ? '' : ` (not detected: ${o.because})`;
   if (changed.length === 0) return `${name}: already routed, nothing changed${detected}; ${undo}`;
@@ -222,12 +322,23 @@ export async function doctorRows(ctx: AgentContext, agents: readonly AgentAdapte
       const present: { file: string; present: boolean; hook?: string }[] = [];
       for (const e of plan.edits) {
         let text: string | undefined;
-        try { text = await readText(e.file); } catch { text = undefined; }
+        try {
+          text = await readText(e.file);
+        } catch {
+          text = undefined;
+        }
         const ok = isApplied(text, e);
         const hook = hookOf(e, text);
         present.push({ file: e.file, present: ok, ...(hook ? { hook } : {}) });
       }
-      rows.push({ agent, scope, detected: d.installed, routed: present.length > 0 && present.every((p) => p.present), present, notes: plan.notes ?? [] });
+      rows.push({
+        agent,
+        scope,
+        detected: d.installed,
+        routed: present.length > 0 && present.every((p) => p.present),
+        present,
+        notes: plan.notes ?? [],
+      });
     }
   }
   return rows;
@@ -238,9 +349,13 @@ function hookOf(e: ConfigEdit, text: string | undefined): string | undefined {
   if (text === undefined) return undefined;
   const v = e.kind === 'file' ? safeJson(text) : ourJsonEntry(text, e);
   const found = JSON.stringify(v ?? null).match(/"(?:command|bash)":"((?:[^"\\]|\\.)*\bhook\b(?:[^"\\]|\\.)*)"/);
-  return found ? JSON.parse(`"${found[1]!}"`) as string : undefined;
+  return found ? (JSON.parse(`"${found[1]!}"`) as string) : undefined;
 }
 
 function safeJson(t: string): unknown {
-  try { return JSON.parse(t); } catch { return undefined; }
+  try {
+    return JSON.parse(t);
+  } catch {
+    return undefined;
+  }
 }

@@ -25,7 +25,8 @@ export function opencodeConfigDir(ctx: Pick<AgentContext, 'env' | 'home'>): stri
 }
 
 /** The first line of every plugin file this product writes (how `ours` knows it, any version). */
-export const PLUGIN_MARK = '// bounded-evidence: routes opencode\'s bash tool through the evidence store (bounded-evidence init wrote this file).';
+export const PLUGIN_MARK =
+  "// bounded-evidence: routes opencode's bash tool through the evidence store (bounded-evidence init wrote this file).";
 
 /**
  * The plugin's text: on `bash`, the hook (`hookCommand`, a shell command line) gets a PreToolUse event in Claude
@@ -64,7 +65,9 @@ export const opencode: AgentAdapter = {
   detect: (ctx) => {
     const bin = ctx.which('opencode');
     if (bin) return { installed: true, because: `opencode on PATH (${bin})` };
-    return ctx.exists(opencodeConfigDir(ctx)) ? { installed: true, because: `${opencodeConfigDir(ctx)} exists` } : { installed: false, because: 'no opencode on PATH and no ~/.config/opencode' };
+    return ctx.exists(opencodeConfigDir(ctx))
+      ? { installed: true, because: `${opencodeConfigDir(ctx)} exists` }
+      : { installed: false, because: 'no opencode on PATH and no ~/.config/opencode' };
   },
   plan: (ctx, scope) => {
     const dir = opencodeConfigDir(ctx);
@@ -76,18 +79,39 @@ export const opencode: AgentAdapter = {
       edits.push({ kind: 'file', file: path.join(dir, 'plugin', 'bounded-evidence.js'), text, ours });
     } else {
       // One file per project (its hook names the project's storage), outside every folder opencode scans.
-      const file = path.join(dir, 'plugin-files', `bounded-evidence-${Buffer.from(ctx.project!).toString('base64url').slice(-48)}.js`);
+      const file = path.join(
+        dir,
+        'plugin-files',
+        `bounded-evidence-${Buffer.from(ctx.project!).toString('base64url').slice(-48)}.js`,
+      );
       edits.push({ kind: 'file', file, text, ours });
-      edits.push({ kind: 'json', file: configFile, comments: true, path: ['plugin', -1], value: pathToFileURL(file).href, ours: (v) => typeof v === 'string' && /\/plugin-files\/bounded-evidence-[A-Za-z0-9_-]+\.js$/.test(v) });
+      edits.push({
+        kind: 'json',
+        file: configFile,
+        comments: true,
+        path: ['plugin', -1],
+        value: pathToFileURL(file).href,
+        ours: (v) => typeof v === 'string' && /\/plugin-files\/bounded-evidence-[A-Za-z0-9_-]+\.js$/.test(v),
+      });
     }
-    const notes = ['opencode installs @opencode-ai/plugin (64 MB) into its own ~/.config/opencode once per version before the first session with a plugin; nothing is installed into the project.'];
+    const notes = [
+      'opencode installs @opencode-ai/plugin (64 MB) into its own ~/.config/opencode once per version before the first session with a plugin; nothing is installed into the project.',
+    ];
     const mcp = ctx.mcpServer(scope);
     if (mcp) {
       edits.push({
-        kind: 'json', file: configFile, comments: true, path: ['mcp', MCP_NAME], value: { type: 'local', command: [mcp.command, ...mcp.args], enabled: true },
-        ours: (v) => isRecord(v) && Array.isArray(v.command) && isOurMcpEntry({ command: v.command[0], args: v.command.slice(1) }),
+        kind: 'json',
+        file: configFile,
+        comments: true,
+        path: ['mcp', MCP_NAME],
+        value: { type: 'local', command: [mcp.command, ...mcp.args], enabled: true },
+        ours: (v) =>
+          isRecord(v) && Array.isArray(v.command) && isOurMcpEntry({ command: v.command[0], args: v.command.slice(1) }),
       });
-    } else notes.unshift('MCP not registered: no evidence storage is known (pass --storage or run init in a VS Code terminal).');
+    } else
+      notes.unshift(
+        'MCP not registered: no evidence storage is known (pass --storage or run init in a VS Code terminal).',
+      );
     return { edits, notes };
   },
 };

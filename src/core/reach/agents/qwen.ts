@@ -12,7 +12,8 @@ import * as path from 'node:path';
 import { isOurMcpEntry, MCP_NAME } from './common.js';
 import type { AgentAdapter, ConfigEdit } from './types.js';
 
-export const QWEN_NOTE = 'Qwen Code 0.24.4 does not apply a hook\'s rewrite (documented, not implemented): its commands are not routed; the model gets bounded observations by calling evidence_runCommand over MCP.';
+export const QWEN_NOTE =
+  "Qwen Code 0.24.4 does not apply a hook's rewrite (documented, not implemented): its commands are not routed; the model gets bounded observations by calling evidence_runCommand over MCP.";
 
 export const qwen: AgentAdapter = {
   id: 'qwen',
@@ -22,15 +23,28 @@ export const qwen: AgentAdapter = {
   detect: (ctx) => {
     const bin = ctx.which('qwen');
     if (bin) return { installed: true, because: `qwen on PATH (${bin})` };
-    return ctx.exists(path.join(ctx.home, '.qwen')) ? { installed: true, because: '~/.qwen exists' } : { installed: false, because: 'no qwen on PATH and no ~/.qwen' };
+    return ctx.exists(path.join(ctx.home, '.qwen'))
+      ? { installed: true, because: '~/.qwen exists' }
+      : { installed: false, because: 'no qwen on PATH and no ~/.qwen' };
   },
   plan: (ctx, scope) => {
     const settings = path.join(scope === 'project' ? ctx.project! : ctx.home, '.qwen', 'settings.json');
     const edits: ConfigEdit[] = [];
     const notes = [QWEN_NOTE];
     const mcp = ctx.mcpServer(scope);
-    if (mcp) edits.push({ kind: 'json', file: settings, comments: true, path: ['mcpServers', MCP_NAME], value: { command: mcp.command, args: [...mcp.args], includeTools: ['evidence_runCommand', 'read_tool_output'] }, ours: isOurMcpEntry });
-    else notes.unshift('MCP not registered: no evidence storage is known (pass --storage or run init in a VS Code terminal).');
+    if (mcp)
+      edits.push({
+        kind: 'json',
+        file: settings,
+        comments: true,
+        path: ['mcpServers', MCP_NAME],
+        value: { command: mcp.command, args: [...mcp.args], includeTools: ['evidence_runCommand', 'read_tool_output'] },
+        ours: isOurMcpEntry,
+      });
+    else
+      notes.unshift(
+        'MCP not registered: no evidence storage is known (pass --storage or run init in a VS Code terminal).',
+      );
     return { edits, notes };
   },
 };

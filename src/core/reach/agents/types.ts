@@ -78,28 +78,28 @@ export type JsonPath = readonly (string | -1)[];
 
 export type ConfigEdit =
   | {
-    readonly kind: 'json';
-    readonly file: string;
-    /** True when the agent reads JSONC (comments, trailing commas): the user's comments are kept either way. */
-    readonly comments: boolean;
-    readonly path: JsonPath;
-    readonly value: unknown;
-    /** True for a value (an item of the list, or the member) this product wrote, whatever its install path. */
-    readonly ours: (existing: unknown) => boolean;
-  }
+      readonly kind: 'json';
+      readonly file: string;
+      /** True when the agent reads JSONC (comments, trailing commas): the user's comments are kept either way. */
+      readonly comments: boolean;
+      readonly path: JsonPath;
+      readonly value: unknown;
+      /** True for a value (an item of the list, or the member) this product wrote, whatever its install path. */
+      readonly ours: (existing: unknown) => boolean;
+    }
   | {
-    readonly kind: 'toml';
-    readonly file: string;
-    readonly table: readonly string[];
-    readonly value: Readonly<Record<string, unknown>>;
-  }
+      readonly kind: 'toml';
+      readonly file: string;
+      readonly table: readonly string[];
+      readonly value: Readonly<Record<string, unknown>>;
+    }
   | {
-    readonly kind: 'file';
-    readonly file: string;
-    readonly text: string;
-    /** True when an existing text of that file is ours (any version): replaced, or removed on uninstall. */
-    readonly ours: (existing: string) => boolean;
-  };
+      readonly kind: 'file';
+      readonly file: string;
+      readonly text: string;
+      /** True when an existing text of that file is ours (any version): replaced, or removed on uninstall. */
+      readonly ours: (existing: string) => boolean;
+    };
 
 /** What init does for one agent in one scope. */
 export interface AgentPlan {

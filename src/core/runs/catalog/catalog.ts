@@ -24,7 +24,18 @@ import { isSafeSegment } from '../../blobs/blobKey.js';
 import { parseRunLog } from '../runLog.js';
 import type { LogProblem, RunFinishStatus, RunRecord } from '../types.js';
 import { CATALOG_FILE, CatalogDatabase, isDamage, moveAside, quickCheck, USAGE_SUMS } from './database.js';
-import { finishedCall, handlesOfListing, shownCall, snapshotOf, startedCall, startedRun, type CallListing, type CallValues, type RunSnapshot, type RunValues } from './rows.js';
+import {
+  finishedCall,
+  handlesOfListing,
+  shownCall,
+  snapshotOf,
+  startedCall,
+  startedRun,
+  type CallListing,
+  type CallValues,
+  type RunSnapshot,
+  type RunValues,
+} from './rows.js';
 
 export { CATALOG_FILE };
 
@@ -95,9 +106,18 @@ export interface CatalogStats {
 
 /** Sums of the savings rollup (columns of `usage`, docs/contracts.md §2.14). */
 export interface UsageSums {
-  readonly outputs: number; readonly out_bytes: number; readonly kept_bytes: number; readonly lost: number; readonly lost_bytes: number;
-  readonly whole: number; readonly shown: number; readonly shown_bytes: number; readonly reads: number; readonly read_bytes: number;
-  readonly recalled: number; readonly saved: number;
+  readonly outputs: number;
+  readonly out_bytes: number;
+  readonly kept_bytes: number;
+  readonly lost: number;
+  readonly lost_bytes: number;
+  readonly whole: number;
+  readonly shown: number;
+  readonly shown_bytes: number;
+  readonly reads: number;
+  readonly read_bytes: number;
+  readonly recalled: number;
+  readonly saved: number;
 }
 
 /** What a rollup row can be grouped by. */
@@ -113,18 +133,36 @@ const NO_PROBLEMS: readonly LogProblem[] = Object.freeze([]);
 /** A run's row from its columns. */
 export function runRowOf(r: RunColumns): RunRow {
   return {
-    id: r.run_id, ok: r.ok === 1, startedAt: r.started_at, startedMs: r.started_ms,
-    ...(r.finished_at !== null ? { finishedAt: r.finished_at } : {}), ...(r.status !== null ? { status: r.status as RunFinishStatus } : {}),
-    ...(r.label !== null ? { label: r.label } : {}), pinned: r.pinned === 1, source: r.source === null ? undefined : JSON.parse(r.source),
-    profileHash: r.profile_hash, tornTail: r.torn === 1, problems: r.problems === null ? NO_PROBLEMS : JSON.parse(r.problems) as LogProblem[],
-    z: r.log_size, m: r.log_mtime, blobBytes: r.blob_bytes, callCount: r.call_count, failedCalls: r.failed_calls ?? 0,
+    id: r.run_id,
+    ok: r.ok === 1,
+    startedAt: r.started_at,
+    startedMs: r.started_ms,
+    ...(r.finished_at !== null ? { finishedAt: r.finished_at } : {}),
+    ...(r.status !== null ? { status: r.status as RunFinishStatus } : {}),
+    ...(r.label !== null ? { label: r.label } : {}),
+    pinned: r.pinned === 1,
+    source: r.source === null ? undefined : JSON.parse(r.source),
+    profileHash: r.profile_hash,
+    tornTail: r.torn === 1,
+    problems: r.problems === null ? NO_PROBLEMS : (JSON.parse(r.problems) as LogProblem[]),
+    z: r.log_size,
+    m: r.log_mtime,
+    blobBytes: r.blob_bytes,
+    callCount: r.call_count,
+    failedCalls: r.failed_calls ?? 0,
   };
 }
 
-const RUN_COLUMNS = 'run_id, token, ok, started_ms, started_at, finished_at, status, label, pinned, source, source_kind, profile_hash, torn, problems, log_size, log_mtime, blob_bytes, call_count';
-const CALL_COLUMNS = 'run_id, call_id, n, run_started_ms, source_kind, tool, started_ms, outcome, bytes, blob_bytes, log_off, log_len, ambiguous, entry, '
-  + 'agent, command, out_bytes, kept_bytes, lost_bytes, whole, shown_n, shown_bytes, reads, read_bytes';
-const params = (cols: string): string => cols.split(', ').map((c) => `$${c}`).join(', ');
+const RUN_COLUMNS =
+  'run_id, token, ok, started_ms, started_at, finished_at, status, label, pinned, source, source_kind, profile_hash, torn, problems, log_size, log_mtime, blob_bytes, call_count';
+const CALL_COLUMNS =
+  'run_id, call_id, n, run_started_ms, source_kind, tool, started_ms, outcome, bytes, blob_bytes, log_off, log_len, ambiguous, entry, ' +
+  'agent, command, out_bytes, kept_bytes, lost_bytes, whole, shown_n, shown_bytes, reads, read_bytes';
+const params = (cols: string): string =>
+  cols
+    .split(', ')
+    .map((c) => `$${c}`)
+    .join(', ');
 /**
  * The columns read for a run: its own, and how many of its calls failed (counted over the
  * run's calls through the primary key, so a run that reads as completed can say it failed).
@@ -132,7 +170,10 @@ const params = (cols: string): string => cols.split(', ').map((c) => `$${c}`).jo
 export const RUN_READ = `${RUN_COLUMNS}, (SELECT COUNT(*) FROM calls fc WHERE fc.run_id = runs.run_id AND fc.outcome = 'failed') AS failed_calls`;
 const INSERT_RUN = `INSERT INTO runs (${RUN_COLUMNS}) VALUES (${params(RUN_COLUMNS)})`;
 const UPSERT_CALL = `INSERT INTO calls (${CALL_COLUMNS}) VALUES (${params(CALL_COLUMNS)})
-  ON CONFLICT (run_id, call_id) DO UPDATE SET ${CALL_COLUMNS.split(', ').slice(2).map((c) => `${c} = excluded.${c}`).join(', ')}`;
+  ON CONFLICT (run_id, call_id) DO UPDATE SET ${CALL_COLUMNS.split(', ')
+    .slice(2)
+    .map((c) => `${c} = excluded.${c}`)
+    .join(', ')}`;
 
 const INSERT_CALL_IF_NEW = `INSERT INTO calls (${CALL_COLUMNS}) VALUES (${params(CALL_COLUMNS)}) ON CONFLICT (run_id, call_id) DO NOTHING`;
 
@@ -149,7 +190,11 @@ export class Catalog {
   private listings = 0;
   private background: Promise<void> | undefined;
 
-  private constructor(readonly dir: string, readonly tenant: string, private readonly maintenance: boolean) {
+  private constructor(
+    readonly dir: string,
+    readonly tenant: string,
+    private readonly maintenance: boolean,
+  ) {
     this.file = path.join(dir, CATALOG_FILE);
     this.database = this.connect();
   }
@@ -165,7 +210,9 @@ export class Catalog {
     if (c.maintenance) {
       // After the first answers: a process's first request (an MCP initialize, a first tool call) does not share
       // the event loop and the two cores with a listing of 100,000 names and a read of every page.
-      c.inBackground(() => new Promise<void>((resolve) => setTimeout(resolve, Catalog.startUpDelayMs).unref()).then(() => c.startUp()));
+      c.inBackground(() =>
+        new Promise<void>((resolve) => setTimeout(resolve, Catalog.startUpDelayMs).unref()).then(() => c.startUp()),
+      );
     }
     return c;
   }
@@ -173,7 +220,10 @@ export class Catalog {
   private connect(): CatalogDatabase {
     const existed = statSync(this.file, { throwIfNoEntry: false }) !== undefined;
     const { db, movedAside } = CatalogDatabase.open(this.file);
-    if (movedAside !== undefined || !existed) { this.rebuilt = true; if (movedAside !== undefined) this.movedAside = movedAside; }
+    if (movedAside !== undefined || !existed) {
+      this.rebuilt = true;
+      if (movedAside !== undefined) this.movedAside = movedAside;
+    }
     return db;
   }
 
@@ -182,7 +232,8 @@ export class Catalog {
     await this.reconcile();
     const problems = await quickCheck(this.file);
     if (problems.length > 0) await this.repair(`quick_check: ${problems.slice(0, 3).join('; ')}`);
-    for (const name of OLD_CATALOG_FILES) await fsp.rm(path.join(this.dir, name), { force: true }).catch(() => undefined);
+    for (const name of OLD_CATALOG_FILES)
+      await fsp.rm(path.join(this.dir, name), { force: true }).catch(() => undefined);
   }
 
   /** Moves the damaged database aside, opens a new one and (long-lived) rebuilds it from the logs in the background. */
@@ -233,9 +284,12 @@ export class Catalog {
   /** Runs `task` after any background work already queued; errors are dropped (the next check repeats it). */
   private inBackground(task: () => Promise<void>): void {
     const prior = this.background ?? Promise.resolve();
-    const next: Promise<void> = prior.then(task).catch(() => undefined).then(() => {
-      if (this.background === next) this.background = undefined;
-    });
+    const next: Promise<void> = prior
+      .then(task)
+      .catch(() => undefined)
+      .then(() => {
+        if (this.background === next) this.background = undefined;
+      });
     this.background = next;
   }
 
@@ -257,7 +311,12 @@ export class Catalog {
   stats(): CatalogStats {
     const t = this.use((db) => db.get('SELECT runs, calls FROM totals') as { runs: number; calls: number });
     return {
-      runs: t.runs, calls: t.calls, reindexed: this.reindexed, rebuilt: this.rebuilt, listings: this.listings, built: this.isBuilt(),
+      runs: t.runs,
+      calls: t.calls,
+      reindexed: this.reindexed,
+      rebuilt: this.rebuilt,
+      listings: this.listings,
+      built: this.isBuilt(),
       ...(this.movedAside !== undefined ? { movedAside: this.movedAside } : {}),
     };
   }
@@ -277,44 +336,74 @@ export class Catalog {
    */
   async recorded(record: RunRecord, lineBytes: number, stamp: { z: number; m: number }): Promise<void> {
     const at = stamp.z - lineBytes;
-    const applied = this.use((db) => db.transaction(() => {
-      const row = db.get(`SELECT ${RUN_COLUMNS} FROM runs WHERE run_id = ?`, record.runId) as RunColumns | undefined;
-      if (record.type === 'run_started') {
-        if (at !== 0) return false;
-        if (row) this.deleteRows(db, record.runId);
-        db.runNamed(INSERT_RUN, { ...startedRun(record, this.tenant), log_size: stamp.z, log_mtime: stamp.m });
-        return true;
-      }
-      if (!row || row.log_size !== at || row.ok !== 1 || row.problems !== null || row.torn === 1) return false;
-      switch (record.type) {
-        case 'run_pinned': db.run('UPDATE runs SET pinned = ? WHERE run_id = ?', record.pinned ? 1 : 0, record.runId); break;
-        case 'run_finished': db.run('UPDATE runs SET finished_at = ?, status = ? WHERE run_id = ?', record.finishedAt, record.status, record.runId); break;
-        case 'call_started':
-          db.runNamed(INSERT_CALL_IF_NEW, { ...startedCall(row, record) });
-          break;
-        case 'call_finished': {
-          const prior = db.get('SELECT outcome, blob_bytes FROM calls WHERE run_id = ? AND call_id = ?', record.runId, record.callId) as { outcome: string; blob_bytes: number } | undefined;
-          const next = finishedCall(row, record, at, lineBytes - 1);
-          let blob = row.blob_bytes + next.blob_bytes;
-          let count = row.call_count;
-          if (prior && prior.outcome !== 'open') { next.ambiguous = 1; blob -= prior.blob_bytes; } else count++;
-          this.writeCall(db, next);
-          db.run('UPDATE runs SET blob_bytes = ?, call_count = ? WHERE run_id = ?', blob, count, record.runId);
-          break;
+    const applied = this.use((db) =>
+      db.transaction(() => {
+        const row = db.get(`SELECT ${RUN_COLUMNS} FROM runs WHERE run_id = ?`, record.runId) as RunColumns | undefined;
+        if (record.type === 'run_started') {
+          if (at !== 0) return false;
+          if (row) this.deleteRows(db, record.runId);
+          db.runNamed(INSERT_RUN, { ...startedRun(record, this.tenant), log_size: stamp.z, log_mtime: stamp.m });
+          return true;
         }
-        case 'call_shown': {
-          const call = db.get(`SELECT ${CALL_COLUMNS} FROM calls WHERE run_id = ? AND call_id = ?`, record.runId, record.callId) as CallValues | undefined;
-          if (call && call.outcome !== 'open') {
-            const next = shownCall(call, record);
-            db.run('UPDATE calls SET whole = ?, shown_n = ?, shown_bytes = ?, reads = ?, read_bytes = ? WHERE run_id = ? AND call_id = ?',
-              next.whole, next.shown_n, next.shown_bytes, next.reads, next.read_bytes, record.runId, record.callId);
+        if (!row || row.log_size !== at || row.ok !== 1 || row.problems !== null || row.torn === 1) return false;
+        switch (record.type) {
+          case 'run_pinned':
+            db.run('UPDATE runs SET pinned = ? WHERE run_id = ?', record.pinned ? 1 : 0, record.runId);
+            break;
+          case 'run_finished':
+            db.run(
+              'UPDATE runs SET finished_at = ?, status = ? WHERE run_id = ?',
+              record.finishedAt,
+              record.status,
+              record.runId,
+            );
+            break;
+          case 'call_started':
+            db.runNamed(INSERT_CALL_IF_NEW, { ...startedCall(row, record) });
+            break;
+          case 'call_finished': {
+            const prior = db.get(
+              'SELECT outcome, blob_bytes FROM calls WHERE run_id = ? AND call_id = ?',
+              record.runId,
+              record.callId,
+            ) as { outcome: string; blob_bytes: number } | undefined;
+            const next = finishedCall(row, record, at, lineBytes - 1);
+            let blob = row.blob_bytes + next.blob_bytes;
+            let count = row.call_count;
+            if (prior && prior.outcome !== 'open') {
+              next.ambiguous = 1;
+              blob -= prior.blob_bytes;
+            } else count++;
+            this.writeCall(db, next);
+            db.run('UPDATE runs SET blob_bytes = ?, call_count = ? WHERE run_id = ?', blob, count, record.runId);
+            break;
           }
-          break;
+          case 'call_shown': {
+            const call = db.get(
+              `SELECT ${CALL_COLUMNS} FROM calls WHERE run_id = ? AND call_id = ?`,
+              record.runId,
+              record.callId,
+            ) as CallValues | undefined;
+            if (call && call.outcome !== 'open') {
+              const next = shownCall(call, record);
+              db.run(
+                'UPDATE calls SET whole = ?, shown_n = ?, shown_bytes = ?, reads = ?, read_bytes = ? WHERE run_id = ? AND call_id = ?',
+                next.whole,
+                next.shown_n,
+                next.shown_bytes,
+                next.reads,
+                next.read_bytes,
+                record.runId,
+                record.callId,
+              );
+            }
+            break;
+          }
         }
-      }
-      db.run('UPDATE runs SET log_size = ?, log_mtime = ? WHERE run_id = ?', stamp.z, stamp.m, record.runId);
-      return true;
-    }));
+        db.run('UPDATE runs SET log_size = ?, log_mtime = ? WHERE run_id = ?', stamp.z, stamp.m, record.runId);
+        return true;
+      }),
+    );
     if (!applied) await this.reindex(record.runId);
   }
 
@@ -345,7 +434,8 @@ export class Catalog {
    * A log rewritten shorter is newer (mtime), so its snapshot replaces the row.
    */
   private writeSnapshot(db: CatalogDatabase, snap: RunSnapshot): boolean {
-    const prior = db.get('SELECT log_size, log_mtime FROM runs WHERE run_id = ?', snap.run.run_id) as { log_size: number; log_mtime: number } | undefined;
+    const prior = db.get('SELECT log_size, log_mtime FROM runs WHERE run_id = ?', snap.run.run_id) as
+      { log_size: number; log_mtime: number } | undefined;
     if (prior && snap.run.log_size < prior.log_size && snap.run.log_mtime <= prior.log_mtime) return false;
     this.deleteRows(db, snap.run.run_id);
     db.runNamed(INSERT_RUN, { ...snap.run });
@@ -375,8 +465,12 @@ export class Catalog {
     for (let i = 0; i < ids.length; i += WRITE_BATCH) {
       const batch = ids.slice(i, i + WRITE_BATCH);
       const snaps: (RunSnapshot | undefined)[] = [];
-      for (let k = 0; k < batch.length; k += READ_BATCH) snaps.push(...await Promise.all(batch.slice(k, k + READ_BATCH).map((id) => this.snapshotFromLog(id))));
-      this.indexSnapshots(snaps.filter((x): x is RunSnapshot => x !== undefined), batch.filter((_, k) => !snaps[k]));
+      for (let k = 0; k < batch.length; k += READ_BATCH)
+        snaps.push(...(await Promise.all(batch.slice(k, k + READ_BATCH).map((id) => this.snapshotFromLog(id)))));
+      this.indexSnapshots(
+        snaps.filter((x): x is RunSnapshot => x !== undefined),
+        batch.filter((_, k) => !snaps[k]),
+      );
       if (i + WRITE_BATCH < ids.length) await yieldToLoop();
     }
   }
@@ -386,12 +480,14 @@ export class Catalog {
    * whose logs are gone, in one transaction. Returns how many runs were written.
    */
   indexSnapshots(snaps: readonly RunSnapshot[], gone: readonly string[] = []): number {
-    const written = this.use((db) => db.transaction(() => {
-      let n = 0;
-      for (const snap of snaps) if (this.writeSnapshot(db, snap)) n++;
-      for (const id of gone) this.deleteRows(db, id);
-      return n;
-    }));
+    const written = this.use((db) =>
+      db.transaction(() => {
+        let n = 0;
+        for (const snap of snaps) if (this.writeSnapshot(db, snap)) n++;
+        for (const id of gone) this.deleteRows(db, id);
+        return n;
+      }),
+    );
     this.reindexed += written;
     return written;
   }
@@ -410,7 +506,10 @@ export class Catalog {
         if (bytesRead === 0) break;
         got += bytesRead;
       }
-      return snapshotOf(runId, this.tenant, parseRunLog(buf.subarray(0, got), runId), { size: got, mtimeMs: st.mtimeMs });
+      return snapshotOf(runId, this.tenant, parseRunLog(buf.subarray(0, got), runId), {
+        size: got,
+        mtimeMs: st.mtimeMs,
+      });
     } finally {
       await fh.close();
     }
@@ -428,13 +527,19 @@ export class Catalog {
     for (let i = 0; i < ids.length; i += STAT_BATCH) {
       const batch = ids.slice(i, i + STAT_BATCH);
       const stats = await Promise.all(batch.map((id) => fsp.stat(this.logPath(id)).catch(() => undefined)));
-      const stale = this.use((db) => batch.filter((id, k) => {
-        const st = stats[k];
-        const row = db.get('SELECT log_size, log_mtime FROM runs WHERE run_id = ?', id) as { log_size: number; log_mtime: number } | undefined;
-        if (!st?.isFile()) return row !== undefined;
-        return !row || row.log_size !== st.size || row.log_mtime !== st.mtimeMs;
-      }));
-      if (stale.length) { changed = true; await this.reindexMany(stale); }
+      const stale = this.use((db) =>
+        batch.filter((id, k) => {
+          const st = stats[k];
+          const row = db.get('SELECT log_size, log_mtime FROM runs WHERE run_id = ?', id) as
+            { log_size: number; log_mtime: number } | undefined;
+          if (!st?.isFile()) return row !== undefined;
+          return !row || row.log_size !== st.size || row.log_mtime !== st.mtimeMs;
+        }),
+      );
+      if (stale.length) {
+        changed = true;
+        await this.reindexMany(stale);
+      }
       if (i + STAT_BATCH < ids.length) await yieldToLoop();
     }
     return changed;
@@ -444,7 +549,11 @@ export class Catalog {
   async verifyAll(): Promise<void> {
     await this.reconcile();
     for (let after = ''; ;) {
-      const ids = this.use((db) => db.all('SELECT run_id FROM runs WHERE run_id > ? ORDER BY run_id LIMIT 1024', after).map((r) => r.run_id as string));
+      const ids = this.use((db) =>
+        db
+          .all('SELECT run_id FROM runs WHERE run_id > ? ORDER BY run_id LIMIT 1024', after)
+          .map((r) => r.run_id as string),
+      );
       if (ids.length === 0) return;
       await this.verifyRuns(ids);
       after = ids[ids.length - 1]!;
@@ -478,7 +587,13 @@ export class Catalog {
       if (names.length === 0) return;
       const batch = names;
       names = [];
-      const known = new Set(this.use((db) => db.all('SELECT run_id FROM runs WHERE run_id IN (SELECT value FROM json_each(?))', JSON.stringify(batch)).map((r) => r.run_id as string)));
+      const known = new Set(
+        this.use((db) =>
+          db
+            .all('SELECT run_id FROM runs WHERE run_id IN (SELECT value FROM json_each(?))', JSON.stringify(batch))
+            .map((r) => r.run_id as string),
+        ),
+      );
       for (const id of batch) if (!known.has(id)) lacking.push(id);
       await yieldToLoop();
     };
@@ -498,37 +613,64 @@ export class Catalog {
     // Rows whose log is gone, a page of ids at a time. A row the listing did not see may be a run another
     // process started since the listing began: only a row whose log is missing now is removed.
     for (let after = ''; ;) {
-      const ids = this.use((db) => db.all('SELECT run_id FROM runs WHERE run_id > ? ORDER BY run_id LIMIT 2048', after).map((r) => r.run_id as string));
+      const ids = this.use((db) =>
+        db
+          .all('SELECT run_id FROM runs WHERE run_id > ? ORDER BY run_id LIMIT 2048', after)
+          .map((r) => r.run_id as string),
+      );
       if (ids.length === 0) break;
       const unseen = ids.filter((id) => !onDisk.has(id));
-      const exists = await Promise.all(unseen.map((id) => fsp.stat(this.logPath(id)).then(() => true, () => false)));
+      const exists = await Promise.all(
+        unseen.map((id) =>
+          fsp.stat(this.logPath(id)).then(
+            () => true,
+            () => false,
+          ),
+        ),
+      );
       const gone = unseen.filter((_, k) => !exists[k]);
-      if (gone.length) this.use((db) => db.transaction(() => { for (const id of gone) this.deleteRows(db, id); }));
+      if (gone.length)
+        this.use((db) =>
+          db.transaction(() => {
+            for (const id of gone) this.deleteRows(db, id);
+          }),
+        );
       after = ids[ids.length - 1]!;
       await yieldToLoop();
     }
     await this.verifyUnfinished();
-    this.use((db) => db.run("INSERT INTO meta (key, value) VALUES ('built', ?) ON CONFLICT (key) DO NOTHING", new Date().toISOString()));
+    this.use((db) =>
+      db.run(
+        "INSERT INTO meta (key, value) VALUES ('built', ?) ON CONFLICT (key) DO NOTHING",
+        new Date().toISOString(),
+      ),
+    );
   }
 
   /** Checks the unfinished runs (the partial index) against their logs and re-indexes the stale ones. True when any was. */
   async verifyUnfinished(): Promise<boolean> {
-    return this.verifyRuns(this.use((db) => db.all('SELECT run_id FROM runs INDEXED BY runs_open WHERE status IS NULL').map((r) => r.run_id as string)));
+    return this.verifyRuns(
+      this.use((db) =>
+        db.all('SELECT run_id FROM runs INDEXED BY runs_open WHERE status IS NULL').map((r) => r.run_id as string),
+      ),
+    );
   }
 
   // ---- what queries read ---------------------------------------------------------------
 
   /** The run's row (undefined when unknown). */
   run(runId: string): RunRow | undefined {
-    const r = this.use((db) => db.get(`SELECT ${RUN_READ} FROM runs WHERE run_id = ?`, runId)) as RunColumns | undefined;
+    const r = this.use((db) => db.get(`SELECT ${RUN_READ} FROM runs WHERE run_id = ?`, runId)) as
+      RunColumns | undefined;
     return r ? runRowOf(r) : undefined;
   }
 
   /** Rows of these runs (the known ones, in no particular order). */
   runsById(runIds: readonly string[]): RunRow[] {
     if (runIds.length === 0) return [];
-    return this.use((db) => db.all(`SELECT ${RUN_READ} FROM runs WHERE run_id IN (SELECT value FROM json_each(?))`, JSON.stringify(runIds)))
-      .map((r) => runRowOf(r as unknown as RunColumns));
+    return this.use((db) =>
+      db.all(`SELECT ${RUN_READ} FROM runs WHERE run_id IN (SELECT value FROM json_each(?))`, JSON.stringify(runIds)),
+    ).map((r) => runRowOf(r as unknown as RunColumns));
   }
 
   /** True when a run id ends with this token (a new run's token must be new: call ids derive from it). */
@@ -543,30 +685,53 @@ export class Catalog {
 
   /** Listed runs oldest first after `after` (start time and id), at most `limit`: retention's walk. */
   runsOldestFirst(after: { ms: number; id: string } | undefined, limit: number): RunRow[] {
-    return this.use((db) => (after
-      ? db.all(`SELECT ${RUN_READ} FROM runs WHERE ok = 1 AND (started_ms, run_id) > (?, ?) ORDER BY ok, started_ms, run_id LIMIT ?`, after.ms, after.id, limit)
-      : db.all(`SELECT ${RUN_READ} FROM runs WHERE ok = 1 ORDER BY ok, started_ms, run_id LIMIT ?`, limit)))
-      .map((r) => runRowOf(r as unknown as RunColumns));
+    return this.use((db) =>
+      after
+        ? db.all(
+            `SELECT ${RUN_READ} FROM runs WHERE ok = 1 AND (started_ms, run_id) > (?, ?) ORDER BY ok, started_ms, run_id LIMIT ?`,
+            after.ms,
+            after.id,
+            limit,
+          )
+        : db.all(`SELECT ${RUN_READ} FROM runs WHERE ok = 1 ORDER BY ok, started_ms, run_id LIMIT ?`, limit),
+    ).map((r) => runRowOf(r as unknown as RunColumns));
   }
 
   /** Listed runs newest first, a page (`listRuns`). */
   runsNewestFirst(offset: number, limit: number): RunRow[] {
-    return this.use((db) => db.all(`SELECT ${RUN_READ} FROM runs WHERE ok = 1 ORDER BY ok DESC, started_ms DESC, run_id DESC LIMIT ? OFFSET ?`, limit, offset))
-      .map((r) => runRowOf(r as unknown as RunColumns));
+    return this.use((db) =>
+      db.all(
+        `SELECT ${RUN_READ} FROM runs WHERE ok = 1 ORDER BY ok DESC, started_ms DESC, run_id DESC LIMIT ? OFFSET ?`,
+        limit,
+        offset,
+      ),
+    ).map((r) => runRowOf(r as unknown as RunColumns));
   }
 
   /** Listed runs with no finish record (the start-up check of dead writers reads only their logs). */
   unfinishedRuns(): RunRow[] {
     // The partial index of unfinished runs, named: with `ok = 1` beside it the planner took the order index (every run: 47 ms at 100,000).
-    return this.use((db) => db.all(`SELECT ${RUN_READ} FROM runs INDEXED BY runs_open WHERE status IS NULL AND ok = 1`)).map((r) => runRowOf(r as unknown as RunColumns));
+    return this.use((db) =>
+      db.all(`SELECT ${RUN_READ} FROM runs INDEXED BY runs_open WHERE status IS NULL AND ok = 1`),
+    ).map((r) => runRowOf(r as unknown as RunColumns));
   }
 
   /** Finished calls of listed runs that minted `handle` (candidates: the caller reads each record back). */
   candidates(handle: string): HandleRow[] {
-    return this.use((db) => db.all(`SELECT c.run_id, c.call_id, c.log_off, c.log_len, c.ambiguous FROM handles h
+    return this.use((db) =>
+      db.all(
+        `SELECT c.run_id, c.call_id, c.log_off, c.log_len, c.ambiguous FROM handles h
       JOIN calls c ON c.run_id = h.run_id AND c.call_id = h.call_id JOIN runs r ON r.run_id = c.run_id
-      WHERE h.handle = ? AND r.ok = 1 AND c.outcome != 'open'`, handle))
-      .map((r) => ({ runId: r.run_id as string, callId: r.call_id as string, logOff: r.log_off as number, logLen: r.log_len as number, ambiguous: r.ambiguous === 1 }));
+      WHERE h.handle = ? AND r.ok = 1 AND c.outcome != 'open'`,
+        handle,
+      ),
+    ).map((r) => ({
+      runId: r.run_id as string,
+      callId: r.call_id as string,
+      logOff: r.log_off as number,
+      logLen: r.log_len as number,
+      ambiguous: r.ambiguous === 1,
+    }));
   }
 
   /**
@@ -576,14 +741,24 @@ export class Catalog {
   usageSums(range: { from: number; to: number }): UsageSums;
   usageSums(range: { from: number; to: number }, by: UsageColumn): { key: string; sums: UsageSums }[];
   usageSums(range: { from: number; to: number }, by?: UsageColumn): UsageSums | { key: string; sums: UsageSums }[] {
-    if (by === undefined) return this.use((db) => db.get(`SELECT ${USAGE_SELECT} FROM usage WHERE hour >= ? AND hour < ?`, range.from, range.to)) as unknown as UsageSums;
-    return this.use((db) => db.all(`SELECT ${by} AS key, ${USAGE_SELECT} FROM usage WHERE hour >= ? AND hour < ? GROUP BY ${by} HAVING sum(outputs) > 0`, range.from, range.to))
-      .map((r) => ({ key: String(r.key), sums: r as unknown as UsageSums }));
+    if (by === undefined)
+      return this.use((db) =>
+        db.get(`SELECT ${USAGE_SELECT} FROM usage WHERE hour >= ? AND hour < ?`, range.from, range.to),
+      ) as unknown as UsageSums;
+    return this.use((db) =>
+      db.all(
+        `SELECT ${by} AS key, ${USAGE_SELECT} FROM usage WHERE hour >= ? AND hour < ? GROUP BY ${by} HAVING sum(outputs) > 0`,
+        range.from,
+        range.to,
+      ),
+    ).map((r) => ({ key: String(r.key), sums: r as unknown as UsageSums }));
   }
 
   /** Listed runs and the bytes they keep (logs, blobs, and the catalog's own files): no log is read or stat'ed. */
   totals(): { runs: number; bytes: number; calls: number } {
-    const t = this.use((db) => db.get('SELECT runs, bytes, calls FROM totals') as { runs: number; bytes: number; calls: number });
+    const t = this.use(
+      (db) => db.get('SELECT runs, bytes, calls FROM totals') as { runs: number; bytes: number; calls: number },
+    );
     // Retention budgets every byte under the storage folder: the database counts too. Its WAL does not: it is
     // transient (folded into the database at each checkpoint, up to ~4 MiB before one), and counting it made a
     // budget's answer depend on when the last checkpoint ran.

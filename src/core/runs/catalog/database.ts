@@ -36,7 +36,8 @@ const BUSY_TIMEOUT_MS = 5000;
  * output the model was shown whole (it would have reached the model anyway) and for one
  * no answer was noted for (never shown to a model, or recorded before answers were noted).
  */
-const SAVED = "CASE WHEN outcome = 'open' OR whole = 1 OR shown_n = 0 THEN 0 ELSE max(0, out_bytes - shown_bytes - read_bytes) END";
+const SAVED =
+  "CASE WHEN outcome = 'open' OR whole = 1 OR shown_n = 0 THEN 0 ELSE max(0, out_bytes - shown_bytes - read_bytes) END";
 
 /**
  * The savings rollup (`usage`): one row per hour (of the call's start, UTC), source kind,
@@ -60,7 +61,8 @@ export const USAGE_SUMS: readonly (readonly [string, (c: string) => string])[] =
   ['saved', (c) => `${c}.saved`],
 ];
 
-const usageKey = (c: string): string => `CAST(${c}.started_ms / 3600000 AS INTEGER), ${c}.source_kind, ${c}.agent, ${c}.tool, ${c}.command`;
+const usageKey = (c: string): string =>
+  `CAST(${c}.started_ms / 3600000 AS INTEGER), ${c}.source_kind, ${c}.agent, ${c}.tool, ${c}.command`;
 
 function usageAdd(c: string): string {
   return `INSERT INTO usage (hour, source_kind, agent, tool, command, ${USAGE_SUMS.map(([n]) => n).join(', ')})
@@ -170,7 +172,11 @@ function sqlite(): typeof import('node:sqlite') {
 /** Why the file at `file` cannot be a whole SQLite database, from its first 100 bytes and its size; undefined when it can. */
 function headerProblem(file: string): string | undefined {
   let fd: number;
-  try { fd = openSync(file, 'r'); } catch { return undefined; }
+  try {
+    fd = openSync(file, 'r');
+  } catch {
+    return undefined;
+  }
   try {
     const size = statSync(file).size;
     if (size === 0) return undefined;
@@ -186,7 +192,8 @@ function headerProblem(file: string): string | undefined {
     // finished from the WAL: the count is only a truncation when there is no WAL to complete the file.
     const pages = head.readUInt32BE(28);
     const wal = statSync(`${file}-wal`, { throwIfNoEntry: false })?.size ?? 0;
-    if (wal === 0 && head.readUInt32BE(24) === head.readUInt32BE(92) && pages * page > size) return 'shorter than its header says (truncated)';
+    if (wal === 0 && head.readUInt32BE(24) === head.readUInt32BE(92) && pages * page > size)
+      return 'shorter than its header says (truncated)';
     return undefined;
   } finally {
     closeSync(fd);
@@ -206,7 +213,10 @@ export class CatalogDatabase {
   /** The file's identity at open: a file replaced or deleted behind this connection is noticed (`replaced`). */
   readonly identity: string;
 
-  private constructor(readonly file: string, private readonly db: DatabaseSync) {
+  private constructor(
+    readonly file: string,
+    private readonly db: DatabaseSync,
+  ) {
     this.identity = identityOf(file) ?? '';
   }
 
@@ -227,10 +237,21 @@ export class CatalogDatabase {
           if (version === SCHEMA_VERSION) return { db: c, ...(movedAside !== undefined ? { movedAside } : {}) };
           movedAside = `schema version ${version}, not ${SCHEMA_VERSION}`;
         } catch (e) {
-          if (!isDamage(e) || attempt > 0) { try { db?.close(); } catch { /* closing a broken file */ } throw e; }
+          if (!isDamage(e) || attempt > 0) {
+            try {
+              db?.close();
+            } catch {
+              /* closing a broken file */
+            }
+            throw e;
+          }
           movedAside = (e as Error).message;
         }
-        try { db?.close(); } catch { /* closing a broken file */ }
+        try {
+          db?.close();
+        } catch {
+          /* closing a broken file */
+        }
       } else movedAside = problem;
       if (attempt > 0) throw new Error(`the catalog could not be created: ${movedAside}`);
       moveAside(file);
@@ -272,7 +293,10 @@ export class CatalogDatabase {
   /** The prepared statement of `sql` (prepared once per connection). */
   statement(sql: string): StatementSync {
     let s = this.statements.get(sql);
-    if (!s) { s = this.db.prepare(sql); this.statements.set(sql, s); }
+    if (!s) {
+      s = this.db.prepare(sql);
+      this.statements.set(sql, s);
+    }
     return s;
   }
 
@@ -305,7 +329,11 @@ export class CatalogDatabase {
       this.db.exec('COMMIT');
       return out;
     } catch (e) {
-      try { this.db.exec('ROLLBACK'); } catch { /* already rolled back by SQLite */ }
+      try {
+        this.db.exec('ROLLBACK');
+      } catch {
+        /* already rolled back by SQLite */
+      }
       throw e;
     }
   }
@@ -316,7 +344,11 @@ export class CatalogDatabase {
   }
 
   close(): void {
-    try { this.db.close(); } catch { /* already closed */ }
+    try {
+      this.db.close();
+    } catch {
+      /* already closed */
+    }
   }
 }
 
@@ -331,7 +363,11 @@ function identityOf(file: string): string | undefined {
 
 /** Moves a damaged database aside (one generation kept) with its WAL and shared memory files removed. */
 export function moveAside(file: string): void {
-  try { renameSync(file, `${file}.damaged`); } catch { /* gone already */ }
+  try {
+    renameSync(file, `${file}.damaged`);
+  } catch {
+    /* gone already */
+  }
   // A WAL left at the path would be replayed into the new file: it belongs to the damaged one.
   for (const suffix of ['-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
 }
@@ -360,7 +396,10 @@ export async function quickCheck(file: string): Promise<string[]> {
     parentPort.postMessage(out);`;
   return new Promise((resolve) => {
     const w = new Worker(code, { eval: true, workerData: file });
-    w.once('message', (m: string[]) => { resolve(m); void w.terminate(); });
+    w.once('message', (m: string[]) => {
+      resolve(m);
+      void w.terminate();
+    });
     w.once('error', () => resolve([]));
     w.once('exit', () => resolve([]));
     w.unref();

@@ -8,7 +8,19 @@
  */
 import type { SQLInputValue } from 'node:sqlite';
 import { EvidenceError } from '../../errors.js';
-import type { CallErrorCode, CallFilter, CallPage, CallQuery, CallStatus, CallSummary, ListedRunSource, RunQuery, RunStatus, RunSummary, StorageState } from '../types.js';
+import type {
+  CallErrorCode,
+  CallFilter,
+  CallPage,
+  CallQuery,
+  CallStatus,
+  CallSummary,
+  ListedRunSource,
+  RunQuery,
+  RunStatus,
+  RunSummary,
+  StorageState,
+} from '../types.js';
 import { RUN_READ, runRowOf, type Catalog, type RunRow } from './catalog.js';
 import type { CallListing, RunValues } from './rows.js';
 
@@ -35,9 +47,20 @@ export function runStatusOf(row: RunRow, isLive: IsLive, now = Date.now()): RunS
 /** What `listRuns` reports for one row. */
 export function summaryOf(row: RunRow, tenant: string, isLive: IsLive): RunSummary {
   return {
-    runId: row.id, tenant, label: row.label, startedAt: row.startedAt, finishedAt: row.finishedAt, status: runStatusOf(row, isLive),
-    pinned: row.pinned, source: sourceOf(row.source), profileHash: row.profileHash, callCount: row.callCount, failedCalls: row.failedCalls, totalBytes: row.z + row.blobBytes,
-    tornTail: row.tornTail, problems: row.problems,
+    runId: row.id,
+    tenant,
+    label: row.label,
+    startedAt: row.startedAt,
+    finishedAt: row.finishedAt,
+    status: runStatusOf(row, isLive),
+    pinned: row.pinned,
+    source: sourceOf(row.source),
+    profileHash: row.profileHash,
+    callCount: row.callCount,
+    failedCalls: row.failedCalls,
+    totalBytes: row.z + row.blobBytes,
+    tornTail: row.tornTail,
+    problems: row.problems,
   };
 }
 
@@ -47,18 +70,21 @@ export function sourceOf(source: unknown): ListedRunSource {
   if (!s || typeof s !== 'object' || typeof s.kind !== 'string' || !SOURCE_KINDS.has(s.kind)) return { kind: 'tool' };
   return {
     kind: s.kind as ListedRunSource['kind'],
-    ...(typeof s.agent === 'string' ? { agent: s.agent } : {}), ...(typeof s.sessionId === 'string' ? { sessionId: s.sessionId } : {}),
+    ...(typeof s.agent === 'string' ? { agent: s.agent } : {}),
+    ...(typeof s.sessionId === 'string' ? { sessionId: s.sessionId } : {}),
   };
 }
 
 function positive(name: string, v: unknown, max: number, min = 1): number {
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min || v > max) throw new EvidenceError('invalidArgument', `${name} must be an integer from ${min} to ${max}`);
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min || v > max)
+    throw new EvidenceError('invalidArgument', `${name} must be an integer from ${min} to ${max}`);
   return v;
 }
 
 function optionalString(name: string, v: unknown): string | undefined {
   if (v === undefined) return undefined;
-  if (typeof v !== 'string' || v.length > 1024) throw new EvidenceError('invalidArgument', `${name} must be a string of at most 1024 characters`);
+  if (typeof v !== 'string' || v.length > 1024)
+    throw new EvidenceError('invalidArgument', `${name} must be a string of at most 1024 characters`);
   return v;
 }
 
@@ -67,12 +93,16 @@ export function validateCallQuery(q: CallQuery): CallQuery {
   if (q === null || typeof q !== 'object') throw new EvidenceError('invalidArgument', 'query must be an object');
   positive('offset', q.offset, Number.MAX_SAFE_INTEGER, 0);
   positive('limit', q.limit, MAX_LIMIT);
-  if (q.order !== undefined && !['newest', 'oldest', 'largest'].includes(q.order)) throw new EvidenceError('invalidArgument', 'order must be newest, oldest or largest');
-  if (q.outcome !== undefined && !['ok', 'failed', 'running'].includes(q.outcome)) throw new EvidenceError('invalidArgument', 'outcome must be ok, failed or running');
-  if (q.source !== undefined && !SOURCE_KINDS.has(q.source)) throw new EvidenceError('invalidArgument', 'source is not a known kind');
+  if (q.order !== undefined && !['newest', 'oldest', 'largest'].includes(q.order))
+    throw new EvidenceError('invalidArgument', 'order must be newest, oldest or largest');
+  if (q.outcome !== undefined && !['ok', 'failed', 'running'].includes(q.outcome))
+    throw new EvidenceError('invalidArgument', 'outcome must be ok, failed or running');
+  if (q.source !== undefined && !SOURCE_KINDS.has(q.source))
+    throw new EvidenceError('invalidArgument', 'source is not a known kind');
   optionalString('runId', q.runId);
   optionalString('callId', q.callId);
-  if (q.callId !== undefined && q.runId === undefined) throw new EvidenceError('invalidArgument', 'callId needs the runId it belongs to');
+  if (q.callId !== undefined && q.runId === undefined)
+    throw new EvidenceError('invalidArgument', 'callId needs the runId it belongs to');
   optionalString('tool', q.tool);
   optionalString('text', q.text);
   return q;
@@ -92,10 +122,22 @@ function lowerSql(text: string, column: string): string {
 function whereOf(q: CallFilter, live: LiveRuns): { sql: string; params: Record<string, SQLInputValue> } {
   const where: string[] = [];
   const params: Record<string, SQLInputValue> = {};
-  if (q.runId !== undefined) { where.push('c.run_id = $run'); params.run = q.runId; }
-  if (q.callId !== undefined) { where.push('c.call_id = $call'); params.call = q.callId; }
-  if (q.tool !== undefined) { where.push('c.tool = $tool'); params.tool = q.tool; }
-  if (q.source !== undefined) { where.push('c.source_kind = $source'); params.source = q.source; }
+  if (q.runId !== undefined) {
+    where.push('c.run_id = $run');
+    params.run = q.runId;
+  }
+  if (q.callId !== undefined) {
+    where.push('c.call_id = $call');
+    params.call = q.callId;
+  }
+  if (q.tool !== undefined) {
+    where.push('c.tool = $tool');
+    params.tool = q.tool;
+  }
+  if (q.source !== undefined) {
+    where.push('c.source_kind = $source');
+    params.source = q.source;
+  }
   if (q.outcome !== undefined) {
     const running = `EXISTS (SELECT 1 FROM runs r WHERE r.run_id = c.run_id AND r.status IS NULL
       AND (r.log_mtime > $since OR r.run_id IN (SELECT value FROM json_each($live))))`;
@@ -103,7 +145,11 @@ function whereOf(q: CallFilter, live: LiveRuns): { sql: string; params: Record<s
     else {
       params.since = Date.now() - RUNNING_GRACE_MS;
       params.live = JSON.stringify(live());
-      where.push(q.outcome === 'running' ? `(c.outcome = 'open' AND ${running})` : `(c.outcome = 'failed' OR (c.outcome = 'open' AND NOT ${running}))`);
+      where.push(
+        q.outcome === 'running'
+          ? `(c.outcome = 'open' AND ${running})`
+          : `(c.outcome = 'failed' OR (c.outcome = 'open' AND NOT ${running}))`,
+      );
     }
   }
   if (q.text !== undefined) {
@@ -125,24 +171,38 @@ const ORDER: Record<NonNullable<CallQuery['order']>, string> = {
 
 /** A page's row: the call's columns and its run's. */
 interface PageRow {
-  run_id: string; call_id: string; tool: string; outcome: string; log_off: number | null; log_len: number | null; entry: string;
-  r_label: string | null; r_source: string | null; r_status: string | null; r_mtime: number;
+  run_id: string;
+  call_id: string;
+  tool: string;
+  outcome: string;
+  log_off: number | null;
+  log_len: number | null;
+  entry: string;
+  r_label: string | null;
+  r_source: string | null;
+  r_status: string | null;
+  r_mtime: number;
 }
 
 function selectPage(catalog: Catalog, q: CallQuery, live: LiveRuns): { total: number; rows: PageRow[] } {
   const { sql, params } = whereOf(q, live);
   return catalog.use((db) => {
     // The unfiltered count is kept by triggers (no scan of 233,000 index entries per page).
-    const total = sql === '' ? (db.get('SELECT calls AS n FROM totals') as { n: number }).n
-      : (db.statement(`SELECT count(*) AS n FROM calls c ${sql}`).get(params) as { n: number }).n;
+    const total =
+      sql === ''
+        ? (db.get('SELECT calls AS n FROM totals') as { n: number }).n
+        : (db.statement(`SELECT count(*) AS n FROM calls c ${sql}`).get(params) as { n: number }).n;
     // The page's rowids first, as a list (the skipped rows walked inside the order's index), then only its rows
     // read and joined. As a joined subquery instead, a LIMIT that is a bound parameter hid the page's size from the
     // planner, which then scanned every call against it (60-80 ms at 133,000 calls; 0.4 ms this way).
-    const rows = db.statement(`SELECT c.run_id, c.call_id, c.tool, c.outcome, c.log_off, c.log_len, c.entry,
+    const rows = db
+      .statement(
+        `SELECT c.run_id, c.call_id, c.tool, c.outcome, c.log_off, c.log_len, c.entry,
         r.label AS r_label, r.source AS r_source, r.status AS r_status, r.log_mtime AS r_mtime
       FROM calls c JOIN runs r ON r.run_id = c.run_id
       WHERE c.rowid IN (SELECT c.rowid FROM calls c ${sql} ORDER BY ${ORDER[q.order ?? 'newest']} LIMIT $limit OFFSET $offset)
-      ORDER BY ${ORDER[q.order ?? 'newest']}`)
+      ORDER BY ${ORDER[q.order ?? 'newest']}`,
+      )
       .all({ ...params, limit: q.limit, offset: q.offset }) as unknown as PageRow[];
     return { total, rows };
   });
@@ -151,19 +211,40 @@ function selectPage(catalog: Catalog, q: CallQuery, live: LiveRuns): { total: nu
 /** One listed call from its page row. */
 function callSummaryOf(c: PageRow, isLive: IsLive, now: number): CallSummary {
   const source = sourceOf(c.r_source === null ? undefined : JSON.parse(c.r_source));
-  const base = { runId: c.run_id, callId: c.call_id, tool: c.tool, source, ...(c.r_label !== null ? { runLabel: c.r_label } : {}) };
+  const base = {
+    runId: c.run_id,
+    callId: c.call_id,
+    tool: c.tool,
+    source,
+    ...(c.r_label !== null ? { runLabel: c.r_label } : {}),
+  };
   const e = JSON.parse(c.entry) as CallListing;
   if (c.outcome === 'open') {
     const runRunning = c.r_status === null && (isLive(c.run_id) || now - c.r_mtime < RUNNING_GRACE_MS);
     return { ...base, startedAt: e.s, status: runRunning ? 'running' : 'interrupted', resultBytes: 0, attachments: [] };
   }
   return {
-    ...base, startedAt: e.s, finishedAt: e.f, status: e.st as CallStatus,
+    ...base,
+    startedAt: e.s,
+    finishedAt: e.f,
+    status: e.st as CallStatus,
     ...(e.e !== undefined ? { errorCode: e.e as CallErrorCode } : {}),
-    ...(e.x !== undefined ? { exitCode: e.x } : {}), ...(e.sg !== undefined ? { signal: e.sg } : {}),
-    ...(e.to ? { timedOut: true } : {}), ...(e.ca ? { cancelled: true } : {}),
-    resultBytes: e.b!, stored: e.sto as StorageState, sha256Prefix: e.sha!.slice(0, 12), sha256: e.sha!, ...(e.md ? { manifestDigest: e.md } : {}), ...(e.h ? { handle: e.h } : {}),
-    attachments: (e.a ?? []).map(([name, , sizeBytes, stored, handle]) => ({ name, handle, sizeBytes, stored: stored as StorageState })),
+    ...(e.x !== undefined ? { exitCode: e.x } : {}),
+    ...(e.sg !== undefined ? { signal: e.sg } : {}),
+    ...(e.to ? { timedOut: true } : {}),
+    ...(e.ca ? { cancelled: true } : {}),
+    resultBytes: e.b!,
+    stored: e.sto as StorageState,
+    sha256Prefix: e.sha!.slice(0, 12),
+    sha256: e.sha!,
+    ...(e.md ? { manifestDigest: e.md } : {}),
+    ...(e.h ? { handle: e.h } : {}),
+    attachments: (e.a ?? []).map(([name, , sizeBytes, stored, handle]) => ({
+      name,
+      handle,
+      sizeBytes,
+      stored: stored as StorageState,
+    })),
     ...(c.log_off !== null && c.log_len !== null ? { logRecord: { offset: c.log_off, length: c.log_len } } : {}),
   };
 }
@@ -183,19 +264,41 @@ export async function queryCalls(catalog: Catalog, q: CallQuery, isLive: IsLive,
  * (docs/contracts.md §3.4, "Reveal"), or undefined when the filters hide it or it is not
  * listed: the calls before it in the query's order, counted over the index.
  */
-export async function callIndex(catalog: Catalog, q: CallFilter, runId: string, callId: string, live: LiveRuns): Promise<number | undefined> {
+export async function callIndex(
+  catalog: Catalog,
+  q: CallFilter,
+  runId: string,
+  callId: string,
+  live: LiveRuns,
+): Promise<number | undefined> {
   validateCallQuery({ ...q, offset: 0, limit: 1 });
   if ((q.runId !== undefined && q.runId !== runId) || (q.callId !== undefined && q.callId !== callId)) return undefined;
   const { sql, params } = whereOf(q, live);
   return catalog.use((db) => {
-    const me = db.statement(`SELECT c.started_ms, c.run_started_ms, c.run_id, c.n, c.bytes FROM calls c
-      ${sql ? `${sql} AND` : 'WHERE'} c.run_id = $meRun AND c.call_id = $meCall`).get({ ...params, meRun: runId, meCall: callId }) as
+    const me = db
+      .statement(
+        `SELECT c.started_ms, c.run_started_ms, c.run_id, c.n, c.bytes FROM calls c
+      ${sql ? `${sql} AND` : 'WHERE'} c.run_id = $meRun AND c.call_id = $meCall`,
+      )
+      .get({ ...params, meRun: runId, meCall: callId }) as
       { started_ms: number; run_started_ms: number; run_id: string; n: number; bytes: number } | undefined;
     if (!me) return undefined;
-    const key = { k1: me.started_ms, k2: me.run_started_ms, k3: me.run_id, k4: me.n, ...(q.order === 'largest' ? { kb: me.bytes } : {}) };
-    const before = q.order === 'oldest' ? `(${KEY}) < ($k1, $k2, $k3, $k4)`
-      : q.order === 'largest' ? `(c.bytes, ${KEY}) > ($kb, $k1, $k2, $k3, $k4)` : `(${KEY}) > ($k1, $k2, $k3, $k4)`;
-    const n = db.statement(`SELECT count(*) AS n FROM calls c ${sql ? `${sql} AND` : 'WHERE'} ${before}`).get({ ...params, ...key }) as { n: number };
+    const key = {
+      k1: me.started_ms,
+      k2: me.run_started_ms,
+      k3: me.run_id,
+      k4: me.n,
+      ...(q.order === 'largest' ? { kb: me.bytes } : {}),
+    };
+    const before =
+      q.order === 'oldest'
+        ? `(${KEY}) < ($k1, $k2, $k3, $k4)`
+        : q.order === 'largest'
+          ? `(c.bytes, ${KEY}) > ($kb, $k1, $k2, $k3, $k4)`
+          : `(${KEY}) > ($k1, $k2, $k3, $k4)`;
+    const n = db
+      .statement(`SELECT count(*) AS n FROM calls c ${sql ? `${sql} AND` : 'WHERE'} ${before}`)
+      .get({ ...params, ...key }) as { n: number };
     return n.n;
   });
 }
@@ -206,17 +309,32 @@ export async function queryRuns(catalog: Catalog, q: RunQuery, tenant: string, i
   positive('limit', q.limit, MAX_LIMIT);
   const skip = q.offset === undefined ? 0 : positive('offset', q.offset, Number.MAX_SAFE_INTEGER, 0);
   const text = optionalString('text', q.text)?.toLowerCase();
-  if (q.runIds !== undefined && (!Array.isArray(q.runIds) || q.runIds.length > q.limit || q.runIds.some((id) => typeof id !== 'string'))) {
+  if (
+    q.runIds !== undefined &&
+    (!Array.isArray(q.runIds) || q.runIds.length > q.limit || q.runIds.some((id) => typeof id !== 'string'))
+  ) {
     throw new EvidenceError('invalidArgument', 'runIds must be at most limit run ids');
   }
   const pick = (): RunRow[] => {
     if (q.runIds !== undefined) {
       const byId = new Map(catalog.runsById(q.runIds).map((r) => [r.id, r]));
-      return q.runIds.flatMap((id) => { const r = byId.get(id); return r?.ok ? [r] : []; });
+      return q.runIds.flatMap((id) => {
+        const r = byId.get(id);
+        return r?.ok ? [r] : [];
+      });
     }
-    const filter = text === undefined ? '' : `AND (instr(${lowerSql(text, 'run_id')}, $text) > 0 OR instr(${lowerSql(text, "coalesce(label, '')")}, $text) > 0)`;
-    return catalog.use((db) => db.statement(`SELECT ${RUN_READ} FROM runs WHERE ok = 1 ${filter} ORDER BY ok DESC, started_ms DESC, run_id DESC LIMIT $limit OFFSET $offset`)
-      .all({ ...(text !== undefined ? { text } : {}), limit: q.limit, offset: skip }))
+    const filter =
+      text === undefined
+        ? ''
+        : `AND (instr(${lowerSql(text, 'run_id')}, $text) > 0 OR instr(${lowerSql(text, "coalesce(label, '')")}, $text) > 0)`;
+    return catalog
+      .use((db) =>
+        db
+          .statement(
+            `SELECT ${RUN_READ} FROM runs WHERE ok = 1 ${filter} ORDER BY ok DESC, started_ms DESC, run_id DESC LIMIT $limit OFFSET $offset`,
+          )
+          .all({ ...(text !== undefined ? { text } : {}), limit: q.limit, offset: skip }),
+      )
       .map((r) => runRowOf(r as unknown as RunValues));
   };
   let rows = pick();

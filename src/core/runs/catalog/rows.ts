@@ -7,7 +7,14 @@
  */
 import { lostBytesOf } from '../observation.js';
 import type { ReadLogResult } from '../runLog.js';
-import type { CallFinishedRecord, CallShownRecord, CallStartedRecord, LogProblem, RunRecord, RunStartedRecord } from '../types.js';
+import type {
+  CallFinishedRecord,
+  CallShownRecord,
+  CallStartedRecord,
+  LogProblem,
+  RunRecord,
+  RunStartedRecord,
+} from '../types.js';
 
 const SOURCE_KINDS = new Set(['tool', 'participant', 'hook', 'cli', 'mcp', 'command', 'api']);
 
@@ -43,9 +50,18 @@ export interface CallListing {
   readonly s: string;
   readonly f?: string;
   /** Recorded status, error code, exit code, signal, timed out, cancelled. */
-  readonly st?: string; readonly e?: string; readonly x?: number | null; readonly sg?: string | null; readonly to?: boolean; readonly ca?: boolean;
+  readonly st?: string;
+  readonly e?: string;
+  readonly x?: number | null;
+  readonly sg?: string | null;
+  readonly to?: boolean;
+  readonly ca?: boolean;
   /** Result bytes, storage state, sha256, manifest digest (artifacts), the result's handle as recorded (when minted). */
-  readonly b?: number; readonly sto?: string; readonly sha?: string; readonly md?: string; readonly h?: string;
+  readonly b?: number;
+  readonly sto?: string;
+  readonly sha?: string;
+  readonly md?: string;
+  readonly h?: string;
   /** Attachments: name, slot, size, storage state, handle as recorded. */
   readonly a?: readonly (readonly [string, string, number, string, string])[];
 }
@@ -90,7 +106,16 @@ export interface CallValues {
 }
 
 /** The savings columns of a call with nothing finished or shown yet. */
-const NOTHING_SHOWN = { out_bytes: 0, kept_bytes: 0, lost_bytes: 0, whole: 0, shown_n: 0, shown_bytes: 0, reads: 0, read_bytes: 0 } as const;
+const NOTHING_SHOWN = {
+  out_bytes: 0,
+  kept_bytes: 0,
+  lost_bytes: 0,
+  whole: 0,
+  shown_n: 0,
+  shown_bytes: 0,
+  reads: 0,
+  read_bytes: 0,
+} as const;
 
 /** The agent a run's calls count under: a routed run's agent (`claude`, `copilot`, …), else its source kind. */
 export function agentOf(source: string | null, sourceKind: string): string {
@@ -98,7 +123,9 @@ export function agentOf(source: string | null, sourceKind: string): string {
     try {
       const agent = (JSON.parse(source) as { agent?: unknown }).agent;
       if (typeof agent === 'string' && agent !== '') return agent.slice(0, 64);
-    } catch { /* a source the catalog wrote itself: always JSON */ }
+    } catch {
+      /* a source the catalog wrote itself: always JSON */
+    }
   }
   return sourceKind;
 }
@@ -123,7 +150,10 @@ export function commandWordOf(command: unknown): string {
 function outputOf(record: CallFinishedRecord): Pick<CallValues, 'out_bytes' | 'kept_bytes' | 'lost_bytes' | 'whole'> {
   const streams = record.attachments.filter((a) => a.name === 'stdout' || a.name === 'stderr');
   if (streams.length > 0) {
-    let out = 0; let kept = 0; let lost = 0; let whole = 1;
+    let out = 0;
+    let kept = 0;
+    let lost = 0;
+    let whole = 1;
     for (const a of streams) {
       out += a.observedBytes;
       lost += lostBytesOf(a);
@@ -132,17 +162,26 @@ function outputOf(record: CallFinishedRecord): Pick<CallValues, 'out_bytes' | 'k
     }
     return { out_bytes: out, kept_bytes: kept, lost_bytes: lost, whole };
   }
-  const shownOfPreview = record.previewRange ? record.previewRange.headEnd + (record.resultBytes - record.previewRange.tailStart) : 0;
+  const shownOfPreview = record.previewRange
+    ? record.previewRange.headEnd + (record.resultBytes - record.previewRange.tailStart)
+    : 0;
   return {
-    out_bytes: record.resultBytes, kept_bytes: record.readable ? record.resultBytes : 0,
-    lost_bytes: record.readable ? 0 : record.resultBytes - shownOfPreview, whole: record.elided ? 0 : 1,
+    out_bytes: record.resultBytes,
+    kept_bytes: record.readable ? record.resultBytes : 0,
+    lost_bytes: record.readable ? 0 : record.resultBytes - shownOfPreview,
+    whole: record.elided ? 0 : 1,
   };
 }
 
 /** A call's row with one `call_shown` record folded in (a new object; `call` is not changed). */
 export function shownCall(call: CallValues, record: CallShownRecord): CallValues {
   if (record.view === 'read') return { ...call, reads: call.reads + 1, read_bytes: call.read_bytes + record.bytes };
-  return { ...call, shown_n: call.shown_n + 1, shown_bytes: call.shown_bytes + record.bytes, whole: record.whole === true ? 1 : call.whole };
+  return {
+    ...call,
+    shown_n: call.shown_n + 1,
+    shown_bytes: call.shown_bytes + record.bytes,
+    whole: record.whole === true ? 1 : call.whole,
+  };
 }
 
 /** The 10-hex token a run id ends with, or the id itself. */
@@ -172,18 +211,48 @@ function timeOf(text: string): number {
 export function startedRun(record: RunStartedRecord, tenant: string): RunValues {
   const src = (record as { source?: unknown }).source;
   return {
-    run_id: record.runId, token: tokenOf(record.runId), ok: record.tenant === tenant ? 1 : 0,
-    started_ms: timeOf(record.startedAt), started_at: record.startedAt, finished_at: null, status: null,
-    label: record.label ?? null, pinned: record.pinned ? 1 : 0, source: src === undefined ? null : JSON.stringify(src),
-    source_kind: sourceKindOf(src), profile_hash: record.profileHash, torn: 0, problems: null, log_size: 0, log_mtime: 0, blob_bytes: 0, call_count: 0,
+    run_id: record.runId,
+    token: tokenOf(record.runId),
+    ok: record.tenant === tenant ? 1 : 0,
+    started_ms: timeOf(record.startedAt),
+    started_at: record.startedAt,
+    finished_at: null,
+    status: null,
+    label: record.label ?? null,
+    pinned: record.pinned ? 1 : 0,
+    source: src === undefined ? null : JSON.stringify(src),
+    source_kind: sourceKindOf(src),
+    profile_hash: record.profileHash,
+    torn: 0,
+    problems: null,
+    log_size: 0,
+    log_mtime: 0,
+    blob_bytes: 0,
+    call_count: 0,
   };
 }
 
 /** A row for a run whose log does not start with this tenant's `run_started` (it lists and mints nothing). */
 export function foreignRun(runId: string): RunValues {
   return {
-    run_id: runId, token: tokenOf(runId), ok: 0, started_ms: 0, started_at: '', finished_at: null, status: null, label: null, pinned: 0,
-    source: null, source_kind: 'tool', profile_hash: '', torn: 0, problems: null, log_size: 0, log_mtime: 0, blob_bytes: 0, call_count: 0,
+    run_id: runId,
+    token: tokenOf(runId),
+    ok: 0,
+    started_ms: 0,
+    started_at: '',
+    finished_at: null,
+    status: null,
+    label: null,
+    pinned: 0,
+    source: null,
+    source_kind: 'tool',
+    profile_hash: '',
+    torn: 0,
+    problems: null,
+    log_size: 0,
+    log_mtime: 0,
+    blob_bytes: 0,
+    call_count: 0,
   };
 }
 
@@ -194,9 +263,23 @@ export type CallRun = Pick<RunValues, 'token' | 'started_ms' | 'source_kind' | '
 export function startedCall(run: CallRun, record: CallStartedRecord): CallValues {
   const listing: CallListing = { s: record.startedAt };
   return {
-    run_id: record.runId, call_id: record.callId, n: callNumberOf(run.token, record.callId), run_started_ms: run.started_ms, source_kind: run.source_kind,
-    tool: record.tool, started_ms: timeOf(record.startedAt), outcome: 'open', bytes: 0, blob_bytes: 0, log_off: null, log_len: null, ambiguous: 0,
-    entry: JSON.stringify(listing), agent: agentOf(run.source, run.source_kind), command: commandWordOf(record.arguments.command), ...NOTHING_SHOWN,
+    run_id: record.runId,
+    call_id: record.callId,
+    n: callNumberOf(run.token, record.callId),
+    run_started_ms: run.started_ms,
+    source_kind: run.source_kind,
+    tool: record.tool,
+    started_ms: timeOf(record.startedAt),
+    outcome: 'open',
+    bytes: 0,
+    blob_bytes: 0,
+    log_off: null,
+    log_len: null,
+    ambiguous: 0,
+    entry: JSON.stringify(listing),
+    agent: agentOf(run.source, run.source_kind),
+    command: commandWordOf(record.arguments.command),
+    ...NOTHING_SHOWN,
   };
 }
 
@@ -206,12 +289,19 @@ function exitOf(record: CallFinishedRecord): { x?: number | null; sg?: string | 
   const value = record.attachments.find((a) => a.name === 'value' && a.inline !== undefined);
   if (value) {
     try {
-      const v = JSON.parse(value.inline!) as { code?: unknown; signal?: unknown; timedOut?: unknown; aborted?: unknown };
+      const v = JSON.parse(value.inline!) as {
+        code?: unknown;
+        signal?: unknown;
+        timedOut?: unknown;
+        aborted?: unknown;
+      };
       if (typeof v.code === 'number' || v.code === null) out.x = v.code;
       if (typeof v.signal === 'string' || v.signal === null) out.sg = v.signal;
       if (v.timedOut === true) out.to = true;
       if (v.aborted === true) out.ca = true;
-    } catch { /* not a command's exit value: nothing to list */ }
+    } catch {
+      /* not a command's exit value: nothing to list */
+    }
   }
   if (record.error?.code === 'timeout') out.to = true;
   if (record.error?.code === 'aborted') out.ca = true;
@@ -228,19 +318,48 @@ export function finishedCall(run: CallRun, record: CallFinishedRecord, at: numbe
   // in the artifact store; docs/contracts.md §2.7 counts them against the budget like blobs).
   let blob = record.stored === 'blob' || record.stored === 'artifact' ? record.resultBytes : 0;
   let attached = 0;
-  for (const a of record.attachments) { attached += a.sizeBytes; if (a.stored === 'blob') blob += a.sizeBytes; }
+  for (const a of record.attachments) {
+    attached += a.sizeBytes;
+    if (a.stored === 'blob') blob += a.sizeBytes;
+  }
   const exit = exitOf(record);
-  const failedExit = (typeof exit.x === 'number' && exit.x !== 0) || (typeof exit.sg === 'string' && exit.sg !== '') || exit.to === true || exit.ca === true;
+  const failedExit =
+    (typeof exit.x === 'number' && exit.x !== 0) ||
+    (typeof exit.sg === 'string' && exit.sg !== '') ||
+    exit.to === true ||
+    exit.ca === true;
   const listing: CallListing = {
-    s: record.startedAt, f: record.finishedAt, st: record.status, ...(record.error ? { e: record.error.code } : {}), ...exit,
-    b: record.resultBytes, sto: record.stored, sha: record.sha256, ...(record.manifestDigest ? { md: record.manifestDigest } : {}),
-    ...(record.resultHandle ? { h: record.resultHandle } : {}), a: record.attachments.map((a) => [a.name, a.slot, a.sizeBytes, a.stored, a.handle] as const),
+    s: record.startedAt,
+    f: record.finishedAt,
+    st: record.status,
+    ...(record.error ? { e: record.error.code } : {}),
+    ...exit,
+    b: record.resultBytes,
+    sto: record.stored,
+    sha: record.sha256,
+    ...(record.manifestDigest ? { md: record.manifestDigest } : {}),
+    ...(record.resultHandle ? { h: record.resultHandle } : {}),
+    a: record.attachments.map((a) => [a.name, a.slot, a.sizeBytes, a.stored, a.handle] as const),
   };
   return {
-    run_id: record.runId, call_id: record.callId, n: callNumberOf(run.token, record.callId), run_started_ms: run.started_ms, source_kind: run.source_kind,
-    tool: record.tool, started_ms: timeOf(record.startedAt), outcome: record.status === 'ok' && !failedExit ? 'ok' : 'failed',
-    bytes: record.resultBytes + attached, blob_bytes: blob, log_off: at, log_len: length, ambiguous: 0, entry: JSON.stringify(listing),
-    agent: agentOf(run.source, run.source_kind), command: commandWordOf(record.arguments.command), ...NOTHING_SHOWN, ...outputOf(record),
+    run_id: record.runId,
+    call_id: record.callId,
+    n: callNumberOf(run.token, record.callId),
+    run_started_ms: run.started_ms,
+    source_kind: run.source_kind,
+    tool: record.tool,
+    started_ms: timeOf(record.startedAt),
+    outcome: record.status === 'ok' && !failedExit ? 'ok' : 'failed',
+    bytes: record.resultBytes + attached,
+    blob_bytes: blob,
+    log_off: at,
+    log_len: length,
+    ambiguous: 0,
+    entry: JSON.stringify(listing),
+    agent: agentOf(run.source, run.source_kind),
+    command: commandWordOf(record.arguments.command),
+    ...NOTHING_SHOWN,
+    ...outputOf(record),
   };
 }
 
@@ -264,13 +383,23 @@ export interface RunSnapshot {
  * The rows a log gives: its records folded in order. A log whose first record is not
  * this tenant's `run_started` gives a row that lists and mints nothing.
  */
-export function snapshotOf(runId: string, tenant: string, log: ReadLogResult, stamp: { size: number; mtimeMs: number }): RunSnapshot {
+export function snapshotOf(
+  runId: string,
+  tenant: string,
+  log: ReadLogResult,
+  stamp: { size: number; mtimeMs: number },
+): RunSnapshot {
   const first = log.records[0];
   const problems: readonly LogProblem[] = log.problems;
   const stamped = (run: RunValues): RunValues => ({
-    ...run, torn: log.tornTail ? 1 : 0, problems: problems.length ? JSON.stringify(problems) : null, log_size: stamp.size, log_mtime: stamp.mtimeMs,
+    ...run,
+    torn: log.tornTail ? 1 : 0,
+    problems: problems.length ? JSON.stringify(problems) : null,
+    log_size: stamp.size,
+    log_mtime: stamp.mtimeMs,
   });
-  if (first?.type !== 'run_started' || first.tenant !== tenant || first.runId !== runId) return { run: stamped(foreignRun(runId)), calls: [] };
+  if (first?.type !== 'run_started' || first.tenant !== tenant || first.runId !== runId)
+    return { run: stamped(foreignRun(runId)), calls: [] };
   const run = startedRun(first, tenant);
   const calls = new Map<string, CallValues>();
   log.records.forEach((r: RunRecord, i) => {
@@ -286,14 +415,25 @@ export function snapshotOf(runId: string, tenant: string, log: ReadLogResult, st
  */
 function applyToRun(run: RunValues, calls: Map<string, CallValues>, r: RunRecord, at: number, length: number): void {
   switch (r.type) {
-    case 'run_started': return;
-    case 'run_pinned': run.pinned = r.pinned ? 1 : 0; return;
-    case 'run_finished': run.finished_at = r.finishedAt; run.status = r.status; return;
-    case 'call_started': if (!calls.has(r.callId)) calls.set(r.callId, startedCall(run, r)); return;
+    case 'run_started':
+      return;
+    case 'run_pinned':
+      run.pinned = r.pinned ? 1 : 0;
+      return;
+    case 'run_finished':
+      run.finished_at = r.finishedAt;
+      run.status = r.status;
+      return;
+    case 'call_started':
+      if (!calls.has(r.callId)) calls.set(r.callId, startedCall(run, r));
+      return;
     case 'call_finished': {
       const prior = calls.get(r.callId);
       const next = finishedCall(run, r, at, length);
-      if (prior && prior.outcome !== 'open') { next.ambiguous = 1; run.blob_bytes -= prior.blob_bytes; } else run.call_count++;
+      if (prior && prior.outcome !== 'open') {
+        next.ambiguous = 1;
+        run.blob_bytes -= prior.blob_bytes;
+      } else run.call_count++;
       run.blob_bytes += next.blob_bytes;
       calls.set(r.callId, next);
       return;

@@ -22,39 +22,66 @@ export function requiredLiteral(pattern: string): string | null {
   let depth = 0;
   for (let i = 0; i < pattern.length; i++) {
     const c = pattern[i];
-    if (c === '\\') { i++; continue; }
-    if (c === '[') { i = skipClass(pattern, i); continue; }
+    if (c === '\\') {
+      i++;
+      continue;
+    }
+    if (c === '[') {
+      i = skipClass(pattern, i);
+      continue;
+    }
     if (c === '(') depth++;
     else if (c === ')') depth--;
     else if (c === '|' && depth === 0) return null;
   }
   let best = '';
   let run = '';
-  const commit = (): void => { if (run.length > best.length) best = run; run = ''; };
+  const commit = (): void => {
+    if (run.length > best.length) best = run;
+    run = '';
+  };
   for (let i = 0; i < pattern.length; i++) {
     const c = pattern[i]!;
     let literal: string | undefined;
     let end = i;
     if (c === '\\') {
       const n = pattern[i + 1];
-      if (n === undefined || (/[A-Za-z0-9]/.test(n) && !'dDwWsSbBtnrfv'.includes(n))) { commit(); break; }
+      if (n === undefined || (/[A-Za-z0-9]/.test(n) && !'dDwWsSbBtnrfv'.includes(n))) {
+        commit();
+        break;
+      }
       end = i + 1;
       // \d \D \w \W \s \S \b \B \t \n \r \f \v are one atom each (a class, an assertion,
       // one control character): they end the run, extraction goes on after them.
       if (!/[A-Za-z]/.test(n)) literal = n;
-    } else if (c === '[') { end = skipClass(pattern, i); }
-    else if (c === '(') { end = skipGroup(pattern, i); }
-    else if (!'.^$'.includes(c)) literal = c;
+    } else if (c === '[') {
+      end = skipClass(pattern, i);
+    } else if (c === '(') {
+      end = skipGroup(pattern, i);
+    } else if (!'.^$'.includes(c)) literal = c;
     // A quantifier after this atom?
     const q = quantifierAt(pattern, end + 1);
-    if (literal === undefined) { commit(); i = q ? q.end : end; continue; }
-    if (!q) { run += literal; i = end; continue; }
+    if (literal === undefined) {
+      commit();
+      i = q ? q.end : end;
+      continue;
+    }
+    if (!q) {
+      run += literal;
+      i = end;
+      continue;
+    }
     if (q.min >= 1) run += literal;
     commit();
     i = q.end;
   }
   commit();
-  if (best.length === 0 || best.includes('\n') || /[\ud800-\udfff]/.test(best.replace(/[\ud800-\udbff][\udc00-\udfff]/g, ''))) return null;
+  if (
+    best.length === 0 ||
+    best.includes('\n') ||
+    /[\ud800-\udfff]/.test(best.replace(/[\ud800-\udbff][\udc00-\udfff]/g, ''))
+  )
+    return null;
   return best;
 }
 
@@ -87,9 +114,13 @@ function quantifierAt(p: string, i: number): { min: number; end: number } | unde
   const c = p[i];
   let min: number;
   let end: number;
-  if (c === '*' || c === '?') { min = 0; end = i; }
-  else if (c === '+') { min = 1; end = i; }
-  else if (c === '{') {
+  if (c === '*' || c === '?') {
+    min = 0;
+    end = i;
+  } else if (c === '+') {
+    min = 1;
+    end = i;
+  } else if (c === '{') {
     const m = /^\{(\d+)(,\d*)?\}/.exec(p.slice(i));
     if (!m) return undefined; // a literal `{` outside unicode mode
     min = Number(m[1]);
@@ -153,13 +184,28 @@ export function utf8BytePattern(pattern: string): string {
   let out = '';
   for (let i = 0; i < pattern.length; i++) {
     const c = pattern[i]!;
-    if (c === '\\') { out += c + (pattern[i + 1] ?? ''); i++; continue; }
-    if (c === '[') { const end = skipClass(pattern, i); out += pattern.slice(i, end + 1); i = end; continue; }
+    if (c === '\\') {
+      out += c + (pattern[i + 1] ?? '');
+      i++;
+      continue;
+    }
+    if (c === '[') {
+      const end = skipClass(pattern, i);
+      out += pattern.slice(i, end + 1);
+      i = end;
+      continue;
+    }
     const cp = pattern.codePointAt(i)!;
-    if (cp < 0x80) { out += c; continue; }
+    if (cp < 0x80) {
+      out += c;
+      continue;
+    }
     const ch = String.fromCodePoint(cp);
     // A lone surrogate has no UTF-8 form: kept as written (it matches nothing in latin1 text).
-    if (cp >= 0xd800 && cp <= 0xdfff) { out += c; continue; }
+    if (cp >= 0xd800 && cp <= 0xdfff) {
+      out += c;
+      continue;
+    }
     out += `(?:${[...Buffer.from(ch, 'utf8')].map((b) => `\\x${b.toString(16).padStart(2, '0')}`).join('')})`;
     i += ch.length - 1;
   }

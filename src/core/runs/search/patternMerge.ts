@@ -22,14 +22,23 @@ export function mergeLanes(a: LaneResult, b: LaneResult, limit: number, maxConte
   const matches = [...a.matches];
   let cut = a.cut;
   let chars = 0;
-  matches.forEach((m, i) => { chars += matchChars(i > 0, m.line_number, m.text); });
+  matches.forEach((m, i) => {
+    chars += matchChars(i > 0, m.line_number, m.text);
+  });
   if (!a.stoppedByBudget && matches.length < limit) {
     let all = true;
     for (const m of b.matches) {
-      if (matches.length >= limit) { all = false; break; }
+      if (matches.length >= limit) {
+        all = false;
+        break;
+      }
       if (m.window) cut = true;
       const need = matchChars(matches.length > 0, m.line_number, m.text);
-      if (chars + need > maxContentChars) { cut = true; all = false; break; }
+      if (chars + need > maxContentChars) {
+        cut = true;
+        all = false;
+        break;
+      }
       chars += need;
       matches.push(m);
     }

@@ -60,7 +60,13 @@ export interface MatcherSetup {
 export type ToWorker =
   | { readonly type: 'search'; readonly setup: MatcherSetup; readonly slots: readonly SharedArrayBuffer[] }
   /** `length` verified bytes at `offset` in slot `slot`: content bytes from `start`. */
-  | { readonly type: 'piece'; readonly slot: number; readonly offset: number; readonly length: number; readonly start: number }
+  | {
+      readonly type: 'piece';
+      readonly slot: number;
+      readonly offset: number;
+      readonly length: number;
+      readonly start: number;
+    }
   | { readonly type: 'end' }
   /**
    * A whole search over a local file, read by the worker itself from descriptor `fd`
@@ -70,27 +76,36 @@ export type ToWorker =
    * stores the number of pieces done in `progress[0]` (no message per piece).
    */
   | {
-    readonly type: 'file'; readonly setup: MatcherSetup; readonly fd: number; readonly byteCount: number; readonly pieceBytes: number;
-    /**
-     * The lane: bytes [from, to) (chunk boundaries); `startLine` lines end before `from`, and a
-     * line running into `from` belongs to the lane before; with `finish`, the line still
-     * pending at `to` is completed from the bytes after it.
-     */
-    readonly from: number; readonly to: number; readonly finish: boolean; readonly startLine: number;
-    readonly hash: Uint8Array; readonly chunkDigests: Uint8Array; readonly progress: SharedArrayBuffer;
-  };
+      readonly type: 'file';
+      readonly setup: MatcherSetup;
+      readonly fd: number;
+      readonly byteCount: number;
+      readonly pieceBytes: number;
+      /**
+       * The lane: bytes [from, to) (chunk boundaries); `startLine` lines end before `from`, and a
+       * line running into `from` belongs to the lane before; with `finish`, the line still
+       * pending at `to` is completed from the bytes after it.
+       */
+      readonly from: number;
+      readonly to: number;
+      readonly finish: boolean;
+      readonly startLine: number;
+      readonly hash: Uint8Array;
+      readonly chunkDigests: Uint8Array;
+      readonly progress: SharedArrayBuffer;
+    };
 
 /** Worker → main thread. */
 export type FromWorker =
   | { readonly type: 'ready' }
   | { readonly type: 'ack' }
   | ({
-    readonly type: 'done';
-    /** Chunks the worker hashed (a `file` search). */
-    readonly hashed?: number;
-    /** The content budget stopped the page (a lane of a split search is merged by it). */
-    readonly stoppedByBudget?: boolean;
-  } & PatternSearchResult)
+      readonly type: 'done';
+      /** Chunks the worker hashed (a `file` search). */
+      readonly hashed?: number;
+      /** The content budget stopped the page (a lane of a split search is merged by it). */
+      readonly stoppedByBudget?: boolean;
+    } & PatternSearchResult)
   /** A chunk of a `file` search differs from its digest, or the file is shorter than expected. */
   | { readonly type: 'mismatch' }
   | { readonly type: 'error'; readonly message: string };

@@ -27,10 +27,30 @@ import { availableParallelism } from 'node:os';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { EvidenceError } from '../../errors.js';
-import { checkChunks, chunkCount, readVerified, streamVerifiedInto, type Manifest, type OpenedFile, type RangeSource } from '../../integrity/integrity.js';
-import { isSet, lookupVerifiedOrMarked, rememberVerified, setBit, verifiedChunkStats } from '../../integrity/verifiedChunks.js';
+import {
+  checkChunks,
+  chunkCount,
+  readVerified,
+  streamVerifiedInto,
+  type Manifest,
+  type OpenedFile,
+  type RangeSource,
+} from '../../integrity/integrity.js';
+import {
+  isSet,
+  lookupVerifiedOrMarked,
+  rememberVerified,
+  setBit,
+  verifiedChunkStats,
+} from '../../integrity/verifiedChunks.js';
 import type { VerifiedMarks } from '../../integrity/verifiedMarks.js';
-import { PATTERN_WORKER_MARK, type FromWorker, type MatcherSetup, type PatternSearchResult, type ToWorker } from './patternProtocol.js';
+import {
+  PATTERN_WORKER_MARK,
+  type FromWorker,
+  type MatcherSetup,
+  type PatternSearchResult,
+  type ToWorker,
+} from './patternProtocol.js';
 import { requiredLiteral } from './patternAnalysis.js';
 import { mergeLanes, type LaneResult } from './patternMerge.js';
 
@@ -74,7 +94,8 @@ const FILE_PIECE_BYTES = 256 * 1024;
 const PIECES_PER_WINDOW = 4;
 
 /** Message of the time guard. */
-export const PATTERN_TIMEOUT_MESSAGE = 'pattern search timed out: the pattern backtracks too much on this output; use a simpler pattern';
+export const PATTERN_TIMEOUT_MESSAGE =
+  'pattern search timed out: the pattern backtracks too much on this output; use a simpler pattern';
 
 /** Message of a search stopped by its overall time limit (`timeoutMs`). */
 function searchDeadlineMessage(timeoutMs: number, searchedBytes: number, totalBytes: number): string {
@@ -119,7 +140,10 @@ function releaseWorker(w: Worker, clean: boolean): Promise<unknown> {
   w.removeAllListeners('exit');
   if (clean && idleWorkers.length < MAX_IDLE_WORKERS) {
     idleWorkers.push(w);
-    const drop = (): void => { const i = idleWorkers.indexOf(w); if (i !== -1) idleWorkers.splice(i, 1); };
+    const drop = (): void => {
+      const i = idleWorkers.indexOf(w);
+      if (i !== -1) idleWorkers.splice(i, 1);
+    };
     w.on('error', drop);
     w.on('exit', drop);
     w.unref();
@@ -135,7 +159,11 @@ function releaseWorker(w: Worker, clean: boolean): Promise<unknown> {
  * whole search passes `timeoutMs`, or when `signal` aborts (docs/contracts.md, reader
  * section); in every case the worker is terminated.
  */
-export async function searchPattern(source: RangeSource, manifest: Manifest, options: PatternSearchOptions): Promise<PatternSearchResult> {
+export async function searchPattern(
+  source: RangeSource,
+  manifest: Manifest,
+  options: PatternSearchOptions,
+): Promise<PatternSearchResult> {
   if (options.signal?.aborted) throw new EvidenceError('invalidArgument', SEARCH_CANCELLED_MESSAGE);
   if (await lacksRequiredLiteral(source, manifest, options)) return { totalMatches: 0, matches: [], cut: false };
   const file = manifest.byteCount > 0 ? await source.openFile?.() : undefined;
@@ -160,7 +188,11 @@ const LITERAL_CHECK_MAX_BYTES = 64 * 1024;
  * a line containing the literal contains its UTF-8 bytes. Binary content is searched
  * as bytes by other rules and is not checked here.
  */
-async function lacksRequiredLiteral(source: RangeSource, manifest: Manifest, options: PatternSearchOptions): Promise<boolean> {
+async function lacksRequiredLiteral(
+  source: RangeSource,
+  manifest: Manifest,
+  options: PatternSearchOptions,
+): Promise<boolean> {
   if (options.binary || manifest.byteCount === 0 || manifest.byteCount > LITERAL_CHECK_MAX_BYTES) return false;
   const literal = requiredLiteral(options.pattern);
   // U+FFFD may stand for bytes that are not its UTF-8 encoding (a decoder's replacement).
@@ -172,9 +204,16 @@ async function lacksRequiredLiteral(source: RangeSource, manifest: Manifest, opt
 /** The matcher's parameters for one search. */
 function setupOf(manifest: Manifest, options: PatternSearchOptions): MatcherSetup {
   return {
-    pattern: options.pattern, offset: options.offset, limit: options.limit, maxLineChars: options.maxLineChars,
-    maxContentChars: options.maxContentChars, maxLineBytes: MAX_MATCH_LINE_BYTES, cutMarker: options.cutMarker, binary: options.binary ?? false,
-    chunkSize: manifest.chunkSize, chunkNewlines: manifest.chunkNewlines,
+    pattern: options.pattern,
+    offset: options.offset,
+    limit: options.limit,
+    maxLineChars: options.maxLineChars,
+    maxContentChars: options.maxContentChars,
+    maxLineBytes: MAX_MATCH_LINE_BYTES,
+    cutMarker: options.cutMarker,
+    binary: options.binary ?? false,
+    chunkSize: manifest.chunkSize,
+    chunkNewlines: manifest.chunkNewlines,
   };
 }
 
@@ -209,7 +248,12 @@ const PROGRESS_TICK_MS = 25;
  * overrunning `budgetMs`, the overall `timeoutMs` and `signal` stop the workers as in the
  * slot search.
  */
-async function searchFile(file: OpenedFile, manifest: Manifest, options: PatternSearchOptions, marks: VerifiedMarks | undefined): Promise<PatternSearchResult> {
+async function searchFile(
+  file: OpenedFile,
+  manifest: Manifest,
+  options: PatternSearchOptions,
+  marks: VerifiedMarks | undefined,
+): Promise<PatternSearchResult> {
   const { signal } = options;
   const overall = Date.now() + (options.timeoutMs ?? Number.MAX_SAFE_INTEGER / 2);
   const before = await file.stat();
@@ -232,14 +276,45 @@ async function searchFile(file: OpenedFile, manifest: Manifest, options: Pattern
     const middle = Math.floor(chunks / 2);
     let startLine = 0;
     for (let c = 0; c < middle; c++) startLine += manifest.chunkNewlines[c]!;
-    lanes.push(laneOf(0, middle * cs, true, 0, todo.filter((i) => i < middle), chunks));
-    lanes.push(laneOf(middle * cs, manifest.byteCount, false, startLine, todo.filter((i) => i >= middle), chunks));
+    lanes.push(
+      laneOf(
+        0,
+        middle * cs,
+        true,
+        0,
+        todo.filter((i) => i < middle),
+        chunks,
+      ),
+    );
+    lanes.push(
+      laneOf(
+        middle * cs,
+        manifest.byteCount,
+        false,
+        startLine,
+        todo.filter((i) => i >= middle),
+        chunks,
+      ),
+    );
   } else {
     const first = todo.length === 0 ? chunks : todo[Math.floor(todo.length * (1 - MAIN_HASH_SHARE))]!;
-    lanes.push(laneOf(0, manifest.byteCount, false, 0, todo.filter((i) => i < first), chunks));
+    lanes.push(
+      laneOf(
+        0,
+        manifest.byteCount,
+        false,
+        0,
+        todo.filter((i) => i < first),
+        chunks,
+      ),
+    );
     mainChunks = todo.filter((i) => i >= first);
   }
-  const searched = (): number => Math.min(manifest.byteCount, lanes.reduce((n, l) => n + Atomics.load(l.progress, 0) * pieceBytes, 0));
+  const searched = (): number =>
+    Math.min(
+      manifest.byteCount,
+      lanes.reduce((n, l) => n + Atomics.load(l.progress, 0) * pieceBytes, 0),
+    );
   const workers = lanes.map(() => acquireWorker());
   let failure: Error | undefined;
   let clean = false;
@@ -252,22 +327,46 @@ async function searchFile(file: OpenedFile, manifest: Manifest, options: Pattern
   try {
     const replies = workers.map((worker, i) => {
       const reply = new Promise<FromWorker>((resolve) => {
-        worker.on('message', (r: FromWorker) => { if (r.type === 'ready') startedWorkers.add(worker); else resolve(r); });
-        worker.on('error', (e) => { failure = e; resolve({ type: 'error', message: e.message }); });
+        worker.on('message', (r: FromWorker) => {
+          if (r.type === 'ready') startedWorkers.add(worker);
+          else resolve(r);
+        });
+        worker.on('error', (e) => {
+          failure = e;
+          resolve({ type: 'error', message: e.message });
+        });
         worker.on('exit', () => resolve({ type: 'error', message: 'pattern worker exited' }));
       });
       const lane = lanes[i]!;
       worker.postMessage({
-        type: 'file', setup: setupOf(manifest, options), fd: file.fd, byteCount: manifest.byteCount, pieceBytes,
-        from: lane.from, to: lane.to, finish: lane.finish, startLine: lane.startLine,
-        hash: lane.hash, chunkDigests: manifest.chunkDigests, progress: lane.progress.buffer as SharedArrayBuffer,
+        type: 'file',
+        setup: setupOf(manifest, options),
+        fd: file.fd,
+        byteCount: manifest.byteCount,
+        pieceBytes,
+        from: lane.from,
+        to: lane.to,
+        finish: lane.finish,
+        startLine: lane.startLine,
+        hash: lane.hash,
+        chunkDigests: manifest.chunkDigests,
+        progress: lane.progress.buffer as SharedArrayBuffer,
       } satisfies ToWorker);
       return reply;
     });
     const mine = hashFileChunks(file, manifest, mainChunks, checkStop);
     let rs: FromWorker[];
     try {
-      rs = await watchFileSearch(workers, replies, mine, lanes.map((l) => l.progress), searched, manifest.byteCount, overall, options);
+      rs = await watchFileSearch(
+        workers,
+        replies,
+        mine,
+        lanes.map((l) => l.progress),
+        searched,
+        manifest.byteCount,
+        overall,
+        options,
+      );
     } catch (e) {
       // Stops this thread's hashing too; its own rejection is then expected and ignored.
       stopped = e as EvidenceError;
@@ -319,7 +418,14 @@ interface Lane {
   readonly progress: Int32Array;
 }
 
-function laneOf(from: number, to: number, finish: boolean, startLine: number, hashChunks: readonly number[], chunks: number): Lane {
+function laneOf(
+  from: number,
+  to: number,
+  finish: boolean,
+  startLine: number,
+  hashChunks: readonly number[],
+  chunks: number,
+): Lane {
   const hash = new Uint8Array(Math.ceil(chunks / 8));
   for (const i of hashChunks) setBit(hash, i);
   return { from, to, finish, startLine, hash, progress: new Int32Array(new SharedArrayBuffer(4)) };
@@ -336,8 +442,14 @@ function laneResult(r: Extract<FromWorker, { type: 'done' }>): LaneResult {
  * a rejection of `mine` (this thread's hashing) fails the search at once.
  */
 function watchFileSearch(
-  workers: readonly Worker[], replies: readonly Promise<FromWorker>[], mine: Promise<unknown>, progress: readonly Int32Array[], searched: () => number, byteCount: number,
-  overall: number, options: PatternSearchOptions,
+  workers: readonly Worker[],
+  replies: readonly Promise<FromWorker>[],
+  mine: Promise<unknown>,
+  progress: readonly Int32Array[],
+  searched: () => number,
+  byteCount: number,
+  overall: number,
+  options: PatternSearchOptions,
 ): Promise<FromWorker[]> {
   return new Promise<FromWorker[]>((resolve, reject) => {
     const t0 = Date.now();
@@ -354,24 +466,40 @@ function watchFileSearch(
     };
     const onAbort = (): void => finish(() => reject(new EvidenceError('invalidArgument', SEARCH_CANCELLED_MESSAGE)));
     options.signal?.addEventListener('abort', onAbort);
-    const timer = setInterval(() => {
-      const now = Date.now();
-      if (now >= overall) { finish(() => reject(new SearchDeadlineError(options.timeoutMs!, searched(), byteCount))); return; }
-      workers.forEach((w, i) => {
-        if (got[i]) return;
-        const done = Atomics.load(progress[i]!, 0);
-        const started = startedWorkers.has(w);
-        if (done !== seen[i] || !started) { seen[i] = done; since[i] = now; }
-        if (!started && now - t0 > Math.max(options.budgetMs, WORKER_START_MS)) finish(() => reject(patternFailure('worker did not start', undefined)));
-        else if (started && now - since[i]! > options.budgetMs) finish(() => reject(new EvidenceError('invalidArgument', PATTERN_TIMEOUT_MESSAGE)));
-      });
-    }, Math.max(1, Math.min(PROGRESS_TICK_MS, options.budgetMs)));
-    replies.forEach((p, i) => p.then((r) => {
-      got[i] = r;
-      // A lane that failed decides at once; otherwise the answer waits for every lane.
-      if (r.type !== 'done') finish(() => resolve([r]));
-      else if (got.every((x) => x !== undefined)) finish(() => resolve(got as FromWorker[]));
-    }, () => undefined));
+    const timer = setInterval(
+      () => {
+        const now = Date.now();
+        if (now >= overall) {
+          finish(() => reject(new SearchDeadlineError(options.timeoutMs!, searched(), byteCount)));
+          return;
+        }
+        workers.forEach((w, i) => {
+          if (got[i]) return;
+          const done = Atomics.load(progress[i]!, 0);
+          const started = startedWorkers.has(w);
+          if (done !== seen[i] || !started) {
+            seen[i] = done;
+            since[i] = now;
+          }
+          if (!started && now - t0 > Math.max(options.budgetMs, WORKER_START_MS))
+            finish(() => reject(patternFailure('worker did not start', undefined)));
+          else if (started && now - since[i]! > options.budgetMs)
+            finish(() => reject(new EvidenceError('invalidArgument', PATTERN_TIMEOUT_MESSAGE)));
+        });
+      },
+      Math.max(1, Math.min(PROGRESS_TICK_MS, options.budgetMs)),
+    );
+    replies.forEach((p, i) =>
+      p.then(
+        (r) => {
+          got[i] = r;
+          // A lane that failed decides at once; otherwise the answer waits for every lane.
+          if (r.type !== 'done') finish(() => resolve([r]));
+          else if (got.every((x) => x !== undefined)) finish(() => resolve(got as FromWorker[]));
+        },
+        () => undefined,
+      ),
+    );
     mine.catch((e: unknown) => finish(() => reject(e)));
   });
 }
@@ -381,7 +509,12 @@ function watchFileSearch(
  * most one piece at a time; rejects with a digest mismatch on the first chunk that differs
  * or the file ending early, and with `checkStop`'s error when the search is stopped.
  */
-async function hashFileChunks(file: OpenedFile, m: Manifest, chunks: readonly number[], checkStop: () => void): Promise<void> {
+async function hashFileChunks(
+  file: OpenedFile,
+  m: Manifest,
+  chunks: readonly number[],
+  checkStop: () => void,
+): Promise<void> {
   const cs = m.chunkSize;
   const per = pieceBytesOf(m) / cs;
   const buf = new Uint8Array(per * cs);
@@ -398,7 +531,11 @@ async function hashFileChunks(file: OpenedFile, m: Manifest, chunks: readonly nu
   }
 }
 
-async function searchSlots(source: RangeSource, manifest: Manifest, options: PatternSearchOptions): Promise<PatternSearchResult> {
+async function searchSlots(
+  source: RangeSource,
+  manifest: Manifest,
+  options: PatternSearchOptions,
+): Promise<PatternSearchResult> {
   const { signal } = options;
   const overall = Date.now() + (options.timeoutMs ?? Number.MAX_SAFE_INTEGER / 2);
   // A slot holds a window of a few pieces, never more than the content.
@@ -417,10 +554,17 @@ async function searchSlots(source: RangeSource, manifest: Manifest, options: Pat
   let searched = 0;
   const deliver = (r: FromWorker): void => {
     lastReply = Date.now();
-    if (waiting) { const w = waiting; waiting = undefined; w(r); } else replies.push(r);
+    if (waiting) {
+      const w = waiting;
+      waiting = undefined;
+      w(r);
+    } else replies.push(r);
   };
   worker.on('message', (r: FromWorker) => deliver(r));
-  worker.on('error', (e) => { failure = e; deliver({ type: 'error', message: e.message }); });
+  worker.on('error', (e) => {
+    failure = e;
+    deliver({ type: 'error', message: e.message });
+  });
   worker.on('exit', () => deliver({ type: 'error', message: 'pattern worker exited' }));
   const deadlineError = (): EvidenceError => new SearchDeadlineError(options.timeoutMs!, searched, manifest.byteCount);
   const cancelled = (): EvidenceError => new EvidenceError('invalidArgument', SEARCH_CANCELLED_MESSAGE);
@@ -438,9 +582,25 @@ async function searchSlots(source: RangeSource, manifest: Manifest, options: Pat
     checkStop();
     return new Promise<FromWorker>((resolve, reject) => {
       const byOverall = overall <= deadline;
-      const timer = setTimeout(() => { waiting = undefined; stop = undefined; reject(byOverall ? deadlineError() : new EvidenceError('invalidArgument', PATTERN_TIMEOUT_MESSAGE)); }, Math.max(0, Math.min(deadline, overall) - Date.now()));
-      waiting = (r) => { clearTimeout(timer); stop = undefined; resolve(r); };
-      stop = (e) => { clearTimeout(timer); waiting = undefined; stop = undefined; reject(e); };
+      const timer = setTimeout(
+        () => {
+          waiting = undefined;
+          stop = undefined;
+          reject(byOverall ? deadlineError() : new EvidenceError('invalidArgument', PATTERN_TIMEOUT_MESSAGE));
+        },
+        Math.max(0, Math.min(deadline, overall) - Date.now()),
+      );
+      waiting = (r) => {
+        clearTimeout(timer);
+        stop = undefined;
+        resolve(r);
+      };
+      stop = (e) => {
+        clearTimeout(timer);
+        waiting = undefined;
+        stop = undefined;
+        reject(e);
+      };
     });
   };
   // Post times and sizes of the pieces not yet acknowledged, oldest first. The worker
@@ -466,7 +626,11 @@ async function searchSlots(source: RangeSource, manifest: Manifest, options: Pat
 
   let clean = false;
   try {
-    for await (const w of streamVerifiedInto(source, manifest, slots.map((s) => new Uint8Array(s)))) {
+    for await (const w of streamVerifiedInto(
+      source,
+      manifest,
+      slots.map((s) => new Uint8Array(s)),
+    )) {
       checkStop();
       let pieces = 0;
       for (let off = 0; off < w.bytes.length; off += pieceBytes, pieces++) {
@@ -505,7 +669,11 @@ function patternFailure(message: string, failure: Error | undefined): EvidenceEr
  * inspector flags or loaders from the parent: a bare, fast-starting isolate.
  */
 function startWorker(): Worker {
-  const options = { workerData: PATTERN_WORKER_MARK, execArgv: [], resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 8 } };
+  const options = {
+    workerData: PATTERN_WORKER_MARK,
+    execArgv: [],
+    resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 8 },
+  };
   const bundled = path.join(__dirname, 'patternWorker.js');
   if (existsSync(bundled)) return new Worker(bundled, options);
   const source = path.join(__dirname, 'patternWorker.ts');

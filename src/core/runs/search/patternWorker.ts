@@ -30,7 +30,14 @@ import { hash as hashOf } from 'node:crypto';
 import { readSync } from 'node:fs';
 import { isMainThread, parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { cannotMatchNewline, escapeBinary, matchChars, requiredLiteral, utf8BytePattern } from './patternAnalysis.js';
-import { PATTERN_WORKER_MARK, type FromWorker, type MatcherSetup, type PatternMatch, type PatternSearchResult, type ToWorker } from './patternProtocol.js';
+import {
+  PATTERN_WORKER_MARK,
+  type FromWorker,
+  type MatcherSetup,
+  type PatternMatch,
+  type PatternSearchResult,
+  type ToWorker,
+} from './patternProtocol.js';
 
 /** Overlap between consecutive windows of a line longer than `maxLineBytes`: a quarter of the window. */
 export function windowOverlap(maxLineBytes: number): number {
@@ -39,7 +46,6 @@ export function windowOverlap(maxLineBytes: number): number {
 
 /** True for a UTF-8 continuation byte (10xxxxxx). */
 const isCont = (b: number | undefined): boolean => b !== undefined && (b & 0xc0) === 0x80;
-
 
 /** One search: feed it verified pieces in content order, then `end()`. */
 export class PatternMatcher {
@@ -75,7 +81,10 @@ export class PatternMatcher {
     // A literal is then ASCII only or not used, so the prefilters stay sound.
     const pattern = s.binary ? utf8BytePattern(s.pattern) : s.pattern;
     const literal = requiredLiteral(pattern);
-    this.lit = literal === null || (s.binary && Buffer.byteLength(literal) !== literal.length) ? null : Buffer.from(literal, 'utf8');
+    this.lit =
+      literal === null || (s.binary && Buffer.byteLength(literal) !== literal.length)
+        ? null
+        : Buffer.from(literal, 'utf8');
     this.re = new RegExp(pattern);
     this.reFrom = new RegExp(pattern, 'g');
     this.scan = !s.binary && cannotMatchNewline(s.pattern) ? new RegExp(s.pattern, 'gm') : null;
@@ -86,11 +95,15 @@ export class PatternMatcher {
   piece(buf: Buffer, base: number): void {
     const cs = this.s.chunkSize;
     let newlines = 0;
-    for (let c = base / cs, end = Math.ceil((base + buf.length) / cs); c < end; c++) newlines += this.s.chunkNewlines[c]!;
+    for (let c = base / cs, end = Math.ceil((base + buf.length) / cs); c < end; c++)
+      newlines += this.s.chunkNewlines[c]!;
     let s = 0;
     if (this.pend) {
       const nl = buf.indexOf(10);
-      if (nl === -1) { this.addPend(buf, false); return; }
+      if (nl === -1) {
+        this.addPend(buf, false);
+        return;
+      }
       this.addPend(buf.subarray(0, nl), true);
       this.lineNo++;
       s = nl + 1;
@@ -119,7 +132,10 @@ export class PatternMatcher {
    */
   startAt(lineNo: number, insideLine: boolean): void {
     this.lineNo = lineNo;
-    if (insideLine) { this.pend = Buffer.alloc(0); this.lineMatched = true; }
+    if (insideLine) {
+      this.pend = Buffer.alloc(0);
+      this.lineMatched = true;
+    }
   }
 
   /**
@@ -129,7 +145,10 @@ export class PatternMatcher {
   finishPending(buf: Buffer): boolean {
     if (!this.pend) return true;
     const nl = buf.indexOf(10);
-    if (nl === -1) { this.addPend(buf, false); return false; }
+    if (nl === -1) {
+      this.addPend(buf, false);
+      return false;
+    }
     this.addPend(buf.subarray(0, nl), true);
     this.lineNo++;
     return true;
@@ -142,14 +161,18 @@ export class PatternMatcher {
 
   /** The answer, after the last piece. */
   end(): PatternSearchResult {
-    if (this.pend) { this.addPend(Buffer.alloc(0), true); this.lineNo++; }
+    if (this.pend) {
+      this.addPend(Buffer.alloc(0), true);
+      this.lineNo++;
+    }
     return { totalMatches: this.total, matches: this.matches, cut: this.cut };
   }
 
   /** More bytes of the pending line; `last`: they end it. Tests every window that is complete. */
   private addPend(bytes: Buffer, last: boolean): void {
     const L = this.s.maxLineBytes;
-    if (!this.lineMatched) this.pend = this.pend!.length === 0 ? Buffer.from(bytes) : Buffer.concat([this.pend!, bytes]);
+    if (!this.lineMatched)
+      this.pend = this.pend!.length === 0 ? Buffer.from(bytes) : Buffer.concat([this.pend!, bytes]);
     const number = this.lineNo + 1;
     // A window ends at line-relative nextWindow + L; it can be tested once one more byte
     // is known (to align its end to a character), or when the line ends.
@@ -158,8 +181,19 @@ export class PatternMatcher {
       if (!last && lineLen <= this.nextWindow + L) break;
       const final = last && lineLen <= this.nextWindow + L;
       const ws = this.nextWindow + this.lineStart - this.pendStart;
-      const found = this.window(this.pend, this.pendStart, ws, final ? this.pend.length : ws + L, final, this.pendStart + ws + this.step, number);
-      if (found || final) { this.lineMatched = true; break; }
+      const found = this.window(
+        this.pend,
+        this.pendStart,
+        ws,
+        final ? this.pend.length : ws + L,
+        final,
+        this.pendStart + ws + this.step,
+        number,
+      );
+      if (found || final) {
+        this.lineMatched = true;
+        break;
+      }
       this.nextWindow += this.step;
       // Keep from a few bytes before the next window (its context character).
       const keep = Math.max(0, this.nextWindow - 4 + this.lineStart - this.pendStart);
@@ -178,7 +212,15 @@ export class PatternMatcher {
    * byte before); a non-final window only accepts a match that starts before the next
    * window and ends before its own end. True when the line matched.
    */
-  private window(buf: Buffer, bOff: number, ws: number, we: number, final: boolean, acceptBefore: number, number: number): boolean {
+  private window(
+    buf: Buffer,
+    bOff: number,
+    ws: number,
+    we: number,
+    final: boolean,
+    acceptBefore: number,
+    number: number,
+  ): boolean {
     const bin = this.s.binary;
     const first = bOff + ws === this.lineStart;
     if (!bin) {
@@ -186,12 +228,18 @@ export class PatternMatcher {
       if (!final) while (we > ws && isCont(buf[we])) we--;
     }
     let ps = ws;
-    if (!first) { ps--; if (!bin) while (ps > 0 && isCont(buf[ps])) ps--; }
+    if (!first) {
+      ps--;
+      if (!bin) while (ps > 0 && isCont(buf[ps])) ps--;
+    }
     const text = bin ? buf.toString('latin1', ps, we) : this.decoder.decode(buf.subarray(ps, we));
-    const from = ps === ws ? 0 : (bin ? 1 : this.decoder.decode(buf.subarray(ps, ws)).length);
+    const from = ps === ws ? 0 : bin ? 1 : this.decoder.decode(buf.subarray(ps, ws)).length;
     let m: RegExpExecArray | null;
     if (from === 0) m = this.re.exec(text);
-    else { this.reFrom.lastIndex = from; m = this.reFrom.exec(text); }
+    else {
+      this.reFrom.lastIndex = from;
+      m = this.reFrom.exec(text);
+    }
     if (m === null) return false;
     const byteAt = (i: number): number => bOff + ps + (bin ? i : Buffer.byteLength(text.slice(0, i)));
     if (!final && (byteAt(m.index) >= acceptBefore || m.index + m[0].length >= text.length)) return false;
@@ -214,7 +262,15 @@ export class PatternMatcher {
    * line when it is all here and fits `maxLineChars`, else a window around the match.
    * `lineEnd` is the line's end offset when `text` reaches it, else -1.
    */
-  private found(number: number, text: string, from: number, textOff: number, index: number, byteAt: (i: number) => number, lineEnd: number): void {
+  private found(
+    number: number,
+    text: string,
+    from: number,
+    textOff: number,
+    index: number,
+    byteAt: (i: number) => number,
+    lineEnd: number,
+  ): void {
     this.total++;
     if (!this.collecting || this.total <= this.s.offset) return;
     const bin = this.s.binary;
@@ -247,12 +303,26 @@ export class PatternMatcher {
       const head = start > this.lineStart ? '…' : '';
       const tail = lineEnd === -1 || end < lineEnd ? this.s.cutMarker : '';
       shown = head + shownText(a, b) + tail;
-      if (head || tail) { window = { start, end }; this.cut = true; }
+      if (head || tail) {
+        window = { start, end };
+        this.cut = true;
+      }
     }
     const need = matchChars(this.matches.length > 0, number, shown);
-    if (this.chars + need > this.s.maxContentChars) { this.collecting = false; this.cut = true; this.budgetStop = true; return; }
+    if (this.chars + need > this.s.maxContentChars) {
+      this.collecting = false;
+      this.cut = true;
+      this.budgetStop = true;
+      return;
+    }
     this.chars += need;
-    this.matches.push({ line_number: number, byte_offset: byteOffset, column: byteOffset - this.lineStart + 1, text: shown, ...(window && { window }) });
+    this.matches.push({
+      line_number: number,
+      byte_offset: byteOffset,
+      column: byteOffset - this.lineStart + 1,
+      text: shown,
+      ...(window && { window }),
+    });
     if (this.matches.length >= this.s.limit) this.collecting = false;
   }
 
@@ -312,7 +382,7 @@ export class PatternMatcher {
       return;
     }
     let number = lineNo;
-    for (let ls = s; ls <= e; ) {
+    for (let ls = s; ls <= e;) {
       let le = buf.indexOf(10, ls);
       if (le === -1 || le > e) le = e;
       this.lineStart = base + ls;

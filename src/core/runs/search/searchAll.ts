@@ -75,15 +75,19 @@ export interface SearchAllResult {
 function handlesOf(c: CallSummary): string[] {
   const out: string[] = [];
   if (c.handle && c.stored !== 'preview_only' && c.attachments.length === 0) out.push(c.handle);
-  for (const a of c.attachments) if (a.name !== 'value' && a.stored !== 'preview_only' && a.sizeBytes > 0) out.push(a.handle);
+  for (const a of c.attachments)
+    if (a.name !== 'value' && a.stored !== 'preview_only' && a.sizeBytes > 0) out.push(a.handle);
   return out;
 }
 
 /** Checks the query (a bad one is one sentence, like every tool input). */
-export function checkSearchAllQuery(q: SearchAllQuery): Required<Omit<SearchAllQuery, 'tool' | 'run'>> & SearchAllQuery {
+export function checkSearchAllQuery(
+  q: SearchAllQuery,
+): Required<Omit<SearchAllQuery, 'tool' | 'run'>> & SearchAllQuery {
   checkPattern(q.pattern);
   const limit = q.limit ?? 20;
-  if (!Number.isSafeInteger(limit) || limit < 1 || limit > 100) throw new EvidenceError('invalidArgument', 'limit must be an integer from 1 to 100');
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > 100)
+    throw new EvidenceError('invalidArgument', 'limit must be an integer from 1 to 100');
   return { ...q, limit };
 }
 
@@ -99,7 +103,11 @@ const PAGE = 200;
 const AHEAD = 1;
 
 /** How one output's search ended. */
-type Outcome = { readonly r: ReadToolOutputResult } | { readonly skip: true } | { readonly stop: true } | { readonly error: unknown };
+type Outcome =
+  | { readonly r: ReadToolOutputResult }
+  | { readonly skip: true }
+  | { readonly stop: true }
+  | { readonly error: unknown };
 
 /**
  * Searches every kept output (newest call first) for `pattern`. An output whose search
@@ -108,7 +116,11 @@ type Outcome = { readonly r: ReadToolOutputResult } | { readonly skip: true } | 
  * (`runs.searchTimeoutMs`, or `options.timeoutMs`) ends it with what the calls searched
  * so far hold (`complete: false`). A call is searched whole or not at all.
  */
-export async function searchAllOutputs(runs: Pick<RunStoreApi, 'queryCalls' | 'readToolOutput' | 'searchTimeoutMs'>, query: SearchAllQuery, options: SearchAllOptions = {}): Promise<SearchAllResult> {
+export async function searchAllOutputs(
+  runs: Pick<RunStoreApi, 'queryCalls' | 'readToolOutput' | 'searchTimeoutMs'>,
+  query: SearchAllQuery,
+  options: SearchAllOptions = {},
+): Promise<SearchAllResult> {
   const q = checkSearchAllQuery(query);
   const timeLimit = options.timeoutMs ?? runs.searchTimeoutMs;
   const deadline = Date.now() + timeLimit;
@@ -121,17 +133,33 @@ export async function searchAllOutputs(runs: Pick<RunStoreApi, 'queryCalls' | 'r
   let stopped = false;
   const cancelled = (): EvidenceError => new EvidenceError('invalidArgument', SEARCH_CANCELLED_MESSAGE);
   /** One output's search, settled as a value (never a rejection left waiting in the look-ahead). */
-  const searchOne = (handle: string, want: number): Promise<Outcome> => runs.readToolOutput({ handle, pattern: q.pattern, limit: want }, undefined, { deadline, ...(options.signal && { signal: options.signal }) }).then(
-    (r): Outcome => ({ r }),
-    (e: unknown): Outcome => {
-      if (e instanceof SearchDeadlineError) return { stop: true };
-      // This output cannot be read (gone, not kept, tampered): the others still can.
-      if (e instanceof EvidenceError && (e.code === 'missing' || e.code === 'accessDenied' || e.code === 'digestMismatch')) return { skip: true };
-      return { error: e };
-    },
-  );
+  const searchOne = (handle: string, want: number): Promise<Outcome> =>
+    runs
+      .readToolOutput({ handle, pattern: q.pattern, limit: want }, undefined, {
+        deadline,
+        ...(options.signal && { signal: options.signal }),
+      })
+      .then(
+        (r): Outcome => ({ r }),
+        (e: unknown): Outcome => {
+          if (e instanceof SearchDeadlineError) return { stop: true };
+          // This output cannot be read (gone, not kept, tampered): the others still can.
+          if (
+            e instanceof EvidenceError &&
+            (e.code === 'missing' || e.code === 'accessDenied' || e.code === 'digestMismatch')
+          )
+            return { skip: true };
+          return { error: e };
+        },
+      );
   pages: for (let offset = 0; ; offset += PAGE) {
-    const page = await runs.queryCalls({ offset, limit: PAGE, order: 'newest', ...(q.tool !== undefined && { tool: q.tool }), ...(q.run !== undefined && { runId: q.run }) });
+    const page = await runs.queryCalls({
+      offset,
+      limit: PAGE,
+      order: 'newest',
+      ...(q.tool !== undefined && { tool: q.tool }),
+      ...(q.run !== undefined && { runId: q.run }),
+    });
     callsTotal = page.total;
     // The page's outputs in order, each call ended by a marker (a running call's outputs are
     // still being written: nothing to verify yet). AHEAD + 1 searches run at once, so one
@@ -180,14 +208,28 @@ export async function searchAllOutputs(runs: Pick<RunStoreApi, 'queryCalls' | 'r
       const outcome = await running[i];
       running[i] = undefined;
       inFlight--;
-      if (outcome === undefined || 'stop' in outcome) { stopped = true; break pages; }
+      if (outcome === undefined || 'stop' in outcome) {
+        stopped = true;
+        break pages;
+      }
       if ('error' in outcome) throw outcome.error;
       if ('r' in outcome) found.push({ handle: item.handle, r: outcome.r });
     }
     if (offset + PAGE >= page.total) break;
   }
   return {
-    pattern: q.pattern, total_matches: total, outputs_searched: searched, outputs_matched: matched, returned: matches.length, truncated: total > matches.length, matches,
-    ...(stopped && { complete: false as const, time_limit_ms: timeLimit, calls_searched: callsDone, calls_total: callsTotal }),
+    pattern: q.pattern,
+    total_matches: total,
+    outputs_searched: searched,
+    outputs_matched: matched,
+    returned: matches.length,
+    truncated: total > matches.length,
+    matches,
+    ...(stopped && {
+      complete: false as const,
+      time_limit_ms: timeLimit,
+      calls_searched: callsDone,
+      calls_total: callsTotal,
+    }),
   };
 }

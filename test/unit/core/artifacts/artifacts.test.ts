@@ -36,7 +36,6 @@ function pattern(n: number, seed = 0): Uint8Array {
   return out;
 }
 
-
 describe('artifacts: identity records (1.1)', () => {
   const sha = sha256hex('hello');
   const id = `artifact-${sha}`;
@@ -47,8 +46,21 @@ describe('artifacts: identity records (1.1)', () => {
   });
 
   it('rejects a malformed id with "artifact id", checked before anything else', () => {
-    for (const bad of ['', sha, `artifact-${sha.toUpperCase()}`, `artifact-${sha}0`, `artifact-${sha.slice(1)}`, ` ${id}`, `${id}\n`, 42, null]) {
-      assert.throws(() => makeArtifactRef(bad, 5, sha), (e: Error) => ID_RE.test(e.message) && !/must match/.test(e.message));
+    for (const bad of [
+      '',
+      sha,
+      `artifact-${sha.toUpperCase()}`,
+      `artifact-${sha}0`,
+      `artifact-${sha.slice(1)}`,
+      ` ${id}`,
+      `${id}\n`,
+      42,
+      null,
+    ]) {
+      assert.throws(
+        () => makeArtifactRef(bad, 5, sha),
+        (e: Error) => ID_RE.test(e.message) && !/must match/.test(e.message),
+      );
     }
     // Also a bad count, a bad digest and a mismatch: the id is still what is reported.
     assert.throws(() => makeArtifactRef('artifact-XYZ', -1, 'nope'), ID_RE);
@@ -56,20 +68,29 @@ describe('artifacts: identity records (1.1)', () => {
 
   it('rejects a bad byte count with "byte count", before the digest', () => {
     for (const bad of [-1, 1.5, Number.NaN, Infinity, 2 ** 53, '5', null]) {
-      assert.throws(() => makeArtifactRef(id, bad, sha), (e: Error) => /byte count/.test(e.message) && !ID_RE.test(e.message));
+      assert.throws(
+        () => makeArtifactRef(id, bad, sha),
+        (e: Error) => /byte count/.test(e.message) && !ID_RE.test(e.message),
+      );
     }
     assert.throws(() => makeArtifactRef(id, -1, 'nope'), /byte count/);
   });
 
   it('rejects a bad digest with "digest", before the match', () => {
     for (const bad of [sha.toUpperCase(), sha.slice(1), `${sha}0`, '', 7]) {
-      assert.throws(() => makeArtifactRef(id, 5, bad), (e: Error) => /digest/.test(e.message) && !/must match/.test(e.message) && !ID_RE.test(e.message));
+      assert.throws(
+        () => makeArtifactRef(id, 5, bad),
+        (e: Error) => /digest/.test(e.message) && !/must match/.test(e.message) && !ID_RE.test(e.message),
+      );
     }
   });
 
   it('rejects an id that does not match its digest with "must match"', () => {
     const other = sha256hex('other');
-    assert.throws(() => makeArtifactRef(id, 5, other), (e: Error) => /must match/.test(e.message) && !ID_RE.test(e.message) && !/digest/.test(e.message));
+    assert.throws(
+      () => makeArtifactRef(id, 5, other),
+      (e: Error) => /must match/.test(e.message) && !ID_RE.test(e.message) && !/digest/.test(e.message),
+    );
   });
 
   it('formats range paths and refuses bad ones', () => {
@@ -87,8 +108,15 @@ interface Backend {
   make(): Promise<{ blobs: BlobStore; cleanup(): Promise<void> }>;
 }
 
-const keyOf = (id: string, tenant = 't'): BlobKey => ({ tenant, runId: 'artifacts', callId: id.slice('artifact-'.length) });
-const sidecarOf = (id: string, tenant = 't'): BlobKey => ({ ...keyOf(id, tenant), callId: `${id.slice('artifact-'.length)}._manifest` });
+const keyOf = (id: string, tenant = 't'): BlobKey => ({
+  tenant,
+  runId: 'artifacts',
+  callId: id.slice('artifact-'.length),
+});
+const sidecarOf = (id: string, tenant = 't'): BlobKey => ({
+  ...keyOf(id, tenant),
+  callId: `${id.slice('artifact-'.length)}._manifest`,
+});
 
 /** Replaces the stored bytes of an artifact behind the store's back (through the adapter itself). */
 async function tamper(blobs: BlobStore, id: string, change: (b: Uint8Array) => Uint8Array): Promise<void> {
@@ -112,38 +140,66 @@ const backends: Backend[] = [
     name: 's3',
     make: async () => {
       s3 ??= await startS3Server();
-      const blobs = new S3BlobStore({ endpoint: s3.endpoint, bucket: s3.bucket, prefix: `artifacts-${++s3Prefix}`, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }, partSizeBytes: 5 * 1024 * 1024 });
+      const blobs = new S3BlobStore({
+        endpoint: s3.endpoint,
+        bucket: s3.bucket,
+        prefix: `artifacts-${++s3Prefix}`,
+        credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+        partSizeBytes: 5 * 1024 * 1024,
+      });
       return { blobs, cleanup: async () => blobs.dispose() };
     },
   },
 ];
-after(async () => { await s3?.close(); s3 = undefined; });
+after(async () => {
+  await s3?.close();
+  s3 = undefined;
+});
 
 for (const backend of backends) {
   describe(`artifacts: the store over the ${backend.name} blob store (1.1, 2.8)`, function () {
     let blobs: BlobStore;
     let cleanup: () => Promise<void>;
     /** A store as a process opens it (nothing in memory), over the same blob store. */
-    const open = (tenant = 't', chunkSize?: number): ArtifactStore => new ArtifactStore({ blobs, tenant, ...(chunkSize !== undefined && { chunkSize }) });
-    beforeEach(async () => { ({ blobs, cleanup } = await backend.make()); clearVerifiedChunks(); });
-    afterEach(async () => { await cleanup(); });
+    const open = (tenant = 't', chunkSize?: number): ArtifactStore =>
+      new ArtifactStore({ blobs, tenant, ...(chunkSize !== undefined && { chunkSize }) });
+    beforeEach(async () => {
+      ({ blobs, cleanup } = await backend.make());
+      clearVerifiedChunks();
+    });
+    afterEach(async () => {
+      await cleanup();
+    });
 
     it('stores the exact bytes under <tenant>/artifacts/<sha256>, its manifest beside them', async () => {
       const store = open();
       const text = 'héllo 😀 wörld\n';
       const bytes = enc(text);
       const ref = await store.put(text);
-      assert.deepEqual(ref, { artifactId: `artifact-${sha256hex(bytes)}`, byteCount: bytes.length, sha256: sha256hex(bytes) });
+      assert.deepEqual(ref, {
+        artifactId: `artifact-${sha256hex(bytes)}`,
+        byteCount: bytes.length,
+        sha256: sha256hex(bytes),
+      });
       assert.deepEqual(Buffer.from(await readBlob(blobs, keyOf(ref.artifactId), 0, 100)), Buffer.from(bytes));
-      assert.deepEqual(Buffer.from(await readBlob(blobs, sidecarOf(ref.artifactId), 0, 10_000)), Buffer.from(encodeManifest(manifestOf(bytes))));
+      assert.deepEqual(
+        Buffer.from(await readBlob(blobs, sidecarOf(ref.artifactId), 0, 10_000)),
+        Buffer.from(encodeManifest(manifestOf(bytes))),
+      );
       assert.deepEqual(await open().readRange(ref.artifactId, 0, bytes.length), bytes);
-      assert.deepEqual(await store.manifestFor(ref.artifactId), { manifest: manifestOf(bytes), manifestDigest: manifestDigest(manifestOf(bytes)) });
+      assert.deepEqual(await store.manifestFor(ref.artifactId), {
+        manifest: manifestOf(bytes),
+        manifestDigest: manifestDigest(manifestOf(bytes)),
+      });
     });
 
     it('encodes text as TextEncoder does, keeps invalid UTF-8 raw, and stores an empty result', async () => {
       const store = open();
       const surrogate = await store.put('a\uD800b');
-      assert.deepEqual([...(await store.readRange(surrogate.artifactId, 0, surrogate.byteCount))], [0x61, 0xef, 0xbf, 0xbd, 0x62]);
+      assert.deepEqual(
+        [...(await store.readRange(surrogate.artifactId, 0, surrogate.byteCount))],
+        [0x61, 0xef, 0xbf, 0xbd, 0x62],
+      );
       const binary = Uint8Array.of(0xff, 0xfe, 0x00, 0xc3, 0x28, 0xed, 0xa0, 0x80, 0xf0, 0x9f);
       const b = await store.put(binary);
       assert.deepEqual(b, makeArtifactRef(`artifact-${sha256hex(binary)}`, 10, sha256hex(binary)));
@@ -151,7 +207,10 @@ for (const backend of backends) {
       const empty = await store.put('');
       assert.deepEqual(empty, makeArtifactRef(`artifact-${sha256hex('')}`, 0, sha256hex('')));
       assert.equal(await open().verify(empty.artifactId), true);
-      await assert.rejects(store.readRange(empty.artifactId, 0, 1), /^EvidenceError: artifact range exceeds the stored byte count$/);
+      await assert.rejects(
+        store.readRange(empty.artifactId, 0, 1),
+        /^EvidenceError: artifact range exceeds the stored byte count$/,
+      );
       assert.deepEqual(await open().refOf(empty.artifactId), empty);
     });
 
@@ -159,24 +218,48 @@ for (const backend of backends) {
       const store = open('t', 1024);
       const data = pattern(20_000, 3);
       const whole = await store.put(data);
-      await fc.assert(fc.asyncProperty(fc.array(fc.integer({ min: 0, max: 5000 }), { maxLength: 12 }), async (cuts) => {
-        async function* pieces(): AsyncGenerator<Uint8Array> {
-          let p = 0;
-          for (const c of cuts) { yield data.subarray(p, Math.min(p + c, data.length)); p = Math.min(p + c, data.length); }
-          yield data.subarray(p);
-        }
-        assert.deepEqual(await store.putStream(pieces()), whole);
-      }), { numRuns: backend.name === 's3' ? 8 : 30 });
-      assert.deepEqual(await open('t', 1024).readRange(whole.artifactId, 19_000, 20_000), data.subarray(19_000, 20_000));
+      await fc.assert(
+        fc.asyncProperty(fc.array(fc.integer({ min: 0, max: 5000 }), { maxLength: 12 }), async (cuts) => {
+          async function* pieces(): AsyncGenerator<Uint8Array> {
+            let p = 0;
+            for (const c of cuts) {
+              yield data.subarray(p, Math.min(p + c, data.length));
+              p = Math.min(p + c, data.length);
+            }
+            yield data.subarray(p);
+          }
+          assert.deepEqual(await store.putStream(pieces()), whole);
+        }),
+        { numRuns: backend.name === 's3' ? 8 : 30 },
+      );
+      assert.deepEqual(
+        await open('t', 1024).readRange(whole.artifactId, 19_000, 20_000),
+        data.subarray(19_000, 20_000),
+      );
       assert.equal(await open().verify(whole.artifactId), true);
     });
 
     it('rejects what is not text or bytes and a stream that fails, leaving nothing under the id', async () => {
       const store = open();
       await assert.rejects(store.put(42 as unknown as string), TypeError);
-      await assert.rejects(store.putStream((async function* () { yield 'text' as unknown as Uint8Array; })()), TypeError);
+      await assert.rejects(
+        store.putStream(
+          (async function* () {
+            yield 'text' as unknown as Uint8Array;
+          })(),
+        ),
+        TypeError,
+      );
       const data = pattern(2_000_000);
-      await assert.rejects(store.putStream((async function* () { yield data; throw new Error('source broke'); })()), /source broke/);
+      await assert.rejects(
+        store.putStream(
+          (async function* () {
+            yield data;
+            throw new Error('source broke');
+          })(),
+        ),
+        /source broke/,
+      );
       const id = `artifact-${sha256hex(data)}`;
       assert.equal(await blobs.size(keyOf(id)), undefined);
       await assert.rejects(store.readRange(id, 0, 1), NOT_AVAILABLE);
@@ -188,9 +271,13 @@ for (const backend of backends) {
       const data = pattern(300_000);
       const refs = await Promise.all([
         ...Array.from({ length: 8 }, (_, i) => (i % 2 ? one : two).put(data)),
-        ...Array.from({ length: 4 }, (_, i) => (i % 2 ? one : two).putStream((async function* () {
-          for (let p = 0; p < data.length; p += 70_001) yield data.subarray(p, p + 70_001);
-        })())),
+        ...Array.from({ length: 4 }, (_, i) =>
+          (i % 2 ? one : two).putStream(
+            (async function* () {
+              for (let p = 0; p < data.length; p += 70_001) yield data.subarray(p, p + 70_001);
+            })(),
+          ),
+        ),
       ]);
       for (const r of refs) assert.deepEqual(r, refs[0]);
       assert.equal(refs[0]!.sha256, sha256hex(data));
@@ -202,40 +289,70 @@ for (const backend of backends) {
       const data = pattern(10_000, 1);
       const ref = await open('t', 1000).put(data);
       const store = open();
-      await fc.assert(fc.asyncProperty(fc.integer({ min: 0, max: 9_999 }), fc.integer({ min: 1, max: 3000 }), async (s, len) => {
-        const e = Math.min(10_000, s + len);
-        assert.deepEqual(await store.readRange(ref.artifactId, s, e), data.subarray(s, e));
-      }), { numRuns: backend.name === 's3' ? 40 : 200 });
+      await fc.assert(
+        fc.asyncProperty(fc.integer({ min: 0, max: 9_999 }), fc.integer({ min: 1, max: 3000 }), async (s, len) => {
+          const e = Math.min(10_000, s + len);
+          assert.deepEqual(await store.readRange(ref.artifactId, s, e), data.subarray(s, e));
+        }),
+        { numRuns: backend.name === 's3' ? 40 : 200 },
+      );
     });
 
-    it('fails in the contract\'s order: id, range, availability, digest, stored count', async () => {
+    it("fails in the contract's order: id, range, availability, digest, stored count", async () => {
       const data = pattern(10_000, 1);
       const ref = await open().put(data);
       const store = open();
       const unknown = `artifact-${sha256hex('never put')}`;
       await assert.rejects(store.readRange('artifact-nope', 5, 5), /^EvidenceError: artifact id is invalid$/);
-      await assert.rejects(store.readRange(unknown, 5, 5), /^EvidenceError: artifact range must satisfy 0 <= start < end$/);
-      for (const [s, e] of [[6, 5], [-1, 5], [0.5, 5], [0, 2 ** 53], [0, Infinity], [Number.NaN, 1]] as const) {
+      await assert.rejects(
+        store.readRange(unknown, 5, 5),
+        /^EvidenceError: artifact range must satisfy 0 <= start < end$/,
+      );
+      for (const [s, e] of [
+        [6, 5],
+        [-1, 5],
+        [0.5, 5],
+        [0, 2 ** 53],
+        [0, Infinity],
+        [Number.NaN, 1],
+      ] as const) {
         await assert.rejects(store.readRange(ref.artifactId, s, e), /0 <= start < end/);
       }
       await assert.rejects(store.readRange(unknown, 0, 1e9), NOT_AVAILABLE);
-      await assert.rejects(store.readRange(ref.artifactId, 9_000, 10_001), /^EvidenceError: artifact range exceeds the stored byte count$/);
+      await assert.rejects(
+        store.readRange(ref.artifactId, 9_000, 10_001),
+        /^EvidenceError: artifact range exceeds the stored byte count$/,
+      );
       await tamper(blobs, ref.artifactId, (b) => Buffer.concat([b, Buffer.from('x')]));
       // A changed size is reported before the range is compared with the count.
       await assert.rejects(store.readRange(ref.artifactId, 9_000, 10_001), DIGEST);
       await assert.rejects(open().readRange(ref.artifactId, 0, 1), DIGEST);
     });
 
-    it('refuses forged ids with the contract\'s sentences: never a storage address from the model', async () => {
+    it("refuses forged ids with the contract's sentences: never a storage address from the model", async () => {
       const a = open('a');
       const b = open('b');
       const ref = await a.put('tenant a only');
       const sha = ref.sha256;
-      const forged = ['artifact-../x', `artifact-${sha.toUpperCase()}`, `artifact-${sha.slice(1)}`, `artifact-${sha}0`, `artifact-../../a/artifacts/${sha}`, `artifact-${sha}/../x`, sha, `ARTIFACT-${sha}`, ''];
+      const forged = [
+        'artifact-../x',
+        `artifact-${sha.toUpperCase()}`,
+        `artifact-${sha.slice(1)}`,
+        `artifact-${sha}0`,
+        `artifact-../../a/artifacts/${sha}`,
+        `artifact-${sha}/../x`,
+        sha,
+        `ARTIFACT-${sha}`,
+        '',
+      ];
       for (const id of forged) {
         await assert.rejects(b.readRange(id, 0, 1), /^EvidenceError: artifact id is invalid$/, id);
         await assert.rejects(b.refOf(id), /^EvidenceError: artifact id is invalid$/, id);
-        await assert.rejects(b.openRecorded({ artifactId: id, byteCount: 13, sha256: sha }, 'f'.repeat(64)), /artifact id is invalid/, id);
+        await assert.rejects(
+          b.openRecorded({ artifactId: id, byteCount: 13, sha256: sha }, 'f'.repeat(64)),
+          /artifact id is invalid/,
+          id,
+        );
       }
       // Another tenant's id is well-formed, and not available to this tenant: its key is under `a`.
       await assert.rejects(b.readRange(ref.artifactId, 0, 1), NOT_AVAILABLE);
@@ -243,9 +360,16 @@ for (const backend of backends) {
       assert.equal(await b.delete(ref.artifactId), undefined);
       // The model's range path: the same sentences as `error:` replies (docs/contracts.md §1.3).
       const ws = new BoundedEvidenceWorkspace(new ScriptedWorkspace(() => 'never'), b);
-      assert.equal(await ws.execute({ tool: 'read_file', arguments: { path: `.tool-artifacts/${ref.artifactId}/bytes/0-4` } }), `error: ${NOT_AVAILABLE_TEXT}`);
+      assert.equal(
+        await ws.execute({ tool: 'read_file', arguments: { path: `.tool-artifacts/${ref.artifactId}/bytes/0-4` } }),
+        `error: ${NOT_AVAILABLE_TEXT}`,
+      );
       for (const id of forged) {
-        assert.equal(await ws.execute({ tool: 'read_file', arguments: { path: `.tool-artifacts/${id}/bytes/0-4` } }), 'error: artifact range path is malformed', id);
+        assert.equal(
+          await ws.execute({ tool: 'read_file', arguments: { path: `.tool-artifacts/${id}/bytes/0-4` } }),
+          'error: artifact range path is malformed',
+          id,
+        );
       }
       assert.equal(new TextDecoder().decode(await a.readRange(ref.artifactId, 0, 6)), 'tenant');
     });
@@ -266,7 +390,10 @@ for (const backend of backends) {
       const ref = await open('t', 1024).put(data);
       for (const store of [open(), open()]) {
         assert.deepEqual(await store.readRange(ref.artifactId, 0, 10), data.subarray(0, 10));
-        await tamper(blobs, ref.artifactId, (b) => { b[5_000] = b[5_000]! ^ 1; return b; }); // chunk 4
+        await tamper(blobs, ref.artifactId, (b) => {
+          b[5_000] = b[5_000]! ^ 1;
+          return b;
+        }); // chunk 4
         assert.deepEqual(await store.readRange(ref.artifactId, 0, 1024), data.subarray(0, 1024));
         assert.deepEqual(await store.readRange(ref.artifactId, 6_000, 10_000), data.subarray(6_000, 10_000));
         await assert.rejects(store.readRange(ref.artifactId, 5_000, 5_001), DIGEST);
@@ -276,7 +403,10 @@ for (const backend of backends) {
         assert.equal(await store.verify(ref.artifactId), true);
       }
       // A process that never trusted it: the full verification at its first read catches a tamper anywhere.
-      await tamper(blobs, ref.artifactId, (b) => { b[9_999] = b[9_999]! ^ 1; return b; });
+      await tamper(blobs, ref.artifactId, (b) => {
+        b[9_999] = b[9_999]! ^ 1;
+        return b;
+      });
       await assert.rejects(open().readRange(ref.artifactId, 0, 10), DIGEST);
       await assert.rejects(open().refOf(ref.artifactId), DIGEST);
       assert.equal(await open().verify(ref.artifactId), false);
@@ -285,7 +415,8 @@ for (const backend of backends) {
     it('a forged manifest with forged bytes under a real id is caught; a lost or foreign manifest is rebuilt from true bytes', async () => {
       const data = pattern(200_000, 2);
       const ref = await open().put(data);
-      const forgedBytes = Uint8Array.from(data); forgedBytes[150_000] = forgedBytes[150_000]! ^ 1;
+      const forgedBytes = Uint8Array.from(data);
+      forgedBytes[150_000] = forgedBytes[150_000]! ^ 1;
       // Chunk digests of the forged bytes, claiming the real identity: consistent except for the whole sha256.
       const forgedManifest = { ...manifestOf(forgedBytes), sha256: ref.sha256 };
       await blobs.put(keyOf(ref.artifactId), forgedBytes);
@@ -296,7 +427,10 @@ for (const backend of backends) {
       await blobs.put(keyOf(ref.artifactId), data);
       await blobs.delete(sidecarOf(ref.artifactId));
       assert.deepEqual(await open().readRange(ref.artifactId, 150_000, 150_010), data.subarray(150_000, 150_010));
-      assert.deepEqual(Buffer.from(await readBlob(blobs, sidecarOf(ref.artifactId), 0, 100_000)), Buffer.from(encodeManifest(manifestOf(data))));
+      assert.deepEqual(
+        Buffer.from(await readBlob(blobs, sidecarOf(ref.artifactId), 0, 100_000)),
+        Buffer.from(encodeManifest(manifestOf(data))),
+      );
       await blobs.put(sidecarOf(ref.artifactId), encodeManifest(manifestOf(pattern(100, 9))));
       assert.deepEqual(await open().readRange(ref.artifactId, 5, 9), data.subarray(5, 9));
       await blobs.put(sidecarOf(ref.artifactId), Uint8Array.of(1, 2, 3));
@@ -349,17 +483,29 @@ for (const backend of backends) {
 
 describe('artifacts: a filesystem blob store (1.1)', function () {
   let t: ReturnType<typeof tempDir>;
-  beforeEach(() => { t = tempDir('fsartifacts'); clearVerifiedChunks(); });
+  beforeEach(() => {
+    t = tempDir('fsartifacts');
+    clearVerifiedChunks();
+  });
   afterEach(() => t.cleanup());
   const fsStore = async (dir = t.dir, chunkSize?: number): Promise<ArtifactStore> =>
-    new ArtifactStore({ blobs: await FsBlobStore.open(dir, { sweep: false }), tenant: 't', ...(chunkSize !== undefined && { chunkSize }) });
+    new ArtifactStore({
+      blobs: await FsBlobStore.open(dir, { sweep: false }),
+      tenant: 't',
+      ...(chunkSize !== undefined && { chunkSize }),
+    });
   const folder = (): string => path.join(t.dir, 't', 'artifacts');
 
   it('keeps <root>/<tenant>/artifacts/<sha256> and <sha256>._manifest, nothing else; same bytes again stay one file', async () => {
     const store = await fsStore();
     const ref = await store.put('same bytes');
     const b = await store.put(enc('same bytes'));
-    const c = await store.putStream((async function* () { yield enc('same '); yield enc('bytes'); })());
+    const c = await store.putStream(
+      (async function* () {
+        yield enc('same ');
+        yield enc('bytes');
+      })(),
+    );
     assert.deepEqual(b, ref);
     assert.deepEqual(c, ref);
     assert.deepEqual((await fsp.readdir(folder())).sort(), [ref.sha256, `${ref.sha256}._manifest`]);
@@ -369,12 +515,21 @@ describe('artifacts: a filesystem blob store (1.1)', function () {
 
   it('marks a written artifact verified on disk: a new process trusts it by its mark and hashes nothing', async () => {
     const data = pattern(2 * 1024 * 1024, 7);
-    const streamed = await (await fsStore()).putStream((async function* () { for (let p = 0; p < data.length; p += 300_000) yield data.subarray(p, p + 300_000); })());
+    const streamed = await (
+      await fsStore()
+    ).putStream(
+      (async function* () {
+        for (let p = 0; p < data.length; p += 300_000) yield data.subarray(p, p + 300_000);
+      })(),
+    );
     assert.ok((await fsp.stat(path.join(t.dir, 't', VERIFIED_MARKS_FILE))).size > 0);
     clearVerifiedChunks();
     const counting = new CountingStore(await FsBlobStore.open(t.dir, { sweep: false }));
     const fresh = new ArtifactStore({ blobs: counting, tenant: 't' });
-    assert.deepEqual(await fresh.readRange(streamed.artifactId, 1_000_000, 1_000_100), data.subarray(1_000_000, 1_000_100));
+    assert.deepEqual(
+      await fresh.readRange(streamed.artifactId, 1_000_000, 1_000_100),
+      data.subarray(1_000_000, 1_000_100),
+    );
     assert.equal(verifiedChunkStats.marksUsed, 1);
     assert.equal(counting.bytesRead, encodeManifest(manifestOf(data)).length + 65_536);
     // A changed byte changes the file's identity: the mark no longer applies, and the full verification fails.
@@ -404,7 +559,7 @@ describe('artifacts: a filesystem blob store (1.1)', function () {
     assert.deepEqual(await store.readRange(ref.artifactId, 0, 10), data.subarray(0, 10));
   });
 
-  it('does not hang on a FIFO planted under an artifact\'s name', async () => {
+  it("does not hang on a FIFO planted under an artifact's name", async () => {
     const store = await fsStore();
     const ref = await store.put(pattern(10_000));
     const file = path.join(folder(), ref.sha256);
@@ -414,7 +569,7 @@ describe('artifacts: a filesystem blob store (1.1)', function () {
     await assert.rejects((await fsStore()).readRange(ref.artifactId, 0, 10), NOT_AVAILABLE);
   });
 
-  it('a whole temporary key a writer killed before its move left is swept at the next open; a live writer\'s is kept', async () => {
+  it("a whole temporary key a writer killed before its move left is swept at the next open; a live writer's is kept", async () => {
     const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
     await fsp.mkdir(folder(), { recursive: true });
     const left = [`tmp-${dead}-0123456789abcdef`, `tmp-${dead}-0123456789abcdef._manifest`];
@@ -426,12 +581,14 @@ describe('artifacts: a filesystem blob store (1.1)', function () {
     assert.deepEqual((await fsp.readdir(folder())).sort(), [kept.sha256, `${kept.sha256}._manifest`, live].sort());
   });
 
-  it('a process killed during putStream leaves nothing under the artifact\'s name; the next open\'s sweep removes its temporary file', async function () {
+  it("a process killed during putStream leaves nothing under the artifact's name; the next open's sweep removes its temporary file", async function () {
     this.timeout(30_000);
     const script = path.join(__dirname, '..', 'evidence', 'killedPut.ts');
     const child = spawn(process.execPath, ['--import', 'tsx', script, t.dir], { stdio: ['ignore', 'pipe', 'inherit'] });
     await new Promise<void>((resolve, reject) => {
-      child.stdout.on('data', (b: Buffer) => { if (b.toString().includes('writing')) resolve(); });
+      child.stdout.on('data', (b: Buffer) => {
+        if (b.toString().includes('writing')) resolve();
+      });
       child.on('exit', (code) => reject(new Error(`child exited early: ${code}`)));
     });
     // The child has written at least 2 MiB of a 16 MiB stream and is waiting for more.
@@ -459,15 +616,25 @@ describe('artifacts: a filesystem blob store (1.1)', function () {
 
 describe('artifacts: the upgrade from evidence/artifacts/<tenant>/artifact-<sha> (docs/architecture.md §3)', function () {
   let t: ReturnType<typeof tempDir>;
-  beforeEach(() => { t = tempDir('legacy'); clearVerifiedChunks(); });
+  beforeEach(() => {
+    t = tempDir('legacy');
+    clearVerifiedChunks();
+  });
   afterEach(() => t.cleanup());
   const legacyRoot = (): string => path.join(t.dir, 'artifacts');
   const blobsDir = (): string => path.join(t.dir, 'blobs');
   const upgraded = async (tenant = 't'): Promise<ArtifactStore> =>
-    new ArtifactStore({ blobs: await FsBlobStore.open(blobsDir(), { sweep: false }), tenant, legacyRoot: legacyRoot() });
+    new ArtifactStore({
+      blobs: await FsBlobStore.open(blobsDir(), { sweep: false }),
+      tenant,
+      legacyRoot: legacyRoot(),
+    });
 
   /** Writes an artifact as the store before issue 20 did: the file, and its manifest in `.manifests/`. */
-  async function oldLayout(bytes: Uint8Array, tenant = 't'): Promise<{ id: string; file: string; manifestFile: string; digest: string }> {
+  async function oldLayout(
+    bytes: Uint8Array,
+    tenant = 't',
+  ): Promise<{ id: string; file: string; manifestFile: string; digest: string }> {
     const dir = path.join(legacyRoot(), tenant);
     await fsp.mkdir(path.join(dir, '.manifests'), { recursive: true });
     const id = `artifact-${sha256hex(bytes)}`;
@@ -490,14 +657,18 @@ describe('artifacts: the upgrade from evidence/artifacts/<tenant>/artifact-<sha>
     assert.deepEqual(await fsp.readFile(`${moved}._manifest`), Buffer.from(encodeManifest(manifestOf(data))));
     // Another process after the move reads it from the blob store, as does a handle by the record's (old) manifest digest.
     assert.deepEqual(await (await upgraded()).readRange(old.id, 0, 10), data.subarray(0, 10));
-    const { manifest } = await (await upgraded()).openRecorded({ artifactId: old.id, byteCount: data.length, sha256: sha256hex(data) }, old.digest);
+    const { manifest } = await (
+      await upgraded()
+    ).openRecorded({ artifactId: old.id, byteCount: data.length, sha256: sha256hex(data) }, old.digest);
     assert.equal(manifest.byteCount, 300_000);
   });
 
   it('a handle reads an old-layout artifact too (migrated on that read), and retention deletes an old copy', async () => {
     const data = enc('recorded before the upgrade\n'.repeat(50));
     const old = await oldLayout(data);
-    const { manifest, source } = await (await upgraded()).openRecorded({ artifactId: old.id, byteCount: data.length, sha256: sha256hex(data) }, old.digest);
+    const { manifest, source } = await (
+      await upgraded()
+    ).openRecorded({ artifactId: old.id, byteCount: data.length, sha256: sha256hex(data) }, old.digest);
     assert.deepEqual(await source.read(0, 8), enc('recorded'));
     assert.equal(manifest.sha256, sha256hex(data));
     const other = await oldLayout(enc('never read after the upgrade'));
@@ -506,13 +677,16 @@ describe('artifacts: the upgrade from evidence/artifacts/<tenant>/artifact-<sha>
     await assert.rejects(fsp.stat(other.manifestFile), /ENOENT/);
   });
 
-  it('an old-layout file that does not hash to its id is refused and left as it was; a symlink or another tenant\'s file is not read', async () => {
+  it("an old-layout file that does not hash to its id is refused and left as it was; a symlink or another tenant's file is not read", async () => {
     const data = pattern(5_000, 3);
     const old = await oldLayout(data);
     await fsp.writeFile(old.file, pattern(5_000, 4));
     await assert.rejects((await upgraded()).readRange(old.id, 0, 10), DIGEST);
     assert.equal(sha256hex(await fsp.readFile(old.file)), sha256hex(pattern(5_000, 4)));
-    assert.equal(await fsp.stat(path.join(blobsDir(), 't', 'artifacts', old.id.slice('artifact-'.length))).catch(() => undefined), undefined);
+    assert.equal(
+      await fsp.stat(path.join(blobsDir(), 't', 'artifacts', old.id.slice('artifact-'.length))).catch(() => undefined),
+      undefined,
+    );
 
     const linked = enc('behind a symlink');
     const target = path.join(t.dir, 'target');
@@ -529,7 +703,10 @@ describe('artifacts: the upgrade from evidence/artifacts/<tenant>/artifact-<sha>
   it('two processes reading the same old artifact at once both get its bytes; one copy remains', async () => {
     const data = pattern(1_500_000, 6);
     const old = await oldLayout(data);
-    const [a, b] = await Promise.all([(await upgraded()).readRange(old.id, 0, 1_500_000), (await upgraded()).readRange(old.id, 1_400_000, 1_500_000)]);
+    const [a, b] = await Promise.all([
+      (await upgraded()).readRange(old.id, 0, 1_500_000),
+      (await upgraded()).readRange(old.id, 1_400_000, 1_500_000),
+    ]);
     assert.equal(sha256hex(a), sha256hex(data));
     assert.deepEqual(b, data.subarray(1_400_000));
     const names = (await fsp.readdir(path.join(blobsDir(), 't', 'artifacts'))).sort();

@@ -20,7 +20,11 @@ export interface ContractFixture {
 /** The key of a run's output: the suite's default. */
 export const RUN_KEY: BlobKey = { tenant: 'tenant-a', runId: 'run-1', callId: 'c1' };
 /** The key of an artifact (docs/contracts.md §1.1: `<tenant>/artifacts/<sha256>`): the suite runs for it too. */
-export const ARTIFACT_KEY: BlobKey = { tenant: 'tenant-a', runId: 'artifacts', callId: createHash('sha256').update('an artifact').digest('hex') };
+export const ARTIFACT_KEY: BlobKey = {
+  tenant: 'tenant-a',
+  runId: 'artifacts',
+  callId: createHash('sha256').update('an artifact').digest('hex'),
+};
 
 /** Deterministic bytes: `n` bytes of a repeating pattern with newlines. */
 export function patterned(n: number, seed = 0): Uint8Array {
@@ -30,7 +34,8 @@ export function patterned(n: number, seed = 0): Uint8Array {
 }
 
 async function* pieces(bytes: Uint8Array, sizes: number[]): AsyncGenerator<Uint8Array> {
-  let p = 0, i = 0;
+  let p = 0,
+    i = 0;
   while (p < bytes.length) {
     const n = sizes[i++ % sizes.length]!;
     yield bytes.slice(p, p + n);
@@ -45,7 +50,10 @@ async function* failingAfter(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
 
 /** Byte equality whatever the Uint8Array subclass (adapters may return Buffers). */
 export function sameBytes(actual: Uint8Array, expected: Uint8Array): void {
-  assert.deepEqual(Buffer.from(actual.buffer, actual.byteOffset, actual.byteLength), Buffer.from(expected.buffer, expected.byteOffset, expected.byteLength));
+  assert.deepEqual(
+    Buffer.from(actual.buffer, actual.byteOffset, actual.byteLength),
+    Buffer.from(expected.buffer, expected.byteOffset, expected.byteLength),
+  );
 }
 
 const sha = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
@@ -55,8 +63,13 @@ export function blobStoreContract(name: string, setup: () => Promise<ContractFix
   describe(`BlobStore contract: ${name}, keys like ${key.tenant}/${key.runId}/${key.callId.slice(0, 12)}`, function () {
     let fx: ContractFixture;
     let store: BlobStore;
-    beforeEach(async () => { fx = await setup(); store = fx.store; });
-    afterEach(async () => { await fx.cleanup(); });
+    beforeEach(async () => {
+      fx = await setup();
+      store = fx.store;
+    });
+    afterEach(async () => {
+      await fx.cleanup();
+    });
     /**
      * What a put returns: the exact size; a store with file identities also returns the
      * written file's identity, which must be the one the file has right after (§1.1).
@@ -87,7 +100,10 @@ export function blobStoreContract(name: string, setup: () => Promise<ContractFix
       const data = patterned(6 * 1024 * 1024 + 17, 5);
       await putReturns(pieces(data, [1024 * 1024 + 3]), data.length);
       assert.equal(await store.size(key), data.length);
-      sameBytes(await readRange(store, key, 5 * 1024 * 1024 - 10, 5 * 1024 * 1024 + 10), data.subarray(5 * 1024 * 1024 - 10, 5 * 1024 * 1024 + 10));
+      sameBytes(
+        await readRange(store, key, 5 * 1024 * 1024 - 10, 5 * 1024 * 1024 + 10),
+        data.subarray(5 * 1024 * 1024 - 10, 5 * 1024 * 1024 + 10),
+      );
       sameBytes(await readRange(store, key, data.length - 5, data.length), data.subarray(data.length - 5));
     });
 
@@ -113,7 +129,10 @@ export function blobStoreContract(name: string, setup: () => Promise<ContractFix
 
     it('reports a missing key as undefined size and a missing read as "missing"', async () => {
       assert.equal(await store.size(key), undefined);
-      await assert.rejects(readRange(store, key, 0, 10), (e: Error & { code?: string }) => e.code === 'missing' && e.message === 'stored bytes are missing');
+      await assert.rejects(
+        readRange(store, key, 0, 10),
+        (e: Error & { code?: string }) => e.code === 'missing' && e.message === 'stored bytes are missing',
+      );
     });
 
     it('replaces on put, and a failed streamed put leaves the previous bytes', async () => {
@@ -153,7 +172,10 @@ export function blobStoreContract(name: string, setup: () => Promise<ContractFix
       assert.equal(await store.size(key), undefined);
       assert.equal(await store.size(to), 70_001);
       sameBytes(await readRange(store, to, 0, 70_001), data);
-      await assert.rejects(store.move(key, to), (e: Error & { code?: string }) => e.code === 'missing' && e.message === 'stored bytes are missing');
+      await assert.rejects(
+        store.move(key, to),
+        (e: Error & { code?: string }) => e.code === 'missing' && e.message === 'stored bytes are missing',
+      );
       sameBytes(await readRange(store, to, 65_530, 65_540), data.subarray(65_530, 65_540));
       await assert.rejects(store.move({ ...key, callId: '../x' }, to), /blob key callId is not a safe path segment$/);
       await assert.rejects(store.move(to, { ...key, tenant: '..' }), /blob key tenant is not a safe path segment$/);
@@ -168,12 +190,29 @@ export function blobStoreContract(name: string, setup: () => Promise<ContractFix
     });
 
     it('rejects unsafe key segments before any address is built', async () => {
-      const bad = ['', '.', '..', '../x', 'a/b', 'a\\b', 'a\u0000b', '\u2024\u2024', 'a\uff0fb', 'a\u2215b', 'x'.repeat(129), ' a', 'é'];
+      const bad = [
+        '',
+        '.',
+        '..',
+        '../x',
+        'a/b',
+        'a\\b',
+        'a\u0000b',
+        '\u2024\u2024',
+        'a\uff0fb',
+        'a\u2215b',
+        'x'.repeat(129),
+        ' a',
+        'é',
+      ];
       for (const field of ['tenant', 'runId', 'callId'] as const) {
         for (const v of bad) {
           const k = { ...key, [field]: v };
           const re = new RegExp(`blob key ${field} is not a safe path segment$`);
-          await assert.rejects(store.put(k, patterned(1)), (e: Error & { code?: string }) => e.code === 'invalidArgument' && re.test(e.message));
+          await assert.rejects(
+            store.put(k, patterned(1)),
+            (e: Error & { code?: string }) => e.code === 'invalidArgument' && re.test(e.message),
+          );
           await assert.rejects(store.size(k), re);
           await assert.rejects(readRange(store, k, 0, 1), re);
           await assert.rejects(store.delete(k), re);
@@ -189,7 +228,11 @@ export function blobStoreContract(name: string, setup: () => Promise<ContractFix
       let identity: { sha256: string; byteCount: number; manifestDigest: string };
       beforeEach(async () => {
         const put = await putVerified(store, key, pieces(data, [70_000]));
-        identity = { sha256: put.manifest.sha256, byteCount: put.manifest.byteCount, manifestDigest: put.manifestDigest };
+        identity = {
+          sha256: put.manifest.sha256,
+          byteCount: put.manifest.byteCount,
+          manifestDigest: put.manifestDigest,
+        };
         assert.equal(put.manifest.sha256, sha(data));
         assert.equal(put.manifestDigest, sha(encodeManifest(manifestOf(data))));
       });
@@ -206,28 +249,50 @@ export function blobStoreContract(name: string, setup: () => Promise<ContractFix
 
       it('a tampered byte, a changed size and a rewritten manifest are digest mismatches', async () => {
         const { manifest, source } = await openVerified(store, key, identity);
-        const tampered = Uint8Array.from(data); tampered[150_000] = tampered[150_000]! ^ 1;
+        const tampered = Uint8Array.from(data);
+        tampered[150_000] = tampered[150_000]! ^ 1;
         await store.put(key, tampered);
-        await assert.rejects(readVerified(source, manifest, 140_000, 140_010), /artifact digest does not match its recorded identity/);
-        await assert.rejects(readVerified(source, manifest, 0, 10).then(() => readVerified(source, manifest, 131_072, 131_073)), /artifact digest does not match/);
+        await assert.rejects(
+          readVerified(source, manifest, 140_000, 140_010),
+          /artifact digest does not match its recorded identity/,
+        );
+        await assert.rejects(
+          readVerified(source, manifest, 0, 10).then(() => readVerified(source, manifest, 131_072, 131_073)),
+          /artifact digest does not match/,
+        );
         sameBytes(await readVerified(source, manifest, 0, 10), data.subarray(0, 10));
         await store.put(key, Buffer.concat([data, Buffer.from('x')]));
-        await assert.rejects(readVerified(source, manifest, 0, 10), /artifact digest does not match its recorded identity/);
+        await assert.rejects(
+          readVerified(source, manifest, 0, 10),
+          /artifact digest does not match its recorded identity/,
+        );
         await store.put(key, data);
         await store.put(manifestKeyOf(key), encodeManifest(manifestOf(tampered)));
-        await assert.rejects(openVerified(store, key, identity), /artifact digest does not match its recorded identity/);
+        await assert.rejects(
+          openVerified(store, key, identity),
+          /artifact digest does not match its recorded identity/,
+        );
         await store.put(manifestKeyOf(key), encodeManifest(manifestOf(data)).slice(0, -4));
-        await assert.rejects(openVerified(store, key, identity), /artifact digest does not match its recorded identity/);
+        await assert.rejects(
+          openVerified(store, key, identity),
+          /artifact digest does not match its recorded identity/,
+        );
       });
 
       it('a blob or sidecar deleted behind the log\'s back answers "missing", never bytes', async () => {
         const cache = new ManifestCache();
         const { manifest, source } = await openVerified(store, key, identity, cache);
         await store.delete(key);
-        await assert.rejects(readVerified(source, manifest, 0, 10), (e: Error & { code?: string }) => e.code === 'missing' && e.message === 'stored bytes are missing');
+        await assert.rejects(
+          readVerified(source, manifest, 0, 10),
+          (e: Error & { code?: string }) => e.code === 'missing' && e.message === 'stored bytes are missing',
+        );
         await store.put(key, data);
         await store.delete(manifestKeyOf(key));
-        await assert.rejects(openVerified(store, key, identity), (e: Error & { code?: string }) => e.code === 'missing');
+        await assert.rejects(
+          openVerified(store, key, identity),
+          (e: Error & { code?: string }) => e.code === 'missing',
+        );
         // A cached (already verified) manifest still guards the data itself.
         const again = await openVerified(store, key, identity, cache);
         sameBytes(await readVerified(again.source, again.manifest, 5, 9), data.subarray(5, 9));
@@ -237,9 +302,15 @@ export function blobStoreContract(name: string, setup: () => Promise<ContractFix
       });
 
       it('a record that promises other bytes is refused even with an intact sidecar', async () => {
-        await assert.rejects(openVerified(store, key, { ...identity, sha256: '0'.repeat(64) }), /artifact digest does not match/);
+        await assert.rejects(
+          openVerified(store, key, { ...identity, sha256: '0'.repeat(64) }),
+          /artifact digest does not match/,
+        );
         await assert.rejects(openVerified(store, key, { ...identity, byteCount: 1 }), /artifact digest does not match/);
-        await assert.rejects(openVerified(store, key, { ...identity, manifestDigest: 'f'.repeat(64) }), /artifact digest does not match/);
+        await assert.rejects(
+          openVerified(store, key, { ...identity, manifestDigest: 'f'.repeat(64) }),
+          /artifact digest does not match/,
+        );
       });
     });
   });

@@ -26,7 +26,9 @@ function tempsUnder(dir: string): string[] {
 
 describe('filesystem blob store: durability and leftovers (issue 10, defects 5 and 7)', () => {
   let dir: string;
-  beforeEach(() => { dir = mkdtempSync(path.join(os.tmpdir(), 'be-fsblob-')); });
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'be-fsblob-'));
+  });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   it('fdatasyncs the temporary file before renaming it into place', async () => {
@@ -38,9 +40,18 @@ describe('filesystem blob store: durability and leftovers (issue 10, defects 5 a
     const realDatasync = proto.datasync;
     const realSync = proto.sync;
     const realRename = fsp.rename;
-    proto.datasync = function (this: unknown) { events.push('datasync'); return realDatasync.call(this); };
-    proto.sync = function (this: unknown) { events.push('sync'); return realSync.call(this); };
-    (fsp as { rename: typeof fsp.rename }).rename = async (a, b) => { events.push(`rename ${path.basename(String(b))}`); return realRename(a, b); };
+    proto.datasync = function (this: unknown) {
+      events.push('datasync');
+      return realDatasync.call(this);
+    };
+    proto.sync = function (this: unknown) {
+      events.push('sync');
+      return realSync.call(this);
+    };
+    (fsp as { rename: typeof fsp.rename }).rename = async (a, b) => {
+      events.push(`rename ${path.basename(String(b))}`);
+      return realRename(a, b);
+    };
     try {
       await store.put({ tenant: 't', runId: 'r', callId: 'c1' }, Buffer.from('durable bytes'));
     } finally {
@@ -53,17 +64,26 @@ describe('filesystem blob store: durability and leftovers (issue 10, defects 5 a
     assert.ok(synced >= 0 && renamed > synced, `events: ${events.join(', ')}`);
   });
 
-  it('a writer killed with SIGKILL mid-put leaves a temporary file that the next open removes; a live writer\'s is kept', async function () {
+  it("a writer killed with SIGKILL mid-put leaves a temporary file that the next open removes; a live writer's is kept", async function () {
     this.timeout(60_000);
     const root = path.join(dir, 'blobs');
     // A real writer process: puts an endless stream, and is killed once bytes are on disk.
-    const writer = spawn(process.execPath, ['--import', 'tsx', '-e', `
+    const writer = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '-e',
+        `
       const { FsBlobStore } = require(${JSON.stringify(path.join(REPO, 'src', 'core', 'blobs', 'fsBlobStore.ts'))});
       (async () => {
         const store = await FsBlobStore.open(${JSON.stringify(root)});
         async function* endless() { for (;;) { yield Buffer.alloc(1 << 20, 120); await new Promise((r) => setTimeout(r, 5)); } }
         await store.put({ tenant: 't', runId: 'r', callId: 'c1' }, endless());
-      })();`], { cwd: REPO, stdio: 'ignore' });
+      })();`,
+      ],
+      { cwd: REPO, stdio: 'ignore' },
+    );
     const deadline = Date.now() + 30_000;
     while (Date.now() < deadline) {
       const t = tempsUnder(root);

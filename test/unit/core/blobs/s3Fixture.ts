@@ -11,7 +11,10 @@ import { createRequire } from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-interface S3rverInstance { run(): Promise<AddressInfo>; close(): Promise<void> }
+interface S3rverInstance {
+  run(): Promise<AddressInfo>;
+  close(): Promise<void>;
+}
 type S3rverClass = new (options: Record<string, unknown>) => S3rverInstance;
 // The SDK warns once per process that Node 20 support ends in 2027: noise in test output.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
@@ -30,13 +33,21 @@ export async function startS3Server(bucket = 'evidence'): Promise<S3Server> {
   const server = new S3rver({ address: '127.0.0.1', port: 0, directory: dir, silent: true });
   const { port } = await server.run();
   const endpoint = `http://127.0.0.1:${port}`;
-  const admin = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+  const admin = new S3Client({
+    endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+  });
   await admin.send(new CreateBucketCommand({ Bucket: bucket }));
   admin.destroy();
   return {
     endpoint,
     bucket,
-    async close() { await server.close(); rmSync(dir, { recursive: true, force: true }); },
+    async close() {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
   };
 }
 
@@ -65,8 +76,12 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     responseBytes: 0,
     bodyBytes: 0,
     requests: 0,
-    failWith500(method?: string, afterRequests = 0) { failing = { method, after: afterRequests }; },
-    heal() { failing = undefined; },
+    failWith500(method?: string, afterRequests = 0) {
+      failing = { method, after: afterRequests };
+    },
+    heal() {
+      failing = undefined;
+    },
     close: async () => {},
   };
   const server = http.createServer((req, res) => {
@@ -75,25 +90,38 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       if (failing.after > 0) failing.after--;
       else {
         req.resume();
-        const body = '<?xml version="1.0" encoding="UTF-8"?><Error><Code>InternalError</Code><Message>injected</Message></Error>';
+        const body =
+          '<?xml version="1.0" encoding="UTF-8"?><Error><Code>InternalError</Code><Message>injected</Message></Error>';
         res.writeHead(500, { 'content-type': 'application/xml', 'content-length': Buffer.byteLength(body) });
         res.end(body);
         return;
       }
     }
-    const upstream = http.request({ host: t.hostname, port: t.port, method: req.method, path: req.url, headers: req.headers }, (up) => {
-      const headerBytes = Object.entries(up.headers).reduce((n, [k, v]) => n + k.length + 4 + String(v).length, 0);
-      state.responseBytes += headerBytes;
-      res.writeHead(up.statusCode ?? 502, up.headers);
-      up.on('data', (d: Buffer) => { state.responseBytes += d.length; state.bodyBytes += d.length; });
-      up.pipe(res);
+    const upstream = http.request(
+      { host: t.hostname, port: t.port, method: req.method, path: req.url, headers: req.headers },
+      (up) => {
+        const headerBytes = Object.entries(up.headers).reduce((n, [k, v]) => n + k.length + 4 + String(v).length, 0);
+        state.responseBytes += headerBytes;
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.on('data', (d: Buffer) => {
+          state.responseBytes += d.length;
+          state.bodyBytes += d.length;
+        });
+        up.pipe(res);
+      },
+    );
+    upstream.on('error', () => {
+      res.destroy();
     });
-    upstream.on('error', () => { res.destroy(); });
     req.pipe(upstream);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   state.endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  state.close = () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); });
+  state.close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
   return state;
 }
 

@@ -15,13 +15,26 @@ import { FsBlobStore } from '../../../../src/core/blobs/fsBlobStore.js';
 import { MemoryBlobStore } from '../../../../src/core/blobs/memoryBlobStore.js';
 import { manifestKeyOf, putVerifiedStream } from '../../../../src/core/blobs/verifiedBlobs.js';
 import { readRange } from '../../../../src/core/blobs/blobStore.js';
-import { encodeManifest, ManifestBuilder, manifestDigest, manifestOf, type Manifest } from '../../../../src/core/integrity/integrity.js';
-import { clearVerifiedChunks, lookupVerified, rememberVerified, rememberWritten, verifiedChunkMemory } from '../../../../src/core/integrity/verifiedChunks.js';
+import {
+  encodeManifest,
+  ManifestBuilder,
+  manifestDigest,
+  manifestOf,
+  type Manifest,
+} from '../../../../src/core/integrity/integrity.js';
+import {
+  clearVerifiedChunks,
+  lookupVerified,
+  rememberVerified,
+  rememberWritten,
+  verifiedChunkMemory,
+} from '../../../../src/core/integrity/verifiedChunks.js';
 
 /** 10 chunks of 64 KiB and 1,000 bytes, not repeating (each 32-byte block its own digest), lines every so often. */
 function content(): Buffer {
   const out = Buffer.alloc(10 * 65536 + 1000);
-  for (let i = 0, block = 0; i < out.length; i += 32, block++) createHash('sha256').update(String(block)).digest().copy(out, i);
+  for (let i = 0, block = 0; i < out.length; i += 32, block++)
+    createHash('sha256').update(String(block)).digest().copy(out, i);
   for (let i = 77; i < out.length; i += 313) out[i] = 10;
   return out;
 }
@@ -33,8 +46,14 @@ async function* pieces(bytes: Buffer, size: number): AsyncGenerator<Uint8Array> 
 describe('streamed verified put: chunk tables kept on disk (issue 26, defect 2)', () => {
   let dir: string;
   const key = { tenant: 't', runId: 'r1', callId: 'c1' };
-  beforeEach(() => { dir = fs.mkdtempSync(path.join(os.tmpdir(), 'streamed-put-')); clearVerifiedChunks(); });
-  afterEach(() => { fs.rmSync(dir, { recursive: true, force: true }); clearVerifiedChunks(); });
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'streamed-put-'));
+    clearVerifiedChunks();
+  });
+  afterEach(() => {
+    fs.rmSync(dir, { recursive: true, force: true });
+    clearVerifiedChunks();
+  });
 
   for (const held of [1, 3, 10, 11, 1000]) {
     it(`holding ${held} chunk(s) at most: the sidecar is encodeManifest's, byte for byte; nothing is left beside the blob`, async () => {
@@ -43,7 +62,14 @@ describe('streamed verified put: chunk tables kept on disk (issue 26, defect 2)'
       const expected = encodeManifest(whole);
       const store = await FsBlobStore.open(dir, { sweep: false });
       const put = await putVerifiedStream(store, key, pieces(bytes, 50_001), { heldChunks: held });
-      assert.deepEqual(put.summary, { byteCount: bytes.length, sha256: whole.sha256, chunkSize: 65536, utf8: false, chunks: 11, newlines: bytes.reduce((n, x) => n + (x === 10 ? 1 : 0), 0) });
+      assert.deepEqual(put.summary, {
+        byteCount: bytes.length,
+        sha256: whole.sha256,
+        chunkSize: 65536,
+        utf8: false,
+        chunks: 11,
+        newlines: bytes.reduce((n, x) => n + (x === 10 ? 1 : 0), 0),
+      });
       assert.equal(put.manifestDigest, manifestDigest(whole));
       const sidecar = await readRange(store, manifestKeyOf(key), 0, expected.length + 1);
       assert.equal(Buffer.compare(Buffer.from(sidecar), Buffer.from(expected)), 0);
@@ -62,7 +88,13 @@ describe('streamed verified put: chunk tables kept on disk (issue 26, defect 2)'
     const bytes = content();
     const store = new MemoryBlobStore();
     const put = await putVerifiedStream(store, key, pieces(bytes, 65536), { heldChunks: 2 });
-    assert.equal(Buffer.compare(Buffer.from(await readRange(store, manifestKeyOf(key), 0, 1 << 20)), Buffer.from(encodeManifest(manifestOf(bytes)))), 0);
+    assert.equal(
+      Buffer.compare(
+        Buffer.from(await readRange(store, manifestKeyOf(key), 0, 1 << 20)),
+        Buffer.from(encodeManifest(manifestOf(bytes))),
+      ),
+      0,
+    );
     assert.equal(put.manifestDigest, manifestDigest(manifestOf(bytes)));
   });
 
@@ -95,7 +127,14 @@ describe('streamed verified put: chunk tables kept on disk (issue 26, defect 2)'
   it('the verified-chunk cache: a whole file costs no bits whatever its size; partial bitsets stay within 2 MiB', async () => {
     // A 10 GiB file's manifest (163,840 chunks): verified whole, it is held as its count.
     const chunks = 163_840;
-    const big: Manifest = { byteCount: chunks * 65536, sha256: '0'.repeat(64), chunkSize: 65536, chunkDigests: new Uint8Array(chunks * 32), chunkNewlines: new Uint32Array(chunks), utf8: true };
+    const big: Manifest = {
+      byteCount: chunks * 65536,
+      sha256: '0'.repeat(64),
+      chunkSize: 65536,
+      chunkDigests: new Uint8Array(chunks * 32),
+      chunkNewlines: new Uint32Array(chunks),
+      utf8: true,
+    };
     await rememberWritten('1:2:3:4:5', big);
     assert.deepEqual(verifiedChunkMemory(), { files: 1, bitsBytes: 0 });
     assert.equal(lookupVerified('1:2:3:4:5', big)!.length, chunks / 8);
@@ -106,7 +145,10 @@ describe('streamed verified put: chunk tables kept on disk (issue 26, defect 2)'
     assert.ok(held.bitsBytes <= 2 * 1024 * 1024, `${held.bitsBytes} bytes of bits held`);
     assert.equal(held.bitsBytes, (held.files - (lookupVerified('1:2:3:4:5', big) ? 1 : 0)) * half.length);
     // The newest are kept, the oldest dropped.
-    assert.deepEqual(lookupVerified('9:199:3:4:5', big) && Array.from(lookupVerified('9:199:3:4:5', big)!.subarray(0, 2)), [0x55, 0x55]);
+    assert.deepEqual(
+      lookupVerified('9:199:3:4:5', big) && Array.from(lookupVerified('9:199:3:4:5', big)!.subarray(0, 2)),
+      [0x55, 0x55],
+    );
     assert.equal(lookupVerified('9:0:3:4:5', big), undefined);
   });
 });

@@ -22,7 +22,9 @@ export function sha256hex(bytes: Uint8Array | string): string {
 export class ScriptedWorkspace implements ToolWorkspace {
   readonly calls: { action: ToolAction; toolCallId: string | undefined }[] = [];
   readonly policy: ToolPolicy = { allowWrites: false, allowedCommands: [] };
-  readonly availableTools: readonly ToolSpec[] = [{ name: 'read_file', description: 'reads', parameters: { path: 'string' } }];
+  readonly availableTools: readonly ToolSpec[] = [
+    { name: 'read_file', description: 'reads', parameters: { path: 'string' } },
+  ];
   readonly modifiedFiles: readonly string[] = ['a.txt'];
 
   constructor(private readonly answer: (action: ToolAction) => string) {}
@@ -41,12 +43,20 @@ const q = (s: string): string => JSON.stringify(s);
  * code: keys spelled out in sorted order, L lowered one byte at a time with a full
  * rebuild each step, boundaries found by trial decoding.
  */
-export function referenceObservation(bytes: Uint8Array, limits: { maxInlineBytes: number; previewBytes: number; maxRangeBytes: number }): string {
+export function referenceObservation(
+  bytes: Uint8Array,
+  limits: { maxInlineBytes: number; previewBytes: number; maxRangeBytes: number },
+): string {
   const n = bytes.length;
   const sha = sha256hex(bytes);
   const id = `artifact-${sha}`;
   const decodes = (b: Uint8Array): boolean => {
-    try { new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(b); return true; } catch { return false; }
+    try {
+      new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(b);
+      return true;
+    } catch {
+      return false;
+    }
   };
   const dec = (b: Uint8Array): string => new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(b);
   const boundary = (i: number): boolean => i <= 0 || i >= n || (bytes[i]! & 0xc0) !== 0x80;
@@ -57,9 +67,10 @@ export function referenceObservation(bytes: Uint8Array, limits: { maxInlineBytes
     while (!boundary(h)) h--;
     let t = Math.max(h, n - l);
     while (!boundary(t)) t++;
-    const json = `{"artifact_id":${q(id)},"byte_count":${n},"head_preview":${q(dec(bytes.subarray(0, h)))},"head_range":[0,${h}],`
-      + `"omitted_range":[${h},${t}],"range_request":{"path":${q(`.tool-artifacts/${id}/bytes/0-${e}`)},"tool":"read_file"},`
-      + `"sha256":${q(sha)},"tail_preview":${q(dec(bytes.subarray(t)))},"tail_range":[${t},${n}]}`;
+    const json =
+      `{"artifact_id":${q(id)},"byte_count":${n},"head_preview":${q(dec(bytes.subarray(0, h)))},"head_range":[0,${h}],` +
+      `"omitted_range":[${h},${t}],"range_request":{"path":${q(`.tool-artifacts/${id}/bytes/0-${e}`)},"tool":"read_file"},` +
+      `"sha256":${q(sha)},"tail_preview":${q(dec(bytes.subarray(t)))},"tail_range":[${t},${n}]}`;
     const text = `Tool result externalized:\n${json}`;
     if (Buffer.byteLength(text) <= limits.maxInlineBytes) return text;
   }
@@ -76,8 +87,15 @@ export function jsonAfterFirstLine(text: string): Record<string, unknown> {
 export const TEST_TENANT = 't';
 
 /** An artifact store over a filesystem blob store at `dir` (docs/architecture.md §3), as `openEvidenceStores` builds one. */
-export async function openArtifacts(dir: string, options: { tenant?: string; legacyRoot?: string; chunkSize?: number } = {}): Promise<ArtifactStore> {
-  return new ArtifactStore({ ...options, blobs: await FsBlobStore.open(dir, { sweep: false }), tenant: options.tenant ?? TEST_TENANT });
+export async function openArtifacts(
+  dir: string,
+  options: { tenant?: string; legacyRoot?: string; chunkSize?: number } = {},
+): Promise<ArtifactStore> {
+  return new ArtifactStore({
+    ...options,
+    blobs: await FsBlobStore.open(dir, { sweep: false }),
+    tenant: options.tenant ?? TEST_TENANT,
+  });
 }
 
 /** Where a filesystem blob store at `dir` keeps artifact `id` of `tenant`: `<dir>/<tenant>/artifacts/<sha256>`. */
@@ -89,6 +107,13 @@ export function artifactFile(dir: string, id: string, tenant = TEST_TENANT): str
 export function storedArtifacts(dir: string, tenant = TEST_TENANT): { artifactId: string; byteCount: number }[] {
   const folder = path.join(dir, tenant, 'artifacts');
   let names: string[];
-  try { names = readdirSync(folder); } catch { return []; }
-  return names.filter((n) => /^[0-9a-f]{64}$/.test(n)).sort().map((n) => ({ artifactId: `artifact-${n}`, byteCount: statSync(path.join(folder, n)).size }));
+  try {
+    names = readdirSync(folder);
+  } catch {
+    return [];
+  }
+  return names
+    .filter((n) => /^[0-9a-f]{64}$/.test(n))
+    .sort()
+    .map((n) => ({ artifactId: `artifact-${n}`, byteCount: statSync(path.join(folder, n)).size }));
 }

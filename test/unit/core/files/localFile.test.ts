@@ -5,7 +5,8 @@ import { replaceFileText } from '../../../../src/core/files/localFile.js';
 import { scratch } from '../runs/helpers.js';
 
 describe('replaceFileText: a file replaced whole or not at all', () => {
-  let dir: string; let cleanup: () => void;
+  let dir: string;
+  let cleanup: () => void;
   beforeEach(() => ({ dir, cleanup } = scratch('local-file')));
   afterEach(() => cleanup());
 
@@ -28,7 +29,9 @@ describe('replaceFileText: a file replaced whole or not at all', () => {
     const target = path.join(dir, 'taken');
     mkdirSync(target);
     writeFileSync(path.join(target, 'inside'), 'kept');
-    await assert.rejects(replaceFileText(target, 'new text', 0o600), (e: NodeJS.ErrnoException) => ['EISDIR', 'ENOTEMPTY', 'EEXIST'].includes(e.code ?? ''));
+    await assert.rejects(replaceFileText(target, 'new text', 0o600), (e: NodeJS.ErrnoException) =>
+      ['EISDIR', 'ENOTEMPTY', 'EEXIST'].includes(e.code ?? ''),
+    );
     assert.deepEqual(readdirSync(dir), ['taken']);
     assert.equal(readFileSync(path.join(target, 'inside'), 'utf8'), 'kept');
   });

@@ -1,14 +1,28 @@
 import * as assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { decodeManifest, encodeManifest, ManifestBuilder, manifestOf, readVerified, streamVerified, verifyAll, locateLine, type RangeSource } from '../../../../src/core/integrity/integrity.js';
+import {
+  decodeManifest,
+  encodeManifest,
+  ManifestBuilder,
+  manifestOf,
+  readVerified,
+  streamVerified,
+  verifyAll,
+  locateLine,
+  type RangeSource,
+} from '../../../../src/core/integrity/integrity.js';
 import { Utf8Validator } from '../../../../src/core/utf8.js';
 import fc from 'fast-check';
 
 function memorySource(bytes: Uint8Array): RangeSource & { bytes: Uint8Array } {
   const src = {
     bytes,
-    async size() { return src.bytes.length; },
-    async read(s: number, e: number) { return src.bytes.slice(s, e); },
+    async size() {
+      return src.bytes.length;
+    },
+    async read(s: number, e: number) {
+      return src.bytes.slice(s, e);
+    },
   };
   return src;
 }
@@ -22,17 +36,26 @@ describe('integrity: chunk manifests and verified reads', () => {
     assert.equal(m.byteCount, 200_000);
     assert.equal(m.chunkNewlines.length, 4);
     assert.equal(m.chunkDigests.length, 4 * 32);
-    assert.equal([...m.chunkNewlines].reduce((a, b) => a + b, 0), data.filter((b) => b === 10).length);
+    assert.equal(
+      [...m.chunkNewlines].reduce((a, b) => a + b, 0),
+      data.filter((b) => b === 10).length,
+    );
   });
 
   it('gives the same manifest whatever the piece sizes fed', () => {
-    fc.assert(fc.property(fc.array(fc.integer({ min: 1, max: 70000 }), { minLength: 1, maxLength: 8 }), (cuts) => {
-      const b = new ManifestBuilder(65536);
-      let p = 0;
-      for (const c of cuts) { b.update(data.subarray(p, Math.min(p + c, data.length))); p = Math.min(p + c, data.length); }
-      b.update(data.subarray(p));
-      assert.deepEqual(encodeManifest(b.finish()), encodeManifest(manifestOf(data, 65536)));
-    }), { numRuns: 200 });
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 1, max: 70000 }), { minLength: 1, maxLength: 8 }), (cuts) => {
+        const b = new ManifestBuilder(65536);
+        let p = 0;
+        for (const c of cuts) {
+          b.update(data.subarray(p, Math.min(p + c, data.length)));
+          p = Math.min(p + c, data.length);
+        }
+        b.update(data.subarray(p));
+        assert.deepEqual(encodeManifest(b.finish()), encodeManifest(manifestOf(data, 65536)));
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it('round-trips through its encoding and rejects a damaged one', () => {
@@ -69,7 +92,14 @@ describe('integrity: chunk manifests and verified reads', () => {
     const m = manifestOf(new Uint8Array(0));
     assert.equal(await verifyAll(memorySource(new Uint8Array(0)), m), true);
     assert.equal(await verifyAll(memorySource(new Uint8Array(1)), m), false);
-    const gone: RangeSource = { async size() { return undefined; }, async read() { return new Uint8Array(0); } };
+    const gone: RangeSource = {
+      async size() {
+        return undefined;
+      },
+      async read() {
+        return new Uint8Array(0);
+      },
+    };
     assert.equal(await verifyAll(gone, m), false);
   });
 
@@ -84,16 +114,31 @@ describe('integrity: chunk manifests and verified reads', () => {
 
 describe('utf8: streaming validation', () => {
   it('agrees with a strict decoder for any split of any bytes', () => {
-    fc.assert(fc.property(fc.uint8Array({ maxLength: 64 }), fc.array(fc.nat(64), { maxLength: 5 }), fc.string({ unit: 'binary' }), (raw, cuts, text) => {
-      for (const bytes of [raw, new TextEncoder().encode(text)]) {
-        let expected = true;
-        try { new TextDecoder('utf-8', { fatal: true }).decode(bytes); } catch { expected = false; }
-        const v = new Utf8Validator();
-        let p = 0;
-        for (const c of [...cuts].sort((a, b) => a - b)) { v.update(bytes.subarray(p, Math.max(p, Math.min(c, bytes.length)))); p = Math.max(p, Math.min(c, bytes.length)); }
-        v.update(bytes.subarray(p));
-        assert.equal(v.finish(), expected);
-      }
-    }), { numRuns: 3000 });
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ maxLength: 64 }),
+        fc.array(fc.nat(64), { maxLength: 5 }),
+        fc.string({ unit: 'binary' }),
+        (raw, cuts, text) => {
+          for (const bytes of [raw, new TextEncoder().encode(text)]) {
+            let expected = true;
+            try {
+              new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+            } catch {
+              expected = false;
+            }
+            const v = new Utf8Validator();
+            let p = 0;
+            for (const c of [...cuts].sort((a, b) => a - b)) {
+              v.update(bytes.subarray(p, Math.max(p, Math.min(c, bytes.length))));
+              p = Math.max(p, Math.min(c, bytes.length));
+            }
+            v.update(bytes.subarray(p));
+            assert.equal(v.finish(), expected);
+          }
+        },
+      ),
+      { numRuns: 3000 },
+    );
   });
 });

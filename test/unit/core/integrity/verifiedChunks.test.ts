@@ -34,14 +34,27 @@ describe('verified-chunk cache', () => {
     file = path.join(dir, 't', 'r1', 'c1');
     // A whole-second mtime, so restoring it later restores it to the nanosecond.
     fs.utimesSync(file, 1_700_000_000, 1_700_000_000);
-    open = () => openVerified(store, key, { sha256: put.manifest.sha256, byteCount: put.manifest.byteCount, manifestDigest: put.manifestDigest });
+    open = () =>
+      openVerified(store, key, {
+        sha256: put.manifest.sha256,
+        byteCount: put.manifest.byteCount,
+        manifestDigest: put.manifestDigest,
+      });
     clearVerifiedChunks();
   });
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   const search = async (pattern = 'NEEDLE'): Promise<number> => {
     const { source, manifest } = await open();
-    const r = await searchPattern(source, manifest, { pattern, offset: 0, limit: 10, maxLineChars: 200, maxContentChars: 4000, budgetMs: 5000, cutMarker: '…' });
+    const r = await searchPattern(source, manifest, {
+      pattern,
+      offset: 0,
+      limit: 10,
+      maxLineChars: 200,
+      maxContentChars: 4000,
+      budgetMs: 5000,
+      cutMarker: '…',
+    });
     return r.totalMatches;
   };
   /** Flips one byte in place (same size), then sets mtime back to what it was (ctime moves on). */
@@ -117,7 +130,15 @@ describe('verified-chunk cache: chunks verified at write time', () => {
   const content = Buffer.alloc(144 * 65536 + 1000, 'abcdefghij\n');
   content.write('NEEDLE', 100 * 65536 + 5);
   const chunks = chunkCount(content.length, 65536);
-  const options = { pattern: 'NEEDLE', offset: 0, limit: 10, maxLineChars: 200, maxContentChars: 4000, budgetMs: 20_000, cutMarker: '…' };
+  const options = {
+    pattern: 'NEEDLE',
+    offset: 0,
+    limit: 10,
+    maxLineChars: 200,
+    maxContentChars: 4000,
+    budgetMs: 20_000,
+    cutMarker: '…',
+  };
   let store: FsBlobStore;
   let file: string;
   let expected: { sha256: string; byteCount: number; manifestDigest: string };
@@ -140,9 +161,16 @@ describe('verified-chunk cache: chunks verified at write time', () => {
    * The file's identity kept the `kept` fields of `before` and changed `changed`; the next
    * search fails as a digest mismatch and no write-time mark was used.
    */
-  const caughtNext = async (before: fs.BigIntStats, kept: readonly ('dev' | 'ino' | 'size' | 'mtimeNs')[], changed: 'ino' | 'ctimeNs'): Promise<void> => {
+  const caughtNext = async (
+    before: fs.BigIntStats,
+    kept: readonly ('dev' | 'ino' | 'size' | 'mtimeNs')[],
+    changed: 'ino' | 'ctimeNs',
+  ): Promise<void> => {
     const after = fs.statSync(file, { bigint: true });
-    assert.deepEqual(kept.map((k) => after[k]), kept.map((k) => before[k]));
+    assert.deepEqual(
+      kept.map((k) => after[k]),
+      kept.map((k) => before[k]),
+    );
     assert.notEqual(after[changed], before[changed]);
     await assert.rejects(search(), (e: Error & { code?: string }) => e.code === 'digestMismatch');
     assert.equal(verifiedChunkStats.skipped, 0, 'no mark applied to the changed file');
@@ -164,12 +192,21 @@ describe('verified-chunk cache: chunks verified at write time', () => {
 
   it('a search right after a capture hashes no chunk: the writer marked them all', async () => {
     const runsDir = path.join(dir, 'runs');
-    const runs = await openStore(runsDir, { blobs: await FsBlobStore.open(path.join(runsDir, 'blobs')), offloadThresholdBytes: 1 });
+    const runs = await openStore(runsDir, {
+      blobs: await FsBlobStore.open(path.join(runsDir, 'blobs')),
+      offloadThresholdBytes: 1,
+    });
     const run = await runs.startRun();
-    async function* pieces(): AsyncGenerator<Uint8Array> { for (let p = 0; p < content.length; p += 1 << 20) yield content.subarray(p, p + (1 << 20)); }
+    async function* pieces(): AsyncGenerator<Uint8Array> {
+      for (let p = 0; p < content.length; p += 1 << 20) yield content.subarray(p, p + (1 << 20));
+    }
     clearVerifiedChunks();
     const handle = (await run.recordStream('import_file', { path: 'big.log' }, pieces())).handle!;
-    assert.deepEqual(verifiedChunkStats, { hashed: 0, skipped: 0, marksUsed: 0 }, 'capture itself hashes while writing, not through the cache');
+    assert.deepEqual(
+      verifiedChunkStats,
+      { hashed: 0, skipped: 0, marksUsed: 0 },
+      'capture itself hashes while writing, not through the cache',
+    );
     const r = await runs.readToolOutput({ handle, pattern: 'NEEDLE' });
     assert.deepEqual([r.total_matches, r.matches![0]!.byte_offset], [1, 100 * 65536 + 5]);
     assert.deepEqual(verifiedChunkStats, { hashed: 0, skipped: chunks, marksUsed: 0 });
@@ -178,7 +215,13 @@ describe('verified-chunk cache: chunks verified at write time', () => {
   /** A search in a new Node process over the same storage: its total and its chunk counters. */
   const searchInChild = async (): Promise<{ total: number; stats: typeof verifiedChunkStats }> => {
     const src = (m: string): string => JSON.stringify(path.join(REPO, 'src', 'core', m));
-    const child = spawn(process.execPath, ['--import', 'tsx', '-e', `
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '-e',
+        `
       const { FsBlobStore } = require(${src('blobs/fsBlobStore.ts')});
       const { openVerified } = require(${src('blobs/verifiedBlobs.ts')});
       const { searchPattern } = require(${src('runs/search/patternSearch.ts')});
@@ -189,9 +232,14 @@ describe('verified-chunk cache: chunks verified at write time', () => {
         const r = await searchPattern(source, manifest, ${JSON.stringify(options)});
         process.stdout.write(JSON.stringify({ total: r.totalMatches, stats: verifiedChunkStats }));
         process.exit(0);
-      })().catch((e) => { console.error(e); process.exit(1); });`], { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] });
+      })().catch((e) => { console.error(e); process.exit(1); });`,
+      ],
+      { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     let out = '';
-    child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
     const code = await new Promise((r) => child.once('exit', r));
     assert.equal(code, 0);
     return JSON.parse(out) as { total: number; stats: typeof verifiedChunkStats };
@@ -203,7 +251,7 @@ describe('verified-chunk cache: chunks verified at write time', () => {
     store = await FsBlobStore.open(path.join(dir, 'blobs'));
   };
 
-  it('another process finds the writer\'s mark on disk: its first search hashes no chunk', async function () {
+  it("another process finds the writer's mark on disk: its first search hashes no chunk", async function () {
     this.timeout(120_000);
     assert.deepEqual(await searchInChild(), { total: 1, stats: { hashed: 0, skipped: chunks, marksUsed: 1 } });
     // The writer's own marks still hold: reading the file changed no part of its identity.
@@ -219,7 +267,7 @@ describe('verified-chunk cache: chunks verified at write time', () => {
     assert.deepEqual(await searchInChild(), { total: 1, stats: { hashed: 0, skipped: chunks, marksUsed: 1 } });
   });
 
-  it('a search does not mark a file changed within the last second (git\'s racy entries): a change in the same tick would keep its identity', async () => {
+  it("a search does not mark a file changed within the last second (git's racy entries): a change in the same tick would keep its identity", async () => {
     fs.rmSync(marksFile());
     await forgetAll();
     assert.equal(await search(), 1);
@@ -241,14 +289,18 @@ describe('verified-chunk cache: chunks verified at write time', () => {
     assert.deepEqual(verifiedChunkStats, { hashed: chunks, skipped: 0, marksUsed: 0 });
   });
 
-  it('a file under 1 MiB (16 chunks) is never marked on disk: hashing it costs less than the marks\' I/O', async () => {
+  it("a file under 1 MiB (16 chunks) is never marked on disk: hashing it costs less than the marks' I/O", async () => {
     const smallKey = { tenant: 't', runId: 'r2', callId: 'c1' };
     const small = Buffer.alloc(15 * 65536, 'x\n');
     const before = fs.readFileSync(marksFile());
     const put = await putVerified(store, smallKey, small);
     assert.deepEqual(fs.readFileSync(marksFile()), before, 'no mark written for it');
     await forgetAll();
-    const { source, manifest } = await openVerified(store, smallKey, { sha256: put.manifest.sha256, byteCount: put.manifest.byteCount, manifestDigest: put.manifestDigest });
+    const { source, manifest } = await openVerified(store, smallKey, {
+      sha256: put.manifest.sha256,
+      byteCount: put.manifest.byteCount,
+      manifestDigest: put.manifestDigest,
+    });
     assert.equal((await searchPattern(source, manifest, { ...options, pattern: 'y' })).totalMatches, 0);
     assert.deepEqual(verifiedChunkStats, { hashed: 15, skipped: 0, marksUsed: 0 });
   });
@@ -256,7 +308,10 @@ describe('verified-chunk cache: chunks verified at write time', () => {
   it('a mark whose checksum fails (torn or altered line) is not used', async () => {
     const st = fs.statSync(file, { bigint: true });
     const line = fs.readFileSync(marksFile(), 'latin1');
-    assert.match(line, new RegExp(`^\\n${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}\\|[0-9a-f]{64}\\t[0-9a-f]{8}$`));
+    assert.match(
+      line,
+      new RegExp(`^\\n${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}\\|[0-9a-f]{64}\\t[0-9a-f]{8}$`),
+    );
     // The same mark with one checksum digit changed, and the mark without its checksum.
     const bad = line.slice(0, -1) + (line.endsWith('0') ? '1' : '0');
     fs.writeFileSync(marksFile(), bad + line.slice(0, line.lastIndexOf('\t')), 'latin1');
@@ -312,14 +367,21 @@ describe('verified-chunk cache: chunks verified at write time', () => {
     const { source, manifest } = await openVerified(store, key, expected);
     assert.equal(await verifyAll(source, manifest), true);
     assert.deepEqual(verifiedChunkStats, { hashed: chunks, skipped: 0, marksUsed: 0 });
-    assert.equal(Buffer.from(await readVerified(source, manifest, 100 * 65536 + 5, 100 * 65536 + 11)).toString(), 'NEEDLE');
+    assert.equal(
+      Buffer.from(await readVerified(source, manifest, 100 * 65536 + 5, 100 * 65536 + 11)).toString(),
+      'NEEDLE',
+    );
     assert.deepEqual(verifiedChunkStats, { hashed: chunks + 1, skipped: 0, marksUsed: 0 });
   });
 
   it('a store that reports no file identity (memory, S3) marks nothing', async () => {
     const memory = new MemoryBlobStore();
     const put = await putVerified(memory, key, content);
-    const { source, manifest } = await openVerified(memory, key, { sha256: put.manifest.sha256, byteCount: put.manifest.byteCount, manifestDigest: put.manifestDigest });
+    const { source, manifest } = await openVerified(memory, key, {
+      sha256: put.manifest.sha256,
+      byteCount: put.manifest.byteCount,
+      manifestDigest: put.manifestDigest,
+    });
     assert.equal((await searchPattern(source, manifest, options)).totalMatches, 1);
     assert.deepEqual(verifiedChunkStats, { hashed: chunks, skipped: 0, marksUsed: 0 });
   });
@@ -329,7 +391,8 @@ describe('verified-chunk cache: chunks verified at write time', () => {
 describe('verified marks on disk', () => {
   let dir: string;
   let file: string;
-  const keyOf = (i: number): string => `1:${1000 + i}:65536:1700000000000000000:1700000000000000000|${i.toString(16).padStart(64, '0')}`;
+  const keyOf = (i: number): string =>
+    `1:${1000 + i}:65536:1700000000000000000:1700000000000000000|${i.toString(16).padStart(64, '0')}`;
   beforeEach(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vmarks-'));
     file = path.join(dir, 't', VERIFIED_MARKS_FILE);
@@ -358,7 +421,7 @@ describe('verified marks on disk', () => {
     assert.equal(await reader.has(keyOf(3)), true, 'the line, once whole, is read');
   });
 
-  it('the file stays bounded: past its limit it is rewritten with the newest marks (a dead rewrite\'s leftover is the start-up sweep\'s), and readers follow the new file', async () => {
+  it("the file stays bounded: past its limit it is rewritten with the newest marks (a dead rewrite's leftover is the start-up sweep's), and readers follow the new file", async () => {
     const writer = new VerifiedMarks(file);
     const reader = new VerifiedMarks(file);
     assert.equal(await reader.has(keyOf(0)), false);
@@ -367,9 +430,15 @@ describe('verified marks on disk', () => {
     const leftover = `${file}~999999999.0123456789ab.tmp`;
     fs.writeFileSync(leftover, 'x');
     for (let i = 0; i < 12_000; i++) await writer.add(keyOf(i));
-    assert.deepEqual(fs.readdirSync(path.dirname(file)).sort(), [VERIFIED_MARKS_FILE, path.basename(leftover)].sort(), 'a rewrite lists no folder: only its own file is new');
+    assert.deepEqual(
+      fs.readdirSync(path.dirname(file)).sort(),
+      [VERIFIED_MARKS_FILE, path.basename(leftover)].sort(),
+      'a rewrite lists no folder: only its own file is new',
+    );
     // The blob store's start-up sweep removes the dead rewrite's temporary file.
-    await (await FsBlobStore.open(dir)).orphanSweep;
+    await (
+      await FsBlobStore.open(dir)
+    ).orphanSweep;
     assert.deepEqual(fs.readdirSync(path.dirname(file)), [VERIFIED_MARKS_FILE]);
     const size = fs.statSync(file).size;
     const lineBytes = 1 + keyOf(0).length + 9;
@@ -396,13 +465,28 @@ describe('verified-chunk cache: artifacts', () => {
   const content = Buffer.alloc(40 * 65536 + 77, 'klmnopqrst\n');
   content.write('NEEDLE', 30 * 65536 + 3);
   const chunks = chunkCount(content.length, 65536);
-  const options = { pattern: 'NEEDLE', offset: 0, limit: 10, maxLineChars: 200, maxContentChars: 4000, budgetMs: 20_000, cutMarker: '…' };
-  beforeEach(() => { dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vchunks-art-')); clearVerifiedChunks(); });
+  const options = {
+    pattern: 'NEEDLE',
+    offset: 0,
+    limit: 10,
+    maxLineChars: 200,
+    maxContentChars: 4000,
+    budgetMs: 20_000,
+    cutMarker: '…',
+  };
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vchunks-art-'));
+    clearVerifiedChunks();
+  });
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   it('a stored artifact is marked at write: a fresh store finds the mark and hashes nothing; a changed byte is caught', async () => {
     const writer = new ArtifactStore({ blobs: await FsBlobStore.open(dir, { sweep: false }), tenant: 't' });
-    const ref = await writer.putStream((async function* () { yield content; })());
+    const ref = await writer.putStream(
+      (async function* () {
+        yield content;
+      })(),
+    );
     const { manifestDigest } = await writer.manifestFor(ref.artifactId);
     const searchFresh = async (): Promise<number> => {
       clearVerifiedChunks();

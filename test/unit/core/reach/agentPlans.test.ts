@@ -12,8 +12,12 @@ import type { AgentContext, ConfigEdit } from '../../../../src/core/reach/agents
 
 const HOOK = `'/opt/be/bin/bounded-evidence' hook --agent X`;
 const ctx = (over: Partial<AgentContext> = {}): AgentContext => ({
-  home: '/home/dev', project: '/home/dev/project', stateDir: '/home/dev/.local/state/bounded-evidence', env: {},
-  exists: () => false, which: () => undefined,
+  home: '/home/dev',
+  project: '/home/dev/project',
+  stateDir: '/home/dev/.local/state/bounded-evidence',
+  env: {},
+  exists: () => false,
+  which: () => undefined,
   hookCommand: (agent) => HOOK.replace('X', agent ?? ''),
   mcpServer: () => ({ command: '/opt/be/bin/bounded-evidence', args: ['mcp', '--storage', '/st'] }),
   ...over,
@@ -22,19 +26,44 @@ const json = (edits: readonly ConfigEdit[], i: number) => edits[i] as Extract<Co
 const toml = (edits: readonly ConfigEdit[], i: number) => edits[i] as Extract<ConfigEdit, { kind: 'toml' }>;
 
 describe('init plans: Codex, Gemini CLI, opencode, Qwen Code', () => {
-  it('Codex: hooks.json group, its trust entry after the person\'s own groups, MCP with read_tool_output only', () => {
+  it("Codex: hooks.json group, its trust entry after the person's own groups, MCP with read_tool_output only", () => {
     const ours = HOOK.replace('X', 'codex');
-    const person = JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'my-guard' }] }, { matcher: 'Bash', hooks: [{ type: 'command', command: `${ours} --old` }] }] } });
-    const { edits } = codex.plan(ctx({ env: { CODEX_HOME: '/home/dev/.codex' }, readText: (f) => (f === '/home/dev/.codex/hooks.json' ? person : undefined) }), 'global');
+    const person = JSON.stringify({
+      hooks: {
+        PreToolUse: [
+          { matcher: 'Bash', hooks: [{ type: 'command', command: 'my-guard' }] },
+          { matcher: 'Bash', hooks: [{ type: 'command', command: `${ours} --old` }] },
+        ],
+      },
+    });
+    const { edits } = codex.plan(
+      ctx({
+        env: { CODEX_HOME: '/home/dev/.codex' },
+        readText: (f) => (f === '/home/dev/.codex/hooks.json' ? person : undefined),
+      }),
+      'global',
+    );
     assert.equal(json(edits, 0).file, '/home/dev/.codex/hooks.json');
-    assert.deepEqual(json(edits, 0).value, { matcher: 'Bash', hooks: [{ type: 'command', command: ours, timeout: 15 }] });
+    assert.deepEqual(json(edits, 0).value, {
+      matcher: 'Bash',
+      hooks: [{ type: 'command', command: ours, timeout: 15 }],
+    });
     assert.equal(json(edits, 0).ours({ matcher: 'Bash', hooks: [{ type: 'command', command: 'my-guard' }] }), false);
     // One group of the person's own precedes ours (our older entry is replaced, so it does not count).
     assert.deepEqual(toml(edits, 1).table, ['hooks', 'state', '/home/dev/.codex/hooks.json:pre_tool_use:1:0']);
     assert.deepEqual(toml(edits, 1).value, { trusted_hash: codexHookTrustHash('Bash', ours, 15) });
     assert.match(codexHookTrustHash('Bash', 'x', 15), /^sha256:[0-9a-f]{64}$/);
     assert.notEqual(codexHookTrustHash('Bash', 'x', 15), codexHookTrustHash('Bash', 'x ', 15));
-    assert.deepEqual(toml(edits, 2), { kind: 'toml', file: '/home/dev/.codex/config.toml', table: ['mcp_servers', 'bounded-evidence'], value: { command: '/opt/be/bin/bounded-evidence', args: ['mcp', '--storage', '/st'], enabled_tools: ['read_tool_output'] } });
+    assert.deepEqual(toml(edits, 2), {
+      kind: 'toml',
+      file: '/home/dev/.codex/config.toml',
+      table: ['mcp_servers', 'bounded-evidence'],
+      value: {
+        command: '/opt/be/bin/bounded-evidence',
+        args: ['mcp', '--storage', '/st'],
+        enabled_tools: ['read_tool_output'],
+      },
+    });
     // Project scope: the project's .codex/hooks.json, trusted in the user's config.toml.
     const p = codex.plan(ctx(), 'project').edits;
     assert.equal(json(p, 0).file, '/home/dev/project/.codex/hooks.json');
@@ -44,9 +73,15 @@ describe('init plans: Codex, Gemini CLI, opencode, Qwen Code', () => {
 
   it('Gemini CLI: BeforeTool group on run_shell_command (timeout in ms), MCP with includeTools', () => {
     const { edits } = gemini.plan(ctx(), 'project');
-    assert.deepEqual(edits.map((e) => e.file), ['/home/dev/project/.gemini/settings.json', '/home/dev/project/.gemini/settings.json']);
+    assert.deepEqual(
+      edits.map((e) => e.file),
+      ['/home/dev/project/.gemini/settings.json', '/home/dev/project/.gemini/settings.json'],
+    );
     assert.deepEqual(json(edits, 0).path, ['hooks', 'BeforeTool', -1]);
-    assert.deepEqual(json(edits, 0).value, { matcher: 'run_shell_command', hooks: [{ type: 'command', name: 'bounded-evidence', command: HOOK.replace('X', 'gemini'), timeout: 15000 }] });
+    assert.deepEqual(json(edits, 0).value, {
+      matcher: 'run_shell_command',
+      hooks: [{ type: 'command', name: 'bounded-evidence', command: HOOK.replace('X', 'gemini'), timeout: 15000 }],
+    });
     assert.deepEqual((json(edits, 1).value as { includeTools: string[] }).includeTools, ['read_tool_output']);
     // With other tools' results kept: an AfterTool group on every tool, the same hook command.
     const post = gemini.plan(ctx({ recordOtherToolResults: true }), 'project').edits;
@@ -59,7 +94,12 @@ describe('init plans: Codex, Gemini CLI, opencode, Qwen Code', () => {
     assert.equal(g[0]!.file, '/home/dev/.cfg/opencode/plugin/bounded-evidence.js');
     const p = opencode.plan(ctx(), 'project').edits;
     const files = p.map((e) => e.file);
-    assert.ok(files.every((f) => f === '/home/dev/project/opencode.json' || f.startsWith('/home/dev/.config/opencode/plugin-files/')), files.join());
+    assert.ok(
+      files.every(
+        (f) => f === '/home/dev/project/opencode.json' || f.startsWith('/home/dev/.config/opencode/plugin-files/'),
+      ),
+      files.join(),
+    );
     const plugin = p[0] as Extract<ConfigEdit, { kind: 'file' }>;
     assert.ok(plugin.text.startsWith(PLUGIN_MARK));
     assert.ok(plugin.text.includes(JSON.stringify(HOOK.replace('X', 'opencode'))));
@@ -68,14 +108,21 @@ describe('init plans: Codex, Gemini CLI, opencode, Qwen Code', () => {
     assert.equal(json(p, 1).value, `file://${plugin.file}`);
     assert.equal(json(p, 1).ours(`file://${plugin.file}`), true);
     assert.equal(json(p, 1).ours('opencode-wakatime'), false);
-    assert.deepEqual(json(p, 2).value, { type: 'local', command: ['/opt/be/bin/bounded-evidence', 'mcp', '--storage', '/st'], enabled: true });
+    assert.deepEqual(json(p, 2).value, {
+      type: 'local',
+      command: ['/opt/be/bin/bounded-evidence', 'mcp', '--storage', '/st'],
+      enabled: true,
+    });
   });
 
   it('Qwen Code: MCP only (evidence_runCommand and read_tool_output), no hook', () => {
     const { edits, notes } = qwen.plan(ctx(), 'global');
     assert.equal(edits.length, 1);
     assert.deepEqual(json(edits, 0).path, ['mcpServers', 'bounded-evidence']);
-    assert.deepEqual((json(edits, 0).value as { includeTools: string[] }).includeTools, ['evidence_runCommand', 'read_tool_output']);
+    assert.deepEqual((json(edits, 0).value as { includeTools: string[] }).includeTools, [
+      'evidence_runCommand',
+      'read_tool_output',
+    ]);
     assert.match(notes!.join(' '), /does not apply a hook's rewrite/);
   });
 });

@@ -3,13 +3,21 @@
  * the verdict the hook acts on, for the rule forms Claude Code documents (exact, `prefix:*`, globs, bare `Bash`).
  */
 import * as assert from 'node:assert/strict';
-import { bashRulesOf, claudeVerdict, ruleMatches, simpleCommands } from '../../../../src/core/reach/claudePermissions.js';
+import {
+  bashRulesOf,
+  claudeVerdict,
+  ruleMatches,
+  simpleCommands,
+} from '../../../../src/core/reach/claudePermissions.js';
 
 const settings = (permissions: object): string => JSON.stringify({ permissions });
 
 describe('Claude Code permission rules on the original command', () => {
   it('reads only Bash rules, from any settings text; malformed text has none', () => {
-    assert.deepEqual(bashRulesOf(settings({ allow: ['Bash(npm test)', 'Read(*)', 'Bash'], deny: ['Bash(rm:*)'], ask: 7 })), { allow: ['npm test', '*'], deny: ['rm:*'], ask: [] });
+    assert.deepEqual(
+      bashRulesOf(settings({ allow: ['Bash(npm test)', 'Read(*)', 'Bash'], deny: ['Bash(rm:*)'], ask: 7 })),
+      { allow: ['npm test', '*'], deny: ['rm:*'], ask: [] },
+    );
     assert.deepEqual(bashRulesOf('{not json'), { allow: [], deny: [], ask: [] });
     assert.deepEqual(bashRulesOf(undefined), { allow: [], deny: [], ask: [] });
   });
@@ -25,7 +33,12 @@ describe('Claude Code permission rules on the original command', () => {
   });
 
   it('splits a line into simple commands outside quotes; refuses what a rule cannot speak for', () => {
-    assert.deepEqual(simpleCommands(`cd sub && npm test -- -g 'a && b' | tee out; echo "x;y" &`), ['cd sub', `npm test -- -g 'a && b'`, 'tee out', 'echo "x;y"']);
+    assert.deepEqual(simpleCommands(`cd sub && npm test -- -g 'a && b' | tee out; echo "x;y" &`), [
+      'cd sub',
+      `npm test -- -g 'a && b'`,
+      'tee out',
+      'echo "x;y"',
+    ]);
     assert.equal(simpleCommands('echo $(id)'), undefined);
     assert.equal(simpleCommands('echo `id`'), undefined);
     assert.equal(simpleCommands('a\nb'), undefined);

@@ -12,19 +12,41 @@ import { decideHook, type HookContext } from '../../../../src/core/reach/hookEve
 import { wrapCommand } from '../../../../src/core/reach/rewrite.js';
 import { PREFILTER_TOOLS } from '../../../../src/core/reach/shim.js';
 
-const event = JSON.parse(readFileSync(path.join(__dirname, 'fixtures', 'copilot-cli-bash.json'), 'utf8')) as Record<string, unknown>;
+const event = JSON.parse(readFileSync(path.join(__dirname, 'fixtures', 'copilot-cli-bash.json'), 'utf8')) as Record<
+  string,
+  unknown
+>;
 const CLI = `'/opt/be/bin/bounded-evidence'`;
 const SPOOL = '/st/evidence/spool/0123456789ab';
 const metas: unknown[] = [];
-const ctx = (over: Partial<HookContext> = {}): HookContext => ({ cli: CLI, storage: '/st', parses: () => true, prepare: (_c, meta) => { metas.push(meta); return SPOOL; }, ...over });
+const ctx = (over: Partial<HookContext> = {}): HookContext => ({
+  cli: CLI,
+  storage: '/st',
+  parses: () => true,
+  prepare: (_c, meta) => {
+    metas.push(meta);
+    return SPOOL;
+  },
+  ...over,
+});
 const wrapped = wrapCommand('echo hello-from-bash', { spool: SPOOL, cli: CLI, wholeBytes: 4096 });
 
 describe('Copilot CLI hook events', () => {
   it('preToolUse on bash (recorded payload): modifiedArgs with the description kept, no permission decision unless --allow; the session recorded', () => {
     metas.length = 0;
-    assert.deepEqual(decideHook(event, ctx()), { action: 'rewrite', agent: 'copilot-cli', command: wrapped, answer: { modifiedArgs: { command: wrapped, description: 'say hi' } } });
-    assert.deepEqual(metas, [{ agent: 'copilot-cli', sessionId: '7fab5d66-ed7f-42cd-b12b-b9c7fbb3e9b6', cwd: '/tmp/agents-init/probe/ws' }]);
-    assert.deepEqual((decideHook(event, ctx({ allow: true })) as { answer: unknown }).answer, { permissionDecision: 'allow', modifiedArgs: { command: wrapped, description: 'say hi' } });
+    assert.deepEqual(decideHook(event, ctx()), {
+      action: 'rewrite',
+      agent: 'copilot-cli',
+      command: wrapped,
+      answer: { modifiedArgs: { command: wrapped, description: 'say hi' } },
+    });
+    assert.deepEqual(metas, [
+      { agent: 'copilot-cli', sessionId: '7fab5d66-ed7f-42cd-b12b-b9c7fbb3e9b6', cwd: '/tmp/agents-init/probe/ws' },
+    ]);
+    assert.deepEqual((decideHook(event, ctx({ allow: true })) as { answer: unknown }).answer, {
+      permissionDecision: 'allow',
+      modifiedArgs: { command: wrapped, description: 'say hi' },
+    });
   });
 
   it('toolArgs as a JSON text (the documented form) is read the same', () => {
@@ -33,23 +55,42 @@ describe('Copilot CLI hook events', () => {
   });
 
   it('leaves alone: powershell, other tools, async or detached commands, a postToolUse, toolArgs that are not an object', () => {
-    const none = (e: Record<string, unknown>): string => { const d = decideHook(e, ctx()); assert.equal(d.action, 'none'); return (d as { reason: string }).reason; };
+    const none = (e: Record<string, unknown>): string => {
+      const d = decideHook(e, ctx());
+      assert.equal(d.action, 'none');
+      return (d as { reason: string }).reason;
+    };
     assert.equal(none({ ...event, toolName: 'powershell' }), 'preToolUse on powershell is not routed');
     assert.equal(none({ ...event, toolName: 'view', toolArgs: { path: '/x' } }), 'preToolUse on view is not routed');
-    assert.equal(none({ ...event, toolArgs: { command: 'npm run dev', mode: 'async' } }), 'asynchronous or interactive commands stay in the terminal');
-    assert.equal(none({ ...event, toolArgs: { command: 'npm run dev', detach: true } }), 'background commands stay in the terminal');
-    assert.equal(none({ ...event, toolResult: { resultType: 'success', textResultForLlm: 'x' } }), 'PostToolUse recording is off');
+    assert.equal(
+      none({ ...event, toolArgs: { command: 'npm run dev', mode: 'async' } }),
+      'asynchronous or interactive commands stay in the terminal',
+    );
+    assert.equal(
+      none({ ...event, toolArgs: { command: 'npm run dev', detach: true } }),
+      'background commands stay in the terminal',
+    );
+    assert.equal(
+      none({ ...event, toolResult: { resultType: 'success', textResultForLlm: 'x' } }),
+      'PostToolUse recording is off',
+    );
     assert.equal(none({ ...event, toolArgs: 'not json' }), 'the event has no toolArgs object');
   });
 
-  it('the shim lets the CLI\'s tool name through to Node (its prefilter would otherwise answer nothing)', () => {
+  it("the shim lets the CLI's tool name through to Node (its prefilter would otherwise answer nothing)", () => {
     assert.ok(PREFILTER_TOOLS.includes('bash'));
   });
 
   it('postToolUse (recorded payload): with recording on, a large result is kept as the text the CLI gave its model', () => {
-    const post = JSON.parse(readFileSync(path.join(__dirname, 'fixtures', 'copilot-cli-post-bash.json'), 'utf8')) as Record<string, unknown>;
+    const post = JSON.parse(
+      readFileSync(path.join(__dirname, 'fixtures', 'copilot-cli-post-bash.json'), 'utf8'),
+    ) as Record<string, unknown>;
     assert.deepEqual(decideHook(post, ctx({ recordPostToolUse: true, largeResultBytes: 8 })), {
-      action: 'record', agent: 'copilot-cli', sessionId: 'e17dad42-dcf5-478b-affa-2e1e13e786c4', tool: 'bash', response: 'hello-from-bash\n<shellId: 0 completed with exit code 0>',
+      action: 'record',
+      agent: 'copilot-cli',
+      sessionId: 'e17dad42-dcf5-478b-affa-2e1e13e786c4',
+      tool: 'bash',
+      response: 'hello-from-bash\n<shellId: 0 completed with exit code 0>',
     });
     assert.equal(decideHook(post, ctx({ recordPostToolUse: true })).action, 'none');
   });

@@ -9,8 +9,14 @@ import { isOurHookCommand, workspaceHookFileText } from '../../../../src/core/re
 const OURS = `'/home/me/.config/Code/User/globalStorage/bounded-evidence.bounded-evidence/bin/bounded-evidence' hook --storage '/st'`;
 describe('hook configuration files', () => {
   it('the workspace file is exactly one PreToolUse command hook (PostToolUse added only when asked)', () => {
-    assert.equal(workspaceHookFileText(OURS), `{\n  "hooks": {\n    "PreToolUse": [\n      {\n        "type": "command",\n        "command": ${JSON.stringify(OURS)},\n        "timeout": 15\n      }\n    ]\n  }\n}\n`);
-    assert.deepEqual(Object.keys((JSON.parse(workspaceHookFileText(OURS, true)) as { hooks: object }).hooks), ['PreToolUse', 'PostToolUse']);
+    assert.equal(
+      workspaceHookFileText(OURS),
+      `{\n  "hooks": {\n    "PreToolUse": [\n      {\n        "type": "command",\n        "command": ${JSON.stringify(OURS)},\n        "timeout": 15\n      }\n    ]\n  }\n}\n`,
+    );
+    assert.deepEqual(Object.keys((JSON.parse(workspaceHookFileText(OURS, true)) as { hooks: object }).hooks), [
+      'PreToolUse',
+      'PostToolUse',
+    ]);
     assert.equal(isOurHookCommand(OURS), true);
     assert.equal(isOurHookCommand('bounded-evidence hook'), true);
     assert.equal(isOurHookCommand('/usr/local/bin/audit-bash'), false);

@@ -14,11 +14,15 @@ import { pathToFileURL } from 'node:url';
 import { opencodePluginText, PLUGIN_MARK } from '../../../../src/core/reach/agents/opencode.js';
 
 type Hooks = { 'tool.execute.before': (input: unknown, output: { args: Record<string, unknown> }) => Promise<void> };
-const recorded = JSON.parse(readFileSync(path.join(__dirname, 'fixtures', 'opencode-1.18.33-tool.execute.before.json'), 'utf8')) as { input: { tool: string; sessionID: string }; output: { args: Record<string, unknown> } };
+const recorded = JSON.parse(
+  readFileSync(path.join(__dirname, 'fixtures', 'opencode-1.18.33-tool.execute.before.json'), 'utf8'),
+) as { input: { tool: string; sessionID: string }; output: { args: Record<string, unknown> } };
 
 describe('opencode plugin (recorded opencode 1.18.33 arguments)', () => {
   let dir: string;
-  beforeEach(() => { dir = mkdtempSync(path.join(os.tmpdir(), 'be-oc-plugin-')); });
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'be-oc-plugin-'));
+  });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   async function load(hookCommand: string): Promise<Hooks> {
@@ -27,22 +31,35 @@ describe('opencode plugin (recorded opencode 1.18.33 arguments)', () => {
     assert.ok(text.startsWith(PLUGIN_MARK));
     assert.doesNotMatch(text, /^import .* from "(?!node:)/m, 'imports nothing but node: modules');
     writeFileSync(file, text);
-    const mod = (await import(pathToFileURL(file).href)) as { BoundedEvidence: (ctx: { directory: string }) => Promise<Hooks> };
+    const mod = (await import(pathToFileURL(file).href)) as {
+      BoundedEvidence: (ctx: { directory: string }) => Promise<Hooks>;
+    };
     return mod.BoundedEvidence({ directory: '/home/dev/project' });
   }
 
-  it('bash: the hook gets the event, its command replaces the arguments\' command (other arguments kept)', async () => {
+  it("bash: the hook gets the event, its command replaces the arguments' command (other arguments kept)", async () => {
     const seen = path.join(dir, 'event.json');
-    const hooks = await load(`cat > '${seen}'; printf '%s' '{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"command":"routed"}}}'`);
+    const hooks = await load(
+      `cat > '${seen}'; printf '%s' '{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"command":"routed"}}}'`,
+    );
     const output = structuredClone(recorded.output);
     await hooks['tool.execute.before'](recorded.input, output);
     assert.deepEqual(output.args, { command: 'routed', description: 'x' });
-    assert.deepEqual(JSON.parse(readFileSync(seen, 'utf8')), { hook_event_name: 'PreToolUse', tool_name: 'Bash', session_id: recorded.input.sessionID, cwd: '/home/dev/project', tool_input: { command: 'echo hi; exit 3' } });
+    assert.deepEqual(JSON.parse(readFileSync(seen, 'utf8')), {
+      hook_event_name: 'PreToolUse',
+      tool_name: 'Bash',
+      session_id: recorded.input.sessionID,
+      cwd: '/home/dev/project',
+      tool_input: { command: 'echo hi; exit 3' },
+    });
   });
 
   it('leaves the arguments alone: another tool, no answer, a failing or garbled hook', async () => {
     for (const [hook, input] of [
-      [`printf '%s' '{"hookSpecificOutput":{"updatedInput":{"command":"routed"}}}'`, { ...recorded.input, tool: 'read' }],
+      [
+        `printf '%s' '{"hookSpecificOutput":{"updatedInput":{"command":"routed"}}}'`,
+        { ...recorded.input, tool: 'read' },
+      ],
       ['true', recorded.input],
       ['exit 2', recorded.input],
       ["printf 'not json'", recorded.input],

@@ -11,7 +11,17 @@
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -25,19 +35,35 @@ import { shimScript } from '../../../../src/core/reach/shim.js';
 
 const ROOT = path.resolve(__dirname, '../../../..');
 /** The command line as the wrapper starts it: this Node with tsx, on the sources (the unit suite runs before the build). */
-const CLI = [process.execPath, '--import', pathToFileURL(path.join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href, path.join(ROOT, 'src/cli/main.ts')].map(quoteShellWord).join(' ');
+const CLI = [
+  process.execPath,
+  '--import',
+  pathToFileURL(path.join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href,
+  path.join(ROOT, 'src/cli/main.ts'),
+]
+  .map(quoteShellWord)
+  .join(' ');
 // All three must be there (scripts/setup-tools.sh installs zsh): a missing shell fails its rows, it is never skipped.
 const SHELLS = ['bash', 'zsh', 'dash'];
 
-interface Ran { readonly stdout: Buffer; readonly stderr: Buffer; readonly status: number | null }
+interface Ran {
+  readonly stdout: Buffer;
+  readonly stderr: Buffer;
+  readonly status: number | null;
+}
 
 /** Runs `script` in one `shell` process (as an agent's terminal or Bash tool would: `-c`, the folder `cwd`). */
 function runIn(shell: string, script: string, cwd: string, env: NodeJS.ProcessEnv = {}): Ran {
-  const r = spawnSync(shell, ['-c', script], { cwd, env: { PATH: process.env.PATH, HOME: cwd, ...env }, maxBuffer: 256 * 1024 * 1024, timeout: 60_000 });
+  const r = spawnSync(shell, ['-c', script], {
+    cwd,
+    env: { PATH: process.env.PATH, HOME: cwd, ...env },
+    maxBuffer: 256 * 1024 * 1024,
+    timeout: 60_000,
+  });
   return { stdout: r.stdout, stderr: r.stderr, status: r.status };
 }
 
-describe('routed commands are the user\'s commands (real shells)', function () {
+describe("routed commands are the user's commands (real shells)", function () {
   this.timeout(120_000);
   let dir: string;
   let storage: string;
@@ -54,10 +80,16 @@ describe('routed commands are the user\'s commands (real shells)', function () {
   /** The hook's rewrite of `command` for `shell` (asserting it routes), or the unrouted reason. */
   function route(shell: string, command: string, over: { storage?: string; wholeBytes?: number } = {}): string {
     const store = over.storage ?? storage;
-    const d = decideHook({ hook_event_name: 'PreToolUse', tool_name: 'Bash', session_id: 'sess-1', cwd: work, tool_input: { command } }, {
-      cli: CLI, storage: store, largeResultBytes: over.wholeBytes ?? 4096,
-      parses: (s) => parsesIn(shell, s), prepare: (c, meta) => prepareSpool(store, c, meta),
-    });
+    const d = decideHook(
+      { hook_event_name: 'PreToolUse', tool_name: 'Bash', session_id: 'sess-1', cwd: work, tool_input: { command } },
+      {
+        cli: CLI,
+        storage: store,
+        largeResultBytes: over.wholeBytes ?? 4096,
+        parses: (s) => parsesIn(shell, s),
+        prepare: (c, meta) => prepareSpool(store, c, meta),
+      },
+    );
     assert.equal(d.action, 'rewrite', JSON.stringify(d));
     return (d as { command: string }).command;
   }
@@ -72,7 +104,11 @@ describe('routed commands are the user\'s commands (real shells)', function () {
     mkdirSync(plainCwd);
     mkdirSync(routedCwd);
     const plain = runIn(shell, steps.map((s) => (typeof s === 'string' ? s : s.routed)).join('\n'), plainCwd);
-    const routed = runIn(shell, steps.map((s) => (typeof s === 'string' ? s : route(shell, s.routed))).join('\n'), routedCwd);
+    const routed = runIn(
+      shell,
+      steps.map((s) => (typeof s === 'string' ? s : route(shell, s.routed))).join('\n'),
+      routedCwd,
+    );
     void fresh;
     return { plain, routed };
   }
@@ -85,7 +121,8 @@ describe('routed commands are the user\'s commands (real shells)', function () {
     assert.equal(r.routed.status, r.plain.status, `${what}: status`);
   }
 
-  const spools = (): string[] => (existsSync(path.join(storage, 'evidence', 'spool')) ? readdirSync(path.join(storage, 'evidence', 'spool')) : []);
+  const spools = (): string[] =>
+    existsSync(path.join(storage, 'evidence', 'spool')) ? readdirSync(path.join(storage, 'evidence', 'spool')) : [];
   /** Small outputs are recorded by a `keep --quiet` in the background: wait until every spool is taken. */
   async function spoolsTaken(): Promise<void> {
     for (let i = 0; i < 300 && spools().length > 0; i++) await new Promise((r) => setTimeout(r, 50));
@@ -100,8 +137,8 @@ describe('routed commands are the user\'s commands (real shells)', function () {
           'pwd',
           { routed: 'true && export X=1' },
           'echo "X=$X"',
-          { routed: 'printf \'hello\\n\'' },
-          { routed: 'sh -c \'exit 7\'' },
+          { routed: "printf 'hello\\n'" },
+          { routed: "sh -c 'exit 7'" },
           'echo "status=$?"',
           { routed: 'printf out; printf err >&2; false' },
           'echo " status=$?"',
@@ -135,8 +172,9 @@ describe('routed commands are the user\'s commands (real shells)', function () {
         assert.equal(r.plain.stdout.toString(), 'hi there\nouter\nstarted\nlate\nbg\nwaited\n');
       });
 
-      it('a large output: the model gets the bounded observation, the store the exact bytes, the status is the command\'s', async () => {
-        const big = 'i=0; while [ $i -lt 3000 ]; do echo "line $i of the build"; i=$((i+1)); done; echo "ERROR: the one error" >&2; (exit 3)';
+      it("a large output: the model gets the bounded observation, the store the exact bytes, the status is the command's", async () => {
+        const big =
+          'i=0; while [ $i -lt 3000 ]; do echo "line $i of the build"; i=$((i+1)); done; echo "ERROR: the one error" >&2; (exit 3)';
         const plain = runIn(shell, big, work);
         const routed = runIn(shell, `${route(shell, big)}\necho "after=$?"`, work);
         assert.equal(plain.status, 3);
@@ -147,7 +185,9 @@ describe('routed commands are the user\'s commands (real shells)', function () {
         assert.match(text, /after=3\n$/);
         const handle = /stdout: [^\n]*handle (out_[a-z2-7]{26})/.exec(text)![1]!;
         const session = await openSession(storage);
-        const run = (await session.runs.listRuns()).find((x) => x.source?.kind === 'hook' && (x.label ?? '').includes('line $i'))!;
+        const run = (await session.runs.listRuns()).find(
+          (x) => x.source?.kind === 'hook' && (x.label ?? '').includes('line $i'),
+        )!;
         assert.deepEqual(run.source, { kind: 'hook', agent: 'claude', sessionId: 'sess-1' });
         const head = await session.runs.readToolOutput({ handle, bytes: { start: 0, end: 30 } });
         assert.equal(head.content, plain.stdout.subarray(0, 30).toString());
@@ -163,7 +203,7 @@ describe('routed commands are the user\'s commands (real shells)', function () {
         await spoolsTaken();
       });
 
-      it('fail open: a file in the storage\'s way, or no storage folder: the command runs as written, one line says evidence was not kept', () => {
+      it("fail open: a file in the storage's way, or no storage folder: the command runs as written, one line says evidence was not kept", () => {
         const blocked = path.join(dir, `blocked-${shell}`);
         mkdirSync(blocked);
         writeFileSync(path.join(blocked, 'evidence'), 'not a folder');
@@ -176,7 +216,10 @@ describe('routed commands are the user\'s commands (real shells)', function () {
           const routed = runIn(shell, `${route(shell, cmd, { storage: store })}\necho "s=$? $(pwd)"`, work);
           assert.equal(routed.stdout.toString(), plain.stdout.toString());
           assert.equal(plain.stdout.toString(), 'hello\ns=5 /\n');
-          assert.equal(routed.stderr.toString(), `bounded-evidence: evidence not kept (${store === missing ? 'the storage folder is missing' : 'a file is in the storage\'s way'}); the command ran unrouted\n`);
+          assert.equal(
+            routed.stderr.toString(),
+            `bounded-evidence: evidence not kept (${store === missing ? 'the storage folder is missing' : "a file is in the storage's way"}); the command ran unrouted\n`,
+          );
         }
         assert.equal(existsSync(path.join(missing, 'evidence')), false);
       });
@@ -185,7 +228,9 @@ describe('routed commands are the user\'s commands (real shells)', function () {
 
   it('bash syntax, options and builtins behave as in bash (routed in bash)', () => {
     const r = both('bash', [
-      { routed: 'echo {1..3}; [[ a == a ]] && echo dbl; set -o pipefail; false | true; echo "pipe=$?"; set +o pipefail' },
+      {
+        routed: 'echo {1..3}; [[ a == a ]] && echo dbl; set -o pipefail; false | true; echo "pipe=$?"; set +o pipefail',
+      },
       { routed: 'cat <(echo procsub); echo $\'a\\tb\'; echo -e \'x\\ty\'; read -t 1 v <<< "here"; echo "$v"' },
       { routed: 'shopt -s nullglob; echo none*; shopt -u nullglob' },
       'echo end',
@@ -203,7 +248,11 @@ describe('routed commands are the user\'s commands (real shells)', function () {
     writeFileSync(path.join(zdot, '.zshrc'), 'alias ll="echo aliased"\nmyfn() { echo "fn $1" }\n');
     const cmd = 'll two; myfn three';
     const zsh = (script: string): Ran => {
-      const z = spawnSync('zsh', ['-i', '-c', script], { cwd: work, env: { PATH: process.env.PATH, HOME: work, ZDOTDIR: zdot }, timeout: 30_000 });
+      const z = spawnSync('zsh', ['-i', '-c', script], {
+        cwd: work,
+        env: { PATH: process.env.PATH, HOME: work, ZDOTDIR: zdot },
+        timeout: 30_000,
+      });
       return { stdout: z.stdout, stderr: z.stderr, status: z.status };
     };
     const plain = zsh(cmd);
@@ -215,9 +264,17 @@ describe('routed commands are the user\'s commands (real shells)', function () {
 
   it('what is left unrouted, so it runs exactly as written: breaking out of the group, open here-documents, a final backslash, exec/exit, errexit, NUL', () => {
     const none = (command: string, shell = 'bash'): string => {
-      const d = decideHook({ hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command } }, {
-        cli: CLI, storage, parses: (s) => parsesIn(shell, s), prepare: () => { throw new Error('must not prepare'); },
-      });
+      const d = decideHook(
+        { hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command } },
+        {
+          cli: CLI,
+          storage,
+          parses: (s) => parsesIn(shell, s),
+          prepare: () => {
+            throw new Error('must not prepare');
+          },
+        },
+      );
       assert.equal(d.action, 'none', command);
       return (d as { reason: string }).reason;
     };
@@ -241,69 +298,161 @@ describe('routed commands are the user\'s commands (real shells)', function () {
     assert.ok(isWrapped(wrapped));
     assert.match(none(wrapped), /already routed/);
     // The fail-open form carries no path and keeps the status.
-    const unkept = unkeptCommand('exit_code=4; (exit $exit_code)', 'the storage\'s disk is full');
+    const unkept = unkeptCommand('exit_code=4; (exit $exit_code)', "the storage's disk is full");
     const r = runIn('bash', `${unkept}\necho "s=$?"`, work);
     assert.equal(r.stdout.toString(), 's=4\n');
-    assert.equal(r.stderr.toString(), 'bounded-evidence: evidence not kept (the storage\'s disk is full); the command ran unrouted\n');
+    assert.equal(
+      r.stderr.toString(),
+      "bounded-evidence: evidence not kept (the storage's disk is full); the command ran unrouted\n",
+    );
   });
 
   it('a small output of any bytes (invalid UTF-8, NUL, no final newline) comes back byte-identical; just over the limit it is kept', async () => {
-    const bytes = 'printf \'\\377\\000a\\r\\nb\'; printf \'\\033[31mred\' >&2';
+    const bytes = "printf '\\377\\000a\\r\\nb'; printf '\\033[31mred' >&2";
     const r = both('bash', [{ routed: bytes }]);
     assertSame(r, 'bytes');
     assert.deepEqual(r.plain.stdout, Buffer.from([0xff, 0x00, 0x61, 0x0d, 0x0a, 0x62]));
     // 4,096 bytes in all: whole. 4,097: the observation.
-    const exact = runIn('bash', route('bash', 'head -c 4000 /dev/zero | tr "\\0" x; head -c 96 /dev/zero | tr "\\0" y >&2'), work);
+    const exact = runIn(
+      'bash',
+      route('bash', 'head -c 4000 /dev/zero | tr "\\0" x; head -c 96 /dev/zero | tr "\\0" y >&2'),
+      work,
+    );
     assert.equal(exact.stdout.length + exact.stderr.length, 4096);
     assert.equal(exact.stdout.toString(), 'x'.repeat(4000));
-    const over = runIn('bash', route('bash', 'head -c 4000 /dev/zero | tr "\\0" x; head -c 97 /dev/zero | tr "\\0" y >&2'), work);
+    const over = runIn(
+      'bash',
+      route('bash', 'head -c 4000 /dev/zero | tr "\\0" x; head -c 97 /dev/zero | tr "\\0" y >&2'),
+      work,
+    );
     assert.match(over.stdout.toString(), /"handle":"out_[a-z2-7]{26}"/);
     assert.equal(over.stderr.length, 0);
   });
 
   it('any command text: routed or left alone, it prints the same bytes and status as unrouted (property, bash)', () => {
-    const hostile = fc.constantFrom(`'`, `"`, '$(echo sub)', '`echo tick`', '\n', '\\\\', '$HOME', ';', '&&', '||', '|', '*', '~', '#', '{a,b}', '{', '}', '\t', ' ', 'é', '🙂', '\u202e', 'echo', 'printf %s', '>&2', 'x=1', '(', ')', 'true', 'false', '<<', 'EOF');
-    const text = fc.array(hostile, { minLength: 1, maxLength: 10 }).map((p) => p.join(' ')).filter((s) => !/\bexit\b|\bexec\b/.test(s));
+    const hostile = fc.constantFrom(
+      `'`,
+      `"`,
+      '$(echo sub)',
+      '`echo tick`',
+      '\n',
+      '\\\\',
+      '$HOME',
+      ';',
+      '&&',
+      '||',
+      '|',
+      '*',
+      '~',
+      '#',
+      '{a,b}',
+      '{',
+      '}',
+      '\t',
+      ' ',
+      'é',
+      '🙂',
+      '\u202e',
+      'echo',
+      'printf %s',
+      '>&2',
+      'x=1',
+      '(',
+      ')',
+      'true',
+      'false',
+      '<<',
+      'EOF',
+    );
+    const text = fc
+      .array(hostile, { minLength: 1, maxLength: 10 })
+      .map((p) => p.join(' '))
+      .filter((s) => !/\bexit\b|\bexec\b/.test(s));
     let routedCount = 0;
-    fc.assert(fc.property(text, (command) => {
-      const d = decideHook({ hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command } }, {
-        cli: CLI, storage, parses: (s) => parsesIn('bash', s), prepare: (c, meta) => prepareSpool(storage, c, meta),
-      });
-      const plain = runIn('bash', `${command}\necho "s=$?"`, work);
-      const routed = runIn('bash', `${d.action === 'rewrite' ? d.command : command}\necho "s=$?"`, work);
-      if (d.action === 'rewrite') routedCount++;
-      assert.deepEqual(routed.stdout, plain.stdout, command);
-      // The members of a pipeline write their errors at once, in any order: compared as sorted lines.
-      const errs = (b: Buffer): string[] => b.toString().replace(/bash: line \d+:/g, 'bash:').split(/(?<=\n)|(?=bash:)/).filter((l) => l !== '').sort();
-      assert.deepEqual(errs(routed.stderr), errs(plain.stderr), command);
-      assert.equal(routed.status, plain.status, command);
-    }), { numRuns: 60 });
+    fc.assert(
+      fc.property(text, (command) => {
+        const d = decideHook(
+          { hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command } },
+          {
+            cli: CLI,
+            storage,
+            parses: (s) => parsesIn('bash', s),
+            prepare: (c, meta) => prepareSpool(storage, c, meta),
+          },
+        );
+        const plain = runIn('bash', `${command}\necho "s=$?"`, work);
+        const routed = runIn('bash', `${d.action === 'rewrite' ? d.command : command}\necho "s=$?"`, work);
+        if (d.action === 'rewrite') routedCount++;
+        assert.deepEqual(routed.stdout, plain.stdout, command);
+        // The members of a pipeline write their errors at once, in any order: compared as sorted lines.
+        const errs = (b: Buffer): string[] =>
+          b
+            .toString()
+            .replace(/bash: line \d+:/g, 'bash:')
+            .split(/(?<=\n)|(?=bash:)/)
+            .filter((l) => l !== '')
+            .sort();
+        assert.deepEqual(errs(routed.stderr), errs(plain.stderr), command);
+        assert.equal(routed.status, plain.status, command);
+      }),
+      { numRuns: 60 },
+    );
     assert.ok(routedCount > 10, `only ${routedCount} of 60 commands were routed`);
   });
 });
 
-describe('routed through the shim (VS Code\'s terminals): a small output needs no Node', function () {
+describe("routed through the shim (VS Code's terminals): a small output needs no Node", function () {
   this.timeout(120_000);
-  it('small: the bytes back from sh at once, recorded in the background; large: the observation; the status is the command\'s either way', async () => {
+  it("small: the bytes back from sh at once, recorded in the background; large: the observation; the status is the command's either way", async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'be-shim-route-'));
     try {
       const storage = path.join(dir, 'storage');
       mkdirSync(storage);
       // The shim as the extension writes it; its "node" runs the sources through tsx.
       const node = path.join(dir, 'node');
-      writeFileSync(node, `#!/bin/sh\nexec ${quoteShellWord(process.execPath)} --import ${quoteShellWord(pathToFileURL(path.join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href)} "$@"\n`, { mode: 0o755 });
+      writeFileSync(
+        node,
+        `#!/bin/sh\nexec ${quoteShellWord(process.execPath)} --import ${quoteShellWord(pathToFileURL(path.join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href)} "$@"\n`,
+        { mode: 0o755 },
+      );
       const shim = path.join(dir, 'bounded-evidence');
-      writeFileSync(shim, shimScript({ node, electron: false, cli: path.join(ROOT, 'src/cli/main.ts'), extensionsDir: dir, folderPrefix: 'x-', home: dir }), { mode: 0o755 });
+      writeFileSync(
+        shim,
+        shimScript({
+          node,
+          electron: false,
+          cli: path.join(ROOT, 'src/cli/main.ts'),
+          extensionsDir: dir,
+          folderPrefix: 'x-',
+          home: dir,
+        }),
+        { mode: 0o755 },
+      );
       const route = (command: string): string => {
-        const d = decideHook({ hook_event_name: 'PreToolUse', tool_name: 'run_in_terminal', session_id: 'vs-1', cwd: dir, tool_input: { command } }, {
-          cli: quoteShellWord(shim), storage, terminalStorage: storage, parses: (x) => parsesIn('bash', x), prepare: (c, meta) => prepareSpool(storage, c, meta),
-          writeRun: (spool, script) => writeFileSync(path.join(spool, 'run'), script, { mode: 0o600 }),
-        });
+        const d = decideHook(
+          {
+            hook_event_name: 'PreToolUse',
+            tool_name: 'run_in_terminal',
+            session_id: 'vs-1',
+            cwd: dir,
+            tool_input: { command },
+          },
+          {
+            cli: quoteShellWord(shim),
+            storage,
+            terminalStorage: storage,
+            parses: (x) => parsesIn('bash', x),
+            prepare: (c, meta) => prepareSpool(storage, c, meta),
+            writeRun: (spool, script) => writeFileSync(path.join(spool, 'run'), script, { mode: 0o600 }),
+          },
+        );
         assert.equal(d.action, 'rewrite');
         return (d as { command: string }).command;
       };
       const t0 = Date.now();
-      const small = runIn('bash', `${route("printf 'hi\\n'; printf 'e' >&2; (exit 4)")}\necho "s=$?"`, dir, { BOUNDED_EVIDENCE_STORAGE: storage });
+      const small = runIn('bash', `${route("printf 'hi\\n'; printf 'e' >&2; (exit 4)")}\necho "s=$?"`, dir, {
+        BOUNDED_EVIDENCE_STORAGE: storage,
+      });
       const smallMs = Date.now() - t0;
       assert.equal(small.stdout.toString(), 'hi\ns=4\n');
       assert.equal(small.stderr.toString(), 'e');
@@ -313,8 +462,13 @@ describe('routed through the shim (VS Code\'s terminals): a small output needs n
       assert.match(viaVar, /^\. "\$BOUNDED_EVIDENCE_STORAGE\/evidence\/spool\/[0-9a-f]{12}\/run"$/);
       const sourced = runIn('bash', `${viaVar}\necho " $? $(pwd)"`, dir, { BOUNDED_EVIDENCE_STORAGE: storage });
       assert.equal(sourced.stdout.toString(), 'v 0 /\n');
-      const large = runIn('bash', `${route('seq 1 5000; (exit 2)')}\necho "s=$?"`, dir, { BOUNDED_EVIDENCE_STORAGE: storage });
-      assert.match(large.stdout.toString(), /^\$ seq 1 5000; \(exit 2\)\nexit code 2\nstdout: 23893 bytes, 5000 lines, handle out_[a-z2-7]{26}\. Preview:\n/);
+      const large = runIn('bash', `${route('seq 1 5000; (exit 2)')}\necho "s=$?"`, dir, {
+        BOUNDED_EVIDENCE_STORAGE: storage,
+      });
+      assert.match(
+        large.stdout.toString(),
+        /^\$ seq 1 5000; \(exit 2\)\nexit code 2\nstdout: 23893 bytes, 5000 lines, handle out_[a-z2-7]{26}\. Preview:\n/,
+      );
       assert.match(large.stdout.toString(), /\ns=2\n$/);
       // The small one is recorded by the background keep: wait for both runs.
       const spools = path.join(storage, 'evidence', 'spool');
@@ -322,8 +476,12 @@ describe('routed through the shim (VS Code\'s terminals): a small output needs n
       assert.deepEqual(readdirSync(spools), []);
       const runs = await (await openSession(storage)).runs.listRuns();
       assert.equal(runs.length, 3);
-      assert.ok(runs.every((r) => r.source?.kind === 'hook' && r.source.agent === 'copilot' && r.source.sessionId === 'vs-1'));
-      console.log(`      small routed command through the shim (sh only, tsx recording in the background): ${smallMs} ms`);
+      assert.ok(
+        runs.every((r) => r.source?.kind === 'hook' && r.source.agent === 'copilot' && r.source.sessionId === 'vs-1'),
+      );
+      console.log(
+        `      small routed command through the shim (sh only, tsx recording in the background): ${smallMs} ms`,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -367,15 +525,25 @@ describe('the spool a hook prepares', () => {
       assert.equal(path.dirname(spool), path.join(dir, 'evidence', 'spool'));
       assert.equal(readFileSync(path.join(spool, 'command'), 'utf8'), 'echo hi');
       const meta = JSON.parse(readFileSync(path.join(spool, 'meta.json'), 'utf8')) as Record<string, unknown>;
-      assert.deepEqual({ ...meta, routedAt: typeof meta.routedAt }, { agent: 'claude', sessionId: 's', cwd: '/w', routedAt: 'string' });
+      assert.deepEqual(
+        { ...meta, routedAt: typeof meta.routedAt },
+        { agent: 'claude', sessionId: 's', cwd: '/w', routedAt: 'string' },
+      );
       assert.deepEqual(readdirSync(spool).sort(), ['1', '2', 'command', 'meta.json']);
       assert.equal(statSync(spool).mode & 0o777, 0o700);
       assert.equal(statSync(path.join(spool, 'command')).mode & 0o777, 0o600);
-      assert.throws(() => prepareSpool(path.join(dir, 'nope'), 'x', { agent: 'a', sessionId: undefined, cwd: undefined }), /the storage folder is missing/);
+      assert.throws(
+        () => prepareSpool(path.join(dir, 'nope'), 'x', { agent: 'a', sessionId: undefined, cwd: undefined }),
+        /the storage folder is missing/,
+      );
       // A storage folder without its evidence folder yet (never opened by the editor): made.
       const bare = path.join(dir, 'bare');
       mkdirSync(bare);
-      assert.ok(prepareSpool(bare, 'x', { agent: 'a', sessionId: undefined, cwd: undefined }).startsWith(path.join(bare, 'evidence', 'spool')));
+      assert.ok(
+        prepareSpool(bare, 'x', { agent: 'a', sessionId: undefined, cwd: undefined }).startsWith(
+          path.join(bare, 'evidence', 'spool'),
+        ),
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -12,13 +12,18 @@ import { shimScript } from '../../../../src/core/reach/shim.js';
 
 describe('command line shim', () => {
   let dir: string;
-  beforeEach(() => { dir = mkdtempSync(path.join(os.tmpdir(), "be shim 'q' ")); });
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), "be shim 'q' "));
+  });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   /** A stand-in cli.js printing what it was started with. */
   function fakeCli(at: string, tag: string): string {
     mkdirSync(path.dirname(at), { recursive: true });
-    writeFileSync(at, `process.stdout.write(JSON.stringify({ tag: ${JSON.stringify(tag)}, args: process.argv.slice(2), home: process.env.BOUNDED_EVIDENCE_HOME, eran: process.env.ELECTRON_RUN_AS_NODE ?? null, was: process.env.BOUNDED_EVIDENCE_ELECTRON_WAS ?? null }))`);
+    writeFileSync(
+      at,
+      `process.stdout.write(JSON.stringify({ tag: ${JSON.stringify(tag)}, args: process.argv.slice(2), home: process.env.BOUNDED_EVIDENCE_HOME, eran: process.env.ELECTRON_RUN_AS_NODE ?? null, was: process.env.BOUNDED_EVIDENCE_ELECTRON_WAS ?? null }))`,
+    );
     return at;
   }
 
@@ -33,7 +38,14 @@ describe('command line shim', () => {
   it('runs the recorded cli.js with the recorded node, arguments byte-exact, BOUNDED_EVIDENCE_HOME exported', () => {
     const exts = path.join(dir, 'extensions');
     const cli = fakeCli(path.join(exts, 'bounded-evidence.bounded-evidence-0.1.0', 'dist', 'cli.js'), 'current');
-    const script = shimScript({ node: process.execPath, electron: false, cli, extensionsDir: exts, folderPrefix: 'bounded-evidence.bounded-evidence-', home: dir });
+    const script = shimScript({
+      node: process.execPath,
+      electron: false,
+      cli,
+      extensionsDir: exts,
+      folderPrefix: 'bounded-evidence.bounded-evidence-',
+      home: dir,
+    });
     const args = ['capture', '--shell', `echo "it's" $(id) \`x\` \n done`, '', 'é🙂'];
     assert.deepEqual(run(script, args), { tag: 'current', args, home: dir, eran: null, was: null });
   });
@@ -43,29 +55,60 @@ describe('command line shim', () => {
     fakeCli(path.join(exts, 'bounded-evidence.bounded-evidence-0.1.0', 'dist', 'cli.js'), 'old');
     fakeCli(path.join(exts, 'bounded-evidence.bounded-evidence-0.2.0', 'dist', 'cli.js'), 'new');
     fakeCli(path.join(exts, 'other.ext-9.9.9', 'dist', 'cli.js'), 'other');
-    const script = shimScript({ node: path.join(dir, 'gone-node'), electron: false, cli: path.join(exts, 'gone', 'dist', 'cli.js'), extensionsDir: exts, folderPrefix: 'bounded-evidence.bounded-evidence-', home: dir });
+    const script = shimScript({
+      node: path.join(dir, 'gone-node'),
+      electron: false,
+      cli: path.join(exts, 'gone', 'dist', 'cli.js'),
+      extensionsDir: exts,
+      folderPrefix: 'bounded-evidence.bounded-evidence-',
+      home: dir,
+    });
     const env = { ...process.env, PATH: `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}` };
     assert.equal(run(script, ['list'], env).tag, 'new');
   });
 
-  it('says in one line what it needs when the editor\'s Node is gone and no node is on PATH', () => {
+  it("says in one line what it needs when the editor's Node is gone and no node is on PATH", () => {
     const cli = fakeCli(path.join(dir, 'dist', 'cli.js'), 'x');
-    const script = shimScript({ node: path.join(dir, 'gone-node'), electron: false, cli, extensionsDir: dir, folderPrefix: 'x-', home: dir });
+    const script = shimScript({
+      node: path.join(dir, 'gone-node'),
+      electron: false,
+      cli,
+      extensionsDir: dir,
+      folderPrefix: 'x-',
+      home: dir,
+    });
     const shim = path.join(dir, 'bin', 'bounded-evidence');
     mkdirSync(path.dirname(shim), { recursive: true });
     writeFileSync(shim, script);
     chmodSync(shim, 0o755);
     const r = spawnSync('/bin/sh', [shim, 'list'], { env: { PATH: path.join(dir, 'no-such-bin') }, encoding: 'utf8' });
-    assert.deepEqual([r.status, r.stdout, r.stderr], [127, '', "bounded-evidence needs Node 22.14 or newer (none found: the editor's Node is gone and no node is on PATH)\n"]);
+    assert.deepEqual(
+      [r.status, r.stdout, r.stderr],
+      [
+        127,
+        '',
+        "bounded-evidence needs Node 22.14 or newer (none found: the editor's Node is gone and no node is on PATH)\n",
+      ],
+    );
   });
 
-  it('starts Electron as Node and hands the command line the variable\'s previous value', () => {
+  it("starts Electron as Node and hands the command line the variable's previous value", () => {
     const cli = fakeCli(path.join(dir, 'dist', 'cli.js'), 'e');
     // A stand-in "Electron": refuses to run unless ELECTRON_RUN_AS_NODE=1, then runs as node.
     const electron = path.join(dir, 'code');
-    writeFileSync(electron, `#!/bin/sh\n[ "$ELECTRON_RUN_AS_NODE" = 1 ] || { echo not-as-node; exit 9; }\nexec ${JSON.stringify(process.execPath)} "$@"\n`);
+    writeFileSync(
+      electron,
+      `#!/bin/sh\n[ "$ELECTRON_RUN_AS_NODE" = 1 ] || { echo not-as-node; exit 9; }\nexec ${JSON.stringify(process.execPath)} "$@"\n`,
+    );
     chmodSync(electron, 0o755);
-    const script = shimScript({ node: electron, electron: true, cli, extensionsDir: dir, folderPrefix: 'x-', home: dir });
+    const script = shimScript({
+      node: electron,
+      electron: true,
+      cli,
+      extensionsDir: dir,
+      folderPrefix: 'x-',
+      home: dir,
+    });
     const { ELECTRON_RUN_AS_NODE: _drop, ...clean } = process.env;
     assert.deepEqual(run(script, ['a'], clean), { tag: 'e', args: ['a'], home: dir, eran: '1', was: '' });
     assert.equal(run(script, ['a'], { ...clean, ELECTRON_RUN_AS_NODE: 'yes' }).was, 'yes');
@@ -74,26 +117,70 @@ describe('command line shim', () => {
   it('hook: starts dist/hook.js beside cli.js; an event naming no terminal tool is answered by the shell alone (no Node), others reach it byte-exact', () => {
     const cli = fakeCli(path.join(dir, 'dist', 'cli.js'), 'cli');
     // The stand-in hook.js echoes its arguments and the stdin it was given.
-    writeFileSync(path.join(dir, 'dist', 'hook.js'), 'let s = ""; process.stdin.on("data", (d) => { s += d; }).on("end", () => process.stdout.write(JSON.stringify({ tag: "hook", args: process.argv.slice(2), stdin: s })));');
-    const script = shimScript({ node: process.execPath, electron: false, cli, extensionsDir: dir, folderPrefix: 'x-', home: dir });
+    writeFileSync(
+      path.join(dir, 'dist', 'hook.js'),
+      'let s = ""; process.stdin.on("data", (d) => { s += d; }).on("end", () => process.stdout.write(JSON.stringify({ tag: "hook", args: process.argv.slice(2), stdin: s })));',
+    );
+    const script = shimScript({
+      node: process.execPath,
+      electron: false,
+      cli,
+      extensionsDir: dir,
+      folderPrefix: 'x-',
+      home: dir,
+    });
     const shim = path.join(dir, 'bin', 'bounded-evidence');
     mkdirSync(path.dirname(shim), { recursive: true });
     writeFileSync(shim, script);
     chmodSync(shim, 0o755);
-    const other = JSON.stringify({ hook_event_name: 'PreToolUse', tool_name: 'read_file', tool_input: { filePath: '/x' } });
+    const other = JSON.stringify({
+      hook_event_name: 'PreToolUse',
+      tool_name: 'read_file',
+      tool_input: { filePath: '/x' },
+    });
     const t0 = process.hrtime.bigint();
     assert.equal(execFileSync(shim, ['hook', '--storage', '/st'], { input: other, encoding: 'utf8' }), '');
     const ms = Number(process.hrtime.bigint() - t0) / 1e6;
     // The same event with recording on reaches the command line.
-    assert.equal((JSON.parse(execFileSync(shim, ['hook', '--record-post-tool-use'], { input: other, encoding: 'utf8' })) as { stdin: string }).stdin, other);
-    const terminal = JSON.stringify({ hook_event_name: 'PreToolUse', tool_name: 'run_in_terminal', tool_input: { command: 'echo "$HOME" \\ `x` \'q\'' } });
-    const got = JSON.parse(execFileSync(shim, ['hook', '--storage', '/st'], { input: terminal, encoding: 'utf8' })) as { tag: string; args: string[]; stdin: string };
+    assert.equal(
+      (
+        JSON.parse(execFileSync(shim, ['hook', '--record-post-tool-use'], { input: other, encoding: 'utf8' })) as {
+          stdin: string;
+        }
+      ).stdin,
+      other,
+    );
+    const terminal = JSON.stringify({
+      hook_event_name: 'PreToolUse',
+      tool_name: 'run_in_terminal',
+      tool_input: { command: 'echo "$HOME" \\ `x` \'q\'' },
+    });
+    const got = JSON.parse(execFileSync(shim, ['hook', '--storage', '/st'], { input: terminal, encoding: 'utf8' })) as {
+      tag: string;
+      args: string[];
+      stdin: string;
+    };
     assert.deepEqual(got, { tag: 'hook', args: ['hook', '--storage', '/st'], stdin: `${terminal}\n` });
     assert.ok(ms < 200, `the shell-only answer took ${ms} ms`);
     // The Copilot CLI's bash tool (its event names no event, compact JSON) reaches the hook; a read mentioning "bash" does not.
-    const cliEvent = JSON.stringify({ sessionId: 's', timestamp: 1, cwd: '/w', toolName: 'bash', toolArgs: { command: 'make' } });
-    assert.equal((JSON.parse(execFileSync(shim, ['hook'], { input: cliEvent, encoding: 'utf8' })) as { stdin: string }).stdin, `${cliEvent}\n`);
-    assert.equal(execFileSync(shim, ['hook'], { input: JSON.stringify({ hook_event_name: 'PreToolUse', tool_name: 'read_file', tool_input: { shell: 'bash' } }), encoding: 'utf8' }), '');
+    const cliEvent = JSON.stringify({
+      sessionId: 's',
+      timestamp: 1,
+      cwd: '/w',
+      toolName: 'bash',
+      toolArgs: { command: 'make' },
+    });
+    assert.equal(
+      (JSON.parse(execFileSync(shim, ['hook'], { input: cliEvent, encoding: 'utf8' })) as { stdin: string }).stdin,
+      `${cliEvent}\n`,
+    );
+    assert.equal(
+      execFileSync(shim, ['hook'], {
+        input: JSON.stringify({ hook_event_name: 'PreToolUse', tool_name: 'read_file', tool_input: { shell: 'bash' } }),
+        encoding: 'utf8',
+      }),
+      '',
+    );
     // Other subcommands still start cli.js.
     assert.equal(run(script, ['list']).tag, 'cli');
   });

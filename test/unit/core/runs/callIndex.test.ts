@@ -5,7 +5,15 @@ import { openStore, scratch } from './helpers.js';
 const SMALL = { limits: { largeResultBytes: 16, previewBytes: 8 } };
 
 /** A call as the test made it: its creation order is the insertion order ties fall back to. */
-interface Made { readonly seq: number; readonly runId: string; readonly callId: string; readonly tool: string; readonly label: string; readonly source: string; readonly failed: boolean }
+interface Made {
+  readonly seq: number;
+  readonly runId: string;
+  readonly callId: string;
+  readonly tool: string;
+  readonly label: string;
+  readonly source: string;
+  readonly failed: boolean;
+}
 
 describe('a call\'s index in the list (RunStore.callIndex, docs/contracts.md §3.4 "Reveal")', function () {
   this.timeout(60_000);
@@ -14,7 +22,7 @@ describe('a call\'s index in the list (RunStore.callIndex, docs/contracts.md §3
   beforeEach(() => ({ dir, cleanup } = scratch('callindex')));
   afterEach(() => cleanup());
 
-  it('is the call\'s position under each order and filter, as a plain sort of the same rows gives it; hidden calls have none', async () => {
+  it("is the call's position under each order and filter, as a plain sort of the same rows gives it; hidden calls have none", async () => {
     const store = await openStore(dir, SMALL);
     const made: Made[] = [];
     const sources: RunSource[] = [{ kind: 'cli' }, { kind: 'tool' }, { kind: 'participant' }];
@@ -27,34 +35,62 @@ describe('a call\'s index in the list (RunStore.callIndex, docs/contracts.md §3
         const tool = tools[(r + k) % 3]!;
         const failed = (r * 7 + k) % 5 === 0;
         // Sizes repeat (ties of size fall back to time, then to the order recorded).
-        const out = await run.recordResult(tool, { r, k }, 'x'.repeat(((r + k) % 4) * 10), failed ? { isError: true } : undefined);
+        const out = await run.recordResult(
+          tool,
+          { r, k },
+          'x'.repeat(((r + k) % 4) * 10),
+          failed ? { isError: true } : undefined,
+        );
         made.push({ seq: made.length, runId: run.runId, callId: out.callId, tool, label, source: source.kind, failed });
       }
       if (r !== 5) await run.finish();
     }
     // What the store lists for each call (its start time and bytes), keyed run/call.
     const listed = new Map<string, CallSummary>();
-    for (const c of (await store.queryCalls({ offset: 0, limit: 1000, order: 'oldest' })).rows) listed.set(`${c.runId}/${c.callId}`, c);
+    for (const c of (await store.queryCalls({ offset: 0, limit: 1000, order: 'oldest' })).rows)
+      listed.set(`${c.runId}/${c.callId}`, c);
     assert.equal(listed.size, made.length);
     const started = (m: Made): number => Date.parse(listed.get(`${m.runId}/${m.callId}`)!.startedAt);
-    const bytes = (m: Made): number => { const c = listed.get(`${m.runId}/${m.callId}`)!; return c.resultBytes + c.attachments.reduce((n, a) => n + a.sizeBytes, 0); };
+    const bytes = (m: Made): number => {
+      const c = listed.get(`${m.runId}/${m.callId}`)!;
+      return c.resultBytes + c.attachments.reduce((n, a) => n + a.sizeBytes, 0);
+    };
 
     /** The list these filters give, by a plain filter and sort here. */
     const plain = (q: CallFilter): Made[] => {
       const text = q.text?.toLowerCase();
-      const rows = made.filter((m) => (q.tool === undefined || m.tool === q.tool) && (q.runId === undefined || m.runId === q.runId)
-        && (q.source === undefined || m.source === q.source) && (q.outcome === undefined || (q.outcome === 'failed') === m.failed)
-        && (text === undefined || [m.tool, m.callId, m.runId, m.label].some((s) => s.toLowerCase().includes(text))));
+      const rows = made.filter(
+        (m) =>
+          (q.tool === undefined || m.tool === q.tool) &&
+          (q.runId === undefined || m.runId === q.runId) &&
+          (q.source === undefined || m.source === q.source) &&
+          (q.outcome === undefined || (q.outcome === 'failed') === m.failed) &&
+          (text === undefined || [m.tool, m.callId, m.runId, m.label].some((s) => s.toLowerCase().includes(text))),
+      );
       const order = q.order ?? 'newest';
-      return rows.sort((a, b) => order === 'oldest' ? started(a) - started(b) || a.seq - b.seq
-        : order === 'newest' ? started(b) - started(a) || b.seq - a.seq
-          : bytes(b) - bytes(a) || started(b) - started(a) || b.seq - a.seq);
+      return rows.sort((a, b) =>
+        order === 'oldest'
+          ? started(a) - started(b) || a.seq - b.seq
+          : order === 'newest'
+            ? started(b) - started(a) || b.seq - a.seq
+            : bytes(b) - bytes(a) || started(b) - started(a) || b.seq - a.seq,
+      );
     };
 
     const someRun = made[20]!.runId;
     const filters: CallFilter[] = [
-      {}, { tool: 'read' }, { outcome: 'failed' }, { outcome: 'ok' }, { source: 'cli' }, { text: 'NIGHTLY' }, { runId: someRun },
-      { tool: 'grep', outcome: 'ok', source: 'participant' }, { runId: someRun, tool: 'build' }, { text: made[7]!.callId }, { tool: 'no such tool' }, { runId: 'no-such-run' },
+      {},
+      { tool: 'read' },
+      { outcome: 'failed' },
+      { outcome: 'ok' },
+      { source: 'cli' },
+      { text: 'NIGHTLY' },
+      { runId: someRun },
+      { tool: 'grep', outcome: 'ok', source: 'participant' },
+      { runId: someRun, tool: 'build' },
+      { text: made[7]!.callId },
+      { tool: 'no such tool' },
+      { runId: 'no-such-run' },
     ];
     let shown = 0;
     let hidden = 0;
@@ -64,12 +100,19 @@ describe('a call\'s index in the list (RunStore.callIndex, docs/contracts.md §3
         const expected = plain(q);
         // The pages agree with the plain sort (the index is a position in these pages).
         const page = await store.queryCalls({ ...q, offset: 0, limit: 1000 });
-        assert.deepEqual(page.rows.map((c) => c.callId), expected.map((m) => m.callId), `pages ${JSON.stringify(q)}`);
+        assert.deepEqual(
+          page.rows.map((c) => c.callId),
+          expected.map((m) => m.callId),
+          `pages ${JSON.stringify(q)}`,
+        );
         for (const m of made) {
           const at = await store.callIndex(q, m.runId, m.callId);
           const want = expected.indexOf(m);
           assert.equal(at, want < 0 ? undefined : want, `${m.runId}/${m.callId} under ${JSON.stringify(q)}`);
-          if (want < 0) { hidden++; continue; }
+          if (want < 0) {
+            hidden++;
+            continue;
+          }
           shown++;
           // The page at that offset starts with that very call.
           const one = await store.queryCalls({ ...q, offset: want, limit: 1 });
@@ -87,17 +130,26 @@ describe('a call\'s index in the list (RunStore.callIndex, docs/contracts.md §3
     assert.equal(await store.callIndex({ order: 'oldest' }, last.runId, last.callId), made.length - 1);
     await store.deleteRun(gone);
     assert.equal(await store.callIndex({}, gone, made[0]!.callId), undefined);
-    assert.equal(await store.callIndex({ order: 'oldest' }, last.runId, last.callId), made.length - 1 - made.filter((m) => m.runId === gone).length);
+    assert.equal(
+      await store.callIndex({ order: 'oldest' }, last.runId, last.callId),
+      made.length - 1 - made.filter((m) => m.runId === gone).length,
+    );
   });
 
   it('refuses a malformed query with one sentence', async () => {
     const store = await openStore(dir, SMALL);
-    await assert.rejects(store.callIndex({ order: 'sideways' as 'newest' }, 'a', 'b'), /order must be newest, oldest or largest/);
-    await assert.rejects(store.callIndex({ outcome: 'meh' as 'ok' }, 'a', 'b'), /outcome must be ok, failed or running/);
+    await assert.rejects(
+      store.callIndex({ order: 'sideways' as 'newest' }, 'a', 'b'),
+      /order must be newest, oldest or largest/,
+    );
+    await assert.rejects(
+      store.callIndex({ outcome: 'meh' as 'ok' }, 'a', 'b'),
+      /outcome must be ok, failed or running/,
+    );
   });
 });
 
-describe('one call by its id (CallQuery.callId: the inspector\'s whole handle as the text)', function () {
+describe("one call by its id (CallQuery.callId: the inspector's whole handle as the text)", function () {
   this.timeout(120_000);
   let dir: string;
   let cleanup: () => void;
@@ -108,7 +160,8 @@ describe('one call by its id (CallQuery.callId: the inspector\'s whole handle as
     const store = await openStore(dir, SMALL);
     const run = await store.startRun();
     const ids: string[] = [];
-    for (let k = 0; k < 1_003; k++) ids.push((await run.recordResult(k % 2 ? 'grep' : 'read', { k }, `out ${k}`)).callId);
+    for (let k = 0; k < 1_003; k++)
+      ids.push((await run.recordResult(k % 2 ? 'grep' : 'read', { k }, `out ${k}`)).callId);
     await run.finish();
     const other = await store.startRun();
     await other.recordResult('grep', {}, 'x');
@@ -116,14 +169,23 @@ describe('one call by its id (CallQuery.callId: the inspector\'s whole handle as
     const page = await store.queryCalls({ offset: 0, limit: 10, runId: run.runId, callId: first });
     assert.deepEqual([page.total, page.rows.map((c) => c.callId)], [1, [first]]);
     assert.equal(await store.callIndex({ runId: run.runId, callId: first }, run.runId, first), 0);
-    assert.equal(await store.callIndex({ runId: run.runId, callId: first, order: 'largest' }, run.runId, ids[1]!), undefined);
-    assert.equal((await store.queryCalls({ offset: 0, limit: 10, runId: run.runId, callId: first, tool: 'grep' })).total, 0);
+    assert.equal(
+      await store.callIndex({ runId: run.runId, callId: first, order: 'largest' }, run.runId, ids[1]!),
+      undefined,
+    );
+    assert.equal(
+      (await store.queryCalls({ offset: 0, limit: 10, runId: run.runId, callId: first, tool: 'grep' })).total,
+      0,
+    );
     assert.equal((await store.queryCalls({ offset: 0, limit: 10, runId: other.runId, callId: first })).total, 0);
-    await assert.rejects(store.queryCalls({ offset: 0, limit: 10, callId: first }), /callId needs the runId it belongs to/);
+    await assert.rejects(
+      store.queryCalls({ offset: 0, limit: 10, callId: first }),
+      /callId needs the runId it belongs to/,
+    );
   });
 });
 
-describe('runs by id (RunQuery.runIds: the inspector\'s live update of the runs it touched)', () => {
+describe("runs by id (RunQuery.runIds: the inspector's live update of the runs it touched)", () => {
   let dir: string;
   let cleanup: () => void;
   beforeEach(() => ({ dir, cleanup } = scratch('runids')));

@@ -8,7 +8,8 @@ const SMALL = { limits: { largeResultBytes: 16, previewBytes: 8 } };
 /** Every call of the store as `report` gives them, keyed `run/call`. */
 async function reported(store: RunStore): Promise<Map<string, CallReport>> {
   const out = new Map<string, CallReport>();
-  for (const r of await store.listRuns()) for (const c of await store.report(r.runId)) out.set(`${c.runId}/${c.callId}`, c);
+  for (const r of await store.listRuns())
+    for (const c of await store.report(r.runId)) out.set(`${c.runId}/${c.callId}`, c);
   return out;
 }
 
@@ -35,22 +36,44 @@ describe('call pages with records (callPage.ts)', function () {
       const ids = (await store.queryCalls({ offset: 0, limit: 100, order })).rows.map((r) => `${r.runId}/${r.callId}`);
       const page = await store.callReports({ offset: 0, limit: 100, order });
       assert.equal(page.total, 5);
-      assert.deepEqual(page.calls.map((c) => `${c.runId}/${c.callId}`), ids, order);
+      assert.deepEqual(
+        page.calls.map((c) => `${c.runId}/${c.callId}`),
+        ids,
+        order,
+      );
       for (const c of page.calls) assert.deepStrictEqual(c, all.get(`${c.runId}/${c.callId}`));
       assert.equal(page.logReads, 5, 'one read per finished call');
     }
     // Pages and filters are the catalog's; the runs are those of the page's calls.
     const p2 = await store.callReports({ offset: 1, limit: 2, order: 'oldest', runId: a.runId });
     assert.deepEqual([p2.total, p2.offset, p2.calls.map((c) => c.tool)], [3, 1, ['compile', 'run_command']]);
-    assert.deepEqual(p2.runs.map((r) => [r.runId, r.label, r.callCount, r.source?.kind]), [[a.runId, 'build', 3, 'cli']]);
+    assert.deepEqual(
+      p2.runs.map((r) => [r.runId, r.label, r.callCount, r.source?.kind]),
+      [[a.runId, 'build', 3, 'cli']],
+    );
     const cmd = p2.calls[1]!;
-    assert.deepEqual(cmd.attachments.map((x) => [x.name, x.sizeBytes, x.inline]).slice(0, 2), [['stdout', 3, 'out'], ['stderr', 3, 'err']]);
+    assert.deepEqual(cmd.attachments.map((x) => [x.name, x.sizeBytes, x.inline]).slice(0, 2), [
+      ['stdout', 3, 'out'],
+      ['stderr', 3, 'err'],
+    ]);
     assert.equal(JSON.parse(cmd.attachments[2]!.inline!).code, 3);
     const failed = await store.callReports({ offset: 0, limit: 10, outcome: 'failed' });
     // The command that exited 3 failed although recorded ok; the tool error failed too.
-    assert.deepEqual(failed.calls.map((c) => [c.tool, c.status, c.error?.code]), [['run_command', 'ok', undefined], ['compile', 'error', c2code(all, a.runId)]]);
+    assert.deepEqual(
+      failed.calls.map((c) => [c.tool, c.status, c.error?.code]),
+      [
+        ['run_command', 'ok', undefined],
+        ['compile', 'error', c2code(all, a.runId)],
+      ],
+    );
     const facets = await store.callReports({ offset: 0, limit: 10, withFacets: true });
-    assert.deepEqual([facets.tools, facets.sources], [['compile', 'lint', 'run_command'], ['cli', 'tool']]);
+    assert.deepEqual(
+      [facets.tools, facets.sources],
+      [
+        ['compile', 'lint', 'run_command'],
+        ['cli', 'tool'],
+      ],
+    );
     assert.equal((await store.callReports({ offset: 0, limit: 10 })).tools, undefined);
   });
 
@@ -58,13 +81,16 @@ describe('call pages with records (callPage.ts)', function () {
     const store = await openStore(dir, SMALL);
     for (let i = 0; i < 300; i++) {
       const run = await store.startRun({ label: `run ${i}` });
-      await run.recordResult(i % 2 ? 'read' : 'grep', { i }, `output of call ${i} `.repeat(i % 5 + 1));
+      await run.recordResult(i % 2 ? 'read' : 'grep', { i }, `output of call ${i} `.repeat((i % 5) + 1));
       await run.recordResult('read', { i, second: true }, `second ${i}`);
       await run.finish();
     }
     let reports = 0;
     const report = store.report.bind(store);
-    store.report = async (runId: string) => { reports++; return report(runId); };
+    store.report = async (runId: string) => {
+      reports++;
+      return report(runId);
+    };
     const page = await store.callReports({ offset: 250, limit: 25 });
     assert.equal(page.total, 600);
     assert.equal(page.calls.length, 25);
@@ -76,7 +102,10 @@ describe('call pages with records (callPage.ts)', function () {
     const all = await reported(store);
     for (const c of page.calls) assert.deepStrictEqual(c, all.get(`${c.runId}/${c.callId}`));
     const ids = (await store.queryCalls({ offset: 250, limit: 25 })).rows.map((r) => r.callId);
-    assert.deepEqual(page.calls.map((c) => c.callId), ids);
+    assert.deepEqual(
+      page.calls.map((c) => c.callId),
+      ids,
+    );
   });
 
   it('takes an unfinished call, and a record not where the catalog says, from the run log', async () => {
@@ -87,21 +116,41 @@ describe('call pages with records (callPage.ts)', function () {
     const live = await store.startRun({ label: 'live' });
     const slow = live.runCommand('sleep 1; printf late', { cwd: dir });
     // Wait until the catalog lists the running call.
-    for (let i = 0; i < 100 && (await store.queryCalls({ offset: 0, limit: 5, outcome: 'running' })).total === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 100 && (await store.queryCalls({ offset: 0, limit: 5, outcome: 'running' })).total === 0; i++)
+      await new Promise((r) => setTimeout(r, 20));
     const running = await store.callReports({ offset: 0, limit: 5 });
-    assert.deepEqual(running.calls.map((c) => [c.tool, c.status]), [['run_command', 'running'], ['echo', 'ok']]);
+    assert.deepEqual(
+      running.calls.map((c) => [c.tool, c.status]),
+      [
+        ['run_command', 'running'],
+        ['echo', 'ok'],
+      ],
+    );
     assert.equal(running.logReads, 2, 'the finished call read at its offset, the live run read whole once');
     await slow;
     const after = await store.callReports({ offset: 0, limit: 5 });
     const all = await reported(store);
-    assert.deepEqual(after.calls.map((c) => [c.tool, c.status]), [['run_command', 'ok'], ['echo', 'ok']]);
+    assert.deepEqual(
+      after.calls.map((c) => [c.tool, c.status]),
+      [
+        ['run_command', 'ok'],
+        ['echo', 'ok'],
+      ],
+    );
     for (const c of after.calls) assert.deepStrictEqual(c, all.get(`${c.runId}/${c.callId}`));
 
     // A catalog offset that no longer points at the call's record: the run's log decides.
     const page = await store.queryCalls({ offset: 1, limit: 1 });
-    const moved = { ...page, rows: page.rows.map((r) => ({ ...r, logRecord: { offset: 0, length: r.logRecord!.length } })) };
+    const moved = {
+      ...page,
+      rows: page.rows.map((r) => ({ ...r, logRecord: { offset: 0, length: r.logRecord!.length } })),
+    };
     const { reportPage } = await import('../../../../src/core/runs/callPage.js');
-    const fixed = await reportPage(moved, { logPath: (id) => store.logPath(id), report: (id) => store.report(id), run: () => undefined });
+    const fixed = await reportPage(moved, {
+      logPath: (id) => store.logPath(id),
+      report: (id) => store.report(id),
+      run: () => undefined,
+    });
     assert.deepStrictEqual(fixed.calls[0], all.get(`${page.rows[0]!.runId}/${page.rows[0]!.callId}`));
     assert.equal(fixed.logReads, 2);
   });

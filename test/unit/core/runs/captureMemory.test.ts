@@ -44,12 +44,23 @@ interface Measured {
   readonly ms: number;
   readonly runId: string;
   readonly callId: string;
-  readonly stdout: { readonly name: string; readonly handle: string; readonly sizeBytes: number; readonly sha256: string; readonly stored: string; readonly manifestDigest: string };
+  readonly stdout: {
+    readonly name: string;
+    readonly handle: string;
+    readonly sizeBytes: number;
+    readonly sha256: string;
+    readonly stored: string;
+    readonly manifestDigest: string;
+  };
 }
 
 async function capture(dir: string, bytes: number): Promise<Measured> {
   // With the flags the shim starts Node with (src/core/reach/shim.ts NODE_FLAGS: the young generation's size).
-  const { stdout } = await promisify(execFile)(process.execPath, [...NODE_FLAGS, '--import', 'tsx', CAPTURE, dir, String(bytes)], { maxBuffer: MiB });
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [...NODE_FLAGS, '--import', 'tsx', CAPTURE, dir, String(bytes)],
+    { maxBuffer: MiB },
+  );
   return JSON.parse(stdout) as Measured;
 }
 
@@ -65,8 +76,16 @@ describe('the memory of a capture (issue 26, defect 2)', () => {
   let small: { dir: string; cleanup: () => void };
   let medium: { dir: string; cleanup: () => void };
   let large: { dir: string; cleanup: () => void };
-  beforeEach(() => { small = scratch('capture-small'); medium = scratch('capture-medium'); large = scratch('capture-large'); });
-  afterEach(() => { small.cleanup(); medium.cleanup(); large.cleanup(); });
+  beforeEach(() => {
+    small = scratch('capture-small');
+    medium = scratch('capture-medium');
+    large = scratch('capture-large');
+  });
+  afterEach(() => {
+    small.cleanup();
+    medium.cleanup();
+    large.cleanup();
+  });
 
   it(`a 10 GiB capture (no cap) peaks within ${BUDGET_BYTES / MiB} MiB of RSS above a 10 MiB one and ${GROWTH_BYTES / MiB} MiB above a 1 GiB one, and keeps every byte and chunk digest`, async function () {
     this.timeout(600_000);
@@ -82,8 +101,14 @@ describe('the memory of a capture (issue 26, defect 2)', () => {
     const growth = (b.maxRssKiB - m.maxRssKiB) * 1024;
     const mib = (kib: number): string => (kib / 1024).toFixed(1);
     // Reported for the record (contracts §2.10 quotes these figures).
-    console.log(`      peak RSS: 10 MiB capture ${mib(a.maxRssKiB)} MiB, 1 GiB ${mib(m.maxRssKiB)} MiB, 10 GiB ${mib(b.maxRssKiB)} MiB (${(rise / MiB).toFixed(1)} MiB above 10 MiB, ${(growth / MiB).toFixed(1)} above 1 GiB); 10 GiB in ${(b.ms / 1000).toFixed(1)} s`);
-    for (const [c, bytes] of [[a, SMALL], [m, MEDIUM], [b, LARGE]] as const) {
+    console.log(
+      `      peak RSS: 10 MiB capture ${mib(a.maxRssKiB)} MiB, 1 GiB ${mib(m.maxRssKiB)} MiB, 10 GiB ${mib(b.maxRssKiB)} MiB (${(rise / MiB).toFixed(1)} MiB above 10 MiB, ${(growth / MiB).toFixed(1)} above 1 GiB); 10 GiB in ${(b.ms / 1000).toFixed(1)} s`,
+    );
+    for (const [c, bytes] of [
+      [a, SMALL],
+      [m, MEDIUM],
+      [b, LARGE],
+    ] as const) {
       assert.deepEqual([c.stdout.stored, c.stdout.sizeBytes, c.stdout.sha256], ['blob', bytes, expectedSha256(bytes)]);
     }
     assert.ok(rise <= BUDGET_BYTES, `the 10 GiB capture peaked ${(rise / MiB).toFixed(1)} MiB above the 10 MiB one`);
@@ -92,19 +117,36 @@ describe('the memory of a capture (issue 26, defect 2)', () => {
     // The sidecar, streamed from the tables kept on disk, is the one the record names, and every chunk's entry is right.
     const blobs = await FsBlobStore.open(path.join(large.dir, 'blobs'), { sweep: false });
     const key = { tenant: 'tenant-a', runId: b.runId, callId: `${b.callId}.stdout` };
-    const { manifest } = await openVerified(blobs, key, { sha256: b.stdout.sha256, byteCount: LARGE, manifestDigest: b.stdout.manifestDigest });
+    const { manifest } = await openVerified(blobs, key, {
+      sha256: b.stdout.sha256,
+      byteCount: LARGE,
+      manifestDigest: b.stdout.manifestDigest,
+    });
     const buf = writerBuffer();
     const perBuffer = buf.length / DEFAULT_CHUNK_SIZE;
-    const digests = Array.from({ length: perBuffer }, (_, i) => createHash('sha256').update(buf.subarray(i * DEFAULT_CHUNK_SIZE, (i + 1) * DEFAULT_CHUNK_SIZE)).digest());
+    const digests = Array.from({ length: perBuffer }, (_, i) =>
+      createHash('sha256')
+        .update(buf.subarray(i * DEFAULT_CHUNK_SIZE, (i + 1) * DEFAULT_CHUNK_SIZE))
+        .digest(),
+    );
     const chunks = LARGE / DEFAULT_CHUNK_SIZE;
     assert.equal(manifest.chunkNewlines.length, chunks);
     let wrong = 0;
     for (let i = 0; i < chunks; i++) {
-      if (!digests[i % perBuffer]!.equals(manifest.chunkDigests.subarray(i * 32, i * 32 + 32)) || manifest.chunkNewlines[i] !== DEFAULT_CHUNK_SIZE / 64) wrong++;
+      if (
+        !digests[i % perBuffer]!.equals(manifest.chunkDigests.subarray(i * 32, i * 32 + 32)) ||
+        manifest.chunkNewlines[i] !== DEFAULT_CHUNK_SIZE / 64
+      )
+        wrong++;
     }
     assert.equal(wrong, 0, 'chunk entries that differ from the bytes written');
     // And the handle reads the last line back, verified.
-    const runs = await RunStore.open({ logsDir: path.join(large.dir, 'logs'), tenant: 'tenant-a', blobs, maintenance: false });
+    const runs = await RunStore.open({
+      logsDir: path.join(large.dir, 'logs'),
+      tenant: 'tenant-a',
+      blobs,
+      maintenance: false,
+    });
     const last = await runs.readToolOutput({ handle: b.stdout.handle, bytes: { start: LARGE - 64, end: LARGE } });
     assert.equal(last.content, `${buf.subarray(buf.length - 64, buf.length - 1).toString('latin1')}\n`);
   });

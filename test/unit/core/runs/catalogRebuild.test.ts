@@ -1,5 +1,16 @@
 import * as assert from 'node:assert/strict';
-import { appendFileSync, closeSync, openSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import * as path from 'node:path';
 import fc from 'fast-check';
 import { parseRunLog } from '../../../../src/core/runs/runLog.js';
@@ -19,7 +30,17 @@ type Op =
   | { k: 'other'; calls: number };
 
 const op: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ k: fc.constant('run' as const), calls: fc.nat(3), finish: fc.boolean(), pinned: fc.boolean(), tool: fc.nat(2), big: fc.boolean() }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      k: fc.constant('run' as const),
+      calls: fc.nat(3),
+      finish: fc.boolean(),
+      pinned: fc.boolean(),
+      tool: fc.nat(2),
+      big: fc.boolean(),
+    }),
+  },
   fc.record({ k: fc.constant('pin' as const), i: fc.nat(), p: fc.boolean() }),
   fc.record({ k: fc.constant('del' as const), i: fc.nat() }),
   fc.record({ k: fc.constant('lost' as const) }),
@@ -34,7 +55,9 @@ const op: fc.Arbitrary<Op> = fc.oneof(
 function fromTheLogs(folder: string): { runs: unknown[]; calls: unknown[] } {
   const runs: unknown[] = [];
   const calls: unknown[] = [];
-  for (const name of readdirSync(folder).filter((n) => n.endsWith('.jsonl')).sort()) {
+  for (const name of readdirSync(folder)
+    .filter((n) => n.endsWith('.jsonl'))
+    .sort()) {
     const runId = name.slice(0, -6);
     const bytes = readFileSync(path.join(folder, name));
     const { records } = parseRunLog(bytes, runId);
@@ -56,17 +79,42 @@ function fromTheLogs(folder: string): { runs: unknown[]; calls: unknown[] } {
 }
 
 /** The same facts as the store lists them. */
-function asListed(a: { oldest: { rows: readonly CallSummary[] }; runs: readonly RunSummary[] }): { runs: unknown[]; calls: unknown[] } {
-  const byId = <T extends { runId: string; callId?: string }>(x: T[]): T[] => x.sort((p, q) => (p.runId + (p.callId ?? '') < q.runId + (q.callId ?? '') ? -1 : 1));
+function asListed(a: { oldest: { rows: readonly CallSummary[] }; runs: readonly RunSummary[] }): {
+  runs: unknown[];
+  calls: unknown[];
+} {
+  const byId = <T extends { runId: string; callId?: string }>(x: T[]): T[] =>
+    x.sort((p, q) => (p.runId + (p.callId ?? '') < q.runId + (q.callId ?? '') ? -1 : 1));
   return {
-    runs: byId(a.runs.map((r) => ({ runId: r.runId, label: r.label, pinned: r.pinned, status: r.status, callCount: r.callCount, totalBytes: r.totalBytes }))),
-    calls: byId(a.oldest.rows.filter((c) => c.status !== 'running').map((c) => ({ runId: c.runId, callId: c.callId, tool: c.tool, status: c.status }))),
+    runs: byId(
+      a.runs.map((r) => ({
+        runId: r.runId,
+        label: r.label,
+        pinned: r.pinned,
+        status: r.status,
+        callCount: r.callCount,
+        totalBytes: r.totalBytes,
+      })),
+    ),
+    calls: byId(
+      a.oldest.rows
+        .filter((c) => c.status !== 'running')
+        .map((c) => ({ runId: c.runId, callId: c.callId, tool: c.tool, status: c.status })),
+    ),
   };
 }
 
 /** Everything a front end asks the catalog, as plain data. */
-async function answers(dir: string, store: RunStore, handles: readonly string[]): Promise<{ oldest: CallPage; runs: RunSummary[] } & Record<string, unknown>> {
-  const read = async (h: string): Promise<string> => store.readToolOutput({ handle: h }).then((r) => r.content, (e: { code?: string }) => `refused: ${e.code}`);
+async function answers(
+  dir: string,
+  store: RunStore,
+  handles: readonly string[],
+): Promise<{ oldest: CallPage; runs: RunSummary[] } & Record<string, unknown>> {
+  const read = async (h: string): Promise<string> =>
+    store.readToolOutput({ handle: h }).then(
+      (r) => r.content,
+      (e: { code?: string }) => `refused: ${e.code}`,
+    );
   // Pages check their runs against the logs first (a changed log is re-indexed): every run is on this one.
   const oldest = await store.queryCalls({ offset: 0, limit: 1000, order: 'oldest' });
   const runs = await store.queryRuns({ limit: 1000 });
@@ -90,74 +138,104 @@ describe('catalog database: what it answers is what a rebuild from the logs answ
   it('after any sequence of runs, calls, pins, deletes, lost catalog writes, logs changed behind its back and another writer', async function () {
     this.timeout(300_000);
     {
-      await fc.assert(fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 14 }), async (ops) => {
-        const { dir, cleanup } = scratch('catalog-prop');
-        try {
-          const store = await openStore(dir, SMALL);
-          const other = await openStore(dir, SMALL);
-          const runs: { id: string; finished: boolean }[] = [];
-          const handles: string[] = [];
-          let n = 0;
-          const record = async (s: RunStore, calls: number, tool: number, big: boolean, label: string, pinned: boolean, finish: boolean, failed: boolean): Promise<void> => {
-            const r = await s.startRun({ label, pinned });
-            for (let c = 0; c < calls; c++) {
-              const text = big ? `${'x'.repeat(40 + n)}\n${n}` : `r${n}`;
-              n++;
-              const out = await r.recordResult(`tool${(tool + c) % 3}`, { c }, text);
-              if (out.handle) handles.push(out.handle);
-            }
-            if (finish) await r.finish(failed ? 'failed' : 'completed');
-            runs.push({ id: r.runId, finished: finish });
-          };
-          for (const o of ops) {
-            switch (o.k) {
-              case 'run': await record(store, o.calls, o.tool, o.big, `run ${runs.length}`, o.pinned, o.finish, o.tool === 2); break;
-              case 'other': await record(other, o.calls, 1, false, `other ${runs.length}`, false, true, false); break;
-              case 'pin': if (runs.length) await store.setPinned(runs[o.i % runs.length]!.id, o.p).catch(() => undefined); break;
-              case 'del': if (runs.length) await store.deleteRun(runs[o.i % runs.length]!.id).catch(() => undefined); break;
-              // A writer that died between its log and its catalog: the last run's newest call row lost.
-              // (The database writes a call's row and its run's log size in one transaction: both are lost together.)
-              case 'lost': if (runs.length) {
-                const id = runs.at(-1)!.id;
-                withCatalog(dir, (db) => {
-                  const last = db.prepare('SELECT call_id FROM calls WHERE run_id = ? ORDER BY n DESC LIMIT 1').get(id) as { call_id: string } | undefined;
-                  if (!last) return;
-                  for (const t of ['calls', 'handles']) db.prepare(`DELETE FROM ${t} WHERE run_id = ? AND call_id = ?`).run(id, last.call_id);
-                  db.prepare('UPDATE runs SET log_size = log_size - 1 WHERE run_id = ?').run(id);
-                });
-              } break;
-              case 'ext': {
-                // A finished run's log changed behind the catalog's back (a record the catalog never saw).
-                const done = runs.filter((r) => r.finished);
-                const r = done[o.i % Math.max(1, done.length)];
-                if (r) appendFileSync(store.logPath(r.id), `${JSON.stringify({ type: 'run_pinned', runId: r.id, pinned: true, at: new Date().toISOString() })}\n`, { flag: 'a' });
-                break;
+      await fc.assert(
+        fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 14 }), async (ops) => {
+          const { dir, cleanup } = scratch('catalog-prop');
+          try {
+            const store = await openStore(dir, SMALL);
+            const other = await openStore(dir, SMALL);
+            const runs: { id: string; finished: boolean }[] = [];
+            const handles: string[] = [];
+            let n = 0;
+            const record = async (
+              s: RunStore,
+              calls: number,
+              tool: number,
+              big: boolean,
+              label: string,
+              pinned: boolean,
+              finish: boolean,
+              failed: boolean,
+            ): Promise<void> => {
+              const r = await s.startRun({ label, pinned });
+              for (let c = 0; c < calls; c++) {
+                const text = big ? `${'x'.repeat(40 + n)}\n${n}` : `r${n}`;
+                n++;
+                const out = await r.recordResult(`tool${(tool + c) % 3}`, { c }, text);
+                if (out.handle) handles.push(out.handle);
+              }
+              if (finish) await r.finish(failed ? 'failed' : 'completed');
+              runs.push({ id: r.runId, finished: finish });
+            };
+            for (const o of ops) {
+              switch (o.k) {
+                case 'run':
+                  await record(store, o.calls, o.tool, o.big, `run ${runs.length}`, o.pinned, o.finish, o.tool === 2);
+                  break;
+                case 'other':
+                  await record(other, o.calls, 1, false, `other ${runs.length}`, false, true, false);
+                  break;
+                case 'pin':
+                  if (runs.length) await store.setPinned(runs[o.i % runs.length]!.id, o.p).catch(() => undefined);
+                  break;
+                case 'del':
+                  if (runs.length) await store.deleteRun(runs[o.i % runs.length]!.id).catch(() => undefined);
+                  break;
+                // A writer that died between its log and its catalog: the last run's newest call row lost.
+                // (The database writes a call's row and its run's log size in one transaction: both are lost together.)
+                case 'lost':
+                  if (runs.length) {
+                    const id = runs.at(-1)!.id;
+                    withCatalog(dir, (db) => {
+                      const last = db
+                        .prepare('SELECT call_id FROM calls WHERE run_id = ? ORDER BY n DESC LIMIT 1')
+                        .get(id) as { call_id: string } | undefined;
+                      if (!last) return;
+                      for (const t of ['calls', 'handles'])
+                        db.prepare(`DELETE FROM ${t} WHERE run_id = ? AND call_id = ?`).run(id, last.call_id);
+                      db.prepare('UPDATE runs SET log_size = log_size - 1 WHERE run_id = ?').run(id);
+                    });
+                  }
+                  break;
+                case 'ext': {
+                  // A finished run's log changed behind the catalog's back (a record the catalog never saw).
+                  const done = runs.filter((r) => r.finished);
+                  const r = done[o.i % Math.max(1, done.length)];
+                  if (r)
+                    appendFileSync(
+                      store.logPath(r.id),
+                      `${JSON.stringify({ type: 'run_pinned', runId: r.id, pinned: true, at: new Date().toISOString() })}\n`,
+                      { flag: 'a' },
+                    );
+                  break;
+                }
               }
             }
+            await store.catalogSettled();
+            // A lost row leaves the run's row behind its log: a full check finds it (listRuns checks every log).
+            await store.listRuns();
+            const live = await answers(dir, store, handles);
+            await store.catalogSettled();
+            const reopened = await openStore(dir, SMALL);
+            await reopened.catalogSettled();
+            const fromFile = await answers(dir, reopened, handles);
+            // The logs are the truth: the same answers from a catalog rebuilt from them alone.
+            for (const s of [store, other, reopened]) s.close();
+            for (const suffix of ['', '-wal', '-shm']) rmSync(`${catalogPath(dir)}${suffix}`, { force: true });
+            const rebuilt = await openStore(dir, SMALL);
+            await rebuilt.catalogSettled();
+            const fromLogs = await answers(dir, rebuilt, handles);
+            rebuilt.close();
+            assert.deepEqual(fromFile, fromLogs);
+            assert.deepEqual(live, fromLogs);
+            // And what they list is what the logs say (checked without the catalog's code).
+            assert.deepEqual(asListed(fromLogs), fromTheLogs(path.join(dir, 'logs', 'tenant-a')));
+          } finally {
+            cleanup();
           }
-          await store.catalogSettled();
-          // A lost row leaves the run's row behind its log: a full check finds it (listRuns checks every log).
-          await store.listRuns();
-          const live = await answers(dir, store, handles);
-          await store.catalogSettled();
-          const reopened = await openStore(dir, SMALL);
-          await reopened.catalogSettled();
-          const fromFile = await answers(dir, reopened, handles);
-          // The logs are the truth: the same answers from a catalog rebuilt from them alone.
-          for (const s of [store, other, reopened]) s.close();
-          for (const suffix of ['', '-wal', '-shm']) rmSync(`${catalogPath(dir)}${suffix}`, { force: true });
-          const rebuilt = await openStore(dir, SMALL);
-          await rebuilt.catalogSettled();
-          const fromLogs = await answers(dir, rebuilt, handles);
-          rebuilt.close();
-          assert.deepEqual(fromFile, fromLogs);
-          assert.deepEqual(live, fromLogs);
-          // And what they list is what the logs say (checked without the catalog's code).
-          assert.deepEqual(asListed(fromLogs), fromTheLogs(path.join(dir, 'logs', 'tenant-a')));
-        } finally {
-          cleanup();
-        }
-      }), { numRuns: 30 });
+        }),
+        { numRuns: 30 },
+      );
     }
   });
 
@@ -196,7 +274,12 @@ describe('catalog database: what it answers is what a rebuild from the logs answ
       await r.finish();
       // The same instants written another way (no milliseconds, an offset): valid ISO 8601 that toISOString does not give back.
       const log = a.logPath(r.runId);
-      const text = readFileSync(log, 'utf8').replace(/"startedAt":"[^"]+"/, '"startedAt":"2026-01-01T00:00:00Z"').replace(/"finishedAt":"([^"]+)"(?=[^\n]*"status":"completed"\}\n$)/, '"finishedAt":"2026-01-01T01:00:00+01:00"');
+      const text = readFileSync(log, 'utf8')
+        .replace(/"startedAt":"[^"]+"/, '"startedAt":"2026-01-01T00:00:00Z"')
+        .replace(
+          /"finishedAt":"([^"]+)"(?=[^\n]*"status":"completed"\}\n$)/,
+          '"finishedAt":"2026-01-01T01:00:00+01:00"',
+        );
       writeFileSync(log, text);
       const b = await openStore(dir, SMALL);
       const [listed] = await b.queryRuns({ limit: 1 });
@@ -219,7 +302,8 @@ describe('catalog database: what it answers is what a rebuild from the logs answ
 /** Everything a tenant's catalog lets a front end find, exactly: pages, runs, handles with their bytes and sizes. */
 async function everything(store: RunStore, handles: readonly { handle: string; text: string }[]): Promise<unknown> {
   const pages = [];
-  for (const order of ['newest', 'oldest', 'largest'] as const) pages.push(await store.queryCalls({ offset: 0, limit: 1000, order }));
+  for (const order of ['newest', 'oldest', 'largest'] as const)
+    pages.push(await store.queryCalls({ offset: 0, limit: 1000, order }));
   const reads = [];
   for (const h of handles) {
     const r = await store.readToolOutput({ handle: h.handle });
@@ -230,7 +314,8 @@ async function everything(store: RunStore, handles: readonly { handle: string; t
 }
 
 describe('a lost or damaged catalog database is rebuilt from the logs with nothing lost (docs/architecture.md §6, "Repair")', () => {
-  let dir: string; let cleanup: () => void;
+  let dir: string;
+  let cleanup: () => void;
   let handles: { handle: string; text: string }[];
   let before: unknown;
   let counts: ReturnType<typeof rowCounts>;
@@ -242,7 +327,10 @@ describe('a lost or damaged catalog database is rebuilt from the logs with nothi
       const r = await store.startRun({ label: `run ${i}`, pinned: i % 7 === 0 });
       for (let c = 0; c < 3; c++) {
         const text = `run ${i} call ${c} ${'x'.repeat(i * 10 + c)}`;
-        handles.push({ handle: (await r.recordResult(`tool${c}`, { c }, text, { isError: i % 5 === 0 && c === 1 })).handle!, text });
+        handles.push({
+          handle: (await r.recordResult(`tool${c}`, { c }, text, { isError: i % 5 === 0 && c === 1 })).handle!,
+          text,
+        });
       }
       if (i !== 39) await r.finish(i % 9 === 0 ? 'failed' : 'completed');
     }
@@ -257,7 +345,8 @@ describe('a lost or damaged catalog database is rebuilt from the logs with nothi
     const store = await openStore(dir, SMALL);
     const stats = store.catalogStats();
     assert.equal(stats.rebuilt, true);
-    if (why) assert.match(stats.movedAside ?? '', why); else assert.equal(stats.movedAside, undefined);
+    if (why) assert.match(stats.movedAside ?? '', why);
+    else assert.equal(stats.movedAside, undefined);
     await store.catalogSettled();
     assert.deepEqual(rowCounts(dir), counts);
     assert.deepEqual(await everything(store, handles), before);

@@ -22,7 +22,11 @@ const FIXTURES = path.join(ROOT, 'test', 'fixtures', 'errors');
 
 /** Runs `command` with sh in `cwd`, stdout and stderr as one stream (as an agent's terminal shows them). */
 function run(command: string, cwd: string, env: NodeJS.ProcessEnv = {}): { out: Buffer; status: number | null } {
-  const r = spawnSync('sh', ['-c', `(${command}) 2>&1`], { cwd, env: { ...process.env, LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8', NO_COLOR: '1', FORCE_COLOR: '0', ...env }, maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync('sh', ['-c', `(${command}) 2>&1`], {
+    cwd,
+    env: { ...process.env, LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8', NO_COLOR: '1', FORCE_COLOR: '0', ...env },
+    maxBuffer: 64 * 1024 * 1024,
+  });
   return { out: r.stdout, status: r.status };
 }
 
@@ -67,7 +71,11 @@ function check(out: Buffer, failed: boolean, rule: string, first: string): void 
   const lineStart = Buffer.byteLength(lines.slice(0, want).join('\n')) + (want > 0 ? 1 : 0);
   const m = re.exec(lines[want]!)!;
   assert.equal(shown.byteOffset, lineStart + Buffer.byteLength(lines[want]!.slice(0, m.index)));
-  assert.equal(out.subarray(lineStart, lineStart + Buffer.byteLength(shown.text)).toString('utf8'), shown.text, 'exact bytes');
+  assert.equal(
+    out.subarray(lineStart, lineStart + Buffer.byteLength(shown.text)).toString('utf8'),
+    shown.text,
+    'exact bytes',
+  );
   // The same answer whatever the pieces the capture passes on.
   assert.deepEqual(scan(out, 7), result);
   assert.deepEqual(scan(out, 1), result);
@@ -79,7 +87,11 @@ describe('error-line rules over real tool outputs (contracts §2.13)', function 
   let cleanup = (): void => undefined;
   before(() => ({ dir, cleanup } = scratch('errors')));
   after(() => cleanup());
-  const at = (name: string): string => { const d = path.join(dir, name); mkdirSync(d, { recursive: true }); return d; };
+  const at = (name: string): string => {
+    const d = path.join(dir, name);
+    mkdirSync(d, { recursive: true });
+    return d;
+  };
 
   it('the table: every gate is a literal its pattern requires, no rule can match a newline or capture', () => {
     for (const r of ERROR_RULES) {
@@ -87,7 +99,11 @@ describe('error-line rules over real tool outputs (contracts §2.13)', function 
       assert.ok(!/\((?!\?)/.test(r.pattern.replace(/\\\\|\\\(|\[[^\]]*\]/g, '')), `${r.id}: no capture group`);
       const lit = requiredLiteral(r.pattern);
       // A required literal of a pattern without groups must hold a gate; the others are checked by the outputs below.
-      if (lit !== null && !r.pattern.includes('(')) assert.ok(r.gates.some((g) => lit.includes(g)), `${r.id}: "${lit}" holds no gate`);
+      if (lit !== null && !r.pattern.includes('('))
+        assert.ok(
+          r.gates.some((g) => lit.includes(g)),
+          `${r.id}: "${lit}" holds no gate`,
+        );
       assert.ok(!new RegExp(r.pattern).test('\n'), r.id);
     }
   });
@@ -102,7 +118,10 @@ describe('error-line rules over real tool outputs (contracts §2.13)', function 
 
   it('ESLint (stylish)', () => {
     const d = at('eslint');
-    writeFileSync(path.join(d, 'eslint.config.mjs'), "export default [{ rules: { 'no-unused-vars': 'error', 'no-console': 'warn' } }];\n");
+    writeFileSync(
+      path.join(d, 'eslint.config.mjs'),
+      "export default [{ rules: { 'no-unused-vars': 'error', 'no-console': 'warn' } }];\n",
+    );
     writeFileSync(path.join(d, 'a.js'), 'console.log(1);\nconst unused = 2;\n');
     const { out, status } = run(`${BIN}/eslint a.js`, d);
     assert.equal(status, 1);
@@ -120,7 +139,10 @@ describe('error-line rules over real tool outputs (contracts §2.13)', function 
 
   it('Mocha: the assertion\'s first line before its frames, and "1 failing"', () => {
     const d = at('mocha');
-    writeFileSync(path.join(d, 't.test.js'), "const assert = require('node:assert');\ndescribe('s', () => { it('passes', () => {}); it('adds', () => { assert.strictEqual(1 + 1, 3); }); });\n");
+    writeFileSync(
+      path.join(d, 't.test.js'),
+      "const assert = require('node:assert');\ndescribe('s', () => { it('passes', () => {}); it('adds', () => { assert.strictEqual(1 + 1, 3); }); });\n",
+    );
     const { out, status } = run(`${BIN}/mocha t.test.js`, d);
     assert.equal(status, 1);
     check(out, true, 'tests.failed', '1 failing');
@@ -129,7 +151,10 @@ describe('error-line rules over real tool outputs (contracts §2.13)', function 
 
   it('node:test', () => {
     const d = at('nodetest');
-    writeFileSync(path.join(d, 't.test.js'), "const test = require('node:test');\nconst assert = require('node:assert');\ntest('passes', () => {});\ntest('adds', () => { assert.strictEqual(1 + 1, 3); });\n");
+    writeFileSync(
+      path.join(d, 't.test.js'),
+      "const test = require('node:test');\nconst assert = require('node:assert');\ntest('passes', () => {});\ntest('adds', () => { assert.strictEqual(1 + 1, 3); });\n",
+    );
     const { out, status } = run(`${process.execPath} --test --test-reporter=spec t.test.js`, d);
     assert.equal(status, 1);
     check(out, true, 'nodetest.failure', 'adds');
@@ -145,12 +170,15 @@ describe('error-line rules over real tool outputs (contracts §2.13)', function 
     check(out, true, 'npm.error', 'Missing script: "no-such-script"');
   });
 
-  it('Python: a traceback\'s first line, and its last', () => {
+  it("Python: a traceback's first line, and its last", () => {
     const { out, status } = run('python3 -c "import json; json.loads(\'{\')"', dir);
     assert.equal(status, 1);
     check(out, true, 'python.traceback', 'Traceback (most recent call last):');
     const lines = kindFor(scan(out), true)!.lines.map((l) => l.text);
-    assert.ok(lines.some((l) => l.startsWith('json.decoder.JSONDecodeError: Expecting property name')), lines.join('\n'));
+    assert.ok(
+      lines.some((l) => l.startsWith('json.decoder.JSONDecodeError: Expecting property name')),
+      lines.join('\n'),
+    );
   });
 
   it('pytest', () => {
@@ -164,7 +192,10 @@ describe('error-line rules over real tool outputs (contracts §2.13)', function 
 
   it('unittest', () => {
     const d = at('unittest');
-    writeFileSync(path.join(d, 'test_b.py'), 'import unittest\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(1 + 1, 3)\n');
+    writeFileSync(
+      path.join(d, 'test_b.py'),
+      'import unittest\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(1 + 1, 3)\n',
+    );
     const { out, status } = run('python3 -m unittest test_b', d);
     assert.equal(status, 1);
     check(out, true, 'status.fail', 'FAIL: test_add');
@@ -213,14 +244,23 @@ describe('error-line rules over real tool outputs (contracts §2.13)', function 
 
   it('go build and go test', () => {
     const d = at('go');
-    const env = { GOCACHE: path.join(dir, 'gocache'), GOPATH: path.join(dir, 'gopath'), GOFLAGS: '-mod=mod', GOTOOLCHAIN: 'local', GOPROXY: 'off' };
+    const env = {
+      GOCACHE: path.join(dir, 'gocache'),
+      GOPATH: path.join(dir, 'gopath'),
+      GOFLAGS: '-mod=mod',
+      GOTOOLCHAIN: 'local',
+      GOPROXY: 'off',
+    };
     writeFileSync(path.join(d, 'go.mod'), 'module example.com/a\n\ngo 1.19\n');
     writeFileSync(path.join(d, 'main.go'), 'package main\n\nfunc main() { println(missing) }\n');
     const b = run('go build ./...', d, env);
     assert.notEqual(b.status, 0);
     check(b.out, true, 'go.position', './main.go:3:23: undefined: missing');
     writeFileSync(path.join(d, 'main.go'), 'package main\n\nfunc main() {}\n');
-    writeFileSync(path.join(d, 'a_test.go'), 'package main\n\nimport "testing"\n\nfunc TestAdd(t *testing.T) { if 1+1 != 3 { t.Fatalf("1+1 = %d", 1+1) } }\n');
+    writeFileSync(
+      path.join(d, 'a_test.go'),
+      'package main\n\nimport "testing"\n\nfunc TestAdd(t *testing.T) { if 1+1 != 3 { t.Fatalf("1+1 = %d", 1+1) } }\n',
+    );
     const t = run('go test ./...', d, env);
     assert.equal(t.status, 1);
     check(t.out, true, 'go.testfail', '--- FAIL: TestAdd');
@@ -233,15 +273,24 @@ describe('error-line rules over real tool outputs (contracts §2.13)', function 
 
   it('Java: javac, a thrown exception; Maven', () => {
     const d = at('java');
-    writeFileSync(path.join(d, 'A.java'), 'public class A { public static void main(String[] a) { undefinedCall(); } }\n');
+    writeFileSync(
+      path.join(d, 'A.java'),
+      'public class A { public static void main(String[] a) { undefinedCall(); } }\n',
+    );
     const c = run('javac A.java', d);
     assert.equal(c.status, 1);
     check(c.out, true, 'compiler.error', 'A.java:1: error: cannot find symbol');
-    writeFileSync(path.join(d, 'B.java'), 'public class B { public static void main(String[] a) { throw new IllegalStateException("boom"); } }\n');
+    writeFileSync(
+      path.join(d, 'B.java'),
+      'public class B { public static void main(String[] a) { throw new IllegalStateException("boom"); } }\n',
+    );
     const r = run('javac B.java && java B', d);
     assert.equal(r.status, 1);
     check(r.out, true, 'java.thread', 'Exception in thread "main" java.lang.IllegalStateException: boom');
-    writeFileSync(path.join(d, 'C.java'), 'public class C { public static void main(String[] a) { try { throw new IllegalArgumentException("inner"); } catch (RuntimeException e) { throw new IllegalStateException("outer", e); } } }\n');
+    writeFileSync(
+      path.join(d, 'C.java'),
+      'public class C { public static void main(String[] a) { try { throw new IllegalArgumentException("inner"); } catch (RuntimeException e) { throw new IllegalStateException("outer", e); } } }\n',
+    );
     const c2 = run('javac C.java && java C', d);
     assert.equal(c2.status, 1);
     check(c2.out, true, 'java.thread', 'Exception in thread "main" java.lang.IllegalStateException: outer');
@@ -254,29 +303,46 @@ describe('error-line rules over real tool outputs (contracts §2.13)', function 
 
   it('git: fatal, error and a merge conflict', () => {
     const d = at('git');
-    const env = { GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@a', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@a' };
+    const env = {
+      GIT_CONFIG_GLOBAL: '/dev/null',
+      GIT_AUTHOR_NAME: 'a',
+      GIT_AUTHOR_EMAIL: 'a@a',
+      GIT_COMMITTER_NAME: 'a',
+      GIT_COMMITTER_EMAIL: 'a@a',
+    };
     const f = run('git -C no-such-dir status', d, env);
     assert.equal(f.status, 128);
     check(f.out, true, 'line.error', 'fatal: cannot change to');
-    const m = run([
-      'git init -q -b main r && cd r && echo a > f && git add f && git commit -qm a',
-      'git checkout -qb b && echo b > f && git commit -qam b && git checkout -q main && echo c > f && git commit -qam c',
-      'git merge b',
-    ].join(' && '), d, env);
+    const m = run(
+      [
+        'git init -q -b main r && cd r && echo a > f && git add f && git commit -qm a',
+        'git checkout -qb b && echo b > f && git commit -qam b && git checkout -q main && echo c > f && git commit -qam c',
+        'git merge b',
+      ].join(' && '),
+      d,
+      env,
+    );
     assert.equal(m.status, 1);
     check(m.out, true, 'git.conflict', 'CONFLICT (content): Merge conflict in f');
     const e = run('cd r && git checkout no-such-branch', d, env);
     check(e.out, true, 'line.error', "error: pathspec 'no-such-branch' did not match");
     // A push that is not a fast-forward.
-    const p = run([
-      'git init -q --bare origin.git && git clone -q origin.git a && git clone -q origin.git b 2>/dev/null',
-      'cd a && echo 1 > x && git add x && git commit -qm one && git push -q origin HEAD:main && cd ..',
-      'cd b && echo 2 > y && git add y && git commit -qm two && git push origin HEAD:main',
-    ].join(' && '), d, env);
+    const p = run(
+      [
+        'git init -q --bare origin.git && git clone -q origin.git a && git clone -q origin.git b 2>/dev/null',
+        'cd a && echo 1 > x && git add x && git commit -qm one && git push -q origin HEAD:main && cd ..',
+        'cd b && echo 2 > y && git add y && git commit -qm two && git push origin HEAD:main',
+      ].join(' && '),
+      d,
+      env,
+    );
     assert.equal(p.status, 1);
     check(p.out, true, 'git.rejected', ' ! [rejected]');
     // A successful command that only quotes errors (a diff of a test that names a compiler error) shows none.
-    writeFileSync(path.join(d, 'r', 'quoted.ts'), 'const want = "src/a.ts(1,7): error TS2322: Type \'string\' is not assignable to type \'number\'.";\nconst cc = "a.c:1:28: error: expected";\n');
+    writeFileSync(
+      path.join(d, 'r', 'quoted.ts'),
+      'const want = "src/a.ts(1,7): error TS2322: Type \'string\' is not assignable to type \'number\'.";\nconst cc = "a.c:1:28: error: expected";\n',
+    );
     const q = run('cd r && git add quoted.ts && git -c core.pager=cat diff --cached', d, env);
     assert.equal(q.status, 0);
     assert.match(q.out.toString(), /error TS2322/);
@@ -294,7 +360,8 @@ describe('error-line rules over real tool outputs (contracts §2.13)', function 
   });
 
   it('JSON log records with an error level (winston)', () => {
-    const script = "const w = require('winston'); const l = w.createLogger({ format: w.format.json(), transports: [new w.transports.Console()] }); l.info('start'); l.error('db down', { code: 'ECONNREFUSED' }); l.warn('retrying');";
+    const script =
+      "const w = require('winston'); const l = w.createLogger({ format: w.format.json(), transports: [new w.transports.Console()] }); l.info('start'); l.error('db down', { code: 'ECONNREFUSED' }); l.warn('retrying');";
     const { out } = run(`${process.execPath} -e "${script}"`, ROOT);
     check(out, false, 'json.level', '"level":"error"');
   });

@@ -17,8 +17,14 @@ type Reply = { result?: { content: { text: string }[]; isError?: boolean }; erro
 describe('a full disk (issue 10, defect 4)', () => {
   let tmp: string;
   let unmount: (() => void) | undefined;
-  beforeEach(() => { tmp = mkdtempSync(path.join(os.tmpdir(), 'be-full-')); });
-  afterEach(() => { unmount?.(); unmount = undefined; rmSync(tmp, { recursive: true, force: true }); });
+  beforeEach(() => {
+    tmp = mkdtempSync(path.join(os.tmpdir(), 'be-full-'));
+  });
+  afterEach(() => {
+    unmount?.();
+    unmount = undefined;
+    rmSync(tmp, { recursive: true, force: true });
+  });
 
   it('reads of earlier evidence work while the storage is full; a lost capture is an error naming the cause', async function () {
     this.timeout(120_000);

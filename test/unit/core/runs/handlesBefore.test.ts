@@ -27,12 +27,16 @@ const OLD = [
 function catalogAsCopied(dir: string): { version: number; handles: string[] } {
   return withCatalog(dir, (db) => ({
     version: (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version,
-    handles: db.prepare('SELECT handle FROM handles ORDER BY handle').all().map((r) => String(r.handle)),
+    handles: db
+      .prepare('SELECT handle FROM handles ORDER BY handle')
+      .all()
+      .map((r) => String(r.handle)),
   }));
 }
 
 describe('handles written before opaque handles keep resolving; a schema 2 catalog migrates without loss', () => {
-  let dir: string; let cleanup: () => void;
+  let dir: string;
+  let cleanup: () => void;
   beforeEach(() => {
     ({ dir, cleanup } = scratch('handles-before'));
     cpSync(FIXTURE, path.join(dir, 'logs', 'tenant-a'), { recursive: true });
@@ -41,16 +45,25 @@ describe('handles written before opaque handles keep resolving; a schema 2 catal
 
   it('the fixture is what the previous code left: a log and a schema 2 catalog, the derived handles indexed', () => {
     assert.deepEqual(readdirSync(FIXTURE).sort(), ['.catalog.sqlite', `${RUN}.jsonl`]);
-    assert.deepEqual(catalogAsCopied(dir), { version: 2, handles: [...OLD.map((o) => o.handle), 'res_20c5336645-2'].sort() });
+    assert.deepEqual(catalogAsCopied(dir), {
+      version: 2,
+      handles: [...OLD.map((o) => o.handle), 'res_20c5336645-2'].sort(),
+    });
   });
 
   it('a long-lived store moves the schema 2 catalog aside, rebuilds it from the logs and reads every old handle to its exact bytes', async () => {
     const store = await openStore(dir, SMALL);
     await store.catalogSettled();
     const stats = store.catalogStats();
-    assert.deepEqual([stats.rebuilt, stats.movedAside, stats.built, stats.runs, stats.calls], [true, 'schema version 2, not 3', true, 1, 2]);
+    assert.deepEqual(
+      [stats.rebuilt, stats.movedAside, stats.built, stats.runs, stats.calls],
+      [true, 'schema version 2, not 3', true, 1, 2],
+    );
     assert.equal(existsSync(`${catalogPath(dir)}.damaged`), true);
-    assert.equal(withCatalog(dir, (db) => (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version), 3);
+    assert.equal(
+      withCatalog(dir, (db) => (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version),
+      3,
+    );
     for (const o of OLD) {
       const src = await store.openHandle(o.handle);
       assert.equal(Buffer.from(await src.readRange(0, src.byteCount)).toString('utf8'), o.bytes, o.handle);
@@ -60,12 +73,27 @@ describe('handles written before opaque handles keep resolving; a schema 2 catal
     assert.equal((await store.readToolOutput({ handle: 'out_20c5336645-2_stdout' })).content, 'old out');
     // Nothing lost: the run, its label, its two calls and every handle of them, as listed before.
     const runs = await store.listRuns();
-    assert.deepEqual(runs.map((r) => [r.runId, r.label, r.status, r.callCount]), [[RUN, 'written before opaque handles', 'completed', 2]]);
+    assert.deepEqual(
+      runs.map((r) => [r.runId, r.label, r.status, r.callCount]),
+      [[RUN, 'written before opaque handles', 'completed', 2]],
+    );
     const page = await store.queryCalls({ offset: 0, limit: 10, order: 'oldest' });
-    assert.deepEqual(page.rows.map((c) => [c.callId, c.tool, c.handle, c.attachments.map((a) => [a.name, a.handle])]), [
-      ['20c5336645-1', 't', 'res_20c5336645-1', []],
-      ['20c5336645-2', 'run_command', 'res_20c5336645-2', [['stdout', 'out_20c5336645-2_stdout'], ['stderr', 'out_20c5336645-2_stderr'], ['value', 'out_20c5336645-2_value']]],
-    ]);
+    assert.deepEqual(
+      page.rows.map((c) => [c.callId, c.tool, c.handle, c.attachments.map((a) => [a.name, a.handle])]),
+      [
+        ['20c5336645-1', 't', 'res_20c5336645-1', []],
+        [
+          '20c5336645-2',
+          'run_command',
+          'res_20c5336645-2',
+          [
+            ['stdout', 'out_20c5336645-2_stdout'],
+            ['stderr', 'out_20c5336645-2_stderr'],
+            ['value', 'out_20c5336645-2_value'],
+          ],
+        ],
+      ],
+    );
     // Calls recorded now mint opaque handles beside the old ones; both kinds resolve.
     const run = await store.startRun();
     const fresh = await run.recordResult('t', {}, 'recorded after the change');
@@ -75,15 +103,24 @@ describe('handles written before opaque handles keep resolving; a schema 2 catal
     for (const a of cmd.record.attachments) assert.match(a.handle, /^out_[a-z2-7]{26}$/);
     assert.equal((await store.readToolOutput({ handle: fresh.handle! })).content, 'recorded after the change');
     assert.equal((await store.readToolOutput({ handle: cmd.record.attachments[0]!.handle })).content, 'new out');
-    assert.equal((await store.readToolOutput({ handle: OLD[0]!.handle })).content, 'a result recorded with a derived handle');
+    assert.equal(
+      (await store.readToolOutput({ handle: OLD[0]!.handle })).content,
+      'a result recorded with a derived handle',
+    );
     assert.deepEqual(rowCounts(dir), { runs: 2, calls: 4, handles: 5 + 1 + 4 });
     // The log of the old run is as it was written.
-    assert.deepEqual(readFileSync(path.join(dir, 'logs', 'tenant-a', `${RUN}.jsonl`)), readFileSync(path.join(FIXTURE, `${RUN}.jsonl`)));
+    assert.deepEqual(
+      readFileSync(path.join(dir, 'logs', 'tenant-a', `${RUN}.jsonl`)),
+      readFileSync(path.join(FIXTURE, `${RUN}.jsonl`)),
+    );
   });
 
   it('a short-lived process (a command line right after the upgrade) reads an old handle at once: its miss builds the new catalog', async () => {
     const store = await openStore(dir, { ...SMALL, maintenance: false });
-    assert.equal((await store.readToolOutput({ handle: 'res_20c5336645-1' })).content, 'a result recorded with a derived handle');
+    assert.equal(
+      (await store.readToolOutput({ handle: 'res_20c5336645-1' })).content,
+      'a result recorded with a derived handle',
+    );
     assert.equal(store.catalogStats().built, true);
     assert.equal((await store.readToolOutput({ handle: 'out_20c5336645-2_stderr' })).content, 'old err');
     // Never minted, in the old form or the new one: the same sentence.
@@ -92,7 +129,7 @@ describe('handles written before opaque handles keep resolving; a schema 2 catal
     }
   });
 
-  it('an old handle whose call line the catalog lacks is found in its run\'s log: the old form names its run by the run\'s token', async () => {
+  it("an old handle whose call line the catalog lacks is found in its run's log: the old form names its run by the run's token", async () => {
     const a = await openStore(dir, SMALL);
     await a.catalogSettled();
     // Drop the call's rows (a write lost between log and catalog); the run's row still carries the log's size and mtime.
@@ -101,7 +138,10 @@ describe('handles written before opaque handles keep resolving; a schema 2 catal
       assert.equal(db.prepare("DELETE FROM handles WHERE call_id = '20c5336645-1'").run().changes, 1);
     });
     const b = await openStore(dir, { ...SMALL, maintenance: false });
-    assert.equal((await b.readToolOutput({ handle: 'res_20c5336645-1' })).content, 'a result recorded with a derived handle');
+    assert.equal(
+      (await b.readToolOutput({ handle: 'res_20c5336645-1' })).content,
+      'a result recorded with a derived handle',
+    );
     assert.equal(b.catalogStats().reindexed, 1);
     await rejectsWith(b.readToolOutput({ handle: 'res_20c5336645-99' }), 'accessDenied', DENIED);
   });

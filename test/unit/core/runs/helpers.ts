@@ -23,7 +23,9 @@ export function scratch(name = 'runs'): { dir: string; cleanup: () => void } {
 
 /** sha256 hex. */
 export function sha(bytes: Uint8Array | string): string {
-  return createHash('sha256').update(typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : bytes).digest('hex');
+  return createHash('sha256')
+    .update(typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : bytes)
+    .digest('hex');
 }
 
 /** Opens a store under `dir` with test-friendly defaults. */
@@ -35,7 +37,8 @@ export function openStore(dir: string, options: Partial<RunStoreOptions> = {}): 
 export async function rejectsWith(p: Promise<unknown>, code: string, message: string | RegExp): Promise<void> {
   await assert.rejects(p, (e: Error & { code?: string }) => {
     assert.equal(e.code, code, `code of "${e.message}"`);
-    if (typeof message === 'string') assert.equal(e.message, message); else assert.match(e.message, message);
+    if (typeof message === 'string') assert.equal(e.message, message);
+    else assert.match(e.message, message);
     return true;
   });
 }
@@ -51,20 +54,34 @@ export class CountingStore implements BlobStore {
     this.kind = inner.kind;
     if (inner.verifiedMarks) this.verifiedMarks = (tenant) => inner.verifiedMarks!(tenant);
   }
-  put(key: BlobKey, body: Uint8Array | AsyncIterable<Uint8Array>): Promise<{ sizeBytes: number; identity?: string }> { return this.inner.put(key, body); }
-  size(key: BlobKey): Promise<number | undefined> { return this.inner.size(key); }
+  put(key: BlobKey, body: Uint8Array | AsyncIterable<Uint8Array>): Promise<{ sizeBytes: number; identity?: string }> {
+    return this.inner.put(key, body);
+  }
+  size(key: BlobKey): Promise<number | undefined> {
+    return this.inner.size(key);
+  }
   async readInto(key: BlobKey, start: number, target: Uint8Array): Promise<number> {
     const n = await this.inner.readInto(key, start, target);
     this.bytesRead += n;
     this.reads++;
     return n;
   }
-  identity(key: BlobKey): Promise<string | undefined> { return this.inner.identity?.(key) ?? Promise.resolve(undefined); }
+  identity(key: BlobKey): Promise<string | undefined> {
+    return this.inner.identity?.(key) ?? Promise.resolve(undefined);
+  }
   /** Passed through: a pattern search's workers then read the file by descriptor (those reads are not counted). */
-  openFile(key: BlobKey): Promise<OpenedFile | undefined> { return this.inner.openFile?.(key) ?? Promise.resolve(undefined); }
-  move(from: BlobKey, to: BlobKey): Promise<{ identity?: string }> { return this.inner.move(from, to); }
-  delete(key: BlobKey): Promise<void> { return this.inner.delete(key); }
-  deleteRun(tenant: string, runId: string): Promise<void> { return this.inner.deleteRun(tenant, runId); }
+  openFile(key: BlobKey): Promise<OpenedFile | undefined> {
+    return this.inner.openFile?.(key) ?? Promise.resolve(undefined);
+  }
+  move(from: BlobKey, to: BlobKey): Promise<{ identity?: string }> {
+    return this.inner.move(from, to);
+  }
+  delete(key: BlobKey): Promise<void> {
+    return this.inner.delete(key);
+  }
+  deleteRun(tenant: string, runId: string): Promise<void> {
+    return this.inner.deleteRun(tenant, runId);
+  }
 }
 
 /** `n` lines `line <i>` (each ends with `\n`). */
@@ -76,13 +93,24 @@ export function numberedLines(n: number, mark?: (i: number) => string): string {
 
 /** True while a process with this pid runs (a zombie awaiting its reaper has stopped running). */
 export function alive(pid: number): boolean {
-  try { process.kill(pid, 0); } catch { return false; }
-  try { return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8')); } catch { return false; }
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
 }
 
 /** Waits up to `ms` for a pid to stop running. */
 export async function waitGone(pid: number, ms = 3000): Promise<boolean> {
   const end = Date.now() + ms;
-  while (Date.now() < end) { if (!alive(pid)) return true; await new Promise((r) => setTimeout(r, 20)); }
+  while (Date.now() < end) {
+    if (!alive(pid)) return true;
+    await new Promise((r) => setTimeout(r, 20));
+  }
   return !alive(pid);
 }

@@ -17,22 +17,38 @@ describe('one match cost for the matcher and the join of two lanes (docs/contrac
     const content = Buffer.from('hit 1\nmiss\nhit 2\nhit 3\n');
     const setup = (maxContentChars: number): PatternMatcher => {
       const s: MatcherSetup = {
-        pattern: 'hit', binary: false, offset: 0, limit: 10, maxContentChars, maxLineChars: 100, maxLineBytes: 400,
-        cutMarker: '[…]', chunkSize: content.length, chunkNewlines: [4],
+        pattern: 'hit',
+        binary: false,
+        offset: 0,
+        limit: 10,
+        maxContentChars,
+        maxLineChars: 100,
+        maxLineBytes: 400,
+        cutMarker: '[…]',
+        chunkSize: content.length,
+        chunkNewlines: [4],
       };
       const m = new PatternMatcher(s);
       m.piece(content, 0);
       return m;
     };
     const full = setup(23);
-    assert.deepEqual(full.end(), { totalMatches: 3, cut: false, matches: [
-      { line_number: 1, byte_offset: 0, column: 1, text: 'hit 1' },
-      { line_number: 3, byte_offset: 11, column: 1, text: 'hit 2' },
-      { line_number: 4, byte_offset: 17, column: 1, text: 'hit 3' },
-    ] });
-    const lanes = (max: number): ReturnType<typeof mergeLanes> => mergeLanes(
-      { totalMatches: 1, matches: [match(1, 'hit 1')], cut: false, stoppedByBudget: false },
-      { totalMatches: 2, matches: [match(3, 'hit 2'), match(4, 'hit 3')], cut: false, stoppedByBudget: false }, 10, max);
+    assert.deepEqual(full.end(), {
+      totalMatches: 3,
+      cut: false,
+      matches: [
+        { line_number: 1, byte_offset: 0, column: 1, text: 'hit 1' },
+        { line_number: 3, byte_offset: 11, column: 1, text: 'hit 2' },
+        { line_number: 4, byte_offset: 17, column: 1, text: 'hit 3' },
+      ],
+    });
+    const lanes = (max: number): ReturnType<typeof mergeLanes> =>
+      mergeLanes(
+        { totalMatches: 1, matches: [match(1, 'hit 1')], cut: false, stoppedByBudget: false },
+        { totalMatches: 2, matches: [match(3, 'hit 2'), match(4, 'hit 3')], cut: false, stoppedByBudget: false },
+        10,
+        max,
+      );
     assert.deepEqual([lanes(23).matches.length, lanes(23).cut], [3, false]);
     assert.deepEqual([lanes(22).matches.length, lanes(22).cut], [2, true]);
     const short = setup(22);

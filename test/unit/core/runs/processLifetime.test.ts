@@ -19,7 +19,8 @@ function sessionOf(pid: number): number {
 const MARGIN_MS = 1500;
 
 describe('command lifetime with descendants in another session (issue 10, defect 1)', () => {
-  let dir: string; let cleanup: () => void;
+  let dir: string;
+  let cleanup: () => void;
   beforeEach(() => ({ dir, cleanup } = scratch('lifetime')));
   afterEach(() => cleanup());
 
@@ -31,7 +32,11 @@ describe('command lifetime with descendants in another session (issue 10, defect
     const ac = new AbortController();
     const abortTimer = setTimeout(() => ac.abort(), 2000);
     const t = Date.now();
-    const out = await run.runCommand(`setsid sh -c 'echo $$ > ${pidFile}; exec sleep 8' & sleep 0.3; echo hi`, { cwd: dir, timeoutMs: 1000, signal: ac.signal });
+    const out = await run.runCommand(`setsid sh -c 'echo $$ > ${pidFile}; exec sleep 8' & sleep 0.3; echo hi`, {
+      cwd: dir,
+      timeoutMs: 1000,
+      signal: ac.signal,
+    });
     const ms = Date.now() - t;
     clearTimeout(abortTimer);
     assert.ok(ms < 1000 + MARGIN_MS, `took ${ms} ms`);
@@ -49,7 +54,10 @@ describe('command lifetime with descendants in another session (issue 10, defect
     const run = await store.startRun();
     const pidFile = path.join(dir, 'pid');
     const t = Date.now();
-    const out = await run.runCommand(`echo before; setsid sh -c 'echo $$ > ${pidFile}; exec sleep 20'; echo never`, { cwd: dir, timeoutMs: 1000 });
+    const out = await run.runCommand(`echo before; setsid sh -c 'echo $$ > ${pidFile}; exec sleep 20'; echo never`, {
+      cwd: dir,
+      timeoutMs: 1000,
+    });
     const ms = Date.now() - t;
     assert.ok(ms < 1000 + MARGIN_MS, `took ${ms} ms`);
     const holder = Number(readFileSync(pidFile, 'utf8'));
@@ -67,7 +75,10 @@ describe('command lifetime with descendants in another session (issue 10, defect
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 700);
     const t = Date.now();
-    const out = await run.runCommand(`printf partial; setsid sh -c 'echo $$ > ${pidFile}; exec sleep 20' 2>&1`, { cwd: dir, signal: ac.signal });
+    const out = await run.runCommand(`printf partial; setsid sh -c 'echo $$ > ${pidFile}; exec sleep 20' 2>&1`, {
+      cwd: dir,
+      signal: ac.signal,
+    });
     const ms = Date.now() - t;
     assert.ok(ms < 700 + MARGIN_MS, `took ${ms} ms`);
     const holder = Number(readFileSync(pidFile, 'utf8'));
@@ -84,7 +95,10 @@ describe('command lifetime with descendants in another session (issue 10, defect
     const run = await store.startRun();
     const pidFile = path.join(dir, 'pid');
     const t = Date.now();
-    const out = await run.runCommand(`setsid env -i sh -c 'echo $$ > ${pidFile}; exec sleep 20' & sleep 0.2; echo hi`, { cwd: dir, timeoutMs: 1000 });
+    const out = await run.runCommand(`setsid env -i sh -c 'echo $$ > ${pidFile}; exec sleep 20' & sleep 0.2; echo hi`, {
+      cwd: dir,
+      timeoutMs: 1000,
+    });
     const ms = Date.now() - t;
     assert.ok(ms < 1000 + MARGIN_MS, `took ${ms} ms`);
     const holder = Number(readFileSync(pidFile, 'utf8'));
@@ -102,7 +116,9 @@ describe('command output after the shell exits, read by a slow reader', () => {
     const cmd = startCommand('head -c 200000 /dev/zero | tr "\\0" x', { cwd: process.cwd() });
     let bytes = 0;
     let exitedAt = 0;
-    void cmd.exit.then(() => { exitedAt = Date.now(); });
+    void cmd.exit.then(() => {
+      exitedAt = Date.now();
+    });
     for await (const piece of cmd.stdout as AsyncIterable<Uint8Array>) {
       bytes += piece.length;
       // 300 ms a piece: the backlog left at exit takes longer to read than the 250 ms grace (twice) allows.

@@ -8,7 +8,11 @@ import { MemoryBlobStore } from '../../../../src/core/blobs/memoryBlobStore.js';
 import { S3BlobStore } from '../../../../src/core/blobs/s3BlobStore.js';
 import { manifestKeyOf } from '../../../../src/core/blobs/verifiedBlobs.js';
 import { encodeManifest, manifestOf } from '../../../../src/core/integrity/integrity.js';
-import { PATTERN_TIMEOUT_MESSAGE, requiredLiteral, SEARCH_CANCELLED_MESSAGE } from '../../../../src/core/runs/search/patternSearch.js';
+import {
+  PATTERN_TIMEOUT_MESSAGE,
+  requiredLiteral,
+  SEARCH_CANCELLED_MESSAGE,
+} from '../../../../src/core/runs/search/patternSearch.js';
 import { readFitted } from '../../../../src/core/tools/readToolOutput.js';
 import { LINE_CUT_MARKER } from '../../../../src/core/runs/reader.js';
 import type { RunStore } from '../../../../src/core/runs/runStore.js';
@@ -21,7 +25,11 @@ import { CountingStore, numberedLines, openStore, rejectsWith, scratch } from '.
  * Blobs for a store whose every elided result is a blob: in memory (the slot search) or
  * in a real folder (the file search, the worker reads the file by descriptor), docs/contracts.md §2.10.
  */
-async function blobsOf(dir: string, backend: 'memory' | 'filesystem', name: string): Promise<Pick<RunStoreOptions, 'blobs' | 'offloadThresholdBytes'>> {
+async function blobsOf(
+  dir: string,
+  backend: 'memory' | 'filesystem',
+  name: string,
+): Promise<Pick<RunStoreOptions, 'blobs' | 'offloadThresholdBytes'>> {
   const blobs = backend === 'memory' ? new MemoryBlobStore() : await FsBlobStore.open(path.join(dir, `blobs-${name}`));
   return { blobs, offloadThresholdBytes: 1 };
 }
@@ -34,16 +42,24 @@ async function elided(store: RunStore, text: string | Uint8Array): Promise<strin
 }
 
 describe('read_tool_output (docs/contracts.md §2.5)', () => {
-  let dir: string; let cleanup: () => void; let store: RunStore;
+  let dir: string;
+  let cleanup: () => void;
+  let store: RunStore;
   beforeEach(async () => {
     ({ dir, cleanup } = scratch('reader'));
-    store = await openStore(dir, { blobs: new MemoryBlobStore(), limits: { largeResultBytes: 16, previewBytes: 8 }, offloadThresholdBytes: 1024 });
+    store = await openStore(dir, {
+      blobs: new MemoryBlobStore(),
+      limits: { largeResultBytes: 16, previewBytes: 8 },
+      offloadThresholdBytes: 1024,
+    });
   });
   afterEach(() => cleanup());
 
   describe('argument validation', () => {
     let handle: string;
-    beforeEach(async () => { handle = await elided(store, numberedLines(10)); });
+    beforeEach(async () => {
+      handle = await elided(store, numberedLines(10));
+    });
     const bad: [Record<string, unknown>, string, string][] = [
       [{ offset: -1 }, 'invalidArgument', 'offset must be an integer >= 0'],
       [{ offset: 1.5 }, 'invalidArgument', 'offset must be an integer >= 0'],
@@ -69,7 +85,11 @@ describe('read_tool_output (docs/contracts.md §2.5)', () => {
       });
     }
     it('refuses non-object arguments', async () => {
-      await rejectsWith(store.readToolOutput(null as unknown as { handle: string }), 'invalidArgument', 'read_tool_output arguments must be an object');
+      await rejectsWith(
+        store.readToolOutput(null as unknown as { handle: string }),
+        'invalidArgument',
+        'read_tool_output arguments must be an object',
+      );
     });
     it('accepts the edges: offset 0, limit 1 and 1000, a 1024-character pattern, an 8192-byte window', async () => {
       const big = await elided(store, 'z'.repeat(9000));
@@ -84,13 +104,29 @@ describe('read_tool_output (docs/contracts.md §2.5)', () => {
     it('defaults to offset 0, limit 200 and reports totals and truncation exactly', async () => {
       const handle = await elided(store, numberedLines(1000));
       const r = await store.readToolOutput({ handle });
-      assert.deepEqual({ ...r, content: r.content.split('\n').length }, {
-        handle, binary: false, total_size_bytes: Buffer.byteLength(numberedLines(1000)), total_lines: 1000, offset: 0, limit: 200, pattern: null,
-        total_matches: null, returned_lines: 200, truncated: true, content: 200, matches: null,
-      });
+      assert.deepEqual(
+        { ...r, content: r.content.split('\n').length },
+        {
+          handle,
+          binary: false,
+          total_size_bytes: Buffer.byteLength(numberedLines(1000)),
+          total_lines: 1000,
+          offset: 0,
+          limit: 200,
+          pattern: null,
+          total_matches: null,
+          returned_lines: 200,
+          truncated: true,
+          content: 200,
+          matches: null,
+        },
+      );
       assert.equal(r.content, numberedLines(200).slice(0, -1));
       const last = await store.readToolOutput({ handle, offset: 995, limit: 10 });
-      assert.deepEqual([last.returned_lines, last.truncated, last.content], [5, false, 'line 995\nline 996\nline 997\nline 998\nline 999']);
+      assert.deepEqual(
+        [last.returned_lines, last.truncated, last.content],
+        [5, false, 'line 995\nline 996\nline 997\nline 998\nline 999'],
+      );
     });
 
     it('an offset past the end is an empty window with the real total_lines', async () => {
@@ -136,18 +172,50 @@ describe('read_tool_output (docs/contracts.md §2.5)', () => {
       const bytes = Uint8Array.from([0x61, 0x0a, 0xff, 0xfe, 0x0a, 0x62]);
       const handle = await elided(store, bytes);
       const lines = await store.readToolOutput({ handle });
-      assert.deepEqual({ ...lines }, { handle, binary: true, total_size_bytes: 6, total_lines: 3, offset: 0, limit: 200, pattern: null, total_matches: null, returned_lines: 0, truncated: false, content: '', matches: null });
+      assert.deepEqual(
+        { ...lines },
+        {
+          handle,
+          binary: true,
+          total_size_bytes: 6,
+          total_lines: 3,
+          offset: 0,
+          limit: 200,
+          pattern: null,
+          total_matches: null,
+          returned_lines: 0,
+          truncated: false,
+          content: '',
+          matches: null,
+        },
+      );
       const pat = await store.readToolOutput({ handle, pattern: 'a|b' });
-      assert.deepEqual([pat.binary, pat.total_matches, pat.content, pat.matches], [true, 2, '1:a\n3:b', [{ line_number: 1, byte_offset: 0, column: 1 }, { line_number: 3, byte_offset: 5, column: 1 }]]);
+      assert.deepEqual(
+        [pat.binary, pat.total_matches, pat.content, pat.matches],
+        [
+          true,
+          2,
+          '1:a\n3:b',
+          [
+            { line_number: 1, byte_offset: 0, column: 1 },
+            { line_number: 3, byte_offset: 5, column: 1 },
+          ],
+        ],
+      );
       // A byte is one character: \xff matches the raw byte, shown escaped.
       const raw = await store.readToolOutput({ handle, pattern: '\\xfe' });
       assert.deepEqual([raw.content, raw.matches], ['2:\\xff\\xfe', [{ line_number: 2, byte_offset: 3, column: 2 }]]);
       const win = await store.readToolOutput({ handle, bytes: { start: 0, end: 2 } });
-      assert.deepEqual([win.binary, win.content, win.truncated, win.hex_dump], [true, '00000000  61 0a                                             |a.|', true, { start: 0, end: 2 }]);
+      assert.deepEqual(
+        [win.binary, win.content, win.truncated, win.hex_dump],
+        [true, '00000000  61 0a                                             |a.|', true, { start: 0, end: 2 }],
+      );
     });
 
     it('finds a string inside a real .wasm with its byte offset, and shows the bytes there as a hex dump', async () => {
-      const wasm = readFileSync(path.join(path.dirname(require.resolve('playwright-core/package.json')), 'lib', 'webp_codec.wasm'));
+      const wasm = readFileSync(
+        path.join(path.dirname(require.resolve('playwright-core/package.json')), 'lib', 'webp_codec.wasm'),
+      );
       const blobs = await FsBlobStore.open(path.join(dir, 'blobs-wasm'));
       const fsStore = await openStore(dir, { blobs, limits: { largeResultBytes: 16, previewBytes: 8 } });
       const handle = await elided(fsStore, wasm);
@@ -162,10 +230,16 @@ describe('read_tool_output (docs/contracts.md §2.5)', () => {
       assert.equal(r.matches![0]!.line_number, line);
       assert.ok(r.content.includes(needle), r.content);
       const shown = r.content.replace(/…/g, '').replace(LINE_CUT_MARKER, '');
-      assert.ok([...shown].every((c) => c >= ' ' && c < '\x7f'), 'escaped context');
+      assert.ok(
+        [...shown].every((c) => c >= ' ' && c < '\x7f'),
+        'escaped context',
+      );
       assert.ok(JSON.stringify(r).length < 8192);
       const win = await fsStore.readToolOutput({ handle, bytes: { start: at, end: at + 32 } });
-      assert.equal(win.content.split('\n')[0], `${at.toString(16).padStart(8, '0')}  ${[...wasm.subarray(at, at + 8)].map((b) => b.toString(16).padStart(2, '0')).join(' ')}  ${[...wasm.subarray(at + 8, at + 16)].map((b) => b.toString(16).padStart(2, '0')).join(' ')}  |cannot parse pic|`);
+      assert.equal(
+        win.content.split('\n')[0],
+        `${at.toString(16).padStart(8, '0')}  ${[...wasm.subarray(at, at + 8)].map((b) => b.toString(16).padStart(2, '0')).join(' ')}  ${[...wasm.subarray(at + 8, at + 16)].map((b) => b.toString(16).padStart(2, '0')).join(' ')}  |cannot parse pic|`,
+      );
       // The largest window the reader allows still fits the 8 KiB model bound as a dump.
       const big = await fsStore.readToolOutput({ handle, bytes: { start: 0, end: 8192 } });
       assert.deepEqual([big.hex_dump, big.truncated, big.returned_lines], [{ start: 0, end: 1024 }, true, 64]);
@@ -207,13 +281,32 @@ describe('read_tool_output (docs/contracts.md §2.5)', () => {
       const text = numberedLines(1000, (i) => (i % 100 === 7 ? ' ERROR disk full' : ' ok'));
       const handle = await elided(store, text);
       const r = await store.readToolOutput({ handle, pattern: 'ERROR \\w+', limit: 3 });
-      assert.deepEqual({ ...r }, {
-        handle, binary: false, total_size_bytes: r.total_size_bytes, total_lines: 1000, offset: 0, limit: 3, pattern: 'ERROR \\w+', total_matches: 10,
-        returned_lines: 3, truncated: true, content: '8:line 7 ERROR disk full\n108:line 107 ERROR disk full\n208:line 207 ERROR disk full',
-        matches: [8, 108, 208].map((n) => ({ line_number: n, byte_offset: text.indexOf(`line ${n - 1} ERROR`) + `line ${n - 1} `.length, column: `line ${n - 1} `.length + 1 })),
-      });
+      assert.deepEqual(
+        { ...r },
+        {
+          handle,
+          binary: false,
+          total_size_bytes: r.total_size_bytes,
+          total_lines: 1000,
+          offset: 0,
+          limit: 3,
+          pattern: 'ERROR \\w+',
+          total_matches: 10,
+          returned_lines: 3,
+          truncated: true,
+          content: '8:line 7 ERROR disk full\n108:line 107 ERROR disk full\n208:line 207 ERROR disk full',
+          matches: [8, 108, 208].map((n) => ({
+            line_number: n,
+            byte_offset: text.indexOf(`line ${n - 1} ERROR`) + `line ${n - 1} `.length,
+            column: `line ${n - 1} `.length + 1,
+          })),
+        },
+      );
       const page = await store.readToolOutput({ handle, pattern: 'ERROR', offset: 8, limit: 5 });
-      assert.deepEqual([page.total_matches, page.returned_lines, page.truncated, page.matches!.map((m) => m.line_number)], [10, 2, false, [808, 908]]);
+      assert.deepEqual(
+        [page.total_matches, page.returned_lines, page.truncated, page.matches!.map((m) => m.line_number)],
+        [10, 2, false, [808, 908]],
+      );
       const past = await store.readToolOutput({ handle, pattern: 'ERROR', offset: 10 });
       assert.deepEqual([past.total_matches, past.returned_lines, past.content], [10, 0, '']);
       const none = await store.readToolOutput({ handle, pattern: 'WARNING' });
@@ -230,22 +323,61 @@ describe('read_tool_output (docs/contracts.md §2.5)', () => {
 
     it('agrees with a naive per-line test for any lines and tricky patterns (fast path and lookarounds)', async function () {
       this.timeout(60_000);
-      const patterns = ['a', '^a', 'a$', '^$', 'b+', '\\bab\\b', '[^a]*b', 'a\\s*$', 'x*', '^', '$', '[\\s\\S]a', '\\n', 'a|^b', '(?=a)', 'a(?!b)', '(?<=b)a', 'a(?![\\s\\S])', '(?<![\\s\\S])b', 'b\\W', 'a b', 'b a+', ' a?b', 'ab*a', '(a|b) a', 'a{2}', 'b\\.?'];
+      const patterns = [
+        'a',
+        '^a',
+        'a$',
+        '^$',
+        'b+',
+        '\\bab\\b',
+        '[^a]*b',
+        'a\\s*$',
+        'x*',
+        '^',
+        '$',
+        '[\\s\\S]a',
+        '\\n',
+        'a|^b',
+        '(?=a)',
+        'a(?!b)',
+        '(?<=b)a',
+        'a(?![\\s\\S])',
+        '(?<![\\s\\S])b',
+        'b\\W',
+        'a b',
+        'b a+',
+        ' a?b',
+        'ab*a',
+        '(a|b) a',
+        'a{2}',
+        'b\\.?',
+      ];
       // One worker per search, so few runs of many lines each (every pattern sees ~a hundred line shapes).
-      await fc.assert(fc.asyncProperty(fc.array(fc.stringMatching(/^[ab ]{0,6}$/), { minLength: 1, maxLength: 150 }), fc.boolean(), async (lines, trailing) => {
-        const text = lines.join('\n') + (trailing ? '\n' : '');
-        const handle = await elided(store, text.length > 16 ? text : text.padEnd(17, ' '));
-        const stored = text.length > 16 ? text : text.padEnd(17, ' ');
-        const all = stored.split('\n');
-        if (stored.endsWith('\n')) all.pop();
-        for (const pattern of patterns) {
-          const re = new RegExp(pattern);
-          const expected = all.flatMap((l, i) => (re.test(l) ? [i + 1] : []));
-          const r = await store.readToolOutput({ handle, pattern, limit: 1000 });
-          assert.deepEqual(r.matches!.map((m) => m.line_number), expected, `${pattern} on ${JSON.stringify(stored)}`);
-          assert.equal(r.total_matches, expected.length);
-        }
-      }), { numRuns: 2 });
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(fc.stringMatching(/^[ab ]{0,6}$/), { minLength: 1, maxLength: 150 }),
+          fc.boolean(),
+          async (lines, trailing) => {
+            const text = lines.join('\n') + (trailing ? '\n' : '');
+            const handle = await elided(store, text.length > 16 ? text : text.padEnd(17, ' '));
+            const stored = text.length > 16 ? text : text.padEnd(17, ' ');
+            const all = stored.split('\n');
+            if (stored.endsWith('\n')) all.pop();
+            for (const pattern of patterns) {
+              const re = new RegExp(pattern);
+              const expected = all.flatMap((l, i) => (re.test(l) ? [i + 1] : []));
+              const r = await store.readToolOutput({ handle, pattern, limit: 1000 });
+              assert.deepEqual(
+                r.matches!.map((m) => m.line_number),
+                expected,
+                `${pattern} on ${JSON.stringify(stored)}`,
+              );
+              assert.equal(r.total_matches, expected.length);
+            }
+          },
+        ),
+        { numRuns: 2 },
+      );
     });
 
     it('matches lines that straddle the ~1 MiB pieces streamed to the worker exactly like a naive scan', async function () {
@@ -262,16 +394,44 @@ describe('read_tool_output (docs/contracts.md §2.5)', () => {
         const expected = lines.flatMap((l, i) => (re.test(l) ? [i + 1] : []));
         const r = await store.readToolOutput({ handle, pattern, offset: expected.length - 3, limit: 3 });
         assert.equal(r.total_matches, expected.length, pattern);
-        assert.deepEqual(r.matches!.map((m) => m.line_number), expected.slice(-3), pattern);
+        assert.deepEqual(
+          r.matches!.map((m) => m.line_number),
+          expected.slice(-3),
+          pattern,
+        );
       }
     });
 
     it('prefilters on a literal every match must contain, and only when one can be proven', () => {
       const cases: [string, string | null][] = [
-        ['ERROR', 'ERROR'], ['ERROR \\w+', 'ERROR '], ['a|b', null], ['(a|b)cd', 'cd'], ['ab*c', 'a'], ['abc+d', 'abc'], ['x{0,3}yz', 'yz'],
-        ['x{2}yz', 'yz'], ['[abc]def', 'def'], ['.*foo.*', 'foo'], ['\\.log$', '.log'], ['a\\db', 'a'], ['(?=x)', null], ['é+', 'é'],
-        ['😀?', null], ['😀', '😀'], ['a\nb', null], ['a{b', 'a{b'], ['^$', null], ['ERR(OR)?', 'ERR'], ['[]]x', ']x'], ['\\bword\\b', 'word'],
-        ['(a)\\1bcd', null], ['fo+?bar', 'bar'], ['a[|]b', 'a'], ['^\\s+at foo', 'at foo'], ['\\d+ ms\\b', ' ms'], ['ab\\x41cdef', 'ab'],
+        ['ERROR', 'ERROR'],
+        ['ERROR \\w+', 'ERROR '],
+        ['a|b', null],
+        ['(a|b)cd', 'cd'],
+        ['ab*c', 'a'],
+        ['abc+d', 'abc'],
+        ['x{0,3}yz', 'yz'],
+        ['x{2}yz', 'yz'],
+        ['[abc]def', 'def'],
+        ['.*foo.*', 'foo'],
+        ['\\.log$', '.log'],
+        ['a\\db', 'a'],
+        ['(?=x)', null],
+        ['é+', 'é'],
+        ['😀?', null],
+        ['😀', '😀'],
+        ['a\nb', null],
+        ['a{b', 'a{b'],
+        ['^$', null],
+        ['ERR(OR)?', 'ERR'],
+        ['[]]x', ']x'],
+        ['\\bword\\b', 'word'],
+        ['(a)\\1bcd', null],
+        ['fo+?bar', 'bar'],
+        ['a[|]b', 'a'],
+        ['^\\s+at foo', 'at foo'],
+        ['\\d+ ms\\b', ' ms'],
+        ['ab\\x41cdef', 'ab'],
         ['x\\nyz', 'yz'],
       ];
       for (const [pattern, literal] of cases) assert.equal(requiredLiteral(pattern), literal, pattern);
@@ -290,17 +450,28 @@ describe('read_tool_output (docs/contracts.md §2.5)', () => {
 
     // Memory: the slot search; filesystem: the file search (the worker reads by descriptor), docs/contracts.md §2.10.
     for (const backend of ['memory', 'filesystem'] as const) {
-    it(`stops a catastrophically backtracking pattern within its budget and says so (${backend} store)`, async function () {
-      this.timeout(20_000);
-      const guarded = await openStore(dir, { ...await blobsOf(dir, backend, 'guarded'), limits: { largeResultBytes: 16, previewBytes: 8 }, reader: { patternBudgetMs: 300 } });
-      const handle = await elided(guarded, `ok\n${'a'.repeat(40)}b\n`);
-      const t = Date.now();
-      await rejectsWith(guarded.readToolOutput({ handle, pattern: '(a+)+$' }), 'invalidArgument', PATTERN_TIMEOUT_MESSAGE);
-      assert.ok(Date.now() - t < 5_000, `took ${Date.now() - t} ms`);
-      assert.equal(PATTERN_TIMEOUT_MESSAGE, 'pattern search timed out: the pattern backtracks too much on this output; use a simpler pattern');
-      // The store is still usable afterwards.
-      assert.equal((await guarded.readToolOutput({ handle, pattern: '^ok$' })).total_matches, 1);
-    });
+      it(`stops a catastrophically backtracking pattern within its budget and says so (${backend} store)`, async function () {
+        this.timeout(20_000);
+        const guarded = await openStore(dir, {
+          ...(await blobsOf(dir, backend, 'guarded')),
+          limits: { largeResultBytes: 16, previewBytes: 8 },
+          reader: { patternBudgetMs: 300 },
+        });
+        const handle = await elided(guarded, `ok\n${'a'.repeat(40)}b\n`);
+        const t = Date.now();
+        await rejectsWith(
+          guarded.readToolOutput({ handle, pattern: '(a+)+$' }),
+          'invalidArgument',
+          PATTERN_TIMEOUT_MESSAGE,
+        );
+        assert.ok(Date.now() - t < 5_000, `took ${Date.now() - t} ms`);
+        assert.equal(
+          PATTERN_TIMEOUT_MESSAGE,
+          'pattern search timed out: the pattern backtracks too much on this output; use a simpler pattern',
+        );
+        // The store is still usable afterwards.
+        assert.equal((await guarded.readToolOutput({ handle, pattern: '^ok$' })).total_matches, 1);
+      });
     }
   });
 
@@ -316,51 +487,85 @@ describe('read_tool_output (docs/contracts.md §2.5)', () => {
     const big = LINE.repeat(Math.ceil((16 * 1024 * 1024) / LINE.length));
 
     for (const backend of ['memory', 'filesystem'] as const) {
-    it(`stops a slow pattern at the overall time limit, says how far it got, and the store still answers (${backend} store)`, async function () {
-      this.timeout(60_000);
-      const blobs = await blobsOf(dir, backend, 'limited');
-      const limited = await openStore(dir, { ...blobs, limits: { largeResultBytes: 16, previewBytes: 8 }, reader: { patternBudgetMs: 20_000, searchTimeoutMs: 800 } });
-      const handle = await elided(limited, big);
-      const t = Date.now();
-      const e = await limited.readToolOutput({ handle, pattern: SLOW }).then(() => assert.fail('must stop'), (x: unknown) => x as Error);
-      const took = Date.now() - t;
-      assert.match(e.message, new RegExp(`^pattern search stopped at its time limit \\(800 ms\\) after \\d+ of ${big.length} bytes; no partial count is given; use a more specific pattern or raise the search time limit$`));
-      const searched = Number(/after (\d+) of/.exec(e.message)![1]);
-      assert.ok(searched < big.length, `searched ${searched}`);
-      assert.ok(took < 800 + 3_000, `took ${took} ms`);
-      // The store still answers: a read of the same output, and a search of it by a store
-      // over the same storage with the default limit (the stopped search's workers were
-      // terminated; new ones start). Not a search under the 800 ms limit: on a loaded
-      // machine starting a worker alone can take longer, and that stop would be right.
-      const first = await limited.readToolOutput({ handle, offset: 0, limit: 1 });
-      assert.equal(first.content, LINE.slice(0, -1));
-      const roomy = await openStore(dir, { ...blobs, limits: { largeResultBytes: 16, previewBytes: 8 } });
-      const after = await roomy.readToolOutput({ handle, pattern: 'omega' });
-      assert.deepEqual([after.total_matches, after.truncated], [0, false]);
-      const again = await roomy.readToolOutput({ handle, pattern: 'mu$' });
-      assert.deepEqual([again.total_matches, again.matches![0]!.byte_offset], [big.length / LINE.length, LINE.length - 3]);
-    });
+      it(`stops a slow pattern at the overall time limit, says how far it got, and the store still answers (${backend} store)`, async function () {
+        this.timeout(60_000);
+        const blobs = await blobsOf(dir, backend, 'limited');
+        const limited = await openStore(dir, {
+          ...blobs,
+          limits: { largeResultBytes: 16, previewBytes: 8 },
+          reader: { patternBudgetMs: 20_000, searchTimeoutMs: 800 },
+        });
+        const handle = await elided(limited, big);
+        const t = Date.now();
+        const e = await limited.readToolOutput({ handle, pattern: SLOW }).then(
+          () => assert.fail('must stop'),
+          (x: unknown) => x as Error,
+        );
+        const took = Date.now() - t;
+        assert.match(
+          e.message,
+          new RegExp(
+            `^pattern search stopped at its time limit \\(800 ms\\) after \\d+ of ${big.length} bytes; no partial count is given; use a more specific pattern or raise the search time limit$`,
+          ),
+        );
+        const searched = Number(/after (\d+) of/.exec(e.message)![1]);
+        assert.ok(searched < big.length, `searched ${searched}`);
+        assert.ok(took < 800 + 3_000, `took ${took} ms`);
+        // The store still answers: a read of the same output, and a search of it by a store
+        // over the same storage with the default limit (the stopped search's workers were
+        // terminated; new ones start). Not a search under the 800 ms limit: on a loaded
+        // machine starting a worker alone can take longer, and that stop would be right.
+        const first = await limited.readToolOutput({ handle, offset: 0, limit: 1 });
+        assert.equal(first.content, LINE.slice(0, -1));
+        const roomy = await openStore(dir, { ...blobs, limits: { largeResultBytes: 16, previewBytes: 8 } });
+        const after = await roomy.readToolOutput({ handle, pattern: 'omega' });
+        assert.deepEqual([after.total_matches, after.truncated], [0, false]);
+        const again = await roomy.readToolOutput({ handle, pattern: 'mu$' });
+        assert.deepEqual(
+          [again.total_matches, again.matches![0]!.byte_offset],
+          [big.length / LINE.length, LINE.length - 3],
+        );
+      });
 
-    it(`stops a slow pattern when its signal aborts, and refuses an already aborted one (${backend} store)`, async function () {
-      this.timeout(60_000);
-      // A per-piece budget far over the abort's time, so only the signal can stop this search.
-      const aborting = await openStore(dir, { ...await blobsOf(dir, backend, 'aborting'), limits: { largeResultBytes: 16, previewBytes: 8 }, reader: { patternBudgetMs: 20_000 } });
-      const handle = await elided(aborting, big);
-      const abort = new AbortController();
-      const t = Date.now();
-      setTimeout(() => abort.abort(), 400);
-      await rejectsWith(aborting.readToolOutput({ handle, pattern: SLOW }, undefined, { signal: abort.signal }), 'invalidArgument', SEARCH_CANCELLED_MESSAGE);
-      assert.ok(Date.now() - t < 400 + 3_000, `took ${Date.now() - t} ms`);
-      await rejectsWith(aborting.readToolOutput({ handle, pattern: 'x' }, undefined, { signal: abort.signal }), 'invalidArgument', SEARCH_CANCELLED_MESSAGE);
-      assert.equal(SEARCH_CANCELLED_MESSAGE, 'pattern search cancelled');
-    });
+      it(`stops a slow pattern when its signal aborts, and refuses an already aborted one (${backend} store)`, async function () {
+        this.timeout(60_000);
+        // A per-piece budget far over the abort's time, so only the signal can stop this search.
+        const aborting = await openStore(dir, {
+          ...(await blobsOf(dir, backend, 'aborting')),
+          limits: { largeResultBytes: 16, previewBytes: 8 },
+          reader: { patternBudgetMs: 20_000 },
+        });
+        const handle = await elided(aborting, big);
+        const abort = new AbortController();
+        const t = Date.now();
+        setTimeout(() => abort.abort(), 400);
+        await rejectsWith(
+          aborting.readToolOutput({ handle, pattern: SLOW }, undefined, { signal: abort.signal }),
+          'invalidArgument',
+          SEARCH_CANCELLED_MESSAGE,
+        );
+        assert.ok(Date.now() - t < 400 + 3_000, `took ${Date.now() - t} ms`);
+        await rejectsWith(
+          aborting.readToolOutput({ handle, pattern: 'x' }, undefined, { signal: abort.signal }),
+          'invalidArgument',
+          SEARCH_CANCELLED_MESSAGE,
+        );
+        assert.equal(SEARCH_CANCELLED_MESSAGE, 'pattern search cancelled');
+      });
     }
 
     it('searches once per call even when the reply must be narrowed to fit 8 KiB', async () => {
       const handle = await elided(store, `${'é'.repeat(1500)} ERROR\n`.repeat(40));
       let calls = 0;
-      const counted = { readToolOutput: (...a: Parameters<RunStore['readToolOutput']>) => { calls++; return store.readToolOutput(...a); } };
-      const text = await readFitted(counted, { handle, pattern: 'ERROR' }, 4096, () => assert.fail('no unexpected failure'));
+      const counted = {
+        readToolOutput: (...a: Parameters<RunStore['readToolOutput']>) => {
+          calls++;
+          return store.readToolOutput(...a);
+        },
+      };
+      const text = await readFitted(counted, { handle, pattern: 'ERROR' }, 4096, () =>
+        assert.fail('no unexpected failure'),
+      );
       const r = JSON.parse(text) as ReadToolOutputResult;
       assert.equal(calls, 1);
       assert.ok(Buffer.byteLength(text) < 8192);
@@ -373,38 +578,65 @@ describe('read_tool_output (docs/contracts.md §2.5)', () => {
       assert.deepEqual(r.matches, whole.matches!.slice(0, r.matches!.length));
     });
 
-    it('the model\'s pattern reply names only what it cannot derive, in every shape: exact bytes (docs/contracts.md §2.5)', async function () {
+    it("the model's pattern reply names only what it cannot derive, in every shape: exact bytes (docs/contracts.md §2.5)", async function () {
       this.timeout(60_000);
       /** The model's reply; first, what it leaves out: `returned_lines` is the number of matches and of content lines. */
       const model = async (s: RunStore, args: { handle: string; pattern: string; limit?: number }): Promise<string> => {
         const full = await s.readToolOutput(args);
         assert.equal(full.returned_lines, full.matches!.length, JSON.stringify(args));
-        assert.equal(full.content === '' ? 0 : full.content.split('\n').length, full.returned_lines, JSON.stringify(args));
+        assert.equal(
+          full.content === '' ? 0 : full.content.split('\n').length,
+          full.returned_lines,
+          JSON.stringify(args),
+        );
         return readFitted(s, args, 4096, () => assert.fail('no unexpected failure'));
       };
       const text = await elided(store, 'alpha\nbeta ERROR x\ngamma\n');
       // Everything shown: no `truncated` (false is left out, like `binary`).
-      assert.equal(await model(store, { handle: text, pattern: 'ERROR' }), '{"total_matches":1,"content":"2:beta ERROR x","matches":[{"line_number":2,"byte_offset":11,"column":6}]}');
+      assert.equal(
+        await model(store, { handle: text, pattern: 'ERROR' }),
+        '{"total_matches":1,"content":"2:beta ERROR x","matches":[{"line_number":2,"byte_offset":11,"column":6}]}',
+      );
       // More matches than the limit: `truncated` appears, true.
-      assert.equal(await model(store, { handle: text, pattern: 'a', limit: 1 }), '{"total_matches":3,"truncated":true,"content":"1:alpha","matches":[{"line_number":1,"byte_offset":0,"column":1}]}');
-      assert.equal(await model(store, { handle: text, pattern: 'zzz' }), '{"total_matches":0,"content":"","matches":[]}');
+      assert.equal(
+        await model(store, { handle: text, pattern: 'a', limit: 1 }),
+        '{"total_matches":3,"truncated":true,"content":"1:alpha","matches":[{"line_number":1,"byte_offset":0,"column":1}]}',
+      );
+      assert.equal(
+        await model(store, { handle: text, pattern: 'zzz' }),
+        '{"total_matches":0,"content":"","matches":[]}',
+      );
       // Binary content: `binary` stays (the text is escaped).
       const bin = await elided(store, Uint8Array.from([0x61, 0x0a, 0xff, 0xfe, 0x0a, 0x62]));
-      assert.equal(await model(store, { handle: bin, pattern: 'a|\\xfe' }), '{"binary":true,"total_matches":2,"content":"1:a\\n2:\\\\xff\\\\xfe","matches":[{"line_number":1,"byte_offset":0,"column":1},{"line_number":2,"byte_offset":3,"column":2}]}');
+      assert.equal(
+        await model(store, { handle: bin, pattern: 'a|\\xfe' }),
+        '{"binary":true,"total_matches":2,"content":"1:a\\n2:\\\\xff\\\\xfe","matches":[{"line_number":1,"byte_offset":0,"column":1},{"line_number":2,"byte_offset":3,"column":2}]}',
+      );
       // A long line shown as a window around its match: one match, one content line, the window in its entry
       // (the line goes on past the window, so the reply is `truncated`).
       const long = `${'x'.repeat(5000)}NEEDLE${'y'.repeat(5000)}\n`;
       const lh = await elided(store, long);
       const lr = await model(store, { handle: lh, pattern: 'NEEDLE' });
       const lw = (await store.readToolOutput({ handle: lh, pattern: 'NEEDLE' })).matches![0]!.window!;
-      assert.equal(lr, JSON.stringify({ total_matches: 1, truncated: true, content: `1:…${long.slice(lw.start, lw.end)}${LINE_CUT_MARKER}`, matches: [{ line_number: 1, byte_offset: 5000, column: 5001, window: lw }] }));
+      assert.equal(
+        lr,
+        JSON.stringify({
+          total_matches: 1,
+          truncated: true,
+          content: `1:…${long.slice(lw.start, lw.end)}${LINE_CUT_MARKER}`,
+          matches: [{ line_number: 1, byte_offset: 5000, column: 5001, window: lw }],
+        }),
+      );
       // A capped output: `kept_bytes` stays (every reply over it says which bytes exist).
       const capped = await openStore(dir, { blobs: new MemoryBlobStore(), captureCapBytes: 1024 });
       const run = await capped.startRun();
       const out = await run.runCommand('seq 1 1000', { cwd: dir });
       const stdout = out.record.attachments.find((a) => a.name === 'stdout')!;
       // seq prints 9 lines of 2 bytes and 89 of 3 before "99".
-      assert.equal(await model(capped, { handle: stdout.handle, pattern: '^99$' }), '{"kept_bytes":{"start":0,"end":1024,"observed":3893},"total_matches":1,"content":"99:99","matches":[{"line_number":99,"byte_offset":285,"column":1}]}');
+      assert.equal(
+        await model(capped, { handle: stdout.handle, pattern: '^99$' }),
+        '{"kept_bytes":{"start":0,"end":1024,"observed":3893},"total_matches":1,"content":"99:99","matches":[{"line_number":99,"byte_offset":285,"column":1}]}',
+      );
     });
   });
 
@@ -413,18 +645,33 @@ describe('read_tool_output (docs/contracts.md §2.5)', () => {
       const text = 'héllo wörld\nsecond line\n';
       const handle = await elided(store, text);
       const r = await store.readToolOutput({ handle, bytes: { start: 7, end: 14 } });
-      assert.deepEqual([r.content, r.returned_lines, r.truncated, r.total_matches, r.matches], ['wörld\n', 1, true, null, null]);
+      assert.deepEqual(
+        [r.content, r.returned_lines, r.truncated, r.total_matches, r.matches],
+        ['wörld\n', 1, true, null, null],
+      );
       const all = await store.readToolOutput({ handle, bytes: { start: 0, end: Buffer.byteLength(text) } });
       assert.deepEqual([all.content, all.returned_lines, all.truncated], [text, 2, false]);
-      await rejectsWith(store.readToolOutput({ handle, bytes: { start: 2, end: 4 } }), 'rangeNotUtf8', 'artifact range does not align to UTF-8 text');
-      await rejectsWith(store.readToolOutput({ handle, bytes: { start: 0, end: 27 } }), 'exceedsStored', 'artifact range exceeds the stored byte count');
+      await rejectsWith(
+        store.readToolOutput({ handle, bytes: { start: 2, end: 4 } }),
+        'rangeNotUtf8',
+        'artifact range does not align to UTF-8 text',
+      );
+      await rejectsWith(
+        store.readToolOutput({ handle, bytes: { start: 0, end: 27 } }),
+        'exceedsStored',
+        'artifact range exceeds the stored byte count',
+      );
     });
   });
 
   describe('bounded reads through the line index', () => {
     it('reads a window at a high line offset without reading what precedes its chunk', async () => {
       const counting = new CountingStore(new MemoryBlobStore());
-      const s = await openStore(dir, { blobs: counting, limits: { largeResultBytes: 16, previewBytes: 8 }, offloadThresholdBytes: 1024 });
+      const s = await openStore(dir, {
+        blobs: counting,
+        limits: { largeResultBytes: 16, previewBytes: 8 },
+        offloadThresholdBytes: 1024,
+      });
       const text = numberedLines(400_000); // ~5.4 MB
       const handle = await elided(s, text);
       const manifestBytes = encodeManifest(manifestOf(Buffer.from(text))).length;
@@ -438,12 +685,19 @@ describe('read_tool_output (docs/contracts.md §2.5)', () => {
 
     it('skips the rest of a huge line through the index instead of reading it', async () => {
       const counting = new CountingStore(new MemoryBlobStore());
-      const s = await openStore(dir, { blobs: counting, limits: { largeResultBytes: 16, previewBytes: 8 }, offloadThresholdBytes: 1024 });
+      const s = await openStore(dir, {
+        blobs: counting,
+        limits: { largeResultBytes: 16, previewBytes: 8 },
+        offloadThresholdBytes: 1024,
+      });
       const text = `${'q'.repeat(6 * 1024 * 1024)}\ntail\n`;
       const handle = await elided(s, text);
       counting.bytesRead = 0;
       const r = await s.readToolOutput({ handle, limit: 5 });
-      assert.deepEqual(r.content.split('\n').map((l) => l.length), [2000, 4]);
+      assert.deepEqual(
+        r.content.split('\n').map((l) => l.length),
+        [2000, 4],
+      );
       assert.equal(r.content.split('\n')[1], 'tail');
       assert.ok(counting.bytesRead < 2.5 * 1024 * 1024, `read ${counting.bytesRead} of ${text.length}`);
     });
@@ -453,29 +707,61 @@ describe('read_tool_output (docs/contracts.md §2.5)', () => {
     describe(`every storage shape reads alike, and faults are reported (${backend})`, function () {
       let server: S3Server | undefined;
       let blobs: BlobStore;
-      before(async function () { if (backend === 's3') server = await startS3Server(); });
-      after(async () => { await server?.close(); });
+      before(async function () {
+        if (backend === 's3') server = await startS3Server();
+      });
+      after(async () => {
+        await server?.close();
+      });
       beforeEach(async () => {
         if (backend === 'memory') blobs = new MemoryBlobStore();
         else if (backend === 'filesystem') blobs = await FsBlobStore.open(path.join(dir, 'blobs'));
-        else blobs = new S3BlobStore({ endpoint: server!.endpoint, bucket: server!.bucket, prefix: `p${Date.now()}`, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }, maxAttempts: 1 });
+        else
+          blobs = new S3BlobStore({
+            endpoint: server!.endpoint,
+            bucket: server!.bucket,
+            prefix: `p${Date.now()}`,
+            credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+            maxAttempts: 1,
+          });
       });
-      afterEach(() => { blobs.dispose?.(); });
+      afterEach(() => {
+        blobs.dispose?.();
+      });
 
       it('inline result, blob result and attachment give the same answers', async () => {
         const text = numberedLines(3000, (i) => (i % 250 === 0 ? ' MARK' : ''));
         writeFileSync(path.join(dir, 'out.txt'), text);
-        const inlineStore = await openStore(dir, { blobs, limits: { largeResultBytes: 16, previewBytes: 8 }, offloadThresholdBytes: 1_000_000 });
-        const blobStore = await openStore(dir, { blobs, limits: { largeResultBytes: 16, previewBytes: 8 }, offloadThresholdBytes: 1024 });
+        const inlineStore = await openStore(dir, {
+          blobs,
+          limits: { largeResultBytes: 16, previewBytes: 8 },
+          offloadThresholdBytes: 1_000_000,
+        });
+        const blobStore = await openStore(dir, {
+          blobs,
+          limits: { largeResultBytes: 16, previewBytes: 8 },
+          offloadThresholdBytes: 1024,
+        });
         const inlineRun = await inlineStore.startRun();
         const inl = await inlineRun.recordResult('t', {}, text);
         const blobRun = await blobStore.startRun();
         const blb = await blobRun.recordResult('t', {}, text);
         const cmd = await blobRun.runCommand('cat out.txt', { cwd: dir });
-        assert.deepEqual([inl.record.stored, blb.record.stored, cmd.record.attachments[0]!.stored], ['inline', 'blob', 'blob']);
+        assert.deepEqual(
+          [inl.record.stored, blb.record.stored, cmd.record.attachments[0]!.stored],
+          ['inline', 'blob', 'blob'],
+        );
         const handles = [inl.handle!, blb.handle!, cmd.record.attachments[0]!.handle];
-        const strip = (r: ReadToolOutputResult): Omit<ReadToolOutputResult, 'handle'> => { const { handle: _h, ...rest } = r; return rest; };
-        for (const args of [{}, { offset: 2990, limit: 20 }, { pattern: 'MARK$', offset: 2, limit: 3 }, { bytes: { start: 100, end: 300 } }]) {
+        const strip = (r: ReadToolOutputResult): Omit<ReadToolOutputResult, 'handle'> => {
+          const { handle: _h, ...rest } = r;
+          return rest;
+        };
+        for (const args of [
+          {},
+          { offset: 2990, limit: 20 },
+          { pattern: 'MARK$', offset: 2, limit: 3 },
+          { bytes: { start: 100, end: 300 } },
+        ]) {
           const results = await Promise.all(handles.map((handle) => blobStore.readToolOutput({ handle, ...args })));
           assert.deepEqual(strip(results[1]!), strip(results[0]!));
           assert.deepEqual(strip(results[2]!), strip(results[0]!));
@@ -483,19 +769,36 @@ describe('read_tool_output (docs/contracts.md §2.5)', () => {
       });
 
       it('a tampered blob, a changed size and a rewritten manifest are digest mismatches; a deleted blob is "missing"', async () => {
-        const s = await openStore(dir, { blobs, limits: { largeResultBytes: 16, previewBytes: 8 }, offloadThresholdBytes: 1024 });
+        const s = await openStore(dir, {
+          blobs,
+          limits: { largeResultBytes: 16, previewBytes: 8 },
+          offloadThresholdBytes: 1024,
+        });
         const run = await s.startRun();
         const text = numberedLines(20_000);
         const out = await run.recordResult('t', {}, text);
         const key = { tenant: 'tenant-a', runId: run.runId, callId: out.callId };
-        const tampered = Buffer.from(text); tampered[200_000] = 0x21;
+        const tampered = Buffer.from(text);
+        tampered[200_000] = 0x21;
         await blobs.put(key, tampered);
-        await rejectsWith(s.readToolOutput({ handle: out.handle!, pattern: 'line 1999' }), 'digestMismatch', 'artifact digest does not match its recorded identity');
-        await rejectsWith(s.readToolOutput({ handle: out.handle!, offset: 15_000 }), 'digestMismatch', 'artifact digest does not match its recorded identity');
+        await rejectsWith(
+          s.readToolOutput({ handle: out.handle!, pattern: 'line 1999' }),
+          'digestMismatch',
+          'artifact digest does not match its recorded identity',
+        );
+        await rejectsWith(
+          s.readToolOutput({ handle: out.handle!, offset: 15_000 }),
+          'digestMismatch',
+          'artifact digest does not match its recorded identity',
+        );
         // Bytes before the tampered chunk are still served: only verified chunks are returned.
         assert.equal((await s.readToolOutput({ handle: out.handle!, bytes: { start: 0, end: 6 } })).content, 'line 0');
         await blobs.put(key, Buffer.concat([Buffer.from(text), Buffer.from('x')]));
-        await rejectsWith(s.readToolOutput({ handle: out.handle!, bytes: { start: 0, end: 6 } }), 'digestMismatch', 'artifact digest does not match its recorded identity');
+        await rejectsWith(
+          s.readToolOutput({ handle: out.handle!, bytes: { start: 0, end: 6 } }),
+          'digestMismatch',
+          'artifact digest does not match its recorded identity',
+        );
         await blobs.put(key, Buffer.from(text));
         assert.equal((await s.readToolOutput({ handle: out.handle!, limit: 1 })).content, 'line 0');
         await blobs.delete(key);
@@ -503,10 +806,22 @@ describe('read_tool_output (docs/contracts.md §2.5)', () => {
         // A rewritten manifest sidecar, seen by a store that has not cached the old one.
         await blobs.put(key, tampered);
         await blobs.put(manifestKeyOf(key), encodeManifest(manifestOf(tampered)));
-        const fresh = await openStore(dir, { blobs, limits: { largeResultBytes: 16, previewBytes: 8 }, offloadThresholdBytes: 1024 });
-        await rejectsWith(fresh.readToolOutput({ handle: out.handle!, limit: 1 }), 'digestMismatch', 'artifact digest does not match its recorded identity');
+        const fresh = await openStore(dir, {
+          blobs,
+          limits: { largeResultBytes: 16, previewBytes: 8 },
+          offloadThresholdBytes: 1024,
+        });
+        await rejectsWith(
+          fresh.readToolOutput({ handle: out.handle!, limit: 1 }),
+          'digestMismatch',
+          'artifact digest does not match its recorded identity',
+        );
         await blobs.delete(manifestKeyOf(key));
-        const fresher = await openStore(dir, { blobs, limits: { largeResultBytes: 16, previewBytes: 8 }, offloadThresholdBytes: 1024 });
+        const fresher = await openStore(dir, {
+          blobs,
+          limits: { largeResultBytes: 16, previewBytes: 8 },
+          offloadThresholdBytes: 1024,
+        });
         await rejectsWith(fresher.readToolOutput({ handle: out.handle! }), 'missing', 'stored bytes are missing');
         // The store that cached the verified manifest still refuses the tampered data.
         assert.equal(await (await s.openHandle(out.handle!)).verify(), false);
@@ -520,26 +835,44 @@ describe('read_tool_output (docs/contracts.md §2.5)', () => {
     await run.finish();
     const fs = await import('node:fs');
     const log = store.logPath(run.runId);
-    fs.writeFileSync(log, fs.readFileSync(log, 'utf8').replace('"inline":"original content here"', '"inline":"forged content here!!"'));
-    const fresh = await openStore(dir, { blobs: new MemoryBlobStore(), limits: { largeResultBytes: 16, previewBytes: 8 } });
-    await rejectsWith(fresh.readToolOutput({ handle: out.handle! }), 'digestMismatch', 'artifact digest does not match its recorded identity');
+    fs.writeFileSync(
+      log,
+      fs.readFileSync(log, 'utf8').replace('"inline":"original content here"', '"inline":"forged content here!!"'),
+    );
+    const fresh = await openStore(dir, {
+      blobs: new MemoryBlobStore(),
+      limits: { largeResultBytes: 16, previewBytes: 8 },
+    });
+    await rejectsWith(
+      fresh.readToolOutput({ handle: out.handle! }),
+      'digestMismatch',
+      'artifact digest does not match its recorded identity',
+    );
   });
 
   it('openHandle gives verified ranges, streams and a full verification', async () => {
     const blobs = new MemoryBlobStore();
-    const s = await openStore(dir, { blobs, limits: { largeResultBytes: 16, previewBytes: 8 }, offloadThresholdBytes: 1024 });
+    const s = await openStore(dir, {
+      blobs,
+      limits: { largeResultBytes: 16, previewBytes: 8 },
+      offloadThresholdBytes: 1024,
+    });
     const run = await s.startRun();
     const text = numberedLines(50_000);
     const out = await run.recordResult('t', {}, text);
     const src = await s.openHandle(out.handle!);
-    assert.deepEqual([src.name, src.byteCount, src.lineCount, src.stored, src.binary], ['result', Buffer.byteLength(text), 50_000, 'blob', false]);
+    assert.deepEqual(
+      [src.name, src.byteCount, src.lineCount, src.stored, src.binary],
+      ['result', Buffer.byteLength(text), 50_000, 'blob', false],
+    );
     assert.equal(Buffer.from(await src.readRange(7, 13)).toString(), 'line 1');
     let n = 0;
     for await (const p of src.stream()) n += p.length;
     assert.equal(n, Buffer.byteLength(text));
     assert.equal(await src.verify(), true);
     const key = { tenant: 'tenant-a', runId: run.runId, callId: out.callId };
-    const raw = Buffer.from(blobs.rawObject(key)!); raw[raw.length - 3] = 0x30;
+    const raw = Buffer.from(blobs.rawObject(key)!);
+    raw[raw.length - 3] = 0x30;
     blobs.setRawObject(key, raw);
     assert.equal(await src.verify(), false);
   });

@@ -6,19 +6,74 @@ import type { CallFinishedRecord, RunRecord } from '../../../../src/core/runs/ty
 import { scratch, sha } from './helpers.js';
 
 const runId = 'run-1';
-const started: RunRecord = { type: 'run_started', runId, tenant: 't', startedAt: '2026-01-01T00:00:00.000Z', profileHash: 'a'.repeat(64) };
-const callStarted: RunRecord = { type: 'call_started', runId, callId: 'abc-1', tool: 'x', arguments: { q: 1 }, startedAt: '2026-01-01T00:00:01.000Z' };
-const finished: CallFinishedRecord = {
-  type: 'call_finished', runId, callId: 'abc-1', tool: 'x', arguments: { q: 1 }, startedAt: '2026-01-01T00:00:01.000Z', finishedAt: '2026-01-01T00:00:02.000Z',
-  status: 'ok', resultBytes: 2, elided: false, contentType: 'text/plain; charset=utf-8', sha256: sha('hi'), stored: 'inline', inline: 'hi', preview: 'hi',
-  lineCount: 1, binary: false, readable: true,
-  attachments: [{ name: 'stdout', slot: 'stdout', handle: 'out_abc-1_stdout', contentType: 'text/plain; charset=utf-8', sizeBytes: 2, observedBytes: 5, truncated: true, stored: 'inline', inline: 'hi', sha256: sha('hi'), preview: 'hi', lineCount: 1, binary: false, readable: true }],
+const started: RunRecord = {
+  type: 'run_started',
+  runId,
+  tenant: 't',
+  startedAt: '2026-01-01T00:00:00.000Z',
+  profileHash: 'a'.repeat(64),
 };
-const runFinished: RunRecord = { type: 'run_finished', runId, finishedAt: '2026-01-01T00:00:03.000Z', status: 'completed' };
+const callStarted: RunRecord = {
+  type: 'call_started',
+  runId,
+  callId: 'abc-1',
+  tool: 'x',
+  arguments: { q: 1 },
+  startedAt: '2026-01-01T00:00:01.000Z',
+};
+const finished: CallFinishedRecord = {
+  type: 'call_finished',
+  runId,
+  callId: 'abc-1',
+  tool: 'x',
+  arguments: { q: 1 },
+  startedAt: '2026-01-01T00:00:01.000Z',
+  finishedAt: '2026-01-01T00:00:02.000Z',
+  status: 'ok',
+  resultBytes: 2,
+  elided: false,
+  contentType: 'text/plain; charset=utf-8',
+  sha256: sha('hi'),
+  stored: 'inline',
+  inline: 'hi',
+  preview: 'hi',
+  lineCount: 1,
+  binary: false,
+  readable: true,
+  attachments: [
+    {
+      name: 'stdout',
+      slot: 'stdout',
+      handle: 'out_abc-1_stdout',
+      contentType: 'text/plain; charset=utf-8',
+      sizeBytes: 2,
+      observedBytes: 5,
+      truncated: true,
+      stored: 'inline',
+      inline: 'hi',
+      sha256: sha('hi'),
+      preview: 'hi',
+      lineCount: 1,
+      binary: false,
+      readable: true,
+    },
+  ],
+};
+const runFinished: RunRecord = {
+  type: 'run_finished',
+  runId,
+  finishedAt: '2026-01-01T00:00:03.000Z',
+  status: 'completed',
+};
 
 describe('run log (JSON Lines, append-only)', () => {
-  let dir: string; let cleanup: () => void; let file: string;
-  beforeEach(() => { ({ dir, cleanup } = scratch('runlog')); file = path.join(dir, `${runId}.jsonl`); });
+  let dir: string;
+  let cleanup: () => void;
+  let file: string;
+  beforeEach(() => {
+    ({ dir, cleanup } = scratch('runlog'));
+    file = path.join(dir, `${runId}.jsonl`);
+  });
   afterEach(() => cleanup());
 
   it('writes one line per record and reads every record back', async () => {
@@ -54,7 +109,9 @@ describe('run log (JSON Lines, append-only)', () => {
     const log = await readRunLog(file, runId);
     assert.deepEqual(log.records, [started, callStarted]);
     assert.equal(log.tornTail, true);
-    assert.deepEqual(log.problems, [{ line: 3, kind: 'torn_tail', detail: 'last line is incomplete (interrupted write)' }]);
+    assert.deepEqual(log.problems, [
+      { line: 3, kind: 'torn_tail', detail: 'last line is incomplete (interrupted write)' },
+    ]);
   });
 
   it('after a torn tail, the next append starts on its own line and the torn bytes read as one bad line', async () => {
@@ -113,36 +170,102 @@ describe('run log (JSON Lines, append-only)', () => {
   it('a record claims a minted handle (res_ or out_ and 26 base32 characters) or the form records before them derived from the call; nothing else, and no handle twice', () => {
     const minted = (p: string, c: string): string => `${p}_${c.repeat(26)}`;
     const withHandles = (result: string | undefined, out: string): Record<string, unknown> => ({
-      ...finished, elided: result !== undefined, ...(result !== undefined ? { resultHandle: result } : {}), attachments: [{ ...finished.attachments[0], handle: out }],
+      ...finished,
+      elided: result !== undefined,
+      ...(result !== undefined ? { resultHandle: result } : {}),
+      attachments: [{ ...finished.attachments[0], handle: out }],
     });
     assert.equal(checkRecord(withHandles(minted('res', 'a'), minted('out', '7')), runId), undefined);
     assert.equal(checkRecord(withHandles('res_abc-1', 'out_abc-1_stdout'), runId), undefined);
     assert.equal(checkRecord(withHandles(minted('res', 'a'), 'out_abc-1_stdout'), runId), undefined);
-    for (const bad of [minted('res', 'A'), minted('res', '1'), `res_${'a'.repeat(25)}`, `res_${'a'.repeat(27)}`, minted('out', 'a'), 'res_abc-2', `${minted('res', 'a')}\n`]) {
-      assert.equal(checkRecord(withHandles(bad, minted('out', 'b')), runId), 'call_finished: field resultHandle is missing or invalid', JSON.stringify(bad));
+    for (const bad of [
+      minted('res', 'A'),
+      minted('res', '1'),
+      `res_${'a'.repeat(25)}`,
+      `res_${'a'.repeat(27)}`,
+      minted('out', 'a'),
+      'res_abc-2',
+      `${minted('res', 'a')}\n`,
+    ]) {
+      assert.equal(
+        checkRecord(withHandles(bad, minted('out', 'b')), runId),
+        'call_finished: field resultHandle is missing or invalid',
+        JSON.stringify(bad),
+      );
     }
-    for (const bad of [minted('out', '8'), `out_${'b'.repeat(25)}`, minted('res', 'b'), 'out_abc-1_stderr', 'out_abc-2_stdout']) {
-      assert.equal(checkRecord(withHandles(undefined, bad), runId), 'call_finished: field attachment handle is missing or invalid', JSON.stringify(bad));
+    for (const bad of [
+      minted('out', '8'),
+      `out_${'b'.repeat(25)}`,
+      minted('res', 'b'),
+      'out_abc-1_stderr',
+      'out_abc-2_stdout',
+    ]) {
+      assert.equal(
+        checkRecord(withHandles(undefined, bad), runId),
+        'call_finished: field attachment handle is missing or invalid',
+        JSON.stringify(bad),
+      );
     }
     // One handle for the result and an output, or for two outputs: the record mints neither.
     assert.equal(checkRecord(withHandles('res_abc-1', minted('out', 'c')), runId), undefined);
-    const twice = { ...finished, attachments: [{ ...finished.attachments[0], handle: minted('out', 'c') }, { ...finished.attachments[0], slot: 'stderr', name: 'stderr', handle: minted('out', 'c') }] };
+    const twice = {
+      ...finished,
+      attachments: [
+        { ...finished.attachments[0], handle: minted('out', 'c') },
+        { ...finished.attachments[0], slot: 'stderr', name: 'stderr', handle: minted('out', 'c') },
+      ],
+    };
     assert.equal(checkRecord(twice, runId), 'call_finished: a handle is repeated');
   });
 
   it('accepts every record type the contract lists, with all call_finished fields', () => {
-    for (const r of [started, callStarted, finished, runFinished, { type: 'run_pinned', runId, pinned: true, at: '2026-01-01T00:00:00.000Z' }]) {
+    for (const r of [
+      started,
+      callStarted,
+      finished,
+      runFinished,
+      { type: 'run_pinned', runId, pinned: true, at: '2026-01-01T00:00:00.000Z' },
+    ]) {
       assert.equal(checkRecord(r, runId), undefined);
     }
-    for (const field of ['resultBytes', 'contentType', 'preview', 'sha256', 'stored', 'attachments', 'status', 'tool', 'arguments', 'finishedAt', 'binary', 'lineCount', 'readable', 'elided']) {
+    for (const field of [
+      'resultBytes',
+      'contentType',
+      'preview',
+      'sha256',
+      'stored',
+      'attachments',
+      'status',
+      'tool',
+      'arguments',
+      'finishedAt',
+      'binary',
+      'lineCount',
+      'readable',
+      'elided',
+    ]) {
       const broken: Record<string, unknown> = { ...finished };
       delete broken[field];
       assert.equal(checkRecord(broken, runId), `call_finished: field ${field} is missing or invalid`, field);
     }
-    for (const field of ['name', 'handle', 'contentType', 'sizeBytes', 'observedBytes', 'truncated', 'stored', 'sha256', 'readable']) {
+    for (const field of [
+      'name',
+      'handle',
+      'contentType',
+      'sizeBytes',
+      'observedBytes',
+      'truncated',
+      'stored',
+      'sha256',
+      'readable',
+    ]) {
       const a: Record<string, unknown> = { ...finished.attachments[0] };
       delete a[field];
-      assert.equal(checkRecord({ ...finished, attachments: [a] }, runId), `call_finished: field attachment ${field} is missing or invalid`, field);
+      assert.equal(
+        checkRecord({ ...finished, attachments: [a] }, runId),
+        `call_finished: field attachment ${field} is missing or invalid`,
+        field,
+      );
     }
   });
 });

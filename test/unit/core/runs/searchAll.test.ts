@@ -10,14 +10,25 @@ import type { RunStore } from '../../../../src/core/runs/runStore.js';
 import { numberedLines, openStore, rejectsWith, scratch } from './helpers.js';
 
 describe('searchAllOutputs: one pattern over every kept output, newest first', () => {
-  let dir: string; let cleanup: () => void; let store: RunStore;
+  let dir: string;
+  let cleanup: () => void;
+  let store: RunStore;
   const logText = numberedLines(2000, (i) => (i === 1234 ? ' ERROR disk full' : ' ok'));
-  const binary = Buffer.concat([Buffer.from([0xff, 0xfe, 0x00]), Buffer.from('xxERROR:bin'), Buffer.from([0x00, 0x0a, 0x01])]);
-  let logHandle = ''; let stdoutHandle = ''; let binHandle = '';
+  const binary = Buffer.concat([
+    Buffer.from([0xff, 0xfe, 0x00]),
+    Buffer.from('xxERROR:bin'),
+    Buffer.from([0x00, 0x0a, 0x01]),
+  ]);
+  let logHandle = '';
+  let stdoutHandle = '';
+  let binHandle = '';
   before(async function () {
     this.timeout(30_000);
     ({ dir, cleanup } = scratch('search-all'));
-    store = await openStore(dir, { blobs: await FsBlobStore.open(path.join(dir, 'blobs')), limits: { largeResultBytes: 16, previewBytes: 8 } });
+    store = await openStore(dir, {
+      blobs: await FsBlobStore.open(path.join(dir, 'blobs')),
+      limits: { largeResultBytes: 16, previewBytes: 8 },
+    });
     const a = await store.startRun();
     logHandle = (await a.recordResult('import_file', {}, logText)).handle!;
     await a.finish('completed');
@@ -33,15 +44,26 @@ describe('searchAllOutputs: one pattern over every kept output, newest first', (
 
   it('counts every match, returns newest first with handle, line, byte offset and the line shown', async () => {
     const calls: [number, number][] = [];
-    const r = await searchAllOutputs(store, { pattern: 'ERROR' }, { onProgress: (done, total) => calls.push([done, total]) });
+    const r = await searchAllOutputs(
+      store,
+      { pattern: 'ERROR' },
+      { onProgress: (done, total) => calls.push([done, total]) },
+    );
     assert.deepEqual([r.total_matches, r.outputs_matched, r.returned, r.truncated], [4, 3, 4, false]);
-    assert.deepEqual(r.matches.map((m) => [m.handle, m.line_number, m.byte_offset, m.text]), [
-      [binHandle, 1, 5, '\\xff\\xfe\\x00xxERROR:bin\\x00'],
-      [stdoutHandle, 2, 3, 'ERROR one'],
-      [stdoutHandle, 4, 16, 'ERROR two'],
-      [logHandle, 1235, logText.indexOf('ERROR'), 'line 1234 ERROR disk full'],
+    assert.deepEqual(
+      r.matches.map((m) => [m.handle, m.line_number, m.byte_offset, m.text]),
+      [
+        [binHandle, 1, 5, '\\xff\\xfe\\x00xxERROR:bin\\x00'],
+        [stdoutHandle, 2, 3, 'ERROR one'],
+        [stdoutHandle, 4, 16, 'ERROR two'],
+        [logHandle, 1235, logText.indexOf('ERROR'), 'line 1234 ERROR disk full'],
+      ],
+    );
+    assert.deepEqual(calls, [
+      [1, 3],
+      [2, 3],
+      [3, 3],
     ]);
-    assert.deepEqual(calls, [[1, 3], [2, 3], [3, 3]]);
   });
 
   it('filters by tool and run, pages with limit while the total stays honest', async () => {
@@ -54,11 +76,23 @@ describe('searchAllOutputs: one pattern over every kept output, newest first', (
   });
 
   it('refuses a bad pattern or limit with one sentence, and stops when cancelled', async () => {
-    await rejectsWith(searchAllOutputs(store, { pattern: '(' }), 'invalidArgument', 'pattern is not a valid regular expression: Unterminated group');
-    await rejectsWith(searchAllOutputs(store, { pattern: 'x', limit: 101 }), 'invalidArgument', 'limit must be an integer from 1 to 100');
+    await rejectsWith(
+      searchAllOutputs(store, { pattern: '(' }),
+      'invalidArgument',
+      'pattern is not a valid regular expression: Unterminated group',
+    );
+    await rejectsWith(
+      searchAllOutputs(store, { pattern: 'x', limit: 101 }),
+      'invalidArgument',
+      'limit must be an integer from 1 to 100',
+    );
     const abort = new AbortController();
     abort.abort();
-    await rejectsWith(searchAllOutputs(store, { pattern: 'x' }, { signal: abort.signal }), 'invalidArgument', 'pattern search cancelled');
+    await rejectsWith(
+      searchAllOutputs(store, { pattern: 'x' }, { signal: abort.signal }),
+      'invalidArgument',
+      'pattern search cancelled',
+    );
   });
 
   it('one time limit covers the whole search: when it passes, the answer covers the newest calls searched so far and says so', async () => {
@@ -68,7 +102,10 @@ describe('searchAllOutputs: one pattern over every kept output, newest first', (
       searchTimeoutMs: 60_000,
       queryCalls: store.queryCalls.bind(store),
       readToolOutput: async (...a: Parameters<RunStore['readToolOutput']>) => {
-        assert.ok(a[2]?.deadline !== undefined && a[2].deadline > Date.now(), 'each output search gets the whole search\'s deadline');
+        assert.ok(
+          a[2]?.deadline !== undefined && a[2].deadline > Date.now(),
+          "each output search gets the whole search's deadline",
+        );
         if (++n === 2) throw new SearchDeadlineError(60_000, 10, 20);
         return store.readToolOutput(...a);
       },
@@ -79,11 +116,20 @@ describe('searchAllOutputs: one pattern over every kept output, newest first', (
     // the call cut by the limit (stdout's, the second newest) adds nothing.
     const all = await searchAllOutputs(store, { pattern: 'ERROR', limit: 100 });
     assert.equal(all.complete, undefined, 'a search that finished says nothing of a limit');
-    assert.deepEqual([r.total_matches, r.outputs_searched, r.matches.map((m) => [m.handle, m.line_number])], [1, 1, [[binHandle, 1]]]);
+    assert.deepEqual(
+      [r.total_matches, r.outputs_searched, r.matches.map((m) => [m.handle, m.line_number])],
+      [1, 1, [[binHandle, 1]]],
+    );
     assert.deepEqual(all.matches[0]!.handle, binHandle);
     // Another error of one output is no time limit: that output is skipped, the rest searched.
     let m = 0;
-    const oneGone = { ...cutAtSecond, readToolOutput: async (...a: Parameters<RunStore['readToolOutput']>) => { if (++m === 1) throw new EvidenceError('missing', 'stored bytes are missing'); return store.readToolOutput(...a); } };
+    const oneGone = {
+      ...cutAtSecond,
+      readToolOutput: async (...a: Parameters<RunStore['readToolOutput']>) => {
+        if (++m === 1) throw new EvidenceError('missing', 'stored bytes are missing');
+        return store.readToolOutput(...a);
+      },
+    };
     const skipped = await searchAllOutputs(oneGone, { pattern: 'ERROR' });
     assert.deepEqual([skipped.complete, skipped.total_matches, skipped.outputs_searched], [undefined, 3, 2]);
   });
@@ -100,7 +146,11 @@ describe('searchAllOutputs: one pattern over every kept output, newest first', (
         // Older outputs answer sooner: a search that took results as they came would reorder them.
         const order = [binHandle, stdoutHandle, logHandle].indexOf(a[0].handle);
         await new Promise((r) => setTimeout(r, 120 - 40 * Math.max(0, order)));
-        try { return await store.readToolOutput(...a); } finally { inFlight--; }
+        try {
+          return await store.readToolOutput(...a);
+        } finally {
+          inFlight--;
+        }
       },
     };
     const r = await searchAllOutputs(overlapping, { pattern: 'ERROR' });
@@ -114,7 +164,10 @@ describe('searchAllOutputs: one pattern over every kept output, newest first', (
     // 8 MB of lines a slow pattern backtracks on: far more than 1 ms of work.
     const h = (await big.recordResult('big', {}, `${'a'.repeat(63)}\n`.repeat(125_000))).handle!;
     await big.finish('completed');
-    await assert.rejects(store.readToolOutput({ handle: h, pattern: 'a.*a.*b' }, undefined, { deadline: Date.now() + 1 }), (e: unknown) => e instanceof SearchDeadlineError);
+    await assert.rejects(
+      store.readToolOutput({ handle: h, pattern: 'a.*a.*b' }, undefined, { deadline: Date.now() + 1 }),
+      (e: unknown) => e instanceof SearchDeadlineError,
+    );
     const r = await searchAllOutputs(store, { pattern: 'a.*a.*b' }, { timeoutMs: 1 });
     assert.deepEqual([r.complete, r.time_limit_ms, r.calls_searched, r.total_matches], [false, 1, 0, 0]);
     assert.equal(r.calls_total, 4);
@@ -122,22 +175,42 @@ describe('searchAllOutputs: one pattern over every kept output, newest first', (
 
   it('evidence_search (the table entry): the same answer as JSON under 8 KiB, fewer matches when they would not fit, the total unchanged', async () => {
     const tool = EvidenceToolTable.evidence_search;
-    assert.deepEqual([tool.check({ pattern: 'x', limit: 5 }), tool.check({ pattern: 'x', extra: 1 }).ok], [{ ok: true, value: { pattern: 'x', limit: 5 } }, false]);
-    const ctx = { runs: store, signal: new AbortController().signal, log: () => assert.fail('no failure') } as unknown as ToolCallContext;
+    assert.deepEqual(
+      [tool.check({ pattern: 'x', limit: 5 }), tool.check({ pattern: 'x', extra: 1 }).ok],
+      [{ ok: true, value: { pattern: 'x', limit: 5 } }, false],
+    );
+    const ctx = {
+      runs: store,
+      signal: new AbortController().signal,
+      log: () => assert.fail('no failure'),
+    } as unknown as ToolCallContext;
     const noRun = (): never => assert.fail('a search opens no run');
     const answer = await tool.perform!(ctx, { pattern: 'ERROR' }, noRun);
     assert.equal(answer.status, 'completed');
-    assert.deepEqual(JSON.parse(answer.text), JSON.parse(JSON.stringify(await searchAllOutputs(store, { pattern: 'ERROR' }))));
+    assert.deepEqual(
+      JSON.parse(answer.text),
+      JSON.parse(JSON.stringify(await searchAllOutputs(store, { pattern: 'ERROR' }))),
+    );
     // 100 matches of 2,000-character lines cannot fit: fewer are returned, the total stays 2000.
     const wide = await store.startRun();
     await wide.recordResult('wide', {}, `${'W'.repeat(1990)} HIT\n`.repeat(2000));
     await wide.finish('completed');
     const fitted = await tool.perform!(ctx, { pattern: 'HIT', limit: 100 }, noRun);
-    const r = JSON.parse(fitted.text) as { total_matches: number; returned: number; truncated: boolean; matches: unknown[] };
+    const r = JSON.parse(fitted.text) as {
+      total_matches: number;
+      returned: number;
+      truncated: boolean;
+      matches: unknown[];
+    };
     assert.ok(Buffer.byteLength(fitted.text) < 8192, `${Buffer.byteLength(fitted.text)} bytes`);
-    assert.deepEqual([r.total_matches, r.truncated, r.matches.length === r.returned, r.returned >= 1 && r.returned < 100], [2000, true, true, true]);
+    assert.deepEqual(
+      [r.total_matches, r.truncated, r.matches.length === r.returned, r.returned >= 1 && r.returned < 100],
+      [2000, true, true, true],
+    );
     const bad = await tool.perform!(ctx, { pattern: '(' }, noRun);
-    assert.deepEqual([bad.text, bad.status], ['error: pattern is not a valid regular expression: Unterminated group', 'failed']);
+    assert.deepEqual(
+      [bad.text, bad.status],
+      ['error: pattern is not a valid regular expression: Unterminated group', 'failed'],
+    );
   });
-
 });

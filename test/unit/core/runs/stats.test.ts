@@ -19,39 +19,75 @@ import { commandWordOf } from '../../../../src/core/runs/catalog/rows.js';
 
 function collect(env: NodeJS.ProcessEnv = {}, cwd = os.tmpdir()): CliIo & { stdout: string; stderr: string } {
   const io = {
-    stdout: '', stderr: '', cwd, env,
-    async out(t: string) { io.stdout += t; },
-    err(t: string) { io.stderr += t; },
-    async tee(_s: 'stdout' | 'stderr', c: Uint8Array) { io.stdout += Buffer.from(c).toString('utf8'); },
-    async readStdin() { return ''; },
-    onInterrupt() { /* none */ },
-    offInterrupt() { /* none */ },
+    stdout: '',
+    stderr: '',
+    cwd,
+    env,
+    async out(t: string) {
+      io.stdout += t;
+    },
+    err(t: string) {
+      io.stderr += t;
+    },
+    async tee(_s: 'stdout' | 'stderr', c: Uint8Array) {
+      io.stdout += Buffer.from(c).toString('utf8');
+    },
+    async readStdin() {
+      return '';
+    },
+    onInterrupt() {
+      /* none */
+    },
+    offInterrupt() {
+      /* none */
+    },
   };
   return io;
 }
 
 type Rec = Record<string, unknown> & { type: string; callId?: string };
-interface Att { name: string; sizeBytes: number; observedBytes: number; truncated: boolean; readable: boolean; binary: boolean; previewRange?: { headEnd: number; tailStart: number } }
+interface Att {
+  name: string;
+  sizeBytes: number;
+  observedBytes: number;
+  truncated: boolean;
+  readable: boolean;
+  binary: boolean;
+  previewRange?: { headEnd: number; tailStart: number };
+}
 
 /** Per-call figures from the raw records, written without the catalog's code. */
-function independent(logsDir: string): { key: Record<'agent' | 'tool' | 'command' | 'day', string>; f: UsageFigures }[] {
+function independent(
+  logsDir: string,
+): { key: Record<'agent' | 'tool' | 'command' | 'day', string>; f: UsageFigures }[] {
   const out: { key: Record<'agent' | 'tool' | 'command' | 'day', string>; f: UsageFigures }[] = [];
   for (const name of readdirSync(logsDir).filter((n) => n.endsWith('.jsonl'))) {
-    const recs = readFileSync(path.join(logsDir, name), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Rec);
+    const recs = readFileSync(path.join(logsDir, name), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Rec);
     const src = (recs[0]!.source ?? { kind: 'tool' }) as { kind: string; agent?: string };
     for (const fin of recs.filter((r) => r.type === 'call_finished')) {
       const shown = recs.filter((r) => r.type === 'call_shown' && r.callId === fin.callId);
       const answers = shown.filter((r) => r.view === 'answer');
       const reads = shown.filter((r) => r.view === 'read');
       const atts = (fin.attachments as Att[]).filter((a) => a.name === 'stdout' || a.name === 'stderr');
-      let outBytes: number; let kept: number; let lost: number; let whole: boolean;
+      let outBytes: number;
+      let kept: number;
+      let lost: number;
+      let whole: boolean;
       if (atts.length) {
         outBytes = atts.reduce((s, a) => s + a.observedBytes, 0);
         kept = atts.reduce((s, a) => s + (a.readable ? a.sizeBytes : 0), 0);
         lost = atts.reduce((s, a) => s + (a.observedBytes - a.sizeBytes), 0);
-        whole = atts.every((a) => a.observedBytes === 0 || (!a.truncated && !a.binary && a.readable && a.previewRange === undefined));
+        whole = atts.every(
+          (a) => a.observedBytes === 0 || (!a.truncated && !a.binary && a.readable && a.previewRange === undefined),
+        );
       } else {
-        outBytes = fin.resultBytes as number; kept = outBytes; lost = 0; whole = fin.elided === false;
+        outBytes = fin.resultBytes as number;
+        kept = outBytes;
+        lost = 0;
+        whole = fin.elided === false;
       }
       whole ||= answers.some((a) => a.whole === true);
       const shownBytes = answers.reduce((s, r) => s + (r.bytes as number), 0);
@@ -59,12 +95,35 @@ function independent(logsDir: string): { key: Record<'agent' | 'tool' | 'command
       const saved = whole || answers.length === 0 ? 0 : Math.max(0, outBytes - shownBytes - readBytes);
       const line = (fin.arguments as { command?: unknown }).command;
       // The first word that is not an assignment, without its folder.
-      const command = typeof line === 'string' ? (line.trim().split(/\s+/).find((w) => !w.includes('=')) ?? '').replace(/^.*\//, '') : '';
+      const command =
+        typeof line === 'string'
+          ? (
+              line
+                .trim()
+                .split(/\s+/)
+                .find((w) => !w.includes('=')) ?? ''
+            ).replace(/^.*\//, '')
+          : '';
       out.push({
-        key: { agent: src.agent ?? src.kind, tool: fin.tool as string, command, day: localDay(Date.parse(fin.startedAt as string)) },
+        key: {
+          agent: src.agent ?? src.kind,
+          tool: fin.tool as string,
+          command,
+          day: localDay(Date.parse(fin.startedAt as string)),
+        },
         f: {
-          outputs: 1, outputBytes: outBytes, keptBytes: kept, lostOutputs: lost > 0 ? 1 : 0, lostBytes: lost, shownOutputs: answers.length > 0 ? 1 : 0,
-          shownBytes, wholeOutputs: whole ? 1 : 0, reads: reads.length, readBytes, recalledOutputs: reads.length > 0 ? 1 : 0, savedBytes: saved,
+          outputs: 1,
+          outputBytes: outBytes,
+          keptBytes: kept,
+          lostOutputs: lost > 0 ? 1 : 0,
+          lostBytes: lost,
+          shownOutputs: answers.length > 0 ? 1 : 0,
+          shownBytes,
+          wholeOutputs: whole ? 1 : 0,
+          reads: reads.length,
+          readBytes,
+          recalledOutputs: reads.length > 0 ? 1 : 0,
+          savedBytes: saved,
         },
       });
     }
@@ -98,7 +157,10 @@ describe('savings (usage) against the raw records', function () {
     writeFileSync(path.join(spool, '1'), stdout);
     writeFileSync(path.join(spool, '2'), '');
     writeFileSync(path.join(spool, 'command'), command);
-    writeFileSync(path.join(spool, 'meta.json'), JSON.stringify({ agent, sessionId: 'sess-1', routedAt: new Date().toISOString(), cwd: work }));
+    writeFileSync(
+      path.join(spool, 'meta.json'),
+      JSON.stringify({ agent, sessionId: 'sess-1', routedAt: new Date().toISOString(), cwd: work }),
+    );
     const io = collect({}, work);
     assert.equal(await runCli(['keep', spool, '0', '4096'], io, []), 0, io.stderr);
     return io.stdout;
@@ -144,7 +206,10 @@ describe('savings (usage) against the raw records', function () {
     assert.deepEqual(report.total, sum(calls.map((c) => c.f)));
     // The exact bytes: what each caller printed is what was counted as shown.
     const byte = (s: string): number => Buffer.byteLength(s, 'utf8');
-    assert.equal(report.total.shownBytes, byte(big.stdout) + byte(small.stdout) + byte(routedBig) + byte(routedSmall) + byte(capped.modelText));
+    assert.equal(
+      report.total.shownBytes,
+      byte(big.stdout) + byte(small.stdout) + byte(routedBig) + byte(routedSmall) + byte(capped.modelText),
+    );
     assert.equal(report.total.readBytes, byte(r1.stdout) + byte(r2.stdout) + byte(r3.stdout) - 3);
     assert.equal(report.total.reads, 3);
     assert.equal(report.total.recalledOutputs, 2);
@@ -154,8 +219,14 @@ describe('savings (usage) against the raw records', function () {
     const bigOut = byte(Array.from({ length: 30000 }, (_, i) => `${i + 1}\n`).join(''));
     const routedOut = 50_000 + byte('\nFAIL line\n');
     const cappedOut = byte(Array.from({ length: 100000 }, (_, i) => `${i + 1}\n`).join(''));
-    assert.equal(report.total.savedBytes,
-      (bigOut - byte(big.stdout) - (byte(r1.stdout) - 1)) + (routedOut - byte(routedBig) - (byte(r2.stdout) + byte(r3.stdout) - 2)) + (cappedOut - byte(capped.modelText)));
+    assert.equal(
+      report.total.savedBytes,
+      bigOut -
+        byte(big.stdout) -
+        (byte(r1.stdout) - 1) +
+        (routedOut - byte(routedBig) - (byte(r2.stdout) + byte(r3.stdout) - 2)) +
+        (cappedOut - byte(capped.modelText)),
+    );
     for (const by of USAGE_DIMENSIONS) {
       const r = await session.runs.usage({ by });
       const want = new Map<string, UsageFigures[]>();
@@ -163,8 +234,16 @@ describe('savings (usage) against the raw records', function () {
       const got = Object.fromEntries(r.groups.filter((g) => g.outputs > 0).map(({ key, ...f }) => [key, f]));
       assert.deepEqual(got, Object.fromEntries([...want].map(([k, fs]) => [k, sum(fs)])), by);
     }
-    assert.deepEqual(Object.keys(Object.fromEntries((await session.runs.usage({ by: 'agent' })).groups.map((g) => [g.key, 1]))).sort(), ['claude', 'cli', 'mcp']);
-    assert.deepEqual((await session.runs.usage({ by: 'command' })).groups.map((g) => g.key).sort(), ['echo', 'npm', 'seq', 'tsc']);
+    assert.deepEqual(
+      Object.keys(Object.fromEntries((await session.runs.usage({ by: 'agent' })).groups.map((g) => [g.key, 1]))).sort(),
+      ['claude', 'cli', 'mcp'],
+    );
+    assert.deepEqual((await session.runs.usage({ by: 'command' })).groups.map((g) => g.key).sort(), [
+      'echo',
+      'npm',
+      'seq',
+      'tsc',
+    ]);
     // A range that ends before the calls holds nothing.
     const before = await session.runs.usage({ untilMs: Date.now() - 2 * 3_600_000 });
     assert.equal(before.total.outputs, 0);

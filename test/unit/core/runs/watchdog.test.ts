@@ -19,30 +19,49 @@ const GRACE_MS = 1_000;
 
 async function waitFor(check: () => boolean, ms: number): Promise<boolean> {
   const end = Date.now() + ms;
-  while (Date.now() < end) { if (check()) return true; await new Promise((r) => setTimeout(r, 10)); }
+  while (Date.now() < end) {
+    if (check()) return true;
+    await new Promise((r) => setTimeout(r, 10));
+  }
   return check();
 }
 
 for (const shell of ['dash', 'bash']) {
   describe(`the watchdog under ${shell} (issue 26, defect 1)`, () => {
-    let dir: string; let cleanup: () => void;
+    let dir: string;
+    let cleanup: () => void;
     const started: number[] = [];
     beforeEach(() => ({ dir, cleanup } = scratch('watchdog')));
     afterEach(() => {
       // Nothing left behind, whatever the assertions said.
-      for (const pid of started.splice(0)) { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
+      for (const pid of started.splice(0)) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
+      }
       cleanup();
     });
 
     it(`SIGKILL of the parent ends, within ${GRACE_MS} ms, its group (a member with env -i too) and its marked process in another session`, async function () {
       this.timeout(30_000);
       assert.equal(spawnSync(shell, ['-c', 'exit 0']).status, 0, `${shell} must be installed`);
-      const parent = spawn(process.execPath, ['--import', 'tsx', PARENT, shell, dir], { stdio: ['ignore', 'ignore', 'pipe'] });
+      const parent = spawn(process.execPath, ['--import', 'tsx', PARENT, shell, dir], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
       let stderr = '';
-      parent.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+      parent.stderr.on('data', (d: Buffer) => {
+        stderr += d.toString();
+      });
       started.push(parent.pid!);
-      assert.ok(await waitFor(() => existsSync(path.join(dir, 'ready')), 20_000), `the command never started: ${stderr}`);
-      const pids = Object.fromEntries(['plain', 'cleared', 'session'].map((n) => [n, Number(readFileSync(path.join(dir, `${n}.pid`), 'utf8'))]));
+      assert.ok(
+        await waitFor(() => existsSync(path.join(dir, 'ready')), 20_000),
+        `the command never started: ${stderr}`,
+      );
+      const pids = Object.fromEntries(
+        ['plain', 'cleared', 'session'].map((n) => [n, Number(readFileSync(path.join(dir, `${n}.pid`), 'utf8'))]),
+      );
       started.push(...Object.values(pids));
       for (const [name, pid] of Object.entries(pids)) assert.equal(alive(pid), true, `${name} runs before the kill`);
       const exited = new Promise((r) => parent.once('exit', r));
@@ -51,7 +70,9 @@ for (const shell of ['dash', 'bash']) {
       const t = Date.now();
       await waitFor(() => Object.values(pids).every((p) => !alive(p)), GRACE_MS + 4_000);
       const ms = Date.now() - t;
-      const survivors = Object.entries(pids).filter(([, p]) => alive(p)).map(([n]) => n);
+      const survivors = Object.entries(pids)
+        .filter(([, p]) => alive(p))
+        .map(([n]) => n);
       assert.deepEqual(survivors, [], `still running ${ms} ms after the parent's SIGKILL`);
       assert.ok(ms <= GRACE_MS, `all ended, but ${ms} ms after the parent's SIGKILL`);
     });

@@ -4,12 +4,20 @@ import * as fs from 'node:fs';
 import { linkSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { EvidenceFileWorkspace, LocalErrorText, LocalWorkspace, readFileRecorded, RunStore } from '../../../../src/core/index.js';
+import {
+  EvidenceFileWorkspace,
+  LocalErrorText,
+  LocalWorkspace,
+  readFileRecorded,
+  RunStore,
+} from '../../../../src/core/index.js';
 import { openArtifacts, storedArtifacts } from '../evidence/helpers.js';
 
 describe('evidence_readFile recorded: a file the folder will not hold in memory is streamed, never refused (docs/contracts.md §3.3)', () => {
   let tmp: string;
-  before(() => { tmp = mkdtempSync(path.join(os.tmpdir(), 'be-fileReads-')); });
+  before(() => {
+    tmp = mkdtempSync(path.join(os.tmpdir(), 'be-fileReads-'));
+  });
   after(() => rmSync(tmp, { recursive: true, force: true }));
 
   it('a file over maxFileBytes is kept whole (shown whole under the inline bound, recorded by its artifact); a small file whose text reads like a refusal comes back as it is', async () => {
@@ -19,29 +27,49 @@ describe('evidence_readFile recorded: a file the folder will not hold in memory 
     writeFileSync(path.join(ws, 'lookalike.txt'), 'error: file exceeds 99 bytes');
     const artifacts = await openArtifacts(mkdirOf(tmp, 'blobs'));
     const runs = await RunStore.open({ logsDir: path.join(tmp, 'logs'), tenant: 't', artifacts });
-    const files = EvidenceFileWorkspace.create(await LocalWorkspace.open({ root: ws, maxFileBytes: 32 }), artifacts, { maxInlineBytes: 512, previewBytes: 64, maxRangeBytes: 512 });
+    const files = EvidenceFileWorkspace.create(await LocalWorkspace.open({ root: ws, maxFileBytes: 32 }), artifacts, {
+      maxInlineBytes: 512,
+      previewBytes: 64,
+      maxRangeBytes: 512,
+    });
     const run = await runs.startRun();
     assert.equal((await readFileRecorded(files, { artifacts }, run, 'big.log')).text, 'x'.repeat(40));
     // The course contract passes `error:`-looking text through unchanged (docs/contracts.md §1.2): no hint is added to it.
-    assert.equal((await readFileRecorded(files, { artifacts }, run, 'lookalike.txt')).text, 'error: file exceeds 99 bytes');
+    assert.equal(
+      (await readFileRecorded(files, { artifacts }, run, 'lookalike.txt')).text,
+      'error: file exceeds 99 bytes',
+    );
     await run.finish();
     const [call] = await runs.report(run.runId);
-    assert.deepEqual([call!.stored, call!.resultBytes, call!.elided, call!.artifactId], ['artifact', 40, false, `artifact-${createHash('sha256').update('x'.repeat(40)).digest('hex')}`]);
+    assert.deepEqual(
+      [call!.stored, call!.resultBytes, call!.elided, call!.artifactId],
+      ['artifact', 40, false, `artifact-${createHash('sha256').update('x'.repeat(40)).digest('hex')}`],
+    );
   });
 });
 
 describe('evidence_readFile recorded: a file is opened and read once, whatever the folder decides (docs/contracts.md §3.3)', () => {
   let tmp: string;
-  before(() => { tmp = mkdtempSync(path.join(os.tmpdir(), 'be-fileReads-once-')); });
+  before(() => {
+    tmp = mkdtempSync(path.join(os.tmpdir(), 'be-fileReads-once-'));
+  });
   after(() => rmSync(tmp, { recursive: true, force: true }));
 
   it('a file over maxFileBytes and a file that is not UTF-8 are each opened once and each byte read once', async () => {
     const ws = mkdirOf(tmp, 'ws');
-    const files = { 'big.log': Buffer.from('x'.repeat(40)), 'latin1.txt': Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]), 'small.txt': Buffer.from('small\n') };
+    const files = {
+      'big.log': Buffer.from('x'.repeat(40)),
+      'latin1.txt': Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]),
+      'small.txt': Buffer.from('small\n'),
+    };
     for (const [name, bytes] of Object.entries(files)) writeFileSync(path.join(ws, name), bytes);
     const artifacts = await openArtifacts(mkdirOf(tmp, 'blobs'));
     const runs = await RunStore.open({ logsDir: path.join(tmp, 'logs'), tenant: 't', artifacts });
-    const folder = EvidenceFileWorkspace.create(await LocalWorkspace.open({ root: ws, maxFileBytes: 32 }), artifacts, { maxInlineBytes: 512, previewBytes: 64, maxRangeBytes: 512 });
+    const folder = EvidenceFileWorkspace.create(await LocalWorkspace.open({ root: ws, maxFileBytes: 32 }), artifacts, {
+      maxInlineBytes: 512,
+      previewBytes: 64,
+      maxRangeBytes: 512,
+    });
     const run = await runs.startRun();
     // Every open of a workspace file, and every byte read through the descriptors it gave.
     const seen = new Map<string, { opens: number; bytes: number }>();
@@ -76,17 +104,22 @@ describe('evidence_readFile recorded: a file is opened and read once, whatever t
     });
     await run.finish();
     const calls = await runs.report(run.runId);
-    assert.deepEqual(calls.map((c) => [c.stored, c.resultBytes, c.artifactId]), [
-      ['artifact', 40, `artifact-${createHash('sha256').update(files['big.log']).digest('hex')}`],
-      ['artifact', 5, `artifact-${createHash('sha256').update(files['latin1.txt']).digest('hex')}`],
-      ['inline', 6, undefined],
-    ]);
+    assert.deepEqual(
+      calls.map((c) => [c.stored, c.resultBytes, c.artifactId]),
+      [
+        ['artifact', 40, `artifact-${createHash('sha256').update(files['big.log']).digest('hex')}`],
+        ['artifact', 5, `artifact-${createHash('sha256').update(files['latin1.txt']).digest('hex')}`],
+        ['inline', 6, undefined],
+      ],
+    );
   });
 });
 
 describe('evidence_readFile recorded: the streamed path keeps every confinement check (docs/contracts.md §5.3)', () => {
   let tmp: string;
-  before(() => { tmp = mkdtempSync(path.join(os.tmpdir(), 'be-fileReads-confined-')); });
+  before(() => {
+    tmp = mkdtempSync(path.join(os.tmpdir(), 'be-fileReads-confined-'));
+  });
   after(() => rmSync(tmp, { recursive: true, force: true }));
 
   it('a large or non-UTF-8 file behind an escaping link, under a secret name or hard-linked is refused as before; nothing is stored', async () => {
@@ -100,7 +133,11 @@ describe('evidence_readFile recorded: the streamed path keeps every confinement 
     const blobsDir = mkdirOf(tmp, 'blobs');
     const artifacts = await openArtifacts(blobsDir);
     const runs = await RunStore.open({ logsDir: path.join(tmp, 'logs'), tenant: 't', artifacts });
-    const files = EvidenceFileWorkspace.create(await LocalWorkspace.open({ root: ws, maxFileBytes: 32 }), artifacts, { maxInlineBytes: 512, previewBytes: 64, maxRangeBytes: 512 });
+    const files = EvidenceFileWorkspace.create(await LocalWorkspace.open({ root: ws, maxFileBytes: 32 }), artifacts, {
+      maxInlineBytes: 512,
+      previewBytes: 64,
+      maxRangeBytes: 512,
+    });
     const run = await runs.startRun();
     assert.equal((await readFileRecorded(files, { artifacts }, run, 'out/big.bin')).text, LocalErrorText.pathEscapes);
     assert.equal((await readFileRecorded(files, { artifacts }, run, 'id_rsa')).text, LocalErrorText.pathSecret);
@@ -118,12 +155,16 @@ function mkdirOf(root: string, name: string): string {
 
 describe('evidence_readFile recorded: the error lines of a large file follow the observation (docs/contracts.md §2.13)', () => {
   let tmp: string;
-  before(() => { tmp = mkdtempSync(path.join(os.tmpdir(), 'be-fileReads-errors-')); });
+  before(() => {
+    tmp = mkdtempSync(path.join(os.tmpdir(), 'be-fileReads-errors-'));
+  });
   after(() => rmSync(tmp, { recursive: true, force: true }));
 
   it('held and streamed: the §1.2 observation byte for byte, the search hint, then the clear error lines with their positions', async () => {
     const ws = mkdirOf(tmp, 'ws');
-    const lines = Array.from({ length: 3000 }, (_, i) => (i === 1700 ? 'npm error code ERESOLVE' : `line ${i} of the install log`));
+    const lines = Array.from({ length: 3000 }, (_, i) =>
+      i === 1700 ? 'npm error code ERESOLVE' : `line ${i} of the install log`,
+    );
     const text = `${lines.join('\n')}\n`;
     writeFileSync(path.join(ws, 'install.log'), text);
     const at = Buffer.byteLength(lines.slice(0, 1700).join('\n')) + 1;
@@ -131,15 +172,25 @@ describe('evidence_readFile recorded: the error lines of a large file follow the
       const artifacts = await openArtifacts(mkdirOf(tmp, `blobs-${maxFileBytes}`));
       const runs = await RunStore.open({ logsDir: path.join(tmp, `logs-${maxFileBytes}`), tenant: 't', artifacts });
       // 1 MiB: read into memory; 1,024: streamed into the store (the scan reads it back in 1 MiB pieces).
-      const files = EvidenceFileWorkspace.create(await LocalWorkspace.open({ root: ws, maxFileBytes }), artifacts, { maxInlineBytes: 2048, previewBytes: 400, maxRangeBytes: 512 });
+      const files = EvidenceFileWorkspace.create(await LocalWorkspace.open({ root: ws, maxFileBytes }), artifacts, {
+        maxInlineBytes: 2048,
+        previewBytes: 400,
+        maxRangeBytes: 512,
+      });
       const run = await runs.startRun();
       const { text: reply } = await readFileRecorded(files, { artifacts }, run, 'install.log');
       const [call] = await runs.report(run.runId);
       const observation = reply.slice(0, reply.indexOf('\nSearchable by line or pattern:'));
       assert.ok(observation.startsWith('Tool result externalized:\n{"artifact_id":"artifact-'), reply);
-      assert.equal(reply, `${observation}\nSearchable by line or pattern: read_tool_output {"handle":"${call!.handle}"}\nError lines (1 of 1):\nline 1701, byte ${at}: npm error code ERESOLVE`);
+      assert.equal(
+        reply,
+        `${observation}\nSearchable by line or pattern: read_tool_output {"handle":"${call!.handle}"}\nError lines (1 of 1):\nline 1701, byte ${at}: npm error code ERESOLVE`,
+      );
       const r = await runs.readToolOutput({ handle: call!.handle!, pattern: '^npm (?:ERR!|error) ' });
-      assert.deepEqual(r.matches!.map((m) => [m.line_number, m.byte_offset]), [[1701, at]]);
+      assert.deepEqual(
+        r.matches!.map((m) => [m.line_number, m.byte_offset]),
+        [[1701, at]],
+      );
     }
   });
 });

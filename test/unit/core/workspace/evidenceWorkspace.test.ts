@@ -4,10 +4,25 @@ import fc from 'fast-check';
 import { makeArtifactRef } from '../../../../src/core/artifacts/artifactRef.js';
 import { ArtifactStore } from '../../../../src/core/artifacts/artifacts.js';
 import {
-  BoundedEvidenceWorkspace, buildBinaryObservation, buildObservation, DEFAULT_EVIDENCE_LIMITS, parseRangePath, resolveEvidenceLimits, type EvidenceLimits,
+  BoundedEvidenceWorkspace,
+  buildBinaryObservation,
+  buildObservation,
+  DEFAULT_EVIDENCE_LIMITS,
+  parseRangePath,
+  resolveEvidenceLimits,
+  type EvidenceLimits,
 } from '../../../../src/core/workspace/evidenceWorkspace.js';
 import { escapeBinary } from '../../../../src/core/runs/search/patternAnalysis.js';
-import { artifactFile, jsonAfterFirstLine, openArtifacts, referenceObservation, ScriptedWorkspace, sha256hex, storedArtifacts, tempDir } from '../evidence/helpers.js';
+import {
+  artifactFile,
+  jsonAfterFirstLine,
+  openArtifacts,
+  referenceObservation,
+  ScriptedWorkspace,
+  sha256hex,
+  storedArtifacts,
+  tempDir,
+} from '../evidence/helpers.js';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 const readFile = (p: string) => ({ tool: 'read_file', arguments: { path: p } });
@@ -16,10 +31,14 @@ describe('evidence workspace: limits (1.2)', () => {
   it('defaults to 512 / 64 / 512', () => {
     assert.deepEqual(DEFAULT_EVIDENCE_LIMITS, { maxInlineBytes: 512, previewBytes: 64, maxRangeBytes: 512 });
     assert.deepEqual(resolveEvidenceLimits(), DEFAULT_EVIDENCE_LIMITS);
-    assert.deepEqual(resolveEvidenceLimits({ maxInlineBytes: 4096, previewBytes: undefined }), { maxInlineBytes: 4096, previewBytes: 64, maxRangeBytes: 512 });
+    assert.deepEqual(resolveEvidenceLimits({ maxInlineBytes: 4096, previewBytes: undefined }), {
+      maxInlineBytes: 4096,
+      previewBytes: 64,
+      maxRangeBytes: 512,
+    });
   });
 
-  it('throws the contract\'s sentences, checked in order', () => {
+  it("throws the contract's sentences, checked in order", () => {
     const ws = new ScriptedWorkspace(() => '');
     const make = (l: Partial<EvidenceLimits>) => () => new BoundedEvidenceWorkspace(ws, {} as ArtifactStore, l);
     const positive = /^EvidenceError: evidence limits must be positive integers$/;
@@ -30,7 +49,10 @@ describe('evidence workspace: limits (1.2)', () => {
     }
     // Positivity first, even when the other rules fail too.
     assert.throws(make({ maxInlineBytes: 100, maxRangeBytes: 0 }), positive);
-    assert.throws(make({ maxInlineBytes: 511, maxRangeBytes: 3, previewBytes: 600 }), /^EvidenceError: maxInlineBytes must be at least 512$/);
+    assert.throws(
+      make({ maxInlineBytes: 511, maxRangeBytes: 3, previewBytes: 600 }),
+      /^EvidenceError: maxInlineBytes must be at least 512$/,
+    );
     assert.throws(make({ maxRangeBytes: 3, previewBytes: 600 }), /^EvidenceError: maxRangeBytes must be at least 4$/);
     assert.throws(make({ previewBytes: 513 }), /^EvidenceError: previewBytes must not exceed maxInlineBytes$/);
     assert.doesNotThrow(make({ maxInlineBytes: 512, previewBytes: 512, maxRangeBytes: 4 }));
@@ -40,7 +62,10 @@ describe('evidence workspace: limits (1.2)', () => {
 describe('evidence workspace: execute and observations (1.2)', () => {
   let t: ReturnType<typeof tempDir>;
   let store: ArtifactStore;
-  beforeEach(async () => { t = tempDir('evidence'); store = await openArtifacts(t.dir); });
+  beforeEach(async () => {
+    t = tempDir('evidence');
+    store = await openArtifacts(t.dir);
+  });
   afterEach(() => t.cleanup());
 
   function bounded(result: string | ((a: unknown) => string), limits: Partial<EvidenceLimits> = {}) {
@@ -72,7 +97,12 @@ describe('evidence workspace: execute and observations (1.2)', () => {
     assert.match(await ws2.execute(readFile('a')), /^Tool result externalized:\n/);
   });
 
-  for (const [name, ch, size] of [['1-byte', 'a', 1], ['2-byte', 'é', 2], ['3-byte', '€', 3], ['4-byte', '😀', 4]] as const) {
+  for (const [name, ch, size] of [
+    ['1-byte', 'a', 1],
+    ['2-byte', 'é', 2],
+    ['3-byte', '€', 3],
+    ['4-byte', '😀', 4],
+  ] as const) {
     it(`measures UTF-8 bytes at the inline boundary with ${name} characters`, async () => {
       const fill = (bytes: number): string => ch.repeat(Math.floor(bytes / size)) + 'a'.repeat(bytes % size);
       const atLimit = fill(512);
@@ -92,7 +122,10 @@ describe('evidence workspace: execute and observations (1.2)', () => {
       const [, h] = o.head_range as [number, number];
       assert.equal(h % size, 0, 'the head is cut between characters');
       assert.ok(!(o.head_preview as string).includes('\uFFFD') && !(o.tail_preview as string).includes('\uFFFD'));
-      assert.deepEqual(storedArtifacts(t.dir).map((r) => r.byteCount), [513]);
+      assert.deepEqual(
+        storedArtifacts(t.dir).map((r) => r.byteCount),
+        [513],
+      );
     });
   }
 
@@ -115,10 +148,13 @@ describe('evidence workspace: execute and observations (1.2)', () => {
     const head = 'α'.repeat(32);
     const tail = `${'x'.repeat(60)}🎉`;
     assert.equal(bytes.length, 600 + 10 + 400 + 4);
-    assert.equal(obs, 'Tool result externalized:\n'
-      + `{"artifact_id":"artifact-${sha}","byte_count":1014,"head_preview":"${head}","head_range":[0,64],"omitted_range":[64,950],`
-      + `"range_request":{"path":".tool-artifacts/artifact-${sha}/bytes/0-512","tool":"read_file"},"sha256":"${sha}",`
-      + `"tail_preview":"${tail}","tail_range":[950,1014]}`);
+    assert.equal(
+      obs,
+      'Tool result externalized:\n' +
+        `{"artifact_id":"artifact-${sha}","byte_count":1014,"head_preview":"${head}","head_range":[0,64],"omitted_range":[64,950],` +
+        `"range_request":{"path":".tool-artifacts/artifact-${sha}/bytes/0-512","tool":"read_file"},"sha256":"${sha}",` +
+        `"tail_preview":"${tail}","tail_range":[950,1014]}`,
+    );
   });
 
   it('lowers L one byte at a time: the default limits leave 24-byte previews of a 1000-byte result', async () => {
@@ -126,10 +162,13 @@ describe('evidence workspace: execute and observations (1.2)', () => {
     const sha = sha256hex(result);
     const { ws } = bounded(result);
     const obs = await ws.execute(readFile('a'));
-    assert.equal(obs, 'Tool result externalized:\n'
-      + `{"artifact_id":"artifact-${sha}","byte_count":1000,"head_preview":"${'x'.repeat(24)}","head_range":[0,24],"omitted_range":[24,976],`
-      + `"range_request":{"path":".tool-artifacts/artifact-${sha}/bytes/0-512","tool":"read_file"},"sha256":"${sha}",`
-      + `"tail_preview":"${'x'.repeat(24)}","tail_range":[976,1000]}`);
+    assert.equal(
+      obs,
+      'Tool result externalized:\n' +
+        `{"artifact_id":"artifact-${sha}","byte_count":1000,"head_preview":"${'x'.repeat(24)}","head_range":[0,24],"omitted_range":[24,976],` +
+        `"range_request":{"path":".tool-artifacts/artifact-${sha}/bytes/0-512","tool":"read_file"},"sha256":"${sha}",` +
+        `"tail_preview":"${'x'.repeat(24)}","tail_range":[976,1000]}`,
+    );
     assert.equal(Buffer.byteLength(obs), 512); // L = 25 would make it 514
   });
 
@@ -146,7 +185,12 @@ describe('evidence workspace: execute and observations (1.2)', () => {
   });
 
   it('advertises E, the largest end <= min(maxRangeBytes, N) that decodes, with 2/3/4-byte characters', async () => {
-    for (const [ch, expected] of [['é', 512], ['€', 510], ['😀', 512], ['a😀', 511]] as const) {
+    for (const [ch, expected] of [
+      ['é', 512],
+      ['€', 510],
+      ['😀', 512],
+      ['a😀', 511],
+    ] as const) {
       const result = ch.repeat(400);
       const { ws } = bounded(result);
       const o = jsonAfterFirstLine(await ws.execute(readFile('a')));
@@ -166,8 +210,10 @@ describe('evidence workspace: execute and observations (1.2)', () => {
     const sha = 'a'.repeat(64);
     const window = (s: number, e: number): Uint8Array => new Uint8Array(e - s).fill(0x61);
     const huge = makeArtifactRef(`artifact-${sha}`, 1e15, sha);
-    assert.throws(() => buildObservation(huge, window, { maxInlineBytes: 512, previewBytes: 64, maxRangeBytes: 1e15 }),
-      /^EvidenceError: evidence observation limit is too small for artifact metadata$/);
+    assert.throws(
+      () => buildObservation(huge, window, { maxInlineBytes: 512, previewBytes: 64, maxRangeBytes: 1e15 }),
+      /^EvidenceError: evidence observation limit is too small for artifact metadata$/,
+    );
     const obs = buildObservation(huge, window, { maxInlineBytes: 512, previewBytes: 64, maxRangeBytes: 512 });
     assert.equal(Buffer.byteLength(obs), 512);
     assert.match(obs, /"head_range":\[0,\d+\]/);
@@ -188,52 +234,74 @@ describe('evidence workspace: execute and observations (1.2)', () => {
       fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
     );
     const results = fc.array(unit, { minLength: 0, maxLength: 900 }).map((u) => u.join(''));
-    const limits = fc.record({
-      maxInlineBytes: fc.integer({ min: 512, max: 1200 }),
-      previewFraction: fc.double({ min: 0, max: 1, noNaN: true }),
-      maxRangeBytes: fc.integer({ min: 4, max: 1500 }),
-    }).map(({ maxInlineBytes, previewFraction, maxRangeBytes }) => ({
-      maxInlineBytes, maxRangeBytes, previewBytes: Math.max(1, Math.floor(previewFraction * maxInlineBytes)),
-    }));
-    await fc.assert(fc.asyncProperty(results, limits, async (result, lim) => {
-      const { inner, ws } = bounded(result, lim);
-      const out = await ws.execute(readFile('r'));
-      const bytes = enc(result);
-      if (bytes.length <= lim.maxInlineBytes) { assert.equal(out, result); return; }
-      assert.equal(out, referenceObservation(bytes, lim));
-      assert.ok(Buffer.byteLength(out) <= lim.maxInlineBytes);
-      const o = jsonAfterFirstLine(out);
-      const [h0, h] = o.head_range as [number, number];
-      const [oh, ot] = o.omitted_range as [number, number];
-      const [t, n] = o.tail_range as [number, number];
-      assert.deepEqual([h0, oh, ot, n], [0, h, t, bytes.length]);
-      assert.deepEqual(enc(o.head_preview as string), bytes.subarray(0, h));
-      assert.deepEqual(enc(o.tail_preview as string), bytes.subarray(t));
-      const req = o.range_request as { path: string; tool: string };
-      const back = await ws.execute({ tool: req.tool, arguments: { path: req.path } });
-      assert.match(back, /^Artifact range:\n/);
-      const r = jsonAfterFirstLine(back);
-      const e = r.end as number;
-      assert.deepEqual(enc(r.data as string), bytes.subarray(0, e));
-      assert.equal(r.byte_count, e);
-      assert.ok(e <= Math.min(lim.maxRangeBytes, bytes.length) && e > Math.min(lim.maxRangeBytes, bytes.length) - 4);
-      assert.equal(inner.calls.length, 1, 'the range read never reaches the wrapped workspace');
-    }), { numRuns: 250 });
+    const limits = fc
+      .record({
+        maxInlineBytes: fc.integer({ min: 512, max: 1200 }),
+        previewFraction: fc.double({ min: 0, max: 1, noNaN: true }),
+        maxRangeBytes: fc.integer({ min: 4, max: 1500 }),
+      })
+      .map(({ maxInlineBytes, previewFraction, maxRangeBytes }) => ({
+        maxInlineBytes,
+        maxRangeBytes,
+        previewBytes: Math.max(1, Math.floor(previewFraction * maxInlineBytes)),
+      }));
+    await fc.assert(
+      fc.asyncProperty(results, limits, async (result, lim) => {
+        const { inner, ws } = bounded(result, lim);
+        const out = await ws.execute(readFile('r'));
+        const bytes = enc(result);
+        if (bytes.length <= lim.maxInlineBytes) {
+          assert.equal(out, result);
+          return;
+        }
+        assert.equal(out, referenceObservation(bytes, lim));
+        assert.ok(Buffer.byteLength(out) <= lim.maxInlineBytes);
+        const o = jsonAfterFirstLine(out);
+        const [h0, h] = o.head_range as [number, number];
+        const [oh, ot] = o.omitted_range as [number, number];
+        const [t, n] = o.tail_range as [number, number];
+        assert.deepEqual([h0, oh, ot, n], [0, h, t, bytes.length]);
+        assert.deepEqual(enc(o.head_preview as string), bytes.subarray(0, h));
+        assert.deepEqual(enc(o.tail_preview as string), bytes.subarray(t));
+        const req = o.range_request as { path: string; tool: string };
+        const back = await ws.execute({ tool: req.tool, arguments: { path: req.path } });
+        assert.match(back, /^Artifact range:\n/);
+        const r = jsonAfterFirstLine(back);
+        const e = r.end as number;
+        assert.deepEqual(enc(r.data as string), bytes.subarray(0, e));
+        assert.equal(r.byte_count, e);
+        assert.ok(e <= Math.min(lim.maxRangeBytes, bytes.length) && e > Math.min(lim.maxRangeBytes, bytes.length) - 4);
+        assert.equal(inner.calls.length, 1, 'the range read never reaches the wrapped workspace');
+      }),
+      { numRuns: 250 },
+    );
   });
 
   it('builds the same observation as the literal contract for any bytes of text and limits (property, no I/O)', () => {
-    fc.assert(fc.property(
-      fc.string({ unit: fc.constantFrom('a', 'é', '€', '😀', '"', '\\', '\n', '\u001f', '\t', '\u007f'), minLength: 200, maxLength: 900 }),
-      fc.integer({ min: 512, max: 1500 }), fc.integer({ min: 0, max: 700 }), fc.integer({ min: 4, max: 2000 }),
-      (result, maxInlineBytes, preview, maxRangeBytes) => {
-        const bytes = enc(result);
-        if (bytes.length <= maxInlineBytes) return;
-        const lim = { maxInlineBytes, previewBytes: Math.max(1, Math.min(preview, maxInlineBytes)), maxRangeBytes };
-        const sha = sha256hex(bytes);
-        const ref = makeArtifactRef(`artifact-${sha}`, bytes.length, sha);
-        assert.equal(buildObservation(ref, (s, e) => bytes.subarray(s, e), lim), referenceObservation(bytes, lim));
-      },
-    ), { numRuns: 1000 });
+    fc.assert(
+      fc.property(
+        fc.string({
+          unit: fc.constantFrom('a', 'é', '€', '😀', '"', '\\', '\n', '\u001f', '\t', '\u007f'),
+          minLength: 200,
+          maxLength: 900,
+        }),
+        fc.integer({ min: 512, max: 1500 }),
+        fc.integer({ min: 0, max: 700 }),
+        fc.integer({ min: 4, max: 2000 }),
+        (result, maxInlineBytes, preview, maxRangeBytes) => {
+          const bytes = enc(result);
+          if (bytes.length <= maxInlineBytes) return;
+          const lim = { maxInlineBytes, previewBytes: Math.max(1, Math.min(preview, maxInlineBytes)), maxRangeBytes };
+          const sha = sha256hex(bytes);
+          const ref = makeArtifactRef(`artifact-${sha}`, bytes.length, sha);
+          assert.equal(
+            buildObservation(ref, (s, e) => bytes.subarray(s, e), lim),
+            referenceObservation(bytes, lim),
+          );
+        },
+      ),
+      { numRuns: 1000 },
+    );
   });
 });
 
@@ -259,8 +327,10 @@ describe('evidence workspace: virtual range reads (1.3)', () => {
 
   it('returns the verified bytes exactly as the contract prints them', async () => {
     const sha = sha256hex(text);
-    assert.equal(await read(`.tool-artifacts/${id}/bytes/297-307`),
-      `Artifact range:\n{"artifact_id":"${id}","byte_count":10,"data":"€😀lin","end":307,"sha256":"${sha}","start":297,"total_byte_count":1804}`);
+    assert.equal(
+      await read(`.tool-artifacts/${id}/bytes/297-307`),
+      `Artifact range:\n{"artifact_id":"${id}","byte_count":10,"data":"€😀lin","end":307,"sha256":"${sha}","start":297,"total_byte_count":1804}`,
+    );
     // Exactly maxRangeBytes is allowed.
     const r = jsonAfterFirstLine(await read(`.tool-artifacts/${id}/bytes/304-816`));
     assert.equal(r.byte_count, 512);
@@ -271,14 +341,32 @@ describe('evidence workspace: virtual range reads (1.3)', () => {
     const malformed = 'error: artifact range path is malformed';
     const good = `.tool-artifacts/${id}/bytes/0-3`;
     for (const p of [
-      '.tool-artifacts/', `.tool-artifacts/${id}`, `.tool-artifacts/${id}/bytes/`, `.tool-artifacts/${id}/bytes/0`, `.tool-artifacts/${id}/bytes/0-`,
-      `${good}\n`, `${good} `, `${good}/`, `${good}?x`, `.tool-artifacts//${id}/bytes/0-3`, `.tool-artifacts/${id}/bytes/-1-3`,
-      `.tool-artifacts/${id}/bytes/+0-3`, `.tool-artifacts/${id}/bytes/0x0-3`, `.tool-artifacts/${id}/bytes/0-3.0`, `.tool-artifacts/${id}/bytes/1e2-3`,
-      `.tool-artifacts/${id.toUpperCase()}/bytes/0-3`, `.tool-artifacts/${id.slice(0, -1)}/bytes/0-3`, `.tool-artifacts/${id}0/bytes/0-3`,
-      `.tool-artifacts/${id}/lines/0-3`, `.tool-artifacts/../${id}/bytes/0-3`, `.tool-artifacts/${id}/bytes/٣-٤`,
+      '.tool-artifacts/',
+      `.tool-artifacts/${id}`,
+      `.tool-artifacts/${id}/bytes/`,
+      `.tool-artifacts/${id}/bytes/0`,
+      `.tool-artifacts/${id}/bytes/0-`,
+      `${good}\n`,
+      `${good} `,
+      `${good}/`,
+      `${good}?x`,
+      `.tool-artifacts//${id}/bytes/0-3`,
+      `.tool-artifacts/${id}/bytes/-1-3`,
+      `.tool-artifacts/${id}/bytes/+0-3`,
+      `.tool-artifacts/${id}/bytes/0x0-3`,
+      `.tool-artifacts/${id}/bytes/0-3.0`,
+      `.tool-artifacts/${id}/bytes/1e2-3`,
+      `.tool-artifacts/${id.toUpperCase()}/bytes/0-3`,
+      `.tool-artifacts/${id.slice(0, -1)}/bytes/0-3`,
+      `.tool-artifacts/${id}0/bytes/0-3`,
+      `.tool-artifacts/${id}/lines/0-3`,
+      `.tool-artifacts/../${id}/bytes/0-3`,
+      `.tool-artifacts/${id}/bytes/٣-٤`,
       // Bounds beyond any safe integer, including ones that round to a safe-looking double.
-      `.tool-artifacts/${id}/bytes/0-9007199254740992`, `.tool-artifacts/${id}/bytes/9007199254740993-9007199254740994`,
-      `.tool-artifacts/${id}/bytes/0-${'9'.repeat(400)}`, `.tool-artifacts/${id}/bytes/${'1'.repeat(30)}-${'1'.repeat(30)}`,
+      `.tool-artifacts/${id}/bytes/0-9007199254740992`,
+      `.tool-artifacts/${id}/bytes/9007199254740993-9007199254740994`,
+      `.tool-artifacts/${id}/bytes/0-${'9'.repeat(400)}`,
+      `.tool-artifacts/${id}/bytes/${'1'.repeat(30)}-${'1'.repeat(30)}`,
     ]) {
       assert.equal(await read(p), malformed, JSON.stringify(p));
     }
@@ -289,18 +377,39 @@ describe('evidence workspace: virtual range reads (1.3)', () => {
   it('checks the rows in order: size limit, order, availability, digest, stored count, UTF-8', async () => {
     const unknown = `artifact-${sha256hex('unknown')}`;
     assert.equal(await read(`.tool-artifacts/${unknown}/bytes/0-513`), 'error: artifact range exceeds 512 bytes');
-    assert.equal(await read(`.tool-artifacts/${id}/bytes/9007199254740000-9007199254740991`), 'error: artifact range exceeds 512 bytes');
-    assert.equal(await read(`.tool-artifacts/${unknown}/bytes/5-5`), 'error: artifact range must satisfy 0 <= start < end');
-    assert.equal(await read(`.tool-artifacts/${unknown}/bytes/9-5`), 'error: artifact range must satisfy 0 <= start < end');
+    assert.equal(
+      await read(`.tool-artifacts/${id}/bytes/9007199254740000-9007199254740991`),
+      'error: artifact range exceeds 512 bytes',
+    );
+    assert.equal(
+      await read(`.tool-artifacts/${unknown}/bytes/5-5`),
+      'error: artifact range must satisfy 0 <= start < end',
+    );
+    assert.equal(
+      await read(`.tool-artifacts/${unknown}/bytes/9-5`),
+      'error: artifact range must satisfy 0 <= start < end',
+    );
     assert.equal(await read(`.tool-artifacts/${unknown}/bytes/0-4`), 'error: artifact is not available in this store');
-    assert.equal(await read(`.tool-artifacts/${id}/bytes/1800-1805`), 'error: artifact range exceeds the stored byte count');
+    assert.equal(
+      await read(`.tool-artifacts/${id}/bytes/1800-1805`),
+      'error: artifact range exceeds the stored byte count',
+    );
     assert.equal(await read(`.tool-artifacts/${id}/bytes/1-4`), 'error: artifact range does not align to UTF-8 text');
-    assert.equal(await read(`.tool-artifacts/${id}/bytes/300-302`), 'error: artifact range does not align to UTF-8 text');
+    assert.equal(
+      await read(`.tool-artifacts/${id}/bytes/300-302`),
+      'error: artifact range does not align to UTF-8 text',
+    );
     // Damage: the size check comes before the stored count.
     const file = artifactFile(t.dir, id);
     await fsp.appendFile(file, 'x');
-    assert.equal(await read(`.tool-artifacts/${id}/bytes/1800-1805`), 'error: artifact digest does not match its recorded identity');
-    assert.equal(await read(`.tool-artifacts/${id}/bytes/0-3`), 'error: artifact digest does not match its recorded identity');
+    assert.equal(
+      await read(`.tool-artifacts/${id}/bytes/1800-1805`),
+      'error: artifact digest does not match its recorded identity',
+    );
+    assert.equal(
+      await read(`.tool-artifacts/${id}/bytes/0-3`),
+      'error: artifact digest does not match its recorded identity',
+    );
   });
 
   it('uses its own maxRangeBytes in the message, and allows exactly that many bytes', async () => {
@@ -314,15 +423,27 @@ describe('evidence workspace: virtual range reads (1.3)', () => {
     const bytes = await fsp.readFile(file);
     bytes[1000] = 'L'.charCodeAt(0); // chunk 3 (768..1024)
     await fsp.writeFile(file, bytes);
-    assert.equal(await read(`.tool-artifacts/${id}/bytes/990-1010`), 'error: artifact digest does not match its recorded identity');
-    assert.equal(await read(`.tool-artifacts/${id}/bytes/800-805`), 'error: artifact digest does not match its recorded identity');
+    assert.equal(
+      await read(`.tool-artifacts/${id}/bytes/990-1010`),
+      'error: artifact digest does not match its recorded identity',
+    );
+    assert.equal(
+      await read(`.tool-artifacts/${id}/bytes/800-805`),
+      'error: artifact digest does not match its recorded identity',
+    );
     assert.equal(jsonAfterFirstLine(await read(`.tool-artifacts/${id}/bytes/1099-1109`)).data, 'line\nline\n');
   });
 
   it('refuses invalid UTF-8 of a binary artifact, whatever the range', async () => {
     const bin = await store.put(Uint8Array.of(0x61, 0xff, 0x62, 0xc3, 0x28));
-    assert.equal(await read(`.tool-artifacts/${bin.artifactId}/bytes/0-5`), 'error: artifact range does not align to UTF-8 text');
-    assert.equal(await read(`.tool-artifacts/${bin.artifactId}/bytes/3-5`), 'error: artifact range does not align to UTF-8 text');
+    assert.equal(
+      await read(`.tool-artifacts/${bin.artifactId}/bytes/0-5`),
+      'error: artifact range does not align to UTF-8 text',
+    );
+    assert.equal(
+      await read(`.tool-artifacts/${bin.artifactId}/bytes/3-5`),
+      'error: artifact range does not align to UTF-8 text',
+    );
     assert.equal(jsonAfterFirstLine(await read(`.tool-artifacts/${bin.artifactId}/bytes/2-3`)).data, 'b');
   });
 
@@ -337,15 +458,25 @@ describe('evidence workspace: virtual range reads (1.3)', () => {
     ];
     for (const a of answers) {
       assert.match(a, /^error: /);
-      assert.ok(!a.includes(t.dir) && !a.includes(other.artifactId.slice(9)) && !a.includes(id) && !a.includes('SECRET') && !a.includes('line'), a);
+      assert.ok(
+        !a.includes(t.dir) &&
+          !a.includes(other.artifactId.slice(9)) &&
+          !a.includes(id) &&
+          !a.includes('SECRET') &&
+          !a.includes('line'),
+        a,
+      );
     }
   });
 
   it('never passes any path after ".tool-artifacts/" to the wrapped workspace (property)', async () => {
-    await fc.assert(fc.asyncProperty(fc.string({ unit: 'binary', maxLength: 200 }), async (rest) => {
-      const out = await read(`.tool-artifacts/${rest}`);
-      assert.match(out, /^(error: |Artifact range:\n)/);
-    }), { numRuns: 1000 });
+    await fc.assert(
+      fc.asyncProperty(fc.string({ unit: 'binary', maxLength: 200 }), async (rest) => {
+        const out = await read(`.tool-artifacts/${rest}`);
+        assert.match(out, /^(error: |Artifact range:\n)/);
+      }),
+      { numRuns: 1000 },
+    );
     // A read_file whose path only resembles the prefix is an ordinary read.
     for (const p of ['./.tool-artifacts/x', '.tool-artifacts', 'x/.tool-artifacts/y']) {
       assert.equal(await read(p), 'wrapped');
@@ -356,11 +487,23 @@ describe('evidence workspace: virtual range reads (1.3)', () => {
 
   it('parses range paths exactly (property)', () => {
     const junk = fc.string({ minLength: 1, maxLength: 3 }).filter((j) => /[^0-9]/.test(j));
-    fc.assert(fc.property(fc.nat({ max: Number.MAX_SAFE_INTEGER }), fc.nat({ max: Number.MAX_SAFE_INTEGER }), junk, (s, e, j) => {
-      assert.deepEqual(parseRangePath(`.tool-artifacts/${id}/bytes/${s}-${e}`), { artifactId: id, start: s, end: e });
-      assert.equal(parseRangePath(`.tool-artifacts/${id}/bytes/${s}-${e}${j}`), undefined);
-      assert.equal(parseRangePath(`${j}.tool-artifacts/${id}/bytes/${s}-${e}`), undefined);
-    }), { numRuns: 500 });
+    fc.assert(
+      fc.property(
+        fc.nat({ max: Number.MAX_SAFE_INTEGER }),
+        fc.nat({ max: Number.MAX_SAFE_INTEGER }),
+        junk,
+        (s, e, j) => {
+          assert.deepEqual(parseRangePath(`.tool-artifacts/${id}/bytes/${s}-${e}`), {
+            artifactId: id,
+            start: s,
+            end: e,
+          });
+          assert.equal(parseRangePath(`.tool-artifacts/${id}/bytes/${s}-${e}${j}`), undefined);
+          assert.equal(parseRangePath(`${j}.tool-artifacts/${id}/bytes/${s}-${e}`), undefined);
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 });
 
@@ -370,23 +513,40 @@ describe('evidence workspace: the binary observation (docs/contracts.md §3.3)',
     const h = l;
     const t = Math.max(h, bytes.length - l);
     return `Tool result externalized:\n${JSON.stringify({
-      artifact_id: ref.artifactId, binary: true, byte_count: bytes.length,
-      head_preview: escapeBinary(bytes.subarray(0, h).toString('latin1')), head_range: [0, h], omitted_range: [h, t],
-      sha256: ref.sha256, tail_preview: escapeBinary(bytes.subarray(t).toString('latin1')), tail_range: [t, bytes.length],
+      artifact_id: ref.artifactId,
+      binary: true,
+      byte_count: bytes.length,
+      head_preview: escapeBinary(bytes.subarray(0, h).toString('latin1')),
+      head_range: [0, h],
+      omitted_range: [h, t],
+      sha256: ref.sha256,
+      tail_preview: escapeBinary(bytes.subarray(t).toString('latin1')),
+      tail_range: [t, bytes.length],
     })}`;
   }
 
   it('escapes whole bytes, has no range_request, and takes the largest preview budget that fits maxInlineBytes', () => {
-    for (const bytes of [Buffer.alloc(1000, 0), Buffer.from(Array.from({ length: 3000 }, (_, i) => (i * 37) % 256)), Buffer.from('caf\xe9 '.repeat(50), 'latin1')]) {
+    for (const bytes of [
+      Buffer.alloc(1000, 0),
+      Buffer.from(Array.from({ length: 3000 }, (_, i) => (i * 37) % 256)),
+      Buffer.from('caf\xe9 '.repeat(50), 'latin1'),
+    ]) {
       const sha = sha256hex(bytes);
       const ref = makeArtifactRef(`artifact-${sha}`, bytes.length, sha);
-      for (const limits of [{ maxInlineBytes: 512, previewBytes: 64, maxRangeBytes: 512 }, { maxInlineBytes: 4096, previewBytes: 1024, maxRangeBytes: 4096 }]) {
+      for (const limits of [
+        { maxInlineBytes: 512, previewBytes: 64, maxRangeBytes: 512 },
+        { maxInlineBytes: 4096, previewBytes: 1024, maxRangeBytes: 4096 },
+      ]) {
         const text = buildBinaryObservation(ref, (s, e) => bytes.subarray(s, e), limits);
         const l = (JSON.parse(text.split('\n')[1]!) as { head_range: [number, number] }).head_range[1];
         assert.equal(text, expected(ref, bytes, l));
         assert.ok(Buffer.byteLength(text) <= limits.maxInlineBytes);
         // Largest: one more byte of budget would not fit, unless the budget was already previewBytes (or the whole output).
-        if (l < Math.min(limits.previewBytes, bytes.length)) assert.ok(Buffer.byteLength(expected(ref, bytes, l + 1)) > limits.maxInlineBytes, `budget ${l} is not the largest`);
+        if (l < Math.min(limits.previewBytes, bytes.length))
+          assert.ok(
+            Buffer.byteLength(expected(ref, bytes, l + 1)) > limits.maxInlineBytes,
+            `budget ${l} is not the largest`,
+          );
       }
     }
   });

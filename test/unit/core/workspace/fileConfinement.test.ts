@@ -11,7 +11,8 @@ import { LocalErrorText, LocalWorkspace } from '../../../../src/core/workspace/l
 import { BUILTIN_DENY_PATTERNS, SecretPathRules } from '../../../../src/core/files/secretPaths.js';
 import { tempDir } from '../evidence/helpers.js';
 
-const read = (ws: LocalWorkspace, p: string): Promise<string> => ws.execute({ tool: 'read_file', arguments: { path: p } });
+const read = (ws: LocalWorkspace, p: string): Promise<string> =>
+  ws.execute({ tool: 'read_file', arguments: { path: p } });
 
 describe('file reads are confined (issue 10, defects 2 and 3)', () => {
   let t: ReturnType<typeof tempDir>;
@@ -34,7 +35,11 @@ describe('file reads are confined (issue 10, defects 2 and 3)', () => {
     const ws = await LocalWorkspace.open({ root });
     // The writer runs in its own process, as a background command in the workspace would:
     // it swaps `d` for a link to the outside folder and back as fast as it can.
-    const writer = spawn(process.execPath, ['-e', `
+    const writer = spawn(
+      process.execPath,
+      [
+        '-e',
+        `
       const fs = require('node:fs'); const path = require('node:path');
       const [root, target] = process.argv.slice(1);
       const d = path.join(root, 'd'), real = path.join(root, 'd.real');
@@ -44,7 +49,12 @@ describe('file reads are confined (issue 10, defects 2 and 3)', () => {
       for (;;) {
         step(() => fs.renameSync(d, real)); step(() => fs.symlinkSync(target, d));
         step(() => fs.unlinkSync(d)); step(() => fs.renameSync(real, d));
-      }`, root, path.join(outside, 'd')], { stdio: ['ignore', 'pipe', 'inherit'] });
+      }`,
+        root,
+        path.join(outside, 'd'),
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     await new Promise<void>((resolve) => writer.stdout.once('data', () => resolve()));
     const answers = new Map<string, number>();
     try {
@@ -64,7 +74,11 @@ describe('file reads are confined (issue 10, defects 2 and 3)', () => {
     const tally = JSON.stringify([...answers]);
     assert.equal(answers.get('OUTSIDE') ?? 0, 0, `escapes: ${tally}`);
     // Only the file, or an honest refusal while the folder is away or is a link.
-    for (const a of answers.keys()) assert.ok(['inside', LocalErrorText.notFound, LocalErrorText.pathEscapes].includes(a), `unexpected answer ${a} in ${tally}`);
+    for (const a of answers.keys())
+      assert.ok(
+        ['inside', LocalErrorText.notFound, LocalErrorText.pathEscapes].includes(a),
+        `unexpected answer ${a} in ${tally}`,
+      );
     assert.ok((answers.get('inside') ?? 0) > 0, tally);
     // The race was really run: some reads met the folder away or replaced by the link.
     assert.ok((answers.get(LocalErrorText.notFound) ?? 0) + (answers.get(LocalErrorText.pathEscapes) ?? 0) > 0, tally);
@@ -120,7 +134,8 @@ describe('file reads are confined (issue 10, defects 2 and 3)', () => {
     await fsp.symlink(path.join(root, '.git-credentials'), path.join(root, 'creds.txt'));
     assert.equal(await read(ws, 'creds.txt'), LocalErrorText.pathSecret);
     const listing = await ws.execute({ tool: 'list_files', arguments: { path: '.' } });
-    for (const hidden of ['.git-credentials', '.kube/', '.bash_history', '.npmrc']) assert.ok(!listing.split('\n').includes(hidden), listing);
+    for (const hidden of ['.git-credentials', '.kube/', '.bash_history', '.npmrc'])
+      assert.ok(!listing.split('\n').includes(hidden), listing);
     assert.ok(BUILTIN_DENY_PATTERNS.length >= 30);
   });
 

@@ -10,8 +10,19 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ErrorText, FsBlobStore, RunStore } from '../../../../src/core/index.js';
-import { InspectorController, noStoreMessage, type InspectorActions } from '../../../../src/extension/inspector/controller.js';
-import type { CompareSideDto, ExcerptRangeDto, HostToWebview, ListQueryDto, PageReply, WebviewToHost } from '../../../../src/shared/protocol.js';
+import {
+  InspectorController,
+  noStoreMessage,
+  type InspectorActions,
+} from '../../../../src/extension/inspector/controller.js';
+import type {
+  CompareSideDto,
+  ExcerptRangeDto,
+  HostToWebview,
+  ListQueryDto,
+  PageReply,
+  WebviewToHost,
+} from '../../../../src/shared/protocol.js';
 
 const sha = (b: Uint8Array | string): string => createHash('sha256').update(b).digest('hex');
 const enc = new TextEncoder();
@@ -19,10 +30,10 @@ const enc = new TextEncoder();
 /** A multi-line log with one error line in the middle. */
 function buildLog(lines: number, errorAt: number): string {
   const out: string[] = [];
-  for (let i = 0; i < lines; i++) out.push(i === errorAt ? `ERROR: disk quota exceeded at step ${i}` : `step ${i}: ok ${'·'.repeat(i % 7)}`);
+  for (let i = 0; i < lines; i++)
+    out.push(i === errorAt ? `ERROR: disk quota exceeded at step ${i}` : `step ${i}: ok ${'·'.repeat(i % 7)}`);
   return `${out.join('\n')}\n`;
 }
-
 
 interface Harness {
   controller: InspectorController;
@@ -41,16 +52,43 @@ function harness(store: () => RunStore | undefined, chatAvailable = true, uriSch
   const compared: [CompareSideDto, CompareSideDto][] = [];
   const saved: [string, ExcerptRangeDto][] = [];
   const actions: InspectorActions = {
-    writeClipboard: async (t) => { clipboard.push(t); },
-    sendToChat: async (t) => { if (chatAvailable) { chat.push(t); return 'chat'; } clipboard.push(t); return 'clipboard'; },
+    writeClipboard: async (t) => {
+      clipboard.push(t);
+    },
+    sendToChat: async (t) => {
+      if (chatAvailable) {
+        chat.push(t);
+        return 'chat';
+      }
+      clipboard.push(t);
+      return 'clipboard';
+    },
     openArtifact: async () => undefined,
     startAction: () => undefined,
-    compareWindows: async (l, r) => { compared.push([l, r]); return `compared ${l.handle} with ${r.handle}`; },
-    saveExcerpt: async (hd, range) => { saved.push([hd, range]); return saved.length === 1 ? `saved ${hd}` : undefined; },
+    compareWindows: async (l, r) => {
+      compared.push([l, r]);
+      return `compared ${l.handle} with ${r.handle}`;
+    },
+    saveExcerpt: async (hd, range) => {
+      saved.push([hd, range]);
+      return saved.length === 1 ? `saved ${hd}` : undefined;
+    },
   };
-  const controller = new InspectorController({ store, post: (m) => posted.push(m), actions, log: { info() {}, warn() {}, error() {} }, deltaDelayMs: 5, ...(uriScheme ? { uriScheme } : {}) });
+  const controller = new InspectorController({
+    store,
+    post: (m) => posted.push(m),
+    actions,
+    log: { info() {}, warn() {}, error() {} },
+    deltaDelayMs: 5,
+    ...(uriScheme ? { uriScheme } : {}),
+  });
   return {
-    controller, posted, clipboard, chat, compared, saved,
+    controller,
+    posted,
+    clipboard,
+    chat,
+    compared,
+    saved,
     async send(m) {
       const before = posted.length;
       await controller.receive(m);
@@ -73,7 +111,11 @@ describe('inspector controller over a real RunStore', () => {
   before(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'inspector-'));
     blobRoot = path.join(dir, 'blobs');
-    store = await RunStore.open({ logsDir: path.join(dir, 'logs'), tenant: 'tenant-a', blobs: await FsBlobStore.open(blobRoot) });
+    store = await RunStore.open({
+      logsDir: path.join(dir, 'logs'),
+      tenant: 'tenant-a',
+      blobs: await FsBlobStore.open(blobRoot),
+    });
     const run = await store.startRun({ label: 'build' });
     const out = await run.recordResult('shell', { command: 'make' }, log);
     await run.recordResult('echo', { text: 'hi' }, 'small result');
@@ -90,19 +132,44 @@ describe('inspector controller over a real RunStore', () => {
     const h = harness(() => store);
     await h.controller.receive({ type: 'ready' });
     // Nothing is pushed: the page asks for what it shows.
-    assert.deepEqual(h.posted.map((m) => m.type), ['init']);
+    assert.deepEqual(
+      h.posted.map((m) => m.type),
+      ['init'],
+    );
     const init = h.posted[0]!;
     assert.ok(init.type === 'init' && init.storeAvailable && init.limits.maxWindowBytes === 65536);
-    const page = await h.send({ type: 'page', id: 1, offset: 0, limit: 100, query: { order: 'newest' }, facets: true }) as PageReply;
-    assert.deepEqual([page.type, page.id, page.offset, page.total, page.all, page.tools, page.sources], ['page', 1, 0, 3, 3, ['dump', 'echo', 'shell'], ['tool']]);
-    assert.deepEqual(page.runs.map((r) => [r.runId, r.label, r.callCount]), [[runId, 'build', 3]]);
+    const page = (await h.send({
+      type: 'page',
+      id: 1,
+      offset: 0,
+      limit: 100,
+      query: { order: 'newest' },
+      facets: true,
+    })) as PageReply;
+    assert.deepEqual(
+      [page.type, page.id, page.offset, page.total, page.all, page.tools, page.sources],
+      ['page', 1, 0, 3, 3, ['dump', 'echo', 'shell'], ['tool']],
+    );
+    assert.deepEqual(
+      page.runs.map((r) => [r.runId, r.label, r.callCount]),
+      [[runId, 'build', 3]],
+    );
     const calls = page.calls;
-    assert.deepEqual(calls.map((c) => c.tool), ['dump', 'echo', 'shell']);
+    assert.deepEqual(
+      calls.map((c) => c.tool),
+      ['dump', 'echo', 'shell'],
+    );
     assert.equal(calls[2]!.argsSummary, '{"command":"make"}');
     const c = calls.find((x) => x.callId === callId)!;
-    assert.deepEqual([c.tool, c.status, c.result.handle, c.result.sizeBytes, c.result.sha256, c.result.stored, c.result.lineCount], ['shell', 'ok', handle, logBytes.length, sha(logBytes), 'blob', 60_000]);
+    assert.deepEqual(
+      [c.tool, c.status, c.result.handle, c.result.sizeBytes, c.result.sha256, c.result.stored, c.result.lineCount],
+      ['shell', 'ok', handle, logBytes.length, sha(logBytes), 'blob', 60_000],
+    );
     const small = calls.find((x) => x.tool === 'echo')!;
-    assert.deepEqual([small.result.handle, small.result.sizeBytes, small.result.sha256], [undefined, 12, sha('small result')]);
+    assert.deepEqual(
+      [small.result.handle, small.result.sizeBytes, small.result.sha256],
+      [undefined, 12, sha('small result')],
+    );
   });
 
   it('details a call with its preview split at the recorded byte ranges', async () => {
@@ -124,13 +191,26 @@ describe('inspector controller over a real RunStore', () => {
     const r = await h.send({ type: 'fetchBytes', id: 3, handle, start, end: start + 16384, snap: false });
     assert.ok(r.type === 'window' && r.id === 3);
     assert.equal(r.window.text, new TextDecoder().decode(logBytes.subarray(start, start + 16384)));
-    assert.deepEqual([r.window.start, r.window.end, r.window.totalBytes, r.window.encoding], [start, start + 16384, logBytes.length, 'text']);
-    assert.equal(r.window.firstLine, log.slice(0, new TextDecoder().decode(logBytes.subarray(0, start)).length).split('\n').length - 1);
+    assert.deepEqual(
+      [r.window.start, r.window.end, r.window.totalBytes, r.window.encoding],
+      [start, start + 16384, logBytes.length, 'text'],
+    );
+    assert.equal(
+      r.window.firstLine,
+      log.slice(0, new TextDecoder().decode(logBytes.subarray(0, start)).length).split('\n').length - 1,
+    );
     // '·' is two bytes: find one and cut through it.
     const dot = logBytes.indexOf(0xc2);
     const cut = await h.send({ type: 'fetchBytes', id: 4, handle, start: dot + 1, end: dot + 10, snap: false });
     assert.deepEqual(cut, { type: 'error', id: 4, message: ErrorText.rangeNotUtf8 });
-    const past = await h.send({ type: 'fetchBytes', id: 5, handle, start: logBytes.length - 1, end: logBytes.length + 1, snap: false });
+    const past = await h.send({
+      type: 'fetchBytes',
+      id: 5,
+      handle,
+      start: logBytes.length - 1,
+      end: logBytes.length + 1,
+      snap: false,
+    });
     assert.deepEqual(past, { type: 'error', id: 5, message: ErrorText.exceedsStored });
     const tooBig = await h.send({ type: 'fetchBytes', id: 6, handle, start: 0, end: 65537, snap: false });
     assert.deepEqual(tooBig, { type: 'error', id: 6, message: 'a window may cover at most 65536 bytes' });
@@ -138,11 +218,22 @@ describe('inspector controller over a real RunStore', () => {
 
   it('answers the next pages of a pattern from the block read with the first (the same matches a direct read gives, no second scan)', async () => {
     let reads = 0;
-    const counting = new Proxy(store, { get: (t, k) => (k === 'readToolOutput' ? (...a: Parameters<RunStore['readToolOutput']>) => { reads++; return t.readToolOutput(...a); } : Reflect.get(t, k)) });
+    const counting = new Proxy(store, {
+      get: (t, k) =>
+        k === 'readToolOutput'
+          ? (...a: Parameters<RunStore['readToolOutput']>) => {
+              reads++;
+              return t.readToolOutput(...a);
+            }
+          : Reflect.get(t, k),
+    });
     const c = harness(() => counting as RunStore);
     const pages: HostToWebview[] = [];
     const offsets = [0, 50, 100, 500, 900, 950, 1000];
-    for (const offset of offsets) pages.push(await c.send({ type: 'findPattern', id: 40 + offset, handle, pattern: 'step \\d*5: ok', offset, limit: 50 }));
+    for (const offset of offsets)
+      pages.push(
+        await c.send({ type: 'findPattern', id: 40 + offset, handle, pattern: 'step \\d*5: ok', offset, limit: 50 }),
+      );
     // 0 … 950 come from the first block of 1,000 (~22,000 characters: more than a model's
     // 10,000-character reply, so the block is read with a larger cap); 1000 starts another.
     assert.equal(reads, 2);
@@ -152,14 +243,25 @@ describe('inspector controller over a real RunStore', () => {
       assert.ok(p.type === 'matches');
       assert.equal(p.totalMatches, direct.total_matches);
       assert.equal(p.truncated, direct.truncated);
-      assert.deepEqual(p.matches.map((m) => [m.lineNumber, m.byteOffset]), (direct.matches ?? []).map((m) => [m.line_number, m.byte_offset]));
+      assert.deepEqual(
+        p.matches.map((m) => [m.lineNumber, m.byteOffset]),
+        (direct.matches ?? []).map((m) => [m.line_number, m.byte_offset]),
+      );
       assert.deepEqual(p.matches.map((m) => `${m.lineNumber}:${m.text}`).join('\n'), direct.content);
     }
   });
 
-  it('answers a page of matches with the asked match\'s lines window, exactly what fetchLines gives for it (one round trip)', async () => {
+  it("answers a page of matches with the asked match's lines window, exactly what fetchLines gives for it (one round trip)", async () => {
     const h = harness(() => store);
-    const r = await h.send({ type: 'findPattern', id: 50, handle, pattern: 'step \\d*5: ok', offset: 50, limit: 50, window: { index: 53, context: 3 } });
+    const r = await h.send({
+      type: 'findPattern',
+      id: 50,
+      handle,
+      pattern: 'step \\d*5: ok',
+      offset: 50,
+      limit: 50,
+      window: { index: 53, context: 3 },
+    });
     assert.ok(r.type === 'matches' && r.window, JSON.stringify(r).slice(0, 200));
     const line = r.matches[3]!.lineNumber - 1;
     const w = await h.send({ type: 'fetchLines', id: 51, handle, offset: line - 3, count: 7 });
@@ -168,16 +270,55 @@ describe('inspector controller over a real RunStore', () => {
     assert.deepEqual(r.window, w.window);
     assert.equal(r.window.text.split('\n')[3], `step ${line}: ok ${'·'.repeat(line % 7)}`);
     // No window asked, or a match past the end: none carried.
-    const plain = await h.send({ type: 'findPattern', id: 52, handle, pattern: 'step \\d*5: ok', offset: 50, limit: 50 });
+    const plain = await h.send({
+      type: 'findPattern',
+      id: 52,
+      handle,
+      pattern: 'step \\d*5: ok',
+      offset: 50,
+      limit: 50,
+    });
     assert.ok(plain.type === 'matches' && plain.window === undefined && plain.windowIndex === undefined);
-    const past = await h.send({ type: 'findPattern', id: 53, handle, pattern: '^ERROR', offset: 0, limit: 50, window: { index: 1, context: 3 } });
+    const past = await h.send({
+      type: 'findPattern',
+      id: 53,
+      handle,
+      pattern: '^ERROR',
+      offset: 0,
+      limit: 50,
+      window: { index: 1, context: 3 },
+    });
     assert.ok(past.type === 'matches' && past.totalMatches === 1 && past.window === undefined);
     // The host still checks it: a window outside the page, or a context past the lines cap, is refused.
-    const outside = await h.send({ type: 'findPattern', id: 54, handle, pattern: 'step', offset: 50, limit: 50, window: { index: 100, context: 3 } });
+    const outside = await h.send({
+      type: 'findPattern',
+      id: 54,
+      handle,
+      pattern: 'step',
+      offset: 50,
+      limit: 50,
+      window: { index: 100, context: 3 },
+    });
     assert.ok(outside.type === 'error' && outside.id === 54 && /index/.test(outside.message), JSON.stringify(outside));
-    const wide = await h.send({ type: 'findPattern', id: 55, handle, pattern: 'step', offset: 0, limit: 50, window: { index: 0, context: 10_000 } });
+    const wide = await h.send({
+      type: 'findPattern',
+      id: 55,
+      handle,
+      pattern: 'step',
+      offset: 0,
+      limit: 50,
+      window: { index: 0, context: 10_000 },
+    });
     assert.ok(wide.type === 'error' && /context/.test(wide.message));
-    const extra = await h.send({ type: 'findPattern', id: 56, handle, pattern: 'step', offset: 0, limit: 50, window: { index: 0, context: 3, lines: 9 } } as Record<string, unknown>);
+    const extra = await h.send({
+      type: 'findPattern',
+      id: 56,
+      handle,
+      pattern: 'step',
+      offset: 0,
+      limit: 50,
+      window: { index: 0, context: 3, lines: 9 },
+    } as Record<string, unknown>);
     assert.ok(extra.type === 'error' && /unexpected field "lines"/.test(extra.message));
   });
 
@@ -185,11 +326,26 @@ describe('inspector controller over a real RunStore', () => {
     const h = harness(() => store);
     const r = await h.send({ type: 'findPattern', id: 7, handle, pattern: '^ERROR', offset: 0, limit: 50 });
     assert.ok(r.type === 'matches');
-    assert.deepEqual([r.totalMatches, r.matches], [1, [{ lineNumber: 31_338, byteOffset: enc.encode(log.slice(0, log.indexOf('ERROR'))).length, text: 'ERROR: disk quota exceeded at step 31337' }]]);
+    assert.deepEqual(
+      [r.totalMatches, r.matches],
+      [
+        1,
+        [
+          {
+            lineNumber: 31_338,
+            byteOffset: enc.encode(log.slice(0, log.indexOf('ERROR'))).length,
+            text: 'ERROR: disk quota exceeded at step 31337',
+          },
+        ],
+      ],
+    );
     const w = await h.send({ type: 'fetchLines', id: 8, handle, offset: 31_337, count: 1 });
     assert.ok(w.type === 'window');
     const startByte = enc.encode(log.slice(0, log.indexOf('ERROR'))).length;
-    assert.deepEqual([w.window.start, w.window.end, w.window.text, w.window.firstLine], [startByte, startByte + 41, 'ERROR: disk quota exceeded at step 31337\n', 31_337]);
+    assert.deepEqual(
+      [w.window.start, w.window.end, w.window.text, w.window.firstLine],
+      [startByte, startByte + 41, 'ERROR: disk quota exceeded at step 31337\n', 31_337],
+    );
     const bad = await h.send({ type: 'findPattern', id: 9, handle, pattern: '([', offset: 0, limit: 5 });
     assert.ok(bad.type === 'error' && bad.id === 9 && bad.message.length > 0 && !bad.message.includes(dir));
   });
@@ -199,9 +355,25 @@ describe('inspector controller over a real RunStore', () => {
     const r = await h.send({ type: 'searchOutputs', id: 30, pattern: '^ERROR', limit: 100 });
     assert.ok(r.type === 'searchResults' && r.id === 30, JSON.stringify(r).slice(0, 200));
     const startByte = enc.encode(log.slice(0, log.indexOf('ERROR'))).length;
-    assert.deepEqual([r.totalMatches, r.outputsMatched, r.truncated, r.matches], [1, 1, false, [
-      { handle, tool: 'shell', runId, lineNumber: 31_338, byteOffset: startByte, column: 1, text: 'ERROR: disk quota exceeded at step 31337' },
-    ]]);
+    assert.deepEqual(
+      [r.totalMatches, r.outputsMatched, r.truncated, r.matches],
+      [
+        1,
+        1,
+        false,
+        [
+          {
+            handle,
+            tool: 'shell',
+            runId,
+            lineNumber: 31_338,
+            byteOffset: startByte,
+            column: 1,
+            text: 'ERROR: disk quota exceeded at step 31337',
+          },
+        ],
+      ],
+    );
     // Scoped to a tool without that line: searched, nothing found.
     const none = await h.send({ type: 'searchOutputs', id: 31, pattern: '^ERROR', limit: 5, tool: 'echo' });
     assert.ok(none.type === 'searchResults');
@@ -209,7 +381,10 @@ describe('inspector controller over a real RunStore', () => {
     // The reply is bounded: 60,000 matching lines, `limit` returned, the total honest.
     const many = await h.send({ type: 'searchOutputs', id: 32, pattern: '^step', limit: 3 });
     assert.ok(many.type === 'searchResults');
-    assert.deepEqual([many.totalMatches, many.matches.length, many.truncated, many.matches.map((m) => m.lineNumber)], [59_999, 3, true, [1, 2, 3]]);
+    assert.deepEqual(
+      [many.totalMatches, many.matches.length, many.truncated, many.matches.map((m) => m.lineNumber)],
+      [59_999, 3, true, [1, 2, 3]],
+    );
     // Cancel while it runs: the reply is the cancellation sentence.
     const pending = h.controller.receive({ type: 'searchOutputs', id: 33, pattern: 'step [0-9]+5:', limit: 100 });
     await h.controller.receive({ type: 'cancelSearch', searchId: 33 });
@@ -226,12 +401,22 @@ describe('inspector controller over a real RunStore', () => {
     assert.deepEqual(r, { type: 'done', id: 10, message: 'Excerpt of 41 bytes copied with its provenance.' });
     const md = h.clipboard[0]!;
     const bytes = logBytes.subarray(start, start + 41);
-    assert.equal(md, [
-      '```text', 'ERROR: disk quota exceeded at step 31337', '```', '',
-      'Evidence excerpt (exact text):', `- handle: \`${handle}\``, `- range: bytes [${start}, ${start + 41}), line 31338`,
-      `- excerpt: 41 bytes, sha256 ${sha(bytes)}`, `- artifact: ${logBytes.length} bytes, sha256 ${sha(logBytes)}`,
-      `- open: <vscode://bounded-evidence.bounded-evidence/open?handle=${handle}&bytes=${start}-${start + 41}>`, '',
-    ].join('\n'));
+    assert.equal(
+      md,
+      [
+        '```text',
+        'ERROR: disk quota exceeded at step 31337',
+        '```',
+        '',
+        'Evidence excerpt (exact text):',
+        `- handle: \`${handle}\``,
+        `- range: bytes [${start}, ${start + 41}), line 31338`,
+        `- excerpt: 41 bytes, sha256 ${sha(bytes)}`,
+        `- artifact: ${logBytes.length} bytes, sha256 ${sha(logBytes)}`,
+        `- open: <vscode://bounded-evidence.bounded-evidence/open?handle=${handle}&bytes=${start}-${start + 41}>`,
+        '',
+      ].join('\n'),
+    );
     const c = await h.send({ type: 'sendToChat', id: 11, handle, range: { kind: 'bytes', start, end: start + 41 } });
     assert.deepEqual(c, { type: 'done', id: 11, message: 'Excerpt placed in the chat input (not sent).' });
     assert.equal(h.chat[0], md);
@@ -247,20 +432,46 @@ describe('inspector controller over a real RunStore', () => {
 
   it('opens the diff on two checked windows, and says what opened next to the button', async () => {
     const h = harness(() => store);
-    const r = await h.send({ type: 'compareWindows', id: 20, left: { handle, start: 0, end: 10 }, right: { handle: 'out_other', start: 5, end: 9 } });
+    const r = await h.send({
+      type: 'compareWindows',
+      id: 20,
+      left: { handle, start: 0, end: 10 },
+      right: { handle: 'out_other', start: 5, end: 9 },
+    });
     assert.deepEqual(r, { type: 'done', id: 20, message: `compared ${handle} with out_other` });
-    assert.deepEqual(h.compared, [[{ handle, start: 0, end: 10 }, { handle: 'out_other', start: 5, end: 9 }]]);
-    const bad = await h.send({ type: 'compareWindows', id: 21, left: { handle, start: 0, end: 70000 }, right: { handle, start: 0, end: 1 } });
+    assert.deepEqual(h.compared, [
+      [
+        { handle, start: 0, end: 10 },
+        { handle: 'out_other', start: 5, end: 9 },
+      ],
+    ]);
+    const bad = await h.send({
+      type: 'compareWindows',
+      id: 21,
+      left: { handle, start: 0, end: 70000 },
+      right: { handle, start: 0, end: 1 },
+    });
     assert.deepEqual(bad, { type: 'error', id: 21, message: 'a window may cover at most 65536 bytes' });
     assert.equal(h.compared.length, 1);
   });
 
-  it("saves the window on screen through Save Excerpt As… (the person picks where), and says so or that nothing was saved", async () => {
+  it('saves the window on screen through Save Excerpt As… (the person picks where), and says so or that nothing was saved', async () => {
     const h = harness(() => store);
     const range = { kind: 'bytes', start: 0, end: 10 } as const;
-    assert.deepEqual(await h.send({ type: 'saveExcerpt', id: 30, handle, range }), { type: 'done', id: 30, message: `saved ${handle}` });
-    assert.deepEqual(await h.send({ type: 'saveExcerpt', id: 31, handle, range }), { type: 'done', id: 31, message: 'Not saved.' });
-    assert.deepEqual(h.saved, [[handle, range], [handle, range]]);
+    assert.deepEqual(await h.send({ type: 'saveExcerpt', id: 30, handle, range }), {
+      type: 'done',
+      id: 30,
+      message: `saved ${handle}`,
+    });
+    assert.deepEqual(await h.send({ type: 'saveExcerpt', id: 31, handle, range }), {
+      type: 'done',
+      id: 31,
+      message: 'Not saved.',
+    });
+    assert.deepEqual(h.saved, [
+      [handle, range],
+      [handle, range],
+    ]);
     // An unknown handle is refused before anything is asked.
     const unknown = await h.send({ type: 'saveExcerpt', id: 32, handle: 'out_nope00000-1_stdout', range });
     assert.equal(unknown.type, 'error');
@@ -274,16 +485,31 @@ describe('inspector controller over a real RunStore', () => {
     assert.equal(bin.result.binary, true);
     const r = await h.send({ type: 'fetchBytes', id: 13, handle: bin.result.handle!, start: 0, end: 7, snap: true });
     assert.ok(r.type === 'window');
-    assert.deepEqual([r.window.encoding, r.window.text], ['hex', '00000000  00 01 02 ff fe 0a 41                              |......A|']);
+    assert.deepEqual(
+      [r.window.encoding, r.window.text],
+      ['hex', '00000000  00 01 02 ff fe 0a 41                              |......A|'],
+    );
     const l = await h.send({ type: 'fetchLines', id: 14, handle: bin.result.handle!, offset: 0, count: 1 });
-    assert.deepEqual(l, { type: 'error', id: 14, message: 'binary content has no lines: use a byte window (shown as hex)' });
+    assert.deepEqual(l, {
+      type: 'error',
+      id: 14,
+      message: 'binary content has no lines: use a byte window (shown as hex)',
+    });
   });
 
   it('finds a pattern in binary content by byte offset and answers with the byte window around it, as fetchBytes gives it', async () => {
     const h = harness(() => store);
     const page = await h.send({ type: 'page', id: 60, offset: 0, limit: 10, query: { order: 'newest', tool: 'dump' } });
     const bin = (page as PageReply).calls[0]!.result.handle!;
-    const r = await h.send({ type: 'findPattern', id: 61, handle: bin, pattern: 'A', offset: 0, limit: 50, window: { index: 0, context: 3 } });
+    const r = await h.send({
+      type: 'findPattern',
+      id: 61,
+      handle: bin,
+      pattern: 'A',
+      offset: 0,
+      limit: 50,
+      window: { index: 0, context: 3 },
+    });
     assert.ok(r.type === 'matches', JSON.stringify(r));
     assert.deepEqual([r.binary, r.totalMatches, r.matches.map((m) => m.byteOffset), r.windowIndex], [true, 1, [6], 0]);
     // The match's text is the reader's escaped bytes from the match on (docs/contracts.md §2.10), as a model gets it.
@@ -295,7 +521,14 @@ describe('inspector controller over a real RunStore', () => {
     assert.deepEqual(r.window, direct.window);
     assert.deepEqual([r.window!.encoding, r.window!.start, r.window!.end], ['hex', 0, 256]);
     // The window starts on a 16-byte row up to 64 bytes before the match, and stops at the output's end.
-    assert.deepEqual([binaryMatchWindow(1000, 20_007), binaryMatchWindow(20_000, 20_007), binaryMatchWindow(0, 1)], [{ start: 928, end: 1184 }, { start: 19_936, end: 20_007 }, { start: 0, end: 1 }]);
+    assert.deepEqual(
+      [binaryMatchWindow(1000, 20_007), binaryMatchWindow(20_000, 20_007), binaryMatchWindow(0, 1)],
+      [
+        { start: 928, end: 1184 },
+        { start: 19_936, end: 20_007 },
+        { start: 0, end: 1 },
+      ],
+    );
   });
 
   it('refuses a handle the store never minted as access denied, naming nothing', async () => {
@@ -307,21 +540,50 @@ describe('inspector controller over a real RunStore', () => {
 
   it('answers malformed messages with an error reply and never throws', async () => {
     const h = harness(() => store);
-    for (const m of [null, 42, 'ready', { type: 'fetchBytes', id: 'x' }, { type: 'verify', id: 16, handle: 7 }, { type: 'evil', id: 17 }]) {
+    for (const m of [
+      null,
+      42,
+      'ready',
+      { type: 'fetchBytes', id: 'x' },
+      { type: 'verify', id: 16, handle: 7 },
+      { type: 'evil', id: 17 },
+    ]) {
       const r = await h.send(m as Record<string, unknown>);
       assert.equal(r.type, 'error');
     }
-    assert.deepEqual(h.posted.map((m) => (m.type === 'error' ? m.id : 'x')), [null, null, null, null, 16, 17]);
+    assert.deepEqual(
+      h.posted.map((m) => (m.type === 'error' ? m.id : 'x')),
+      [null, null, null, null, 16, 17],
+    );
   });
 
   it('says so when no store is open', async () => {
     const h = harness(() => undefined);
     await h.controller.receive({ type: 'ready' });
     assert.deepEqual(h.posted, [
-      { type: 'init', limits: { maxWindowBytes: 65536, maxLines: 1000, maxMatches: 1000, maxPatternChars: 1024, maxHandleChars: 256, maxSearchMatches: 100 }, storeAvailable: false },
+      {
+        type: 'init',
+        limits: {
+          maxWindowBytes: 65536,
+          maxLines: 1000,
+          maxMatches: 1000,
+          maxPatternChars: 1024,
+          maxHandleChars: 256,
+          maxSearchMatches: 100,
+        },
+        storeAvailable: false,
+      },
     ]);
-    assert.deepEqual(await h.send({ type: 'page', id: 17, offset: 0, limit: 10, query: { order: 'newest' } }), { type: 'error', id: 17, message: noStoreMessage });
-    assert.deepEqual(await h.send({ type: 'verify', id: 18, handle }), { type: 'error', id: 18, message: noStoreMessage });
+    assert.deepEqual(await h.send({ type: 'page', id: 17, offset: 0, limit: 10, query: { order: 'newest' } }), {
+      type: 'error',
+      id: 17,
+      message: noStoreMessage,
+    });
+    assert.deepEqual(await h.send({ type: 'verify', id: 18, handle }), {
+      type: 'error',
+      id: 18,
+      message: noStoreMessage,
+    });
   });
 
   it('answers pages sorted and filtered host-side with exact totals, and finds a call by its whole handle', async () => {
@@ -337,7 +599,15 @@ describe('inspector controller over a real RunStore', () => {
     const byTool = await page({ tool: 'echo' });
     assert.deepEqual([byTool.total, byTool.all, tools(byTool)], [1, 3, ['echo']]);
     assert.deepEqual([(await page({ run: runId })).total, (await page({ run: 'run-nope' })).total], [3, 0]);
-    assert.deepEqual([(await page({ outcome: 'ok' })).total, (await page({ outcome: 'failed' })).total, (await page({ source: 'tool' })).total, (await page({ source: 'mcp' })).total], [3, 0, 3, 0]);
+    assert.deepEqual(
+      [
+        (await page({ outcome: 'ok' })).total,
+        (await page({ outcome: 'failed' })).total,
+        (await page({ source: 'tool' })).total,
+        (await page({ source: 'mcp' })).total,
+      ],
+      [3, 0, 3, 0],
+    );
     assert.deepEqual(tools(await page({ text: 'DUM' })), ['dump']);
     // A whole handle: exactly its call, even when other call ids contain this one's.
     const named = await page({ text: handle });
@@ -346,22 +616,59 @@ describe('inspector controller over a real RunStore', () => {
     // The run picker and locate.
     const runs = await h.send({ type: 'pickRuns', id: 31, text: 'buil', limit: 5 });
     assert.ok(runs.type === 'runs' && runs.runs.some((r) => r.runId === runId && r.label === 'build'));
-    assert.deepEqual(await h.send({ type: 'locate', id: 32, handle }), { type: 'located', id: 32, ref: { runId, callId, part: 'result' } });
+    assert.deepEqual(await h.send({ type: 'locate', id: 32, handle }), {
+      type: 'located',
+      id: 32,
+      ref: { runId, callId, part: 'result' },
+    });
     const newest = (await page({ run: runId }, 0, 1)).calls[0]!;
-    assert.deepEqual(await h.send({ type: 'locate', id: 33, runId }), { type: 'located', id: 33, ref: { runId, callId: newest.callId, part: 'result' } });
+    assert.deepEqual(await h.send({ type: 'locate', id: 33, runId }), {
+      type: 'located',
+      id: 33,
+      ref: { runId, callId: newest.callId, part: 'result' },
+    });
     // With the list's query: where the call is in that list (as the pages give it), or that the filters hide it.
     const ref = { runId, callId, part: 'result' };
-    const queries: Partial<ListQueryDto>[] = [{}, { order: 'largest' }, { tool: 'dump' }, { text: 'DUM' }, { text: handle }, { run: runId, order: 'largest' }, { tool: 'echo' }, { text: handle, tool: 'echo' }, { outcome: 'failed' }];
+    const queries: Partial<ListQueryDto>[] = [
+      {},
+      { order: 'largest' },
+      { tool: 'dump' },
+      { text: 'DUM' },
+      { text: handle },
+      { run: runId, order: 'largest' },
+      { tool: 'echo' },
+      { text: handle, tool: 'echo' },
+      { outcome: 'failed' },
+    ];
     for (const query of queries) {
       const q: ListQueryDto = { order: 'newest', ...query };
       const listed = (await page({ ...q }, 0, 100)).calls.map((c) => c.callId);
       const at = listed.indexOf(callId);
-      assert.deepEqual(await h.send({ type: 'locate', id: 34, handle, query: q }), { type: 'located', id: 34, ref, ...(at < 0 ? { hidden: true } : { index: at }) }, JSON.stringify(q));
+      assert.deepEqual(
+        await h.send({ type: 'locate', id: 34, handle, query: q }),
+        { type: 'located', id: 34, ref, ...(at < 0 ? { hidden: true } : { index: at }) },
+        JSON.stringify(q),
+      );
     }
     // The shell call was recorded first (last of three, newest first) and is the largest.
-    assert.deepEqual(await h.send({ type: 'locate', id: 35, handle, query: { order: 'newest' } }), { type: 'located', id: 35, ref, index: 2 });
-    assert.deepEqual(await h.send({ type: 'locate', id: 35, handle, query: { order: 'largest' } }), { type: 'located', id: 35, ref, index: 0 });
-    assert.deepEqual(await h.send({ type: 'locate', id: 36, handle, query: { order: 'newest', tool: 'echo' } }), { type: 'located', id: 36, ref, hidden: true });
+    assert.deepEqual(await h.send({ type: 'locate', id: 35, handle, query: { order: 'newest' } }), {
+      type: 'located',
+      id: 35,
+      ref,
+      index: 2,
+    });
+    assert.deepEqual(await h.send({ type: 'locate', id: 35, handle, query: { order: 'largest' } }), {
+      type: 'located',
+      id: 35,
+      ref,
+      index: 0,
+    });
+    assert.deepEqual(await h.send({ type: 'locate', id: 36, handle, query: { order: 'newest', tool: 'echo' } }), {
+      type: 'located',
+      id: 36,
+      ref,
+      hidden: true,
+    });
   });
 
   it('forwards live records as batched changes, and only while the page listens', async () => {
@@ -376,7 +683,10 @@ describe('inspector controller over a real RunStore', () => {
     assert.ok(deltas.length >= 1 && deltas.length <= 3, `${deltas.length} batches`);
     const calls = deltas.flatMap((d) => (d.type === 'changed' ? d.calls : []));
     const finished = calls.filter((c) => c.status !== 'running');
-    assert.deepEqual(finished.map((c) => [c.tool, c.status, c.result.sizeBytes, c.result.sha256]), [['grep', 'ok', 10_000, sha('y'.repeat(10_000))]]);
+    assert.deepEqual(
+      finished.map((c) => [c.tool, c.status, c.result.sizeBytes, c.result.sha256]),
+      [['grep', 'ok', 10_000, sha('y'.repeat(10_000))]],
+    );
     assert.ok(deltas.some((d) => d.type === 'changed' && d.runs.some((r) => r.label === 'live')));
     const count = h.posted.length;
     h.controller.webviewGone();

@@ -17,8 +17,17 @@ function memHandle(bytes: Uint8Array, opts: { binary?: boolean } = {}): HandleSo
   for (const b of bytes) if (b === 10) nl++;
   const lineCount = nl + (bytes.length > 0 && bytes[bytes.length - 1] !== 10 ? 1 : 0);
   const h = {
-    handle: 'res_test', runId: 'r1', callId: 'c1', name: 'result', byteCount: bytes.length, sha256: sha(bytes),
-    binary: opts.binary ?? false, contentType: 'text/plain; charset=utf-8', lineCount, stored: 'blob' as const, bytesRead: 0,
+    handle: 'res_test',
+    runId: 'r1',
+    callId: 'c1',
+    name: 'result',
+    byteCount: bytes.length,
+    sha256: sha(bytes),
+    binary: opts.binary ?? false,
+    contentType: 'text/plain; charset=utf-8',
+    lineCount,
+    stored: 'blob' as const,
+    bytesRead: 0,
     async readRange(s: number, e: number): Promise<Uint8Array> {
       if (!(0 <= s && s < e)) throw new EvidenceError('rangeOrder');
       if (e > bytes.length) throw new EvidenceError('exceedsStored');
@@ -28,7 +37,9 @@ function memHandle(bytes: Uint8Array, opts: { binary?: boolean } = {}): HandleSo
     async *stream(s = 0, e = bytes.length): AsyncIterable<Uint8Array> {
       for (let p = s; p < e; p += 10_000) yield bytes.slice(p, Math.min(e, p + 10_000));
     },
-    async verify(): Promise<boolean> { return true; },
+    async verify(): Promise<boolean> {
+      return true;
+    },
   };
   return h;
 }
@@ -58,14 +69,45 @@ describe('inspector: message validation', () => {
       { type: 'searchOutputs', id: 13, pattern: 'x', limit: 1, tool: 'shell', run: 'run-1' },
       { type: 'cancelSearch', searchId: 12 },
       { type: 'page', id: 14, offset: 0, limit: 1000, query: { order: 'newest' } },
-      { type: 'page', id: 15, offset: 99_900, limit: 100, query: { order: 'largest', tool: 'run_command', run: 'run-1', outcome: 'failed', source: 'hook:claude', text: 'x'.repeat(1024) }, facets: true },
+      {
+        type: 'page',
+        id: 15,
+        offset: 99_900,
+        limit: 100,
+        query: {
+          order: 'largest',
+          tool: 'run_command',
+          run: 'run-1',
+          outcome: 'failed',
+          source: 'hook:claude',
+          text: 'x'.repeat(1024),
+        },
+        facets: true,
+      },
       { type: 'pickRuns', id: 16, text: '', limit: 200 },
       { type: 'pickRuns', id: 17, text: 'build', limit: 20 },
       { type: 'locate', id: 18, handle: 'out_abc-1_stdout' },
       { type: 'locate', id: 19, runId: 'run-1' },
-      { type: 'locate', id: 21, handle: 'res_abc-1', query: { order: 'largest', tool: 'run_command', run: 'run-1', outcome: 'failed', source: 'hook:claude', text: 'x'.repeat(1024) } },
+      {
+        type: 'locate',
+        id: 21,
+        handle: 'res_abc-1',
+        query: {
+          order: 'largest',
+          tool: 'run_command',
+          run: 'run-1',
+          outcome: 'failed',
+          source: 'hook:claude',
+          text: 'x'.repeat(1024),
+        },
+      },
       { type: 'locate', id: 22, runId: 'run-1', query: { order: 'newest' } },
-      { type: 'compareWindows', id: 20, left: { handle: 'out_a', start: 0, end: 65536 }, right: { handle: 'out_b', start: 7, end: 9 } },
+      {
+        type: 'compareWindows',
+        id: 20,
+        left: { handle: 'out_a', start: 0, end: 65536 },
+        right: { handle: 'out_b', start: 7, end: 9 },
+      },
     ];
     for (const m of good) assert.deepEqual(parseWebviewMessage(m), { ok: true, message: m }, JSON.stringify(m));
   });
@@ -81,20 +123,40 @@ describe('inspector: message validation', () => {
       [{ type: 'refresh', id: 1, extra: true }, 1, 'unexpected field "extra"'],
       [{ type: 'fetchBytes', id: 2, handle: 'h', start: 0, end: 65537, snap: false }, 2, 'at most 65536 bytes'],
       [{ type: 'fetchBytes', id: 2, handle: 'h', start: 5, end: 5, snap: false }, 2, '0 <= start < end'],
-      [{ type: 'fetchBytes', id: 2, handle: 'h', start: 0.5, end: 5, snap: false }, 2, '"start" must be a safe integer'],
+      [
+        { type: 'fetchBytes', id: 2, handle: 'h', start: 0.5, end: 5, snap: false },
+        2,
+        '"start" must be a safe integer',
+      ],
       [{ type: 'fetchBytes', id: 2, handle: 'h', start: 0, end: 5, snap: 'yes' }, 2, '"snap" must be a boolean'],
       [{ type: 'fetchBytes', id: 2, handle: '', start: 0, end: 5, snap: true }, 2, '"handle" must be 1–256 characters'],
       [{ type: 'fetchLines', id: 3, handle: 'h', offset: 0, count: 1001 }, 3, '"count" must be between 1 and 1000'],
       [{ type: 'findPattern', id: 4, handle: 'h', pattern: '', offset: 0, limit: 1 }, 4, '"pattern" must be 1–1024'],
-      [{ type: 'findPattern', id: 4, handle: 'h', pattern: 'x'.repeat(1025), offset: 0, limit: 1 }, 4, '"pattern" must be 1–1024'],
+      [
+        { type: 'findPattern', id: 4, handle: 'h', pattern: 'x'.repeat(1025), offset: 0, limit: 1 },
+        4,
+        '"pattern" must be 1–1024',
+      ],
       [{ type: 'copyText', id: 5, text: 'x'.repeat(1025) }, 5, '"text" must be 1–1024'],
       [{ type: 'copyExcerpt', id: 6, handle: 'h', range: { kind: 'all' } }, 6, '"range.kind"'],
-      [{ type: 'copyExcerpt', id: 6, handle: 'h', range: { kind: 'bytes', start: 0, end: 1, x: 1 } }, 6, 'unexpected field "x"'],
+      [
+        { type: 'copyExcerpt', id: 6, handle: 'h', range: { kind: 'bytes', start: 0, end: 1, x: 1 } },
+        6,
+        'unexpected field "x"',
+      ],
       [{ type: 'detail', id: 7, ref: { runId: 'r', callId: 'c' } }, 7, '"part" must be a string'],
-      [{ type: 'openInEditor', id: 8, handle: 'h', byteOffset: Number.MAX_SAFE_INTEGER + 2 }, 8, '"byteOffset" must be a safe integer'],
+      [
+        { type: 'openInEditor', id: 8, handle: 'h', byteOffset: Number.MAX_SAFE_INTEGER + 2 },
+        8,
+        '"byteOffset" must be a safe integer',
+      ],
       [{ type: 'ready', id: 1 }, 1, 'unexpected field "id"'],
       // The page names one of three actions, never a command id.
-      [{ type: 'startAction', id: 9, action: 'workbench.action.terminal.sendSequence' }, 9, '"action" must be runCommandAndCapture, importFile or captureDemo'],
+      [
+        { type: 'startAction', id: 9, action: 'workbench.action.terminal.sendSequence' },
+        9,
+        '"action" must be runCommandAndCapture, importFile or captureDemo',
+      ],
       [{ type: 'startAction', id: 9, action: 'captureDemo', args: ['x'] }, 9, 'unexpected field "args"'],
       // Search across outputs: bounded reply, bounded pattern, string scope only.
       [{ type: 'searchOutputs', id: 10, pattern: 'x', limit: 101 }, 10, '"limit" must be between 1 and 100'],
@@ -103,17 +165,53 @@ describe('inspector: message validation', () => {
       [{ type: 'searchOutputs', id: 10, pattern: 'x', limit: 5, run: '' }, 10, '"run" must be 1–256'],
       [{ type: 'searchOutputs', id: 10, pattern: 'x', limit: 5, path: '/etc' }, 10, 'unexpected field "path"'],
       // List pages: bounded, filters from their sets, no field the host does not know.
-      [{ type: 'page', id: 11, offset: 0, limit: 1001, query: { order: 'newest' } }, 11, '"limit" must be between 1 and 1000'],
+      [
+        { type: 'page', id: 11, offset: 0, limit: 1001, query: { order: 'newest' } },
+        11,
+        '"limit" must be between 1 and 1000',
+      ],
       [{ type: 'page', id: 11, offset: -1, limit: 10, query: { order: 'newest' } }, 11, '"offset" must be between 0'],
       [{ type: 'page', id: 11, offset: 0, limit: 10 }, 11, '"query" must be an object'],
-      [{ type: 'page', id: 11, offset: 0, limit: 10, query: { order: 'random' } }, 11, '"query.order" must be "newest" or "largest"'],
-      [{ type: 'page', id: 11, offset: 0, limit: 10, query: { order: 'newest', outcome: 'maybe' } }, 11, '"query.outcome" must be'],
-      [{ type: 'page', id: 11, offset: 0, limit: 10, query: { order: 'newest', source: 'root' } }, 11, '"query.source" is not a known source'],
-      [{ type: 'page', id: 11, offset: 0, limit: 10, query: { order: 'newest', text: '' } }, 11, '"text" must be 1–1024'],
-      [{ type: 'page', id: 11, offset: 0, limit: 10, query: { order: 'newest', text: 'x'.repeat(1025) } }, 11, '"text" must be 1–1024'],
-      [{ type: 'page', id: 11, offset: 0, limit: 10, query: { order: 'newest', run: 5 } }, 11, '"run" must be a string'],
-      [{ type: 'page', id: 11, offset: 0, limit: 10, query: { order: 'newest', sql: '1=1' } }, 11, 'unexpected field "sql"'],
-      [{ type: 'page', id: 11, offset: 0, limit: 10, query: { order: 'newest' }, facets: 1 }, 11, '"facets" must be a boolean'],
+      [
+        { type: 'page', id: 11, offset: 0, limit: 10, query: { order: 'random' } },
+        11,
+        '"query.order" must be "newest" or "largest"',
+      ],
+      [
+        { type: 'page', id: 11, offset: 0, limit: 10, query: { order: 'newest', outcome: 'maybe' } },
+        11,
+        '"query.outcome" must be',
+      ],
+      [
+        { type: 'page', id: 11, offset: 0, limit: 10, query: { order: 'newest', source: 'root' } },
+        11,
+        '"query.source" is not a known source',
+      ],
+      [
+        { type: 'page', id: 11, offset: 0, limit: 10, query: { order: 'newest', text: '' } },
+        11,
+        '"text" must be 1–1024',
+      ],
+      [
+        { type: 'page', id: 11, offset: 0, limit: 10, query: { order: 'newest', text: 'x'.repeat(1025) } },
+        11,
+        '"text" must be 1–1024',
+      ],
+      [
+        { type: 'page', id: 11, offset: 0, limit: 10, query: { order: 'newest', run: 5 } },
+        11,
+        '"run" must be a string',
+      ],
+      [
+        { type: 'page', id: 11, offset: 0, limit: 10, query: { order: 'newest', sql: '1=1' } },
+        11,
+        'unexpected field "sql"',
+      ],
+      [
+        { type: 'page', id: 11, offset: 0, limit: 10, query: { order: 'newest' }, facets: 1 },
+        11,
+        '"facets" must be a boolean',
+      ],
       [{ type: 'pickRuns', id: 12, text: 'x', limit: 201 }, 12, '"limit" must be between 1 and 200'],
       [{ type: 'pickRuns', id: 12, limit: 5 }, 12, '"text" must be a string'],
       [{ type: 'locate', id: 13 }, 13, 'needs exactly one of "handle" and "runId"'],
@@ -121,19 +219,71 @@ describe('inspector: message validation', () => {
       [{ type: 'locate', id: 13, handle: 'h'.repeat(257) }, 13, '"handle" must be 1–256 characters'],
       // The list's query a reveal carries is checked as a page's is.
       [{ type: 'locate', id: 14, handle: 'res_a', query: 'newest' }, 14, '"query" must be an object'],
-      [{ type: 'locate', id: 14, handle: 'res_a', query: { order: 'oldest' } }, 14, '"query.order" must be "newest" or "largest"'],
-      [{ type: 'locate', id: 14, handle: 'res_a', query: { order: 'newest', outcome: 'maybe' } }, 14, '"query.outcome" must be'],
-      [{ type: 'locate', id: 14, handle: 'res_a', query: { order: 'newest', text: 'x'.repeat(1025) } }, 14, '"text" must be 1–1024'],
-      [{ type: 'locate', id: 14, handle: 'res_a', query: { order: 'newest', offset: 3 } }, 14, 'unexpected field "offset"'],
+      [
+        { type: 'locate', id: 14, handle: 'res_a', query: { order: 'oldest' } },
+        14,
+        '"query.order" must be "newest" or "largest"',
+      ],
+      [
+        { type: 'locate', id: 14, handle: 'res_a', query: { order: 'newest', outcome: 'maybe' } },
+        14,
+        '"query.outcome" must be',
+      ],
+      [
+        { type: 'locate', id: 14, handle: 'res_a', query: { order: 'newest', text: 'x'.repeat(1025) } },
+        14,
+        '"text" must be 1–1024',
+      ],
+      [
+        { type: 'locate', id: 14, handle: 'res_a', query: { order: 'newest', offset: 3 } },
+        14,
+        'unexpected field "offset"',
+      ],
       [{ type: 'locate', id: 14, handle: 'res_a', index: 3 }, 14, 'unexpected field "index"'],
       [{ type: 'cancelSearch', searchId: -1 }, null, '"searchId" must be between 0'],
       [{ type: 'cancelSearch', searchId: 1, id: 2 }, 2, 'unexpected field "id"'],
       // Compare: two byte windows of at most one panel window each, nothing else.
-      [{ type: 'compareWindows', id: 11, left: { handle: 'a', start: 0, end: 65537 }, right: { handle: 'b', start: 0, end: 1 } }, 11, 'at most 65536 bytes'],
+      [
+        {
+          type: 'compareWindows',
+          id: 11,
+          left: { handle: 'a', start: 0, end: 65537 },
+          right: { handle: 'b', start: 0, end: 1 },
+        },
+        11,
+        'at most 65536 bytes',
+      ],
       [{ type: 'compareWindows', id: 11, left: { handle: 'a', start: 0, end: 1 } }, 11, '"right" must be an object'],
-      [{ type: 'compareWindows', id: 11, left: { handle: 'a', start: 0, end: 1 }, right: { handle: '', start: 0, end: 1 } }, 11, '"handle" must be 1–256 characters'],
-      [{ type: 'compareWindows', id: 11, left: { handle: 'a', start: 0, end: 1, uri: 'file:///etc/passwd' }, right: { handle: 'b', start: 0, end: 1 } }, 11, 'unexpected field "uri"'],
-      [{ type: 'compareWindows', id: 11, left: { handle: 'a', start: 3, end: 2 }, right: { handle: 'b', start: 0, end: 1 } }, 11, '0 <= start < end'],
+      [
+        {
+          type: 'compareWindows',
+          id: 11,
+          left: { handle: 'a', start: 0, end: 1 },
+          right: { handle: '', start: 0, end: 1 },
+        },
+        11,
+        '"handle" must be 1–256 characters',
+      ],
+      [
+        {
+          type: 'compareWindows',
+          id: 11,
+          left: { handle: 'a', start: 0, end: 1, uri: 'file:///etc/passwd' },
+          right: { handle: 'b', start: 0, end: 1 },
+        },
+        11,
+        'unexpected field "uri"',
+      ],
+      [
+        {
+          type: 'compareWindows',
+          id: 11,
+          left: { handle: 'a', start: 3, end: 2 },
+          right: { handle: 'b', start: 0, end: 1 },
+        },
+        11,
+        '0 <= start < end',
+      ],
     ];
     for (const [m, id, text] of bad) {
       const r = parseWebviewMessage(m);
@@ -145,15 +295,44 @@ describe('inspector: message validation', () => {
   });
 
   it('never throws, whatever arrives', () => {
-    fc.assert(fc.property(fc.anything(), (m) => { parseWebviewMessage(m); }), { numRuns: 2000 });
-    fc.assert(fc.property(fc.record({ type: fc.constantFrom('fetchBytes', 'findPattern', 'copyExcerpt', 'detail'), id: fc.anything(), handle: fc.anything(), start: fc.anything(), end: fc.anything(), range: fc.anything(), ref: fc.anything() }, { requiredKeys: ['type'] }), (m) => {
-      const r = parseWebviewMessage(m);
-      if (r.ok) assert.equal(r.message.type, m.type);
-    }), { numRuns: 2000 });
+    fc.assert(
+      fc.property(fc.anything(), (m) => {
+        parseWebviewMessage(m);
+      }),
+      { numRuns: 2000 },
+    );
+    fc.assert(
+      fc.property(
+        fc.record(
+          {
+            type: fc.constantFrom('fetchBytes', 'findPattern', 'copyExcerpt', 'detail'),
+            id: fc.anything(),
+            handle: fc.anything(),
+            start: fc.anything(),
+            end: fc.anything(),
+            range: fc.anything(),
+            ref: fc.anything(),
+          },
+          { requiredKeys: ['type'] },
+        ),
+        (m) => {
+          const r = parseWebviewMessage(m);
+          if (r.ok) assert.equal(r.message.type, m.type);
+        },
+      ),
+      { numRuns: 2000 },
+    );
   });
 
   it('publishes the contract caps', () => {
-    assert.deepEqual(inspectorLimits, { maxWindowBytes: 65536, maxLines: 1000, maxMatches: 1000, maxPatternChars: 1024, maxHandleChars: 256, maxSearchMatches: 100 });
+    assert.deepEqual(inspectorLimits, {
+      maxWindowBytes: 65536,
+      maxLines: 1000,
+      maxMatches: 1000,
+      maxPatternChars: 1024,
+      maxHandleChars: 256,
+      maxSearchMatches: 100,
+    });
   });
 });
 
@@ -166,25 +345,49 @@ describe('inspector: excerpts and hex dumps', () => {
 
   it('builds the fenced text and its provenance', () => {
     const bytes = enc.encode('a\n```\nb');
-    const md = buildExcerpt({ handle: 'res_c1', start: 10, end: 10 + bytes.length, totalBytes: 100, sha256: 'f'.repeat(64), bytes, text: 'a\n```\nb', encoding: 'text', firstLine: 4, lineSpan: 3 });
-    assert.equal(md, [
-      '````text', 'a', '```', 'b', '````', '',
-      'Evidence excerpt (exact text):',
-      '- handle: `res_c1`',
-      `- range: bytes [10, ${10 + bytes.length}), lines 5–7`,
-      `- excerpt: ${bytes.length} bytes, sha256 ${sha(bytes)}`,
-      `- artifact: 100 bytes, sha256 ${'f'.repeat(64)}`,
-      `- open: <vscode://bounded-evidence.bounded-evidence/open?handle=res_c1&bytes=10-${10 + bytes.length}>`,
-      '',
-    ].join('\n'));
+    const md = buildExcerpt({
+      handle: 'res_c1',
+      start: 10,
+      end: 10 + bytes.length,
+      totalBytes: 100,
+      sha256: 'f'.repeat(64),
+      bytes,
+      text: 'a\n```\nb',
+      encoding: 'text',
+      firstLine: 4,
+      lineSpan: 3,
+    });
+    assert.equal(
+      md,
+      [
+        '````text',
+        'a',
+        '```',
+        'b',
+        '````',
+        '',
+        'Evidence excerpt (exact text):',
+        '- handle: `res_c1`',
+        `- range: bytes [10, ${10 + bytes.length}), lines 5–7`,
+        `- excerpt: ${bytes.length} bytes, sha256 ${sha(bytes)}`,
+        `- artifact: 100 bytes, sha256 ${'f'.repeat(64)}`,
+        `- open: <vscode://bounded-evidence.bounded-evidence/open?handle=res_c1&bytes=10-${10 + bytes.length}>`,
+        '',
+      ].join('\n'),
+    );
   });
 
   it('dumps bytes with absolute offsets and printable ASCII only', () => {
-    const bytes = Uint8Array.from([0x3c, 0x73, 0x00, 0xff, 0x0a, 0x41, 0x42, 0x43, 0x44, 0x45, 0x46, 0x47, 0x48, 0x49, 0x4a, 0x4b, 0x4c]);
-    assert.equal(hexDump(bytes, 0x1000), [
-      '00001000  3c 73 00 ff 0a 41 42 43  44 45 46 47 48 49 4a 4b  |<s...ABCDEFGHIJK|',
-      '00001010  4c                                                |L|',
-    ].join('\n'));
+    const bytes = Uint8Array.from([
+      0x3c, 0x73, 0x00, 0xff, 0x0a, 0x41, 0x42, 0x43, 0x44, 0x45, 0x46, 0x47, 0x48, 0x49, 0x4a, 0x4b, 0x4c,
+    ]);
+    assert.equal(
+      hexDump(bytes, 0x1000),
+      [
+        '00001000  3c 73 00 ff 0a 41 42 43  44 45 46 47 48 49 4a 4b  |<s...ABCDEFGHIJK|',
+        '00001010  4c                                                |L|',
+      ].join('\n'),
+    );
   });
 });
 
@@ -195,14 +398,26 @@ describe('inspector: line index and windows', () => {
   const text = `${lines.join('\n')}\n`;
   const bytes = enc.encode(text);
   const starts: number[] = [];
-  { let p = 0; for (const l of lines) { starts.push(p); p += enc.encode(l).length + 1; } }
+  {
+    let p = 0;
+    for (const l of lines) {
+      starts.push(p);
+      p += enc.encode(l).length + 1;
+    }
+  }
 
   it('finds the exact byte range of any line window', async () => {
     assert.ok(bytes.length > 4 * lineIndexStride);
     const src = memHandle(bytes);
     const idx = await LineIndex.build(src);
     assert.equal(idx.lineCount, 9000);
-    for (const [off, count] of [[0, 1], [1, 3], [4321, 10], [8990, 50], [8999, 1]] as const) {
+    for (const [off, count] of [
+      [0, 1],
+      [1, 3],
+      [4321, 10],
+      [8990, 50],
+      [8999, 1],
+    ] as const) {
       const r = await idx.linesRange(off, count);
       const last = Math.min(off + count, 9000);
       assert.deepEqual(r, { start: starts[off], end: last === 9000 ? bytes.length : starts[last], lines: last - off });
@@ -269,7 +484,10 @@ describe('inspector: line index and windows', () => {
   it('shows binary windows as a hex dump and refuses lines for them', async () => {
     const src = memHandle(Uint8Array.from([0, 1, 2, 0xff, 10, 0x41]), { binary: true });
     const w = await resolveBytes(src, 2, 6, true, indexOf(src));
-    assert.deepEqual([w.encoding, w.text], ['hex', '00000002  02 ff 0a 41                                       |...A|']);
+    assert.deepEqual(
+      [w.encoding, w.text],
+      ['hex', '00000002  02 ff 0a 41                                       |...A|'],
+    );
     await assert.rejects(resolveLines(src, 0, 1, 100, indexOf(src)), /binary content has no lines/);
   });
 });
@@ -280,13 +498,24 @@ describe('inspector: mapping', () => {
     const tail = 'tä';
     const preview = `${head}\n…[90 bytes omitted]…\n${tail}`;
     const size = 100;
-    const p = splitPreview(preview, { headEnd: enc.encode(head).length, tailStart: size - enc.encode(tail).length }, size);
+    const p = splitPreview(
+      preview,
+      { headEnd: enc.encode(head).length, tailStart: size - enc.encode(tail).length },
+      size,
+    );
     assert.deepEqual(p, { text: preview, head, tail, headEnd: 5, tailStart: 97 });
     assert.deepEqual(splitPreview('whole', undefined, 5), { text: 'whole' });
     assert.deepEqual(splitPreview('short', { headEnd: 10, tailStart: 90 }, 100), { text: 'short' });
     // The error lines the first view showed (docs/contracts.md §2.13) travel with the preview, without the pattern.
-    const errors = { total: 4, pattern: 'error TS\\d+', lines: [{ lineNumber: 12, byteOffset: 300, text: 'a.ts(1,1): error TS1: x', window: { start: 290, end: 313 } }] };
-    assert.deepEqual(splitPreview(preview, { headEnd: 5, tailStart: 97 }, size, errors), { ...p, errorLines: { total: 4, lines: [{ lineNumber: 12, byteOffset: 300, text: 'a.ts(1,1): error TS1: x' }] } });
+    const errors = {
+      total: 4,
+      pattern: 'error TS\\d+',
+      lines: [{ lineNumber: 12, byteOffset: 300, text: 'a.ts(1,1): error TS1: x', window: { start: 290, end: 313 } }],
+    };
+    assert.deepEqual(splitPreview(preview, { headEnd: 5, tailStart: 97 }, size, errors), {
+      ...p,
+      errorLines: { total: 4, lines: [{ lineNumber: 12, byteOffset: 300, text: 'a.ts(1,1): error TS1: x' }] },
+    });
   });
 
   it('summarises arguments on one short line', () => {

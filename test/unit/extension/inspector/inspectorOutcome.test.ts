@@ -8,15 +8,38 @@ import { outcomeFields, sourceLabel } from '../../../../src/extension/inspector/
 import { outcomeOf, runOutcomeOf } from '../../../../src/shared/outcome.js';
 
 const value = (json: string): AttachmentRecord => ({
-  name: 'value', slot: 'value', handle: 'out_c1_value', sizeBytes: json.length, observedBytes: json.length, truncated: false,
-  contentType: 'application/json', sha256: '0'.repeat(64), stored: 'inline', preview: json, inline: json, lineCount: 0, binary: false, readable: true,
+  name: 'value',
+  slot: 'value',
+  handle: 'out_c1_value',
+  sizeBytes: json.length,
+  observedBytes: json.length,
+  truncated: false,
+  contentType: 'application/json',
+  sha256: '0'.repeat(64),
+  stored: 'inline',
+  preview: json,
+  inline: json,
+  lineCount: 0,
+  binary: false,
+  readable: true,
 });
 
 describe('inspector: call outcomes', () => {
   it('reads the exit fields the run layer records in the value attachment', () => {
-    assert.deepEqual(outcomeFields([value('{"aborted":false,"code":1,"signal":null,"timedOut":false}')]), { exitCode: 1, signal: null });
-    assert.deepEqual(outcomeFields([value('{"aborted":false,"code":null,"signal":"SIGKILL","timedOut":true}')]), { exitCode: null, signal: 'SIGKILL', timedOut: true });
-    assert.deepEqual(outcomeFields([value('{"aborted":true,"code":null,"signal":"SIGTERM","timedOut":false}')]), { exitCode: null, signal: 'SIGTERM', cancelled: true });
+    assert.deepEqual(outcomeFields([value('{"aborted":false,"code":1,"signal":null,"timedOut":false}')]), {
+      exitCode: 1,
+      signal: null,
+    });
+    assert.deepEqual(outcomeFields([value('{"aborted":false,"code":null,"signal":"SIGKILL","timedOut":true}')]), {
+      exitCode: null,
+      signal: 'SIGKILL',
+      timedOut: true,
+    });
+    assert.deepEqual(outcomeFields([value('{"aborted":true,"code":null,"signal":"SIGTERM","timedOut":false}')]), {
+      exitCode: null,
+      signal: 'SIGTERM',
+      cancelled: true,
+    });
     // No value attachment, or one that is not that JSON: no fields (older logs, other tools).
     assert.deepEqual(outcomeFields([]), {});
     assert.deepEqual(outcomeFields([value('not json')]), {});
@@ -24,14 +47,39 @@ describe('inspector: call outcomes', () => {
   });
 
   it('says a non-zero exit failed although the call is recorded ok', () => {
-    assert.deepEqual(outcomeOf({ status: 'ok', exitCode: 1, signal: null }), { kind: 'failed', label: 'exit 1', detail: 'the command exited with code 1' });
-    assert.deepEqual(outcomeOf({ status: 'ok', exitCode: 127, signal: null }), { kind: 'failed', label: 'exit 127', detail: 'the command exited with code 127 (command not found)' });
-    assert.deepEqual(outcomeOf({ status: 'ok', exitCode: 0, signal: null }), { kind: 'ok', label: 'exit 0', detail: 'the command exited with code 0' });
+    assert.deepEqual(outcomeOf({ status: 'ok', exitCode: 1, signal: null }), {
+      kind: 'failed',
+      label: 'exit 1',
+      detail: 'the command exited with code 1',
+    });
+    assert.deepEqual(outcomeOf({ status: 'ok', exitCode: 127, signal: null }), {
+      kind: 'failed',
+      label: 'exit 127',
+      detail: 'the command exited with code 127 (command not found)',
+    });
+    assert.deepEqual(outcomeOf({ status: 'ok', exitCode: 0, signal: null }), {
+      kind: 'ok',
+      label: 'exit 0',
+      detail: 'the command exited with code 0',
+    });
     assert.deepEqual(outcomeOf({ status: 'ok' }), { kind: 'ok', label: 'ok', detail: 'the call succeeded' });
     assert.equal(outcomeOf({ status: 'ok', exitCode: null, signal: 'SIGSEGV' }).label, 'SIGSEGV');
-    assert.equal(outcomeOf({ status: 'error', exitCode: null, signal: 'SIGKILL', timedOut: true, errorMessage: 'the command timed out after 50 ms' }).label, 'timed out');
+    assert.equal(
+      outcomeOf({
+        status: 'error',
+        exitCode: null,
+        signal: 'SIGKILL',
+        timedOut: true,
+        errorMessage: 'the command timed out after 50 ms',
+      }).label,
+      'timed out',
+    );
     assert.equal(outcomeOf({ status: 'error', exitCode: null, signal: 'SIGTERM', cancelled: true }).label, 'cancelled');
-    assert.deepEqual(outcomeOf({ status: 'failed', errorMessage: 'blob store failed' }), { kind: 'failed', label: 'failed', detail: 'blob store failed' });
+    assert.deepEqual(outcomeOf({ status: 'failed', errorMessage: 'blob store failed' }), {
+      kind: 'failed',
+      label: 'failed',
+      detail: 'blob store failed',
+    });
     assert.equal(outcomeOf({ status: 'running' }).kind, 'running');
     assert.equal(outcomeOf({ status: 'interrupted' }).kind, 'failed');
   });
@@ -44,8 +92,16 @@ describe('inspector: call outcomes', () => {
   });
 
   it('a run reads as failed when one of its calls failed, though its record says completed', () => {
-    assert.deepEqual(runOutcomeOf({ status: 'completed', callCount: 1, failedCalls: 1 }), { kind: 'failed', label: 'failed', detail: '1 of 1 call failed' });
-    assert.deepEqual(runOutcomeOf({ status: 'completed', callCount: 3, failedCalls: 2 }), { kind: 'failed', label: '2 failed', detail: '2 of 3 calls failed' });
+    assert.deepEqual(runOutcomeOf({ status: 'completed', callCount: 1, failedCalls: 1 }), {
+      kind: 'failed',
+      label: 'failed',
+      detail: '1 of 1 call failed',
+    });
+    assert.deepEqual(runOutcomeOf({ status: 'completed', callCount: 3, failedCalls: 2 }), {
+      kind: 'failed',
+      label: '2 failed',
+      detail: '2 of 3 calls failed',
+    });
     assert.equal(runOutcomeOf({ status: 'completed', callCount: 3, failedCalls: 0 }).label, 'completed');
     assert.equal(runOutcomeOf({ status: 'completed', callCount: 3, failedCalls: 0 }).kind, 'ok');
     assert.equal(runOutcomeOf({ status: 'interrupted', callCount: 1, failedCalls: 0 }).kind, 'failed');
