@@ -66,6 +66,9 @@ const ourSettings = {
   'update.mode': 'none',
   // demo/ lives inside this repository: no "open the parent repository?" prompt.
   'git.openRepositoryInParentFolders': 'never',
+  // The server runs on loopback beside the person's own programs: forwarding their ports
+  // would only stack "your application is available" toasts over the inspector.
+  'remote.autoForwardPorts': false,
 };
 for (const settingsFile of [
   path.join(p.serverData, 'data', 'User', 'settings.json'),
