@@ -106,7 +106,7 @@ export function alive(pid: number): boolean {
 }
 
 /** Waits up to `ms` for a pid to stop running. */
-export async function waitGone(pid: number, ms = 3000): Promise<boolean> {
+export async function waitGone(pid: number, ms = 15_000): Promise<boolean> {
   const end = Date.now() + ms;
   while (Date.now() < end) {
     if (!alive(pid)) return true;

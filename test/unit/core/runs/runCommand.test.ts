@@ -5,30 +5,7 @@ import { FsBlobStore } from '../../../../src/core/blobs/fsBlobStore.js';
 import { MemoryBlobStore } from '../../../../src/core/blobs/memoryBlobStore.js';
 import { S3BlobStore } from '../../../../src/core/blobs/s3BlobStore.js';
 import { closedEndpoint, startFaultProxy, startS3Server, type S3Server } from '../blobs/s3Fixture.js';
-import { openStore, rejectsWith, scratch, sha } from './helpers.js';
-
-/** True while a process with this pid runs (a zombie awaiting its reaper has stopped running). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
-
-async function waitGone(pid: number, ms = 3000): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (!alive(pid)) return true;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return !alive(pid);
-}
+import { openStore, rejectsWith, scratch, sha, waitGone } from './helpers.js';
 
 describe('runCommand: attachments captured as the process writes (docs/contracts.md §2.4)', () => {
   let dir: string;
