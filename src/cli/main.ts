@@ -13,6 +13,7 @@ import { stats } from './stats.js';
 import { processIo, type CliIo } from './io.js';
 import { STORAGE_ENV } from './session.js';
 import { exitOnOldNode } from '../core/nodeVersion.js';
+import { restartWithSmallYoungGeneration } from '../core/smallYoungGeneration.js';
 
 /** The subcommands that open a store (all but `hook` and `mcp`). */
 const STORE_COMMANDS: Readonly<Record<string, (argv: readonly string[], io: CliIo) => Promise<number>>> = {
@@ -88,6 +89,7 @@ function restoreShimEnvironment(env: NodeJS.ProcessEnv): void {
 
 if (require.main === module) {
   exitOnOldNode();
+  if (process.argv[2] === 'mcp') restartWithSmallYoungGeneration();
   restoreShimEnvironment(process.env);
   const self = [process.execPath, process.argv[1] ?? ''];
   void runCli(process.argv.slice(2), processIo(), self).then(

@@ -1,8 +1,10 @@
 /** Entry point of dist/mcp.js (and of `node --import tsx src/mcp/main.ts`): see `main` in server.ts. */
 import { exitOnOldNode } from '../core/nodeVersion.js';
+import { restartWithSmallYoungGeneration } from '../core/smallYoungGeneration.js';
 import { main } from './server.js';
 
 exitOnOldNode();
+restartWithSmallYoungGeneration();
 void main().then((code) => {
   process.exitCode = code;
   // Anything left holding the event loop (a stuck child pipe) must not keep a closed server alive.
