@@ -135,7 +135,7 @@ export async function runAgent(
 export const BASH_ID = 'toolu_bash_1';
 export const READ_ID = 'toolu_read_1';
 
-/** What a VS Code integrated terminal has once the extension is active (README, "Use it with the agents you already have"). */
+/** What a VS Code integrated terminal has once the extension is active (docs/agents.md, "What routing does"). */
 export function terminalEnvironment(s: Sandbox): Record<string, string> {
   return { BOUNDED_EVIDENCE_STORAGE: s.storage, BOUNDED_EVIDENCE_CLI: s.shim };
 }

@@ -502,7 +502,7 @@ describe('Inspector for people in a real workbench', function () {
   });
 
   it('compares two chosen windows from the panel: "Compare with…" on one, then on another, opens the diff on exactly those bytes', async () => {
-    // Wide enough for the diff beside the panel (from 1,400 px of panel: issue 25 item 8), as the README shows it.
+    // Wide enough for the diff beside the panel (from 1,400 px of panel: issue 25 item 8), as docs/inspector.md shows it.
     await wb.page.setViewportSize({ width: 1920, height: 1080 });
     await wb.runCommand('View: Close Primary Side Bar');
     try {

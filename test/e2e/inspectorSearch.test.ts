@@ -85,7 +85,7 @@ describe('Inspector across outputs and live commands in a real workbench', funct
     assert.equal(new Set(handles).size, 2);
     assert.match(await text(hits.nth(0).locator('.hit-where')), /^\S+:2$/);
     await wb.screenshot('search-across-outputs');
-    // The same state in the light theme (README screenshots come in both).
+    // The same state in the light theme (docs/inspector.md's screenshots come in both).
     await setTheme(wb, view, 'Default Light Modern');
     await wb.screenshot('search-across-outputs-light');
     await setTheme(wb, view, 'Default Dark Modern');
