@@ -40,7 +40,7 @@ const CLAUDE_TIMEOUT_MS = 120_000;
 
 const makeSandbox = (): Sandbox => makeSandboxIn('claude');
 
-/** The MCP server Claude Code is given, as the README's `--mcp-config` line spells it: the shim's `mcp` on the storage. */
+/** The MCP server Claude Code is given, as docs/agents.md spells `--mcp-config`: the shim's `mcp` on the storage. */
 function mcpConfig(s: Sandbox): string {
   return JSON.stringify({
     mcpServers: { evidence: { command: s.shim, args: ['mcp', '--storage', s.storage, '--workspace', s.workspace] } },
@@ -48,16 +48,16 @@ function mcpConfig(s: Sandbox): string {
 }
 
 /**
- * The `.claude/settings.json` the README gives for Claude Code, read from README.md itself
+ * The `.claude/settings.json` docs/agents.md gives for Claude Code, read from that page itself
  * (the first JSON block under "### Claude Code"), so the documented snippet is what runs.
  */
 function readmeClaudeSettings(): string {
-  const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+  const readme = readFileSync(path.join(repoRoot, 'docs', 'agents.md'), 'utf8');
   const section = readme.slice(readme.indexOf('\n### Claude Code\n'));
   const block = /```json\n([\s\S]*?)\n```/.exec(section);
-  assert.ok(block, 'README.md has a JSON block under "### Claude Code"');
+  assert.ok(block, 'docs/agents.md has a JSON block under "### Claude Code"');
   const settings = JSON.parse(block[1]!) as { hooks?: { PreToolUse?: { matcher?: string }[] } };
-  assert.equal(settings.hooks?.PreToolUse?.[0]?.matcher, 'Bash', 'the README snippet hooks Bash');
+  assert.equal(settings.hooks?.PreToolUse?.[0]?.matcher, 'Bash', 'the docs/agents.md snippet hooks Bash');
   return block[1]!;
 }
 
