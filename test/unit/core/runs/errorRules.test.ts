@@ -165,7 +165,13 @@ describe('error-line rules over real tool outputs (contracts §2.13)', function 
   it('npm', () => {
     const d = at('npm');
     writeFileSync(path.join(d, 'package.json'), '{"name":"x","version":"1.0.0"}\n');
-    const { out, status } = run('npm run no-such-script', d, { npm_config_update_notifier: 'false' });
+    // The suite may itself run under `npm run --silent`, whose npm_config_loglevel=silent would mute this npm too.
+    const inherited = Object.fromEntries(
+      Object.keys(process.env)
+        .filter((k) => k.toLowerCase().startsWith('npm_config_'))
+        .map((k) => [k, undefined]),
+    );
+    const { out, status } = run('npm run no-such-script', d, { ...inherited, npm_config_update_notifier: 'false' });
     assert.notEqual(status, 0);
     check(out, true, 'npm.error', 'Missing script: "no-such-script"');
   });
