@@ -17,15 +17,13 @@ import * as vscode from 'vscode';
 // Binary pages are the reader's hex dump (`hexdump -C` rows), as the model and the panel show them.
 import { ceilCodePointBoundary, countNewlines, hexDump, type HandleSource, type RunStoreApi } from '../core/index.js';
 import { Ids } from './ids.js';
-import { OutputGutter } from './outputGutter.js';
+import { HEADER_LINES, OutputGutter } from './outputGutter.js';
 import type { ServicesHost } from './services.js';
 
 /** Bytes of text per page. */
 export const PAGE_BYTES = 256 * 1024;
 /** Bytes per page of a binary output (16 per hex-dump line). */
 export const BINARY_PAGE_BYTES = 32 * 1024;
-/** Header lines before the content (the last one is blank). */
-export const HEADER_LINES = 3;
 /** Line numbers are computed for pages starting within this many bytes (the count streams from 0). */
 const LINE_COUNT_LIMIT_BYTES = 64 * 1024 * 1024;
 /** How far past its nominal edge a page start may move to reach the next line. */

@@ -14,8 +14,10 @@
  * keep the editor's own numbers (they keep plaintext).
  */
 import * as vscode from 'vscode';
-import { HEADER_LINES } from './artifactDocument.js';
 import { Ids } from './ids.js';
+
+/** Header lines before the content of a page (the last one is blank; `renderPage` in artifactDocument.ts writes them). */
+export const HEADER_LINES = 3;
 
 /** Lines decorated above and below the visible ones, so a scroll of a few screens shows numbers at once. */
 const MARGIN_LINES = 150;

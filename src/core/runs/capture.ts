@@ -16,7 +16,7 @@ import { ManifestBuilder, type ManifestSummary } from '../integrity/integrity.js
 import { floorCodePointBoundary } from '../utf8.js';
 import { lineCountOf } from './decisions.js';
 import { ErrorScan, type ErrorScanResult } from './errorLines.js';
-import type { StorageState } from './types.js';
+import type { StorageState } from './records.js';
 
 /** How to capture one output. */
 export interface CaptureOptions {

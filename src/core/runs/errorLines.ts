@@ -20,7 +20,7 @@
  */
 import { floorCodePointBoundary } from '../utf8.js';
 import { ERROR_RULES, type ErrorRule, type ErrorRuleKind } from './errorRules.js';
-import type { ErrorLines } from './types.js';
+import type { ErrorLines } from './records.js';
 
 /**
  * Bytes of an output that are scanned at most: the scan costs ~10 ns a byte (a regular

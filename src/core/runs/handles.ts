@@ -19,7 +19,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { EvidenceError } from '../errors.js';
-import type { AttachmentRecord, CallFinishedRecord, Disposable } from './types.js';
+import type { AttachmentRecord, CallFinishedRecord } from './records.js';
+
+/** Something to stop listening with. */
+export interface Disposable {
+  dispose(): void;
+}
 
 /** The reserved reader tool's name: no other tool may take it. */
 export const READ_TOOL_OUTPUT = 'read_tool_output';

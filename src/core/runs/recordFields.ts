@@ -6,7 +6,7 @@ import { EvidenceError, isStorageFull, STORAGE_FULL } from '../errors.js';
 import type { Captured } from './capture.js';
 import { ContentTypes, makePreview } from './decisions.js';
 import { selectErrorLines } from './errorLines.js';
-import type { StoredContent } from './types.js';
+import type { StoredContent } from './records.js';
 
 /** A positive safe integer option, or a clear error naming it. */
 export function positiveInt(name: string, v: number): number {

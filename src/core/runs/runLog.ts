@@ -22,7 +22,7 @@ import {
   MINTED_RESULT_HANDLE,
 } from './handles.js';
 import { isRunOwner } from './owner.js';
-import type { RunSource, AttachmentRecord, CallFinishedRecord, LogProblem, RunRecord } from './types.js';
+import type { RunSource, AttachmentRecord, CallFinishedRecord, LogProblem, RunRecord } from './records.js';
 
 /** What reading one log produced. */
 export interface ReadLogResult {

@@ -14,7 +14,7 @@ import type {
   LogProblem,
   RunRecord,
   RunStartedRecord,
-} from '../types.js';
+} from '../records.js';
 
 const SOURCE_KINDS = new Set(['tool', 'participant', 'hook', 'cli', 'mcp', 'command', 'api']);
 
