@@ -1,7 +1,7 @@
 /**
  * Course contract only (docs/contracts.md §1.4): the program runner behind the local
  * workspace's `run_command` tool, which the scripted agent loop of the course uses. The
- * extension's own commands run through the run layer (src/core/runs/runCommand.ts), never
+ * extension's own commands run through the run layer (src/core/runs/recording/runCommand.ts), never
  * through this.
  */
 import { spawn } from 'node:child_process';

@@ -6,7 +6,7 @@
  */
 import type { BlobStore } from '../blobs/blobStore.js';
 import type { Manifest, RangeSource } from '../integrity/integrity.js';
-import type { Disposable } from './handles.js';
+import type { Disposable } from './log/handles.js';
 import type {
   AttachmentRecord,
   CallError,
@@ -20,11 +20,11 @@ import type {
   RunRecord,
   RunSource,
   StorageState,
-} from './records.js';
-import type { UsageQuery, UsageReport } from './stats.js';
+} from './log/records.js';
+import type { UsageQuery, UsageReport } from './usage/stats.js';
 
-export type * from './records.js';
-export type { Disposable } from './handles.js';
+export type * from './log/records.js';
+export type { Disposable } from './log/handles.js';
 
 /** Whether losing bytes (no blob store wired) is acceptable or fails the call. */
 export type Preservation = 'best_effort' | 'required';

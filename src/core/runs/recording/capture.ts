@@ -9,14 +9,14 @@
  * `observedBytes` but not kept; the cut is moved back to a code-point boundary (at most
  * three bytes) so a capped text output stays text.
  */
-import type { BlobKey } from '../blobs/blobKey.js';
-import type { BlobStore } from '../blobs/blobStore.js';
-import { putVerifiedStream } from '../blobs/verifiedBlobs.js';
-import { ManifestBuilder, type ManifestSummary } from '../integrity/integrity.js';
-import { floorCodePointBoundary } from '../utf8.js';
+import type { BlobKey } from '../../blobs/blobKey.js';
+import type { BlobStore } from '../../blobs/blobStore.js';
+import { putVerifiedStream } from '../../blobs/verifiedBlobs.js';
+import { ManifestBuilder, type ManifestSummary } from '../../integrity/integrity.js';
+import { floorCodePointBoundary } from '../../utf8.js';
 import { lineCountOf } from './decisions.js';
-import { ErrorScan, type ErrorScanResult } from './errorLines.js';
-import type { StorageState } from './records.js';
+import { ErrorScan, type ErrorScanResult } from '../errorLines/errorLines.js';
+import type { StorageState } from '../log/records.js';
 
 /** How to capture one output. */
 export interface CaptureOptions {
@@ -194,7 +194,7 @@ function result(
 }
 
 /** sha256 hex of bytes in memory: the core's one helper. */
-export { sha256Hex } from '../integrity/sha256.js';
+export { sha256Hex } from '../../integrity/sha256.js';
 
 /** An async iterable of one buffer (so in-memory results take the same path as streams). */
 export async function* once(bytes: Uint8Array): AsyncGenerator<Uint8Array> {

@@ -19,23 +19,23 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import { assertSafeSegment, isSafeSegment, type BlobKey } from '../blobs/blobKey.js';
-import type { BlobStore } from '../blobs/blobStore.js';
-import { ManifestCache, missingError, openVerified } from '../blobs/verifiedBlobs.js';
-import { EvidenceError } from '../errors.js';
-import { manifestOf, readVerified, streamVerified, verifyAll } from '../integrity/integrity.js';
-import { encodeUtf8 } from '../utf8.js';
-import { Catalog, yieldToLoop, type CatalogStats, type HandleRow, type RunRow } from './catalog/catalog.js';
-import { callIndex, facetsOf, queryCalls, queryRuns, runStatusOf, summaryOf } from './catalog/queries.js';
-import { callReportOf, reportPage } from './callPage.js';
+import { assertSafeSegment, isSafeSegment, type BlobKey } from '../../blobs/blobKey.js';
+import type { BlobStore } from '../../blobs/blobStore.js';
+import { ManifestCache, missingError, openVerified } from '../../blobs/verifiedBlobs.js';
+import { EvidenceError } from '../../errors.js';
+import { manifestOf, readVerified, streamVerified, verifyAll } from '../../integrity/integrity.js';
+import { encodeUtf8 } from '../../utf8.js';
+import { Catalog, yieldToLoop, type CatalogStats, type HandleRow, type RunRow } from '../catalog/catalog.js';
+import { callIndex, facetsOf, queryCalls, queryRuns, runStatusOf, summaryOf } from '../catalog/queries.js';
+import { callReportOf, reportPage } from '../reading/callPage.js';
 import {
   DEFAULT_CAPTURE_CAP_BYTES,
   DEFAULT_INLINE_ATTACHMENT_BYTES,
   DEFAULT_OFFLOAD_THRESHOLD_BYTES,
   DEFAULT_RUN_LIMITS,
   profileHash,
-} from './decisions.js';
-import { accessDenied, isMintedHandle, legacyRunToken, type HandleEntry } from './handles.js';
+} from '../recording/decisions.js';
+import { accessDenied, isMintedHandle, legacyRunToken, type HandleEntry } from '../log/handles.js';
 import {
   checkLineCount,
   DEFAULT_READER_LIMITS,
@@ -43,12 +43,12 @@ import {
   readContent,
   validateReadArgs,
   type ContentView,
-} from './reader.js';
-import { captureCap, nowIso, positiveInt } from './recordFields.js';
-import { Run } from './run.js';
-import type { RunHost } from './runHost.js';
-import { usageReport, type UsageQuery, type UsageReport } from './stats.js';
-import { currentOwner, ownerAlive } from './owner.js';
+} from '../reading/reader.js';
+import { captureCap, nowIso, positiveInt } from '../recording/recordFields.js';
+import { Run } from '../recording/run.js';
+import type { RunHost } from '../recording/runHost.js';
+import { usageReport, type UsageQuery, type UsageReport } from '../usage/stats.js';
+import { currentOwner, ownerAlive } from '../log/owner.js';
 import {
   appendRecord,
   finishedRecordAt,
@@ -56,7 +56,7 @@ import {
   parseRunLog,
   terminateTornTail,
   type ReadLogResult,
-} from './runLog.js';
+} from '../log/runLog.js';
 import type {
   CallFilter,
   CallFinishedRecord,
@@ -88,11 +88,11 @@ import type {
   StoredContent,
   CallShownRecord,
   ShownAnswer,
-} from './types.js';
+} from '../types.js';
 
 // The store's public surface includes the recorder and command calls, split by idea.
-export { Run } from './run.js';
-export { RUN_COMMAND_TOOL, type RunCommandExtras } from './runCommand.js';
+export { Run } from '../recording/run.js';
+export { RUN_COMMAND_TOOL, type RunCommandExtras } from '../recording/runCommand.js';
 
 /** Longest handle that can resolve (docs/contracts.md §2.5: 1–256 characters). */
 const MAX_HANDLE_LENGTH = 256;

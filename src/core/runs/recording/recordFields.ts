@@ -2,11 +2,11 @@
  * Small pieces every record writer shares (docs/contracts.md §2): record timestamps, the
  * stored-content fields of a capture, safe backend failure messages, option checks.
  */
-import { EvidenceError, isStorageFull, STORAGE_FULL } from '../errors.js';
+import { EvidenceError, isStorageFull, STORAGE_FULL } from '../../errors.js';
 import type { Captured } from './capture.js';
 import { ContentTypes, makePreview } from './decisions.js';
-import { selectErrorLines } from './errorLines.js';
-import type { StoredContent } from './records.js';
+import { selectErrorLines } from '../errorLines/errorLines.js';
+import type { StoredContent } from '../log/records.js';
 
 /** A positive safe integer option, or a clear error naming it. */
 export function positiveInt(name: string, v: number): number {

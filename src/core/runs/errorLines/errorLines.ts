@@ -18,9 +18,9 @@
  * - binary content gets no error lines (the caller drops the scan).
  * `selectErrorLines` (pure) chooses what a first view shows from a finished scan.
  */
-import { floorCodePointBoundary } from '../utf8.js';
+import { floorCodePointBoundary } from '../../utf8.js';
 import { ERROR_RULES, type ErrorRule, type ErrorRuleKind } from './errorRules.js';
-import type { ErrorLines } from './records.js';
+import type { ErrorLines } from '../log/records.js';
 
 /**
  * Bytes of an output that are scanned at most: the scan costs ~10 ns a byte (a regular

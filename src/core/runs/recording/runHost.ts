@@ -4,7 +4,7 @@
  * `run.ts` and `runCommand.ts` import only these types, so the modules form a line
  * (runStore → run → runCommand → runHost), not a circle (docs/architecture.md §3).
  */
-import type { BlobStore } from '../blobs/blobStore.js';
+import type { BlobStore } from '../../blobs/blobStore.js';
 import type {
   AttachmentRecord,
   CallError,
@@ -18,7 +18,7 @@ import type {
   RecordResultOptions,
   RunLimits,
   RunRecord,
-} from './types.js';
+} from '../types.js';
 
 /** What a live run needs of its store: its limits, its blobs, its log and its reader. */
 export interface RunHost {

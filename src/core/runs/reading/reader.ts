@@ -26,11 +26,11 @@
  * window with the real `total_lines`. Binary content: `binary: true`, no lines; a
  * pattern searches its bytes; a byte window is a hex dump (docs/contracts.md §2.10).
  */
-import { EvidenceError, ErrorText } from '../errors.js';
-import { locateLine, readVerified, totalNewlines, type Manifest, type RangeSource } from '../integrity/integrity.js';
-import { decodeUtf8Strict } from '../utf8.js';
-import { searchPattern } from './search/patternSearch.js';
-import type { ReadOptions, ReadToolOutputResult, ReaderLimits } from './types.js';
+import { EvidenceError, ErrorText } from '../../errors.js';
+import { locateLine, readVerified, totalNewlines, type Manifest, type RangeSource } from '../../integrity/integrity.js';
+import { decodeUtf8Strict } from '../../utf8.js';
+import { searchPattern } from '../search/patternSearch.js';
+import type { ReadOptions, ReadToolOutputResult, ReaderLimits } from '../types.js';
 
 /** Contract defaults of the reply bounds and the pattern guard. */
 export const DEFAULT_READER_LIMITS: ReaderLimits = {

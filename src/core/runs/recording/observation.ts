@@ -3,7 +3,7 @@
  * handle, the sizes, the digest, the preview and how to read more. Bounded by the
  * preview size plus a few hundred bytes of fixed text; never contains a host path.
  */
-import type { AttachmentRecord, CallFinishedRecord, ErrorLines } from './records.js';
+import type { AttachmentRecord, CallFinishedRecord, ErrorLines } from '../log/records.js';
 
 /**
  * The one line that teaches the model how to read a handle: the tool, the handle as its

@@ -14,7 +14,7 @@
  * skipped and reported with its line number — never a crash, never silently accepted.
  */
 import { constants as fsConstants, promises as fsp } from 'node:fs';
-import { isSafeSegment } from '../blobs/blobKey.js';
+import { isSafeSegment } from '../../blobs/blobKey.js';
 import {
   legacyAttachmentHandle,
   legacyResultHandle,

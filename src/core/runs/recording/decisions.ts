@@ -20,11 +20,17 @@
  * - The profile hash covers the agent's limits and tool set; storage wiring (which
  *   store, the offload threshold) is not an input, so it can never change it.
  */
-import { EvidenceError } from '../errors.js';
-import { canonicalJson } from '../json.js';
-import { sha256Hex } from '../integrity/sha256.js';
-import { ceilCodePointBoundary, decodeUtf8Strict, encodeUtf8, floorCodePointBoundary, isValidUtf8 } from '../utf8.js';
-import type { Preservation, PreviewRange, RunLimits, StorageState } from './types.js';
+import { EvidenceError } from '../../errors.js';
+import { canonicalJson } from '../../json.js';
+import { sha256Hex } from '../../integrity/sha256.js';
+import {
+  ceilCodePointBoundary,
+  decodeUtf8Strict,
+  encodeUtf8,
+  floorCodePointBoundary,
+  isValidUtf8,
+} from '../../utf8.js';
+import type { Preservation, PreviewRange, RunLimits, StorageState } from '../types.js';
 
 /**
  * Defaults of the agent's limits: the core's, and the editor's settings defaults (package.json

@@ -18,7 +18,7 @@
  * does not say whether the handle ever existed.
  */
 import { randomBytes } from 'node:crypto';
-import { EvidenceError } from '../errors.js';
+import { EvidenceError } from '../../errors.js';
 import type { AttachmentRecord, CallFinishedRecord } from './records.js';
 
 /** Something to stop listening with. */

@@ -5,17 +5,17 @@
  */
 import { createReadStream, promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import { EvidenceError } from '../errors.js';
-import { canonicalJson } from '../json.js';
-import { encodeUtf8 } from '../utf8.js';
+import { EvidenceError } from '../../errors.js';
+import { canonicalJson } from '../../json.js';
+import { encodeUtf8 } from '../../utf8.js';
 import { captureOutput, once, type Captured } from './capture.js';
-import { startCommand, type CommandExit, type RunningCommand } from './command.js';
+import { startCommand, type CommandExit, type RunningCommand } from '../processes/command.js';
 import { ContentTypes, decideAttachmentShownWhole, decideAttachmentStorage } from './decisions.js';
-import { mintAttachmentHandle } from './handles.js';
+import { mintAttachmentHandle } from '../log/handles.js';
 import { commandSummary, type AttachmentView } from './observation.js';
 import { backendMessage, captureCap, storedFields } from './recordFields.js';
 import type { CallRecorder, RunHost } from './runHost.js';
-import type { AttachmentRecord, CallError, CallOutcome, CallStatus, RunCommandOptions } from './types.js';
+import type { AttachmentRecord, CallError, CallOutcome, CallStatus, RunCommandOptions } from '../types.js';
 
 /** The tool name `runCommand` records by default. */
 export const RUN_COMMAND_TOOL = 'run_command';

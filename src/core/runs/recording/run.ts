@@ -3,17 +3,17 @@
  * log and the store's blobs (docs/contracts.md §2). Command calls are in `runCommand.ts`;
  * listing, reports and handle resolution are `RunStore`'s (`runStore.ts`).
  */
-import { EvidenceError } from '../errors.js';
-import { manifestOf, totalNewlines } from '../integrity/integrity.js';
+import { EvidenceError } from '../../errors.js';
+import { manifestOf, totalNewlines } from '../../integrity/integrity.js';
 import { captureOutput, once, type Captured } from './capture.js';
 import { ContentTypes, decideElision, decideResultStorage, lineCountOf, measureResult } from './decisions.js';
-import { ErrorScan, type ErrorScanResult } from './errorLines.js';
-import { mintResultHandle } from './handles.js';
+import { ErrorScan, type ErrorScanResult } from '../errorLines/errorLines.js';
+import { mintResultHandle } from '../log/handles.js';
 import { resultObservation } from './observation.js';
 import { backendMessage, nowIso, storedFields } from './recordFields.js';
-import type { RunningCommand } from './command.js';
+import type { RunningCommand } from '../processes/command.js';
 import { runCommandCall } from './runCommand.js';
-import { appendRecord, terminateTornTail } from './runLog.js';
+import { appendRecord, terminateTornTail } from '../log/runLog.js';
 import type { CallRecorder, RunHost } from './runHost.js';
 import type {
   AttachmentRecord,
@@ -29,7 +29,7 @@ import type {
   RunFinishStatus,
   RunRecord,
   StoredArtifact,
-} from './types.js';
+} from '../types.js';
 
 /** Bytes an artifact's error-line scan reads at once. */
 const SCAN_PIECE_BYTES = 1024 * 1024;

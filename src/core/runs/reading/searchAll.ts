@@ -10,8 +10,8 @@
  * losing what was found.
  */
 import { EvidenceError } from '../../errors.js';
-import { SEARCH_CANCELLED_MESSAGE, SearchDeadlineError } from './patternSearch.js';
-import { checkPattern } from '../reader.js';
+import { SEARCH_CANCELLED_MESSAGE, SearchDeadlineError } from '../search/patternSearch.js';
+import { checkPattern } from './reader.js';
 import type { CallSummary, ReadToolOutputMatch, ReadToolOutputResult, RunStoreApi } from '../types.js';
 
 /** What to search. */

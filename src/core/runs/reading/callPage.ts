@@ -7,8 +7,8 @@
  * line yet: a live run, a handful at most) is read whole through `report`.
  */
 import { promises as fsp } from 'node:fs';
-import { finishedRecordAt } from './runLog.js';
-import type { CallFinishedRecord, CallPage, CallReport, CallReportPage, CallSummary, RunSummary } from './types.js';
+import { finishedRecordAt } from '../log/runLog.js';
+import type { CallFinishedRecord, CallPage, CallReport, CallReportPage, CallSummary, RunSummary } from '../types.js';
 
 /** One call as `report` lists it, from its `call_finished` record. */
 export function callReportOf(runId: string, r: CallFinishedRecord): CallReport {
