@@ -1,7 +1,8 @@
 /**
  * `RunStore` (one per tenant): starting, listing and reporting runs, resolving handles and
  * reading what they name, retention (docs/contracts.md §2). Recording is `Run`'s
- * (`run.ts`), command calls are `runCommand.ts`.
+ * (`recording/run.ts`), command calls are `recording/runCommand.ts`; handle resolution
+ * is `handleResolution.ts`, retention `retention.ts`.
  *
  * Layout: run logs at `<logsDir>/<tenant>/<runId>.jsonl`, indexed by the tenant's catalog
  * `<logsDir>/<tenant>/.catalog.sqlite` (docs/architecture.md §6); bytes in the wired
@@ -25,7 +26,7 @@ import { ManifestCache, missingError, openVerified } from '../../blobs/verifiedB
 import { EvidenceError } from '../../errors.js';
 import { manifestOf, readVerified, streamVerified, verifyAll } from '../../integrity/integrity.js';
 import { encodeUtf8 } from '../../utf8.js';
-import { Catalog, yieldToLoop, type CatalogStats, type HandleRow, type RunRow } from '../catalog/catalog.js';
+import { Catalog, yieldToLoop, type CatalogStats } from '../catalog/catalog.js';
 import { callIndex, facetsOf, queryCalls, queryRuns, runStatusOf, summaryOf } from '../catalog/queries.js';
 import { callReportOf, reportPage } from '../reading/callPage.js';
 import {
@@ -35,7 +36,7 @@ import {
   DEFAULT_RUN_LIMITS,
   profileHash,
 } from '../recording/decisions.js';
-import { accessDenied, isMintedHandle, legacyRunToken, type HandleEntry } from '../log/handles.js';
+import type { HandleEntry } from '../log/handles.js';
 import {
   checkLineCount,
   DEFAULT_READER_LIMITS,
@@ -47,19 +48,13 @@ import {
 import { captureCap, nowIso, positiveInt } from '../recording/recordFields.js';
 import { Run } from '../recording/run.js';
 import type { RunHost } from '../recording/runHost.js';
+import { resolveHandle } from './handleResolution.js';
+import { pruneRuns } from './retention.js';
 import { usageReport, type UsageQuery, type UsageReport } from '../usage/stats.js';
 import { currentOwner, ownerAlive } from '../log/owner.js';
-import {
-  appendRecord,
-  finishedRecordAt,
-  handlesOf,
-  parseRunLog,
-  terminateTornTail,
-  type ReadLogResult,
-} from '../log/runLog.js';
+import { appendRecord, parseRunLog, terminateTornTail, type ReadLogResult } from '../log/runLog.js';
 import type {
   CallFilter,
-  CallFinishedRecord,
   CallPage,
   CallQuery,
   CallReport,
@@ -94,14 +89,8 @@ import type {
 export { Run } from '../recording/run.js';
 export { RUN_COMMAND_TOOL, type RunCommandExtras } from '../recording/runCommand.js';
 
-/** Longest handle that can resolve (docs/contracts.md §2.5: 1–256 characters). */
-const MAX_HANDLE_LENGTH = 256;
-
 /** Parsed logs kept for `report` (the inspector asks for the same few runs again and again). */
 const PARSED_LOGS = 32;
-
-/** Runs examined per retention slice when the caller does not say. */
-const DEFAULT_SLICE_RUNS = 256;
 
 /** One per tenant: starts runs, lists and reports them, resolves handles, reads outputs. */
 export class RunStore implements RunStoreApi, RunHost {
@@ -517,77 +506,11 @@ export class RunStore implements RunStoreApi, RunHost {
   }
 
   /**
-   * Retention from the catalog, oldest first: deletes unpinned, not-running runs older
-   * than `maxAgeMs` (by finish, else start), then the oldest remaining ones while the
-   * total exceeds `maxBytes`. With `sliceRuns`, examines that many runs and returns a
-   * `cursor` for the next slice (pinned and running runs are never deleted).
+   * Retention from the catalog, oldest first (retention.ts): deletes unpinned, not-running
+   * runs past `maxAgeMs`, then the oldest while the total exceeds `maxBytes`, in slices.
    */
-  async prune(options: PruneOptions): Promise<PruneResult> {
-    const deletedRuns: string[] = [];
-    let freedBytes = 0;
-    let cursor = options.cursor;
-    do {
-      const r = await this.pruneSlice(options, cursor);
-      deletedRuns.push(...r.deletedRuns);
-      freedBytes += r.freedBytes;
-      cursor = r.cursor;
-      if (options.sliceRuns !== undefined)
-        return { deletedRuns, freedBytes, more: r.more ?? false, ...(cursor !== undefined ? { cursor } : {}) };
-    } while (cursor !== undefined);
-    return { deletedRuns, freedBytes };
-  }
-
-  /** One slice of `prune`: phase `a` (age) then `b` (budget), each oldest first from the cursor's run. */
-  private async pruneSlice(options: PruneOptions, cursor: string | undefined): Promise<PruneResult> {
-    const now = options.now ?? Date.now();
-    const budget = options.sliceRuns ?? DEFAULT_SLICE_RUNS;
-    let phase = cursor?.[0] === 'b' ? 'b' : 'a';
-    if (phase === 'a' && options.maxAgeMs === undefined) phase = 'b';
-    if (phase === 'b' && options.maxBytes === undefined) return { deletedRuns: [], freedBytes: 0, more: false };
-    // One page of the oldest-first index from the cursor's run (one more row than the slice: is there more?).
-    const rows = this.catalog.runsOldestFirst(
-      cursor && cursor[0] === phase ? afterKey(cursor.slice(2)) : undefined,
-      budget + 1,
-    );
-    let i = 0;
-    let total = phase === 'b' ? this.catalog.totals().bytes : 0;
-    const deletedRuns: string[] = [];
-    let freedBytes = 0;
-    let examined = 0;
-    let last: RunRow | undefined;
-    const candidates: RunRow[] = [];
-    // By age, runs are in start order and a run finishes after it starts: from the first one
-    // started within the limit on, none has expired, so the walk ends there instead of
-    // checking every run's log at each start-up (docs/architecture.md §6, retention).
-    let young = false;
-    for (; i < rows.length && examined < budget; i++) {
-      const r = rows[i]!;
-      if (phase === 'a' && now - r.startedMs <= options.maxAgeMs!) {
-        young = true;
-        break;
-      }
-      examined++;
-      last = r;
-      candidates.push(r);
-    }
-    // The logs win: rows about to be judged are checked first.
-    await this.catalog.verifyRuns(candidates.map((r) => r.id));
-    for (const c of candidates) {
-      const r = this.catalog.run(c.id);
-      if (!r || !r.ok || r.pinned || runStatusOf(r, this.isLive, now) === 'running') continue;
-      const size = r.z + r.blobBytes;
-      if (phase === 'a') {
-        if (now - Date.parse(r.finishedAt ?? r.startedAt) <= options.maxAgeMs!) continue;
-      } else if (total <= options.maxBytes!) break;
-      await this.deleteRun(r.id);
-      deletedRuns.push(r.id);
-      freedBytes += size;
-      total -= size;
-    }
-    const doneWithPhase = i >= rows.length || young || (phase === 'b' && total <= options.maxBytes!);
-    if (!doneWithPhase && last) return { deletedRuns, freedBytes, more: true, cursor: `${phase}:${runKey(last)}` };
-    if (phase === 'a' && options.maxBytes !== undefined) return { deletedRuns, freedBytes, more: true, cursor: 'b:' };
-    return { deletedRuns, freedBytes, more: false };
+  prune(options: PruneOptions): Promise<PruneResult> {
+    return pruneRuns({ catalog: this.catalog, isLive: this.isLive, deleteRun: (id) => this.deleteRun(id) }, options);
   }
 
   // ---- internals used by Run ----------------------------------------------------------
@@ -625,81 +548,11 @@ export class RunStore implements RunStoreApi, RunHost {
   }
 
   /**
-   * @internal Resolves a handle through this tenant's catalog; the record is read back from
-   * its log and must be a valid `call_finished` of this call that mints this handle.
+   * @internal Resolves a handle through this tenant's catalog (handleResolution.ts); the record is
+   * read back from its log and must be a valid `call_finished` of this call that mints this handle.
    */
-  async resolve(handle: string, scope?: ReadScope): Promise<HandleEntry> {
-    if (handle.length < 1 || handle.length > MAX_HANDLE_LENGTH) throw accessDenied();
-    // The database holds what every process indexed up to now: another process's handle is found at once.
-    let candidates = this.catalog.candidates(handle);
-    if (candidates.length === 0) {
-      // The logs are the truth, the catalog only an index (docs/architecture.md §6). A handle recorded before opaque
-      // handles names its run by the run's token (`res_<token>-<n>`, `out_<token>-<n>_<slot>`), so before answering
-      // access denied that one run's log is read again, should the catalog lack a row of it: one log, never a scan.
-      // A minted handle names nothing, so nothing is taken from it (its shape only says a lookup could find it): a catalog not yet built from the logs (new,
-      // lost or damaged) is built (or its build waited for), and the unfinished runs, whose writer may have
-      // stopped between its log and the catalog, are checked against their logs (a stat each). A built catalog
-      // indexed every other run in the same step as its log (a later record of a run whose index write was lost
-      // re-indexes that run).
-      const token = legacyRunToken(handle);
-      const minted = !token && isMintedHandle(handle);
-      let runIds = token ? this.catalog.runsWithToken(token) : [];
-      if ((token || minted) && runIds.length === 0 && !this.catalog.isBuilt()) {
-        // A catalog not yet built from the logs (new, lost or damaged) may lack the run: the build is waited for
-        // (or, in a short-lived process, done). A built one indexed every run in the same step as its log.
-        await this.catalog.ensureBuilt();
-        candidates = this.catalog.candidates(handle);
-        if (token) runIds = this.catalog.runsWithToken(token);
-      } else if (minted) {
-        await this.catalog.verifyUnfinished();
-        // Looked up again even when this process re-indexed nothing: another process (or store) may have
-        // re-indexed the run while this one waited on the stat, leaving the row fresh and the first lookup stale.
-        candidates = this.catalog.candidates(handle);
-      }
-      if (candidates.length === 0 && runIds.length === 1) {
-        await this.catalog.reindex(runIds[0]!);
-        candidates = this.catalog.candidates(handle);
-      }
-    }
-    const only = (): HandleRow => {
-      if (candidates.length !== 1) throw accessDenied();
-      const c = candidates[0]!;
-      if (c.ambiguous || (scope?.runIds && !scope.runIds.includes(c.runId))) throw accessDenied();
-      return c;
-    };
-    for (let attempt = 0; attempt < 2; attempt++) {
-      let c = only();
-      if (await this.catalog.verifyRun(c.runId)) {
-        // Its log changed since it was indexed (another process still appending to that run, or an altered log)
-        // and was re-indexed: read the record the fresh row points at. A log that keeps growing must not starve
-        // a reader (the record of a finished call never moves in an append-only log).
-        candidates = this.catalog.candidates(handle);
-        c = only();
-      }
-      const entry = await this.readEntry(c, handle);
-      if (entry) return entry;
-      await this.catalog.reindex(c.runId);
-      candidates = this.catalog.candidates(handle);
-    }
-    throw accessDenied();
-  }
-
-  /** The `call_finished` record a catalog row points at, when it is exactly that. */
-  private async readEntry(c: HandleRow, handle: string): Promise<HandleEntry | undefined> {
-    const fh = await fsp.open(this.logPath(c.runId), 'r').catch(() => undefined);
-    if (!fh) return undefined;
-    let record: CallFinishedRecord | undefined;
-    try {
-      record = await finishedRecordAt(fh, c.runId, c.callId, c.logOff, c.logLen);
-    } finally {
-      await fh.close();
-    }
-    if (!record || !handlesOf(record).includes(handle)) return undefined;
-    return {
-      runId: c.runId,
-      record,
-      ...(record.resultHandle === handle ? {} : { attachment: record.attachments.find((a) => a.handle === handle)! }),
-    };
+  resolve(handle: string, scope?: ReadScope): Promise<HandleEntry> {
+    return resolveHandle(this.catalog, (runId) => this.logPath(runId), handle, scope);
   }
 
   /** @internal The verified content behind a resolved handle, whatever its storage shape. */
@@ -778,18 +631,6 @@ export class RunStore implements RunStoreApi, RunHost {
     if (!row || row.z !== st.size || row.m !== st.mtimeMs) await this.catalog.verifyRun(runId);
     return log;
   }
-}
-
-/** Sort key of a run in the catalog's order (a retention cursor). */
-function runKey(r: RunRow): string {
-  return `${r.startedMs}|${r.id}`;
-}
-
-/** The run a cursor's key names (it may have been deleted since: the walk goes on after its place). */
-function afterKey(key: string): { ms: number; id: string } | undefined {
-  const bar = key.indexOf('|');
-  const ms = Number(key.slice(0, bar));
-  return bar < 0 || !Number.isFinite(ms) ? undefined : { ms, id: key.slice(bar + 1) };
 }
 
 function contentOf(entry: HandleEntry): StoredContent {
