@@ -2,7 +2,7 @@
  * The Savings view's host side without `vscode` (unit-tested in Node): validation of every
  * message its page sends, and the report it answers with, from the core's usage reports.
  */
-import type { RunStoreApi, UsageFigures, UsageGroup } from '../core/index.js';
+import type { RunStoreApi, UsageFigures, UsageGroup } from '../../core/index.js';
 import {
   SAVINGS_RANGES,
   type SavingsFiguresDto,
@@ -10,7 +10,7 @@ import {
   type SavingsHostToPage,
   type SavingsPageToHost,
   type SavingsRange,
-} from '../shared/savingsProtocol.js';
+} from '../../shared/savingsProtocol.js';
 
 /** The page's message, or why it is refused (an unknown type, a field too many, a range not offered). */
 export function parseSavingsMessage(

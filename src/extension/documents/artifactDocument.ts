@@ -15,10 +15,16 @@
  */
 import * as vscode from 'vscode';
 // Binary pages are the reader's hex dump (`hexdump -C` rows), as the model and the panel show them.
-import { ceilCodePointBoundary, countNewlines, hexDump, type HandleSource, type RunStoreApi } from '../core/index.js';
-import { Ids } from './ids.js';
+import {
+  ceilCodePointBoundary,
+  countNewlines,
+  hexDump,
+  type HandleSource,
+  type RunStoreApi,
+} from '../../core/index.js';
+import { Ids } from '../ids.js';
 import { HEADER_LINES, OutputGutter } from './outputGutter.js';
-import type { ServicesHost } from './services.js';
+import type { ServicesHost } from '../services.js';
 
 /** Bytes of text per page. */
 export const PAGE_BYTES = 256 * 1024;

@@ -8,7 +8,7 @@
  * walkthrough never opens by itself (as VS Code's install-time opening would not).
  */
 import * as vscode from 'vscode';
-import type { Log } from './log.js';
+import type { Log } from '../log.js';
 import { ViewIds } from './evidenceView.js';
 
 /** globalState key: set on the first start, whatever was decided, so later starts do nothing. */

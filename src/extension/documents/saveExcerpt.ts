@@ -11,13 +11,13 @@ import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import * as vscode from 'vscode';
-import { EvidenceError, type HandleSource, type RunStoreApi } from '../core/index.js';
-import { pickHandle } from './commands/artifactCommands.js';
-import type { CommandDeps } from './commands/deps.js';
+import { EvidenceError, type HandleSource, type RunStoreApi } from '../../core/index.js';
+import { pickHandle } from '../commands/artifactCommands.js';
+import type { CommandDeps } from '../commands/deps.js';
 import { parseHandleDocumentUri } from './artifactDocument.js';
-import { LineIndex } from './inspector/lineIndex.js';
+import { LineIndex } from '../inspector/lineIndex.js';
 import { windowProblem, type ExcerptWindow } from './outputWindow.js';
-import { formatBytes } from './retention.js';
+import { formatBytes } from '../retention.js';
 
 /** Id of Save Excerpt As… (must match package.json). */
 export const saveExcerptAsCommand = 'boundedEvidence.saveExcerptAs';

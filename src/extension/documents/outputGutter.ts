@@ -14,7 +14,7 @@
  * keep the editor's own numbers (they keep plaintext).
  */
 import * as vscode from 'vscode';
-import { Ids } from './ids.js';
+import { Ids } from '../ids.js';
 
 /** Header lines before the content of a page (the last one is blank; `renderPage` in artifactDocument.ts writes them). */
 export const HEADER_LINES = 3;

@@ -6,10 +6,10 @@
  * sends is validated here (savingsMessages.ts) before anything is read.
  */
 import * as vscode from 'vscode';
-import type { RunStoreApi } from '../core/index.js';
-import type { SavingsHostToPage, SavingsRange } from '../shared/savingsProtocol.js';
+import type { RunStoreApi } from '../../core/index.js';
+import type { SavingsHostToPage, SavingsRange } from '../../shared/savingsProtocol.js';
 import { parseSavingsMessage, savingsReport } from './savingsMessages.js';
-import { webviewHtml } from './webviewHtml.js';
+import { webviewHtml } from '../webviewHtml.js';
 
 export const SAVINGS_VIEW_ID = 'boundedEvidence.savings';
 

@@ -20,10 +20,10 @@ import {
   parseRangePath,
   type HandleSource,
   type RunStoreApi,
-} from '../core/index.js';
-import { Ids, type InspectorTarget } from './ids.js';
-import type { ExcerptRangeDto } from '../shared/protocol.js';
-import type { Log } from './log.js';
+} from '../../core/index.js';
+import { Ids, type InspectorTarget } from '../ids.js';
+import type { ExcerptRangeDto } from '../../shared/protocol.js';
+import type { Log } from '../log.js';
 import {
   HANDLE,
   POSITIVE,
@@ -33,8 +33,8 @@ import {
   pastedLinkParams,
   type EvidenceLinkArgs,
 } from './linkText.js';
-import { linkedWindow } from './outputWindow.js';
-import type { ServicesHost } from './services.js';
+import { linkedWindow } from '../documents/outputWindow.js';
+import type { ServicesHost } from '../services.js';
 
 /** Id of the command that opens a link into the evidence (declared with the other ids). */
 const openEvidenceLinkCommand = Ids.commands.openEvidenceLink;

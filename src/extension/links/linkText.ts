@@ -5,9 +5,9 @@
  * import it. Nothing read here is ever a storage address: the result is a handle (or a
  * `.tool-artifacts` range) and a window, looked up in the run store like any handle.
  */
-import { parseRangePath } from '../core/index.js';
-import { Ids } from './ids.js';
-import type { LinkWindow } from './outputWindow.js';
+import { parseRangePath } from '../../core/index.js';
+import { Ids } from '../ids.js';
+import type { LinkWindow } from '../documents/outputWindow.js';
 
 /** Path of the URI handler's one route: `<scheme>://bounded-evidence.bounded-evidence/open?…`. */
 export const OPEN_PATH = '/open';

@@ -18,7 +18,7 @@
  * `read` and by the `read_tool_output` tool, and the inspector lists every call.
  */
 import type * as vscode from 'vscode';
-import type { ReadToolOutputArgs, ReadToolOutputResult } from '../core/index.js';
+import type { ReadToolOutputArgs, ReadToolOutputResult } from '../../core/index.js';
 
 /** Where a result's bytes live. */
 export type EvidenceStorageState = 'inline' | 'blob' | 'artifact' | 'preview_only';

@@ -9,18 +9,18 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { CallReport, RunStoreApi, RunSummary } from '../core/index.js';
-import { SPOOL_DIR } from '../core/reach/rewrite.js';
-import { outcomeOf, runOutcomeOf } from '../shared/outcome.js';
-import { runCommandAndCapture } from './commands/runCommandAndCapture.js';
-import { importFile } from './commands/importFile.js';
-import type { CommandDeps } from './commands/deps.js';
-import { compareWindows, registerCompareWindows } from './compareWindows.js';
-import { Ids, type InspectorTarget } from './ids.js';
-import { outcomeFields, sourceLabel } from './inspector/mapping.js';
-import { formatBytes } from './retention.js';
+import type { CallReport, RunStoreApi, RunSummary } from '../../core/index.js';
+import { SPOOL_DIR } from '../../core/reach/rewrite.js';
+import { outcomeOf, runOutcomeOf } from '../../shared/outcome.js';
+import { runCommandAndCapture } from '../commands/runCommandAndCapture.js';
+import { importFile } from '../commands/importFile.js';
+import type { CommandDeps } from '../commands/deps.js';
+import { compareWindows, registerCompareWindows } from '../documents/compareWindows.js';
+import { Ids, type InspectorTarget } from '../ids.js';
+import { outcomeFields, sourceLabel } from '../inspector/mapping.js';
+import { formatBytes } from '../retention.js';
 import { statusTexts } from './statusText.js';
-import { writeWindow, type WrittenWindow } from './saveExcerpt.js';
+import { writeWindow, type WrittenWindow } from '../documents/saveExcerpt.js';
 
 /** Command and view ids of this file (must match package.json). */
 export const ViewIds = {
@@ -398,7 +398,7 @@ export function registerEvidenceView(context: vscode.ExtensionContext, deps: Com
       await (await store())?.deleteRun(r.runId);
       update();
     }),
-    // Compare: two chosen windows in the diff editor (src/extension/compareWindows.ts): two
+    // Compare: two chosen windows in the diff editor (src/extension/documents/compareWindows.ts): two
     // outputs selected together in the view (a window asked for each), `{ left, right }`
     // sides from the inspector or a caller, or from the palette (pick both).
     vscode.commands.registerCommand(

@@ -4,8 +4,8 @@
  * refuses a window that does not fit with the same sentence (docs/contracts.md §3.4).
  * No `vscode` here: unit tests import it.
  */
-import type { HandleSource } from '../core/index.js';
-import type { ExcerptRangeDto } from '../shared/protocol.js';
+import type { HandleSource } from '../../core/index.js';
+import type { ExcerptRangeDto } from '../../shared/protocol.js';
 
 /** What the check needs of an output. */
 type OutputShape = Pick<HandleSource, 'handle' | 'byteCount' | 'binary' | 'lineCount'>;

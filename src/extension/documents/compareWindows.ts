@@ -9,11 +9,11 @@
  * is refused like any other) and re-checks the window.
  */
 import * as vscode from 'vscode';
-import { EvidenceError, hexDump, type HandleSource, type RunStoreApi } from '../core/index.js';
-import { pickHandle } from './commands/artifactCommands.js';
-import type { CommandDeps } from './commands/deps.js';
-import { Ids } from './ids.js';
-import { formatBytes } from './retention.js';
+import { EvidenceError, hexDump, type HandleSource, type RunStoreApi } from '../../core/index.js';
+import { pickHandle } from '../commands/artifactCommands.js';
+import type { CommandDeps } from '../commands/deps.js';
+import { Ids } from '../ids.js';
+import { formatBytes } from '../retention.js';
 import { windowProblem, type ExcerptWindow } from './outputWindow.js';
 import { lineRange, parseWindowText } from './saveExcerpt.js';
 

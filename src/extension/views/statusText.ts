@@ -2,8 +2,8 @@
  * The status-bar item's words (docs/contracts.md §3.4, "Status bar"): what is stored, and the
  * savings of the last 7 days in its tooltip. Editor-free, so the exact texts are unit-tested.
  */
-import type { UsageFigures } from '../core/index.js';
-import { formatBytes } from './retention.js';
+import type { UsageFigures } from '../../core/index.js';
+import { formatBytes } from '../retention.js';
 
 /** What the item shows. */
 export interface StatusTexts {

@@ -3,10 +3,10 @@
  * through the current run store of this workspace, exactly like the evidence tools.
  */
 import * as vscode from 'vscode';
-import { boundModelText, type CallOutcome, type Run, type RunFinishStatus } from '../core/index.js';
+import { boundModelText, type CallOutcome, type Run, type RunFinishStatus } from '../../core/index.js';
 import type { BoundedEvidenceApi, EvidenceRun, RecordedCall, RecordedObservation } from './api.js';
-import { Ids } from './ids.js';
-import type { ServicesHost } from './services.js';
+import { Ids } from '../ids.js';
+import type { ServicesHost } from '../services.js';
 
 function observationOf(runId: string, o: CallOutcome): RecordedObservation {
   return {
