@@ -140,7 +140,7 @@ const configs = [
     plugins: [problemMatcher, copyCodicons],
   },
   {
-    // The Savings view's page (src/extension/savingsView.ts): plain DOM and a Chart.js canvas.
+    // The Savings view's page (src/extension/savings/savingsView.ts): plain DOM and a Chart.js canvas.
     ...common,
     entryPoints: ['webview/savings.ts'],
     outfile: 'dist/savings.js',

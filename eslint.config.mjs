@@ -11,6 +11,74 @@ const coreForbidden = {
   ],
 };
 
+/** The core's folders, lowest first: each may import only the folders before it (§2.1). */
+const CORE_LAYERS = ['files', 'integrity', 'blobs', 'artifacts', 'runs', 'workspace', 'course', 'reach', 'tools'];
+/** The run layer's folders, lowest first; `runs/types.ts` (the API's declarations) sits above `usage/`. */
+const RUNS_LAYERS = ['log', 'processes', 'errorLines', 'search', 'recording', 'catalog', 'usage', 'reading', 'store'];
+/** Run folders below `runs/types.ts`, which names the usage report (it would lead back to them). */
+const BELOW_RUN_TYPES = new Set(['log', 'processes', 'errorLines', 'search']);
+
+const sqliteForbidden = {
+  name: 'node:sqlite',
+  message: 'Only src/core/runs/catalog/ opens SQLite (docs/architecture.md §6): ask the run store.',
+};
+
+/** One `no-restricted-imports` zone: the core's own rule plus the folders it must not reach. */
+function zone(files, group, message, { sqlite = false } = {}) {
+  return {
+    files,
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [...coreForbidden.paths, ...(sqlite ? [] : [sqliteForbidden])],
+          patterns: [...coreForbidden.patterns, ...(group.length > 0 ? [{ group, message }] : [])],
+        },
+      ],
+    },
+  };
+}
+
+/** A zone for every folder of src/core and of src/core/runs (later zones win over `src/core/**`). */
+function coreZones() {
+  const barrel = ['../index*', '../../index*', '../../../index*', '../stores*', '../../stores*', '../../../stores*'];
+  const above = (list, i) => list.slice(i + 1);
+  return [
+    zone(
+      ['src/core/**/*.ts'],
+      barrel,
+      'Nothing in src/core imports its barrel or stores.ts: import the module itself.',
+    ),
+    ...CORE_LAYERS.map((folder, i) =>
+      zone(
+        [`src/core/${folder}/**/*.ts`],
+        [
+          ...barrel,
+          ...above(CORE_LAYERS, i).flatMap((f) => [`**/${f}`, `**/${f}/**`]),
+          // The storage layout names files and integrity: they sit below it.
+          ...(i < CORE_LAYERS.indexOf('blobs') ? ['../storageLayout*'] : []),
+        ],
+        `src/core/${folder}/ imports only ${CORE_LAYERS.slice(0, i).join(', ') || 'the root helpers'} (docs/architecture.md §2.1).`,
+      ),
+    ),
+    ...RUNS_LAYERS.map((folder, i) =>
+      zone(
+        [`src/core/runs/${folder}/**/*.ts`],
+        [
+          ...barrel,
+          ...above(CORE_LAYERS, CORE_LAYERS.indexOf('runs')).flatMap((f) => [`**/${f}`, `**/${f}/**`]),
+          ...above(RUNS_LAYERS, i).flatMap((f) => [`../${f}`, `../${f}/**`]),
+          ...(BELOW_RUN_TYPES.has(folder) ? ['../types*'] : []),
+        ],
+        `src/core/runs/${folder}/ imports, of the run layer, only: ${
+          [...RUNS_LAYERS.slice(0, i), ...(BELOW_RUN_TYPES.has(folder) ? [] : ['types.ts'])].join(', ') || 'nothing'
+        } (docs/architecture.md §2.1).`,
+        { sqlite: folder === 'catalog' },
+      ),
+    ),
+  ];
+}
+
 export default tseslint.config(
   {
     ignores: [
@@ -36,83 +104,10 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
-  {
-    files: ['src/core/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          ...coreForbidden,
-          paths: [
-            ...coreForbidden.paths,
-            {
-              name: 'node:sqlite',
-              message: 'Only src/core/runs/catalog/ opens SQLite (docs/architecture.md §6): ask the run store.',
-            },
-          ],
-        },
-      ],
-    },
-  },
-  {
-    // The run catalog (docs/architecture.md §6): an index the run store uses, never the other way round.
-    files: ['src/core/runs/catalog/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          ...coreForbidden,
-          patterns: [
-            ...coreForbidden.patterns,
-            {
-              group: [
-                '../runStore*',
-                '../run',
-                '../run.js',
-                '../runCommand*',
-                '../callPage*',
-                '../../tools/**',
-                '../../stores*',
-              ],
-              message: 'The catalog indexes the logs; it never imports the run store, the recorder or the tools.',
-            },
-          ],
-        },
-      ],
-    },
-  },
   // Subsystems of the core as folders (docs/architecture.md §2.1), each importing only downwards:
-  // files ← integrity ← artifacts / runs (search ← reader ← store) ← tools. A wrong import fails lint.
-  ...[
-    [
-      'src/core/files/**/*.ts',
-      ['../*', '../*/**', '!../errors*', '!../utf8*'],
-      'src/core/files/ is the bottom: file identity and confined opening, no other subsystem.',
-    ],
-    [
-      'src/core/integrity/**/*.ts',
-      ['../*/**', '!../files/**', '../stores*', '../storageLayout*', '../index*'],
-      'src/core/integrity/ builds and checks manifests over files: it imports only src/core/files/ (and errors, utf8).',
-    ],
-    [
-      'src/core/artifacts/**/*.ts',
-      ['../runs/**', '../tools/**', '../workspace/**', '../reach/**', '../stores*'],
-      'Artifacts sit on blobs and integrity: never the runs, the tools or the workspaces.',
-    ],
-    [
-      'src/core/runs/search/**/*.ts',
-      ['../runStore*', '../run', '../run.js', '../runCommand*', '../catalog/**', '../../tools/**', '../../stores*'],
-      'The pattern search reads verified bytes: it never imports the run store, the recorder, the catalog or the tools.',
-    ],
-  ].map(([files, group, message]) => ({
-    files: [files],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        { ...coreForbidden, patterns: [...coreForbidden.patterns, { group, message }] },
-      ],
-    },
-  })),
+  // a folder may import the ones listed before it (and the core's root helpers: errors, utf8, json),
+  // never one after it, nor the barrel (index.ts) or stores.ts. A wrong import fails lint.
+  ...coreZones(),
   {
     files: ['src/extension/**/*.ts'],
     rules: {

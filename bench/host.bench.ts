@@ -18,7 +18,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import * as path from 'node:path';
 import { buildSync } from 'esbuild';
-import { mintAttachmentHandle } from '../src/core/runs/handles.js';
+import { mintAttachmentHandle } from '../src/core/runs/log/handles.js';
 import { reload, seededWorkbench } from './inspector.bench.js';
 import type { ProbeConfig, ProbeResult } from './hostProbe.js';
 import { median, report, scratchDir } from './util.js';

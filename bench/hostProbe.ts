@@ -16,7 +16,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { BoundedEvidenceApi } from '../src/extension/api.js';
+import type { BoundedEvidenceApi } from '../src/extension/api/api.js';
 
 /** The config file's path, baked in at bundling (bench/host.bench.ts). */
 declare const BENCH_HOST_CONFIG: string;

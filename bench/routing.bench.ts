@@ -15,7 +15,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { RunStore } from '../src/core/runs/runStore.js';
+import { RunStore } from '../src/core/runs/store/runStore.js';
 import { openSession } from '../src/cli/session.js';
 import { shimScript } from '../src/core/reach/shim.js';
 import { median, report, scratchDir } from './util.js';

@@ -24,7 +24,7 @@ import { readRange } from '../src/core/blobs/blobStore.js';
 import { FsBlobStore } from '../src/core/blobs/fsBlobStore.js';
 import { S3BlobStore } from '../src/core/blobs/s3BlobStore.js';
 import { countNewlines } from '../src/core/integrity/integrity.js';
-import { RunStore } from '../src/core/runs/runStore.js';
+import { RunStore } from '../src/core/runs/store/runStore.js';
 import { startFaultProxy, startS3Server } from '../test/unit/core/blobs/s3Fixture.js';
 import { CountingStore } from '../test/unit/core/runs/helpers.js';
 import { clearVerifiedChunks, verifiedChunkStats } from '../src/core/integrity/verifiedChunks.js';

@@ -42,10 +42,10 @@ import { MANIFEST_SUFFIX } from '../src/core/blobs/verifiedBlobs.js';
 import { EvidenceFileWorkspace, LocalWorkspace, readFileRecorded } from '../src/core/index.js';
 import { ArtifactStore, ARTIFACTS_SEGMENT } from '../src/core/artifacts/artifacts.js';
 import { Catalog, CATALOG_FILE } from '../src/core/runs/catalog/catalog.js';
-import { mintAttachmentHandle, mintResultHandle } from '../src/core/runs/handles.js';
+import { mintAttachmentHandle, mintResultHandle } from '../src/core/runs/log/handles.js';
 import { snapshotOf, type RunSnapshot } from '../src/core/runs/catalog/rows.js';
-import { parseRunLog, readRunLog } from '../src/core/runs/runLog.js';
-import { RunStore } from '../src/core/runs/runStore.js';
+import { parseRunLog, readRunLog } from '../src/core/runs/log/runLog.js';
+import { RunStore } from '../src/core/runs/store/runStore.js';
 import type { CallFilter, CallFinishedRecord, RunRecord } from '../src/core/runs/types.js';
 import { median, report, scratchDir } from './util.js';
 

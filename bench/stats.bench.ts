@@ -17,7 +17,7 @@ import * as path from 'node:path';
 import { openSession } from '../src/cli/session.js';
 import { Catalog } from '../src/core/runs/catalog/catalog.js';
 import { snapshotOf, type RunSnapshot } from '../src/core/runs/catalog/rows.js';
-import { parseRunLog } from '../src/core/runs/runLog.js';
+import { parseRunLog } from '../src/core/runs/log/runLog.js';
 import type { RunRecord } from '../src/core/runs/types.js';
 import { median, scratchDir } from './util.js';
 

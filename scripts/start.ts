@@ -58,7 +58,7 @@ const env: NodeJS.ProcessEnv = {
 // file predates a key would otherwise keep showing the Welcome page or the Git prompt.
 const ourSettings = {
   // The demo folder's README opens instead of the generic Welcome page; on the first start
-  // the extension's walkthrough opens in front of it (src/extension/firstStart.ts).
+  // the extension's walkthrough opens in front of it (src/extension/views/firstStart.ts).
   'workbench.startupEditor': 'readme',
   'workbench.tips.enabled': false,
   'telemetry.telemetryLevel': 'off',

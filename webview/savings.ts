@@ -1,5 +1,5 @@
 /**
- * The Savings view's page (src/extension/savingsView.ts): what the model was spared, per day
+ * The Savings view's page (src/extension/savings/savingsView.ts): what the model was spared, per day
  * and per command, from the host's report (src/shared/savingsProtocol.ts). The chart is
  * Chart.js on a canvas (only the parts a grouped bar chart on a log scale needs are registered);
  * every figure it draws is also in the table below it, which is what a screen reader reads

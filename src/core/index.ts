@@ -16,15 +16,16 @@
  * - `storageLayout.ts`   one workspace's folders and tenant (§2.6); `stores.ts` opens them
  * - `blobs/`             `BlobKey`, the `BlobStore` interface, its adapters (filesystem, memory, S3),
  *                        and `verifiedBlobs.ts` (manifest sidecars, verified reads) (§2.3)
- * - `runs/`              the run layer (§2): `runStore.ts` (runs, records, handles, reads), `catalog/`
- *                        (SQLite), `runLog.ts`, `decisions.ts` (pure), `handles.ts`, `reader.ts` +
- *                        `search/` (`read_tool_output`'s patterns, §2.5), `capture.ts` + `command.ts`
- *                        (commands and their streams), `observation.ts` (what a model sees)
+ * - `runs/`              the run layer (§2), a folder per idea: `log/` (the records' schema, the
+ *                        JSON Lines log, handles), `processes/` (spawn, tree kill, watchdog),
+ *                        `errorLines/`, `search/` (patterns in a worker), `recording/` (a live run,
+ *                        captures, decisions), `catalog/` (SQLite), `usage/`, `reading/`
+ *                        (`read_tool_output`, §2.5), `store/` (`RunStore`); `types.ts` its API
  * - `tools/`             what every front end shares about the evidence tools: names, inputs and
  *                        validators, the 8 KiB rule, replies, recording
  * - `reach/`             routing other agents' commands: hook decisions, the rewrite, the shim
  * - `course/`           what only the course contract uses (§1.4): `agent.ts` (the scripted JSON
- *                        agent loop), `localCommands.ts` (the program runner of `run_command`)
+ *                        agent loop); `workspace/localCommands.ts` runs its `run_command`
  */
 export * from './errors.js';
 export * from './utf8.js';
@@ -45,17 +46,17 @@ export * from './blobs/memoryBlobStore.js';
 export type { S3BlobStoreOptions } from './blobs/s3BlobStore.js';
 export * from './blobs/verifiedBlobs.js';
 export * from './blobs/openBlobStore.js';
-export * from './runs/decisions.js';
-export * from './runs/handles.js';
-export * from './runs/runLog.js';
-export * from './runs/reader.js';
+export * from './runs/recording/decisions.js';
+export * from './runs/log/handles.js';
+export * from './runs/log/runLog.js';
+export * from './runs/reading/reader.js';
 export * from './runs/search/patternSearch.js';
-export * from './runs/search/searchAll.js';
-export * from './runs/observation.js';
-export * from './runs/errorRules.js';
-export * from './runs/errorLines.js';
-export * from './runs/runStore.js';
-export * from './runs/stats.js';
+export * from './runs/reading/searchAll.js';
+export * from './runs/recording/observation.js';
+export * from './runs/errorLines/errorRules.js';
+export * from './runs/errorLines/errorLines.js';
+export * from './runs/store/runStore.js';
+export * from './runs/usage/stats.js';
 export * from './storageLayout.js';
 export * from './stores.js';
 export * from './tools/modelText.js';

@@ -9,7 +9,7 @@ import { ArtifactStore } from './artifacts/artifacts.js';
 import type { BlobStore } from './blobs/blobStore.js';
 import { FsBlobStore } from './blobs/fsBlobStore.js';
 import { openBlobStore, type BlobSettings, type BlobStoreInputs } from './blobs/openBlobStore.js';
-import { RunStore } from './runs/runStore.js';
+import { RunStore } from './runs/store/runStore.js';
 import type { Preservation, ReaderLimits } from './runs/types.js';
 import { ensureLayout, type StorageLayout } from './storageLayout.js';
 

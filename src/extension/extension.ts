@@ -5,14 +5,14 @@
  * services, is a `ServicesHost` owned here and rebuilt when a setting changes.
  */
 import * as vscode from 'vscode';
-import type { BoundedEvidenceApi } from './api.js';
-import { createApi } from './apiImpl.js';
-import { registerArtifactDocuments } from './artifactDocument.js';
+import type { BoundedEvidenceApi } from './api/api.js';
+import { createApi } from './api/apiImpl.js';
+import { registerArtifactDocuments } from './documents/artifactDocument.js';
 import { registerCommands } from './commands/index.js';
-import { registerEvidenceLinks } from './evidenceLinks.js';
-import { registerEvidenceView } from './evidenceView.js';
-import { openWalkthroughOnFirstStart } from './firstStart.js';
-import { registerSavingsView } from './savingsView.js';
+import { registerEvidenceLinks } from './links/evidenceLinks.js';
+import { registerEvidenceView } from './views/evidenceView.js';
+import { openWalkthroughOnFirstStart } from './views/firstStart.js';
+import { registerSavingsView } from './savings/savingsView.js';
 import { readS3Credentials } from './commands/storageCommands.js';
 import { Config } from './config.js';
 import { registerInspector } from './inspector/inspectorPanel.js';
@@ -25,7 +25,7 @@ import { openServices, ServicesHost } from './services.js';
 import { storageLayout } from './storage.js';
 import { registerTools } from './tools/index.js';
 
-export type { BoundedEvidenceApi } from './api.js';
+export type { BoundedEvidenceApi } from './api/api.js';
 
 /** Wires the extension's features and returns the API for other extensions. */
 export function activate(context: vscode.ExtensionContext): BoundedEvidenceApi {

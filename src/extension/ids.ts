@@ -40,7 +40,7 @@ export const Ids = {
      * palette ("Open Evidence Link…") it asks for a pasted link.
      */
     openEvidenceLink: 'boundedEvidence.openEvidenceLink',
-    /** The diff editor on two chosen windows; optional argument `{ left, right }` (src/extension/compareWindows.ts). */
+    /** The diff editor on two chosen windows; optional argument `{ left, right }` (src/extension/documents/compareWindows.ts). */
     compareOutputs: 'boundedEvidence.compareOutputs',
   },
   /** Language model tool names (declared in the core: the MCP server serves the same names). */
@@ -60,9 +60,9 @@ export const Ids = {
   },
   /** URI scheme of the read-only artifact documents. */
   documentScheme: 'bounded-evidence',
-  /** Language of `bounded-evidence:` pages with known line numbers: the editor's own numbers off, output numbers drawn (src/extension/outputGutter.ts). */
+  /** Language of `bounded-evidence:` pages with known line numbers: the editor's own numbers off, output numbers drawn (src/extension/documents/outputGutter.ts). */
   outputLanguage: 'bounded-evidence-output',
-  /** URI scheme of the compared windows: exactly a window's bytes, nothing added (src/extension/compareWindows.ts). */
+  /** URI scheme of the compared windows: exactly a window's bytes, nothing added (src/extension/documents/compareWindows.ts). */
   windowScheme: 'bounded-evidence-window',
 } as const;
 

@@ -19,10 +19,9 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { localhostHostValidation, localhostOriginValidation, toNodeHandler } from '@modelcontextprotocol/node';
-import { createMcpHandler, DEFAULT_MAX_REQUEST_BODY_SIZE } from '@modelcontextprotocol/server';
+import { createMcpHandler, DEFAULT_MAX_REQUEST_BODY_SIZE, type Server } from '@modelcontextprotocol/server';
 import { removeMcpHttpInfo, writeMcpHttpInfo } from '../core/index.js';
 import { refuseNonObjectArguments } from './guard.js';
-import type { EvidenceMcpServer } from './server.js';
 
 /** A running HTTP server. */
 export interface EvidenceHttpServer {
@@ -61,12 +60,17 @@ function bearerMatches(header: string | undefined, token: Buffer): boolean {
   return timingSafeEqual(Buffer.from(m[1]!, 'utf8'), token);
 }
 
+/** What serving over HTTP needs of the evidence server (server.ts): a fresh SDK server per request. */
+interface ServerSource {
+  newServer(): Server;
+}
+
 /**
  * Serves `mcp` over HTTP on 127.0.0.1:`port` (0: a free port) and writes the info file into
  * `storageDir`; rejects with a sentence when the port cannot be had.
  */
 export async function serveHttp(
-  mcp: EvidenceMcpServer,
+  mcp: ServerSource,
   options: { readonly port: number; readonly storageDir: string; readonly onerror?: (error: Error) => void },
 ): Promise<EvidenceHttpServer> {
   const token = randomBytes(32).toString('hex');

@@ -1,8 +1,8 @@
 /**
  * Messages between the Savings view (a webview view in the Runs sidebar, webview/savings.ts)
- * and the extension host (src/extension/savingsView.ts), both ways. Types only: the page
+ * and the extension host (src/extension/savings/savingsView.ts), both ways. Types only: the page
  * imports this file for checking, never at run time, and the host validates every message
- * the page sends (src/extension/savingsMessages.ts): a webview is untrusted. The figures are
+ * the page sends (src/extension/savings/savingsMessages.ts): a webview is untrusted. The figures are
  * the core's `UsageFigures` (docs/contracts.md §2.14), copied field for field.
  */
 

@@ -65,7 +65,7 @@ describe('npm start (the README start command)', () => {
       .locator('.explorer-folders-view .monaco-list-row', { hasText: 'build-log.js' })
       .waitFor({ timeout: 30_000 });
     // A first start: the demo's README opens (not the generic Welcome page) and the extension's
-    // walkthrough opens in front of it (src/extension/firstStart.ts); the README stays as a tab.
+    // walkthrough opens in front of it (src/extension/views/firstStart.ts); the README stays as a tab.
     await page.locator('.tabs-container .tab', { hasText: 'README.md' }).first().waitFor({ timeout: 30_000 });
     await page
       .locator('.gettingStartedContainer h2.category-title', { hasText: 'Get Started with Bounded Evidence' })

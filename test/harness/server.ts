@@ -117,7 +117,7 @@ export async function startServer(opts: ServerOptions): Promise<VsCodeServer> {
   const extensionsDir = path.join(runDir, 'extensions');
   for (const d of [userDataDir, serverDataDir, extensionsDir]) mkdirSync(d, { recursive: true });
   // Every test starts on a first start (a fresh browser profile): the extension's walkthrough
-  // would open as an extra editor (src/extension/firstStart.ts); its own test turns it on.
+  // would open as an extra editor (src/extension/views/firstStart.ts); its own test turns it on.
   const user: Record<string, unknown> = {
     'workbench.startupEditor': 'none',
     'workbench.welcomePage.walkthroughs.openOnInstall': false,

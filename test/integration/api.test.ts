@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
-import type { ReadResult, RecordedCall, RecordedObservation } from '../../src/extension/api.js';
+import type { ReadResult, RecordedCall, RecordedObservation } from '../../src/extension/api/api.js';
 import { bytesOf, CLIENT_ID, evidenceApi } from './helpers.js';
 
 /** The fixture extension's API helpers (fixtures/evidence-client/extension.js). */

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import type { RecordedCall } from '../../src/extension/api.js';
+import type { RecordedCall } from '../../src/extension/api/api.js';
 import { buildLogCommand, bytesOf, CLIENT_ID, evidenceApi } from './helpers.js';
 
 /** The fixture extension's exports (see fixtures/evidence-client/extension.js). */

@@ -12,8 +12,8 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import * as vscode from 'vscode';
 import type { ImportFileResult } from '../../src/extension/commands/importFile.js';
-import type { ComparedWindows } from '../../src/extension/compareWindows.js';
-import type { ExportResult } from '../../src/extension/evidenceView.js';
+import type { ComparedWindows } from '../../src/extension/documents/compareWindows.js';
+import type { ExportResult } from '../../src/extension/views/evidenceView.js';
 import { evidenceApi } from './helpers.js';
 
 const MiB = 1024 * 1024;

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { FsBlobStore, layoutOfFolder, RunStore, type RunSummary } from '../../src/core/index.js';
-import type { BoundedEvidenceApi } from '../../src/extension/api.js';
+import type { BoundedEvidenceApi } from '../../src/extension/api/api.js';
 
 /** The extension under test. */
 export const EXTENSION_ID = 'bounded-evidence.bounded-evidence';

@@ -13,8 +13,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { RunCaptureResult } from '../../src/extension/commands/runCommandAndCapture.js';
-import { evidenceLinksMarkdown, type OpenedLink } from '../../src/extension/evidenceLinks.js';
-import type { SavedExcerpt } from '../../src/extension/saveExcerpt.js';
+import { evidenceLinksMarkdown, type OpenedLink } from '../../src/extension/links/evidenceLinks.js';
+import type { SavedExcerpt } from '../../src/extension/documents/saveExcerpt.js';
 import { excerptLink } from '../../src/extension/inspector/excerpt.js';
 import { evidenceApi, invoke, sh, workspaceDir } from './helpers.js';
 

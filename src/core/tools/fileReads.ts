@@ -24,7 +24,7 @@ import {
   type BoundedResult,
   type EvidenceLimits,
 } from '../workspace/evidenceWorkspace.js';
-import { errorBlock, searchHint } from '../runs/observation.js';
+import { errorBlock, searchHint } from '../runs/recording/observation.js';
 import { fitsModel, utf8Bytes } from './modelText.js';
 
 /** What `evidence_readFile` gets back: the model text, and what the call records. */

@@ -4,7 +4,7 @@
  * fitted under 8 KiB by keeping fewer matches (the search runs once; `total_matches`
  * stays the full count and `truncated` says more exist).
  */
-import { searchAllOutputs, type SearchAllResult } from '../runs/search/searchAll.js';
+import { searchAllOutputs, type SearchAllResult } from '../runs/reading/searchAll.js';
 import { checkShape, EvidenceToolNames, type Checked } from './inputs.js';
 import { fitsModel } from './modelText.js';
 import { readError } from './readToolOutput.js';

@@ -16,7 +16,7 @@
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { openConfined, type ConfinedFile, type ConfinedOpenRefusal } from '../files/confinedOpen.js';
-import { COMMAND_FAILED, runProgram } from '../course/localCommands.js';
+import { COMMAND_FAILED, runProgram } from './localCommands.js';
 import { BUILTIN_SECRET_RULES, SecretPathRules } from '../files/secretPaths.js';
 import { ToolName, type ToolAction, type ToolPolicy, type ToolSpec, type ToolWorkspace } from './toolWorkspace.js';
 import { decodeUtf8Strict, encodeUtf8 } from '../utf8.js';

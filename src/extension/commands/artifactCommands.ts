@@ -5,9 +5,9 @@
  */
 import * as vscode from 'vscode';
 import { EvidenceError } from '../../core/index.js';
-import { locate, pageUri } from '../artifactDocument.js';
+import { locate, pageUri } from '../documents/artifactDocument.js';
 import type { ArtifactPosition } from '../ids.js';
-import { asOutputPage } from '../outputGutter.js';
+import { asOutputPage } from '../documents/outputGutter.js';
 import { errorMessage } from '../log.js';
 import { formatBytes } from '../retention.js';
 import type { EvidenceServices } from '../services.js';
@@ -130,7 +130,7 @@ export async function openArtifact(deps: CommandDeps, arg?: unknown): Promise<Op
     return undefined;
   }
   try {
-    // The output language first, so the page never shows page line numbers (src/extension/outputGutter.ts).
+    // The output language first, so the page never shows page line numbers (src/extension/documents/outputGutter.ts).
     const doc = await asOutputPage(await vscode.workspace.openTextDocument(uri));
     const position = new vscode.Position(at.line, at.character);
     await vscode.window.showTextDocument(doc, { preview: true, selection: new vscode.Range(position, position) });

@@ -6,7 +6,7 @@ import type { CommandDeps } from './deps.js';
 import { importFile } from './importFile.js';
 import { copyMcpConfigCommand } from './mcpConfig.js';
 import { runCommandAndCapture } from './runCommandAndCapture.js';
-import { saveExcerptAsCommand, saveExcerptCommand } from '../saveExcerpt.js';
+import { saveExcerptAsCommand, saveExcerptCommand } from '../documents/saveExcerpt.js';
 import { clearAllCommand, pruneCommand, setS3CredentialsCommand } from './storageCommands.js';
 
 export type { CommandDeps } from './deps.js';

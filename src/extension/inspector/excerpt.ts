@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { Ids } from '../ids.js';
-import { OPEN_PATH } from '../linkText.js';
+import { OPEN_PATH } from '../links/linkText.js';
 
 /**
  * The hex dump of binary windows is the reader's (`hexdump -C` rows: offset, sixteen bytes in
@@ -57,7 +57,7 @@ export interface ExcerptSource {
   readonly link?: string;
 }
 
-/** A link that opens the inspector on `handle` at bytes `[start, end)` (the URI handler of src/extension/evidenceLinks.ts). */
+/** A link that opens the inspector on `handle` at bytes `[start, end)` (the URI handler of src/extension/links/evidenceLinks.ts). */
 export function excerptLink(handle: string, start: number, end: number, scheme = 'vscode'): string {
   return `${scheme}://${Ids.extension}${OPEN_PATH}?${new URLSearchParams({ handle, bytes: `${start}-${end}` }).toString()}`;
 }

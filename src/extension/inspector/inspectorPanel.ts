@@ -9,8 +9,8 @@
 import * as vscode from 'vscode';
 import { EvidenceError } from '../../core/index.js';
 import type { CompareSideDto, InspectorViewState, TargetDto } from '../../shared/protocol.js';
-import type { ComparedWindows } from '../compareWindows.js';
-import { saveExcerptAsCommand, type SavedExcerpt } from '../saveExcerpt.js';
+import type { ComparedWindows } from '../documents/compareWindows.js';
+import { saveExcerptAsCommand, type SavedExcerpt } from '../documents/saveExcerpt.js';
 import { Ids, type ArtifactPosition } from '../ids.js';
 import { InspectorController, type InspectorActions, type InspectorLog } from './controller.js';
 import type { InspectorDeps } from './deps.js';

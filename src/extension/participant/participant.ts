@@ -13,8 +13,8 @@
  */
 import * as vscode from 'vscode';
 import { runLabel, toolNamesOffered, type Run, type RunFinishStatus } from '../../core/index.js';
-import { handleDocumentUri } from '../artifactDocument.js';
-import { EVIDENCE_LINKS_PREFIX, evidenceLinksMarkdown } from '../evidenceLinks.js';
+import { handleDocumentUri } from '../documents/artifactDocument.js';
+import { EVIDENCE_LINKS_PREFIX, evidenceLinksMarkdown } from '../links/evidenceLinks.js';
 import { Ids } from '../ids.js';
 import { errorMessage, type Log } from '../log.js';
 import type { RunRouter } from '../runRouter.js';

@@ -15,8 +15,8 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { FsBlobStore } from '../../../src/core/blobs/fsBlobStore.js';
-import { parseRunLog } from '../../../src/core/runs/runLog.js';
-import { RunStore } from '../../../src/core/runs/runStore.js';
+import { parseRunLog } from '../../../src/core/runs/log/runLog.js';
+import { RunStore } from '../../../src/core/runs/store/runStore.js';
 import { openStorage } from '../../../src/mcp/storage.js';
 import { fillDisk, mountTmpfs } from '../tmpfs.js';
 import { handshake, startServer } from '../mcp/mcpProcess.js';

@@ -4,7 +4,7 @@ import {
   linkTextParams,
   parseEvidenceLink,
   pastedLinkParams,
-} from '../../../src/extension/linkText.js';
+} from '../../../src/extension/links/linkText.js';
 
 const handle = 'out_kep5mxcnc5ksulj2bdshergjam';
 /** The callback address the served workbench gave for an excerpt link (copied from a real run, port and commit as they were). */
@@ -17,7 +17,7 @@ function withParam(key: string, value: string | undefined, base = callback): str
   return u.toString();
 }
 
-describe('links into the evidence read back from their text (src/extension/linkText.ts, docs/contracts.md §3.4)', () => {
+describe('links into the evidence read back from their text (src/extension/links/linkText.ts, docs/contracts.md §3.4)', () => {
   it("reads the browser workbench's callback address as its callback page does: the link inside, then its parameters", () => {
     assert.deepEqual(callbackLinkParts(callback), {
       scheme: 'code-oss',

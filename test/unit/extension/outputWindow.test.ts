@@ -1,10 +1,10 @@
 import * as assert from 'node:assert/strict';
-import { linkedWindow, windowProblem } from '../../../src/extension/outputWindow.js';
+import { linkedWindow, windowProblem } from '../../../src/extension/documents/outputWindow.js';
 
 const text = { handle: 'out_t_stdout', byteCount: 5000, binary: false, lineCount: 400 };
 const binary = { handle: 'out_b_stdout', byteCount: 64, binary: true, lineCount: 0 };
 
-describe('one check of a window against an output (src/extension/outputWindow.ts, docs/contracts.md §3.4)', () => {
+describe('one check of a window against an output (src/extension/documents/outputWindow.ts, docs/contracts.md §3.4)', () => {
   it('a link, Save Excerpt As and Compare refuse a window that does not fit with the same sentence', () => {
     const cases: [typeof text, Parameters<typeof linkedWindow>[1], Parameters<typeof windowProblem>[1], string][] = [
       [

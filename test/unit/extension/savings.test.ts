@@ -5,8 +5,8 @@
  */
 import * as assert from 'node:assert/strict';
 import { EMPTY_FIGURES, type UsageFigures, type UsageQuery, type UsageReport } from '../../../src/core/index.js';
-import { parseSavingsMessage, savingsReport } from '../../../src/extension/savingsMessages.js';
-import { savingsLine, statusTexts } from '../../../src/extension/statusText.js';
+import { parseSavingsMessage, savingsReport } from '../../../src/extension/savings/savingsMessages.js';
+import { savingsLine, statusTexts } from '../../../src/extension/views/statusText.js';
 
 const week: UsageFigures = {
   ...EMPTY_FIGURES,

@@ -40,7 +40,7 @@ import {
   vscodeFileUri,
   type StorageLayout,
 } from '../../../src/core/index.js';
-import { hexDump } from '../../../src/core/runs/reader.js';
+import { hexDump } from '../../../src/core/runs/reading/reader.js';
 import { escapeBinary } from '../../../src/core/runs/search/patternAnalysis.js';
 import { extensionManifest, MCP_TOOL_NAMES } from '../../../src/mcp/manifest.js';
 import { parseCommandLine, resolveSettings, USAGE } from '../../../src/mcp/options.js';

@@ -21,8 +21,8 @@
 import { promises as fsp, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { isSafeSegment } from '../../blobs/blobKey.js';
-import { parseRunLog } from '../runLog.js';
-import type { LogProblem, RunFinishStatus, RunRecord } from '../types.js';
+import { parseRunLog } from '../log/runLog.js';
+import type { LogProblem, RunFinishStatus, RunRecord } from '../log/records.js';
 import { CATALOG_FILE, CatalogDatabase, isDamage, moveAside, quickCheck, USAGE_SUMS } from './database.js';
 import {
   finishedCall,

@@ -5,8 +5,8 @@
  * the same fold over its records, so the rows a live writer leaves and the rows a
  * rebuild from the logs leaves are the same rows.
  */
-import { lostBytesOf } from '../observation.js';
-import type { ReadLogResult } from '../runLog.js';
+import { lostBytesOf } from '../recording/observation.js';
+import type { ReadLogResult } from '../log/runLog.js';
 import type {
   CallFinishedRecord,
   CallShownRecord,
@@ -14,7 +14,7 @@ import type {
   LogProblem,
   RunRecord,
   RunStartedRecord,
-} from '../types.js';
+} from '../log/records.js';
 
 const SOURCE_KINDS = new Set(['tool', 'participant', 'hook', 'cli', 'mcp', 'command', 'api']);
 

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import type { RunStore } from '../../../../src/core/runs/runStore.js';
+import type { RunStore } from '../../../../src/core/runs/store/runStore.js';
 import type { CallReport } from '../../../../src/core/runs/types.js';
 import { openStore, scratch } from './helpers.js';
 
@@ -145,7 +145,7 @@ describe('call pages with records (callPage.ts)', function () {
       ...page,
       rows: page.rows.map((r) => ({ ...r, logRecord: { offset: 0, length: r.logRecord!.length } })),
     };
-    const { reportPage } = await import('../../../../src/core/runs/callPage.js');
+    const { reportPage } = await import('../../../../src/core/runs/reading/callPage.js');
     const fixed = await reportPage(moved, {
       logPath: (id) => store.logPath(id),
       report: (id) => store.report(id),

@@ -25,7 +25,7 @@ import { promisify } from 'node:util';
 import { FsBlobStore } from '../../../../src/core/blobs/fsBlobStore.js';
 import { openVerified } from '../../../../src/core/blobs/verifiedBlobs.js';
 import { DEFAULT_CHUNK_SIZE } from '../../../../src/core/integrity/integrity.js';
-import { RunStore } from '../../../../src/core/runs/runStore.js';
+import { RunStore } from '../../../../src/core/runs/store/runStore.js';
 import { writerBuffer } from './fixtures/captureRss.js';
 import { scratch } from './helpers.js';
 

@@ -13,8 +13,8 @@ import {
 } from 'node:fs';
 import * as path from 'node:path';
 import fc from 'fast-check';
-import { parseRunLog } from '../../../../src/core/runs/runLog.js';
-import type { RunStore } from '../../../../src/core/runs/runStore.js';
+import { parseRunLog } from '../../../../src/core/runs/log/runLog.js';
+import type { RunStore } from '../../../../src/core/runs/store/runStore.js';
 import type { CallPage, CallSummary, RunSummary } from '../../../../src/core/runs/types.js';
 import { catalogBytes, catalogPath, rowCounts, withCatalog } from './catalogFiles.js';
 import { openStore, scratch } from './helpers.js';

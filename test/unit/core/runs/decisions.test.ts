@@ -10,7 +10,7 @@ import {
   measureResult,
   omissionMarker,
   profileHash,
-} from '../../../../src/core/runs/decisions.js';
+} from '../../../../src/core/runs/recording/decisions.js';
 import { encodeUtf8 } from '../../../../src/core/utf8.js';
 
 describe('run decisions (pure, docs/contracts.md §2.1 and §2.4)', () => {

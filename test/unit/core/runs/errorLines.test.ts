@@ -8,11 +8,16 @@ import * as assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { FsBlobStore } from '../../../../src/core/blobs/fsBlobStore.js';
-import { makePreview } from '../../../../src/core/runs/decisions.js';
-import { ErrorScan, KEEP_CHARS, KEEP_LINES, selectErrorLines } from '../../../../src/core/runs/errorLines.js';
-import { ERROR_RULES } from '../../../../src/core/runs/errorRules.js';
-import { errorBlock } from '../../../../src/core/runs/observation.js';
-import { checkRecord } from '../../../../src/core/runs/runLog.js';
+import { makePreview } from '../../../../src/core/runs/recording/decisions.js';
+import {
+  ErrorScan,
+  KEEP_CHARS,
+  KEEP_LINES,
+  selectErrorLines,
+} from '../../../../src/core/runs/errorLines/errorLines.js';
+import { ERROR_RULES } from '../../../../src/core/runs/errorLines/errorRules.js';
+import { errorBlock } from '../../../../src/core/runs/recording/observation.js';
+import { checkRecord } from '../../../../src/core/runs/log/runLog.js';
 import { openStore, scratch } from './helpers.js';
 
 const TS =

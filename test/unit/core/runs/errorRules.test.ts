@@ -11,8 +11,13 @@ import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { ErrorScan, kindFor, selectErrorLines, type ErrorScanResult } from '../../../../src/core/runs/errorLines.js';
-import { ERROR_RULES } from '../../../../src/core/runs/errorRules.js';
+import {
+  ErrorScan,
+  kindFor,
+  selectErrorLines,
+  type ErrorScanResult,
+} from '../../../../src/core/runs/errorLines/errorLines.js';
+import { ERROR_RULES } from '../../../../src/core/runs/errorLines/errorRules.js';
 import { requiredLiteral } from '../../../../src/core/runs/search/patternAnalysis.js';
 import { scratch } from './helpers.js';
 

@@ -6,7 +6,7 @@ import {
   assertToolNameAllowed,
   READ_TOOL_OUTPUT,
   ToolRegistry,
-} from '../../../../src/core/runs/handles.js';
+} from '../../../../src/core/runs/log/handles.js';
 import { openStore, rejectsWith, scratch } from './helpers.js';
 
 describe('handles and the reserved reader name (docs/contracts.md §2.2)', () => {

@@ -8,7 +8,7 @@ import type { BlobKey } from '../../../../src/core/blobs/blobKey.js';
 import type { BlobStore } from '../../../../src/core/blobs/blobStore.js';
 import type { OpenedFile } from '../../../../src/core/integrity/integrity.js';
 import { Catalog } from '../../../../src/core/runs/catalog/catalog.js';
-import { RunStore } from '../../../../src/core/runs/runStore.js';
+import { RunStore } from '../../../../src/core/runs/store/runStore.js';
 import type { RunStoreOptions } from '../../../../src/core/runs/types.js';
 import type { VerifiedMarks } from '../../../../src/core/integrity/verifiedMarks.js';
 

@@ -102,7 +102,7 @@ describe('command lifetime with descendants in another session (issue 10, defect
 describe('command output after the shell exits, read by a slow reader', () => {
   it('keeps every byte left in the pipes when the reader is behind (a busy disk or machine), never cutting it at the grace', async function () {
     this.timeout(60_000);
-    const { startCommand } = await import('../../../../src/core/runs/command.js');
+    const { startCommand } = await import('../../../../src/core/runs/processes/command.js');
     // 200,000 bytes fit the pipes' buffers: the shell exits at once, with nearly all of them still unread.
     const cmd = startCommand('head -c 200000 /dev/zero | tr "\\0" x', { cwd: process.cwd() });
     let bytes = 0;
@@ -123,7 +123,7 @@ describe('command output after the shell exits, read by a slow reader', () => {
 
 describe('command end leaves nothing pending', () => {
   it('once a quick command has ended and its pipes closed, no timer of ours is left (a command line exits at once)', async () => {
-    const { startCommand } = await import('../../../../src/core/runs/command.js');
+    const { startCommand } = await import('../../../../src/core/runs/processes/command.js');
     const timers = (): number => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
     const before = timers();
     const cmd = startCommand('echo hi', { cwd: process.cwd() });

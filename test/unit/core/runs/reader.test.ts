@@ -14,8 +14,8 @@ import {
   SEARCH_CANCELLED_MESSAGE,
 } from '../../../../src/core/runs/search/patternSearch.js';
 import { readFitted } from '../../../../src/core/tools/readToolOutput.js';
-import { LINE_CUT_MARKER } from '../../../../src/core/runs/reader.js';
-import type { RunStore } from '../../../../src/core/runs/runStore.js';
+import { LINE_CUT_MARKER } from '../../../../src/core/runs/reading/reader.js';
+import type { RunStore } from '../../../../src/core/runs/store/runStore.js';
 import type { ReadToolOutputResult, RunStoreOptions } from '../../../../src/core/runs/types.js';
 import { startS3Server, type S3Server } from '../blobs/s3Fixture.js';
 import { CountingStore, numberedLines, openStore, rejectsWith, scratch } from './helpers.js';

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { appendRecord, checkRecord, readRunLog, terminateTornTail } from '../../../../src/core/runs/runLog.js';
+import { appendRecord, checkRecord, readRunLog, terminateTornTail } from '../../../../src/core/runs/log/runLog.js';
 import type { CallFinishedRecord, RunRecord } from '../../../../src/core/runs/types.js';
 import { scratch, sha } from './helpers.js';
 

@@ -5,8 +5,8 @@ import * as path from 'node:path';
 import { FsBlobStore } from '../../../../src/core/blobs/fsBlobStore.js';
 import { MemoryBlobStore } from '../../../../src/core/blobs/memoryBlobStore.js';
 import { encodeManifest, manifestOf } from '../../../../src/core/integrity/integrity.js';
-import { omissionMarker } from '../../../../src/core/runs/decisions.js';
-import { RunStore } from '../../../../src/core/runs/runStore.js';
+import { omissionMarker } from '../../../../src/core/runs/recording/decisions.js';
+import { RunStore } from '../../../../src/core/runs/store/runStore.js';
 import type { RunRecordEvent } from '../../../../src/core/runs/types.js';
 import { openStore, rejectsWith, scratch, sha } from './helpers.js';
 

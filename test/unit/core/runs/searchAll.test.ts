@@ -3,10 +3,10 @@ import * as path from 'node:path';
 import { FsBlobStore } from '../../../../src/core/blobs/fsBlobStore.js';
 import { EvidenceError } from '../../../../src/core/errors.js';
 import { SearchDeadlineError } from '../../../../src/core/runs/search/patternSearch.js';
-import { searchAllOutputs } from '../../../../src/core/runs/search/searchAll.js';
+import { searchAllOutputs } from '../../../../src/core/runs/reading/searchAll.js';
 import { EvidenceToolTable } from '../../../../src/core/tools/table.js';
 import type { ToolCallContext } from '../../../../src/core/tools/toolDef.js';
-import type { RunStore } from '../../../../src/core/runs/runStore.js';
+import type { RunStore } from '../../../../src/core/runs/store/runStore.js';
 import { numberedLines, openStore, rejectsWith, scratch } from './helpers.js';
 
 describe('searchAllOutputs: one pattern over every kept output, newest first', () => {

@@ -1,0 +1,115 @@
+/**
+ * The inspector's list page (docs/architecture.md §6, "Listing in pages"): a `CallPage`
+ * from the catalog turned into the calls as `report(runId)` gives them (arguments,
+ * error, content type, per-part handles, digests, exit), each read back from its run
+ * log by the offset the catalog holds. A page of 100 calls costs 100 small reads,
+ * whatever the number of runs; only a run with an unfinished call (no `call_finished`
+ * line yet: a live run, a handful at most) is read whole through `report`.
+ */
+import { promises as fsp } from 'node:fs';
+import { finishedRecordAt } from '../log/runLog.js';
+import type { CallFinishedRecord, CallPage, CallReport, CallReportPage, CallSummary, RunSummary } from '../types.js';
+
+/** One call as `report` lists it, from its `call_finished` record. */
+export function callReportOf(runId: string, r: CallFinishedRecord): CallReport {
+  return {
+    runId,
+    callId: r.callId,
+    tool: r.tool,
+    arguments: r.arguments,
+    status: r.status,
+    error: r.error,
+    startedAt: r.startedAt,
+    finishedAt: r.finishedAt,
+    resultBytes: r.resultBytes,
+    elided: r.elided,
+    handle: r.resultHandle,
+    preview: r.preview,
+    previewRange: r.previewRange,
+    sha256: r.sha256,
+    stored: r.stored,
+    ...(r.artifactId
+      ? { artifactId: r.artifactId, ...(r.manifestDigest ? { manifestDigest: r.manifestDigest } : {}) }
+      : {}),
+    readable: r.readable,
+    contentType: r.contentType,
+    lineCount: r.lineCount,
+    binary: r.binary,
+    attachments: r.attachments,
+    ...(r.errorLines ? { errorLines: r.errorLines } : {}),
+  };
+}
+
+/** What the page needs from its store. */
+export interface CallPageSource {
+  /** The run log's path. */
+  logPath(runId: string): string;
+  /** Every call of one run (the fallback for an unfinished call, or a record that moved). */
+  report(runId: string): Promise<CallReport[]>;
+  /** The run as listed, from the catalog (no log read). */
+  run(runId: string): RunSummary | undefined;
+}
+
+/** The `call_finished` record at the catalog's offset, when it is exactly that call's. */
+function recordAt(fh: fsp.FileHandle, c: CallSummary): Promise<CallFinishedRecord | undefined> {
+  return c.logRecord
+    ? finishedRecordAt(fh, c.runId, c.callId, c.logRecord.offset, c.logRecord.length)
+    : Promise.resolve(undefined);
+}
+
+/**
+ * The page's calls as `report` gives them, in the page's order, with their runs. Each
+ * run log is opened once for the page's finished calls; a call whose record is not where
+ * the catalog says (a log rewritten behind its back) or not finished is taken from
+ * `report(runId)`, so the answer always agrees with the logs.
+ */
+export async function reportPage(page: CallPage, src: CallPageSource): Promise<Omit<CallReportPage, 'tools'>> {
+  const byRun = new Map<string, CallSummary[]>();
+  for (const c of page.rows) {
+    let list = byRun.get(c.runId);
+    if (!list) byRun.set(c.runId, (list = []));
+    list.push(c);
+  }
+  const found = new Map<CallSummary, CallReport>();
+  let logReads = 0;
+  for (const [runId, rows] of byRun) {
+    const finished = rows.filter((c) => c.logRecord !== undefined);
+    let missing = rows.length - finished.length;
+    if (finished.length > 0) {
+      const fh = await fsp.open(src.logPath(runId), 'r').catch(() => undefined);
+      if (fh) {
+        try {
+          for (const c of finished) {
+            logReads++;
+            const r = await recordAt(fh, c);
+            if (r) found.set(c, callReportOf(runId, r));
+            else missing++;
+          }
+        } finally {
+          await fh.close();
+        }
+      } else missing += finished.length;
+    }
+    if (missing > 0) {
+      logReads++;
+      const all = new Map((await src.report(runId)).map((r) => [r.callId, r]));
+      for (const c of rows) {
+        if (found.has(c)) continue;
+        const r = all.get(c.callId);
+        if (r) found.set(c, r);
+      }
+    }
+  }
+  const calls: CallReport[] = [];
+  for (const c of page.rows) {
+    const r = found.get(c);
+    // A call gone from its log (deleted between the catalog read and this one) is left out of the page.
+    if (r) calls.push(r);
+  }
+  const runs: RunSummary[] = [];
+  for (const runId of byRun.keys()) {
+    const r = src.run(runId);
+    if (r) runs.push(r);
+  }
+  return { total: page.total, offset: page.offset, calls, runs, logReads };
+}

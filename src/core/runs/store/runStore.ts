@@ -1,0 +1,638 @@
+/**
+ * `RunStore` (one per tenant): starting, listing and reporting runs, resolving handles and
+ * reading what they name, retention (docs/contracts.md §2). Recording is `Run`'s
+ * (`recording/run.ts`), command calls are `recording/runCommand.ts`; handle resolution
+ * is `handleResolution.ts`, retention `retention.ts`.
+ *
+ * Layout: run logs at `<logsDir>/<tenant>/<runId>.jsonl`, indexed by the tenant's catalog
+ * `<logsDir>/<tenant>/.catalog.sqlite` (docs/architecture.md §6); bytes in the wired
+ * `BlobStore` under `{ tenant, runId, callId }` (results) and
+ * `{ tenant, runId, callId: "<callId>.<slot>" }` (attachments), each with its manifest
+ * sidecar (`verifiedBlobs.ts`).
+ *
+ * Ids: a run id is `run-<UTC yyyymmddThhmmss>-<10 hex>`; its calls are `<10 hex>-<n>`, so
+ * call ids (hence handles) are unique across the tenant; a new run's token is checked
+ * against the catalog's runs. Handles resolve only through the catalog's rows of this
+ * tenant's own logs, and the record behind one is read back from its log and checked
+ * before it is served; a miss looks in the one run log the handle names (by its run
+ * token), then answers access denied.
+ */
+import { randomBytes } from 'node:crypto';
+import { promises as fsp } from 'node:fs';
+import * as path from 'node:path';
+import { assertSafeSegment, isSafeSegment, type BlobKey } from '../../blobs/blobKey.js';
+import type { BlobStore } from '../../blobs/blobStore.js';
+import { ManifestCache, missingError, openVerified } from '../../blobs/verifiedBlobs.js';
+import { EvidenceError } from '../../errors.js';
+import { manifestOf, readVerified, streamVerified, verifyAll } from '../../integrity/integrity.js';
+import { encodeUtf8 } from '../../utf8.js';
+import { Catalog, yieldToLoop, type CatalogStats } from '../catalog/catalog.js';
+import { callIndex, facetsOf, queryCalls, queryRuns, runStatusOf, summaryOf } from '../catalog/queries.js';
+import { callReportOf, reportPage } from '../reading/callPage.js';
+import {
+  DEFAULT_CAPTURE_CAP_BYTES,
+  DEFAULT_INLINE_ATTACHMENT_BYTES,
+  DEFAULT_OFFLOAD_THRESHOLD_BYTES,
+  DEFAULT_RUN_LIMITS,
+  profileHash,
+} from '../recording/decisions.js';
+import type { HandleEntry } from '../log/handles.js';
+import {
+  checkLineCount,
+  DEFAULT_READER_LIMITS,
+  LINE_CUT_MARKER,
+  readContent,
+  validateReadArgs,
+  type ContentView,
+} from '../reading/reader.js';
+import { captureCap, nowIso, positiveInt } from '../recording/recordFields.js';
+import { Run } from '../recording/run.js';
+import type { RunHost } from '../recording/runHost.js';
+import { resolveHandle } from './handleResolution.js';
+import { pruneRuns } from './retention.js';
+import { usageReport, type UsageQuery, type UsageReport } from '../usage/stats.js';
+import { currentOwner, ownerAlive } from '../log/owner.js';
+import { appendRecord, parseRunLog, terminateTornTail, type ReadLogResult } from '../log/runLog.js';
+import type {
+  CallFilter,
+  CallPage,
+  CallQuery,
+  CallReport,
+  CallReportPage,
+  CallReportQuery,
+  Disposable,
+  HandleSource,
+  Preservation,
+  PruneOptions,
+  PruneResult,
+  ReadOptions,
+  ReadScope,
+  ReadToolOutputArgs,
+  ReadToolOutputResult,
+  ReaderLimits,
+  RecordedArtifacts,
+  RunLimits,
+  RunQuery,
+  RunRecord,
+  RunRecordEvent,
+  RunStoreApi,
+  RunStoreOptions,
+  CaptureProgressEvent,
+  RunSummary,
+  StartRunOptions,
+  StoredContent,
+  CallShownRecord,
+  ShownAnswer,
+} from '../types.js';
+
+// The store's public surface includes the recorder and command calls, split by idea.
+export { Run } from '../recording/run.js';
+export { RUN_COMMAND_TOOL, type RunCommandExtras } from '../recording/runCommand.js';
+
+/** Parsed logs kept for `report` (the inspector asks for the same few runs again and again). */
+const PARSED_LOGS = 32;
+
+/** One per tenant: starts runs, lists and reports them, resolves handles, reads outputs. */
+export class RunStore implements RunStoreApi, RunHost {
+  readonly tenant: string;
+  /** Hash of the agent profile every run of this store records. */
+  readonly profileHash: string;
+  private readonly dir: string;
+  /** Set by `open` (the constructor cannot wait for the catalog to load). */
+  private catalog!: Catalog;
+  /** The last few parsed logs, by run, while their size and mtime are unchanged (bounded: never one per run). */
+  private readonly parsed = new Map<string, { size: number; mtimeMs: number; log: ReadLogResult }>();
+  private readonly live = new Map<string, Run>();
+  private readonly listeners = new Set<(e: RunRecordEvent) => void>();
+  private readonly progressListeners = new Set<(e: CaptureProgressEvent) => void>();
+  private readonly manifests = new ManifestCache();
+  private readonly isLive = (runId: string): boolean => {
+    const r = this.live.get(runId);
+    return r !== undefined && !r.isFinished;
+  };
+  private readonly liveIds = (): string[] => [...this.live.keys()].filter(this.isLive);
+  /** @internal */ readonly limits: RunLimits;
+  /** @internal */ readonly readerLimits: ReaderLimits;
+  /** @internal */ readonly offloadThresholdBytes: number;
+  /** @internal */ readonly inlineAttachmentBytes: number;
+  /** @internal */ readonly preservation: Preservation;
+  /** @internal */ readonly captureCapBytes: number;
+  /** @internal Whether first views show error lines (docs/contracts.md §2.13). */ readonly errorLines: boolean;
+  /** @internal */ readonly blobs: BlobStore | undefined;
+  private readonly artifacts: RecordedArtifacts | undefined;
+
+  private constructor(options: RunStoreOptions, dir: string) {
+    this.tenant = options.tenant;
+    this.dir = dir;
+    this.blobs = options.blobs;
+    this.artifacts = options.artifacts;
+    this.limits = {
+      largeResultBytes: positiveInt(
+        'largeResultBytes',
+        options.limits?.largeResultBytes ?? DEFAULT_RUN_LIMITS.largeResultBytes,
+      ),
+      previewBytes: positiveInt('previewBytes', options.limits?.previewBytes ?? DEFAULT_RUN_LIMITS.previewBytes),
+    };
+    const r = { ...DEFAULT_READER_LIMITS, ...options.reader };
+    this.readerLimits = {
+      maxContentChars: positiveInt('maxContentChars', r.maxContentChars),
+      maxLineChars: positiveInt('maxLineChars', r.maxLineChars),
+      maxByteWindow: positiveInt('maxByteWindow', r.maxByteWindow),
+      patternBudgetMs: positiveInt('patternBudgetMs', r.patternBudgetMs),
+      searchTimeoutMs: positiveInt('searchTimeoutMs', r.searchTimeoutMs),
+    };
+    if (
+      this.readerLimits.maxLineChars <= LINE_CUT_MARKER.length ||
+      this.readerLimits.maxLineChars > this.readerLimits.maxContentChars
+    ) {
+      throw new EvidenceError(
+        'invalidArgument',
+        'maxLineChars must exceed the cut marker and not exceed maxContentChars',
+      );
+    }
+    this.offloadThresholdBytes = positiveInt(
+      'offloadThresholdBytes',
+      options.offloadThresholdBytes ?? DEFAULT_OFFLOAD_THRESHOLD_BYTES,
+    );
+    this.inlineAttachmentBytes = positiveInt(
+      'inlineAttachmentBytes',
+      options.inlineAttachmentBytes ?? DEFAULT_INLINE_ATTACHMENT_BYTES,
+    );
+    this.captureCapBytes = captureCap(options.captureCapBytes ?? DEFAULT_CAPTURE_CAP_BYTES);
+    this.errorLines = options.errorLines ?? true;
+    this.preservation = options.preservation ?? 'best_effort';
+    if (this.preservation !== 'best_effort' && this.preservation !== 'required')
+      throw new EvidenceError('invalidArgument', 'preservation must be best_effort or required');
+    this.profileHash = profileHash({ ...this.limits, tools: options.tools ?? [] });
+  }
+
+  get searchTimeoutMs(): number {
+    return this.readerLimits.searchTimeoutMs;
+  }
+
+  /**
+   * Validates the options, creates `<logsDir>/<tenant>/` and opens its catalog (constant
+   * time: the checks against the logs run after, in the background, docs/architecture.md §6).
+   */
+  static async open(options: RunStoreOptions): Promise<RunStore> {
+    assertSafeSegment('tenant', options.tenant);
+    const dir = path.join(path.resolve(options.logsDir), options.tenant);
+    const store = new RunStore(options, dir);
+    await fsp.mkdir(dir, { recursive: true });
+    store.catalog = await Catalog.open(dir, options.tenant, { maintenance: options.maintenance ?? true });
+    return store;
+  }
+
+  /** Starts a run: appends `run_started` to a new log. */
+  async startRun(options: StartRunOptions = {}): Promise<Run> {
+    let token: string;
+    do token = randomBytes(5).toString('hex');
+    while (this.catalog.hasRunToken(token));
+    const stamp = new Date()
+      .toISOString()
+      .replace(/[-:]/g, '')
+      .replace(/\.\d+Z$/, '');
+    const runId = `run-${stamp}-${token}`;
+    const run = new Run(this, runId, token);
+    const record: RunRecord = {
+      type: 'run_started',
+      runId,
+      tenant: this.tenant,
+      startedAt: nowIso(),
+      profileHash: this.profileHash,
+      owner: currentOwner(),
+      ...(options.label !== undefined ? { label: options.label } : {}),
+      ...(options.pinned !== undefined ? { pinned: options.pinned } : {}),
+      ...(options.source !== undefined ? { source: options.source } : {}),
+    };
+    const bytes = await appendRecord(this.logPath(runId), record, 'wx');
+    this.live.set(runId, run);
+    await this.indexRecord(runId, record, bytes);
+    this.emit(runId, record);
+    return run;
+  }
+
+  /**
+   * Every run of this tenant, newest first. Every log is checked against the catalog
+   * (one stat each, and a folder listing): use `queryRuns`/`queryCalls` for pages.
+   */
+  async listRuns(): Promise<RunSummary[]> {
+    // The catalog against the logs folder, then every live run against its log.
+    await this.catalog.verifyAll();
+    const out: RunSummary[] = [];
+    // Pages of the newest-first index, the event loop free between them.
+    for (let offset = 0; ; offset += 1000) {
+      const rows = this.catalog.runsNewestFirst(offset, 1000);
+      for (const r of rows) out.push(summaryOf(r, this.tenant, this.isLive));
+      if (rows.length < 1000) return out;
+      await yieldToLoop();
+    }
+  }
+
+  /**
+   * Compares the catalog with the logs folder (docs/architecture.md §6): a run log another
+   * process wrote that the catalog has not indexed yet is indexed, a run whose log is gone
+   * leaves, every unfinished run is checked against its log. One folder listing and a stat
+   * per unfinished run, in slices with the event loop free between them.
+   */
+  reconcileWithLogs(): Promise<void> {
+    return this.catalog.reconcile();
+  }
+
+  /** One page of calls, sorted and filtered from the catalog (docs/architecture.md §6). */
+  queryCalls(query: CallQuery): Promise<CallPage> {
+    return queryCalls(this.catalog, query, this.isLive, this.liveIds);
+  }
+
+  /** Where a call is in the list these filters give, or undefined when they hide it (docs/contracts.md §3.4, "Reveal"). */
+  callIndex(query: CallFilter, runId: string, callId: string): Promise<number | undefined> {
+    return callIndex(this.catalog, query, runId, callId, this.liveIds);
+  }
+
+  /** One page of calls with their records, for the inspector's list (docs/architecture.md §6; callPage.ts). */
+  async callReports(query: CallReportQuery): Promise<CallReportPage> {
+    const page = await reportPage(await this.queryCalls(query), {
+      logPath: (runId) => this.logPath(runId),
+      report: (runId) => this.report(runId),
+      run: (runId) => {
+        const r = this.catalog.run(runId);
+        return r ? summaryOf(r, this.tenant, this.isLive) : undefined;
+      },
+    });
+    if (!query.withFacets) return page;
+    // The pickers' choices: the distinct tools and source kinds of the listed calls, from two indexes (§6).
+    return { ...page, ...facetsOf(this.catalog) };
+  }
+
+  /** How many runs this tenant keeps and their bytes, from the catalog (counters its triggers keep, no stat per log). */
+  async totals(): Promise<{ runs: number; bytes: number; calls: number }> {
+    return this.catalog.totals();
+  }
+
+  /** Runs whose id or label contains `text`, newest first (for searchable pickers). */
+  queryRuns(query: RunQuery): Promise<RunSummary[]> {
+    return queryRuns(this.catalog, query, this.tenant, this.isLive);
+  }
+
+  /** Counters of the catalog (tests and the scale bench). */
+  catalogStats(): CatalogStats {
+    return this.catalog.stats();
+  }
+
+  /** Closes the catalog's database connection (a store no longer used: a reopened settings change, tests). */
+  close(): void {
+    this.catalog.close();
+  }
+
+  /** How many runs this process is still recording in this store (a store swapped out is closed only at 0). */
+  get liveRuns(): number {
+    return this.liveIds().length;
+  }
+
+  /** Resolves when the catalog's background checks (start-up reconcile, repairs) are done. */
+  catalogSettled(): Promise<void> {
+    return this.catalog.settled();
+  }
+
+  /**
+   * Finishes as `interrupted` every unfinished run whose writer is provably gone (a
+   * killed server, a crashed host: owner.ts), so it stops showing as running; its
+   * unfinished calls then read as interrupted. Front ends call it at start-up
+   * (docs/contracts.md §5.4). Returns the runs finished.
+   */
+  async finishInterrupted(): Promise<string[]> {
+    const done: string[] = [];
+    // The catalog knows which runs are unfinished (an index of them): start-up reads only their logs, never every run's.
+    const now = Date.now();
+    const open: { runId: string }[] = [];
+    for (const r of this.catalog.unfinishedRuns()) {
+      if (!this.live.has(r.id) && runStatusOf(r, this.isLive, now) === 'running') open.push({ runId: r.id });
+    }
+    for (const run of open) {
+      const first = (await this.readLog(run.runId)).records[0];
+      if (first?.type !== 'run_started' || !first.owner || (await ownerAlive(first.owner))) continue;
+      const record: RunRecord = { type: 'run_finished', runId: run.runId, finishedAt: nowIso(), status: 'interrupted' };
+      // A torn last line (the writer died mid-append) is ended first so this record parses.
+      await terminateTornTail(this.logPath(run.runId));
+      const bytes = await appendRecord(this.logPath(run.runId), record);
+      await this.indexRecord(run.runId, record, bytes);
+      this.emit(run.runId, record);
+      done.push(run.runId);
+    }
+    return done;
+  }
+
+  /** Every call of one run in start order, with the preview the model saw. */
+  async report(runId: string): Promise<CallReport[]> {
+    const log = await this.readLog(runId);
+    const started = new Map<string, CallReport>();
+    const order: string[] = [];
+    const finishedRun = log.records.some((r) => r.type === 'run_finished');
+    const running = this.live.has(runId);
+    for (const r of log.records) {
+      if (r.type === 'call_started' && !started.has(r.callId)) {
+        order.push(r.callId);
+        started.set(r.callId, {
+          runId,
+          callId: r.callId,
+          tool: r.tool,
+          arguments: r.arguments,
+          status: running && !finishedRun ? 'running' : 'interrupted',
+          startedAt: r.startedAt,
+          resultBytes: 0,
+          elided: false,
+          preview: '',
+          readable: false,
+          binary: false,
+          attachments: [],
+        });
+      } else if (r.type === 'call_finished') {
+        if (!started.has(r.callId)) order.push(r.callId);
+        started.set(r.callId, callReportOf(runId, r));
+      }
+    }
+    return order.map((id) => started.get(id)!);
+  }
+
+  /** Contract 2.5 over handles minted by this tenant's runs (or the runs in `scope`). */
+  async readToolOutput(
+    args: ReadToolOutputArgs,
+    scope?: ReadScope,
+    options?: ReadOptions,
+  ): Promise<ReadToolOutputResult> {
+    const req = validateReadArgs(args, this.readerLimits);
+    const entry = await this.resolve(req.handle, scope);
+    const view = await this.openView(entry);
+    const max = options?.maxContentChars;
+    const limits =
+      max !== undefined && Number.isSafeInteger(max) && max > this.readerLimits.maxContentChars
+        ? { ...this.readerLimits, maxContentChars: max }
+        : this.readerLimits;
+    return readContent(view, req, limits, options);
+  }
+
+  /** Verified byte access behind a handle, refused exactly as the reader refuses. */
+  async openHandle(handle: string, scope?: ReadScope): Promise<HandleSource> {
+    if (typeof handle !== 'string') throw new EvidenceError('invalidArgument', 'handle must be a string');
+    const entry = await this.resolve(handle, scope);
+    const view = await this.openView(entry);
+    const c = contentOf(entry);
+    const { manifest, source } = view;
+    return {
+      handle,
+      runId: entry.runId,
+      callId: entry.record.callId,
+      name: entry.attachment?.name ?? 'result',
+      byteCount: manifest.byteCount,
+      sha256: manifest.sha256,
+      binary: c.binary,
+      contentType: c.contentType,
+      lineCount: c.lineCount,
+      stored: c.stored,
+      newlineIndex: { chunkSize: manifest.chunkSize, chunkNewlines: manifest.chunkNewlines },
+      readRange: (start, end) => readVerified(source, manifest, start, end),
+      stream: (start, end) => streamVerified(source, manifest, start, end),
+      verify: () => verifyAll(source, manifest),
+    };
+  }
+
+  /** Listens for every record this store appends. */
+  onDidRecord(listener: (event: RunRecordEvent) => void): Disposable {
+    this.listeners.add(listener);
+    return {
+      dispose: () => {
+        this.listeners.delete(listener);
+      },
+    };
+  }
+
+  /** Listens for the progress of running commands' captures (docs/contracts.md §3.4). */
+  onDidCaptureProgress(listener: (event: CaptureProgressEvent) => void): Disposable {
+    this.progressListeners.add(listener);
+    return {
+      dispose: () => {
+        this.progressListeners.delete(listener);
+      },
+    };
+  }
+
+  /** @internal Whether anyone listens to capture progress (a command skips the tail copy when not). */
+  get hasCaptureProgressListeners(): boolean {
+    return this.progressListeners.size > 0;
+  }
+
+  /** @internal Reported by a running command's capture; a listener that throws does not disturb the capture. */
+  emitCaptureProgress(event: CaptureProgressEvent): void {
+    for (const l of [...this.progressListeners]) {
+      try {
+        l(event);
+      } catch {
+        /* a listener's problem is its own */
+      }
+    }
+  }
+
+  /** Deletes a run's blobs, then its log (so a failed blob delete can be retried). */
+  async deleteRun(runId: string): Promise<void> {
+    await this.statLog(runId);
+    if (this.isLive(runId)) throw new EvidenceError('invalidArgument', 'run is still in progress');
+    if (this.blobs) await this.blobs.deleteRun(this.tenant, runId);
+    await fsp.rm(this.logPath(runId), { force: true });
+    await this.catalog.deleted(runId);
+    this.parsed.delete(runId);
+    this.live.delete(runId);
+  }
+
+  /** Appends a `run_pinned` record. */
+  async setPinned(runId: string, pinned: boolean): Promise<void> {
+    await this.statLog(runId);
+    await this.appendTo(runId, { type: 'run_pinned', runId, pinned, at: nowIso() });
+  }
+
+  /**
+   * Appends a record to an existing run's log, whoever wrote the run (a live run of this
+   * store through its own chain of appends); the catalog is told in the same step.
+   */
+  private async appendTo(runId: string, record: RunRecord): Promise<void> {
+    const live = this.live.get(runId);
+    if (live) {
+      await live.append(record, true);
+      return;
+    }
+    await terminateTornTail(this.logPath(runId));
+    const bytes = await appendRecord(this.logPath(runId), record, 'existing');
+    await this.indexRecord(runId, record, bytes);
+    this.emit(runId, record);
+  }
+
+  /**
+   * Notes what a model was handed of a recorded call: a `call_shown` record in the log of
+   * the run holding the call (a read's handle is resolved as the reader resolves it, so a
+   * handle of another tenant notes nothing). Never throws: a note that cannot be written
+   * is dropped, the answer it describes was already given (docs/contracts.md §2.14).
+   */
+  async recordShown(shown: ShownAnswer): Promise<void> {
+    try {
+      const bytes = typeof shown.text === 'number' ? shown.text : Buffer.byteLength(shown.text, 'utf8');
+      if (!Number.isSafeInteger(bytes) || bytes < 0) return;
+      let runId: string;
+      let callId: string;
+      if (shown.view === 'read') {
+        const entry = await this.resolve(shown.handle);
+        runId = entry.runId;
+        callId = entry.record.callId;
+      } else {
+        ({ runId, callId } = shown);
+        if (!isSafeSegment(runId)) return;
+      }
+      const record: CallShownRecord = {
+        type: 'call_shown',
+        runId,
+        callId,
+        view: shown.view,
+        bytes,
+        ...(shown.view === 'read' ? { handle: shown.handle } : shown.whole ? { whole: true } : {}),
+        at: nowIso(),
+      };
+      await this.appendTo(runId, record);
+    } catch {
+      // Dropped: the figures then miss one answer, which is better than failing a call that was answered.
+    }
+  }
+
+  /** Savings over a time range, from the catalog's rollup (docs/contracts.md §2.14): no log is read. */
+  async usage(query: UsageQuery = {}): Promise<UsageReport> {
+    return usageReport(this.catalog, query);
+  }
+
+  /**
+   * Retention from the catalog, oldest first (retention.ts): deletes unpinned, not-running
+   * runs past `maxAgeMs`, then the oldest while the total exceeds `maxBytes`, in slices.
+   */
+  prune(options: PruneOptions): Promise<PruneResult> {
+    return pruneRuns({ catalog: this.catalog, isLive: this.isLive, deleteRun: (id) => this.deleteRun(id) }, options);
+  }
+
+  // ---- internals used by Run ----------------------------------------------------------
+
+  /** @internal */ logPath(runId: string): string {
+    return path.join(this.dir, `${runId}.jsonl`);
+  }
+
+  /** @internal Appended by a live run (`bytes` long): catalog, change tracking, listeners. */
+  async recorded(runId: string, record: RunRecord, bytes: number): Promise<void> {
+    if (record.type === 'run_finished') {
+      this.live.get(runId)?.markFinished();
+      this.live.delete(runId);
+    }
+    await this.indexRecord(runId, record, bytes);
+    this.emit(runId, record);
+  }
+
+  /** Adds a record this process appended to the catalog, with the log's new size and mtime. */
+  private async indexRecord(runId: string, record: RunRecord, bytes: number): Promise<void> {
+    const st = await fsp.stat(this.logPath(runId)).catch(() => undefined);
+    if (!st) return;
+    // A recording never fails because the index could not be written: the next reader re-indexes from the log.
+    await this.catalog.recorded(record, bytes, { z: st.size, m: st.mtimeMs }).catch(() => undefined);
+  }
+
+  private emit(runId: string, record: RunRecord): void {
+    for (const l of [...this.listeners]) {
+      try {
+        l({ runId, record });
+      } catch {
+        /* a listener's failure is not the recorder's */
+      }
+    }
+  }
+
+  /**
+   * @internal Resolves a handle through this tenant's catalog (handleResolution.ts); the record is
+   * read back from its log and must be a valid `call_finished` of this call that mints this handle.
+   */
+  resolve(handle: string, scope?: ReadScope): Promise<HandleEntry> {
+    return resolveHandle(this.catalog, (runId) => this.logPath(runId), handle, scope);
+  }
+
+  /** @internal The verified content behind a resolved handle, whatever its storage shape. */
+  async openView(entry: HandleEntry): Promise<ContentView> {
+    const c = contentOf(entry);
+    const byteCount = entry.attachment ? entry.attachment.sizeBytes : entry.record.resultBytes;
+    if (c.stored === 'preview_only')
+      throw new EvidenceError(
+        'missing',
+        'tool output was not kept (no blob store was configured): only its preview was recorded',
+      );
+    let view: ContentView;
+    if (c.stored === 'inline') {
+      const bytes = c.inline !== undefined ? encodeUtf8(c.inline) : Buffer.from(c.inlineBase64 ?? '', 'base64');
+      const manifest = manifestOf(bytes);
+      if (manifest.sha256 !== c.sha256 || manifest.byteCount !== byteCount) throw new EvidenceError('digestMismatch');
+      view = {
+        manifest,
+        source: { size: async () => bytes.length, read: async (s, e) => bytes.subarray(s, e) },
+        lineCount: c.lineCount,
+        binary: c.binary,
+      };
+    } else if (c.stored === 'artifact') {
+      // The artifact store holds these bytes once; they are read (and verified) as `.tool-artifacts/…` ranges are.
+      if (!this.artifacts || !c.artifactId || !c.manifestDigest) throw missingError();
+      const { manifest, source } = await this.artifacts
+        .openRecorded({ artifactId: c.artifactId, byteCount, sha256: c.sha256 }, c.manifestDigest)
+        .catch((e: unknown) => {
+          throw e instanceof EvidenceError && e.code === 'notAvailable' ? missingError() : e;
+        });
+      view = { manifest, source, lineCount: c.lineCount, binary: c.binary };
+    } else {
+      if (!this.blobs) throw missingError();
+      const key: BlobKey = {
+        tenant: this.tenant,
+        runId: entry.runId,
+        callId: entry.attachment ? `${entry.record.callId}.${entry.attachment.slot}` : entry.record.callId,
+      };
+      const { manifest, source } = await openVerified(
+        this.blobs,
+        key,
+        { sha256: c.sha256, byteCount, manifestDigest: c.manifestDigest ?? '' },
+        this.manifests,
+      );
+      view = { manifest, source, lineCount: c.lineCount, binary: c.binary };
+    }
+    // A capped stream: every reply says which bytes were kept of how many observed.
+    if (entry.attachment?.truncated) view = { ...view, observedBytes: entry.attachment.observedBytes };
+    checkLineCount(view.manifest, view.lineCount);
+    if (view.binary === view.manifest.utf8) throw new EvidenceError('digestMismatch');
+    return view;
+  }
+
+  /** The log's stat, or `unknown run` for a bad id or a missing log. */
+  private async statLog(runId: string): Promise<{ size: number; mtimeMs: number }> {
+    if (typeof runId !== 'string' || !isSafeSegment(runId)) throw new EvidenceError('invalidArgument', 'unknown run');
+    const st = await fsp.stat(this.logPath(runId)).catch(() => undefined);
+    if (!st?.isFile()) throw new EvidenceError('invalidArgument', 'unknown run');
+    return st;
+  }
+
+  /** One run's parsed log (a bounded cache by size and mtime); a changed log is re-indexed too. */
+  private async readLog(runId: string): Promise<ReadLogResult> {
+    const st = await this.statLog(runId);
+    const prior = this.parsed.get(runId);
+    if (prior && prior.size === st.size && prior.mtimeMs === st.mtimeMs) {
+      this.parsed.delete(runId);
+      this.parsed.set(runId, prior);
+      return prior.log;
+    }
+    const log = parseRunLog(await fsp.readFile(this.logPath(runId)), runId);
+    this.parsed.delete(runId);
+    this.parsed.set(runId, { size: log.sizeBytes, mtimeMs: st.mtimeMs, log });
+    while (this.parsed.size > PARSED_LOGS) this.parsed.delete(this.parsed.keys().next().value as string);
+    const row = this.catalog.run(runId);
+    if (!row || row.z !== st.size || row.m !== st.mtimeMs) await this.catalog.verifyRun(runId);
+    return log;
+  }
+}
+
+function contentOf(entry: HandleEntry): StoredContent {
+  return entry.attachment ?? entry.record;
+}

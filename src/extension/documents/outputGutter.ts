@@ -1,0 +1,173 @@
+/**
+ * Output line numbers in the gutter of `bounded-evidence:` pages. A page is one window of
+ * a large output, so the editor's own line numbers count page lines (1 is the header)
+ * while the header, Ctrl+G (Go to Output Line…) and the inspector speak in output lines;
+ * VS Code's API has no line-number offset. So these pages get their own language
+ * (`Ids.outputLanguage`, contributed with `"editor.lineNumbers": "off"` in
+ * `configurationDefaults`), and each content line gets its output line number drawn
+ * before it as a decoration in the editor's line-number colour.
+ *
+ * Only the lines on screen and a margin either side are decorated (re-set as the editor
+ * scrolls): every decoration with its own text is a CSS rule in the renderer, and a
+ * 256 KiB page of short lines has tens of thousands of lines. Pages whose line numbers
+ * are not known (binary pages, text pages starting past 64 MiB: their header says bytes)
+ * keep the editor's own numbers (they keep plaintext).
+ */
+import * as vscode from 'vscode';
+import { Ids } from '../ids.js';
+
+/** Header lines before the content of a page (the last one is blank; `renderPage` in artifactDocument.ts writes them). */
+export const HEADER_LINES = 3;
+
+/** Lines decorated above and below the visible ones, so a scroll of a few screens shows numbers at once. */
+const MARGIN_LINES = 150;
+
+/** The numbers' look: the editor's line-number colour, a gap before the text (the editor font is already monospace). */
+const numberStyle = { color: new vscode.ThemeColor('editorLineNumber.foreground'), margin: '0 2ch 0 0' } as const;
+
+/**
+ * The output line number of document line 0 after the header, read from the page's own
+ * header (`· bytes [s, e) of N · lines a–b of L · sha256 …`, written by `renderPage`), or
+ * undefined when the page does not say lines. The last such segment of the first line is
+ * taken (an attachment name comes before it).
+ */
+export function pageFirstLine(document: vscode.TextDocument): { first: number; last: number } | undefined {
+  if (document.uri.scheme !== Ids.documentScheme || document.lineCount <= HEADER_LINES) return undefined;
+  const header = document.lineAt(0).text;
+  const all = [...header.matchAll(/ · bytes \[\d+, \d+\) of \d+ · lines (\d+)–(\d+) of \d+ · sha256 [0-9a-f]{64}/g)];
+  const m = all[all.length - 1];
+  if (!m) return undefined;
+  return { first: Number(m[1]), last: Number(m[2]) };
+}
+
+const adopting = new Map<string, Promise<vscode.TextDocument>>();
+
+/**
+ * Gives a page with known line numbers the output language (the editor's own numbers
+ * off: `configurationDefaults` in package.json) and returns the document to show; other
+ * documents are returned as they are. Open Artifact in Editor calls it before showing
+ * the page (no flash of page numbers); the open listener catches pages opened otherwise
+ * (the header's previous/next links, a pasted address).
+ */
+export async function asOutputPage(document: vscode.TextDocument): Promise<vscode.TextDocument> {
+  if (document.languageId === Ids.outputLanguage || !pageFirstLine(document)) return document;
+  const key = document.uri.toString();
+  let p = adopting.get(key);
+  if (!p) {
+    // (Changing the language closes and reopens the document: the listener sees it again, already adopted.)
+    p = Promise.resolve(vscode.languages.setTextDocumentLanguage(document, Ids.outputLanguage))
+      .catch(() => document)
+      .finally(() => adopting.delete(key));
+    adopting.set(key, p);
+  }
+  return await p;
+}
+
+/** What was drawn in one editor: document line → the number shown (for tests and the log). */
+export interface GutterLine {
+  readonly line: number;
+  readonly text: string;
+}
+
+/** Decorates output line numbers on `bounded-evidence:` pages. */
+export class OutputGutter implements vscode.Disposable {
+  private readonly type = vscode.window.createTextEditorDecorationType({
+    rangeBehavior: vscode.DecorationRangeBehavior.ClosedClosed,
+  });
+  private readonly drawn = new WeakMap<vscode.TextEditor, GutterLine[]>();
+  /** How long the last draw took in the extension host (ms; the renderer's part is not seen here). */
+  lastDrawMs = 0;
+  private readonly subscriptions: vscode.Disposable[] = [];
+  /** The cursor's line in output terms (the status bar's "Ln" counts page lines: VS Code has no offset for it either). */
+  private readonly status = vscode.window.createStatusBarItem(
+    'boundedEvidence.outputLine',
+    vscode.StatusBarAlignment.Right,
+    101,
+  );
+
+  constructor(goToOutputLineCommand?: string) {
+    this.status.name = 'Output line';
+    if (goToOutputLineCommand) this.status.command = goToOutputLineCommand;
+    this.subscriptions.push(
+      this.type,
+      this.status,
+      vscode.window.onDidChangeActiveTextEditor(() => this.showStatus()),
+      vscode.window.onDidChangeTextEditorSelection((e) => {
+        if (e.textEditor === vscode.window.activeTextEditor) this.showStatus();
+      }),
+      vscode.workspace.onDidOpenTextDocument((d) => {
+        void asOutputPage(d).then(() => this.showStatus());
+      }),
+      vscode.window.onDidChangeVisibleTextEditors((editors) => {
+        for (const e of editors) this.draw(e);
+      }),
+      vscode.window.onDidChangeTextEditorVisibleRanges((e) => this.draw(e.textEditor)),
+      vscode.workspace.onDidChangeTextDocument((e) => {
+        for (const ed of vscode.window.visibleTextEditors) if (ed.document === e.document) this.draw(ed);
+      }),
+    );
+    for (const d of vscode.workspace.textDocuments) void asOutputPage(d);
+    for (const e of vscode.window.visibleTextEditors) this.draw(e);
+    this.showStatus();
+  }
+
+  private showStatus(): void {
+    const e = vscode.window.activeTextEditor;
+    const page = e && e.document.languageId === Ids.outputLanguage ? pageFirstLine(e.document) : undefined;
+    const line = e?.selection.active.line ?? 0;
+    if (!e || !page || line < HEADER_LINES) {
+      this.status.hide();
+      return;
+    }
+    const n = Math.min(page.last, page.first + line - HEADER_LINES);
+    this.status.text = `Output line ${n.toLocaleString('en-US')}`;
+    this.status.tooltip = `Line ${n.toLocaleString('en-US')} of the output (page line ${line + 1}). Go to Output Line… (Ctrl+G)`;
+    this.status.show();
+  }
+
+  /** The numbers last drawn in an editor (document line, text), in line order. */
+  linesOf(editor: vscode.TextEditor): readonly GutterLine[] {
+    return this.drawn.get(editor) ?? [];
+  }
+
+  private draw(editor: vscode.TextEditor): void {
+    const t0 = performance.now();
+    const doc = editor.document;
+    if (doc.languageId !== Ids.outputLanguage) return;
+    const page = pageFirstLine(doc);
+    if (!page) {
+      editor.setDecorations(this.type, []);
+      this.drawn.set(editor, []);
+      return;
+    }
+    const width = page.last.toLocaleString('en-US').length;
+    const options: vscode.DecorationOptions[] = [];
+    const lines: GutterLine[] = [];
+    const seen = new Set<number>();
+    for (const r of editor.visibleRanges) {
+      const from = Math.max(HEADER_LINES, r.start.line - MARGIN_LINES);
+      const to = Math.min(doc.lineCount - 1, r.end.line + MARGIN_LINES);
+      for (let l = from; l <= to; l++) {
+        if (seen.has(l)) continue;
+        const n = page.first + (l - HEADER_LINES);
+        // The last document line is empty when the page ends with a newline: it is no output line.
+        if (n > page.last) break;
+        seen.add(l);
+        const text = n.toLocaleString('en-US');
+        lines.push({ line: l, text });
+        options.push({
+          range: new vscode.Range(l, 0, l, 0),
+          renderOptions: { before: { ...numberStyle, contentText: `${'\u00a0'.repeat(width - text.length)}${text}` } },
+        });
+      }
+    }
+    lines.sort((a, b) => a.line - b.line);
+    editor.setDecorations(this.type, options);
+    this.drawn.set(editor, lines);
+    this.lastDrawMs = performance.now() - t0;
+  }
+
+  dispose(): void {
+    for (const s of this.subscriptions) s.dispose();
+  }
+}

@@ -1,0 +1,467 @@
+/**
+ * Evidence found without the palette: the activity-bar view (a native tree of runs →
+ * calls → outputs with their context menus), the status-bar item (what is stored, a
+ * spinner while a capture runs; click opens the inspector), the Explorer's "Import as
+ * Evidence" and the walkthrough's demo capture. Every action delegates to the commands
+ * that already exist (docs/architecture.md: front ends are thin adapters); this file
+ * only turns tree nodes into their arguments.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { CallReport, RunStoreApi, RunSummary } from '../../core/index.js';
+import { SPOOL_DIR } from '../../core/reach/rewrite.js';
+import { outcomeOf, runOutcomeOf } from '../../shared/outcome.js';
+import { runCommandAndCapture } from '../commands/runCommandAndCapture.js';
+import { importFile } from '../commands/importFile.js';
+import type { CommandDeps } from '../commands/deps.js';
+import { compareWindows, registerCompareWindows } from '../documents/compareWindows.js';
+import { Ids, type InspectorTarget } from '../ids.js';
+import { outcomeFields, sourceLabel } from '../inspector/mapping.js';
+import { formatBytes } from '../retention.js';
+import { statusTexts } from './statusText.js';
+import { writeWindow, type WrittenWindow } from '../documents/saveExcerpt.js';
+
+/** Command and view ids of this file (must match package.json). */
+export const ViewIds = {
+  container: 'boundedEvidence',
+  runs: 'boundedEvidence.runs',
+  walkthrough: 'boundedEvidence.start',
+  commands: {
+    refresh: 'boundedEvidence.view.refresh',
+    showMore: 'boundedEvidence.view.showMore',
+    openInInspector: 'boundedEvidence.view.openInInspector',
+    copyHandle: 'boundedEvidence.view.copyHandle',
+    verify: 'boundedEvidence.view.verify',
+    openInEditor: 'boundedEvidence.view.openInEditor',
+    pin: 'boundedEvidence.view.pin',
+    unpin: 'boundedEvidence.view.unpin',
+    deleteRun: 'boundedEvidence.view.deleteRun',
+    importAsEvidence: 'boundedEvidence.importAsEvidence',
+    captureDemo: 'boundedEvidence.captureDemo',
+    compare: Ids.commands.compareOutputs,
+    exportOutput: 'boundedEvidence.exportOutput',
+  },
+} as const;
+
+/** How often the status bar re-reads the catalog's totals (records of other processes are not heard). */
+const STATUS_POLL_MS = 5000;
+
+/** Runs the tree's root shows at first, and how many more each "Show more" adds. */
+const treeRunsPage = 100;
+/** Most runs the root lists (the catalog's page cap): older ones are found with the inspector's run picker. */
+const treeRunsMax = 1000;
+
+/** A node of the tree. */
+export type EvidenceNode =
+  | { readonly kind: 'run'; readonly run: RunSummary }
+  | { readonly kind: 'more'; readonly shown: number; readonly total: number }
+  | { readonly kind: 'call'; readonly call: CallReport }
+  | {
+      readonly kind: 'output';
+      readonly call: CallReport;
+      readonly name: string;
+      readonly handle: string;
+      readonly sizeBytes: number;
+      readonly sha256?: string;
+    };
+
+/** The outputs of a call that can be read back: its result (when it has a handle), then its attachments. */
+function outputsOf(call: CallReport): EvidenceNode[] {
+  const out: EvidenceNode[] = [];
+  if (call.handle)
+    out.push({
+      kind: 'output',
+      call,
+      name: 'result',
+      handle: call.handle,
+      sizeBytes: call.resultBytes,
+      ...(call.sha256 ? { sha256: call.sha256 } : {}),
+    });
+  for (const a of call.attachments)
+    out.push({ kind: 'output', call, name: a.name, handle: a.handle, sizeBytes: a.sizeBytes, sha256: a.sha256 });
+  return out;
+}
+
+/** The outcome of a report, in the inspector's words. */
+function outcomeOfReport(c: CallReport): ReturnType<typeof outcomeOf> {
+  return outcomeOf({
+    status: c.status,
+    ...(c.error ? { errorMessage: c.error.message } : {}),
+    ...outcomeFields(c.attachments),
+  });
+}
+
+/** Runs → calls → outputs, read from the current store on demand (a run's calls only when it is expanded). */
+class EvidenceTree implements vscode.TreeDataProvider<EvidenceNode>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<EvidenceNode | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+
+  /** Runs the root lists now (newest first); "Show more" raises it. */
+  private shown = treeRunsPage;
+
+  constructor(private readonly store: () => Promise<RunStoreApi | undefined>) {}
+
+  refresh(): void {
+    this.changed.fire(undefined);
+  }
+
+  /** Lists the next page of runs too. */
+  showMore(): void {
+    this.shown = Math.min(treeRunsMax, this.shown + treeRunsPage);
+    this.refresh();
+  }
+
+  async getChildren(node?: EvidenceNode): Promise<EvidenceNode[]> {
+    const store = await this.store();
+    if (!store) return [];
+    if (!node) {
+      // The newest runs from the catalog, a page at a time: a year of runs is never listed (or stat'ed) whole.
+      const runs = await store.queryRuns({ limit: Math.min(treeRunsMax, this.shown + 1) });
+      const nodes: EvidenceNode[] = runs.slice(0, this.shown).map((run) => ({ kind: 'run', run }));
+      if (runs.length > this.shown || (this.shown >= treeRunsMax && runs.length >= treeRunsMax)) {
+        nodes.push({ kind: 'more', shown: Math.min(this.shown, runs.length), total: (await store.totals()).runs });
+      }
+      return nodes;
+    }
+    if (node.kind === 'run')
+      return (await store.report(node.run.runId))
+        .sort((a, b) => (a.startedAt < b.startedAt ? 1 : -1))
+        .map((call) => ({ kind: 'call', call }));
+    if (node.kind === 'call') return outputsOf(node.call);
+    return [];
+  }
+
+  getTreeItem(node: EvidenceNode): vscode.TreeItem {
+    if (node.kind === 'more') {
+      const atMax = node.shown >= treeRunsMax;
+      const item = new vscode.TreeItem(
+        atMax ? 'Find older runs in the inspector…' : 'Show more runs…',
+        vscode.TreeItemCollapsibleState.None,
+      );
+      item.id = 'more';
+      item.description = `${node.shown.toLocaleString('en-US')} of ${node.total.toLocaleString('en-US')} runs shown`;
+      item.iconPath = new vscode.ThemeIcon(atMax ? 'search' : 'more');
+      item.contextValue = 'more';
+      item.accessibilityInformation = { label: `${item.label as string}, ${item.description}` };
+      item.command = atMax
+        ? { command: Ids.commands.openInspector, title: 'Open Inspector' }
+        : { command: ViewIds.commands.showMore, title: 'Show more runs' };
+      return item;
+    }
+    if (node.kind === 'run') {
+      const r = node.run;
+      const item = new vscode.TreeItem(r.label ?? r.runId, vscode.TreeItemCollapsibleState.Collapsed);
+      item.id = `run:${r.runId}`;
+      // A completed run with a failed call reads as failed (runOutcomeOf), with the Problems view's red error icon.
+      const o = runOutcomeOf(r);
+      item.description = `${o.label} · ${r.callCount} ${r.callCount === 1 ? 'call' : 'calls'} · ${formatBytes(r.totalBytes)} · ${sourceLabel(r.source)}${r.pinned ? ' · pinned' : ''}`;
+      item.tooltip = `${r.label ?? r.runId}\nrun ${r.runId} — ${o.detail}\nstarted ${r.startedAt}\n${item.description}`;
+      item.iconPath =
+        o.kind === 'failed'
+          ? new vscode.ThemeIcon('error', new vscode.ThemeColor('errorForeground'))
+          : o.kind === 'running'
+            ? new vscode.ThemeIcon('sync~spin')
+            : new vscode.ThemeIcon(r.pinned ? 'pinned' : 'history');
+      item.contextValue = r.pinned ? 'run.pinned' : 'run';
+      item.accessibilityInformation = { label: `Run ${r.label ?? r.runId}, ${item.description}` };
+      return item;
+    }
+    if (node.kind === 'call') {
+      const c = node.call;
+      const o = outcomeOfReport(c);
+      const item = new vscode.TreeItem(
+        c.tool,
+        outputsOf(c).length > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
+      );
+      item.id = `call:${c.runId}/${c.callId}`;
+      item.description = `${o.label} · ${formatBytes(c.resultBytes)}`;
+      item.tooltip = `${c.tool} — ${o.detail}\ncall ${c.callId} of run ${c.runId}\n${c.startedAt}`;
+      item.iconPath =
+        o.kind === 'failed'
+          ? new vscode.ThemeIcon('error', new vscode.ThemeColor('errorForeground'))
+          : o.kind === 'running'
+            ? new vscode.ThemeIcon('sync~spin')
+            : new vscode.ThemeIcon('pass');
+      item.contextValue = 'call';
+      item.accessibilityInformation = { label: `${c.tool} call, ${item.description}` };
+      item.command = { command: ViewIds.commands.openInInspector, title: 'Open in Inspector', arguments: [node] };
+      return item;
+    }
+    const item = new vscode.TreeItem(node.name, vscode.TreeItemCollapsibleState.None);
+    item.id = `out:${node.handle}`;
+    item.description = `${formatBytes(node.sizeBytes)} · ${node.handle}`;
+    item.tooltip = `${node.name} of ${node.call.tool}\nhandle ${node.handle}\n${node.sizeBytes.toLocaleString('en-US')} bytes${node.sha256 ? `\nsha256 ${node.sha256}` : ''}`;
+    item.iconPath = new vscode.ThemeIcon(
+      node.name === 'stderr' ? 'warning' : node.name === 'value' ? 'json' : 'output',
+    );
+    item.contextValue = 'output';
+    item.accessibilityInformation = { label: `${node.name}, ${item.description}` };
+    item.command = { command: ViewIds.commands.openInInspector, title: 'Open in Inspector', arguments: [node] };
+    return item;
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+  }
+}
+
+/** What the inspector should select for a node. */
+export function targetOfNode(node: EvidenceNode): InspectorTarget {
+  if (node.kind === 'more') return {};
+  if (node.kind === 'run') return { runId: node.run.runId };
+  if (node.kind === 'output') return { runId: node.call.runId, handle: node.handle };
+  const first = outputsOf(node.call)[0];
+  return { runId: node.call.runId, ...(first?.kind === 'output' ? { handle: first.handle } : {}) };
+}
+
+/** What `exportOutput` wrote. */
+export type ExportResult = WrittenWindow;
+
+/**
+ * Writes every byte behind a handle to a file, streamed through verified reads (any
+ * size, bounded memory), hashing as it goes; a digest that does not match the record
+ * removes the partial file. Beside it, `<file>.provenance.json` names the handle, size
+ * and sha256 the file can be checked against (the writer Save Excerpt As… shares).
+ */
+export async function exportOutput(store: RunStoreApi, handle: string, target: string): Promise<ExportResult> {
+  const src = await store.openHandle(handle);
+  return await writeWindow(src, 0, src.byteCount, target, {
+    handle: src.handle,
+    name: src.name,
+    exportedBy: 'Bounded Evidence (Export Output)',
+  });
+}
+
+/** A shell word for a path (single quotes; a quote inside is closed, escaped, reopened). */
+function shellWord(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Registers the tree view, its commands, the status-bar item and the walkthrough's command. */
+export function registerEvidenceView(context: vscode.ExtensionContext, deps: CommandDeps): vscode.Event<void> {
+  /** Fired when what is stored changed (the Savings view refreshes on it). */
+  const onStored = new vscode.EventEmitter<void>();
+  context.subscriptions.push(onStored);
+  const store = async (): Promise<RunStoreApi | undefined> => (await deps.host.get().catch(() => undefined))?.runs;
+  const tree = new EvidenceTree(store);
+  const view = vscode.window.createTreeView(ViewIds.runs, {
+    treeDataProvider: tree,
+    showCollapseAll: true,
+    canSelectMany: true,
+  });
+  registerCompareWindows(context, deps);
+  const status = vscode.window.createStatusBarItem('boundedEvidence.status', vscode.StatusBarAlignment.Left, 50);
+  status.name = 'Bounded Evidence';
+  status.command = Ids.commands.openInspector;
+  const running = new Set<string>();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+
+  /**
+   * Re-reads the totals (at most every 500 ms: a busy run records many calls a second). From the
+   * catalog: two O(1) reads (its totals row and the week's rollup), never a listing. A failed read
+   * shows nothing new rather than "0 runs": the last true figures stay.
+   */
+  let lastTotals = '';
+  const update = (): void => {
+    timer ??= setTimeout(() => {
+      timer = undefined;
+      void (async () => {
+        const s = await store();
+        if (!s) return;
+        try {
+          const totals = await s.totals();
+          const week = await s.usage({ sinceMs: Date.now() - 7 * 86_400_000 }).then(
+            (r) => r.total,
+            () => undefined,
+          );
+          const t = statusTexts(totals, week, running.size);
+          status.text = t.text;
+          status.tooltip = t.tooltip;
+          status.accessibilityInformation = { label: t.label };
+          status.show();
+          const key = `${totals.runs}/${totals.calls ?? ''}/${totals.bytes}`;
+          // The tree is re-read only when what is stored changed (a poll with nothing new costs two row reads).
+          if (key !== lastTotals) {
+            lastTotals = key;
+            tree.refresh();
+            onStored.fire();
+          }
+        } catch (e) {
+          deps.log.error('status bar totals', e);
+        }
+      })();
+    }, 500);
+  };
+  // Other processes record too (routed agent commands, MCP servers, command lines) and this one hears
+  // nothing of them; a start-up rebuild of the catalog fills its rows in the background. The totals are
+  // one row: re-read every few seconds, so the item never stays at "0 runs" while runs exist.
+  const poll = setInterval(update, STATUS_POLL_MS);
+
+  let subscription: vscode.Disposable | undefined;
+  let spoolWatch: fs.FSWatcher | undefined;
+  const subscribe = async (): Promise<void> => {
+    subscription?.dispose();
+    spoolWatch?.close();
+    spoolWatch = undefined;
+    running.clear();
+    const services = await deps.host.get().catch(() => undefined);
+    const s = services?.runs;
+    subscription = s?.onDidRecord(({ record }) => {
+      if (record.type === 'call_started') running.add(`${record.runId}/${record.callId}`);
+      else if (record.type === 'call_finished') running.delete(`${record.runId}/${record.callId}`);
+      update();
+    });
+    // Routed agent commands are recorded by other processes (the hook's `keep`, docs/contracts.md §6.1), which this
+    // process hears nothing of: a spool folder appears when one starts and goes once it is recorded.
+    const layout = services?.layout;
+    if (layout) {
+      const spools = path.join(layout.root, SPOOL_DIR);
+      try {
+        fs.mkdirSync(spools, { recursive: true, mode: 0o700 });
+        spoolWatch = fs.watch(spools, () => update());
+        spoolWatch.on('error', () => {
+          spoolWatch?.close();
+          spoolWatch = undefined;
+        });
+      } catch {
+        /* no watch: the totals still follow this process's records */
+      }
+    }
+    update();
+  };
+  void subscribe();
+
+  const c = ViewIds.commands;
+  const handleOf = (node: EvidenceNode | undefined): string | undefined =>
+    node?.kind === 'output' ? node.handle : node?.kind === 'call' ? targetOfNode(node).handle : undefined;
+  const runOf = (node: EvidenceNode | undefined): RunSummary | undefined =>
+    node?.kind === 'run' ? node.run : undefined;
+  context.subscriptions.push(
+    tree,
+    view,
+    status,
+    {
+      dispose: () => {
+        subscription?.dispose();
+        spoolWatch?.close();
+        if (timer) clearTimeout(timer);
+        clearInterval(poll);
+      },
+    },
+    deps.host.onDidChange(() => {
+      void subscribe();
+    }),
+    vscode.commands.registerCommand(c.refresh, () => tree.refresh()),
+    vscode.commands.registerCommand(c.showMore, () => tree.showMore()),
+    vscode.commands.registerCommand(c.openInInspector, (node?: EvidenceNode) =>
+      vscode.commands.executeCommand(Ids.commands.openInspector, node ? targetOfNode(node) : undefined),
+    ),
+    vscode.commands.registerCommand(c.copyHandle, async (node?: EvidenceNode) => {
+      const handle = handleOf(node);
+      if (!handle) return;
+      await vscode.env.clipboard.writeText(handle);
+      vscode.window.setStatusBarMessage(`Bounded Evidence: copied ${handle}`, 4000);
+    }),
+    vscode.commands.registerCommand(c.verify, (node?: EvidenceNode) => {
+      const handle = handleOf(node);
+      return handle ? vscode.commands.executeCommand(Ids.commands.verifyArtifact, { handle }) : undefined;
+    }),
+    vscode.commands.registerCommand(c.openInEditor, (node?: EvidenceNode) => {
+      const handle = handleOf(node);
+      return handle ? vscode.commands.executeCommand(Ids.commands.openArtifact, { handle }) : undefined;
+    }),
+    vscode.commands.registerCommand(c.pin, async (node?: EvidenceNode) => {
+      const r = runOf(node);
+      if (r) {
+        await (await store())?.setPinned(r.runId, true);
+        update();
+      }
+    }),
+    vscode.commands.registerCommand(c.unpin, async (node?: EvidenceNode) => {
+      const r = runOf(node);
+      if (r) {
+        await (await store())?.setPinned(r.runId, false);
+        update();
+      }
+    }),
+    vscode.commands.registerCommand(c.deleteRun, async (node?: EvidenceNode) => {
+      const r = runOf(node);
+      if (!r) return;
+      const yes = 'Delete Run';
+      const choice = await vscode.window.showWarningMessage(
+        `Delete run ${r.label ?? r.runId} and its ${formatBytes(r.totalBytes)} of evidence? Its handles stop resolving.`,
+        { modal: true },
+        yes,
+      );
+      if (choice !== yes) return;
+      await (await store())?.deleteRun(r.runId);
+      update();
+    }),
+    // Compare: two chosen windows in the diff editor (src/extension/documents/compareWindows.ts): two
+    // outputs selected together in the view (a window asked for each), `{ left, right }`
+    // sides from the inspector or a caller, or from the palette (pick both).
+    vscode.commands.registerCommand(
+      c.compare,
+      (node?: EvidenceNode | { left?: unknown; right?: unknown }, selected?: readonly EvidenceNode[]) => {
+        if (node && 'left' in node) return compareWindows(deps, node);
+        const chosen = selected ?? (node ? [node as EvidenceNode] : []);
+        const outputs = chosen.flatMap((n) => (n.kind === 'output' ? [n.handle] : []));
+        if (chosen.length > 0 && (outputs.length !== 2 || chosen.length !== 2)) {
+          void vscode.window.showInformationMessage(
+            'Bounded Evidence: select exactly two outputs in the Runs view (Ctrl/Cmd+click), then Compare Outputs; or run Compare Outputs from the palette to pick them.',
+          );
+          return undefined;
+        }
+        return compareWindows(deps, undefined, outputs);
+      },
+    ),
+    vscode.commands.registerCommand(
+      c.exportOutput,
+      async (node?: EvidenceNode | { handle?: unknown; path?: unknown }) => {
+        const handle =
+          node && 'kind' in node ? handleOf(node) : typeof node?.handle === 'string' ? node.handle : undefined;
+        if (!handle) return undefined;
+        const s = await store();
+        if (!s) return undefined;
+        let target = node && !('kind' in node) && typeof node.path === 'string' ? node.path : undefined;
+        if (!target) {
+          const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+          const uri = await vscode.window.showSaveDialog({
+            title: `Export ${handle}`,
+            saveLabel: 'Export',
+            ...(folder ? { defaultUri: vscode.Uri.joinPath(folder, `${handle}.txt`) } : {}),
+          });
+          if (!uri) return undefined;
+          target = uri.fsPath;
+        }
+        const where = target;
+        try {
+          const r = await vscode.window.withProgress(
+            { location: vscode.ProgressLocation.Notification, title: `Exporting ${handle}` },
+            () => exportOutput(s, handle, where),
+          );
+          void vscode.window.showInformationMessage(
+            `Bounded Evidence: exported ${formatBytes(r.byteCount)} (sha256 ${r.sha256.slice(0, 12)}…) with its provenance beside it.`,
+          );
+          return r;
+        } catch (e) {
+          deps.log.error(`export ${handle}`, e);
+          void vscode.window.showErrorMessage(
+            `Bounded Evidence: the export failed: ${e instanceof Error ? e.message : String(e)}`,
+          );
+          return undefined;
+        }
+      },
+    ),
+    vscode.commands.registerCommand(c.importAsEvidence, (uri?: vscode.Uri) => importFile(deps, uri)),
+    // The walkthrough's first step: the demo build log shipped with the extension, run in
+    // the workspace folder like any captured command.
+    vscode.commands.registerCommand(c.captureDemo, () =>
+      runCommandAndCapture(deps, {
+        command: `node ${shellWord(path.join(deps.extensionPath, 'demo', 'build-log.js'))}`,
+      }),
+    ),
+  );
+  return onStored.event;
+}

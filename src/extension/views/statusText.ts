@@ -1,0 +1,42 @@
+/**
+ * The status-bar item's words (docs/contracts.md §3.4, "Status bar"): what is stored, and the
+ * savings of the last 7 days in its tooltip. Editor-free, so the exact texts are unit-tested.
+ */
+import type { UsageFigures } from '../../core/index.js';
+import { formatBytes } from '../retention.js';
+
+/** What the item shows. */
+export interface StatusTexts {
+  readonly text: string;
+  readonly tooltip: string;
+  readonly label: string;
+}
+
+const plural = (n: number, one: string, many = `${one}s`): string =>
+  `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+
+/** One line of savings (`Saved 12.3 MiB of 12.4 MiB …`), the same figures as `bounded-evidence stats`. */
+export function savingsLine(f: UsageFigures): string {
+  if (f.outputs === 0) return 'No outputs recorded in the last 7 days.';
+  return (
+    `Last 7 days: ${plural(f.outputs, 'output')} (${formatBytes(f.outputBytes)}); a model was shown ${formatBytes(f.shownBytes)}` +
+    ` and read back ${formatBytes(f.readBytes)} in ${plural(f.reads, 'read')}; saved ${formatBytes(f.savedBytes)}` +
+    `${f.lostOutputs > 0 ? `; ${plural(f.lostOutputs, 'output')} lost bytes past a cap` : ''}.`
+  );
+}
+
+/** The item's text, tooltip and accessible label from the catalog's totals and the week's savings. */
+export function statusTexts(
+  totals: { runs: number; bytes: number; calls?: number },
+  week: UsageFigures | undefined,
+  running: number,
+): StatusTexts {
+  const stored = `${plural(totals.runs, 'run')} · ${formatBytes(totals.bytes)}`;
+  const calls = totals.calls !== undefined ? ` (${plural(totals.calls, 'call')})` : '';
+  const saving = week ? ` ${savingsLine(week)}` : '';
+  return {
+    text: running > 0 ? `$(sync~spin) Capturing… · ${stored}` : `$(database) ${stored}`,
+    tooltip: `Bounded Evidence: ${stored}${calls} of evidence stored${running > 0 ? `, ${plural(running, 'call')} running` : ''}.${saving} Click to open the inspector.`,
+    label: `Bounded Evidence: ${running > 0 ? 'capturing, ' : ''}${stored} stored.${saving} Open the inspector.`,
+  };
+}
