@@ -15,7 +15,7 @@ import type {
 } from '../src/shared/protocol.js';
 import { CallsModel, queryOf } from './callsModel.js';
 import { CallsView } from './callsView.js';
-import { DetailView } from './detailView.js';
+import { DetailView } from './detail/detailView.js';
 import { h } from './dom.js';
 import { SplitLayout } from './layout.js';
 import { RpcClient, type VsCodeApi } from './rpc.js';
