@@ -78,7 +78,8 @@ export class ColumnHeader {
     const range = document.createRange();
     for (const id of ['c1', 'c3', 'c4', 'c5'] as const) {
       let widest = this.fitted.get(id) ?? 0;
-      // Names and handles of calls and outputs; the status and size of runs too (a run's label is cut, its tooltip whole).
+      // Names and handles of calls and outputs; the status and size of runs too (a run's label
+      // is cut, its tooltip whole).
       const rows = id === 'c1' || id === 'c5' ? ['call', 'part'] : ['run', 'call', 'part'];
       for (const cell of viewport.querySelectorAll<HTMLElement>(
         rows.map((k) => `.vlist-row[data-kind="${k}"] .${id}`).join(', '),

@@ -30,7 +30,10 @@ export class TreeNav {
     vp.addEventListener('dblclick', (e) => this.onClick(e, true));
   }
 
-  /** Points the tree at the active row, only while that row is drawn (an id that is not in the page is an invalid reference). */
+  /**
+   * Points the tree at the active row, only while that row is drawn (an id that is not in
+   * the page is an invalid reference).
+   */
   updateActiveDescendant(): void {
     const { state, list } = this.deps;
     const vp = list.viewport;

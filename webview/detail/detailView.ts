@@ -193,6 +193,7 @@ export class DetailView {
     this.preview.show(part, preview);
     const readable = part.handle !== undefined && part.readable;
     this.fetchBox.hidden = part.handle === undefined;
+    const limits = this.shared.limits;
     this.fetchNote.textContent =
       part.handle === undefined
         ? ''
@@ -200,7 +201,7 @@ export class DetailView {
           ? 'These bytes were not kept (preview only): nothing can be read back.'
           : part.binary
             ? 'Binary content: byte windows show as a hex dump with offsets.'
-            : `Windows are read through verified ranges, at most ${exactBytes(this.shared.limits.maxWindowBytes)} at a time.`;
+            : `Windows are read through verified ranges, at most ${exactBytes(limits.maxWindowBytes)} at a time.`;
     this.updateEnabled();
     // The same part again keeps its window, unless a window was asked for (a search hit, a link).
     if (!readable || (samePart && !window && !link)) return;
