@@ -20,7 +20,7 @@ import { Picker } from './picker.js';
 const pickerRuns = 30;
 
 /** What the filter bar needs from the list. */
-export interface FilterBarDeps {
+interface FilterBarDeps {
   /** The tool names the host listed. */
   tools(): readonly string[];
   /** Asks the host for runs whose id or label contains `text`, newest first. */

@@ -9,7 +9,7 @@ import { CallsModel, PAGE_SIZE } from '../callsModel.js';
 import { rowHeight, type ListState } from './state.js';
 
 /** What the loader needs from the list. */
-export interface PageLoaderDeps {
+interface PageLoaderDeps {
   readonly model: CallsModel;
   readonly state: ListState;
   readonly viewport: HTMLElement;

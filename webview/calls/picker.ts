@@ -10,7 +10,7 @@ import type { VscodeTextfield } from '@vscode-elements/elements/dist/vscode-text
 import { h, replaceChildren } from '../dom.js';
 
 /** One choice a picker offers. */
-export interface Choice {
+interface Choice {
   readonly value: string;
   readonly label: string;
   readonly title: string;

@@ -10,7 +10,7 @@ import type { VirtualList } from '../virtualList.js';
 import type { ListState } from './state.js';
 
 /** What moving in the tree tells the list. */
-export interface TreeNavDeps {
+interface TreeNavDeps {
   readonly state: ListState;
   readonly list: VirtualList<Row>;
   /** A part was selected; `open` when the person asked to open it. */

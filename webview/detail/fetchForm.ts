@@ -17,7 +17,7 @@ import { tabs, type Tab } from './state.js';
 export const defaultLines = 200;
 
 /** What the form asks of the detail. */
-export interface FetchFormEvents {
+interface FetchFormEvents {
   /** A window typed into the bytes or lines tab (`snap`: widen a byte range to whole characters). */
   fetch(req: Exclude<WindowRequestDto, { kind: 'pattern' }>, snap: boolean): void;
   /** Find the pattern in the field. */

@@ -19,7 +19,7 @@ const matchPage = 50;
 const matchContext = 3;
 
 /** What the match list needs from the detail. */
-export interface MatchListDeps {
+interface MatchListDeps {
   readonly state: DetailState;
   request(body: RequestBody): Promise<Reply>;
   status(message: string): void;

@@ -19,7 +19,7 @@ export type Tab = NonNullable<InspectorViewState['form']>['tab'];
 export const tabs: readonly Tab[] = ['bytes', 'lines', 'pattern'];
 
 /** The pattern searched in the part shown, and the page of its matches held. */
-export interface PatternState {
+interface PatternState {
   readonly pattern: string;
   readonly total: number;
   /** Index of the first match held. */

@@ -29,7 +29,7 @@ export interface FetchOptions {
 }
 
 /** What the pager needs from the detail. */
-export interface WindowPaneDeps {
+interface WindowPaneDeps {
   readonly state: DetailState;
   request(body: RequestBody): Promise<Reply>;
   status(message: string): void;
