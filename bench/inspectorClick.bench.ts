@@ -3,10 +3,10 @@
  * served workbench captures a 100 MB output (`BENCH_CLICK_MB`, default 100), the panel
  * shows it, and each figure is the page's own clock from the click (Fetch bytes, Fetch
  * lines, Find / the next page of matches) to the frame after the text is in the DOM
- * (`data-last-fetch-ms`, `data-last-find-ms`, set by webview/detailView.ts). Windows are
- * at random offsets, so no read-ahead serves them. The reference, in the same run and
- * workbench: VS Code's own editor opening a 16 KiB read-only file (Quick Open, Enter to
- * its first line drawn, timed in the page). Pages of matches are timed two ways: Next at a
+ * (`data-last-fetch-ms`, `data-last-find-ms`, set by webview/detail/windowPane.ts and
+ * matchList.ts). Windows are at random offsets, so no read-ahead serves them. The
+ * reference, in the same run and workbench: VS Code's own editor opening a 16 KiB
+ * read-only file (Quick Open, Enter to its first line drawn, timed in the page). Pages of matches are timed two ways: Next at a
  * page's end (the page reads the next page ahead) and Previous at a page's start (never
  * read ahead: one request). Medians; the load average is printed beside
  * them (the figures are only comparable on an idle machine). Needs the test tools and

@@ -14,8 +14,8 @@ import type {
   WindowRequestDto,
 } from '../src/shared/protocol.js';
 import { CallsModel, queryOf } from './callsModel.js';
-import { CallsView } from './callsView.js';
-import { DetailView } from './detailView.js';
+import { CallsView } from './calls/callsView.js';
+import { DetailView } from './detail/detailView.js';
 import { h } from './dom.js';
 import { SplitLayout } from './layout.js';
 import { RpcClient, type VsCodeApi } from './rpc.js';

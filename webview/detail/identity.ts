@@ -1,0 +1,51 @@
+/** The detail's heading and identity list: which part of which call, its handle, sha256, size and outcome. */
+import type { CallDto, PartDto } from '../../src/shared/protocol.js';
+import { outcomeOf } from '../callsModel.js';
+import { append, h, replaceChildren } from '../dom.js';
+import { count, exactBytes, humanBytes, localTime } from '../format.js';
+
+/** The heading and the identity list of the part shown. */
+export class Identity {
+  readonly title: HTMLElement;
+  readonly list: HTMLElement;
+
+  constructor() {
+    this.title = h('h2', { id: 'detail-title' });
+    this.list = h('dl', { class: 'identity', 'aria-label': 'Identity' });
+  }
+
+  show(call: CallDto, part: PartDto): void {
+    const outcome = outcomeOf(call);
+    replaceChildren(
+      this.title,
+      part.name === 'result' ? `${call.tool} result` : `${part.name} of ${call.tool}`,
+      h('span', { class: `badge outcome-${outcome.kind}`, id: 'detail-outcome', title: outcome.detail }, outcome.label),
+      part.stored ? h('span', { class: 'badge' }, part.stored) : null,
+    );
+    const rows: [string, string, string?][] = [];
+    if (part.handle) rows.push(['Handle', part.handle, 'id-handle']);
+    if (part.sha256) {
+      rows.push(['Artifact id', `artifact-${part.sha256}`]);
+      rows.push(['sha256', part.sha256, 'id-sha']);
+    }
+    rows.push(['Size', `${exactBytes(part.sizeBytes)} (${humanBytes(part.sizeBytes)})`, 'id-size']);
+    if (part.observedBytes !== undefined && part.observedBytes !== part.sizeBytes)
+      rows.push([
+        'Produced',
+        `${exactBytes(part.observedBytes)}${part.truncated ? ' (capture stopped at its cap)' : ''}`,
+      ]);
+    if (part.lineCount !== undefined) rows.push(['Lines', count(part.lineCount), 'id-lines']);
+    if (part.contentType) rows.push(['Content type', `${part.contentType}${part.binary ? ' (binary)' : ''}`]);
+    rows.push(['Stored', part.stored ? `${part.stored}${part.readable ? '' : ' (not readable)'}` : '—']);
+    rows.push(['Outcome', `${outcome.label}: ${outcome.detail}`, 'id-outcome']);
+    rows.push([
+      'Call',
+      `${call.callId} · ${localTime(call.startedAt)}${call.finishedAt ? ` → ${localTime(call.finishedAt)}` : ''}`,
+    ]);
+    rows.push(['Run', call.runId]);
+    if (call.argsSummary) rows.push(['Arguments', call.argsSummary]);
+    if (call.errorMessage) rows.push(['Error', call.errorMessage]);
+    this.list.replaceChildren();
+    for (const [k, v, id] of rows) append(this.list, h('dt', {}, k), h('dd', id ? { id } : {}, v));
+  }
+}

@@ -1,0 +1,249 @@
+/**
+ * The window pager: the window of exact bytes on screen (text with a line gutter, or a
+ * hex dump), its position, an error said beside it, and Previous / Next, which ask for the
+ * window of the same size before or after it. The next window is read ahead, so reading on
+ * costs no round trip (docs/contracts.md §3.4, "Speed").
+ */
+import type { VscodeButton } from '@vscode-elements/elements/dist/vscode-button/vscode-button.js';
+import type { WindowDto, WindowRequestDto } from '../../src/shared/protocol.js';
+import { h } from '../dom.js';
+import { count, exactBytes } from '../format.js';
+import type { RequestBody, Reply } from '../rpc.js';
+import { button } from './controls.js';
+import type { DetailState, ReadAhead } from './state.js';
+import { renderText, type WindowMark } from './textRows.js';
+
+/** A window asked for by range: bytes or lines. */
+export type RangeRequest = Exclude<WindowRequestDto, { kind: 'pattern' }>;
+
+/** How a window is fetched. */
+export interface FetchOptions {
+  /** Widen a byte range to whole characters (the host's `snap`); true unless said. */
+  readonly snap?: boolean;
+  /** Rows to mark in the window once it came. */
+  readonly mark?: (w: WindowDto) => WindowMark | undefined;
+  /** A pattern's match: the request saved stays the match, not its window. */
+  readonly fromMatch?: boolean;
+  /** The window a matches reply carried: shown without asking. */
+  readonly given?: WindowDto;
+}
+
+/** What the pager needs from the detail. */
+interface WindowPaneDeps {
+  readonly state: DetailState;
+  request(body: RequestBody): Promise<Reply>;
+  status(message: string): void;
+  /** Something the saved state depends on changed. */
+  changed(): void;
+  /** A window is on screen (the form says where). */
+  shown(w: WindowDto): void;
+  /** Previous / Next moved to lines from 0-based `offset`. */
+  paged(offset: number): void;
+  /** A pattern's match window: the match list finds it. */
+  find(pattern: string, index: number): Promise<void>;
+  /** Previous / Next while a match is shown step through the matches. */
+  step(dir: -1 | 1): void;
+  /** A fetch ended: which buttons apply may have changed. */
+  settled(): void;
+}
+
+/** The pager bar, the error line and the window. */
+export class WindowPane {
+  /** In page order: the pager bar, the error line, the window. */
+  readonly elements: readonly HTMLElement[];
+  /** The window's text. */
+  readonly view: HTMLElement;
+  private readonly position: HTMLElement;
+  private readonly error: HTMLElement;
+  private readonly pagers: readonly VscodeButton[];
+  /** The window read ahead (the next page), by request key. */
+  private ahead: ReadAhead | undefined;
+
+  constructor(private readonly deps: WindowPaneDeps) {
+    const prevPage = button('page-prev', 'Previous', 'chevron-left', true, 'Previous window of the same size');
+    const nextPage = button('page-next', 'Next', 'chevron-right', true, 'Next window of the same size');
+    this.pagers = [prevPage, nextPage];
+    this.position = h('span', { id: 'window-position', 'aria-live': 'polite' });
+    this.error = h('div', { id: 'window-error', class: 'error', role: 'alert' });
+    this.view = h('div', {
+      id: 'window',
+      class: 'window',
+      tabindex: '0',
+      role: 'region',
+      'aria-label': 'Window contents (text only)',
+    });
+    this.elements = [h('div', { class: 'window-bar' }, prevPage, nextPage, this.position), this.error, this.view];
+    prevPage.addEventListener('click', () => this.page(-1));
+    nextPage.addEventListener('click', () => this.page(1));
+  }
+
+  /** Empties the window (another part, or none). */
+  reset(): void {
+    this.ahead = undefined;
+    this.position.textContent = '';
+    this.error.textContent = '';
+    this.view.replaceChildren();
+  }
+
+  /** Previous / Next apply once a window was asked for. */
+  update(): void {
+    for (const p of this.pagers) p.disabled = !this.deps.state.currentReq;
+  }
+
+  /** Said once, next to the window (an alert region), not again in the status line. */
+  showError(message: string): void {
+    this.error.textContent = message;
+  }
+
+  clearError(): void {
+    this.error.textContent = '';
+  }
+
+  /** Fetches a window; a later fetch wins over an earlier one still in flight. */
+  async fetch(req: WindowRequestDto, opts: FetchOptions = {}): Promise<void> {
+    const { snap = true, mark, fromMatch = false, given } = opts;
+    const s = this.deps.state;
+    const handle = s.part?.handle;
+    if (!handle) return;
+    if (req.kind === 'pattern') {
+      await this.deps.find(req.pattern, req.index);
+      return;
+    }
+    const seq = ++s.seq;
+    const t0 = performance.now();
+    this.error.textContent = '';
+    this.view.setAttribute('aria-busy', 'true');
+    try {
+      // The window a matches reply carried (`given`: no request), the one read ahead when it
+      // is the one asked for (Next, usually), else a request.
+      const key = this.requestKey(handle, req, snap);
+      const ahead = !given && this.ahead?.key === key ? this.ahead.reply : undefined;
+      if (!given) this.ahead = undefined;
+      const ask = (): Promise<Reply> => this.deps.request(this.requestBody(handle, req, snap));
+      const reply: Reply = given ? { type: 'window', id: 0, window: given } : await (ahead ? ahead.catch(ask) : ask());
+      if (seq !== s.seq || reply.type !== 'window') return;
+      // The round trip alone (page → host → page), apart from rendering (printed by the e2e suite).
+      document.body.dataset.lastReplyMs = (performance.now() - t0).toFixed(1);
+      s.current = reply.window;
+      if (!s.pattern || !fromMatch) s.currentReq = req;
+      const r0 = performance.now();
+      const m = mark?.(reply.window);
+      s.currentMarkRow = m ? Math.max(0, m.from) : undefined;
+      this.render(reply.window, m);
+      // A link's window is scrolled to: the person came for it (docs/contracts.md §3.4, "Links").
+      if (m?.visible)
+        this.view.querySelector<HTMLElement>('.wline.hit')?.scrollIntoView({ block: 'center', inline: 'nearest' });
+      document.body.dataset.lastRenderMs = (performance.now() - r0).toFixed(1);
+      this.deps.shown(reply.window);
+      this.deps.changed();
+      // Timed to the frame after the text is in the DOM: the round trip a person waits for.
+      requestAnimationFrame(() => {
+        document.body.dataset.lastFetchMs = (performance.now() - t0).toFixed(1);
+        document.body.dataset.lastFetchReadAhead = String(ahead !== undefined);
+        document.body.dataset.fetchSeq = String(seq);
+      });
+      this.readAhead(handle);
+    } catch (e) {
+      if (seq !== s.seq) return;
+      s.current = undefined;
+      this.view.replaceChildren();
+      this.position.textContent =
+        req.kind === 'bytes'
+          ? `bytes [${req.start}, ${req.end}): not shown`
+          : `lines from ${req.offset + 1}: not shown`;
+      this.showError((e as Error).message);
+    } finally {
+      if (seq === s.seq) this.view.removeAttribute('aria-busy');
+      this.deps.settled();
+    }
+  }
+
+  private render(w: WindowDto, mark?: WindowMark): void {
+    const parts = [`bytes [${w.start}, ${w.end})`, exactBytes(w.end - w.start)];
+    if (w.firstLine !== undefined && w.encoding === 'text' && w.end > w.start) {
+      const lines = w.text.split('\n').length - (w.text.endsWith('\n') ? 1 : 0);
+      parts.push(
+        lines <= 1 ? `line ${count(w.firstLine + 1)}` : `lines ${count(w.firstLine + 1)}–${count(w.firstLine + lines)}`,
+      );
+    }
+    parts.push(`of ${exactBytes(w.totalBytes)}, ${count(w.totalLines)} ${w.totalLines === 1 ? 'line' : 'lines'}`);
+    if (w.encoding === 'hex') parts.push('hex dump');
+    this.position.textContent =
+      parts.join(' · ') +
+      (w.note ? ` — ${w.note}` : '') +
+      (w.truncated ? ' (cut)' : '') +
+      (mark?.visible ? ` — ${mark.label}` : '');
+    this.view.classList.toggle('hex', w.encoding === 'hex');
+    renderText(this.view, w.text, w.encoding === 'text' ? w.firstLine : undefined, mark);
+    this.view.dataset.start = String(w.start);
+    this.view.dataset.end = String(w.end);
+  }
+
+  /** The window Previous / Next shows: the same size, before or after the one on screen; undefined at an end. */
+  private pageRequest(dir: -1 | 1): RangeRequest | undefined {
+    const s = this.deps.state;
+    const req = s.currentReq;
+    const w = s.current;
+    if (!req || req.kind === 'pattern') return undefined;
+    if (req.kind === 'lines') {
+      const offset = Math.max(0, req.offset + dir * req.count);
+      return dir < 0 && offset === req.offset ? undefined : { kind: 'lines', offset, count: req.count };
+    }
+    const size = s.part?.sizeBytes ?? 0;
+    const len = Math.max(1, w ? w.end - w.start : req.end - req.start);
+    const from = w?.start ?? req.start;
+    const to = w?.end ?? req.end;
+    const start = dir > 0 ? to : Math.max(0, from - len);
+    const end = dir > 0 ? Math.min(size, to + len) : from;
+    return start < end ? { kind: 'bytes', start, end } : undefined;
+  }
+
+  private page(dir: -1 | 1): void {
+    const req = this.deps.state.currentReq;
+    if (!req) return;
+    if (req.kind === 'pattern') {
+      this.deps.step(dir);
+      return;
+    }
+    const next = this.pageRequest(dir);
+    if (!next) {
+      this.deps.status(dir > 0 ? 'Already at the end.' : 'Already at the start.');
+      return;
+    }
+    if (next.kind === 'lines') this.deps.paged(next.offset);
+    void this.fetch(next);
+  }
+
+  /**
+   * Read-ahead: once a window is on screen, the next one (what Next shows) is asked for
+   * in the background. One window is kept; a failed or stale read-ahead is simply asked
+   * for again.
+   */
+  private readAhead(handle: string): void {
+    const next = this.pageRequest(1);
+    if (!next) {
+      this.ahead = undefined;
+      return;
+    }
+    const key = this.requestKey(handle, next, true);
+    if (this.ahead?.key === key) return;
+    const reply = this.deps.request(this.requestBody(handle, next, true));
+    reply.catch(() => undefined);
+    this.ahead = { key, reply };
+  }
+
+  private requestKey(handle: string, req: RangeRequest, snap: boolean): string {
+    const maxLines = this.deps.state.limits.maxLines;
+    return JSON.stringify([
+      handle,
+      req.kind === 'bytes' ? [req.start, req.end, snap] : [req.offset, Math.min(req.count, maxLines)],
+    ]);
+  }
+
+  private requestBody(handle: string, req: RangeRequest, snap: boolean): RequestBody {
+    const maxLines = this.deps.state.limits.maxLines;
+    return req.kind === 'bytes'
+      ? { type: 'fetchBytes', handle, start: req.start, end: req.end, snap }
+      : { type: 'fetchLines', handle, offset: req.offset, count: Math.min(req.count, maxLines) };
+  }
+}
