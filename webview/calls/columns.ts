@@ -77,7 +77,8 @@ export class ColumnHeader {
   fit(viewport: HTMLElement): void {
     const range = document.createRange();
     for (const id of ['c1', 'c3', 'c4', 'c5'] as const) {
-      let widest = this.fitted.get(id) ?? 0;
+      // The content's own width: the fitted width already holds the one pixel added below.
+      let widest = 0;
       // Names and handles of calls and outputs; the status and size of runs too (a run's label
       // is cut, its tooltip whole).
       const rows = id === 'c1' || id === 'c5' ? ['call', 'part'] : ['run', 'call', 'part'];
@@ -93,7 +94,8 @@ export class ColumnHeader {
           range.getBoundingClientRect().width + parseFloat(st.paddingLeft) + parseFloat(st.paddingRight),
         );
       }
-      widest = Math.min(maxFit, Math.ceil(widest + 1));
+      // Widths only grow within a query: a column keeps what it was fitted to when fewer rows are drawn.
+      widest = Math.max(this.fitted.get(id) ?? 0, widest > 0 ? Math.min(maxFit, Math.ceil(widest + 1)) : 0);
       if (widest > 0 && widest !== this.fitted.get(id)) {
         this.fitted.set(id, widest);
         this.host.style.setProperty(`--fit-${id}`, `${widest}px`);
