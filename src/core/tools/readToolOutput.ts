@@ -6,9 +6,10 @@
  * matches returned is where to continue), without reading or searching again. A
  * byte window is capped by `maxRangeBytes` with docs/contracts.md §1.3's sentence.
  */
+import { isRecord } from '../json.js';
 import { EvidenceError } from '../errors.js';
 import type { ReadToolOutputArgs, ReadToolOutputResult, RunStoreApi } from '../runs/types.js';
-import { checkShape, EvidenceToolNames, isObject, unknownKey, type Checked } from './inputs.js';
+import { checkShape, EvidenceToolNames, unknownKey, type Checked } from './inputs.js';
 import { fitsModel } from './modelText.js';
 import type { EvidenceToolDef, ToolInputSchema } from './toolDef.js';
 
@@ -69,7 +70,7 @@ export function checkReadToolOutput(v: unknown): Checked<ReadToolOutputInput> {
   if (pattern !== undefined && typeof pattern !== 'string') return { ok: false, error: 'pattern must be a string' };
   if (
     bytes !== undefined &&
-    (!isObject(bytes) ||
+    (!isRecord(bytes) ||
       typeof bytes.start !== 'number' ||
       typeof bytes.end !== 'number' ||
       unknownKey(bytes, ['start', 'end']) !== undefined)

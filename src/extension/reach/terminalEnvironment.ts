@@ -14,7 +14,7 @@
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { StorageLayout } from '../../core/index.js';
+import { isRecord, type StorageLayout } from '../../core/index.js';
 import { replaceFileText } from '../../core/files/localFile.js';
 import { shimScript } from '../../core/reach/shim.js';
 
@@ -49,7 +49,7 @@ async function recordWorkspace(home: string, folder: string, storage: string): P
   let map: Record<string, string> = {};
   try {
     const parsed: unknown = JSON.parse(await fsp.readFile(file, 'utf8'));
-    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) map = parsed as Record<string, string>;
+    if (isRecord(parsed)) map = parsed as Record<string, string>;
   } catch {
     /* missing or unreadable: start a new map */
   }
