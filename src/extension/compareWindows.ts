@@ -13,7 +13,7 @@ import { EvidenceError, hexDump, type HandleSource, type RunStoreApi } from '../
 import { pickHandle } from './commands/artifactCommands.js';
 import type { CommandDeps } from './commands/deps.js';
 import { Ids } from './ids.js';
-import { formatBytes } from './retention.js';
+import { formatBytes } from '../shared/bytes.js';
 import { windowProblem, type ExcerptWindow } from './outputWindow.js';
 import { lineRange, parseWindowText } from './saveExcerpt.js';
 

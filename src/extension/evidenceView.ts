@@ -18,7 +18,7 @@ import type { CommandDeps } from './commands/deps.js';
 import { compareWindows, registerCompareWindows } from './compareWindows.js';
 import { Ids, type InspectorTarget } from './ids.js';
 import { outcomeFields, sourceLabel } from './inspector/mapping.js';
-import { formatBytes } from './retention.js';
+import { formatBytes } from '../shared/bytes.js';
 import { statusTexts } from './statusText.js';
 import { writeWindow, type WrittenWindow } from './saveExcerpt.js';
 

@@ -175,16 +175,3 @@ export async function clearAll(
   );
   return { deletedRuns: deleted, skippedRuns: skipped, deletedArtifacts, freedBytes: freed + artifactBytes };
 }
-
-/** "12.3 MiB" */
-export function formatBytes(n: number): string {
-  if (n < 1024) return `${n} bytes`;
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  let v = n / 1024;
-  let u = 0;
-  while (v >= 1024 && u < units.length - 1) {
-    v /= 1024;
-    u++;
-  }
-  return `${v.toFixed(1)} ${units[u]}`;
-}

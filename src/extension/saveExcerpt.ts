@@ -17,7 +17,7 @@ import type { CommandDeps } from './commands/deps.js';
 import { parseHandleDocumentUri } from './artifactDocument.js';
 import { LineIndex } from './inspector/lineIndex.js';
 import { windowProblem, type ExcerptWindow } from './outputWindow.js';
-import { formatBytes } from './retention.js';
+import { formatBytes } from '../shared/bytes.js';
 
 /** Id of Save Excerpt As… (must match package.json). */
 export const saveExcerptAsCommand = 'boundedEvidence.saveExcerptAs';

@@ -3,7 +3,7 @@
  * savings of the last 7 days in its tooltip. Editor-free, so the exact texts are unit-tested.
  */
 import type { UsageFigures } from '../core/index.js';
-import { formatBytes } from './retention.js';
+import { formatBytes } from '../shared/bytes.js';
 
 /** What the item shows. */
 export interface StatusTexts {

@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import { Ids, type InspectorTarget } from '../ids.js';
 import { EvidenceToolNames, runToolCall } from '../../core/index.js';
 import { toolContext } from '../services.js';
-import { formatBytes } from '../retention.js';
+import { formatBytes } from '../../shared/bytes.js';
 import { outcomeFields } from '../inspector/mapping.js';
 import { outcomeOf } from '../../shared/outcome.js';
 import type { CommandDeps } from './deps.js';

@@ -5,7 +5,8 @@
  */
 import * as vscode from 'vscode';
 import { Ids } from '../ids.js';
-import { clearAll, formatBytes, pruneStorage, type PruneOverrides, type RetentionReport } from '../retention.js';
+import { formatBytes } from '../../shared/bytes.js';
+import { clearAll, pruneStorage, type PruneOverrides, type RetentionReport } from '../retention.js';
 import type { CommandDeps } from './deps.js';
 
 /** Prune Storage: overrides for tests (`{ maxBytes, maxAgeMs, now }`), settings otherwise. */
