@@ -11,7 +11,7 @@ import { recordResponse } from './hookRecord.js';
 import { keep } from './keep.js';
 import { stats } from './stats.js';
 import { processIo, type CliIo } from './io.js';
-import { STORAGE_ENV } from './session.js';
+import { ENV } from '../core/processEnv.js';
 import { exitOnOldNode } from '../core/nodeVersion.js';
 import { restartWithSmallYoungGeneration } from '../core/smallYoungGeneration.js';
 
@@ -46,7 +46,7 @@ export async function runCli(argv: readonly string[], io: CliIo, self: readonly 
   }
   if (name === 'mcp') {
     // The MCP server reads its own flags; the storage may come from the environment like everywhere else.
-    const storage = io.env[STORAGE_ENV];
+    const storage = io.env[ENV.storage];
     const args =
       !rest.includes('--storage') && !rest.includes('--help') && storage ? ['--storage', storage, ...rest] : rest;
     // Loaded here only: the MCP SDK (with zod and ajv) costs ~50 ms of start-up that every
@@ -80,9 +80,9 @@ export async function runCli(argv: readonly string[], io: CliIo, self: readonly 
 
 /** Restores what the shim changed to start the editor's Node (ELECTRON_RUN_AS_NODE), so captured commands see the terminal's environment. */
 function restoreShimEnvironment(env: NodeJS.ProcessEnv): void {
-  const was = env.BOUNDED_EVIDENCE_ELECTRON_WAS;
+  const was = env[ENV.electronWas];
   if (was === undefined) return;
-  delete env.BOUNDED_EVIDENCE_ELECTRON_WAS;
+  delete env[ENV.electronWas];
   if (was === '') delete env.ELECTRON_RUN_AS_NODE;
   else env.ELECTRON_RUN_AS_NODE = was;
 }

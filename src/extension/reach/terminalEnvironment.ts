@@ -16,14 +16,8 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { isRecord, type StorageLayout } from '../../core/index.js';
 import { replaceFileText } from '../../core/files/localFile.js';
+import { ENV } from '../../core/processEnv.js';
 import { shimScript } from '../../core/reach/shim.js';
-
-/** Environment variable names (the command line reads the same ones: src/cli/session.ts, src/cli/hook.ts). */
-export const ENV = {
-  storage: 'BOUNDED_EVIDENCE_STORAGE',
-  cli: 'BOUNDED_EVIDENCE_CLI',
-  shell: 'BOUNDED_EVIDENCE_SHELL',
-} as const;
 
 /** Where the command line is and what it works on. */
 export interface CliEnvironment {
