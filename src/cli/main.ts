@@ -49,8 +49,7 @@ export async function runCli(argv: readonly string[], io: CliIo, self: readonly 
     const storage = io.env[ENV.storage];
     const args =
       !rest.includes('--storage') && !rest.includes('--help') && storage ? ['--storage', storage, ...rest] : rest;
-    // Loaded here only: the MCP SDK (with zod and ajv) costs ~50 ms of start-up that every
-    // hook and read would otherwise pay.
+    // Loaded here only: every hook and read would otherwise pay the MCP SDK's (zod, ajv) start-up.
     return (await import('../mcp/server.js')).main(args);
   }
   // init and doctor write or read agents' configuration files; they need how this command line is started.

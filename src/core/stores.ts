@@ -55,7 +55,7 @@ export async function openEvidenceStores(
   const artifacts = new ArtifactStore({
     blobs: blobs ?? (await FsBlobStore.open(layout.blobsDir, { sweep: false })),
     tenant: layout.tenant,
-    // Stores written before issue 20: their artifacts move into the blob store on first read.
+    // Stores of the old layout: their artifacts move into the blob store on first read.
     legacyRoot: layout.artifactsDir,
   });
   const runs = await RunStore.open({

@@ -23,7 +23,7 @@
  * to the identity. Every range read then checks the stored size and the digests of the
  * chunks it returns, so a read costs O(range).
  *
- * Upgrade (docs/architecture.md §3): stores written before issue 20 kept artifacts at
+ * Upgrade (docs/architecture.md §3): stores of the old layout kept artifacts at
  * `<storage>/evidence/artifacts/<tenant>/artifact-<sha256>`. An id not in the blob store is
  * looked up there once and, when found, streamed into the blob store (hashed on the way,
  * kept only when it hashes to its id), then the old file and its manifest are removed:
@@ -66,7 +66,7 @@ export interface ArtifactStoreOptions {
   /** One safe path segment: part of every key. */
   readonly tenant: string;
   /**
-   * The artifacts folder of the layout before issue 20 (`<storage>/evidence/artifacts`):
+   * The artifacts folder of the old layout (`<storage>/evidence/artifacts`):
    * artifacts found there under the tenant are moved into the blob store on first read.
    */
   readonly legacyRoot?: string;

@@ -128,7 +128,7 @@ const HELD_CHUNKS = 16_384;
 
 /**
  * `putVerified` for a stream of any size, in bounded memory (docs/contracts.md §2.10,
- * "Memory of a capture"; issue 26, defect 2): the per-chunk tables are held up to
+ * "Memory of a capture"): the per-chunk tables are held up to
  * `HELD_CHUNKS` chunks, then written, as they fill, to two scratch files (digests, newline
  * counts) in the store's scratch folder (`scratchDir`: the blob's own folder for the
  * filesystem store; else the system's temporary folder), and the sidecar is streamed from

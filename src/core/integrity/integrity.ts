@@ -45,8 +45,8 @@ export interface ChunkTables {
 
 /**
  * Streams bytes into a manifest. Memory is one chunk plus the per-chunk tables, kept as
- * two flat typed arrays (36 bytes a chunk; a 32-byte Buffer and an array slot per chunk
- * cost ~230 bytes, 3.7 MiB per GB, and left the heap fragmented: issue 26, defect 2). A
+ * two flat typed arrays (a Buffer and an array slot per chunk cost several times as much
+ * and fragmented the heap). A
  * writer that must stay bounded whatever the size hands the tables out as they fill
  * (`drainTables`) and keeps them on disk (verifiedBlobs.ts `putVerifiedStream`); one that
  * needs no tables at all (a preview-only output) passes `tables: false`.

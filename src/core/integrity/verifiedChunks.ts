@@ -14,10 +14,8 @@
  * never consults this cache and still catches such a writer.
  *
  * Bounded memory: at most `MAX_FILES` entries and `MAX_BITS_BYTES` of bits (least recently
- * used dropped first), one bit per 64 KiB chunk (a 1 GiB file costs 2 KiB) while only some
- * chunks are verified; a file verified whole (every file a writer marks) is held as its
- * chunk count, whatever its size (issue 26, defect 2: a 10 GB capture's all-ones bitset
- * was 20 KiB held per entry, 5 MiB at 256 entries, and a larger file more).
+ * used dropped first), one bit per 64 KiB chunk while only some chunks are verified; a file
+ * verified whole is held as its chunk count, so a large capture costs no bits at all.
  */
 import { manifestDigest, type Manifest } from './manifest.js';
 import type { VerifiedMarks } from './verifiedMarks.js';
