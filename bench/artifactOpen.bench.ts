@@ -14,7 +14,7 @@
  *   - empty:  `openEvidenceStores` over an empty storage, then the first answer;
  *   - after:  `openEvidenceStores` over the seeded storage, then the first answer;
  *   - before: the same, plus the re-registration pass as it was (copied below from the
- *     deleted src/core/tools/artifactRecords.ts, against the same catalog), before the answer.
+ *     tools layer that had it, against the same catalog), before the answer.
  * The first answer is a `.tool-artifacts` range read of one artifact and a handle read of
  * another run's artifact call. Printed: open and first-answer medians, and the ratios.
  */

@@ -53,7 +53,7 @@ npm_quiet() {
 need_apt=()
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 dpkg -s libkrb5-dev >/dev/null 2>&1 || need_apt+=(libkrb5-dev)
-# zsh: the routed-command tests run every row in bash, zsh and dash (test/unit/reach/routing.test.ts).
+# zsh: the routed-command tests run every row in bash, zsh and dash (test/unit/core/reach/routing.test.ts).
 command -v zsh >/dev/null 2>&1 || need_apt+=(zsh)
 # The error-line rules' Go test runs `go build`/`go test` for real (test/unit/core/runs/errorRules.test.ts).
 command -v go >/dev/null 2>&1 || need_apt+=(golang-go)

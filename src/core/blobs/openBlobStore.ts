@@ -1,7 +1,7 @@
 /**
  * Choosing and constructing the blob adapter from settings, in one place for every
  * front end (docs/architecture.md §3). Adding an adapter: its file, one case here, its
- * run of the contract suite (test/unit/blobs), and its settings.
+ * run of the contract suite (test/unit/core/blobs), and its settings.
  */
 import type { BlobStore } from './blobStore.js';
 import { FsBlobStore } from './fsBlobStore.js';
