@@ -227,7 +227,8 @@ function onMessage(msg: HostToWebview): void {
       });
       break;
     case 'changed': {
-      // Rows held are updated at once; the pages on screen are asked again when the list moved (a new call, a status change).
+      // Rows held are updated at once; the pages on screen are asked again when the list moved (a new call, a status
+      // change).
       const stale = model.upsert(msg.runs, msg.calls);
       calls.refresh();
       if (stale || msg.calls.length === 0) listChanged();

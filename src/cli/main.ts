@@ -1,6 +1,8 @@
 /**
- * Entry point of dist/cli.js, the `bounded-evidence` command (docs/architecture.md §2.4): dispatches to a subcommand and turns its outcome
- * into an exit code. A usage error is one line on stderr and exit 2 (docs/contracts.md §6); nothing has been recorded by then.
+ * Entry point of dist/cli.js, the `bounded-evidence` command (docs/architecture.md §2.4): dispatches to a subcommand
+ * and turns its outcome
+ * into an exit code. A usage error is one line on stderr and exit 2 (docs/contracts.md §6); nothing has been recorded
+ * by then.
  */
 import { HELP, UsageError, wantsHelp } from './args.js';
 import { capture } from './capture.js';
@@ -77,7 +79,10 @@ export async function runCli(argv: readonly string[], io: CliIo, self: readonly 
   }
 }
 
-/** Restores what the shim changed to start the editor's Node (ELECTRON_RUN_AS_NODE), so captured commands see the terminal's environment. */
+/**
+ * Restores what the shim changed to start the editor's Node (ELECTRON_RUN_AS_NODE), so captured commands see the
+ * terminal's environment.
+ */
 function restoreShimEnvironment(env: NodeJS.ProcessEnv): void {
   const was = env[ENV.electronWas];
   if (was === undefined) return;

@@ -17,7 +17,9 @@ export interface StorageLayout {
   readonly root: string;
   /** Run logs: `<root>/logs/<tenant>/<runId>.jsonl`. */
   readonly logsDir: string;
-  /** Filesystem blobs: `<root>/blobs/<tenant>/<runId>/…`, and artifacts at `<root>/blobs/<tenant>/artifacts/<sha256>`. */
+  /**
+   * Filesystem blobs: `<root>/blobs/<tenant>/<runId>/…`, and artifacts at `<root>/blobs/<tenant>/artifacts/<sha256>`.
+   */
   readonly blobsDir: string;
   /**
    * Where artifacts of `evidence_readFile` lived in the old layout (`<root>/artifacts/<tenant>/artifact-…`):

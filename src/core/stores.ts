@@ -71,7 +71,8 @@ export async function openEvidenceStores(
     // `evidence_readFile` results are recorded by naming their artifact: handles read them there.
     artifacts,
   });
-  // Runs left open by a writer that died (a killed server, a crashed editor) stop showing as running (docs/contracts.md §5.4).
+  // Runs left open by a writer that died (a killed server, a crashed editor) stop showing as running (docs/contracts.md
+  // §5.4).
   const interrupted = await runs.finishInterrupted().catch((e: unknown) => {
     options.warn(`runs left open could not be finished: ${e instanceof Error ? e.message : String(e)}`);
     return [];

@@ -40,7 +40,10 @@ export function handleDocumentUri(handle: string, page = 0): vscode.Uri {
   return vscode.Uri.from({ scheme: Ids.documentScheme, path: `/${handle}/page-${page + 1}.txt` });
 }
 
-/** A page URI's parts: `name` is a named page's claim (`<handle> lines a–b (page n of N)`), checked when the page is served. */
+/**
+ * A page URI's parts: `name` is a named page's claim (`<handle> lines a–b (page n of N)`), checked when the page is
+ * served.
+ */
 export interface ParsedPageUri {
   readonly handle: string;
   readonly page: number;
@@ -123,7 +126,9 @@ async function pageFacts(src: HandleSource, k: number, before?: number): Promise
   return { start, end, bytes, before: nb, firstLine: nb + 1, lastLine: last };
 }
 
-/** The name of a page in the log's terms: `<handle> lines a–b (page n of N)`, or its bytes when lines are not counted. */
+/**
+ * The name of a page in the log's terms: `<handle> lines a–b (page n of N)`, or its bytes when lines are not counted.
+ */
 function pageName(src: HandleSource, k: number, f: PageFacts): string {
   const what =
     f.firstLine !== undefined && f.lastLine !== undefined
@@ -303,7 +308,10 @@ async function goToOutputLine(host: ServicesHost, arg: unknown): Promise<void> {
   await vscode.commands.executeCommand(Ids.commands.openArtifact, { handle, line: line - 1 });
 }
 
-/** Id of the command that says which output line numbers the active page shows (not in the palette; the integration suite asks it). */
+/**
+ * Id of the command that says which output line numbers the active page shows (not in the palette; the integration
+ * suite asks it).
+ */
 export const outputLineNumbersCommand = 'boundedEvidence.outputLineNumbers';
 
 /** Registers the provider for the `bounded-evidence:` scheme, the output line-number gutter and Go to Output Line. */

@@ -148,7 +148,8 @@ export interface ComparedWindows {
 
 /**
  * Compare Outputs / Compare Windows: `{ left, right }` sides (a handle, or `{ handle,
- * bytes | lines }`) open at once (`beside: true`: next to the active editor); `handles` from the tree, or nothing (the palette: pick
+ * bytes | lines }`) open at once (`beside: true`: next to the active editor); `handles` from the tree, or nothing (the
+ * palette: pick
  * both outputs), ask for each side's window first. Anything wrong is one error message.
  */
 export async function compareWindows(

@@ -248,7 +248,9 @@ export async function openEvidenceLink(host: ServicesHost, log: Log, raw: unknow
   return { handle: src.handle, ...(shown?.window ? { window: shown.window } : {}) };
 }
 
-/** Opens `<scheme>://bounded-evidence.bounded-evidence/open?handle=…` links (from an excerpt, a browser, a terminal). */
+/**
+ * Opens `<scheme>://bounded-evidence.bounded-evidence/open?handle=…` links (from an excerpt, a browser, a terminal).
+ */
 class EvidenceUriHandler implements vscode.UriHandler {
   constructor(
     private readonly host: ServicesHost,

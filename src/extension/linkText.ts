@@ -172,7 +172,9 @@ function directLinkParts(text: string): LinkParts {
   return { scheme: m[1]!, authority: decode(m[2]!), path: decode(m[3]!), query: decode(m[4] ?? '') };
 }
 
-/** The parameters of a whole link: the editor's `<scheme>://…/open?…` form or the browser workbench's callback address. */
+/**
+ * The parameters of a whole link: the editor's `<scheme>://…/open?…` form or the browser workbench's callback address.
+ */
 export function linkTextParams(text: string, ownScheme?: string): Record<string, string> {
   const t = text.trim();
   return linkParams(/^https?:\/\//i.test(t) ? callbackLinkParts(t) : directLinkParts(t), ownScheme);

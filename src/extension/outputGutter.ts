@@ -76,7 +76,9 @@ export class OutputGutter implements vscode.Disposable {
   /** How long the last draw took in the extension host (ms; the renderer's part is not seen here). */
   lastDrawMs = 0;
   private readonly subscriptions: vscode.Disposable[] = [];
-  /** The cursor's line in output terms (the status bar's "Ln" counts page lines: VS Code has no offset for it either). */
+  /**
+   * The cursor's line in output terms (the status bar's "Ln" counts page lines: VS Code has no offset for it either).
+   */
   private readonly status = vscode.window.createStatusBarItem(
     'boundedEvidence.outputLine',
     vscode.StatusBarAlignment.Right,

@@ -1,6 +1,7 @@
 /**
  * Retention and clearing. The run store prunes runs from its catalog in bounded slices
- * (oldest unpinned, finished first; never a pinned or running one); this layer adds the artifacts of `evidence_readFile`,
+ * (oldest unpinned, finished first; never a pinned or running one); this layer adds the artifacts of
+ * `evidence_readFile`,
  * which are shared by content (one blob key per tenant and sha256: docs/architecture.md §3):
  * an artifact is deleted only when a run that referenced it was deleted and no remaining
  * run references it.

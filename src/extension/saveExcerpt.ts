@@ -131,7 +131,10 @@ export async function saveExcerpt(
   return { ...written, handle: src.handle, start, end };
 }
 
-/** The 1-based lines a non-empty byte window touches (from the line index; only when the window starts in the first 64 MiB). */
+/**
+ * The 1-based lines a non-empty byte window touches (from the line index; only when the window starts in the first 64
+ * MiB).
+ */
 async function linesOf(
   src: HandleSource,
   start: number,

@@ -17,7 +17,10 @@ import {
   type ToolInputSchema,
 } from '../core/index.js';
 
-/** The tools the MCP server offers: the table's `mcp` surface (`evidence_invokeTool` needs the editor's tool registry, so it stays editor-only). */
+/**
+ * The tools the MCP server offers: the table's `mcp` surface (`evidence_invokeTool` needs the editor's tool registry,
+ * so it stays editor-only).
+ */
 export const MCP_TOOL_NAMES: readonly EvidenceToolName[] = toolNamesOffered('mcp');
 
 /** One of `MCP_TOOL_NAMES`. */

@@ -61,13 +61,19 @@ const CLOSE_GRACE_MS = 5_000;
 export interface EvidenceMcpServer {
   /** A fresh SDK server answering `tools/list` and `tools/call` over the shared stores. */
   newServer(): Server;
-  /** Serves one stdio-shaped connection (this process's stdio by default): the transport is wrapped by `guardToolArguments`. */
+  /**
+   * Serves one stdio-shaped connection (this process's stdio by default): the transport is wrapped by
+   * `guardToolArguments`.
+   */
   serve(transport?: Transport, onerror?: (error: Error) => void): { handle: StdioServerHandle; closed: Promise<void> };
   /** Where the evidence is and whose it is. */
   readonly storage: McpStorage;
   /** The limits in force (the editor's defaults unless overridden). */
   readonly settings: McpSettings;
-  /** Closes every connection served, which aborts calls in flight (killing their commands), and waits for their runs to be finished. */
+  /**
+   * Closes every connection served, which aborts calls in flight (killing their commands), and waits for their runs to
+   * be finished.
+   */
   close(): Promise<void>;
 }
 
@@ -136,7 +142,8 @@ export async function createEvidenceMcpServer(
       { name: 'bounded-evidence', title: 'Bounded Evidence', version: manifest.version },
       { capabilities: { tools: {} }, instructions: SERVER_INSTRUCTIONS, cacheHints: CACHE_HINTS },
     );
-    // A 2025-era client names itself in `initialize` (stdio; over HTTP the initialized notification reaches a fresh server that did not see it).
+    // A 2025-era client names itself in `initialize` (stdio; over HTTP the initialized notification reaches a fresh
+    // server that did not see it).
     server.oninitialized = () => noteClient(server.getClientVersion(), server.getNegotiatedProtocolVersion());
     server.setRequestHandler('tools/list', (_request, ctx) => {
       noteEnvelope(ctx.mcpReq.envelope);

@@ -164,7 +164,10 @@ export class ArtifactStore {
     return artifactRangePath(artifactId, start, end);
   }
 
-  /** The identity of an artifact stored under this tenant; `artifactIdInvalid`, `notAvailable`, `digestMismatch` otherwise. */
+  /**
+   * The identity of an artifact stored under this tenant; `artifactIdInvalid`, `notAvailable`, `digestMismatch`
+   * otherwise.
+   */
   async refOf(artifactId: string): Promise<ArtifactRef> {
     const { manifest } = await this.open(artifactId);
     return makeArtifactRef(artifactId, manifest.byteCount, manifest.sha256);
@@ -262,7 +265,9 @@ export class ArtifactStore {
     return { manifest, source: this.sourceOf(key) };
   }
 
-  /** See the module comment, "Trust": finds the bytes (migrating an old-layout file), checks and trusts their manifest. */
+  /**
+   * See the module comment, "Trust": finds the bytes (migrating an old-layout file), checks and trusts their manifest.
+   */
   private async establishTrust(sha: string, key: BlobKey, recordedDigest: string | undefined): Promise<Manifest> {
     let size = await this.blobs.size(key);
     if (size === undefined) {
@@ -391,7 +396,9 @@ const NONBLOCK = fsc.O_NONBLOCK ?? 0;
 /** Errors that mean "there is no regular file here we may read". */
 const GONE = new Set(['ENOENT', 'ELOOP', 'ENOTDIR', 'EISDIR', 'EMLINK', 'ENXIO']);
 
-/** An old-layout file opened without following a symlink (and without hanging on a FIFO); undefined when there is none. */
+/**
+ * An old-layout file opened without following a symlink (and without hanging on a FIFO); undefined when there is none.
+ */
 async function openNoFollow(file: string): Promise<FileHandle | undefined> {
   try {
     if (NOFOLLOW === 0 && (await fsp.lstat(file)).isSymbolicLink()) return undefined;

@@ -34,7 +34,9 @@ export interface BlobStoreInputs {
   readonly maintenance?: boolean;
 }
 
-/** The adapter the settings ask for; undefined (after `warn`) when it cannot be built, so results keep previews only. */
+/**
+ * The adapter the settings ask for; undefined (after `warn`) when it cannot be built, so results keep previews only.
+ */
 export async function openBlobStore(settings: BlobSettings, inputs: BlobStoreInputs): Promise<BlobStore | undefined> {
   switch (settings.backend) {
     case 'filesystem':

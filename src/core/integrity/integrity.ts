@@ -127,7 +127,9 @@ export class ManifestBuilder {
     return out;
   }
 
-  /** Ends the stream (records the last, partial chunk) and returns what it says of the whole (again on a later call). */
+  /**
+   * Ends the stream (records the last, partial chunk) and returns what it says of the whole (again on a later call).
+   */
   end(): ManifestSummary {
     if (this.summary) return this.summary;
     if (this.pendingLength > 0) this.flushPending();
@@ -215,7 +217,9 @@ export interface RangeSource {
    * descriptor itself (docs/contracts.md §2.10). The caller closes it.
    */
   openFile?(): Promise<OpenedFile | undefined>;
-  /** Optional: the store's marks of whole verified files on disk (docs/contracts.md §1.1); used with `openFile` only. */
+  /**
+   * Optional: the store's marks of whole verified files on disk (docs/contracts.md §1.1); used with `openFile` only.
+   */
   readonly verifiedMarks?: VerifiedMarks;
 }
 

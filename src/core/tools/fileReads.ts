@@ -219,7 +219,8 @@ export function readFileReply(
   refusal?: 'tooLarge',
   errors?: ErrorLines,
 ): string {
-  // The §1.2 observation stays byte for byte; the error lines of the recorded call follow the hint (docs/contracts.md §2.13).
+  // The §1.2 observation stays byte for byte; the error lines of the recorded call follow the hint (docs/contracts.md
+  // §2.13).
   if (modelText.startsWith(OBSERVATION_PREFIX) && handle)
     return `${modelText}\n${searchHint(handle)}${errors ? `\n${errorBlock(errors, handle)}` : ''}`;
   if (refusal === 'tooLarge') {

@@ -94,7 +94,10 @@ export function checkReadToolOutput(v: unknown): Checked<ReadToolOutputInput> {
 /** The answer to a read that failed for a reason the model cannot act on (the cause goes to the log). */
 export const READ_STORAGE_FAILURE = 'error: the output could not be read (storage failure); try again later';
 
-/** The model-facing sentence of a read failure (store sentences are safe by contract); anything else is reported to `onUnexpected`. */
+/**
+ * The model-facing sentence of a read failure (store sentences are safe by contract); anything else is reported to
+ * `onUnexpected`.
+ */
 export function readError(e: unknown, onUnexpected: (e: unknown) => void): string {
   if (e instanceof EvidenceError) return `error: ${e.message}`;
   onUnexpected(e);

@@ -60,7 +60,10 @@ export interface InspectorActions {
   openArtifact(handle: string, byteOffset: number): Promise<void>;
   /** Starts one of the empty panel's actions (it runs on; the reply does not wait for it). */
   startAction(action: StartActionDto): void;
-  /** Saves a window to a file the person picks (Save Excerpt As…); the sentence saying what was written, or undefined when nothing was. */
+  /**
+   * Saves a window to a file the person picks (Save Excerpt As…); the sentence saying what was written, or undefined
+   * when nothing was.
+   */
   saveExcerpt(handle: string, range: ExcerptRangeDto): Promise<string | undefined>;
   /** Opens the diff editor on two windows (checked again there); the sentence saying what opened. */
   compareWindows(left: CompareSideDto, right: CompareSideDto, panelWidth?: number): Promise<string>;
@@ -322,7 +325,10 @@ export class InspectorController {
       );
   }
 
-  /** The call a whole handle names (`res_…`, `out_…`; either form, minted or written before), when the store minted it; else the text is plain text. */
+  /**
+   * The call a whole handle names (`res_…`, `out_…`; either form, minted or written before), when the store minted it;
+   * else the text is plain text.
+   */
   private async callOfHandle(text: string): Promise<{ runId: string; callId: string } | undefined> {
     if (!/^(res|out)_[A-Za-z0-9-]+(_[A-Za-z0-9:.-]+)?$/.test(text) || text.length > this.limits.maxHandleChars)
       return undefined;
@@ -499,7 +505,8 @@ export class InspectorController {
   private async excerptText(handle: string, range: ExcerptRangeDto): Promise<{ markdown: string; bytes: number }> {
     const { src, w } = await this.excerptWindow(handle, range);
     const own = excerptLink(src.handle, w.start, w.end, this.opts.uriScheme);
-    // A link that cannot be made external stays the editor's own (it still opens on the desktop and by Open Evidence Link…).
+    // A link that cannot be made external stays the editor's own (it still opens on the desktop and by Open Evidence
+    // Link…).
     const link = this.opts.externalLink ? await this.opts.externalLink(own).catch(() => own) : own;
     const markdown = buildExcerpt({
       link,

@@ -195,7 +195,8 @@ class InspectorPanels implements vscode.Disposable {
       compareWindows: async (left, right, panelWidth) => {
         const side = (s: CompareSideDto): object => ({ handle: s.handle, bytes: { start: s.start, end: s.end } });
         // Beside the panel only when both halves keep room (each at least compareBesideMinWidth / 2):
-        // a narrower panel split in two squeezed its actions into four rows. Else the diff is a tab of the panel's group.
+        // a narrower panel split in two squeezed its actions into four rows. Else the diff is a tab of the panel's
+        // group.
         const beside = (panelWidth ?? 0) >= compareBesideMinWidth;
         const r = await vscode.commands.executeCommand<ComparedWindows | undefined>(Ids.commands.compareOutputs, {
           left: side(left),

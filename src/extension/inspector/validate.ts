@@ -13,7 +13,10 @@ import type {
   WebviewToHost,
 } from '../../shared/protocol.js';
 
-/** The panel's caps. Lines, matches, pattern and handle mirror docs/contracts.md §2.5; the byte window is the panel's own (docs/contracts.md §3.4). */
+/**
+ * The panel's caps. Lines, matches, pattern and handle mirror docs/contracts.md §2.5; the byte window is the panel's
+ * own (docs/contracts.md §3.4).
+ */
 export const inspectorLimits: InspectorLimitsDto = {
   maxWindowBytes: 64 * 1024,
   maxLines: 1000,

@@ -113,7 +113,10 @@ export async function handleChatRequest(
 export const noModelHint =
   "No language model answered in this window. Pick or add one in the chat's model picker (or run **Chat: Manage Language Models…**), then ask again. Without a model, `@evidence /inspect` still opens the inspector, and **Bounded Evidence: Run Command and Capture** still records a command.";
 
-/** True when a request failed because no model is there (a language model error, or VS Code's "unavailable"/"not found"). */
+/**
+ * True when a request failed because no model is there (a language model error, or VS Code's "unavailable"/"not
+ * found").
+ */
 function modelMissing(e: unknown): boolean {
   if (
     e instanceof vscode.LanguageModelError &&

@@ -31,7 +31,10 @@ export interface CliEnvironment {
   readonly electron: boolean;
 }
 
-/** Writes `text` to `file` (its folder made first) through a temporary file and a rename: a running shim is never half-written. */
+/**
+ * Writes `text` to `file` (its folder made first) through a temporary file and a rename: a running shim is never
+ * half-written.
+ */
 async function writeAtomic(file: string, text: string, mode: number): Promise<void> {
   await fsp.mkdir(path.dirname(file), { recursive: true });
   await replaceFileText(file, text, mode);
