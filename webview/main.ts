@@ -337,7 +337,8 @@ const app = h(
     h(
       'p',
       { class: 'muted intro' },
-      'Every recorded tool call, its exact size, handle and sha256; read exact ranges and copy excerpts with their provenance.',
+      'Every recorded tool call, its exact size, handle and sha256; read exact ' +
+        'ranges and copy excerpts with their provenance.',
     ),
     storeState,
     emptyState,

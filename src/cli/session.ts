@@ -25,7 +25,9 @@ export function storageDirOf(flag: string | undefined, env: NodeJS.ProcessEnv): 
   const dir = flag ?? env[ENV.storage];
   if (dir === undefined || dir === '') {
     throw new UsageError(
-      `no evidence storage: pass --storage DIR or set ${ENV.storage} (VS Code's integrated terminals have it once the Bounded Evidence extension is active; "Bounded Evidence: Copy MCP Server Configuration" shows the folder)`,
+      `no evidence storage: pass --storage DIR or set ${ENV.storage} (VS Code's ` +
+        `integrated terminals have it once the Bounded Evidence extension is active; ` +
+        `"Bounded Evidence: Copy MCP Server Configuration" shows the folder)`,
     );
   }
   return dir;

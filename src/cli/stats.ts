@@ -54,8 +54,11 @@ export function statsTable(r: UsageReport, rangeWords: string): string {
     '',
     `Outputs kept:      ${count(t.outputs)} (${shortBytes(t.outputBytes)} produced, ${shortBytes(t.keptBytes)} kept)`,
     `Lost past a cap:   ${counted(t.lostOutputs, 'output')} (${shortBytes(t.lostBytes)} not kept)`,
-    `Shown to a model:  ${shortBytes(t.shownBytes)} in ${counted(t.shownOutputs, 'answer')} (${count(t.wholeOutputs)} shown whole)`,
-    `Read back:         ${shortBytes(t.readBytes)} in ${counted(t.reads, 'read')} of ${counted(t.recalledOutputs, 'output')}`,
+    `Shown to a model:  ${shortBytes(t.shownBytes)} ` +
+      `in ${counted(t.shownOutputs, 'answer')} (${count(t.wholeOutputs)} shown ` +
+      `whole)`,
+    `Read back:         ${shortBytes(t.readBytes)} ` +
+      `in ${counted(t.reads, 'read')} of ${counted(t.recalledOutputs, 'output')}`,
     `Saved:             ${shortBytes(t.savedBytes)} (${savedShare(t)} of output bytes never reached the model)`,
   ];
   if (r.groups.length === 0) return `${lines.join('\n')}\n\nNothing recorded in this range.\n`;

@@ -177,7 +177,9 @@ export async function renderPage(src: HandleSource, k: number, name?: string): P
     next ? `next: ${namedUri(src, k + 1, next).toString()}` : 'last page',
   ].join(' · ');
   const header = [
-    `── ${src.handle} (${src.name}) · page ${k + 1} of ${pages} · bytes [${start}, ${end}) of ${src.byteCount}${lines} · sha256 ${src.sha256}${src.binary ? ' · binary, shown as hex' : ''}`,
+    `── ${src.handle} (${src.name}) · page ${k + 1} of ${pages} · bytes ` +
+      `[${start}, ${end}) of ${src.byteCount}${lines} · ` +
+      `sha256 ${src.sha256}${src.binary ? ' · binary, shown as hex' : ''}`,
     `── ${nav} · every byte below was verified against the recorded digests`,
     '',
   ].join('\n');
@@ -278,7 +280,8 @@ async function goToOutputLine(host: ServicesHost, arg: unknown): Promise<void> {
   const handle = typeof a.handle === 'string' ? a.handle : active?.handle;
   if (!handle) {
     void vscode.window.showInformationMessage(
-      'Bounded Evidence: open an output in the editor first (Open Artifact in Editor, or Open in editor in the inspector).',
+      'Bounded Evidence: open an output in the editor first (Open Artifact in ' +
+        'Editor, or Open in editor in the inspector).',
     );
     return;
   }

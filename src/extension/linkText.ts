@@ -197,7 +197,8 @@ export function pastedLinkParams(text: string, ownScheme?: string): Record<strin
   const m = /^([^\s:]+)(?::(\d+(?:-\d+)?))?$/.exec(t.replace(/–/g, '-'));
   if (!m)
     throw new Error(
-      'paste a link (…/open?handle=… or …/callback?vscode-…), a handle with an optional :LINE or :FIRST-LAST, or a .tool-artifacts path',
+      'paste a link (…/open?handle=… or …/callback?vscode-…), a handle with an ' +
+        'optional :LINE or :FIRST-LAST, or a .tool-artifacts path',
     );
   return { handle: m[1], ...(m[2] !== undefined ? { line: m[2] } : {}) };
 }

@@ -121,7 +121,8 @@ export class OutputGutter implements vscode.Disposable {
     }
     const n = Math.min(page.last, page.first + line - HEADER_LINES);
     this.status.text = `Output line ${n.toLocaleString('en-US')}`;
-    this.status.tooltip = `Line ${n.toLocaleString('en-US')} of the output (page line ${line + 1}). Go to Output Line… (Ctrl+G)`;
+    this.status.tooltip =
+      `Line ${n.toLocaleString('en-US')} of the output (page line ${line + 1}). ` + `Go to Output Line… (Ctrl+G)`;
     this.status.show();
   }
 

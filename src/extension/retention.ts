@@ -134,7 +134,8 @@ export async function pruneStorage(
   );
   const report = { deletedRuns, skippedRuns: [], deletedArtifacts, freedBytes: freedBytes + artifactBytes };
   log.info(
-    `prune: deleted ${report.deletedRuns.length} runs and ${deletedArtifacts} artifacts in ${slices} slices, freed ${report.freedBytes} bytes`,
+    `prune: deleted ${report.deletedRuns.length} runs and ${deletedArtifacts} ` +
+      `artifacts in ${slices} slices, freed ${report.freedBytes} bytes`,
   );
   return report;
 }
@@ -172,7 +173,8 @@ export async function clearAll(
   }
   const [deletedArtifacts, artifactBytes] = await dropOrphans(services.artifacts, before, deleted, services.runs, log);
   log.info(
-    `clear: deleted ${deleted.length} runs and ${deletedArtifacts} artifacts, kept ${skipped.length} running, freed ${freed + artifactBytes} bytes`,
+    `clear: deleted ${deleted.length} runs and ${deletedArtifacts} artifacts, ` +
+      `kept ${skipped.length} running, freed ${freed + artifactBytes} bytes`,
   );
   return { deletedRuns: deleted, skippedRuns: skipped, deletedArtifacts, freedBytes: freed + artifactBytes };
 }

@@ -207,7 +207,9 @@ export async function saveExcerptCommand(deps: CommandDeps, arg?: unknown): Prom
       () => saveExcerpt(services.runs, handle, window, where),
     );
     void vscode.window.showInformationMessage(
-      `Bounded Evidence: saved bytes [${r.start}, ${r.end}) of ${handle} (${formatBytes(r.byteCount)}, sha256 ${r.sha256.slice(0, 12)}…) with its provenance beside it.`,
+      `Bounded Evidence: saved bytes [${r.start}, ${r.end}) of ${handle} ` +
+        `(${formatBytes(r.byteCount)}, sha256 ${r.sha256.slice(0, 12)}…) with its ` +
+        `provenance beside it.`,
     );
     return r;
   } catch (e) {

@@ -34,8 +34,12 @@ export type { EvidenceMcpOptions, McpSettings } from './options.js';
  * revisions), in two sentences: how a result, its handle and the readers fit together.
  */
 export const SERVER_INSTRUCTIONS =
-  'evidence_runCommand and evidence_readFile keep the complete output of a command or file and answer with a bounded observation (previews, sizes, a handle per large output) instead of the whole text. ' +
-  'Never re-run a command to see more: pass its handle to read_tool_output for exact lines, bytes or regex matches, and use evidence_search to find a line in every output recorded so far.';
+  'evidence_runCommand and evidence_readFile keep the complete output of a ' +
+  'command or file and answer with a bounded observation (previews, sizes, a ' +
+  'handle per large output) instead of the whole text. ' +
+  ('Never re-run a command to see more: pass its handle to read_tool_output ' +
+    'for exact lines, bytes or regex matches, and use evidence_search to find a ' +
+    'line in every output recorded so far.');
 
 /**
  * Cache hints of the 2026-07-28 revision's cacheable results: the tool list and the
@@ -257,7 +261,9 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
       stderrLog(`protocol error: ${message}`);
     }
   };
-  const serving = `serving ${MCP_TOOL_NAMES.join(', ')}; tenant ${mcp.storage.tenant} (${mcp.storage.tenantSource}), evidence in ${mcp.storage.root}`;
+  const serving =
+    `serving ${MCP_TOOL_NAMES.join(', ')}; tenant ${mcp.storage.tenant} ` +
+    `(${mcp.storage.tenantSource}), evidence in ${mcp.storage.root}`;
   if (parsed.http) return await serveHttpUntilSignal(mcp, parsed.http.port, parsed.options.storageDir, serving);
   const { closed } = mcp.serve(new StdioServerTransport(), onerror);
   stderrLog(serving);

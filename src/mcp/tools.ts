@@ -66,7 +66,9 @@ export class EvidenceTools {
     // Ajv names the value `data` ("data/timeoutMs must be >= 1"); the model knows it as its input.
     if (!schema.valid) {
       return {
-        text: `error: input does not match the ${name} schema: ${schema.errorMessage.replace(/(^|, )data(?=[/ ])/g, '$1input')}`,
+        text:
+          `error: input does not match the ${name} ` +
+          `schema: ${schema.errorMessage.replace(/(^|, )data(?=[/ ])/g, '$1input')}`,
         isError: true,
       };
     }

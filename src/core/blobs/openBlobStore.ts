@@ -45,7 +45,8 @@ export async function openBlobStore(settings: BlobSettings, inputs: BlobStoreInp
       const s3 = settings.s3;
       if (!s3?.bucket) {
         inputs.warn(
-          'S3 storage is selected but boundedEvidence.storage.s3.bucket is empty: large outputs keep only their previews',
+          'S3 storage is selected but boundedEvidence.storage.s3.bucket is empty: ' +
+            'large outputs keep only their previews',
         );
         return undefined;
       }

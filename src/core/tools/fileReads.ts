@@ -225,11 +225,17 @@ export function readFileReply(
     return `${modelText}\n${searchHint(handle)}${errors ? `\n${errorBlock(errors, handle)}` : ''}`;
   if (refusal === 'tooLarge') {
     // Too large to read into memory here, but not too large to keep: say how.
-    return `${modelText}; capture it with evidence_runCommand (for example: cat ${JSON.stringify(relPath)}) and search it with read_tool_output`;
+    return (
+      `${modelText}; capture it with evidence_runCommand (for example: ` +
+      `cat ${JSON.stringify(relPath)}) and search it with read_tool_output`
+    );
   }
   if (modelText.startsWith(RANGE_PREFIX) && !fitsModel(modelText)) {
     // A range of control characters grows up to 6x when JSON-escaped.
-    return `error: this range would exceed 8 KiB once JSON-escaped (${utf8Bytes(modelText)} bytes); request a smaller range`;
+    return (
+      `error: this range would exceed 8 KiB once JSON-escaped ` +
+      `(${utf8Bytes(modelText)} bytes); request a smaller range`
+    );
   }
   return modelText;
 }

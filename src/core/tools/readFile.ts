@@ -23,7 +23,8 @@ const schema = {
       minLength: 1,
       maxLength: 4096,
       description:
-        'Path relative to the workspace folder, or a virtual range path .tool-artifacts/<artifact_id>/bytes/<start>-<end>.',
+        'Path relative to the workspace folder, or a virtual range path ' +
+        '.tool-artifacts/<artifact_id>/bytes/<start>-<end>.',
     },
   } satisfies Record<keyof ReadFileInput, object>,
   required: ['path'],

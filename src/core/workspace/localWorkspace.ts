@@ -370,7 +370,8 @@ function toolSpecs(policy: ToolPolicy): ToolSpec[] {
   if (policy.allowedCommands.length > 0) {
     specs.push({
       name: ToolName.runCommand,
-      description: `Runs a program in the workspace root without a shell; allowed: ${policy.allowedCommands.join(', ')}.`,
+      description:
+        `Runs a program in the workspace root without a shell; ` + `allowed: ${policy.allowedCommands.join(', ')}.`,
       parameters: {
         command: 'string: program and arguments separated by spaces, or the program alone',
         args: 'string[], optional: arguments (then command is the program only)',
