@@ -1,7 +1,7 @@
 /**
- * Process open with `evidence_readFile` artifacts at scale (issue 20: one store for bytes).
+ * Process open with `evidence_readFile` artifacts at scale (one store for bytes).
  *
- * Before issue 20 every process (MCP server, `cli capture`/`read`, the editor) re-learned at
+ * Before artifacts moved into the blob store every process (MCP server, `cli capture`/`read`, the editor) re-learned at
  * open which artifacts its tenant may read: `reregisterArtifacts` paged through every
  * `evidence_readFile` call of the tenant in the catalog and stat-ed each artifact's file.
  * Now an artifact is a key of the tenant in the blob store and nothing is learned at open.
@@ -14,7 +14,7 @@
  *   - empty:  `openEvidenceStores` over an empty storage, then the first answer;
  *   - after:  `openEvidenceStores` over the seeded storage, then the first answer;
  *   - before: the same, plus the re-registration pass as it was (copied below from the
- *     deleted src/core/tools/artifactRecords.ts, against the same catalog), before the answer.
+ *     tools layer that had it, against the same catalog), before the answer.
  * The first answer is a `.tool-artifacts` range read of one artifact and a handle read of
  * another run's artifact call. Printed: open and first-answer medians, and the ratios.
  */
@@ -95,7 +95,7 @@ async function seed(storage: string): Promise<{ artifactId: string; handle: stri
   return { artifactId: refs[17 % DISTINCT_ARTIFACTS]!.ref.artifactId, handle };
 }
 
-/** The pass issue 20 removed, as it was: every successful `evidence_readFile` call from the catalog, a stat of its artifact each. */
+/** The pass the blob-store move removed, as it was: every successful `evidence_readFile` call from the catalog, a stat of its artifact each. */
 async function reregisterAsBefore(stores: EvidenceStores, artifactFile: (id: string) => string): Promise<number> {
   const known = new Map<string, { byteCount: number; manifestDigest: string | undefined }>();
   const PAGE = 1000;

@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- economy` (issue 12): how many bytes a model reads to reach one needle
+ * `npm run bench -- economy`: how many bytes a model reads to reach one needle
  * in real outputs, with our tools, next to what other published policies would show.
  *
  * The corpus is made by real tools on this machine (no hand-written text): install logs
@@ -16,7 +16,7 @@
  * Computed, not measured: head/tail truncation to 10 KB, a pointer with no preview, a
  * 2 KB head preview (which bytes each would have shown of the same output).
  *
- * Then the failing corpus (issue 22, `failingCorpus.ts`): real failing runs of 15 toolchains,
+ * Then the failing corpus (`failingCorpus.ts`): real failing runs of 15 toolchains,
  * each with the rule that names its first error line. Per output: its size, the first view's
  * bytes, whether that line is in the first view whole with its line number (found by the
  * reader's own pattern call with the rule's pattern, not by the scan), whether the previous
@@ -119,7 +119,7 @@ async function main(): Promise<void> {
       await failing(store, run, dir);
       return;
     }
-    // The baseline in the same run: the same commands, first views without error lines (issue 22).
+    // The baseline in the same run: the same commands, first views without error lines.
     const base = await RunStore.open({
       logsDir: path.join(dir, 'base-logs'),
       tenant: 'bench',

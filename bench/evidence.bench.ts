@@ -1,5 +1,5 @@
 /**
- * Evidence engine benchmark (issue 3, Performance). Three figures, each against a
+ * Evidence engine benchmark. Three figures, each against a
  * baseline or a target measured in this same run:
  *  1. `put` of a 256 MiB result vs `sha256sum` + `cp` of the same bytes (target >= 0.5).
  *  2. A 4 KiB verified range read from a 1 MiB and a 256 MiB artifact: medians within 2x,

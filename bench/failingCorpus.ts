@@ -1,5 +1,5 @@
 /**
- * The failing outputs of `npm run bench -- economy` (issue 22): real runs of real tools on
+ * The failing outputs of `npm run bench -- economy`: real runs of real tools on
  * this machine, each failing once among a lot of ordinary output (20 KB–10 MB), each with
  * the rule that names its first error line (src/core/runs/errorLines/errorRules.ts). Every output is
  * made by the tool itself; only the inputs (source files, tests) are generated.

@@ -1,5 +1,5 @@
 /**
- * How long a newcomer's `npm start` shows an empty editor area (issue 25, item 10).
+ * How long a newcomer's `npm start` shows an empty editor area.
  *
  * Each round runs scripts/start.ts exactly as `npm start` does, on a fresh state folder
  * (what a first start after a clone sees: the extension just installed, no profile), opens

@@ -1,5 +1,5 @@
 /**
- * Start-up at scale in the real extension host (issue 13): a served workbench whose
+ * Start-up at scale in the real extension host: a served workbench whose
  * workspace storage is seeded with `BENCH_HOST_RUNS` runs (default 100,000; the seeding
  * of bench/scale.bench.ts through inspector.bench.ts's `seededWorkbench`), measured by
  * bench/hostProbe.ts running inside each new extension host as the workbench's

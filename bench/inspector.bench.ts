@@ -1,5 +1,5 @@
 /**
- * The inspector's first rows at scale (issues 13 and 14), through the real host: a served
+ * The inspector's first rows at scale, through the real host: a served
  * workbench with this extension, whose workspace storage is seeded with
  * `BENCH_INSPECTOR_RUNS` runs (default 100,000; the same seeding as bench/scale.bench.ts:
  * one run in three with two calls, one call in ten with a 2.3 MB stdout), then the

@@ -1,5 +1,5 @@
 /**
- * Click to text in the Evidence Inspector (issue 25, item 6), through the real host: a
+ * Click to text in the Evidence Inspector, through the real host: a
  * served workbench captures a 100 MB output (`BENCH_CLICK_MB`, default 100), the panel
  * shows it, and each figure is the page's own clock from the click (Fetch bytes, Fetch
  * lines, Find / the next page of matches) to the frame after the text is in the DOM

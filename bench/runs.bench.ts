@@ -1,5 +1,5 @@
 /**
- * Run-layer benchmarks (issue 4), each against a baseline measured in the same run:
+ * Run-layer benchmarks, each against a baseline measured in the same run:
  * 1. read_tool_output pattern search over a 256 MiB log vs `grep -c` on the same file:
  *    first of the process, first right after capture (same process: chunks verified at
  *    write), first in a new process (the writer's marks on disk: nothing hashed), first

@@ -1,5 +1,5 @@
 /**
- * Scale (issue 13): a heavy user's year of evidence in one workspace's storage.
+ * Scale: a heavy user's year of evidence in one workspace's storage.
  *
  * Seeds 1,000 / 10,000 / 100,000 runs (`BENCH_SCALE_SIZES=1000,10000` to choose) with a
  * realistic mix of every kind of call the product records: one run in three has two calls

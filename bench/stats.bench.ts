@@ -1,5 +1,5 @@
 /**
- * Savings at scale (issue 24): `bounded-evidence stats` on a heavy user's storage against the
+ * Savings at scale: `bounded-evidence stats` on a heavy user's storage against the
  * same command on an empty store, in the same run; and `RunStore.usage` in the process.
  *
  * The template is recorded for real through the run store (the command line's session): a

@@ -1,5 +1,5 @@
 /**
- * Storage at scale, measured from outside (issue 20): what every process pays before its
+ * Storage at scale, measured from outside: what every process pays before its
  * first answer on a heavy user's storage, against the same steps on an empty store in the
  * same run.
  *

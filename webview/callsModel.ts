@@ -33,7 +33,10 @@ export interface Filters {
   readonly sort: 'time' | 'size';
   /** Only calls with this outcome ('' for all). */
   readonly outcome?: OutcomeFilterDto;
-  /** Only calls of runs started by this source (`tool`, `participant`, `hook`, `cli`, `mcp`, `command`, `api`), or '' for all. */
+  /**
+   * Only calls of runs started by this source (`tool`, `participant`, `hook`, `cli`, `mcp`, `command`, `api`), or ''
+   * for all.
+   */
   readonly source?: string;
 }
 

@@ -1,22 +1,6 @@
 /** Number and time formatting for the panel. Pure: unit-tested in Node. */
 
-const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
-
-/** Exact byte count with thousands separators: `5,242,880 bytes`. */
-export function exactBytes(n: number): string {
-  return `${n.toLocaleString('en-US')} ${n === 1 ? 'byte' : 'bytes'}`;
-}
-
-/** Human size in binary units: `5.0 MiB`, `812 bytes`. */
-export function humanBytes(n: number): string {
-  let v = n;
-  let u = 0;
-  while (v >= 1024 && u < units.length - 1) {
-    v /= 1024;
-    u++;
-  }
-  return u === 0 ? exactBytes(n) : `${v < 10 ? v.toFixed(1) : Math.round(v).toString()} ${units[u]}`;
-}
+export { exactBytes, formatBytes as humanBytes } from '../src/shared/bytes.js';
 
 /** First twelve hex digits of a sha256. */
 export function shortSha(sha: string | undefined): string {

@@ -227,7 +227,8 @@ function onMessage(msg: HostToWebview): void {
       });
       break;
     case 'changed': {
-      // Rows held are updated at once; the pages on screen are asked again when the list moved (a new call, a status change).
+      // Rows held are updated at once; the pages on screen are asked again when the list moved (a new call, a status
+      // change).
       const stale = model.upsert(msg.runs, msg.calls);
       calls.refresh();
       if (stale || msg.calls.length === 0) listChanged();
@@ -336,7 +337,8 @@ const app = h(
     h(
       'p',
       { class: 'muted intro' },
-      'Every recorded tool call, its exact size, handle and sha256; read exact ranges and copy excerpts with their provenance.',
+      'Every recorded tool call, its exact size, handle and sha256; read exact ' +
+        'ranges and copy excerpts with their provenance.',
     ),
     storeState,
     emptyState,

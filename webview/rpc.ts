@@ -54,7 +54,9 @@ export class RpcClient {
 
   constructor(private readonly api: VsCodeApi) {}
 
-  /** Sends a request; resolves with its reply, rejects with `HostError` on an error reply or a reply of another kind. */
+  /**
+   * Sends a request; resolves with its reply, rejects with `HostError` on an error reply or a reply of another kind.
+   */
   request<B extends RequestBody>(body: B): Promise<ReplyTo<B['type']>> {
     const id = this.next++;
     return new Promise<ReplyTo<B['type']>>((resolve, reject) => {

@@ -244,7 +244,9 @@ function render(r: Extract<SavingsHostToPage, { type: 'report' }>): void {
     h(
       'p',
       { class: 'note' },
-      'Saved = output bytes − every byte shown of them (answers and reads back), per output; an output the model was shown whole saves nothing. Same figures as bounded-evidence stats.',
+      'Saved = output bytes − every byte shown of them (answers and reads back), ' +
+        'per output; an output the model was shown whole saves nothing. Same figures ' +
+        'as bounded-evidence stats.',
     ),
   );
   main.setAttribute('aria-busy', 'false');
@@ -261,7 +263,7 @@ function drawChart(): void {
   drawn = undefined;
   if (!box || !shown) return;
   const days = shown.byDay;
-  const label = `Bytes per day, log scale: ${days.map((d) => `${dayLabel(d.key)}: kept ${humanBytes(d.outputBytes)}, shown ${humanBytes(d.shownBytes)}, read back ${humanBytes(d.readBytes)}`).join('; ')}`;
+  const label = `Bytes per day, log scale: ${days.map((d) => `${dayLabel(d.key)}: kept ${humanBytes(d.outputBytes)}, ` + `shown ${humanBytes(d.shownBytes)}, read back ${humanBytes(d.readBytes)}`).join('; ')}`;
   const canvas = h('canvas', { class: 'chart', role: 'img', 'aria-label': label.slice(0, 4000) });
   replaceChildren(box, canvas);
   drawn = new Chart(canvas, chartConfig(days));

@@ -162,12 +162,16 @@ export class SearchView {
       if (this.running !== id || r.type !== 'searchResults') return;
       const scope = [tool && `tool ${tool}`, run && `run ${run}`].filter(Boolean).join(', ');
       const found =
-        `${count(r.totalMatches)} ${r.totalMatches === 1 ? 'match' : 'matches'} in ${count(r.outputsMatched)} of ${count(r.outputsSearched)} outputs` +
+        `${count(r.totalMatches)} ${r.totalMatches === 1 ? 'match' : 'matches'} ` +
+        `in ${count(r.outputsMatched)} of ${count(r.outputsSearched)} outputs` +
         (scope ? ` (${scope})` : '') +
         (r.truncated ? `; the first ${count(r.matches.length)} shown` : '');
       // A search ended by the time limit must not read as a complete one: that comes first.
       this.progress.textContent = r.stopped
-        ? `Stopped at the time limit (${count(r.stopped.timeLimitMs / 1000)} s) after the newest ${count(r.stopped.callsSearched)} of ${count(r.stopped.callsTotal)} calls: ${found}. Narrow by tool or run, or raise boundedEvidence.searchTimeoutMs.`
+        ? `Stopped at the time limit (${count(r.stopped.timeLimitMs / 1000)} s) after ` +
+          `the newest ${count(r.stopped.callsSearched)} ` +
+          `of ${count(r.stopped.callsTotal)} calls: ${found}. Narrow by tool or run, ` +
+          `or raise boundedEvidence.searchTimeoutMs.`
         : found;
       // Partial answers are said at full strength, not greyed like a routine count.
       this.progress.classList.toggle('muted', !r.stopped);
@@ -206,7 +210,8 @@ export class SearchView {
         h(
           'span',
           { class: 'muted hit-meta' },
-          ` byte ${count(m.byteOffset)} · ${m.tool}${m.window ? ` · bytes [${m.window.start}, ${m.window.end}) of a long line, ${exactBytes(m.window.end - m.window.start)}` : ''}`,
+          ` byte ${count(m.byteOffset)} ` +
+            `· ${m.tool}${m.window ? ` · bytes [${m.window.start}, ${m.window.end}) of a long line, ${exactBytes(m.window.end - m.window.start)}` : ''}`,
         ),
         h('code', { class: 'hit-text' }, m.text),
       );

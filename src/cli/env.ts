@@ -1,9 +1,5 @@
-/**
- * The environment variables the command line reads, in a module with no imports: the hook's own
- * small bundle (dist/hook.js, docs/architecture.md §2.4) needs them without loading the stores.
- */
+/** The names hook.ts and init.ts read; the one table is src/core/processEnv.ts. */
+import { ENV } from '../core/processEnv.js';
 
-/** The environment variable the extension sets in every integrated terminal. */
-export const STORAGE_ENV = 'BOUNDED_EVIDENCE_STORAGE';
-/** The environment variable naming the command that runs this command line (the extension's shim). */
-export const CLI_ENV = 'BOUNDED_EVIDENCE_CLI';
+export const STORAGE_ENV = ENV.storage;
+export const CLI_ENV = ENV.cli;

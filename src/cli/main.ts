@@ -1,6 +1,8 @@
 /**
- * Entry point of dist/cli.js, the `bounded-evidence` command (docs/architecture.md §2.4): dispatches to a subcommand and turns its outcome
- * into an exit code. A usage error is one line on stderr and exit 2 (docs/contracts.md §6); nothing has been recorded by then.
+ * Entry point of dist/cli.js, the `bounded-evidence` command (docs/architecture.md §2.4): dispatches to a subcommand
+ * and turns its outcome
+ * into an exit code. A usage error is one line on stderr and exit 2 (docs/contracts.md §6); nothing has been recorded
+ * by then.
  */
 import { HELP, UsageError, wantsHelp } from './args.js';
 import { capture } from './capture.js';
@@ -11,7 +13,7 @@ import { recordResponse } from './hookRecord.js';
 import { keep } from './keep.js';
 import { stats } from './stats.js';
 import { processIo, type CliIo } from './io.js';
-import { STORAGE_ENV } from './session.js';
+import { ENV } from '../core/processEnv.js';
 import { exitOnOldNode } from '../core/nodeVersion.js';
 import { restartWithSmallYoungGeneration } from '../core/smallYoungGeneration.js';
 
@@ -46,11 +48,10 @@ export async function runCli(argv: readonly string[], io: CliIo, self: readonly 
   }
   if (name === 'mcp') {
     // The MCP server reads its own flags; the storage may come from the environment like everywhere else.
-    const storage = io.env[STORAGE_ENV];
+    const storage = io.env[ENV.storage];
     const args =
       !rest.includes('--storage') && !rest.includes('--help') && storage ? ['--storage', storage, ...rest] : rest;
-    // Loaded here only: the MCP SDK (with zod and ajv) costs ~50 ms of start-up that every
-    // hook and read would otherwise pay.
+    // Loaded here only: every hook and read would otherwise pay the MCP SDK's (zod, ajv) start-up.
     return (await import('../mcp/server.js')).main(args);
   }
   // init and doctor write or read agents' configuration files; they need how this command line is started.
@@ -78,11 +79,14 @@ export async function runCli(argv: readonly string[], io: CliIo, self: readonly 
   }
 }
 
-/** Restores what the shim changed to start the editor's Node (ELECTRON_RUN_AS_NODE), so captured commands see the terminal's environment. */
+/**
+ * Restores what the shim changed to start the editor's Node (ELECTRON_RUN_AS_NODE), so captured commands see the
+ * terminal's environment.
+ */
 function restoreShimEnvironment(env: NodeJS.ProcessEnv): void {
-  const was = env.BOUNDED_EVIDENCE_ELECTRON_WAS;
+  const was = env[ENV.electronWas];
   if (was === undefined) return;
-  delete env.BOUNDED_EVIDENCE_ELECTRON_WAS;
+  delete env[ENV.electronWas];
   if (was === '') delete env.ELECTRON_RUN_AS_NODE;
   else env.ELECTRON_RUN_AS_NODE = was;
 }

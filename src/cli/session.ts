@@ -10,9 +10,7 @@ import { resolveSettings, type McpSettings } from '../mcp/options.js';
 import { openStorage, type McpStorage } from '../mcp/storage.js';
 import { UsageError } from './args.js';
 
-import { STORAGE_ENV } from './env.js';
-
-export { CLI_ENV, STORAGE_ENV } from './env.js';
+import { ENV } from '../core/processEnv.js';
 
 /** What every subcommand but `hook` and `mcp` opens. */
 export interface CliSession {
@@ -24,10 +22,12 @@ export interface CliSession {
 
 /** The storage folder: `--storage`, else the environment; a usage error saying how to get one otherwise. */
 export function storageDirOf(flag: string | undefined, env: NodeJS.ProcessEnv): string {
-  const dir = flag ?? env[STORAGE_ENV];
+  const dir = flag ?? env[ENV.storage];
   if (dir === undefined || dir === '') {
     throw new UsageError(
-      `no evidence storage: pass --storage DIR or set ${STORAGE_ENV} (VS Code's integrated terminals have it once the Bounded Evidence extension is active; "Bounded Evidence: Copy MCP Server Configuration" shows the folder)`,
+      `no evidence storage: pass --storage DIR or set ${ENV.storage} (VS Code's ` +
+        `integrated terminals have it once the Bounded Evidence extension is active; ` +
+        `"Bounded Evidence: Copy MCP Server Configuration" shows the folder)`,
     );
   }
   return dir;

@@ -5,6 +5,7 @@
  * the same numbers exactly.
  */
 import { USAGE_DIMENSIONS, type UsageDimension, type UsageFigures, type UsageReport } from '../core/index.js';
+import { formatBytes } from '../shared/bytes.js';
 import { parseFlags, UsageError } from './args.js';
 import type { CliIo } from './io.js';
 import { openSession, storageDirOf } from './session.js';
@@ -28,18 +29,7 @@ export function sinceOf(raw: string | undefined, now: number): number | undefine
   return ms;
 }
 
-/** `1.2 MiB`, `812 B`. */
-export function shortBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  let v = n / 1024;
-  let u = 0;
-  while (v >= 1024 && u < units.length - 1) {
-    v /= 1024;
-    u++;
-  }
-  return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[u]}`;
-}
+const shortBytes = (n: number): string => formatBytes(n, 'short');
 
 const count = (n: number): string => n.toLocaleString('en-US');
 const counted = (n: number, one: string, many = `${one}s`): string => `${count(n)} ${n === 1 ? one : many}`;
@@ -64,8 +54,11 @@ export function statsTable(r: UsageReport, rangeWords: string): string {
     '',
     `Outputs kept:      ${count(t.outputs)} (${shortBytes(t.outputBytes)} produced, ${shortBytes(t.keptBytes)} kept)`,
     `Lost past a cap:   ${counted(t.lostOutputs, 'output')} (${shortBytes(t.lostBytes)} not kept)`,
-    `Shown to a model:  ${shortBytes(t.shownBytes)} in ${counted(t.shownOutputs, 'answer')} (${count(t.wholeOutputs)} shown whole)`,
-    `Read back:         ${shortBytes(t.readBytes)} in ${counted(t.reads, 'read')} of ${counted(t.recalledOutputs, 'output')}`,
+    `Shown to a model:  ${shortBytes(t.shownBytes)} ` +
+      `in ${counted(t.shownOutputs, 'answer')} (${count(t.wholeOutputs)} shown ` +
+      `whole)`,
+    `Read back:         ${shortBytes(t.readBytes)} ` +
+      `in ${counted(t.reads, 'read')} of ${counted(t.recalledOutputs, 'output')}`,
     `Saved:             ${shortBytes(t.savedBytes)} (${savedShare(t)} of output bytes never reached the model)`,
   ];
   if (r.groups.length === 0) return `${lines.join('\n')}\n\nNothing recorded in this range.\n`;

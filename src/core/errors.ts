@@ -40,4 +40,5 @@ export function isStorageFull(e: unknown): boolean {
 export const STORAGE_FULL = 'the evidence storage is full (no space left on device)';
 
 /** The tool result when a call could not be recorded at all because the storage is full. */
-export const STORAGE_FULL_RESULT = `error: ${STORAGE_FULL}; nothing of this call could be recorded or kept: free space and try again`;
+export const STORAGE_FULL_RESULT =
+  `error: ${STORAGE_FULL}; nothing of this call could be recorded or kept: ` + `free space and try again`;

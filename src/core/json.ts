@@ -1,3 +1,8 @@
+/** True for a plain JSON object: not null, not an array. */
+export function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
 /**
  * Canonical JSON as the contracts print it: keys sorted, separators `,` and `:` with no
  * spaces, non-ASCII written as itself. JSON.stringify already writes non-ASCII as itself

@@ -17,10 +17,12 @@ export interface StorageLayout {
   readonly root: string;
   /** Run logs: `<root>/logs/<tenant>/<runId>.jsonl`. */
   readonly logsDir: string;
-  /** Filesystem blobs: `<root>/blobs/<tenant>/<runId>/…`, and artifacts at `<root>/blobs/<tenant>/artifacts/<sha256>`. */
+  /**
+   * Filesystem blobs: `<root>/blobs/<tenant>/<runId>/…`, and artifacts at `<root>/blobs/<tenant>/artifacts/<sha256>`.
+   */
   readonly blobsDir: string;
   /**
-   * Where artifacts of `evidence_readFile` lived before issue 20 (`<root>/artifacts/<tenant>/artifact-…`):
+   * Where artifacts of `evidence_readFile` lived in the old layout (`<root>/artifacts/<tenant>/artifact-…`):
    * only read, to move what is there into the blob store on first read; no longer created.
    */
   readonly artifactsDir: string;

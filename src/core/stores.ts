@@ -55,7 +55,7 @@ export async function openEvidenceStores(
   const artifacts = new ArtifactStore({
     blobs: blobs ?? (await FsBlobStore.open(layout.blobsDir, { sweep: false })),
     tenant: layout.tenant,
-    // Stores written before issue 20: their artifacts move into the blob store on first read.
+    // Stores of the old layout: their artifacts move into the blob store on first read.
     legacyRoot: layout.artifactsDir,
   });
   const runs = await RunStore.open({
@@ -71,7 +71,8 @@ export async function openEvidenceStores(
     // `evidence_readFile` results are recorded by naming their artifact: handles read them there.
     artifacts,
   });
-  // Runs left open by a writer that died (a killed server, a crashed editor) stop showing as running (docs/contracts.md §5.4).
+  // Runs left open by a writer that died (a killed server, a crashed editor) stop showing as running (docs/contracts.md
+  // §5.4).
   const interrupted = await runs.finishInterrupted().catch((e: unknown) => {
     options.warn(`runs left open could not be finished: ${e instanceof Error ? e.message : String(e)}`);
     return [];

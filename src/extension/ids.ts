@@ -60,7 +60,10 @@ export const Ids = {
   },
   /** URI scheme of the read-only artifact documents. */
   documentScheme: 'bounded-evidence',
-  /** Language of `bounded-evidence:` pages with known line numbers: the editor's own numbers off, output numbers drawn (src/extension/documents/outputGutter.ts). */
+  /**
+   * Language of `bounded-evidence:` pages with known line numbers: the editor's own numbers off, output numbers drawn
+   * (src/extension/documents/outputGutter.ts).
+   */
   outputLanguage: 'bounded-evidence-output',
   /** URI scheme of the compared windows: exactly a window's bytes, nothing added (src/extension/documents/compareWindows.ts). */
   windowScheme: 'bounded-evidence-window',

@@ -1,6 +1,7 @@
 /**
  * Retention and clearing. The run store prunes runs from its catalog in bounded slices
- * (oldest unpinned, finished first; never a pinned or running one); this layer adds the artifacts of `evidence_readFile`,
+ * (oldest unpinned, finished first; never a pinned or running one); this layer adds the artifacts of
+ * `evidence_readFile`,
  * which are shared by content (one blob key per tenant and sha256: docs/architecture.md §3):
  * an artifact is deleted only when a run that referenced it was deleted and no remaining
  * run references it.
@@ -133,7 +134,8 @@ export async function pruneStorage(
   );
   const report = { deletedRuns, skippedRuns: [], deletedArtifacts, freedBytes: freedBytes + artifactBytes };
   log.info(
-    `prune: deleted ${report.deletedRuns.length} runs and ${deletedArtifacts} artifacts in ${slices} slices, freed ${report.freedBytes} bytes`,
+    `prune: deleted ${report.deletedRuns.length} runs and ${deletedArtifacts} ` +
+      `artifacts in ${slices} slices, freed ${report.freedBytes} bytes`,
   );
   return report;
 }
@@ -171,20 +173,8 @@ export async function clearAll(
   }
   const [deletedArtifacts, artifactBytes] = await dropOrphans(services.artifacts, before, deleted, services.runs, log);
   log.info(
-    `clear: deleted ${deleted.length} runs and ${deletedArtifacts} artifacts, kept ${skipped.length} running, freed ${freed + artifactBytes} bytes`,
+    `clear: deleted ${deleted.length} runs and ${deletedArtifacts} artifacts, ` +
+      `kept ${skipped.length} running, freed ${freed + artifactBytes} bytes`,
   );
   return { deletedRuns: deleted, skippedRuns: skipped, deletedArtifacts, freedBytes: freed + artifactBytes };
-}
-
-/** "12.3 MiB" */
-export function formatBytes(n: number): string {
-  if (n < 1024) return `${n} bytes`;
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  let v = n / 1024;
-  let u = 0;
-  while (v >= 1024 && u < units.length - 1) {
-    v /= 1024;
-    u++;
-  }
-  return `${v.toFixed(1)} ${units[u]}`;
 }

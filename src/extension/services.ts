@@ -72,7 +72,10 @@ export function toolContext(services: EvidenceServices, signal: AbortSignal, log
   };
 }
 
-/** Opens every store of the layout with the given settings (the core's one way) and the bounded workspace over the folder. */
+/**
+ * Opens every store of the layout with the given settings (the core's one way) and the bounded workspace over the
+ * folder.
+ */
 export async function openServices(inputs: ServiceInputs, settings: EvidenceSettings): Promise<EvidenceServices> {
   const { layout, log } = inputs;
   const { runs, artifacts, blobs } = await openEvidenceStores(layout, settings, {

@@ -8,7 +8,9 @@
 
 import { DEFAULT_RUN_LIMITS, type BlobSettings, type S3BlobSettings } from '../core/index.js';
 
-/** The model-facing text of every tool stays under this many bytes (declared in the core, shared with the MCP server). */
+/**
+ * The model-facing text of every tool stays under this many bytes (declared in the core, shared with the MCP server).
+ */
 export { MODEL_TEXT_LIMIT_BYTES } from '../core/index.js';
 
 /** Where large outputs are kept (the core chooses and builds the adapter: src/core/blobs/openBlobStore.ts). */
@@ -63,7 +65,10 @@ export const SettingKeys = {
   recordOtherToolResults: 'hooks.recordOtherToolResults',
 } as const;
 
-/** Defaults, equal to package.json's (used when a value is missing or of the wrong type); the agent's limits are the core's. */
+/**
+ * Defaults, equal to package.json's (used when a value is missing or of the wrong type); the agent's limits are the
+ * core's.
+ */
 export const DefaultSettings: EvidenceSettings = {
   maxInlineBytes: 4096,
   previewBytes: DEFAULT_RUN_LIMITS.previewBytes,

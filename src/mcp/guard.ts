@@ -5,7 +5,10 @@
  */
 import { ProtocolErrorCode, type Transport } from '@modelcontextprotocol/server';
 
-/** The one-line refusal of a `tools/call` whose `arguments` is present but not an object, or undefined for any other message. */
+/**
+ * The one-line refusal of a `tools/call` whose `arguments` is present but not an object, or undefined for any other
+ * message.
+ */
 export function refuseNonObjectArguments(
   message: unknown,
 ): { jsonrpc: '2.0'; id: string | number; error: { code: number; message: string } } | undefined {

@@ -89,7 +89,8 @@ export async function serveHttp(
         refuse(
           res,
           401,
-          'Unauthorized: send the bearer token of this server start (printed at its start, and in mcp-http.json in its storage folder)',
+          'Unauthorized: send the bearer token of this server start (printed at its ' +
+            'start, and in mcp-http.json in its storage folder)',
           { 'WWW-Authenticate': 'Bearer' },
         );
         return;

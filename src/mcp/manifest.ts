@@ -9,9 +9,18 @@
  * needs no file beside it at run time, wherever it is started from.
  */
 
-import { EvidenceToolTable, toolNamesOffered, type EvidenceToolName, type ToolInputSchema } from '../core/index.js';
+import {
+  EvidenceToolTable,
+  isRecord,
+  toolNamesOffered,
+  type EvidenceToolName,
+  type ToolInputSchema,
+} from '../core/index.js';
 
-/** The tools the MCP server offers: the table's `mcp` surface (`evidence_invokeTool` needs the editor's tool registry, so it stays editor-only). */
+/**
+ * The tools the MCP server offers: the table's `mcp` surface (`evidence_invokeTool` needs the editor's tool registry,
+ * so it stays editor-only).
+ */
 export const MCP_TOOL_NAMES: readonly EvidenceToolName[] = toolNamesOffered('mcp');
 
 /** One of `MCP_TOOL_NAMES`. */
@@ -42,10 +51,6 @@ export interface ExtensionManifest {
   readonly tools: readonly ToolDefinition[];
   /** By key relative to `boundedEvidence.` (e.g. `maxInlineBytes`). */
   readonly settings: ReadonlyMap<string, SettingDeclaration>;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** Fails loudly at start-up: a package.json without these declarations is a build error, not a runtime case. */

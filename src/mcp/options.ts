@@ -61,7 +61,7 @@ const SERVED = `${MCP_TOOL_NAMES.slice(0, -1).join(', ')} and ${MCP_TOOL_NAMES[M
 /** One line per flag, printed by `--help` and after a usage error. */
 export const USAGE = `Usage: node dist/mcp.js --storage <dir> [--workspace <folder>] [--tenant <t> | --global] [--http [PORT]] [limits]
 
-${wrap(`Serves ${SERVED} over MCP (stdio, or Streamable HTTP with --http), on the same storage as the Bounded Evidence extension: handles minted here are readable in the editor and the other way round.`, 88)}
+${wrap(`Serves ${SERVED} over MCP (stdio, or Streamable HTTP with --http), on the ` + `same storage as the Bounded Evidence extension: handles minted here are ` + `readable in the editor and the other way round.`, 88)}
 
   --storage <dir>        the extension's workspace storage folder (evidence lives in <dir>/evidence)
   --workspace <folder>   folder commands run in and files are read from (default: the current directory)

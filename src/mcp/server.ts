@@ -34,8 +34,12 @@ export type { EvidenceMcpOptions, McpSettings } from './options.js';
  * revisions), in two sentences: how a result, its handle and the readers fit together.
  */
 export const SERVER_INSTRUCTIONS =
-  'evidence_runCommand and evidence_readFile keep the complete output of a command or file and answer with a bounded observation (previews, sizes, a handle per large output) instead of the whole text. ' +
-  'Never re-run a command to see more: pass its handle to read_tool_output for exact lines, bytes or regex matches, and use evidence_search to find a line in every output recorded so far.';
+  'evidence_runCommand and evidence_readFile keep the complete output of a ' +
+  'command or file and answer with a bounded observation (previews, sizes, a ' +
+  'handle per large output) instead of the whole text. ' +
+  ('Never re-run a command to see more: pass its handle to read_tool_output ' +
+    'for exact lines, bytes or regex matches, and use evidence_search to find a ' +
+    'line in every output recorded so far.');
 
 /**
  * Cache hints of the 2026-07-28 revision's cacheable results: the tool list and the
@@ -61,13 +65,19 @@ const CLOSE_GRACE_MS = 5_000;
 export interface EvidenceMcpServer {
   /** A fresh SDK server answering `tools/list` and `tools/call` over the shared stores. */
   newServer(): Server;
-  /** Serves one stdio-shaped connection (this process's stdio by default): the transport is wrapped by `guardToolArguments`. */
+  /**
+   * Serves one stdio-shaped connection (this process's stdio by default): the transport is wrapped by
+   * `guardToolArguments`.
+   */
   serve(transport?: Transport, onerror?: (error: Error) => void): { handle: StdioServerHandle; closed: Promise<void> };
   /** Where the evidence is and whose it is. */
   readonly storage: McpStorage;
   /** The limits in force (the editor's defaults unless overridden). */
   readonly settings: McpSettings;
-  /** Closes every connection served, which aborts calls in flight (killing their commands), and waits for their runs to be finished. */
+  /**
+   * Closes every connection served, which aborts calls in flight (killing their commands), and waits for their runs to
+   * be finished.
+   */
   close(): Promise<void>;
 }
 
@@ -136,7 +146,8 @@ export async function createEvidenceMcpServer(
       { name: 'bounded-evidence', title: 'Bounded Evidence', version: manifest.version },
       { capabilities: { tools: {} }, instructions: SERVER_INSTRUCTIONS, cacheHints: CACHE_HINTS },
     );
-    // A 2025-era client names itself in `initialize` (stdio; over HTTP the initialized notification reaches a fresh server that did not see it).
+    // A 2025-era client names itself in `initialize` (stdio; over HTTP the initialized notification reaches a fresh
+    // server that did not see it).
     server.oninitialized = () => noteClient(server.getClientVersion(), server.getNegotiatedProtocolVersion());
     server.setRequestHandler('tools/list', (_request, ctx) => {
       noteEnvelope(ctx.mcpReq.envelope);
@@ -250,7 +261,9 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
       stderrLog(`protocol error: ${message}`);
     }
   };
-  const serving = `serving ${MCP_TOOL_NAMES.join(', ')}; tenant ${mcp.storage.tenant} (${mcp.storage.tenantSource}), evidence in ${mcp.storage.root}`;
+  const serving =
+    `serving ${MCP_TOOL_NAMES.join(', ')}; tenant ${mcp.storage.tenant} ` +
+    `(${mcp.storage.tenantSource}), evidence in ${mcp.storage.root}`;
   if (parsed.http) return await serveHttpUntilSignal(mcp, parsed.http.port, parsed.options.storageDir, serving);
   const { closed } = mcp.serve(new StdioServerTransport(), onerror);
   stderrLog(serving);

@@ -16,9 +16,8 @@
  *    (symlinks resolved) spelled the way VS Code's `Uri.toString()` spells it (so the
  *    editor, opened later, agrees).
  * A choice by 3 or 4 is recorded (2) atomically; a process that loses that race takes
- * the winner's (issue 26, defect 3: two servers started together through two spellings,
- * one a symlink, chose two tenants in about 1 of 5 tries, each then refusing the other's
- * handles for ever).
+ * the winner's: two servers started together through two spellings of one folder (one a
+ * symlink) must not choose two tenants, each then refusing the other's handles for ever.
  */
 import { readdir, realpath } from 'node:fs/promises';
 import {

@@ -57,13 +57,18 @@ export class EvidenceTools {
     return this.validators.has(name);
   }
 
-  /** Validates and runs one call; `signal` aborts a command (killing its process group). The answer is bounded as the editor bounds it. */
+  /**
+   * Validates and runs one call; `signal` aborts a command (killing its process group). The answer is bounded as the
+   * editor bounds it.
+   */
   async call(name: McpToolName, input: unknown, signal: AbortSignal): Promise<CallAnswer> {
     const schema = this.validators.get(name)!(input);
     // Ajv names the value `data` ("data/timeoutMs must be >= 1"); the model knows it as its input.
     if (!schema.valid) {
       return {
-        text: `error: input does not match the ${name} schema: ${schema.errorMessage.replace(/(^|, )data(?=[/ ])/g, '$1input')}`,
+        text:
+          `error: input does not match the ${name} ` +
+          `schema: ${schema.errorMessage.replace(/(^|, )data(?=[/ ])/g, '$1input')}`,
         isError: true,
       };
     }

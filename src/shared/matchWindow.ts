@@ -5,7 +5,10 @@
  * around it, drawn as a hex dump of 16-byte rows.
  */
 
-/** The lines window of a match on 1-based line `lineNumber`: `context` lines either side, clipped at the output's start (0-based `offset`). */
+/**
+ * The lines window of a match on 1-based line `lineNumber`: `context` lines either side, clipped at the output's start
+ * (0-based `offset`).
+ */
 export function lineMatchWindow(
   lineNumber: number,
   context: number,
@@ -19,7 +22,9 @@ export function lineMatchWindow(
 const BEFORE = 64;
 const LENGTH = 256;
 
-/** The window of a match at `byteOffset` in `size` bytes: from a 16-byte row a little before it, clipped to the output. */
+/**
+ * The window of a match at `byteOffset` in `size` bytes: from a 16-byte row a little before it, clipped to the output.
+ */
 export function binaryMatchWindow(byteOffset: number, size: number): { readonly start: number; readonly end: number } {
   const start = Math.max(0, Math.floor((byteOffset - BEFORE) / 16) * 16);
   return { start, end: Math.max(start + 1, Math.min(size, start + LENGTH)) };

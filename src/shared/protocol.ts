@@ -39,7 +39,9 @@ export interface RunDto {
   /** Finished calls that failed: a `completed` run with one reads as failed (src/shared/outcome.ts `runOutcomeOf`). */
   readonly failedCalls: number;
   readonly totalBytes: number;
-  /** Who started the run: `tool`, `participant`, `cli`, `mcp`, `command`, `api`, or `hook:<agent>` (docs/contracts.md). */
+  /**
+   * Who started the run: `tool`, `participant`, `cli`, `mcp`, `command`, `api`, or `hook:<agent>` (docs/contracts.md).
+   */
   readonly source?: string;
 }
 
@@ -77,7 +79,10 @@ export interface CallDto {
   readonly status: string;
   /** Why the call is not `ok` (safe sentence). */
   readonly errorMessage?: string;
-  /** A command's exit code (from its `value` attachment); null when it ended by a signal. Absent for tools that are not commands. */
+  /**
+   * A command's exit code (from its `value` attachment); null when it ended by a signal. Absent for tools that are not
+   * commands.
+   */
   readonly exitCode?: number | null;
   /** The signal that ended a command, when one did. */
   readonly signal?: string | null;
@@ -151,7 +156,10 @@ export type ExcerptRangeDto =
   | { readonly kind: 'bytes'; readonly start: number; readonly end: number }
   | { readonly kind: 'lines'; readonly offset: number; readonly count: number };
 
-/** The outcome filter: every call, only successes, only failures (non-zero exit, signal, time-out, cancel, error), or only running. */
+/**
+ * The outcome filter: every call, only successes, only failures (non-zero exit, signal, time-out, cancel, error), or
+ * only running.
+ */
 export type OutcomeFilterDto = '' | 'ok' | 'failed' | 'running';
 
 /**
@@ -290,7 +298,10 @@ export interface SendToChatRequest {
   readonly handle: string;
   readonly range: ExcerptRangeDto;
 }
-/** Saves the window on screen to a file with its provenance, as **Save Excerpt As…** does (reply: `done`; the host asks where). */
+/**
+ * Saves the window on screen to a file with its provenance, as **Save Excerpt As…** does (reply: `done`; the host asks
+ * where).
+ */
 export interface SaveExcerptRequest {
   readonly type: 'saveExcerpt';
   readonly id: number;
@@ -325,7 +336,10 @@ export interface CompareWindowsRequest {
   readonly id: number;
   readonly left: CompareSideDto;
   readonly right: CompareSideDto;
-  /** The panel's width in CSS px: the diff opens beside it only when both halves keep room (docs/contracts.md §3.4, "Compare"). */
+  /**
+   * The panel's width in CSS px: the diff opens beside it only when both halves keep room (docs/contracts.md §3.4,
+   * "Compare").
+   */
   readonly panelWidth?: number;
 }
 /** The actions the empty panel offers as buttons: only these, by name (never a command id from the page). */
@@ -586,7 +600,10 @@ interface ReplyTable {
   readonly searchOutputs: SearchResultsReply;
 }
 
-/** The reply to a request of kind `K`, so a caller never re-checks `type` (a kind missing from the table is `never`: its callers fail to compile). */
+/**
+ * The reply to a request of kind `K`, so a caller never re-checks `type` (a kind missing from the table is `never`: its
+ * callers fail to compile).
+ */
 export type ReplyTo<K extends WebviewRequest['type']> = K extends keyof ReplyTable ? ReplyTable[K] : never;
 
 /** The last window asked for, so it can be fetched again after the panel is shown or restored. */

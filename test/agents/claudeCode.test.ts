@@ -1,5 +1,5 @@
 /**
- * Issue 11's proof against a real agent command line: Claude Code from npm (installed
+ * The proof against a real agent command line: Claude Code from npm (installed
  * into .tools/ by scripts/setup-tools.sh), pointed at a scripted Anthropic Messages
  * server on loopback. Its model runs the 3,002,891-byte build log through Claude Code's
  * own `Bash` tool; the test asserts on the request bodies the server receives, i.e. on
@@ -343,7 +343,7 @@ describe('Reach: Claude Code from npm with a scripted Anthropic server on loopba
     assert.equal(plain[1]!.isError, true);
     assert.equal(routed[1]!.isError, true);
   });
-  // Issue 23: the same server over Streamable HTTP (`mcp --http`), configured by URL and the start's bearer token.
+  // The same server over Streamable HTTP (`mcp --http`), configured by URL and the start's bearer token.
   it('over HTTP: Claude Code reaches `mcp --http` by URL with the bearer token; its model gets the exact text of a call', async () => {
     const http = spawn(
       sandbox.shim,

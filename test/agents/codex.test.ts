@@ -161,7 +161,7 @@ describe('Reach: Codex from npm with a scripted Responses API on loopback', func
     assert.match(obs, /^exit code 1$/m);
     assert.ok(obs.includes(firstViewStdout(handle)), obs);
     assert.ok(obsBytes < 8192, `${obsBytes} bytes`);
-    // Nothing of the machine: no storage or spool path, no session id (issue 21).
+    // Nothing of the machine: no storage or spool path, no session id.
     assert.ok(!obs.includes(sandbox.storage) && !obs.includes(sandbox.root), obs);
     const read = functionOutput(server.requests[2]!, READ_ID);
     assert.ok(read, 'the read_tool_output result was given to the model');

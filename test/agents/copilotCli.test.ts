@@ -1,5 +1,5 @@
 /**
- * Issue 21's proof against the real Copilot CLI (@github/copilot from npm, pinned in scripts/setup-tools.sh),
+ * The proof against the real Copilot CLI (@github/copilot from npm, pinned in scripts/setup-tools.sh),
  * pointed at the scripted Anthropic Messages server on loopback through its bring-your-own-model settings
  * (`COPILOT_PROVIDER_TYPE=anthropic`, `COPILOT_PROVIDER_BASE_URL`, `COPILOT_OFFLINE`): no sign-in, nothing leaves
  * the machine. VS Code's Copilot harness runs this same runtime in its agent host, with the same hook files.

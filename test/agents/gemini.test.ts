@@ -132,7 +132,7 @@ describe('Reach: Gemini CLI from npm with a scripted Gemini API on loopback', fu
     assert.match(obs, /^Exit Code: 1$/m);
     assert.ok(obs.includes(firstViewStdout(handle)), obs);
     assert.ok(obsBytes < 8192, `${obsBytes} bytes`);
-    // Nothing of the machine: no storage or spool path, no session id (issue 21).
+    // Nothing of the machine: no storage or spool path, no session id.
     assert.ok(!obs.includes(sandbox.storage) && !obs.includes(sandbox.root), obs);
     const readName = names.find((n) => n.endsWith('read_tool_output')) ?? 'mcp_bounded-evidence_read_tool_output';
     const read = functionResponseText(server.requests[2]!, readName);

@@ -203,7 +203,7 @@ describe('Reach: Qwen Code from npm with a scripted Chat Completions API on loop
     assert.match(obs, /exit code 1/);
     assert.ok(obs.includes(firstViewStdout(handle)), obs);
     assert.ok(obsBytes < 8192, `${obsBytes} bytes`);
-    // Nothing of the machine: no storage or spool path, no session id (issue 21).
+    // Nothing of the machine: no storage or spool path, no session id.
     assert.ok(!obs.includes(sandbox.storage) && !obs.includes(sandbox.root), obs);
     const read = toolMessage(server.requests[2]!, READ_ID);
     assert.ok(read, 'the read_tool_output result was given to the model');

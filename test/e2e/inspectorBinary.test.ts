@@ -1,5 +1,5 @@
 /**
- * The Pattern tab on binary content (issue 25, item 10): it once said "Binary content is not
+ * The Pattern tab on binary content: it once said "Binary content is not
  * searched" while Search all outputs found matches in the same bytes. A command writes a
  * known needle at a known byte offset among bytes that are not UTF-8; Find lists the match
  * by its byte offset and shows the hex dump around it with the matched row marked, at

@@ -443,7 +443,7 @@ describe('Inspector for people in a real workbench', function () {
       await text(view.locator('#window-position')),
       `bytes [${from}, ${to}) · ${to - from} bytes · lines 298–306 · of 5,892 bytes, 400 lines — Linked lines 301–303`,
     );
-    // Both forms say the window on screen after a link (issue 25 item 10: the Lines form kept stale values).
+    // Both forms say the window on screen after a link (the Lines form kept stale values).
     const forms = async (): Promise<string[]> =>
       Promise.all(
         ['#bytes-start', '#bytes-end', '#lines-from', '#lines-count'].map((id) =>
@@ -502,7 +502,7 @@ describe('Inspector for people in a real workbench', function () {
   });
 
   it('compares two chosen windows from the panel: "Compare with…" on one, then on another, opens the diff on exactly those bytes', async () => {
-    // Wide enough for the diff beside the panel (from 1,400 px of panel: issue 25 item 8), as docs/inspector.md shows it.
+    // Wide enough for the diff beside the panel (from 1,400 px of panel), as docs/inspector.md shows it.
     await wb.page.setViewportSize({ width: 1920, height: 1080 });
     await wb.runCommand('View: Close Primary Side Bar');
     try {
@@ -550,7 +550,7 @@ describe('Inspector for people in a real workbench', function () {
       assert.equal(await view.getByText(/^Comparing /).count(), 1, 'the result is said once');
       assert.equal(await text(view.locator('#compare-with')), 'Compare with…');
     }
-    // Narrower: a tab of the panel's group (beside, both halves were squeezed: issue 25 item 8).
+    // Narrower: a tab of the panel's group (beside, both halves were squeezed).
     // The diff editor (side by side or inline, as the width allows), each side exactly its window.
     const tab = wb.page.locator('.tabs-container .tab', { hasText: title });
     await tab.waitFor({ timeout: 30_000 });

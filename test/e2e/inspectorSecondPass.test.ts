@@ -1,10 +1,10 @@
 /**
- * The inspector's second pass for people (issue 25), in a real workbench, each at
+ * The inspector's second pass for people, in a real workbench, each at
  * 900×700 and 1920×1080: nothing scrolls away under the wheel (1), the dropdowns work
  * from the keyboard (2), search results can be dismissed (3), a failed run reads as
  * failed in the list and the Runs view (4), names, streams and handles are whole and a
  * run's tooltip is its command (5), Compare does not squeeze the panel (8), and the small
- * defects of item 10 (a long run label found by the text filter, errors said once).
+ * defects (a long run label found by the text filter, errors said once).
  * 200% zoom (7) is the zoom test of inspectorPeople.test.ts. Screenshots in light and
  * dark go to test-output/e2e/second-pass-*.png.
  */
@@ -41,10 +41,10 @@ interface PageGlobals {
   innerHeight: number;
 }
 
-/** A command line longer than 60 characters: its run's label (item 10: the text filter missed it). */
+/** A command line longer than 60 characters: its run's label (the text filter once missed it). */
 const longCommand = `node -e "console.log('a run whose label is longer than sixty characters, to be found by text')"`;
 
-describe('Inspector, second pass for people (issue 25), in a real workbench', function () {
+describe('Inspector, second pass for people, in a real workbench', function () {
   this.timeout(300_000);
   let wb: Workbench;
   let view: FrameLocator;
@@ -64,7 +64,7 @@ describe('Inspector, second pass for people (issue 25), in a real workbench', fu
   before(async () => {
     wb = await openWorkbench({ label: 'second-pass', workspaceTemplate: fixtures, colorTheme: 'Default Light Modern' });
     view = wb.webview();
-    // An uncaught error in the panel (item 2 was `s.matches is not a function`) fails the file.
+    // An uncaught error in the panel (one was once `s.matches is not a function`) fails the file.
     wb.page.on('pageerror', (e) => errors.push(e.message));
     await wb.capture(`node -e "process.stderr.write('boom: the build broke\\n'); process.exit(1)"`);
     await view.locator('#detail-outcome', { hasText: 'exit 1' }).waitFor({ timeout: 60_000 });

@@ -1,5 +1,5 @@
 /**
- * The Savings view and the status bar in a real workbench (issue 24). Runs are recorded the
+ * The Savings view and the status bar in a real workbench. Runs are recorded the
  * way agents record them, by other processes the editor hears nothing from: the built command
  * line's `capture`, `read` (a read back by handle) and `keep` (a routed command) on the
  * editor's own storage. The status bar must count them (it once said "0 runs" while the

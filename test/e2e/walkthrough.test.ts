@@ -1,5 +1,5 @@
 /**
- * The walkthrough on the first start (issue 25, item 10; src/extension/views/firstStart.ts). VS Code
+ * The walkthrough on the first start (src/extension/views/firstStart.ts). VS Code
  * opens an extension's walkthrough only when it is installed while a window is open, so an
  * extension installed beforehand (as `npm start` does) opens it itself: once per profile,
  * gated on `workbench.welcomePage.walkthroughs.openOnInstall`. One server with the setting on:

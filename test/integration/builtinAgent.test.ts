@@ -1,5 +1,5 @@
 /**
- * Issue 11's proof against VS Code's own agent: the bundled Copilot Chat extension in
+ * The proof against VS Code's own agent: the bundled Copilot Chat extension in
  * agent mode, driven by the scripted bring-your-own model of the fixture extension
  * (fixtures/evidence-client). The model calls the built-in `run_in_terminal` on a
  * 3,002,891-byte build log with one error line in the middle; the test records exactly
@@ -110,7 +110,7 @@ const EVIDENCE_TOOLS = [
 ];
 
 /**
- * Issue 21, "no duplicate tools": one request lists each evidence tool exactly once and no
+ * No duplicate tools: one request lists each evidence tool exactly once and no
  * other tool of this extension (before: 4 more copies through its MCP registration, named
  * `mcp_bounded_evide_<tool>`, 49 tools in the default agent's request).
  */
@@ -284,7 +284,7 @@ describe("Reach: the built-in agent's run_in_terminal with a scripted model", ()
     const errorAt = reference(buildLogCommand(LOG_LINES), workspaceDir()).stdout.indexOf(NEEDLE);
     const want = `stdout: ${LOG_BYTES} bytes, ${LOG_LINES} lines, handle ${handle}. Error lines (1 of 1):\nline ${LOG_LINES / 2 + 1}, byte ${errorAt}: ${NEEDLE}\nPreview:\n`;
     assert.ok(flat.includes(want.replace(/\s+/g, '')), observation);
-    // Nothing of the machine in what the model gets (issue 21): not the storage folder, not the extension's folders.
+    // Nothing of the machine in what the model gets: not the storage folder, not the extension's folders.
     assert.ok(!observation.includes(storage) && !observation.includes(path.dirname(storage)), observation);
     const echo = observation.split('\n').filter((l) => l.includes('BOUNDED_EVIDENCE_STORAGE'));
     console.log(

@@ -120,7 +120,7 @@ describe('@evidence in the chat view, driven by a scripted model from a test ext
     }
     assert.ok(result?.metadata?.runId, `chat result: ${JSON.stringify(result)}`);
     assert.equal(seenByModel.length, 4, 'four model turns: run, search, read, answer');
-    // Issue 21: @evidence offers each evidence tool exactly once in every request (its own list, the language-model
+    // @evidence offers each evidence tool exactly once in every request (its own list, the language-model
     // tools; no MCP copy exists any more), in the table's order.
     const offered = client.requests.slice(firstRequest).map((r) => r.tools);
     console.log(`[reach] @evidence: ${offered[0]?.length} tools offered: ${offered[0]?.join(', ')}`);

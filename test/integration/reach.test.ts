@@ -300,7 +300,7 @@ describe('Reach: command line, routing and the tools VS Code is given', function
   });
 
   it('registers no MCP server with VS Code: every harness of the editor gets each evidence tool once, as a language-model tool', () => {
-    // Issue 21: with both, the default agent (Local harness) was offered the tools twice (5 language-model tools +
+    // With both, the default agent (Local harness) was offered the tools twice (5 language-model tools +
     // 4 `mcp_bounded_evide_*` copies), and the Copilot harness gets both too: it takes the language-model tools of
     // every enabled tool set as client tools, and an extension's tools form one such set (docs/architecture.md §2.4).
     const ext = vscode.extensions.getExtension('bounded-evidence.bounded-evidence')!;

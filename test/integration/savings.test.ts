@@ -1,5 +1,5 @@
 /**
- * Savings from the editor's own front end (issue 24, docs/contracts.md §2.14): language-model
+ * Savings from the editor's own front end (docs/contracts.md §2.14): language-model
  * tools invoked through `vscode.lm.invokeTool` note exactly the bytes of the one text part the
  * model gets, and reads back by handle as reads.
  */

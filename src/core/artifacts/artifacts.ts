@@ -23,7 +23,7 @@
  * to the identity. Every range read then checks the stored size and the digests of the
  * chunks it returns, so a read costs O(range).
  *
- * Upgrade (docs/architecture.md §3): stores written before issue 20 kept artifacts at
+ * Upgrade (docs/architecture.md §3): stores of the old layout kept artifacts at
  * `<storage>/evidence/artifacts/<tenant>/artifact-<sha256>`. An id not in the blob store is
  * looked up there once and, when found, streamed into the blob store (hashed on the way,
  * kept only when it hashes to its id), then the old file and its manifest are removed:
@@ -66,7 +66,7 @@ export interface ArtifactStoreOptions {
   /** One safe path segment: part of every key. */
   readonly tenant: string;
   /**
-   * The artifacts folder of the layout before issue 20 (`<storage>/evidence/artifacts`):
+   * The artifacts folder of the old layout (`<storage>/evidence/artifacts`):
    * artifacts found there under the tenant are moved into the blob store on first read.
    */
   readonly legacyRoot?: string;
@@ -164,7 +164,10 @@ export class ArtifactStore {
     return artifactRangePath(artifactId, start, end);
   }
 
-  /** The identity of an artifact stored under this tenant; `artifactIdInvalid`, `notAvailable`, `digestMismatch` otherwise. */
+  /**
+   * The identity of an artifact stored under this tenant; `artifactIdInvalid`, `notAvailable`, `digestMismatch`
+   * otherwise.
+   */
   async refOf(artifactId: string): Promise<ArtifactRef> {
     const { manifest } = await this.open(artifactId);
     return makeArtifactRef(artifactId, manifest.byteCount, manifest.sha256);
@@ -262,7 +265,9 @@ export class ArtifactStore {
     return { manifest, source: this.sourceOf(key) };
   }
 
-  /** See the module comment, "Trust": finds the bytes (migrating an old-layout file), checks and trusts their manifest. */
+  /**
+   * See the module comment, "Trust": finds the bytes (migrating an old-layout file), checks and trusts their manifest.
+   */
   private async establishTrust(sha: string, key: BlobKey, recordedDigest: string | undefined): Promise<Manifest> {
     let size = await this.blobs.size(key);
     if (size === undefined) {
@@ -391,7 +396,9 @@ const NONBLOCK = fsc.O_NONBLOCK ?? 0;
 /** Errors that mean "there is no regular file here we may read". */
 const GONE = new Set(['ENOENT', 'ELOOP', 'ENOTDIR', 'EISDIR', 'EMLINK', 'ENXIO']);
 
-/** An old-layout file opened without following a symlink (and without hanging on a FIFO); undefined when there is none. */
+/**
+ * An old-layout file opened without following a symlink (and without hanging on a FIFO); undefined when there is none.
+ */
 async function openNoFollow(file: string): Promise<FileHandle | undefined> {
   try {
     if (NOFOLLOW === 0 && (await fsp.lstat(file)).isSymbolicLink()) return undefined;

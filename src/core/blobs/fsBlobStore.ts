@@ -16,7 +16,9 @@ import { fileIdentity, openedRegular, processExists, readFullAt, tempNameFor } f
 import { assertSafeSegment, TEMPORARY_CALL_ID, validateBlobKey, type BlobKey } from './blobKey.js';
 import type { BlobStore } from './blobStore.js';
 
-/** A temporary file (`tempNameFor`): `<callId>~<pid>.<hex>.tmp`, or the older `<callId>~<hex>.tmp` (no writer recorded). */
+/**
+ * A temporary file (`tempNameFor`): `<callId>~<pid>.<hex>.tmp`, or the older `<callId>~<hex>.tmp` (no writer recorded).
+ */
 const TEMP_NAME = /~(?:(\d+)\.)?[0-9a-f]{12}\.tmp$/;
 /** A temporary file with no live writer recorded is removed once untouched this long. */
 const STALE_TEMP_MS = 60 * 60 * 1000;
@@ -103,7 +105,10 @@ export class FsBlobStore implements BlobStore {
     return identity === undefined ? { sizeBytes } : { sizeBytes, identity };
   }
 
-  /** The key's own folder: a streamed put's scratch files are on the blobs' disk, and its start-up sweep knows their names. */
+  /**
+   * The key's own folder: a streamed put's scratch files are on the blobs' disk, and its start-up sweep knows their
+   * names.
+   */
   scratchDir(key: BlobKey): string {
     return path.dirname(this.filePath(key));
   }
@@ -236,7 +241,8 @@ async function removeOrphanedTemps(root: string): Promise<OrphanSweep> {
   const entries = async (dir: string): Promise<import('node:fs').Dirent[]> =>
     fsp.readdir(dir, { withFileTypes: true }).catch(() => []);
   const sweep = async (dir: string, f: import('node:fs').Dirent): Promise<void> => {
-    // A file being written (`tempNameFor`), or a whole temporary key a writer killed before its move left (`temporaryCallId`).
+    // A file being written (`tempNameFor`), or a whole temporary key a writer killed before its move left
+    // (`temporaryCallId`).
     const m = TEMP_NAME.exec(f.name) ?? TEMPORARY_CALL_ID.exec(f.name);
     if (!m || !f.isFile()) return;
     const file = path.join(dir, f.name);

@@ -1,7 +1,7 @@
 /**
  * Choosing and constructing the blob adapter from settings, in one place for every
  * front end (docs/architecture.md §3). Adding an adapter: its file, one case here, its
- * run of the contract suite (test/unit/blobs), and its settings.
+ * run of the contract suite (test/unit/core/blobs), and its settings.
  */
 import type { BlobStore } from './blobStore.js';
 import { FsBlobStore } from './fsBlobStore.js';
@@ -34,7 +34,9 @@ export interface BlobStoreInputs {
   readonly maintenance?: boolean;
 }
 
-/** The adapter the settings ask for; undefined (after `warn`) when it cannot be built, so results keep previews only. */
+/**
+ * The adapter the settings ask for; undefined (after `warn`) when it cannot be built, so results keep previews only.
+ */
 export async function openBlobStore(settings: BlobSettings, inputs: BlobStoreInputs): Promise<BlobStore | undefined> {
   switch (settings.backend) {
     case 'filesystem':
@@ -43,7 +45,8 @@ export async function openBlobStore(settings: BlobSettings, inputs: BlobStoreInp
       const s3 = settings.s3;
       if (!s3?.bucket) {
         inputs.warn(
-          'S3 storage is selected but boundedEvidence.storage.s3.bucket is empty: large outputs keep only their previews',
+          'S3 storage is selected but boundedEvidence.storage.s3.bucket is empty: ' +
+            'large outputs keep only their previews',
         );
         return undefined;
       }

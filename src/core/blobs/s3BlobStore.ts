@@ -240,7 +240,10 @@ export class S3BlobStore implements BlobStore {
     return {};
   }
 
-  /** The first `size` bytes of an object, one part at a time (the buffer is reused: `put` copies each piece into its part). */
+  /**
+   * The first `size` bytes of an object, one part at a time (the buffer is reused: `put` copies each piece into its
+   * part).
+   */
   private async *pieces(key: BlobKey, size: number): AsyncGenerator<Uint8Array> {
     const piece = new Uint8Array(this.partSize);
     for (let at = 0; at < size;) {

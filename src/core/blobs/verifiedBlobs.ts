@@ -94,7 +94,8 @@ export async function putVerified(
       yield piece;
     }
   }
-  // Bytes whose manifest the caller already built from them (a content address is known before the put) are not hashed twice.
+  // Bytes whose manifest the caller already built from them (a content address is known before the put) are not hashed
+  // twice.
   const reuse = known !== undefined && body instanceof Uint8Array && known.byteCount === body.length;
   const { sizeBytes, identity } = await store.put(key, reuse ? body : hashed());
   const manifest = reuse ? known : builder.finish();
@@ -128,7 +129,7 @@ const HELD_CHUNKS = 16_384;
 
 /**
  * `putVerified` for a stream of any size, in bounded memory (docs/contracts.md §2.10,
- * "Memory of a capture"; issue 26, defect 2): the per-chunk tables are held up to
+ * "Memory of a capture"): the per-chunk tables are held up to
  * `HELD_CHUNKS` chunks, then written, as they fill, to two scratch files (digests, newline
  * counts) in the store's scratch folder (`scratchDir`: the blob's own folder for the
  * filesystem store; else the system's temporary folder), and the sidecar is streamed from
@@ -233,7 +234,9 @@ class TableSpill {
     this.newlineBytes += counts.length;
   }
 
-  /** The serialised manifest (as `encodeManifest` would make it), read back from the scratch files in bounded pieces. */
+  /**
+   * The serialised manifest (as `encodeManifest` would make it), read back from the scratch files in bounded pieces.
+   */
   async *sidecar(summary: ManifestSummary): AsyncGenerator<Uint8Array> {
     if (this.digestBytes !== summary.chunks * 32 || this.newlineBytes !== summary.chunks * 4)
       throw new EvidenceError('backend', 'chunk tables kept on disk are incomplete');

@@ -3,7 +3,7 @@
  * lies inside the root (docs/contracts.md §5.3).
  *
  * Checking a path and then opening it by name again is a race: a folder swapped for a
- * symlink in between hands back a file from anywhere (issue 10, defect 2). Node has no
+ * symlink in between hands back a file from anywhere. Node has no
  * `openat`, so instead the descriptor itself is checked after the open: on Linux its own
  * path from `/proc/self/fd/<fd>` (the kernel's name for the opened file, not a second
  * lookup), confirmed by device and inode against `fstat`; elsewhere the real path is

@@ -12,7 +12,9 @@ export interface OpenedFile {
   readonly fd: number;
   /** Bytes at `position` into `target` (from index 0), up to its length; fewer at the end of the file. */
   read(target: Uint8Array, position: number): Promise<number>;
-  /** The open file's identity (device, inode, size, mtime and ctime in nanoseconds, as `RangeSource.identity`) and size. */
+  /**
+   * The open file's identity (device, inode, size, mtime and ctime in nanoseconds, as `RangeSource.identity`) and size.
+   */
   stat(): Promise<{ identity: string; size: number }>;
   close(): Promise<void>;
 }
@@ -92,7 +94,9 @@ export async function readFullAt(fh: FileHandle, target: Uint8Array, position: n
   return got;
 }
 
-/** True while a process with this pid exists here: the writer of a temporary file named after it may still be writing. */
+/**
+ * True while a process with this pid exists here: the writer of a temporary file named after it may still be writing.
+ */
 export function processExists(pid: number): boolean {
   if (pid === process.pid) return true;
   try {

@@ -45,8 +45,8 @@ export interface ChunkTables {
 
 /**
  * Streams bytes into a manifest. Memory is one chunk plus the per-chunk tables, kept as
- * two flat typed arrays (36 bytes a chunk; a 32-byte Buffer and an array slot per chunk
- * cost ~230 bytes, 3.7 MiB per GB, and left the heap fragmented: issue 26, defect 2). A
+ * two flat typed arrays (a Buffer and an array slot per chunk cost several times as much
+ * and fragmented the heap). A
  * writer that must stay bounded whatever the size hands the tables out as they fill
  * (`drainTables`) and keeps them on disk (verifiedBlobs.ts `putVerifiedStream`); one that
  * needs no tables at all (a preview-only output) passes `tables: false`.
@@ -127,7 +127,9 @@ export class ManifestBuilder {
     return out;
   }
 
-  /** Ends the stream (records the last, partial chunk) and returns what it says of the whole (again on a later call). */
+  /**
+   * Ends the stream (records the last, partial chunk) and returns what it says of the whole (again on a later call).
+   */
   end(): ManifestSummary {
     if (this.summary) return this.summary;
     if (this.pendingLength > 0) this.flushPending();
@@ -215,7 +217,9 @@ export interface RangeSource {
    * descriptor itself (docs/contracts.md §2.10). The caller closes it.
    */
   openFile?(): Promise<OpenedFile | undefined>;
-  /** Optional: the store's marks of whole verified files on disk (docs/contracts.md §1.1); used with `openFile` only. */
+  /**
+   * Optional: the store's marks of whole verified files on disk (docs/contracts.md §1.1); used with `openFile` only.
+   */
   readonly verifiedMarks?: VerifiedMarks;
 }
 

@@ -5,43 +5,30 @@
  * sha256 (reads still check size and chunks). Least recently used evicted first once the
  * decoded manifests exceed a byte budget.
  */
+import { Lru } from '../lru.js';
 import type { Manifest } from './integrity.js';
 
 /** Verified manifests by `manifestDigest`, LRU by bytes. */
 export class ManifestCache {
-  private readonly entries = new Map<string, Manifest>();
-  private bytes = 0;
+  private readonly entries: Lru<string, Manifest>;
 
-  constructor(private readonly maxBytes = 16 * 1024 * 1024) {}
+  constructor(maxBytes = 16 * 1024 * 1024) {
+    this.entries = new Lru({ maxWeight: maxBytes, weigh: sizeOf, keepNewest: true });
+  }
 
   /** The manifest whose serialisation hashed to `digest`, if cached. */
   get(digest: string): Manifest | undefined {
-    const m = this.entries.get(digest);
-    if (m) {
-      this.entries.delete(digest);
-      this.entries.set(digest, m);
-    }
-    return m;
+    return this.entries.get(digest);
   }
 
   /** Remembers a verified manifest. */
   set(digest: string, m: Manifest): void {
-    if (this.entries.has(digest)) return;
-    this.entries.set(digest, m);
-    this.bytes += sizeOf(m);
-    for (const [k, v] of this.entries) {
-      if (this.bytes <= this.maxBytes || k === digest) break;
-      this.entries.delete(k);
-      this.bytes -= sizeOf(v);
-    }
+    if (!this.entries.has(digest)) this.entries.set(digest, m);
   }
 
   /** Forgets one entry (the artifact store's own cache, keyed by the artifact's sha256, forgets a deleted artifact). */
   delete(digest: string): void {
-    const m = this.entries.get(digest);
-    if (!m) return;
     this.entries.delete(digest);
-    this.bytes -= sizeOf(m);
   }
 }
 

@@ -14,13 +14,12 @@
  * never consults this cache and still catches such a writer.
  *
  * Bounded memory: at most `MAX_FILES` entries and `MAX_BITS_BYTES` of bits (least recently
- * used dropped first), one bit per 64 KiB chunk (a 1 GiB file costs 2 KiB) while only some
- * chunks are verified; a file verified whole (every file a writer marks) is held as its
- * chunk count, whatever its size (issue 26, defect 2: a 10 GB capture's all-ones bitset
- * was 20 KiB held per entry, 5 MiB at 256 entries, and a larger file more).
+ * used dropped first), one bit per 64 KiB chunk while only some chunks are verified; a file
+ * verified whole is held as its chunk count, so a large capture costs no bits at all.
  */
 import { manifestDigest, type Manifest } from './manifest.js';
 import type { VerifiedMarks } from './verifiedMarks.js';
+import { Lru } from '../lru.js';
 
 const MAX_FILES = 256;
 /** Bytes of partial bitsets held at most (whole files cost none). */
@@ -43,8 +42,11 @@ const RACY_MS = 1_000;
 export const verifiedChunkStats = { hashed: 0, skipped: 0, marksUsed: 0 };
 
 /** Per file: the bitset of verified chunks, or the chunk count when every chunk is verified. */
-const entries = new Map<string, Uint8Array | number>();
-let bitsBytes = 0;
+const entries = new Lru<string, Uint8Array | number>({
+  maxEntries: MAX_FILES,
+  maxWeight: MAX_BITS_BYTES,
+  weigh: (entry) => (typeof entry === 'number' ? 0 : entry.byteLength),
+});
 const digests = new WeakMap<Manifest, string>();
 
 function keyOf(identity: string, m: Manifest): string {
@@ -61,8 +63,6 @@ export function lookupVerified(identity: string, m: Manifest): Uint8Array | unde
   const key = keyOf(identity, m);
   const entry = entries.get(key);
   if (entry === undefined) return undefined;
-  entries.delete(key);
-  entries.set(key, entry);
   return typeof entry === 'number' ? allSetOf(entry) : entry;
 }
 
@@ -78,7 +78,7 @@ export async function lookupVerifiedOrMarked(
 ): Promise<Uint8Array | undefined> {
   const bits = lookupVerified(identity, m);
   if (bits || !marks || chunksOf(m) < MIN_MARKED_CHUNKS || !(await marks.has(keyOf(identity, m)))) return bits;
-  remember(keyOf(identity, m), chunksOf(m));
+  entries.set(keyOf(identity, m), chunksOf(m));
   verifiedChunkStats.marksUsed++;
   return allSet(m);
 }
@@ -109,7 +109,7 @@ async function rememberKey(
   marks: VerifiedMarks | undefined,
   written: boolean,
 ): Promise<void> {
-  remember(key, entry);
+  entries.set(key, entry);
   if (!marks || chunks < MIN_MARKED_CHUNKS || typeof entry !== 'number') return;
   if (!written && !settled(identity)) return;
   // `add` returns at once for a key it already holds: a repeated search writes nothing.
@@ -120,20 +120,6 @@ async function rememberKey(
 function settled(identity: string): boolean {
   const ctimeNs = identity.slice(identity.lastIndexOf(':') + 1);
   return /^\d+$/.test(ctimeNs) && BigInt(Date.now() - RACY_MS) * 1_000_000n > BigInt(ctimeNs);
-}
-
-function remember(key: string, entry: Uint8Array | number): void {
-  forget(key);
-  entries.set(key, entry);
-  if (typeof entry !== 'number') bitsBytes += entry.byteLength;
-  while (entries.size > MAX_FILES || bitsBytes > MAX_BITS_BYTES) forget(entries.keys().next().value!);
-}
-
-function forget(key: string): void {
-  const old = entries.get(key);
-  if (old === undefined) return;
-  entries.delete(key);
-  if (typeof old !== 'number') bitsBytes -= old.byteLength;
 }
 
 function chunksOf(m: Manifest): number {
@@ -182,7 +168,7 @@ export function rememberWrittenDigest(
 
 /** What the cache holds now (tests): files, and bytes of partial bitsets. */
 export function verifiedChunkMemory(): { files: number; bitsBytes: number } {
-  return { files: entries.size, bitsBytes };
+  return { files: entries.size, bitsBytes: entries.totalWeight };
 }
 
 /**
@@ -204,7 +190,6 @@ export function rememberVerifiedWhole(identity: string, m: Manifest, marks?: Ver
 /** Forgets everything (tests). */
 export function clearVerifiedChunks(): void {
   entries.clear();
-  bitsBytes = 0;
   verifiedChunkStats.hashed = 0;
   verifiedChunkStats.skipped = 0;
   verifiedChunkStats.marksUsed = 0;

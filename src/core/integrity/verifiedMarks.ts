@@ -26,6 +26,7 @@ import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { frameLine, unframeLine } from './checkedLines.js';
 import { readFullAt, tempNameFor } from '../files/localFile.js';
+import { Lru } from '../lru.js';
 
 /** File name inside `<root>/<tenant>/` (a leading dot: never a run id, which is `[a-z0-9-]`). */
 export const VERIFIED_MARKS_FILE = '.verified-v1';
@@ -44,7 +45,7 @@ const KEY = /^[\x21-\x7e]{1,256}$/;
 /** The marks of one tenant's blob folder. */
 export class VerifiedMarks {
   /** Keys known, oldest first (a Map keeps insertion order; a re-added key moves last). */
-  private readonly keys = new Map<string, true>();
+  private readonly keys = new Lru<string, true>({ maxEntries: KEEP_MARKS });
   /** How far the file has been read, and which file (`ino:birthtime`) that was. */
   private readOffset = 0;
   private readId: string | undefined;
@@ -134,9 +135,7 @@ export class VerifiedMarks {
   }
 
   private remember(key: string): void {
-    this.keys.delete(key);
     this.keys.set(key, true);
-    while (this.keys.size > KEEP_MARKS) this.keys.delete(this.keys.keys().next().value!);
   }
 
   /** Replaces the file with the newest marks this process knows (temporary file + rename). */

@@ -3,8 +3,8 @@
  * shell, bash, zsh and dash alike: nothing inside is special (no `$`, backtick, `\`,
  * newline or here-doc marker), except `'` itself, which cannot appear inside and is
  * written as `'\''` (close, an escaped quote, reopen). That is the whole grammar, so a
- * command of any content arrives as one argument, byte for byte; a property test runs
- * the result under /bin/sh to prove it (test/unit/reach/shellQuote.test.ts).
+ * command of any content arrives as one argument, byte for byte; the routed-command tests
+ * run quoted commands under bash, zsh and dash (test/unit/core/reach/routing.test.ts).
  */
 
 /** `text` as one single-quoted POSIX shell word. NUL cannot be passed in an argument: refused. */

@@ -219,16 +219,23 @@ export function readFileReply(
   refusal?: 'tooLarge',
   errors?: ErrorLines,
 ): string {
-  // The §1.2 observation stays byte for byte; the error lines of the recorded call follow the hint (docs/contracts.md §2.13).
+  // The §1.2 observation stays byte for byte; the error lines of the recorded call follow the hint (docs/contracts.md
+  // §2.13).
   if (modelText.startsWith(OBSERVATION_PREFIX) && handle)
     return `${modelText}\n${searchHint(handle)}${errors ? `\n${errorBlock(errors, handle)}` : ''}`;
   if (refusal === 'tooLarge') {
     // Too large to read into memory here, but not too large to keep: say how.
-    return `${modelText}; capture it with evidence_runCommand (for example: cat ${JSON.stringify(relPath)}) and search it with read_tool_output`;
+    return (
+      `${modelText}; capture it with evidence_runCommand (for example: ` +
+      `cat ${JSON.stringify(relPath)}) and search it with read_tool_output`
+    );
   }
   if (modelText.startsWith(RANGE_PREFIX) && !fitsModel(modelText)) {
     // A range of control characters grows up to 6x when JSON-escaped.
-    return `error: this range would exceed 8 KiB once JSON-escaped (${utf8Bytes(modelText)} bytes); request a smaller range`;
+    return (
+      `error: this range would exceed 8 KiB once JSON-escaped ` +
+      `(${utf8Bytes(modelText)} bytes); request a smaller range`
+    );
   }
   return modelText;
 }

@@ -7,6 +7,7 @@
  * schema check), so an input the schema allows but a validator refuses gets the same
  * sentence everywhere: one the model can act on.
  */
+import { isRecord } from '../json.js';
 
 /** Tool names, exactly as the model sees them (package.json declares the same; a unit test compares them). */
 export const EvidenceToolNames = {
@@ -20,11 +21,6 @@ export const EvidenceToolNames = {
 
 /** A validated input, or the sentence that says what is wrong. */
 export type Checked<T> = { ok: true; value: T } | { ok: false; error: string };
-
-/** True for a plain JSON object. */
-export function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** The first key of `v` not in `allowed`. */
 export function unknownKey(v: Record<string, unknown>, allowed: readonly string[]): string | undefined {
@@ -42,7 +38,7 @@ export function checkShape(
   tool: string,
   schema: { readonly properties: object },
 ): Checked<Record<string, unknown>> {
-  if (!isObject(v)) return { ok: false, error: 'input must be a JSON object' };
+  if (!isRecord(v)) return { ok: false, error: 'input must be a JSON object' };
   const allowed = Object.keys(schema.properties);
   if (unknownKey(v, allowed) !== undefined)
     return { ok: false, error: `unknown input property; ${tool} accepts ${allowed.join(', ')}` };

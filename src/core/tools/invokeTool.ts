@@ -3,7 +3,8 @@
  * model tool and records its result. Only the editor has a tool registry, so the core
  * declares its input and surfaces and the editor performs it (src/extension/tools).
  */
-import { checkShape, EvidenceToolNames, isObject, type Checked } from './inputs.js';
+import { isRecord } from '../json.js';
+import { checkShape, EvidenceToolNames, type Checked } from './inputs.js';
 import type { EvidenceToolDef, ToolInputSchema } from './toolDef.js';
 
 /** `evidence_invokeTool` input. */
@@ -31,7 +32,7 @@ export function checkInvokeTool(v: unknown): Checked<InvokeToolInput> {
   const { name, input } = s.value;
   if (typeof name !== 'string' || name.length === 0 || name.length > 256)
     return { ok: false, error: 'name must be the name of a registered tool' };
-  if (!isObject(input)) return { ok: false, error: "input must be a JSON object (the tool's own input)" };
+  if (!isRecord(input)) return { ok: false, error: "input must be a JSON object (the tool's own input)" };
   return { ok: true, value: { name, input } };
 }
 

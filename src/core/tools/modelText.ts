@@ -33,7 +33,10 @@ export function boundModelText(text: string): string {
   return bytes.subarray(0, end).toString('utf8') + CUT_MARKER;
 }
 
-/** Characters of a run label's subject: a whole command line as people type them (views ellipsize; the text filter and tooltips need it whole). */
+/**
+ * Characters of a run label's subject: a whole command line as people type them (views ellipsize; the text filter and
+ * tooltips need it whole).
+ */
 export const RUN_LABEL_CHARS = 400;
 
 /** A run's label: the kind of call and one line of its subject (at most RUN_LABEL_CHARS characters). */

@@ -23,7 +23,8 @@ const schema = {
       minLength: 1,
       maxLength: 4096,
       description:
-        'Path relative to the workspace folder, or a virtual range path .tool-artifacts/<artifact_id>/bytes/<start>-<end>.',
+        'Path relative to the workspace folder, or a virtual range path ' +
+        '.tool-artifacts/<artifact_id>/bytes/<start>-<end>.',
     },
   } satisfies Record<keyof ReadFileInput, object>,
   required: ['path'],
@@ -56,7 +57,8 @@ export const readFileTool: EvidenceToolDef<typeof EvidenceToolNames.readFile, Re
   async perform(ctx, input, openRun) {
     const files = ctx.files;
     if (!files) return { text: 'error: no folder is open; open a folder to read its files', status: 'failed' };
-    // Recording is best-effort: a read is answered even when its run cannot start (a full disk, docs/contracts.md §5.6).
+    // Recording is best-effort: a read is answered even when its run cannot start (a full disk, docs/contracts.md
+    // §5.6).
     const run = await openRun('read', input.path).catch((e: unknown) => {
       ctx.log('a read was not recorded (its run could not start); it was answered without a handle', e);
       return undefined;

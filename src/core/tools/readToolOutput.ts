@@ -6,9 +6,10 @@
  * matches returned is where to continue), without reading or searching again. A
  * byte window is capped by `maxRangeBytes` with docs/contracts.md §1.3's sentence.
  */
+import { isRecord } from '../json.js';
 import { EvidenceError } from '../errors.js';
 import type { ReadToolOutputArgs, ReadToolOutputResult, RunStoreApi } from '../runs/types.js';
-import { checkShape, EvidenceToolNames, isObject, unknownKey, type Checked } from './inputs.js';
+import { checkShape, EvidenceToolNames, unknownKey, type Checked } from './inputs.js';
 import { fitsModel } from './modelText.js';
 import type { EvidenceToolDef, ToolInputSchema } from './toolDef.js';
 
@@ -69,7 +70,7 @@ export function checkReadToolOutput(v: unknown): Checked<ReadToolOutputInput> {
   if (pattern !== undefined && typeof pattern !== 'string') return { ok: false, error: 'pattern must be a string' };
   if (
     bytes !== undefined &&
-    (!isObject(bytes) ||
+    (!isRecord(bytes) ||
       typeof bytes.start !== 'number' ||
       typeof bytes.end !== 'number' ||
       unknownKey(bytes, ['start', 'end']) !== undefined)
@@ -93,7 +94,10 @@ export function checkReadToolOutput(v: unknown): Checked<ReadToolOutputInput> {
 /** The answer to a read that failed for a reason the model cannot act on (the cause goes to the log). */
 export const READ_STORAGE_FAILURE = 'error: the output could not be read (storage failure); try again later';
 
-/** The model-facing sentence of a read failure (store sentences are safe by contract); anything else is reported to `onUnexpected`. */
+/**
+ * The model-facing sentence of a read failure (store sentences are safe by contract); anything else is reported to
+ * `onUnexpected`.
+ */
 export function readError(e: unknown, onUnexpected: (e: unknown) => void): string {
   if (e instanceof EvidenceError) return `error: ${e.message}`;
   onUnexpected(e);

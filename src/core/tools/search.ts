@@ -45,7 +45,9 @@ const schema = {
   additionalProperties: false,
 } as const satisfies ToolInputSchema;
 
-/** Validates `evidence_search` input's shape; `searchAllOutputs` checks the pattern and limit with its own sentences. */
+/**
+ * Validates `evidence_search` input's shape; `searchAllOutputs` checks the pattern and limit with its own sentences.
+ */
 export function checkSearch(v: unknown): Checked<SearchInput> {
   const s = checkShape(v, EvidenceToolNames.search, schema);
   if (!s.ok) return s;

@@ -12,7 +12,8 @@ import { BUILTIN_SECRET_RULES } from '../files/secretPaths.js';
 
 /** The refusal of every `cwd` outside the rules (the same in the editor, the MCP server and the command line). */
 export const CWD_REFUSED =
-  'error: cwd must be a relative folder inside the workspace folder (no "..", no link leading out, not .git or another secret folder)';
+  'error: cwd must be a relative folder inside the workspace folder (no "..", ' +
+  'no link leading out, not .git or another secret folder)';
 
 /** A `cwd` inside the rules that is not an existing folder. */
 export const CWD_NOT_FOLDER = 'error: cwd is not a folder in the workspace';

@@ -10,7 +10,8 @@
  * path asked for or the path a symlink leads to. `read_file` opens the file once and
  * checks the opened descriptor (confinedOpen.ts), so a folder swapped for a link between
  * the check and the open cannot leak a file from outside. Listings leave secrets and
- * escaping links out (docs/contracts.md §5.3). Error results are short on purpose: the evidence wrapper passes `error:` results
+ * escaping links out (docs/contracts.md §5.3). Error results are short on purpose: the evidence wrapper passes `error:`
+ * results
  * through unbounded, so they must never carry output.
  */
 import { promises as fsp } from 'node:fs';
@@ -25,7 +26,10 @@ import { decodeUtf8Strict, encodeUtf8 } from '../utf8.js';
 export interface LocalWorkspaceOptions {
   /** The folder the workspace is confined to (must exist). */
   readonly root: string;
-  /** Largest file `read_file` reads into memory or `write_file` writes, in bytes (default 16 MiB); `evidence_readFile` streams larger ones (docs/contracts.md §3.3). */
+  /**
+   * Largest file `read_file` reads into memory or `write_file` writes, in bytes (default 16 MiB); `evidence_readFile`
+   * streams larger ones (docs/contracts.md §3.3).
+   */
   readonly maxFileBytes?: number;
   /** Offer `write_file` (default false). */
   readonly allowWrites?: boolean;
@@ -366,7 +370,8 @@ function toolSpecs(policy: ToolPolicy): ToolSpec[] {
   if (policy.allowedCommands.length > 0) {
     specs.push({
       name: ToolName.runCommand,
-      description: `Runs a program in the workspace root without a shell; allowed: ${policy.allowedCommands.join(', ')}.`,
+      description:
+        `Runs a program in the workspace root without a shell; ` + `allowed: ${policy.allowedCommands.join(', ')}.`,
       parameters: {
         command: 'string: program and arguments separated by spaces, or the program alone',
         args: 'string[], optional: arguments (then command is the program only)',

@@ -25,7 +25,9 @@ export type EvidenceStorageState = 'inline' | 'blob' | 'artifact' | 'preview_onl
 
 /** What `record` returns. */
 export interface RecordedObservation {
-  /** What to show the model instead of the result: the whole result when small, else a handle and previews (< 8 KiB). */
+  /**
+   * What to show the model instead of the result: the whole result when small, else a handle and previews (< 8 KiB).
+   */
   readonly observation: string;
   /** The result's handle (`res_…`, opaque) when the result was elided or offloaded (read it back with `read`). */
   readonly handle?: string;
@@ -51,7 +53,10 @@ export interface RecordOptions {
 /** Arguments of `read`: docs/contracts.md §2.5's `read_tool_output` (handle, offset, limit, pattern, bytes). */
 export type ReadArgs = ReadToolOutputArgs;
 
-/** The reply of `read`: every field of docs/contracts.md §2.5 (the `read_tool_output` tool's pattern reply to a model leaves out the call's echo, §2.5). */
+/**
+ * The reply of `read`: every field of docs/contracts.md §2.5 (the `read_tool_output` tool's pattern reply to a model
+ * leaves out the call's echo, §2.5).
+ */
 export type ReadResult = ReadToolOutputResult;
 
 /** Fired after a call was recorded (by a tool, a command, or any API caller). */

@@ -9,7 +9,7 @@ import { locate, pageUri } from '../documents/artifactDocument.js';
 import type { ArtifactPosition } from '../ids.js';
 import { asOutputPage } from '../documents/outputGutter.js';
 import { errorMessage } from '../log.js';
-import { formatBytes } from '../retention.js';
+import { formatBytes } from '../../shared/bytes.js';
 import type { EvidenceServices } from '../services.js';
 import type { CommandDeps } from './deps.js';
 

@@ -9,7 +9,7 @@ import { stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { Ids } from '../ids.js';
-import { formatBytes } from '../retention.js';
+import { formatBytes } from '../../shared/bytes.js';
 import type { CommandDeps } from './deps.js';
 
 /** The record's tool name for imports (not a model tool). */

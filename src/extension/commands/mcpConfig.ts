@@ -46,7 +46,8 @@ export async function copyMcpConfigCommand(deps: CommandDeps): Promise<string> {
   const text = JSON.stringify(config, null, 2);
   await vscode.env.clipboard.writeText(text);
   void vscode.window.showInformationMessage(
-    'Bounded Evidence: MCP server configuration copied. Add it to your MCP client\'s "mcpServers" (Node.js 20 or later must be on its PATH).',
+    'Bounded Evidence: MCP server configuration copied. Add it to your MCP ' +
+      'client\'s "mcpServers" (Node.js 20 or later must be on its PATH).',
   );
   return text;
 }

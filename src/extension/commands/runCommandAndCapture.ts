@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import { Ids, type InspectorTarget } from '../ids.js';
 import { EvidenceToolNames, runToolCall } from '../../core/index.js';
 import { toolContext } from '../services.js';
-import { formatBytes } from '../retention.js';
+import { formatBytes } from '../../shared/bytes.js';
 import { outcomeFields } from '../inspector/mapping.js';
 import { outcomeOf } from '../../shared/outcome.js';
 import type { CommandDeps } from './deps.js';
@@ -133,7 +133,8 @@ export async function runCommandAndCapture(deps: CommandDeps, arg?: unknown): Pr
     ...outcomeFields(record.attachments),
   });
   deps.log.info(
-    `captured run ${result.runId}: ${result.status} (${ended.label}), ${attachments.map((a) => `${a.name} ${a.sizeBytes} bytes`).join(', ')}`,
+    `captured run ${result.runId}: ${result.status} ` +
+      `(${ended.label}), ${attachments.map((a) => `${a.name} ${a.sizeBytes} bytes`).join(', ')}`,
   );
   // A failed command opens on the stream that has something to say: its stderr when stdout is empty.
   const first =
@@ -157,7 +158,9 @@ export async function runCommandAndCapture(deps: CommandDeps, arg?: unknown): Pr
           ? 'was interrupted'
           : ended.label;
     const hasStderr = stderr !== undefined && stderr.observedBytes > 0;
-    const what = `Bounded Evidence: the command ${verb}${hasStderr ? ` — ${formatBytes(stderr.observedBytes)} of stderr` : ''}.`;
+    const what =
+      `Bounded Evidence: the ` +
+      `command ${verb}${hasStderr ? ` — ${formatBytes(stderr.observedBytes)} of stderr` : ''}.`;
     const actions = hasStderr ? ['Show stderr'] : [];
     void vscode.window.showWarningMessage(what, ...actions).then((choice) => {
       if (choice === 'Show stderr' && stderr)

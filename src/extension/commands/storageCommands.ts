@@ -5,7 +5,8 @@
  */
 import * as vscode from 'vscode';
 import { Ids } from '../ids.js';
-import { clearAll, formatBytes, pruneStorage, type PruneOverrides, type RetentionReport } from '../retention.js';
+import { formatBytes } from '../../shared/bytes.js';
+import { clearAll, pruneStorage, type PruneOverrides, type RetentionReport } from '../retention.js';
 import type { CommandDeps } from './deps.js';
 
 /** Prune Storage: overrides for tests (`{ maxBytes, maxAgeMs, now }`), settings otherwise. */
@@ -15,7 +16,9 @@ export async function pruneCommand(deps: CommandDeps, arg?: unknown): Promise<Re
   void vscode.window.showInformationMessage(
     report.deletedRuns.length === 0
       ? 'Bounded Evidence: nothing to prune; every run is within the retention settings.'
-      : `Bounded Evidence: pruned ${report.deletedRuns.length} run(s) and ${report.deletedArtifacts} artifact(s), freed ${formatBytes(report.freedBytes)}.`,
+      : `Bounded Evidence: pruned ${report.deletedRuns.length} run(s) ` +
+          `and ${report.deletedArtifacts} artifact(s), ` +
+          `freed ${formatBytes(report.freedBytes)}.`,
   );
   return report;
 }
@@ -46,7 +49,8 @@ export async function clearAllCommand(deps: CommandDeps, arg?: unknown): Promise
   // The inspector and other listeners re-read the (now empty) store.
   await deps.host.rebuild();
   void vscode.window.showInformationMessage(
-    `Bounded Evidence: deleted ${report.deletedRuns.length} run(s), freed ${formatBytes(report.freedBytes)}${report.skippedRuns.length ? `; ${report.skippedRuns.length} running run(s) kept` : ''}.`,
+    `Bounded Evidence: deleted ${report.deletedRuns.length} run(s), ` +
+      `freed ${formatBytes(report.freedBytes)}${report.skippedRuns.length ? `; ${report.skippedRuns.length} running run(s) kept` : ''}.`,
   );
   return report;
 }

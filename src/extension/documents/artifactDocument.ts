@@ -44,7 +44,10 @@ export function handleDocumentUri(handle: string, page = 0): vscode.Uri {
   return vscode.Uri.from({ scheme: Ids.documentScheme, path: `/${handle}/page-${page + 1}.txt` });
 }
 
-/** A page URI's parts: `name` is a named page's claim (`<handle> lines a–b (page n of N)`), checked when the page is served. */
+/**
+ * A page URI's parts: `name` is a named page's claim (`<handle> lines a–b (page n of N)`), checked when the page is
+ * served.
+ */
 export interface ParsedPageUri {
   readonly handle: string;
   readonly page: number;
@@ -127,7 +130,9 @@ async function pageFacts(src: HandleSource, k: number, before?: number): Promise
   return { start, end, bytes, before: nb, firstLine: nb + 1, lastLine: last };
 }
 
-/** The name of a page in the log's terms: `<handle> lines a–b (page n of N)`, or its bytes when lines are not counted. */
+/**
+ * The name of a page in the log's terms: `<handle> lines a–b (page n of N)`, or its bytes when lines are not counted.
+ */
 function pageName(src: HandleSource, k: number, f: PageFacts): string {
   const what =
     f.firstLine !== undefined && f.lastLine !== undefined
@@ -176,7 +181,9 @@ export async function renderPage(src: HandleSource, k: number, name?: string): P
     next ? `next: ${namedUri(src, k + 1, next).toString()}` : 'last page',
   ].join(' · ');
   const header = [
-    `── ${src.handle} (${src.name}) · page ${k + 1} of ${pages} · bytes [${start}, ${end}) of ${src.byteCount}${lines} · sha256 ${src.sha256}${src.binary ? ' · binary, shown as hex' : ''}`,
+    `── ${src.handle} (${src.name}) · page ${k + 1} of ${pages} · bytes ` +
+      `[${start}, ${end}) of ${src.byteCount}${lines} · ` +
+      `sha256 ${src.sha256}${src.binary ? ' · binary, shown as hex' : ''}`,
     `── ${nav} · every byte below was verified against the recorded digests`,
     '',
   ].join('\n');
@@ -277,7 +284,8 @@ async function goToOutputLine(host: ServicesHost, arg: unknown): Promise<void> {
   const handle = typeof a.handle === 'string' ? a.handle : active?.handle;
   if (!handle) {
     void vscode.window.showInformationMessage(
-      'Bounded Evidence: open an output in the editor first (Open Artifact in Editor, or Open in editor in the inspector).',
+      'Bounded Evidence: open an output in the editor first (Open Artifact in ' +
+        'Editor, or Open in editor in the inspector).',
     );
     return;
   }
@@ -307,7 +315,10 @@ async function goToOutputLine(host: ServicesHost, arg: unknown): Promise<void> {
   await vscode.commands.executeCommand(Ids.commands.openArtifact, { handle, line: line - 1 });
 }
 
-/** Id of the command that says which output line numbers the active page shows (not in the palette; the integration suite asks it). */
+/**
+ * Id of the command that says which output line numbers the active page shows (not in the palette; the integration
+ * suite asks it).
+ */
 export const outputLineNumbersCommand = 'boundedEvidence.outputLineNumbers';
 
 /** Registers the provider for the `bounded-evidence:` scheme, the output line-number gutter and Go to Output Line. */

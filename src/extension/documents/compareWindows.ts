@@ -13,7 +13,7 @@ import { EvidenceError, hexDump, type HandleSource, type RunStoreApi } from '../
 import { pickHandle } from '../commands/artifactCommands.js';
 import type { CommandDeps } from '../commands/deps.js';
 import { Ids } from '../ids.js';
-import { formatBytes } from '../retention.js';
+import { formatBytes } from '../../shared/bytes.js';
 import { windowProblem, type ExcerptWindow } from './outputWindow.js';
 import { lineRange, parseWindowText } from './saveExcerpt.js';
 
@@ -67,7 +67,10 @@ class WindowDocumentProvider implements vscode.TextDocumentContentProvider {
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
     const w = parseWindowUri(uri);
     if (!w)
-      return 'bounded-evidence: not a window address (expected bounded-evidence-window:/<handle>/bytes-<start>-<end>.txt)';
+      return (
+        'bounded-evidence: not a window address (expected ' +
+        'bounded-evidence-window:/<handle>/bytes-<start>-<end>.txt)'
+      );
     try {
       return await renderWindow(await (await this.runs()).openHandle(w.handle), w.start, w.end);
     } catch (e) {
@@ -109,7 +112,9 @@ async function resolveSide(src: HandleSource, w: ExcerptWindow | undefined): Pro
   if (end - start > COMPARE_MAX_BYTES)
     throw new EvidenceError(
       'invalidArgument',
-      `${handle}: a compared window may hold at most ${formatBytes(COMPARE_MAX_BYTES)} (this one is ${formatBytes(end - start)}); choose a smaller range`,
+      `${handle}: a compared window may hold at ` +
+        `most ${formatBytes(COMPARE_MAX_BYTES)} (this one ` +
+        `is ${formatBytes(end - start)}); choose a smaller range`,
     );
   const label =
     'lines' in window
@@ -131,7 +136,11 @@ async function askWindow(src: HandleSource, which: string, suggested?: string): 
     title: `Compare: the ${which} window, of ${handle}`,
     ignoreFocusOut: true,
     value: suggested ?? first,
-    prompt: `Lines (e.g. "lines 30001-33187", of ${src.lineCount.toLocaleString('en-US')}) or bytes (e.g. "bytes 0-4096", of ${src.byteCount.toLocaleString('en-US')}); at most ${formatBytes(COMPARE_MAX_BYTES)}`,
+    prompt:
+      `Lines (e.g. "lines 30001-33187", ` +
+      `of ${src.lineCount.toLocaleString('en-US')}) or bytes (e.g. "bytes 0-4096", ` +
+      `of ${src.byteCount.toLocaleString('en-US')}); at ` +
+      `most ${formatBytes(COMPARE_MAX_BYTES)}`,
     validateInput: (v) => {
       const w = parseWindowText(v);
       return !w ? 'lines FIRST-LAST or bytes START-END' : windowProblem(src, w, true);
@@ -148,7 +157,8 @@ export interface ComparedWindows {
 
 /**
  * Compare Outputs / Compare Windows: `{ left, right }` sides (a handle, or `{ handle,
- * bytes | lines }`) open at once (`beside: true`: next to the active editor); `handles` from the tree, or nothing (the palette: pick
+ * bytes | lines }`) open at once (`beside: true`: next to the active editor); `handles` from the tree, or nothing (the
+ * palette: pick
  * both outputs), ask for each side's window first. Anything wrong is one error message.
  */
 export async function compareWindows(

@@ -78,7 +78,9 @@ export class OutputGutter implements vscode.Disposable {
   /** How long the last draw took in the extension host (ms; the renderer's part is not seen here). */
   lastDrawMs = 0;
   private readonly subscriptions: vscode.Disposable[] = [];
-  /** The cursor's line in output terms (the status bar's "Ln" counts page lines: VS Code has no offset for it either). */
+  /**
+   * The cursor's line in output terms (the status bar's "Ln" counts page lines: VS Code has no offset for it either).
+   */
   private readonly status = vscode.window.createStatusBarItem(
     'boundedEvidence.outputLine',
     vscode.StatusBarAlignment.Right,
@@ -121,7 +123,8 @@ export class OutputGutter implements vscode.Disposable {
     }
     const n = Math.min(page.last, page.first + line - HEADER_LINES);
     this.status.text = `Output line ${n.toLocaleString('en-US')}`;
-    this.status.tooltip = `Line ${n.toLocaleString('en-US')} of the output (page line ${line + 1}). Go to Output Line… (Ctrl+G)`;
+    this.status.tooltip =
+      `Line ${n.toLocaleString('en-US')} of the output (page line ${line + 1}). ` + `Go to Output Line… (Ctrl+G)`;
     this.status.show();
   }
 

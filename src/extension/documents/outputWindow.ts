@@ -19,7 +19,10 @@ export type ExcerptWindow =
 export type LinkWindow =
   { readonly line: number; readonly endLine?: number } | { readonly start: number; readonly end: number };
 
-/** Checks a window against the output; a sentence when it does not fit. `allowEmpty`: `[0, 0)` of an empty output is a window (Compare). */
+/**
+ * Checks a window against the output; a sentence when it does not fit. `allowEmpty`: `[0, 0)` of an empty output is a
+ * window (Compare).
+ */
 export function windowProblem(src: OutputShape, w: ExcerptWindow, allowEmpty = false): string | undefined {
   if ('bytes' in w) {
     const { start, end } = w.bytes;

@@ -17,7 +17,7 @@ import type { CommandDeps } from '../commands/deps.js';
 import { parseHandleDocumentUri } from './artifactDocument.js';
 import { LineIndex } from '../inspector/lineIndex.js';
 import { windowProblem, type ExcerptWindow } from './outputWindow.js';
-import { formatBytes } from '../retention.js';
+import { formatBytes } from '../../shared/bytes.js';
 
 /** Id of Save Excerpt As… (must match package.json). */
 export const saveExcerptAsCommand = 'boundedEvidence.saveExcerptAs';
@@ -131,7 +131,10 @@ export async function saveExcerpt(
   return { ...written, handle: src.handle, start, end };
 }
 
-/** The 1-based lines a non-empty byte window touches (from the line index; only when the window starts in the first 64 MiB). */
+/**
+ * The 1-based lines a non-empty byte window touches (from the line index; only when the window starts in the first 64
+ * MiB).
+ */
 async function linesOf(
   src: HandleSource,
   start: number,
@@ -204,7 +207,9 @@ export async function saveExcerptCommand(deps: CommandDeps, arg?: unknown): Prom
       () => saveExcerpt(services.runs, handle, window, where),
     );
     void vscode.window.showInformationMessage(
-      `Bounded Evidence: saved bytes [${r.start}, ${r.end}) of ${handle} (${formatBytes(r.byteCount)}, sha256 ${r.sha256.slice(0, 12)}…) with its provenance beside it.`,
+      `Bounded Evidence: saved bytes [${r.start}, ${r.end}) of ${handle} ` +
+        `(${formatBytes(r.byteCount)}, sha256 ${r.sha256.slice(0, 12)}…) with its ` +
+        `provenance beside it.`,
     );
     return r;
   } catch (e) {

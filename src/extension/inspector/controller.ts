@@ -35,6 +35,7 @@ import type {
   WebviewRequest,
   WindowDto,
 } from '../../shared/protocol.js';
+import { Lru } from '../../core/lru.js';
 import { binaryMatchWindow, lineMatchWindow } from '../../shared/matchWindow.js';
 import { buildExcerpt, excerptLink } from './excerpt.js';
 import { LineIndex } from './lineIndex.js';
@@ -59,7 +60,10 @@ export interface InspectorActions {
   openArtifact(handle: string, byteOffset: number): Promise<void>;
   /** Starts one of the empty panel's actions (it runs on; the reply does not wait for it). */
   startAction(action: StartActionDto): void;
-  /** Saves a window to a file the person picks (Save Excerpt As…); the sentence saying what was written, or undefined when nothing was. */
+  /**
+   * Saves a window to a file the person picks (Save Excerpt As…); the sentence saying what was written, or undefined
+   * when nothing was.
+   */
   saveExcerpt(handle: string, range: ExcerptRangeDto): Promise<string | undefined>;
   /** Opens the diff editor on two windows (checked again there); the sentence saying what opened. */
   compareWindows(left: CompareSideDto, right: CompareSideDto, panelWidth?: number): Promise<string>;
@@ -101,7 +105,6 @@ const liveIntervalMs = 500;
 /** Handles and line indexes kept open per panel. */
 const cacheEntries = 16;
 
-/** A small insertion-ordered LRU. */
 /** Matches read per block (the core's most per request). */
 const matchBlockSize = 1000;
 /** Characters a block may hold: 1,000 matches of up to 500 characters (longer lines make a shorter block). */
@@ -113,30 +116,6 @@ interface MatchBlock {
   readonly total: number;
   readonly matches: readonly MatchDto[];
   readonly binary: boolean;
-}
-
-class Lru<V> {
-  private readonly map = new Map<string, V>();
-  constructor(private readonly max: number) {}
-  get(key: string): V | undefined {
-    const v = this.map.get(key);
-    if (v !== undefined) {
-      this.map.delete(key);
-      this.map.set(key, v);
-    }
-    return v;
-  }
-  set(key: string, value: V): void {
-    this.map.delete(key);
-    this.map.set(key, value);
-    while (this.map.size > this.max) this.map.delete(this.map.keys().next().value as string);
-  }
-  delete(key: string): void {
-    this.map.delete(key);
-  }
-  clear(): void {
-    this.map.clear();
-  }
 }
 
 /** Sentence for a request made while no store is open. */
@@ -157,11 +136,11 @@ export class InspectorController {
   private liveStreams = new Map<string, CaptureProgressEvent>();
   private liveTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly liveDecoder = new TextDecoder('utf-8', { fatal: false });
-  private readonly handles = new Lru<Promise<HandleSource>>(cacheEntries);
-  private readonly indexes = new Lru<Promise<LineIndex>>(cacheEntries);
+  private readonly handles = new Lru<string, Promise<HandleSource>>({ maxEntries: cacheEntries });
+  private readonly indexes = new Lru<string, Promise<LineIndex>>({ maxEntries: cacheEntries });
   /** Blocks of pattern matches by handle and pattern (see `matchBlock`). */
-  private readonly matchBlocks = new Lru<Promise<MatchBlock>>(cacheEntries);
-  private readonly reports = new Lru<Promise<CallReport[]>>(2);
+  private readonly matchBlocks = new Lru<string, Promise<MatchBlock>>({ maxEntries: cacheEntries });
+  private readonly reports = new Lru<string, Promise<CallReport[]>>({ maxEntries: 2 });
   private disposed = false;
   /** Searches across outputs in flight, by request id, so `cancelSearch` can stop them. */
   private readonly searches = new Map<number, AbortController>();
@@ -346,7 +325,10 @@ export class InspectorController {
       );
   }
 
-  /** The call a whole handle names (`res_…`, `out_…`; either form, minted or written before), when the store minted it; else the text is plain text. */
+  /**
+   * The call a whole handle names (`res_…`, `out_…`; either form, minted or written before), when the store minted it;
+   * else the text is plain text.
+   */
   private async callOfHandle(text: string): Promise<{ runId: string; callId: string } | undefined> {
     if (!/^(res|out)_[A-Za-z0-9-]+(_[A-Za-z0-9:.-]+)?$/.test(text) || text.length > this.limits.maxHandleChars)
       return undefined;
@@ -523,7 +505,8 @@ export class InspectorController {
   private async excerptText(handle: string, range: ExcerptRangeDto): Promise<{ markdown: string; bytes: number }> {
     const { src, w } = await this.excerptWindow(handle, range);
     const own = excerptLink(src.handle, w.start, w.end, this.opts.uriScheme);
-    // A link that cannot be made external stays the editor's own (it still opens on the desktop and by Open Evidence Link…).
+    // A link that cannot be made external stays the editor's own (it still opens on the desktop and by Open Evidence
+    // Link…).
     const link = this.opts.externalLink ? await this.opts.externalLink(own).catch(() => own) : own;
     const markdown = buildExcerpt({
       link,

@@ -57,7 +57,10 @@ export interface ExcerptSource {
   readonly link?: string;
 }
 
-/** A link that opens the inspector on `handle` at bytes `[start, end)` (the URI handler of src/extension/links/evidenceLinks.ts). */
+/**
+ * A link that opens the inspector on `handle` at bytes `[start, end)` (the URI handler of
+ * src/extension/links/evidenceLinks.ts).
+ */
 export function excerptLink(handle: string, start: number, end: number, scheme = 'vscode'): string {
   return `${scheme}://${Ids.extension}${OPEN_PATH}?${new URLSearchParams({ handle, bytes: `${start}-${end}` }).toString()}`;
 }

@@ -157,13 +157,15 @@ class InspectorPanels implements vscode.Disposable {
             return 'chat';
           } catch (e) {
             log.warn(
-              `inspector: the chat input could not be filled (${e instanceof Error ? e.message : String(e)}); copying instead`,
+              `inspector: the chat input could not be filled ` +
+                `(${e instanceof Error ? e.message : String(e)}); copying instead`,
             );
           }
         }
         await vscode.env.clipboard.writeText(text);
         void vscode.window.showInformationMessage(
-          'Bounded Evidence: the chat input is not available in this window, so the excerpt was copied to the clipboard. Paste it into any chat.',
+          'Bounded Evidence: the chat input is not available in this window, so the ' +
+            'excerpt was copied to the clipboard. Paste it into any chat.',
         );
         return 'clipboard';
       },
@@ -189,13 +191,16 @@ class InspectorPanels implements vscode.Disposable {
           ...window,
         });
         return r
-          ? `Saved ${r.byteCount.toLocaleString('en-US')} bytes to ${vscode.workspace.asRelativePath(r.path)}, with ${vscode.workspace.asRelativePath(r.provenancePath)} beside it.`
+          ? `Saved ${r.byteCount.toLocaleString('en-US')} bytes ` +
+              `to ${vscode.workspace.asRelativePath(r.path)}, ` +
+              `with ${vscode.workspace.asRelativePath(r.provenancePath)} beside it.`
           : undefined;
       },
       compareWindows: async (left, right, panelWidth) => {
         const side = (s: CompareSideDto): object => ({ handle: s.handle, bytes: { start: s.start, end: s.end } });
         // Beside the panel only when both halves keep room (each at least compareBesideMinWidth / 2):
-        // a narrower panel split in two squeezed its actions into four rows. Else the diff is a tab of the panel's group.
+        // a narrower panel split in two squeezed its actions into four rows. Else the diff is a tab of the panel's
+        // group.
         const beside = (panelWidth ?? 0) >= compareBesideMinWidth;
         const r = await vscode.commands.executeCommand<ComparedWindows | undefined>(Ids.commands.compareOutputs, {
           left: side(left),
@@ -204,7 +209,11 @@ class InspectorPanels implements vscode.Disposable {
         });
         // The command said what was wrong in its own message; the panel says it next to the button.
         if (!r) throw new EvidenceError('invalidArgument', 'these windows could not be compared');
-        return `Comparing ${r.left.handle} ${r.left.label} with ${r.right.handle} ${r.right.label} in the diff editor${beside ? '' : ' (a tab of this group: the inspector is the tab beside it)'}.`;
+        return (
+          `Comparing ${r.left.handle} ${r.left.label} ` +
+          `with ${r.right.handle} ${r.right.label} in the diff ` +
+          `editor${beside ? '' : ' (a tab of this group: the inspector is the tab beside it)'}.`
+        );
       },
       openArtifact: async (handle, byteOffset) => {
         const commands = await vscode.commands.getCommands(true);

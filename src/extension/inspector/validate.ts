@@ -4,6 +4,7 @@
  * before the host acts on it; a bad one becomes an error reply, never an exception.
  * Pure logic: no `vscode`, so it is unit-tested in plain Node.
  */
+import { isRecord } from '../../core/index.js';
 import type {
   ExcerptRangeDto,
   InspectorLimitsDto,
@@ -12,7 +13,10 @@ import type {
   WebviewToHost,
 } from '../../shared/protocol.js';
 
-/** The panel's caps. Lines, matches, pattern and handle mirror docs/contracts.md §2.5; the byte window is the panel's own (docs/contracts.md §3.4). */
+/**
+ * The panel's caps. Lines, matches, pattern and handle mirror docs/contracts.md §2.5; the byte window is the panel's
+ * own (docs/contracts.md §3.4).
+ */
 export const inspectorLimits: InspectorLimitsDto = {
   maxWindowBytes: 64 * 1024,
   maxLines: 1000,
@@ -48,10 +52,6 @@ class Invalid extends Error {}
 
 type Obj = Record<string, unknown>;
 
-function isObject(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** Exactly these keys (besides `type`): an unexpected key is a malformed message, not ignored. */
 function keys(m: Obj, allowed: readonly string[]): void {
   for (const k of Object.keys(m)) {
@@ -81,7 +81,7 @@ function bool(m: Obj, k: string): boolean {
 
 function obj(m: Obj, k: string): Obj {
   const v = m[k];
-  if (!isObject(v)) throw new Invalid(`"${k}" must be an object`);
+  if (!isRecord(v)) throw new Invalid(`"${k}" must be an object`);
   return v;
 }
 
@@ -157,7 +157,7 @@ function idOf(m: Obj): number | null {
 
 /** Validates one raw message from the webview against the protocol and the limits. */
 export function parseWebviewMessage(raw: unknown, limits: InspectorLimitsDto = inspectorLimits): ParseResult {
-  if (!isObject(raw)) return { ok: false, id: null, error: 'not an object' };
+  if (!isRecord(raw)) return { ok: false, id: null, error: 'not an object' };
   const id = idOf(raw);
   try {
     return { ok: true, message: parseKnown(raw, limits) };

@@ -206,7 +206,8 @@ export async function openEvidenceLink(host: ServicesHost, log: Log, raw: unknow
         title: 'Open Evidence Link',
         ignoreFocusOut: true,
         prompt:
-          'A link from an excerpt (…/open?handle=… or …/callback?vscode-…), a handle with an optional :LINE or :FIRST-LAST, or a .tool-artifacts/… range',
+          'A link from an excerpt (…/open?handle=… or …/callback?vscode-…), a handle ' +
+          'with an optional :LINE or :FIRST-LAST, or a .tool-artifacts/… range',
       });
       if (typed === undefined || typed.trim() === '') return undefined;
       given = pastedLinkParams(typed, vscode.env.uriScheme);
@@ -248,7 +249,9 @@ export async function openEvidenceLink(host: ServicesHost, log: Log, raw: unknow
   return { handle: src.handle, ...(shown?.window ? { window: shown.window } : {}) };
 }
 
-/** Opens `<scheme>://bounded-evidence.bounded-evidence/open?handle=…` links (from an excerpt, a browser, a terminal). */
+/**
+ * Opens `<scheme>://bounded-evidence.bounded-evidence/open?handle=…` links (from an excerpt, a browser, a terminal).
+ */
 class EvidenceUriHandler implements vscode.UriHandler {
   constructor(
     private readonly host: ServicesHost,

@@ -172,7 +172,9 @@ function directLinkParts(text: string): LinkParts {
   return { scheme: m[1]!, authority: decode(m[2]!), path: decode(m[3]!), query: decode(m[4] ?? '') };
 }
 
-/** The parameters of a whole link: the editor's `<scheme>://…/open?…` form or the browser workbench's callback address. */
+/**
+ * The parameters of a whole link: the editor's `<scheme>://…/open?…` form or the browser workbench's callback address.
+ */
 export function linkTextParams(text: string, ownScheme?: string): Record<string, string> {
   const t = text.trim();
   return linkParams(/^https?:\/\//i.test(t) ? callbackLinkParts(t) : directLinkParts(t), ownScheme);
@@ -195,7 +197,8 @@ export function pastedLinkParams(text: string, ownScheme?: string): Record<strin
   const m = /^([^\s:]+)(?::(\d+(?:-\d+)?))?$/.exec(t.replace(/–/g, '-'));
   if (!m)
     throw new Error(
-      'paste a link (…/open?handle=… or …/callback?vscode-…), a handle with an optional :LINE or :FIRST-LAST, or a .tool-artifacts path',
+      'paste a link (…/open?handle=… or …/callback?vscode-…), a handle with an ' +
+        'optional :LINE or :FIRST-LAST, or a .tool-artifacts path',
     );
   return { handle: m[1], ...(m[2] !== undefined ? { line: m[2] } : {}) };
 }

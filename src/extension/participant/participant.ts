@@ -48,7 +48,8 @@ const SYSTEM_PROMPT = [
   'evidence_readFile reads a workspace file; read_tool_output reads a recorded output back by handle.',
   'Large outputs come back as a bounded observation: sizes, sha256, head and tail previews and a handle.',
   'Never guess what the omitted middle says: search it with read_tool_output (a "pattern" such as "error|FAIL"),',
-  'or read a line window (offset, limit) or a byte window. When you state a finding, cite the handle and the line number or byte range.',
+  'or read a line window (offset, limit) or a byte window. When you state a ' +
+    'finding, cite the handle and the line number or byte range.',
   'Keep answers short.',
 ].join(' ');
 
@@ -111,9 +112,15 @@ export async function handleChatRequest(
 
 /** What to do when the chat has no model to answer with (the error alone named no way out). */
 export const noModelHint =
-  "No language model answered in this window. Pick or add one in the chat's model picker (or run **Chat: Manage Language Models…**), then ask again. Without a model, `@evidence /inspect` still opens the inspector, and **Bounded Evidence: Run Command and Capture** still records a command.";
+  "No language model answered in this window. Pick or add one in the chat's " +
+  'model picker (or run **Chat: Manage Language Models…**), then ask again. ' +
+  'Without a model, `@evidence /inspect` still opens the inspector, and ' +
+  '**Bounded Evidence: Run Command and Capture** still records a command.';
 
-/** True when a request failed because no model is there (a language model error, or VS Code's "unavailable"/"not found"). */
+/**
+ * True when a request failed because no model is there (a language model error, or VS Code's "unavailable"/"not
+ * found").
+ */
 function modelMissing(e: unknown): boolean {
   if (
     e instanceof vscode.LanguageModelError &&
@@ -220,7 +227,8 @@ class AgentLoop {
     if (earlier.size > 0) {
       this.messages.push(
         vscode.LanguageModelChatMessage.User(
-          `Handles from earlier in this conversation (still readable with read_tool_output): ${[...earlier].slice(0, 50).join(', ')}`,
+          `Handles from earlier in this conversation (still readable with ` +
+            `read_tool_output): ${[...earlier].slice(0, 50).join(', ')}`,
         ),
       );
     }

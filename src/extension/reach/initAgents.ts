@@ -15,7 +15,10 @@ import { WORKSPACE_HOOK_FILE } from '../../core/reach/hookConfig.js';
 import { relistHookFiles, type RoutingSettings } from './routing.js';
 import type { CliEnvironment } from './terminalEnvironment.js';
 
-/** What a caller (a test) may pass instead of picking: `picks` like `['claude:global', 'copilot:project']`, and the home folder. */
+/**
+ * What a caller (a test) may pass instead of picking: `picks` like `['claude:global', 'copilot:project']`, and the home
+ * folder.
+ */
 export interface InitAgentsArgs {
   readonly picks?: readonly string[];
   /** Without `picks`: the quick pick opens with exactly these ticked (the older routing commands). */
@@ -23,7 +26,10 @@ export interface InitAgentsArgs {
   readonly home?: string;
 }
 
-/** The adapters' context in this window: the shim starts the hook and the MCP server, this workspace's storage in project files. */
+/**
+ * The adapters' context in this window: the shim starts the hook and the MCP server, this workspace's storage in
+ * project files.
+ */
 export function editorContext(
   env: CliEnvironment,
   folder: string | undefined,
@@ -57,7 +63,10 @@ interface AgentPick extends vscode.QuickPickItem {
   readonly scope: Scope;
 }
 
-/** The quick pick's items: each agent in each scope, what it writes (or removes), ticked when detected and not yet routed. */
+/**
+ * The quick pick's items: each agent in each scope, what it writes (or removes), ticked when detected and not yet
+ * routed.
+ */
 export async function initPicks(ctx: AgentContext, uninstall: boolean): Promise<AgentPick[]> {
   const rows = await doctorRows(ctx, AGENTS);
   const items: AgentPick[] = [];

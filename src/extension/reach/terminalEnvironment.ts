@@ -14,16 +14,10 @@
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { StorageLayout } from '../../core/index.js';
+import { isRecord, type StorageLayout } from '../../core/index.js';
 import { replaceFileText } from '../../core/files/localFile.js';
+import { ENV } from '../../core/processEnv.js';
 import { shimScript } from '../../core/reach/shim.js';
-
-/** Environment variable names (the command line reads the same ones: src/cli/session.ts, src/cli/hook.ts). */
-export const ENV = {
-  storage: 'BOUNDED_EVIDENCE_STORAGE',
-  cli: 'BOUNDED_EVIDENCE_CLI',
-  shell: 'BOUNDED_EVIDENCE_SHELL',
-} as const;
 
 /** Where the command line is and what it works on. */
 export interface CliEnvironment {
@@ -37,7 +31,10 @@ export interface CliEnvironment {
   readonly electron: boolean;
 }
 
-/** Writes `text` to `file` (its folder made first) through a temporary file and a rename: a running shim is never half-written. */
+/**
+ * Writes `text` to `file` (its folder made first) through a temporary file and a rename: a running shim is never
+ * half-written.
+ */
 async function writeAtomic(file: string, text: string, mode: number): Promise<void> {
   await fsp.mkdir(path.dirname(file), { recursive: true });
   await replaceFileText(file, text, mode);
@@ -49,7 +46,7 @@ async function recordWorkspace(home: string, folder: string, storage: string): P
   let map: Record<string, string> = {};
   try {
     const parsed: unknown = JSON.parse(await fsp.readFile(file, 'utf8'));
-    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) map = parsed as Record<string, string>;
+    if (isRecord(parsed)) map = parsed as Record<string, string>;
   } catch {
     /* missing or unreadable: start a new map */
   }

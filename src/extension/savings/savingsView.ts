@@ -77,7 +77,9 @@ function renderHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
     title: 'Savings',
     styles: [{ path: ['media', 'savings.css'] }],
     script: ['dist', 'savings.js'],
-    body: '<main id="savings" aria-busy="true"><h2 id="heading">Savings</h2><p id="status" role="status">Reading the catalog…</p></main>',
+    body:
+      '<main id="savings" aria-busy="true"><h2 id="heading">Savings</h2><p ' +
+      'id="status" role="status">Reading the catalog…</p></main>',
     allow: ['img-src'],
   });
 }

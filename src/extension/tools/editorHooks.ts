@@ -52,7 +52,8 @@ const runCommand: EditorHooks = {
       : String((raw as { command?: unknown } | undefined)?.command ?? '');
     const cwd = checked.ok && checked.value.cwd ? checked.value.cwd : '.';
     const message = new vscode.MarkdownString(
-      `Run this command in the workspace folder (\`${cwd.replace(/`/g, "'")}\`) and keep its complete output as evidence?\n\n${fenced(command)}`,
+      `Run this command in the workspace folder (\`${cwd.replace(/`/g, "'")}\`) ` +
+        `and keep its complete output as evidence?\n\n${fenced(command)}`,
     );
     return {
       invocationMessage: runCommandTool.progress({ command }),

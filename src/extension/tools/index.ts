@@ -1,4 +1,7 @@
-/** Registers every tool the table offers to the editor (names in the core's table and package.json; a unit test compares them). */
+/**
+ * Registers every tool the table offers to the editor (names in the core's table and package.json; a unit test compares
+ * them).
+ */
 import * as vscode from 'vscode';
 import { toolsOffered } from '../../core/index.js';
 import { EditorToolHooks } from './editorHooks.js';

@@ -18,7 +18,7 @@ import type { CommandDeps } from '../commands/deps.js';
 import { compareWindows, registerCompareWindows } from '../documents/compareWindows.js';
 import { Ids, type InspectorTarget } from '../ids.js';
 import { outcomeFields, sourceLabel } from '../inspector/mapping.js';
-import { formatBytes } from '../retention.js';
+import { formatBytes } from '../../shared/bytes.js';
 import { statusTexts } from './statusText.js';
 import { writeWindow, type WrittenWindow } from '../documents/saveExcerpt.js';
 
@@ -155,7 +155,10 @@ class EvidenceTree implements vscode.TreeDataProvider<EvidenceNode>, vscode.Disp
       item.id = `run:${r.runId}`;
       // A completed run with a failed call reads as failed (runOutcomeOf), with the Problems view's red error icon.
       const o = runOutcomeOf(r);
-      item.description = `${o.label} · ${r.callCount} ${r.callCount === 1 ? 'call' : 'calls'} · ${formatBytes(r.totalBytes)} · ${sourceLabel(r.source)}${r.pinned ? ' · pinned' : ''}`;
+      item.description =
+        `${o.label} · ${r.callCount} ${r.callCount === 1 ? 'call' : 'calls'} ` +
+        `· ${formatBytes(r.totalBytes)} ` +
+        `· ${sourceLabel(r.source)}${r.pinned ? ' · pinned' : ''}`;
       item.tooltip = `${r.label ?? r.runId}\nrun ${r.runId} — ${o.detail}\nstarted ${r.startedAt}\n${item.description}`;
       item.iconPath =
         o.kind === 'failed'
@@ -390,7 +393,8 @@ export function registerEvidenceView(context: vscode.ExtensionContext, deps: Com
       if (!r) return;
       const yes = 'Delete Run';
       const choice = await vscode.window.showWarningMessage(
-        `Delete run ${r.label ?? r.runId} and its ${formatBytes(r.totalBytes)} of evidence? Its handles stop resolving.`,
+        `Delete run ${r.label ?? r.runId} and its ${formatBytes(r.totalBytes)} of ` +
+          `evidence? Its handles stop resolving.`,
         { modal: true },
         yes,
       );
@@ -409,7 +413,9 @@ export function registerEvidenceView(context: vscode.ExtensionContext, deps: Com
         const outputs = chosen.flatMap((n) => (n.kind === 'output' ? [n.handle] : []));
         if (chosen.length > 0 && (outputs.length !== 2 || chosen.length !== 2)) {
           void vscode.window.showInformationMessage(
-            'Bounded Evidence: select exactly two outputs in the Runs view (Ctrl/Cmd+click), then Compare Outputs; or run Compare Outputs from the palette to pick them.',
+            'Bounded Evidence: select exactly two outputs in the Runs view ' +
+              '(Ctrl/Cmd+click), then Compare Outputs; or run Compare Outputs from the ' +
+              'palette to pick them.',
           );
           return undefined;
         }
@@ -442,7 +448,8 @@ export function registerEvidenceView(context: vscode.ExtensionContext, deps: Com
             () => exportOutput(s, handle, where),
           );
           void vscode.window.showInformationMessage(
-            `Bounded Evidence: exported ${formatBytes(r.byteCount)} (sha256 ${r.sha256.slice(0, 12)}…) with its provenance beside it.`,
+            `Bounded Evidence: exported ${formatBytes(r.byteCount)} ` +
+              `(sha256 ${r.sha256.slice(0, 12)}…) with its provenance beside it.`,
           );
           return r;
         } catch (e) {

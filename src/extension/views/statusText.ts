@@ -3,7 +3,7 @@
  * savings of the last 7 days in its tooltip. Editor-free, so the exact texts are unit-tested.
  */
 import type { UsageFigures } from '../../core/index.js';
-import { formatBytes } from '../retention.js';
+import { formatBytes } from '../../shared/bytes.js';
 
 /** What the item shows. */
 export interface StatusTexts {
@@ -19,7 +19,9 @@ const plural = (n: number, one: string, many = `${one}s`): string =>
 export function savingsLine(f: UsageFigures): string {
   if (f.outputs === 0) return 'No outputs recorded in the last 7 days.';
   return (
-    `Last 7 days: ${plural(f.outputs, 'output')} (${formatBytes(f.outputBytes)}); a model was shown ${formatBytes(f.shownBytes)}` +
+    `Last 7 days: ${plural(f.outputs, 'output')} ` +
+    `(${formatBytes(f.outputBytes)}); a model was ` +
+    `shown ${formatBytes(f.shownBytes)}` +
     ` and read back ${formatBytes(f.readBytes)} in ${plural(f.reads, 'read')}; saved ${formatBytes(f.savedBytes)}` +
     `${f.lostOutputs > 0 ? `; ${plural(f.lostOutputs, 'output')} lost bytes past a cap` : ''}.`
   );
@@ -36,7 +38,9 @@ export function statusTexts(
   const saving = week ? ` ${savingsLine(week)}` : '';
   return {
     text: running > 0 ? `$(sync~spin) Capturing… · ${stored}` : `$(database) ${stored}`,
-    tooltip: `Bounded Evidence: ${stored}${calls} of evidence stored${running > 0 ? `, ${plural(running, 'call')} running` : ''}.${saving} Click to open the inspector.`,
+    tooltip:
+      `Bounded Evidence: ${stored}${calls} of evidence ` +
+      `stored${running > 0 ? `, ${plural(running, 'call')} running` : ''}.${saving} Click to open the inspector.`,
     label: `Bounded Evidence: ${running > 0 ? 'capturing, ' : ''}${stored} stored.${saving} Open the inspector.`,
   };
 }

@@ -1,5 +1,5 @@
 /**
- * Issue 10's soak: one storage shared by two real MCP server processes and the core
+ * The soak: one storage shared by two real MCP server processes and the core
  * in-process (standing in for the extension host), each capturing (multi-MB text,
  * binary, commands leaving `setsid` descendants, some timing out), searching by pattern
  * (one pattern slow enough to meet its budget) and reading the others' handles; one
@@ -67,7 +67,7 @@ function filesUnder(dir: string, keep: (name: string) => boolean): string[] {
   return out;
 }
 
-describe('soak: two MCP servers and the core on one storage (issue 10)', () => {
+describe('soak: two MCP servers and the core on one storage', () => {
   let tmp: string;
   let unmount: (() => void) | undefined;
   beforeEach(() => {

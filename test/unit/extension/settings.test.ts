@@ -104,7 +104,7 @@ describe('extension settings', () => {
     });
   });
 
-  it('reads added secret-file patterns, dropping blanks and non-strings (issue 10, defect 3)', () => {
+  it('reads added secret-file patterns, dropping blanks and non-strings', () => {
     assert.deepEqual(
       readSettings(source({ 'readFile.denyPatterns': ['*.secret', ' ', 3, 'conf/prod.yml'] })).readFileDenyPatterns,
       ['*.secret', 'conf/prod.yml'],

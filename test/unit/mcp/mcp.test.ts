@@ -382,7 +382,7 @@ for (const revision of REVISIONS) {
         text: 'error: artifact is not available in this store',
         isError: true,
       });
-      // An artifact an editor before issue 20 left in evidence/artifacts/<tenant>/ reads too, moved into the blob store on that read.
+      // An artifact an editor of the old layout left in evidence/artifacts/<tenant>/ reads too, moved into the blob store on that read.
       const old = 'kept by an older editor\n'.repeat(40);
       const oldId = `artifact-${sha(old)}`;
       mkdirSync(path.join(layout.artifactsDir, layout.tenant), { recursive: true });

@@ -1,6 +1,6 @@
 /**
  * The official MCP conformance suite (@modelcontextprotocol/conformance, pinned in
- * scripts/setup-tools.sh) against the Streamable HTTP transport (issue 23), at both
+ * scripts/setup-tools.sh) against the Streamable HTTP transport, at both
  * revisions the server serves: the active suite (2025-11-25 wire) and exactly what
  * 2026-07-28 requires. Here, in the unit stage, rather than in test/agents: it is the
  * server's own protocol check, needs no agent and no model, and takes seconds
@@ -166,7 +166,7 @@ async function runSuite(
   return byScenario;
 }
 
-describe('the official MCP conformance suite against mcp --http (issue 23)', function () {
+describe('the official MCP conformance suite against mcp --http', function () {
   this.timeout(300_000);
   let tmp: string;
   let mcp: EvidenceMcpServer;

@@ -1,6 +1,6 @@
 /**
  * The MCP Inspector's command line (@modelcontextprotocol/inspector 2.12.0 `--cli`, pinned
- * in scripts/setup-tools.sh) as a real client of the server (issue 23): over stdio it starts
+ * in scripts/setup-tools.sh) as a real client of the server: over stdio it starts
  * `bounded-evidence mcp` itself, over HTTP it connects by URL with the bearer token; each time
  * tools/list gives the served tools and one tools/call the exact text, as one text item.
  */
@@ -19,7 +19,7 @@ const REPO = path.resolve(__dirname, '..', '..', '..');
 const TSX = pathToFileURL(path.join(REPO, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
 const SEQ3 = '$ seq 1 3\nexit code 0\nstdout: 6 bytes, 3 lines:\n1\n2\n3\n\nstderr: empty';
 
-describe('the MCP Inspector CLI as a client (issue 23)', function () {
+describe('the MCP Inspector CLI as a client', function () {
   this.timeout(120_000);
   // Installed before the unit stage by `npm test`'s setup step; here only when missing (in `before`, not while mocha loads files).
   let tools: Tools;

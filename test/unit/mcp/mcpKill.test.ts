@@ -1,5 +1,5 @@
 /**
- * Issue 10, defect 6: a command outlives a killed MCP server no more, and the run the
+ * A command outlives a killed MCP server no more, and the run the
  * killed server left open is finished as `interrupted` at the next start
  * (docs/contracts.md §5.4). A real server process (node --import tsx src/mcp/main.ts),
  * a real `sleep 300`, a real SIGKILL.
@@ -22,7 +22,7 @@ async function waitFor(check: () => boolean, ms: number): Promise<boolean> {
   return check();
 }
 
-describe('a killed MCP server leaves nothing running (issue 10, defect 6)', () => {
+describe('a killed MCP server leaves nothing running', () => {
   let tmp: string;
   beforeEach(() => {
     tmp = mkdtempSync(path.join(os.tmpdir(), 'be-mcp-kill-'));

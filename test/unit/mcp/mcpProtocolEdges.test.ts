@@ -1,8 +1,8 @@
 /**
- * Issue 10, defect 8: protocol edges of the MCP server over real stdio (docs/contracts.md §4).
+ * Protocol edges of the MCP server over real stdio (docs/contracts.md §4).
  * A request line over the SDK's 10 MiB stdio limit ends the server with a stderr line saying
  * why and a non-zero exit code; non-object `arguments` are answered with JSON-RPC invalid
- * params, in one line. Both revisions on the raw wire (issue 23): `server/discover` and the
+ * params, in one line. Both revisions on the raw wire: `server/discover` and the
  * 2026-07-28 result fields, `initialize` for 2025-11-25, and one text item per tool result,
  * never `structuredContent` nor a `resource_link` (docs/contracts.md §4.1).
  */
@@ -14,7 +14,7 @@ import { MCP_TOOL_NAMES } from '../../../src/mcp/manifest.js';
 import { SERVER_INSTRUCTIONS } from '../../../src/mcp/server.js';
 import { handshake, startServer } from './mcpProcess.js';
 
-describe('MCP protocol edges (issue 10, defect 8)', () => {
+describe('MCP protocol edges', () => {
   let tmp: string;
   beforeEach(() => {
     tmp = mkdtempSync(path.join(os.tmpdir(), 'be-mcp-edges-'));

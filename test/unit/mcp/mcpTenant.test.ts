@@ -1,5 +1,5 @@
 /**
- * Issue 26, defect 3: the tenant of a storage folder is the same whatever path reaches it
+ * The tenant of a storage folder is the same whatever path reaches it
  * and however many processes start at once (docs/contracts.md §2.6). Two MCP servers
  * started together on a new folder, one through a symlink, chose two tenants in about 1
  * of 5 tries (each derived it from its own spelling unless the other's tenant folder
@@ -21,7 +21,7 @@ import * as path from 'node:path';
 import { layoutAt, RunStore, TENANT_FILE, tenantFor, vscodeFileUri } from '../../../src/core/index.js';
 import { openStorage } from '../../../src/mcp/storage.js';
 
-describe('the tenant of a storage folder (issue 26, defect 3)', () => {
+describe('the tenant of a storage folder', () => {
   let tmp: string;
   let real: string;
   let viaLink: string;

@@ -710,7 +710,7 @@ export class Catalog {
 
   /** Listed runs with no finish record (the start-up check of dead writers reads only their logs). */
   unfinishedRuns(): RunRow[] {
-    // The partial index of unfinished runs, named: with `ok = 1` beside it the planner took the order index (every run: 47 ms at 100,000).
+    // The partial index of unfinished runs, named: with `ok = 1` beside it the planner took the order index (every run).
     return this.use((db) =>
       db.all(`SELECT ${RUN_READ} FROM runs INDEXED BY runs_open WHERE status IS NULL AND ok = 1`),
     ).map((r) => runRowOf(r as unknown as RunColumns));

@@ -6,7 +6,7 @@
  * `/bin/sh -c <command>` runs detached, as the leader of its own process group, so a
  * timeout, an abort or a capture failure kills the group (`kill(-pid, SIGKILL)`). A
  * descendant that called `setsid()` is out of the group's reach and may hold stdout or
- * stderr open for ever (issue 10, defect 1), so on Linux every process of the tree is
+ * stderr open for ever, so on Linux every process of the tree is
  * also found in `/proc`, by an environment marker every descendant inherits
  * (`BOUNDED_EVIDENCE_CALL`) or, for one that cleared its environment, by holding one of
  * the output pipes, and is killed; one that cannot be killed is named in the result.
@@ -17,7 +17,7 @@
  *
  * A watchdog (`/bin/sh`, in its own session) holds a pipe from this process: if this
  * process dies (SIGKILL, a crashed host), the pipe closes and the watchdog ends the group
- * and marked tree of every command still running (issue 10, defect 6).
+ * and marked tree of every command still running.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -92,7 +92,7 @@ export function startCommand(
   }
   const marker = randomUUID();
   const env = { ...(options.env ?? process.env), [CALL_MARKER_ENV]: marker };
-  // The watchdog is running before the command is (issue 26, defect 1): started after it,
+  // The watchdog is running before the command is: started after it,
   // it left the command unguarded while it spawned (milliseconds, more under load), and a
   // parent killed then left the whole tree running. The command is registered in the same
   // tick as its spawn.
@@ -381,7 +381,7 @@ async function isZombie(pid: number): Promise<boolean> {
  * every group still registered and every process carrying a registered marker. One
  * shared shell, not one per command: a spawn costs milliseconds on every call.
  *
- * Written for every POSIX `/bin/sh` (issue 26, defect 1): a group is killed with
+ * Written for every POSIX `/bin/sh`: a group is killed with
  * `kill -s KILL -- -<group>`, the form dash's builtin takes too (it rejects
  * `kill -KILL -- -<group>` and `kill -9 -- -<group>`: under dash the group kill failed,
  * silently, and a group member without the marker, `env -i`, outlived the parent for

@@ -630,7 +630,7 @@ describe('artifacts: the upgrade from evidence/artifacts/<tenant>/artifact-<sha>
       legacyRoot: legacyRoot(),
     });
 
-  /** Writes an artifact as the store before issue 20 did: the file, and its manifest in `.manifests/`. */
+  /** Writes an artifact as the store of the old layout did: the file, and its manifest in `.manifests/`. */
   async function oldLayout(
     bytes: Uint8Array,
     tenant = 't',

@@ -1,5 +1,5 @@
 /**
- * Issue 10, defects 5 and 7: the filesystem blob store syncs a blob's bytes before renaming
+ * The filesystem blob store syncs a blob's bytes before renaming
  * it into place, as artifacts do, and a start-up removes the temporary file a killed
  * writer left behind (docs/contracts.md §2.6).
  */
@@ -24,7 +24,7 @@ function tempsUnder(dir: string): string[] {
   return out;
 }
 
-describe('filesystem blob store: durability and leftovers (issue 10, defects 5 and 7)', () => {
+describe('filesystem blob store: durability and leftovers', () => {
   let dir: string;
   beforeEach(() => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'be-fsblob-'));

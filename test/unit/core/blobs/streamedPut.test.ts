@@ -1,5 +1,5 @@
 /**
- * Issue 26, defect 2, in small: a streamed verified put keeps its chunk tables on disk
+ * The memory of a capture, in small: a streamed verified put keeps its chunk tables on disk
  * past `heldChunks` chunks and streams the sidecar from them, byte for byte the sidecar
  * `encodeManifest` makes from the whole manifest (docs/contracts.md §2.10, "Memory of a
  * capture"); the builder's tables drained piecewise are the tables it would have kept; the
@@ -43,7 +43,7 @@ async function* pieces(bytes: Buffer, size: number): AsyncGenerator<Uint8Array> 
   for (let p = 0; p < bytes.length; p += size) yield bytes.subarray(p, Math.min(p + size, bytes.length));
 }
 
-describe('streamed verified put: chunk tables kept on disk (issue 26, defect 2)', () => {
+describe('streamed verified put: chunk tables kept on disk', () => {
   let dir: string;
   const key = { tenant: 't', runId: 'r1', callId: 'c1' };
   beforeEach(() => {

@@ -28,7 +28,7 @@ describe('Evidence custom agent', () => {
     const tools = JSON.parse(/^tools: (\[.*\])$/m.exec(front)![1]!.replace(/'/g, '"')) as string[];
     for (const t of PKG.contributes.languageModelTools)
       assert.ok(tools.includes(t.toolReferenceName), t.toolReferenceName);
-    // Only what it needs (issue 21: the whole edit, search, read, execute and web sets were 34 tools): files, search, read, the terminal.
+    // Only what it needs (the whole edit, search, read, execute and web sets were 34 tools): files, search, read, the terminal.
     for (const t of [
       'edit/createFile',
       'edit/editFiles',

@@ -1,5 +1,5 @@
 /**
- * Issue 26, defect 2: the memory of a capture is bounded whatever its size
+ * The memory of a capture is bounded whatever its size
  * (docs/contracts.md §2.10, "Memory of a capture"). With no capture cap (the default) a
  * capture kept a 32-byte Buffer and an array slot per 64 KiB chunk (3.7 MiB per GB live,
  * 7–13 MiB per GB of RSS not given back: +100 MiB at 6 GB). A real command writing 10 GiB
@@ -72,7 +72,7 @@ function expectedSha256(bytes: number): string {
   return h.digest('hex');
 }
 
-describe('the memory of a capture (issue 26, defect 2)', () => {
+describe('the memory of a capture', () => {
   let small: { dir: string; cleanup: () => void };
   let medium: { dir: string; cleanup: () => void };
   let large: { dir: string; cleanup: () => void };

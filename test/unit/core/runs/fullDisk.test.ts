@@ -1,5 +1,5 @@
 /**
- * Issue 10, defect 4: a full disk (docs/contracts.md §5.6). Reads of earlier evidence work
+ * A full disk (docs/contracts.md §5.6). Reads of earlier evidence work
  * while the storage is full (recording the read is best-effort); a capture lost to the
  * full disk is an error result that names the cause and what was kept. A real MCP server
  * process over storage on a small tmpfs (mounting needs root: CI runs as root, and the
@@ -14,7 +14,7 @@ import { fillDisk, mountTmpfs } from '../../tmpfs.js';
 
 type Reply = { result?: { content: { text: string }[]; isError?: boolean }; error?: unknown };
 
-describe('a full disk (issue 10, defect 4)', () => {
+describe('a full disk', () => {
   let tmp: string;
   let unmount: (() => void) | undefined;
   beforeEach(() => {

@@ -1,5 +1,5 @@
 /**
- * Issue 10, defect 1: a command whose descendant called setsid() and holds stdout/stderr
+ * A command whose descendant called setsid() and holds stdout/stderr
  * open ends at its limit, says so honestly, keeps the bytes it had, and the descendant in
  * the other session is ended (docs/contracts.md §5.4).
  */
@@ -21,7 +21,7 @@ function sessionOf(pid: number): number {
  */
 const HOLDER = 'exec sleep 600';
 
-describe('command lifetime with descendants in another session (issue 10, defect 1)', () => {
+describe('command lifetime with descendants in another session', () => {
   let dir: string;
   let cleanup: () => void;
   beforeEach(() => ({ dir, cleanup } = scratch('lifetime')));

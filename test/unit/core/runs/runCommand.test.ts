@@ -81,7 +81,7 @@ describe('runCommand: attachments captured as the process writes (docs/contracts
     );
     assert.equal(stdout.sha256, sha(Buffer.alloc(4 * 1024 * 1024)));
     // Bounded means far below the 500 MB the command printed: what grows is the churn of 64 KiB pipe chunks
-    // before the collector runs (measured alone on this 2-core machine, before and after issue 23: 85–112 MiB
+    // before the collector runs (measured alone on this 2-core machine, 85–112 MiB
     // over 10 runs; 96 MiB failed 7 of 10), not the output.
     assert.ok(peak - rss0 < 128 * 1024 * 1024, `RSS grew ${peak - rss0} bytes`);
     assert.ok(

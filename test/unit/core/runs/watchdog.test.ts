@@ -1,5 +1,5 @@
 /**
- * Issue 26, defect 1: a command never outlives the process that started it by more than
+ * A command never outlives the process that started it by more than
  * the watchdog's grace (docs/contracts.md §5.4), under any `/bin/sh`. The watchdog's
  * group kill was `kill -KILL -- -<group>`, which dash's builtin `kill` rejects (the error
  * went to /dev/null), so under dash a group member with no marker (`env -i`) survived the
@@ -27,7 +27,7 @@ async function waitFor(check: () => boolean, ms: number): Promise<boolean> {
 }
 
 for (const shell of ['dash', 'bash']) {
-  describe(`the watchdog under ${shell} (issue 26, defect 1)`, () => {
+  describe(`the watchdog under ${shell}`, () => {
     let dir: string;
     let cleanup: () => void;
     const started: number[] = [];

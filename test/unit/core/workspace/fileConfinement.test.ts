@@ -1,5 +1,5 @@
 /**
- * Issue 10, defects 2 and 3: `read_file` opens a file once, without following links at
+ * `read_file` opens a file once, without following links at
  * any component, and proves the opened descriptor lies inside the root; secret files
  * are refused by one deny list shared by every front end (docs/contracts.md §5.3).
  */
@@ -14,7 +14,7 @@ import { tempDir } from '../evidence/helpers.js';
 const read = (ws: LocalWorkspace, p: string): Promise<string> =>
   ws.execute({ tool: 'read_file', arguments: { path: p } });
 
-describe('file reads are confined (issue 10, defects 2 and 3)', () => {
+describe('file reads are confined', () => {
   let t: ReturnType<typeof tempDir>;
   let root: string;
   let outside: string;
