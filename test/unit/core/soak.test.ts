@@ -282,7 +282,7 @@ describe('soak: two MCP servers and the core on one storage', () => {
         'tsx',
         '-e',
         `
-      const { RunStore } = require(${JSON.stringify(path.join(REPO, 'src', 'core', 'runs', 'runStore.ts'))});
+      const { RunStore } = require(${JSON.stringify(path.join(REPO, 'src', 'core', 'runs', 'store', 'runStore.ts'))});
       const { FsBlobStore } = require(${JSON.stringify(path.join(REPO, 'src', 'core', 'blobs', 'fsBlobStore.ts'))});
       const { createHash } = require('node:crypto');
       (async () => {
