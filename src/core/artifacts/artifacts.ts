@@ -46,6 +46,7 @@ import {
   ManifestBuilder,
   manifestOf,
   readVerified,
+  streamVerifiedInto,
   verifyAll,
   type Manifest,
   type RangeSource,
@@ -157,6 +158,19 @@ export class ArtifactStore {
     const { manifest, source } = await this.open(artifactId);
     // Copy out of the chunk-aligned read buffer so a 4 KiB result does not pin 128 KiB.
     return Uint8Array.from(await readVerified(source, manifest, start, end));
+  }
+
+  /**
+   * All the bytes of an artifact in order, every one verified, read into one reused buffer of
+   * about a megabyte: each piece is valid until the next is asked for (a whole-artifact scan
+   * then allocates nothing per piece; chunks this process wrote are not hashed again, §1.1).
+   */
+  async *pieces(artifactId: string): AsyncGenerator<Uint8Array> {
+    const { manifest, source } = await this.open(artifactId);
+    const slot = new Uint8Array(
+      Math.max(1, Math.min(Math.max(FILE_PIECE_BYTES, manifest.chunkSize), manifest.byteCount)),
+    );
+    for await (const w of streamVerifiedInto(source, manifest, [slot])) yield w.bytes;
   }
 
   /** The virtual path of a range of an artifact, as the evidence workspace advertises it. */

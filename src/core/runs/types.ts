@@ -434,6 +434,11 @@ export interface StoredArtifact {
    * always elided (docs/contracts.md §2.9).
    */
   readonly bytes: Uint8Array | ((start: number, end: number) => Promise<Uint8Array>);
+  /**
+   * Optional, with a reader: all the bytes in order, verified, in bounded pieces that may reuse one buffer
+   * (each valid until the next is asked for); the error-line scan then allocates nothing per piece.
+   */
+  readonly pieces?: () => AsyncIterable<Uint8Array>;
 }
 
 /** `RunStore.startRun` options. */

@@ -37,7 +37,11 @@ export interface FileReadOutcome {
    * The artifact an observation names, with its exact bytes, or a reader of them when the
    * file was streamed (the call records it instead of a second copy).
    */
-  readonly artifact?: { readonly ref: ArtifactRef; readonly bytes: StoredArtifact['bytes'] };
+  readonly artifact?: {
+    readonly ref: ArtifactRef;
+    readonly bytes: StoredArtifact['bytes'];
+    readonly pieces?: StoredArtifact['pieces'];
+  };
   /** Set when the folder refused the file as larger than it reads (told by the exact sentence, not a pattern). */
   readonly refusal?: 'tooLarge';
 }
@@ -152,7 +156,8 @@ export class EvidenceFileWorkspace {
     const modelText = manifest.utf8
       ? buildObservation(ref, window, limits)
       : buildBinaryObservation(ref, window, limits);
-    return { modelText, artifact: { ref, bytes: read } };
+    // The recording scans the whole file: from one reused buffer, not a fresh copy per read.
+    return { modelText, artifact: { ref, bytes: read, pieces: () => this.artifacts.pieces(ref.artifactId) } };
   }
 }
 
@@ -189,6 +194,7 @@ export async function readFileRecorded(
         ? await run.recordArtifact(EvidenceToolNames.readFile, args, {
             artifactId: artifact.ref.artifactId,
             bytes: artifact.bytes,
+            ...(artifact.pieces ? { pieces: artifact.pieces } : {}),
             ...(await stores.artifacts.manifestFor(artifact.ref.artifactId)),
           })
         : await run.recordResult(EvidenceToolNames.readFile, args, fullText ?? modelText, {

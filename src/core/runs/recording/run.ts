@@ -36,11 +36,17 @@ const SCAN_PIECE_BYTES = 1024 * 1024;
 
 /**
  * The error-line scan of an artifact already stored (docs/contracts.md §2.13): one pass over
- * its bytes in 1 MiB reads (a streamed file is never held whole).
+ * its bytes, from the artifact's own pieces when it has them, else in 1 MiB reads (a streamed
+ * file is never held whole). The scan keeps copies of what it retains, so a reused piece is safe.
  */
-async function scanArtifact(range: (a: number, b: number) => Promise<Uint8Array>, n: number): Promise<ErrorScanResult> {
+async function scanArtifact(
+  range: (a: number, b: number) => Promise<Uint8Array>,
+  n: number,
+  pieces: StoredArtifact['pieces'],
+): Promise<ErrorScanResult> {
   const scan = new ErrorScan();
-  for (let at = 0; at < n; at += SCAN_PIECE_BYTES) scan.push(await range(at, Math.min(n, at + SCAN_PIECE_BYTES)));
+  if (pieces) for await (const piece of pieces()) scan.push(piece);
+  else for (let at = 0; at < n; at += SCAN_PIECE_BYTES) scan.push(await range(at, Math.min(n, at + SCAN_PIECE_BYTES)));
   return scan.end();
 }
 
@@ -145,7 +151,8 @@ export class Run implements RunApi, CallRecorder {
     const head = await range(0, Math.min(p, n));
     const tail = await range(Math.max(0, n - p), n);
     const last = (await range(Math.max(0, n - 1), n))[0];
-    const errorScan = elide && !binary && n > p && s.errorLines ? await scanArtifact(range, n) : undefined;
+    const errorScan =
+      elide && !binary && n > p && s.errorLines ? await scanArtifact(range, n, artifact.pieces) : undefined;
     const captured: Captured = {
       stored: 'artifact',
       sizeBytes: n,
