@@ -309,28 +309,45 @@ describe('catalog: an index of runs, calls and handles (docs/architecture.md §6
     this.timeout(60_000);
     const store = await openStore(dir, SMALL);
     const r = await store.startRun({ label: 'waits' });
-    // Another process takes the write lock and keeps it for 600 ms.
+    const log = store.logPath(r.runId);
+    // Another process takes the write lock and keeps it until this writer's next log line is on disk (the
+    // writer appends to its log, then indexes it), notes what the catalog holds then, and only then lets go.
     const holder = spawn(
       process.execPath,
       [
         '-e',
         `
       const { DatabaseSync } = require('node:sqlite');
+      const { statSync } = require('node:fs');
       const db = new DatabaseSync(${JSON.stringify(catalogPath(dir))});
+      const log = ${JSON.stringify(log)};
+      const sleep = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
       db.exec('BEGIN IMMEDIATE');
+      const before = statSync(log).size;
       process.stdout.write('locked\\n');
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 600);
-      db.exec('COMMIT');`,
+      while (statSync(log).size === before) sleep(5);
+      const calls = db.prepare('SELECT count(*) AS n FROM calls').get().n;
+      // Held a moment more, so the writer is inside its wait when the lock goes.
+      sleep(200);
+      db.exec('COMMIT');
+      process.stdout.write(JSON.stringify({ callsWhileLogGrew: calls }) + '\\n');`,
       ],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
+    let said = '';
+    holder.stdout.setEncoding('utf8').on('data', (d: string) => (said += d));
     const exited = new Promise((resolve) => holder.once('exit', resolve));
-    await new Promise((resolve) => holder.stdout.once('data', resolve));
-    const t = performance.now();
+    while (!said.includes('locked\n')) await new Promise((resolve) => holder.stdout.once('data', resolve));
     const out = await r.recordResult('t', {}, 'recorded while another process wrote');
-    const waited = performance.now() - t;
-    await exited;
-    assert.ok(waited > 300, `the write did not wait for the lock (${waited.toFixed(0)} ms)`);
+    assert.equal(await exited, 0);
+    // Order, not time: the writer's log line was on disk while the other process held the lock and its call
+    // had no row yet, so its catalog write came after the lock was released; and it landed (below).
+    assert.deepEqual(JSON.parse(said.split('\n')[1]!), { callsWhileLogGrew: 0 });
+    // Its own write waited and landed: the writer never had to re-index its run from the log.
+    assert.deepEqual(
+      [store.catalogStats().calls, store.catalogStats().reindexed, rowCounts(dir)],
+      [1, 0, { runs: 1, calls: 1, handles: 1 }],
+    );
     await r.finish();
     // The row landed in the record's own transaction: a new store resolves it without re-indexing the log.
     const fresh = await openStore(dir, { ...SMALL, maintenance: false });
