@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
-import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { parseRunLog } from '../../../../src/core/runs/runLog.js';
@@ -354,6 +354,41 @@ describe('catalog: an index of runs, calls and handles (docs/architecture.md §6
     assert.equal((await fresh.readToolOutput({ handle: out.handle! })).content, 'recorded while another process wrote');
     assert.equal(fresh.catalogStats().reindexed, 0);
     assert.deepEqual(rowCounts(dir), { runs: 1, calls: 1, handles: 1 });
+  });
+
+  it('opening a new catalog while another process is creating it (SQLite answers busy at once, whatever busy_timeout says) waits and opens it', async function () {
+    this.timeout(60_000);
+    // Two processes creating the file at once: one holds its write lock; the other, having read the file empty,
+    // asks for it to turn the file to WAL. SQLite answers "database is locked" without waiting (a reader waiting
+    // for a writer that waits for the reader would wait for ever); the open tries again until the other lets go.
+    mkdirSync(path.dirname(catalogPath(dir)), { recursive: true });
+    writeFileSync(catalogPath(dir), '');
+    const holder = spawn(
+      process.execPath,
+      [
+        '-e',
+        `
+      const { DatabaseSync } = require('node:sqlite');
+      const db = new DatabaseSync(${JSON.stringify(catalogPath(dir))});
+      db.exec('BEGIN IMMEDIATE');
+      process.stdout.write('writing\\n');
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 300);
+      db.exec('COMMIT');`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const exited = new Promise((resolve) => holder.once('exit', resolve));
+    await new Promise((resolve) => holder.stdout.once('data', resolve));
+    const store = await openStore(dir, SMALL);
+    assert.equal(await exited, 0);
+    const r = await store.startRun();
+    const out = await r.recordResult('t', {}, 'after the wait');
+    await r.finish();
+    assert.equal(
+      (await (await openStore(dir, SMALL)).readToolOutput({ handle: out.handle! })).content,
+      'after the wait',
+    );
+    assert.equal(store.catalogStats().movedAside, undefined);
   });
 
   it('a write the catalog lost (a writer killed between its log and its catalog) is repaired from the log', async () => {
