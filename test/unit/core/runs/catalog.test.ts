@@ -13,6 +13,7 @@ const run = promisify(execFile);
 const DENIED = 'access denied: unknown or expired handle';
 const SMALL = { limits: { largeResultBytes: 4, previewBytes: 4 } };
 const WRITER = path.join(__dirname, 'fixtures', 'catalogWriter.ts');
+const MISS_BEFORE_BUILD = path.join(__dirname, 'fixtures', 'missBeforeBuild.ts');
 
 async function readAll(store: RunStore, handles: readonly { handle: string; text: string }[]): Promise<void> {
   for (const h of handles) assert.equal((await store.readToolOutput({ handle: h.handle })).content, h.text, h.handle);
@@ -135,6 +136,18 @@ describe('catalog: an index of runs, calls and handles (docs/architecture.md §6
     const d = await openStore(dir, { ...SMALL, maintenance: false });
     assert.equal((await d.readToolOutput({ handle: out.handle! })).content, 'a run with no catalog row');
     assert.deepEqual([d.catalogStats().listings, d.catalogStats().built], [1, true]);
+  });
+
+  it("a handle read by a script with nothing else pending, on a catalog not yet built, is answered (the build is not left to an unref'd timer)", async () => {
+    const a = await openStore(dir, SMALL);
+    const r = await a.startRun();
+    const out = await r.recordResult('t', {}, 'answered before the script ends');
+    await r.finish();
+    a.close();
+    // The catalog lost: the next store opens a new one, not built from the logs.
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${catalogPath(dir)}${suffix}`, { force: true });
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', MISS_BEFORE_BUILD, dir, out.handle!]);
+    assert.deepEqual(JSON.parse(stdout), { content: 'answered before the script ends' });
   });
 
   it('resolves a handle of a run another store keeps appending to (a growing log never starves the reader)', async function () {
