@@ -46,8 +46,11 @@ export interface DetailDeps {
   request(body: RequestBody): Promise<Reply>;
   /** One sentence in the status line (polite live region). */
   status(message: string, kind?: 'info' | 'error'): void;
-  /** Something the saved state depends on changed. */
-  changed(): void;
+  /**
+   * Something the saved state depends on changed; `now` when it is a window put on screen
+   * (saved at once: a panel hidden right after would otherwise lose it).
+   */
+  changed(now?: boolean): void;
 }
 
 type Tab = 'bytes' | 'lines' | 'pattern';
@@ -777,7 +780,7 @@ export class DetailView {
         this.fLine.value = String(w.firstLine + 1);
         this.fCount.value = String(Math.max(1, w.text.split('\n').length - (w.text.endsWith('\n') ? 1 : 0)));
       }
-      this.deps.changed();
+      this.deps.changed(true);
       // Timed to the frame after the text is in the DOM: the round trip a person waits for.
       requestAnimationFrame(() => {
         document.body.dataset.lastFetchMs = (performance.now() - t0).toFixed(1);
@@ -1040,7 +1043,7 @@ export class DetailView {
       );
     }
     this.currentReq = req;
-    this.deps.changed();
+    this.deps.changed(true);
   }
 
   /** Scrolls an element of the detail into view if it is not (never the whole page jumps). */
