@@ -41,8 +41,13 @@ function status(message: string, kind: 'info' | 'error' = 'info'): void {
 }
 
 let saveTimer: ReturnType<typeof setTimeout> | undefined;
-/** Saves soon: typing and arrow keys change the state often. */
-function saveState(): void {
+/**
+ * Saves soon: typing and arrow keys change the state often. A selection shown or a window
+ * put on screen (`now`) is saved at once: the panel may be hidden the next moment, and a
+ * save left for `pagehide` does not reach the workbench from a page being torn down.
+ */
+function saveState(now = false): void {
+  if (now) return writeState();
   if (saveTimer) return;
   saveTimer = setTimeout(writeState, 150);
 }
@@ -100,7 +105,7 @@ const calls = new CallsView(
   },
 );
 
-const detail = new DetailView({ request: (b) => rpc.request(b), status, changed: saveState }, saved.form);
+const detail = new DetailView({ request: (b) => rpc.request(b), status, changed: (now) => saveState(now) }, saved.form);
 
 const search = new SearchView({
   request: (b) => rpc.request(b),
@@ -142,7 +147,7 @@ async function loadDetail(ref: PartRef, window?: WindowRequestDto, link?: Excerp
     if (seq !== detailSeq || r.type !== 'detail') return;
     detail.show(r.ref, r.call, r.part, r.preview, window, link);
     if (r.call.status === 'running') detail.setLive(r.ref, model.liveOf(r.ref.runId, r.ref.callId));
-    saveState();
+    saveState(true);
   } catch (e) {
     if (seq === detailSeq) detail.clear(`This call could not be shown: ${(e as Error).message}`);
   }

@@ -6,6 +6,41 @@
 import { ProtocolErrorCode, type Transport } from '@modelcontextprotocol/server';
 
 /**
+ * How deep a message may nest (objects and arrays): far above any request of these tools, far
+ * below what the SDK's recursive checks survive (a body nested 100,000 deep overflowed the
+ * stack: a 500 over HTTP, nothing on stdio).
+ */
+export const MAX_MESSAGE_DEPTH = 64;
+
+/** True when `value` nests deeper than `limit` (counted without recursion, so any depth is measured safely). */
+export function nestedDeeperThan(value: unknown, limit = MAX_MESSAGE_DEPTH): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth > limit) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/** The JSON-RPC invalid request answer to a message nested deeper than `MAX_MESSAGE_DEPTH`. */
+export function tooDeep(id: unknown): {
+  jsonrpc: '2.0';
+  id: string | number | null;
+  error: { code: number; message: string };
+} {
+  return {
+    jsonrpc: '2.0',
+    id: typeof id === 'string' || typeof id === 'number' ? id : null,
+    error: {
+      code: ProtocolErrorCode.InvalidRequest,
+      message: `Invalid Request: the message is nested more than ${MAX_MESSAGE_DEPTH} deep`,
+    },
+  };
+}
+
+/**
  * The one-line refusal of a `tools/call` whose `arguments` is present but not an object, or undefined for any other
  * message.
  */

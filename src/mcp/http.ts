@@ -21,7 +21,7 @@ import type { AddressInfo } from 'node:net';
 import { localhostHostValidation, localhostOriginValidation, toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, DEFAULT_MAX_REQUEST_BODY_SIZE, type Server } from '@modelcontextprotocol/server';
 import { removeMcpHttpInfo, writeMcpHttpInfo } from '../core/index.js';
-import { refuseNonObjectArguments } from './guard.js';
+import { nestedDeeperThan, refuseNonObjectArguments, tooDeep } from './guard.js';
 
 /** A running HTTP server. */
 export interface EvidenceHttpServer {
@@ -53,9 +53,9 @@ async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | u
   return Buffer.concat(chunks);
 }
 
-/** Whether `header` is `Bearer <token>`, compared in constant time. */
+/** Whether `header` is `Bearer <token>` (the scheme in any case, as HTTP's are), the token compared in constant time. */
 function bearerMatches(header: string | undefined, token: Buffer): boolean {
-  const m = /^Bearer ([0-9a-f]{64})$/.exec(header ?? '');
+  const m = /^bearer +([0-9a-f]{64})$/i.exec(header ?? '');
   if (!m) return false;
   return timingSafeEqual(Buffer.from(m[1]!, 'utf8'), token);
 }
@@ -122,6 +122,12 @@ export async function serveHttp(
             id: null,
           }),
         );
+        return;
+      }
+      // Before the SDK's checks, which recurse: a body nested far deeper than any request overflowed the stack (500).
+      if (nestedDeeperThan(parsed)) {
+        res.writeHead(400, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify(tooDeep((parsed as { id?: unknown }).id)));
         return;
       }
       // As on stdio: non-object `arguments` get one line, not the SDK's validation dump.

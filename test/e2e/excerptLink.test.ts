@@ -150,6 +150,16 @@ describe('Excerpt links followed in a real browser workbench', function () {
     if (shot) await wb.screenshot(shot);
     await line.click({ position: at, modifiers: ['Control'] });
     await wb.page.keyboard.up('Control');
+    // The link's hover ("Follow link") stays under a resting mouse, over the tab bar: moved away, as a person's
+    // hand moves on, and gone before anything else is clicked.
+    await wb.page.mouse.move(2, (wb.page.viewportSize()?.height ?? 700) - 2);
+    for (
+      const deadline = Date.now() + 30_000;
+      (await wb.page.locator('.editor-container .monaco-hover:visible').count()) > 0;
+    ) {
+      if (Date.now() > deadline) throw new Error("the link's hover is still on screen");
+      await wb.page.waitForTimeout(100);
+    }
     const tab = await opened;
     await tab.waitForLoadState();
     assert.equal(tab.url(), link, 'the browser opened the link as copied');
@@ -211,6 +221,9 @@ describe('Excerpt links followed in a real browser workbench', function () {
 
     // The same address pasted into Open Evidence Link… opens exactly that window (another one on screen first).
     await wb.page.locator('.tabs-container .tab', { hasText: 'Evidence Inspector' }).click();
+    // Shown again, the page is built anew from its saved state: the call it showed comes back before its form is used.
+    await wb.page.locator('.tabs-container .tab.active', { hasText: 'Evidence Inspector' }).waitFor();
+    await view.locator('#id-handle', { hasText: handle }).waitFor({ timeout: 30_000 });
     await showLines(10, 1);
     await pasteIntoOpenEvidenceLink(link);
     await showsLinkedWindow(start, end, ['excerpt row 300', 'excerpt row 301']);

@@ -43,8 +43,11 @@ export interface DetailDeps {
   request(body: RequestBody): Promise<Reply>;
   /** One sentence in the status line (polite live region). */
   status(message: string, kind?: 'info' | 'error'): void;
-  /** Something the saved state depends on changed. */
-  changed(): void;
+  /**
+   * Something the saved state depends on changed; `now` when it is a window put on screen
+   * (saved at once: a panel hidden right after would otherwise lose it).
+   */
+  changed(now?: boolean): void;
 }
 
 /** The detail pane. */

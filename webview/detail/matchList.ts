@@ -23,8 +23,11 @@ interface MatchListDeps {
   readonly state: DetailState;
   request(body: RequestBody): Promise<Reply>;
   status(message: string): void;
-  /** Something the saved state depends on changed. */
-  changed(): void;
+  /**
+   * Something the saved state depends on changed; `now` when it is a window put on screen
+   * (saved at once: a panel hidden right after would otherwise lose it).
+   */
+  changed(now?: boolean): void;
   /** The pattern in the form's field, and putting one there. */
   typed(): string;
   setTyped(pattern: string): void;
@@ -232,6 +235,6 @@ export class MatchList {
       );
     }
     s.currentReq = req;
-    this.deps.changed();
+    this.deps.changed(true);
   }
 }

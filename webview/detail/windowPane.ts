@@ -33,8 +33,11 @@ interface WindowPaneDeps {
   readonly state: DetailState;
   request(body: RequestBody): Promise<Reply>;
   status(message: string): void;
-  /** Something the saved state depends on changed. */
-  changed(): void;
+  /**
+   * Something the saved state depends on changed; `now` when it is a window put on screen
+   * (saved at once: a panel hidden right after would otherwise lose it).
+   */
+  changed(now?: boolean): void;
   /** A window is on screen (the form says where). */
   shown(w: WindowDto): void;
   /** Previous / Next moved to lines from 0-based `offset`. */
@@ -135,7 +138,7 @@ export class WindowPane {
         this.view.querySelector<HTMLElement>('.wline.hit')?.scrollIntoView({ block: 'center', inline: 'nearest' });
       document.body.dataset.lastRenderMs = (performance.now() - r0).toFixed(1);
       this.deps.shown(reply.window);
-      this.deps.changed();
+      this.deps.changed(true);
       // Timed to the frame after the text is in the DOM: the round trip a person waits for.
       requestAnimationFrame(() => {
         document.body.dataset.lastFetchMs = (performance.now() - t0).toFixed(1);

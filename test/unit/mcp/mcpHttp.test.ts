@@ -131,6 +131,9 @@ describe('MCP over Streamable HTTP (mcp --http)', () => {
     assert.equal((await post(http.url, { Authorization: `Bearer ${'0'.repeat(64)}` }, LIST)).status, 401);
     assert.equal((await post(http.url, { Authorization: `Bearer ${http.token}x` }, LIST)).status, 401);
     assert.equal((await post(http.url, { Authorization: http.token }, LIST)).status, 401);
+    // HTTP auth schemes are case-insensitive: any spelling of Bearer with the token is served.
+    for (const scheme of ['bearer', 'BEARER', 'bEaReR'])
+      assert.equal((await post(http.url, { Authorization: `${scheme} ${http.token}` }, LIST)).status, 200, scheme);
     // A loopback origin (a local web tool) with the token is served; another path is 404.
     const local = await post(http.url, { ...auth, Origin: 'http://localhost:5173' }, LIST);
     assert.equal(local.status, 200, local.body);
@@ -170,6 +173,24 @@ describe('MCP over Streamable HTTP (mcp --http)', () => {
       [discover.supportedVersions, discover.capabilities, discover.resultType],
       [['2026-07-28'], { tools: {} }, 'complete'],
     );
+  });
+
+  it('answers a body nested 100,000 deep with 400 and one JSON-RPC invalid request, then goes on serving', async () => {
+    const depth = 100_000;
+    const deep = `{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{"x":${'['.repeat(depth)}${']'.repeat(depth)}}}`;
+    const r = await post(http.url, auth, deep);
+    assert.deepEqual(
+      [r.status, JSON.parse(r.body)],
+      [
+        400,
+        {
+          jsonrpc: '2.0',
+          id: 9,
+          error: { code: -32600, message: 'Invalid Request: the message is nested more than 64 deep' },
+        },
+      ],
+    );
+    assert.equal((await post(http.url, auth, LIST)).status, 200);
   });
 
   it("serves two clients at once on one store (one per revision): the same bytes, and each reads the other's handle", async () => {

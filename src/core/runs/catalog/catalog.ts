@@ -189,6 +189,9 @@ export class Catalog {
   private reindexed = 0;
   private listings = 0;
   private background: Promise<void> | undefined;
+  private reconciling: Promise<void> | undefined;
+  /** True once this process compared the catalog with the logs folder (the start-up need not do it again). */
+  private reconciled = false;
 
   private constructor(
     readonly dir: string,
@@ -229,7 +232,7 @@ export class Catalog {
 
   /** Start-up maintenance: build or reconcile, then the integrity check, then the old catalog's files. */
   private async startUp(): Promise<void> {
-    await this.reconcile();
+    if (!this.reconciled) await this.reconcile();
     const problems = await quickCheck(this.file);
     if (problems.length > 0) await this.repair(`quick_check: ${problems.slice(0, 3).join('; ')}`);
     for (const name of OLD_CATALOG_FILES)
@@ -561,13 +564,14 @@ export class Catalog {
   }
 
   /**
-   * Waits for a build from the logs in progress, or (no build running: a short-lived
-   * process, or one whose build failed) builds now: every log the catalog lacks indexed.
+   * Waits for a build from the logs in progress, or (none running: a short-lived process, a
+   * long-lived one whose start-up has not begun, or one whose build failed) builds now: every
+   * log the catalog lacks indexed. Never waits for the start-up's turn: that waits on an
+   * unref'd timer, and a script with nothing else pending would exit before its answer.
    */
   async ensureBuilt(): Promise<void> {
     if (this.isBuilt()) return;
-    await this.settled();
-    if (!this.isBuilt()) await this.reconcile();
+    await this.reconcile();
   }
 
   /**
@@ -577,7 +581,15 @@ export class Catalog {
    * each batch looked up in one query; the event loop runs between batches. When done,
    * every log is indexed: the database is marked built.
    */
-  async reconcile(): Promise<void> {
+  reconcile(): Promise<void> {
+    // One at a time: a miss building the catalog and the start-up's check share the one in progress.
+    this.reconciling ??= this.reconcileNow().finally(() => {
+      this.reconciling = undefined;
+    });
+    return this.reconciling;
+  }
+
+  private async reconcileNow(): Promise<void> {
     this.listings++;
     const onDisk = new Set<string>();
     const folder = await fsp.opendir(this.dir, { bufferSize: LIST_BATCH }).catch(() => undefined);
@@ -645,6 +657,7 @@ export class Catalog {
         new Date().toISOString(),
       ),
     );
+    this.reconciled = true;
   }
 
   /** Checks the unfinished runs (the partial index) against their logs and re-indexes the stale ones. True when any was. */

@@ -141,6 +141,31 @@ CREATE TRIGGER usage_entered AFTER UPDATE ON calls WHEN new.outcome != 'open' BE
 /** SQLite's primary result codes for a file that is not (or no longer) a database. */
 const SQLITE_CORRUPT = 11;
 const SQLITE_NOTADB = 26;
+/** SQLite's primary result codes for a file another connection holds (`database is locked`). */
+const SQLITE_BUSY = 5;
+const SQLITE_LOCKED = 6;
+
+/**
+ * Opening tries again, after a pause that doubles up to `OPEN_PAUSE_MAX_MS`, while another process
+ * holds the file past `busy_timeout` or where SQLite answers busy without waiting (a connection
+ * turning a new file to WAL, or recovering its WAL, as another opens it): a start is never
+ * refused because another started at the same moment. The bound turns a file held for ever into
+ * an error.
+ */
+const OPEN_ATTEMPTS = 12;
+const OPEN_PAUSE_MS = 25;
+const OPEN_PAUSE_MAX_MS = 2000;
+
+/** True when `e` says another connection holds the database (SQLITE_BUSY, SQLITE_LOCKED). */
+export function isBusy(e: unknown): boolean {
+  const code = (e as { errcode?: unknown } | undefined)?.errcode;
+  return typeof code === 'number' && ((code & 0xff) === SQLITE_BUSY || (code & 0xff) === SQLITE_LOCKED);
+}
+
+/** Waits without returning to the event loop (opening is synchronous: the catalog's constructor opens). */
+function pauseSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
 
 /** True when `e` says the database file is damaged (not one, or corrupt): it is then moved aside and rebuilt. */
 export function isDamage(e: unknown): boolean {
@@ -222,10 +247,23 @@ export class CatalogDatabase {
 
   /**
    * Opens (or creates) the database at `file`; a file that is not a sound database of this
-   * schema version is moved aside first and a new one created.
+   * schema version is moved aside first and a new one created. Another process holding the
+   * file meanwhile (creating it, checking or replacing it at the same moment) is waited for.
    */
   static open(file: string): OpenedDatabase {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return CatalogDatabase.openOnce(file);
+      } catch (e) {
+        if (!isBusy(e) || attempt >= OPEN_ATTEMPTS) throw e;
+        pauseSync(Math.min(OPEN_PAUSE_MAX_MS, OPEN_PAUSE_MS * 2 ** (attempt - 1)));
+      }
+    }
+  }
+
+  private static openOnce(file: string): OpenedDatabase {
     let movedAside: string | undefined;
+    let replacedSeen = 0;
     for (let attempt = 0; ; attempt++) {
       const problem = headerProblem(file);
       if (problem === undefined) {
@@ -235,6 +273,13 @@ export class CatalogDatabase {
           const c = new CatalogDatabase(file, db);
           const version = c.prepare();
           if (version === SCHEMA_VERSION) return { db: c, ...(movedAside !== undefined ? { movedAside } : {}) };
+          // Another process moved this file aside and created the new one since this connection opened it: that one is
+          // opened, never moved aside in its turn.
+          if (identityOf(file) !== c.identity && replacedSeen++ < OPEN_ATTEMPTS) {
+            db.close();
+            attempt--;
+            continue;
+          }
           movedAside = `schema version ${version}, not ${SCHEMA_VERSION}`;
         } catch (e) {
           if (!isDamage(e) || attempt > 0) {
