@@ -93,6 +93,16 @@ const BUILTINS: readonly BuiltinPattern[] = [
   { pattern: '_netrc' },
   { pattern: '.pgpass' },
   { pattern: '.my.cnf' },
+  { pattern: '.dockercfg' },
+  // Credential files the cloud SDKs and their tutorials write or download into a project: Google's client
+  // libraries' credentials.json and OAuth client secrets, service-account keys (Google, Firebase) and the
+  // Application Default Credentials file, wherever they are copied.
+  { pattern: 'credentials.json' },
+  { pattern: 'client_secret*.json' },
+  { pattern: 'service-account*.json' },
+  { pattern: 'service_account*.json' },
+  { pattern: '*-firebase-adminsdk-*.json' },
+  { pattern: 'application_default_credentials.json' },
 ];
 
 /** The built-in patterns, for documentation and tests. */

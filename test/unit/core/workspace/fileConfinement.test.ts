@@ -118,6 +118,16 @@ describe('file reads are confined', () => {
       '.netrc': 'machine x password y',
       '.vault-token': 'x',
       '.cargo/credentials.toml': 'token = "x"',
+      'config/credentials.json': '{"type":"authorized_user","refresh_token":"x"}',
+      'keys/service-account-prod.json': '{"type":"service_account","private_key":"x"}',
+      'service_account.json': '{"type":"service_account"}',
+      'client_secret_123.apps.googleusercontent.com.json': '{"installed":{"client_secret":"x"}}',
+      'app-firebase-adminsdk-ab12c-0123456789.json': '{"private_key":"x"}',
+      'ci/application_default_credentials.json': '{"client_secret":"x"}',
+      'home/.dockercfg': '{"auths":{}}',
+      'tls/server.key': 'KEY',
+      'certs/client.p12': 'KEY',
+      '.pgpass': 'h:5432:db:u:pw',
     };
     for (const [rel, body] of Object.entries(files)) {
       await fsp.mkdir(path.dirname(path.join(root, rel)), { recursive: true });
@@ -125,11 +135,15 @@ describe('file reads are confined', () => {
     }
     await fsp.writeFile(path.join(root, '.env.example'), 'A=');
     await fsp.writeFile(path.join(root, 'history.md'), 'notes');
+    await fsp.writeFile(path.join(root, 'package.json'), '{}');
+    await fsp.writeFile(path.join(root, 'credentials.md'), 'how to get them');
     const ws = await LocalWorkspace.open({ root });
     for (const rel of Object.keys(files)) assert.equal(await read(ws, rel), LocalErrorText.pathSecret, rel);
     // Documented as not secret: an example env file, an ordinary name.
     assert.equal(await read(ws, '.env.example'), 'A=');
     assert.equal(await read(ws, 'history.md'), 'notes');
+    assert.equal(await read(ws, 'package.json'), '{}');
+    assert.equal(await read(ws, 'credentials.md'), 'how to get them');
     // A link to a secret is a secret too, and listings leave secrets out.
     await fsp.symlink(path.join(root, '.git-credentials'), path.join(root, 'creds.txt'));
     assert.equal(await read(ws, 'creds.txt'), LocalErrorText.pathSecret);
