@@ -11,7 +11,7 @@ import { recordResponse } from './hookRecord.js';
 import { keep } from './keep.js';
 import { stats } from './stats.js';
 import { processIo, type CliIo } from './io.js';
-import { STORAGE_ENV } from './session.js';
+import { findStorage } from '../core/reach/locate.js';
 import { exitOnOldNode } from '../core/nodeVersion.js';
 
 /** The subcommands that open a store (all but `hook` and `mcp`). */
@@ -45,18 +45,16 @@ export async function runCli(argv: readonly string[], io: CliIo, self: readonly 
   }
   if (name === 'mcp') {
     // The MCP server reads its own flags; the storage may come from the environment like everywhere else.
-    const storage = io.env[STORAGE_ENV];
+    // The storage the hooks of this folder use (src/core/reach/locate.ts): a portable project file names none.
+    const storage = findStorage(io.env, io.cwd)?.dir;
     const args =
       !rest.includes('--storage') && !rest.includes('--help') && storage ? ['--storage', storage, ...rest] : rest;
     // Loaded here only: the MCP SDK (with zod and ajv) costs ~50 ms of start-up that every
     // hook and read would otherwise pay.
     return (await import('../mcp/server.js')).main(args);
   }
-  // init and doctor write or read agents' configuration files; they need how this command line is started.
   const agentCommand = name === 'init' ? init : name === 'doctor' ? doctor : undefined;
-  const fn = agentCommand
-    ? (argv2: readonly string[], io2: CliIo) => agentCommand(argv2, io2, self)
-    : STORE_COMMANDS[name];
+  const fn = agentCommand ?? STORE_COMMANDS[name];
   if (!fn) {
     io.err(`bounded-evidence: unknown command "${name.slice(0, 40)}" (try bounded-evidence --help)\n`);
     return 2;
