@@ -2,7 +2,7 @@
 // CommonJS, dist/mcp.js), the command line (dist/cli.js), the pattern-search worker
 // (dist/patternWorker.js) and the inspector webview (browser, IIFE). Flags: --watch,
 // --production (minified, no source maps), --tests (also bundles the integration suite
-// into out/ for the extension host).
+// into out/ for the extension host). Also assembles dist-cli/, the command line's npm package.
 const esbuild = require('esbuild');
 const path = require('node:path');
 
@@ -176,6 +176,35 @@ if (tests) {
   });
 }
 
+/**
+ * The command line as an npm package of its own (dist-cli/, gitignored; `npm pack dist-cli` makes the tarball a
+ * teammate or CI installs with `npm install -g`): the bundles the command line loads and nothing else (no
+ * dependencies: everything is bundled, nothing is downloaded at run time), its own README, the root's version.
+ */
+function packCli() {
+  const fs = require('node:fs');
+  const root = require('./package.json');
+  const out = path.join(__dirname, 'dist-cli');
+  fs.rmSync(out, { recursive: true, force: true });
+  fs.mkdirSync(out, { recursive: true });
+  const files = ['cli.js', 'hook.js', 'aws-s3.js', 'patternWorker.js'];
+  for (const f of files) fs.copyFileSync(path.join(__dirname, 'dist', f), path.join(out, f));
+  fs.chmodSync(path.join(out, 'cli.js'), 0o755);
+  fs.copyFileSync(path.join(__dirname, 'src', 'cli', 'npm-README.md'), path.join(out, 'README.md'));
+  fs.copyFileSync(path.join(__dirname, 'LICENSE'), path.join(out, 'LICENSE'));
+  const manifest = {
+    name: 'bounded-evidence',
+    version: root.version,
+    description:
+      'The Bounded Evidence command line: keep every byte of a command, show the model a bounded observation, route agent shells through it.',
+    license: root.license,
+    bin: { 'bounded-evidence': 'cli.js' },
+    engines: { node: root.engines.node },
+    files: [...files, 'README.md', 'LICENSE'],
+  };
+  fs.writeFileSync(path.join(out, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+}
+
 async function main() {
   const contexts = await Promise.all(configs.map((c) => esbuild.context(c)));
   if (watch) {
@@ -184,6 +213,7 @@ async function main() {
   }
   await Promise.all(contexts.map((c) => c.rebuild()));
   await Promise.all(contexts.map((c) => c.dispose()));
+  packCli();
 }
 
 main().catch((e) => {

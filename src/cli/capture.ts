@@ -76,7 +76,7 @@ export async function capture(argv: readonly string[], io: CliIo): Promise<numbe
   const cwd = path.resolve(io.cwd, values.workspace ?? '.');
   const st = await fsp.stat(cwd).catch(() => undefined);
   if (!st?.isDirectory()) throw new UsageError(`--workspace ${cwd.slice(0, 200)} is not a folder`);
-  const session = await openSession(storageDirOf(values.storage, io.env));
+  const session = await openSession(storageDirOf(values.storage, io.env, io.cwd));
   const command =
     values.shell ??
     (values['shell-file'] !== undefined

@@ -58,7 +58,7 @@ async function readOnlyCall(
   storage: string | undefined,
   io: CliIo,
 ): Promise<number> {
-  const session = await openSession(storageDirOf(storage, io.env));
+  const session = await openSession(storageDirOf(storage, io.env, io.cwd));
   const answer = await runToolCall(name, input, {
     runs: session.runs,
     artifacts: session.artifacts,
@@ -99,7 +99,7 @@ export async function importFile(argv: readonly string[], io: CliIo): Promise<nu
   const file = path.resolve(io.cwd, positionals[0]!);
   const st = await fsp.stat(file).catch(() => undefined);
   if (!st?.isFile()) throw new UsageError(`${positionals[0]!.slice(0, 200)} is not a readable file`);
-  const session = await openSession(storageDirOf(values.storage, io.env));
+  const session = await openSession(storageDirOf(values.storage, io.env, io.cwd));
   const name = path.basename(file);
   const source: RunSource = { kind: 'cli' };
   const run = await session.runs.startRun({ label: values.label ?? `import: ${name}`, source });
@@ -130,7 +130,7 @@ export async function list(argv: readonly string[], io: CliIo): Promise<number> 
     { min: 0, max: 0, name: 'argument' },
   );
   // `list` reads every run anyway: it also does the start-up checks the other subcommands skip.
-  const session = await openSession(storageDirOf(values.storage, io.env), { maintenance: true });
+  const session = await openSession(storageDirOf(values.storage, io.env, io.cwd), { maintenance: true });
   const runs = await session.runs.listRuns();
   if (values.json) {
     await io.out(`${JSON.stringify(runs)}\n`);
@@ -156,7 +156,7 @@ export async function list(argv: readonly string[], io: CliIo): Promise<number> 
 export async function verify(argv: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseFlags(argv, { storage: { type: 'string' } }, { min: 1, max: 1, name: 'HANDLE' });
   const handle = positionals[0]!;
-  const session = await openSession(storageDirOf(values.storage, io.env));
+  const session = await openSession(storageDirOf(values.storage, io.env, io.cwd));
   let src;
   try {
     src = await session.runs.openHandle(handle);

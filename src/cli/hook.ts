@@ -24,6 +24,7 @@ import {
 import * as path from 'node:path';
 import { latestCodexTurn, type CodexTurn } from '../core/reach/codexPolicy.js';
 import { decideHook } from '../core/reach/hookEvent.js';
+import { findStorage } from '../core/reach/locate.js';
 import { quoteShellWord } from '../core/reach/shellQuote.js';
 import { parseFlags, UsageError, wholeNumber } from './args.js';
 import {
@@ -42,38 +43,12 @@ import { CLI_ENV, STORAGE_ENV } from './env.js';
 export const SHELL_ENV = 'BOUNDED_EVIDENCE_SHELL';
 /** Set by the extension's shim: its global storage folder, where `workspaces.json` maps folders to their evidence storage. */
 export const HOME_ENV = 'BOUNDED_EVIDENCE_HOME';
-/** The file in `$BOUNDED_EVIDENCE_HOME` mapping each workspace folder to its storage (written by the extension). */
-export const WORKSPACES_FILE = 'workspaces.json';
 
 /** How this command line is started again from a shell: the shim when the extension set it, else this very process. */
 export function cliCommand(env: NodeJS.ProcessEnv, self: readonly string[]): string {
   const shim = env[CLI_ENV];
   if (shim) return quoteShellWord(shim);
   return self.map(quoteShellWord).join(' ');
-}
-
-/**
- * The storage of the folder an event came from, from the extension's map (for a hook
- * installed for the user, which VS Code starts without the terminals' environment):
- * the longest mapped folder containing `cwd`.
- */
-export function storageForFolder(env: NodeJS.ProcessEnv, cwd: unknown): string | undefined {
-  const home = env[HOME_ENV];
-  if (!home || typeof cwd !== 'string' || cwd === '') return undefined;
-  let map: unknown;
-  try {
-    map = JSON.parse(readFileSync(path.join(home, WORKSPACES_FILE), 'utf8'));
-  } catch {
-    return undefined;
-  }
-  if (typeof map !== 'object' || map === null) return undefined;
-  let best: [string, string] | undefined;
-  for (const [folder, storage] of Object.entries(map)) {
-    if (typeof storage !== 'string') continue;
-    const inside = cwd === folder || cwd.startsWith(folder.endsWith(path.sep) ? folder : folder + path.sep);
-    if (inside && (!best || folder.length > best[0].length)) best = [folder, storage];
-  }
-  return best?.[1];
 }
 
 /** The `hook` subcommand. */
@@ -117,7 +92,8 @@ export async function hook(
       return 0;
     }
     const cwd = typeof event === 'object' && event !== null ? (event as Record<string, unknown>).cwd : undefined;
-    const storage = values.storage ?? (io.env[STORAGE_ENV] || undefined) ?? storageForFolder(io.env, cwd);
+    const found = findStorage(io.env, typeof cwd === 'string' && cwd !== '' ? cwd : io.cwd, values.storage);
+    const storage = found?.dir;
     const decision = decideHook(event, {
       cli: cliCommand(io.env, self),
       storage,
@@ -127,7 +103,8 @@ export async function hook(
       recordPostToolUse: values['record-post-tool-use'] ?? false,
       largeResultBytes: wholeNumber('large-result-bytes', values['large-result-bytes'], 1) ?? 4096,
       parses: (script) => parsesIn(shellOf(io.env), script),
-      prepare: (command, meta) => prepareSpool(storage!, command, meta),
+      // The default storage of a folder is ours to make; any other named one must exist (a stale setting is not followed).
+      prepare: (command, meta) => prepareSpool(storage!, command, meta, found?.source === 'default'),
       claudeSettings: (e) => claudeSettingsTexts(io.env, e),
       codexSession: (e) => codexSession(io.env, e),
       ...(io.env[STORAGE_ENV] ? { terminalStorage: io.env[STORAGE_ENV] } : {}),
@@ -265,9 +242,11 @@ export function prepareSpool(
   storage: string,
   command: string,
   meta: { agent: string; sessionId: string | undefined; cwd: string | undefined },
+  create = false,
 ): string {
   try {
     const root = path.resolve(storage);
+    if (create) mkdirSync(root, { recursive: true, mode: 0o700 });
     if (!statSync(root).isDirectory()) throw Object.assign(new Error('not a folder'), { code: 'ENOTDIR' });
     const spools = path.join(root, 'evidence', SPOOL_DIR);
     mkdirSync(spools, { recursive: true, mode: 0o700 });

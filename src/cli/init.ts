@@ -5,57 +5,49 @@
  * the undo journal are the core's, shared with the editor's command.
  */
 import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { machineContext } from '../core/reach/agents/context.js';
+import { machineContext, PORTABLE_MCP_SERVER, portableHookCommand } from '../core/reach/agents/context.js';
 import { AGENTS, agentNamed } from '../core/reach/agents/index.js';
-import { describeOutcome, displayPath, doctorRows, runInit } from '../core/reach/agents/init.js';
+import {
+  describeOutcome,
+  displayPath,
+  doctorRows,
+  outcomeFollowUps,
+  runInit,
+  verdictText,
+} from '../core/reach/agents/init.js';
 import type { AgentAdapter, AgentContext, Scope } from '../core/reach/agents/types.js';
-import { quoteShellWord } from '../core/reach/shellQuote.js';
+import { findStorage, isPortableCommand, recordWorkspace, type StorageSource } from '../core/reach/locate.js';
 import { UsageError } from './args.js';
-import { CLI_ENV, STORAGE_ENV } from './env.js';
-import { cliCommand, storageForFolder } from './hook.js';
 import type { CliIo } from './io.js';
 
 /**
- * The adapters' context for this process: the storage is `--storage`, else the terminal's
- * `BOUNDED_EVIDENCE_STORAGE`, else the one the extension mapped to this folder; the hook and the MCP server
- * are started by the extension's shim when this runs in a VS Code terminal, else by this very Node and script.
+ * The adapters' context for this process: portable hook and MCP commands (src/core/reach/locate.ts: nothing of this
+ * machine in any file init writes); the storage is found as the hook will find it (`--storage`, the terminal's
+ * `BOUNDED_EVIDENCE_STORAGE`, the editor's map, else this folder's default storage).
  */
 export function processContext(
   io: CliIo,
-  self: readonly string[],
   storageFlag: string | undefined,
   recordPostToolUse = false,
-): AgentContext & { storage: string | undefined } {
+): AgentContext & { storage: string | undefined; storageSource: StorageSource | undefined } {
   const home = io.env.HOME || os.homedir();
-  const storage = storageFlag ?? (io.env[STORAGE_ENV] || undefined) ?? storageForFolder(io.env, io.cwd);
-  const cli = cliCommand(io.env, self);
-  const shim = io.env[CLI_ENV];
+  const found = findStorage({ ...io.env, HOME: home }, io.cwd, storageFlag);
   return {
-    storage,
+    storage: found?.dir,
+    storageSource: found?.source,
     ...machineContext({
       home,
       project: io.cwd,
       env: io.env,
       recordOtherToolResults: recordPostToolUse,
-      hookCommand: (agent, scope, extra = []) =>
-        [
-          cli,
-          'hook',
-          ...(agent ? ['--agent', agent] : []),
-          ...(scope === 'project' && storage ? ['--storage', quoteShellWord(path.resolve(storage))] : []),
-          ...(recordPostToolUse ? ['--record-post-tool-use'] : []),
-          ...extra,
-        ].join(' '),
-      mcpServer: () =>
-        storage
-          ? {
-              command: shim || self[0]!,
-              args: [...(shim ? [] : [self[1]!]), 'mcp', '--storage', path.resolve(storage)],
-            }
-          : undefined,
+      ...(found ? { storage: path.resolve(found.dir) } : {}),
+      hookCommand: (agent, _scope, extra = []) =>
+        portableHookCommand(agent, [...(recordPostToolUse ? ['--record-post-tool-use'] : []), ...extra]),
+      mcpServer: () => PORTABLE_MCP_SERVER,
     }),
   };
 }
@@ -117,11 +109,11 @@ function flags(argv: readonly string[]): {
 }
 
 /** `init [--agent NAME…|--all] [--global|--project] [--dry-run] [--uninstall] [--storage DIR]`. Exit 1 when an agent could not be changed. */
-export async function init(argv: readonly string[], io: CliIo, self: readonly string[]): Promise<number> {
+export async function init(argv: readonly string[], io: CliIo): Promise<number> {
   const v = flags(argv);
   if (v.global && v.project) throw new UsageError('--global and --project exclude each other');
   if (v.all && v.agent?.length) throw new UsageError('--all and --agent exclude each other');
-  const ctx = processContext(io, self, v.storage, v['record-post-tool-use'] ?? false);
+  const ctx = processContext(io, v.storage, v['record-post-tool-use'] ?? false);
   const agents = chooseAgents(ctx, v.agent, v.all, v.uninstall ?? false);
   if (agents.length === 0) {
     await io.out(
@@ -131,6 +123,9 @@ export async function init(argv: readonly string[], io: CliIo, self: readonly st
   }
   const scope: Scope | undefined = v.global ? 'global' : v.project ? 'project' : undefined;
   const opts = { agents, ...(scope ? { scope } : {}), dryRun: v['dry-run'] ?? false, uninstall: v.uninstall ?? false };
+  // The folder's default storage is made now: Codex's sandbox is given it as a writable root, which must exist.
+  if (!opts.uninstall && !opts.dryRun && ctx.storage && ctx.storageSource === 'default')
+    await mkdir(ctx.storage, { recursive: true, mode: 0o700 });
   const outcomes = await runInit(ctx, opts);
   const lines: string[] = [];
   for (const o of outcomes) {
@@ -143,20 +138,42 @@ export async function init(argv: readonly string[], io: CliIo, self: readonly st
               ? `  ${displayPath(ctx, f.file)}: deleted`
               : `  ${displayPath(ctx, f.file)} would contain:\n${f.text.replace(/^/gm, '    ')}`,
           );
-    if (!opts.uninstall && !o.error) for (const n of o.notes) lines.push(`  note: ${n}`);
+    if (!opts.uninstall && !o.error) {
+      for (const f of outcomeFollowUps(ctx, o)) lines.push(`  ${f}`);
+      for (const n of o.notes) lines.push(`  note: ${n}`);
+    }
   }
-  if (!ctx.storage && !opts.uninstall)
-    lines.push(
-      `no evidence storage known: hooks find it per folder (VS Code maps each workspace); pass --storage DIR to name one`,
-    );
+  if (!opts.uninstall && !opts.dryRun) await mapProjectStorage(ctx);
+  if (!opts.uninstall) lines.push(storageLine(ctx));
   await io.out(`${lines.join('\n')}\n`);
   return outcomes.some((o) => o.error) ? 1 : 0;
 }
 
+/**
+ * A storage named here (`--storage`, a VS Code terminal's) is recorded for this folder in the per-user map, where the
+ * portable hooks and MCP servers of every agent on this machine look it up (the project files name none).
+ */
+async function mapProjectStorage(ctx: ReturnType<typeof processContext>): Promise<void> {
+  if (!ctx.project || !ctx.storage || (ctx.storageSource !== 'flag' && ctx.storageSource !== 'environment')) return;
+  await recordWorkspace(ctx.stateDir, ctx.project, path.resolve(ctx.storage));
+}
+
+/** Which storage this folder's hooks will use, and why. */
+function storageLine(ctx: ReturnType<typeof processContext>): string {
+  if (!ctx.storage) return 'no evidence storage known: no home folder to keep one in; pass --storage DIR';
+  const why: Record<StorageSource, string> = {
+    flag: 'named with --storage, recorded for this folder',
+    environment: "this VS Code window's, recorded for this folder",
+    editor: 'the one VS Code keeps for this folder',
+    default: "this folder's own, made on first use",
+  };
+  return `evidence storage: ${displayPath(ctx, path.resolve(ctx.storage))} (${why[ctx.storageSource!]})`;
+}
+
 /** `doctor [--storage DIR]`: per agent, routing on/off per scope, the hook and storage it uses, the last routed command. */
-export async function doctor(argv: readonly string[], io: CliIo, self: readonly string[]): Promise<number> {
+export async function doctor(argv: readonly string[], io: CliIo): Promise<number> {
   const v = flags(argv);
-  const ctx = processContext(io, self, v.storage);
+  const ctx = processContext(io, v.storage);
   const rows = await doctorRows(ctx, AGENTS);
   const last = await lastRoutedByAgent(ctx.storage);
   const lines: string[] = [];
@@ -167,15 +184,13 @@ export async function doctor(argv: readonly string[], io: CliIo, self: readonly 
       `${agent.displayName} [${agent.id}]: ${d.installed ? `detected: ${d.because}` : `not detected: ${d.because}`}`,
     );
     for (const r of mine) {
-      const hook = r.present.find((p) => p.hook)?.hook;
-      const files = r.present.map((p) => `${displayPath(ctx, p.file)} ${p.present ? 'ok' : 'missing'}`).join(', ');
-      const storage = hook
-        ? (/--storage ('(?:[^']|'\\'')*'|\S+)/.exec(hook)?.[1] ??
-          'found per folder (workspaces.json) or $BOUNDED_EVIDENCE_STORAGE')
-        : undefined;
-      lines.push(
-        `  ${r.scope}: routing ${r.routed ? 'on' : r.present.some((p) => p.present) ? 'partly on' : 'off'} (${files})${hook ? `; hook: ${hook}; storage: ${storage}` : ''}`,
-      );
+      const files = r.files.map((f) => `${displayPath(ctx, f.file)} ${f.state}`).join(', ');
+      lines.push(`  ${r.scope}: ${verdictText(r.verdict)} (${files})`);
+      for (const t of r.verdict.todo.slice(1)) lines.push(`    not routed until you also: ${t}`);
+      if (r.verdict.word === 'off') continue;
+      for (const c of r.verdict.cautions) lines.push(`    ${c}`);
+      const hook = r.files.find((f) => f.hook)?.hook;
+      if (hook && !isPortableCommand(hook)) lines.push(`    hook (an older install, names this machine): ${hook}`);
     }
     const names = agent.recordsAs ?? [agent.id];
     const run = names
@@ -186,7 +201,7 @@ export async function doctor(argv: readonly string[], io: CliIo, self: readonly 
       `  last routed command: ${run ? `${run.startedAt} ${run.label ?? run.runId} (run ${run.runId})` : ctx.storage ? 'none in this storage' : 'unknown (no storage: pass --storage DIR)'}`,
     );
   }
-  lines.push(`storage: ${ctx.storage ? path.resolve(ctx.storage) : 'none known here'}`);
+  lines.push(storageLine(ctx));
   await io.out(`${lines.join('\n')}\n`);
   return 0;
 }

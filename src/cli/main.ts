@@ -14,6 +14,7 @@ import { keep } from './keep.js';
 import { stats } from './stats.js';
 import { processIo, type CliIo } from './io.js';
 import { ENV } from '../core/processEnv.js';
+import { findStorage } from '../core/reach/locate.js';
 import { exitOnOldNode } from '../core/nodeVersion.js';
 import { restartWithSmallYoungGeneration } from '../core/smallYoungGeneration.js';
 
@@ -48,17 +49,15 @@ export async function runCli(argv: readonly string[], io: CliIo, self: readonly 
   }
   if (name === 'mcp') {
     // The MCP server reads its own flags; the storage may come from the environment like everywhere else.
-    const storage = io.env[ENV.storage];
+    // The storage the hooks of this folder use (src/core/reach/locate.ts): a portable project file names none.
+    const storage = findStorage(io.env, io.cwd)?.dir;
     const args =
       !rest.includes('--storage') && !rest.includes('--help') && storage ? ['--storage', storage, ...rest] : rest;
     // Loaded here only: every hook and read would otherwise pay the MCP SDK's (zod, ajv) start-up.
     return (await import('../mcp/server.js')).main(args);
   }
-  // init and doctor write or read agents' configuration files; they need how this command line is started.
   const agentCommand = name === 'init' ? init : name === 'doctor' ? doctor : undefined;
-  const fn = agentCommand
-    ? (argv2: readonly string[], io2: CliIo) => agentCommand(argv2, io2, self)
-    : STORE_COMMANDS[name];
+  const fn = agentCommand ?? STORE_COMMANDS[name];
   if (!fn) {
     io.err(`bounded-evidence: unknown command "${name.slice(0, 40)}" (try bounded-evidence --help)\n`);
     return 2;

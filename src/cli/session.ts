@@ -8,6 +8,7 @@ import { openEvidenceStores, type ArtifactStore, type RunStore } from '../core/i
 import { extensionManifest, MCP_TOOL_NAMES } from '../mcp/manifest.js';
 import { resolveSettings, type McpSettings } from '../mcp/options.js';
 import { openStorage, type McpStorage } from '../mcp/storage.js';
+import { findStorage } from '../core/reach/locate.js';
 import { UsageError } from './args.js';
 
 import { ENV } from '../core/processEnv.js';
@@ -20,17 +21,21 @@ export interface CliSession {
   readonly artifacts: ArtifactStore;
 }
 
-/** The storage folder: `--storage`, else the environment; a usage error saying how to get one otherwise. */
-export function storageDirOf(flag: string | undefined, env: NodeJS.ProcessEnv): string {
-  const dir = flag ?? env[ENV.storage];
-  if (dir === undefined || dir === '') {
+/**
+ * The storage folder: `--storage`, else the environment, else the one the editor mapped to this folder or the
+ * folder's default storage (src/core/reach/locate.ts: the hooks find the same one); a usage error saying how to get
+ * one when there is no home to keep a default in.
+ */
+export function storageDirOf(flag: string | undefined, env: NodeJS.ProcessEnv, cwd?: string): string {
+  const found = findStorage(env, cwd, flag || undefined);
+  if (found === undefined || found.dir === '') {
     throw new UsageError(
       `no evidence storage: pass --storage DIR or set ${ENV.storage} (VS Code's ` +
         `integrated terminals have it once the Bounded Evidence extension is active; ` +
         `"Bounded Evidence: Copy MCP Server Configuration" shows the folder)`,
     );
   }
-  return dir;
+  return found.dir;
 }
 
 /**

@@ -110,7 +110,7 @@ export async function stats(argv: readonly string[], io: CliIo): Promise<number>
   const now = Date.now();
   const raw = values.since ?? '30d';
   const sinceMs = sinceOf(raw, now);
-  const session = await openSession(storageDirOf(values.storage, io.env));
+  const session = await openSession(storageDirOf(values.storage, io.env, io.cwd));
   const report = await session.runs.usage({
     ...(sinceMs !== undefined ? { sinceMs } : {}),
     untilMs: now,

@@ -9,6 +9,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { PORTABLE_MCP_SERVER, portableHookCommand } from '../../src/core/reach/agents/context.js';
 import { shimScript } from '../../src/core/reach/shim.js';
 import type { RunSummary } from '../../src/core/index.js';
 import { repoRoot } from '../harness/tools.js';
@@ -52,6 +53,10 @@ export function makeSandbox(prefix: string): Sandbox {
     shim: path.join(root, 'global-storage', 'bin', 'bounded-evidence'),
   };
   for (const d of [s.home, s.tmp, s.workspace, s.storage, path.dirname(s.shim)]) mkdirSync(d, { recursive: true });
+  // The per-user map `init --storage` (or the editor) leaves, where a portable hook outside VS Code finds the storage.
+  const state = path.join(s.home, '.local', 'state', 'bounded-evidence');
+  mkdirSync(state, { recursive: true });
+  writeFileSync(path.join(state, 'workspaces.json'), JSON.stringify({ [s.workspace]: s.storage }));
   writeFileSync(
     s.shim,
     shimScript({
@@ -135,6 +140,14 @@ export async function runAgent(
 export const BASH_ID = 'toolu_bash_1';
 export const READ_ID = 'toolu_read_1';
 
+/**
+ * A plain terminal with the command line installed: its folder first on PATH (the sandbox's shim is named
+ * `bounded-evidence`), no VS Code variables; the storage is found in the per-user map.
+ */
+export function pathWithCli(s: Sandbox): string {
+  return `${path.dirname(s.shim)}:${path.dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`;
+}
+
 /** What a VS Code integrated terminal has once the extension is active (docs/agents.md, "What routing does"). */
 export function terminalEnvironment(s: Sandbox): Record<string, string> {
   return { BOUNDED_EVIDENCE_STORAGE: s.storage, BOUNDED_EVIDENCE_CLI: s.shim };
@@ -179,8 +192,8 @@ export function buildThenRead(
 }
 
 /**
- * What `init` is given for an agent in this sandbox: its hook and MCP server started through the sandbox's shim with
- * the sandbox's storage. `BE_RECORD=<file>` also keeps every event the agent sends (`tee`), which is how the
+ * What `init` is given for an agent in this sandbox: the portable hook and MCP commands init writes (they find the
+ * command line and the storage when they run). `BE_RECORD=<file>` also keeps every event the agent sends (`tee`), which is how the
  * recorded payloads of test/unit/core/reach/fixtures were taken.
  */
 export function initContext(s: Sandbox, env: Readonly<Record<string, string | undefined>> = {}): AgentContext {
@@ -193,8 +206,8 @@ export function initContext(s: Sandbox, env: Readonly<Record<string, string | un
     which: () => undefined,
     readText: () => undefined,
     hookCommand: (agent) =>
-      `${process.env.BE_RECORD ? `tee -a ${sh(process.env.BE_RECORD)} | ` : ''}${sh(s.shim)} hook --agent ${agent} --storage ${sh(s.storage)}`,
-    mcpServer: () => ({ command: s.shim, args: ['mcp', '--storage', s.storage, '--workspace', s.workspace] }),
+      `${process.env.BE_RECORD ? `tee -a ${sh(process.env.BE_RECORD)} | ` : ''}${portableHookCommand(agent)}`,
+    mcpServer: () => PORTABLE_MCP_SERVER,
   };
 }
 

@@ -225,7 +225,7 @@ describe('Reach: Claude Code from npm with a scripted Anthropic server on loopba
     const said = initInTerminal(sandbox, 'init', '--agent', 'claude');
     assert.match(
       said,
-      /^Claude Code \[claude, project\]: \.claude\/settings\.json created, \.mcp\.json created; routing on \(not detected: [^)]*\); undo: bounded-evidence init --uninstall --agent claude --project$/m,
+      /^Claude Code \[claude, project\]: \.claude\/settings\.json created, \.mcp\.json created; routed \(not detected: [^)]*\); undo: bounded-evidence init --uninstall --agent claude --project$/m,
     );
     const model = buildThenRead(isAgentTurn, 'Bash', (h) => ({
       name: 'Bash',

@@ -18,6 +18,7 @@ import {
   errorLineReply,
   handleIn,
   initContext,
+  pathWithCli,
   LOG_BYTES,
   LOG_LINES,
   listRuns,
@@ -72,15 +73,13 @@ async function runCodex(
   sandboxMode: string,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const env: NodeJS.ProcessEnv = {
-    PATH: `${path.dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`,
+    PATH: pathWithCli(s),
     HOME: s.home,
     CODEX_HOME: path.join(s.home, '.codex'),
     TMPDIR: s.tmp,
     LANG: 'C.UTF-8',
     SHELL: '/bin/bash',
     SCRIPTED_API_KEY: 'sk-scripted-test',
-    BOUNDED_EVIDENCE_STORAGE: s.storage,
-    BOUNDED_EVIDENCE_CLI: s.shim,
   };
   return runAgent(
     process.execPath,

@@ -7,6 +7,7 @@
  * variables; the test asserts on the request bodies, i.e. on exactly what the Copilot CLI gives its model.
  */
 import * as assert from 'node:assert/strict';
+import { portableHookCommand } from '../../src/core/reach/agents/context.js';
 import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
@@ -123,7 +124,7 @@ describe('Reach: the Copilot CLI from npm with a scripted Anthropic server on lo
     const said = initInTerminal(sandbox, 'init', '--agent', 'copilot-cli');
     assert.match(
       said,
-      /^GitHub Copilot \(VS Code agent: Local and Copilot harness; Copilot CLI\) \[copilot, project\]: \.github\/hooks\/bounded-evidence\.json created; routing on/,
+      /^GitHub Copilot \(VS Code agent: Local and Copilot harness; Copilot CLI\) \[copilot, project\]: \.github\/hooks\/bounded-evidence\.json created; routed/,
     );
     const hookFile = JSON.parse(
       readFileSync(path.join(sandbox.workspace, '.github', 'hooks', 'bounded-evidence.json'), 'utf8'),
@@ -131,9 +132,7 @@ describe('Reach: the Copilot CLI from npm with a scripted Anthropic server on lo
     assert.deepEqual(hookFile, {
       version: 1,
       hooks: {
-        preToolUse: [
-          { type: 'command', bash: `${sh(sandbox.shim)} hook --storage ${sh(sandbox.storage)}`, timeoutSec: 15 },
-        ],
+        preToolUse: [{ type: 'command', bash: portableHookCommand(undefined), timeoutSec: 15 }],
       },
     });
     // The model reads the handle with the command line the observation names, through the same bash tool.
@@ -195,7 +194,7 @@ describe('Reach: the Copilot CLI from npm with a scripted Anthropic server on lo
     });
     assert.match(
       doctor.stdout,
-      /\[copilot\]: [^\n]*\n {2}project: routing on \(\.github\/hooks\/bounded-evidence\.json ok\)/,
+      /\[copilot\]: [^\n]*\n {2}project: routed \(\.github\/hooks\/bounded-evidence\.json ok\)/,
     );
     assert.match(doctor.stdout, /\[copilot\][\s\S]*?last routed command: \S+ /);
     const off = spawnSync(process.execPath, [CLI, 'init', '--uninstall', '--agent', 'copilot'], {
@@ -213,7 +212,7 @@ describe('Reach: the Copilot CLI from npm with a scripted Anthropic server on lo
     const said = initInTerminal(sandbox, 'init', '--agent', 'copilot-cli', '--global');
     assert.match(
       said,
-      /^GitHub Copilot [^\n]*\[copilot, global\]: ~\/\.copilot\/hooks\/bounded-evidence\.json created, ~\/\.copilot\/mcp-config\.json created; routing on/,
+      /^GitHub Copilot [^\n]*\[copilot, global\]: ~\/\.copilot\/hooks\/bounded-evidence\.json created, ~\/\.copilot\/mcp-config\.json created; routed/,
     );
     let readTool = '';
     const model = buildThenRead(isAgentTurn, 'bash', (h) => ({

@@ -18,6 +18,7 @@ import {
   errorLineReply,
   handleIn,
   initContext,
+  pathWithCli,
   LOG_BYTES,
   listRuns,
   makeSandbox,
@@ -52,7 +53,7 @@ async function runGemini(
   server: ScriptedGemini,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const env: NodeJS.ProcessEnv = {
-    PATH: `${path.dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`,
+    PATH: pathWithCli(s),
     HOME: s.home,
     TMPDIR: s.tmp,
     LANG: 'C.UTF-8',
@@ -61,8 +62,6 @@ async function runGemini(
     GOOGLE_GEMINI_BASE_URL: server.baseUrl,
     GEMINI_CLI_TRUST_WORKSPACE: 'true',
     NO_BROWSER: '1',
-    BOUNDED_EVIDENCE_STORAGE: s.storage,
-    BOUNDED_EVIDENCE_CLI: s.shim,
   };
   return runAgent(
     process.execPath,

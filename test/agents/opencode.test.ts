@@ -17,6 +17,7 @@ import {
   errorLineReply,
   handleIn,
   initContext,
+  pathWithCli,
   LOG_BYTES,
   listRuns,
   makeSandbox,
@@ -41,7 +42,7 @@ const BASH_ID = 'toolu_bash_1';
 const READ_ID = 'toolu_read_1';
 
 const env = (s: Sandbox): NodeJS.ProcessEnv => ({
-  PATH: `${path.dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`,
+  PATH: pathWithCli(s),
   HOME: s.home,
   TMPDIR: s.tmp,
   LANG: 'C.UTF-8',
@@ -53,8 +54,6 @@ const env = (s: Sandbox): NodeJS.ProcessEnv => ({
   OPENCODE_DISABLE_MODELS_FETCH: '1',
   OPENCODE_DISABLE_AUTOUPDATE: '1',
   OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
-  BOUNDED_EVIDENCE_STORAGE: s.storage,
-  BOUNDED_EVIDENCE_CLI: s.shim,
 });
 
 /** The project's opencode.json (the scripted provider) plus, routed, what init plans for the project. */
@@ -174,7 +173,8 @@ describe('Reach: opencode from npm with a scripted Anthropic server on loopback'
       `[reach] opencode, plugin + MCP: model received ${obsBytes} bytes (bash) + ${Buffer.byteLength(read.text, 'utf8')} bytes (read_tool_output); needle at line ${ERROR_LINE}; session ${ms} ms`,
     );
     assert.equal(listRuns(sandbox).filter((r) => r.source?.kind === 'hook' && r.source.agent === 'opencode').length, 1);
-    // Nothing was installed into the project: its folder holds only opencode.json (and the build's own files, none here).
-    assert.deepEqual(readdirSync(sandbox.workspace), ['opencode.json']);
+    // Nothing was installed into the project: its folder holds opencode.json and the plugin file (no .opencode/).
+    assert.deepEqual(readdirSync(sandbox.workspace).sort(), ['.bounded-evidence', 'opencode.json']);
+    assert.deepEqual(readdirSync(path.join(sandbox.workspace, '.bounded-evidence')), ['opencode-plugin.js']);
   });
 });

@@ -18,6 +18,7 @@ import {
   errorLineReply,
   handleIn,
   initContext,
+  pathWithCli,
   LOG_BYTES,
   listRuns,
   makeSandbox,
@@ -49,7 +50,7 @@ async function runQwen(
   server: ScriptedChat,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const env: NodeJS.ProcessEnv = {
-    PATH: `${path.dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`,
+    PATH: pathWithCli(s),
     HOME: s.home,
     TMPDIR: s.tmp,
     LANG: 'C.UTF-8',
@@ -60,8 +61,6 @@ async function runQwen(
     QWEN_CODE_TRUST_WORKSPACE: 'true',
     GEMINI_CLI_TRUST_WORKSPACE: 'true',
     NO_BROWSER: '1',
-    BOUNDED_EVIDENCE_STORAGE: s.storage,
-    BOUNDED_EVIDENCE_CLI: s.shim,
   };
   return runAgent(process.execPath, [QWEN, '-p', 'Why does the build fail?', '--yolo'], {
     cwd: s.workspace,

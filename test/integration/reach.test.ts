@@ -13,8 +13,9 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { workspaceHookFileText } from '../../src/core/reach/hookConfig.js';
 import { copilotHookFileText } from '../../src/core/reach/agents/copilot.js';
+import { portableHookCommand } from '../../src/core/reach/agents/context.js';
 import { editorContext, initPicks } from '../../src/extension/reach/initAgents.js';
-import { evidenceApi, invoke, repoRoot, sh, workspaceDir } from './helpers.js';
+import { evidenceApi, invoke, sh, workspaceDir } from './helpers.js';
 
 /** What init's command (and the older routing commands, its aliases) return. */
 interface InitResult {
@@ -92,7 +93,7 @@ describe('Reach: command line, routing and the tools VS Code is given', function
         confirm: false,
       });
       assert.deepEqual(r, [{ agent: 'copilot', scope: 'project', files: [{ file, action: 'created' }] }]);
-      assert.equal(readFileSync(file, 'utf8'), copilotHookFileText(`${sh(shim)} hook --storage ${sh(storage)}`));
+      assert.equal(readFileSync(file, 'utf8'), copilotHookFileText(portableHookCommand(undefined)));
       const again = await vscode.commands.executeCommand<InitResult[]>('boundedEvidence.routeAgentTerminals', {
         confirm: false,
       });
@@ -125,7 +126,7 @@ describe('Reach: command line, routing and the tools VS Code is given', function
         picks: ['copilot:project'],
       });
       assert.deepEqual(r[0]!.files, [{ file, action: 'updated' }]);
-      assert.equal(readFileSync(file, 'utf8'), copilotHookFileText(`${sh(shim)} hook --storage ${sh(storage)}`));
+      assert.equal(readFileSync(file, 'utf8'), copilotHookFileText(portableHookCommand(undefined)));
     } finally {
       await vscode.commands.executeCommand('boundedEvidence.uninstallAgents', { picks: ['copilot:project'] });
       rmSync(path.join(workspaceDir(), '.github'), { recursive: true, force: true });
@@ -162,7 +163,7 @@ describe('Reach: command line, routing and the tools VS Code is given', function
         ],
       );
       assert.deepEqual(r[1]!.files.find((f) => f.file === claude)?.action, 'updated');
-      assert.equal(readFileSync(copilot, 'utf8'), copilotHookFileText(`${sh(shim)} hook`));
+      assert.equal(readFileSync(copilot, 'utf8'), copilotHookFileText(portableHookCommand(undefined)));
       const groups = (JSON.parse(readFileSync(claude, 'utf8')) as { hooks: { PreToolUse: { matcher: string }[] } })
         .hooks.PreToolUse;
       assert.deepEqual(
@@ -196,10 +197,7 @@ describe('Reach: command line, routing and the tools VS Code is given', function
     const hookFile = path.join(workspaceDir(), '.github', 'hooks', 'bounded-evidence.json');
     try {
       // What the quick pick offers, from the same plan the command then runs.
-      const env = { shim, storage, cliScript: path.join(repoRoot(), 'dist', 'cli.js'), electron: false } as Parameters<
-        typeof editorContext
-      >[0];
-      const picks = await initPicks(editorContext(env, workspaceDir(), home), false);
+      const picks = await initPicks(editorContext(workspaceDir(), home), false);
       // Every agent of init's table in both scopes, each saying what it writes; the first two exactly.
       assert.deepEqual(
         picks.map((p) => `${p.agent.id}:${p.scope}`),
@@ -234,12 +232,12 @@ describe('Reach: command line, routing and the tools VS Code is given', function
       );
       assert.deepEqual(JSON.parse(readFileSync(hookFile, 'utf8')), {
         version: 1,
-        hooks: { preToolUse: [{ type: 'command', bash: `${sh(shim)} hook --storage ${sh(storage)}`, timeoutSec: 15 }] },
+        hooks: { preToolUse: [{ type: 'command', bash: portableHookCommand(undefined), timeoutSec: 15 }] },
       });
       const claudeDoc = JSON.parse(readFileSync(claude, 'utf8')) as { model: string; hooks: { PreToolUse: unknown[] } };
       assert.deepEqual(claudeDoc.hooks.PreToolUse[1], {
         matcher: 'Bash',
-        hooks: [{ type: 'command', command: `${sh(shim)} hook --agent claude`, timeout: 15 }],
+        hooks: [{ type: 'command', command: portableHookCommand('claude'), timeout: 15 }],
       });
       const off = await vscode.commands.executeCommand<{ files: { action: string }[] }[]>(
         'boundedEvidence.uninstallAgents',

@@ -93,6 +93,10 @@ export function shimScript(i: ShimInputs): string {
     'if [ ! -f "$CLI" ]; then',
     `  for c in ${q(i.extensionsDir)}/${q(i.folderPrefix)}*/dist/cli.js; do [ -f "$c" ] && CLI=$c; done`,
     'fi',
+    // The editor's copy is gone (the extension removed): a hook answers nothing, so the agent runs its call as written.
+    `[ -f "$CLI" ] || { [ "\${1-}" = hook ] && exit 0; echo 'bounded-evidence: the command line of the editor is gone (the extension was removed or moved)' >&2; exit 127; }`,
+    // Started for a hook as the portable finder starts it (not through the variable): routed commands name this script.
+    'case "${1-}" in hook) [ -n "${BOUNDED_EVIDENCE_CLI-}" ] || { BOUNDED_EVIDENCE_CLI=$0; export BOUNDED_EVIDENCE_CLI; } ;; esac',
     // The hook has a small bundle of its own beside cli.js: it runs before every agent command.
     'case "${1-}" in hook) [ -f "${CLI%cli.js}hook.js" ] && CLI="${CLI%cli.js}hook.js" ;; esac',
     ...HOOK_PREFILTER,

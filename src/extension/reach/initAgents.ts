@@ -6,11 +6,10 @@
  */
 import * as os from 'node:os';
 import * as vscode from 'vscode';
-import { machineContext } from '../../core/reach/agents/context.js';
+import { machineContext, PORTABLE_MCP_SERVER, portableHookCommand } from '../../core/reach/agents/context.js';
 import { AGENTS } from '../../core/reach/agents/index.js';
 import { describeOutcome, displayPath, doctorRows, runInit, type AgentOutcome } from '../../core/reach/agents/init.js';
 import type { AgentAdapter, AgentContext, Scope } from '../../core/reach/agents/types.js';
-import { quoteShellWord } from '../../core/reach/shellQuote.js';
 import { WORKSPACE_HOOK_FILE } from '../../core/reach/hookConfig.js';
 import { relistHookFiles, type RoutingSettings } from './routing.js';
 import type { CliEnvironment } from './terminalEnvironment.js';
@@ -26,16 +25,8 @@ export interface InitAgentsArgs {
   readonly home?: string;
 }
 
-/**
- * The adapters' context in this window: the shim starts the hook and the MCP server, this workspace's storage in
- * project files.
- */
-export function editorContext(
-  env: CliEnvironment,
-  folder: string | undefined,
-  home: string,
-  settings?: RoutingSettings,
-): AgentContext {
+/** The adapters' context in this window: portable hook and MCP commands (no path in any file init writes). */
+export function editorContext(folder: string | undefined, home: string, settings?: RoutingSettings): AgentContext {
   // PostToolUse recording follows the setting (boundedEvidence.hooks.recordOtherToolResults).
   const post = settings?.recordOtherToolResults
     ? ['--record-post-tool-use', '--large-result-bytes', String(settings.largeResultBytes)]
@@ -45,16 +36,10 @@ export function editorContext(
     project: folder,
     env: { ...process.env, HOME: home },
     recordOtherToolResults: post.length > 0,
-    hookCommand: (agent, scope, extra = []) =>
-      [
-        quoteShellWord(env.shim),
-        'hook',
-        ...(agent ? ['--agent', agent] : []),
-        ...(scope === 'project' ? ['--storage', quoteShellWord(env.storage)] : []),
-        ...post,
-        ...extra,
-      ].join(' '),
-    mcpServer: () => ({ command: env.shim, args: ['mcp', '--storage', env.storage] }),
+    // Portable (src/core/reach/locate.ts): the hooks this window starts find the shim and the storage through the
+    // variables the extension set in its host and terminals; another machine finds its own, or runs commands as written.
+    hookCommand: (agent, _scope, extra = []) => portableHookCommand(agent, [...post, ...extra]),
+    mcpServer: () => PORTABLE_MCP_SERVER,
   });
 }
 
@@ -97,14 +82,15 @@ export interface InitAgentsResult {
 
 /** Runs the command: asks (unless `picks` are given), applies, reports; returns what was done. */
 export async function initAgentsCommand(
-  env: CliEnvironment,
+  // Awaited by the caller so the shim and the folder's storage map exist before a hook that finds them is written.
+  _env: CliEnvironment,
   folder: string | undefined,
   settings: RoutingSettings,
   arg: unknown,
   uninstall: boolean,
 ): Promise<InitAgentsResult[]> {
   const args: InitAgentsArgs = typeof arg === 'object' && arg !== null ? (arg as InitAgentsArgs) : {};
-  const ctx = editorContext(env, folder, args.home ?? os.homedir(), settings);
+  const ctx = editorContext(folder, args.home ?? os.homedir(), settings);
   let chosen: { agent: AgentAdapter; scope: Scope }[];
   if (args.picks) {
     chosen = args.picks.map((p) => {

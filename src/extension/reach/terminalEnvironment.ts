@@ -9,14 +9,18 @@
  *   (the Evidence agent's, `.github/hooks`, the user's `~/.copilot/hooks`) are started by
  *   the chat extension in this process, and inherit it;
  * - `workspaces.json` in global storage, folder to storage, for a hook started outside
- *   the editor's terminals (a user-level Claude Code hook in another terminal).
+ *   the editor's terminals (a user-level Claude Code hook in another terminal);
+ * - a copy of the shim and the same map in the per-user state folder (`~/.local/state/bounded-evidence`), where the
+ *   portable hooks of committed project files and the installed command line look (src/core/reach/locate.ts).
  */
 import { promises as fsp } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { isRecord, type StorageLayout } from '../../core/index.js';
+import type { StorageLayout } from '../../core/index.js';
 import { replaceFileText } from '../../core/files/localFile.js';
 import { ENV } from '../../core/processEnv.js';
+import { recordWorkspace, STATE_CLI, userStateDir } from '../../core/reach/locate.js';
 import { shimScript } from '../../core/reach/shim.js';
 
 /** Where the command line is and what it works on. */
@@ -40,21 +44,6 @@ async function writeAtomic(file: string, text: string, mode: number): Promise<vo
   await replaceFileText(file, text, mode);
 }
 
-/** Records `folder → storage` in `<home>/workspaces.json` (kept entries of other workspaces). */
-async function recordWorkspace(home: string, folder: string, storage: string): Promise<void> {
-  const file = path.join(home, 'workspaces.json');
-  let map: Record<string, string> = {};
-  try {
-    const parsed: unknown = JSON.parse(await fsp.readFile(file, 'utf8'));
-    if (isRecord(parsed)) map = parsed as Record<string, string>;
-  } catch {
-    /* missing or unreadable: start a new map */
-  }
-  if (map[folder] === storage) return;
-  map[folder] = storage;
-  await writeAtomic(file, `${JSON.stringify(map, null, 2)}\n`, 0o600);
-}
-
 /** Installs the shim and sets the variables; returns what was set. */
 export async function installCliEnvironment(
   context: vscode.ExtensionContext,
@@ -65,21 +54,25 @@ export async function installCliEnvironment(
   const shim = path.join(home, 'bin', 'bounded-evidence');
   const cliScript = path.join(context.extensionPath, 'dist', 'cli.js');
   const electron = process.versions.electron !== undefined;
-  await writeAtomic(
-    shim,
-    shimScript({
-      node: process.execPath,
-      electron,
-      cli: cliScript,
-      extensionsDir: path.dirname(context.extensionPath),
-      folderPrefix: `${context.extension.id.toLowerCase()}-`,
-      home,
-    }),
-    0o755,
-  );
+  const shimText = shimScript({
+    node: process.execPath,
+    electron,
+    cli: cliScript,
+    extensionsDir: path.dirname(context.extensionPath),
+    folderPrefix: `${context.extension.id.toLowerCase()}-`,
+    home,
+  });
+  await writeAtomic(shim, shimText, 0o755);
   // layout.root is `<storage>/evidence`; the command line takes the storage folder itself, as the MCP server does.
   const storage = path.dirname(layout.root);
   if (folder) await recordWorkspace(home, folder, storage);
+  // For terminals and agents outside the editor (src/core/reach/locate.ts): the portable hook finds this copy of the
+  // shim in the per-user state folder, and the installed command line finds this folder's storage in its map.
+  const state = userStateDir(process.env, os.homedir());
+  if (state) {
+    await writeAtomic(path.join(state, STATE_CLI), shimText, 0o755);
+    if (folder) await recordWorkspace(state, folder, storage);
+  }
   const env = context.environmentVariableCollection;
   env.description = 'Bounded Evidence: the evidence storage of this workspace and the `bounded-evidence` command line';
   env.replace(ENV.storage, storage);

@@ -10,6 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { runCli } from '../../../src/cli/main.js';
 import type { CliIo } from '../../../src/cli/io.js';
+import { PORTABLE_MCP_SERVER, portableHookCommand } from '../../../src/core/reach/agents/context.js';
 
 const SELF = ['/usr/bin/node', '/opt/be/dist/cli.js'];
 
@@ -57,6 +58,9 @@ describe('command line: init and doctor', () => {
     // Claude Code "installed": an executable named claude on PATH.
     writeFileSync(path.join(bin, 'claude'), '#!/bin/sh\n');
     chmodSync(path.join(bin, 'claude'), 0o755);
+    // The command line installed too, where the portable hook looks for it.
+    writeFileSync(path.join(bin, 'bounded-evidence'), '#!/bin/sh\n');
+    chmodSync(path.join(bin, 'bounded-evidence'), 0o755);
   });
   afterEach(() => rmSync(root, { recursive: true, force: true }));
   const env = (): NodeJS.ProcessEnv => ({ HOME: home, PATH: bin, BOUNDED_EVIDENCE_STORAGE: storage });
@@ -75,33 +79,29 @@ describe('command line: init and doctor', () => {
     assert.equal(first.code, 0, first.err);
     assert.equal(
       first.out.split('\n')[0],
-      `Claude Code [claude, project]: .claude/settings.json updated, .mcp.json created; routing on; undo: bounded-evidence init --uninstall --agent claude --project`,
+      `Claude Code [claude, project]: .claude/settings.json updated, .mcp.json created; routed; undo: bounded-evidence init --uninstall --agent claude --project`,
     );
     assert.match(first.out, /note: Claude Code defers MCP tools behind ToolSearch/);
-    const hook = `'/usr/bin/node' '/opt/be/dist/cli.js' hook --agent claude --storage '${storage}'`;
+    const hook = portableHookCommand('claude');
     assert.deepEqual(JSON.parse(readFileSync(settings, 'utf8')), {
       permissions: { allow: ['Bash(npm test)'] },
       hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: hook, timeout: 15 }] }] },
     });
     assert.deepEqual(JSON.parse(readFileSync(path.join(project, '.mcp.json'), 'utf8')), {
       mcpServers: {
-        'bounded-evidence': {
-          type: 'stdio',
-          command: '/usr/bin/node',
-          args: ['/opt/be/dist/cli.js', 'mcp', '--storage', storage],
-        },
+        'bounded-evidence': { type: 'stdio', ...PORTABLE_MCP_SERVER },
       },
     });
     const second = await run('init');
     assert.equal(
       second.out.split('\n')[0],
-      'Claude Code [claude, project]: already routed, nothing changed; undo: bounded-evidence init --uninstall --agent claude --project',
+      'Claude Code [claude, project]: nothing changed; routed; undo: bounded-evidence init --uninstall --agent claude --project',
     );
     const doc = await run('doctor');
     assert.equal(doc.code, 0);
     assert.ok(
       doc.out.includes(
-        `Claude Code [claude]: detected: claude on PATH (${path.join(bin, 'claude')})\n  project: routing on (.claude/settings.json ok, .mcp.json ok); hook: ${hook}; storage: '${storage}'\n  global: routing off (~/.claude/settings.json missing, ~/.claude.json missing)\n  last routed command: none in this storage`,
+        `Claude Code [claude]: detected: claude on PATH (${path.join(bin, 'claude')})\n  project: routed (.claude/settings.json ok, .mcp.json ok)\n    Claude Code asks once before it starts .mcp.json's bounded-evidence server: approve it (or add "enabledMcpjsonServers": ["bounded-evidence"] to .claude/settings.local.json); routed commands work without it\n  global: off (~/.claude/settings.json missing, ~/.claude.json missing)\n  last routed command: none in this storage`,
       ),
       doc.out,
     );
@@ -121,7 +121,7 @@ describe('command line: init and doctor', () => {
     assert.equal(existsSync(path.join(project, '.github')), false);
     assert.ok(
       dry.out.startsWith(
-        'GitHub Copilot (VS Code agent: Local and Copilot harness; Copilot CLI) [copilot, project]: .github/hooks/bounded-evidence.json would be created; routing would be on (not detected: no copilot or code on PATH and no ~/.copilot); undo: bounded-evidence init --uninstall --agent copilot --project\n  .github/hooks/bounded-evidence.json would contain:\n    {\n      "version": 1,',
+        'GitHub Copilot (VS Code agent: Local and Copilot harness; Copilot CLI) [copilot, project]: .github/hooks/bounded-evidence.json would be created; would be routed (not detected: no copilot or code on PATH and no ~/.copilot); undo: bounded-evidence init --uninstall --agent copilot --project\n  .github/hooks/bounded-evidence.json would contain:\n    {\n      "version": 1,',
       ),
       dry.out,
     );
@@ -129,7 +129,7 @@ describe('command line: init and doctor', () => {
     assert.equal(global.code, 0, global.out);
     assert.deepEqual(JSON.parse(readFileSync(path.join(home, '.copilot', 'hooks', 'bounded-evidence.json'), 'utf8')), {
       version: 1,
-      hooks: { preToolUse: [{ type: 'command', bash: `'/usr/bin/node' '/opt/be/dist/cli.js' hook`, timeoutSec: 15 }] },
+      hooks: { preToolUse: [{ type: 'command', bash: portableHookCommand(undefined), timeoutSec: 15 }] },
     });
     assert.deepEqual(
       JSON.parse(readFileSync(path.join(home, '.copilot', 'mcp-config.json'), 'utf8')).mcpServers['bounded-evidence']

@@ -68,4 +68,33 @@ export const claudeCode: AgentAdapter = {
       );
     return { edits, notes };
   },
+  // Claude Code starts a project's .mcp.json server only once the person approved it (routing itself does not need it).
+  cautions: (ctx, scope) => {
+    if (scope !== 'project' || !ctx.project) return [];
+    const json = (f: string): Record<string, unknown> => {
+      try {
+        const v = JSON.parse(ctx.readText?.(f) ?? '{}') as unknown;
+        return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+      } catch {
+        return {};
+      }
+    };
+    const projects = json(path.join(ctx.home, '.claude.json')).projects as Record<string, unknown> | undefined;
+    const approvals = [
+      json(path.join(ctx.project, '.claude', 'settings.local.json')),
+      json(path.join(ctx.project, '.claude', 'settings.json')),
+      json(path.join(ctx.home, '.claude', 'settings.json')),
+      (projects?.[ctx.project] as Record<string, unknown> | undefined) ?? {},
+    ];
+    const approved = approvals.some(
+      (a) =>
+        a.enableAllProjectMcpServers === true ||
+        (Array.isArray(a.enabledMcpjsonServers) && a.enabledMcpjsonServers.includes(MCP_NAME)),
+    );
+    return approved
+      ? []
+      : [
+          `Claude Code asks once before it starts .mcp.json's ${MCP_NAME} server: approve it (or add "enabledMcpjsonServers": ["${MCP_NAME}"] to .claude/settings.local.json); routed commands work without it`,
+        ];
+  },
 };

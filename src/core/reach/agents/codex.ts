@@ -12,8 +12,69 @@
  */
 import { createHash } from 'node:crypto';
 import * as path from 'node:path';
+import type * as SmolToml from 'smol-toml' with { 'resolution-mode': 'import' };
+import { projectRootOf } from '../locate.js';
 import { commandHook, isOurMatcherGroup, MCP_NAME } from './common.js';
+import { TOML_MARKER } from './engine.js';
 import type { AgentAdapter, AgentContext, ConfigEdit, Scope } from './types.js';
+
+// smol-toml ships a CommonJS build (`exports.require`) whose types TypeScript reads as ESM only.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { parse: parseToml } = require('smol-toml') as typeof SmolToml;
+
+/** The user's config.toml parsed, or undefined (absent, unreadable, not TOML). */
+function userConfig(ctx: AgentContext): Record<string, unknown> | undefined {
+  const text = ctx.readText?.(path.join(codexHome(ctx), 'config.toml'));
+  if (text === undefined) return undefined;
+  try {
+    return parseToml(text) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const inside = (p: string, dir: string): boolean => {
+  const rel = path.relative(path.resolve(dir), path.resolve(p));
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+};
+
+/** `sandbox_workspace_write.writable_roots` of the user's config (strings only). */
+function writableRoots(cfg: Record<string, unknown> | undefined): string[] {
+  const t = cfg?.sandbox_workspace_write;
+  const roots = isRecord(t) ? t.writable_roots : undefined;
+  return Array.isArray(roots) ? roots.filter((r): r is string => typeof r === 'string') : [];
+}
+
+/** True when Codex's workspace-write sandbox lets a command in `project` write `storage` (src/core/reach/codexPolicy.ts). */
+function sandboxWritable(
+  storage: string,
+  project: string | undefined,
+  cfg: Record<string, unknown> | undefined,
+): boolean {
+  return [...(project ? [project] : []), '/tmp', ...writableRoots(cfg)].some((d) => inside(storage, d));
+}
+
+/** The folders Codex may record this project's trust under: the folder and its repository's root. */
+function trustKeys(ctx: AgentContext): string[] {
+  if (!ctx.project) return [];
+  return [...new Set([ctx.project, projectRootOf(ctx.project, ctx.exists)])];
+}
+
+/**
+ * The `[sandbox_workspace_write]` init writes so that workspace-write (the default of `codex exec`) can write the
+ * evidence storage: the roots our block already held plus the storage. None when the sandbox can write it already, or
+ * when the person has a table of that name of their own (init leaves it; doctor says what to add).
+ */
+function sandboxEdit(ctx: AgentContext, file: string): ConfigEdit | undefined {
+  const cfg = userConfig(ctx);
+  if (!ctx.storage || sandboxWritable(ctx.storage, ctx.project, cfg)) return undefined;
+  const text = ctx.readText?.(file) ?? '';
+  const ours = text.includes(`${TOML_MARKER}\n[sandbox_workspace_write]`);
+  if (cfg?.sandbox_workspace_write !== undefined && !ours) return undefined;
+  const roots = [...new Set([...(ours ? writableRoots(cfg) : []), path.resolve(ctx.storage)])];
+  return { kind: 'toml', file, table: ['sandbox_workspace_write'], value: { writable_roots: roots } };
+}
 
 /** The one MCP tool Codex is given (`enabled_tools`): reading a routed command's output by handle. */
 export const CODEX_MCP_TOOLS = ['read_tool_output'];
@@ -66,7 +127,7 @@ function groupIndex(text: string | undefined): number {
 
 /** Says what a person must know about routing under Codex's sandbox (src/core/reach/codexPolicy.ts). */
 export const CODEX_SANDBOX_NOTE =
-  'Codex routes a command only where its sandbox lets the command write the evidence storage (danger-full-access, or workspace-write with the storage under sandbox_workspace_write.writable_roots) and its approval policy is never, on-request or on-failure; elsewhere (the read-only sandbox of a plain `codex exec`, `untrusted`) and for programs an exec-policy rule names, commands run as written.';
+  'Codex routes a command only where its sandbox lets the command write the evidence storage (danger-full-access, or workspace-write: init adds the storage to sandbox_workspace_write.writable_roots) and its approval policy is never, on-request or on-failure; under the read-only sandbox, `untrusted`, and for programs an exec-policy rule names, commands run as written.';
 
 export const codex: AgentAdapter = {
   id: 'codex',
@@ -102,6 +163,8 @@ export const codex: AgentAdapter = {
         value: { trusted_hash: codexHookTrustHash('Bash', command, hook.timeout) },
       },
     ];
+    const sandbox = sandboxEdit(ctx, path.join(home, 'config.toml'));
+    if (sandbox) edits.push(sandbox);
     const notes = [CODEX_SANDBOX_NOTE];
     const mcp = ctx.mcpServer(scope);
     if (mcp)
@@ -115,8 +178,21 @@ export const codex: AgentAdapter = {
       notes.unshift(
         'MCP not registered: no evidence storage is known (pass --storage or run init in a VS Code terminal).',
       );
-    if (scope === 'project')
-      notes.push("Codex reads a project's .codex/ only once the project is trusted (codex asks on first start there).");
     return { edits, notes };
+  },
+  blockers: (ctx) => {
+    const out: string[] = [];
+    const cfg = userConfig(ctx);
+    const projects = isRecord(cfg?.projects) ? cfg.projects : {};
+    const keys = trustKeys(ctx);
+    if (keys.length > 0 && !keys.some((k) => isRecord(projects[k]) && projects[k].trust_level === 'trusted'))
+      out.push(
+        `trust this folder in Codex (start codex here and trust it, or add [projects.${JSON.stringify(keys[keys.length - 1])}] trust_level = "trusted" to ~/.codex/config.toml): Codex runs no hook in an untrusted folder`,
+      );
+    if (ctx.storage && !sandboxWritable(ctx.storage, ctx.project, cfg))
+      out.push(
+        `add ${JSON.stringify(path.resolve(ctx.storage))} to sandbox_workspace_write.writable_roots in ~/.codex/config.toml: Codex's workspace-write sandbox cannot write the evidence storage`,
+      );
+    return out;
   },
 };

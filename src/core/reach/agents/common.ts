@@ -3,16 +3,19 @@
  * install path, and the shapes of a command hook.
  */
 import { HOOK_TIMEOUT_SECONDS, isOurHookCommand } from '../hookConfig.js';
+import { portableWords } from '../locate.js';
 
 /** The MCP server's name in every agent's configuration. */
 export const MCP_NAME = 'bounded-evidence';
 
 /**
- * True for a hook command this product wrote: the shim (`…/bounded-evidence hook`), or the command line's own
- * bundle started by Node (`… '/…/dist/cli.js' hook --agent …`, as `init` writes it where no shim is installed).
+ * True for a hook command this product wrote: the portable finder starting `hook` (what init writes now), the shim
+ * (`…/bounded-evidence hook`), or the command line's own bundle started by Node (`… '/…/dist/cli.js' hook --agent …`,
+ * as older versions wrote it): an older entry is replaced, not doubled.
  */
 export function isOurCommand(command: unknown): boolean {
   if (isOurHookCommand(command)) return true;
+  if (typeof command === 'string' && portableWords(command)?.[0] === 'hook') return true;
   return (
     typeof command === 'string' &&
     /(?:^|\/)(?:cli|hook)\.js'?\s+hook(?:\s|$)/.test(command) &&
@@ -35,6 +38,8 @@ export function isOurMatcherGroup(v: unknown): boolean {
 /** True for an MCP server entry that starts our command line's `mcp`. */
 export function isOurMcpEntry(v: unknown): boolean {
   if (!isRecord(v) || typeof v.command !== 'string') return false;
+  if (Array.isArray(v.args) && v.args.some((a) => typeof a === 'string' && portableWords(a)?.[0] === 'mcp'))
+    return true;
   const words = [v.command, ...(Array.isArray(v.args) ? v.args : [])].filter((w): w is string => typeof w === 'string');
   return words.includes('mcp') && words.some((w) => /(?:^|\/)(?:bounded-evidence|cli\.js|mcp\.js)$/.test(w));
 }

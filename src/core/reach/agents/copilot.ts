@@ -74,4 +74,25 @@ export const copilot: AgentAdapter = {
     else notes.push('MCP not registered for the Copilot CLI: no evidence storage is known (pass --storage).');
     return { edits, notes };
   },
+  // The Copilot CLI in prompt mode (-p) skips a repository's hooks in a folder it does not trust, unless told.
+  cautions: (ctx, scope) => {
+    if (scope !== 'project' || !ctx.project || ctx.env.GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS === 'true') return [];
+    let trusted: unknown;
+    try {
+      trusted = (
+        JSON.parse(ctx.readText?.(path.join(copilotHome(ctx), 'config.json')) ?? '{}') as Record<string, unknown>
+      ).trusted_folders;
+    } catch {
+      trusted = undefined;
+    }
+    const project = ctx.project;
+    if (
+      Array.isArray(trusted) &&
+      trusted.some((f) => typeof f === 'string' && (project + path.sep).startsWith(f.replace(/\/?$/, path.sep)))
+    )
+      return [];
+    return [
+      'Copilot CLI with -p: not routed in a folder it does not trust: export GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true (VS Code and an interactive copilot route)',
+    ];
+  },
 };

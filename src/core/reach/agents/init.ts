@@ -8,7 +8,16 @@ import { createHash } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { replaceFileText } from '../../files/localFile.js';
-import { applyToText, applyUndo, isApplied, ourJsonEntry, removeFromText, type TextEdit } from './engine.js';
+import { STATE_CLI } from '../locate.js';
+import {
+  applyToText,
+  applyUndo,
+  isApplied,
+  ourJsonEntry,
+  removeFromText,
+  TOML_MARKER,
+  type TextEdit,
+} from './engine.js';
 import type { AgentAdapter, AgentContext, ConfigEdit, Scope } from './types.js';
 
 /** The journal's file name in `AgentContext.stateDir`. */
@@ -295,8 +304,70 @@ export function describeOutcome(
       : `${name}: ${list(changed)}; routing ${opts.dryRun ? 'would be ' : ''}off`;
   const undo = `undo: bounded-evidence init --uninstall --agent ${o.agent.id}${flag}`;
   const detected = o.detected ? '' : ` (not detected: ${o.because})`;
-  if (changed.length === 0) return `${name}: already routed, nothing changed${detected}; ${undo}`;
-  return `${name}: ${list(changed)}; routing ${opts.dryRun ? 'would be ' : ''}on${detected}; ${undo}`;
+  const v = verdictText(verdictOf(o.agent, ctx, o.scope, 'ok'), opts.dryRun ?? false);
+  if (changed.length === 0) return `${name}: nothing changed; ${v}${detected}; ${undo}`;
+  return `${name}: ${list(changed)}; ${v}${detected}; ${undo}`;
+}
+
+/** Where the portable hook finds the command line on this machine, in its own order (src/core/reach/locate.ts). */
+export function productReachable(ctx: AgentContext): boolean {
+  const cli = ctx.env.BOUNDED_EVIDENCE_CLI;
+  return (
+    (cli !== undefined && cli !== '' && ctx.exists(cli)) ||
+    ctx.which('bounded-evidence') !== undefined ||
+    ctx.exists(path.join(ctx.stateDir, STATE_CLI))
+  );
+}
+
+/** The one thing to do when no command line is found (the hook then answers nothing: commands run as written). */
+export const INSTALL_TODO =
+  'install the command line (npm install -g bounded-evidence) or open this folder in VS Code with the Bounded Evidence extension: the hook finds neither, so commands run as written';
+
+/** Whether the client will route in one scope here, and what to do where it will not. */
+export interface Verdict {
+  readonly word: 'routed' | 'not routed' | 'MCP only' | 'off';
+  /** One thing to do per line (empty when routed). */
+  readonly todo: readonly string[];
+  /** What stops routing in one mode of the client only, or only its MCP server. */
+  readonly cautions: readonly string[];
+}
+
+/**
+ * The verdict for `agent` in `scope`: `files` is `off` when none of our entries is there, `partial` when some file lacks
+ * its entry (`fix` then says to run init again), `ok` when every file holds it. Reads the client's own configuration
+ * through the adapter's `blockers` / `cautions`; the same on a plain terminal and a VS Code terminal of one machine.
+ */
+export function verdictOf(
+  agent: AgentAdapter,
+  ctx: AgentContext,
+  scope: Scope,
+  files: 'ok' | 'partial' | 'off',
+  fix?: string,
+): Verdict {
+  if (files === 'off') return { word: 'off', todo: [], cautions: [] };
+  const rerun = fix ?? `run bounded-evidence init --agent ${agent.id} --${scope}`;
+  if (agent.mcpOnly)
+    return { word: files === 'ok' ? 'MCP only' : 'not routed', todo: files === 'ok' ? [] : [rerun], cautions: [] };
+  const todo = [
+    ...(files === 'partial' ? [rerun] : []),
+    ...(productReachable(ctx) ? [] : [INSTALL_TODO]),
+    ...(agent.blockers?.(ctx, scope) ?? []),
+  ];
+  return { word: todo.length === 0 ? 'routed' : 'not routed', todo, cautions: agent.cautions?.(ctx, scope) ?? [] };
+}
+
+/** `routed`, `MCP only`, `not routed: <the first thing to do>` (`would be …` for a dry run). */
+export function verdictText(v: Verdict, dryRun = false): string {
+  const would = dryRun ? 'would be ' : '';
+  if (v.word === 'not routed') return `${dryRun ? 'would not be routed' : 'not routed'}: ${v.todo[0]}`;
+  return v.word === 'routed' ? `${would}routed` : v.word === 'MCP only' ? `${would}MCP only` : 'off';
+}
+
+/** The lines after an init line: the rest of what to do, then the cautions. */
+export function outcomeFollowUps(ctx: AgentContext, o: AgentOutcome): string[] {
+  if (o.error) return [];
+  const v = verdictOf(o.agent, ctx, o.scope, 'ok');
+  return [...v.todo.slice(1).map((t) => `not routed until you also: ${t}`), ...v.cautions];
 }
 
 /** What `doctor` reports for one agent in one scope. */
@@ -304,10 +375,12 @@ export interface DoctorRow {
   readonly agent: AgentAdapter;
   readonly scope: Scope;
   readonly detected: boolean;
-  /** True when every file holds our entry as init would write it. */
+  /** True when every file holds our entry as init would write it (the configuration is in place). */
   readonly routed: boolean;
-  /** Our entries found, per file (their partial presence too). */
-  readonly present: readonly { file: string; present: boolean; hook?: string }[];
+  /** Each file once: `ok`, `missing` (no such file), `no entry` (the file has none of ours), `older entry` (ours, not as init writes it now). */
+  readonly files: readonly { file: string; state: 'ok' | 'missing' | 'no entry' | 'older entry'; hook?: string }[];
+  /** Whether the client will route, and what to do where it will not. */
+  readonly verdict: Verdict;
   readonly notes: readonly string[];
 }
 
@@ -319,29 +392,46 @@ export async function doctorRows(ctx: AgentContext, agents: readonly AgentAdapte
     for (const scope of agent.scopes) {
       if (scope === 'project' && ctx.project === undefined) continue;
       const plan = agent.plan(ctx, scope);
-      const present: { file: string; present: boolean; hook?: string }[] = [];
-      for (const e of plan.edits) {
+      const files: DoctorRow['files'][number][] = [];
+      for (const [file, edits] of byFile(plan.edits)) {
         let text: string | undefined;
         try {
-          text = await readText(e.file);
+          text = await readText(file);
         } catch {
           text = undefined;
         }
-        const ok = isApplied(text, e);
-        const hook = hookOf(e, text);
-        present.push({ file: e.file, present: ok, ...(hook ? { hook } : {}) });
+        const hook = edits.map((e) => hookOf(e, text)).find((h) => h !== undefined);
+        const state =
+          text === undefined
+            ? 'missing'
+            : edits.every((e) => isApplied(text, e))
+              ? 'ok'
+              : edits.some((e) => ourEntryThere(text, e))
+                ? 'older entry'
+                : 'no entry';
+        files.push({ file, state, ...(hook ? { hook } : {}) });
       }
+      const ok = files.length > 0 && files.every((f) => f.state === 'ok');
+      const some = files.some((f) => f.state === 'ok' || f.state === 'older entry');
       rows.push({
         agent,
         scope,
         detected: d.installed,
-        routed: present.length > 0 && present.every((p) => p.present),
-        present,
+        routed: ok,
+        files,
+        verdict: verdictOf(agent, ctx, scope, ok ? 'ok' : some ? 'partial' : 'off'),
         notes: plan.notes ?? [],
       });
     }
   }
   return rows;
+}
+
+/** True when `text` holds an entry of ours for `edit`, whatever its version. */
+function ourEntryThere(text: string, e: ConfigEdit): boolean {
+  if (e.kind === 'file') return e.ours(text);
+  if (e.kind === 'json') return ourJsonEntry(text, e) !== undefined;
+  return text.includes(TOML_MARKER);
 }
 
 /** The hook command in our entry of a file, when there is one. */

@@ -10,12 +10,14 @@
  * in `.opencode/plugin/` therefore made opencode fill the project's `.opencode/` with node_modules. So:
  * - user scope: the file `~/.config/opencode/plugin/bounded-evidence.js` (opencode's own folder, which it installs
  *   into for itself anyway: once per user and opencode version);
- * - project scope: the same file in that global folder's `plugin-files/` (not a folder opencode scans), named by
- *   `plugin: ["file://…"]` in the project's `opencode.json`: the project gets one config line and no folder.
+ * - project scope: the file `.bounded-evidence/opencode-plugin.js` in the project (not a folder opencode scans or
+ *   installs into), named by `plugin: ["./.bounded-evidence/opencode-plugin.js"]` in the project's `opencode.json`
+ *   (opencode resolves a plugin path relative to the config that declares it). The file holds no path: its hook is
+ *   the portable finder (src/core/reach/locate.ts), so a clone on a machine without the product runs commands as
+ *   written.
  * The MCP server: `mcp.bounded-evidence` (a local server) in the same `opencode.json`.
  */
 import * as path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { isOurMcpEntry, MCP_NAME } from './common.js';
 import type { AgentAdapter, AgentContext, ConfigEdit } from './types.js';
 
@@ -23,6 +25,9 @@ import type { AgentAdapter, AgentContext, ConfigEdit } from './types.js';
 export function opencodeConfigDir(ctx: Pick<AgentContext, 'env' | 'home'>): string {
   return path.join(ctx.env.XDG_CONFIG_HOME || path.join(ctx.home, '.config'), 'opencode');
 }
+
+/** The project's plugin file (project scope), relative to the project and to its `opencode.json`. */
+export const OPENCODE_PROJECT_PLUGIN = '.bounded-evidence/opencode-plugin.js';
 
 /** The first line of every plugin file this product writes (how `ours` knows it, any version). */
 export const PLUGIN_MARK =
@@ -78,20 +83,18 @@ export const opencode: AgentAdapter = {
     if (scope === 'global') {
       edits.push({ kind: 'file', file: path.join(dir, 'plugin', 'bounded-evidence.js'), text, ours });
     } else {
-      // One file per project (its hook names the project's storage), outside every folder opencode scans.
-      const file = path.join(
-        dir,
-        'plugin-files',
-        `bounded-evidence-${Buffer.from(ctx.project!).toString('base64url').slice(-48)}.js`,
-      );
-      edits.push({ kind: 'file', file, text, ours });
+      // In the project, outside every folder opencode scans: committed with opencode.json, the same on every machine.
+      edits.push({ kind: 'file', file: path.join(ctx.project!, OPENCODE_PROJECT_PLUGIN), text, ours });
       edits.push({
         kind: 'json',
         file: configFile,
         comments: true,
         path: ['plugin', -1],
-        value: pathToFileURL(file).href,
-        ours: (v) => typeof v === 'string' && /\/plugin-files\/bounded-evidence-[A-Za-z0-9_-]+\.js$/.test(v),
+        value: `./${OPENCODE_PROJECT_PLUGIN}`,
+        // Also an older install's per-user `file://…/plugin-files/bounded-evidence-….js` entry: replaced, not doubled.
+        ours: (v) =>
+          typeof v === 'string' &&
+          (v === `./${OPENCODE_PROJECT_PLUGIN}` || /\/plugin-files\/bounded-evidence-[A-Za-z0-9_-]+\.js$/.test(v)),
       });
     }
     const notes = [

@@ -19,6 +19,7 @@ export const qwen: AgentAdapter = {
   id: 'qwen',
   aliases: ['qwen-code'],
   displayName: 'Qwen Code',
+  mcpOnly: true,
   scopes: ['project', 'global'],
   detect: (ctx) => {
     const bin = ctx.which('qwen');

@@ -59,6 +59,8 @@ export interface AgentContext {
    * known (the adapter then plans no MCP registration and says so in a note).
    */
   readonly mcpServer: (scope: Scope) => { readonly command: string; readonly args: readonly string[] } | undefined;
+  /** The evidence storage this folder's hooks will find (src/core/reach/locate.ts `findStorage`), when known. */
+  readonly storage?: string;
   /**
    * Also keep other tools' large results (the editor's `boundedEvidence.hooks.recordOtherToolResults`, the command
    * line's `--record-post-tool-use`): an adapter whose agent has an after-tool event registers the hook there too;
@@ -120,6 +122,15 @@ export interface AgentAdapter {
   readonly detect: (ctx: AgentContext) => Detection;
   /** The edits for `scope` (only one of `scopes`); pure. Uninstall, dry-run and doctor use the same plan. */
   readonly plan: (ctx: AgentContext, scope: Scope) => AgentPlan;
+  /**
+   * What still stops the client from routing in `scope` on this machine once the files are in place (its trust, its
+   * sandbox), each as the one thing to do; empty or absent: it will route. Reads only (through `ctx.readText`).
+   */
+  readonly blockers?: (ctx: AgentContext, scope: Scope) => string[];
+  /** What a person must know that stops routing in one mode of the client only, or only the MCP server (same form). */
+  readonly cautions?: (ctx: AgentContext, scope: Scope) => string[];
+  /** True when init gives the client the MCP server only (it applies no hook's rewrite): never "routed". */
+  readonly mcpOnly?: boolean;
   /** The agent names routed runs of this adapter are recorded with (doctor finds the last one by them); default `[id]`. */
   readonly recordsAs?: readonly string[];
 }

@@ -89,24 +89,27 @@ describe('init plans: Codex, Gemini CLI, opencode, Qwen Code', () => {
     assert.equal((json(post, 1).value as { matcher: string }).matcher, '*');
   });
 
-  it('opencode: no file in the project but opencode.json lines; the plugin is ours by its first line', () => {
+  it('opencode: the plugin file beside opencode.json in the project, named by a relative path; ours by its first line', () => {
     const g = opencode.plan(ctx({ env: { XDG_CONFIG_HOME: '/home/dev/.cfg' } }), 'global').edits;
     assert.equal(g[0]!.file, '/home/dev/.cfg/opencode/plugin/bounded-evidence.js');
     const p = opencode.plan(ctx(), 'project').edits;
-    const files = p.map((e) => e.file);
-    assert.ok(
-      files.every(
-        (f) => f === '/home/dev/project/opencode.json' || f.startsWith('/home/dev/.config/opencode/plugin-files/'),
-      ),
-      files.join(),
+    assert.deepEqual(
+      p.map((e) => e.file),
+      [
+        '/home/dev/project/.bounded-evidence/opencode-plugin.js',
+        '/home/dev/project/opencode.json',
+        '/home/dev/project/opencode.json',
+      ],
     );
     const plugin = p[0] as Extract<ConfigEdit, { kind: 'file' }>;
     assert.ok(plugin.text.startsWith(PLUGIN_MARK));
     assert.ok(plugin.text.includes(JSON.stringify(HOOK.replace('X', 'opencode'))));
     assert.equal(plugin.ours(`${PLUGIN_MARK}\nold version`), true);
     assert.equal(plugin.ours('export const Mine = 1;'), false);
-    assert.equal(json(p, 1).value, `file://${plugin.file}`);
-    assert.equal(json(p, 1).ours(`file://${plugin.file}`), true);
+    assert.equal(json(p, 1).value, './.bounded-evidence/opencode-plugin.js');
+    assert.equal(json(p, 1).ours('./.bounded-evidence/opencode-plugin.js'), true);
+    // An older install's per-user plugin entry is ours: replaced, not doubled.
+    assert.equal(json(p, 1).ours('file:///home/dev/.config/opencode/plugin-files/bounded-evidence-L2hvbWU.js'), true);
     assert.equal(json(p, 1).ours('opencode-wakatime'), false);
     assert.deepEqual(json(p, 2).value, {
       type: 'local',

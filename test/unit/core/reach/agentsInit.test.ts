@@ -36,7 +36,8 @@ function context(root: string, overrides: Partial<AgentContext> = {}): AgentCont
     stateDir: path.join(home, '.local', 'state', 'bounded-evidence'),
     env: {},
     exists: (f) => existsSync(f),
-    which: () => undefined,
+    // The command line is installed (the portable hook finds it): the verdicts below are the clients' own.
+    which: (p) => (p === 'bounded-evidence' ? '/usr/local/bin/bounded-evidence' : undefined),
     readText: (f) => (existsSync(f) ? readFileSync(f, 'utf8') : undefined),
     hookCommand: (agent: string | undefined, scope: Scope) =>
       [
@@ -356,7 +357,7 @@ describe('init, uninstall, dry run and doctor (files on disk)', () => {
       routed.map((r) => [r.agent.id, r.scope, r.routed]),
       AGENTS.flatMap((a) => (['project', 'global'] as const).map((scope) => [a.id, scope, true])),
     );
-    assert.equal(routed[0]!.present[0]!.hook, `'${SHIM}' hook --agent claude --storage '${root}/storage'`);
+    assert.equal(routed[0]!.files[0]!.hook, `'${SHIM}' hook --agent claude --storage '${root}/storage'`);
     for (const scope of ['project', 'global'] as const) await runInit(ctx, { agents: AGENTS, scope, uninstall: true });
     assert.deepEqual(snapshot(root), before);
     assert.ok((await doctorRows(ctx, AGENTS)).every((r) => !r.routed));
@@ -462,7 +463,7 @@ describe('init, uninstall, dry run and doctor (files on disk)', () => {
     });
     assert.equal(
       describeOutcome(ctx, out[1]!, { dryRun: true }),
-      'GitHub Copilot (VS Code agent: Local and Copilot harness; Copilot CLI) [copilot, project]: .github/hooks/bounded-evidence.json would be created; routing would be on (not detected: no copilot or code on PATH and no ~/.copilot); undo: bounded-evidence init --uninstall --agent copilot --project',
+      'GitHub Copilot (VS Code agent: Local and Copilot harness; Copilot CLI) [copilot, project]: .github/hooks/bounded-evidence.json would be created; would be routed (not detected: no copilot or code on PATH and no ~/.copilot); undo: bounded-evidence init --uninstall --agent copilot --project',
     );
   });
 

@@ -1,0 +1,140 @@
+/**
+ * Where the product and a folder's evidence storage are found on THIS machine, at run time (docs/contracts.md §6.2
+ * "Portable project files"). A project file a repository commits names neither: its hook command is
+ * `portableCommand`, a few words of POSIX sh that look for the command line where each machine keeps it and exit 0
+ * saying nothing when it is not there (every client then runs the tool call as written); the hook then finds the
+ * storage with `findStorage`.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, promises as fsp, readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { replaceFileText } from '../files/localFile.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** The per-user state folder (`$XDG_STATE_HOME/bounded-evidence`, else `~/.local/state/bounded-evidence`); undefined without a home. */
+export function userStateDir(env: Env, home = env.HOME): string | undefined {
+  const base = env.XDG_STATE_HOME || (home ? path.join(home, '.local', 'state') : undefined);
+  return base ? path.join(base, 'bounded-evidence') : undefined;
+}
+
+/** The command line the editor leaves for terminals outside it: `<state>/bin/bounded-evidence` (a copy of its shim). */
+export const STATE_CLI = path.join('bin', 'bounded-evidence');
+/** The folder → storage map (the editor writes it in its own storage and in the state folder). */
+export const WORKSPACES_FILE = 'workspaces.json';
+
+/**
+ * The places `portableCommand` looks, in order: the editor's shim in a VS Code terminal or extension host
+ * (`BOUNDED_EVIDENCE_CLI`), the installed command line on PATH, the copy of the shim the editor keeps in the
+ * per-user state folder (a terminal outside the editor on a machine with the extension). Each is run only when it
+ * is an executable file: `command -v` alone says yes to a file that is not executable in some shells.
+ */
+const FINDER =
+  'for be in "${BOUNDED_EVIDENCE_CLI-}" "$(command -v bounded-evidence)" "${XDG_STATE_HOME:-$HOME/.local/state}/bounded-evidence/bin/bounded-evidence"; do [ -f "$be" ] && [ -x "$be" ] && exec "$be"';
+
+/**
+ * The sh text a committed project file holds to start the command line with `words` (fixed words: no quoting
+ * needed, checked). Nothing in it reads stdin, so the event the client pipes reaches the command line whole; when no
+ * command line is found it ends with `exit 0` and prints nothing.
+ */
+export function portableCommand(words: readonly string[]): string {
+  for (const w of words)
+    if (!/^[A-Za-z0-9._=-]+$/.test(w)) throw new Error(`portableCommand takes plain words only, not ${w}`);
+  return `${FINDER} ${words.join(' ')}; done; exit 0`;
+}
+
+/** True for a command `portableCommand` wrote (any words). */
+export function isPortableCommand(command: unknown): boolean {
+  return typeof command === 'string' && command.startsWith(FINDER);
+}
+
+/** The words after the finder in a portable command (`hook --agent claude`), or undefined. */
+export function portableWords(command: string): string[] | undefined {
+  if (!isPortableCommand(command)) return undefined;
+  const m = /^ ([^;]*); done; exit 0$/.exec(command.slice(FINDER.length));
+  return m ? m[1]!.split(' ').filter(Boolean) : undefined;
+}
+
+/** How a storage was found (doctor says which). */
+export type StorageSource = 'flag' | 'environment' | 'editor' | 'default';
+
+/** The folder a default storage is keyed by: the nearest folder at or above `cwd` holding `.git`, else `cwd`. */
+export function projectRootOf(cwd: string, exists: (p: string) => boolean = existsSync): string {
+  let dir = path.resolve(cwd);
+  for (;;) {
+    if (exists(path.join(dir, '.git'))) return dir;
+    const up = path.dirname(dir);
+    if (up === dir) return path.resolve(cwd);
+    dir = up;
+  }
+}
+
+/**
+ * The storage a folder gets outside the editor: `$XDG_DATA_HOME/bounded-evidence/workspaces/<name>-<16 hex>` (default
+ * `~/.local/share/…`), the hex of the sha256 of the project root; the same folder for the hook, the command line and
+ * the MCP server of every agent on this machine, so they share one tenant. Undefined without a home.
+ */
+export function defaultStorageFor(env: Env, cwd: string, exists?: (p: string) => boolean): string | undefined {
+  const data = env.XDG_DATA_HOME || (env.HOME ? path.join(env.HOME, '.local', 'share') : undefined);
+  if (!data) return undefined;
+  const root = projectRootOf(cwd, exists);
+  const name = (path.basename(root) || 'root').replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40);
+  const hash = createHash('sha256').update(root, 'utf8').digest('hex').slice(0, 16);
+  return path.join(data, 'bounded-evidence', 'workspaces', `${name}-${hash}`);
+}
+
+/** The storage mapped to the longest folder containing `cwd` in a `workspaces.json`, or undefined. */
+export function mappedStorage(mapFile: string, cwd: string): string | undefined {
+  let map: unknown;
+  try {
+    map = JSON.parse(readFileSync(mapFile, 'utf8'));
+  } catch {
+    return undefined;
+  }
+  if (typeof map !== 'object' || map === null) return undefined;
+  let best: [string, string] | undefined;
+  for (const [folder, storage] of Object.entries(map)) {
+    if (typeof storage !== 'string') continue;
+    const inside = cwd === folder || cwd.startsWith(folder.endsWith(path.sep) ? folder : folder + path.sep);
+    if (inside && (!best || folder.length > best[0].length)) best = [folder, storage];
+  }
+  return best?.[1];
+}
+
+/**
+ * The storage for work in `cwd`: `--storage`, else `BOUNDED_EVIDENCE_STORAGE` (VS Code's terminals), else the editor's
+ * map (`$BOUNDED_EVIDENCE_HOME/workspaces.json`, then the state folder's copy), else the default storage of the
+ * folder. Undefined only without a home.
+ */
+export function findStorage(
+  env: Env,
+  cwd: string | undefined,
+  flag?: string,
+): { dir: string; source: StorageSource } | undefined {
+  if (flag) return { dir: flag, source: 'flag' };
+  if (env.BOUNDED_EVIDENCE_STORAGE) return { dir: env.BOUNDED_EVIDENCE_STORAGE, source: 'environment' };
+  if (!cwd) return undefined;
+  const state = userStateDir(env);
+  for (const home of [env.BOUNDED_EVIDENCE_HOME, state]) {
+    const dir = home ? mappedStorage(path.join(home, WORKSPACES_FILE), cwd) : undefined;
+    if (dir) return { dir, source: 'editor' };
+  }
+  const dir = defaultStorageFor(env, cwd);
+  return dir ? { dir, source: 'default' } : undefined;
+}
+
+/** Records `folder → storage` in `<dir>/workspaces.json` (other folders' entries kept; written through a rename). */
+export async function recordWorkspace(dir: string, folder: string, storage: string): Promise<void> {
+  const file = path.join(dir, WORKSPACES_FILE);
+  let map: Record<string, string> = {};
+  try {
+    const parsed: unknown = JSON.parse(await fsp.readFile(file, 'utf8'));
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) map = parsed as Record<string, string>;
+  } catch {
+    /* missing or unreadable: start a new map */
+  }
+  if (map[folder] === storage) return;
+  map[folder] = storage;
+  await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
+  await replaceFileText(file, `${JSON.stringify(map, null, 2)}\n`, 0o600);
+}
