@@ -17,7 +17,7 @@ import type {
   RunDto,
 } from '../src/shared/protocol.js';
 
-export { outcomeOf, runOutcomeOf, type Outcome } from '../src/shared/outcome.js';
+export { outcomeOf, runOutcomeOf } from '../src/shared/outcome.js';
 
 /** Calls per page asked of the host. */
 export const PAGE_SIZE = 100;

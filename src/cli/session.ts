@@ -12,7 +12,7 @@ import { UsageError } from './args.js';
 
 import { STORAGE_ENV } from './env.js';
 
-export { CLI_ENV, STORAGE_ENV } from './env.js';
+export { STORAGE_ENV } from './env.js';
 
 /** What every subcommand but `hook` and `mcp` opens. */
 export interface CliSession {

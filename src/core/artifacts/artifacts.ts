@@ -52,7 +52,7 @@ import {
 } from '../integrity/integrity.js';
 import { ManifestCache } from '../integrity/manifestCache.js';
 import { sha256Hex } from '../integrity/sha256.js';
-import { artifactRangePath, isArtifactId, isRange, makeArtifactRef, type ArtifactRef } from './artifactRef.js';
+import { isArtifactId, isRange, makeArtifactRef, type ArtifactRef } from './artifactRef.js';
 import { encodeUtf8 } from '../utf8.js';
 import { rememberVerifiedWhole, rememberWritten, verifiedWhole } from '../integrity/verifiedChunks.js';
 
@@ -157,11 +157,6 @@ export class ArtifactStore {
     const { manifest, source } = await this.open(artifactId);
     // Copy out of the chunk-aligned read buffer so a 4 KiB result does not pin 128 KiB.
     return Uint8Array.from(await readVerified(source, manifest, start, end));
-  }
-
-  /** The virtual path of a range of an artifact, as the evidence workspace advertises it. */
-  rangePath(artifactId: string, start: number, end: number): string {
-    return artifactRangePath(artifactId, start, end);
   }
 
   /** The identity of an artifact stored under this tenant; `artifactIdInvalid`, `notAvailable`, `digestMismatch` otherwise. */

@@ -20,9 +20,6 @@ import type { AttachmentRecord, CallError, CallOutcome, CallStatus, RunCommandOp
 /** The tool name `runCommand` records by default. */
 export const RUN_COMMAND_TOOL = 'run_command';
 
-/** Kept for code written before `tool`/`files` joined `RunCommandOptions`. */
-export type RunCommandExtras = Pick<RunCommandOptions, 'tool' | 'files'>;
-
 /**
  * `Run.runCommand` (and, with `started`, `Run.recordCommand`: streams of a command that ran
  * elsewhere, e.g. in an agent's own shell, read back from its spool files): see there.
