@@ -74,7 +74,7 @@ export type Row =
   | { readonly kind: 'pending'; readonly key: string; readonly index: number };
 
 /** Key of a call (and of its result row). */
-export function callKey(runId: string, callId: string): string {
+function callKey(runId: string, callId: string): string {
   return `${runId}/${callId}`;
 }
 

@@ -23,7 +23,7 @@ import type { CliIo } from './io.js';
  * `BOUNDED_EVIDENCE_STORAGE`, else the one the extension mapped to this folder; the hook and the MCP server
  * are started by the extension's shim when this runs in a VS Code terminal, else by this very Node and script.
  */
-export function processContext(
+function processContext(
   io: CliIo,
   self: readonly string[],
   storageFlag: string | undefined,

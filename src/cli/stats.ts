@@ -29,7 +29,7 @@ export function sinceOf(raw: string | undefined, now: number): number | undefine
 }
 
 /** `1.2 MiB`, `812 B`. */
-export function shortBytes(n: number): string {
+function shortBytes(n: number): string {
   if (n < 1024) return `${n} B`;
   const units = ['KiB', 'MiB', 'GiB', 'TiB'];
   let v = n / 1024;
@@ -45,7 +45,7 @@ const count = (n: number): string => n.toLocaleString('en-US');
 const counted = (n: number, one: string, many = `${one}s`): string => `${count(n)} ${n === 1 ? one : many}`;
 
 /** Saved as a share of the output bytes, one decimal (`99.4%`); `–` with no output. */
-export function savedShare(f: Pick<UsageFigures, 'savedBytes' | 'outputBytes'>): string {
+function savedShare(f: Pick<UsageFigures, 'savedBytes' | 'outputBytes'>): string {
   return f.outputBytes > 0 ? `${((100 * f.savedBytes) / f.outputBytes).toFixed(1)}%` : '–';
 }
 

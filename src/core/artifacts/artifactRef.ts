@@ -17,7 +17,7 @@ export interface ArtifactRef {
 
 const ARTIFACT_ID = /^artifact-[0-9a-f]{64}$/;
 /** 64 lowercase hex digits (a sha256). */
-export const SHA256_HEX = /^[0-9a-f]{64}$/;
+const SHA256_HEX = /^[0-9a-f]{64}$/;
 
 /** True when `value` is a well-formed artifact id (it says nothing about any store). */
 export function isArtifactId(value: unknown): value is string {

@@ -19,7 +19,7 @@ import { replaceFileText } from '../../core/files/localFile.js';
 import { shimScript } from '../../core/reach/shim.js';
 
 /** Environment variable names (the command line reads the same ones: src/cli/session.ts, src/cli/hook.ts). */
-export const ENV = {
+const ENV = {
   storage: 'BOUNDED_EVIDENCE_STORAGE',
   cli: 'BOUNDED_EVIDENCE_CLI',
   shell: 'BOUNDED_EVIDENCE_SHELL',

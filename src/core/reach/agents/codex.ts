@@ -16,7 +16,7 @@ import { commandHook, isOurMatcherGroup, MCP_NAME } from './common.js';
 import type { AgentAdapter, AgentContext, ConfigEdit, Scope } from './types.js';
 
 /** The one MCP tool Codex is given (`enabled_tools`): reading a routed command's output by handle. */
-export const CODEX_MCP_TOOLS = ['read_tool_output'];
+const CODEX_MCP_TOOLS = ['read_tool_output'];
 
 /** Sorted-key JSON, as Codex's `canonicalize` writes it before hashing (codex-rs/config/src/fingerprint.rs). */
 function canonical(v: unknown): unknown {
@@ -48,7 +48,7 @@ export function codexHookTrustHash(matcher: string, command: string, timeoutSec:
 }
 
 /** `$CODEX_HOME`, else `~/.codex`. */
-export function codexHome(ctx: Pick<AgentContext, 'env' | 'home'>): string {
+function codexHome(ctx: Pick<AgentContext, 'env' | 'home'>): string {
   return ctx.env.CODEX_HOME || path.join(ctx.home, '.codex');
 }
 
@@ -65,7 +65,7 @@ function groupIndex(text: string | undefined): number {
 }
 
 /** Says what a person must know about routing under Codex's sandbox (src/core/reach/codexPolicy.ts). */
-export const CODEX_SANDBOX_NOTE =
+const CODEX_SANDBOX_NOTE =
   'Codex routes a command only where its sandbox lets the command write the evidence storage (danger-full-access, or workspace-write with the storage under sandbox_workspace_write.writable_roots) and its approval policy is never, on-request or on-failure; elsewhere (the read-only sandbox of a plain `codex exec`, `untrusted`) and for programs an exec-policy rule names, commands run as written.';
 
 export const codex: AgentAdapter = {

@@ -11,7 +11,7 @@ export const MCP_NAME = 'bounded-evidence';
  * True for a hook command this product wrote: the shim (`…/bounded-evidence hook`), or the command line's own
  * bundle started by Node (`… '/…/dist/cli.js' hook --agent …`, as `init` writes it where no shim is installed).
  */
-export function isOurCommand(command: unknown): boolean {
+function isOurCommand(command: unknown): boolean {
   if (isOurHookCommand(command)) return true;
   return (
     typeof command === 'string' &&

@@ -12,7 +12,7 @@ import { applyToText, applyUndo, isApplied, ourJsonEntry, removeFromText, type T
 import type { AgentAdapter, AgentContext, ConfigEdit, Scope } from './types.js';
 
 /** The journal's file name in `AgentContext.stateDir`. */
-export const JOURNAL_FILE = 'init-journal.json';
+const JOURNAL_FILE = 'init-journal.json';
 
 /** What init did to one file for one agent (`undo`: the edits that give back the bytes before, in order). */
 interface JournalStep {
@@ -77,7 +77,7 @@ async function writeJournal(stateDir: string, j: Journal): Promise<void> {
 }
 
 /** What happened to one file. */
-export interface FileOutcome {
+interface FileOutcome {
   readonly file: string;
   readonly action: 'created' | 'updated' | 'deleted' | 'restored' | 'unchanged';
   /** The file's new text (dry run: what it would be), for the quick pick and `--dry-run`. */
@@ -104,7 +104,7 @@ export interface InitOptions {
 }
 
 /** The scope init uses for `agent`. */
-export function scopeFor(agent: AgentAdapter, ctx: AgentContext, wanted: Scope | undefined): Scope | undefined {
+function scopeFor(agent: AgentAdapter, ctx: AgentContext, wanted: Scope | undefined): Scope | undefined {
   const s = wanted ?? (ctx.project !== undefined && agent.scopes.includes('project') ? 'project' : 'global');
   if (s === 'project' && ctx.project === undefined) return undefined;
   return agent.scopes.includes(s) ? s : undefined;

@@ -25,7 +25,7 @@ export const CATALOG_FILE = '.catalog.sqlite';
  * columns and rollup. 3: a call's `entry` holds its handles as recorded (opaque handles cannot
  * be derived from the call id as `res_<callId>`, `out_<callId>_<slot>` were).
  */
-export const SCHEMA_VERSION = 3;
+const SCHEMA_VERSION = 3;
 
 /** How long a writer waits for another process's write transaction before giving up (SQLITE_BUSY). */
 const BUSY_TIMEOUT_MS = 5000;
