@@ -44,13 +44,6 @@ export function makeArtifactRef(artifactId: unknown, byteCount: unknown, sha256:
   return { artifactId, byteCount, sha256 };
 }
 
-/** The virtual path that reads bytes `[start, end)` of an artifact (docs/contracts.md §1.3). */
-export function artifactRangePath(artifactId: string, start: number, end: number): string {
-  if (!isArtifactId(artifactId)) throw new EvidenceError('artifactIdInvalid');
-  if (!isRange(start, end)) throw new EvidenceError('rangeOrder');
-  return `.tool-artifacts/${artifactId}/bytes/${start}-${end}`;
-}
-
 /** True for a byte range `[start, end)` with `0 <= start < end` (safe integers). */
 export function isRange(start: number, end: number): boolean {
   return Number.isSafeInteger(start) && Number.isSafeInteger(end) && start >= 0 && start < end;

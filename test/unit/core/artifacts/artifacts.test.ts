@@ -9,7 +9,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import fc from 'fast-check';
-import { artifactRangePath, makeArtifactRef } from '../../../../src/core/artifacts/artifactRef.js';
+import { makeArtifactRef } from '../../../../src/core/artifacts/artifactRef.js';
 import { ArtifactStore } from '../../../../src/core/artifacts/artifacts.js';
 import type { BlobKey } from '../../../../src/core/blobs/blobKey.js';
 import { readRange as readBlob, type BlobStore } from '../../../../src/core/blobs/blobStore.js';
@@ -91,12 +91,6 @@ describe('artifacts: identity records (1.1)', () => {
       () => makeArtifactRef(id, 5, other),
       (e: Error) => /must match/.test(e.message) && !ID_RE.test(e.message) && !/digest/.test(e.message),
     );
-  });
-
-  it('formats range paths and refuses bad ones', () => {
-    assert.equal(artifactRangePath(id, 0, 10), `.tool-artifacts/${id}/bytes/0-10`);
-    assert.throws(() => artifactRangePath('x', 0, 1), /artifact id is invalid/);
-    assert.throws(() => artifactRangePath(id, 3, 3), /0 <= start < end/);
   });
 });
 
