@@ -17,7 +17,7 @@ import type {
   RunDto,
 } from '../src/shared/protocol.js';
 
-export { outcomeOf, runOutcomeOf, type Outcome } from '../src/shared/outcome.js';
+export { outcomeOf, runOutcomeOf } from '../src/shared/outcome.js';
 
 /** Calls per page asked of the host. */
 export const PAGE_SIZE = 100;
@@ -77,7 +77,7 @@ export type Row =
   | { readonly kind: 'pending'; readonly key: string; readonly index: number };
 
 /** Key of a call (and of its result row). */
-export function callKey(runId: string, callId: string): string {
+function callKey(runId: string, callId: string): string {
   return `${runId}/${callId}`;
 }
 

@@ -8,16 +8,16 @@
 import { h } from './dom.js';
 
 /** Widths (CSS px of the panel) where the layout changes. */
-export const layoutWidths = { side: 1200, compact: 500 } as const;
+const layoutWidths = { side: 1200, compact: 500 } as const;
 export type LayoutMode = 'side' | 'stack' | 'compact';
 
 /** The mode for a panel width. Pure. */
-export function layoutFor(width: number): LayoutMode {
+function layoutFor(width: number): LayoutMode {
   return width >= layoutWidths.side ? 'side' : width < layoutWidths.compact ? 'compact' : 'stack';
 }
 
 /** The list's share of the split, kept within bounds (neither side can vanish). */
-export function clampSplit(f: number): number {
+function clampSplit(f: number): number {
   return Number.isFinite(f) ? Math.min(0.85, Math.max(0.15, f)) : 0.4;
 }
 
@@ -25,7 +25,7 @@ export function clampSplit(f: number): number {
  * The list's share until the person drags the splitter: side by side the list gets more
  * than half (its fitted columns: name, status, size, handle, digest), stacked 40%.
  */
-export function defaultSplit(mode: LayoutMode): number {
+function defaultSplit(mode: LayoutMode): number {
   return mode === 'side' ? 0.56 : 0.4;
 }
 

@@ -18,13 +18,13 @@ import type { CliIo } from './io.js';
 export const CAPTURE_TOOL = 'evidence_runCommand';
 
 /** Folder under `<storage>/evidence` where the hook leaves commands too long for one argument. */
-export const PENDING_DIR = 'pending';
+const PENDING_DIR = 'pending';
 
 /** Exit codes a shell would give, for a command that did not exit by itself. */
-export const EXIT = { usage: 2, timedOut: 124, couldNotStart: 127, interrupted: 130, storageFailed: 1 } as const;
+const EXIT = { usage: 2, timedOut: 124, couldNotStart: 127, interrupted: 130, storageFailed: 1 } as const;
 
 /** The shell exit code for an outcome: the code, 128+N for signal N, or the ones above. */
-export function exitCodeOf(
+function exitCodeOf(
   value: { code: number | null; signal: string | null; timedOut: boolean; aborted: boolean } | undefined,
   status: string,
 ): number {

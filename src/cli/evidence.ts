@@ -11,7 +11,7 @@ import type { CliIo } from './io.js';
 import { openSession, storageDirOf } from './session.js';
 
 /** The record's tool name for imports (the editor's Import File as Evidence records the same). */
-export const IMPORT_TOOL = 'import_file';
+const IMPORT_TOOL = 'import_file';
 
 /** `--bytes START-END` as the byte window `{ start, end }`. */
 function byteWindow(raw: string | undefined): { start: number; end: number } | undefined {

@@ -40,12 +40,10 @@ import type { CliIo } from './io.js';
 import { CLI_ENV, STORAGE_ENV } from './env.js';
 
 /** Set by the extension in its host: the shell of VS Code's terminals (`run_in_terminal` is routed only in a POSIX shell). */
-export const SHELL_ENV = 'BOUNDED_EVIDENCE_SHELL';
-/** Set by the extension's shim: its global storage folder, where `workspaces.json` maps folders to their evidence storage. */
-export const HOME_ENV = 'BOUNDED_EVIDENCE_HOME';
+const SHELL_ENV = 'BOUNDED_EVIDENCE_SHELL';
 
 /** How this command line is started again from a shell: the shim when the extension set it, else this very process. */
-export function cliCommand(env: NodeJS.ProcessEnv, self: readonly string[]): string {
+function cliCommand(env: NodeJS.ProcessEnv, self: readonly string[]): string {
   const shim = env[CLI_ENV];
   if (shim) return quoteShellWord(shim);
   return self.map(quoteShellWord).join(' ');
@@ -124,7 +122,7 @@ export async function hook(
  * when the extension said which, bash for Claude Code, Codex and Gemini CLI (they run commands
  * with bash, or with the user's zsh: the check then uses zsh).
  */
-export function shellOf(env: NodeJS.ProcessEnv): string {
+function shellOf(env: NodeJS.ProcessEnv): string {
   const named = env[SHELL_ENV] || env.SHELL || 'bash';
   return path.basename(named) === 'zsh' ? 'zsh' : 'bash';
 }
@@ -139,7 +137,7 @@ export function parsesIn(shell: string, script: string): boolean {
  * The settings files whose `permissions` Claude Code applies (user, project, project-local); the
  * project is `CLAUDE_PROJECT_DIR` (Claude Code sets it for hooks), else the event's cwd.
  */
-export function claudeSettingsTexts(env: NodeJS.ProcessEnv, event: Record<string, unknown>): (string | undefined)[] {
+function claudeSettingsTexts(env: NodeJS.ProcessEnv, event: Record<string, unknown>): (string | undefined)[] {
   const read = (f: string): string | undefined => {
     try {
       return readFileSync(f, 'utf8');
@@ -181,7 +179,7 @@ function readTail(file: string, bytes: number): string | undefined {
  * (`transcript_path`), and the exec-policy rules texts of `$CODEX_HOME/rules` (default `~/.codex/rules`) and the
  * project's `.codex/rules` (the event's cwd).
  */
-export function codexSession(
+function codexSession(
   env: NodeJS.ProcessEnv,
   event: Record<string, unknown>,
 ): { turn: CodexTurn | undefined; rules: string[]; tmpdir?: string } {

@@ -29,7 +29,7 @@ import type { CliIo } from './io.js';
  * machine in any file init writes); the storage is found as the hook will find it (`--storage`, the terminal's
  * `BOUNDED_EVIDENCE_STORAGE`, the editor's map, else this folder's default storage).
  */
-export function processContext(
+function processContext(
   io: CliIo,
   storageFlag: string | undefined,
   recordPostToolUse = false,

@@ -29,7 +29,7 @@ import type { CliIo } from './io.js';
 import { openSession, type CliSession } from './session.js';
 
 /** The storage folder a spool lies in: `<storage>/evidence/spool/<id>`, or a usage error. */
-export function storageOfSpool(spool: string): string {
+function storageOfSpool(spool: string): string {
   const dir = path.resolve(spool);
   const id = path.basename(dir);
   const spools = path.dirname(dir);
@@ -62,7 +62,7 @@ async function readMeta(spool: string): Promise<SpoolMeta> {
 }
 
 /** Spools older than this whose streams stopped changing were left by a shell that ended mid-command. */
-export const ORPHAN_SPOOL_MS = 24 * 3_600_000;
+const ORPHAN_SPOOL_MS = 24 * 3_600_000;
 
 /**
  * Records one spool as the `evidence_runCommand` call `capture` would have recorded and returns the

@@ -35,7 +35,7 @@ const count = (n: number): string => n.toLocaleString('en-US');
 const counted = (n: number, one: string, many = `${one}s`): string => `${count(n)} ${n === 1 ? one : many}`;
 
 /** Saved as a share of the output bytes, one decimal (`99.4%`); `–` with no output. */
-export function savedShare(f: Pick<UsageFigures, 'savedBytes' | 'outputBytes'>): string {
+function savedShare(f: Pick<UsageFigures, 'savedBytes' | 'outputBytes'>): string {
   return f.outputBytes > 0 ? `${((100 * f.savedBytes) / f.outputBytes).toFixed(1)}%` : '–';
 }
 

@@ -1,6 +1,7 @@
 /**
- * The evidence engine's public surface: the one barrel. Usable without an editor
- * (tests, a command line, the MCP server). Layers and where bytes live:
+ * The evidence engine's public surface: the one barrel, curated to what the front ends
+ * (src/extension, src/mcp, src/cli) and the tests and benches import through it; anything
+ * else stays behind its own module. Usable without an editor. Layers and where bytes live:
  * docs/architecture.md §2, §3; the promises each file keeps: docs/contracts.md.
  *
  * Map (each subsystem a folder, importing only downwards; docs/architecture.md §2.1):
@@ -27,46 +28,109 @@
  * - `course/`           what only the course contract uses (§1.4): `agent.ts` (the scripted JSON
  *                        agent loop); `workspace/localCommands.ts` runs its `run_command`
  */
-export * from './errors.js';
-export * from './utf8.js';
-export * from './json.js';
-export * from './integrity/integrity.js';
-export * from './integrity/sha256.js';
-export * from './blobs/blobKey.js';
-export * from './blobs/blobStore.js';
-export * from './runs/types.js';
-export * from './workspace/toolWorkspace.js';
-export * from './artifacts/artifactRef.js';
-export * from './artifacts/artifacts.js';
-export * from './workspace/evidenceWorkspace.js';
-export * from './workspace/localWorkspace.js';
-export * from './course/agent.js';
-export * from './blobs/fsBlobStore.js';
-export * from './blobs/memoryBlobStore.js';
-export type { S3BlobStoreOptions } from './blobs/s3BlobStore.js';
-export * from './blobs/verifiedBlobs.js';
-export * from './blobs/openBlobStore.js';
-export * from './runs/recording/decisions.js';
-export * from './runs/log/handles.js';
-export * from './runs/log/runLog.js';
-export * from './runs/reading/reader.js';
-export * from './runs/search/patternSearch.js';
-export * from './runs/reading/searchAll.js';
-export * from './runs/recording/observation.js';
-export * from './runs/errorLines/errorRules.js';
-export * from './runs/errorLines/errorLines.js';
-export * from './runs/store/runStore.js';
-export * from './runs/usage/stats.js';
-export * from './storageLayout.js';
-export * from './stores.js';
-export * from './tools/modelText.js';
-export * from './tools/inputs.js';
-export * from './tools/toolDef.js';
-export * from './tools/workingDirectory.js';
-export * from './tools/runCommand.js';
-export * from './tools/invokeTool.js';
-export * from './tools/table.js';
-export * from './tools/callRunner.js';
-export * from './tools/readToolOutput.js';
-export * from './tools/readFile.js';
-export * from './tools/fileReads.js';
+
+// Errors a model may see, strict UTF-8, canonical JSON, newline counts.
+export { ErrorText, EvidenceError } from './errors.js';
+export { decodeUtf8Strict, floorCodePointBoundary, ceilCodePointBoundary } from './utf8.js';
+export { canonicalJson, isRecord } from './json.js';
+export { countNewlines } from './integrity/integrity.js';
+
+// Blob storage: keys, the store interface, the filesystem adapter and the settings that pick one.
+export { isSafeSegment } from './blobs/blobKey.js';
+export { type BlobStore } from './blobs/blobStore.js';
+export { FsBlobStore } from './blobs/fsBlobStore.js';
+export { type S3BlobSettings, type BlobSettings } from './blobs/openBlobStore.js';
+
+// Where a workspace's folders live, its tenant, the MCP HTTP server's info file, and opening the stores.
+export {
+  tenantFor,
+  sharedWorkspaceStorage,
+  layoutAt,
+  ensureLayout,
+  vscodeFileUri,
+  layoutOfFolder,
+  recordedTenant,
+  claimTenant,
+  runningMcpHttpServer,
+  writeMcpHttpInfo,
+  removeMcpHttpInfo,
+  type StorageLayout,
+  TENANT_FILE,
+  EDITOR_TENANT,
+  MCP_HTTP_INFO_FILE,
+} from './storageLayout.js';
+export { openEvidenceStores } from './stores.js';
+
+// Artifacts and the tool workspaces (the bounded evidence workspace, a local folder).
+export { ArtifactStore } from './artifacts/artifacts.js';
+export { parseRangePath, BoundedEvidenceWorkspace } from './workspace/evidenceWorkspace.js';
+export { LocalErrorText, LocalWorkspace } from './workspace/localWorkspace.js';
+
+// Runs: the store and its API, the durable records, a live run, reading and searching outputs, usage.
+export { RunStore } from './runs/store/runStore.js';
+export {
+  type Preservation,
+  type RunRecordEvent,
+  type CaptureProgressEvent,
+  type RunSummary,
+  type CallFilter,
+  type CallReport,
+  type ReadToolOutputArgs,
+  type ReadToolOutputResult,
+  type HandleSource,
+  type CallOutcome,
+  type PruneResult,
+  type RunStoreApi,
+} from './runs/types.js';
+export {
+  type RunFinishStatus,
+  type PreviewRange,
+  type ErrorLines,
+  type AttachmentRecord,
+  type CallStartedRecord,
+  type CallFinishedRecord,
+  type RunSource,
+} from './runs/log/records.js';
+export { type Disposable } from './runs/log/handles.js';
+export { Run } from './runs/recording/run.js';
+export { DEFAULT_RUN_LIMITS } from './runs/recording/decisions.js';
+export { searchHint } from './runs/recording/observation.js';
+export { hexDump } from './runs/reading/reader.js';
+export { searchAllOutputs } from './runs/reading/searchAll.js';
+export {
+  localDay,
+  type UsageDimension,
+  USAGE_DIMENSIONS,
+  type UsageQuery,
+  type UsageFigures,
+  type UsageGroup,
+  type UsageReport,
+  EMPTY_FIGURES,
+} from './runs/usage/stats.js';
+
+// The evidence tools every front end offers: names, inputs, validators, the model-text bound, calls.
+export {
+  isEvidenceToolName,
+  toolsOffered,
+  toolNamesOffered,
+  type EvidenceToolName,
+  EvidenceToolTable,
+  type AnyEvidenceTool,
+} from './tools/table.js';
+export { EvidenceToolNames } from './tools/inputs.js';
+export { type ToolInputSchema, type ToolCallContext, type PerformCall } from './tools/toolDef.js';
+export {
+  utf8Bytes,
+  fitsModel,
+  boundModelText,
+  runLabel,
+  MODEL_TEXT_LIMIT_BYTES,
+  CUT_MARKER,
+} from './tools/modelText.js';
+export { runToolCall, type CallAnswer } from './tools/callRunner.js';
+export { CWD_REFUSED } from './tools/workingDirectory.js';
+export { checkRunCommand, runCommandTool } from './tools/runCommand.js';
+export { checkInvokeTool, type InvokeToolInput } from './tools/invokeTool.js';
+export { checkReadToolOutput, readFitted, READ_STORAGE_FAILURE } from './tools/readToolOutput.js';
+export { checkReadFile } from './tools/readFile.js';
+export { readFileRecorded, readFileReply, EvidenceFileWorkspace } from './tools/fileReads.js';

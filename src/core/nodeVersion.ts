@@ -6,7 +6,7 @@
  */
 
 /** The oldest Node the product runs on. */
-export const MIN_NODE = { major: 22, minor: 14 } as const;
+const MIN_NODE = { major: 22, minor: 14 } as const;
 
 /** The one-line complaint about `version` (`process.versions.node`), or undefined when it is new enough. */
 export function nodeVersionProblem(version: string): string | undefined {

@@ -30,7 +30,7 @@ export interface PruneOverrides {
 }
 
 /** Runs examined per retention slice: each slice is a few milliseconds of work on the extension host. */
-export const RETENTION_SLICE_RUNS = 200;
+const RETENTION_SLICE_RUNS = 200;
 
 /** Lets the extension host serve everything else between slices. */
 function nextSlice(): Promise<void> {

@@ -57,7 +57,7 @@ export interface ServiceInputs {
 }
 
 /** The evidence tools the editor offers, from the core's table (the run profile hashes them). */
-export const EVIDENCE_TOOL_NAMES: readonly string[] = toolNamesOffered('lm');
+const EVIDENCE_TOOL_NAMES: readonly string[] = toolNamesOffered('lm');
 
 /** What one tool call works on in this workspace (the core call runner's context). */
 export function toolContext(services: EvidenceServices, signal: AbortSignal, log: Log): ToolCallContext {

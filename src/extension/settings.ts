@@ -14,10 +14,10 @@ import { DEFAULT_RUN_LIMITS, type BlobSettings, type S3BlobSettings } from '../c
 export { MODEL_TEXT_LIMIT_BYTES } from '../core/index.js';
 
 /** Where large outputs are kept (the core chooses and builds the adapter: src/core/blobs/openBlobStore.ts). */
-export type StorageBackend = BlobSettings['backend'];
+type StorageBackend = BlobSettings['backend'];
 
 /** S3-compatible storage settings (credentials live in SecretStorage, never here). */
-export type S3Settings = S3BlobSettings;
+type S3Settings = S3BlobSettings;
 
 /** A snapshot of every `boundedEvidence.*` setting, clamped to its declared range. */
 export interface EvidenceSettings {

@@ -10,7 +10,7 @@ import { ProtocolErrorCode, type Transport } from '@modelcontextprotocol/server'
  * below what the SDK's recursive checks survive (a body nested 100,000 deep overflowed the
  * stack: a 500 over HTTP, nothing on stdio).
  */
-export const MAX_MESSAGE_DEPTH = 64;
+const MAX_MESSAGE_DEPTH = 64;
 
 /** True when `value` nests deeper than `limit` (counted without recursion, so any depth is measured safely). */
 export function nestedDeeperThan(value: unknown, limit = MAX_MESSAGE_DEPTH): boolean {

@@ -27,7 +27,7 @@ export const MCP_TOOL_NAMES: readonly EvidenceToolName[] = toolNamesOffered('mcp
 export type McpToolName = EvidenceToolName;
 
 /** A tool as package.json declares it for the editor's language model tools. */
-export interface ToolDefinition {
+interface ToolDefinition {
   readonly name: McpToolName;
   /** `displayName`. */
   readonly title: string;
@@ -59,7 +59,7 @@ function malformed(what: string): never {
 }
 
 /** Extracts the server's view of a parsed package.json; throws when a declaration is missing. */
-export function parseManifest(pkg: unknown): ExtensionManifest {
+function parseManifest(pkg: unknown): ExtensionManifest {
   if (!isRecord(pkg) || typeof pkg.version !== 'string' || !isRecord(pkg.contributes))
     return malformed('a version and contributes');
   const declared = pkg.contributes.languageModelTools;

@@ -17,7 +17,7 @@ export interface ArtifactRef {
 
 const ARTIFACT_ID = /^artifact-[0-9a-f]{64}$/;
 /** 64 lowercase hex digits (a sha256). */
-export const SHA256_HEX = /^[0-9a-f]{64}$/;
+const SHA256_HEX = /^[0-9a-f]{64}$/;
 
 /** True when `value` is a well-formed artifact id (it says nothing about any store). */
 export function isArtifactId(value: unknown): value is string {
@@ -42,13 +42,6 @@ export function makeArtifactRef(artifactId: unknown, byteCount: unknown, sha256:
     throw new EvidenceError('invalidArgument', 'artifactId must match "artifact-" + sha256');
   }
   return { artifactId, byteCount, sha256 };
-}
-
-/** The virtual path that reads bytes `[start, end)` of an artifact (docs/contracts.md §1.3). */
-export function artifactRangePath(artifactId: string, start: number, end: number): string {
-  if (!isArtifactId(artifactId)) throw new EvidenceError('artifactIdInvalid');
-  if (!isRange(start, end)) throw new EvidenceError('rangeOrder');
-  return `.tool-artifacts/${artifactId}/bytes/${start}-${end}`;
 }
 
 /** True for a byte range `[start, end)` with `0 <= start < end` (safe integers). */

@@ -53,7 +53,7 @@ import {
 } from '../integrity/integrity.js';
 import { ManifestCache } from '../integrity/manifestCache.js';
 import { sha256Hex } from '../integrity/sha256.js';
-import { artifactRangePath, isArtifactId, isRange, makeArtifactRef, type ArtifactRef } from './artifactRef.js';
+import { isArtifactId, isRange, makeArtifactRef, type ArtifactRef } from './artifactRef.js';
 import { encodeUtf8 } from '../utf8.js';
 import { rememberVerifiedWhole, rememberWritten, verifiedWhole } from '../integrity/verifiedChunks.js';
 
@@ -171,11 +171,6 @@ export class ArtifactStore {
       Math.max(1, Math.min(Math.max(FILE_PIECE_BYTES, manifest.chunkSize), manifest.byteCount)),
     );
     for await (const w of streamVerifiedInto(source, manifest, [slot])) yield w.bytes;
-  }
-
-  /** The virtual path of a range of an artifact, as the evidence workspace advertises it. */
-  rangePath(artifactId: string, start: number, end: number): string {
-    return artifactRangePath(artifactId, start, end);
   }
 
   /**

@@ -18,7 +18,7 @@ export interface BlobKey {
 }
 
 /** Longest accepted segment, in characters (all ASCII, so also bytes). */
-export const MAX_SEGMENT_LENGTH = 128;
+const MAX_SEGMENT_LENGTH = 128;
 
 const SAFE_SEGMENT = /^[A-Za-z0-9._-]+$/;
 

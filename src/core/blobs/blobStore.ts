@@ -13,7 +13,7 @@ import type { VerifiedMarks } from '../integrity/verifiedMarks.js';
 import type { BlobKey } from './blobKey.js';
 
 /** Which backend an adapter talks to. */
-export type BlobStoreKind = 'filesystem' | 'memory' | 's3';
+type BlobStoreKind = 'filesystem' | 'memory' | 's3';
 
 /** A backend that keeps bytes by `BlobKey`; the tenant is part of every physical address. */
 export interface BlobStore {

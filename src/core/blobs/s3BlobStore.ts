@@ -30,9 +30,6 @@ import { EvidenceError } from '../errors.js';
 import { assertSafeSegment, blobKeyPath, type BlobKey } from './blobKey.js';
 import type { BlobStore } from './blobStore.js';
 
-/** Smallest part real S3 accepts for every part but the last. */
-export const S3_MIN_PART_BYTES = 5 * 1024 * 1024;
-
 /** Largest object one CopyObject request copies. */
 const S3_MAX_COPY_BYTES = 5 * 1024 * 1024 * 1024;
 

@@ -24,7 +24,7 @@ export interface ChatMessage {
 export type GenerateFn = (messages: readonly ChatMessage[]) => string | Promise<string>;
 
 /** The model's final answer. */
-export interface FinalAction {
+interface FinalAction {
   /** The answer text. */
   readonly final: string;
 }
@@ -43,7 +43,7 @@ export interface AgentLimits {
 }
 
 /** One model turn: its reply, the action read from it (null if invalid), and the result. */
-export interface AgentEvent {
+interface AgentEvent {
   /** 1-based turn number. */
   readonly step: number;
   /** The model's reply, verbatim. */
@@ -55,7 +55,7 @@ export interface AgentEvent {
 }
 
 /** Why a run stopped. */
-export type AgentStopReason = 'final' | 'max_steps' | 'max_invalid_actions' | 'max_identical_actions';
+type AgentStopReason = 'final' | 'max_steps' | 'max_invalid_actions' | 'max_identical_actions';
 
 /** The outcome of `runAgent`. */
 export interface AgentRun {

@@ -29,7 +29,7 @@ const OPEN_FLAGS =
   constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
 
 /** True when `child` is `root` or below it (both absolute, normalized). */
-export function isInside(root: string, child: string): boolean {
+function isInside(root: string, child: string): boolean {
   const rel = path.relative(root, child);
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }

@@ -28,7 +28,7 @@ export function fileIdentity(st: BigIntStats): string {
  * An `OpenedFile` over a handle the caller opened and checked to be a regular file: its
  * `stat` is the identity of this open file, not of whatever the path names later.
  */
-export function openedFile(fh: FileHandle): OpenedFile {
+function openedFile(fh: FileHandle): OpenedFile {
   return {
     fd: fh.fd,
     read: (target, position) => readFullAt(fh, target, position),

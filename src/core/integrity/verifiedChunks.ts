@@ -29,7 +29,7 @@ const MAX_BITS_BYTES = 2 * 1024 * 1024;
  * costs less than the marks file's I/O, and `evidence_search` over thousands of small
  * outputs would otherwise push the large ones' marks out of the bounded file.
  */
-export const MIN_MARKED_CHUNKS = 16;
+const MIN_MARKED_CHUNKS = 16;
 /**
  * A search marks a file on disk only when its last change (ctime) is at least this old:
  * a change within the file system's timestamp tick of that one would leave the identity

@@ -24,7 +24,7 @@ function commandHook(command: string): Json {
 }
 
 /** The events routing registers: PreToolUse always, PostToolUse when large results of other tools are recorded. */
-export function routedEvents(recordPostToolUse: boolean): string[] {
+function routedEvents(recordPostToolUse: boolean): string[] {
   return recordPostToolUse ? ['PreToolUse', 'PostToolUse'] : ['PreToolUse'];
 }
 

@@ -31,7 +31,7 @@ import { quoteShellWord } from './shellQuote.js';
 const TERMINAL_STORAGE_VAR = 'BOUNDED_EVIDENCE_STORAGE';
 
 /** The terminal tools the hook routes, by the event and tool name their client sends. */
-export const ROUTED_TOOLS: readonly {
+const ROUTED_TOOLS: readonly {
   readonly event: string;
   readonly tool: string;
   readonly agent: string;
@@ -113,7 +113,7 @@ export interface HookContext {
  * Codex's `PreToolUse` event, told from Claude Code's (both name the tool `Bash`): Codex sends the turn's id and
  * the model's slug (codex-rs/hooks/src/events/pre_tool_use.rs `PreToolUseCommandInput`), Claude Code neither.
  */
-export function isCodexEvent(event: Record<string, unknown>): boolean {
+function isCodexEvent(event: Record<string, unknown>): boolean {
   return typeof event.turn_id === 'string' && typeof event.model === 'string';
 }
 
@@ -174,7 +174,7 @@ function sessionOf(event: Record<string, unknown>): string | undefined {
 }
 
 /** The reason Qwen Code requires beside the decision (shown in its debug log, not to the model). */
-export const QWEN_REASON = 'bounded-evidence: output kept as evidence (permission mode yolo)';
+const QWEN_REASON = 'bounded-evidence: output kept as evidence (permission mode yolo)';
 
 /** Decides what to answer to one parsed hook event. Never throws (a failing `prepare` is answered by `unkeptCommand`). */
 export function decideHook(event: unknown, ctx: HookContext): HookDecision {

@@ -21,7 +21,7 @@ export function userStateDir(env: Env, home = env.HOME): string | undefined {
 /** The command line the editor leaves for terminals outside it: `<state>/bin/bounded-evidence` (a copy of its shim). */
 export const STATE_CLI = path.join('bin', 'bounded-evidence');
 /** The folder → storage map (the editor writes it in its own storage and in the state folder). */
-export const WORKSPACES_FILE = 'workspaces.json';
+const WORKSPACES_FILE = 'workspaces.json';
 
 /**
  * The places `portableCommand` looks, in order: the editor's shim in a VS Code terminal or extension host
@@ -84,7 +84,7 @@ export function defaultStorageFor(env: Env, cwd: string, exists?: (p: string) =>
 }
 
 /** The storage mapped to the longest folder containing `cwd` in a `workspaces.json`, or undefined. */
-export function mappedStorage(mapFile: string, cwd: string): string | undefined {
+function mappedStorage(mapFile: string, cwd: string): string | undefined {
   let map: unknown;
   try {
     map = JSON.parse(readFileSync(mapFile, 'utf8'));

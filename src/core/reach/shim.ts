@@ -58,7 +58,7 @@ const HOOK_PREFILTER = [
  * one goes to `<node cli> keep` in the foreground (the observation). Exits with STATUS whatever
  * happens: the routed command's status is the command's. `$NODE`, `$BE_FLAGS` and `$CLI` are the shim's.
  */
-export const SHIM_KEEP_LINES: readonly string[] = [
+const SHIM_KEEP_LINES: readonly string[] = [
   'if [ "${1-}" = keep ] && [ $# -eq 4 ]; then',
   '  BE_D=$2; BE_S=$3',
   '  [ -x "$NODE" ] || NODE=node',

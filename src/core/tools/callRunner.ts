@@ -16,7 +16,7 @@ import { EvidenceToolTable, type EvidenceToolName } from './table.js';
 import type { EvidenceToolDef, OpenRun, PerformCall, ToolCallContext } from './toolDef.js';
 
 /** The answer to a call that failed for a reason the model cannot act on (the cause goes to the log). */
-export const STORAGE_FAILURE = 'error: the evidence storage failed; try again later';
+const STORAGE_FAILURE = 'error: the evidence storage failed; try again later';
 
 /** What a front end adds to a call. */
 export interface CallFrontEnd {

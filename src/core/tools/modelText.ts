@@ -37,7 +37,7 @@ export function boundModelText(text: string): string {
  * Characters of a run label's subject: a whole command line as people type them (views ellipsize; the text filter and
  * tooltips need it whole).
  */
-export const RUN_LABEL_CHARS = 400;
+const RUN_LABEL_CHARS = 400;
 
 /** A run's label: the kind of call and one line of its subject (at most RUN_LABEL_CHARS characters). */
 export function runLabel(kind: string, subject: string): string {

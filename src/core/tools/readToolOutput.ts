@@ -148,7 +148,7 @@ export async function readFitted(
  * `offset + matches.length`. `binary` and `truncated` appear only when true (the shown
  * text is then escaped; more remains). Lines and byte windows are whole.
  */
-export function modelReply(r: ReadToolOutputResult): Partial<ReadToolOutputResult> {
+function modelReply(r: ReadToolOutputResult): Partial<ReadToolOutputResult> {
   if (r.pattern === null) return r;
   return {
     ...(r.binary && { binary: true }),

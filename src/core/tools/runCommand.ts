@@ -67,7 +67,7 @@ export function checkRunCommand(v: unknown): Checked<RunCommandInput> {
 }
 
 /** A command line on one line, at most 60 characters, backticks made quotes (for progress lines). */
-export function oneLine(s: string): string {
+function oneLine(s: string): string {
   const line = s.replace(/\s+/g, ' ').trim().replace(/`/g, "'");
   return line.length > 60 ? `${line.slice(0, 59)}…` : line;
 }

@@ -69,7 +69,7 @@ export function checkSearch(v: unknown): Checked<SearchInput> {
 }
 
 /** The result's JSON with as many of its matches as fit the model limit. */
-export function fitSearchReply(r: SearchAllResult): string {
+function fitSearchReply(r: SearchAllResult): string {
   let keep = r.matches.length;
   for (;;) {
     const text = JSON.stringify({

@@ -29,7 +29,7 @@ export interface ToolSurfaces {
 }
 
 /** Hints for clients that decide whether to ask before a call (MCP `ToolAnnotations`). */
-export interface ToolHints {
+interface ToolHints {
   readonly readOnlyHint: boolean;
   readonly destructiveHint?: boolean;
   readonly idempotentHint?: boolean;
@@ -37,7 +37,7 @@ export interface ToolHints {
 }
 
 /** The limits a call needs, named as the `boundedEvidence.*` settings. */
-export interface ToolCallSettings {
+interface ToolCallSettings {
   readonly maxRangeBytes: number;
   readonly commandTimeoutMs: number;
 }
@@ -61,7 +61,7 @@ export interface ToolCallContext {
 export type OpenRun = (kind: string, subject: string) => Promise<Run>;
 
 /** What a call answers. */
-export interface ToolAnswer {
+interface ToolAnswer {
   /** The model-facing text (bounded by the runner). */
   readonly text: string;
   /** How a run opened for this call finishes. */

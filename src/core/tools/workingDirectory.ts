@@ -16,7 +16,7 @@ export const CWD_REFUSED =
   'no link leading out, not .git or another secret folder)';
 
 /** A `cwd` inside the rules that is not an existing folder. */
-export const CWD_NOT_FOLDER = 'error: cwd is not a folder in the workspace';
+const CWD_NOT_FOLDER = 'error: cwd is not a folder in the workspace';
 
 /** Splits a relative path the way every check sees it (both separators, empty and `.` segments dropped). */
 function segmentsOf(p: string): string[] {

@@ -36,7 +36,7 @@ export interface EvidenceLimits {
 export const DEFAULT_EVIDENCE_LIMITS: EvidenceLimits = { maxInlineBytes: 512, previewBytes: 64, maxRangeBytes: 512 };
 
 /** The constructor's validation sentences, in the order they are checked. */
-export const LimitErrorText = {
+const LimitErrorText = {
   notPositive: 'evidence limits must be positive integers',
   inlineTooSmall: 'maxInlineBytes must be at least 512',
   rangeTooSmall: 'maxRangeBytes must be at least 4',

@@ -13,10 +13,10 @@ import { formatBytes } from '../../shared/bytes.js';
 import type { CommandDeps } from './deps.js';
 
 /** The record's tool name for imports (not a model tool). */
-export const IMPORT_TOOL = 'import_file';
+const IMPORT_TOOL = 'import_file';
 
 /** Argument: a Uri, a path, or `{ uri | path, openInspector? }`. */
-export interface ImportFileArgs {
+interface ImportFileArgs {
   readonly uri?: vscode.Uri | string;
   readonly path?: string;
   /** Default true. */

@@ -15,10 +15,10 @@ import type { EvidenceServices } from '../services.js';
 import type { CommandDeps } from './deps.js';
 
 /** The server's key in the `mcpServers` object. */
-export const MCP_SERVER_KEY = 'bounded-evidence';
+const MCP_SERVER_KEY = 'bounded-evidence';
 
 /** The `mcpServers` entry for these services, started from an extension installed at `extensionPath`. */
-export function mcpServerConfig(
+function mcpServerConfig(
   extensionPath: string,
   services: Pick<EvidenceServices, 'layout' | 'folder'>,
 ): { mcpServers: Record<string, { command: string; args: string[] }> } {
@@ -30,7 +30,7 @@ export function mcpServerConfig(
 }
 
 /** The key of the entry for a running HTTP server. */
-export const MCP_HTTP_SERVER_KEY = 'bounded-evidence-http';
+const MCP_HTTP_SERVER_KEY = 'bounded-evidence-http';
 
 /** Copies the configuration (pretty JSON) and says so; returns the text copied. */
 export async function copyMcpConfigCommand(deps: CommandDeps): Promise<string> {

@@ -15,7 +15,7 @@ import { outcomeOf } from '../../shared/outcome.js';
 import type { CommandDeps } from './deps.js';
 
 /** Argument of the command (a bare string is the command line). */
-export interface RunCaptureArgs {
+interface RunCaptureArgs {
   readonly command: string;
   /** Relative to the workspace folder. */
   readonly cwd?: string;
@@ -25,7 +25,7 @@ export interface RunCaptureArgs {
 }
 
 /** One attachment of the captured call. */
-export interface CapturedAttachment {
+interface CapturedAttachment {
   readonly name: string;
   readonly handle: string;
   readonly sizeBytes: number;

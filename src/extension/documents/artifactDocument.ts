@@ -27,9 +27,9 @@ import { HEADER_LINES, OutputGutter } from './outputGutter.js';
 import type { ServicesHost } from '../services.js';
 
 /** Bytes of text per page. */
-export const PAGE_BYTES = 256 * 1024;
+const PAGE_BYTES = 256 * 1024;
 /** Bytes per page of a binary output (16 per hex-dump line). */
-export const BINARY_PAGE_BYTES = 32 * 1024;
+const BINARY_PAGE_BYTES = 32 * 1024;
 /** Line numbers are computed for pages starting within this many bytes (the count streams from 0). */
 const LINE_COUNT_LIMIT_BYTES = 64 * 1024 * 1024;
 /** How far past its nominal edge a page start may move to reach the next line. */
@@ -78,7 +78,7 @@ function pageSize(src: HandleSource): number {
 }
 
 /** Number of pages (at least one, for an empty output). */
-export function pageCount(src: HandleSource): number {
+function pageCount(src: HandleSource): number {
   return Math.max(1, Math.ceil(src.byteCount / pageSize(src)));
 }
 
@@ -151,7 +151,7 @@ export async function pageUri(src: HandleSource, k: number): Promise<vscode.Uri>
 }
 
 /** Renders page `k` of a handle's output: header, then the page's bytes. `name`: the URI's claim, which must hold. */
-export async function renderPage(src: HandleSource, k: number, name?: string): Promise<string> {
+async function renderPage(src: HandleSource, k: number, name?: string): Promise<string> {
   const pages = pageCount(src);
   if (!Number.isSafeInteger(k) || k < 0 || k >= pages)
     return `bounded-evidence: ${src.handle} has ${pages} page(s); page ${k} does not exist.`;
@@ -237,7 +237,7 @@ export async function locate(src: HandleSource, at: { line?: number; byteOffset?
 }
 
 /** Serves the pages; the handle resolves through the current run store (foreign handles are refused). */
-export class ArtifactDocumentProvider implements vscode.TextDocumentContentProvider, vscode.DocumentLinkProvider {
+class ArtifactDocumentProvider implements vscode.TextDocumentContentProvider, vscode.DocumentLinkProvider {
   constructor(private readonly runs: () => Promise<RunStoreApi>) {}
 
   /** The page's text, or one line saying why there is none (never a host path). */
@@ -269,7 +269,7 @@ export class ArtifactDocumentProvider implements vscode.TextDocumentContentProvi
 }
 
 /** Id of "Go to Output Line…" (must match package.json). */
-export const goToOutputLineCommand = 'boundedEvidence.goToOutputLine';
+const goToOutputLineCommand = 'boundedEvidence.goToOutputLine';
 
 /**
  * "Go to Output Line…": a line number in the output's own terms (1-based, as a log or the
@@ -319,7 +319,7 @@ async function goToOutputLine(host: ServicesHost, arg: unknown): Promise<void> {
  * Id of the command that says which output line numbers the active page shows (not in the palette; the integration
  * suite asks it).
  */
-export const outputLineNumbersCommand = 'boundedEvidence.outputLineNumbers';
+const outputLineNumbersCommand = 'boundedEvidence.outputLineNumbers';
 
 /** Registers the provider for the `bounded-evidence:` scheme, the output line-number gutter and Go to Output Line. */
 export function registerArtifactDocuments(context: vscode.ExtensionContext, host: ServicesHost): void {

@@ -23,7 +23,7 @@ const COMPARE_MAX_BYTES = 1024 * 1024;
 const DEFAULT_WINDOW_BYTES = 256 * 1024;
 
 /** One side as resolved: a handle and the exact bytes `[start, end)`, with the words for the tab. */
-export interface ComparedSide {
+interface ComparedSide {
   readonly handle: string;
   readonly start: number;
   readonly end: number;

@@ -31,7 +31,7 @@ const numberStyle = { color: new vscode.ThemeColor('editorLineNumber.foreground'
  * undefined when the page does not say lines. The last such segment of the first line is
  * taken (an attachment name comes before it).
  */
-export function pageFirstLine(document: vscode.TextDocument): { first: number; last: number } | undefined {
+function pageFirstLine(document: vscode.TextDocument): { first: number; last: number } | undefined {
   if (document.uri.scheme !== Ids.documentScheme || document.lineCount <= HEADER_LINES) return undefined;
   const header = document.lineAt(0).text;
   const all = [...header.matchAll(/ · bytes \[\d+, \d+\) of \d+ · lines (\d+)–(\d+) of \d+ · sha256 [0-9a-f]{64}/g)];

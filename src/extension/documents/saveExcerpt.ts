@@ -104,7 +104,7 @@ export interface SavedExcerpt extends WrittenWindow {
 }
 
 /** Writes one window of a handle's output and its provenance. */
-export async function saveExcerpt(
+async function saveExcerpt(
   store: RunStoreApi,
   handle: string,
   w: ExcerptWindow,

@@ -121,7 +121,7 @@ interface MatchBlock {
 /** Sentence for a request made while no store is open. */
 export const noStoreMessage = 'no evidence store is open for this workspace';
 /** Sentence for a part the webview named that the run does not have. */
-export const unknownPartMessage = 'that call or output is not in this run';
+const unknownPartMessage = 'that call or output is not in this run';
 
 /** Host side of one inspector panel. */
 export class InspectorController {

@@ -27,9 +27,9 @@ export const inspectorLimits: InspectorLimitsDto = {
 };
 
 /** Longest string `copyText` accepts (a digest, a handle, an id: never tool output). */
-export const maxCopyTextChars = 1024;
+const maxCopyTextChars = 1024;
 /** Longest run or call id accepted in a `PartRef`. */
-export const maxIdChars = 256;
+const maxIdChars = 256;
 /** Most calls one list page may hold (the catalog's own cap, docs/contracts.md §2.12). */
 const maxPageCalls = 1000;
 /** Most runs one run-picker answer may hold. */
@@ -40,7 +40,7 @@ const maxFilterChars = 1024;
 const sourceKinds = ['tool', 'participant', 'hook', 'cli', 'mcp', 'command', 'api'];
 
 /** Longest `problem` report kept. */
-export const maxProblemChars = 2000;
+const maxProblemChars = 2000;
 
 /** The outcome of validating one message. */
 export type ParseResult =

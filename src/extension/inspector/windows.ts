@@ -98,7 +98,7 @@ export async function resolveBytes(
 }
 
 /** Sentence for a binary artifact asked for lines. */
-export const binaryHasNoLines = 'binary content has no lines: use a byte window (shown as hex)';
+const binaryHasNoLines = 'binary content has no lines: use a byte window (shown as hex)';
 
 /**
  * Lines `[offset, offset + count)`, cut to whole lines (or, for one huge line, to whole

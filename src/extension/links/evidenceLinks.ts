@@ -42,7 +42,7 @@ const openEvidenceLinkCommand = Ids.commands.openEvidenceLink;
 // ------------------------------------------------------------------ source links out of outputs
 
 /** One `path:line[:col]` found in text (1-based line and column). */
-export interface SourceRef {
+interface SourceRef {
   readonly index: number;
   readonly length: number;
   readonly path: string;
@@ -62,7 +62,7 @@ const MAX_LINKS_PER_PAGE = 2000;
 const MAX_PATHS_PER_PAGE = 500;
 
 /** Every `path:line[:col]` of `text`, in order. */
-export function findSourceRefs(text: string): SourceRef[] {
+function findSourceRefs(text: string): SourceRef[] {
   const out: SourceRef[] = [];
   for (const m of text.matchAll(SOURCE_REF)) {
     const line = Number(m[2] ?? m[4]);
@@ -90,7 +90,7 @@ function inside(parent: string, child: string): boolean {
  * segment, an absolute path outside every folder, a missing file, a folder, or a link
  * whose target lies outside the folder are all refused.
  */
-export async function resolveSourcePath(folders: readonly string[], p: string): Promise<string | undefined> {
+async function resolveSourcePath(folders: readonly string[], p: string): Promise<string | undefined> {
   if (p.split('/').includes('..')) return undefined;
   for (const folder of folders) {
     const candidate = path.isAbsolute(p) ? path.normalize(p) : path.resolve(folder, p);
@@ -111,7 +111,7 @@ function sourceTarget(file: string, ref: SourceRef): vscode.Uri {
 }
 
 /** Makes `path:line[:col]` in the body of a `bounded-evidence:` page a link to the source file. */
-export class SourceLinkProvider implements vscode.DocumentLinkProvider {
+class SourceLinkProvider implements vscode.DocumentLinkProvider {
   constructor(private readonly folders: () => readonly string[]) {}
 
   async provideDocumentLinks(
@@ -150,7 +150,7 @@ export class SourceLinkProvider implements vscode.DocumentLinkProvider {
 // ------------------------------------------------------------------ links into the evidence
 
 /** The query of a link (`handle=…&line=…` / `path=…`), as the URI handler reads it back. */
-export function linkQuery(args: EvidenceLinkArgs & { readonly path?: string }): string {
+function linkQuery(args: EvidenceLinkArgs & { readonly path?: string }): string {
   const q = new URLSearchParams();
   if (args.handle) q.set('handle', args.handle);
   if (args.path) q.set('path', args.path);
@@ -162,7 +162,7 @@ export function linkQuery(args: EvidenceLinkArgs & { readonly path?: string }): 
 }
 
 /** A `command:` link to `openEvidenceLink` (trusted only where we render it, for that command alone). */
-export function evidenceCommandLink(args: EvidenceLinkArgs & { readonly path?: string }): string {
+function evidenceCommandLink(args: EvidenceLinkArgs & { readonly path?: string }): string {
   const params = Object.fromEntries(new URLSearchParams(linkQuery(args)));
   return `command:${openEvidenceLinkCommand}?${encodeURIComponent(JSON.stringify([params]))}`;
 }
@@ -192,7 +192,7 @@ export interface OpenedLink {
  * the URI handler's `vscode.Uri`, or nothing (then it asks for a link to paste). Anything
  * wrong is one error message and nothing opens.
  */
-export async function openEvidenceLink(host: ServicesHost, log: Log, raw: unknown): Promise<OpenedLink | undefined> {
+async function openEvidenceLink(host: ServicesHost, log: Log, raw: unknown): Promise<OpenedLink | undefined> {
   let args: EvidenceLinkArgs;
   try {
     let given: Record<string, unknown>;
@@ -271,13 +271,13 @@ const HANDLE_IN_TEXT =
 const RANGE_IN_TEXT = /\.tool-artifacts\/artifact-[0-9a-f]{64}\/bytes\/\d{1,15}-\d{1,15}/g;
 
 /** One link into the evidence found in prose: its label and the command link. */
-export interface FoundLink {
+interface FoundLink {
   readonly label: string;
   readonly target: string;
 }
 
 /** Every distinct handle (with its line window when one follows) and `.tool-artifacts` range in `text`. */
-export function findEvidenceLinks(text: string): FoundLink[] {
+function findEvidenceLinks(text: string): FoundLink[] {
   const found = new Map<string, FoundLink>();
   for (const m of text.matchAll(HANDLE_IN_TEXT)) {
     const handle = m[1]!;

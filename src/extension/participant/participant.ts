@@ -28,17 +28,17 @@ export interface ParticipantDeps {
 }
 
 /** Metadata of each answer (read back from the history by follow-ups). */
-export interface EvidenceChatMetadata {
+interface EvidenceChatMetadata {
   readonly runId?: string;
   /** Handles seen in this answer's tool results. */
   readonly handles?: readonly string[];
 }
 
 /** Tools offered to the model, in this order: the core table's participant surface. */
-export const PARTICIPANT_TOOLS: readonly string[] = toolNamesOffered('participant');
+const PARTICIPANT_TOOLS: readonly string[] = toolNamesOffered('participant');
 
 /** Model turns per request before the loop stops (a runaway model must not spin forever). */
-export const MAX_MODEL_TURNS = 12;
+const MAX_MODEL_TURNS = 12;
 
 /** Handles as the run layer mints them (never ending in `.`: the sentence's full stop is not part of it). */
 const HANDLE_PATTERN = /\b(?:res|out)_[A-Za-z0-9._-]*[A-Za-z0-9_-]/g;
@@ -62,8 +62,8 @@ export function registerParticipant(context: vscode.ExtensionContext, deps: Part
   context.subscriptions.push(participant);
 }
 
-/** Handles one chat request (exported for tests that drive it without the chat UI). */
-export async function handleChatRequest(
+/** Handles one chat request. */
+async function handleChatRequest(
   deps: ParticipantDeps,
   request: vscode.ChatRequest,
   chatContext: vscode.ChatContext,
@@ -111,7 +111,7 @@ export async function handleChatRequest(
 }
 
 /** What to do when the chat has no model to answer with (the error alone named no way out). */
-export const noModelHint =
+const noModelHint =
   "No language model answered in this window. Pick or add one in the chat's " +
   'model picker (or run **Chat: Manage Language Models…**), then ask again. ' +
   'Without a model, `@evidence /inspect` still opens the inspector, and ' +

@@ -11,7 +11,7 @@ import type { SavingsHostToPage, SavingsRange } from '../../shared/savingsProtoc
 import { parseSavingsMessage, savingsReport } from './savingsMessages.js';
 import { webviewHtml } from '../webviewHtml.js';
 
-export const SAVINGS_VIEW_ID = 'boundedEvidence.savings';
+const SAVINGS_VIEW_ID = 'boundedEvidence.savings';
 
 class SavingsView implements vscode.WebviewViewProvider {
   private view: vscode.WebviewView | undefined;

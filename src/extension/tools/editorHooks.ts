@@ -20,14 +20,14 @@ import type { EditorHooks } from './evidenceTool.js';
 const MAX_INNER_ERROR_CHARS = 500;
 
 /** A Markdown code fence longer than any backtick run in `text` (so a command cannot close it). */
-export function fenced(text: string): string {
+function fenced(text: string): string {
   const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
   const fence = '`'.repeat(Math.max(3, longest + 1));
   return `${fence}sh\n${text}\n${fence}`;
 }
 
 /** Flattens a tool result to the text a model would have seen from it. */
-export function resultText(content: readonly unknown[]): string {
+function resultText(content: readonly unknown[]): string {
   return content
     .map((part) => {
       if (part instanceof vscode.LanguageModelTextPart) return part.value;

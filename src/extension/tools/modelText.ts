@@ -11,8 +11,3 @@ import { boundModelText } from '../../core/index.js';
 export function textResult(text: string): vscode.LanguageModelToolResult {
   return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(boundModelText(text))]);
 }
-
-/** A short, actionable error for the model (`error: …`), bounded like any result. */
-export function errorResult(sentence: string): vscode.LanguageModelToolResult {
-  return textResult(`error: ${sentence}`);
-}

@@ -53,7 +53,7 @@ const treeRunsPage = 100;
 const treeRunsMax = 1000;
 
 /** A node of the tree. */
-export type EvidenceNode =
+type EvidenceNode =
   | { readonly kind: 'run'; readonly run: RunSummary }
   | { readonly kind: 'more'; readonly shown: number; readonly total: number }
   | { readonly kind: 'call'; readonly call: CallReport }
@@ -210,7 +210,7 @@ class EvidenceTree implements vscode.TreeDataProvider<EvidenceNode>, vscode.Disp
 }
 
 /** What the inspector should select for a node. */
-export function targetOfNode(node: EvidenceNode): InspectorTarget {
+function targetOfNode(node: EvidenceNode): InspectorTarget {
   if (node.kind === 'more') return {};
   if (node.kind === 'run') return { runId: node.run.runId };
   if (node.kind === 'output') return { runId: node.call.runId, handle: node.handle };
@@ -227,7 +227,7 @@ export type ExportResult = WrittenWindow;
  * removes the partial file. Beside it, `<file>.provenance.json` names the handle, size
  * and sha256 the file can be checked against (the writer Save Excerpt As… shares).
  */
-export async function exportOutput(store: RunStoreApi, handle: string, target: string): Promise<ExportResult> {
+async function exportOutput(store: RunStoreApi, handle: string, target: string): Promise<ExportResult> {
   const src = await store.openHandle(handle);
   return await writeWindow(src, 0, src.byteCount, target, {
     handle: src.handle,

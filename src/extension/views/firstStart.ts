@@ -12,7 +12,7 @@ import type { Log } from '../log.js';
 import { ViewIds } from './evidenceView.js';
 
 /** globalState key: set on the first start, whatever was decided, so later starts do nothing. */
-export const FIRST_START_KEY = 'boundedEvidence.firstStartDone';
+const FIRST_START_KEY = 'boundedEvidence.firstStartDone';
 /** Longest wait for the workbench's own start-up README before the walkthrough opens anyway. */
 const STARTUP_README_WAIT_MS = 15_000;
 

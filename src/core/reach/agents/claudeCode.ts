@@ -12,7 +12,7 @@ import type { AgentAdapter, ConfigEdit } from './types.js';
  * 2.1.332: reading a handle took a third call). Routed commands do not need it: the observation names
  * `bounded-evidence read`, which the model can run with Bash.
  */
-export const TOOL_SEARCH_NOTE =
+const TOOL_SEARCH_NOTE =
   "Claude Code defers MCP tools behind ToolSearch: the first read by handle costs one extra call (set ENABLE_TOOL_SEARCH=false to offer them directly); a routed command's observation can also be read with Bash (bounded-evidence read HANDLE).";
 
 export const claudeCode: AgentAdapter = {

@@ -77,7 +77,7 @@ function sandboxEdit(ctx: AgentContext, file: string): ConfigEdit | undefined {
 }
 
 /** The one MCP tool Codex is given (`enabled_tools`): reading a routed command's output by handle. */
-export const CODEX_MCP_TOOLS = ['read_tool_output'];
+const CODEX_MCP_TOOLS = ['read_tool_output'];
 
 /** Sorted-key JSON, as Codex's `canonicalize` writes it before hashing (codex-rs/config/src/fingerprint.rs). */
 function canonical(v: unknown): unknown {
@@ -109,7 +109,7 @@ export function codexHookTrustHash(matcher: string, command: string, timeoutSec:
 }
 
 /** `$CODEX_HOME`, else `~/.codex`. */
-export function codexHome(ctx: Pick<AgentContext, 'env' | 'home'>): string {
+function codexHome(ctx: Pick<AgentContext, 'env' | 'home'>): string {
   return ctx.env.CODEX_HOME || path.join(ctx.home, '.codex');
 }
 
@@ -126,7 +126,7 @@ function groupIndex(text: string | undefined): number {
 }
 
 /** Says what a person must know about routing under Codex's sandbox (src/core/reach/codexPolicy.ts). */
-export const CODEX_SANDBOX_NOTE =
+const CODEX_SANDBOX_NOTE =
   'Codex routes a command only where its sandbox lets the command write the evidence storage (danger-full-access, or workspace-write: init adds the storage to sandbox_workspace_write.writable_roots) and its approval policy is never, on-request or on-failure; under the read-only sandbox, `untrusted`, and for programs an exec-policy rule names, commands run as written.';
 
 export const codex: AgentAdapter = {

@@ -13,7 +13,7 @@ export const MCP_NAME = 'bounded-evidence';
  * (`…/bounded-evidence hook`), or the command line's own bundle started by Node (`… '/…/dist/cli.js' hook --agent …`,
  * as older versions wrote it): an older entry is replaced, not doubled.
  */
-export function isOurCommand(command: unknown): boolean {
+function isOurCommand(command: unknown): boolean {
   if (isOurHookCommand(command)) return true;
   if (typeof command === 'string' && portableWords(command)?.[0] === 'hook') return true;
   return (

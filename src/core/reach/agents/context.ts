@@ -23,12 +23,12 @@ export const PORTABLE_MCP_SERVER: { readonly command: string; readonly args: rea
 };
 
 /** The state folder the undo journal lives in (`$XDG_STATE_HOME/bounded-evidence`, else `~/.local/state/bounded-evidence`). */
-export function stateDirOf(env: Readonly<Record<string, string | undefined>>, home: string): string {
+function stateDirOf(env: Readonly<Record<string, string | undefined>>, home: string): string {
   return path.join(env.XDG_STATE_HOME || path.join(home, '.local', 'state'), 'bounded-evidence');
 }
 
 /** The absolute path of `program` on `PATH`, or undefined. */
-export function whichIn(pathVar: string | undefined, program: string): string | undefined {
+function whichIn(pathVar: string | undefined, program: string): string | undefined {
   for (const dir of (pathVar ?? '').split(path.delimiter)) {
     if (!dir) continue;
     const p = path.join(dir, program);

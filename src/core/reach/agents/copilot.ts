@@ -13,7 +13,7 @@ import { isOurHookFile, isOurMcpEntry, jsonFileText, MCP_NAME } from './common.j
 import type { AgentAdapter, AgentContext, ConfigEdit } from './types.js';
 
 /** The Copilot CLI's configuration folder (`COPILOT_HOME`, else `~/.copilot`). */
-export function copilotHome(ctx: AgentContext): string {
+function copilotHome(ctx: AgentContext): string {
   return ctx.env.COPILOT_HOME || path.join(ctx.home, '.copilot');
 }
 

@@ -44,7 +44,7 @@ export type TextOutcome =
   | { readonly ok: false; readonly error: string };
 
 /** Applies edits one after the other (each edit's offsets are in the text the previous one left), returning the new text and its exact inverse. */
-export function applyWithUndo(text: string, edits: readonly TextEdit[]): { text: string; undo: TextEdit[] } {
+function applyWithUndo(text: string, edits: readonly TextEdit[]): { text: string; undo: TextEdit[] } {
   let t = text;
   const undo: TextEdit[] = [];
   for (const e of edits) {
@@ -70,7 +70,7 @@ function formattingOf(text: string): FormattingOptions {
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Structural equality of JSON values (key order ignored). */
-export function jsonEqual(a: unknown, b: unknown): boolean {
+function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (Array.isArray(a) || Array.isArray(b))
     return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]));

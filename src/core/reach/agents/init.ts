@@ -21,7 +21,7 @@ import {
 import type { AgentAdapter, AgentContext, ConfigEdit, Scope } from './types.js';
 
 /** The journal's file name in `AgentContext.stateDir`. */
-export const JOURNAL_FILE = 'init-journal.json';
+const JOURNAL_FILE = 'init-journal.json';
 
 /** What init did to one file for one agent (`undo`: the edits that give back the bytes before, in order). */
 interface JournalStep {
@@ -86,7 +86,7 @@ async function writeJournal(stateDir: string, j: Journal): Promise<void> {
 }
 
 /** What happened to one file. */
-export interface FileOutcome {
+interface FileOutcome {
   readonly file: string;
   readonly action: 'created' | 'updated' | 'deleted' | 'restored' | 'unchanged';
   /** The file's new text (dry run: what it would be), for the quick pick and `--dry-run`. */
@@ -113,7 +113,7 @@ export interface InitOptions {
 }
 
 /** The scope init uses for `agent`. */
-export function scopeFor(agent: AgentAdapter, ctx: AgentContext, wanted: Scope | undefined): Scope | undefined {
+function scopeFor(agent: AgentAdapter, ctx: AgentContext, wanted: Scope | undefined): Scope | undefined {
   const s = wanted ?? (ctx.project !== undefined && agent.scopes.includes('project') ? 'project' : 'global');
   if (s === 'project' && ctx.project === undefined) return undefined;
   return agent.scopes.includes(s) ? s : undefined;
@@ -310,7 +310,7 @@ export function describeOutcome(
 }
 
 /** Where the portable hook finds the command line on this machine, in its own order (src/core/reach/locate.ts). */
-export function productReachable(ctx: AgentContext): boolean {
+function productReachable(ctx: AgentContext): boolean {
   const cli = ctx.env.BOUNDED_EVIDENCE_CLI;
   return (
     (cli !== undefined && cli !== '' && ctx.exists(cli)) ||
@@ -320,7 +320,7 @@ export function productReachable(ctx: AgentContext): boolean {
 }
 
 /** The one thing to do when no command line is found (the hook then answers nothing: commands run as written). */
-export const INSTALL_TODO =
+const INSTALL_TODO =
   'install the command line (npm install -g bounded-evidence) or open this folder in VS Code with the Bounded Evidence extension: the hook finds neither, so commands run as written';
 
 /** Whether the client will route in one scope here, and what to do where it will not. */
@@ -337,7 +337,7 @@ export interface Verdict {
  * its entry (`fix` then says to run init again), `ok` when every file holds it. Reads the client's own configuration
  * through the adapter's `blockers` / `cautions`; the same on a plain terminal and a VS Code terminal of one machine.
  */
-export function verdictOf(
+function verdictOf(
   agent: AgentAdapter,
   ctx: AgentContext,
   scope: Scope,

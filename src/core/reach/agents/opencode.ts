@@ -27,7 +27,7 @@ export function opencodeConfigDir(ctx: Pick<AgentContext, 'env' | 'home'>): stri
 }
 
 /** The project's plugin file (project scope), relative to the project and to its `opencode.json`. */
-export const OPENCODE_PROJECT_PLUGIN = '.bounded-evidence/opencode-plugin.js';
+const OPENCODE_PROJECT_PLUGIN = '.bounded-evidence/opencode-plugin.js';
 
 /** The first line of every plugin file this product writes (how `ours` knows it, any version). */
 export const PLUGIN_MARK =

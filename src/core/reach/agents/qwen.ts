@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import { isOurMcpEntry, MCP_NAME } from './common.js';
 import type { AgentAdapter, ConfigEdit } from './types.js';
 
-export const QWEN_NOTE =
+const QWEN_NOTE =
   "Qwen Code 0.24.4 does not apply a hook's rewrite (documented, not implemented): its commands are not routed; the model gets bounded observations by calling evidence_runCommand over MCP.";
 
 export const qwen: AgentAdapter = {

@@ -70,7 +70,7 @@ export interface AgentContext {
 }
 
 /** Whether the agent looks installed, and what showed it (one short phrase: "claude on PATH", "~/.codex exists"). */
-export interface Detection {
+interface Detection {
   readonly installed: boolean;
   readonly because: string;
 }
@@ -104,7 +104,7 @@ export type ConfigEdit =
     };
 
 /** What init does for one agent in one scope. */
-export interface AgentPlan {
+interface AgentPlan {
   readonly edits: readonly ConfigEdit[];
   /** Sentences a person must know (shown by init and doctor): e.g. Claude Code's ToolSearch deferring MCP tools. */
   readonly notes?: readonly string[];

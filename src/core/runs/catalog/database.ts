@@ -25,7 +25,7 @@ export const CATALOG_FILE = '.catalog.sqlite';
  * columns and rollup. 3: a call's `entry` holds its handles as recorded (opaque handles cannot
  * be derived from the call id as `res_<callId>`, `out_<callId>_<slot>` were).
  */
-export const SCHEMA_VERSION = 3;
+const SCHEMA_VERSION = 3;
 
 /** How long a writer waits for another process's write transaction before giving up (SQLITE_BUSY). */
 const BUSY_TIMEOUT_MS = 5000;
@@ -157,7 +157,7 @@ const OPEN_PAUSE_MS = 25;
 const OPEN_PAUSE_MAX_MS = 2000;
 
 /** True when `e` says another connection holds the database (SQLITE_BUSY, SQLITE_LOCKED). */
-export function isBusy(e: unknown): boolean {
+function isBusy(e: unknown): boolean {
   const code = (e as { errcode?: unknown } | undefined)?.errcode;
   return typeof code === 'number' && ((code & 0xff) === SQLITE_BUSY || (code & 0xff) === SQLITE_LOCKED);
 }

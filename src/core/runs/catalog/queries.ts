@@ -25,7 +25,7 @@ import { RUN_READ, runRowOf, type Catalog, type RunRow } from './catalog.js';
 import type { CallListing, RunValues } from './rows.js';
 
 /** An unfinished run whose log was written to within this window counts as running (another window may own it). */
-export const RUNNING_GRACE_MS = 10 * 60 * 1000;
+const RUNNING_GRACE_MS = 10 * 60 * 1000;
 
 /** Largest page. */
 const MAX_LIMIT = 1000;
@@ -65,7 +65,7 @@ export function summaryOf(row: RunRow, tenant: string, isLive: IsLive): RunSumma
 }
 
 /** The run's source as recorded (`tool` when absent or not understood). */
-export function sourceOf(source: unknown): ListedRunSource {
+function sourceOf(source: unknown): ListedRunSource {
   const s = source as { kind?: unknown; agent?: unknown; sessionId?: unknown } | undefined;
   if (!s || typeof s !== 'object' || typeof s.kind !== 'string' || !SOURCE_KINDS.has(s.kind)) return { kind: 'tool' };
   return {
@@ -89,7 +89,7 @@ function optionalString(name: string, v: unknown): string | undefined {
 }
 
 /** Checks a query from an untrusted caller (a webview): one sentence per mistake. */
-export function validateCallQuery(q: CallQuery): CallQuery {
+function validateCallQuery(q: CallQuery): CallQuery {
   if (q === null || typeof q !== 'object') throw new EvidenceError('invalidArgument', 'query must be an object');
   positive('offset', q.offset, Number.MAX_SAFE_INTEGER, 0);
   positive('limit', q.limit, MAX_LIMIT);

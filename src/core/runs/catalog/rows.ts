@@ -118,7 +118,7 @@ const NOTHING_SHOWN = {
 } as const;
 
 /** The agent a run's calls count under: a routed run's agent (`claude`, `copilot`, …), else its source kind. */
-export function agentOf(source: string | null, sourceKind: string): string {
+function agentOf(source: string | null, sourceKind: string): string {
   if (source !== null) {
     try {
       const agent = (JSON.parse(source) as { agent?: unknown }).agent;
@@ -185,7 +185,7 @@ export function shownCall(call: CallValues, record: CallShownRecord): CallValues
 }
 
 /** The 10-hex token a run id ends with, or the id itself. */
-export function tokenOf(runId: string): string {
+function tokenOf(runId: string): string {
   return /-([0-9a-f]{10})$/.exec(runId)?.[1] ?? runId;
 }
 
@@ -197,7 +197,7 @@ function callNumberOf(token: string, callId: string): number {
 }
 
 /** The source kind a run lists under (`tool` when absent or not understood). */
-export function sourceKindOf(src: unknown): string {
+function sourceKindOf(src: unknown): string {
   const kind = src !== null && typeof src === 'object' ? (src as { kind?: unknown }).kind : undefined;
   return typeof kind === 'string' && SOURCE_KINDS.has(kind) ? kind : 'tool';
 }
@@ -233,7 +233,7 @@ export function startedRun(record: RunStartedRecord, tenant: string): RunValues 
 }
 
 /** A row for a run whose log does not start with this tenant's `run_started` (it lists and mints nothing). */
-export function foreignRun(runId: string): RunValues {
+function foreignRun(runId: string): RunValues {
   return {
     run_id: runId,
     token: tokenOf(runId),

@@ -27,9 +27,9 @@ import type { ErrorLines } from '../log/records.js';
  * expression over raw bytes), so past 1 GiB it stops and the count says which bytes it covers
  * (the tail preview still shows the end, and the pattern call searches every byte).
  */
-export const SCAN_MAX_BYTES = 1024 * 1024 * 1024;
+const SCAN_MAX_BYTES = 1024 * 1024 * 1024;
 /** Longest prefix of a line that is tested. */
-export const SCAN_LINE_BYTES = 64 * 1024;
+const SCAN_LINE_BYTES = 64 * 1024;
 /** Lines kept per kind (the first in output order). */
 export const KEEP_LINES = 6;
 /** Characters kept of one line (a window around its match when longer). */
@@ -38,7 +38,7 @@ export const KEEP_CHARS = 2000;
 const CUT = '…[line cut]';
 
 /** One kept line: its position and the characters kept of it. */
-export interface ScannedLine {
+interface ScannedLine {
   /** 1-based. */
   readonly lineNumber: number;
   /** Byte offset of the line's first match (the leftmost of its matching rules). */
@@ -402,7 +402,7 @@ export function kindFor(scan: ErrorScanResult, failed: boolean): KindScan | unde
 }
 
 /** The union of the rules that fired: the `read_tool_output` pattern that pages through every counted line. */
-export function unionPattern(ruleIds: readonly string[]): string {
+function unionPattern(ruleIds: readonly string[]): string {
   return ERROR_RULES.filter((r) => ruleIds.includes(r.id))
     .map((r) => r.pattern)
     .join('|');

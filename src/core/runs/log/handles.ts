@@ -26,64 +26,12 @@ export interface Disposable {
   dispose(): void;
 }
 
-/** The reserved reader tool's name: no other tool may take it. */
-export const READ_TOOL_OUTPUT = 'read_tool_output';
-
-/** Tool names nothing else may register. */
-export const RESERVED_TOOL_NAMES: ReadonlySet<string> = new Set([READ_TOOL_OUTPUT]);
-
 /** The one refusal sentence for every handle that does not resolve. */
 export const ACCESS_DENIED_MESSAGE = 'access denied: unknown or expired handle';
 
 /** A fresh access-denied error (same message whatever the cause). */
 export function accessDenied(): EvidenceError {
   return new EvidenceError('accessDenied', ACCESS_DENIED_MESSAGE);
-}
-
-/** Throws when `name` is reserved (`read_tool_output`) or not a non-empty string. */
-export function assertToolNameAllowed(name: string): void {
-  if (typeof name !== 'string' || name.length === 0)
-    throw new EvidenceError('invalidArgument', 'tool name must be a non-empty string');
-  if (RESERVED_TOOL_NAMES.has(name)) throw new EvidenceError('invalidArgument', `tool name ${name} is reserved`);
-}
-
-/**
- * The tools an agent profile offers. Registering a reserved name, or a name twice,
- * throws; the reader itself is registered with `registerReader()`.
- */
-export class ToolRegistry {
-  private readonly names = new Set<string>();
-
-  /** Registers one tool name; dispose to remove it. */
-  register(name: string): Disposable {
-    assertToolNameAllowed(name);
-    return this.add(name);
-  }
-
-  /** Registers `read_tool_output` itself (the only way to take that name). */
-  registerReader(): Disposable {
-    return this.add(READ_TOOL_OUTPUT);
-  }
-
-  /** True when `name` is registered. */
-  has(name: string): boolean {
-    return this.names.has(name);
-  }
-
-  /** Registered names, sorted. */
-  list(): string[] {
-    return [...this.names].sort();
-  }
-
-  private add(name: string): Disposable {
-    if (this.names.has(name)) throw new EvidenceError('invalidArgument', `tool name ${name} is already registered`);
-    this.names.add(name);
-    return {
-      dispose: () => {
-        this.names.delete(name);
-      },
-    };
-  }
 }
 
 /** RFC 4648 base32, lower case: no `-` or `.` (a double click selects the whole handle), no case to get wrong. */

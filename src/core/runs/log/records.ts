@@ -160,7 +160,7 @@ export interface CallFinishedRecord extends StoredContent {
 }
 
 /** A run was pinned or unpinned (retention never prunes a pinned run). */
-export interface RunPinnedRecord {
+interface RunPinnedRecord {
   readonly type: 'run_pinned';
   readonly runId: string;
   readonly pinned: boolean;
@@ -168,7 +168,7 @@ export interface RunPinnedRecord {
 }
 
 /** Last record of a finished run. */
-export interface RunFinishedRecord {
+interface RunFinishedRecord {
   readonly type: 'run_finished';
   readonly runId: string;
   readonly finishedAt: string;

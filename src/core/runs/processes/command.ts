@@ -25,7 +25,7 @@ import { promises as fsp } from 'node:fs';
 import { Readable } from 'node:stream';
 
 /** The environment variable every process of a command's tree inherits (its value is per call). */
-export const CALL_MARKER_ENV = 'BOUNDED_EVIDENCE_CALL';
+const CALL_MARKER_ENV = 'BOUNDED_EVIDENCE_CALL';
 
 /** How long the pipes are still read, after the shell exited, once no byte arrives (and our reader is not behind). */
 const PIPE_GRACE_MS = 250;
@@ -34,7 +34,7 @@ const PIPE_GRACE_MS = 250;
 const DRAIN_CAP_MS = 5_000;
 
 /** A process of the command's tree found outside its process group at the end. */
-export interface StrayProcess {
+interface StrayProcess {
   readonly pid: number;
   /** The program name (`/proc/<pid>/comm`). */
   readonly name: string;

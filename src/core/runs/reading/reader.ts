@@ -193,7 +193,7 @@ export function checkLineCount(m: Manifest, lineCount: number): void {
 }
 
 /** Most bytes one hex dump shows: 64 rows of `hexDump`, about 5 KB, so the reply stays under 8 KiB once JSON-escaped. */
-export const HEX_DUMP_MAX_BYTES = 1024;
+const HEX_DUMP_MAX_BYTES = 1024;
 
 /**
  * `hexdump -C` rows of `bytes` (the first at output offset `offset`): offset, sixteen

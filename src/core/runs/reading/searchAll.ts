@@ -37,7 +37,7 @@ export interface SearchAllOptions {
 }
 
 /** One match, with where it is. */
-export interface SearchAllMatch extends ReadToolOutputMatch {
+interface SearchAllMatch extends ReadToolOutputMatch {
   readonly handle: string;
   readonly tool: string;
   readonly runId: string;
@@ -81,9 +81,7 @@ function handlesOf(c: CallSummary): string[] {
 }
 
 /** Checks the query (a bad one is one sentence, like every tool input). */
-export function checkSearchAllQuery(
-  q: SearchAllQuery,
-): Required<Omit<SearchAllQuery, 'tool' | 'run'>> & SearchAllQuery {
+function checkSearchAllQuery(q: SearchAllQuery): Required<Omit<SearchAllQuery, 'tool' | 'run'>> & SearchAllQuery {
   checkPattern(q.pattern);
   const limit = q.limit ?? 20;
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > 100)

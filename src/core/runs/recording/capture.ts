@@ -193,9 +193,6 @@ function result(
   };
 }
 
-/** sha256 hex of bytes in memory: the core's one helper. */
-export { sha256Hex } from '../../integrity/sha256.js';
-
 /** An async iterable of one buffer (so in-memory results take the same path as streams). */
 export async function* once(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
   if (bytes.length) yield bytes;

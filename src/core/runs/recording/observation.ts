@@ -10,7 +10,7 @@ import type { AttachmentRecord, CallFinishedRecord, ErrorLines } from '../log/re
  * argument, and the names of the three ways to read (their shapes and units are in the
  * tool's input schema, which every front end offers with the tool); docs/contracts.md §3.2.
  */
-export function howToRead(handle: string): string {
+function howToRead(handle: string): string {
   return `Read more: read_tool_output {"handle":"${handle}"} with "pattern" (regex), "offset"/"limit" or "bytes"`;
 }
 
@@ -104,7 +104,7 @@ export function lostBytesOf(a: AttachmentRecord): number {
 }
 
 /** The first line of a summary whose output lost bytes (capture cap, or no blob store), else undefined. */
-export function letGo(views: readonly AttachmentView[]): string | undefined {
+function letGo(views: readonly AttachmentView[]): string | undefined {
   let lost = 0;
   let observed = 0;
   const names: string[] = [];

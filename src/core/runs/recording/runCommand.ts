@@ -18,10 +18,7 @@ import type { CallRecorder, RunHost } from './runHost.js';
 import type { AttachmentRecord, CallError, CallOutcome, CallStatus, RunCommandOptions } from '../types.js';
 
 /** The tool name `runCommand` records by default. */
-export const RUN_COMMAND_TOOL = 'run_command';
-
-/** Kept for code written before `tool`/`files` joined `RunCommandOptions`. */
-export type RunCommandExtras = Pick<RunCommandOptions, 'tool' | 'files'>;
+const RUN_COMMAND_TOOL = 'run_command';
 
 /**
  * `Run.runCommand` (and, with `started`, `Run.recordCommand`: streams of a command that ran

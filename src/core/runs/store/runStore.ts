@@ -85,9 +85,8 @@ import type {
   ShownAnswer,
 } from '../types.js';
 
-// The store's public surface includes the recorder and command calls, split by idea.
+// The store's public surface includes the recorder, which lives in recording/.
 export { Run } from '../recording/run.js';
-export { RUN_COMMAND_TOOL, type RunCommandExtras } from '../recording/runCommand.js';
 
 /** Parsed logs kept for `report` (the inspector asks for the same few runs again and again). */
 const PARSED_LOGS = 32;

@@ -110,7 +110,7 @@ function figuresOf(s: UsageSums): UsageFigures {
 }
 
 /** The sum of two sets of figures. */
-export function addFigures(a: UsageFigures, b: UsageFigures): UsageFigures {
+function addFigures(a: UsageFigures, b: UsageFigures): UsageFigures {
   const out: Record<string, number> = {};
   for (const k of Object.keys(EMPTY_FIGURES) as (keyof UsageFigures)[]) out[k] = a[k] + b[k];
   return out as unknown as UsageFigures;

@@ -1,30 +1,10 @@
 import * as assert from 'node:assert/strict';
 import { appendFileSync } from 'node:fs';
 import { MemoryBlobStore } from '../../../../src/core/blobs/memoryBlobStore.js';
-import {
-  ACCESS_DENIED_MESSAGE,
-  assertToolNameAllowed,
-  READ_TOOL_OUTPUT,
-  ToolRegistry,
-} from '../../../../src/core/runs/log/handles.js';
+import { ACCESS_DENIED_MESSAGE } from '../../../../src/core/runs/log/handles.js';
 import { openStore, rejectsWith, scratch } from './helpers.js';
 
-describe('handles and the reserved reader name (docs/contracts.md §2.2)', () => {
-  it('read_tool_output is reserved: no other tool may take it', () => {
-    const reg = new ToolRegistry();
-    assert.throws(() => reg.register(READ_TOOL_OUTPUT), /tool name read_tool_output is reserved/);
-    assert.throws(() => assertToolNameAllowed('read_tool_output'), /tool name read_tool_output is reserved/);
-    assert.throws(() => assertToolNameAllowed(''), /tool name must be a non-empty string/);
-    const sub = reg.register('run_command');
-    assert.throws(() => reg.register('run_command'), /tool name run_command is already registered/);
-    reg.registerReader();
-    assert.throws(() => reg.registerReader(), /tool name read_tool_output is already registered/);
-    assert.deepEqual(reg.list(), ['read_tool_output', 'run_command']);
-    sub.dispose();
-    assert.equal(reg.has('run_command'), false);
-    assert.doesNotThrow(() => assertToolNameAllowed('Read_Tool_Output'));
-  });
-
+describe('handles (docs/contracts.md §2.2)', () => {
   describe("resolution only through this tenant's own records", () => {
     let dir: string;
     let cleanup: () => void;
