@@ -22,6 +22,7 @@ import {
 import { serveStdio, StdioServerTransport, type StdioServerHandle } from '@modelcontextprotocol/server/stdio';
 import { LocalWorkspace, openEvidenceStores } from '../core/index.js';
 import { guardToolArguments } from './guard.js';
+import { stdioScreen } from './stdioScreen.js';
 import { extensionManifest, MCP_TOOL_NAMES } from './manifest.js';
 import { parseCommandLine, resolveSettings, USAGE, type EvidenceMcpOptions, type McpSettings } from './options.js';
 import { openStorage, type McpStorage } from './storage.js';
@@ -265,7 +266,11 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     `serving ${MCP_TOOL_NAMES.join(', ')}; tenant ${mcp.storage.tenant} ` +
     `(${mcp.storage.tenantSource}), evidence in ${mcp.storage.root}`;
   if (parsed.http) return await serveHttpUntilSignal(mcp, parsed.http.port, parsed.options.storageDir, serving);
-  const { closed } = mcp.serve(new StdioServerTransport(), onerror);
+  // Lines the SDK would drop or only log get their JSON-RPC answer before it sees them (./stdioScreen.ts).
+  const screened = process.stdin.pipe(
+    stdioScreen((line) => process.stdout.write(line), stderrLog, STDIO_DEFAULT_MAX_BUFFER_SIZE),
+  );
+  const { closed } = mcp.serve(new StdioServerTransport(screened, process.stdout), onerror);
   stderrLog(serving);
   let closing: Promise<void> | undefined;
   const shutdown = (): void => {

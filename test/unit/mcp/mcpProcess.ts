@@ -14,6 +14,8 @@ export function startServer(
   send: (msg: unknown) => void;
   reply: (id: number) => Promise<Record<string, unknown>>;
   stderr: () => string;
+  /** Replies with `id: null` (answers to lines that named no usable id), in order. */
+  nullReplies: () => Record<string, unknown>[];
 } {
   const proc = spawn(
     process.execPath,
@@ -24,6 +26,7 @@ export function startServer(
   let err = '';
   const waiting = new Map<number, (m: Record<string, unknown>) => void>();
   const got = new Map<number, Record<string, unknown>>();
+  const nulls: Record<string, unknown>[] = [];
   proc.stdout.on('data', (b: Buffer) => {
     out += b.toString();
     let nl: number;
@@ -31,6 +34,7 @@ export function startServer(
       const line = out.slice(0, nl);
       out = out.slice(nl + 1);
       const m = JSON.parse(line) as Record<string, unknown>;
+      if (m.id === null) nulls.push(m);
       if (typeof m.id === 'number') {
         got.set(m.id, m);
         waiting.get(m.id)?.(m);
@@ -50,6 +54,7 @@ export function startServer(
         else waiting.set(id, resolve);
       }),
     stderr: () => err,
+    nullReplies: () => nulls,
   };
 }
 

@@ -136,6 +136,39 @@ describe('MCP protocol edges', () => {
     }
   });
 
+  it('lines the SDK would drop get their JSON-RPC answer: not JSON -32700, no jsonrpc, a batch, too deep -32600; then it serves on', async function () {
+    this.timeout(60_000);
+    const s = startServer(path.join(tmp, 'storage'), path.join(tmp, 'ws'));
+    try {
+      await handshake(s);
+      s.proc.stdin.write('not json at all\n');
+      s.proc.stdin.write(`${JSON.stringify({ id: 7, method: 'ping' })}\n`);
+      s.proc.stdin.write(`${JSON.stringify([{ jsonrpc: '2.0', id: 2, method: 'ping' }])}\n`);
+      s.proc.stdin.write(
+        `{"jsonrpc":"2.0","id":8,"method":"ping","params":{"x":${'['.repeat(100_000)}${']'.repeat(100_000)}}}\n`,
+      );
+      s.send({ jsonrpc: '2.0', id: 9, method: 'ping' });
+      const errorOf = (r: Record<string, unknown>): { code: number; message: string } =>
+        r.error as { code: number; message: string };
+      assert.equal(errorOf(await s.reply(7)).code, -32600);
+      assert.match(errorOf(await s.reply(7)).message, /"jsonrpc": "2\.0"/);
+      assert.equal(errorOf(await s.reply(8)).code, -32600);
+      assert.deepEqual((await s.reply(9)).result, {});
+      // The two lines with no usable id were answered with id null, in the order they came.
+      assert.deepEqual(
+        s.nullReplies().map((r) => errorOf(r).code),
+        [-32700, -32600],
+      );
+      assert.equal(
+        s.stderr().match(/protocol error: Parse error: the line is not JSON \(a line of 16 bytes/g)?.length,
+        1,
+      );
+      assert.equal(s.proc.exitCode, null, 'the server is still serving');
+    } finally {
+      s.proc.kill('SIGKILL');
+    }
+  });
+
   it('a request line over 10 MiB: the server says why on stderr and exits non-zero', async function () {
     this.timeout(60_000);
     const s = startServer(path.join(tmp, 'storage'), path.join(tmp, 'ws'));

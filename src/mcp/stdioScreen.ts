@@ -1,0 +1,97 @@
+/**
+ * The stdio lines the SDK would drop or only log, answered as JSON-RPC says (docs/contracts.md §4, "Protocol
+ * edges"): the SDK's stdio transport skips a line that is not JSON without a word, and a message that is not one
+ * JSON-RPC object (no `"jsonrpc": "2.0"`, a batch, a body nested too deep) only reaches its error log, so the client
+ * waits forever. A screen between stdin and the transport answers those lines itself and passes every other line
+ * through unchanged, in order.
+ */
+import { Transform, type TransformCallback } from 'node:stream';
+import { nestedDeeperThan, tooDeep } from './guard.js';
+
+/** A JSON-RPC error answer the screen writes itself. */
+interface ErrorAnswer {
+  jsonrpc: '2.0';
+  id: string | number | null;
+  error: { code: number; message: string };
+}
+
+/** The answer to one line, or undefined when the line is a JSON-RPC object for the SDK. */
+export function screenLine(line: string): ErrorAnswer | undefined {
+  if (line.trim() === '') return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the line is not JSON' } };
+  }
+  if (Array.isArray(value))
+    return invalid(null, 'a batch (a JSON array) is not accepted: send one JSON-RPC object per line');
+  if (typeof value !== 'object' || value === null) return invalid(null, 'a message is a JSON-RPC object');
+  const m = value as { jsonrpc?: unknown; id?: unknown };
+  const id = typeof m.id === 'string' || typeof m.id === 'number' ? m.id : null;
+  if (m.jsonrpc !== '2.0') return invalid(id, 'a message needs "jsonrpc": "2.0"');
+  if (nestedDeeperThan(value)) return tooDeep(m.id);
+  return undefined;
+}
+
+function invalid(id: string | number | null, why: string): ErrorAnswer {
+  return { jsonrpc: '2.0', id, error: { code: -32600, message: `Invalid Request: ${why}` } };
+}
+
+/**
+ * A stream that takes stdin's bytes and gives the transport only the lines `screenLine` lets through; a refused
+ * line is answered through `answer` (one JSON line, on stdout) and told to `log`. A line longer than `maxLine`
+ * bytes is passed on unread, so the transport's own limit still ends the server.
+ */
+export function stdioScreen(
+  answer: (line: string) => void,
+  log: (message: string) => void,
+  maxLine: number,
+): Transform {
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  // True while the rest of an over-long line is passed through.
+  let raw = false;
+  return new Transform({
+    transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+      let from = 0;
+      for (let nl = chunk.indexOf(10, from); nl !== -1; nl = chunk.indexOf(10, from)) {
+        const piece = chunk.subarray(from, nl + 1);
+        from = nl + 1;
+        if (raw) {
+          raw = false;
+          this.push(piece);
+          continue;
+        }
+        const line = pendingBytes > 0 ? Buffer.concat([...pending, piece]) : piece;
+        pending = [];
+        pendingBytes = 0;
+        const refusal = screenLine(line.toString('utf8').replace(/\r?\n$/, ''));
+        if (refusal === undefined) this.push(line);
+        else {
+          log(
+            `protocol error: ${refusal.error.message} (a line of ${line.length} bytes, answered ${refusal.error.code})`,
+          );
+          answer(`${JSON.stringify(refusal)}\n`);
+        }
+      }
+      const rest = chunk.subarray(from);
+      if (raw) this.push(rest);
+      else if (rest.length > 0) {
+        pending.push(rest);
+        pendingBytes += rest.length;
+        if (pendingBytes > maxLine) {
+          raw = true;
+          this.push(Buffer.concat(pending));
+          pending = [];
+          pendingBytes = 0;
+        }
+      }
+      done();
+    },
+    flush(done: TransformCallback): void {
+      if (pendingBytes > 0) this.push(Buffer.concat(pending));
+      done();
+    },
+  });
+}
