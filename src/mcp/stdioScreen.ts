@@ -16,7 +16,7 @@ interface ErrorAnswer {
 }
 
 /** The answer to one line, or undefined when the line is a JSON-RPC object for the SDK. */
-export function screenLine(line: string): ErrorAnswer | undefined {
+function screenLine(line: string): ErrorAnswer | undefined {
   if (line.trim() === '') return undefined;
   let value: unknown;
   try {
