@@ -190,6 +190,7 @@ export class Catalog {
   private listings = 0;
   private background: Promise<void> | undefined;
   private reconciling: Promise<void> | undefined;
+  private followUp: Promise<void> | undefined;
   /** True once this process compared the catalog with the logs folder (the start-up need not do it again). */
   private reconciled = false;
 
@@ -571,7 +572,9 @@ export class Catalog {
    */
   async ensureBuilt(): Promise<void> {
     if (this.isBuilt()) return;
-    await this.reconcile();
+    // A build in progress serves a miss: when it ends, the catalog is built.
+    if (this.reconciling) await this.reconciling.catch(() => undefined);
+    if (!this.isBuilt()) await this.reconcile();
   }
 
   /**
@@ -582,8 +585,18 @@ export class Catalog {
    * every log is indexed: the database is marked built.
    */
   reconcile(): Promise<void> {
-    // One at a time: a miss building the catalog and the start-up's check share the one in progress.
-    this.reconciling ??= this.reconcileNow().finally(() => {
+    // One at a time. A call made while one runs gets a listing of its own after it (logs written since the running
+    // one listed the folder must be seen); calls made meanwhile share that one follow-up.
+    if (this.reconciling) {
+      this.followUp ??= this.reconciling
+        .catch(() => undefined)
+        .then(() => {
+          this.followUp = undefined;
+          return this.reconcile();
+        });
+      return this.followUp;
+    }
+    this.reconciling = this.reconcileNow().finally(() => {
       this.reconciling = undefined;
     });
     return this.reconciling;
