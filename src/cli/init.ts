@@ -108,7 +108,10 @@ function flags(argv: readonly string[]): {
   }
 }
 
-/** `init [--agent NAME…|--all] [--global|--project] [--dry-run] [--uninstall] [--storage DIR]`. Exit 1 when an agent could not be changed. */
+/**
+ * `init [--agent NAME…|--all] [--global|--project] [--dry-run] [--uninstall] [--storage DIR]`. Exit 1 when an agent
+ * could not be changed.
+ */
 export async function init(argv: readonly string[], io: CliIo): Promise<number> {
   const v = flags(argv);
   if (v.global && v.project) throw new UsageError('--global and --project exclude each other');
@@ -170,7 +173,9 @@ function storageLine(ctx: ReturnType<typeof processContext>): string {
   return `evidence storage: ${displayPath(ctx, path.resolve(ctx.storage))} (${why[ctx.storageSource!]})`;
 }
 
-/** `doctor [--storage DIR]`: per agent, routing on/off per scope, the hook and storage it uses, the last routed command. */
+/**
+ * `doctor [--storage DIR]`: per agent, routing on/off per scope, the hook and storage it uses, the last routed command.
+ */
 export async function doctor(argv: readonly string[], io: CliIo): Promise<number> {
   const v = flags(argv);
   const ctx = processContext(io, v.storage);

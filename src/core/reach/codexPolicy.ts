@@ -94,7 +94,9 @@ const inside = (p: string, root: string): boolean => {
   return x === r || x.startsWith(r.endsWith(path.sep) ? r : r + path.sep);
 };
 
-/** What the hook does with a Codex `Bash` call: route it (answering `allow` with the rewrite), or leave it, saying why. */
+/**
+ * What the hook does with a Codex `Bash` call: route it (answering `allow` with the rewrite), or leave it, saying why.
+ */
 export function codexVerdict(
   command: string,
   turn: CodexTurn | undefined,

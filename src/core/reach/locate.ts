@@ -12,7 +12,10 @@ import { replaceFileText } from '../files/localFile.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** The per-user state folder (`$XDG_STATE_HOME/bounded-evidence`, else `~/.local/state/bounded-evidence`); undefined without a home. */
+/**
+ * The per-user state folder (`$XDG_STATE_HOME/bounded-evidence`, else `~/.local/state/bounded-evidence`); undefined
+ * without a home.
+ */
 export function userStateDir(env: Env, home = env.HOME): string | undefined {
   const base = env.XDG_STATE_HOME || (home ? path.join(home, '.local', 'state') : undefined);
   return base ? path.join(base, 'bounded-evidence') : undefined;

@@ -1,10 +1,9 @@
 /**
- * The shim `BOUNDED_EVIDENCE_CLI` names (docs/architecture.md §2.4): a small POSIX sh script in the extension's global storage that runs the
- * installed extension's dist/cli.js with the Node the editor itself runs on, so the
- * command line works on a machine with no Node on PATH, and rewritten commands never
- * depend on PATH. The extension rewrites it on every activation; between an update and
- * the next activation the recorded paths may be gone, so it falls back to the newest
- * installed copy of the extension beside the recorded one, and to `node` on PATH.
+ * The shim `BOUNDED_EVIDENCE_CLI` names (docs/architecture.md §2.4): a small POSIX sh script in the extension's global
+ * storage that runs the installed extension's dist/cli.js with the Node the editor itself runs on, so the command line
+ * works on a machine with no Node on PATH, and rewritten commands never depend on PATH. The extension rewrites it on
+ * every activation; between an update and the next activation the recorded paths may be gone, so it falls back to the
+ * newest installed copy of the extension beside the recorded one, and to `node` on PATH.
  */
 import { SPOOL_STDERR, SPOOL_STDOUT } from './rewrite.js';
 import { quoteShellWord } from './shellQuote.js';
@@ -66,7 +65,8 @@ const SHIM_KEEP_LINES: readonly string[] = [
   `    cat "$BE_D/${SPOOL_STDOUT}"; cat "$BE_D/${SPOOL_STDERR}" >&2`,
   '    ( "$NODE" $BE_FLAGS "$CLI" keep --quiet "$BE_D" "$BE_S" </dev/null >/dev/null 2>&1 & )',
   '  else',
-  // keep prints the observation, or the output itself when the evidence cannot be kept; with no Node at all, sh prints it.
+  // keep prints the observation, or the output itself when the evidence cannot be kept; with no Node at all, sh prints
+  // it.
   '  if [ -x "$NODE" ] || command -v "$NODE" >/dev/null 2>&1; then "$NODE" $BE_FLAGS "$CLI" keep "$BE_D" "$BE_S" "$4"',
   `  else cat "$BE_D/${SPOOL_STDOUT}"; cat "$BE_D/${SPOOL_STDERR}" >&2; rm -rf "$BE_D"; echo 'bounded-evidence: evidence not kept (no Node to record it); the command ran unrouted' >&2; fi`,
   '  fi',

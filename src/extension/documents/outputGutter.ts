@@ -16,7 +16,9 @@
 import * as vscode from 'vscode';
 import { Ids } from '../ids.js';
 
-/** Header lines before the content of a page (the last one is blank; `renderPage` in artifactDocument.ts writes them). */
+/**
+ * Header lines before the content of a page (the last one is blank; `renderPage` in artifactDocument.ts writes them).
+ */
 export const HEADER_LINES = 3;
 
 /** Lines decorated above and below the visible ones, so a scroll of a few screens shows numbers at once. */

@@ -1,7 +1,7 @@
 /**
- * Claude Code (docs/contracts.md §6.2): a `Bash` matcher group in `PreToolUse` of its settings (`.claude/settings.json`
- * in the project, `~/.claude/settings.json` for the user) and the MCP server (`.mcp.json` in the project,
- * `mcpServers` of `~/.claude.json` for the user). Settings files are strict JSON.
+ * Claude Code (docs/contracts.md §6.2): a `Bash` matcher group in `PreToolUse` of its settings
+ * (`.claude/settings.json` in the project, `~/.claude/settings.json` for the user) and the MCP server (`.mcp.json` in
+ * the project, `mcpServers` of `~/.claude.json` for the user). Settings files are strict JSON.
  */
 import * as path from 'node:path';
 import { commandHook, isOurMatcherGroup, isOurMcpEntry, MCP_NAME } from './common.js';

@@ -46,7 +46,10 @@ function writableRoots(cfg: Record<string, unknown> | undefined): string[] {
   return Array.isArray(roots) ? roots.filter((r): r is string => typeof r === 'string') : [];
 }
 
-/** True when Codex's workspace-write sandbox lets a command in `project` write `storage` (src/core/reach/codexPolicy.ts). */
+/**
+ * True when Codex's workspace-write sandbox lets a command in `project` write `storage`
+ * (src/core/reach/codexPolicy.ts).
+ */
 function sandboxWritable(
   storage: string,
   project: string | undefined,
@@ -155,7 +158,8 @@ export const codex: AgentAdapter = {
         value: { matcher: 'Bash', hooks: [hook] },
         ours: isOurMatcherGroup,
       },
-      // Trust lives in the user's config.toml whatever the hook's layer (codex-rs/hooks/src/config_rules.rs reads user layers only).
+      // Trust lives in the user's config.toml whatever the hook's layer (codex-rs/hooks/src/config_rules.rs reads user
+      // layers only).
       {
         kind: 'toml',
         file: path.join(home, 'config.toml'),

@@ -91,7 +91,8 @@ export const opencode: AgentAdapter = {
         comments: true,
         path: ['plugin', -1],
         value: `./${OPENCODE_PROJECT_PLUGIN}`,
-        // Also an older install's per-user `file://…/plugin-files/bounded-evidence-….js` entry: replaced, not doubled.
+        // Also an older install's per-user `file://…/plugin-files/bounded-evidence-….js` entry: replaced, not
+        // doubled.
         ours: (v) =>
           typeof v === 'string' &&
           (v === `./${OPENCODE_PROJECT_PLUGIN}` || /\/plugin-files\/bounded-evidence-[A-Za-z0-9_-]+\.js$/.test(v)),

@@ -523,7 +523,9 @@ export class Catalog {
     return this.verifyRuns([runId]);
   }
 
-  /** Checks runs against their logs (size and mtime) a batch at a time and re-indexes the stale ones. True when any was. */
+  /**
+   * Checks runs against their logs (size and mtime) a batch at a time and re-indexes the stale ones. True when any was.
+   */
   async verifyRuns(runIds: Iterable<string>): Promise<boolean> {
     const ids = [...new Set(runIds)];
     let changed = false;
@@ -548,7 +550,9 @@ export class Catalog {
     return changed;
   }
 
-  /** Every run against its log (`listRuns`, the command line's `list`): the folder, then one stat per run, in batches. */
+  /**
+   * Every run against its log (`listRuns`, the command line's `list`): the folder, then one stat per run, in batches.
+   */
   async verifyAll(): Promise<void> {
     await this.reconcile();
     for (let after = ''; ;) {
@@ -660,7 +664,9 @@ export class Catalog {
     this.reconciled = true;
   }
 
-  /** Checks the unfinished runs (the partial index) against their logs and re-indexes the stale ones. True when any was. */
+  /**
+   * Checks the unfinished runs (the partial index) against their logs and re-indexes the stale ones. True when any was.
+   */
   async verifyUnfinished(): Promise<boolean> {
     return this.verifyRuns(
       this.use((db) =>
@@ -723,7 +729,8 @@ export class Catalog {
 
   /** Listed runs with no finish record (the start-up check of dead writers reads only their logs). */
   unfinishedRuns(): RunRow[] {
-    // The partial index of unfinished runs, named: with `ok = 1` beside it the planner took the order index (every run).
+    // The partial index of unfinished runs, named: with `ok = 1` beside it the planner took the order index (every
+    // run).
     return this.use((db) =>
       db.all(`SELECT ${RUN_READ} FROM runs INDEXED BY runs_open WHERE status IS NULL AND ok = 1`),
     ).map((r) => runRowOf(r as unknown as RunColumns));

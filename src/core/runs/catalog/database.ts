@@ -79,10 +79,10 @@ function usageRemove(c: string): string {
  * The tables and their indexes, each index for a query that asks it (catalog/queries.ts):
  * calls newest/oldest first (start time, then the run's start and id, then the call's
  * number), by tool (with the outcome at the end: a tool and outcome filter, the artifact
- * re-registration's, counts and skips inside the index), by outcome, by source, by size; a run's calls; runs oldest first
- * (retention, pickers); unfinished runs (start-up checks); a handle's call, and a call's
- * handles (replaced when it finishes, removed with its run); a run token's runs (a new
- * run's token must be new; a handle recorded before opaque handles names its run by it).
+ * re-registration's, counts and skips inside the index), by outcome, by source, by size; a run's calls; runs oldest
+ * first (retention, pickers); unfinished runs (start-up checks); a handle's call, and a call's handles (replaced when
+ * it finishes, removed with its run); a run token's runs (a new run's token must be new; a handle recorded before
+ * opaque handles names its run by it).
  */
 const SCHEMA = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -194,7 +194,10 @@ function sqlite(): typeof import('node:sqlite') {
   }
 }
 
-/** Why the file at `file` cannot be a whole SQLite database, from its first 100 bytes and its size; undefined when it can. */
+/**
+ * Why the file at `file` cannot be a whole SQLite database, from its first 100 bytes and its size; undefined when it
+ * can.
+ */
 function headerProblem(file: string): string | undefined {
   let fd: number;
   try {

@@ -108,7 +108,10 @@ function validateCallQuery(q: CallQuery): CallQuery {
   return q;
 }
 
-/** `lower(x)` for SQL: SQLite's own folds ASCII only, so non-ASCII text folds as JavaScript does (a function call per row). */
+/**
+ * `lower(x)` for SQL: SQLite's own folds ASCII only, so non-ASCII text folds as JavaScript does (a function call per
+ * row).
+ */
 function lowerSql(text: string, column: string): string {
   // eslint-disable-next-line no-control-regex
   return /^[\x00-\x7f]*$/.test(text) ? `lower(${column})` : `lower_js(${column})`;
@@ -303,7 +306,10 @@ export async function callIndex(
   });
 }
 
-/** `RunStore.queryRuns`: newest first, id or label containing the text; or the listed runs among `runIds`, in their order. */
+/**
+ * `RunStore.queryRuns`: newest first, id or label containing the text; or the listed runs among `runIds`, in their
+ * order.
+ */
 export async function queryRuns(catalog: Catalog, q: RunQuery, tenant: string, isLive: IsLive): Promise<RunSummary[]> {
   if (q === null || typeof q !== 'object') throw new EvidenceError('invalidArgument', 'query must be an object');
   positive('limit', q.limit, MAX_LIMIT);

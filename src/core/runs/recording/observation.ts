@@ -45,7 +45,8 @@ export function errorBlock(e: ErrorLines, handle: string | undefined): string {
   const within = e.scannedBytes !== undefined ? ` in the first ${e.scannedBytes} bytes` : '';
   const lines = [`Error lines (${e.lines.length} of ${e.total}${within}):`];
   for (const l of e.lines) lines.push(`line ${l.lineNumber}, byte ${l.byteOffset}: ${l.text}`);
-  // A union of many rules can outgrow what read_tool_output accepts as a pattern (1,024 characters, §2.5): then no call is offered.
+  // A union of many rules can outgrow what read_tool_output accepts as a pattern (1,024 characters, §2.5): then no
+  // call is offered.
   if (handle !== undefined && e.total > e.lines.length && e.pattern.length <= 1024) {
     lines.push(`More: read_tool_output ${JSON.stringify({ handle, pattern: e.pattern, offset: e.lines.length })}`);
   }
@@ -173,7 +174,8 @@ export function commandSummary(
   const shown = command.length > 200 ? `${command.slice(0, 200)}…` : command;
   // A failure comes first, so the result reads as an error (an MCP client sees isError).
   const lines = end.failure ? [`error: ${end.failure}`, `$ ${shown}`] : [`$ ${shown}`, endLine(end)];
-  // Bytes let go come right after any failure: no later line may suggest the output is whole (docs/contracts.md §2.10).
+  // Bytes let go come right after any failure: no later line may suggest the output is whole
+  // (docs/contracts.md §2.10).
   const lost = letGo(views);
   if (lost) lines.splice(end.failure ? 1 : 0, 0, lost);
   lines.push(...strayLines(end));

@@ -266,7 +266,10 @@ function tailOf(pieces: readonly Uint8Array[], total: number): Uint8Array {
   return out;
 }
 
-/** The pieces of `source`, each first handed to `onOutput` (awaited: a slow reader slows the command, memory stays bounded). */
+/**
+ * The pieces of `source`, each first handed to `onOutput` (awaited: a slow reader slows the command, memory stays
+ * bounded).
+ */
 async function* tapped(
   name: 'stdout' | 'stderr',
   source: AsyncIterable<Uint8Array>,
