@@ -65,7 +65,9 @@ function chooseAgents(
       const a = agentNamed(n.trim());
       if (!a)
         throw new UsageError(
-          `unknown agent "${n.slice(0, 40)}" (known: ${AGENTS.map((x) => [x.id, ...(x.aliases ?? [])].join('/')).join(', ')})`,
+          `unknown agent "${n.slice(0, 40)}" (known: ` +
+            AGENTS.map((x) => [x.id, ...(x.aliases ?? [])].join('/')).join(', ') +
+            ')',
         );
       if (!chosen.includes(a)) chosen.push(a);
     }
@@ -203,7 +205,12 @@ export async function doctor(argv: readonly string[], io: CliIo): Promise<number
       .filter((x) => x !== undefined)
       .sort((a, b) => b.startedAt.localeCompare(a.startedAt))[0];
     lines.push(
-      `  last routed command: ${run ? `${run.startedAt} ${run.label ?? run.runId} (run ${run.runId})` : ctx.storage ? 'none in this storage' : 'unknown (no storage: pass --storage DIR)'}`,
+      '  last routed command: ' +
+        (run
+          ? `${run.startedAt} ${run.label ?? run.runId} (run ${run.runId})`
+          : ctx.storage
+            ? 'none in this storage'
+            : 'unknown (no storage: pass --storage DIR)'),
     );
   }
   lines.push(storageLine(ctx));

@@ -256,7 +256,9 @@ export function decideHook(event: unknown, ctx: HookContext): HookDecision {
     if (event.permission_mode !== 'yolo')
       return {
         action: 'none',
-        reason: `Qwen Code would ask before this command (permission mode ${String(event.permission_mode)}); an allowed rewrite would skip that: it runs as written`,
+        reason:
+          `Qwen Code would ask before this command (permission mode ${String(event.permission_mode)}); ` +
+          `an allowed rewrite would skip that: it runs as written`,
       };
     allow = true;
   }
@@ -350,9 +352,11 @@ function terminalLine(spool: string, ctx: HookContext): string | undefined {
  * exit status stays the command's.
  */
 export function unkeptCommand(command: string, reason: string): string {
-  const line = `bounded-evidence: evidence not kept (${reason.split('\n')[0]!.slice(0, 160)}); the command ran unrouted`;
+  const line =
+    `bounded-evidence: evidence not kept (${reason.split('\n')[0]!.slice(0, 160)}); ` + `the command ran unrouted`;
   return [
     `{ ${command}`,
-    `}; ${STATUS_VAR}=$?; printf '%s\\n' ${quoteShellWord(line.replace(/\0/g, ''))} >&2; eval "unset ${STATUS_VAR}; (exit $${STATUS_VAR})"`,
+    `}; ${STATUS_VAR}=$?; printf '%s\\n' ${quoteShellWord(line.replace(/\0/g, ''))} >&2; ` +
+      `eval "unset ${STATUS_VAR}; (exit $${STATUS_VAR})"`,
   ].join('\n');
 }

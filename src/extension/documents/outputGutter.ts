@@ -36,7 +36,11 @@ const numberStyle = { color: new vscode.ThemeColor('editorLineNumber.foreground'
 function pageFirstLine(document: vscode.TextDocument): { first: number; last: number } | undefined {
   if (document.uri.scheme !== Ids.documentScheme || document.lineCount <= HEADER_LINES) return undefined;
   const header = document.lineAt(0).text;
-  const all = [...header.matchAll(/ · bytes \[\d+, \d+\) of \d+ · lines (\d+)–(\d+) of \d+ · sha256 [0-9a-f]{64}/g)];
+  const all = [
+    ...header.matchAll(
+      new RegExp(String.raw` · bytes \[\d+, \d+\) of \d+ · lines (\d+)–(\d+) of \d+ · sha256 [0-9a-f]{64}`, 'g'),
+    ),
+  ];
   const m = all[all.length - 1];
   if (!m) return undefined;
   return { first: Number(m[1]), last: Number(m[2]) };

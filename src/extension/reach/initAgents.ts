@@ -65,7 +65,9 @@ export async function initPicks(ctx: AgentContext, uninstall: boolean): Promise<
       agent: row.agent,
       scope: row.scope,
       label: `${row.routed ? '$(check) ' : ''}${row.agent.displayName}`,
-      description: `${row.scope === 'project' ? 'this folder' : 'every folder (user)'}${row.detected ? '' : ' · not detected'}`,
+      description:
+        `${row.scope === 'project' ? 'this folder' : 'every folder (user)'}` +
+        `${row.detected ? '' : ' · not detected'}`,
       detail: plan?.error ? `cannot: ${plan.error}` : `${uninstall ? 'removes from' : 'writes'} ${files}`,
       picked: !uninstall && row.detected && !row.routed && row.scope === (ctx.project ? 'project' : 'global'),
     });

@@ -13,7 +13,9 @@ import type { AgentAdapter, ConfigEdit } from './types.js';
 
 /** Gemini CLI asks a project's hooks again whenever their name or command changes; a user's hooks run as written. */
 const GEMINI_NOTE =
-  "Gemini CLI checks its policy on the routed command (the original's commands plus `bounded-evidence keep`): an allow-list that names only the original may ask; deny rules still match. Gemini CLI warns once before running a project hook it has not seen.";
+  "Gemini CLI checks its policy on the routed command (the original's commands plus `bounded-evidence keep`): " +
+  'an allow-list that names only the original may ask; deny rules still match. ' +
+  'Gemini CLI warns once before running a project hook it has not seen.';
 
 export const gemini: AgentAdapter = {
   id: 'gemini',

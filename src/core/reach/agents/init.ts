@@ -145,7 +145,9 @@ export async function runInit(ctx: AgentContext, opts: InitOptions): Promise<Age
         because: d.because,
         files: [],
         notes: [],
-        error: `${agent.displayName} has no ${opts.scope ?? 'project'} configuration${ctx.project === undefined ? ' (no project folder)' : ''}`,
+        error:
+          `${agent.displayName} has no ${opts.scope ?? 'project'} configuration` +
+          `${ctx.project === undefined ? ' (no project folder)' : ''}`,
       });
       continue;
     }
@@ -324,7 +326,9 @@ function productReachable(ctx: AgentContext): boolean {
 
 /** The one thing to do when no command line is found (the hook then answers nothing: commands run as written). */
 const INSTALL_TODO =
-  'install the command line (npm install -g bounded-evidence) or open this folder in VS Code with the Bounded Evidence extension: the hook finds neither, so commands run as written';
+  'install the command line (npm install -g bounded-evidence) ' +
+  'or open this folder in VS Code with the Bounded Evidence extension: ' +
+  'the hook finds neither, so commands run as written';
 
 /** Whether the client will route in one scope here, and what to do where it will not. */
 export interface Verdict {

@@ -154,9 +154,11 @@ export function runRowOf(r: RunColumns): RunRow {
 }
 
 const RUN_COLUMNS =
-  'run_id, token, ok, started_ms, started_at, finished_at, status, label, pinned, source, source_kind, profile_hash, torn, problems, log_size, log_mtime, blob_bytes, call_count';
+  'run_id, token, ok, started_ms, started_at, finished_at, status, label, pinned, source, source_kind, ' +
+  'profile_hash, torn, problems, log_size, log_mtime, blob_bytes, call_count';
 const CALL_COLUMNS =
-  'run_id, call_id, n, run_started_ms, source_kind, tool, started_ms, outcome, bytes, blob_bytes, log_off, log_len, ambiguous, entry, ' +
+  'run_id, call_id, n, run_started_ms, source_kind, tool, started_ms, outcome, ' +
+  'bytes, blob_bytes, log_off, log_len, ambiguous, entry, ' +
   'agent, command, out_bytes, kept_bytes, lost_bytes, whole, shown_n, shown_bytes, reads, read_bytes';
 const params = (cols: string): string =>
   cols
@@ -167,7 +169,9 @@ const params = (cols: string): string =>
  * The columns read for a run: its own, and how many of its calls failed (counted over the
  * run's calls through the primary key, so a run that reads as completed can say it failed).
  */
-export const RUN_READ = `${RUN_COLUMNS}, (SELECT COUNT(*) FROM calls fc WHERE fc.run_id = runs.run_id AND fc.outcome = 'failed') AS failed_calls`;
+export const RUN_READ =
+  `${RUN_COLUMNS}, (SELECT COUNT(*) FROM calls fc ` +
+  `WHERE fc.run_id = runs.run_id AND fc.outcome = 'failed') AS failed_calls`;
 const INSERT_RUN = `INSERT INTO runs (${RUN_COLUMNS}) VALUES (${params(RUN_COLUMNS)})`;
 const UPSERT_CALL = `INSERT INTO calls (${CALL_COLUMNS}) VALUES (${params(CALL_COLUMNS)})
   ON CONFLICT (run_id, call_id) DO UPDATE SET ${CALL_COLUMNS.split(', ')
@@ -175,7 +179,8 @@ const UPSERT_CALL = `INSERT INTO calls (${CALL_COLUMNS}) VALUES (${params(CALL_C
     .map((c) => `${c} = excluded.${c}`)
     .join(', ')}`;
 
-const INSERT_CALL_IF_NEW = `INSERT INTO calls (${CALL_COLUMNS}) VALUES (${params(CALL_COLUMNS)}) ON CONFLICT (run_id, call_id) DO NOTHING`;
+const INSERT_CALL_IF_NEW =
+  `INSERT INTO calls (${CALL_COLUMNS}) VALUES (${params(CALL_COLUMNS)}) ` + `ON CONFLICT (run_id, call_id) DO NOTHING`;
 
 /** The index of one tenant's logs folder. */
 export class Catalog {
@@ -390,7 +395,8 @@ export class Catalog {
             if (call && call.outcome !== 'open') {
               const next = shownCall(call, record);
               db.run(
-                'UPDATE calls SET whole = ?, shown_n = ?, shown_bytes = ?, reads = ?, read_bytes = ? WHERE run_id = ? AND call_id = ?',
+                'UPDATE calls SET whole = ?, shown_n = ?, shown_bytes = ?, reads = ?, read_bytes = ? ' +
+                  'WHERE run_id = ? AND call_id = ?',
                 next.whole,
                 next.shown_n,
                 next.shown_bytes,
@@ -707,7 +713,8 @@ export class Catalog {
     return this.use((db) =>
       after
         ? db.all(
-            `SELECT ${RUN_READ} FROM runs WHERE ok = 1 AND (started_ms, run_id) > (?, ?) ORDER BY ok, started_ms, run_id LIMIT ?`,
+            `SELECT ${RUN_READ} FROM runs WHERE ok = 1 AND (started_ms, run_id) > (?, ?) ` +
+              `ORDER BY ok, started_ms, run_id LIMIT ?`,
             after.ms,
             after.id,
             limit,
@@ -767,7 +774,8 @@ export class Catalog {
       ) as unknown as UsageSums;
     return this.use((db) =>
       db.all(
-        `SELECT ${by} AS key, ${USAGE_SELECT} FROM usage WHERE hour >= ? AND hour < ? GROUP BY ${by} HAVING sum(outputs) > 0`,
+        `SELECT ${by} AS key, ${USAGE_SELECT} FROM usage WHERE hour >= ? AND hour < ? ` +
+          `GROUP BY ${by} HAVING sum(outputs) > 0`,
         range.from,
         range.to,
       ),

@@ -163,7 +163,8 @@ export const ERROR_RULES: readonly ErrorRule[] = [
   {
     id: 'generic.word',
     pattern:
-      '\\b(?:[Ee]rror|ERROR|[Ff]ail(?:ed|ure)?|FAIL(?:ED|URE)?|[Pp]anic|PANIC|[Ee]xception|EXCEPTION|[Ff]atal|FATAL)\\b',
+      '\\b(?:[Ee]rror|ERROR|[Ff]ail(?:ed|ure)?|FAIL(?:ED|URE)?|' +
+      '[Pp]anic|PANIC|[Ee]xception|EXCEPTION|[Ff]atal|FATAL)\\b',
     gates: ['rror', 'RROR', 'ail', 'AIL', 'anic', 'ANIC', 'xception', 'XCEPTION', 'atal', 'ATAL'],
     kind: 'fallback',
   },

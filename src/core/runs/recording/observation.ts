@@ -63,9 +63,17 @@ export function resultObservation(r: CallFinishedRecord): string {
   if (!r.elided) return r.preview;
   if (r.stored === 'preview_only') {
     const shown = r.previewRange ? r.previewRange.headEnd + (r.resultBytes - r.previewRange.tailStart) : 0;
-    return `Tool result not kept: ${r.resultBytes} bytes (${shape(r)}) need a blob store and none is configured; ${r.resultBytes - shown} bytes were let go.\n${errorsBefore(r, undefined)}${previewBlock(r.preview, r.binary)}`;
+    return (
+      `Tool result not kept: ${r.resultBytes} bytes (${shape(r)}) need a blob store and none is configured; ` +
+      `${r.resultBytes - shown} bytes were let go.\n` +
+      `${errorsBefore(r, undefined)}${previewBlock(r.preview, r.binary)}`
+    );
   }
-  return `Tool result elided: ${r.resultBytes} bytes (${shape(r)}), handle ${r.resultHandle}.\n${howToRead(r.resultHandle ?? '')}\n${errorsBefore(r, r.resultHandle)}${previewBlock(r.preview, r.binary)}`;
+  return (
+    `Tool result elided: ${r.resultBytes} bytes (${shape(r)}), handle ${r.resultHandle}.\n` +
+    `${howToRead(r.resultHandle ?? '')}\n` +
+    `${errorsBefore(r, r.resultHandle)}${previewBlock(r.preview, r.binary)}`
+  );
 }
 
 /** Whether an attachment's whole text appears in the summary (else its preview). */
@@ -119,7 +127,8 @@ function letGo(views: readonly AttachmentView[]): string | undefined {
     }
   }
   return lost
-    ? `warning: ${lost} of ${observed} output bytes were let go (${names.join(', ')}); reads and searches cover only what was kept`
+    ? `warning: ${lost} of ${observed} output bytes were let go (${names.join(', ')}); ` +
+        `reads and searches cover only what was kept`
     : undefined;
 }
 
