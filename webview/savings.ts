@@ -263,7 +263,12 @@ function drawChart(): void {
   drawn = undefined;
   if (!box || !shown) return;
   const days = shown.byDay;
-  const label = `Bytes per day, log scale: ${days.map((d) => `${dayLabel(d.key)}: kept ${humanBytes(d.outputBytes)}, ` + `shown ${humanBytes(d.shownBytes)}, read back ${humanBytes(d.readBytes)}`).join('; ')}`;
+  const perDay = days.map(
+    (d) =>
+      `${dayLabel(d.key)}: kept ${humanBytes(d.outputBytes)}, ` +
+      `shown ${humanBytes(d.shownBytes)}, read back ${humanBytes(d.readBytes)}`,
+  );
+  const label = `Bytes per day, log scale: ${perDay.join('; ')}`;
   const canvas = h('canvas', { class: 'chart', role: 'img', 'aria-label': label.slice(0, 4000) });
   replaceChildren(box, canvas);
   drawn = new Chart(canvas, chartConfig(days));

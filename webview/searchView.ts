@@ -211,7 +211,11 @@ export class SearchView {
           'span',
           { class: 'muted hit-meta' },
           ` byte ${count(m.byteOffset)} ` +
-            `· ${m.tool}${m.window ? ` · bytes [${m.window.start}, ${m.window.end}) of a long line, ${exactBytes(m.window.end - m.window.start)}` : ''}`,
+            `· ${m.tool}` +
+            (m.window
+              ? ` · bytes [${m.window.start}, ${m.window.end}) of a long line, ` +
+                `${exactBytes(m.window.end - m.window.start)}`
+              : ''),
         ),
         h('code', { class: 'hit-text' }, m.text),
       );

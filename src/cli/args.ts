@@ -30,7 +30,9 @@ reads it back by handle: the same store, texts and handles as the VS Code extens
 
 Storage: --storage DIR, else $BOUNDED_EVIDENCE_STORAGE (set in VS Code's terminals).
 Run "bounded-evidence <command> --help" for a command's flags.`,
-  capture: `Usage: bounded-evidence capture [--storage DIR] [--workspace DIR] [--label TEXT] [--tee] [--timeout-ms N] -- COMMAND [ARG...]
+  capture:
+    `Usage: bounded-evidence capture [--storage DIR] [--workspace DIR] [--label TEXT] [--tee] ` +
+    `[--timeout-ms N] -- COMMAND [ARG...]
        bounded-evidence capture [flags] --shell 'COMMAND LINE'
 
 Runs the command (/bin/sh -c; with "--" the words are quoted for it) in its own process
@@ -45,7 +47,8 @@ bounded observation with handles) and exits with the command's exit code
   --tee             also stream the output live to this terminal
   --timeout-ms N    kill the command's process group after N ms (default 600000)
   --shell STRING    the whole command line as one string
-  --shell-file F    read the command line from file F (deleted after reading when it lies in <storage>/evidence/pending/)
+  --shell-file F    read the command line from file F (deleted after reading ` +
+    `when it lies in <storage>/evidence/pending/)
   --hook-agent NAME, --hook-session ID
                     the run's source is that agent's session (an agent's own wrapper)`,
   read: `Usage: bounded-evidence read HANDLE [--offset N] [--limit N] [--pattern RE] [--bytes START-END] [--storage DIR]
@@ -84,7 +87,9 @@ Re-hashes every byte behind HANDLE against its record. Exit 0 when they match, 1
   mcp: `Usage: bounded-evidence mcp [--storage DIR] [--workspace DIR] [--tenant T | --global] [--http [PORT]] [limits]
 
 The MCP server (same as node dist/mcp.js; run with --help for every flag).`,
-  hook: `Usage: bounded-evidence hook [--storage DIR] [--agent NAME] [--allow] [--record-post-tool-use] [--large-result-bytes N]
+  hook:
+    `Usage: bounded-evidence hook [--storage DIR] [--agent NAME] [--allow] ` +
+    `[--record-post-tool-use] [--large-result-bytes N]
 
 Reads one agent hook event (JSON) on stdin and answers on stdout. A terminal command
 (PreToolUse on run_in_terminal or Bash, BeforeTool on run_shell_command) is rewritten to
@@ -98,7 +103,9 @@ configured, gets no answer (exit 0): the agent goes on as if there were no hook.
   --allow                    also answer permissionDecision "allow" (skips the agent's confirmation)
   --record-post-tool-use     keep PostToolUse responses over the large-result size as evidence
   --large-result-bytes N     that size (default 4096)`,
-  init: `Usage: bounded-evidence init [--agent NAME ...|--all] [--global|--project] [--dry-run] [--uninstall] [--storage DIR] [--record-post-tool-use]
+  init:
+    `Usage: bounded-evidence init [--agent NAME ...|--all] [--global|--project] [--dry-run] ` +
+    `[--uninstall] [--storage DIR] [--record-post-tool-use]
 
 Routes the agents installed here through evidence: writes each one's hook configuration and
 MCP registration, merged into the files already there (never clobbering: a file that cannot

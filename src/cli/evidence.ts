@@ -114,7 +114,16 @@ export async function importFile(argv: readonly string[], io: CliIo): Promise<nu
     status = outcome.status === 'failed' ? 'failed' : 'completed';
     const r = outcome.record;
     await io.out(
-      `${JSON.stringify({ runId: run.runId, callId: outcome.callId, status: outcome.status, ...(outcome.handle ? { handle: outcome.handle } : {}), byteCount: r.resultBytes, sha256: r.sha256, binary: r.binary, stored: r.stored })}\n`,
+      JSON.stringify({
+        runId: run.runId,
+        callId: outcome.callId,
+        status: outcome.status,
+        ...(outcome.handle ? { handle: outcome.handle } : {}),
+        byteCount: r.resultBytes,
+        sha256: r.sha256,
+        binary: r.binary,
+        stored: r.stored,
+      }) + '\n',
     );
     return outcome.status === 'ok' ? 0 : 1;
   } finally {

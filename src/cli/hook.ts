@@ -1,7 +1,7 @@
 /**
- * `hook`: one agent hook event on stdin, the answer on stdout (docs/architecture.md §2.4). The decision is the core's (`decideHook`); this file
- * finds the storage and the command that runs this command line, writes long commands
- * to a private file, and records `PostToolUse` responses when asked to.
+ * `hook`: one agent hook event on stdin, the answer on stdout (docs/architecture.md §2.4). The decision is the core's
+ * (`decideHook`); this file finds the storage and the command that runs this command line, writes long commands to a
+ * private file, and records `PostToolUse` responses when asked to.
  *
  * A hook must never break its agent: whatever goes wrong (no storage, a malformed event,
  * a storage failure) the answer is nothing and the exit code 0 (Claude Code and Codex
@@ -39,7 +39,10 @@ import {
 import type { CliIo } from './io.js';
 import { CLI_ENV, STORAGE_ENV } from './env.js';
 
-/** Set by the extension in its host: the shell of VS Code's terminals (`run_in_terminal` is routed only in a POSIX shell). */
+/**
+ * Set by the extension in its host: the shell of VS Code's terminals (`run_in_terminal` is routed only in a POSIX
+ * shell).
+ */
 const SHELL_ENV = 'BOUNDED_EVIDENCE_SHELL';
 
 /** How this command line is started again from a shell: the shim when the extension set it, else this very process. */
@@ -50,7 +53,10 @@ function cliCommand(env: NodeJS.ProcessEnv, self: readonly string[]): string {
 }
 
 /** The `hook` subcommand. */
-/** Records a `PostToolUse` response (src/cli/hookRecord.ts; passed in so the hook's own bundle loads the stores only then). */
+/**
+ * Records a `PostToolUse` response (src/cli/hookRecord.ts; passed in so the hook's own bundle loads the stores only
+ * then).
+ */
 export type RecordResponse = (
   storage: string,
   d: { agent: string; sessionId: string | undefined; tool: string; response: string },
@@ -101,7 +107,8 @@ export async function hook(
       recordPostToolUse: values['record-post-tool-use'] ?? false,
       largeResultBytes: wholeNumber('large-result-bytes', values['large-result-bytes'], 1) ?? 4096,
       parses: (script) => parsesIn(shellOf(io.env), script),
-      // The default storage of a folder is ours to make; any other named one must exist (a stale setting is not followed).
+      // The default storage of a folder is ours to make; any other named one must exist (a stale setting is not
+      // followed).
       prepare: (command, meta) => prepareSpool(storage!, command, meta, found?.source === 'default'),
       claudeSettings: (e) => claudeSettingsTexts(io.env, e),
       codexSession: (e) => codexSession(io.env, e),

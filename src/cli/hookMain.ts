@@ -12,7 +12,8 @@ import { hook, type RecordResponse } from './hook.js';
 import { processIo } from './io.js';
 
 const recordViaCli: RecordResponse = async (storage, d) => {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- the full command line, loaded only for this rare event
+  // The full command line, loaded only for this rare event.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded lazily, see above
   const cli = require(path.join(__dirname, 'cli.js')) as { recordResponse: RecordResponse };
   await cli.recordResponse(storage, d);
 };

@@ -65,7 +65,9 @@ function chooseAgents(
       const a = agentNamed(n.trim());
       if (!a)
         throw new UsageError(
-          `unknown agent "${n.slice(0, 40)}" (known: ${AGENTS.map((x) => [x.id, ...(x.aliases ?? [])].join('/')).join(', ')})`,
+          `unknown agent "${n.slice(0, 40)}" (known: ` +
+            AGENTS.map((x) => [x.id, ...(x.aliases ?? [])].join('/')).join(', ') +
+            ')',
         );
       if (!chosen.includes(a)) chosen.push(a);
     }
@@ -108,7 +110,10 @@ function flags(argv: readonly string[]): {
   }
 }
 
-/** `init [--agent NAME…|--all] [--global|--project] [--dry-run] [--uninstall] [--storage DIR]`. Exit 1 when an agent could not be changed. */
+/**
+ * `init [--agent NAME…|--all] [--global|--project] [--dry-run] [--uninstall] [--storage DIR]`. Exit 1 when an agent
+ * could not be changed.
+ */
 export async function init(argv: readonly string[], io: CliIo): Promise<number> {
   const v = flags(argv);
   if (v.global && v.project) throw new UsageError('--global and --project exclude each other');
@@ -170,7 +175,9 @@ function storageLine(ctx: ReturnType<typeof processContext>): string {
   return `evidence storage: ${displayPath(ctx, path.resolve(ctx.storage))} (${why[ctx.storageSource!]})`;
 }
 
-/** `doctor [--storage DIR]`: per agent, routing on/off per scope, the hook and storage it uses, the last routed command. */
+/**
+ * `doctor [--storage DIR]`: per agent, routing on/off per scope, the hook and storage it uses, the last routed command.
+ */
 export async function doctor(argv: readonly string[], io: CliIo): Promise<number> {
   const v = flags(argv);
   const ctx = processContext(io, v.storage);
@@ -198,7 +205,12 @@ export async function doctor(argv: readonly string[], io: CliIo): Promise<number
       .filter((x) => x !== undefined)
       .sort((a, b) => b.startedAt.localeCompare(a.startedAt))[0];
     lines.push(
-      `  last routed command: ${run ? `${run.startedAt} ${run.label ?? run.runId} (run ${run.runId})` : ctx.storage ? 'none in this storage' : 'unknown (no storage: pass --storage DIR)'}`,
+      '  last routed command: ' +
+        (run
+          ? `${run.startedAt} ${run.label ?? run.runId} (run ${run.runId})`
+          : ctx.storage
+            ? 'none in this storage'
+            : 'unknown (no storage: pass --storage DIR)'),
     );
   }
   lines.push(storageLine(ctx));

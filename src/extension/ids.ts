@@ -40,7 +40,10 @@ export const Ids = {
      * palette ("Open Evidence Link…") it asks for a pasted link.
      */
     openEvidenceLink: 'boundedEvidence.openEvidenceLink',
-    /** The diff editor on two chosen windows; optional argument `{ left, right }` (src/extension/documents/compareWindows.ts). */
+    /**
+     * The diff editor on two chosen windows; optional argument `{ left, right }`
+     * (src/extension/documents/compareWindows.ts).
+     */
     compareOutputs: 'boundedEvidence.compareOutputs',
   },
   /** Language model tool names (declared in the core: the MCP server serves the same names). */
@@ -65,7 +68,10 @@ export const Ids = {
    * (src/extension/documents/outputGutter.ts).
    */
   outputLanguage: 'bounded-evidence-output',
-  /** URI scheme of the compared windows: exactly a window's bytes, nothing added (src/extension/documents/compareWindows.ts). */
+  /**
+   * URI scheme of the compared windows: exactly a window's bytes, nothing added
+   * (src/extension/documents/compareWindows.ts).
+   */
   windowScheme: 'bounded-evidence-window',
 } as const;
 

@@ -53,7 +53,9 @@ async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | u
   return Buffer.concat(chunks);
 }
 
-/** Whether `header` is `Bearer <token>` (the scheme in any case, as HTTP's are), the token compared in constant time. */
+/**
+ * Whether `header` is `Bearer <token>` (the scheme in any case, as HTTP's are), the token compared in constant time.
+ */
 function bearerMatches(header: string | undefined, token: Buffer): boolean {
   const m = /^bearer +([0-9a-f]{64})$/i.exec(header ?? '');
   if (!m) return false;

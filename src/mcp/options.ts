@@ -58,10 +58,17 @@ function wrap(text: string, width: number): string {
 /** The tools served, from the one table (so `--help` cannot list fewer than the server serves). */
 const SERVED = `${MCP_TOOL_NAMES.slice(0, -1).join(', ')} and ${MCP_TOOL_NAMES[MCP_TOOL_NAMES.length - 1]!}`;
 
-/** One line per flag, printed by `--help` and after a usage error. */
-export const USAGE = `Usage: node dist/mcp.js --storage <dir> [--workspace <folder>] [--tenant <t> | --global] [--http [PORT]] [limits]
+const ABOUT =
+  `Serves ${SERVED} over MCP (stdio, or Streamable HTTP with --http), on the ` +
+  `same storage as the Bounded Evidence extension: handles minted here are ` +
+  `readable in the editor and the other way round.`;
 
-${wrap(`Serves ${SERVED} over MCP (stdio, or Streamable HTTP with --http), on the ` + `same storage as the Bounded Evidence extension: handles minted here are ` + `readable in the editor and the other way round.`, 88)}
+/** One line per flag, printed by `--help` and after a usage error. */
+export const USAGE =
+  `Usage: node dist/mcp.js --storage <dir> [--workspace <folder>] ` +
+  `[--tenant <t> | --global] [--http [PORT]] [limits]
+
+${wrap(ABOUT, 88)}
 
   --storage <dir>        the extension's workspace storage folder (evidence lives in <dir>/evidence)
   --workspace <folder>   folder commands run in and files are read from (default: the current directory)

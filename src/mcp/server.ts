@@ -127,7 +127,10 @@ export async function createEvidenceMcpServer(
   const clientsSeen = new Set<string>();
   const noteClient = (info: { name?: unknown; version?: unknown } | undefined, revision: unknown): void => {
     if (typeof info?.name !== 'string' || typeof revision !== 'string') return;
-    const line = `client ${oneLine(info.name).slice(0, 80)} ${typeof info.version === 'string' ? oneLine(info.version).slice(0, 40) : '?'} on protocol ${oneLine(revision).slice(0, 20)}`;
+    const line =
+      `client ${oneLine(info.name).slice(0, 80)} ` +
+      `${typeof info.version === 'string' ? oneLine(info.version).slice(0, 40) : '?'} ` +
+      `on protocol ${oneLine(revision).slice(0, 20)}`;
     if (clientsSeen.has(line)) return;
     clientsSeen.add(line);
     log(line);

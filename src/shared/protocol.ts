@@ -299,8 +299,8 @@ export interface SendToChatRequest {
   readonly range: ExcerptRangeDto;
 }
 /**
- * Saves the window on screen to a file with its provenance, as **Save Excerpt As…** does (reply: `done`; the host asks
- * where).
+ * Saves the window on screen to a file with its provenance, as **Save Excerpt As…** does (reply: `done`; the host
+ * asks where).
  */
 export interface SaveExcerptRequest {
   readonly type: 'saveExcerpt';

@@ -101,7 +101,8 @@ export class RowRenderer {
       copy.hidden = true;
       set(
         8,
-        `${localTime(r.startedAt)} · from ${r.source ?? 'tool'} · run ${r.runId} · ${count(row.shown)} of ${count(r.callCount)} calls${r.pinned ? ' · pinned' : ''}`,
+        `${localTime(r.startedAt)} · from ${r.source ?? 'tool'} · run ${r.runId} · ` +
+          `${count(row.shown)} of ${count(r.callCount)} calls${r.pinned ? ' · pinned' : ''}`,
       );
       return;
     }
@@ -145,7 +146,10 @@ export class RowRenderer {
       set(
         4,
         '',
-        `${exactBytes(part.sizeBytes)}${part.observedBytes !== undefined && part.observedBytes !== part.sizeBytes ? `, ${exactBytes(part.observedBytes)} produced` : ''}`,
+        exactBytes(part.sizeBytes) +
+          (part.observedBytes !== undefined && part.observedBytes !== part.sizeBytes
+            ? `, ${exactBytes(part.observedBytes)} produced`
+            : ''),
       );
       // The exact count is its own span: the compact column shows the human size alone (exact in the tooltip).
       (c[4] as HTMLElement).append(

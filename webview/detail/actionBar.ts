@@ -156,9 +156,11 @@ export class ActionBar {
     if (!left) {
       this.compareLeft = here;
       compare.textContent = 'Compare with marked';
-      compare.title = `Open the diff editor on bytes [${here.start}, ${here.end}) of ${handle} and the window on screen`;
+      compare.title =
+        `Open the diff editor on bytes [${here.start}, ${here.end}) of ${handle} ` + `and the window on screen`;
       this.said(
-        `Marked bytes [${here.start}, ${here.end}) of ${handle} for comparison: show another window (of any output) and press "Compare with marked".`,
+        `Marked bytes [${here.start}, ${here.end}) of ${handle} for comparison: ` +
+          `show another window (of any output) and press "Compare with marked".`,
       );
       return;
     }

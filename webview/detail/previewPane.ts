@@ -82,7 +82,8 @@ export class PreviewPane {
     const b = h(
       'button',
       { class: 'gap', id: 'preview-gap', type: 'button', title: 'Fetch the omitted bytes into the window below' },
-      `… bytes [${headEnd}, ${tailStart}) omitted: ${exactBytes(tailStart - headEnd)} the model did not see — fetch them …`,
+      `… bytes [${headEnd}, ${tailStart}) omitted: ` +
+        `${exactBytes(tailStart - headEnd)} the model did not see — fetch them …`,
     );
     b.addEventListener('click', () => this.fetchGap(headEnd, tailStart));
     return b;

@@ -165,9 +165,8 @@ export class WindowPane {
     const parts = [`bytes [${w.start}, ${w.end})`, exactBytes(w.end - w.start)];
     if (w.firstLine !== undefined && w.encoding === 'text' && w.end > w.start) {
       const lines = w.text.split('\n').length - (w.text.endsWith('\n') ? 1 : 0);
-      parts.push(
-        lines <= 1 ? `line ${count(w.firstLine + 1)}` : `lines ${count(w.firstLine + 1)}–${count(w.firstLine + lines)}`,
-      );
+      const first = count(w.firstLine + 1);
+      parts.push(lines <= 1 ? `line ${first}` : `lines ${first}–${count(w.firstLine + lines)}`);
     }
     parts.push(`of ${exactBytes(w.totalBytes)}, ${count(w.totalLines)} ${w.totalLines === 1 ? 'line' : 'lines'}`);
     if (w.encoding === 'hex') parts.push('hex dump');

@@ -94,7 +94,9 @@ const inside = (p: string, root: string): boolean => {
   return x === r || x.startsWith(r.endsWith(path.sep) ? r : r + path.sep);
 };
 
-/** What the hook does with a Codex `Bash` call: route it (answering `allow` with the rewrite), or leave it, saying why. */
+/**
+ * What the hook does with a Codex `Bash` call: route it (answering `allow` with the rewrite), or leave it, saying why.
+ */
 export function codexVerdict(
   command: string,
   turn: CodexTurn | undefined,
@@ -104,12 +106,15 @@ export function codexVerdict(
     return {
       route: false,
       reason:
-        "Codex's policy for this session could not be read (no turn_context in its transcript): the command runs as written",
+        "Codex's policy for this session could not be read (no turn_context in its transcript): " +
+        'the command runs as written',
     };
   if (!['never', 'on-request', 'on-failure'].includes(turn.approvalPolicy)) {
     return {
       route: false,
-      reason: `Codex's approval policy ${turn.approvalPolicy} judges commands by their text: the command runs as written`,
+      reason:
+        `Codex's approval policy ${turn.approvalPolicy} judges commands by their text: ` +
+        `the command runs as written`,
     };
   }
   const sb = turn.sandbox;
@@ -124,7 +129,9 @@ export function codexVerdict(
       return {
         route: false,
         reason:
-          "Codex's workspace-write sandbox cannot write the evidence storage (add it to sandbox_workspace_write.writable_roots): the command runs as written",
+          "Codex's workspace-write sandbox cannot write the evidence storage " +
+          '(add it to sandbox_workspace_write.writable_roots): ' +
+          'the command runs as written',
       };
   } else if (sb.type !== 'danger-full-access') {
     return {

@@ -1,6 +1,6 @@
 /**
- * The hook's decision for one agent hook event (docs/architecture.md §2.4), pure: the command line reads stdin, calls `decideHook`, writes the
- * answer. The clients' shapes understood:
+ * The hook's decision for one agent hook event (docs/architecture.md §2.4), pure: the command line reads stdin, calls
+ * `decideHook`, writes the answer. The clients' shapes understood:
  * - `PreToolUse` on `run_in_terminal` (VS Code's built-in agent): answer
  *   `hookSpecificOutput.updatedInput` with the whole tool input and the command rewritten;
  * - `PreToolUse` on `Bash` (Claude Code, Codex): the same answer shape; Codex honours it only with
@@ -45,7 +45,10 @@ const ROUTED_TOOLS: readonly {
   { event: 'PreToolUse', tool: 'run_shell_command', agent: 'qwen', shape: 'updatedInput' },
 ];
 
-/** The Copilot CLI's events carry no event name: `toolArgs` without `toolResult` is its `preToolUse`, with it `postToolUse`. */
+/**
+ * The Copilot CLI's events carry no event name: `toolArgs` without `toolResult` is its `preToolUse`, with it
+ * `postToolUse`.
+ */
 function copilotCliEvent(event: Record<string, unknown>): { name: string; input: unknown } | undefined {
   if (event.hook_event_name !== undefined || event.hookEventName !== undefined || !('toolArgs' in event))
     return undefined;
@@ -80,7 +83,9 @@ export interface HookContext {
   readonly recordPostToolUse?: boolean;
   /** The agent to record (`codex` for Codex's `Bash`); default: told by the tool name. */
   readonly agent?: string;
-  /** The shell of VS Code's terminals (`vscode.env.shell`, passed as BOUNDED_EVIDENCE_SHELL); undefined: assumed POSIX. */
+  /**
+   * The shell of VS Code's terminals (`vscode.env.shell`, passed as BOUNDED_EVIDENCE_SHELL); undefined: assumed POSIX.
+   */
   readonly terminalShell?: string;
   /** Threshold of `PostToolUse` recording, and of a routed command's output given back whole. */
   readonly largeResultBytes?: number;
@@ -99,9 +104,15 @@ export interface HookContext {
   readonly terminalStorage?: string;
   /** Writes the routed command's script into its spool (`<spool>/run`), for the terminal's one-line form. */
   readonly writeRun?: (spool: string, script: string) => void;
-  /** Claude Code's settings texts (user, project, project-local), read for its permission rules (src/core/reach/claudePermissions.ts). */
+  /**
+   * Claude Code's settings texts (user, project, project-local), read for its permission rules
+   * (src/core/reach/claudePermissions.ts).
+   */
   readonly claudeSettings?: (event: Record<string, unknown>) => readonly (string | undefined)[];
-  /** Codex's session policy (its transcript's latest turn_context) and exec-policy rules texts (src/core/reach/codexPolicy.ts). */
+  /**
+   * Codex's session policy (its transcript's latest turn_context) and exec-policy rules texts
+   * (src/core/reach/codexPolicy.ts).
+   */
   readonly codexSession?: (event: Record<string, unknown>) => {
     readonly turn: CodexTurn | undefined;
     readonly rules: readonly string[];
@@ -138,7 +149,9 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** The first `n` shell words of a command: plain or single-quoted (enough to recognise how the command line is started). */
+/**
+ * The first `n` shell words of a command: plain or single-quoted (enough to recognise how the command line is started).
+ */
 function leadingWords(command: string, n: number): string[] {
   const words: string[] = [];
   const re = /\s*(?:'([^']*)'|"([^"`\\]*)"|([^\s'"]+))(?=\s|$)/y;
@@ -154,7 +167,9 @@ function leadingWords(command: string, n: number): string[] {
 const INTERPRETERS = new Set(['node', 'nodejs', 'code', 'code-insiders', 'code-server', 'electron']);
 const basename = (w: string): string => w.slice(w.lastIndexOf('/') + 1);
 
-/** True when `command` is already a `capture` through some bounded-evidence command line (ours or another install's). */
+/**
+ * True when `command` is already a `capture` through some bounded-evidence command line (ours or another install's).
+ */
 export function isRouted(command: string, cli: string): boolean {
   const c = command.trimStart();
   if (c.startsWith(`${cli} capture `)) return true;
@@ -176,7 +191,9 @@ function sessionOf(event: Record<string, unknown>): string | undefined {
 /** The reason Qwen Code requires beside the decision (shown in its debug log, not to the model). */
 const QWEN_REASON = 'bounded-evidence: output kept as evidence (permission mode yolo)';
 
-/** Decides what to answer to one parsed hook event. Never throws (a failing `prepare` is answered by `unkeptCommand`). */
+/**
+ * Decides what to answer to one parsed hook event. Never throws (a failing `prepare` is answered by `unkeptCommand`).
+ */
 export function decideHook(event: unknown, ctx: HookContext): HookDecision {
   if (!isRecord(event)) return { action: 'none', reason: 'the event is not a JSON object' };
   if (ctx.storage === undefined || ctx.storage === '')
@@ -202,7 +219,8 @@ export function decideHook(event: unknown, ctx: HookContext): HookDecision {
     input.detach === true
   )
     return { action: 'none', reason: 'background commands stay in the terminal' };
-  // VS Code's run_in_terminal says `mode: 'async'` for a server or watcher it leaves running: capture would wait for it to end.
+  // VS Code's run_in_terminal says `mode: 'async'` for a server or watcher it leaves running: capture would wait for it
+  // to end.
   if (typeof input.mode === 'string' && /async|background|interactive/i.test(input.mode))
     return { action: 'none', reason: 'asynchronous or interactive commands stay in the terminal' };
   if (isRouted(command, ctx.cli) || isWrapped(command))
@@ -232,12 +250,15 @@ export function decideHook(event: unknown, ctx: HookContext): HookDecision {
       };
     if (verdict === 'allow') allow = true;
   }
-  // Qwen Code requires a permissionDecision with updatedInput, and `allow` skips its approval prompt: only where it asks nothing anyway.
+  // Qwen Code requires a permissionDecision with updatedInput, and `allow` skips its approval prompt: only where it
+  // asks nothing anyway.
   if (agent === 'qwen') {
     if (event.permission_mode !== 'yolo')
       return {
         action: 'none',
-        reason: `Qwen Code would ask before this command (permission mode ${String(event.permission_mode)}); an allowed rewrite would skip that: it runs as written`,
+        reason:
+          `Qwen Code would ask before this command (permission mode ${String(event.permission_mode)}); ` +
+          `an allowed rewrite would skip that: it runs as written`,
       };
     allow = true;
   }
@@ -310,12 +331,13 @@ function decidePost(event: Record<string, unknown>, toolName: string, ctx: HookC
 }
 
 /**
- * The line VS Code's terminal is given (docs/contracts.md §6.1): `. "$BOUNDED_EVIDENCE_STORAGE/evidence/spool/<id>/run"`,
- * the wrapped command sourced from its spool. The terminal echoes the typed line into what the model gets, and
- * VS Code strips that echo only for a line it finds whole in the output (a line of the terminal's width or so,
- * with no second line): the wrapped command itself is ~600 bytes over several lines. Sourcing runs it in the same
- * shell, as the group does. Only when the hook's storage is the terminals' (`BOUNDED_EVIDENCE_STORAGE`, which the
- * extension sets in every integrated terminal) and the spool's path below it is plain; else undefined.
+ * The line VS Code's terminal is given (docs/contracts.md §6.1):
+ * `. "$BOUNDED_EVIDENCE_STORAGE/evidence/spool/<id>/run"`, the wrapped command sourced from its spool. The terminal
+ * echoes the typed line into what the model gets, and VS Code strips that echo only for a line it finds whole in the
+ * output (a line of the terminal's width or so, with no second line): the wrapped command itself is ~600 bytes over
+ * several lines. Sourcing runs it in the same shell, as the group does. Only when the hook's storage is the terminals'
+ * (`BOUNDED_EVIDENCE_STORAGE`, which the extension sets in every integrated terminal) and the spool's path below it is
+ * plain; else undefined.
  */
 function terminalLine(spool: string, ctx: HookContext): string | undefined {
   if (!ctx.writeRun || ctx.terminalStorage === undefined || ctx.terminalStorage !== ctx.storage) return undefined;
@@ -330,9 +352,11 @@ function terminalLine(spool: string, ctx: HookContext): string | undefined {
  * exit status stays the command's.
  */
 export function unkeptCommand(command: string, reason: string): string {
-  const line = `bounded-evidence: evidence not kept (${reason.split('\n')[0]!.slice(0, 160)}); the command ran unrouted`;
+  const line =
+    `bounded-evidence: evidence not kept (${reason.split('\n')[0]!.slice(0, 160)}); ` + `the command ran unrouted`;
   return [
     `{ ${command}`,
-    `}; ${STATUS_VAR}=$?; printf '%s\\n' ${quoteShellWord(line.replace(/\0/g, ''))} >&2; eval "unset ${STATUS_VAR}; (exit $${STATUS_VAR})"`,
+    `}; ${STATUS_VAR}=$?; printf '%s\\n' ${quoteShellWord(line.replace(/\0/g, ''))} >&2; ` +
+      `eval "unset ${STATUS_VAR}; (exit $${STATUS_VAR})"`,
   ].join('\n');
 }

@@ -12,7 +12,10 @@ import { replaceFileText } from '../files/localFile.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** The per-user state folder (`$XDG_STATE_HOME/bounded-evidence`, else `~/.local/state/bounded-evidence`); undefined without a home. */
+/**
+ * The per-user state folder (`$XDG_STATE_HOME/bounded-evidence`, else `~/.local/state/bounded-evidence`); undefined
+ * without a home.
+ */
 export function userStateDir(env: Env, home = env.HOME): string | undefined {
   const base = env.XDG_STATE_HOME || (home ? path.join(home, '.local', 'state') : undefined);
   return base ? path.join(base, 'bounded-evidence') : undefined;
@@ -30,7 +33,9 @@ const WORKSPACES_FILE = 'workspaces.json';
  * is an executable file: `command -v` alone says yes to a file that is not executable in some shells.
  */
 const FINDER =
-  'for be in "${BOUNDED_EVIDENCE_CLI-}" "$(command -v bounded-evidence)" "${XDG_STATE_HOME:-$HOME/.local/state}/bounded-evidence/bin/bounded-evidence"; do [ -f "$be" ] && [ -x "$be" ] && exec "$be"';
+  'for be in "${BOUNDED_EVIDENCE_CLI-}" "$(command -v bounded-evidence)" ' +
+  '"${XDG_STATE_HOME:-$HOME/.local/state}/bounded-evidence/bin/bounded-evidence"; ' +
+  'do [ -f "$be" ] && [ -x "$be" ] && exec "$be"';
 
 /**
  * The sh text a committed project file holds to start the command line with `words` (fixed words: no quoting

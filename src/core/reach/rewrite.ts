@@ -98,8 +98,8 @@ export function unwrappableReason(original: string): string | undefined {
   // A final backslash would join our closing brace to the command's last line.
   if (/(?:^|[^\\])(?:\\\\)*\\\s*$/.test(original)) return 'the command ends in a line continuation';
   // These end or replace the shell before the output could be given back.
-  // `exit` as a command anywhere at the top (after a separator or a keyword; not `(exit 1)`, a subshell's, nor a word in quotes);
-  // `return` too: in the terminal's sourced form it would end the script before the output is given back.
+  // `exit` as a command anywhere at the top (after a separator or a keyword; not `(exit 1)`, a subshell's, nor a word
+  // in quotes); `return` too: in the terminal's sourced form it would end the script before the output is given back.
   if (/(?:^|[;&|\n{]|\b(?:then|else|do))\s*(?:exec|exit|logout|return)(?=\s|;|&|\||$)/.test(original))
     return 'the command ends the shell';
   // With errexit a failing command ends the shell inside the group, before the output is given back.

@@ -1,10 +1,9 @@
 /**
- * POSIX shell quoting for the hook's rewritten commands (docs/architecture.md §2.4). A word in single quotes is taken literally by every POSIX
- * shell, bash, zsh and dash alike: nothing inside is special (no `$`, backtick, `\`,
- * newline or here-doc marker), except `'` itself, which cannot appear inside and is
- * written as `'\''` (close, an escaped quote, reopen). That is the whole grammar, so a
- * command of any content arrives as one argument, byte for byte; the routed-command tests
- * run quoted commands under bash, zsh and dash (test/unit/core/reach/routing.test.ts).
+ * POSIX shell quoting for the hook's rewritten commands (docs/architecture.md §2.4). A word in single quotes is taken
+ * literally by every POSIX shell, bash, zsh and dash alike: nothing inside is special (no `$`, backtick, `\`, newline
+ * or here-doc marker), except `'` itself, which cannot appear inside and is written as `'\''` (close, an escaped quote,
+ * reopen). That is the whole grammar, so a command of any content arrives as one argument, byte for byte; the
+ * routed-command tests run quoted commands under bash, zsh and dash (test/unit/core/reach/routing.test.ts).
  */
 
 /** `text` as one single-quoted POSIX shell word. NUL cannot be passed in an argument: refused. */

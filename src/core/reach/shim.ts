@@ -1,10 +1,9 @@
 /**
- * The shim `BOUNDED_EVIDENCE_CLI` names (docs/architecture.md §2.4): a small POSIX sh script in the extension's global storage that runs the
- * installed extension's dist/cli.js with the Node the editor itself runs on, so the
- * command line works on a machine with no Node on PATH, and rewritten commands never
- * depend on PATH. The extension rewrites it on every activation; between an update and
- * the next activation the recorded paths may be gone, so it falls back to the newest
- * installed copy of the extension beside the recorded one, and to `node` on PATH.
+ * The shim `BOUNDED_EVIDENCE_CLI` names (docs/architecture.md §2.4): a small POSIX sh script in the extension's global
+ * storage that runs the installed extension's dist/cli.js with the Node the editor itself runs on, so the command line
+ * works on a machine with no Node on PATH, and rewritten commands never depend on PATH. The extension rewrites it on
+ * every activation; between an update and the next activation the recorded paths may be gone, so it falls back to the
+ * newest installed copy of the extension beside the recorded one, and to `node` on PATH.
  */
 import { SPOOL_STDERR, SPOOL_STDOUT } from './rewrite.js';
 import { quoteShellWord } from './shellQuote.js';
@@ -66,9 +65,11 @@ const SHIM_KEEP_LINES: readonly string[] = [
   `    cat "$BE_D/${SPOOL_STDOUT}"; cat "$BE_D/${SPOOL_STDERR}" >&2`,
   '    ( "$NODE" $BE_FLAGS "$CLI" keep --quiet "$BE_D" "$BE_S" </dev/null >/dev/null 2>&1 & )',
   '  else',
-  // keep prints the observation, or the output itself when the evidence cannot be kept; with no Node at all, sh prints it.
+  // keep prints the observation, or the output itself when the evidence cannot be kept; with no Node at all, sh prints
+  // it.
   '  if [ -x "$NODE" ] || command -v "$NODE" >/dev/null 2>&1; then "$NODE" $BE_FLAGS "$CLI" keep "$BE_D" "$BE_S" "$4"',
-  `  else cat "$BE_D/${SPOOL_STDOUT}"; cat "$BE_D/${SPOOL_STDERR}" >&2; rm -rf "$BE_D"; echo 'bounded-evidence: evidence not kept (no Node to record it); the command ran unrouted' >&2; fi`,
+  `  else cat "$BE_D/${SPOOL_STDOUT}"; cat "$BE_D/${SPOOL_STDERR}" >&2; rm -rf "$BE_D"; ` +
+    `echo 'bounded-evidence: evidence not kept (no Node to record it); the command ran unrouted' >&2; fi`,
   '  fi',
   '  exit "$BE_S"',
   'fi',
@@ -94,9 +95,12 @@ export function shimScript(i: ShimInputs): string {
     `  for c in ${q(i.extensionsDir)}/${q(i.folderPrefix)}*/dist/cli.js; do [ -f "$c" ] && CLI=$c; done`,
     'fi',
     // The editor's copy is gone (the extension removed): a hook answers nothing, so the agent runs its call as written.
-    `[ -f "$CLI" ] || { [ "\${1-}" = hook ] && exit 0; echo 'bounded-evidence: the command line of the editor is gone (the extension was removed or moved)' >&2; exit 127; }`,
+    `[ -f "$CLI" ] || { [ "\${1-}" = hook ] && exit 0; ` +
+      `echo 'bounded-evidence: the command line of the editor is gone ` +
+      `(the extension was removed or moved)' >&2; exit 127; }`,
     // Started for a hook as the portable finder starts it (not through the variable): routed commands name this script.
-    'case "${1-}" in hook) [ -n "${BOUNDED_EVIDENCE_CLI-}" ] || { BOUNDED_EVIDENCE_CLI=$0; export BOUNDED_EVIDENCE_CLI; } ;; esac',
+    'case "${1-}" in hook) [ -n "${BOUNDED_EVIDENCE_CLI-}" ] || ' +
+      '{ BOUNDED_EVIDENCE_CLI=$0; export BOUNDED_EVIDENCE_CLI; } ;; esac',
     // The hook has a small bundle of its own beside cli.js: it runs before every agent command.
     'case "${1-}" in hook) [ -f "${CLI%cli.js}hook.js" ] && CLI="${CLI%cli.js}hook.js" ;; esac',
     ...HOOK_PREFILTER,
@@ -119,7 +123,8 @@ export function shimScript(i: ShimInputs): string {
       : [`  exec "$NODE" ${NODE_FLAGS.join(' ')} "$CLI" "$@"`]),
     'fi',
     // The fallback: whatever Node is on PATH (the command line itself refuses one older than 22.14 in one line).
-    'command -v node >/dev/null 2>&1 || { echo "bounded-evidence needs Node 22.14 or newer (none found: the editor\'s Node is gone and no node is on PATH)" >&2; exit 127; }',
+    'command -v node >/dev/null 2>&1 || { echo "bounded-evidence needs Node 22.14 or newer ' +
+      '(none found: the editor\'s Node is gone and no node is on PATH)" >&2; exit 127; }',
     `exec node ${NODE_FLAGS.join(' ')} "$CLI" "$@"`,
     '',
   ].join('\n');

@@ -82,7 +82,10 @@ export interface RunSummary {
   readonly source?: RunSource;
   /** Finished calls. */
   readonly callCount: number;
-  /** Finished calls that failed (an error, a non-zero exit, a signal, a time limit, a cancel): a completed run with one failed. */
+  /**
+   * Finished calls that failed (an error, a non-zero exit, a signal, a time limit, a cancel): a completed run with one
+   * failed.
+   */
   readonly failedCalls: number;
   /** Log bytes plus kept blob bytes (what deleting the run frees, near enough). */
   readonly totalBytes: number;
@@ -145,7 +148,10 @@ export interface CallQuery {
   /** Only the call with this id (exact; with `runId`, the run it belongs to): a whole handle names one call. */
   readonly callId?: string;
   readonly tool?: string;
-  /** `ok`: status ok; `failed`: error, failed, interrupted, or a command recorded ok that exited non-zero, by a signal, timed out or was cancelled; `running`: not finished yet. */
+  /**
+   * `ok`: status ok; `failed`: error, failed, interrupted, or a command recorded ok that exited non-zero, by a signal,
+   * timed out or was cancelled; `running`: not finished yet.
+   */
   readonly outcome?: 'ok' | 'failed' | 'running';
   readonly source?: ListedRunSource['kind'];
   /** Case-insensitive substring of the tool, run id, call id or run label. */
@@ -164,7 +170,9 @@ export interface CallPage {
 export type CallFilter = Omit<CallQuery, 'offset' | 'limit'>;
 
 export interface CallReportQuery extends CallQuery {
-  /** Also return every tool name and run source kind the tenant's listed calls and runs use (the inspector's pickers). */
+  /**
+   * Also return every tool name and run source kind the tenant's listed calls and runs use (the inspector's pickers).
+   */
   readonly withFacets?: boolean;
 }
 
@@ -193,7 +201,9 @@ export interface CallReportPage {
 export interface RunQuery {
   /** Case-insensitive substring of the run id or label. */
   readonly text?: string;
-  /** Only these runs, in this order (the listed ones among them; `text` and `offset` do not apply): a lookup, no walk. */
+  /**
+   * Only these runs, in this order (the listed ones among them; `text` and `offset` do not apply): a lookup, no walk.
+   */
   readonly runIds?: readonly string[];
   /** Matching runs to skip (newest first), 0 when absent. */
   readonly offset?: number;
@@ -358,7 +368,9 @@ export interface ReaderLimits {
 
 /** Per-call options of `readToolOutput`. */
 export interface ReadOptions {
-  /** Aborting stops a pattern search (the model's cancellation, MCP `notifications/cancelled`, the inspector's Cancel). */
+  /**
+   * Aborting stops a pattern search (the model's cancellation, MCP `notifications/cancelled`, the inspector's Cancel).
+   */
   readonly signal?: AbortSignal;
   /**
    * An overall deadline (epoch ms) this read shares with others (`evidence_search` spends
@@ -532,7 +544,9 @@ export interface RunStoreApi {
   openHandle(handle: string, scope?: ReadScope): Promise<HandleSource>;
   /** Called after every record this store appends. */
   onDidRecord(listener: (event: RunRecordEvent) => void): Disposable;
-  /** Called while a command runs, with how far each stream has come (optional: stores without live commands omit it). */
+  /**
+   * Called while a command runs, with how far each stream has come (optional: stores without live commands omit it).
+   */
   onDidCaptureProgress?(listener: (event: CaptureProgressEvent) => void): Disposable;
   /** Deletes a run's log and blobs (refused while the run is live in this store). */
   deleteRun(runId: string): Promise<void>;
@@ -542,7 +556,10 @@ export interface RunStoreApi {
   prune(options: PruneOptions): Promise<PruneResult>;
   /** One page of calls from the catalog, sorted and filtered (docs/architecture.md §6). */
   queryCalls(query: CallQuery): Promise<CallPage>;
-  /** Where a call is in the list these filters give (0 = first), or undefined when they hide it: one pass, no sort (docs/contracts.md §3.4, "Reveal"). */
+  /**
+   * Where a call is in the list these filters give (0 = first), or undefined when they hide it: one pass, no sort
+   * (docs/contracts.md §3.4, "Reveal").
+   */
   callIndex(query: CallFilter, runId: string, callId: string): Promise<number | undefined>;
   /** One page of calls with their records (the inspector's list): O(page) log reads (docs/architecture.md §6). */
   callReports(query: CallReportQuery): Promise<CallReportPage>;
@@ -550,7 +567,8 @@ export interface RunStoreApi {
   queryRuns(query: RunQuery): Promise<RunSummary[]>;
   /**
    * Compares the catalog with the logs folder: indexes the run logs it lacks (written by
-   * another process), drops runs whose log is gone. In batches, the event loop free between them (docs/architecture.md §6).
+   * another process), drops runs whose log is gone. In batches, the event loop free between them
+   * (docs/architecture.md §6).
    */
   reconcileWithLogs(): Promise<void>;
   /** How many runs this tenant keeps and their bytes, from the catalog (no stat per log). */

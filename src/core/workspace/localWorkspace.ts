@@ -10,9 +10,8 @@
  * path asked for or the path a symlink leads to. `read_file` opens the file once and
  * checks the opened descriptor (confinedOpen.ts), so a folder swapped for a link between
  * the check and the open cannot leak a file from outside. Listings leave secrets and
- * escaping links out (docs/contracts.md §5.3). Error results are short on purpose: the evidence wrapper passes `error:`
- * results
- * through unbounded, so they must never carry output.
+ * escaping links out (docs/contracts.md §5.3). Error results are short on purpose: the evidence wrapper passes
+ * `error:` results through unbounded, so they must never carry output.
  */
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';

@@ -50,7 +50,8 @@ export async function clearAllCommand(deps: CommandDeps, arg?: unknown): Promise
   await deps.host.rebuild();
   void vscode.window.showInformationMessage(
     `Bounded Evidence: deleted ${report.deletedRuns.length} run(s), ` +
-      `freed ${formatBytes(report.freedBytes)}${report.skippedRuns.length ? `; ${report.skippedRuns.length} running run(s) kept` : ''}.`,
+      `freed ${formatBytes(report.freedBytes)}` +
+      `${report.skippedRuns.length ? `; ${report.skippedRuns.length} running run(s) kept` : ''}.`,
   );
   return report;
 }

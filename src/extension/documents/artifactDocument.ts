@@ -59,10 +59,10 @@ export function parseHandleDocumentUri(uri: vscode.Uri): ParsedPageUri | undefin
   if (uri.scheme !== Ids.documentScheme) return undefined;
   const short = /^\/([A-Za-z0-9._-]{1,256})\/page-([1-9]\d{0,11})\.txt$/.exec(uri.path);
   if (short) return { handle: short[1]!, page: Number(short[2]) - 1 };
-  const named =
-    /^\/([A-Za-z0-9._-]{1,256})\/\1 ((?:lines|bytes) \d{1,15}–\d{1,15}) \(page ([1-9]\d{0,11}) of [1-9]\d{0,11}\)\.txt$/.exec(
-      uri.path,
-    );
+  const named = new RegExp(
+    String.raw`^\/([A-Za-z0-9._-]{1,256})\/\1 ((?:lines|bytes) \d{1,15}–\d{1,15}) ` +
+      String.raw`\(page ([1-9]\d{0,11}) of [1-9]\d{0,11}\)\.txt$`,
+  ).exec(uri.path);
   if (named)
     return {
       handle: named[1]!,
@@ -247,7 +247,10 @@ class ArtifactDocumentProvider implements vscode.TextDocumentContentProvider, vs
     try {
       return await renderPage(await (await this.runs()).openHandle(parsed.handle), parsed.page, parsed.name);
     } catch (e) {
-      return `bounded-evidence: ${parsed.handle}: ${e instanceof Error && e.name === 'EvidenceError' ? e.message : 'the output could not be read'}`;
+      return (
+        `bounded-evidence: ${parsed.handle}: ` +
+        `${e instanceof Error && e.name === 'EvidenceError' ? e.message : 'the output could not be read'}`
+      );
     }
   }
 
@@ -257,7 +260,11 @@ class ArtifactDocumentProvider implements vscode.TextDocumentContentProvider, vs
     for (let l = 0; l < Math.min(HEADER_LINES, document.lineCount); l++) {
       const text = document.lineAt(l).text;
       for (const m of text.matchAll(
-        /bounded-evidence:\/[A-Za-z0-9._-]+\/(?:page-\d+|[A-Za-z0-9._-]+%20(?:lines|bytes)%20\d+%E2%80%93\d+%20%28page%20\d+%20of%20\d+%29)\.txt/g,
+        new RegExp(
+          String.raw`bounded-evidence:\/[A-Za-z0-9._-]+\/(?:page-\d+|[A-Za-z0-9._-]+%20(?:lines|bytes)%20` +
+            String.raw`\d+%E2%80%93\d+%20%28page%20\d+%20of%20\d+%29)\.txt`,
+          'g',
+        ),
       )) {
         links.push(
           new vscode.DocumentLink(new vscode.Range(l, m.index, l, m.index + m[0].length), vscode.Uri.parse(m[0])),

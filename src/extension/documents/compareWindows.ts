@@ -74,7 +74,9 @@ class WindowDocumentProvider implements vscode.TextDocumentContentProvider {
     try {
       return await renderWindow(await (await this.runs()).openHandle(w.handle), w.start, w.end);
     } catch (e) {
-      return `bounded-evidence: ${w.handle}: ${e instanceof EvidenceError ? e.message : 'the output could not be read'}`;
+      return (
+        `bounded-evidence: ${w.handle}: ` + `${e instanceof EvidenceError ? e.message : 'the output could not be read'}`
+      );
     }
   }
 }

@@ -16,7 +16,9 @@
 import * as vscode from 'vscode';
 import { Ids } from '../ids.js';
 
-/** Header lines before the content of a page (the last one is blank; `renderPage` in artifactDocument.ts writes them). */
+/**
+ * Header lines before the content of a page (the last one is blank; `renderPage` in artifactDocument.ts writes them).
+ */
 export const HEADER_LINES = 3;
 
 /** Lines decorated above and below the visible ones, so a scroll of a few screens shows numbers at once. */
@@ -34,7 +36,11 @@ const numberStyle = { color: new vscode.ThemeColor('editorLineNumber.foreground'
 function pageFirstLine(document: vscode.TextDocument): { first: number; last: number } | undefined {
   if (document.uri.scheme !== Ids.documentScheme || document.lineCount <= HEADER_LINES) return undefined;
   const header = document.lineAt(0).text;
-  const all = [...header.matchAll(/ · bytes \[\d+, \d+\) of \d+ · lines (\d+)–(\d+) of \d+ · sha256 [0-9a-f]{64}/g)];
+  const all = [
+    ...header.matchAll(
+      new RegExp(String.raw` · bytes \[\d+, \d+\) of \d+ · lines (\d+)–(\d+) of \d+ · sha256 [0-9a-f]{64}`, 'g'),
+    ),
+  ];
   const m = all[all.length - 1];
   if (!m) return undefined;
   return { first: Number(m[1]), last: Number(m[2]) };

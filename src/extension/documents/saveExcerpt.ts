@@ -61,7 +61,8 @@ export async function writeWindow(
     const provenancePath = `${target}.provenance.json`;
     await writeFile(
       provenancePath,
-      `${JSON.stringify({ ...provenance, byteCount: end - start, sha256, exportedAt: new Date().toISOString() }, null, 2)}\n`,
+      JSON.stringify({ ...provenance, byteCount: end - start, sha256, exportedAt: new Date().toISOString() }, null, 2) +
+        '\n',
     );
     return { path: target, provenancePath, byteCount: end - start, sha256 };
   } catch (e) {
@@ -190,7 +191,10 @@ export async function saveExcerptCommand(deps: CommandDeps, arg?: unknown): Prom
   let target = typeof a.path === 'string' ? a.path : undefined;
   if (!target) {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
-    const name = `${handle}.${'bytes' in w ? `bytes-${w.bytes.start}-${w.bytes.end}` : `lines-${w.lines.first}-${w.lines.last}`}.txt`;
+    const name =
+      `${handle}.` +
+      ('bytes' in w ? `bytes-${w.bytes.start}-${w.bytes.end}` : `lines-${w.lines.first}-${w.lines.last}`) +
+      '.txt';
     const uri = await vscode.window.showSaveDialog({
       title: `Save Excerpt of ${handle}`,
       saveLabel: 'Save Excerpt',

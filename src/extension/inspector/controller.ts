@@ -326,8 +326,8 @@ export class InspectorController {
   }
 
   /**
-   * The call a whole handle names (`res_…`, `out_…`; either form, minted or written before), when the store minted it;
-   * else the text is plain text.
+   * The call a whole handle names (`res_…`, `out_…`; either form, minted or written before), when the store minted
+   * it; else the text is plain text.
    */
   private async callOfHandle(text: string): Promise<{ runId: string; callId: string } | undefined> {
     if (!/^(res|out)_[A-Za-z0-9-]+(_[A-Za-z0-9:.-]+)?$/.test(text) || text.length > this.limits.maxHandleChars)

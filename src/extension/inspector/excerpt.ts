@@ -62,7 +62,9 @@ export interface ExcerptSource {
  * src/extension/links/evidenceLinks.ts).
  */
 export function excerptLink(handle: string, start: number, end: number, scheme = 'vscode'): string {
-  return `${scheme}://${Ids.extension}${OPEN_PATH}?${new URLSearchParams({ handle, bytes: `${start}-${end}` }).toString()}`;
+  return (
+    `${scheme}://${Ids.extension}${OPEN_PATH}?` + new URLSearchParams({ handle, bytes: `${start}-${end}` }).toString()
+  );
 }
 
 /**

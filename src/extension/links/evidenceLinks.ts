@@ -54,8 +54,11 @@ interface SourceRef {
  * `path:line[:col]` or `path(line,col)`. The path is a run of ordinary path characters
  * holding at least one letter, not preceded by one (so `a.ts` inside `xa.ts` is not cut).
  */
-const SOURCE_REF =
-  /(?<![\w./@+~-])((?:\.\/|\/)?[\w.@+~-]*[A-Za-z][\w.@+~-]*(?:\/[\w.@+~-]+)*)(?::(\d{1,9})(?::(\d{1,9}))?|\((\d{1,9}),(\d{1,9})\))/g;
+const SOURCE_REF = new RegExp(
+  String.raw`(?<![\w./@+~-])((?:\.\/|\/)?[\w.@+~-]*[A-Za-z][\w.@+~-]*(?:\/[\w.@+~-]+)*)` +
+    String.raw`(?::(\d{1,9})(?::(\d{1,9}))?|\((\d{1,9}),(\d{1,9})\))`,
+  'g',
+);
 /** Links per page (a page is 256 KiB; beyond this the rest stays text). */
 const MAX_LINKS_PER_PAGE = 2000;
 /** Distinct paths checked on disk per page. */
@@ -240,7 +243,8 @@ async function openEvidenceLink(host: ServicesHost, log: Log, raw: unknown): Pro
   } catch (e) {
     if (!(e instanceof EvidenceError)) log.error(`evidence link ${named}`, e);
     void vscode.window.showErrorMessage(
-      `Bounded Evidence: ${named}: ${e instanceof EvidenceError ? e.message : 'the output could not be read'}. Nothing was opened.`,
+      `Bounded Evidence: ${named}: ` +
+        `${e instanceof EvidenceError ? e.message : 'the output could not be read'}. Nothing was opened.`,
     );
     return undefined;
   }
@@ -266,8 +270,11 @@ class EvidenceUriHandler implements vscode.UriHandler {
 // ------------------------------------------------------------------ links in our chat answers
 
 /** A handle in prose, optionally followed by `line N`, `lines N–M` or `:N`. */
-const HANDLE_IN_TEXT =
-  /\b((?:res|out)_[A-Za-z0-9._-]*[A-Za-z0-9_-])(?:(?::|,?\s+(?:at\s+)?lines?\s+)(\d{1,12})(?:\s*[-–]\s*(\d{1,12}))?)?/g;
+const HANDLE_IN_TEXT = new RegExp(
+  String.raw`\b((?:res|out)_[A-Za-z0-9._-]*[A-Za-z0-9_-])` +
+    String.raw`(?:(?::|,?\s+(?:at\s+)?lines?\s+)(\d{1,12})(?:\s*[-–]\s*(\d{1,12}))?)?`,
+  'g',
+);
 const RANGE_IN_TEXT = /\.tool-artifacts\/artifact-[0-9a-f]{64}\/bytes\/\d{1,15}-\d{1,15}/g;
 
 /** One link into the evidence found in prose: its label and the command link. */
@@ -288,7 +295,8 @@ function findEvidenceLinks(text: string): FoundLink[] {
         ? Number(m[3])
         : undefined;
     const window = line !== undefined ? { line, ...(endLine !== undefined ? { endLine } : {}) } : undefined;
-    const label = `${handle}${line !== undefined ? ` line${endLine !== undefined ? `s ${line}–${endLine}` : ` ${line}`}` : ''}`;
+    const label =
+      handle + (line !== undefined ? ` line${endLine !== undefined ? `s ${line}–${endLine}` : ` ${line}`}` : '');
     if (!found.has(label))
       found.set(label, { label, target: evidenceCommandLink({ handle, ...(window ? { window } : {}) }) });
   }

@@ -173,7 +173,8 @@ function directLinkParts(text: string): LinkParts {
 }
 
 /**
- * The parameters of a whole link: the editor's `<scheme>://…/open?…` form or the browser workbench's callback address.
+ * The parameters of a whole link: the editor's `<scheme>://…/open?…` form or the browser workbench's callback
+ * address.
  */
 export function linkTextParams(text: string, ownScheme?: string): Record<string, string> {
   const t = text.trim();

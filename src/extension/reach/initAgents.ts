@@ -1,6 +1,6 @@
 /**
- * `init` from the editor (docs/contracts.md §6.2): **Route Agents Through Evidence…** and **Stop Routing Agents…** show
- * a quick pick of every agent and scope with what each choice writes (a dry run of the core's plan), then run the
+ * `init` from the editor (docs/contracts.md §6.2): **Route Agents Through Evidence…** and **Stop Routing Agents…**
+ * show a quick pick of every agent and scope with what each choice writes (a dry run of the core's plan), then run the
  * same `runInit` as `bounded-evidence init` (same files, same undo journal) and report one line per agent. The
  * adapters, the merging and the journal are the core's (src/core/reach/agents/); this file asks and reports.
  */
@@ -37,7 +37,8 @@ export function editorContext(folder: string | undefined, home: string, settings
     env: { ...process.env, HOME: home },
     recordOtherToolResults: post.length > 0,
     // Portable (src/core/reach/locate.ts): the hooks this window starts find the shim and the storage through the
-    // variables the extension set in its host and terminals; another machine finds its own, or runs commands as written.
+    // variables the extension set in its host and terminals; another machine finds its own, or runs commands as
+    // written.
     hookCommand: (agent, _scope, extra = []) => portableHookCommand(agent, [...post, ...extra]),
     mcpServer: () => PORTABLE_MCP_SERVER,
   });
@@ -64,7 +65,9 @@ export async function initPicks(ctx: AgentContext, uninstall: boolean): Promise<
       agent: row.agent,
       scope: row.scope,
       label: `${row.routed ? '$(check) ' : ''}${row.agent.displayName}`,
-      description: `${row.scope === 'project' ? 'this folder' : 'every folder (user)'}${row.detected ? '' : ' · not detected'}`,
+      description:
+        `${row.scope === 'project' ? 'this folder' : 'every folder (user)'}` +
+        `${row.detected ? '' : ' · not detected'}`,
       detail: plan?.error ? `cannot: ${plan.error}` : `${uninstall ? 'removes from' : 'writes'} ${files}`,
       picked: !uninstall && row.detected && !row.routed && row.scope === (ctx.project ? 'project' : 'global'),
     });

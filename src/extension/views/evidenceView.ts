@@ -159,7 +159,8 @@ class EvidenceTree implements vscode.TreeDataProvider<EvidenceNode>, vscode.Disp
         `${o.label} · ${r.callCount} ${r.callCount === 1 ? 'call' : 'calls'} ` +
         `· ${formatBytes(r.totalBytes)} ` +
         `· ${sourceLabel(r.source)}${r.pinned ? ' · pinned' : ''}`;
-      item.tooltip = `${r.label ?? r.runId}\nrun ${r.runId} — ${o.detail}\nstarted ${r.startedAt}\n${item.description}`;
+      item.tooltip =
+        `${r.label ?? r.runId}\nrun ${r.runId} — ${o.detail}\n` + `started ${r.startedAt}\n${item.description}`;
       item.iconPath =
         o.kind === 'failed'
           ? new vscode.ThemeIcon('error', new vscode.ThemeColor('errorForeground'))
@@ -194,7 +195,9 @@ class EvidenceTree implements vscode.TreeDataProvider<EvidenceNode>, vscode.Disp
     const item = new vscode.TreeItem(node.name, vscode.TreeItemCollapsibleState.None);
     item.id = `out:${node.handle}`;
     item.description = `${formatBytes(node.sizeBytes)} · ${node.handle}`;
-    item.tooltip = `${node.name} of ${node.call.tool}\nhandle ${node.handle}\n${node.sizeBytes.toLocaleString('en-US')} bytes${node.sha256 ? `\nsha256 ${node.sha256}` : ''}`;
+    item.tooltip =
+      `${node.name} of ${node.call.tool}\nhandle ${node.handle}\n` +
+      `${node.sizeBytes.toLocaleString('en-US')} bytes${node.sha256 ? `\nsha256 ${node.sha256}` : ''}`;
     item.iconPath = new vscode.ThemeIcon(
       node.name === 'stderr' ? 'warning' : node.name === 'value' ? 'json' : 'output',
     );

@@ -1,7 +1,7 @@
 /**
- * Claude Code (docs/contracts.md §6.2): a `Bash` matcher group in `PreToolUse` of its settings (`.claude/settings.json`
- * in the project, `~/.claude/settings.json` for the user) and the MCP server (`.mcp.json` in the project,
- * `mcpServers` of `~/.claude.json` for the user). Settings files are strict JSON.
+ * Claude Code (docs/contracts.md §6.2): a `Bash` matcher group in `PreToolUse` of its settings
+ * (`.claude/settings.json` in the project, `~/.claude/settings.json` for the user) and the MCP server (`.mcp.json` in
+ * the project, `mcpServers` of `~/.claude.json` for the user). Settings files are strict JSON.
  */
 import * as path from 'node:path';
 import { commandHook, isOurMatcherGroup, isOurMcpEntry, MCP_NAME } from './common.js';
@@ -13,7 +13,9 @@ import type { AgentAdapter, ConfigEdit } from './types.js';
  * `bounded-evidence read`, which the model can run with Bash.
  */
 const TOOL_SEARCH_NOTE =
-  "Claude Code defers MCP tools behind ToolSearch: the first read by handle costs one extra call (set ENABLE_TOOL_SEARCH=false to offer them directly); a routed command's observation can also be read with Bash (bounded-evidence read HANDLE).";
+  'Claude Code defers MCP tools behind ToolSearch: the first read by handle costs one extra call ' +
+  "(set ENABLE_TOOL_SEARCH=false to offer them directly); a routed command's observation " +
+  'can also be read with Bash (bounded-evidence read HANDLE).';
 
 export const claudeCode: AgentAdapter = {
   id: 'claude',
@@ -94,7 +96,9 @@ export const claudeCode: AgentAdapter = {
     return approved
       ? []
       : [
-          `Claude Code asks once before it starts .mcp.json's ${MCP_NAME} server: approve it (or add "enabledMcpjsonServers": ["${MCP_NAME}"] to .claude/settings.local.json); routed commands work without it`,
+          `Claude Code asks once before it starts .mcp.json's ${MCP_NAME} server: approve it ` +
+            `(or add "enabledMcpjsonServers": ["${MCP_NAME}"] to .claude/settings.local.json); ` +
+            `routed commands work without it`,
         ];
   },
 };

@@ -46,7 +46,10 @@ function writableRoots(cfg: Record<string, unknown> | undefined): string[] {
   return Array.isArray(roots) ? roots.filter((r): r is string => typeof r === 'string') : [];
 }
 
-/** True when Codex's workspace-write sandbox lets a command in `project` write `storage` (src/core/reach/codexPolicy.ts). */
+/**
+ * True when Codex's workspace-write sandbox lets a command in `project` write `storage`
+ * (src/core/reach/codexPolicy.ts).
+ */
 function sandboxWritable(
   storage: string,
   project: string | undefined,
@@ -127,7 +130,10 @@ function groupIndex(text: string | undefined): number {
 
 /** Says what a person must know about routing under Codex's sandbox (src/core/reach/codexPolicy.ts). */
 const CODEX_SANDBOX_NOTE =
-  'Codex routes a command only where its sandbox lets the command write the evidence storage (danger-full-access, or workspace-write: init adds the storage to sandbox_workspace_write.writable_roots) and its approval policy is never, on-request or on-failure; under the read-only sandbox, `untrusted`, and for programs an exec-policy rule names, commands run as written.';
+  'Codex routes a command only where its sandbox lets the command write the evidence storage ' +
+  '(danger-full-access, or workspace-write: init adds the storage to sandbox_workspace_write.writable_roots) ' +
+  'and its approval policy is never, on-request or on-failure; under the read-only sandbox, `untrusted`, ' +
+  'and for programs an exec-policy rule names, commands run as written.';
 
 export const codex: AgentAdapter = {
   id: 'codex',
@@ -155,7 +161,8 @@ export const codex: AgentAdapter = {
         value: { matcher: 'Bash', hooks: [hook] },
         ours: isOurMatcherGroup,
       },
-      // Trust lives in the user's config.toml whatever the hook's layer (codex-rs/hooks/src/config_rules.rs reads user layers only).
+      // Trust lives in the user's config.toml whatever the hook's layer (codex-rs/hooks/src/config_rules.rs reads user
+      // layers only).
       {
         kind: 'toml',
         file: path.join(home, 'config.toml'),
@@ -187,11 +194,16 @@ export const codex: AgentAdapter = {
     const keys = trustKeys(ctx);
     if (keys.length > 0 && !keys.some((k) => isRecord(projects[k]) && projects[k].trust_level === 'trusted'))
       out.push(
-        `trust this folder in Codex (start codex here and trust it, or add [projects.${JSON.stringify(keys[keys.length - 1])}] trust_level = "trusted" to ~/.codex/config.toml): Codex runs no hook in an untrusted folder`,
+        `trust this folder in Codex (start codex here and trust it, ` +
+          `or add [projects.${JSON.stringify(keys[keys.length - 1])}] ` +
+          `trust_level = "trusted" to ~/.codex/config.toml): ` +
+          `Codex runs no hook in an untrusted folder`,
       );
     if (ctx.storage && !sandboxWritable(ctx.storage, ctx.project, cfg))
       out.push(
-        `add ${JSON.stringify(path.resolve(ctx.storage))} to sandbox_workspace_write.writable_roots in ~/.codex/config.toml: Codex's workspace-write sandbox cannot write the evidence storage`,
+        `add ${JSON.stringify(path.resolve(ctx.storage))} to sandbox_workspace_write.writable_roots ` +
+          `in ~/.codex/config.toml: ` +
+          `Codex's workspace-write sandbox cannot write the evidence storage`,
       );
     return out;
   },

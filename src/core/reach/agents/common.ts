@@ -10,8 +10,8 @@ export const MCP_NAME = 'bounded-evidence';
 
 /**
  * True for a hook command this product wrote: the portable finder starting `hook` (what init writes now), the shim
- * (`…/bounded-evidence hook`), or the command line's own bundle started by Node (`… '/…/dist/cli.js' hook --agent …`,
- * as older versions wrote it): an older entry is replaced, not doubled.
+ * (`…/bounded-evidence hook`), or the command line's own bundle started by Node
+ * (`… '/…/dist/cli.js' hook --agent …`, as older versions wrote it): an older entry is replaced, not doubled.
  */
 function isOurCommand(command: unknown): boolean {
   if (isOurHookCommand(command)) return true;

@@ -22,7 +22,10 @@ export const PORTABLE_MCP_SERVER: { readonly command: string; readonly args: rea
   args: ['-c', portableCommand(['mcp'])],
 };
 
-/** The state folder the undo journal lives in (`$XDG_STATE_HOME/bounded-evidence`, else `~/.local/state/bounded-evidence`). */
+/**
+ * The state folder the undo journal lives in (`$XDG_STATE_HOME/bounded-evidence`, else
+ * `~/.local/state/bounded-evidence`).
+ */
 function stateDirOf(env: Readonly<Record<string, string | undefined>>, home: string): string {
   return path.join(env.XDG_STATE_HOME || path.join(home, '.local', 'state'), 'bounded-evidence');
 }

@@ -69,7 +69,8 @@ export const copilot: AgentAdapter = {
       });
     } else if (scope === 'project')
       notes.push(
-        'MCP: VS Code gets the evidence tools from the extension; for the Copilot CLI run init --global (it reads ~/.copilot/mcp-config.json).',
+        'MCP: VS Code gets the evidence tools from the extension; for the Copilot CLI run init --global ' +
+          '(it reads ~/.copilot/mcp-config.json).',
       );
     else notes.push('MCP not registered for the Copilot CLI: no evidence storage is known (pass --storage).');
     return { edits, notes };
@@ -92,7 +93,8 @@ export const copilot: AgentAdapter = {
     )
       return [];
     return [
-      'Copilot CLI with -p: not routed in a folder it does not trust: export GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true (VS Code and an interactive copilot route)',
+      'Copilot CLI with -p: not routed in a folder it does not trust: ' +
+        'export GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true (VS Code and an interactive copilot route)',
     ];
   },
 };

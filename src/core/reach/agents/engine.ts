@@ -1,7 +1,7 @@
 /**
- * The engine behind `init`, `init --uninstall`, `--dry-run` and `doctor` (docs/architecture.md §2.4, docs/contracts.md §6.2):
- * the declarative edits of the adapters (types.ts) turned into text edits of the files, pure and
- * unit-tested (a fast-check property: init then uninstall gives back every byte).
+ * The engine behind `init`, `init --uninstall`, `--dry-run` and `doctor` (docs/architecture.md §2.4,
+ * docs/contracts.md §6.2): the declarative edits of the adapters (types.ts) turned into text edits of the files, pure
+ * and unit-tested (a fast-check property: init then uninstall gives back every byte).
  *
  * Every change is a list of text edits (offset, length, new content), so its exact inverse is known:
  * the bytes it replaced. Init records that inverse in a journal (`runInit` in init.ts); uninstall on a
@@ -43,7 +43,10 @@ export type TextOutcome =
     }
   | { readonly ok: false; readonly error: string };
 
-/** Applies edits one after the other (each edit's offsets are in the text the previous one left), returning the new text and its exact inverse. */
+/**
+ * Applies edits one after the other (each edit's offsets are in the text the previous one left), returning the new text
+ * and its exact inverse.
+ */
 function applyWithUndo(text: string, edits: readonly TextEdit[]): { text: string; undo: TextEdit[] } {
   let t = text;
   const undo: TextEdit[] = [];
@@ -151,7 +154,10 @@ export function tomlBlock(table: readonly string[], value: Readonly<Record<strin
   return `${TOML_MARKER}\n${stringifyToml(doc).trim()}\n`;
 }
 
-/** `[a.b."c d"` for a table path: the start of its header line (closed by `]`, or continued by `.` for a table below it). */
+/**
+ * `[a.b."c d"` for a table path: the start of its header line (closed by `]`, or continued by `.` for a table below
+ * it).
+ */
 function tomlHeader(table: readonly string[]): string {
   return `[${table.map((k) => (/^[A-Za-z0-9_-]+$/.test(k) ? k : JSON.stringify(k))).join('.')}`;
 }
@@ -190,7 +196,8 @@ function tomlBlockRange(text: string, table: readonly string[]): { start: number
         .trim();
       if (line.startsWith('#')) break;
       if (line.startsWith('[') && !below(line)) break;
-      // Key lines, continuation lines and our own sub-tables belong to the block; a blank line only if more of it follows.
+      // Key lines, continuation lines and our own sub-tables belong to the block; a blank line only if more of it
+      // follows.
       if (line !== '') end = lineEnd;
       at = lineEnd;
     }
@@ -247,7 +254,10 @@ export function applyToText(text: string | undefined, edits: readonly ConfigEdit
   return { ok: true, changed, text: changed || text !== undefined ? t : undefined, undo: changed ? undo : [] };
 }
 
-/** Removes our entries of `edits` from a text the person changed since init (no journal to undo with). undefined text: delete the file. */
+/**
+ * Removes our entries of `edits` from a text the person changed since init (no journal to undo with). undefined text:
+ * delete the file.
+ */
 export function removeFromText(
   text: string | undefined,
   edits: readonly ConfigEdit[],
@@ -299,7 +309,9 @@ export function removeFromText(
   return { ok: true, changed: true, text: t, undo: [] };
 }
 
-/** True for `{}` or objects holding only empty objects/lists (what removing our entries leaves of a file we created). */
+/**
+ * True for `{}` or objects holding only empty objects/lists (what removing our entries leaves of a file we created).
+ */
 function isEmptyJsonShell(t: string): boolean {
   const root = parseTree(t, [], { allowTrailingComma: true });
   if (!root) return false;

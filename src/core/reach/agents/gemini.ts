@@ -1,9 +1,10 @@
 /**
- * Gemini CLI (docs/contracts.md §6.2), as its settings are read (docs/hooks/reference.md, docs/reference/configuration.md
- * of google-gemini/gemini-cli): `settings.json` in `~/.gemini/` for the user, `<project>/.gemini/` for the project
- * (JSON with comments). The hook: a `run_shell_command` matcher group in `hooks.BeforeTool` (timeouts in
- * milliseconds); the answer is Gemini's own `hookSpecificOutput.tool_input` (src/core/reach/hookEvent.ts). The MCP
- * server: `mcpServers.bounded-evidence`, offering only `read_tool_output` (`includeTools`).
+ * Gemini CLI (docs/contracts.md §6.2), as its settings are read (docs/hooks/reference.md,
+ * docs/reference/configuration.md of google-gemini/gemini-cli): `settings.json` in `~/.gemini/` for the user,
+ * `<project>/.gemini/` for the project (JSON with comments). The hook: a `run_shell_command` matcher group in
+ * `hooks.BeforeTool` (timeouts in milliseconds); the answer is Gemini's own `hookSpecificOutput.tool_input`
+ * (src/core/reach/hookEvent.ts). The MCP server: `mcpServers.bounded-evidence`, offering only `read_tool_output`
+ * (`includeTools`).
  */
 import * as path from 'node:path';
 import { HOOK_TIMEOUT_SECONDS } from '../hookConfig.js';
@@ -12,7 +13,9 @@ import type { AgentAdapter, ConfigEdit } from './types.js';
 
 /** Gemini CLI asks a project's hooks again whenever their name or command changes; a user's hooks run as written. */
 const GEMINI_NOTE =
-  "Gemini CLI checks its policy on the routed command (the original's commands plus `bounded-evidence keep`): an allow-list that names only the original may ask; deny rules still match. Gemini CLI warns once before running a project hook it has not seen.";
+  "Gemini CLI checks its policy on the routed command (the original's commands plus `bounded-evidence keep`): " +
+  'an allow-list that names only the original may ask; deny rules still match. ' +
+  'Gemini CLI warns once before running a project hook it has not seen.';
 
 export const gemini: AgentAdapter = {
   id: 'gemini',
@@ -44,7 +47,8 @@ export const gemini: AgentAdapter = {
         ours: (v) => isOurMatcherGroup(v) || isOurHookEntry(v),
       },
     ];
-    // Other tools' large results too, when asked (Gemini CLI's after-tool event is AfterTool; hookCommand carries the flag).
+    // Other tools' large results too, when asked (Gemini CLI's after-tool event is AfterTool; hookCommand carries the
+    // flag).
     if (ctx.recordOtherToolResults)
       edits.push({
         kind: 'json',

@@ -54,7 +54,10 @@ async function readText(file: string): Promise<string | undefined> {
   }
 }
 
-/** Replaces a file through a temporary file and a rename (a crash never leaves half a settings file); undefined deletes it. */
+/**
+ * Replaces a file through a temporary file and a rename (a crash never leaves half a settings file); undefined deletes
+ * it.
+ */
 async function writeText(file: string, text: string | undefined): Promise<void> {
   if (text === undefined) {
     await fsp.rm(file, { force: true });
@@ -142,7 +145,9 @@ export async function runInit(ctx: AgentContext, opts: InitOptions): Promise<Age
         because: d.because,
         files: [],
         notes: [],
-        error: `${agent.displayName} has no ${opts.scope ?? 'project'} configuration${ctx.project === undefined ? ' (no project folder)' : ''}`,
+        error:
+          `${agent.displayName} has no ${opts.scope ?? 'project'} configuration` +
+          `${ctx.project === undefined ? ' (no project folder)' : ''}`,
       });
       continue;
     }
@@ -321,7 +326,9 @@ function productReachable(ctx: AgentContext): boolean {
 
 /** The one thing to do when no command line is found (the hook then answers nothing: commands run as written). */
 const INSTALL_TODO =
-  'install the command line (npm install -g bounded-evidence) or open this folder in VS Code with the Bounded Evidence extension: the hook finds neither, so commands run as written';
+  'install the command line (npm install -g bounded-evidence) ' +
+  'or open this folder in VS Code with the Bounded Evidence extension: ' +
+  'the hook finds neither, so commands run as written';
 
 /** Whether the client will route in one scope here, and what to do where it will not. */
 export interface Verdict {
@@ -333,9 +340,10 @@ export interface Verdict {
 }
 
 /**
- * The verdict for `agent` in `scope`: `files` is `off` when none of our entries is there, `partial` when some file lacks
- * its entry (`fix` then says to run init again), `ok` when every file holds it. Reads the client's own configuration
- * through the adapter's `blockers` / `cautions`; the same on a plain terminal and a VS Code terminal of one machine.
+ * The verdict for `agent` in `scope`: `files` is `off` when none of our entries is there, `partial` when some file
+ * lacks its entry (`fix` then says to run init again), `ok` when every file holds it. Reads the client's own
+ * configuration through the adapter's `blockers` / `cautions`; the same on a plain terminal and a VS Code terminal of
+ * one machine.
  */
 function verdictOf(
   agent: AgentAdapter,
@@ -377,7 +385,10 @@ export interface DoctorRow {
   readonly detected: boolean;
   /** True when every file holds our entry as init would write it (the configuration is in place). */
   readonly routed: boolean;
-  /** Each file once: `ok`, `missing` (no such file), `no entry` (the file has none of ours), `older entry` (ours, not as init writes it now). */
+  /**
+   * Each file once: `ok`, `missing` (no such file), `no entry` (the file has none of ours), `older entry` (ours, not as
+   * init writes it now).
+   */
   readonly files: readonly { file: string; state: 'ok' | 'missing' | 'no entry' | 'older entry'; hook?: string }[];
   /** Whether the client will route, and what to do where it will not. */
   readonly verdict: Verdict;

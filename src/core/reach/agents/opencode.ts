@@ -31,7 +31,8 @@ const OPENCODE_PROJECT_PLUGIN = '.bounded-evidence/opencode-plugin.js';
 
 /** The first line of every plugin file this product writes (how `ours` knows it, any version). */
 export const PLUGIN_MARK =
-  "// bounded-evidence: routes opencode's bash tool through the evidence store (bounded-evidence init wrote this file).";
+  "// bounded-evidence: routes opencode's bash tool through the evidence store " +
+  '(bounded-evidence init wrote this file).';
 
 /**
  * The plugin's text: on `bash`, the hook (`hookCommand`, a shell command line) gets a PreToolUse event in Claude
@@ -39,7 +40,8 @@ export const PLUGIN_MARK =
  * the command as written (a hook must never break the agent); the hook itself decides what to leave alone.
  */
 export function opencodePluginText(hookCommand: string): string {
-  return `${PLUGIN_MARK}
+  return (
+    `${PLUGIN_MARK}
 // No dependencies: only Node's child_process, which opencode's runtime provides.
 import { execFileSync } from "node:child_process";
 
@@ -48,9 +50,11 @@ const HOOK = ${JSON.stringify(hookCommand)};
 export const BoundedEvidence = async ({ directory }) => ({
   "tool.execute.before": async (input, output) => {
     if (input.tool !== "bash" || typeof output.args?.command !== "string") return;
-    const event = { hook_event_name: "PreToolUse", tool_name: "Bash", session_id: input.sessionID, cwd: directory, tool_input: { command: output.args.command } };
+    const event = { hook_event_name: "PreToolUse", tool_name: "Bash", session_id: input.sessionID, ` +
+    `cwd: directory, tool_input: { command: output.args.command } };
     try {
-      const answer = execFileSync("/bin/sh", ["-c", HOOK], { input: JSON.stringify(event), encoding: "utf8", timeout: 15000, stdio: ["pipe", "pipe", "ignore"] });
+      const answer = execFileSync("/bin/sh", ["-c", HOOK], { input: JSON.stringify(event), encoding: "utf8", ` +
+    `timeout: 15000, stdio: ["pipe", "pipe", "ignore"] });
       const command = answer.trim() ? JSON.parse(answer).hookSpecificOutput?.updatedInput?.command : undefined;
       if (typeof command === "string") output.args.command = command;
     } catch {
@@ -58,7 +62,8 @@ export const BoundedEvidence = async ({ directory }) => ({
     }
   },
 });
-`;
+`
+  );
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -91,14 +96,17 @@ export const opencode: AgentAdapter = {
         comments: true,
         path: ['plugin', -1],
         value: `./${OPENCODE_PROJECT_PLUGIN}`,
-        // Also an older install's per-user `file://…/plugin-files/bounded-evidence-….js` entry: replaced, not doubled.
+        // Also an older install's per-user `file://…/plugin-files/bounded-evidence-….js` entry: replaced, not
+        // doubled.
         ours: (v) =>
           typeof v === 'string' &&
           (v === `./${OPENCODE_PROJECT_PLUGIN}` || /\/plugin-files\/bounded-evidence-[A-Za-z0-9_-]+\.js$/.test(v)),
       });
     }
     const notes = [
-      'opencode installs @opencode-ai/plugin (64 MB) into its own ~/.config/opencode once per version before the first session with a plugin; nothing is installed into the project.',
+      'opencode installs @opencode-ai/plugin (64 MB) into its own ~/.config/opencode ' +
+        'once per version before the first session with a plugin; ' +
+        'nothing is installed into the project.',
     ];
     const mcp = ctx.mcpServer(scope);
     if (mcp) {

@@ -13,7 +13,9 @@ import { isOurMcpEntry, MCP_NAME } from './common.js';
 import type { AgentAdapter, ConfigEdit } from './types.js';
 
 const QWEN_NOTE =
-  "Qwen Code 0.24.4 does not apply a hook's rewrite (documented, not implemented): its commands are not routed; the model gets bounded observations by calling evidence_runCommand over MCP.";
+  "Qwen Code 0.24.4 does not apply a hook's rewrite (documented, not implemented): " +
+  'its commands are not routed; ' +
+  'the model gets bounded observations by calling evidence_runCommand over MCP.';
 
 export const qwen: AgentAdapter = {
   id: 'qwen',

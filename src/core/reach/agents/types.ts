@@ -35,7 +35,9 @@ export interface AgentContext {
   readonly home: string;
   /** The project folder (the command line's working directory, the editor's workspace folder); undefined: none. */
   readonly project: string | undefined;
-  /** The folder init keeps its undo journal in (`$XDG_STATE_HOME/bounded-evidence`, `~/.local/state/bounded-evidence`). */
+  /**
+   * The folder init keeps its undo journal in (`$XDG_STATE_HOME/bounded-evidence`, `~/.local/state/bounded-evidence`).
+   */
   readonly stateDir: string;
   /** The environment (for `CODEX_HOME`, `XDG_CONFIG_HOME`, …). */
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -114,7 +116,10 @@ interface AgentPlan {
 export interface AgentAdapter {
   /** `--agent` name: lowercase, no spaces (`claude`, `copilot-cli`, `vscode`, `codex`, `gemini`, `opencode`). */
   readonly id: string;
-  /** Other `--agent` names for the same configuration (`vscode` and `copilot-cli` are `copilot`: one hook file serves all three). */
+  /**
+   * Other `--agent` names for the same configuration (`vscode` and `copilot-cli` are `copilot`: one hook file serves
+   * all three).
+   */
   readonly aliases?: readonly string[];
   readonly displayName: string;
   /** Scopes the agent has configuration for (`project` first when both: the default of `init`). */
@@ -131,6 +136,8 @@ export interface AgentAdapter {
   readonly cautions?: (ctx: AgentContext, scope: Scope) => string[];
   /** True when init gives the client the MCP server only (it applies no hook's rewrite): never "routed". */
   readonly mcpOnly?: boolean;
-  /** The agent names routed runs of this adapter are recorded with (doctor finds the last one by them); default `[id]`. */
+  /**
+   * The agent names routed runs of this adapter are recorded with (doctor finds the last one by them); default `[id]`.
+   */
   readonly recordsAs?: readonly string[];
 }

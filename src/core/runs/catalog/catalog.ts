@@ -154,9 +154,11 @@ export function runRowOf(r: RunColumns): RunRow {
 }
 
 const RUN_COLUMNS =
-  'run_id, token, ok, started_ms, started_at, finished_at, status, label, pinned, source, source_kind, profile_hash, torn, problems, log_size, log_mtime, blob_bytes, call_count';
+  'run_id, token, ok, started_ms, started_at, finished_at, status, label, pinned, source, source_kind, ' +
+  'profile_hash, torn, problems, log_size, log_mtime, blob_bytes, call_count';
 const CALL_COLUMNS =
-  'run_id, call_id, n, run_started_ms, source_kind, tool, started_ms, outcome, bytes, blob_bytes, log_off, log_len, ambiguous, entry, ' +
+  'run_id, call_id, n, run_started_ms, source_kind, tool, started_ms, outcome, ' +
+  'bytes, blob_bytes, log_off, log_len, ambiguous, entry, ' +
   'agent, command, out_bytes, kept_bytes, lost_bytes, whole, shown_n, shown_bytes, reads, read_bytes';
 const params = (cols: string): string =>
   cols
@@ -167,7 +169,9 @@ const params = (cols: string): string =>
  * The columns read for a run: its own, and how many of its calls failed (counted over the
  * run's calls through the primary key, so a run that reads as completed can say it failed).
  */
-export const RUN_READ = `${RUN_COLUMNS}, (SELECT COUNT(*) FROM calls fc WHERE fc.run_id = runs.run_id AND fc.outcome = 'failed') AS failed_calls`;
+export const RUN_READ =
+  `${RUN_COLUMNS}, (SELECT COUNT(*) FROM calls fc ` +
+  `WHERE fc.run_id = runs.run_id AND fc.outcome = 'failed') AS failed_calls`;
 const INSERT_RUN = `INSERT INTO runs (${RUN_COLUMNS}) VALUES (${params(RUN_COLUMNS)})`;
 const UPSERT_CALL = `INSERT INTO calls (${CALL_COLUMNS}) VALUES (${params(CALL_COLUMNS)})
   ON CONFLICT (run_id, call_id) DO UPDATE SET ${CALL_COLUMNS.split(', ')
@@ -175,7 +179,8 @@ const UPSERT_CALL = `INSERT INTO calls (${CALL_COLUMNS}) VALUES (${params(CALL_C
     .map((c) => `${c} = excluded.${c}`)
     .join(', ')}`;
 
-const INSERT_CALL_IF_NEW = `INSERT INTO calls (${CALL_COLUMNS}) VALUES (${params(CALL_COLUMNS)}) ON CONFLICT (run_id, call_id) DO NOTHING`;
+const INSERT_CALL_IF_NEW =
+  `INSERT INTO calls (${CALL_COLUMNS}) VALUES (${params(CALL_COLUMNS)}) ` + `ON CONFLICT (run_id, call_id) DO NOTHING`;
 
 /** The index of one tenant's logs folder. */
 export class Catalog {
@@ -391,7 +396,8 @@ export class Catalog {
             if (call && call.outcome !== 'open') {
               const next = shownCall(call, record);
               db.run(
-                'UPDATE calls SET whole = ?, shown_n = ?, shown_bytes = ?, reads = ?, read_bytes = ? WHERE run_id = ? AND call_id = ?',
+                'UPDATE calls SET whole = ?, shown_n = ?, shown_bytes = ?, reads = ?, read_bytes = ? ' +
+                  'WHERE run_id = ? AND call_id = ?',
                 next.whole,
                 next.shown_n,
                 next.shown_bytes,
@@ -524,7 +530,9 @@ export class Catalog {
     return this.verifyRuns([runId]);
   }
 
-  /** Checks runs against their logs (size and mtime) a batch at a time and re-indexes the stale ones. True when any was. */
+  /**
+   * Checks runs against their logs (size and mtime) a batch at a time and re-indexes the stale ones. True when any was.
+   */
   async verifyRuns(runIds: Iterable<string>): Promise<boolean> {
     const ids = [...new Set(runIds)];
     let changed = false;
@@ -549,7 +557,9 @@ export class Catalog {
     return changed;
   }
 
-  /** Every run against its log (`listRuns`, the command line's `list`): the folder, then one stat per run, in batches. */
+  /**
+   * Every run against its log (`listRuns`, the command line's `list`): the folder, then one stat per run, in batches.
+   */
   async verifyAll(): Promise<void> {
     await this.reconcile();
     for (let after = ''; ;) {
@@ -673,7 +683,9 @@ export class Catalog {
     this.reconciled = true;
   }
 
-  /** Checks the unfinished runs (the partial index) against their logs and re-indexes the stale ones. True when any was. */
+  /**
+   * Checks the unfinished runs (the partial index) against their logs and re-indexes the stale ones. True when any was.
+   */
   async verifyUnfinished(): Promise<boolean> {
     return this.verifyRuns(
       this.use((db) =>
@@ -714,7 +726,8 @@ export class Catalog {
     return this.use((db) =>
       after
         ? db.all(
-            `SELECT ${RUN_READ} FROM runs WHERE ok = 1 AND (started_ms, run_id) > (?, ?) ORDER BY ok, started_ms, run_id LIMIT ?`,
+            `SELECT ${RUN_READ} FROM runs WHERE ok = 1 AND (started_ms, run_id) > (?, ?) ` +
+              `ORDER BY ok, started_ms, run_id LIMIT ?`,
             after.ms,
             after.id,
             limit,
@@ -736,7 +749,8 @@ export class Catalog {
 
   /** Listed runs with no finish record (the start-up check of dead writers reads only their logs). */
   unfinishedRuns(): RunRow[] {
-    // The partial index of unfinished runs, named: with `ok = 1` beside it the planner took the order index (every run).
+    // The partial index of unfinished runs, named: with `ok = 1` beside it the planner took the order index (every
+    // run).
     return this.use((db) =>
       db.all(`SELECT ${RUN_READ} FROM runs INDEXED BY runs_open WHERE status IS NULL AND ok = 1`),
     ).map((r) => runRowOf(r as unknown as RunColumns));
@@ -773,7 +787,8 @@ export class Catalog {
       ) as unknown as UsageSums;
     return this.use((db) =>
       db.all(
-        `SELECT ${by} AS key, ${USAGE_SELECT} FROM usage WHERE hour >= ? AND hour < ? GROUP BY ${by} HAVING sum(outputs) > 0`,
+        `SELECT ${by} AS key, ${USAGE_SELECT} FROM usage WHERE hour >= ? AND hour < ? ` +
+          `GROUP BY ${by} HAVING sum(outputs) > 0`,
         range.from,
         range.to,
       ),

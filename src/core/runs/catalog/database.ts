@@ -65,9 +65,10 @@ const usageKey = (c: string): string =>
   `CAST(${c}.started_ms / 3600000 AS INTEGER), ${c}.source_kind, ${c}.agent, ${c}.tool, ${c}.command`;
 
 function usageAdd(c: string): string {
+  const sums = USAGE_SUMS.map(([n]) => `${n} = ${n} + excluded.${n}`).join(', ');
   return `INSERT INTO usage (hour, source_kind, agent, tool, command, ${USAGE_SUMS.map(([n]) => n).join(', ')})
     VALUES (${usageKey(c)}, ${USAGE_SUMS.map(([, v]) => v(c)).join(', ')})
-    ON CONFLICT (hour, source_kind, agent, tool, command) DO UPDATE SET ${USAGE_SUMS.map(([n]) => `${n} = ${n} + excluded.${n}`).join(', ')};`;
+    ON CONFLICT (hour, source_kind, agent, tool, command) DO UPDATE SET ${sums};`;
 }
 
 function usageRemove(c: string): string {
@@ -79,12 +80,13 @@ function usageRemove(c: string): string {
  * The tables and their indexes, each index for a query that asks it (catalog/queries.ts):
  * calls newest/oldest first (start time, then the run's start and id, then the call's
  * number), by tool (with the outcome at the end: a tool and outcome filter, the artifact
- * re-registration's, counts and skips inside the index), by outcome, by source, by size; a run's calls; runs oldest first
- * (retention, pickers); unfinished runs (start-up checks); a handle's call, and a call's
- * handles (replaced when it finishes, removed with its run); a run token's runs (a new
- * run's token must be new; a handle recorded before opaque handles names its run by it).
+ * re-registration's, counts and skips inside the index), by outcome, by source, by size; a run's calls; runs oldest
+ * first (retention, pickers); unfinished runs (start-up checks); a handle's call, and a call's handles (replaced when
+ * it finishes, removed with its run); a run token's runs (a new run's token must be new; a handle recorded before
+ * opaque handles names its run by it).
  */
-const SCHEMA = `
+const SCHEMA =
+  `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE runs (
   run_id TEXT PRIMARY KEY, token TEXT NOT NULL, ok INTEGER NOT NULL,
@@ -101,8 +103,10 @@ CREATE TABLE calls (
   source_kind TEXT NOT NULL, tool TEXT NOT NULL, started_ms REAL NOT NULL, outcome TEXT NOT NULL,
   bytes INTEGER NOT NULL, blob_bytes INTEGER NOT NULL, log_off INTEGER, log_len INTEGER, ambiguous INTEGER NOT NULL,
   entry TEXT NOT NULL,
-  agent TEXT NOT NULL, command TEXT NOT NULL, out_bytes INTEGER NOT NULL, kept_bytes INTEGER NOT NULL, lost_bytes INTEGER NOT NULL,
-  whole INTEGER NOT NULL, shown_n INTEGER NOT NULL, shown_bytes INTEGER NOT NULL, reads INTEGER NOT NULL, read_bytes INTEGER NOT NULL,
+  agent TEXT NOT NULL, command TEXT NOT NULL, out_bytes INTEGER NOT NULL, kept_bytes INTEGER NOT NULL, ` +
+  `lost_bytes INTEGER NOT NULL,
+  whole INTEGER NOT NULL, shown_n INTEGER NOT NULL, shown_bytes INTEGER NOT NULL, reads INTEGER NOT NULL, ` +
+  `read_bytes INTEGER NOT NULL,
   saved INTEGER GENERATED ALWAYS AS (${SAVED}) VIRTUAL,
   PRIMARY KEY (run_id, call_id)
 );
@@ -111,9 +115,11 @@ CREATE INDEX calls_tool ON calls (tool, started_ms, run_started_ms, run_id, n, o
 CREATE INDEX calls_outcome ON calls (outcome, started_ms, run_started_ms, run_id, n);
 CREATE INDEX calls_source ON calls (source_kind, started_ms, run_started_ms, run_id, n);
 CREATE INDEX calls_size ON calls (bytes, started_ms, run_started_ms, run_id, n);
-CREATE TABLE handles (handle TEXT NOT NULL, run_id TEXT NOT NULL, call_id TEXT NOT NULL, PRIMARY KEY (handle, run_id, call_id)) WITHOUT ROWID;
+CREATE TABLE handles (handle TEXT NOT NULL, run_id TEXT NOT NULL, call_id TEXT NOT NULL, ` +
+  `PRIMARY KEY (handle, run_id, call_id)) WITHOUT ROWID;
 CREATE INDEX handles_call ON handles (run_id, call_id);
-CREATE TABLE totals (id INTEGER PRIMARY KEY CHECK (id = 0), runs INTEGER NOT NULL, bytes INTEGER NOT NULL, calls INTEGER NOT NULL);
+CREATE TABLE totals (id INTEGER PRIMARY KEY CHECK (id = 0), runs INTEGER NOT NULL, ` +
+  `bytes INTEGER NOT NULL, calls INTEGER NOT NULL);
 INSERT INTO totals VALUES (0, 0, 0, 0);
 CREATE TRIGGER calls_added AFTER INSERT ON calls BEGIN UPDATE totals SET calls = calls + 1; END;
 CREATE TRIGGER calls_removed AFTER DELETE ON calls BEGIN UPDATE totals SET calls = calls - 1; END;
@@ -125,7 +131,8 @@ CREATE TRIGGER runs_removed AFTER DELETE ON runs WHEN old.ok = 1 BEGIN
 END;
 CREATE TRIGGER runs_changed AFTER UPDATE OF ok, log_size, blob_bytes ON runs BEGIN
   UPDATE totals SET runs = runs + new.ok - old.ok,
-    bytes = bytes + (CASE WHEN new.ok = 1 THEN new.log_size + new.blob_bytes ELSE 0 END) - (CASE WHEN old.ok = 1 THEN old.log_size + old.blob_bytes ELSE 0 END);
+    bytes = bytes + (CASE WHEN new.ok = 1 THEN new.log_size + new.blob_bytes ELSE 0 END) ` +
+  `- (CASE WHEN old.ok = 1 THEN old.log_size + old.blob_bytes ELSE 0 END);
 END;
 CREATE TABLE usage (
   hour INTEGER NOT NULL, source_kind TEXT NOT NULL, agent TEXT NOT NULL, tool TEXT NOT NULL, command TEXT NOT NULL,
@@ -194,7 +201,10 @@ function sqlite(): typeof import('node:sqlite') {
   }
 }
 
-/** Why the file at `file` cannot be a whole SQLite database, from its first 100 bytes and its size; undefined when it can. */
+/**
+ * Why the file at `file` cannot be a whole SQLite database, from its first 100 bytes and its size; undefined when it
+ * can.
+ */
 function headerProblem(file: string): string | undefined {
   let fd: number;
   try {

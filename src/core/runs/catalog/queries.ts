@@ -108,7 +108,10 @@ function validateCallQuery(q: CallQuery): CallQuery {
   return q;
 }
 
-/** `lower(x)` for SQL: SQLite's own folds ASCII only, so non-ASCII text folds as JavaScript does (a function call per row). */
+/**
+ * `lower(x)` for SQL: SQLite's own folds ASCII only, so non-ASCII text folds as JavaScript does (a function call per
+ * row).
+ */
 function lowerSql(text: string, column: string): string {
   // eslint-disable-next-line no-control-regex
   return /^[\x00-\x7f]*$/.test(text) ? `lower(${column})` : `lower_js(${column})`;
@@ -155,8 +158,12 @@ function whereOf(q: CallFilter, live: LiveRuns): { sql: string; params: Record<s
   if (q.text !== undefined) {
     const t = q.text.toLowerCase();
     params.text = t;
-    where.push(`(instr(${lowerSql(t, 'c.tool')}, $text) > 0 OR instr(${lowerSql(t, 'c.run_id')}, $text) > 0 OR instr(c.call_id, $text) > 0
-      OR EXISTS (SELECT 1 FROM runs r WHERE r.run_id = c.run_id AND instr(${lowerSql(t, "coalesce(r.label, '')")}, $text) > 0))`);
+    where.push(
+      `(instr(${lowerSql(t, 'c.tool')}, $text) > 0 OR ` +
+        `instr(${lowerSql(t, 'c.run_id')}, $text) > 0 OR instr(c.call_id, $text) > 0
+      OR EXISTS (SELECT 1 FROM runs r WHERE r.run_id = c.run_id AND ` +
+        `instr(${lowerSql(t, "coalesce(r.label, '')")}, $text) > 0))`,
+    );
   }
   return { sql: where.length ? `WHERE ${where.join(' AND ')}` : '', params };
 }
@@ -200,7 +207,8 @@ function selectPage(catalog: Catalog, q: CallQuery, live: LiveRuns): { total: nu
         `SELECT c.run_id, c.call_id, c.tool, c.outcome, c.log_off, c.log_len, c.entry,
         r.label AS r_label, r.source AS r_source, r.status AS r_status, r.log_mtime AS r_mtime
       FROM calls c JOIN runs r ON r.run_id = c.run_id
-      WHERE c.rowid IN (SELECT c.rowid FROM calls c ${sql} ORDER BY ${ORDER[q.order ?? 'newest']} LIMIT $limit OFFSET $offset)
+      WHERE c.rowid IN (SELECT c.rowid FROM calls c ${sql} ` +
+          `ORDER BY ${ORDER[q.order ?? 'newest']} LIMIT $limit OFFSET $offset)
       ORDER BY ${ORDER[q.order ?? 'newest']}`,
       )
       .all({ ...params, limit: q.limit, offset: q.offset }) as unknown as PageRow[];
@@ -303,7 +311,10 @@ export async function callIndex(
   });
 }
 
-/** `RunStore.queryRuns`: newest first, id or label containing the text; or the listed runs among `runIds`, in their order. */
+/**
+ * `RunStore.queryRuns`: newest first, id or label containing the text; or the listed runs among `runIds`, in their
+ * order.
+ */
 export async function queryRuns(catalog: Catalog, q: RunQuery, tenant: string, isLive: IsLive): Promise<RunSummary[]> {
   if (q === null || typeof q !== 'object') throw new EvidenceError('invalidArgument', 'query must be an object');
   positive('limit', q.limit, MAX_LIMIT);
@@ -326,12 +337,14 @@ export async function queryRuns(catalog: Catalog, q: RunQuery, tenant: string, i
     const filter =
       text === undefined
         ? ''
-        : `AND (instr(${lowerSql(text, 'run_id')}, $text) > 0 OR instr(${lowerSql(text, "coalesce(label, '')")}, $text) > 0)`;
+        : `AND (instr(${lowerSql(text, 'run_id')}, $text) > 0 OR ` +
+          `instr(${lowerSql(text, "coalesce(label, '')")}, $text) > 0)`;
     return catalog
       .use((db) =>
         db
           .statement(
-            `SELECT ${RUN_READ} FROM runs WHERE ok = 1 ${filter} ORDER BY ok DESC, started_ms DESC, run_id DESC LIMIT $limit OFFSET $offset`,
+            `SELECT ${RUN_READ} FROM runs WHERE ok = 1 ${filter} ` +
+              `ORDER BY ok DESC, started_ms DESC, run_id DESC LIMIT $limit OFFSET $offset`,
           )
           .all({ ...(text !== undefined ? { text } : {}), limit: q.limit, offset: skip }),
       )
@@ -347,8 +360,11 @@ export async function queryRuns(catalog: Catalog, q: RunQuery, tenant: string, i
  * one in its index (a few lookups per value: `SELECT DISTINCT` walks all 133,000 index entries).
  */
 function distinctOf(column: 'tool' | 'source_kind'): string {
-  return `WITH RECURSIVE v(x) AS (SELECT min(${column}) FROM calls UNION ALL SELECT (SELECT min(${column}) FROM calls WHERE ${column} > v.x) FROM v WHERE v.x IS NOT NULL)
-    SELECT x FROM v WHERE x IS NOT NULL`;
+  return (
+    `WITH RECURSIVE v(x) AS (SELECT min(${column}) FROM calls UNION ALL ` +
+    `SELECT (SELECT min(${column}) FROM calls WHERE ${column} > v.x) FROM v WHERE v.x IS NOT NULL)
+    SELECT x FROM v WHERE x IS NOT NULL`
+  );
 }
 
 /** The pickers' choices: every tool of a listed call and every source kind of a run with calls. */

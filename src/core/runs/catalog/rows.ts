@@ -21,7 +21,10 @@ const SOURCE_KINDS = new Set(['tool', 'participant', 'hook', 'cli', 'mcp', 'comm
 /** A run's row (columns of `runs`). */
 export interface RunValues {
   run_id: string;
-  /** The 10-hex token a run id ends with (its calls are `<token>-<n>`; handles recorded before opaque ones name runs by it), else the id. */
+  /**
+   * The 10-hex token a run id ends with (its calls are `<token>-<n>`; handles recorded before opaque ones name runs by
+   * it), else the id.
+   */
   token: string;
   /** 1 when the log's first record is this tenant's `run_started`: only then does the run list or mint anything. */
   ok: number;
@@ -56,7 +59,9 @@ export interface CallListing {
   readonly sg?: string | null;
   readonly to?: boolean;
   readonly ca?: boolean;
-  /** Result bytes, storage state, sha256, manifest digest (artifacts), the result's handle as recorded (when minted). */
+  /**
+   * Result bytes, storage state, sha256, manifest digest (artifacts), the result's handle as recorded (when minted).
+   */
   readonly b?: number;
   readonly sto?: string;
   readonly sha?: string;
@@ -70,7 +75,9 @@ export interface CallListing {
 export interface CallValues {
   run_id: string;
   call_id: string;
-  /** `n` of a call id `<token>-<n>` (0 for another form): calls of one run started in the same millisecond sort by it. */
+  /**
+   * `n` of a call id `<token>-<n>` (0 for another form): calls of one run started in the same millisecond sort by it.
+   */
   n: number;
   run_started_ms: number;
   source_kind: string;
@@ -87,7 +94,10 @@ export interface CallValues {
   /** 1 when the log finishes this call twice: its handles then resolve to nothing. */
   ambiguous: number;
   entry: string;
-  /** What the savings rollup counts (docs/contracts.md §2.14): the run's agent (or source kind), a command's first word. */
+  /**
+   * What the savings rollup counts (docs/contracts.md §2.14): the run's agent (or source kind), a command's first
+   * word.
+   */
   agent: string;
   command: string;
   /** Bytes the tool produced (a command's stdout and stderr as observed, past any cap; any other call's result). */

@@ -384,7 +384,10 @@ function keptLine(text: string, matchAt: number, lineStart: number, lineNumber: 
 
 const isLow = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff;
 
-/** Characters [a, b) of `text`, at most `room` of them, around index `at` (a third before), never splitting a surrogate pair. */
+/**
+ * Characters [a, b) of `text`, at most `room` of them, around index `at` (a third before), never splitting a surrogate
+ * pair.
+ */
 function windowAround(text: string, at: number, room: number): [number, number] {
   let a = Math.max(0, at - Math.floor(room / 3));
   let b = Math.min(text.length, a + room);

@@ -60,7 +60,8 @@ export const ERROR_RULES: readonly ErrorRule[] = [
   // webpack `ERROR in ./src/index.js 3:0-22`, vite `error during build:`.
   { id: 'webpack.error', pattern: '^ERROR in ', gates: ['ERROR in '], kind: 'clear' },
   { id: 'vite.error', pattern: '^error during build:', gates: ['error during build:'], kind: 'clear' },
-  // A line that starts with a severity: rustc/cargo `error[E0308]: …`, `error: could not compile`, git `fatal: …`/`error: …`.
+  // A line that starts with a severity: rustc/cargo `error[E0308]: …`, `error: could not compile`, git
+  // `fatal: …`/`error: …`.
   {
     id: 'line.error',
     pattern: '^(?:error|ERROR|fatal|FATAL)(?:\\[\\w+\\])?: ',
@@ -74,7 +75,8 @@ export const ERROR_RULES: readonly ErrorRule[] = [
   { id: 'ld.undefined', pattern: '^\\S+: undefined reference to ', gates: ['undefined reference to '], kind: 'clear' },
   // make: `make: *** [Makefile:3: all] Error 1`, `make[1]: *** …`.
   { id: 'make.error', pattern: '^g?make(?:\\[\\d+\\])?: \\*\\*\\* ', gates: ['make'], kind: 'clear' },
-  // npm (`npm error …`, older `npm ERR! …`), pnpm ` ERR_PNPM_…` (pnpm 10: `[ERR_PNPM_…]`), yarn 1 `error An unexpected error …`.
+  // npm (`npm error …`, older `npm ERR! …`), pnpm ` ERR_PNPM_…` (pnpm 10: `[ERR_PNPM_…]`), yarn 1
+  // `error An unexpected error …`.
   { id: 'npm.error', pattern: '^npm (?:ERR!|error) ', gates: ['npm ERR!', 'npm error'], kind: 'clear' },
   { id: 'pnpm.error', pattern: '^\\s*\\[?ERR_PNPM_\\w+', gates: ['ERR_PNPM_'], kind: 'clear' },
   {
@@ -84,7 +86,8 @@ export const ERROR_RULES: readonly ErrorRule[] = [
     kind: 'clear',
   },
   // The first line of a stack trace, before its frames: JavaScript `TypeError: …`,
-  // `AssertionError [ERR_ASSERTION]: …`, Python's last line `ValueError: …`, Java `java.lang.IllegalStateException: …`.
+  // `AssertionError [ERR_ASSERTION]: …`, Python's last line `ValueError: …`, Java
+  // `java.lang.IllegalStateException: …`.
   {
     id: 'stack.first',
     pattern: '^(?:Uncaught )?(?:[\\w$]+\\.)*[\\w$]*(?:Error|Exception)(?: \\[[\\w-]+\\])?: ',
@@ -112,7 +115,8 @@ export const ERROR_RULES: readonly ErrorRule[] = [
   { id: 'jest.failure', pattern: '^\\s*● ', gates: ['●'], kind: 'failure' },
   { id: 'nodetest.failure', pattern: '^\\s*(?:✖|×|✗) ', gates: ['✖', '×', '✗'], kind: 'failure' },
   { id: 'tap.notok', pattern: '^\\s*not ok \\d+', gates: ['not ok'], kind: 'failure' },
-  // Rust `thread 'main' panicked at src/main.rs:2:5:` (1.9x: `thread 'main' (27620) panicked at …`), cargo test `test t ... FAILED`.
+  // Rust `thread 'main' panicked at src/main.rs:2:5:` (1.9x: `thread 'main' (27620) panicked at …`), cargo test
+  // `test t ... FAILED`.
   { id: 'rust.panic', pattern: "^thread '[^']*'(?: \\(\\d+\\))? panicked at ", gates: ['panicked at '], kind: 'clear' },
   { id: 'rust.testfailed', pattern: ' \\.\\.\\. FAILED\\r?$', gates: ['FAILED'], kind: 'failure' },
   // Go: `./main.go:5:2: undefined: x`, `--- FAIL: TestX (0.00s)`, `panic: …`.
@@ -159,7 +163,8 @@ export const ERROR_RULES: readonly ErrorRule[] = [
   {
     id: 'generic.word',
     pattern:
-      '\\b(?:[Ee]rror|ERROR|[Ff]ail(?:ed|ure)?|FAIL(?:ED|URE)?|[Pp]anic|PANIC|[Ee]xception|EXCEPTION|[Ff]atal|FATAL)\\b',
+      '\\b(?:[Ee]rror|ERROR|[Ff]ail(?:ed|ure)?|FAIL(?:ED|URE)?|' +
+      '[Pp]anic|PANIC|[Ee]xception|EXCEPTION|[Ff]atal|FATAL)\\b',
     gates: ['rror', 'RROR', 'ail', 'AIL', 'anic', 'ANIC', 'xception', 'XCEPTION', 'atal', 'ATAL'],
     kind: 'fallback',
   },

@@ -58,9 +58,15 @@ export interface StoredContent {
   readonly inline?: string;
   /** The bytes, base64, when `stored` is `inline` and they are not valid UTF-8. */
   readonly inlineBase64?: string;
-  /** sha256 of the serialised integrity manifest stored beside a blob (`stored: 'blob'`) or an artifact (`stored: 'artifact'`). */
+  /**
+   * sha256 of the serialised integrity manifest stored beside a blob (`stored: 'blob'`) or an artifact
+   * (`stored: 'artifact'`).
+   */
   readonly manifestDigest?: string;
-  /** The artifact that holds the bytes when `stored` is `artifact` (`evidence_readFile`: the bytes are kept once, docs/contracts.md §2.9). */
+  /**
+   * The artifact that holds the bytes when `stored` is `artifact` (`evidence_readFile`: the bytes are kept once,
+   * docs/contracts.md §2.9).
+   */
   readonly artifactId?: string;
   /** Number of lines: `\n` count, plus one when the last byte is not `\n` (0 when empty). */
   readonly lineCount: number;
@@ -100,7 +106,10 @@ export interface ErrorLines {
 export interface AttachmentRecord extends StoredContent {
   /** `stdout`, `stderr`, `value` or `file:<name>`. */
   readonly name: string;
-  /** Safe token used in the blob key (`stdout`, `stderr`, `value`, `f1`, …; in the handle of records written before opaque handles). */
+  /**
+   * Safe token used in the blob key (`stdout`, `stderr`, `value`, `f1`, …; in the handle of records written before
+   * opaque handles).
+   */
   readonly slot: string;
   /** `out_` and 26 random base32 characters (`out_<callId>_<slot>` in records written before). */
   readonly handle: string;
@@ -154,7 +163,10 @@ export interface CallFinishedRecord extends StoredContent {
   readonly resultBytes: number;
   /** True when the model saw a handle and a preview instead of the whole result. */
   readonly elided: boolean;
-  /** The result's handle (`res_` and 26 random base32 characters; `res_<callId>` in records written before), set when the result was elided or offloaded. */
+  /**
+   * The result's handle (`res_` and 26 random base32 characters; `res_<callId>` in records written before), set when
+   * the result was elided or offloaded.
+   */
   readonly resultHandle?: string;
   readonly attachments: readonly AttachmentRecord[];
 }

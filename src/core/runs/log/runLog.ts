@@ -150,7 +150,10 @@ function firstBad(
   return undefined;
 }
 
-/** `StoredContent.errorLines` (docs/contracts.md §2.13): a count no smaller than the lines shown, each with its position and text. */
+/**
+ * `StoredContent.errorLines` (docs/contracts.md §2.13): a count no smaller than the lines shown, each with its
+ * position and text.
+ */
 function isErrorLines(v: unknown): boolean {
   if (!isObj(v) || !isCount(v.total) || !isStr(v.pattern) || !Array.isArray(v.lines) || v.lines.length > v.total)
     return false;

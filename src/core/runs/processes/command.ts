@@ -124,7 +124,8 @@ export function startCommand(
   const endTree = (): Promise<void> => {
     killGroup();
     sweeping ??= (async () => {
-      // Holders of the pipes are looked for only while the pipes are open (that scan reads every process's descriptors).
+      // Holders of the pipes are looked for only while the pipes are open (that scan reads every process's
+      // descriptors).
       const found = await sweepTree(marker, pipesClosed ? [] : await pipes, child.pid);
       for (const s of found) strays.set(s.pid, s);
     })().finally(() => {

@@ -105,7 +105,10 @@ export function validateReadArgs(args: unknown, limits: ReaderLimits = DEFAULT_R
   return { handle: a.handle, offset, limit, pattern, bytes };
 }
 
-/** An untrusted pattern checked as every search checks it (1–1024 characters, a valid regular expression), or one sentence. */
+/**
+ * An untrusted pattern checked as every search checks it (1–1024 characters, a valid regular expression), or one
+ * sentence.
+ */
 export function checkPattern(pattern: unknown): string {
   if (typeof pattern !== 'string' || pattern.length < 1 || pattern.length > 1024)
     throw invalid('pattern must be a string of 1 to 1024 characters');
@@ -192,7 +195,9 @@ export function checkLineCount(m: Manifest, lineCount: number): void {
   if (!ok) throw new EvidenceError('digestMismatch');
 }
 
-/** Most bytes one hex dump shows: 64 rows of `hexDump`, about 5 KB, so the reply stays under 8 KiB once JSON-escaped. */
+/**
+ * Most bytes one hex dump shows: 64 rows of `hexDump`, about 5 KB, so the reply stays under 8 KiB once JSON-escaped.
+ */
 const HEX_DUMP_MAX_BYTES = 1024;
 
 /**

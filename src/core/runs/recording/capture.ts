@@ -5,9 +5,9 @@
  * Memory is bounded whatever the output's size: at most `inlineMaxBytes` plus one piece
  * is held before the decision; after it, pieces flow straight to the blob store (or,
  * with no store, through a hash only), and the per-chunk tables of a stored output go to
- * disk as they fill (`putVerifiedStream`; docs/contracts.md §2.10, "Memory of a capture"). Bytes past the cap are read and counted in
- * `observedBytes` but not kept; the cut is moved back to a code-point boundary (at most
- * three bytes) so a capped text output stays text.
+ * disk as they fill (`putVerifiedStream`; docs/contracts.md §2.10, "Memory of a capture"). Bytes past the cap are read
+ * and counted in `observedBytes` but not kept; the cut is moved back to a code-point boundary (at most three bytes) so
+ * a capped text output stays text.
  */
 import type { BlobKey } from '../../blobs/blobKey.js';
 import type { BlobStore } from '../../blobs/blobStore.js';

@@ -45,7 +45,8 @@ export function errorBlock(e: ErrorLines, handle: string | undefined): string {
   const within = e.scannedBytes !== undefined ? ` in the first ${e.scannedBytes} bytes` : '';
   const lines = [`Error lines (${e.lines.length} of ${e.total}${within}):`];
   for (const l of e.lines) lines.push(`line ${l.lineNumber}, byte ${l.byteOffset}: ${l.text}`);
-  // A union of many rules can outgrow what read_tool_output accepts as a pattern (1,024 characters, §2.5): then no call is offered.
+  // A union of many rules can outgrow what read_tool_output accepts as a pattern (1,024 characters, §2.5): then no
+  // call is offered.
   if (handle !== undefined && e.total > e.lines.length && e.pattern.length <= 1024) {
     lines.push(`More: read_tool_output ${JSON.stringify({ handle, pattern: e.pattern, offset: e.lines.length })}`);
   }
@@ -62,9 +63,17 @@ export function resultObservation(r: CallFinishedRecord): string {
   if (!r.elided) return r.preview;
   if (r.stored === 'preview_only') {
     const shown = r.previewRange ? r.previewRange.headEnd + (r.resultBytes - r.previewRange.tailStart) : 0;
-    return `Tool result not kept: ${r.resultBytes} bytes (${shape(r)}) need a blob store and none is configured; ${r.resultBytes - shown} bytes were let go.\n${errorsBefore(r, undefined)}${previewBlock(r.preview, r.binary)}`;
+    return (
+      `Tool result not kept: ${r.resultBytes} bytes (${shape(r)}) need a blob store and none is configured; ` +
+      `${r.resultBytes - shown} bytes were let go.\n` +
+      `${errorsBefore(r, undefined)}${previewBlock(r.preview, r.binary)}`
+    );
   }
-  return `Tool result elided: ${r.resultBytes} bytes (${shape(r)}), handle ${r.resultHandle}.\n${howToRead(r.resultHandle ?? '')}\n${errorsBefore(r, r.resultHandle)}${previewBlock(r.preview, r.binary)}`;
+  return (
+    `Tool result elided: ${r.resultBytes} bytes (${shape(r)}), handle ${r.resultHandle}.\n` +
+    `${howToRead(r.resultHandle ?? '')}\n` +
+    `${errorsBefore(r, r.resultHandle)}${previewBlock(r.preview, r.binary)}`
+  );
 }
 
 /** Whether an attachment's whole text appears in the summary (else its preview). */
@@ -118,7 +127,8 @@ function letGo(views: readonly AttachmentView[]): string | undefined {
     }
   }
   return lost
-    ? `warning: ${lost} of ${observed} output bytes were let go (${names.join(', ')}); reads and searches cover only what was kept`
+    ? `warning: ${lost} of ${observed} output bytes were let go (${names.join(', ')}); ` +
+        `reads and searches cover only what was kept`
     : undefined;
 }
 
@@ -173,7 +183,8 @@ export function commandSummary(
   const shown = command.length > 200 ? `${command.slice(0, 200)}…` : command;
   // A failure comes first, so the result reads as an error (an MCP client sees isError).
   const lines = end.failure ? [`error: ${end.failure}`, `$ ${shown}`] : [`$ ${shown}`, endLine(end)];
-  // Bytes let go come right after any failure: no later line may suggest the output is whole (docs/contracts.md §2.10).
+  // Bytes let go come right after any failure: no later line may suggest the output is whole
+  // (docs/contracts.md §2.10).
   const lost = letGo(views);
   if (lost) lines.splice(end.failure ? 1 : 0, 0, lost);
   lines.push(...strayLines(end));

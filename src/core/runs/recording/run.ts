@@ -270,7 +270,8 @@ export class Run implements RunApi, CallRecorder {
       resultBytes: captured.sizeBytes,
       elided: elide,
       ...(elide ? { resultHandle: mintResultHandle() } : {}),
-      // A tool that reported an error (or a failed command's summary) shows its failure lines (docs/contracts.md §2.13).
+      // A tool that reported an error (or a failed command's summary) shows its failure lines
+      // (docs/contracts.md §2.13).
       ...storedFields(
         captured,
         contentType,

@@ -109,7 +109,8 @@ export async function runCommandCall(
   let failure: { status: CallStatus; error: CallError } | undefined;
   let failureText: string | undefined;
   if (needStore) {
-    failureText = `${needStore} needs a blob store and none is configured (preservation is required): the command was stopped`;
+    failureText =
+      `${needStore} needs a blob store and none is configured ` + `(preservation is required): the command was stopped`;
     failure = { status: 'failed', error: { code: 'blob_store_required', message: failureText } };
   } else if (backend) {
     failureText = `${backend}: the command was stopped; ${keptText(out, err)}`;
@@ -266,7 +267,10 @@ function tailOf(pieces: readonly Uint8Array[], total: number): Uint8Array {
   return out;
 }
 
-/** The pieces of `source`, each first handed to `onOutput` (awaited: a slow reader slows the command, memory stays bounded). */
+/**
+ * The pieces of `source`, each first handed to `onOutput` (awaited: a slow reader slows the command, memory stays
+ * bounded).
+ */
 async function* tapped(
   name: 'stdout' | 'stderr',
   source: AsyncIterable<Uint8Array>,

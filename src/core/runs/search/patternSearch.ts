@@ -99,7 +99,11 @@ export const PATTERN_TIMEOUT_MESSAGE =
 
 /** Message of a search stopped by its overall time limit (`timeoutMs`). */
 function searchDeadlineMessage(timeoutMs: number, searchedBytes: number, totalBytes: number): string {
-  return `pattern search stopped at its time limit (${timeoutMs} ms) after ${searchedBytes} of ${totalBytes} bytes; no partial count is given; use a more specific pattern or raise the search time limit`;
+  return (
+    `pattern search stopped at its time limit (${timeoutMs} ms) after ${searchedBytes} of ${totalBytes} bytes; ` +
+    `no partial count is given; ` +
+    `use a more specific pattern or raise the search time limit`
+  );
 }
 
 /**

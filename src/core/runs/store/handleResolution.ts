@@ -30,11 +30,11 @@ export async function resolveHandle(
     // The logs are the truth, the catalog only an index (docs/architecture.md §6). A handle recorded before opaque
     // handles names its run by the run's token (`res_<token>-<n>`, `out_<token>-<n>_<slot>`), so before answering
     // access denied that one run's log is read again, should the catalog lack a row of it: one log, never a scan.
-    // A minted handle names nothing, so nothing is taken from it (its shape only says a lookup could find it): a catalog not yet built from the logs (new,
-    // lost or damaged) is built (or its build waited for), and the unfinished runs, whose writer may have
-    // stopped between its log and the catalog, are checked against their logs (a stat each). A built catalog
-    // indexed every other run in the same step as its log (a later record of a run whose index write was lost
-    // re-indexes that run).
+    // A minted handle names nothing, so nothing is taken from it (its shape only says a lookup could find it): a
+    // catalog not yet built from the logs (new, lost or damaged) is built (or its build waited for), and the unfinished
+    // runs, whose writer may have stopped between its log and the catalog, are checked against their logs (a stat
+    // each). A built catalog indexed every other run in the same step as its log (a later record of a run whose index
+    // write was lost re-indexes that run).
     const token = legacyRunToken(handle);
     const minted = !token && isMintedHandle(handle);
     let runIds = token ? catalog.runsWithToken(token) : [];

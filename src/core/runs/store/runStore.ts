@@ -243,7 +243,9 @@ export class RunStore implements RunStoreApi, RunHost {
     return queryCalls(this.catalog, query, this.isLive, this.liveIds);
   }
 
-  /** Where a call is in the list these filters give, or undefined when they hide it (docs/contracts.md §3.4, "Reveal"). */
+  /**
+   * Where a call is in the list these filters give, or undefined when they hide it (docs/contracts.md §3.4, "Reveal").
+   */
   callIndex(query: CallFilter, runId: string, callId: string): Promise<number | undefined> {
     return callIndex(this.catalog, query, runId, callId, this.liveIds);
   }
@@ -263,7 +265,9 @@ export class RunStore implements RunStoreApi, RunHost {
     return { ...page, ...facetsOf(this.catalog) };
   }
 
-  /** How many runs this tenant keeps and their bytes, from the catalog (counters its triggers keep, no stat per log). */
+  /**
+   * How many runs this tenant keeps and their bytes, from the catalog (counters its triggers keep, no stat per log).
+   */
   async totals(): Promise<{ runs: number; bytes: number; calls: number }> {
     return this.catalog.totals();
   }
@@ -301,7 +305,8 @@ export class RunStore implements RunStoreApi, RunHost {
    */
   async finishInterrupted(): Promise<string[]> {
     const done: string[] = [];
-    // The catalog knows which runs are unfinished (an index of them): start-up reads only their logs, never every run's.
+    // The catalog knows which runs are unfinished (an index of them): start-up reads only their logs, never every
+    // run's.
     const now = Date.now();
     const open: { runId: string }[] = [];
     for (const r of this.catalog.unfinishedRuns()) {

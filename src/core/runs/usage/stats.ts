@@ -21,7 +21,10 @@ export const USAGE_DIMENSIONS: readonly UsageDimension[] = ['agent', 'tool', 'co
 
 /** A report's range and grouping (`RunStore.usage`). */
 export interface UsageQuery {
-  /** Only calls started at or after this time (epoch ms; counted by the hour: the hour it falls in is included). Default: all. */
+  /**
+   * Only calls started at or after this time (epoch ms; counted by the hour: the hour it falls in is included).
+   * Default: all.
+   */
   readonly sinceMs?: number;
   /** Only calls started before this time (epoch ms, by the hour). Default: now. */
   readonly untilMs?: number;
@@ -33,7 +36,10 @@ export interface UsageQuery {
 
 /** The figures of a set of calls. */
 export interface UsageFigures {
-  /** Finished calls (outputs kept) and their output bytes: a command's stdout and stderr as observed, any other call's result. */
+  /**
+   * Finished calls (outputs kept) and their output bytes: a command's stdout and stderr as observed, any other call's
+   * result.
+   */
   readonly outputs: number;
   readonly outputBytes: number;
   /** Of those bytes, the ones kept (readable by handle). */
@@ -67,7 +73,10 @@ export interface UsageReport {
   readonly since?: string;
   readonly until: string;
   readonly total: UsageFigures;
-  /** Groups with at least one output (day: every day of a bounded range, empty ones too), largest saving first (day: oldest first). */
+  /**
+   * Groups with at least one output (day: every day of a bounded range, empty ones too), largest saving first (day:
+   * oldest first).
+   */
   readonly groups: readonly UsageGroup[];
   /** Groups left out by `limit`. */
   readonly more: number;
