@@ -401,6 +401,36 @@ describe('init, uninstall, dry run and doctor (files on disk)', () => {
     assert.ok((await doctorRows(ctx, AGENTS)).every((r) => !r.routed));
   });
 
+  it('uninstall removes the folders init created once they are empty, and the journal; never a folder that was there before or holds something else', async () => {
+    const ctx = context(root);
+    /** Every folder (with a trailing slash) and file under `dir`, the state folder included. */
+    const tree = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true, recursive: true })
+        .map((e) => path.relative(dir, path.join(e.parentPath, e.name)) + (e.isDirectory() ? '/' : ''))
+        .sort();
+    // The person's own folders: .github with a workflow, and an empty .claude.
+    mkdirSync(path.join(ctx.project!, '.github', 'workflows'), { recursive: true });
+    writeFileSync(path.join(ctx.project!, '.github', 'workflows', 'ci.yml'), 'on: push\n');
+    mkdirSync(path.join(ctx.project!, '.claude'));
+    const before = tree(root);
+    for (const scope of ['project', 'global'] as const) await runInit(ctx, { agents: AGENTS, scope });
+    const created = [
+      path.join(ctx.project!, '.github', 'hooks'),
+      path.join(ctx.project!, '.bounded-evidence'),
+      path.join(ctx.home, '.config', 'opencode', 'plugin'),
+      path.join(ctx.stateDir, 'init-journal.json'),
+    ];
+    for (const p of created) assert.ok(existsSync(p), p);
+    for (const scope of ['project', 'global'] as const) await runInit(ctx, { agents: AGENTS, scope, uninstall: true });
+    assert.deepEqual(tree(root), before);
+
+    // A folder init created that the person put a file of their own into stays, with that file; the journal goes.
+    await runInit(ctx, { agents: AGENTS, scope: 'project' });
+    writeFileSync(path.join(ctx.project!, '.github', 'hooks', 'theirs.json'), '{}\n');
+    await runInit(ctx, { agents: AGENTS, scope: 'project', uninstall: true });
+    assert.deepEqual(tree(root), [...before, 'project/.github/hooks/', 'project/.github/hooks/theirs.json'].sort());
+  });
+
   it('property, on disk: any user settings in every file init merges into come back byte for byte after init then uninstall', async () => {
     await fc.assert(
       fc.asyncProperty(
