@@ -113,7 +113,7 @@ be merged into is left as it was, with a sentence), idempotent, one line per age
 was done and how to undo it. --uninstall gives back the files exactly as they were (a file
 init created is removed again; a file changed since loses only our entries).
 
-  --agent NAME   claude (claude-code), copilot (vscode, copilot-cli); repeatable (default: those detected)
+  --agent NAME   one of the agents listed below; repeatable (default: those detected)
   --all          every known agent, detected or not
   --project      this folder's configuration (default when the agent has one)
   --global       the user's configuration (every project)

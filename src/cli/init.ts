@@ -21,7 +21,7 @@ import {
 } from '../core/reach/agents/init.js';
 import type { AgentAdapter, AgentContext, Scope } from '../core/reach/agents/types.js';
 import { findStorage, isPortableCommand, recordWorkspace, type StorageSource } from '../core/reach/locate.js';
-import { UsageError } from './args.js';
+import { HELP, UsageError } from './args.js';
 import type { CliIo } from './io.js';
 
 /**
@@ -108,6 +108,18 @@ function flags(argv: readonly string[]): {
   } catch (e) {
     throw new UsageError(e instanceof Error ? e.message.split('\n')[0]! : String(e));
   }
+}
+
+/**
+ * `init --help`: the flags, then every adapter of the table with its other names (an adapter added there is listed).
+ */
+export function initHelp(agents: readonly AgentAdapter[] = AGENTS): string {
+  const width = Math.max(...agents.map((a) => a.id.length));
+  const rows = agents.map((a) => {
+    const names = a.aliases?.length ? ` (also ${a.aliases.join(', ')})` : '';
+    return `  ${a.id.padEnd(width)}  ${a.displayName}${names}${a.mcpOnly ? ': MCP server only' : ''}`;
+  });
+  return `${HELP.init}\n\nAgents (--agent NAME):\n${rows.join('\n')}`;
 }
 
 /**

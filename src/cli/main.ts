@@ -8,7 +8,7 @@ import { HELP, UsageError, wantsHelp } from './args.js';
 import { capture } from './capture.js';
 import { importFile, list, read, search, verify } from './evidence.js';
 import { hook } from './hook.js';
-import { doctor, init } from './init.js';
+import { doctor, init, initHelp } from './init.js';
 import { recordResponse } from './hookRecord.js';
 import { keep } from './keep.js';
 import { stats } from './stats.js';
@@ -63,7 +63,7 @@ export async function runCli(argv: readonly string[], io: CliIo, self: readonly 
     return 2;
   }
   if (wantsHelp(rest)) {
-    await io.out(`${HELP[name]}\n`);
+    await io.out(`${name === 'init' ? initHelp() : HELP[name]}\n`);
     return 0;
   }
   try {

@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import { runCli } from '../../../src/cli/main.js';
 import type { CliIo } from '../../../src/cli/io.js';
 import { PORTABLE_MCP_SERVER, portableHookCommand } from '../../../src/core/reach/agents/context.js';
+import { AGENTS } from '../../../src/core/reach/agents/index.js';
 
 const SELF = ['/usr/bin/node', '/opt/be/dist/cli.js'];
 
@@ -69,6 +70,15 @@ describe('command line: init and doctor', () => {
     const code = await runCli(argv, io, SELF);
     return { code, out: io.stdout, err: io.stderr };
   };
+
+  it('init --help names every agent of the adapter table, with its other names', async () => {
+    const help = await run('init', '--help');
+    assert.equal(help.code, 0, help.err);
+    for (const a of AGENTS)
+      for (const name of [a.id, ...(a.aliases ?? [])])
+        assert.match(help.out, new RegExp(`\\b${name}\\b`), `--help names ${name}`);
+    assert.match(help.out, /^ {2}codex +Codex$/m);
+  });
 
   it('routes the detected agent, says how to undo, is idempotent, and uninstall gives back every byte', async () => {
     const settings = path.join(project, '.claude', 'settings.json');

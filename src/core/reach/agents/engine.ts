@@ -13,6 +13,7 @@
 import {
   applyEdits,
   findNodeAtLocation,
+  format,
   getNodeValue,
   modify,
   parseTree,
@@ -70,6 +71,65 @@ function formattingOf(text: string): FormattingOptions {
   return { insertSpaces: true, tabSize: indent ? indent.length : 2, eol };
 }
 
+/**
+ * `modify` that touches nothing of the person's text but the bytes it must: jsonc-parser's own formatting reformats
+ * the whole lines around an edit (a compact one-line file becomes many lines). The edit is made unformatted; an
+ * insert into a container laid out over several lines is then formatted within the inserted text only, and one into
+ * a container on one line stays compact like it.
+ */
+function modifyKeeping(
+  text: string,
+  path: JsonPath | (string | number)[],
+  value: unknown,
+  fmt: FormattingOptions,
+): TextEdit[] {
+  const raw = modify(text, path as (string | number)[], value, {});
+  const root = parseTree(text, [], { allowTrailingComma: true });
+  if (value === undefined) {
+    // Cut by hand (jsonc-parser's unformatted removal of a last item leaves a byte of it): the first of several
+    // members goes with the space up to the next one, any other with the comma and space before it.
+    const node = root ? findNodeAtLocation(root, path as (string | number)[]) : undefined;
+    const member = node?.parent?.type === 'property' ? node.parent : node;
+    const container = member?.parent;
+    if (!member || !container) return raw;
+    const siblings = container.children ?? [];
+    const at = siblings.indexOf(member);
+    const cut = (from: number, to: number): TextEdit[] => [{ offset: from, length: to - from, content: '' }];
+    if (siblings.length === 1) return cut(container.offset + 1, container.offset + container.length - 1);
+    if (at === 0) return cut(member.offset, siblings[1]!.offset);
+    const previous = siblings[at - 1]!;
+    return cut(previous.offset + previous.length, member.offset + member.length);
+  }
+  if (raw.length !== 1) return raw;
+  const edit = raw[0]!;
+  let into = root;
+  for (let i = 1; root && i < path.length; i++) {
+    const n = findNodeAtLocation(root, path.slice(0, i) as (string | number)[]);
+    if (!n) break;
+    into = n;
+  }
+  const compact =
+    into !== undefined &&
+    (into.children?.length ?? 0) > 0 &&
+    !/[\r\n]/.test(text.slice(into.offset, into.offset + into.length));
+  if (compact) return raw;
+  const newText = applyEdits(text, raw);
+  // An empty container holds nothing of the person's between its brackets: it is laid out with what goes in.
+  const empty = into !== undefined && (into.children?.length ?? 0) === 0 ? into : undefined;
+  const start = empty ? empty.offset : edit.offset;
+  const end = empty
+    ? empty.offset + empty.length + edit.content.length - edit.length
+    : edit.offset + edit.content.length;
+  const inside = format(newText, { offset: start, length: end - start }, { ...fmt, keepLines: false }).filter(
+    (e) => e.offset >= start && e.offset + e.length <= end,
+  );
+  const content = applyEdits(newText, inside).slice(start, end + lengthChange(inside));
+  return [{ offset: start, length: end - start - (edit.content.length - edit.length), content }];
+}
+
+/** How much longer a text gets by `edits`. */
+const lengthChange = (edits: readonly TextEdit[]): number => edits.reduce((n, e) => n + e.content.length - e.length, 0);
+
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Structural equality of JSON values (key order ignored). */
@@ -113,7 +173,7 @@ function jsonEdits(text: string, edit: Extract<ConfigEdit, { kind: 'json' }>): T
   const container = containerOf(root, edit.path);
   if (typeof container === 'string') return `${edit.file}: ${container}: it was left unchanged`;
   const base = root ? text : '{}';
-  const fmt = { formattingOptions: formattingOf(text) };
+  const fmt = formattingOf(text);
   const last = edit.path[edit.path.length - 1];
   const parentPath = edit.path.slice(0, -1) as (string | number)[];
   if (last === -1) {
@@ -124,11 +184,11 @@ function jsonEdits(text: string, edit: Extract<ConfigEdit, { kind: 'json' }>): T
     let t = base;
     const out: TextEdit[] = root ? [] : [{ offset: 0, length: text.length, content: '{}' }];
     for (const [, i] of [...ours].reverse()) {
-      const e = modify(t, [...parentPath, i], undefined, fmt);
+      const e = modifyKeeping(t, [...parentPath, i], undefined, fmt);
       out.push(...e);
       t = applyEdits(t, e);
     }
-    out.push(...modify(t, [...parentPath, -1], edit.value, fmt));
+    out.push(...modifyKeeping(t, [...parentPath, -1], edit.value, fmt));
     return out;
   }
   const existing = root ? findNodeAtLocation(root, edit.path as string[]) : undefined;
@@ -140,7 +200,7 @@ function jsonEdits(text: string, edit: Extract<ConfigEdit, { kind: 'json' }>): T
   }
   return [
     ...(root ? [] : [{ offset: 0, length: text.length, content: '{}' }]),
-    ...modify(base, edit.path as string[], edit.value, fmt),
+    ...modifyKeeping(base, edit.path, edit.value, fmt),
   ];
 }
 
@@ -278,7 +338,7 @@ export function removeFromText(
     const root = parseJson(t, edit.file, edit.comments);
     if (typeof root === 'string') return { ok: false, error: root };
     if (!root) continue;
-    const fmt = { formattingOptions: formattingOf(t) };
+    const fmt = formattingOf(t);
     const last = edit.path[edit.path.length - 1];
     const parentPath = edit.path.slice(0, -1) as (string | number)[];
     const was = t;
@@ -289,17 +349,17 @@ export function removeFromText(
         .map((c, i) => [getNodeValue(c) as unknown, i] as const)
         .filter(([v]) => edit.ours(v))
         .map(([, i]) => i);
-      for (const i of idx.reverse()) t = applyEdits(t, modify(t, [...parentPath, i], undefined, fmt));
+      for (const i of idx.reverse()) t = applyEdits(t, modifyKeeping(t, [...parentPath, i], undefined, fmt));
     } else {
       const node = findNodeAtLocation(root, edit.path as string[]);
-      if (node && edit.ours(getNodeValue(node))) t = applyEdits(t, modify(t, edit.path as string[], undefined, fmt));
+      if (node && edit.ours(getNodeValue(node))) t = applyEdits(t, modifyKeeping(t, edit.path, undefined, fmt));
     }
     // Containers we emptied go too (`"PreToolUse": []`, then `"hooks": {}`); the person's other members stay.
     for (let p = parentPath; t !== was && p.length > 0; p = p.slice(0, -1)) {
       const n = findNodeAtLocation(parseTree(t, [], { allowTrailingComma: true })!, p);
       const v: unknown = n ? getNodeValue(n) : undefined;
       if (!(Array.isArray(v) ? v.length === 0 : isRecord(v) && Object.keys(v).length === 0)) break;
-      t = applyEdits(t, modify(t, p, undefined, fmt));
+      t = applyEdits(t, modifyKeeping(t, p, undefined, fmt));
     }
   }
   if (t === text) return { ok: true, changed: false, text, undo: [] };

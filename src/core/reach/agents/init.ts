@@ -39,6 +39,8 @@ interface JournalFile {
 interface Journal {
   version: 1;
   files: Record<string, JournalFile>;
+  /** Folders init created (for a file or the journal): uninstall removes each once it is empty. */
+  dirs?: string[];
 }
 
 const sha = (t: string): string => createHash('sha256').update(t, 'utf8').digest('hex');
@@ -54,16 +56,27 @@ async function readText(file: string): Promise<string | undefined> {
   }
 }
 
+/** Creates `dir` and the folders above it that are missing; returns those it created (deepest first). */
+async function makeDirs(dir: string, mode?: number): Promise<string[]> {
+  const first = await fsp.mkdir(dir, { recursive: true, ...(mode !== undefined ? { mode } : {}) });
+  if (first === undefined) return [];
+  const made: string[] = [];
+  for (let d = dir; ; d = path.dirname(d)) {
+    made.push(d);
+    if (d === first || path.dirname(d) === d) return made;
+  }
+}
+
 /**
  * Replaces a file through a temporary file and a rename (a crash never leaves half a settings file); undefined deletes
- * it.
+ * it. Returns the folders it created.
  */
-async function writeText(file: string, text: string | undefined): Promise<void> {
+async function writeText(file: string, text: string | undefined): Promise<string[]> {
   if (text === undefined) {
     await fsp.rm(file, { force: true });
-    return;
+    return [];
   }
-  await fsp.mkdir(path.dirname(file), { recursive: true });
+  const made = await makeDirs(path.dirname(file));
   let mode = 0o644;
   try {
     mode = (await fsp.stat(file)).mode & 0o777;
@@ -71,6 +84,7 @@ async function writeText(file: string, text: string | undefined): Promise<void> 
     /* a new file */
   }
   await replaceFileText(file, text, mode);
+  return made;
 }
 
 async function readJournal(stateDir: string): Promise<Journal> {
@@ -84,7 +98,39 @@ async function readJournal(stateDir: string): Promise<Journal> {
 }
 
 async function writeJournal(stateDir: string, j: Journal): Promise<void> {
-  await fsp.mkdir(stateDir, { recursive: true, mode: 0o700 });
+  const made = await makeDirs(stateDir, 0o700);
+  if (made.length > 0) j.dirs = [...(j.dirs ?? []), ...made];
+  await replaceFileText(path.join(stateDir, JOURNAL_FILE), `${JSON.stringify(j, null, 1)}\n`, 0o600);
+}
+
+/**
+ * After an uninstall: removes the folders init created that are empty now (deepest first; never one that existed
+ * before init, never one holding anything), and the journal itself once it records nothing more, with the state
+ * folders init made for it. While other entries remain, a folder still holding something stays in the journal.
+ */
+async function tidyAfterUninstall(stateDir: string, j: Journal): Promise<void> {
+  const removeEmpty = async (dirs: readonly string[]): Promise<string[]> => {
+    const kept: string[] = [];
+    const byDepth = [...new Set(dirs)].sort((a, b) => b.split(path.sep).length - a.split(path.sep).length);
+    for (const d of byDepth) {
+      try {
+        await fsp.rmdir(d);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') kept.push(d);
+      }
+    }
+    return kept;
+  };
+  const inState = (d: string): boolean => d === stateDir || stateDir.startsWith(d + path.sep);
+  const dirs = await removeEmpty((j.dirs ?? []).filter((d) => !inState(d)));
+  const stateDirs = (j.dirs ?? []).filter(inState);
+  // Nothing of ours left anywhere: a folder still holding something is the person's now.
+  if (Object.keys(j.files).length === 0) {
+    await fsp.rm(path.join(stateDir, JOURNAL_FILE), { force: true });
+    await removeEmpty(stateDirs);
+    return;
+  }
+  j.dirs = [...dirs, ...stateDirs];
   await replaceFileText(path.join(stateDir, JOURNAL_FILE), `${JSON.stringify(j, null, 1)}\n`, 0o600);
 }
 
@@ -222,7 +268,8 @@ export async function runInit(ctx: AgentContext, opts: InitOptions): Promise<Age
       for (const p of pending) {
         files.push({ file: p.file, action: p.action, ...(p.after !== undefined ? { text: p.after } : {}) });
         if (opts.dryRun || p.action === 'unchanged') continue;
-        await writeText(p.file, p.after);
+        const made = await writeText(p.file, p.after);
+        if (made.length > 0) journal.dirs = [...(journal.dirs ?? []), ...made];
         journalChanged = true;
         const entry = journal.files[p.file];
         if (opts.uninstall) {
@@ -273,7 +320,8 @@ export async function runInit(ctx: AgentContext, opts: InitOptions): Promise<Age
       ...(error ? { error } : {}),
     });
   }
-  if (journalChanged) await writeJournal(ctx.stateDir, journal);
+  if (opts.uninstall && !opts.dryRun) await tidyAfterUninstall(ctx.stateDir, journal);
+  else if (journalChanged) await writeJournal(ctx.stateDir, journal);
   return out;
 }
 

@@ -190,6 +190,44 @@ describe('agent init engine', () => {
     );
   });
 
+  it("keeps the person's formatting of what it does not change: a compact file gets only our member and item added, and loses only them again", () => {
+    const file = '/x/settings.json';
+    const hook = { matcher: 'Bash', hooks: [{ type: 'command', command: `'${SHIM}' hook --agent claude` }] };
+    const server = { type: 'stdio', command: SHIM, args: ['mcp'] };
+    const edits: ConfigEdit[] = [
+      jsonc(file, ['hooks', 'PreToolUse', -1], hook),
+      jsonc(file, ['mcpServers', 'bounded-evidence'], server),
+    ];
+    const mine =
+      '{"permissions":{"allow":["Bash(npm test)"]},"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"/usr/local/bin/audit"}]}]}}\n';
+    // The same, laid out over lines with compact entries of the person's on them.
+    const lined =
+      '{\n  "permissions": {"allow": ["Bash(npm test)"]},\n  "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": []}]}\n}\n';
+    for (const text of [mine, lined]) {
+      const r = applyToText(text, edits);
+      assert.ok(r.ok, r.ok ? '' : r.error);
+      assert.equal(r.changed, true);
+      // Only insertions: undoing them removes bytes and gives back none, so every byte of the person's is in place.
+      assert.ok(
+        r.undo.every((u) => u.content === ''),
+        `only inserted, in: ${r.text}`,
+      );
+      assert.equal(applyUndo(r.text!, r.undo), text);
+      const doc = parseJsonc(r.text!) as { hooks: { PreToolUse: unknown[] }; mcpServers: Record<string, unknown> };
+      assert.deepEqual(doc.hooks.PreToolUse.at(-1), hook);
+      assert.deepEqual(doc.mcpServers['bounded-evidence'], server);
+    }
+    // One line stays one line.
+    const once = applyToText(mine, edits);
+    assert.ok(once.ok);
+    assert.equal(once.text!.split('\n').length, 2);
+    // Changed by the person since (no journal): removal takes exactly our bytes out of the compact text.
+    const changed = once.text!.replace('{', '{"theirs":true,');
+    const removed = removeFromText(changed, edits, false);
+    assert.ok(removed.ok);
+    assert.equal(removed.text, mine.replace('{', '{"theirs":true,'));
+  });
+
   it('a missing file is created with a final newline and its undo is the empty text (the runner deletes it)', () => {
     const r = applyToText(undefined, [
       jsonc('/x/.mcp.json', ['mcpServers', 'bounded-evidence'], { command: SHIM, args: ['mcp'] }),
@@ -361,6 +399,36 @@ describe('init, uninstall, dry run and doctor (files on disk)', () => {
     for (const scope of ['project', 'global'] as const) await runInit(ctx, { agents: AGENTS, scope, uninstall: true });
     assert.deepEqual(snapshot(root), before);
     assert.ok((await doctorRows(ctx, AGENTS)).every((r) => !r.routed));
+  });
+
+  it('uninstall removes the folders init created once they are empty, and the journal; never a folder that was there before or holds something else', async () => {
+    const ctx = context(root);
+    /** Every folder (with a trailing slash) and file under `dir`, the state folder included. */
+    const tree = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true, recursive: true })
+        .map((e) => path.relative(dir, path.join(e.parentPath, e.name)) + (e.isDirectory() ? '/' : ''))
+        .sort();
+    // The person's own folders: .github with a workflow, and an empty .claude.
+    mkdirSync(path.join(ctx.project!, '.github', 'workflows'), { recursive: true });
+    writeFileSync(path.join(ctx.project!, '.github', 'workflows', 'ci.yml'), 'on: push\n');
+    mkdirSync(path.join(ctx.project!, '.claude'));
+    const before = tree(root);
+    for (const scope of ['project', 'global'] as const) await runInit(ctx, { agents: AGENTS, scope });
+    const created = [
+      path.join(ctx.project!, '.github', 'hooks'),
+      path.join(ctx.project!, '.bounded-evidence'),
+      path.join(ctx.home, '.config', 'opencode', 'plugin'),
+      path.join(ctx.stateDir, 'init-journal.json'),
+    ];
+    for (const p of created) assert.ok(existsSync(p), p);
+    for (const scope of ['project', 'global'] as const) await runInit(ctx, { agents: AGENTS, scope, uninstall: true });
+    assert.deepEqual(tree(root), before);
+
+    // A folder init created that the person put a file of their own into stays, with that file; the journal goes.
+    await runInit(ctx, { agents: AGENTS, scope: 'project' });
+    writeFileSync(path.join(ctx.project!, '.github', 'hooks', 'theirs.json'), '{}\n');
+    await runInit(ctx, { agents: AGENTS, scope: 'project', uninstall: true });
+    assert.deepEqual(tree(root), [...before, 'project/.github/hooks/', 'project/.github/hooks/theirs.json'].sort());
   });
 
   it('property, on disk: any user settings in every file init merges into come back byte for byte after init then uninstall', async () => {
