@@ -8,17 +8,13 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { report, scratchDir } from './util.js';
+import { writerCommand } from '../test/unit/core/runs/fixtures/captureRss.js';
 
 const MiB = 1 << 20;
 const REPO = path.resolve(__dirname, '..');
 
 function status(pid: number, field: 'VmHWM' | 'VmRSS'): number {
   return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
-}
-
-function writer(bytes: number): string {
-  const js = `const b=Buffer.alloc(1<<20);for(let i=0;i<b.length;i++)b[i]=i%64===63?10:97+(i%26);let n=${bytes};const w=()=>{while(n>0){const k=Math.min(n,b.length);n-=k;if(!process.stdout.write(k===b.length?b:b.subarray(0,k))){process.stdout.once('drain',w);return}}};w()`;
-  return `${JSON.stringify(process.execPath)} -e ${JSON.stringify(js)}`;
 }
 
 interface Peak {
@@ -60,7 +56,7 @@ async function measure(defaultYoung: boolean, dir: string, call: { name: string;
       clientInfo: { name: 'b', version: '1' },
     });
     proc.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
-    await rpc(1, 'tools/call', { name: 'evidence_runCommand', arguments: { command: writer(8 * MiB) } });
+    await rpc(1, 'tools/call', { name: 'evidence_runCommand', arguments: { command: writerCommand(8 * MiB) } });
     const pid = proc.pid!;
     const before = status(pid, 'VmHWM');
     const samples: number[] = [];
@@ -80,7 +76,7 @@ async function main(): Promise<void> {
   for (const gib of (process.env.BENCH_MCP_GIB ?? '1,4').split(',').map(Number)) {
     const call = {
       name: 'evidence_runCommand',
-      arguments: { command: writer(gib * 1024 * MiB), timeoutMs: 3_600_000 },
+      arguments: { command: writerCommand(gib * 1024 * MiB), timeoutMs: 3_600_000 },
     };
     const { dir, cleanup } = scratchDir('mcp-mem');
     try {

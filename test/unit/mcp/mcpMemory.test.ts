@@ -9,18 +9,13 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { SMALL_YOUNG_GENERATION_FLAG } from '../../../src/core/smallYoungGeneration.js';
 import { handshake, startServer } from './mcpProcess.js';
+import { writerCommand } from '../core/runs/fixtures/captureRss.js';
 
 const MiB = 1 << 20;
 
 /** Peak resident set of a process so far, in bytes. */
 function peakRss(pid: number): number {
   return Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
-}
-
-/** A command writing `bytes` bytes of 64-byte text lines to stdout, as fast as the pipe takes them. */
-function writer(bytes: number): string {
-  const js = `const b=Buffer.alloc(1<<20);for(let i=0;i<b.length;i++)b[i]=i%64===63?10:97+(i%26);let n=${bytes};const w=()=>{while(n>0){const k=Math.min(n,b.length);n-=k;if(!process.stdout.write(k===b.length?b:b.subarray(0,k))){process.stdout.once('drain',w);return}}};w()`;
-  return `${JSON.stringify(process.execPath)} -e ${JSON.stringify(js)}`;
 }
 
 /** Writes a text file of `bytes` bytes of 64-byte lines (an error line among them), one reused megabyte at a time. */
@@ -59,7 +54,7 @@ describe('MCP server memory during a large capture', () => {
         jsonrpc: '2.0',
         id: 1,
         method: 'tools/call',
-        params: { name: 'evidence_runCommand', arguments: { command: writer(8 * MiB) } },
+        params: { name: 'evidence_runCommand', arguments: { command: writerCommand(8 * MiB) } },
       });
       await s.reply(1);
       const before = peakRss(pid);
@@ -67,7 +62,7 @@ describe('MCP server memory during a large capture', () => {
         jsonrpc: '2.0',
         id: 2,
         method: 'tools/call',
-        params: { name: 'evidence_runCommand', arguments: { command: writer(1024 * MiB), timeoutMs: 580_000 } },
+        params: { name: 'evidence_runCommand', arguments: { command: writerCommand(1024 * MiB), timeoutMs: 580_000 } },
       });
       const reply = (await s.reply(2)) as { result?: { isError?: boolean; content?: { text: string }[] } };
       const growth = peakRss(pid) - before;
