@@ -12,7 +12,18 @@ const coreForbidden = {
 };
 
 /** The core's folders, lowest first: each may import only the folders before it (§2.1). */
-const CORE_LAYERS = ['files', 'integrity', 'blobs', 'artifacts', 'runs', 'workspace', 'course', 'reach', 'tools'];
+const CORE_LAYERS = [
+  'files',
+  'integrity',
+  'blobs',
+  'artifacts',
+  'runs',
+  'team',
+  'workspace',
+  'course',
+  'reach',
+  'tools',
+];
 /** The run layer's folders, lowest first; `runs/types.ts` (the API's declarations) sits above `usage/`. */
 const RUNS_LAYERS = ['log', 'processes', 'errorLines', 'search', 'recording', 'catalog', 'usage', 'reading', 'store'];
 /** Run folders below `runs/types.ts`, which names the usage report (it would lead back to them). */

@@ -8,6 +8,13 @@ import { parseArgs } from 'node:util';
 /** Bad input from the person or the hook: one line on stderr, exit 2, nothing recorded. */
 export class UsageError extends Error {}
 
+/** The connection flags of every command that reaches a team store. */
+const TEAM_HELP = `
+  --endpoint URL    S3-compatible server (default $AWS_ENDPOINT_URL; AWS itself when unset)
+  --region NAME     (default $AWS_REGION, else us-east-1)
+  --profile NAME    a profile of ~/.aws/config (default: the SDK's default credential chain)
+  --path-style      path-style addressing (automatic for an IP address or localhost)`;
+
 /** `--help` of each subcommand. */
 export const HELP: Readonly<Record<string, string>> = {
   main: `Usage: bounded-evidence <command> [flags]
@@ -22,6 +29,7 @@ reads it back by handle: the same store, texts and handles as the VS Code extens
   list      list the recorded runs
   stats     what the model was spared and what it read back (per command, agent, tool, day)
   verify    re-hash the bytes behind a handle
+  publish   publish recorded runs to a team store (s3://BUCKET/PREFIX)
   mcp       serve the evidence tools over MCP (stdio, or Streamable HTTP with --http)
   hook      answer one agent hook event (stdin to stdout) by routing its terminal command
   keep      record the spooled output of a routed command (written by the hook)
@@ -29,6 +37,8 @@ reads it back by handle: the same store, texts and handles as the VS Code extens
   doctor    show per agent whether routing is on, its hook and storage, the last routed command
 
 Storage: --storage DIR, else $BOUNDED_EVIDENCE_STORAGE (set in VS Code's terminals).
+Team stores: list, read and search take --from s3://BUCKET/PREFIX or a name of
+$BOUNDED_EVIDENCE_TEAM_STORES (NAME=s3://BUCKET/PREFIX,...); capture takes --publish.
 Run "bounded-evidence <command> --help" for a command's flags.`,
   capture:
     `Usage: bounded-evidence capture [--storage DIR] [--workspace DIR] [--label TEXT] [--tee] ` +
@@ -50,26 +60,47 @@ bounded observation with handles) and exits with the command's exit code
   --shell-file F    read the command line from file F (deleted after reading ` +
     `when it lies in <storage>/evidence/pending/)
   --hook-agent NAME, --hook-session ID
-                    the run's source is that agent's session (an agent's own wrapper)`,
+                    the run's source is that agent's session (an agent's own wrapper)
+  --publish STORE   once the run is finished, publish it to s3://BUCKET/PREFIX (or a
+                    configured team store); a failed publish is one line on stderr,
+                    the run stays here and the exit code is still the command's
+${TEAM_HELP}`,
   read: `Usage: bounded-evidence read HANDLE [--offset N] [--limit N] [--pattern RE] [--bytes START-END] [--storage DIR]
+                           [--from STORE]
 
 Prints what read_tool_output returns for the handle: a line window (--offset, --limit),
 the lines matching a JavaScript regular expression (--pattern; 1-based line numbers), or
-a byte window (--bytes START-END, half-open). Exit 1 when the read is refused.`,
+a byte window (--bytes START-END, half-open). Exit 1 when the read is refused.
+A handle this storage did not mint is looked for in $BOUNDED_EVIDENCE_TEAM_STORES;
+--from STORE reads that team store only (s3://BUCKET/PREFIX or a configured name).
+${TEAM_HELP}`,
   search: `Usage: bounded-evidence search PATTERN [--tool NAME] [--run RUN_ID] [--limit N] [--storage DIR]
+                                [--from STORE]
 
 Prints what evidence_search returns: every kept output searched with a JavaScript regular
 expression, newest first; per match its handle, line number, byte offset and the line, and
 the total count. One time limit (searchTimeoutMs) covers the whole search: when it
 passes, the answer has "complete": false and covers the newest calls searched so far.
-Exit 1 when the search is refused.`,
+Exit 1 when the search is refused. --from STORE searches a team store's runs instead.
+${TEAM_HELP}`,
   import: `Usage: bounded-evidence import FILE [--label TEXT] [--storage DIR]
 
 Keeps FILE (any size, text or binary; streamed, never read whole) as evidence and prints
 its run, handle, size and sha256 as JSON.`,
-  list: `Usage: bounded-evidence list [--json] [--storage DIR]
+  list: `Usage: bounded-evidence list [--json] [--storage DIR] [--from STORE]
 
-Lists the recorded runs of the storage, newest first (--json: one JSON array).`,
+Lists the recorded runs of the storage, newest first (--json: one JSON array).
+--from STORE lists a team store (its new runs fetched and indexed first); a run whose
+published log does not match its digest is listed as refused (exit 1).
+${TEAM_HELP}`,
+  publish: `Usage: bounded-evidence publish RUN_ID... --to STORE [--storage DIR]
+${TEAM_HELP}
+
+Publishes finished runs of the storage to a team store: each blob the run's records name
+is read back verified and put under its sha256 (with its manifest) unless the bucket has
+it already, then the run's log, so a run is listed only once it is complete. A publish
+stopped midway lists nothing and the next one finishes it. One line per run; exit 1 when
+a run could not be published (it stays here).`,
   stats: `Usage: bounded-evidence stats [--since 7d] [--by agent|tool|command|day] [--json] [--limit N] [--storage DIR]
 
 What the model was spared: per command word (default), agent, tool or day, the outputs

@@ -13,6 +13,7 @@ import { shellCommandLine } from '../core/reach/shellQuote.js';
 import { parseFlags, UsageError, wholeNumber } from './args.js';
 import { openSession, storageDirOf } from './session.js';
 import type { CliIo } from './io.js';
+import { publishRuns, TEAM_FLAGS, teamTarget } from './team.js';
 
 /** The tool name recorded for a capture: the call is the one `evidence_runCommand` makes. */
 export const CAPTURE_TOOL = 'evidence_runCommand';
@@ -63,9 +64,13 @@ export async function capture(argv: readonly string[], io: CliIo): Promise<numbe
       'timeout-ms': { type: 'string' },
       'hook-agent': { type: 'string' },
       'hook-session': { type: 'string' },
+      publish: { type: 'string' },
+      ...TEAM_FLAGS,
     },
     { min: 0, max: 0, name: 'argument' },
   );
+  // Checked before the command runs: a bad target is a usage error, nothing recorded.
+  const target = values.publish !== undefined ? teamTarget(values.publish, values, io.env) : undefined;
   const given = [values.shell !== undefined, values['shell-file'] !== undefined, words.length > 0].filter(
     Boolean,
   ).length;
@@ -120,8 +125,20 @@ export async function capture(argv: readonly string[], io: CliIo): Promise<numbe
     return exitCodeOf(value, outcome.status);
   } finally {
     io.offInterrupt(onSignal);
-    await run
-      .finish(status)
-      .catch((e: unknown) => io.err(`bounded-evidence: the run could not be finished: ${String(e)}\n`));
+    const finished = await run.finish(status).then(
+      () => true,
+      (e: unknown) => {
+        io.err(`bounded-evidence: the run could not be finished: ${String(e)}\n`);
+        return false;
+      },
+    );
+    // After the run is finished, whatever the command did: the exit code stays the command's, and a publish that
+    // fails says so in one line (publishRuns) and leaves the run here.
+    if (target && finished) {
+      const toStderr = { ...io, out: async (t: string) => io.err(t) };
+      await publishRuns(session, target, [run.runId], toStderr).catch((e: unknown) =>
+        io.err(`bounded-evidence: ${run.runId} was not published: ${e instanceof Error ? e.message : String(e)}\n`),
+      );
+    }
   }
 }

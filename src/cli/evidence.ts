@@ -4,11 +4,21 @@
  */
 import { createReadStream, promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import { checkReadToolOutput, EvidenceError, runToolCall, type RunSource } from '../core/index.js';
+import {
+  checkReadToolOutput,
+  ErrorText,
+  EvidenceError,
+  runToolCall,
+  type RunSource,
+  type RunSummary,
+} from '../core/index.js';
 import { checkSearch } from '../core/tools/search.js';
 import { parseFlags, UsageError, wholeNumber } from './args.js';
 import type { CliIo } from './io.js';
-import { openSession, storageDirOf } from './session.js';
+import { openSession, storageDirOf, type CliSession } from './session.js';
+import { configuredTeams, openTeamStore, TEAM_FLAGS, teamTarget } from './team.js';
+import type { HandleReader, RunStore, TeamStore } from '../core/index.js';
+import { readThrough } from '../core/index.js';
 
 /** The record's tool name for imports (the editor's Import File as Evidence records the same). */
 const IMPORT_TOOL = 'import_file';
@@ -31,6 +41,8 @@ export async function read(argv: readonly string[], io: CliIo): Promise<number> 
       limit: { type: 'string' },
       pattern: { type: 'string' },
       bytes: { type: 'string' },
+      from: { type: 'string' },
+      ...TEAM_FLAGS,
     },
     { min: 1, max: 1, name: 'HANDLE' },
   );
@@ -45,7 +57,31 @@ export async function read(argv: readonly string[], io: CliIo): Promise<number> 
   // The table's validator first: what it refuses is bad input here (exit 2, nothing opened).
   const checked = checkReadToolOutput(input);
   if (!checked.ok) throw new UsageError(checked.error);
-  return readOnlyCall('read_tool_output', input, values.storage, io);
+  const target = values.from !== undefined ? teamTarget(values.from, values, io.env) : undefined;
+  const session = await openSession(storageDirOf(values.storage, io.env, io.cwd));
+  // --from: that store alone, listed first; else this storage, then the configured team stores
+  // (docs/contracts.md §7.2).
+  const teams = target ? [await syncedTeam(session, target, io)] : await configuredTeams(session, io.env);
+  try {
+    const handles = target ? teams[0]! : readThrough(session.runs, teams);
+    return await readOnlyCall('read_tool_output', input, session, io, { handles });
+  } finally {
+    for (const t of teams) t.close();
+  }
+}
+
+/** A team store opened and listed (new runs fetched and indexed) for one command. */
+async function syncedTeam(session: CliSession, target: ReturnType<typeof teamTarget>, io: CliIo): Promise<TeamStore> {
+  const team = await openTeamStore(session, target);
+  try {
+    const report = await team.sync();
+    for (const runId of report.refused)
+      io.err(`bounded-evidence: ${runId} in ${target.name} was refused: ${ErrorText.digestMismatch}\n`);
+  } catch (e) {
+    team.close();
+    throw e;
+  }
+  return team;
 }
 
 /**
@@ -55,12 +91,13 @@ export async function read(argv: readonly string[], io: CliIo): Promise<number> 
 async function readOnlyCall(
   name: 'read_tool_output' | 'evidence_search',
   input: Record<string, unknown>,
-  storage: string | undefined,
+  session: CliSession,
   io: CliIo,
+  over: { handles?: HandleReader; runs?: RunStore } = {},
 ): Promise<number> {
-  const session = await openSession(storageDirOf(storage, io.env, io.cwd));
   const answer = await runToolCall(name, input, {
-    runs: session.runs,
+    runs: over.runs ?? session.runs,
+    ...(over.handles && { handles: over.handles }),
     artifacts: session.artifacts,
     files: undefined,
     folder: undefined,
@@ -76,7 +113,14 @@ async function readOnlyCall(
 export async function search(argv: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseFlags(
     argv,
-    { storage: { type: 'string' }, tool: { type: 'string' }, run: { type: 'string' }, limit: { type: 'string' } },
+    {
+      storage: { type: 'string' },
+      tool: { type: 'string' },
+      run: { type: 'string' },
+      limit: { type: 'string' },
+      from: { type: 'string' },
+      ...TEAM_FLAGS,
+    },
     { min: 1, max: 1, name: 'PATTERN' },
   );
   const input: Record<string, unknown> = { pattern: positionals[0] };
@@ -86,7 +130,20 @@ export async function search(argv: readonly string[], io: CliIo): Promise<number
   if (values.run !== undefined) input.run = values.run;
   const checked = checkSearch(input);
   if (!checked.ok) throw new UsageError(checked.error);
-  return readOnlyCall('evidence_search', input, values.storage, io);
+  const target = values.from !== undefined ? teamTarget(values.from, values, io.env) : undefined;
+  const session = await openSession(storageDirOf(values.storage, io.env, io.cwd));
+  if (!target) return readOnlyCall('evidence_search', input, session, io);
+  const team = await syncedTeam(session, target, io);
+  try {
+    // One answer per publishing storage (CI's, each teammate's): each is the local search's reply over those runs.
+    let code = 0;
+    for (const runs of team.runStores())
+      code = Math.max(code, await readOnlyCall('evidence_search', input, session, io, { runs }));
+    if (team.runStores().length === 0) await io.out(`no runs in ${target.name}\n`);
+    return code;
+  } finally {
+    team.close();
+  }
 }
 
 /** `import FILE`: streams the file into a run of its own and prints the result as JSON. */
@@ -135,9 +192,10 @@ export async function importFile(argv: readonly string[], io: CliIo): Promise<nu
 export async function list(argv: readonly string[], io: CliIo): Promise<number> {
   const { values } = parseFlags(
     argv,
-    { storage: { type: 'string' }, json: { type: 'boolean' } },
+    { storage: { type: 'string' }, json: { type: 'boolean' }, from: { type: 'string' }, ...TEAM_FLAGS },
     { min: 0, max: 0, name: 'argument' },
   );
+  if (values.from !== undefined) return listTeam(teamTarget(values.from, values, io.env), values, io);
   // `list` reads every run anyway: it also does the start-up checks the other subcommands skip.
   const session = await openSession(storageDirOf(values.storage, io.env, io.cwd), { maintenance: true });
   const runs = await session.runs.listRuns();
@@ -145,20 +203,45 @@ export async function list(argv: readonly string[], io: CliIo): Promise<number> 
     await io.out(`${JSON.stringify(runs)}\n`);
     return 0;
   }
-  const lines = runs.map((r) => {
-    const src = r.source ? `${r.source.kind}${r.source.agent ? `:${r.source.agent}` : ''}` : 'tool';
-    return [
-      r.runId,
-      r.status,
-      r.startedAt,
-      `${r.callCount} call${r.callCount === 1 ? '' : 's'}`,
-      `${r.totalBytes} B`,
-      src,
-      r.label ?? '',
-    ].join('\t');
-  });
-  await io.out(lines.length ? `${lines.join('\n')}\n` : 'no runs recorded yet\n');
+  await io.out(runs.length ? `${runs.map(runLine).join('\n')}\n` : 'no runs recorded yet\n');
   return 0;
+}
+
+/** One run as `list` prints it (tab-separated). */
+function runLine(r: RunSummary): string {
+  const src = r.source ? `${r.source.kind}${r.source.agent ? `:${r.source.agent}` : ''}` : 'tool';
+  return [
+    r.runId,
+    r.status,
+    r.startedAt,
+    `${r.callCount} call${r.callCount === 1 ? '' : 's'}`,
+    `${r.totalBytes} B`,
+    src,
+    r.label ?? '',
+  ].join('\t');
+}
+
+/** `list --from STORE`: the store listed now (new runs fetched), its runs newest first, refused runs marked. */
+async function listTeam(
+  target: ReturnType<typeof teamTarget>,
+  values: { storage?: string; json?: boolean },
+  io: CliIo,
+): Promise<number> {
+  const session = await openSession(storageDirOf(values.storage, io.env, io.cwd));
+  const team = await syncedTeam(session, target, io);
+  try {
+    const runs = await team.listRuns();
+    const refused = [...team.refused];
+    if (values.json) {
+      await io.out(`${JSON.stringify({ runs, refused })}\n`);
+      return 0;
+    }
+    const lines = [...runs.map(runLine), ...refused.map((id) => `${id}\trefused\t${ErrorText.digestMismatch}`)];
+    await io.out(lines.length ? `${lines.join('\n')}\n` : `no runs in ${target.name}\n`);
+    return refused.length > 0 ? 1 : 0;
+  } finally {
+    team.close();
+  }
 }
 
 /** `verify HANDLE`: exit 0 when every byte matches its record, 1 when not or when the handle is refused. */

@@ -12,6 +12,7 @@ import { doctor, init, initHelp } from './init.js';
 import { recordResponse } from './hookRecord.js';
 import { keep } from './keep.js';
 import { stats } from './stats.js';
+import { publish } from './team.js';
 import { processIo, type CliIo } from './io.js';
 import { ENV } from '../core/processEnv.js';
 import { findStorage } from '../core/reach/locate.js';
@@ -28,6 +29,7 @@ const STORE_COMMANDS: Readonly<Record<string, (argv: readonly string[], io: CliI
   list,
   verify,
   stats,
+  publish,
 };
 
 /**

@@ -4,7 +4,7 @@
  * editor's (src/core/storageLayout.ts), so a handle minted by `capture` reads in the
  * editor and the other way round (docs/architecture.md §2.4).
  */
-import { openEvidenceStores, type ArtifactStore, type RunStore } from '../core/index.js';
+import { openEvidenceStores, type ArtifactStore, type BlobStore, type RunStore } from '../core/index.js';
 import { extensionManifest, MCP_TOOL_NAMES } from '../mcp/manifest.js';
 import { resolveSettings, type McpSettings } from '../mcp/options.js';
 import { openStorage, type McpStorage } from '../mcp/storage.js';
@@ -19,6 +19,8 @@ export interface CliSession {
   readonly settings: McpSettings;
   readonly runs: RunStore;
   readonly artifacts: ArtifactStore;
+  /** Where the runs' large outputs are (what `publish` reads back). */
+  readonly blobs: BlobStore | undefined;
 }
 
 /**
@@ -48,7 +50,7 @@ export async function openSession(storageDir: string, options: { maintenance?: b
   const manifest = extensionManifest();
   const settings = resolveSettings(manifest);
   const storage = await openStorage(storageDir);
-  const { runs, artifacts } = await openEvidenceStores(
+  const { runs, artifacts, blobs } = await openEvidenceStores(
     storage,
     { ...settings, backend: 'filesystem' },
     {
@@ -61,5 +63,5 @@ export async function openSession(storageDir: string, options: { maintenance?: b
       maintenance: options.maintenance ?? false,
     },
   );
-  return { storage, settings, runs, artifacts };
+  return { storage, settings, runs, artifacts, blobs };
 }

@@ -16,4 +16,6 @@ export const ENV = {
   electronWas: 'BOUNDED_EVIDENCE_ELECTRON_WAS',
   /** The marker every process of a recorded command inherits, so its descendants can be ended. */
   call: 'BOUNDED_EVIDENCE_CALL',
+  /** The team stores the user added (`name=s3://bucket/prefix`, comma-separated): user environment only. */
+  teamStores: 'BOUNDED_EVIDENCE_TEAM_STORES',
 } as const;

@@ -20,7 +20,8 @@ import {
   type Transport,
 } from '@modelcontextprotocol/server';
 import { serveStdio, StdioServerTransport, type StdioServerHandle } from '@modelcontextprotocol/server/stdio';
-import { LocalWorkspace, openEvidenceStores } from '../core/index.js';
+import { LocalWorkspace, openEvidenceStores, readThrough } from '../core/index.js';
+import { openTeamStores } from './teams.js';
 import { guardToolArguments } from './guard.js';
 import { stdioScreen } from './stdioScreen.js';
 import { extensionManifest, MCP_TOOL_NAMES } from './manifest.js';
@@ -107,7 +108,9 @@ export async function createEvidenceMcpServer(
       warn: (message) => log(message),
     },
   );
-  const tools = new EvidenceTools({ runs, artifacts, local, settings, log });
+  // Handles of the team stores the person added read through them after this storage (docs/contracts.md §7.2).
+  const teams = await openTeamStores(storage, settings, process.env, log);
+  const tools = new EvidenceTools({ runs, artifacts, local, settings, log, handles: readThrough(runs, teams) });
   const progressIntervalMs = options.progressIntervalMs ?? 5_000;
   // The table's schemas are JSON values typed more loosely than the SDK's JSON type.
   const listed: ListToolsResult = {
@@ -226,6 +229,7 @@ export async function createEvidenceMcpServer(
       });
       await Promise.race([Promise.allSettled([...inFlight]), grace]);
       clearTimeout(timer);
+      for (const t of teams) t.close();
     },
   };
 }

@@ -14,6 +14,7 @@ import {
   runToolCall,
   type ArtifactStore,
   type CallAnswer,
+  type HandleReader,
   type LocalWorkspace,
   type RunStore,
 } from '../core/index.js';
@@ -28,6 +29,8 @@ export function annotationsOf(name: McpToolName): ToolAnnotations {
 /** What the tools work on. */
 export interface ToolContext {
   readonly runs: RunStore;
+  /** Where `read_tool_output` resolves handles: `runs`, then the team stores (undefined: `runs` alone). */
+  readonly handles?: HandleReader;
   readonly artifacts: ArtifactStore;
   /** The folder commands run in and files are read from. */
   readonly local: LocalWorkspace;
@@ -79,6 +82,7 @@ export class EvidenceTools {
       schema.data,
       {
         runs: this.ctx.runs,
+        ...(this.ctx.handles && { handles: this.ctx.handles }),
         artifacts: this.ctx.artifacts,
         files: this.files,
         folder: this.ctx.local.root,

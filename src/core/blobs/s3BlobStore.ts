@@ -50,6 +50,8 @@ export interface S3BlobStoreOptions {
   };
   /** Default true: path-style addressing works with every S3-compatible server. */
   readonly forcePathStyle?: boolean;
+  /** A named profile of the AWS configuration files (when no credentials are given). */
+  readonly profile?: string;
   /** Bytes buffered per part of a streamed put (default 8 MiB; S3 needs >= 5 MiB). */
   readonly partSizeBytes?: number;
   /** SDK attempts per request (default 3). */
@@ -77,6 +79,7 @@ export class S3BlobStore implements BlobStore {
       region: options.region ?? 'us-east-1',
       forcePathStyle: options.forcePathStyle ?? true,
       credentials: options.credentials,
+      ...(options.profile !== undefined && { profile: options.profile }),
       maxAttempts: options.maxAttempts ?? 3,
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',

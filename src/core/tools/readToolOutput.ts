@@ -189,7 +189,7 @@ export const readToolOutputTool: EvidenceToolDef<typeof EvidenceToolNames.readTo
   },
   async perform(ctx, input) {
     const text = await readFitted(
-      ctx.runs,
+      ctx.handles ?? ctx.runs,
       input,
       ctx.settings.maxRangeBytes,
       (e) => ctx.log('read_tool_output failed', e),

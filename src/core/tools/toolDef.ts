@@ -45,6 +45,11 @@ interface ToolCallSettings {
 /** What a call works on: one tenant's stores and the folder, as a front end opened them. */
 export interface ToolCallContext {
   readonly runs: RunStoreApi;
+  /**
+   * Where `read_tool_output` resolves handles when not only in `runs`: this store, then the team stores the person
+   * added (docs/contracts.md §7.2). Undefined: `runs` alone.
+   */
+  readonly handles?: Pick<RunStoreApi, 'readToolOutput'>;
   readonly artifacts: ArtifactStore;
   /** The bounded evidence workspace over the folder; undefined when no folder is open. */
   readonly files: EvidenceFileWorkspace | undefined;

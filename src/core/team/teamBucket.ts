@@ -1,0 +1,182 @@
+/**
+ * A team store's objects on S3 (docs/contracts.md §7.1). Every key is built here from validated parts, under the
+ * store's prefix only:
+ *
+ * - `<prefix>blobs/<2 hex>/<sha256>`: an output's bytes, addressed by their sha256;
+ * - `<prefix>manifests/<2 hex>/<sha256>`: a manifest sidecar, addressed by its own sha256 (the record's
+ *   `manifestDigest`), so two publishers of one output can never write two different objects under one key;
+ * - `<prefix>runs/<runId>.jsonl`: a run's log, written after every blob it names, with its sha256 as metadata.
+ *
+ * Listing `runs/` is the list of complete runs. Writes HEAD first and skip what is there; the run log is put with
+ * `If-None-Match: *` where the server honours it, so a run already published is never replaced.
+ */
+import {
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
+import { validateBlobKey, type BlobKey } from '../blobs/blobKey.js';
+import { S3BlobStore } from '../blobs/s3BlobStore.js';
+import { EvidenceError } from '../errors.js';
+import { sha256Hex } from '../integrity/sha256.js';
+import type { TeamLocation } from './teamLocation.js';
+
+/** A run log larger than this is not a run log of ours (records only; outputs are blobs). */
+const MAX_RUN_LOG_BYTES = 64 * 1024 * 1024;
+
+const HEX64 = /^[0-9a-f]{64}$/;
+const RUN_ID = /^run-[A-Za-z0-9-]{1,120}$/;
+
+/** One listed run: its id and the size of its log object. */
+export interface ListedRun {
+  readonly runId: string;
+  readonly sizeBytes: number;
+}
+
+/** The bucket side of one team store. */
+export class TeamBucket {
+  /** Blobs and manifests as a `BlobStore` (streamed multipart puts, ranged reads). */
+  readonly objects: S3BlobStore;
+  private readonly client: S3Client;
+
+  constructor(readonly location: TeamLocation) {
+    const connection = {
+      endpoint: location.endpoint,
+      region: location.region,
+      forcePathStyle: location.forcePathStyle,
+      ...(location.profile !== undefined && { profile: location.profile }),
+    };
+    this.objects = new S3BlobStore({ ...connection, bucket: location.bucket, prefix: location.prefix });
+    this.client = new S3Client({
+      ...connection,
+      maxAttempts: 3,
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+    });
+  }
+
+  /** The key of an output's bytes (a sha256 only: nothing else ever becomes part of it). */
+  blobKey(sha256: string): BlobKey {
+    return hexKey('blobs', sha256);
+  }
+
+  /** The key of a manifest sidecar, by its own sha256. */
+  manifestKey(digest: string): BlobKey {
+    return hexKey('manifests', digest);
+  }
+
+  /** True when an object is stored under `key` (HEAD). */
+  async has(key: BlobKey): Promise<boolean> {
+    return (await this.objects.size(key)) !== undefined;
+  }
+
+  /**
+   * Puts a run's log unless one is there: `written`, or `present` (published before, by anyone). The log is the
+   * last object of a publish, so a run is listed only once everything it names is stored.
+   */
+  async putRun(runId: string, log: Uint8Array): Promise<'written' | 'present'> {
+    const Key = this.runKey(runId);
+    if (await this.headRun(Key)) return 'present';
+    try {
+      await this.client.send(
+        new PutObjectCommand({
+          Bucket: this.location.bucket,
+          Key,
+          Body: log,
+          ContentLength: log.length,
+          ContentType: 'application/x-ndjson',
+          Metadata: { sha256: sha256Hex(log) },
+          IfNoneMatch: '*',
+        }),
+      );
+      return 'written';
+    } catch (e) {
+      // 412: another publisher wrote it between our HEAD and PUT; theirs stays.
+      if (statusOf(e) === 412) return 'present';
+      throw safeError(e);
+    }
+  }
+
+  /** Every run log under the prefix, in key order, a page of up to 1,000 at a time. */
+  async *runs(): AsyncGenerator<ListedRun> {
+    const Prefix = `${this.location.prefix}runs/`;
+    let ContinuationToken: string | undefined;
+    do {
+      const page = await this.client
+        .send(new ListObjectsV2Command({ Bucket: this.location.bucket, Prefix, ContinuationToken }))
+        .catch((e: unknown) => {
+          throw safeError(e);
+        });
+      for (const o of page.Contents ?? []) {
+        const name = o.Key?.slice(Prefix.length) ?? '';
+        const runId = name.endsWith('.jsonl') ? name.slice(0, -'.jsonl'.length) : '';
+        // Anything else under runs/ is not ours: never read.
+        if (RUN_ID.test(runId)) yield { runId, sizeBytes: o.Size ?? 0 };
+      }
+      ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (ContinuationToken);
+  }
+
+  /** A run's log, checked against the sha256 it was published with; a changed or cut object is a digest mismatch. */
+  async getRun(runId: string): Promise<Uint8Array> {
+    let got;
+    try {
+      got = await this.client.send(new GetObjectCommand({ Bucket: this.location.bucket, Key: this.runKey(runId) }));
+    } catch (e) {
+      throw safeError(e);
+    }
+    if ((got.ContentLength ?? 0) > MAX_RUN_LOG_BYTES) throw new EvidenceError('digestMismatch');
+    const body = got.Body ? await got.Body.transformToByteArray() : new Uint8Array(0);
+    const expected = got.Metadata?.sha256;
+    if (typeof expected !== 'string' || !HEX64.test(expected) || sha256Hex(body) !== expected)
+      throw new EvidenceError('digestMismatch');
+    return body;
+  }
+
+  /** Releases the HTTP connections. */
+  dispose(): void {
+    this.objects.dispose();
+    this.client.destroy();
+  }
+
+  private runKey(runId: string): string {
+    if (!RUN_ID.test(runId)) throw new EvidenceError('invalidArgument', 'run id is not a run id');
+    return `${this.location.prefix}runs/${runId}.jsonl`;
+  }
+
+  private async headRun(Key: string): Promise<boolean> {
+    try {
+      await this.client.send(new HeadObjectCommand({ Bucket: this.location.bucket, Key }));
+      return true;
+    } catch (e) {
+      if (statusOf(e) === 404) return false;
+      throw safeError(e);
+    }
+  }
+}
+
+/** `<kind>/<2 hex>/<64 hex>` as a blob key; anything but 64 lowercase hex digits is refused. */
+function hexKey(kind: 'blobs' | 'manifests', hex: string): BlobKey {
+  if (!HEX64.test(hex)) throw new EvidenceError('digestMismatch');
+  return validateBlobKey({ tenant: kind, runId: hex.slice(0, 2), callId: hex });
+}
+
+function statusOf(e: unknown): number | undefined {
+  const s = (e as { $metadata?: { httpStatusCode?: unknown } } | null)?.$metadata?.httpStatusCode;
+  return typeof s === 'number' ? s : undefined;
+}
+
+/** An SDK failure as a sentence that names no key, endpoint or credential (as the S3 blob store's). */
+function safeError(e: unknown): EvidenceError {
+  if (e instanceof EvidenceError) return e;
+  const name = (e as { name?: unknown } | null)?.name;
+  if (statusOf(e) === 404 || name === 'NoSuchKey') return new EvidenceError('missing', 'stored bytes are missing');
+  if (name === 'NoSuchBucket')
+    return new EvidenceError('backend', 'team store request failed: the bucket does not exist');
+  const status = statusOf(e);
+  if (status === 403) return new EvidenceError('backend', 'team store request failed (HTTP 403: access denied)');
+  if (status !== undefined) return new EvidenceError('backend', `team store request failed (HTTP ${status})`);
+  return new EvidenceError('backend', 'team store is unreachable');
+}

@@ -1,0 +1,37 @@
+/**
+ * Reading a handle where it was minted (docs/contracts.md §7.2): this machine's store first, then each team store
+ * the person added. A handle neither knows is refused with the one access-denied sentence; nothing tells a model
+ * which stores were asked.
+ */
+import { EvidenceError } from '../errors.js';
+import type { ReadOptions, ReadScope, ReadToolOutputArgs, ReadToolOutputResult, RunStoreApi } from '../runs/types.js';
+import type { TeamStore } from './teamStore.js';
+
+/** What `read_tool_output` reads through. */
+export type HandleReader = Pick<RunStoreApi, 'readToolOutput'>;
+
+/** A reader that tries `local`, then each of `teams`, for a handle `local` refuses as unknown. */
+export function readThrough(local: HandleReader, teams: readonly TeamStore[]): HandleReader {
+  if (teams.length === 0) return local;
+  return {
+    async readToolOutput(
+      args: ReadToolOutputArgs,
+      scope?: ReadScope,
+      options?: ReadOptions,
+    ): Promise<ReadToolOutputResult> {
+      try {
+        return await local.readToolOutput(args, scope, options);
+      } catch (e) {
+        if (!(e instanceof EvidenceError) || e.code !== 'accessDenied') throw e;
+        for (const team of teams) {
+          try {
+            return await team.readToolOutput(args, scope, options);
+          } catch (t) {
+            if (!(t instanceof EvidenceError) || t.code !== 'accessDenied') throw t;
+          }
+        }
+        throw e;
+      }
+    },
+  };
+}
