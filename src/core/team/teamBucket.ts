@@ -13,7 +13,7 @@
 import {
   GetObjectCommand,
   HeadObjectCommand,
-  ListObjectsV2Command,
+  ListObjectsCommand,
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
@@ -99,24 +99,30 @@ export class TeamBucket {
     }
   }
 
-  /** Every run log under the prefix, in key order, a page of up to 1,000 at a time. */
+  /**
+   * Every run log under the prefix, in key order, a page of up to 1,000 at a time. ListObjects with the last key as
+   * the marker: every S3-compatible server pages it the same way (s3rver 3.7.1 fails a truncated ListObjectsV2 page).
+   */
   async *runs(): AsyncGenerator<ListedRun> {
     const Prefix = `${this.location.prefix}runs/`;
-    let ContinuationToken: string | undefined;
-    do {
+    let Marker: string | undefined;
+    for (;;) {
       const page = await this.client
-        .send(new ListObjectsV2Command({ Bucket: this.location.bucket, Prefix, ContinuationToken }))
+        .send(new ListObjectsCommand({ Bucket: this.location.bucket, Prefix, Marker }))
         .catch((e: unknown) => {
           throw safeError(e);
         });
-      for (const o of page.Contents ?? []) {
+      const contents = page.Contents ?? [];
+      for (const o of contents) {
         const name = o.Key?.slice(Prefix.length) ?? '';
         const runId = name.endsWith('.jsonl') ? name.slice(0, -'.jsonl'.length) : '';
         // Anything else under runs/ is not ours: never read.
         if (RUN_ID.test(runId)) yield { runId, sizeBytes: o.Size ?? 0 };
       }
-      ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
-    } while (ContinuationToken);
+      const last = contents.at(-1)?.Key;
+      if (!page.IsTruncated || last === undefined) return;
+      Marker = last;
+    }
   }
 
   /** A run's log, checked against the sha256 it was published with; a changed or cut object is a digest mismatch. */

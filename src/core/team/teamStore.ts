@@ -113,6 +113,14 @@ export class TeamStore {
     return all.sort((a, b) => (a.startedAt < b.startedAt ? 1 : a.startedAt > b.startedAt ? -1 : 0));
   }
 
+  /** The newest `limit` mirrored runs (the catalogs' newest-first index, no log read): a list's first page. */
+  async firstPage(limit: number): Promise<TeamRunSummary[]> {
+    const all: TeamRunSummary[] = [];
+    for (const runs of this.tenants.values())
+      for (const r of await runs.queryRuns({ limit })) all.push({ ...r, store: this.name });
+    return all.sort((a, b) => (a.startedAt < b.startedAt ? 1 : a.startedAt > b.startedAt ? -1 : 0)).slice(0, limit);
+  }
+
   /** The run stores of the publishing tenants (for a search over every kept output). */
   runStores(): RunStore[] {
     return [...this.tenants.values()];
