@@ -6,6 +6,10 @@
  * the next one completes it; two publishers of one output store it once.
  */
 import * as assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pathToFileURL } from 'node:url';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -44,6 +48,54 @@ function collect(env: NodeJS.ProcessEnv): CliIo & { stdout: string; stderr: stri
     offInterrupt() {},
   };
   return io;
+}
+
+const REPO = path.resolve(__dirname, '..', '..', '..', '..');
+/** tsx's loader by path, for the command line run as a process of its own. */
+const TSX = pathToFileURL(path.join(REPO, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
+
+/**
+ * A loopback proxy to the S3 server that forwards every request but holds the first PUT of a run's log unanswered
+ * (never forwarded), and says when it has it: the moment to kill a publisher that has stored everything else.
+ */
+async function holdRunLogPut(
+  target: string,
+): Promise<{ endpoint: string; held: Promise<void>; close(): Promise<void> }> {
+  const t = new URL(target);
+  let holding = false;
+  let onHeld!: () => void;
+  const held = new Promise<void>((resolve) => (onHeld = resolve));
+  const server = http.createServer((req, res) => {
+    if (!holding && req.method === 'PUT' && req.url?.includes('/runs/')) {
+      holding = true;
+      req.resume();
+      onHeld();
+      return;
+    }
+    const up = http.request({
+      host: t.hostname,
+      port: t.port,
+      method: req.method,
+      path: req.url,
+      headers: req.headers,
+    });
+    up.on('response', (r) => {
+      res.writeHead(r.statusCode ?? 502, r.headers);
+      r.pipe(res);
+    });
+    up.on('error', () => res.destroy());
+    req.pipe(up);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    held,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }
 
 /** One machine: its own home and storage folder. */
@@ -294,6 +346,37 @@ describe('team evidence: publish to S3, read it on another machine', function ()
     } finally {
       await proxy.close();
     }
+  });
+
+  it('a publisher killed before the run log lists nothing; the next publish completes it', async () => {
+    const ci = machine('ci');
+    const dev = machine('dev');
+    const uri = `s3://${s3.bucket}/killed`;
+    const captured = await ci.cli(['capture', '--shell', BUILD]);
+    assert.equal(captured.code, 2);
+    const runId = (await ci.cli(['list'])).stdout.split('\t')[0]!;
+    const proxy = await holdRunLogPut(s3.endpoint);
+    try {
+      const child = spawn(
+        process.execPath,
+        ['--import', TSX, path.join(REPO, 'src', 'cli', 'main.ts'), 'publish', runId, '--to', uri],
+        { env: { ...ci.env({ AWS_ENDPOINT_URL: proxy.endpoint }), ...CREDENTIALS }, stdio: 'ignore' },
+      );
+      const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_c, sig) => resolve(sig)));
+      await proxy.held;
+      child.kill('SIGKILL');
+      assert.equal(await exited, 'SIGKILL');
+    } finally {
+      await proxy.close();
+    }
+    // Its blob and manifest are there; its log is not, so no machine lists it.
+    assert.equal((await keys('killed/blobs/')).length, 1);
+    assert.deepEqual(await keys('killed/runs/'), []);
+    assert.equal((await dev.cli(['list', '--from', uri])).stdout, `no runs in ${uri}\n`);
+    const again = await ci.cli(['publish', runId, '--to', uri]);
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, /: 0 blob\(s\) uploaded, 1 already there, \d+ bytes\n$/);
+    assert.match((await dev.cli(['list', '--from', uri])).stdout, new RegExp(`^${runId}\\tcompleted`));
   });
 
   it('two publishers of the same output store it once, and publishing a run twice replaces nothing', async () => {
