@@ -259,6 +259,27 @@ describe('team evidence: publish to S3, read it on another machine', function ()
     }
   });
 
+  it('a 40 MB failing log: published in parts, its error line found and read on the other machine', async () => {
+    const ci = machine('ci');
+    const dev = machine('dev');
+    const uri = `s3://${s3.bucket}/large`;
+    const lines = 640_000;
+    const build =
+      `awk 'BEGIN { for (i = 1; i <= ${lines}; i++) { if (i == 512345) print "${ERROR_LINE.replace(/"/g, '\\"')}"; ` +
+      `else print "compiling module", i, "of ${lines} ....................................... ok" } }'; exit 2`;
+    const captured = await ci.cli(['capture', '--publish', uri, '--shell', build]);
+    assert.equal(captured.code, 2);
+    assert.match(captured.stderr, /: 1 blob\(s\) uploaded, 0 already there, (\d+) bytes\n$/);
+    const uploaded = Number(/, (\d+) bytes\n$/.exec(captured.stderr)![1]);
+    assert.ok(uploaded > 40_000_000, `${uploaded} bytes uploaded`);
+    const handle = captured.stdout.match(HANDLE)![0]!;
+    const found = await dev.cli(['search', 'error TS2322', '--from', uri]);
+    assert.ok(found.stdout.includes('"line_number":512345'), found.stdout);
+    const read = await dev.cli(['read', handle, '--from', uri, '--offset', '512344', '--limit', '1']);
+    assert.equal(read.code, 0, read.stdout);
+    assert.equal((JSON.parse(read.stdout) as { content: string }).content, ERROR_LINE);
+  });
+
   it('refuses a changed blob, a changed or cut run log, and names the run whose blob is missing', async () => {
     const ci = machine('ci');
     const dev = machine('dev');
