@@ -112,9 +112,12 @@ every byte shown; an output shown whole saves nothing). From the catalog, never 
   --by DIMENSION    agent, tool, command or day (default command)
   --json            the same numbers as one JSON object
   --limit N         groups shown, 1-1000 (default 50)`,
-  verify: `Usage: bounded-evidence verify HANDLE [--storage DIR]
+  verify: `Usage: bounded-evidence verify HANDLE [--storage DIR] [--from STORE]
 
-Re-hashes every byte behind HANDLE against its record. Exit 0 when they match, 1 when not.`,
+Re-hashes every byte behind HANDLE against its record. Exit 0 when they match, 1 when not.
+A handle this storage did not mint is looked for in $BOUNDED_EVIDENCE_TEAM_STORES;
+--from STORE verifies it in that team store only.
+${TEAM_HELP}`,
   mcp: `Usage: bounded-evidence mcp [--storage DIR] [--workspace DIR] [--tenant T | --global] [--http [PORT]] [limits]
 
 The MCP server (same as node dist/mcp.js; run with --help for every flag).`,

@@ -9,6 +9,7 @@ import {
   ErrorText,
   EvidenceError,
   runToolCall,
+  type HandleSource,
   type RunSource,
   type RunSummary,
 } from '../core/index.js';
@@ -246,24 +247,56 @@ async function listTeam(
 
 /** `verify HANDLE`: exit 0 when every byte matches its record, 1 when not or when the handle is refused. */
 export async function verify(argv: readonly string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseFlags(argv, { storage: { type: 'string' } }, { min: 1, max: 1, name: 'HANDLE' });
-  const handle = positionals[0]!;
-  const session = await openSession(storageDirOf(values.storage, io.env, io.cwd));
-  let src;
-  try {
-    src = await session.runs.openHandle(handle);
-  } catch (e) {
-    if (e instanceof EvidenceError) {
-      await io.out(`error: ${e.message}\n`);
-      return 1;
-    }
-    throw e;
-  }
-  const ok = await src.verify().catch(() => false);
-  await io.out(
-    ok
-      ? `verified ${handle}: ${src.byteCount} bytes, sha256 ${src.sha256}\n`
-      : `MISMATCH ${handle}: the stored bytes do not match sha256 ${src.sha256}\n`,
+  const { values, positionals } = parseFlags(
+    argv,
+    { storage: { type: 'string' }, from: { type: 'string' }, ...TEAM_FLAGS },
+    { min: 1, max: 1, name: 'HANDLE' },
   );
-  return ok ? 0 : 1;
+  const handle = positionals[0]!;
+  const target = values.from !== undefined ? teamTarget(values.from, values, io.env) : undefined;
+  const session = await openSession(storageDirOf(values.storage, io.env, io.cwd));
+  // As `read`: --from that store only; else this storage, then the configured team stores.
+  const teams = target ? [await syncedTeam(session, target, io)] : await configuredTeams(session, io.env);
+  try {
+    let src;
+    try {
+      src = await openThrough(target ? [] : [session.runs], teams, handle);
+    } catch (e) {
+      if (e instanceof EvidenceError) {
+        await io.out(`error: ${e.message}\n`);
+        return 1;
+      }
+      throw e;
+    }
+    const ok = await src.verify().catch(() => false);
+    await io.out(
+      ok
+        ? `verified ${handle}: ${src.byteCount} bytes, sha256 ${src.sha256}\n`
+        : `MISMATCH ${handle}: the stored bytes do not match sha256 ${src.sha256}\n`,
+    );
+    return ok ? 0 : 1;
+  } finally {
+    for (const t of teams) t.close();
+  }
+}
+
+/**
+ * The handle opened in the first store that mints it (local stores, then team stores); the last store's access denied
+ * when none does (there is always one store: this storage, or the one --from names).
+ */
+async function openThrough(
+  locals: readonly RunStore[],
+  teams: readonly TeamStore[],
+  handle: string,
+): Promise<HandleSource> {
+  let denied: unknown;
+  for (const store of [...locals, ...teams]) {
+    try {
+      return await store.openHandle(handle);
+    } catch (e) {
+      if (!(e instanceof EvidenceError) || e.code !== 'accessDenied') throw e;
+      denied = e;
+    }
+  }
+  throw denied;
 }

@@ -218,6 +218,11 @@ describe('team evidence: publish to S3, read it on another machine', function ()
     const remote = await dev.cli(['read', handle, '--from', uri, ...window]);
     assert.equal(remote.code, 0, remote.stderr);
     assert.equal(remote.stdout, local.stdout);
+    // Verify re-hashes every byte from the bucket; with the store configured, no --from is needed.
+    const verified = await dev.cli(['verify', handle], { BOUNDED_EVIDENCE_TEAM_STORES: `ci=${uri}` });
+    assert.equal(verified.code, 0, verified.stdout + verified.stderr);
+    assert.equal(verified.stdout, (await ci.cli(['verify', handle])).stdout);
+    assert.match(verified.stdout, /^verified out_\w+: \d+ bytes, sha256 [0-9a-f]{64}\n$/);
 
     // The teammate's agent: the MCP server reads handles through the team stores the person added.
     const env = { BOUNDED_EVIDENCE_TEAM_STORES: `ci=${uri}`, AWS_ENDPOINT_URL: s3.endpoint };
@@ -298,6 +303,9 @@ describe('team evidence: publish to S3, read it on another machine', function ()
     const read = await dev.cli(['read', handle, '--from', uri, '--bytes', '2600000-2600400']);
     assert.equal(read.code, 1);
     assert.equal(read.stdout, `error: ${ErrorText.digestMismatch}\n`);
+    const verified = await dev.cli(['verify', handle, '--from', uri]);
+    assert.equal(verified.code, 1);
+    assert.match(verified.stdout, /^MISMATCH out_/);
     // The same sentence local tampering gets: the CI machine's own blob changed the same way.
     const localBlob = readdirSync(path.join(ci.storage, 'evidence', 'blobs'), { recursive: true, encoding: 'utf8' })
       .map((f) => path.join(ci.storage, 'evidence', 'blobs', f))
