@@ -110,7 +110,15 @@ export async function createEvidenceMcpServer(
   );
   // Handles of the team stores the person added read through them after this storage (docs/contracts.md §7.2).
   const teams = await openTeamStores(storage, settings, process.env, log);
-  const tools = new EvidenceTools({ runs, artifacts, local, settings, log, handles: readThrough(runs, teams) });
+  const tools = new EvidenceTools({
+    runs,
+    artifacts,
+    local,
+    settings,
+    log,
+    handles: readThrough(runs, teams),
+    searchAlso: async () => (await Promise.all(teams.map((t) => t.searchable()))).flat(),
+  });
   const progressIntervalMs = options.progressIntervalMs ?? 5_000;
   // The table's schemas are JSON values typed more loosely than the SDK's JSON type.
   const listed: ListToolsResult = {

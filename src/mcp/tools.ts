@@ -31,6 +31,8 @@ export interface ToolContext {
   readonly runs: RunStore;
   /** Where `read_tool_output` resolves handles: `runs`, then the team stores (undefined: `runs` alone). */
   readonly handles?: HandleReader;
+  /** The team stores' run stores, which `evidence_search` also searches. */
+  readonly searchAlso?: () => Promise<readonly RunStore[]>;
   readonly artifacts: ArtifactStore;
   /** The folder commands run in and files are read from. */
   readonly local: LocalWorkspace;
@@ -83,6 +85,7 @@ export class EvidenceTools {
       {
         runs: this.ctx.runs,
         ...(this.ctx.handles && { handles: this.ctx.handles }),
+        ...(this.ctx.searchAlso && { searchAlso: this.ctx.searchAlso }),
         artifacts: this.ctx.artifacts,
         files: this.files,
         folder: this.ctx.local.root,

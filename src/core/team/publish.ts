@@ -60,13 +60,18 @@ export async function publishRun(source: PublishSource, bucket: TeamBucket, runI
   return { runId, run, blobsUploaded, blobsPresent, bytesUploaded };
 }
 
-/** The run's log as it is on disk; a run id that is not one safe segment is refused before any path is built. */
+/**
+ * The run's log as it is on disk, whole lines; a run id that is not one safe segment is refused before any path is
+ * built.
+ */
 async function readLocalLog(source: PublishSource, runId: string): Promise<Uint8Array> {
   if (!/^run-[A-Za-z0-9-]{1,120}$/.test(runId)) throw new EvidenceError('invalidArgument', 'not a run id');
   const file = path.join(source.logsDir, source.tenant, `${runId}.jsonl`);
-  return await fsp.readFile(file).catch(() => {
+  const bytes = await fsp.readFile(file).catch(() => {
     throw new EvidenceError('invalidArgument', `no run ${runId} in this storage`);
   });
+  // Whole lines only: another process may be appending a note (`call_shown`) to a finished run right now.
+  return bytes.subarray(0, bytes.lastIndexOf(10) + 1);
 }
 
 /** Every blob the records name (results and attachments kept as `blob`), with its key in the local store. */

@@ -126,6 +126,12 @@ export class TeamStore {
     return [...this.tenants.values()];
   }
 
+  /** The run stores once a listing in flight (the first, at start-up) has ended, whatever its outcome. */
+  async searchable(): Promise<RunStore[]> {
+    await this.syncing?.catch(() => undefined);
+    return this.runStores();
+  }
+
   /**
    * `read_tool_output` over this store's runs. A handle no mirrored record mints is looked for once more after a new
    * listing (a teammate may have published it since), then refused with the usual sentence. A blob the records name

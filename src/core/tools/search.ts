@@ -4,7 +4,9 @@
  * fitted under 8 KiB by keeping fewer matches (the search runs once; `total_matches`
  * stays the full count and `truncated` says more exist).
  */
-import { searchAllOutputs, type SearchAllResult } from '../runs/reading/searchAll.js';
+import { DEFAULT_SEARCH_LIMIT, searchAllOutputs, type SearchAllResult } from '../runs/reading/searchAll.js';
+import { EvidenceError } from '../errors.js';
+import { mergeSearches } from '../team/teamSearch.js';
 import { checkShape, EvidenceToolNames, type Checked } from './inputs.js';
 import { fitsModel } from './modelText.js';
 import { readError } from './readToolOutput.js';
@@ -93,8 +95,17 @@ export const searchTool: EvidenceToolDef<typeof EvidenceToolNames.search, Search
   progress: (input) => `Searching every output for ${String(input?.pattern ?? '').slice(0, 80)}`,
   async perform(ctx, input) {
     try {
+      const results = [await searchAllOutputs(ctx.runs, input, { signal: ctx.signal })];
+      for (const runs of (await ctx.searchAlso?.()) ?? []) {
+        // A team store that cannot answer (a run id only this storage knows, a bucket out of reach) adds nothing.
+        const more = await searchAllOutputs(runs, input, { signal: ctx.signal }).catch((e: unknown) => {
+          if (e instanceof EvidenceError) return undefined;
+          throw e;
+        });
+        if (more) results.push(more);
+      }
       return {
-        text: fitSearchReply(await searchAllOutputs(ctx.runs, input, { signal: ctx.signal })),
+        text: fitSearchReply(mergeSearches(results, input.limit ?? DEFAULT_SEARCH_LIMIT)),
         status: 'completed',
       };
     } catch (e) {

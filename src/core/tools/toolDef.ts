@@ -50,6 +50,10 @@ export interface ToolCallContext {
    * added (docs/contracts.md §7.2). Undefined: `runs` alone.
    */
   readonly handles?: Pick<RunStoreApi, 'readToolOutput'>;
+  /** The run stores `evidence_search` also searches, after `runs`: the team stores' (docs/contracts.md §7.2). */
+  readonly searchAlso?: () => Promise<
+    readonly Pick<RunStoreApi, 'queryCalls' | 'readToolOutput' | 'searchTimeoutMs'>[]
+  >;
   readonly artifacts: ArtifactStore;
   /** The bounded evidence workspace over the folder; undefined when no folder is open. */
   readonly files: EvidenceFileWorkspace | undefined;

@@ -14,6 +14,9 @@ import { SEARCH_CANCELLED_MESSAGE, SearchDeadlineError } from '../search/pattern
 import { checkPattern } from './reader.js';
 import type { CallSummary, ReadToolOutputMatch, ReadToolOutputResult, RunStoreApi } from '../types.js';
 
+/** Matches returned when the query names no limit. */
+export const DEFAULT_SEARCH_LIMIT = 20;
+
 /** What to search. */
 export interface SearchAllQuery {
   /** A JavaScript regular expression (no flags), as `read_tool_output`'s. */
@@ -83,7 +86,7 @@ function handlesOf(c: CallSummary): string[] {
 /** Checks the query (a bad one is one sentence, like every tool input). */
 function checkSearchAllQuery(q: SearchAllQuery): Required<Omit<SearchAllQuery, 'tool' | 'run'>> & SearchAllQuery {
   checkPattern(q.pattern);
-  const limit = q.limit ?? 20;
+  const limit = q.limit ?? DEFAULT_SEARCH_LIMIT;
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > 100)
     throw new EvidenceError('invalidArgument', 'limit must be an integer from 1 to 100');
   return { ...q, limit };

@@ -228,6 +228,8 @@ describe('team evidence: publish to S3, read it on another machine', function ()
     const env = { BOUNDED_EVIDENCE_TEAM_STORES: `ci=${uri}`, AWS_ENDPOINT_URL: s3.endpoint };
     for (const k of Object.keys(env)) saved[k] ??= process.env[k];
     Object.assign(process.env, env);
+    // One of the teammate's own runs fails too: their search lists it first, then the team store's.
+    assert.equal((await dev.cli(['capture', '--shell', 'echo "error TS1005: local"; exit 1'])).code, 1);
     const mcp = await createEvidenceMcpServer({
       storageDir: dev.storage,
       workspaceFolder: dev.work,
@@ -248,6 +250,19 @@ describe('team evidence: publish to S3, read it on another machine', function ()
       assert.equal(reply.total_matches, 1);
       assert.equal(reply.matches[0]!.line_number, 41234);
       assert.ok(reply.content.includes(ERROR_LINE));
+      // evidence_search finds it across this machine's runs and the team store's.
+      const search = (await client.callTool({ name: 'evidence_search', arguments: { pattern: 'error TS\\d+' } }))
+        .content as { text: string }[];
+      const found = JSON.parse(search[0]!.text) as {
+        total_matches: number;
+        matches: { handle: string; line_number: number }[];
+      };
+      assert.equal(found.total_matches, 2);
+      assert.deepEqual(
+        found.matches.map((m) => m.line_number),
+        [1, 41234],
+      );
+      assert.equal(found.matches[1]!.handle, handle);
       // A handle nobody minted: the usual sentence, nothing about the stores asked.
       assert.equal(
         await text({ handle: 'out_aaaaaaaaaaaaaaaaaaaaaaaaaa' }),
