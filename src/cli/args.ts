@@ -81,7 +81,8 @@ Prints what evidence_search returns: every kept output searched with a JavaScrip
 expression, newest first; per match its handle, line number, byte offset and the line, and
 the total count. One time limit (searchTimeoutMs) covers the whole search: when it
 passes, the answer has "complete": false and covers the newest calls searched so far.
-Exit 1 when the search is refused. --from STORE searches a team store's runs instead.
+Exit 1 when the search is refused. The stores of $BOUNDED_EVIDENCE_TEAM_STORES are
+searched after this storage; --from STORE searches that team store's runs instead.
 ${TEAM_HELP}`,
   import: `Usage: bounded-evidence import FILE [--label TEXT] [--storage DIR]
 

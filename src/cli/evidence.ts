@@ -94,11 +94,12 @@ async function readOnlyCall(
   input: Record<string, unknown>,
   session: CliSession,
   io: CliIo,
-  over: { handles?: HandleReader; runs?: RunStore } = {},
+  over: { handles?: HandleReader; runs?: RunStore; searchAlso?: () => Promise<RunStore[]> } = {},
 ): Promise<number> {
   const answer = await runToolCall(name, input, {
     runs: over.runs ?? session.runs,
     ...(over.handles && { handles: over.handles }),
+    ...(over.searchAlso && { searchAlso: over.searchAlso }),
     artifacts: session.artifacts,
     files: undefined,
     folder: undefined,
@@ -133,7 +134,20 @@ export async function search(argv: readonly string[], io: CliIo): Promise<number
   if (!checked.ok) throw new UsageError(checked.error);
   const target = values.from !== undefined ? teamTarget(values.from, values, io.env) : undefined;
   const session = await openSession(storageDirOf(values.storage, io.env, io.cwd));
-  if (!target) return readOnlyCall('evidence_search', input, session, io);
+  if (!target) {
+    // This storage, then the configured team stores, each listed first (as the MCP server's search).
+    const teams = await configuredTeams(session, io.env);
+    const searchAlso = async (): Promise<RunStore[]> => {
+      for (const t of teams)
+        await t.sync().catch((e: unknown) => io.err(`bounded-evidence: ${t.name} could not be listed: ${String(e)}\n`));
+      return teams.flatMap((t) => t.runStores());
+    };
+    try {
+      return await readOnlyCall('evidence_search', input, session, io, { searchAlso });
+    } finally {
+      for (const t of teams) t.close();
+    }
+  }
   const team = await syncedTeam(session, target, io);
   try {
     // One answer per publishing storage (CI's, each teammate's): each is the local search's reply over those runs.

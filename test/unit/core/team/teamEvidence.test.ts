@@ -224,6 +224,10 @@ describe('team evidence: publish to S3, read it on another machine', function ()
     assert.equal(verified.stdout, (await ci.cli(['verify', handle])).stdout);
     assert.match(verified.stdout, /^verified out_\w+: \d+ bytes, sha256 [0-9a-f]{64}\n$/);
 
+    // With the store configured, a plain search covers it too.
+    const configured = await dev.cli(['search', 'TS2322'], { BOUNDED_EVIDENCE_TEAM_STORES: `ci=${uri}` });
+    assert.ok(configured.stdout.includes(handle), configured.stdout + configured.stderr);
+
     // The teammate's agent: the MCP server reads handles through the team stores the person added.
     const env = { BOUNDED_EVIDENCE_TEAM_STORES: `ci=${uri}`, AWS_ENDPOINT_URL: s3.endpoint };
     for (const k of Object.keys(env)) saved[k] ??= process.env[k];
