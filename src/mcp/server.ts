@@ -22,6 +22,7 @@ import {
 import { serveStdio, StdioServerTransport, type StdioServerHandle } from '@modelcontextprotocol/server/stdio';
 import { LocalWorkspace, openEvidenceStores } from '../core/index.js';
 import { guardToolArguments } from './guard.js';
+import { splitByEra } from './stdioEras.js';
 import { stdioScreen } from './stdioScreen.js';
 import { extensionManifest, MCP_TOOL_NAMES } from './manifest.js';
 import { parseCommandLine, resolveSettings, USAGE, type EvidenceMcpOptions, type McpSettings } from './options.js';
@@ -207,13 +208,20 @@ export async function createEvidenceMcpServer(
       const closed = new Promise<void>((resolve) => {
         done = resolve;
       });
-      const handle = serveStdio(() => newServer(), {
-        transport: guardToolArguments(transport, () => {
-          connections.delete(handle);
-          done();
-        }),
-        ...(onerror ? { onerror } : {}),
+      const wire = guardToolArguments(transport, () => {
+        connections.delete(handle);
+        done();
       });
+      // Each message is served in the revision it asks for, not the connection's first one (./stdioEras.ts).
+      const eras = splitByEra(wire);
+      const both = [eras.modern, eras.legacy].map((t) =>
+        serveStdio(() => newServer(), { transport: t, ...(onerror ? { onerror } : {}) }),
+      );
+      const handle: StdioServerHandle = {
+        close: async () => {
+          await Promise.allSettled(both.map((h) => h.close()));
+        },
+      };
       connections.add(handle);
       return { handle, closed };
     },
