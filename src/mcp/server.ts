@@ -65,8 +65,11 @@ const CLOSE_GRACE_MS = 5_000;
  * `initialize`), so both revisions are served by the same handlers.
  */
 export interface EvidenceMcpServer {
-  /** A fresh SDK server answering `tools/list` and `tools/call` over the shared stores. */
-  newServer(): Server;
+  /**
+   * A fresh SDK server answering `tools/list` and `tools/call` over the shared stores; its calls also end when
+   * `signal` aborts (HTTP passes a cancellation the SDK server of the call never sees).
+   */
+  newServer(options?: { signal?: AbortSignal }): Server;
   /**
    * Serves one stdio-shaped connection (this process's stdio by default): the transport is wrapped by
    * `guardToolArguments`.
@@ -144,7 +147,7 @@ export async function createEvidenceMcpServer(
     );
   };
 
-  const newServer = (): Server => {
+  const newServer = (options: { signal?: AbortSignal } = {}): Server => {
     // The low-level `Server`, not `McpServer`: the latter publishes only schemas it generated
     // from zod, and this server must publish package.json's schemas byte for byte.
     const server = new Server(
@@ -179,7 +182,8 @@ export async function createEvidenceMcpServer(
                 })
                 .catch(() => undefined);
             }, progressIntervalMs);
-      const call = tools.call(name, request.params.arguments ?? {}, ctx.mcpReq.signal);
+      const signal = options.signal ? AbortSignal.any([ctx.mcpReq.signal, options.signal]) : ctx.mcpReq.signal;
+      const call = tools.call(name, request.params.arguments ?? {}, signal);
       inFlight.add(call);
       try {
         const { text, isError } = await call;
