@@ -15,6 +15,7 @@
  *    (401 otherwise: another local user or process without the file cannot call a tool).
  * See docs/contracts.md §4.2.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -62,9 +63,52 @@ function bearerMatches(header: string | undefined, token: Buffer): boolean {
   return timingSafeEqual(Buffer.from(m[1]!, 'utf8'), token);
 }
 
-/** What serving over HTTP needs of the evidence server (server.ts): a fresh SDK server per request. */
+/**
+ * What serving over HTTP needs of the evidence server (server.ts): a fresh SDK server per request, whose tool calls
+ * also end when `signal` aborts.
+ */
 interface ServerSource {
-  newServer(): Server;
+  newServer(options?: { signal?: AbortSignal }): Server;
+}
+
+type RequestId = string | number;
+
+/**
+ * The tool calls in flight, by `Mcp-Session-Id` (none, served statelessly) and request id: on 2025-11-25 a
+ * `notifications/cancelled` comes in its own POST, answered 202 by a fresh SDK server that never saw the call, so
+ * the cancellation is passed to the call here.
+ */
+class CallsInFlight {
+  private readonly calls = new Map<string, AbortController>();
+
+  private static key(req: IncomingMessage, id: RequestId): string {
+    const session = req.headers['mcp-session-id'];
+    return JSON.stringify([typeof session === 'string' ? session : '', id]);
+  }
+
+  /** A call starting: its signal, until the response to it is closed. */
+  start(req: IncomingMessage, res: ServerResponse, id: RequestId): AbortSignal {
+    const key = CallsInFlight.key(req, id);
+    const ac = new AbortController();
+    this.calls.set(key, ac);
+    res.once('close', () => {
+      if (this.calls.get(key) === ac) this.calls.delete(key);
+    });
+    return ac.signal;
+  }
+
+  /** A cancellation of request `id`: its call (if any is in flight) is aborted. */
+  cancel(req: IncomingMessage, id: RequestId): void {
+    this.calls.get(CallsInFlight.key(req, id))?.abort();
+  }
+}
+
+/** The request id a `tools/call` request or a `notifications/cancelled` names, else undefined. */
+function callIdOf(message: unknown, method: 'tools/call' | 'notifications/cancelled'): RequestId | undefined {
+  const m = message as { id?: unknown; method?: unknown; params?: { requestId?: unknown } } | null;
+  if (m?.method !== method) return undefined;
+  const id = method === 'tools/call' ? m.id : m.params?.requestId;
+  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
 }
 
 /**
@@ -80,7 +124,16 @@ export async function serveHttp(
   const validHost = localhostHostValidation();
   const validOrigin = localhostOriginValidation();
   const onerror = options.onerror ?? (() => undefined);
-  const handler = createMcpHandler(() => mcp.newServer(), { onerror });
+  const calls = new CallsInFlight();
+  // The signal of the call a request carries, for the SDK server the handler makes for that request.
+  const callSignal = new AsyncLocalStorage<AbortSignal>();
+  const handler = createMcpHandler(
+    () => {
+      const signal = callSignal.getStore();
+      return mcp.newServer(signal ? { signal } : {});
+    },
+    { onerror },
+  );
   const node = toNodeHandler(handler, { onerror });
 
   const server: HttpServer = createServer((req, res) => {
@@ -139,7 +192,11 @@ export async function serveHttp(
         res.end(JSON.stringify(refusal));
         return;
       }
-      await node(req, res, parsed);
+      const cancelled = callIdOf(parsed, 'notifications/cancelled');
+      if (cancelled !== undefined) calls.cancel(req, cancelled);
+      const call = callIdOf(parsed, 'tools/call');
+      if (call === undefined) await node(req, res, parsed);
+      else await callSignal.run(calls.start(req, res, call), () => node(req, res, parsed));
     })().catch((e: unknown) => {
       onerror(e instanceof Error ? e : new Error(String(e)));
       if (!res.headersSent) refuse(res, 500, 'Internal server error');

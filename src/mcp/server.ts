@@ -23,6 +23,7 @@ import { serveStdio, StdioServerTransport, type StdioServerHandle } from '@model
 import { LocalWorkspace, openEvidenceStores, readThrough } from '../core/index.js';
 import { openTeamStores } from './teams.js';
 import { guardToolArguments } from './guard.js';
+import { splitByEra } from './stdioEras.js';
 import { stdioScreen } from './stdioScreen.js';
 import { extensionManifest, MCP_TOOL_NAMES } from './manifest.js';
 import { parseCommandLine, resolveSettings, USAGE, type EvidenceMcpOptions, type McpSettings } from './options.js';
@@ -65,8 +66,11 @@ const CLOSE_GRACE_MS = 5_000;
  * `initialize`), so both revisions are served by the same handlers.
  */
 export interface EvidenceMcpServer {
-  /** A fresh SDK server answering `tools/list` and `tools/call` over the shared stores. */
-  newServer(): Server;
+  /**
+   * A fresh SDK server answering `tools/list` and `tools/call` over the shared stores; its calls also end when
+   * `signal` aborts (HTTP passes a cancellation the SDK server of the call never sees).
+   */
+  newServer(options?: { signal?: AbortSignal }): Server;
   /**
    * Serves one stdio-shaped connection (this process's stdio by default): the transport is wrapped by
    * `guardToolArguments`.
@@ -154,7 +158,7 @@ export async function createEvidenceMcpServer(
     );
   };
 
-  const newServer = (): Server => {
+  const newServer = (options: { signal?: AbortSignal } = {}): Server => {
     // The low-level `Server`, not `McpServer`: the latter publishes only schemas it generated
     // from zod, and this server must publish package.json's schemas byte for byte.
     const server = new Server(
@@ -189,7 +193,8 @@ export async function createEvidenceMcpServer(
                 })
                 .catch(() => undefined);
             }, progressIntervalMs);
-      const call = tools.call(name, request.params.arguments ?? {}, ctx.mcpReq.signal);
+      const signal = options.signal ? AbortSignal.any([ctx.mcpReq.signal, options.signal]) : ctx.mcpReq.signal;
+      const call = tools.call(name, request.params.arguments ?? {}, signal);
       inFlight.add(call);
       try {
         const { text, isError } = await call;
@@ -218,13 +223,20 @@ export async function createEvidenceMcpServer(
       const closed = new Promise<void>((resolve) => {
         done = resolve;
       });
-      const handle = serveStdio(() => newServer(), {
-        transport: guardToolArguments(transport, () => {
-          connections.delete(handle);
-          done();
-        }),
-        ...(onerror ? { onerror } : {}),
+      const wire = guardToolArguments(transport, () => {
+        connections.delete(handle);
+        done();
       });
+      // Each message is served in the revision it asks for, not the connection's first one (./stdioEras.ts).
+      const eras = splitByEra(wire);
+      const both = [eras.modern, eras.legacy].map((t) =>
+        serveStdio(() => newServer(), { transport: t, ...(onerror ? { onerror } : {}) }),
+      );
+      const handle: StdioServerHandle = {
+        close: async () => {
+          await Promise.allSettled(both.map((h) => h.close()));
+        },
+      };
       connections.add(handle);
       return { handle, closed };
     },

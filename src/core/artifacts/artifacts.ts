@@ -37,7 +37,7 @@ import { assertSafeSegment, temporaryCallId, type BlobKey } from '../blobs/blobK
 import type { BlobStore } from '../blobs/blobStore.js';
 import { readRange as readBlobRange } from '../blobs/blobStore.js';
 import { blobRangeSource, manifestKeyOf, putVerified } from '../blobs/verifiedBlobs.js';
-import { EvidenceError } from '../errors.js';
+import { EvidenceError, isStorageFull } from '../errors.js';
 import {
   DEFAULT_CHUNK_SIZE,
   decodeManifest,
@@ -117,10 +117,22 @@ export class ArtifactStore {
     const inflight = this.putting.get(id);
     if (inflight) return inflight;
     const p = putVerified(this.blobs, this.keyOf(manifest.sha256), bytes, { manifest })
-      .then((put) => this.remember(put.manifest))
+      .then(
+        (put) => this.remember(put.manifest),
+        // Bytes already kept need no free space: a full disk still answers with the stored ones
+        // (docs/contracts.md §5.6).
+        (e: unknown) => (isStorageFull(e) ? this.alreadyKept(id, manifest.byteCount, e) : Promise.reject(e)),
+      )
       .finally(() => this.putting.delete(id));
     this.putting.set(id, p);
     return p;
+  }
+
+  /** The artifact `id` as this tenant already holds it (verified), or `failure` when it holds no such bytes. */
+  private async alreadyKept(id: string, byteCount: number, failure: unknown): Promise<ArtifactRef> {
+    const ref = await this.refOf(id).catch(() => undefined);
+    if (ref?.byteCount !== byteCount) throw failure;
+    return ref;
   }
 
   /**

@@ -9,7 +9,7 @@
 import * as assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -294,12 +294,12 @@ describe('command line', function () {
     const expected = spawnSync('seq', ['1', '30000']).stdout;
     assert.deepEqual(Buffer.concat(io.teed), expected);
     const slow = collect({ env: env(), cwd: work });
-    const t0 = Date.now();
+    // Order, not time: `late` would be written only had the command run to its end.
     assert.equal(
-      await runCli(['capture', '--timeout-ms', '300', '--shell', 'sleep 30 & sleep 30; wait'], slow, []),
+      await runCli(['capture', '--timeout-ms', '300', '--shell', 'sleep 30 & sleep 30; wait; echo > late'], slow, []),
       124,
     );
-    assert.ok(Date.now() - t0 < 20_000);
+    assert.equal(existsSync(path.join(work, 'late')), false);
     assert.match(slow.stdout, /\nkilled: timed out after 300 ms\n/);
     const file = path.join(work, 'data.bin');
     const data = Buffer.alloc(300_000, 7);

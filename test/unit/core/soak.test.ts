@@ -22,8 +22,6 @@ import { fillDisk, mountTmpfs } from '../tmpfs.js';
 import { handshake, startServer } from '../mcp/mcpProcess.js';
 
 const REPO = path.resolve(__dirname, '..', '..', '..');
-/** What a call may take beyond its limit on a loaded two-core machine. */
-const MARGIN_MS = 4000;
 const COMMAND_LIMIT_MS = 8000;
 const READ_LIMIT_MS = 10_000;
 
@@ -303,12 +301,13 @@ describe('soak: two MCP servers and the core on one storage', () => {
     const readBack = JSON.parse(verifier) as Record<string, [string, number]>;
     for (const r of returned) assert.deepEqual(readBack[r.handle], [r.sha256, r.bytes], `${r.by} ${r.handle}`);
 
-    // Every call ended within its limit plus the margin.
-    const late = timed.filter((t) => t.ms > t.limit + MARGIN_MS);
-    assert.deepEqual(late, []);
-    // No process of any call is left, no temporary file, and every log parses whole.
-    await new Promise((r) => setTimeout(r, 500));
-    const left = markedProcesses().filter((p) => !before.has(p));
+    // Every call answered (how long each took against its limit is printed below, not asserted: time belongs in
+    // bench/). No process of any call is left (a killed one may take a moment to go: waited for by state, with a
+    // deadline for one that never goes), no temporary file, and every log parses whole.
+    const leftover = (): number[] => markedProcesses().filter((p) => !before.has(p));
+    for (const end = Date.now() + 20_000; leftover().length > 0 && Date.now() < end;)
+      await new Promise((r) => setTimeout(r, 50));
+    const left = leftover();
     const describe = (pid: number): string => {
       try {
         return `${pid} ${readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ')} ${readFileSync(`/proc/${pid}/stat`, 'utf8').slice(0, 80)}`;

@@ -67,6 +67,16 @@ function messageOf(body: string): Record<string, unknown> {
   return JSON.parse(data) as Record<string, unknown>;
 }
 
+/** True while `pid` runs (a zombie counts as ended). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
 function textOf(result: unknown): string {
   const r = result as { content: { type: string; text: string }[]; structuredContent?: unknown };
   assert.equal('structuredContent' in r, false);
@@ -191,6 +201,39 @@ describe('MCP over Streamable HTTP (mcp --http)', () => {
       ],
     );
     assert.equal((await post(http.url, auth, LIST)).status, 200);
+  });
+
+  it('2025-11-25: a notifications/cancelled (202) stops the call it names: its process tree is gone, the call answers cancelled', async function () {
+    this.timeout(60_000);
+    const v2025 = { ...auth, 'mcp-protocol-version': '2025-11-25' };
+    const ws = path.join(tmp, 'ws');
+    const pidFile = path.join(ws, 'cancel-me.pid');
+    // A command that runs until it is killed, its child in the group and one in a session of its own.
+    const command = `sleep 300 & echo $! > ${pidFile}.tmp; setsid sleep 300 & echo $! >> ${pidFile}.tmp; mv ${pidFile}.tmp ${pidFile}; wait`;
+    const answered = post(http.url, v2025, {
+      jsonrpc: '2.0',
+      id: 'cancel-42',
+      method: 'tools/call',
+      params: { name: 'evidence_runCommand', arguments: { command } },
+    });
+    for (const end = Date.now() + 30_000; !existsSync(pidFile) && Date.now() < end;)
+      await new Promise((r) => setTimeout(r, 20));
+    const pids = readFileSync(pidFile, 'utf8').trim().split('\n').map(Number);
+    assert.equal(pids.length, 2);
+    assert.deepEqual(pids.map(alive), [true, true]);
+    const cancel = await post(http.url, v2025, {
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: 'cancel-42', reason: 'the user pressed stop' },
+    });
+    assert.equal(cancel.status, 202, cancel.body);
+    const reply = await answered;
+    assert.equal(reply.status, 200, reply.body);
+    const result = messageOf(reply.body).result as { content: { text: string }[]; isError?: boolean };
+    assert.match(result.content[0]!.text, /\nkilled: cancelled\n/);
+    for (const end = Date.now() + 30_000; pids.some(alive) && Date.now() < end;)
+      await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(pids.map(alive), [false, false]);
   });
 
   it("serves two clients at once on one store (one per revision): the same bytes, and each reads the other's handle", async () => {

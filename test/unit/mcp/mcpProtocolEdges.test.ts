@@ -98,6 +98,41 @@ describe('MCP protocol edges', () => {
     }
   });
 
+  it('stdio: the revision follows each request, not the first one: enveloped after plain, plain after enveloped, an unknown claim -32022 every time', async function () {
+    this.timeout(60_000);
+    const s = startServer(path.join(tmp, 'storage'), path.join(tmp, 'ws'));
+    const shape = async (id: number, params: object): Promise<unknown> => {
+      s.send({ jsonrpc: '2.0', id, method: 'tools/list', params });
+      const r = await s.reply(id);
+      return r.error ?? Object.keys(r.result as object);
+    };
+    const modern = ['tools', 'resultType', 'ttlMs', 'cacheScope', '_meta'];
+    const unknown = (requested: string): unknown => ({
+      code: -32022,
+      message: `Unsupported protocol version: ${requested}`,
+      data: { supported: ['2026-07-28'], requested },
+    });
+    const claiming = (v: string): object => ({ _meta: { ...META, 'io.modelcontextprotocol/protocolVersion': v } });
+    try {
+      // A plain request first (it used to pin the connection to 2025 for good).
+      assert.deepEqual(await shape(1, {}), ['tools']);
+      assert.deepEqual(await shape(2, { _meta: META }), modern);
+      assert.deepEqual(await shape(3, claiming('2099-01-01')), unknown('2099-01-01'));
+      assert.deepEqual(await shape(4, {}), ['tools']);
+      assert.deepEqual(await shape(5, { _meta: META }), modern);
+      assert.deepEqual(await shape(6, claiming('2026-01-01')), unknown('2026-01-01'));
+      // A tool call in each shape, on the same connection.
+      const call = { name: 'evidence_runCommand', arguments: { command: 'seq 1 3' } };
+      s.send({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { ...call, _meta: META } });
+      s.send({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: call });
+      const [enveloped, plain] = [(await s.reply(7)).result, (await s.reply(8)).result] as Record<string, unknown>[];
+      assert.deepEqual([enveloped!.resultType, plain!.resultType], ['complete', undefined]);
+      assert.deepEqual(enveloped!.content, plain!.content);
+    } finally {
+      s.proc.kill('SIGKILL');
+    }
+  });
+
   it('2025-11-25 on the raw wire: initialize (also when 2026-07-28 is offered there), the same tool text, nothing more than one text item', async function () {
     this.timeout(60_000);
     const s = startServer(path.join(tmp, 'storage'), path.join(tmp, 'ws'));

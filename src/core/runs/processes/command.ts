@@ -92,18 +92,17 @@ export function startCommand(
   }
   const marker = randomUUID();
   const env = { ...(options.env ?? process.env), [CALL_MARKER_ENV]: marker };
-  // The watchdog is running before the command is: started after it,
-  // it left the command unguarded while it spawned (milliseconds, more under load), and a
-  // parent killed then left the whole tree running. The command is registered in the same
-  // tick as its spawn.
-  const wd = watchdogProcess();
+  // The watchdog runs, and knows the call's marker, before the command does: the shell runs as
+  // soon as it is spawned, and a loaded machine may not give this process the CPU again before
+  // the shell has started its children and this process is killed.
+  const watchdog = registerWithWatchdog(watchdogProcess(), marker);
   const child = spawn('/bin/sh', ['-c', command], {
     cwd: options.cwd,
     env,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const watchdog = registerWithWatchdog(wd, child.pid, marker);
+  watchdog?.group(child.pid);
   const pipes = pipeInodes(child.pid);
   let timedOut = false;
   let aborted = false;
@@ -377,10 +376,11 @@ async function isZombie(pid: number): Promise<boolean> {
 
 /**
  * The watchdog: one shell per process, in its own session, reading lines from a pipe this
- * process holds: `add <group> <marker>` when a command starts, `del <group> <marker>` when
- * it has ended. End of file (this process died: SIGKILL, a crashed host) makes it kill
- * every group still registered and every process carrying a registered marker. One
- * shared shell, not one per command: a spawn costs milliseconds on every call.
+ * process holds: `add - <marker>` before a command is spawned, `add <group> -` once it is,
+ * `del <group> <marker>` when it has ended. End of file (this process died: SIGKILL, a
+ * crashed host) makes it kill every group still registered and every process carrying a
+ * registered marker, with its group (the one of a shell this process died before naming).
+ * One shared shell, not one per command: a spawn costs milliseconds on every call.
  *
  * Written for every POSIX `/bin/sh`: a group is killed with
  * `kill -s KILL -- -<group>`, the form dash's builtin takes too (it rejects
@@ -394,7 +394,7 @@ async function isZombie(pid: number): Promise<boolean> {
 const WATCHDOG_SCRIPT = `groups=""; markers=""
 while read -r op g m; do
   case "$op" in
-    add) groups="$groups $g"; markers="$markers $m" ;;
+    add) [ "$g" = - ] || groups="$groups $g"; [ "$m" = - ] || markers="$markers $m" ;;
     del) ng=""; for x in $groups; do [ "$x" = "$g" ] || ng="$ng $x"; done; groups="$ng"
          nm=""; for x in $markers; do [ "$x" = "$m" ] || nm="$nm $x"; done; markers="$nm" ;;
   esac
@@ -402,12 +402,20 @@ done
 [ -z "$groups$markers" ] && exit 0
 for g in $groups; do kill -s KILL -- "-$g" 2>/dev/null || kill -9 "-$g" 2>/dev/null; done
 [ -z "$markers" ] && exit 0
+end() {
+  if read -r s < "/proc/$1/stat" 2>/dev/null; then
+    set -- "$1" \${s##*') '}
+    [ "\${4:-1}" -gt 1 ] && [ "$4" != "$$" ] && kill -s KILL -- "-$4" 2>/dev/null
+  fi
+  kill -s KILL -- "$1" 2>/dev/null
+  return 0
+}
 set --
 for m in $markers; do set -- "$@" -e "${CALL_MARKER_ENV}=$m"; done
 if printf 'a\\0' | grep -qzxF -e a 2>/dev/null; then
   for round in 1 2; do
     for f in $(grep -lzxaF "$@" /proc/[0-9]*/environ 2>/dev/null); do
-      p=\${f#/proc/}; kill -s KILL -- "\${p%/environ}" 2>/dev/null
+      p=\${f#/proc/}; end "\${p%/environ}"
     done
   done
   exit 0
@@ -415,10 +423,16 @@ fi
 for p in /proc/[0-9]*; do
   e=$(tr '\\0' '\\n' < "$p/environ" 2>/dev/null) || continue
   for m in $markers; do
-    case "$e" in *"${CALL_MARKER_ENV}=$m"*) kill -s KILL -- "\${p#/proc/}" 2>/dev/null ;; esac
+    case "$e" in *"${CALL_MARKER_ENV}=$m"*) end "\${p#/proc/}" ;; esac
   done
 done
 exit 0`;
+
+/** A command as the watchdog knows it: its marker from before its spawn, its group once spawned. */
+interface WatchdogEntry {
+  group(pid: number | undefined): void;
+  done(): void;
+}
 
 let sharedWatchdog: ChildProcess | undefined;
 
@@ -446,6 +460,8 @@ function watchdogProcess(): ChildProcess | undefined {
     const wd = spawn(watchdogShell, ['-c', WATCHDOG_SCRIPT], { stdio: ['pipe', 'ignore', 'ignore'], detached: true });
     wd.on('error', () => undefined);
     wd.stdin?.on('error', () => undefined);
+    // A spawn that failed (no process could be forked) reports it later; the next command tries again.
+    if (wd.pid === undefined) return undefined;
     // Neither the watchdog nor its pipe keeps this process alive.
     wd.unref();
     (wd.stdin as unknown as { unref?: () => void } | null)?.unref?.();
@@ -456,17 +472,19 @@ function watchdogProcess(): ChildProcess | undefined {
   }
 }
 
-function registerWithWatchdog(
-  wd: ChildProcess | undefined,
-  pid: number | undefined,
-  marker: string,
-): { done(): void } | undefined {
-  if (pid === undefined || !wd?.stdin) return undefined;
-  wd.stdin.write(`add ${pid} ${marker}\n`);
+function registerWithWatchdog(wd: ChildProcess | undefined, marker: string): WatchdogEntry | undefined {
+  if (!wd?.stdin) return undefined;
+  wd.stdin.write(`add - ${marker}\n`);
+  let group = '-';
   let said = false;
   return {
+    group: (pid) => {
+      if (pid === undefined || said) return;
+      group = String(pid);
+      wd.stdin?.write(`add ${group} -\n`);
+    },
     done: () => {
-      if (!said && wd.stdin?.writable) wd.stdin.write(`del ${pid} ${marker}\n`);
+      if (!said && wd.stdin?.writable) wd.stdin.write(`del ${group} ${marker}\n`);
       said = true;
     },
   };

@@ -321,27 +321,32 @@ describe('catalog: an index of runs, calls and handles (docs/architecture.md §6
   it('a write waits while another process holds the write lock (busy_timeout), then lands: no row lost', async function () {
     this.timeout(60_000);
     const store = await openStore(dir, SMALL);
+    // The start-up maintenance writes too: done first, so the only write held up is the one under test (a
+    // maintenance write waiting on the main thread would hold up the record the other process waits for).
+    await store.catalogSettled();
     const r = await store.startRun({ label: 'waits' });
     const log = store.logPath(r.runId);
     // Another process takes the write lock and keeps it until this writer's next log line is on disk (the
-    // writer appends to its log, then indexes it), notes what the catalog holds then, and only then lets go.
+    // writer appends to its log, then indexes it) and this writer is asleep in SQLite's busy wait, notes what the
+    // catalog holds then, and only then lets go: signals, not timers, so a loaded machine changes nothing.
     const holder = spawn(
       process.execPath,
       [
         '-e',
         `
       const { DatabaseSync } = require('node:sqlite');
-      const { statSync } = require('node:fs');
+      const { readFileSync, statSync } = require('node:fs');
       const db = new DatabaseSync(${JSON.stringify(catalogPath(dir))});
       const log = ${JSON.stringify(log)};
       const sleep = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+      // The writer's main thread sleeping in the kernel: SQLite's busy handler between two tries.
+      const waiting = () => readFileSync('/proc/${process.pid}/wchan', 'utf8').includes('nanosleep');
       db.exec('BEGIN IMMEDIATE');
       const before = statSync(log).size;
       process.stdout.write('locked\\n');
       while (statSync(log).size === before) sleep(5);
       const calls = db.prepare('SELECT count(*) AS n FROM calls').get().n;
-      // Held a moment more, so the writer is inside its wait when the lock goes.
-      sleep(200);
+      while (!waiting()) sleep(1);
       db.exec('COMMIT');
       process.stdout.write(JSON.stringify({ callsWhileLogGrew: calls }) + '\\n');`,
       ],

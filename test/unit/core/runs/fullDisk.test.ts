@@ -1,6 +1,6 @@
 /**
- * A full disk (docs/contracts.md §5.6). Reads of earlier evidence work
- * while the storage is full (recording the read is best-effort); a capture lost to the
+ * A full disk (docs/contracts.md §5.6). Reads of earlier evidence work, and so does a file
+ * already kept read again, while the storage is full (recording the read is best-effort); a capture lost to the
  * full disk is an error result that names the cause and what was kept. A real MCP server
  * process over storage on a small tmpfs (mounting needs root: CI runs as root, and the
  * precondition is asserted, never skipped).
@@ -57,6 +57,11 @@ describe('a full disk', () => {
       const range = await call('evidence_readFile', { path: `.tool-artifacts/${artifact}/bytes/0-40` });
       assert.equal(range.isError, false, range.text);
       assert.ok(range.text.includes(`"data":${JSON.stringify(body.slice(0, 40))}`), range.text);
+      // The file already kept, read again whole: the same observation as before, only without a handle.
+      const reread = await call('evidence_readFile', { path: 'big.txt' });
+      assert.equal(reread.isError, false, reread.text);
+      assert.ok(first.text.startsWith(`${reread.text}\n`), reread.text);
+      assert.doesNotMatch(reread.text, /out_[a-z2-7]{26}/);
       const lines = await call('read_tool_output', { handle, offset: 29999, limit: 1 });
       assert.equal(lines.isError, false, lines.text);
       assert.equal(JSON.parse(lines.text).content, '30000');

