@@ -21,7 +21,8 @@ import type {
   RunSummary,
   StorageState,
 } from '../types.js';
-import { RUN_READ, runRowOf, type Catalog, type RunRow } from './catalog.js';
+import type { Catalog } from './catalog.js';
+import { RUN_READ, runRowOf, type RunRow } from './reads.js';
 import type { CallListing, RunValues } from './rows.js';
 
 /** An unfinished run whose log was written to within this window counts as running (another window may own it). */

@@ -2,7 +2,8 @@
  * Retention (docs/contracts.md §2.7): which runs `RunStore.prune` deletes, walked from the
  * catalog oldest first in bounded slices, the logs checked before a run is judged.
  */
-import type { Catalog, RunRow } from '../catalog/catalog.js';
+import type { Catalog } from '../catalog/catalog.js';
+import type { RunRow } from '../catalog/reads.js';
 import { runStatusOf } from '../catalog/queries.js';
 import type { PruneOptions, PruneResult } from '../types.js';
 

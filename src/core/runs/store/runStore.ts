@@ -538,7 +538,7 @@ export class RunStore implements RunStoreApi, RunHost {
     const st = await fsp.stat(this.logPath(runId)).catch(() => undefined);
     if (!st) return;
     // A recording never fails because the index could not be written: the next reader re-indexes from the log.
-    await this.catalog.recorded(record, bytes, { z: st.size, m: st.mtimeMs }).catch(() => undefined);
+    await this.catalog.recorded(record, bytes, { size: st.size, mtimeMs: st.mtimeMs }).catch(() => undefined);
   }
 
   private emit(runId: string, record: RunRecord): void {
