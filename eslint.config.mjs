@@ -15,7 +15,7 @@ const coreForbidden = {
 const CORE_LAYERS = ['files', 'integrity', 'blobs', 'artifacts', 'runs', 'workspace', 'course', 'reach', 'tools'];
 /** The run layer's folders, lowest first; `runs/types.ts` (the API's declarations) sits above `usage/`. */
 const RUNS_LAYERS = ['log', 'processes', 'errorLines', 'search', 'recording', 'catalog', 'usage', 'reading', 'store'];
-/** Run folders below `runs/types.ts`, which names the usage report (it would lead back to them). */
+/** Run folders below `runs/types.ts` (and the two files it re-exports), which names the usage report. */
 const BELOW_RUN_TYPES = new Set(['log', 'processes', 'errorLines', 'search']);
 
 const sqliteForbidden = {
@@ -68,7 +68,7 @@ function coreZones() {
           ...barrel,
           ...above(CORE_LAYERS, CORE_LAYERS.indexOf('runs')).flatMap((f) => [`**/${f}`, `**/${f}/**`]),
           ...above(RUNS_LAYERS, i).flatMap((f) => [`../${f}`, `../${f}/**`]),
-          ...(BELOW_RUN_TYPES.has(folder) ? ['../types*'] : []),
+          ...(BELOW_RUN_TYPES.has(folder) ? ['../types*', '../listingTypes*', '../readingTypes*'] : []),
         ],
         `src/core/runs/${folder}/ imports, of the run layer, only: ${
           [...RUNS_LAYERS.slice(0, i), ...(BELOW_RUN_TYPES.has(folder) ? [] : ['types.ts'])].join(', ') || 'nothing'
