@@ -4,7 +4,7 @@
  */
 import { createReadStream, promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import { checkReadToolOutput, EvidenceError, runToolCall, type RunSource } from '../core/index.js';
+import { checkReadToolOutput, EvidenceError, runToolCall, withRun, type RunSource } from '../core/index.js';
 import { checkSearch } from '../core/tools/search.js';
 import { parseFlags, UsageError, wholeNumber } from './args.js';
 import type { CliIo } from './io.js';
@@ -102,16 +102,14 @@ export async function importFile(argv: readonly string[], io: CliIo): Promise<nu
   const session = await openSession(storageDirOf(values.storage, io.env, io.cwd));
   const name = path.basename(file);
   const source: RunSource = { kind: 'cli' };
-  const run = await session.runs.startRun({ label: values.label ?? `import: ${name}`, source });
-  let status: 'completed' | 'failed' = 'failed';
-  try {
+  return withRun(session.runs, { label: values.label ?? `import: ${name}`, source }, async (run, finishAs) => {
     // The record names the file by its base name only, as the editor's import does (no host path in records).
     const outcome = await run.recordStream(
       IMPORT_TOOL,
       { file: name, sizeBytes: st.size },
       createReadStream(file, { highWaterMark: 1024 * 1024 }),
     );
-    status = outcome.status === 'failed' ? 'failed' : 'completed';
+    finishAs(outcome.status === 'failed' ? 'failed' : 'completed');
     const r = outcome.record;
     await io.out(
       JSON.stringify({
@@ -126,9 +124,7 @@ export async function importFile(argv: readonly string[], io: CliIo): Promise<nu
       }) + '\n',
     );
     return outcome.status === 'ok' ? 0 : 1;
-  } finally {
-    await run.finish(status);
-  }
+  });
 }
 
 /** `list [--json]`: the runs, newest first. */

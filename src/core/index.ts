@@ -93,6 +93,7 @@ export {
 } from './runs/log/records.js';
 export { type Disposable } from './runs/log/handles.js';
 export { Run } from './runs/recording/run.js';
+export { withRun } from './runs/recording/withRun.js';
 export { DEFAULT_RUN_LIMITS } from './runs/recording/decisions.js';
 export { searchHint } from './runs/recording/observation.js';
 export { hexDump } from './runs/reading/reader.js';
