@@ -21,9 +21,9 @@ export interface RunRow {
   readonly profileHash: string;
   readonly tornTail: boolean;
   readonly problems: readonly LogProblem[];
-  /** The log's size and mtime when the row was written. */
-  readonly z: number;
-  readonly m: number;
+  /** The log's size and mtime (ms) when the row was written. */
+  readonly logSize: number;
+  readonly logMtimeMs: number;
   readonly blobBytes: number;
   readonly callCount: number;
   /** Finished calls whose outcome is failed (an error, or a command that exited non-zero or was stopped). */
@@ -80,8 +80,8 @@ export function runRowOf(r: RunColumns): RunRow {
     profileHash: r.profile_hash,
     tornTail: r.torn === 1,
     problems: r.problems === null ? NO_PROBLEMS : (JSON.parse(r.problems) as LogProblem[]),
-    z: r.log_size,
-    m: r.log_mtime,
+    logSize: r.log_size,
+    logMtimeMs: r.log_mtime,
     blobBytes: r.blob_bytes,
     callCount: r.call_count,
     failedCalls: r.failed_calls ?? 0,

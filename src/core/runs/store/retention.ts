@@ -80,7 +80,7 @@ async function pruneSlice(
   for (const c of candidates) {
     const r = host.catalog.run(c.id);
     if (!r || !r.ok || r.pinned || runStatusOf(r, host.isLive, now) === 'running') continue;
-    const size = r.z + r.blobBytes;
+    const size = r.logSize + r.blobBytes;
     if (phase === 'a') {
       if (now - Date.parse(r.finishedAt ?? r.startedAt) <= options.maxAgeMs!) continue;
     } else if (total <= options.maxBytes!) break;

@@ -478,7 +478,7 @@ export class RunStore implements RunStoreApi, RunHost {
     this.parsed.set(runId, { size: log.sizeBytes, mtimeMs: st.mtimeMs, log });
     while (this.parsed.size > PARSED_LOGS) this.parsed.delete(this.parsed.keys().next().value as string);
     const row = this.catalog.run(runId);
-    if (!row || row.z !== st.size || row.m !== st.mtimeMs) await this.catalog.verifyRun(runId);
+    if (!row || row.logSize !== st.size || row.logMtimeMs !== st.mtimeMs) await this.catalog.verifyRun(runId);
     return log;
   }
 }
