@@ -40,7 +40,7 @@ export { CATALOG_FILE };
 const STAT_BATCH = 64;
 /** Logs read at once while re-indexing or rebuilding. */
 const READ_BATCH = 32;
-/** Runs written per transaction while re-indexing or rebuilding (a few milliseconds of holding the write lock). */
+/** Runs written per transaction while re-indexing or rebuilding (the write lock is held that long). */
 const WRITE_BATCH = 128;
 /** Names read per step of a folder listing (one batch of row lookups each). */
 const LIST_BATCH = 1024;
@@ -95,17 +95,11 @@ export class Catalog {
     this.database = this.connect();
   }
 
-  /**
-   * Opens the tenant's database (creating it, or moving a damaged one aside: constant
-   * time). A long-lived process (`maintenance`) then checks it against the logs folder in
-   * the background, builds it from the logs when no build ever finished, and runs
-   * `PRAGMA quick_check` in a worker.
-   */
+  /** Opens the database in constant time; a long-lived process (`maintenance`) then checks it in the background. */
   static async open(dir: string, tenant: string, options: { maintenance?: boolean } = {}): Promise<Catalog> {
     const c = new Catalog(dir, tenant, options.maintenance ?? true);
     if (c.maintenance) {
-      // After the first answers: a process's first request (an MCP initialize, a first tool call) does not share
-      // the event loop and the two cores with a listing of 100,000 names and a read of every page.
+      // After the first answers: a process's first request does not share the event loop with a listing of the folder.
       c.inBackground(() =>
         new Promise<void>((resolve) => setTimeout(resolve, Catalog.startUpDelayMs).unref()).then(() => c.startUp()),
       );
@@ -144,10 +138,7 @@ export class Catalog {
     if (this.maintenance) this.inBackground(() => this.reconcile());
   }
 
-  /**
-   * The connection, checked (at most once a second) to still be the file at the path:
-   * a database deleted or replaced by another process is opened again (and rebuilt).
-   */
+  /** The connection, reopened (and rebuilt) when another process deleted or replaced its file. */
   private get db(): CatalogDatabase {
     const now = Date.now();
     if (now - this.checkedIdentityAt > IDENTITY_CHECK_MS) {
@@ -161,10 +152,7 @@ export class Catalog {
     return this.database;
   }
 
-  /**
-   * Runs `fn` on the connection; a damaged database (SQLITE_CORRUPT, SQLITE_NOTADB) is
-   * moved aside and created anew, and `fn` runs once more on the new one.
-   */
+  /** Runs `fn` on the connection; on a damaged database, once more on a new one. */
   use<T>(fn: (db: CatalogDatabase) => T): T {
     try {
       return fn(this.db);
@@ -222,12 +210,7 @@ export class Catalog {
 
   // ---- writing -------------------------------------------------------------------------
 
-  /**
-   * Indexes one record this process just appended to a run log (`lineBytes` long, the log
-   * now `stamp`), in one transaction. When the row is not exactly the log minus this line
-   * (another writer, a repaired torn tail, a lost write, a database rebuilt meanwhile), the
-   * run is re-indexed from its log instead.
-   */
+  /** Indexes one record this process just appended to a run log; a row that disagrees re-indexes the run. */
   async recorded(record: RunRecord, lineBytes: number, stamp: LogStamp): Promise<void> {
     const applied = this.use((db) => db.transaction(() => applyRecord(db, this.tenant, record, lineBytes, stamp)));
     if (!applied) await this.reindex(record.runId);
@@ -251,9 +234,8 @@ export class Catalog {
   }
 
   /**
-   * Re-indexes runs from their logs: read 32 at once, written 128 a transaction, in id order (ids start with
-   * the start time, so the rows go in near the end of every time-ordered index: a transaction of runs in the
-   * folder's hash order touched pages all over each index, 10 ms a commit).
+   * Re-indexes runs from their logs in id order: ids start with the start time, so the rows go in near the end of
+   * every time-ordered index (the folder's hash order touched pages all over each one).
    */
   async reindexMany(runIds: readonly string[]): Promise<void> {
     const ids = [...runIds].sort();
@@ -274,10 +256,7 @@ export class Catalog {
     }
   }
 
-  /**
-   * Writes runs' rows as their logs give them (`snapshotOf`) and removes the rows of runs
-   * whose logs are gone, in one transaction. Returns how many runs were written.
-   */
+  /** Writes runs' rows as their logs give them and removes those whose logs are gone; how many were written. */
   indexSnapshots(snaps: readonly RunSnapshot[], gone: readonly string[] = []): number {
     const written = this.use((db) =>
       db.transaction(() => {
@@ -296,9 +275,7 @@ export class Catalog {
     return this.verifyRuns([runId]);
   }
 
-  /**
-   * Checks runs against their logs (size and mtime) a batch at a time and re-indexes the stale ones. True when any was.
-   */
+  /** Checks runs against their logs (size and mtime) and re-indexes the stale ones. True when any was. */
   async verifyRuns(runIds: Iterable<string>): Promise<boolean> {
     const ids = [...new Set(runIds)];
     let changed = false;
@@ -323,9 +300,7 @@ export class Catalog {
     return changed;
   }
 
-  /**
-   * Every run against its log (`listRuns`, the command line's `list`): the folder, then one stat per run, in batches.
-   */
+  /** Every run against its log (`listRuns`): the folder, then one stat per run. */
   async verifyAll(): Promise<void> {
     await this.reconcile();
     for (let after = ''; ;) {
@@ -337,24 +312,18 @@ export class Catalog {
   }
 
   /**
-   * Waits for a build from the logs in progress, or (none running: a short-lived process, a
-   * long-lived one whose start-up has not begun, or one whose build failed) builds now: every
-   * log the catalog lacks indexed. Never waits for the start-up's turn: that waits on an
-   * unref'd timer, and a script with nothing else pending would exit before its answer.
+   * Waits for a build in progress, or builds now. Never waits for the start-up's turn: that waits on an unref'd
+   * timer, and a script with nothing else pending would exit before its answer.
    */
   async ensureBuilt(): Promise<void> {
     if (this.isBuilt()) return;
-    // A build in progress serves a miss: when it ends, the catalog is built.
     if (this.reconciling) await this.reconciling.catch(() => undefined);
     if (!this.isBuilt()) await this.reconcile();
   }
 
   /**
-   * Compares the catalog's runs with the logs folder: a log it lacks is indexed, a run
-   * whose log is gone is removed, every unfinished run is checked (its writer may have
-   * stopped between the log and the catalog). The folder is read 1,024 names at a time,
-   * each batch looked up in one query; the event loop runs between batches. When done,
-   * every log is indexed: the database is marked built.
+   * Compares the catalog's runs with the logs folder: a log it lacks is indexed, a run whose log is gone is removed,
+   * every unfinished run is checked (its writer may have stopped between log and catalog); then it is marked built.
    */
   reconcile(): Promise<void> {
     // One at a time. A call made while one runs gets a listing of its own after it (logs written since the running
@@ -420,9 +389,7 @@ export class Catalog {
     this.reconciled = true;
   }
 
-  /**
-   * Checks the unfinished runs (the partial index) against their logs and re-indexes the stale ones. True when any was.
-   */
+  /** Checks the unfinished runs against their logs and re-indexes the stale ones. True when any was. */
   async verifyUnfinished(): Promise<boolean> {
     return this.verifyRuns(
       this.use((db) =>
@@ -473,10 +440,7 @@ export class Catalog {
     return this.use((db) => handleCandidates(db, handle));
   }
 
-  /**
-   * Sums of the savings rollup over hours `[from, to)` (hours since the epoch, UTC), in all or
-   * grouped by one column (groups with no output left out): one range of the rollup's primary key.
-   */
+  /** Sums of the savings rollup over hours `[from, to)` (since the epoch, UTC), in all or grouped by one column. */
   usageSums(range: { from: number; to: number }): UsageSums;
   usageSums(range: { from: number; to: number }, by: UsageColumn): { key: string; sums: UsageSums }[];
   usageSums(range: { from: number; to: number }, by?: UsageColumn): UsageSums | { key: string; sums: UsageSums }[] {
@@ -488,8 +452,7 @@ export class Catalog {
     const t = this.use(
       (db) => db.get('SELECT runs, bytes, calls FROM totals') as { runs: number; bytes: number; calls: number },
     );
-    // Retention budgets every byte under the storage folder: the database counts too. Its WAL does not: it is
-    // transient (folded into the database at each checkpoint, up to ~4 MiB before one), and counting it made a
+    // The database counts toward retention's budget; its WAL does not: it is transient, and counting it made a
     // budget's answer depend on when the last checkpoint ran.
     const own = statSync(this.file, { throwIfNoEntry: false })?.size ?? 0;
     return { runs: t.runs, bytes: t.bytes + own, calls: t.calls };

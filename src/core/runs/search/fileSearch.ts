@@ -25,33 +25,20 @@ import {
 import { pieceBytesOf, setupOf, type PatternSearchOptions } from './searchSetup.js';
 import { acquireWorker, releaseWorker, startedWorkers, WORKER_START_MS } from './workerPool.js';
 
-/**
- * Piece of a file search (`searchFile`): read, hashed and matched while it is still in
- * the processor's cache (a 1 MiB piece measured slower on the 256 MiB bench log).
- */
+/** Piece of a file search: small enough to be read, hashed and matched while it is in the processor's cache. */
 const FILE_PIECE_BYTES = 256 * 1024;
 
-/**
- * Share of the chunks still to hash that the main thread hashes on a file search (the
- * last ones); the worker hashes the first ones while it also reads and matches every
- * piece, so this share balances the two threads on two cores.
- */
+/** Share of the chunks still to hash that the main thread hashes (the last ones): it balances the two threads. */
 const MAIN_HASH_SHARE = 0.6;
 
 /** How often the main thread looks at the worker's progress counter during a file search. */
 const PROGRESS_TICK_MS = 25;
 
 /**
- * A search over a local file (docs/contracts.md §2.10, threat model in §1.1): a worker
- * reads the file by descriptor and matches each piece while it is in cache. A first page
- * of a large file is split in two lanes, each hashing the chunks of its half not already
- * in the verified-chunk cache; otherwise one worker hashes the first of those chunks
- * before it matches them and this thread the last ones, from its own reads of the same
- * open file. Every thread reads one file whose identity (device, inode, size, mtime,
- * ctime) is taken before and after the search: when it changed, the search fails as a
- * digest mismatch, so all reads saw the same bytes under the cache's trust. A piece
- * overrunning `budgetMs`, the overall `timeoutMs` and `signal` stop the workers as in the
- * slot search.
+ * A search over a local file (threat model in docs/contracts.md §1.1). A first page of a large file is split in two
+ * lanes, each hashing the chunks of its half not yet verified; otherwise one worker hashes the first of those chunks
+ * and this thread the last ones. The file's identity is taken before and after: when it changed, the search fails as
+ * a digest mismatch, so all reads saw the same bytes under the cache's trust.
  */
 export async function searchFile(
   file: OpenedFile,
@@ -70,10 +57,6 @@ export async function searchFile(
   for (let i = 0; i < chunks; i++) if (!known || !isSet(known, i)) todo.push(i);
   verifiedChunkStats.skipped += chunks - todo.length;
   const pieceBytes = pieceBytesOf(manifest, FILE_PIECE_BYTES);
-  // A first page of a large file is split in two lanes at a chunk boundary, each lane a
-  // worker that reads, hashes (the chunks of its range not yet verified) and matches its
-  // half; otherwise one worker reads and matches everything while this thread hashes the
-  // last chunks not yet verified (MAIN_HASH_SHARE).
   const split = options.offset === 0 && manifest.byteCount >= SPLIT_MIN_BYTES && availableParallelism() >= 2;
   const lanes: Lane[] = [];
   let mainChunks: number[] = [];
@@ -198,9 +181,8 @@ export async function searchFile(
     return { totalMatches: r.totalMatches, matches: r.matches, cut: r.cut };
   } finally {
     const ended = workers.map((w) => releaseWorker(w, clean));
-    // A stopped worker may still be reading: the caller closes the descriptor only once it
-    // has ended (else a reused descriptor number could name another file), waiting at most
-    // TERMINATE_WAIT_MS.
+    // A stopped worker may still be reading: the descriptor is closed only once it has ended (else a reused
+    // descriptor number could name another file).
     if (!clean) await Promise.race([Promise.all(ended), new Promise((r) => setTimeout(r, TERMINATE_WAIT_MS).unref())]);
   }
 }

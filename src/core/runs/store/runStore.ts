@@ -1,22 +1,15 @@
 /**
  * `RunStore` (one per tenant): starting, listing and reporting runs, resolving handles and
  * reading what they name, retention (docs/contracts.md §2). Recording is `Run`'s
- * (`recording/run.ts`), command calls are `recording/runCommand.ts`; handle resolution
- * is `handleResolution.ts`, the bytes behind a handle `contentView.ts`, retention
- * `retention.ts`, the checked options `storeSettings.ts`.
+ * (`recording/`); handle resolution, the bytes behind a handle, retention and the checked
+ * options have files of their own beside this one.
  *
  * Layout: run logs at `<logsDir>/<tenant>/<runId>.jsonl`, indexed by the tenant's catalog
- * `<logsDir>/<tenant>/.catalog.sqlite` (docs/architecture.md §6); bytes in the wired
- * `BlobStore` under `{ tenant, runId, callId }` (results) and
- * `{ tenant, runId, callId: "<callId>.<slot>" }` (attachments), each with its manifest
- * sidecar (`verifiedBlobs.ts`).
+ * (docs/architecture.md §6); bytes in the wired `BlobStore` under `{ tenant, runId, callId }`
+ * (results) and `{ tenant, runId, callId: "<callId>.<slot>" }` (attachments).
  *
  * Ids: a run id is `run-<UTC yyyymmddThhmmss>-<10 hex>`; its calls are `<10 hex>-<n>`, so
- * call ids (hence handles) are unique across the tenant; a new run's token is checked
- * against the catalog's runs. Handles resolve only through the catalog's rows of this
- * tenant's own logs, and the record behind one is read back from its log and checked
- * before it is served; a miss looks in the one run log the handle names (by its run
- * token), then answers access denied.
+ * call ids are unique across the tenant: a new run's token is checked against the catalog.
  */
 import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
@@ -127,10 +120,7 @@ export class RunStore implements RunStoreApi, RunHost {
     return this.readerLimits.searchTimeoutMs;
   }
 
-  /**
-   * Validates the options, creates `<logsDir>/<tenant>/` and opens its catalog (constant
-   * time: the checks against the logs run after, in the background, docs/architecture.md §6).
-   */
+  /** Validates the options, creates `<logsDir>/<tenant>/` and opens its catalog (constant time). */
   static async open(options: RunStoreOptions): Promise<RunStore> {
     assertSafeSegment('tenant', options.tenant);
     const dir = path.join(path.resolve(options.logsDir), options.tenant);
@@ -169,15 +159,10 @@ export class RunStore implements RunStoreApi, RunHost {
     return run;
   }
 
-  /**
-   * Every run of this tenant, newest first. Every log is checked against the catalog
-   * (one stat each, and a folder listing): use `queryRuns`/`queryCalls` for pages.
-   */
+  /** Every run of this tenant, newest first, each checked against its log: use `queryRuns`/`queryCalls` for pages. */
   async listRuns(): Promise<RunSummary[]> {
-    // The catalog against the logs folder, then every live run against its log.
     await this.catalog.verifyAll();
     const out: RunSummary[] = [];
-    // Pages of the newest-first index, the event loop free between them.
     for (let offset = 0; ; offset += 1000) {
       const rows = this.catalog.runsNewestFirst(offset, 1000);
       for (const r of rows) out.push(summaryOf(r, this.tenant, this.isLive));
@@ -186,12 +171,7 @@ export class RunStore implements RunStoreApi, RunHost {
     }
   }
 
-  /**
-   * Compares the catalog with the logs folder (docs/architecture.md §6): a run log another
-   * process wrote that the catalog has not indexed yet is indexed, a run whose log is gone
-   * leaves, every unfinished run is checked against its log. One folder listing and a stat
-   * per unfinished run, in slices with the event loop free between them.
-   */
+  /** Compares the catalog with the logs folder: another process's new logs, logs gone, unfinished runs (§6). */
   reconcileWithLogs(): Promise<void> {
     return this.catalog.reconcile();
   }
@@ -223,9 +203,7 @@ export class RunStore implements RunStoreApi, RunHost {
     return { ...page, ...facetsOf(this.catalog) };
   }
 
-  /**
-   * How many runs this tenant keeps and their bytes, from the catalog (counters its triggers keep, no stat per log).
-   */
+  /** How many runs this tenant keeps and their bytes, from the catalog's counters (no stat per log). */
   async totals(): Promise<{ runs: number; bytes: number; calls: number }> {
     return this.catalog.totals();
   }
@@ -256,15 +234,11 @@ export class RunStore implements RunStoreApi, RunHost {
   }
 
   /**
-   * Finishes as `interrupted` every unfinished run whose writer is provably gone (a
-   * killed server, a crashed host: owner.ts), so it stops showing as running; its
-   * unfinished calls then read as interrupted. Front ends call it at start-up
-   * (docs/contracts.md §5.4). Returns the runs finished.
+   * Finishes as `interrupted` every unfinished run whose writer is provably gone (owner.ts), so it stops showing as
+   * running. Front ends call it at start-up (docs/contracts.md §5.4). Returns the runs finished.
    */
   async finishInterrupted(): Promise<string[]> {
     const done: string[] = [];
-    // The catalog knows which runs are unfinished (an index of them): start-up reads only their logs, never every
-    // run's.
     const now = Date.now();
     const open: { runId: string }[] = [];
     for (const r of this.catalog.unfinishedRuns()) {
@@ -350,10 +324,7 @@ export class RunStore implements RunStoreApi, RunHost {
     await this.appendTo(runId, { type: 'run_pinned', runId, pinned, at: nowIso() });
   }
 
-  /**
-   * Appends a record to an existing run's log, whoever wrote the run (a live run of this
-   * store through its own chain of appends); the catalog is told in the same step.
-   */
+  /** Appends a record to an existing run's log, whoever wrote the run; the catalog is told in the same step. */
   private async appendTo(runId: string, record: RunRecord): Promise<void> {
     const live = this.live.get(runId);
     if (live) {
@@ -367,10 +338,8 @@ export class RunStore implements RunStoreApi, RunHost {
   }
 
   /**
-   * Notes what a model was handed of a recorded call: a `call_shown` record in the log of
-   * the run holding the call (a read's handle is resolved as the reader resolves it, so a
-   * handle of another tenant notes nothing). Never throws: a note that cannot be written
-   * is dropped, the answer it describes was already given (docs/contracts.md §2.14).
+   * Notes what a model was handed of a recorded call (a `call_shown` record, docs/contracts.md §2.14). Never throws:
+   * the answer it describes was already given.
    */
   async recordShown(shown: ShownAnswer): Promise<void> {
     try {
@@ -406,10 +375,7 @@ export class RunStore implements RunStoreApi, RunHost {
     return usageReport(this.catalog, query);
   }
 
-  /**
-   * Retention from the catalog, oldest first (retention.ts): deletes unpinned, not-running
-   * runs past `maxAgeMs`, then the oldest while the total exceeds `maxBytes`, in slices.
-   */
+  /** Retention from the catalog, oldest first, in slices (retention.ts). */
   prune(options: PruneOptions): Promise<PruneResult> {
     return pruneRuns({ catalog: this.catalog, isLive: this.isLive, deleteRun: (id) => this.deleteRun(id) }, options);
   }
@@ -442,10 +408,7 @@ export class RunStore implements RunStoreApi, RunHost {
     this.listeners.emit({ runId, record });
   }
 
-  /**
-   * @internal Resolves a handle through this tenant's catalog (handleResolution.ts); the record is
-   * read back from its log and must be a valid `call_finished` of this call that mints this handle.
-   */
+  /** @internal Resolves a handle through this tenant's catalog, its record checked against its log. */
   resolve(handle: string, scope?: ReadScope): Promise<HandleEntry> {
     return resolveHandle(this.catalog, (runId) => this.logPath(runId), handle, scope);
   }
