@@ -54,11 +54,7 @@ export interface RunRecordEvent {
   readonly record: RunRecord;
 }
 
-/**
- * How far a running command's capture has come (docs/contracts.md §3.4, "Live"): bytes
- * read so far from one stream and the last bytes of it. Reported at most every
- * `captureProgressMs` per stream while it runs; the recorded bytes are not touched.
- */
+/** How far a running command's capture has come on one stream (docs/contracts.md §3.4, "Live"). */
 export interface CaptureProgressEvent {
   readonly runId: string;
   readonly callId: string;
@@ -93,11 +89,8 @@ export interface RunStoreOptions {
   /** Folder of run logs: `<logsDir>/<tenant>/<runId>.jsonl`. Created if missing. */
   readonly logsDir: string;
   /**
-   * Whether opening starts the catalog's start-up maintenance a second after the open,
-   * in the background (default true): the check against the logs folder (which lists every
-   * log), the first build from the logs, `quick_check`. False for a process that answers
-   * one request and exits (the command line): the long-lived front ends (editor, MCP
-   * server) and `list` do it (docs/architecture.md §2.4, §6).
+   * Whether the catalog's start-up maintenance runs in the background (default true); false for a process that
+   * answers one request and exits (docs/architecture.md §6).
    */
   readonly maintenance?: boolean;
   /** One safe path segment; handles of other tenants are access denied. */
@@ -142,16 +135,9 @@ export interface StoredArtifact {
   /** The artifact's trusted manifest and its digest (the record keeps the digest). */
   readonly manifest: Manifest;
   readonly manifestDigest: string;
-  /**
-   * The bytes, for the preview's head and tail (not stored again); or, for an artifact
-   * too large to hold (a streamed file), a reader of its byte ranges: such a result is
-   * always elided (docs/contracts.md §2.9).
-   */
+  /** The bytes, for the preview (not stored again); or a reader of its ranges, always elided (contracts §2.9). */
   readonly bytes: Uint8Array | ((start: number, end: number) => Promise<Uint8Array>);
-  /**
-   * Optional, with a reader: all the bytes in order, verified, in bounded pieces that may reuse one buffer
-   * (each valid until the next is asked for); the error-line scan then allocates nothing per piece.
-   */
+  /** With a reader: the bytes in order, verified, in pieces that may reuse one buffer (each valid until the next). */
   readonly pieces?: () => AsyncIterable<Uint8Array>;
 }
 
@@ -191,11 +177,7 @@ export interface RunCommandOptions {
    * instead of piling output up in memory.
    */
   readonly onOutput?: (stream: 'stdout' | 'stderr', chunk: Uint8Array) => void | Promise<void>;
-  /**
-   * Files the command writes, relative to `cwd` (no absolute paths, no `..`): each that
-   * exists as a regular file afterwards becomes a `file:<path>` attachment (slots `f1`,
-   * `f2`, …), captured with the same cap; a missing one is reported in the summary.
-   */
+  /** Files the command writes, relative to `cwd`: each that exists afterwards becomes a `file:<path>` attachment. */
   readonly files?: readonly string[];
 }
 
@@ -207,10 +189,7 @@ export interface PruneOptions {
   readonly maxAgeMs?: number;
   /** Clock for tests (ms since epoch). */
   readonly now?: number;
-  /**
-   * Examine at most this many runs (oldest first) and return: retention in bounded
-   * slices, so a year of runs never stalls its caller (`more` says whether to go on).
-   */
+  /** Examine at most this many runs (oldest first) and return, so a year of runs never stalls its caller. */
   readonly sliceRuns?: number;
   /** Where the previous slice stopped (its `cursor`). */
   readonly cursor?: string;
@@ -226,10 +205,7 @@ export interface PruneResult {
   readonly cursor?: string;
 }
 
-/**
- * The surface of `RunStore` (one per tenant), declared here so that code written before
- * the class lands compiles against it. `RunStore.open(options)` returns one.
- */
+/** The surface of `RunStore` (one per tenant), which `RunStore.open(options)` returns. */
 export interface RunStoreApi {
   readonly tenant: string;
   /** The reader's time limit of one search (`searchTimeoutMs`), which `evidence_search` spends across every output. */
@@ -258,27 +234,17 @@ export interface RunStoreApi {
   prune(options: PruneOptions): Promise<PruneResult>;
   /** One page of calls from the catalog, sorted and filtered (docs/architecture.md §6). */
   queryCalls(query: CallQuery): Promise<CallPage>;
-  /**
-   * Where a call is in the list these filters give (0 = first), or undefined when they hide it: one pass, no sort
-   * (docs/contracts.md §3.4, "Reveal").
-   */
+  /** Where a call is in the list these filters give, or undefined when they hide it (docs/contracts.md §3.4). */
   callIndex(query: CallFilter, runId: string, callId: string): Promise<number | undefined>;
   /** One page of calls with their records (the inspector's list): O(page) log reads (docs/architecture.md §6). */
   callReports(query: CallReportQuery): Promise<CallReportPage>;
   /** Runs whose id or label contains `text`, newest first, at most `limit`. */
   queryRuns(query: RunQuery): Promise<RunSummary[]>;
-  /**
-   * Compares the catalog with the logs folder: indexes the run logs it lacks (written by
-   * another process), drops runs whose log is gone. In batches, the event loop free between them
-   * (docs/architecture.md §6).
-   */
+  /** Compares the catalog with the logs folder: indexes the logs it lacks, drops runs whose log is gone (§6). */
   reconcileWithLogs(): Promise<void>;
   /** How many runs this tenant keeps and their bytes, from the catalog (no stat per log). */
   totals(): Promise<{ runs: number; bytes: number; calls?: number }>;
-  /**
-   * Notes what a model was handed of a recorded call (a `call_shown` record in the call's
-   * run log, docs/contracts.md §2.14). Never throws: a note that cannot be written is dropped.
-   */
+  /** Notes what a model was handed of a recorded call (docs/contracts.md §2.14). Never throws. */
   recordShown(shown: ShownAnswer): Promise<void>;
   /** Savings over a time range (docs/contracts.md §2.14), from the catalog's rollup: no log is read. */
   usage(query?: UsageQuery): Promise<UsageReport>;
