@@ -121,7 +121,7 @@ const configs = [
   },
   {
     // The pattern-search worker (src/core/runs/search/patternWorker.ts), started in a worker
-    // thread by the extension and the MCP server: patternSearch.ts looks for it beside the
+    // thread by the extension and the MCP server: workerPool.ts looks for it beside the
     // bundle that loaded it (docs/contracts.md §2.10).
     ...common,
     entryPoints: ['src/core/runs/search/patternWorker.ts'],

@@ -20,13 +20,13 @@ const CORE_LAYERS = [
   'runs',
   'team',
   'workspace',
-  'course',
+  'agentLoop',
   'reach',
   'tools',
 ];
 /** The run layer's folders, lowest first; `runs/types.ts` (the API's declarations) sits above `usage/`. */
 const RUNS_LAYERS = ['log', 'processes', 'errorLines', 'search', 'recording', 'catalog', 'usage', 'reading', 'store'];
-/** Run folders below `runs/types.ts`, which names the usage report (it would lead back to them). */
+/** Run folders below `runs/types.ts` (and the two files it re-exports), which names the usage report. */
 const BELOW_RUN_TYPES = new Set(['log', 'processes', 'errorLines', 'search']);
 
 const sqliteForbidden = {
@@ -79,7 +79,7 @@ function coreZones() {
           ...barrel,
           ...above(CORE_LAYERS, CORE_LAYERS.indexOf('runs')).flatMap((f) => [`**/${f}`, `**/${f}/**`]),
           ...above(RUNS_LAYERS, i).flatMap((f) => [`../${f}`, `../${f}/**`]),
-          ...(BELOW_RUN_TYPES.has(folder) ? ['../types*'] : []),
+          ...(BELOW_RUN_TYPES.has(folder) ? ['../types*', '../listingTypes*', '../readingTypes*'] : []),
         ],
         `src/core/runs/${folder}/ imports, of the run layer, only: ${
           [...RUNS_LAYERS.slice(0, i), ...(BELOW_RUN_TYPES.has(folder) ? [] : ['types.ts'])].join(', ') || 'nothing'
@@ -193,14 +193,35 @@ export default tseslint.config(
       ],
       // stdout is the MCP stdio channel: one stray console.log corrupts the protocol. Log to stderr.
       'no-console': 'error',
-      // package.json is required statically so that esbuild inlines it (src/mcp/manifest.ts).
+    },
+  },
+  {
+    // What the two front ends outside the editor share (package.json's declarations, the
+    // settings from them, the storage choice): the core only, never a front end.
+    files: ['src/node/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'vscode', message: 'src/node runs outside the editor: no vscode API.' }],
+          patterns: [
+            {
+              group: ['**/extension/**', '**/extension', '**/webview/**', '**/webview', '**/shared/**'],
+              message: 'src/node imports only src/core.',
+            },
+            { group: ['**/mcp/**', '**/mcp', '**/cli/**', '**/cli'], message: 'src/node never imports a front end.' },
+          ],
+        },
+      ],
+      'no-console': 'error',
+      // package.json is required statically so that esbuild inlines it (src/node/packageJson.ts).
       '@typescript-eslint/no-require-imports': ['error', { allow: ['/package\\.json$'] }],
     },
   },
   {
     // The command line is a front end outside the editor, like the MCP server (which it
-    // serves as `mcp` and whose storage and settings opening it shares): the core and
-    // src/mcp, never the editor or the page.
+    // serves as `mcp`): the core, src/node (the storage and settings it shares with the
+    // server) and src/mcp, never the editor or the page.
     files: ['src/cli/**/*.ts'],
     rules: {
       'no-restricted-imports': [

@@ -8,7 +8,7 @@
 import { promises as fsp } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import * as path from 'node:path';
-import { boundModelText, runLabel, type RunFinishStatus, type RunSource } from '../core/index.js';
+import { boundModelText, runLabel, withRun, type RunSource } from '../core/index.js';
 import { shellCommandLine } from '../core/reach/shellQuote.js';
 import { parseFlags, UsageError, wholeNumber } from './args.js';
 import { openSession, storageDirOf } from './session.js';
@@ -93,51 +93,58 @@ export async function capture(argv: readonly string[], io: CliIo): Promise<numbe
     agent !== undefined
       ? { kind: 'hook', agent, ...(values['hook-session'] !== undefined ? { sessionId: values['hook-session'] } : {}) }
       : { kind: 'cli' };
-  const run = await session.runs.startRun({
-    label: values.label ?? runLabel(agent !== undefined ? `${agent} terminal` : 'cli run', command),
-    source,
-  });
-  const abort = new AbortController();
-  const onSignal = (): void => abort.abort();
-  io.onInterrupt(onSignal);
-  let status: RunFinishStatus = 'failed';
+  let runId: string | undefined;
+  let finished = true;
   try {
-    const outcome = await run.runCommand(command, {
-      cwd,
-      tool: CAPTURE_TOOL,
-      timeoutMs: timeoutMs ?? session.settings.commandTimeoutMs,
-      signal: abort.signal,
-      env: io.env,
-      ...(values.tee ? { onOutput: (stream: 'stdout' | 'stderr', chunk: Uint8Array) => io.tee(stream, chunk) } : {}),
-    });
-    status = abort.signal.aborted ? 'cancelled' : outcome.status === 'failed' ? 'failed' : 'completed';
-    const text = boundModelText(outcome.modelText);
-    const printed = text.endsWith('\n') ? text : `${text}\n`;
-    await io.out(printed);
-    // What the caller (an agent's shell, most often) was handed: docs/contracts.md §2.14.
-    await session.runs.recordShown({ view: 'answer', runId: run.runId, callId: outcome.callId, text: printed });
-    const valueAttachment = outcome.record.attachments.find((a) => a.name === 'value');
-    const value =
-      valueAttachment?.inline !== undefined
-        ? (JSON.parse(valueAttachment.inline) as Parameters<typeof exitCodeOf>[0])
-        : undefined;
-    if (outcome.record.error?.code === 'spawn_failed') return EXIT.couldNotStart;
-    return exitCodeOf(value, outcome.status);
-  } finally {
-    io.offInterrupt(onSignal);
-    const finished = await run.finish(status).then(
-      () => true,
-      (e: unknown) => {
+    return await withRun(
+      session.runs,
+      { label: values.label ?? runLabel(agent !== undefined ? `${agent} terminal` : 'cli run', command), source },
+      async (run, finishAs) => {
+        runId = run.runId;
+        const abort = new AbortController();
+        const onSignal = (): void => abort.abort();
+        io.onInterrupt(onSignal);
+        try {
+          const outcome = await run.runCommand(command, {
+            cwd,
+            tool: CAPTURE_TOOL,
+            timeoutMs: timeoutMs ?? session.settings.commandTimeoutMs,
+            signal: abort.signal,
+            env: io.env,
+            ...(values.tee
+              ? { onOutput: (stream: 'stdout' | 'stderr', chunk: Uint8Array) => io.tee(stream, chunk) }
+              : {}),
+          });
+          finishAs(abort.signal.aborted ? 'cancelled' : outcome.status === 'failed' ? 'failed' : 'completed');
+          const text = boundModelText(outcome.modelText);
+          const printed = text.endsWith('\n') ? text : `${text}\n`;
+          await io.out(printed);
+          // What the caller (an agent's shell, most often) was handed: docs/contracts.md §2.14.
+          await session.runs.recordShown({ view: 'answer', runId: run.runId, callId: outcome.callId, text: printed });
+          const valueAttachment = outcome.record.attachments.find((a) => a.name === 'value');
+          const value =
+            valueAttachment?.inline !== undefined
+              ? (JSON.parse(valueAttachment.inline) as Parameters<typeof exitCodeOf>[0])
+              : undefined;
+          if (outcome.record.error?.code === 'spawn_failed') return EXIT.couldNotStart;
+          return exitCodeOf(value, outcome.status);
+        } finally {
+          io.offInterrupt(onSignal);
+        }
+      },
+      (e) => {
+        finished = false;
         io.err(`bounded-evidence: the run could not be finished: ${String(e)}\n`);
-        return false;
       },
     );
+  } finally {
     // After the run is finished, whatever the command did: the exit code stays the command's, and a publish that
     // fails says so in one line (publishRuns) and leaves the run here.
-    if (target && finished) {
+    if (target && finished && runId !== undefined) {
+      const published = runId;
       const toStderr = { ...io, out: async (t: string) => io.err(t) };
-      await publishRuns(session, target, [run.runId], toStderr).catch((e: unknown) =>
-        io.err(`bounded-evidence: ${run.runId} was not published: ${e instanceof Error ? e.message : String(e)}\n`),
+      await publishRuns(session, target, [published], toStderr).catch((e: unknown) =>
+        io.err(`bounded-evidence: ${published} was not published: ${e instanceof Error ? e.message : String(e)}\n`),
       );
     }
   }

@@ -9,6 +9,7 @@ import {
   ErrorText,
   EvidenceError,
   runToolCall,
+  withRun,
   type HandleSource,
   type RunSource,
   type RunSummary,
@@ -174,16 +175,14 @@ export async function importFile(argv: readonly string[], io: CliIo): Promise<nu
   const session = await openSession(storageDirOf(values.storage, io.env, io.cwd));
   const name = path.basename(file);
   const source: RunSource = { kind: 'cli' };
-  const run = await session.runs.startRun({ label: values.label ?? `import: ${name}`, source });
-  let status: 'completed' | 'failed' = 'failed';
-  try {
+  return withRun(session.runs, { label: values.label ?? `import: ${name}`, source }, async (run, finishAs) => {
     // The record names the file by its base name only, as the editor's import does (no host path in records).
     const outcome = await run.recordStream(
       IMPORT_TOOL,
       { file: name, sizeBytes: st.size },
       createReadStream(file, { highWaterMark: 1024 * 1024 }),
     );
-    status = outcome.status === 'failed' ? 'failed' : 'completed';
+    finishAs(outcome.status === 'failed' ? 'failed' : 'completed');
     const r = outcome.record;
     await io.out(
       JSON.stringify({
@@ -198,9 +197,7 @@ export async function importFile(argv: readonly string[], io: CliIo): Promise<nu
       }) + '\n',
     );
     return outcome.status === 'ok' ? 0 : 1;
-  } finally {
-    await run.finish(status);
-  }
+  });
 }
 
 /** `list [--json]`: the runs, newest first. */

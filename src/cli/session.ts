@@ -1,13 +1,13 @@
 /**
  * The stores the command line works on: the same folder layout, tenant rule, limits and
- * tool profile as the MCP server (src/mcp/storage.ts, src/mcp/options.ts), which are the
+ * tool profile as the MCP server (src/node/storage.ts, src/node/settings.ts), which are the
  * editor's (src/core/storageLayout.ts), so a handle minted by `capture` reads in the
  * editor and the other way round (docs/architecture.md §2.4).
  */
 import { openEvidenceStores, type ArtifactStore, type BlobStore, type RunStore } from '../core/index.js';
-import { extensionManifest, MCP_TOOL_NAMES } from '../mcp/manifest.js';
-import { resolveSettings, type McpSettings } from '../mcp/options.js';
-import { openStorage, type McpStorage } from '../mcp/storage.js';
+import { packageDeclarations, MCP_TOOL_NAMES } from '../node/packageJson.js';
+import { resolveSettings, type DeclaredSettings } from '../node/settings.js';
+import { openStorage, type OpenedStorage } from '../node/storage.js';
 import { findStorage } from '../core/reach/locate.js';
 import { UsageError } from './args.js';
 
@@ -15,8 +15,8 @@ import { ENV } from '../core/processEnv.js';
 
 /** What every subcommand but `hook` and `mcp` opens. */
 export interface CliSession {
-  readonly storage: McpStorage;
-  readonly settings: McpSettings;
+  readonly storage: OpenedStorage;
+  readonly settings: DeclaredSettings;
   readonly runs: RunStore;
   readonly artifacts: ArtifactStore;
   /** Where the runs' large outputs are (what `publish` reads back). */
@@ -47,8 +47,8 @@ export function storageDirOf(flag: string | undefined, env: NodeJS.ProcessEnv, c
  * makes are skipped: the command answers and exits without waiting for them.
  */
 export async function openSession(storageDir: string, options: { maintenance?: boolean } = {}): Promise<CliSession> {
-  const manifest = extensionManifest();
-  const settings = resolveSettings(manifest);
+  const declarations = packageDeclarations();
+  const settings = resolveSettings(declarations);
   const storage = await openStorage(storageDir);
   const { runs, artifacts, blobs } = await openEvidenceStores(
     storage,

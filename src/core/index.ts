@@ -13,7 +13,7 @@
  * - `artifacts/`         artifact identity (`artifact-<sha256>`, ranges) and the artifacts of
  *                        `evidence_readFile`: content-addressed keys of the blob store (§1.1, §2.9)
  * - `workspace/`         tool workspaces: the bounded evidence workspace (§1.2, §1.3), a local folder
- *                        (confined, secret-free reads; `write_file`/`run_command` for the course), their shape
+ *                        (confined, secret-free reads; `write_file`/`run_command` for the agent loop), their shape
  * - `storageLayout.ts`   one workspace's folders and tenant (§2.6); `stores.ts` opens them
  * - `blobs/`             `BlobKey`, the `BlobStore` interface, its adapters (filesystem, memory, S3),
  *                        and `verifiedBlobs.ts` (manifest sidecars, verified reads) (§2.3)
@@ -27,8 +27,8 @@
  * - `tools/`             what every front end shares about the evidence tools: names, inputs and
  *                        validators, the 8 KiB rule, replies, recording
  * - `reach/`             routing other agents' commands: hook decisions, the rewrite, the shim
- * - `course/`           what only the course contract uses (§1.4): `agent.ts` (the scripted JSON
- *                        agent loop); `workspace/localCommands.ts` runs its `run_command`
+ * - `agentLoop/`        the scripted JSON agent loop (§1.4): `agent.ts`; `workspace/localCommands.ts`
+ *                        runs its `run_command`
  */
 
 // Errors a model may see, strict UTF-8, canonical JSON, newline counts.
@@ -102,6 +102,7 @@ export {
 } from './runs/log/records.js';
 export { type Disposable } from './runs/log/handles.js';
 export { Run } from './runs/recording/run.js';
+export { withRun } from './runs/recording/withRun.js';
 export { DEFAULT_RUN_LIMITS } from './runs/recording/decisions.js';
 export { searchHint } from './runs/recording/observation.js';
 export { hexDump } from './runs/reading/reader.js';

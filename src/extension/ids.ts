@@ -45,6 +45,30 @@ export const Ids = {
      * (src/extension/documents/compareWindows.ts).
      */
     compareOutputs: 'boundedEvidence.compareOutputs',
+    /** Imports a file picked in the Explorer (its context menu). */
+    importAsEvidence: 'boundedEvidence.importAsEvidence',
+    /** Records the demo's failing test run (the walkthrough's and the empty view's button). */
+    captureDemo: 'boundedEvidence.captureDemo',
+    /** Saves a whole output to a file (the Runs view's context menu). */
+    exportOutput: 'boundedEvidence.exportOutput',
+    /** Save Excerpt As…: a window of an output to a file. */
+    saveExcerptAs: 'boundedEvidence.saveExcerptAs',
+    /** Go to an output line in a `bounded-evidence:` page (the status bar item's command). */
+    goToOutputLine: 'boundedEvidence.goToOutputLine',
+    /** Toggles output line numbers in a `bounded-evidence:` page. */
+    outputLineNumbers: 'boundedEvidence.outputLineNumbers',
+    /** The Runs view's own commands (title bar, context menus, a node's click). */
+    view: {
+      refresh: 'boundedEvidence.view.refresh',
+      showMore: 'boundedEvidence.view.showMore',
+      openInInspector: 'boundedEvidence.view.openInInspector',
+      copyHandle: 'boundedEvidence.view.copyHandle',
+      verify: 'boundedEvidence.view.verify',
+      openInEditor: 'boundedEvidence.view.openInEditor',
+      pin: 'boundedEvidence.view.pin',
+      unpin: 'boundedEvidence.view.unpin',
+      deleteRun: 'boundedEvidence.view.deleteRun',
+    },
   },
   /** Language model tool names (declared in the core: the MCP server serves the same names). */
   tools: EvidenceToolNames,
@@ -60,7 +84,13 @@ export const Ids = {
   views: {
     /** Webview panel type of the inspector (also its serializer's key). */
     inspectorPanel: 'boundedEvidence.inspector',
+    /** The activity bar's container, its Runs tree and its Savings webview view. */
+    container: 'boundedEvidence',
+    runs: 'boundedEvidence.runs',
+    savings: 'boundedEvidence.savings',
   },
+  /** The walkthrough (`contributes.walkthroughs`). */
+  walkthrough: 'boundedEvidence.start',
   /** URI scheme of the read-only artifact documents. */
   documentScheme: 'bounded-evidence',
   /**

@@ -5,24 +5,8 @@
  * editor sees the same bounded observations as one inside it.
  */
 import { parseArgs } from 'node:util';
-import type { Preservation } from '../core/index.js';
-import { MCP_TOOL_NAMES, type ExtensionManifest, type SettingDeclaration } from './manifest.js';
-
-/** The integer settings, each also a command-line flag (`maxInlineBytes` is `--max-inline-bytes`). */
-const INTEGER_SETTINGS = [
-  'maxInlineBytes',
-  'previewBytes',
-  'maxRangeBytes',
-  'largeResultBytes',
-  'captureCapBytes',
-  'commandTimeoutMs',
-  'searchTimeoutMs',
-] as const;
-
-/** The limits of one server, named as the editor's `boundedEvidence.*` settings (the list above, plus preservation). */
-export type McpSettings = { readonly [K in (typeof INTEGER_SETTINGS)[number]]: number } & {
-  readonly preservation: Preservation;
-};
+import { MCP_TOOL_NAMES } from '../node/packageJson.js';
+import { flagOf, INTEGER_SETTINGS, type DeclaredSettings } from '../node/settings.js';
 
 /** Options of `createEvidenceMcpServer`. */
 export interface EvidenceMcpOptions {
@@ -35,7 +19,7 @@ export interface EvidenceMcpOptions {
   /** Derive a global-storage tenant (the editor with no folder open). */
   readonly global?: boolean;
   /** Overrides of the editor's defaults. */
-  readonly settings?: Partial<McpSettings>;
+  readonly settings?: Partial<DeclaredSettings>;
   /** Secret-file patterns added to the core's built-in deny list (`--deny-pattern`, repeatable). */
   readonly denyPatterns?: readonly string[];
   /** Interval of progress notifications while a command runs (default 5000 ms). */
@@ -85,11 +69,6 @@ ${wrap(ABOUT, 88)}
   --preservation best_effort|required
                          limits, as the boundedEvidence.* settings (same defaults and ranges)
   --help                 this text`;
-
-/** `maxInlineBytes` to `max-inline-bytes`. */
-function flagOf(key: string): string {
-  return key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
-}
 
 /** What the command line asked for. */
 export type ParsedArgs =
@@ -166,39 +145,8 @@ export function parseCommandLine(argv: readonly string[], cwd: string): ParsedAr
       ...(typeof values.tenant === 'string' ? { tenant: values.tenant } : {}),
       ...(values.global ? { global: true } : {}),
       ...(Array.isArray(values['deny-pattern']) ? { denyPatterns: values['deny-pattern'] } : {}),
-      settings: settings as Partial<McpSettings>,
+      settings: settings as Partial<DeclaredSettings>,
     },
     ...(http ? { http } : {}),
   };
-}
-
-function declared(manifest: ExtensionManifest, key: string): SettingDeclaration {
-  const d = manifest.settings.get(key);
-  if (!d) throw new Error(`package.json does not declare boundedEvidence.${key}`);
-  return d;
-}
-
-/**
- * The editor's defaults with `overrides` applied; an override outside the range the
- * setting declares is refused (the editor clamps a hand-edited value, but a flag given
- * on purpose deserves an answer).
- */
-export function resolveSettings(manifest: ExtensionManifest, overrides: Partial<McpSettings> = {}): McpSettings {
-  const out: Record<string, number | string> = {};
-  for (const key of INTEGER_SETTINGS) {
-    const d = declared(manifest, key);
-    const v = overrides[key] ?? d.default;
-    const min = d.minimum ?? 1;
-    const max = d.maximum ?? Number.MAX_SAFE_INTEGER;
-    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min || v > max) {
-      throw new Error(`--${flagOf(key)} must be an integer from ${min} to ${max}`);
-    }
-    out[key] = v;
-  }
-  const p = declared(manifest, 'preservation');
-  const preservation = overrides.preservation ?? p.default;
-  if (typeof preservation !== 'string' || !(p.enum ?? []).includes(preservation))
-    throw new Error(`--preservation must be one of ${(p.enum ?? []).join(', ')}`);
-  out.preservation = preservation;
-  return out as unknown as McpSettings;
 }

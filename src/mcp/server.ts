@@ -25,12 +25,13 @@ import { openTeamStores } from './teams.js';
 import { guardToolArguments } from './guard.js';
 import { splitByEra } from './stdioEras.js';
 import { stdioScreen } from './stdioScreen.js';
-import { extensionManifest, MCP_TOOL_NAMES } from './manifest.js';
-import { parseCommandLine, resolveSettings, USAGE, type EvidenceMcpOptions, type McpSettings } from './options.js';
-import { openStorage, type McpStorage } from './storage.js';
+import { packageDeclarations, MCP_TOOL_NAMES } from '../node/packageJson.js';
+import { parseCommandLine, USAGE, type EvidenceMcpOptions } from './options.js';
+import { resolveSettings, type DeclaredSettings } from '../node/settings.js';
+import { openStorage, type OpenedStorage } from '../node/storage.js';
 import { annotationsOf, EvidenceTools } from './tools.js';
 
-export type { EvidenceMcpOptions, McpSettings } from './options.js';
+export type { EvidenceMcpOptions } from './options.js';
 
 /**
  * What the server tells a model about the tools as a whole (`instructions`, on both
@@ -77,9 +78,9 @@ export interface EvidenceMcpServer {
    */
   serve(transport?: Transport, onerror?: (error: Error) => void): { handle: StdioServerHandle; closed: Promise<void> };
   /** Where the evidence is and whose it is. */
-  readonly storage: McpStorage;
+  readonly storage: OpenedStorage;
   /** The limits in force (the editor's defaults unless overridden). */
-  readonly settings: McpSettings;
+  readonly settings: DeclaredSettings;
   /**
    * Closes every connection served, which aborts calls in flight (killing their commands), and waits for their runs to
    * be finished.
@@ -97,8 +98,8 @@ export async function createEvidenceMcpServer(
   options: EvidenceMcpOptions & { readonly log?: (line: string) => void },
 ): Promise<EvidenceMcpServer> {
   const log = options.log ?? stderrLog;
-  const manifest = extensionManifest();
-  const settings = resolveSettings(manifest, options.settings);
+  const declarations = packageDeclarations();
+  const settings = resolveSettings(declarations, options.settings);
   const storage = await openStorage(options.storageDir, { tenant: options.tenant, global: options.global });
   const local = await LocalWorkspace.open({ root: options.workspaceFolder, denyPatterns: options.denyPatterns });
   // The core's one way of opening stores; large outputs go to the filesystem blob store under the storage folder.
@@ -126,7 +127,7 @@ export async function createEvidenceMcpServer(
   const progressIntervalMs = options.progressIntervalMs ?? 5_000;
   // The table's schemas are JSON values typed more loosely than the SDK's JSON type.
   const listed: ListToolsResult = {
-    tools: manifest.tools.map((t) => ({
+    tools: declarations.tools.map((t) => ({
       name: t.name,
       title: t.title,
       description: t.description,
@@ -162,7 +163,7 @@ export async function createEvidenceMcpServer(
     // The low-level `Server`, not `McpServer`: the latter publishes only schemas it generated
     // from zod, and this server must publish package.json's schemas byte for byte.
     const server = new Server(
-      { name: 'bounded-evidence', title: 'Bounded Evidence', version: manifest.version },
+      { name: 'bounded-evidence', title: 'Bounded Evidence', version: declarations.version },
       { capabilities: { tools: {} }, instructions: SERVER_INSTRUCTIONS, cacheHints: CACHE_HINTS },
     );
     // A 2025-era client names itself in `initialize` (stdio; over HTTP the initialized notification reaches a fresh

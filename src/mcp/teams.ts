@@ -6,13 +6,13 @@
  */
 import * as path from 'node:path';
 import { configuredTeamStores, TeamStore } from '../core/index.js';
-import type { McpSettings } from './options.js';
-import type { McpStorage } from './storage.js';
+import type { DeclaredSettings } from '../node/settings.js';
+import type { OpenedStorage } from '../node/storage.js';
 
 /** Opens each configured team store and starts listing it in the background; never throws. */
 export async function openTeamStores(
-  storage: McpStorage,
-  settings: McpSettings,
+  storage: OpenedStorage,
+  settings: DeclaredSettings,
   env: NodeJS.ProcessEnv,
   log: (line: string) => void,
 ): Promise<TeamStore[]> {

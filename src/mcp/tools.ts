@@ -18,8 +18,8 @@ import {
   type LocalWorkspace,
   type RunStore,
 } from '../core/index.js';
-import { MCP_TOOL_NAMES, type McpToolName } from './manifest.js';
-import type { McpSettings } from './options.js';
+import { MCP_TOOL_NAMES, type McpToolName } from '../node/packageJson.js';
+import type { DeclaredSettings } from '../node/settings.js';
 
 /** Hints for MCP clients (which decide whether to ask before a call): the table's. */
 export function annotationsOf(name: McpToolName): ToolAnnotations {
@@ -36,7 +36,7 @@ export interface ToolContext {
   readonly artifacts: ArtifactStore;
   /** The folder commands run in and files are read from. */
   readonly local: LocalWorkspace;
-  readonly settings: McpSettings;
+  readonly settings: DeclaredSettings;
   /** The server's log (stderr): causes of failures the model only hears about as a fixed sentence. */
   readonly log: (line: string) => void;
 }

@@ -1,40 +1,41 @@
 /**
- * Public types of the run layer (docs/contracts.md §2): reports, `read_tool_output`
- * arguments and results, and the options of `RunStore` / `Run`; the run-log records
- * (records.ts) are re-exported. The editor glue and the inspector code against these
+ * Public types of the run layer (docs/contracts.md §2): the options and surfaces of
+ * `RunStore` / `Run` and their events; the run-log records (`log/records.ts`), what is
+ * listed and reported (`listingTypes.ts`) and what `read_tool_output` takes and gives
+ * (`readingTypes.ts`) are re-exported. The editor glue and the inspector code against these
  * names: changes here are additive only.
  */
 import type { BlobStore } from '../blobs/blobStore.js';
 import type { Manifest, RangeSource } from '../integrity/integrity.js';
 import type { Disposable } from './log/handles.js';
+import type { CallFinishedRecord, CallStatus, RunFinishStatus, RunRecord, RunSource } from './log/records.js';
 import type {
-  AttachmentRecord,
-  CallError,
-  CallErrorCode,
-  CallFinishedRecord,
-  CallStatus,
-  ErrorLines,
-  LogProblem,
-  PreviewRange,
-  RunFinishStatus,
-  RunRecord,
-  RunSource,
-  StorageState,
-} from './log/records.js';
+  CallFilter,
+  CallPage,
+  CallQuery,
+  CallReport,
+  CallReportPage,
+  CallReportQuery,
+  RunQuery,
+  RunSummary,
+} from './listingTypes.js';
+import type {
+  HandleSource,
+  ReaderLimits,
+  ReadOptions,
+  ReadScope,
+  ReadToolOutputArgs,
+  ReadToolOutputResult,
+} from './readingTypes.js';
 import type { UsageQuery, UsageReport } from './usage/stats.js';
 
 export type * from './log/records.js';
+export type * from './listingTypes.js';
+export type * from './readingTypes.js';
 export type { Disposable } from './log/handles.js';
 
 /** Whether losing bytes (no blob store wired) is acceptable or fails the call. */
 export type Preservation = 'best_effort' | 'required';
-
-/**
- * A run's state as read back: a finish status, `running` (open in this store, or
- * unfinished and its log touched recently), or `interrupted` (unfinished and idle: the
- * process that wrote it is gone).
- */
-export type RunStatus = 'running' | 'interrupted' | RunFinishStatus;
 
 /** What a front end says it handed a model (`RunStore.recordShown`). */
 export type ShownAnswer =
@@ -53,11 +54,7 @@ export interface RunRecordEvent {
   readonly record: RunRecord;
 }
 
-/**
- * How far a running command's capture has come (docs/contracts.md §3.4, "Live"): bytes
- * read so far from one stream and the last bytes of it. Reported at most every
- * `captureProgressMs` per stream while it runs; the recorded bytes are not touched.
- */
+/** How far a running command's capture has come on one stream (docs/contracts.md §3.4, "Live"). */
 export interface CaptureProgressEvent {
   readonly runId: string;
   readonly callId: string;
@@ -66,271 +63,6 @@ export interface CaptureProgressEvent {
   readonly bytes: number;
   /** A copy of the stream's last bytes (at most `captureTailBytes`), possibly cut inside a character. */
   readonly tail: Uint8Array;
-}
-
-/** One run, as `listRuns` reports it. */
-export interface RunSummary {
-  readonly runId: string;
-  readonly tenant: string;
-  readonly label?: string;
-  readonly startedAt: string;
-  readonly finishedAt?: string;
-  readonly status: RunStatus;
-  readonly pinned: boolean;
-  readonly profileHash: string;
-  /** Who started the run, from `run_started` (absent in older logs: `{ kind: 'tool' }`). */
-  readonly source?: RunSource;
-  /** Finished calls. */
-  readonly callCount: number;
-  /**
-   * Finished calls that failed (an error, a non-zero exit, a signal, a time limit, a cancel): a completed run with one
-   * failed.
-   */
-  readonly failedCalls: number;
-  /** Log bytes plus kept blob bytes (what deleting the run frees, near enough). */
-  readonly totalBytes: number;
-  /** True when the log's last line was torn and ignored. */
-  readonly tornTail: boolean;
-  /** Every skipped line (torn tail included). */
-  readonly problems: readonly LogProblem[];
-}
-
-/** Who started a run, as listed: the `run_started` record's `source` (older logs list as `{ kind: 'tool' }`). */
-export type ListedRunSource = RunSource;
-
-/** One call as the catalog lists it (the inspector's row): no preview, no arguments. */
-export interface CallSummary {
-  readonly runId: string;
-  readonly callId: string;
-  readonly tool: string;
-  readonly startedAt: string;
-  readonly finishedAt?: string;
-  /** `running`/`interrupted` for a call with no finish record. */
-  readonly status: CallStatus | 'running' | 'interrupted';
-  readonly errorCode?: CallErrorCode;
-  /** A command's exit code (null when it ended by a signal); absent for other tools. */
-  readonly exitCode?: number | null;
-  readonly signal?: string | null;
-  readonly timedOut?: boolean;
-  readonly cancelled?: boolean;
-  /** Full result size (0 while unfinished). */
-  readonly resultBytes: number;
-  readonly stored?: StorageState;
-  /** First 12 hex digits of the result's sha256 (what a row shows). */
-  readonly sha256Prefix?: string;
-  /** The result's whole sha256 (an `evidence_readFile` artifact is named by it). */
-  readonly sha256?: string;
-  /** The result's handle (`res_…`) when the result was elided or offloaded. */
-  readonly handle?: string;
-  readonly attachments: readonly {
-    readonly name: string;
-    readonly handle: string;
-    readonly sizeBytes: number;
-    readonly stored: StorageState;
-  }[];
-  /** The run's source (`tool` when its log predates sources). */
-  readonly source: ListedRunSource;
-  readonly runLabel?: string;
-  /** Manifest digest of the artifact the call names (its bytes live once, docs/contracts.md §2.9). */
-  readonly manifestDigest?: string;
-  /** Where the call's `call_finished` line is in its run log (byte offset and length), as the catalog holds it. */
-  readonly logRecord?: { readonly offset: number; readonly length: number };
-}
-
-/** A page request over every call of the tenant (`RunStore.queryCalls`). */
-export interface CallQuery {
-  readonly offset: number;
-  /** 1–1000. */
-  readonly limit: number;
-  /** Default `newest` (start time); `largest` by result plus attachment bytes. */
-  readonly order?: 'newest' | 'oldest' | 'largest';
-  readonly runId?: string;
-  /** Only the call with this id (exact; with `runId`, the run it belongs to): a whole handle names one call. */
-  readonly callId?: string;
-  readonly tool?: string;
-  /**
-   * `ok`: status ok; `failed`: error, failed, interrupted, or a command recorded ok that exited non-zero, by a signal,
-   * timed out or was cancelled; `running`: not finished yet.
-   */
-  readonly outcome?: 'ok' | 'failed' | 'running';
-  readonly source?: ListedRunSource['kind'];
-  /** Case-insensitive substring of the tool, run id, call id or run label. */
-  readonly text?: string;
-}
-
-/** One page of calls: `total` matches the filters, `rows` starts at `offset`. */
-export interface CallPage {
-  readonly total: number;
-  readonly offset: number;
-  readonly rows: readonly CallSummary[];
-}
-
-/** `RunStore.callReports`: a page of calls as `queryCalls` selects them, plus the list's facets when asked. */
-/** The filters and order of a `CallQuery`, without its page. */
-export type CallFilter = Omit<CallQuery, 'offset' | 'limit'>;
-
-export interface CallReportQuery extends CallQuery {
-  /**
-   * Also return every tool name and run source kind the tenant's listed calls and runs use (the inspector's pickers).
-   */
-  readonly withFacets?: boolean;
-}
-
-/**
- * One page of calls with everything the inspector's rows and detail header show
- * (docs/architecture.md §6): each call exactly as `report(runId)` gives it, read back
- * from its run log by the offset the catalog holds, so a page costs O(page), not O(runs).
- */
-export interface CallReportPage {
-  /** Calls matching the filters. */
-  readonly total: number;
-  readonly offset: number;
-  /** The page's calls in the query's order. */
-  readonly calls: readonly CallReport[];
-  /** The runs those calls belong to (for the list's run headers), in order of first appearance. */
-  readonly runs: readonly RunSummary[];
-  /** Distinct tool names of every listed call, sorted (only when `withFacets`). */
-  readonly tools?: readonly string[];
-  /** Distinct source kinds of every listed run, sorted (only when `withFacets`). */
-  readonly sources?: readonly ListedRunSource['kind'][];
-  /** Run-log reads the page cost: one per finished call, one whole log per run with an unfinished call. */
-  readonly logReads: number;
-}
-
-/** A search over runs for pickers (`RunStore.queryRuns`): newest first. */
-export interface RunQuery {
-  /** Case-insensitive substring of the run id or label. */
-  readonly text?: string;
-  /**
-   * Only these runs, in this order (the listed ones among them; `text` and `offset` do not apply): a lookup, no walk.
-   */
-  readonly runIds?: readonly string[];
-  /** Matching runs to skip (newest first), 0 when absent. */
-  readonly offset?: number;
-  /** 1–1000. */
-  readonly limit: number;
-}
-
-/** One call, as `report(runId)` returns it: full size, handle and the preview the model saw. */
-export interface CallReport {
-  readonly runId: string;
-  readonly callId: string;
-  readonly tool: string;
-  readonly arguments: Record<string, unknown>;
-  /** `running`/`interrupted` for a call with no finish record. */
-  readonly status: CallStatus | 'running' | 'interrupted';
-  readonly error?: CallError;
-  readonly startedAt: string;
-  readonly finishedAt?: string;
-  /** Full size (0 while unfinished). */
-  readonly resultBytes: number;
-  readonly elided: boolean;
-  /** The result's handle (`res_…`) when elided or offloaded. */
-  readonly handle?: string;
-  readonly preview: string;
-  readonly previewRange?: PreviewRange;
-  readonly sha256?: string;
-  readonly stored?: StorageState;
-  /** The artifact holding the result (`stored: 'artifact'`), and its manifest's digest. */
-  readonly artifactId?: string;
-  readonly manifestDigest?: string;
-  readonly readable: boolean;
-  readonly contentType?: string;
-  readonly lineCount?: number;
-  readonly binary: boolean;
-  readonly attachments: readonly AttachmentRecord[];
-  /** The result's error lines as its first view showed them (docs/contracts.md §2.13). */
-  readonly errorLines?: ErrorLines;
-}
-
-/** Arguments of `read_tool_output` (docs/contracts.md §2.5); validated at run time as untrusted input. */
-export interface ReadToolOutputArgs {
-  /** 1–256 characters; anything not minted by the scope's runs is access denied. */
-  readonly handle: string;
-  /** >= 0, default 0: first line (lines mode) or first match (pattern mode) to return. */
-  readonly offset?: number;
-  /** 1–1000, default 200: lines or matches to return. */
-  readonly limit?: number;
-  /** A JavaScript regular expression (no flags), 1–1024 characters, tested per line. */
-  readonly pattern?: string;
-  /** A byte window `[start, end)` with the rules of docs/contracts.md §1.3. */
-  readonly bytes?: { readonly start: number; readonly end: number };
-}
-
-/** One pattern match: where the matching line's first match is (docs/contracts.md §2.10). */
-export interface ReadToolOutputMatch {
-  /** 1-based line number, like `grep -n`. */
-  readonly line_number: number;
-  /** Offset of the match in the output, in bytes. */
-  readonly byte_offset: number;
-  /** 1-based byte column of the match in its line. */
-  readonly column: number;
-  /** Set when the line was too long to show whole: the output byte range [start, end) shown around the match. */
-  readonly window?: { readonly start: number; readonly end: number };
-}
-
-/**
- * The reply of `read_tool_output`, exactly the contract's fields. `content`: lines mode,
- * the window's lines joined by `\n`; pattern mode, one `<line_number>:<line>` per match
- * joined by `\n`; bytes mode, the window's text. Empty for binary content.
- */
-export interface ReadToolOutputResult {
-  readonly handle: string;
-  readonly binary: boolean;
-  readonly total_size_bytes: number;
-  readonly total_lines: number;
-  readonly offset: number;
-  readonly limit: number;
-  readonly pattern: string | null;
-  /** Matches in the whole output (pattern mode), else null. */
-  readonly total_matches: number | null;
-  readonly returned_lines: number;
-  /** True when more remains after what was returned (lines, matches, bytes, or a cut line). */
-  readonly truncated: boolean;
-  readonly content: string;
-  /** Pattern mode: one entry per returned match, in `content` order; else null. */
-  readonly matches: readonly ReadToolOutputMatch[] | null;
-  /**
-   * Set when the output was cut at a capture cap: bytes [start, end) of `observed` were
-   * kept, and every line, match and count in this reply is over those bytes only.
-   */
-  readonly kept_bytes?: { readonly start: number; readonly end: number; readonly observed: number };
-  /** Bytes mode over binary content: the byte range [start, end) the hex dump in `content` shows. */
-  readonly hex_dump?: { readonly start: number; readonly end: number };
-}
-
-/** Which runs a handle may resolve through (default: every run of the store's tenant). */
-export interface ReadScope {
-  /** Only handles minted by these runs resolve. */
-  readonly runIds?: readonly string[];
-}
-
-/** Verified access to the bytes behind one handle (for the inspector and the editor). */
-export interface HandleSource {
-  readonly handle: string;
-  readonly runId: string;
-  readonly callId: string;
-  /** `result` for `res_…`, else the attachment's name (`stdout`, `file:<name>`, …). */
-  readonly name: string;
-  readonly byteCount: number;
-  readonly sha256: string;
-  readonly binary: boolean;
-  readonly contentType: string;
-  readonly lineCount: number;
-  readonly stored: StorageState;
-  /**
-   * The sparse line index recorded when the bytes were written: `\n` count per chunk of
-   * `chunkSize` bytes. It is part of the manifest whose digest the record holds, so it is
-   * as trustworthy as the chunk digests; readers use it instead of a counting pass
-   * (absent on sources that have no manifest).
-   */
-  readonly newlineIndex?: { readonly chunkSize: number; readonly chunkNewlines: Uint32Array };
-  /** Verified bytes `[start, end)` (raw, no UTF-8 requirement). */
-  readRange(start: number, end: number): Promise<Uint8Array>;
-  /** Verified bytes streamed in bounded pieces. */
-  stream(start?: number, end?: number): AsyncIterable<Uint8Array>;
-  /** Re-hashes everything: true when every byte matches the record. */
-  verify(): Promise<boolean>;
 }
 
 /** What `recordResult`/`runCommand` return. */
@@ -352,50 +84,13 @@ export interface RunLimits {
   readonly previewBytes: number;
 }
 
-/** Bounds of a `read_tool_output` reply and its pattern guard. */
-export interface ReaderLimits {
-  /** At most this many characters of `content` (contract: 10,000). */
-  readonly maxContentChars: number;
-  /** At most this many characters per line, cut marker included (contract: 2,000). */
-  readonly maxLineChars: number;
-  /** Largest byte window `end - start` (8,192 by default). */
-  readonly maxByteWindow: number;
-  /** Time a pattern may spend on one piece (≤ 1 MiB) before the search is stopped (catastrophic backtracking). */
-  readonly patternBudgetMs: number;
-  /** Overall time limit of one pattern search, however large the output (default 30 s). */
-  readonly searchTimeoutMs: number;
-}
-
-/** Per-call options of `readToolOutput`. */
-export interface ReadOptions {
-  /**
-   * Aborting stops a pattern search (the model's cancellation, MCP `notifications/cancelled`, the inspector's Cancel).
-   */
-  readonly signal?: AbortSignal;
-  /**
-   * An overall deadline (epoch ms) this read shares with others (`evidence_search` spends
-   * one time limit across every output): a pattern search's own limit is what remains of
-   * it when that is less (docs/contracts.md §2.11).
-   */
-  readonly deadline?: number;
-  /**
-   * A larger cap on `content` for a front end that is not a model and keeps the reply to
-   * page through it (the inspector reads a block of up to 1,000 matches once and serves
-   * its pages of 50 from it). Never lowers the store's own cap; each line keeps its cap.
-   */
-  readonly maxContentChars?: number;
-}
-
 /** `RunStore.open` options. */
 export interface RunStoreOptions {
   /** Folder of run logs: `<logsDir>/<tenant>/<runId>.jsonl`. Created if missing. */
   readonly logsDir: string;
   /**
-   * Whether opening starts the catalog's start-up maintenance a second after the open,
-   * in the background (default true): the check against the logs folder (which lists every
-   * log), the first build from the logs, `quick_check`. False for a process that answers
-   * one request and exits (the command line): the long-lived front ends (editor, MCP
-   * server) and `list` do it (docs/architecture.md §2.4, §6).
+   * Whether the catalog's start-up maintenance runs in the background (default true); false for a process that
+   * answers one request and exits (docs/architecture.md §6).
    */
   readonly maintenance?: boolean;
   /** One safe path segment; handles of other tenants are access denied. */
@@ -440,16 +135,9 @@ export interface StoredArtifact {
   /** The artifact's trusted manifest and its digest (the record keeps the digest). */
   readonly manifest: Manifest;
   readonly manifestDigest: string;
-  /**
-   * The bytes, for the preview's head and tail (not stored again); or, for an artifact
-   * too large to hold (a streamed file), a reader of its byte ranges: such a result is
-   * always elided (docs/contracts.md §2.9).
-   */
+  /** The bytes, for the preview (not stored again); or a reader of its ranges, always elided (contracts §2.9). */
   readonly bytes: Uint8Array | ((start: number, end: number) => Promise<Uint8Array>);
-  /**
-   * Optional, with a reader: all the bytes in order, verified, in bounded pieces that may reuse one buffer
-   * (each valid until the next is asked for); the error-line scan then allocates nothing per piece.
-   */
+  /** With a reader: the bytes in order, verified, in pieces that may reuse one buffer (each valid until the next). */
   readonly pieces?: () => AsyncIterable<Uint8Array>;
 }
 
@@ -489,11 +177,7 @@ export interface RunCommandOptions {
    * instead of piling output up in memory.
    */
   readonly onOutput?: (stream: 'stdout' | 'stderr', chunk: Uint8Array) => void | Promise<void>;
-  /**
-   * Files the command writes, relative to `cwd` (no absolute paths, no `..`): each that
-   * exists as a regular file afterwards becomes a `file:<path>` attachment (slots `f1`,
-   * `f2`, …), captured with the same cap; a missing one is reported in the summary.
-   */
+  /** Files the command writes, relative to `cwd`: each that exists afterwards becomes a `file:<path>` attachment. */
   readonly files?: readonly string[];
 }
 
@@ -505,10 +189,7 @@ export interface PruneOptions {
   readonly maxAgeMs?: number;
   /** Clock for tests (ms since epoch). */
   readonly now?: number;
-  /**
-   * Examine at most this many runs (oldest first) and return: retention in bounded
-   * slices, so a year of runs never stalls its caller (`more` says whether to go on).
-   */
+  /** Examine at most this many runs (oldest first) and return, so a year of runs never stalls its caller. */
   readonly sliceRuns?: number;
   /** Where the previous slice stopped (its `cursor`). */
   readonly cursor?: string;
@@ -524,10 +205,7 @@ export interface PruneResult {
   readonly cursor?: string;
 }
 
-/**
- * The surface of `RunStore` (one per tenant), declared here so that code written before
- * the class lands compiles against it. `RunStore.open(options)` returns one.
- */
+/** The surface of `RunStore` (one per tenant), which `RunStore.open(options)` returns. */
 export interface RunStoreApi {
   readonly tenant: string;
   /** The reader's time limit of one search (`searchTimeoutMs`), which `evidence_search` spends across every output. */
@@ -556,27 +234,17 @@ export interface RunStoreApi {
   prune(options: PruneOptions): Promise<PruneResult>;
   /** One page of calls from the catalog, sorted and filtered (docs/architecture.md §6). */
   queryCalls(query: CallQuery): Promise<CallPage>;
-  /**
-   * Where a call is in the list these filters give (0 = first), or undefined when they hide it: one pass, no sort
-   * (docs/contracts.md §3.4, "Reveal").
-   */
+  /** Where a call is in the list these filters give, or undefined when they hide it (docs/contracts.md §3.4). */
   callIndex(query: CallFilter, runId: string, callId: string): Promise<number | undefined>;
   /** One page of calls with their records (the inspector's list): O(page) log reads (docs/architecture.md §6). */
   callReports(query: CallReportQuery): Promise<CallReportPage>;
   /** Runs whose id or label contains `text`, newest first, at most `limit`. */
   queryRuns(query: RunQuery): Promise<RunSummary[]>;
-  /**
-   * Compares the catalog with the logs folder: indexes the run logs it lacks (written by
-   * another process), drops runs whose log is gone. In batches, the event loop free between them
-   * (docs/architecture.md §6).
-   */
+  /** Compares the catalog with the logs folder: indexes the logs it lacks, drops runs whose log is gone (§6). */
   reconcileWithLogs(): Promise<void>;
   /** How many runs this tenant keeps and their bytes, from the catalog (no stat per log). */
   totals(): Promise<{ runs: number; bytes: number; calls?: number }>;
-  /**
-   * Notes what a model was handed of a recorded call (a `call_shown` record in the call's
-   * run log, docs/contracts.md §2.14). Never throws: a note that cannot be written is dropped.
-   */
+  /** Notes what a model was handed of a recorded call (docs/contracts.md §2.14). Never throws. */
   recordShown(shown: ShownAnswer): Promise<void>;
   /** Savings over a time range (docs/contracts.md §2.14), from the catalog's rollup: no log is read. */
   usage(query?: UsageQuery): Promise<UsageReport>;

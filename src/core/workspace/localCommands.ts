@@ -1,6 +1,6 @@
 /**
  * Course contract only (docs/contracts.md §1.4): the program runner behind the local
- * workspace's `run_command` tool, which the scripted agent loop of the course uses. The
+ * workspace's `run_command` tool, which the scripted agent loop (`agentLoop/`) uses. The
  * extension's own commands run through the run layer (src/core/runs/recording/runCommand.ts), never
  * through this.
  */

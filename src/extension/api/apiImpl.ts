@@ -3,7 +3,7 @@
  * through the current run store of this workspace, exactly like the evidence tools.
  */
 import * as vscode from 'vscode';
-import { boundModelText, type CallOutcome, type Run, type RunFinishStatus } from '../../core/index.js';
+import { boundModelText, withRun, type CallOutcome, type Run, type RunFinishStatus } from '../../core/index.js';
 import type { BoundedEvidenceApi, EvidenceRun, RecordedCall, RecordedObservation } from './api.js';
 import { Ids } from '../ids.js';
 import type { ServicesHost } from '../services.js';
@@ -77,15 +77,15 @@ export function createApi(host: ServicesHost, subscriptions: vscode.Disposable[]
         return await recordIn(run, toolName, input, result, options.isError);
       }
       checkToolName(toolName);
-      const run = await (await host.get()).runs.startRun({ label: `api: ${toolName}`, source: { kind: 'api' } });
-      let status: RunFinishStatus = 'failed';
-      try {
-        const recorded = await recordIn(run, toolName, input, result, options?.isError);
-        status = 'completed';
-        return recorded;
-      } finally {
-        await run.finish(status);
-      }
+      return withRun(
+        (await host.get()).runs,
+        { label: `api: ${toolName}`, source: { kind: 'api' } },
+        async (run, finishAs) => {
+          const recorded = await recordIn(run, toolName, input, result, options?.isError);
+          finishAs('completed');
+          return recorded;
+        },
+      );
     },
     async read(args) {
       return await (await host.get()).runs.readToolOutput(args);

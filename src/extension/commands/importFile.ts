@@ -8,6 +8,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { withRun } from '../../core/index.js';
 import { Ids } from '../ids.js';
 import { formatBytes } from '../../shared/bytes.js';
 import type { CommandDeps } from './deps.js';
@@ -101,38 +102,41 @@ export async function importFile(deps: CommandDeps, arg?: unknown): Promise<Impo
   }
   const services = await deps.host.get();
   const name = path.basename(file);
-  const run = await services.runs.startRun({ label: `import: ${name}`, source: { kind: 'command' } });
-  let status: 'completed' | 'failed' | 'cancelled' = 'failed';
-  try {
-    const outcome = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `Importing ${name}`, cancellable: true },
-      (progress, token) =>
-        run.recordStream(IMPORT_TOOL, { file: name, sizeBytes: st.size }, pieces(file, st.size, progress, token)),
-    );
-    status = 'completed';
-    const result: ImportFileResult = {
-      runId: run.runId,
-      callId: outcome.callId,
-      status: outcome.status,
-      byteCount: outcome.record.resultBytes,
-      sha256: outcome.record.sha256,
-      binary: outcome.record.binary,
-      ...(outcome.handle !== undefined ? { handle: outcome.handle } : {}),
-    };
-    deps.log.info(`imported ${name}: ${result.byteCount} bytes, sha256 ${result.sha256}, ${outcome.record.stored}`);
-    if (target.openInspector)
-      await vscode.commands.executeCommand(Ids.commands.openInspector, {
-        runId: run.runId,
-        ...(result.handle ? { handle: result.handle } : {}),
-      });
-    return result;
-  } catch (e) {
-    if (e instanceof vscode.CancellationError) {
-      status = 'cancelled';
-      return undefined;
-    }
-    throw e;
-  } finally {
-    await run.finish(status).catch((e: unknown) => deps.log.error('a run could not be finished', e));
-  }
+  return withRun(
+    services.runs,
+    { label: `import: ${name}`, source: { kind: 'command' } },
+    async (run, finishAs) => {
+      try {
+        const outcome = await vscode.window.withProgress(
+          { location: vscode.ProgressLocation.Notification, title: `Importing ${name}`, cancellable: true },
+          (progress, token) =>
+            run.recordStream(IMPORT_TOOL, { file: name, sizeBytes: st.size }, pieces(file, st.size, progress, token)),
+        );
+        finishAs('completed');
+        const result: ImportFileResult = {
+          runId: run.runId,
+          callId: outcome.callId,
+          status: outcome.status,
+          byteCount: outcome.record.resultBytes,
+          sha256: outcome.record.sha256,
+          binary: outcome.record.binary,
+          ...(outcome.handle !== undefined ? { handle: outcome.handle } : {}),
+        };
+        deps.log.info(`imported ${name}: ${result.byteCount} bytes, sha256 ${result.sha256}, ${outcome.record.stored}`);
+        if (target.openInspector)
+          await vscode.commands.executeCommand(Ids.commands.openInspector, {
+            runId: run.runId,
+            ...(result.handle ? { handle: result.handle } : {}),
+          });
+        return result;
+      } catch (e) {
+        if (e instanceof vscode.CancellationError) {
+          finishAs('cancelled');
+          return undefined;
+        }
+        throw e;
+      }
+    },
+    (e) => deps.log.error('a run could not be finished', e),
+  );
 }

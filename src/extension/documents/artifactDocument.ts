@@ -276,7 +276,7 @@ class ArtifactDocumentProvider implements vscode.TextDocumentContentProvider, vs
 }
 
 /** Id of "Go to Output Line…" (must match package.json). */
-const goToOutputLineCommand = 'boundedEvidence.goToOutputLine';
+const goToOutputLineCommand = Ids.commands.goToOutputLine;
 
 /**
  * "Go to Output Line…": a line number in the output's own terms (1-based, as a log or the
@@ -326,7 +326,7 @@ async function goToOutputLine(host: ServicesHost, arg: unknown): Promise<void> {
  * Id of the command that says which output line numbers the active page shows (not in the palette; the integration
  * suite asks it).
  */
-const outputLineNumbersCommand = 'boundedEvidence.outputLineNumbers';
+const outputLineNumbersCommand = Ids.commands.outputLineNumbers;
 
 /** Registers the provider for the `bounded-evidence:` scheme, the output line-number gutter and Go to Output Line. */
 export function registerArtifactDocuments(context: vscode.ExtensionContext, host: ServicesHost): void {

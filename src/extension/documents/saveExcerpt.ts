@@ -18,9 +18,10 @@ import { parseHandleDocumentUri } from './artifactDocument.js';
 import { LineIndex } from '../inspector/lineIndex.js';
 import { windowProblem, type ExcerptWindow } from './outputWindow.js';
 import { formatBytes } from '../../shared/bytes.js';
+import { Ids } from '../ids.js';
 
-/** Id of Save Excerpt As… (must match package.json). */
-export const saveExcerptAsCommand = 'boundedEvidence.saveExcerptAs';
+/** Id of Save Excerpt As… (the inspector runs it). */
+export const saveExcerptAsCommand = Ids.commands.saveExcerptAs;
 
 /** What a streamed write produced. */
 export interface WrittenWindow {

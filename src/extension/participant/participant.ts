@@ -12,7 +12,7 @@
  * the same workspace.
  */
 import * as vscode from 'vscode';
-import { runLabel, toolNamesOffered, type Run, type RunFinishStatus } from '../../core/index.js';
+import { runLabel, toolNamesOffered, withRun, type Run } from '../../core/index.js';
 import { handleDocumentUri } from '../documents/artifactDocument.js';
 import { EVIDENCE_LINKS_PREFIX, evidenceLinksMarkdown } from '../links/evidenceLinks.js';
 import { Ids } from '../ids.js';
@@ -88,26 +88,29 @@ async function handleChatRequest(
     stream.markdown('Usage: `@evidence /run <command>`, for example `@evidence /run npm test`.');
     return {};
   }
-  const run = await services.runs.startRun({
-    label: runLabel('@evidence', request.command === 'run' ? `/run ${request.prompt}` : request.prompt),
-    source: { kind: 'participant' },
-  });
-  const loop = new AgentLoop(deps, run, request, stream, token);
-  let status: RunFinishStatus = 'failed';
-  try {
-    await loop.run(chatContext);
-    status = token.isCancellationRequested ? 'cancelled' : 'completed';
-  } catch (e) {
-    if (token.isCancellationRequested || e instanceof vscode.CancellationError) {
-      status = 'cancelled';
-    } else {
-      deps.log.error('@evidence request failed', e);
-      stream.markdown(`\n\nThe request failed: ${errorMessage(e)}${modelMissing(e) ? `\n\n${noModelHint}` : ''}`);
-    }
-  } finally {
-    await run.finish(status).catch((e: unknown) => deps.log.error('a run could not be finished', e));
-  }
-  return { metadata: { runId: run.runId, handles: [...loop.handles] } satisfies EvidenceChatMetadata };
+  return withRun(
+    services.runs,
+    {
+      label: runLabel('@evidence', request.command === 'run' ? `/run ${request.prompt}` : request.prompt),
+      source: { kind: 'participant' },
+    },
+    async (run, finishAs) => {
+      const loop = new AgentLoop(deps, run, request, stream, token);
+      try {
+        await loop.run(chatContext);
+        finishAs(token.isCancellationRequested ? 'cancelled' : 'completed');
+      } catch (e) {
+        if (token.isCancellationRequested || e instanceof vscode.CancellationError) {
+          finishAs('cancelled');
+        } else {
+          deps.log.error('@evidence request failed', e);
+          stream.markdown(`\n\nThe request failed: ${errorMessage(e)}${modelMissing(e) ? `\n\n${noModelHint}` : ''}`);
+        }
+      }
+      return { metadata: { runId: run.runId, handles: [...loop.handles] } satisfies EvidenceChatMetadata };
+    },
+    (e) => deps.log.error('a run could not be finished', e),
+  );
 }
 
 /** What to do when the chat has no model to answer with (the error alone named no way out). */

@@ -10,8 +10,9 @@ import type { RunStoreApi } from '../../core/index.js';
 import type { SavingsHostToPage, SavingsRange } from '../../shared/savingsProtocol.js';
 import { parseSavingsMessage, savingsReport } from './savingsMessages.js';
 import { webviewHtml } from '../webviewHtml.js';
+import { Ids } from '../ids.js';
 
-const SAVINGS_VIEW_ID = 'boundedEvidence.savings';
+const SAVINGS_VIEW_ID = Ids.views.savings;
 
 class SavingsView implements vscode.WebviewViewProvider {
   private view: vscode.WebviewView | undefined;

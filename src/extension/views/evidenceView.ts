@@ -22,28 +22,6 @@ import { formatBytes } from '../../shared/bytes.js';
 import { statusTexts } from './statusText.js';
 import { writeWindow, type WrittenWindow } from '../documents/saveExcerpt.js';
 
-/** Command and view ids of this file (must match package.json). */
-export const ViewIds = {
-  container: 'boundedEvidence',
-  runs: 'boundedEvidence.runs',
-  walkthrough: 'boundedEvidence.start',
-  commands: {
-    refresh: 'boundedEvidence.view.refresh',
-    showMore: 'boundedEvidence.view.showMore',
-    openInInspector: 'boundedEvidence.view.openInInspector',
-    copyHandle: 'boundedEvidence.view.copyHandle',
-    verify: 'boundedEvidence.view.verify',
-    openInEditor: 'boundedEvidence.view.openInEditor',
-    pin: 'boundedEvidence.view.pin',
-    unpin: 'boundedEvidence.view.unpin',
-    deleteRun: 'boundedEvidence.view.deleteRun',
-    importAsEvidence: 'boundedEvidence.importAsEvidence',
-    captureDemo: 'boundedEvidence.captureDemo',
-    compare: Ids.commands.compareOutputs,
-    exportOutput: 'boundedEvidence.exportOutput',
-  },
-} as const;
-
 /** How often the status bar re-reads the catalog's totals (records of other processes are not heard). */
 const STATUS_POLL_MS = 5000;
 
@@ -146,7 +124,7 @@ class EvidenceTree implements vscode.TreeDataProvider<EvidenceNode>, vscode.Disp
       item.accessibilityInformation = { label: `${item.label as string}, ${item.description}` };
       item.command = atMax
         ? { command: Ids.commands.openInspector, title: 'Open Inspector' }
-        : { command: ViewIds.commands.showMore, title: 'Show more runs' };
+        : { command: Ids.commands.view.showMore, title: 'Show more runs' };
       return item;
     }
     if (node.kind === 'run') {
@@ -189,7 +167,7 @@ class EvidenceTree implements vscode.TreeDataProvider<EvidenceNode>, vscode.Disp
             : new vscode.ThemeIcon('pass');
       item.contextValue = 'call';
       item.accessibilityInformation = { label: `${c.tool} call, ${item.description}` };
-      item.command = { command: ViewIds.commands.openInInspector, title: 'Open in Inspector', arguments: [node] };
+      item.command = { command: Ids.commands.view.openInInspector, title: 'Open in Inspector', arguments: [node] };
       return item;
     }
     const item = new vscode.TreeItem(node.name, vscode.TreeItemCollapsibleState.None);
@@ -203,7 +181,7 @@ class EvidenceTree implements vscode.TreeDataProvider<EvidenceNode>, vscode.Disp
     );
     item.contextValue = 'output';
     item.accessibilityInformation = { label: `${node.name}, ${item.description}` };
-    item.command = { command: ViewIds.commands.openInInspector, title: 'Open in Inspector', arguments: [node] };
+    item.command = { command: Ids.commands.view.openInInspector, title: 'Open in Inspector', arguments: [node] };
     return item;
   }
 
@@ -251,7 +229,7 @@ export function registerEvidenceView(context: vscode.ExtensionContext, deps: Com
   context.subscriptions.push(onStored);
   const store = async (): Promise<RunStoreApi | undefined> => (await deps.host.get().catch(() => undefined))?.runs;
   const tree = new EvidenceTree(store);
-  const view = vscode.window.createTreeView(ViewIds.runs, {
+  const view = vscode.window.createTreeView(Ids.views.runs, {
     treeDataProvider: tree,
     showCollapseAll: true,
     canSelectMany: true,
@@ -338,7 +316,7 @@ export function registerEvidenceView(context: vscode.ExtensionContext, deps: Com
   };
   void subscribe();
 
-  const c = ViewIds.commands;
+  const c = Ids.commands.view;
   const handleOf = (node: EvidenceNode | undefined): string | undefined =>
     node?.kind === 'output' ? node.handle : node?.kind === 'call' ? targetOfNode(node).handle : undefined;
   const runOf = (node: EvidenceNode | undefined): RunSummary | undefined =>
@@ -409,7 +387,7 @@ export function registerEvidenceView(context: vscode.ExtensionContext, deps: Com
     // outputs selected together in the view (a window asked for each), `{ left, right }`
     // sides from the inspector or a caller, or from the palette (pick both).
     vscode.commands.registerCommand(
-      c.compare,
+      Ids.commands.compareOutputs,
       (node?: EvidenceNode | { left?: unknown; right?: unknown }, selected?: readonly EvidenceNode[]) => {
         if (node && 'left' in node) return compareWindows(deps, node);
         const chosen = selected ?? (node ? [node as EvidenceNode] : []);
@@ -426,7 +404,7 @@ export function registerEvidenceView(context: vscode.ExtensionContext, deps: Com
       },
     ),
     vscode.commands.registerCommand(
-      c.exportOutput,
+      Ids.commands.exportOutput,
       async (node?: EvidenceNode | { handle?: unknown; path?: unknown }) => {
         const handle =
           node && 'kind' in node ? handleOf(node) : typeof node?.handle === 'string' ? node.handle : undefined;
@@ -464,10 +442,10 @@ export function registerEvidenceView(context: vscode.ExtensionContext, deps: Com
         }
       },
     ),
-    vscode.commands.registerCommand(c.importAsEvidence, (uri?: vscode.Uri) => importFile(deps, uri)),
+    vscode.commands.registerCommand(Ids.commands.importAsEvidence, (uri?: vscode.Uri) => importFile(deps, uri)),
     // The walkthrough's first step: the demo build log shipped with the extension, run in
     // the workspace folder like any captured command.
-    vscode.commands.registerCommand(c.captureDemo, () =>
+    vscode.commands.registerCommand(Ids.commands.captureDemo, () =>
       runCommandAndCapture(deps, {
         command: `node ${shellWord(path.join(deps.extensionPath, 'demo', 'build-log.js'))}`,
       }),

@@ -9,7 +9,7 @@
  */
 import * as vscode from 'vscode';
 import type { Log } from '../log.js';
-import { ViewIds } from './evidenceView.js';
+import { Ids } from '../ids.js';
 
 /** globalState key: set on the first start, whatever was decided, so later starts do nothing. */
 const FIRST_START_KEY = 'boundedEvidence.firstStartDone';
@@ -33,7 +33,7 @@ export async function openWalkthroughOnFirstStart(context: vscode.ExtensionConte
     await vscode.commands.executeCommand('workbench.action.keepEditor');
   await vscode.commands.executeCommand(
     'workbench.action.openWalkthrough',
-    `${context.extension.id}#${ViewIds.walkthrough}`,
+    `${context.extension.id}#${Ids.walkthrough}`,
     false,
   );
   log.info('first start: the walkthrough opened');

@@ -42,10 +42,11 @@ import {
 } from '../../../src/core/index.js';
 import { hexDump } from '../../../src/core/runs/reading/reader.js';
 import { escapeBinary } from '../../../src/core/runs/search/patternAnalysis.js';
-import { extensionManifest, MCP_TOOL_NAMES } from '../../../src/mcp/manifest.js';
-import { parseCommandLine, resolveSettings, USAGE } from '../../../src/mcp/options.js';
+import { packageDeclarations, MCP_TOOL_NAMES } from '../../../src/node/packageJson.js';
+import { parseCommandLine, USAGE } from '../../../src/mcp/options.js';
+import { resolveSettings } from '../../../src/node/settings.js';
 import { createEvidenceMcpServer, SERVER_INSTRUCTIONS, type EvidenceMcpServer } from '../../../src/mcp/server.js';
-import { openStorage } from '../../../src/mcp/storage.js';
+import { openStorage } from '../../../src/node/storage.js';
 
 const REPO = path.resolve(__dirname, '..', '..', '..');
 const PKG = JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8')) as {
@@ -964,8 +965,8 @@ describe('MCP server: tenant, storage and command line', () => {
       /^Error: --preview-bytes must be a whole number$/,
     );
     assert.throws(() => parseCommandLine(['--storage', '/s', '--bogus'], '/cwd'), /Unknown option '--bogus'/);
-    const manifest = extensionManifest();
-    assert.deepEqual(resolveSettings(manifest), {
+    const declarations = packageDeclarations();
+    assert.deepEqual(resolveSettings(declarations), {
       maxInlineBytes: 4096,
       previewBytes: 896,
       maxRangeBytes: 4096,
@@ -976,11 +977,11 @@ describe('MCP server: tenant, storage and command line', () => {
       preservation: 'best_effort',
     });
     assert.throws(
-      () => resolveSettings(manifest, { maxInlineBytes: 6145 }),
+      () => resolveSettings(declarations, { maxInlineBytes: 6145 }),
       /^Error: --max-inline-bytes must be an integer from 512 to 6144$/,
     );
     assert.throws(
-      () => resolveSettings(manifest, { preservation: 'maybe' as 'required' }),
+      () => resolveSettings(declarations, { preservation: 'maybe' as 'required' }),
       /^Error: --preservation must be one of best_effort, required$/,
     );
   });

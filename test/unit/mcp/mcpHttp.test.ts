@@ -12,7 +12,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { serveHttp, type EvidenceHttpServer } from '../../../src/mcp/http.js';
-import { MCP_TOOL_NAMES } from '../../../src/mcp/manifest.js';
+import { MCP_TOOL_NAMES } from '../../../src/node/packageJson.js';
 import { createEvidenceMcpServer, type EvidenceMcpServer } from '../../../src/mcp/server.js';
 
 const REPO = path.resolve(__dirname, '..', '..', '..');

@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ensureTools, type Tools } from '../../harness/tools.js';
 import { serveHttp } from '../../../src/mcp/http.js';
-import { MCP_TOOL_NAMES } from '../../../src/mcp/manifest.js';
+import { MCP_TOOL_NAMES } from '../../../src/node/packageJson.js';
 import { createEvidenceMcpServer } from '../../../src/mcp/server.js';
 
 const REPO = path.resolve(__dirname, '..', '..', '..');

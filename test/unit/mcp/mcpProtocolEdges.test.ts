@@ -10,7 +10,7 @@ import * as assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { MCP_TOOL_NAMES } from '../../../src/mcp/manifest.js';
+import { MCP_TOOL_NAMES } from '../../../src/node/packageJson.js';
 import { SERVER_INSTRUCTIONS } from '../../../src/mcp/server.js';
 import { handshake, startServer } from './mcpProcess.js';
 

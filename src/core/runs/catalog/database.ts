@@ -77,13 +77,8 @@ function usageRemove(c: string): string {
 }
 
 /**
- * The tables and their indexes, each index for a query that asks it (catalog/queries.ts):
- * calls newest/oldest first (start time, then the run's start and id, then the call's
- * number), by tool (with the outcome at the end: a tool and outcome filter, the artifact
- * re-registration's, counts and skips inside the index), by outcome, by source, by size; a run's calls; runs oldest
- * first (retention, pickers); unfinished runs (start-up checks); a handle's call, and a call's handles (replaced when
- * it finishes, removed with its run); a run token's runs (a new run's token must be new; a handle recorded before
- * opaque handles names its run by it).
+ * The tables and their indexes, each index for a query that asks it (catalog/queries.ts, reads.ts); the tool index
+ * ends with the outcome so a tool and outcome filter counts and skips inside the index.
  */
 const SCHEMA =
   `
@@ -153,11 +148,8 @@ const SQLITE_BUSY = 5;
 const SQLITE_LOCKED = 6;
 
 /**
- * Opening tries again, after a pause that doubles up to `OPEN_PAUSE_MAX_MS`, while another process
- * holds the file past `busy_timeout` or where SQLite answers busy without waiting (a connection
- * turning a new file to WAL, or recovering its WAL, as another opens it): a start is never
- * refused because another started at the same moment. The bound turns a file held for ever into
- * an error.
+ * Opening tries again, with a doubling pause, while another process holds the file (turning a new file to WAL,
+ * recovering its WAL): a start is never refused because another started at the same moment.
  */
 const OPEN_ATTEMPTS = 12;
 const OPEN_PAUSE_MS = 25;
@@ -427,11 +419,7 @@ export function moveAside(file: string): void {
   for (const suffix of ['-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
 }
 
-/**
- * `PRAGMA quick_check` of the file in a worker thread (it reads every page: O(size), so never
- * on the main thread nor before a first answer). Resolves to the problems found, [] when
- * none; a check that could not run (busy, the file gone) resolves to [].
- */
+/** `PRAGMA quick_check` in a worker thread (it reads every page); the problems found, [] when none or not run. */
 export async function quickCheck(file: string): Promise<string[]> {
   const { Worker } = await import('node:worker_threads');
   const code = `

@@ -21,7 +21,8 @@ import type {
   RunSummary,
   StorageState,
 } from '../types.js';
-import { RUN_READ, runRowOf, type Catalog, type RunRow } from './catalog.js';
+import type { Catalog } from './catalog.js';
+import { RUN_READ, runRowOf, type RunRow } from './reads.js';
 import type { CallListing, RunValues } from './rows.js';
 
 /** An unfinished run whose log was written to within this window counts as running (another window may own it). */
@@ -41,7 +42,7 @@ export type LiveRuns = () => readonly string[];
 /** A run's status as read back. */
 export function runStatusOf(row: RunRow, isLive: IsLive, now = Date.now()): RunStatus {
   if (row.status) return row.status;
-  return isLive(row.id) || now - row.m < RUNNING_GRACE_MS ? 'running' : 'interrupted';
+  return isLive(row.id) || now - row.logMtimeMs < RUNNING_GRACE_MS ? 'running' : 'interrupted';
 }
 
 /** What `listRuns` reports for one row. */
@@ -58,7 +59,7 @@ export function summaryOf(row: RunRow, tenant: string, isLive: IsLive): RunSumma
     profileHash: row.profileHash,
     callCount: row.callCount,
     failedCalls: row.failedCalls,
-    totalBytes: row.z + row.blobBytes,
+    totalBytes: row.logSize + row.blobBytes,
     tornTail: row.tornTail,
     problems: row.problems,
   };

@@ -1,7 +1,7 @@
 /**
  * What the catalog keeps of each log record (docs/architecture.md §6): the values of one
  * run's row and of its calls' rows, made from the records themselves. Pure: the
- * database code (`catalog.ts`) writes these values, and a run re-indexed from its log is
+ * database code (`writer.ts`) writes these values, and a run re-indexed from its log is
  * the same fold over its records, so the rows a live writer leaves and the rows a
  * rebuild from the logs leaves are the same rows.
  */
@@ -46,6 +46,15 @@ export interface RunValues {
   blob_bytes: number;
   call_count: number;
 }
+
+/** The columns of `runs` and of `calls` (the fields of `RunValues` and `CallValues`). */
+export const RUN_COLUMNS =
+  'run_id, token, ok, started_ms, started_at, finished_at, status, label, pinned, source, source_kind, ' +
+  'profile_hash, torn, problems, log_size, log_mtime, blob_bytes, call_count';
+export const CALL_COLUMNS =
+  'run_id, call_id, n, run_started_ms, source_kind, tool, started_ms, outcome, ' +
+  'bytes, blob_bytes, log_off, log_len, ambiguous, entry, ' +
+  'agent, command, out_bytes, kept_bytes, lost_bytes, whole, shown_n, shown_bytes, reads, read_bytes';
 
 /** What a listed call shows beyond its sort and filter columns (`calls.entry`, JSON). */
 export interface CallListing {
@@ -421,7 +430,7 @@ export function snapshotOf(
 
 /**
  * Folds one record into a run's row and its calls (by id). The same rules the
- * incremental writer follows in SQL (`Catalog.recorded`).
+ * incremental writer follows in SQL (`writer.ts`).
  */
 function applyToRun(run: RunValues, calls: Map<string, CallValues>, r: RunRecord, at: number, length: number): void {
   switch (r.type) {

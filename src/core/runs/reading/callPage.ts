@@ -8,10 +8,48 @@
  */
 import { promises as fsp } from 'node:fs';
 import { finishedRecordAt } from '../log/runLog.js';
-import type { CallFinishedRecord, CallPage, CallReport, CallReportPage, CallSummary, RunSummary } from '../types.js';
+import type {
+  CallFinishedRecord,
+  CallPage,
+  CallReport,
+  CallReportPage,
+  CallSummary,
+  RunRecord,
+  RunSummary,
+} from '../types.js';
+
+/** Every call of one run's log in start order, with the preview the model saw (`running`: its run is live here). */
+export function callReportsOf(runId: string, records: readonly RunRecord[], running: boolean): CallReport[] {
+  const started = new Map<string, CallReport>();
+  const order: string[] = [];
+  const finishedRun = records.some((r) => r.type === 'run_finished');
+  for (const r of records) {
+    if (r.type === 'call_started' && !started.has(r.callId)) {
+      order.push(r.callId);
+      started.set(r.callId, {
+        runId,
+        callId: r.callId,
+        tool: r.tool,
+        arguments: r.arguments,
+        status: running && !finishedRun ? 'running' : 'interrupted',
+        startedAt: r.startedAt,
+        resultBytes: 0,
+        elided: false,
+        preview: '',
+        readable: false,
+        binary: false,
+        attachments: [],
+      });
+    } else if (r.type === 'call_finished') {
+      if (!started.has(r.callId)) order.push(r.callId);
+      started.set(r.callId, callReportOf(runId, r));
+    }
+  }
+  return order.map((id) => started.get(id)!);
+}
 
 /** One call as `report` lists it, from its `call_finished` record. */
-export function callReportOf(runId: string, r: CallFinishedRecord): CallReport {
+function callReportOf(runId: string, r: CallFinishedRecord): CallReport {
   return {
     runId,
     callId: r.callId,

@@ -1,6 +1,6 @@
 /**
  * Joining the two lanes of a split pattern search (docs/contracts.md §2.10): pure, used by
- * the orchestration (`patternSearch.ts`) and tested against one matcher over the whole content.
+ * the file search (`fileSearch.ts`) and tested against one matcher over the whole content.
  */
 import { matchChars } from './patternAnalysis.js';
 import type { PatternSearchResult } from './patternProtocol.js';

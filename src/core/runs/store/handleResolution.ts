@@ -4,7 +4,8 @@
  * and checked before anything is served; every miss is the one access-denied sentence.
  */
 import { promises as fsp } from 'node:fs';
-import type { Catalog, HandleRow } from '../catalog/catalog.js';
+import type { Catalog } from '../catalog/catalog.js';
+import type { HandleRow } from '../catalog/reads.js';
 import { accessDenied, isMintedHandle, legacyRunToken, type HandleEntry } from '../log/handles.js';
 import type { CallFinishedRecord } from '../log/records.js';
 import { finishedRecordAt, handlesOf } from '../log/runLog.js';

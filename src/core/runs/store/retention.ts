@@ -2,7 +2,8 @@
  * Retention (docs/contracts.md §2.7): which runs `RunStore.prune` deletes, walked from the
  * catalog oldest first in bounded slices, the logs checked before a run is judged.
  */
-import type { Catalog, RunRow } from '../catalog/catalog.js';
+import type { Catalog } from '../catalog/catalog.js';
+import type { RunRow } from '../catalog/reads.js';
 import { runStatusOf } from '../catalog/queries.js';
 import type { PruneOptions, PruneResult } from '../types.js';
 
@@ -79,7 +80,7 @@ async function pruneSlice(
   for (const c of candidates) {
     const r = host.catalog.run(c.id);
     if (!r || !r.ok || r.pinned || runStatusOf(r, host.isLive, now) === 'running') continue;
-    const size = r.z + r.blobBytes;
+    const size = r.logSize + r.blobBytes;
     if (phase === 'a') {
       if (now - Date.parse(r.finishedAt ?? r.startedAt) <= options.maxAgeMs!) continue;
     } else if (total <= options.maxBytes!) break;

@@ -1,55 +1,36 @@
 /**
  * `RunStore` (one per tenant): starting, listing and reporting runs, resolving handles and
  * reading what they name, retention (docs/contracts.md §2). Recording is `Run`'s
- * (`recording/run.ts`), command calls are `recording/runCommand.ts`; handle resolution
- * is `handleResolution.ts`, retention `retention.ts`.
+ * (`recording/`); handle resolution, the bytes behind a handle, retention and the checked
+ * options have files of their own beside this one.
  *
  * Layout: run logs at `<logsDir>/<tenant>/<runId>.jsonl`, indexed by the tenant's catalog
- * `<logsDir>/<tenant>/.catalog.sqlite` (docs/architecture.md §6); bytes in the wired
- * `BlobStore` under `{ tenant, runId, callId }` (results) and
- * `{ tenant, runId, callId: "<callId>.<slot>" }` (attachments), each with its manifest
- * sidecar (`verifiedBlobs.ts`).
+ * (docs/architecture.md §6); bytes in the wired `BlobStore` under `{ tenant, runId, callId }`
+ * (results) and `{ tenant, runId, callId: "<callId>.<slot>" }` (attachments).
  *
  * Ids: a run id is `run-<UTC yyyymmddThhmmss>-<10 hex>`; its calls are `<10 hex>-<n>`, so
- * call ids (hence handles) are unique across the tenant; a new run's token is checked
- * against the catalog's runs. Handles resolve only through the catalog's rows of this
- * tenant's own logs, and the record behind one is read back from its log and checked
- * before it is served; a miss looks in the one run log the handle names (by its run
- * token), then answers access denied.
+ * call ids are unique across the tenant: a new run's token is checked against the catalog.
  */
 import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import { assertSafeSegment, isSafeSegment, type BlobKey } from '../../blobs/blobKey.js';
+import { assertSafeSegment, isSafeSegment } from '../../blobs/blobKey.js';
 import type { BlobStore } from '../../blobs/blobStore.js';
-import { ManifestCache, missingError, openVerified } from '../../blobs/verifiedBlobs.js';
+import { ManifestCache } from '../../blobs/verifiedBlobs.js';
 import { EvidenceError } from '../../errors.js';
-import { manifestOf, readVerified, streamVerified, verifyAll } from '../../integrity/integrity.js';
-import { encodeUtf8 } from '../../utf8.js';
 import { Catalog, yieldToLoop, type CatalogStats } from '../catalog/catalog.js';
 import { callIndex, facetsOf, queryCalls, queryRuns, runStatusOf, summaryOf } from '../catalog/queries.js';
-import { callReportOf, reportPage } from '../reading/callPage.js';
-import {
-  DEFAULT_CAPTURE_CAP_BYTES,
-  DEFAULT_INLINE_ATTACHMENT_BYTES,
-  DEFAULT_OFFLOAD_THRESHOLD_BYTES,
-  DEFAULT_RUN_LIMITS,
-  profileHash,
-} from '../recording/decisions.js';
+import { callReportsOf, reportPage } from '../reading/callPage.js';
 import type { HandleEntry } from '../log/handles.js';
-import {
-  checkLineCount,
-  DEFAULT_READER_LIMITS,
-  LINE_CUT_MARKER,
-  readContent,
-  validateReadArgs,
-  type ContentView,
-} from '../reading/reader.js';
-import { captureCap, nowIso, positiveInt } from '../recording/recordFields.js';
+import { readContent, validateReadArgs, type ContentView } from '../reading/reader.js';
+import { nowIso } from '../recording/recordFields.js';
 import { Run } from '../recording/run.js';
 import type { RunHost } from '../recording/runHost.js';
+import { handleSourceOf, openContentView } from './contentView.js';
 import { resolveHandle } from './handleResolution.js';
+import { Listeners } from './listeners.js';
 import { pruneRuns } from './retention.js';
+import { storeSettingsOf } from './storeSettings.js';
 import { usageReport, type UsageQuery, type UsageReport } from '../usage/stats.js';
 import { currentOwner, ownerAlive } from '../log/owner.js';
 import { appendRecord, parseRunLog, terminateTornTail, type ReadLogResult } from '../log/runLog.js';
@@ -80,7 +61,6 @@ import type {
   CaptureProgressEvent,
   RunSummary,
   StartRunOptions,
-  StoredContent,
   CallShownRecord,
   ShownAnswer,
 } from '../types.js';
@@ -102,8 +82,8 @@ export class RunStore implements RunStoreApi, RunHost {
   /** The last few parsed logs, by run, while their size and mtime are unchanged (bounded: never one per run). */
   private readonly parsed = new Map<string, { size: number; mtimeMs: number; log: ReadLogResult }>();
   private readonly live = new Map<string, Run>();
-  private readonly listeners = new Set<(e: RunRecordEvent) => void>();
-  private readonly progressListeners = new Set<(e: CaptureProgressEvent) => void>();
+  private readonly listeners = new Listeners<RunRecordEvent>();
+  private readonly progressListeners = new Listeners<CaptureProgressEvent>();
   private readonly manifests = new ManifestCache();
   private readonly isLive = (runId: string): boolean => {
     const r = this.live.get(runId);
@@ -125,54 +105,22 @@ export class RunStore implements RunStoreApi, RunHost {
     this.dir = dir;
     this.blobs = options.blobs;
     this.artifacts = options.artifacts;
-    this.limits = {
-      largeResultBytes: positiveInt(
-        'largeResultBytes',
-        options.limits?.largeResultBytes ?? DEFAULT_RUN_LIMITS.largeResultBytes,
-      ),
-      previewBytes: positiveInt('previewBytes', options.limits?.previewBytes ?? DEFAULT_RUN_LIMITS.previewBytes),
-    };
-    const r = { ...DEFAULT_READER_LIMITS, ...options.reader };
-    this.readerLimits = {
-      maxContentChars: positiveInt('maxContentChars', r.maxContentChars),
-      maxLineChars: positiveInt('maxLineChars', r.maxLineChars),
-      maxByteWindow: positiveInt('maxByteWindow', r.maxByteWindow),
-      patternBudgetMs: positiveInt('patternBudgetMs', r.patternBudgetMs),
-      searchTimeoutMs: positiveInt('searchTimeoutMs', r.searchTimeoutMs),
-    };
-    if (
-      this.readerLimits.maxLineChars <= LINE_CUT_MARKER.length ||
-      this.readerLimits.maxLineChars > this.readerLimits.maxContentChars
-    ) {
-      throw new EvidenceError(
-        'invalidArgument',
-        'maxLineChars must exceed the cut marker and not exceed maxContentChars',
-      );
-    }
-    this.offloadThresholdBytes = positiveInt(
-      'offloadThresholdBytes',
-      options.offloadThresholdBytes ?? DEFAULT_OFFLOAD_THRESHOLD_BYTES,
-    );
-    this.inlineAttachmentBytes = positiveInt(
-      'inlineAttachmentBytes',
-      options.inlineAttachmentBytes ?? DEFAULT_INLINE_ATTACHMENT_BYTES,
-    );
-    this.captureCapBytes = captureCap(options.captureCapBytes ?? DEFAULT_CAPTURE_CAP_BYTES);
-    this.errorLines = options.errorLines ?? true;
-    this.preservation = options.preservation ?? 'best_effort';
-    if (this.preservation !== 'best_effort' && this.preservation !== 'required')
-      throw new EvidenceError('invalidArgument', 'preservation must be best_effort or required');
-    this.profileHash = profileHash({ ...this.limits, tools: options.tools ?? [] });
+    const settings = storeSettingsOf(options);
+    this.limits = settings.limits;
+    this.readerLimits = settings.readerLimits;
+    this.offloadThresholdBytes = settings.offloadThresholdBytes;
+    this.inlineAttachmentBytes = settings.inlineAttachmentBytes;
+    this.captureCapBytes = settings.captureCapBytes;
+    this.errorLines = settings.errorLines;
+    this.preservation = settings.preservation;
+    this.profileHash = settings.profileHash;
   }
 
   get searchTimeoutMs(): number {
     return this.readerLimits.searchTimeoutMs;
   }
 
-  /**
-   * Validates the options, creates `<logsDir>/<tenant>/` and opens its catalog (constant
-   * time: the checks against the logs run after, in the background, docs/architecture.md §6).
-   */
+  /** Validates the options, creates `<logsDir>/<tenant>/` and opens its catalog (constant time). */
   static async open(options: RunStoreOptions): Promise<RunStore> {
     assertSafeSegment('tenant', options.tenant);
     const dir = path.join(path.resolve(options.logsDir), options.tenant);
@@ -211,15 +159,10 @@ export class RunStore implements RunStoreApi, RunHost {
     return run;
   }
 
-  /**
-   * Every run of this tenant, newest first. Every log is checked against the catalog
-   * (one stat each, and a folder listing): use `queryRuns`/`queryCalls` for pages.
-   */
+  /** Every run of this tenant, newest first, each checked against its log: use `queryRuns`/`queryCalls` for pages. */
   async listRuns(): Promise<RunSummary[]> {
-    // The catalog against the logs folder, then every live run against its log.
     await this.catalog.verifyAll();
     const out: RunSummary[] = [];
-    // Pages of the newest-first index, the event loop free between them.
     for (let offset = 0; ; offset += 1000) {
       const rows = this.catalog.runsNewestFirst(offset, 1000);
       for (const r of rows) out.push(summaryOf(r, this.tenant, this.isLive));
@@ -228,12 +171,7 @@ export class RunStore implements RunStoreApi, RunHost {
     }
   }
 
-  /**
-   * Compares the catalog with the logs folder (docs/architecture.md §6): a run log another
-   * process wrote that the catalog has not indexed yet is indexed, a run whose log is gone
-   * leaves, every unfinished run is checked against its log. One folder listing and a stat
-   * per unfinished run, in slices with the event loop free between them.
-   */
+  /** Compares the catalog with the logs folder: another process's new logs, logs gone, unfinished runs (§6). */
   reconcileWithLogs(): Promise<void> {
     return this.catalog.reconcile();
   }
@@ -265,9 +203,7 @@ export class RunStore implements RunStoreApi, RunHost {
     return { ...page, ...facetsOf(this.catalog) };
   }
 
-  /**
-   * How many runs this tenant keeps and their bytes, from the catalog (counters its triggers keep, no stat per log).
-   */
+  /** How many runs this tenant keeps and their bytes, from the catalog's counters (no stat per log). */
   async totals(): Promise<{ runs: number; bytes: number; calls: number }> {
     return this.catalog.totals();
   }
@@ -298,15 +234,11 @@ export class RunStore implements RunStoreApi, RunHost {
   }
 
   /**
-   * Finishes as `interrupted` every unfinished run whose writer is provably gone (a
-   * killed server, a crashed host: owner.ts), so it stops showing as running; its
-   * unfinished calls then read as interrupted. Front ends call it at start-up
-   * (docs/contracts.md §5.4). Returns the runs finished.
+   * Finishes as `interrupted` every unfinished run whose writer is provably gone (owner.ts), so it stops showing as
+   * running. Front ends call it at start-up (docs/contracts.md §5.4). Returns the runs finished.
    */
   async finishInterrupted(): Promise<string[]> {
     const done: string[] = [];
-    // The catalog knows which runs are unfinished (an index of them): start-up reads only their logs, never every
-    // run's.
     const now = Date.now();
     const open: { runId: string }[] = [];
     for (const r of this.catalog.unfinishedRuns()) {
@@ -328,34 +260,7 @@ export class RunStore implements RunStoreApi, RunHost {
 
   /** Every call of one run in start order, with the preview the model saw. */
   async report(runId: string): Promise<CallReport[]> {
-    const log = await this.readLog(runId);
-    const started = new Map<string, CallReport>();
-    const order: string[] = [];
-    const finishedRun = log.records.some((r) => r.type === 'run_finished');
-    const running = this.live.has(runId);
-    for (const r of log.records) {
-      if (r.type === 'call_started' && !started.has(r.callId)) {
-        order.push(r.callId);
-        started.set(r.callId, {
-          runId,
-          callId: r.callId,
-          tool: r.tool,
-          arguments: r.arguments,
-          status: running && !finishedRun ? 'running' : 'interrupted',
-          startedAt: r.startedAt,
-          resultBytes: 0,
-          elided: false,
-          preview: '',
-          readable: false,
-          binary: false,
-          attachments: [],
-        });
-      } else if (r.type === 'call_finished') {
-        if (!started.has(r.callId)) order.push(r.callId);
-        started.set(r.callId, callReportOf(runId, r));
-      }
-    }
-    return order.map((id) => started.get(id)!);
+    return callReportsOf(runId, (await this.readLog(runId)).records, this.live.has(runId));
   }
 
   /** Contract 2.5 over handles minted by this tenant's runs (or the runs in `scope`). */
@@ -379,45 +284,17 @@ export class RunStore implements RunStoreApi, RunHost {
   async openHandle(handle: string, scope?: ReadScope): Promise<HandleSource> {
     if (typeof handle !== 'string') throw new EvidenceError('invalidArgument', 'handle must be a string');
     const entry = await this.resolve(handle, scope);
-    const view = await this.openView(entry);
-    const c = contentOf(entry);
-    const { manifest, source } = view;
-    return {
-      handle,
-      runId: entry.runId,
-      callId: entry.record.callId,
-      name: entry.attachment?.name ?? 'result',
-      byteCount: manifest.byteCount,
-      sha256: manifest.sha256,
-      binary: c.binary,
-      contentType: c.contentType,
-      lineCount: c.lineCount,
-      stored: c.stored,
-      newlineIndex: { chunkSize: manifest.chunkSize, chunkNewlines: manifest.chunkNewlines },
-      readRange: (start, end) => readVerified(source, manifest, start, end),
-      stream: (start, end) => streamVerified(source, manifest, start, end),
-      verify: () => verifyAll(source, manifest),
-    };
+    return handleSourceOf(handle, entry, await this.openView(entry));
   }
 
   /** Listens for every record this store appends. */
   onDidRecord(listener: (event: RunRecordEvent) => void): Disposable {
-    this.listeners.add(listener);
-    return {
-      dispose: () => {
-        this.listeners.delete(listener);
-      },
-    };
+    return this.listeners.add(listener);
   }
 
   /** Listens for the progress of running commands' captures (docs/contracts.md §3.4). */
   onDidCaptureProgress(listener: (event: CaptureProgressEvent) => void): Disposable {
-    this.progressListeners.add(listener);
-    return {
-      dispose: () => {
-        this.progressListeners.delete(listener);
-      },
-    };
+    return this.progressListeners.add(listener);
   }
 
   /** @internal Whether anyone listens to capture progress (a command skips the tail copy when not). */
@@ -427,13 +304,7 @@ export class RunStore implements RunStoreApi, RunHost {
 
   /** @internal Reported by a running command's capture; a listener that throws does not disturb the capture. */
   emitCaptureProgress(event: CaptureProgressEvent): void {
-    for (const l of [...this.progressListeners]) {
-      try {
-        l(event);
-      } catch {
-        /* a listener's problem is its own */
-      }
-    }
+    this.progressListeners.emit(event);
   }
 
   /** Deletes a run's blobs, then its log (so a failed blob delete can be retried). */
@@ -453,10 +324,7 @@ export class RunStore implements RunStoreApi, RunHost {
     await this.appendTo(runId, { type: 'run_pinned', runId, pinned, at: nowIso() });
   }
 
-  /**
-   * Appends a record to an existing run's log, whoever wrote the run (a live run of this
-   * store through its own chain of appends); the catalog is told in the same step.
-   */
+  /** Appends a record to an existing run's log, whoever wrote the run; the catalog is told in the same step. */
   private async appendTo(runId: string, record: RunRecord): Promise<void> {
     const live = this.live.get(runId);
     if (live) {
@@ -470,10 +338,8 @@ export class RunStore implements RunStoreApi, RunHost {
   }
 
   /**
-   * Notes what a model was handed of a recorded call: a `call_shown` record in the log of
-   * the run holding the call (a read's handle is resolved as the reader resolves it, so a
-   * handle of another tenant notes nothing). Never throws: a note that cannot be written
-   * is dropped, the answer it describes was already given (docs/contracts.md §2.14).
+   * Notes what a model was handed of a recorded call (a `call_shown` record, docs/contracts.md §2.14). Never throws:
+   * the answer it describes was already given.
    */
   async recordShown(shown: ShownAnswer): Promise<void> {
     try {
@@ -509,10 +375,7 @@ export class RunStore implements RunStoreApi, RunHost {
     return usageReport(this.catalog, query);
   }
 
-  /**
-   * Retention from the catalog, oldest first (retention.ts): deletes unpinned, not-running
-   * runs past `maxAgeMs`, then the oldest while the total exceeds `maxBytes`, in slices.
-   */
+  /** Retention from the catalog, oldest first, in slices (retention.ts). */
   prune(options: PruneOptions): Promise<PruneResult> {
     return pruneRuns({ catalog: this.catalog, isLive: this.isLive, deleteRun: (id) => this.deleteRun(id) }, options);
   }
@@ -538,76 +401,22 @@ export class RunStore implements RunStoreApi, RunHost {
     const st = await fsp.stat(this.logPath(runId)).catch(() => undefined);
     if (!st) return;
     // A recording never fails because the index could not be written: the next reader re-indexes from the log.
-    await this.catalog.recorded(record, bytes, { z: st.size, m: st.mtimeMs }).catch(() => undefined);
+    await this.catalog.recorded(record, bytes, { size: st.size, mtimeMs: st.mtimeMs }).catch(() => undefined);
   }
 
   private emit(runId: string, record: RunRecord): void {
-    for (const l of [...this.listeners]) {
-      try {
-        l({ runId, record });
-      } catch {
-        /* a listener's failure is not the recorder's */
-      }
-    }
+    this.listeners.emit({ runId, record });
   }
 
-  /**
-   * @internal Resolves a handle through this tenant's catalog (handleResolution.ts); the record is
-   * read back from its log and must be a valid `call_finished` of this call that mints this handle.
-   */
+  /** @internal Resolves a handle through this tenant's catalog, its record checked against its log. */
   resolve(handle: string, scope?: ReadScope): Promise<HandleEntry> {
     return resolveHandle(this.catalog, (runId) => this.logPath(runId), handle, scope);
   }
 
   /** @internal The verified content behind a resolved handle, whatever its storage shape. */
-  async openView(entry: HandleEntry): Promise<ContentView> {
-    const c = contentOf(entry);
-    const byteCount = entry.attachment ? entry.attachment.sizeBytes : entry.record.resultBytes;
-    if (c.stored === 'preview_only')
-      throw new EvidenceError(
-        'missing',
-        'tool output was not kept (no blob store was configured): only its preview was recorded',
-      );
-    let view: ContentView;
-    if (c.stored === 'inline') {
-      const bytes = c.inline !== undefined ? encodeUtf8(c.inline) : Buffer.from(c.inlineBase64 ?? '', 'base64');
-      const manifest = manifestOf(bytes);
-      if (manifest.sha256 !== c.sha256 || manifest.byteCount !== byteCount) throw new EvidenceError('digestMismatch');
-      view = {
-        manifest,
-        source: { size: async () => bytes.length, read: async (s, e) => bytes.subarray(s, e) },
-        lineCount: c.lineCount,
-        binary: c.binary,
-      };
-    } else if (c.stored === 'artifact') {
-      // The artifact store holds these bytes once; they are read (and verified) as `.tool-artifacts/…` ranges are.
-      if (!this.artifacts || !c.artifactId || !c.manifestDigest) throw missingError();
-      const { manifest, source } = await this.artifacts
-        .openRecorded({ artifactId: c.artifactId, byteCount, sha256: c.sha256 }, c.manifestDigest)
-        .catch((e: unknown) => {
-          throw e instanceof EvidenceError && e.code === 'notAvailable' ? missingError() : e;
-        });
-      view = { manifest, source, lineCount: c.lineCount, binary: c.binary };
-    } else {
-      if (!this.blobs) throw missingError();
-      const key: BlobKey = {
-        tenant: this.tenant,
-        runId: entry.runId,
-        callId: entry.attachment ? `${entry.record.callId}.${entry.attachment.slot}` : entry.record.callId,
-      };
-      const { manifest, source } = await openVerified(
-        this.blobs,
-        key,
-        { sha256: c.sha256, byteCount, manifestDigest: c.manifestDigest ?? '' },
-        this.manifests,
-      );
-      view = { manifest, source, lineCount: c.lineCount, binary: c.binary };
-    }
-    // A capped stream: every reply says which bytes were kept of how many observed.
-    if (entry.attachment?.truncated) view = { ...view, observedBytes: entry.attachment.observedBytes };
-    checkLineCount(view.manifest, view.lineCount);
-    if (view.binary === view.manifest.utf8) throw new EvidenceError('digestMismatch');
-    return view;
+  openView(entry: HandleEntry): Promise<ContentView> {
+    const { tenant, blobs, artifacts, manifests } = this;
+    return openContentView({ tenant, blobs, artifacts, manifests }, entry);
   }
 
   /** The log's stat, or `unknown run` for a bad id or a missing log. */
@@ -632,11 +441,7 @@ export class RunStore implements RunStoreApi, RunHost {
     this.parsed.set(runId, { size: log.sizeBytes, mtimeMs: st.mtimeMs, log });
     while (this.parsed.size > PARSED_LOGS) this.parsed.delete(this.parsed.keys().next().value as string);
     const row = this.catalog.run(runId);
-    if (!row || row.z !== st.size || row.m !== st.mtimeMs) await this.catalog.verifyRun(runId);
+    if (!row || row.logSize !== st.size || row.logMtimeMs !== st.mtimeMs) await this.catalog.verifyRun(runId);
     return log;
   }
-}
-
-function contentOf(entry: HandleEntry): StoredContent {
-  return entry.attachment ?? entry.record;
 }

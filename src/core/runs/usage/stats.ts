@@ -12,7 +12,8 @@
  * minus those, never below 0, and 0 for an output the model saw whole anyway or was never
  * shown. A call recorded before answers were noted counts as an output, never as saved.
  */
-import type { Catalog, UsageSums } from '../catalog/catalog.js';
+import type { Catalog } from '../catalog/catalog.js';
+import type { UsageSums } from '../catalog/reads.js';
 
 /** How a report groups its figures. */
 export type UsageDimension = 'agent' | 'tool' | 'command' | 'day';

@@ -31,7 +31,7 @@ import {
 } from '../core/index.js';
 
 /** The editor's `StorageLayout` of the folder, with the tenant this server chose. */
-export interface McpStorage extends StorageLayout {
+export interface OpenedStorage extends StorageLayout {
   /** How the tenant was chosen (`recorded`: read from the folder's tenant file). */
   readonly tenantSource: 'explicit' | 'recorded' | 'existing' | 'derived';
 }
@@ -48,12 +48,12 @@ export interface StorageChoice {
  * Creates the layout's folders under `storageDir` and chooses the tenant; throws a
  * sentence for a person (it is a start-up failure, never shown to a model).
  */
-export async function openStorage(storageDir: string, choice: StorageChoice = {}): Promise<McpStorage> {
+export async function openStorage(storageDir: string, choice: StorageChoice = {}): Promise<OpenedStorage> {
   await ensureLayout(layoutOfFolder(storageDir, choice.global ?? false));
   // The core's layout and derivation (the editor's), from the `file:` URI of the folder's
   // real path: every spelling of it (a symlink, `..`, a trailing slash) is the same folder.
   const derived = layoutOfFolder(await realpath(storageDir), choice.global ?? false);
-  const withTenant = (tenant: string, tenantSource: McpStorage['tenantSource']): McpStorage => ({
+  const withTenant = (tenant: string, tenantSource: OpenedStorage['tenantSource']): OpenedStorage => ({
     ...derived,
     tenant,
     global: tenant.startsWith('g'),

@@ -1,7 +1,12 @@
 import * as assert from 'node:assert/strict';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import { agentSystemPrompt, parseAgentAction, runAgent, type ChatMessage } from '../../../../src/core/course/agent.js';
+import {
+  agentSystemPrompt,
+  parseAgentAction,
+  runAgent,
+  type ChatMessage,
+} from '../../../../src/core/agentLoop/agent.js';
 import { ArtifactStore } from '../../../../src/core/artifacts/artifacts.js';
 import { FsBlobStore } from '../../../../src/core/blobs/fsBlobStore.js';
 import { BoundedEvidenceWorkspace } from '../../../../src/core/workspace/evidenceWorkspace.js';

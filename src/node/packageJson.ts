@@ -46,7 +46,7 @@ export interface SettingDeclaration {
 }
 
 /** The parts of package.json the server reads. */
-export interface ExtensionManifest {
+export interface PackageDeclarations {
   readonly version: string;
   readonly tools: readonly ToolDefinition[];
   /** By key relative to `boundedEvidence.` (e.g. `maxInlineBytes`). */
@@ -59,7 +59,7 @@ function malformed(what: string): never {
 }
 
 /** Extracts the server's view of a parsed package.json; throws when a declaration is missing. */
-function parseManifest(pkg: unknown): ExtensionManifest {
+function parsePackageJson(pkg: unknown): PackageDeclarations {
   if (!isRecord(pkg) || typeof pkg.version !== 'string' || !isRecord(pkg.contributes))
     return malformed('a version and contributes');
   const declared = pkg.contributes.languageModelTools;
@@ -95,7 +95,7 @@ function parseManifest(pkg: unknown): ExtensionManifest {
 }
 
 /** The extension's package.json, parsed (inlined into the bundle by esbuild). */
-export function extensionManifest(): ExtensionManifest {
+export function packageDeclarations(): PackageDeclarations {
   // Allowed for this one file by eslint.config.mjs: a static require is what esbuild inlines.
-  return parseManifest(require('../../package.json'));
+  return parsePackageJson(require('../../package.json'));
 }
