@@ -49,7 +49,13 @@ describe('Inspector for people in a real workbench', function () {
    * What a person sees of the panel: list rows fully visible, key detail fields cut, and
    * buttons covered by something else (each visible button's centre must hit the button).
    */
-  async function measureLayout(): Promise<{ rows: number; cut: string[]; covered: string[]; listHeight: number }> {
+  async function measureLayout(): Promise<{
+    rows: number;
+    cut: string[];
+    covered: string[];
+    listHeight: number;
+    detailHeight: number;
+  }> {
     return await view.locator('body').evaluate(() => {
       interface Rect {
         top: number;
@@ -123,7 +129,7 @@ describe('Inspector for people in a real workbench', function () {
               `${b.id || (b.textContent ?? '').trim().slice(0, 30)} covered by ${hit?.id || (hit?.textContent ?? '').trim().slice(0, 30)}`,
             ];
       });
-      return { rows, cut, covered, listHeight: vp.bottom - vp.top };
+      return { rows, cut, covered, listHeight: vp.bottom - vp.top, detailHeight: detail.bottom - detail.top };
     });
   }
 
@@ -650,10 +656,14 @@ describe('Inspector for people in a real workbench', function () {
         console.log(
           `    200% zoom, ${width}×${height}: layout ${layout}, ${m.rows} rows fully visible, list ${Math.round(m.listHeight)} CSS px — ${path.basename(shot)}`,
         );
+        // 450×350 CSS px is too short for five rows and a detail: the list gives up rows, never the detail
+        // (inspectorThirdPass.test.ts moves the splitter there).
+        const least = width === 900 ? 1 : 5;
         assert.ok(
-          m.rows >= 5,
+          m.rows >= least,
           `only ${m.rows} list rows visible at 200% zoom in ${width}×${height} (layout ${layout})`,
         );
+        assert.ok(m.detailHeight >= 48, `the detail is ${m.detailHeight} px tall`);
         assert.deepEqual(m.cut, []);
         assert.deepEqual(m.covered, []);
         const findings = await axe(wb.page);

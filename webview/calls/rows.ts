@@ -143,18 +143,15 @@ export class RowRenderer {
         `running: stdout ${exactBytes(live.stdout?.bytes ?? 0)}, stderr ${exactBytes(live.stderr?.bytes ?? 0)} so far`,
       );
     } else {
+      // The human size alone: the exact count repeated in every row cut the column wherever room was short; it is
+      // in the tooltip and the detail.
       set(
         4,
-        '',
+        humanBytes(part.sizeBytes),
         exactBytes(part.sizeBytes) +
           (part.observedBytes !== undefined && part.observedBytes !== part.sizeBytes
             ? `, ${exactBytes(part.observedBytes)} produced`
             : ''),
-      );
-      // The exact count is its own span: the compact column shows the human size alone (exact in the tooltip).
-      (c[4] as HTMLElement).append(
-        humanBytes(part.sizeBytes),
-        h('span', { class: 'exact' }, ` (${exactBytes(part.sizeBytes)})`),
       );
     }
     set(5, part.handle ?? '—', part.handle ?? 'small result, shown to the model whole');
