@@ -2,13 +2,16 @@
  * The inspector's third pass, in a real workbench: the detail reachable at 200% zoom in a
  * 900×700 window (1), whole sizes, handles and stream names and actions on at most two rows
  * in VS Code's default layout (side bar and chat open) and with them closed (2), a filter
- * that matches nothing says so and offers "Clear filters" (8). Screenshots go to
+ * that matches nothing says so and offers "Clear filters" (8), and the list, the Runs view and
+ * the status bar follow a run the command line records (3). Screenshots go to
  * test-output/e2e/third-pass-*.png.
  */
 import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import type { CDPSession, FrameLocator, Locator } from 'playwright-core';
-import type { Workbench } from '../harness/workbench.js';
+import { repoRoot } from '../harness/tools.js';
+import { findFile, type Workbench } from '../harness/workbench.js';
 import { closeWorkbench, openWorkbench } from './session.js';
 
 const fixtures = path.join(__dirname, 'fixtures', 'workspace');
@@ -213,5 +216,53 @@ describe('Inspector, third pass, in a real workbench', function () {
       await cdp.detach().catch(() => undefined);
       await wb.page.setViewportSize({ width: 1400, height: 900 });
     }
+  });
+
+  for (const [width, height] of [
+    [900, 700],
+    [1920, 1080],
+  ] as const) {
+    it(`8 · ${width}×${height}: a filter that matches nothing says so, and "Clear filters" brings the calls back`, async () => {
+      await wb.page.setViewportSize({ width, height });
+      const notice = view.locator('#no-match');
+      assert.equal(await notice.isVisible(), false);
+      await view.locator('#filter-text input').fill('no call is named like this');
+      await view.locator('#list-summary', { hasText: /^0 of 3 calls$/ }).waitFor();
+      await notice.waitFor({ state: 'visible' });
+      assert.equal(await text(notice.locator('.reveal-text')), 'No calls match the filters.');
+      await wb.screenshot(`third-pass-8-no-match-${width}x${height}`);
+      await view.locator('#no-match-clear').click();
+      await view.locator('#list-summary', { hasText: /^3 of 3 calls$/ }).waitFor();
+      assert.equal(await view.locator('#filter-text input').inputValue(), '');
+      await notice.waitFor({ state: 'hidden' });
+    });
+  }
+
+  it('3 · a run the command line records shows in the list, the Runs view and the status bar without Refresh', async () => {
+    await wb.page.setViewportSize({ width: 1400, height: 900 });
+    const log = findFile(wb.server.runDir, (f) => /\/evidence\/logs\/[^/]+\/run-[^/]+\.jsonl$/.test(f));
+    assert.ok(log, 'the palette captures were recorded');
+    const storage = path.resolve(path.dirname(log), '..', '..', '..');
+    await view.locator('#list-summary', { hasText: /^3 of 3 calls$/ }).waitFor();
+    const r = spawnSync(
+      process.execPath,
+      [path.join(repoRoot, 'dist', 'cli.js'), 'capture', '--storage', storage, '--shell', 'echo from the command line'],
+      { encoding: 'utf8', cwd: wb.workspaceDir },
+    );
+    assert.equal(r.status, 0, r.stderr);
+    // No Refresh pressed: the store's watch brings the run in.
+    await view.locator('#list-summary', { hasText: /^4 of 4 calls$/ }).waitFor({ timeout: 30_000 });
+    await view.locator('.vlist-row[data-kind="run"]', { hasText: 'echo from the command line' }).waitFor();
+    await wb.page
+      .locator('.statusbar-item', { hasText: /\b4 runs · / })
+      .first()
+      .waitFor({ timeout: 30_000 });
+    await wb.page.locator('.activitybar .action-item a[aria-label^="Bounded Evidence"]').click();
+    await wb.page
+      .locator('.pane:has(.pane-header[aria-label^="Runs"]) .monaco-list .monaco-list-row', {
+        hasText: 'echo from the command line',
+      })
+      .waitFor({ timeout: 30_000 });
+    await wb.screenshot('third-pass-3-live-from-cli');
   });
 });

@@ -94,7 +94,8 @@ export class RowRenderer {
       );
       (c[3] as HTMLElement).title = `run ${ro.label}: ${ro.detail}`;
       (c[3] as HTMLElement).dataset.outcome = ro.kind;
-      set(4, humanBytes(r.totalBytes), exactBytes(r.totalBytes));
+      // What the run takes in the store (its log and kept outputs: what deleting it frees), not a sum of its calls.
+      set(4, humanBytes(r.totalBytes), `${exactBytes(r.totalBytes)} stored: the run's log and its kept outputs`);
       set(5, '');
       set(7, '');
       shaText.textContent = '';

@@ -201,6 +201,15 @@ export class InspectorController {
     if (this.ready) this.post({ type: 'changed', runs: [], calls: [] });
   }
 
+  /**
+   * What is stored changed, maybe written by another process (the command line, a routed agent), which this one hears
+   * nothing of: the page asks for its pages again, read afresh from the catalog.
+   */
+  storedChanged(): void {
+    this.reports.clear();
+    if (this.ready) this.post({ type: 'changed', runs: [], calls: [] });
+  }
+
   /** Stops listening. */
   dispose(): void {
     this.disposed = true;

@@ -40,6 +40,7 @@ export function registerInspector(context: vscode.ExtensionContext, deps?: Inspe
     }),
   );
   if (deps?.onDidChangeStore) context.subscriptions.push(deps.onDidChangeStore(() => panels.storeChanged()));
+  if (deps?.onDidStore) context.subscriptions.push(deps.onDidStore(() => panels.storedChanged()));
 }
 
 const silentLog: InspectorLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -84,6 +85,11 @@ class InspectorPanels implements vscode.Disposable {
   /** The store was recreated (settings changed): the panel re-reads everything. */
   storeChanged(): void {
     void this.controller?.storeChanged();
+  }
+
+  /** What is stored changed (maybe by another process): the list reads its pages again. */
+  storedChanged(): void {
+    this.controller?.storedChanged();
   }
 
   dispose(): void {

@@ -112,5 +112,9 @@ describe('Savings view host side and status bar words', () => {
     );
     assert.equal(statusTexts({ runs: 1, bytes: 10 }, undefined, 2).text, '$(sync~spin) Capturing… · 1 run · 10 bytes');
     assert.equal(savingsLine(EMPTY_FIGURES), 'No outputs recorded in the last 7 days.');
+    // Nothing stored is said so, not as "0 runs · 4.0 KiB" (the catalog's own bytes).
+    const none = statusTexts({ runs: 0, bytes: 4096, calls: 0 }, EMPTY_FIGURES, 0);
+    assert.equal(none.text, '$(database) Nothing stored');
+    assert.match(none.tooltip, /^Bounded Evidence: no evidence stored\./);
   });
 });
