@@ -12,7 +12,8 @@ import type { CompareSideDto, InspectorViewState, TargetDto } from '../../shared
 import type { ComparedWindows } from '../documents/compareWindows.js';
 import { saveExcerptAsCommand, type SavedExcerpt } from '../documents/saveExcerpt.js';
 import { Ids, type ArtifactPosition } from '../ids.js';
-import { InspectorController, type InspectorActions, type InspectorLog } from './controller.js';
+import { InspectorController } from './controller.js';
+import type { InspectorActions, InspectorLog } from './controllerOptions.js';
 import type { InspectorDeps } from './deps.js';
 import { targetOf } from './target.js';
 import { webviewHtml } from '../webviewHtml.js';
