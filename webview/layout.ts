@@ -27,11 +27,11 @@ const shortHeight = 260;
 
 /**
  * The list's share until the person drags the splitter: side by side the list gets more
- * than half (its fitted columns: name, status, size, handle, digest), stacked 40%; 45% of a
+ * than half (its fitted columns: name, status, size, handle, digest), stacked 40%; half of a
  * short stacked split, where the list's toolbar and header take most of 40%.
  */
 function defaultSplit(mode: LayoutMode, short: boolean): number {
-  return mode === 'side' ? 0.56 : short ? 0.45 : 0.4;
+  return mode === 'side' ? 0.56 : short ? 0.5 : 0.4;
 }
 
 /** Splitter step for one arrow key press. */
