@@ -20,5 +20,8 @@ export function savedWords(f: SavedFigures, bytes: (n: number) => string): strin
   // A capture a person starts is for them to read: it never reaches a model, so there is nothing it spared one.
   if (f.shownBytes + f.readBytes === 0) return `${bytes(0)}: no output in this range reached a model`;
   const share = f.outputBytes > 0 ? `${((100 * f.savedBytes) / f.outputBytes).toFixed(1)}%` : '–';
-  return `${bytes(f.savedBytes)} (${share} of the ${bytes(f.outputBytes)} of output; an output no model was shown saves nothing)`;
+  return (
+    `${bytes(f.savedBytes)} (${share} of the ${bytes(f.outputBytes)} of output; ` +
+    'an output no model was shown saves nothing)'
+  );
 }

@@ -238,6 +238,12 @@ describe('Inspector, third pass, in a real workbench', function () {
     });
   }
 
+  it("11 · the preview's labelled boxes are regions (a label on a plain box names nothing)", async () => {
+    await selectBigStdout();
+    for (const id of ['preview-errors', 'preview-head', 'preview-tail'])
+      assert.equal(await view.locator(`#${id}`).getAttribute('role'), 'region', id);
+  });
+
   it('3 · a run the command line records shows in the list, the Runs view and the status bar without Refresh', async () => {
     await wb.page.setViewportSize({ width: 1400, height: 900 });
     const log = findFile(wb.server.runDir, (f) => /\/evidence\/logs\/[^/]+\/run-[^/]+\.jsonl$/.test(f));
