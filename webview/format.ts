@@ -1,6 +1,6 @@
 /** Number and time formatting for the panel. Pure: unit-tested in Node. */
 
-export { exactBytes, formatBytes as humanBytes } from '../src/shared/bytes.js';
+export { exactAndHuman, exactBytes, formatBytes as humanBytes } from '../src/shared/bytes.js';
 
 /** First twelve hex digits of a sha256. */
 export function shortSha(sha: string | undefined): string {

@@ -1,6 +1,7 @@
 /**
  * The panel's layout: list and detail side by side when the panel is wide, stacked
- * when it is not (the list keeps room for at least five rows), one compact column when
+ * when it is not (the list keeps room for at least five rows unless the panel is too short
+ * for five rows and a detail), one compact column when
  * it is narrower still; a draggable, keyboard-operable splitter between them whose
  * position is remembered. The mode is chosen from the panel's own width (a webview
  * sits in an editor group of any size), not the window's.
@@ -21,12 +22,16 @@ function clampSplit(f: number): number {
   return Number.isFinite(f) ? Math.min(0.85, Math.max(0.15, f)) : 0.4;
 }
 
+/** Below this height (CSS px of the split) a stacked list gives up its five-row minimum (the CSS says so too). */
+const shortHeight = 260;
+
 /**
  * The list's share until the person drags the splitter: side by side the list gets more
- * than half (its fitted columns: name, status, size, handle, digest), stacked 40%.
+ * than half (its fitted columns: name, status, size, handle, digest), stacked 40%; half of a
+ * short stacked split, where the list's toolbar and header take most of 40%.
  */
-function defaultSplit(mode: LayoutMode): number {
-  return mode === 'side' ? 0.56 : 0.4;
+function defaultSplit(mode: LayoutMode, short: boolean): number {
+  return mode === 'side' ? 0.56 : short ? 0.5 : 0.4;
 }
 
 /** Splitter step for one arrow key press. */
@@ -38,6 +43,7 @@ export class SplitLayout {
   private readonly splitter: HTMLElement;
   private fraction: number;
   private mode: LayoutMode = 'stack';
+  private short = false;
   /** Whether the person set the split (dragged, keys, or a saved state): else it follows the mode's default. */
   private chosen: boolean;
 
@@ -48,7 +54,7 @@ export class SplitLayout {
     private readonly changed: () => void,
   ) {
     this.chosen = initial !== undefined;
-    this.fraction = clampSplit(initial ?? defaultSplit(this.mode));
+    this.fraction = clampSplit(initial ?? defaultSplit(this.mode, this.short));
     this.splitter = h('div', {
       class: 'splitter',
       role: 'separator',
@@ -64,7 +70,7 @@ export class SplitLayout {
     this.splitter.addEventListener('pointerdown', (e) => this.drag(e));
     this.splitter.addEventListener('keydown', (e) => this.key(e));
     this.splitter.addEventListener('dblclick', () => {
-      this.set(defaultSplit(this.mode));
+      this.set(defaultSplit(this.mode, this.short));
       this.chosen = false;
       this.changed();
     });
@@ -77,14 +83,17 @@ export class SplitLayout {
 
   private measure(): void {
     const mode = layoutFor(this.element.clientWidth);
-    if (mode === this.mode && this.element.dataset.layout) return;
+    const short = this.element.clientHeight < shortHeight;
+    if (mode === this.mode && short === this.short && this.element.dataset.layout) return;
     this.mode = mode;
-    if (!this.chosen) this.fraction = defaultSplit(mode);
+    this.short = short;
+    if (!this.chosen) this.fraction = defaultSplit(mode, short);
     this.apply();
   }
 
   private apply(): void {
     this.element.dataset.layout = this.mode;
+    this.element.toggleAttribute('data-short', this.short);
     document.body.dataset.layout = this.mode;
     this.splitter.setAttribute('aria-orientation', this.mode === 'side' ? 'vertical' : 'horizontal');
     this.splitter.setAttribute('aria-valuenow', String(Math.round(this.fraction * 100)));

@@ -22,6 +22,7 @@ import type {
   SavingsRange,
 } from '../src/shared/savingsProtocol.js';
 import { h, replaceChildren } from './dom.js';
+import { savedWords } from '../src/shared/savedWords.js';
 import { humanBytes } from './format.js';
 
 interface VsCodeApi {
@@ -156,7 +157,7 @@ function totals(f: SavingsFiguresDto, days: number): HTMLElement {
   return h(
     'dl',
     { class: 'totals', 'aria-label': `Totals of the last ${days} days` },
-    ...item('Saved', `${humanBytes(f.savedBytes)} (${share(f)} of output bytes)`),
+    ...item('Saved', savedWords(f, humanBytes)),
     ...item('Outputs kept', `${count(f.outputs)} · ${humanBytes(f.outputBytes)}`),
     ...item(
       'Shown to a model',

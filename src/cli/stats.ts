@@ -6,6 +6,7 @@
  */
 import { USAGE_DIMENSIONS, type UsageDimension, type UsageFigures, type UsageReport } from '../core/index.js';
 import { formatBytes } from '../shared/bytes.js';
+import { savedWords } from '../shared/savedWords.js';
 import { parseFlags, UsageError } from './args.js';
 import type { CliIo } from './io.js';
 import { openSession, storageDirOf } from './session.js';
@@ -59,7 +60,7 @@ export function statsTable(r: UsageReport, rangeWords: string): string {
       `whole)`,
     `Read back:         ${shortBytes(t.readBytes)} ` +
       `in ${counted(t.reads, 'read')} of ${counted(t.recalledOutputs, 'output')}`,
-    `Saved:             ${shortBytes(t.savedBytes)} (${savedShare(t)} of output bytes never reached the model)`,
+    `Saved:             ${savedWords(t, shortBytes)}`,
   ];
   if (r.groups.length === 0) return `${lines.join('\n')}\n\nNothing recorded in this range.\n`;
   const head = [HEADINGS[r.by], 'Outputs', 'Output', 'Shown', 'Read back', 'Recalls', 'Lost', 'Saved', 'Saved%'];

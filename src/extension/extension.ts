@@ -66,6 +66,7 @@ export function activate(context: vscode.ExtensionContext): BoundedEvidenceApi {
     runs: async () => (await host.get().catch(() => undefined))?.runs,
     log: log.channel,
     onDidChangeStore: host.onDidChange,
+    onDidStore: stored,
   });
 
   void openWalkthroughOnFirstStart(context, log).catch((e: unknown) =>

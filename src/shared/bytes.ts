@@ -21,3 +21,11 @@ export function formatBytes(n: number, style: 'words' | 'short' = 'words'): stri
   }
   return `${v < 10 ? v.toFixed(1) : Math.round(v).toString()} ${units[u]}`;
 }
+
+/**
+ * The exact count with the human size beside it where they differ: `3,162,168 bytes (3.0 MiB)`, but `46 bytes`
+ * (never `46 bytes (46 bytes)`).
+ */
+export function exactAndHuman(n: number): string {
+  return n < 1024 ? exactBytes(n) : `${exactBytes(n)} (${formatBytes(n)})`;
+}

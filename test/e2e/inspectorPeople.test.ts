@@ -49,7 +49,13 @@ describe('Inspector for people in a real workbench', function () {
    * What a person sees of the panel: list rows fully visible, key detail fields cut, and
    * buttons covered by something else (each visible button's centre must hit the button).
    */
-  async function measureLayout(): Promise<{ rows: number; cut: string[]; covered: string[]; listHeight: number }> {
+  async function measureLayout(): Promise<{
+    rows: number;
+    cut: string[];
+    covered: string[];
+    listHeight: number;
+    detailHeight: number;
+  }> {
     return await view.locator('body').evaluate(() => {
       interface Rect {
         top: number;
@@ -123,7 +129,7 @@ describe('Inspector for people in a real workbench', function () {
               `${b.id || (b.textContent ?? '').trim().slice(0, 30)} covered by ${hit?.id || (hit?.textContent ?? '').trim().slice(0, 30)}`,
             ];
       });
-      return { rows, cut, covered, listHeight: vp.bottom - vp.top };
+      return { rows, cut, covered, listHeight: vp.bottom - vp.top, detailHeight: detail.bottom - detail.top };
     });
   }
 
@@ -377,7 +383,10 @@ describe('Inspector for people in a real workbench', function () {
     const size = (await import('node:fs')).statSync(path.join(fixtures, 'evil.js')).size;
     assert.equal(
       await text(view.locator('#id-size')),
-      `${size.toLocaleString('en-US')} bytes (${size < 1024 ? `${size.toLocaleString('en-US')} bytes` : `${(size / 1024).toFixed(1)} KiB`})`,
+      // Said once under 1 KiB ("46 bytes", never "46 bytes (46 bytes)").
+      size < 1024
+        ? `${size.toLocaleString('en-US')} bytes`
+        : `${size.toLocaleString('en-US')} bytes (${(size / 1024).toFixed(1)} KiB)`,
     );
   });
 
@@ -650,10 +659,14 @@ describe('Inspector for people in a real workbench', function () {
         console.log(
           `    200% zoom, ${width}×${height}: layout ${layout}, ${m.rows} rows fully visible, list ${Math.round(m.listHeight)} CSS px — ${path.basename(shot)}`,
         );
+        // 450×350 CSS px is too short for five rows and a detail: the list gives up rows, never the detail
+        // (inspectorThirdPass.test.ts moves the splitter there).
+        const least = width === 900 ? 1 : 5;
         assert.ok(
-          m.rows >= 5,
+          m.rows >= least,
           `only ${m.rows} list rows visible at 200% zoom in ${width}×${height} (layout ${layout})`,
         );
+        assert.ok(m.detailHeight >= 48, `the detail is ${m.detailHeight} px tall`);
         assert.deepEqual(m.cut, []);
         assert.deepEqual(m.covered, []);
         const findings = await axe(wb.page);

@@ -139,7 +139,9 @@ describe('Savings view and status bar in a real workbench', function () {
     const dd = await frame.locator('.totals dd').allTextContents();
     assert.equal(
       dd[0],
-      `${human(r.total.savedBytes)} (${((100 * r.total.savedBytes) / r.total.outputBytes).toFixed(1)}% of output bytes)`,
+      // The denominator said: saved is a share of every output byte, a person's captures included.
+      `${human(r.total.savedBytes)} (${((100 * r.total.savedBytes) / r.total.outputBytes).toFixed(1)}% of the ` +
+        `${human(r.total.outputBytes)} of output; an output no model was shown saves nothing)`,
     );
     assert.equal(dd[1], `${r.total.outputs} · ${human(r.total.outputBytes)}`);
     assert.equal(dd[3], `${human(r.total.readBytes)} in 2 reads of 1 output`);

@@ -14,6 +14,7 @@ import { VirtualList } from '../virtualList.js';
 import { ColumnHeader } from './columns.js';
 import { FilterBar } from './filterBar.js';
 import { PageLoader } from './pageLoader.js';
+import { NoMatchNotice } from './noMatch.js';
 import { RevealNotice } from './revealNotice.js';
 import { RowRenderer } from './rows.js';
 import { rowHeight, type ListState } from './state.js';
@@ -43,6 +44,7 @@ export class CallsView {
   private readonly state: ListState;
   private readonly bar: FilterBar;
   private readonly notice = new RevealNotice();
+  private readonly noMatch: NoMatchNotice;
   private readonly columns: ColumnHeader;
   private readonly list: VirtualList<Row>;
   private readonly loader: PageLoader;
@@ -115,7 +117,8 @@ export class CallsView {
         events.changed();
       },
     });
-    this.element.append(this.bar.element, this.notice.element, this.columns.element, viewport);
+    this.noMatch = new NoMatchNotice(() => this.clearFilters(() => undefined));
+    this.element.append(this.bar.element, this.notice.element, this.noMatch.element, this.columns.element, viewport);
   }
 
   /** Current filters. */
@@ -274,5 +277,6 @@ export class CallsView {
   private updateSummary(): void {
     const loading = this.loader.loading ? ' · loading…' : '';
     this.bar.summarize(`${count(this.model.total)} of ${count(this.model.size)} calls${loading}`);
+    this.noMatch.update(this.model.total, this.model.size, this.loader.loading);
   }
 }

@@ -94,7 +94,8 @@ export class RowRenderer {
       );
       (c[3] as HTMLElement).title = `run ${ro.label}: ${ro.detail}`;
       (c[3] as HTMLElement).dataset.outcome = ro.kind;
-      set(4, humanBytes(r.totalBytes), exactBytes(r.totalBytes));
+      // What the run takes in the store (its log and kept outputs: what deleting it frees), not a sum of its calls.
+      set(4, humanBytes(r.totalBytes), `${exactBytes(r.totalBytes)} stored: the run's log and its kept outputs`);
       set(5, '');
       set(7, '');
       shaText.textContent = '';
@@ -143,18 +144,15 @@ export class RowRenderer {
         `running: stdout ${exactBytes(live.stdout?.bytes ?? 0)}, stderr ${exactBytes(live.stderr?.bytes ?? 0)} so far`,
       );
     } else {
+      // The human size alone: the exact count repeated in every row cut the column wherever room was short; it is
+      // in the tooltip and the detail.
       set(
         4,
-        '',
+        humanBytes(part.sizeBytes),
         exactBytes(part.sizeBytes) +
           (part.observedBytes !== undefined && part.observedBytes !== part.sizeBytes
             ? `, ${exactBytes(part.observedBytes)} produced`
             : ''),
-      );
-      // The exact count is its own span: the compact column shows the human size alone (exact in the tooltip).
-      (c[4] as HTMLElement).append(
-        humanBytes(part.sizeBytes),
-        h('span', { class: 'exact' }, ` (${exactBytes(part.sizeBytes)})`),
       );
     }
     set(5, part.handle ?? '—', part.handle ?? 'small result, shown to the model whole');

@@ -16,6 +16,24 @@ import type { DetailState } from './state.js';
 const compareTitle =
   'Mark this window, then show another (any output) and press again: the diff editor opens on the two';
 
+/**
+ * A secondary action whose label folds away where the detail is narrow (its icon stays, the label
+ * still names it for screen readers, the tooltip says it): eight labelled buttons wrapped onto three rows.
+ * `late`: only where the detail is narrower still.
+ */
+function squeezable(id: string, label: string, iconName: string, title: string, when = 'narrow'): VscodeButton {
+  const b = button(id, '', iconName, true, title);
+  b.classList.add(when === 'late' ? 'squeeze-late' : 'squeeze');
+  b.append(h('span', { class: 'label' }, label));
+  return b;
+}
+
+/** Changes a squeezable button's label. */
+function setLabel(b: VscodeButton, label: string): void {
+  const span = b.querySelector('.label');
+  if (span) span.textContent = label;
+}
+
 /** The toolbar of actions and the line of their results. */
 export class ActionBar {
   readonly toolbar: HTMLElement;
@@ -47,31 +65,29 @@ export class ActionBar {
         false,
         'Copy the window as Markdown with its provenance',
       ),
-      sendToChat: button(
+      sendToChat: squeezable(
         'send-to-chat',
         'Send to chat',
         'comment-discussion',
-        true,
         'Put the excerpt into the chat input without sending it',
+        'late',
       ),
-      saveExcerpt: button(
+      saveExcerpt: squeezable(
         'save-excerpt',
         'Save excerpt…',
         'save-as',
-        true,
         'Save the window to a file with its provenance beside it (Save Excerpt As…)',
       ),
-      verify: button('verify', 'Verify', 'verified', true, 'Re-hash every byte and compare with the recorded sha256'),
-      openEditor: button(
+      verify: squeezable('verify', 'Verify', 'verified', 'Re-hash every byte and compare with the recorded sha256'),
+      openEditor: squeezable(
         'open-editor',
         'Open in editor',
         'go-to-file',
-        true,
         'Open the read-only document at this position',
       ),
-      copySha: button('copy-sha', 'Copy sha256', 'clippy'),
-      copyHandle: button('copy-handle', 'Copy handle', 'symbol-key'),
-      compare: button('compare-with', 'Compare with…', 'diff', true, compareTitle),
+      copySha: squeezable('copy-sha', 'Copy sha256', 'clippy', 'Copy the sha256 of the whole output'),
+      copyHandle: squeezable('copy-handle', 'Copy handle', 'symbol-key', 'Copy the handle'),
+      compare: squeezable('compare-with', 'Compare with…', 'diff', compareTitle),
     });
     this.verdict = h('span', { id: 'verdict', role: 'status' });
     this.actionResult = h('span', { id: 'action-result', class: 'muted', role: 'status' });
@@ -155,7 +171,7 @@ export class ActionBar {
     const compare = this.buttons.compare;
     if (!left) {
       this.compareLeft = here;
-      compare.textContent = 'Compare with marked';
+      setLabel(compare, 'Compare with marked');
       compare.title =
         `Open the diff editor on bytes [${here.start}, ${here.end}) of ${handle} ` + `and the window on screen`;
       this.said(
@@ -165,7 +181,7 @@ export class ActionBar {
       return;
     }
     this.compareLeft = undefined;
-    compare.textContent = 'Compare with…';
+    setLabel(compare, 'Compare with…');
     compare.title = compareTitle;
     try {
       // The diff opens beside the panel only where both keep room (docs/contracts.md §3.4, "Compare").

@@ -2,7 +2,7 @@
 import type { CallDto, PartDto } from '../../src/shared/protocol.js';
 import { outcomeOf } from '../callsModel.js';
 import { append, h, replaceChildren } from '../dom.js';
-import { count, exactBytes, humanBytes, localTime } from '../format.js';
+import { count, exactAndHuman, exactBytes, localTime } from '../format.js';
 
 /** The heading and the identity list of the part shown. */
 export class Identity {
@@ -28,7 +28,7 @@ export class Identity {
       rows.push(['Artifact id', `artifact-${part.sha256}`]);
       rows.push(['sha256', part.sha256, 'id-sha']);
     }
-    rows.push(['Size', `${exactBytes(part.sizeBytes)} (${humanBytes(part.sizeBytes)})`, 'id-size']);
+    rows.push(['Size', exactAndHuman(part.sizeBytes), 'id-size']);
     if (part.observedBytes !== undefined && part.observedBytes !== part.sizeBytes)
       rows.push([
         'Produced',

@@ -33,12 +33,14 @@ export class PreviewPane {
         class: 'window preview-text',
         id: 'preview-head',
         tabindex: '0',
+        role: 'region',
         'aria-label': 'Head of the preview',
       });
       const tail = h('div', {
         class: 'window preview-text',
         id: 'preview-tail',
         tabindex: '0',
+        role: 'region',
         'aria-label': 'Tail of the preview',
       });
       renderText(head, p.head, undefined);
@@ -61,6 +63,7 @@ export class PreviewPane {
       class: 'window preview-text',
       id: 'preview-whole',
       tabindex: '0',
+      role: 'region',
       'aria-label': 'Preview',
     });
     renderText(whole, p.text, undefined);
@@ -99,6 +102,7 @@ function errorLinesBlock(e: NonNullable<PreviewDto['errorLines']>): HTMLElement 
     class: 'window preview-text error-lines',
     id: 'preview-errors',
     tabindex: '0',
+    role: 'region',
     'aria-label': 'Error lines the model saw',
   });
   for (const l of e.lines)

@@ -7,30 +7,17 @@
  */
 import {
   EvidenceError,
-  searchAllOutputs,
-  type CallFilter,
-  type CaptureProgressEvent,
-  type CallFinishedRecord,
   type CallReport,
-  type CallStartedRecord,
   type Disposable,
   type HandleSource,
   type RunRecordEvent,
   type RunStoreApi,
 } from '../../core/index.js';
 import type {
-  CallDto,
-  CompareSideDto,
   ExcerptRangeDto,
   HostToWebview,
-  LiveStreamDto,
   InspectorLimitsDto,
-  ListQueryDto,
-  MatchDto,
   PartDto,
-  PartRef,
-  RunDto,
-  StartActionDto,
   TargetDto,
   WebviewRequest,
   WindowDto,
@@ -39,84 +26,20 @@ import { Lru } from '../../core/lru.js';
 import { binaryMatchWindow, lineMatchWindow } from '../../shared/matchWindow.js';
 import { buildExcerpt, excerptLink } from './excerpt.js';
 import { LineIndex } from './lineIndex.js';
-import { attachmentPart, callFromRecord, callFromReport, splitPreview, toRunDto } from './mapping.js';
+import { attachmentPart, callFromReport, splitPreview, toRunDto } from './mapping.js';
+import type { InspectorControllerOptions } from './controllerOptions.js';
+import { ListQueries } from './listQueries.js';
+import { LiveDeltas } from './liveDeltas.js';
+import { MatchBlocks } from './matchBlocks.js';
+import { searchOutputs } from './outputSearch.js';
 import { inspectorLimits, parseWebviewMessage } from './validate.js';
 import { resolveBytes, resolveLines, toWindowDto, type IndexGetter, type ResolvedWindow } from './windows.js';
 
-/** The log the controller writes to (a `LogOutputChannel` fits). */
-export interface InspectorLog {
-  info(message: string): void;
-  warn(message: string): void;
-  error(message: string): void;
-}
-
-/** What the editor does for the panel (clipboard, chat, documents). */
-export interface InspectorActions {
-  /** Writes the system clipboard (the webview sandbox cannot). */
-  writeClipboard(text: string): Promise<void>;
-  /** Puts text into the chat input without sending it: `chat`, or `clipboard` when it fell back (and said so). */
-  sendToChat(text: string): Promise<'chat' | 'clipboard'>;
-  /** Opens the read-only artifact document at a byte offset. */
-  openArtifact(handle: string, byteOffset: number): Promise<void>;
-  /** Starts one of the empty panel's actions (it runs on; the reply does not wait for it). */
-  startAction(action: StartActionDto): void;
-  /**
-   * Saves a window to a file the person picks (Save Excerpt As…); the sentence saying what was written, or undefined
-   * when nothing was.
-   */
-  saveExcerpt(handle: string, range: ExcerptRangeDto): Promise<string | undefined>;
-  /** Opens the diff editor on two windows (checked again there); the sentence saying what opened. */
-  compareWindows(left: CompareSideDto, right: CompareSideDto, panelWidth?: number): Promise<string>;
-}
-
-/** Options of `InspectorController`. */
-export interface InspectorControllerOptions {
-  /** The current store (it may change: call `storeChanged`). */
-  store(): RunStoreApi | undefined | Promise<RunStoreApi | undefined>;
-  /** Posts to the webview; a hidden webview drops messages, which is fine: it says `ready` again. */
-  post(message: HostToWebview): unknown;
-  readonly actions: InspectorActions;
-  readonly log: InspectorLog;
-  readonly limits?: InspectorLimitsDto;
-  /** What to select on the next `ready`. */
-  readonly target?: TargetDto;
-  /** Delay that batches live records into one delta (ms). */
-  readonly deltaDelayMs?: number;
-  /** URI scheme of this editor (`vscode.env.uriScheme`: Insiders and OSS builds differ) for excerpt links. */
-  readonly uriScheme?: string;
-  /**
-   * The link a person can open from where the editor runs (`vscode.env.asExternalUri`: in
-   * a browser workbench the callback URL that reaches our URI handler; the same link on
-   * the desktop). Absent: the `<uriScheme>://` link as it is.
-   */
-  readonly externalLink?: (link: string) => Promise<string>;
-}
-
 /** Artifacts up to this size get a line index even for byte windows (one pass, then O(64 KiB) lookups). */
 const eagerIndexBytes = 64 * 1024 * 1024;
-/** Least time between two progress messages of one search (ms): at most a few a second. */
-const searchProgressMs = 250;
-/** Searches across outputs one panel may run at once (a new one beyond this is refused). */
-const maxSearches = 2;
-
-/** Least time between two `live` messages (ms): at most two a second, however many commands run. */
-const liveIntervalMs = 500;
 
 /** Handles and line indexes kept open per panel. */
 const cacheEntries = 16;
-
-/** Matches read per block (the core's most per request). */
-const matchBlockSize = 1000;
-/** Characters a block may hold: 1,000 matches of up to 500 characters (longer lines make a shorter block). */
-const matchBlockChars = 500_000;
-
-/** A block of a pattern's matches: `matches[i]` is match `offset + i`. */
-interface MatchBlock {
-  readonly offset: number;
-  readonly total: number;
-  readonly matches: readonly MatchDto[];
-  readonly binary: boolean;
-}
 
 /** Sentence for a request made while no store is open. */
 export const noStoreMessage = 'no evidence store is open for this workspace';
@@ -129,17 +52,13 @@ export class InspectorController {
   private target: TargetDto | undefined;
   private subscription: Disposable | undefined;
   private subscribedTo: RunStoreApi | undefined;
-  private pending: RunRecordEvent[] = [];
-  private flushTimer: ReturnType<typeof setTimeout> | undefined;
   private progressSubscription: Disposable | undefined;
-  /** The latest progress per running stream, posted together at most every `liveIntervalMs`. */
-  private liveStreams = new Map<string, CaptureProgressEvent>();
-  private liveTimer: ReturnType<typeof setTimeout> | undefined;
-  private readonly liveDecoder = new TextDecoder('utf-8', { fatal: false });
+  private readonly live: LiveDeltas;
   private readonly handles = new Lru<string, Promise<HandleSource>>({ maxEntries: cacheEntries });
   private readonly indexes = new Lru<string, Promise<LineIndex>>({ maxEntries: cacheEntries });
-  /** Blocks of pattern matches by handle and pattern (see `matchBlock`). */
-  private readonly matchBlocks = new Lru<string, Promise<MatchBlock>>({ maxEntries: cacheEntries });
+  /** Blocks of pattern matches by handle and pattern. */
+  private readonly matchBlocks = new MatchBlocks(() => this.store(), cacheEntries);
+  private readonly list: ListQueries;
   private readonly reports = new Lru<string, Promise<CallReport[]>>({ maxEntries: 2 });
   private disposed = false;
   /** Searches across outputs in flight, by request id, so `cancelSearch` can stop them. */
@@ -149,6 +68,20 @@ export class InspectorController {
   constructor(private readonly opts: InspectorControllerOptions) {
     this.limits = opts.limits ?? inspectorLimits;
     this.target = opts.target;
+    this.live = new LiveDeltas({
+      store: () => this.store(),
+      post: (m) => this.post(m),
+      stillReady: () => this.ready,
+      warn: (m, e) => opts.log.warn(`${m}: ${this.safeMessage(e)}`),
+      ...(opts.deltaDelayMs !== undefined ? { deltaDelayMs: opts.deltaDelayMs } : {}),
+    });
+    this.list = new ListQueries({
+      store: () => this.store(),
+      handle: (h) => this.handle(h),
+      post: (m) => this.post(m),
+      log: opts.log,
+      maxHandleChars: this.limits.maxHandleChars,
+    });
   }
 
   /** Handles one raw message from the webview; never throws. */
@@ -201,6 +134,15 @@ export class InspectorController {
     if (this.ready) this.post({ type: 'changed', runs: [], calls: [] });
   }
 
+  /**
+   * What is stored changed, maybe written by another process (the command line, a routed agent), which this one hears
+   * nothing of: the page asks for its pages again, read afresh from the catalog.
+   */
+  storedChanged(): void {
+    this.reports.clear();
+    if (this.ready) this.post({ type: 'changed', runs: [], calls: [] });
+  }
+
   /** Stops listening. */
   dispose(): void {
     this.disposed = true;
@@ -210,8 +152,7 @@ export class InspectorController {
     this.subscription = undefined;
     this.progressSubscription?.dispose();
     this.progressSubscription = undefined;
-    if (this.flushTimer) clearTimeout(this.flushTimer);
-    if (this.liveTimer) clearTimeout(this.liveTimer);
+    this.live.dispose();
   }
 
   private post(message: HostToWebview): void {
@@ -245,30 +186,9 @@ export class InspectorController {
     this.subscribedTo = store;
     this.subscription = store?.onDidRecord((e) => this.onRecord(e));
     this.progressSubscription?.dispose();
-    this.progressSubscription = store?.onDidCaptureProgress?.((e) => this.onProgress(e));
-  }
-
-  /** A running command's capture moved on: keep the latest per stream, post them at a bounded rate. */
-  private onProgress(e: CaptureProgressEvent): void {
-    if (!this.ready) return;
-    this.liveStreams.set(`${e.runId}/${e.callId}/${e.stream}`, e);
-    this.liveTimer ??= setTimeout(() => this.flushLive(), liveIntervalMs);
-  }
-
-  private flushLive(): void {
-    this.liveTimer = undefined;
-    const events = [...this.liveStreams.values()];
-    this.liveStreams = new Map();
-    if (!this.ready || events.length === 0) return;
-    const streams: LiveStreamDto[] = events.map((e) => ({
-      runId: e.runId,
-      callId: e.callId,
-      stream: e.stream,
-      bytes: e.bytes,
-      // The tail may begin inside a character: drop what decodes to a replacement at its start.
-      tail: this.liveDecoder.decode(e.tail).replace(/^\uFFFD+/, ''),
-    }));
-    this.post({ type: 'live', streams });
+    this.progressSubscription = store?.onDidCaptureProgress?.((e) => {
+      if (this.ready) this.live.progress(e);
+    });
   }
 
   private async onReady(): Promise<void> {
@@ -285,134 +205,9 @@ export class InspectorController {
     });
   }
 
-  /**
-   * One page of the list, from the catalog (docs/architecture.md §6): the store selects
-   * and sorts, reads back only the page's records, and counts the matches. A whole handle
-   * as the text filter finds exactly its call (a handle names one call; the catalog's
-   * text match is by substring): the query names that call (`runId`, `callId`) instead.
-   */
-  private async page(msg: Extract<WebviewRequest, { type: 'page' }>): Promise<void> {
-    const store = await this.store();
-    const t0 = performance.now();
-    const q = msg.query;
-    const page = await store.callReports({
-      offset: msg.offset,
-      limit: msg.limit,
-      ...(await this.filterWithText(q)),
-      ...(msg.facets ? { withFacets: true } : {}),
-    });
-    const filtered =
-      q.tool !== undefined ||
-      q.run !== undefined ||
-      q.outcome !== undefined ||
-      q.source !== undefined ||
-      q.text !== undefined;
-    const all = filtered ? (await store.queryCalls({ offset: 0, limit: 1 })).total : page.total;
-    this.post({
-      type: 'page',
-      id: msg.id,
-      offset: page.offset,
-      total: page.total,
-      all,
-      calls: page.calls.map(callFromReport),
-      runs: page.runs.map(toRunDto),
-      ...(page.tools ? { tools: page.tools } : {}),
-      ...(page.sources ? { sources: page.sources } : {}),
-    });
-    if (msg.offset === 0)
-      this.opts.log.info(
-        `inspector: page of ${page.calls.length} of ${page.total} calls in ${Math.round(performance.now() - t0)} ms`,
-      );
-  }
-
-  /**
-   * The call a whole handle names (`res_…`, `out_…`; either form, minted or written before), when the store minted
-   * it; else the text is plain text.
-   */
-  private async callOfHandle(text: string): Promise<{ runId: string; callId: string } | undefined> {
-    if (!/^(res|out)_[A-Za-z0-9-]+(_[A-Za-z0-9:.-]+)?$/.test(text) || text.length > this.limits.maxHandleChars)
-      return undefined;
-    try {
-      const src = await this.handle(text);
-      return { runId: src.runId, callId: src.callId };
-    } catch {
-      return undefined;
-    }
-  }
-
-  /**
-   * The part a handle names, or the newest call of a run; with the list's query, also
-   * where that call is in the list, or that the filters hide it (docs/contracts.md §3.4, "Reveal").
-   */
-  private async locate(msg: Extract<WebviewRequest, { type: 'locate' }>): Promise<void> {
-    let ref: PartRef;
-    if (msg.handle !== undefined) {
-      const src = await this.handle(msg.handle);
-      ref = { runId: src.runId, callId: src.callId, part: src.name };
-    } else {
-      const newest = (await (await this.store()).queryCalls({ offset: 0, limit: 1, runId: msg.runId! })).rows[0];
-      if (!newest) throw new EvidenceError('invalidArgument', 'that run has no calls in this store');
-      ref = { runId: newest.runId, callId: newest.callId, part: 'result' };
-    }
-    if (!msg.query) {
-      this.post({ type: 'located', id: msg.id, ref });
-      return;
-    }
-    const index = await this.indexIn(msg.query, ref);
-    this.post({ type: 'located', id: msg.id, ref, ...(index === undefined ? { hidden: true } : { index }) });
-  }
-
-  /** Where a call is in the list a query gives (as `page` lists it), or undefined when the filters hide it. */
-  private async indexIn(q: ListQueryDto, ref: PartRef): Promise<number | undefined> {
-    return (await this.store()).callIndex(await this.filterWithText(q), ref.runId, ref.callId);
-  }
-
-  /**
-   * The list's filters as the store takes them: a whole handle as the text names its call
-   * (within the run filter, if any: a call of another run then matches nothing); other
-   * text is the catalog's substring match.
-   */
-  private async filterWithText(q: ListQueryDto): Promise<CallFilter> {
-    const named = q.text !== undefined ? await this.callOfHandle(q.text.trim()) : undefined;
-    if (named) return { ...filterOf(q), runId: q.run ?? named.runId, callId: named.callId };
-    return { ...filterOf(q), ...(q.text !== undefined ? { text: q.text } : {}) };
-  }
-
   private onRecord(e: RunRecordEvent): void {
     this.reports.delete(e.runId);
-    if (!this.ready) return;
-    this.pending.push(e);
-    this.flushTimer ??= setTimeout(() => {
-      void this.flush();
-    }, this.opts.deltaDelayMs ?? 150);
-  }
-
-  private async flush(): Promise<void> {
-    this.flushTimer = undefined;
-    const events = this.pending;
-    this.pending = [];
-    if (!this.ready || events.length === 0) return;
-    const calls = new Map<string, CallDto>();
-    for (const { record } of events) {
-      if (record.type === 'call_started' || record.type === 'call_finished') {
-        const key = `${record.runId}/${record.callId}`;
-        // A finished call never goes back to running, whatever order the batch holds.
-        const prev = calls.get(key);
-        if (record.type === 'call_started' && prev && prev.status !== 'running') continue;
-        calls.set(key, callFromRecord(record as CallStartedRecord | CallFinishedRecord));
-      }
-    }
-    let runs: RunDto[] = [];
-    try {
-      const store = await this.store();
-      const touched = new Set(events.map((e) => e.runId));
-      // Only the touched runs, looked up in the catalog (no walk over every run, no log record read).
-      const ids = [...touched].slice(0, 1000);
-      runs = (await store.queryRuns({ runIds: ids, limit: ids.length })).map(toRunDto);
-    } catch (e) {
-      this.opts.log.warn(`inspector: could not list runs for a live update: ${this.safeMessage(e)}`);
-    }
-    this.post({ type: 'changed', runs, calls: [...calls.values()] });
+    if (this.ready) this.live.record(e);
   }
 
   private async handle(handle: string): Promise<HandleSource> {
@@ -423,45 +218,6 @@ export class InspectorController {
       this.handles.set(handle, p);
       p.catch(() => this.handles.delete(handle));
     }
-    return await p;
-  }
-
-  /**
-   * Matches `[offset, offset + limit)` of a pattern, from a block of up to 1,000 read at
-   * once and kept (a handle's bytes never change, so neither do its matches): the first
-   * Find scans the whole output anyway to count them, and the next pages (50 a page in
-   * the panel) are then answered without scanning it again (docs/contracts.md §3.4, "Speed").
-   */
-  private async matchBlock(handle: string, pattern: string, offset: number, limit: number): Promise<MatchBlock> {
-    const key = `${handle}\u0000${pattern}`;
-    const held = this.matchBlocks.get(key);
-    if (held) {
-      const b = await held.catch(() => undefined);
-      if (b && offset >= b.offset && Math.min(offset + limit, b.total) <= b.offset + b.matches.length) return b;
-    }
-    const p = (async (): Promise<MatchBlock> => {
-      const store = await this.store();
-      // Room for the whole block (the model's 10,000-character cap would keep ~100 matches of
-      // a build log's lines, and each later page would scan the output again).
-      const r = await store.readToolOutput(
-        { handle, pattern, offset, limit: Math.max(limit, matchBlockSize) },
-        undefined,
-        { maxContentChars: matchBlockChars },
-      );
-      const entries = r.content.length > 0 ? r.content.split('\n') : [];
-      const matches = (r.matches ?? []).map((m, i) => {
-        const entry = entries[i] ?? '';
-        const prefix = `${m.line_number}:`;
-        return {
-          lineNumber: m.line_number,
-          byteOffset: m.byte_offset,
-          text: entry.startsWith(prefix) ? entry.slice(prefix.length) : entry,
-        };
-      });
-      return { offset, total: r.total_matches ?? 0, matches, binary: r.binary };
-    })();
-    this.matchBlocks.set(key, p);
-    p.catch(() => this.matchBlocks.delete(key));
     return await p;
   }
 
@@ -525,65 +281,6 @@ export class InspectorController {
     return { markdown, bytes: w.end - w.start };
   }
 
-  /**
-   * One search across every kept output (docs/contracts.md §3.4): the core's
-   * `searchAllOutputs`, cancellable by `cancelSearch`, with throttled progress. The reply
-   * holds at most `limit` (≤ 100) matches, each a bounded line window from the reader.
-   */
-  private async searchOutputs(msg: Extract<WebviewRequest, { type: 'searchOutputs' }>): Promise<void> {
-    if (this.searches.size >= maxSearches)
-      throw new EvidenceError('invalidArgument', 'another search is still running: cancel it or wait for it');
-    // Registered before the first await, so a Cancel sent right after the request finds it.
-    const controller = new AbortController();
-    this.searches.set(msg.id, controller);
-    let last = 0;
-    try {
-      const store = await this.store();
-      const r = await searchAllOutputs(
-        store,
-        {
-          pattern: msg.pattern,
-          limit: msg.limit,
-          ...(msg.tool !== undefined ? { tool: msg.tool } : {}),
-          ...(msg.run !== undefined ? { run: msg.run } : {}),
-        },
-        {
-          signal: controller.signal,
-          onProgress: (callsDone, callsTotal) => {
-            const now = performance.now();
-            if (now - last < searchProgressMs && callsDone < callsTotal) return;
-            last = now;
-            this.post({ type: 'searchProgress', searchId: msg.id, callsDone, callsTotal });
-          },
-        },
-      );
-      this.post({
-        type: 'searchResults',
-        id: msg.id,
-        pattern: r.pattern,
-        totalMatches: r.total_matches,
-        outputsSearched: r.outputs_searched,
-        outputsMatched: r.outputs_matched,
-        truncated: r.truncated,
-        ...(r.complete === false && {
-          stopped: { timeLimitMs: r.time_limit_ms!, callsSearched: r.calls_searched!, callsTotal: r.calls_total! },
-        }),
-        matches: r.matches.map((m) => ({
-          handle: m.handle,
-          tool: m.tool,
-          runId: m.runId,
-          lineNumber: m.line_number,
-          byteOffset: m.byte_offset,
-          column: m.column,
-          text: m.text,
-          ...(m.window ? { window: m.window } : {}),
-        })),
-      });
-    } finally {
-      this.searches.delete(msg.id);
-    }
-  }
-
   private async answer(msg: WebviewRequest): Promise<void> {
     switch (msg.type) {
       case 'refresh':
@@ -592,7 +289,7 @@ export class InspectorController {
         this.post({ type: 'done', id: msg.id, message: 'Re-read from the store.' });
         return;
       case 'page':
-        await this.page(msg);
+        await this.list.page(msg);
         return;
       case 'pickRuns': {
         const store = await this.store();
@@ -601,7 +298,7 @@ export class InspectorController {
         return;
       }
       case 'locate':
-        await this.locate(msg);
+        await this.list.locate(msg);
         return;
       case 'detail': {
         const call = (await this.report(msg.ref.runId)).find((c) => c.callId === msg.ref.callId);
@@ -644,7 +341,7 @@ export class InspectorController {
         return;
       }
       case 'findPattern': {
-        const block = await this.matchBlock(msg.handle, msg.pattern, msg.offset, msg.limit);
+        const block = await this.matchBlocks.get(msg.handle, msg.pattern, msg.offset, msg.limit);
         const matches = block.matches.slice(msg.offset - block.offset, msg.offset - block.offset + msg.limit);
         // The asked match's lines window in the same reply (exactly what `fetchLines` would
         // answer for it): the page draws a page of matches after one round trip, not two.
@@ -731,7 +428,12 @@ export class InspectorController {
         return;
       }
       case 'searchOutputs':
-        await this.searchOutputs(msg);
+        await searchOutputs(
+          msg,
+          () => this.store(),
+          this.searches,
+          (m) => this.post(m),
+        );
         return;
       case 'startAction':
         this.opts.actions.startAction(msg.action);
@@ -751,16 +453,4 @@ export class InspectorController {
       }
     }
   }
-}
-
-/** The store's filters and order for the list's query, without its text (a whole handle there is handled apart). */
-function filterOf(q: ListQueryDto): CallFilter {
-  const source = q.source?.startsWith('hook:') ? 'hook' : q.source;
-  return {
-    order: q.order,
-    ...(q.tool !== undefined ? { tool: q.tool } : {}),
-    ...(q.run !== undefined ? { runId: q.run } : {}),
-    ...(q.outcome !== undefined ? { outcome: q.outcome } : {}),
-    ...(source !== undefined ? { source: source as CallFilter['source'] } : {}),
-  };
 }

@@ -17,4 +17,6 @@ export interface InspectorDeps {
   log: vscode.LogOutputChannel;
   /** Fires after `runs()` starts returning a different store (settings changed, storage cleared). */
   onDidChangeStore?: vscode.Event<void>;
+  /** Fires when what is stored changed, in this process or another (the status bar's watch of the store). */
+  onDidStore?: vscode.Event<void>;
 }

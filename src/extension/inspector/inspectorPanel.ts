@@ -12,7 +12,8 @@ import type { CompareSideDto, InspectorViewState, TargetDto } from '../../shared
 import type { ComparedWindows } from '../documents/compareWindows.js';
 import { saveExcerptAsCommand, type SavedExcerpt } from '../documents/saveExcerpt.js';
 import { Ids, type ArtifactPosition } from '../ids.js';
-import { InspectorController, type InspectorActions, type InspectorLog } from './controller.js';
+import { InspectorController } from './controller.js';
+import type { InspectorActions, InspectorLog } from './controllerOptions.js';
 import type { InspectorDeps } from './deps.js';
 import { targetOf } from './target.js';
 import { webviewHtml } from '../webviewHtml.js';
@@ -40,6 +41,7 @@ export function registerInspector(context: vscode.ExtensionContext, deps?: Inspe
     }),
   );
   if (deps?.onDidChangeStore) context.subscriptions.push(deps.onDidChangeStore(() => panels.storeChanged()));
+  if (deps?.onDidStore) context.subscriptions.push(deps.onDidStore(() => panels.storedChanged()));
 }
 
 const silentLog: InspectorLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -84,6 +86,11 @@ class InspectorPanels implements vscode.Disposable {
   /** The store was recreated (settings changed): the panel re-reads everything. */
   storeChanged(): void {
     void this.controller?.storeChanged();
+  }
+
+  /** What is stored changed (maybe by another process): the list reads its pages again. */
+  storedChanged(): void {
+    this.controller?.storedChanged();
   }
 
   dispose(): void {

@@ -6,11 +6,9 @@
  * that already exist (docs/architecture.md: front ends are thin adapters); this file
  * only turns tree nodes into their arguments.
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { CallReport, RunStoreApi, RunSummary } from '../../core/index.js';
-import { SPOOL_DIR } from '../../core/reach/rewrite.js';
 import { outcomeOf, runOutcomeOf } from '../../shared/outcome.js';
 import { runCommandAndCapture } from '../commands/runCommandAndCapture.js';
 import { importFile } from '../commands/importFile.js';
@@ -20,6 +18,7 @@ import { Ids, type InspectorTarget } from '../ids.js';
 import { outcomeFields, sourceLabel } from '../inspector/mapping.js';
 import { formatBytes } from '../../shared/bytes.js';
 import { statusTexts } from './statusText.js';
+import { watchStore } from './storeWatch.js';
 import { writeWindow, type WrittenWindow } from '../documents/saveExcerpt.js';
 
 /** How often the status bar re-reads the catalog's totals (records of other processes are not heard). */
@@ -283,11 +282,11 @@ export function registerEvidenceView(context: vscode.ExtensionContext, deps: Com
   const poll = setInterval(update, STATUS_POLL_MS);
 
   let subscription: vscode.Disposable | undefined;
-  let spoolWatch: fs.FSWatcher | undefined;
+  let storeWatch: { dispose(): void } | undefined;
   const subscribe = async (): Promise<void> => {
     subscription?.dispose();
-    spoolWatch?.close();
-    spoolWatch = undefined;
+    storeWatch?.dispose();
+    storeWatch = undefined;
     running.clear();
     const services = await deps.host.get().catch(() => undefined);
     const s = services?.runs;
@@ -296,22 +295,8 @@ export function registerEvidenceView(context: vscode.ExtensionContext, deps: Com
       else if (record.type === 'call_finished') running.delete(`${record.runId}/${record.callId}`);
       update();
     });
-    // Routed agent commands are recorded by other processes (the hook's `keep`, docs/contracts.md §6.1), which this
-    // process hears nothing of: a spool folder appears when one starts and goes once it is recorded.
-    const layout = services?.layout;
-    if (layout) {
-      const spools = path.join(layout.root, SPOOL_DIR);
-      try {
-        fs.mkdirSync(spools, { recursive: true, mode: 0o700 });
-        spoolWatch = fs.watch(spools, () => update());
-        spoolWatch.on('error', () => {
-          spoolWatch?.close();
-          spoolWatch = undefined;
-        });
-      } catch {
-        /* no watch: the totals still follow this process's records */
-      }
-    }
+    // Other processes (the command line, an MCP server, a routed agent's hook) record into the same folders.
+    if (services?.layout) storeWatch = watchStore(services.layout, update);
     update();
   };
   void subscribe();
@@ -328,7 +313,7 @@ export function registerEvidenceView(context: vscode.ExtensionContext, deps: Com
     {
       dispose: () => {
         subscription?.dispose();
-        spoolWatch?.close();
+        storeWatch?.dispose();
         if (timer) clearTimeout(timer);
         clearInterval(poll);
       },

@@ -33,13 +33,18 @@ export function statusTexts(
   week: UsageFigures | undefined,
   running: number,
 ): StatusTexts {
-  const stored = `${plural(totals.runs, 'run')} · ${formatBytes(totals.bytes)}`;
-  const calls = totals.calls !== undefined ? ` (${plural(totals.calls, 'call')})` : '';
+  // With no run the store still holds its catalog's own few KiB: "0 runs · 4.0 KiB" read as evidence kept.
+  const none = totals.runs === 0;
+  const stored = none ? 'no evidence' : `${plural(totals.runs, 'run')} · ${formatBytes(totals.bytes)}`;
+  const calls = none ? '' : `${totals.calls !== undefined ? ` (${plural(totals.calls, 'call')})` : ''} of evidence`;
   const saving = week ? ` ${savingsLine(week)}` : '';
   return {
-    text: running > 0 ? `$(sync~spin) Capturing… · ${stored}` : `$(database) ${stored}`,
+    text:
+      running > 0
+        ? `$(sync~spin) Capturing… · ${none ? 'nothing stored yet' : stored}`
+        : `$(database) ${none ? 'Nothing stored' : stored}`,
     tooltip:
-      `Bounded Evidence: ${stored}${calls} of evidence ` +
+      `Bounded Evidence: ${stored}${calls} ` +
       `stored${running > 0 ? `, ${plural(running, 'call')} running` : ''}.${saving} Click to open the inspector.`,
     label: `Bounded Evidence: ${running > 0 ? 'capturing, ' : ''}${stored} stored.${saving} Open the inspector.`,
   };

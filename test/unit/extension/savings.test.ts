@@ -6,6 +6,8 @@
 import * as assert from 'node:assert/strict';
 import { EMPTY_FIGURES, type UsageFigures, type UsageQuery, type UsageReport } from '../../../src/core/index.js';
 import { parseSavingsMessage, savingsReport } from '../../../src/extension/savings/savingsMessages.js';
+import { savedWords } from '../../../src/shared/savedWords.js';
+import { formatBytes } from '../../../src/shared/bytes.js';
 import { savingsLine, statusTexts } from '../../../src/extension/views/statusText.js';
 
 const week: UsageFigures = {
@@ -112,5 +114,23 @@ describe('Savings view host side and status bar words', () => {
     );
     assert.equal(statusTexts({ runs: 1, bytes: 10 }, undefined, 2).text, '$(sync~spin) Capturing… · 1 run · 10 bytes');
     assert.equal(savingsLine(EMPTY_FIGURES), 'No outputs recorded in the last 7 days.');
+    // Nothing stored is said so, not as "0 runs · 4.0 KiB" (the catalog's own bytes).
+    const none = statusTexts({ runs: 0, bytes: 4096, calls: 0 }, EMPTY_FIGURES, 0);
+    assert.equal(none.text, '$(database) Nothing stored');
+    assert.match(none.tooltip, /^Bounded Evidence: no evidence stored\./);
+  });
+
+  it('the saved sentence states its denominator, and says so when no output reached a model', () => {
+    const f = { outputs: 3, outputBytes: 15 * 1024 * 1024, shownBytes: 1536, readBytes: 0, savedBytes: 4_766_310 };
+    assert.equal(
+      savedWords(f, formatBytes),
+      '4.5 MiB (30.3% of the 15 MiB of output; an output no model was shown saves nothing)',
+    );
+    // A person's own captures only: nothing reached a model, and that is the sentence (not "0 bytes (0.0%)").
+    assert.equal(
+      savedWords({ ...f, shownBytes: 0, savedBytes: 0 }, formatBytes),
+      '0 bytes: no output in this range reached a model',
+    );
+    assert.equal(savedWords({ ...f, outputs: 0 }, formatBytes), '0 bytes: nothing was recorded in this range');
   });
 });

@@ -3,7 +3,7 @@ import * as assert from 'node:assert/strict';
 import * as fc from 'fast-check';
 import type { CallDto, PageReply, RunDto } from '../../../src/shared/protocol.js';
 import { CallsModel, PAGE_SIZE, queryOf } from '../../../webview/callsModel.js';
-import { exactBytes, humanBytes } from '../../../webview/format.js';
+import { exactAndHuman, exactBytes, humanBytes } from '../../../webview/format.js';
 import { TextSegmenter, visibleControl } from '../../../webview/text.js';
 
 const seg = (t: string): [string, string][] => new TextSegmenter().segments(t).map((s) => [s.text, s.cls]);
@@ -292,5 +292,8 @@ describe('inspector webview: sizes', () => {
     assert.equal(humanBytes(1023), '1,023 bytes');
     assert.equal(humanBytes(1536), '1.5 KiB');
     assert.equal(humanBytes(200 * 1024 * 1024), '200 MiB');
+    // Both only where they differ: never "46 bytes (46 bytes)".
+    assert.equal(exactAndHuman(46), '46 bytes');
+    assert.equal(exactAndHuman(3_162_168), '3,162,168 bytes (3.0 MiB)');
   });
 });

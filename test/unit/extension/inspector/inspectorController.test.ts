@@ -10,11 +10,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ErrorText, FsBlobStore, RunStore } from '../../../../src/core/index.js';
-import {
-  InspectorController,
-  noStoreMessage,
-  type InspectorActions,
-} from '../../../../src/extension/inspector/controller.js';
+import { InspectorController, noStoreMessage } from '../../../../src/extension/inspector/controller.js';
+import type { InspectorActions } from '../../../../src/extension/inspector/controllerOptions.js';
 import type {
   CompareSideDto,
   ExcerptRangeDto,
