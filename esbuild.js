@@ -108,6 +108,8 @@ const configs = [
     ...nodeProduct,
     entryPoints: ['src/cli/hookMain.ts'],
     outfile: 'dist/hook.js',
+    // The agent adapters it dispatches through carry init's half too, which reads TOML; the hook never runs it.
+    external: ['smol-toml'],
     banner: { js: '#!/usr/bin/env node' },
   },
   {

@@ -32,7 +32,7 @@ export const SPOOL_STDOUT = '1';
 export const SPOOL_STDERR = '2';
 /** The folder under `<storage>/evidence` holding the spools of routed commands. */
 export const SPOOL_DIR = 'spool';
-/** The wrapped command, for a terminal that sources it (src/core/reach/hookEvent.ts `terminalLine`). */
+/** The wrapped command, for a terminal that sources it (src/core/reach/agents/vscode.ts `terminalLine`). */
 export const SPOOL_RUN = 'run';
 /** The original command's text and the routing facts, written by the hook. */
 export const SPOOL_COMMAND = 'command';

@@ -5,6 +5,7 @@
  * every activation; between an update and the next activation the recorded paths may be gone, so it falls back to the
  * newest installed copy of the extension beside the recorded one, and to `node` on PATH.
  */
+import { ROUTES } from './agents/index.js';
 import { SPOOL_STDERR, SPOOL_STDOUT } from './rewrite.js';
 import { quoteShellWord } from './shellQuote.js';
 
@@ -24,17 +25,12 @@ export interface ShimInputs {
 }
 
 /**
- * The terminal tools' names as they appear in a hook event (src/core/reach/hookEvent.ts
- * ROUTED_TOOLS). VS Code runs a hook on every tool call (its hook files take no matcher), so
- * an event that names none of them is answered (nothing) by the shell alone, in ~2 ms, without
- * starting Node; only with `--record-post-tool-use` does every event reach the command line.
+ * What the prefilter looks for: each routed tool's fragment of its event (src/core/reach/agents/, `prefilter`). VS Code
+ * runs a hook on every tool call (its hook files take no matcher), so an event that holds none of them is answered
+ * (nothing) by the shell alone, in ~2 ms, without starting Node; only with `--record-post-tool-use` does every event
+ * reach the command line.
  */
-export const PREFILTER_TOOLS = ['run_in_terminal', 'Bash', 'run_shell_command', 'bash'] as const;
-/**
- * What the prefilter looks for: a tool's name as a JSON string; the Copilot CLI's `bash` only as its `toolName`
- * (its events are compact JSON, recorded from 1.0.102), so a file read that merely mentions "bash" needs no Node.
- */
-const PREFILTER_PATTERNS = PREFILTER_TOOLS.map((t) => (t === 'bash' ? `"toolName":"${t}"` : `"${t}"`));
+export const PREFILTER_PATTERNS: readonly string[] = [...new Set(ROUTES.map((r) => r.prefilter))];
 const HOOK_PREFILTER = [
   'if [ "${1-}" = hook ]; then',
   '  case " $* " in',

@@ -4,8 +4,9 @@
  * the project, `mcpServers` of `~/.claude.json` for the user). Settings files are strict JSON.
  */
 import * as path from 'node:path';
-import { commandHook, isOurMatcherGroup, isOurMcpEntry, MCP_NAME } from './common.js';
-import type { AgentAdapter, ConfigEdit } from './types.js';
+import { claudeVerdict } from '../claudePermissions.js';
+import { commandHook, isOurMatcherGroup, isOurMcpEntry, MCP_NAME, updatedInputAnswer } from './common.js';
+import type { AgentAdapter, ConfigEdit, ToolRoute } from './types.js';
 
 /**
  * What a person must know about the MCP registration: Claude Code defers MCP tools behind its ToolSearch (measured with
@@ -17,10 +18,37 @@ const TOOL_SEARCH_NOTE =
   "(set ENABLE_TOOL_SEARCH=false to offer them directly); a routed command's observation " +
   'can also be read with Bash (bounded-evidence read HANDLE).';
 
+/**
+ * `PreToolUse` on `Bash`: the whole tool input in `updatedInput`, the command rewritten. opencode's plugin sends the
+ * same shape (opencode.ts). Claude Code checks its permission rules against the routed form, so the hook decides for
+ * the original as the person's rules say (src/core/reach/claudePermissions.ts).
+ */
+const claudeBash: ToolRoute = {
+  event: 'PreToolUse',
+  tool: 'Bash',
+  agent: 'claude',
+  prefilter: '"Bash"',
+  permit: (command, event, ctx) => {
+    if (!ctx.claudeSettings || event.permission_mode === 'bypassPermissions') return { route: true };
+    const verdict = claudeVerdict(command, ctx.claudeSettings(event));
+    if (verdict === 'leave')
+      return {
+        route: false,
+        reason: 'a permission rule asks or denies: Claude Code applies it to the command as written',
+      };
+    return verdict === 'allow' ? { route: true, allow: true } : { route: true };
+  },
+  render: updatedInputAnswer('PreToolUse'),
+  after: 'PostToolUse',
+  // Claude Code sends its permission mode with every event.
+  recordsAfter: (event) => 'permission_mode' in event,
+};
+
 export const claudeCode: AgentAdapter = {
   id: 'claude',
   aliases: ['claude-code'],
   displayName: 'Claude Code',
+  routes: [claudeBash],
   scopes: ['project', 'global'],
   detect: (ctx) => {
     const bin = ctx.which('claude');

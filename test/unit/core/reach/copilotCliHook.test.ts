@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { decideHook, type HookContext } from '../../../../src/core/reach/hookEvent.js';
 import { wrapCommand } from '../../../../src/core/reach/rewrite.js';
-import { PREFILTER_TOOLS } from '../../../../src/core/reach/shim.js';
+import { PREFILTER_PATTERNS } from '../../../../src/core/reach/shim.js';
 
 const event = JSON.parse(readFileSync(path.join(__dirname, 'fixtures', 'copilot-cli-bash.json'), 'utf8')) as Record<
   string,
@@ -78,7 +78,7 @@ describe('Copilot CLI hook events', () => {
   });
 
   it("the shim lets the CLI's tool name through to Node (its prefilter would otherwise answer nothing)", () => {
-    assert.ok(PREFILTER_TOOLS.includes('bash'));
+    assert.ok(PREFILTER_PATTERNS.includes('"toolName":"bash"'));
   });
 
   it('postToolUse (recorded payload): with recording on, a large result is kept as the text the CLI gave its model', () => {
