@@ -16,6 +16,7 @@ import { createReadStream, promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { boundModelText, runLabel, type RunSource } from '../core/index.js';
 import {
+  givenBackWhole,
   SPOOL_COMMAND,
   SPOOL_DIR,
   SPOOL_META,
@@ -173,7 +174,7 @@ export async function keep(argv: readonly string[], io: CliIo): Promise<number> 
     return done;
   }
   // Small: the output exactly as the command wrote it, then recorded (no observation).
-  const whole = !quiet && sizes[0].size + sizes[1].size <= Number(args[2]);
+  const whole = !quiet && givenBackWhole(sizes[0].size, sizes[1].size, Number(args[2]));
   if (whole) {
     await giveBack(out, 'stdout', io);
     await giveBack(err, 'stderr', io);

@@ -13,7 +13,7 @@
  * prints them as they were (stdout, then stderr, byte for byte) and records them; otherwise it
  * records the spool as a run and prints the bounded observation (and prints the raw bytes if it
  * cannot: the command never fails because of the product). It exits with the command's status.
- * Through the shim (VS Code's terminals) the small case is plain sh (shim.ts `SHIM_KEEP_LINES`: `cat`, and
+ * Through the shim (VS Code's terminals) the small case is plain sh (shim.sh's `keep`: `cat`, and
  * the recording in the background), so the command waits for no Node.
  *
  * Injection: the only text not written here is the original command, which the agent's shell
@@ -77,6 +77,14 @@ export function wrapCommand(original: string, w: WrapInputs): string {
     `${w.lead ?? ''}{ ${original}`,
     `} 8>>${o} 9>>${e} 1>&8 2>&9 8>&- 9>&-; ${w.cli} keep ${d} $? ${w.wholeBytes}`,
   ].join('\n');
+}
+
+/**
+ * True when a routed command's output is given back as it was: both streams together at most `wholeBytes` (else the
+ * observation). The shim's sh `keep` (shim.sh) applies the same rule without Node; a test holds them together.
+ */
+export function givenBackWhole(stdoutBytes: number, stderrBytes: number, wholeBytes: number): boolean {
+  return stdoutBytes + stderrBytes <= wholeBytes;
 }
 
 /** A line that marks a wrapped command (so a second hook, or a second pass, does not wrap it again). */
