@@ -125,11 +125,15 @@ export function decideHook(event: unknown, ctx: HookContext): HookDecision {
   const wholeBytes = ctx.largeResultBytes ?? 4096;
   // The syntax does not depend on the spool's path: check before anything is written.
   const lead = route.lead;
-  const check = routable(
-    command,
-    wrapCommand(command, { spool: '/spool', cli: ctx.cli, wholeBytes, lead }),
-    ctx.parses,
-  );
+  // The group closed on the command's last line keeps bash's line numbers under `eval` (rewrite.ts `sameLine`).
+  const trial = (sameLine: boolean): ReturnType<typeof routable> =>
+    routable(command, wrapCommand(command, { spool: '/spool', cli: ctx.cli, wholeBytes, lead, sameLine }), ctx.parses);
+  let sameLine = true;
+  let check = trial(true);
+  if (!check.ok) {
+    sameLine = false;
+    check = trial(false);
+  }
   if (!check.ok) return { action: 'none', reason: check.reason };
   // The permission rules are those of the agent recorded (`--agent codex` on an event of Claude Code's shape: Codex's).
   const permit = ROUTES.find((r) => r.agent === agent && r.permit)?.permit?.(command, event, ctx);
@@ -144,8 +148,8 @@ export function decideHook(event: unknown, ctx: HookContext): HookDecision {
     });
     const line = route.oneLine?.(spool, ctx);
     // The one-line form sources the script from the spool, where `lead` is not needed (`.` is its first command).
-    if (line) ctx.writeRun?.(spool, wrapCommand(command, { spool, cli: ctx.cli, wholeBytes }));
-    rewritten = line ?? wrapCommand(command, { spool, cli: ctx.cli, wholeBytes, lead });
+    if (line) ctx.writeRun?.(spool, wrapCommand(command, { spool, cli: ctx.cli, wholeBytes, sameLine }));
+    rewritten = line ?? wrapCommand(command, { spool, cli: ctx.cli, wholeBytes, lead, sameLine });
   } catch (e) {
     rewritten = unkeptCommand(command, e instanceof Error ? e.message : String(e));
   }

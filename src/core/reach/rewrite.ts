@@ -3,6 +3,11 @@
  * command text, verbatim, run by the agent's own shell as a group, with only its two streams sent
  * to a spool folder the hook made in the evidence storage:
  *
+ *     { <the original command, byte for byte> ; } 8>>'<spool>/1' 9>>'<spool>/2' 1>&8 2>&9 8>&- 9>&-; <cli> keep …
+ *
+ * or, where that does not parse (a trailing comment, an open here-document, a final `&`), with the group closed on a
+ * line of its own:
+ *
  *     { <the original command, byte for byte>
  *     } 8>>'<spool>/1' 9>>'<spool>/2' 1>&8 2>&9 8>&- 9>&-; <cli> keep '<spool>' $? <wholeBytes>
  *
@@ -63,6 +68,13 @@ export interface WrapInputs {
    * command; without it that marker would land in the spool instead of the terminal.
    */
   readonly lead?: string;
+  /**
+   * Close the group on the command's last line (` ; }`), so the routed text has as many lines as the command: a client
+   * that runs it through `eval` inside `bash -c` (Claude Code) numbers the eval'd lines after the whole text's line
+   * count, so one more line would make bash say "line 2" for "line 1". Only where that form parses (`routable`): a
+   * trailing comment, an open here-document or a final `&` need the newline.
+   */
+  readonly sameLine?: boolean;
 }
 
 /** The routed form of `original`. Pure; `original` is never quoted or altered. */
@@ -73,12 +85,9 @@ export function wrapCommand(original: string, w: WrapInputs): string {
   const e = `${d}/${SPOOL_STDERR}`;
   // `{ ` on the command's own first line: line numbers in the shell's messages and `$LINENO` stay the command's.
   // `keep` gives the output back (small: as it was; large: the observation) and exits with the command's status.
-  return [
-    `${w.lead ?? ''}{ ${original}`,
-    `} 8>>${o} 9>>${e} 1>&8 2>&9 8>&- 9>&-; ${w.cli} keep ${d} $? ${w.wholeBytes}`,
-  ].join('\n');
+  const tail = `} 8>>${o} 9>>${e} 1>&8 2>&9 8>&- 9>&-; ${w.cli} keep ${d} $? ${w.wholeBytes}`;
+  return `${w.lead ?? ''}{ ${original}${w.sameLine ? ' ; ' : '\n'}${tail}`;
 }
-
 /**
  * True when a routed command's output is given back as it was: both streams together at most `wholeBytes` (else the
  * observation). The shim's sh `keep` (shim.sh) applies the same rule without Node; a test holds them together.
@@ -89,7 +98,7 @@ export function givenBackWhole(stdoutBytes: number, stderrBytes: number, wholeBy
 
 /** A line that marks a wrapped command (so a second hook, or a second pass, does not wrap it again). */
 const WRAPPED_TAIL = new RegExp(
-  `\\n\\} 8>>.+/${SPOOL_STDOUT} 9>>.+/${SPOOL_STDERR} 1>&8 2>&9 8>&- 9>&-; .* keep .+ \\$\\? \\d+$`,
+  `(?:\\n| ; )\\} 8>>.+/${SPOOL_STDOUT} 9>>.+/${SPOOL_STDERR} 1>&8 2>&9 8>&- 9>&-; .* keep .+ \\$\\? \\d+$`,
 );
 
 /** True when `command` is already routed this way (wrapped, or the terminal's sourced line). */

@@ -29,7 +29,7 @@ const ctx = (over: Partial<HookContext> = {}): HookContext => ({
   },
   ...over,
 });
-const wrapped = wrapCommand('echo hello-from-bash', { spool: SPOOL, cli: CLI, wholeBytes: 4096 });
+const wrapped = wrapCommand('echo hello-from-bash', { spool: SPOOL, cli: CLI, wholeBytes: 4096, sameLine: true });
 
 describe('Copilot CLI hook events', () => {
   it('preToolUse on bash (recorded payload): modifiedArgs with the description kept, no permission decision unless --allow; the session recorded', () => {

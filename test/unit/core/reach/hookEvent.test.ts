@@ -30,8 +30,9 @@ const ctx = (over: Partial<HookContext> = {}): HookContext => ({
   },
   ...over,
 });
+// The test's shell parses everything: the group closes on the command's last line (rewrite.ts `sameLine`).
 const wrapped = (command: string, lead?: string): string =>
-  wrapCommand(command, { spool: SPOOL, cli: CLI, wholeBytes: 4096, lead });
+  wrapCommand(command, { spool: SPOOL, cli: CLI, wholeBytes: 4096, lead, sameLine: true });
 
 describe('hook decision on client samples', () => {
   it('VS Code run_in_terminal: the whole tool input back with the command wrapped (the text verbatim), the spool told the agent and session, no permission decision', () => {
@@ -58,7 +59,7 @@ describe('hook decision on client samples', () => {
     });
     assert.equal(
       command,
-      `:; { node scripts/build-log.js 3000000\n} 8>>'${SPOOL}'/1 9>>'${SPOOL}'/2 1>&8 2>&9 8>&- 9>&-; ${CLI} keep '${SPOOL}' $? 4096`,
+      `:; { node scripts/build-log.js 3000000 ; } 8>>'${SPOOL}'/1 9>>'${SPOOL}'/2 1>&8 2>&9 8>&- 9>&-; ${CLI} keep '${SPOOL}' $? 4096`,
     );
     assert.deepEqual(prepared, [
       {
@@ -263,7 +264,7 @@ describe('hook decision on client samples', () => {
       fc.property(text, (command) => {
         const d = decideHook({ hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command } }, ctx());
         if (d.action !== 'rewrite') return;
-        assert.ok(d.command.startsWith(`{ ${command}\n} 8>>'${SPOOL}'/1 `));
+        assert.ok(d.command.startsWith(`{ ${command} ; } 8>>'${SPOOL}'/1 `));
         assert.equal(d.command.length, wrapped(command).length);
       }),
       { numRuns: 300 },
