@@ -17,12 +17,38 @@ const GEMINI_NOTE =
   'an allow-list that names only the original may ask; deny rules still match. ' +
   'Gemini CLI warns once before running a project hook it has not seen.';
 
+/**
+ * True when Gemini CLI refuses to run `command` after its hooks ("Command injection detected"): `$(`, a backtick, or
+ * `<(` / `>(` outside quotes. Its check as 0.61 runs it (`detectBashSubstitution`), so a command it will refuse is left
+ * as written: routed, it would leave a spool that nothing ever runs, and the refusal is the same.
+ */
+function geminiRefuses(command: string): boolean {
+  let single = false;
+  let double = false;
+  for (let i = 0; i < command.length; i++) {
+    const c = command[i];
+    if (c === "'" && !double) single = !single;
+    else if (c === '"' && !single) double = !double;
+    else if (single) continue;
+    else if (c === '\\' && i + 1 < command.length) {
+      if (!double || ['$', '`', '"', '\\', '\n'].includes(command[i + 1]!)) i++;
+    } else if (c === '$' && command[i + 1] === '(') return true;
+    else if (!double && (c === '<' || c === '>') && command[i + 1] === '(') return true;
+    else if (c === '`') return true;
+  }
+  return false;
+}
+
 /** `BeforeTool` on `run_shell_command`, answered with Gemini's own `hookSpecificOutput.tool_input`. */
 const geminiShell: ToolRoute = {
   event: 'BeforeTool',
   tool: 'run_shell_command',
   agent: 'gemini',
   prefilter: '"run_shell_command"',
+  permit: (command) =>
+    geminiRefuses(command)
+      ? { route: false, reason: 'Gemini CLI refuses command substitution: it refuses the command as written' }
+      : { route: true },
   render: (updated) => ({ hookSpecificOutput: { hookEventName: 'BeforeTool', tool_input: updated } }),
   after: 'AfterTool',
   recordsAfter: (event) => event.hook_event_name === 'AfterTool',

@@ -10,7 +10,7 @@ import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import fc from 'fast-check';
-import { decideHook, isRouted, type HookContext } from '../../../../src/core/reach/hookEvent.js';
+import { decideHook, isRouted, type HookContext, type HookDecision } from '../../../../src/core/reach/hookEvent.js';
 import { wrapCommand } from '../../../../src/core/reach/rewrite.js';
 import { latestCodexTurn } from '../../../../src/core/reach/codexPolicy.js';
 
@@ -117,6 +117,16 @@ describe('hook decision on client samples', () => {
       prepared.map((p) => (p.meta as { agent: string }).agent),
       ['codex', 'gemini'],
     );
+    // What Gemini CLI refuses after its hooks (substitutions outside single quotes) stays as written: no spool is made
+    // for a command that will never run.
+    prepared.length = 0;
+    const geminiWith = (command: string): HookDecision =>
+      decideHook({ ...(sample('gemini-run_shell_command') as object), tool_input: { command } }, ctx());
+    for (const refused of ['diff <(ls a) <(ls b)', 'echo "$(date)"', 'tee >(wc -l)', 'echo `id`'])
+      assert.match((geminiWith(refused) as { reason: string }).reason, /Gemini CLI refuses/, refused);
+    assert.deepEqual(prepared, []);
+    for (const routed of ["echo '$(date)' '<(x)'", 'echo "<(x)"', 'echo \\$\\(x\\)'])
+      assert.equal(geminiWith(routed).action, 'rewrite', routed);
   });
 
   it("routes what changes the shell (cd, export, source, set) now that the command runs in the agent's shell; no time limit of its own", () => {
