@@ -141,10 +141,12 @@ export function decideHook(event: unknown, ctx: HookContext): HookDecision {
   const allow = ctx.allow === true || permit?.allow === true;
   let rewritten: string;
   try {
+    const read = route.readWith?.(ctx);
     const spool = ctx.prepare(command, {
       agent,
       sessionId: sessionOf(event),
       cwd: typeof event.cwd === 'string' ? event.cwd : undefined,
+      ...(read !== undefined ? { read } : {}),
     });
     const line = route.oneLine?.(spool, ctx);
     // The one-line form sources the script from the spool, where `lead` is not needed (`.` is its first command).

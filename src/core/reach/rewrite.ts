@@ -52,6 +52,11 @@ export interface SpoolMeta {
   readonly cwd?: string;
   /** When the hook routed it (ISO time). */
   readonly routedAt: string;
+  /**
+   * The shell words that read a handle in the agent's shell (`bounded-evidence read`), when its client has no
+   * `read_tool_output`: the observation then names them instead of the tool.
+   */
+  readonly read?: string;
 }
 
 /** What the wrapper needs besides the command. */

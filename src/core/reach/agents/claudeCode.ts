@@ -10,13 +10,14 @@ import type { AgentAdapter, ConfigEdit, ToolRoute } from './types.js';
 
 /**
  * What a person must know about the MCP registration: Claude Code defers MCP tools behind its ToolSearch (measured with
- * 2.1.332: reading a handle took a third call). Routed commands do not need it: the observation names
- * `bounded-evidence read`, which the model can run with Bash.
+ * 2.1.332: reading a handle took a third call). Routed commands do not need it: a handle can be read with Bash, through
+ * the command line as the shell finds it (on PATH where installed; in a VS Code terminal, `$BOUNDED_EVIDENCE_CLI`).
  */
 const TOOL_SEARCH_NOTE =
   'Claude Code defers MCP tools behind ToolSearch: the first read by handle costs one extra call ' +
   "(set ENABLE_TOOL_SEARCH=false to offer them directly); a routed command's observation " +
-  'can also be read with Bash (bounded-evidence read HANDLE).';
+  'can also be read with Bash: bounded-evidence read HANDLE where the command line is installed, ' +
+  '"$BOUNDED_EVIDENCE_CLI" read HANDLE in a VS Code terminal.';
 
 /**
  * `PreToolUse` on `Bash`: the whole tool input in `updatedInput`, the command rewritten. opencode's plugin sends the

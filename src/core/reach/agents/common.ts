@@ -4,7 +4,7 @@
  */
 import { HOOK_TIMEOUT_SECONDS, isOurHookCommand } from '../hookConfig.js';
 import { portableWords } from '../locate.js';
-import type { ToolRoute } from './types.js';
+import type { HookContext, ToolRoute } from './types.js';
 
 /** The MCP server's name in every agent's configuration. */
 export const MCP_NAME = 'bounded-evidence';
@@ -84,4 +84,15 @@ export function updatedInputAnswer(event: string): ToolRoute['render'] {
       updatedInput: updated,
     },
   });
+}
+
+/**
+ * The shell words that read a handle in the agent's shell, with no path where one is not needed: `bounded-evidence`
+ * when it is on PATH (the installed command line), else the shim VS Code's terminals name, else the command line the
+ * hook itself was started as (`cli`, already quoted).
+ */
+export function shellRead(ctx: HookContext): string {
+  if (ctx.which?.('bounded-evidence')) return 'bounded-evidence read';
+  if (ctx.env?.BOUNDED_EVIDENCE_CLI) return '"$BOUNDED_EVIDENCE_CLI" read';
+  return `${ctx.cli} read`;
 }

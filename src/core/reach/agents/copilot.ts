@@ -10,7 +10,7 @@
  */
 import * as path from 'node:path';
 import { HOOK_TIMEOUT_SECONDS, WORKSPACE_HOOK_FILE } from '../hookConfig.js';
-import { isOurHookFile, isOurMcpEntry, jsonFileText, MCP_NAME } from './common.js';
+import { isOurHookFile, isOurMcpEntry, jsonFileText, MCP_NAME, shellRead } from './common.js';
 import type { AgentAdapter, AgentContext, ConfigEdit, ToolRoute } from './types.js';
 import { vscodeTerminal } from './vscode.js';
 
@@ -62,6 +62,20 @@ const copilotCliBash: ToolRoute = {
       : 'the event has no toolArgs object';
   },
   render: (updated, a) => ({ ...(a.allow ? { permissionDecision: 'allow' } : {}), modifiedArgs: updated }),
+  // Its MCP servers are the user's `mcp-config.json` (init --global): without ours it has no read_tool_output.
+  readWith: (ctx) => {
+    const home = ctx.env?.COPILOT_HOME || (ctx.env?.HOME ? path.join(ctx.env.HOME, '.copilot') : undefined);
+    const config = home ? ctx.readText?.(path.join(home, 'mcp-config.json')) : undefined;
+    let servers: unknown;
+    try {
+      servers = config === undefined ? undefined : (JSON.parse(config) as { mcpServers?: unknown }).mcpServers;
+    } catch {
+      servers = undefined;
+    }
+    const ours =
+      typeof servers === 'object' && servers !== null && isOurMcpEntry((servers as Record<string, unknown>)[MCP_NAME]);
+    return ours ? undefined : shellRead(ctx);
+  },
   after: 'postToolUse',
   recordsAfter: (event) => 'toolArgs' in event,
 };

@@ -176,10 +176,16 @@ export interface HookContext {
    */
   readonly prepare: (
     command: string,
-    meta: { agent: string; sessionId: string | undefined; cwd: string | undefined },
+    meta: { agent: string; sessionId: string | undefined; cwd: string | undefined; read?: string },
   ) => string;
   /** BOUNDED_EVIDENCE_STORAGE as the hook sees it (VS Code's terminals have the same). */
   readonly terminalStorage?: string;
+  /** The hook's environment (the client's), for what a route looks up: PATH, a client's home. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** The text of a file, or undefined (absent, unreadable): a client's own configuration. */
+  readonly readText?: (file: string) => string | undefined;
+  /** The absolute path of an executable on the hook's PATH, or undefined. */
+  readonly which?: (program: string) => string | undefined;
   /** Writes the routed command's script into its spool (`<spool>/run`), for the terminal's one-line form. */
   readonly writeRun?: (spool: string, script: string) => void;
   /**
@@ -243,6 +249,11 @@ export interface ToolRoute {
     updated: Record<string, unknown>,
     a: { readonly allow: boolean; readonly reason?: string },
   ) => Record<string, unknown>;
+  /**
+   * How the model reads a handle when this client offers no `read_tool_output` (no MCP server registered): shell words
+   * for its own shell (common.ts `shellRead`); undefined: it has the tool.
+   */
+  readonly readWith?: (ctx: HookContext) => string | undefined;
   /** The client's after-tool event, whose large responses the hook records when asked. */
   readonly after?: string;
   /** True when an after-tool event is this client's (recorded as `agent`); tried in the same order as `claims`. */
