@@ -69,6 +69,12 @@ const common = {
   absWorkingDir: __dirname,
   // jsonc-parser's "main" is a UMD build whose internal requires esbuild cannot follow: bundle its ES modules.
   alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
+  // The shim is a real sh file (linted by `sh -n` and ShellCheck); the bundles carry its text (src/core/reach/shim.ts).
+  define: {
+    BOUNDED_EVIDENCE_SHIM_SH: JSON.stringify(
+      require('node:fs').readFileSync(path.join(__dirname, 'src', 'core', 'reach', 'shim.sh'), 'utf8'),
+    ),
+  },
 };
 
 /** The product's Node bundles (extension, MCP server, command line). */
@@ -108,6 +114,8 @@ const configs = [
     ...nodeProduct,
     entryPoints: ['src/cli/hookMain.ts'],
     outfile: 'dist/hook.js',
+    // The agent adapters it dispatches through carry init's half too, which reads TOML; the hook never runs it.
+    external: ['smol-toml'],
     banner: { js: '#!/usr/bin/env node' },
   },
   {

@@ -57,6 +57,8 @@ dpkg -s libkrb5-dev >/dev/null 2>&1 || need_apt+=(libkrb5-dev)
 command -v zsh >/dev/null 2>&1 || need_apt+=(zsh)
 # The error-line rules' Go test runs `go build`/`go test` for real (test/unit/core/runs/errorRules.test.ts).
 command -v go >/dev/null 2>&1 || need_apt+=(golang-go)
+# `npm run lint` checks the product's sh files (the shim) with ShellCheck (scripts/checkShell.mjs).
+command -v shellcheck >/dev/null 2>&1 || need_apt+=(shellcheck)
 if [ ${#need_apt[@]} -gt 0 ]; then
   log "apt-get install ${need_apt[*]}"
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo

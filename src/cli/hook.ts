@@ -11,7 +11,9 @@
 import { randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import {
+  accessSync,
   closeSync,
+  constants,
   fstatSync,
   mkdirSync,
   openSync,
@@ -113,6 +115,15 @@ export async function hook(
       claudeSettings: (e) => claudeSettingsTexts(io.env, e),
       codexSession: (e) => codexSession(io.env, e),
       ...(io.env[STORAGE_ENV] ? { terminalStorage: io.env[STORAGE_ENV] } : {}),
+      env: io.env,
+      readText: (f) => {
+        try {
+          return readFileSync(f, 'utf8');
+        } catch {
+          return undefined;
+        }
+      },
+      which: (program) => whichOnPath(io.env.PATH, program),
       writeRun: (spool, script) => writeFileSync(path.join(spool, SPOOL_RUN), script, { mode: 0o600, flag: 'wx' }),
     });
     if (decision.action === 'rewrite') await io.out(`${JSON.stringify(decision.answer)}\n`);
@@ -246,7 +257,7 @@ function storageFailure(e: unknown): Error {
 export function prepareSpool(
   storage: string,
   command: string,
-  meta: { agent: string; sessionId: string | undefined; cwd: string | undefined },
+  meta: { agent: string; sessionId: string | undefined; cwd: string | undefined; read?: string },
   create = false,
 ): string {
   try {
@@ -263,6 +274,7 @@ export function prepareSpool(
       routedAt: new Date().toISOString(),
       ...(meta.sessionId ? { sessionId: meta.sessionId } : {}),
       ...(meta.cwd ? { cwd: meta.cwd } : {}),
+      ...(meta.read ? { read: meta.read } : {}),
     };
     writeFileSync(path.join(dir, SPOOL_META), JSON.stringify(facts), { mode: 0o600, flag: 'wx' });
     // The streams' files, made now so that a full disk shows here (unrouted) rather than in the command.
@@ -272,4 +284,19 @@ export function prepareSpool(
   } catch (e) {
     throw storageFailure(e);
   }
+}
+
+/** The absolute path of `program` on `pathVar`, or undefined. */
+function whichOnPath(pathVar: string | undefined, program: string): string | undefined {
+  for (const dir of (pathVar ?? '').split(path.delimiter)) {
+    if (!dir) continue;
+    const p = path.join(dir, program);
+    try {
+      accessSync(p, constants.X_OK);
+      return p;
+    } catch {
+      /* not here */
+    }
+  }
+  return undefined;
 }

@@ -16,6 +16,7 @@ import { createReadStream, promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { boundModelText, runLabel, type RunSource } from '../core/index.js';
 import {
+  givenBackWhole,
   SPOOL_COMMAND,
   SPOOL_DIR,
   SPOOL_META,
@@ -23,6 +24,7 @@ import {
   SPOOL_STDOUT,
   type SpoolMeta,
 } from '../core/reach/rewrite.js';
+import { quoteShellWord } from '../core/reach/shellQuote.js';
 import { UsageError } from './args.js';
 import { CAPTURE_TOOL } from './capture.js';
 import type { CliIo } from './io.js';
@@ -50,15 +52,38 @@ async function readMeta(spool: string): Promise<SpoolMeta> {
     const str = (x: unknown): string | undefined => (typeof x === 'string' && x !== '' ? x : undefined);
     const sessionId = str(v.sessionId);
     const cwd = str(v.cwd);
+    const read = str(v.read);
     return {
       agent: str(v.agent) ?? 'agent',
       routedAt: str(v.routedAt) ?? new Date().toISOString(),
       ...(sessionId ? { sessionId } : {}),
       ...(cwd ? { cwd } : {}),
+      ...(read ? { read } : {}),
     };
   } catch {
     return { agent: 'agent', routedAt: new Date().toISOString() };
   }
+}
+
+/**
+ * The observation with its `read_tool_output` calls written as the same reads through the command line (`read`: the
+ * shell words the hook found for the agent's shell), for a client that has no such tool: the model is told only a read
+ * it can make.
+ */
+export function readThroughShell(text: string, read: string): string {
+  return text
+    .replace(
+      /^Read more: read_tool_output \{"handle":"([a-z0-9_]+)"\} with .*$/gm,
+      (_l, h: string) => `Read more: ${read} ${h} with --pattern REGEX, --offset N --limit N or --bytes START-END`,
+    )
+    .replace(/^More: read_tool_output (\{.*\})$/gm, (line, json: string) => {
+      try {
+        const a = JSON.parse(json) as { handle: string; pattern: string; offset: number };
+        return `More: ${read} ${a.handle} --pattern ${quoteShellWord(a.pattern)} --offset ${a.offset}`;
+      } catch {
+        return line;
+      }
+    });
 }
 
 /** Spools older than this whose streams stopped changing were left by a shell that ended mid-command. */
@@ -104,7 +129,8 @@ async function recordSpool(
     );
     if (outcome.status === 'failed') throw new Error(outcome.record.error?.message ?? 'the output could not be stored');
     ok = true;
-    return { text: boundModelText(outcome.modelText), runId: run.runId, callId: outcome.callId };
+    const text = meta.read ? readThroughShell(outcome.modelText, meta.read) : outcome.modelText;
+    return { text: boundModelText(text), runId: run.runId, callId: outcome.callId };
   } finally {
     await run.finish(ok ? (exit.aborted ? 'cancelled' : 'completed') : 'failed').catch(() => undefined);
   }
@@ -173,7 +199,7 @@ export async function keep(argv: readonly string[], io: CliIo): Promise<number> 
     return done;
   }
   // Small: the output exactly as the command wrote it, then recorded (no observation).
-  const whole = !quiet && sizes[0].size + sizes[1].size <= Number(args[2]);
+  const whole = !quiet && givenBackWhole(sizes[0].size, sizes[1].size, Number(args[2]));
   if (whole) {
     await giveBack(out, 'stdout', io);
     await giveBack(err, 'stderr', io);

@@ -1,132 +1,21 @@
 /**
  * The hook's decision for one agent hook event (docs/architecture.md §2.4), pure: the command line reads stdin, calls
- * `decideHook`, writes the answer. The clients' shapes understood:
- * - `PreToolUse` on `run_in_terminal` (VS Code's built-in agent): answer
- *   `hookSpecificOutput.updatedInput` with the whole tool input and the command rewritten;
- * - `PreToolUse` on `Bash` (Claude Code, Codex): the same answer shape; Codex honours it only with
- *   `permissionDecision: "allow"`, given when its own session policy would run the routed form as it runs the
- *   original (src/core/reach/codexPolicy.ts), and otherwise the command is left alone;
- * - `BeforeTool` on `run_shell_command` (Gemini CLI): `hookSpecificOutput.tool_input`;
- * - `PreToolUse` on `run_shell_command` (Qwen Code): `updatedInput` with the `permissionDecision` and reason its
- *   docs require; `allow` there also skips Qwen Code's approval prompt, so it is answered only in `yolo` mode,
- *   where Qwen Code runs every command without asking anyway;
- * - `preToolUse` on `bash` (the Copilot CLI, and VS Code's Copilot harness, which runs the Copilot CLI's runtime): the
- *   event names no event, `{ sessionId, timestamp, cwd, toolName: 'bash', toolArgs: { command, description } }`
- *   (recorded from @github/copilot 1.0.102, test/agents/copilotCli.test.ts; `toolArgs` is a JSON text in older
- *   versions' documentation, read either way), answered `{ modifiedArgs }` with the whole arguments, command replaced.
+ * `decideHook`, writes the answer. What each client sends and expects is its adapter's (src/core/reach/agents/, one
+ * file per agent: `ToolRoute`); this file is what all of them share.
  * The rewritten command is the original text, verbatim, run as a group by the agent's own
  * shell with its two streams in a spool folder (src/core/reach/rewrite.ts): an output small
  * enough is given back as it was, a large one becomes the bounded observation
  * `evidence_runCommand` would have returned. Anything the hook does not clearly own is left
  * alone (no answer): other tools, background commands, commands already routed, commands that
- * end the shell or set errexit, commands that do not parse, and everything when no storage is
- * configured. A hook must never break the agent.
+ * end the shell or set errexit, commands that do not parse, what the agent's permission rules keep as written, and
+ * everything when no storage is configured. A hook must never break the agent.
  */
-import { claudeVerdict } from './claudePermissions.js';
-import { codexVerdict, type CodexTurn } from './codexPolicy.js';
-import { isWrapped, routable, SPOOL_RUN, STATUS_VAR, wrapCommand } from './rewrite.js';
+import { ROUTES } from './agents/index.js';
+import type { HookContext, ToolRoute } from './agents/types.js';
+import { isWrapped, routable, STATUS_VAR, wrapCommand } from './rewrite.js';
 import { quoteShellWord } from './shellQuote.js';
 
-/** The variable the extension sets in every integrated terminal to its storage folder. */
-const TERMINAL_STORAGE_VAR = 'BOUNDED_EVIDENCE_STORAGE';
-
-/** The terminal tools the hook routes, by the event and tool name their client sends. */
-const ROUTED_TOOLS: readonly {
-  readonly event: string;
-  readonly tool: string;
-  readonly agent: string;
-  readonly shape: 'updatedInput' | 'tool_input' | 'modifiedArgs';
-}[] = [
-  { event: 'PreToolUse', tool: 'run_in_terminal', agent: 'copilot', shape: 'updatedInput' },
-  { event: 'PreToolUse', tool: 'Bash', agent: 'claude', shape: 'updatedInput' },
-  { event: 'BeforeTool', tool: 'run_shell_command', agent: 'gemini', shape: 'tool_input' },
-  { event: 'preToolUse', tool: 'bash', agent: 'copilot-cli', shape: 'modifiedArgs' },
-  // Qwen Code (a Gemini CLI descendant with Claude Code style hooks): PreToolUse on its run_shell_command.
-  { event: 'PreToolUse', tool: 'run_shell_command', agent: 'qwen', shape: 'updatedInput' },
-];
-
-/**
- * The Copilot CLI's events carry no event name: `toolArgs` without `toolResult` is its `preToolUse`, with it
- * `postToolUse`.
- */
-function copilotCliEvent(event: Record<string, unknown>): { name: string; input: unknown } | undefined {
-  if (event.hook_event_name !== undefined || event.hookEventName !== undefined || !('toolArgs' in event))
-    return undefined;
-  let input = event.toolArgs;
-  if (typeof input === 'string') {
-    try {
-      input = JSON.parse(input);
-    } catch {
-      return { name: 'preToolUse', input: undefined };
-    }
-  }
-  return { name: 'toolResult' in event ? 'postToolUse' : 'preToolUse', input };
-}
-
-/**
- * Shells whose quoting the rewritten command relies on: POSIX single quotes. fish reads
- * `\\` and `\'` inside single quotes and PowerShell has its own quoting, so in their
- * terminals (and for commands written in their syntax, which `/bin/sh -c` could not run
- * anyway) `run_in_terminal` stays unrouted.
- */
-const POSIX_SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'busybox']);
-
-/** What the hook knows besides the event. */
-export interface HookContext {
-  /** Shell words that start the command line (`'/home/me/…/bin/bounded-evidence'`), already quoted. */
-  readonly cli: string;
-  /** The evidence storage to record into; undefined: answer nothing. */
-  readonly storage: string | undefined;
-  /** Also answer `permissionDecision: "allow"` (skips the agent's confirmation; off unless asked for). */
-  readonly allow?: boolean;
-  /** Record `PostToolUse` responses over `largeResultBytes` (off by default: the setting). */
-  readonly recordPostToolUse?: boolean;
-  /** The agent to record (`codex` for Codex's `Bash`); default: told by the tool name. */
-  readonly agent?: string;
-  /**
-   * The shell of VS Code's terminals (`vscode.env.shell`, passed as BOUNDED_EVIDENCE_SHELL); undefined: assumed POSIX.
-   */
-  readonly terminalShell?: string;
-  /** Threshold of `PostToolUse` recording, and of a routed command's output given back whole. */
-  readonly largeResultBytes?: number;
-  /** True when the agent's shell parses `script` (`<shell> -n`: reads it, runs nothing). */
-  readonly parses: (script: string) => boolean;
-  /**
-   * Makes the spool folder of one routed command in the storage (the command's text and
-   * `meta` written into it) and returns its absolute path; throws when the storage cannot be
-   * written (the command then runs unrouted with one line saying so).
-   */
-  readonly prepare: (
-    command: string,
-    meta: { agent: string; sessionId: string | undefined; cwd: string | undefined },
-  ) => string;
-  /** BOUNDED_EVIDENCE_STORAGE as the hook sees it (VS Code's terminals have the same). */
-  readonly terminalStorage?: string;
-  /** Writes the routed command's script into its spool (`<spool>/run`), for the terminal's one-line form. */
-  readonly writeRun?: (spool: string, script: string) => void;
-  /**
-   * Claude Code's settings texts (user, project, project-local), read for its permission rules
-   * (src/core/reach/claudePermissions.ts).
-   */
-  readonly claudeSettings?: (event: Record<string, unknown>) => readonly (string | undefined)[];
-  /**
-   * Codex's session policy (its transcript's latest turn_context) and exec-policy rules texts
-   * (src/core/reach/codexPolicy.ts).
-   */
-  readonly codexSession?: (event: Record<string, unknown>) => {
-    readonly turn: CodexTurn | undefined;
-    readonly rules: readonly string[];
-    readonly tmpdir?: string;
-  };
-}
-
-/**
- * Codex's `PreToolUse` event, told from Claude Code's (both name the tool `Bash`): Codex sends the turn's id and
- * the model's slug (codex-rs/hooks/src/events/pre_tool_use.rs `PreToolUseCommandInput`), Claude Code neither.
- */
-function isCodexEvent(event: Record<string, unknown>): boolean {
-  return typeof event.turn_id === 'string' && typeof event.model === 'string';
-}
+export type { HookContext } from './agents/types.js';
 
 /** What to do with the event. */
 export type HookDecision =
@@ -188,8 +77,15 @@ function sessionOf(event: Record<string, unknown>): string | undefined {
   return typeof s === 'string' && s !== '' ? s : undefined;
 }
 
-/** The reason Qwen Code requires beside the decision (shown in its debug log, not to the model). */
-const QWEN_REASON = 'bounded-evidence: output kept as evidence (permission mode yolo)';
+/** The event's name: as the event says, or as the client whose shape it has tells it. */
+function eventNameOf(event: Record<string, unknown>): unknown {
+  return event.hook_event_name ?? event.hookEventName ?? ROUTES.map((r) => r.eventName?.(event)).find((n) => n);
+}
+
+/** The route whose before-tool event this is (a route's narrower test first), or undefined. */
+function routeOf(event: Record<string, unknown>, name: unknown, tool: string): ToolRoute | undefined {
+  return ROUTES.find((r) => r.event === name && r.tool === tool && (r.claims?.(event) ?? true));
+}
 
 /**
  * Decides what to answer to one parsed hook event. Never throws (a failing `prepare` is answered by `unkeptCommand`).
@@ -198,17 +94,15 @@ export function decideHook(event: unknown, ctx: HookContext): HookDecision {
   if (!isRecord(event)) return { action: 'none', reason: 'the event is not a JSON object' };
   if (ctx.storage === undefined || ctx.storage === '')
     return { action: 'none', reason: 'no evidence storage is configured' };
-  const cli = copilotCliEvent(event);
-  const eventName = cli?.name ?? event.hook_event_name ?? event.hookEventName;
+  const eventName = eventNameOf(event);
   const toolName = event.tool_name ?? event.toolName;
   if (typeof toolName !== 'string') return { action: 'none', reason: 'the event names no tool' };
-  if (eventName === 'PostToolUse' || eventName === 'AfterTool' || eventName === 'postToolUse')
-    return decidePost(event, toolName, ctx);
-  const route = ROUTED_TOOLS.find((r) => r.event === eventName && r.tool === toolName);
+  if (ROUTES.some((r) => r.after === eventName)) return decidePost(event, toolName, ctx);
+  const route = routeOf(event, eventName, toolName);
   if (!route) return { action: 'none', reason: `${String(eventName)} on ${toolName} is not routed` };
-  const input = cli ? cli.input : event.tool_input;
-  if (!isRecord(input))
-    return { action: 'none', reason: cli ? 'the event has no toolArgs object' : 'the event has no tool_input' };
+  const input = route.input ? route.input(event) : isRecord(event.tool_input) ? event.tool_input : undefined;
+  if (typeof input === 'string') return { action: 'none', reason: input };
+  if (!isRecord(input)) return { action: 'none', reason: 'the event has no tool_input' };
   const command = input.command;
   if (typeof command !== 'string' || command.trim() === '')
     return { action: 'none', reason: 'tool_input.command is not a command' };
@@ -225,86 +119,50 @@ export function decideHook(event: unknown, ctx: HookContext): HookDecision {
     return { action: 'none', reason: 'asynchronous or interactive commands stay in the terminal' };
   if (isRouted(command, ctx.cli) || isWrapped(command))
     return { action: 'none', reason: 'the command is already routed' };
-  if (route.tool === 'run_in_terminal' && ctx.terminalShell && !POSIX_SHELLS.has(basename(ctx.terminalShell))) {
-    return { action: 'none', reason: `the terminal's shell (${basename(ctx.terminalShell)}) is not a POSIX shell` };
-  }
-  const agent = ctx.agent ?? (route.tool === 'Bash' && isCodexEvent(event) ? 'codex' : route.agent);
+  const refused = route.refuse?.(ctx);
+  if (refused) return { action: 'none', reason: refused };
+  const agent = ctx.agent ?? route.agent;
   const wholeBytes = ctx.largeResultBytes ?? 4096;
   // The syntax does not depend on the spool's path: check before anything is written.
-  // VS Code's bash terminal prints its command-start marker at the line's first simple command: outside the group.
-  const lead = route.tool === 'run_in_terminal' ? ':; ' : undefined;
-  const check = routable(
-    command,
-    wrapCommand(command, { spool: '/spool', cli: ctx.cli, wholeBytes, lead }),
-    ctx.parses,
-  );
+  const lead = route.lead;
+  // The group closed on the command's last line keeps bash's line numbers under `eval` (rewrite.ts `sameLine`).
+  const trial = (sameLine: boolean): ReturnType<typeof routable> =>
+    routable(command, wrapCommand(command, { spool: '/spool', cli: ctx.cli, wholeBytes, lead, sameLine }), ctx.parses);
+  let sameLine = true;
+  let check = trial(true);
+  if (!check.ok) {
+    sameLine = false;
+    check = trial(false);
+  }
   if (!check.ok) return { action: 'none', reason: check.reason };
-  // Claude Code checks its rules against the routed form: decide for the original as the person's rules say.
-  let allow = ctx.allow === true;
-  if (agent === 'claude' && ctx.claudeSettings && event.permission_mode !== 'bypassPermissions') {
-    const verdict = claudeVerdict(command, ctx.claudeSettings(event));
-    if (verdict === 'leave')
-      return {
-        action: 'none',
-        reason: 'a permission rule asks or denies: Claude Code applies it to the command as written',
-      };
-    if (verdict === 'allow') allow = true;
-  }
-  // Qwen Code requires a permissionDecision with updatedInput, and `allow` skips its approval prompt: only where it
-  // asks nothing anyway.
-  if (agent === 'qwen') {
-    if (event.permission_mode !== 'yolo')
-      return {
-        action: 'none',
-        reason:
-          `Qwen Code would ask before this command (permission mode ${String(event.permission_mode)}); ` +
-          `an allowed rewrite would skip that: it runs as written`,
-      };
-    allow = true;
-  }
-  // Codex ignores a rewrite without `allow`, and runs the rewritten form under its own approval policy and sandbox.
-  if (agent === 'codex') {
-    const session = ctx.codexSession?.(event);
-    const verdict = codexVerdict(command, session?.turn, {
-      storage: ctx.storage,
-      rules: session?.rules ?? [],
-      tmpdir: session?.tmpdir,
-    });
-    if (!verdict.route) return { action: 'none', reason: verdict.reason };
-    allow = true;
-  }
+  // The permission rules are those of the agent recorded (`--agent codex` on an event of Claude Code's shape: Codex's).
+  const permit = ROUTES.find((r) => r.agent === agent && r.permit)?.permit?.(command, event, ctx);
+  if (permit && !permit.route) return { action: 'none', reason: permit.reason };
+  const allow = ctx.allow === true || permit?.allow === true;
   let rewritten: string;
   try {
+    const read = route.readWith?.(ctx);
     const spool = ctx.prepare(command, {
       agent,
       sessionId: sessionOf(event),
       cwd: typeof event.cwd === 'string' ? event.cwd : undefined,
+      ...(read !== undefined ? { read } : {}),
     });
-    const line = route.tool === 'run_in_terminal' ? terminalLine(spool, ctx) : undefined;
-    // The terminal's line sources the script from the spool, where `lead` is not needed (`.` is its first command).
-    if (line) ctx.writeRun?.(spool, wrapCommand(command, { spool, cli: ctx.cli, wholeBytes }));
-    rewritten = line ?? wrapCommand(command, { spool, cli: ctx.cli, wholeBytes, lead });
+    const line = route.oneLine?.(spool, ctx);
+    // The one-line form sources the script from the spool, where `lead` is not needed (`.` is its first command).
+    if (line) ctx.writeRun?.(spool, wrapCommand(command, { spool, cli: ctx.cli, wholeBytes, sameLine }));
+    rewritten = line ?? wrapCommand(command, { spool, cli: ctx.cli, wholeBytes, lead, sameLine });
   } catch (e) {
     rewritten = unkeptCommand(command, e instanceof Error ? e.message : String(e));
   }
-  const updated = { ...input, command: rewritten };
-  const answer: Record<string, unknown> =
-    route.shape === 'tool_input'
-      ? { hookSpecificOutput: { hookEventName: route.event, tool_input: updated } }
-      : route.shape === 'modifiedArgs'
-        ? { ...(allow ? { permissionDecision: 'allow' } : {}), modifiedArgs: updated }
-        : {
-            hookSpecificOutput: {
-              hookEventName: route.event,
-              ...(allow ? { permissionDecision: 'allow' } : {}),
-              ...(agent === 'qwen' ? { permissionDecisionReason: QWEN_REASON } : {}),
-              updatedInput: updated,
-            },
-          };
+  const answer = route.render(
+    { ...input, command: rewritten },
+    { allow, ...(permit?.route && permit.reason !== undefined ? { reason: permit.reason } : {}) },
+  );
   return { action: 'rewrite', agent, command: rewritten, answer };
 }
 
-/** `PostToolUse`: a large response of any tool becomes evidence (when the setting asks for it). */
+/** After-tool events: a large response of any tool becomes evidence (when the setting asks for it). */
 function decidePost(event: Record<string, unknown>, toolName: string, ctx: HookContext): HookDecision {
   if (!ctx.recordPostToolUse) return { action: 'none', reason: 'PostToolUse recording is off' };
   const raw = event.tool_response ?? event.toolResponse ?? event.tool_result ?? event.toolResult;
@@ -315,35 +173,11 @@ function decidePost(event: Record<string, unknown>, toolName: string, ctx: HookC
   const threshold = ctx.largeResultBytes ?? 4096;
   if (Buffer.byteLength(response, 'utf8') <= threshold)
     return { action: 'none', reason: `the response is not over ${threshold} bytes` };
-  // Told by the event's shape: Gemini names its event AfterTool, Claude Code sends its permission mode.
-  const agent =
-    ctx.agent ??
-    (event.hook_event_name === 'AfterTool'
-      ? 'gemini'
-      : isCodexEvent(event)
-        ? 'codex'
-        : 'permission_mode' in event
-          ? 'claude'
-          : 'toolArgs' in event
-            ? 'copilot-cli'
-            : 'copilot');
+  // Told by the event's shape; what no route claims is the one route with an after-tool event and no test of its own.
+  const route =
+    ROUTES.find((r) => r.recordsAfter?.(event)) ?? ROUTES.find((r) => r.after !== undefined && !r.recordsAfter);
+  const agent = ctx.agent ?? route?.agent ?? 'unknown';
   return { action: 'record', agent, sessionId: sessionOf(event), tool: toolName, response };
-}
-
-/**
- * The line VS Code's terminal is given (docs/contracts.md §6.1):
- * `. "$BOUNDED_EVIDENCE_STORAGE/evidence/spool/<id>/run"`, the wrapped command sourced from its spool. The terminal
- * echoes the typed line into what the model gets, and VS Code strips that echo only for a line it finds whole in the
- * output (a line of the terminal's width or so, with no second line): the wrapped command itself is ~600 bytes over
- * several lines. Sourcing runs it in the same shell, as the group does. Only when the hook's storage is the terminals'
- * (`BOUNDED_EVIDENCE_STORAGE`, which the extension sets in every integrated terminal) and the spool's path below it is
- * plain; else undefined.
- */
-function terminalLine(spool: string, ctx: HookContext): string | undefined {
-  if (!ctx.writeRun || ctx.terminalStorage === undefined || ctx.terminalStorage !== ctx.storage) return undefined;
-  const rel = spool.startsWith(`${ctx.storage}/`) ? spool.slice(ctx.storage.length) : '';
-  if (!/^\/[A-Za-z0-9/_.-]+$/.test(rel)) return undefined;
-  return `. "$${TERMINAL_STORAGE_VAR}${rel}/${SPOOL_RUN}"`;
 }
 
 /**

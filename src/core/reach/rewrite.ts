@@ -3,6 +3,11 @@
  * command text, verbatim, run by the agent's own shell as a group, with only its two streams sent
  * to a spool folder the hook made in the evidence storage:
  *
+ *     { <the original command, byte for byte> ; } 8>>'<spool>/1' 9>>'<spool>/2' 1>&8 2>&9 8>&- 9>&-; <cli> keep …
+ *
+ * or, where that does not parse (a trailing comment, an open here-document, a final `&`), with the group closed on a
+ * line of its own:
+ *
  *     { <the original command, byte for byte>
  *     } 8>>'<spool>/1' 9>>'<spool>/2' 1>&8 2>&9 8>&- 9>&-; <cli> keep '<spool>' $? <wholeBytes>
  *
@@ -13,7 +18,7 @@
  * prints them as they were (stdout, then stderr, byte for byte) and records them; otherwise it
  * records the spool as a run and prints the bounded observation (and prints the raw bytes if it
  * cannot: the command never fails because of the product). It exits with the command's status.
- * Through the shim (VS Code's terminals) the small case is plain sh (shim.ts `SHIM_KEEP_LINES`: `cat`, and
+ * Through the shim (VS Code's terminals) the small case is plain sh (shim.sh's `keep`: `cat`, and
  * the recording in the background), so the command waits for no Node.
  *
  * Injection: the only text not written here is the original command, which the agent's shell
@@ -32,7 +37,7 @@ export const SPOOL_STDOUT = '1';
 export const SPOOL_STDERR = '2';
 /** The folder under `<storage>/evidence` holding the spools of routed commands. */
 export const SPOOL_DIR = 'spool';
-/** The wrapped command, for a terminal that sources it (src/core/reach/hookEvent.ts `terminalLine`). */
+/** The wrapped command, for a terminal that sources it (src/core/reach/agents/vscode.ts `terminalLine`). */
 export const SPOOL_RUN = 'run';
 /** The original command's text and the routing facts, written by the hook. */
 export const SPOOL_COMMAND = 'command';
@@ -47,6 +52,11 @@ export interface SpoolMeta {
   readonly cwd?: string;
   /** When the hook routed it (ISO time). */
   readonly routedAt: string;
+  /**
+   * The shell words that read a handle in the agent's shell (`bounded-evidence read`), when its client has no
+   * `read_tool_output`: the observation then names them instead of the tool.
+   */
+  readonly read?: string;
 }
 
 /** What the wrapper needs besides the command. */
@@ -63,6 +73,13 @@ export interface WrapInputs {
    * command; without it that marker would land in the spool instead of the terminal.
    */
   readonly lead?: string;
+  /**
+   * Close the group on the command's last line (` ; }`), so the routed text has as many lines as the command: a client
+   * that runs it through `eval` inside `bash -c` (Claude Code) numbers the eval'd lines after the whole text's line
+   * count, so one more line would make bash say "line 2" for "line 1". Only where that form parses (`routable`): a
+   * trailing comment, an open here-document or a final `&` need the newline.
+   */
+  readonly sameLine?: boolean;
 }
 
 /** The routed form of `original`. Pure; `original` is never quoted or altered. */
@@ -73,15 +90,20 @@ export function wrapCommand(original: string, w: WrapInputs): string {
   const e = `${d}/${SPOOL_STDERR}`;
   // `{ ` on the command's own first line: line numbers in the shell's messages and `$LINENO` stay the command's.
   // `keep` gives the output back (small: as it was; large: the observation) and exits with the command's status.
-  return [
-    `${w.lead ?? ''}{ ${original}`,
-    `} 8>>${o} 9>>${e} 1>&8 2>&9 8>&- 9>&-; ${w.cli} keep ${d} $? ${w.wholeBytes}`,
-  ].join('\n');
+  const tail = `} 8>>${o} 9>>${e} 1>&8 2>&9 8>&- 9>&-; ${w.cli} keep ${d} $? ${w.wholeBytes}`;
+  return `${w.lead ?? ''}{ ${original}${w.sameLine ? ' ; ' : '\n'}${tail}`;
+}
+/**
+ * True when a routed command's output is given back as it was: both streams together at most `wholeBytes` (else the
+ * observation). The shim's sh `keep` (shim.sh) applies the same rule without Node; a test holds them together.
+ */
+export function givenBackWhole(stdoutBytes: number, stderrBytes: number, wholeBytes: number): boolean {
+  return stdoutBytes + stderrBytes <= wholeBytes;
 }
 
 /** A line that marks a wrapped command (so a second hook, or a second pass, does not wrap it again). */
 const WRAPPED_TAIL = new RegExp(
-  `\\n\\} 8>>.+/${SPOOL_STDOUT} 9>>.+/${SPOOL_STDERR} 1>&8 2>&9 8>&- 9>&-; .* keep .+ \\$\\? \\d+$`,
+  `(?:\\n| ; )\\} 8>>.+/${SPOOL_STDOUT} 9>>.+/${SPOOL_STDERR} 1>&8 2>&9 8>&- 9>&-; .* keep .+ \\$\\? \\d+$`,
 );
 
 /** True when `command` is already routed this way (wrapped, or the terminal's sourced line). */

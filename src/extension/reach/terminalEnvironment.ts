@@ -1,7 +1,7 @@
 /**
  * What makes the command line reachable from every terminal and every agent hook of this
  * window (docs/architecture.md §2.4):
- * - the shim in global storage (src/core/reach/shim.ts), rewritten on each activation;
+ * - the shim in global storage (src/core/reach/shim.sh filled in by shim.ts), rewritten on each activation;
  * - `BOUNDED_EVIDENCE_STORAGE` (this workspace's storage folder: same tenant as the
  *   editor, so handles cross both ways) and `BOUNDED_EVIDENCE_CLI` (the shim) in every
  *   integrated terminal, through `environmentVariableCollection`;

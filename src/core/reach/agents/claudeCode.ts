@@ -4,23 +4,52 @@
  * the project, `mcpServers` of `~/.claude.json` for the user). Settings files are strict JSON.
  */
 import * as path from 'node:path';
-import { commandHook, isOurMatcherGroup, isOurMcpEntry, MCP_NAME } from './common.js';
-import type { AgentAdapter, ConfigEdit } from './types.js';
+import { claudeVerdict } from '../claudePermissions.js';
+import { commandHook, isOurMatcherGroup, isOurMcpEntry, MCP_NAME, updatedInputAnswer } from './common.js';
+import type { AgentAdapter, ConfigEdit, ToolRoute } from './types.js';
 
 /**
  * What a person must know about the MCP registration: Claude Code defers MCP tools behind its ToolSearch (measured with
- * 2.1.332: reading a handle took a third call). Routed commands do not need it: the observation names
- * `bounded-evidence read`, which the model can run with Bash.
+ * 2.1.332: reading a handle took a third call). Routed commands do not need it: a handle can be read with Bash, through
+ * the command line as the shell finds it (on PATH where installed; in a VS Code terminal, `$BOUNDED_EVIDENCE_CLI`).
  */
 const TOOL_SEARCH_NOTE =
   'Claude Code defers MCP tools behind ToolSearch: the first read by handle costs one extra call ' +
   "(set ENABLE_TOOL_SEARCH=false to offer them directly); a routed command's observation " +
-  'can also be read with Bash (bounded-evidence read HANDLE).';
+  'can also be read with Bash: bounded-evidence read HANDLE where the command line is installed, ' +
+  '"$BOUNDED_EVIDENCE_CLI" read HANDLE in a VS Code terminal.';
+
+/**
+ * `PreToolUse` on `Bash`: the whole tool input in `updatedInput`, the command rewritten. opencode's plugin sends the
+ * same shape (opencode.ts). Claude Code checks its permission rules against the routed form, so the hook decides for
+ * the original as the person's rules say (src/core/reach/claudePermissions.ts).
+ */
+const claudeBash: ToolRoute = {
+  event: 'PreToolUse',
+  tool: 'Bash',
+  agent: 'claude',
+  prefilter: '"Bash"',
+  permit: (command, event, ctx) => {
+    if (!ctx.claudeSettings || event.permission_mode === 'bypassPermissions') return { route: true };
+    const verdict = claudeVerdict(command, ctx.claudeSettings(event));
+    if (verdict === 'leave')
+      return {
+        route: false,
+        reason: 'a permission rule asks or denies: Claude Code applies it to the command as written',
+      };
+    return verdict === 'allow' ? { route: true, allow: true } : { route: true };
+  },
+  render: updatedInputAnswer('PreToolUse'),
+  after: 'PostToolUse',
+  // Claude Code sends its permission mode with every event.
+  recordsAfter: (event) => 'permission_mode' in event,
+};
 
 export const claudeCode: AgentAdapter = {
   id: 'claude',
   aliases: ['claude-code'],
   displayName: 'Claude Code',
+  routes: [claudeBash],
   scopes: ['project', 'global'],
   detect: (ctx) => {
     const bin = ctx.which('claude');

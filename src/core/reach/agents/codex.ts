@@ -13,14 +13,17 @@
 import { createHash } from 'node:crypto';
 import * as path from 'node:path';
 import type * as SmolToml from 'smol-toml' with { 'resolution-mode': 'import' };
+import { codexVerdict } from '../codexPolicy.js';
 import { projectRootOf } from '../locate.js';
-import { commandHook, isOurMatcherGroup, MCP_NAME } from './common.js';
-import { TOML_MARKER } from './engine.js';
-import type { AgentAdapter, AgentContext, ConfigEdit, Scope } from './types.js';
+import { commandHook, isOurMatcherGroup, MCP_NAME, TOML_MARKER, updatedInputAnswer } from './common.js';
+import type { AgentAdapter, AgentContext, ConfigEdit, Scope, ToolRoute } from './types.js';
 
-// smol-toml ships a CommonJS build (`exports.require`) whose types TypeScript reads as ESM only.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { parse: parseToml } = require('smol-toml') as typeof SmolToml;
+/** smol-toml, loaded when init or doctor reads a config (the hook, which loads this file too, never does). */
+function parseToml(text: string): unknown {
+  // smol-toml ships a CommonJS build (`exports.require`) whose types TypeScript reads as ESM only.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require('smol-toml') as typeof SmolToml).parse(text);
+}
 
 /** The user's config.toml parsed, or undefined (absent, unreadable, not TOML). */
 function userConfig(ctx: AgentContext): Record<string, unknown> | undefined {
@@ -135,9 +138,43 @@ const CODEX_SANDBOX_NOTE =
   'and its approval policy is never, on-request or on-failure; under the read-only sandbox, `untrusted`, ' +
   'and for programs an exec-policy rule names, commands run as written.';
 
+/**
+ * Codex's `PreToolUse` event, told from Claude Code's (both name the tool `Bash`): Codex sends the turn's id and
+ * the model's slug (codex-rs/hooks/src/events/pre_tool_use.rs `PreToolUseCommandInput`), Claude Code neither.
+ */
+function isCodexEvent(event: Record<string, unknown>): boolean {
+  return typeof event.turn_id === 'string' && typeof event.model === 'string';
+}
+
+/**
+ * `PreToolUse` on `Bash`, Claude Code's answer shape. Codex honours a rewrite only with `permissionDecision: "allow"`,
+ * and runs the rewritten form under its own approval policy and sandbox: the hook routes only where its session policy
+ * would run the routed form as it runs the original (src/core/reach/codexPolicy.ts), and otherwise leaves it alone.
+ */
+const codexBash: ToolRoute = {
+  event: 'PreToolUse',
+  tool: 'Bash',
+  agent: 'codex',
+  prefilter: '"Bash"',
+  claims: isCodexEvent,
+  permit: (command, event, ctx) => {
+    const session = ctx.codexSession?.(event);
+    const verdict = codexVerdict(command, session?.turn, {
+      storage: ctx.storage!,
+      rules: session?.rules ?? [],
+      tmpdir: session?.tmpdir,
+    });
+    return verdict.route ? { route: true, allow: true } : { route: false, reason: verdict.reason };
+  },
+  render: updatedInputAnswer('PreToolUse'),
+  after: 'PostToolUse',
+  recordsAfter: isCodexEvent,
+};
+
 export const codex: AgentAdapter = {
   id: 'codex',
   displayName: 'Codex',
+  routes: [codexBash],
   scopes: ['project', 'global'],
   detect: (ctx) => {
     const bin = ctx.which('codex');

@@ -4,6 +4,7 @@
  */
 import { HOOK_TIMEOUT_SECONDS, isOurHookCommand } from '../hookConfig.js';
 import { portableWords } from '../locate.js';
+import type { HookContext, ToolRoute } from './types.js';
 
 /** The MCP server's name in every agent's configuration. */
 export const MCP_NAME = 'bounded-evidence';
@@ -65,4 +66,33 @@ export function isOurHookFile(text: string): boolean {
   if (!isRecord(doc) || !isRecord(doc.hooks)) return false;
   const entries = Object.values(doc.hooks).flatMap((l) => (Array.isArray(l) ? l : [l]));
   return entries.length > 0 && entries.every((e) => isOurHookEntry(e) || isOurMatcherGroup(e));
+}
+
+/** The line that marks a TOML block as ours (the person's own tables are never touched). */
+export const TOML_MARKER = '# Added by bounded-evidence init; "bounded-evidence init --uninstall" removes it.';
+
+/**
+ * The answer in Claude Code's shape (Claude Code, Codex, Qwen Code, VS Code's Local harness):
+ * `hookSpecificOutput.updatedInput` with the whole tool input, the command replaced.
+ */
+export function updatedInputAnswer(event: string): ToolRoute['render'] {
+  return (updated, a) => ({
+    hookSpecificOutput: {
+      hookEventName: event,
+      ...(a.allow ? { permissionDecision: 'allow' } : {}),
+      ...(a.reason !== undefined ? { permissionDecisionReason: a.reason } : {}),
+      updatedInput: updated,
+    },
+  });
+}
+
+/**
+ * The shell words that read a handle in the agent's shell, with no path where one is not needed: `bounded-evidence`
+ * when it is on PATH (the installed command line), else the shim VS Code's terminals name, else the command line the
+ * hook itself was started as (`cli`, already quoted).
+ */
+export function shellRead(ctx: HookContext): string {
+  if (ctx.which?.('bounded-evidence')) return 'bounded-evidence read';
+  if (ctx.env?.BOUNDED_EVIDENCE_CLI) return '"$BOUNDED_EVIDENCE_CLI" read';
+  return `${ctx.cli} read`;
 }

@@ -4,13 +4,15 @@
  * and maps `preToolUse` → `PreToolUse`, `bash` → its command), VS Code's Copilot harness (the Copilot CLI runtime
  * in VS Code's agent host, which loads the same files) and the Copilot CLI itself:
  * `{"version":1,"hooks":{"preToolUse":[{"type":"command","bash":"…","timeoutSec":15}]}}`.
- * The hook tells the harness by the event (src/core/reach/hookEvent.ts). MCP: VS Code gets the evidence tools from
+ * The hook tells the harness by the event: `run_in_terminal` is VS Code's Local harness (vscode.ts), `bash` in the
+ * Copilot CLI's event shape the Copilot CLI's runtime (`copilotCliBash`). MCP: VS Code gets the evidence tools from
  * the extension itself (no file, or they would be listed twice); the Copilot CLI from `~/.copilot/mcp-config.json`.
  */
 import * as path from 'node:path';
 import { HOOK_TIMEOUT_SECONDS, WORKSPACE_HOOK_FILE } from '../hookConfig.js';
-import { isOurHookFile, isOurMcpEntry, jsonFileText, MCP_NAME } from './common.js';
-import type { AgentAdapter, AgentContext, ConfigEdit } from './types.js';
+import { isOurHookFile, isOurMcpEntry, jsonFileText, MCP_NAME, shellRead } from './common.js';
+import type { AgentAdapter, AgentContext, ConfigEdit, ToolRoute } from './types.js';
+import { vscodeTerminal } from './vscode.js';
 
 /** The Copilot CLI's configuration folder (`COPILOT_HOME`, else `~/.copilot`). */
 function copilotHome(ctx: AgentContext): string {
@@ -23,12 +25,68 @@ export function copilotHookFileText(hookCommand: string, postToolUse = false): s
   return jsonFileText({ version: 1, hooks: { preToolUse: entry, ...(postToolUse ? { postToolUse: entry } : {}) } });
 }
 
+/**
+ * The Copilot CLI's events carry no event name: `toolArgs` without `toolResult` is its `preToolUse`, with it
+ * `postToolUse`.
+ */
+function copilotCliEventName(event: Record<string, unknown>): string | undefined {
+  if (event.hook_event_name !== undefined || event.hookEventName !== undefined || !('toolArgs' in event))
+    return undefined;
+  return 'toolResult' in event ? 'postToolUse' : 'preToolUse';
+}
+
+/**
+ * `preToolUse` on `bash` (the Copilot CLI, and VS Code's Copilot harness, which runs the Copilot CLI's runtime):
+ * `{ sessionId, timestamp, cwd, toolName: 'bash', toolArgs: { command, description } }` (recorded from
+ * @github/copilot 1.0.102, test/agents/copilotCli.test.ts; `toolArgs` is a JSON text in older versions'
+ * documentation, read either way), answered `{ modifiedArgs }` with the whole arguments, command replaced.
+ */
+const copilotCliBash: ToolRoute = {
+  event: 'preToolUse',
+  tool: 'bash',
+  agent: 'copilot-cli',
+  // Its events are compact JSON: a file read that merely mentions "bash" needs no Node.
+  prefilter: '"toolName":"bash"',
+  eventName: copilotCliEventName,
+  input: (event) => {
+    let input = event.toolArgs;
+    if (typeof input === 'string') {
+      try {
+        input = JSON.parse(input);
+      } catch {
+        input = undefined;
+      }
+    }
+    return typeof input === 'object' && input !== null && !Array.isArray(input)
+      ? (input as Record<string, unknown>)
+      : 'the event has no toolArgs object';
+  },
+  render: (updated, a) => ({ ...(a.allow ? { permissionDecision: 'allow' } : {}), modifiedArgs: updated }),
+  // Its MCP servers are the user's `mcp-config.json` (init --global): without ours it has no read_tool_output.
+  readWith: (ctx) => {
+    const home = ctx.env?.COPILOT_HOME || (ctx.env?.HOME ? path.join(ctx.env.HOME, '.copilot') : undefined);
+    const config = home ? ctx.readText?.(path.join(home, 'mcp-config.json')) : undefined;
+    let servers: unknown;
+    try {
+      servers = config === undefined ? undefined : (JSON.parse(config) as { mcpServers?: unknown }).mcpServers;
+    } catch {
+      servers = undefined;
+    }
+    const ours =
+      typeof servers === 'object' && servers !== null && isOurMcpEntry((servers as Record<string, unknown>)[MCP_NAME]);
+    return ours ? undefined : shellRead(ctx);
+  },
+  after: 'postToolUse',
+  recordsAfter: (event) => 'toolArgs' in event,
+};
+
 export const copilot: AgentAdapter = {
   id: 'copilot',
   aliases: ['vscode', 'copilot-cli'],
   // The hook tells them apart by the event: run_in_terminal is VS Code's Local harness, bash the Copilot CLI's runtime.
   recordsAs: ['copilot', 'copilot-cli'],
   displayName: 'GitHub Copilot (VS Code agent: Local and Copilot harness; Copilot CLI)',
+  routes: [vscodeTerminal, copilotCliBash],
   scopes: ['project', 'global'],
   detect: (ctx) => {
     const bin = ctx.which('copilot');

@@ -25,6 +25,7 @@ import type * as SmolToml from 'smol-toml' with { 'resolution-mode': 'import' };
 // smol-toml ships a CommonJS build (`exports.require`) whose types TypeScript reads as ESM only.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { parse: parseToml, stringify: stringifyToml } = require('smol-toml') as typeof SmolToml;
+import { TOML_MARKER } from './common.js';
 import type { ConfigEdit, JsonPath } from './types.js';
 
 /** One replacement in a text. */
@@ -203,9 +204,6 @@ function jsonEdits(text: string, edit: Extract<ConfigEdit, { kind: 'json' }>): T
     ...modifyKeeping(base, edit.path, edit.value, fmt),
   ];
 }
-
-/** The line that marks a TOML block as ours (the person's own tables are never touched). */
-export const TOML_MARKER = '# Added by bounded-evidence init; "bounded-evidence init --uninstall" removes it.';
 
 /** The text of our TOML block for `table` = `value`. */
 export function tomlBlock(table: readonly string[], value: Readonly<Record<string, unknown>>): string {

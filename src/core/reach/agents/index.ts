@@ -1,6 +1,7 @@
 /**
- * The table of agents `init` and `doctor` know (docs/contracts.md §6.2), one adapter per file in this folder.
- * An adapter added here is offered by the command line and the editor's quick pick alike.
+ * The table of agents `init`, `doctor` and the hook know (docs/contracts.md §6.2), one adapter per file in this
+ * folder. An adapter added here is offered by the command line and the editor's quick pick alike, and its routes are
+ * the hook's.
  */
 import { claudeCode } from './claudeCode.js';
 import { codex } from './codex.js';
@@ -8,9 +9,15 @@ import { copilot } from './copilot.js';
 import { gemini } from './gemini.js';
 import { opencode } from './opencode.js';
 import { qwen } from './qwen.js';
-import type { AgentAdapter } from './types.js';
+import type { AgentAdapter, ToolRoute } from './types.js';
 
 export const AGENTS: readonly AgentAdapter[] = [claudeCode, copilot, codex, gemini, opencode, qwen];
+
+/** Every agent's routes in the order the hook tries them: routes with a narrower test (`claims`) first. */
+export const ROUTES: readonly ToolRoute[] = [
+  ...AGENTS.flatMap((a) => a.routes ?? []).filter((r) => r.claims),
+  ...AGENTS.flatMap((a) => a.routes ?? []).filter((r) => !r.claims),
+];
 
 /** The adapter named `name` (its id or an alias), or undefined. */
 export function agentNamed(name: string, agents: readonly AgentAdapter[] = AGENTS): AgentAdapter | undefined {

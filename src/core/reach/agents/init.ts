@@ -9,15 +9,8 @@ import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { replaceFileText } from '../../files/localFile.js';
 import { STATE_CLI } from '../locate.js';
-import {
-  applyToText,
-  applyUndo,
-  isApplied,
-  ourJsonEntry,
-  removeFromText,
-  TOML_MARKER,
-  type TextEdit,
-} from './engine.js';
+import { applyToText, applyUndo, isApplied, ourJsonEntry, removeFromText, type TextEdit } from './engine.js';
+import { TOML_MARKER } from './common.js';
 import type { AgentAdapter, AgentContext, ConfigEdit, Scope } from './types.js';
 
 /** The journal's file name in `AgentContext.stateDir`. */

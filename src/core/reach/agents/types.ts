@@ -1,7 +1,11 @@
 /**
- * Agent adapters for `bounded-evidence init` / `doctor` (docs/architecture.md §2.4, docs/contracts.md §6.2).
+ * Agent adapters (docs/architecture.md §2.4, docs/contracts.md §6.2): everything the product knows about one agent,
+ * for `bounded-evidence init` / `doctor` and for the hook alike.
  *
- * One file per agent in this folder exports an `AgentAdapter`; `index.ts` holds the table. An adapter is pure:
+ * One file per agent in this folder exports an `AgentAdapter`; `index.ts` holds the table. Its hook half is
+ * `routes` (`ToolRoute`: which event is the agent's terminal call, where its command is, how the answer is shaped,
+ * its permission rules, what the shim's prefilter looks for); src/core/reach/hookEvent.ts dispatches through them.
+ * Its init half is pure:
  * it detects from what the context shows (files, PATH) and PLANS declarative edits; the engine (`engine.ts`)
  * applies them (merging, never clobbering, idempotent), undoes them byte for byte (`--uninstall`), shows them
  * (`--dry-run`) and checks them (`doctor`). No adapter reads or writes a file itself, and nothing here imports
@@ -25,6 +29,7 @@
  * original bytes (a file init created is removed again). When the person changed the file since, the engine
  * removes only what `ours` accepts and says so.
  */
+import type { CodexTurn } from '../codexPolicy.js';
 
 /** Where an agent's configuration is written: the user's (every project) or this project's. */
 export type Scope = 'global' | 'project';
@@ -140,4 +145,117 @@ export interface AgentAdapter {
    * The agent names routed runs of this adapter are recorded with (doctor finds the last one by them); default `[id]`.
    */
   readonly recordsAs?: readonly string[];
+  /** The hook half: the terminal tools of this agent the hook routes (none: another agent's route serves it). */
+  readonly routes?: readonly ToolRoute[];
+}
+
+/** What the hook knows besides the event (src/core/reach/hookEvent.ts `decideHook`; the I/O is the command line's). */
+export interface HookContext {
+  /** Shell words that start the command line (`'/home/me/…/bin/bounded-evidence'`), already quoted. */
+  readonly cli: string;
+  /** The evidence storage to record into; undefined: answer nothing. */
+  readonly storage: string | undefined;
+  /** Also answer `permissionDecision: "allow"` (skips the agent's confirmation; off unless asked for). */
+  readonly allow?: boolean;
+  /** Record `PostToolUse` responses over `largeResultBytes` (off by default: the setting). */
+  readonly recordPostToolUse?: boolean;
+  /** The agent to record (`codex` for Codex's `Bash`); default: told by the event. */
+  readonly agent?: string;
+  /**
+   * The shell of VS Code's terminals (`vscode.env.shell`, passed as BOUNDED_EVIDENCE_SHELL); undefined: assumed POSIX.
+   */
+  readonly terminalShell?: string;
+  /** Threshold of `PostToolUse` recording, and of a routed command's output given back whole. */
+  readonly largeResultBytes?: number;
+  /** True when the agent's shell parses `script` (`<shell> -n`: reads it, runs nothing). */
+  readonly parses: (script: string) => boolean;
+  /**
+   * Makes the spool folder of one routed command in the storage (the command's text and
+   * `meta` written into it) and returns its absolute path; throws when the storage cannot be
+   * written (the command then runs unrouted with one line saying so).
+   */
+  readonly prepare: (
+    command: string,
+    meta: { agent: string; sessionId: string | undefined; cwd: string | undefined; read?: string },
+  ) => string;
+  /** BOUNDED_EVIDENCE_STORAGE as the hook sees it (VS Code's terminals have the same). */
+  readonly terminalStorage?: string;
+  /** The hook's environment (the client's), for what a route looks up: PATH, a client's home. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** The text of a file, or undefined (absent, unreadable): a client's own configuration. */
+  readonly readText?: (file: string) => string | undefined;
+  /** The absolute path of an executable on the hook's PATH, or undefined. */
+  readonly which?: (program: string) => string | undefined;
+  /** Writes the routed command's script into its spool (`<spool>/run`), for the terminal's one-line form. */
+  readonly writeRun?: (spool: string, script: string) => void;
+  /**
+   * Claude Code's settings texts (user, project, project-local), read for its permission rules
+   * (src/core/reach/claudePermissions.ts).
+   */
+  readonly claudeSettings?: (event: Record<string, unknown>) => readonly (string | undefined)[];
+  /**
+   * Codex's session policy (its transcript's latest turn_context) and exec-policy rules texts
+   * (src/core/reach/codexPolicy.ts).
+   */
+  readonly codexSession?: (event: Record<string, unknown>) => {
+    readonly turn: CodexTurn | undefined;
+    readonly rules: readonly string[];
+    readonly tmpdir?: string;
+  };
+}
+
+/**
+ * What the agent's permission rules say about routing one command: leave it as written (`route: false`, why), or
+ * route it, answering `allow` (the agent would otherwise ask, or ignore the rewrite) with an optional reason shown
+ * beside it.
+ */
+type Permit =
+  | { readonly route: false; readonly reason: string }
+  | { readonly route: true; readonly allow?: boolean; readonly reason?: string };
+
+/**
+ * One terminal tool the hook routes, as one client sends it: the hook half of an adapter. The hook routes the first
+ * route whose `event` and `tool` the event names (routes with `claims` tried first), reads the command from `input`,
+ * and answers with `render`. Adding an agent whose events fit none of the existing routes means adding one here.
+ */
+export interface ToolRoute {
+  /** The client's name of its before-tool event (`PreToolUse`, `BeforeTool`, `preToolUse`). */
+  readonly event: string;
+  /** The terminal tool's name in that event (`Bash`, `run_shell_command`, `run_in_terminal`, `bash`). */
+  readonly tool: string;
+  /** The agent routed runs are recorded as (unless the hook is started with `--agent`). */
+  readonly agent: string;
+  /**
+   * A JSON fragment of the raw event the shim's prefilter looks for before it starts Node (no `'`, no white space):
+   * an event without any route's fragment is answered by sh alone.
+   */
+  readonly prefilter: string;
+  /** The event's name when the client sends none (the Copilot CLI tells its events by their shape). */
+  readonly eventName?: (event: Record<string, unknown>) => string | undefined;
+  /** A narrower test, tried before routes without one: Codex's `Bash` event against Claude Code's. */
+  readonly claims?: (event: Record<string, unknown>) => boolean;
+  /** The tool's arguments (default `tool_input`), or why there are none. */
+  readonly input?: (event: Record<string, unknown>) => Record<string, unknown> | string;
+  /** Why this client's command stays as written whatever it is (VS Code's terminal in fish), or undefined. */
+  readonly refuse?: (ctx: HookContext) => string | undefined;
+  /** Written before the group on the command's first line (rewrite.ts `WrapInputs.lead`). */
+  readonly lead?: string;
+  /** A one-line form that runs the wrapped script from the spool (VS Code's terminal), or undefined. */
+  readonly oneLine?: (spool: string, ctx: HookContext) => string | undefined;
+  /** The person's rules for `command`, applied to the command as written (absent: route it, `allow` as the flag). */
+  readonly permit?: (command: string, event: Record<string, unknown>, ctx: HookContext) => Permit;
+  /** The answer that makes the client run `updated` (its whole arguments, the command replaced). */
+  readonly render: (
+    updated: Record<string, unknown>,
+    a: { readonly allow: boolean; readonly reason?: string },
+  ) => Record<string, unknown>;
+  /**
+   * How the model reads a handle when this client offers no `read_tool_output` (no MCP server registered): shell words
+   * for its own shell (common.ts `shellRead`); undefined: it has the tool.
+   */
+  readonly readWith?: (ctx: HookContext) => string | undefined;
+  /** The client's after-tool event, whose large responses the hook records when asked. */
+  readonly after?: string;
+  /** True when an after-tool event is this client's (recorded as `agent`); tried in the same order as `claims`. */
+  readonly recordsAfter?: (event: Record<string, unknown>) => boolean;
 }

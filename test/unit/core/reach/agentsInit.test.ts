@@ -11,16 +11,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import fc from 'fast-check';
 import { parse as parseJsonc } from 'jsonc-parser';
-import {
-  applyToText,
-  applyUndo,
-  removeFromText,
-  TOML_MARKER,
-  tomlBlock,
-} from '../../../../src/core/reach/agents/engine.js';
+import { applyToText, applyUndo, removeFromText, tomlBlock } from '../../../../src/core/reach/agents/engine.js';
 import { describeOutcome, doctorRows, runInit } from '../../../../src/core/reach/agents/init.js';
 import { AGENTS, agentNamed } from '../../../../src/core/reach/agents/index.js';
-import { isOurHookEntry, isOurMcpEntry } from '../../../../src/core/reach/agents/common.js';
+import { isOurHookEntry, isOurMcpEntry, TOML_MARKER } from '../../../../src/core/reach/agents/common.js';
 import type { AgentContext, ConfigEdit, Scope } from '../../../../src/core/reach/agents/types.js';
 
 const SHIM = '/home/me/.config/Code/User/globalStorage/bounded-evidence.bounded-evidence/bin/bounded-evidence';

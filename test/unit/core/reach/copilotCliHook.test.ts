@@ -10,7 +10,9 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { decideHook, type HookContext } from '../../../../src/core/reach/hookEvent.js';
 import { wrapCommand } from '../../../../src/core/reach/rewrite.js';
-import { PREFILTER_TOOLS } from '../../../../src/core/reach/shim.js';
+import { readThroughShell } from '../../../../src/cli/keep.js';
+import { portableCommand } from '../../../../src/core/reach/locate.js';
+import { PREFILTER_PATTERNS } from '../../../../src/core/reach/shim.js';
 
 const event = JSON.parse(readFileSync(path.join(__dirname, 'fixtures', 'copilot-cli-bash.json'), 'utf8')) as Record<
   string,
@@ -29,7 +31,7 @@ const ctx = (over: Partial<HookContext> = {}): HookContext => ({
   },
   ...over,
 });
-const wrapped = wrapCommand('echo hello-from-bash', { spool: SPOOL, cli: CLI, wholeBytes: 4096 });
+const wrapped = wrapCommand('echo hello-from-bash', { spool: SPOOL, cli: CLI, wholeBytes: 4096, sameLine: true });
 
 describe('Copilot CLI hook events', () => {
   it('preToolUse on bash (recorded payload): modifiedArgs with the description kept, no permission decision unless --allow; the session recorded', () => {
@@ -40,8 +42,14 @@ describe('Copilot CLI hook events', () => {
       command: wrapped,
       answer: { modifiedArgs: { command: wrapped, description: 'say hi' } },
     });
+    // No MCP server of ours in its configuration: the observation will name a read through the command line.
     assert.deepEqual(metas, [
-      { agent: 'copilot-cli', sessionId: '7fab5d66-ed7f-42cd-b12b-b9c7fbb3e9b6', cwd: '/tmp/agents-init/probe/ws' },
+      {
+        agent: 'copilot-cli',
+        sessionId: '7fab5d66-ed7f-42cd-b12b-b9c7fbb3e9b6',
+        cwd: '/tmp/agents-init/probe/ws',
+        read: `${CLI} read`,
+      },
     ]);
     assert.deepEqual((decideHook(event, ctx({ allow: true })) as { answer: unknown }).answer, {
       permissionDecision: 'allow',
@@ -78,7 +86,43 @@ describe('Copilot CLI hook events', () => {
   });
 
   it("the shim lets the CLI's tool name through to Node (its prefilter would otherwise answer nothing)", () => {
-    assert.ok(PREFILTER_TOOLS.includes('bash'));
+    assert.ok(PREFILTER_PATTERNS.includes('"toolName":"bash"'));
+  });
+
+  it('a handle is read with what the Copilot CLI has: read_tool_output only with our MCP server, else the command line', () => {
+    const readOf = (over: Partial<HookContext>): unknown => {
+      metas.length = 0;
+      decideHook(event, ctx(over));
+      return (metas[0] as { read?: string }).read;
+    };
+    const mcpConfig = JSON.stringify({
+      mcpServers: { 'bounded-evidence': { type: 'local', command: 'sh', args: ['-c', portableCommand(['mcp'])] } },
+    });
+    const home = { HOME: '/home/u' };
+    assert.equal(
+      readOf({ env: home, readText: (f) => (f === '/home/u/.copilot/mcp-config.json' ? mcpConfig : undefined) }),
+      undefined,
+    );
+    assert.equal(
+      readOf({ env: home, which: (p) => (p === 'bounded-evidence' ? '/usr/bin/bounded-evidence' : undefined) }),
+      'bounded-evidence read',
+    );
+    assert.equal(
+      readOf({ env: { ...home, BOUNDED_EVIDENCE_CLI: '/x/bin/bounded-evidence' } }),
+      '"$BOUNDED_EVIDENCE_CLI" read',
+    );
+    // The observation then names that read, with the same handle and arguments.
+    const observation = [
+      'Read more: read_tool_output {"handle":"out_abc"} with "pattern" (regex), "offset"/"limit" or "bytes"',
+      `More: read_tool_output ${JSON.stringify({ handle: 'out_abc', pattern: "error|it's", offset: 5 })}`,
+    ].join('\n');
+    assert.equal(
+      readThroughShell(observation, 'bounded-evidence read'),
+      [
+        'Read more: bounded-evidence read out_abc with --pattern REGEX, --offset N --limit N or --bytes START-END',
+        `More: bounded-evidence read out_abc --pattern 'error|it'\\''s' --offset 5`,
+      ].join('\n'),
+    );
   });
 
   it('postToolUse (recorded payload): with recording on, a large result is kept as the text the CLI gave its model', () => {

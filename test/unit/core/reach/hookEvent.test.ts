@@ -10,7 +10,7 @@ import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import fc from 'fast-check';
-import { decideHook, isRouted, type HookContext } from '../../../../src/core/reach/hookEvent.js';
+import { decideHook, isRouted, type HookContext, type HookDecision } from '../../../../src/core/reach/hookEvent.js';
 import { wrapCommand } from '../../../../src/core/reach/rewrite.js';
 import { latestCodexTurn } from '../../../../src/core/reach/codexPolicy.js';
 
@@ -30,8 +30,9 @@ const ctx = (over: Partial<HookContext> = {}): HookContext => ({
   },
   ...over,
 });
+// The test's shell parses everything: the group closes on the command's last line (rewrite.ts `sameLine`).
 const wrapped = (command: string, lead?: string): string =>
-  wrapCommand(command, { spool: SPOOL, cli: CLI, wholeBytes: 4096, lead });
+  wrapCommand(command, { spool: SPOOL, cli: CLI, wholeBytes: 4096, lead, sameLine: true });
 
 describe('hook decision on client samples', () => {
   it('VS Code run_in_terminal: the whole tool input back with the command wrapped (the text verbatim), the spool told the agent and session, no permission decision', () => {
@@ -58,7 +59,7 @@ describe('hook decision on client samples', () => {
     });
     assert.equal(
       command,
-      `:; { node scripts/build-log.js 3000000\n} 8>>'${SPOOL}'/1 9>>'${SPOOL}'/2 1>&8 2>&9 8>&- 9>&-; ${CLI} keep '${SPOOL}' $? 4096`,
+      `:; { node scripts/build-log.js 3000000 ; } 8>>'${SPOOL}'/1 9>>'${SPOOL}'/2 1>&8 2>&9 8>&- 9>&-; ${CLI} keep '${SPOOL}' $? 4096`,
     );
     assert.deepEqual(prepared, [
       {
@@ -116,6 +117,16 @@ describe('hook decision on client samples', () => {
       prepared.map((p) => (p.meta as { agent: string }).agent),
       ['codex', 'gemini'],
     );
+    // What Gemini CLI refuses after its hooks (substitutions outside single quotes) stays as written: no spool is made
+    // for a command that will never run.
+    prepared.length = 0;
+    const geminiWith = (command: string): HookDecision =>
+      decideHook({ ...(sample('gemini-run_shell_command') as object), tool_input: { command } }, ctx());
+    for (const refused of ['diff <(ls a) <(ls b)', 'echo "$(date)"', 'tee >(wc -l)', 'echo `id`'])
+      assert.match((geminiWith(refused) as { reason: string }).reason, /Gemini CLI refuses/, refused);
+    assert.deepEqual(prepared, []);
+    for (const routed of ["echo '$(date)' '<(x)'", 'echo "<(x)"', 'echo \\$\\(x\\)'])
+      assert.equal(geminiWith(routed).action, 'rewrite', routed);
   });
 
   it("routes what changes the shell (cd, export, source, set) now that the command runs in the agent's shell; no time limit of its own", () => {
@@ -263,7 +274,7 @@ describe('hook decision on client samples', () => {
       fc.property(text, (command) => {
         const d = decideHook({ hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command } }, ctx());
         if (d.action !== 'rewrite') return;
-        assert.ok(d.command.startsWith(`{ ${command}\n} 8>>'${SPOOL}'/1 `));
+        assert.ok(d.command.startsWith(`{ ${command} ; } 8>>'${SPOOL}'/1 `));
         assert.equal(d.command.length, wrapped(command).length);
       }),
       { numRuns: 300 },

@@ -329,6 +329,30 @@ describe("routed commands are the user's commands (real shells)", function () {
     assert.equal(over.stderr.length, 0);
   });
 
+  it("run through eval inside bash -c, as Claude Code runs a command: bash's line numbers are the command's", () => {
+    // bash numbers eval'd lines after the whole eval'd text's line count: one more line would shift every "line N".
+    const asClaudeCode = (c: string): Ran => runIn('bash', `eval ${quoteShellWord(c)} < /dev/null\necho "s=$?"`, work);
+    for (const command of [
+      'nosuch_cmd_x',
+      'echo "$LINENO"; nosuch_cmd_x',
+      'true\nnosuch_cmd_x\necho "at $LINENO"',
+      'if true; then\n  nosuch_cmd_x\nfi',
+      'cd /nonexistent-folder',
+    ]) {
+      const routed = route('bash', command);
+      assert.equal(routed.split('\n').length, command.split('\n').length, routed);
+      const plain = asClaudeCode(command);
+      const r = asClaudeCode(routed);
+      assert.match(plain.stderr.toString(), /line \d+:/, command);
+      assert.deepEqual([r.stdout.toString(), r.stderr.toString()], [plain.stdout.toString(), plain.stderr.toString()]);
+    }
+    // Where the group must close on its own line (a trailing comment), the command is still routed (and run: its spool
+    // is taken).
+    const commented = route('bash', 'echo hi # why');
+    assert.match(commented, /# why\n\} 8>>/);
+    assert.equal(runIn('bash', commented, work).stdout.toString(), 'hi\n');
+  });
+
   it('any command text: routed or left alone, it prints the same bytes and status as unrouted (property, bash)', () => {
     const hostile = fc.constantFrom(
       `'`,

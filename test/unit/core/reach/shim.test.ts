@@ -1,5 +1,5 @@
 /**
- * The shim (src/core/reach/shim.ts) run by /bin/sh: arguments pass through untouched,
+ * The shim (src/core/reach/shim.sh, filled in by shim.ts) run by /bin/sh: arguments pass through untouched,
  * paths with quotes and spaces are safe, a missing dist/cli.js falls back to the newest
  * installed copy, and Electron is started as Node with the variable's old value kept.
  */
@@ -8,6 +8,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { givenBackWhole, SPOOL_STDERR, SPOOL_STDOUT } from '../../../../src/core/reach/rewrite.js';
+import { quoteShellWord } from '../../../../src/core/reach/shellQuote.js';
 import { shimScript } from '../../../../src/core/reach/shim.js';
 
 describe('command line shim', () => {
@@ -121,16 +123,16 @@ describe('command line shim', () => {
       path.join(dir, 'dist', 'hook.js'),
       'let s = ""; process.stdin.on("data", (d) => { s += d; }).on("end", () => process.stdout.write(JSON.stringify({ tag: "hook", args: process.argv.slice(2), stdin: s })));',
     );
-    // Node as the shim sees it notes each start, so the shell-only answer is seen to start none.
-    const nodeRuns = path.join(dir, 'node-runs');
-    const spyNode = path.join(dir, 'spy-node');
+    // A "node" that leaves a mark each time it starts: the shell-only answer must leave none.
+    const marks = path.join(dir, 'node-starts');
+    const node = path.join(dir, 'node');
     writeFileSync(
-      spyNode,
-      `#!/bin/sh\necho ran >> ${JSON.stringify(nodeRuns)}\nexec ${JSON.stringify(process.execPath)} "$@"\n`,
+      node,
+      `#!/bin/sh\necho x >> ${quoteShellWord(marks)}\nexec ${quoteShellWord(process.execPath)} "$@"\n`,
     );
-    chmodSync(spyNode, 0o755);
+    chmodSync(node, 0o755);
     const script = shimScript({
-      node: spyNode,
+      node,
       electron: false,
       cli,
       extensionsDir: dir,
@@ -147,7 +149,7 @@ describe('command line shim', () => {
       tool_input: { filePath: '/x' },
     });
     assert.equal(execFileSync(shim, ['hook', '--storage', '/st'], { input: other, encoding: 'utf8' }), '');
-    assert.equal(existsSync(nodeRuns), false, 'the shell-only answer started Node');
+    assert.equal(existsSync(marks), false, 'the prefilter started Node for an event naming no terminal tool');
     // The same event with recording on reaches the command line.
     assert.equal(
       (
@@ -168,7 +170,7 @@ describe('command line shim', () => {
       stdin: string;
     };
     assert.deepEqual(got, { tag: 'hook', args: ['hook', '--storage', '/st'], stdin: `${terminal}\n` });
-    assert.equal(readFileSync(nodeRuns, 'utf8'), 'ran\nran\n');
+    assert.equal(readFileSync(marks, 'utf8'), 'x\nx\n');
     // The Copilot CLI's bash tool (its event names no event, compact JSON) reaches the hook; a read mentioning "bash" does not.
     const cliEvent = JSON.stringify({
       sessionId: 's',
@@ -190,5 +192,41 @@ describe('command line shim', () => {
     );
     // Other subcommands still start cli.js.
     assert.equal(run(script, ['list']).tag, 'cli');
+  });
+
+  it("keep: sh gives an output back whole exactly where the command line's rule does (the byte count where it switches)", () => {
+    const cli = fakeCli(path.join(dir, 'dist', 'cli.js'), 'node-keep');
+    const script = shimScript({
+      node: process.execPath,
+      electron: false,
+      cli,
+      extensionsDir: dir,
+      folderPrefix: 'x-',
+      home: dir,
+    });
+    const shim = path.join(dir, 'bin', 'bounded-evidence');
+    mkdirSync(path.dirname(shim), { recursive: true });
+    writeFileSync(shim, script);
+    chmodSync(shim, 0o755);
+    const whole = 4096;
+    // Around the boundary, split between the streams every way that matters: all on one, or on both.
+    const cases: [number, number][] = [];
+    for (const total of [0, 1, whole - 1, whole, whole + 1, whole + 2])
+      for (const out of [0, Math.floor(total / 2), total]) cases.push([out, total - out]);
+    let n = 0;
+    for (const [outBytes, errBytes] of cases) {
+      const spool = path.join(dir, 'spool', String(n++));
+      mkdirSync(spool, { recursive: true });
+      const out = Buffer.alloc(outBytes, 'o');
+      const err = Buffer.alloc(errBytes, 'e');
+      writeFileSync(path.join(spool, SPOOL_STDOUT), out);
+      writeFileSync(path.join(spool, SPOOL_STDERR), err);
+      const r = spawnSync(shim, ['keep', spool, '3', String(whole)]);
+      assert.equal(r.status, 3, "the status is the command's");
+      const shWhole = r.stdout.equals(out) && r.stderr.equals(err);
+      if (!shWhole)
+        assert.equal((JSON.parse(r.stdout.toString()) as { args: string[] }).args[0], 'keep', 'else Node keeps it');
+      assert.equal(shWhole, givenBackWhole(outBytes, errBytes, whole), `${outBytes} + ${errBytes} bytes`);
+    }
   });
 });

@@ -1,0 +1,77 @@
+#!/bin/sh
+# Bounded Evidence command line, written by the extension on every start: runs its dist/cli.js
+# with the editor's own Node. Arguments pass through untouched.
+# The @NAME@ values are filled in single-quoted by src/core/reach/shim.ts; the rest is src/core/reach/shim.sh as is.
+# Flags and prefilter fragments are lists, split on purpose:
+# shellcheck disable=SC2086
+CLI=@CLI@
+BE_EXTENSIONS=@EXTENSIONS@
+BE_PREFIX=@PREFIX@
+BE_ELECTRON=@ELECTRON@
+BE_NODE_FLAGS=@NODE_FLAGS@
+BE_PREFILTER=@PREFILTER@
+if [ ! -f "$CLI" ]; then
+  for c in "$BE_EXTENSIONS"/"$BE_PREFIX"*/dist/cli.js; do [ -f "$c" ] && CLI=$c; done
+fi
+# The editor's copy is gone (the extension removed): a hook answers nothing, so the agent runs its call as written.
+[ -f "$CLI" ] || { [ "${1-}" = hook ] && exit 0; echo 'bounded-evidence: the command line of the editor is gone (the extension was removed or moved)' >&2; exit 127; }
+# Started for a hook as the portable finder starts it (not through the variable): routed commands name this script.
+case "${1-}" in hook) [ -n "${BOUNDED_EVIDENCE_CLI-}" ] || { BOUNDED_EVIDENCE_CLI=$0; export BOUNDED_EVIDENCE_CLI; } ;; esac
+# The hook has a small bundle of its own beside cli.js: it runs before every agent command.
+case "${1-}" in hook) [ -f "${CLI%cli.js}hook.js" ] && CLI="${CLI%cli.js}hook.js" ;; esac
+# An event holding no routed tool's fragment (src/core/reach/agents/, `prefilter`) is answered, nothing, without Node:
+# VS Code runs a hook on every tool call. Only `--record-post-tool-use` needs every event.
+if [ "${1-}" = hook ]; then
+  case " $* " in
+    *" --record-post-tool-use "*) ;;
+    *)
+      BE_EVENT=$(cat)
+      BE_HIT=
+      for BE_P in $BE_PREFILTER; do case $BE_EVENT in *"$BE_P"*) BE_HIT=1 ;; esac; done
+      [ -n "$BE_HIT" ] || exit 0
+      exec 0<<BE_EVENT_END
+$BE_EVENT
+BE_EVENT_END
+      unset BE_EVENT BE_HIT BE_P ;;
+  esac
+fi
+BOUNDED_EVIDENCE_HOME=@HOME@
+export BOUNDED_EVIDENCE_HOME
+NODE=@NODE@
+# A routed command's second half (docs/contracts.md §6.1): a small output needs no Node.
+if [ "$BE_ELECTRON" = 1 ]; then
+  [ "${1-}" = keep ] && { ELECTRON_RUN_AS_NODE=1; export ELECTRON_RUN_AS_NODE; }
+  BE_FLAGS=
+else
+  BE_FLAGS=$BE_NODE_FLAGS
+fi
+# `keep SPOOL STATUS WHOLE` (src/core/reach/rewrite.ts `givenBackWhole` is the same rule): a small output is printed as
+# it was with `cat` and recorded by `keep --quiet` in the background (the command waits for no Node; `( … & )` keeps an
+# interactive shell from printing a job line); a large one goes to `keep` in the foreground (the observation). Exits
+# with STATUS whatever happens: the routed command's status is the command's.
+if [ "${1-}" = keep ] && [ $# -eq 4 ]; then
+  BE_D=$2; BE_S=$3
+  [ -x "$NODE" ] || NODE=node
+  if [ "$(( $(wc -c <"$BE_D/1") + $(wc -c <"$BE_D/2") ))" -le "$4" ] 2>/dev/null; then
+    cat "$BE_D/1"; cat "$BE_D/2" >&2
+    ( "$NODE" $BE_FLAGS "$CLI" keep --quiet "$BE_D" "$BE_S" </dev/null >/dev/null 2>&1 & )
+  else
+  # keep prints the observation, or the output itself when the evidence cannot be kept; with no Node at all, sh prints
+  # it.
+  if [ -x "$NODE" ] || command -v "$NODE" >/dev/null 2>&1; then "$NODE" $BE_FLAGS "$CLI" keep "$BE_D" "$BE_S" "$4"
+  else cat "$BE_D/1"; cat "$BE_D/2" >&2; rm -rf "$BE_D"; echo 'bounded-evidence: evidence not kept (no Node to record it); the command ran unrouted' >&2; fi
+  fi
+  exit "$BE_S"
+fi
+if [ -x "$NODE" ]; then
+  if [ "$BE_ELECTRON" = 1 ]; then
+    # The command line puts the variable back as it was before running anything (src/cli/main.ts).
+    BOUNDED_EVIDENCE_ELECTRON_WAS="${ELECTRON_RUN_AS_NODE-}"
+    export BOUNDED_EVIDENCE_ELECTRON_WAS
+    ELECTRON_RUN_AS_NODE=1 exec "$NODE" "$CLI" "$@"
+  fi
+  exec "$NODE" $BE_NODE_FLAGS "$CLI" "$@"
+fi
+# The fallback: whatever Node is on PATH (the command line itself refuses one older than 22.14 in one line).
+command -v node >/dev/null 2>&1 || { echo "bounded-evidence needs Node 22.14 or newer (none found: the editor's Node is gone and no node is on PATH)" >&2; exit 127; }
+exec node $BE_NODE_FLAGS "$CLI" "$@"
