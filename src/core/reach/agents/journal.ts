@@ -1,0 +1,124 @@
+/**
+ * The files init edits and its undo journal (`<stateDir>/init-journal.json`): every write through a temporary file
+ * and a rename, and the folders init created, so uninstall gives back every byte and leaves no empty folder.
+ */
+import { createHash } from 'node:crypto';
+import { promises as fsp } from 'node:fs';
+import * as path from 'node:path';
+import { replaceFileText } from '../../files/localFile.js';
+import type { Scope } from './types.js';
+import type { TextEdit } from './engine.js';
+
+/** The journal's file name in `AgentContext.stateDir`. */
+const JOURNAL_FILE = 'init-journal.json';
+
+/** What init did to one file for one agent (`undo`: the edits that give back the bytes before, in order). */
+export interface JournalStep {
+  readonly agent: string;
+  readonly scope: Scope;
+  readonly undo: readonly TextEdit[];
+}
+/** Per file: whether it existed before the first step, the digest of the text the last step left, the steps. */
+interface JournalFile {
+  existed: boolean;
+  after: string;
+  steps: JournalStep[];
+  /** The person changed the file since: uninstall edits semantically. */ stale?: boolean;
+}
+export interface Journal {
+  version: 1;
+  files: Record<string, JournalFile>;
+  /** Folders init created (for a file or the journal): uninstall removes each once it is empty. */
+  dirs?: string[];
+}
+
+export const sha = (t: string): string => createHash('sha256').update(t, 'utf8').digest('hex');
+
+export async function readText(file: string): Promise<string | undefined> {
+  try {
+    return await fsp.readFile(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new Error(`${file} cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'}): it was left unchanged`, {
+      cause: e,
+    });
+  }
+}
+
+/** Creates `dir` and the folders above it that are missing; returns those it created (deepest first). */
+async function makeDirs(dir: string, mode?: number): Promise<string[]> {
+  const first = await fsp.mkdir(dir, { recursive: true, ...(mode !== undefined ? { mode } : {}) });
+  if (first === undefined) return [];
+  const made: string[] = [];
+  for (let d = dir; ; d = path.dirname(d)) {
+    made.push(d);
+    if (d === first || path.dirname(d) === d) return made;
+  }
+}
+
+/**
+ * Replaces a file through a temporary file and a rename (a crash never leaves half a settings file); undefined deletes
+ * it. Returns the folders it created.
+ */
+export async function writeText(file: string, text: string | undefined): Promise<string[]> {
+  if (text === undefined) {
+    await fsp.rm(file, { force: true });
+    return [];
+  }
+  const made = await makeDirs(path.dirname(file));
+  let mode = 0o644;
+  try {
+    mode = (await fsp.stat(file)).mode & 0o777;
+  } catch {
+    /* a new file */
+  }
+  await replaceFileText(file, text, mode);
+  return made;
+}
+
+export async function readJournal(stateDir: string): Promise<Journal> {
+  try {
+    const j = JSON.parse(await fsp.readFile(path.join(stateDir, JOURNAL_FILE), 'utf8')) as Journal;
+    if (j && j.version === 1 && typeof j.files === 'object') return j;
+  } catch {
+    /* none yet, or unreadable: uninstall then edits semantically */
+  }
+  return { version: 1, files: {} };
+}
+
+export async function writeJournal(stateDir: string, j: Journal): Promise<void> {
+  const made = await makeDirs(stateDir, 0o700);
+  if (made.length > 0) j.dirs = [...(j.dirs ?? []), ...made];
+  await replaceFileText(path.join(stateDir, JOURNAL_FILE), `${JSON.stringify(j, null, 1)}\n`, 0o600);
+}
+
+/**
+ * After an uninstall: removes the folders init created that are empty now (deepest first; never one that existed
+ * before init, never one holding anything), and the journal itself once it records nothing more, with the state
+ * folders init made for it. While other entries remain, a folder still holding something stays in the journal.
+ */
+export async function tidyAfterUninstall(stateDir: string, j: Journal): Promise<void> {
+  const removeEmpty = async (dirs: readonly string[]): Promise<string[]> => {
+    const kept: string[] = [];
+    const byDepth = [...new Set(dirs)].sort((a, b) => b.split(path.sep).length - a.split(path.sep).length);
+    for (const d of byDepth) {
+      try {
+        await fsp.rmdir(d);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') kept.push(d);
+      }
+    }
+    return kept;
+  };
+  const inState = (d: string): boolean => d === stateDir || stateDir.startsWith(d + path.sep);
+  const dirs = await removeEmpty((j.dirs ?? []).filter((d) => !inState(d)));
+  const stateDirs = (j.dirs ?? []).filter(inState);
+  // Nothing of ours left anywhere: a folder still holding something is the person's now.
+  if (Object.keys(j.files).length === 0) {
+    await fsp.rm(path.join(stateDir, JOURNAL_FILE), { force: true });
+    await removeEmpty(stateDirs);
+    return;
+  }
+  j.dirs = [...dirs, ...stateDirs];
+  await replaceFileText(path.join(stateDir, JOURNAL_FILE), `${JSON.stringify(j, null, 1)}\n`, 0o600);
+}
