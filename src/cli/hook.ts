@@ -11,9 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import {
-  accessSync,
   closeSync,
-  constants,
   fstatSync,
   mkdirSync,
   openSync,
@@ -26,6 +24,7 @@ import {
 import * as path from 'node:path';
 import { latestCodexTurn, type CodexTurn } from '../core/reach/codexPolicy.js';
 import { decideHook } from '../core/reach/hookEvent.js';
+import { whichIn } from '../core/reach/agents/context.js';
 import { findStorage } from '../core/reach/locate.js';
 import { quoteShellWord } from '../core/reach/shellQuote.js';
 import { parseFlags, UsageError, wholeNumber } from './args.js';
@@ -123,7 +122,7 @@ export async function hook(
           return undefined;
         }
       },
-      which: (program) => whichOnPath(io.env.PATH, program),
+      which: (program) => whichIn(io.env.PATH, program),
       writeRun: (spool, script) => writeFileSync(path.join(spool, SPOOL_RUN), script, { mode: 0o600, flag: 'wx' }),
     });
     if (decision.action === 'rewrite') await io.out(`${JSON.stringify(decision.answer)}\n`);
@@ -284,19 +283,4 @@ export function prepareSpool(
   } catch (e) {
     throw storageFailure(e);
   }
-}
-
-/** The absolute path of `program` on `pathVar`, or undefined. */
-function whichOnPath(pathVar: string | undefined, program: string): string | undefined {
-  for (const dir of (pathVar ?? '').split(path.delimiter)) {
-    if (!dir) continue;
-    const p = path.join(dir, program);
-    try {
-      accessSync(p, constants.X_OK);
-      return p;
-    } catch {
-      /* not here */
-    }
-  }
-  return undefined;
 }

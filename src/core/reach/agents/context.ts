@@ -31,7 +31,7 @@ function stateDirOf(env: Readonly<Record<string, string | undefined>>, home: str
 }
 
 /** The absolute path of `program` on `PATH`, or undefined. */
-function whichIn(pathVar: string | undefined, program: string): string | undefined {
+export function whichIn(pathVar: string | undefined, program: string): string | undefined {
   for (const dir of (pathVar ?? '').split(path.delimiter)) {
     if (!dir) continue;
     const p = path.join(dir, program);
