@@ -93,9 +93,10 @@ describe('npm start (the README start command)', () => {
       maxBuffer: 64 << 20,
     }).stdout.length;
     assert.ok(expectedStdout > 4_000_000);
+    // The size cell shows the human size; its tooltip holds the exact count.
     const stdoutRow = view
       .locator('.vlist-row[data-kind="part"]', { hasText: 'stdout' })
-      .filter({ hasText: `${expectedStdout.toLocaleString('en-US')} bytes` });
+      .filter({ has: view.locator(`[title^="${expectedStdout.toLocaleString('en-US')} bytes"]`) });
     await stdoutRow.first().waitFor({ timeout: 120_000 });
     assert.match((await stdoutRow.first().textContent()) ?? '', /blob/);
     await view.locator('.vlist-row[data-kind="part"]', { hasText: 'stderr' }).first().waitFor({ timeout: 10_000 });
