@@ -9,18 +9,10 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { median, report, scratchDir } from './util.js';
+import { alive } from '../test/unit/core/runs/helpers.js';
 
 const PARENT = path.join(__dirname, '..', 'test', 'unit', 'core', 'runs', 'fixtures', 'watchdogParent.ts');
 const NAMES = ['plain', 'cleared', 'session'];
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
 
 const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 

@@ -14,6 +14,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { serveHttp, type EvidenceHttpServer } from '../../../src/mcp/http.js';
 import { MCP_TOOL_NAMES } from '../../../src/node/packageJson.js';
 import { createEvidenceMcpServer, type EvidenceMcpServer } from '../../../src/mcp/server.js';
+import { alive } from '../core/runs/helpers.js';
 
 const REPO = path.resolve(__dirname, '..', '..', '..');
 const SEQ3 = '$ seq 1 3\nexit code 0\nstdout: 6 bytes, 3 lines:\n1\n2\n3\n\nstderr: empty';
@@ -65,16 +66,6 @@ async function connect(http: EvidenceHttpServer, revision: '2026-07-28' | '2025-
 function messageOf(body: string): Record<string, unknown> {
   const data = body.startsWith('event:') || body.startsWith('data:') ? /^data: (.*)$/m.exec(body)![1]! : body;
   return JSON.parse(data) as Record<string, unknown>;
-}
-
-/** True while `pid` runs (a zombie counts as ended). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
 }
 
 function textOf(result: unknown): string {
