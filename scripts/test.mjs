@@ -42,6 +42,14 @@ function mochaCounts(output) {
   };
 }
 
+/** Mocha's failure list (from "N failing" on), capped: reprinted at the end, where CI's tail shows it. */
+function failureText(output) {
+  const at = output.search(/^\s*\d+ failing/m);
+  if (at < 0) return '';
+  const lines = output.slice(at).split('\n');
+  return lines.slice(0, 80).join('\n') + (lines.length > 80 ? `\n  … ${lines.length - 80} more lines not shown` : '');
+}
+
 const steps = [
   { name: 'setup', kind: 'step', cmd: 'bash', args: ['scripts/setup-tools.sh'] },
   { name: 'typecheck', kind: 'step', cmd: 'npm', args: ['run', '--silent', 'typecheck'] },
@@ -98,7 +106,7 @@ for (const step of steps) {
   if (code !== 0) problems.push(`exit ${code}`);
   if (counts.passed + counts.failed === 0) problems.push('ran zero tests');
   if (counts.skipped > 0) problems.push(`${counts.skipped} skipped`);
-  results.push({ name: step.name, ...counts, seconds, problems });
+  results.push({ name: step.name, ...counts, seconds, problems, failures: failureText(output) });
   console.log(
     `◀ ${step.name}: ${counts.passed} passed, ${counts.failed} failed${problems.length ? ` (${problems.join(', ')})` : ''} in ${seconds} s`,
   );
@@ -116,6 +124,7 @@ for (const r of results) {
     `  ${r.name.padEnd(12)} ${String(r.passed).padStart(5)} passed ${String(r.failed).padStart(4)} failed ${String(r.skipped).padStart(3)} skipped  ${r.seconds.padStart(7)} s${r.problems.length ? `  ✘ ${r.problems.join(', ')}` : ''}`,
   );
 }
+for (const r of results.filter((r) => r.failures)) console.log(`\nFailures in ${r.name}:\n${r.failures}`);
 const bad =
   failedSteps > 0 ||
   results.some((r) => r.problems.length > 0) ||
