@@ -105,14 +105,14 @@ function fromArgs(a: AddTeamArgs): Answers {
 
 /** One question; undefined when the person pressed Escape. */
 function question(
-  step: number,
+  step: string,
   prompt: string,
   validate: (v: string) => string | undefined,
   extra: Partial<vscode.InputBoxOptions> = {},
 ): Thenable<string | undefined> {
   return vscode.window
     .showInputBox({
-      title: `${title} (${step}/5)`,
+      title: `${title} (${step})`,
       prompt,
       ignoreFocusOut: true,
       validateInput: (v) => validate(v.trim()),
@@ -122,15 +122,21 @@ function question(
 }
 
 async function ask(taken: readonly string[]): Promise<Answers | undefined> {
-  const name = await question(1, 'A name for the store, shown on its runs (e.g. ci)', (v) => checkTeamName(v, taken));
+  const name = await question('1/5', 'A name for the store, shown on its runs (e.g. ci)', (v) =>
+    checkTeamName(v, taken),
+  );
   if (name === undefined) return undefined;
-  const uri = await question(2, 'Where the runs are published: s3://BUCKET/PREFIX', checkTeamUri, {
+  const uri = await question('2/5', 'Where the runs are published: s3://BUCKET/PREFIX', checkTeamUri, {
     placeHolder: 's3://my-team-bucket/evidence',
   });
   if (uri === undefined) return undefined;
-  const endpoint = await question(3, 'S3-compatible endpoint, http(s)://HOST[:PORT] (empty: AWS)', checkTeamEndpoint);
+  const endpoint = await question(
+    '3/5',
+    'S3-compatible endpoint, http(s)://HOST[:PORT] (empty: AWS)',
+    checkTeamEndpoint,
+  );
   if (endpoint === undefined) return undefined;
-  const region = await question(4, 'Region (empty: the AWS environment, else us-east-1)', checkTeamRegion);
+  const region = await question('4/5', 'Region (empty: the AWS environment, else us-east-1)', checkTeamRegion);
   if (region === undefined) return undefined;
   const picked = await vscode.window.showQuickPick(
     [
@@ -157,15 +163,20 @@ async function ask(taken: readonly string[]): Promise<Answers | undefined> {
     credentials: picked.value,
   };
   if (picked.value === 'profile') {
-    const profile = await question(5, 'AWS profile name', checkTeamProfile);
+    const profile = await question('5/5: profile', 'AWS profile name', checkTeamProfile);
     return profile === undefined ? undefined : { entry: { ...base, profile } };
   }
   if (picked.value === 'secretStorage') {
-    const accessKeyId = await question(5, 'Access key id', checkAccessKeyId);
+    const accessKeyId = await question('5/5: access key id', 'Access key id', checkAccessKeyId);
     if (accessKeyId === undefined) return undefined;
-    const secretAccessKey = await question(5, 'Secret access key (kept in SecretStorage)', checkSecretAccessKey, {
-      password: true,
-    });
+    const secretAccessKey = await question(
+      '5/5: secret access key',
+      'Secret access key (kept in SecretStorage)',
+      checkSecretAccessKey,
+      {
+        password: true,
+      },
+    );
     return secretAccessKey === undefined ? undefined : { entry: base, accessKeyId, secretAccessKey };
   }
   return { entry: base };

@@ -7,7 +7,8 @@ import * as assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { CombinedRuns, FsBlobStore, RunStore, type CallSummary } from '../../../../src/core/index.js';
+import { CombinedRuns, FsBlobStore, RunStore } from '../../../../src/core/index.js';
+import type { CallSummary } from '../../../../src/core/runs/types.js';
 import type { ListedTeamStore } from '../../../../src/core/team/combinedRuns.js';
 
 describe('team runs listed with local runs', () => {
@@ -23,7 +24,7 @@ describe('team runs listed with local runs', () => {
       logsDir: path.join(dir, name, 'logs'),
       tenant: name,
       blobs: await FsBlobStore.open(path.join(dir, name, 'blobs')),
-      limits: { largeResultBytes: 256, maxInlineBytes: 512, previewBytes: 64 },
+      limits: { largeResultBytes: 256, previewBytes: 64 },
     });
 
   const team = (name: string, runs: RunStore): ListedTeamStore => ({
