@@ -107,10 +107,10 @@ export class RowRenderer {
       set(7, '');
       shaText.textContent = '';
       copy.hidden = true;
+      const from = r.store !== undefined ? `team store ${r.store}` : (r.source ?? 'tool');
       set(
         8,
-        `${localTime(r.startedAt)} · from ${r.store !== undefined ? `team store ${r.store}` : (r.source ?? 'tool')} · ` +
-          `run ${r.runId} · ` +
+        `${localTime(r.startedAt)} · from ${from} · run ${r.runId} · ` +
           `${count(row.shown)} of ${count(r.callCount)} calls${r.pinned ? ' · pinned' : ''}`,
       );
       return;

@@ -1,8 +1,9 @@
 /**
- * **Add Team Evidence…** (docs/contracts.md §7.3): asks a name, the `s3://` address, an optional endpoint and region,
- * and how requests are signed (the AWS default chain, a named profile, or access keys kept in SecretStorage), each
- * answer checked as it is typed; then adds the store to the user's settings. Keys go to SecretStorage only, never to a
- * settings file. An argument object of the same fields (tests, other extensions) skips the questions.
+ * **Add Team Evidence…** (docs/contracts.md §7.3): asks a name, the `s3://` address, an optional endpoint and
+ * region, and how requests are signed (the AWS default chain, a named profile, or access keys kept in
+ * SecretStorage), each answer checked as it is typed; then adds the store to the user's settings. Keys go to
+ * SecretStorage only, never to a settings file. An argument object of the same fields (tests, other extensions)
+ * skips the questions.
  */
 import * as vscode from 'vscode';
 import { Ids } from '../ids.js';

@@ -1,7 +1,8 @@
 /**
- * `boundedEvidence.teamStores` and the answers of **Add Team Evidence…**, checked (docs/contracts.md §7.3). Editor-free,
- * so the rules are unit-tested in plain Node. Only the user's (or the default) value counts: a repository's workspace
- * settings could otherwise point the editor at a bucket of its choosing, so a workspace value is ignored and said so.
+ * `boundedEvidence.teamStores` and the answers of **Add Team Evidence…**, checked (docs/contracts.md §7.3).
+ * Editor-free, so the rules are unit-tested in plain Node. Only the user's (or the default) value counts: a
+ * repository's workspace settings could otherwise point the editor at a bucket of its choosing, so a workspace value
+ * is ignored and said so.
  */
 import { EvidenceError, teamLocation, type TeamLocation } from '../../core/index.js';
 

@@ -90,7 +90,8 @@ describe('team store settings', () => {
       'boundedEvidence.teamStores entry 2 is ignored: A team store named ci is already added',
       'boundedEvidence.teamStores entry 3 is ignored: A team store is s3://BUCKET/PREFIX',
       'boundedEvidence.teamStores entry 4 is ignored: it is not an object',
-      'boundedEvidence.teamStores entry 5 is ignored: A profile name is 1 to 64 letters, digits, ".", "_", "@", "+" or "-"',
+      'boundedEvidence.teamStores entry 5 is ignored: ' +
+        'A profile name is 1 to 64 letters, digits, ".", "_", "@", "+" or "-"',
       'boundedEvidence.teamStores entry 6 is ignored: "credentials" is "default", "profile" or "secretStorage"',
     ]);
   });
