@@ -23,7 +23,8 @@
  *                        captures, decisions), `catalog/` (SQLite), `usage/`, `reading/`
  *                        (`read_tool_output`, §2.5), `store/` (`RunStore`); `types.ts` its API
  * - `team/`              team stores: runs published to S3 (`publish.ts`), mirrored and read verified
- *                        (`teamStore.ts`), handles read through them (`teamReads.ts`) (§7)
+ *                        (`teamStore.ts`), handles read through them (`teamReads.ts`), listed with
+ *                        this storage's runs (`combinedRuns.ts`) (§7)
  * - `tools/`             what every front end shares about the evidence tools: names, inputs and
  *                        validators, the 8 KiB rule, replies, recording
  * - `reach/`             routing other agents' commands: hook decisions, the rewrite, the shim
@@ -73,10 +74,11 @@ export { RunStore } from './runs/store/runStore.js';
 
 // Team stores: runs published to an S3 bucket, opened read-only and verified (docs/contracts.md §7).
 export { TeamStore } from './team/teamStore.js';
+export { CombinedRuns } from './team/combinedRuns.js';
 export { publishRun, type PublishReport } from './team/publish.js';
 export { readThrough, type HandleReader } from './team/teamReads.js';
 export { configuredTeamStores, teamStoreOf, type NamedTeamStore } from './team/teamConfig.js';
-export { teamUri } from './team/teamLocation.js';
+export { teamLocation, teamUri, type TeamCredentials, type TeamLocation } from './team/teamLocation.js';
 export {
   type Preservation,
   type RunRecordEvent,

@@ -23,6 +23,7 @@ import { pruneStorage } from './retention.js';
 import { RunRouter } from './runRouter.js';
 import { openServices, ServicesHost } from './services.js';
 import { storageLayout } from './storage.js';
+import { registerTeamEvidence, teamStoreEntries } from './team/index.js';
 import { registerTools } from './tools/index.js';
 
 export type { BoundedEvidenceApi } from './api/api.js';
@@ -36,7 +37,16 @@ export function activate(context: vscode.ExtensionContext): BoundedEvidenceApi {
   const folder = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri.fsPath;
   const host = new ServicesHost(
     () =>
-      openServices({ layout, folder, log, s3Credentials: () => readS3Credentials(context.secrets) }, config.settings),
+      openServices(
+        {
+          layout,
+          folder,
+          log,
+          s3Credentials: () => readS3Credentials(context.secrets),
+          teamStores: () => teamStoreEntries(context.secrets, log),
+        },
+        config.settings,
+      ),
     log,
   );
   const router = new RunRouter();
@@ -52,7 +62,8 @@ export function activate(context: vscode.ExtensionContext): BoundedEvidenceApi {
   registerParticipant(context, { host, router, log });
   const commandDeps = { host, router, log, secrets: context.secrets, extensionPath: context.extensionPath };
   registerCommands(context, commandDeps);
-  const stored = registerEvidenceView(context, commandDeps);
+  const teamSynced = registerTeamEvidence(context, { host, log, secrets: context.secrets });
+  const stored = registerEvidenceView(context, commandDeps, teamSynced);
   registerSavingsView(
     context,
     async () => (await host.get().catch(() => undefined))?.runs,
@@ -63,7 +74,7 @@ export function activate(context: vscode.ExtensionContext): BoundedEvidenceApi {
   registerEvidenceLinks(context, host, log);
   void registerReach(context, { host, log });
   registerInspector(context, {
-    runs: async () => (await host.get().catch(() => undefined))?.runs,
+    runs: async () => (await host.get().catch(() => undefined))?.reads,
     log: log.channel,
     onDidChangeStore: host.onDidChange,
     onDidStore: stored,

@@ -21,6 +21,13 @@ export const Ids = {
     clearAll: 'boundedEvidence.clearAll',
     /** Stores the S3 access key pair in SecretStorage (never in settings). */
     setS3Credentials: 'boundedEvidence.setS3Credentials',
+    /**
+     * Adds a team store (s3://BUCKET/PREFIX) to the user's settings, its access keys (if any) to SecretStorage;
+     * optional argument: the answers (src/extension/team/addTeamEvidence.ts).
+     */
+    addTeamEvidence: 'boundedEvidence.addTeamEvidence',
+    /** Lists the team stores again and mirrors their new runs. */
+    refreshTeamEvidence: 'boundedEvidence.refreshTeamEvidence',
     /** Copies an `mcpServers` entry running dist/mcp.js over this workspace's storage, folder and tenant. */
     copyMcpConfig: 'boundedEvidence.copyMcpConfig',
     /** Writes `.github/hooks/bounded-evidence.json` (asks first); optional argument `RoutingArgs`. */

@@ -8,8 +8,10 @@
  * Nothing is re-learned on a (re)build: an artifact is a key of this tenant in the blob
  * store, so a `.tool-artifacts/…` range path stays valid after a window reload at no cost.
  */
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import {
+  CombinedRuns,
   EvidenceFileWorkspace,
   LocalWorkspace,
   openEvidenceStores,
@@ -19,6 +21,10 @@ import {
   type RunRecordEvent,
   type RunStore,
   type StorageLayout,
+  type RunStoreApi,
+  type TeamCredentials,
+  type TeamLocation,
+  TeamStore,
   type ToolCallContext,
 } from '../core/index.js';
 import type { EvidenceSettings } from './settings.js';
@@ -36,6 +42,13 @@ export interface EvidenceServices {
   readonly layout: StorageLayout;
   readonly settings: EvidenceSettings;
   readonly runs: RunStore;
+  /**
+   * What people read: this storage's runs and the team stores' (read-only) as one list, and handles of either
+   * (docs/contracts.md §7.2); `runs` itself when no team store is added.
+   */
+  readonly reads: RunStoreApi;
+  /** The team stores added in user settings, opened (listed in the background). */
+  readonly teams: readonly TeamStore[];
   readonly artifacts: ArtifactStore;
   /** What backs large outputs (`undefined`: no blob store, previews only). */
   readonly blobs: BlobStore | undefined;
@@ -54,6 +67,15 @@ export interface ServiceInputs {
   /** S3 credentials from SecretStorage (never from settings). */
   readonly s3Credentials: () => Promise<{ accessKeyId: string; secretAccessKey: string } | undefined>;
   readonly log: Log;
+  /** The team stores the user added, with their credentials (src/extension/team/teamSettings.ts). */
+  readonly teamStores?: () => Promise<readonly TeamStoreEntry[]>;
+}
+
+/** One team store to open: its name, where it is, and access keys when the user kept them in SecretStorage. */
+export interface TeamStoreEntry {
+  readonly name: string;
+  readonly location: TeamLocation;
+  readonly credentials?: TeamCredentials;
 }
 
 /** The evidence tools the editor offers, from the core's table (the run profile hashes them). */
@@ -93,11 +115,16 @@ export async function openServices(inputs: ServiceInputs, settings: EvidenceSett
       log.error('the workspace folder could not be opened for evidence_readFile', e);
     }
   }
-  log.info(`evidence storage ready: tenant ${layout.tenant}, blobs ${blobs?.kind ?? 'none'}`);
+  const teams = await openTeams(inputs, READER_LIMITS.maxByteWindow, settings.searchTimeoutMs);
+  log.info(
+    `evidence storage ready: tenant ${layout.tenant}, blobs ${blobs?.kind ?? 'none'}, team stores ${teams.length}`,
+  );
   return {
     layout,
     settings,
     runs,
+    reads: teams.length > 0 ? new CombinedRuns(runs, teams) : runs,
+    teams,
     artifacts,
     blobs,
     workspace,
@@ -105,8 +132,30 @@ export async function openServices(inputs: ServiceInputs, settings: EvidenceSett
     dispose: () => {
       runs.close();
       blobs?.dispose?.();
+      for (const t of teams) t.close();
     },
   };
+}
+
+/** Opens each team store's local index (nothing is listed here); one that cannot be opened is logged and left out. */
+async function openTeams(inputs: ServiceInputs, maxByteWindow: number, searchTimeoutMs: number): Promise<TeamStore[]> {
+  const teams: TeamStore[] = [];
+  for (const t of (await inputs.teamStores?.().catch(() => [])) ?? []) {
+    try {
+      teams.push(
+        await TeamStore.open({
+          name: t.name,
+          location: t.location,
+          teamDir: path.join(inputs.layout.root, 'team'),
+          reader: { ...READER_LIMITS, maxByteWindow, searchTimeoutMs },
+          ...(t.credentials && { credentials: t.credentials }),
+        }),
+      );
+    } catch (e) {
+      inputs.log.error(`team store ${t.name} left out`, e);
+    }
+  }
+  return teams;
 }
 
 /**

@@ -61,6 +61,8 @@ export const SettingKeys = {
   s3Bucket: 'storage.s3.bucket',
   s3Prefix: 'storage.s3.prefix',
   s3ForcePathStyle: 'storage.s3.forcePathStyle',
+  /** Read apart (src/extension/team/teamSettings.ts): only the user's value counts. */
+  teamStores: 'teamStores',
   readFileDenyPatterns: 'readFile.denyPatterns',
   recordOtherToolResults: 'hooks.recordOtherToolResults',
 } as const;

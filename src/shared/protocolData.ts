@@ -40,6 +40,8 @@ export interface RunDto {
    * Who started the run: `tool`, `participant`, `cli`, `mcp`, `command`, `api`, or `hook:<agent>` (docs/contracts.md).
    */
   readonly source?: string;
+  /** The team store the run was read from (read-only: docs/contracts.md §7.2); absent for this storage's runs. */
+  readonly store?: string;
 }
 
 /** The bytes of a call's result or of one attachment: size, handle, digest, state. */
@@ -91,6 +93,8 @@ export interface CallDto {
   readonly finishedAt?: string;
   readonly result: PartDto;
   readonly attachments: readonly PartDto[];
+  /** The team store the call was read from (read-only); absent for this storage's calls. */
+  readonly store?: string;
 }
 
 /** Which call, and which of its parts (`result` or an attachment name). */
@@ -170,7 +174,10 @@ export interface ListQueryDto {
   /** Exact run id. */
   readonly run?: string;
   readonly outcome?: Exclude<OutcomeFilterDto, ''>;
-  /** Who started the run: `tool`, `participant`, `cli`, `mcp`, `command`, `api`, `hook` or `hook:<agent>`. */
+  /**
+   * Who started the run: `tool`, `participant`, `cli`, `mcp`, `command`, `api`, `hook` or `hook:<agent>` (this
+   * storage's runs), or `team:<name>` (one team store's runs).
+   */
   readonly source?: string;
   /** Case-insensitive text in the tool, run id, run label or call id; a whole handle finds its call. */
   readonly text?: string;

@@ -46,7 +46,7 @@ function sourceLabel(source: string): string {
     api: 'Extension API',
     hook: "Agents' terminal commands (hooks)",
   };
-  return names[source] ?? source;
+  return names[source] ?? (source.startsWith('team:') ? `Team store ${source.slice('team:'.length)}` : source);
 }
 
 /** How a run reads in the run picker. */

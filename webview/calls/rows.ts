@@ -83,7 +83,14 @@ export class RowRenderer {
       el.removeAttribute('aria-label');
       replaceChildren(c[0] as HTMLElement, icon(row.collapsed ? 'chevron-right' : 'chevron-down'));
       // The label is the command line (docs/contracts.md §2): whole in the tooltip, with the run's id.
-      set(1, r.label ?? r.runId, `${r.label ?? r.runId}\nrun ${r.runId}`);
+      set(
+        1,
+        r.label ?? r.runId,
+        `${r.label ?? r.runId}\nrun ${r.runId}` +
+          (r.store !== undefined ? `\nteam store ${r.store}: read-only (pin and delete do not apply)` : ''),
+      );
+      // A team run's source badge: the store's name before its label (text, like every cell).
+      if (r.store !== undefined) (c[1] as HTMLElement).prepend(h('span', { class: 'store-badge' }, r.store), ' ');
       set(2, clockTime(r.startedAt), localTime(r.startedAt));
       // A completed run with a failed call reads as failed, like its call (runOutcomeOf).
       const ro = runOutcomeOf(r);
@@ -100,9 +107,10 @@ export class RowRenderer {
       set(7, '');
       shaText.textContent = '';
       copy.hidden = true;
+      const from = r.store !== undefined ? `team store ${r.store}` : (r.source ?? 'tool');
       set(
         8,
-        `${localTime(r.startedAt)} · from ${r.source ?? 'tool'} · run ${r.runId} · ` +
+        `${localTime(r.startedAt)} · from ${from} · run ${r.runId} · ` +
           `${count(row.shown)} of ${count(r.callCount)} calls${r.pinned ? ' · pinned' : ''}`,
       );
       return;

@@ -48,6 +48,8 @@ export interface RunSummary {
   readonly tornTail: boolean;
   /** Every skipped line (torn tail included). */
   readonly problems: readonly LogProblem[];
+  /** The team store the run was read from (docs/contracts.md §7.2); absent for this storage's runs. */
+  readonly store?: string;
 }
 
 /** Who started a run, as listed: the `run_started` record's `source` (older logs list as `{ kind: 'tool' }`). */
@@ -90,6 +92,8 @@ export interface CallSummary {
   readonly manifestDigest?: string;
   /** Where the call's `call_finished` line is in its run log (byte offset and length), as the catalog holds it. */
   readonly logRecord?: { readonly offset: number; readonly length: number };
+  /** The team store the call was read from (docs/contracts.md §7.2); absent for this storage's calls. */
+  readonly store?: string;
 }
 
 /** A page request over every call of the tenant (`RunStore.queryCalls`). */
@@ -196,4 +200,6 @@ export interface CallReport {
   readonly attachments: readonly AttachmentRecord[];
   /** The result's error lines as its first view showed them (docs/contracts.md §2.13). */
   readonly errorLines?: ErrorLines;
+  /** The team store the call was read from (docs/contracts.md §7.2); absent for this storage's calls. */
+  readonly store?: string;
 }

@@ -93,6 +93,8 @@ export interface HandleSource {
   stream(start?: number, end?: number): AsyncIterable<Uint8Array>;
   /** Re-hashes everything: true when every byte matches the record. */
   verify(): Promise<boolean>;
+  /** The team store the bytes are read from (docs/contracts.md §7.2); absent for this storage's. */
+  readonly store?: string;
 }
 
 /** Bounds of a `read_tool_output` reply and its pattern guard. */

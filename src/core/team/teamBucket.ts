@@ -21,7 +21,7 @@ import { validateBlobKey, type BlobKey } from '../blobs/blobKey.js';
 import { S3BlobStore } from '../blobs/s3BlobStore.js';
 import { EvidenceError } from '../errors.js';
 import { sha256Hex } from '../integrity/sha256.js';
-import type { TeamLocation } from './teamLocation.js';
+import type { TeamCredentials, TeamLocation } from './teamLocation.js';
 
 /** A run log larger than this is not a run log of ours (records only; outputs are blobs). */
 const MAX_RUN_LOG_BYTES = 64 * 1024 * 1024;
@@ -41,12 +41,18 @@ export class TeamBucket {
   readonly objects: S3BlobStore;
   private readonly client: S3Client;
 
-  constructor(readonly location: TeamLocation) {
+  /** Without `credentials`: the location's profile, else the SDK's default chain. */
+  constructor(
+    readonly location: TeamLocation,
+    credentials?: TeamCredentials,
+  ) {
     const connection = {
       endpoint: location.endpoint,
       region: location.region,
       forcePathStyle: location.forcePathStyle,
-      ...(location.profile !== undefined && { profile: location.profile }),
+      ...(credentials !== undefined
+        ? { credentials }
+        : location.profile !== undefined && { profile: location.profile }),
     };
     this.objects = new S3BlobStore({ ...connection, bucket: location.bucket, prefix: location.prefix });
     this.client = new S3Client({

@@ -20,6 +20,13 @@ export interface TeamLocation {
   readonly profile: string | undefined;
 }
 
+/** Access keys a caller holds (the editor's SecretStorage): never part of a location, never written by us. */
+export interface TeamCredentials {
+  readonly accessKeyId: string;
+  readonly secretAccessKey: string;
+  readonly sessionToken?: string;
+}
+
 /** What a person may give besides the URI (flags of the command line). */
 export interface TeamConnection {
   readonly endpoint?: string;

@@ -25,7 +25,7 @@ import type {
 } from '../runs/types.js';
 import { TeamBlobStore } from './teamBlobStore.js';
 import type { TeamBucket } from './teamBucket.js';
-import { teamStoreId, type TeamLocation } from './teamLocation.js';
+import { teamStoreId, type TeamCredentials, type TeamLocation } from './teamLocation.js';
 
 /** Logs fetched at once during a sync. */
 const FETCHES_IN_FLIGHT = 8;
@@ -41,6 +41,8 @@ export interface TeamStoreOptions {
   /** `<storage>/evidence/team`: each store's mirror is a folder of its own under it. */
   readonly teamDir: string;
   readonly reader?: Partial<ReaderLimits>;
+  /** Access keys from the caller (the editor's SecretStorage); absent: the location's profile or the default chain. */
+  readonly credentials?: TeamCredentials;
 }
 
 /** What one sync did. */
@@ -78,7 +80,7 @@ export class TeamStore {
   static async open(options: TeamStoreOptions): Promise<TeamStore> {
     // Loaded here only: the S3 SDK's start-up is paid by whoever opens a team store.
     const { TeamBucket } = await import('./teamBucket.js');
-    const bucket = new TeamBucket(options.location);
+    const bucket = new TeamBucket(options.location, options.credentials);
     const logsDir = path.join(options.teamDir, teamStoreId(options.location), 'logs');
     await fsp.mkdir(logsDir, { recursive: true });
     const store = new TeamStore(options.name, bucket, logsDir, new TeamBlobStore(bucket, logsDir), options.reader);
@@ -147,7 +149,15 @@ export class TeamStore {
 
   /** Verified byte access behind a team handle (Verify, export). */
   async openHandle(handle: string): Promise<HandleSource> {
-    return this.withRun(handle, (runs) => runs.openHandle(handle));
+    const src = await this.withRun(handle, (runs) => runs.openHandle(handle));
+    return { ...src, store: this.name };
+  }
+
+  /** The tenant store holding `runId`, when a mirrored log of this store has it. */
+  async runStoreOf(runId: string): Promise<RunStore | undefined> {
+    for (const runs of this.tenants.values())
+      if ((await runs.queryRuns({ runIds: [runId], limit: 1 })).length > 0) return runs;
+    return undefined;
   }
 
   /** Closes the catalogs and the bucket's connections. */

@@ -20,8 +20,8 @@ const PICKER_RUNS = 20;
 export async function pickHandle(services: EvidenceServices, title: string): Promise<string | undefined> {
   const items: (vscode.QuickPickItem & { handle: string })[] = [];
   // The newest runs from the catalog: a full listing would stat every run's log to show twenty of them.
-  for (const run of await services.runs.queryRuns({ limit: PICKER_RUNS })) {
-    for (const call of await services.runs.report(run.runId).catch(() => [])) {
+  for (const run of await services.reads.queryRuns({ limit: PICKER_RUNS })) {
+    for (const call of await services.reads.report(run.runId).catch(() => [])) {
       if (call.handle && call.readable)
         items.push({
           label: call.handle,
@@ -76,7 +76,7 @@ export async function verifyArtifact(deps: CommandDeps, arg?: unknown): Promise<
   if (!handle) return undefined;
   let result: VerifyResult;
   try {
-    const src = await services.runs.openHandle(handle);
+    const src = await services.reads.openHandle(handle);
     const ok = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `Verifying ${handle} (${formatBytes(src.byteCount)})` },
       () => src.verify(),
@@ -116,7 +116,7 @@ export async function openArtifact(deps: CommandDeps, arg?: unknown): Promise<Op
   let at;
   let uri: vscode.Uri;
   try {
-    const src = await services.runs.openHandle(handle);
+    const src = await services.reads.openHandle(handle);
     at = await locate(src, {
       ...(typeof pos.line === 'number' ? { line: pos.line } : {}),
       ...(typeof pos.byteOffset === 'number' ? { byteOffset: pos.byteOffset } : {}),

@@ -296,7 +296,7 @@ async function goToOutputLine(host: ServicesHost, arg: unknown): Promise<void> {
     );
     return;
   }
-  const src = await (await host.get()).runs.openHandle(handle);
+  const src = await (await host.get()).reads.openHandle(handle);
   const last = Math.max(1, src.lineCount);
   let line = typeof a.line === 'number' && Number.isSafeInteger(a.line) ? a.line : undefined;
   if (line === undefined) {
@@ -330,7 +330,7 @@ const outputLineNumbersCommand = Ids.commands.outputLineNumbers;
 
 /** Registers the provider for the `bounded-evidence:` scheme, the output line-number gutter and Go to Output Line. */
 export function registerArtifactDocuments(context: vscode.ExtensionContext, host: ServicesHost): void {
-  const provider = new ArtifactDocumentProvider(async () => (await host.get()).runs);
+  const provider = new ArtifactDocumentProvider(async () => (await host.get()).reads);
   const gutter = new OutputGutter(goToOutputLineCommand);
   context.subscriptions.push(
     gutter,

@@ -169,7 +169,7 @@ export async function compareWindows(
   handles?: readonly string[],
 ): Promise<ComparedWindows | undefined> {
   const services = await deps.host.get();
-  const store = services.runs;
+  const store = services.reads;
   let sides: [ComparedSide, ComparedSide];
   try {
     if (
@@ -236,7 +236,7 @@ export function registerCompareWindows(context: vscode.ExtensionContext, deps: C
   context.subscriptions.push(
     vscode.workspace.registerTextDocumentContentProvider(
       Ids.windowScheme,
-      new WindowDocumentProvider(async () => (await deps.host.get()).runs),
+      new WindowDocumentProvider(async () => (await deps.host.get()).reads),
     ),
   );
 }

@@ -209,7 +209,7 @@ export async function saveExcerptCommand(deps: CommandDeps, arg?: unknown): Prom
   try {
     const r = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `Saving an excerpt of ${handle}` },
-      () => saveExcerpt(services.runs, handle, window, where),
+      () => saveExcerpt(services.reads, handle, window, where),
     );
     void vscode.window.showInformationMessage(
       `Bounded Evidence: saved bytes [${r.start}, ${r.end}) of ${handle} ` +

@@ -277,6 +277,7 @@ export class InspectorController {
       ...(w.firstLine !== undefined ? { firstLine: w.firstLine } : {}),
       ...(w.lineSpan !== undefined ? { lineSpan: w.lineSpan } : {}),
       ...(this.opts.uriScheme ? { uriScheme: this.opts.uriScheme } : {}),
+      ...(src.store !== undefined ? { store: src.store } : {}),
     });
     return { markdown, bytes: w.end - w.start };
   }

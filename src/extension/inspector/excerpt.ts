@@ -48,6 +48,8 @@ export interface ExcerptSource {
   readonly lineSpan?: number;
   /** URI scheme of the editor that opens the excerpt's link (`vscode.env.uriScheme`); default `vscode`. */
   readonly uriScheme?: string;
+  /** The team store the bytes were read from (docs/contracts.md §7.2); absent for this storage's. */
+  readonly store?: string;
   /**
    * The `open:` link as given, instead of `excerptLink`: in a browser-hosted editor,
    * `vscode.env.asExternalUri` of it (the workbench's own callback URL, which a browser
@@ -88,6 +90,7 @@ export function buildExcerpt(src: ExcerptSource): string {
     '',
     `Evidence excerpt (${src.encoding === 'hex' ? 'binary, shown as hex' : 'exact text'}):`,
     `- handle: ${inlineCode(src.handle)}`,
+    ...(src.store !== undefined ? [`- team store: ${inlineCode(src.store)} (a published run, read-only)`] : []),
     `- range: bytes [${src.start}, ${src.end})${lines}`,
     `- excerpt: ${src.end - src.start} bytes, sha256 ${excerptSha}`,
     `- artifact: ${src.totalBytes} bytes, sha256 ${src.sha256}`,

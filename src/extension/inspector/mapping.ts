@@ -30,6 +30,7 @@ export function toRunDto(r: RunSummary): RunDto {
     failedCalls: r.failedCalls,
     totalBytes: r.totalBytes,
     source: sourceLabel(r.source),
+    ...(r.store !== undefined ? { store: r.store } : {}),
   };
 }
 
@@ -121,6 +122,7 @@ export function callFromReport(r: CallReport): CallDto {
       readable: r.readable,
     },
     attachments: r.attachments.map(attachmentPart),
+    ...(r.store !== undefined ? { store: r.store } : {}),
   };
 }
 

@@ -134,7 +134,11 @@ function listQuery(m: Obj): ListQueryDto {
   if (q.outcome !== undefined && q.outcome !== 'ok' && q.outcome !== 'failed' && q.outcome !== 'running')
     throw new Invalid('"query.outcome" must be "ok", "failed" or "running"');
   const source = optionalStr(q, 'source', 1, maxIdChars);
-  if (source !== undefined && !sourceKinds.includes(source.startsWith('hook:') ? 'hook' : source))
+  if (
+    source !== undefined &&
+    !sourceKinds.includes(source.startsWith('hook:') ? 'hook' : source) &&
+    !/^team:[A-Za-z0-9._-]{1,64}$/.test(source)
+  )
     throw new Invalid('"query.source" is not a known source');
   const tool = optionalStr(q, 'tool', 1, maxIdChars);
   const run = optionalStr(q, 'run', 1, maxIdChars);

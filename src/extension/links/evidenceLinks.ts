@@ -229,7 +229,7 @@ async function openEvidenceLink(host: ServicesHost, log: Log, raw: unknown): Pro
   }
   let src: HandleSource;
   let window: ExcerptRangeDto | undefined;
-  const runs = (await host.get()).runs;
+  const runs = (await host.get()).reads;
   const named = args.handle ?? args.artifactId!;
   try {
     const handle = args.handle ?? (await handleOfArtifact(runs, args.artifactId!));

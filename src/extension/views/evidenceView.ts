@@ -132,19 +132,23 @@ class EvidenceTree implements vscode.TreeDataProvider<EvidenceNode>, vscode.Disp
       item.id = `run:${r.runId}`;
       // A completed run with a failed call reads as failed (runOutcomeOf), with the Problems view's red error icon.
       const o = runOutcomeOf(r);
+      // A team run is listed under its store's name and is read-only: no pin or delete in its menu.
       item.description =
+        (r.store !== undefined ? `team ${r.store} · ` : '') +
         `${o.label} · ${r.callCount} ${r.callCount === 1 ? 'call' : 'calls'} ` +
         `· ${formatBytes(r.totalBytes)} ` +
         `· ${sourceLabel(r.source)}${r.pinned ? ' · pinned' : ''}`;
       item.tooltip =
-        `${r.label ?? r.runId}\nrun ${r.runId} — ${o.detail}\n` + `started ${r.startedAt}\n${item.description}`;
+        `${r.label ?? r.runId}\nrun ${r.runId} — ${o.detail}\n` +
+        `started ${r.startedAt}\n${item.description}` +
+        (r.store !== undefined ? `\npublished to team store ${r.store}: read-only (pin and delete do not apply)` : '');
       item.iconPath =
         o.kind === 'failed'
           ? new vscode.ThemeIcon('error', new vscode.ThemeColor('errorForeground'))
           : o.kind === 'running'
             ? new vscode.ThemeIcon('sync~spin')
-            : new vscode.ThemeIcon(r.pinned ? 'pinned' : 'history');
-      item.contextValue = r.pinned ? 'run.pinned' : 'run';
+            : new vscode.ThemeIcon(r.store !== undefined ? 'cloud' : r.pinned ? 'pinned' : 'history');
+      item.contextValue = r.store !== undefined ? 'teamRun' : r.pinned ? 'run.pinned' : 'run';
       item.accessibilityInformation = { label: `Run ${r.label ?? r.runId}, ${item.description}` };
       return item;
     }
@@ -222,11 +226,15 @@ function shellWord(s: string): string {
 }
 
 /** Registers the tree view, its commands, the status-bar item and the walkthrough's command. */
-export function registerEvidenceView(context: vscode.ExtensionContext, deps: CommandDeps): vscode.Event<void> {
+export function registerEvidenceView(
+  context: vscode.ExtensionContext,
+  deps: CommandDeps,
+  teamSynced?: vscode.Event<void>,
+): vscode.Event<void> {
   /** Fired when what is stored changed (the Savings view refreshes on it). */
   const onStored = new vscode.EventEmitter<void>();
   context.subscriptions.push(onStored);
-  const store = async (): Promise<RunStoreApi | undefined> => (await deps.host.get().catch(() => undefined))?.runs;
+  const store = async (): Promise<RunStoreApi | undefined> => (await deps.host.get().catch(() => undefined))?.reads;
   const tree = new EvidenceTree(store);
   const view = vscode.window.createTreeView(Ids.views.runs, {
     treeDataProvider: tree,
@@ -321,7 +329,19 @@ export function registerEvidenceView(context: vscode.ExtensionContext, deps: Com
     deps.host.onDidChange(() => {
       void subscribe();
     }),
-    vscode.commands.registerCommand(c.refresh, () => tree.refresh()),
+    // A team store's new runs: the tree and every reader of `onStored` (the inspector) read again.
+    ...(teamSynced
+      ? [
+          teamSynced(() => {
+            tree.refresh();
+            onStored.fire();
+          }),
+        ]
+      : []),
+    vscode.commands.registerCommand(c.refresh, () => {
+      tree.refresh();
+      void vscode.commands.executeCommand(Ids.commands.refreshTeamEvidence);
+    }),
     vscode.commands.registerCommand(c.showMore, () => tree.showMore()),
     vscode.commands.registerCommand(c.openInInspector, (node?: EvidenceNode) =>
       vscode.commands.executeCommand(Ids.commands.openInspector, node ? targetOfNode(node) : undefined),

@@ -102,6 +102,7 @@ describe('inspector: message validation', () => {
         },
       },
       { type: 'locate', id: 22, runId: 'run-1', query: { order: 'newest' } },
+      { type: 'page', id: 23, offset: 0, limit: 100, query: { order: 'newest', source: 'team:ci-main_2.x' } },
       {
         type: 'compareWindows',
         id: 20,
@@ -184,6 +185,12 @@ describe('inspector: message validation', () => {
       ],
       [
         { type: 'page', id: 11, offset: 0, limit: 10, query: { order: 'newest', source: 'root' } },
+        11,
+        '"query.source" is not a known source',
+      ],
+      // A team store is a source by its name only: nothing else rides on `team:`.
+      [
+        { type: 'page', id: 11, offset: 0, limit: 10, query: { order: 'newest', source: 'team:../ci' } },
         11,
         '"query.source" is not a known source',
       ],

@@ -1,0 +1,341 @@
+/**
+ * This storage's runs and the team stores' runs as one list (docs/contracts.md §7.2): what the editor's inspector and
+ * Runs view read. Each store's catalog sorts and counts its own calls; a page is merged from the stores' first rows in
+ * the list's order (ties: this storage first, then the stores in order), so a page at offset N reads at most N + limit
+ * catalog rows per store and the record of each listed call only. Team runs carry their store's name and are
+ * read-only: recording, pin, delete and prune stay with this storage.
+ */
+import { EvidenceError } from '../errors.js';
+import type {
+  CallFilter,
+  CallPage,
+  CallQuery,
+  CallReport,
+  CallReportPage,
+  CallReportQuery,
+  CallSummary,
+  HandleSource,
+  ReadOptions,
+  ReadScope,
+  ReadToolOutputArgs,
+  ReadToolOutputResult,
+  RunQuery,
+  RunStoreApi,
+  RunSummary,
+} from '../runs/types.js';
+import type { TeamStore } from './teamStore.js';
+
+/** The list's source filter value that selects one team store's runs. */
+const TEAM_SOURCE_PREFIX = 'team:';
+
+/** Catalog rows asked at once. */
+const CHUNK = 1000;
+
+const readOnly = (): EvidenceError =>
+  new EvidenceError('invalidArgument', 'a team run is read-only here: pin, delete and prune do not apply');
+
+/** One catalog of the list: this storage (no store name) or a team store's publishing tenant. */
+interface Source {
+  readonly store: string | undefined;
+  readonly runs: RunStoreApi;
+}
+
+/** What the list needs of a team store (a `TeamStore`). */
+export type ListedTeamStore = Pick<TeamStore, 'name' | 'runStores' | 'readToolOutput' | 'openHandle'>;
+
+/** A filter as the list gives it: `source` may also be `team:NAME`. */
+type ListFilter = Omit<CallFilter, 'source'> & { readonly source?: string };
+
+/** This storage and its team stores, listed as one; a team store's runs read-only. */
+export class CombinedRuns implements RunStoreApi {
+  constructor(
+    private readonly local: RunStoreApi,
+    private readonly teams: readonly ListedTeamStore[],
+  ) {}
+
+  get tenant(): string {
+    return this.local.tenant;
+  }
+
+  get searchTimeoutMs(): number {
+    return this.local.searchTimeoutMs;
+  }
+
+  startRun: RunStoreApi['startRun'] = (o) => this.local.startRun(o);
+  onDidRecord: RunStoreApi['onDidRecord'] = (l) => this.local.onDidRecord(l);
+  onDidCaptureProgress: NonNullable<RunStoreApi['onDidCaptureProgress']> = (l) =>
+    this.local.onDidCaptureProgress?.(l) ?? { dispose() {} };
+  prune: RunStoreApi['prune'] = (o) => this.local.prune(o);
+  reconcileWithLogs: RunStoreApi['reconcileWithLogs'] = () => this.local.reconcileWithLogs();
+  totals: RunStoreApi['totals'] = () => this.local.totals();
+  recordShown: RunStoreApi['recordShown'] = (s) => this.local.recordShown(s);
+  usage: RunStoreApi['usage'] = (q) => this.local.usage(q);
+
+  /** True when `runId` is a team store's run (pin, delete and prune do not apply). */
+  async isTeamRun(runId: string): Promise<boolean> {
+    return (await this.ownerOf(runId))?.store !== undefined;
+  }
+
+  async deleteRun(runId: string): Promise<void> {
+    if (await this.isTeamRun(runId)) throw readOnly();
+    return this.local.deleteRun(runId);
+  }
+
+  async setPinned(runId: string, pinned: boolean): Promise<void> {
+    if (await this.isTeamRun(runId)) throw readOnly();
+    return this.local.setPinned(runId, pinned);
+  }
+
+  async listRuns(): Promise<RunSummary[]> {
+    const all: RunSummary[] = [];
+    for (const s of this.sources()) for (const r of await s.runs.listRuns()) all.push(tagRun(r, s.store));
+    return all.sort((a, b) => cmp(b.startedAt, a.startedAt));
+  }
+
+  async report(runId: string): Promise<CallReport[]> {
+    const owner = await this.ownerOf(runId);
+    if (!owner) return this.local.report(runId);
+    return (await owner.runs.report(runId)).map((c) => tagCall(c, owner.store));
+  }
+
+  async readToolOutput(
+    args: ReadToolOutputArgs,
+    scope?: ReadScope,
+    options?: ReadOptions,
+  ): Promise<ReadToolOutputResult> {
+    return this.throughTeams(
+      () => this.local.readToolOutput(args, scope, options),
+      (t) => t.readToolOutput(args, scope, options),
+    );
+  }
+
+  async openHandle(handle: string, scope?: ReadScope): Promise<HandleSource> {
+    return this.throughTeams(
+      () => this.local.openHandle(handle, scope),
+      (t) => t.openHandle(handle),
+    );
+  }
+
+  async queryRuns(query: RunQuery): Promise<RunSummary[]> {
+    const all: RunSummary[] = [];
+    if (query.runIds) {
+      for (const id of query.runIds) {
+        const owner = await this.ownerOf(id);
+        const r = owner && (await owner.runs.queryRuns({ runIds: [id], limit: 1 }))[0];
+        if (r) all.push(tagRun(r, owner.store));
+      }
+      return all.slice(0, query.limit);
+    }
+    const want = (query.offset ?? 0) + query.limit;
+    for (const s of this.sources())
+      for (let offset = 0; offset < want; offset += CHUNK) {
+        const page = await s.runs.queryRuns({ ...query, offset, limit: Math.min(CHUNK, want - offset) });
+        all.push(...page.map((r) => tagRun(r, s.store)));
+        if (page.length < Math.min(CHUNK, want - offset)) break;
+      }
+    return all.sort((a, b) => cmp(b.startedAt, a.startedAt)).slice(query.offset ?? 0, want);
+  }
+
+  async queryCalls(query: CallQuery): Promise<CallPage> {
+    const merged = await this.merge(query, query.offset, query.limit);
+    return { total: merged.total, offset: query.offset, rows: merged.page.map((m) => m.row) };
+  }
+
+  async callReports(query: CallReportQuery): Promise<CallReportPage> {
+    const merged = await this.merge(query, query.offset, query.limit);
+    const calls: CallReport[] = [];
+    const runs = new Map<string, RunSummary>();
+    let logReads = 0;
+    const tools = new Set<string>();
+    const sources = new Set<string>();
+    const pages = new Map<number, CallReportPage>();
+    for (const [i, s] of merged.sources.entries()) {
+      const take = merged.take[i]!;
+      if (take === 0) continue;
+      const page = await s.runs.callReports({ ...merged.filters[i]!, offset: merged.skip[i]!, limit: take });
+      pages.set(i, page);
+      logReads += page.logReads;
+    }
+    const next = new Map<number, number>();
+    for (const m of merged.page) {
+      const j = next.get(m.source) ?? 0;
+      next.set(m.source, j + 1);
+      const c = pages.get(m.source)?.calls[j];
+      if (!c) continue;
+      const store = merged.sources[m.source]!.store;
+      calls.push(tagCall(c, store));
+      if (!runs.has(c.runId)) {
+        const r = pages.get(m.source)!.runs.find((x) => x.runId === c.runId);
+        if (r) runs.set(c.runId, tagRun(r, store));
+      }
+    }
+    if (query.withFacets)
+      for (const s of this.sources()) {
+        const page = await s.runs.callReports({ offset: 0, limit: 1, withFacets: true });
+        for (const t of page.tools ?? []) tools.add(t);
+        if (s.store === undefined) for (const k of page.sources ?? []) sources.add(k);
+        else if (page.total > 0) sources.add(`${TEAM_SOURCE_PREFIX}${s.store}`);
+      }
+    return {
+      total: merged.total,
+      offset: query.offset,
+      calls,
+      runs: [...runs.values()],
+      logReads,
+      ...(query.withFacets && {
+        tools: [...tools].sort(),
+        // Team stores are sources of the list's filter too; the type names this storage's kinds.
+        sources: [...sources].sort() as unknown as CallReportPage['sources'],
+      }),
+    };
+  }
+
+  async callIndex(query: CallFilter, runId: string, callId: string): Promise<number | undefined> {
+    const owner = await this.ownerOf(runId);
+    const sources = this.sources();
+    const filters = sources.map((s) => sourceFilter(query, s));
+    const at = owner ? sources.findIndex((s) => s.runs === owner.runs) : 0;
+    const filter = filters[at];
+    if (!filter) return undefined;
+    const own = await sources[at]!.runs.callIndex(filter, runId, callId);
+    if (own === undefined) return undefined;
+    const row = (await sources[at]!.runs.queryCalls({ ...filter, offset: own, limit: 1 })).rows[0];
+    if (!row) return undefined;
+    let index = own;
+    for (const [i, s] of sources.entries()) {
+      const f = filters[i];
+      if (i === at || !f) continue;
+      // The rows of another store listed before this call: a prefix of its own list, found by bisection.
+      const total = (await s.runs.queryCalls({ ...f, offset: 0, limit: 1 })).total;
+      let lo = 0;
+      let hi = total;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        const probe = (await s.runs.queryCalls({ ...f, offset: mid, limit: 1 })).rows[0];
+        if (probe && listedBefore(query.order, probe, i, row, at)) lo = mid + 1;
+        else hi = mid;
+      }
+      index += lo;
+    }
+    return index;
+  }
+
+  /** This storage, then every publishing tenant of every team store. */
+  private sources(): Source[] {
+    return [
+      { store: undefined, runs: this.local },
+      ...this.teams.flatMap((t) => t.runStores().map((runs) => ({ store: t.name, runs }))),
+    ];
+  }
+
+  private async ownerOf(runId: string): Promise<Source | undefined> {
+    for (const s of this.sources()) if ((await s.runs.queryRuns({ runIds: [runId], limit: 1 })).length > 0) return s;
+    return undefined;
+  }
+
+  /** This storage's answer, else the first team store's that knows the handle; unknown everywhere: this storage's. */
+  private async throughTeams<T>(local: () => Promise<T>, team: (t: ListedTeamStore) => Promise<T>): Promise<T> {
+    try {
+      return await local();
+    } catch (e) {
+      if (!(e instanceof EvidenceError) || e.code !== 'accessDenied') throw e;
+      for (const t of this.teams) {
+        try {
+          return await team(t);
+        } catch (f) {
+          if (!(f instanceof EvidenceError) || f.code !== 'accessDenied') throw f;
+        }
+      }
+      throw e;
+    }
+  }
+
+  /** The list's first `offset + limit` rows merged; which of them each source gives before and within the page. */
+  private async merge(query: ListFilter, offset: number, limit: number) {
+    const sources = this.sources();
+    const filters = sources.map((s) => sourceFilter(query, s));
+    const want = offset + limit;
+    const heads: CallSummary[][] = [];
+    let total = 0;
+    for (const [i, s] of sources.entries()) {
+      const rows: CallSummary[] = [];
+      const f = filters[i];
+      if (f)
+        for (let at = 0; at < want; at += CHUNK) {
+          const page = await s.runs.queryCalls({ ...f, offset: at, limit: Math.min(CHUNK, want - at) });
+          if (at === 0) total += page.total;
+          rows.push(...page.rows);
+          if (page.rows.length < Math.min(CHUNK, want - at)) break;
+        }
+      heads.push(rows);
+    }
+    const next = sources.map(() => 0);
+    const skip = sources.map(() => 0);
+    const take = sources.map(() => 0);
+    const page: { source: number; row: CallSummary }[] = [];
+    for (let n = 0; n < want; n++) {
+      let best = -1;
+      for (let i = 0; i < heads.length; i++) {
+        const r = heads[i]![next[i]!];
+        if (!r) continue;
+        if (best < 0 || listedBefore(query.order, r, i, heads[best]![next[best]!]!, best)) best = i;
+      }
+      if (best < 0) break;
+      const row = heads[best]![next[best]!++]!;
+      if (n < offset) skip[best]!++;
+      else {
+        take[best]!++;
+        page.push({ source: best, row: tagSummary(row, sources[best]!.store) });
+      }
+    }
+    return { sources, filters, total, skip, take, page };
+  }
+}
+
+/** The filter a source answers, or undefined when the list's source filter leaves it out. */
+function sourceFilter(query: ListFilter, s: Source): CallFilter | undefined {
+  const { source, ...rest } = query;
+  const filter: CallFilter = {
+    ...(rest.order !== undefined && { order: rest.order }),
+    ...(rest.runId !== undefined && { runId: rest.runId }),
+    ...(rest.callId !== undefined && { callId: rest.callId }),
+    ...(rest.tool !== undefined && { tool: rest.tool }),
+    ...(rest.outcome !== undefined && { outcome: rest.outcome }),
+    ...(rest.text !== undefined && { text: rest.text }),
+  };
+  if (source === undefined) return filter;
+  if (source.startsWith(TEAM_SOURCE_PREFIX))
+    return s.store === source.slice(TEAM_SOURCE_PREFIX.length) ? filter : undefined;
+  // A run source kind (`cli`, `hook`, …) filters this storage's runs; a team run is listed under its store.
+  return s.store === undefined ? { ...filter, source: source as NonNullable<CallFilter['source']> } : undefined;
+}
+
+/** True when row `a` of source `ia` is listed before row `b` of source `ib` in the list's order. */
+function listedBefore(order: CallFilter['order'], a: CallSummary, ia: number, b: CallSummary, ib: number): boolean {
+  let c: number;
+  if (order === 'largest') c = cmp(bytesOf(b), bytesOf(a)) || cmp(b.startedAt, a.startedAt);
+  else if (order === 'oldest') c = cmp(a.startedAt, b.startedAt);
+  else c = cmp(b.startedAt, a.startedAt);
+  return c < 0 || (c === 0 && ia < ib);
+}
+
+/** Result plus attachment bytes: the catalog's `largest` order. */
+function bytesOf(r: CallSummary): number {
+  return r.attachments.reduce((n, a) => n + a.sizeBytes, r.resultBytes);
+}
+
+function cmp<T extends string | number>(a: T, b: T): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function tagRun(r: RunSummary, store: string | undefined): RunSummary {
+  return store === undefined ? r : { ...r, store };
+}
+
+function tagCall(c: CallReport, store: string | undefined): CallReport {
+  return store === undefined ? c : { ...c, store };
+}
+
+function tagSummary(c: CallSummary, store: string | undefined): CallSummary {
+  return store === undefined ? c : { ...c, store };
+}

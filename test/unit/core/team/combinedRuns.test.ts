@@ -1,0 +1,155 @@
+/**
+ * This storage's runs and the team stores' listed as one (docs/contracts.md §7.2): pages merged in the list's order
+ * from each store's own catalog, exact totals, a call's place in the list, the source filter (`team:NAME`), handles
+ * read through, and team runs read-only. Real run stores on disk stand for the team stores' mirrored tenants.
+ */
+import * as assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { CombinedRuns, FsBlobStore, RunStore } from '../../../../src/core/index.js';
+import type { CallSummary } from '../../../../src/core/runs/types.js';
+import type { ListedTeamStore } from '../../../../src/core/team/combinedRuns.js';
+
+describe('team runs listed with local runs', () => {
+  let dir: string;
+  let local: RunStore;
+  let ci: RunStore;
+  let mate: RunStore;
+  let combined: CombinedRuns;
+  const handles = new Map<string, string>();
+
+  const open = async (name: string): Promise<RunStore> =>
+    RunStore.open({
+      logsDir: path.join(dir, name, 'logs'),
+      tenant: name,
+      blobs: await FsBlobStore.open(path.join(dir, name, 'blobs')),
+      limits: { largeResultBytes: 256, previewBytes: 64 },
+    });
+
+  const team = (name: string, runs: RunStore): ListedTeamStore => ({
+    name,
+    runStores: () => [runs],
+    readToolOutput: (args, scope, options) => runs.readToolOutput(args, scope, options),
+    openHandle: async (h) => ({ ...(await runs.openHandle(h)), store: name }),
+  });
+
+  /** One run of `calls` calls; each output is bigger than the last so `largest` has an order too. */
+  const record = async (store: RunStore, label: string, calls: number, size: number): Promise<void> => {
+    const run = await store.startRun({ label, source: { kind: 'cli' } });
+    for (let i = 0; i < calls; i++) {
+      const out = await run.recordResult('build', { i }, `${label}-${i}\n`.padEnd(size + i * 7, 'x'));
+      if (out.handle) handles.set(`${label}-${i}`, out.handle);
+      // Distinct start times: the merged order is then the one order of every call.
+      await new Promise((r) => setTimeout(r, 3));
+    }
+    await run.finish();
+  };
+
+  before(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'be-combined-'));
+    local = await open('local');
+    ci = await open('ci');
+    mate = await open('mate');
+    await record(local, 'L1', 3, 600);
+    await record(ci, 'C1', 4, 900);
+    await record(mate, 'M1', 2, 700);
+    await record(local, 'L2', 2, 1000);
+    await record(ci, 'C2', 3, 650);
+    combined = new CombinedRuns(local, [team('ci', ci), team('mate', mate)]);
+  });
+
+  after(() => {
+    for (const s of [local, ci, mate]) s.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Every call of the three stores in the list's order, from their reports. */
+  const everyCall = async (order: 'newest' | 'largest'): Promise<string[]> => {
+    const all: { key: string; startedAt: string; bytes: number }[] = [];
+    for (const s of [local, ci, mate])
+      for (const r of await s.listRuns())
+        for (const c of await s.report(r.runId))
+          all.push({ key: `${c.runId}/${c.callId}`, startedAt: c.startedAt, bytes: c.resultBytes });
+    all.sort((a, b) =>
+      order === 'largest'
+        ? b.bytes - a.bytes || (a.startedAt < b.startedAt ? 1 : -1)
+        : a.startedAt < b.startedAt
+          ? 1
+          : -1,
+    );
+    return all.map((c) => c.key);
+  };
+  const keys = (rows: readonly { runId: string; callId: string }[]): string[] =>
+    rows.map((r) => `${r.runId}/${r.callId}`);
+
+  for (const order of ['newest', 'largest'] as const)
+    it(`pages in the ${order} order are slices of one list, with exact totals and each call's index`, async () => {
+      const expected = await everyCall(order);
+      assert.equal(expected.length, 14);
+      for (const limit of [1, 3, 5, 14]) {
+        const seen: string[] = [];
+        for (let offset = 0; offset < expected.length; offset += limit) {
+          const page = await combined.callReports({ order, offset, limit });
+          assert.equal(page.total, 14);
+          seen.push(...keys(page.calls));
+          const rows = await combined.queryCalls({ order, offset, limit });
+          assert.deepEqual(keys(rows.rows), keys(page.calls));
+        }
+        assert.deepEqual(seen, expected, `limit ${limit}`);
+      }
+      for (const [i, key] of expected.entries()) {
+        const [runId, callId] = key.split('/') as [string, string];
+        assert.equal(await combined.callIndex({ order }, runId, callId), i, key);
+      }
+    });
+
+  it("names each team call's and run's store, offers each store as a source, filters by it", async () => {
+    const page = await combined.callReports({ order: 'newest', offset: 0, limit: 100, withFacets: true });
+    const storeOf = new Map(page.runs.map((r) => [r.label, r.store]));
+    assert.deepEqual(Object.fromEntries(storeOf), { C2: 'ci', L2: undefined, M1: 'mate', C1: 'ci', L1: undefined });
+    for (const c of page.calls) assert.equal(c.store, storeOf.get(page.runs.find((r) => r.runId === c.runId)!.label));
+    assert.deepEqual(page.sources, ['cli', 'team:ci', 'team:mate']);
+    assert.deepEqual(page.tools, ['build']);
+
+    const onlyCi = await combined.callReports({ order: 'newest', offset: 0, limit: 100, source: 'team:ci' as never });
+    assert.equal(onlyCi.total, 7);
+    assert.ok(onlyCi.calls.every((c) => c.store === 'ci'));
+    // A run source kind filters this storage's runs: team runs are listed under their store.
+    const onlyLocal = await combined.callReports({ order: 'newest', offset: 0, limit: 100, source: 'cli' });
+    assert.equal(onlyLocal.total, 5);
+    assert.ok(onlyLocal.calls.every((c) => c.store === undefined));
+    const c1 = (await ci.listRuns()).find((r) => r.label === 'C1')!;
+    assert.equal(await combined.callIndex({ order: 'newest', source: 'cli' }, c1.runId, '1'), undefined);
+    const rows: CallSummary[] = (await combined.queryCalls({ offset: 0, limit: 100, runId: c1.runId })).rows.slice();
+    assert.equal(rows.length, 4);
+    assert.ok(rows.every((r) => r.store === 'ci'));
+  });
+
+  it('reads a team handle through its store, and refuses pin and delete of a team run', async () => {
+    const src = await combined.openHandle(handles.get('C1-2')!);
+    assert.equal(src.store, 'ci');
+    assert.match(Buffer.from(await src.readRange(0, 5)).toString(), /^C1-2\n/);
+    assert.equal(await src.verify(), true);
+    const own = await combined.openHandle(handles.get('L2-1')!);
+    assert.equal(own.store, undefined);
+    await assert.rejects(combined.openHandle('res_00000000000000000000000000000000'), /access denied/);
+
+    const teamRun = (await ci.listRuns())[0]!;
+    assert.equal(await combined.isTeamRun(teamRun.runId), true);
+    const readOnly = /a team run is read-only here: pin, delete and prune do not apply/;
+    await assert.rejects(combined.setPinned(teamRun.runId, true), readOnly);
+    await assert.rejects(combined.deleteRun(teamRun.runId), readOnly);
+    assert.equal((await ci.listRuns()).length, 2);
+    const reported = await combined.report(teamRun.runId);
+    assert.ok(reported.length > 0 && reported.every((c) => c.store === 'ci'));
+    const picked = await combined.queryRuns({ limit: 2 });
+    assert.deepEqual(
+      picked.map((r) => [r.label, r.store]),
+      [
+        ['C2', 'ci'],
+        ['L2', undefined],
+      ],
+    );
+  });
+});
