@@ -28,6 +28,10 @@ function droidSettingsTexts(event: Record<string, unknown>, ctx: HookContext): (
   return [...dirs].flatMap((d) => ['settings.json', 'settings.local.json'].map((f) => ctx.readText?.(path.join(d, f))));
 }
 
+function droidEvent(event: Record<string, unknown>): boolean {
+  return typeof event.transcript_path === 'string' && event.transcript_path.includes('/.factory/');
+}
+
 /**
  * `PreToolUse` on `Execute`: Claude Code's event shape, answered with `hookSpecificOutput.updatedInput`, which Droid
  * merges over the model's arguments. Droid checks the routed form again, so only what it would run unasked is routed
@@ -46,9 +50,10 @@ const droidExecute: ToolRoute = {
   },
   permit: (command, event, ctx) => droidVerdict(command, event.permission_mode, droidSettingsTexts(event, ctx)),
   render: updatedInputAnswer('PreToolUse'),
+  // Claude Code's events have the same shape: Droid's transcripts are under .factory (claimed before Claude Code's).
+  claims: droidEvent,
   after: 'PostToolUse',
-  // Droid keeps its sessions under ~/.factory; Claude Code's events otherwise have the same shape.
-  recordsAfter: (event) => typeof event.transcript_path === 'string' && event.transcript_path.includes('/.factory/'),
+  recordsAfter: droidEvent,
 };
 
 /** The folder Droid reads for `scope`. */

@@ -156,6 +156,12 @@ describe('Factory Droid: init plan and hook', () => {
     assert.equal(decideHook(event, hookCtx({ [user]: '{"commandDenylist":["npm publish"]}' })).action, 'rewrite');
   });
 
+  it("records Droid's large PostToolUse response as Droid's, also without --agent", () => {
+    const post = { ...event, hook_event_name: 'PostToolUse', tool_response: `${'x'.repeat(5000)}\n` };
+    const d = decideHook(post, { ...hookCtx(), agent: undefined, recordPostToolUse: true });
+    assert.deepEqual([d.action, (d as { agent?: string }).agent], ['record', 'droid']);
+  });
+
   it("matches a list's program anywhere in the command, and its whole text", () => {
     assert.equal(droidListed('cd x && sudo /sbin/shutdown -h now', 'shutdown'), true);
     assert.equal(droidListed('FOO=1 xargs rm -rf < /list', 'rm -rf /'), true);
