@@ -1,10 +1,8 @@
 /**
  * Factory Droid's approvals, applied to the ORIGINAL command (docs/contracts.md §6.1, "Approvals"). Droid checks the
- * command it runs: its own risk check rates the routed form (braces, redirections into the storage) as needing
- * autonomy High, and its deny and block lists no longer match the routed form. So the hook routes only where Droid
- * would run the original without asking too: in autonomy High (`permission_mode: "auto-high"`), and only a command
- * no listed pattern may match. Every other command runs as written and Droid decides.
- * Pure: the hook reads the settings files and passes their texts.
+ * command it runs: its risk check lets the routed form run only in autonomy High, and its deny and block lists no
+ * longer match it. So the hook routes only where Droid would run the original unasked too: in autonomy High
+ * (`permission_mode: "auto-high"`), and only a command no listed pattern may match. Pure: the hook reads the files.
  */
 import { parse } from 'jsonc-parser';
 
