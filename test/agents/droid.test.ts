@@ -218,6 +218,45 @@ describe('Reach: Factory Droid from npm with a scripted Chat Completions API on 
     assert.deepEqual(texts(factory), { 'mcp.json': mine });
   });
 
+  it("routed by `init --agent droid --global` into the person's ~/.factory/settings.json hooks (no hooks.json then); uninstall gives back its bytes", async () => {
+    let handle = '';
+    server = await startScriptedChat((req, i): ChatReply => {
+      if (i === 0) return execute('call_1', buildCommand);
+      if (i === 1) {
+        handle = handleIn(toolMessage(req, 'call_1'));
+        const read = `bounded-evidence read ${handle} --pattern 'error TS'`;
+        return execute('call_2', read);
+      }
+      return { text: 'done' };
+    });
+    // The person's own hook lives in settings.json: Droid reads it there only while hooks.json is absent.
+    userSettings(sandbox, server, {
+      hooks: { PreToolUse: [{ matcher: 'Edit', hooks: [{ type: 'command', command: 'true' }] }] },
+    });
+    const settings = path.join(sandbox.home, '.factory', 'settings.json');
+    const before = readFileSync(settings, 'utf8');
+    assert.match(
+      initInTerminal(sandbox, 'init', '--agent', 'droid', '--global'),
+      /^Factory Droid \[droid, global\]: ~\/\.factory\/settings\.json updated, ~\/\.factory\/mcp\.json created; routed/m,
+    );
+    assert.ok(!existsSync(path.join(sandbox.home, '.factory', 'hooks.json')));
+    const run = await runDroid(sandbox);
+    assert.equal(run.code, 0, `${run.stderr.slice(-2000)}${run.stdout.slice(-2000)}`);
+    const obs = toolMessage(server.requests[1]!, 'call_1')!;
+    assert.ok(obs.includes(`\n${errorFirstStdout(handle)}`), obs);
+    // The read by handle through Execute: a small output, given back whole by the same hook.
+    const read = toolMessage(server.requests[2]!, 'call_2')!;
+    assert.deepEqual(JSON.parse(read.slice(0, read.lastIndexOf('\n\n\n['))), JSON.parse(errorLineReply()));
+    console.log(
+      `[reach] Factory Droid, routed by init --global: ${Buffer.byteLength(obs)} bytes (Execute) + ${Buffer.byteLength(read)} bytes (bounded-evidence read through Execute)`,
+    );
+    assert.equal(
+      initInTerminal(sandbox, 'init', '--uninstall', '--agent', 'droid', '--global'),
+      'Factory Droid [droid, global]: ~/.factory/settings.json restored, ~/.factory/mcp.json deleted; routing off\n',
+    );
+    assert.equal(readFileSync(settings, 'utf8'), before);
+  });
+
   /** What Droid gives its model for each of `commands`, one session, with or without init's project files. */
   async function executeResults(
     commands: readonly string[],
