@@ -25,6 +25,8 @@ export interface Tools {
   gemini: string;
   opencode: string;
   qwen: string;
+  /** Factory Droid's native binary. */
+  droid: string;
   /** The MCP conformance suite's and the MCP Inspector's entry points (run with Node 24: they need Node >= 22). */
   mcpConformance: string;
   mcpInspector: string;
@@ -54,6 +56,7 @@ export function toolPaths(): Tools {
     gemini: path.join(toolsDir, 'gemini', 'node_modules', '@google', 'gemini-cli', 'bundle', 'gemini.js'),
     opencode: path.join(toolsDir, 'opencode', 'node_modules', 'opencode-ai', 'bin', 'opencode.exe'),
     qwen: path.join(toolsDir, 'qwen-code', 'node_modules', '@qwen-code', 'qwen-code', 'cli-entry.js'),
+    droid: path.join(toolsDir, 'droid', 'node_modules', '@factory', 'cli-linux-x64', 'bin', 'droid'),
     mcpConformance: path.join(
       toolsDir,
       'mcp-conformance',
@@ -91,6 +94,7 @@ export function ensureTools(): Tools {
       t.gemini,
       t.opencode,
       t.qwen,
+      t.droid,
       t.mcpConformance,
       t.mcpInspector,
     ].every((p) => existsSync(p))

@@ -6,12 +6,13 @@
 import { claudeCode } from './claudeCode.js';
 import { codex } from './codex.js';
 import { copilot } from './copilot.js';
+import { droid } from './droid.js';
 import { gemini } from './gemini.js';
 import { opencode } from './opencode.js';
 import { qwen } from './qwen.js';
 import type { AgentAdapter, ToolRoute } from './types.js';
 
-export const AGENTS: readonly AgentAdapter[] = [claudeCode, copilot, codex, gemini, opencode, qwen];
+export const AGENTS: readonly AgentAdapter[] = [claudeCode, copilot, codex, gemini, opencode, qwen, droid];
 
 /** Every agent's routes in the order the hook tries them: routes with a narrower test (`claims`) first. */
 export const ROUTES: readonly ToolRoute[] = [
