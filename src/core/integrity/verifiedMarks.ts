@@ -52,7 +52,9 @@ export class VerifiedMarks {
       }
       await fsp.mkdir(path.dirname(this.file), { recursive: true });
       await fsp.appendFile(this.file, line);
-    } catch {}
+    } catch {
+      // Best effort: a lost mark only costs a re-hash.
+    }
   }
 
   /** Starts over when the file was replaced or shortened. */
