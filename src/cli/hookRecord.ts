@@ -3,7 +3,7 @@
  * as evidence in a run of its own, tagged with the agent's session. Apart from hook.ts so that
  * the hook's small bundle (dist/hook.js) opens the stores only for such an event.
  */
-import { runLabel, type RunSource } from '../core/index.js';
+import { runLabel, withRun, type RunSource } from '../core/index.js';
 import { openSession } from './session.js';
 
 /** Records a large `PostToolUse` response in a run of its own, tagged with the agent's session. */
@@ -17,15 +17,12 @@ export async function recordResponse(
     agent: d.agent,
     ...(d.sessionId !== undefined ? { sessionId: d.sessionId } : {}),
   };
-  const run = await session.runs.startRun({
-    label: runLabel(`${d.agent} ${d.tool}`, d.sessionId ?? 'no session'),
-    source,
-  });
-  let ok = false;
-  try {
-    await run.recordResult(d.tool, { session: d.sessionId ?? null }, d.response);
-    ok = true;
-  } finally {
-    await run.finish(ok ? 'completed' : 'failed');
-  }
+  await withRun(
+    session.runs,
+    { label: runLabel(`${d.agent} ${d.tool}`, d.sessionId ?? 'no session'), source },
+    async (run, finishAs) => {
+      await run.recordResult(d.tool, { session: d.sessionId ?? null }, d.response);
+      finishAs('completed');
+    },
+  );
 }

@@ -14,7 +14,7 @@
  */
 import { createReadStream, promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import { boundModelText, runLabel, type RunSource } from '../core/index.js';
+import { boundModelText, runLabel, withRun, type RunSource } from '../core/index.js';
 import {
   givenBackWhole,
   SPOOL_COMMAND,
@@ -106,34 +106,36 @@ async function recordSpool(
     agent: meta.agent,
     ...(meta.sessionId !== undefined ? { sessionId: meta.sessionId } : {}),
   };
-  const run = await runs.startRun({ label: runLabel(`${meta.agent} terminal`, command), source });
-  let ok = false;
-  try {
-    const outcome = await run.recordCommand(
-      command,
-      { cwd: meta.cwd ?? cwd, tool: CAPTURE_TOOL },
-      {
-        stdout: createReadStream(path.join(spool, SPOOL_STDOUT)),
-        stderr: createReadStream(path.join(spool, SPOOL_STDERR)),
-        exit: Promise.resolve({
-          code: exit.code,
-          signal: null,
-          timedOut: false,
-          aborted: exit.aborted,
-          spawnFailed: false,
-          strays: [],
-          pipesAbandoned: false,
-        }),
-        kill: () => undefined,
-      },
-    );
-    if (outcome.status === 'failed') throw new Error(outcome.record.error?.message ?? 'the output could not be stored');
-    ok = true;
-    const text = meta.read ? readThroughShell(outcome.modelText, meta.read) : outcome.modelText;
-    return { text: boundModelText(text), runId: run.runId, callId: outcome.callId };
-  } finally {
-    await run.finish(ok ? (exit.aborted ? 'cancelled' : 'completed') : 'failed').catch(() => undefined);
-  }
+  return withRun(
+    runs,
+    { label: runLabel(`${meta.agent} terminal`, command), source },
+    async (run, finishAs) => {
+      const outcome = await run.recordCommand(
+        command,
+        { cwd: meta.cwd ?? cwd, tool: CAPTURE_TOOL },
+        {
+          stdout: createReadStream(path.join(spool, SPOOL_STDOUT)),
+          stderr: createReadStream(path.join(spool, SPOOL_STDERR)),
+          exit: Promise.resolve({
+            code: exit.code,
+            signal: null,
+            timedOut: false,
+            aborted: exit.aborted,
+            spawnFailed: false,
+            strays: [],
+            pipesAbandoned: false,
+          }),
+          kill: () => undefined,
+        },
+      );
+      if (outcome.status === 'failed')
+        throw new Error(outcome.record.error?.message ?? 'the output could not be stored');
+      finishAs(exit.aborted ? 'cancelled' : 'completed');
+      const text = meta.read ? readThroughShell(outcome.modelText, meta.read) : outcome.modelText;
+      return { text: boundModelText(text), runId: run.runId, callId: outcome.callId };
+    },
+    () => undefined,
+  );
 }
 
 /**
