@@ -249,7 +249,7 @@ function storageFailure(e: unknown): Error {
 
 /**
  * Makes `<storage>/evidence/spool/<id>/` (private to the user) holding the command and its
- * routing facts (src/cli/keep.ts reads them); the wrapper appends the streams beside them.
+ * routing facts (src/cli/recordSpool.ts reads them); the wrapper appends the streams beside them.
  * The storage folder itself must exist (the editor, or whoever configured it, made it): a missing
  * one is a failure, not something to create wherever a stale setting points.
  */

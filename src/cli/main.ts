@@ -8,7 +8,7 @@ import { importFile, list, read, search, verify } from './evidence.js';
 import { hook } from './hook.js';
 import { doctor, init, initHelp } from './init.js';
 import { recordResponse } from './hookRecord.js';
-import { keep } from './keep.js';
+import { recordSpoolCommand } from './recordSpool.js';
 import { stats } from './stats.js';
 import { publish } from './team.js';
 import { processIo, type CliIo } from './io.js';
@@ -19,7 +19,8 @@ import { restartWithSmallYoungGeneration } from '../core/smallYoungGeneration.js
 
 const STORE_COMMANDS: Readonly<Record<string, (argv: readonly string[], io: CliIo) => Promise<number>>> = {
   capture,
-  keep,
+  // Routed commands and shims of every version call it `keep`: the name stays, the module says what it does.
+  keep: recordSpoolCommand,
   read,
   search,
   import: importFile,

@@ -181,7 +181,7 @@ async function giveBack(file: string, stream: 'stdout' | 'stderr', io: CliIo): P
  * `keep --quiet SPOOL STATUS` (the shim's background recording of a small output it already
  * printed; prints nothing, exits 0).
  */
-export async function keep(argv: readonly string[], io: CliIo): Promise<number> {
+export async function recordSpoolCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const quiet = argv[0] === '--quiet';
   const args = quiet ? argv.slice(1) : argv;
   if (args.length !== (quiet ? 2 : 3) || !/^\d{1,3}$/.test(args[1]!) || (!quiet && !/^\d{1,9}$/.test(args[2]!))) {
