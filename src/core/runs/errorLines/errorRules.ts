@@ -56,8 +56,8 @@ export const ERROR_RULES: readonly ErrorRule[] = [
     gates: ['error '],
     kind: 'clear',
   },
-  // The first line of a stack trace: `TypeError: …`, Python's `ValueError: …`, Java `java.lang.IllegalStateException:
-  // …`.
+  // The first line of a stack trace: `TypeError: …`, Python's `ValueError: …`,
+  // Java `java.lang.IllegalStateException: …`.
   {
     id: 'stack.first',
     pattern: '^(?:Uncaught )?(?:[\\w$]+\\.)*[\\w$]*(?:Error|Exception)(?: \\[[\\w-]+\\])?: ',
