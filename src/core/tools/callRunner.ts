@@ -1,7 +1,7 @@
 /**
- * The one call runner every front end uses (docs/architecture.md §1). Failures become one `error: …` sentence at this
- * one boundary (docs/contracts.md §5.1); a cancelled call rethrows after finishing its run as `cancelled`, so each
- * front end reports cancellation its own way.
+ * The one call runner every front end uses (docs/architecture.md §1). Failures become one `error: …` sentence at
+ * this one boundary (docs/contracts.md §5.1); a cancelled call rethrows after finishing its run as `cancelled`, so
+ * each front end reports cancellation its own way.
  */
 import { EvidenceError, isStorageFull, STORAGE_FULL_RESULT } from '../errors.js';
 import type { CallOutcome, RunApi as Run, RunFinishStatus, RunSource } from '../runs/types.js';
