@@ -1,10 +1,6 @@
 /**
- * The calls list's data: the pages of the current query the host has answered
- * (docs/contracts.md §3.4, "Listing in pages"), live upserts of the rows held, and the
- * flattened rows (run headers, calls, attachment sub-rows, and one "loading" row per
- * call of a page not fetched yet). The host sorts, filters and counts; the page holds
- * only the pages it was shown, so 100,000 runs cost what one screen costs. Pure: no DOM,
- * so it is unit-tested in Node.
+ * The pages of the current query the host has answered (docs/contracts.md §3.4): the host sorts, filters and counts,
+ * so 100,000 runs cost what one screen costs. Pure, unit-tested in Node.
  */
 import type {
   CallDto,
@@ -19,28 +15,18 @@ import type {
 
 export { outcomeOf, runOutcomeOf } from '../src/shared/outcome.js';
 
-/** Calls per page asked of the host. */
 export const PAGE_SIZE = 100;
 
-/** What the toolbar filters and sorts by. */
 export interface Filters {
-  /** A tool name, or '' for all. */
   readonly tool: string;
-  /** A run id, or '' for all. */
   readonly run: string;
-  /** Case-insensitive text over the tool, run id, run label and call id (a whole handle finds its call). */
+  /** A whole handle finds its call. */
   readonly text: string;
   readonly sort: 'time' | 'size';
-  /** Only calls with this outcome ('' for all). */
   readonly outcome?: OutcomeFilterDto;
-  /**
-   * Only calls of runs started by this source (`tool`, `participant`, `hook`, `cli`, `mcp`, `command`, `api`), or ''
-   * for all.
-   */
   readonly source?: string;
 }
 
-/** The host query for a set of filters (empty filters left out). */
 export function queryOf(f: Filters): ListQueryDto {
   const text = f.text.trim();
   return {
@@ -53,10 +39,10 @@ export function queryOf(f: Filters): ListQueryDto {
   };
 }
 
-/** A running call's streams so far (from `live` messages; docs/contracts.md §3.4). */
+/** docs/contracts.md §3.4. */
 export type LiveOf = { -readonly [K in 'stdout' | 'stderr']?: { bytes: number; tail: string } };
 
-/** One row of the list; `index` is the position of its call in the query's order. */
+/** `index` is the position of its call in the query's order. */
 export type Row =
   | {
       readonly kind: 'run';
@@ -76,17 +62,14 @@ export type Row =
     }
   | { readonly kind: 'pending'; readonly key: string; readonly index: number };
 
-/** Key of a call (and of its result row). */
 function callKey(runId: string, callId: string): string {
   return `${runId}/${callId}`;
 }
 
-/** Key of the row showing a part: the call row for `result`, else the attachment's sub-row. */
 export function partKey(ref: PartRef): string {
   return ref.part === 'result' ? callKey(ref.runId, ref.callId) : `${callKey(ref.runId, ref.callId)}#${ref.part}`;
 }
 
-/** The part a row stands for (a run header or a row still loading stands for none). */
 export function rowRef(row: Row): PartRef | undefined {
   if (row.kind === 'run' || row.kind === 'pending') return undefined;
   return { runId: row.call.runId, callId: row.call.callId, part: row.kind === 'part' ? row.part.name : 'result' };
@@ -94,9 +77,8 @@ export function rowRef(row: Row): PartRef | undefined {
 
 const finished = (status: string): boolean => status !== 'running' && status !== 'interrupted';
 
-/** Rows over the whole query without one object per call not fetched: loaded pages are arrays, the rest counted. */
+/** Loaded pages are arrays, the rest counted: no object per call not fetched. */
 export class RowSource {
-  /** Segments in order: `rows` of loaded pages, or `count` pending calls from call `from`. */
   private readonly starts: number[] = [];
   private readonly segs: ({ rows: Row[] } | { from: number; count: number })[] = [];
   length = 0;
@@ -115,7 +97,6 @@ export class RowSource {
     this.length += count;
   }
 
-  /** The row at `i` (0 ≤ i < length). */
   at(i: number): Row {
     let lo = 0;
     let hi = this.starts.length - 1;
@@ -131,7 +112,6 @@ export class RowSource {
     return { kind: 'pending', key: `pending:${index}`, index };
   }
 
-  /** Index of the row with this key among loaded rows, or -1. */
   indexOfKey(key: string): number {
     for (let s = 0; s < this.segs.length; s++) {
       const seg = this.segs[s]!;
@@ -142,7 +122,7 @@ export class RowSource {
     return -1;
   }
 
-  /** Index of the first row of call `index` (its call row, or its pending row); -1 past the end. */
+  /** -1 past the end. */
   indexOfCall(index: number): number {
     for (let s = 0; s < this.segs.length; s++) {
       const seg = this.segs[s]!;
@@ -161,43 +141,35 @@ export class RowSource {
   }
 }
 
-/** The pages of the current query as the panel knows them. */
 export class CallsModel {
-  /** The query the held pages answer (JSON of `ListQueryDto`). */
   private queryKey = '';
   private pages = new Map<number, readonly CallDto[]>();
   private readonly runs = new Map<string, RunDto>();
   private readonly live = new Map<string, LiveOf>();
-  /** Calls seen finishing by live records (their late progress is dropped). */
+  /** Their late progress is dropped. */
   private readonly finishedLive = new Set<string>();
-  /** Calls matching the query / stored. */
   total = 0;
   all = 0;
-  /** The pickers' choices, as the host last listed them. */
   tools: readonly string[] = [];
   sources: readonly string[] = [];
 
-  /** Key of a query (pages of different queries never mix). */
+  /** Pages of different queries never mix. */
   static keyOf(q: ListQueryDto): string {
     return JSON.stringify(q);
   }
 
-  /** The query the held pages answer. */
   get key(): string {
     return this.queryKey;
   }
 
-  /**
-   * Replaces every held page with these answers of one query, all at once (a new query,
-   * or the pages on screen asked again after a change): the list never shows two queries mixed.
-   */
+  /** All at once: the list never shows two queries mixed. */
   replace(key: string, replies: readonly PageReply[]): void {
     this.queryKey = key;
     this.pages = new Map();
     for (const r of replies) this.take(r);
   }
 
-  /** Adds one page of the held query (ignored when the query changed meanwhile); true when taken. */
+  /** Ignored when the query changed meanwhile. */
   add(key: string, reply: PageReply): boolean {
     if (key !== this.queryKey) return false;
     this.take(reply);
@@ -210,26 +182,23 @@ export class CallsModel {
     if (r.tools) this.tools = r.tools;
     if (r.sources) this.sources = r.sources;
     for (const run of r.runs) this.runs.set(run.runId, run);
-    // A page past the end (the list shrank) holds nothing; pages beyond the total are dropped.
+    // A page past the end holds nothing; pages beyond the total are dropped.
     this.pages.set(Math.floor(r.offset / PAGE_SIZE), r.calls);
     const lastPage = Math.max(0, Math.ceil(this.total / PAGE_SIZE) - 1);
     for (const p of this.pages.keys()) if (p > lastPage) this.pages.delete(p);
   }
 
-  /** Whether page `p` is held. */
   has(p: number): boolean {
     return this.pages.has(p);
   }
 
-  /** Pages held. */
   heldPages(): number[] {
     return [...this.pages.keys()].sort((a, b) => a - b);
   }
 
   /**
-   * Applies live records to the rows held; a finished call never goes back to running.
-   * True when the pages should be asked again: a call not held (new, or elsewhere in the
-   * order) or a call whose status changed (it may leave or enter the filter).
+   * A finished call never goes back to running. True when the pages should be asked again: a call not held, or whose
+   * status changed.
    */
   upsert(runs: readonly RunDto[], calls: readonly CallDto[]): boolean {
     for (const r of runs) this.runs.set(r.runId, r);
@@ -238,7 +207,7 @@ export class CallsModel {
       const key = callKey(c.runId, c.callId);
       if (finished(c.status)) {
         this.live.delete(key);
-        // Remembered (a few): a progress report may still be on its way after the finish.
+        // A progress report may still be on its way after the finish.
         if (this.finishedLive.size > 1000) this.finishedLive.clear();
         this.finishedLive.add(key);
       }
@@ -260,7 +229,6 @@ export class CallsModel {
     return stale;
   }
 
-  /** Applies progress of running calls (a late report for a call known to have finished is dropped). */
   applyLive(streams: readonly LiveStreamDto[]): void {
     for (const s of streams) {
       const key = callKey(s.runId, s.callId);
@@ -273,22 +241,18 @@ export class CallsModel {
     }
   }
 
-  /** A running call's streams so far. */
   liveOf(runId: string, callId: string): LiveOf | undefined {
     return this.live.get(callKey(runId, callId));
   }
 
-  /** Calls stored (whatever the filters). */
   get size(): number {
     return this.all;
   }
 
-  /** A run as last listed. */
   run(runId: string): RunDto | undefined {
     return this.runs.get(runId);
   }
 
-  /** The call and part a reference names, among the held rows. */
   find(ref: PartRef): { call: CallDto; part: PartDto } | undefined {
     for (const list of this.pages.values()) {
       const call = list.find((c) => c.runId === ref.runId && c.callId === ref.callId);
@@ -299,11 +263,7 @@ export class CallsModel {
     return undefined;
   }
 
-  /**
-   * Flattened rows: in the query's order, a run header wherever the run changes between
-   * neighbouring calls, each call, then its attachments; calls of pages not held are one
-   * pending row each (so the scroll bar spans the whole list from the first page).
-   */
+  /** Calls of pages not held are one pending row each, so the scroll bar spans the whole list from the first page. */
   rows(collapsed: ReadonlySet<string>): RowSource {
     const out = new RowSource();
     const pageCount = Math.ceil(this.total / PAGE_SIZE);
@@ -346,7 +306,7 @@ export class CallsModel {
         rows.push({ kind: 'call', key, index, call: c });
         for (const a of c.attachments) rows.push({ kind: 'part', key: `${key}#${a.name}`, index, call: c, part: a });
       });
-      // A short page that is not the last (the list shrank since): its missing calls wait for the next ask.
+      // A short page that is not the last: its missing calls wait for the next ask.
       const expected = Math.min(PAGE_SIZE, this.total - from);
       if (list.length < expected) {
         out.pushRows(rows);

@@ -1,16 +1,12 @@
 /**
- * The only way the panel builds DOM: elements with attributes and text children. Text
- * always goes through `textContent`/text nodes (never markup), and event-handler
- * attributes are refused, so tool output cannot become script or elements.
+ * The only way the panel builds DOM: text goes through text nodes and event-handler attributes are refused, so tool
+ * output cannot become script or elements.
  */
 
-/** A child: a node, text (becomes a text node), or nothing. */
 export type Child = Node | string | null | undefined | false;
 
-/** Attribute values: strings are set, `true` sets an empty attribute, false/undefined skip it. */
 export type Attrs = Record<string, string | boolean | undefined>;
 
-/** Creates an element with attributes and children. */
 export function h<K extends keyof HTMLElementTagNameMap>(
   tag: K,
   attrs: Attrs = {},
@@ -27,7 +23,6 @@ export function h<K extends keyof HTMLElementTagNameMap>(
   return el;
 }
 
-/** Appends children (strings as text nodes). */
 export function append(parent: Node, ...children: Child[]): void {
   for (const c of children) {
     if (c === null || c === undefined || c === false) continue;
@@ -35,13 +30,12 @@ export function append(parent: Node, ...children: Child[]): void {
   }
 }
 
-/** Replaces all children. */
 export function replaceChildren(parent: Element, ...children: Child[]): void {
   parent.replaceChildren();
   append(parent, ...children);
 }
 
-/** A codicon glyph (decorative: hidden from screen readers). */
+/** Decorative: hidden from screen readers. */
 export function icon(name: string): HTMLSpanElement {
   return h('span', { class: `codicon codicon-${name}`, 'aria-hidden': 'true' });
 }

@@ -1,15 +1,14 @@
-/** Number and time formatting for the panel. Pure: unit-tested in Node. */
+/** Pure: unit-tested in Node. */
 
 export { exactAndHuman, exactBytes, formatBytes as humanBytes } from '../src/shared/bytes.js';
 
-/** First twelve hex digits of a sha256. */
 export function shortSha(sha: string | undefined): string {
   return sha ? sha.slice(0, 12) : '';
 }
 
 const pad = (n: number): string => String(n).padStart(2, '0');
 
-/** Local `YYYY-MM-DD HH:MM:SS` of an ISO time (empty when unparsable). */
+/** Empty when unparsable. */
 export function localTime(iso: string | undefined): string {
   if (!iso) return '';
   const d = new Date(iso);
@@ -20,12 +19,11 @@ export function localTime(iso: string | undefined): string {
   );
 }
 
-/** Local `HH:MM:SS` of an ISO time (the date is in the row's title and the run header). */
+/** The date is in the row's title and the run header. */
 export function clockTime(iso: string | undefined): string {
   return localTime(iso).slice(11);
 }
 
-/** `1,234` */
 export function count(n: number): string {
   return n.toLocaleString('en-US');
 }

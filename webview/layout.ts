@@ -1,50 +1,41 @@
 /**
- * The panel's layout: list and detail side by side when the panel is wide, stacked
- * when it is not (the list keeps room for at least five rows unless the panel is too short
- * for five rows and a detail), one compact column when
- * it is narrower still; a draggable, keyboard-operable splitter between them whose
- * position is remembered. The mode is chosen from the panel's own width (a webview
- * sits in an editor group of any size), not the window's.
+ * Side by side, stacked or one compact column, chosen from the panel's own width (a webview sits in an editor group
+ * of any size), with a remembered splitter.
  */
 import { h } from './dom.js';
 
-/** Widths (CSS px of the panel) where the layout changes. */
 const layoutWidths = { side: 1200, compact: 500 } as const;
 export type LayoutMode = 'side' | 'stack' | 'compact';
 
-/** The mode for a panel width. Pure. */
 function layoutFor(width: number): LayoutMode {
   return width >= layoutWidths.side ? 'side' : width < layoutWidths.compact ? 'compact' : 'stack';
 }
 
-/** The list's share of the split, kept within bounds (neither side can vanish). */
+/** Neither side can vanish. */
 function clampSplit(f: number): number {
   return Number.isFinite(f) ? Math.min(0.85, Math.max(0.15, f)) : 0.4;
 }
 
-/** Below this height (CSS px of the split) a stacked list gives up its five-row minimum (the CSS says so too). */
+/** The CSS says so too. */
 const shortHeight = 260;
 
 /**
- * The list's share until the person drags the splitter: side by side the list gets more
- * than half (its fitted columns: name, status, size, handle, digest), stacked 40%; half of a
- * short stacked split, where the list's toolbar and header take most of 40%.
+ * Side by side the list's fitted columns need more than half; a short stacked split gives half, as the list's toolbar
+ * and header take most of 40%.
  */
 function defaultSplit(mode: LayoutMode, short: boolean): number {
   return mode === 'side' ? 0.56 : short ? 0.5 : 0.4;
 }
 
-/** Splitter step for one arrow key press. */
 const step = 0.05;
 
-/** Lays out `list` and `detail` in `container` and keeps the mode in step with its width. */
 export class SplitLayout {
   readonly element: HTMLElement;
   private readonly splitter: HTMLElement;
   private fraction: number;
   private mode: LayoutMode = 'stack';
   private short = false;
-  /** Whether the person set the split (dragged, keys, or a saved state): else it follows the mode's default. */
+  /** Else it follows the mode's default. */
   private chosen: boolean;
 
   constructor(
@@ -76,7 +67,7 @@ export class SplitLayout {
     });
   }
 
-  /** The list's share for saved state: only one the person chose (else the mode's default applies next time too). */
+  /** Only one the person chose, else the mode's default applies next time too. */
   get split(): number | undefined {
     return this.chosen ? this.fraction : undefined;
   }

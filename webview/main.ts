@@ -1,8 +1,6 @@
 /**
- * Inspector webview entry: runs in the browser, talks to the host by messages only
- * (src/shared/protocol.ts). It says `ready` once it listens; the host posts `init`, and
- * the list asks for the pages it shows (docs/contracts.md §3.4). Selection, filters,
- * column widths and the window survive hiding through `setState`.
+ * Inspector webview entry: talks to the host by messages only (src/shared/protocol.ts, docs/contracts.md §3.4);
+ * state survives hiding through `setState`.
  */
 import type {
   ExcerptRangeDto,
@@ -42,9 +40,8 @@ function status(message: string, kind: 'info' | 'error' = 'info'): void {
 
 let saveTimer: ReturnType<typeof setTimeout> | undefined;
 /**
- * Saves soon: typing and arrow keys change the state often. A selection shown or a window
- * put on screen (`now`) is saved at once: the panel may be hidden the next moment, and a
- * save left for `pagehide` does not reach the workbench from a page being torn down.
+ * A shown selection or window is saved at once: the panel may be hidden the next moment, and a `pagehide` save does
+ * not reach the workbench from a page being torn down.
  */
 function saveState(now = false): void {
   if (now) return writeState();
@@ -52,7 +49,6 @@ function saveState(now = false): void {
   saveTimer = setTimeout(writeState, 150);
 }
 
-/** Saves now (and drops a pending debounced save). */
 function writeState(): void {
   if (saveTimer) clearTimeout(saveTimer);
   saveTimer = undefined;
@@ -69,7 +65,7 @@ function writeState(): void {
   api.setState(state);
 }
 
-// A page about to be discarded (the panel hidden) keeps what a pending save would have kept.
+// A page about to be discarded keeps what a pending save would have kept.
 window.addEventListener('pagehide', () => {
   if (saveTimer) writeState();
 });
@@ -118,10 +114,8 @@ const search = new SearchView({
   open: (handle, pattern, index) => reveal({ handle }, (ref) => select(ref, true, { kind: 'pattern', pattern, index })),
 });
 
-/** Restored selection waiting for its call to arrive. */
 let pendingSelect: PartRef | undefined = saved.selected;
 let pendingWindow: WindowRequestDto | undefined = saved.window;
-/** A target from the command waiting for its call to arrive. */
 let pendingTarget: TargetDto | undefined;
 let detailTimer: ReturnType<typeof setTimeout> | undefined;
 let detailSeq = 0;
@@ -153,11 +147,7 @@ async function loadDetail(ref: PartRef, window?: WindowRequestDto, link?: Excerp
   }
 }
 
-/**
- * Opens the call a handle or run names (a link, a search hit, the tree, `@evidence
- * /inspect`) and brings its row into the list: the host says where it is under the list's
- * query, or that the filters hide it (docs/contracts.md §3.4, "Reveal").
- */
+/** docs/contracts.md §3.4, "Reveal". */
 function reveal(target: { handle: string } | { runId: string }, open: (ref: PartRef) => void): void {
   const query = queryOf(calls.filters());
   rpc
@@ -172,7 +162,6 @@ function reveal(target: { handle: string } | { runId: string }, open: (ref: Part
     .catch((e: Error) => status(e.message, 'error'));
 }
 
-/** Selects what the command or a restored state asked for: the host says which call a handle or run names. */
 function applyPending(): void {
   if (pendingTarget) {
     const t = pendingTarget;
@@ -191,7 +180,7 @@ function applyPending(): void {
   }
 }
 
-/** Debounces asking again for the pages on screen after live records (a busy store posts them often). */
+/** A busy store posts live records often. */
 let changeTimer: ReturnType<typeof setTimeout> | undefined;
 function listChanged(): void {
   if (changeTimer) return;
@@ -201,11 +190,10 @@ function listChanged(): void {
   }, 100);
 }
 
-/** After pages arrived: the empty state, the measurements, a selection that is gone. */
 function afterLoad(): void {
   if (!calls.loaded) return;
   emptyState.hidden = model.size > 0;
-  // Nothing recorded any more (Clear All): the detail goes too, not "unknown run" under the empty state.
+  // Nothing recorded any more (Clear All): the detail goes too.
   if (model.size === 0 && detail.shown) {
     pendingSelect = undefined;
     detail.clear();
@@ -232,8 +220,7 @@ function onMessage(msg: HostToWebview): void {
       });
       break;
     case 'changed': {
-      // Rows held are updated at once; the pages on screen are asked again when the list moved (a new call, a status
-      // change).
+      // Rows held are updated at once; the pages on screen are asked again when the list moved.
       const stale = model.upsert(msg.runs, msg.calls);
       calls.refresh();
       if (stale || msg.calls.length === 0) listChanged();
@@ -264,12 +251,12 @@ function onMessage(msg: HostToWebview): void {
       status(msg.message, 'error');
       break;
     default:
-      // A reply nobody waits for any more (a superseded request): nothing to do.
+      // A reply nobody waits for any more: nothing to do.
       break;
   }
 }
 
-// Report CSP violations and uncaught errors to the host log (and count them for the tests).
+// Reported to the host log, and counted for the tests.
 let violations = 0;
 document.addEventListener('securitypolicyviolation', (e) => {
   violations++;
@@ -284,7 +271,6 @@ window.addEventListener('error', (e) => {
 });
 
 const storeState = h('p', { id: 'store-state', class: 'muted' });
-/** Shown while nothing is recorded: what to do first, as buttons. */
 function startButton(
   id: string,
   label: string,
@@ -310,7 +296,7 @@ const emptyState = h(
     startButton('start-demo', 'Capture the Demo Build Log', 'beaker', 'captureDemo', true),
   ),
 );
-/** The shortcuts, where a person looks for them (the panel's own help). */
+/** Where a person looks for them. */
 const shortcuts: readonly [string, string][] = [
   ['/', 'focus the text filter'],
   ['Escape', 'clear the text filter'],
@@ -327,7 +313,7 @@ const help = h(
   h('summary', {}, 'Keyboard shortcuts'),
   h('dl', {}, ...shortcuts.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)])),
 );
-// A dragged splitter is saved at once: the panel may be hidden (its page discarded) before a debounced save runs.
+// Saved at once: the panel may be hidden before a debounced save runs.
 const layout = new SplitLayout(calls.element, detail.element, saved.split, writeState);
 // The heading moves inside the main landmark (the host page puts it first so it shows at once).
 const heading = document.getElementById('heading');

@@ -1,9 +1,6 @@
 /**
- * The Savings view's page (src/extension/savings/savingsView.ts): what the model was spared, per day
- * and per command, from the host's report (src/shared/savingsProtocol.ts). The chart is
- * Chart.js on a canvas (only the parts a grouped bar chart on a log scale needs are registered);
- * every figure it draws is also in the table below it, which is what a screen reader reads
- * (the canvas is one labelled image).
+ * The Savings view's page: every figure the chart draws is also in the table below it, which is what a screen reader
+ * reads (the canvas is one labelled image).
  */
 import {
   BarController,
@@ -32,7 +29,6 @@ declare function acquireVsCodeApi(): VsCodeApi;
 const api = acquireVsCodeApi();
 
 const RANGES: readonly SavingsRange[] = [7, 30, 90];
-/** The three series, in the chart's and the table's order, with the theme colour of each (a class). */
 const SERIES = [
   { name: 'Kept', field: 'outputBytes', cls: 'kept', colour: '--vscode-charts-blue', fallback: '#3794ff' },
   { name: 'Shown', field: 'shownBytes', cls: 'shown', colour: '--vscode-charts-orange', fallback: '#d18616' },
@@ -42,12 +38,10 @@ const SERIES = [
 const count = (n: number): string => n.toLocaleString('en-US');
 const counted = (n: number, one: string): string => `${count(n)} ${n === 1 ? one : `${one}s`}`;
 
-/** Saved as a share of the output bytes (`99.4%`), `–` with no output. */
 function share(f: SavingsFiguresDto): string {
   return f.outputBytes > 0 ? `${((100 * f.savedBytes) / f.outputBytes).toFixed(1)}%` : '–';
 }
 
-/** `Mon 30 Nov` of a `YYYY-MM-DD` day. */
 function dayLabel(day: string, long = false): string {
   const [y, m, d] = day.split('-').map(Number);
   const date = new Date(y!, m! - 1, d!);
@@ -59,14 +53,13 @@ function dayLabel(day: string, long = false): string {
 
 Chart.register(BarController, BarElement, CategoryScale, LogarithmicScale, Tooltip);
 
-/** A theme colour of the page (VS Code sets them as CSS variables on the body and changes them with the theme). */
+/** VS Code sets them as CSS variables and changes them with the theme. */
 function themeColour(name: string, fallback: string): string {
   return getComputedStyle(document.body).getPropertyValue(name).trim() || fallback;
 }
 
 /**
- * Bars per day on a log scale (bytes span six orders of magnitude: a linear axis would draw the
- * answers as nothing beside the outputs). Powers of 1024 are the grid lines; 0 draws no bar.
+ * Log scale: bytes span six orders of magnitude, and a linear axis would draw the answers as nothing. 0 draws no bar.
  */
 function chartConfig(days: readonly SavingsGroupDto[]): ChartConfiguration<'bar', (number | null)[], string> {
   const max = Math.max(1024, ...days.flatMap((d) => SERIES.map((s) => d[s.field])));
@@ -85,7 +78,7 @@ function chartConfig(days: readonly SavingsGroupDto[]): ChartConfiguration<'bar'
       })),
     },
     options: {
-      // Redrawn whole on every report and theme change: no motion (also for people who asked for less).
+      // No motion, also for people who asked for less.
       animation: false,
       responsive: true,
       maintainAspectRatio: false,
@@ -130,9 +123,8 @@ function legend(): HTMLElement {
   );
 }
 
-/** A table: header cells with scope, numbers right-aligned. */
 function table(caption: string, head: readonly string[], rows: readonly (readonly string[])[]): HTMLElement {
-  // In a region that scrolls sideways (and takes focus, so a keyboard can scroll it) when the sidebar is narrower.
+  // Scrolls sideways (and takes focus, so a keyboard can scroll it) when the sidebar is narrower.
   return h(
     'div',
     { class: 'scroll', tabindex: '0', role: 'region', 'aria-label': caption },
@@ -255,7 +247,6 @@ function render(r: Extract<SavingsHostToPage, { type: 'report' }>): void {
   drawChart();
 }
 
-/** The report on screen and its chart (Chart.js follows the view's width itself). */
 let shown: Extract<SavingsHostToPage, { type: 'report' }> | undefined;
 let drawn: Chart<'bar', (number | null)[], string> | undefined;
 function drawChart(): void {

@@ -1,9 +1,4 @@
-/**
- * "Search all outputs": one regular expression over every kept output of the store
- * (docs/contracts.md §3.4, the core's `searchAllOutputs` run by the host). Shows progress
- * with Cancel, then the matches (handle, line, byte offset, the line around the match);
- * choosing one opens that output at the matched line. Text only, never markup.
- */
+/** "Search all outputs" (docs/contracts.md §3.4): text only, never markup. */
 import type { VscodeButton } from '@vscode-elements/elements/dist/vscode-button/vscode-button.js';
 import type { VscodeTextfield } from '@vscode-elements/elements/dist/vscode-textfield/vscode-textfield.js';
 import type { SearchMatchDto, SearchProgressMessage } from '../src/shared/protocol.js';
@@ -11,23 +6,18 @@ import { h, icon, replaceChildren } from './dom.js';
 import { count, exactBytes } from './format.js';
 import type { RequestBody, Reply } from './rpc.js';
 
-/** What the search box needs from the panel. */
 export interface SearchDeps {
   request(body: RequestBody): Promise<Reply>;
-  /** Says the request id of the next request (so Cancel and progress can name it). */
+  /** So Cancel and progress can name it. */
   nextRequestId(): number;
-  /** Send a message that expects no reply (Cancel). */
   post(message: { type: 'cancelSearch'; searchId: number }): void;
-  /** The list's current tool and run filters: the search's scope. */
   scope(): { tool: string; run: string };
-  /** Opens `handle` at match `index` of `pattern` in that output. */
   open(handle: string, pattern: string, index: number): void;
 }
 
-/** Matches asked for per search (the host caps at 100: docs/contracts.md §2.11). */
+/** The host caps at 100 (docs/contracts.md §2.11). */
 const searchLimit = 100;
 
-/** The search box, its progress and its results. */
 export class SearchView {
   readonly element: HTMLElement;
   private readonly field: VscodeTextfield;
@@ -46,7 +36,7 @@ export class SearchView {
     });
     this.run = h('vscode-button', { id: 'search-run', icon: 'search', secondary: true }, 'Search');
     this.cancel = h('vscode-button', { id: 'search-cancel', icon: 'close', secondary: true, hidden: true }, 'Cancel');
-    // VS Code's Search view: "Clear Search Results" (clear-all), also Escape in the field and an emptied field.
+    // As VS Code's Search view: also Escape in the field and an emptied field.
     this.clearButton = h(
       'vscode-button',
       {
@@ -92,7 +82,7 @@ export class SearchView {
         e.preventDefault();
         void this.search();
       }
-      // Escape cancels a running search, else dismisses the results (a second Escape goes on to the workbench).
+      // A second Escape goes on to the workbench.
       if (e.key === 'Escape' && this.running !== undefined) {
         e.preventDefault();
         e.stopPropagation();
@@ -108,18 +98,16 @@ export class SearchView {
     });
   }
 
-  /** A progress message from the host (ignored unless it is the running search's). */
   onProgress(msg: SearchProgressMessage): void {
     if (msg.searchId !== this.running) return;
     this.progress.textContent = `Searching… ${count(msg.callsDone)} of ${count(msg.callsTotal)} calls`;
   }
 
-  /** Whether results (or a finished search's summary) are on screen. */
   private get shown(): boolean {
     return this.results.childElementCount > 0 || this.progress.textContent !== '';
   }
 
-  /** Dismisses the results and their summary (the list gets its room back); the pattern stays. */
+  /** The list gets its room back; the pattern stays. */
   clear(): void {
     if (this.running !== undefined) this.stop();
     this.running = undefined;

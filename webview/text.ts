@@ -1,20 +1,15 @@
 /**
- * Tool output as inert, visible text. The page never parses output as markup (callers
- * put each segment into `textContent`); this module decides what a person should see
- * for characters that would otherwise hide or rearrange text: C0/C1 controls and NUL
- * become visible symbols, bidi and zero-width controls become `⟨U+202E RLO⟩` markers (so
- * they cannot reorder what is shown), and ANSI SGR colours become classes from a fixed
- * vocabulary while every other escape sequence (cursor moves, OSC 8 hyperlinks, titles)
- * is dropped. Pure: no DOM, unit-tested in Node.
+ * Tool output as inert, visible text: controls become visible symbols, bidi and zero-width characters visible markers
+ * (so they cannot reorder what is shown), ANSI colours classes from a fixed vocabulary, and every other escape
+ * sequence is dropped. Pure, unit-tested in Node.
  */
 
-/** A run of text and the classes to show it with ('' for plain; only names this module makes). */
+/** Only class names this module makes. */
 export interface Segment {
   readonly text: string;
   readonly cls: string;
 }
 
-/** Names of invisible or reordering format characters, shown instead of obeyed. */
 const formatNames: ReadonlyMap<number, string> = new Map([
   [0x061c, 'ALM'],
   [0x200b, 'ZWSP'],
@@ -41,12 +36,11 @@ const formatNames: ReadonlyMap<number, string> = new Map([
   [0xfeff, 'BOM'],
 ]);
 
-/** Longest escape sequence parsed; anything longer shows its ESC visibly instead. */
+/** Anything longer shows its ESC visibly instead. */
 const maxEscapeChars = 4096;
 
 const hex4 = (c: number): string => c.toString(16).toUpperCase().padStart(4, '0');
 
-/** What a control or format character looks like, or undefined for ordinary text. */
 export function visibleControl(c: number): string | undefined {
   if (c === 0x09 || c === 0x0a) return undefined;
   if (c < 0x20) return String.fromCharCode(0x2400 + c); // ␀ ␁ … ␟ (Control Pictures)
@@ -56,7 +50,7 @@ export function visibleControl(c: number): string | undefined {
   return name ? `⟨U+${hex4(c)} ${name}⟩` : undefined;
 }
 
-/** SGR state carried across lines, as the terminal that printed them would. */
+/** As the terminal that printed them would. */
 interface Sgr {
   fg: number | undefined;
   bg: number | undefined;
@@ -98,14 +92,13 @@ function applySgr(s: Sgr, params: string): void {
     else if (c >= 100 && c <= 107) s.bg = c - 100 + 8;
     else if (c === 49) s.bg = undefined;
     else if (c === 38 || c === 48) {
-      // 256-colour and true-colour forms: skip their arguments (shown in the default colour).
+      // 256-colour and true-colour forms: skip their arguments.
       const mode = codes[i + 1];
       i += mode === 5 ? 2 : mode === 2 ? 4 : 1;
     }
   }
 }
 
-/** Where an escape sequence starting at `i` (the ESC) ends, and the SGR parameters if it is one. */
 function scanEscape(t: string, i: number): { end: number; sgr?: string } | undefined {
   const next = t.charCodeAt(i + 1);
   if (Number.isNaN(next)) return undefined;
@@ -133,11 +126,10 @@ function scanEscape(t: string, i: number): { end: number; sgr?: string } | undef
   return undefined;
 }
 
-/** Splits output into displayable segments; keeps ANSI colour state from one call to the next. */
+/** Keeps ANSI colour state from one call to the next. */
 export class TextSegmenter {
   private readonly sgr: Sgr = { fg: undefined, bg: undefined, bold: false, italic: false, underline: false };
 
-  /** Segments of one piece of text (typically one line). */
   segments(t: string): Segment[] {
     const out: Segment[] = [];
     let buf = '';

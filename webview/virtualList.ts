@@ -1,37 +1,27 @@
 /**
- * A small virtual list: fixed-height rows, and only the rows in (or just around) the
- * viewport exist in the DOM, reused from a pool as the list scrolls. The items are read
- * by index (`at`), so a list of 100,000 calls whose pages are mostly not fetched is not
- * 100,000 objects. Positions are set through CSSOM (`style.transform`), which the CSP allows.
+ * Only the rows around the viewport exist, reused from a pool; items are read by index, so 100,000 calls mostly not
+ * fetched are not 100,000 objects. Positions go through CSSOM, which the CSP allows.
  */
 
-/** Items read by index (an array fits). */
 export interface Items<T> {
   readonly length: number;
   at(index: number): T | undefined;
 }
 
-/** How rows are made and filled. */
 export interface VirtualListOptions<T> {
-  /** Row height in CSS pixels (every row). */
   readonly rowHeight: number;
-  /** Makes an empty row element (called once per pooled row). */
   create(): HTMLElement;
-  /** Fills a pooled row with an item (called on every render of a visible row). */
   render(el: HTMLElement, item: T, index: number): void;
-  /** Rows rendered beyond each edge of the viewport. */
   readonly overscan?: number;
-  /** Called after each render with the first and last rendered indexes. */
   onRendered?(first: number, last: number): void;
 }
 
-/** A scrolling viewport that renders only visible rows. */
 export class VirtualList<T> {
   private readonly spacer: HTMLElement;
   private items: Items<T> = [];
   private readonly pool: HTMLElement[] = [];
   private frame = 0;
-  /** Slowest render so far (ms): what scrolling costs this code, apart from the browser's own work. */
+  /** Apart from the browser's own work. */
   slowestRenderMs = 0;
 
   constructor(
@@ -45,24 +35,22 @@ export class VirtualList<T> {
     new ResizeObserver(() => this.schedule()).observe(viewport);
   }
 
-  /** Replaces the items and renders at once (unless `render` is false: the caller moves the scroll first). */
+  /** `render` false: the caller moves the scroll first. */
   setItems(items: Items<T>, render = true): void {
     this.items = items;
     this.spacer.style.height = `${items.length * this.opts.rowHeight}px`;
     if (render) this.render();
   }
 
-  /** Number of items. */
   get length(): number {
     return this.items.length;
   }
 
-  /** Rows that fit in the viewport. */
   get pageSize(): number {
     return Math.max(1, Math.floor(this.viewport.clientHeight / this.opts.rowHeight));
   }
 
-  /** Re-renders on the next animation frame (coalesces scroll events). */
+  /** Coalesces scroll events. */
   schedule(): void {
     if (this.frame) return;
     this.frame = requestAnimationFrame(() => {
@@ -71,7 +59,6 @@ export class VirtualList<T> {
     });
   }
 
-  /** Scrolls the least distance that makes row `index` fully visible, and renders. */
   scrollToIndex(index: number): void {
     const h = this.opts.rowHeight;
     const top = index * h;
@@ -81,14 +68,12 @@ export class VirtualList<T> {
     this.render();
   }
 
-  /** Index of the row at a viewport-relative y, or -1. */
   indexAt(clientY: number): number {
     const y = clientY - this.viewport.getBoundingClientRect().top + this.viewport.scrollTop;
     const i = Math.floor(y / this.opts.rowHeight);
     return i >= 0 && i < this.items.length ? i : -1;
   }
 
-  /** Renders the visible window now. */
   render(): void {
     const t0 = performance.now();
     const h = this.opts.rowHeight;

@@ -1,21 +1,14 @@
-/**
- * Flags of every subcommand and their `--help` texts. A usage error is one line on
- * stderr and exit code 2, before anything is opened or recorded
- * (docs/contracts.md §6).
- */
+/** A usage error is one line on stderr and exit 2, before anything is opened or recorded (docs/contracts.md §6). */
 import { parseArgs } from 'node:util';
 
-/** Bad input from the person or the hook: one line on stderr, exit 2, nothing recorded. */
 export class UsageError extends Error {}
 
-/** The connection flags of every command that reaches a team store. */
 const TEAM_HELP = `
   --endpoint URL    S3-compatible server (default $AWS_ENDPOINT_URL; AWS itself when unset)
   --region NAME     (default $AWS_REGION, else us-east-1)
   --profile NAME    a profile of ~/.aws/config (default: the SDK's default credential chain)
   --path-style      path-style addressing (automatic for an IP address or localhost)`;
 
-/** `--help` of each subcommand. */
 export const HELP: Readonly<Record<string, string>> = {
   main: `Usage: bounded-evidence <command> [flags]
 
@@ -172,10 +165,8 @@ be kept, it prints the output as the command wrote it and one line saying so. --
 shim's, for an output it already printed) records and prints nothing.`,
 };
 
-/** Options common to the subcommands. */
 type FlagSpec = Record<string, { type: 'string' | 'boolean' }>;
 
-/** Parses `argv` for a subcommand; unknown flags and missing values are usage errors. */
 export function parseFlags<T extends FlagSpec>(
   argv: readonly string[],
   spec: T,
@@ -209,13 +200,12 @@ export function parseFlags<T extends FlagSpec>(
   return { values: parsed.values as never, positionals: pos };
 }
 
-/** True when `--help` was asked for anywhere in argv (before a `--`). */
+/** Before a `--`. */
 export function wantsHelp(argv: readonly string[]): boolean {
   const end = argv.indexOf('--');
   return (end === -1 ? argv : argv.slice(0, end)).some((a) => a === '--help' || a === '-h');
 }
 
-/** A whole number flag (`--offset 3`), or a usage error naming it. */
 export function wholeNumber(flag: string, raw: string | undefined, min = 0): number | undefined {
   if (raw === undefined) return undefined;
   if (!/^[0-9]+$/.test(raw) || !Number.isSafeInteger(Number(raw)) || Number(raw) < min)

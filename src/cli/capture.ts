@@ -1,9 +1,6 @@
 /**
- * `capture`: runs a command exactly as `evidence_runCommand` does (the run store's
- * `runCommand`: /bin/sh -c in its own process group, per-stream caps, stdout / stderr /
- * value attachments, time limit), in a run of its own whose source is the command line
- * or, when the hook routed it, the agent's session; prints the tool's model-facing text
- * (the same core text, bounded the same way) and exits with the command's exit code.
+ * `capture`: runs a command exactly as `evidence_runCommand` does, in a run of its own, prints the same bounded text
+ * and exits with the command's exit code.
  */
 import { promises as fsp } from 'node:fs';
 import { constants as osConstants } from 'node:os';
@@ -15,16 +12,15 @@ import { openSession, storageDirOf } from './session.js';
 import type { CliIo } from './io.js';
 import { publishRuns, TEAM_FLAGS, teamTarget } from './team.js';
 
-/** The tool name recorded for a capture: the call is the one `evidence_runCommand` makes. */
+/** The call is the one `evidence_runCommand` makes. */
 export const CAPTURE_TOOL = 'evidence_runCommand';
 
-/** Folder under `<storage>/evidence` where the hook leaves commands too long for one argument. */
+/** Where the hook leaves commands too long for one argument. */
 const PENDING_DIR = 'pending';
 
-/** Exit codes a shell would give, for a command that did not exit by itself. */
+/** Exit codes a shell would give for a command that did not exit by itself. */
 const EXIT = { usage: 2, timedOut: 124, couldNotStart: 127, interrupted: 130, storageFailed: 1 } as const;
 
-/** The shell exit code for an outcome: the code, 128+N for signal N, or the ones above. */
 function exitCodeOf(
   value: { code: number | null; signal: string | null; timedOut: boolean; aborted: boolean } | undefined,
   status: string,
@@ -37,7 +33,7 @@ function exitCodeOf(
   return n !== undefined ? 128 + n : EXIT.couldNotStart;
 }
 
-/** Reads a command file the hook wrote; it is deleted only when it lies in the storage's pending folder. */
+/** Deleted only when it lies in the storage's pending folder. */
 async function readShellFile(file: string, storageRoot: string): Promise<string> {
   const text = await fsp.readFile(file, 'utf8').catch(() => {
     throw new UsageError(`--shell-file ${file.slice(0, 200)} cannot be read`);
@@ -47,7 +43,6 @@ async function readShellFile(file: string, storageRoot: string): Promise<string>
   return text;
 }
 
-/** The `capture` subcommand; returns the exit code. */
 export async function capture(argv: readonly string[], io: CliIo): Promise<number> {
   const dash = argv.indexOf('--');
   const flagsPart = dash === -1 ? argv : argv.slice(0, dash);
@@ -119,7 +114,7 @@ export async function capture(argv: readonly string[], io: CliIo): Promise<numbe
           const text = boundModelText(outcome.modelText);
           const printed = text.endsWith('\n') ? text : `${text}\n`;
           await io.out(printed);
-          // What the caller (an agent's shell, most often) was handed: docs/contracts.md §2.14.
+          // What the caller was handed (docs/contracts.md §2.14).
           await session.runs.recordShown({ view: 'answer', runId: run.runId, callId: outcome.callId, text: printed });
           const valueAttachment = outcome.record.attachments.find((a) => a.name === 'value');
           const value =
@@ -138,8 +133,8 @@ export async function capture(argv: readonly string[], io: CliIo): Promise<numbe
       },
     );
   } finally {
-    // After the run is finished, whatever the command did: the exit code stays the command's, and a publish that
-    // fails says so in one line (publishRuns) and leaves the run here.
+    // After the run is finished: the exit code stays the command's, and a failed publish says so in one line and
+    // leaves the run here.
     if (target && finished && runId !== undefined) {
       const published = runId;
       const toStderr = { ...io, out: async (t: string) => io.err(t) };

@@ -1,4 +1,4 @@
-/** The names hook.ts and init.ts read; the one table is src/core/processEnv.ts. */
+/** The one table is src/core/processEnv.ts. */
 import { ENV } from '../core/processEnv.js';
 
 export const STORAGE_ENV = ENV.storage;

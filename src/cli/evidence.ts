@@ -1,7 +1,4 @@
-/**
- * `read`, `search`, `import`, `list` and `verify`: the core's reader and stores, with the texts
- * the editor shows (`read` prints exactly what `read_tool_output` returns a model).
- */
+/** `read`, `search`, `import`, `list` and `verify`, with the texts the editor shows. */
 import { createReadStream, promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import {
@@ -22,10 +19,9 @@ import { configuredTeams, openTeamStore, TEAM_FLAGS, teamTarget } from './team.j
 import type { HandleReader, RunStore, TeamStore } from '../core/index.js';
 import { readThrough } from '../core/index.js';
 
-/** The record's tool name for imports (the editor's Import File as Evidence records the same). */
+/** The editor's Import File as Evidence records the same. */
 const IMPORT_TOOL = 'import_file';
 
-/** `--bytes START-END` as the byte window `{ start, end }`. */
 function byteWindow(raw: string | undefined): { start: number; end: number } | undefined {
   if (raw === undefined) return undefined;
   const m = /^([0-9]+)-([0-9]+)$/.exec(raw);
@@ -33,7 +29,7 @@ function byteWindow(raw: string | undefined): { start: number; end: number } | u
   return { start: Number(m[1]), end: Number(m[2]) };
 }
 
-/** `read HANDLE …`: exit 0 with the reply, 1 when the reply is a refusal (`error: …`). */
+/** Exit 1 when the reply is a refusal. */
 export async function read(argv: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseFlags(
     argv,
@@ -61,8 +57,7 @@ export async function read(argv: readonly string[], io: CliIo): Promise<number> 
   if (!checked.ok) throw new UsageError(checked.error);
   const target = values.from !== undefined ? teamTarget(values.from, values, io.env) : undefined;
   const session = await openSession(storageDirOf(values.storage, io.env, io.cwd));
-  // --from: that store alone, listed first; else this storage, then the configured team stores
-  // (docs/contracts.md §7.2).
+  // --from: that store alone; else this storage, then the configured team stores (docs/contracts.md §7.2).
   const teams = target ? [await syncedTeam(session, target, io)] : await configuredTeams(session, io.env);
   try {
     const handles = target ? teams[0]! : readThrough(session.runs, teams);
@@ -72,7 +67,7 @@ export async function read(argv: readonly string[], io: CliIo): Promise<number> 
   }
 }
 
-/** A team store opened and listed (new runs fetched and indexed) for one command. */
+/** New runs fetched and indexed. */
 async function syncedTeam(session: CliSession, target: ReturnType<typeof teamTarget>, io: CliIo): Promise<TeamStore> {
   const team = await openTeamStore(session, target);
   try {
@@ -86,10 +81,7 @@ async function syncedTeam(session: CliSession, target: ReturnType<typeof teamTar
   return team;
 }
 
-/**
- * A read-only tool through the core's call runner, as the editor and the MCP server run
- * it: the same reply, byte for byte; exit 1 when the reply is a refusal.
- */
+/** Through the core's call runner, so the reply is the editor's byte for byte. */
 async function readOnlyCall(
   name: 'read_tool_output' | 'evidence_search',
   input: Record<string, unknown>,
@@ -112,7 +104,7 @@ async function readOnlyCall(
   return answer.isError ? 1 : 0;
 }
 
-/** `search PATTERN …`: evidence_search over every kept output (docs/contracts.md §2.11). */
+/** docs/contracts.md §2.11. */
 export async function search(argv: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseFlags(
     argv,
@@ -136,7 +128,7 @@ export async function search(argv: readonly string[], io: CliIo): Promise<number
   const target = values.from !== undefined ? teamTarget(values.from, values, io.env) : undefined;
   const session = await openSession(storageDirOf(values.storage, io.env, io.cwd));
   if (!target) {
-    // This storage, then the configured team stores, each listed first (as the MCP server's search).
+    // This storage, then the configured team stores, as the MCP server's search.
     const teams = await configuredTeams(session, io.env);
     const searchAlso = async (): Promise<RunStore[]> => {
       for (const t of teams)
@@ -151,7 +143,7 @@ export async function search(argv: readonly string[], io: CliIo): Promise<number
   }
   const team = await syncedTeam(session, target, io);
   try {
-    // One answer per publishing storage (CI's, each teammate's): each is the local search's reply over those runs.
+    // One answer per publishing storage (CI's, each teammate's).
     let code = 0;
     for (const runs of team.runStores())
       code = Math.max(code, await readOnlyCall('evidence_search', input, session, io, { runs }));
@@ -162,7 +154,6 @@ export async function search(argv: readonly string[], io: CliIo): Promise<number
   }
 }
 
-/** `import FILE`: streams the file into a run of its own and prints the result as JSON. */
 export async function importFile(argv: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseFlags(
     argv,
@@ -176,7 +167,7 @@ export async function importFile(argv: readonly string[], io: CliIo): Promise<nu
   const name = path.basename(file);
   const source: RunSource = { kind: 'cli' };
   return withRun(session.runs, { label: values.label ?? `import: ${name}`, source }, async (run, finishAs) => {
-    // The record names the file by its base name only, as the editor's import does (no host path in records).
+    // By base name only, as the editor's import does: no host path in records.
     const outcome = await run.recordStream(
       IMPORT_TOOL,
       { file: name, sizeBytes: st.size },
@@ -200,7 +191,6 @@ export async function importFile(argv: readonly string[], io: CliIo): Promise<nu
   });
 }
 
-/** `list [--json]`: the runs, newest first. */
 export async function list(argv: readonly string[], io: CliIo): Promise<number> {
   const { values } = parseFlags(
     argv,
@@ -219,7 +209,6 @@ export async function list(argv: readonly string[], io: CliIo): Promise<number> 
   return 0;
 }
 
-/** One run as `list` prints it (tab-separated). */
 function runLine(r: RunSummary): string {
   const src = r.source ? `${r.source.kind}${r.source.agent ? `:${r.source.agent}` : ''}` : 'tool';
   return [
@@ -233,7 +222,6 @@ function runLine(r: RunSummary): string {
   ].join('\t');
 }
 
-/** `list --from STORE`: the store listed now (new runs fetched), its runs newest first, refused runs marked. */
 async function listTeam(
   target: ReturnType<typeof teamTarget>,
   values: { storage?: string; json?: boolean },
@@ -256,7 +244,6 @@ async function listTeam(
   }
 }
 
-/** `verify HANDLE`: exit 0 when every byte matches its record, 1 when not or when the handle is refused. */
 export async function verify(argv: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseFlags(
     argv,
@@ -291,10 +278,7 @@ export async function verify(argv: readonly string[], io: CliIo): Promise<number
   }
 }
 
-/**
- * The handle opened in the first store that mints it (local stores, then team stores); the last store's access denied
- * when none does (there is always one store: this storage, or the one --from names).
- */
+/** There is always one store, so the last one's access denied answers when none mints it. */
 async function openThrough(
   locals: readonly RunStore[],
   teams: readonly TeamStore[],

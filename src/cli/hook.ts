@@ -1,12 +1,7 @@
 /**
- * `hook`: one agent hook event on stdin, the answer on stdout (docs/architecture.md §2.4). The decision is the core's
- * (`decideHook`); this file finds the storage and the command that runs this command line, writes long commands to a
- * private file, and records `PostToolUse` responses when asked to.
- *
- * A hook must never break its agent: whatever goes wrong (no storage, a malformed event,
- * a storage failure) the answer is nothing and the exit code 0 (Claude Code and Codex
- * read exit code 2 as "block the tool"), with one line on stderr for the person.
- * Flags that cannot be parsed exit 1, which every client treats as a non-blocking error.
+ * `hook`: one agent hook event on stdin, the answer on stdout (docs/architecture.md §2.4); the decision is the
+ * core's. A hook must never break its agent: on any failure the answer is nothing and exit 0 (exit 2 means "block the
+ * tool" to Claude Code and Codex), with one line on stderr.
  */
 import { randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
@@ -40,24 +35,16 @@ import {
 import type { CliIo } from './io.js';
 import { CLI_ENV, STORAGE_ENV } from './env.js';
 
-/**
- * Set by the extension in its host: the shell of VS Code's terminals (`run_in_terminal` is routed only in a POSIX
- * shell).
- */
+/** `run_in_terminal` is routed only in a POSIX shell. */
 const SHELL_ENV = 'BOUNDED_EVIDENCE_SHELL';
 
-/** How this command line is started again from a shell: the shim when the extension set it, else this very process. */
 function cliCommand(env: NodeJS.ProcessEnv, self: readonly string[]): string {
   const shim = env[CLI_ENV];
   if (shim) return quoteShellWord(shim);
   return self.map(quoteShellWord).join(' ');
 }
 
-/** The `hook` subcommand. */
-/**
- * Records a `PostToolUse` response (src/cli/hookRecord.ts; passed in so the hook's own bundle loads the stores only
- * then).
- */
+/** Passed in so the hook's own bundle loads the stores only then. */
 export type RecordResponse = (
   storage: string,
   d: { agent: string; sessionId: string | undefined; tool: string; response: string },
@@ -134,26 +121,19 @@ export async function hook(
   }
 }
 
-/**
- * The shell that will run the routed command, for the syntax check: VS Code's terminal shell
- * when the extension said which, bash for Claude Code, Codex and Gemini CLI (they run commands
- * with bash, or with the user's zsh: the check then uses zsh).
- */
+/** Claude Code, Codex and Gemini CLI run commands with bash, or with the user's zsh. */
 function shellOf(env: NodeJS.ProcessEnv): string {
   const named = env[SHELL_ENV] || env.SHELL || 'bash';
   return path.basename(named) === 'zsh' ? 'zsh' : 'bash';
 }
 
-/** True when `shell -n` reads `script` without a syntax error (runs nothing; ~2 ms). A missing shell: false. */
+/** Runs nothing. A missing shell: false. */
 export function parsesIn(shell: string, script: string): boolean {
   const r = spawnSync(shell, ['-n', '-c', script], { stdio: 'ignore', timeout: 5_000 });
   return r.status === 0;
 }
 
-/**
- * The settings files whose `permissions` Claude Code applies (user, project, project-local); the
- * project is `CLAUDE_PROJECT_DIR` (Claude Code sets it for hooks), else the event's cwd.
- */
+/** The project is `CLAUDE_PROJECT_DIR` (Claude Code sets it for hooks), else the event's cwd. */
 function claudeSettingsTexts(env: NodeJS.ProcessEnv, event: Record<string, unknown>): (string | undefined)[] {
   const read = (f: string): string | undefined => {
     try {
@@ -171,10 +151,10 @@ function claudeSettingsTexts(env: NodeJS.ProcessEnv, event: Record<string, unkno
   ];
 }
 
-/** How much of a Codex rollout's end is read for its latest turn_context (one is written at every turn's start). */
+/** One turn_context is written at every turn's start. */
 const CODEX_TRANSCRIPT_TAIL = 1 << 20;
 
-/** The tail of a file (at most `bytes`), or undefined when it cannot be read. Never the whole of a large file. */
+/** Never the whole of a large file. */
 function readTail(file: string, bytes: number): string | undefined {
   let fd: number | undefined;
   try {
@@ -191,11 +171,7 @@ function readTail(file: string, bytes: number): string | undefined {
   }
 }
 
-/**
- * Codex's policy for the event's session (src/core/reach/codexPolicy.ts): the latest turn_context of its rollout
- * (`transcript_path`), and the exec-policy rules texts of `$CODEX_HOME/rules` (default `~/.codex/rules`) and the
- * project's `.codex/rules` (the event's cwd).
- */
+/** src/core/reach/codexPolicy.ts. */
 function codexSession(
   env: NodeJS.ProcessEnv,
   event: Record<string, unknown>,
@@ -231,7 +207,7 @@ function codexSession(
   };
 }
 
-/** Short words for why the storage could not be written (no path: the line reaches the model). */
+/** No path: the line reaches the model. */
 function storageFailure(e: unknown): Error {
   const code = (e as NodeJS.ErrnoException | undefined)?.code;
   const why: Record<string, string> = {
@@ -248,10 +224,8 @@ function storageFailure(e: unknown): Error {
 }
 
 /**
- * Makes `<storage>/evidence/spool/<id>/` (private to the user) holding the command and its
- * routing facts (src/cli/keep.ts reads them); the wrapper appends the streams beside them.
- * The storage folder itself must exist (the editor, or whoever configured it, made it): a missing
- * one is a failure, not something to create wherever a stale setting points.
+ * Private to the user. The storage folder itself must exist: a missing one is a failure, not something to create
+ * wherever a stale setting points.
  */
 export function prepareSpool(
   storage: string,
@@ -276,7 +250,7 @@ export function prepareSpool(
       ...(meta.read ? { read: meta.read } : {}),
     };
     writeFileSync(path.join(dir, SPOOL_META), JSON.stringify(facts), { mode: 0o600, flag: 'wx' });
-    // The streams' files, made now so that a full disk shows here (unrouted) rather than in the command.
+    // Made now so that a full disk shows here (unrouted) rather than in the command.
     writeFileSync(path.join(dir, SPOOL_STDOUT), '', { mode: 0o600, flag: 'wx' });
     writeFileSync(path.join(dir, SPOOL_STDERR), '', { mode: 0o600, flag: 'wx' });
     return dir;

@@ -1,9 +1,6 @@
 /**
- * Entry point of dist/hook.js: `hook` alone (docs/architecture.md §2.4). An agent starts the hook
- * for every tool call it is registered on, so its cost is the routed command's cost: this bundle
- * holds the decision, the syntax check and the spool, and none of the stores (dist/cli.js loads
- * ~1 MB of them: ~70 ms more per call here). A `PostToolUse` response to record, the one case that
- * needs the stores, loads dist/cli.js beside it then. Same flags, same answers as `cli.js hook`.
+ * `hook` alone (docs/architecture.md §2.4): an agent starts the hook for every tool call, so this bundle holds none
+ * of the stores; the rare PostToolUse recording loads dist/cli.js beside it.
  */
 import * as path from 'node:path';
 import { nodeVersionProblem } from '../core/nodeVersion.js';
@@ -20,11 +17,11 @@ const recordViaCli: RecordResponse = async (storage, d) => {
 
 if (require.main === module) {
   const argv = process.argv.slice(2);
-  // `hook.js hook …` and `hook.js …` alike (the shim passes the subcommand's name through).
+  // The shim passes the subcommand's name through.
   const rest = argv[0] === 'hook' ? argv.slice(1) : argv;
   const self = [process.execPath, path.join(__dirname, 'cli.js')];
-  // On a Node too old for the command line (a fallback `node` on PATH), routing would hand the agent a command
-  // that fails: the hook answers nothing, so the tool runs unrouted, and says why in one line.
+  // On a Node too old for the command line, routing would hand the agent a failing command: answer nothing, and say
+  // why in one line.
   const tooOld = nodeVersionProblem(process.versions.node);
   if (wantsHelp(rest)) process.stdout.write(`${HELP.hook}\n`);
   else if (tooOld !== undefined) process.stderr.write(`${tooOld}; the tool runs unrouted\n`);

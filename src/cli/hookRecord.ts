@@ -1,12 +1,9 @@
 /**
- * `hook`'s `PostToolUse` recording (docs/architecture.md §2.4): a large response of any tool kept
- * as evidence in a run of its own, tagged with the agent's session. Apart from hook.ts so that
- * the hook's small bundle (dist/hook.js) opens the stores only for such an event.
+ * Apart from hook.ts so the hook's small bundle opens the stores only for such an event (docs/architecture.md §2.4).
  */
-import { runLabel, type RunSource } from '../core/index.js';
+import { runLabel, withRun, type RunSource } from '../core/index.js';
 import { openSession } from './session.js';
 
-/** Records a large `PostToolUse` response in a run of its own, tagged with the agent's session. */
 export async function recordResponse(
   storage: string,
   d: { agent: string; sessionId: string | undefined; tool: string; response: string },
@@ -17,15 +14,12 @@ export async function recordResponse(
     agent: d.agent,
     ...(d.sessionId !== undefined ? { sessionId: d.sessionId } : {}),
   };
-  const run = await session.runs.startRun({
-    label: runLabel(`${d.agent} ${d.tool}`, d.sessionId ?? 'no session'),
-    source,
-  });
-  let ok = false;
-  try {
-    await run.recordResult(d.tool, { session: d.sessionId ?? null }, d.response);
-    ok = true;
-  } finally {
-    await run.finish(ok ? 'completed' : 'failed');
-  }
+  await withRun(
+    session.runs,
+    { label: runLabel(`${d.agent} ${d.tool}`, d.sessionId ?? 'no session'), source },
+    async (run, finishAs) => {
+      await run.recordResult(d.tool, { session: d.sessionId ?? null }, d.response);
+      finishAs('completed');
+    },
+  );
 }

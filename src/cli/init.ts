@@ -1,8 +1,6 @@
 /**
- * `init` and `doctor` (docs/contracts.md §6.2): the command line's side of the agent adapters
- * (src/core/reach/agents/). This file builds the adapters' context from the process (home, working
- * directory, PATH, the command that starts this command line) and prints; the plans, the merging and
- * the undo journal are the core's, shared with the editor's command.
+ * `init` and `doctor` (docs/contracts.md §6.2): this file builds the adapters' context from the process and prints;
+ * plans, merging and the undo journal are the core's, shared with the editor.
  */
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
@@ -25,9 +23,8 @@ import { HELP, UsageError } from './args.js';
 import type { CliIo } from './io.js';
 
 /**
- * The adapters' context for this process: portable hook and MCP commands (src/core/reach/locate.ts: nothing of this
- * machine in any file init writes); the storage is found as the hook will find it (`--storage`, the terminal's
- * `BOUNDED_EVIDENCE_STORAGE`, the editor's map, else this folder's default storage).
+ * Portable commands (src/core/reach/locate.ts): nothing of this machine in any file init writes; the storage is found
+ * as the hook will find it.
  */
 function processContext(
   io: CliIo,
@@ -52,7 +49,6 @@ function processContext(
   };
 }
 
-/** `--agent NAME…` / `--all` / the detected ones. */
 function chooseAgents(
   ctx: AgentContext,
   names: readonly string[] | undefined,
@@ -73,7 +69,7 @@ function chooseAgents(
     }
     return chosen;
   }
-  // Uninstall without names: every agent (removing only what is ours is safe whether or not it is installed).
+  // Removing only what is ours is safe whether or not an agent is installed.
   if (all || uninstall) return [...AGENTS];
   return AGENTS.filter((a) => a.detect(ctx).installed);
 }
@@ -110,9 +106,7 @@ function flags(argv: readonly string[]): {
   }
 }
 
-/**
- * `init --help`: the flags, then every adapter of the table with its other names (an adapter added there is listed).
- */
+/** Lists every adapter of the table, so an adapter added there is listed. */
 export function initHelp(agents: readonly AgentAdapter[] = AGENTS): string {
   const width = Math.max(...agents.map((a) => a.id.length));
   const rows = agents.map((a) => {
@@ -122,10 +116,7 @@ export function initHelp(agents: readonly AgentAdapter[] = AGENTS): string {
   return `${HELP.init}\n\nAgents (--agent NAME):\n${rows.join('\n')}`;
 }
 
-/**
- * `init [--agent NAME…|--all] [--global|--project] [--dry-run] [--uninstall] [--storage DIR]`. Exit 1 when an agent
- * could not be changed.
- */
+/** Exit 1 when an agent could not be changed. */
 export async function init(argv: readonly string[], io: CliIo): Promise<number> {
   const v = flags(argv);
   if (v.global && v.project) throw new UsageError('--global and --project exclude each other');
@@ -140,7 +131,7 @@ export async function init(argv: readonly string[], io: CliIo): Promise<number> 
   }
   const scope: Scope | undefined = v.global ? 'global' : v.project ? 'project' : undefined;
   const opts = { agents, ...(scope ? { scope } : {}), dryRun: v['dry-run'] ?? false, uninstall: v.uninstall ?? false };
-  // The folder's default storage is made now: Codex's sandbox is given it as a writable root, which must exist.
+  // Codex's sandbox is given the storage as a writable root, which must exist.
   if (!opts.uninstall && !opts.dryRun && ctx.storage && ctx.storageSource === 'default')
     await mkdir(ctx.storage, { recursive: true, mode: 0o700 });
   const outcomes = await runInit(ctx, opts);
@@ -166,16 +157,12 @@ export async function init(argv: readonly string[], io: CliIo): Promise<number> 
   return outcomes.some((o) => o.error) ? 1 : 0;
 }
 
-/**
- * A storage named here (`--storage`, a VS Code terminal's) is recorded for this folder in the per-user map, where the
- * portable hooks and MCP servers of every agent on this machine look it up (the project files name none).
- */
+/** The project files name no storage: the portable hooks look it up in the per-user map. */
 async function mapProjectStorage(ctx: ReturnType<typeof processContext>): Promise<void> {
   if (!ctx.project || !ctx.storage || (ctx.storageSource !== 'flag' && ctx.storageSource !== 'environment')) return;
   await recordWorkspace(ctx.stateDir, ctx.project, path.resolve(ctx.storage));
 }
 
-/** Which storage this folder's hooks will use, and why. */
 function storageLine(ctx: ReturnType<typeof processContext>): string {
   if (!ctx.storage) return 'no evidence storage known: no home folder to keep one in; pass --storage DIR';
   const why: Record<StorageSource, string> = {
@@ -187,9 +174,6 @@ function storageLine(ctx: ReturnType<typeof processContext>): string {
   return `evidence storage: ${displayPath(ctx, path.resolve(ctx.storage))} (${why[ctx.storageSource!]})`;
 }
 
-/**
- * `doctor [--storage DIR]`: per agent, routing on/off per scope, the hook and storage it uses, the last routed command.
- */
 export async function doctor(argv: readonly string[], io: CliIo): Promise<number> {
   const v = flags(argv);
   const ctx = processContext(io, v.storage);
@@ -230,7 +214,6 @@ export async function doctor(argv: readonly string[], io: CliIo): Promise<number
   return 0;
 }
 
-/** The newest run each agent's hook recorded in `storage` (none when there is no storage or it cannot be opened). */
 async function lastRoutedByAgent(
   storage: string | undefined,
 ): Promise<Map<string, { runId: string; startedAt: string; label?: string }>> {

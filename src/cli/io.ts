@@ -1,29 +1,20 @@
 /**
- * The command line's outside world, passed in rather than reached for, so each
- * subcommand runs the same in the process (`node dist/cli.js`) and in a unit test that
- * collects what it printed: the folder and environment it was started with, stdout and
- * stderr (writes wait for the pipe to drain: a 1 GB `--tee` never piles up in memory),
- * stdin, and Ctrl-C.
+ * The outside world passed in, so a subcommand runs the same in the process and in a unit test. Writes wait for the
+ * pipe to drain: a large `--tee` never piles up in memory.
  */
 
-/** What a subcommand may touch. */
 export interface CliIo {
   readonly cwd: string;
   readonly env: NodeJS.ProcessEnv;
-  /** Writes to stdout and waits until it is taken. */
   out(text: string): Promise<void>;
-  /** Writes one message to stderr. */
   err(text: string): void;
-  /** `--tee`: one piece of the command's stdout or stderr, to this process's own. */
   tee(stream: 'stdout' | 'stderr', chunk: Uint8Array): Promise<void>;
-  /** All of stdin (the hook's event). */
   readStdin(): Promise<string>;
-  /** Calls `fn` on SIGINT / SIGTERM (a capture then kills its command and records the run as cancelled). */
+  /** A capture then kills its command and records the run as cancelled. */
   onInterrupt(fn: () => void): void;
   offInterrupt(fn: () => void): void;
 }
 
-/** Writes and resolves once the stream has taken the bytes (backpressure). */
 function write(stream: NodeJS.WritableStream, data: string | Uint8Array): Promise<void> {
   return new Promise((resolve) => {
     if (stream.write(data)) resolve();
@@ -31,7 +22,6 @@ function write(stream: NodeJS.WritableStream, data: string | Uint8Array): Promis
   });
 }
 
-/** The real process. */
 export function processIo(): CliIo {
   return {
     cwd: process.cwd(),

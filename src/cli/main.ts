@@ -1,8 +1,6 @@
 /**
- * Entry point of dist/cli.js, the `bounded-evidence` command (docs/architecture.md §2.4): dispatches to a subcommand
- * and turns its outcome
- * into an exit code. A usage error is one line on stderr and exit 2 (docs/contracts.md §6); nothing has been recorded
- * by then.
+ * Entry point of the `bounded-evidence` command (docs/architecture.md §2.4); a usage error is one line on stderr and
+ * exit 2, before anything is recorded (docs/contracts.md §6).
  */
 import { HELP, UsageError, wantsHelp } from './args.js';
 import { capture } from './capture.js';
@@ -10,7 +8,7 @@ import { importFile, list, read, search, verify } from './evidence.js';
 import { hook } from './hook.js';
 import { doctor, init, initHelp } from './init.js';
 import { recordResponse } from './hookRecord.js';
-import { keep } from './keep.js';
+import { recordSpoolCommand } from './recordSpool.js';
 import { stats } from './stats.js';
 import { publish } from './team.js';
 import { processIo, type CliIo } from './io.js';
@@ -19,10 +17,10 @@ import { findStorage } from '../core/reach/locate.js';
 import { exitOnOldNode } from '../core/nodeVersion.js';
 import { restartWithSmallYoungGeneration } from '../core/smallYoungGeneration.js';
 
-/** The subcommands that open a store (all but `hook` and `mcp`). */
 const STORE_COMMANDS: Readonly<Record<string, (argv: readonly string[], io: CliIo) => Promise<number>>> = {
   capture,
-  keep,
+  // Routed commands and shims of every version call it `keep`: the name stays, the module says what it does.
+  keep: recordSpoolCommand,
   read,
   search,
   import: importFile,
@@ -32,10 +30,7 @@ const STORE_COMMANDS: Readonly<Record<string, (argv: readonly string[], io: CliI
   publish,
 };
 
-/**
- * Runs one command line; `self` is how this program was started (node and script), for
- * the hook's rewritten commands when no shim is set. Returns the exit code.
- */
+/** `self` is how this program was started, for the hook's rewritten commands when no shim is set. */
 export async function runCli(argv: readonly string[], io: CliIo, self: readonly string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
@@ -50,12 +45,11 @@ export async function runCli(argv: readonly string[], io: CliIo, self: readonly 
     return hook(rest, io, self, recordResponse);
   }
   if (name === 'mcp') {
-    // The MCP server reads its own flags; the storage may come from the environment like everywhere else.
     // The storage the hooks of this folder use (src/core/reach/locate.ts): a portable project file names none.
     const storage = findStorage(io.env, io.cwd)?.dir;
     const args =
       !rest.includes('--storage') && !rest.includes('--help') && storage ? ['--storage', storage, ...rest] : rest;
-    // Loaded here only: every hook and read would otherwise pay the MCP SDK's (zod, ajv) start-up.
+    // Loaded here only: every hook and read would otherwise pay the MCP SDK's start-up.
     return (await import('../mcp/server.js')).main(args);
   }
   const agentCommand = name === 'init' ? init : name === 'doctor' ? doctor : undefined;
@@ -80,10 +74,7 @@ export async function runCli(argv: readonly string[], io: CliIo, self: readonly 
   }
 }
 
-/**
- * Restores what the shim changed to start the editor's Node (ELECTRON_RUN_AS_NODE), so captured commands see the
- * terminal's environment.
- */
+/** So captured commands see the terminal's environment. */
 function restoreShimEnvironment(env: NodeJS.ProcessEnv): void {
   const was = env[ENV.electronWas];
   if (was === undefined) return;
@@ -100,7 +91,7 @@ if (require.main === module) {
   void runCli(process.argv.slice(2), processIo(), self).then(
     (code) => {
       process.exitCode = code;
-      // A stuck child pipe must not keep a finished command line alive (the MCP server waits for its own end).
+      // A stuck child pipe must not keep a finished command line alive.
       if (process.argv[2] !== 'mcp') setTimeout(() => process.exit(code), 2_000).unref();
     },
     (e: unknown) => {

@@ -1,8 +1,6 @@
 /**
- * The stores the command line works on: the same folder layout, tenant rule, limits and
- * tool profile as the MCP server (src/node/storage.ts, src/node/settings.ts), which are the
- * editor's (src/core/storageLayout.ts), so a handle minted by `capture` reads in the
- * editor and the other way round (docs/architecture.md §2.4).
+ * The same layout, tenant rule, limits and tool profile as the MCP server and the editor, so a handle minted by
+ * `capture` reads in the editor and the other way round (docs/architecture.md §2.4).
  */
 import { openEvidenceStores, type ArtifactStore, type BlobStore, type RunStore } from '../core/index.js';
 import { packageDeclarations, MCP_TOOL_NAMES } from '../node/packageJson.js';
@@ -13,20 +11,17 @@ import { UsageError } from './args.js';
 
 import { ENV } from '../core/processEnv.js';
 
-/** What every subcommand but `hook` and `mcp` opens. */
 export interface CliSession {
   readonly storage: OpenedStorage;
   readonly settings: DeclaredSettings;
   readonly runs: RunStore;
   readonly artifacts: ArtifactStore;
-  /** Where the runs' large outputs are (what `publish` reads back). */
   readonly blobs: BlobStore | undefined;
 }
 
 /**
- * The storage folder: `--storage`, else the environment, else the one the editor mapped to this folder or the
- * folder's default storage (src/core/reach/locate.ts: the hooks find the same one); a usage error saying how to get
- * one when there is no home to keep a default in.
+ * The hooks find the same one (src/core/reach/locate.ts); a usage error says how to get one when there is no home to
+ * keep a default in.
  */
 export function storageDirOf(flag: string | undefined, env: NodeJS.ProcessEnv, cwd?: string): string {
   const found = findStorage(env, cwd, flag || undefined);
@@ -40,12 +35,7 @@ export function storageDirOf(flag: string | undefined, env: NodeJS.ProcessEnv, c
   return found.dir;
 }
 
-/**
- * Opens the stores of a storage folder with the editor's default limits, the way the
- * MCP server opens them (the core's `openEvidenceStores`, filesystem blobs). Without
- * `maintenance` (every subcommand but `list`), the start-up checks a long-lived process
- * makes are skipped: the command answers and exits without waiting for them.
- */
+/** Without `maintenance` the start-up checks are skipped: the command answers and exits without waiting for them. */
 export async function openSession(storageDir: string, options: { maintenance?: boolean } = {}): Promise<CliSession> {
   const declarations = packageDeclarations();
   const settings = resolveSettings(declarations);
@@ -54,12 +44,11 @@ export async function openSession(storageDir: string, options: { maintenance?: b
     storage,
     { ...settings, backend: 'filesystem' },
     {
-      // The MCP server's profile: the same tools over the same core, so the runs compare.
+      // The MCP server's profile, so the runs compare.
       tools: MCP_TOOL_NAMES,
       reader: { maxByteWindow: settings.maxRangeBytes },
       warn: () => undefined,
-      // One request, then exit: the logs-folder check and the temporary-file sweeps are the
-      // long-lived front ends' (and `list`'s) work (docs/architecture.md §2.4).
+      // One request, then exit: maintenance is the long-lived front ends' work (docs/architecture.md §2.4).
       maintenance: options.maintenance ?? false,
     },
   );

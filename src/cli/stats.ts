@@ -1,9 +1,4 @@
-/**
- * `stats [--since 7d] [--by agent|tool|command|day] [--json]`: what the model was spared
- * and what it read back (docs/contracts.md §2.14, §6), from the catalog's rollup. The
- * table is for a person (like `rtk gain`); `--json` prints the core's report as it is,
- * the same numbers exactly.
- */
+/** `stats` (docs/contracts.md §2.14, §6): a table for a person; `--json` prints the core's report as it is. */
 import { USAGE_DIMENSIONS, type UsageDimension, type UsageFigures, type UsageReport } from '../core/index.js';
 import { formatBytes } from '../shared/bytes.js';
 import { savedWords } from '../shared/savedWords.js';
@@ -13,7 +8,6 @@ import { openSession, storageDirOf } from './session.js';
 
 const UNIT_MS: Readonly<Record<string, number>> = { h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 };
 
-/** `--since`: `N` hours, days or weeks back (`12h`, `7d`, `2w`), or a date or time (`2026-11-30`, ISO 8601). */
 export function sinceOf(raw: string | undefined, now: number): number | undefined {
   if (raw === undefined || raw === 'all') return undefined;
   const rel = /^([1-9][0-9]{0,5})([hdw])$/.exec(raw);
@@ -35,7 +29,6 @@ const shortBytes = (n: number): string => formatBytes(n, 'short');
 const count = (n: number): string => n.toLocaleString('en-US');
 const counted = (n: number, one: string, many = `${one}s`): string => `${count(n)} ${n === 1 ? one : many}`;
 
-/** Saved as a share of the output bytes, one decimal (`99.4%`); `–` with no output. */
 function savedShare(f: Pick<UsageFigures, 'savedBytes' | 'outputBytes'>): string {
   return f.outputBytes > 0 ? `${((100 * f.savedBytes) / f.outputBytes).toFixed(1)}%` : '–';
 }
@@ -47,7 +40,6 @@ const HEADINGS: Readonly<Record<UsageDimension, string>> = {
   day: 'Day',
 };
 
-/** The report as a person reads it: the totals, then one row per group. */
 export function statsTable(r: UsageReport, rangeWords: string): string {
   const t = r.total;
   const lines = [
@@ -90,7 +82,6 @@ export function statsTable(r: UsageReport, rangeWords: string): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** The `stats` subcommand. */
 export async function stats(argv: readonly string[], io: CliIo): Promise<number> {
   const { values } = parseFlags(
     argv,

@@ -1,8 +1,6 @@
 /**
- * Team stores on the command line (docs/contracts.md §7): `publish RUN_ID… --to s3://…`, `capture --publish`, and
- * opening a store for `list`, `read` and `search --from`. Connection flags override the AWS environment; no
- * credential is ever taken from a flag or written anywhere: the SDK's default chain (environment, profiles, SSO,
- * instance roles) provides them.
+ * Team stores on the command line (docs/contracts.md §7). No credential is ever taken from a flag or written
+ * anywhere: the SDK's default chain provides them.
  */
 import * as path from 'node:path';
 import {
@@ -19,7 +17,6 @@ import { parseFlags, UsageError } from './args.js';
 import type { CliIo } from './io.js';
 import { openSession, storageDirOf, type CliSession } from './session.js';
 
-/** The flags that say how to reach a bucket. */
 export const TEAM_FLAGS = {
   endpoint: { type: 'string' },
   region: { type: 'string' },
@@ -27,7 +24,6 @@ export const TEAM_FLAGS = {
   'path-style': { type: 'boolean' },
 } as const;
 
-/** The values of `TEAM_FLAGS` as parsed. */
 interface TeamFlagValues {
   readonly endpoint?: string;
   readonly region?: string;
@@ -35,7 +31,7 @@ interface TeamFlagValues {
   readonly 'path-style'?: boolean;
 }
 
-/** The store `value` names (an `s3://` URI or a configured name); a bad one is a usage error. */
+/** A bad one is a usage error. */
 export function teamTarget(value: string, flags: TeamFlagValues, env: NodeJS.ProcessEnv): NamedTeamStore {
   try {
     return teamStoreOf(value, env, {
@@ -50,7 +46,6 @@ export function teamTarget(value: string, flags: TeamFlagValues, env: NodeJS.Pro
   }
 }
 
-/** Opens a team store's mirror under the session's storage (`<storage>/evidence/team/`). */
 export function openTeamStore(session: CliSession, target: NamedTeamStore): Promise<TeamStore> {
   return TeamStore.open({
     name: target.name,
@@ -60,7 +55,7 @@ export function openTeamStore(session: CliSession, target: NamedTeamStore): Prom
   });
 }
 
-/** The stores `BOUNDED_EVIDENCE_TEAM_STORES` adds, opened (not listed: a handle they lack lists them). */
+/** Not listed: a handle they lack lists them. */
 export async function configuredTeams(session: CliSession, env: NodeJS.ProcessEnv): Promise<TeamStore[]> {
   let named: NamedTeamStore[];
   try {
@@ -72,7 +67,6 @@ export async function configuredTeams(session: CliSession, env: NodeJS.ProcessEn
   return Promise.all(named.map((t) => openTeamStore(session, t)));
 }
 
-/** One line for a person about one run's publish. */
 function reportLine(r: PublishReport, target: NamedTeamStore): string {
   const where = teamUri(target.location);
   if (r.run === 'present')
@@ -83,10 +77,7 @@ function reportLine(r: PublishReport, target: NamedTeamStore): string {
   );
 }
 
-/**
- * Publishes runs of the session's storage; one line per run on stdout, one per failure on stderr. True when every
- * run is in the bucket.
- */
+/** True when every run is in the bucket. */
 export async function publishRuns(
   session: CliSession,
   target: NamedTeamStore,
@@ -113,7 +104,6 @@ export async function publishRuns(
   return ok;
 }
 
-/** `publish RUN_ID… --to s3://BUCKET/PREFIX`: exit 0 when every run is in the bucket, 1 when one is not. */
 export async function publish(argv: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseFlags(
     argv,

@@ -1,7 +1,5 @@
 /**
- * The contract's error sentences, declared once. Tool results carry them behind
- * `error: `; store methods throw `EvidenceError` with the bare sentence. None of them
- * ever includes a path, another artifact's id or stored bytes.
+ * The contract's error sentences, declared once; none ever includes a path, another artifact's id or stored bytes.
  */
 export const ErrorText = {
   artifactIdInvalid: 'artifact id is invalid',
@@ -15,7 +13,6 @@ export const ErrorText = {
   observationTooSmall: 'evidence observation limit is too small for artifact metadata',
 } as const;
 
-/** Which contract error an `EvidenceError` is. */
 export type EvidenceErrorCode =
   keyof typeof ErrorText | 'accessDenied' | 'missing' | 'invalidArgument' | 'backend' | 'rangeNotSatisfiable';
 
@@ -30,15 +27,13 @@ export class EvidenceError extends Error {
   }
 }
 
-/** True for a failure because the storage device (or the user's quota) is full. */
 export function isStorageFull(e: unknown): boolean {
   const code = (e as { code?: unknown } | null)?.code;
   return code === 'ENOSPC' || code === 'EDQUOT';
 }
 
-/** The cause named in results when the storage is full (docs/contracts.md §5.6). */
+/** docs/contracts.md §5.6. */
 export const STORAGE_FULL = 'the evidence storage is full (no space left on device)';
 
-/** The tool result when a call could not be recorded at all because the storage is full. */
 export const STORAGE_FULL_RESULT =
   `error: ${STORAGE_FULL}; nothing of this call could be recorded or kept: ` + `free space and try again`;

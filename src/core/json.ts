@@ -1,13 +1,10 @@
-/** True for a plain JSON object: not null, not an array. */
 export function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /**
- * Canonical JSON as the contracts print it: keys sorted, separators `,` and `:` with no
- * spaces, non-ASCII written as itself. JSON.stringify already writes non-ASCII as itself
- * and escapes lone surrogates (well-formed JSON.stringify, ES2019), so only key order
- * needs work.
+ * Canonical JSON as the contracts print it. JSON.stringify already writes non-ASCII as itself and escapes lone
+ * surrogates, so only key order needs work.
  */
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(sortKeys(value));

@@ -1,11 +1,6 @@
-/**
- * The one bounded least-recently-used map of the code base: a Map keeps insertion order, so
- * the first key is the least recently used one once `get` and `set` move a key last.
- */
+/** The one bounded LRU map: a Map keeps insertion order, so its first key is the least recently used. */
 export interface LruBounds<V> {
-  /** Entries held at most. */
   readonly maxEntries?: number;
-  /** The sum of `weigh` over the entries held at most. */
   readonly maxWeight?: number;
   readonly weigh?: (value: V) => number;
   /** Never evict the entry just set, even when it alone is over `maxWeight`. */
@@ -31,12 +26,10 @@ export class Lru<K, V> {
     return this.map.size;
   }
 
-  /** The summed weight of the entries held. */
   get totalWeight(): number {
     return this.weight;
   }
 
-  /** The value, made the most recently used. */
   get(key: K): V | undefined {
     const value = this.map.get(key);
     if (value !== undefined) {
@@ -46,12 +39,11 @@ export class Lru<K, V> {
     return value;
   }
 
-  /** True when held; does not count as a use. */
+  /** Does not count as a use. */
   has(key: K): boolean {
     return this.map.has(key);
   }
 
-  /** Sets the value as the most recently used, then evicts the least recently used while over a bound. */
   set(key: K, value: V): void {
     this.delete(key);
     this.map.set(key, value);
@@ -74,7 +66,6 @@ export class Lru<K, V> {
     this.weight = 0;
   }
 
-  /** Keys, least recently used first. */
   keys(): IterableIterator<K> {
     return this.map.keys();
   }

@@ -1,9 +1,6 @@
 /**
- * Opening one workspace's stores from its layout and settings, in one place for every
- * front end (the editor's services, the MCP server, the command line): the blob adapter
- * the settings choose, the run store with the limits, and the artifact store over the
- * same blob store (docs/contracts.md §2.8). Nothing here reads the catalog: opening costs
- * the same at 100,000 runs as at none.
+ * One place for every front end to open a workspace's stores (docs/contracts.md §2.8). Nothing here reads the
+ * catalog, so opening costs the same at any number of runs.
  */
 import { ArtifactStore } from './artifacts/artifacts.js';
 import type { BlobStore } from './blobs/blobStore.js';
@@ -13,34 +10,30 @@ import { RunStore } from './runs/store/runStore.js';
 import type { Preservation, ReaderLimits } from './runs/types.js';
 import { ensureLayout, type StorageLayout } from './storageLayout.js';
 
-/** The settings the stores are opened with, named as `boundedEvidence.*`. */
 export interface StoreSettings extends BlobSettings {
   readonly largeResultBytes: number;
   readonly previewBytes: number;
-  /** 0: no cap (outputs kept whole while retention allows; docs/contracts.md §2.10). */
+  /** 0: no cap (docs/contracts.md §2.10). */
   readonly captureCapBytes: number;
   readonly preservation: Preservation;
 }
 
-/** Options of `openEvidenceStores`. */
 export interface OpenStoresOptions extends Omit<BlobStoreInputs, 'blobsDir'> {
-  /** The tools of the agent profile (hashed into each run's profile). */
+  /** Hashed into each run's profile. */
   readonly tools: readonly string[];
-  /** The reader's bounds (the editor's inspector reads larger windows than a model). */
+  /** The editor's inspector reads larger windows than a model. */
   readonly reader: Partial<ReaderLimits>;
 }
 
-/** One tenant's stores. */
 export interface EvidenceStores {
   readonly runs: RunStore;
   readonly artifacts: ArtifactStore;
-  /** What backs large outputs (undefined: no blob store, previews only). */
+  /** undefined: previews only. */
   readonly blobs: BlobStore | undefined;
-  /** Runs left open by a writer that died, finished now as `interrupted` (docs/contracts.md §5.4). */
+  /** Left open by a writer that died, finished now as `interrupted` (docs/contracts.md §5.4). */
   readonly interrupted: readonly string[];
 }
 
-/** Creates the layout's folders and opens every store of it. */
 export async function openEvidenceStores(
   layout: StorageLayout,
   settings: StoreSettings,
@@ -49,13 +42,11 @@ export async function openEvidenceStores(
   await ensureLayout(layout);
   const blobs = await openBlobStore(settings, { ...options, blobsDir: layout.blobsDir });
   const maintenance = options.maintenance ?? true;
-  // Artifacts are keys of the same blob store (docs/architecture.md §3); with none (S3 chosen
-  // but not configured: outputs keep previews only) they stay on this machine's filesystem
-  // store, since an `evidence_readFile` observation promises ranges that read back.
+  // With no blob store (S3 chosen but not configured), artifacts stay on the filesystem store, since an
+  // `evidence_readFile` observation promises ranges that read back.
   const artifacts = new ArtifactStore({
     blobs: blobs ?? (await FsBlobStore.open(layout.blobsDir, { sweep: false })),
     tenant: layout.tenant,
-    // Stores of the old layout: their artifacts move into the blob store on first read.
     legacyRoot: layout.artifactsDir,
   });
   const runs = await RunStore.open({
@@ -68,11 +59,8 @@ export async function openEvidenceStores(
     preservation: settings.preservation,
     ...(settings.captureCapBytes > 0 && { captureCapBytes: settings.captureCapBytes }),
     reader: options.reader,
-    // `evidence_readFile` results are recorded by naming their artifact: handles read them there.
     artifacts,
   });
-  // Runs left open by a writer that died (a killed server, a crashed editor) stop showing as running (docs/contracts.md
-  // §5.4).
   const interrupted = await runs.finishInterrupted().catch((e: unknown) => {
     options.warn(`runs left open could not be finished: ${e instanceof Error ? e.message : String(e)}`);
     return [];

@@ -1,17 +1,11 @@
-/**
- * The settings, live, in one place: read fresh on every access (clamped by
- * `readSettings`), with an event for any change under `boundedEvidence` so that the
- * services are rebuilt without a reload.
- */
+/** Settings read fresh on every access, with an event for any change, so services rebuild without a reload. */
 import * as vscode from 'vscode';
 import { Ids } from './ids.js';
 import { readSettings, type EvidenceSettings } from './settings.js';
 
-/** The settings, live: read on access, and an event when any of them changes. */
 export class Config implements vscode.Disposable {
   private readonly emitter = new vscode.EventEmitter<void>();
   private readonly listener: vscode.Disposable;
-  /** Fires after any `boundedEvidence.*` setting changed. */
   readonly onDidChange = this.emitter.event;
 
   constructor() {
@@ -20,12 +14,10 @@ export class Config implements vscode.Disposable {
     });
   }
 
-  /** The current values. */
   get settings(): EvidenceSettings {
     return readSettings(vscode.workspace.getConfiguration(Ids.configSection));
   }
 
-  /** Stops listening. */
   dispose(): void {
     this.listener.dispose();
     this.emitter.dispose();

@@ -1,8 +1,6 @@
 /**
- * Entry point. `activate` only wires features together; each feature registers
- * itself through a `registerX(context, deps)` function and every registration lives in
- * `context.subscriptions`. The one piece of shared state, the current evidence
- * services, is a `ServicesHost` owned here and rebuilt when a setting changes.
+ * `activate` only wires: each feature registers itself into `context.subscriptions`; the one shared state, the
+ * current services, is a `ServicesHost` rebuilt when a setting changes.
  */
 import * as vscode from 'vscode';
 import type { BoundedEvidenceApi } from './api/api.js';
@@ -28,7 +26,6 @@ import { registerTools } from './tools/index.js';
 
 export type { BoundedEvidenceApi } from './api/api.js';
 
-/** Wires the extension's features and returns the API for other extensions. */
 export function activate(context: vscode.ExtensionContext): BoundedEvidenceApi {
   const log = Log.create();
   const config = new Config();
@@ -92,5 +89,5 @@ export function activate(context: vscode.ExtensionContext): BoundedEvidenceApi {
   return createApi(host, context.subscriptions);
 }
 
-/** Nothing to do: every registration lives in `context.subscriptions`. */
+/** Every registration lives in `context.subscriptions`. */
 export function deactivate(): void {}

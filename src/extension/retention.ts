@@ -1,46 +1,35 @@
 /**
- * Retention and clearing. The run store prunes runs from its catalog in bounded slices
- * (oldest unpinned, finished first; never a pinned or running one); this layer adds the artifacts of
- * `evidence_readFile`,
- * which are shared by content (one blob key per tenant and sha256: docs/architecture.md §3):
- * an artifact is deleted only when a run that referenced it was deleted and no remaining
- * run references it.
+ * The run store prunes runs; this layer adds the `evidence_readFile` artifacts, shared by content
+ * (docs/architecture.md §3), so one is deleted only when no remaining run references it.
  */
 import { EvidenceToolNames, type ArtifactStore, type PruneResult, type RunStoreApi } from '../core/index.js';
 import type { Log } from './log.js';
 import type { EvidenceServices } from './services.js';
 
-/** What a prune or clear freed. */
 export interface RetentionReport {
   readonly deletedRuns: readonly string[];
-  /** Runs that could not be deleted (still running). */
+  /** Still running. */
   readonly skippedRuns: readonly string[];
   readonly deletedArtifacts: number;
   readonly freedBytes: number;
 }
 
-/** Overrides of the retention settings (tests, and the command's arguments). */
 export interface PruneOverrides {
-  /** Budget in bytes (0: none). */
+  /** 0: none. */
   readonly maxBytes?: number;
-  /** Age in milliseconds (0: none). */
+  /** 0: none. */
   readonly maxAgeMs?: number;
-  /** Clock, ms since epoch. */
   readonly now?: number;
 }
 
-/** Runs examined per retention slice: each slice is a few milliseconds of work on the extension host. */
+/** Each slice is a few milliseconds of work on the extension host. */
 const RETENTION_SLICE_RUNS = 200;
 
-/** Lets the extension host serve everything else between slices. */
 function nextSlice(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
-/**
- * Artifact ids referenced by runs with `evidence_readFile` results, from the catalog's
- * pages of those calls only (docs/architecture.md §6): never every run's log.
- */
+/** From the catalog's pages of those calls only (docs/architecture.md §6), never every run's log. */
 async function artifactRefs(runs: RunStoreApi, log: Pick<Log, 'warn'>): Promise<Map<string, Set<string>>> {
   const refs = new Map<string, Set<string>>();
   try {
@@ -63,7 +52,6 @@ async function artifactRefs(runs: RunStoreApi, log: Pick<Log, 'warn'>): Promise<
   return refs;
 }
 
-/** Deletes the artifacts of `deleted` runs that no remaining run references; returns [count, bytes]. */
 async function dropOrphans(
   artifacts: ArtifactStore,
   before: Map<string, Set<string>>,
@@ -93,11 +81,7 @@ async function dropOrphans(
   return [count, bytes];
 }
 
-/**
- * Applies the retention settings (or overrides) now: oldest runs first, in slices of
- * `RETENTION_SLICE_RUNS` with the event loop free between them, so start-up retention
- * over a year of runs never stalls the extension host.
- */
+/** In slices with the event loop free between them, so start-up retention never stalls the extension host. */
 export async function pruneStorage(
   services: EvidenceServices,
   log: Log,
@@ -141,11 +125,8 @@ export async function pruneStorage(
 }
 
 /**
- * Deletes every run (except running ones) and every artifact no remaining run references.
- * The catalog is first compared with the logs folder (a run log another process wrote may
- * not be indexed yet), then runs come from it a page at a time, newest first
- * (docs/architecture.md §6; docs/contracts.md §2.7): a deleted run leaves the list, a kept
- * one (still running) is skipped by the next page.
+ * The catalog is first reconciled with the logs folder (another process's log may not be indexed yet), then emptied a
+ * page at a time (docs/contracts.md §2.7).
  */
 export async function clearAll(
   services: Pick<EvidenceServices, 'runs' | 'artifacts'>,

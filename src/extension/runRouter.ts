@@ -1,14 +1,9 @@
 /**
- * Which run a tool call is recorded in. The @evidence participant makes each chat
- * request one run, but it invokes the tools through `vscode.lm.invokeTool` (so the chat
- * shows their progress and confirmations), and the token that reaches the tool is
- * opaque. So the participant announces each call it is about to make (tool name and
- * exact input) and the tool claims the announcement; any other caller (Copilot agent
- * mode, another extension, a test) gets a run of its own per call.
+ * The @evidence participant makes each chat request one run, but the token that reaches the tool is opaque; so it
+ * announces each call (tool and exact input) and the tool claims it. Any other caller gets a run per call.
  */
 import { canonicalJson, type Run } from '../core/index.js';
 
-/** Announced calls waiting to be claimed by a tool. */
 export class RunRouter {
   private readonly pending = new Map<string, Run[]>();
 
@@ -16,7 +11,7 @@ export class RunRouter {
     return `${tool}\u0000${canonicalJson(input ?? null)}`;
   }
 
-  /** The next call of `tool` with exactly `input` belongs to `run`; dispose to withdraw. */
+  /** Dispose to withdraw. */
   expect(tool: string, input: unknown, run: Run): { dispose(): void } {
     const key = RunRouter.key(tool, input);
     const list = this.pending.get(key) ?? [];
@@ -32,7 +27,7 @@ export class RunRouter {
     };
   }
 
-  /** The run announced for this call, if any (each announcement is claimed once). */
+  /** Each announcement is claimed once. */
   claim(tool: string, input: unknown): Run | undefined {
     const key = RunRouter.key(tool, input);
     const list = this.pending.get(key);

@@ -1,12 +1,6 @@
 /**
- * The services of one workspace's evidence, built once from the storage layout and the
- * settings, and rebuilt when a setting changes (no reload): the run store (runs,
- * handles, `read_tool_output`), the artifact store and the bounded evidence workspace
- * over the open folder (`evidence_readFile`). Nothing here is module state: `activate`
- * owns one `ServicesHost` and passes it to every feature.
- *
- * Nothing is re-learned on a (re)build: an artifact is a key of this tenant in the blob
- * store, so a `.tool-artifacts/…` range path stays valid after a window reload at no cost.
+ * One workspace's evidence services, rebuilt when a setting changes. Nothing is module state, and nothing is
+ * re-learned on a rebuild: a `.tool-artifacts/…` path stays valid after a reload.
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -31,13 +25,11 @@ import type { EvidenceSettings } from './settings.js';
 import type { Log } from './log.js';
 
 /**
- * Reader bounds of the run store. The contract's maxima (10,000 characters, 2,000 per
- * line) are kept: the model-facing tool shrinks its own windows to fit 8 KiB, and the
- * inspector fetches larger windows from the same store.
+ * The contract's maxima: the model-facing tool shrinks its own windows to fit 8 KiB, and the inspector fetches larger
+ * ones.
  */
 const READER_LIMITS = { maxContentChars: 10_000, maxLineChars: 2_000, maxByteWindow: 64 * 1024 } as const;
 
-/** Everything a feature needs to record and read evidence in this workspace. */
 export interface EvidenceServices {
   readonly layout: StorageLayout;
   readonly settings: EvidenceSettings;
@@ -50,21 +42,17 @@ export interface EvidenceServices {
   /** The team stores added in user settings, opened (listed in the background). */
   readonly teams: readonly TeamStore[];
   readonly artifacts: ArtifactStore;
-  /** What backs large outputs (`undefined`: no blob store, previews only). */
+  /** `undefined`: previews only. */
   readonly blobs: BlobStore | undefined;
-  /** The bounded workspace over the first folder; undefined with no folder open. */
   readonly workspace: EvidenceFileWorkspace | undefined;
-  /** Absolute path of the first workspace folder (commands run there), if any. */
   readonly folder: string | undefined;
-  /** Releases clients (S3); stores on disk need nothing. */
   dispose(): void;
 }
 
-/** Inputs of `openServices` besides the settings. */
 export interface ServiceInputs {
   readonly layout: StorageLayout;
   readonly folder: string | undefined;
-  /** S3 credentials from SecretStorage (never from settings). */
+  /** Never from settings. */
   readonly s3Credentials: () => Promise<{ accessKeyId: string; secretAccessKey: string } | undefined>;
   readonly log: Log;
   /** The team stores the user added, with their credentials (src/extension/team/teamSettings.ts). */
@@ -78,10 +66,9 @@ export interface TeamStoreEntry {
   readonly credentials?: TeamCredentials;
 }
 
-/** The evidence tools the editor offers, from the core's table (the run profile hashes them). */
+/** The run profile hashes them. */
 const EVIDENCE_TOOL_NAMES: readonly string[] = toolNamesOffered('lm');
 
-/** What one tool call works on in this workspace (the core call runner's context). */
 export function toolContext(services: EvidenceServices, signal: AbortSignal, log: Log): ToolCallContext {
   return {
     runs: services.runs,
@@ -94,10 +81,6 @@ export function toolContext(services: EvidenceServices, signal: AbortSignal, log
   };
 }
 
-/**
- * Opens every store of the layout with the given settings (the core's one way) and the bounded workspace over the
- * folder.
- */
 export async function openServices(inputs: ServiceInputs, settings: EvidenceSettings): Promise<EvidenceServices> {
   const { layout, log } = inputs;
   const { runs, artifacts, blobs } = await openEvidenceStores(layout, settings, {
@@ -165,25 +148,18 @@ async function openTeams(inputs: ServiceInputs, maxByteWindow: number, searchTim
 const RETIRE_GRACE_MS = 30_000;
 const RETIRE_POLL_MS = 5_000;
 
-/**
- * Holds the current services and rebuilds them when the settings change. Features ask
- * `get()` on every use, so a rebuilt store is picked up without re-registering anything;
- * `onDidRecord` keeps its listeners across rebuilds.
- */
+/** `onDidRecord` keeps its listeners across rebuilds. */
 export class ServicesHost implements vscode.Disposable {
   private currentPromise: Promise<EvidenceServices>;
   private current: EvidenceServices | undefined;
-  /** One per store still open: a run still recording in an older store keeps reporting. */
+  /** A run still recording in an older store keeps reporting. */
   private readonly recordSubscriptions = new Map<EvidenceServices, { dispose(): void }>();
-  /** Stores swapped out by a rebuild, closed once idle (their SQLite catalog, their S3 client). */
   private readonly retiring = new Set<EvidenceServices>();
   private retireTimer: NodeJS.Timeout | undefined;
   private generation = 0;
   private readonly changeEmitter = new vscode.EventEmitter<void>();
   private readonly recordEmitter = new vscode.EventEmitter<RunRecordEvent>();
-  /** Fires after `get()` starts returning new services. */
   readonly onDidChange = this.changeEmitter.event;
-  /** Every record appended by any store this host built (the current one and earlier ones). */
   readonly onDidRecord = this.recordEmitter.event;
 
   constructor(
@@ -195,16 +171,13 @@ export class ServicesHost implements vscode.Disposable {
     this.currentPromise.catch(() => undefined);
   }
 
-  /** The current services (waits for a build in progress). */
   get(): Promise<EvidenceServices> {
     return this.currentPromise;
   }
 
   /**
-   * Builds new services and swaps them in. Calls in flight keep the old ones, which stay
-   * usable: they are stores over the same folders. The old ones are closed (catalog
-   * connection, S3 client) only once no run is recording in them and a grace period has
-   * passed, since a capture may still be streaming through them.
+   * Calls in flight keep the old services, stores over the same folders; they are closed only once idle and past a
+   * grace, since a capture may still stream through them.
    */
   async rebuild(): Promise<EvidenceServices> {
     this.currentPromise = this.open();
@@ -213,8 +186,7 @@ export class ServicesHost implements vscode.Disposable {
   }
 
   private async open(): Promise<EvidenceServices> {
-    // Builds may overlap (a settings change while a command rebuilds): only the latest
-    // one becomes current; an older one finishing later is released, never swapped in.
+    // Only the latest build becomes current; an older one finishing later is released.
     const generation = ++this.generation;
     try {
       const services = await this.build();
@@ -236,7 +208,6 @@ export class ServicesHost implements vscode.Disposable {
     }
   }
 
-  /** Stores built by this host and not yet closed (the current one included). */
   get openStores(): number {
     return this.recordSubscriptions.size;
   }
@@ -277,7 +248,6 @@ export class ServicesHost implements vscode.Disposable {
     }
   }
 
-  /** Stops listening and releases clients. */
   dispose(): void {
     if (this.retireTimer) clearInterval(this.retireTimer);
     for (const s of [...this.retiring]) this.close(s);

@@ -1,49 +1,41 @@
 /**
- * The extension's settings (`boundedEvidence.*`): their keys, defaults, and one reader
- * that clamps each value to the range package.json declares, because a hand-edited
- * settings.json is not validated by VS Code: a limit below the core's minimum would
- * otherwise throw deep inside a tool call. Editor-free (unit-tested in plain Node);
- * config.ts listens for changes.
+ * The `boundedEvidence.*` settings, clamped to package.json's ranges because VS Code does not validate a hand-edited
+ * settings.json; a limit below the core's minimum would otherwise throw inside a tool call. Editor-free for unit
+ * tests.
  */
 
 import { DEFAULT_RUN_LIMITS, type BlobSettings, type S3BlobSettings } from '../core/index.js';
 
-/**
- * The model-facing text of every tool stays under this many bytes (declared in the core, shared with the MCP server).
- */
 export { MODEL_TEXT_LIMIT_BYTES } from '../core/index.js';
 
-/** Where large outputs are kept (the core chooses and builds the adapter: src/core/blobs/openBlobStore.ts). */
 type StorageBackend = BlobSettings['backend'];
 
-/** S3-compatible storage settings (credentials live in SecretStorage, never here). */
+/** Credentials live in SecretStorage, never here. */
 type S3Settings = S3BlobSettings;
 
-/** A snapshot of every `boundedEvidence.*` setting, clamped to its declared range. */
 export interface EvidenceSettings {
   readonly maxInlineBytes: number;
   readonly previewBytes: number;
   readonly maxRangeBytes: number;
   readonly largeResultBytes: number;
-  /** Per-stream capture cap; 0 means none (the default: outputs are kept whole while retention allows). */
+  /** 0 means none, the default: outputs are kept whole while retention allows. */
   readonly captureCapBytes: number;
   readonly commandTimeoutMs: number;
-  /** Overall time limit of one pattern search. */
   readonly searchTimeoutMs: number;
   readonly preservation: 'best_effort' | 'required';
-  /** Retention budget in bytes; 0 means none. */
+  /** 0 means none. */
   readonly retentionMaxBytes: number;
-  /** Retention age in milliseconds; 0 means none. */
+  /** 0 means none. */
   readonly retentionMaxAgeMs: number;
   readonly backend: StorageBackend;
   readonly s3: S3Settings;
-  /** Secret-file patterns added to the core's built-in deny list (none removes a built-in). */
+  /** None removes a built-in. */
   readonly readFileDenyPatterns: readonly string[];
-  /** Routing also registers PostToolUse, keeping other tools' large results (docs/contracts.md §6). */
+  /** docs/contracts.md §6. */
   readonly recordOtherToolResults: boolean;
 }
 
-/** Setting keys relative to the section, declared once (must match package.json). */
+/** Must match package.json. */
 export const SettingKeys = {
   maxInlineBytes: 'maxInlineBytes',
   previewBytes: 'previewBytes',
@@ -67,10 +59,7 @@ export const SettingKeys = {
   recordOtherToolResults: 'hooks.recordOtherToolResults',
 } as const;
 
-/**
- * Defaults, equal to package.json's (used when a value is missing or of the wrong type); the agent's limits are the
- * core's.
- */
+/** Equal to package.json's. */
 export const DefaultSettings: EvidenceSettings = {
   maxInlineBytes: 4096,
   previewBytes: DEFAULT_RUN_LIMITS.previewBytes,
@@ -88,7 +77,6 @@ export const DefaultSettings: EvidenceSettings = {
   recordOtherToolResults: false,
 };
 
-/** Anything with `get(key)`: a WorkspaceConfiguration, or a plain map in unit tests. */
 export interface SettingSource {
   get<T>(key: string): T | undefined;
 }
@@ -104,18 +92,16 @@ function str(src: SettingSource, key: string, fallback: string): string {
   return typeof v === 'string' ? v.trim() : fallback;
 }
 
-/** A list of non-blank strings (anything else in a hand-edited value is dropped). */
 function stringList(src: SettingSource, key: string): string[] {
   const v = src.get<unknown>(key);
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x.trim() !== '') : [];
 }
 
-/** 0 is "no cap"; any other value is at least 1024 bytes (package.json's minimum for a cap). */
+/** package.json's minimum for a cap. */
 function capSetting(v: number): number {
   return v === 0 ? 0 : Math.max(1024, v);
 }
 
-/** Reads and clamps every setting (the ranges are package.json's). */
 export function readSettings(src: SettingSource): EvidenceSettings {
   const d = DefaultSettings;
   const maxInlineBytes = int(src, SettingKeys.maxInlineBytes, d.maxInlineBytes, 512, 6144);

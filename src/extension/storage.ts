@@ -1,16 +1,11 @@
 /**
- * Where this workspace's evidence lives: the extension's workspace storage (`storageUri`),
- * or its global storage when no folder is open, never the user's folders. The layout and
- * the tenant derivation are the core's (`layoutAt`, `tenantFor`), shared with the MCP
- * server, which opens the same folder from outside. A window VS Code gave a `-<n>` storage
- * folder because another window holds the workspace's lock uses the shared one
- * (`sharedWorkspaceStorage`, docs/contracts.md §2.6).
+ * Never the user's folders; the layout and tenant are the core's, shared with the MCP server. A window VS Code gave a
+ * `-<n>` folder uses the shared one (docs/contracts.md §2.6).
  */
 import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
 import { layoutAt, sharedWorkspaceStorage, type StorageLayout } from '../core/index.js';
 
-/** The layout of this extension's storage for the open workspace (or the global one). */
 export function storageLayout(
   context: Pick<vscode.ExtensionContext, 'storageUri' | 'globalStorageUri'>,
 ): StorageLayout {

@@ -1,18 +1,10 @@
-/**
- * The one protocol answer the server gives before the SDK sees a message, on stdio and
- * HTTP alike: a `tools/call` whose `arguments` is present but not an object gets JSON-RPC
- * invalid params and one line (docs/contracts.md §4).
- */
+/** The one protocol answer given before the SDK sees a message, on stdio and HTTP alike (docs/contracts.md §4). */
 import { ProtocolErrorCode, type Transport } from '@modelcontextprotocol/server';
 
-/**
- * How deep a message may nest (objects and arrays): far above any request of these tools, far
- * below what the SDK's recursive checks survive (a body nested 100,000 deep overflowed the
- * stack: a 500 over HTTP, nothing on stdio).
- */
+/** Far above any request of these tools, far below what the SDK's recursive checks survive. */
 const MAX_MESSAGE_DEPTH = 64;
 
-/** True when `value` nests deeper than `limit` (counted without recursion, so any depth is measured safely). */
+/** Counted without recursion, so any depth is measured safely. */
 export function nestedDeeperThan(value: unknown, limit = MAX_MESSAGE_DEPTH): boolean {
   const stack: [unknown, number][] = [[value, 1]];
   while (stack.length > 0) {
@@ -24,7 +16,6 @@ export function nestedDeeperThan(value: unknown, limit = MAX_MESSAGE_DEPTH): boo
   return false;
 }
 
-/** The JSON-RPC invalid request answer to a message nested deeper than `MAX_MESSAGE_DEPTH`. */
 export function tooDeep(id: unknown): {
   jsonrpc: '2.0';
   id: string | number | null;
@@ -40,10 +31,6 @@ export function tooDeep(id: unknown): {
   };
 }
 
-/**
- * The one-line refusal of a `tools/call` whose `arguments` is present but not an object, or undefined for any other
- * message.
- */
 export function refuseNonObjectArguments(
   message: unknown,
 ): { jsonrpc: '2.0'; id: string | number; error: { code: number; message: string } } | undefined {
@@ -64,12 +51,7 @@ export function refuseNonObjectArguments(
   return undefined;
 }
 
-/**
- * Wraps a transport so that a `tools/call` whose `arguments` is present but not an
- * object is answered with JSON-RPC invalid params and one line, before the SDK's schema
- * check turns it into an error carrying a multi-line validation dump (docs/contracts.md §4);
- * `onclose` is told when the connection ends (the serving entry keeps that to itself).
- */
+/** Answered before the SDK's schema check turns it into a multi-line validation dump (docs/contracts.md §4). */
 export function guardToolArguments(inner: Transport, onclose: () => void = () => undefined): Transport {
   const outer: Transport = {
     start: () => inner.start(),

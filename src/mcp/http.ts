@@ -1,19 +1,8 @@
 /**
- * The Streamable HTTP transport (`bounded-evidence mcp --http [PORT]`): the same tools and
- * texts as stdio, for clients that connect by URL and for several agents sharing one
- * server on one store. Stateless on both revisions (the SDK's `createMcpHandler` builds an
- * SDK server per request from `newServer`; the stores are shared), so clients need no
- * session and may come and go.
- *
- * Only this machine may reach it, in this order, before anything else is read:
- * 1. it listens on 127.0.0.1 only;
- * 2. `Host` must name the loopback and `Origin`, when present, a loopback origin (a web
- *    page that rebinds its own name to 127.0.0.1 sends its own name in both: 403);
- * 3. `Authorization: Bearer <token>`, a 32-byte random token made at each start, printed
- *    once on stderr and written with the URL to `<storage>/mcp-http.json` (mode 0600,
- *    removed on a clean exit) for `init` and the editor's Copy MCP Server Configuration
- *    (401 otherwise: another local user or process without the file cannot call a tool).
- * See docs/contracts.md §4.2.
+ * Streamable HTTP, stateless on both revisions, so clients need no session (docs/contracts.md §4.2). Only this
+ * machine may reach it, checked in order before anything else is read: 127.0.0.1 only; a loopback `Host` and
+ * `Origin`, against DNS rebinding; a bearer token made at each start and written to a 0600 file, against other local
+ * users.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
@@ -24,25 +13,21 @@ import { createMcpHandler, DEFAULT_MAX_REQUEST_BODY_SIZE, type Server } from '@m
 import { removeMcpHttpInfo, writeMcpHttpInfo } from '../core/index.js';
 import { nestedDeeperThan, refuseNonObjectArguments, tooDeep } from './guard.js';
 
-/** A running HTTP server. */
 export interface EvidenceHttpServer {
-  /** `http://127.0.0.1:<port>/mcp`. */
   readonly url: string;
-  /** The bearer token of this start (64 hex digits). */
+  /** 64 hex digits. */
   readonly token: string;
-  /** Where the URL and token were written. */
   readonly infoFile: string;
-  /** Stops listening, ends the requests in flight and removes the info file (if it is still this start's). */
+  /** Removes the info file only if it is still this start's. */
   close(): Promise<void>;
 }
 
-/** A JSON-RPC error with no id, the shape the SDK's own HTTP refusals have. */
+/** The shape the SDK's own HTTP refusals have. */
 function refuse(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
 }
 
-/** Reads a request body up to `limit` bytes; undefined past it. */
 async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -54,19 +39,13 @@ async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | u
   return Buffer.concat(chunks);
 }
 
-/**
- * Whether `header` is `Bearer <token>` (the scheme in any case, as HTTP's are), the token compared in constant time.
- */
+/** Compared in constant time. */
 function bearerMatches(header: string | undefined, token: Buffer): boolean {
   const m = /^bearer +([0-9a-f]{64})$/i.exec(header ?? '');
   if (!m) return false;
   return timingSafeEqual(Buffer.from(m[1]!, 'utf8'), token);
 }
 
-/**
- * What serving over HTTP needs of the evidence server (server.ts): a fresh SDK server per request, whose tool calls
- * also end when `signal` aborts.
- */
 interface ServerSource {
   newServer(options?: { signal?: AbortSignal }): Server;
 }
@@ -74,9 +53,8 @@ interface ServerSource {
 type RequestId = string | number;
 
 /**
- * The tool calls in flight, by `Mcp-Session-Id` (none, served statelessly) and request id: on 2025-11-25 a
- * `notifications/cancelled` comes in its own POST, answered 202 by a fresh SDK server that never saw the call, so
- * the cancellation is passed to the call here.
+ * On 2025-11-25 a `notifications/cancelled` comes in its own POST, answered by a fresh SDK server that never saw the
+ * call, so the cancellation is passed to the call here.
  */
 class CallsInFlight {
   private readonly calls = new Map<string, AbortController>();
@@ -86,7 +64,6 @@ class CallsInFlight {
     return JSON.stringify([typeof session === 'string' ? session : '', id]);
   }
 
-  /** A call starting: its signal, until the response to it is closed. */
   start(req: IncomingMessage, res: ServerResponse, id: RequestId): AbortSignal {
     const key = CallsInFlight.key(req, id);
     const ac = new AbortController();
@@ -97,13 +74,11 @@ class CallsInFlight {
     return ac.signal;
   }
 
-  /** A cancellation of request `id`: its call (if any is in flight) is aborted. */
   cancel(req: IncomingMessage, id: RequestId): void {
     this.calls.get(CallsInFlight.key(req, id))?.abort();
   }
 }
 
-/** The request id a `tools/call` request or a `notifications/cancelled` names, else undefined. */
 function callIdOf(message: unknown, method: 'tools/call' | 'notifications/cancelled'): RequestId | undefined {
   const m = message as { id?: unknown; method?: unknown; params?: { requestId?: unknown } } | null;
   if (m?.method !== method) return undefined;
@@ -111,10 +86,7 @@ function callIdOf(message: unknown, method: 'tools/call' | 'notifications/cancel
   return typeof id === 'string' || typeof id === 'number' ? id : undefined;
 }
 
-/**
- * Serves `mcp` over HTTP on 127.0.0.1:`port` (0: a free port) and writes the info file into
- * `storageDir`; rejects with a sentence when the port cannot be had.
- */
+/** 0: a free port. Rejects with a sentence when the port cannot be had. */
 export async function serveHttp(
   mcp: ServerSource,
   options: { readonly port: number; readonly storageDir: string; readonly onerror?: (error: Error) => void },
@@ -125,7 +97,6 @@ export async function serveHttp(
   const validOrigin = localhostOriginValidation();
   const onerror = options.onerror ?? (() => undefined);
   const calls = new CallsInFlight();
-  // The signal of the call a request carries, for the SDK server the handler makes for that request.
   const callSignal = new AsyncLocalStorage<AbortSignal>();
   const handler = createMcpHandler(
     () => {
@@ -179,7 +150,7 @@ export async function serveHttp(
         );
         return;
       }
-      // Before the SDK's checks, which recurse: a body nested far deeper than any request overflowed the stack (500).
+      // Before the SDK's checks, which recurse: a deeply nested body overflowed the stack.
       if (nestedDeeperThan(parsed)) {
         res.writeHead(400, { 'Content-Type': 'application/json' });
         res.end(JSON.stringify(tooDeep((parsed as { id?: unknown }).id)));
@@ -217,7 +188,7 @@ export async function serveHttp(
   });
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}/mcp`;
-  // Its reader (Copy MCP Server Configuration) and its writer are one module: src/core/storageLayout.ts.
+  // Its reader and writer are one module: src/core/storageLayout.ts.
   const infoFile = await writeMcpHttpInfo(options.storageDir, { url, token, pid: process.pid });
 
   let closing: Promise<void> | undefined;

@@ -1,4 +1,3 @@
-/** Entry point of dist/mcp.js (and of `node --import tsx src/mcp/main.ts`): see `main` in server.ts. */
 import { exitOnOldNode } from '../core/nodeVersion.js';
 import { restartWithSmallYoungGeneration } from '../core/smallYoungGeneration.js';
 import { main } from './server.js';

@@ -1,32 +1,23 @@
 /**
- * What the server is started with: the storage folder and tenant it shares with the
- * editor, the folder commands and reads work in, and the limits. Limits default to the
- * editor's own settings defaults and ranges (package.json), so an agent outside the
- * editor sees the same bounded observations as one inside it.
+ * Limits default to the editor's settings (package.json), so an agent outside the editor sees the same bounded
+ * observations as one inside it.
  */
 import { parseArgs } from 'node:util';
 import { MCP_TOOL_NAMES } from '../node/packageJson.js';
 import { flagOf, INTEGER_SETTINGS, type DeclaredSettings } from '../node/settings.js';
 
-/** Options of `createEvidenceMcpServer`. */
 export interface EvidenceMcpOptions {
-  /** The extension's storage folder (`storageUri.fsPath`); evidence lives in `<storageDir>/evidence`. */
+  /** Evidence lives in `<storageDir>/evidence`. */
   readonly storageDir: string;
-  /** The folder commands run in and files are read from (confined to it). */
   readonly workspaceFolder: string;
-  /** The tenant to use; default: the one stored, else the editor's derivation. */
+  /** Default: the one stored, else the editor's derivation. */
   readonly tenant?: string;
-  /** Derive a global-storage tenant (the editor with no folder open). */
   readonly global?: boolean;
-  /** Overrides of the editor's defaults. */
   readonly settings?: Partial<DeclaredSettings>;
-  /** Secret-file patterns added to the core's built-in deny list (`--deny-pattern`, repeatable). */
   readonly denyPatterns?: readonly string[];
-  /** Interval of progress notifications while a command runs (default 5000 ms). */
   readonly progressIntervalMs?: number;
 }
 
-/** Words wrapped to lines of at most `width` characters. */
 function wrap(text: string, width: number): string {
   const lines: string[] = [];
   let line = '';
@@ -39,7 +30,7 @@ function wrap(text: string, width: number): string {
   return [...lines, line].join('\n');
 }
 
-/** The tools served, from the one table (so `--help` cannot list fewer than the server serves). */
+/** From the one table, so `--help` cannot list fewer than the server serves. */
 const SERVED = `${MCP_TOOL_NAMES.slice(0, -1).join(', ')} and ${MCP_TOOL_NAMES[MCP_TOOL_NAMES.length - 1]!}`;
 
 const ABOUT =
@@ -47,7 +38,6 @@ const ABOUT =
   `same storage as the Bounded Evidence extension: handles minted here are ` +
   `readable in the editor and the other way round.`;
 
-/** One line per flag, printed by `--help` and after a usage error. */
 export const USAGE =
   `Usage: node dist/mcp.js --storage <dir> [--workspace <folder>] ` +
   `[--tenant <t> | --global] [--http [PORT]] [limits]
@@ -70,15 +60,11 @@ ${wrap(ABOUT, 88)}
                          limits, as the boundedEvidence.* settings (same defaults and ranges)
   --help                 this text`;
 
-/** What the command line asked for. */
 export type ParsedArgs =
   | { readonly help: true }
   | { readonly help: false; readonly options: EvidenceMcpOptions; readonly http?: { readonly port: number } };
 
-/**
- * Takes `--http [PORT]` (and `--http=PORT`) out of `argv`: parseArgs has no flag whose
- * value is optional. A PORT is a whole number from 0 (a free port) to 65535.
- */
+/** parseArgs has no flag whose value is optional. */
 function takeHttp(argv: readonly string[]): { rest: string[]; http?: { port: number } } {
   const rest: string[] = [];
   let http: { port: number } | undefined;
@@ -101,7 +87,7 @@ function takeHttp(argv: readonly string[]): { rest: string[]; http?: { port: num
   return http ? { rest, http } : { rest };
 }
 
-/** Parses the command line; throws a sentence naming the bad flag (the caller prints `USAGE`). */
+/** The caller prints `USAGE`. */
 export function parseCommandLine(argv: readonly string[], cwd: string): ParsedArgs {
   const limitFlags = Object.fromEntries(
     [...INTEGER_SETTINGS, 'preservation'].map((k) => [flagOf(k), { type: 'string' as const }]),

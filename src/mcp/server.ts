@@ -1,14 +1,7 @@
 /**
- * The MCP server: agents outside the editor reach the same evidence tools, with the
- * same names, schemas and texts, over the same storage and tenant as the editor, so a
- * handle minted on either side reads on the other. It is a separate layer (src/mcp):
- * it imports the core and never the editor (lint enforces it).
- *
- * The low-level `Server` of the SDK is used, not `McpServer`: the latter publishes only
- * schemas it generated from zod, and this server must publish package.json's schemas
- * byte for byte.
- *
- * stdout is the protocol: nothing else may ever be written there; the log is stderr.
+ * The MCP server: the same tools, schemas and texts over the same storage and tenant as the editor, so a handle
+ * minted on either side reads on the other. It never imports the editor (lint enforces it). stdout is the protocol;
+ * the log is stderr.
  */
 import {
   ProtocolError,
@@ -33,10 +26,6 @@ import { annotationsOf, EvidenceTools } from './tools.js';
 
 export type { EvidenceMcpOptions } from './options.js';
 
-/**
- * What the server tells a model about the tools as a whole (`instructions`, on both
- * revisions), in two sentences: how a result, its handle and the readers fit together.
- */
 export const SERVER_INSTRUCTIONS =
   'evidence_runCommand and evidence_readFile keep the complete output of a ' +
   'command or file and answer with a bounded observation (previews, sizes, a ' +
@@ -46,54 +35,35 @@ export const SERVER_INSTRUCTIONS =
     'line in every output recorded so far.');
 
 /**
- * Cache hints of the 2026-07-28 revision's cacheable results: the tool list and the
- * discovery answer are fixed for the life of a server process (they come from the
- * bundled package.json), so a client may keep them for a while; `private`, since a
- * server answers one person's agents.
+ * Fixed for the process's life (they come from the bundled package.json); `private`, since a server answers one
+ * person's agents.
  */
 const CACHE_HINTS = {
   'tools/list': { ttlMs: 600_000, cacheScope: 'private' },
   'server/discover': { ttlMs: 600_000, cacheScope: 'private' },
 } as const;
 
-/** How long `close` waits for aborted calls to record their end before giving up. */
 const CLOSE_GRACE_MS = 5_000;
 
 /**
- * The evidence tools over one workspace's storage. The stores are opened once; the SDK's
- * serving entries (`serveStdio`, the HTTP handler of ./http.ts) ask `newServer` for an
- * SDK server per connection or per request and decide the protocol revision themselves
- * (2026-07-28 by `server/discover` and the per-request envelope, 2025-11-25 by
- * `initialize`), so both revisions are served by the same handlers.
+ * The stores are opened once; the SDK asks `newServer` per connection or request and decides the revision, so both
+ * revisions run the same handlers.
  */
 export interface EvidenceMcpServer {
-  /**
-   * A fresh SDK server answering `tools/list` and `tools/call` over the shared stores; its calls also end when
-   * `signal` aborts (HTTP passes a cancellation the SDK server of the call never sees).
-   */
+  /** HTTP passes a cancellation the call's SDK server never sees through `signal`. */
   newServer(options?: { signal?: AbortSignal }): Server;
-  /**
-   * Serves one stdio-shaped connection (this process's stdio by default): the transport is wrapped by
-   * `guardToolArguments`.
-   */
   serve(transport?: Transport, onerror?: (error: Error) => void): { handle: StdioServerHandle; closed: Promise<void> };
-  /** Where the evidence is and whose it is. */
   readonly storage: OpenedStorage;
-  /** The limits in force (the editor's defaults unless overridden). */
   readonly settings: DeclaredSettings;
-  /**
-   * Closes every connection served, which aborts calls in flight (killing their commands), and waits for their runs to
-   * be finished.
-   */
+  /** Aborts calls in flight (killing their commands) and waits for their runs to finish. */
   close(): Promise<void>;
 }
 
-/** Writes one line to stderr (the only log a stdio server has). */
+/** The only log a stdio server has. */
 function stderrLog(line: string): void {
   process.stderr.write(`[bounded-evidence mcp] ${line}\n`);
 }
 
-/** Opens the storage, the stores and the folder, and builds the server; throws a sentence when it cannot. */
 export async function createEvidenceMcpServer(
   options: EvidenceMcpOptions & { readonly log?: (line: string) => void },
 ): Promise<EvidenceMcpServer> {
@@ -102,7 +72,6 @@ export async function createEvidenceMcpServer(
   const settings = resolveSettings(declarations, options.settings);
   const storage = await openStorage(options.storageDir, { tenant: options.tenant, global: options.global });
   const local = await LocalWorkspace.open({ root: options.workspaceFolder, denyPatterns: options.denyPatterns });
-  // The core's one way of opening stores; large outputs go to the filesystem blob store under the storage folder.
   const { runs, artifacts } = await openEvidenceStores(
     storage,
     { ...settings, backend: 'filesystem' },
@@ -113,7 +82,7 @@ export async function createEvidenceMcpServer(
       warn: (message) => log(message),
     },
   );
-  // Handles of the team stores the person added read through them after this storage (docs/contracts.md §7.2).
+  // docs/contracts.md §7.2.
   const teams = await openTeamStores(storage, settings, process.env, log);
   const tools = new EvidenceTools({
     runs,
@@ -139,7 +108,7 @@ export async function createEvidenceMcpServer(
   const servers = new Set<Server>();
   const connections = new Set<StdioServerHandle>();
 
-  // One stderr line per client and revision (not per request: HTTP serves each request with a new server).
+  // Not per request: HTTP serves each request with a new server.
   const clientsSeen = new Set<string>();
   const noteClient = (info: { name?: unknown; version?: unknown } | undefined, revision: unknown): void => {
     if (typeof info?.name !== 'string' || typeof revision !== 'string') return;
@@ -151,7 +120,6 @@ export async function createEvidenceMcpServer(
     clientsSeen.add(line);
     log(line);
   };
-  /** The client of a 2026-07-28 request names itself in the request's envelope. */
   const noteEnvelope = (envelope: Record<string, unknown> | undefined): void => {
     noteClient(
       envelope?.['io.modelcontextprotocol/clientInfo'] as { name?: unknown; version?: unknown } | undefined,
@@ -160,14 +128,12 @@ export async function createEvidenceMcpServer(
   };
 
   const newServer = (options: { signal?: AbortSignal } = {}): Server => {
-    // The low-level `Server`, not `McpServer`: the latter publishes only schemas it generated
-    // from zod, and this server must publish package.json's schemas byte for byte.
+    // Not `McpServer`: it publishes only schemas generated from zod, and these must be package.json's byte for byte.
     const server = new Server(
       { name: 'bounded-evidence', title: 'Bounded Evidence', version: declarations.version },
       { capabilities: { tools: {} }, instructions: SERVER_INSTRUCTIONS, cacheHints: CACHE_HINTS },
     );
-    // A 2025-era client names itself in `initialize` (stdio; over HTTP the initialized notification reaches a fresh
-    // server that did not see it).
+    // Over HTTP the initialized notification reaches a fresh server that did not see `initialize`.
     server.oninitialized = () => noteClient(server.getClientVersion(), server.getNegotiatedProtocolVersion());
     server.setRequestHandler('tools/list', (_request, ctx) => {
       noteEnvelope(ctx.mcpReq.envelope);
@@ -176,12 +142,12 @@ export async function createEvidenceMcpServer(
     server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult> => {
       noteEnvelope(ctx.mcpReq.envelope);
       const { name } = request.params;
-      // The client prefixes `MCP error -32602: ` itself: the message is the sentence alone.
+      // The client prefixes `MCP error -32602: ` itself.
       if (!tools.has(name))
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name.slice(0, 80)}`);
       const token = ctx.mcpReq._meta?.progressToken;
       let beats = 0;
-      // A command may run for minutes: progress lets a client that resets its timeout on progress wait for it.
+      // Progress lets a client that resets its timeout on progress wait for a long command.
       const heartbeat =
         token === undefined
           ? undefined
@@ -228,7 +194,7 @@ export async function createEvidenceMcpServer(
         connections.delete(handle);
         done();
       });
-      // Each message is served in the revision it asks for, not the connection's first one (./stdioEras.ts).
+      // Each message is served in the revision it asks for (./stdioEras.ts).
       const eras = splitByEra(wire);
       const both = [eras.modern, eras.legacy].map((t) =>
         serveStdio(() => newServer(), { transport: t, ...(onerror ? { onerror } : {}) }),
@@ -255,10 +221,6 @@ export async function createEvidenceMcpServer(
   };
 }
 
-/**
- * The command-line entry (dist/mcp.js): parses the flags, serves over stdio until the
- * client disconnects (stdin ends) or a signal arrives, and returns the exit code.
- */
 export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<number> {
   let parsed;
   try {
@@ -278,8 +240,8 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     stderrLog(`cannot start: ${e instanceof Error ? e.message : String(e)}`);
     return 1;
   }
-  // The SDK reports protocol faults only to onerror and closes silently on an oversized
-  // line: say why on stderr, and make that end a failure (docs/contracts.md §4).
+  // The SDK reports protocol faults only to onerror and closes silently on an oversized line: say why, and fail
+  // (docs/contracts.md §4).
   let fatal = false;
   const onerror = (e: Error): void => {
     const message = oneLine(e.message);
@@ -294,7 +256,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     `serving ${MCP_TOOL_NAMES.join(', ')}; tenant ${mcp.storage.tenant} ` +
     `(${mcp.storage.tenantSource}), evidence in ${mcp.storage.root}`;
   if (parsed.http) return await serveHttpUntilSignal(mcp, parsed.http.port, parsed.options.storageDir, serving);
-  // Lines the SDK would drop or only log get their JSON-RPC answer before it sees them (./stdioScreen.ts).
+  // Lines the SDK would drop or only log get their JSON-RPC answer first (./stdioScreen.ts).
   const screened = process.stdin.pipe(
     stdioScreen((line) => process.stdout.write(line), stderrLog, STDIO_DEFAULT_MAX_BUFFER_SIZE),
   );
@@ -313,7 +275,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   return fatal ? 1 : 0;
 }
 
-/** `--http`: serves until SIGINT or SIGTERM, then closes (removing the info file); the token is printed here, once. */
+/** The token is printed here, once. */
 async function serveHttpUntilSignal(
   mcp: EvidenceMcpServer,
   port: number,
@@ -345,7 +307,7 @@ async function serveHttpUntilSignal(
   return 0;
 }
 
-/** A message on one line, at most 300 characters (stderr is a line log). */
+/** stderr is a line log. */
 function oneLine(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > 300 ? `${flat.slice(0, 300)}…` : flat;

@@ -1,10 +1,6 @@
 /**
- * One stdio connection, both protocol revisions, decided per message (docs/contracts.md §4): the SDK's
- * `serveStdio` pins a connection to the revision of its first request, so one request without the 2026-07-28
- * envelope turned every later enveloped request into a 2025 answer. Here the wire is split in two: a message
- * carrying the envelope's protocol version goes to a connection served as 2026-07-28, any other to one served as
- * 2025-11-25, and each answers on the same wire. A claim of a revision this server does not serve is answered
- * here, on every request, with the SDK's unsupported-version error.
+ * The SDK pins a stdio connection to the revision of its first request; here each message goes to the side of the
+ * revision it claims (docs/contracts.md §4), and an unsupported claim gets the SDK's error.
  */
 import {
   isJSONRPCNotification,
@@ -15,13 +11,12 @@ import {
   type Transport,
 } from '@modelcontextprotocol/server';
 
-/** The envelope revisions this server serves (its `server/discover` answer's `supportedVersions`). */
 const MODERN_REVISIONS = ['2026-07-28'];
 
 type Era = 'modern' | 'legacy';
 type Id = string | number;
 
-/** The envelope's protocol version claim of a message: absent, or its value (any type: the modern side checks it). */
+/** Any type: the modern side checks it. */
 function claimOf(message: JSONRPCMessage): { claimed: boolean; version?: unknown } {
   const meta = (message as { params?: { _meta?: unknown } }).params?._meta;
   if (typeof meta !== 'object' || meta === null || !(PROTOCOL_VERSION_META_KEY in meta)) return { claimed: false };
@@ -31,14 +26,9 @@ function claimOf(message: JSONRPCMessage): { claimed: boolean; version?: unknown
 const isResponse = (m: JSONRPCMessage): m is JSONRPCMessage & { id: Id } =>
   'id' in m && !('method' in m) && ('result' in m || 'error' in m);
 
-/**
- * Two transports over `wire`, one per revision, for two `serveStdio` connections. Starting either starts the wire;
- * closing either closes it; the wire's end ends both.
- */
 export function splitByEra(wire: Transport): Record<Era, Transport> {
-  /** Who answers each request in flight (by the client's id), so its cancellation reaches the same side. */
+  /** So a cancellation reaches the side answering the request. */
   const asked = new Map<Id, Era>();
-  /** Which side sent each of its own requests to the client, so the client's answer reaches it. */
   const askedClient = new Map<Id, Era>();
   let started: Promise<void> | undefined;
   const side = (era: Era): Transport => ({

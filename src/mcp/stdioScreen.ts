@@ -1,21 +1,16 @@
 /**
- * The stdio lines the SDK would drop or only log, answered as JSON-RPC says (docs/contracts.md §4, "Protocol
- * edges"): the SDK's stdio transport skips a line that is not JSON without a word, and a message that is not one
- * JSON-RPC object (no `"jsonrpc": "2.0"`, a batch, a body nested too deep) only reaches its error log, so the client
- * waits forever. A screen between stdin and the transport answers those lines itself and passes every other line
- * through unchanged, in order.
+ * The SDK skips a line that is not JSON without a word and only logs a non-JSON-RPC message, so the client would wait
+ * forever; this screen answers those lines itself (docs/contracts.md §4, "Protocol edges").
  */
 import { Transform, type TransformCallback } from 'node:stream';
 import { nestedDeeperThan, tooDeep } from './guard.js';
 
-/** A JSON-RPC error answer the screen writes itself. */
 interface ErrorAnswer {
   jsonrpc: '2.0';
   id: string | number | null;
   error: { code: number; message: string };
 }
 
-/** The answer to one line, or undefined when the line is a JSON-RPC object for the SDK. */
 function screenLine(line: string): ErrorAnswer | undefined {
   if (line.trim() === '') return undefined;
   let value: unknown;
@@ -38,11 +33,7 @@ function invalid(id: string | number | null, why: string): ErrorAnswer {
   return { jsonrpc: '2.0', id, error: { code: -32600, message: `Invalid Request: ${why}` } };
 }
 
-/**
- * A stream that takes stdin's bytes and gives the transport only the lines `screenLine` lets through; a refused
- * line is answered through `answer` (one JSON line, on stdout) and told to `log`. A line longer than `maxLine`
- * bytes is passed on unread, so the transport's own limit still ends the server.
- */
+/** A line over `maxLine` bytes is passed on unread, so the transport's own limit still ends the server. */
 export function stdioScreen(
   answer: (line: string) => void,
   log: (message: string) => void,
@@ -50,7 +41,6 @@ export function stdioScreen(
 ): Transform {
   let pending: Buffer[] = [];
   let pendingBytes = 0;
-  // True while the rest of an over-long line is passed through.
   let raw = false;
   return new Transform({
     transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {

@@ -1,15 +1,14 @@
 /**
- * The team stores this server reads handles through (docs/contracts.md §7.2): those the person added in the
- * environment (`BOUNDED_EVIDENCE_TEAM_STORES`, never a file of the folder served), mirrored under the storage folder.
- * A store that cannot be opened or listed is logged and left out: the local evidence is served whatever the bucket
- * does.
+ * The team stores this server reads handles through (docs/contracts.md §7.2), from the environment only, never a
+ * file of the folder served. A store that cannot be opened is logged and left out: the local evidence is served
+ * whatever the bucket does.
  */
 import * as path from 'node:path';
 import { configuredTeamStores, TeamStore } from '../core/index.js';
 import type { DeclaredSettings } from '../node/settings.js';
 import type { OpenedStorage } from '../node/storage.js';
 
-/** Opens each configured team store and starts listing it in the background; never throws. */
+/** Never throws. */
 export async function openTeamStores(
   storage: OpenedStorage,
   settings: DeclaredSettings,

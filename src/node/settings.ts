@@ -1,13 +1,10 @@
 /**
- * The limits of a process outside the editor (the command line, the MCP server), named as
- * the editor's `boundedEvidence.*` settings, with the defaults and ranges package.json
- * declares for them, so an agent outside the editor sees the same bounded observations as
- * one inside it. Each is also a command-line flag.
+ * Limits of a process outside the editor, named and bounded as the editor's settings, so an agent there sees the same
+ * bounded observations.
  */
 import type { Preservation } from '../core/index.js';
 import type { PackageDeclarations, SettingDeclaration } from './packageJson.js';
 
-/** The integer settings, each also a command-line flag (`maxInlineBytes` is `--max-inline-bytes`). */
 export const INTEGER_SETTINGS = [
   'maxInlineBytes',
   'previewBytes',
@@ -18,12 +15,10 @@ export const INTEGER_SETTINGS = [
   'searchTimeoutMs',
 ] as const;
 
-/** The limits of one server, named as the editor's `boundedEvidence.*` settings (the list above, plus preservation). */
 export type DeclaredSettings = { readonly [K in (typeof INTEGER_SETTINGS)[number]]: number } & {
   readonly preservation: Preservation;
 };
 
-/** `maxInlineBytes` to `max-inline-bytes`. */
 export function flagOf(key: string): string {
   return key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 }
@@ -34,11 +29,7 @@ function declared(declarations: PackageDeclarations, key: string): SettingDeclar
   return d;
 }
 
-/**
- * The editor's defaults with `overrides` applied; an override outside the range the
- * setting declares is refused (the editor clamps a hand-edited value, but a flag given
- * on purpose deserves an answer).
- */
+/** The editor clamps a hand-edited value, but a flag given on purpose deserves an answer. */
 export function resolveSettings(
   declarations: PackageDeclarations,
   overrides: Partial<DeclaredSettings> = {},

@@ -1,23 +1,8 @@
 /**
- * The same storage the editor uses, opened from outside it. The editor keeps one
- * workspace's evidence under its storage folder (`ExtensionContext.storageUri`, see
- * src/core/storageLayout.ts): `<storage>/evidence/{logs,blobs,artifacts}`, with every
- * store under one tenant, `w` (workspace) or `g` (global) followed by 32 hex digits of
- * the sha256 of the storage URI. Handles resolve only within their tenant, so the
- * server must land on the editor's tenant exactly, whatever spelling of the folder's path
- * it was given and however many servers start at once (docs/contracts.md §2.6); it is
- * chosen, in this order:
- * 1. `--tenant`, as given (the editor passes its own when it starts the server);
- * 2. the tenant recorded in `<storage>/evidence/.tenant-v1` by the first process that
- *    chose one;
- * 3. the one tenant folder already under `<storage>/evidence/logs` (the editor creates
- *    it on activation; a storage folder belongs to one workspace, so there is one);
- * 4. derived as the editor derives it, from the `file:` URI of the folder's real path
- *    (symlinks resolved) spelled the way VS Code's `Uri.toString()` spells it (so the
- *    editor, opened later, agrees).
- * A choice by 3 or 4 is recorded (2) atomically; a process that loses that race takes
- * the winner's: two servers started together through two spellings of one folder (one a
- * symlink) must not choose two tenants, each then refusing the other's handles for ever.
+ * The editor's storage opened from outside. Handles resolve only within their tenant, so this must land on the
+ * editor's exactly, whatever spelling of the path and however many servers start at once (docs/contracts.md §2.6):
+ * `--tenant`, else the recorded one, else the one tenant folder there, else derived as the editor does; a derived
+ * choice is recorded atomically and a loser of that race takes the winner's.
  */
 import { readdir, realpath } from 'node:fs/promises';
 import {
@@ -30,28 +15,19 @@ import {
   type StorageLayout,
 } from '../core/index.js';
 
-/** The editor's `StorageLayout` of the folder, with the tenant this server chose. */
 export interface OpenedStorage extends StorageLayout {
-  /** How the tenant was chosen (`recorded`: read from the folder's tenant file). */
   readonly tenantSource: 'explicit' | 'recorded' | 'existing' | 'derived';
 }
 
-/** Options of `openStorage`. */
 export interface StorageChoice {
-  /** Use this tenant (one safe path segment). */
   readonly tenant?: string;
-  /** Derive a global-storage tenant (`g…`) when nothing else decides. */
   readonly global?: boolean;
 }
 
-/**
- * Creates the layout's folders under `storageDir` and chooses the tenant; throws a
- * sentence for a person (it is a start-up failure, never shown to a model).
- */
+/** Throws a sentence for a person: a start-up failure, never shown to a model. */
 export async function openStorage(storageDir: string, choice: StorageChoice = {}): Promise<OpenedStorage> {
   await ensureLayout(layoutOfFolder(storageDir, choice.global ?? false));
-  // The core's layout and derivation (the editor's), from the `file:` URI of the folder's
-  // real path: every spelling of it (a symlink, `..`, a trailing slash) is the same folder.
+  // From the folder's real path: every spelling of it is the same folder.
   const derived = layoutOfFolder(await realpath(storageDir), choice.global ?? false);
   const withTenant = (tenant: string, tenantSource: OpenedStorage['tenantSource']): OpenedStorage => ({
     ...derived,
@@ -64,7 +40,6 @@ export async function openStorage(storageDir: string, choice: StorageChoice = {}
       throw new Error('--tenant must be one safe path segment (letters, digits, ".", "_", "-")');
     return withTenant(choice.tenant, 'explicit');
   }
-  // A recorded tenant of the other kind than `--global` asks for is not this choice's.
   const fits = (tenant: string): boolean => choice.global === undefined || tenant.startsWith(choice.global ? 'g' : 'w');
   const recorded = await recordedTenant(derived.root);
   if (recorded !== undefined && fits(recorded)) return withTenant(recorded, 'recorded');
@@ -77,7 +52,6 @@ export async function openStorage(storageDir: string, choice: StorageChoice = {}
     : withTenant(candidate.tenant, candidate.source);
 }
 
-/** The tenant chosen when none is recorded: the one editor tenant folder stored, else the derived one. */
 async function candidateTenant(
   derived: StorageLayout,
   fits: (tenant: string) => boolean,

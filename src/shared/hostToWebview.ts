@@ -1,7 +1,4 @@
-/**
- * What the extension host sends the Evidence Inspector webview: replies naming a request's
- * `id`, and messages of its own (`init`, `changed`, `live`, …). Types only.
- */
+/** Host to webview: replies naming a request's `id`, and messages of its own. Types only. */
 import type {
   CallDto,
   InspectorLimitsDto,
@@ -15,7 +12,6 @@ import type {
 } from './protocolData.js';
 import type { WebviewRequest } from './webviewToHost.js';
 
-/** First message after `ready`: limits, whether a store is open, what to select. */
 export interface InitMessage {
   readonly type: 'init';
   readonly limits: InspectorLimitsDto;
@@ -23,9 +19,8 @@ export interface InitMessage {
   readonly target?: TargetDto;
 }
 /**
- * Reply to `page`: `total` calls match the query, `all` are stored; `calls` start at
- * `offset`; `runs` are those calls' runs (the list's run headers). `tools` and
- * `sources` only when `facets` was asked.
+ * Reply to `page`: `total` calls match the query, `all` are stored; `tools` and `sources` only when `facets` was
+ * asked.
  */
 export interface PageReply {
   readonly type: 'page';
@@ -38,15 +33,13 @@ export interface PageReply {
   readonly tools?: readonly string[];
   readonly sources?: readonly string[];
 }
-/** Reply to `pickRuns`. */
 export interface RunsReply {
   readonly type: 'runs';
   readonly id: number;
   readonly runs: readonly RunDto[];
 }
 /**
- * Reply to `locate`. When the request carried a query: `index`, the call's position in
- * that list (0 = first row), or `hidden` when the filters leave it out.
+ * Reply to `locate`: with a query, `index` is the call's row in that list, or `hidden` when the filters leave it out.
  */
 export interface LocatedReply {
   readonly type: 'located';
@@ -56,21 +49,18 @@ export interface LocatedReply {
   readonly hidden?: true;
 }
 /**
- * Live records, batched (after `ready`): calls started or finished and their runs. The
- * page updates the rows it holds and asks again for the pages on screen (a new call
- * moves every later row), never for everything.
+ * Live records, batched: the page updates the rows it holds and asks again for the pages on screen (a new call moves
+ * every later row), never for everything.
  */
 export interface ChangedMessage {
   readonly type: 'changed';
   readonly runs: readonly RunDto[];
   readonly calls: readonly CallDto[];
 }
-/** The command was run again with a target while the panel was open: select it. */
 export interface RevealMessage {
   readonly type: 'reveal';
   readonly target: TargetDto;
 }
-/** Reply to `detail`. */
 export interface DetailReply {
   readonly type: 'detail';
   readonly id: number;
@@ -79,17 +69,14 @@ export interface DetailReply {
   readonly part: PartDto;
   readonly preview: PreviewDto;
 }
-/** Reply to `fetchBytes` / `fetchLines`. */
 export interface WindowReply {
   readonly type: 'window';
   readonly id: number;
   readonly window: WindowDto;
 }
 /**
- * Reply to `findPattern`: `totalMatches` counts the whole output, so 0 differs from a page
- * past the end. `window` is the asked match's lines window (`windowIndex` names the match),
- * exactly what `fetchLines` would answer for it; absent when no window was asked or that
- * match is not on this page.
+ * Reply to `findPattern`: `totalMatches` counts the whole output, so 0 differs from a page past the end; `window` is
+ * what `fetchLines` would answer for match `windowIndex`.
  */
 export interface MatchesReply {
   readonly type: 'matches';
@@ -104,7 +91,6 @@ export interface MatchesReply {
   readonly window?: WindowDto;
   readonly windowIndex?: number;
 }
-/** Reply to `verify`: `ok` true when every byte matches the recorded sha256. */
 export interface VerifiedReply {
   readonly type: 'verified';
   readonly id: number;
@@ -114,13 +100,11 @@ export interface VerifiedReply {
   readonly byteCount: number;
   readonly elapsedMs: number;
 }
-/** Reply to an action (copy, send, open): one sentence saying what happened. */
 export interface DoneReply {
   readonly type: 'done';
   readonly id: number;
   readonly message: string;
 }
-/** One match of a search across outputs: where it is (handle, 1-based line, byte offset) and the line around it. */
 export interface SearchMatchDto {
   readonly handle: string;
   readonly tool: string;
@@ -128,18 +112,16 @@ export interface SearchMatchDto {
   readonly lineNumber: number;
   readonly byteOffset: number;
   readonly column: number;
-  /** The matching line, or a window around the match when the line is long (`window` says which bytes). */
+  /** Or a window around the match when the line is long. */
   readonly text: string;
   readonly window?: { readonly start: number; readonly end: number };
 }
-/** Progress of search `searchId`: calls searched so far, of how many (at most a few per second). */
 export interface SearchProgressMessage {
   readonly type: 'searchProgress';
   readonly searchId: number;
   readonly callsDone: number;
   readonly callsTotal: number;
 }
-/** Reply to `searchOutputs`: `totalMatches` counts every match over every searched output. */
 export interface SearchResultsReply {
   readonly type: 'searchResults';
   readonly id: number;
@@ -152,29 +134,27 @@ export interface SearchResultsReply {
   /** Present when the time limit ended the search: it covers the newest `callsSearched` of `callsTotal` calls. */
   readonly stopped?: { readonly timeLimitMs: number; readonly callsSearched: number; readonly callsTotal: number };
 }
-/** How far one stream of a running command has come (docs/contracts.md §3.4, "Live"). */
+/** docs/contracts.md §3.4, "Live". */
 export interface LiveStreamDto {
   readonly runId: string;
   readonly callId: string;
   readonly stream: 'stdout' | 'stderr';
-  /** Bytes read so far. */
   readonly bytes: number;
-  /** The stream's last bytes (at most 2 KiB) decoded leniently, shown as text only. */
+  /** At most 2 KiB, decoded leniently, shown as text only. */
   readonly tail: string;
 }
-/** Running commands' progress, at most two messages a second. */
+/** At most two messages a second. */
 export interface LiveMessage {
   readonly type: 'live';
   readonly streams: readonly LiveStreamDto[];
 }
-/** A request failed (the contract's sentence), or a message was malformed (`id` null when unknown). */
+/** `id` null when unknown. */
 export interface ErrorReply {
   readonly type: 'error';
   readonly id: number | null;
   readonly message: string;
 }
 
-/** Every message the host sends. */
 export type HostToWebview =
   | InitMessage
   | PageReply
@@ -192,7 +172,7 @@ export type HostToWebview =
   | LiveMessage
   | ErrorReply;
 
-/** The reply each request kind gets when it succeeds (any request may instead get `error`). */
+/** Any request may instead get `error`. */
 interface ReplyTable {
   readonly refresh: DoneReply;
   readonly page: PageReply;
@@ -213,8 +193,5 @@ interface ReplyTable {
   readonly searchOutputs: SearchResultsReply;
 }
 
-/**
- * The reply to a request of kind `K`, so a caller never re-checks `type` (a kind missing from the table is `never`: its
- * callers fail to compile).
- */
+/** A kind missing from the table is `never`, so its callers fail to compile. */
 export type ReplyTo<K extends WebviewRequest['type']> = K extends keyof ReplyTable ? ReplyTable[K] : never;

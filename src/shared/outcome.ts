@@ -1,23 +1,15 @@
-/**
- * How a call ended, in a person's words: shared by the inspector webview (badges, the
- * outcome filter) and the host (the notification after Run Command and Capture, the
- * tree view), so both say the same thing. Pure, no DOM and no `vscode`.
- */
+/** Shared by the webview and the host so both say the same thing. Pure: no DOM, no `vscode`. */
 import type { CallDto } from './protocol.js';
 
-/** How a call ended, as a badge: its kind colours it, its label is what it says. */
 export interface Outcome {
   readonly kind: 'ok' | 'failed' | 'running';
-  /** Short: `exit 1`, `SIGKILL`, `timed out`, `cancelled`, `error`, `ok`, `running`. */
   readonly label: string;
-  /** One sentence for the tooltip and the detail. */
   readonly detail: string;
 }
 
 /**
- * The outcome of a call. A command that exited non-zero is recorded with status `ok`
- * (it ran and its output was kept), yet it failed in the sense a person means: the
- * badge says so from the exit fields, which take precedence over the status.
+ * A command that exited non-zero is recorded `ok` (it ran and its output was kept), yet failed as a person means it:
+ * the exit fields take precedence.
  */
 export function outcomeOf(
   c: Pick<CallDto, 'status' | 'errorMessage' | 'exitCode' | 'signal' | 'timedOut' | 'cancelled'>,
@@ -43,11 +35,7 @@ export function outcomeOf(
   return { kind: 'ok', label: 'ok', detail: 'the call succeeded' };
 }
 
-/**
- * How a run ended, in the same words: a run whose record says `completed` while one of its
- * calls failed (a command that exited 1) reads as failed, in the list, the Runs view and
- * the detail alike (docs/contracts.md §3.4, "Outcome").
- */
+/** docs/contracts.md §3.4, "Outcome". */
 export function runOutcomeOf(r: {
   readonly status: string;
   readonly failedCalls?: number;

@@ -1,10 +1,6 @@
 /**
- * The calls list, composed of widgets: the filter bar (filterBar.ts, with its pickers:
- * picker.ts), the "hidden by the filter" notice (revealNotice.ts), the resizable columns
- * (columns.ts) and a virtualised tree of runs, calls and attachment sub-rows (rows.ts,
- * moved through by treeNav.ts) whose pages the host answers (pageLoader.ts; docs/contracts.md
- * §3.4). They share `ListState` (state.ts) and reach each other only through the callbacks
- * wired here. Every cell is text.
+ * The calls list, composed of widgets that share `ListState` and reach each other only through the callbacks wired
+ * here; the host answers its pages (docs/contracts.md §3.4). Every cell is text.
  */
 import type { ListQueryDto, PageReply, PageRequest, PartRef, RunDto } from '../../src/shared/protocol.js';
 import { CallsModel, PAGE_SIZE, partKey, queryOf, type Filters, type Row } from '../callsModel.js';
@@ -20,25 +16,18 @@ import { RowRenderer } from './rows.js';
 import { rowHeight, type ListState } from './state.js';
 import { TreeNav } from './treeNav.js';
 
-/** What the list tells the rest of the page. */
 export interface CallsViewEvents {
-  /** The selected part changed (arrows or click); `open` when the person asked to open it (Enter, double click). */
+  /** `open` when the person asked to open it (Enter, double click). */
   select(ref: PartRef, open: boolean): void;
-  /** Copy a short string (a sha256) through the host. */
   copy(text: string, what: string): void;
-  /** Re-read everything from the store. */
   refresh(): void;
-  /** Filters, sort, collapsed runs or column widths changed (for saved state). */
+  /** For saved state. */
   changed(): void;
-  /** Asks the host for one page of the list. */
   page(request: Omit<PageRequest, 'type' | 'id'>): Promise<PageReply>;
-  /** Asks the host for runs whose id or label contains `text`, newest first. */
   pickRuns(text: string, limit: number): Promise<readonly RunDto[]>;
-  /** A request failed: say so. */
   problem(message: string): void;
 }
 
-/** The toolbar and the virtualised list. */
 export class CallsView {
   readonly element: HTMLElement;
   private readonly state: ListState;
@@ -49,7 +38,7 @@ export class CallsView {
   private readonly list: VirtualList<Row>;
   private readonly loader: PageLoader;
   private readonly nav: TreeNav;
-  /** When the first non-empty render happened (ms, performance clock), for the measurements. */
+  /** Performance clock, for the measurements. */
   firstRowsRenderedAt: number | undefined;
 
   constructor(
@@ -121,45 +110,39 @@ export class CallsView {
     this.element.append(this.bar.element, this.notice.element, this.noMatch.element, this.columns.element, viewport);
   }
 
-  /** Current filters. */
   filters(): Filters {
     return this.bar.filters();
   }
 
-  /** The picked run's label (saved with the filters, so a reload shows it without asking). */
+  /** Saved with the filters, so a reload shows it without asking. */
   runLabel(): string {
     return this.bar.runLabel();
   }
 
-  /** Collapsed run ids. */
   collapsedRuns(): string[] {
     return [...this.state.collapsed];
   }
 
-  /** Column widths the person set. */
   columnWidths(): Record<string, number> {
     return this.columns.columnWidths();
   }
 
-  /** Whether the first answer for the current query has arrived. */
   get loaded(): boolean {
     return this.loader.loaded;
   }
 
-  /** Asks again for the pages on screen: `top` for a new query (from the top), else the place is kept. */
+  /** `top` for a new query, else the place is kept. */
   reload(top: boolean): Promise<void> {
     return this.loader.reload(top);
   }
 
-  /** Focuses the list. */
   focus(): void {
     this.list.viewport.focus();
   }
 
   /**
-   * Rebuilds rows after the model changed, keeping the selection, the active row and what
-   * is on screen: a page arriving above the top row grows the rows before it, so the
-   * scroll position follows the call that was at the top.
+   * A page arriving above the top row grows the rows before it, so the scroll position follows the call that was at
+   * the top.
    */
   refresh(): void {
     const s = this.state;
@@ -187,12 +170,11 @@ export class CallsView {
     this.nav.updateActiveDescendant();
   }
 
-  /** Re-renders the visible rows only (live sizes changed; the rows themselves did not). */
+  /** Live sizes changed; the rows themselves did not. */
   repaint(): void {
     this.list.render();
   }
 
-  /** Marks a part selected, expands its run, and scrolls it into view when its page is held. */
   select(ref: PartRef): void {
     const s = this.state;
     s.selectedKey = partKey(ref);
@@ -207,10 +189,8 @@ export class CallsView {
   }
 
   /**
-   * Brings a revealed call into the list (docs/contracts.md §3.4, "Reveal"): the host said
-   * where it is under `query` (`index`), so its page is fetched if not held, and the row
-   * scrolled into view, selected and focused; or that the filters hide it (`hidden`), which
-   * is said next to the list with a button that clears them and then calls `again`.
+   * docs/contracts.md §3.4, "Reveal": fetches the call's page if not held, or says the filters hide it, with a
+   * button that clears them.
    */
   async reveal(
     ref: PartRef,
@@ -243,12 +223,11 @@ export class CallsView {
     }
     this.refresh();
     this.select(ref);
-    // Focus follows the row unless the person moved on meanwhile (typing in a field while the page came).
+    // Focus follows the row unless the person moved on meanwhile.
     const focused = document.activeElement;
     if (!focused || focused === document.body || this.list.viewport.contains(focused)) this.focus();
   }
 
-  /** After the list drew rows `first..last`: measurements, fitted columns, and the pages still loading on screen. */
   private rendered(first: number, last: number): void {
     const rows = this.state.rows;
     document.body.dataset.listRenderMaxMs = this.list.slowestRenderMs.toFixed(1);
@@ -257,11 +236,10 @@ export class CallsView {
     this.state.drawn = [first, last];
     this.columns.fit(this.list.viewport);
     this.nav.updateActiveDescendant();
-    // Rows still loading on screen (scrolled or jumped to): ask for their pages.
+    // Rows still loading on screen: ask for their pages.
     if (last >= first) this.loader.fetchMissing(first, last);
   }
 
-  /** "Clear filters" on the notice: every filter emptied, the list asked again from the top, then `again`. */
   private clearFilters(again: () => void): void {
     this.bar.clear();
     this.events.changed();

@@ -1,12 +1,9 @@
 /**
- * The list's column header: resizable columns (drag a header edge, or focus it and use
- * the arrows; double-click resets), remembered, and the name, status, size and handle
- * columns fitted to the rows drawn (docs/contracts.md §3.4, "Columns"). Widths reach every
- * row's grid through CSS variables on the list (`--w-cN` dragged, `--fit-cN` fitted).
+ * Resizable, remembered and fitted columns (docs/contracts.md §3.4, "Columns"); widths reach every row's grid
+ * through CSS variables.
  */
 import { h } from '../dom.js';
 
-/** The list's resizable columns: cell class, header text. */
 const columns: readonly (readonly [id: string, label: string])[] = [
   ['c1', 'Tool / output'],
   ['c2', 'Time'],
@@ -17,26 +14,19 @@ const columns: readonly (readonly [id: string, label: string])[] = [
   ['c7', 'Stored'],
   ['c8', 'Details'],
 ];
-/** Narrowest and widest a column may be dragged (CSS pixels). */
+/** CSS pixels. */
 const minColumn = 40;
 const maxColumn = 1200;
-/** Widest a column is fitted to its content (a longer name or handle is cut, its tooltip whole). */
+/** A longer name or handle is cut, its tooltip whole. */
 const maxFit = 360;
-/** Pixels one arrow key press moves a column edge. */
 const columnStep = 16;
 
-/** The header row of the list. */
 export class ColumnHeader {
   readonly element: HTMLElement;
-  /** Column widths the person set (CSS pixels, by column id). */
+  /** CSS pixels, by column id. */
   private readonly widths = new Map<string, number>();
-  /** Widths the name and handle columns were fitted to (CSS pixels). */
   private readonly fitted = new Map<string, number>();
 
-  /**
-   * `host`: the element whose CSS variables size the columns; `changed`: a width the
-   * person set changed (saved state); `initial`: widths saved before.
-   */
   constructor(
     private readonly host: HTMLElement,
     private readonly changed: () => void,
@@ -48,7 +38,7 @@ export class ColumnHeader {
       h('span', {}),
       ...columns.map(([id, label]) => this.headerCell(id, label)),
     );
-    // A focusable separator states its position: each grip says its column's width as laid out.
+    // A focusable separator states its position.
     new ResizeObserver(() => {
       for (const cell of this.element.querySelectorAll<HTMLElement>('.col-head')) {
         cell
@@ -63,30 +53,26 @@ export class ColumnHeader {
       if (columns.some(([c]) => c === id) && Number.isFinite(w)) this.setWidth(id, w);
   }
 
-  /** Column widths the person set. */
   columnWidths(): Record<string, number> {
     return Object.fromEntries(this.widths);
   }
 
   /**
-   * Fits the name, status, size and handle columns to what they hold in `viewport`: the
-   * widest tool or stream name and handle of the rows drawn becomes the column's least
-   * width (a width the person dragged still wins), so "stdout" and "stderr" and a whole
-   * handle are never cut to "s…" or "out_…_std". Widths only grow within a query.
+   * The widest content drawn becomes the column's least width (a dragged width still wins), so "stdout" or a whole
+   * handle is never cut; widths only grow within a query.
    */
   fit(viewport: HTMLElement): void {
     const range = document.createRange();
     for (const id of ['c1', 'c3', 'c4', 'c5'] as const) {
-      // The content's own width: the fitted width already holds the one pixel added below.
+      // The fitted width already holds the one pixel added below.
       let widest = 0;
-      // Names and handles of calls and outputs; the status and size of runs too (a run's label
-      // is cut, its tooltip whole).
+      // A run's label is cut, its tooltip whole.
       const rows = id === 'c1' || id === 'c5' ? ['call', 'part'] : ['run', 'call', 'part'];
       for (const cell of viewport.querySelectorAll<HTMLElement>(
         rows.map((k) => `.vlist-row[data-kind="${k}"] .${id}`).join(', '),
       )) {
-        // The text's own extent (a Range is not clipped by the cell; scrollWidth is rounded and is
-        // the column's width when nothing overflows) plus the cell's padding.
+        // A Range is not clipped by the cell; scrollWidth is rounded and is the column's width when nothing
+        // overflows.
         range.selectNodeContents(cell);
         const st = getComputedStyle(cell);
         widest = Math.max(
@@ -94,7 +80,7 @@ export class ColumnHeader {
           range.getBoundingClientRect().width + parseFloat(st.paddingLeft) + parseFloat(st.paddingRight),
         );
       }
-      // Widths only grow within a query: a column keeps what it was fitted to when fewer rows are drawn.
+      // A column keeps what it was fitted to when fewer rows are drawn.
       widest = Math.max(this.fitted.get(id) ?? 0, widest > 0 ? Math.min(maxFit, Math.ceil(widest + 1)) : 0);
       if (widest > 0 && widest !== this.fitted.get(id)) {
         this.fitted.set(id, widest);
@@ -153,7 +139,6 @@ export class ColumnHeader {
     return cell;
   }
 
-  /** Sets a column's width (undefined: back to its default), through a CSS variable every row's grid uses. */
   private setWidth(id: string, width: number | undefined): void {
     const grip = this.element.querySelector<HTMLElement>(`.col-resize[data-col="${id}"]`);
     if (width === undefined) {

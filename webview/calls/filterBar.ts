@@ -1,8 +1,6 @@
 /**
- * The filter bar over the list: the text filter, searchable tool and run pickers, the
- * source and outcome filters, the sort, Refresh, and a summary of what is listed. Where
- * room is short (compact layout, short panel: inspector.css) the pickers, outcome, source
- * and sort sit behind "Filters", which says how many are in force.
+ * Where room is short (inspector.css) the pickers, outcome, source and sort sit behind "Filters", which says how many
+ * are in force.
  */
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-single-select/index.js';
@@ -16,18 +14,12 @@ import { h, icon, replaceChildren } from '../dom.js';
 import { localTime } from '../format.js';
 import { Picker } from './picker.js';
 
-/** Choices one picker answer lists. */
 const pickerRuns = 30;
 
-/** What the filter bar needs from the list. */
 interface FilterBarDeps {
-  /** The tool names the host listed. */
   tools(): readonly string[];
-  /** Asks the host for runs whose id or label contains `text`, newest first. */
   pickRuns(text: string, limit: number): Promise<readonly RunDto[]>;
-  /** A filter or the sort changed. */
   changed(): void;
-  /** Refresh was pressed. */
   refresh(): void;
 }
 
@@ -35,7 +27,7 @@ function option(value: string, label: string): HTMLElement {
   return h('vscode-option', { value }, label);
 }
 
-/** How a run source reads in the filter (docs/contracts.md §3.4). */
+/** docs/contracts.md §3.4. */
 function sourceLabel(source: string): string {
   const names: Record<string, string> = {
     tool: 'Model tool calls',
@@ -49,12 +41,10 @@ function sourceLabel(source: string): string {
   return names[source] ?? (source.startsWith('team:') ? `Team store ${source.slice('team:'.length)}` : source);
 }
 
-/** How a run reads in the run picker. */
 function runLabel(r: RunDto): string {
   return `${r.label ?? r.runId} · ${localTime(r.startedAt)}`;
 }
 
-/** The toolbar of filters. */
 export class FilterBar {
   readonly element: HTMLElement;
   private readonly tool: Picker;
@@ -63,7 +53,6 @@ export class FilterBar {
   private readonly sort: VscodeSingleSelect;
   private readonly outcome: VscodeSingleSelect;
   private readonly source: VscodeSingleSelect;
-  /** The sources offered (joined), and a saved source waiting for its option to exist. */
   private sourceOptions = '';
   private pendingSource = '';
   private readonly summary: HTMLElement;
@@ -73,7 +62,7 @@ export class FilterBar {
     private readonly deps: FilterBarDeps,
     initial?: { filters?: Filters; runLabel?: string },
   ) {
-    // Tools: the names the host listed (facets), searched here; runs: asked of the host as the person types.
+    // Tools are searched here; runs are asked of the host as the person types.
     this.tool = new Picker(
       'filter-tool',
       'Filter by tool',
@@ -179,7 +168,7 @@ export class FilterBar {
 
     for (const el of [this.source, this.sort, this.outcome]) el.addEventListener('change', () => this.changed());
     this.text.addEventListener('input', () => this.changed());
-    // Escape empties the text filter (and stays in the field); a second Escape goes on to the workbench.
+    // A second Escape goes on to the workbench.
     this.text.addEventListener('keydown', (e) => {
       if (e.key !== 'Escape' || !this.text.value) return;
       e.preventDefault();
@@ -190,7 +179,6 @@ export class FilterBar {
     refresh.addEventListener('click', () => deps.refresh());
   }
 
-  /** Current filters. */
   filters(): Filters {
     return {
       tool: this.tool.value,
@@ -202,17 +190,16 @@ export class FilterBar {
     };
   }
 
-  /** The picked run's label (saved with the filters, so a reload shows it without asking). */
+  /** Saved with the filters, so a reload shows it without asking. */
   runLabel(): string {
     return this.run.label;
   }
 
-  /** Says what is listed ("12 of 40 calls"). */
   summarize(text: string): void {
     this.summary.textContent = text;
   }
 
-  /** Empties every filter (the sort stays); says nothing: the caller asks again. */
+  /** The sort stays; the caller asks again. */
   clear(): void {
     this.text.value = '';
     this.tool.set('', '');
@@ -222,7 +209,7 @@ export class FilterBar {
     this.pendingSource = '';
   }
 
-  /** Offers the sources the host listed; a saved source is picked once its option exists. */
+  /** A saved source is picked once its option exists. */
   setSources(sources: readonly string[]): void {
     // Options are rebuilt only when the set changes: replacing them resets the control.
     const sourcesKey = sources.join('\n');
@@ -242,7 +229,7 @@ export class FilterBar {
     this.deps.changed();
   }
 
-  /** "Filters (2)": what the toggle hides is never in force unseen. */
+  /** What the toggle hides is never in force unseen. */
   private countFilters(): void {
     const f = this.filters();
     const inForce = [f.tool, f.run, f.source, f.outcome, f.sort === 'size' ? 'size' : ''].filter(Boolean).length;

@@ -1,15 +1,10 @@
-/**
- * The line the list shows when its filters match no call of the calls there are: said in
- * words with a button that clears them (a blank list under "0 of 5 calls" read as broken).
- */
+/** A blank list under "0 of 5 calls" read as broken, so it is said in words with a button that clears them. */
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import { h, icon } from '../dom.js';
 
-/** "No calls match the filters" with "Clear filters". */
 export class NoMatchNotice {
   readonly element: HTMLElement;
 
-  /** `clear` empties every filter. */
   constructor(clear: () => void) {
     const button = h('vscode-button', { id: 'no-match-clear', secondary: true, icon: 'clear-all' }, 'Clear filters');
     button.addEventListener('click', clear);
@@ -21,7 +16,6 @@ export class NoMatchNotice {
     );
   }
 
-  /** Shown when nothing matches while calls exist and no page is loading. */
   update(matching: number, all: number, loading: boolean): void {
     this.element.hidden = !(matching === 0 && all > 0 && !loading);
   }

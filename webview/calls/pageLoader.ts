@@ -1,57 +1,40 @@
 /**
- * Pages of the list, asked of the host (docs/contracts.md §3.4, "Listing in pages"): the
- * pages on screen again when the query or the store changes (all at once, swapped in
- * together), the pages of rows scrolled into sight, and one named page (a revealed call).
- * Answers to an older query are dropped.
+ * Pages of the list, asked of the host (docs/contracts.md §3.4, "Listing in pages"); the pages on screen are swapped
+ * in together, and answers to an older query are dropped.
  */
 import type { ListQueryDto, PageReply, PageRequest } from '../../src/shared/protocol.js';
 import { CallsModel, PAGE_SIZE } from '../callsModel.js';
 import { rowHeight, type ListState } from './state.js';
 
-/** What the loader needs from the list. */
 interface PageLoaderDeps {
   readonly model: CallsModel;
   readonly state: ListState;
   readonly viewport: HTMLElement;
-  /** The list's query (its filters and sort). */
   query(): ListQueryDto;
-  /** Asks the host for one page of the list. */
   page(request: Omit<PageRequest, 'type' | 'id'>): Promise<PageReply>;
-  /** Pages arrived: the rows are rebuilt. */
   arrived(): void;
-  /** Loading started or ended. */
   loadingChanged(): void;
-  /** A request failed: say so. */
   problem(message: string): void;
 }
 
-/** Asks for the list's pages. */
 export class PageLoader {
-  /** Whether pages are being asked for. */
   loading = false;
-  /** The reload in flight, and whether a change asked for another after it. */
   private reloading: { key: string; again: boolean; done: Promise<void> } | undefined;
-  /** Bumped by every reload: answers to an older one are dropped. */
+  /** Answers to an older one are dropped. */
   private generation = 0;
-  /** Pages asked for and not answered yet (of the current generation). */
   private readonly asking = new Set<number>();
 
   constructor(private readonly deps: PageLoaderDeps) {}
 
-  /** Whether the first answer for the current query has arrived. */
   get loaded(): boolean {
     return this.deps.model.key === CallsModel.keyOf(this.deps.query());
   }
 
-  /** The reload in flight, if any. */
   get pending(): Promise<void> | undefined {
     return this.reloading?.done;
   }
 
-  /**
-   * Asks again for the pages on screen: a new query starts at the top; a change in the
-   * store keeps the place. The tools and sources the filters offer come with the first page.
-   */
+  /** A new query starts at the top; a change in the store keeps the place. */
   reload(top: boolean): Promise<void> {
     const { model } = this.deps;
     const q = this.deps.query();
@@ -99,7 +82,7 @@ export class PageLoader {
     return state.done;
   }
 
-  /** Asks for the pages of rows `first..last` the model does not hold (each once). */
+  /** Each once. */
   fetchMissing(first: number, last: number): void {
     if (!this.loaded) return;
     const { model, state } = this.deps;
@@ -132,18 +115,14 @@ export class PageLoader {
     }
   }
 
-  /**
-   * Page `p` of `query` held (asked for when it is not): false once the list moved on to
-   * another query. Rejects when the host does.
-   */
+  /** False once the list moved on to another query. */
   async ensure(p: number, query: ListQueryDto): Promise<boolean> {
     const { model } = this.deps;
     const key = CallsModel.keyOf(query);
     if (p < 0 || p * PAGE_SIZE >= model.total || model.has(p)) return model.key === key;
     const reply = await this.deps.page({ offset: p * PAGE_SIZE, limit: PAGE_SIZE, query });
     if (!model.add(key, reply)) return false;
-    // The rows are rebuilt from the model, so a look for a call on this page sees it
-    // (without it the look always missed and both neighbouring pages were fetched too).
+    // Rebuilt now, so a look for a call on this page sees it (else both neighbouring pages were fetched too).
     this.deps.arrived();
     return true;
   }
@@ -154,7 +133,6 @@ export class PageLoader {
     this.deps.loadingChanged();
   }
 
-  /** Pages whose calls are on screen (or just around it). */
   private pagesOnScreen(): number[] {
     const h = rowHeight;
     const vp = this.deps.viewport;

@@ -1,29 +1,20 @@
-/**
- * A searchable filter: a text field that finds choices as the person types (the run
- * filter asks the host, `pickRuns`; the tool filter searches the tools the host listed)
- * and offers at most a few dozen in a list box, so 100,000 runs never become 100,000
- * elements. Arrow Down enters the list, Enter picks, Escape closes; emptying the field
- * is "all".
- */
+/** Offers at most a few dozen choices, so 100,000 runs never become 100,000 elements. */
 import '@vscode-elements/elements/dist/vscode-textfield/index.js';
 import type { VscodeTextfield } from '@vscode-elements/elements/dist/vscode-textfield/vscode-textfield.js';
 import { h, replaceChildren } from '../dom.js';
 
-/** One choice a picker offers. */
 interface Choice {
   readonly value: string;
   readonly label: string;
   readonly title: string;
 }
 
-/** A text field with a list box of choices. */
 export class Picker {
   readonly element: HTMLElement;
   readonly field: VscodeTextfield;
   private readonly box: HTMLElement;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private seq = 0;
-  /** The picked value ('' for all) and how it reads. */
   value = '';
   label = '';
 
@@ -48,9 +39,8 @@ export class Picker {
       if (!this.field.value.trim() && this.value) this.choose('', '');
       this.ask();
     });
-    // The list opens when asked (a click, typing, ArrowDown), not when the field merely gets
-    // focus: tabbing through the toolbar, or the page taking focus back from the palette,
-    // must not drop a list over the buttons beside it (the ARIA combobox pattern).
+    // The list opens when asked, not on focus: tabbing through the toolbar must not drop a list over the buttons
+    // beside it (the ARIA combobox pattern).
     this.field.addEventListener('click', () => {
       if (this.box.hidden) this.ask();
     });
@@ -94,7 +84,6 @@ export class Picker {
     });
   }
 
-  /** Shows a saved choice. */
   set(value: string, label: string): void {
     this.value = value;
     this.label = label;

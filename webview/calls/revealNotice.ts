@@ -1,8 +1,6 @@
-/** The notice beside the list that a revealed call is hidden by the filters, with a button that clears them. */
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import { h, icon, replaceChildren } from '../dom.js';
 
-/** The "hidden by the filter" notice. */
 export class RevealNotice {
   readonly element: HTMLElement = h('div', {
     id: 'reveal-hidden',
@@ -16,7 +14,6 @@ export class RevealNotice {
     replaceChildren(this.element);
   }
 
-  /** Shows the notice; "Clear filters" runs `clear`. */
   show(clear: () => void): void {
     const button = h('vscode-button', { id: 'reveal-clear', secondary: true, icon: 'clear-all' }, 'Clear filters');
     button.addEventListener('click', clear);

@@ -1,8 +1,4 @@
-/**
- * The list's rows: one pooled element per visible row (virtualList.ts), filled with the
- * cells of a run, a call, an output of a call, or a call whose page is still loading.
- * Every cell is text; a tree item is named by its visible cells.
- */
+/** One pooled element per visible row; every cell is text, and a tree item is named by its visible cells. */
 import { outcomeOf, runOutcomeOf, type CallsModel, type Row } from '../callsModel.js';
 import { h, icon, replaceChildren } from '../dom.js';
 import { clockTime, count, exactBytes, humanBytes, localTime, shortSha } from '../format.js';
@@ -18,7 +14,6 @@ const statusIcon: Record<string, string> = {
   cancelled: 'circle-slash',
 };
 
-/** Makes and fills the list's row elements. */
 export class RowRenderer {
   constructor(
     private readonly model: CallsModel,
@@ -26,7 +21,6 @@ export class RowRenderer {
     private readonly viewport: HTMLElement,
   ) {}
 
-  /** An empty row: a cell per column, the sha256 cell with its copy button. */
   create(): HTMLElement {
     const cells = Array.from({ length: 9 }, (_, i) => h('span', { class: `cell c${i}` }));
     const copy = h(
@@ -38,11 +32,9 @@ export class RowRenderer {
     return h('div', { class: 'row-grid', role: 'treeitem' }, ...cells);
   }
 
-  /** Fills a pooled row with row `i`. */
   render(el: HTMLElement, row: Row, i: number): void {
     const { active, selectedKey } = this.state;
-    // aria-activedescendant may only name a row in the DOM (axe: aria-valid-attr-value): a
-    // recycled row gives the name up, the active row's element takes it.
+    // aria-activedescendant may only name a row in the DOM (axe): a recycled row gives the name up.
     const vp = this.viewport;
     if (el.id && el.id === vp.getAttribute('aria-activedescendant') && i !== active)
       vp.removeAttribute('aria-activedescendant');
@@ -78,8 +70,7 @@ export class RowRenderer {
       const r = row.run;
       el.setAttribute('aria-level', '1');
       el.setAttribute('aria-expanded', String(!row.collapsed));
-      // No aria-label: a treeitem's name comes from its visible cells, so what a screen
-      // reader says and what is shown are the same words (WCAG 2.5.3, label in name).
+      // A treeitem's name comes from its visible cells, so a screen reader says what is shown (WCAG 2.5.3).
       el.removeAttribute('aria-label');
       replaceChildren(c[0] as HTMLElement, icon(row.collapsed ? 'chevron-right' : 'chevron-down'));
       // The label is the command line (docs/contracts.md §2): whole in the tooltip, with the run's id.
@@ -92,7 +83,7 @@ export class RowRenderer {
       // A team run's source badge: the store's name before its label (text, like every cell).
       if (r.store !== undefined) (c[1] as HTMLElement).prepend(h('span', { class: 'store-badge' }, r.store), ' ');
       set(2, clockTime(r.startedAt), localTime(r.startedAt));
-      // A completed run with a failed call reads as failed, like its call (runOutcomeOf).
+      // A completed run with a failed call reads as failed, like its call.
       const ro = runOutcomeOf(r);
       replaceChildren(
         c[3] as HTMLElement,
@@ -101,7 +92,7 @@ export class RowRenderer {
       );
       (c[3] as HTMLElement).title = `run ${ro.label}: ${ro.detail}`;
       (c[3] as HTMLElement).dataset.outcome = ro.kind;
-      // What the run takes in the store (its log and kept outputs: what deleting it frees), not a sum of its calls.
+      // What deleting the run frees, not a sum of its calls.
       set(4, humanBytes(r.totalBytes), `${exactBytes(r.totalBytes)} stored: the run's log and its kept outputs`);
       set(5, '');
       set(7, '');
@@ -152,8 +143,7 @@ export class RowRenderer {
         `running: stdout ${exactBytes(live.stdout?.bytes ?? 0)}, stderr ${exactBytes(live.stderr?.bytes ?? 0)} so far`,
       );
     } else {
-      // The human size alone: the exact count repeated in every row cut the column wherever room was short; it is
-      // in the tooltip and the detail.
+      // The exact count in every row cut the column where room was short; it is in the tooltip and the detail.
       set(
         4,
         humanBytes(part.sizeBytes),

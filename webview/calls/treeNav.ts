@@ -1,27 +1,17 @@
-/**
- * Moving in the list's tree: arrows move, Home/End/PageUp/PageDown jump, Left/Right
- * collapse and expand a run or go to its parent, Enter opens the detail (or toggles a
- * run), `c` copies the row's sha256; a click selects, a double click opens, a click on a
- * run toggles it. The active row is the tree's `aria-activedescendant` while it is drawn.
- */
+/** The tree's keyboard and mouse; the active row is `aria-activedescendant` while it is drawn. */
 import type { PartRef } from '../../src/shared/protocol.js';
 import { rowRef, type Row } from '../callsModel.js';
 import type { VirtualList } from '../virtualList.js';
 import type { ListState } from './state.js';
 
-/** What moving in the tree tells the list. */
 interface TreeNavDeps {
   readonly state: ListState;
   readonly list: VirtualList<Row>;
-  /** A part was selected; `open` when the person asked to open it. */
   select(ref: PartRef, open: boolean): void;
-  /** Copy a sha256. */
   copy(text: string, what: string): void;
-  /** A run was collapsed or expanded: rebuild the rows and save. */
   toggled(): void;
 }
 
-/** The tree's keyboard and mouse. */
 export class TreeNav {
   constructor(private readonly deps: TreeNavDeps) {
     const vp = deps.list.viewport;
@@ -30,10 +20,7 @@ export class TreeNav {
     vp.addEventListener('dblclick', (e) => this.onClick(e, true));
   }
 
-  /**
-   * Points the tree at the active row, only while that row is drawn (an id that is not in
-   * the page is an invalid reference).
-   */
+  /** An id not in the page is an invalid reference. */
   updateActiveDescendant(): void {
     const { state, list } = this.deps;
     const vp = list.viewport;

@@ -1,9 +1,6 @@
 /**
- * The action bar: what can be done with the window on screen or the part shown (copy,
- * send or save the excerpt, verify, open in the editor, copy sha256 or handle, compare),
- * and where each says what it did: next to the buttons (the eye is there), in live
- * regions so screen readers announce it; not in the page's status line too (on a short
- * panel both are on screen: the same sentence twice).
+ * Each action says what it did next to the buttons, in live regions; not in the status line too, or a short panel
+ * would show it twice.
  */
 import type { VscodeButton } from '@vscode-elements/elements/dist/vscode-button/vscode-button.js';
 import type { CompareSideDto } from '../../src/shared/protocol.js';
@@ -17,9 +14,8 @@ const compareTitle =
   'Mark this window, then show another (any output) and press again: the diff editor opens on the two';
 
 /**
- * A secondary action whose label folds away where the detail is narrow (its icon stays, the label
- * still names it for screen readers, the tooltip says it): eight labelled buttons wrapped onto three rows.
- * `late`: only where the detail is narrower still.
+ * Its label folds away where the detail is narrow (icon and tooltip stay, the label still named for screen readers):
+ * eight labelled buttons wrapped onto three rows.
  */
 function squeezable(id: string, label: string, iconName: string, title: string, when = 'narrow'): VscodeButton {
   const b = button(id, '', iconName, true, title);
@@ -28,13 +24,11 @@ function squeezable(id: string, label: string, iconName: string, title: string, 
   return b;
 }
 
-/** Changes a squeezable button's label. */
 function setLabel(b: VscodeButton, label: string): void {
   const span = b.querySelector('.label');
   if (span) span.textContent = label;
 }
 
-/** The toolbar of actions and the line of their results. */
 export class ActionBar {
   readonly toolbar: HTMLElement;
   readonly results: HTMLElement;
@@ -50,7 +44,7 @@ export class ActionBar {
     readonly copyHandle: VscodeButton;
     readonly compare: VscodeButton;
   };
-  /** The window marked by the first "Compare with…" (docs/contracts.md §3.4, "Compare"); kept across outputs. */
+  /** docs/contracts.md §3.4, "Compare"; kept across outputs. */
   private compareLeft: CompareSideDto | undefined;
 
   constructor(
@@ -107,7 +101,6 @@ export class ActionBar {
     b.compare.addEventListener('click', () => this.compareWith());
   }
 
-  /** Enables what applies to the part and window shown. */
   update(): void {
     const { part, current } = this.state;
     const readable = !!part?.handle && !!part.readable;
@@ -123,14 +116,14 @@ export class ActionBar {
     b.copyHandle.disabled = !part?.handle;
   }
 
-  /** Forgets what the actions said (another part, or none); a compare mark stays. */
+  /** A compare mark stays. */
   reset(): void {
     this.verdict.textContent = '';
     this.verdict.className = '';
     this.actionResult.textContent = '';
   }
 
-  /** Says what an action did next to its button (a live region: announced once, shown once). */
+  /** A live region: announced once, shown once. */
   private said(message: string, kind: 'info' | 'error' = 'info'): void {
     this.verdict.textContent = '';
     this.verdict.className = '';
@@ -154,11 +147,7 @@ export class ActionBar {
     }
   }
 
-  /**
-   * "Compare with…": the first press marks the window on screen as the left side; the
-   * second, on any window of any output, opens the diff editor on the two (exactly
-   * their bytes), and the mark is cleared.
-   */
+  /** The first press marks the left side; the second, on any window of any output, opens the diff. */
   private async compareWith(): Promise<void> {
     const handle = this.state.part?.handle;
     const w = this.state.current;
@@ -229,11 +218,7 @@ export class ActionBar {
     }
   }
 
-  /**
-   * Where Open in editor puts the cursor: on the matched or linked line when one is marked
-   * (its byte offset: the window's start plus the UTF-8 bytes of the lines before it), else
-   * at the window's start.
-   */
+  /** On the marked line when one is, else at the window's start. */
   private hitOffset(): number {
     const w = this.state.current;
     if (!w) return 0;

@@ -1,4 +1,3 @@
-/** The detail's controls, made one way: labelled text fields and codicon buttons (vscode-elements). */
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-textfield/index.js';
 import type { VscodeButton } from '@vscode-elements/elements/dist/vscode-button/vscode-button.js';
@@ -13,7 +12,7 @@ export function button(id: string, label: string, iconName: string, secondary = 
   return h('vscode-button', { id, icon: iconName, secondary, ...(title ? { title } : {}) }, label);
 }
 
-/** Scrolls an element of the detail into view if it is not (never the whole page jumps). */
+/** Never the whole page jumps. */
 export function reveal(el: HTMLElement): void {
   el.scrollIntoView({ block: 'nearest', inline: 'nearest' });
 }

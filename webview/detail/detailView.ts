@@ -1,10 +1,6 @@
 /**
- * Detail of one call part, composed of widgets: the identity (identity.ts), the output so
- * far of a running call (livePane.ts), the preview the model saw (previewPane.ts), the
- * fetch form (fetchForm.ts) with the match list (matchList.ts), the window pager
- * (windowPane.ts) and the action bar (actionBar.ts). They share `DetailState` (state.ts)
- * and reach each other only through the callbacks wired here. Every byte of output is put
- * on the page as text segments (textRows.ts).
+ * Detail of one call part, composed of widgets that share `DetailState` and reach each other only through the
+ * callbacks wired here. Output is put on the page as text segments, never markup.
  */
 import type {
   CallDto,
@@ -30,27 +26,20 @@ import { PreviewPane } from './previewPane.js';
 import { initialDetailState, type DetailState } from './state.js';
 import { WindowPane } from './windowPane.js';
 
-/** The window fetched when a part is opened: lines for text, a byte window for binary or huge outputs. */
 const defaultBytes = 4096;
 const eagerLinesBytes = 64 * 1024 * 1024;
-/** Lines shown before and after the lines a link names. */
 const linkContext = 3;
 
 const emptyText = 'Select a call or an output to see what the model saw and to read exact ranges.';
 
-/** What the detail needs from the page. */
 export interface DetailDeps {
   request(body: RequestBody): Promise<Reply>;
-  /** One sentence in the status line (polite live region). */
+  /** Polite live region. */
   status(message: string, kind?: 'info' | 'error'): void;
-  /**
-   * Something the saved state depends on changed; `now` when it is a window put on screen
-   * (saved at once: a panel hidden right after would otherwise lose it).
-   */
+  /** `now` for a window put on screen: saved at once, as a panel hidden right after would lose it. */
   changed(now?: boolean): void;
 }
 
-/** The detail pane. */
 export class DetailView {
   readonly element: HTMLElement;
   private readonly shared: DetailState = initialDetailState();
@@ -136,7 +125,6 @@ export class DetailView {
     this.updateEnabled();
   }
 
-  /** A running call's output so far; hidden once it finished. */
   setLive(ref: PartRef, live: LiveOf | undefined): void {
     const shown = this.shared.ref;
     if (!shown || shown.runId !== ref.runId || shown.callId !== ref.callId || !live) {
@@ -146,23 +134,19 @@ export class DetailView {
     this.live.show(live);
   }
 
-  /** Limits from the host's `init`. */
   setLimits(limits: InspectorLimitsDto): void {
     this.shared.limits = limits;
   }
 
-  /** The part shown, if any. */
   get shown(): PartRef | undefined {
     return this.shared.ref;
   }
 
-  /** The form and window for saved state. */
   state(): Pick<InspectorViewState, 'form' | 'window'> {
     const req = this.shared.currentReq;
     return { form: this.form.state(), ...(req ? { window: req } : {}) };
   }
 
-  /** Nothing selected (or the selection vanished). */
   clear(message?: string): void {
     this.shared.ref = undefined;
     this.shared.part = undefined;
@@ -172,10 +156,6 @@ export class DetailView {
     this.empty.textContent = message ?? emptyText;
   }
 
-  /**
-   * Shows a part; fetches `window` (restored state), the window a link named (`link`:
-   * scrolled to and marked), or the default first window.
-   */
   show(
     ref: PartRef,
     call: CallDto,
@@ -215,7 +195,7 @@ export class DetailView {
     void this.pane.fetch(window ?? defaultWindow(part));
   }
 
-  /** F3 / Shift+F3: the next or previous match of the pattern, or the pattern field when there is none yet. */
+  /** Or the pattern field when there is none yet. */
   findNext(dir: -1 | 1): void {
     if (!this.shared.part?.handle) return;
     if (this.shared.pattern && this.shared.pattern.total > 0) {
@@ -226,11 +206,7 @@ export class DetailView {
     this.status('Type a pattern and press Enter; F3 and Shift+F3 then step through the matches.');
   }
 
-  /**
-   * The window a link named (docs/contracts.md §3.4, "Links"): lines with a few lines
-   * around them, or the exact bytes; marked, announced, scrolled to, and said after the
-   * window's position.
-   */
+  /** docs/contracts.md §3.4, "Links": marked, announced, scrolled to. */
   private showLink(link: ExcerptRangeDto): void {
     if (link.kind === 'bytes') {
       const { start, end } = link;

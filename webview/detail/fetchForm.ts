@@ -1,8 +1,4 @@
-/**
- * The fetch form: three tabs that ask for a window of the part shown by byte range, by
- * lines, or by pattern (the pattern tab also holds the match list). Enter in a field
- * fetches; the fields always say the window on screen, however it came.
- */
+/** The fields always say the window on screen, however it came. */
 import '@vscode-elements/elements/dist/vscode-tabs/index.js';
 import '@vscode-elements/elements/dist/vscode-tab-header/index.js';
 import '@vscode-elements/elements/dist/vscode-tab-panel/index.js';
@@ -13,24 +9,17 @@ import { h } from '../dom.js';
 import { button, field, reveal } from './controls.js';
 import { tabs, type Tab } from './state.js';
 
-/** The window fetched when a part is opened, in lines. */
 export const defaultLines = 200;
 
-/** What the form asks of the detail. */
 interface FetchFormEvents {
-  /** A window typed into the bytes or lines tab (`snap`: widen a byte range to whole characters). */
+  /** `snap`: widen a byte range to whole characters. */
   fetch(req: Exclude<WindowRequestDto, { kind: 'pattern' }>, snap: boolean): void;
-  /** Find the pattern in the field. */
   find(): void;
-  /** Previous or next match. */
   step(dir: -1 | 1): void;
-  /** A field or the tab changed (saved state). */
   changed(): void;
-  /** A field does not hold what it must. */
   error(message: string): void;
 }
 
-/** The tabs of the fetch form. */
 export class FetchForm {
   readonly element: VscodeTabs;
   private readonly fStart: VscodeTextfield;
@@ -39,7 +28,6 @@ export class FetchForm {
   private readonly fCount: VscodeTextfield;
   private readonly fPattern: VscodeTextfield;
 
-  /** `matches`: the match list's count and list box, shown in the pattern tab. */
   constructor(
     private readonly events: FetchFormEvents,
     matches: { readonly info: HTMLElement; readonly list: HTMLElement },
@@ -94,7 +82,7 @@ export class FetchForm {
       h('vscode-tab-panel', {}, formPattern, matches.list),
     );
 
-    // Forms make Enter in a field submit; submit never navigates (no action, prevented).
+    // Enter in a field submits; submit never navigates.
     const onSubmit = (form: HTMLFormElement, fn: () => void): void => {
       form.addEventListener('submit', (e) => {
         e.preventDefault();
@@ -125,7 +113,6 @@ export class FetchForm {
     nextMatch.addEventListener('click', () => events.step(1));
   }
 
-  /** The form for saved state. */
   state(): NonNullable<InspectorViewState['form']> {
     return {
       tab: tabs[this.element.selectedIndex] ?? 'bytes',
@@ -141,7 +128,6 @@ export class FetchForm {
     this.element.selectedIndex = tabs.indexOf(tab);
   }
 
-  /** The pattern typed. */
   get pattern(): string {
     return this.fPattern.value;
   }
@@ -150,20 +136,18 @@ export class FetchForm {
     this.fPattern.value = value;
   }
 
-  /** Opens the pattern tab and puts the cursor in its field. */
   focusPattern(): void {
     this.select('pattern');
     reveal(this.element);
     this.fPattern.focus();
   }
 
-  /** The lines tab says `count` lines from 0-based line `offset` (count left as it is when undefined). */
   setLines(offset: number, count?: number): void {
     this.fLine.value = String(offset + 1);
     if (count !== undefined) this.fCount.value = String(count);
   }
 
-  /** Both tabs say the window on screen, however it came (a link, a match, Next): no stale values after a link. */
+  /** No stale values after a link. */
   showWindow(w: WindowDto): void {
     this.fStart.value = String(w.start);
     this.fEnd.value = String(w.end);

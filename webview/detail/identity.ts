@@ -1,10 +1,8 @@
-/** The detail's heading and identity list: which part of which call, its handle, sha256, size and outcome. */
 import type { CallDto, PartDto } from '../../src/shared/protocol.js';
 import { outcomeOf } from '../callsModel.js';
 import { append, h, replaceChildren } from '../dom.js';
 import { count, exactAndHuman, exactBytes, localTime } from '../format.js';
 
-/** The heading and the identity list of the part shown. */
 export class Identity {
   readonly title: HTMLElement;
   readonly list: HTMLElement;

@@ -1,12 +1,8 @@
-/**
- * A running call's output so far (docs/contracts.md §3.4, "Live"): the size of each
- * stream and the last lines of the one with content, as text. Hidden once it finished.
- */
+/** docs/contracts.md §3.4, "Live". Hidden once it finished. */
 import type { LiveOf } from '../callsModel.js';
 import { h, replaceChildren } from '../dom.js';
 import { exactBytes } from '../format.js';
 
-/** The "Running: output so far" section. */
 export class LivePane {
   readonly element: HTMLElement = h('section', {
     id: 'live',

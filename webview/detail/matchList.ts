@@ -1,8 +1,6 @@
 /**
- * The match list: a pattern's matches in the part shown, a page at a time, as a list box
- * (arrows step through them, a click shows one) with "Match n of m" beside the field. A
- * match is shown as a lines window around it (a hex dump row for binary content, searched
- * as bytes: docs/contracts.md §2.10); the next page of matches is read ahead.
+ * A page of matches at a time, as a list box; binary content is searched as bytes (docs/contracts.md §2.10) and the
+ * next page is read ahead.
  */
 import type { WindowDto } from '../../src/shared/protocol.js';
 import { binaryMatchWindow, lineMatchWindow } from '../../src/shared/matchWindow.js';
@@ -13,43 +11,31 @@ import { TextSegmenter } from '../text.js';
 import type { DetailState, ReadAhead } from './state.js';
 import type { FetchOptions, RangeRequest } from './windowPane.js';
 
-/** Matches fetched per page of pattern results. */
 const matchPage = 50;
-/** Lines shown around a match. */
 const matchContext = 3;
 
-/** What the match list needs from the detail. */
 interface MatchListDeps {
   readonly state: DetailState;
   request(body: RequestBody): Promise<Reply>;
   status(message: string): void;
-  /**
-   * Something the saved state depends on changed; `now` when it is a window put on screen
-   * (saved at once: a panel hidden right after would otherwise lose it).
-   */
+  /** `now` for a window put on screen: saved at once, as a panel hidden right after would lose it. */
   changed(now?: boolean): void;
-  /** The pattern in the form's field, and putting one there. */
   typed(): string;
   setTyped(pattern: string): void;
-  /** The window pager's error line. */
   showError(message: string): void;
   clearError(): void;
-  /** Shows a window in the pager. */
   fetch(req: RangeRequest, opts: FetchOptions): Promise<void>;
 }
 
-/** The match count and the list box of matches. */
 export class MatchList {
-  /** "Match n of m", beside the pattern field. */
   readonly info: HTMLElement;
   readonly list: HTMLElement;
-  /** The next page of pattern matches read ahead, by handle, pattern and offset. */
   private ahead: ReadAhead | undefined;
 
   constructor(private readonly deps: MatchListDeps) {
     this.info = h('span', { id: 'match-info', class: 'muted', 'aria-live': 'polite' });
-    // Not id="matches": an element id becomes a property of `window` (named access), and
-    // vscode-single-select calls `.matches` on whatever of its event path has one, window included.
+    // Not id="matches": an element id becomes a property of `window`, and vscode-single-select calls `.matches` on
+    // whatever of its event path has one.
     this.list = h('div', {
       id: 'pattern-matches',
       class: 'matches',
@@ -69,14 +55,12 @@ export class MatchList {
     });
   }
 
-  /** Forgets the matches (another part, or none). */
   reset(): void {
     this.ahead = undefined;
     this.info.textContent = '';
     this.list.replaceChildren();
   }
 
-  /** Finds `patternArg` (else the pattern typed) and shows match `index`. */
   async find(patternArg?: string, index = 0): Promise<void> {
     const s = this.deps.state;
     const handle = s.part?.handle;
@@ -92,7 +76,7 @@ export class MatchList {
     this.deps.clearError();
     const offset = Math.floor(index / matchPage) * matchPage;
     try {
-      // The page read ahead when it is the one asked for (Next past the last match held), else a request.
+      // The page read ahead when it is the one asked for, else a request.
       const key = JSON.stringify([handle, pattern, offset]);
       const ahead = this.ahead?.key === key ? this.ahead.reply : undefined;
       this.ahead = undefined;
@@ -108,7 +92,7 @@ export class MatchList {
         });
       const r = await (ahead ? ahead.catch(ask) : ask());
       if (r.type !== 'matches' || s.part?.handle !== handle) return;
-      // The round trip alone (0 when read ahead), apart from rendering (bench/inspectorClick.bench.ts).
+      // The round trip alone, apart from rendering (bench/inspectorClick.bench.ts).
       document.body.dataset.lastFindReplyMs = (performance.now() - t0).toFixed(1);
       const p = (s.pattern = {
         pattern,
@@ -124,8 +108,7 @@ export class MatchList {
         s.currentReq = { kind: 'pattern', pattern, index: 0 };
         this.deps.changed();
       }
-      // Read ahead the next page of matches with its first match's window (after this page is
-      // drawn, so it never delays it): Next at this page's end then waits for no round trip.
+      // After this page is drawn, so it never delays it: Next at this page's end then waits for no round trip.
       if (offset + matchPage < r.totalMatches && s.part?.handle === handle) {
         const next = offset + matchPage;
         const reply = this.deps.request({
@@ -151,7 +134,6 @@ export class MatchList {
     }
   }
 
-  /** The next or previous match; said in the status line at either end. */
   step(dir: -1 | 1): void {
     const p = this.deps.state.pattern;
     if (!p || p.total === 0) return;
@@ -192,7 +174,6 @@ export class MatchList {
     this.list.setAttribute('aria-activedescendant', `match-${p.index}`);
   }
 
-  /** Shows match `index` (fetching its page if needed) as a lines window around it. */
   private async show(index: number, given?: WindowDto): Promise<void> {
     const s = this.deps.state;
     let p = s.pattern;

@@ -1,19 +1,13 @@
-/**
- * "What the model saw": the preview of a part (head, omitted gap, tail, with byte ranges;
- * or the whole text), the error lines it was shown first, as text only. The gap is a
- * button that asks for the omitted bytes in the window below.
- */
+/** "What the model saw", as text only; the gap is a button that asks for the omitted bytes. */
 import type { PartDto, PreviewDto } from '../../src/shared/protocol.js';
 import { append, h } from '../dom.js';
 import { exactBytes } from '../format.js';
 import { renderText } from './textRows.js';
 
-/** The preview section of the detail. */
 export class PreviewPane {
   readonly element: HTMLElement;
   private readonly box: HTMLElement;
 
-  /** `fetchGap`: the omitted bytes [headEnd, tailStart) were asked for. */
   constructor(private readonly fetchGap: (headEnd: number, tailStart: number) => void) {
     this.box = h('div', { class: 'preview' });
     this.element = h(
@@ -80,7 +74,6 @@ export class PreviewPane {
     );
   }
 
-  /** The omitted middle, as a button that fetches its first window into the reader below. */
   private gapButton(headEnd: number, tailStart: number): HTMLElement {
     const b = h(
       'button',
@@ -93,10 +86,7 @@ export class PreviewPane {
   }
 }
 
-/**
- * The error lines the model saw first (docs/contracts.md §2.13), each marked with its line
- * number and byte offset; text only, never markup.
- */
+/** docs/contracts.md §2.13; text only, never markup. */
 function errorLinesBlock(e: NonNullable<PreviewDto['errorLines']>): HTMLElement {
   const list = h('div', {
     class: 'window preview-text error-lines',

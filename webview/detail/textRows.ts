@@ -1,25 +1,16 @@
-/**
- * Text as rows of inert segments (text.ts): the preview panes and the window draw output
- * this way, never as markup. A 1-based line gutter when the first line is known.
- */
+/** Output drawn as inert segments, never as markup. */
 import { h } from '../dom.js';
 import { TextSegmenter } from '../text.js';
 
-/**
- * Rows of a window to mark, by 0-based row index within the window: the matched line of
- * a pattern, or the window a link named (docs/contracts.md §3.4). The first marked row is
- * the current one and says so in words.
- */
+/** docs/contracts.md §3.4: the first marked row is the current one and says so in words. */
 export interface WindowMark {
   readonly from: number;
   readonly to: number;
-  /** Said before the first marked row's text ("Matched line 12", "Linked lines 12–15"). */
   readonly label: string;
-  /** Also say it after the window's position (a link: the person did not ask for this window here). */
+  /** A link: the person did not ask for this window here. */
   readonly visible?: boolean;
 }
 
-/** Renders text as lines of inert segments, with a 1-based line gutter when the first line is known. */
 export function renderText(target: HTMLElement, text: string, firstLine: number | undefined, mark?: WindowMark): void {
   const seg = new TextSegmenter();
   const frag = document.createDocumentFragment();
@@ -33,7 +24,7 @@ export function renderText(target: HTMLElement, text: string, firstLine: number 
     if (mark && i >= mark.from && i <= mark.to) {
       row.classList.add('hit');
       if (i === mark.from) {
-        // Announced, not only coloured: the row is the current one and says so in words.
+        // Announced, not only coloured.
         row.setAttribute('aria-current', 'true');
         row.append(h('span', { class: 'sr-only' }, `${mark.label}: `));
       }

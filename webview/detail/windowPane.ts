@@ -1,9 +1,4 @@
-/**
- * The window pager: the window of exact bytes on screen (text with a line gutter, or a
- * hex dump), its position, an error said beside it, and Previous / Next, which ask for the
- * window of the same size before or after it. The next window is read ahead, so reading on
- * costs no round trip (docs/contracts.md §3.4, "Speed").
- */
+/** The next window is read ahead, so reading on costs no round trip (docs/contracts.md §3.4, "Speed"). */
 import type { VscodeButton } from '@vscode-elements/elements/dist/vscode-button/vscode-button.js';
 import type { WindowDto, WindowRequestDto } from '../../src/shared/protocol.js';
 import { h } from '../dom.js';
@@ -13,53 +8,37 @@ import { button } from './controls.js';
 import type { DetailState, ReadAhead } from './state.js';
 import { renderText, type WindowMark } from './textRows.js';
 
-/** A window asked for by range: bytes or lines. */
 export type RangeRequest = Exclude<WindowRequestDto, { kind: 'pattern' }>;
 
-/** How a window is fetched. */
 export interface FetchOptions {
-  /** Widen a byte range to whole characters (the host's `snap`); true unless said. */
+  /** The host's `snap`; true unless said. */
   readonly snap?: boolean;
-  /** Rows to mark in the window once it came. */
   readonly mark?: (w: WindowDto) => WindowMark | undefined;
-  /** A pattern's match: the request saved stays the match, not its window. */
+  /** The request saved stays the match, not its window. */
   readonly fromMatch?: boolean;
-  /** The window a matches reply carried: shown without asking. */
+  /** Shown without asking. */
   readonly given?: WindowDto;
 }
 
-/** What the pager needs from the detail. */
 interface WindowPaneDeps {
   readonly state: DetailState;
   request(body: RequestBody): Promise<Reply>;
   status(message: string): void;
-  /**
-   * Something the saved state depends on changed; `now` when it is a window put on screen
-   * (saved at once: a panel hidden right after would otherwise lose it).
-   */
+  /** `now` for a window put on screen: saved at once, as a panel hidden right after would lose it. */
   changed(now?: boolean): void;
-  /** A window is on screen (the form says where). */
   shown(w: WindowDto): void;
-  /** Previous / Next moved to lines from 0-based `offset`. */
   paged(offset: number): void;
-  /** A pattern's match window: the match list finds it. */
   find(pattern: string, index: number): Promise<void>;
-  /** Previous / Next while a match is shown step through the matches. */
   step(dir: -1 | 1): void;
-  /** A fetch ended: which buttons apply may have changed. */
   settled(): void;
 }
 
-/** The pager bar, the error line and the window. */
 export class WindowPane {
-  /** In page order: the pager bar, the error line, the window. */
   readonly elements: readonly HTMLElement[];
-  /** The window's text. */
   readonly view: HTMLElement;
   private readonly position: HTMLElement;
   private readonly error: HTMLElement;
   private readonly pagers: readonly VscodeButton[];
-  /** The window read ahead (the next page), by request key. */
   private ahead: ReadAhead | undefined;
 
   constructor(private readonly deps: WindowPaneDeps) {
@@ -80,7 +59,6 @@ export class WindowPane {
     nextPage.addEventListener('click', () => this.page(1));
   }
 
-  /** Empties the window (another part, or none). */
   reset(): void {
     this.ahead = undefined;
     this.position.textContent = '';
@@ -88,12 +66,11 @@ export class WindowPane {
     this.view.replaceChildren();
   }
 
-  /** Previous / Next apply once a window was asked for. */
   update(): void {
     for (const p of this.pagers) p.disabled = !this.deps.state.currentReq;
   }
 
-  /** Said once, next to the window (an alert region), not again in the status line. */
+  /** Said once, next to the window, not again in the status line. */
   showError(message: string): void {
     this.error.textContent = message;
   }
@@ -102,7 +79,7 @@ export class WindowPane {
     this.error.textContent = '';
   }
 
-  /** Fetches a window; a later fetch wins over an earlier one still in flight. */
+  /** A later fetch wins over an earlier one still in flight. */
   async fetch(req: WindowRequestDto, opts: FetchOptions = {}): Promise<void> {
     const { snap = true, mark, fromMatch = false, given } = opts;
     const s = this.deps.state;
@@ -117,15 +94,13 @@ export class WindowPane {
     this.error.textContent = '';
     this.view.setAttribute('aria-busy', 'true');
     try {
-      // The window a matches reply carried (`given`: no request), the one read ahead when it
-      // is the one asked for (Next, usually), else a request.
       const key = this.requestKey(handle, req, snap);
       const ahead = !given && this.ahead?.key === key ? this.ahead.reply : undefined;
       if (!given) this.ahead = undefined;
       const ask = (): Promise<Reply> => this.deps.request(this.requestBody(handle, req, snap));
       const reply: Reply = given ? { type: 'window', id: 0, window: given } : await (ahead ? ahead.catch(ask) : ask());
       if (seq !== s.seq || reply.type !== 'window') return;
-      // The round trip alone (page → host → page), apart from rendering (printed by the e2e suite).
+      // The round trip alone, apart from rendering (printed by the e2e suite).
       document.body.dataset.lastReplyMs = (performance.now() - t0).toFixed(1);
       s.current = reply.window;
       if (!s.pattern || !fromMatch) s.currentReq = req;
@@ -181,7 +156,7 @@ export class WindowPane {
     this.view.dataset.end = String(w.end);
   }
 
-  /** The window Previous / Next shows: the same size, before or after the one on screen; undefined at an end. */
+  /** Undefined at an end. */
   private pageRequest(dir: -1 | 1): RangeRequest | undefined {
     const s = this.deps.state;
     const req = s.currentReq;
@@ -216,11 +191,7 @@ export class WindowPane {
     void this.fetch(next);
   }
 
-  /**
-   * Read-ahead: once a window is on screen, the next one (what Next shows) is asked for
-   * in the background. One window is kept; a failed or stale read-ahead is simply asked
-   * for again.
-   */
+  /** One window is kept; a failed or stale read-ahead is simply asked for again. */
   private readAhead(handle: string): void {
     const next = this.pageRequest(1);
     if (!next) {

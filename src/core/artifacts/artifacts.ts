@@ -1,33 +1,9 @@
 /**
- * Artifacts of `evidence_readFile` (docs/contracts.md §1.1, §2.9): content-addressed keys of
- * the one blob store, written and read through its one verified writer and reader
- * (blobs/verifiedBlobs.ts); the identity they keep by is artifactRef.ts.
- *
- * Address: artifact `artifact-<sha256>` of a tenant is the blob key
- * `{ tenant, runId: 'artifacts', callId: <sha256> }` (the filesystem store's
- * `<blobs>/<tenant>/artifacts/<sha256>`, its manifest sidecar `<sha256>._manifest`). The
- * key is built here from an id validated as `artifact-<64 lowercase hex>`: the model never
- * supplies a storage address. Run ids are `run-…`, so no run's folder is `artifacts`, and
- * deleting a run never touches an artifact; two runs reading the same file share one.
- *
- * Permission: the tenant is part of every blob address, so bytes stored under this
- * tenant's key ARE what this tenant may read: the answer is one `size` of the key, with no
- * registry to learn at open (docs/contracts.md §2.8).
- *
- * Trust: the sidecar is checked against the artifact's identity (its sha256 and size), and
- * trusted when (a) a record names its digest (a handle: `openRecorded`), (b) this process
- * wrote or verified it, (c) on a local file store, this very file (by its identity) is
- * marked verified whole under that manifest (verifiedMarks.ts: the writer marks what it
- * wrote), or else (d) after one full verification (every chunk and the whole sha256, O(size),
- * once per process). A missing or unreadable sidecar is rebuilt from the bytes when they hash
- * to the identity. Every range read then checks the stored size and the digests of the
- * chunks it returns, so a read costs O(range).
- *
- * Upgrade (docs/architecture.md §3): stores of the old layout kept artifacts at
- * `<storage>/evidence/artifacts/<tenant>/artifact-<sha256>`. An id not in the blob store is
- * looked up there once and, when found, streamed into the blob store (hashed on the way,
- * kept only when it hashes to its id), then the old file and its manifest are removed:
- * migrated lazily on first read (or on a handle's read), never in a sweep at open.
+ * Artifacts of `evidence_readFile` (docs/contracts.md §1.1, §2.9): content-addressed keys of the one blob store,
+ * keyed `{ tenant, runId: 'artifacts', callId: <sha256> }`. The model never supplies a storage address, and the
+ * tenant in every key is the permission (§2.8). A sidecar is trusted when a record names its digest, this process
+ * wrote or verified it, a mark on disk says so, or after one full verification; old-layout files migrate lazily on
+ * first read (docs/architecture.md §3).
  */
 import { constants as fsc, promises as fsp } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
@@ -57,44 +33,31 @@ import { isArtifactId, isRange, makeArtifactRef, type ArtifactRef } from './arti
 import { encodeUtf8 } from '../utf8.js';
 import { rememberVerifiedWhole, rememberWritten, verifiedWhole } from '../integrity/verifiedChunks.js';
 
-/** The run segment of every artifact's blob key (never a run id: those are `run-…`). */
+/** Never a run id: those are `run-…`. */
 export const ARTIFACTS_SEGMENT = 'artifacts';
 
-/** Options of `ArtifactStore`. */
 export interface ArtifactStoreOptions {
-  /** The blob store (the same one large outputs go to). */
   readonly blobs: BlobStore;
-  /** One safe path segment: part of every key. */
   readonly tenant: string;
-  /**
-   * The artifacts folder of the old layout (`<storage>/evidence/artifacts`):
-   * artifacts found there under the tenant are moved into the blob store on first read.
-   */
+  /** Artifacts found there are moved into the blob store on first read. */
   readonly legacyRoot?: string;
-  /** Chunk size of new manifests (tests use small ones); default 64 KiB. */
+  /** Default 64 KiB; tests use small ones. */
   readonly chunkSize?: number;
 }
 
-/** Trusted manifests kept in memory (bytes of digests and line counts). */
 const MANIFEST_CACHE_BYTES = 32 * 1024 * 1024;
-/** Largest sidecar accepted (a 1 TiB artifact's manifest is ~576 MiB at 64 KiB chunks; ours are far smaller). */
 const MAX_MANIFEST_BYTES = 64 * 1024 * 1024;
 
-/** Exact bytes of tool results in the blob store, under one tenant, each verified on read. */
 export class ArtifactStore {
-  /** The tenant every key is under. */
   readonly tenant: string;
   private readonly blobs: BlobStore;
   private readonly legacyDir: string | undefined;
   private readonly chunkSize: number;
-  /**
-   * Manifests this process trusts, by the artifact's sha256 (content-addressed by the bytes
-   * they describe; a read still checks size and chunks, so a changed file is caught).
-   */
+  /** By the artifact's sha256; a read still checks size and chunks, so a changed file is caught. */
   private readonly trusted = new ManifestCache(MANIFEST_CACHE_BYTES);
-  /** Trust being established, by sha256 (a first one may be a full O(size) verification). */
+  /** A first one may be a full O(size) verification. */
   private readonly loading = new Map<string, Promise<Manifest>>();
-  /** Puts in flight, by id: many promises putting the same bytes write once. */
+  /** Many promises putting the same bytes write once. */
   private readonly putting = new Map<string, Promise<ArtifactRef>>();
 
   constructor(options: ArtifactStoreOptions) {
@@ -107,7 +70,6 @@ export class ArtifactStore {
       options.legacyRoot === undefined ? undefined : path.join(path.resolve(options.legacyRoot), this.tenant);
   }
 
-  /** Stores the exact UTF-8 bytes of a text result (TextEncoder's), or raw bytes. */
   async put(result: string | Uint8Array): Promise<ArtifactRef> {
     if (typeof result !== 'string' && !(result instanceof Uint8Array))
       throw new TypeError('put takes a string or a Uint8Array');
@@ -119,8 +81,7 @@ export class ArtifactStore {
     const p = putVerified(this.blobs, this.keyOf(manifest.sha256), bytes, { manifest })
       .then(
         (put) => this.remember(put.manifest),
-        // Bytes already kept need no free space: a full disk still answers with the stored ones
-        // (docs/contracts.md §5.6).
+        // Bytes already kept need no free space (docs/contracts.md §5.6).
         (e: unknown) => (isStorageFull(e) ? this.alreadyKept(id, manifest.byteCount, e) : Promise.reject(e)),
       )
       .finally(() => this.putting.delete(id));
@@ -128,29 +89,23 @@ export class ArtifactStore {
     return p;
   }
 
-  /** The artifact `id` as this tenant already holds it (verified), or `failure` when it holds no such bytes. */
   private async alreadyKept(id: string, byteCount: number, failure: unknown): Promise<ArtifactRef> {
     const ref = await this.refOf(id).catch(() => undefined);
     if (ref?.byteCount !== byteCount) throw failure;
     return ref;
   }
 
-  /**
-   * Stores a stream of bytes of unknown size in bounded memory: written through the verified
-   * writer under a temporary key of this tenant while it is hashed, then moved under its
-   * content address (one rename on a local file store, a server-side copy on S3).
-   */
+  /** Bounded memory: written under a temporary key while hashed, then moved under its content address. */
   async putStream(chunks: AsyncIterable<Uint8Array>): Promise<ArtifactRef> {
     const temp: BlobKey = { tenant: this.tenant, runId: ARTIFACTS_SEGMENT, callId: temporaryCallId() };
     const tempSidecar = manifestKeyOf(temp);
     try {
       const { manifest } = await putVerified(this.blobs, temp, checkedPieces(chunks), { chunkSize: this.chunkSize });
       const key = this.keyOf(manifest.sha256);
-      // The sidecar first: bytes under an artifact's key have their manifest beside them
-      // (a reader between the two moves would otherwise rebuild it by hashing).
+      // The sidecar first: a reader between the two moves would otherwise rebuild it by hashing.
       await this.blobs.move(tempSidecar, manifestKeyOf(key));
       const { identity } = await this.blobs.move(temp, key);
-      // Hashed from the bytes as written: the moved file is marked verified (docs/contracts.md §1.1).
+      // Hashed from the bytes as written, so the moved file is marked verified (docs/contracts.md §1.1).
       if (identity !== undefined) await rememberWritten(identity, manifest, this.blobs.verifiedMarks?.(this.tenant));
       return this.remember(manifest);
     } finally {
@@ -160,23 +115,18 @@ export class ArtifactStore {
   }
 
   /**
-   * Raw bytes `[start, end)`, every one verified. Fails, in the contract's order, with
-   * `artifactIdInvalid`, `rangeOrder`, `notAvailable`, `digestMismatch`, `exceedsStored`
-   * (`EvidenceError`, message without the `error: ` prefix).
+   * Fails in the contract's order: `artifactIdInvalid`, `rangeOrder`, `notAvailable`, `digestMismatch`,
+   * `exceedsStored`.
    */
   async readRange(artifactId: string, start: number, end: number): Promise<Uint8Array> {
     if (!isArtifactId(artifactId)) throw new EvidenceError('artifactIdInvalid');
     if (!isRange(start, end)) throw new EvidenceError('rangeOrder');
     const { manifest, source } = await this.open(artifactId);
-    // Copy out of the chunk-aligned read buffer so a 4 KiB result does not pin 128 KiB.
+    // Copy out of the chunk-aligned buffer so a 4 KiB result does not pin 128 KiB.
     return Uint8Array.from(await readVerified(source, manifest, start, end));
   }
 
-  /**
-   * All the bytes of an artifact in order, every one verified, read into one reused buffer of
-   * about a megabyte: each piece is valid until the next is asked for (a whole-artifact scan
-   * then allocates nothing per piece; chunks this process wrote are not hashed again, §1.1).
-   */
+  /** Each piece is valid until the next is asked for: a whole-artifact scan allocates nothing per piece. */
   async *pieces(artifactId: string): AsyncGenerator<Uint8Array> {
     const { manifest, source } = await this.open(artifactId);
     const slot = new Uint8Array(
@@ -185,20 +135,13 @@ export class ArtifactStore {
     for await (const w of streamVerifiedInto(source, manifest, [slot])) yield w.bytes;
   }
 
-  /**
-   * The identity of an artifact stored under this tenant; `artifactIdInvalid`, `notAvailable`, `digestMismatch`
-   * otherwise.
-   */
   async refOf(artifactId: string): Promise<ArtifactRef> {
     const { manifest } = await this.open(artifactId);
     return makeArtifactRef(artifactId, manifest.byteCount, manifest.sha256);
   }
 
   /**
-   * The artifact a run record names, opened for verified reading with the manifest whose
-   * digest the record kept (a sidecar with another digest is trusted only by a full
-   * verification); `notAvailable` when this tenant has no bytes under its id, `digestMismatch`
-   * when they are not the record's. The source reads the blob per call (no handle held).
+   * Trusts the manifest whose digest the record kept; a sidecar with another digest only after a full verification.
    */
   async openRecorded(
     ref: { artifactId: string; byteCount: number; sha256: string },
@@ -210,17 +153,12 @@ export class ArtifactStore {
     return opened;
   }
 
-  /** A stored artifact's trusted manifest and its digest (what a run record keeps to name it). */
   async manifestFor(artifactId: string): Promise<{ manifest: Manifest; manifestDigest: string }> {
     const { manifest } = await this.open(artifactId);
     return { manifest, manifestDigest: manifestDigest(manifest) };
   }
 
-  /**
-   * Full verification (O(size)): every chunk digest and the whole sha256. False on any
-   * change anywhere, a changed size, vanished bytes or an untrusted manifest;
-   * `artifactIdInvalid` / `notAvailable` for an id this tenant has nothing under.
-   */
+  /** Full verification, O(size). False on any change, a changed size, vanished bytes or an untrusted manifest. */
   async verify(artifactId: string): Promise<boolean> {
     let opened: { manifest: Manifest; source: RangeSource };
     try {
@@ -232,10 +170,7 @@ export class ArtifactStore {
     return verifyWhole(opened.source, opened.manifest);
   }
 
-  /**
-   * Removes an artifact (its bytes, its sidecar, and a copy left in the old layout); returns
-   * the bytes freed, or undefined when this tenant had nothing under the id.
-   */
+  /** Undefined when this tenant had nothing under the id. */
   async delete(artifactId: string): Promise<number | undefined> {
     if (!isArtifactId(artifactId)) throw new EvidenceError('artifactIdInvalid');
     const sha = artifactId.slice('artifact-'.length);
@@ -256,7 +191,6 @@ export class ArtifactStore {
     return size ?? legacySize;
   }
 
-  /** The blob key of artifact `artifact-<sha>` of this tenant (`sha` already validated). */
   private keyOf(sha: string): BlobKey {
     return { tenant: this.tenant, runId: ARTIFACTS_SEGMENT, callId: sha };
   }
@@ -266,7 +200,6 @@ export class ArtifactStore {
     return makeArtifactRef(`artifact-${manifest.sha256}`, manifest.byteCount, manifest.sha256);
   }
 
-  /** The trusted manifest and a source over the bytes of a validated id stored under this tenant. */
   private async open(
     artifactId: string,
     recordedDigest?: string,
@@ -286,9 +219,6 @@ export class ArtifactStore {
     return { manifest, source: this.sourceOf(key) };
   }
 
-  /**
-   * See the module comment, "Trust": finds the bytes (migrating an old-layout file), checks and trusts their manifest.
-   */
   private async establishTrust(sha: string, key: BlobKey, recordedDigest: string | undefined): Promise<Manifest> {
     let size = await this.blobs.size(key);
     if (size === undefined) {
@@ -305,7 +235,6 @@ export class ArtifactStore {
     const m = sidecar === undefined ? undefined : decodeOrUndefined(sidecar);
     let trusted: Manifest | undefined;
     if (m && m.sha256 === sha) {
-      // The sidecar names this artifact: a size other than its count is changed bytes.
       if (m.byteCount !== size) throw new EvidenceError('digestMismatch');
       const source = this.sourceOf(key);
       const identity = await source.identity?.();
@@ -318,7 +247,6 @@ export class ArtifactStore {
           await rememberVerifiedWhole(identity, m, marks);
       } else throw new EvidenceError('digestMismatch');
     } else {
-      // No sidecar, or one of other bytes: rebuilt from the bytes when they hash to the id.
       trusted = await this.hashBlob(key, size);
       if (trusted.sha256 !== sha) throw new EvidenceError('digestMismatch');
       await this.blobs.put(manifestKeyOf(key), encodeManifest(trusted));
@@ -327,7 +255,6 @@ export class ArtifactStore {
     return trusted;
   }
 
-  /** The sidecar's bytes, or undefined when it is missing or implausibly large. */
   private async readSidecar(key: BlobKey): Promise<Uint8Array | undefined> {
     const mKey = manifestKeyOf(key);
     const size = await this.blobs.size(mKey);
@@ -338,7 +265,6 @@ export class ArtifactStore {
     });
   }
 
-  /** A fresh manifest of the stored bytes, hashed in bounded memory. */
   private async hashBlob(key: BlobKey, size: number): Promise<Manifest> {
     const builder = new ManifestBuilder(this.chunkSize);
     const piece = new Uint8Array(Math.min(FILE_PIECE_BYTES, Math.max(1, size)));
@@ -352,10 +278,7 @@ export class ArtifactStore {
   }
 
   /**
-   * Moves `artifact-<sha>` from the old layout into the blob store: streamed through the
-   * verified writer, kept only when it hashes to its id (else removed again, the old file
-   * left as it was, and `digestMismatch`); then the old file and its manifest are removed.
-   * Undefined when there is no old file (not a regular file, a symlink: not one either).
+   * Kept only when it hashes to its id (else `digestMismatch` and the old file stays). A symlink is not an old file.
    */
   private async migrateLegacy(sha: string, key: BlobKey): Promise<Manifest | undefined> {
     if (this.legacyDir === undefined) return undefined;
@@ -379,11 +302,7 @@ export class ArtifactStore {
     return manifest;
   }
 
-  /**
-   * The blob as a `RangeSource` (a local store's identity, descriptor and marks included,
-   * for a pattern search); bytes gone from under the key are `notAvailable`, as an id that
-   * was never stored is.
-   */
+  /** Bytes gone from under the key are `notAvailable`, as an id never stored is. */
   private sourceOf(key: BlobKey): RangeSource {
     const base = blobRangeSource(this.blobs, key);
     return {
@@ -397,7 +316,7 @@ export class ArtifactStore {
   }
 }
 
-/** Pieces of a stream, checked to be bytes (a producer of text would otherwise store its UTF-16 code units). */
+/** A producer of text would otherwise store its UTF-16 code units. */
 async function* checkedPieces(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
   for await (const piece of chunks) {
     if (!(piece instanceof Uint8Array)) throw new TypeError('putStream takes pieces of Uint8Array');
@@ -405,7 +324,6 @@ async function* checkedPieces(chunks: AsyncIterable<Uint8Array>): AsyncGenerator
   }
 }
 
-/** An old-layout file and its manifest (`.manifests/<id>.manifest` beside it), removed. */
 async function removeLegacy(file: string): Promise<void> {
   await fsp.rm(file, { force: true });
   await fsp.rm(path.join(path.dirname(file), '.manifests', `${path.basename(file)}.manifest`), { force: true });
@@ -414,12 +332,9 @@ async function removeLegacy(file: string): Promise<void> {
 /** Where O_NOFOLLOW is missing (Windows), an lstat check stands in for it. */
 const NOFOLLOW = fsc.O_NOFOLLOW ?? 0;
 const NONBLOCK = fsc.O_NONBLOCK ?? 0;
-/** Errors that mean "there is no regular file here we may read". */
 const GONE = new Set(['ENOENT', 'ELOOP', 'ENOTDIR', 'EISDIR', 'EMLINK', 'ENXIO']);
 
-/**
- * An old-layout file opened without following a symlink (and without hanging on a FIFO); undefined when there is none.
- */
+/** Without following a symlink, and without hanging on a FIFO. */
 async function openNoFollow(file: string): Promise<FileHandle | undefined> {
   try {
     if (NOFOLLOW === 0 && (await fsp.lstat(file)).isSymbolicLink()) return undefined;
@@ -430,10 +345,7 @@ async function openNoFollow(file: string): Promise<FileHandle | undefined> {
   }
 }
 
-/**
- * `verifyAll` plus an explicit size check (for an empty manifest `streamVerified` reads no
- * range); bytes that vanish meanwhile are a failed verification.
- */
+/** The size check is explicit: for an empty manifest `streamVerified` reads no range. */
 async function verifyWhole(source: RangeSource, m: Manifest): Promise<boolean> {
   try {
     if ((await source.size()) !== m.byteCount) return false;

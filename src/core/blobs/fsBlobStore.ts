@@ -1,11 +1,6 @@
 /**
- * Filesystem blob store (the editor's default): `<root>/<tenant>/<runId>/<callId>`.
- *
- * Puts are atomic and durable: bytes go to `<callId>~<pid>.<random>.tmp` in the same
- * folder, are fdatasynced, then renamed into place (as artifacts are). `~` is outside the
- * safe-segment alphabet, so a temporary name can never equal a key's file. The writer's
- * pid in the name lets a later open remove what a killed writer left (`orphanSweep`).
- * Ranged reads use file positions (`read(fd, …, position)`), never a full read.
+ * Filesystem blob store: `<root>/<tenant>/<runId>/<callId>`. Puts go to `<callId>~<pid>.<random>.tmp`, fdatasync,
+ * rename; `~` is outside the key alphabet, and the pid lets a later open remove what a killed writer left.
  */
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
@@ -16,38 +11,26 @@ import { fileIdentity, openedRegular, processExists, readFullAt, tempNameFor } f
 import { assertSafeSegment, TEMPORARY_CALL_ID, validateBlobKey, type BlobKey } from './blobKey.js';
 import type { BlobStore } from './blobStore.js';
 
-/**
- * A temporary file (`tempNameFor`): `<callId>~<pid>.<hex>.tmp`, or the older `<callId>~<hex>.tmp` (no writer recorded).
- */
+/** The older form without a pid records no writer. */
 const TEMP_NAME = /~(?:(\d+)\.)?[0-9a-f]{12}\.tmp$/;
-/** A temporary file with no live writer recorded is removed once untouched this long. */
 const STALE_TEMP_MS = 60 * 60 * 1000;
 
-/** What the start-up sweep removed. */
 export interface OrphanSweep {
   readonly files: number;
   readonly bytes: number;
 }
 
-/** A `BlobStore` over one root folder. */
 export class FsBlobStore implements BlobStore {
   readonly kind = 'filesystem' as const;
-  /**
-   * The start-up sweep of temporary files left by killed writers, started by `open` and
-   * not awaited there (it walks every run folder); never rejects.
-   */
+  /** Not awaited by `open`: it walks every run folder. Never rejects. */
   orphanSweep: Promise<OrphanSweep> = Promise.resolve({ files: 0, bytes: 0 });
 
-  /** One `VerifiedMarks` per tenant, so concurrent searches share what was read. */
+  /** One per tenant, so concurrent searches share what was read. */
   private readonly marks = new Map<string, VerifiedMarks>();
 
   private constructor(readonly root: string) {}
 
-  /**
-   * Opens (creating it and its parents if missing) the root folder, and starts
-   * `orphanSweep` unless `sweep` is false (a short-lived process: the sweep reads every
-   * run's folder, and the process would wait for it before it could exit).
-   */
+  /** `sweep: false` for a short-lived process, which would otherwise wait for the sweep before it could exit. */
   static async open(root: string, options: { sweep?: boolean } = {}): Promise<FsBlobStore> {
     const resolved = path.resolve(root);
     await fsp.mkdir(resolved, { recursive: true });
@@ -64,10 +47,8 @@ export class FsBlobStore implements BlobStore {
   }
 
   /**
-   * Streams the body into a temporary file, then renames it over the key's file. Returns
-   * the identity of the file as written, taken (as git's checkout does) from the still-open
-   * descriptor once the file is in place (a rename moves ctime), so it names this file
-   * even if the path is replaced meanwhile; undefined if that `fstat` fails (docs/contracts.md §1.1).
+   * The identity is taken from the still-open descriptor once in place (a rename moves ctime), so it names this file
+   * even if the path is replaced (docs/contracts.md §1.1).
    */
   async put(
     key: BlobKey,
@@ -98,22 +79,16 @@ export class FsBlobStore implements BlobStore {
         await fh.close();
       }
     } catch (e) {
-      // Nothing under the temporary name once it is renamed: `force` makes this a no-op then.
       await fsp.rm(temp, { force: true });
       throw e;
     }
     return identity === undefined ? { sizeBytes } : { sizeBytes, identity };
   }
 
-  /**
-   * The key's own folder: a streamed put's scratch files are on the blobs' disk, and its start-up sweep knows their
-   * names.
-   */
   scratchDir(key: BlobKey): string {
     return path.dirname(this.filePath(key));
   }
 
-  /** File size, or undefined when the file is gone. */
   async size(key: BlobKey): Promise<number | undefined> {
     try {
       const st = await fsp.stat(this.filePath(key));
@@ -124,7 +99,7 @@ export class FsBlobStore implements BlobStore {
     }
   }
 
-  /** dev:ino:size:mtimeNs:ctimeNs of the file, the way git's index tells a file unchanged (docs/contracts.md §1.1). */
+  /** The way git's index tells a file unchanged (docs/contracts.md §1.1). */
   async identity(key: BlobKey): Promise<string | undefined> {
     try {
       const st = await fsp.stat(this.filePath(key), { bigint: true });
@@ -135,11 +110,7 @@ export class FsBlobStore implements BlobStore {
     }
   }
 
-  /**
-   * The key's file opened for reading (undefined when it is gone or not a file): a
-   * pattern search's worker reads it by descriptor, and `stat` gives the identity of this
-   * open file, not of whatever the path names later (docs/contracts.md §1.1, §2.10).
-   */
+  /** `stat` then gives the identity of this open file, not of whatever the path names later. */
   async openFile(key: BlobKey): Promise<OpenedFile | undefined> {
     let fh: fsp.FileHandle;
     try {
@@ -151,11 +122,7 @@ export class FsBlobStore implements BlobStore {
     return openedRegular(fh);
   }
 
-  /**
-   * Reads at file positions into `target`; fewer bytes when the file is shorter. The
-   * file is opened per call, never cached: a blob deleted or replaced between calls must
-   * read as gone or changed, not as the old bytes.
-   */
+  /** Opened per call, never cached: a blob deleted or replaced between calls must read as gone or changed. */
   async readInto(key: BlobKey, start: number, target: Uint8Array): Promise<number> {
     let fh: fsp.FileHandle;
     try {
@@ -171,7 +138,6 @@ export class FsBlobStore implements BlobStore {
     }
   }
 
-  /** `<root>/<tenant>/.verified-v1`: marks of whole verified files (docs/contracts.md §1.1). */
   verifiedMarks(tenant: string): VerifiedMarks {
     let m = this.marks.get(tenant);
     if (!m) {
@@ -181,11 +147,7 @@ export class FsBlobStore implements BlobStore {
     return m;
   }
 
-  /**
-   * Renames the file over the target's (one atomic rename in the same store). Its identity
-   * is taken from a descriptor opened before the rename (so it names the file moved, even
-   * if the target path is replaced meanwhile), once the rename changed its ctime.
-   */
+  /** The identity comes from a descriptor opened before the rename, so it names the file moved. */
   async move(from: BlobKey, to: BlobKey): Promise<{ identity?: string }> {
     const source = this.filePath(from);
     const target = this.filePath(to);
@@ -212,12 +174,10 @@ export class FsBlobStore implements BlobStore {
     }
   }
 
-  /** Removes one file. */
   async delete(key: BlobKey): Promise<void> {
     await fsp.rm(this.filePath(key), { force: true });
   }
 
-  /** Removes `<root>/<tenant>/<runId>/` and everything in it. */
   async deleteRun(tenant: string, runId: string): Promise<void> {
     await fsp.rm(path.join(this.root, assertSafeSegment('tenant', tenant), assertSafeSegment('runId', runId)), {
       recursive: true,
@@ -227,12 +187,8 @@ export class FsBlobStore implements BlobStore {
 }
 
 /**
- * Removes temporary files under `<root>/<tenant>/<runId>/` (and `<root>/<tenant>/`, where
- * the verified marks are rewritten; and `<root>/<tenant>/artifacts/`, where a streamed
- * artifact waits under a temporary key for its move) whose writer is gone: its pid
- * (in the name) names no process on this machine, or, with no pid recorded or a pid that
- * may have been reused, the file is untouched for `STALE_TEMP_MS`. A live writer's file
- * is kept: it is being written (docs/contracts.md §2.6).
+ * A live writer's file is kept. Without a recorded pid, or with one that may have been reused, a file is removed once
+ * untouched for `STALE_TEMP_MS` (docs/contracts.md §2.6).
  */
 async function removeOrphanedTemps(root: string): Promise<OrphanSweep> {
   let files = 0;
@@ -241,8 +197,6 @@ async function removeOrphanedTemps(root: string): Promise<OrphanSweep> {
   const entries = async (dir: string): Promise<import('node:fs').Dirent[]> =>
     fsp.readdir(dir, { withFileTypes: true }).catch(() => []);
   const sweep = async (dir: string, f: import('node:fs').Dirent): Promise<void> => {
-    // A file being written (`tempNameFor`), or a whole temporary key a writer killed before its move left
-    // (`temporaryCallId`).
     const m = TEMP_NAME.exec(f.name) ?? TEMPORARY_CALL_ID.exec(f.name);
     if (!m || !f.isFile()) return;
     const file = path.join(dir, f.name);
@@ -259,7 +213,7 @@ async function removeOrphanedTemps(root: string): Promise<OrphanSweep> {
     if (!tenant.isDirectory()) continue;
     const tenantDir = path.join(root, tenant.name);
     for (const run of await entries(tenantDir)) {
-      // A file here is the verified marks' (docs/contracts.md §1.1): its rewrite's temporary file too.
+      // A file here is the verified marks' (its rewrite's temporary file too).
       if (!run.isDirectory()) {
         await sweep(tenantDir, run);
         continue;

@@ -1,17 +1,13 @@
-/**
- * In-memory blob store: for tests and for hosts with nothing to persist. Keys are the
- * validated `tenant/runId/callId` address, so two tenants never share an entry.
- */
+/** For tests and hosts with nothing to persist. */
 import { EvidenceError } from '../errors.js';
 import { blobKeyPath, assertSafeSegment, type BlobKey } from './blobKey.js';
 import type { BlobStore } from './blobStore.js';
 
-/** A `BlobStore` over a Map; each instance is independent. */
 export class MemoryBlobStore implements BlobStore {
   readonly kind = 'memory' as const;
   private readonly objects = new Map<string, Uint8Array>();
 
-  /** Collects the body, then swaps it in at once (a failed stream leaves the old value). */
+  /** A failed stream leaves the old value. */
   async put(key: BlobKey, body: Uint8Array | AsyncIterable<Uint8Array>): Promise<{ sizeBytes: number }> {
     const address = blobKeyPath(key);
     let bytes: Uint8Array;
@@ -25,12 +21,10 @@ export class MemoryBlobStore implements BlobStore {
     return { sizeBytes: bytes.length };
   }
 
-  /** Stored size, or undefined. */
   async size(key: BlobKey): Promise<number | undefined> {
     return this.objects.get(blobKeyPath(key))?.length;
   }
 
-  /** Copies into the caller's buffer (callers never alias the stored bytes). */
   async readInto(key: BlobKey, start: number, target: Uint8Array): Promise<number> {
     const bytes = this.objects.get(blobKeyPath(key));
     if (!bytes) throw new EvidenceError('missing', 'stored bytes are missing');
@@ -39,7 +33,6 @@ export class MemoryBlobStore implements BlobStore {
     return piece.length;
   }
 
-  /** Moves the entry (a missing one is `missing`). */
   async move(from: BlobKey, to: BlobKey): Promise<Record<string, never>> {
     const source = blobKeyPath(from);
     const target = blobKeyPath(to);
@@ -50,23 +43,21 @@ export class MemoryBlobStore implements BlobStore {
     return {};
   }
 
-  /** Removes one object. */
   async delete(key: BlobKey): Promise<void> {
     this.objects.delete(blobKeyPath(key));
   }
 
-  /** Removes every object under `tenant/runId/`. */
   async deleteRun(tenant: string, runId: string): Promise<void> {
     const prefix = `${assertSafeSegment('tenant', tenant)}/${assertSafeSegment('runId', runId)}/`;
     for (const address of [...this.objects.keys()]) if (address.startsWith(prefix)) this.objects.delete(address);
   }
 
-  /** Test hook: the stored bytes themselves (to tamper with them). */
+  /** Test hook: to tamper with the stored bytes. */
   rawObject(key: BlobKey): Uint8Array | undefined {
     return this.objects.get(blobKeyPath(key));
   }
 
-  /** Test hook: replaces stored bytes without any check (simulates tampering). */
+  /** Test hook: simulates tampering. */
   setRawObject(key: BlobKey, bytes: Uint8Array): void {
     this.objects.set(blobKeyPath(key), bytes);
   }

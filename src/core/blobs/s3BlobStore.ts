@@ -1,17 +1,7 @@
 /**
- * S3-compatible blob store over `@aws-sdk/client-s3`: object key
- * `<prefix><tenant>/<runId>/<callId>`.
- *
- * - `requestChecksumCalculation: 'WHEN_REQUIRED'`: recent SDKs otherwise send streamed
- *   bodies `aws-chunked` with a checksum trailer, which some S3-compatible servers
- *   (s3rver) store as the object itself. Bodies here are always buffers
- *   with a known length anyway.
- * - Streamed puts never need the whole body: up to one part is buffered; a body that
- *   ends within it is one PutObject, a longer one a multipart upload (aborted on error,
- *   so a failed put leaves no object), so memory stays at one part.
- * - Ranged reads send a `Range:` header: a 4 KiB read transfers 4 KiB.
- * - Credentials come from the caller or the SDK's default chain (environment, profile);
- *   they are never logged, and no error message carries them, the endpoint or a key.
+ * S3-compatible blob store. Checksums only WHEN_REQUIRED: otherwise streamed bodies go `aws-chunked`, which some
+ * servers (s3rver) store as the object itself. A streamed put buffers one part at most; no error carries credentials,
+ * the endpoint or a key.
  */
 import {
   AbortMultipartUploadCommand,
@@ -30,35 +20,27 @@ import { EvidenceError } from '../errors.js';
 import { assertSafeSegment, blobKeyPath, type BlobKey } from './blobKey.js';
 import type { BlobStore } from './blobStore.js';
 
-/** Largest object one CopyObject request copies. */
 const S3_MAX_COPY_BYTES = 5 * 1024 * 1024 * 1024;
 
-/** Connection settings of an S3-compatible store. */
 export interface S3BlobStoreOptions {
-  /** e.g. `http://127.0.0.1:9000`; omitted for AWS itself. */
   readonly endpoint?: string;
-  /** Default `us-east-1`. */
   readonly region?: string;
   readonly bucket: string;
-  /** Key prefix (a trailing `/` is added when missing). */
   readonly prefix?: string;
-  /** Omitted: the SDK's default chain (AWS_ACCESS_KEY_ID, profiles, …). */
+  /** Omitted: the SDK's default chain. */
   readonly credentials?: {
     readonly accessKeyId: string;
     readonly secretAccessKey: string;
     readonly sessionToken?: string;
   };
-  /** Default true: path-style addressing works with every S3-compatible server. */
+  /** Path-style works with every S3-compatible server. */
   readonly forcePathStyle?: boolean;
-  /** A named profile of the AWS configuration files (when no credentials are given). */
   readonly profile?: string;
-  /** Bytes buffered per part of a streamed put (default 8 MiB; S3 needs >= 5 MiB). */
+  /** Default 8 MiB; S3 needs >= 5 MiB. */
   readonly partSizeBytes?: number;
-  /** SDK attempts per request (default 3). */
   readonly maxAttempts?: number;
 }
 
-/** A `BlobStore` over one bucket (and prefix) of an S3-compatible server. */
 export class S3BlobStore implements BlobStore {
   readonly kind = 's3' as const;
   private readonly client: S3Client;
@@ -86,7 +68,6 @@ export class S3BlobStore implements BlobStore {
     });
   }
 
-  /** Releases the HTTP connections. */
   dispose(): void {
     this.client.destroy();
   }
@@ -95,7 +76,6 @@ export class S3BlobStore implements BlobStore {
     return this.prefix + blobKeyPath(key);
   }
 
-  /** One PutObject for a body within one part, else a multipart upload in bounded memory. */
   async put(key: BlobKey, body: Uint8Array | AsyncIterable<Uint8Array>): Promise<{ sizeBytes: number }> {
     const Key = this.objectKey(key);
     if (body instanceof Uint8Array) {
@@ -176,7 +156,6 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
-  /** HeadObject's ContentLength; undefined for a missing object. */
   async size(key: BlobKey): Promise<number | undefined> {
     try {
       const head = await this.guard(() =>
@@ -189,7 +168,6 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
-  /** GetObject with `Range: bytes=start-(start+length-1)`; a range past the object's end reads 0 bytes. */
   async readInto(key: BlobKey, start: number, target: Uint8Array): Promise<number> {
     const Key = this.objectKey(key);
     if (target.length === 0) {
@@ -198,7 +176,7 @@ export class S3BlobStore implements BlobStore {
       return 0;
     }
     try {
-      // The body is read inside the guard: a connection cut mid-body is a backend error too.
+      // Read inside the guard: a connection cut mid-body is a backend error too.
       const body = await this.guard(async () => {
         const got = await this.client.send(
           new GetObjectCommand({ Bucket: this.bucket, Key, Range: `bytes=${start}-${start + target.length - 1}` }),
@@ -214,11 +192,7 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
-  /**
-   * A server-side CopyObject, then DeleteObject of the source: no byte passes through this
-   * process. One CopyObject copies at most 5 GiB; a larger object is streamed across in
-   * parts of `partSizeBytes` (bounded memory) instead.
-   */
+  /** Server-side, so no byte passes through this process; over CopyObject's 5 GiB limit it streams in parts. */
   async move(from: BlobKey, to: BlobKey): Promise<Record<string, never>> {
     const size = await this.size(from);
     if (size === undefined) throw new EvidenceError('missing', 'stored bytes are missing');
@@ -240,10 +214,7 @@ export class S3BlobStore implements BlobStore {
     return {};
   }
 
-  /**
-   * The first `size` bytes of an object, one part at a time (the buffer is reused: `put` copies each piece into its
-   * part).
-   */
+  /** The buffer is reused: `put` copies each piece into its part. */
   private async *pieces(key: BlobKey, size: number): AsyncGenerator<Uint8Array> {
     const piece = new Uint8Array(this.partSize);
     for (let at = 0; at < size;) {
@@ -254,14 +225,12 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
-  /** DeleteObject (S3 answers success for a missing key too). */
   async delete(key: BlobKey): Promise<void> {
     await this.guard(() =>
       this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) })),
     );
   }
 
-  /** Lists `<prefix><tenant>/<runId>/` and deletes each object. */
   async deleteRun(tenant: string, runId: string): Promise<void> {
     const Prefix = `${this.prefix}${assertSafeSegment('tenant', tenant)}/${assertSafeSegment('runId', runId)}/`;
     let ContinuationToken: string | undefined;
@@ -277,10 +246,7 @@ export class S3BlobStore implements BlobStore {
     } while (ContinuationToken);
   }
 
-  /**
-   * Sends one command and turns SDK failures into safe errors: a missing object is
-   * `missing`, anything else `backend` with the HTTP status or "unreachable" only.
-   */
+  /** Errors carry the HTTP status or "unreachable" only. */
   private async guard<T>(request: () => Promise<T>): Promise<T> {
     try {
       return await request();
@@ -299,7 +265,7 @@ function toSafeError(e: unknown): EvidenceError {
     return new EvidenceError('missing', 'stored bytes are missing');
   if (name === 'NoSuchBucket')
     return new EvidenceError('backend', 'blob store request failed: the bucket does not exist');
-  // A range starting past the object's end: an empty read, told apart by code, not by message.
+  // An empty read, told apart by code, not by message.
   if (status === 416) return new EvidenceError('rangeNotSatisfiable', 'blob store request failed (HTTP 416)');
   if (status !== undefined) return new EvidenceError('backend', `blob store request failed (HTTP ${status})`);
   return new EvidenceError('backend', 'blob store is unreachable');

@@ -1,18 +1,7 @@
 /**
- * Blobs under the one verification system (integrity.ts). Every blob is written through
- * a `ManifestBuilder` while it streams to the adapter, and its serialised manifest is
- * stored beside it as a sidecar blob; the record that names the blob keeps the sidecar's
- * sha256 (`manifestDigest`). Reads go through `readVerified`/`streamVerified` over a
- * `RangeSource` built on the adapter's `size`/`readInto`.
- *
- * Sidecar key: the data key's call segment + `._manifest`, e.g. `c1` -> `c1._manifest`,
- * `c1.stdout` -> `c1.stdout._manifest`. Call ids and slots are `[a-z0-9-]` only, so
- * neither a call id nor a slot can contain `.` or `_`: no data key can ever equal a
- * sidecar key.
- *
- * Faults: a data blob or sidecar that is gone is `missing` ("stored bytes are missing"),
- * never data; a changed byte, a changed size or a rewritten sidecar is the contract's
- * digest mismatch.
+ * Every blob is hashed while it streams to the adapter, and its manifest stored beside it as a sidecar whose sha256
+ * the record keeps. Call ids and slots are `[a-z0-9-]`, so no data key can equal a sidecar key. A gone blob is
+ * `missing`, a changed one a digest mismatch.
  */
 import { createHash } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
@@ -37,43 +26,35 @@ import { rememberWritten, rememberWrittenDigest } from '../integrity/verifiedChu
 import { validateBlobKey, type BlobKey } from './blobKey.js';
 import { readRange, type BlobStore } from './blobStore.js';
 
-/** Suffix of a manifest sidecar's call segment. */
 export const MANIFEST_SUFFIX = '._manifest';
 
-/** Largest sidecar accepted on read (a 1 TiB blob's manifest is ~576 MiB at 64 KiB chunks; ours are far smaller). */
 const MAX_MANIFEST_BYTES = 64 * 1024 * 1024;
 
-/** The sidecar key of a data key. */
 export function manifestKeyOf(key: BlobKey): BlobKey {
   return validateBlobKey({ tenant: key.tenant, runId: key.runId, callId: key.callId + MANIFEST_SUFFIX });
 }
 
-/** What a verified put recorded. */
 export interface VerifiedPut {
   readonly manifest: Manifest;
-  /** sha256 of the serialised sidecar: the record keeps it. */
+  /** The record keeps it. */
   readonly manifestDigest: string;
 }
 
-/** Options of `putVerified`. */
 export interface PutVerifiedOptions {
-  /** The manifest of a body given as bytes, already built from them (not hashed twice). */
+  /** Already built from the bytes, so not hashed twice. */
   readonly manifest?: Manifest;
-  /** Chunk size of the manifest built (default 64 KiB; tests use small ones). */
+  /** Default 64 KiB; tests use small ones. */
   readonly chunkSize?: number;
 }
 
-/** What a record promises about a blob: checked against the sidecar on open. */
+/** Checked against the sidecar on open. */
 export interface BlobIdentity {
   readonly sha256: string;
   readonly byteCount: number;
   readonly manifestDigest: string;
 }
 
-/**
- * Streams `body` to the adapter while hashing it, then stores the sidecar. If storing
- * the sidecar fails the data blob is removed (best effort) and the error propagates.
- */
+/** If storing the sidecar fails, the data blob is removed (best effort) and the error propagates. */
 export async function putVerified(
   store: BlobStore,
   key: BlobKey,
@@ -94,8 +75,7 @@ export async function putVerified(
       yield piece;
     }
   }
-  // Bytes whose manifest the caller already built from them (a content address is known before the put) are not hashed
-  // twice.
+  // A content address is known before the put, so its manifest is not hashed twice.
   const reuse = known !== undefined && body instanceof Uint8Array && known.byteCount === body.length;
   const { sizeBytes, identity } = await store.put(key, reuse ? body : hashed());
   const manifest = reuse ? known : builder.finish();
@@ -108,34 +88,24 @@ export async function putVerified(
     await store.delete(key).catch(() => undefined);
     throw e;
   }
-  // The manifest was hashed from the bytes as this process wrote them: a local file's
-  // chunks are verified, for this process and (marked on disk) for others, until its
-  // identity changes (docs/contracts.md §1.1).
+  // Hashed from the bytes as this process wrote them: the file's chunks count as verified until its identity changes
+  // (docs/contracts.md §1.1).
   if (identity !== undefined) await rememberWritten(identity, manifest, store.verifiedMarks?.(key.tenant));
   return { manifest, manifestDigest: sha256Hex(encoded) };
 }
 
-/** What a streamed verified put recorded: the manifest's summary (its tables are in the sidecar only). */
+/** The tables are in the sidecar only. */
 export interface VerifiedStreamPut {
   readonly summary: ManifestSummary;
   readonly manifestDigest: string;
 }
 
-/**
- * Chunks whose tables a streamed put holds in memory at most before it keeps them on disk:
- * 1 GiB of output at 64 KiB chunks, 576 KiB of tables.
- */
 const HELD_CHUNKS = 16_384;
 
 /**
- * `putVerified` for a stream of any size, in bounded memory (docs/contracts.md §2.10,
- * "Memory of a capture"): the per-chunk tables are held up to
- * `HELD_CHUNKS` chunks, then written, as they fill, to two scratch files (digests, newline
- * counts) in the store's scratch folder (`scratchDir`: the blob's own folder for the
- * filesystem store; else the system's temporary folder), and the sidecar is streamed from
- * them once the data is stored, its digest hashed as it goes. The scratch files are
- * unlinked as soon as they are opened (elsewhere than Windows), so a killed writer leaves
- * nothing behind. Small outputs never touch a scratch file.
+ * Bounded memory for a stream of any size (docs/contracts.md §2.10, "Memory of a capture"): past `HELD_CHUNKS` the
+ * chunk tables go to two scratch files, unlinked once opened so a killed writer leaves nothing, and the sidecar
+ * streams from them.
  */
 export async function putVerifiedStream(
   store: BlobStore,
@@ -188,7 +158,6 @@ export async function putVerifiedStream(
       await store.delete(key).catch(() => undefined);
       throw e;
     }
-    // As `putVerified`: the writer's own chunks are verified (docs/contracts.md §1.1).
     if (identity !== undefined)
       await rememberWrittenDigest(identity, manifestDigest, summary.chunks, store.verifiedMarks?.(key.tenant));
     return { summary, manifestDigest };
@@ -197,10 +166,8 @@ export async function putVerifiedStream(
   }
 }
 
-/** Bytes of a scratch file read back at a time while streaming a sidecar. */
 const SPILL_READ_BYTES = 1024 * 1024;
 
-/** A streamed put's chunk tables kept on disk: digests in one scratch file, newline counts (u32 LE) in another. */
 class TableSpill {
   private digestBytes = 0;
   private newlineBytes = 0;
@@ -234,9 +201,6 @@ class TableSpill {
     this.newlineBytes += counts.length;
   }
 
-  /**
-   * The serialised manifest (as `encodeManifest` would make it), read back from the scratch files in bounded pieces.
-   */
   async *sidecar(summary: ManifestSummary): AsyncGenerator<Uint8Array> {
     if (this.digestBytes !== summary.chunks * 32 || this.newlineBytes !== summary.chunks * 4)
       throw new EvidenceError('backend', 'chunk tables kept on disk are incomplete');
@@ -268,7 +232,7 @@ async function writeAll(fh: fsp.FileHandle, bytes: Uint8Array, position: number)
   }
 }
 
-/** A physical source over one blob; a vanished blob reads as `missing`, not as a size. */
+/** A vanished blob reads as `missing`, not as a size. */
 export function blobRangeSource(store: BlobStore, key: BlobKey): RangeSource {
   return {
     async size() {
@@ -284,14 +248,9 @@ export function blobRangeSource(store: BlobStore, key: BlobKey): RangeSource {
   };
 }
 
-/** The one manifest cache (re-exported where the blob layer's callers expect it). */
 export { ManifestCache } from '../integrity/manifestCache.js';
 
-/**
- * Loads and checks a blob's sidecar against what the record promises, and returns the
- * manifest plus a source over the data: every later read through `readVerified` /
- * `streamVerified` checks the size and the digests of the chunks it returns.
- */
+/** Every later read checks the size and the digests of the chunks it returns. */
 export async function openVerified(
   store: BlobStore,
   key: BlobKey,
@@ -315,7 +274,6 @@ export async function openVerified(
   return { manifest, source };
 }
 
-/** The error for bytes the log promises but the store no longer has. */
 export function missingError(): EvidenceError {
   return new EvidenceError('missing', 'stored bytes are missing');
 }

@@ -1,25 +1,15 @@
 /**
- * Opening a file inside a root exactly once, and proving afterwards that what was opened
- * lies inside the root (docs/contracts.md §5.3).
- *
- * Checking a path and then opening it by name again is a race: a folder swapped for a
- * symlink in between hands back a file from anywhere. Node has no
- * `openat`, so instead the descriptor itself is checked after the open: on Linux its own
- * path from `/proc/self/fd/<fd>` (the kernel's name for the opened file, not a second
- * lookup), confirmed by device and inode against `fstat`; elsewhere the real path is
- * resolved again and must name the same device and inode. The last component is opened
- * with `O_NOFOLLOW`, and `O_NONBLOCK | O_NOCTTY` so a FIFO or a terminal cannot hang or
- * capture the caller. A file with more than one hard link is refused: its other names
- * may lie outside the root and cannot be found cheaply.
+ * Opens a file inside a root once, then proves the descriptor lies inside (docs/contracts.md §5.3): checking a path
+ * and opening it again is a race a swapped symlink wins, and Node has no `openat`. A file with several hard links is
+ * refused: its other names may lie outside.
  */
 import { constants, promises as fsp, type Stats } from 'node:fs';
 import * as path from 'node:path';
 import type { SecretPathRules } from './secretPaths.js';
 
-/** Why an open was refused. */
 export type ConfinedOpenRefusal = 'notFound' | 'escapes' | 'secret' | 'isFolder' | 'notRegular' | 'hardLinked';
 
-/** An open regular file proven to lie inside the root; the caller closes `handle`. */
+/** The caller closes `handle`. */
 export interface ConfinedFile {
   readonly handle: fsp.FileHandle;
   readonly stat: Stats;
@@ -28,16 +18,12 @@ export interface ConfinedFile {
 const OPEN_FLAGS =
   constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
 
-/** True when `child` is `root` or below it (both absolute, normalized). */
 function isInside(root: string, child: string): boolean {
   const rel = path.relative(root, child);
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
 
-/**
- * Opens `abs` (already resolved and checked by name) once and proves the descriptor lies
- * inside `root` (a real path) under a name `rules` allows. Never throws for a refusal.
- */
+/** Never throws for a refusal. */
 export async function openConfined(
   root: string,
   abs: string,
@@ -67,10 +53,7 @@ export async function openConfined(
   }
 }
 
-/**
- * Where the opened file is now: its descriptor's own path (Linux), or its real path when
- * that names the same device and inode; undefined when it was removed or replaced.
- */
+/** Undefined when it was removed or replaced. */
 async function descriptorPath(handle: fsp.FileHandle, abs: string, stat: Stats): Promise<string | undefined> {
   let where: string | undefined;
   if (process.platform === 'linux') {

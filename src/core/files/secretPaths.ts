@@ -1,16 +1,9 @@
 /**
- * The one deny list of secret files, shared by every front end (editor, MCP server,
- * command line): `read_file`, `list_files` and `write_file` refuse or hide a path any
- * part of which matches it (docs/contracts.md §5.3).
- *
- * A pattern is a `/`-separated list of segment globs (`*` any run of characters within a
- * segment, `?` one character), matched case-insensitively against every run of
- * consecutive segments of the workspace-relative path: `.ssh` denies a folder and all
- * under it wherever it is, `.kube/config` denies that file wherever a `.kube` folder is.
- * A setting can add patterns; nothing removes a built-in (a leading `!` is not special).
+ * The one deny list of secret files for every front end (docs/contracts.md §5.3). Patterns are segment globs matched
+ * case-insensitively against every run of consecutive segments; a setting can add patterns, nothing removes a
+ * built-in.
  */
 
-/** A built-in pattern, and the names it does not cover (conventional non-secret templates). */
 interface BuiltinPattern {
   readonly pattern: string;
   readonly except?: readonly string[];
@@ -18,24 +11,22 @@ interface BuiltinPattern {
 
 const ENV_TEMPLATES = ['.env.example', '.env.sample', '.env.template', '.env.dist', '.env.defaults'];
 
-/** The maintained list, by kind. Extend here; docs/contracts.md lists the kinds. */
+/** Extend here; docs/contracts.md lists the kinds. */
 const BUILTINS: readonly BuiltinPattern[] = [
-  // Environment files (templates that by convention hold no values stay readable).
+  // Templates that by convention hold no values stay readable.
   { pattern: '.env' },
   { pattern: '.env.*', except: ENV_TEMPLATES },
   { pattern: '.envrc' },
-  // Version control: the whole .git folder (remotes, hooks, config with tokens) and stored credentials.
+  // The whole .git folder: remotes, hooks, config with tokens.
   { pattern: '.git' },
   { pattern: '.git-credentials' },
   { pattern: '.config/git/credentials' },
-  // SSH and GPG material.
   { pattern: '.ssh' },
   { pattern: '.gnupg' },
   { pattern: 'id_rsa*' },
   { pattern: 'id_dsa*' },
   { pattern: 'id_ecdsa*' },
   { pattern: 'id_ed25519*' },
-  // Private keys and key stores.
   { pattern: '*.pem' },
   { pattern: '*.key' },
   { pattern: '*.p12' },
@@ -47,7 +38,7 @@ const BUILTINS: readonly BuiltinPattern[] = [
   { pattern: '*.ppk' },
   { pattern: '.password-store' },
   { pattern: '.htpasswd' },
-  // Shell and tool histories (commands typed with tokens in them).
+  // Commands typed with tokens in them.
   { pattern: '.bash_history' },
   { pattern: '.zsh_history' },
   { pattern: '.sh_history' },
@@ -62,7 +53,7 @@ const BUILTINS: readonly BuiltinPattern[] = [
   { pattern: '.irb_history' },
   { pattern: '.lesshst' },
   { pattern: '.viminfo' },
-  // Package registry tokens (whether or not this copy holds one: a token cannot be told from a URL safely).
+  // Whether or not this copy holds one: a token cannot be told from a URL safely.
   { pattern: '.npmrc' },
   { pattern: '.yarnrc.yml' },
   { pattern: '.pypirc' },
@@ -72,7 +63,6 @@ const BUILTINS: readonly BuiltinPattern[] = [
   { pattern: '.m2/settings.xml' },
   { pattern: '.gradle/gradle.properties' },
   { pattern: '.composer/auth.json' },
-  // Cloud, cluster and service credentials.
   { pattern: '.aws' },
   { pattern: '.azure' },
   { pattern: '.config/gcloud' },
@@ -94,9 +84,7 @@ const BUILTINS: readonly BuiltinPattern[] = [
   { pattern: '.pgpass' },
   { pattern: '.my.cnf' },
   { pattern: '.dockercfg' },
-  // Credential files the cloud SDKs and their tutorials write or download into a project: Google's client
-  // libraries' credentials.json and OAuth client secrets, service-account keys (Google, Firebase) and the
-  // Application Default Credentials file, wherever they are copied.
+  // Credential files cloud SDKs and their tutorials write into a project, wherever they are copied.
   { pattern: 'credentials.json' },
   { pattern: 'client_secret*.json' },
   { pattern: 'service-account*.json' },
@@ -105,7 +93,6 @@ const BUILTINS: readonly BuiltinPattern[] = [
   { pattern: 'application_default_credentials.json' },
 ];
 
-/** The built-in patterns, for documentation and tests. */
 export const BUILTIN_DENY_PATTERNS: readonly string[] = BUILTINS.map((b) => b.pattern);
 
 interface CompiledPattern {
@@ -135,17 +122,15 @@ const COMPILED_BUILTINS: readonly CompiledPattern[] = BUILTINS.map(compile).filt
   (c): c is CompiledPattern => c !== undefined,
 );
 
-/** The built-ins plus a front end's added patterns (e.g. the `boundedEvidence.readFile.denyPatterns` setting). */
 export class SecretPathRules {
   private readonly patterns: readonly CompiledPattern[];
 
-  /** `extra`: added patterns; blanks and non-strings are ignored, and none can lift a built-in. */
+  /** Blanks and non-strings are ignored; none can lift a built-in. */
   constructor(extra: readonly unknown[] = []) {
     const added = extra.filter((e): e is string => typeof e === 'string').map((pattern) => compile({ pattern }));
     this.patterns = [...COMPILED_BUILTINS, ...added.filter((c): c is CompiledPattern => c !== undefined)];
   }
 
-  /** True when any run of consecutive segments of `relPath` (`/` or `\` separated) matches a pattern. */
   isSecret(relPath: string): boolean {
     const segs = splitPath(relPath);
     return this.patterns.some((p) => matchesRun(p, segs));
@@ -162,5 +147,4 @@ function matchesRun(p: CompiledPattern, segs: readonly string[]): boolean {
   return false;
 }
 
-/** The built-in rules alone (what a front end without settings uses). */
 export const BUILTIN_SECRET_RULES = new SecretPathRules();

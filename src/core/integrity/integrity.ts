@@ -1,14 +1,6 @@
 /**
- * One verification system for every byte this project stores (artifacts and blobs).
- *
- * At write time a `ManifestBuilder` sees each byte once and records: the whole-content
- * sha256 (the identity), a sha256 per fixed-size chunk (so a range read costs O(range),
- * not O(size)), the number of `\n` bytes per chunk (a sparse line index: line N is found
- * without scanning the file), and whether the whole content is strict UTF-8.
- *
- * At read time `readVerified`/`streamVerified` check the stored size first, read only
- * the chunks that cover the range, hash them, and refuse to return any byte whose chunk
- * differs from the manifest. A changed byte or a changed size is an error, never data.
+ * One verification system for every byte stored: chunk digests make a range read O(range), newline counts per chunk
+ * are a sparse line index, and a changed byte or size is an error, never data.
  */
 import { createHash, hash } from 'node:crypto';
 import { EvidenceError } from '../errors.js';
@@ -18,14 +10,13 @@ import type { VerifiedMarks } from './verifiedMarks.js';
 import type { OpenedFile } from '../files/localFile.js';
 import { chunkCount, type Manifest, type ManifestSummary } from './manifest.js';
 
-// The manifest's type and format live in manifest.ts (imported by the caches below without a circle).
+// Apart, so the caches below import it without a circle.
 export * from './manifest.js';
 export type { OpenedFile } from '../files/localFile.js';
 
-/** Chunk size for per-chunk digests: a 4 KiB read hashes at most two 64 KiB chunks. */
+/** A 4 KiB read hashes at most two chunks. */
 export const DEFAULT_CHUNK_SIZE = 64 * 1024;
 
-/** Counts `\n` bytes with Buffer.indexOf (memchr speed). */
 export function countNewlines(bytes: Uint8Array): number {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let n = 0;
@@ -37,19 +28,14 @@ export function countNewlines(bytes: Uint8Array): number {
   return n;
 }
 
-/** The per-chunk tables of a run of consecutive chunks: 32 bytes of sha256 and a `\n` count each. */
 export interface ChunkTables {
   readonly digests: Uint8Array;
   readonly newlines: Uint32Array;
 }
 
 /**
- * Streams bytes into a manifest. Memory is one chunk plus the per-chunk tables, kept as
- * two flat typed arrays (a Buffer and an array slot per chunk cost several times as much
- * and fragmented the heap). A
- * writer that must stay bounded whatever the size hands the tables out as they fill
- * (`drainTables`) and keeps them on disk (verifiedBlobs.ts `putVerifiedStream`); one that
- * needs no tables at all (a preview-only output) passes `tables: false`.
+ * Tables are two flat typed arrays: a Buffer per chunk cost several times as much and fragmented the heap. A bounded
+ * writer drains them to disk as they fill.
  */
 export class ManifestBuilder {
   private readonly whole = createHash('sha256');
@@ -57,9 +43,7 @@ export class ManifestBuilder {
   private readonly keepTables: boolean;
   private digests = new Uint8Array(0);
   private newlines = new Uint32Array(0);
-  /** Chunks in the tables now. */
   private tableChunks = 0;
-  /** Chunks handed out by `drainTables`. */
   private drained = 0;
   private newlineTotal = 0;
   private summary: ManifestSummary | undefined;
@@ -77,25 +61,21 @@ export class ManifestBuilder {
     this.keepTables = options.tables ?? true;
   }
 
-  /** Bytes seen so far. */
   get byteCount(): number {
     return this.total;
   }
 
-  /** Chunks whose tables are held now (recorded and not yet drained). */
   get heldChunks(): number {
     return this.tableChunks;
   }
 
-  /** Feeds the next bytes, in order. */
   update(bytes: Uint8Array): void {
     if (bytes.length === 0) return;
     this.whole.update(bytes);
     this.utf8.update(bytes);
     this.total += bytes.length;
     let offset = 0;
-    // Fill a partial chunk first, then hash whole chunks straight from the input
-    // without copying them.
+    // Fill a partial chunk first, then hash whole chunks straight from the input.
     if (this.pendingLength > 0) {
       const take = Math.min(this.chunkSize - this.pendingLength, bytes.length);
       this.pending.set(bytes.subarray(0, take), this.pendingLength);
@@ -113,10 +93,7 @@ export class ManifestBuilder {
     }
   }
 
-  /**
-   * Hands out (copied) the tables of the chunks recorded since the last call and forgets
-   * them here; call `end` first to include the last, partial chunk.
-   */
+  /** Copied out and forgotten here; call `end` first to include the last chunk. */
   drainTables(): ChunkTables {
     const out = {
       digests: this.digests.slice(0, this.tableChunks * 32),
@@ -127,9 +104,6 @@ export class ManifestBuilder {
     return out;
   }
 
-  /**
-   * Ends the stream (records the last, partial chunk) and returns what it says of the whole (again on a later call).
-   */
   end(): ManifestSummary {
     if (this.summary) return this.summary;
     if (this.pendingLength > 0) this.flushPending();
@@ -143,7 +117,7 @@ export class ManifestBuilder {
     });
   }
 
-  /** Ends the stream and returns the manifest (whose tables must all still be held here). */
+  /** Its tables must all still be held here. */
   finish(): Manifest {
     if (!this.keepTables || this.drained > 0) throw new Error("the manifest's tables were not kept");
     const s = this.end();
@@ -151,7 +125,7 @@ export class ManifestBuilder {
       byteCount: s.byteCount,
       sha256: s.sha256,
       chunkSize: s.chunkSize,
-      // Exact-size copies: a manifest kept (a cache, a registry) must not pin the tables' spare room.
+      // Exact-size copies: a manifest kept must not pin the tables' spare room.
       chunkDigests: this.digests.slice(0, this.tableChunks * 32),
       chunkNewlines: this.newlines.slice(0, this.tableChunks),
       utf8: s.utf8,
@@ -168,13 +142,12 @@ export class ManifestBuilder {
     this.newlineTotal += n;
     if (!this.keepTables) return;
     if (this.tableChunks === this.newlines.length) this.grow();
-    // One-shot `hash` skips building a Hash object per chunk.
     this.digests.set(hash('sha256', chunk, 'buffer'), this.tableChunks * 32);
     this.newlines[this.tableChunks] = n;
     this.tableChunks++;
   }
 
-  /** Doubles the tables' room (amortised: a chunk's entry is copied about once). */
+  /** Amortised: a chunk's entry is copied about once. */
   private grow(): void {
     const room = Math.max(64, this.newlines.length * 2);
     const digests = new Uint8Array(room * 32);
@@ -186,51 +159,30 @@ export class ManifestBuilder {
   }
 }
 
-/** Builds the manifest of bytes held in memory. */
 export function manifestOf(bytes: Uint8Array, chunkSize = DEFAULT_CHUNK_SIZE): Manifest {
   const b = new ManifestBuilder(chunkSize);
   b.update(bytes);
   return b.finish();
 }
 
-/** Physical, unverified access to stored bytes (a file, a blob, an S3 object). */
+/** Physical, unverified access to stored bytes. */
 export interface RangeSource {
-  /** Current stored size, or undefined when the bytes are gone. */
   size(): Promise<number | undefined>;
-  /** Bytes `[start, end)` as stored; may return fewer if the store changed underneath. */
+  /** May return fewer if the store changed underneath. */
   read(start: number, end: number): Promise<Uint8Array>;
-  /**
-   * Optional: bytes `[start, end)` copied into `target` from index 0; returns how many
-   * were read (fewer if the store changed). A long scan then reuses one buffer: a fresh
-   * multi-MiB buffer per window costs a page fault per 4 KiB, more than the read itself.
-   */
+  /** A long scan reuses one buffer: a fresh multi-MiB buffer per window costs more in page faults than the read. */
   readInto?(start: number, end: number, target: Uint8Array): Promise<number>;
-  /**
-   * Optional: the stored file's identity (device, inode, size, mtime and ctime in
-   * nanoseconds), or undefined when it has none. Only a local file has one; it keys the
-   * verified-chunk cache of `streamVerifiedInto` (docs/contracts.md §1.1).
-   */
+  /** Only a local file has one; it keys the verified-chunk cache (docs/contracts.md §1.1). */
   identity?(): Promise<string | undefined>;
-  /**
-   * Optional: the stored bytes as an open local file, or undefined when there is none.
-   * Only a local file store has one: a pattern search's worker then reads the file by
-   * descriptor itself (docs/contracts.md §2.10). The caller closes it.
-   */
+  /** A pattern search's worker reads the file by descriptor (docs/contracts.md §2.10). The caller closes it. */
   openFile?(): Promise<OpenedFile | undefined>;
-  /**
-   * Optional: the store's marks of whole verified files on disk (docs/contracts.md §1.1); used with `openFile` only.
-   */
+  /** Used with `openFile` only. */
   readonly verifiedMarks?: VerifiedMarks;
 }
 
-/** Largest span `readVerified` fetches in one physical read while streaming. */
 const STREAM_WINDOW = 16 * DEFAULT_CHUNK_SIZE;
 
-/**
- * Returns bytes `[start, end)` after checking the stored size and the digest of every
- * chunk that covers them. Range checks: `0 <= start < end` (else `rangeOrder`), and
- * `end <= byteCount` (else `exceedsStored`, reported after the size check).
- */
+/** Checks the stored size, then every covering chunk; `exceedsStored` is reported after the size check. */
 export async function readVerified(src: RangeSource, m: Manifest, start: number, end: number): Promise<Uint8Array> {
   if (!(Number.isSafeInteger(start) && Number.isSafeInteger(end) && start >= 0 && start < end))
     throw new EvidenceError('rangeOrder');
@@ -246,18 +198,14 @@ export async function readVerified(src: RangeSource, m: Manifest, start: number,
   return data.subarray(start - alignedStart, end - alignedStart);
 }
 
-/**
- * Yields the verified bytes of `[start, end)` in pieces of about a megabyte, so a
- * gigabyte is scanned in constant memory. The size is checked before the first byte.
- */
+/** Constant memory for any size; the size is checked before the first byte. */
 export async function* streamVerified(
   src: RangeSource,
   m: Manifest,
   start = 0,
   end = m.byteCount,
 ): AsyncGenerator<Uint8Array> {
-  // The size is checked even for an empty range: a missing or grown file under an
-  // empty artifact's name must not verify.
+  // Checked even for an empty range: a missing or grown file under an empty artifact's name must not verify.
   const size = await src.size();
   if (size !== m.byteCount) throw new EvidenceError('digestMismatch');
   if (start >= end) return;
@@ -274,23 +222,17 @@ export async function* streamVerified(
   }
 }
 
-/** One verified window of `streamVerifiedInto`. */
 export interface VerifiedWindow {
-  /** The window's bytes: a view of `slots[slot]`, valid until the generator comes back to that slot. */
+  /** A view of `slots[slot]`, valid until the generator comes back to that slot. */
   readonly bytes: Uint8Array;
-  /** Offset of `bytes[0]` in the content (a multiple of the chunk size). */
+  /** A multiple of the chunk size. */
   readonly start: number;
-  /** Which slot holds it. */
   readonly slot: number;
 }
 
 /**
- * Like `streamVerified` over the whole content, but window `i` is read into
- * `slots[i % slots.length]` (via `readInto` when the source has it) and verified there,
- * so a long scan allocates nothing and the consumer may hand the verified slot to a
- * worker without a copy. The consumer must be done with a slot before the generator
- * comes back to it. A window is the largest whole number of chunks that fits its slot;
- * every slot must hold at least one chunk.
+ * Window `i` is verified in `slots[i % slots.length]`, so a long scan allocates nothing and a verified slot can go to
+ * a worker without a copy.
  */
 export async function* streamVerifiedInto(
   src: RangeSource,
@@ -301,14 +243,10 @@ export async function* streamVerifiedInto(
     throw new RangeError('every slot must hold a chunk');
   const size = await src.size();
   if (size !== m.byteCount) throw new EvidenceError('digestMismatch');
-  // Chunks already verified in this exact file (same identity and manifest) are not
-  // hashed again; the chunks verified now are remembered only if the identity still
-  // holds after the scan, so a file changed mid-scan leaves no entry (docs/contracts.md §1.1).
+  // Chunks verified now are remembered only if the identity still holds after the scan (docs/contracts.md §1.1).
   const identity = await src.identity?.();
-  // Memory only, never the marks on disk: these windows are read by path (or by opens of
-  // their own), not from one open file whose identity was taken, so a file swapped after
-  // \`identity()\` must not be answered from unhashed chunks for a mark's sake (a search over
-  // a local file takes \`openFile\`, where the marks apply).
+  // Memory only, never the marks on disk: these windows are read by path, so a file swapped after `identity()` must
+  // not be answered from unhashed chunks.
   const known = identity === undefined ? undefined : lookupVerified(identity, m);
   const verified =
     identity === undefined
@@ -324,7 +262,6 @@ export async function* streamVerifiedInto(
     if (src.readInto) {
       if ((await src.readInto(start, end, target)) !== end - start) throw new EvidenceError('digestMismatch');
     } else {
-      // Plain reads of at most STREAM_WINDOW each: the source allocates what it returns.
       for (let p = start; p < end; p += STREAM_WINDOW) {
         const data = await src.read(p, Math.min(p + STREAM_WINDOW, end));
         if (data.length !== Math.min(STREAM_WINDOW, end - p)) throw new EvidenceError('digestMismatch');
@@ -340,7 +277,6 @@ export async function* streamVerifiedInto(
     await rememberVerified(identity, m, verified);
 }
 
-/** Full verification: every chunk and the whole-content sha256 (O(size), streamed). */
 export async function verifyAll(src: RangeSource, m: Manifest): Promise<boolean> {
   try {
     const whole = createHash('sha256');
@@ -352,11 +288,7 @@ export async function verifyAll(src: RangeSource, m: Manifest): Promise<boolean>
   }
 }
 
-/**
- * Checks each chunk of `data` (whole chunks from chunk `firstChunk`) against the manifest.
- * A chunk set in `known` (already verified in this same file) is skipped; each chunk
- * checked is set in `verified`.
- */
+/** A chunk set in `known` is skipped; each chunk checked is set in `verified`. */
 export function checkChunks(
   m: Manifest,
   firstChunk: number,
@@ -372,22 +304,16 @@ export function checkChunks(
       continue;
     }
     verifiedChunkStats.hashed++;
-    // One-shot `hash` skips building a Hash object per chunk (about half the cost at 64 KiB).
+    // One-shot `hash` skips building a Hash object per chunk.
     const digest = hash('sha256', data.subarray(off, Math.min(off + m.chunkSize, data.length)), 'buffer');
     if (!digest.equals(m.chunkDigests.subarray(i * 32, i * 32 + 32))) throw new EvidenceError('digestMismatch');
     if (verified) setBit(verified, i);
   }
 }
 
-/**
- * Where line `line` (0-based) begins, coarsely: the chunk that holds the `line`-th
- * newline-terminated boundary, and how many newlines come before that chunk. A reader
- * scans only that chunk onward. Line 0 starts in chunk 0. Returns undefined past the
- * last line start.
- */
+/** Coarse: the reader scans from that chunk onward. Undefined past the last line start. */
 export function locateLine(m: Manifest, line: number): { chunk: number; newlinesBefore: number } | undefined {
   if (line === 0) return { chunk: 0, newlinesBefore: 0 };
-  // Line N starts right after the N-th newline: find the chunk containing it.
   let seen = 0;
   for (let i = 0; i < m.chunkNewlines.length; i++) {
     const n = m.chunkNewlines[i]!;
@@ -397,7 +323,6 @@ export function locateLine(m: Manifest, line: number): { chunk: number; newlines
   return undefined;
 }
 
-/** Total newline count, from the index. */
 export function totalNewlines(m: Manifest): number {
   let n = 0;
   for (const c of m.chunkNewlines) n += c;

@@ -1,54 +1,38 @@
 /**
- * The manifest (docs/contracts.md §1.1): what was recorded about some bytes when they were written, and its
- * serialised form. Apart from integrity.ts, which builds manifests and verifies reads against them, so that the
- * caches it consults (verifiedChunks.ts, keyed by a manifest's digest) need not import it back.
+ * The manifest (docs/contracts.md §1.1), apart from integrity.ts so the caches keyed by its digest need not import
+ * that back.
  */
 import { EvidenceError } from '../errors.js';
 import { sha256Hex } from './sha256.js';
 
-/** What was recorded about some bytes when they were written. */
 export interface Manifest {
-  /** Total number of bytes. */
   readonly byteCount: number;
-  /** Lowercase hex sha256 of all the bytes. */
   readonly sha256: string;
-  /** Size of every chunk but the last. */
   readonly chunkSize: number;
-  /** 32 bytes of sha256 per chunk, in order. */
   readonly chunkDigests: Uint8Array;
-  /** Count of `\n` bytes in each chunk (the sparse line index). */
+  /** The sparse line index. */
   readonly chunkNewlines: Uint32Array;
-  /** True when the whole content is strictly valid UTF-8 (else it is binary). */
+  /** Else binary. */
   readonly utf8: boolean;
 }
 
-/** Number of chunks that `byteCount` bytes make. */
 export function chunkCount(byteCount: number, chunkSize: number): number {
   return Math.ceil(byteCount / chunkSize);
 }
 
-/**
- * What a manifest says of the whole content, without its per-chunk tables: all a capture
- * needs once its sidecar is stored (docs/contracts.md §2.10, "Memory of a capture").
- */
+/** All a capture needs once its sidecar is stored (docs/contracts.md §2.10). */
 export interface ManifestSummary {
   readonly byteCount: number;
   readonly sha256: string;
   readonly chunkSize: number;
   readonly utf8: boolean;
-  /** Number of chunks. */
   readonly chunks: number;
-  /** Total count of `\n` bytes. */
   readonly newlines: number;
 }
 
 const MAGIC = 'BEM1';
 
-/**
- * Serialises a manifest: magic, a u32 header length, a JSON header, the chunk digests,
- * then the newline counts (u32 little-endian). Binary so that a 1 GiB artifact's
- * manifest stays near 576 KiB.
- */
+/** Binary so that a 1 GiB artifact's manifest stays small. */
 export function encodeManifest(m: Manifest): Uint8Array {
   const chunks = m.chunkNewlines.length;
   const header = encodeManifestHeader({
@@ -67,10 +51,7 @@ export function encodeManifest(m: Manifest): Uint8Array {
   return out;
 }
 
-/**
- * The start of a serialised manifest, before its tables: magic, the u32 header length and
- * the JSON header. A writer that keeps the tables on disk streams them after it.
- */
+/** A writer that keeps the tables on disk streams them after it. */
 export function encodeManifestHeader(s: Omit<ManifestSummary, 'newlines'>): Uint8Array {
   const header = Buffer.from(
     JSON.stringify({
@@ -88,14 +69,13 @@ export function encodeManifestHeader(s: Omit<ManifestSummary, 'newlines'>): Uint
   return out;
 }
 
-/** Newline counts as the serialised manifest keeps them: u32 little-endian. */
 export function newlinesLE(counts: Uint32Array): Uint8Array {
   const out = Buffer.alloc(counts.length * 4);
   for (let i = 0; i < counts.length; i++) out.writeUInt32LE(counts[i]!, i * 4);
   return out;
 }
 
-/** Parses and checks a serialised manifest; any inconsistency is a digest mismatch. */
+/** Any inconsistency is a digest mismatch. */
 export function decodeManifest(bytes: Uint8Array): Manifest {
   const fail = (): never => {
     throw new EvidenceError('digestMismatch');
@@ -132,7 +112,7 @@ export function decodeManifest(bytes: Uint8Array): Manifest {
   };
 }
 
-/** sha256 of the serialised manifest: records keep it so a rewritten manifest is caught. */
+/** Records keep it so a rewritten manifest is caught. */
 export function manifestDigest(m: Manifest): string {
   return sha256Hex(encodeManifest(m));
 }

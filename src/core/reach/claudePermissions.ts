@@ -1,24 +1,13 @@
 /**
- * Claude Code's permission rules, applied to the ORIGINAL command (docs/contracts.md §6.1,
- * "Approvals"). Claude Code checks its rules and its own safety heuristics against the command
- * after a PreToolUse rewrite, so a person's `Bash(node build.js:*)` would no longer match the
- * routed form, and the wrapper's braces and redirections trip heuristics the original does not.
- * The hook therefore decides for the original as the person's rules say:
- * - a `deny` or `ask` rule that matches the original: leave the command alone (Claude Code applies
- *   the rule to the command as written);
- * - every simple command of the original allowed by an `allow` rule: route and answer
- *   `permissionDecision: "allow"` (the person allowed exactly this);
- * - otherwise: route without a decision (Claude Code checks the routed form; it may ask where the
- *   original would not have: stated in the contract).
- * Rules come from the settings files Claude Code reads (user, project, project-local); rules
- * given on Claude Code's command line (`--allowedTools`) are not visible to a hook.
- * Pure: the hook reads the files and passes their texts.
+ * Claude Code checks its rules against the command after a PreToolUse rewrite, so a person's `Bash(node build.js:*)`
+ * would no longer match the routed form; the hook therefore decides for the ORIGINAL as the rules say
+ * (docs/contracts.md §6.1, "Approvals"): deny or ask leaves it alone, allow of every simple command routes with
+ * `allow`, else route without a decision. Rules given on Claude Code's command line are not visible to a hook. Pure.
  */
 
-/** What the rules say of one original command. */
 export type ClaudeVerdict = 'allow' | 'leave' | 'none';
 
-/** The `Bash(…)` rules of one settings text's `permissions` (malformed text: none). */
+/** Malformed text: none. */
 export function bashRulesOf(settingsText: string | undefined): { allow: string[]; deny: string[]; ask: string[] } {
   const out = { allow: [] as string[], deny: [] as string[], ask: [] as string[] };
   if (settingsText === undefined) return out;
@@ -42,7 +31,6 @@ export function bashRulesOf(settingsText: string | undefined): { allow: string[]
   return out;
 }
 
-/** True when one rule's pattern (`npm test`, `npm run:*`, `git diff *`, `*`) matches one simple command. */
 export function ruleMatches(pattern: string, command: string): boolean {
   const c = command.trim();
   const p = pattern.trim();
@@ -62,11 +50,7 @@ export function ruleMatches(pattern: string, command: string): boolean {
   return re.test(c);
 }
 
-/**
- * The simple commands of a command line, split at `&&`, `||`, `;`, `|` and `&` outside quotes;
- * undefined when the line holds anything a rule cannot speak for (command substitution,
- * process substitution, a newline, an unclosed quote).
- */
+/** Undefined when the line holds anything a rule cannot speak for (substitutions, a newline, an unclosed quote). */
 export function simpleCommands(line: string): string[] | undefined {
   if (/\$\(|`|<\(|>\(|\n/.test(line)) return undefined;
   const parts: string[] = [];
@@ -102,7 +86,7 @@ export function simpleCommands(line: string): string[] | undefined {
   return parts;
 }
 
-/** The rules' verdict on `command` (the settings texts in any order: deny and ask win over allow). */
+/** Deny and ask win over allow. */
 export function claudeVerdict(command: string, settingsTexts: readonly (string | undefined)[]): ClaudeVerdict {
   const rules = { allow: [] as string[], deny: [] as string[], ask: [] as string[] };
   for (const t of settingsTexts) {

@@ -1,29 +1,13 @@
 /**
- * Codex's own policy, applied to a command before the hook routes it (docs/contracts.md §6.1 "Approvals (Codex)").
- *
- * Codex (0.171) honours a `PreToolUse` rewrite only when the answer says `permissionDecision: "allow"` with
- * `updatedInput` (codex-rs/hooks/src/engine/output_parser.rs: "updatedInput without permissionDecision:allow" is
- * an invalid answer and ignored). That `allow` is the rewrite's marker, not an approval: Codex then runs the
- * rewritten command through its own approval policy and sandbox (codex-rs/core/src/hook_runtime.rs returns
- * `Continue { updated_input }` and nothing else). So what decides is whether the ROUTED form would behave as the
- * original under the session's policy, which the hook reads from the session's rollout (`transcript_path`, its
- * latest `turn_context`: the policy as Codex applied it, command-line flags included):
- * - the sandbox must let the command write the spool and the storage: `danger-full-access`, or `workspace-write`
- *   with the storage under one of its writable roots (the workspace, `writable_roots`, /tmp, $TMPDIR). In a
- *   read-only sandbox (Codex's default for `codex exec`) the spool cannot be written and the command would not
- *   run at all: it is left alone;
- * - the approval policy must not ask about commands by their text: `never`, `on-request` and `on-failure` run a
- *   sandboxed command without asking; `untrusted` asks for anything not on Codex's known-safe list, which a routed
- *   command never is (routing would add a prompt for `ls`): left alone, as is any granular policy;
- * - the person's exec-policy rules (`~/.codex/rules/*.rules`, `<project>/.codex/rules/*.rules`: `prefix_rule`s)
- *   match the command's words, which the routed form hides: a command with any program a rule names (or one
- *   whose simple commands cannot be told) is left for Codex to judge as written.
- * Pure: the command line reads the files and passes their texts.
+ * Codex honours a rewrite only with `permissionDecision: "allow"`, and that allow is no approval: Codex still runs
+ * the routed form through its own policy and sandbox (docs/contracts.md §6.1 "Approvals (Codex)"). So a command is
+ * routed only when the routed form behaves as the original under the session's policy (read from its rollout): the
+ * sandbox lets it write the spool, the approval policy does not judge commands by their text, and no exec-policy rule
+ * names its programs. Pure.
  */
 import * as path from 'node:path';
 import { simpleCommands } from './claudePermissions.js';
 
-/** The parts of a Codex `turn_context` the verdict reads. */
 export interface CodexTurn {
   readonly approvalPolicy: string;
   readonly sandbox: {
@@ -39,10 +23,7 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/**
- * The latest `turn_context` in a Codex rollout (JSON lines), or undefined. `text` may be the file's tail: a first
- * partial line simply does not parse.
- */
+/** `text` may be the file's tail: a first partial line simply does not parse. */
 export function latestCodexTurn(text: string): CodexTurn | undefined {
   const lines = text.split('\n');
   for (let i = lines.length - 1; i >= 0; i--) {
@@ -77,7 +58,7 @@ export function latestCodexTurn(text: string): CodexTurn | undefined {
   return undefined;
 }
 
-/** Every program name a rules text's `prefix_rule(pattern = [...])` starts with (alternatives included). */
+/** Alternatives included. */
 export function ruledPrograms(rulesText: string): Set<string> {
   const names = new Set<string>();
   // pattern = ["git", ...] or pattern = [["git", "hg"], ...]: the first element's strings.
@@ -94,9 +75,6 @@ const inside = (p: string, root: string): boolean => {
   return x === r || x.startsWith(r.endsWith(path.sep) ? r : r + path.sep);
 };
 
-/**
- * What the hook does with a Codex `Bash` call: route it (answering `allow` with the rewrite), or leave it, saying why.
- */
 export function codexVerdict(
   command: string,
   turn: CodexTurn | undefined,

@@ -1,14 +1,6 @@
 /**
- * The hook's decision for one agent hook event (docs/architecture.md §2.4), pure: the command line reads stdin, calls
- * `decideHook`, writes the answer. What each client sends and expects is its adapter's (src/core/reach/agents/, one
- * file per agent: `ToolRoute`); this file is what all of them share.
- * The rewritten command is the original text, verbatim, run as a group by the agent's own
- * shell with its two streams in a spool folder (src/core/reach/rewrite.ts): an output small
- * enough is given back as it was, a large one becomes the bounded observation
- * `evidence_runCommand` would have returned. Anything the hook does not clearly own is left
- * alone (no answer): other tools, background commands, commands already routed, commands that
- * end the shell or set errexit, commands that do not parse, what the agent's permission rules keep as written, and
- * everything when no storage is configured. A hook must never break the agent.
+ * The hook's decision for one event (docs/architecture.md §2.4), pure; each client's shapes are its adapter's
+ * (src/core/reach/agents/). Anything the hook does not clearly own is left alone: a hook must never break the agent.
  */
 import { ROUTES } from './agents/index.js';
 import type { HookContext, ToolRoute } from './agents/types.js';
@@ -17,7 +9,6 @@ import { quoteShellWord } from './shellQuote.js';
 
 export type { HookContext } from './agents/types.js';
 
-/** What to do with the event. */
 export type HookDecision =
   | { readonly action: 'none'; readonly reason: string }
   | {
@@ -38,9 +29,7 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/**
- * The first `n` shell words of a command: plain or single-quoted (enough to recognise how the command line is started).
- */
+/** Enough to recognise how the command line is started. */
 function leadingWords(command: string, n: number): string[] {
   const words: string[] = [];
   const re = /\s*(?:'([^']*)'|"([^"`\\]*)"|([^\s'"]+))(?=\s|$)/y;
@@ -52,13 +41,10 @@ function leadingWords(command: string, n: number): string[] {
   return words;
 }
 
-/** Interpreters the command line may be started with (`node cli.js`, the editor's own binary as Node). */
 const INTERPRETERS = new Set(['node', 'nodejs', 'code', 'code-insiders', 'code-server', 'electron']);
 const basename = (w: string): string => w.slice(w.lastIndexOf('/') + 1);
 
-/**
- * True when `command` is already a `capture` through some bounded-evidence command line (ours or another install's).
- */
+/** Ours or another install's. */
 export function isRouted(command: string, cli: string): boolean {
   const c = command.trimStart();
   if (c.startsWith(`${cli} capture `)) return true;
@@ -71,25 +57,21 @@ export function isRouted(command: string, cli: string): boolean {
   return ['bounded-evidence', 'cli.js'].includes(basename(program)) || /^\$\{?BOUNDED_EVIDENCE_CLI\}?$/.test(program);
 }
 
-/** The agent's session id as it names it. */
 function sessionOf(event: Record<string, unknown>): string | undefined {
   const s = event.session_id ?? event.sessionId;
   return typeof s === 'string' && s !== '' ? s : undefined;
 }
 
-/** The event's name: as the event says, or as the client whose shape it has tells it. */
 function eventNameOf(event: Record<string, unknown>): unknown {
   return event.hook_event_name ?? event.hookEventName ?? ROUTES.map((r) => r.eventName?.(event)).find((n) => n);
 }
 
-/** The route whose before-tool event this is (a route's narrower test first), or undefined. */
+/** A route's narrower test first. */
 function routeOf(event: Record<string, unknown>, name: unknown, tool: string): ToolRoute | undefined {
   return ROUTES.find((r) => r.event === name && r.tool === tool && (r.claims?.(event) ?? true));
 }
 
-/**
- * Decides what to answer to one parsed hook event. Never throws (a failing `prepare` is answered by `unkeptCommand`).
- */
+/** Never throws: a failing `prepare` is answered by `unkeptCommand`. */
 export function decideHook(event: unknown, ctx: HookContext): HookDecision {
   if (!isRecord(event)) return { action: 'none', reason: 'the event is not a JSON object' };
   if (ctx.storage === undefined || ctx.storage === '')
@@ -113,8 +95,8 @@ export function decideHook(event: unknown, ctx: HookContext): HookDecision {
     input.detach === true
   )
     return { action: 'none', reason: 'background commands stay in the terminal' };
-  // VS Code's run_in_terminal says `mode: 'async'` for a server or watcher it leaves running: capture would wait for it
-  // to end.
+  // VS Code's run_in_terminal says `mode: 'async'` for a server or watcher it leaves running: capture would wait for
+  // it to end.
   if (typeof input.mode === 'string' && /async|background|interactive/i.test(input.mode))
     return { action: 'none', reason: 'asynchronous or interactive commands stay in the terminal' };
   if (isRouted(command, ctx.cli) || isWrapped(command))
@@ -135,7 +117,7 @@ export function decideHook(event: unknown, ctx: HookContext): HookDecision {
     check = trial(false);
   }
   if (!check.ok) return { action: 'none', reason: check.reason };
-  // The permission rules are those of the agent recorded (`--agent codex` on an event of Claude Code's shape: Codex's).
+  // The rules are those of the agent recorded.
   const permit = ROUTES.find((r) => r.agent === agent && r.permit)?.permit?.(command, event, ctx);
   if (permit && !permit.route) return { action: 'none', reason: permit.reason };
   const allow = ctx.allow === true || permit?.allow === true;
@@ -149,7 +131,7 @@ export function decideHook(event: unknown, ctx: HookContext): HookDecision {
       ...(read !== undefined ? { read } : {}),
     });
     const line = route.oneLine?.(spool, ctx);
-    // The one-line form sources the script from the spool, where `lead` is not needed (`.` is its first command).
+    // The one-line form sources the script from the spool, where `lead` is not needed.
     if (line) ctx.writeRun?.(spool, wrapCommand(command, { spool, cli: ctx.cli, wholeBytes, sameLine }));
     rewritten = line ?? wrapCommand(command, { spool, cli: ctx.cli, wholeBytes, lead, sameLine });
   } catch (e) {
@@ -162,7 +144,6 @@ export function decideHook(event: unknown, ctx: HookContext): HookDecision {
   return { action: 'rewrite', agent, command: rewritten, answer };
 }
 
-/** After-tool events: a large response of any tool becomes evidence (when the setting asks for it). */
 function decidePost(event: Record<string, unknown>, toolName: string, ctx: HookContext): HookDecision {
   if (!ctx.recordPostToolUse) return { action: 'none', reason: 'PostToolUse recording is off' };
   const raw = event.tool_response ?? event.toolResponse ?? event.tool_result ?? event.toolResult;
@@ -173,7 +154,7 @@ function decidePost(event: Record<string, unknown>, toolName: string, ctx: HookC
   const threshold = ctx.largeResultBytes ?? 4096;
   if (Buffer.byteLength(response, 'utf8') <= threshold)
     return { action: 'none', reason: `the response is not over ${threshold} bytes` };
-  // Told by the event's shape; what no route claims is the one route with an after-tool event and no test of its own.
+  // What no route claims goes to the one route with an after-tool event and no test of its own.
   const route =
     ROUTES.find((r) => r.recordsAfter?.(event)) ?? ROUTES.find((r) => r.after !== undefined && !r.recordsAfter);
   const agent = ctx.agent ?? route?.agent ?? 'unknown';
@@ -181,8 +162,7 @@ function decidePost(event: Record<string, unknown>, toolName: string, ctx: HookC
 }
 
 /**
- * Fail open (docs/contracts.md §6.1): the storage cannot be written, so the command runs as a
- * group in the agent's shell with its output untouched, followed by one line on stderr; the
+ * Fail open (docs/contracts.md §6.1): the command runs as a group, output untouched, then one line on stderr; the
  * exit status stays the command's.
  */
 export function unkeptCommand(command: string, reason: string): string {

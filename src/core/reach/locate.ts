@@ -1,9 +1,6 @@
 /**
- * Where the product and a folder's evidence storage are found on THIS machine, at run time (docs/contracts.md §6.2
- * "Portable project files"). A project file a repository commits names neither: its hook command is
- * `portableCommand`, a few words of POSIX sh that look for the command line where each machine keeps it and exit 0
- * saying nothing when it is not there (every client then runs the tool call as written); the hook then finds the
- * storage with `findStorage`.
+ * Where the product and a folder's storage are found on THIS machine, at run time, so a committed project file names
+ * neither (docs/contracts.md §6.2 "Portable project files").
  */
 import { createHash } from 'node:crypto';
 import { existsSync, promises as fsp, readFileSync } from 'node:fs';
@@ -12,25 +9,19 @@ import { replaceFileText } from '../files/localFile.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/**
- * The per-user state folder (`$XDG_STATE_HOME/bounded-evidence`, else `~/.local/state/bounded-evidence`); undefined
- * without a home.
- */
+/** Undefined without a home. */
 export function userStateDir(env: Env, home = env.HOME): string | undefined {
   const base = env.XDG_STATE_HOME || (home ? path.join(home, '.local', 'state') : undefined);
   return base ? path.join(base, 'bounded-evidence') : undefined;
 }
 
-/** The command line the editor leaves for terminals outside it: `<state>/bin/bounded-evidence` (a copy of its shim). */
+/** A copy of the editor's shim for terminals outside it. */
 export const STATE_CLI = path.join('bin', 'bounded-evidence');
-/** The folder → storage map (the editor writes it in its own storage and in the state folder). */
 const WORKSPACES_FILE = 'workspaces.json';
 
 /**
- * The places `portableCommand` looks, in order: the editor's shim in a VS Code terminal or extension host
- * (`BOUNDED_EVIDENCE_CLI`), the installed command line on PATH, the copy of the shim the editor keeps in the
- * per-user state folder (a terminal outside the editor on a machine with the extension). Each is run only when it
- * is an executable file: `command -v` alone says yes to a file that is not executable in some shells.
+ * Each is run only when it is an executable file: `command -v` alone says yes to a non-executable file in some
+ * shells.
  */
 const FINDER =
   'for be in "${BOUNDED_EVIDENCE_CLI-}" "$(command -v bounded-evidence)" ' +
@@ -38,9 +29,8 @@ const FINDER =
   'do [ -f "$be" ] && [ -x "$be" ] && exec "$be"';
 
 /**
- * The sh text a committed project file holds to start the command line with `words` (fixed words: no quoting
- * needed, checked). Nothing in it reads stdin, so the event the client pipes reaches the command line whole; when no
- * command line is found it ends with `exit 0` and prints nothing.
+ * Nothing in it reads stdin, so the piped event reaches the command line whole; with no command line found it exits 0
+ * and prints nothing.
  */
 export function portableCommand(words: readonly string[]): string {
   for (const w of words)
@@ -48,22 +38,19 @@ export function portableCommand(words: readonly string[]): string {
   return `${FINDER} ${words.join(' ')}; done; exit 0`;
 }
 
-/** True for a command `portableCommand` wrote (any words). */
 export function isPortableCommand(command: unknown): boolean {
   return typeof command === 'string' && command.startsWith(FINDER);
 }
 
-/** The words after the finder in a portable command (`hook --agent claude`), or undefined. */
 export function portableWords(command: string): string[] | undefined {
   if (!isPortableCommand(command)) return undefined;
   const m = /^ ([^;]*); done; exit 0$/.exec(command.slice(FINDER.length));
   return m ? m[1]!.split(' ').filter(Boolean) : undefined;
 }
 
-/** How a storage was found (doctor says which). */
+/** Doctor says which. */
 export type StorageSource = 'flag' | 'environment' | 'editor' | 'default';
 
-/** The folder a default storage is keyed by: the nearest folder at or above `cwd` holding `.git`, else `cwd`. */
 export function projectRootOf(cwd: string, exists: (p: string) => boolean = existsSync): string {
   let dir = path.resolve(cwd);
   for (;;) {
@@ -75,9 +62,8 @@ export function projectRootOf(cwd: string, exists: (p: string) => boolean = exis
 }
 
 /**
- * The storage a folder gets outside the editor: `$XDG_DATA_HOME/bounded-evidence/workspaces/<name>-<16 hex>` (default
- * `~/.local/share/…`), the hex of the sha256 of the project root; the same folder for the hook, the command line and
- * the MCP server of every agent on this machine, so they share one tenant. Undefined without a home.
+ * Keyed by the project root, so the hook, the command line and every agent's MCP server share one tenant. Undefined
+ * without a home.
  */
 export function defaultStorageFor(env: Env, cwd: string, exists?: (p: string) => boolean): string | undefined {
   const data = env.XDG_DATA_HOME || (env.HOME ? path.join(env.HOME, '.local', 'share') : undefined);
@@ -88,7 +74,6 @@ export function defaultStorageFor(env: Env, cwd: string, exists?: (p: string) =>
   return path.join(data, 'bounded-evidence', 'workspaces', `${name}-${hash}`);
 }
 
-/** The storage mapped to the longest folder containing `cwd` in a `workspaces.json`, or undefined. */
 function mappedStorage(mapFile: string, cwd: string): string | undefined {
   let map: unknown;
   try {
@@ -106,11 +91,7 @@ function mappedStorage(mapFile: string, cwd: string): string | undefined {
   return best?.[1];
 }
 
-/**
- * The storage for work in `cwd`: `--storage`, else `BOUNDED_EVIDENCE_STORAGE` (VS Code's terminals), else the editor's
- * map (`$BOUNDED_EVIDENCE_HOME/workspaces.json`, then the state folder's copy), else the default storage of the
- * folder. Undefined only without a home.
- */
+/** Undefined only without a home. */
 export function findStorage(
   env: Env,
   cwd: string | undefined,
@@ -128,7 +109,7 @@ export function findStorage(
   return dir ? { dir, source: 'default' } : undefined;
 }
 
-/** Records `folder → storage` in `<dir>/workspaces.json` (other folders' entries kept; written through a rename). */
+/** Other folders' entries kept; written through a rename. */
 export async function recordWorkspace(dir: string, folder: string, storage: string): Promise<void> {
   const file = path.join(dir, WORKSPACES_FILE);
   let map: Record<string, string> = {};

@@ -1,39 +1,31 @@
 /**
- * The shim `BOUNDED_EVIDENCE_CLI` names (docs/architecture.md §2.4): a small POSIX sh script in the extension's global
- * storage that runs the installed extension's dist/cli.js with the Node the editor itself runs on, so the command line
- * works on a machine with no Node on PATH, and rewritten commands never depend on PATH. The extension rewrites it on
- * every activation; between an update and the next activation the recorded paths may be gone, so it falls back to the
- * newest installed copy of the extension beside the recorded one, and to `node` on PATH.
+ * The shim `BOUNDED_EVIDENCE_CLI` names (docs/architecture.md §2.4): it runs dist/cli.js with the editor's own Node,
+ * so the command line works without Node on PATH. After an update the recorded paths may be gone, so it falls back to
+ * the newest installed copy, then `node` on PATH.
  */
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { ROUTES } from './agents/index.js';
 import { quoteShellWord } from './shellQuote.js';
 
-/** What the shim is written with. */
 export interface ShimInputs {
-  /** The editor's Node (`process.execPath`: Electron run as Node, or the server's node). */
+  /** Electron run as Node, or the server's node. */
   readonly node: string;
-  /** True when `node` is Electron and needs `ELECTRON_RUN_AS_NODE=1`. */
   readonly electron: boolean;
-  /** dist/cli.js of the running extension. */
   readonly cli: string;
-  /** The folder holding installed extensions, and the prefix of this extension's folders in it (`publisher.name-`). */
   readonly extensionsDir: string;
   readonly folderPrefix: string;
-  /** The extension's global storage (exported as BOUNDED_EVIDENCE_HOME: the hook finds workspaces.json there). */
+  /** Exported as BOUNDED_EVIDENCE_HOME: the hook finds workspaces.json there. */
   readonly home: string;
 }
 
 /**
- * What the prefilter looks for: each routed tool's fragment of its event (src/core/reach/agents/, `prefilter`). VS Code
- * runs a hook on every tool call (its hook files take no matcher), so an event that holds none of them is answered
- * (nothing) by the shell alone, in ~2 ms, without starting Node; only with `--record-post-tool-use` does every event
- * reach the command line.
+ * VS Code runs a hook on every tool call, so an event holding none of the routed tools' fragments is answered by the
+ * shell alone, without starting Node.
  */
 export const PREFILTER_PATTERNS: readonly string[] = [...new Set(ROUTES.map((r) => r.prefilter))];
 
-/** The script (src/core/reach/shim.sh): put into the bundles by esbuild.js, read beside this file from the sources. */
+/** Put into the bundles by esbuild.js, read beside this file from the sources. */
 declare const BOUNDED_EVIDENCE_SHIM_SH: string | undefined;
 function shimSource(): string {
   return typeof BOUNDED_EVIDENCE_SHIM_SH === 'string'
@@ -42,16 +34,14 @@ function shimSource(): string {
 }
 
 /**
- * Flags the shim starts plain Node with. A capture streams its output through 64 KiB buffers that
- * die young; Node 24's V8 lets the young generation grow to 32 MiB a semi-space under that load
- * (a 1 GB capture peaked ~70 MiB above a one-line one, against ~35 MiB with 1 MiB), at no cost in
- * time measured (4.60 vs 4.62 s for 1 GB). Not passed to Electron run as Node.
+ * A capture's buffers die young, and V8 grows the young generation under that load; a small semi-space keeps a large
+ * capture's peak down at no measured cost in time (docs/measured.md). Not passed to Electron.
  */
 export const NODE_FLAGS: readonly string[] = ['--max-semi-space-size=1'];
 
-/** The script's text: shim.sh with its `@NAME@` values filled in, each single-quoted (injection-proof). */
+/** Each value single-quoted: injection-proof. */
 export function shimScript(i: ShimInputs): string {
-  // The sh prefilter splits the list on spaces and matches each fragment as a literal: no blank, quote or pattern byte.
+  // The sh prefilter matches each fragment as a literal: no blank, quote or pattern byte.
   for (const p of PREFILTER_PATTERNS)
     if (!/^[^\s'*?[\]\\]+$/.test(p)) throw new Error(`a prefilter fragment sh cannot hold: ${p}`);
   const values: Record<string, string> = {

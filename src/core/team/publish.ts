@@ -1,9 +1,7 @@
 /**
- * Publishing recorded runs to a team store (docs/contracts.md §7.1). Per run: every blob its records name is read
- * back verified from the local store and put under its sha256 with its manifest under the manifest's own sha256,
- * each only when the bucket lacks it (HEAD first: whoever stored it, the bytes are the same); then the run's log.
- * A publish stopped anywhere before the log leaves the run unlisted, and the next publish finds the blobs there and
- * writes only what is missing.
+ * Publishing runs to a team store (docs/contracts.md §7.1): each blob and manifest only where the bucket lacks it,
+ * then the run's log last, so a publish stopped anywhere leaves the run unlisted and the next one writes only what is
+ * missing.
  */
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
@@ -17,27 +15,23 @@ import { parseRunLog } from '../runs/log/runLog.js';
 import type { StoredContent } from '../runs/log/records.js';
 import type { TeamBucket } from './teamBucket.js';
 
-/** The local store a run is published from. */
 export interface PublishSource {
-  /** `<storage>/evidence/logs`. */
   readonly logsDir: string;
   readonly tenant: string;
-  /** Where the run's blobs are (undefined: only inline outputs can be published). */
+  /** undefined: only inline outputs can be published. */
   readonly blobs: BlobStore | undefined;
 }
 
-/** What one run's publish did. */
 export interface PublishReport {
   readonly runId: string;
-  /** `present`: the run was published before (by this or another publisher); its log was left as it was. */
+  /** `present`: published before, by anyone; its log was left as it was. */
   readonly run: 'written' | 'present';
   readonly blobsUploaded: number;
   readonly blobsPresent: number;
-  /** Bytes put: blobs, manifests and the log. */
   readonly bytesUploaded: number;
 }
 
-/** Publishes one finished run of `source`; throws a sentence (the run stays local whatever happens). */
+/** Throws a sentence; the run stays local whatever happens. */
 export async function publishRun(source: PublishSource, bucket: TeamBucket, runId: string): Promise<PublishReport> {
   const log = await readLocalLog(source, runId);
   const parsed = parseRunLog(Buffer.from(log.buffer, log.byteOffset, log.byteLength), runId);
@@ -60,21 +54,17 @@ export async function publishRun(source: PublishSource, bucket: TeamBucket, runI
   return { runId, run, blobsUploaded, blobsPresent, bytesUploaded };
 }
 
-/**
- * The run's log as it is on disk, whole lines; a run id that is not one safe segment is refused before any path is
- * built.
- */
+/** A run id that is not one safe segment is refused before any path is built. */
 async function readLocalLog(source: PublishSource, runId: string): Promise<Uint8Array> {
   if (!/^run-[A-Za-z0-9-]{1,120}$/.test(runId)) throw new EvidenceError('invalidArgument', 'not a run id');
   const file = path.join(source.logsDir, source.tenant, `${runId}.jsonl`);
   const bytes = await fsp.readFile(file).catch(() => {
     throw new EvidenceError('invalidArgument', `no run ${runId} in this storage`);
   });
-  // Whole lines only: another process may be appending a note (`call_shown`) to a finished run right now.
+  // Whole lines only: another process may be appending a note to a finished run right now.
   return bytes.subarray(0, bytes.lastIndexOf(10) + 1);
 }
 
-/** Every blob the records name (results and attachments kept as `blob`), with its key in the local store. */
 function* blobsOf(
   records: ReturnType<typeof parseRunLog>['records'],
   tenant: string,
@@ -90,10 +80,7 @@ function* blobsOf(
   }
 }
 
-/**
- * Puts one blob and its manifest where the bucket lacks them; returns the bytes put (0: both were there). The bytes
- * are read through the verified reader, so a local blob that no longer matches its record is never published.
- */
+/** Read through the verified reader, so a local blob that no longer matches its record is never published. */
 async function publishBlob(
   source: PublishSource,
   bucket: TeamBucket,

@@ -1,9 +1,7 @@
 /**
- * The blobs of a team store as a read-only `BlobStore`, so a team run is read by the same `RunStore` reader as a local
- * one (docs/contracts.md §7.2). A run store asks for `{ tenant, runId, callId[.slot][._manifest] }`; the address in
- * the bucket is found in that run's own records, mirrored on this machine from the bucket (the record's `sha256`
- * for the bytes, its `manifestDigest` for the sidecar). No part of the key the reader asks with, and nothing a model
- * sent, becomes part of an S3 key: only 64 hex digits a record holds do.
+ * A team store's blobs as a read-only `BlobStore`, so a team run is read by the same reader as a local one
+ * (docs/contracts.md §7.2). Bucket addresses come only from the mirrored records' digests: nothing a model sent
+ * becomes part of an S3 key.
  */
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
@@ -15,20 +13,17 @@ import { Lru } from '../lru.js';
 import { parseRunLog } from '../runs/log/runLog.js';
 import type { TeamBucket } from './teamBucket.js';
 
-/** Runs whose blob addresses are held (the inspector and a model read a few runs at a time). */
+/** The inspector and a model read a few runs at a time. */
 const RUNS_HELD = 64;
 
-/** Where a run's blobs are: per call segment (`<callId>` or `<callId>.<slot>`), the sha256 and manifest digest. */
 type RunBlobs = ReadonlyMap<string, { readonly sha256: string; readonly manifestDigest: string }>;
 
-/** Read-only blobs of one team store, addressed through the mirrored records under `logsDir`. */
 export class TeamBlobStore implements BlobStore {
   readonly kind = 's3' as const;
   private readonly runs = new Lru<string, RunBlobs>({ maxEntries: RUNS_HELD });
 
   constructor(
     private readonly bucket: TeamBucket,
-    /** `<mirror>/logs`: `<tenant>/<runId>.jsonl` as published. */
     private readonly logsDir: string,
   ) {}
 
@@ -56,7 +51,7 @@ export class TeamBlobStore implements BlobStore {
     return readOnly();
   }
 
-  /** The bucket key of a reader's key, from the run's records; a call the records do not keep as a blob is missing. */
+  /** A call the records do not keep as a blob is missing. */
   private async address(key: BlobKey): Promise<BlobKey> {
     validateBlobKey(key);
     const sidecar = key.callId.endsWith(MANIFEST_SUFFIX);

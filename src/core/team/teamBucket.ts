@@ -1,14 +1,7 @@
 /**
- * A team store's objects on S3 (docs/contracts.md §7.1). Every key is built here from validated parts, under the
- * store's prefix only:
- *
- * - `<prefix>blobs/<2 hex>/<sha256>`: an output's bytes, addressed by their sha256;
- * - `<prefix>manifests/<2 hex>/<sha256>`: a manifest sidecar, addressed by its own sha256 (the record's
- *   `manifestDigest`), so two publishers of one output can never write two different objects under one key;
- * - `<prefix>runs/<runId>.jsonl`: a run's log, written after every blob it names, with its sha256 as metadata.
- *
- * Listing `runs/` is the list of complete runs. Writes HEAD first and skip what is there; the run log is put with
- * `If-None-Match: *` where the server honours it, so a run already published is never replaced.
+ * A team store's objects on S3 (docs/contracts.md §7.1), every key built here from validated parts. Blobs and
+ * manifests are addressed by their own sha256, so two publishers can never write different objects under one key; a
+ * run's log comes last, so listing `runs/` lists complete runs, and it is never replaced.
  */
 import {
   GetObjectCommand,
@@ -23,21 +16,18 @@ import { EvidenceError } from '../errors.js';
 import { sha256Hex } from '../integrity/sha256.js';
 import type { TeamCredentials, TeamLocation } from './teamLocation.js';
 
-/** A run log larger than this is not a run log of ours (records only; outputs are blobs). */
+/** Records only: outputs are blobs. */
 const MAX_RUN_LOG_BYTES = 64 * 1024 * 1024;
 
 const HEX64 = /^[0-9a-f]{64}$/;
 const RUN_ID = /^run-[A-Za-z0-9-]{1,120}$/;
 
-/** One listed run: its id and the size of its log object. */
 export interface ListedRun {
   readonly runId: string;
   readonly sizeBytes: number;
 }
 
-/** The bucket side of one team store. */
 export class TeamBucket {
-  /** Blobs and manifests as a `BlobStore` (streamed multipart puts, ranged reads). */
   readonly objects: S3BlobStore;
   private readonly client: S3Client;
 
@@ -63,25 +53,20 @@ export class TeamBucket {
     });
   }
 
-  /** The key of an output's bytes (a sha256 only: nothing else ever becomes part of it). */
+  /** A sha256 only: nothing else ever becomes part of it. */
   blobKey(sha256: string): BlobKey {
     return hexKey('blobs', sha256);
   }
 
-  /** The key of a manifest sidecar, by its own sha256. */
   manifestKey(digest: string): BlobKey {
     return hexKey('manifests', digest);
   }
 
-  /** True when an object is stored under `key` (HEAD). */
   async has(key: BlobKey): Promise<boolean> {
     return (await this.objects.size(key)) !== undefined;
   }
 
-  /**
-   * Puts a run's log unless one is there: `written`, or `present` (published before, by anyone). The log is the
-   * last object of a publish, so a run is listed only once everything it names is stored.
-   */
+  /** The log is the last object of a publish, so a run is listed only once everything it names is stored. */
   async putRun(runId: string, log: Uint8Array): Promise<'written' | 'present'> {
     const Key = this.runKey(runId);
     if (await this.headRun(Key)) return 'present';
@@ -106,8 +91,8 @@ export class TeamBucket {
   }
 
   /**
-   * Every run log under the prefix, in key order, a page of up to 1,000 at a time. ListObjects with the last key as
-   * the marker: every S3-compatible server pages it the same way (s3rver 3.7.1 fails a truncated ListObjectsV2 page).
+   * ListObjects with the last key as marker: every S3-compatible server pages it the same way (s3rver fails a
+   * truncated ListObjectsV2 page).
    */
   async *runs(): AsyncGenerator<ListedRun> {
     const Prefix = `${this.location.prefix}runs/`;
@@ -131,7 +116,7 @@ export class TeamBucket {
     }
   }
 
-  /** A run's log, checked against the sha256 it was published with; a changed or cut object is a digest mismatch. */
+  /** A changed or cut object is a digest mismatch. */
   async getRun(runId: string): Promise<Uint8Array> {
     let got;
     try {
@@ -147,7 +132,6 @@ export class TeamBucket {
     return body;
   }
 
-  /** Releases the HTTP connections. */
   dispose(): void {
     this.objects.dispose();
     this.client.destroy();
@@ -169,7 +153,6 @@ export class TeamBucket {
   }
 }
 
-/** `<kind>/<2 hex>/<64 hex>` as a blob key; anything but 64 lowercase hex digits is refused. */
 function hexKey(kind: 'blobs' | 'manifests', hex: string): BlobKey {
   if (!HEX64.test(hex)) throw new EvidenceError('digestMismatch');
   return validateBlobKey({ tenant: kind, runId: hex.slice(0, 2), callId: hex });
@@ -180,7 +163,7 @@ function statusOf(e: unknown): number | undefined {
   return typeof s === 'number' ? s : undefined;
 }
 
-/** An SDK failure as a sentence that names no key, endpoint or credential (as the S3 blob store's). */
+/** Names no key, endpoint or credential. */
 function safeError(e: unknown): EvidenceError {
   if (e instanceof EvidenceError) return e;
   const name = (e as { name?: unknown } | null)?.name;

@@ -1,16 +1,13 @@
 /**
- * Reading a handle where it was minted (docs/contracts.md §7.2): this machine's store first, then each team store
- * the person added. A handle neither knows is refused with the one access-denied sentence; nothing tells a model
- * which stores were asked.
+ * This machine's store first, then each team store (docs/contracts.md §7.2); a handle none knows gets the one
+ * access-denied sentence, telling a model nothing of which stores were asked.
  */
 import { EvidenceError } from '../errors.js';
 import type { ReadOptions, ReadScope, ReadToolOutputArgs, ReadToolOutputResult, RunStoreApi } from '../runs/types.js';
 import type { TeamStore } from './teamStore.js';
 
-/** What `read_tool_output` reads through. */
 export type HandleReader = Pick<RunStoreApi, 'readToolOutput'>;
 
-/** A reader that tries `local`, then each of `teams`, for a handle `local` refuses as unknown. */
 export function readThrough(local: HandleReader, teams: readonly TeamStore[]): HandleReader {
   if (teams.length === 0) return local;
   return {

@@ -1,11 +1,6 @@
-/**
- * `evidence_search` over this storage and the team stores (docs/contracts.md §7.2): one answer from several, this
- * storage's matches first (each store's own newest first), the totals summed so that `total_matches` stays honest,
- * and `complete: false` when any store's time limit stopped its search.
- */
+/** One answer from several stores (docs/contracts.md §7.2), totals summed so `total_matches` stays honest. */
 import type { SearchAllResult } from '../runs/reading/searchAll.js';
 
-/** The answers of several stores as one, at most `limit` matches. */
 export function mergeSearches(results: readonly SearchAllResult[], limit: number): SearchAllResult {
   const [first, ...rest] = results;
   if (!first || rest.length === 0) return first!;

@@ -1,11 +1,7 @@
 /**
- * A team store opened read-only on this machine (docs/contracts.md §7.2): the bucket's run logs mirrored into
- * `<dir>/logs/<tenant>/<runId>.jsonl` and indexed there by the same SQLite catalog as local runs (one `RunStore` per
- * publishing tenant), their bytes read from the bucket through `TeamBlobStore` and verified like every byte.
- *
- * A sync lists `runs/` under the prefix and fetches only the logs not mirrored yet; a log whose bytes do not hash to
- * the sha256 it was published with, that is not one finished run of the id its key names, is refused (and reported,
- * never mirrored). Handles resolve only through these mirrored records.
+ * A team store opened read-only (docs/contracts.md §7.2): the bucket's run logs mirrored and indexed by the same
+ * catalog as local runs, their bytes read from the bucket and verified. A log that does not hash to its published
+ * sha256 or is not one finished run is refused, never mirrored.
  */
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
@@ -27,40 +23,31 @@ import { TeamBlobStore } from './teamBlobStore.js';
 import type { TeamBucket } from './teamBucket.js';
 import { teamStoreId, type TeamCredentials, type TeamLocation } from './teamLocation.js';
 
-/** Logs fetched at once during a sync. */
 const FETCHES_IN_FLIGHT = 8;
 
-/** A handle that no mirrored record mints asks for a new listing at most this often (a teammate's new run). */
+/** For a teammate's new run. */
 const RESYNC_ON_MISS_MS = 5_000;
 
-/** What opening a team store needs. */
 export interface TeamStoreOptions {
-  /** How people name it (the configured name, or its URI). */
   readonly name: string;
   readonly location: TeamLocation;
-  /** `<storage>/evidence/team`: each store's mirror is a folder of its own under it. */
   readonly teamDir: string;
   readonly reader?: Partial<ReaderLimits>;
   /** Access keys from the caller (the editor's SecretStorage); absent: the location's profile or the default chain. */
   readonly credentials?: TeamCredentials;
 }
 
-/** What one sync did. */
 export interface TeamSyncReport {
-  /** Runs listed under the prefix. */
   readonly listed: number;
-  /** Runs fetched and indexed now. */
   readonly added: number;
-  /** Runs whose log was refused (changed, cut, swapped, not a finished run): never indexed. */
+  /** Changed, cut, swapped, not a finished run: never indexed. */
   readonly refused: readonly string[];
 }
 
-/** A team run as listed: the run and the store it is in. */
 export interface TeamRunSummary extends RunSummary {
   readonly store: string;
 }
 
-/** One team store, read-only. */
 export class TeamStore {
   private readonly tenants = new Map<string, RunStore>();
   private readonly mirrored = new Set<string>();
@@ -76,7 +63,7 @@ export class TeamStore {
     private readonly reader: Partial<ReaderLimits> | undefined,
   ) {}
 
-  /** Opens the mirror (creating it) and the catalogs of the tenants already mirrored; nothing is listed yet. */
+  /** Nothing is listed yet. */
   static async open(options: TeamStoreOptions): Promise<TeamStore> {
     // Loaded here only: the S3 SDK's start-up is paid by whoever opens a team store.
     const { TeamBucket } = await import('./teamBucket.js');
@@ -93,12 +80,11 @@ export class TeamStore {
     return store;
   }
 
-  /** Runs refused by the syncs of this process (marked in lists). */
   get refused(): ReadonlySet<string> {
     return this.refusedRuns;
   }
 
-  /** Lists the bucket's runs and mirrors the new ones; one sync at a time. */
+  /** One sync at a time. */
   sync(): Promise<TeamSyncReport> {
     this.syncing ??= this.syncOnce().finally(() => {
       this.lastSync = Date.now();
@@ -107,7 +93,6 @@ export class TeamStore {
     return this.syncing;
   }
 
-  /** Every mirrored run, newest first, with this store's name. */
   async listRuns(): Promise<TeamRunSummary[]> {
     const all: TeamRunSummary[] = [];
     for (const runs of this.tenants.values())
@@ -115,7 +100,7 @@ export class TeamStore {
     return all.sort((a, b) => (a.startedAt < b.startedAt ? 1 : a.startedAt > b.startedAt ? -1 : 0));
   }
 
-  /** The newest `limit` mirrored runs (the catalogs' newest-first index, no log read): a list's first page. */
+  /** From the catalogs' index, no log read. */
   async firstPage(limit: number): Promise<TeamRunSummary[]> {
     const all: TeamRunSummary[] = [];
     for (const runs of this.tenants.values())
@@ -123,21 +108,18 @@ export class TeamStore {
     return all.sort((a, b) => (a.startedAt < b.startedAt ? 1 : a.startedAt > b.startedAt ? -1 : 0)).slice(0, limit);
   }
 
-  /** The run stores of the publishing tenants (for a search over every kept output). */
   runStores(): RunStore[] {
     return [...this.tenants.values()];
   }
 
-  /** The run stores once a listing in flight (the first, at start-up) has ended, whatever its outcome. */
   async searchable(): Promise<RunStore[]> {
     await this.syncing?.catch(() => undefined);
     return this.runStores();
   }
 
   /**
-   * `read_tool_output` over this store's runs. A handle no mirrored record mints is looked for once more after a new
-   * listing (a teammate may have published it since), then refused with the usual sentence. A blob the records name
-   * but the bucket lacks is an error naming the run.
+   * A handle no mirrored record mints is looked for once more after a new listing, then refused with the usual
+   * sentence.
    */
   async readToolOutput(
     args: ReadToolOutputArgs,
@@ -147,7 +129,6 @@ export class TeamStore {
     return this.withRun(args.handle, (runs) => runs.readToolOutput(args, scope, options));
   }
 
-  /** Verified byte access behind a team handle (Verify, export). */
   async openHandle(handle: string): Promise<HandleSource> {
     const src = await this.withRun(handle, (runs) => runs.openHandle(handle));
     return { ...src, store: this.name };
@@ -160,7 +141,6 @@ export class TeamStore {
     return undefined;
   }
 
-  /** Closes the catalogs and the bucket's connections. */
   close(): void {
     for (const runs of this.tenants.values()) runs.close();
     this.bucket.dispose();
@@ -170,7 +150,7 @@ export class TeamStore {
     if (typeof handle !== 'string') throw accessDenied();
     let owner = await this.ownerOf(handle);
     if (!owner && Date.now() - this.lastSync >= RESYNC_ON_MISS_MS) {
-      // A store that cannot be listed now answers as one that never minted the handle: a model learns nothing of it.
+      // A store that cannot be listed answers as one that never minted the handle: a model learns nothing of it.
       const synced = await this.sync().then(
         () => true,
         () => false,
@@ -190,7 +170,6 @@ export class TeamStore {
     }
   }
 
-  /** The tenant store whose records mint `handle`, and the run; undefined when none does. */
   private async ownerOf(handle: string): Promise<{ runs: RunStore; runId: string } | undefined> {
     for (const runs of this.tenants.values()) {
       const entry = await runs.resolve(handle).catch((e: unknown) => {
@@ -248,7 +227,6 @@ export class TeamStore {
     return { listed, added, refused };
   }
 
-  /** Fetches and checks one run's log and mirrors it; its tenant, or undefined when the log is refused. */
   private async fetchRun(runId: string): Promise<string | undefined> {
     let bytes: Uint8Array;
     try {

@@ -1,12 +1,7 @@
 /**
- * The one call runner every front end uses (docs/architecture.md §1): validate the
- * input with the table's validator, let the front end refuse what only it can (the
- * editor's Restricted Mode), open the call's run or join the run it was announced in,
- * perform the call, finish a run opened here with the call's status, and answer with
- * bounded text. Failures become one `error: …` sentence here, at this one boundary
- * (docs/contracts.md §5.1): an `EvidenceError`'s own sentence, else a fixed one with the
- * cause sent to the log. A cancelled call (its signal aborted) rethrows, so each front
- * end reports cancellation its own way; its run is finished as `cancelled` first.
+ * The one call runner every front end uses (docs/architecture.md §1). Failures become one `error: …` sentence at
+ * this one boundary (docs/contracts.md §5.1); a cancelled call rethrows after finishing its run as `cancelled`, so
+ * each front end reports cancellation its own way.
  */
 import { EvidenceError, isStorageFull, STORAGE_FULL_RESULT } from '../errors.js';
 import type { CallOutcome, RunApi as Run, RunFinishStatus, RunSource } from '../runs/types.js';
@@ -15,34 +10,28 @@ import { EvidenceToolNames } from './inputs.js';
 import { EvidenceToolTable, type EvidenceToolName } from './table.js';
 import type { EvidenceToolDef, OpenRun, PerformCall, ToolCallContext } from './toolDef.js';
 
-/** The answer to a call that failed for a reason the model cannot act on (the cause goes to the log). */
+/** The model cannot act on it; the cause goes to the log. */
 const STORAGE_FAILURE = 'error: the evidence storage failed; try again later';
 
-/** What a front end adds to a call. */
 export interface CallFrontEnd {
-  /** The run this call was announced in (the participant's): joined, and finished by its owner, not here. */
+  /** Joined, and finished by its owner, not here. */
   readonly join?: () => Run | undefined;
-  /** Prefix of the label of a run opened for the call (`mcp ` in the MCP server). */
   readonly labelPrefix?: string;
-  /** Who a run opened for the call is recorded as started by (docs/contracts.md §2.2.1); absent reads as `tool`. */
+  /** docs/contracts.md §2.2.1; absent reads as `tool`. */
   readonly source?: RunSource;
-  /** A refusal only this front end makes (a sentence, without `error: `), after validation. */
+  /** A sentence without `error: `, after validation. */
   readonly precheck?: () => string | undefined;
-  /** Performs a tool the table leaves to the front end (`evidence_invokeTool` in the editor). */
+  /** `evidence_invokeTool` in the editor. */
   readonly perform?: PerformCall<never>;
-  /** False when the answer goes to a person, not a model (the palette's command): nothing is noted as shown. */
+  /** False when the answer goes to a person: nothing is noted as shown. */
   readonly toModel?: boolean;
 }
 
-/** What a call answered. */
 export interface CallAnswer {
-  /** The model-facing text, under 8 KiB. */
+  /** Under 8 KiB. */
   readonly text: string;
-  /** True when `text` is an `error: …` sentence. */
   readonly isError: boolean;
-  /** The run the call was recorded in, if it opened or joined one. */
   readonly runId?: string;
-  /** The recorded call, when the tool reports it (commands). */
   readonly outcome?: CallOutcome;
 }
 
@@ -50,11 +39,7 @@ function answer(text: string, extra: Omit<CallAnswer, 'text' | 'isError'> = {}):
   return { text: boundModelText(text), isError: text.startsWith('error:'), ...extra };
 }
 
-/**
- * Notes what the model is handed (docs/contracts.md §2.14): the answer of a call this runner
- * recorded (its first view), or a `read_tool_output` reply over a handle (a read back).
- * Refusals are not noted: they show the model nothing of any output.
- */
+/** docs/contracts.md §2.14. Refusals are not noted: they show the model nothing of any output. */
 async function noteShown(
   ctx: ToolCallContext,
   name: EvidenceToolName,
@@ -73,7 +58,6 @@ async function noteShown(
     await ctx.runs.recordShown({ view: 'answer', runId: run.runId, callId, text: given.text });
 }
 
-/** Runs one call of the evidence tool `name` with untrusted `input`. */
 export async function runToolCall(
   name: EvidenceToolName,
   input: unknown,

@@ -1,7 +1,6 @@
 /**
- * `evidence_readFile` over a folder, for every front end: the bounded evidence workspace,
- * and the recording of each read. An externalized result is recorded by naming its
- * artifact (the bytes live once, in the artifact store); a small one is recorded whole.
+ * `evidence_readFile` for every front end. An externalized result is recorded by naming its artifact, so the bytes
+ * live once.
  */
 import { randomUUID } from 'node:crypto';
 import type { ArtifactRef } from '../artifacts/artifactRef.js';
@@ -27,33 +26,26 @@ import {
 import { errorBlock, searchHint } from '../runs/recording/observation.js';
 import { fitsModel, utf8Bytes } from './modelText.js';
 
-/** What `evidence_readFile` gets back: the model text, and what the call records. */
 export interface FileReadOutcome {
-  /** What the model sees (the whole result, an observation, a range reply or an `error:`). */
   readonly modelText: string;
-  /** The full text the folder returned (absent for virtual reads, streamed files and errors). */
+  /** Absent for virtual reads, streamed files and errors. */
   readonly fullText?: string;
-  /**
-   * The artifact an observation names, with its exact bytes, or a reader of them when the
-   * file was streamed (the call records it instead of a second copy).
-   */
+  /** The call records it instead of a second copy. */
   readonly artifact?: {
     readonly ref: ArtifactRef;
     readonly bytes: StoredArtifact['bytes'];
     readonly pieces?: StoredArtifact['pieces'];
   };
-  /** Set when the folder refused the file as larger than it reads (told by the exact sentence, not a pattern). */
+  /** Told by the exact sentence, not a pattern. */
   readonly refusal?: 'tooLarge';
 }
 
-/** A folder that reads a file with one open and hands back what it would refuse (LocalWorkspace.readOrOpen). */
 interface FileReader {
   readOrOpen(p: unknown): Promise<LocalRead>;
 }
 
-/** Bytes read from a streamed file per step (bounded memory whatever the file's size). */
+/** Bounded memory whatever the file's size. */
 
-/** The bounded evidence workspace over a folder, handing back what a recorded read needs. */
 export class EvidenceFileWorkspace {
   private constructor(
     private readonly bounded: BoundedEvidenceWorkspace,
@@ -62,7 +54,7 @@ export class EvidenceFileWorkspace {
     private readonly tooLargeText: string | undefined,
   ) {}
 
-  /** Wraps a local folder in the bounded evidence workspace (the limits are checked here, once). */
+  /** The limits are checked here, once. */
   static create(
     local: ToolWorkspace,
     artifacts: ArtifactStore,
@@ -80,10 +72,8 @@ export class EvidenceFileWorkspace {
   }
 
   /**
-   * Reads a file (or a virtual range) through the bounded workspace. A folder that can
-   * (`readOrOpen`) opens the file once: what it reads whole is bounded as usual, a file
-   * over its file limit is streamed from that descriptor, a file that is not UTF-8 is kept
-   * from the bytes already read (docs/contracts.md §3.3).
+   * One open decides: a file over the limit is streamed from that descriptor, one that is not UTF-8 is kept from the
+   * bytes already read (docs/contracts.md §3.3).
    */
   async readFile(relativePath: string, callId: string): Promise<FileReadOutcome> {
     if (this.reader && !relativePath.startsWith(VIRTUAL_PREFIX)) {
@@ -98,11 +88,7 @@ export class EvidenceFileWorkspace {
     return outcomeOf(r);
   }
 
-  /**
-   * A file over the folder's file limit, opened once under every check: streamed from
-   * that very descriptor into the store in bounded memory, up to the size `fstat` gave at
-   * the open (a file still growing is read as it was then).
-   */
+  /** Up to the size `fstat` gave at the open: a file still growing is read as it was then. */
   private keepStreamed(opened: ConfinedFile): Promise<FileReadOutcome> {
     return this.keep(async () => {
       try {
@@ -113,11 +99,7 @@ export class EvidenceFileWorkspace {
     });
   }
 
-  /**
-   * A file the folder will not hold in memory (over its file limit) or not as text (not
-   * UTF-8), docs/contracts.md §3.3, kept in the store by `put`, then observed from the
-   * store's verified bytes: the §1.2 observation when the bytes are UTF-8, the binary one otherwise.
-   */
+  /** docs/contracts.md §3.3: observed from the store's verified bytes. */
   private async keep(put: () => Promise<ArtifactRef>): Promise<FileReadOutcome> {
     let ref: ArtifactRef;
     try {
@@ -138,7 +120,7 @@ export class EvidenceFileWorkspace {
       const text = decodeUtf8Strict(bytes);
       return { modelText: text, fullText: text, artifact: { ref, bytes } };
     }
-    // Only the ends and the bytes around the advertised range end are read (buildObservation's windows).
+    // Only the ends and the bytes around the advertised range end are read.
     const p = limits.previewBytes;
     const m = Math.min(limits.maxRangeBytes, n);
     const pieces = await Promise.all(
@@ -156,25 +138,19 @@ export class EvidenceFileWorkspace {
     const modelText = manifest.utf8
       ? buildObservation(ref, window, limits)
       : buildBinaryObservation(ref, window, limits);
-    // The recording scans the whole file: from one reused buffer, not a fresh copy per read.
+    // The recording scans the whole file from one reused buffer.
     return { modelText, artifact: { ref, bytes: read, pieces: () => this.artifacts.pieces(ref.artifactId) } };
   }
 }
 
-/** What a bounded read records: an `error:` (or a virtual read) by its model text only. */
 function outcomeOf(r: BoundedResult): FileReadOutcome {
   if (r.result === undefined || r.result.startsWith('error:')) return { modelText: r.text };
   return { modelText: r.text, fullText: r.result, ...(r.artifact ? { artifact: r.artifact } : {}) };
 }
 
 /**
- * One `evidence_readFile` call, as every front end answers it (an artifact another process
- * put reads at once: it is a key of this tenant in the shared blob store, docs/contracts.md
- * §2.8); the call is recorded in `run`, naming the artifact when the result was
- * externalized (its bytes are kept once: docs/contracts.md §2.9), else with the full
- * text; the reply is `readFileReply`'s. Recording is best-effort (docs/contracts.md §5.6):
- * with no run (it could not start) or a failed record (a full disk), the read is still
- * answered, without a handle, and `log` says why.
+ * An artifact another process put reads at once (docs/contracts.md §2.8). Recording is best-effort (§5.6): with no
+ * run or a failed record the read is still answered, without a handle.
  */
 export async function readFileRecorded(
   workspace: EvidenceFileWorkspace,
@@ -213,11 +189,6 @@ export async function readFileRecorded(
   };
 }
 
-/**
- * The final text of one read: `modelText` from the bounded workspace, `handle` the one the
- * run layer gave the recorded call (if any), `relPath` the path as the model gave it,
- * `refusal` what the folder refused, when it refused the file as too large to read.
- */
 export function readFileReply(
   modelText: string,
   handle: string | undefined,
@@ -225,8 +196,7 @@ export function readFileReply(
   refusal?: 'tooLarge',
   errors?: ErrorLines,
 ): string {
-  // The §1.2 observation stays byte for byte; the error lines of the recorded call follow the hint (docs/contracts.md
-  // §2.13).
+  // The §1.2 observation stays byte for byte; the error lines follow the hint (docs/contracts.md §2.13).
   if (modelText.startsWith(OBSERVATION_PREFIX) && handle)
     return `${modelText}\n${searchHint(handle)}${errors ? `\n${errorBlock(errors, handle)}` : ''}`;
   if (refusal === 'tooLarge') {

@@ -1,17 +1,13 @@
 /**
- * `evidence_invokeTool` (docs/contracts.md §3.3): invokes another registered language
- * model tool and records its result. Only the editor has a tool registry, so the core
- * declares its input and surfaces and the editor performs it (src/extension/tools).
+ * `evidence_invokeTool` (docs/contracts.md §3.3). Only the editor has a tool registry, so it performs the call
+ * (src/extension/tools).
  */
 import { isRecord } from '../json.js';
 import { checkShape, EvidenceToolNames, type Checked } from './inputs.js';
 import type { EvidenceToolDef, ToolInputSchema } from './toolDef.js';
 
-/** `evidence_invokeTool` input. */
 export interface InvokeToolInput {
-  /** The tool to invoke. */
   name: string;
-  /** Its input. */
   input: object;
 }
 
@@ -25,7 +21,6 @@ const schema = {
   additionalProperties: false,
 } as const satisfies ToolInputSchema;
 
-/** Validates `evidence_invokeTool` input. */
 export function checkInvokeTool(v: unknown): Checked<InvokeToolInput> {
   const s = checkShape(v, EvidenceToolNames.invokeTool, schema);
   if (!s.ok) return s;
@@ -36,7 +31,7 @@ export function checkInvokeTool(v: unknown): Checked<InvokeToolInput> {
   return { ok: true, value: { name, input } };
 }
 
-/** The table's entry (no `perform`: the editor supplies it). */
+/** No `perform`: the editor supplies it. */
 export const invokeToolTool: EvidenceToolDef<typeof EvidenceToolNames.invokeTool, InvokeToolInput> = {
   name: EvidenceToolNames.invokeTool,
   inputSchema: schema,

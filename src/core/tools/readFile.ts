@@ -1,17 +1,10 @@
-/**
- * `evidence_readFile` (docs/contracts.md §3.3): its input, and its replies as a model
- * receives them from any front end: the bounded evidence workspace's text, plus the
- * search hint when the recorded call has a handle, with two refusals made actionable.
- * The call itself is `readFileRecorded` (fileReads.ts).
- */
+/** `evidence_readFile` (docs/contracts.md §3.3): its input and replies; the call itself is fileReads.ts. */
 import { VIRTUAL_PREFIX } from '../workspace/evidenceWorkspace.js';
 import { readFileRecorded } from './fileReads.js';
 import { checkShape, EvidenceToolNames, type Checked } from './inputs.js';
 import type { EvidenceToolDef, ToolInputSchema } from './toolDef.js';
 
-/** `evidence_readFile` input. */
 export interface ReadFileInput {
-  /** Workspace-relative path, or `.tool-artifacts/<artifact_id>/bytes/<start>-<end>`. */
   path: string;
 }
 
@@ -31,7 +24,6 @@ const schema = {
   additionalProperties: false,
 } as const satisfies ToolInputSchema;
 
-/** Validates `evidence_readFile` input. */
 export function checkReadFile(v: unknown): Checked<ReadFileInput> {
   const s = checkShape(v, EvidenceToolNames.readFile, schema);
   if (!s.ok) return s;
@@ -41,7 +33,6 @@ export function checkReadFile(v: unknown): Checked<ReadFileInput> {
   return { ok: true, value: { path: p } };
 }
 
-/** The table's entry. */
 export const readFileTool: EvidenceToolDef<typeof EvidenceToolNames.readFile, ReadFileInput> = {
   name: EvidenceToolNames.readFile,
   inputSchema: schema,
@@ -57,8 +48,7 @@ export const readFileTool: EvidenceToolDef<typeof EvidenceToolNames.readFile, Re
   async perform(ctx, input, openRun) {
     const files = ctx.files;
     if (!files) return { text: 'error: no folder is open; open a folder to read its files', status: 'failed' };
-    // Recording is best-effort: a read is answered even when its run cannot start (a full disk, docs/contracts.md
-    // §5.6).
+    // Recording is best-effort: a read is answered even when its run cannot start (docs/contracts.md §5.6).
     const run = await openRun('read', input.path).catch((e: unknown) => {
       ctx.log('a read was not recorded (its run could not start); it was answered without a handle', e);
       return undefined;

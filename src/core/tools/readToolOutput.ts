@@ -1,10 +1,6 @@
 /**
- * `read_tool_output` replies as a model receives them, from any front end. The store
- * bounds content to 10,000 characters, which can exceed 8 KiB of UTF-8 once escaped, so
- * a lines or pattern reply that would not fit keeps its first half, then its first
- * quarter… (the reply then says `truncated`, and the call's `offset` plus the lines or
- * matches returned is where to continue), without reading or searching again. A
- * byte window is capped by `maxRangeBytes` with docs/contracts.md §1.3's sentence.
+ * The store bounds content in characters, which can exceed 8 KiB once escaped, so a reply that would not fit is
+ * halved until it does, without reading or searching again; `truncated` says so.
  */
 import { isRecord } from '../json.js';
 import { EvidenceError } from '../errors.js';
@@ -13,7 +9,6 @@ import { checkShape, EvidenceToolNames, unknownKey, type Checked } from './input
 import { fitsModel } from './modelText.js';
 import type { EvidenceToolDef, ToolInputSchema } from './toolDef.js';
 
-/** `read_tool_output` input (docs/contracts.md §2.5). */
 export interface ReadToolOutputInput {
   handle: string;
   offset?: number;
@@ -55,10 +50,7 @@ const schema = {
   additionalProperties: false,
 } as const satisfies ToolInputSchema;
 
-/**
- * Validates `read_tool_output` input's shape only; the run store checks the contract's
- * bounds itself (its sentences are the contract's).
- */
+/** The run store checks the contract's bounds itself, with the contract's sentences. */
 export function checkReadToolOutput(v: unknown): Checked<ReadToolOutputInput> {
   const s = checkShape(v, EvidenceToolNames.readToolOutput, schema);
   if (!s.ok) return s;
@@ -91,25 +83,17 @@ export function checkReadToolOutput(v: unknown): Checked<ReadToolOutputInput> {
   };
 }
 
-/** The answer to a read that failed for a reason the model cannot act on (the cause goes to the log). */
+/** The model cannot act on it; the cause goes to the log. */
 export const READ_STORAGE_FAILURE = 'error: the output could not be read (storage failure); try again later';
 
-/**
- * The model-facing sentence of a read failure (store sentences are safe by contract); anything else is reported to
- * `onUnexpected`.
- */
+/** Store sentences are safe by contract. */
 export function readError(e: unknown, onUnexpected: (e: unknown) => void): string {
   if (e instanceof EvidenceError) return `error: ${e.message}`;
   onUnexpected(e);
   return READ_STORAGE_FAILURE;
 }
 
-/**
- * Reads a window once and shrinks the reply until its JSON fits the model limit;
- * `error: …` otherwise. Shrinking halves the returned lines or matches of the reply in
- * hand (never a second read: a pattern search over a large output runs once per call);
- * `signal` stops a pattern search (docs/contracts.md §2.10).
- */
+/** Never a second read: a pattern search over a large output runs once per call. */
 export async function readFitted(
   runs: Pick<RunStoreApi, 'readToolOutput'>,
   args: ReadToolOutputArgs,
@@ -140,13 +124,8 @@ export async function readFitted(
 }
 
 /**
- * What the model reads of a reply (docs/contracts.md §2.5): a pattern reply leaves out
- * what the call already said or the observation already gave (`handle`, `offset`,
- * `limit`, `pattern`, `total_size_bytes`, `total_lines`) and what the reply itself shows:
- * `returned_lines` is always `matches.length` (the reader returns one entry per match and
- * a narrowed reply keeps its first entries), so the next page starts at the call's
- * `offset + matches.length`. `binary` and `truncated` appear only when true (the shown
- * text is then escaped; more remains). Lines and byte windows are whole.
+ * docs/contracts.md §2.5: leaves out what the call already said and what the reply shows; the next page starts at
+ * `offset + matches.length`.
  */
 function modelReply(r: ReadToolOutputResult): Partial<ReadToolOutputResult> {
   if (r.pattern === null) return r;
@@ -160,10 +139,7 @@ function modelReply(r: ReadToolOutputResult): Partial<ReadToolOutputResult> {
   };
 }
 
-/**
- * The reply as if `limit` had been `keep`: its first `keep` lines or matches (a returned
- * line or match never holds a `\n`: lines are split on it, binary matches are escaped).
- */
+/** A returned line or match never holds a `\n`. */
 function firstLines(r: ReadToolOutputResult, keep: number): ReadToolOutputResult {
   return {
     ...r,
@@ -175,7 +151,7 @@ function firstLines(r: ReadToolOutputResult, keep: number): ReadToolOutputResult
   };
 }
 
-/** The table's entry: a read records nothing (it opens no run). */
+/** A read opens no run. */
 export const readToolOutputTool: EvidenceToolDef<typeof EvidenceToolNames.readToolOutput, ReadToolOutputInput> = {
   name: EvidenceToolNames.readToolOutput,
   inputSchema: schema,

@@ -1,21 +1,14 @@
 /**
- * `evidence_runCommand` (docs/contracts.md §3.2): runs `/bin/sh -c` in the folder (or a
- * `cwd` inside it, §5.2) through the run layer, which streams stdout and stderr to the
- * store (capped per stream) and keeps the exit value, each an attachment with its own
- * handle. The model gets the run layer's bounded summary. Aborting the call's signal
- * kills the command's process group.
+ * `evidence_runCommand` (docs/contracts.md §3.2, §5.2): stdout, stderr and the exit value become attachments with
+ * their own handles; the model gets the bounded summary.
  */
 import { checkShape, EvidenceToolNames, isInt, type Checked } from './inputs.js';
 import type { EvidenceToolDef, ToolInputSchema } from './toolDef.js';
 import { resolveWorkingDirectory } from './workingDirectory.js';
 
-/** `evidence_runCommand` input. */
 export interface RunCommandInput {
-  /** The shell command line, run with /bin/sh -c. */
   command: string;
-  /** Working directory relative to the workspace folder. */
   cwd?: string;
-  /** Kill the process tree after this many milliseconds. */
   timeoutMs?: number;
 }
 
@@ -45,7 +38,6 @@ const schema = {
   additionalProperties: false,
 } as const satisfies ToolInputSchema;
 
-/** Validates `evidence_runCommand` input. */
 export function checkRunCommand(v: unknown): Checked<RunCommandInput> {
   const s = checkShape(v, EvidenceToolNames.runCommand, schema);
   if (!s.ok) return s;
@@ -66,13 +58,12 @@ export function checkRunCommand(v: unknown): Checked<RunCommandInput> {
   };
 }
 
-/** A command line on one line, at most 60 characters, backticks made quotes (for progress lines). */
+/** For progress lines. */
 function oneLine(s: string): string {
   const line = s.replace(/\s+/g, ' ').trim().replace(/`/g, "'");
   return line.length > 60 ? `${line.slice(0, 59)}…` : line;
 }
 
-/** The table's entry. */
 export const runCommandTool: EvidenceToolDef<typeof EvidenceToolNames.runCommand, RunCommandInput> = {
   name: EvidenceToolNames.runCommand,
   inputSchema: schema,

@@ -1,8 +1,6 @@
 /**
- * `evidence_search` (docs/contracts.md §2.11): one pattern over every kept output of this
- * workspace, newest first, through the core's `searchAllOutputs`. The reply is its JSON,
- * fitted under 8 KiB by keeping fewer matches (the search runs once; `total_matches`
- * stays the full count and `truncated` says more exist).
+ * `evidence_search` (docs/contracts.md §2.11): fitted under 8 KiB by keeping fewer matches; the search runs once and
+ * `total_matches` stays the full count.
  */
 import { DEFAULT_SEARCH_LIMIT, searchAllOutputs, type SearchAllResult } from '../runs/reading/searchAll.js';
 import { EvidenceError } from '../errors.js';
@@ -12,7 +10,6 @@ import { fitsModel } from './modelText.js';
 import { readError } from './readToolOutput.js';
 import type { EvidenceToolDef, ToolInputSchema } from './toolDef.js';
 
-/** `evidence_search` input. */
 export interface SearchInput {
   pattern: string;
   tool?: string;
@@ -47,9 +44,7 @@ const schema = {
   additionalProperties: false,
 } as const satisfies ToolInputSchema;
 
-/**
- * Validates `evidence_search` input's shape; `searchAllOutputs` checks the pattern and limit with its own sentences.
- */
+/** `searchAllOutputs` checks the pattern and limit with its own sentences. */
 export function checkSearch(v: unknown): Checked<SearchInput> {
   const s = checkShape(v, EvidenceToolNames.search, schema);
   if (!s.ok) return s;
@@ -70,7 +65,6 @@ export function checkSearch(v: unknown): Checked<SearchInput> {
   };
 }
 
-/** The result's JSON with as many of its matches as fit the model limit. */
 function fitSearchReply(r: SearchAllResult): string {
   let keep = r.matches.length;
   for (;;) {
@@ -85,7 +79,7 @@ function fitSearchReply(r: SearchAllResult): string {
   }
 }
 
-/** The table's entry: a search records nothing (it opens no run). */
+/** A search opens no run. */
 export const searchTool: EvidenceToolDef<typeof EvidenceToolNames.search, SearchInput> = {
   name: EvidenceToolNames.search,
   inputSchema: schema,
@@ -97,7 +91,7 @@ export const searchTool: EvidenceToolDef<typeof EvidenceToolNames.search, Search
     try {
       const results = [await searchAllOutputs(ctx.runs, input, { signal: ctx.signal })];
       for (const runs of (await ctx.searchAlso?.()) ?? []) {
-        // A team store that cannot answer (a run id only this storage knows, a bucket out of reach) adds nothing.
+        // A team store that cannot answer adds nothing.
         const more = await searchAllOutputs(runs, input, { signal: ctx.signal }).catch((e: unknown) => {
           if (e instanceof EvidenceError) return undefined;
           throw e;

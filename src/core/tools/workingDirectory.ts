@@ -1,33 +1,22 @@
 /**
- * The one rule set for a command's working directory, in every front end
- * (docs/contracts.md §5.2). A `cwd` the model sends is refused, with one sentence
- * whatever the reason, when it is absolute, has a `..` segment, names a secret folder
- * (the built-in deny list of secretPaths.ts: `.git`, `.ssh`, … so `.git/hooks` too), or leads out of the folder
- * or into a secret one through a symlink. One sentence, because the reason would tell
- * the model what exists outside the folder.
+ * The one rule set for a command's working directory (docs/contracts.md §5.2). One refusal sentence whatever the
+ * reason, because the reason would tell the model what exists outside the folder.
  */
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { BUILTIN_SECRET_RULES } from '../files/secretPaths.js';
 
-/** The refusal of every `cwd` outside the rules (the same in the editor, the MCP server and the command line). */
 export const CWD_REFUSED =
   'error: cwd must be a relative folder inside the workspace folder (no "..", ' +
   'no link leading out, not .git or another secret folder)';
 
-/** A `cwd` inside the rules that is not an existing folder. */
 const CWD_NOT_FOLDER = 'error: cwd is not a folder in the workspace';
 
-/** Splits a relative path the way every check sees it (both separators, empty and `.` segments dropped). */
 function segmentsOf(p: string): string[] {
   return p.split(/[\\/]/).filter((s) => s !== '' && s !== '.');
 }
 
-/**
- * The real path of the folder `cwd` names inside `folder` (absent, empty or `.`: the
- * folder itself), or the sentence that refuses it. The path returned is the resolved
- * one that was checked, so a link swapped afterwards cannot redirect the command.
- */
+/** The path returned is the one checked, so a link swapped afterwards cannot redirect the command. */
 export async function resolveWorkingDirectory(
   folder: string,
   cwd: string | undefined,

@@ -1,19 +1,11 @@
 /**
- * Course contract only (docs/contracts.md §1.4): the program runner behind the local
- * workspace's `run_command` tool, which the scripted agent loop (`agentLoop/`) uses. The
- * extension's own commands run through the run layer (src/core/runs/recording/runCommand.ts), never
- * through this.
+ * The program runner behind the agent loop's `run_command` (docs/contracts.md §1.4); the extension's own commands go
+ * through the run layer, never through this.
  */
 import { spawn } from 'node:child_process';
 
-/** The result when the program cannot be started (the local workspace's `LocalErrorText.commandFailed`). */
 export const COMMAND_FAILED = 'error: command could not be started';
 
-/**
- * Runs a program and returns its combined output followed by one status line:
- * `[exit code: N]`, `[killed by SIGNAL]` or `[timed out after N ms]`, and, when output
- * was cut, `[output truncated: kept K of T bytes]`.
- */
 export function runProgram(
   program: string,
   args: string[],
@@ -68,7 +60,7 @@ export function runProgram(
   });
 }
 
-/** Kills the whole process group (grandchildren too) where groups exist. */
+/** Grandchildren too, where groups exist. */
 function killTree(pid: number | undefined, grouped: boolean, fallback: () => void): void {
   if (pid === undefined || !grouped) {
     fallback();

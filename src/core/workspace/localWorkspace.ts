@@ -1,17 +1,7 @@
 /**
- * A tool workspace over one local folder (docs/contracts.md §1.4): `read_file` and
- * `list_files` always, `write_file` when writes are allowed, `run_command` for an
- * explicit list of programs. Every refusal is an `error:` result, never an exception,
- * and no result names a host path: paths in and out are relative to the root.
- *
- * Confinement, checked on every call: a path must be relative, must not contain `..`,
- * must resolve (through symlinks) to a place inside the root, and must not name a
- * secret (the shared deny list of secretPaths.ts, plus any added patterns) on either the
- * path asked for or the path a symlink leads to. `read_file` opens the file once and
- * checks the opened descriptor (confinedOpen.ts), so a folder swapped for a link between
- * the check and the open cannot leak a file from outside. Listings leave secrets and
- * escaping links out (docs/contracts.md §5.3). Error results are short on purpose: the evidence wrapper passes
- * `error:` results through unbounded, so they must never carry output.
+ * A tool workspace over one local folder (docs/contracts.md §1.4, §5.3). No result names a host path. A path must
+ * stay inside the root through symlinks and name no secret, and `read_file` checks the opened descriptor, so a
+ * swapped link cannot leak a file. Error results are short: the evidence wrapper passes them through unbounded.
  */
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
@@ -21,24 +11,17 @@ import { BUILTIN_SECRET_RULES, SecretPathRules } from '../files/secretPaths.js';
 import { ToolName, type ToolAction, type ToolPolicy, type ToolSpec, type ToolWorkspace } from './toolWorkspace.js';
 import { decodeUtf8Strict, encodeUtf8 } from '../utf8.js';
 
-/** Options of `LocalWorkspace.open`. */
 export interface LocalWorkspaceOptions {
-  /** The folder the workspace is confined to (must exist). */
   readonly root: string;
-  /**
-   * Largest file `read_file` reads into memory or `write_file` writes, in bytes (default 16 MiB); `evidence_readFile`
-   * streams larger ones (docs/contracts.md §3.3).
-   */
+  /** Default 16 MiB; `evidence_readFile` streams larger ones (docs/contracts.md §3.3). */
   readonly maxFileBytes?: number;
-  /** Offer `write_file` (default false). */
   readonly allowWrites?: boolean;
-  /** Program names `run_command` may start, exactly (default none: no `run_command`). */
+  /** Exact names. */
   readonly allowedCommands?: readonly string[];
-  /** Wall-clock limit of one command before it is killed (default 30 s). */
   readonly commandTimeoutMs?: number;
-  /** Output of one command kept in its result, in bytes (default 64 MiB); the rest is counted. */
+  /** The rest is counted. */
   readonly maxOutputBytes?: number;
-  /** Secret-file patterns added to the built-in deny list (secretPaths.ts); none removes a built-in. */
+  /** None removes a built-in. */
   readonly denyPatterns?: readonly string[];
 }
 
@@ -46,12 +29,12 @@ const DEFAULT_MAX_FILE_BYTES = 16 * 1024 * 1024;
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
 
-/** The refusal of a file over the workspace's `maxFileBytes` (callers compare it exactly, never by pattern). */
+/** Callers compare it exactly, never by pattern. */
 export function fileTooLargeText(maxFileBytes: number): string {
   return `error: file exceeds ${maxFileBytes} bytes`;
 }
 
-/** The local workspace's error results (short; never a path, never output). */
+/** Never a path, never output. */
 export const LocalErrorText = {
   pathMissing: 'error: path must be a non-empty string',
   pathAbsolute: 'error: path must be relative to the workspace root',
@@ -73,16 +56,14 @@ export const LocalErrorText = {
 
 type Resolved = { readonly abs: string; readonly rel: string } | { readonly error: string };
 
-/** A tool workspace confined to one folder. */
 export class LocalWorkspace implements ToolWorkspace {
-  /** What this workspace allows; no host path, so it may be shown to a model. */
+  /** No host path, so it may be shown to a model. */
   readonly policy: ToolPolicy;
-  /** The tools this workspace offers, given its policy. */
   readonly availableTools: readonly ToolSpec[];
   private readonly written = new Set<string>();
 
   private constructor(
-    /** The root's real path (symlinks resolved), never shown to a model. */
+    /** Never shown to a model. */
     readonly root: string,
     private readonly maxFileBytes: number,
     private readonly maxOutputBytes: number,
@@ -93,7 +74,6 @@ export class LocalWorkspace implements ToolWorkspace {
     this.availableTools = toolSpecs(policy);
   }
 
-  /** Opens a workspace over an existing folder; throws on bad options. */
   static async open(options: LocalWorkspaceOptions): Promise<LocalWorkspace> {
     const positive = (v: number | undefined): boolean => v === undefined || (Number.isSafeInteger(v) && v > 0);
     if (!positive(options.maxFileBytes) || !positive(options.commandTimeoutMs) || !positive(options.maxOutputBytes)) {
@@ -116,12 +96,10 @@ export class LocalWorkspace implements ToolWorkspace {
     return new LocalWorkspace(root, maxFileBytes, options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES, policy, secrets);
   }
 
-  /** Files written by `write_file`, relative, sorted, each once. */
   get modifiedFiles(): readonly string[] {
     return [...this.written].sort();
   }
 
-  /** Runs one tool; every refusal or failure is an `error:` result. */
   async execute(action: ToolAction, _toolCallId?: string): Promise<string> {
     const args = action.arguments ?? {};
     if (!this.availableTools.some((t) => t.name === action.tool)) {
@@ -139,25 +117,18 @@ export class LocalWorkspace implements ToolWorkspace {
     }
   }
 
-  /**
-   * Opens a file for reading under every check `read_file` makes (by name, then the
-   * opened descriptor: confinedOpen.ts), or answers the refusal's `error:` text. The
-   * caller reads from the returned descriptor only, and closes it (docs/contracts.md §5.3).
-   */
+  /** The caller reads from the returned descriptor only, and closes it (docs/contracts.md §5.3). */
   private async openFile(p: unknown): Promise<ConfinedFile | string> {
     const r = await this.resolve(p);
     if ('error' in r) return r.error;
-    // Opened once; what is read is what was proven inside the root (confinedOpen.ts).
+    // What is read is what was proven inside the root.
     const opened = await openConfined(this.root, r.abs, this.secrets);
     return 'refused' in opened ? REFUSAL_TEXT[opened.refused] : opened;
   }
 
   /**
-   * `read_file`'s one open and read, telling apart what it refuses for size or encoding:
-   * a file over `maxFileBytes` (at the open, or grown past it while read) comes back still
-   * open for the caller to stream from that very descriptor (and close), a file that is
-   * not UTF-8 comes back as the bytes read, so `evidence_readFile` keeps either without
-   * opening or reading the file again (docs/contracts.md §3.3, §5.3).
+   * A file too large comes back still open, one not UTF-8 as its bytes, so `evidence_readFile` keeps either without
+   * opening the file again (docs/contracts.md §3.3, §5.3).
    */
   async readOrOpen(p: unknown): Promise<LocalRead> {
     const opened = await this.openFile(p);
@@ -239,12 +210,7 @@ export class LocalWorkspace implements ToolWorkspace {
     return `wrote ${bytes.length} bytes to ${r.rel}`;
   }
 
-  /**
-   * Starts an allowed program without a shell (no expansion, no pipes, no injection):
-   * `command` alone is split on whitespace, or `command` is the program and `args` its
-   * arguments. Output (stdout and stderr, in arrival order) is kept up to
-   * `maxOutputBytes`; the process group is killed at the timeout.
-   */
+  /** Without a shell: no expansion, no pipes, no injection. */
   private async runCommand(command: unknown, args: unknown): Promise<string> {
     if (typeof command !== 'string' || command.trim() === '') return LocalErrorText.commandMissing;
     let argv: string[];
@@ -272,11 +238,7 @@ export class LocalWorkspace implements ToolWorkspace {
     return fileTooLargeText(this.maxFileBytes);
   }
 
-  /**
-   * Confines a path argument to the root. The path as asked and its real path (after
-   * symlinks) must both be inside the root and free of secret names. For a path that
-   * does not exist yet (a write), its nearest existing ancestor is resolved.
-   */
+  /** For a path that does not exist yet (a write), its nearest existing ancestor is resolved. */
   private async resolve(p: unknown): Promise<Resolved> {
     if (typeof p !== 'string' || p.length === 0 || p.includes('\0')) return { error: LocalErrorText.pathMissing };
     if (path.posix.isAbsolute(p) || path.win32.isAbsolute(p) || /^[A-Za-z]:/.test(p))
@@ -305,10 +267,7 @@ export class LocalWorkspace implements ToolWorkspace {
   }
 }
 
-/**
- * Reads an open file to its end, or undefined once it passes `max` bytes (it may have
- * grown since `fstat` said `expected`): the buffer starts at the expected size and grows.
- */
+/** It may have grown since `fstat`. */
 async function readAtMost(handle: fsp.FileHandle, expected: number, max: number): Promise<Buffer | undefined> {
   let buf = Buffer.allocUnsafe(Math.min(max + 1, expected + 1));
   let n = 0;
@@ -325,17 +284,13 @@ async function readAtMost(handle: fsp.FileHandle, expected: number, max: number)
   }
 }
 
-/** What `LocalWorkspace.readOrOpen` found. */
 export type LocalRead =
   | { readonly text: string }
-  /** A refusal's `error:` text (not found, escapes, secret, unreadable, …). */
   | { readonly error: string }
-  /** Larger than `maxFileBytes`: still open, proven inside the root; the caller closes it. */
+  /** Still open, proven inside the root; the caller closes it. */
   | { readonly tooLarge: ConfinedFile }
-  /** Not UTF-8: every byte, as read. */
   | { readonly notUtf8: Uint8Array };
 
-/** The result text of each refusal of `openConfined`. */
 const REFUSAL_TEXT: Record<ConfinedOpenRefusal, string> = {
   notFound: LocalErrorText.notFound,
   escapes: LocalErrorText.pathEscapes,
@@ -345,7 +300,6 @@ const REFUSAL_TEXT: Record<ConfinedOpenRefusal, string> = {
   hardLinked: LocalErrorText.hardLinked,
 };
 
-/** The specs offered for a policy, in a fixed order. */
 function toolSpecs(policy: ToolPolicy): ToolSpec[] {
   const specs: ToolSpec[] = [
     {

@@ -1,7 +1,4 @@
-/**
- * The implementation behind `BoundedEvidenceApi` (types in api.ts): every call goes
- * through the current run store of this workspace, exactly like the evidence tools.
- */
+/** Every call goes through the current run store, exactly like the evidence tools. */
 import * as vscode from 'vscode';
 import { boundModelText, withRun, type CallOutcome, type Run, type RunFinishStatus } from '../../core/index.js';
 import type { BoundedEvidenceApi, EvidenceRun, RecordedCall, RecordedObservation } from './api.js';
@@ -28,7 +25,6 @@ function checkToolName(toolName: unknown): string {
   return toolName;
 }
 
-/** Builds the API object over the services host; `subscriptions` receives its emitter. */
 export function createApi(host: ServicesHost, subscriptions: vscode.Disposable[]): BoundedEvidenceApi {
   const open = new Map<string, Run>();
   const emitter = new vscode.EventEmitter<RecordedCall>();

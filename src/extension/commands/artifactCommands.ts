@@ -1,8 +1,4 @@
-/**
- * "Verify Artifact" (a full sha256 re-hash of a handle's bytes) and "Open Artifact in
- * Editor" (the paged read-only document, revealed at a line or byte offset). Both take
- * the handle as an argument, or let the person pick one of the recent outputs.
- */
+/** Verify Artifact and Open Artifact in Editor: a handle as argument, or a pick among recent outputs. */
 import * as vscode from 'vscode';
 import { EvidenceError } from '../../core/index.js';
 import { locate, pageUri } from '../documents/artifactDocument.js';
@@ -13,10 +9,8 @@ import { formatBytes } from '../../shared/bytes.js';
 import type { EvidenceServices } from '../services.js';
 import type { CommandDeps } from './deps.js';
 
-/** Runs listed by the handle picker. */
 const PICKER_RUNS = 20;
 
-/** Lets the person pick a readable handle of the recent runs, or type one. */
 export async function pickHandle(services: EvidenceServices, title: string): Promise<string | undefined> {
   const items: (vscode.QuickPickItem & { handle: string })[] = [];
   // The newest runs from the catalog: a full listing would stat every run's log to show twenty of them.
@@ -53,13 +47,11 @@ export async function pickHandle(services: EvidenceServices, title: string): Pro
   )?.handle;
 }
 
-/** What Verify Artifact returns. */
 export interface VerifyResult {
   readonly handle: string;
   readonly ok: boolean;
   readonly sha256?: string;
   readonly byteCount?: number;
-  /** Why there was nothing to verify (access denied, missing). */
   readonly error?: string;
 }
 
@@ -69,7 +61,6 @@ function handleArg(arg: unknown): string | undefined {
   return typeof h === 'string' ? h : undefined;
 }
 
-/** Re-hashes every byte behind a handle and says whether it matches the record. */
 export async function verifyArtifact(deps: CommandDeps, arg?: unknown): Promise<VerifyResult | undefined> {
   const services = await deps.host.get();
   const handle = handleArg(arg) ?? (await pickHandle(services, 'Bounded Evidence: Verify Artifact'));
@@ -99,15 +90,12 @@ export async function verifyArtifact(deps: CommandDeps, arg?: unknown): Promise<
   return result;
 }
 
-/** What Open Artifact in Editor returns. */
 export interface OpenArtifactResult {
   readonly uri: string;
-  /** Document position revealed (0-based). */
   readonly line: number;
   readonly character: number;
 }
 
-/** Opens the page holding the position, read-only, and reveals it. */
 export async function openArtifact(deps: CommandDeps, arg?: unknown): Promise<OpenArtifactResult | undefined> {
   const services = await deps.host.get();
   const pos = (typeof arg === 'object' && arg !== null ? arg : {}) as Partial<ArtifactPosition>;
@@ -130,7 +118,7 @@ export async function openArtifact(deps: CommandDeps, arg?: unknown): Promise<Op
     return undefined;
   }
   try {
-    // The output language first, so the page never shows page line numbers (src/extension/documents/outputGutter.ts).
+    // The output language first, so the page never shows page line numbers.
     const doc = await asOutputPage(await vscode.workspace.openTextDocument(uri));
     const position = new vscode.Position(at.line, at.character);
     await vscode.window.showTextDocument(doc, { preview: true, selection: new vscode.Range(position, position) });

@@ -1,8 +1,6 @@
 /**
- * "Bounded Evidence: Import File as Evidence": any file, text or binary, of any size, is
- * streamed into a recorded run (never read whole), with progress and cancellation.
- * The record names the file by its base name only (no host path in records a model may
- * later be shown).
+ * Any file, of any size, streamed into a recorded run. The record names the file by its base name only: no host path
+ * in records a model may be shown.
  */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -13,18 +11,15 @@ import { Ids } from '../ids.js';
 import { formatBytes } from '../../shared/bytes.js';
 import type { CommandDeps } from './deps.js';
 
-/** The record's tool name for imports (not a model tool). */
+/** Not a model tool. */
 const IMPORT_TOOL = 'import_file';
 
-/** Argument: a Uri, a path, or `{ uri | path, openInspector? }`. */
 interface ImportFileArgs {
   readonly uri?: vscode.Uri | string;
   readonly path?: string;
-  /** Default true. */
   readonly openInspector?: boolean;
 }
 
-/** What the command returns. */
 export interface ImportFileResult {
   readonly runId: string;
   readonly callId: string;
@@ -53,7 +48,6 @@ function targetOf(arg: unknown): { uri?: vscode.Uri; openInspector: boolean } {
   return { openInspector: true };
 }
 
-/** Streams the file in 1 MiB pieces, reporting progress and stopping on cancellation. */
 async function* pieces(
   file: string,
   total: number,
@@ -74,7 +68,6 @@ async function* pieces(
   }
 }
 
-/** The command's implementation. */
 export async function importFile(deps: CommandDeps, arg?: unknown): Promise<ImportFileResult | undefined> {
   const target = targetOf(arg);
   let uri = target.uri;

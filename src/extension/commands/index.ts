@@ -1,4 +1,4 @@
-/** Registers the palette commands (Open Inspector belongs to the inspector). */
+/** Open Inspector belongs to the inspector. */
 import * as vscode from 'vscode';
 import { Ids } from '../ids.js';
 import { openArtifact, verifyArtifact } from './artifactCommands.js';
@@ -11,7 +11,7 @@ import { clearAllCommand, pruneCommand, setS3CredentialsCommand } from './storag
 
 export type { CommandDeps } from './deps.js';
 
-/** Wraps a command so a failure is logged, then rethrown (the workbench shows it; a programmatic caller sees it). */
+/** Logged, then rethrown: the workbench shows it, a programmatic caller sees it. */
 function guarded<T>(
   deps: CommandDeps,
   title: string,
@@ -28,7 +28,6 @@ function guarded<T>(
   };
 }
 
-/** Registers every command of this area. */
 export function registerCommands(context: vscode.ExtensionContext, deps: CommandDeps): void {
   const c = Ids.commands;
   const table: [string, string, (deps: CommandDeps, arg?: unknown) => Promise<unknown>][] = [

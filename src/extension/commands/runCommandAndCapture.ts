@@ -1,10 +1,4 @@
-/**
- * "Bounded Evidence: Run Command and Capture": asks for a shell command (or takes it as
- * the argument), runs it in the workspace folder as a recorded run with its stdout,
- * stderr and exit value as attachments, and opens the inspector on it. Cancelling the
- * progress notification kills the process tree. Returns a summary so that tests and
- * other extensions can drive it without UI.
- */
+/** Returns a summary so tests and other extensions can drive it without UI. */
 import * as vscode from 'vscode';
 import { Ids, type InspectorTarget } from '../ids.js';
 import { EvidenceToolNames, runToolCall } from '../../core/index.js';
@@ -14,17 +8,13 @@ import { outcomeFields } from '../inspector/mapping.js';
 import { outcomeOf } from '../../shared/outcome.js';
 import type { CommandDeps } from './deps.js';
 
-/** Argument of the command (a bare string is the command line). */
 interface RunCaptureArgs {
   readonly command: string;
-  /** Relative to the workspace folder. */
   readonly cwd?: string;
   readonly timeoutMs?: number;
-  /** Default true. */
   readonly openInspector?: boolean;
 }
 
-/** One attachment of the captured call. */
 interface CapturedAttachment {
   readonly name: string;
   readonly handle: string;
@@ -35,14 +25,12 @@ interface CapturedAttachment {
   readonly sha256: string;
 }
 
-/** What the command returns. */
 export interface RunCaptureResult {
   readonly runId: string;
   readonly callId: string;
   readonly status: string;
   readonly handle?: string;
   readonly attachments: readonly CapturedAttachment[];
-  /** The text a model would have seen. */
   readonly modelText: string;
 }
 
@@ -52,7 +40,6 @@ function parseArgs(arg: unknown): Partial<RunCaptureArgs> {
   return {};
 }
 
-/** The command's implementation. */
 export async function runCommandAndCapture(deps: CommandDeps, arg?: unknown): Promise<RunCaptureResult | undefined> {
   if (!vscode.workspace.isTrusted) {
     void vscode.window.showErrorMessage(
@@ -79,7 +66,7 @@ export async function runCommandAndCapture(deps: CommandDeps, arg?: unknown): Pr
   const timeoutMs =
     typeof args.timeoutMs === 'number' && args.timeoutMs > 0 ? args.timeoutMs : services.settings.commandTimeoutMs;
   const input = { command, ...(typeof args.cwd === 'string' ? { cwd: args.cwd } : {}), timeoutMs };
-  // The same call runner as the tool (cwd rules, recording, cancellation), with no participant to join.
+  // The same call runner as the tool (cwd rules, recording, cancellation).
   const answer = await vscode.window.withProgress(
     {
       location: vscode.ProgressLocation.Notification,
@@ -136,7 +123,7 @@ export async function runCommandAndCapture(deps: CommandDeps, arg?: unknown): Pr
     `captured run ${result.runId}: ${result.status} ` +
       `(${ended.label}), ${attachments.map((a) => `${a.name} ${a.sizeBytes} bytes`).join(', ')}`,
   );
-  // A failed command opens on the stream that has something to say: its stderr when stdout is empty.
+  // A failed command opens on the stream that has something to say.
   const first =
     ended.kind === 'failed' && stderr && stderr.sizeBytes > 0 && (!stdout || stdout.sizeBytes === 0) ? stderr : stdout;
   if (args.openInspector !== false) {
@@ -149,7 +136,7 @@ export async function runCommandAndCapture(deps: CommandDeps, arg?: unknown): Pr
   if (ended.kind === 'failed') {
     // Not awaited: the command returns while the notification waits for the person.
     const said = /^exit (\d+)$/.exec(ended.label);
-    // "was cancelled", "timed out", "exited 1"; stderr is named (and offered) only when it has bytes.
+    // stderr is named (and offered) only when it has bytes.
     const verb = said
       ? `exited ${said[1]}`
       : ended.label === 'cancelled'

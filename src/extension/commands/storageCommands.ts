@@ -1,15 +1,10 @@
-/**
- * Storage commands: Prune Storage (applies the retention settings now), Clear All
- * Evidence (after a modal confirmation) and Set S3 Credentials (kept in SecretStorage,
- * never in settings, never logged).
- */
+/** S3 credentials are kept in SecretStorage, never in settings, never logged. */
 import * as vscode from 'vscode';
 import { Ids } from '../ids.js';
 import { formatBytes } from '../../shared/bytes.js';
 import { clearAll, pruneStorage, type PruneOverrides, type RetentionReport } from '../retention.js';
 import type { CommandDeps } from './deps.js';
 
-/** Prune Storage: overrides for tests (`{ maxBytes, maxAgeMs, now }`), settings otherwise. */
 export async function pruneCommand(deps: CommandDeps, arg?: unknown): Promise<RetentionReport> {
   const overrides = (typeof arg === 'object' && arg !== null ? arg : {}) as PruneOverrides;
   const report = await pruneStorage(await deps.host.get(), deps.log, overrides);
@@ -24,9 +19,8 @@ export async function pruneCommand(deps: CommandDeps, arg?: unknown): Promise<Re
 }
 
 /**
- * Clear All Evidence. The modal confirmation is skipped only when a caller passes
- * `{ confirmed: true }` (tests and extensions: they can delete the folder anyway); in a
- * test host, where modal dialogs are refused, an unconfirmed call deletes nothing.
+ * The confirmation is skipped only for `{ confirmed: true }`; in a test host, where modal dialogs are refused, an
+ * unconfirmed call deletes nothing.
  */
 export async function clearAllCommand(deps: CommandDeps, arg?: unknown): Promise<RetentionReport | undefined> {
   const confirmed =
@@ -56,13 +50,11 @@ export async function clearAllCommand(deps: CommandDeps, arg?: unknown): Promise
   return report;
 }
 
-/** Stored S3 credentials. */
 export interface S3Credentials {
   readonly accessKeyId: string;
   readonly secretAccessKey: string;
 }
 
-/** Reads the S3 credentials from SecretStorage (undefined when unset or unreadable). */
 export async function readS3Credentials(secrets: vscode.SecretStorage): Promise<S3Credentials | undefined> {
   const raw = await secrets.get(Ids.s3CredentialsSecret);
   if (!raw) return undefined;
@@ -76,7 +68,7 @@ export async function readS3Credentials(secrets: vscode.SecretStorage): Promise<
   }
 }
 
-/** Set S3 Credentials: prompts (or takes `{ accessKeyId, secretAccessKey }`); an empty key id removes them. */
+/** An empty key id removes them. */
 export async function setS3CredentialsCommand(deps: CommandDeps, arg?: unknown): Promise<boolean> {
   const given = arg as Partial<S3Credentials> | undefined;
   const accessKeyId =
@@ -104,8 +96,7 @@ export async function setS3CredentialsCommand(deps: CommandDeps, arg?: unknown):
     await deps.secrets.store(Ids.s3CredentialsSecret, JSON.stringify({ accessKeyId, secretAccessKey }));
     deps.log.info('S3 credentials stored in SecretStorage');
   }
-  // Reopen the stores with the new credentials (and whatever the settings say now), so
-  // that the next call, once this command has returned, uses them.
+  // So the next call uses the new credentials.
   await deps.host.rebuild();
   return true;
 }

@@ -1,20 +1,10 @@
 /**
- * Read-only documents for recorded outputs: `bounded-evidence:/<handle>/<handle> lines a–b
- * (page n of N).txt` (bytes instead of lines for binary outputs and past 64 MiB), so the
- * tab names the output and its lines as the log counts them and agrees with the header;
- * a name whose claim does not hold is refused. `…/page-<n>.txt` (n from 1) is the short
- * address of the same page for callers that have not read the output.
- * A large output is never loaded whole: each page is one verified byte window of
- * `PAGE_BYTES` (text) or `BINARY_PAGE_BYTES` (shown as a hex dump), and starts with a
- * header that says exactly which bytes (and, when cheap, which lines) it shows, with
- * links to the previous and next pages. Page edges are moved forward to code-point
- * boundaries and then to the start of the next line (when one begins within
- * `LINE_SNAP_BYTES`), so pages tile the output and start on whole lines: a log line
- * number maps to one page and one document line. Only a line longer than that may
- * continue on the next page (the header says where each page starts).
+ * Read-only pages of recorded outputs, named by the lines they show as the log counts them (a name whose claim does
+ * not hold is refused). Each page is one verified window, so a large output is never loaded whole; page starts snap
+ * to the next line, so a log line maps to one page and one document line.
  */
 import * as vscode from 'vscode';
-// Binary pages are the reader's hex dump (`hexdump -C` rows), as the model and the panel show them.
+// Binary pages are the reader's hex dump, as the model and the panel show them.
 import {
   ceilCodePointBoundary,
   countNewlines,
@@ -26,35 +16,24 @@ import { Ids } from '../ids.js';
 import { HEADER_LINES, OutputGutter } from './outputGutter.js';
 import type { ServicesHost } from '../services.js';
 
-/** Bytes of text per page. */
 const PAGE_BYTES = 256 * 1024;
-/** Bytes per page of a binary output (16 per hex-dump line). */
+/** 16 per hex-dump line. */
 const BINARY_PAGE_BYTES = 32 * 1024;
-/** Line numbers are computed for pages starting within this many bytes (the count streams from 0). */
+/** The count streams from 0. */
 const LINE_COUNT_LIMIT_BYTES = 64 * 1024 * 1024;
-/** How far past its nominal edge a page start may move to reach the next line. */
 const LINE_SNAP_BYTES = 16 * 1024;
 
-/**
- * The short URI of one page of a handle's output (`page` is the 0-based index, the name
- * counts from 1), for callers that do not read the output. Pages opened by our commands
- * use `pageUri`, whose name says the page in the log's terms.
- */
+/** For callers that have not read the output. */
 export function handleDocumentUri(handle: string, page = 0): vscode.Uri {
   return vscode.Uri.from({ scheme: Ids.documentScheme, path: `/${handle}/page-${page + 1}.txt` });
 }
 
-/**
- * A page URI's parts: `name` is a named page's claim (`<handle> lines a–b (page n of N)`), checked when the page is
- * served.
- */
 export interface ParsedPageUri {
   readonly handle: string;
   readonly page: number;
   readonly name?: string;
 }
 
-/** Parses a page URI, short (`page-<n>.txt`) or named (`<handle> lines a–b (page n of N).txt`), or undefined. */
 export function parseHandleDocumentUri(uri: vscode.Uri): ParsedPageUri | undefined {
   if (uri.scheme !== Ids.documentScheme) return undefined;
   const short = /^\/([A-Za-z0-9._-]{1,256})\/page-([1-9]\d{0,11})\.txt$/.exec(uri.path);
@@ -72,22 +51,15 @@ export function parseHandleDocumentUri(uri: vscode.Uri): ParsedPageUri | undefin
   return undefined;
 }
 
-/** Bytes per page for this source. */
 function pageSize(src: HandleSource): number {
   return src.binary ? BINARY_PAGE_BYTES : PAGE_BYTES;
 }
 
-/** Number of pages (at least one, for an empty output). */
 function pageCount(src: HandleSource): number {
   return Math.max(1, Math.ceil(src.byteCount / pageSize(src)));
 }
 
-/**
- * Absolute start of page `k` of a text output: `k * size`, moved forward to the start of
- * the next line when one begins within `LINE_SNAP_BYTES` (a newline is never inside a
- * multi-byte character, so that is also a character boundary), else to a code-point
- * boundary. Binary pages start at exact multiples.
- */
+/** A newline is never inside a multi-byte character, so a line start is a character boundary too. */
 async function pageStart(src: HandleSource, k: number): Promise<number> {
   const nominal = Math.min(src.byteCount, k * pageSize(src));
   if (src.binary || nominal === 0 || nominal >= src.byteCount) return nominal;
@@ -99,7 +71,6 @@ async function pageStart(src: HandleSource, k: number): Promise<number> {
   return nominal + ceilCodePointBoundary(probe.subarray(1, 5), 0);
 }
 
-/** Newlines in `[0, end)`, streamed; undefined past `LINE_COUNT_LIMIT_BYTES` (not worth the wait). */
 async function newlinesBefore(src: HandleSource, end: number): Promise<number | undefined> {
   if (end > LINE_COUNT_LIMIT_BYTES) return undefined;
   let n = 0;
@@ -107,18 +78,15 @@ async function newlinesBefore(src: HandleSource, end: number): Promise<number | 
   return n;
 }
 
-/** One page: its bytes and, when cheap, its 1-based first and last lines. */
 interface PageFacts {
   readonly start: number;
   readonly end: number;
   readonly bytes: Uint8Array;
-  /** Newlines before `start` (undefined past `LINE_COUNT_LIMIT_BYTES`, and for binary outputs). */
   readonly before?: number;
   readonly firstLine?: number;
   readonly lastLine?: number;
 }
 
-/** Reads page `k` (`before`: the newlines before its start, when the caller knows them). */
 async function pageFacts(src: HandleSource, k: number, before?: number): Promise<PageFacts> {
   const pages = pageCount(src);
   const start = await pageStart(src, k);
@@ -130,9 +98,6 @@ async function pageFacts(src: HandleSource, k: number, before?: number): Promise
   return { start, end, bytes, before: nb, firstLine: nb + 1, lastLine: last };
 }
 
-/**
- * The name of a page in the log's terms: `<handle> lines a–b (page n of N)`, or its bytes when lines are not counted.
- */
 function pageName(src: HandleSource, k: number, f: PageFacts): string {
   const what =
     f.firstLine !== undefined && f.lastLine !== undefined
@@ -145,23 +110,22 @@ function namedUri(src: HandleSource, k: number, f: PageFacts): vscode.Uri {
   return vscode.Uri.from({ scheme: Ids.documentScheme, path: `/${src.handle}/${pageName(src, k, f)}.txt` });
 }
 
-/** The URI of page `k` named in the log's terms (the tab shows `<handle> lines a–b (page n of N)`). */
 export async function pageUri(src: HandleSource, k: number): Promise<vscode.Uri> {
   return namedUri(src, k, await pageFacts(src, k));
 }
 
-/** Renders page `k` of a handle's output: header, then the page's bytes. `name`: the URI's claim, which must hold. */
+/** `name` is the URI's claim, which must hold. */
 async function renderPage(src: HandleSource, k: number, name?: string): Promise<string> {
   const pages = pageCount(src);
   if (!Number.isSafeInteger(k) || k < 0 || k >= pages)
     return `bounded-evidence: ${src.handle} has ${pages} page(s); page ${k} does not exist.`;
   const f = await pageFacts(src, k);
   const { start, end, bytes } = f;
-  // A name that says other lines than the page holds is refused, so the tab and the header always agree.
+  // So the tab and the header always agree.
   if (name !== undefined && name !== pageName(src, k, f))
     return `bounded-evidence: this page is named "${pageName(src, k, f)}", not "${name}".`;
   const lines = f.firstLine !== undefined ? ` · lines ${f.firstLine}–${f.lastLine} of ${src.lineCount}` : '';
-  // Neighbours' line numbers follow from this page's (no second count from the start).
+  // Neighbours' line numbers follow from this page's: no second count from the start.
   const prev =
     k > 0
       ? await pageFacts(
@@ -193,17 +157,13 @@ async function renderPage(src: HandleSource, k: number, name?: string): Promise<
   return `${header}\n${body}`;
 }
 
-/** Where an output position is shown: page and document position. */
 export interface PagePosition {
   readonly page: number;
   readonly line: number;
   readonly character: number;
 }
 
-/**
- * The page and document position of an output line (0-based) or byte offset. A line is
- * found by streaming newlines from the start (bounded memory; O(position)).
- */
+/** Streams newlines from the start: bounded memory, O(position). */
 export async function locate(src: HandleSource, at: { line?: number; byteOffset?: number }): Promise<PagePosition> {
   let offset = 0;
   if (typeof at.byteOffset === 'number' && Number.isSafeInteger(at.byteOffset)) {
@@ -228,7 +188,7 @@ export async function locate(src: HandleSource, at: { line?: number; byteOffset?
   }
   let page = Math.min(pageCount(src) - 1, Math.floor(offset / PAGE_BYTES));
   let start = await pageStart(src, page);
-  // A start moved forward (to a line) may lie past the offset: then it is on the page before.
+  // A start moved forward may lie past the offset: then it is on the page before.
   if (offset < start && page > 0) start = await pageStart(src, --page);
   const before = offset > start ? await src.readRange(start, offset) : new Uint8Array(0);
   const text = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true }).decode(before);
@@ -236,11 +196,11 @@ export async function locate(src: HandleSource, at: { line?: number; byteOffset?
   return { page, line: HEADER_LINES + countNewlines(before), character: text.length - (lastBreak + 1) };
 }
 
-/** Serves the pages; the handle resolves through the current run store (foreign handles are refused). */
+/** Foreign handles are refused. */
 class ArtifactDocumentProvider implements vscode.TextDocumentContentProvider, vscode.DocumentLinkProvider {
   constructor(private readonly runs: () => Promise<RunStoreApi>) {}
 
-  /** The page's text, or one line saying why there is none (never a host path). */
+  /** Never a host path. */
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
     const parsed = parseHandleDocumentUri(uri);
     if (!parsed) return 'bounded-evidence: not a page address (expected bounded-evidence:/<handle>/page-<n>.txt)';
@@ -254,7 +214,6 @@ class ArtifactDocumentProvider implements vscode.TextDocumentContentProvider, vs
     }
   }
 
-  /** Makes the header's previous/next addresses clickable. */
   provideDocumentLinks(document: vscode.TextDocument): vscode.DocumentLink[] {
     const links: vscode.DocumentLink[] = [];
     for (let l = 0; l < Math.min(HEADER_LINES, document.lineCount); l++) {
@@ -275,14 +234,9 @@ class ArtifactDocumentProvider implements vscode.TextDocumentContentProvider, vs
   }
 }
 
-/** Id of "Go to Output Line…" (must match package.json). */
 const goToOutputLineCommand = Ids.commands.goToOutputLine;
 
-/**
- * "Go to Output Line…": a line number in the output's own terms (1-based, as a log or the
- * inspector counts it), shown on the page that holds it with the cursor on it. The
- * handle is the active page's, or `{ handle }`; `{ line }` skips the prompt.
- */
+/** 1-based output lines, as a log or the inspector counts them. */
 async function goToOutputLine(host: ServicesHost, arg: unknown): Promise<void> {
   const a = (typeof arg === 'object' && arg !== null ? arg : {}) as { handle?: unknown; line?: unknown };
   const active = vscode.window.activeTextEditor
@@ -322,13 +276,9 @@ async function goToOutputLine(host: ServicesHost, arg: unknown): Promise<void> {
   await vscode.commands.executeCommand(Ids.commands.openArtifact, { handle, line: line - 1 });
 }
 
-/**
- * Id of the command that says which output line numbers the active page shows (not in the palette; the integration
- * suite asks it).
- */
+/** Not in the palette; the integration suite asks it. */
 const outputLineNumbersCommand = Ids.commands.outputLineNumbers;
 
-/** Registers the provider for the `bounded-evidence:` scheme, the output line-number gutter and Go to Output Line. */
 export function registerArtifactDocuments(context: vscode.ExtensionContext, host: ServicesHost): void {
   const provider = new ArtifactDocumentProvider(async () => (await host.get()).reads);
   const gutter = new OutputGutter(goToOutputLineCommand);

@@ -1,12 +1,6 @@
 /**
- * Compare (docs/contracts.md §3.4, "Compare"): VS Code's diff editor on two chosen
- * windows, one of each output (or two of one), as read-only virtual documents holding
- * exactly those bytes: no header, no whole output. A side is a handle and a window,
- * bytes `[start, end)` or whole lines `first..last`; a window is at most
- * `COMPARE_MAX_BYTES`, so an output of any size is diffed by window, never loaded whole.
- * The documents' addresses are `bounded-evidence-window:/<handle>/bytes-<start>-<end>.txt`;
- * the provider resolves the handle through the current store (a forged or foreign handle
- * is refused like any other) and re-checks the window.
+ * Compare (docs/contracts.md §3.4): the diff editor on two windows holding exactly their bytes, so an output of any
+ * size is diffed by window. The provider resolves the handle through the current store, refusing a forged one.
  */
 import * as vscode from 'vscode';
 import { EvidenceError, hexDump, type HandleSource, type RunStoreApi } from '../../core/index.js';
@@ -17,27 +11,22 @@ import { formatBytes } from '../../shared/bytes.js';
 import { windowProblem, type ExcerptWindow } from './outputWindow.js';
 import { lineRange, parseWindowText } from './saveExcerpt.js';
 
-/** Largest window one side of a comparison may hold (the diff editor holds both in memory). */
+/** The diff editor holds both in memory. */
 const COMPARE_MAX_BYTES = 1024 * 1024;
-/** The window a side gets when none is given: the output's first bytes, like an editor's first page. */
 const DEFAULT_WINDOW_BYTES = 256 * 1024;
 
-/** One side as resolved: a handle and the exact bytes `[start, end)`, with the words for the tab. */
 interface ComparedSide {
   readonly handle: string;
   readonly start: number;
   readonly end: number;
-  /** "lines 12–40" or "bytes 0–4096". */
   readonly label: string;
   readonly uri: string;
 }
 
-/** The address of the document holding bytes `[start, end)` of `handle`. */
 function windowUri(handle: string, start: number, end: number): vscode.Uri {
   return vscode.Uri.from({ scheme: Ids.windowScheme, path: `/${handle}/bytes-${start}-${end}.txt` });
 }
 
-/** Parses a window address, or undefined. */
 function parseWindowUri(uri: vscode.Uri): { handle: string; start: number; end: number } | undefined {
   const m =
     uri.scheme === Ids.windowScheme
@@ -46,7 +35,7 @@ function parseWindowUri(uri: vscode.Uri): { handle: string; start: number; end: 
   return m ? { handle: m[1]!, start: Number(m[2]), end: Number(m[3]) } : undefined;
 }
 
-/** The text of bytes `[start, end)`: decoded like an editor page (hex dump for binary), nothing added. */
+/** Decoded like an editor page, nothing added. */
 async function renderWindow(src: HandleSource, start: number, end: number): Promise<string> {
   // Size first (docs/contracts.md §1.3's order), then the window against the output.
   if (end - start > COMPARE_MAX_BYTES)
@@ -60,7 +49,6 @@ async function renderWindow(src: HandleSource, start: number, end: number): Prom
   return src.binary ? hexDump(bytes, start) : new TextDecoder('utf-8', { fatal: false, ignoreBOM: true }).decode(bytes);
 }
 
-/** Serves the compared windows (read-only: a content provider has no save). */
 class WindowDocumentProvider implements vscode.TextDocumentContentProvider {
   constructor(private readonly runs: () => Promise<RunStoreApi>) {}
 
@@ -81,10 +69,9 @@ class WindowDocumentProvider implements vscode.TextDocumentContentProvider {
   }
 }
 
-/** A side as a caller gives it: a handle alone (its first window), or with `bytes` or `lines`. */
 type SideArg = string | { readonly handle?: unknown; readonly bytes?: unknown; readonly lines?: unknown };
 
-/** The window a side argument names; undefined when it names none; throws a sentence when malformed. */
+/** Throws a sentence when malformed. */
 function windowOfArg(a: SideArg): ExcerptWindow | undefined {
   if (typeof a === 'string') return undefined;
   const b = a.bytes as { start?: unknown; end?: unknown } | undefined;
@@ -104,7 +91,6 @@ function windowOfArg(a: SideArg): ExcerptWindow | undefined {
   return undefined;
 }
 
-/** Resolves a side: checks the window against the output and turns lines into their exact bytes. */
 async function resolveSide(src: HandleSource, w: ExcerptWindow | undefined): Promise<ComparedSide> {
   const handle = src.handle;
   const window = w ?? { bytes: { start: 0, end: Math.min(src.byteCount, DEFAULT_WINDOW_BYTES) } };
@@ -127,7 +113,6 @@ async function resolveSide(src: HandleSource, w: ExcerptWindow | undefined): Pro
   return { handle: src.handle, start, end, label, uri: windowUri(src.handle, start, end).toString() };
 }
 
-/** Asks for one side's window ("lines 30001-33187" or "bytes 0-4096"); undefined when dismissed. */
 async function askWindow(src: HandleSource, which: string, suggested?: string): Promise<ExcerptWindow | undefined> {
   const handle = src.handle;
   const first =
@@ -151,17 +136,14 @@ async function askWindow(src: HandleSource, which: string, suggested?: string): 
   return typed === undefined ? undefined : parseWindowText(typed);
 }
 
-/** What Compare Outputs opened: the two documents (each exactly its window). */
 export interface ComparedWindows {
   readonly left: ComparedSide;
   readonly right: ComparedSide;
 }
 
 /**
- * Compare Outputs / Compare Windows: `{ left, right }` sides (a handle, or `{ handle,
- * bytes | lines }`) open at once (`beside: true`: next to the active editor); `handles` from the tree, or nothing (the
- * palette: pick
- * both outputs), ask for each side's window first. Anything wrong is one error message.
+ * Sides given as arguments open at once; otherwise each side's window is asked for. Anything wrong is one error
+ * message.
  */
 export async function compareWindows(
   deps: CommandDeps,
@@ -198,7 +180,7 @@ export async function compareWindows(
         if (!a || !b) return undefined;
         pair.push(a, b);
       }
-      // Each output opened once: its window is asked against it, then resolved from it.
+      // Each output opened once.
       const ls = await store.openHandle(pair[0]!);
       const lw = await askWindow(ls, 'left');
       if (!lw) return undefined;
@@ -219,7 +201,7 @@ export async function compareWindows(
     return undefined;
   }
   const [left, right] = sides;
-  // From the panel (`beside`): the diff opens next to it, so the panel stays on screen and says what opened.
+  // The diff opens beside the panel, so the panel stays on screen.
   const beside = arg && (arg as { beside?: unknown }).beside === true;
   await vscode.commands.executeCommand(
     'vscode.diff',
@@ -231,7 +213,6 @@ export async function compareWindows(
   return { left, right };
 }
 
-/** Registers the provider of the compared windows' documents. */
 export function registerCompareWindows(context: vscode.ExtensionContext, deps: CommandDeps): void {
   context.subscriptions.push(
     vscode.workspace.registerTextDocumentContentProvider(

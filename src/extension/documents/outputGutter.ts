@@ -1,37 +1,22 @@
 /**
- * Output line numbers in the gutter of `bounded-evidence:` pages. A page is one window of
- * a large output, so the editor's own line numbers count page lines (1 is the header)
- * while the header, Ctrl+G (Go to Output Line…) and the inspector speak in output lines;
- * VS Code's API has no line-number offset. So these pages get their own language
- * (`Ids.outputLanguage`, contributed with `"editor.lineNumbers": "off"` in
- * `configurationDefaults`), and each content line gets its output line number drawn
- * before it as a decoration in the editor's line-number colour.
- *
- * Only the lines on screen and a margin either side are decorated (re-set as the editor
- * scrolls): every decoration with its own text is a CSS rule in the renderer, and a
- * 256 KiB page of short lines has tens of thousands of lines. Pages whose line numbers
- * are not known (binary pages, text pages starting past 64 MiB: their header says bytes)
- * keep the editor's own numbers (they keep plaintext).
+ * VS Code has no line-number offset, so these pages get their own language with the editor's numbers off, and output
+ * line numbers drawn as decorations. Only the lines on screen and a margin are decorated: each decoration's text is a
+ * CSS rule in the renderer.
  */
 import * as vscode from 'vscode';
 import { Ids } from '../ids.js';
 
-/**
- * Header lines before the content of a page (the last one is blank; `renderPage` in artifactDocument.ts writes them).
- */
+/** `renderPage` in artifactDocument.ts writes them. */
 export const HEADER_LINES = 3;
 
-/** Lines decorated above and below the visible ones, so a scroll of a few screens shows numbers at once. */
+/** So a scroll of a few screens shows numbers at once. */
 const MARGIN_LINES = 150;
 
-/** The numbers' look: the editor's line-number colour, a gap before the text (the editor font is already monospace). */
 const numberStyle = { color: new vscode.ThemeColor('editorLineNumber.foreground'), margin: '0 2ch 0 0' } as const;
 
 /**
- * The output line number of document line 0 after the header, read from the page's own
- * header (`· bytes [s, e) of N · lines a–b of L · sha256 …`, written by `renderPage`), or
- * undefined when the page does not say lines. The last such segment of the first line is
- * taken (an attachment name comes before it).
+ * Read from the page's own header; the last such segment of the first line is taken, as an attachment name comes
+ * before it.
  */
 function pageFirstLine(document: vscode.TextDocument): { first: number; last: number } | undefined {
   if (document.uri.scheme !== Ids.documentScheme || document.lineCount <= HEADER_LINES) return undefined;
@@ -48,19 +33,13 @@ function pageFirstLine(document: vscode.TextDocument): { first: number; last: nu
 
 const adopting = new Map<string, Promise<vscode.TextDocument>>();
 
-/**
- * Gives a page with known line numbers the output language (the editor's own numbers
- * off: `configurationDefaults` in package.json) and returns the document to show; other
- * documents are returned as they are. Open Artifact in Editor calls it before showing
- * the page (no flash of page numbers); the open listener catches pages opened otherwise
- * (the header's previous/next links, a pasted address).
- */
+/** Called before showing a page, so page numbers never flash; the open listener catches pages opened otherwise. */
 export async function asOutputPage(document: vscode.TextDocument): Promise<vscode.TextDocument> {
   if (document.languageId === Ids.outputLanguage || !pageFirstLine(document)) return document;
   const key = document.uri.toString();
   let p = adopting.get(key);
   if (!p) {
-    // (Changing the language closes and reopens the document: the listener sees it again, already adopted.)
+    // Changing the language reopens the document: the listener sees it again, already adopted.
     p = Promise.resolve(vscode.languages.setTextDocumentLanguage(document, Ids.outputLanguage))
       .catch(() => document)
       .finally(() => adopting.delete(key));
@@ -69,24 +48,20 @@ export async function asOutputPage(document: vscode.TextDocument): Promise<vscod
   return await p;
 }
 
-/** What was drawn in one editor: document line → the number shown (for tests and the log). */
 export interface GutterLine {
   readonly line: number;
   readonly text: string;
 }
 
-/** Decorates output line numbers on `bounded-evidence:` pages. */
 export class OutputGutter implements vscode.Disposable {
   private readonly type = vscode.window.createTextEditorDecorationType({
     rangeBehavior: vscode.DecorationRangeBehavior.ClosedClosed,
   });
   private readonly drawn = new WeakMap<vscode.TextEditor, GutterLine[]>();
-  /** How long the last draw took in the extension host (ms; the renderer's part is not seen here). */
+  /** The renderer's part is not seen here. */
   lastDrawMs = 0;
   private readonly subscriptions: vscode.Disposable[] = [];
-  /**
-   * The cursor's line in output terms (the status bar's "Ln" counts page lines: VS Code has no offset for it either).
-   */
+  /** The status bar's "Ln" counts page lines: VS Code has no offset for it either. */
   private readonly status = vscode.window.createStatusBarItem(
     'boundedEvidence.outputLine',
     vscode.StatusBarAlignment.Right,
@@ -134,7 +109,6 @@ export class OutputGutter implements vscode.Disposable {
     this.status.show();
   }
 
-  /** The numbers last drawn in an editor (document line, text), in line order. */
   linesOf(editor: vscode.TextEditor): readonly GutterLine[] {
     return this.drawn.get(editor) ?? [];
   }
@@ -159,7 +133,7 @@ export class OutputGutter implements vscode.Disposable {
       for (let l = from; l <= to; l++) {
         if (seen.has(l)) continue;
         const n = page.first + (l - HEADER_LINES);
-        // The last document line is empty when the page ends with a newline: it is no output line.
+        // A final empty document line is no output line.
         if (n > page.last) break;
         seen.add(l);
         const text = n.toLocaleString('en-US');

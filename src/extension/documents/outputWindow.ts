@@ -1,28 +1,21 @@
 /**
- * A window of a recorded output that a person names (Save Excerpt As, Compare, a link into
- * the evidence): its shapes and the one check of it against the output, so every way in
- * refuses a window that does not fit with the same sentence (docs/contracts.md §3.4).
- * No `vscode` here: unit tests import it.
+ * A window of an output a person names, with the one check of it, so every way in refuses a bad window with the same
+ * sentence (docs/contracts.md §3.4). No `vscode`: unit tests import it.
  */
 import type { HandleSource } from '../../core/index.js';
 import type { ExcerptRangeDto } from '../../shared/protocol.js';
 
-/** What the check needs of an output. */
 type OutputShape = Pick<HandleSource, 'handle' | 'byteCount' | 'binary' | 'lineCount'>;
 
-/** A window to save or compare: bytes `[start, end)`, or whole lines `first..last` (1-based, inclusive). */
+/** Lines 1-based, inclusive. */
 export type ExcerptWindow =
   | { readonly bytes: { readonly start: number; readonly end: number } }
   | { readonly lines: { readonly first: number; readonly last: number } };
 
-/** A window of an output a link names: whole lines (1-based, inclusive) or bytes `[start, end)`. */
 export type LinkWindow =
   { readonly line: number; readonly endLine?: number } | { readonly start: number; readonly end: number };
 
-/**
- * Checks a window against the output; a sentence when it does not fit. `allowEmpty`: `[0, 0)` of an empty output is a
- * window (Compare).
- */
+/** `allowEmpty`: `[0, 0)` of an empty output is a window (Compare). */
 export function windowProblem(src: OutputShape, w: ExcerptWindow, allowEmpty = false): string | undefined {
   if ('bytes' in w) {
     const { start, end } = w.bytes;
@@ -42,10 +35,6 @@ export function windowProblem(src: OutputShape, w: ExcerptWindow, allowEmpty = f
   return undefined;
 }
 
-/**
- * A link's window as the panel takes it (lines as a 0-based offset and count, bytes as
- * `[start, end)`), or the sentence of `windowProblem` when it does not fit the output.
- */
 export function linkedWindow(src: OutputShape, w: LinkWindow): ExcerptRangeDto | string {
   if ('line' in w) {
     const last = w.endLine ?? w.line;

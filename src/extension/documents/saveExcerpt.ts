@@ -1,10 +1,6 @@
 /**
- * Writing a window of an output to a file with its provenance beside it: the streamed
- * writer that Export Output (the whole output) and Save Excerpt As… (a byte or line
- * window) share (docs/contracts.md §3.4, "Export"). Bytes go through verified reads a
- * chunk at a time (any size, bounded memory), hashed as they go; the file appears under
- * its name only once complete, and `<file>.provenance.json` names the handle, window,
- * sizes and digests the file can be checked against.
+ * The streamed writer Export Output and Save Excerpt As… share (docs/contracts.md §3.4, "Export"): verified reads a
+ * chunk at a time, the file appears only once complete, and `<file>.provenance.json` says how to check it.
  */
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
@@ -20,10 +16,8 @@ import { windowProblem, type ExcerptWindow } from './outputWindow.js';
 import { formatBytes } from '../../shared/bytes.js';
 import { Ids } from '../ids.js';
 
-/** Id of Save Excerpt As… (the inspector runs it). */
 export const saveExcerptAsCommand = Ids.commands.saveExcerptAs;
 
-/** What a streamed write produced. */
 export interface WrittenWindow {
   readonly path: string;
   readonly provenancePath: string;
@@ -31,11 +25,7 @@ export interface WrittenWindow {
   readonly sha256: string;
 }
 
-/**
- * Streams bytes `[start, end)` of `src` to `target` (via a temporary name), then writes
- * `<target>.provenance.json` with `provenance` plus the written size and sha256. When the
- * window is the whole output its digest must equal the recorded one, or nothing is kept.
- */
+/** When the window is the whole output its digest must equal the recorded one, or nothing is kept. */
 export async function writeWindow(
   src: HandleSource,
   start: number,
@@ -73,12 +63,7 @@ export async function writeWindow(
   }
 }
 
-/**
- * Byte range of lines `first..last` (1-based, inclusive), from the handle's line index
- * (the panel's, inspector/lineIndex.ts: the recorded newline counts, then one 64 KiB read
- * per end) instead of streaming every byte before them. Lines past the end (an empty
- * output's one line) are the empty window at the end.
- */
+/** From the handle's line index instead of streaming every byte before them. */
 export async function lineRange(
   src: HandleSource,
   first: number,
@@ -88,7 +73,6 @@ export async function lineRange(
   return r ? { start: r.start, end: r.end } : { start: src.byteCount, end: src.byteCount };
 }
 
-/** Parses "lines 30001-33187", "30001-33187", "line 7" or "bytes 0-4096"; undefined when it is neither. */
 export function parseWindowText(text: string): ExcerptWindow | undefined {
   const t = text.trim().toLowerCase().replace(/[,_]/g, '').replace(/–/g, '-');
   const bytes = /^bytes?\s*(\d{1,15})\s*-\s*(\d{1,15})$/.exec(t);
@@ -98,14 +82,12 @@ export function parseWindowText(text: string): ExcerptWindow | undefined {
   return undefined;
 }
 
-/** What Save Excerpt As… wrote. */
 export interface SavedExcerpt extends WrittenWindow {
   readonly handle: string;
   readonly start: number;
   readonly end: number;
 }
 
-/** Writes one window of a handle's output and its provenance. */
 async function saveExcerpt(
   store: RunStoreApi,
   handle: string,
@@ -133,10 +115,7 @@ async function saveExcerpt(
   return { ...written, handle: src.handle, start, end };
 }
 
-/**
- * The 1-based lines a non-empty byte window touches (from the line index; only when the window starts in the first 64
- * MiB).
- */
+/** Only when the window starts in the first 64 MiB. */
 async function linesOf(
   src: HandleSource,
   start: number,
@@ -148,10 +127,7 @@ async function linesOf(
   return { lines: { first: (await idx.lineAt(start)) + 1, last: (await idx.lineAt(end)) + (lastByte === 10 ? 0 : 1) } };
 }
 
-/**
- * Save Excerpt As…: `{ handle, bytes: {start, end} | lines: {first, last}, path }`, or
- * asks for what is missing (the handle defaults to the active editor page's).
- */
+/** Asks for what is missing; the handle defaults to the active page's. */
 export async function saveExcerptCommand(deps: CommandDeps, arg?: unknown): Promise<SavedExcerpt | undefined> {
   const a = (typeof arg === 'object' && arg !== null ? arg : {}) as {
     handle?: unknown;

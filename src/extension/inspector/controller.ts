@@ -1,9 +1,6 @@
 /**
- * The inspector's host-side logic, with no `vscode`: it validates each webview message,
- * answers it from the current run store (windows through verified handle reads only,
- * never a whole artifact), and forwards live records as batched deltas. The panel
- * (inspectorPanel.ts) supplies the editor actions and the transport; unit tests supply
- * fakes and a real `RunStore`.
+ * The inspector's host-side logic, with no `vscode`: every webview message validated, answered from the current run
+ * store through verified handle reads only, and live records forwarded as batched deltas.
  */
 import {
   EvidenceError,
@@ -35,18 +32,14 @@ import { searchOutputs } from './outputSearch.js';
 import { inspectorLimits, parseWebviewMessage } from './validate.js';
 import { resolveBytes, resolveLines, toWindowDto, type IndexGetter, type ResolvedWindow } from './windows.js';
 
-/** Artifacts up to this size get a line index even for byte windows (one pass, then O(64 KiB) lookups). */
+/** One pass, then O(64 KiB) lookups. */
 const eagerIndexBytes = 64 * 1024 * 1024;
 
-/** Handles and line indexes kept open per panel. */
 const cacheEntries = 16;
 
-/** Sentence for a request made while no store is open. */
 export const noStoreMessage = 'no evidence store is open for this workspace';
-/** Sentence for a part the webview named that the run does not have. */
 const unknownPartMessage = 'that call or output is not in this run';
 
-/** Host side of one inspector panel. */
 export class InspectorController {
   private ready = false;
   private target: TargetDto | undefined;
@@ -56,12 +49,11 @@ export class InspectorController {
   private readonly live: LiveDeltas;
   private readonly handles = new Lru<string, Promise<HandleSource>>({ maxEntries: cacheEntries });
   private readonly indexes = new Lru<string, Promise<LineIndex>>({ maxEntries: cacheEntries });
-  /** Blocks of pattern matches by handle and pattern. */
   private readonly matchBlocks = new MatchBlocks(() => this.store(), cacheEntries);
   private readonly list: ListQueries;
   private readonly reports = new Lru<string, Promise<CallReport[]>>({ maxEntries: 2 });
   private disposed = false;
-  /** Searches across outputs in flight, by request id, so `cancelSearch` can stop them. */
+  /** So `cancelSearch` can stop them. */
   private readonly searches = new Map<number, AbortController>();
   private readonly limits: InspectorLimitsDto;
 
@@ -84,7 +76,7 @@ export class InspectorController {
     });
   }
 
-  /** Handles one raw message from the webview; never throws. */
+  /** Never throws. */
   async receive(raw: unknown): Promise<void> {
     const parsed = parseWebviewMessage(raw, this.limits);
     if (!parsed.ok) {
@@ -112,38 +104,32 @@ export class InspectorController {
     }
   }
 
-  /** The webview went away (hidden or disposed): nothing is posted until it says `ready` again. */
+  /** Nothing is posted until it says `ready` again. */
   webviewGone(): void {
     this.ready = false;
   }
 
-  /** Selects a target: now if the page listens, else on its next `ready`. */
   reveal(target: TargetDto): void {
     if (this.ready) this.post({ type: 'reveal', target });
     else this.target = target;
   }
 
-  /** The store was recreated: drop caches, listen to the new one, and resend everything. */
   async storeChanged(): Promise<void> {
     this.handles.clear();
     this.indexes.clear();
     this.matchBlocks.clear();
     this.reports.clear();
     await this.subscribe();
-    // The page asks for its pages again (the rows it holds may be another store's).
+    // The rows the page holds may be another store's.
     if (this.ready) this.post({ type: 'changed', runs: [], calls: [] });
   }
 
-  /**
-   * What is stored changed, maybe written by another process (the command line, a routed agent), which this one hears
-   * nothing of: the page asks for its pages again, read afresh from the catalog.
-   */
+  /** Maybe written by another process, which this one hears nothing of: the page reads its pages afresh. */
   storedChanged(): void {
     this.reports.clear();
     if (this.ready) this.post({ type: 'changed', runs: [], calls: [] });
   }
 
-  /** Stops listening. */
   dispose(): void {
     this.disposed = true;
     for (const c of this.searches.values()) c.abort();
@@ -261,8 +247,7 @@ export class InspectorController {
   private async excerptText(handle: string, range: ExcerptRangeDto): Promise<{ markdown: string; bytes: number }> {
     const { src, w } = await this.excerptWindow(handle, range);
     const own = excerptLink(src.handle, w.start, w.end, this.opts.uriScheme);
-    // A link that cannot be made external stays the editor's own (it still opens on the desktop and by Open Evidence
-    // Link…).
+    // A link that cannot be made external stays the editor's own.
     const link = this.opts.externalLink ? await this.opts.externalLink(own).catch(() => own) : own;
     const markdown = buildExcerpt({
       link,
@@ -344,14 +329,13 @@ export class InspectorController {
       case 'findPattern': {
         const block = await this.matchBlocks.get(msg.handle, msg.pattern, msg.offset, msg.limit);
         const matches = block.matches.slice(msg.offset - block.offset, msg.offset - block.offset + msg.limit);
-        // The asked match's lines window in the same reply (exactly what `fetchLines` would
-        // answer for it): the page draws a page of matches after one round trip, not two.
+        // The asked match's lines window in the same reply: a page of matches is one round trip, not two.
         const at = msg.window ? matches[msg.window.index - msg.offset] : undefined;
         let window: WindowDto | undefined;
         if (msg.window && at) {
           const src = await this.handle(msg.handle);
           if (block.binary) {
-            // Binary content has no lines: the match is shown as the byte window around it (a hex dump).
+            // Binary content has no lines: the match is shown as the byte window around it.
             const { start, end } = binaryMatchWindow(at.byteOffset, src.byteCount);
             window = toWindowDto(src, 'bytes', await resolveBytes(src, start, end, false, this.indexGetter(src)));
           } else {

@@ -1,10 +1,6 @@
 /**
- * The Evidence Inspector webview panel: host side. One panel per window, opened by the
- * command (with an optional `InspectorTarget`) and restored after a reload by the
- * serializer. The page is built with a strict CSP (`default-src 'none'`, nonce-only
- * scripts, no inline styles or handlers, no eval) and may load only from dist/ and
- * media/: never from the evidence storage, whose bytes reach the page only as verified
- * range replies. All message handling lives in the vscode-free `InspectorController`.
+ * The Evidence Inspector panel's host side: a strict CSP, and assets only from dist/ and media/, never the evidence
+ * storage, whose bytes reach the page only as verified range replies.
  */
 import * as vscode from 'vscode';
 import { EvidenceError } from '../../core/index.js';
@@ -20,15 +16,14 @@ import { webviewHtml } from '../webviewHtml.js';
 
 export type { InspectorDeps } from './deps.js';
 
-/** The chat command that accepts `{ query, isPartialQuery }` (fills the input without sending). */
+/** Fills the input without sending. */
 const chatOpenCommand = 'workbench.action.chat.open';
 
-/** Registers the Open Inspector command, the panel serializer and the store-change listener. */
 export function registerInspector(context: vscode.ExtensionContext, deps?: InspectorDeps): void {
   const panels = new InspectorPanels(context, deps);
   context.subscriptions.push(
     panels,
-    // Returns the target as checked (what the panel was asked to show), for callers and tests.
+    // Returns the target as checked, for callers and tests.
     vscode.commands.registerCommand(Ids.commands.openInspector, (target?: unknown) => {
       const t = targetOf(target);
       panels.open(t);
@@ -46,7 +41,7 @@ export function registerInspector(context: vscode.ExtensionContext, deps?: Inspe
 
 const silentLog: InspectorLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
-/** Owns the one inspector panel of this window (state lives here, not at module level). */
+/** State lives here, not at module level. */
 class InspectorPanels implements vscode.Disposable {
   private panel: vscode.WebviewPanel | undefined;
   private controller: InspectorController | undefined;
@@ -56,7 +51,6 @@ class InspectorPanels implements vscode.Disposable {
     private readonly deps: InspectorDeps | undefined,
   ) {}
 
-  /** Opens the panel, or reveals it and selects the target. */
   open(target: TargetDto | undefined): void {
     if (this.panel && this.controller) {
       this.panel.reveal(undefined, false);
@@ -72,7 +66,7 @@ class InspectorPanels implements vscode.Disposable {
     this.attach(panel, target);
   }
 
-  /** Takes over a panel VS Code restored after a reload; the page restores its own state. */
+  /** The page restores its own state. */
   restore(panel: vscode.WebviewPanel, _state: InspectorViewState | undefined): void {
     if (this.panel) {
       panel.dispose();
@@ -83,12 +77,10 @@ class InspectorPanels implements vscode.Disposable {
     this.attach(panel, undefined);
   }
 
-  /** The store was recreated (settings changed): the panel re-reads everything. */
   storeChanged(): void {
     void this.controller?.storeChanged();
   }
 
-  /** What is stored changed (maybe by another process): the list reads its pages again. */
   storedChanged(): void {
     this.controller?.storedChanged();
   }
@@ -120,9 +112,7 @@ class InspectorPanels implements vscode.Disposable {
       actions: this.actions(log),
       log,
       uriScheme: vscode.env.uriScheme,
-      // In a browser workbench the editor's own scheme opens nothing: the callback URL of the
-      // served workbench does (it reaches the URI handler, once, in the window that copied it;
-      // Open Evidence Link… takes it at any time). The desktop keeps its link as built.
+      // In a browser workbench the editor's own scheme opens nothing: the served workbench's callback URL does.
       ...(vscode.env.uiKind === vscode.UIKind.Web
         ? {
             externalLink: async (link: string) =>
@@ -135,7 +125,7 @@ class InspectorPanels implements vscode.Disposable {
     this.controller = controller;
     const subs = [
       panel.webview.onDidReceiveMessage((m: unknown) => controller.receive(m)),
-      // A hidden page is torn down (retainContextWhenHidden is off); it says `ready` when shown again.
+      // A hidden page is torn down; it says `ready` when shown again.
       panel.onDidChangeViewState((e) => {
         if (!e.webviewPanel.visible) controller.webviewGone();
       }),
@@ -188,7 +178,6 @@ class InspectorPanels implements vscode.Disposable {
         );
       },
       saveExcerpt: async (handle, range) => {
-        // The palette's Save Excerpt As…, given the panel's window (it asks only where to save).
         const window =
           range.kind === 'bytes'
             ? { bytes: { start: range.start, end: range.end } }
@@ -205,8 +194,7 @@ class InspectorPanels implements vscode.Disposable {
       },
       compareWindows: async (left, right, panelWidth) => {
         const side = (s: CompareSideDto): object => ({ handle: s.handle, bytes: { start: s.start, end: s.end } });
-        // Beside the panel only when both halves keep room (each at least compareBesideMinWidth / 2):
-        // a narrower panel split in two squeezed its actions into four rows. Else the diff is a tab of the panel's
+        // A narrower panel split in two squeezed its actions into four rows, so the diff is then a tab of the panel's
         // group.
         const beside = (panelWidth ?? 0) >= compareBesideMinWidth;
         const r = await vscode.commands.executeCommand<ComparedWindows | undefined>(Ids.commands.compareOutputs, {
@@ -233,7 +221,6 @@ class InspectorPanels implements vscode.Disposable {
   }
 }
 
-/** Panel width (CSS px) from which a comparison opens beside the panel rather than as a tab of its group. */
 const compareBesideMinWidth = 1400;
 
 function renderHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {

@@ -1,21 +1,15 @@
 /**
- * A sparse line index over the verified bytes behind one handle, so the panel can show
- * exact byte positions for line windows and line numbers for byte windows without
- * holding the artifact in memory: the newlines before each 64 KiB checkpoint come from the
- * handle's recorded index (or one counting pass when it has none); a lookup then reads one
- * checkpoint's bytes (verified).
- * Lines follow docs/contracts.md §2.5: line N (0-based) starts right after the N-th `\n`.
+ * A sparse line index, so the panel shows exact positions without holding the artifact in memory. Lines follow
+ * docs/contracts.md §2.5.
  */
 import { countNewlines, type HandleSource } from '../../core/index.js';
 
-/** Bytes between checkpoints (matches the integrity chunk size, so reads stay chunk-aligned). */
+/** The integrity chunk size, so reads stay chunk-aligned. */
 export const lineIndexStride = 64 * 1024;
 
-/** The part of a handle the index reads (the recorded newline index when it has one). */
 export type LineSource = Pick<HandleSource, 'byteCount' | 'readRange' | 'stream'> &
   Partial<Pick<HandleSource, 'newlineIndex' | 'lineCount'>>;
 
-/** Newline checkpoints of one artifact. */
 export class LineIndex {
   private constructor(
     private readonly src: LineSource,
@@ -27,10 +21,9 @@ export class LineIndex {
     readonly lineCount: number,
   ) {}
 
-  /** Streams the bytes once (verified) and records the checkpoints; memory is one number per 64 KiB. */
+  /** Memory is one number per 64 KiB. */
   static async build(src: LineSource): Promise<LineIndex> {
-    // The newline counts recorded at write time give the checkpoints without reading a
-    // byte; a source without them (or with another chunk size) is counted once.
+    // The newline counts recorded at write time give the checkpoints without reading a byte.
     const recorded = src.newlineIndex;
     if (recorded && recorded.chunkSize === lineIndexStride && src.lineCount !== undefined) {
       const checkpoints = [0];
@@ -61,9 +54,7 @@ export class LineIndex {
     return new LineIndex(src, checkpoints, newlines, lineCount);
   }
 
-  /** Byte offset just after the k-th newline (1-based `k`, at most `totalNewlines`). */
   private async afterNewline(k: number): Promise<number> {
-    // Largest checkpoint with fewer than k newlines before it: the k-th lies in that stride.
     let lo = 0;
     let hi = this.checkpoints.length - 1;
     while (lo < hi) {
@@ -80,13 +71,11 @@ export class LineIndex {
     throw new Error('line index does not match the bytes it was built from');
   }
 
-  /** Start offset of 0-based line `line`, or undefined when there is no such line. */
   async lineStart(line: number): Promise<number | undefined> {
     if (line >= this.lineCount) return undefined;
     return line === 0 ? 0 : await this.afterNewline(line);
   }
 
-  /** Byte range of lines `[offset, offset + count)`, clipped to the last line; undefined past the end. */
   async linesRange(offset: number, count: number): Promise<{ start: number; end: number; lines: number } | undefined> {
     const start = await this.lineStart(offset);
     if (start === undefined) return undefined;
@@ -95,7 +84,7 @@ export class LineIndex {
     return { start, end, lines: Math.min(count, this.lineCount - offset) };
   }
 
-  /** 0-based line on which byte `offset` lies (`offset` may equal the size). */
+  /** `offset` may equal the size. */
   async lineAt(offset: number): Promise<number> {
     const i = Math.min(Math.floor(offset / lineIndexStride), this.checkpoints.length - 1);
     const base = i * lineIndexStride;

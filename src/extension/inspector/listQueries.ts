@@ -1,32 +1,24 @@
 /**
- * The inspector's list from the catalog (docs/contracts.md §3.4): one page of calls sorted,
- * filtered and counted by the store, and where a revealed call is in that list. A whole
- * handle typed as the text names its call instead of being matched as text.
+ * The inspector's list from the catalog (docs/contracts.md §3.4). A whole handle typed as the text names its call
+ * instead of being matched as text.
  */
 import { EvidenceError, type CallFilter, type HandleSource, type RunStoreApi } from '../../core/index.js';
 import type { HostToWebview, ListQueryDto, PartRef, WebviewRequest } from '../../shared/protocol.js';
 import { callFromReport, toRunDto } from './mapping.js';
 
-/** What the list's queries need of the controller. */
 export interface ListQueryDeps {
   store(): Promise<RunStoreApi>;
-  /** Opens a handle (cached by the controller). */
+  /** Cached by the controller. */
   handle(handle: string): Promise<HandleSource>;
   post(message: HostToWebview): void;
   readonly log: { info(message: string): void };
   readonly maxHandleChars: number;
 }
 
-/** Answers the list's `page` and `locate` requests. */
 export class ListQueries {
   constructor(private readonly deps: ListQueryDeps) {}
 
-  /**
-   * One page of the list, from the catalog (docs/architecture.md §6): the store selects
-   * and sorts, reads back only the page's records, and counts the matches. A whole handle
-   * as the text filter finds exactly its call (a handle names one call; the catalog's
-   * text match is by substring): the query names that call (`runId`, `callId`) instead.
-   */
+  /** docs/architecture.md §6: the store reads back only the page's records. */
   async page(msg: Extract<WebviewRequest, { type: 'page' }>): Promise<void> {
     const store = await this.deps.store();
     const t0 = performance.now();
@@ -61,10 +53,6 @@ export class ListQueries {
       );
   }
 
-  /**
-   * The call a whole handle names (`res_…`, `out_…`; either form, minted or written before), when the store minted
-   * it; else the text is plain text.
-   */
   private async callOfHandle(text: string): Promise<{ runId: string; callId: string } | undefined> {
     if (!/^(res|out)_[A-Za-z0-9-]+(_[A-Za-z0-9:.-]+)?$/.test(text) || text.length > this.deps.maxHandleChars)
       return undefined;
@@ -76,10 +64,7 @@ export class ListQueries {
     }
   }
 
-  /**
-   * The part a handle names, or the newest call of a run; with the list's query, also
-   * where that call is in the list, or that the filters hide it (docs/contracts.md §3.4, "Reveal").
-   */
+  /** docs/contracts.md §3.4, "Reveal". */
   async locate(msg: Extract<WebviewRequest, { type: 'locate' }>): Promise<void> {
     let ref: PartRef;
     if (msg.handle !== undefined) {
@@ -98,16 +83,11 @@ export class ListQueries {
     this.deps.post({ type: 'located', id: msg.id, ref, ...(index === undefined ? { hidden: true } : { index }) });
   }
 
-  /** Where a call is in the list a query gives (as `page` lists it), or undefined when the filters hide it. */
   private async indexIn(q: ListQueryDto, ref: PartRef): Promise<number | undefined> {
     return (await this.deps.store()).callIndex(await this.filterWithText(q), ref.runId, ref.callId);
   }
 
-  /**
-   * The list's filters as the store takes them: a whole handle as the text names its call
-   * (within the run filter, if any: a call of another run then matches nothing); other
-   * text is the catalog's substring match.
-   */
+  /** Within the run filter, if any: a call of another run then matches nothing. */
   private async filterWithText(q: ListQueryDto): Promise<CallFilter> {
     const named = q.text !== undefined ? await this.callOfHandle(q.text.trim()) : undefined;
     if (named) return { ...filterOf(q), runId: q.run ?? named.runId, callId: named.callId };
@@ -115,7 +95,6 @@ export class ListQueries {
   }
 }
 
-/** The store's filters and order for the list's query, without its text (a whole handle there is handled apart). */
 function filterOf(q: ListQueryDto): CallFilter {
   const source = q.source?.startsWith('hook:') ? 'hook' : q.source;
   return {

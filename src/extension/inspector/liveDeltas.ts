@@ -1,8 +1,4 @@
-/**
- * What changes while the panel is open, sent as it happens: records appended by this
- * process batched into one `changed` delta (calls and their runs), and running commands'
- * capture progress posted at a bounded rate as `live`.
- */
+/** Records batched into one `changed` delta, capture progress at a bounded rate. */
 import type {
   CallFinishedRecord,
   CallStartedRecord,
@@ -13,38 +9,31 @@ import type {
 import type { CallDto, HostToWebview, LiveStreamDto, RunDto } from '../../shared/protocol.js';
 import { callFromRecord, toRunDto } from './mapping.js';
 
-/** Least time between two `live` messages (ms): at most two a second, however many commands run. */
 const liveIntervalMs = 500;
 
-/** What the deltas need of the controller. */
 export interface LiveDeltaDeps {
   store(): Promise<RunStoreApi>;
   post(message: HostToWebview): void;
-  /** Whether the page still listens (it may be hidden before a batch goes). */
+  /** It may be hidden before a batch goes. */
   stillReady(): boolean;
   warn(message: string, e: unknown): void;
-  /** Delay that batches live records into one delta (ms). */
   readonly deltaDelayMs?: number;
 }
 
-/** The deltas of one panel. */
 export class LiveDeltas {
   private pending: RunRecordEvent[] = [];
   private flushTimer: ReturnType<typeof setTimeout> | undefined;
-  /** The latest progress per running stream, posted together at most every `liveIntervalMs`. */
   private liveStreams = new Map<string, CaptureProgressEvent>();
   private liveTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly liveDecoder = new TextDecoder('utf-8', { fatal: false });
 
   constructor(private readonly deps: LiveDeltaDeps) {}
 
-  /** Stops the timers. */
   dispose(): void {
     if (this.flushTimer) clearTimeout(this.flushTimer);
     if (this.liveTimer) clearTimeout(this.liveTimer);
   }
 
-  /** A record appended: batched into one delta. */
   record(e: RunRecordEvent): void {
     this.pending.push(e);
     this.flushTimer ??= setTimeout(() => {
@@ -71,7 +60,7 @@ export class LiveDeltas {
     try {
       const store = await this.deps.store();
       const touched = new Set(events.map((e) => e.runId));
-      // Only the touched runs, looked up in the catalog (no walk over every run, no log record read).
+      // Only the touched runs, looked up in the catalog.
       const ids = [...touched].slice(0, 1000);
       runs = (await store.queryRuns({ runIds: ids, limit: ids.length })).map(toRunDto);
     } catch (e) {
@@ -80,7 +69,6 @@ export class LiveDeltas {
     this.deps.post({ type: 'changed', runs, calls: [...calls.values()] });
   }
 
-  /** A running command's capture moved on: keep the latest per stream, post them at a bounded rate. */
   progress(e: CaptureProgressEvent): void {
     this.liveStreams.set(`${e.runId}/${e.callId}/${e.stream}`, e);
     this.liveTimer ??= setTimeout(() => this.flushLive(), liveIntervalMs);

@@ -1,8 +1,4 @@
-/**
- * From the run layer's records and reports to the protocol's DTOs. The list gets no
- * preview text (10,000 rows must stay small); the detail reply carries the preview split
- * into head and tail by its recorded byte ranges. Pure functions, no `vscode`.
- */
+/** The list gets no preview text, so 10,000 rows stay small. Pure, no `vscode`. */
 import type {
   AttachmentRecord,
   CallFinishedRecord,
@@ -14,10 +10,8 @@ import type {
 } from '../../core/index.js';
 import type { CallDto, PartDto, PreviewDto, RunDto } from '../../shared/protocol.js';
 
-/** Characters of the arguments shown in a row. */
 const argsSummaryChars = 160;
 
-/** A run for the list. */
 export function toRunDto(r: RunSummary): RunDto {
   return {
     runId: r.runId,
@@ -34,13 +28,12 @@ export function toRunDto(r: RunSummary): RunDto {
   };
 }
 
-/** Who started a run, in one word (`hook:claude`); older logs have no source and were tool runs. */
+/** Older logs have no source and were tool runs. */
 export function sourceLabel(source: RunSummary['source']): string {
   if (!source) return 'tool';
   return source.kind === 'hook' && source.agent ? `hook:${source.agent}` : source.kind;
 }
 
-/** Compact JSON of the arguments, cut to one short line. */
 export function summarizeArgs(args: Record<string, unknown>): string {
   let s: string;
   try {
@@ -51,7 +44,6 @@ export function summarizeArgs(args: Record<string, unknown>): string {
   return s.length > argsSummaryChars ? `${s.slice(0, argsSummaryChars - 1)}…` : s;
 }
 
-/** An attachment as a sub-row. */
 export function attachmentPart(a: AttachmentRecord): PartDto {
   return {
     name: a.name,
@@ -68,15 +60,11 @@ export function attachmentPart(a: AttachmentRecord): PartDto {
   };
 }
 
-/** A call's outcome fields, as the inspector shows them (see `CallDto`). */
 export type OutcomeFields = Pick<CallDto, 'exitCode' | 'signal' | 'timedOut' | 'cancelled'>;
 
 /**
- * The exit of a command call, read from its `value` attachment: the run layer records
- * `{aborted, code, signal, timedOut}` there as inline JSON (docs/contracts.md, command
- * calls), so a non-zero exit is visible although the call itself is `ok` (the command
- * ran and was recorded). Anything else (no `value`, not that JSON) gives no fields:
- * older logs and other tools simply show their status.
+ * A non-zero exit shows although the call itself is `ok` (the command ran and was recorded). Anything else gives no
+ * fields: older logs and other tools show their status.
  */
 export function outcomeFields(attachments: readonly AttachmentRecord[]): OutcomeFields {
   const value = attachments.find((a) => a.name === 'value');
@@ -98,7 +86,6 @@ export function outcomeFields(attachments: readonly AttachmentRecord[]): Outcome
   return out;
 }
 
-/** A call from `report(runId)`. */
 export function callFromReport(r: CallReport): CallDto {
   return {
     runId: r.runId,
@@ -126,7 +113,7 @@ export function callFromReport(r: CallReport): CallDto {
   };
 }
 
-/** A call from a live record (`onDidRecord`): started calls show as running until finished. */
+/** Started calls show as running until finished. */
 export function callFromRecord(r: CallStartedRecord | CallFinishedRecord): CallDto {
   if (r.type === 'call_started') {
     return {
@@ -165,19 +152,14 @@ export function callFromRecord(r: CallStartedRecord | CallFinishedRecord): CallD
   };
 }
 
-/**
- * Splits the preview the model saw into head and tail by byte counts: the head is the
- * first `headEnd` bytes of the preview, the tail its last `size - tailStart` bytes (the
- * omission marker between them is the layer's own text). When the numbers do not fit
- * the preview (it was not cut, or is empty for binary), the whole preview is returned.
- */
+/** When the byte counts do not fit the preview, the whole preview is returned. */
 export function splitPreview(
   preview: string,
   range: PreviewRange | undefined,
   size: number,
   errors?: ErrorLines,
 ): PreviewDto {
-  // The error lines the first view showed before the preview (docs/contracts.md §2.13), marked by the page.
+  // The error lines the first view showed before the preview (docs/contracts.md §2.13).
   const marked = errors
     ? {
         errorLines: {

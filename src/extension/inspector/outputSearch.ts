@@ -1,20 +1,11 @@
-/**
- * One search across every kept output for the panel: the core's `searchAllOutputs`,
- * cancellable by `cancelSearch`, with throttled progress.
- */
 import { EvidenceError, searchAllOutputs, type RunStoreApi } from '../../core/index.js';
 import type { HostToWebview, WebviewRequest } from '../../shared/protocol.js';
 
-/** Least time between two progress messages of one search (ms): at most a few a second. */
 const searchProgressMs = 250;
-/** Searches across outputs one panel may run at once (a new one beyond this is refused). */
+/** A new one beyond this is refused. */
 const maxSearches = 2;
 
-/**
- * One search across every kept output (docs/contracts.md §3.4): the core's
- * `searchAllOutputs`, cancellable by `cancelSearch`, with throttled progress. The reply
- * holds at most `limit` (≤ 100) matches, each a bounded line window from the reader.
- */
+/** docs/contracts.md §3.4. */
 export async function searchOutputs(
   msg: Extract<WebviewRequest, { type: 'searchOutputs' }>,
   openStore: () => Promise<RunStoreApi>,

@@ -1,17 +1,9 @@
-/**
- * What the Open Inspector command was asked to show, checked before the panel sees it
- * (docs/contracts.md §3.4, "Links"): callers (links, the tree, other extensions) may pass
- * anything. Pure logic: no `vscode`, so it is unit-tested in plain Node.
- */
+/** Callers may pass anything (docs/contracts.md §3.4, "Links"). Pure: no `vscode`. */
 import type { TargetDto } from '../../shared/protocol.js';
 import type { InspectorTarget } from '../ids.js';
 import { inspectorLimits } from './validate.js';
 
-/**
- * The command's argument, kept only when it has the documented shape (callers may pass
- * anything). A window needs a handle; it is capped to what one panel window may hold
- * (its first `maxLines` lines, its first `maxWindowBytes` bytes), and dropped when malformed.
- */
+/** A window needs a handle, and is capped to what one panel window may hold. */
 export function targetOf(arg: unknown): TargetDto | undefined {
   if (typeof arg !== 'object' || arg === null) return undefined;
   const a = arg as InspectorTarget;

@@ -1,8 +1,6 @@
 /**
- * Validation of every message the inspector webview sends. A webview is untrusted (its
- * content shows tool output), so each message is checked for shape, types and bounds
- * before the host acts on it; a bad one becomes an error reply, never an exception.
- * Pure logic: no `vscode`, so it is unit-tested in plain Node.
+ * A webview is untrusted (it shows tool output), so each message is checked before the host acts; a bad one becomes
+ * an error reply, never an exception. Pure: no `vscode`.
  */
 import { isRecord } from '../../core/index.js';
 import type {
@@ -13,10 +11,7 @@ import type {
   WebviewToHost,
 } from '../../shared/protocol.js';
 
-/**
- * The panel's caps. Lines, matches, pattern and handle mirror docs/contracts.md §2.5; the byte window is the panel's
- * own (docs/contracts.md §3.4).
- */
+/** Mirror docs/contracts.md §2.5; the byte window is the panel's own (§3.4). */
 export const inspectorLimits: InspectorLimitsDto = {
   maxWindowBytes: 64 * 1024,
   maxLines: 1000,
@@ -26,33 +21,26 @@ export const inspectorLimits: InspectorLimitsDto = {
   maxSearchMatches: 100,
 };
 
-/** Longest string `copyText` accepts (a digest, a handle, an id: never tool output). */
+/** Never tool output. */
 const maxCopyTextChars = 1024;
-/** Longest run or call id accepted in a `PartRef`. */
 const maxIdChars = 256;
-/** Most calls one list page may hold (the catalog's own cap, docs/contracts.md §2.12). */
+/** The catalog's own cap (docs/contracts.md §2.12). */
 const maxPageCalls = 1000;
-/** Most runs one run-picker answer may hold. */
 const maxPickRuns = 200;
-/** Longest text filter or picker search. */
 const maxFilterChars = 1024;
-/** Run sources the list filters by (`hook:<agent>` too). */
 const sourceKinds = ['tool', 'participant', 'hook', 'cli', 'mcp', 'command', 'api'];
 
-/** Longest `problem` report kept. */
 const maxProblemChars = 2000;
 
-/** The outcome of validating one message. */
 export type ParseResult =
   | { readonly ok: true; readonly message: WebviewToHost }
   | { readonly ok: false; readonly id: number | null; readonly error: string };
 
-/** Thrown inside the validator only; turned into a `ParseResult`. */
 class Invalid extends Error {}
 
 type Obj = Record<string, unknown>;
 
-/** Exactly these keys (besides `type`): an unexpected key is a malformed message, not ignored. */
+/** An unexpected key is a malformed message, not ignored. */
 function keys(m: Obj, allowed: readonly string[]): void {
   for (const k of Object.keys(m)) {
     if (k !== 'type' && !allowed.includes(k)) throw new Invalid(`unexpected field "${k.slice(0, 40)}"`);
@@ -89,7 +77,7 @@ function handle(m: Obj, limits: InspectorLimitsDto): string {
   return str(m, 'handle', 1, limits.maxHandleChars);
 }
 
-/** `[start, end)` with `0 <= start < end` and at most the window cap (docs/contracts.md §1.3 order: size first). */
+/** docs/contracts.md §1.3 order: size first. */
 function byteWindow(m: Obj, limits: InspectorLimitsDto): { start: number; end: number } {
   const start = int(m, 'start', 0);
   const end = int(m, 'end', 0);
@@ -126,7 +114,6 @@ function optionalStr(m: Obj, k: string, min: number, max: number): string | unde
   return m[k] === undefined ? undefined : str(m, k, min, max);
 }
 
-/** The list's sort and filters: each optional filter a bounded string, outcome and source from their fixed sets. */
 function listQuery(m: Obj): ListQueryDto {
   const q = obj(m, 'query');
   keys(q, ['order', 'tool', 'run', 'outcome', 'source', 'text']);
@@ -153,13 +140,12 @@ function listQuery(m: Obj): ListQueryDto {
   };
 }
 
-/** The request id, if the message carries a usable one (so a bad message can still be answered by id). */
+/** So a bad message can still be answered by id. */
 function idOf(m: Obj): number | null {
   const v = m.id;
   return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : null;
 }
 
-/** Validates one raw message from the webview against the protocol and the limits. */
 export function parseWebviewMessage(raw: unknown, limits: InspectorLimitsDto = inspectorLimits): ParseResult {
   if (!isRecord(raw)) return { ok: false, id: null, error: 'not an object' };
   const id = idOf(raw);
@@ -167,7 +153,7 @@ export function parseWebviewMessage(raw: unknown, limits: InspectorLimitsDto = i
     return { ok: true, message: parseKnown(raw, limits) };
   } catch (e) {
     if (!(e instanceof Invalid)) throw e;
-    // The reason alone: the page shows it to the person once; the host's log says it was an invalid message.
+    // The reason alone: the page shows it to the person once.
     return { ok: false, id, error: e.message };
   }
 }
@@ -247,7 +233,7 @@ function parseKnown(m: Obj, limits: InspectorLimitsDto): WebviewToHost {
       if (m.window !== undefined) {
         const w = obj(m, 'window');
         keys(w, ['index', 'context']);
-        // The match is one of this page's; its window (context either side) fits one lines window.
+        // The match is one of this page's; its window fits one lines window.
         window = {
           index: int(w, 'index', offset, offset + limit - 1),
           context: int(w, 'context', 0, Math.floor((limits.maxLines - 1) / 2)),

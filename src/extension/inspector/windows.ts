@@ -1,9 +1,6 @@
 /**
- * Byte and line windows for the panel, read through a handle's verified `readRange`
- * (never the whole artifact). Text windows decode strictly, as docs/contracts.md §1.3 does: a
- * range that cuts a character is the contract's error unless the panel asked to snap
- * it inward (paging buttons do). Binary content becomes a hex dump. Pure logic over a
- * `HandleSource`: no `vscode`.
+ * Windows read through verified `readRange`, never the whole artifact; text decodes strictly as docs/contracts.md
+ * §1.3 does, unless the panel asked to snap inward. Pure, no `vscode`.
  */
 import {
   ceilCodePointBoundary,
@@ -16,7 +13,6 @@ import type { WindowDto } from '../../shared/protocol.js';
 import { hexDump } from './excerpt.js';
 import type { LineIndex } from './lineIndex.js';
 
-/** The bytes of a resolved window with everything an excerpt or a reply needs. */
 export interface ResolvedWindow {
   readonly start: number;
   readonly end: number;
@@ -24,13 +20,11 @@ export interface ResolvedWindow {
   readonly encoding: 'text' | 'hex';
   readonly text: string;
   readonly firstLine?: number;
-  /** Lines the window touches (text only). */
   readonly lineSpan?: number;
   readonly truncated: boolean;
   readonly note?: string;
 }
 
-/** Gets the line index of the handle, or undefined when building one is not worth it here. */
 export type IndexGetter = (opts: { readonly required: boolean }) => Promise<LineIndex | undefined>;
 
 function decodeOrContractError(bytes: Uint8Array): string {
@@ -41,7 +35,6 @@ function decodeOrContractError(bytes: Uint8Array): string {
   }
 }
 
-/** Lines a piece of text touches: its newlines, plus one unless it ends right after one. */
 function lineSpanOf(bytes: Uint8Array): number {
   if (bytes.length === 0) return 0;
   let n = 0;
@@ -49,11 +42,7 @@ function lineSpanOf(bytes: Uint8Array): number {
   return bytes[bytes.length - 1] === 10 ? n : n + 1;
 }
 
-/**
- * Bytes `[start, end)`. With `snap`, the window is moved inward to code-point boundaries
- * (widened by one character when it is narrower than one) and clamped to the size; the
- * reply states the exact range it covers.
- */
+/** The reply states the exact range it covers. */
 export async function resolveBytes(
   src: HandleSource,
   start: number,
@@ -97,13 +86,9 @@ export async function resolveBytes(
   };
 }
 
-/** Sentence for a binary artifact asked for lines. */
 const binaryHasNoLines = 'binary content has no lines: use a byte window (shown as hex)';
 
-/**
- * Lines `[offset, offset + count)`, cut to whole lines (or, for one huge line, to whole
- * characters) at `maxBytes`. Past the last line: an empty window, not an error (docs/contracts.md §2.5).
- */
+/** Past the last line: an empty window, not an error (docs/contracts.md §2.5). */
 export async function resolveLines(
   src: HandleSource,
   offset: number,
@@ -159,7 +144,6 @@ export async function resolveLines(
   };
 }
 
-/** The reply form of a resolved window. */
 export function toWindowDto(src: HandleSource, mode: 'bytes' | 'lines', w: ResolvedWindow): WindowDto {
   return {
     handle: src.handle,

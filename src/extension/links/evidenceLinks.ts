@@ -1,15 +1,8 @@
 /**
- * Links both ways (docs/contracts.md §3.4, "Links"):
- * - out of an output: `path:line[:col]` (and `path(line,col)`) in a read-only
- *   `bounded-evidence:` page opens that source file at that line, only when the path
- *   resolves to a file inside a workspace folder (no `..`, no absolute path outside, no
- *   link leading out); the link target is a plain file URI, never a command;
- * - into the evidence: a handle or a `.tool-artifacts/<id>/bytes/<s>-<e>` path opens the
- *   inspector on that output scrolled to the window, marked (`<scheme>://…/open?handle=…&line=…`
- *   URI handler, reached in a browser workbench through its `/callback?vscode-…` address, or the
- *   `boundedEvidence.openEvidenceLink` command, the only command our chat answers trust; from the
- *   palette it takes a pasted link of either form). The link's text is read by `linkText.ts`;
- *   every parameter is validated; an unknown or forged handle is a clear error and opens nothing.
+ * Links both ways (docs/contracts.md §3.4, "Links"). Out of an output, `path:line` opens a source file only when it
+ * resolves inside a workspace folder, as a plain file URI, never a command. Into the evidence, a handle or range
+ * opens the inspector through the URI handler or `openEvidenceLink`, the only command our chat answers trust; every
+ * parameter is validated and a forged handle opens nothing.
  */
 import { realpath, stat } from 'node:fs/promises';
 import * as path from 'node:path';
@@ -36,12 +29,11 @@ import {
 import { linkedWindow } from '../documents/outputWindow.js';
 import type { ServicesHost } from '../services.js';
 
-/** Id of the command that opens a link into the evidence (declared with the other ids). */
 const openEvidenceLinkCommand = Ids.commands.openEvidenceLink;
 
 // ------------------------------------------------------------------ source links out of outputs
 
-/** One `path:line[:col]` found in text (1-based line and column). */
+/** 1-based. */
 interface SourceRef {
   readonly index: number;
   readonly length: number;
@@ -50,21 +42,16 @@ interface SourceRef {
   readonly column?: number;
 }
 
-/**
- * `path:line[:col]` or `path(line,col)`. The path is a run of ordinary path characters
- * holding at least one letter, not preceded by one (so `a.ts` inside `xa.ts` is not cut).
- */
+/** The path holds at least one letter and is not preceded by one, so `a.ts` inside `xa.ts` is not cut. */
 const SOURCE_REF = new RegExp(
   String.raw`(?<![\w./@+~-])((?:\.\/|\/)?[\w.@+~-]*[A-Za-z][\w.@+~-]*(?:\/[\w.@+~-]+)*)` +
     String.raw`(?::(\d{1,9})(?::(\d{1,9}))?|\((\d{1,9}),(\d{1,9})\))`,
   'g',
 );
-/** Links per page (a page is 256 KiB; beyond this the rest stays text). */
+/** A page is 256 KiB; beyond this the rest stays text. */
 const MAX_LINKS_PER_PAGE = 2000;
-/** Distinct paths checked on disk per page. */
 const MAX_PATHS_PER_PAGE = 500;
 
-/** Every `path:line[:col]` of `text`, in order. */
 function findSourceRefs(text: string): SourceRef[] {
   const out: SourceRef[] = [];
   for (const m of text.matchAll(SOURCE_REF)) {
@@ -82,17 +69,12 @@ function findSourceRefs(text: string): SourceRef[] {
   return out;
 }
 
-/** True when `child` is `parent` or below it (both absolute, normalised). */
 function inside(parent: string, child: string): boolean {
   const rel = path.relative(parent, child);
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
 
-/**
- * The real path of the file `p` names inside one of `folders`, or undefined: a `..`
- * segment, an absolute path outside every folder, a missing file, a folder, or a link
- * whose target lies outside the folder are all refused.
- */
+/** A `..` segment, a path outside every folder or a link leading out is refused. */
 async function resolveSourcePath(folders: readonly string[], p: string): Promise<string | undefined> {
   if (p.split('/').includes('..')) return undefined;
   for (const folder of folders) {
@@ -108,12 +90,11 @@ async function resolveSourcePath(folders: readonly string[], p: string): Promise
   return undefined;
 }
 
-/** The file URI of a resolved source reference; VS Code's opener reads `#L<line>,<col>`. */
+/** VS Code's opener reads `#L<line>,<col>`. */
 function sourceTarget(file: string, ref: SourceRef): vscode.Uri {
   return vscode.Uri.file(file).with({ fragment: `L${ref.line}${ref.column !== undefined ? `,${ref.column}` : ''}` });
 }
 
-/** Makes `path:line[:col]` in the body of a `bounded-evidence:` page a link to the source file. */
 class SourceLinkProvider implements vscode.DocumentLinkProvider {
   constructor(private readonly folders: () => readonly string[]) {}
 
@@ -152,7 +133,6 @@ class SourceLinkProvider implements vscode.DocumentLinkProvider {
 
 // ------------------------------------------------------------------ links into the evidence
 
-/** The query of a link (`handle=…&line=…` / `path=…`), as the URI handler reads it back. */
 function linkQuery(args: EvidenceLinkArgs & { readonly path?: string }): string {
   const q = new URLSearchParams();
   if (args.handle) q.set('handle', args.handle);
@@ -164,13 +144,13 @@ function linkQuery(args: EvidenceLinkArgs & { readonly path?: string }): string 
   return q.toString();
 }
 
-/** A `command:` link to `openEvidenceLink` (trusted only where we render it, for that command alone). */
+/** Trusted only where we render it, for that command alone. */
 function evidenceCommandLink(args: EvidenceLinkArgs & { readonly path?: string }): string {
   const params = Object.fromEntries(new URLSearchParams(linkQuery(args)));
   return `command:${openEvidenceLinkCommand}?${encodeURIComponent(JSON.stringify([params]))}`;
 }
 
-/** The handle of the `evidence_readFile` call whose result is this artifact (newest first), if any. */
+/** Newest first. */
 async function handleOfArtifact(runs: RunStoreApi, artifactId: string): Promise<string | undefined> {
   const sha = artifactId.slice('artifact-'.length);
   for (let offset = 0; ; offset += 1000) {
@@ -181,19 +161,14 @@ async function handleOfArtifact(runs: RunStoreApi, artifactId: string): Promise<
   }
 }
 
-/** What opening a link showed: the output, and the window the panel marks (when the link names one). */
 export interface OpenedLink {
   readonly handle: string;
   readonly window?: ExcerptRangeDto;
 }
 
 /**
- * Opens a link into the evidence: the inspector on the output, scrolled to the link's
- * window with that window marked (docs/contracts.md §3.4, "Links"). `raw` is the
- * parameters (`{ handle | path, line | bytes }`), `{ uri }` (a whole link: the editor's
- * `<scheme>://…/open?…` or a browser workbench's `http(s)://…/callback?vscode-…` address),
- * the URI handler's `vscode.Uri`, or nothing (then it asks for a link to paste). Anything
- * wrong is one error message and nothing opens.
+ * docs/contracts.md §3.4, "Links". Takes the parameters, a whole link in either form, the URI handler's Uri, or
+ * nothing (then it asks for a pasted link). Anything wrong is one error message and nothing opens.
  */
 async function openEvidenceLink(host: ServicesHost, log: Log, raw: unknown): Promise<OpenedLink | undefined> {
   let args: EvidenceLinkArgs;
@@ -203,8 +178,8 @@ async function openEvidenceLink(host: ServicesHost, log: Log, raw: unknown): Pro
       // The URI handler: the parts as the editor decoded them.
       given = linkParams(raw, vscode.env.uriScheme);
     } else if (raw === undefined) {
-      // From the palette: a link pasted from an excerpt (in a browser workbench its callback
-      // address works once, while the window that copied it is open; this works always).
+      // A browser workbench's callback address works only while the window that copied it is open; a pasted link
+      // always works.
       const typed = await vscode.window.showInputBox({
         title: 'Open Evidence Link',
         ignoreFocusOut: true,
@@ -216,7 +191,6 @@ async function openEvidenceLink(host: ServicesHost, log: Log, raw: unknown): Pro
       given = pastedLinkParams(typed, vscode.env.uriScheme);
     } else {
       given = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {};
-      // `{ uri }`: a whole link, either form.
       const keys = Object.keys(given);
       if (keys.length === 1 && typeof given.uri === 'string') given = linkTextParams(given.uri, vscode.env.uriScheme);
     }
@@ -253,9 +227,6 @@ async function openEvidenceLink(host: ServicesHost, log: Log, raw: unknown): Pro
   return { handle: src.handle, ...(shown?.window ? { window: shown.window } : {}) };
 }
 
-/**
- * Opens `<scheme>://bounded-evidence.bounded-evidence/open?handle=…` links (from an excerpt, a browser, a terminal).
- */
 class EvidenceUriHandler implements vscode.UriHandler {
   constructor(
     private readonly host: ServicesHost,
@@ -269,7 +240,6 @@ class EvidenceUriHandler implements vscode.UriHandler {
 
 // ------------------------------------------------------------------ links in our chat answers
 
-/** A handle in prose, optionally followed by `line N`, `lines N–M` or `:N`. */
 const HANDLE_IN_TEXT = new RegExp(
   String.raw`\b((?:res|out)_[A-Za-z0-9._-]*[A-Za-z0-9_-])` +
     String.raw`(?:(?::|,?\s+(?:at\s+)?lines?\s+)(\d{1,12})(?:\s*[-–]\s*(\d{1,12}))?)?`,
@@ -277,13 +247,11 @@ const HANDLE_IN_TEXT = new RegExp(
 );
 const RANGE_IN_TEXT = /\.tool-artifacts\/artifact-[0-9a-f]{64}\/bytes\/\d{1,15}-\d{1,15}/g;
 
-/** One link into the evidence found in prose: its label and the command link. */
 interface FoundLink {
   readonly label: string;
   readonly target: string;
 }
 
-/** Every distinct handle (with its line window when one follows) and `.tool-artifacts` range in `text`. */
 function findEvidenceLinks(text: string): FoundLink[] {
   const found = new Map<string, FoundLink>();
   for (const m of text.matchAll(HANDLE_IN_TEXT)) {
@@ -306,13 +274,10 @@ function findEvidenceLinks(text: string): FoundLink[] {
   return [...found.values()];
 }
 
-/** How the links part of an answer starts (the participant leaves such parts out of the history it sends a model). */
+/** The participant leaves such parts out of the history it sends a model. */
 export const EVIDENCE_LINKS_PREFIX = '\n\nOpen in the inspector: ';
 
-/**
- * Markdown listing the links of `text` ("Open in the inspector: …"), trusted for
- * `openEvidenceLink` alone, or undefined when there is none.
- */
+/** Trusted for `openEvidenceLink` alone. */
 export function evidenceLinksMarkdown(text: string): vscode.MarkdownString | undefined {
   const links = findEvidenceLinks(text).slice(0, 20);
   if (links.length === 0) return undefined;
@@ -323,7 +288,6 @@ export function evidenceLinksMarkdown(text: string): vscode.MarkdownString | und
   return md;
 }
 
-/** Registers the source links of pages, the URI handler and the command. */
 export function registerEvidenceLinks(context: vscode.ExtensionContext, host: ServicesHost, log: Log): void {
   const folders = (): string[] =>
     (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);

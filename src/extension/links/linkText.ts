@@ -1,30 +1,24 @@
 /**
- * The text of a link into the evidence, read back (docs/contracts.md §3.4, "Links"): the
- * parameters of a URI handler link, of the callback address a browser workbench gives for
- * it, and of what a person pastes into Open Evidence Link…. No `vscode` here: unit tests
- * import it. Nothing read here is ever a storage address: the result is a handle (or a
- * `.tool-artifacts` range) and a window, looked up in the run store like any handle.
+ * The text of a link into the evidence, read back (docs/contracts.md §3.4, "Links"). Nothing read here is ever a
+ * storage address: the result is looked up in the run store like any handle. No `vscode`: unit tests import it.
  */
 import { parseRangePath } from '../../core/index.js';
 import { Ids } from '../ids.js';
 import type { LinkWindow } from '../documents/outputWindow.js';
 
-/** Path of the URI handler's one route: `<scheme>://bounded-evidence.bounded-evidence/open?…`. */
 export const OPEN_PATH = '/open';
 
-/** What a link into the evidence names: a handle, or an artifact (a `.tool-artifacts/…` path). */
 export interface EvidenceLinkArgs {
   readonly handle?: string;
   readonly artifactId?: string;
   readonly window?: LinkWindow;
 }
 
-/** A handle as the run layer mints them. */
 export const HANDLE = /^(?:res|out)_[A-Za-z0-9._-]{1,250}$/;
 export const POSITIVE = /^[1-9]\d{0,14}$/;
 const NATURAL = /^(?:0|[1-9]\d{0,14})$/;
 
-/** Parses a link's parameters (URI query or command argument); throws a sentence naming what is wrong. */
+/** Throws a sentence naming what is wrong. */
 export function parseEvidenceLink(params: Record<string, unknown>): EvidenceLinkArgs {
   const str = (k: string): string | undefined => {
     const v = params[k];
@@ -72,7 +66,7 @@ export function parseEvidenceLink(params: Record<string, unknown>): EvidenceLink
   };
 }
 
-/** The parts of a URI that the handler reads (`vscode.Uri`'s, already percent-decoded). */
+/** Already percent-decoded. */
 export interface LinkParts {
   readonly scheme: string;
   readonly authority: string;
@@ -80,16 +74,10 @@ export interface LinkParts {
   readonly query: string;
 }
 
-/**
- * Schemes of the editors that write our links (`vscode.env.uriScheme` of VS Code, Insiders,
- * an OSS build, VSCodium); the running editor's own is accepted too.
- */
+/** VS Code, Insiders, an OSS build, VSCodium; the running editor's own is accepted too. */
 const EDITOR_SCHEMES = ['vscode', 'vscode-insiders', 'code-oss', 'vscodium'];
 
-/**
- * The parameters of a `<scheme>://bounded-evidence.bounded-evidence/open?…` link: an
- * editor's scheme, our own route only, each known parameter at most once; throws a sentence otherwise.
- */
+/** Our own route only, each known parameter at most once. */
 export function linkParams(parts: LinkParts, ownScheme?: string): Record<string, string> {
   const scheme = parts.scheme.toLowerCase();
   if (!EDITOR_SCHEMES.includes(scheme) && scheme !== ownScheme?.toLowerCase())
@@ -105,7 +93,6 @@ export function linkParams(parts: LinkParts, ownScheme?: string): Record<string,
   return params;
 }
 
-/** The parameters of the served workbench's callback address (what `vscode.env.asExternalUri` gives for a link). */
 const CALLBACK_KEYS = [
   'vscode-reqid',
   'vscode-scheme',
@@ -116,12 +103,8 @@ const CALLBACK_KEYS = [
 ];
 
 /**
- * The link a browser workbench's callback address carries: `http(s)://host[/base]/callback?
- * vscode-reqid=N&vscode-scheme=…&vscode-authority=…&vscode-path=…&vscode-query=…`, read as
- * the workbench's own callback page reads it (each value percent-decoded once more). The host
- * is neither contacted nor trusted: what opens is what the link inside names. Throws a
- * sentence for anything else (another route, credentials, a fragment, a parameter the
- * callback page would fold into the query, a value given twice).
+ * Read as the workbench's own callback page reads it. The host is neither contacted nor trusted: what opens is what
+ * the link inside names.
  */
 export function callbackLinkParts(text: string): LinkParts {
   let url: URL;
@@ -157,7 +140,6 @@ export function callbackLinkParts(text: string): LinkParts {
   return { scheme, authority, path: got.get('vscode-path') ?? '', query: got.get('vscode-query') ?? '' };
 }
 
-/** The parts of a `<scheme>://authority/path?query` link (`vscode.Uri`'s reading of it). */
 function directLinkParts(text: string): LinkParts {
   const m = /^([a-z][a-z0-9+.-]*):\/\/([^/?#]*)([^?#]*)(?:\?([^#]*))?(#.*)?$/i.exec(text);
   if (!m) throw new Error('the link is not a well-formed address');
@@ -172,20 +154,11 @@ function directLinkParts(text: string): LinkParts {
   return { scheme: m[1]!, authority: decode(m[2]!), path: decode(m[3]!), query: decode(m[4] ?? '') };
 }
 
-/**
- * The parameters of a whole link: the editor's `<scheme>://…/open?…` form or the browser workbench's callback
- * address.
- */
 export function linkTextParams(text: string, ownScheme?: string): Record<string, string> {
   const t = text.trim();
   return linkParams(/^https?:\/\//i.test(t) ? callbackLinkParts(t) : directLinkParts(t), ownScheme);
 }
 
-/**
- * What a person may paste into Open Evidence Link: a whole link (the editor's or the
- * browser's callback form, also as the excerpt's `- open: <…>` line), a `.tool-artifacts`
- * range, or `handle[:N[-M]]`. Returns the link's parameters, for `parseEvidenceLink`.
- */
 export function pastedLinkParams(text: string, ownScheme?: string): Record<string, unknown> {
   // The excerpt's line as copied whole, or just its <…>.
   const t = text

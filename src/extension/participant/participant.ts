@@ -1,15 +1,7 @@
 /**
- * The @evidence chat participant (`bounded-evidence.agent`). Each request is one run: an
- * agent loop with the model the user picked (`request.model`), offering the evidence
- * tools, streaming the model's text and a progress line per tool call, and listing the
- * outputs it read as references (`bounded-evidence:` documents). Tools are invoked with
- * `vscode.lm.invokeTool` and the request's token so that the chat shows their
- * confirmations; each call is announced to the run router so it lands in this run.
- *
- * `/run <command>` runs the command first, then asks the model to summarise it;
- * `/inspect` opens the inspector on the latest run. Follow-ups see the handles earlier
- * answers used (kept in the result metadata), and can read them: they belong to runs of
- * the same workspace.
+ * The @evidence chat participant: each request is one run of an agent loop with the model the user picked. Tools go
+ * through `vscode.lm.invokeTool` so the chat shows their confirmations, and each call is announced to the run router
+ * so it lands in this run. Follow-ups can read the handles earlier answers used: same workspace.
  */
 import * as vscode from 'vscode';
 import { runLabel, toolNamesOffered, withRun, type Run } from '../../core/index.js';
@@ -20,27 +12,24 @@ import { errorMessage, type Log } from '../log.js';
 import type { RunRouter } from '../runRouter.js';
 import type { ServicesHost } from '../services.js';
 
-/** What the participant needs. */
 export interface ParticipantDeps {
   readonly host: ServicesHost;
   readonly router: RunRouter;
   readonly log: Log;
 }
 
-/** Metadata of each answer (read back from the history by follow-ups). */
+/** Read back from the history by follow-ups. */
 interface EvidenceChatMetadata {
   readonly runId?: string;
-  /** Handles seen in this answer's tool results. */
   readonly handles?: readonly string[];
 }
 
-/** Tools offered to the model, in this order: the core table's participant surface. */
 const PARTICIPANT_TOOLS: readonly string[] = toolNamesOffered('participant');
 
-/** Model turns per request before the loop stops (a runaway model must not spin forever). */
+/** A runaway model must not spin forever. */
 const MAX_MODEL_TURNS = 12;
 
-/** Handles as the run layer mints them (never ending in `.`: the sentence's full stop is not part of it). */
+/** Never ending in `.`: a sentence's full stop is not part of it. */
 const HANDLE_PATTERN = /\b(?:res|out)_[A-Za-z0-9._-]*[A-Za-z0-9_-]/g;
 
 const SYSTEM_PROMPT = [
@@ -53,7 +42,6 @@ const SYSTEM_PROMPT = [
   'Keep answers short.',
 ].join(' ');
 
-/** Registers the participant. */
 export function registerParticipant(context: vscode.ExtensionContext, deps: ParticipantDeps): void {
   const participant = vscode.chat.createChatParticipant(Ids.participant.id, (request, chatContext, stream, token) =>
     handleChatRequest(deps, request, chatContext, stream, token),
@@ -62,7 +50,6 @@ export function registerParticipant(context: vscode.ExtensionContext, deps: Part
   context.subscriptions.push(participant);
 }
 
-/** Handles one chat request. */
 async function handleChatRequest(
   deps: ParticipantDeps,
   request: vscode.ChatRequest,
@@ -72,7 +59,7 @@ async function handleChatRequest(
 ): Promise<vscode.ChatResult> {
   const services = await deps.host.get();
   if (request.command === 'inspect') {
-    // The newest run from the catalog: one row, not a stat of every run's log (docs/architecture.md §6).
+    // From the catalog: one row, not a stat of every run's log.
     const latest = (await services.runs.queryRuns({ limit: 1 }))[0];
     if (!latest) {
       stream.markdown('No runs recorded in this workspace yet. Try `@evidence /run <command>`.');
@@ -113,17 +100,13 @@ async function handleChatRequest(
   );
 }
 
-/** What to do when the chat has no model to answer with (the error alone named no way out). */
+/** The error alone named no way out. */
 const noModelHint =
   "No language model answered in this window. Pick or add one in the chat's " +
   'model picker (or run **Chat: Manage Language Models…**), then ask again. ' +
   'Without a model, `@evidence /inspect` still opens the inspector, and ' +
   '**Bounded Evidence: Run Command and Capture** still records a command.';
 
-/**
- * True when a request failed because no model is there (a language model error, or VS Code's "unavailable"/"not
- * found").
- */
 function modelMissing(e: unknown): boolean {
   if (
     e instanceof vscode.LanguageModelError &&
@@ -133,7 +116,6 @@ function modelMissing(e: unknown): boolean {
   return /language model (is )?(unavailable|not found)|no (language )?model/i.test(errorMessage(e));
 }
 
-/** One request's conversation with the model. */
 class AgentLoop {
   readonly handles = new Set<string>();
   private readonly messages: vscode.LanguageModelChatMessage[] = [];
@@ -189,7 +171,7 @@ class AgentLoop {
           calls.push(part);
         }
       }
-      // The handles and ranges the answer cites become links to the inspector (our one trusted command).
+      // The handles and ranges the answer cites become links to the inspector.
       const links = evidenceLinksMarkdown(text);
       if (links) this.stream.markdown(links);
       if (calls.length === 0) return;
@@ -207,7 +189,6 @@ class AgentLoop {
     this.stream.markdown(`\n\n_Stopped after ${MAX_MODEL_TURNS} model turns; ask a follow-up to continue._`);
   }
 
-  /** Previous turns as plain text, plus the handles they used (readable in this workspace). */
   private addHistory(chatContext: vscode.ChatContext): void {
     const earlier = new Set<string>();
     for (const turn of chatContext.history) {
@@ -237,7 +218,6 @@ class AgentLoop {
     }
   }
 
-  /** Invokes one tool in this run, with the chat's confirmation UI, and collects references. */
   private async invoke(name: string, input: object): Promise<unknown[]> {
     this.stream.progress(`${name}…`);
     const announcement = this.deps.router.expect(name, input, this.evidenceRun);

@@ -1,8 +1,6 @@
 /**
- * Reach (docs/architecture.md §2.4): the command line in every terminal and the routing
- * commands. `activate` calls `registerReach` once; everything it registers lives in
- * `context.subscriptions`. No MCP server definition is registered with VS Code: every
- * harness of the editor gets the evidence tools once, as language-model tools (§2.4).
+ * Reach (docs/architecture.md §2.4): the command line in every terminal and the routing commands. No MCP server
+ * definition is registered with VS Code: the editor already offers the tools as language-model tools.
  */
 import * as vscode from 'vscode';
 import { Ids } from '../ids.js';
@@ -11,13 +9,11 @@ import type { ServicesHost } from '../services.js';
 import { initAgentsCommand, type InitAgentsArgs } from './initAgents.js';
 import { installCliEnvironment, type CliEnvironment } from './terminalEnvironment.js';
 
-/** What reach needs from `activate`. */
 export interface ReachDeps {
   readonly host: ServicesHost;
   readonly log: Log;
 }
 
-/** The older routing commands as rows of init's table: the command, its picks, whether it removes. */
 const LEGACY_ROUTING: readonly (readonly [string, readonly string[], boolean])[] = [
   [Ids.commands.routeAgentTerminals, ['copilot:project'], false],
   [Ids.commands.stopRouting, ['copilot:project'], true],
@@ -26,8 +22,8 @@ const LEGACY_ROUTING: readonly (readonly [string, readonly string[], boolean])[]
 ];
 
 /**
- * An older command's arguments as init's: `{ confirm: false }` (a caller that showed the person what is written)
- * runs its picks; otherwise init's quick pick opens with them ticked, so nothing is written unasked.
+ * `{ confirm: false }` runs the picks; otherwise init's quick pick opens with them ticked, so nothing is written
+ * unasked.
  */
 function legacyArgs(arg: unknown, picks: readonly string[]): InitAgentsArgs {
   const a = (typeof arg === 'object' && arg !== null ? arg : {}) as { confirm?: unknown; home?: unknown };
@@ -35,7 +31,6 @@ function legacyArgs(arg: unknown, picks: readonly string[]): InitAgentsArgs {
   return a.confirm === false ? { picks, ...home } : { preselect: picks, ...home };
 }
 
-/** Installs the command line's environment and registers the routing commands. */
 export function registerReach(context: vscode.ExtensionContext, deps: ReachDeps): Promise<CliEnvironment> {
   const env = deps.host.get().then((s) => installCliEnvironment(context, s.layout, s.folder));
   env.then(
@@ -59,9 +54,8 @@ export function registerReach(context: vscode.ExtensionContext, deps: ReachDeps)
         return initAgentsCommand(await env, s.folder, s.settings, arg, true);
       },
     ],
-    // The older routing commands (deprecated, hidden from the palette; kept so keybindings and scripts keep working):
-    // what they routed, as rows of init's table. A hook file they wrote in the older format is still read by VS Code
-    // and by the hook, and init recognises it as ours (it replaces it, Stop Routing Agents… removes it).
+    // Deprecated and hidden, kept so keybindings and scripts keep working; a hook file in the older format is still
+    // read and recognised as ours.
     ...LEGACY_ROUTING.map(([id, picks, uninstall]): [string, (arg: unknown) => Promise<unknown>] => [
       id,
       async (arg) => {

@@ -1,8 +1,6 @@
 /**
- * `init` from the editor (docs/contracts.md §6.2): **Route Agents Through Evidence…** and **Stop Routing Agents…**
- * show a quick pick of every agent and scope with what each choice writes (a dry run of the core's plan), then run the
- * same `runInit` as `bounded-evidence init` (same files, same undo journal) and report one line per agent. The
- * adapters, the merging and the journal are the core's (src/core/reach/agents/); this file asks and reports.
+ * `init` from the editor (docs/contracts.md §6.2): a quick pick with what each choice writes, then the same `runInit`
+ * as the command line. This file only asks and reports.
  */
 import * as os from 'node:os';
 import * as vscode from 'vscode';
@@ -14,20 +12,16 @@ import { WORKSPACE_HOOK_FILE } from '../../core/reach/hookConfig.js';
 import { relistHookFiles, type RoutingSettings } from './routing.js';
 import type { CliEnvironment } from './terminalEnvironment.js';
 
-/**
- * What a caller (a test) may pass instead of picking: `picks` like `['claude:global', 'copilot:project']`, and the home
- * folder.
- */
+/** For tests instead of picking. */
 export interface InitAgentsArgs {
   readonly picks?: readonly string[];
-  /** Without `picks`: the quick pick opens with exactly these ticked (the older routing commands). */
+  /** The older routing commands preselect. */
   readonly preselect?: readonly string[];
   readonly home?: string;
 }
 
-/** The adapters' context in this window: portable hook and MCP commands (no path in any file init writes). */
+/** No path in any file init writes. */
 export function editorContext(folder: string | undefined, home: string, settings?: RoutingSettings): AgentContext {
-  // PostToolUse recording follows the setting (boundedEvidence.hooks.recordOtherToolResults).
   const post = settings?.recordOtherToolResults
     ? ['--record-post-tool-use', '--large-result-bytes', String(settings.largeResultBytes)]
     : [];
@@ -36,9 +30,8 @@ export function editorContext(folder: string | undefined, home: string, settings
     project: folder,
     env: { ...process.env, HOME: home },
     recordOtherToolResults: post.length > 0,
-    // Portable (src/core/reach/locate.ts): the hooks this window starts find the shim and the storage through the
-    // variables the extension set in its host and terminals; another machine finds its own, or runs commands as
-    // written.
+    // Portable (src/core/reach/locate.ts): the hooks find the shim and storage through the variables the extension
+    // set, so another machine finds its own.
     hookCommand: (agent, _scope, extra = []) => portableHookCommand(agent, [...post, ...extra]),
     mcpServer: () => PORTABLE_MCP_SERVER,
   });
@@ -49,10 +42,7 @@ interface AgentPick extends vscode.QuickPickItem {
   readonly scope: Scope;
 }
 
-/**
- * The quick pick's items: each agent in each scope, what it writes (or removes), ticked when detected and not yet
- * routed.
- */
+/** Ticked when detected and not yet routed. */
 export async function initPicks(ctx: AgentContext, uninstall: boolean): Promise<AgentPick[]> {
   const rows = await doctorRows(ctx, AGENTS);
   const items: AgentPick[] = [];
@@ -75,7 +65,6 @@ export async function initPicks(ctx: AgentContext, uninstall: boolean): Promise<
   return items;
 }
 
-/** What the command returns (to a caller; the person gets the messages). */
 export interface InitAgentsResult {
   readonly agent: string;
   readonly scope: Scope;
@@ -83,9 +72,8 @@ export interface InitAgentsResult {
   readonly error?: string;
 }
 
-/** Runs the command: asks (unless `picks` are given), applies, reports; returns what was done. */
 export async function initAgentsCommand(
-  // Awaited by the caller so the shim and the folder's storage map exist before a hook that finds them is written.
+  // Awaited by the caller so the shim and storage map exist before a hook that finds them is written.
   _env: CliEnvironment,
   folder: string | undefined,
   settings: RoutingSettings,
@@ -122,7 +110,7 @@ export async function initAgentsCommand(
   }
   const outcomes: AgentOutcome[] = [];
   for (const c of chosen) outcomes.push(...(await runInit(ctx, { agents: [c.agent], scope: c.scope, uninstall })));
-  // VS Code's agent lists hook files again only when told (routing.ts); the Copilot CLI reads them per session.
+  // VS Code's agent lists hook files again only when told; the Copilot CLI reads them per session.
   if (outcomes.some((o) => o.files.some((f) => f.file.endsWith(WORKSPACE_HOOK_FILE) && f.action !== 'unchanged')))
     await relistHookFiles();
   const lines = outcomes.map((o) => describeOutcome(ctx, o, { uninstall }));

@@ -1,20 +1,13 @@
-/**
- * What routing needs of the editor besides init's table (docs/architecture.md §2.4): the settings the hook
- * command follows, and telling VS Code to list the hook files again. Routing itself is init's
- * (`initAgents.ts` over src/core/reach/agents/): the palette's older routing commands are aliases of it.
- */
+/** What routing needs of the editor besides init's table (docs/architecture.md §2.4). */
 import * as vscode from 'vscode';
 import type { EvidenceSettings } from '../settings.js';
 
-/** What of the settings routing writes into the hooks: PostToolUse recording and its threshold. */
 export type RoutingSettings = Pick<EvidenceSettings, 'recordOtherToolResults' | 'largeResultBytes'>;
 
 /**
- * Makes VS Code list the hook files again now, so routing applies to the agent's very next
- * command (docs/architecture.md §5.1): VS Code finds them through a file watcher that misses a
- * file in a folder it did not watch yet (a new `.github/hooks/`), but lists them again when
- * `chat.useHooks` changes. The user's own value is put back exactly (set false, then back to
- * what it was, `undefined` removing the key again); a user who turned hooks off is left alone.
+ * VS Code's file watcher misses a file in a folder it did not watch yet, but lists hooks again when `chat.useHooks`
+ * changes (docs/architecture.md §5.1). The user's own value is put back exactly; a user who turned hooks off is left
+ * alone.
  */
 export async function relistHookFiles(): Promise<void> {
   const chat = vscode.workspace.getConfiguration('chat');

@@ -1,7 +1,4 @@
-/**
- * The Savings view's host side without `vscode` (unit-tested in Node): validation of every
- * message its page sends, and the report it answers with, from the core's usage reports.
- */
+/** The Savings view's host side without `vscode`, for unit tests. */
 import type { RunStoreApi, UsageFigures, UsageGroup } from '../../core/index.js';
 import {
   SAVINGS_RANGES,
@@ -12,7 +9,6 @@ import {
   type SavingsRange,
 } from '../../shared/savingsProtocol.js';
 
-/** The page's message, or why it is refused (an unknown type, a field too many, a range not offered). */
 export function parseSavingsMessage(
   m: unknown,
 ): { ok: true; message: SavingsPageToHost } | { ok: false; error: string } {
@@ -39,7 +35,6 @@ export function parseSavingsMessage(
 
 const TOP = 10;
 
-/** True when A and B have the same field names. */
 type SameFields<A, B> = [keyof A] extends [keyof B] ? ([keyof B] extends [keyof A] ? true : false) : false;
 type Holds<T extends true> = T;
 /**
@@ -71,7 +66,7 @@ function figures(f: UsageFigures): UsageFigures {
   };
 }
 
-/** The view's report over the last `days` days: three reads of the catalog's rollup. */
+/** Three reads of the catalog's rollup. */
 export async function savingsReport(
   runs: Pick<RunStoreApi, 'usage'>,
   days: SavingsRange,

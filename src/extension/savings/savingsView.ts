@@ -1,9 +1,6 @@
 /**
- * The Savings view (docs/contracts.md §3.4, "Savings"): a webview view in the Runs sidebar
- * with a chart per day of the bytes kept, shown and read back, the commands that saved the
- * most and were read back the most, and tables with the same figures. The page
- * (webview/savings.ts) builds its DOM from the report, never from markup; every message it
- * sends is validated here (savingsMessages.ts) before anything is read.
+ * The Savings view (docs/contracts.md §3.4, "Savings"). The page builds its DOM from the report, never from markup,
+ * and every message it sends is validated here before anything is read.
  */
 import * as vscode from 'vscode';
 import type { RunStoreApi } from '../../core/index.js';
@@ -51,7 +48,6 @@ class SavingsView implements vscode.WebviewViewProvider {
     });
   }
 
-  /** Posts a fresh report when the view is visible (the rollup's reads are a few milliseconds). */
   async refresh(): Promise<void> {
     const view = this.view;
     if (!view?.visible) return;
@@ -85,7 +81,7 @@ function renderHtml(webview: vscode.Webview, extensionUri: vscode.Uri): string {
   });
 }
 
-/** Registers the view; `changed` fires when what is stored changed (the status bar's poll). */
+/** `changed` fires when what is stored changed. */
 export function registerSavingsView(
   context: vscode.ExtensionContext,
   store: () => Promise<RunStoreApi | undefined>,

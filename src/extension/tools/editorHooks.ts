@@ -1,8 +1,4 @@
-/**
- * What only the editor adds to the core's tools: `evidence_runCommand` asks before running
- * and is refused in Restricted Mode; `evidence_invokeTool` is performed here, because only
- * the editor has a tool registry (docs/contracts.md §3.2, §3.3).
- */
+/** What only the editor adds to the core's tools (docs/contracts.md §3.2, §3.3). */
 import * as vscode from 'vscode';
 import {
   checkRunCommand,
@@ -16,17 +12,15 @@ import {
 import { errorMessage } from '../log.js';
 import type { EditorHooks } from './evidenceTool.js';
 
-/** Longest error text of an invoked tool passed on to the model. */
 const MAX_INNER_ERROR_CHARS = 500;
 
-/** A Markdown code fence longer than any backtick run in `text` (so a command cannot close it). */
+/** So a command cannot close it. */
 function fenced(text: string): string {
   const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
   const fence = '`'.repeat(Math.max(3, longest + 1));
   return `${fence}sh\n${text}\n${fence}`;
 }
 
-/** Flattens a tool result to the text a model would have seen from it. */
 function resultText(content: readonly unknown[]): string {
   return content
     .map((part) => {
@@ -44,7 +38,7 @@ function resultText(content: readonly unknown[]): string {
 }
 
 const runCommand: EditorHooks = {
-  /** Asks before running anything, and shows exactly what will run and where. */
+  /** Shows exactly what will run and where. */
   prepare(raw) {
     const checked = checkRunCommand(raw);
     const command = checked.ok
@@ -69,9 +63,8 @@ const runCommand: EditorHooks = {
 
 const invokeTool: EditorHooks = {
   /**
-   * Invokes the tool through `vscode.lm.invokeTool` (so its own confirmation and progress
-   * UI still apply) and records its result. It refuses itself and the other evidence
-   * tools: they already record, and a recursive chain would nest runs.
+   * Through `vscode.lm.invokeTool`, so its own confirmation UI still applies. Refuses itself and the other evidence
+   * tools: they already record, and a chain would nest runs.
    */
   perform: (options, token) =>
     (async (_ctx, { name, input }: InvokeToolInput, openRun) => {
@@ -103,7 +96,6 @@ const invokeTool: EditorHooks = {
     }) as PerformCall<InvokeToolInput> as PerformCall<never>,
 };
 
-/** The editor's hooks, by tool. */
 export const EditorToolHooks: Partial<Record<EvidenceToolName, EditorHooks>> = {
   [EvidenceToolNames.runCommand]: runCommand,
   [EvidenceToolNames.invokeTool]: invokeTool,

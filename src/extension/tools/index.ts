@@ -1,7 +1,4 @@
-/**
- * Registers every tool the table offers to the editor (names in the core's table and package.json; a unit test compares
- * them).
- */
+/** A unit test compares the names with package.json. */
 import * as vscode from 'vscode';
 import { toolsOffered } from '../../core/index.js';
 import { EditorToolHooks } from './editorHooks.js';
@@ -9,7 +6,6 @@ import { EvidenceLanguageModelTool, type ToolDeps } from './evidenceTool.js';
 
 export type { ToolDeps } from './evidenceTool.js';
 
-/** Registers every evidence tool with `vscode.lm`. */
 export function registerTools(context: vscode.ExtensionContext, deps: ToolDeps): void {
   for (const tool of toolsOffered('lm')) {
     context.subscriptions.push(

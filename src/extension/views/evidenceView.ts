@@ -1,10 +1,6 @@
 /**
- * Evidence found without the palette: the activity-bar view (a native tree of runs →
- * calls → outputs with their context menus), the status-bar item (what is stored, a
- * spinner while a capture runs; click opens the inspector), the Explorer's "Import as
- * Evidence" and the walkthrough's demo capture. Every action delegates to the commands
- * that already exist (docs/architecture.md: front ends are thin adapters); this file
- * only turns tree nodes into their arguments.
+ * Evidence found without the palette: the Runs tree, the status-bar item, the Explorer's import and the demo capture.
+ * Every action delegates to existing commands; this file only turns tree nodes into their arguments.
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -21,15 +17,13 @@ import { statusTexts } from './statusText.js';
 import { watchStore } from './storeWatch.js';
 import { writeWindow, type WrittenWindow } from '../documents/saveExcerpt.js';
 
-/** How often the status bar re-reads the catalog's totals (records of other processes are not heard). */
+/** Records of other processes are not heard. */
 const STATUS_POLL_MS = 5000;
 
-/** Runs the tree's root shows at first, and how many more each "Show more" adds. */
 const treeRunsPage = 100;
-/** Most runs the root lists (the catalog's page cap): older ones are found with the inspector's run picker. */
+/** Older ones are found with the inspector's run picker. */
 const treeRunsMax = 1000;
 
-/** A node of the tree. */
 type EvidenceNode =
   | { readonly kind: 'run'; readonly run: RunSummary }
   | { readonly kind: 'more'; readonly shown: number; readonly total: number }
@@ -43,7 +37,6 @@ type EvidenceNode =
       readonly sha256?: string;
     };
 
-/** The outputs of a call that can be read back: its result (when it has a handle), then its attachments. */
 function outputsOf(call: CallReport): EvidenceNode[] {
   const out: EvidenceNode[] = [];
   if (call.handle)
@@ -60,7 +53,6 @@ function outputsOf(call: CallReport): EvidenceNode[] {
   return out;
 }
 
-/** The outcome of a report, in the inspector's words. */
 function outcomeOfReport(c: CallReport): ReturnType<typeof outcomeOf> {
   return outcomeOf({
     status: c.status,
@@ -69,12 +61,11 @@ function outcomeOfReport(c: CallReport): ReturnType<typeof outcomeOf> {
   });
 }
 
-/** Runs → calls → outputs, read from the current store on demand (a run's calls only when it is expanded). */
+/** A run's calls only when it is expanded. */
 class EvidenceTree implements vscode.TreeDataProvider<EvidenceNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<EvidenceNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
 
-  /** Runs the root lists now (newest first); "Show more" raises it. */
   private shown = treeRunsPage;
 
   constructor(private readonly store: () => Promise<RunStoreApi | undefined>) {}
@@ -83,7 +74,6 @@ class EvidenceTree implements vscode.TreeDataProvider<EvidenceNode>, vscode.Disp
     this.changed.fire(undefined);
   }
 
-  /** Lists the next page of runs too. */
   showMore(): void {
     this.shown = Math.min(treeRunsMax, this.shown + treeRunsPage);
     this.refresh();
@@ -93,7 +83,7 @@ class EvidenceTree implements vscode.TreeDataProvider<EvidenceNode>, vscode.Disp
     const store = await this.store();
     if (!store) return [];
     if (!node) {
-      // The newest runs from the catalog, a page at a time: a year of runs is never listed (or stat'ed) whole.
+      // A page at a time: a year of runs is never listed (or stat'ed) whole.
       const runs = await store.queryRuns({ limit: Math.min(treeRunsMax, this.shown + 1) });
       const nodes: EvidenceNode[] = runs.slice(0, this.shown).map((run) => ({ kind: 'run', run }));
       if (runs.length > this.shown || (this.shown >= treeRunsMax && runs.length >= treeRunsMax)) {
@@ -130,7 +120,7 @@ class EvidenceTree implements vscode.TreeDataProvider<EvidenceNode>, vscode.Disp
       const r = node.run;
       const item = new vscode.TreeItem(r.label ?? r.runId, vscode.TreeItemCollapsibleState.Collapsed);
       item.id = `run:${r.runId}`;
-      // A completed run with a failed call reads as failed (runOutcomeOf), with the Problems view's red error icon.
+      // A completed run with a failed call reads as failed.
       const o = runOutcomeOf(r);
       // A team run is listed under its store's name and is read-only: no pin or delete in its menu.
       item.description =
@@ -193,7 +183,6 @@ class EvidenceTree implements vscode.TreeDataProvider<EvidenceNode>, vscode.Disp
   }
 }
 
-/** What the inspector should select for a node. */
 function targetOfNode(node: EvidenceNode): InspectorTarget {
   if (node.kind === 'more') return {};
   if (node.kind === 'run') return { runId: node.run.runId };
@@ -202,15 +191,9 @@ function targetOfNode(node: EvidenceNode): InspectorTarget {
   return { runId: node.call.runId, ...(first?.kind === 'output' ? { handle: first.handle } : {}) };
 }
 
-/** What `exportOutput` wrote. */
 export type ExportResult = WrittenWindow;
 
-/**
- * Writes every byte behind a handle to a file, streamed through verified reads (any
- * size, bounded memory), hashing as it goes; a digest that does not match the record
- * removes the partial file. Beside it, `<file>.provenance.json` names the handle, size
- * and sha256 the file can be checked against (the writer Save Excerpt As… shares).
- */
+/** Streamed through verified reads with its provenance beside it (the writer Save Excerpt As… shares). */
 async function exportOutput(store: RunStoreApi, handle: string, target: string): Promise<ExportResult> {
   const src = await store.openHandle(handle);
   return await writeWindow(src, 0, src.byteCount, target, {
@@ -220,7 +203,6 @@ async function exportOutput(store: RunStoreApi, handle: string, target: string):
   });
 }
 
-/** A shell word for a path (single quotes; a quote inside is closed, escaped, reopened). */
 function shellWord(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
 }
@@ -249,9 +231,7 @@ export function registerEvidenceView(
   let timer: ReturnType<typeof setTimeout> | undefined;
 
   /**
-   * Re-reads the totals (at most every 500 ms: a busy run records many calls a second). From the
-   * catalog: two O(1) reads (its totals row and the week's rollup), never a listing. A failed read
-   * shows nothing new rather than "0 runs": the last true figures stay.
+   * Two O(1) reads of the catalog, never a listing. A failed read keeps the last true figures rather than "0 runs".
    */
   let lastTotals = '';
   const update = (): void => {
@@ -272,7 +252,7 @@ export function registerEvidenceView(
           status.accessibilityInformation = { label: t.label };
           status.show();
           const key = `${totals.runs}/${totals.calls ?? ''}/${totals.bytes}`;
-          // The tree is re-read only when what is stored changed (a poll with nothing new costs two row reads).
+          // A poll with nothing new costs two row reads.
           if (key !== lastTotals) {
             lastTotals = key;
             tree.refresh();
@@ -284,9 +264,8 @@ export function registerEvidenceView(
       })();
     }, 500);
   };
-  // Other processes record too (routed agent commands, MCP servers, command lines) and this one hears
-  // nothing of them; a start-up rebuild of the catalog fills its rows in the background. The totals are
-  // one row: re-read every few seconds, so the item never stays at "0 runs" while runs exist.
+  // Other processes record too and this one hears nothing of them: polled, so the item never stays at "0 runs" while
+  // runs exist.
   const poll = setInterval(update, STATUS_POLL_MS);
 
   let subscription: vscode.Disposable | undefined;
@@ -303,7 +282,7 @@ export function registerEvidenceView(
       else if (record.type === 'call_finished') running.delete(`${record.runId}/${record.callId}`);
       update();
     });
-    // Other processes (the command line, an MCP server, a routed agent's hook) record into the same folders.
+    // Other processes record into the same folders.
     if (services?.layout) storeWatch = watchStore(services.layout, update);
     update();
   };
@@ -388,9 +367,7 @@ export function registerEvidenceView(
       await (await store())?.deleteRun(r.runId);
       update();
     }),
-    // Compare: two chosen windows in the diff editor (src/extension/documents/compareWindows.ts): two
-    // outputs selected together in the view (a window asked for each), `{ left, right }`
-    // sides from the inspector or a caller, or from the palette (pick both).
+    // Compare (src/extension/documents/compareWindows.ts).
     vscode.commands.registerCommand(
       Ids.commands.compareOutputs,
       (node?: EvidenceNode | { left?: unknown; right?: unknown }, selected?: readonly EvidenceNode[]) => {
@@ -448,8 +425,7 @@ export function registerEvidenceView(
       },
     ),
     vscode.commands.registerCommand(Ids.commands.importAsEvidence, (uri?: vscode.Uri) => importFile(deps, uri)),
-    // The walkthrough's first step: the demo build log shipped with the extension, run in
-    // the workspace folder like any captured command.
+    // The walkthrough's demo build log, run like any captured command.
     vscode.commands.registerCommand(Ids.commands.captureDemo, () =>
       runCommandAndCapture(deps, {
         command: `node ${shellWord(path.join(deps.extensionPath, 'demo', 'build-log.js'))}`,

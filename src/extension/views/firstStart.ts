@@ -1,24 +1,18 @@
 /**
- * The walkthrough on the first start after install. VS Code opens an extension's
- * walkthrough by itself only when the extension is installed while a window is open
- * (gated on `workbench.welcomePage.walkthroughs.openOnInstall`); one installed from the
- * command line before the window opens (`npm start`, `code --install-extension`, a
- * provisioned machine) never shows it. So the extension does it, once per profile
- * (globalState), under the same setting: when it is off the first start is spent and the
- * walkthrough never opens by itself (as VS Code's install-time opening would not).
+ * VS Code opens a walkthrough by itself only when the extension is installed with a window open; one installed before
+ * (`npm start`, `code --install-extension`) never shows it. So the extension does it once per profile, under the same
+ * setting.
  */
 import * as vscode from 'vscode';
 import type { Log } from '../log.js';
 import { Ids } from '../ids.js';
 
-/** globalState key: set on the first start, whatever was decided, so later starts do nothing. */
+/** Set whatever was decided, so later starts do nothing. */
 const FIRST_START_KEY = 'boundedEvidence.firstStartDone';
-/** Longest wait for the workbench's own start-up README before the walkthrough opens anyway. */
 const STARTUP_README_WAIT_MS = 15_000;
 
-/** Opens the walkthrough if this is the profile's first start and the setting allows it. */
 export async function openWalkthroughOnFirstStart(context: vscode.ExtensionContext, log: Log): Promise<void> {
-  // An extension test run (a fresh profile every time) would get an editor it did not open.
+  // A test run (a fresh profile every time) would get an editor it did not open.
   if (context.extensionMode === vscode.ExtensionMode.Test) return;
   if (context.globalState.get(FIRST_START_KEY)) return;
   await context.globalState.update(FIRST_START_KEY, true);
@@ -27,8 +21,7 @@ export async function openWalkthroughOnFirstStart(context: vscode.ExtensionConte
     return;
   }
   await startupReadme();
-  // VS Code's own install-time opening keeps its Welcome page as a tab first; here any
-  // editor in preview mode is kept, so the walkthrough never replaces what is on screen.
+  // Any editor in preview mode is kept, so the walkthrough never replaces what is on screen.
   if (vscode.window.tabGroups.activeTabGroup.activeTab?.isPreview)
     await vscode.commands.executeCommand('workbench.action.keepEditor');
   await vscode.commands.executeCommand(
@@ -40,11 +33,8 @@ export async function openWalkthroughOnFirstStart(context: vscode.ExtensionConte
 }
 
 /**
- * With `workbench.startupEditor: readme` the workbench previews a folder's README once the
- * markdown extension has started, often after this extension: opened before it, the
- * walkthrough would end up behind the README. So, when that README is still to come
- * (nothing open yet and the first folder has one, found as VS Code finds it), wait for the
- * first tab, at most STARTUP_README_WAIT_MS; the walkthrough then opens in front of it.
+ * The workbench may preview a folder's README after this extension starts, which would hide the walkthrough; so wait
+ * for it, bounded.
  */
 async function startupReadme(): Promise<void> {
   if (vscode.window.tabGroups.all.some((g) => g.tabs.length > 0)) return;

@@ -1,11 +1,7 @@
-/**
- * The status-bar item's words (docs/contracts.md §3.4, "Status bar"): what is stored, and the
- * savings of the last 7 days in its tooltip. Editor-free, so the exact texts are unit-tested.
- */
+/** docs/contracts.md §3.4, "Status bar". Editor-free, so the exact texts are unit-tested. */
 import type { UsageFigures } from '../../core/index.js';
 import { formatBytes } from '../../shared/bytes.js';
 
-/** What the item shows. */
 export interface StatusTexts {
   readonly text: string;
   readonly tooltip: string;
@@ -15,7 +11,7 @@ export interface StatusTexts {
 const plural = (n: number, one: string, many = `${one}s`): string =>
   `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 
-/** One line of savings (`Saved 12.3 MiB of 12.4 MiB …`), the same figures as `bounded-evidence stats`. */
+/** The same figures as `bounded-evidence stats`. */
 export function savingsLine(f: UsageFigures): string {
   if (f.outputs === 0) return 'No outputs recorded in the last 7 days.';
   return (
@@ -27,7 +23,6 @@ export function savingsLine(f: UsageFigures): string {
   );
 }
 
-/** The item's text, tooltip and accessible label from the catalog's totals and the week's savings. */
 export function statusTexts(
   totals: { runs: number; bytes: number; calls?: number },
   week: UsageFigures | undefined,

@@ -1,23 +1,20 @@
 /**
- * Hears other processes write the store: the command line, an MCP server and routed agent
- * commands record into the same folders and this process hears nothing of them otherwise. One
- * watcher on this workspace's run-log folder (a run's log is created and appended to as it
- * records) and one on the spool folder (a routed command's spool appears while it runs).
- * Events only say "look again": the catalog is the one source of figures.
+ * Hears other processes write the store, which this one otherwise does not. Events only say "look again": the catalog
+ * is the one source of figures.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { StorageLayout } from '../../core/index.js';
 import { SPOOL_DIR } from '../../core/reach/rewrite.js';
 
-/** Watches the store's run logs and spools; `changed` is called on every event (the caller debounces). */
+/** The caller debounces. */
 export function watchStore(layout: StorageLayout, changed: () => void): { dispose(): void } {
   const watchers: fs.FSWatcher[] = [];
   for (const dir of [path.join(layout.logsDir, layout.tenant), path.join(layout.root, SPOOL_DIR)]) {
     try {
       fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
       const w = fs.watch(dir, () => changed());
-      // A folder removed under the watch (storage cleared) ends it; the caller's poll still reads the totals.
+      // A folder removed under the watch ends it; the caller's poll still reads the totals.
       w.on('error', () => w.close());
       watchers.push(w);
     } catch {

@@ -1,7 +1,6 @@
 /**
- * Claude Code (docs/contracts.md §6.2): a `Bash` matcher group in `PreToolUse` of its settings
- * (`.claude/settings.json` in the project, `~/.claude/settings.json` for the user) and the MCP server (`.mcp.json` in
- * the project, `mcpServers` of `~/.claude.json` for the user). Settings files are strict JSON.
+ * Claude Code (docs/contracts.md §6.2): a `Bash` matcher group in `PreToolUse` of its settings and the MCP server.
+ * Settings files are strict JSON.
  */
 import * as path from 'node:path';
 import { claudeVerdict } from '../claudePermissions.js';
@@ -9,9 +8,8 @@ import { commandHook, isOurMatcherGroup, isOurMcpEntry, MCP_NAME, updatedInputAn
 import type { AgentAdapter, ConfigEdit, ToolRoute } from './types.js';
 
 /**
- * What a person must know about the MCP registration: Claude Code defers MCP tools behind its ToolSearch (measured with
- * 2.1.332: reading a handle took a third call). Routed commands do not need it: a handle can be read with Bash, through
- * the command line as the shell finds it (on PATH where installed; in a VS Code terminal, `$BOUNDED_EVIDENCE_CLI`).
+ * Claude Code defers MCP tools behind its ToolSearch (a handle read took a third call); routed commands do not need
+ * it, since a handle can be read with Bash.
  */
 const TOOL_SEARCH_NOTE =
   'Claude Code defers MCP tools behind ToolSearch: the first read by handle costs one extra call ' +
@@ -20,9 +18,8 @@ const TOOL_SEARCH_NOTE =
   '"$BOUNDED_EVIDENCE_CLI" read HANDLE in a VS Code terminal.';
 
 /**
- * `PreToolUse` on `Bash`: the whole tool input in `updatedInput`, the command rewritten. opencode's plugin sends the
- * same shape (opencode.ts). Claude Code checks its permission rules against the routed form, so the hook decides for
- * the original as the person's rules say (src/core/reach/claudePermissions.ts).
+ * Claude Code checks its permission rules against the routed form, so the hook decides for the original
+ * (src/core/reach/claudePermissions.ts). opencode's plugin sends the same shape.
  */
 const claudeBash: ToolRoute = {
   event: 'PreToolUse',
@@ -99,7 +96,8 @@ export const claudeCode: AgentAdapter = {
       );
     return { edits, notes };
   },
-  // Claude Code starts a project's .mcp.json server only once the person approved it (routing itself does not need it).
+  // Claude Code starts a project's .mcp.json server only once the person approved it (routing itself does not need
+  // it).
   cautions: (ctx, scope) => {
     if (scope !== 'project' || !ctx.project) return [];
     const json = (f: string): Record<string, unknown> => {

@@ -1,14 +1,9 @@
 /**
- * Codex (docs/contracts.md §6.2), as Codex 0.171 reads its configuration (codex-rs/hooks/src/engine/discovery.rs):
- * - the hook: a `Bash` matcher group in `PreToolUse` of `hooks.json` in the layer's folder (`$CODEX_HOME`, default
- *   `~/.codex`, for the user; `<project>/.codex/` for a trusted project), the Claude Code shape;
- * - its trust: Codex runs a hook only when the user's `config.toml` holds
- *   `[hooks.state."<hooks.json path>:pre_tool_use:<group>:<handler>"] trusted_hash = "sha256:…"` equal to the hook's
- *   current hash (untrusted hooks are skipped without a word). Running `init` for Codex is the person's approval
- *   of exactly this hook, so init writes that entry (`codexHookTrustHash`, verified against the real Codex in
- *   test/agents/codex.test.ts); any change to the command makes the hash differ and Codex asks again;
- * - the MCP server: `[mcp_servers.bounded-evidence]` in `config.toml`, offering only `read_tool_output` (a routed
- *   command's observation needs nothing else, and each listed tool's schema is sent to the model).
+ * Codex (docs/contracts.md §6.2), as codex-rs/hooks/src/engine/discovery.rs reads its configuration. Codex runs a
+ * hook only when the user's `config.toml` trusts its current hash, without a word otherwise; running `init` for Codex
+ * is the person's approval of exactly this hook, so init writes that entry (verified against the real Codex in
+ * test/agents/codex.test.ts). The MCP server offers only `read_tool_output`: each listed tool's schema is sent to the
+ * model.
  */
 import { createHash } from 'node:crypto';
 import * as path from 'node:path';
@@ -18,14 +13,14 @@ import { projectRootOf } from '../locate.js';
 import { commandHook, isOurMatcherGroup, MCP_NAME, TOML_MARKER, updatedInputAnswer } from './common.js';
 import type { AgentAdapter, AgentContext, ConfigEdit, Scope, ToolRoute } from './types.js';
 
-/** smol-toml, loaded when init or doctor reads a config (the hook, which loads this file too, never does). */
+/** Loaded only when init or doctor reads a config: the hook, which loads this file too, never does. */
 function parseToml(text: string): unknown {
   // smol-toml ships a CommonJS build (`exports.require`) whose types TypeScript reads as ESM only.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   return (require('smol-toml') as typeof SmolToml).parse(text);
 }
 
-/** The user's config.toml parsed, or undefined (absent, unreadable, not TOML). */
+/** Undefined when absent, unreadable or not TOML. */
 function userConfig(ctx: AgentContext): Record<string, unknown> | undefined {
   const text = ctx.readText?.(path.join(codexHome(ctx), 'config.toml'));
   if (text === undefined) return undefined;
@@ -42,17 +37,13 @@ const inside = (p: string, dir: string): boolean => {
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 };
 
-/** `sandbox_workspace_write.writable_roots` of the user's config (strings only). */
 function writableRoots(cfg: Record<string, unknown> | undefined): string[] {
   const t = cfg?.sandbox_workspace_write;
   const roots = isRecord(t) ? t.writable_roots : undefined;
   return Array.isArray(roots) ? roots.filter((r): r is string => typeof r === 'string') : [];
 }
 
-/**
- * True when Codex's workspace-write sandbox lets a command in `project` write `storage`
- * (src/core/reach/codexPolicy.ts).
- */
+/** src/core/reach/codexPolicy.ts. */
 function sandboxWritable(
   storage: string,
   project: string | undefined,
@@ -61,16 +52,14 @@ function sandboxWritable(
   return [...(project ? [project] : []), '/tmp', ...writableRoots(cfg)].some((d) => inside(storage, d));
 }
 
-/** The folders Codex may record this project's trust under: the folder and its repository's root. */
 function trustKeys(ctx: AgentContext): string[] {
   if (!ctx.project) return [];
   return [...new Set([ctx.project, projectRootOf(ctx.project, ctx.exists)])];
 }
 
 /**
- * The `[sandbox_workspace_write]` init writes so that workspace-write (the default of `codex exec`) can write the
- * evidence storage: the roots our block already held plus the storage. None when the sandbox can write it already, or
- * when the person has a table of that name of their own (init leaves it; doctor says what to add).
+ * So workspace-write (the default of `codex exec`) can write the evidence storage. None when it can already, or when
+ * the person has a table of that name (doctor says what to add).
  */
 function sandboxEdit(ctx: AgentContext, file: string): ConfigEdit | undefined {
   const cfg = userConfig(ctx);
@@ -82,10 +71,9 @@ function sandboxEdit(ctx: AgentContext, file: string): ConfigEdit | undefined {
   return { kind: 'toml', file, table: ['sandbox_workspace_write'], value: { writable_roots: roots } };
 }
 
-/** The one MCP tool Codex is given (`enabled_tools`): reading a routed command's output by handle. */
 const CODEX_MCP_TOOLS = ['read_tool_output'];
 
-/** Sorted-key JSON, as Codex's `canonicalize` writes it before hashing (codex-rs/config/src/fingerprint.rs). */
+/** As Codex's `canonicalize` writes it before hashing (codex-rs/config/src/fingerprint.rs). */
 function canonical(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(canonical);
   if (typeof v === 'object' && v !== null) {
@@ -99,9 +87,8 @@ function canonical(v: unknown): unknown {
 }
 
 /**
- * The hash Codex trusts a command hook by (codex-rs/hooks/src/engine/discovery.rs `command_hook_hash`): sha256 of the
- * canonical JSON of `{ event_name, matcher, hooks: [the normalized handler] }`, absent fields dropped (TOML has no
- * null), `async` false and the timeout as written (Codex's default is 600 s).
+ * codex-rs/hooks/src/engine/discovery.rs `command_hook_hash`: absent fields dropped (TOML has no null), `async`
+ * false, the timeout as written.
  */
 export function codexHookTrustHash(matcher: string, command: string, timeoutSec: number): string {
   const identity = {
@@ -114,12 +101,11 @@ export function codexHookTrustHash(matcher: string, command: string, timeoutSec:
     .digest('hex')}`;
 }
 
-/** `$CODEX_HOME`, else `~/.codex`. */
 function codexHome(ctx: Pick<AgentContext, 'env' | 'home'>): string {
   return ctx.env.CODEX_HOME || path.join(ctx.home, '.codex');
 }
 
-/** Where our group lands in `hooks.json`'s `PreToolUse` list: after the person's own groups (ours are replaced). */
+/** After the person's own groups (ours are replaced). */
 function groupIndex(text: string | undefined): number {
   if (text === undefined) return 0;
   try {
@@ -131,25 +117,20 @@ function groupIndex(text: string | undefined): number {
   }
 }
 
-/** Says what a person must know about routing under Codex's sandbox (src/core/reach/codexPolicy.ts). */
 const CODEX_SANDBOX_NOTE =
   'Codex routes a command only where its sandbox lets the command write the evidence storage ' +
   '(danger-full-access, or workspace-write: init adds the storage to sandbox_workspace_write.writable_roots) ' +
   'and its approval policy is never, on-request or on-failure; under the read-only sandbox, `untrusted`, ' +
   'and for programs an exec-policy rule names, commands run as written.';
 
-/**
- * Codex's `PreToolUse` event, told from Claude Code's (both name the tool `Bash`): Codex sends the turn's id and
- * the model's slug (codex-rs/hooks/src/events/pre_tool_use.rs `PreToolUseCommandInput`), Claude Code neither.
- */
+/** Both name the tool `Bash`; Codex sends the turn's id and the model's slug, Claude Code neither. */
 function isCodexEvent(event: Record<string, unknown>): boolean {
   return typeof event.turn_id === 'string' && typeof event.model === 'string';
 }
 
 /**
- * `PreToolUse` on `Bash`, Claude Code's answer shape. Codex honours a rewrite only with `permissionDecision: "allow"`,
- * and runs the rewritten form under its own approval policy and sandbox: the hook routes only where its session policy
- * would run the routed form as it runs the original (src/core/reach/codexPolicy.ts), and otherwise leaves it alone.
+ * Codex runs the rewritten form under its own policy and sandbox, so the hook routes only where that would run as the
+ * original does (src/core/reach/codexPolicy.ts).
  */
 const codexBash: ToolRoute = {
   event: 'PreToolUse',
@@ -198,8 +179,7 @@ export const codex: AgentAdapter = {
         value: { matcher: 'Bash', hooks: [hook] },
         ours: isOurMatcherGroup,
       },
-      // Trust lives in the user's config.toml whatever the hook's layer (codex-rs/hooks/src/config_rules.rs reads user
-      // layers only).
+      // Trust lives in the user's config.toml whatever the hook's layer (codex-rs reads user layers only).
       {
         kind: 'toml',
         file: path.join(home, 'config.toml'),

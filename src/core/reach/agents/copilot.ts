@@ -1,12 +1,7 @@
 /**
- * GitHub Copilot (docs/contracts.md §6.2): one hook file in the Copilot CLI's format serves three harnesses —
- * VS Code's built-in agent in the Local harness (VS Code reads `.github/hooks/*.json` and `~/.copilot/hooks/*.json`
- * and maps `preToolUse` → `PreToolUse`, `bash` → its command), VS Code's Copilot harness (the Copilot CLI runtime
- * in VS Code's agent host, which loads the same files) and the Copilot CLI itself:
- * `{"version":1,"hooks":{"preToolUse":[{"type":"command","bash":"…","timeoutSec":15}]}}`.
- * The hook tells the harness by the event: `run_in_terminal` is VS Code's Local harness (vscode.ts), `bash` in the
- * Copilot CLI's event shape the Copilot CLI's runtime (`copilotCliBash`). MCP: VS Code gets the evidence tools from
- * the extension itself (no file, or they would be listed twice); the Copilot CLI from `~/.copilot/mcp-config.json`.
+ * GitHub Copilot (docs/contracts.md §6.2): one hook file in the Copilot CLI's format serves VS Code's Local harness,
+ * VS Code's Copilot harness and the Copilot CLI; the hook tells them apart by the event. VS Code gets the evidence
+ * tools from the extension itself, or they would be listed twice.
  */
 import * as path from 'node:path';
 import { HOOK_TIMEOUT_SECONDS, WORKSPACE_HOOK_FILE } from '../hookConfig.js';
@@ -14,21 +9,17 @@ import { isOurHookFile, isOurMcpEntry, jsonFileText, MCP_NAME, shellRead } from 
 import type { AgentAdapter, AgentContext, ConfigEdit, ToolRoute } from './types.js';
 import { vscodeTerminal } from './vscode.js';
 
-/** The Copilot CLI's configuration folder (`COPILOT_HOME`, else `~/.copilot`). */
 function copilotHome(ctx: AgentContext): string {
   return ctx.env.COPILOT_HOME || path.join(ctx.home, '.copilot');
 }
 
-/** The whole hook file, in the Copilot CLI's format (`postToolUse` too when other tools' results are kept). */
+/** `postToolUse` too when other tools' results are kept. */
 export function copilotHookFileText(hookCommand: string, postToolUse = false): string {
   const entry = [{ type: 'command', bash: hookCommand, timeoutSec: HOOK_TIMEOUT_SECONDS }];
   return jsonFileText({ version: 1, hooks: { preToolUse: entry, ...(postToolUse ? { postToolUse: entry } : {}) } });
 }
 
-/**
- * The Copilot CLI's events carry no event name: `toolArgs` without `toolResult` is its `preToolUse`, with it
- * `postToolUse`.
- */
+/** `toolArgs` without `toolResult` is `preToolUse`, with it `postToolUse`. */
 function copilotCliEventName(event: Record<string, unknown>): string | undefined {
   if (event.hook_event_name !== undefined || event.hookEventName !== undefined || !('toolArgs' in event))
     return undefined;
@@ -36,10 +27,8 @@ function copilotCliEventName(event: Record<string, unknown>): string | undefined
 }
 
 /**
- * `preToolUse` on `bash` (the Copilot CLI, and VS Code's Copilot harness, which runs the Copilot CLI's runtime):
- * `{ sessionId, timestamp, cwd, toolName: 'bash', toolArgs: { command, description } }` (recorded from
- * @github/copilot 1.0.102, test/agents/copilotCli.test.ts; `toolArgs` is a JSON text in older versions'
- * documentation, read either way), answered `{ modifiedArgs }` with the whole arguments, command replaced.
+ * The Copilot CLI and VS Code's Copilot harness (recorded from @github/copilot 1.0.102,
+ * test/agents/copilotCli.test.ts); `toolArgs` may be a JSON text, read either way.
  */
 const copilotCliBash: ToolRoute = {
   event: 'preToolUse',
@@ -62,7 +51,7 @@ const copilotCliBash: ToolRoute = {
       : 'the event has no toolArgs object';
   },
   render: (updated, a) => ({ ...(a.allow ? { permissionDecision: 'allow' } : {}), modifiedArgs: updated }),
-  // Its MCP servers are the user's `mcp-config.json` (init --global): without ours it has no read_tool_output.
+  // Without our `mcp-config.json` entry it has no read_tool_output.
   readWith: (ctx) => {
     const home = ctx.env?.COPILOT_HOME || (ctx.env?.HOME ? path.join(ctx.env.HOME, '.copilot') : undefined);
     const config = home ? ctx.readText?.(path.join(home, 'mcp-config.json')) : undefined;
@@ -83,7 +72,6 @@ const copilotCliBash: ToolRoute = {
 export const copilot: AgentAdapter = {
   id: 'copilot',
   aliases: ['vscode', 'copilot-cli'],
-  // The hook tells them apart by the event: run_in_terminal is VS Code's Local harness, bash the Copilot CLI's runtime.
   recordsAs: ['copilot', 'copilot-cli'],
   displayName: 'GitHub Copilot (VS Code agent: Local and Copilot harness; Copilot CLI)',
   routes: [vscodeTerminal, copilotCliBash],

@@ -1,14 +1,8 @@
 /**
- * The engine behind `init`, `init --uninstall`, `--dry-run` and `doctor` (docs/architecture.md §2.4,
- * docs/contracts.md §6.2): the declarative edits of the adapters (types.ts) turned into text edits of the files, pure
- * and unit-tested (a fast-check property: init then uninstall gives back every byte).
- *
- * Every change is a list of text edits (offset, length, new content), so its exact inverse is known:
- * the bytes it replaced. Init records that inverse in a journal (`runInit` in init.ts); uninstall on a
- * file still exactly as init left it applies it and gets the person's bytes back, comments, order and
- * spacing included; a file changed since is edited semantically instead (only our entries removed).
- * JSON and JSONC go through Microsoft's jsonc-parser (`modify` keeps comments and formatting), TOML is
- * read with smol-toml and our table is appended as a block of text (the person's text stays as it was).
+ * The engine behind `init`, `--uninstall`, `--dry-run` and `doctor` (docs/architecture.md §2.4), pure. Every change
+ * is text edits whose exact inverse is recorded, so uninstall on an untouched file gives back the person's bytes (a
+ * fast-check property); a file changed since is edited semantically. jsonc-parser keeps JSON comments and formatting;
+ * our TOML table is an appended block.
  */
 import {
   applyEdits,
@@ -28,14 +22,13 @@ const { parse: parseToml, stringify: stringifyToml } = require('smol-toml') as t
 import { TOML_MARKER } from './common.js';
 import type { ConfigEdit, JsonPath } from './types.js';
 
-/** One replacement in a text. */
 export interface TextEdit {
   readonly offset: number;
   readonly length: number;
   readonly content: string;
 }
 
-/** The outcome of editing one file's text. `text` undefined: the file is (or stays) absent. */
+/** `text` undefined: the file is (or stays) absent. */
 export type TextOutcome =
   | {
       readonly ok: true;
@@ -45,10 +38,7 @@ export type TextOutcome =
     }
   | { readonly ok: false; readonly error: string };
 
-/**
- * Applies edits one after the other (each edit's offsets are in the text the previous one left), returning the new text
- * and its exact inverse.
- */
+/** Each edit's offsets are in the text the previous one left. */
 function applyWithUndo(text: string, edits: readonly TextEdit[]): { text: string; undo: TextEdit[] } {
   let t = text;
   const undo: TextEdit[] = [];
@@ -59,12 +49,11 @@ function applyWithUndo(text: string, edits: readonly TextEdit[]): { text: string
   return { text: t, undo };
 }
 
-/** Applies an undo list (as `applyWithUndo` returned it). */
 export function applyUndo(text: string, undo: readonly TextEdit[]): string {
   return applyWithUndo(text, undo).text;
 }
 
-/** The formatting a JSON text already uses (indent, line ends), so what we add looks like the rest. */
+/** So what we add looks like the rest. */
 function formattingOf(text: string): FormattingOptions {
   const eol = text.includes('\r\n') ? '\r\n' : '\n';
   const indent = /\n([ \t]+)\S/.exec(text)?.[1];
@@ -73,10 +62,8 @@ function formattingOf(text: string): FormattingOptions {
 }
 
 /**
- * `modify` that touches nothing of the person's text but the bytes it must: jsonc-parser's own formatting reformats
- * the whole lines around an edit (a compact one-line file becomes many lines). The edit is made unformatted; an
- * insert into a container laid out over several lines is then formatted within the inserted text only, and one into
- * a container on one line stays compact like it.
+ * jsonc-parser's own formatting reformats whole lines around an edit, so the edit is made unformatted and only the
+ * inserted text is laid out like its container.
  */
 function modifyKeeping(
   text: string,
@@ -87,8 +74,7 @@ function modifyKeeping(
   const raw = modify(text, path as (string | number)[], value, {});
   const root = parseTree(text, [], { allowTrailingComma: true });
   if (value === undefined) {
-    // Cut by hand (jsonc-parser's unformatted removal of a last item leaves a byte of it): the first of several
-    // members goes with the space up to the next one, any other with the comma and space before it.
+    // Cut by hand: jsonc-parser's unformatted removal of a last item leaves a byte of it.
     const node = root ? findNodeAtLocation(root, path as (string | number)[]) : undefined;
     const member = node?.parent?.type === 'property' ? node.parent : node;
     const container = member?.parent;
@@ -115,7 +101,7 @@ function modifyKeeping(
     !/[\r\n]/.test(text.slice(into.offset, into.offset + into.length));
   if (compact) return raw;
   const newText = applyEdits(text, raw);
-  // An empty container holds nothing of the person's between its brackets: it is laid out with what goes in.
+  // An empty container holds nothing of the person's: it is laid out with what goes in.
   const empty = into !== undefined && (into.children?.length ?? 0) === 0 ? into : undefined;
   const start = empty ? empty.offset : edit.offset;
   const end = empty
@@ -128,12 +114,11 @@ function modifyKeeping(
   return [{ offset: start, length: end - start - (edit.content.length - edit.length), content }];
 }
 
-/** How much longer a text gets by `edits`. */
 const lengthChange = (edits: readonly TextEdit[]): number => edits.reduce((n, e) => n + e.content.length - e.length, 0);
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Structural equality of JSON values (key order ignored). */
+/** Key order ignored. */
 function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (Array.isArray(a) || Array.isArray(b))
@@ -143,7 +128,6 @@ function jsonEqual(a: unknown, b: unknown): boolean {
   return ka.length === Object.keys(b).length && ka.every((k) => k in b && jsonEqual(a[k], b[k]));
 }
 
-/** A parsed JSON(C) document, or the sentence saying why it cannot be edited. */
 function parseJson(text: string, file: string, comments: boolean): Node | undefined | string {
   if (text.trim() === '') return undefined;
   const errors: ParseError[] = [];
@@ -154,7 +138,6 @@ function parseJson(text: string, file: string, comments: boolean): Node | undefi
   return root;
 }
 
-/** The container a JSON edit goes into (`path` without its last segment), checked for its type. */
 function containerOf(root: Node | undefined, path: JsonPath): { node: Node | undefined } | string {
   const parentPath = path.slice(0, -1) as (string | number)[];
   for (let i = 1; i <= parentPath.length; i++) {
@@ -167,7 +150,6 @@ function containerOf(root: Node | undefined, path: JsonPath): { node: Node | und
   return { node: parentPath.length === 0 ? root : findNodeAtLocation(root!, parentPath) };
 }
 
-/** The text edits that put one JSON edit into `text` (empty: already there), or a sentence. */
 function jsonEdits(text: string, edit: Extract<ConfigEdit, { kind: 'json' }>): TextEdit[] | string {
   const root = parseJson(text, edit.file, edit.comments);
   if (typeof root === 'string') return root;
@@ -205,28 +187,19 @@ function jsonEdits(text: string, edit: Extract<ConfigEdit, { kind: 'json' }>): T
   ];
 }
 
-/** The text of our TOML block for `table` = `value`. */
 export function tomlBlock(table: readonly string[], value: Readonly<Record<string, unknown>>): string {
   let doc: Record<string, unknown> = { ...value };
   for (const key of [...table].reverse()) doc = { [key]: doc };
   return `${TOML_MARKER}\n${stringifyToml(doc).trim()}\n`;
 }
 
-/**
- * `[a.b."c d"` for a table path: the start of its header line (closed by `]`, or continued by `.` for a table below
- * it).
- */
 function tomlHeader(table: readonly string[]): string {
   return `[${table.map((k) => (/^[A-Za-z0-9_-]+$/.test(k) ? k : JSON.stringify(k))).join('.')}`;
 }
 
 /**
- * The range of our marked block for `table` in `text`: the marker line, our header, and the lines that
- * belong to our table (its keys and the tables below it, as `tomlBlock` writes them). A file can hold
- * several of our blocks (Codex's user config.toml: `[hooks.state."…"]` and `[mcp_servers.bounded-evidence]`),
- * so every marker is looked at, not only the first. The block ends before the first comment line, table
- * header not below ours, or blank line followed by one of those: the person's own comments and tables
- * written right after our block are theirs, never part of it.
+ * A file can hold several of our blocks, so every marker is looked at. The block ends before the person's own
+ * comments and tables written right after it.
  */
 function tomlBlockRange(text: string, table: readonly string[]): { start: number; end: number } | undefined {
   const header = tomlHeader(table);
@@ -254,8 +227,7 @@ function tomlBlockRange(text: string, table: readonly string[]): { start: number
         .trim();
       if (line.startsWith('#')) break;
       if (line.startsWith('[') && !below(line)) break;
-      // Key lines, continuation lines and our own sub-tables belong to the block; a blank line only if more of it
-      // follows.
+      // A blank line belongs to the block only if more of it follows.
       if (line !== '') end = lineEnd;
       at = lineEnd;
     }
@@ -284,7 +256,6 @@ function tomlEdits(text: string, edit: Extract<ConfigEdit, { kind: 'toml' }>): T
   return [{ offset: text.length, length: 0, content: sep + block }];
 }
 
-/** The edits of several declarative edits of ONE file, applied in order to its text (undefined: absent). */
 export function applyToText(text: string | undefined, edits: readonly ConfigEdit[]): TextOutcome {
   let t = text ?? '';
   const undo: TextEdit[] = [];
@@ -312,10 +283,7 @@ export function applyToText(text: string | undefined, edits: readonly ConfigEdit
   return { ok: true, changed, text: changed || text !== undefined ? t : undefined, undo: changed ? undo : [] };
 }
 
-/**
- * Removes our entries of `edits` from a text the person changed since init (no journal to undo with). undefined text:
- * delete the file.
- */
+/** No journal to undo with. Undefined text: delete the file. */
 export function removeFromText(
   text: string | undefined,
   edits: readonly ConfigEdit[],
@@ -352,7 +320,7 @@ export function removeFromText(
       const node = findNodeAtLocation(root, edit.path as string[]);
       if (node && edit.ours(getNodeValue(node))) t = applyEdits(t, modifyKeeping(t, edit.path, undefined, fmt));
     }
-    // Containers we emptied go too (`"PreToolUse": []`, then `"hooks": {}`); the person's other members stay.
+    // Containers we emptied go too; the person's other members stay.
     for (let p = parentPath; t !== was && p.length > 0; p = p.slice(0, -1)) {
       const n = findNodeAtLocation(parseTree(t, [], { allowTrailingComma: true })!, p);
       const v: unknown = n ? getNodeValue(n) : undefined;
@@ -367,9 +335,6 @@ export function removeFromText(
   return { ok: true, changed: true, text: t, undo: [] };
 }
 
-/**
- * True for `{}` or objects holding only empty objects/lists (what removing our entries leaves of a file we created).
- */
 function isEmptyJsonShell(t: string): boolean {
   const root = parseTree(t, [], { allowTrailingComma: true });
   if (!root) return false;
@@ -378,14 +343,13 @@ function isEmptyJsonShell(t: string): boolean {
   return empty(getNodeValue(root));
 }
 
-/** True when `text` holds `edit` as init would write it (doctor). */
 export function isApplied(text: string | undefined, edit: ConfigEdit): boolean {
   if (text === undefined) return false;
   const r = applyToText(text, [edit]);
   return r.ok && !r.changed;
 }
 
-/** Our entry of a JSON edit as it is in `text` (doctor reads the hook command from it), or undefined. */
+/** Doctor reads the hook command from it. */
 export function ourJsonEntry(text: string | undefined, edit: ConfigEdit): unknown {
   if (text === undefined || edit.kind !== 'json') return undefined;
   const root = parseJson(text, edit.file, edit.comments);

@@ -1,26 +1,20 @@
 /**
- * Gemini CLI (docs/contracts.md §6.2), as its settings are read (docs/hooks/reference.md,
- * docs/reference/configuration.md of google-gemini/gemini-cli): `settings.json` in `~/.gemini/` for the user,
- * `<project>/.gemini/` for the project (JSON with comments). The hook: a `run_shell_command` matcher group in
- * `hooks.BeforeTool` (timeouts in milliseconds); the answer is Gemini's own `hookSpecificOutput.tool_input`
- * (`geminiShell` below). The MCP server: `mcpServers.bounded-evidence`, offering only `read_tool_output`
- * (`includeTools`).
+ * Gemini CLI (docs/contracts.md §6.2), as google-gemini/gemini-cli documents its settings (JSON with comments); hook
+ * timeouts are in milliseconds. The MCP server offers only `read_tool_output`.
  */
 import * as path from 'node:path';
 import { HOOK_TIMEOUT_SECONDS } from '../hookConfig.js';
 import { isOurHookEntry, isOurMatcherGroup, isOurMcpEntry, MCP_NAME } from './common.js';
 import type { AgentAdapter, ConfigEdit, ToolRoute } from './types.js';
 
-/** Gemini CLI asks a project's hooks again whenever their name or command changes; a user's hooks run as written. */
 const GEMINI_NOTE =
   "Gemini CLI checks its policy on the routed command (the original's commands plus `bounded-evidence keep`): " +
   'an allow-list that names only the original may ask; deny rules still match. ' +
   'Gemini CLI warns once before running a project hook it has not seen.';
 
 /**
- * True when Gemini CLI refuses to run `command` after its hooks ("Command injection detected"): `$(`, a backtick, or
- * `<(` / `>(` outside quotes. Its check as 0.61 runs it (`detectBashSubstitution`), so a command it will refuse is left
- * as written: routed, it would leave a spool that nothing ever runs, and the refusal is the same.
+ * Gemini's own check (`detectBashSubstitution`): a command it will refuse is left as written, since routed it would
+ * leave a spool nothing runs.
  */
 function geminiRefuses(command: string): boolean {
   let single = false;
@@ -39,7 +33,6 @@ function geminiRefuses(command: string): boolean {
   return false;
 }
 
-/** `BeforeTool` on `run_shell_command`, answered with Gemini's own `hookSpecificOutput.tool_input`. */
 const geminiShell: ToolRoute = {
   event: 'BeforeTool',
   tool: 'run_shell_command',
@@ -85,8 +78,7 @@ export const gemini: AgentAdapter = {
         ours: (v) => isOurMatcherGroup(v) || isOurHookEntry(v),
       },
     ];
-    // Other tools' large results too, when asked (Gemini CLI's after-tool event is AfterTool; hookCommand carries the
-    // flag).
+    // Gemini CLI's after-tool event is AfterTool; hookCommand carries the flag.
     if (ctx.recordOtherToolResults)
       edits.push({
         kind: 'json',

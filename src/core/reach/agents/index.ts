@@ -1,7 +1,6 @@
 /**
- * The table of agents `init`, `doctor` and the hook know (docs/contracts.md §6.2), one adapter per file in this
- * folder. An adapter added here is offered by the command line and the editor's quick pick alike, and its routes are
- * the hook's.
+ * The table of agents (docs/contracts.md §6.2): an adapter added here is offered by the command line and the editor
+ * alike, and its routes are the hook's.
  */
 import { claudeCode } from './claudeCode.js';
 import { codex } from './codex.js';
@@ -14,13 +13,13 @@ import type { AgentAdapter, ToolRoute } from './types.js';
 
 export const AGENTS: readonly AgentAdapter[] = [claudeCode, copilot, codex, gemini, opencode, qwen, droid];
 
-/** Every agent's routes in the order the hook tries them: routes with a narrower test (`claims`) first. */
+/** Routes with a narrower test (`claims`) first. */
 export const ROUTES: readonly ToolRoute[] = [
   ...AGENTS.flatMap((a) => a.routes ?? []).filter((r) => r.claims),
   ...AGENTS.flatMap((a) => a.routes ?? []).filter((r) => !r.claims),
 ];
 
-/** The adapter named `name` (its id or an alias), or undefined. */
+/** Its id or an alias. */
 export function agentNamed(name: string, agents: readonly AgentAdapter[] = AGENTS): AgentAdapter | undefined {
   const n = name.toLowerCase();
   return agents.find((a) => a.id === n || (a.aliases ?? []).includes(n));

@@ -1,8 +1,6 @@
 /**
- * `init`, `init --uninstall`, `--dry-run` and `doctor` over the adapters' plans (docs/contracts.md §6.2): reads the
- * files, has the engine (engine.ts) compute each new text, writes it through a temporary file and a rename, and keeps
- * the undo journal (`<stateDir>/init-journal.json`) that makes uninstall give back every byte. The command line and
- * the editor's command both call `runInit` and print `describeOutcome`, one line per agent.
+ * `init`, `--uninstall`, `--dry-run` and `doctor` over the adapters' plans (docs/contracts.md §6.2), with the undo
+ * journal that makes uninstall give back every byte.
  */
 import * as path from 'node:path';
 import {
@@ -19,15 +17,13 @@ import { applyToText, applyUndo, isApplied, ourJsonEntry, removeFromText, type T
 import { TOML_MARKER } from './common.js';
 import type { AgentAdapter, AgentContext, ConfigEdit, Scope } from './types.js';
 
-/** What happened to one file. */
 interface FileOutcome {
   readonly file: string;
   readonly action: 'created' | 'updated' | 'deleted' | 'restored' | 'unchanged';
-  /** The file's new text (dry run: what it would be), for the quick pick and `--dry-run`. */
+  /** Dry run: what it would be. */
   readonly text?: string;
 }
 
-/** What init did for one agent. */
 export interface AgentOutcome {
   readonly agent: AgentAdapter;
   readonly scope: Scope;
@@ -40,27 +36,25 @@ export interface AgentOutcome {
 
 export interface InitOptions {
   readonly agents: readonly AgentAdapter[];
-  /** undefined: each agent's first scope (`project` when there is a project folder, else `global`). */
+  /** undefined: `project` when there is a project folder, else `global`. */
   readonly scope?: Scope;
   readonly dryRun?: boolean;
   readonly uninstall?: boolean;
 }
 
-/** The scope init uses for `agent`. */
 function scopeFor(agent: AgentAdapter, ctx: AgentContext, wanted: Scope | undefined): Scope | undefined {
   const s = wanted ?? (ctx.project !== undefined && agent.scopes.includes('project') ? 'project' : 'global');
   if (s === 'project' && ctx.project === undefined) return undefined;
   return agent.scopes.includes(s) ? s : undefined;
 }
 
-/** Groups edits by file, keeping their order. */
 function byFile(edits: readonly ConfigEdit[]): Map<string, ConfigEdit[]> {
   const m = new Map<string, ConfigEdit[]>();
   for (const e of edits) m.set(e.file, [...(m.get(e.file) ?? []), e]);
   return m;
 }
 
-/** Runs init (or uninstall) for each agent; never throws for one agent's trouble (its outcome carries the sentence). */
+/** Never throws for one agent's trouble: its outcome carries the sentence. */
 export async function runInit(ctx: AgentContext, opts: InitOptions): Promise<AgentOutcome[]> {
   const journal = await readJournal(ctx.stateDir);
   const out: AgentOutcome[] = [];
@@ -85,7 +79,7 @@ export async function runInit(ctx: AgentContext, opts: InitOptions): Promise<Age
     const plan = agent.plan(ctx, scope);
     const files: FileOutcome[] = [];
     let error: string | undefined;
-    // Each file is checked first; nothing is written for an agent one of whose files cannot be edited.
+    // Nothing is written for an agent one of whose files cannot be edited.
     const pending: {
       file: string;
       before: string | undefined;
@@ -216,14 +210,12 @@ function trailing(steps: readonly JournalStep[], agent: string): number {
   return n;
 }
 
-/** The person's words for a path: `~/…` under the home folder, relative inside the project. */
 export function displayPath(ctx: AgentContext, file: string): string {
   if (ctx.project && file.startsWith(ctx.project + path.sep)) return file.slice(ctx.project.length + 1);
   if (file.startsWith(ctx.home + path.sep)) return `~/${file.slice(ctx.home.length + 1)}`;
   return file;
 }
 
-/** One line per agent: what was done, and how to undo it. */
 export function describeOutcome(
   ctx: AgentContext,
   o: AgentOutcome,
@@ -247,7 +239,7 @@ export function describeOutcome(
   return `${name}: ${list(changed)}; ${v}${detected}; ${undo}`;
 }
 
-/** Where the portable hook finds the command line on this machine, in its own order (src/core/reach/locate.ts). */
+/** In the portable hook's own order (src/core/reach/locate.ts). */
 function productReachable(ctx: AgentContext): boolean {
   const cli = ctx.env.BOUNDED_EVIDENCE_CLI;
   return (
@@ -257,27 +249,19 @@ function productReachable(ctx: AgentContext): boolean {
   );
 }
 
-/** The one thing to do when no command line is found (the hook then answers nothing: commands run as written). */
+/** Without it the hook answers nothing: commands run as written. */
 const INSTALL_TODO =
   'install the command line (npm install -g bounded-evidence) ' +
   'or open this folder in VS Code with the Bounded Evidence extension: ' +
   'the hook finds neither, so commands run as written';
 
-/** Whether the client will route in one scope here, and what to do where it will not. */
 export interface Verdict {
   readonly word: 'routed' | 'not routed' | 'MCP only' | 'off';
-  /** One thing to do per line (empty when routed). */
   readonly todo: readonly string[];
-  /** What stops routing in one mode of the client only, or only its MCP server. */
   readonly cautions: readonly string[];
 }
 
-/**
- * The verdict for `agent` in `scope`: `files` is `off` when none of our entries is there, `partial` when some file
- * lacks its entry (`fix` then says to run init again), `ok` when every file holds it. Reads the client's own
- * configuration through the adapter's `blockers` / `cautions`; the same on a plain terminal and a VS Code terminal of
- * one machine.
- */
+/** Reads the client's own configuration through the adapter; the same on a plain and a VS Code terminal. */
 function verdictOf(
   agent: AgentAdapter,
   ctx: AgentContext,
@@ -297,38 +281,29 @@ function verdictOf(
   return { word: todo.length === 0 ? 'routed' : 'not routed', todo, cautions: agent.cautions?.(ctx, scope) ?? [] };
 }
 
-/** `routed`, `MCP only`, `not routed: <the first thing to do>` (`would be …` for a dry run). */
 export function verdictText(v: Verdict, dryRun = false): string {
   const would = dryRun ? 'would be ' : '';
   if (v.word === 'not routed') return `${dryRun ? 'would not be routed' : 'not routed'}: ${v.todo[0]}`;
   return v.word === 'routed' ? `${would}routed` : v.word === 'MCP only' ? `${would}MCP only` : 'off';
 }
 
-/** The lines after an init line: the rest of what to do, then the cautions. */
 export function outcomeFollowUps(ctx: AgentContext, o: AgentOutcome): string[] {
   if (o.error) return [];
   const v = verdictOf(o.agent, ctx, o.scope, 'ok');
   return [...v.todo.slice(1).map((t) => `not routed until you also: ${t}`), ...v.cautions];
 }
 
-/** What `doctor` reports for one agent in one scope. */
 export interface DoctorRow {
   readonly agent: AgentAdapter;
   readonly scope: Scope;
   readonly detected: boolean;
-  /** True when every file holds our entry as init would write it (the configuration is in place). */
   readonly routed: boolean;
-  /**
-   * Each file once: `ok`, `missing` (no such file), `no entry` (the file has none of ours), `older entry` (ours, not as
-   * init writes it now).
-   */
   readonly files: readonly { file: string; state: 'ok' | 'missing' | 'no entry' | 'older entry'; hook?: string }[];
-  /** Whether the client will route, and what to do where it will not. */
   readonly verdict: Verdict;
   readonly notes: readonly string[];
 }
 
-/** The routing state of each agent in each of its scopes (reads only). */
+/** Reads only. */
 export async function doctorRows(ctx: AgentContext, agents: readonly AgentAdapter[]): Promise<DoctorRow[]> {
   const rows: DoctorRow[] = [];
   for (const agent of agents) {
@@ -371,14 +346,13 @@ export async function doctorRows(ctx: AgentContext, agents: readonly AgentAdapte
   return rows;
 }
 
-/** True when `text` holds an entry of ours for `edit`, whatever its version. */
+/** Whatever its version. */
 function ourEntryThere(text: string, e: ConfigEdit): boolean {
   if (e.kind === 'file') return e.ours(text);
   if (e.kind === 'json') return ourJsonEntry(text, e) !== undefined;
   return text.includes(TOML_MARKER);
 }
 
-/** The hook command in our entry of a file, when there is one. */
 function hookOf(e: ConfigEdit, text: string | undefined): string | undefined {
   if (text === undefined) return undefined;
   const v = e.kind === 'file' ? safeJson(text) : ourJsonEntry(text, e);

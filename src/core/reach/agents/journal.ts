@@ -1,6 +1,6 @@
 /**
- * The files init edits and its undo journal (`<stateDir>/init-journal.json`): every write through a temporary file
- * and a rename, and the folders init created, so uninstall gives back every byte and leaves no empty folder.
+ * Every write through a temporary file and a rename, and the folders init created recorded, so uninstall gives back
+ * every byte and leaves no empty folder.
  */
 import { createHash } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
@@ -9,16 +9,13 @@ import { replaceFileText } from '../../files/localFile.js';
 import type { Scope } from './types.js';
 import type { TextEdit } from './engine.js';
 
-/** The journal's file name in `AgentContext.stateDir`. */
 const JOURNAL_FILE = 'init-journal.json';
 
-/** What init did to one file for one agent (`undo`: the edits that give back the bytes before, in order). */
 export interface JournalStep {
   readonly agent: string;
   readonly scope: Scope;
   readonly undo: readonly TextEdit[];
 }
-/** Per file: whether it existed before the first step, the digest of the text the last step left, the steps. */
 interface JournalFile {
   existed: boolean;
   after: string;
@@ -28,7 +25,7 @@ interface JournalFile {
 export interface Journal {
   version: 1;
   files: Record<string, JournalFile>;
-  /** Folders init created (for a file or the journal): uninstall removes each once it is empty. */
+  /** Uninstall removes each once it is empty. */
   dirs?: string[];
 }
 
@@ -45,7 +42,7 @@ export async function readText(file: string): Promise<string | undefined> {
   }
 }
 
-/** Creates `dir` and the folders above it that are missing; returns those it created (deepest first). */
+/** Deepest first. */
 async function makeDirs(dir: string, mode?: number): Promise<string[]> {
   const first = await fsp.mkdir(dir, { recursive: true, ...(mode !== undefined ? { mode } : {}) });
   if (first === undefined) return [];
@@ -56,10 +53,7 @@ async function makeDirs(dir: string, mode?: number): Promise<string[]> {
   }
 }
 
-/**
- * Replaces a file through a temporary file and a rename (a crash never leaves half a settings file); undefined deletes
- * it. Returns the folders it created.
- */
+/** A crash never leaves half a settings file; undefined deletes it. */
 export async function writeText(file: string, text: string | undefined): Promise<string[]> {
   if (text === undefined) {
     await fsp.rm(file, { force: true });
@@ -92,11 +86,7 @@ export async function writeJournal(stateDir: string, j: Journal): Promise<void> 
   await replaceFileText(path.join(stateDir, JOURNAL_FILE), `${JSON.stringify(j, null, 1)}\n`, 0o600);
 }
 
-/**
- * After an uninstall: removes the folders init created that are empty now (deepest first; never one that existed
- * before init, never one holding anything), and the journal itself once it records nothing more, with the state
- * folders init made for it. While other entries remain, a folder still holding something stays in the journal.
- */
+/** Never a folder that existed before init or that holds anything. */
 export async function tidyAfterUninstall(stateDir: string, j: Journal): Promise<void> {
   const removeEmpty = async (dirs: readonly string[]): Promise<string[]> => {
     const kept: string[] = [];

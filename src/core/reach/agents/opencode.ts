@@ -1,44 +1,25 @@
 /**
- * opencode (docs/contracts.md §6.2). opencode has no command hooks; a plugin's `tool.execute.before` may change a
- * tool's arguments before it runs (opencode 1.18.33 triggers it with `{ tool, sessionID, callID }, { args }` and then
- * executes the tool with those args). Our plugin is one file that imports nothing but Node's own `child_process`
- * (opencode runs plugins in Bun, which provides it) and asks the same hook as every other agent.
- *
- * Where it lives, so that nothing is installed into the project: opencode runs a package install
- * (`@opencode-ai/plugin`, 64 MB) in EVERY config folder it reads a plugin from or that exists (`.opencode/` of the
- * project, `~/.config/opencode/`), and waits for it before a session can start when a plugin is configured. A plugin
- * in `.opencode/plugin/` therefore made opencode fill the project's `.opencode/` with node_modules. So:
- * - user scope: the file `~/.config/opencode/plugin/bounded-evidence.js` (opencode's own folder, which it installs
- *   into for itself anyway: once per user and opencode version);
- * - project scope: the file `.bounded-evidence/opencode-plugin.js` in the project (not a folder opencode scans or
- *   installs into), named by `plugin: ["./.bounded-evidence/opencode-plugin.js"]` in the project's `opencode.json`
- *   (opencode resolves a plugin path relative to the config that declares it). The file holds no path: its hook is
- *   the portable finder (src/core/reach/locate.ts), so a clone on a machine without the product runs commands as
- *   written.
- * The MCP server: `mcp.bounded-evidence` (a local server) in the same `opencode.json`.
+ * opencode (docs/contracts.md §6.2): no command hooks, but a plugin's `tool.execute.before` may change a tool's
+ * arguments; ours imports only `child_process` and asks the same hook. opencode installs a 64 MB package into every
+ * config folder it reads a plugin from, so the project's plugin lives in `.bounded-evidence/`, outside those folders,
+ * named from `opencode.json`.
  */
 import * as path from 'node:path';
 import { isOurMcpEntry, MCP_NAME } from './common.js';
 import type { AgentAdapter, AgentContext, ConfigEdit } from './types.js';
 
-/** opencode's global config folder (`$XDG_CONFIG_HOME/opencode`, default `~/.config/opencode`). */
 export function opencodeConfigDir(ctx: Pick<AgentContext, 'env' | 'home'>): string {
   return path.join(ctx.env.XDG_CONFIG_HOME || path.join(ctx.home, '.config'), 'opencode');
 }
 
-/** The project's plugin file (project scope), relative to the project and to its `opencode.json`. */
 const OPENCODE_PROJECT_PLUGIN = '.bounded-evidence/opencode-plugin.js';
 
-/** The first line of every plugin file this product writes (how `ours` knows it, any version). */
+/** Any version. */
 export const PLUGIN_MARK =
   "// bounded-evidence: routes opencode's bash tool through the evidence store " +
   '(bounded-evidence init wrote this file).';
 
-/**
- * The plugin's text: on `bash`, the hook (`hookCommand`, a shell command line) gets a PreToolUse event in Claude
- * Code's shape naming opencode's session, and its `updatedInput.command` replaces the command. Any failure leaves
- * the command as written (a hook must never break the agent); the hook itself decides what to leave alone.
- */
+/** Any failure leaves the command as written: a hook must never break the agent. */
 export function opencodePluginText(hookCommand: string): string {
   return (
     `${PLUGIN_MARK}
@@ -88,7 +69,7 @@ export const opencode: AgentAdapter = {
     if (scope === 'global') {
       edits.push({ kind: 'file', file: path.join(dir, 'plugin', 'bounded-evidence.js'), text, ours });
     } else {
-      // In the project, outside every folder opencode scans: committed with opencode.json, the same on every machine.
+      // Outside every folder opencode scans: committed with opencode.json, the same on every machine.
       edits.push({ kind: 'file', file: path.join(ctx.project!, OPENCODE_PROJECT_PLUGIN), text, ours });
       edits.push({
         kind: 'json',
@@ -96,8 +77,7 @@ export const opencode: AgentAdapter = {
         comments: true,
         path: ['plugin', -1],
         value: `./${OPENCODE_PROJECT_PLUGIN}`,
-        // Also an older install's per-user `file://…/plugin-files/bounded-evidence-….js` entry: replaced, not
-        // doubled.
+        // Also an older install's per-user entry: replaced, not doubled.
         ours: (v) =>
           typeof v === 'string' &&
           (v === `./${OPENCODE_PROJECT_PLUGIN}` || /\/plugin-files\/bounded-evidence-[A-Za-z0-9_-]+\.js$/.test(v)),

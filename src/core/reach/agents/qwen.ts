@@ -1,12 +1,7 @@
 /**
- * Qwen Code (docs/contracts.md §6.2): MCP only. Its hooks documentation (QwenLM/qwen-code
- * docs/users/features/hooks.md) lists `hookSpecificOutput.updatedInput` for `PreToolUse`, but Qwen Code 0.24.4
- * does not apply it: its `firePreToolUseHook` returns only proceed / block / ask / added context (measured in
- * test/agents/qwen.test.ts: the hook answered a rewrite and the command ran as written). So init registers no hook
- * (it would cost a process per command for nothing) and the MCP server with the two tools an unrouted agent needs:
- * `evidence_runCommand` (the bounded observation) and `read_tool_output`. The hook's Qwen shape (`qwenShell`) stays,
- * tested on Qwen Code's real payload, for the version that applies it.
- * Settings: `settings.json` in `~/.qwen/` (user) or `<project>/.qwen/` (project), Gemini CLI's `mcpServers` format.
+ * Qwen Code (docs/contracts.md §6.2): MCP only. Its docs list `updatedInput` for `PreToolUse`, but 0.24.4 does not
+ * apply it (test/agents/qwen.test.ts), so a hook would cost a process per command for nothing; `qwenShell` stays,
+ * tested on its real payload, for the version that does.
  */
 import * as path from 'node:path';
 import { isOurMcpEntry, MCP_NAME, updatedInputAnswer } from './common.js';
@@ -17,13 +12,12 @@ const QWEN_NOTE =
   'its commands are not routed; ' +
   'the model gets bounded observations by calling evidence_runCommand over MCP.';
 
-/** The reason Qwen Code requires beside the decision (shown in its debug log, not to the model). */
+/** Shown in its debug log, not to the model. */
 const QWEN_REASON = 'bounded-evidence: output kept as evidence (permission mode yolo)';
 
 /**
- * `PreToolUse` on its `run_shell_command` (a Gemini CLI descendant with Claude Code style hooks): `updatedInput` with
- * the `permissionDecision` and reason its docs require. `allow` there also skips Qwen Code's approval prompt, so it is
- * answered only in `yolo` mode, where Qwen Code runs every command without asking anyway.
+ * `allow` there also skips Qwen Code's approval prompt, so it is answered only in `yolo` mode, which asks nothing
+ * anyway.
  */
 const qwenShell: ToolRoute = {
   event: 'PreToolUse',

@@ -1,50 +1,33 @@
 /**
- * The catalog's database (docs/architecture.md §6): one SQLite file per tenant beside its
- * run logs, `<logsDir>/<tenant>/.catalog.sqlite`, opened through `node:sqlite` in WAL mode
- * so the editor, every MCP server and command lines read and write it at once (readers
- * never wait; writers take turns, `busy_timeout`, every write one `BEGIN IMMEDIATE`
- * transaction).
- *
- * Opening is constant time: the file's header is checked (a SQLite file, whole pages, not
- * shorter than its header says), the schema version read (`PRAGMA user_version`), and
- * nothing is read per run. A file that fails any of these, or whose schema is another
- * version, is moved aside (`.catalog.sqlite.damaged`) and a new one is created; the logs
- * stay the truth and the new database is rebuilt from them (`built` in `meta` says when
- * that rebuild, or a first build, finished). `PRAGMA quick_check`, which reads every
- * page, runs in a worker thread after the open (`quickCheck`), never before an answer.
+ * One SQLite file per tenant in WAL mode, so the editor, MCP servers and command lines read and write it at once
+ * (docs/architecture.md §6). Opening is constant time; a file that fails the header check or has another schema
+ * version is moved aside and rebuilt from the logs, which stay the truth. `quick_check` runs in a worker after the
+ * open.
  */
 import { closeSync, openSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 
-/** The database's name in the tenant's logs folder (not `*.jsonl`: never taken for a run). */
+/** Not `*.jsonl`: never taken for a run. */
 export const CATALOG_FILE = '.catalog.sqlite';
 
 /**
- * Bumped with every change of the tables below or of what their rows hold: another version is
- * moved aside and rebuilt from the logs (which hold everything a row does). 2: the savings
- * columns and rollup. 3: a call's `entry` holds its handles as recorded (opaque handles cannot
- * be derived from the call id as `res_<callId>`, `out_<callId>_<slot>` were).
+ * Bump with every change of the tables or of what their rows hold: another version is moved aside and rebuilt from
+ * the logs.
  */
 const SCHEMA_VERSION = 3;
 
-/** How long a writer waits for another process's write transaction before giving up (SQLITE_BUSY). */
 const BUSY_TIMEOUT_MS = 5000;
 
 /**
- * Bytes saved by one finished call (docs/contracts.md §2.14): its output bytes minus every
- * byte a model was handed of it (its answers and its reads), never below 0; 0 for an
- * output the model was shown whole (it would have reached the model anyway) and for one
- * no answer was noted for (never shown to a model, or recorded before answers were noted).
+ * docs/contracts.md §2.14: never below 0, and 0 for an output shown whole (it would have reached the model anyway) or
+ * never shown.
  */
 const SAVED =
   "CASE WHEN outcome = 'open' OR whole = 1 OR shown_n = 0 THEN 0 ELSE max(0, out_bytes - shown_bytes - read_bytes) END";
 
 /**
- * The savings rollup (`usage`): one row per hour (of the call's start, UTC), source kind,
- * agent, tool and command word, each column a sum over the finished calls of that key.
- * Triggers on `calls` keep it in the same transaction as the call's row, so every writer
- * (the live one, a re-index, a rebuild from the logs) leaves it equal to the sums over
- * the rows, and a report reads the rollup, never the calls.
+ * Triggers keep the rollup in the call's own transaction, so every writer leaves it equal to the sums over the rows
+ * and a report never reads the calls.
  */
 export const USAGE_SUMS: readonly (readonly [string, (c: string) => string])[] = [
   ['outputs', () => '1'],
@@ -77,8 +60,8 @@ function usageRemove(c: string): string {
 }
 
 /**
- * The tables and their indexes, each index for a query that asks it (catalog/queries.ts, reads.ts); the tool index
- * ends with the outcome so a tool and outcome filter counts and skips inside the index.
+ * Each index serves a query that asks it; the tool index ends with the outcome so a tool and outcome filter stays
+ * inside the index.
  */
 const SCHEMA =
   `
@@ -140,42 +123,34 @@ CREATE TRIGGER usage_left AFTER UPDATE ON calls WHEN old.outcome != 'open' BEGIN
 CREATE TRIGGER usage_entered AFTER UPDATE ON calls WHEN new.outcome != 'open' BEGIN ${usageAdd('new')} END;
 `;
 
-/** SQLite's primary result codes for a file that is not (or no longer) a database. */
 const SQLITE_CORRUPT = 11;
 const SQLITE_NOTADB = 26;
-/** SQLite's primary result codes for a file another connection holds (`database is locked`). */
 const SQLITE_BUSY = 5;
 const SQLITE_LOCKED = 6;
 
-/**
- * Opening tries again, with a doubling pause, while another process holds the file (turning a new file to WAL,
- * recovering its WAL): a start is never refused because another started at the same moment.
- */
+/** A start is never refused because another process was turning a new file to WAL at the same moment. */
 const OPEN_ATTEMPTS = 12;
 const OPEN_PAUSE_MS = 25;
 const OPEN_PAUSE_MAX_MS = 2000;
 
-/** True when `e` says another connection holds the database (SQLITE_BUSY, SQLITE_LOCKED). */
 function isBusy(e: unknown): boolean {
   const code = (e as { errcode?: unknown } | undefined)?.errcode;
   return typeof code === 'number' && ((code & 0xff) === SQLITE_BUSY || (code & 0xff) === SQLITE_LOCKED);
 }
 
-/** Waits without returning to the event loop (opening is synchronous: the catalog's constructor opens). */
+/** Opening is synchronous: the catalog's constructor opens. */
 function pauseSync(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
-/** True when `e` says the database file is damaged (not one, or corrupt): it is then moved aside and rebuilt. */
 export function isDamage(e: unknown): boolean {
   const code = (e as { errcode?: unknown } | undefined)?.errcode;
   return typeof code === 'number' && ((code & 0xff) === SQLITE_CORRUPT || (code & 0xff) === SQLITE_NOTADB);
 }
 
 /**
- * `node:sqlite`, loaded when a catalog first opens (not when the bundle loads: `--help`
- * never pays for it). Node 22.13–23 print an ExperimentalWarning for it on stderr, which a
- * command line's caller would read as output: that one warning is swallowed.
+ * Loaded on first open so `--help` never pays for it. Its one ExperimentalWarning (Node 22.13–23) is swallowed: a
+ * caller would read it as output.
  */
 function sqlite(): typeof import('node:sqlite') {
   const emit = process.emitWarning;
@@ -193,10 +168,6 @@ function sqlite(): typeof import('node:sqlite') {
   }
 }
 
-/**
- * Why the file at `file` cannot be a whole SQLite database, from its first 100 bytes and its size; undefined when it
- * can.
- */
 function headerProblem(file: string): string | undefined {
   let fd: number;
   try {
@@ -214,9 +185,8 @@ function headerProblem(file: string): string | undefined {
     const page = raw === 1 ? 65536 : raw;
     if (page < 512 || (page & (page - 1)) !== 0) return 'bad page size';
     if (size % page !== 0) return 'not whole pages (truncated)';
-    // The header's page count is valid when its change counter matches (offset 24 vs 92). With a WAL, a checkpoint
-    // in another process copies page 1 (the header) before the pages after it, and a crash mid-checkpoint is
-    // finished from the WAL: the count is only a truncation when there is no WAL to complete the file.
+    // The header's page count is only a truncation when there is no WAL to complete the file: a checkpoint copies
+    // page 1 before the pages after it.
     const pages = head.readUInt32BE(28);
     const wal = statSync(`${file}-wal`, { throwIfNoEntry: false })?.size ?? 0;
     if (wal === 0 && head.readUInt32BE(24) === head.readUInt32BE(92) && pages * page > size)
@@ -227,17 +197,14 @@ function headerProblem(file: string): string | undefined {
   }
 }
 
-/** A catalog database as opened: the connection and whether its build from the logs ever finished. */
 export interface OpenedDatabase {
   readonly db: CatalogDatabase;
-  /** Why a previous file was moved aside (undefined when none was). */
   readonly movedAside?: string;
 }
 
-/** One connection to a tenant's catalog, with its statements prepared once. */
 export class CatalogDatabase {
   private readonly statements = new Map<string, StatementSync>();
-  /** The file's identity at open: a file replaced or deleted behind this connection is noticed (`replaced`). */
+  /** A file replaced or deleted behind this connection is noticed. */
   readonly identity: string;
 
   private constructor(
@@ -275,8 +242,7 @@ export class CatalogDatabase {
           const c = new CatalogDatabase(file, db);
           const version = c.prepare();
           if (version === SCHEMA_VERSION) return { db: c, ...(movedAside !== undefined ? { movedAside } : {}) };
-          // Another process moved this file aside and created the new one since this connection opened it: that one is
-          // opened, never moved aside in its turn.
+          // Another process replaced this file since: that one is opened, never moved aside in its turn.
           if (identityOf(file) !== c.identity && replacedSeen++ < OPEN_ATTEMPTS) {
             db.close();
             attempt--;
@@ -305,20 +271,19 @@ export class CatalogDatabase {
     }
   }
 
-  /** Pragmas, then the schema when the file is new; returns the schema version found. */
   private prepare(): number {
     this.db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    // WAL: readers never block writers or each other across processes; NORMAL sync: a power cut may lose
-    // the last transactions, never the file's integrity (the logs are the truth; a stale row is re-indexed).
+    // WAL: readers never block writers across processes. NORMAL sync: a power cut may lose the last transactions,
+    // never integrity (the logs are the truth).
     this.db.exec('PRAGMA journal_mode = WAL');
     this.db.exec('PRAGMA synchronous = NORMAL');
-    // The WAL is truncated back to this after a checkpoint (it would otherwise keep its largest size for ever).
+    // Otherwise the WAL keeps its largest size for ever.
     this.db.exec('PRAGMA journal_size_limit = 1048576');
-    // Case-insensitive text filters of non-ASCII text fold case as JavaScript does (SQLite's lower() folds ASCII only).
+    // SQLite's lower() folds ASCII only.
     this.db.function('lower_js', { deterministic: true }, (v) => (typeof v === 'string' ? v.toLowerCase() : v));
     const version = this.userVersion();
     if (version !== 0) {
-      // Touch the schema: a damaged first page throws here (SQLITE_CORRUPT), not at the first query.
+      // A damaged first page throws here, not at the first query.
       this.get('SELECT count(*) AS n FROM sqlite_master');
       return version;
     }
@@ -337,7 +302,6 @@ export class CatalogDatabase {
     return (this.get('PRAGMA user_version') as { user_version: number }).user_version;
   }
 
-  /** The prepared statement of `sql` (prepared once per connection). */
   statement(sql: string): StatementSync {
     let s = this.statements.get(sql);
     if (!s) {
@@ -359,16 +323,11 @@ export class CatalogDatabase {
     return Number(this.statement(sql).run(...params).changes);
   }
 
-  /** Named parameters (`$name`), for statements that take a row's values. */
   runNamed(sql: string, values: Record<string, SQLInputValue>): number {
     return Number(this.statement(sql).run(values).changes);
   }
 
-  /**
-   * Runs `fn` in one write transaction, taken at once (`BEGIN IMMEDIATE`: a deferred one
-   * that later needs to write fails at once with SQLITE_BUSY instead of waiting), so
-   * several processes' writes never interleave within one.
-   */
+  /** `BEGIN IMMEDIATE`: a deferred one that later needs to write fails with SQLITE_BUSY instead of waiting. */
   transaction<T>(fn: () => T): T {
     this.db.exec('BEGIN IMMEDIATE');
     try {
@@ -385,7 +344,6 @@ export class CatalogDatabase {
     }
   }
 
-  /** True when the file at the path is no longer the one this connection opened (deleted, moved aside, rebuilt). */
   replaced(): boolean {
     return identityOf(this.file) !== this.identity;
   }
@@ -408,18 +366,18 @@ function identityOf(file: string): string | undefined {
   }
 }
 
-/** Moves a damaged database aside (one generation kept) with its WAL and shared memory files removed. */
+/** One generation kept. */
 export function moveAside(file: string): void {
   try {
     renameSync(file, `${file}.damaged`);
   } catch {
     /* gone already */
   }
-  // A WAL left at the path would be replayed into the new file: it belongs to the damaged one.
+  // A WAL left at the path would be replayed into the new file.
   for (const suffix of ['-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
 }
 
-/** `PRAGMA quick_check` in a worker thread (it reads every page); the problems found, [] when none or not run. */
+/** In a worker: it reads every page. */
 export async function quickCheck(file: string): Promise<string[]> {
   const { Worker } = await import('node:worker_threads');
   const code = `

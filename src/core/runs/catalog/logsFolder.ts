@@ -1,19 +1,15 @@
-/**
- * The logs folder as the catalog reads it (docs/architecture.md §6): a run's log path, its
- * rows made from the log read whole, and the run ids the folder holds, a batch at a time.
- */
+/** The logs folder as the catalog reads it (docs/architecture.md §6). */
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { isSafeSegment } from '../../blobs/blobKey.js';
 import { parseRunLog } from '../log/runLog.js';
 import { snapshotOf, type RunSnapshot } from './rows.js';
 
-/** The log file of a run. */
 export function logPathOf(dir: string, runId: string): string {
   return path.join(dir, `${runId}.jsonl`);
 }
 
-/** A run's rows from its log, read whole with its stat from the same descriptor; undefined when the log is gone. */
+/** Stat from the same descriptor as the read. */
 export async function snapshotFromLog(dir: string, tenant: string, runId: string): Promise<RunSnapshot | undefined> {
   const fh = await fsp.open(logPathOf(dir, runId), 'r').catch(() => undefined);
   if (!fh) return undefined;
@@ -36,7 +32,6 @@ export async function snapshotFromLog(dir: string, tenant: string, runId: string
   }
 }
 
-/** The ids of the runs whose logs the folder holds, `size` at a time (none when the folder is missing). */
 export async function* logIdBatches(dir: string, size: number): AsyncGenerator<string[]> {
   const folder = await fsp.opendir(dir, { bufferSize: size }).catch(() => undefined);
   if (!folder) return;

@@ -1,10 +1,6 @@
 /**
- * Listing from the catalog (docs/architecture.md §6): pages of calls, a call's place in
- * a list, runs for pickers, run summaries, the pickers' facets. Each is one SQL query
- * that an index of `database.ts` answers in order (ORDER BY … LIMIT … OFFSET, COUNT over
- * an index range), never a walk of every row in JavaScript. The runs a page names are
- * checked against their logs first (a stale row is re-indexed, then the page is asked
- * again), so a page always agrees with the logs.
+ * Listing from the catalog (docs/architecture.md §6): each one SQL query an index answers in order, never a walk in
+ * JavaScript. A page's runs are checked against their logs first, so a page always agrees with them.
  */
 import type { SQLInputValue } from 'node:sqlite';
 import { EvidenceError } from '../../errors.js';
@@ -25,27 +21,22 @@ import type { Catalog } from './catalog.js';
 import { RUN_READ, runRowOf, type RunRow } from './reads.js';
 import type { CallListing, RunValues } from './rows.js';
 
-/** An unfinished run whose log was written to within this window counts as running (another window may own it). */
+/** Another window may own it. */
 const RUNNING_GRACE_MS = 10 * 60 * 1000;
 
-/** Largest page. */
 const MAX_LIMIT = 1000;
 
 const SOURCE_KINDS = new Set(['tool', 'participant', 'hook', 'cli', 'mcp', 'command', 'api']);
 
-/** True when the run is open in this process. */
 export type IsLive = (runId: string) => boolean;
 
-/** The runs open in this process (a query's `running` test needs them). */
 export type LiveRuns = () => readonly string[];
 
-/** A run's status as read back. */
 export function runStatusOf(row: RunRow, isLive: IsLive, now = Date.now()): RunStatus {
   if (row.status) return row.status;
   return isLive(row.id) || now - row.logMtimeMs < RUNNING_GRACE_MS ? 'running' : 'interrupted';
 }
 
-/** What `listRuns` reports for one row. */
 export function summaryOf(row: RunRow, tenant: string, isLive: IsLive): RunSummary {
   return {
     runId: row.id,
@@ -65,7 +56,7 @@ export function summaryOf(row: RunRow, tenant: string, isLive: IsLive): RunSumma
   };
 }
 
-/** The run's source as recorded (`tool` when absent or not understood). */
+/** `tool` when absent or not understood. */
 function sourceOf(source: unknown): ListedRunSource {
   const s = source as { kind?: unknown; agent?: unknown; sessionId?: unknown } | undefined;
   if (!s || typeof s !== 'object' || typeof s.kind !== 'string' || !SOURCE_KINDS.has(s.kind)) return { kind: 'tool' };
@@ -89,7 +80,7 @@ function optionalString(name: string, v: unknown): string | undefined {
   return v;
 }
 
-/** Checks a query from an untrusted caller (a webview): one sentence per mistake. */
+/** From an untrusted caller (a webview): one sentence per mistake. */
 function validateCallQuery(q: CallQuery): CallQuery {
   if (q === null || typeof q !== 'object') throw new EvidenceError('invalidArgument', 'query must be an object');
   positive('offset', q.offset, Number.MAX_SAFE_INTEGER, 0);
@@ -109,20 +100,13 @@ function validateCallQuery(q: CallQuery): CallQuery {
   return q;
 }
 
-/**
- * `lower(x)` for SQL: SQLite's own folds ASCII only, so non-ASCII text folds as JavaScript does (a function call per
- * row).
- */
+/** SQLite's lower() folds ASCII only. */
 function lowerSql(text: string, column: string): string {
   // eslint-disable-next-line no-control-regex
   return /^[\x00-\x7f]*$/.test(text) ? `lower(${column})` : `lower_js(${column})`;
 }
 
-/**
- * The WHERE clause of a call filter over `calls c` and its parameters. An unfinished call
- * is running while its run is (unfinished, and open in this process or written to within
- * the grace window), else interrupted, which the outcome filter counts as failed.
- */
+/** An unfinished call is running while its run is, else interrupted, which the outcome filter counts as failed. */
 function whereOf(q: CallFilter, live: LiveRuns): { sql: string; params: Record<string, SQLInputValue> } {
   const where: string[] = [];
   const params: Record<string, SQLInputValue> = {};
@@ -169,7 +153,6 @@ function whereOf(q: CallFilter, live: LiveRuns): { sql: string; params: Record<s
   return { sql: where.length ? `WHERE ${where.join(' AND ')}` : '', params };
 }
 
-/** The sort key of a call (oldest first): start time, its run's start and id, its number in the run. */
 const KEY = 'c.started_ms, c.run_started_ms, c.run_id, c.n';
 const ORDER: Record<NonNullable<CallQuery['order']>, string> = {
   newest: 'c.started_ms DESC, c.run_started_ms DESC, c.run_id DESC, c.n DESC',
@@ -177,7 +160,6 @@ const ORDER: Record<NonNullable<CallQuery['order']>, string> = {
   largest: 'c.bytes DESC, c.started_ms DESC, c.run_started_ms DESC, c.run_id DESC, c.n DESC',
 };
 
-/** A page's row: the call's columns and its run's. */
 interface PageRow {
   run_id: string;
   call_id: string;
@@ -195,14 +177,13 @@ interface PageRow {
 function selectPage(catalog: Catalog, q: CallQuery, live: LiveRuns): { total: number; rows: PageRow[] } {
   const { sql, params } = whereOf(q, live);
   return catalog.use((db) => {
-    // The unfiltered count is kept by triggers (no scan of 233,000 index entries per page).
+    // Kept by triggers: no scan of the index per page.
     const total =
       sql === ''
         ? (db.get('SELECT calls AS n FROM totals') as { n: number }).n
         : (db.statement(`SELECT count(*) AS n FROM calls c ${sql}`).get(params) as { n: number }).n;
-    // The page's rowids first, as a list (the skipped rows walked inside the order's index), then only its rows
-    // read and joined. As a joined subquery instead, a LIMIT that is a bound parameter hid the page's size from the
-    // planner, which then scanned every call against it (60-80 ms at 133,000 calls; 0.4 ms this way).
+    // The page's rowids first, then only its rows joined: as a joined subquery, a bound LIMIT hid the page size from
+    // the planner, which then scanned every call.
     const rows = db
       .statement(
         `SELECT c.run_id, c.call_id, c.tool, c.outcome, c.log_off, c.log_len, c.entry,
@@ -217,7 +198,6 @@ function selectPage(catalog: Catalog, q: CallQuery, live: LiveRuns): { total: nu
   });
 }
 
-/** One listed call from its page row. */
 function callSummaryOf(c: PageRow, isLive: IsLive, now: number): CallSummary {
   const source = sourceOf(c.r_source === null ? undefined : JSON.parse(c.r_source));
   const base = {
@@ -258,21 +238,16 @@ function callSummaryOf(c: PageRow, isLive: IsLive, now: number): CallSummary {
   };
 }
 
-/** `RunStore.queryCalls`: one page, its runs checked against their logs first. */
 export async function queryCalls(catalog: Catalog, q: CallQuery, isLive: IsLive, live: LiveRuns): Promise<CallPage> {
   validateCallQuery(q);
   let page = selectPage(catalog, q, live);
-  // A stale row is re-indexed from its log, and the page asked again (once: the logs win).
+  // A stale row is re-indexed, and the page asked again once: the logs win.
   if (await catalog.verifyRuns(page.rows.map((c) => c.run_id))) page = selectPage(catalog, q, live);
   const now = Date.now();
   return { total: page.total, offset: q.offset, rows: page.rows.map((c) => callSummaryOf(c, isLive, now)) };
 }
 
-/**
- * `RunStore.callIndex`: the position of one call in the list a query gives
- * (docs/contracts.md §3.4, "Reveal"), or undefined when the filters hide it or it is not
- * listed: the calls before it in the query's order, counted over the index.
- */
+/** docs/contracts.md §3.4, "Reveal": counted over the index. */
 export async function callIndex(
   catalog: Catalog,
   q: CallFilter,
@@ -312,10 +287,6 @@ export async function callIndex(
   });
 }
 
-/**
- * `RunStore.queryRuns`: newest first, id or label containing the text; or the listed runs among `runIds`, in their
- * order.
- */
 export async function queryRuns(catalog: Catalog, q: RunQuery, tenant: string, isLive: IsLive): Promise<RunSummary[]> {
   if (q === null || typeof q !== 'object') throw new EvidenceError('invalidArgument', 'query must be an object');
   positive('limit', q.limit, MAX_LIMIT);
@@ -356,10 +327,7 @@ export async function queryRuns(catalog: Catalog, q: RunQuery, tenant: string, i
   return rows.map((r) => summaryOf(r, tenant, isLive));
 }
 
-/**
- * The distinct values of an indexed column of `calls`, smallest first, by jumping from each to the next
- * one in its index (a few lookups per value: `SELECT DISTINCT` walks all 133,000 index entries).
- */
+/** By jumping to the next value in the index: `SELECT DISTINCT` walks every entry. */
 function distinctOf(column: 'tool' | 'source_kind'): string {
   return (
     `WITH RECURSIVE v(x) AS (SELECT min(${column}) FROM calls UNION ALL ` +
@@ -368,7 +336,6 @@ function distinctOf(column: 'tool' | 'source_kind'): string {
   );
 }
 
-/** The pickers' choices: every tool of a listed call and every source kind of a run with calls. */
 export function facetsOf(catalog: Catalog): { tools: string[]; sources: ListedRunSource['kind'][] } {
   return catalog.use((db) => ({
     tools: db.all(distinctOf('tool')).map((r) => r.x as string),

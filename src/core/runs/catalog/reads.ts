@@ -1,13 +1,8 @@
-/**
- * Reading the catalog's rows back (docs/architecture.md §6): a run's row, runs by id,
- * token or age, a handle's candidates, the savings rollup, the totals. Each function is
- * one query on a connection (`Catalog.use` supplies it); nothing here checks a log.
- */
+/** Reading the catalog's rows back (docs/architecture.md §6); nothing here checks a log. */
 import type { LogProblem, RunFinishStatus } from '../log/records.js';
 import { USAGE_SUMS, type CatalogDatabase } from './database.js';
 import { RUN_COLUMNS, type RunValues } from './rows.js';
 
-/** A run's row as read back. */
 export interface RunRow {
   readonly id: string;
   readonly ok: boolean;
@@ -21,16 +16,13 @@ export interface RunRow {
   readonly profileHash: string;
   readonly tornTail: boolean;
   readonly problems: readonly LogProblem[];
-  /** The log's size and mtime (ms) when the row was written. */
   readonly logSize: number;
   readonly logMtimeMs: number;
   readonly blobBytes: number;
   readonly callCount: number;
-  /** Finished calls whose outcome is failed (an error, or a command that exited non-zero or was stopped). */
   readonly failedCalls: number;
 }
 
-/** A finished call that minted a handle, as the handle lookup reads it. */
 export interface HandleRow {
   readonly runId: string;
   readonly callId: string;
@@ -39,7 +31,7 @@ export interface HandleRow {
   readonly ambiguous: boolean;
 }
 
-/** Sums of the savings rollup (columns of `usage`, docs/contracts.md §2.14). */
+/** docs/contracts.md §2.14. */
 export interface UsageSums {
   readonly outputs: number;
   readonly out_bytes: number;
@@ -55,17 +47,14 @@ export interface UsageSums {
   readonly saved: number;
 }
 
-/** What a rollup row can be grouped by. */
 export type UsageColumn = 'hour' | 'agent' | 'tool' | 'command';
 
 const USAGE_SELECT = USAGE_SUMS.map(([n]) => `coalesce(sum(${n}), 0) AS ${n}`).join(', ');
 
-/** A row of `runs` as SQLite returns it (read with `RUN_READ`: its failed calls counted). */
 type RunColumns = RunValues & { failed_calls?: number };
 
 const NO_PROBLEMS: readonly LogProblem[] = Object.freeze([]);
 
-/** A run's row from its columns. */
 export function runRowOf(r: RunColumns): RunRow {
   return {
     id: r.run_id,
@@ -88,23 +77,18 @@ export function runRowOf(r: RunColumns): RunRow {
   };
 }
 
-/**
- * The columns read for a run: its own, and how many of its calls failed (counted over the
- * run's calls through the primary key, so a run that reads as completed can say it failed).
- */
+/** Failed calls are counted so a run that reads as completed can say it failed. */
 export const RUN_READ =
   `${RUN_COLUMNS}, (SELECT COUNT(*) FROM calls fc ` +
   `WHERE fc.run_id = runs.run_id AND fc.outcome = 'failed') AS failed_calls`;
 
 const runRows = (rows: Record<string, unknown>[]): RunRow[] => rows.map((r) => runRowOf(r as unknown as RunColumns));
 
-/** The run's row (undefined when unknown). */
 export function runRow(db: CatalogDatabase, runId: string): RunRow | undefined {
   const r = db.get(`SELECT ${RUN_READ} FROM runs WHERE run_id = ?`, runId) as RunColumns | undefined;
   return r ? runRowOf(r) : undefined;
 }
 
-/** Rows of these runs (the known ones, in no particular order). */
 export function runsById(db: CatalogDatabase, runIds: readonly string[]): RunRow[] {
   if (runIds.length === 0) return [];
   return runRows(
@@ -112,12 +96,11 @@ export function runsById(db: CatalogDatabase, runIds: readonly string[]): RunRow
   );
 }
 
-/** The runs whose id ends with this token (a call id starts with its run's token). */
 export function runsWithToken(db: CatalogDatabase, token: string): string[] {
   return db.all('SELECT run_id FROM runs WHERE token = ?', token).map((r) => r.run_id as string);
 }
 
-/** Listed runs oldest first after `after` (start time and id), at most `limit`: retention's walk. */
+/** Retention's walk. */
 export function runsOldestFirst(
   db: CatalogDatabase,
   after: { ms: number; id: string } | undefined,
@@ -136,7 +119,6 @@ export function runsOldestFirst(
   );
 }
 
-/** Listed runs newest first, a page (`listRuns`). */
 export function runsNewestFirst(db: CatalogDatabase, offset: number, limit: number): RunRow[] {
   return runRows(
     db.all(
@@ -147,14 +129,12 @@ export function runsNewestFirst(db: CatalogDatabase, offset: number, limit: numb
   );
 }
 
-/** Listed runs with no finish record (the start-up check of dead writers reads only their logs). */
 export function unfinishedRuns(db: CatalogDatabase): RunRow[] {
-  // The partial index of unfinished runs, named: with `ok = 1` beside it the planner took the order index (every
-  // run).
+  // Named: with `ok = 1` beside it the planner took the order index.
   return runRows(db.all(`SELECT ${RUN_READ} FROM runs INDEXED BY runs_open WHERE status IS NULL AND ok = 1`));
 }
 
-/** Finished calls of listed runs that minted `handle` (candidates: the caller reads each record back). */
+/** Candidates: the caller reads each record back. */
 export function handleCandidates(db: CatalogDatabase, handle: string): HandleRow[] {
   return db
     .all(
@@ -172,7 +152,6 @@ export function handleCandidates(db: CatalogDatabase, handle: string): HandleRow
     }));
 }
 
-/** Sums of the savings rollup over hours `[from, to)`, in all. */
 export function usageTotal(db: CatalogDatabase, range: { from: number; to: number }): UsageSums {
   return db.get(
     `SELECT ${USAGE_SELECT} FROM usage WHERE hour >= ? AND hour < ?`,
@@ -181,7 +160,7 @@ export function usageTotal(db: CatalogDatabase, range: { from: number; to: numbe
   ) as unknown as UsageSums;
 }
 
-/** Sums of the savings rollup over hours `[from, to)` grouped by one column (groups with no output left out). */
+/** Groups with no output left out. */
 export function usageGroups(
   db: CatalogDatabase,
   range: { from: number; to: number },
@@ -197,14 +176,12 @@ export function usageGroups(
     .map((r) => ({ key: String(r.key), sums: r as unknown as UsageSums }));
 }
 
-/** Run ids after `after` in id order, at most `limit`: a page of a walk over every row. */
 export function runIdsAfter(db: CatalogDatabase, after: string, limit: number): string[] {
   return db
     .all('SELECT run_id FROM runs WHERE run_id > ? ORDER BY run_id LIMIT ?', after, limit)
     .map((r) => r.run_id as string);
 }
 
-/** Which of these run ids have a row. */
 export function knownRunIds(db: CatalogDatabase, runIds: readonly string[]): Set<string> {
   return new Set(
     db

@@ -1,9 +1,6 @@
 /**
- * What the catalog keeps of each log record (docs/architecture.md §6): the values of one
- * run's row and of its calls' rows, made from the records themselves. Pure: the
- * database code (`writer.ts`) writes these values, and a run re-indexed from its log is
- * the same fold over its records, so the rows a live writer leaves and the rows a
- * rebuild from the logs leaves are the same rows.
+ * What the catalog keeps of each record (docs/architecture.md §6). Pure, and the same fold a rebuild uses, so a live
+ * writer and a rebuild leave the same rows.
  */
 import { lostBytesOf } from '../recording/observation.js';
 import type { ReadLogResult } from '../log/runLog.js';
@@ -18,15 +15,11 @@ import type {
 
 const SOURCE_KINDS = new Set(['tool', 'participant', 'hook', 'cli', 'mcp', 'command', 'api']);
 
-/** A run's row (columns of `runs`). */
 export interface RunValues {
   run_id: string;
-  /**
-   * The 10-hex token a run id ends with (its calls are `<token>-<n>`; handles recorded before opaque ones name runs by
-   * it), else the id.
-   */
+  /** Handles recorded before opaque ones name runs by it. */
   token: string;
-  /** 1 when the log's first record is this tenant's `run_started`: only then does the run list or mint anything. */
+  /** Only then does the run list or mint anything. */
   ok: number;
   started_ms: number;
   started_at: string;
@@ -34,12 +27,10 @@ export interface RunValues {
   status: string | null;
   label: string | null;
   pinned: number;
-  /** The recorded `source`, as JSON. */
   source: string | null;
   source_kind: string;
   profile_hash: string;
   torn: number;
-  /** The log's skipped lines, as JSON (null when none). */
   problems: string | null;
   log_size: number;
   log_mtime: number;
@@ -47,7 +38,6 @@ export interface RunValues {
   call_count: number;
 }
 
-/** The columns of `runs` and of `calls` (the fields of `RunValues` and `CallValues`). */
 export const RUN_COLUMNS =
   'run_id, token, ok, started_ms, started_at, finished_at, status, label, pinned, source, source_kind, ' +
   'profile_hash, torn, problems, log_size, log_mtime, blob_bytes, call_count';
@@ -56,75 +46,56 @@ export const CALL_COLUMNS =
   'bytes, blob_bytes, log_off, log_len, ambiguous, entry, ' +
   'agent, command, out_bytes, kept_bytes, lost_bytes, whole, shown_n, shown_bytes, reads, read_bytes';
 
-/** What a listed call shows beyond its sort and filter columns (`calls.entry`, JSON). */
 export interface CallListing {
-  /** Started and finished at, as recorded. */
   readonly s: string;
   readonly f?: string;
-  /** Recorded status, error code, exit code, signal, timed out, cancelled. */
   readonly st?: string;
   readonly e?: string;
   readonly x?: number | null;
   readonly sg?: string | null;
   readonly to?: boolean;
   readonly ca?: boolean;
-  /**
-   * Result bytes, storage state, sha256, manifest digest (artifacts), the result's handle as recorded (when minted).
-   */
   readonly b?: number;
   readonly sto?: string;
   readonly sha?: string;
   readonly md?: string;
   readonly h?: string;
-  /** Attachments: name, slot, size, storage state, handle as recorded. */
   readonly a?: readonly (readonly [string, string, number, string, string])[];
 }
 
-/** A call's row (columns of `calls`). */
 export interface CallValues {
   run_id: string;
   call_id: string;
-  /**
-   * `n` of a call id `<token>-<n>` (0 for another form): calls of one run started in the same millisecond sort by it.
-   */
+  /** Calls of one run started in the same millisecond sort by it. */
   n: number;
   run_started_ms: number;
   source_kind: string;
   tool: string;
   started_ms: number;
-  /** `ok` or `failed` once finished (a command recorded `ok` that exited non-zero is failed), `open` before. */
+  /** A command recorded `ok` that exited non-zero is failed. */
   outcome: string;
-  /** Result plus attachment bytes (the `largest` order). */
   bytes: number;
-  /** Bytes kept outside the log (blobs, the artifact a read names): retention counts them. */
+  /** Retention counts them. */
   blob_bytes: number;
   log_off: number | null;
   log_len: number | null;
-  /** 1 when the log finishes this call twice: its handles then resolve to nothing. */
+  /** Its handles then resolve to nothing. */
   ambiguous: number;
   entry: string;
-  /**
-   * What the savings rollup counts (docs/contracts.md §2.14): the run's agent (or source kind), a command's first
-   * word.
-   */
+  /** docs/contracts.md §2.14. */
   agent: string;
   command: string;
-  /** Bytes the tool produced (a command's stdout and stderr as observed, past any cap; any other call's result). */
+  /** Past any cap. */
   out_bytes: number;
-  /** Of those, bytes kept (readable by handle). */
   kept_bytes: number;
-  /** Bytes let go (past a capture cap, or with no blob store). */
   lost_bytes: number;
-  /** 1 when the answer held the whole output (nothing of it was spared the model). */
   whole: number;
-  /** Answers noted (`call_shown` view `answer`) and their bytes; reads by handle and their bytes. */
   shown_n: number;
   shown_bytes: number;
   reads: number;
   read_bytes: number;
 }
 
-/** The savings columns of a call with nothing finished or shown yet. */
 const NOTHING_SHOWN = {
   out_bytes: 0,
   kept_bytes: 0,
@@ -136,7 +107,6 @@ const NOTHING_SHOWN = {
   read_bytes: 0,
 } as const;
 
-/** The agent a run's calls count under: a routed run's agent (`claude`, `copilot`, …), else its source kind. */
 function agentOf(source: string | null, sourceKind: string): string {
   if (source !== null) {
     try {
@@ -149,11 +119,7 @@ function agentOf(source: string | null, sourceKind: string): string {
   return sourceKind;
 }
 
-/**
- * The first word of a command line (`npm`, `tsc`, `pytest`): leading `NAME=value`
- * assignments and a leading `cd DIR &&` are skipped, a path is cut to its last segment;
- * '' when the call ran no command.
- */
+/** `NAME=value` assignments and a leading `cd DIR &&` are skipped. */
 export function commandWordOf(command: unknown): string {
   if (typeof command !== 'string') return '';
   let words = command.trim().split(/\s+/);
@@ -165,7 +131,6 @@ export function commandWordOf(command: unknown): string {
   return (word.split('/').pop() ?? '').slice(0, 64);
 }
 
-/** What a finished call's output was, as the rollup counts it. */
 function outputOf(record: CallFinishedRecord): Pick<CallValues, 'out_bytes' | 'kept_bytes' | 'lost_bytes' | 'whole'> {
   const streams = record.attachments.filter((a) => a.name === 'stdout' || a.name === 'stderr');
   if (streams.length > 0) {
@@ -192,7 +157,6 @@ function outputOf(record: CallFinishedRecord): Pick<CallValues, 'out_bytes' | 'k
   };
 }
 
-/** A call's row with one `call_shown` record folded in (a new object; `call` is not changed). */
 export function shownCall(call: CallValues, record: CallShownRecord): CallValues {
   if (record.view === 'read') return { ...call, reads: call.reads + 1, read_bytes: call.read_bytes + record.bytes };
   return {
@@ -203,19 +167,16 @@ export function shownCall(call: CallValues, record: CallShownRecord): CallValues
   };
 }
 
-/** The 10-hex token a run id ends with, or the id itself. */
 function tokenOf(runId: string): string {
   return /-([0-9a-f]{10})$/.exec(runId)?.[1] ?? runId;
 }
 
-/** `n` of a call id `<token>-<n>` of this run, 0 when it has another form. */
 function callNumberOf(token: string, callId: string): number {
   if (!callId.startsWith(`${token}-`)) return 0;
   const digits = callId.slice(token.length + 1);
   return /^[1-9]\d{0,14}$/.test(digits) ? Number(digits) : 0;
 }
 
-/** The source kind a run lists under (`tool` when absent or not understood). */
 function sourceKindOf(src: unknown): string {
   const kind = src !== null && typeof src === 'object' ? (src as { kind?: unknown }).kind : undefined;
   return typeof kind === 'string' && SOURCE_KINDS.has(kind) ? kind : 'tool';
@@ -226,7 +187,6 @@ function timeOf(text: string): number {
   return Number.isFinite(ms) ? ms : 0;
 }
 
-/** A run's row from its `run_started` record, before any other record. */
 export function startedRun(record: RunStartedRecord, tenant: string): RunValues {
   const src = (record as { source?: unknown }).source;
   return {
@@ -251,7 +211,6 @@ export function startedRun(record: RunStartedRecord, tenant: string): RunValues 
   };
 }
 
-/** A row for a run whose log does not start with this tenant's `run_started` (it lists and mints nothing). */
 function foreignRun(runId: string): RunValues {
   return {
     run_id: runId,
@@ -275,10 +234,8 @@ function foreignRun(runId: string): RunValues {
   };
 }
 
-/** What a call's row takes from its run's row. */
 export type CallRun = Pick<RunValues, 'token' | 'started_ms' | 'source_kind' | 'source'>;
 
-/** A call's row from its `call_started` record. */
 export function startedCall(run: CallRun, record: CallStartedRecord): CallValues {
   const listing: CallListing = { s: record.startedAt };
   return {
@@ -302,7 +259,6 @@ export function startedCall(run: CallRun, record: CallStartedRecord): CallValues
   };
 }
 
-/** The exit value of a command call (its inline `value` attachment), when there is one. */
 function exitOf(record: CallFinishedRecord): { x?: number | null; sg?: string | null; to?: boolean; ca?: boolean } {
   const out: { x?: number | null; sg?: string | null; to?: boolean; ca?: boolean } = {};
   const value = record.attachments.find((a) => a.name === 'value' && a.inline !== undefined);
@@ -327,14 +283,9 @@ function exitOf(record: CallFinishedRecord): { x?: number | null; sg?: string | 
   return out;
 }
 
-/**
- * A call's row from its `call_finished` record (`at`, `length`: where that line is in the
- * log). Its outcome is failed when the status is not `ok`, or when a command recorded `ok`
- * exited non-zero, by a signal, timed out or was cancelled (docs/contracts.md §3.4, "Outcome").
- */
+/** docs/contracts.md §3.4, "Outcome". */
 export function finishedCall(run: CallRun, record: CallFinishedRecord, at: number, length: number): CallValues {
-  // Kept bytes a run accounts for in retention: its blobs and the artifact a read names (its bytes live once,
-  // in the artifact store; docs/contracts.md §2.7 counts them against the budget like blobs).
+  // The artifact a read names counts like a blob (docs/contracts.md §2.7).
   let blob = record.stored === 'blob' || record.stored === 'artifact' ? record.resultBytes : 0;
   let attached = 0;
   for (const a of record.attachments) {
@@ -382,26 +333,18 @@ export function finishedCall(run: CallRun, record: CallFinishedRecord, at: numbe
   };
 }
 
-/**
- * Handles a finished call minted (the strings `handlesOf` gives for its record), as its
- * record holds them: a handle is stored, never derived (an opaque one cannot be).
- */
+/** Stored, never derived: an opaque handle cannot be. */
 export function handlesOfListing(e: CallListing): string[] {
   const out: string[] = e.h ? [e.h] : [];
   for (const a of e.a ?? []) out.push(a[4]);
   return out;
 }
 
-/** One run re-indexed from its parsed log: its row, its calls' rows in log order, and the log's stamp. */
 export interface RunSnapshot {
   readonly run: RunValues;
   readonly calls: readonly CallValues[];
 }
 
-/**
- * The rows a log gives: its records folded in order. A log whose first record is not
- * this tenant's `run_started` gives a row that lists and mints nothing.
- */
 export function snapshotOf(
   runId: string,
   tenant: string,
@@ -428,10 +371,7 @@ export function snapshotOf(
   return { run: stamped(run), calls: [...calls.values()] };
 }
 
-/**
- * Folds one record into a run's row and its calls (by id). The same rules the
- * incremental writer follows in SQL (`writer.ts`).
- */
+/** The same rules `writer.ts` follows in SQL. */
 function applyToRun(run: RunValues, calls: Map<string, CallValues>, r: RunRecord, at: number, length: number): void {
   switch (r.type) {
     case 'run_started':

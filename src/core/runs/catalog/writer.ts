@@ -1,8 +1,4 @@
-/**
- * Writing the catalog's rows (docs/architecture.md §6): a record this process just
- * appended, indexed in the same step, and a run's rows replaced by what its log gives.
- * Each function runs inside the caller's transaction on one connection.
- */
+/** Writing the catalog's rows (docs/architecture.md §6), inside the caller's transaction. */
 import type { RunRecord } from '../log/records.js';
 import type { CatalogDatabase } from './database.js';
 import {
@@ -34,17 +30,14 @@ const UPSERT_CALL = `INSERT INTO calls (${CALL_COLUMNS}) VALUES (${params(CALL_C
 const INSERT_CALL_IF_NEW =
   `INSERT INTO calls (${CALL_COLUMNS}) VALUES (${params(CALL_COLUMNS)}) ` + `ON CONFLICT (run_id, call_id) DO NOTHING`;
 
-/** A log's size and mtime (ms) just after a record was appended to it. */
 export interface LogStamp {
   readonly size: number;
   readonly mtimeMs: number;
 }
 
 /**
- * Indexes one record just appended to a run log (`lineBytes` long, the log now `stamp`).
- * False, having written nothing, when the run's row is not exactly the log minus this line
- * (another writer, a repaired torn tail, a lost write, a database rebuilt meanwhile): the
- * caller then re-indexes the run from its log.
+ * Writes nothing and returns false when the row is not exactly the log minus this line (another writer, a repaired
+ * tail, a rebuild): the caller re-indexes.
  */
 export function applyRecord(
   db: CatalogDatabase,
@@ -121,7 +114,7 @@ export function applyRecord(
   return true;
 }
 
-/** A call's row and its handles (a finished call's handles replace any it had). */
+/** A finished call's handles replace any it had. */
 function writeCall(db: CatalogDatabase, call: CallValues): void {
   db.runNamed(UPSERT_CALL, { ...call });
   db.run('DELETE FROM handles WHERE run_id = ? AND call_id = ?', call.run_id, call.call_id);
@@ -131,18 +124,13 @@ function writeCall(db: CatalogDatabase, call: CallValues): void {
   }
 }
 
-/** Removes a run's rows: its handles, its calls, the run. */
 export function deleteRows(db: CatalogDatabase, runId: string): void {
   db.run('DELETE FROM handles WHERE run_id = ?', runId);
   db.run('DELETE FROM calls WHERE run_id = ?', runId);
   db.run('DELETE FROM runs WHERE run_id = ?', runId);
 }
 
-/**
- * A run's rows replaced by what its log gives, unless the row already reflects a later
- * view of the log (another process re-indexed it after it grew: smaller and not newer).
- * A log rewritten shorter is newer (mtime), so its snapshot replaces the row.
- */
+/** Unless the row already reflects a later view of the log; a log rewritten shorter is newer by mtime. */
 export function writeSnapshot(db: CatalogDatabase, snap: RunSnapshot): boolean {
   const prior = db.get('SELECT log_size, log_mtime FROM runs WHERE run_id = ?', snap.run.run_id) as
     { log_size: number; log_mtime: number } | undefined;

@@ -1,75 +1,49 @@
 /**
- * Error-first observations (docs/contracts.md §2.13): while an output is captured, the
- * lines that most likely explain a failure are found by the rules of `errorRules.ts`, so
- * the first view can show them, with their exact bytes and positions, in the room the
- * head and tail previews give up.
- *
- * `ErrorScan` sees every kept byte once, in order, as the capture passes it on (no second
- * read, nothing held but the current line and a few kept lines): it looks for the rules'
- * gate literals in the raw bytes and tests the rules only on the lines that hold one,
- * each line decoded and tested alone, exactly as `read_tool_output`'s pattern mode tests
- * it; so the count it gives equals the `total_matches` of the pattern call it names.
- * Boundaries, each with its answer:
- * - a line is the bytes between `\n`s (a final line without one counts); `\r` stays in it;
- * - a line longer than `SCAN_LINE_BYTES` is tested on its first `SCAN_LINE_BYTES` bytes
- *   (the pattern call tests all of it, so it can count such a line the scan did not);
- * - at most `KEEP_LINES` lines are kept per kind, each at most `KEEP_CHARS` characters
- *   (a window around the match, a third of it before, when the line is longer);
- * - binary content gets no error lines (the caller drops the scan).
- * `selectErrorLines` (pure) chooses what a first view shows from a finished scan.
+ * Error-first observations (docs/contracts.md §2.13). The scan sees every kept byte once, as the capture passes it
+ * on, and tests a rule only on lines holding one of its gate literals, each line alone as `read_tool_output`'s
+ * pattern mode does, so its count equals the `total_matches` of the pattern call it names.
  */
 import { floorCodePointBoundary } from '../../utf8.js';
 import { ERROR_RULES, type ErrorRule, type ErrorRuleKind } from './errorRules.js';
 import type { ErrorLines } from '../log/records.js';
 
 /**
- * Bytes of an output that are scanned at most: the scan costs ~10 ns a byte (a regular
- * expression over raw bytes), so past 1 GiB it stops and the count says which bytes it covers
- * (the tail preview still shows the end, and the pattern call searches every byte).
+ * Past this the scan stops and its count says which bytes it covers; the tail preview and the pattern call still
+ * reach the end.
  */
 const SCAN_MAX_BYTES = 1024 * 1024 * 1024;
-/** Longest prefix of a line that is tested. */
 const SCAN_LINE_BYTES = 64 * 1024;
-/** Lines kept per kind (the first in output order). */
+/** The first in output order. */
 export const KEEP_LINES = 6;
-/** Characters kept of one line (a window around its match when longer). */
 export const KEEP_CHARS = 2000;
-/** The line-cut marker of the reader (`reader.ts`), after a window that stops before its line ends. */
+/** Must match the reader's marker (`reader.ts`). */
 const CUT = '…[line cut]';
 
-/** One kept line: its position and the characters kept of it. */
 interface ScannedLine {
-  /** 1-based. */
   readonly lineNumber: number;
-  /** Byte offset of the line's first match (the leftmost of its matching rules). */
+  /** The leftmost of its matching rules. */
   readonly byteOffset: number;
-  /** The line's characters from `windowStart` on (the whole line when `whole`). */
   readonly text: string;
-  /** Index in `text` of the match. */
   readonly matchAt: number;
-  /** Byte offsets [start, end) of the output that `text` holds. */
   readonly start: number;
   readonly end: number;
-  /** True when `text` starts at the line's start; `endsLine` when it reaches its end. */
   readonly startsLine: boolean;
   readonly endsLine: boolean;
 }
 
-/** What one kind's lines came to. */
 export interface KindScan {
-  /** Lines matching a rule of the kind (a line counts once). */
+  /** A line counts once. */
   readonly count: number;
-  /** Ids of the rules that matched at least one line, in table order. */
+  /** In table order. */
   readonly rules: readonly string[];
   readonly lines: readonly ScannedLine[];
 }
 
-/** A finished scan: `clear` lines, `failure` lines (clear ones included), `fallback` lines. */
+/** `failure` lines include the clear ones. */
 export interface ErrorScanResult {
   readonly clear: KindScan;
   readonly failure: KindScan;
   readonly fallback: KindScan;
-  /** Set when the scan stopped at `SCAN_MAX_BYTES`: the counts cover bytes [0, scannedBytes). */
   readonly scannedBytes?: number;
 }
 
@@ -78,23 +52,21 @@ interface Compiled {
   readonly re: RegExp;
 }
 
-/** The compiled table (built once per process); see `ErrorScan` for how each part is used. */
+/** Built once per process. */
 interface Table {
-  /** The clear and failure rules, and their union (one test rules out most candidate lines). */
+  /** The union rules out most candidate lines in one test. */
   readonly specific: readonly Compiled[];
   readonly specificUnion: RegExp;
   readonly fallback: readonly Compiled[];
   readonly fallbackUnion: RegExp;
-  /** Gates of every rule, and of the specific ones only (the fallback's are dropped once it cannot be used). */
+  /** The fallback's gates are dropped once it cannot be used. */
   readonly gateAll: Gate;
   readonly gateSpecific: Gate;
 }
 
 /**
- * Finds the rules' gate literals in raw bytes, in one pass of plain code (a regular expression
- * over dozens of alternatives runs at ~70 MB/s here): each gate is indexed by one of its byte
- * pairs (the one made of the rarest bytes), a byte pair seen in the input is looked up in a
- * 64 Ki table, and a flagged pair is checked against the whole gate. It also counts newlines.
+ * Finds the gate literals in plain code, which outruns one regular expression over dozens of alternatives: each gate
+ * is indexed by its rarest byte pair in a 64 Ki table.
  */
 class Gate {
   private readonly flags = new Uint8Array(65536);
@@ -102,7 +74,7 @@ class Gate {
 
   constructor(rules: readonly ErrorRule[]) {
     const all = [...new Set(rules.flatMap((r) => r.gates))];
-    // A gate that contains another gate adds nothing: the shorter one already finds its lines.
+    // A gate that contains another gate adds nothing.
     const minimal = all.filter((g) => !all.some((h) => h !== g && g.includes(h)));
     for (const g of minimal) {
       const bytes = Buffer.from(g, 'utf8');
@@ -115,10 +87,6 @@ class Gate {
     }
   }
 
-  /**
-   * Calls `hit(lineStart, newlinesBefore)` for each line of buf[s, e) (whole lines: s starts one,
-   * e is a `\n` or the end) that holds a gate, in order; returns the newlines in buf[s, e).
-   */
   scan(buf: Buffer, s: number, e: number, hit: (lineStart: number, newlinesBefore: number) => void): number {
     const flags = this.flags;
     let nl = 0;
@@ -146,7 +114,6 @@ class Gate {
     return nl;
   }
 
-  /** True when a gate whose pair is `pair` lies at buf[p - k, …) inside [from, to). */
   private matchAt(buf: Buffer, p: number, pair: number, from: number, to: number): boolean {
     for (const { bytes, k } of this.byPair.get(pair)!) {
       const a = p - k;
@@ -157,10 +124,9 @@ class Gate {
   }
 }
 
-/** Lowercase letters from the most common in English text to the least. */
 const LETTERS = 'etaoinshrdlcumwfgypbvkjxqz';
 
-/** How common a byte is in text (lower is rarer): the pair of a gate is chosen by it. */
+/** The pair of a gate is chosen by it. */
 function weight(b: number): number {
   if (b === 32) return 30;
   const i = LETTERS.indexOf(String.fromCharCode(b));
@@ -169,7 +135,6 @@ function weight(b: number): number {
   return b >= 48 && b <= 57 ? 2 : 1;
 }
 
-/** The compiled table, built once when the module loads (immutable: rules and gates are data). */
 function buildTable(): Table {
   const specific = ERROR_RULES.filter((r) => r.kind !== 'fallback');
   const fallback = ERROR_RULES.filter((r) => r.kind === 'fallback');
@@ -199,7 +164,6 @@ class Kind {
   }
 }
 
-/** The streaming scan of one output (see the module comment). */
 export class ErrorScan {
   private readonly t = TABLE;
   private readonly kinds: Record<ErrorRuleKind, Kind> = {
@@ -207,29 +171,23 @@ export class ErrorScan {
     failure: new Kind(),
     fallback: new Kind(),
   };
-  /** Lines completed so far. */
   private lineNo = 0;
-  /** Bytes seen so far. */
   private seen = 0;
-  /** The line that continues into the next piece: its start and first bytes (at most SCAN_LINE_BYTES). */
   private pend: Buffer | null = null;
   private pendStart = 0;
-  /** True once SCAN_MAX_BYTES were seen (the line then running is not tested). */
   private stopped = false;
   private scannedTo = 0;
 
   constructor(private readonly maxBytes = SCAN_MAX_BYTES) {}
 
-  /** The next kept bytes of the output. */
   push(piece: Uint8Array): void {
     if (this.stopped) return;
     if (this.seen + piece.length > this.maxBytes) {
-      // Whole lines only: what ends before the limit is scanned, the line running at it is not.
+      // Whole lines only: the line running at the limit is not scanned.
       const cut = Buffer.from(piece.buffer, piece.byteOffset, Math.max(0, this.maxBytes - this.seen));
       const nl = cut.lastIndexOf(10);
       if (nl !== -1) this.push(cut.subarray(0, nl + 1));
       this.stopped = true;
-      // The line still running at the limit is not tested: the scan covers the bytes before it.
       this.scannedTo = this.pend ? this.pendStart : this.seen;
       this.pend = null;
       return;
@@ -257,7 +215,6 @@ export class ErrorScan {
     }
   }
 
-  /** The answer, after the last piece. */
   end(): ErrorScanResult {
     if (this.pend) this.endPend();
     return {
@@ -285,7 +242,6 @@ export class ErrorScan {
     this.lineNo++;
   }
 
-  /** Complete lines buf[s, e] (e is the last `\n`) at content offset base. */
   private region(buf: Buffer, s: number, e: number, base: number): void {
     const first = this.lineNo;
     const nl = this.gate().scan(buf, s, e + 1, (ls, before) => {
@@ -298,14 +254,13 @@ export class ErrorScan {
   }
 
   /**
-   * The gate to look for: the fallback's words (which hit many lines: `detail`, `email`)
-   * only while the fallback can still be used, i.e. while no specific failure line was found.
+   * The fallback's words hit many lines (`detail`, `email`): looked for only while no specific failure line was
+   * found.
    */
   private gate(): Gate {
     return this.kinds.failure.count ? this.t.gateSpecific : this.t.gateAll;
   }
 
-  /** Tests the line buf[a, b) (content offset `at`, 1-based `number`); `whole`: b is its end. */
   private testLine(buf: Buffer, a: number, b: number, at: number, number: number, whole: boolean): void {
     const end = whole ? b : a + floorCodePointBoundary(buf.subarray(a, b), b - a);
     const text = buf.toString('utf8', a, end);
@@ -324,7 +279,7 @@ export class ErrorScan {
       for (const k of ['clear', 'failure'] as const)
         if (first[k] !== -1) this.count(k, hits[k], text, first[k], at, number, whole);
     }
-    // The fallback counts only while no failure line was found (afterwards it is never used).
+    // Afterwards the fallback is never used.
     if (this.kinds.failure.count === 0 && this.t.fallbackUnion.test(text)) {
       let first = -1;
       const hits: string[] = [];
@@ -354,7 +309,6 @@ export class ErrorScan {
   }
 }
 
-/** The kept form of a matching line: whole when it fits KEEP_CHARS, else a window around the match. */
 function keptLine(text: string, matchAt: number, lineStart: number, lineNumber: number, whole: boolean): ScannedLine {
   const byteAt = (i: number): number => lineStart + Buffer.byteLength(text.slice(0, i));
   if (whole && text.length <= KEEP_CHARS) {
@@ -384,10 +338,7 @@ function keptLine(text: string, matchAt: number, lineStart: number, lineNumber: 
 
 const isLow = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff;
 
-/**
- * Characters [a, b) of `text`, at most `room` of them, around index `at` (a third before), never splitting a surrogate
- * pair.
- */
+/** A third before; never splits a surrogate pair. */
 function windowAround(text: string, at: number, room: number): [number, number] {
   let a = Math.max(0, at - Math.floor(room / 3));
   let b = Math.min(text.length, a + room);
@@ -397,26 +348,20 @@ function windowAround(text: string, at: number, room: number): [number, number] 
   return [a, b];
 }
 
-/** Whether the command or tool failed: which kinds of lines count (see errorRules.ts). */
 export function kindFor(scan: ErrorScanResult, failed: boolean): KindScan | undefined {
   if (!failed) return scan.clear.count ? scan.clear : undefined;
   if (scan.failure.count) return scan.failure;
   return scan.fallback.count ? scan.fallback : undefined;
 }
 
-/** The union of the rules that fired: the `read_tool_output` pattern that pages through every counted line. */
+/** The `read_tool_output` pattern that pages through every counted line. */
 function unionPattern(ruleIds: readonly string[]): string {
   return ERROR_RULES.filter((r) => ruleIds.includes(r.id))
     .map((r) => r.pattern)
     .join('|');
 }
 
-/**
- * What a first view shows of a finished scan: the kept lines in output order while their
- * bytes fit `budget`; the first line always, as a window around its match of at most
- * `budget` bytes when it is longer. Undefined when no line counts. `bytes` is what the
- * shown texts take of the preview budget.
- */
+/** The first line is always shown, as a window around its match when longer than `budget`. */
 export function selectErrorLines(
   scan: ErrorScanResult,
   failed: boolean,
@@ -454,7 +399,6 @@ function entry(l: ScannedLine, text: string): ErrorLines['lines'][number] {
   return { lineNumber: l.lineNumber, byteOffset: l.byteOffset, text, ...(window ? { window } : {}) };
 }
 
-/** A kept line narrowed to a window of at most `budget` bytes (markers included) around its match. */
 function narrowed(l: ScannedLine, budget: number): { entry: ErrorLines['lines'][number] } {
   let room = Math.max(1, budget - Buffer.byteLength('…' + CUT));
   for (;;) {

@@ -1,17 +1,13 @@
 /**
- * Which process wrote a run, so that a later start can tell a run whose writer died (a
- * SIGKILLed server, a crashed extension host) from one still being written, and finish
- * it as `interrupted` (docs/contracts.md §5.4). A pid alone is reused; on Linux the
- * boot id and the process's start time in clock ticks make it unique.
+ * Tells a run whose writer died from one still being written, to finish it as `interrupted` (docs/contracts.md §5.4).
+ * A pid alone is reused; on Linux boot id and start time make it unique.
  */
 import { promises as fsp, readFileSync } from 'node:fs';
 import * as os from 'node:os';
 
-/** The writer of a run, recorded in `run_started`. */
 export interface RunOwner {
   readonly host: string;
   readonly pid: number;
-  /** `<boot id>:<start ticks>` on Linux (absent elsewhere). */
   readonly start?: string;
 }
 
@@ -27,7 +23,6 @@ function linuxStart(pid: number | 'self', read: (p: string) => string | undefine
 
 let self: RunOwner | undefined;
 
-/** This process as a run owner (computed once). */
 export function currentOwner(): RunOwner {
   self ??= (() => {
     const start = linuxStart('self', (p) => {
@@ -42,10 +37,7 @@ export function currentOwner(): RunOwner {
   return self;
 }
 
-/**
- * False only when the owner is provably gone: same host, and no such process (or, on
- * Linux, one started at another time). An owner on another host is assumed alive.
- */
+/** False only when provably gone; an owner on another host is assumed alive. */
 export async function ownerAlive(owner: RunOwner): Promise<boolean> {
   if (owner.host !== os.hostname()) return true;
   if (owner.pid === process.pid) return owner.start === currentOwner().start;
@@ -65,7 +57,6 @@ export async function ownerAlive(owner: RunOwner): Promise<boolean> {
   return now === owner.start && !stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
 }
 
-/** True when a value read from a log has the shape of a `RunOwner`. */
 export function isRunOwner(x: unknown): x is RunOwner {
   if (typeof x !== 'object' || x === null) return false;
   const o = x as Record<string, unknown>;

@@ -1,17 +1,8 @@
 /**
- * The run log (docs/contracts.md §2.2): JSON Lines, one file per run, append-only.
- *
- * Writing: every record is one `JSON.stringify(record) + "\n"` written by one `write`
- * on a descriptor opened with `'a'` (O_APPEND), so a record is never interleaved with
- * another and nothing earlier is ever rewritten. A new run's file is created with `'wx'`
- * (an existing run id is never overwritten).
- *
- * Reading: a last line without its `\n` that does not parse as a valid record is a
- * torn tail (crash mid-append): ignored and reported. A last line that is a complete,
- * valid record merely missing its `\n` is accepted, because before appending to such a
- * file the writer first terminates it with `\n`, which makes the same bytes a valid
- * mid-file line. Any other line that is not JSON, or is JSON of the wrong shape, is
- * skipped and reported with its line number — never a crash, never silently accepted.
+ * The run log (docs/contracts.md §2.2): JSON Lines, append-only, one `write` per record on an O_APPEND descriptor so
+ * records never interleave. A torn last line is ignored and reported; a valid last line missing only its `\n` is
+ * accepted, because the writer terminates it before appending. Any other bad line is skipped and reported, never a
+ * crash.
  */
 import { constants as fsConstants, promises as fsp } from 'node:fs';
 import { isSafeSegment } from '../../blobs/blobKey.js';
@@ -24,25 +15,22 @@ import {
 import { isRunOwner } from './owner.js';
 import type { RunSource, AttachmentRecord, CallFinishedRecord, LogProblem, RunRecord } from './records.js';
 
-/** What reading one log produced. */
 export interface ReadLogResult {
   readonly records: RunRecord[];
-  /** Byte span `[start, end)` of each record's line (newline excluded), in `records` order. */
+  /** Newline excluded. */
   readonly spans: [number, number][];
   readonly problems: LogProblem[];
   readonly tornTail: boolean;
-  /** File size read (for change detection). */
   readonly sizeBytes: number;
 }
 
-/** Appends one record as one write on an O_APPEND descriptor; returns the line's byte length. */
 export async function appendRecord(
   file: string,
   record: RunRecord,
   flag: 'a' | 'wx' | 'existing' = 'a',
 ): Promise<number> {
   const line = Buffer.from(JSON.stringify(record) + '\n');
-  // `existing`: appended only to a log that is there (a note about a run deleted meanwhile must not make a new log).
+  // `existing`: a note about a run deleted meanwhile must not make a new log.
   const fh = await fsp.open(file, flag === 'existing' ? fsConstants.O_WRONLY | fsConstants.O_APPEND : flag);
   try {
     let off = 0;
@@ -53,10 +41,7 @@ export async function appendRecord(
   return line.length;
 }
 
-/**
- * Before appending to an existing log, terminates a last line that lacks its `\n` so the
- * next record starts on its own line (the torn bytes then read as one bad line).
- */
+/** The torn bytes then read as one bad line. */
 export async function terminateTornTail(file: string): Promise<void> {
   const fh = await fsp.open(file, 'r');
   let needsNewline = false;
@@ -73,15 +58,13 @@ export async function terminateTornTail(file: string): Promise<void> {
   if (needsNewline) await fsp.appendFile(file, '\n', { flag: 'a' });
 }
 
-/** Reads and checks every line of one run's log. */
 export async function readRunLog(file: string, runId: string): Promise<ReadLogResult> {
   return parseRunLog(await fsp.readFile(file), runId);
 }
 
 /**
- * Checks every line of a run log's bytes. Lines are split on the byte `\n` (never inside
- * a UTF-8 sequence), so each record's byte span is known (`spans`: the catalog points
- * at a record's line to read it back alone, docs/architecture.md §6).
+ * Split on the byte `\n`, so each record's byte span is known: the catalog reads a record back alone
+ * (docs/architecture.md §6).
  */
 export function parseRunLog(buf: Buffer, runId: string): ReadLogResult {
   const records: RunRecord[] = [];
@@ -139,7 +122,6 @@ const FINISH_STATUS = new Set(['completed', 'failed', 'cancelled', 'interrupted'
 const CALL_ID = /^[a-z0-9-]{1,64}$/;
 const SLOT = /^[a-z0-9][a-z0-9-]{0,31}$/;
 
-/** Checks that `fields` hold values passing their tests; returns the first failing field. */
 function firstBad(
   o: Obj,
   fields: Record<string, (v: unknown) => boolean>,
@@ -150,10 +132,7 @@ function firstBad(
   return undefined;
 }
 
-/**
- * `StoredContent.errorLines` (docs/contracts.md §2.13): a count no smaller than the lines shown, each with its
- * position and text.
- */
+/** docs/contracts.md §2.13. */
 function isErrorLines(v: unknown): boolean {
   if (!isObj(v) || !isCount(v.total) || !isStr(v.pattern) || !Array.isArray(v.lines) || v.lines.length > v.total)
     return false;
@@ -170,7 +149,6 @@ function isErrorLines(v: unknown): boolean {
   );
 }
 
-/** Fields of `StoredContent` (shared by results and attachments). */
 function badStoredContent(o: Obj): string | undefined {
   const bad = firstBad(
     o,
@@ -213,7 +191,7 @@ function badAttachment(a: unknown, callId: string): string | undefined {
       truncated: isBool,
     }) ?? badStoredContent(a);
   if (bad) return `attachment ${bad}`;
-  // A minted handle (opaque), or the one a record written before them derived from its call id and slot.
+  // A minted handle, or the one a record before them derived from its call id and slot.
   if (
     !MINTED_ATTACHMENT_HANDLE.test(a.handle as string) &&
     a.handle !== legacyAttachmentHandle(callId, a.slot as string)
@@ -233,7 +211,6 @@ const SOURCE_KINDS: ReadonlySet<unknown> = new Set<RunSource['kind']>([
   'api',
 ]);
 
-/** A `run_started.source`: a known kind, and agent / session id strings when present. */
 function isRunSource(x: unknown): boolean {
   return (
     isObj(x) &&
@@ -243,7 +220,6 @@ function isRunSource(x: unknown): boolean {
   );
 }
 
-/** Why `value` is not a valid record of run `runId`, or undefined when it is. */
 export function checkRecord(value: unknown, runId: string): string | undefined {
   if (!isObj(value)) return 'record is not an object';
   if (value.runId !== runId) return 'record belongs to another run';
@@ -288,7 +264,7 @@ export function checkRecord(value: unknown, runId: string): string | undefined {
         ) ?? badStoredContent(v);
       if (!bad) {
         const slots = new Set<string>();
-        // A minted handle names one thing: a record that gives two of its things one handle mints neither.
+        // A record that gives two of its things one handle mints neither.
         const handles = new Set<unknown>(v.resultHandle === undefined ? [] : [v.resultHandle]);
         for (const a of v.attachments as unknown[]) {
           bad = badAttachment(a, v.callId as string);
@@ -326,7 +302,6 @@ export function checkRecord(value: unknown, runId: string): string | undefined {
   return bad === undefined ? undefined : `${v.type as string}: field ${bad} is missing or invalid`;
 }
 
-/** Handles a finished call minted: its result handle (if any) and every attachment's. */
 export function handlesOf(record: CallFinishedRecord): string[] {
   const out: string[] = [];
   if (record.resultHandle) out.push(record.resultHandle);
@@ -334,11 +309,7 @@ export function handlesOf(record: CallFinishedRecord): string[] {
   return out;
 }
 
-/**
- * The `call_finished` record of `callId` at `[offset, offset + length)` of an open run log
- * (where the catalog says it is, docs/architecture.md §6), or nothing when the bytes there
- * are not exactly that record of this run: the catalog is checked, never trusted.
- */
+/** Nothing when the bytes there are not exactly that record: the catalog is checked, never trusted. */
 export async function finishedRecordAt(
   fh: fsp.FileHandle,
   runId: string,

@@ -1,68 +1,44 @@
 /**
- * Starting a shell command whose whole process tree can be ended, and whose call ends
- * when its shell ends, at its limit or at cancellation, whatever its descendants do
- * (docs/contracts.md §5.4).
- *
- * `/bin/sh -c <command>` runs detached, as the leader of its own process group, so a
- * timeout, an abort or a capture failure kills the group (`kill(-pid, SIGKILL)`). A
- * descendant that called `setsid()` is out of the group's reach and may hold stdout or
- * stderr open for ever, so on Linux every process of the tree is
- * also found in `/proc`, by an environment marker every descendant inherits
- * (`BOUNDED_EVIDENCE_CALL`) or, for one that cleared its environment, by holding one of
- * the output pipes, and is killed; one that cannot be killed is named in the result.
- * Once the shell has exited, the pipes are read for a short grace only; if they are still
- * held then, the holders are ended (and named), the bytes already written are kept, and
- * no holder can keep the call open. A process in another session that has let go of the
- * output is left running after a normal exit (a daemon started on purpose).
- *
- * A watchdog (`/bin/sh`, in its own session) holds a pipe from this process: if this
- * process dies (SIGKILL, a crashed host), the pipe closes and the watchdog ends the group
- * and marked tree of every command still running.
+ * A shell command whose call ends with its shell, at its limit or at cancellation, whatever its descendants do
+ * (docs/contracts.md §5.4). It runs as a process group leader; descendants that left the group are found in `/proc`
+ * by an inherited marker or by holding the output pipes, and killed. A watchdog shell holding a pipe from this
+ * process ends every command still running if this process dies.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import { Readable } from 'node:stream';
 
-/** The environment variable every process of a command's tree inherits (its value is per call). */
 const CALL_MARKER_ENV = 'BOUNDED_EVIDENCE_CALL';
 
-/** How long the pipes are still read, after the shell exited, once no byte arrives (and our reader is not behind). */
+/** Once no byte arrives and our reader is not behind. */
 const PIPE_GRACE_MS = 250;
 
-/** At most this long draining pipes that keep receiving bytes after the shell exited (a holder that keeps writing). */
+/** Bounds a holder that keeps writing. */
 const DRAIN_CAP_MS = 5_000;
 
-/** A process of the command's tree found outside its process group at the end. */
 interface StrayProcess {
   readonly pid: number;
-  /** The program name (`/proc/<pid>/comm`). */
   readonly name: string;
-  /** False when it could not be killed (it is then still running). */
+  /** False: still running. */
   readonly ended: boolean;
 }
 
-/** How the process ended. */
 export interface CommandExit {
   readonly code: number | null;
   readonly signal: string | null;
   readonly timedOut: boolean;
   readonly aborted: boolean;
-  /** True when the shell could not be started at all (e.g. the working directory is missing). */
+  /** E.g. the working directory is missing. */
   readonly spawnFailed: boolean;
-  /** Processes of the tree left in other sessions (or holding the pipes) at the end. */
   readonly strays: readonly StrayProcess[];
-  /** True when the pipes were still held after the grace and reading them stopped. */
   readonly pipesAbandoned: boolean;
 }
 
-/** A running command. */
 export interface RunningCommand {
   readonly stdout: AsyncIterable<Uint8Array>;
   readonly stderr: AsyncIterable<Uint8Array>;
-  /** Resolves once the process has exited and its pipes are closed or abandoned. */
   readonly exit: Promise<CommandExit>;
-  /** Kills the whole process tree now. */
   kill(): void;
 }
 
@@ -76,13 +52,12 @@ const NOT_STARTED: CommandExit = {
   pipesAbandoned: false,
 };
 
-/** Spawns the command; never throws (a spawn failure shows in `exit`). */
+/** Never throws: a spawn failure shows in `exit`. */
 export function startCommand(
   command: string,
   options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; signal?: AbortSignal },
 ): RunningCommand {
   if (options.signal?.aborted) {
-    // Cancelled before it started: nothing is spawned.
     return {
       stdout: Readable.from([]),
       stderr: Readable.from([]),
@@ -92,9 +67,8 @@ export function startCommand(
   }
   const marker = randomUUID();
   const env = { ...(options.env ?? process.env), [CALL_MARKER_ENV]: marker };
-  // The watchdog runs, and knows the call's marker, before the command does: the shell runs as
-  // soon as it is spawned, and a loaded machine may not give this process the CPU again before
-  // the shell has started its children and this process is killed.
+  // The watchdog learns the marker first: a loaded machine may not give this process the CPU again before the shell
+  // has started its children and this process is killed.
   const watchdog = registerWithWatchdog(watchdogProcess(), marker);
   const child = spawn('/bin/sh', ['-c', command], {
     cwd: options.cwd,
@@ -113,18 +87,16 @@ export function startCommand(
     try {
       process.kill(-child.pid, 'SIGKILL');
     } catch {
-      // No such group: it is gone, or the shell has not reached setsid yet (kill it alone).
+      // No such group: it is gone, or the shell has not reached setsid yet.
       if (!exited) child.kill('SIGKILL');
     }
   };
-  // Ends the group, then the rest of the tree in other sessions; resolves when both are done.
   let sweeping: Promise<void> | undefined;
   let pipesClosed = false;
   const endTree = (): Promise<void> => {
     killGroup();
     sweeping ??= (async () => {
-      // Holders of the pipes are looked for only while the pipes are open (that scan reads every process's
-      // descriptors).
+      // That scan reads every process's descriptors: only while the pipes are open.
       const found = await sweepTree(marker, pipesClosed ? [] : await pipes, child.pid);
       for (const s of found) strays.set(s.pid, s);
     })().finally(() => {
@@ -136,7 +108,7 @@ export function startCommand(
     void endTree();
   };
   const stopReading = deferred();
-  // Bytes taken from the pipes so far (handed on, or waiting in the streams' buffers): progress while draining.
+  // Progress while draining.
   let taken = 0;
   const onPiece = (n: number): void => {
     taken += n;
@@ -144,23 +116,18 @@ export function startCommand(
   const stdout = readUntil(child.stdout, stopReading.promise, onPiece);
   const stderr = readUntil(child.stderr, stopReading.promise, onPiece);
   const buffered = (): number => child.stdout.readableLength + child.stderr.readableLength;
-  // Our own reader may be behind (a slow disk, a loaded machine): a stream whose buffer is full has stopped
-  // reading its pipe, and the bytes left in the pipe are ours to take, not a sign that something holds it.
+  // A stream whose buffer is full has stopped reading its pipe: the bytes left in the pipe are ours, not a sign that
+  // something holds it.
   const backedUp = (): boolean =>
     [child.stdout, child.stderr].some((st) => !st.destroyed && st.readableLength >= st.readableHighWaterMark);
-  /**
-   * Waits until the pipes close, or until they stall: no byte arrived for a grace while our reader was not
-   * behind (only then is the pipe held by a process that writes nothing). `capMs` bounds the wait for a holder
-   * that keeps writing. Resolves true when the pipes closed.
-   */
+  /** A stall counts only while our reader was not behind. Resolves true when the pipes closed. */
   const drainOrStall = async (capMs: number): Promise<boolean> => {
     const until = Date.now() + capMs;
     for (;;) {
       const before = taken + buffered();
       const grace = delay(PIPE_GRACE_MS);
       await Promise.race([closed.promise, grace.promise]);
-      // The grace's timer would keep a short-lived process (the command line) alive for the
-      // rest of its 250 ms after the pipes closed.
+      // The grace's timer would keep a short-lived process alive after the pipes closed.
       grace.cancel();
       if (pipesClosed) return true;
       const moved = taken + buffered() !== before;
@@ -207,13 +174,10 @@ export function startCommand(
       exited = true;
       killGroup();
       void (async () => {
-        // Whatever the shell left running is ended; the pipes are drained while bytes still arrive (or our
-        // reader is behind), then get a short grace only.
         await drainOrStall(DRAIN_CAP_MS);
         if (pipesClosed && !timedOut && !aborted) {
-          // The common case: nothing holds the output. A process the command started in
-          // another session that has let go of the output is left running, as a daemon
-          // started on purpose would be (scanning /proc on every call costs milliseconds).
+          // The common case. A process in another session that let go of the output is left running, as a daemon
+          // started on purpose would be.
           finish(code, signal, false, false);
           return;
         }
@@ -233,7 +197,6 @@ export function startCommand(
   return { stdout, stderr, exit, kill };
 }
 
-/** A pause that can be cut short (its timer cleared). */
 function delay(ms: number): { promise: Promise<void>; cancel: () => void } {
   let timer: NodeJS.Timeout | undefined;
   const promise = new Promise<void>((r) => {
@@ -242,7 +205,6 @@ function delay(ms: number): { promise: Promise<void>; cancel: () => void } {
   return { promise, cancel: () => clearTimeout(timer) };
 }
 
-/** A promise with its resolver. */
 function deferred(): { promise: Promise<void>; resolve: () => void } {
   let resolve!: () => void;
   const promise = new Promise<void>((r) => {
@@ -252,10 +214,8 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
 }
 
 /**
- * The pieces of `stream` until it ends, or until `stop` (then what is already buffered is
- * still taken, and the stream is destroyed so the pipe is released). Event-driven rather
- * than racing each read against `stop`: a race per piece would keep every piece alive
- * through the never-settled `stop` promise.
+ * Event-driven rather than racing each read against `stop`: a race per piece would keep every piece alive through the
+ * never-settled promise.
  */
 async function* readUntil(
   stream: Readable,
@@ -306,21 +266,14 @@ async function* readUntil(
   }
 }
 
-/**
- * The shell's stdout and stderr as `/proc` names them (Linux; libuv makes them socket
- * pairs, `socket:[inode]`), to find processes holding the same ends.
- */
+/** libuv makes them socket pairs, `socket:[inode]`. */
 async function pipeInodes(pid: number | undefined): Promise<string[]> {
   if (pid === undefined || process.platform !== 'linux') return [];
   const links = await Promise.all([1, 2].map((fd) => fsp.readlink(`/proc/${pid}/fd/${fd}`).catch(() => undefined)));
   return links.filter((l): l is string => l !== undefined && /^(pipe|socket):\[\d+\]$/.test(l));
 }
 
-/**
- * Finds and kills, on Linux, every process carrying `marker` in its environment or
- * holding one of `pipes`, except this process and the shell (`shellPid`, killed with its
- * group). Repeats while it finds new ones (a process may fork while being found).
- */
+/** Repeats while it finds new ones: a process may fork while being found. */
 async function sweepTree(
   marker: string,
   pipes: readonly string[],
@@ -356,7 +309,7 @@ async function sweepTree(
 
 async function isOfTree(pid: number, needle: Buffer, pipes: readonly string[]): Promise<boolean> {
   const environ = await fsp.readFile(`/proc/${pid}/environ`).catch(() => undefined);
-  // A zombie or a process of another user shows an empty or unreadable environment.
+  // A zombie or another user's process shows an empty or unreadable environment.
   if (environ?.includes(needle)) {
     return !(await isZombie(pid));
   }
@@ -375,20 +328,9 @@ async function isZombie(pid: number): Promise<boolean> {
 }
 
 /**
- * The watchdog: one shell per process, in its own session, reading lines from a pipe this
- * process holds: `add - <marker>` before a command is spawned, `add <group> -` once it is,
- * `del <group> <marker>` when it has ended. End of file (this process died: SIGKILL, a
- * crashed host) makes it kill every group still registered and every process carrying a
- * registered marker, with its group (the one of a shell this process died before naming).
- * One shared shell, not one per command: a spawn costs milliseconds on every call.
- *
- * Written for every POSIX `/bin/sh`: a group is killed with
- * `kill -s KILL -- -<group>`, the form dash's builtin takes too (it rejects
- * `kill -KILL -- -<group>` and `kill -9 -- -<group>`: under dash the group kill failed,
- * silently, and a group member without the marker, `env -i`, outlived the parent for
- * ever), with `kill -9 -<group>` as a second try. The marked processes are found by one
- * `grep` over every `/proc/<pid>/environ` (a fork of `tr` per process took up to 1.2 s
- * under load), twice, for one that forked during the first round; the loop over `/proc`
+ * One watchdog shell per process, not per command (a spawn costs milliseconds). On end of file it kills every
+ * registered group and marked process. `kill -s KILL -- -<group>` is the form dash's builtin takes too (under dash
+ * the other forms failed silently); one `grep` over every environ outruns a fork per process, and the `/proc` loop
  * remains for a system without `grep -z`.
  */
 const WATCHDOG_SCRIPT = `groups=""; markers=""
@@ -428,7 +370,6 @@ for p in /proc/[0-9]*; do
 done
 exit 0`;
 
-/** A command as the watchdog knows it: its marker from before its spawn, its group once spawned. */
 interface WatchdogEntry {
   group(pid: number | undefined): void;
   done(): void;
@@ -436,13 +377,9 @@ interface WatchdogEntry {
 
 let sharedWatchdog: ChildProcess | undefined;
 
-/** The shell that runs the watchdog: `/bin/sh` in the product. */
 let watchdogShell = '/bin/sh';
 
-/**
- * Tests only: runs the watchdog started from now on under `shell` (`dash`, `bash`), so
- * each shell a machine's `/bin/sh` may be is covered without changing the machine's.
- */
+/** Tests only: covers each shell a machine's `/bin/sh` may be. */
 export function useWatchdogShell(shell: string): void {
   watchdogShell = shell;
 }
@@ -460,7 +397,7 @@ function watchdogProcess(): ChildProcess | undefined {
     const wd = spawn(watchdogShell, ['-c', WATCHDOG_SCRIPT], { stdio: ['pipe', 'ignore', 'ignore'], detached: true });
     wd.on('error', () => undefined);
     wd.stdin?.on('error', () => undefined);
-    // A spawn that failed (no process could be forked) reports it later; the next command tries again.
+    // A failed spawn reports it later; the next command tries again.
     if (wd.pid === undefined) return undefined;
     // Neither the watchdog nor its pipe keeps this process alive.
     wd.unref();

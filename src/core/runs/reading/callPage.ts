@@ -1,10 +1,7 @@
 /**
- * The inspector's list page (docs/architecture.md §6, "Listing in pages"): a `CallPage`
- * from the catalog turned into the calls as `report(runId)` gives them (arguments,
- * error, content type, per-part handles, digests, exit), each read back from its run
- * log by the offset the catalog holds. A page of 100 calls costs 100 small reads,
- * whatever the number of runs; only a run with an unfinished call (no `call_finished`
- * line yet: a live run, a handful at most) is read whole through `report`.
+ * The inspector's list page (docs/architecture.md §6): each call read back from its run log by the offset the catalog
+ * holds, so a page costs a read per call whatever the number of runs; only a run with an unfinished call is read
+ * whole.
  */
 import { promises as fsp } from 'node:fs';
 import { finishedRecordAt } from '../log/runLog.js';
@@ -18,7 +15,7 @@ import type {
   RunSummary,
 } from '../types.js';
 
-/** Every call of one run's log in start order, with the preview the model saw (`running`: its run is live here). */
+/** `running`: its run is live here. */
 export function callReportsOf(runId: string, records: readonly RunRecord[], running: boolean): CallReport[] {
   const started = new Map<string, CallReport>();
   const order: string[] = [];
@@ -48,7 +45,6 @@ export function callReportsOf(runId: string, records: readonly RunRecord[], runn
   return order.map((id) => started.get(id)!);
 }
 
-/** One call as `report` lists it, from its `call_finished` record. */
 function callReportOf(runId: string, r: CallFinishedRecord): CallReport {
   return {
     runId,
@@ -78,17 +74,14 @@ function callReportOf(runId: string, r: CallFinishedRecord): CallReport {
   };
 }
 
-/** What the page needs from its store. */
 export interface CallPageSource {
-  /** The run log's path. */
   logPath(runId: string): string;
-  /** Every call of one run (the fallback for an unfinished call, or a record that moved). */
+  /** The fallback for an unfinished call, or a record that moved. */
   report(runId: string): Promise<CallReport[]>;
-  /** The run as listed, from the catalog (no log read). */
+  /** No log read. */
   run(runId: string): RunSummary | undefined;
 }
 
-/** The `call_finished` record at the catalog's offset, when it is exactly that call's. */
 function recordAt(fh: fsp.FileHandle, c: CallSummary): Promise<CallFinishedRecord | undefined> {
   return c.logRecord
     ? finishedRecordAt(fh, c.runId, c.callId, c.logRecord.offset, c.logRecord.length)
@@ -96,10 +89,8 @@ function recordAt(fh: fsp.FileHandle, c: CallSummary): Promise<CallFinishedRecor
 }
 
 /**
- * The page's calls as `report` gives them, in the page's order, with their runs. Each
- * run log is opened once for the page's finished calls; a call whose record is not where
- * the catalog says (a log rewritten behind its back) or not finished is taken from
- * `report(runId)`, so the answer always agrees with the logs.
+ * A call whose record is not where the catalog says is taken from `report(runId)`, so the answer always agrees with
+ * the logs.
  */
 export async function reportPage(page: CallPage, src: CallPageSource): Promise<Omit<CallReportPage, 'tools'>> {
   const byRun = new Map<string, CallSummary[]>();
@@ -141,7 +132,7 @@ export async function reportPage(page: CallPage, src: CallPageSource): Promise<O
   const calls: CallReport[] = [];
   for (const c of page.rows) {
     const r = found.get(c);
-    // A call gone from its log (deleted between the catalog read and this one) is left out of the page.
+    // Deleted between the catalog read and this one.
     if (r) calls.push(r);
   }
   const runs: RunSummary[] = [];

@@ -1,30 +1,8 @@
 /**
- * `read_tool_output` (docs/contracts.md §2.5): one reader for every storage shape. Whatever backs a
- * handle (inline bytes in the record, a blob, an attachment), the reader sees the same
- * `ContentView`: a verified `RangeSource` plus its integrity manifest, so the model
- * cannot tell which one it is reading.
- *
- * Modes and reply format:
- * - lines (no pattern, no bytes): lines `offset .. offset+limit` (0-based, end
- *   exclusive); `content` is those lines joined by `\n` (line terminators removed).
- *   The manifest's per-chunk newline counts locate line `offset` without reading what
- *   precedes its chunk, and give `total_lines` without any scan. A line longer than the
- *   per-line cap is skipped over through the same index, not read.
- * - pattern: every line is tested with `new RegExp(pattern)` (no flags) in a worker
- *   with a time budget; `total_matches` counts matching lines in the whole output;
- *   `offset`/`limit` page through the matches; `content` is one `<line_number>:<line>`
- *   per returned match (1-based, like `grep -n`) and `matches` gives each one's line
- *   number, byte offset and column (docs/contracts.md §2.10: long lines, binary).
- * - bytes: the window `[start, end)` with docs/contracts.md §1.3's rules in its order (window
- *   larger than `maxByteWindow`, bounds, digest, stored size, UTF-8 alignment);
- *   `content` is its text.
- * Bounds: `content` holds at most `maxContentChars` characters (UTF-16 code units, as
- * JavaScript counts them) and each line at most `maxLineChars`, cut with
- * `LINE_CUT_MARKER` (included in the count). Lines/matches that do not fit are left out
- * whole. `truncated` is true when anything remains after what was returned (more
- * lines, more matches, more bytes, or a cut line). Offset past the end is an empty
- * window with the real `total_lines`. Binary content: `binary: true`, no lines; a
- * pattern searches its bytes; a byte window is a hex dump (docs/contracts.md §2.10).
+ * `read_tool_output` (docs/contracts.md §2.5, §2.10, §1.3): one reader for every storage shape, so the model cannot
+ * tell which one it reads. The manifest's newline index locates a line and gives `total_lines` without a scan;
+ * patterns run in a worker with a time budget; lines that do not fit the bounds are left out whole and `truncated`
+ * says so.
  */
 import { EvidenceError, ErrorText } from '../../errors.js';
 import { locateLine, readVerified, totalNewlines, type Manifest, type RangeSource } from '../../integrity/integrity.js';
@@ -32,7 +10,6 @@ import { decodeUtf8Strict } from '../../utf8.js';
 import { searchPattern } from '../search/patternSearch.js';
 import type { ReadOptions, ReadToolOutputResult, ReaderLimits } from '../types.js';
 
-/** Contract defaults of the reply bounds and the pattern guard. */
 export const DEFAULT_READER_LIMITS: ReaderLimits = {
   maxContentChars: 10_000,
   maxLineChars: 2_000,
@@ -41,21 +18,18 @@ export const DEFAULT_READER_LIMITS: ReaderLimits = {
   searchTimeoutMs: 30_000,
 };
 
-/** Appended to a line cut at `maxLineChars`. */
 export const LINE_CUT_MARKER = '…[line cut]';
 
-/** Verified bytes behind a handle, whatever the storage shape. */
 export interface ContentView {
   readonly manifest: Manifest;
   readonly source: RangeSource;
-  /** Line count as recorded (checked against the manifest). */
+  /** Checked against the manifest. */
   readonly lineCount: number;
   readonly binary: boolean;
-  /** Set when only the first `manifest.byteCount` of this many observed bytes were kept (a capture cap). */
+  /** A capture cap kept only the first `manifest.byteCount` of this many observed bytes. */
   readonly observedBytes?: number;
 }
 
-/** Validated arguments with defaults applied. */
 export interface ReadRequest {
   readonly handle: string;
   readonly offset: number;
@@ -67,9 +41,8 @@ export interface ReadRequest {
 const invalid = (message: string): EvidenceError => new EvidenceError('invalidArgument', message);
 
 /**
- * Checks untrusted arguments. The handle only has to be a string here: an empty, long
- * or unknown one is refused later as access denied, with the same sentence as any
- * other unknown handle.
+ * The handle only has to be a string here: an empty, long or unknown one is refused later with the same sentence as
+ * any unknown handle.
  */
 export function validateReadArgs(args: unknown, limits: ReaderLimits = DEFAULT_READER_LIMITS): ReadRequest {
   if (args === null || typeof args !== 'object' || Array.isArray(args))
@@ -105,24 +78,19 @@ export function validateReadArgs(args: unknown, limits: ReaderLimits = DEFAULT_R
   return { handle: a.handle, offset, limit, pattern, bytes };
 }
 
-/**
- * An untrusted pattern checked as every search checks it (1–1024 characters, a valid regular expression), or one
- * sentence.
- */
 export function checkPattern(pattern: unknown): string {
   if (typeof pattern !== 'string' || pattern.length < 1 || pattern.length > 1024)
     throw invalid('pattern must be a string of 1 to 1024 characters');
   try {
     new RegExp(pattern);
   } catch (e) {
-    // V8 says "Invalid regular expression: /<pattern>/: <reason>": keep the reason only.
+    // Keep V8's reason only.
     const reason = String((e as Error).message).replace(/^Invalid regular expression: \/[\s\S]*\/[a-z]*: /, '');
     throw invalid(`pattern is not a valid regular expression: ${reason}`);
   }
   return pattern;
 }
 
-/** Answers one validated request over one content view. */
 export async function readContent(
   view: ContentView,
   req: ReadRequest,
@@ -188,22 +156,16 @@ export async function readContent(
   };
 }
 
-/** Checks a recorded line count against the manifest's newline index. */
 export function checkLineCount(m: Manifest, lineCount: number): void {
   const n = totalNewlines(m);
   const ok = m.byteCount === 0 ? lineCount === 0 : lineCount === n || lineCount === n + 1;
   if (!ok) throw new EvidenceError('digestMismatch');
 }
 
-/**
- * Most bytes one hex dump shows: 64 rows of `hexDump`, about 5 KB, so the reply stays under 8 KiB once JSON-escaped.
- */
+/** So the reply stays under 8 KiB once JSON-escaped. */
 const HEX_DUMP_MAX_BYTES = 1024;
 
-/**
- * `hexdump -C` rows of `bytes` (the first at output offset `offset`): offset, sixteen
- * hex bytes in two groups, and the printable ASCII between bars (anything else `.`).
- */
+/** `hexdump -C` rows. */
 export function hexDump(bytes: Uint8Array, offset: number): string {
   const rows: string[] = [];
   for (let i = 0; i < bytes.length; i += 16) {
@@ -229,8 +191,7 @@ async function bytesWindow(
   const data = await readVerified(view.source, view.manifest, range.start, range.end);
   const more = range.end < view.manifest.byteCount;
   if (view.binary) {
-    // Binary: a hex dump of the window's first HEX_DUMP_MAX_BYTES bytes (the model reads
-    // offsets and bytes; text would be mojibake); `hex_dump` says which bytes it shows.
+    // Binary: a hex dump, since text would be mojibake.
     const shown = data.subarray(0, HEX_DUMP_MAX_BYTES);
     const content = hexDump(shown, range.start);
     return {
@@ -256,7 +217,6 @@ async function bytesWindow(
   return { returned_lines: returned, truncated: more || cut, content: text };
 }
 
-/** Cuts `text` to at most `max` UTF-16 units without splitting a surrogate pair. */
 function sliceChars(text: string, max: number): string {
   let end = max;
   const c = text.charCodeAt(end - 1);
@@ -264,7 +224,6 @@ function sliceChars(text: string, max: number): string {
   return text.slice(0, end);
 }
 
-/** A line capped for the reply, and whether it was cut. */
 function renderLine(prefix: Uint8Array, complete: boolean, maxLineChars: number): { text: string; cut: boolean } {
   // A cut prefix may end inside a code point: a streaming decoder holds that tail back.
   const text = complete
@@ -274,14 +233,9 @@ function renderLine(prefix: Uint8Array, complete: boolean, maxLineChars: number)
   return { text: sliceChars(text, maxLineChars - LINE_CUT_MARKER.length) + LINE_CUT_MARKER, cut: true };
 }
 
-/** Largest physical window read at once while scanning lines. */
 const LINE_WINDOW = 1024 * 1024;
 
-/**
- * Lines `offset .. offset+limit` of UTF-8 content, read from the chunk that holds line
- * `offset` onward; a line longer than the cap keeps only what can be shown, and the rest
- * of it is skipped via the newline index (chunks with no newline are not read).
- */
+/** The rest of a line longer than the cap is skipped via the newline index: chunks with no newline are not read. */
 async function linesWindow(
   view: ContentView,
   offset: number,
@@ -293,7 +247,7 @@ async function linesWindow(
   if (offset >= view.lineCount) return { lines, cut: false };
   const loc = locateLine(m, offset);
   if (!loc) return { lines, cut: false };
-  // Enough bytes to fill maxLineChars UTF-16 units (at most 3 bytes per unit) plus a code point.
+  // At most 3 bytes per UTF-16 unit, plus a code point.
   const keepBytes = limits.maxLineChars * 3 + 4;
   let pos = loc.chunk * m.chunkSize;
   let skip = offset - loc.newlinesBefore;
@@ -331,8 +285,7 @@ async function linesWindow(
     partBytes += take;
   };
 
-  // Start small (a window usually ends within a chunk or two) and grow to LINE_WINDOW.
-  // Windows stay whole chunks, so `pos` stays chunk-aligned for the jump below.
+  // Start small (a window usually ends within a chunk or two); whole chunks keep `pos` aligned for the jump below.
   const maxWindow = Math.max(1, Math.floor(LINE_WINDOW / m.chunkSize)) * m.chunkSize;
   let window = Math.min(2 * m.chunkSize, maxWindow);
   while (pos < m.byteCount) {

@@ -1,80 +1,54 @@
 /**
- * One pattern over every kept output of this tenant, newest call first
- * (docs/contracts.md §2.11): the core of `evidence_search` and of the inspector's search
- * box. Outputs are enumerated through the run store's call listing (`queryCalls`), each
- * searched by the same reader as `read_tool_output` (so positions, long lines, binary
- * content and time limits are §2.10's), and the matches are gathered until `limit`
- * while every output still adds to the honest total. One time limit (the reader's
- * `searchTimeoutMs`) covers the whole search: when it passes, the answer covers the
- * newest calls searched so far and says so (`complete: false`), rather than failing and
- * losing what was found.
+ * One pattern over every kept output, newest call first (docs/contracts.md §2.11), each searched by the
+ * `read_tool_output` reader. One time limit covers the whole search; when it passes the answer covers the calls
+ * searched so far and says so, rather than losing what was found.
  */
 import { EvidenceError } from '../../errors.js';
 import { SEARCH_CANCELLED_MESSAGE, SearchDeadlineError } from '../search/patternSearch.js';
 import { checkPattern } from './reader.js';
 import type { CallSummary, ReadToolOutputMatch, ReadToolOutputResult, RunStoreApi } from '../types.js';
 
-/** Matches returned when the query names no limit. */
 export const DEFAULT_SEARCH_LIMIT = 20;
 
-/** What to search. */
 export interface SearchAllQuery {
-  /** A JavaScript regular expression (no flags), as `read_tool_output`'s. */
   readonly pattern: string;
-  /** Only calls of this tool. */
   readonly tool?: string;
-  /** Only calls of this run. */
   readonly run?: string;
-  /** Matches returned at most (1–100, default 20); the total counts them all. */
+  /** 1–100; the total counts them all. */
   readonly limit?: number;
 }
 
-/** How to run it. */
 export interface SearchAllOptions {
-  /** Aborting stops the search (the current output's search too). */
   readonly signal?: AbortSignal;
-  /** The whole search's time limit (ms); default the run store's `searchTimeoutMs`. */
+  /** Default: the run store's `searchTimeoutMs`. */
   readonly timeoutMs?: number;
-  /** Called after each call's outputs were searched: calls done, of how many. */
   readonly onProgress?: (callsDone: number, callsTotal: number) => void;
 }
 
-/** One match, with where it is. */
 interface SearchAllMatch extends ReadToolOutputMatch {
   readonly handle: string;
   readonly tool: string;
   readonly runId: string;
-  /** The matching line as `read_tool_output` shows it (whole, or a window around the match). */
+  /** Whole, or a window around the match. */
   readonly text: string;
 }
 
-/** The answer. */
 export interface SearchAllResult {
   readonly pattern: string;
-  /** Matching lines over every searched output. */
   readonly total_matches: number;
   readonly outputs_searched: number;
-  /** Outputs that matched at least once. */
   readonly outputs_matched: number;
   readonly returned: number;
-  /** True when more matches exist than were returned. */
   readonly truncated: boolean;
   readonly matches: readonly SearchAllMatch[];
-  /**
-   * Present when the time limit stopped the search: it then covers the newest
-   * `calls_searched` of `calls_total` calls in scope (totals and matches are theirs).
-   */
+  /** Present when the time limit stopped the search: totals and matches are those of the calls searched. */
   readonly complete?: false;
   readonly time_limit_ms?: number;
   readonly calls_searched?: number;
   readonly calls_total?: number;
 }
 
-/**
- * The outputs of one call that can be read by handle: its attachments (not the exit
- * value) or, for a call without any, its result. A command's result is the summary of its
- * attachments (their previews): searching it too would count the same lines twice.
- */
+/** A command's result summarises its attachments: searching it too would count the same lines twice. */
 function handlesOf(c: CallSummary): string[] {
   const out: string[] = [];
   if (c.handle && c.stored !== 'preview_only' && c.attachments.length === 0) out.push(c.handle);
@@ -83,7 +57,6 @@ function handlesOf(c: CallSummary): string[] {
   return out;
 }
 
-/** Checks the query (a bad one is one sentence, like every tool input). */
 function checkSearchAllQuery(q: SearchAllQuery): Required<Omit<SearchAllQuery, 'tool' | 'run'>> & SearchAllQuery {
   checkPattern(q.pattern);
   const limit = q.limit ?? DEFAULT_SEARCH_LIMIT;
@@ -92,18 +65,11 @@ function checkSearchAllQuery(q: SearchAllQuery): Required<Omit<SearchAllQuery, '
   return { ...q, limit };
 }
 
-/** Page size of the call listing. */
 const PAGE = 200;
 
-/**
- * Output searches started ahead of the one being taken, so two run at once (their file
- * reads overlap, and a matching-bound search uses both cores). Measured (contracts §2.11):
- * three ahead made large outputs three times slower (the pool keeps two idle workers; the
- * others are started and torn down per search, on two cores).
- */
+/** Two searches at once overlap file reads and use both cores; more ahead was slower (docs/measured.md). */
 const AHEAD = 1;
 
-/** How one output's search ended. */
 type Outcome =
   | { readonly r: ReadToolOutputResult }
   | { readonly skip: true }
@@ -111,11 +77,8 @@ type Outcome =
   | { readonly error: unknown };
 
 /**
- * Searches every kept output (newest call first) for `pattern`. An output whose search
- * fails for a reason of its own (not kept, tampered) is skipped; a cancellation or a
- * catastrophic pattern stops the whole search with its error; the time limit
- * (`runs.searchTimeoutMs`, or `options.timeoutMs`) ends it with what the calls searched
- * so far hold (`complete: false`). A call is searched whole or not at all.
+ * An output that fails for a reason of its own is skipped; a cancellation or catastrophic pattern stops the search. A
+ * call is searched whole or not at all.
  */
 export async function searchAllOutputs(
   runs: Pick<RunStoreApi, 'queryCalls' | 'readToolOutput' | 'searchTimeoutMs'>,
@@ -133,7 +96,7 @@ export async function searchAllOutputs(
   let callsTotal: number;
   let stopped = false;
   const cancelled = (): EvidenceError => new EvidenceError('invalidArgument', SEARCH_CANCELLED_MESSAGE);
-  /** One output's search, settled as a value (never a rejection left waiting in the look-ahead). */
+  /** Settled as a value: never a rejection left waiting in the look-ahead. */
   const searchOne = (handle: string, want: number): Promise<Outcome> =>
     runs
       .readToolOutput({ handle, pattern: q.pattern, limit: want }, undefined, {
@@ -162,9 +125,7 @@ export async function searchAllOutputs(
       ...(q.run !== undefined && { runId: q.run }),
     });
     callsTotal = page.total;
-    // The page's outputs in order, each call ended by a marker (a running call's outputs are
-    // still being written: nothing to verify yet). AHEAD + 1 searches run at once, so one
-    // output's file reads overlap another's; results are taken strictly in order.
+    // Each call ended by a marker; results are taken strictly in order.
     const items: { call: CallSummary; handle?: string }[] = [];
     for (const call of page.rows) {
       for (const handle of call.status === 'running' ? [] : handlesOf(call)) items.push({ call, handle });
@@ -172,9 +133,8 @@ export async function searchAllOutputs(
     }
     const running: (Promise<Outcome> | undefined)[] = [];
     let launched = 0;
-    /** Outputs started and not yet taken: at most AHEAD + 1 (call markers do not count). */
     let inFlight = 0;
-    // One call's outputs count together: a call cut by the time limit adds nothing.
+    // A call cut by the time limit adds nothing.
     let found: { handle: string; r: ReadToolOutputResult }[] = [];
     for (let i = 0; i < items.length; i++) {
       if (options.signal?.aborted) throw cancelled();
@@ -182,7 +142,7 @@ export async function searchAllOutputs(
         const h = items[launched]!.handle;
         if (h === undefined) continue;
         inFlight++;
-        // Past the deadline nothing more is started: the first unstarted output ends the search.
+        // Past the deadline nothing more is started.
         if (Date.now() < deadline) running[launched] = searchOne(h, Math.max(1, q.limit - matches.length));
       }
       const item = items[i]!;
@@ -201,7 +161,7 @@ export async function searchAllOutputs(
           });
         }
         found = [];
-        // Counted apart from the call: `onProgress?.(++n)` skips the increment without a listener.
+        // `onProgress?.(++n)` would skip the increment without a listener.
         callsDone++;
         options.onProgress?.(callsDone, page.total);
         continue;

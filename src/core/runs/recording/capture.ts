@@ -1,13 +1,7 @@
 /**
- * Streamed capture of one output (a result, a command's stdout/stderr, a file) into
- * where it belongs: inline in the record, a verified blob, or only a preview.
- *
- * Memory is bounded whatever the output's size: at most `inlineMaxBytes` plus one piece
- * is held before the decision; after it, pieces flow straight to the blob store (or,
- * with no store, through a hash only), and the per-chunk tables of a stored output go to
- * disk as they fill (`putVerifiedStream`; docs/contracts.md §2.10, "Memory of a capture"). Bytes past the cap are read
- * and counted in `observedBytes` but not kept; the cut is moved back to a code-point boundary (at most three bytes) so
- * a capped text output stays text.
+ * Streamed capture of one output, in bounded memory whatever its size: at most `inlineMaxBytes` plus one piece is
+ * held before deciding inline or not, then pieces flow straight to the store (docs/contracts.md §2.10). A cap's cut
+ * moves back to a code-point boundary so capped text stays text.
  */
 import type { BlobKey } from '../../blobs/blobKey.js';
 import type { BlobStore } from '../../blobs/blobStore.js';
@@ -18,52 +12,37 @@ import { lineCountOf } from './decisions.js';
 import { ErrorScan, type ErrorScanResult } from '../errorLines/errorLines.js';
 import type { StorageState } from '../log/records.js';
 
-/** How to capture one output. */
 export interface CaptureOptions {
-  /** Where offloaded bytes go (undefined: no store). */
   readonly store?: BlobStore;
-  /** The blob key used when the output goes to the store. */
   readonly key: BlobKey;
-  /** Outputs of at most this many bytes stay inline. */
   readonly inlineMaxBytes: number;
-  /** Bytes kept at most (Infinity: no cap). */
+  /** Infinity: no cap. */
   readonly capBytes: number;
-  /** Bytes of head and of tail remembered for the preview. */
   readonly previewBytes: number;
-  /**
-   * Called once when the output outgrows `inlineMaxBytes` and there is no store; return
-   * false to stop capturing (the output is then abandoned: `stopped: true`).
-   */
+  /** Return false to abandon the output (`stopped: true`). */
   readonly onNeedStore?: () => boolean;
-  /** Look for error lines in the kept bytes as they pass (docs/contracts.md §2.13): text outputs. */
+  /** docs/contracts.md §2.13: text outputs. */
   readonly scanErrors?: boolean;
 }
 
-/** What was captured. */
 export interface Captured {
   readonly stored: StorageState;
-  /** Bytes kept. */
   readonly sizeBytes: number;
-  /** Bytes the source produced (read so far, when `stopped`). */
+  /** Read so far, when `stopped`. */
   readonly observedBytes: number;
   readonly truncated: boolean;
   readonly sha256: string;
   readonly manifestDigest?: string;
-  /** The kept bytes, when inline. */
   readonly inlineBytes?: Uint8Array;
-  /** First `min(size, previewBytes)` kept bytes. */
   readonly head: Uint8Array;
-  /** Last `min(size, previewBytes)` kept bytes. */
   readonly tail: Uint8Array;
   readonly lineCount: number;
   readonly binary: boolean;
-  /** True when `onNeedStore` said to stop. */
   readonly stopped: boolean;
-  /** The error-line scan of the kept bytes (when asked and the bytes are text). */
+  /** When asked and the bytes are text. */
   readonly errorScan?: ErrorScanResult;
 }
 
-/** Counts, caps and remembers head/tail of a byte stream as it passes. */
 class Tap {
   observed = 0;
   kept = 0;
@@ -78,7 +57,6 @@ class Tap {
     readonly scan?: ErrorScan,
   ) {}
 
-  /** Counts `piece` and returns the part of it that is kept (possibly empty). */
   take(piece: Uint8Array): Uint8Array {
     this.observed += piece.length;
     if (this.truncated) return piece.subarray(0, 0);
@@ -102,9 +80,8 @@ class Tap {
 }
 
 /**
- * Captures `source` per `options`. Errors of the source or the store propagate (the
- * caller records a failure); the source is closed (`return()`) whenever capture stops
- * early, so a child process's pipe is released.
+ * Errors propagate (the caller records a failure); the source is closed whenever capture stops early, so a child's
+ * pipe is released.
  */
 export async function captureOutput(source: AsyncIterable<Uint8Array>, options: CaptureOptions): Promise<Captured> {
   const tap = new Tap(
@@ -115,7 +92,7 @@ export async function captureOutput(source: AsyncIterable<Uint8Array>, options: 
   const it = source[Symbol.asyncIterator]();
   let finished = false;
   try {
-    // Phase 1: hold up to inlineMaxBytes (+ one piece) to decide inline vs not.
+    // Hold up to inlineMaxBytes (+ one piece) to decide inline vs not.
     const held: Uint8Array[] = [];
     let heldBytes = 0;
     let done = false;
@@ -138,7 +115,6 @@ export async function captureOutput(source: AsyncIterable<Uint8Array>, options: 
       b.update(bytes);
       return result(tap, 'inline', b.end(), { inlineBytes: bytes });
     }
-    // The rest of the stream, kept bytes only, after what is held.
     async function* rest(): AsyncGenerator<Uint8Array> {
       for (const h of held.splice(0)) yield h;
       for (;;) {
@@ -152,7 +128,6 @@ export async function captureOutput(source: AsyncIterable<Uint8Array>, options: 
       }
     }
     if (options.store) {
-      // Bounded memory whatever the size: the chunk tables go to disk as they fill (putVerifiedStream).
       const put = await putVerifiedStream(options.store, options.key, rest());
       return result(tap, 'blob', put.summary, { manifestDigest: put.manifestDigest });
     }
@@ -161,7 +136,7 @@ export async function captureOutput(source: AsyncIterable<Uint8Array>, options: 
       for (const h of held) b.update(h);
       return { ...result(tap, 'preview_only', b.end(), {}), stopped: true };
     }
-    // Nothing is stored: the chunk tables would never be used (none are kept).
+    // Nothing is stored: the chunk tables would never be used.
     const b = new ManifestBuilder(undefined, { tables: false });
     for await (const piece of rest()) b.update(piece);
     return result(tap, 'preview_only', b.end(), {});
@@ -193,7 +168,7 @@ function result(
   };
 }
 
-/** An async iterable of one buffer (so in-memory results take the same path as streams). */
+/** So in-memory results take the same path as streams. */
 export async function* once(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
   if (bytes.length) yield bytes;
 }

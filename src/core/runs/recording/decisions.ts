@@ -1,24 +1,7 @@
 /**
- * The run layer's pure decisions (docs/contracts.md §2.1, §2.4): no I/O, unit-tested to the byte.
- *
- * Boundary cases, each with its answer:
- * - Elision: a result of exactly `largeResultBytes` bytes stays whole; one byte more is
- *   elided (shown as handle + preview). Binary bytes are always elided, whatever their size.
- * - An attachment's whole text is shown in the summary only when it is inline text and
- *   all of the call's text attachments fit `largeResultBytes` (or it is the exit value,
- *   or it fits the preview anyway).
- * - Offload: a result of exactly `offloadThresholdBytes` bytes stays inline in the
- *   record; one byte more goes to the blob store. Offload always implies elision,
- *   whatever `largeResultBytes` says.
- * - No blob store: elision is unchanged; a result that needs offload is an explicit
- *   failure (`blob_store_required`, kept as `preview_only`), never written inline.
- * - Attachments: at most `inlineAttachmentBytes` stay inline; larger go to the blob
- *   store; with no store they become `preview_only` (readable: false), or the call
- *   fails with `blob_store_required` when preservation is `required`.
- * - Structured results are measured and previewed as compact JSON (`JSON.stringify`, no
- *   spaces); text is encoded as TextEncoder does and never rewritten.
- * - The profile hash covers the agent's limits and tool set; storage wiring (which
- *   store, the offload threshold) is not an input, so it can never change it.
+ * The run layer's pure decisions (docs/contracts.md §2.1, §2.4), unit-tested to the byte. Offload implies elision; no
+ * blob store turns a needed offload into an explicit `blob_store_required` failure, never an inline write. Storage
+ * wiring is not an input of the profile hash, so it can never change it.
  */
 import { EvidenceError } from '../../errors.js';
 import { canonicalJson } from '../../json.js';
@@ -33,44 +16,28 @@ import {
 import type { Preservation, PreviewRange, RunLimits, StorageState } from '../types.js';
 
 /**
- * Defaults of the agent's limits: the core's, and the editor's settings defaults (package.json
- * declares the same numbers; the MCP server and the command line read them there). The preview
- * is 896 bytes (448 head + 448 tail) so that a first view plus one pattern call stays under
- * the reading-economy target of 1.5 KB (docs/contracts.md §3.2).
+ * package.json declares the same numbers for the settings. The preview is sized so a first view plus one pattern call
+ * stays under the reading-economy target (docs/contracts.md §3.2).
  */
 export const DEFAULT_RUN_LIMITS: RunLimits = { largeResultBytes: 4096, previewBytes: 896 };
-/** Results above this go to the blob store: sized for the tightest backend (a log line), applied to all. */
+/** Sized for the tightest backend (a log line), applied to all. */
 export const DEFAULT_OFFLOAD_THRESHOLD_BYTES = 16 * 1024;
-/** Attachments at or below this stay inline in the record. */
 export const DEFAULT_INLINE_ATTACHMENT_BYTES = 4 * 1024;
-/**
- * Per-stream capture cap of a command: none by default, so an output is kept whole while
- * the storage budget (retention) allows; a cap is an explicit setting (docs/contracts.md
- * §2.10).
- */
+/** None by default: an output is kept whole while retention allows (docs/contracts.md §2.10). */
 export const DEFAULT_CAPTURE_CAP_BYTES = Number.POSITIVE_INFINITY;
 
-/** Content types the run layer assigns. */
 export const ContentTypes = {
   text: 'text/plain; charset=utf-8',
   json: 'application/json',
   binary: 'application/octet-stream',
 } as const;
 
-/**
- * True when the model must see a handle and a preview: `resultBytes > largeResultBytes`,
- * or the bytes are binary (they cannot be shown as text, so they are always elided).
- */
+/** Binary bytes cannot be shown as text, so they are always elided. */
 export function decideElision(resultBytes: number, largeResultBytes: number, binary = false): boolean {
   return binary || resultBytes > largeResultBytes;
 }
 
-/**
- * True when an attachment's whole text appears in the command's summary: text kept
- * inline, and either every text attachment of the call fits `largeResultBytes`
- * together (`allFit`), or it is the exit `value`, or it fits the preview anyway.
- * Binary bytes are never shown whole.
- */
+/** Binary bytes are never shown whole. */
 export function decideAttachmentShownWhole(input: {
   name: string;
   sizeBytes: number;
@@ -86,21 +53,17 @@ export function decideAttachmentShownWhole(input: {
   );
 }
 
-/** True when the bytes must live in the blob store: `resultBytes > offloadThresholdBytes`. */
 export function decideOffload(resultBytes: number, offloadThresholdBytes: number): boolean {
   return resultBytes > offloadThresholdBytes;
 }
 
-/** Where a result goes and what the model sees. */
 export interface ResultDecision {
   readonly elide: boolean;
   readonly offload: boolean;
   readonly stored: StorageState;
-  /** Set when the bytes cannot be kept as the contract requires. */
   readonly failure?: 'blob_store_required';
 }
 
-/** Combines both thresholds; offload (and binary content) forces elision; no store + offload is a failure. */
 export function decideResultStorage(input: {
   resultBytes: number;
   largeResultBytes: number;
@@ -114,14 +77,12 @@ export function decideResultStorage(input: {
   return { elide, offload, stored: offload ? 'blob' : 'inline' };
 }
 
-/** Where an attachment goes. */
 export interface AttachmentDecision {
   readonly stored: StorageState;
   readonly readable: boolean;
   readonly failure?: 'blob_store_required';
 }
 
-/** Inline when small, blob when a store is wired, else preview_only or (required) a failure. */
 export function decideAttachmentStorage(input: {
   sizeBytes: number;
   inlineAttachmentBytes: number;
@@ -135,7 +96,6 @@ export function decideAttachmentStorage(input: {
   return { stored: 'preview_only', readable: false };
 }
 
-/** A tool result reduced to the exact bytes that are measured, stored and previewed. */
 export interface MeasuredResult {
   readonly bytes: Uint8Array;
   readonly contentType: string;
@@ -143,9 +103,8 @@ export interface MeasuredResult {
 }
 
 /**
- * Text: TextEncoder's bytes, untouched. Raw bytes: as given (text type when strictly
- * UTF-8, else binary). Anything else is structured: compact JSON, which is what the
- * threshold and the preview both count. A value JSON cannot encode is refused.
+ * Structured results count as compact JSON, what the threshold and the preview both see. A value JSON cannot encode
+ * is refused.
  */
 export function measureResult(result: string | Uint8Array | object): MeasuredResult {
   if (typeof result === 'string')
@@ -166,14 +125,14 @@ export function measureResult(result: string | Uint8Array | object): MeasuredRes
   return { bytes: encodeUtf8(json), contentType: ContentTypes.json, structured: true };
 }
 
-/** The agent profile that is hashed: limits and tool names, nothing about storage. */
+/** Nothing about storage. */
 export interface AgentProfile {
   readonly largeResultBytes: number;
   readonly previewBytes: number;
   readonly tools: readonly string[];
 }
 
-/** Stable lowercase hex sha256 of the profile (tool order and duplicates do not matter). */
+/** Tool order and duplicates do not matter. */
 export function profileHash(profile: AgentProfile): string {
   const tools = [...new Set(profile.tools)].sort();
   const text = canonicalJson({
@@ -185,29 +144,25 @@ export function profileHash(profile: AgentProfile): string {
   return sha256Hex(text);
 }
 
-/** Lines in `byteCount` bytes holding `newlines` `\n`s: a last line without `\n` counts too. */
+/** A last line without `\n` counts too. */
 export function lineCountOf(newlines: number, byteCount: number, lastByte: number | undefined): number {
   if (byteCount === 0) return 0;
   return lastByte === 10 ? newlines : newlines + 1;
 }
 
-/** The marker between head and tail of a preview (part of what the model sees). */
+/** Part of what the model sees. */
 export function omissionMarker(omittedBytes: number): string {
   return `\n[… ${omittedBytes} bytes omitted …]\n`;
 }
 
-/** A preview and the byte ranges it shows. */
 export interface Preview {
   readonly text: string;
   readonly range?: PreviewRange;
 }
 
 /**
- * Head-and-tail preview of `totalBytes` bytes of which `head` is the first
- * `min(total, previewBytes)` and `tail` the last `min(total, previewBytes)`. Content of
- * at most `previewBytes` bytes is shown whole. Otherwise the head gets `ceil(P/2)` bytes
- * cut back to a code-point boundary and the tail the last `floor(P/2)` moved forward to
- * one, so neither contains a U+FFFD the content did not. Binary content has no preview.
+ * Head and tail are cut to code-point boundaries, so neither contains a U+FFFD the content did not. Binary content
+ * has no preview.
  */
 export function makePreview(
   head: Uint8Array,

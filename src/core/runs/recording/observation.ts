@@ -1,28 +1,17 @@
 /**
- * What the model reads instead of a large result: short, fixed-shape text with the
- * handle, the sizes, the digest, the preview and how to read more. Bounded by the
- * preview size plus a few hundred bytes of fixed text; never contains a host path.
+ * What the model reads instead of a large result: bounded by the preview plus a few hundred bytes; never a host path.
  */
 import type { AttachmentRecord, CallFinishedRecord, ErrorLines } from '../log/records.js';
 
-/**
- * The one line that teaches the model how to read a handle: the tool, the handle as its
- * argument, and the names of the three ways to read (their shapes and units are in the
- * tool's input schema, which every front end offers with the tool); docs/contracts.md §3.2.
- */
+/** The shapes and units of the three ways to read are in the tool's input schema (docs/contracts.md §3.2). */
 function howToRead(handle: string): string {
   return `Read more: read_tool_output {"handle":"${handle}"} with "pattern" (regex), "offset"/"limit" or "bytes"`;
 }
 
-/**
- * The line added under an `evidence_readFile` observation whose full text was recorded
- * as a call with a handle: the artifact's range paths read bytes, the handle searches lines.
- */
 export function searchHint(handle: string): string {
   return `Searchable by line or pattern: read_tool_output {"handle":"${handle}"}`;
 }
 
-/** `1 line`, `2 lines`. */
 function lineWord(n: number): string {
   return n === 1 ? '1 line' : `${n} lines`;
 }
@@ -36,29 +25,22 @@ function previewBlock(preview: string, binary: boolean): string {
   return `Preview:\n${preview}`;
 }
 
-/**
- * The error lines of a first view (docs/contracts.md §2.13): how many the output holds,
- * each shown line with its 1-based line number and the byte offset of its match, and, when
- * more remain and the bytes can be read, the one `read_tool_output` call that pages on.
- */
+/** docs/contracts.md §2.13. */
 export function errorBlock(e: ErrorLines, handle: string | undefined): string {
   const within = e.scannedBytes !== undefined ? ` in the first ${e.scannedBytes} bytes` : '';
   const lines = [`Error lines (${e.lines.length} of ${e.total}${within}):`];
   for (const l of e.lines) lines.push(`line ${l.lineNumber}, byte ${l.byteOffset}: ${l.text}`);
-  // A union of many rules can outgrow what read_tool_output accepts as a pattern (1,024 characters, §2.5): then no
-  // call is offered.
+  // A union of many rules can outgrow read_tool_output's pattern limit (§2.5): then no call is offered.
   if (handle !== undefined && e.total > e.lines.length && e.pattern.length <= 1024) {
     lines.push(`More: read_tool_output ${JSON.stringify({ handle, pattern: e.pattern, offset: e.lines.length })}`);
   }
   return lines.join('\n');
 }
 
-/** The error block and a newline when the content has error lines, else nothing. */
 function errorsBefore(c: { errorLines?: ErrorLines }, handle: string | undefined): string {
   return c.errorLines ? `${errorBlock(c.errorLines, handle)}\n` : '';
 }
 
-/** Text for an elided (or not kept) result. */
 export function resultObservation(r: CallFinishedRecord): string {
   if (!r.elided) return r.preview;
   if (r.stored === 'preview_only') {
@@ -76,13 +58,11 @@ export function resultObservation(r: CallFinishedRecord): string {
   );
 }
 
-/** Whether an attachment's whole text appears in the summary (else its preview). */
 export interface AttachmentView {
   readonly attachment: AttachmentRecord;
   readonly whole: boolean;
 }
 
-/** Bytes of an attachment a preview-only record still shows (its head and tail preview). */
 function previewShown(a: AttachmentRecord): number {
   return a.previewRange
     ? a.previewRange.headEnd + (a.sizeBytes - a.previewRange.tailStart)
@@ -107,12 +87,10 @@ function attachmentBlock(v: AttachmentView): string {
     : `${head}. Preview:\n${a.preview}`;
 }
 
-/** Bytes of an attachment that were let go: past the capture cap, or all but its preview with no blob store. */
 export function lostBytesOf(a: AttachmentRecord): number {
   return !a.readable ? a.observedBytes - previewShown(a) : a.truncated ? a.observedBytes - a.sizeBytes : 0;
 }
 
-/** The first line of a summary whose output lost bytes (capture cap, or no blob store), else undefined. */
 function letGo(views: readonly AttachmentView[]): string | undefined {
   let lost = 0;
   let observed = 0;
@@ -132,22 +110,17 @@ function letGo(views: readonly AttachmentView[]): string | undefined {
     : undefined;
 }
 
-/** How a command ended, as the summary states it. */
 export interface CommandEnd {
   readonly code: number | null;
   readonly signal: string | null;
   readonly timedOut: boolean;
   readonly timeoutMs?: number;
   readonly aborted: boolean;
-  /** Set when the command never ran or its output could not be kept. */
   readonly failure?: string;
-  /** Processes of the tree found in other sessions at the end (command.ts). */
   readonly strays?: readonly { readonly pid: number; readonly name: string; readonly ended: boolean }[];
-  /** True when the output pipes were still held after the end and reading them stopped. */
   readonly pipesAbandoned?: boolean;
 }
 
-/** The lines that name processes the command left behind, and whether its pipes were let go. */
 function strayLines(end: CommandEnd): string[] {
   const list = (ps: readonly { pid: number; name: string }[]): string =>
     ps.map((p) => `${p.name} (pid ${p.pid})`).join(', ');
@@ -165,7 +138,6 @@ function strayLines(end: CommandEnd): string[] {
   return lines;
 }
 
-/** How a command that was not stopped by a failure ended. */
 function endLine(end: CommandEnd): string {
   if (end.timedOut) return `killed: timed out after ${end.timeoutMs} ms`;
   if (end.aborted) return 'killed: cancelled';
@@ -173,7 +145,7 @@ function endLine(end: CommandEnd): string {
   return `exit code ${end.code}`;
 }
 
-/** The summary text of a command call (this is the call's recorded result). */
+/** This is the call's recorded result. */
 export function commandSummary(
   command: string,
   end: CommandEnd,
@@ -183,8 +155,8 @@ export function commandSummary(
   const shown = command.length > 200 ? `${command.slice(0, 200)}…` : command;
   // A failure comes first, so the result reads as an error (an MCP client sees isError).
   const lines = end.failure ? [`error: ${end.failure}`, `$ ${shown}`] : [`$ ${shown}`, endLine(end)];
-  // Bytes let go come right after any failure: no later line may suggest the output is whole
-  // (docs/contracts.md §2.10).
+  // Bytes let go come right after any failure: no later line may suggest the output is whole (docs/contracts.md
+  // §2.10).
   const lost = letGo(views);
   if (lost) lines.splice(end.failure ? 1 : 0, 0, lost);
   lines.push(...strayLines(end));

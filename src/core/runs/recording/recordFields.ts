@@ -1,36 +1,25 @@
-/**
- * Small pieces every record writer shares (docs/contracts.md §2): record timestamps, the
- * stored-content fields of a capture, safe backend failure messages, option checks.
- */
+/** Small pieces every record writer shares (docs/contracts.md §2). */
 import { EvidenceError, isStorageFull, STORAGE_FULL } from '../../errors.js';
 import type { Captured } from './capture.js';
 import { ContentTypes, makePreview } from './decisions.js';
 import { selectErrorLines } from '../errorLines/errorLines.js';
 import type { StoredContent } from '../log/records.js';
 
-/** A positive safe integer option, or a clear error naming it. */
 export function positiveInt(name: string, v: number): number {
   if (!Number.isSafeInteger(v) || v <= 0)
     throw new EvidenceError('invalidArgument', `${name} must be a positive integer`);
   return v;
 }
 
-/** A capture cap: a positive integer, or Infinity for none. */
 export function captureCap(v: number): number {
   return v === Number.POSITIVE_INFINITY ? v : positiveInt('captureCapBytes', v);
 }
 
-/** The timestamp format every record uses. */
 export function nowIso(): string {
   return new Date().toISOString();
 }
 
-/**
- * Turns a capture into the record fields every stored content shares. Content shown by
- * preview whose scan found error lines (docs/contracts.md §2.13) shows them in up to half
- * of the preview budget, and the head and tail share what they leave; `failed` says
- * which lines count (a failed command or tool: failure lines, else only clear ones).
- */
+/** Error lines (docs/contracts.md §2.13) take up to half of the preview budget; `failed` says which lines count. */
 export function storedFields(
   c: Captured,
   contentType: string,
@@ -66,7 +55,6 @@ export function storedFields(
   };
 }
 
-/** A safe message for a failure while keeping bytes. */
 export function backendMessage(e: unknown): string {
   if (e instanceof EvidenceError) return `blob store failed: ${e.message}`;
   // Named, so the result says why the bytes are gone (docs/contracts.md §5.6).

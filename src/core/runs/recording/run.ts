@@ -1,8 +1,4 @@
-/**
- * `Run`: one live run recording its calls — results given whole or streamed — into its
- * log and the store's blobs (docs/contracts.md §2). Command calls are in `runCommand.ts`;
- * listing, reports and handle resolution are `RunStore`'s (`runStore.ts`).
- */
+/** `Run`: one live run recording its calls into its log and the store's blobs (docs/contracts.md §2). */
 import { EvidenceError } from '../../errors.js';
 import { manifestOf, totalNewlines } from '../../integrity/integrity.js';
 import { captureOutput, once, type Captured } from './capture.js';
@@ -31,13 +27,11 @@ import type {
   StoredArtifact,
 } from '../types.js';
 
-/** Bytes an artifact's error-line scan reads at once. */
 const SCAN_PIECE_BYTES = 1024 * 1024;
 
 /**
- * The error-line scan of an artifact already stored (docs/contracts.md §2.13): one pass over
- * its bytes, from the artifact's own pieces when it has them, else in 1 MiB reads (a streamed
- * file is never held whole). The scan keeps copies of what it retains, so a reused piece is safe.
+ * docs/contracts.md §2.13. A streamed file is never held whole; the scan copies what it retains, so a reused piece is
+ * safe.
  */
 async function scanArtifact(
   range: (a: number, b: number) => Promise<Uint8Array>,
@@ -50,7 +44,6 @@ async function scanArtifact(
   return scan.end();
 }
 
-/** One live run: records results and commands, reads its own handles. */
 export class Run implements RunApi, CallRecorder {
   readonly tenant: string;
   private seq = 0;
@@ -66,7 +59,6 @@ export class Run implements RunApi, CallRecorder {
     this.tenant = store.tenant;
   }
 
-  /** True once `finish` appended `run_finished`. */
   get isFinished(): boolean {
     return this.finished;
   }
@@ -102,7 +94,6 @@ export class Run implements RunApi, CallRecorder {
     return { callId, startedAt };
   }
 
-  /** Records one tool result: text, raw bytes, or a structured value (compact JSON). */
   async recordResult(
     tool: string,
     args: Record<string, unknown>,
@@ -123,10 +114,8 @@ export class Run implements RunApi, CallRecorder {
   }
 
   /**
-   * Records a result the artifact store already holds (`evidence_readFile`): the record
-   * names the artifact and its manifest digest (`stored: 'artifact'`), and the handle
-   * reads the artifact's bytes through the same verified reader as `.tool-artifacts/…`
-   * ranges, so the bytes are kept once (docs/contracts.md §2.9).
+   * The handle reads the artifact through the same verified reader as `.tool-artifacts/…` ranges, so the bytes are
+   * kept once (docs/contracts.md §2.9).
    */
   async recordArtifact(
     tool: string,
@@ -142,7 +131,7 @@ export class Run implements RunApi, CallRecorder {
     if (held && held.length !== n)
       throw new EvidenceError('invalidArgument', 'artifact bytes do not match their manifest');
     const binary = !m.utf8;
-    // An artifact not held in memory (a streamed file) is always elided: it cannot be shown whole.
+    // An artifact not held in memory cannot be shown whole.
     const elide = !held || decideElision(n, s.limits.largeResultBytes, binary);
     const p = s.limits.previewBytes;
     const read = artifact.bytes;
@@ -160,7 +149,6 @@ export class Run implements RunApi, CallRecorder {
       truncated: false,
       sha256: m.sha256,
       manifestDigest: artifact.manifestDigest,
-      // Shown whole when not elided: the preview is then the whole text, as for an inline result.
       inlineBytes: elide ? undefined : held,
       head,
       tail,
@@ -196,7 +184,7 @@ export class Run implements RunApi, CallRecorder {
     };
   }
 
-  /** Records a result streamed in pieces (e.g. a multi-gigabyte file) in bounded memory. */
+  /** Bounded memory. */
   async recordStream(
     tool: string,
     args: Record<string, unknown>,
@@ -270,8 +258,7 @@ export class Run implements RunApi, CallRecorder {
       resultBytes: captured.sizeBytes,
       elided: elide,
       ...(elide ? { resultHandle: mintResultHandle() } : {}),
-      // A tool that reported an error (or a failed command's summary) shows its failure lines
-      // (docs/contracts.md §2.13).
+      // docs/contracts.md §2.13.
       ...storedFields(
         captured,
         contentType,
@@ -292,7 +279,7 @@ export class Run implements RunApi, CallRecorder {
     };
   }
 
-  /** A call whose bytes could not be kept: status `failed`, nothing readable minted for the result. */
+  /** Nothing readable is minted for the result. */
   private async recordFailure(
     call: { callId: string; startedAt: string },
     tool: string,
@@ -327,31 +314,22 @@ export class Run implements RunApi, CallRecorder {
     return { callId: call.callId, status: 'failed', modelText: `error: ${error.message}`, record };
   }
 
-  /**
-   * Runs `/bin/sh -c command` in its own process group; stdout and stderr stream to the
-   * store as the process writes them, each capped at `captureCapBytes`; the exit value
-   * is the `value` attachment (JSON). The call's result is the summary text.
-   */
   runCommand(command: string, options: RunCommandOptions): Promise<CallOutcome> {
     return runCommandCall(this, command, options);
   }
 
   /**
-   * Records a command that ran elsewhere (a routed agent command ran in the agent's own shell,
-   * docs/contracts.md §6.1) from its streams and exit, exactly as `runCommand` records its own:
-   * the same attachments, handles and summary. Nothing is spawned; `started.kill` is called if
-   * the store fails mid-way (there is nothing to stop: the command has ended).
+   * A routed agent command ran in the agent's own shell (docs/contracts.md §6.1): recorded exactly as `runCommand`
+   * records its own.
    */
   recordCommand(command: string, options: RunCommandOptions, started: RunningCommand): Promise<CallOutcome> {
     return runCommandCall(this, command, options, started);
   }
 
-  /** `read_tool_output` limited to this run's own handles. */
   readToolOutput(args: ReadToolOutputArgs): Promise<ReadToolOutputResult> {
     return this.store.readToolOutput(args, { runIds: [this.runId] });
   }
 
-  /** Appends `run_finished` once. */
   async finish(status: RunFinishStatus = 'completed'): Promise<void> {
     if (this.finished) return;
     this.finished = true;

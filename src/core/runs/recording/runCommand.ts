@@ -1,6 +1,5 @@
 /**
- * Command calls: runs a shell command inside a run, streaming stdout/stderr (and declared
- * output files) into the store as attachments, and records the summary as the call's
+ * Command calls: stdout, stderr and declared files stream into the store as attachments; the summary is the call's
  * result (docs/contracts.md §2).
  */
 import { createReadStream, promises as fsp } from 'node:fs';
@@ -17,13 +16,9 @@ import { backendMessage, captureCap, storedFields } from './recordFields.js';
 import type { CallRecorder, RunHost } from './runHost.js';
 import type { AttachmentRecord, CallError, CallOutcome, CallStatus, RunCommandOptions } from '../types.js';
 
-/** The tool name `runCommand` records by default. */
 const RUN_COMMAND_TOOL = 'run_command';
 
-/**
- * `Run.runCommand` (and, with `started`, `Run.recordCommand`: streams of a command that ran
- * elsewhere, e.g. in an agent's own shell, read back from its spool files): see there.
- */
+/** With `started`: the streams of a command that ran elsewhere, read back from its spool files. */
 export async function runCommandCall(
   run: CallRecorder,
   command: string,
@@ -102,7 +97,7 @@ export async function runCommandCall(
       captures.push({ name: `file:${rel}`, slot: `f${n}`, c: file, contentType: ContentTypes.text });
     }
   }
-  // Which error lines count (docs/contracts.md §2.13): a command that did not end with 0 failed.
+  // docs/contracts.md §2.13.
   const failed = exit.spawnFailed || exit.timedOut || exit.aborted || exit.signal !== null || exit.code !== 0;
   const views = attachmentViews(s, captures, failed);
   const attachments = views.map((v) => v.attachment);
@@ -134,14 +129,13 @@ export async function runCommandCall(
   return run.finishResult(call, tool, args, once(encodeUtf8(summary)), ContentTypes.text, {}, attachments, failure);
 }
 
-/** What a failed capture still kept, per stream (a stream whose store write failed kept nothing). */
+/** A stream whose store write failed kept nothing. */
 function keptText(out: Captured | undefined, err: Captured | undefined): string {
   const one = (name: string, c: Captured | undefined): string =>
     c ? `${name} ${c.sizeBytes} bytes` : `${name} nothing`;
   return `kept: ${one('stdout', out)}, ${one('stderr', err)}`;
 }
 
-/** Builds attachment records; the whole text appears in the summary only when it all fits `largeResultBytes`. */
 function attachmentViews(
   s: RunHost,
   captures: readonly { name: string; slot: string; c: Captured; contentType: string }[],
@@ -178,7 +172,7 @@ function attachmentViews(
   });
 }
 
-/** Captures one declared output file (relative to cwd, inside it) or undefined when absent. */
+/** Relative to cwd, inside it. */
 async function captureFile(
   run: CallRecorder,
   cwd: string,
@@ -215,16 +209,13 @@ function exitFields(
   };
 }
 
-/** Least time between two progress reports of one stream (ms): the inspector shows at most two a second. */
+/** The inspector shows at most a few a second. */
 export const captureProgressMs = 250;
-/** Most bytes of a stream's end a progress report carries. */
 export const captureTailBytes = 2048;
 
 /**
- * The pieces of `source` unchanged, counting them and reporting the count and the last
- * bytes to the store's progress listeners at most every `captureProgressMs`
- * (docs/contracts.md §3.4, "Live"). Cheap: a counter and a clock per piece; the tail is
- * kept as references and copied only when a report is due and someone listens.
+ * docs/contracts.md §3.4, "Live". A counter and a clock per piece; the tail is copied only when a report is due and
+ * someone listens.
  */
 async function* progressOf(
   s: RunHost,
@@ -235,7 +226,6 @@ async function* progressOf(
 ): AsyncGenerator<Uint8Array> {
   let bytes = 0;
   let last = 0;
-  // The last pieces, newest last, holding at least `captureTailBytes` (or all there were).
   const recent: Uint8Array[] = [];
   let recentBytes = 0;
   for await (const chunk of source) {
@@ -253,7 +243,6 @@ async function* progressOf(
   }
 }
 
-/** A copy of the last `captureTailBytes` of `pieces` (their total is `total`). */
 function tailOf(pieces: readonly Uint8Array[], total: number): Uint8Array {
   const n = Math.min(total, captureTailBytes);
   const out = new Uint8Array(n);
@@ -267,10 +256,7 @@ function tailOf(pieces: readonly Uint8Array[], total: number): Uint8Array {
   return out;
 }
 
-/**
- * The pieces of `source`, each first handed to `onOutput` (awaited: a slow reader slows the command, memory stays
- * bounded).
- */
+/** Awaited: a slow reader slows the command and memory stays bounded. */
 async function* tapped(
   name: 'stdout' | 'stderr',
   source: AsyncIterable<Uint8Array>,

@@ -1,6 +1,6 @@
 /**
- * A search over a local file (docs/contracts.md §2.10): workers read the file by
- * descriptor, hash the chunks not yet verified and match each piece while it is in cache.
+ * A search over a local file (docs/contracts.md §2.10): workers read it by descriptor, hash the chunks not yet
+ * verified and match each piece while it is in cache.
  */
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
@@ -25,20 +25,17 @@ import {
 import { pieceBytesOf, setupOf, type PatternSearchOptions } from './searchSetup.js';
 import { acquireWorker, releaseWorker, startedWorkers, WORKER_START_MS } from './workerPool.js';
 
-/** Piece of a file search: small enough to be read, hashed and matched while it is in the processor's cache. */
+/** Small enough to be read, hashed and matched while it is in the processor's cache. */
 const FILE_PIECE_BYTES = 256 * 1024;
 
-/** Share of the chunks still to hash that the main thread hashes (the last ones): it balances the two threads. */
+/** Balances hashing between the two threads. */
 const MAIN_HASH_SHARE = 0.6;
 
-/** How often the main thread looks at the worker's progress counter during a file search. */
 const PROGRESS_TICK_MS = 25;
 
 /**
- * A search over a local file (threat model in docs/contracts.md §1.1). A first page of a large file is split in two
- * lanes, each hashing the chunks of its half not yet verified; otherwise one worker hashes the first of those chunks
- * and this thread the last ones. The file's identity is taken before and after: when it changed, the search fails as
- * a digest mismatch, so all reads saw the same bytes under the cache's trust.
+ * Threat model: docs/contracts.md §1.1. The file's identity is taken before and after: when it changed, the search
+ * fails as a digest mismatch, so every read saw the same bytes.
  */
 export async function searchFile(
   file: OpenedFile,
@@ -181,25 +178,21 @@ export async function searchFile(
     return { totalMatches: r.totalMatches, matches: r.matches, cut: r.cut };
   } finally {
     const ended = workers.map((w) => releaseWorker(w, clean));
-    // A stopped worker may still be reading: the descriptor is closed only once it has ended (else a reused
-    // descriptor number could name another file).
+    // The descriptor is closed only once stopped workers ended: a reused descriptor number could name another file.
     if (!clean) await Promise.race([Promise.all(ended), new Promise((r) => setTimeout(r, TERMINATE_WAIT_MS).unref())]);
   }
 }
 
-/** Longest wait for stopped workers to end before their file is closed. */
 const TERMINATE_WAIT_MS = 2_000;
 
-/** Smallest file split in two lanes: below it a second worker costs more than it saves. */
+/** Below it a second worker costs more than it saves. */
 const SPLIT_MIN_BYTES = 8 * 1024 * 1024;
 
-/** One lane of a file search: its byte range, where its lines start, the chunks it hashes, its progress counter. */
 interface Lane {
   readonly from: number;
   readonly to: number;
-  /** Past `to`, complete the line still pending (the first lane of a split). */
+  /** The first lane of a split completes the line still pending past `to`. */
   readonly finish: boolean;
-  /** Lines that end before `from`. */
   readonly startLine: number;
   readonly hash: Uint8Array;
   readonly progress: Int32Array;
@@ -223,10 +216,8 @@ function laneResult(r: Extract<FromWorker, { type: 'done' }>): LaneResult {
 }
 
 /**
- * Waits for the worker's answer to a file search while watching its progress counter:
- * no new piece within `budgetMs` (counted once the worker has started) is the
- * catastrophic-pattern timeout, `overall` the search's deadline, `signal` its cancellation;
- * a rejection of `mine` (this thread's hashing) fails the search at once.
+ * No new piece within `budgetMs` of the worker's start is the catastrophic-pattern timeout; a rejection of this
+ * thread's hashing fails the search at once.
  */
 function watchFileSearch(
   workers: readonly Worker[],
@@ -291,11 +282,7 @@ function watchFileSearch(
   });
 }
 
-/**
- * Hashes `chunks` (ascending) of `file` against the manifest, reading contiguous runs of at
- * most one piece at a time; rejects with a digest mismatch on the first chunk that differs
- * or the file ending early, and with `checkStop`'s error when the search is stopped.
- */
+/** Rejects with a digest mismatch on the first chunk that differs or the file ending early. */
 async function hashFileChunks(
   file: OpenedFile,
   m: Manifest,

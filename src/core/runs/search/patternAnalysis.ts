@@ -1,24 +1,15 @@
 /**
- * Pure analysis of a `read_tool_output` pattern (docs/contracts.md §2.10): what
- * every match must contain and whether a match can cross a line, and how a match is shown
- * and counted on a page. No I/O, no worker: the matching worker (`patternWorker.ts`), the
- * join of a split search (`patternMerge.ts`) and tests import it. The answers are
- * sound by construction: a prefilter built on them can add work but never change the
- * answer, because every candidate line is still tested with the pattern itself.
+ * Pure analysis of a pattern (docs/contracts.md §2.10). Sound by construction: a prefilter built on it can add work
+ * but never change the answer, because every candidate line is still tested with the pattern itself.
  */
 
 /**
- * The longest run of literal characters that every match of `pattern` (no flags)
- * must contain, or null when none can be proven. Sound by construction: only
- * top-level atoms are considered; a top-level `|` gives up; groups, classes, `.`,
- * assertions and the one-atom escapes (`\d \D \w \W \s \S \b \B \t \n \r \f \v`) break a
- * run; any other escaped letter or digit (`\x41`, `\u0041`, `\cJ`, `\1`, `\k<n>`) may
- * span more characters, so extraction stops there; a character made
- * optional by `?`, `*` or `{0,…}` is dropped from the run, one repeated by `+`/`{n,…}`
- * ends it. A run holding a newline or a lone surrogate is not used.
+ * Null when none can be proven: a top-level `|` gives up; groups, classes and one-atom escapes break a run;
+ * multi-character escapes stop extraction; optional atoms drop out. A run holding a newline or a lone surrogate is
+ * not used.
  */
 export function requiredLiteral(pattern: string): string | null {
-  // Pass 1: any top-level alternation makes every literal optional.
+  // Any top-level alternation makes every literal optional.
   let depth = 0;
   for (let i = 0; i < pattern.length; i++) {
     const c = pattern[i];
@@ -51,15 +42,13 @@ export function requiredLiteral(pattern: string): string | null {
         break;
       }
       end = i + 1;
-      // \d \D \w \W \s \S \b \B \t \n \r \f \v are one atom each (a class, an assertion,
-      // one control character): they end the run, extraction goes on after them.
+      // One atom each (a class, an assertion, a control character): they end the run.
       if (!/[A-Za-z]/.test(n)) literal = n;
     } else if (c === '[') {
       end = skipClass(pattern, i);
     } else if (c === '(') {
       end = skipGroup(pattern, i);
     } else if (!'.^$'.includes(c)) literal = c;
-    // A quantifier after this atom?
     const q = quantifierAt(pattern, end + 1);
     if (literal === undefined) {
       commit();
@@ -85,7 +74,7 @@ export function requiredLiteral(pattern: string): string | null {
   return best;
 }
 
-/** Index of the `]` closing the class opened at `start` (JavaScript: `[]` is an empty class). */
+/** In JavaScript `[]` is an empty class. */
 function skipClass(p: string, start: number): number {
   let i = start + 1;
   if (p[i] === '^') i++;
@@ -96,7 +85,6 @@ function skipClass(p: string, start: number): number {
   return p.length;
 }
 
-/** Index of the `)` closing the group opened at `start`. */
 function skipGroup(p: string, start: number): number {
   let depth = 0;
   for (let i = start; i < p.length; i++) {
@@ -109,7 +97,6 @@ function skipGroup(p: string, start: number): number {
   return p.length;
 }
 
-/** A quantifier starting at `i` (with its lazy `?`), or undefined. */
 function quantifierAt(p: string, i: number): { min: number; end: number } | undefined {
   const c = p[i];
   let min: number;
@@ -130,17 +117,11 @@ function quantifierAt(p: string, i: number): { min: number; end: number } | unde
   return { min, end };
 }
 
-/** Escapes proven not to match `\n`: `\d \w \b \B \t \r \f \v` and escaped ASCII punctuation or space. */
 const SAFE_ESCAPE = /^[dwbBtrfv -/:-@[-`{-~]$/;
 
 /**
- * True when no match of `pattern` (no flags) can contain a `\n`, so a multiline scan
- * cannot run from one line into the next. Conservative: only literal characters, `.`
- * (no `s` flag), `SAFE_ESCAPE`s, positive classes of those (a range only between two
- * plain characters, not spanning U+000A), groups `(…)`, `(?:…)`, `(?<name>…)`,
- * quantifiers, `|`, `^` and `$` are proven. Anything else answers false: `\s`, `\S`,
- * `\W`, `\D`, `\n`, `[^…]`, `\x`/`\u`/`\c` escapes, backreferences, lookarounds, other
- * `(?` groups (e.g. `(?s:…)`), a raw newline.
+ * Conservative: anything not proven (`\s`, `[^…]`, escapes, backreferences, lookarounds, a raw newline) answers
+ * false.
  */
 export function cannotMatchNewline(pattern: string): boolean {
   for (let i = 0; i < pattern.length; i++) {
@@ -172,13 +153,8 @@ export function cannotMatchNewline(pattern: string): boolean {
 }
 
 /**
- * The pattern as it runs over binary content (docs/contracts.md §2.10): there a character
- * is one byte (latin1), so each non-ASCII character written literally outside a class
- * becomes its UTF-8 bytes, `(?:\xHH…)`, and finds the text it names in UTF-8 bytes.
- * Escapes (`\xHH`, `\uHHHH`, …) and everything inside a class `[…]` are kept as written:
- * an escape names one byte value, and a class matches one byte, so a non-ASCII character
- * in a class can only match the byte with its code (U+0080–U+00FF) and nothing else.
- * A quantifier after such a character then repeats the whole character (its group).
+ * Over binary content a character is one byte (latin1), so a literal non-ASCII character becomes its UTF-8 bytes;
+ * escapes and classes stay as written, since they name one byte.
  */
 export function utf8BytePattern(pattern: string): string {
   let out = '';
@@ -213,20 +189,14 @@ export function utf8BytePattern(pattern: string): string {
 }
 
 /**
- * What a match costs against a page's `maxContentChars` (docs/contracts.md §2.10): its
- * `<line_number>:<text>`, plus one separator when it follows another match on the page.
- * The matcher (`patternWorker.ts`) and the join of a split search's lanes
- * (`patternMerge.ts`) both count with this one formula: the join is exact only while
- * they count alike.
+ * docs/contracts.md §2.10. The matcher and the lane join both count with this one formula: the join is exact only
+ * while they count alike.
  */
 export function matchChars(followsAnother: boolean, lineNumber: number, text: string): number {
   return (followsAnother ? 1 : 0) + String(lineNumber).length + 1 + text.length;
 }
 
-/**
- * Bytes shown as text in a binary match: printable ASCII as is, `\` doubled, anything
- * else as `\xNN` (grep -a shows raw bytes; the model needs text it can read and quote).
- */
+/** grep -a shows raw bytes; the model needs text it can read and quote. */
 export function escapeBinary(latin1: string): string {
   let out = '';
   for (let i = 0; i < latin1.length; i++) {

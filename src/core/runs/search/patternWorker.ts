@@ -1,29 +1,8 @@
 /**
- * The matching side of pattern search (docs/contracts.md §2.10). Its own
- * esbuild entry (`dist/patternWorker.js`, see esbuild.js), started by
- * `patternSearch.ts` in a worker thread: a JavaScript regular expression cannot be
- * interrupted on the thread that runs it, so it must not run on the extension host's.
- *
- * `PatternMatcher` is plain code over verified pieces (whole chunks, in order) and is
- * exported so tests can drive it in-process over thousands of cases; the bottom of the
- * file wires it to the port when this module is a worker's entry.
- *
- * Matching is per line (a line is the bytes between `\n`s, without them; no empty line
- * after a final `\n`); a line longer than `maxLineBytes` is matched on its longest prefix
- * of at most that many bytes that ends on a character boundary, so memory stays bounded on
- * a single gigantic line. Line numbers come from the manifest's per-chunk newline counts:
- * bytes are only scanned for newlines around candidate lines. Candidates are found,
- * fastest first:
- * - a literal every match must contain (`requiredLiteral`): raw-byte `indexOf`;
- * - for a pattern that cannot match a `\n` (`cannotMatchNewline`): one scan of a piece's
- *   lines joined by `\n` with the flags `gm`. Every per-line match at position p is also
- *   a match at p in the joined text (`^`/`$` with `m` match at line ends; `\b` sees `\n`
- *   as a non-word character, like the end of input; lookarounds are excluded), and no
- *   match can run into the next line, so the scan costs no more than the lines do
- *   (used when a piece is no longer than the line cap, so none of its lines is cut);
- * - otherwise every line.
- * Each candidate line is then tested alone with `new RegExp(pattern)`, so the prefilters
- * can add work but never change the answer.
+ * The matching side of pattern search (docs/contracts.md §2.10), its own bundle so a regular expression never runs on
+ * the extension host's thread. Line numbers come from the manifest's newline counts. Candidate lines come from a
+ * required literal, or one `gm` scan when the pattern cannot match `\n`, else every line; each is then tested alone,
+ * so the prefilters never change the answer.
  */
 import { isAscii } from 'node:buffer';
 import { hash as hashOf } from 'node:crypto';
@@ -39,46 +18,37 @@ import {
   type ToWorker,
 } from './patternProtocol.js';
 
-/** Overlap between consecutive windows of a line longer than `maxLineBytes`: a quarter of the window. */
 export function windowOverlap(maxLineBytes: number): number {
   return Math.floor(maxLineBytes / 4);
 }
 
-/** True for a UTF-8 continuation byte (10xxxxxx). */
 const isCont = (b: number | undefined): boolean => b !== undefined && (b & 0xc0) === 0x80;
 
-/** One search: feed it verified pieces in content order, then `end()`. */
 export class PatternMatcher {
   private readonly lit: Buffer | null;
   private readonly re: RegExp;
-  /** The same pattern with `g`, to start a window's search after its context character. */
+  /** To start a window's search after its context character. */
   private readonly reFrom: RegExp;
   private readonly scan: RegExp | null;
   private readonly decoder = new TextDecoder('utf-8');
   private readonly step: number;
-  /** Lines completed so far. */
   private lineNo = 0;
   private total = 0;
   private chars = 0;
   private collecting = true;
-  /** The content budget (not the limit) stopped the page: see `stoppedByBudget`. */
   private budgetStop = false;
   private cut = false;
   private readonly matches: PatternMatch[] = [];
-  // The line that continues into the next piece: its start (content offset), whether it
-  // already matched, and its bytes from `pendStart` on, a copy (slots are reused) that
-  // never grows past one window plus one piece.
+  // A copy (slots are reused) that never grows past one window plus one piece.
   private pend: Buffer | null = null;
   private pendStart = 0;
   private lineStart = 0;
-  /** Line-relative start of the next window to test on the pending line. */
   private nextWindow = 0;
   private lineMatched = false;
 
   constructor(private readonly s: MatcherSetup) {
-    // Binary content is searched as bytes (grep -a): one latin1 character per byte, and a
-    // non-ASCII character of the pattern stands for its UTF-8 bytes (`utf8BytePattern`).
-    // A literal is then ASCII only or not used, so the prefilters stay sound.
+    // Binary content is searched as bytes (grep -a); a literal is then ASCII only or not used, so the prefilters stay
+    // sound.
     const pattern = s.binary ? utf8BytePattern(s.pattern) : s.pattern;
     const literal = requiredLiteral(pattern);
     this.lit =
@@ -91,7 +61,6 @@ export class PatternMatcher {
     this.step = s.maxLineBytes - windowOverlap(s.maxLineBytes);
   }
 
-  /** One verified piece (whole chunks) at content offset `base`. */
   piece(buf: Buffer, base: number): void {
     const cs = this.s.chunkSize;
     let newlines = 0;
@@ -125,10 +94,8 @@ export class PatternMatcher {
   }
 
   /**
-   * Starts this matcher at a chunk boundary inside the content instead of at 0 (the second
-   * lane of a split search, docs/contracts.md §2.10): `lineNo` lines end before it, and when
-   * the boundary falls inside a line (`insideLine`), that line belongs to the lane before:
-   * its bytes are passed over (not kept, not tested) up to its newline.
+   * The second lane of a split search (docs/contracts.md §2.10): a line running into the boundary belongs to the lane
+   * before, so its bytes are passed over.
    */
   startAt(lineNo: number, insideLine: boolean): void {
     this.lineNo = lineNo;
@@ -138,10 +105,7 @@ export class PatternMatcher {
     }
   }
 
-  /**
-   * The first lane of a split search, past its range: only the line still pending is
-   * completed, from `buf` (content offset `base`). True when it is complete (or none was pending).
-   */
+  /** True when complete (or none was pending). */
   finishPending(buf: Buffer): boolean {
     if (!this.pend) return true;
     const nl = buf.indexOf(10);
@@ -154,12 +118,10 @@ export class PatternMatcher {
     return true;
   }
 
-  /** True when the content budget stopped the page (more matches would have been collected otherwise). */
   get stoppedByBudget(): boolean {
     return this.budgetStop;
   }
 
-  /** The answer, after the last piece. */
   end(): PatternSearchResult {
     if (this.pend) {
       this.addPend(Buffer.alloc(0), true);
@@ -168,14 +130,12 @@ export class PatternMatcher {
     return { totalMatches: this.total, matches: this.matches, cut: this.cut };
   }
 
-  /** More bytes of the pending line; `last`: they end it. Tests every window that is complete. */
   private addPend(bytes: Buffer, last: boolean): void {
     const L = this.s.maxLineBytes;
     if (!this.lineMatched)
       this.pend = this.pend!.length === 0 ? Buffer.from(bytes) : Buffer.concat([this.pend!, bytes]);
     const number = this.lineNo + 1;
-    // A window ends at line-relative nextWindow + L; it can be tested once one more byte
-    // is known (to align its end to a character), or when the line ends.
+    // A window can be tested once one more byte is known (to align its end to a character), or when the line ends.
     while (!this.lineMatched && this.pend) {
       const lineLen = this.pendStart - this.lineStart + this.pend.length;
       if (!last && lineLen <= this.nextWindow + L) break;
@@ -205,12 +165,8 @@ export class PatternMatcher {
   }
 
   /**
-   * Tests the window buf[ws, we) of a line (buf[0] is content offset `bOff`): the whole
-   * line when it fits `maxLineBytes`, else one of its overlapping windows (see
-   * docs/contracts.md §2.10). A window after the first starts its search after
-   * one character of context (so `^` cannot match there and lookbehinds see the real
-   * byte before); a non-final window only accepts a match that starts before the next
-   * window and ends before its own end. True when the line matched.
+   * A later window starts after one character of context, so `^` cannot match there and lookbehinds see the real byte
+   * before (docs/contracts.md §2.10).
    */
   private window(
     buf: Buffer,
@@ -247,7 +203,6 @@ export class PatternMatcher {
     return true;
   }
 
-  /** The complete line buf[ls, le) at content offset base + ls. */
   private testLine(buf: Buffer, ls: number, le: number, base: number, number: number): void {
     const L = this.s.maxLineBytes;
     for (let w = ls; ; w += this.step) {
@@ -256,12 +211,7 @@ export class PatternMatcher {
     }
   }
 
-  /**
-   * Records the matching line `number`: the match at text[index] (text[0] is content
-   * offset textOff; text[from] the first byte of the window). The shown text is the whole
-   * line when it is all here and fits `maxLineChars`, else a window around the match.
-   * `lineEnd` is the line's end offset when `text` reaches it, else -1.
-   */
+  /** The shown text is the whole line when it is all here and fits `maxLineChars`, else a window around the match. */
   private found(
     number: number,
     text: string,
@@ -282,8 +232,7 @@ export class PatternMatcher {
     if (whole && !bin && text.length <= this.s.maxLineChars) shown = text;
     else if (whole && bin && escapeBinary(text).length <= this.s.maxLineChars) shown = escapeBinary(text);
     else {
-      // A third of the room before the match; room for the markers (`…` only when the
-      // window starts after the line does); binary escapes take up to 4 characters a byte.
+      // A third of the room before the match; binary escapes take up to 4 characters a byte.
       let a = 0;
       let b = 0;
       const fit = (room: number): void => {
@@ -326,11 +275,7 @@ export class PatternMatcher {
     if (this.matches.length >= this.s.limit) this.collecting = false;
   }
 
-  /**
-   * Newlines in buf[a, b), where buf[0] is content offset `base` (a chunk boundary): whole
-   * chunks come from the manifest's index (their bytes were verified against the same
-   * manifest), only the partial chunks at either end are scanned.
-   */
+  /** Whole chunks come from the manifest's verified index; only the partial chunks at either end are scanned. */
   private countNl(buf: Buffer, a: number, b: number, base: number): number {
     const cs = this.s.chunkSize;
     const first = Math.ceil((base + a) / cs);
@@ -341,7 +286,6 @@ export class PatternMatcher {
     return n;
   }
 
-  /** The complete lines of buf[s, e] (e is the last one's newline); the first is line lineNo + 1. */
   private lines(buf: Buffer, s: number, e: number, base: number): void {
     const lineNo = this.lineNo;
     if (this.lit) {
@@ -401,11 +345,8 @@ function countBytes(buf: Buffer, a: number, b: number): number {
 }
 
 /**
- * One whole search over a local file, read here by descriptor in pieces of whole chunks
- * into one reused buffer: each piece is read, its assigned chunks hashed and compared,
- * then matched while it is still in the processor's cache (docs/contracts.md §2.10).
- * Synchronous: the orchestration watches `progress` and terminates this worker when a
- * piece overruns its budget or the search is cancelled.
+ * Synchronous: the orchestration watches `progress` and terminates this worker when a piece overruns its budget or
+ * the search is cancelled.
  */
 function searchFile(m: Extract<ToWorker, { type: 'file' }>): FromWorker {
   const { setup, fd, byteCount, pieceBytes, from, to } = m;
@@ -415,7 +356,6 @@ function searchFile(m: Extract<ToWorker, { type: 'file' }>): FromWorker {
   const buf = Buffer.allocUnsafe(Math.min(pieceBytes, Math.max(1, byteCount)));
   let hashed = 0;
   let done = 0;
-  /** The piece at `pos` read and its assigned chunks checked, or undefined (short file or a digest that differs). */
   const verifiedPiece = (pos: number, end: number): Buffer | undefined => {
     const len = end - pos;
     let got = 0;
@@ -457,7 +397,7 @@ function searchFile(m: Extract<ToWorker, { type: 'file' }>): FromWorker {
   return { type: 'done', hashed, stoppedByBudget: matcher.stoppedByBudget, ...r };
 }
 
-/** Answers the orchestration's messages on `port`: one search at a time, pieces acknowledged in order. */
+/** One search at a time, pieces acknowledged in order. */
 export function servePatternSearches(port: Pick<MessagePort, 'postMessage' | 'on'>): void {
   let views: Buffer[] = [];
   let matcher: PatternMatcher | undefined;

@@ -1,8 +1,6 @@
 /**
- * A search over any source that is not a local file (S3, memory): the main thread reads the
- * content in windows into two reused SharedArrayBuffer slots, verifies every chunk in place,
- * and only then hands the slot to the worker as pieces; while the worker scans one slot the
- * main thread fills the other. No byte is copied to the worker (docs/contracts.md §2.10).
+ * Any source that is not a local file: the main thread verifies windows in two reused shared slots and hands them to
+ * the worker without a copy (docs/contracts.md §2.10).
  */
 import { EvidenceError } from '../../errors.js';
 import { streamVerifiedInto, type Manifest, type RangeSource } from '../../integrity/integrity.js';
@@ -16,10 +14,8 @@ import {
 import { pieceBytesOf, setupOf, type PatternSearchOptions } from './searchSetup.js';
 import { acquireWorker, releaseWorker, startedWorkers, WORKER_START_MS } from './workerPool.js';
 
-/** Pieces per window: one physical read and one digest pass cover this many. */
 const PIECES_PER_WINDOW = 4;
 
-/** Searches `source` through one worker fed verified windows of it. */
 export async function searchSlots(
   source: RangeSource,
   manifest: Manifest,
@@ -27,7 +23,6 @@ export async function searchSlots(
 ): Promise<PatternSearchResult> {
   const { signal } = options;
   const overall = Date.now() + (options.timeoutMs ?? Number.MAX_SAFE_INTEGER / 2);
-  // A slot holds a window of a few pieces, never more than the content.
   const pieceBytes = pieceBytesOf(manifest);
   const slotBytes = Math.max(1, Math.min(PIECES_PER_WINDOW * pieceBytes, manifest.byteCount));
   const slots = [new SharedArrayBuffer(slotBytes), new SharedArrayBuffer(slotBytes)];
@@ -64,7 +59,7 @@ export async function searchSlots(
     if (Date.now() >= overall) throw deadlineError();
   };
 
-  /** The next reply; rejects at `deadline` (a piece's budget) or the overall limit, whichever is first, or on abort. */
+  /** Rejects at a piece's budget or the overall limit, whichever is first, or on abort. */
   const next = (deadline: number): Promise<FromWorker> => {
     const ready = replies.shift();
     if (ready) return Promise.resolve(ready);
@@ -92,13 +87,10 @@ export async function searchSlots(
       };
     });
   };
-  // Post times and sizes of the pieces not yet acknowledged, oldest first. The worker
-  // takes them in order, so the oldest one's clock starts when it was posted or when the
-  // worker answered last, whichever is later.
+  // The worker takes pieces in order, so the oldest one's clock starts when it was posted or when the worker last
+  // answered, whichever is later.
   const pending: { at: number; bytes: number }[] = [];
-  // A fresh isolate starts while the first windows are read and verified (pieces posted
-  // before it listens wait in its port). Starting is not the pattern's time: the budget
-  // only counts from its first reply.
+  // Starting the isolate is not the pattern's time: the budget counts from its first reply.
   const awaitStart = async (): Promise<void> => {
     if (startedWorkers.has(worker)) return;
     const r = await next(Date.now() + Math.max(options.budgetMs, WORKER_START_MS));
@@ -140,7 +132,7 @@ export async function searchSlots(
     return { totalMatches: r.totalMatches, matches: r.matches, cut: r.cut };
   } finally {
     signal?.removeEventListener('abort', onAbort);
-    // Not awaited: the answer does not wait for the isolate to be torn down (the slots stay referenced by it).
+    // The answer does not wait for the isolate to be torn down.
     void releaseWorker(worker, clean);
   }
 }

@@ -1,35 +1,26 @@
-/**
- * The pattern workers (`patternWorker.ts`, its own bundle): started bare, kept idle between
- * searches, taken and given back by the two ways of searching.
- */
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { PATTERN_WORKER_MARK } from './patternProtocol.js';
 
-/** Time allowed for the worker isolate to start (machine load, not the pattern). */
+/** Machine load, not the pattern. */
 export const WORKER_START_MS = 10_000;
 
 /**
- * Idle workers kept between searches (a fresh isolate costs tens of milliseconds, more
- * under tsx): taken by the next search, returned after a clean `done`, terminated after
- * anything else (a timed-out, cancelled or failed worker may still be busy or hold stale
- * messages). Unreferenced while idle, so they never keep a process alive.
+ * A fresh isolate is costly to start. A timed-out, cancelled or failed worker is terminated, never reused; idle ones
+ * are unreferenced so they never keep a process alive.
  */
 const idleWorkers: Worker[] = [];
-/** Workers whose isolate has said `ready` (starting is not the pattern's time). */
 export const startedWorkers = new WeakSet<Worker>();
-/** Idle workers kept: one per lane of a split search (§2.10). */
+/** One per lane of a split search. */
 const MAX_IDLE_WORKERS = 2;
 
-/** An idle worker, or a new one. */
 export function acquireWorker(): Worker {
   const w = idleWorkers.pop() ?? startWorker();
   w.ref();
   return w;
 }
 
-/** Returns the worker to the idle list, or terminates it (the promise of its end). */
 export function releaseWorker(w: Worker, clean: boolean): Promise<unknown> {
   w.removeAllListeners('message');
   w.removeAllListeners('error');
@@ -49,10 +40,8 @@ export function releaseWorker(w: Worker, clean: boolean): Promise<unknown> {
 }
 
 /**
- * The worker's entry: the bundle beside this one (`dist/patternWorker.js` next to
- * `dist/extension.js` and `dist/mcp.js`, see esbuild.js), or, when running from source
- * (tests, benchmarks under tsx), the TypeScript file through tsx's require hook. No
- * inspector flags or loaders from the parent: a bare, fast-starting isolate.
+ * From source (tests, benches), the TypeScript file through tsx. No inspector flags or loaders from the parent: a
+ * bare, fast-starting isolate.
  */
 function startWorker(): Worker {
   const options = {

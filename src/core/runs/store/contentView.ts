@@ -1,7 +1,4 @@
-/**
- * The verified bytes behind a resolved handle, whatever its storage shape (inline in the
- * log, a blob, an artifact), and the byte access `openHandle` hands out over them.
- */
+/** The verified bytes behind a resolved handle, whatever its storage shape. */
 import type { BlobKey } from '../../blobs/blobKey.js';
 import type { BlobStore } from '../../blobs/blobStore.js';
 import { missingError, openVerified, type ManifestCache } from '../../blobs/verifiedBlobs.js';
@@ -12,7 +9,6 @@ import type { HandleEntry } from '../log/handles.js';
 import { checkLineCount, type ContentView } from '../reading/reader.js';
 import type { HandleSource, RecordedArtifacts, StoredContent } from '../types.js';
 
-/** Where a store keeps the bytes its handles name. */
 export interface ContentStores {
   readonly tenant: string;
   readonly blobs: BlobStore | undefined;
@@ -24,7 +20,6 @@ function contentOf(entry: HandleEntry): StoredContent {
   return entry.attachment ?? entry.record;
 }
 
-/** The verified content behind a resolved handle. */
 export async function openContentView(stores: ContentStores, entry: HandleEntry): Promise<ContentView> {
   const c = contentOf(entry);
   const byteCount = entry.attachment ? entry.attachment.sizeBytes : entry.record.resultBytes;
@@ -45,7 +40,7 @@ export async function openContentView(stores: ContentStores, entry: HandleEntry)
       binary: c.binary,
     };
   } else if (c.stored === 'artifact') {
-    // The artifact store holds these bytes once; they are read (and verified) as `.tool-artifacts/…` ranges are.
+    // The artifact store holds these bytes once.
     if (!stores.artifacts || !c.artifactId || !c.manifestDigest) throw missingError();
     const { manifest, source } = await stores.artifacts
       .openRecorded({ artifactId: c.artifactId, byteCount, sha256: c.sha256 }, c.manifestDigest)
@@ -75,7 +70,6 @@ export async function openContentView(stores: ContentStores, entry: HandleEntry)
   return view;
 }
 
-/** Verified byte access over an opened view of a handle's content. */
 export function handleSourceOf(handle: string, entry: HandleEntry, view: ContentView): HandleSource {
   const c = contentOf(entry);
   const { manifest, source } = view;

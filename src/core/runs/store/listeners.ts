@@ -1,10 +1,9 @@
-/** Listeners of one kind of event: a listener that throws disturbs neither the others nor the emitter. */
+/** A listener that throws disturbs neither the others nor the emitter. */
 import type { Disposable } from '../types.js';
 
 export class Listeners<E> {
   private readonly set = new Set<(event: E) => void>();
 
-  /** Adds a listener until the returned disposable is disposed. */
   add(listener: (event: E) => void): Disposable {
     this.set.add(listener);
     return {

@@ -1,15 +1,6 @@
 /**
- * `RunStore` (one per tenant): starting, listing and reporting runs, resolving handles and
- * reading what they name, retention (docs/contracts.md §2). Recording is `Run`'s
- * (`recording/`); handle resolution, the bytes behind a handle, retention and the checked
- * options have files of their own beside this one.
- *
- * Layout: run logs at `<logsDir>/<tenant>/<runId>.jsonl`, indexed by the tenant's catalog
- * (docs/architecture.md §6); bytes in the wired `BlobStore` under `{ tenant, runId, callId }`
- * (results) and `{ tenant, runId, callId: "<callId>.<slot>" }` (attachments).
- *
- * Ids: a run id is `run-<UTC yyyymmddThhmmss>-<10 hex>`; its calls are `<10 hex>-<n>`, so
- * call ids are unique across the tenant: a new run's token is checked against the catalog.
+ * `RunStore`, one per tenant (docs/contracts.md §2). Recording is `Run`'s (`recording/`). Call ids `<10 hex>-<n>` are
+ * unique across the tenant because a new run's token is checked against the catalog.
  */
 import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
@@ -65,21 +56,18 @@ import type {
   ShownAnswer,
 } from '../types.js';
 
-// The store's public surface includes the recorder, which lives in recording/.
 export { Run } from '../recording/run.js';
 
-/** Parsed logs kept for `report` (the inspector asks for the same few runs again and again). */
+/** The inspector asks for the same few runs again and again. */
 const PARSED_LOGS = 32;
 
-/** One per tenant: starts runs, lists and reports them, resolves handles, reads outputs. */
 export class RunStore implements RunStoreApi, RunHost {
   readonly tenant: string;
-  /** Hash of the agent profile every run of this store records. */
   readonly profileHash: string;
   private readonly dir: string;
-  /** Set by `open` (the constructor cannot wait for the catalog to load). */
+  /** The constructor cannot wait for the catalog to load. */
   private catalog!: Catalog;
-  /** The last few parsed logs, by run, while their size and mtime are unchanged (bounded: never one per run). */
+  /** Bounded: never one per run. */
   private readonly parsed = new Map<string, { size: number; mtimeMs: number; log: ReadLogResult }>();
   private readonly live = new Map<string, Run>();
   private readonly listeners = new Listeners<RunRecordEvent>();
@@ -120,7 +108,7 @@ export class RunStore implements RunStoreApi, RunHost {
     return this.readerLimits.searchTimeoutMs;
   }
 
-  /** Validates the options, creates `<logsDir>/<tenant>/` and opens its catalog (constant time). */
+  /** Constant time. */
   static async open(options: RunStoreOptions): Promise<RunStore> {
     assertSafeSegment('tenant', options.tenant);
     const dir = path.join(path.resolve(options.logsDir), options.tenant);
@@ -130,7 +118,6 @@ export class RunStore implements RunStoreApi, RunHost {
     return store;
   }
 
-  /** Starts a run: appends `run_started` to a new log. */
   async startRun(options: StartRunOptions = {}): Promise<Run> {
     let token: string;
     do token = randomBytes(5).toString('hex');
@@ -159,7 +146,7 @@ export class RunStore implements RunStoreApi, RunHost {
     return run;
   }
 
-  /** Every run of this tenant, newest first, each checked against its log: use `queryRuns`/`queryCalls` for pages. */
+  /** Checks each against its log: pages use `queryRuns`/`queryCalls`. */
   async listRuns(): Promise<RunSummary[]> {
     await this.catalog.verifyAll();
     const out: RunSummary[] = [];
@@ -171,24 +158,20 @@ export class RunStore implements RunStoreApi, RunHost {
     }
   }
 
-  /** Compares the catalog with the logs folder: another process's new logs, logs gone, unfinished runs (§6). */
   reconcileWithLogs(): Promise<void> {
     return this.catalog.reconcile();
   }
 
-  /** One page of calls, sorted and filtered from the catalog (docs/architecture.md §6). */
   queryCalls(query: CallQuery): Promise<CallPage> {
     return queryCalls(this.catalog, query, this.isLive, this.liveIds);
   }
 
-  /**
-   * Where a call is in the list these filters give, or undefined when they hide it (docs/contracts.md §3.4, "Reveal").
-   */
+  /** docs/contracts.md §3.4, "Reveal". */
   callIndex(query: CallFilter, runId: string, callId: string): Promise<number | undefined> {
     return callIndex(this.catalog, query, runId, callId, this.liveIds);
   }
 
-  /** One page of calls with their records, for the inspector's list (docs/architecture.md §6; callPage.ts). */
+  /** docs/architecture.md §6. */
   async callReports(query: CallReportQuery): Promise<CallReportPage> {
     const page = await reportPage(await this.queryCalls(query), {
       logPath: (runId) => this.logPath(runId),
@@ -199,44 +182,35 @@ export class RunStore implements RunStoreApi, RunHost {
       },
     });
     if (!query.withFacets) return page;
-    // The pickers' choices: the distinct tools and source kinds of the listed calls, from two indexes (§6).
     return { ...page, ...facetsOf(this.catalog) };
   }
 
-  /** How many runs this tenant keeps and their bytes, from the catalog's counters (no stat per log). */
   async totals(): Promise<{ runs: number; bytes: number; calls: number }> {
     return this.catalog.totals();
   }
 
-  /** Runs whose id or label contains `text`, newest first (for searchable pickers). */
   queryRuns(query: RunQuery): Promise<RunSummary[]> {
     return queryRuns(this.catalog, query, this.tenant, this.isLive);
   }
 
-  /** Counters of the catalog (tests and the scale bench). */
   catalogStats(): CatalogStats {
     return this.catalog.stats();
   }
 
-  /** Closes the catalog's database connection (a store no longer used: a reopened settings change, tests). */
   close(): void {
     this.catalog.close();
   }
 
-  /** How many runs this process is still recording in this store (a store swapped out is closed only at 0). */
+  /** A store swapped out is closed only at 0. */
   get liveRuns(): number {
     return this.liveIds().length;
   }
 
-  /** Resolves when the catalog's background checks (start-up reconcile, repairs) are done. */
   catalogSettled(): Promise<void> {
     return this.catalog.settled();
   }
 
-  /**
-   * Finishes as `interrupted` every unfinished run whose writer is provably gone (owner.ts), so it stops showing as
-   * running. Front ends call it at start-up (docs/contracts.md §5.4). Returns the runs finished.
-   */
+  /** Front ends call it at start-up (docs/contracts.md §5.4). */
   async finishInterrupted(): Promise<string[]> {
     const done: string[] = [];
     const now = Date.now();
@@ -248,7 +222,7 @@ export class RunStore implements RunStoreApi, RunHost {
       const first = (await this.readLog(run.runId)).records[0];
       if (first?.type !== 'run_started' || !first.owner || (await ownerAlive(first.owner))) continue;
       const record: RunRecord = { type: 'run_finished', runId: run.runId, finishedAt: nowIso(), status: 'interrupted' };
-      // A torn last line (the writer died mid-append) is ended first so this record parses.
+      // A torn last line is ended first so this record parses.
       await terminateTornTail(this.logPath(run.runId));
       const bytes = await appendRecord(this.logPath(run.runId), record);
       await this.indexRecord(run.runId, record, bytes);
@@ -258,12 +232,10 @@ export class RunStore implements RunStoreApi, RunHost {
     return done;
   }
 
-  /** Every call of one run in start order, with the preview the model saw. */
   async report(runId: string): Promise<CallReport[]> {
     return callReportsOf(runId, (await this.readLog(runId)).records, this.live.has(runId));
   }
 
-  /** Contract 2.5 over handles minted by this tenant's runs (or the runs in `scope`). */
   async readToolOutput(
     args: ReadToolOutputArgs,
     scope?: ReadScope,
@@ -280,19 +252,17 @@ export class RunStore implements RunStoreApi, RunHost {
     return readContent(view, req, limits, options);
   }
 
-  /** Verified byte access behind a handle, refused exactly as the reader refuses. */
+  /** Refused exactly as the reader refuses. */
   async openHandle(handle: string, scope?: ReadScope): Promise<HandleSource> {
     if (typeof handle !== 'string') throw new EvidenceError('invalidArgument', 'handle must be a string');
     const entry = await this.resolve(handle, scope);
     return handleSourceOf(handle, entry, await this.openView(entry));
   }
 
-  /** Listens for every record this store appends. */
   onDidRecord(listener: (event: RunRecordEvent) => void): Disposable {
     return this.listeners.add(listener);
   }
 
-  /** Listens for the progress of running commands' captures (docs/contracts.md §3.4). */
   onDidCaptureProgress(listener: (event: CaptureProgressEvent) => void): Disposable {
     return this.progressListeners.add(listener);
   }
@@ -307,7 +277,7 @@ export class RunStore implements RunStoreApi, RunHost {
     this.progressListeners.emit(event);
   }
 
-  /** Deletes a run's blobs, then its log (so a failed blob delete can be retried). */
+  /** Blobs first, so a failed blob delete can be retried. */
   async deleteRun(runId: string): Promise<void> {
     await this.statLog(runId);
     if (this.isLive(runId)) throw new EvidenceError('invalidArgument', 'run is still in progress');
@@ -318,13 +288,12 @@ export class RunStore implements RunStoreApi, RunHost {
     this.live.delete(runId);
   }
 
-  /** Appends a `run_pinned` record. */
   async setPinned(runId: string, pinned: boolean): Promise<void> {
     await this.statLog(runId);
     await this.appendTo(runId, { type: 'run_pinned', runId, pinned, at: nowIso() });
   }
 
-  /** Appends a record to an existing run's log, whoever wrote the run; the catalog is told in the same step. */
+  /** The catalog is told in the same step. */
   private async appendTo(runId: string, record: RunRecord): Promise<void> {
     const live = this.live.get(runId);
     if (live) {
@@ -337,10 +306,7 @@ export class RunStore implements RunStoreApi, RunHost {
     this.emit(runId, record);
   }
 
-  /**
-   * Notes what a model was handed of a recorded call (a `call_shown` record, docs/contracts.md §2.14). Never throws:
-   * the answer it describes was already given.
-   */
+  /** docs/contracts.md §2.14. Never throws: the answer it describes was already given. */
   async recordShown(shown: ShownAnswer): Promise<void> {
     try {
       const bytes = typeof shown.text === 'number' ? shown.text : Buffer.byteLength(shown.text, 'utf8');
@@ -370,12 +336,10 @@ export class RunStore implements RunStoreApi, RunHost {
     }
   }
 
-  /** Savings over a time range, from the catalog's rollup (docs/contracts.md §2.14): no log is read. */
   async usage(query: UsageQuery = {}): Promise<UsageReport> {
     return usageReport(this.catalog, query);
   }
 
-  /** Retention from the catalog, oldest first, in slices (retention.ts). */
   prune(options: PruneOptions): Promise<PruneResult> {
     return pruneRuns({ catalog: this.catalog, isLive: this.isLive, deleteRun: (id) => this.deleteRun(id) }, options);
   }
@@ -396,11 +360,10 @@ export class RunStore implements RunStoreApi, RunHost {
     this.emit(runId, record);
   }
 
-  /** Adds a record this process appended to the catalog, with the log's new size and mtime. */
   private async indexRecord(runId: string, record: RunRecord, bytes: number): Promise<void> {
     const st = await fsp.stat(this.logPath(runId)).catch(() => undefined);
     if (!st) return;
-    // A recording never fails because the index could not be written: the next reader re-indexes from the log.
+    // A recording never fails for the index: the next reader re-indexes from the log.
     await this.catalog.recorded(record, bytes, { size: st.size, mtimeMs: st.mtimeMs }).catch(() => undefined);
   }
 
@@ -419,7 +382,6 @@ export class RunStore implements RunStoreApi, RunHost {
     return openContentView({ tenant, blobs, artifacts, manifests }, entry);
   }
 
-  /** The log's stat, or `unknown run` for a bad id or a missing log. */
   private async statLog(runId: string): Promise<{ size: number; mtimeMs: number }> {
     if (typeof runId !== 'string' || !isSafeSegment(runId)) throw new EvidenceError('invalidArgument', 'unknown run');
     const st = await fsp.stat(this.logPath(runId)).catch(() => undefined);
@@ -427,7 +389,7 @@ export class RunStore implements RunStoreApi, RunHost {
     return st;
   }
 
-  /** One run's parsed log (a bounded cache by size and mtime); a changed log is re-indexed too. */
+  /** A changed log is re-indexed too. */
   private async readLog(runId: string): Promise<ReadLogResult> {
     const st = await this.statLog(runId);
     const prior = this.parsed.get(runId);

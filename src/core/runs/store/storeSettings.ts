@@ -1,8 +1,3 @@
-/**
- * A run store's settings from its options: every limit checked (a positive integer, the
- * reader's line cut within its content bound), defaults filled in, and the profile hash
- * every run of the store records.
- */
 import { EvidenceError } from '../../errors.js';
 import {
   DEFAULT_CAPTURE_CAP_BYTES,
@@ -15,7 +10,6 @@ import { DEFAULT_READER_LIMITS, LINE_CUT_MARKER } from '../reading/reader.js';
 import { captureCap, positiveInt } from '../recording/recordFields.js';
 import type { Preservation, ReaderLimits, RunLimits, RunStoreOptions } from '../types.js';
 
-/** What a store keeps of its options, checked. */
 export interface StoreSettings {
   readonly limits: RunLimits;
   readonly readerLimits: ReaderLimits;
@@ -27,7 +21,7 @@ export interface StoreSettings {
   readonly profileHash: string;
 }
 
-/** The options checked, with defaults; throws `invalidArgument` naming the first bad one. */
+/** Throws `invalidArgument` naming the first bad one. */
 export function storeSettingsOf(options: RunStoreOptions): StoreSettings {
   const limits = {
     largeResultBytes: positiveInt(

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { decideHook, type HookContext } from '../../../../src/core/reach/hookEvent.js';
 import { wrapCommand } from '../../../../src/core/reach/rewrite.js';
-import { readThroughShell } from '../../../../src/cli/keep.js';
+import { readThroughShell } from '../../../../src/cli/recordSpool.js';
 import { portableCommand } from '../../../../src/core/reach/locate.js';
 import { PREFILTER_PATTERNS } from '../../../../src/core/reach/shim.js';
 

@@ -1,20 +1,12 @@
 /**
- * `keep SPOOL STATUS`: the second half of a routed command (docs/contracts.md §6.1). The command
- * ran in the agent's own shell with its stdout and stderr in the spool folder the hook made
- * (`<storage>/evidence/spool/<id>/`, src/core/reach/rewrite.ts); its output was too large to give
- * back whole, so this records it as the `evidence_runCommand` call `capture` would have recorded
- * (the run store's `recordCommand`: same attachments, handles and summary) and prints the
- * bounded observation the model gets instead of the output.
- *
- * Fail open: a routed command never fails because of the product. If anything goes wrong
- * (the storage cannot be opened or written, a disk fills), the spooled bytes are printed as the
- * command wrote them, then one line on stderr says evidence was not kept, and the exit code is
- * 0; only when not even the spool can be read is it 1, and the wrapper then prints the spool
- * itself. The spool folder is removed either way.
+ * `keep SPOOL STATUS`: the second half of a routed command (docs/contracts.md §6.1), recording the spool as the call
+ * `capture` would have recorded and printing the bounded observation. Fail open: if anything goes wrong the spooled
+ * bytes are printed as written, one line on stderr says evidence was not kept, and the exit code is 0. The spool
+ * folder is removed either way.
  */
 import { createReadStream, promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import { boundModelText, runLabel, type RunSource } from '../core/index.js';
+import { boundModelText, runLabel, withRun, type RunSource } from '../core/index.js';
 import {
   givenBackWhole,
   SPOOL_COMMAND,
@@ -30,7 +22,6 @@ import { CAPTURE_TOOL } from './capture.js';
 import type { CliIo } from './io.js';
 import { openSession, type CliSession } from './session.js';
 
-/** The storage folder a spool lies in: `<storage>/evidence/spool/<id>`, or a usage error. */
 function storageOfSpool(spool: string): string {
   const dir = path.resolve(spool);
   const id = path.basename(dir);
@@ -45,7 +36,7 @@ function storageOfSpool(spool: string): string {
   return path.dirname(path.dirname(spools));
 }
 
-/** Reads the meta file; a missing or malformed one names an unknown agent rather than losing the output. */
+/** A missing or malformed one names an unknown agent rather than losing the output. */
 async function readMeta(spool: string): Promise<SpoolMeta> {
   try {
     const v = JSON.parse(await fsp.readFile(path.join(spool, SPOOL_META), 'utf8')) as Record<string, unknown>;
@@ -65,11 +56,7 @@ async function readMeta(spool: string): Promise<SpoolMeta> {
   }
 }
 
-/**
- * The observation with its `read_tool_output` calls written as the same reads through the command line (`read`: the
- * shell words the hook found for the agent's shell), for a client that has no such tool: the model is told only a read
- * it can make.
- */
+/** For a client without `read_tool_output`: the model is told only a read it can make. */
 export function readThroughShell(text: string, read: string): string {
   return text
     .replace(
@@ -86,13 +73,9 @@ export function readThroughShell(text: string, read: string): string {
     });
 }
 
-/** Spools older than this whose streams stopped changing were left by a shell that ended mid-command. */
 const ORPHAN_SPOOL_MS = 24 * 3_600_000;
 
-/**
- * Records one spool as the `evidence_runCommand` call `capture` would have recorded and returns the
- * model-facing text; throws when the store fails. `exit.aborted`: the shell ended before the command did.
- */
+/** Throws when the store fails. `exit.aborted`: the shell ended before the command did. */
 async function recordSpool(
   runs: CliSession['runs'],
   spool: string,
@@ -106,40 +89,41 @@ async function recordSpool(
     agent: meta.agent,
     ...(meta.sessionId !== undefined ? { sessionId: meta.sessionId } : {}),
   };
-  const run = await runs.startRun({ label: runLabel(`${meta.agent} terminal`, command), source });
-  let ok = false;
-  try {
-    const outcome = await run.recordCommand(
-      command,
-      { cwd: meta.cwd ?? cwd, tool: CAPTURE_TOOL },
-      {
-        stdout: createReadStream(path.join(spool, SPOOL_STDOUT)),
-        stderr: createReadStream(path.join(spool, SPOOL_STDERR)),
-        exit: Promise.resolve({
-          code: exit.code,
-          signal: null,
-          timedOut: false,
-          aborted: exit.aborted,
-          spawnFailed: false,
-          strays: [],
-          pipesAbandoned: false,
-        }),
-        kill: () => undefined,
-      },
-    );
-    if (outcome.status === 'failed') throw new Error(outcome.record.error?.message ?? 'the output could not be stored');
-    ok = true;
-    const text = meta.read ? readThroughShell(outcome.modelText, meta.read) : outcome.modelText;
-    return { text: boundModelText(text), runId: run.runId, callId: outcome.callId };
-  } finally {
-    await run.finish(ok ? (exit.aborted ? 'cancelled' : 'completed') : 'failed').catch(() => undefined);
-  }
+  return withRun(
+    runs,
+    { label: runLabel(`${meta.agent} terminal`, command), source },
+    async (run, finishAs) => {
+      const outcome = await run.recordCommand(
+        command,
+        { cwd: meta.cwd ?? cwd, tool: CAPTURE_TOOL },
+        {
+          stdout: createReadStream(path.join(spool, SPOOL_STDOUT)),
+          stderr: createReadStream(path.join(spool, SPOOL_STDERR)),
+          exit: Promise.resolve({
+            code: exit.code,
+            signal: null,
+            timedOut: false,
+            aborted: exit.aborted,
+            spawnFailed: false,
+            strays: [],
+            pipesAbandoned: false,
+          }),
+          kill: () => undefined,
+        },
+      );
+      if (outcome.status === 'failed')
+        throw new Error(outcome.record.error?.message ?? 'the output could not be stored');
+      finishAs(exit.aborted ? 'cancelled' : 'completed');
+      const text = meta.read ? readThroughShell(outcome.modelText, meta.read) : outcome.modelText;
+      return { text: boundModelText(text), runId: run.runId, callId: outcome.callId };
+    },
+    () => undefined,
+  );
 }
 
 /**
- * A shell killed mid-command (an agent's own time limit, a closed terminal) never reaches `keep`: its
- * spool stays. Each `keep` records the spools whose streams have not changed for `ORPHAN_SPOOL_MS`, as
- * calls that ended without an exit status (cancelled), so their bytes are evidence too, then removes them.
+ * A shell killed mid-command never reaches `keep`: its spool is recorded by a later `keep` once idle, as a cancelled
+ * call, so its bytes are evidence too.
  */
 async function recordOrphans(runs: CliSession['runs'], spools: string, cwd: string): Promise<void> {
   const now = Date.now();
@@ -169,17 +153,16 @@ async function recordOrphans(runs: CliSession['runs'], spools: string, cwd: stri
   }
 }
 
-/** Copies one spooled stream to this process's stdout or stderr, in pieces (any size, bounded memory). */
+/** Bounded memory. */
 async function giveBack(file: string, stream: 'stdout' | 'stderr', io: CliIo): Promise<void> {
   for await (const chunk of createReadStream(file)) await io.tee(stream, chunk as Buffer);
 }
 
 /**
- * The `keep` subcommand: `keep SPOOL STATUS WHOLE` (the wrapper's; exits with STATUS) or
- * `keep --quiet SPOOL STATUS` (the shim's background recording of a small output it already
- * printed; prints nothing, exits 0).
+ * `keep SPOOL STATUS WHOLE` exits with STATUS; `keep --quiet SPOOL STATUS` (the shim's background recording of an
+ * output it already printed) prints nothing.
  */
-export async function keep(argv: readonly string[], io: CliIo): Promise<number> {
+export async function recordSpoolCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const quiet = argv[0] === '--quiet';
   const args = quiet ? argv.slice(1) : argv;
   if (args.length !== (quiet ? 2 : 3) || !/^\d{1,3}$/.test(args[1]!) || (!quiet && !/^\d{1,9}$/.test(args[2]!))) {
@@ -198,7 +181,7 @@ export async function keep(argv: readonly string[], io: CliIo): Promise<number> 
     if (!quiet) io.err('bounded-evidence: evidence not kept (the spooled output is gone); the command ran unrouted\n');
     return done;
   }
-  // Small: the output exactly as the command wrote it, then recorded (no observation).
+  // Small: the output exactly as the command wrote it, then recorded.
   const whole = !quiet && givenBackWhole(sizes[0].size, sizes[1].size, Number(args[2]));
   if (whole) {
     await giveBack(out, 'stdout', io);
@@ -207,8 +190,7 @@ export async function keep(argv: readonly string[], io: CliIo): Promise<number> 
   try {
     const session = await openSession(storage);
     const kept = await recordSpool(session.runs, spool, { code: status, aborted: false }, io.cwd);
-    // What the agent was handed (docs/contracts.md §2.14): the output as written (small: by this process,
-    // or by the shim before `keep --quiet`), else the observation.
+    // What the agent was handed (docs/contracts.md §2.14).
     if (!quiet && !whole) {
       const printed = kept.text.endsWith('\n') ? kept.text : `${kept.text}\n`;
       await io.out(printed);
