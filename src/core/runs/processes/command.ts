@@ -318,8 +318,8 @@ async function pipeInodes(pid: number | undefined): Promise<string[]> {
 
 /**
  * Finds and kills, on Linux, every process carrying `marker` in its environment or
- * holding one of `pipes`, except this process and the shell (`shellPid`, killed with its
- * group). Repeats while it finds new ones (a process may fork while being found).
+ * holding one of `pipes`, except this process and the shell's group (`shellPid`, killed
+ * with its group). Repeats while it finds new ones (a process may fork while being found).
  */
 async function sweepTree(
   marker: string,
@@ -336,7 +336,7 @@ async function sweepTree(
       .map(Number)
       .filter((p) => p !== process.pid && p !== shellPid);
     const hits = (
-      await Promise.all(pids.map(async (pid) => ((await isOfTree(pid, needle, pipes)) ? pid : undefined)))
+      await Promise.all(pids.map(async (pid) => ((await isOfTree(pid, needle, pipes, shellPid)) ? pid : undefined)))
     ).filter((p): p is number => p !== undefined);
     const fresh = hits.filter((p) => !found.get(p)?.ended);
     if (fresh.length === 0) break;
@@ -354,24 +354,28 @@ async function sweepTree(
   return [...found.values()];
 }
 
-async function isOfTree(pid: number, needle: Buffer, pipes: readonly string[]): Promise<boolean> {
+async function isOfTree(pid: number, needle: Buffer, pipes: readonly string[], group?: number): Promise<boolean> {
   const environ = await fsp.readFile(`/proc/${pid}/environ`).catch(() => undefined);
   // A zombie or a process of another user shows an empty or unreadable environment.
-  if (environ?.includes(needle)) {
-    return !(await isZombie(pid));
-  }
+  if (environ?.includes(needle)) return outsideGroup(pid, group);
   if (pipes.length === 0) return false;
   const fds = await fsp.readdir(`/proc/${pid}/fd`).catch(() => [] as string[]);
   for (const fd of fds) {
     const link = await fsp.readlink(`/proc/${pid}/fd/${fd}`).catch(() => undefined);
-    if (link !== undefined && pipes.includes(link)) return true;
+    if (link !== undefined && pipes.includes(link)) return outsideGroup(pid, group);
   }
   return false;
 }
 
-async function isZombie(pid: number): Promise<boolean> {
+/**
+ * True for a running process outside the shell's group: a member was sent the group's
+ * SIGKILL already and may still be on its way out, not a process left behind.
+ */
+async function outsideGroup(pid: number, group: number | undefined): Promise<boolean> {
   const stat = await fsp.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-  return stat === '' || stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  // After the name: state, parent, process group.
+  const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return stat !== '' && state !== 'Z' && Number(pgrp) !== group;
 }
 
 /**

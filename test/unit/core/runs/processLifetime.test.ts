@@ -4,7 +4,7 @@
  * the other session is ended (docs/contracts.md §5.4).
  */
 import * as assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { MemoryBlobStore } from '../../../../src/core/blobs/memoryBlobStore.js';
 import { openStore, scratch, waitGone } from './helpers.js';
@@ -96,6 +96,35 @@ describe('command lifetime with descendants in another session', () => {
     assert.equal(out.record.attachments[0]!.inline, 'hi\n');
     // Found as a holder of the output pipes, and ended.
     assert.equal(await waitGone(holder), true);
+  });
+});
+
+describe("the command's own group", () => {
+  let dir: string;
+  let cleanup: () => void;
+  beforeEach(() => ({ dir, cleanup } = scratch('own-group')));
+  afterEach(() => cleanup());
+
+  it('members killed with the group are not named as left in another session, though some are still on their way out when the tree is swept', async function () {
+    this.timeout(30_000);
+    const store = await openStore(dir, { blobs: new MemoryBlobStore() });
+    const run = await store.startRun();
+    const ac = new AbortController();
+    const ready = path.join(dir, 'ready');
+    const pids = path.join(dir, 'pids');
+    // Twenty members of the shell's group (no setsid): cancelled once all run, by state, not time.
+    const started = run.runCommand(`for i in $(seq 20); do sleep 600 & echo $! >> ${pids}; done; : > ${ready}; wait`, {
+      cwd: dir,
+      signal: ac.signal,
+    });
+    while (!existsSync(ready)) await new Promise((r) => setTimeout(r, 10));
+    ac.abort();
+    const out = await started;
+    assert.deepEqual([out.status, out.record.error?.code], ['error', 'aborted']);
+    assert.ok(!out.modelText.includes('another session'), out.modelText);
+    const members = readFileSync(pids, 'utf8').trim().split('\n').map(Number);
+    assert.equal(members.length, 20);
+    for (const pid of members) assert.equal(await waitGone(pid), true, `member ${pid} ended`);
   });
 });
 
