@@ -77,6 +77,8 @@ export class LiveDeltas {
     } catch (e) {
       this.deps.warn('inspector: could not list runs for a live update', e);
     }
+    // The page may have gone while the runs were looked up.
+    if (!this.deps.stillReady()) return;
     this.deps.post({ type: 'changed', runs, calls: [...calls.values()] });
   }
 
