@@ -125,7 +125,9 @@ describe("routed commands are the user's commands (real shells)", function () {
     existsSync(path.join(storage, 'evidence', 'spool')) ? readdirSync(path.join(storage, 'evidence', 'spool')) : [];
   /** Small outputs are recorded by a `keep --quiet` in the background: wait until every spool is taken. */
   async function spoolsTaken(): Promise<void> {
-    for (let i = 0; i < 300 && spools().length > 0; i++) await new Promise((r) => setTimeout(r, 50));
+    // A bound on waiting, not a measurement: each `keep` is a Node start, slow on a loaded machine.
+    for (const end = Date.now() + 90_000; spools().length > 0 && Date.now() < end;)
+      await new Promise((r) => setTimeout(r, 50));
     assert.deepEqual(spools(), []);
   }
 
@@ -496,7 +498,8 @@ describe("routed through the shim (VS Code's terminals): a small output needs no
       assert.match(large.stdout.toString(), /\ns=2\n$/);
       // The small one is recorded by the background keep: wait for both runs.
       const spools = path.join(storage, 'evidence', 'spool');
-      for (let i = 0; i < 300 && readdirSync(spools).length > 0; i++) await new Promise((r) => setTimeout(r, 50));
+      for (const end = Date.now() + 90_000; readdirSync(spools).length > 0 && Date.now() < end;)
+        await new Promise((r) => setTimeout(r, 50));
       assert.deepEqual(readdirSync(spools), []);
       const runs = await (await openSession(storage)).runs.listRuns();
       assert.equal(runs.length, 3);
