@@ -21,7 +21,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { promises as fsp } from 'node:fs';
+import { promises as fsp, readlinkSync } from 'node:fs';
 import { Readable } from 'node:stream';
 
 /** The environment variable every process of a command's tree inherits (its value is per call). */
@@ -125,7 +125,7 @@ export function startCommand(
     sweeping ??= (async () => {
       // Holders of the pipes are looked for only while the pipes are open (that scan reads every process's
       // descriptors).
-      const found = await sweepTree(marker, pipesClosed ? [] : await pipes, child.pid);
+      const found = await sweepTree(marker, pipesClosed ? [] : pipes, child.pid);
       for (const s of found) strays.set(s.pid, s);
     })().finally(() => {
       sweeping = undefined;
@@ -307,13 +307,19 @@ async function* readUntil(
 }
 
 /**
- * The shell's stdout and stderr as `/proc` names them (Linux; libuv makes them socket
- * pairs, `socket:[inode]`), to find processes holding the same ends.
+ * The shell's stdout and stderr as `/proc` names them (Linux; libuv makes them socket pairs, `socket:[inode]`), to
+ * find processes holding the same ends. Read in the spawn's tick: a quick shell's descriptors are gone once it exits.
  */
-async function pipeInodes(pid: number | undefined): Promise<string[]> {
+function pipeInodes(pid: number | undefined): string[] {
   if (pid === undefined || process.platform !== 'linux') return [];
-  const links = await Promise.all([1, 2].map((fd) => fsp.readlink(`/proc/${pid}/fd/${fd}`).catch(() => undefined)));
-  return links.filter((l): l is string => l !== undefined && /^(pipe|socket):\[\d+\]$/.test(l));
+  const links = [1, 2].map((fd) => {
+    try {
+      return readlinkSync(`/proc/${pid}/fd/${fd}`);
+    } catch {
+      return '';
+    }
+  });
+  return links.filter((l) => /^(pipe|socket):\[\d+\]$/.test(l));
 }
 
 /**
@@ -367,10 +373,7 @@ async function isOfTree(pid: number, needle: Buffer, pipes: readonly string[], g
   return false;
 }
 
-/**
- * True for a running process outside the shell's group: a member was sent the group's
- * SIGKILL already and may still be on its way out, not a process left behind.
- */
+/** True for a running process outside the shell's group (a member, sent the group's SIGKILL, may still be exiting). */
 async function outsideGroup(pid: number, group: number | undefined): Promise<boolean> {
   const stat = await fsp.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
   // After the name: state, parent, process group.

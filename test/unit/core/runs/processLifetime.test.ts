@@ -4,7 +4,7 @@
  * the other session is ended (docs/contracts.md §5.4).
  */
 import * as assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { MemoryBlobStore } from '../../../../src/core/blobs/memoryBlobStore.js';
 import { openStore, scratch, waitGone } from './helpers.js';
@@ -100,8 +100,23 @@ describe('command lifetime with descendants in another session', () => {
     const store = await openStore(dir, { blobs: new MemoryBlobStore() });
     const run = await store.startRun();
     const pidFile = path.join(dir, 'pid');
+    const go = path.join(dir, 'go');
     const holding = holderWritingPid(pidFile).replace('setsid sh', 'setsid env -i sh');
-    const out = await run.runCommand(`${holding} & ${untilHolding(pidFile)}; echo hi`, { cwd: dir, timeoutMs: 30_000 });
+    // The shell ends once this test, whose code runs after the call's start, has seen the holder hold: by state.
+    const call = run.runCommand(`${holding} & until [ -e ${go} ]; do sleep 0.01; done; echo hi`, {
+      cwd: dir,
+      timeoutMs: 30_000,
+    });
+    const holds = (): boolean => {
+      try {
+        return readFileSync(`/proc/${readFileSync(pidFile, 'utf8').trim()}/comm`, 'utf8') === 'sleep\n';
+      } catch {
+        return false;
+      }
+    };
+    while (!holds()) await new Promise((r) => setTimeout(r, 10));
+    writeFileSync(go, '');
+    const out = await call;
     const holder = Number(readFileSync(pidFile, 'utf8'));
     assert.equal(out.record.attachments[0]!.inline, 'hi\n');
     assert.equal(out.record.attachments[2]!.inline, '{"aborted":false,"code":0,"signal":null,"timedOut":false}');
