@@ -123,8 +123,7 @@ export function startCommand(
   const endTree = (): Promise<void> => {
     killGroup();
     sweeping ??= (async () => {
-      // Holders of the pipes are looked for only while the pipes are open (that scan reads every process's
-      // descriptors).
+      // Holders of the pipes only while they are open (that scan reads every process's descriptors).
       const found = await sweepTree(marker, pipesClosed ? [] : pipes, child.pid);
       for (const s of found) strays.set(s.pid, s);
     })().finally(() => {
@@ -306,10 +305,7 @@ async function* readUntil(
   }
 }
 
-/**
- * The shell's stdout and stderr as `/proc` names them (Linux; libuv makes them socket pairs, `socket:[inode]`), to
- * find processes holding the same ends. Read in the spawn's tick: a quick shell's descriptors are gone once it exits.
- */
+/** The shell's output ends as `/proc` names them (`socket:[inode]`), read in the spawn's tick: a quick shell's go. */
 function pipeInodes(pid: number | undefined): string[] {
   if (pid === undefined || process.platform !== 'linux') return [];
   const links = [1, 2].map((fd) => {
@@ -324,8 +320,8 @@ function pipeInodes(pid: number | undefined): string[] {
 
 /**
  * Finds and kills, on Linux, every process carrying `marker` in its environment or
- * holding one of `pipes`, except this process and the shell's group (`shellPid`, killed
- * with its group). Repeats while it finds new ones (a process may fork while being found).
+ * holding one of `pipes`, except this process and the shell (`shellPid`, killed with its
+ * group). Repeats while it finds new ones (a process may fork while being found).
  */
 async function sweepTree(
   marker: string,
@@ -373,10 +369,9 @@ async function isOfTree(pid: number, needle: Buffer, pipes: readonly string[], g
   return false;
 }
 
-/** True for a running process outside the shell's group (a member, sent the group's SIGKILL, may still be exiting). */
+/** A running process outside the shell's group (members, killed already, may still be exiting). */
 async function outsideGroup(pid: number, group: number | undefined): Promise<boolean> {
   const stat = await fsp.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-  // After the name: state, parent, process group.
   const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return stat !== '' && state !== 'Z' && Number(pgrp) !== group;
 }
