@@ -66,6 +66,8 @@ export class LiveDeltas {
     } catch (e) {
       this.deps.warn('inspector: could not list runs for a live update', e);
     }
+    // The page may have gone meanwhile.
+    if (!this.deps.stillReady()) return;
     this.deps.post({ type: 'changed', runs, calls: [...calls.values()] });
   }
 

@@ -261,7 +261,7 @@ describe('command line', function () {
       'read and capture leave the sweep to long-lived processes',
     );
     assert.equal(await runCli(['list'], collect({ env: env() }), []), 0);
-    for (let i = 0; i < 100 && readdirSync(runDir).includes(path.basename(left)); i++)
+    for (const end = Date.now() + 60_000; readdirSync(runDir).includes(path.basename(left)) && Date.now() < end;)
       await new Promise((r) => setTimeout(r, 50));
     assert.ok(!readdirSync(runDir).includes(path.basename(left)), 'list swept it');
   });
@@ -342,7 +342,8 @@ describe('command line', function () {
     assert.equal(run.stderr, '');
     // Recorded in the background (`keep --quiet`): wait for the run.
     let runs = await (await openSession(storage)).runs.listRuns();
-    for (let i = 0; i < 200 && runs.length === 0; i++) {
+    // A bound on waiting: the background `keep` is a Node start, slow on a loaded machine.
+    for (const end = Date.now() + 60_000; runs.length === 0 && Date.now() < end;) {
       await new Promise((r) => setTimeout(r, 50));
       runs = await (await openSession(storage)).runs.listRuns();
     }

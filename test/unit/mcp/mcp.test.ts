@@ -80,7 +80,8 @@ async function editorStores(layout: StorageLayout): Promise<{ runs: RunStore; ar
   return { runs, artifacts };
 }
 
-async function until<T>(probe: () => Promise<T | undefined>, ms = 5000): Promise<T> {
+/** Waits for `probe` to answer; `ms` only bounds a wait that would never end (a loaded machine is slow). */
+async function until<T>(probe: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const v = await probe();
@@ -504,18 +505,20 @@ for (const revision of REVISIONS) {
         isError: false,
       });
 
+      // Order, not time: the command ends only once the client has had two progress notifications.
       let progress = 0;
+      const waits = 'until [ -e beats ]; do sleep 0.01; done; echo done';
       const slow = textOf(
         await client.callTool(
-          { name: 'evidence_runCommand', arguments: { command: 'sleep 0.4; echo done' } },
+          { name: 'evidence_runCommand', arguments: { command: waits } },
           {
             onprogress: () => {
-              progress++;
+              if (++progress === 2) writeFileSync(path.join(ws, 'beats'), '');
             },
           },
         ),
       );
-      assert.equal(slow.text, '$ sleep 0.4; echo done\nexit code 0\nstdout: 5 bytes, 1 line:\ndone\n\nstderr: empty');
+      assert.equal(slow.text, `$ ${waits}\nexit code 0\nstdout: 5 bytes, 1 line:\ndone\n\nstderr: empty`);
       assert.ok(progress >= 2, `${progress} progress notifications`);
 
       const abort = new AbortController();

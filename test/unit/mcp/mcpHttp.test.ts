@@ -15,6 +15,7 @@ import { serveHttp, type EvidenceHttpServer } from '../../../src/mcp/http.js';
 import { MCP_TOOL_NAMES } from '../../../src/node/packageJson.js';
 import { createEvidenceMcpServer, type EvidenceMcpServer } from '../../../src/mcp/server.js';
 import { alive } from '../core/runs/helpers.js';
+import { openSession } from '../../../src/cli/session.js';
 
 const REPO = path.resolve(__dirname, '..', '..', '..');
 const SEQ3 = '$ seq 1 3\nexit code 0\nstdout: 6 bytes, 3 lines:\n1\n2\n3\n\nstderr: empty';
@@ -225,6 +226,42 @@ describe('MCP over Streamable HTTP (mcp --http)', () => {
     for (const end = Date.now() + 30_000; pids.some(alive) && Date.now() < end;)
       await new Promise((r) => setTimeout(r, 20));
     assert.deepEqual(pids.map(alive), [false, false]);
+  });
+
+  it('2026-07-28: the client cancelling a call (it closes that request) stops it: its process tree is gone, the run is recorded cancelled', async function () {
+    this.timeout(60_000);
+    const ws = path.join(tmp, 'ws');
+    const pidFile = path.join(ws, 'cancel-2026.pid');
+    const command = `sleep 300 & echo $! > ${pidFile}.tmp; setsid sleep 300 & echo $! >> ${pidFile}.tmp; mv ${pidFile}.tmp ${pidFile}; wait`;
+    const client = await connect(http, '2026-07-28');
+    try {
+      const abort = new AbortController();
+      const answered = client.callTool(
+        { name: 'evidence_runCommand', arguments: { command } },
+        { signal: abort.signal },
+      );
+      for (const end = Date.now() + 30_000; !existsSync(pidFile) && Date.now() < end;)
+        await new Promise((r) => setTimeout(r, 20));
+      const pids = readFileSync(pidFile, 'utf8').trim().split('\n').map(Number);
+      assert.deepEqual(pids.map(alive), [true, true]);
+      abort.abort();
+      await assert.rejects(answered);
+      for (const end = Date.now() + 30_000; pids.some(alive) && Date.now() < end;)
+        await new Promise((r) => setTimeout(r, 20));
+      assert.deepEqual(pids.map(alive), [false, false]);
+      // The call's run ends as cancelled (not completed at the command's end, nor left running).
+      const session = await openSession(path.join(tmp, 'storage'));
+      const runs = async (): Promise<{ label?: string; status: string }[]> =>
+        (await session.runs.listRuns()).filter((r) => r.label?.includes('cancel-2026'));
+      for (const end = Date.now() + 30_000; (await runs()).some((r) => r.status !== 'cancelled') && Date.now() < end;)
+        await new Promise((r) => setTimeout(r, 20));
+      assert.deepEqual(
+        (await runs()).map((r) => r.status),
+        ['cancelled'],
+      );
+    } finally {
+      await client.close();
+    }
   });
 
   it("serves two clients at once on one store (one per revision): the same bytes, and each reads the other's handle", async () => {

@@ -6,7 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { promises as fsp } from 'node:fs';
+import { promises as fsp, readlinkSync } from 'node:fs';
 import { Readable } from 'node:stream';
 
 const CALL_MARKER_ENV = 'BOUNDED_EVIDENCE_CALL';
@@ -96,8 +96,8 @@ export function startCommand(
   const endTree = (): Promise<void> => {
     killGroup();
     sweeping ??= (async () => {
-      // That scan reads every process's descriptors: only while the pipes are open.
-      const found = await sweepTree(marker, pipesClosed ? [] : await pipes, child.pid);
+      // Holders of the pipes only while they are open (that scan reads every process's descriptors).
+      const found = await sweepTree(marker, pipesClosed ? [] : pipes, child.pid);
       for (const s of found) strays.set(s.pid, s);
     })().finally(() => {
       sweeping = undefined;
@@ -266,11 +266,17 @@ async function* readUntil(
   }
 }
 
-/** libuv makes them socket pairs, `socket:[inode]`. */
-async function pipeInodes(pid: number | undefined): Promise<string[]> {
+/** Read in the spawn's tick: a quick shell may be gone by the next. */
+function pipeInodes(pid: number | undefined): string[] {
   if (pid === undefined || process.platform !== 'linux') return [];
-  const links = await Promise.all([1, 2].map((fd) => fsp.readlink(`/proc/${pid}/fd/${fd}`).catch(() => undefined)));
-  return links.filter((l): l is string => l !== undefined && /^(pipe|socket):\[\d+\]$/.test(l));
+  const links = [1, 2].map((fd) => {
+    try {
+      return readlinkSync(`/proc/${pid}/fd/${fd}`);
+    } catch {
+      return '';
+    }
+  });
+  return links.filter((l) => /^(pipe|socket):\[\d+\]$/.test(l));
 }
 
 /** Repeats while it finds new ones: a process may fork while being found. */
@@ -289,7 +295,7 @@ async function sweepTree(
       .map(Number)
       .filter((p) => p !== process.pid && p !== shellPid);
     const hits = (
-      await Promise.all(pids.map(async (pid) => ((await isOfTree(pid, needle, pipes)) ? pid : undefined)))
+      await Promise.all(pids.map(async (pid) => ((await isOfTree(pid, needle, pipes, shellPid)) ? pid : undefined)))
     ).filter((p): p is number => p !== undefined);
     const fresh = hits.filter((p) => !found.get(p)?.ended);
     if (fresh.length === 0) break;
@@ -307,24 +313,24 @@ async function sweepTree(
   return [...found.values()];
 }
 
-async function isOfTree(pid: number, needle: Buffer, pipes: readonly string[]): Promise<boolean> {
+async function isOfTree(pid: number, needle: Buffer, pipes: readonly string[], group?: number): Promise<boolean> {
   const environ = await fsp.readFile(`/proc/${pid}/environ`).catch(() => undefined);
-  // A zombie or another user's process shows an empty or unreadable environment.
-  if (environ?.includes(needle)) {
-    return !(await isZombie(pid));
-  }
+  // A zombie or a process of another user shows an empty or unreadable environment.
+  if (environ?.includes(needle)) return outsideGroup(pid, group);
   if (pipes.length === 0) return false;
   const fds = await fsp.readdir(`/proc/${pid}/fd`).catch(() => [] as string[]);
   for (const fd of fds) {
     const link = await fsp.readlink(`/proc/${pid}/fd/${fd}`).catch(() => undefined);
-    if (link !== undefined && pipes.includes(link)) return true;
+    if (link !== undefined && pipes.includes(link)) return outsideGroup(pid, group);
   }
   return false;
 }
 
-async function isZombie(pid: number): Promise<boolean> {
+/** A running process outside the shell's group (members, killed already, may still be exiting). */
+async function outsideGroup(pid: number, group: number | undefined): Promise<boolean> {
   const stat = await fsp.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-  return stat === '' || stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return stat !== '' && state !== 'Z' && Number(pgrp) !== group;
 }
 
 /**

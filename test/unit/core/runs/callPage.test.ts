@@ -1,4 +1,6 @@
 import * as assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import * as path from 'node:path';
 import type { RunStore } from '../../../../src/core/runs/store/runStore.js';
 import type { CallReport } from '../../../../src/core/runs/types.js';
 import { openStore, scratch } from './helpers.js';
@@ -114,9 +116,14 @@ describe('call pages with records (callPage.ts)', function () {
     await done.recordResult('echo', { n: 1 }, 'one');
     await done.finish();
     const live = await store.startRun({ label: 'live' });
-    const slow = live.runCommand('sleep 1; printf late', { cwd: dir });
+    // Order, not time: the command runs until the test has seen it running.
+    const go = path.join(dir, 'go');
+    const slow = live.runCommand(`until [ -e ${go} ]; do sleep 0.01; done; printf late`, { cwd: dir });
     // Wait until the catalog lists the running call.
-    for (let i = 0; i < 100 && (await store.queryCalls({ offset: 0, limit: 5, outcome: 'running' })).total === 0; i++)
+    for (
+      const end = Date.now() + 30_000;
+      (await store.queryCalls({ offset: 0, limit: 5, outcome: 'running' })).total === 0 && Date.now() < end;
+    )
       await new Promise((r) => setTimeout(r, 20));
     const running = await store.callReports({ offset: 0, limit: 5 });
     assert.deepEqual(
@@ -127,6 +134,7 @@ describe('call pages with records (callPage.ts)', function () {
       ],
     );
     assert.equal(running.logReads, 2, 'the finished call read at its offset, the live run read whole once');
+    writeFileSync(go, '');
     await slow;
     const after = await store.callReports({ offset: 0, limit: 5 });
     const all = await reported(store);

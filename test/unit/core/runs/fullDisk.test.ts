@@ -1,12 +1,24 @@
 /**
  * A full disk (docs/contracts.md §5.6). Reads of earlier evidence work, and so does a file
  * already kept read again, while the storage is full (recording the read is best-effort); a capture lost to the
- * full disk is an error result that names the cause and what was kept. A real MCP server
+ * full disk is an error result that names the cause and what was kept; a file over the folder limit streamed into a
+ * storage that fills midway leaves no partial artifact (§3.3). A real MCP server
  * process over storage on a small tmpfs (mounting needs root: CI runs as root, and the
  * precondition is asserted, never skipped).
  */
 import * as assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  rmSync,
+  statfsSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { handshake, startServer } from '../../mcp/mcpProcess.js';
@@ -76,6 +88,68 @@ describe('a full disk', () => {
       const again = await call('evidence_runCommand', { command: 'head -c 3000000 /dev/zero | tr "\\0" a' });
       assert.equal(again.isError, false, again.text);
       assert.match(again.text, /stdout: 3000000 bytes/);
+    } finally {
+      s.proc.kill('SIGKILL');
+      await new Promise((r) => s.proc.once('exit', r));
+    }
+  });
+
+  it('a file over the folder limit, streamed into a storage that fills up midway: the contract error, no partial artifact, and kept once space is freed', async function () {
+    this.timeout(120_000);
+    const storage = path.join(tmp, 'storage');
+    unmount = mountTmpfs(storage, 32);
+    const ws = path.join(tmp, 'ws');
+    mkdirSync(ws);
+    // 20 MiB of text lines: over the MCP server's 16 MiB file limit, so streamed from its descriptor into the store.
+    const size = 20 * 1024 * 1024;
+    const line = Buffer.from(`${'streamed '.repeat(7)}line\n`);
+    const fd = openSync(path.join(ws, 'huge.log'), 'w');
+    for (let n = 0; n < size; n += line.length) writeSync(fd, line, 0, Math.min(line.length, size - n));
+    closeSync(fd);
+    const s = startServer(storage, ws);
+    let id = 10;
+    const call = async (name: string, args: Record<string, unknown>): Promise<{ text: string; isError: boolean }> => {
+      const n = id++;
+      s.send({ jsonrpc: '2.0', id: n, method: 'tools/call', params: { name, arguments: args } });
+      const r = (await s.reply(n)) as Reply;
+      assert.ok(r.result, JSON.stringify(r));
+      return { text: r.result.content[0]!.text, isError: r.result.isError === true };
+    };
+    const free = (): number => {
+      const st = statfsSync(storage);
+      return st.bavail * st.bsize;
+    };
+    /** Files under the storage (but the filler) of at least 1 MiB: a kept or partial copy of the file. */
+    const large = (dir = storage): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+        const p = path.join(dir, e.name);
+        if (e.isDirectory()) return large(p);
+        return e.name !== 'filler' && statSync(p).size >= 1024 * 1024 ? [path.relative(storage, p)] : [];
+      });
+    try {
+      await handshake(s);
+      assert.equal((await call('evidence_runCommand', { command: 'echo ready' })).isError, false);
+      // Room for about 6 MiB: the stream starts, and the disk is full before its end.
+      const filler = path.join(storage, 'filler');
+      const fill = openSync(filler, 'w');
+      const mib = Buffer.alloc(1024 * 1024, 1);
+      while (free() > 6 * 1024 * 1024) writeSync(fill, mib);
+      closeSync(fill);
+      const room = free();
+      const lost = await call('evidence_readFile', { path: 'huge.log' });
+      assert.deepEqual(lost, {
+        text: 'error: the file could not be kept: the evidence storage is full (no space left on device)',
+        isError: true,
+      });
+      // Nothing partial is left: no large file, and the space the stream took is given back.
+      assert.deepEqual(large(), []);
+      assert.ok(free() >= room - 512 * 1024, `free ${free()} bytes after the call, ${room} before`);
+
+      rmSync(filler);
+      const kept = await call('evidence_readFile', { path: 'huge.log' });
+      assert.equal(kept.isError, false, kept.text);
+      assert.match(kept.text, new RegExp(`"byte_count":${size}\\b`), kept.text.slice(0, 400));
+      assert.equal(large().length, 1);
     } finally {
       s.proc.kill('SIGKILL');
       await new Promise((r) => s.proc.once('exit', r));

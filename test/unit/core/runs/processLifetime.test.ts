@@ -4,7 +4,7 @@
  * the other session is ended (docs/contracts.md §5.4).
  */
 import * as assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { MemoryBlobStore } from '../../../../src/core/blobs/memoryBlobStore.js';
 import { openStore, scratch, waitGone } from './helpers.js';
@@ -21,28 +21,39 @@ function sessionOf(pid: number): number {
  */
 const HOLDER = 'exec sleep 600';
 
+/** A holder in a session of its own that writes its pid to `pidFile` whole (aside, then renamed) before it holds. */
+function holderWritingPid(pidFile: string): string {
+  return `setsid sh -c 'echo $$ > ${pidFile}.tmp; mv ${pidFile}.tmp ${pidFile}; ${HOLDER}'`;
+}
+
+/** Shell that waits until the holder whose pid is in `pidFile` runs `sleep` (it has exec'd). */
+function untilHolding(pidFile: string): string {
+  return `until [ "$(cat /proc/$(cat ${pidFile} 2>/dev/null)/comm 2>/dev/null)" = sleep ]; do sleep 0.01; done`;
+}
+
 describe('command lifetime with descendants in another session', () => {
   let dir: string;
   let cleanup: () => void;
   beforeEach(() => ({ dir, cleanup } = scratch('lifetime')));
   afterEach(() => cleanup());
 
-  it("the issue's reproduction: setsid holder + timeoutMs 1000 + abort at 2 s ends in time, the holder is ended and named", async function () {
-    this.timeout(30_000);
+  it('a setsid holder in the background: the call ends with its shell (not at its limit, not at an abort), the holder is ended and named', async function () {
+    this.timeout(60_000);
     const store = await openStore(dir, { blobs: new MemoryBlobStore() });
     const run = await store.startRun();
     const pidFile = path.join(dir, 'pid');
     const ac = new AbortController();
-    const abortTimer = setTimeout(() => ac.abort(), 2000);
-    const out = await run.runCommand(`setsid sh -c 'echo $$ > ${pidFile}; ${HOLDER}' & sleep 0.3; echo hi`, {
+    // The limit and the abort only bound a call that would wait for its holder: the shell ends long before either.
+    const abortTimer = setTimeout(() => ac.abort(), 40_000);
+    const out = await run.runCommand(`${holderWritingPid(pidFile)} & ${untilHolding(pidFile)}; echo hi`, {
       cwd: dir,
-      timeoutMs: 1000,
+      timeoutMs: 30_000,
       signal: ac.signal,
     });
     clearTimeout(abortTimer);
     const holder = Number(readFileSync(pidFile, 'utf8'));
     assert.equal(await waitGone(holder), true, 'the setsid descendant was ended');
-    // The shell itself ended at 0.3 s with status 0: that is what is reported, plus what was ended.
+    // The shell itself ended with status 0: that is what is reported, plus what was ended.
     assert.equal(out.record.attachments[0]!.inline, 'hi\n');
     assert.equal(out.record.attachments[2]!.inline, '{"aborted":false,"code":0,"signal":null,"timedOut":false}');
     assert.match(out.modelText, new RegExp(`ended 1 process left in another session: sleep \\(pid ${holder}\\)`));
@@ -53,9 +64,10 @@ describe('command lifetime with descendants in another session', () => {
     const store = await openStore(dir, { blobs: new MemoryBlobStore() });
     const run = await store.startRun();
     const pidFile = path.join(dir, 'pid');
-    const out = await run.runCommand(`echo before; setsid sh -c 'echo $$ > ${pidFile}; ${HOLDER}'; echo never`, {
+    // The limit leaves the holder room to start (and write its pid) on a loaded machine.
+    const out = await run.runCommand(`echo before; ${holderWritingPid(pidFile)}; echo never`, {
       cwd: dir,
-      timeoutMs: 1000,
+      timeoutMs: 5000,
     });
     const holder = Number(readFileSync(pidFile, 'utf8'));
     assert.deepEqual([out.status, out.record.error?.code], ['error', 'timeout']);
@@ -70,11 +82,11 @@ describe('command lifetime with descendants in another session', () => {
     const run = await store.startRun();
     const pidFile = path.join(dir, 'pid');
     const ac = new AbortController();
-    setTimeout(() => ac.abort(), 700);
-    const out = await run.runCommand(`printf partial; setsid sh -c 'echo $$ > ${pidFile}; ${HOLDER}' 2>&1`, {
-      cwd: dir,
-      signal: ac.signal,
-    });
+    const call = run.runCommand(`printf partial; ${holderWritingPid(pidFile)} 2>&1`, { cwd: dir, signal: ac.signal });
+    // Cancelled once the holder runs: by state, not time.
+    while (!existsSync(pidFile)) await new Promise((r) => setTimeout(r, 10));
+    ac.abort();
+    const out = await call;
     const holder = Number(readFileSync(pidFile, 'utf8'));
     assert.notEqual(sessionOf(process.pid), Number.NaN);
     assert.deepEqual([out.status, out.record.error?.code], ['error', 'aborted']);
@@ -83,19 +95,62 @@ describe('command lifetime with descendants in another session', () => {
     assert.equal(await waitGone(holder), true);
   });
 
-  it('a holder that also closes its environment marker (env -i) still cannot keep the call open past its limit', async function () {
-    this.timeout(30_000);
+  it('a holder that also closes its environment marker (env -i) still cannot keep the call open: it ends with its shell', async function () {
+    this.timeout(60_000);
     const store = await openStore(dir, { blobs: new MemoryBlobStore() });
     const run = await store.startRun();
     const pidFile = path.join(dir, 'pid');
-    const out = await run.runCommand(`setsid env -i sh -c 'echo $$ > ${pidFile}; ${HOLDER}' & sleep 0.2; echo hi`, {
+    const go = path.join(dir, 'go');
+    const holding = holderWritingPid(pidFile).replace('setsid sh', 'setsid env -i sh');
+    // The shell ends once this test, whose code runs after the call's start, has seen the holder hold: by state.
+    const call = run.runCommand(`${holding} & until [ -e ${go} ]; do sleep 0.01; done; echo hi`, {
       cwd: dir,
-      timeoutMs: 1000,
+      timeoutMs: 30_000,
     });
+    const holds = (): boolean => {
+      try {
+        return readFileSync(`/proc/${readFileSync(pidFile, 'utf8').trim()}/comm`, 'utf8') === 'sleep\n';
+      } catch {
+        return false;
+      }
+    };
+    while (!holds()) await new Promise((r) => setTimeout(r, 10));
+    writeFileSync(go, '');
+    const out = await call;
     const holder = Number(readFileSync(pidFile, 'utf8'));
     assert.equal(out.record.attachments[0]!.inline, 'hi\n');
+    assert.equal(out.record.attachments[2]!.inline, '{"aborted":false,"code":0,"signal":null,"timedOut":false}');
     // Found as a holder of the output pipes, and ended.
     assert.equal(await waitGone(holder), true);
+  });
+});
+
+describe("the command's own group", () => {
+  let dir: string;
+  let cleanup: () => void;
+  beforeEach(() => ({ dir, cleanup } = scratch('own-group')));
+  afterEach(() => cleanup());
+
+  it('members killed with the group are not named as left in another session, though some are still on their way out when the tree is swept', async function () {
+    this.timeout(30_000);
+    const store = await openStore(dir, { blobs: new MemoryBlobStore() });
+    const run = await store.startRun();
+    const ac = new AbortController();
+    const ready = path.join(dir, 'ready');
+    const pids = path.join(dir, 'pids');
+    // Twenty members of the shell's group (no setsid): cancelled once all run, by state, not time.
+    const started = run.runCommand(`for i in $(seq 20); do sleep 600 & echo $! >> ${pids}; done; : > ${ready}; wait`, {
+      cwd: dir,
+      signal: ac.signal,
+    });
+    while (!existsSync(ready)) await new Promise((r) => setTimeout(r, 10));
+    ac.abort();
+    const out = await started;
+    assert.deepEqual([out.status, out.record.error?.code], ['error', 'aborted']);
+    assert.ok(!out.modelText.includes('another session'), out.modelText);
+    const members = readFileSync(pids, 'utf8').trim().split('\n').map(Number);
+    assert.equal(members.length, 20);
+    for (const pid of members) assert.equal(await waitGone(pid), true, `member ${pid} ended`);
   });
 });
 

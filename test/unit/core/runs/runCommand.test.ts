@@ -140,15 +140,16 @@ describe('runCommand: attachments captured as the process writes (docs/contracts
     const run = await store.startRun();
     const pidFile = path.join(dir, 'pid');
     // Order, not time: the call answers before its tree could end on its own (`late` is written only then).
-    const out = await run.runCommand(`sh -c 'sleep 30 & echo $! > ${pidFile}; wait'; echo never > late`, {
-      cwd: dir,
-      timeoutMs: 500,
-    });
+    // The limit leaves the tree room to start (and write its pid) on a loaded machine.
+    const out = await run.runCommand(
+      `sh -c 'sleep 30 & echo $! > ${pidFile}.tmp; mv ${pidFile}.tmp ${pidFile}; wait'; echo never > late`,
+      { cwd: dir, timeoutMs: 3000 },
+    );
     assert.equal(existsSync(path.join(dir, 'late')), false);
     assert.equal(out.status, 'error');
-    assert.deepEqual(out.record.error, { code: 'timeout', message: 'the command timed out after 500 ms' });
+    assert.deepEqual(out.record.error, { code: 'timeout', message: 'the command timed out after 3000 ms' });
     assert.equal(out.record.attachments[2]!.inline, '{"aborted":false,"code":null,"signal":"SIGKILL","timedOut":true}');
-    assert.ok(out.modelText.includes('killed: timed out after 500 ms'));
+    assert.ok(out.modelText.includes('killed: timed out after 3000 ms'));
     assert.equal(await waitGone(Number(readFileSync(pidFile, 'utf8'))), true);
   });
 
@@ -158,8 +159,14 @@ describe('runCommand: attachments captured as the process writes (docs/contracts
     const run = await store.startRun();
     const pidFile = path.join(dir, 'pid');
     const ac = new AbortController();
-    setTimeout(() => ac.abort(), 300);
-    const out = await run.runCommand(`sleep 30 & echo $! > ${pidFile}; wait`, { cwd: dir, signal: ac.signal });
+    const call = run.runCommand(`sleep 30 & echo $! > ${pidFile}.tmp; mv ${pidFile}.tmp ${pidFile}; wait`, {
+      cwd: dir,
+      signal: ac.signal,
+    });
+    // Aborted once the tree runs: by state, not time.
+    while (!existsSync(pidFile)) await new Promise((r) => setTimeout(r, 10));
+    ac.abort();
+    const out = await call;
     assert.deepEqual([out.status, out.record.error?.code], ['error', 'aborted']);
     assert.equal(await waitGone(Number(readFileSync(pidFile, 'utf8'))), true);
     // A leftover of the finished shell is ended with it: `late` would be written only if it lived on.
