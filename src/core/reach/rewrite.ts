@@ -3,13 +3,13 @@
  * command text, verbatim, run by the agent's own shell as a group, with only its two streams sent
  * to a spool folder the hook made in the evidence storage:
  *
- *     { <the original command, byte for byte> ; } 8>>'<spool>/1' 9>>'<spool>/2' 1>&8 2>&9 8>&- 9>&-; <cli> keep …
+ *     { <the original command, byte for byte> ; } 8>>'<spool>'/1.$$ 9>>'<spool>'/2 1>&8 2>&9 8>&- 9>&-; <cli> keep …
  *
  * or, where that does not parse (a trailing comment, an open here-document, a final `&`), with the group closed on a
  * line of its own:
  *
  *     { <the original command, byte for byte>
- *     } 8>>'<spool>/1' 9>>'<spool>/2' 1>&8 2>&9 8>&- 9>&-; <cli> keep '<spool>' $? <wholeBytes>
+ *     } 8>>'<spool>'/1.$$ 9>>'<spool>'/2 1>&8 2>&9 8>&- 9>&-; <cli> keep '<spool>' $? <wholeBytes>
  *
  * A group (not a child shell) keeps everything the shell is: bash syntax, the user's functions
  * and aliases, `cd`, `export`, `source`, `set`, background jobs and `wait` behave exactly as
@@ -32,9 +32,14 @@ import { quoteShellWord } from './shellQuote.js';
 /** The shell variable the fail-open form keeps the status in (unset before the line ends). */
 export const STATUS_VAR = '__be_s';
 
-/** The file names of the two streams inside a spool folder. */
+/**
+ * The file names of the two streams inside a spool folder. Stdout's is `1.<pid>`, the pid of the shell that runs the
+ * group (`$$`, so the text names no number): keep tells a killed shell's spool by it (src/cli/spoolOwner.ts).
+ */
 export const SPOOL_STDOUT = '1';
 export const SPOOL_STDERR = '2';
+/** Written by the shim's `keep` once the command ended, before its recorder starts: the command's status. */
+export const SPOOL_STATUS = 'status';
 /** The folder under `<storage>/evidence` holding the spools of routed commands. */
 export const SPOOL_DIR = 'spool';
 /** The wrapped command, for a terminal that sources it (src/core/reach/agents/vscode.ts `terminalLine`). */
@@ -86,7 +91,7 @@ export interface WrapInputs {
 export function wrapCommand(original: string, w: WrapInputs): string {
   if (!Number.isSafeInteger(w.wholeBytes) || w.wholeBytes < 0) throw new Error('wholeBytes must be a whole number');
   const d = quoteShellWord(w.spool);
-  const o = `${d}/${SPOOL_STDOUT}`;
+  const o = `${d}/${SPOOL_STDOUT}.$$`;
   const e = `${d}/${SPOOL_STDERR}`;
   // `{ ` on the command's own first line: line numbers in the shell's messages and `$LINENO` stay the command's.
   // `keep` gives the output back (small: as it was; large: the observation) and exits with the command's status.
@@ -103,7 +108,7 @@ export function givenBackWhole(stdoutBytes: number, stderrBytes: number, wholeBy
 
 /** A line that marks a wrapped command (so a second hook, or a second pass, does not wrap it again). */
 const WRAPPED_TAIL = new RegExp(
-  `(?:\\n| ; )\\} 8>>.+/${SPOOL_STDOUT} 9>>.+/${SPOOL_STDERR} 1>&8 2>&9 8>&- 9>&-; .* keep .+ \\$\\? \\d+$`,
+  `(?:\\n| ; )\\} 8>>.+/${SPOOL_STDOUT}\\.\\$\\$ 9>>.+/${SPOOL_STDERR} 1>&8 2>&9 8>&- 9>&-; .* keep .+ \\$\\? \\d+$`,
 );
 
 /** True when `command` is already routed this way (wrapped, or the terminal's sourced line). */
