@@ -265,3 +265,22 @@ export async function keptRuns(
     await new Promise((r) => setTimeout(r, 200));
   }
 }
+
+/** The tool calls the model made, as the client replays them in a request: each call's input, in order. */
+export function replayedInputs(req: MessagesRequest): string[] {
+  const inputs: string[] = [];
+  for (const m of req.messages) {
+    if (m.role !== 'assistant' || typeof m.content === 'string') continue;
+    for (const b of m.content) if (b.type === 'tool_use') inputs.push(JSON.stringify(b.input));
+  }
+  return inputs;
+}
+
+/**
+ * What of the machine or the product's internals a request body holds: the home, the storage, the command line's
+ * path, a spool, the recorder (the workspace's own path is the client's to show).
+ */
+export function machineWords(body: string, s: Sandbox): string[] {
+  const words = [s.home, s.storage, path.dirname(path.dirname(s.shim)), 'evidence/spool', "keep '", '8>>'];
+  return words.filter((w) => body.includes(w) || body.includes(JSON.stringify(w).slice(1, -1)));
+}
