@@ -49,7 +49,10 @@ const HOOK = ${JSON.stringify(hookCommand)};
 // The command as the model wrote it, per call: what its model is shown again in every later request.
 const written = new Map();
 // A routed command's own text (src/core/reach/rewrite.ts), for calls from before this process started.
-const ROUTED = /^\\{ ([^]*)(?: ; |\\n)\\} 8>>'[^']*'\\/1\\.\\$\\$ 9>>'[^']*'\\/2 1>&8 2>&9 8>&- 9>&-; .* keep '[^']*' \\$\\? \\d+$/;
+const ROUTED = new RegExp(
+  "^\\\\{ ([^]*)(?: ; |\\\\n)\\\\} 8>>'[^']*'/1\\\\.\\\\$\\\\$ 9>>'[^']*'/2 " +
+    "1>&8 2>&9 8>&- 9>&-; .* keep '[^']*' \\\\$\\\\? \\\\d+$",
+);
 
 export const BoundedEvidence = async ({ directory }) => ({
   "tool.execute.before": async (input, output) => {
