@@ -277,10 +277,11 @@ export function replayedInputs(req: MessagesRequest): string[] {
 }
 
 /**
- * What of the machine or the product's internals a request body holds: the home, the storage, the command line's
- * path, a spool, the recorder (the workspace's own path is the client's to show).
+ * What of the machine a request body holds: the home, the storage, the command line's path (the workspace's own path
+ * is the client's to show); with `product`, also a spool and the recorder.
  */
-export function machineWords(body: string, s: Sandbox): string[] {
-  const words = [s.home, s.storage, path.dirname(path.dirname(s.shim)), 'evidence/spool', "keep '", '8>>'];
+export function machineWords(body: string, s: Sandbox, product = true): string[] {
+  const paths = [s.home, s.storage, path.dirname(path.dirname(s.shim))];
+  const words = product ? [...paths, 'evidence/spool', ' keep ', '8>>'] : paths;
   return words.filter((w) => body.includes(w) || body.includes(JSON.stringify(w).slice(1, -1)));
 }

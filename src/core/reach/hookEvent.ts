@@ -151,7 +151,8 @@ export function decideHook(event: unknown, ctx: HookContext): HookDecision {
     const line = route.oneLine?.(spool, ctx);
     // The one-line form sources the script from the spool, where `lead` is not needed (`.` is its first command).
     if (line) ctx.writeRun?.(spool, wrapCommand(command, { spool, cli: ctx.cli, wholeBytes, sameLine }));
-    rewritten = line ?? wrapCommand(command, { spool, cli: ctx.cli, wholeBytes, lead, sameLine });
+    const words = route.byVariables ? terminalWords(spool, ctx) : undefined;
+    rewritten = line ?? wrapCommand(command, { spool, cli: ctx.cli, wholeBytes, lead, sameLine, ...words });
   } catch (e) {
     rewritten = unkeptCommand(command, e instanceof Error ? e.message : String(e));
   }
@@ -160,6 +161,19 @@ export function decideHook(event: unknown, ctx: HookContext): HookDecision {
     { allow, ...(permit?.route && permit.reason !== undefined ? { reason: permit.reason } : {}) },
   );
   return { action: 'rewrite', agent, command: rewritten, answer };
+}
+
+/**
+ * The spool and the command line named by a VS Code terminal's variables, when the hook's are the ones it uses (the
+ * client's shell then has them too); else undefined (their quoted paths).
+ */
+function terminalWords(spool: string, ctx: HookContext): { spoolWord: string; cli: string } | undefined {
+  const shim = ctx.env?.BOUNDED_EVIDENCE_CLI;
+  const storage = ctx.terminalStorage;
+  if (!shim || !storage || storage !== ctx.storage || ctx.cli !== quoteShellWord(shim)) return undefined;
+  const rel = spool.startsWith(`${storage}/`) ? spool.slice(storage.length) : '';
+  if (!/^\/[A-Za-z0-9/_.-]+$/.test(rel)) return undefined;
+  return { spoolWord: `"$BOUNDED_EVIDENCE_STORAGE"${rel}`, cli: '"$BOUNDED_EVIDENCE_CLI"' };
 }
 
 /** After-tool events: a large response of any tool becomes evidence (when the setting asks for it). */

@@ -68,6 +68,8 @@ export interface SpoolMeta {
 export interface WrapInputs {
   /** The spool folder (absolute; made by the hook). */
   readonly spool: string;
+  /** The shell word naming it, when not its quoted path (`"$BOUNDED_EVIDENCE_STORAGE"/evidence/spool/<id>`). */
+  readonly spoolWord?: string;
   /** Shell words that start the command line, already quoted. */
   readonly cli: string;
   /** Outputs of at most this many bytes (both streams together) are given back whole. */
@@ -90,7 +92,7 @@ export interface WrapInputs {
 /** The routed form of `original`. Pure; `original` is never quoted or altered. */
 export function wrapCommand(original: string, w: WrapInputs): string {
   if (!Number.isSafeInteger(w.wholeBytes) || w.wholeBytes < 0) throw new Error('wholeBytes must be a whole number');
-  const d = quoteShellWord(w.spool);
+  const d = w.spoolWord ?? quoteShellWord(w.spool);
   const o = `${d}/${SPOOL_STDOUT}.$$`;
   const e = `${d}/${SPOOL_STDERR}`;
   // `{ ` on the command's own first line: line numbers in the shell's messages and `$LINENO` stay the command's.

@@ -62,6 +62,8 @@ const copilotCliBash: ToolRoute = {
       : 'the event has no toolArgs object';
   },
   render: (updated, a) => ({ ...(a.allow ? { permissionDecision: 'allow' } : {}), modifiedArgs: updated }),
+  // It records `modifiedArgs` as the call the model made and replays them: no path in them where a variable serves.
+  byVariables: true,
   // Its MCP servers are the user's `mcp-config.json` (init --global): without ours it has no read_tool_output.
   readWith: (ctx) => {
     const home = ctx.env?.COPILOT_HOME || (ctx.env?.HOME ? path.join(ctx.env.HOME, '.copilot') : undefined);

@@ -240,6 +240,11 @@ export interface ToolRoute {
   readonly refuse?: (ctx: HookContext) => string | undefined;
   /** Written before the group on the command's first line (rewrite.ts `WrapInputs.lead`). */
   readonly lead?: string;
+  /**
+   * True when the client's shell has the hook's environment: where that is a VS Code terminal's, the routed text names
+   * the storage and the command line by its variables, not by their paths (the client shows its model that text).
+   */
+  readonly byVariables?: boolean;
   /** A one-line form that runs the wrapped script from the spool (VS Code's terminal), or undefined. */
   readonly oneLine?: (spool: string, ctx: HookContext) => string | undefined;
   /** The person's rules for `command`, applied to the command as written (absent: route it, `allow` as the flag). */
