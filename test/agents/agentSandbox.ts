@@ -282,6 +282,6 @@ export function replayedInputs(req: MessagesRequest): string[] {
  */
 export function machineWords(body: string, s: Sandbox, product = true): string[] {
   const paths = [s.home, s.storage, path.dirname(path.dirname(s.shim))];
-  const words = product ? [...paths, 'evidence/spool', ' keep ', '8>>'] : paths;
+  const words = product ? [...paths, 'evidence/spool', '8>>'] : paths;
   return words.filter((w) => body.includes(w) || body.includes(JSON.stringify(w).slice(1, -1)));
 }

@@ -23,6 +23,7 @@ import {
   LOG_LINES,
   listRuns,
   keptRuns,
+  machineWords,
   makeSandbox,
   NEEDLE,
   runAgent,
@@ -31,6 +32,7 @@ import {
 } from './agentSandbox.js';
 import {
   functionOutput,
+  type InputItem,
   startScriptedResponses,
   type ResponsesRequest,
   type ScriptedResponse,
@@ -229,5 +231,17 @@ describe('Reach: Codex from npm with a scripted Responses API on loopback', func
     assert.deepEqual(kept.spools, []);
     assert.equal(kept.runs.length, SMALL_COMMANDS.length);
     assert.equal(kept.runs.filter((r) => r.failedCalls === 1).length, SMALL_COMMANDS.length / 2);
+    // Codex replays each call as the model made it: the routed text never reaches its model.
+    const calls = (last.input as (InputItem & { arguments?: string })[]).filter((x) => x.type === 'function_call');
+    assert.deepEqual(
+      calls.map((c) => (JSON.parse(c.arguments ?? '{}') as { cmd?: string }).cmd),
+      SMALL_COMMANDS,
+    );
+    // (Codex's own prompt names the home folder, routed or not.)
+    for (const req of server.requests)
+      assert.deepEqual(
+        machineWords(JSON.stringify(req), sandbox).filter((w) => w !== sandbox.home),
+        [],
+      );
   });
 });
