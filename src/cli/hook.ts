@@ -29,7 +29,6 @@ import {
   SPOOL_META,
   SPOOL_RUN,
   SPOOL_STDERR,
-  SPOOL_STDOUT,
   type SpoolMeta,
 } from '../core/reach/rewrite.js';
 import type { CliIo } from './io.js';
@@ -250,8 +249,8 @@ export function prepareSpool(
       ...(meta.read ? { read: meta.read } : {}),
     };
     writeFileSync(path.join(dir, SPOOL_META), JSON.stringify(facts), { mode: 0o600, flag: 'wx' });
-    // Made now so that a full disk shows here (unrouted) rather than in the command.
-    writeFileSync(path.join(dir, SPOOL_STDOUT), '', { mode: 0o600, flag: 'wx' });
+    // Stderr's file, made now so that a full disk shows here (unrouted) rather than in the command; stdout's is named
+    // by the shell that opens it (rewrite.ts).
     writeFileSync(path.join(dir, SPOOL_STDERR), '', { mode: 0o600, flag: 'wx' });
     return dir;
   } catch (e) {

@@ -12,10 +12,12 @@ import {
   SPOOL_COMMAND,
   SPOOL_DIR,
   SPOOL_META,
+  SPOOL_STATUS,
   SPOOL_STDERR,
   SPOOL_STDOUT,
   type SpoolMeta,
 } from '../core/reach/rewrite.js';
+import { ownerPid, shellAlive } from './spoolOwner.js';
 import { quoteShellWord } from '../core/reach/shellQuote.js';
 import { UsageError } from './args.js';
 import { CAPTURE_TOOL } from './capture.js';
@@ -73,7 +75,20 @@ export function readThroughShell(text: string, read: string): string {
     });
 }
 
-const ORPHAN_SPOOL_MS = 24 * 3_600_000;
+/** A spool no shell ever wrote (the client never ran the routed command) is left for this long, then recorded. */
+const UNSTARTED_SPOOL_MS = 24 * 3_600_000;
+/** A spool whose command ended (its status written) is its recorder's for this long, then any keep's. */
+const ENDED_SPOOL_MS = 60_000;
+
+/** The stdout file of a spool (`1.<pid>`, or `1` as older hooks made it) and the pid of its shell. */
+async function stdoutOf(spool: string): Promise<{ file: string; pid: number | undefined }> {
+  const names = await fsp.readdir(spool).catch(() => [] as string[]);
+  for (const name of names) {
+    const pid = ownerPid(name);
+    if (pid !== undefined) return { file: path.join(spool, name), pid };
+  }
+  return { file: path.join(spool, SPOOL_STDOUT), pid: undefined };
+}
 
 /** Throws when the store fails. `exit.aborted`: the shell ended before the command did. */
 async function recordSpool(
@@ -82,6 +97,7 @@ async function recordSpool(
   exit: { code: number | null; aborted: boolean },
   cwd: string,
 ): Promise<{ text: string; runId: string; callId: string }> {
+  const stdout = (await stdoutOf(spool)).file;
   const command = await fsp.readFile(path.join(spool, SPOOL_COMMAND), 'utf8');
   const meta = await readMeta(spool);
   const source: RunSource = {
@@ -97,7 +113,7 @@ async function recordSpool(
         command,
         { cwd: meta.cwd ?? cwd, tool: CAPTURE_TOOL },
         {
-          stdout: createReadStream(path.join(spool, SPOOL_STDOUT)),
+          stdout: createReadStream(stdout),
           stderr: createReadStream(path.join(spool, SPOOL_STDERR)),
           exit: Promise.resolve({
             code: exit.code,
@@ -122,23 +138,55 @@ async function recordSpool(
 }
 
 /**
- * A shell killed mid-command never reaches `keep`: its spool is recorded by a later `keep` once idle, as a cancelled
- * call, so its bytes are evidence too.
+ * What a spool left beside ours is (docs/contracts.md §6.1): `wait` while its shell may still run the command (or its
+ * recorder is at work), `killed` when the shell is gone (or is ours, which has moved on: a shell runs one group at a
+ * time) before the command ended, `ended` (with the status) when the command ended but nothing recorded it.
  */
-async function recordOrphans(runs: CliSession['runs'], spools: string, cwd: string): Promise<void> {
-  const now = Date.now();
-  for (const name of await fsp.readdir(spools)) {
-    if (name.includes('.orphan-')) continue;
-    const spool = path.join(spools, name);
-    const times = await Promise.all(
-      [SPOOL_STDOUT, SPOOL_STDERR, SPOOL_COMMAND].map((f) =>
-        fsp.stat(path.join(spool, f)).then(
-          (st) => st.mtimeMs,
-          () => undefined,
-        ),
-      ),
+async function leftSpool(
+  spool: string,
+  ours: number | undefined,
+  now: number,
+): Promise<{ kind: 'wait' } | { kind: 'killed' } | { kind: 'ended'; code: number }> {
+  const mtime = (f: string): Promise<number | undefined> =>
+    fsp.stat(f).then(
+      (st) => st.mtimeMs,
+      () => undefined,
     );
-    if (times.some((t) => t === undefined) || times.some((t) => now - t! < ORPHAN_SPOOL_MS)) continue;
+  const status = path.join(spool, SPOOL_STATUS);
+  const ended = await mtime(status);
+  if (ended !== undefined) {
+    if (now - ended < ENDED_SPOOL_MS) return { kind: 'wait' };
+    const code = Number((await fsp.readFile(status, 'utf8').catch(() => '')).trim());
+    return Number.isInteger(code) && code >= 0 && code <= 255 ? { kind: 'ended', code } : { kind: 'killed' };
+  }
+  const out = await stdoutOf(spool);
+  const times = await Promise.all(
+    [out.file, path.join(spool, SPOOL_STDERR), path.join(spool, SPOOL_COMMAND)].map(mtime),
+  );
+  const last = Math.max(...times.map((t) => t ?? 0));
+  if (out.pid === undefined) return now - last >= UNSTARTED_SPOOL_MS ? { kind: 'killed' } : { kind: 'wait' };
+  if (out.pid === ours || !shellAlive(out.pid, last) || now - last >= UNSTARTED_SPOOL_MS) return { kind: 'killed' };
+  return { kind: 'wait' };
+}
+
+/**
+ * A shell killed mid-command (an agent's own time limit, a closed terminal) never reaches `keep`, and a recorder can
+ * die before it records: their spools stay. Each `keep` records the spools `leftSpool` finds killed (as calls that
+ * ended without an exit status: cancelled) or ended, so their bytes are evidence too, then removes them.
+ */
+async function recordLeftSpools(
+  runs: CliSession['runs'],
+  own: string,
+  ours: number | undefined,
+  cwd: string,
+): Promise<void> {
+  const now = Date.now();
+  const spools = path.dirname(own);
+  for (const name of await fsp.readdir(spools)) {
+    if (name.includes('.orphan-') || name === path.basename(own)) continue;
+    const spool = path.join(spools, name);
+    const left = await leftSpool(spool, ours, now);
+    if (left.kind === 'wait') continue;
     // Claimed by a rename first: two keeps never record one spool twice.
     const claimed = `${spool}.orphan-${process.pid}`;
     if (
@@ -148,7 +196,8 @@ async function recordOrphans(runs: CliSession['runs'], spools: string, cwd: stri
       ))
     )
       continue;
-    await recordSpool(runs, claimed, { code: null, aborted: true }, cwd).catch(() => undefined);
+    const exit = left.kind === 'ended' ? { code: left.code, aborted: false } : { code: null, aborted: true };
+    await recordSpool(runs, claimed, exit, cwd).catch(() => undefined);
     await fsp.rm(claimed, { recursive: true, force: true });
   }
 }
@@ -174,7 +223,7 @@ export async function recordSpoolCommand(argv: readonly string[], io: CliIo): Pr
   const storage = storageOfSpool(spool);
   const status = Number(args[1]);
   const done = quiet ? 0 : status;
-  const out = path.join(spool, SPOOL_STDOUT);
+  const { file: out, pid: shell } = await stdoutOf(spool);
   const err = path.join(spool, SPOOL_STDERR);
   const sizes = await Promise.all([fsp.stat(out), fsp.stat(err)]).catch(() => undefined);
   if (!sizes) {
@@ -204,7 +253,7 @@ export async function recordSpoolCommand(argv: readonly string[], io: CliIo): Pr
         whole: true,
       });
     }
-    await recordOrphans(session.runs, path.dirname(spool), io.cwd).catch(() => undefined);
+    await recordLeftSpools(session.runs, spool, shell, io.cwd).catch(() => undefined);
   } catch (e) {
     if (quiet || whole) return done;
     const reason = (e instanceof Error ? e.message : String(e)).split('\n')[0]!.slice(0, 200);

@@ -6,7 +6,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { PORTABLE_MCP_SERVER, portableHookCommand } from '../../src/core/reach/agents/context.js';
@@ -228,4 +228,60 @@ export function applyJsonEdits(doc: Record<string, unknown>, edits: readonly Con
     });
   }
   return doc;
+}
+
+/**
+ * Ten small routed commands, every other one failing (status 3, a line on stderr): what a client that kills the
+ * command's process group as it ends would lose.
+ */
+export const SMALL_COMMANDS: readonly string[] = Array.from({ length: 10 }, (_, i) =>
+  i % 2 === 0 ? `printf 'small ${i}\\n'` : `printf 'out ${i}\\n'; printf 'err ${i}\\n' >&2; (exit 3)`,
+);
+
+/** The spool folders left in the sandbox's storage (none once every routed command is kept). */
+export function spoolsLeft(s: Sandbox): string[] {
+  try {
+    return readdirSync(path.join(s.storage, 'evidence', 'spool'));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The routed runs of `agent` once `n` of them are kept and no spool is left, or what there is when that does not
+ * happen within `withinMs` (the background recording of a small output takes a Node start).
+ */
+export async function keptRuns(
+  s: Sandbox,
+  agent: string,
+  n: number,
+  withinMs = 10_000,
+): Promise<{ runs: RunSummary[]; spools: string[] }> {
+  const until = Date.now() + withinMs;
+  for (;;) {
+    const runs = listRuns(s).filter((r) => r.source?.kind === 'hook' && r.source.agent === agent);
+    const spools = spoolsLeft(s);
+    if ((runs.length >= n && spools.length === 0) || Date.now() > until) return { runs, spools };
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** The tool calls the model made, as the client replays them in a request: each call's input, in order. */
+export function replayedInputs(req: MessagesRequest): string[] {
+  const inputs: string[] = [];
+  for (const m of req.messages) {
+    if (m.role !== 'assistant' || typeof m.content === 'string') continue;
+    for (const b of m.content) if (b.type === 'tool_use') inputs.push(JSON.stringify(b.input));
+  }
+  return inputs;
+}
+
+/**
+ * What of the machine a request body holds: the home, the storage, the command line's path (the workspace's own path
+ * is the client's to show); with `product`, also a spool and the recorder.
+ */
+export function machineWords(body: string, s: Sandbox, product = true): string[] {
+  const paths = [s.home, s.storage, path.dirname(path.dirname(s.shim))];
+  const words = product ? [...paths, 'evidence/spool', '8>>'] : paths;
+  return words.filter((w) => body.includes(w) || body.includes(JSON.stringify(w).slice(1, -1)));
 }

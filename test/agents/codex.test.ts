@@ -22,13 +22,17 @@ import {
   LOG_BYTES,
   LOG_LINES,
   listRuns,
+  keptRuns,
+  machineWords,
   makeSandbox,
   NEEDLE,
   runAgent,
+  SMALL_COMMANDS,
   type Sandbox,
 } from './agentSandbox.js';
 import {
   functionOutput,
+  type InputItem,
   startScriptedResponses,
   type ResponsesRequest,
   type ScriptedResponse,
@@ -204,5 +208,40 @@ describe('Reach: Codex from npm with a scripted Responses API on loopback', func
     assert.match(out, new RegExp(`^stdout: ${LOG_BYTES} bytes, ${LOG_LINES} lines, handle out_`, 'm'));
     assert.match(out, /^Process exited with code 1$/m);
     assert.equal(listRuns(sandbox).filter((r) => r.source?.kind === 'hook').length, 1);
+  });
+
+  it("keeps every small routed command, failing or not, though Codex ends the command's process group: no spool left", async () => {
+    server = await startScriptedResponses((_req, i) =>
+      i < SMALL_COMMANDS.length
+        ? { call: { id: `call_small_${i}`, name: 'exec_command', arguments: { cmd: SMALL_COMMANDS[i]! } } }
+        : { text: 'done' },
+    );
+    configure(sandbox, server, true);
+    const run = await runCodex(sandbox, 'danger-full-access');
+    assert.equal(run.code, 0, run.stderr.slice(-2000));
+    assert.equal(server.requests.length, SMALL_COMMANDS.length + 1);
+    // Given back as written: the failing ones with their stderr and status.
+    const last = server.requests[SMALL_COMMANDS.length]!;
+    assert.match(functionOutput(last, 'call_small_0')!, /\nProcess exited with code 0\n[^]*\nOutput:\nsmall 0\n$/);
+    assert.match(functionOutput(last, 'call_small_1')!, /\nProcess exited with code 3\n[^]*\nOutput:\nout 1\nerr 1\n$/);
+    const kept = await keptRuns(sandbox, 'codex', SMALL_COMMANDS.length);
+    console.log(
+      `[reach] Codex, small routed commands kept: ${kept.runs.length}/${SMALL_COMMANDS.length}, spools left ${kept.spools.length}`,
+    );
+    assert.deepEqual(kept.spools, []);
+    assert.equal(kept.runs.length, SMALL_COMMANDS.length);
+    assert.equal(kept.runs.filter((r) => r.failedCalls === 1).length, SMALL_COMMANDS.length / 2);
+    // Codex replays each call as the model made it: the routed text never reaches its model.
+    const calls = (last.input as (InputItem & { arguments?: string })[]).filter((x) => x.type === 'function_call');
+    assert.deepEqual(
+      calls.map((c) => (JSON.parse(c.arguments ?? '{}') as { cmd?: string }).cmd),
+      SMALL_COMMANDS,
+    );
+    // (Codex's own prompt names the home folder, routed or not.)
+    for (const req of server.requests)
+      assert.deepEqual(
+        machineWords(JSON.stringify(req), sandbox).filter((w) => w !== sandbox.home),
+        [],
+      );
   });
 });

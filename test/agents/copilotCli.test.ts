@@ -30,11 +30,15 @@ import {
   listRuns,
   LOG_BYTES,
   LOG_LINES,
+  keptRuns,
+  machineWords,
   makeSandbox,
   NEEDLE,
   READ_ID,
+  replayedInputs,
   runAgent,
   sh,
+  SMALL_COMMANDS,
   terminalEnvironment,
   type Sandbox,
 } from './agentSandbox.js';
@@ -244,5 +248,56 @@ describe('Reach: the Copilot CLI from npm with a scripted Anthropic server on lo
       initInTerminal(sandbox, 'init', '--uninstall', '--agent', 'copilot', '--global'),
       'GitHub Copilot (VS Code agent: Local and Copilot harness; Copilot CLI) [copilot, global]: ~/.copilot/hooks/bounded-evidence.json deleted, ~/.copilot/mcp-config.json deleted; routing off\n',
     );
+  });
+
+  it('replays its calls to its model as the routed text (it records modifiedArgs): named by variables, no machine path', async () => {
+    const conversation = async (routed: boolean): Promise<MessagesRequest[]> => {
+      const turns: MessagesRequest[] = [];
+      const srv = await startScriptedAnthropic((req): ScriptedReply => {
+        if (!isAgentTurn(req)) return { text: 'ok' };
+        turns.push(req);
+        const i = turns.length - 1;
+        return i < SMALL_COMMANDS.length
+          ? {
+              tool: { id: `toolu_call_${i}`, name: 'bash', input: { command: SMALL_COMMANDS[i]!, description: 'Run' } },
+            }
+          : { text: 'done' };
+      });
+      server = srv;
+      if (routed) initInTerminal(sandbox, 'init', '--agent', 'copilot-cli');
+      const run = await runCopilot(sandbox, srv, routed ? terminalEnvironment(sandbox) : {});
+      assert.equal(run.code, 0, `copilot exited ${run.code}: ${run.stderr.slice(0, 2000)}`);
+      await srv.close();
+      server = undefined;
+      return srv.requests;
+    };
+    const plain = await conversation(false);
+    const routed = await conversation(true);
+    const last = (reqs: MessagesRequest[]): MessagesRequest => reqs.filter(isAgentTurn).at(-1)!;
+    const bytes = (reqs: MessagesRequest[]): number =>
+      replayedInputs(last(reqs)).reduce((n, i) => n + Buffer.byteLength(i, 'utf8'), 0);
+    console.log(
+      `[reach] Copilot CLI, call inputs replayed after ${SMALL_COMMANDS.length} calls: routed ${bytes(routed)} bytes, unrouted ${bytes(plain)}`,
+    );
+    if (process.env.BE_DUMP) console.log(replayedInputs(last(routed))[1]);
+    assert.equal(replayedInputs(last(routed)).length, SMALL_COMMANDS.length);
+    // Each replayed call holds the command as written, verbatim, inside the routed text.
+    replayedInputs(last(routed)).forEach((input, i) =>
+      assert.ok((JSON.parse(input) as { command: string }).command.startsWith(`{ ${SMALL_COMMANDS[i]!} ; } 8>>`)),
+    );
+    // The variables named the spool in the CLI's shell: every command ran, given back as written, and kept.
+    // (The CLI reads the two streams apart: which line comes first is its own.)
+    const lines = toolResultText(last(routed), 'toolu_call_1')!.text.split('\n');
+    assert.deepEqual(lines.slice(0, 2).sort(), ['err 1', 'out 1']);
+    const kept = await keptRuns(sandbox, 'copilot-cli', SMALL_COMMANDS.length);
+    assert.deepEqual([kept.runs.length, kept.spools], [SMALL_COMMANDS.length, []]);
+    // No path the unrouted run does not show (the CLI's own prompt names its home folder): not the storage, not the
+    // command line's.
+    const own = new Set(plain.flatMap((req) => machineWords(JSON.stringify(req), sandbox, false)));
+    for (const req of routed)
+      assert.deepEqual(
+        machineWords(JSON.stringify(req), sandbox, false).filter((w) => !own.has(w)),
+        [],
+      );
   });
 });

@@ -20,9 +20,13 @@ import {
   pathWithCli,
   LOG_BYTES,
   listRuns,
+  keptRuns,
+  machineWords,
   makeSandbox,
   NEEDLE,
+  replayedInputs,
   runAgent,
+  SMALL_COMMANDS,
   type Sandbox,
 } from './agentSandbox.js';
 import {
@@ -176,5 +180,81 @@ describe('Reach: opencode from npm with a scripted Anthropic server on loopback'
     // Nothing was installed into the project: its folder holds opencode.json and the plugin file (no .opencode/).
     assert.deepEqual(readdirSync(sandbox.workspace).sort(), ['.bounded-evidence', 'opencode.json']);
     assert.deepEqual(readdirSync(path.join(sandbox.workspace, '.bounded-evidence')), ['opencode-plugin.js']);
+  });
+
+  it("keeps every small routed command, failing or not, though opencode ends the command's process group: no spool left", async () => {
+    const turns: MessagesRequest[] = [];
+    server = await startScriptedAnthropic((req): ScriptedReply => {
+      if (!isAgentTurn(req)) return { text: 'title' };
+      turns.push(req);
+      const i = turns.length - 1;
+      return i < SMALL_COMMANDS.length
+        ? {
+            tool: {
+              id: `toolu_small_${i}`,
+              name: 'bash',
+              input: { command: SMALL_COMMANDS[i]!, description: 'Small' },
+            },
+          }
+        : { text: 'done' };
+    });
+    configure(sandbox, server, true);
+    const run = await runAgent(OPENCODE, ['run', 'Run the small commands'], {
+      cwd: sandbox.workspace,
+      env: env(sandbox),
+      timeoutMs: TIMEOUT_MS,
+    });
+    assert.equal(run.code, 0, run.stderr.slice(-2000));
+    assert.equal(turns.length, SMALL_COMMANDS.length + 1);
+    // Given back as written: the failing ones with their stderr.
+    const last = turns[SMALL_COMMANDS.length]!;
+    assert.equal(toolResultText(last, 'toolu_small_0')?.text, 'small 0\n');
+    assert.equal(toolResultText(last, 'toolu_small_1')?.text, 'out 1\nerr 1\n');
+    const kept = await keptRuns(sandbox, 'opencode', SMALL_COMMANDS.length);
+    console.log(
+      `[reach] opencode, small routed commands kept: ${kept.runs.length}/${SMALL_COMMANDS.length}, spools left ${kept.spools.length}`,
+    );
+    assert.deepEqual(kept.spools, []);
+    assert.equal(kept.runs.length, SMALL_COMMANDS.length);
+    assert.equal(kept.runs.filter((r) => r.failedCalls === 1).length, SMALL_COMMANDS.length / 2);
+  });
+
+  it('replays to its model the commands it wrote, routed as unrouted: no path, spool or product word in any request', async () => {
+    const conversation = async (routed: boolean): Promise<MessagesRequest[]> => {
+      const turns: MessagesRequest[] = [];
+      const srv = await startScriptedAnthropic((req): ScriptedReply => {
+        if (!isAgentTurn(req)) return { text: 'title' };
+        turns.push(req);
+        const i = turns.length - 1;
+        return i < SMALL_COMMANDS.length
+          ? {
+              tool: { id: `toolu_call_${i}`, name: 'bash', input: { command: SMALL_COMMANDS[i]!, description: 'Run' } },
+            }
+          : { text: 'done' };
+      });
+      server = srv;
+      configure(sandbox, srv, routed);
+      const run = await runAgent(OPENCODE, ['run', 'Run the commands'], {
+        cwd: sandbox.workspace,
+        env: env(sandbox),
+        timeoutMs: TIMEOUT_MS,
+      });
+      assert.equal(run.code, 0, run.stderr.slice(-2000));
+      await srv.close();
+      server = undefined;
+      return srv.requests;
+    };
+    const plain = await conversation(false);
+    const routed = await conversation(true);
+    const last = (reqs: MessagesRequest[]): MessagesRequest => reqs.filter(isAgentTurn).at(-1)!;
+    const bytes = (reqs: MessagesRequest[]): number =>
+      replayedInputs(last(reqs)).reduce((n, i) => n + Buffer.byteLength(i, 'utf8'), 0);
+    console.log(
+      `[reach] opencode, call inputs replayed after ${SMALL_COMMANDS.length} calls: routed ${bytes(routed)} bytes, unrouted ${bytes(plain)}`,
+    );
+    assert.deepEqual(replayedInputs(last(routed)), replayedInputs(last(plain)));
+    assert.equal(replayedInputs(last(routed)).length, SMALL_COMMANDS.length);
+    for (const req of routed) assert.deepEqual(machineWords(JSON.stringify(req), sandbox), []);
+    assert.equal((await keptRuns(sandbox, 'opencode', SMALL_COMMANDS.length)).runs.length, SMALL_COMMANDS.length);
   });
 });

@@ -133,7 +133,8 @@ export function decideHook(event: unknown, ctx: HookContext): HookDecision {
     const line = route.oneLine?.(spool, ctx);
     // The one-line form sources the script from the spool, where `lead` is not needed.
     if (line) ctx.writeRun?.(spool, wrapCommand(command, { spool, cli: ctx.cli, wholeBytes, sameLine }));
-    rewritten = line ?? wrapCommand(command, { spool, cli: ctx.cli, wholeBytes, lead, sameLine });
+    const words = route.byVariables ? terminalWords(spool, ctx) : undefined;
+    rewritten = line ?? wrapCommand(command, { spool, cli: ctx.cli, wholeBytes, lead, sameLine, ...words });
   } catch (e) {
     rewritten = unkeptCommand(command, e instanceof Error ? e.message : String(e));
   }
@@ -144,6 +145,20 @@ export function decideHook(event: unknown, ctx: HookContext): HookDecision {
   return { action: 'rewrite', agent, command: rewritten, answer };
 }
 
+/**
+ * The spool and the command line named by a VS Code terminal's variables, when the hook's are the ones it uses (the
+ * client's shell then has them too); else undefined (their quoted paths).
+ */
+function terminalWords(spool: string, ctx: HookContext): { spoolWord: string; cli: string } | undefined {
+  const shim = ctx.env?.BOUNDED_EVIDENCE_CLI;
+  const storage = ctx.terminalStorage;
+  if (!shim || !storage || storage !== ctx.storage || ctx.cli !== quoteShellWord(shim)) return undefined;
+  const rel = spool.startsWith(`${storage}/`) ? spool.slice(storage.length) : '';
+  if (!/^\/[A-Za-z0-9/_.-]+$/.test(rel)) return undefined;
+  return { spoolWord: `"$BOUNDED_EVIDENCE_STORAGE"${rel}`, cli: '"$BOUNDED_EVIDENCE_CLI"' };
+}
+
+/** After-tool events: a large response of any tool becomes evidence (when the setting asks for it). */
 function decidePost(event: Record<string, unknown>, toolName: string, ctx: HookContext): HookDecision {
   if (!ctx.recordPostToolUse) return { action: 'none', reason: 'PostToolUse recording is off' };
   const raw = event.tool_response ?? event.toolResponse ?? event.tool_result ?? event.toolResult;

@@ -1,17 +1,20 @@
 /**
  * What a routed command becomes (docs/contracts.md §6.1, docs/architecture.md §2.4): the original text, verbatim,
- * run by the agent's own shell as a group with its two streams in a spool folder, then `<cli> keep`. A group, not a
- * child shell, so functions, `cd`, `export` and jobs behave exactly as unrouted. Injection: only the original is not
- * ours, and it is routed only when it parses alone and wrapped (`<shell> -n`), so it cannot end our group early or
- * swallow its end.
+ * run by the agent's own shell as a group with its two streams in a spool folder (stdout's file `1.$$`: the shell's
+ * pid), then `<cli> keep`. A group, not a child shell, so functions, `cd`, `export` and jobs behave exactly as
+ * unrouted. Injection: only the original is not ours, and it is routed only when it parses alone and wrapped
+ * (`<shell> -n`), so it cannot end our group early or swallow its end.
  */
 import { quoteShellWord } from './shellQuote.js';
 
 /** Unset before the line ends. */
 export const STATUS_VAR = '__be_s';
 
+/** Stdout's file is `1.<pid>` (`$$`): keep tells a killed shell's spool by it (src/cli/spoolOwner.ts). */
 export const SPOOL_STDOUT = '1';
 export const SPOOL_STDERR = '2';
+/** The command's status, written by the shim's `keep` before its recorder starts. */
+export const SPOOL_STATUS = 'status';
 export const SPOOL_DIR = 'spool';
 /** For a terminal that sources it. */
 export const SPOOL_RUN = 'run';
@@ -29,7 +32,9 @@ export interface SpoolMeta {
 
 export interface WrapInputs {
   readonly spool: string;
-  /** Already quoted. */
+  /** The shell word naming it, when not its quoted path (`"$BOUNDED_EVIDENCE_STORAGE"/evidence/spool/<id>`). */
+  readonly spoolWord?: string;
+  /** Shell words that start the command line, already quoted. */
   readonly cli: string;
   /** Both streams together. */
   readonly wholeBytes: number;
@@ -48,8 +53,8 @@ export interface WrapInputs {
 /** Pure; `original` is never quoted or altered. */
 export function wrapCommand(original: string, w: WrapInputs): string {
   if (!Number.isSafeInteger(w.wholeBytes) || w.wholeBytes < 0) throw new Error('wholeBytes must be a whole number');
-  const d = quoteShellWord(w.spool);
-  const o = `${d}/${SPOOL_STDOUT}`;
+  const d = w.spoolWord ?? quoteShellWord(w.spool);
+  const o = `${d}/${SPOOL_STDOUT}.$$`;
   const e = `${d}/${SPOOL_STDERR}`;
   // `{ ` on the command's own first line: line numbers in the shell's messages and `$LINENO` stay the command's.
   const tail = `} 8>>${o} 9>>${e} 1>&8 2>&9 8>&- 9>&-; ${w.cli} keep ${d} $? ${w.wholeBytes}`;
@@ -62,7 +67,7 @@ export function givenBackWhole(stdoutBytes: number, stderrBytes: number, wholeBy
 
 /** So a second hook, or a second pass, does not wrap it again. */
 const WRAPPED_TAIL = new RegExp(
-  `(?:\\n| ; )\\} 8>>.+/${SPOOL_STDOUT} 9>>.+/${SPOOL_STDERR} 1>&8 2>&9 8>&- 9>&-; .* keep .+ \\$\\? \\d+$`,
+  `(?:\\n| ; )\\} 8>>.+/${SPOOL_STDOUT}\\.\\$\\$ 9>>.+/${SPOOL_STDERR} 1>&8 2>&9 8>&- 9>&-; .* keep .+ \\$\\? \\d+$`,
 );
 
 export function isWrapped(command: string): boolean {

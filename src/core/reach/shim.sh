@@ -46,20 +46,31 @@ else
   BE_FLAGS=$BE_NODE_FLAGS
 fi
 # `keep SPOOL STATUS WHOLE` (src/core/reach/rewrite.ts `givenBackWhole` is the same rule): a small output is printed as
-# it was with `cat` and recorded by `keep --quiet` in the background (the command waits for no Node; `( … & )` keeps an
-# interactive shell from printing a job line); a large one goes to `keep` in the foreground (the observation). Exits
-# with STATUS whatever happens: the routed command's status is the command's.
+# it was with `cat` and recorded by `keep --quiet` in the background (the command waits for no Node); a large one goes
+# to `keep` in the foreground (the observation). Exits with STATUS whatever happens: the routed command's status is
+# the command's. The stdout file is `1.<the shell's pid>` (rewrite.ts).
 if [ "${1-}" = keep ] && [ $# -eq 4 ]; then
-  BE_D=$2; BE_S=$3
+  BE_D=$2; BE_S=$3; BE_O=/dev/null
+  for BE_F in "$BE_D"/1 "$BE_D"/1.*; do [ -f "$BE_F" ] && BE_O=$BE_F; done
   [ -x "$NODE" ] || NODE=node
-  if [ "$(( $(wc -c <"$BE_D/1") + $(wc -c <"$BE_D/2") ))" -le "$4" ] 2>/dev/null; then
-    cat "$BE_D/1"; cat "$BE_D/2" >&2
-    ( "$NODE" $BE_FLAGS "$CLI" keep --quiet "$BE_D" "$BE_S" </dev/null >/dev/null 2>&1 & )
+  if [ "$(( $(wc -c <"$BE_O") + $(wc -c <"$BE_D/2") ))" -le "$4" ] 2>/dev/null; then
+    cat "$BE_O"; cat "$BE_D/2" >&2
+    # The status first: a recorder that dies anyway leaves an ended spool, which the next keep records.
+    echo "$BE_S" >"$BE_D/status" 2>/dev/null
+    # In a session of its own: Codex and opencode end the command's process group as it exits. setsid exits once sh
+    # has forked the recorder, so the group cannot end it first; `( … & )` keeps an interactive shell from printing a
+    # job line.
+    if command -v setsid >/dev/null 2>&1; then
+      setsid sh -c '"$@" </dev/null >/dev/null 2>&1 &' sh "$NODE" $BE_FLAGS "$CLI" keep --quiet "$BE_D" "$BE_S" 2>/dev/null ||
+        ( "$NODE" $BE_FLAGS "$CLI" keep --quiet "$BE_D" "$BE_S" </dev/null >/dev/null 2>&1 & )
+    else
+      ( "$NODE" $BE_FLAGS "$CLI" keep --quiet "$BE_D" "$BE_S" </dev/null >/dev/null 2>&1 & )
+    fi
   else
   # keep prints the observation, or the output itself when the evidence cannot be kept; with no Node at all, sh prints
   # it.
   if [ -x "$NODE" ] || command -v "$NODE" >/dev/null 2>&1; then "$NODE" $BE_FLAGS "$CLI" keep "$BE_D" "$BE_S" "$4"
-  else cat "$BE_D/1"; cat "$BE_D/2" >&2; rm -rf "$BE_D"; echo 'bounded-evidence: evidence not kept (no Node to record it); the command ran unrouted' >&2; fi
+  else cat "$BE_O"; cat "$BE_D/2" >&2; rm -rf "$BE_D"; echo 'bounded-evidence: evidence not kept (no Node to record it); the command ran unrouted' >&2; fi
   fi
   exit "$BE_S"
 fi

@@ -51,7 +51,9 @@ const copilotCliBash: ToolRoute = {
       : 'the event has no toolArgs object';
   },
   render: (updated, a) => ({ ...(a.allow ? { permissionDecision: 'allow' } : {}), modifiedArgs: updated }),
-  // Without our `mcp-config.json` entry it has no read_tool_output.
+  // It records `modifiedArgs` as the call the model made and replays them: no path in them where a variable serves.
+  byVariables: true,
+  // Its MCP servers are the user's `mcp-config.json` (init --global): without ours it has no read_tool_output.
   readWith: (ctx) => {
     const home = ctx.env?.COPILOT_HOME || (ctx.env?.HOME ? path.join(ctx.env.HOME, '.copilot') : undefined);
     const config = home ? ctx.readText?.(path.join(home, 'mcp-config.json')) : undefined;

@@ -152,6 +152,12 @@ export interface ToolRoute {
   /** E.g. VS Code's terminal in fish. */
   readonly refuse?: (ctx: HookContext) => string | undefined;
   readonly lead?: string;
+  /**
+   * True when the client's shell has the hook's environment: where that is a VS Code terminal's, the routed text names
+   * the storage and the command line by its variables, not by their paths (the client shows its model that text).
+   */
+  readonly byVariables?: boolean;
+  /** A one-line form that runs the wrapped script from the spool (VS Code's terminal), or undefined. */
   readonly oneLine?: (spool: string, ctx: HookContext) => string | undefined;
   /** Absent: route it, `allow` as the flag. */
   readonly permit?: (command: string, event: Record<string, unknown>, ctx: HookContext) => Permit;

@@ -138,4 +138,21 @@ describe('Copilot CLI hook events', () => {
     });
     assert.equal(decideHook(post, ctx({ recordPostToolUse: true })).action, 'none');
   });
+
+  it("in a VS Code terminal's environment the routed text names the storage and the command line by its variables, no path", () => {
+    const env = { BOUNDED_EVIDENCE_CLI: '/opt/be/bin/bounded-evidence', BOUNDED_EVIDENCE_STORAGE: '/st' };
+    const d = decideHook(event, ctx({ env, terminalStorage: '/st' })) as { command: string };
+    const spool = '"$BOUNDED_EVIDENCE_STORAGE"/evidence/spool/0123456789ab';
+    assert.equal(
+      d.command,
+      `{ echo hello-from-bash ; } 8>>${spool}/1.$$ 9>>${spool}/2 1>&8 2>&9 8>&- 9>&-; "$BOUNDED_EVIDENCE_CLI" keep ${spool} $? 4096`,
+    );
+    // Another storage or another command line than the terminal's: their paths, as before.
+    assert.equal((decideHook(event, ctx({ env, terminalStorage: '/other' })) as { command: string }).command, wrapped);
+    const otherCli = { ...env, BOUNDED_EVIDENCE_CLI: '/elsewhere/bounded-evidence' };
+    assert.equal(
+      (decideHook(event, ctx({ env: otherCli, terminalStorage: '/st' })) as { command: string }).command,
+      wrapped,
+    );
+  });
 });

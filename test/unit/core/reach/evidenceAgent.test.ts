@@ -87,7 +87,7 @@ describe('Evidence custom agent', () => {
       const spool = path.join(st, 'evidence', 'spool', id);
       assert.equal(
         readFileSync(path.join(spool, 'run'), 'utf8'),
-        `{ npm test ; } 8>>'${spool}'/1 9>>'${spool}'/2 1>&8 2>&9 8>&- 9>&-; '${shim}' keep '${spool}' $? 4096`,
+        `{ npm test ; } 8>>'${spool}'/1.$$ 9>>'${spool}'/2 1>&8 2>&9 8>&- 9>&-; '${shim}' keep '${spool}' $? 4096`,
       );
       const silent = spawnSync('/bin/sh', ['-c', command], { input: event, encoding: 'utf8', env: clean });
       assert.deepEqual([silent.status, silent.stdout], [0, '']);

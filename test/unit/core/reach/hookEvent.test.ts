@@ -59,7 +59,7 @@ describe('hook decision on client samples', () => {
     });
     assert.equal(
       command,
-      `:; { node scripts/build-log.js 3000000 ; } 8>>'${SPOOL}'/1 9>>'${SPOOL}'/2 1>&8 2>&9 8>&- 9>&-; ${CLI} keep '${SPOOL}' $? 4096`,
+      `:; { node scripts/build-log.js 3000000 ; } 8>>'${SPOOL}'/1.$$ 9>>'${SPOOL}'/2 1>&8 2>&9 8>&- 9>&-; ${CLI} keep '${SPOOL}' $? 4096`,
     );
     assert.deepEqual(prepared, [
       {
@@ -274,7 +274,7 @@ describe('hook decision on client samples', () => {
       fc.property(text, (command) => {
         const d = decideHook({ hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command } }, ctx());
         if (d.action !== 'rewrite') return;
-        assert.ok(d.command.startsWith(`{ ${command} ; } 8>>'${SPOOL}'/1 `));
+        assert.ok(d.command.startsWith(`{ ${command} ; } 8>>'${SPOOL}'/1.$$ `));
         assert.equal(d.command.length, wrapped(command).length);
       }),
       { numRuns: 300 },

@@ -12,8 +12,13 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { opencodePluginText, PLUGIN_MARK } from '../../../../src/core/reach/agents/opencode.js';
+import { wrapCommand } from '../../../../src/core/reach/rewrite.js';
 
-type Hooks = { 'tool.execute.before': (input: unknown, output: { args: Record<string, unknown> }) => Promise<void> };
+type Part = { type: string; tool?: string; callID?: string; state?: { input?: Record<string, unknown> } };
+type Hooks = {
+  'tool.execute.before': (input: unknown, output: { args: Record<string, unknown> }) => Promise<void>;
+  'experimental.chat.messages.transform': (input: unknown, output: { messages: { parts: Part[] }[] }) => Promise<void>;
+};
 const recorded = JSON.parse(
   readFileSync(path.join(__dirname, 'fixtures', 'opencode-1.18.33-tool.execute.before.json'), 'utf8'),
 ) as { input: { tool: string; sessionID: string }; output: { args: Record<string, unknown> } };
@@ -69,5 +74,48 @@ describe('opencode plugin (recorded opencode 1.18.33 arguments)', () => {
       await hooks['tool.execute.before'](input, output);
       assert.deepEqual(output.args, recorded.output.args, hook);
     }
+  });
+
+  it('shows its model the command it wrote: the routed text of a call replaced in the messages it is sent', async () => {
+    const spool = '/home/dev/.local/share/bounded-evidence/workspaces/p-0123456789abcdef/evidence/spool/0a1b2c3d4e5f';
+    const routed = (command: string, sameLine: boolean): string =>
+      wrapCommand(command, { spool, cli: "'/home/dev/bin/bounded-evidence'", wholeBytes: 4096, sameLine });
+    const answer = path.join(dir, 'answer.json');
+    writeFileSync(
+      answer,
+      JSON.stringify({ hookSpecificOutput: { updatedInput: { command: routed('echo hi; exit 3', true) } } }),
+    );
+    const hooks = await load(`cat >/dev/null; cat '${answer}'`);
+    const output = structuredClone(recorded.output);
+    await hooks['tool.execute.before']({ ...recorded.input, callID: 'call_1' }, output);
+    assert.equal(output.args.command, routed('echo hi; exit 3', true));
+    const bash = (callID: string, command: string): Part => ({
+      type: 'tool',
+      tool: 'bash',
+      callID,
+      state: { input: { command, description: 'x' } },
+    });
+    const messages = [
+      {
+        parts: [
+          { type: 'text' },
+          bash('call_1', output.args.command as string),
+          // A call this process did not route (before a restart): told by the routed form itself, either layout.
+          bash('call_0', routed("printf 'a\\n' # note", false)),
+          bash('call_2', routed('ls', true)),
+          bash('call_3', 'plain'),
+          { type: 'tool', tool: 'read', callID: 'call_4', state: { input: { filePath: '/x' } } },
+        ],
+      },
+    ];
+    await hooks['experimental.chat.messages.transform']({}, { messages });
+    assert.deepEqual(
+      messages[0]!.parts.map((p) => p.state?.input),
+      [
+        undefined,
+        ...['echo hi; exit 3', "printf 'a\\n' # note", 'ls', 'plain'].map((command) => ({ command, description: 'x' })),
+        { filePath: '/x' },
+      ],
+    );
   });
 });

@@ -568,7 +568,7 @@ describe('the spool a hook prepares', () => {
         { ...meta, routedAt: typeof meta.routedAt },
         { agent: 'claude', sessionId: 's', cwd: '/w', routedAt: 'string' },
       );
-      assert.deepEqual(readdirSync(spool).sort(), ['1', '2', 'command', 'meta.json']);
+      assert.deepEqual(readdirSync(spool).sort(), ['2', 'command', 'meta.json']);
       assert.equal(statSync(spool).mode & 0o777, 0o700);
       assert.equal(statSync(path.join(spool, 'command')).mode & 0o777, 0o600);
       assert.throws(

@@ -219,7 +219,7 @@ describe('command line shim', () => {
       mkdirSync(spool, { recursive: true });
       const out = Buffer.alloc(outBytes, 'o');
       const err = Buffer.alloc(errBytes, 'e');
-      writeFileSync(path.join(spool, SPOOL_STDOUT), out);
+      writeFileSync(path.join(spool, `${SPOOL_STDOUT}.${4242 + n}`), out);
       writeFileSync(path.join(spool, SPOOL_STDERR), err);
       const r = spawnSync(shim, ['keep', spool, '3', String(whole)]);
       assert.equal(r.status, 3, "the status is the command's");

@@ -1,0 +1,187 @@
+/**
+ * Every routed command is kept (docs/contracts.md §6.1): a small output's recorder outlives a client that ends the
+ * command's process group as it exits (Codex, opencode), and a killed shell's spool is recorded by the next routed
+ * command, told by its shell being gone (real shells killed here), not by its age.
+ */
+import * as assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { prepareSpool } from '../../../../src/cli/hook.js';
+import { openSession } from '../../../../src/cli/session.js';
+import { shellAlive } from '../../../../src/cli/spoolOwner.js';
+import type { RunSummary } from '../../../../src/core/index.js';
+import { wrapCommand } from '../../../../src/core/reach/rewrite.js';
+import { quoteShellWord } from '../../../../src/core/reach/shellQuote.js';
+import { shimScript } from '../../../../src/core/reach/shim.js';
+
+const ROOT = path.resolve(__dirname, '../../../..');
+const TSX = pathToFileURL(path.join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
+/** The command line on the sources (the unit suite runs before the build). */
+const CLI = [process.execPath, '--import', TSX, path.join(ROOT, 'src/cli/main.ts')].map(quoteShellWord).join(' ');
+
+const sha = (s: string): string => createHash('sha256').update(s).digest('hex');
+
+/** Resolves when `check` holds, polling; rejects after `ms` with `what`. */
+async function until(check: () => boolean, what: string, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`not within ${ms} ms: ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** The hook's spool for `command` and its routed form, through `cli`. */
+function routed(storage: string, command: string, session: string, cli = CLI): { spool: string; text: string } {
+  const spool = prepareSpool(storage, command, { agent: 'codex', sessionId: session, cwd: storage });
+  return { spool, text: wrapCommand(command, { spool, cli, wholeBytes: 4096, sameLine: true }) };
+}
+
+/** A routed command in its own bash, in a process group of its own (as Codex and opencode start one). */
+function startShell(text: string, cwd: string): ChildProcess {
+  return spawn('bash', ['-c', text], { cwd, detached: true, stdio: 'ignore' });
+}
+
+function stdoutFile(spool: string): string | undefined {
+  const name = existsSync(spool) ? readdirSync(spool).find((n) => /^1\.\d+$/.test(n)) : undefined;
+  return name && path.join(spool, name);
+}
+
+async function hookRuns(storage: string): Promise<(RunSummary & { stdout: string | undefined })[]> {
+  const session = await openSession(storage);
+  const runs = (await session.runs.listRuns()).filter((r) => r.source?.kind === 'hook');
+  return Promise.all(
+    runs.map(async (r) => {
+      const [call] = await session.runs.report(r.runId);
+      return { ...r, stdout: call?.attachments.find((a) => a.name === 'stdout')?.sha256 };
+    }),
+  );
+}
+
+describe('every routed command is kept', function () {
+  this.timeout(120_000);
+  let dir: string;
+  let storage: string;
+  const shells: ChildProcess[] = [];
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'be-kept-'));
+    storage = path.join(dir, 'storage');
+    mkdirSync(path.join(storage, 'evidence'), { recursive: true });
+  });
+  afterEach(() => {
+    for (const s of shells.splice(0))
+      if (s.exitCode === null && s.signalCode === null) process.kill(-s.pid!, 'SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("a killed shell's spool is recorded by the next routed command as cancelled, every byte; a live one's is left", async () => {
+    const killed = routed(storage, "printf 'half of the build\\n'; sleep 60", 'killed');
+    const live = routed(storage, "printf 'still going\\n'; sleep 60", 'live');
+    const a = startShell(killed.text, dir);
+    const b = startShell(live.text, dir);
+    shells.push(a, b);
+    const written = (spool: string, text: string) => (): boolean => {
+      const f = stdoutFile(spool);
+      return f !== undefined && readFileSync(f, 'utf8') === text;
+    };
+    await until(written(killed.spool, 'half of the build\n'), 'the first shell wrote its half');
+    await until(written(live.spool, 'still going\n'), 'the second shell started');
+    // The shell's pid names its stdout file: the text of the command names none.
+    assert.equal(path.basename(stdoutFile(killed.spool)!), `1.${a.pid}`);
+    assert.ok(!killed.text.includes(String(a.pid)));
+    const gone = new Promise((r) => a.on('exit', r));
+    process.kill(-a.pid!, 'SIGKILL');
+    await gone;
+    const next = routed(storage, "printf 'now\\n'", 'next');
+    const r = spawnSync('bash', ['-c', next.text], { cwd: dir, encoding: 'utf8' });
+    assert.equal(r.stdout, 'now\n');
+    assert.deepEqual(readdirSync(path.join(storage, 'evidence', 'spool')), [path.basename(live.spool)]);
+    const runs = await hookRuns(storage);
+    const byRun = new Map(runs.map((x) => [x.source?.sessionId, x]));
+    assert.deepEqual([...byRun.keys()].sort(), ['killed', 'next']);
+    assert.equal(byRun.get('killed')!.status, 'cancelled');
+    assert.equal(byRun.get('killed')!.stdout, sha('half of the build\n'));
+    assert.equal(byRun.get('next')!.status, 'completed');
+  });
+
+  it('a pid reused since the spool was last written is not its shell', async () => {
+    const left = routed(storage, 'make all', 'reused');
+    // A process that started now, named as the shell of a spool last written an hour ago.
+    const other = spawn('sleep', ['60'], { detached: true, stdio: 'ignore' });
+    shells.push(other);
+    const out = path.join(left.spool, `1.${other.pid}`);
+    writeFileSync(out, 'before the reuse\n');
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    for (const f of [out, path.join(left.spool, '2'), path.join(left.spool, 'command')])
+      utimesSync(f, hourAgo, hourAgo);
+    assert.equal(shellAlive(other.pid!, hourAgo.getTime()), false);
+    assert.equal(shellAlive(other.pid!, Date.now()), true);
+    const next = routed(storage, 'true', 'next');
+    spawnSync('bash', ['-c', next.text], { cwd: dir });
+    assert.deepEqual(readdirSync(path.join(storage, 'evidence', 'spool')), []);
+    const runs = await hookRuns(storage);
+    assert.equal(runs.find((x) => x.source?.sessionId === 'reused')?.stdout, sha('before the reuse\n'));
+  });
+
+  it("a small output's recorder survives the end of the command's process group (the shim's sh path)", async () => {
+    const node = path.join(dir, 'node');
+    writeFileSync(node, `#!/bin/sh\nexec ${quoteShellWord(process.execPath)} --import ${quoteShellWord(TSX)} "$@"\n`, {
+      mode: 0o755,
+    });
+    const shim = path.join(dir, 'bounded-evidence');
+    const cli = path.join(ROOT, 'src/cli/main.ts');
+    writeFileSync(shim, shimScript({ node, electron: false, cli, extensionsDir: dir, folderPrefix: 'x-', home: dir }), {
+      mode: 0o755,
+    });
+    const commands = ["printf 'ok\\n'", "printf 'no\\n' >&2; (exit 3)"];
+    for (const [i, command] of commands.entries()) {
+      const { text } = routed(storage, command, `small-${i}`, quoteShellWord(shim));
+      const shell = startShell(text, dir);
+      // As Codex and opencode do: the whole group ends the moment the shell exits.
+      const status = await new Promise<number | null>((resolve) =>
+        shell.on('exit', (code) => {
+          try {
+            process.kill(-shell.pid!, 'SIGKILL');
+          } catch {
+            /* already empty */
+          }
+          resolve(code);
+        }),
+      );
+      assert.equal(status, i === 0 ? 0 : 3);
+    }
+    const spools = path.join(storage, 'evidence', 'spool');
+    await until(() => readdirSync(spools).length === 0, 'both recorded and their spools removed');
+    const runs = await hookRuns(storage);
+    assert.deepEqual(runs.map((r) => [r.source?.sessionId, r.status, r.failedCalls]).sort(), [
+      ['small-0', 'completed', 0],
+      ['small-1', 'completed', 1],
+    ]);
+    assert.equal(runs.find((r) => r.source?.sessionId === 'small-0')!.stdout, sha('ok\n'));
+  });
+
+  it('an ended spool its recorder never took is recorded with its status, not as cancelled', async () => {
+    const left = routed(storage, "printf 'done\\n'; (exit 5)", 'ended');
+    writeFileSync(path.join(left.spool, '1.1'), 'done\n');
+    writeFileSync(path.join(left.spool, 'status'), '5\n');
+    const past = new Date(Date.now() - 120_000);
+    utimesSync(path.join(left.spool, 'status'), past, past);
+    const next = routed(storage, 'true', 'next');
+    spawnSync('bash', ['-c', next.text], { cwd: dir });
+    assert.deepEqual(readdirSync(path.join(storage, 'evidence', 'spool')), []);
+    const ended = (await hookRuns(storage)).find((x) => x.source?.sessionId === 'ended')!;
+    assert.deepEqual([ended.status, ended.failedCalls, ended.stdout], ['completed', 1, sha('done\n')]);
+  });
+});
