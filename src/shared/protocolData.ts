@@ -35,7 +35,10 @@ export interface RunDto {
   readonly callCount: number;
   /** Finished calls that failed: a `completed` run with one reads as failed (src/shared/outcome.ts `runOutcomeOf`). */
   readonly failedCalls: number;
+  /** The run's log and its kept outputs on disk. */
   readonly totalBytes: number;
+  /** What its calls hold (results and outputs): the size a run's row shows, the sum of its calls'. */
+  readonly outputBytes: number;
   /**
    * Who started the run: `tool`, `participant`, `cli`, `mcp`, `command`, `api`, or `hook:<agent>` (docs/contracts.md).
    */

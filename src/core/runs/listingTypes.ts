@@ -35,7 +35,7 @@ export interface RunSummary {
   readonly profileHash: string;
   /** Who started the run, from `run_started` (absent in older logs: `{ kind: 'tool' }`). */
   readonly source?: RunSource;
-  /** Finished calls. */
+  /** Calls, running ones included. */
   readonly callCount: number;
   /**
    * Finished calls that failed (an error, a non-zero exit, a signal, a time limit, a cancel): a completed run with one
@@ -44,6 +44,8 @@ export interface RunSummary {
   readonly failedCalls: number;
   /** Log bytes plus kept blob bytes (what deleting the run frees, near enough). */
   readonly totalBytes: number;
+  /** What its calls hold (each call's result and outputs): the run's size wherever a run and its calls are listed. */
+  readonly outputBytes: number;
   /** True when the log's last line was torn and ignored. */
   readonly tornTail: boolean;
   /** Every skipped line (torn tail included). */

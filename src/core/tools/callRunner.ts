@@ -32,6 +32,8 @@ export interface CallFrontEnd {
   readonly perform?: PerformCall<never>;
   /** False when the answer goes to a person, not a model (the palette's command): nothing is noted as shown. */
   readonly toModel?: boolean;
+  /** Told the run opened for the call, before the call starts: the palette's inspector follows it while it runs. */
+  readonly opened?: (run: Run) => void;
 }
 
 /** What a call answered. */
@@ -102,6 +104,7 @@ export async function runToolCall(
         ...(frontEnd.source ? { source: frontEnd.source } : {}),
       });
       owned = true;
+      frontEnd.opened?.(run);
     }
     return run;
   };

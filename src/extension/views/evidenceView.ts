@@ -60,6 +60,11 @@ function outputsOf(call: CallReport): EvidenceNode[] {
   return out;
 }
 
+/** A call's size as its run sums it (the catalog's `bytes`): its result and its outputs. */
+function callBytes(c: CallReport): number {
+  return c.attachments.reduce((n, a) => n + a.sizeBytes, c.resultBytes);
+}
+
 /** The outcome of a report, in the inspector's words. */
 function outcomeOfReport(c: CallReport): ReturnType<typeof outcomeOf> {
   return outcomeOf({
@@ -134,10 +139,13 @@ class EvidenceTree implements vscode.TreeDataProvider<EvidenceNode>, vscode.Disp
       const o = runOutcomeOf(r);
       item.description =
         `${o.label} · ${r.callCount} ${r.callCount === 1 ? 'call' : 'calls'} ` +
-        `· ${formatBytes(r.totalBytes)} ` +
+        `· ${formatBytes(r.outputBytes)} ` +
         `· ${sourceLabel(r.source)}${r.pinned ? ' · pinned' : ''}`;
       item.tooltip =
-        `${r.label ?? r.runId}\nrun ${r.runId} — ${o.detail}\n` + `started ${r.startedAt}\n${item.description}`;
+        `${r.label ?? r.runId}\nrun ${r.runId} — ${o.detail}\n` +
+        `started ${r.startedAt}\n${item.description}\n` +
+        `${r.outputBytes.toLocaleString('en-US')} bytes in its calls' results and outputs; ` +
+        `${r.totalBytes.toLocaleString('en-US')} bytes stored with its log`;
       item.iconPath =
         o.kind === 'failed'
           ? new vscode.ThemeIcon('error', new vscode.ThemeColor('errorForeground'))
@@ -156,7 +164,7 @@ class EvidenceTree implements vscode.TreeDataProvider<EvidenceNode>, vscode.Disp
         outputsOf(c).length > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
       );
       item.id = `call:${c.runId}/${c.callId}`;
-      item.description = `${o.label} · ${formatBytes(c.resultBytes)}`;
+      item.description = `${o.label} · ${formatBytes(callBytes(c))}`;
       item.tooltip = `${c.tool} — ${o.detail}\ncall ${c.callId} of run ${c.runId}\n${c.startedAt}`;
       item.iconPath =
         o.kind === 'failed'

@@ -28,6 +28,10 @@ export interface RunRow {
   readonly callCount: number;
   /** Finished calls whose outcome is failed (an error, or a command that exited non-zero or was stopped). */
   readonly failedCalls: number;
+  /** Calls started and not finished. */
+  readonly openCalls: number;
+  /** What its calls hold: each call's result and outputs. */
+  readonly outputBytes: number;
 }
 
 /** A finished call that minted a handle, as the handle lookup reads it. */
@@ -60,8 +64,8 @@ export type UsageColumn = 'hour' | 'agent' | 'tool' | 'command';
 
 const USAGE_SELECT = USAGE_SUMS.map(([n]) => `coalesce(sum(${n}), 0) AS ${n}`).join(', ');
 
-/** A row of `runs` as SQLite returns it (read with `RUN_READ`: its failed calls counted). */
-type RunColumns = RunValues & { failed_calls?: number };
+/** A row of `runs` as SQLite returns it (read with `RUN_READ`: its calls counted and summed). */
+type RunColumns = RunValues & { failed_calls?: number; open_calls?: number; output_bytes?: number };
 
 const NO_PROBLEMS: readonly LogProblem[] = Object.freeze([]);
 
@@ -85,16 +89,20 @@ export function runRowOf(r: RunColumns): RunRow {
     blobBytes: r.blob_bytes,
     callCount: r.call_count,
     failedCalls: r.failed_calls ?? 0,
+    openCalls: r.open_calls ?? 0,
+    outputBytes: r.output_bytes ?? 0,
   };
 }
 
 /**
- * The columns read for a run: its own, and how many of its calls failed (counted over the
- * run's calls through the primary key, so a run that reads as completed can say it failed).
+ * The columns read for a run: its own, how many of its calls failed or still run, and what they hold (over the run's
+ * calls through the primary key: a completed run can say it failed, and a run's size is the sum of its calls' sizes).
  */
 export const RUN_READ =
-  `${RUN_COLUMNS}, (SELECT COUNT(*) FROM calls fc ` +
-  `WHERE fc.run_id = runs.run_id AND fc.outcome = 'failed') AS failed_calls`;
+  `${RUN_COLUMNS}, ` +
+  `(SELECT COUNT(*) FROM calls fc WHERE fc.run_id = runs.run_id AND fc.outcome = 'failed') AS failed_calls, ` +
+  `(SELECT COUNT(*) FROM calls oc WHERE oc.run_id = runs.run_id AND oc.outcome = 'open') AS open_calls, ` +
+  `(SELECT coalesce(sum(bc.bytes), 0) FROM calls bc WHERE bc.run_id = runs.run_id) AS output_bytes`;
 
 const runRows = (rows: Record<string, unknown>[]): RunRow[] => rows.map((r) => runRowOf(r as unknown as RunColumns));
 
