@@ -4,9 +4,9 @@
  * table is for a person (like `rtk gain`); `--json` prints the core's report as it is,
  * the same numbers exactly.
  */
-import { USAGE_DIMENSIONS, type UsageDimension, type UsageFigures, type UsageReport } from '../core/index.js';
+import { USAGE_DIMENSIONS, type UsageDimension, type UsageReport } from '../core/index.js';
 import { formatBytes } from '../shared/bytes.js';
-import { savedWords } from '../shared/savedWords.js';
+import { savedShare, savedWords } from '../shared/savedWords.js';
 import { parseFlags, UsageError } from './args.js';
 import type { CliIo } from './io.js';
 import { openSession, storageDirOf } from './session.js';
@@ -34,11 +34,6 @@ const shortBytes = (n: number): string => formatBytes(n, 'short');
 
 const count = (n: number): string => n.toLocaleString('en-US');
 const counted = (n: number, one: string, many = `${one}s`): string => `${count(n)} ${n === 1 ? one : many}`;
-
-/** Saved as a share of the output bytes, one decimal (`99.4%`); `–` with no output. */
-function savedShare(f: Pick<UsageFigures, 'savedBytes' | 'outputBytes'>): string {
-  return f.outputBytes > 0 ? `${((100 * f.savedBytes) / f.outputBytes).toFixed(1)}%` : '–';
-}
 
 const HEADINGS: Readonly<Record<UsageDimension, string>> = {
   agent: 'Agent',
@@ -86,6 +81,7 @@ export function statsTable(r: UsageReport, rangeWords: string): string {
   lines.push(
     '',
     'Saved = output bytes − bytes shown (answers + reads), per output; an output shown whole saves nothing.',
+    "Saved% is of the output bytes a model reached; outputs no model reached (a person's own captures) save nothing.",
   );
   return `${lines.join('\n')}\n`;
 }

@@ -20,6 +20,9 @@ export interface SavingsFiguresDto {
   readonly readBytes: number;
   readonly recalledOutputs: number;
   readonly savedBytes: number;
+  /** Outputs no model reached (a person's own captures) and their bytes. */
+  readonly unreachedOutputs: number;
+  readonly unreachedBytes: number;
 }
 
 /** One group: a local day (`YYYY-MM-DD`) or a command word ('' for calls that ran no command). */

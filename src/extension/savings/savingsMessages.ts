@@ -68,6 +68,8 @@ function figures(f: UsageFigures): UsageFigures {
     readBytes: f.readBytes,
     recalledOutputs: f.recalledOutputs,
     savedBytes: f.savedBytes,
+    unreachedOutputs: f.unreachedOutputs,
+    unreachedBytes: f.unreachedBytes,
   };
 }
 

@@ -25,7 +25,7 @@ export const CATALOG_FILE = '.catalog.sqlite';
  * columns and rollup. 3: a call's `entry` holds its handles as recorded (opaque handles cannot
  * be derived from the call id as `res_<callId>`, `out_<callId>_<slot>` were).
  */
-const SCHEMA_VERSION = 3;
+const SCHEMA_VERSION = 4;
 
 /** How long a writer waits for another process's write transaction before giving up (SQLITE_BUSY). */
 const BUSY_TIMEOUT_MS = 5000;
@@ -59,6 +59,9 @@ export const USAGE_SUMS: readonly (readonly [string, (c: string) => string])[] =
   ['read_bytes', (c) => `${c}.read_bytes`],
   ['recalled', (c) => `(${c}.reads > 0)`],
   ['saved', (c) => `${c}.saved`],
+  // Outputs no model reached (never shown, never read back): a person's own captures, counted apart.
+  ['unreached', (c) => `(${c}.shown_n = 0 AND ${c}.reads = 0)`],
+  ['unreached_bytes', (c) => `(CASE WHEN ${c}.shown_n = 0 AND ${c}.reads = 0 THEN ${c}.out_bytes ELSE 0 END)`],
 ];
 
 const usageKey = (c: string): string =>

@@ -57,6 +57,8 @@ export interface UsageSums {
   readonly read_bytes: number;
   readonly recalled: number;
   readonly saved: number;
+  readonly unreached: number;
+  readonly unreached_bytes: number;
 }
 
 /** What a rollup row can be grouped by. */

@@ -59,6 +59,9 @@ export interface UsageFigures {
   readonly recalledOutputs: number;
   /** Output bytes minus every byte shown, over outputs shown and not whole (each never below 0). */
   readonly savedBytes: number;
+  /** Outputs no model reached (never shown, never read back: a person's own captures) and their output bytes. */
+  readonly unreachedOutputs: number;
+  readonly unreachedBytes: number;
 }
 
 /** One group of a report. */
@@ -100,6 +103,8 @@ export const EMPTY_FIGURES: UsageFigures = {
   readBytes: 0,
   recalledOutputs: 0,
   savedBytes: 0,
+  unreachedOutputs: 0,
+  unreachedBytes: 0,
 };
 
 function figuresOf(s: UsageSums): UsageFigures {
@@ -116,6 +121,8 @@ function figuresOf(s: UsageSums): UsageFigures {
     readBytes: s.read_bytes,
     recalledOutputs: s.recalled,
     savedBytes: s.saved,
+    unreachedOutputs: s.unreached,
+    unreachedBytes: s.unreached_bytes,
   };
 }
 
