@@ -32,10 +32,15 @@ export function savedWords(f: SavedFigures, bytes: (n: number) => string): strin
   const reached = f.outputs - f.unreachedOutputs;
   // A capture a person starts is for them to read: it never reaches a model, so there is nothing it spared one.
   if (reached === 0)
-    return `${bytes(0)}: none of the ${outputsWord(f.outputs)} (${bytes(f.outputBytes)}) reached a model; a person's own captures save nothing`;
+    return (
+      `${bytes(0)}: none of the ${outputsWord(f.outputs)} (${bytes(f.outputBytes)}) reached a model; ` +
+      "a person's own captures save nothing"
+    );
   const apart =
     f.unreachedOutputs > 0
-      ? `; ${bytes(f.unreachedBytes)} in ${outputsWord(f.unreachedOutputs)} no model reached (a person's own captures) counted apart`
+      ? `; ${bytes(f.unreachedBytes)} in ${outputsWord(f.unreachedOutputs)} no model reached ` +
+        "(a person's own captures) counted apart"
       : '';
-  return `${bytes(f.savedBytes)} (${savedShare(f)} of the ${bytes(f.outputBytes - f.unreachedBytes)} of output a model reached${apart})`;
+  const of = bytes(f.outputBytes - f.unreachedBytes);
+  return `${bytes(f.savedBytes)} (${savedShare(f)} of the ${of} of output a model reached${apart})`;
 }
