@@ -35,7 +35,8 @@ export class Identity {
         'Produced',
         `${exactBytes(part.observedBytes)}${part.truncated ? ' (capture stopped at its cap)' : ''}`,
       ]);
-    if (part.lineCount !== undefined) rows.push(['Lines', count(part.lineCount), 'id-lines']);
+    // Binary content has no lines (a count of its newline bytes would say it has).
+    if (part.lineCount !== undefined && !part.binary) rows.push(['Lines', count(part.lineCount), 'id-lines']);
     if (part.contentType) rows.push(['Content type', `${part.contentType}${part.binary ? ' (binary)' : ''}`]);
     rows.push(['Stored', part.stored ? `${part.stored}${part.readable ? '' : ' (not readable)'}` : '—']);
     rows.push(['Outcome', `${outcome.label}: ${outcome.detail}`, 'id-outcome']);
