@@ -75,10 +75,12 @@ describe('Routing agents from the palette in a real workbench', function () {
     assert.match((await rows().first().textContent()) ?? '', /GitHub Copilot.*this folder/);
     await wb.screenshot('route-9-stop-900x700');
     await input.press('Enter');
+    // The folders go last, innermost first: wait for `.github` itself.
+    const github = path.join(wb.workspaceDir, '.github');
     const gone = Date.now() + 30_000;
-    while (existsSync(hooks) && Date.now() < gone) await wb.page.waitForTimeout(100);
+    while (existsSync(github) && Date.now() < gone) await wb.page.waitForTimeout(100);
     assert.equal(existsSync(hooks), false, 'an empty .github/hooks/ was left behind');
-    assert.equal(existsSync(path.join(wb.workspaceDir, '.github')), false);
+    assert.equal(existsSync(github), false, 'an empty .github/ was left behind');
     // With nothing routed, Stop Routing says so instead of listing every agent.
     await wb.runCommand('Bounded Evidence: Stop Routing Agents…');
     await wb.runCommand('Notifications: Show Notifications');
