@@ -100,9 +100,11 @@ export async function runCommandAndCapture(deps: CommandDeps, arg?: unknown): Pr
             follow = services.runs.onDidRecord((e) => {
               if (e.runId !== run.runId || e.record.type !== 'call_started') return;
               follow?.dispose();
-              void vscode.commands.executeCommand(Ids.commands.openInspector, {
-                runId: run.runId,
-              } satisfies InspectorTarget);
+              void vscode.commands.executeCommand(
+                Ids.commands.openInspector,
+                { runId: run.runId } satisfies InspectorTarget,
+                { preserveFocus: true },
+              );
             });
           },
         });
