@@ -29,7 +29,7 @@ export function registerInspector(context: vscode.ExtensionContext, deps?: Inspe
   context.subscriptions.push(
     panels,
     // Returns the target as checked (what the panel was asked to show), for callers and tests.
-    // `{ preserveFocus: true }` as a second argument: a run the inspector follows never takes the keyboard from a person.
+    // `{ preserveFocus: true }` as a second argument: a followed run never takes the keyboard from a person.
     vscode.commands.registerCommand(Ids.commands.openInspector, (target?: unknown, opts?: unknown) => {
       const t = targetOf(target);
       panels.open(t, (opts as { preserveFocus?: unknown } | undefined)?.preserveFocus === true);
