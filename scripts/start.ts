@@ -69,6 +69,9 @@ const ourSettings = {
   // The server runs on loopback beside the person's own programs: forwarding their ports
   // would only stack "your application is available" toasts over the inspector.
   'remote.autoForwardPorts': false,
+  // Nor restored from an earlier start, and any port forwarded anyway says nothing.
+  'remote.restoreForwardedPorts': false,
+  'remote.otherPortsAttributes': { onAutoForward: 'ignore' },
 };
 for (const settingsFile of [
   path.join(p.serverData, 'data', 'User', 'settings.json'),

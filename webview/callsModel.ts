@@ -330,5 +330,6 @@ function placeholderRun(c: CallDto): RunDto {
     callCount: 0,
     failedCalls: 0,
     totalBytes: 0,
+    outputBytes: 0,
   };
 }

@@ -57,7 +57,9 @@ export class SplitLayout {
     });
     this.element = h('div', { class: 'split', id: 'split' }, list, this.splitter, detail);
     this.apply();
-    new ResizeObserver(() => this.measure()).observe(this.element);
+    // Measured in the next frame: a layout switched inside the observer's callback resizes what it observes, and the
+    // browser reports a ResizeObserver loop.
+    new ResizeObserver(() => requestAnimationFrame(() => this.measure())).observe(this.element);
     this.splitter.addEventListener('pointerdown', (e) => this.drag(e));
     this.splitter.addEventListener('keydown', (e) => this.key(e));
     this.splitter.addEventListener('dblclick', () => {

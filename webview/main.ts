@@ -140,7 +140,8 @@ async function loadDetail(ref: PartRef, window?: WindowRequestDto, link?: Excerp
     const r = await rpc.request({ type: 'detail', ref });
     if (seq !== detailSeq || r.type !== 'detail') return;
     detail.show(r.ref, r.call, r.part, r.preview, window, link);
-    if (r.call.status === 'running') detail.setLive(r.ref, model.liveOf(r.ref.runId, r.ref.callId));
+    // Running: the output so far shows at once (empty until the first progress arrives).
+    if (r.call.status === 'running') detail.setLive(r.ref, model.liveOf(r.ref.runId, r.ref.callId) ?? {});
     saveState(true);
   } catch (e) {
     if (seq === detailSeq) detail.clear(`This call could not be shown: ${(e as Error).message}`);

@@ -1,7 +1,7 @@
 /** `stats` (docs/contracts.md §2.14, §6): a table for a person; `--json` prints the core's report as it is. */
-import { USAGE_DIMENSIONS, type UsageDimension, type UsageFigures, type UsageReport } from '../core/index.js';
+import { USAGE_DIMENSIONS, type UsageDimension, type UsageReport } from '../core/index.js';
 import { formatBytes } from '../shared/bytes.js';
-import { savedWords } from '../shared/savedWords.js';
+import { savedShare, savedWords } from '../shared/savedWords.js';
 import { parseFlags, UsageError } from './args.js';
 import type { CliIo } from './io.js';
 import { openSession, storageDirOf } from './session.js';
@@ -28,10 +28,6 @@ const shortBytes = (n: number): string => formatBytes(n, 'short');
 
 const count = (n: number): string => n.toLocaleString('en-US');
 const counted = (n: number, one: string, many = `${one}s`): string => `${count(n)} ${n === 1 ? one : many}`;
-
-function savedShare(f: Pick<UsageFigures, 'savedBytes' | 'outputBytes'>): string {
-  return f.outputBytes > 0 ? `${((100 * f.savedBytes) / f.outputBytes).toFixed(1)}%` : '–';
-}
 
 const HEADINGS: Readonly<Record<UsageDimension, string>> = {
   agent: 'Agent',
@@ -78,6 +74,7 @@ export function statsTable(r: UsageReport, rangeWords: string): string {
   lines.push(
     '',
     'Saved = output bytes − bytes shown (answers + reads), per output; an output shown whole saves nothing.',
+    "Saved% is of the output bytes a model reached; outputs no model reached (a person's own captures) save nothing.",
   );
   return `${lines.join('\n')}\n`;
 }

@@ -28,7 +28,13 @@ export interface RunDto {
   readonly callCount: number;
   /** A `completed` run with one reads as failed (src/shared/outcome.ts). */
   readonly failedCalls: number;
+  /** The run's log and its kept outputs on disk. */
   readonly totalBytes: number;
+  /** What its calls hold (results and outputs): the size a run's row shows, the sum of its calls'. */
+  readonly outputBytes: number;
+  /**
+   * Who started the run: `tool`, `participant`, `cli`, `mcp`, `command`, `api`, or `hook:<agent>` (docs/contracts.md).
+   */
   readonly source?: string;
   /** The team store the run was read from (read-only: docs/contracts.md §7.2); absent for this storage's runs. */
   readonly store?: string;

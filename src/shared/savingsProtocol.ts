@@ -15,6 +15,9 @@ export interface SavingsFiguresDto {
   readonly readBytes: number;
   readonly recalledOutputs: number;
   readonly savedBytes: number;
+  /** Outputs no model reached (a person's own captures) and their bytes. */
+  readonly unreachedOutputs: number;
+  readonly unreachedBytes: number;
 }
 
 export interface SavingsGroupDto extends SavingsFiguresDto {

@@ -137,11 +137,15 @@ describe('Savings view and status bar in a real workbench', function () {
     const r = await session.runs.usage({ sinceMs: now - 7 * 86_400_000, untilMs: now, by: 'command', limit: 1000 });
     session.runs.close();
     const dd = await frame.locator('.totals dd').allTextContents();
+    // The person's palette capture is the one output no model reached.
+    assert.equal(r.total.unreachedOutputs, 1);
+    const reached = r.total.outputBytes - r.total.unreachedBytes;
     assert.equal(
       dd[0],
-      // The denominator said: saved is a share of every output byte, a person's captures included.
-      `${human(r.total.savedBytes)} (${((100 * r.total.savedBytes) / r.total.outputBytes).toFixed(1)}% of the ` +
-        `${human(r.total.outputBytes)} of output; an output no model was shown saves nothing)`,
+      // The denominator said: saved is a share of the output a model reached; the person's capture counted apart.
+      `${human(r.total.savedBytes)} (${((100 * r.total.savedBytes) / reached).toFixed(1)}% of the ` +
+        `${human(reached)} of output a model reached; ${human(r.total.unreachedBytes)} in 1 output no model ` +
+        "reached (a person's own captures) counted apart)",
     );
     assert.equal(dd[1], `${r.total.outputs} · ${human(r.total.outputBytes)}`);
     assert.equal(dd[3], `${human(r.total.readBytes)} in 2 reads of 1 output`);

@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { launchBrowser } from '../harness/browser.js';
@@ -104,12 +105,22 @@ describe('npm start (the README start command)', () => {
     // No Git prompt about the repository around demo/ (by now it would have been shown).
     await runPaletteCommand(page, 'Notifications: Show Notifications');
     await page.locator('.notifications-center').waitFor({ timeout: 10_000 });
+    // Nor a port forwarding toast ("Your application running on port N is available"): the settings turn it off.
     assert.deepEqual(
       (await page.locator('.notifications-center .notification-list-item-message').allTextContents()).filter((t) =>
-        /git repository/i.test(t),
+        /git repository|running on port|is available/i.test(t),
       ),
       [],
     );
+    for (const file of [
+      path.join(runDir, 'state', 'server-data', 'data', 'User', 'settings.json'),
+      path.join(runDir, 'state', 'user-data', 'User', 'settings.json'),
+    ]) {
+      const written = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+      assert.equal(written['remote.autoForwardPorts'], false, file);
+      assert.equal(written['remote.restoreForwardedPorts'], false, file);
+      assert.deepEqual(written['remote.otherPortsAttributes'], { onAutoForward: 'ignore' }, file);
+    }
 
     const exited = new Promise<number | null>((r) => child!.on('exit', (code) => r(code)));
     child.kill('SIGINT');

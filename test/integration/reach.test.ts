@@ -120,7 +120,10 @@ describe('Reach: command line, routing and the tools VS Code is given', function
         picks: ['copilot:project'],
       });
       assert.deepEqual(stop, [{ agent: 'copilot', scope: 'project', files: [{ file, action: 'deleted' }] }]);
+      // The folders it leaves empty go with it.
+      assert.equal(existsSync(path.dirname(file)), false);
       // Init over it: the file becomes the Copilot CLI format one (the person's routing stays on, in the new format).
+      mkdirSync(path.dirname(file), { recursive: true });
       writeFileSync(file, old);
       const r = await vscode.commands.executeCommand<InitResult[]>('boundedEvidence.initAgents', {
         picks: ['copilot:project'],

@@ -92,8 +92,12 @@ export class RowRenderer {
       );
       (c[3] as HTMLElement).title = `run ${ro.label}: ${ro.detail}`;
       (c[3] as HTMLElement).dataset.outcome = ro.kind;
-      // What deleting the run frees, not a sum of its calls.
-      set(4, humanBytes(r.totalBytes), `${exactBytes(r.totalBytes)} stored: the run's log and its kept outputs`);
+      // The sum of the rows under it (the Runs view's figure too); what it takes on disk is in the tooltip.
+      set(
+        4,
+        humanBytes(r.outputBytes),
+        `${exactBytes(r.outputBytes)}: its calls' results and outputs; ${exactBytes(r.totalBytes)} stored with its log`,
+      );
       set(5, '');
       set(7, '');
       shaText.textContent = '';

@@ -197,9 +197,12 @@ export class ActionBar {
       const r = await this.request({ type: 'verify', handle });
       if (r.type !== 'verified' || this.state.part?.handle !== handle) return;
       this.verdict.className = r.ok ? 'ok' : 'error';
+      // A short digest reads better; the whole one is the tooltip and the Copy sha256 button's.
+      const short = `${r.sha256.slice(0, 12)}…`;
       this.verdict.textContent = r.ok
-        ? `Verified: all ${exactBytes(r.byteCount)} match sha256 ${r.sha256} (${r.elapsedMs} ms).`
-        : `Verification failed: the stored bytes do not match sha256 ${r.sha256}.`;
+        ? `Verified: all ${exactBytes(r.byteCount)} match sha256 ${short} (${r.elapsedMs} ms).`
+        : `Verification failed: the stored bytes do not match sha256 ${short}.`;
+      this.verdict.title = `sha256 ${r.sha256}`;
     } catch (e) {
       this.verdict.className = 'error';
       this.verdict.textContent = (e as Error).message;

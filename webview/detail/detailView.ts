@@ -132,6 +132,7 @@ export class DetailView {
       return;
     }
     this.live.show(live);
+    this.identity.soFar((live.stdout?.bytes ?? 0) + (live.stderr?.bytes ?? 0));
   }
 
   setLimits(limits: InspectorLimitsDto): void {
@@ -173,7 +174,7 @@ export class DetailView {
     this.empty.hidden = true;
     this.body.hidden = false;
     this.identity.show(call, part);
-    this.preview.show(part, preview);
+    this.preview.show(part, preview, call.status === 'running');
     const readable = part.handle !== undefined && part.readable;
     this.fetchBox.hidden = part.handle === undefined;
     const limits = this.shared.limits;

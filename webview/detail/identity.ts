@@ -26,13 +26,15 @@ export class Identity {
       rows.push(['Artifact id', `artifact-${part.sha256}`]);
       rows.push(['sha256', part.sha256, 'id-sha']);
     }
-    rows.push(['Size', exactAndHuman(part.sizeBytes), 'id-size']);
+    // A running call's size is what its streams hold so far (`soFar`), not the 0 of a result not yet written.
+    rows.push(['Size', call.status === 'running' ? soFarText(0) : exactAndHuman(part.sizeBytes), 'id-size']);
     if (part.observedBytes !== undefined && part.observedBytes !== part.sizeBytes)
       rows.push([
         'Produced',
         `${exactBytes(part.observedBytes)}${part.truncated ? ' (capture stopped at its cap)' : ''}`,
       ]);
-    if (part.lineCount !== undefined) rows.push(['Lines', count(part.lineCount), 'id-lines']);
+    // Binary content has no lines (a count of its newline bytes would say it has).
+    if (part.lineCount !== undefined && !part.binary) rows.push(['Lines', count(part.lineCount), 'id-lines']);
     if (part.contentType) rows.push(['Content type', `${part.contentType}${part.binary ? ' (binary)' : ''}`]);
     rows.push(['Stored', part.stored ? `${part.stored}${part.readable ? '' : ' (not readable)'}` : '—']);
     rows.push(['Outcome', `${outcome.label}: ${outcome.detail}`, 'id-outcome']);
@@ -46,4 +48,12 @@ export class Identity {
     this.list.replaceChildren();
     for (const [k, v, id] of rows) append(this.list, h('dt', {}, k), h('dd', id ? { id } : {}, v));
   }
+
+  /** A running call's bytes so far, in its Size row. */
+  soFar(bytes: number): void {
+    const dd = this.list.querySelector('#id-size');
+    if (dd) dd.textContent = soFarText(bytes);
+  }
 }
+
+const soFarText = (bytes: number): string => `${exactAndHuman(bytes)} so far (running)`;

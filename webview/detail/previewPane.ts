@@ -18,9 +18,13 @@ export class PreviewPane {
     );
   }
 
-  show(part: PartDto, p: PreviewDto): void {
+  show(part: PartDto, p: PreviewDto, running = false): void {
     const box = this.box;
     box.replaceChildren();
+    if (running) {
+      append(box, h('p', { class: 'muted', id: 'preview-running' }, 'Nothing yet: the call is still running.'));
+      return;
+    }
     if (p.errorLines) append(box, errorLinesBlock(p.errorLines));
     if (p.head !== undefined && p.tail !== undefined && p.headEnd !== undefined && p.tailStart !== undefined) {
       const head = h('div', {

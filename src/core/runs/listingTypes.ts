@@ -26,11 +26,15 @@ export interface RunSummary {
   readonly profileHash: string;
   /** Absent in older logs: `{ kind: 'tool' }`. */
   readonly source?: RunSource;
+  /** Calls, running ones included. */
   readonly callCount: number;
   /** An error, a non-zero exit, a signal, a time limit, a cancel. */
   readonly failedCalls: number;
   /** What deleting the run frees, near enough. */
   readonly totalBytes: number;
+  /** What its calls hold (each call's result and outputs): the run's size wherever a run and its calls are listed. */
+  readonly outputBytes: number;
+  /** True when the log's last line was torn and ignored. */
   readonly tornTail: boolean;
   /** Torn tail included. */
   readonly problems: readonly LogProblem[];

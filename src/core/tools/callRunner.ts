@@ -25,6 +25,8 @@ export interface CallFrontEnd {
   readonly perform?: PerformCall<never>;
   /** False when the answer goes to a person: nothing is noted as shown. */
   readonly toModel?: boolean;
+  /** Told the run opened for the call, before the call starts: the palette's inspector follows it while it runs. */
+  readonly opened?: (run: Run) => void;
 }
 
 export interface CallAnswer {
@@ -86,6 +88,7 @@ export async function runToolCall(
         ...(frontEnd.source ? { source: frontEnd.source } : {}),
       });
       owned = true;
+      frontEnd.opened?.(run);
     }
     return run;
   };

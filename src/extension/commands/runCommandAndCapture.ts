@@ -76,15 +76,30 @@ export async function runCommandAndCapture(deps: CommandDeps, arg?: unknown): Pr
     async (_progress, token) => {
       const abort = new AbortController();
       const sub = token.onCancellationRequested(() => abort.abort());
+      let follow: { dispose(): void } | undefined;
       try {
         return await runToolCall(EvidenceToolNames.runCommand, input, toolContext(services, abort.signal, deps.log), {
           source: { kind: 'command' },
           toModel: false,
+          // The inspector goes to the call as soon as it is recorded as started: a person sees it running.
+          opened: (run) => {
+            if (args.openInspector === false) return;
+            follow = services.runs.onDidRecord((e) => {
+              if (e.runId !== run.runId || e.record.type !== 'call_started') return;
+              follow?.dispose();
+              void vscode.commands.executeCommand(
+                Ids.commands.openInspector,
+                { runId: run.runId } satisfies InspectorTarget,
+                { preserveFocus: true },
+              );
+            });
+          },
         });
       } catch (e) {
         if (abort.signal.aborted) return undefined;
         throw e;
       } finally {
+        follow?.dispose();
         sub.dispose();
       }
     },

@@ -30,7 +30,14 @@ import { LiveDeltas } from './liveDeltas.js';
 import { MatchBlocks } from './matchBlocks.js';
 import { searchOutputs } from './outputSearch.js';
 import { inspectorLimits, parseWebviewMessage } from './validate.js';
-import { resolveBytes, resolveLines, toWindowDto, type IndexGetter, type ResolvedWindow } from './windows.js';
+import {
+  pastTheEnd,
+  resolveBytes,
+  resolveLines,
+  toWindowDto,
+  type IndexGetter,
+  type ResolvedWindow,
+} from './windows.js';
 
 /** One pass, then O(64 KiB) lookups. */
 const eagerIndexBytes = 64 * 1024 * 1024;
@@ -431,7 +438,7 @@ export class InspectorController {
       }
       case 'openInEditor': {
         const src = await this.handle(msg.handle);
-        if (msg.byteOffset > src.byteCount) throw new EvidenceError('exceedsStored');
+        if (msg.byteOffset > src.byteCount) throw pastTheEnd(msg.byteOffset, src.byteCount);
         await this.opts.actions.openArtifact(msg.handle, msg.byteOffset);
         this.post({ type: 'done', id: msg.id, message: 'Opened in the editor.' });
         return;

@@ -23,10 +23,11 @@ export function registerInspector(context: vscode.ExtensionContext, deps?: Inspe
   const panels = new InspectorPanels(context, deps);
   context.subscriptions.push(
     panels,
-    // Returns the target as checked, for callers and tests.
-    vscode.commands.registerCommand(Ids.commands.openInspector, (target?: unknown) => {
+    // Returns the target as checked (what the panel was asked to show), for callers and tests.
+    // `{ preserveFocus: true }` as a second argument: a followed run never takes the keyboard from a person.
+    vscode.commands.registerCommand(Ids.commands.openInspector, (target?: unknown, opts?: unknown) => {
       const t = targetOf(target);
-      panels.open(t);
+      panels.open(t, (opts as { preserveFocus?: unknown } | undefined)?.preserveFocus === true);
       return t;
     }),
     vscode.window.registerWebviewPanelSerializer(Ids.views.inspectorPanel, {
@@ -51,16 +52,17 @@ class InspectorPanels implements vscode.Disposable {
     private readonly deps: InspectorDeps | undefined,
   ) {}
 
-  open(target: TargetDto | undefined): void {
+  /** Opens the panel, or reveals it and selects the target. */
+  open(target: TargetDto | undefined, preserveFocus = false): void {
     if (this.panel && this.controller) {
-      this.panel.reveal(undefined, false);
+      this.panel.reveal(undefined, preserveFocus);
       if (target) this.controller.reveal(target);
       return;
     }
     const panel = vscode.window.createWebviewPanel(
       Ids.views.inspectorPanel,
       'Evidence Inspector',
-      vscode.ViewColumn.Active,
+      { viewColumn: vscode.ViewColumn.Active, preserveFocus },
       this.options(),
     );
     this.attach(panel, target);

@@ -23,6 +23,7 @@ export function toRunDto(r: RunSummary): RunDto {
     callCount: r.callCount,
     failedCalls: r.failedCalls,
     totalBytes: r.totalBytes,
+    outputBytes: r.outputBytes,
     source: sourceLabel(r.source),
     ...(r.store !== undefined ? { store: r.store } : {}),
   };

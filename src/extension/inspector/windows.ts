@@ -56,7 +56,7 @@ export async function resolveBytes(
   let bytes: Uint8Array;
   if (snap && !src.binary) {
     e = Math.min(e, src.byteCount);
-    if (s >= e) throw new EvidenceError('exceedsStored');
+    if (s >= e) throw pastTheEnd(s, src.byteCount);
     // Three bytes past the end let the floor/ceil scans see the next lead byte.
     const around = await src.readRange(s, Math.min(e + 3, src.byteCount));
     const s2 = ceilCodePointBoundary(around, 0);
@@ -67,6 +67,7 @@ export async function resolveBytes(
     e = s + e2;
     s = s + s2;
   } else {
+    if (e > src.byteCount) throw pastTheEnd(e, src.byteCount);
     bytes = await src.readRange(s, e);
   }
   if (src.binary) return { start: s, end: e, bytes, encoding: 'hex', text: hexDump(bytes, s), truncated: false };
@@ -86,6 +87,15 @@ export async function resolveBytes(
   };
 }
 
+/** A window past the end, with the size it went past (a person can correct the range from it). */
+export function pastTheEnd(at: number, byteCount: number): EvidenceError {
+  return new EvidenceError(
+    'exceedsStored',
+    `byte ${at.toLocaleString('en-US')} is past the end: the output holds ${byteCount.toLocaleString('en-US')} bytes`,
+  );
+}
+
+/** Sentence for a binary artifact asked for lines. */
 const binaryHasNoLines = 'binary content has no lines: use a byte window (shown as hex)';
 
 /** Past the last line: an empty window, not an error (docs/contracts.md §2.5). */

@@ -2,8 +2,11 @@
  * `init` from the editor (docs/contracts.md §6.2): a quick pick with what each choice writes, then the same `runInit`
  * as the command line. This file only asks and reports.
  */
+import { rmdir } from 'node:fs/promises';
 import * as os from 'node:os';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { Ids } from '../ids.js';
 import { machineContext, PORTABLE_MCP_SERVER, portableHookCommand } from '../../core/reach/agents/context.js';
 import { AGENTS } from '../../core/reach/agents/index.js';
 import { describeOutcome, displayPath, doctorRows, runInit, type AgentOutcome } from '../../core/reach/agents/init.js';
@@ -42,29 +45,83 @@ interface AgentPick extends vscode.QuickPickItem {
   readonly scope: Scope;
 }
 
-/** Ticked when detected and not yet routed. */
-export async function initPicks(ctx: AgentContext, uninstall: boolean): Promise<AgentPick[]> {
+/**
+ * The quick pick's items: each agent in each scope, what it writes (or removes), ticked when detected, `usable` (signed
+ * in, where that is known) and not yet routed. Stopping lists only the rows with something of ours to remove.
+ */
+export async function initPicks(
+  ctx: AgentContext,
+  uninstall: boolean,
+  usable: (agent: AgentAdapter) => boolean = () => true,
+): Promise<AgentPick[]> {
   const rows = await doctorRows(ctx, AGENTS);
   const items: AgentPick[] = [];
   for (const row of rows) {
     const [plan] = await runInit(ctx, { agents: [row.agent], scope: row.scope, dryRun: true, uninstall });
+    if (uninstall && !plan?.error && (plan?.files ?? []).every((f) => f.action === 'unchanged')) continue;
     const files = (plan?.files ?? [])
+      .filter((f) => !uninstall || f.action !== 'unchanged')
       .map((f) => `${displayPath(ctx, f.file)}${f.action === 'unchanged' ? ' (unchanged)' : ` (${f.action})`}`)
       .join(', ');
+    // A folder's row that also writes the person's home folder (Codex's trust, opencode's plugin) says so.
+    const home = row.scope === 'project' && (plan?.files ?? []).some((f) => isUnder(f.file, ctx.home, ctx.project));
     items.push({
       agent: row.agent,
       scope: row.scope,
       label: `${row.routed ? '$(check) ' : ''}${row.agent.displayName}`,
       description:
         `${row.scope === 'project' ? 'this folder' : 'every folder (user)'}` +
-        `${row.detected ? '' : ' · not detected'}`,
+        `${home ? ' · also your home folder' : ''}${row.detected ? '' : ' · not detected'}`,
       detail: plan?.error ? `cannot: ${plan.error}` : `${uninstall ? 'removes from' : 'writes'} ${files}`,
-      picked: !uninstall && row.detected && !row.routed && row.scope === (ctx.project ? 'project' : 'global'),
+      picked:
+        !uninstall &&
+        row.detected &&
+        usable(row.agent) &&
+        !row.routed &&
+        row.scope === (ctx.project ? 'project' : 'global'),
     });
   }
   return items;
 }
 
+/** True when `file` is in `home` and not in the project (which may itself be under home). */
+function isUnder(file: string, home: string, project: string | undefined): boolean {
+  const inside = (dir: string): boolean => !path.relative(dir, file).startsWith('..');
+  return inside(home) && !(project !== undefined && inside(project));
+}
+
+/**
+ * Whether an agent can be used here, where the editor knows better than a file on disk: Copilot's VS Code agent needs
+ * a GitHub sign-in (a `code` on PATH alone says nothing), unless the Copilot CLI is installed.
+ */
+async function usableAgents(ctx: AgentContext): Promise<(agent: AgentAdapter) => boolean> {
+  const signedIn = await Promise.resolve(
+    vscode.authentication.getSession('github', ['user:email'], { silent: true }),
+  ).then(
+    (s) => s !== undefined,
+    () => false,
+  );
+  const cli = ctx.which('copilot') !== undefined;
+  return (agent) => agent.id !== 'copilot' || signedIn || cli;
+}
+
+/** Removes the folders a removed file leaves empty, up to the project (no empty `.github/hooks/` stays behind). */
+async function dropEmptyFolders(file: string, project: string | undefined): Promise<void> {
+  if (project === undefined) return;
+  for (let dir = path.dirname(file); dir !== project && !path.relative(project, dir).startsWith('..');) {
+    // rmdir refuses a folder with anything in it: nothing of the person's goes.
+    if (
+      !(await rmdir(dir).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return;
+    dir = path.dirname(dir);
+  }
+}
+
+/** What the command returns (to a caller; the person gets the messages). */
 export interface InitAgentsResult {
   readonly agent: string;
   readonly scope: Scope;
@@ -91,19 +148,22 @@ export async function initAgentsCommand(
       return { agent, scope };
     });
   } else {
-    const items = await initPicks(ctx, uninstall);
+    const items = await initPicks(ctx, uninstall, await usableAgents(ctx));
+    if (uninstall && items.length === 0) {
+      void vscode.window.showInformationMessage('Bounded Evidence: no agent is routed here; there is nothing to stop.');
+      return [];
+    }
     const preselect = args.preselect;
     const shown = preselect
       ? items.map((i) => ({ ...i, picked: preselect.includes(`${i.agent.id}:${i.scope}`) }))
       : items;
     const picked = await vscode.window.showQuickPick(shown, {
       canPickMany: true,
+      // The title says in one line what routing does (whole at 900 px wide); the rows say where.
       title: uninstall
         ? 'Stop routing agents: remove what Bounded Evidence wrote'
-        : 'Route agents through Bounded Evidence',
-      placeHolder: uninstall
-        ? 'Each choice shows the files it gives back'
-        : 'Each choice shows the files it writes (merged into yours; undo with Stop Routing Agents…)',
+        : "Routed agents' commands keep every byte; their model sees a bounded view",
+      placeHolder: uninstall ? 'The agents routed here, with the files each gives back' : 'Tick the agents to route',
     });
     if (!picked || picked.length === 0) return [];
     chosen = picked.map((p) => ({ agent: p.agent, scope: p.scope }));
@@ -113,16 +173,30 @@ export async function initAgentsCommand(
   // VS Code's agent lists hook files again only when told; the Copilot CLI reads them per session.
   if (outcomes.some((o) => o.files.some((f) => f.file.endsWith(WORKSPACE_HOOK_FILE) && f.action !== 'unchanged')))
     await relistHookFiles();
-  const lines = outcomes.map((o) => describeOutcome(ctx, o, { uninstall }));
+  if (uninstall)
+    for (const o of outcomes)
+      for (const f of o.files) if (f.action === 'deleted') await dropEmptyFolders(f.file, ctx.project);
+  // The undo is a button that runs Stop Routing Agents… on the same rows, not a command line to copy.
+  const lines = outcomes.map((o) => describeOutcome(ctx, o, { uninstall }).replace(/; undo: [^;]*$/, ''));
   const failed = outcomes.filter((o) => o.error);
   if (failed.length)
     void vscode.window.showErrorMessage(
       `Bounded Evidence: ${failed.map((o) => describeOutcome(ctx, o, { uninstall })).join(' ')}`,
     );
-  if (lines.length > failed.length)
-    void vscode.window.showInformationMessage(
-      `Bounded Evidence: ${lines.filter((_, i) => !outcomes[i]!.error).join(' ')}`,
-    );
+  const done = outcomes.filter((o) => !o.error);
+  const stop = 'Stop Routing Agents…';
+  if (done.length > 0)
+    void vscode.window
+      .showInformationMessage(
+        `Bounded Evidence: ${lines.filter((_, i) => !outcomes[i]!.error).join(' ')}`,
+        ...(uninstall ? [] : [stop]),
+      )
+      .then((choice) => {
+        if (choice === stop)
+          void vscode.commands.executeCommand(Ids.commands.uninstallAgents, {
+            preselect: done.map((o) => `${o.agent.id}:${o.scope}`),
+          } satisfies InitAgentsArgs);
+      });
   return outcomes.map((o) => ({
     agent: o.agent.id,
     scope: o.scope,

@@ -63,6 +63,8 @@ function figures(f: UsageFigures): UsageFigures {
     readBytes: f.readBytes,
     recalledOutputs: f.recalledOutputs,
     savedBytes: f.savedBytes,
+    unreachedOutputs: f.unreachedOutputs,
+    unreachedBytes: f.unreachedBytes,
   };
 }
 

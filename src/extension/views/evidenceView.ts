@@ -53,6 +53,12 @@ function outputsOf(call: CallReport): EvidenceNode[] {
   return out;
 }
 
+/** A call's size as its run sums it (the catalog's `bytes`): its result and its outputs. */
+function callBytes(c: CallReport): number {
+  return c.attachments.reduce((n, a) => n + a.sizeBytes, c.resultBytes);
+}
+
+/** The outcome of a report, in the inspector's words. */
 function outcomeOfReport(c: CallReport): ReturnType<typeof outcomeOf> {
   return outcomeOf({
     status: c.status,
@@ -126,11 +132,13 @@ class EvidenceTree implements vscode.TreeDataProvider<EvidenceNode>, vscode.Disp
       item.description =
         (r.store !== undefined ? `team ${r.store} · ` : '') +
         `${o.label} · ${r.callCount} ${r.callCount === 1 ? 'call' : 'calls'} ` +
-        `· ${formatBytes(r.totalBytes)} ` +
+        `· ${formatBytes(r.outputBytes)} ` +
         `· ${sourceLabel(r.source)}${r.pinned ? ' · pinned' : ''}`;
       item.tooltip =
         `${r.label ?? r.runId}\nrun ${r.runId} — ${o.detail}\n` +
-        `started ${r.startedAt}\n${item.description}` +
+        `started ${r.startedAt}\n${item.description}\n` +
+        `${r.outputBytes.toLocaleString('en-US')} bytes in its calls' results and outputs; ` +
+        `${r.totalBytes.toLocaleString('en-US')} bytes stored with its log` +
         (r.store !== undefined ? `\npublished to team store ${r.store}: read-only (pin and delete do not apply)` : '');
       item.iconPath =
         o.kind === 'failed'
@@ -150,7 +158,7 @@ class EvidenceTree implements vscode.TreeDataProvider<EvidenceNode>, vscode.Disp
         outputsOf(c).length > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
       );
       item.id = `call:${c.runId}/${c.callId}`;
-      item.description = `${o.label} · ${formatBytes(c.resultBytes)}`;
+      item.description = `${o.label} · ${formatBytes(callBytes(c))}`;
       item.tooltip = `${c.tool} — ${o.detail}\ncall ${c.callId} of run ${c.runId}\n${c.startedAt}`;
       item.iconPath =
         o.kind === 'failed'

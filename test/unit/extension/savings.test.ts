@@ -6,7 +6,7 @@
 import * as assert from 'node:assert/strict';
 import { EMPTY_FIGURES, type UsageFigures, type UsageQuery, type UsageReport } from '../../../src/core/index.js';
 import { parseSavingsMessage, savingsReport } from '../../../src/extension/savings/savingsMessages.js';
-import { savedWords } from '../../../src/shared/savedWords.js';
+import { savedShare, savedWords } from '../../../src/shared/savedWords.js';
 import { formatBytes } from '../../../src/shared/bytes.js';
 import { savingsLine, statusTexts } from '../../../src/extension/views/statusText.js';
 
@@ -120,17 +120,31 @@ describe('Savings view host side and status bar words', () => {
     assert.match(none.tooltip, /^Bounded Evidence: no evidence stored\./);
   });
 
-  it('the saved sentence states its denominator, and says so when no output reached a model', () => {
-    const f = { outputs: 3, outputBytes: 15 * 1024 * 1024, shownBytes: 1536, readBytes: 0, savedBytes: 4_766_310 };
+  it("the saved sentence states its denominator and counts a person's own captures apart", () => {
+    // One agent's output of 1 MiB, 1.5 KiB of it shown; two captures of a person (14 MiB) no model reached.
+    const f = {
+      outputs: 3,
+      outputBytes: 15 * 1024 * 1024,
+      savedBytes: 1024 * 1024 - 1536,
+      unreachedOutputs: 2,
+      unreachedBytes: 14 * 1024 * 1024,
+    };
     assert.equal(
       savedWords(f, formatBytes),
-      '4.5 MiB (30.3% of the 15 MiB of output; an output no model was shown saves nothing)',
+      "1023 KiB (99.9% of the 1.0 MiB of output a model reached; 14 MiB in 2 outputs no model reached (a person's own captures) counted apart)",
+    );
+    assert.equal(savedShare(f), '99.9%');
+    // Every output reached a model: nothing to count apart.
+    assert.equal(
+      savedWords({ ...f, outputs: 1, outputBytes: 1024 * 1024, unreachedOutputs: 0, unreachedBytes: 0 }, formatBytes),
+      '1023 KiB (99.9% of the 1.0 MiB of output a model reached)',
     );
     // A person's own captures only: nothing reached a model, and that is the sentence (not "0 bytes (0.0%)").
     assert.equal(
-      savedWords({ ...f, shownBytes: 0, savedBytes: 0 }, formatBytes),
-      '0 bytes: no output in this range reached a model',
+      savedWords({ ...f, savedBytes: 0, unreachedOutputs: 3, unreachedBytes: f.outputBytes }, formatBytes),
+      "0 bytes: none of the 3 outputs (15 MiB) reached a model; a person's own captures save nothing",
     );
+    assert.equal(savedShare({ ...f, unreachedBytes: f.outputBytes, savedBytes: 0 }), '–');
     assert.equal(savedWords({ ...f, outputs: 0 }, formatBytes), '0 bytes: nothing was recorded in this range');
   });
 });

@@ -169,6 +169,7 @@ const run = (runId: string, startedAt: string): RunDto => ({
   callCount: 0,
   failedCalls: 0,
   totalBytes: 0,
+  outputBytes: 0,
 });
 
 /** A page reply of calls `from .. from+n` (newest first: call numbers count down), runs a (even pages) and b. */

@@ -14,7 +14,7 @@ export const CATALOG_FILE = '.catalog.sqlite';
  * Bump with every change of the tables or of what their rows hold: another version is moved aside and rebuilt from
  * the logs.
  */
-const SCHEMA_VERSION = 3;
+const SCHEMA_VERSION = 4;
 
 const BUSY_TIMEOUT_MS = 5000;
 
@@ -42,6 +42,9 @@ export const USAGE_SUMS: readonly (readonly [string, (c: string) => string])[] =
   ['read_bytes', (c) => `${c}.read_bytes`],
   ['recalled', (c) => `(${c}.reads > 0)`],
   ['saved', (c) => `${c}.saved`],
+  // Outputs no model reached (never shown, never read back): a person's own captures, counted apart.
+  ['unreached', (c) => `(${c}.shown_n = 0 AND ${c}.reads = 0)`],
+  ['unreached_bytes', (c) => `(CASE WHEN ${c}.shown_n = 0 AND ${c}.reads = 0 THEN ${c}.out_bytes ELSE 0 END)`],
 ];
 
 const usageKey = (c: string): string =>

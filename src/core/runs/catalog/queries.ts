@@ -48,9 +48,10 @@ export function summaryOf(row: RunRow, tenant: string, isLive: IsLive): RunSumma
     pinned: row.pinned,
     source: sourceOf(row.source),
     profileHash: row.profileHash,
-    callCount: row.callCount,
+    callCount: row.callCount + row.openCalls,
     failedCalls: row.failedCalls,
     totalBytes: row.logSize + row.blobBytes,
+    outputBytes: row.outputBytes,
     tornTail: row.tornTail,
     problems: row.problems,
   };

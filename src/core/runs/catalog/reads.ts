@@ -21,6 +21,10 @@ export interface RunRow {
   readonly blobBytes: number;
   readonly callCount: number;
   readonly failedCalls: number;
+  /** Calls started and not finished. */
+  readonly openCalls: number;
+  /** What its calls hold: each call's result and outputs. */
+  readonly outputBytes: number;
 }
 
 export interface HandleRow {
@@ -45,13 +49,16 @@ export interface UsageSums {
   readonly read_bytes: number;
   readonly recalled: number;
   readonly saved: number;
+  readonly unreached: number;
+  readonly unreached_bytes: number;
 }
 
 export type UsageColumn = 'hour' | 'agent' | 'tool' | 'command';
 
 const USAGE_SELECT = USAGE_SUMS.map(([n]) => `coalesce(sum(${n}), 0) AS ${n}`).join(', ');
 
-type RunColumns = RunValues & { failed_calls?: number };
+/** A row of `runs` as SQLite returns it (read with `RUN_READ`: its calls counted and summed). */
+type RunColumns = RunValues & { failed_calls?: number; open_calls?: number; output_bytes?: number };
 
 const NO_PROBLEMS: readonly LogProblem[] = Object.freeze([]);
 
@@ -74,13 +81,20 @@ export function runRowOf(r: RunColumns): RunRow {
     blobBytes: r.blob_bytes,
     callCount: r.call_count,
     failedCalls: r.failed_calls ?? 0,
+    openCalls: r.open_calls ?? 0,
+    outputBytes: r.output_bytes ?? 0,
   };
 }
 
-/** Failed calls are counted so a run that reads as completed can say it failed. */
+/**
+ * The columns read for a run: its own, how many of its calls failed or still run, and what they hold (over the run's
+ * calls through the primary key: a completed run can say it failed, and a run's size is the sum of its calls' sizes).
+ */
 export const RUN_READ =
-  `${RUN_COLUMNS}, (SELECT COUNT(*) FROM calls fc ` +
-  `WHERE fc.run_id = runs.run_id AND fc.outcome = 'failed') AS failed_calls`;
+  `${RUN_COLUMNS}, ` +
+  `(SELECT COUNT(*) FROM calls fc WHERE fc.run_id = runs.run_id AND fc.outcome = 'failed') AS failed_calls, ` +
+  `(SELECT COUNT(*) FROM calls oc WHERE oc.run_id = runs.run_id AND oc.outcome = 'open') AS open_calls, ` +
+  `(SELECT coalesce(sum(bc.bytes), 0) FROM calls bc WHERE bc.run_id = runs.run_id) AS output_bytes`;
 
 const runRows = (rows: Record<string, unknown>[]): RunRow[] => rows.map((r) => runRowOf(r as unknown as RunColumns));
 

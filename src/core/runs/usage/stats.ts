@@ -38,6 +38,9 @@ export interface UsageFigures {
   readonly recalledOutputs: number;
   /** Over outputs shown and not whole. */
   readonly savedBytes: number;
+  /** Outputs no model reached (never shown, never read back: a person's own captures) and their output bytes. */
+  readonly unreachedOutputs: number;
+  readonly unreachedBytes: number;
 }
 
 export interface UsageGroup extends UsageFigures {
@@ -72,6 +75,8 @@ export const EMPTY_FIGURES: UsageFigures = {
   readBytes: 0,
   recalledOutputs: 0,
   savedBytes: 0,
+  unreachedOutputs: 0,
+  unreachedBytes: 0,
 };
 
 function figuresOf(s: UsageSums): UsageFigures {
@@ -88,6 +93,8 @@ function figuresOf(s: UsageSums): UsageFigures {
     readBytes: s.read_bytes,
     recalledOutputs: s.recalled,
     savedBytes: s.saved,
+    unreachedOutputs: s.unreached,
+    unreachedBytes: s.unreached_bytes,
   };
 }
 

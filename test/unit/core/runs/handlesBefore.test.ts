@@ -57,12 +57,12 @@ describe('handles written before opaque handles keep resolving; a schema 2 catal
     const stats = store.catalogStats();
     assert.deepEqual(
       [stats.rebuilt, stats.movedAside, stats.built, stats.runs, stats.calls],
-      [true, 'schema version 2, not 3', true, 1, 2],
+      [true, 'schema version 2, not 4', true, 1, 2],
     );
     assert.equal(existsSync(`${catalogPath(dir)}.damaged`), true);
     assert.equal(
       withCatalog(dir, (db) => (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version),
-      3,
+      4,
     );
     for (const o of OLD) {
       const src = await store.openHandle(o.handle);

@@ -124,6 +124,8 @@ function independent(
           readBytes,
           recalledOutputs: reads.length > 0 ? 1 : 0,
           savedBytes: saved,
+          unreachedOutputs: answers.length === 0 && reads.length === 0 ? 1 : 0,
+          unreachedBytes: answers.length === 0 && reads.length === 0 ? outBytes : 0,
         },
       });
     }

@@ -208,7 +208,11 @@ describe('inspector controller over a real RunStore', () => {
       end: logBytes.length + 1,
       snap: false,
     });
-    assert.deepEqual(past, { type: 'error', id: 5, message: ErrorText.exceedsStored });
+    assert.deepEqual(past, {
+      type: 'error',
+      id: 5,
+      message: `byte ${(logBytes.length + 1).toLocaleString('en-US')} is past the end: the output holds ${logBytes.length.toLocaleString('en-US')} bytes`,
+    });
     const tooBig = await h.send({ type: 'fetchBytes', id: 6, handle, start: 0, end: 65537, snap: false });
     assert.deepEqual(tooBig, { type: 'error', id: 6, message: 'a window may cover at most 65536 bytes' });
   });

@@ -462,7 +462,13 @@ describe('inspector: line index and windows', () => {
     const w = await resolveBytes(src, 2, 5, true, indexOf(src));
     assert.deepEqual([w.start, w.end, w.text], [3, 3 + 3, '€']);
     assert.match(w.note ?? '', /adjusted from \[2, 5\)/);
-    await assert.rejects(resolveBytes(src, 0, 99, false, indexOf(src)), { message: ErrorText.exceedsStored });
+    // Past the end: the sentence gives the size, so the range can be corrected from it.
+    await assert.rejects(resolveBytes(src, 0, 99, false, indexOf(src)), {
+      message: 'byte 99 is past the end: the output holds 7 bytes',
+    });
+    await assert.rejects(resolveBytes(src, 7, 9, true, indexOf(src)), {
+      message: 'byte 7 is past the end: the output holds 7 bytes',
+    });
   });
 
   it('fetches line windows by exact byte position, cut to whole lines at the cap', async () => {
