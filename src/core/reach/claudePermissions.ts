@@ -8,8 +8,7 @@
  *   the rule to the command as written);
  * - every simple command of the original allowed by an `allow` rule: route and answer
  *   `permissionDecision: "allow"` (the person allowed exactly this);
- * - otherwise: route without a decision (Claude Code checks the routed form; it may ask where the
- *   original would not have: stated in the contract).
+ * - otherwise: `none` (the adapter leaves it as written where Claude Code would ask).
  * Rules come from the settings files Claude Code reads (user, project, project-local); rules
  * given on Claude Code's command line (`--allowedTools`) are not visible to a hook.
  * Pure: the hook reads the files and passes their texts.
@@ -115,6 +114,8 @@ export function claudeVerdict(command: string, settingsTexts: readonly (string |
   const whole = command.trim();
   const any = (patterns: string[], c: string): boolean => patterns.some((p) => ruleMatches(p, c));
   if ([whole, ...(parts ?? [])].some((c) => any(rules.deny, c) || any(rules.ask, c))) return 'leave';
+  // A bare `Bash` (or `Bash(*)`) allows every command, whatever its syntax.
+  if (rules.allow.some((p) => p.trim() === '*' || p.trim() === '')) return 'allow';
   if (parts && parts.length > 0 && parts.every((c) => any(rules.allow, c))) return 'allow';
   return 'none';
 }

@@ -4,9 +4,9 @@
  * the project, `mcpServers` of `~/.claude.json` for the user). Settings files are strict JSON.
  */
 import * as path from 'node:path';
-import { claudeVerdict } from '../claudePermissions.js';
+import { bashRulesOf, claudeVerdict } from '../claudePermissions.js';
 import { commandHook, isOurMatcherGroup, isOurMcpEntry, MCP_NAME, updatedInputAnswer } from './common.js';
-import type { AgentAdapter, ConfigEdit, ToolRoute } from './types.js';
+import type { AgentAdapter, AgentContext, ConfigEdit, Scope, ToolRoute } from './types.js';
 
 /**
  * What a person must know about the MCP registration: Claude Code defers MCP tools behind its ToolSearch (measured with
@@ -22,7 +22,9 @@ const TOOL_SEARCH_NOTE =
 /**
  * `PreToolUse` on `Bash`: the whole tool input in `updatedInput`, the command rewritten. opencode's plugin sends the
  * same shape (opencode.ts). Claude Code checks its permission rules against the routed form, so the hook decides for
- * the original as the person's rules say (src/core/reach/claudePermissions.ts).
+ * the original as the person's settings say (src/core/reach/claudePermissions.ts). A command that would need the
+ * person's approval stays as written, so the prompt or refusal names it: rules given with `--allowedTools` or granted
+ * in a session never reach a hook.
  */
 const claudeBash: ToolRoute = {
   event: 'PreToolUse',
@@ -30,14 +32,21 @@ const claudeBash: ToolRoute = {
   agent: 'claude',
   prefilter: '"Bash"',
   permit: (command, event, ctx) => {
-    if (!ctx.claudeSettings || event.permission_mode === 'bypassPermissions') return { route: true };
+    if (ctx.allow || !ctx.claudeSettings) return { route: true };
+    const mode = event.permission_mode;
+    if (mode === 'bypassPermissions') return { route: true };
     const verdict = claudeVerdict(command, ctx.claudeSettings(event));
+    if (verdict === 'allow') return { route: true, allow: true };
     if (verdict === 'leave')
       return {
         route: false,
         reason: 'a permission rule asks or denies: Claude Code applies it to the command as written',
       };
-    return verdict === 'allow' ? { route: true, allow: true } : { route: true };
+    if (typeof mode !== 'string') return { route: true };
+    return {
+      route: false,
+      reason: `no allow rule of the settings covers it in permission mode ${mode}: Claude Code decides on it as written`,
+    };
   },
   render: updatedInputAnswer('PreToolUse'),
   after: 'PostToolUse',
@@ -100,34 +109,52 @@ export const claudeCode: AgentAdapter = {
     return { edits, notes };
   },
   // Claude Code starts a project's .mcp.json server only once the person approved it (routing itself does not need it).
-  cautions: (ctx, scope) => {
-    if (scope !== 'project' || !ctx.project) return [];
-    const json = (f: string): Record<string, unknown> => {
-      try {
-        const v = JSON.parse(ctx.readText?.(f) ?? '{}') as unknown;
-        return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
-      } catch {
-        return {};
-      }
-    };
-    const projects = json(path.join(ctx.home, '.claude.json')).projects as Record<string, unknown> | undefined;
-    const approvals = [
-      json(path.join(ctx.project, '.claude', 'settings.local.json')),
-      json(path.join(ctx.project, '.claude', 'settings.json')),
-      json(path.join(ctx.home, '.claude', 'settings.json')),
-      (projects?.[ctx.project] as Record<string, unknown> | undefined) ?? {},
-    ];
-    const approved = approvals.some(
-      (a) =>
-        a.enableAllProjectMcpServers === true ||
-        (Array.isArray(a.enabledMcpjsonServers) && a.enabledMcpjsonServers.includes(MCP_NAME)),
-    );
-    return approved
-      ? []
-      : [
-          `Claude Code asks once before it starts .mcp.json's ${MCP_NAME} server: approve it ` +
-            `(or add "enabledMcpjsonServers": ["${MCP_NAME}"] to .claude/settings.local.json); ` +
-            `routed commands work without it`,
-        ];
-  },
+  cautions: (ctx, scope) => [...approvalCaution(ctx), ...mcpCaution(ctx, scope)],
 };
+
+/** Which commands route outside bypassPermissions: those the settings' allow rules cover (unless one allows all). */
+function approvalCaution(ctx: AgentContext): string[] {
+  const project = ctx.project;
+  const texts = [
+    ctx.readText?.(path.join(ctx.home, '.claude', 'settings.json')),
+    project ? ctx.readText?.(path.join(project, '.claude', 'settings.json')) : undefined,
+    project ? ctx.readText?.(path.join(project, '.claude', 'settings.local.json')) : undefined,
+  ];
+  if (texts.some((t) => bashRulesOf(t).allow.some((p) => p.trim() === '*' || p.trim() === ''))) return [];
+  return [
+    'Claude Code routes only what would not ask: bypassPermissions mode, or commands an allow rule of its ' +
+      'settings files covers (e.g. "Bash(npm test:*)"); others, and those allowed with --allowedTools (invisible ' +
+      'to a hook), run as written',
+  ];
+}
+
+function mcpCaution(ctx: AgentContext, scope: Scope): string[] {
+  if (scope !== 'project' || !ctx.project) return [];
+  const json = (f: string): Record<string, unknown> => {
+    try {
+      const v = JSON.parse(ctx.readText?.(f) ?? '{}') as unknown;
+      return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+    } catch {
+      return {};
+    }
+  };
+  const projects = json(path.join(ctx.home, '.claude.json')).projects as Record<string, unknown> | undefined;
+  const approvals = [
+    json(path.join(ctx.project, '.claude', 'settings.local.json')),
+    json(path.join(ctx.project, '.claude', 'settings.json')),
+    json(path.join(ctx.home, '.claude', 'settings.json')),
+    (projects?.[ctx.project] as Record<string, unknown> | undefined) ?? {},
+  ];
+  const approved = approvals.some(
+    (a) =>
+      a.enableAllProjectMcpServers === true ||
+      (Array.isArray(a.enabledMcpjsonServers) && a.enabledMcpjsonServers.includes(MCP_NAME)),
+  );
+  return approved
+    ? []
+    : [
+        `Claude Code asks once before it starts .mcp.json's ${MCP_NAME} server: approve it ` +
+          `(or add "enabledMcpjsonServers": ["${MCP_NAME}"] to .claude/settings.local.json); ` +
+          `routed commands work without it`,
+      ];
+}
