@@ -9,7 +9,6 @@
  * Flags that cannot be parsed exit 1, which every client treats as a non-blocking error.
  */
 import { randomBytes } from 'node:crypto';
-import { spawnSync } from 'node:child_process';
 import {
   closeSync,
   fstatSync,
@@ -146,6 +145,8 @@ function shellOf(env: NodeJS.ProcessEnv): string {
 
 /** True when `shell -n` reads `script` without a syntax error (runs nothing; ~2 ms). A missing shell: false. */
 export function parsesIn(shell: string, script: string): boolean {
+  // Loaded on first use: plain commands never need it (rewrite.ts `plainWords`), and its load is a hook's largest.
+  const { spawnSync } = process.getBuiltinModule('node:child_process');
   const r = spawnSync(shell, ['-n', '-c', script], { stdio: 'ignore', timeout: 5_000 });
   return r.status === 0;
 }
