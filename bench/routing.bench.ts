@@ -15,7 +15,7 @@
  *   background `keep --quiet` is let finish between steps and not counted: the command does not wait for it);
  * - unrouted tool: the hook on an event of a tool it does not route, against `sh -c :` given the same stdin (only for
  *   clients that start the hook for every tool: no matcher).
- * `BENCH_ROUTING_DIST=<dir>` measures another build's dist/ and dist-cli/ (a before/after comparison);
+ * `BENCH_ROUTING_BASELINE=<dir>`: another checkout, built, measured in the same steps (before/after);
  * `BENCH_ROUTING_STEPS` (default 21).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -27,8 +27,7 @@ import { defaultStorageFor, isPortableCommand, portableWords } from '../src/core
 import { median, report, scratchDir } from './util.js';
 
 const ROOT = path.resolve(__dirname, '..');
-const DIST_ROOT = path.resolve(process.env.BENCH_ROUTING_DIST ?? ROOT);
-const CLI = path.join(DIST_ROOT, 'dist', 'cli.js');
+const BASELINE = process.env.BENCH_ROUTING_BASELINE ? path.resolve(process.env.BENCH_ROUTING_BASELINE) : undefined;
 const STEPS = Number(process.env.BENCH_ROUTING_STEPS ?? 21);
 const AGENTS = ['claude', 'copilot', 'codex', 'gemini', 'opencode'];
 
@@ -111,58 +110,128 @@ interface Place {
   readonly storage: string;
 }
 
-async function measure(place: Place, agent: string, line: string, cwd: string, rollout: string): Promise<void> {
+/** One build's places (its shim, its installed package); `places[i]` is the same place in every build. */
+interface Build {
+  readonly name: string;
+  readonly places: readonly Place[];
+}
+
+const fmt = (xs: number[]): string => median(xs).toFixed(1);
+
+/** Every build on one place and agent, alternating step by step (bare, then each build) so load hits all alike. */
+async function measure(builds: readonly Build[], p: number, agent: string, line: string, cwd: string, rollout: string) {
   const ev = events(agent, cwd, rollout);
   const input = JSON.stringify(ev.routed);
   const bare: number[] = [];
-  const routed: number[] = [];
-  const hook: number[] = [];
+  const routed = builds.map(() => [] as number[]);
+  const hook = builds.map(() => [] as number[]);
   for (let i = 0; i < STEPS; i++) {
     let t = process.hrtime.bigint();
-    spawnSync('bash', ['-c', 'echo hi'], { cwd, stdio: 'ignore', env: place.env });
+    spawnSync('bash', ['-c', 'echo hi'], { cwd, stdio: 'ignore', env: builds[0]!.places[p]!.env });
     bare.push(ms(t));
-    t = process.hrtime.bigint();
-    const r = spawnSync('sh', ['-c', line], { cwd, input, encoding: 'utf8', env: place.env });
-    const h = ms(t);
-    const command = rewritten(r.stdout);
-    if (command === undefined) throw new Error(`${place.name} ${agent}: no rewrite (${r.stderr.slice(0, 300)})`);
-    const run = spawnSync('bash', ['-c', command], { cwd, encoding: 'utf8', env: place.env });
-    routed.push(ms(t));
-    hook.push(h);
-    if (run.stdout !== 'hi\n') throw new Error(`${place.name} ${agent}: routed echo printed ${JSON.stringify(run)}`);
-    await waitForSpools(place.storage);
+    for (const [b, build] of builds.entries()) {
+      const place = build.places[p]!;
+      t = process.hrtime.bigint();
+      const r = spawnSync('sh', ['-c', line], { cwd, input, encoding: 'utf8', env: place.env });
+      const h = ms(t);
+      const command = rewritten(r.stdout);
+      if (command === undefined) throw new Error(`${place.name} ${agent}: no rewrite (${r.stderr.slice(0, 300)})`);
+      const run = spawnSync('bash', ['-c', command], { cwd, encoding: 'utf8', env: place.env });
+      routed[b]!.push(ms(t));
+      hook[b]!.push(h);
+      if (run.stdout !== 'hi\n') throw new Error(`${place.name} ${agent}: routed echo printed ${JSON.stringify(run)}`);
+      await waitForSpools(place.storage);
+    }
   }
-  const label = `${place.name.padEnd(22)} ${agent.padEnd(8)}`;
+  const label = `${builds[0]!.places[p]!.name.padEnd(22)} ${agent.padEnd(8)}`;
   report(
-    `${label} hook / routed echo hi`,
-    `hook ${median(hook).toFixed(1)} ms; routed ${median(routed).toFixed(1)} vs bare ${median(bare).toFixed(1)}: ` +
-      `+${(median(routed) - median(bare)).toFixed(1)} ms`,
+    `${label} hook / routed echo hi (bare ${fmt(bare)} ms)`,
+    builds.map((b, k) => `${b.name}: ${fmt(hook[k]!)} / +${(median(routed[k]!) - median(bare)).toFixed(1)}`).join('  '),
     '≤ 25 / ≤ 30 ms',
   );
   if (!ev.other) return;
   const other = JSON.stringify(ev.other);
   const noop: number[] = [];
-  const unrouted: number[] = [];
+  const unrouted = builds.map(() => [] as number[]);
   for (let i = 0; i < STEPS; i++) {
     let t = process.hrtime.bigint();
-    spawnSync('sh', ['-c', ':'], { cwd, input: other, env: place.env });
+    spawnSync('sh', ['-c', ':'], { cwd, input: other, env: builds[0]!.places[p]!.env });
     noop.push(ms(t));
-    t = process.hrtime.bigint();
-    const r = spawnSync('sh', ['-c', line], { cwd, input: other, encoding: 'utf8', env: place.env });
-    unrouted.push(ms(t));
-    if (r.stdout !== '') throw new Error(`${place.name} ${agent}: answered another tool: ${r.stdout}`);
+    for (const [b, build] of builds.entries()) {
+      t = process.hrtime.bigint();
+      const r = spawnSync('sh', ['-c', line], { cwd, input: other, encoding: 'utf8', env: build.places[p]!.env });
+      unrouted[b]!.push(ms(t));
+      if (r.stdout !== '') throw new Error(`${build.places[p]!.name} ${agent}: answered another tool: ${r.stdout}`);
+    }
   }
   report(
-    `${label} hook on another tool`,
-    `${median(unrouted).toFixed(1)} ms vs sh -c : ${median(noop).toFixed(1)} ms: ` +
-      `+${(median(unrouted) - median(noop)).toFixed(1)} ms`,
+    `${label} another tool (sh -c : ${fmt(noop)} ms)`,
+    builds.map((b, k) => `${b.name}: +${(median(unrouted[k]!) - median(noop)).toFixed(1)}`).join('  '),
     '≤ 5 ms',
   );
 }
 
+/** The places one build's command line is found in, set up under `dir`. */
+async function placesOf(distRoot: string, dir: string, base: NodeJS.ProcessEnv, project: string): Promise<Place[]> {
+  const cli = path.join(distRoot, 'dist', 'cli.js');
+  if (!existsSync(cli) || !existsSync(path.join(distRoot, 'dist-cli', 'package.json')))
+    execFileSync(process.execPath, [path.join(distRoot, 'esbuild.js')], { cwd: distRoot, stdio: 'inherit' });
+  mkdirSync(dir, { recursive: true });
+  // The extension's shim as that build writes it (VS Code terminal), and its copy in a state folder (a plain
+  // terminal beside the editor).
+  const { shimScript } = (await import(path.join(distRoot, 'src', 'core', 'reach', 'shim.js'))) as typeof ShimModule;
+  const extHome = path.join(dir, 'extension-storage');
+  mkdirSync(extHome);
+  const shimText = shimScript({
+    node: process.execPath,
+    electron: false,
+    cli,
+    extensionsDir: dir,
+    folderPrefix: 'x-',
+    home: extHome,
+  });
+  const shim = path.join(extHome, 'bounded-evidence');
+  writeFileSync(shim, shimText, { mode: 0o755 });
+  const state = path.join(dir, 'state');
+  mkdirSync(path.join(state, 'bounded-evidence', 'bin'), { recursive: true });
+  writeFileSync(path.join(state, 'bounded-evidence', 'bin', 'bounded-evidence'), shimText, { mode: 0o755 });
+  // The npm package, installed as a teammate or CI installs it.
+  const prefix = path.join(dir, 'prefix');
+  const tarball = execFileSync('npm', ['pack', path.join(distRoot, 'dist-cli'), '--pack-destination', dir], {
+    encoding: 'utf8',
+  })
+    .trim()
+    .split('\n')
+    .pop()!;
+  execFileSync(
+    'npm',
+    ['install', '-g', '--prefix', prefix, '--offline', '--no-audit', '--no-fund', path.join(dir, tarball)],
+    { stdio: 'ignore' },
+  );
+  const terminalStorage = path.join(dir, 'terminal-storage');
+  mkdirSync(terminalStorage);
+  const data = path.join(dir, 'data');
+  const defaultStorage = defaultStorageFor({ ...base, XDG_DATA_HOME: data }, project)!;
+  return [
+    {
+      name: 'VS Code terminal',
+      env: { ...base, BOUNDED_EVIDENCE_CLI: shim, BOUNDED_EVIDENCE_STORAGE: terminalStorage },
+      storage: terminalStorage,
+    },
+    {
+      name: 'plain, npm package',
+      env: { ...base, XDG_DATA_HOME: data, PATH: `${path.join(prefix, 'bin')}:${base.PATH}` },
+      storage: defaultStorage,
+    },
+    {
+      name: 'plain, extension only',
+      env: { ...base, XDG_DATA_HOME: data, XDG_STATE_HOME: state },
+      storage: defaultStorage,
+    },
+  ];
+}
+
 async function main(): Promise<void> {
-  if (!existsSync(CLI) || !existsSync(path.join(DIST_ROOT, 'dist-cli', 'package.json')))
-    execFileSync(process.execPath, [path.join(DIST_ROOT, 'esbuild.js')], { cwd: DIST_ROOT, stdio: 'inherit' });
   const { dir, cleanup } = scratchDir('routing');
   try {
     const home = path.join(dir, 'home');
@@ -178,18 +247,23 @@ async function main(): Promise<void> {
       XDG_DATA_HOME: path.join(home, '.local', 'share'),
       XDG_CONFIG_HOME: path.join(home, '.config'),
     };
+    const builds: Build[] = [
+      { name: 'this build', places: await placesOf(ROOT, path.join(dir, 'this'), base, project) },
+    ];
+    if (BASELINE)
+      builds.push({ name: 'baseline', places: await placesOf(BASELINE, path.join(dir, 'baseline'), base, project) });
 
     // The lines init writes, project and global.
     const scopes = new Map<string, string[]>();
     for (const scope of ['--project', '--global']) {
-      const before = new Set<string>();
-      execFileSync(process.execPath, [CLI, 'init', '--agent', AGENTS.join(','), scope], {
+      const found = new Set<string>();
+      execFileSync(process.execPath, [path.join(ROOT, 'dist', 'cli.js'), 'init', '--agent', AGENTS.join(','), scope], {
         cwd: project,
         env: base,
         stdio: 'ignore',
       });
-      hookLines(scope === '--project' ? project : home, before);
-      for (const l of before) scopes.set(l, [...(scopes.get(l) ?? []), scope.slice(2)]);
+      hookLines(scope === '--project' ? project : home, found);
+      for (const l of found) scopes.set(l, [...(scopes.get(l) ?? []), scope.slice(2)]);
     }
     const lines = [...scopes.keys()];
     const lineOf = (agent: string): string => {
@@ -209,66 +283,16 @@ async function main(): Promise<void> {
       rollout,
       `${JSON.stringify({ type: 'turn_context', payload: { cwd: project, approval_policy: 'never', sandbox_policy: { type: 'danger-full-access' } } })}\n`,
     );
-
-    // The extension's shim (VS Code terminal), and its copy in the state folder (a plain terminal beside the editor).
-    const extHome = path.join(dir, 'extension-storage');
-    mkdirSync(extHome);
-    // The shim as that build's extension writes it.
-    const { shimScript } = (await import(path.join(DIST_ROOT, 'src', 'core', 'reach', 'shim.js'))) as typeof ShimModule;
-    const shimText = shimScript({
-      node: process.execPath,
-      electron: false,
-      cli: CLI,
-      extensionsDir: dir,
-      folderPrefix: 'x-',
-      home: extHome,
-    });
-    const shim = path.join(extHome, 'bounded-evidence');
-    writeFileSync(shim, shimText, { mode: 0o755 });
-    const stateShim = path.join(base.XDG_STATE_HOME!, 'bounded-evidence', 'bin', 'bounded-evidence');
-    mkdirSync(path.dirname(stateShim), { recursive: true });
-    writeFileSync(stateShim, shimText, { mode: 0o755 });
-
-    // The npm package, installed as a teammate or CI installs it.
-    const prefix = path.join(dir, 'prefix');
-    const tarball = execFileSync('npm', ['pack', path.join(DIST_ROOT, 'dist-cli'), '--pack-destination', dir], {
-      encoding: 'utf8',
-    })
-      .trim()
-      .split('\n')
-      .pop()!;
-    execFileSync(
-      'npm',
-      ['install', '-g', '--prefix', prefix, '--offline', '--no-audit', '--no-fund', path.join(dir, tarball)],
-      { stdio: 'ignore' },
-    );
-
-    const terminalStorage = path.join(dir, 'terminal-storage');
-    mkdirSync(terminalStorage);
-    const defaultStorage = defaultStorageFor(base, project)!;
-    const places: Place[] = [
-      {
-        name: 'VS Code terminal',
-        env: { ...base, BOUNDED_EVIDENCE_CLI: shim, BOUNDED_EVIDENCE_STORAGE: terminalStorage },
-        storage: terminalStorage,
-      },
-      {
-        name: 'plain, npm package',
-        env: { ...base, PATH: `${path.join(prefix, 'bin')}:${base.PATH}` },
-        storage: defaultStorage,
-      },
-      { name: 'plain, extension only', env: base, storage: defaultStorage },
-    ];
-    for (const place of places)
-      for (const agent of [...AGENTS, ...(place.name === 'VS Code terminal' ? ['vscode'] : [])])
-        await measure(place, agent, lineOf(agent), project, rollout);
-    console.log(
-      `medians of ${STEPS} alternating steps; ${DIST_ROOT === ROOT ? 'this build' : `the build in ${DIST_ROOT}`}; ` +
-        `load average ${os
-          .loadavg()
-          .map((x) => x.toFixed(1))
-          .join(' ')}`,
-    );
+    const load = (): string =>
+      os
+        .loadavg()
+        .map((x) => x.toFixed(1))
+        .join(' ');
+    console.log(`hook ms / routed echo hi +ms over bare, medians of ${STEPS} alternating steps; load ${load()}`);
+    for (let p = 0; p < builds[0]!.places.length; p++)
+      for (const agent of [...AGENTS, ...(p === 0 ? ['vscode'] : [])])
+        await measure(builds, p, agent, lineOf(agent), project, rollout);
+    console.log(`load average at the end ${load()}${BASELINE ? `; baseline: the build in ${BASELINE}` : ''}`);
   } finally {
     cleanup();
   }
