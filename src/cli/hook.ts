@@ -122,6 +122,13 @@ export async function hook(
         }
       },
       which: (program) => whichIn(io.env.PATH, program),
+      clientArgs: () => {
+        try {
+          return readFileSync(`/proc/${process.ppid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+        } catch {
+          return undefined;
+        }
+      },
       writeRun: (spool, script) => writeFileSync(path.join(spool, SPOOL_RUN), script, { mode: 0o600, flag: 'wx' }),
     });
     if (decision.action === 'rewrite') await io.out(`${JSON.stringify(decision.answer)}\n`);

@@ -186,6 +186,11 @@ export interface HookContext {
   readonly readText?: (file: string) => string | undefined;
   /** The absolute path of an executable on the hook's PATH, or undefined. */
   readonly which?: (program: string) => string | undefined;
+  /**
+   * The command line of the process that started the hook (the client: `/proc/<ppid>/cmdline`), or undefined where it
+   * cannot be read: flags a client gives no hook any other way (the Copilot CLI's `--allow-all-tools`).
+   */
+  readonly clientArgs?: () => readonly string[] | undefined;
   /** Writes the routed command's script into its spool (`<spool>/run`), for the terminal's one-line form. */
   readonly writeRun?: (spool: string, script: string) => void;
   /**
