@@ -27,6 +27,8 @@ import { defaultStorageFor, isPortableCommand, portableWords } from '../src/core
 import { median, report, scratchDir } from './util.js';
 
 const ROOT = path.resolve(__dirname, '..');
+/** perf, when the machine has it: the hook's CPU time besides its wall time. */
+const PERF = ['/usr/bin/perf', '/usr/local/bin/perf'].find((f) => existsSync(f));
 const BASELINE = process.env.BENCH_ROUTING_BASELINE ? path.resolve(process.env.BENCH_ROUTING_BASELINE) : undefined;
 const STEPS = Number(process.env.BENCH_ROUTING_STEPS ?? 21);
 const AGENTS = ['claude', 'copilot', 'codex', 'gemini', 'opencode'];
@@ -144,6 +146,22 @@ async function measure(builds: readonly Build[], p: number, agent: string, line:
     }
   }
   const label = `${builds[0]!.places[p]!.name.padEnd(22)} ${agent.padEnd(8)}`;
+  if (PERF) {
+    // CPU time of the hook's whole process tree (perf's task-clock): what load does not inflate.
+    const cpu = builds.map(() => [] as number[]);
+    for (let i = 0; i < STEPS; i++)
+      for (const [b, build] of builds.entries()) {
+        const r = spawnSync(PERF, ['stat', '-x,', '-e', 'task-clock', 'sh', '-c', line], {
+          cwd,
+          input,
+          encoding: 'utf8',
+          env: build.places[p]!.env,
+        });
+        cpu[b]!.push(Number(/^([\d.]+),msec,task-clock/m.exec(r.stderr)?.[1] ?? NaN));
+        await waitForSpools(build.places[p]!.storage);
+      }
+    report(`${label} hook CPU time`, builds.map((b, k) => `${b.name}: ${fmt(cpu[k]!)} ms`).join('  '));
+  }
   report(
     `${label} hook / routed echo hi (bare ${fmt(bare)} ms)`,
     builds.map((b, k) => `${b.name}: ${fmt(hook[k]!)} / +${(median(routed[k]!) - median(bare)).toFixed(1)}`).join('  '),
