@@ -352,7 +352,7 @@ describe('Reach: Claude Code from npm with a scripted Anthropic server on loopba
     assert.equal(routed.kept?.length, rows.length);
   });
 
-  it("approvals (permission mode default): a settings allow rule routes the command; one no rule allows is refused in Claude Code's own words for the command as written; an --allowedTools rule, invisible to the hook, still runs", async () => {
+  it("approvals (permission mode default): a settings allow rule routes the command; one no rule allows is refused in Claude Code's own words for the command as written; an --allowedTools rule, read from Claude Code's command line, routes too", async () => {
     const rows = ["printf 'approved\\n'", 'touch not-allowed.txt'];
     const mode = ['--permission-mode', 'default'];
     const settingsRule = [...mode, '--allowedTools', 'mcp__evidence__read_tool_output'];
@@ -375,9 +375,10 @@ describe('Reach: Claude Code from npm with a scripted Anthropic server on loopba
       `[reach] Claude Code --allowedTools: unrouted ${JSON.stringify(plainFlag)} | routed ${JSON.stringify(routedFlag)}`,
     );
     assert.deepEqual(plainFlag[0], { text: 'approved', isError: false });
-    assert.deepEqual(routedFlag, plainFlag);
-    // The hook cannot see --allowedTools: both commands ran as written (nothing kept), neither was refused for our form.
-    assert.deepEqual(routedFlag.kept, []);
+    assert.deepEqual([...routedFlag], [...plainFlag]);
+    // The hook reads --allowedTools from Claude Code's command line: the printf is routed and kept, the touch refused
+    // as written.
+    assert.deepEqual(routedFlag.kept, [`claude terminal: ${rows[0]}`]);
   });
   // The same server over Streamable HTTP (`mcp --http`), configured by URL and the start's bearer token.
   it('over HTTP: Claude Code reaches `mcp --http` by URL with the bearer token; its model gets the exact text of a call', async () => {

@@ -4,7 +4,7 @@
  * the project, `mcpServers` of `~/.claude.json` for the user). Settings files are strict JSON.
  */
 import * as path from 'node:path';
-import { bashRulesOf, claudeVerdict } from '../claudePermissions.js';
+import { bashRulesOf, claudeVerdict, commandLineRules } from '../claudePermissions.js';
 import { commandHook, isOurMatcherGroup, isOurMcpEntry, MCP_NAME, updatedInputAnswer } from './common.js';
 import type { AgentAdapter, AgentContext, ConfigEdit, Scope, ToolRoute } from './types.js';
 
@@ -23,8 +23,8 @@ const TOOL_SEARCH_NOTE =
  * `PreToolUse` on `Bash`: the whole tool input in `updatedInput`, the command rewritten. opencode's plugin sends the
  * same shape (opencode.ts). Claude Code checks its permission rules against the routed form, so the hook decides for
  * the original as the person's settings say (src/core/reach/claudePermissions.ts). A command that would need the
- * person's approval stays as written, so the prompt or refusal names it: rules given with `--allowedTools` or granted
- * in a session never reach a hook.
+ * person's approval stays as written, so the prompt or refusal names it. Rules given with `--allowedTools` are read from
+ * Claude Code's command line (where it can be read); rules granted during a session never reach a hook.
  */
 const claudeBash: ToolRoute = {
   event: 'PreToolUse',
@@ -35,7 +35,10 @@ const claudeBash: ToolRoute = {
     if (ctx.allow || !ctx.claudeSettings) return { route: true };
     const mode = event.permission_mode;
     if (mode === 'bypassPermissions') return { route: true };
-    const verdict = claudeVerdict(command, ctx.claudeSettings(event));
+    // Rules given on its command line reach no hook any other way: read from the client's own command line.
+    const args = ctx.clientArgs?.();
+    const flags = args ? commandLineRules(args) : undefined;
+    const verdict = claudeVerdict(command, [...ctx.claudeSettings(event), flags]);
     if (verdict === 'allow') return { route: true, allow: true };
     if (verdict === 'leave')
       return {
@@ -123,8 +126,8 @@ function approvalCaution(ctx: AgentContext): string[] {
   if (texts.some((t) => bashRulesOf(t).allow.some((p) => p.trim() === '*' || p.trim() === ''))) return [];
   return [
     'Claude Code routes only what would not ask: bypassPermissions mode, or commands an allow rule of its ' +
-      'settings files covers (e.g. "Bash(npm test:*)"); others, and those allowed with --allowedTools (invisible ' +
-      'to a hook), run as written',
+      'settings files or --allowedTools covers (e.g. "Bash(npm test:*)"); others, and those allowed during a ' +
+      'session (invisible to a hook), run as written',
   ];
 }
 

@@ -7,6 +7,7 @@ import { decideHook, type HookContext } from '../../../../src/core/reach/hookEve
 import {
   bashRulesOf,
   claudeVerdict,
+  commandLineRules,
   ruleMatches,
   simpleCommands,
 } from '../../../../src/core/reach/claudePermissions.js';
@@ -62,6 +63,30 @@ describe('Claude Code permission rules on the original command', () => {
     const all = settings({ allow: ['Bash'] });
     assert.equal(claudeVerdict('echo $(id) | wc\nls', [all]), 'allow');
     assert.equal(claudeVerdict('rm -rf x', [all, settings({ deny: ['Bash(rm:*)'] })]), 'leave');
+  });
+
+  it("rules on Claude Code's command line (--allowedTools, --disallowedTools) read as settings; another program's: none", () => {
+    const claude = '/home/me/.local/bin/claude';
+    assert.deepEqual(
+      JSON.parse(
+        commandLineRules([
+          claude,
+          '-p',
+          'go',
+          '--allowedTools',
+          'Bash(git log:*),Edit',
+          'Bash(printf:*)',
+          '--output-format',
+          'json',
+          '--disallowed-tools=Bash(rm:*)',
+        ])!,
+      ),
+      { permissions: { allow: ['Bash(git log:*)', 'Edit', 'Bash(printf:*)'], deny: ['Bash(rm:*)'] } },
+    );
+    const flags = commandLineRules([claude, '--allowedTools', 'Bash(printf:*)']);
+    assert.equal(claudeVerdict("printf 'x'", [undefined, flags]), 'allow');
+    assert.equal(claudeVerdict('touch a', [undefined, flags]), 'none');
+    assert.equal(commandLineRules(['/usr/bin/node', '/opt/other.js', '--allowedTools', 'Bash']), undefined);
   });
 
   it('the hook on a Claude Code event: a command no settings rule allows stays as written where Claude Code would ask', () => {
