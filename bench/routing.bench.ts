@@ -224,7 +224,7 @@ async function placesOf(distRoot: string, dir: string, base: NodeJS.ProcessEnv, 
   execFileSync(
     'npm',
     ['install', '-g', '--prefix', prefix, '--offline', '--no-audit', '--no-fund', path.join(dir, tarball)],
-    { stdio: 'ignore' },
+    { stdio: ['ignore', 'ignore', 'inherit'] },
   );
   const terminalStorage = path.join(dir, 'terminal-storage');
   mkdirSync(terminalStorage);
