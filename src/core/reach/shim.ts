@@ -50,9 +50,9 @@ function shimSource(): string {
 export const NODE_FLAGS: readonly string[] = ['--max-semi-space-size=1'];
 
 /**
- * The npm package's `bounded-evidence` (esbuild.js puts it beside the package's cli.js): the same script naming no path,
- * so the hook starts the small hook bundle, other tools' events are answered without Node, and a routed command's small
- * output is given back by sh, as in VS Code's terminals. It finds cli.js beside itself and Node on PATH.
+ * The npm package's `bounded-evidence` (esbuild.js puts it beside the package's cli.js): the same script naming no
+ * path, so the hook starts the small hook bundle, other tools' events are answered without Node, and a routed
+ * command's small output is given back by sh, as in VS Code's terminals. It finds cli.js beside itself, Node on PATH.
  */
 export function packageShimScript(): string {
   return shimScript({ node: 'node', electron: false, cli: '', extensionsDir: '', folderPrefix: '', home: '' });

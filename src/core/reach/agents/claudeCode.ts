@@ -23,8 +23,8 @@ const TOOL_SEARCH_NOTE =
  * `PreToolUse` on `Bash`: the whole tool input in `updatedInput`, the command rewritten. opencode's plugin sends the
  * same shape (opencode.ts). Claude Code checks its permission rules against the routed form, so the hook decides for
  * the original as the person's settings say (src/core/reach/claudePermissions.ts). A command that would need the
- * person's approval stays as written, so the prompt or refusal names it. Rules given with `--allowedTools` are read from
- * Claude Code's command line (where it can be read); rules granted during a session never reach a hook.
+ * person's approval stays as written, so the prompt or refusal names it. Rules given with `--allowedTools` are read
+ * from Claude Code's command line (where it can be read); rules granted during a session never reach a hook.
  */
 const claudeBash: ToolRoute = {
   event: 'PreToolUse',
@@ -48,7 +48,7 @@ const claudeBash: ToolRoute = {
     if (typeof mode !== 'string') return { route: true };
     return {
       route: false,
-      reason: `no allow rule of the settings covers it in permission mode ${mode}: Claude Code decides on it as written`,
+      reason: `no allow rule covers it in permission mode ${mode}: Claude Code decides on it as written`,
     };
   },
   render: updatedInputAnswer('PreToolUse'),

@@ -115,7 +115,7 @@ describe('Claude Code permission rules on the original command', () => {
     assert.equal(decide(event('default', "printf 'x\\n'"), ctx(rules)), 'allow');
     assert.equal(
       decide(event('default', 'touch a'), ctx(rules)),
-      'no allow rule of the settings covers it in permission mode default: Claude Code decides on it as written',
+      'no allow rule covers it in permission mode default: Claude Code decides on it as written',
     );
     assert.match(String(decide(event('acceptEdits', 'touch a'), ctx(rules))), /permission mode acceptEdits/);
     assert.equal(decide(event('bypassPermissions', 'touch a'), ctx(rules)), 'routed');
