@@ -16,7 +16,7 @@
  * - unrouted tool: the hook on an event of a tool it does not route, against `sh -c :` given the same stdin (only for
  *   clients that start the hook for every tool: no matcher).
  * `BENCH_ROUTING_BASELINE=<dir>`: another checkout, built, measured in the same steps (before/after);
- * `BENCH_ROUTING_STEPS` (default 21).
+ * `BENCH_ROUTING_STEPS` (default 21); `BENCH_ROUTING_AGENTS` (a comma list: only those agents).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -32,6 +32,8 @@ const PERF = ['/usr/bin/perf', '/usr/local/bin/perf'].find((f) => existsSync(f))
 const BASELINE = process.env.BENCH_ROUTING_BASELINE ? path.resolve(process.env.BENCH_ROUTING_BASELINE) : undefined;
 const STEPS = Number(process.env.BENCH_ROUTING_STEPS ?? 21);
 const AGENTS = ['claude', 'copilot', 'codex', 'gemini', 'opencode'];
+/** `BENCH_ROUTING_AGENTS=claude,vscode`: measure only these (a loaded machine makes the whole table slow). */
+const ONLY = process.env.BENCH_ROUTING_AGENTS?.split(',');
 
 function ms(t0: bigint): number {
   return Number(process.hrtime.bigint() - t0) / 1e6;
@@ -308,7 +310,7 @@ async function main(): Promise<void> {
         .join(' ');
     console.log(`hook ms / routed echo hi +ms over bare, medians of ${STEPS} alternating steps; load ${load()}`);
     for (let p = 0; p < builds[0]!.places.length; p++)
-      for (const agent of [...AGENTS, ...(p === 0 ? ['vscode'] : [])])
+      for (const agent of [...AGENTS, ...(p === 0 ? ['vscode'] : [])].filter((a) => !ONLY || ONLY.includes(a)))
         await measure(builds, p, agent, lineOf(agent), project, rollout);
     console.log(`load average at the end ${load()}${BASELINE ? `; baseline: the build in ${BASELINE}` : ''}`);
   } finally {
