@@ -8,7 +8,6 @@
  * read exit code 2 as "block the tool"), with one line on stderr for the person.
  * Flags that cannot be parsed exit 1, which every client treats as a non-blocking error.
  */
-import { randomBytes } from 'node:crypto';
 import {
   closeSync,
   fstatSync,
@@ -239,6 +238,21 @@ function codexSession(
   };
 }
 
+/**
+ * Twelve random hex digits from the kernel (node:crypto is a hook's largest load after child_process); the folder is
+ * made exclusively, so a clash fails open rather than sharing a spool.
+ */
+function spoolId(): string {
+  const b = Buffer.alloc(6);
+  const fd = openSync('/dev/urandom', 'r');
+  try {
+    readSync(fd, b, 0, 6, null);
+  } finally {
+    closeSync(fd);
+  }
+  return b.toString('hex');
+}
+
 /** Short words for why the storage could not be written (no path: the line reaches the model). */
 function storageFailure(e: unknown): Error {
   const code = (e as NodeJS.ErrnoException | undefined)?.code;
@@ -273,7 +287,7 @@ export function prepareSpool(
     if (!statSync(root).isDirectory()) throw Object.assign(new Error('not a folder'), { code: 'ENOTDIR' });
     const spools = path.join(root, 'evidence', SPOOL_DIR);
     mkdirSync(spools, { recursive: true, mode: 0o700 });
-    const dir = path.join(spools, randomBytes(6).toString('hex'));
+    const dir = path.join(spools, spoolId());
     mkdirSync(dir, { mode: 0o700 });
     writeFileSync(path.join(dir, SPOOL_COMMAND), command, { mode: 0o600, flag: 'wx' });
     const facts: SpoolMeta = {

@@ -10,7 +10,6 @@
  * - the MCP server: `[mcp_servers.bounded-evidence]` in `config.toml`, offering only `read_tool_output` (a routed
  *   command's observation needs nothing else, and each listed tool's schema is sent to the model).
  */
-import { createHash } from 'node:crypto';
 import * as path from 'node:path';
 import type * as SmolToml from 'smol-toml' with { 'resolution-mode': 'import' };
 import { codexVerdict } from '../codexPolicy.js';
@@ -109,6 +108,8 @@ export function codexHookTrustHash(matcher: string, command: string, timeoutSec:
     matcher,
     hooks: [{ type: 'command', command, timeout: timeoutSec, async: false }],
   };
+  // init's half only: the hook never loads node:crypto for it.
+  const { createHash } = process.getBuiltinModule('node:crypto');
   return `sha256:${createHash('sha256')
     .update(JSON.stringify(canonical(identity)))
     .digest('hex')}`;
