@@ -198,6 +198,11 @@ function packCli() {
   const files = ['cli.js', 'hook.js', 'aws-s3.js', 'patternWorker.js'];
   for (const f of files) fs.copyFileSync(path.join(__dirname, 'dist', f), path.join(out, f));
   fs.chmodSync(path.join(out, 'cli.js'), 0o755);
+  // The bin: the shim with no path in it (src/core/reach/shim.ts `packageShimScript`), so a hook starts hook.js,
+  // answers other tools without Node and gives a small output back with sh.
+  fs.writeFileSync(path.join(out, 'bounded-evidence'), require(path.join(out, 'cli.js')).packageShimScript(), {
+    mode: 0o755,
+  });
   fs.copyFileSync(path.join(__dirname, 'src', 'cli', 'npm-README.md'), path.join(out, 'README.md'));
   fs.copyFileSync(path.join(__dirname, 'LICENSE'), path.join(out, 'LICENSE'));
   const manifest = {
@@ -206,9 +211,9 @@ function packCli() {
     description:
       'The Bounded Evidence command line: keep every byte of a command, show the model a bounded observation, route agent shells through it.',
     license: root.license,
-    bin: { 'bounded-evidence': 'cli.js' },
+    bin: { 'bounded-evidence': 'bounded-evidence' },
     engines: { node: root.engines.node },
-    files: [...files, 'README.md', 'LICENSE'],
+    files: [...files, 'bounded-evidence', 'README.md', 'LICENSE'],
   };
   fs.writeFileSync(path.join(out, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
 }

@@ -1,157 +1,318 @@
 /**
- * Routing overhead (`npm run bench -- routing`, docs/contracts.md §6.1): what a person pays for
- * each agent command once routing is on, against the bare command in the same run.
+ * Routing overhead (`npm run bench -- routing`, docs/contracts.md §6.1): what a person pays for each agent
+ * command once `init` has routed it, against the bare command in the same run.
  *
- * One "routed" step is what an agent does: start the hook through the shim (as the extension writes
- * it: `dist/hook.js`, the event on stdin), take its answer, run the rewritten command with `bash -c`. The
- * baseline is `bash -c` on the command as written. Steps alternate (bare, routed, bare, …) so a
- * change of load hits both alike; the background `keep --quiet` of a small output is let finish
- * between steps and not counted (the command does not wait for it). Also: the hook alone on a
- * non-terminal tool through the shim (the shell answers, no Node), against `sh -c :`.
+ * The command lines measured are the ones `bounded-evidence init` writes: init is run (project and global, every
+ * routed agent) into a scratch home and project, and every hook command found in the files it wrote is measured
+ * exactly as written (`sh -c <line>`, the event on stdin, as the clients start it), in the places the portable finder
+ * looks: a VS Code terminal (`BOUNDED_EVIDENCE_CLI`, the extension's shim), a plain terminal with the npm package
+ * installed (`npm install -g` of the packed dist-cli into a scratch prefix on PATH), and a plain terminal on a machine
+ * with only the extension (its copy of the shim in the state folder).
  *
- * Stores: empty, and seeded with `BENCH_ROUTING_RUNS` runs (default 100000; `0` skips) through the
- * run store's own API (engine-agnostic), each one small call like a routed `echo`.
+ * Per line and place, medians of alternating steps (so a change of load hits both alike):
+ * - hook: the hook's answer to the agent's terminal event;
+ * - routed `echo hi`: hook + the rewritten command under `bash -c`, against `bash -c 'echo hi'` (a small output's
+ *   background `keep --quiet` is let finish between steps and not counted: the command does not wait for it);
+ * - unrouted tool: the hook on an event of a tool it does not route, against `sh -c :` given the same stdin (only for
+ *   clients that start the hook for every tool: no matcher).
+ * `BENCH_ROUTING_BASELINE=<dir>`: another checkout, built, measured in the same steps (before/after);
+ * `BENCH_ROUTING_STEPS` (default 21); `BENCH_ROUTING_AGENTS` (a comma list: only those agents).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
-import { RunStore } from '../src/core/runs/store/runStore.js';
-import { openSession } from '../src/cli/session.js';
-import { shimScript } from '../src/core/reach/shim.js';
+import type * as ShimModule from '../src/core/reach/shim.js';
+import { defaultStorageFor, isPortableCommand, portableWords } from '../src/core/reach/locate.js';
 import { median, report, scratchDir } from './util.js';
 
 const ROOT = path.resolve(__dirname, '..');
-const HOOK = path.join(ROOT, 'dist', 'hook.js');
-const CLI = path.join(ROOT, 'dist', 'cli.js');
+/** perf, when the machine has it: the hook's CPU time besides its wall time. */
+const PERF = ['/usr/bin/perf', '/usr/local/bin/perf'].find((f) => existsSync(f));
+const BASELINE = process.env.BENCH_ROUTING_BASELINE ? path.resolve(process.env.BENCH_ROUTING_BASELINE) : undefined;
 const STEPS = Number(process.env.BENCH_ROUTING_STEPS ?? 21);
+const AGENTS = ['claude', 'copilot', 'codex', 'gemini', 'opencode'];
+/** `BENCH_ROUTING_AGENTS=claude,vscode`: measure only these (a loaded machine makes the whole table slow). */
+const ONLY = process.env.BENCH_ROUTING_AGENTS?.split(',');
 
 function ms(t0: bigint): number {
   return Number(process.hrtime.bigint() - t0) / 1e6;
 }
 
-/** The hook's answer for a Bash event, as Claude Code in a VS Code terminal gets it: through the shim. */
-function hookAnswer(shim: string, storage: string, command: string): string {
-  const event = JSON.stringify({
-    hook_event_name: 'PreToolUse',
-    tool_name: 'Bash',
+/** Every hook command line in the files under `dir` (JSON string literals holding the portable finder). */
+function hookLines(dir: string, out: Set<string>): void {
+  for (const name of readdirSync(dir)) {
+    const f = path.join(dir, name);
+    if (statSync(f).isDirectory()) hookLines(f, out);
+    else
+      for (const lit of readFileSync(f, 'utf8').match(/"(?:[^"\\]|\\.)*"/g) ?? []) {
+        let s: unknown;
+        try {
+          s = JSON.parse(lit);
+        } catch {
+          continue;
+        }
+        if (isPortableCommand(s) && portableWords(s as string)?.[0] === 'hook') out.add(s as string);
+      }
+  }
+}
+
+/** One agent's terminal event, and the event of a tool it does not route (undefined: its matcher never sends one). */
+function events(agent: string, cwd: string, rollout: string): { routed: object; other?: object } {
+  const claudeShape = (tool: string, input: object): object => ({
     session_id: 'bench',
-    cwd: ROOT,
-    tool_input: { command },
+    transcript_path: rollout,
+    cwd,
+    permission_mode: 'bypassPermissions',
+    hook_event_name: 'PreToolUse',
+    tool_name: tool,
+    tool_input: input,
   });
-  const out = execFileSync(shim, ['hook', '--storage', storage], {
-    input: event,
-    encoding: 'utf8',
-    env: { ...process.env, BOUNDED_EVIDENCE_CLI: shim },
-  });
-  return (JSON.parse(out) as { hookSpecificOutput: { updatedInput: { command: string } } }).hookSpecificOutput
-    .updatedInput.command;
+  switch (agent) {
+    case 'copilot':
+      return {
+        routed: { sessionId: 'bench', timestamp: 1, cwd, toolName: 'bash', toolArgs: { command: 'echo hi' } },
+        other: { sessionId: 'bench', timestamp: 1, cwd, toolName: 'view', toolArgs: { path: `${cwd}/a.txt` } },
+      };
+    case 'vscode':
+      return {
+        routed: claudeShape('run_in_terminal', { command: 'echo hi', explanation: 'x', isBackground: false }),
+        other: claudeShape('read_file', { filePath: `${cwd}/a.txt` }),
+      };
+    case 'codex':
+      return { routed: { ...claudeShape('Bash', { command: 'echo hi' }), turn_id: 't', model: 'gpt-5' } };
+    case 'gemini':
+      return {
+        routed: { ...claudeShape('run_shell_command', { command: 'echo hi' }), hook_event_name: 'BeforeTool' },
+      };
+    default:
+      return { routed: claudeShape('Bash', { command: 'echo hi' }) };
+  }
+}
+
+/** The rewritten command of any agent's answer, or undefined (no answer: left as written). */
+function rewritten(answer: string): string | undefined {
+  if (answer.trim() === '') return undefined;
+  const a = JSON.parse(answer) as {
+    hookSpecificOutput?: { updatedInput?: { command?: string }; tool_input?: { command?: string } };
+    modifiedArgs?: { command?: string };
+  };
+  return (
+    a.hookSpecificOutput?.updatedInput?.command ?? a.hookSpecificOutput?.tool_input?.command ?? a.modifiedArgs?.command
+  );
 }
 
 async function waitForSpools(storage: string): Promise<void> {
   const dir = path.join(storage, 'evidence', 'spool');
   for (let i = 0; i < 600 && existsSync(dir) && readdirSync(dir).length > 0; i++)
-    await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 20));
 }
 
-/** Median wall times of the bare and the routed command, alternating. */
-async function measure(
-  shim: string,
-  storage: string,
-  command: string,
-): Promise<{ bare: number; routed: number; hook: number }> {
+interface Place {
+  readonly name: string;
+  readonly env: NodeJS.ProcessEnv;
+  readonly storage: string;
+}
+
+/** One build's places (its shim, its installed package); `places[i]` is the same place in every build. */
+interface Build {
+  readonly name: string;
+  readonly places: readonly Place[];
+}
+
+const fmt = (xs: number[]): string => median(xs).toFixed(1);
+
+/** Every build on one place and agent, alternating step by step (bare, then each build) so load hits all alike. */
+async function measure(builds: readonly Build[], p: number, agent: string, line: string, cwd: string, rollout: string) {
+  const ev = events(agent, cwd, rollout);
+  const input = JSON.stringify(ev.routed);
   const bare: number[] = [];
-  const routed: number[] = [];
-  const hook: number[] = [];
+  const routed = builds.map(() => [] as number[]);
+  const hook = builds.map(() => [] as number[]);
   for (let i = 0; i < STEPS; i++) {
     let t = process.hrtime.bigint();
-    spawnSync('bash', ['-c', command], { cwd: ROOT, stdio: 'ignore' });
+    spawnSync('bash', ['-c', 'echo hi'], { cwd, stdio: 'ignore', env: builds[0]!.places[p]!.env });
     bare.push(ms(t));
-    t = process.hrtime.bigint();
-    const rewritten = hookAnswer(shim, storage, command);
-    const h = ms(t);
-    spawnSync('bash', ['-c', rewritten], { cwd: ROOT, stdio: 'ignore' });
-    routed.push(ms(t));
-    hook.push(h);
-    await waitForSpools(storage);
+    for (const [b, build] of builds.entries()) {
+      const place = build.places[p]!;
+      t = process.hrtime.bigint();
+      const r = spawnSync('sh', ['-c', line], { cwd, input, encoding: 'utf8', env: place.env });
+      const h = ms(t);
+      const command = rewritten(r.stdout);
+      if (command === undefined) throw new Error(`${place.name} ${agent}: no rewrite (${r.stderr.slice(0, 300)})`);
+      const run = spawnSync('bash', ['-c', command], { cwd, encoding: 'utf8', env: place.env });
+      routed[b]!.push(ms(t));
+      hook[b]!.push(h);
+      if (run.stdout !== 'hi\n') throw new Error(`${place.name} ${agent}: routed echo printed ${JSON.stringify(run)}`);
+      await waitForSpools(place.storage);
+    }
   }
-  return { bare: median(bare), routed: median(routed), hook: median(hook) };
+  const label = `${builds[0]!.places[p]!.name.padEnd(22)} ${agent.padEnd(8)}`;
+  if (PERF) {
+    // CPU time of the hook's whole process tree (perf's task-clock): what load does not inflate.
+    const cpu = builds.map(() => [] as number[]);
+    for (let i = 0; i < STEPS; i++)
+      for (const [b, build] of builds.entries()) {
+        const r = spawnSync(PERF, ['stat', '-x,', '-e', 'task-clock', 'sh', '-c', line], {
+          cwd,
+          input,
+          encoding: 'utf8',
+          env: build.places[p]!.env,
+        });
+        cpu[b]!.push(Number(/^([\d.]+),msec,task-clock/m.exec(r.stderr)?.[1] ?? NaN));
+        await waitForSpools(build.places[p]!.storage);
+      }
+    report(`${label} hook CPU time`, builds.map((b, k) => `${b.name}: ${fmt(cpu[k]!)} ms`).join('  '));
+  }
+  report(
+    `${label} hook / routed echo hi (bare ${fmt(bare)} ms)`,
+    builds.map((b, k) => `${b.name}: ${fmt(hook[k]!)} / +${(median(routed[k]!) - median(bare)).toFixed(1)}`).join('  '),
+    '≤ 25 / ≤ 30 ms',
+  );
+  if (!ev.other) return;
+  const other = JSON.stringify(ev.other);
+  const noop: number[] = [];
+  const unrouted = builds.map(() => [] as number[]);
+  for (let i = 0; i < STEPS; i++) {
+    let t = process.hrtime.bigint();
+    spawnSync('sh', ['-c', ':'], { cwd, input: other, env: builds[0]!.places[p]!.env });
+    noop.push(ms(t));
+    for (const [b, build] of builds.entries()) {
+      t = process.hrtime.bigint();
+      const r = spawnSync('sh', ['-c', line], { cwd, input: other, encoding: 'utf8', env: build.places[p]!.env });
+      unrouted[b]!.push(ms(t));
+      if (r.stdout !== '') throw new Error(`${build.places[p]!.name} ${agent}: answered another tool: ${r.stdout}`);
+    }
+  }
+  report(
+    `${label} another tool (sh -c : ${fmt(noop)} ms)`,
+    builds.map((b, k) => `${b.name}: +${(median(unrouted[k]!) - median(noop)).toFixed(1)}`).join('  '),
+    '≤ 5 ms',
+  );
 }
 
-/** Seeds `n` runs of one small call each through the run store. */
-async function seed(storage: string, n: number): Promise<void> {
-  const session = await openSession(storage);
-  const runs: RunStore = session.runs;
-  const t0 = process.hrtime.bigint();
-  for (let i = 0; i < n; i++) {
-    const run = await runs.startRun({
-      label: `seed ${i}`,
-      source: { kind: 'hook', agent: 'claude', sessionId: 'seed' },
-    });
-    await run.recordResult('evidence_runCommand', { command: `echo ${i}` }, `$ echo ${i}\nexit code 0\n`);
-    await run.finish('completed');
-    if (i % 10_000 === 9_999) console.log(`  seeded ${i + 1} runs (${(ms(t0) / 1000).toFixed(0)} s)`);
-  }
+/** The places one build's command line is found in, set up under `dir`. */
+async function placesOf(distRoot: string, dir: string, base: NodeJS.ProcessEnv, project: string): Promise<Place[]> {
+  const cli = path.join(distRoot, 'dist', 'cli.js');
+  if (!existsSync(cli) || !existsSync(path.join(distRoot, 'dist-cli', 'package.json')))
+    execFileSync(process.execPath, [path.join(distRoot, 'esbuild.js')], { cwd: distRoot, stdio: 'inherit' });
+  mkdirSync(dir, { recursive: true });
+  // The extension's shim as that build writes it (VS Code terminal), and its copy in a state folder (a plain
+  // terminal beside the editor).
+  const { shimScript } = (await import(path.join(distRoot, 'src', 'core', 'reach', 'shim.js'))) as typeof ShimModule;
+  const extHome = path.join(dir, 'extension-storage');
+  mkdirSync(extHome);
+  const shimText = shimScript({
+    node: process.execPath,
+    electron: false,
+    cli,
+    extensionsDir: dir,
+    folderPrefix: 'x-',
+    home: extHome,
+  });
+  const shim = path.join(extHome, 'bounded-evidence');
+  writeFileSync(shim, shimText, { mode: 0o755 });
+  const state = path.join(dir, 'state');
+  mkdirSync(path.join(state, 'bounded-evidence', 'bin'), { recursive: true });
+  writeFileSync(path.join(state, 'bounded-evidence', 'bin', 'bounded-evidence'), shimText, { mode: 0o755 });
+  // The npm package, installed as a teammate or CI installs it.
+  const prefix = path.join(dir, 'prefix');
+  const tarball = execFileSync('npm', ['pack', path.join(distRoot, 'dist-cli'), '--pack-destination', dir], {
+    encoding: 'utf8',
+  })
+    .trim()
+    .split('\n')
+    .pop()!;
+  execFileSync(
+    'npm',
+    ['install', '-g', '--prefix', prefix, '--offline', '--no-audit', '--no-fund', path.join(dir, tarball)],
+    { stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+  const terminalStorage = path.join(dir, 'terminal-storage');
+  mkdirSync(terminalStorage);
+  const data = path.join(dir, 'data');
+  const defaultStorage = defaultStorageFor({ ...base, XDG_DATA_HOME: data }, project)!;
+  return [
+    {
+      name: 'VS Code terminal',
+      env: { ...base, BOUNDED_EVIDENCE_CLI: shim, BOUNDED_EVIDENCE_STORAGE: terminalStorage },
+      storage: terminalStorage,
+    },
+    {
+      name: 'plain, npm package',
+      env: { ...base, XDG_DATA_HOME: data, PATH: `${path.join(prefix, 'bin')}:${base.PATH}` },
+      storage: defaultStorage,
+    },
+    {
+      name: 'plain, extension only',
+      env: { ...base, XDG_DATA_HOME: data, XDG_STATE_HOME: state },
+      storage: defaultStorage,
+    },
+  ];
 }
 
 async function main(): Promise<void> {
-  if (!existsSync(HOOK) || !existsSync(CLI))
-    execFileSync(process.execPath, [path.join(ROOT, 'esbuild.js')], { cwd: ROOT, stdio: 'inherit' });
   const { dir, cleanup } = scratchDir('routing');
   try {
-    // The shim as the extension writes it, for the non-terminal tool case.
-    const shim = path.join(dir, 'bounded-evidence');
+    const home = path.join(dir, 'home');
+    const project = path.join(dir, 'project');
+    mkdirSync(home, { recursive: true });
+    mkdirSync(project, { recursive: true });
+    const base: NodeJS.ProcessEnv = {
+      PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin`,
+      HOME: home,
+      LANG: 'C.UTF-8',
+      SHELL: '/bin/bash',
+      XDG_STATE_HOME: path.join(home, '.local', 'state'),
+      XDG_DATA_HOME: path.join(home, '.local', 'share'),
+      XDG_CONFIG_HOME: path.join(home, '.config'),
+    };
+    const builds: Build[] = [
+      { name: 'this build', places: await placesOf(ROOT, path.join(dir, 'this'), base, project) },
+    ];
+    if (BASELINE)
+      builds.push({ name: 'baseline', places: await placesOf(BASELINE, path.join(dir, 'baseline'), base, project) });
+
+    // The lines init writes, project and global.
+    const scopes = new Map<string, string[]>();
+    for (const scope of ['--project', '--global']) {
+      const found = new Set<string>();
+      execFileSync(process.execPath, [path.join(ROOT, 'dist', 'cli.js'), 'init', '--agent', AGENTS.join(','), scope], {
+        cwd: project,
+        env: base,
+        stdio: 'ignore',
+      });
+      hookLines(scope === '--project' ? project : home, found);
+      for (const l of found) scopes.set(l, [...(scopes.get(l) ?? []), scope.slice(2)]);
+    }
+    const lines = [...scopes.keys()];
+    const lineOf = (agent: string): string => {
+      const want = agent === 'copilot' || agent === 'vscode' ? [] : ['--agent', agent];
+      const l = lines.find((x) => JSON.stringify(portableWords(x)!.slice(1)) === JSON.stringify(want));
+      if (!l) throw new Error(`init wrote no hook line for ${agent}`);
+      return l;
+    };
+    for (const a of [...AGENTS, 'vscode']) {
+      const l = lineOf(a);
+      console.log(`${a}: init writes (${scopes.get(l)!.join(', ')}) \`${l}\``);
+    }
+
+    // A Codex rollout whose policy routes (full access, never asks).
+    const rollout = path.join(dir, 'rollout.jsonl');
     writeFileSync(
-      shim,
-      shimScript({
-        node: process.execPath,
-        electron: false,
-        cli: CLI,
-        extensionsDir: dir,
-        folderPrefix: 'x-',
-        home: dir,
-      }),
-      { mode: 0o755 },
+      rollout,
+      `${JSON.stringify({ type: 'turn_context', payload: { cwd: project, approval_policy: 'never', sandbox_policy: { type: 'danger-full-access' } } })}\n`,
     );
-    const readEvent = JSON.stringify({
-      hook_event_name: 'PreToolUse',
-      tool_name: 'read_file',
-      tool_input: { filePath: '/x' },
-    });
-    const noop: number[] = [];
-    const viaShim: number[] = [];
-    for (let i = 0; i < STEPS; i++) {
-      let t = process.hrtime.bigint();
-      spawnSync('sh', ['-c', ':'], { input: readEvent });
-      noop.push(ms(t));
-      t = process.hrtime.bigint();
-      spawnSync(shim, ['hook', '--storage', dir], { input: readEvent });
-      viaShim.push(ms(t));
-    }
-    report(
-      'hook on a non-terminal tool (shim, no Node) vs sh -c :',
-      `${median(viaShim).toFixed(1)} ms vs ${median(noop).toFixed(1)} ms: +${(median(viaShim) - median(noop)).toFixed(1)} ms`,
-      '≤ 10 ms',
-    );
-    const sizes = [0, Number(process.env.BENCH_ROUTING_RUNS ?? 100_000)].filter((n, i) => i === 0 || n > 0);
-    for (const n of sizes) {
-      const storage = path.join(dir, `store-${n}`);
-      mkdirSync(storage);
-      if (n > 0) await seed(storage, n);
-      for (const command of ['echo hi', 'node demo/build-log.js 38400']) {
-        const r = await measure(shim, storage, command);
-        report(
-          `${command} routed vs bare, ${n.toLocaleString('en')} runs`,
-          `${r.routed.toFixed(1)} ms vs ${r.bare.toFixed(1)} ms: +${(r.routed - r.bare).toFixed(1)} ms (hook ${r.hook.toFixed(1)} ms)`,
-          command === 'echo hi' ? '≤ 100 ms' : undefined,
-        );
-      }
-    }
-    console.log(
-      `medians of ${STEPS} alternating steps; load average ${(await import('node:os'))
+    const load = (): string =>
+      os
         .loadavg()
         .map((x) => x.toFixed(1))
-        .join(' ')}`,
-    );
+        .join(' ');
+    console.log(`hook ms / routed echo hi +ms over bare, medians of ${STEPS} alternating steps; load ${load()}`);
+    for (let p = 0; p < builds[0]!.places.length; p++)
+      for (const agent of [...AGENTS, ...(p === 0 ? ['vscode'] : [])].filter((a) => !ONLY || ONLY.includes(a)))
+        await measure(builds, p, agent, lineOf(agent), project, rollout);
+    console.log(`load average at the end ${load()}${BASELINE ? `; baseline: the build in ${BASELINE}` : ''}`);
   } finally {
     cleanup();
   }

@@ -3,8 +3,6 @@
  * core's. A hook must never break its agent: on any failure the answer is nothing and exit 0 (exit 2 means "block the
  * tool" to Claude Code and Codex), with one line on stderr.
  */
-import { randomBytes } from 'node:crypto';
-import { spawnSync } from 'node:child_process';
 import {
   closeSync,
   fstatSync,
@@ -109,6 +107,13 @@ export async function hook(
         }
       },
       which: (program) => whichIn(io.env.PATH, program),
+      clientArgs: () => {
+        try {
+          return readFileSync(`/proc/${process.ppid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+        } catch {
+          return undefined;
+        }
+      },
       writeRun: (spool, script) => writeFileSync(path.join(spool, SPOOL_RUN), script, { mode: 0o600, flag: 'wx' }),
     });
     if (decision.action === 'rewrite') await io.out(`${JSON.stringify(decision.answer)}\n`);
@@ -128,6 +133,8 @@ function shellOf(env: NodeJS.ProcessEnv): string {
 
 /** Runs nothing. A missing shell: false. */
 export function parsesIn(shell: string, script: string): boolean {
+  // Loaded on first use: plain commands never need it (rewrite.ts `plainWords`), and its load is a hook's largest.
+  const { spawnSync } = process.getBuiltinModule('node:child_process');
   const r = spawnSync(shell, ['-n', '-c', script], { stdio: 'ignore', timeout: 5_000 });
   return r.status === 0;
 }
@@ -206,7 +213,22 @@ function codexSession(
   };
 }
 
-/** No path: the line reaches the model. */
+/**
+ * Twelve random hex digits from the kernel (node:crypto is a hook's largest load after child_process); the folder is
+ * made exclusively, so a clash fails open rather than sharing a spool.
+ */
+function spoolId(): string {
+  const b = Buffer.alloc(6);
+  const fd = openSync('/dev/urandom', 'r');
+  try {
+    readSync(fd, b, 0, 6, null);
+  } finally {
+    closeSync(fd);
+  }
+  return b.toString('hex');
+}
+
+/** Short words for why the storage could not be written (no path: the line reaches the model). */
 function storageFailure(e: unknown): Error {
   const code = (e as NodeJS.ErrnoException | undefined)?.code;
   const why: Record<string, string> = {
@@ -238,7 +260,7 @@ export function prepareSpool(
     if (!statSync(root).isDirectory()) throw Object.assign(new Error('not a folder'), { code: 'ENOTDIR' });
     const spools = path.join(root, 'evidence', SPOOL_DIR);
     mkdirSync(spools, { recursive: true, mode: 0o700 });
-    const dir = path.join(spools, randomBytes(6).toString('hex'));
+    const dir = path.join(spools, spoolId());
     mkdirSync(dir, { mode: 0o700 });
     writeFileSync(path.join(dir, SPOOL_COMMAND), command, { mode: 0o600, flag: 'wx' });
     const facts: SpoolMeta = {

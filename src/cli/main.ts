@@ -101,3 +101,5 @@ if (require.main === module) {
   );
 }
 export { recordResponse } from './hookRecord.js';
+// esbuild.js writes the npm package's `bounded-evidence` with it.
+export { packageShimScript } from '../core/reach/shim.js';

@@ -7,7 +7,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { ReadToolOutputResult } from '../../src/core/index.js';
 import { ensureTools, repoRoot } from '../harness/tools.js';
@@ -38,7 +38,23 @@ import {
 
 const CLAUDE_TIMEOUT_MS = 120_000;
 
-const makeSandbox = (): Sandbox => makeSandboxIn('claude');
+/**
+ * The person's rules: every Bash command allowed in the project's local settings (where "always allow" puts it), so
+ * the hook may route (a command no settings rule allows is left as written: docs/contracts.md §6.1 "Approvals").
+ */
+function allowInSettings(s: Sandbox, rules: readonly string[]): void {
+  mkdirSync(path.join(s.workspace, '.claude'), { recursive: true });
+  writeFileSync(
+    path.join(s.workspace, '.claude', 'settings.local.json'),
+    JSON.stringify({ permissions: { allow: rules } }),
+  );
+}
+
+const makeSandbox = (): Sandbox => {
+  const s = makeSandboxIn('claude');
+  allowInSettings(s, ['Bash']);
+  return s;
+};
 
 /** The MCP server Claude Code is given, as docs/agents.md spells `--mcp-config`: the shim's `mcp` on the storage. */
 function mcpConfig(s: Sandbox): string {
@@ -270,18 +286,11 @@ describe('Reach: Claude Code from npm with a scripted Anthropic server on loopba
     hooked: boolean,
     permissions?: readonly string[],
     allowRules?: readonly string[],
-  ): Promise<{ text: string; isError: boolean }[]> {
+  ): Promise<{ text: string; isError: boolean }[] & { kept?: string[] }> {
     const s = makeSandbox();
     try {
       if (hooked) installClaudeHook(s);
-      if (allowRules) {
-        // The person's own rule, where "always allow" puts it: the project's local settings.
-        mkdirSync(path.join(s.workspace, '.claude'), { recursive: true });
-        writeFileSync(
-          path.join(s.workspace, '.claude', 'settings.local.json'),
-          JSON.stringify({ permissions: { allow: allowRules } }),
-        );
-      }
+      if (allowRules) allowInSettings(s, allowRules);
       const turns: MessagesRequest[] = [];
       const srv = await startScriptedAnthropic((req): ScriptedReply => {
         if (!isAgentTurn(req)) return { text: 'ok' };
@@ -297,11 +306,20 @@ describe('Reach: Claude Code from npm with a scripted Anthropic server on loopba
       } finally {
         await srv.close();
       }
-      return commands.map((_, i) => {
+      const results: { text: string; isError: boolean }[] & { kept?: string[] } = commands.map((_, i) => {
         const r = toolResultText(turns[i + 1]!, `toolu_row_${i}`);
         assert.ok(r, `row ${i} has a result`);
         return { text: r.text.split(s.workspace).join('<workspace>'), isError: r.isError };
       });
+      // What was routed: the runs kept (a small output is recorded in the background: its spool goes once it is).
+      const spools = path.join(s.storage, 'evidence', 'spool');
+      for (let i = 0; i < 200 && existsSync(spools) && readdirSync(spools).length > 0; i++)
+        await new Promise((r) => setTimeout(r, 50));
+      results.kept = listRuns(s)
+        .filter((r) => r.source?.kind === 'hook')
+        .map((r) => r.label ?? '')
+        .sort();
+      return results;
     } finally {
       rmSync(s.root, { recursive: true, force: true });
     }
@@ -330,18 +348,37 @@ describe('Reach: Claude Code from npm with a scripted Anthropic server on loopba
     assert.equal(plain[2]!.text, 'hello');
     assert.deepEqual(plain[3], { text: 'Exit code 7', isError: true });
     assert.equal(plain[7]!.text, 'late');
+    // Every row was routed (the person's settings allow Bash): each is kept as a run of its own.
+    assert.equal(routed.kept?.length, rows.length);
   });
 
-  it('approvals: an allow rule for the original command (permission mode default) lets the routed command run, and no rule still asks', async () => {
+  it("approvals (permission mode default): a settings allow rule routes the command; one no rule allows is refused in Claude Code's own words for the command as written; an --allowedTools rule, read from Claude Code's command line, routes too", async () => {
     const rows = ["printf 'approved\\n'", 'touch not-allowed.txt'];
-    const permissions = ['--permission-mode', 'default', '--allowedTools', 'mcp__evidence__read_tool_output'];
-    const plain = await bashResults(rows, false, permissions, ['Bash(printf:*)']);
-    const routed = await bashResults(rows, true, permissions, ['Bash(printf:*)']);
+    const mode = ['--permission-mode', 'default'];
+    const settingsRule = [...mode, '--allowedTools', 'mcp__evidence__read_tool_output'];
+    const plain = await bashResults(rows, false, settingsRule, ['Bash(printf:*)']);
+    const routed = await bashResults(rows, true, settingsRule, ['Bash(printf:*)']);
     console.log(`[reach] Claude Code approvals: unrouted ${JSON.stringify(plain)} | routed ${JSON.stringify(routed)}`);
     assert.deepEqual(plain[0], { text: 'approved', isError: false });
     assert.deepEqual(routed[0], plain[0]);
     assert.equal(plain[1]!.isError, true);
-    assert.equal(routed[1]!.isError, true);
+    // The refusal is Claude Code's, byte for byte as unrouted: it names the command as written, nothing of ours.
+    assert.deepEqual(routed[1], plain[1]);
+    assert.match(routed[1]!.text, /^touch in '<workspace>\/not-allowed\.txt' needs approval/);
+    assert.doesNotMatch(routed[1]!.text, /spool|8>>|keep|bounded-evidence/);
+    assert.deepEqual(routed.kept, [`claude terminal: ${rows[0]}`]);
+
+    const flagRule = [...mode, '--allowedTools', 'Bash(printf:*),mcp__evidence__read_tool_output'];
+    const plainFlag = await bashResults(rows, false, flagRule, []);
+    const routedFlag = await bashResults(rows, true, flagRule, []);
+    console.log(
+      `[reach] Claude Code --allowedTools: unrouted ${JSON.stringify(plainFlag)} | routed ${JSON.stringify(routedFlag)}`,
+    );
+    assert.deepEqual(plainFlag[0], { text: 'approved', isError: false });
+    assert.deepEqual([...routedFlag], [...plainFlag]);
+    // The hook reads --allowedTools from Claude Code's command line: the printf is routed and kept, the touch refused
+    // as written.
+    assert.deepEqual(routedFlag.kept, [`claude terminal: ${rows[0]}`]);
   });
   // The same server over Streamable HTTP (`mcp --http`), configured by URL and the start's bearer token.
   it('over HTTP: Claude Code reaches `mcp --http` by URL with the bearer token; its model gets the exact text of a call', async () => {

@@ -50,6 +50,7 @@ async function runCopilot(
   s: Sandbox,
   server: ScriptedAnthropic,
   extraEnv: Record<string, string> = {},
+  permissions: readonly string[] = ['--allow-all-tools', '--allow-all-paths'],
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const { copilot, copilotCache } = ensureTools();
   const env: NodeJS.ProcessEnv = {
@@ -71,7 +72,7 @@ async function runCopilot(
     GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS: 'true',
     ...extraEnv,
   };
-  return runAgent(copilot, ['-p', 'Why does the build fail?', '--allow-all-tools', '--allow-all-paths', '--no-color'], {
+  return runAgent(copilot, ['-p', 'Why does the build fail?', ...permissions, '--no-color'], {
     cwd: s.workspace,
     env,
     timeoutMs: COPILOT_TIMEOUT_MS,
@@ -299,5 +300,58 @@ describe('Reach: the Copilot CLI from npm with a scripted Anthropic server on lo
         machineWords(JSON.stringify(req), sandbox, false).filter((w) => !own.has(w)),
         [],
       );
+  });
+
+  /** What the Copilot CLI gives its model for each command, one session, routed by init's project file or not. */
+  async function shellResults(
+    commands: readonly string[],
+    routed: boolean,
+    permissions: readonly string[],
+  ): Promise<{ results: { text: string; isError: boolean }[]; kept: number }> {
+    const s = makeSandbox('copilot');
+    try {
+      if (routed) initInTerminal(s, 'init', '--agent', 'copilot-cli');
+      const turns: MessagesRequest[] = [];
+      const srv = await startScriptedAnthropic((req): ScriptedReply => {
+        if (!isAgentTurn(req)) return { text: 'ok' };
+        turns.push(req);
+        const i = turns.length - 1;
+        return i < commands.length
+          ? { tool: { id: `toolu_row_${i}`, name: 'bash', input: { command: commands[i]!, description: `row ${i}` } } }
+          : { text: 'done' };
+      });
+      try {
+        const run = await runCopilot(s, srv, terminalEnvironment(s), permissions);
+        assert.equal(run.code, 0, `copilot exited ${run.code}: ${run.stderr.slice(0, 2000)}`);
+      } finally {
+        await srv.close();
+      }
+      const results = commands.map((_, i) => {
+        const r = toolResultText(turns[i + 1]!, `toolu_row_${i}`);
+        assert.ok(r, `row ${i} has a result`);
+        return { text: r.text.split(s.workspace).join('<workspace>'), isError: r.isError };
+      });
+      return { results, kept: listRuns(s).length };
+    } finally {
+      rmSync(s.root, { recursive: true, force: true });
+    }
+  }
+
+  it('approvals: with --allow-tool for one command only, routing leaves its commands as written, so the allowed one runs and the other is denied in its own words', async () => {
+    const rows = ["printf 'approved\\n'", 'touch not-allowed.txt'];
+    const permissions = ['--allow-tool', 'shell(printf)'];
+    const plain = await shellResults(rows, false, permissions);
+    const routed = await shellResults(rows, true, permissions);
+    console.log(
+      `[reach] Copilot CLI --allow-tool: unrouted ${JSON.stringify(plain)} | routed ${JSON.stringify(routed)}`,
+    );
+    assert.equal(plain.results[0]!.text, 'approved\n<shellId: 0 completed with exit code 0>');
+    assert.match(plain.results[1]!.text, /^Permission denied because no interactive user response was available\./);
+    assert.deepEqual(routed, plain);
+    assert.equal(routed.kept, 0);
+    // With every tool allowed, the same commands route and are kept.
+    const all = await shellResults(rows, true, ['--allow-all-tools', '--allow-all-paths']);
+    assert.equal(all.results[0]!.text, plain.results[0]!.text);
+    assert.equal(all.kept >= 1, true, JSON.stringify(all));
   });
 });

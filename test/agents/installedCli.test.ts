@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { repoRoot } from '../harness/tools.js';
+import { packageShimScript } from '../../src/core/reach/shim.js';
 
 const NODE_DIR = path.dirname(process.execPath);
 
@@ -68,13 +69,16 @@ describe('The installed command line: npm pack, npm install -g into an empty pre
       'LICENSE',
       'README.md',
       'aws-s3.js',
+      'bounded-evidence',
       'cli.js',
       'hook.js',
       'package.json',
       'patternWorker.js',
     ]);
     const manifest = JSON.parse(readFileSync(path.join(pkg, 'package.json'), 'utf8')) as Record<string, unknown>;
-    assert.deepEqual(manifest.bin, { 'bounded-evidence': 'cli.js' });
+    // The bin is the shim naming no path: a hook starts hook.js, never the whole command line.
+    assert.deepEqual(manifest.bin, { 'bounded-evidence': 'bounded-evidence' });
+    assert.equal(readFileSync(path.join(pkg, 'bounded-evidence'), 'utf8'), packageShimScript());
     assert.deepEqual(manifest.engines, { node: '>=22.14' });
     assert.equal(manifest.dependencies, undefined);
   });
@@ -109,11 +113,18 @@ describe('The installed command line: npm pack, npm install -g into an empty pre
     assert.equal(present.status, 0, present.stderr);
     const routed = (JSON.parse(present.stdout) as { hookSpecificOutput: { updatedInput: { command: string } } })
       .hookSpecificOutput.updatedInput.command;
+    // Its second half is the installed bin (sh gives a small output back; no Node before the command's end).
+    assert.ok(routed.includes(`; '${bin}' keep '`), routed);
     const ran = spawnSync('bash', ['-c', routed], { cwd: project, env: env(true), encoding: 'utf8' });
     assert.deepEqual([ran.status, ran.stdout, ran.stderr], [4, 'hello from the clone\n', '']);
-    const list = be(['list', '--json']);
-    assert.equal(list.status, 0, list.stderr);
-    const runs = JSON.parse(list.stdout) as { source?: { kind: string; agent?: string; sessionId?: string } }[];
+    // Kept in the background: wait for the run.
+    let runs: { source?: { kind: string; agent?: string; sessionId?: string } }[] = [];
+    for (let i = 0; i < 200 && runs.length === 0; i++) {
+      if (i > 0) spawnSync('sleep', ['0.05']);
+      const list = be(['list', '--json']);
+      assert.equal(list.status, 0, list.stderr);
+      runs = JSON.parse(list.stdout) as typeof runs;
+    }
     assert.deepEqual(
       runs.map((r) => r.source),
       [{ kind: 'hook', agent: 'claude', sessionId: 'teammate-1' }],

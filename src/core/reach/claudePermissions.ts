@@ -2,7 +2,8 @@
  * Claude Code checks its rules against the command after a PreToolUse rewrite, so a person's `Bash(node build.js:*)`
  * would no longer match the routed form; the hook therefore decides for the ORIGINAL as the rules say
  * (docs/contracts.md §6.1, "Approvals"): deny or ask leaves it alone, allow of every simple command routes with
- * `allow`, else route without a decision. Rules given on Claude Code's command line are not visible to a hook. Pure.
+ * `allow`, else `none` (the adapter leaves it as written where Claude Code would ask). `--allowedTools` rules are
+ * read from the client's command line by the hook (`commandLineRules`). Pure.
  */
 
 export type ClaudeVerdict = 'allow' | 'leave' | 'none';
@@ -99,6 +100,49 @@ export function claudeVerdict(command: string, settingsTexts: readonly (string |
   const whole = command.trim();
   const any = (patterns: string[], c: string): boolean => patterns.some((p) => ruleMatches(p, c));
   if ([whole, ...(parts ?? [])].some((c) => any(rules.deny, c) || any(rules.ask, c))) return 'leave';
+  // A bare `Bash` (or `Bash(*)`) allows every command, whatever its syntax.
+  if (rules.allow.some((p) => p.trim() === '*' || p.trim() === '')) return 'allow';
   if (parts && parts.length > 0 && parts.every((c) => any(rules.allow, c))) return 'allow';
   return 'none';
+}
+
+/**
+ * The rules given on Claude Code's command line (`--allowedTools` / `--allowed-tools`, `--disallowedTools` /
+ * `--disallowed-tools`: comma or space separated, each flag taking the words up to the next flag), as a settings text
+ * `claudeVerdict` reads; undefined when `args` are not Claude Code's.
+ */
+export function commandLineRules(args: readonly string[]): string | undefined {
+  if (!args.slice(0, 2).some((a) => /(?:^|\/)claude(?:\.exe)?$|@anthropic-ai\/claude-code\//.test(a))) return undefined;
+  const lists = { allow: [] as string[], deny: [] as string[] };
+  let into: string[] | undefined;
+  for (const a of args.slice(1)) {
+    if (a.startsWith('-')) {
+      const eq = a.indexOf('=');
+      const flag = eq < 0 ? a : a.slice(0, eq);
+      into = /^--allowed-?tools$/i.test(flag)
+        ? lists.allow
+        : /^--disallowed-?tools$/i.test(flag)
+          ? lists.deny
+          : undefined;
+      if (into && eq >= 0) into.push(...splitRules(a.slice(eq + 1)));
+    } else into?.push(...splitRules(a));
+  }
+  return JSON.stringify({ permissions: lists });
+}
+
+/** `Bash(git log:*),Edit Read` → the rules, split at commas and blanks outside parentheses. */
+function splitRules(text: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let cur = '';
+  for (const ch of text) {
+    if (ch === '(') depth++;
+    if (ch === ')') depth = Math.max(0, depth - 1);
+    if (depth === 0 && (ch === ',' || /\s/.test(ch))) {
+      if (cur) out.push(cur);
+      cur = '';
+    } else cur += ch;
+  }
+  if (cur) out.push(cur);
+  return out;
 }

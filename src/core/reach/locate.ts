@@ -2,7 +2,6 @@
  * Where the product and a folder's storage are found on THIS machine, at run time, so a committed project file names
  * neither (docs/contracts.md §6.2 "Portable project files").
  */
-import { createHash } from 'node:crypto';
 import { existsSync, promises as fsp, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { replaceFileText } from '../files/localFile.js';
@@ -70,6 +69,8 @@ export function defaultStorageFor(env: Env, cwd: string, exists?: (p: string) =>
   if (!data) return undefined;
   const root = projectRootOf(cwd, exists);
   const name = (path.basename(root) || 'root').replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40);
+  // Loaded here only: the hook reaches this line only outside the editor.
+  const { createHash } = process.getBuiltinModule('node:crypto');
   const hash = createHash('sha256').update(root, 'utf8').digest('hex').slice(0, 16);
   return path.join(data, 'bounded-evidence', 'workspaces', `${name}-${hash}`);
 }

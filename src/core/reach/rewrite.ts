@@ -90,7 +90,29 @@ export function unwrappableReason(original: string): string | undefined {
   return undefined;
 }
 
-/** `parses` runs the agent's shell with `-n`: reads, runs nothing. */
+/** Words that open or close a compound command (bash, zsh): as a line's first word they do not parse alone. */
+const RESERVED_FIRST = new Set(
+  'case coproc do done elif else end esac fi for foreach function if in repeat select then until while'.split(' '),
+);
+/** One word of plain characters and quoted strings holding nothing a shell reads inside them. */
+const PLAIN_WORD = String.raw`(?:[\w./:=,@%+-]|'[^'\n]*'|"[\w./:=,@%+ -]*")+`;
+const PLAIN_LINE = new RegExp(String.raw`^[ \t]*(${PLAIN_WORD})(?:[ \t]+${PLAIN_WORD})*[ \t]*$`);
+
+/**
+ * True when `original` is plain words (letters, digits, `./:=,@%+-`, single-quoted text, double-quoted plain text):
+ * no operator, redirection, expansion, comment or reserved first word, so it and its group parse in bash and zsh
+ * without asking a shell (a test holds this against `bash -n` and `zsh -n`).
+ */
+export function plainWords(original: string): boolean {
+  const first = PLAIN_LINE.exec(original)?.[1];
+  // A first word starting with `-` or `+` would read as the checking shell's own option: asked the slow way.
+  return first !== undefined && !RESERVED_FIRST.has(first) && !/^[-+]/.test(first);
+}
+
+/**
+ * True when the hook may route `original`: it passes `unwrappableReason`, parses alone, and its
+ * wrapped form parses (`parses` runs the agent's shell with `-n`: reads, runs nothing; plain words need no shell).
+ */
 export function routable(
   original: string,
   wrapped: string,
@@ -98,6 +120,7 @@ export function routable(
 ): { ok: true } | { ok: false; reason: string } {
   const early = unwrappableReason(original);
   if (early) return { ok: false, reason: early };
+  if (plainWords(original)) return { ok: true };
   if (!parses(original))
     return { ok: false, reason: 'the command does not parse on its own (it runs unrouted, as written)' };
   if (!parses(wrapped))

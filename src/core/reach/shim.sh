@@ -1,6 +1,6 @@
 #!/bin/sh
-# Bounded Evidence command line, written by the extension on every start: runs its dist/cli.js
-# with the editor's own Node. Arguments pass through untouched.
+# Bounded Evidence command line, written by the extension on every start: runs its dist/cli.js with the editor's own
+# Node (the npm package's bin is the same script naming no path). Arguments pass through untouched.
 # The @NAME@ values are filled in single-quoted by src/core/reach/shim.ts; the rest is src/core/reach/shim.sh as is.
 # Flags and prefilter fragments are lists, split on purpose:
 # shellcheck disable=SC2086
@@ -10,7 +10,17 @@ BE_PREFIX=@PREFIX@
 BE_ELECTRON=@ELECTRON@
 BE_NODE_FLAGS=@NODE_FLAGS@
 BE_PREFILTER=@PREFILTER@
-if [ ! -f "$CLI" ]; then
+# The npm package's copy names no path: its cli.js lies beside the file npm's link resolves to.
+if [ -z "$CLI" ]; then
+  BE_SELF=$0
+  case $BE_SELF in */*) ;; *) BE_SELF=./$BE_SELF ;; esac
+  while [ -L "$BE_SELF" ]; do
+    BE_L=$(readlink "$BE_SELF")
+    case $BE_L in /*) BE_SELF=$BE_L ;; *) BE_SELF=${BE_SELF%/*}/$BE_L ;; esac
+  done
+  CLI=${BE_SELF%/*}/cli.js
+fi
+if [ ! -f "$CLI" ] && [ -n "$BE_EXTENSIONS" ]; then
   for c in "$BE_EXTENSIONS"/"$BE_PREFIX"*/dist/cli.js; do [ -f "$c" ] && CLI=$c; done
 fi
 # The editor's copy is gone (the extension removed): a hook answers nothing, so the agent runs its call as written.
@@ -35,8 +45,8 @@ BE_EVENT_END
       unset BE_EVENT BE_HIT BE_P ;;
   esac
 fi
-BOUNDED_EVIDENCE_HOME=@HOME@
-export BOUNDED_EVIDENCE_HOME
+BE_HOME=@HOME@
+[ -z "$BE_HOME" ] || { BOUNDED_EVIDENCE_HOME=$BE_HOME; export BOUNDED_EVIDENCE_HOME; }
 NODE=@NODE@
 # A routed command's second half (docs/contracts.md §6.1): a small output needs no Node.
 if [ "$BE_ELECTRON" = 1 ]; then

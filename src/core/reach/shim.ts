@@ -39,7 +39,16 @@ function shimSource(): string {
  */
 export const NODE_FLAGS: readonly string[] = ['--max-semi-space-size=1'];
 
-/** Each value single-quoted: injection-proof. */
+/**
+ * The npm package's `bounded-evidence` (esbuild.js puts it beside the package's cli.js): the same script naming no
+ * path, so the hook starts the small hook bundle, other tools' events are answered without Node, and a routed
+ * command's small output is given back by sh, as in VS Code's terminals. It finds cli.js beside itself, Node on PATH.
+ */
+export function packageShimScript(): string {
+  return shimScript({ node: 'node', electron: false, cli: '', extensionsDir: '', folderPrefix: '', home: '' });
+}
+
+/** The script's text: shim.sh with its `@NAME@` values filled in, each single-quoted (injection-proof). */
 export function shimScript(i: ShimInputs): string {
   // The sh prefilter matches each fragment as a literal: no blank, quote or pattern byte.
   for (const p of PREFILTER_PATTERNS)

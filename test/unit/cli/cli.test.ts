@@ -317,7 +317,7 @@ describe('command line', function () {
     const event = {
       session_id: 'sess-42',
       cwd: work,
-      permission_mode: 'default',
+      permission_mode: 'bypassPermissions',
       hook_event_name: 'PreToolUse',
       tool_name: 'Bash',
       tool_input: { command: `echo "it's $((6*7))" && pwd`, description: 'd' },

@@ -111,7 +111,7 @@ describe('command line: init and doctor', () => {
     assert.equal(doc.code, 0);
     assert.ok(
       doc.out.includes(
-        `Claude Code [claude]: detected: claude on PATH (${path.join(bin, 'claude')})\n  project: routed (.claude/settings.json ok, .mcp.json ok)\n    Claude Code asks once before it starts .mcp.json's bounded-evidence server: approve it (or add "enabledMcpjsonServers": ["bounded-evidence"] to .claude/settings.local.json); routed commands work without it\n  global: off (~/.claude/settings.json missing, ~/.claude.json missing)\n  last routed command: none in this storage`,
+        `Claude Code [claude]: detected: claude on PATH (${path.join(bin, 'claude')})\n  project: routed (.claude/settings.json ok, .mcp.json ok)\n    Claude Code routes only what would not ask: bypassPermissions mode, or commands an allow rule of its settings files or --allowedTools covers (e.g. "Bash(npm test:*)"); others, and those allowed during a session (invisible to a hook), run as written\n    Claude Code asks once before it starts .mcp.json's bounded-evidence server: approve it (or add "enabledMcpjsonServers": ["bounded-evidence"] to .claude/settings.local.json); routed commands work without it\n  global: off (~/.claude/settings.json missing, ~/.claude.json missing)\n  last routed command: none in this storage`,
       ),
       doc.out,
     );

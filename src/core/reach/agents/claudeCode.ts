@@ -3,9 +3,9 @@
  * Settings files are strict JSON.
  */
 import * as path from 'node:path';
-import { claudeVerdict } from '../claudePermissions.js';
+import { bashRulesOf, claudeVerdict, commandLineRules } from '../claudePermissions.js';
 import { commandHook, isOurMatcherGroup, isOurMcpEntry, MCP_NAME, updatedInputAnswer } from './common.js';
-import type { AgentAdapter, ConfigEdit, ToolRoute } from './types.js';
+import type { AgentAdapter, AgentContext, ConfigEdit, Scope, ToolRoute } from './types.js';
 
 /**
  * Claude Code defers MCP tools behind its ToolSearch (a handle read took a third call); routed commands do not need
@@ -19,7 +19,8 @@ const TOOL_SEARCH_NOTE =
 
 /**
  * Claude Code checks its permission rules against the routed form, so the hook decides for the original
- * (src/core/reach/claudePermissions.ts). opencode's plugin sends the same shape.
+ * (src/core/reach/claudePermissions.ts); a command that would need approval stays as written, so the prompt names it.
+ * opencode's plugin sends the same shape.
  */
 const claudeBash: ToolRoute = {
   event: 'PreToolUse',
@@ -27,14 +28,24 @@ const claudeBash: ToolRoute = {
   agent: 'claude',
   prefilter: '"Bash"',
   permit: (command, event, ctx) => {
-    if (!ctx.claudeSettings || event.permission_mode === 'bypassPermissions') return { route: true };
-    const verdict = claudeVerdict(command, ctx.claudeSettings(event));
+    if (ctx.allow || !ctx.claudeSettings) return { route: true };
+    const mode = event.permission_mode;
+    if (mode === 'bypassPermissions') return { route: true };
+    // Rules given on its command line reach no hook any other way: read from the client's own command line.
+    const args = ctx.clientArgs?.();
+    const flags = args ? commandLineRules(args) : undefined;
+    const verdict = claudeVerdict(command, [...ctx.claudeSettings(event), flags]);
+    if (verdict === 'allow') return { route: true, allow: true };
     if (verdict === 'leave')
       return {
         route: false,
         reason: 'a permission rule asks or denies: Claude Code applies it to the command as written',
       };
-    return verdict === 'allow' ? { route: true, allow: true } : { route: true };
+    if (typeof mode !== 'string') return { route: true };
+    return {
+      route: false,
+      reason: `no allow rule covers it in permission mode ${mode}: Claude Code decides on it as written`,
+    };
   },
   render: updatedInputAnswer('PreToolUse'),
   after: 'PostToolUse',
@@ -96,36 +107,53 @@ export const claudeCode: AgentAdapter = {
       );
     return { edits, notes };
   },
-  // Claude Code starts a project's .mcp.json server only once the person approved it (routing itself does not need
-  // it).
-  cautions: (ctx, scope) => {
-    if (scope !== 'project' || !ctx.project) return [];
-    const json = (f: string): Record<string, unknown> => {
-      try {
-        const v = JSON.parse(ctx.readText?.(f) ?? '{}') as unknown;
-        return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
-      } catch {
-        return {};
-      }
-    };
-    const projects = json(path.join(ctx.home, '.claude.json')).projects as Record<string, unknown> | undefined;
-    const approvals = [
-      json(path.join(ctx.project, '.claude', 'settings.local.json')),
-      json(path.join(ctx.project, '.claude', 'settings.json')),
-      json(path.join(ctx.home, '.claude', 'settings.json')),
-      (projects?.[ctx.project] as Record<string, unknown> | undefined) ?? {},
-    ];
-    const approved = approvals.some(
-      (a) =>
-        a.enableAllProjectMcpServers === true ||
-        (Array.isArray(a.enabledMcpjsonServers) && a.enabledMcpjsonServers.includes(MCP_NAME)),
-    );
-    return approved
-      ? []
-      : [
-          `Claude Code asks once before it starts .mcp.json's ${MCP_NAME} server: approve it ` +
-            `(or add "enabledMcpjsonServers": ["${MCP_NAME}"] to .claude/settings.local.json); ` +
-            `routed commands work without it`,
-        ];
-  },
+  // Claude Code starts a project's .mcp.json server only once the person approved it (routing itself does not need it).
+  cautions: (ctx, scope) => [...approvalCaution(ctx), ...mcpCaution(ctx, scope)],
 };
+
+/** Which commands route outside bypassPermissions: those the settings' allow rules cover (unless one allows all). */
+function approvalCaution(ctx: AgentContext): string[] {
+  const project = ctx.project;
+  const texts = [
+    ctx.readText?.(path.join(ctx.home, '.claude', 'settings.json')),
+    project ? ctx.readText?.(path.join(project, '.claude', 'settings.json')) : undefined,
+    project ? ctx.readText?.(path.join(project, '.claude', 'settings.local.json')) : undefined,
+  ];
+  if (texts.some((t) => bashRulesOf(t).allow.some((p) => p.trim() === '*' || p.trim() === ''))) return [];
+  return [
+    'Claude Code routes only what would not ask: bypassPermissions mode, or commands an allow rule of its ' +
+      'settings files or --allowedTools covers (e.g. "Bash(npm test:*)"); others, and those allowed during a ' +
+      'session (invisible to a hook), run as written',
+  ];
+}
+
+function mcpCaution(ctx: AgentContext, scope: Scope): string[] {
+  if (scope !== 'project' || !ctx.project) return [];
+  const json = (f: string): Record<string, unknown> => {
+    try {
+      const v = JSON.parse(ctx.readText?.(f) ?? '{}') as unknown;
+      return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+    } catch {
+      return {};
+    }
+  };
+  const projects = json(path.join(ctx.home, '.claude.json')).projects as Record<string, unknown> | undefined;
+  const approvals = [
+    json(path.join(ctx.project, '.claude', 'settings.local.json')),
+    json(path.join(ctx.project, '.claude', 'settings.json')),
+    json(path.join(ctx.home, '.claude', 'settings.json')),
+    (projects?.[ctx.project] as Record<string, unknown> | undefined) ?? {},
+  ];
+  const approved = approvals.some(
+    (a) =>
+      a.enableAllProjectMcpServers === true ||
+      (Array.isArray(a.enabledMcpjsonServers) && a.enabledMcpjsonServers.includes(MCP_NAME)),
+  );
+  return approved
+    ? []
+    : [
+        `Claude Code asks once before it starts .mcp.json's ${MCP_NAME} server: approve it ` +
+          `(or add "enabledMcpjsonServers": ["${MCP_NAME}"] to .claude/settings.local.json); ` +
+          `routed commands work without it`,
+      ];
+}

@@ -5,7 +5,6 @@
  * test/agents/codex.test.ts). The MCP server offers only `read_tool_output`: each listed tool's schema is sent to the
  * model.
  */
-import { createHash } from 'node:crypto';
 import * as path from 'node:path';
 import type * as SmolToml from 'smol-toml' with { 'resolution-mode': 'import' };
 import { codexVerdict } from '../codexPolicy.js';
@@ -96,6 +95,8 @@ export function codexHookTrustHash(matcher: string, command: string, timeoutSec:
     matcher,
     hooks: [{ type: 'command', command, timeout: timeoutSec, async: false }],
   };
+  // init's half only: the hook never loads node:crypto for it.
+  const { createHash } = process.getBuiltinModule('node:crypto');
   return `sha256:${createHash('sha256')
     .update(JSON.stringify(canonical(identity)))
     .digest('hex')}`;

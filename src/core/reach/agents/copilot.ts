@@ -6,7 +6,7 @@
 import * as path from 'node:path';
 import { HOOK_TIMEOUT_SECONDS, WORKSPACE_HOOK_FILE } from '../hookConfig.js';
 import { isOurHookFile, isOurMcpEntry, jsonFileText, MCP_NAME, shellRead } from './common.js';
-import type { AgentAdapter, AgentContext, ConfigEdit, ToolRoute } from './types.js';
+import type { AgentAdapter, AgentContext, ConfigEdit, Scope, ToolRoute } from './types.js';
 import { vscodeTerminal } from './vscode.js';
 
 function copilotHome(ctx: AgentContext): string {
@@ -24,6 +24,24 @@ function copilotCliEventName(event: Record<string, unknown>): string | undefined
   if (event.hook_event_name !== undefined || event.hookEventName !== undefined || !('toolArgs' in event))
     return undefined;
   return 'toolResult' in event ? 'postToolUse' : 'preToolUse';
+}
+
+/** True when a process's arguments are the Copilot CLI's (its binary, or its npm loader), not VS Code's agent host. */
+function isCopilotCli(args: readonly string[]): boolean {
+  return args.slice(0, 2).some((a) => /(?:^|\/)copilot$|@github\/copilot(?:-[a-z0-9-]+)?\//.test(a));
+}
+
+/**
+ * True when the Copilot CLI's flags allow every shell command (`--allow-all-tools`, `--allow-all`, `--yolo`,
+ * `--allow-tool shell`): it then runs the routed form without asking. Otherwise it checks its rules against the routed
+ * form, which names our command line, and denies or asks where the command as written would run.
+ */
+function allowsEveryShellCommand(args: readonly string[]): boolean {
+  return args.some((a, i) => {
+    if (a === '--allow-all-tools' || a === '--allow-all' || a === '--yolo') return true;
+    const value = a.startsWith('--allow-tool=') ? a.slice(13) : args[i - 1] === '--allow-tool' ? a : undefined;
+    return value !== undefined && value.split(',').some((v) => v.trim() === 'shell');
+  });
 }
 
 /**
@@ -49,6 +67,14 @@ const copilotCliBash: ToolRoute = {
     return typeof input === 'object' && input !== null && !Array.isArray(input)
       ? (input as Record<string, unknown>)
       : 'the event has no toolArgs object';
+  },
+  permit: (_command, _event, ctx) => {
+    const args = ctx.clientArgs?.();
+    if (ctx.allow || !args || !isCopilotCli(args) || allowsEveryShellCommand(args)) return { route: true };
+    return {
+      route: false,
+      reason: 'the Copilot CLI would ask about it (no --allow-all-tools): it decides on the command as written',
+    };
   },
   render: (updated, a) => ({ ...(a.allow ? { permissionDecision: 'allow' } : {}), modifiedArgs: updated }),
   // It records `modifiedArgs` as the call the model made and replays them: no path in them where a variable serves.
@@ -124,25 +150,32 @@ export const copilot: AgentAdapter = {
     return { edits, notes };
   },
   // The Copilot CLI in prompt mode (-p) skips a repository's hooks in a folder it does not trust, unless told.
-  cautions: (ctx, scope) => {
-    if (scope !== 'project' || !ctx.project || ctx.env.GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS === 'true') return [];
-    let trusted: unknown;
-    try {
-      trusted = (
-        JSON.parse(ctx.readText?.(path.join(copilotHome(ctx), 'config.json')) ?? '{}') as Record<string, unknown>
-      ).trusted_folders;
-    } catch {
-      trusted = undefined;
-    }
-    const project = ctx.project;
-    if (
-      Array.isArray(trusted) &&
-      trusted.some((f) => typeof f === 'string' && (project + path.sep).startsWith(f.replace(/\/?$/, path.sep)))
-    )
-      return [];
-    return [
-      'Copilot CLI with -p: not routed in a folder it does not trust: ' +
-        'export GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true (VS Code and an interactive copilot route)',
-    ];
-  },
+  cautions: (ctx, scope) => [APPROVAL_CAUTION, ...promptModeCaution(ctx, scope)],
 };
+
+/** Where the Copilot CLI would ask, the command runs as written (its rules would see our form). */
+const APPROVAL_CAUTION =
+  'Copilot CLI: routed with --allow-all-tools (or --allow-all, --yolo, --allow-tool shell); otherwise its commands ' +
+  'run as written, so its prompt shows them as written (VS Code routes either way)';
+
+function promptModeCaution(ctx: AgentContext, scope: Scope): string[] {
+  if (scope !== 'project' || !ctx.project || ctx.env.GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS === 'true') return [];
+  let trusted: unknown;
+  try {
+    trusted = (
+      JSON.parse(ctx.readText?.(path.join(copilotHome(ctx), 'config.json')) ?? '{}') as Record<string, unknown>
+    ).trusted_folders;
+  } catch {
+    trusted = undefined;
+  }
+  const project = ctx.project;
+  if (
+    Array.isArray(trusted) &&
+    trusted.some((f) => typeof f === 'string' && (project + path.sep).startsWith(f.replace(/\/?$/, path.sep)))
+  )
+    return [];
+  return [
+    'Copilot CLI with -p: not routed in a folder it does not trust: ' +
+      'export GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true (VS Code and an interactive copilot route)',
+  ];
+}

@@ -118,7 +118,12 @@ export interface HookContext {
   readonly env?: Readonly<Record<string, string | undefined>>;
   readonly readText?: (file: string) => string | undefined;
   readonly which?: (program: string) => string | undefined;
-  /** For the terminal's one-line form. */
+  /**
+   * The command line of the process that started the hook (the client: `/proc/<ppid>/cmdline`), or undefined where it
+   * cannot be read: flags a client gives no hook any other way (the Copilot CLI's `--allow-all-tools`).
+   */
+  readonly clientArgs?: () => readonly string[] | undefined;
+  /** Writes the routed command's script into its spool (`<spool>/run`), for the terminal's one-line form. */
   readonly writeRun?: (spool: string, script: string) => void;
   /** src/core/reach/claudePermissions.ts. */
   readonly claudeSettings?: (event: Record<string, unknown>) => readonly (string | undefined)[];

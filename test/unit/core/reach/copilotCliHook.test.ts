@@ -57,6 +57,29 @@ describe('Copilot CLI hook events', () => {
     });
   });
 
+  it("the Copilot CLI without a flag allowing every shell command: left as written (its rules would see our form); VS Code's agent host and unknown parents: routed", () => {
+    const decide = (args: string[] | undefined): string => {
+      const d = decideHook(event, ctx({ clientArgs: () => args }));
+      return d.action === 'rewrite' ? 'routed' : (d as { reason: string }).reason;
+    };
+    const bin = '/usr/lib/node_modules/@github/copilot-linux-x64/copilot';
+    assert.equal(
+      decide([bin, '-p', 'x', '--allow-tool', 'shell(printf)']),
+      'the Copilot CLI would ask about it (no --allow-all-tools): it decides on the command as written',
+    );
+    assert.equal(decide(['/usr/bin/copilot']), decide([bin, '-p', 'x', '--allow-tool', 'shell(printf)']));
+    for (const allowing of [
+      ['--allow-all-tools'],
+      ['--allow-all'],
+      ['--yolo'],
+      ['--allow-tool', 'shell'],
+      ['--allow-tool=write,shell'],
+    ])
+      assert.equal(decide([bin, '-p', 'x', ...allowing]), 'routed', allowing.join(' '));
+    assert.equal(decide(['node', '/opt/vscode/out/agentHost.js']), 'routed');
+    assert.equal(decide(undefined), 'routed');
+  });
+
   it('toolArgs as a JSON text (the documented form) is read the same', () => {
     const d = decideHook({ ...event, toolArgs: JSON.stringify(event.toolArgs) }, ctx());
     assert.deepEqual((d as { answer: unknown }).answer, { modifiedArgs: { command: wrapped, description: 'say hi' } });
