@@ -192,6 +192,28 @@ export function buildThenRead(
 }
 
 /**
+ * The scripted model of a turn of shell commands: one `bash` call per command (ids `<prefix>_<i>`), then "done";
+ * other requests (titles, side questions) get `other`. `turns` are the main conversation's requests.
+ */
+export function commandsInTurns(
+  isAgentTurn: (req: MessagesRequest) => boolean,
+  commands: readonly string[],
+  prefix: string,
+  other = 'ok',
+): { script: (req: MessagesRequest) => ScriptedReply; turns: MessagesRequest[] } {
+  const turns: MessagesRequest[] = [];
+  const script = (req: MessagesRequest): ScriptedReply => {
+    if (!isAgentTurn(req)) return { text: other };
+    turns.push(req);
+    const i = turns.length - 1;
+    return i < commands.length
+      ? { tool: { id: `${prefix}_${i}`, name: 'bash', input: { command: commands[i]!, description: 'Run' } } }
+      : { text: 'done' };
+  };
+  return { script, turns };
+}
+
+/**
  * What `init` is given for an agent in this sandbox: the portable hook and MCP commands init writes (they find the
  * command line and the storage when they run). `BE_RECORD=<file>` also keeps every event the agent sends (`tee`), which is how the
  * recorded payloads of test/unit/core/reach/fixtures were taken.

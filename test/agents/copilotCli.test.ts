@@ -41,6 +41,7 @@ import {
   SMALL_COMMANDS,
   terminalEnvironment,
   type Sandbox,
+  commandsInTurns,
 } from './agentSandbox.js';
 
 const COPILOT_TIMEOUT_MS = 120_000;
@@ -253,17 +254,7 @@ describe('Reach: the Copilot CLI from npm with a scripted Anthropic server on lo
 
   it('replays its calls to its model as the routed text (it records modifiedArgs): named by variables, no machine path', async () => {
     const conversation = async (routed: boolean): Promise<MessagesRequest[]> => {
-      const turns: MessagesRequest[] = [];
-      const srv = await startScriptedAnthropic((req): ScriptedReply => {
-        if (!isAgentTurn(req)) return { text: 'ok' };
-        turns.push(req);
-        const i = turns.length - 1;
-        return i < SMALL_COMMANDS.length
-          ? {
-              tool: { id: `toolu_call_${i}`, name: 'bash', input: { command: SMALL_COMMANDS[i]!, description: 'Run' } },
-            }
-          : { text: 'done' };
-      });
+      const srv = await startScriptedAnthropic(commandsInTurns(isAgentTurn, SMALL_COMMANDS, 'toolu_call').script);
       server = srv;
       if (routed) initInTerminal(sandbox, 'init', '--agent', 'copilot-cli');
       const run = await runCopilot(sandbox, srv, routed ? terminalEnvironment(sandbox) : {});

@@ -28,6 +28,7 @@ import {
   runAgent,
   SMALL_COMMANDS,
   type Sandbox,
+  commandsInTurns,
 } from './agentSandbox.js';
 import {
   startScriptedAnthropic,
@@ -221,17 +222,9 @@ describe('Reach: opencode from npm with a scripted Anthropic server on loopback'
 
   it('replays to its model the commands it wrote, routed as unrouted: no path, spool or product word in any request', async () => {
     const conversation = async (routed: boolean): Promise<MessagesRequest[]> => {
-      const turns: MessagesRequest[] = [];
-      const srv = await startScriptedAnthropic((req): ScriptedReply => {
-        if (!isAgentTurn(req)) return { text: 'title' };
-        turns.push(req);
-        const i = turns.length - 1;
-        return i < SMALL_COMMANDS.length
-          ? {
-              tool: { id: `toolu_call_${i}`, name: 'bash', input: { command: SMALL_COMMANDS[i]!, description: 'Run' } },
-            }
-          : { text: 'done' };
-      });
+      const srv = await startScriptedAnthropic(
+        commandsInTurns(isAgentTurn, SMALL_COMMANDS, 'toolu_call', 'title').script,
+      );
       server = srv;
       configure(sandbox, srv, routed);
       const run = await runAgent(OPENCODE, ['run', 'Run the commands'], {
