@@ -191,6 +191,7 @@ export class ActionBar {
     if (!handle) return;
     this.verdict.className = '';
     this.verdict.textContent = 'Verifying every byte…';
+    this.verdict.title = '';
     this.actionResult.textContent = '';
     reveal(this.verdict);
     try {
