@@ -14,6 +14,7 @@ import type {
 import { CallsModel, queryOf } from './callsModel.js';
 import { CallsView } from './calls/callsView.js';
 import { DetailView } from './detail/detailView.js';
+import { finishedDetail } from './finishedDetail.js';
 import { h } from './dom.js';
 import { SplitLayout } from './layout.js';
 import { RpcClient, type VsCodeApi } from './rpc.js';
@@ -225,13 +226,9 @@ function onMessage(msg: HostToWebview): void {
       const stale = model.upsert(msg.runs, msg.calls);
       calls.refresh();
       if (stale || msg.calls.length === 0) listChanged();
-      const shown = detail.shown;
       // A call shown while running gets its final detail when it finishes.
-      if (
-        shown &&
-        msg.calls.some((c) => c.runId === shown.runId && c.callId === shown.callId && c.status !== 'running')
-      )
-        void loadDetail(shown);
+      const again = finishedDetail(detail.shown, pendingSelect, msg.calls);
+      if (again) void loadDetail(again);
       break;
     }
     case 'live': {

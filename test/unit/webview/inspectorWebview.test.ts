@@ -3,6 +3,7 @@ import * as assert from 'node:assert/strict';
 import * as fc from 'fast-check';
 import type { CallDto, PageReply, RunDto } from '../../../src/shared/protocol.js';
 import { CallsModel, PAGE_SIZE, queryOf } from '../../../webview/callsModel.js';
+import { finishedDetail } from '../../../webview/finishedDetail.js';
 import { exactAndHuman, exactBytes, humanBytes } from '../../../webview/format.js';
 import { TextSegmenter, visibleControl } from '../../../webview/text.js';
 
@@ -296,5 +297,25 @@ describe('inspector webview: sizes', () => {
     // Both only where they differ: never "46 bytes (46 bytes)".
     assert.equal(exactAndHuman(46), '46 bytes');
     assert.equal(exactAndHuman(3_162_168), '3,162,168 bytes (3.0 MiB)');
+  });
+});
+
+describe('inspector webview: the detail of a call that finishes', () => {
+  const result = { runId: 'r1', callId: 'c1', part: 'result' };
+  const stdout = { runId: 'r1', callId: 'c1', part: 'stdout' };
+  const other = { runId: 'r2', callId: 'c9', part: 'stdout' };
+  const done = [{ runId: 'r1', callId: 'c1', status: 'completed' }];
+
+  it('loads the selection again, not the part shown, when a reveal of the same call is still loading', () => {
+    // Followed while running (its result shown), then revealed on its stdout as it ended: stdout wins.
+    assert.deepEqual(finishedDetail(result, stdout, done), stdout);
+    assert.deepEqual(finishedDetail(result, undefined, done), result);
+  });
+
+  it('loads nothing while the call runs, when another call finished, or when the selection moved on', () => {
+    assert.equal(finishedDetail(result, stdout, [{ runId: 'r1', callId: 'c1', status: 'running' }]), undefined);
+    assert.equal(finishedDetail(result, stdout, [{ runId: 'r2', callId: 'c9', status: 'completed' }]), undefined);
+    assert.equal(finishedDetail(result, other, done), undefined);
+    assert.equal(finishedDetail(undefined, stdout, done), undefined);
   });
 });
