@@ -41,7 +41,7 @@ import { snapshotOf, type RunSnapshot } from '../src/core/runs/catalog/rows.js';
 import { RunStore } from '../src/core/runs/store/runStore.js';
 import { parseRunLog } from '../src/core/runs/log/runLog.js';
 import type { CallFinishedRecord, RunRecord } from '../src/core/runs/types.js';
-import { openStorage } from '../src/node/storage.js';
+import { openStorage } from '../src/node/openStorage.js';
 import { median, report, scratchDir } from './util.js';
 
 const REPO = path.resolve(__dirname, '..');

@@ -4,8 +4,8 @@
  */
 import { openEvidenceStores, type ArtifactStore, type BlobStore, type RunStore } from '../core/index.js';
 import { packageDeclarations, MCP_TOOL_NAMES } from '../node/packageJson.js';
-import { resolveSettings, type DeclaredSettings } from '../node/settings.js';
-import { openStorage, type OpenedStorage } from '../node/storage.js';
+import { resolveSettings, type DeclaredSettings } from '../node/resolveSettings.js';
+import { openStorage, type OpenedStorage } from '../node/openStorage.js';
 import { findStorage } from '../core/reach/locate.js';
 import { UsageError } from './args.js';
 

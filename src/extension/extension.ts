@@ -17,7 +17,7 @@ import { registerInspector } from './inspector/inspectorPanel.js';
 import { Log } from './log.js';
 import { registerParticipant } from './participant/participant.js';
 import { registerReach } from './reach/index.js';
-import { pruneStorage } from './retention.js';
+import { pruneStorage } from './pruneStorage.js';
 import { RunRouter } from './runRouter.js';
 import { openServices, ServicesHost } from './services.js';
 import { storageLayout } from './storage.js';

@@ -4,7 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { MCP_TOOL_NAMES } from '../node/packageJson.js';
-import { flagOf, INTEGER_SETTINGS, type DeclaredSettings } from '../node/settings.js';
+import { flagOf, INTEGER_SETTINGS, type DeclaredSettings } from '../node/resolveSettings.js';
 
 export interface EvidenceMcpOptions {
   /** Evidence lives in `<storageDir>/evidence`. */

@@ -20,8 +20,8 @@ import { splitByEra } from './stdioEras.js';
 import { stdioScreen } from './stdioScreen.js';
 import { packageDeclarations, MCP_TOOL_NAMES } from '../node/packageJson.js';
 import { parseCommandLine, USAGE, type EvidenceMcpOptions } from './options.js';
-import { resolveSettings, type DeclaredSettings } from '../node/settings.js';
-import { openStorage, type OpenedStorage } from '../node/storage.js';
+import { resolveSettings, type DeclaredSettings } from '../node/resolveSettings.js';
+import { openStorage, type OpenedStorage } from '../node/openStorage.js';
 import { annotationsOf, EvidenceTools } from './tools.js';
 
 export type { EvidenceMcpOptions } from './options.js';

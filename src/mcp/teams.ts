@@ -5,8 +5,8 @@
  */
 import * as path from 'node:path';
 import { configuredTeamStores, TeamStore } from '../core/index.js';
-import type { DeclaredSettings } from '../node/settings.js';
-import type { OpenedStorage } from '../node/storage.js';
+import type { DeclaredSettings } from '../node/resolveSettings.js';
+import type { OpenedStorage } from '../node/openStorage.js';
 
 /** Never throws. */
 export async function openTeamStores(

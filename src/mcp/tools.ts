@@ -15,7 +15,7 @@ import {
   type RunStore,
 } from '../core/index.js';
 import { MCP_TOOL_NAMES, type McpToolName } from '../node/packageJson.js';
-import type { DeclaredSettings } from '../node/settings.js';
+import type { DeclaredSettings } from '../node/resolveSettings.js';
 
 export function annotationsOf(name: McpToolName): ToolAnnotations {
   return { ...EvidenceToolTable[name].hints };

@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { layoutOfFolder, RunStore } from '../../src/core/index.js';
-import type { RetentionReport } from '../../src/extension/retention.js';
+import type { RetentionReport } from '../../src/extension/pruneStorage.js';
 import { evidenceApi, evidenceStorage, invoke, workspaceDir } from './helpers.js';
 
 const clearAll = 'boundedEvidence.clearAll';

@@ -2,7 +2,7 @@
 import * as vscode from 'vscode';
 import { Ids } from '../ids.js';
 import { formatBytes } from '../../shared/bytes.js';
-import { clearAll, pruneStorage, type PruneOverrides, type RetentionReport } from '../retention.js';
+import { clearAll, pruneStorage, type PruneOverrides, type RetentionReport } from '../pruneStorage.js';
 import type { CommandDeps } from './deps.js';
 
 export async function pruneCommand(deps: CommandDeps, arg?: unknown): Promise<RetentionReport> {

@@ -7,7 +7,7 @@ import { runToolCall, type AnyEvidenceTool, type PerformCall } from '../../core/
 import type { Log } from '../log.js';
 import type { RunRouter } from '../runRouter.js';
 import { toolContext, type ServicesHost } from '../services.js';
-import { textResult } from './modelText.js';
+import { textResult } from './textResult.js';
 
 export interface ToolDeps {
   readonly host: ServicesHost;

@@ -17,7 +17,7 @@ import * as path from 'node:path';
 import { FsBlobStore } from '../../../src/core/blobs/fsBlobStore.js';
 import { parseRunLog } from '../../../src/core/runs/log/runLog.js';
 import { RunStore } from '../../../src/core/runs/store/runStore.js';
-import { openStorage } from '../../../src/node/storage.js';
+import { openStorage } from '../../../src/node/openStorage.js';
 import { fillDisk, mountTmpfs } from '../tmpfs.js';
 import { handshake, startServer } from '../mcp/mcpProcess.js';
 

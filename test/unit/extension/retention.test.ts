@@ -5,7 +5,7 @@ import { ArtifactStore } from '../../../src/core/artifacts/artifacts.js';
 import { FsBlobStore } from '../../../src/core/blobs/fsBlobStore.js';
 import { EvidenceToolNames } from '../../../src/core/tools/inputs.js';
 import { encodeManifest, manifestOf } from '../../../src/core/integrity/integrity.js';
-import { clearAll } from '../../../src/extension/retention.js';
+import { clearAll } from '../../../src/extension/pruneStorage.js';
 import type { RunApi } from '../../../src/core/runs/types.js';
 import { openStore, scratch, sha } from '../core/runs/helpers.js';
 

@@ -44,9 +44,9 @@ import { hexDump } from '../../../src/core/runs/reading/reader.js';
 import { escapeBinary } from '../../../src/core/runs/search/patternAnalysis.js';
 import { packageDeclarations, MCP_TOOL_NAMES } from '../../../src/node/packageJson.js';
 import { parseCommandLine, USAGE } from '../../../src/mcp/options.js';
-import { resolveSettings } from '../../../src/node/settings.js';
+import { resolveSettings } from '../../../src/node/resolveSettings.js';
 import { createEvidenceMcpServer, SERVER_INSTRUCTIONS, type EvidenceMcpServer } from '../../../src/mcp/server.js';
-import { openStorage } from '../../../src/node/storage.js';
+import { openStorage } from '../../../src/node/openStorage.js';
 
 const REPO = path.resolve(__dirname, '..', '..', '..');
 const PKG = JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8')) as {

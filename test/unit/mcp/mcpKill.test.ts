@@ -8,7 +8,7 @@ import * as assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { openStorage } from '../../../src/node/storage.js';
+import { openStorage } from '../../../src/node/openStorage.js';
 import { RunStore } from '../../../src/core/index.js';
 import { handshake, startServer } from './mcpProcess.js';
 import { alive, waitGone } from '../core/runs/helpers.js';

@@ -19,7 +19,7 @@ import {
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { layoutAt, RunStore, TENANT_FILE, tenantFor, vscodeFileUri } from '../../../src/core/index.js';
-import { openStorage } from '../../../src/node/storage.js';
+import { openStorage } from '../../../src/node/openStorage.js';
 
 describe('the tenant of a storage folder', () => {
   let tmp: string;

@@ -8,7 +8,7 @@ import { mintResultHandle } from '../log/handles.js';
 import { resultObservation } from './observation.js';
 import { backendMessage, nowIso, storedFields } from './recordFields.js';
 import type { RunningCommand } from '../processes/command.js';
-import { runCommandCall } from './runCommand.js';
+import { runCommandCall } from './commandCall.js';
 import { appendRecord, terminateTornTail } from '../log/runLog.js';
 import type { CallRecorder, RunHost } from './runHost.js';
 import type {

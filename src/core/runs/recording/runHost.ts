@@ -1,5 +1,5 @@
 /**
- * Narrow views so `run.ts` and `runCommand.ts` import only types: the modules form a line, not a circle
+ * Narrow views so `run.ts` and `commandCall.ts` import only types: the modules form a line, not a circle
  * (docs/architecture.md §3).
  */
 import type { BlobStore } from '../../blobs/blobStore.js';

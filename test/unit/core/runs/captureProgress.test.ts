@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { FsBlobStore, RunStore, type CaptureProgressEvent } from '../../../../src/core/index.js';
-import { captureProgressMs, captureTailBytes } from '../../../../src/core/runs/recording/runCommand.js';
+import { captureProgressMs, captureTailBytes } from '../../../../src/core/runs/recording/commandCall.js';
 
 describe('capture progress of a running command', () => {
   let dir: string;
