@@ -11,7 +11,7 @@ import { openStore, scratch, sha } from '../core/runs/helpers.js';
 
 const quiet = { info(): void {}, warn(): void {} };
 
-describe('Clear All (src/extension/retention.ts, docs/contracts.md §2.7)', () => {
+describe('Clear All (src/extension/pruneStorage.ts, docs/contracts.md §2.7)', () => {
   let dir: string;
   let cleanup: () => void;
   let other: string;
