@@ -192,7 +192,7 @@ export function buildThenRead(
 }
 
 /**
- * The scripted model of a turn of shell commands: one `bash` call per command (ids `<prefix>_<i>`), then "done";
+ * The scripted model of a turn of shell commands: one `tool` call per command (ids `<prefix>_<i>`), then "done";
  * other requests (titles, side questions) get `other`. `turns` are the main conversation's requests.
  */
 export function commandsInTurns(
@@ -200,6 +200,7 @@ export function commandsInTurns(
   commands: readonly string[],
   prefix: string,
   other = 'ok',
+  tool = 'bash',
 ): { script: (req: MessagesRequest) => ScriptedReply; turns: MessagesRequest[] } {
   const turns: MessagesRequest[] = [];
   const script = (req: MessagesRequest): ScriptedReply => {
@@ -207,7 +208,7 @@ export function commandsInTurns(
     turns.push(req);
     const i = turns.length - 1;
     return i < commands.length
-      ? { tool: { id: `${prefix}_${i}`, name: 'bash', input: { command: commands[i]!, description: 'Run' } } }
+      ? { tool: { id: `${prefix}_${i}`, name: tool, input: { command: commands[i]!, description: 'Run' } } }
       : { text: 'done' };
   };
   return { script, turns };
@@ -296,6 +297,11 @@ export function replayedInputs(req: MessagesRequest): string[] {
     for (const b of m.content) if (b.type === 'tool_use') inputs.push(JSON.stringify(b.input));
   }
   return inputs;
+}
+
+/** The bytes of every call input replayed in `req` (the model's own earlier calls, as the client resends them). */
+export function replayedBytes(req: MessagesRequest): number {
+  return replayedInputs(req).reduce((n, i) => n + Buffer.byteLength(i, 'utf8'), 0);
 }
 
 /**

@@ -27,6 +27,7 @@ import {
   sh,
   terminalEnvironment,
   type Sandbox,
+  commandsInTurns,
 } from './agentSandbox.js';
 import {
   startScriptedAnthropic,
@@ -291,15 +292,8 @@ describe('Reach: Claude Code from npm with a scripted Anthropic server on loopba
     try {
       if (hooked) installClaudeHook(s);
       if (allowRules) allowInSettings(s, allowRules);
-      const turns: MessagesRequest[] = [];
-      const srv = await startScriptedAnthropic((req): ScriptedReply => {
-        if (!isAgentTurn(req)) return { text: 'ok' };
-        turns.push(req);
-        const i = turns.length - 1;
-        return i < commands.length
-          ? { tool: { id: `toolu_row_${i}`, name: 'Bash', input: { command: commands[i]!, description: `row ${i}` } } }
-          : { text: 'done' };
-      });
+      const { script, turns } = commandsInTurns(isAgentTurn, commands, 'toolu_row', 'ok', 'Bash');
+      const srv = await startScriptedAnthropic(script);
       try {
         const run = await runClaude(s, srv, terminalEnvironment(s), permissions);
         assert.equal(run.code, 0, `claude exited ${run.code}: ${run.stderr.slice(0, 2000)}`);

@@ -42,6 +42,7 @@ import {
   terminalEnvironment,
   type Sandbox,
   commandsInTurns,
+  replayedBytes,
 } from './agentSandbox.js';
 
 const COPILOT_TIMEOUT_MS = 120_000;
@@ -266,8 +267,7 @@ describe('Reach: the Copilot CLI from npm with a scripted Anthropic server on lo
     const plain = await conversation(false);
     const routed = await conversation(true);
     const last = (reqs: MessagesRequest[]): MessagesRequest => reqs.filter(isAgentTurn).at(-1)!;
-    const bytes = (reqs: MessagesRequest[]): number =>
-      replayedInputs(last(reqs)).reduce((n, i) => n + Buffer.byteLength(i, 'utf8'), 0);
+    const bytes = (reqs: MessagesRequest[]): number => replayedBytes(last(reqs));
     console.log(
       `[reach] Copilot CLI, call inputs replayed after ${SMALL_COMMANDS.length} calls: routed ${bytes(routed)} bytes, unrouted ${bytes(plain)}`,
     );
@@ -302,15 +302,8 @@ describe('Reach: the Copilot CLI from npm with a scripted Anthropic server on lo
     const s = makeSandbox('copilot');
     try {
       if (routed) initInTerminal(s, 'init', '--agent', 'copilot-cli');
-      const turns: MessagesRequest[] = [];
-      const srv = await startScriptedAnthropic((req): ScriptedReply => {
-        if (!isAgentTurn(req)) return { text: 'ok' };
-        turns.push(req);
-        const i = turns.length - 1;
-        return i < commands.length
-          ? { tool: { id: `toolu_row_${i}`, name: 'bash', input: { command: commands[i]!, description: `row ${i}` } } }
-          : { text: 'done' };
-      });
+      const { script, turns } = commandsInTurns(isAgentTurn, commands, 'toolu_row');
+      const srv = await startScriptedAnthropic(script);
       try {
         const run = await runCopilot(s, srv, terminalEnvironment(s), permissions);
         assert.equal(run.code, 0, `copilot exited ${run.code}: ${run.stderr.slice(0, 2000)}`);

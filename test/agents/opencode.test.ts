@@ -29,6 +29,7 @@ import {
   SMALL_COMMANDS,
   type Sandbox,
   commandsInTurns,
+  replayedBytes,
 } from './agentSandbox.js';
 import {
   startScriptedAnthropic,
@@ -240,8 +241,7 @@ describe('Reach: opencode from npm with a scripted Anthropic server on loopback'
     const plain = await conversation(false);
     const routed = await conversation(true);
     const last = (reqs: MessagesRequest[]): MessagesRequest => reqs.filter(isAgentTurn).at(-1)!;
-    const bytes = (reqs: MessagesRequest[]): number =>
-      replayedInputs(last(reqs)).reduce((n, i) => n + Buffer.byteLength(i, 'utf8'), 0);
+    const bytes = (reqs: MessagesRequest[]): number => replayedBytes(last(reqs));
     console.log(
       `[reach] opencode, call inputs replayed after ${SMALL_COMMANDS.length} calls: routed ${bytes(routed)} bytes, unrouted ${bytes(plain)}`,
     );
