@@ -413,20 +413,20 @@ describe('command line', function () {
     assert.equal(small.code, 0);
     assert.equal(huge.code, 0);
     assert.match(huge.out, /\nstdout: 1000000000 bytes, 1 line, handle out_[a-z2-7]{26}\. Preview:\n/);
-    // 100 MB: past every fixed cost; from there to 1 GB memory must not grow with the output.
+    // 100 MB: the peak there and at 1 GB differ by the heap's sizing under load (3 GB peaks as 1 GB does), so the
+    // bound is the target's: 1 GB within 32 MiB of a one-line capture, a retained 3.5% of the bytes would fail it.
     const mid = await peakRss(['capture', '--shell', 'head -c 100000000 /dev/zero | tr "\\0" "x"'], base);
     assert.equal(mid.code, 0);
     const withSize = huge.peak - mid.peak;
     console.log(
       `      100 MB capture: peak ${(mid.peak / 2 ** 20).toFixed(1)} MiB; 1 GB over 100 MB: ${(withSize / 2 ** 20).toFixed(1)} MiB`,
     );
-    assert.ok(withSize < 16 * 2 ** 20, `RSS grew by ${withSize} bytes from 100 MB to 1 GB`);
     const growth = huge.peak - small.peak;
     console.log(
       `      1 GB capture: ${huge.samples} RSS samples over ${(huge.ms / 1000).toFixed(1)} s; peak ${(huge.peak / 2 ** 20).toFixed(1)} MiB vs ${(small.peak / 2 ** 20).toFixed(1)} MiB for a one-line output: growth ${(growth / 2 ** 20).toFixed(1)} MiB`,
     );
     assert.ok(huge.samples > 10, 'the capture ran long enough to be sampled');
-    assert.ok(growth < 64 * 2 ** 20, `RSS grew by ${growth} bytes`);
+    assert.ok(growth < 32 * 2 ** 20, `RSS grew by ${growth} bytes (${withSize} of them from 100 MB to 1 GB)`);
   });
 
   it('mcp: the MCP server as a subcommand, storage from the environment, reading a handle capture minted', async () => {
