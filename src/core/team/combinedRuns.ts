@@ -57,6 +57,9 @@ type ListFilter = Omit<CallFilter, 'source'> & { readonly source?: string };
 
 /** This storage and its team stores, listed as one; a team store's runs read-only. */
 export class CombinedRuns implements RunStoreApi {
+  /** Where the last call page ended in each source: the next page reads on from there. */
+  private frontier: { key: string; offset: number; at: number[]; totals: number[] } | undefined;
+
   constructor(
     private readonly local: RunStoreApi,
     private readonly teams: readonly ListedTeamStore[],
@@ -328,30 +331,49 @@ export class CombinedRuns implements RunStoreApi {
     }
   }
 
-  /** The list's first `offset + limit` rows merged; which of them each source gives before and within the page. */
+  /**
+   * The list's rows `offset`..`offset + limit` merged; which rows each source gives before and within the page. A
+   * page that starts where the last one ended (same filter, same counts) reads `limit` rows a source from where each
+   * stopped; any other reads the first `offset + limit` of each.
+   */
   private async merge(query: ListFilter, offset: number, limit: number) {
     const sources = this.sources();
     const filters = sources.map((s) => sourceFilter(query, s));
-    const want = offset + limit;
-    const heads: CallSummary[][] = [];
-    let total = 0;
-    for (const [i, s] of sources.entries()) {
-      const rows: CallSummary[] = [];
-      const f = filters[i];
-      if (f)
-        for (let at = 0; at < want; at += CHUNK) {
-          const page = await s.runs.queryCalls({ ...f, offset: at, limit: Math.min(CHUNK, want - at) });
-          if (at === 0) total += page.total;
-          rows.push(...page.rows);
-          if (page.rows.length < Math.min(CHUNK, want - at)) break;
-        }
-      heads.push(rows);
+    const { offset: _o, limit: _l, withFacets: _w, ...filter } = query as CallReportQuery;
+    const key = JSON.stringify([filter, sources.length]);
+    /** `want` rows of each source from `from`, and each source's count. */
+    const read = async (from: number[], want: number): Promise<{ heads: CallSummary[][]; totals: number[] }> => {
+      const heads: CallSummary[][] = [];
+      const totals: number[] = [];
+      for (const [i, s] of sources.entries()) {
+        const rows: CallSummary[] = [];
+        const f = filters[i];
+        totals.push(0);
+        if (f)
+          for (let at = 0; at < want; at += CHUNK) {
+            const page = await s.runs.queryCalls({ ...f, offset: from[i]! + at, limit: Math.min(CHUNK, want - at) });
+            if (at === 0) totals[i] = page.total;
+            rows.push(...page.rows);
+            if (page.rows.length < Math.min(CHUNK, want - at)) break;
+          }
+        heads.push(rows);
+      }
+      return { heads, totals };
+    };
+    let resume = this.frontier?.key === key && this.frontier.offset === offset ? this.frontier : undefined;
+    let from = resume?.at ?? sources.map(() => 0);
+    let { heads, totals } = await read(from, resume ? limit : offset + limit);
+    // Counts changed since: the places each source stopped are no longer the list's.
+    if (resume && totals.some((t, i) => t !== resume!.totals[i])) {
+      resume = undefined;
+      from = sources.map(() => 0);
+      ({ heads, totals } = await read(from, offset + limit));
     }
     const next = sources.map(() => 0);
-    const skip = sources.map(() => 0);
+    const skip = [...from];
     const take = sources.map(() => 0);
     const page: { source: number; row: CallSummary }[] = [];
-    for (let n = 0; n < want; n++) {
+    for (let n = resume ? offset : 0; n < offset + limit; n++) {
       let best = -1;
       for (let i = 0; i < heads.length; i++) {
         const r = heads[i]![next[i]!];
@@ -366,6 +388,8 @@ export class CombinedRuns implements RunStoreApi {
         page.push({ source: best, row: tagSummary(row, sources[best]!.store) });
       }
     }
+    this.frontier = { key, offset: offset + page.length, at: skip.map((k, i) => k + take[i]!), totals };
+    const total = totals.reduce((a, b) => a + b, 0);
     return { sources, filters, total, skip, take, page };
   }
 }

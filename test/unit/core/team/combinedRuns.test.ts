@@ -105,6 +105,35 @@ describe('team runs listed with local runs', () => {
       }
     });
 
+  it('reads on from where the last call page ended: limit rows a store a page, not offset + limit', async () => {
+    const asked: { offset: number; limit: number }[] = [];
+    const counted = (runs: RunStore): RunStore =>
+      Object.assign(Object.create(runs) as RunStore, {
+        queryCalls: (q: Parameters<RunStore['queryCalls']>[0]) => {
+          asked.push({ offset: q.offset, limit: q.limit });
+          return runs.queryCalls(q);
+        },
+      });
+    const fresh = new CombinedRuns(counted(local), [
+      { ...team('ci', ci), runStores: () => [counted(ci)] },
+      { ...team('mate', mate), runStores: () => [counted(mate)] },
+    ]);
+    const expected = await everyCall('newest');
+    const seen: string[] = [];
+    for (let offset = 0; offset < expected.length; offset += 3) {
+      asked.length = 0;
+      seen.push(...keys((await fresh.queryCalls({ order: 'newest', offset, limit: 3 })).rows));
+      assert.ok(
+        asked.every((a) => a.limit <= 3),
+        JSON.stringify(asked),
+      );
+    }
+    assert.deepEqual(seen, expected);
+    // A jump elsewhere reads from the top again, and is still the same slice of the list.
+    const jump = await fresh.queryCalls({ order: 'newest', offset: 5, limit: 4 });
+    assert.deepEqual(keys(jump.rows), expected.slice(5, 9));
+  });
+
   it("names each team call's and run's store, offers each store as a source, filters by it", async () => {
     const page = await combined.callReports({ order: 'newest', offset: 0, limit: 100, withFacets: true });
     const storeOf = new Map(page.runs.map((r) => [r.label, r.store]));
