@@ -67,6 +67,8 @@ export class TeamStore {
 
   private constructor(
     readonly name: string,
+    /** Its local index's folder name under the team folder. */
+    readonly id: string,
     private readonly bucket: TeamBucket,
     private readonly logsDir: string,
     private readonly blobs: TeamBlobStore,
@@ -78,9 +80,10 @@ export class TeamStore {
     // Loaded here only: the S3 SDK's start-up is paid by whoever opens a team store.
     const { TeamBucket } = await import('./teamBucket.js');
     const bucket = new TeamBucket(options.location, options.credentials);
-    const logsDir = path.join(options.teamDir, teamStoreId(options.location), 'logs');
+    const id = teamStoreId(options.location);
+    const logsDir = path.join(options.teamDir, id, 'logs');
     await fsp.mkdir(logsDir, { recursive: true });
-    const store = new TeamStore(options.name, bucket, logsDir, new TeamBlobStore(bucket, logsDir), options.reader);
+    const store = new TeamStore(options.name, id, bucket, logsDir, new TeamBlobStore(bucket, logsDir), options.reader);
     for (const tenant of await fsp.readdir(logsDir)) {
       if (!isSafeSegment(tenant)) continue;
       await store.tenant(tenant);
