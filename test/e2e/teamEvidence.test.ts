@@ -311,7 +311,10 @@ describe('Team evidence in a real workbench', function () {
       );
     assert.equal(indexes(wb.server.runDir).length, 1);
     await wb.runCommand('Bounded Evidence: Remove Team Evidence…');
-    await wb.page.locator('.quick-input-list .monaco-list-row', { hasText: 'ci' }).first().click();
+    await wb.page.locator('.quick-input-title', { hasText: 'Remove Team Evidence' }).waitFor();
+    await input().fill('ci');
+    await wb.page.locator('.quick-input-list .monaco-list-row[aria-label="ci"]').waitFor();
+    await input().press('Enter');
     const dialog = wb.page.locator('.monaco-dialog-box', { hasText: 'Remove team store ci?' });
     await dialog.waitFor();
     await dialog.locator('.monaco-button', { hasText: /^Remove$/ }).click();

@@ -33,7 +33,8 @@ export async function removeTeamEvidence(
       : (
           await vscode.window.showQuickPick(
             names.map((n) => ({ label: n })),
-            { title, placeHolder: 'The team store to remove (its bucket is not touched)' },
+            // A focus change (a listing's refresh, the inspector) must not close it unanswered.
+            { title, placeHolder: 'The team store to remove (its bucket is not touched)', ignoreFocusOut: true },
           )
         )?.label;
   if (name === undefined) return undefined;
