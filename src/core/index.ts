@@ -43,7 +43,7 @@ export { CombinedRuns } from './team/combinedRuns.js';
 export { publishRun, type PublishReport } from './team/publish.js';
 export { readThrough, type HandleReader } from './team/teamReads.js';
 export { configuredTeamStores, teamStoreOf, type NamedTeamStore } from './team/teamConfig.js';
-export { teamLocation, teamUri, type TeamCredentials, type TeamLocation } from './team/teamLocation.js';
+export { teamLocation, teamStoreId, teamUri, type TeamCredentials, type TeamLocation } from './team/teamLocation.js';
 export {
   type Preservation,
   type RunRecordEvent,

@@ -19,6 +19,8 @@ export const Ids = {
      * optional argument: the answers (src/extension/team/addTeamEvidence.ts).
      */
     addTeamEvidence: 'boundedEvidence.addTeamEvidence',
+    /** Takes a team store out of user settings, SecretStorage and this storage; optional `{ name, confirmed }`. */
+    removeTeamEvidence: 'boundedEvidence.removeTeamEvidence',
     /** Lists the team stores again and mirrors their new runs. */
     refreshTeamEvidence: 'boundedEvidence.refreshTeamEvidence',
     /** Copies an `mcpServers` entry running dist/mcp.js over this workspace's storage, folder and tenant. */

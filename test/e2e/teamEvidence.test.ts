@@ -63,25 +63,12 @@ describe('Team evidence in a real workbench', function () {
     await title.waitFor({ state: 'hidden' });
   }
 
-  before(async () => {
-    s3 = await startS3Server('team');
-    uri = `s3://${s3.bucket}/${PREFIX}`;
-    admin = new S3Client({
-      endpoint: s3.endpoint,
-      region: 'us-east-1',
-      forcePathStyle: true,
-      credentials: {
-        accessKeyId: KEYS.AWS_ACCESS_KEY_ID,
-        secretAccessKey: KEYS.AWS_SECRET_ACCESS_KEY,
-      },
-    });
-    // The CI machine: its own home and storage, the AWS environment a runner has.
-    ciRoot = mkdtempSync(path.join(os.tmpdir(), 'be-team-ci-'));
-    for (const d of ['home', 'storage']) mkdirSync(path.join(ciRoot, d));
+  /** Runs `command` under `capture --publish` on the CI machine, with the AWS environment a runner has. */
+  async function ciCapture(command: string): Promise<{ status?: number; stdout: string; stderr: string }> {
     // Asynchronously: s3rver answers from this process, so a synchronous child would wait on it forever.
-    const r = await promisify(execFile)(
+    return promisify(execFile)(
       process.execPath,
-      [path.join(repoRoot, 'dist', 'cli.js'), 'capture', '--publish', uri, '--shell', BUILD],
+      [path.join(repoRoot, 'dist', 'cli.js'), 'capture', '--publish', uri, '--shell', command],
       {
         encoding: 'utf8',
         cwd: ciRoot,
@@ -103,6 +90,31 @@ describe('Team evidence in a real workbench', function () {
         stderr: e.stderr,
       }),
     );
+  }
+
+  /** The Runs view in the side bar; its container's icon hides the side bar when it is already shown. */
+  async function showRunsView(): Promise<void> {
+    if (await wb.page.locator('.pane-header[aria-label^="Runs"]').isVisible()) return;
+    await wb.page.locator('.activitybar .action-item a[aria-label^="Bounded Evidence"]').click();
+    await wb.page.locator('.pane-header[aria-label^="Runs"]').waitFor();
+  }
+
+  before(async () => {
+    s3 = await startS3Server('team');
+    uri = `s3://${s3.bucket}/${PREFIX}`;
+    admin = new S3Client({
+      endpoint: s3.endpoint,
+      region: 'us-east-1',
+      forcePathStyle: true,
+      credentials: {
+        accessKeyId: KEYS.AWS_ACCESS_KEY_ID,
+        secretAccessKey: KEYS.AWS_SECRET_ACCESS_KEY,
+      },
+    });
+    // The CI machine: its own home and storage, the AWS environment a runner has.
+    ciRoot = mkdtempSync(path.join(os.tmpdir(), 'be-team-ci-'));
+    for (const d of ['home', 'storage']) mkdirSync(path.join(ciRoot, d));
+    const r = await ciCapture(BUILD);
     // The build's exit code, whatever the publish did.
     assert.equal(r.status, 2, r.stderr);
     assert.match(r.stderr, /published run-[A-Za-z0-9-]+ to s3:\/\/team\/ci\/main: 1 blob\(s\) uploaded/);
@@ -262,5 +274,67 @@ describe('Team evidence in a real workbench', function () {
     const refused = view.locator('#window-error', { hasText: 'artifact digest does not match its recorded identity' });
     await refused.waitFor({ timeout: 60_000 });
     await wb.screenshot('team-evidence-tampered');
+  });
+
+  it('lists a run whose published log was changed, marked as refused, and counts team runs apart', async () => {
+    const second = await ciCapture('echo second build; exit 1');
+    assert.equal(second.status, 1, second.stderr);
+    const runId = /published (run-\S+) to/.exec(second.stderr)![1]!;
+    const Key = `${PREFIX}/runs/${runId}.jsonl`;
+    const got = await admin.send(new GetObjectCommand({ Bucket: s3.bucket, Key }));
+    const log = Buffer.from(await got.Body!.transformToByteArray()).toString('utf8');
+    assert.ok(log.includes('second build'));
+    // Changed after the fact, its recorded sha256 kept.
+    const Body = Buffer.from(log.replace('second build', 'SECOND BUILD'));
+    await admin.send(new PutObjectCommand({ Bucket: s3.bucket, Key, Body, Metadata: got.Metadata }));
+
+    await wb.runCommand('Bounded Evidence: Refresh Team Evidence');
+    await showRunsView();
+    const rows = wb.page.locator('.pane:has(.pane-header[aria-label^="Runs"]) .monaco-list .monaco-list-row');
+    const refused = rows.filter({ hasText: runId });
+    await refused.waitFor({ timeout: 60_000 });
+    assert.match(await text(refused), new RegExp(`^${runId}\\s*team ci · tampered: refused$`));
+    assert.equal(await refused.getAttribute('aria-label'), `Run ${runId}, team ci · tampered: refused`);
+    // Both team runs are counted, apart from this machine's one run and its bytes.
+    await wb.page
+      .locator('.statusbar-item', { hasText: /\b1 local run · [\d.]+ (bytes|KiB|MiB) · 2 team runs$/ })
+      .first()
+      .waitFor({ timeout: 30_000 });
+    await wb.screenshot('team-evidence-refused-run');
+  });
+
+  it('Remove Team Evidence… takes the store out of the settings, the lists and this storage', async () => {
+    /** The team stores' local indexes under the server's folders. */
+    const indexes = (dir: string): string[] =>
+      readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) =>
+        /(^|\/)team\/t[0-9a-f]{32}$/.test(f.replaceAll(path.sep, '/')),
+      );
+    assert.equal(indexes(wb.server.runDir).length, 1);
+    await wb.runCommand('Bounded Evidence: Remove Team Evidence…');
+    await wb.page.locator('.quick-input-title', { hasText: 'Remove Team Evidence' }).waitFor();
+    await input().fill('ci');
+    await wb.page.locator('.quick-input-list .monaco-list-row[aria-label="ci"]').waitFor();
+    await input().press('Enter');
+    const dialog = wb.page.locator('.monaco-dialog-box', { hasText: 'Remove team store ci?' });
+    await dialog.waitFor();
+    await dialog.locator('.monaco-button', { hasText: /^Remove$/ }).click();
+    await showRunsView();
+    const rows = wb.page.locator('.pane:has(.pane-header[aria-label^="Runs"]) .monaco-list .monaco-list-row');
+    await rows.filter({ hasText: 'echo a local run' }).waitFor();
+    await rows.filter({ hasText: 'team ci' }).first().waitFor({ state: 'detached', timeout: 60_000 });
+    await wb.page
+      .locator('.statusbar-item', { hasText: /\b1 run · [\d.]+ (bytes|KiB|MiB)$/ })
+      .first()
+      .waitFor();
+    assert.deepEqual(indexes(wb.server.runDir), []);
+    await wb.runCommand('Bounded Evidence: Remove Team Evidence…');
+    await wb.runCommand('Notifications: Show Notifications');
+    await wb.page
+      .locator('.notifications-center .notification-list-item', {
+        hasText: 'no team store is added in your user settings',
+      })
+      .first()
+      .waitFor();
+    await wb.runCommand('Notifications: Hide Notifications');
   });
 });

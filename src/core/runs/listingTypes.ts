@@ -40,6 +40,11 @@ export interface RunSummary {
   readonly problems: readonly LogProblem[];
   /** The team store the run was read from (docs/contracts.md §7.2); absent for this storage's runs. */
   readonly store?: string;
+  /**
+   * A team run whose published log was refused (docs/contracts.md §7.2): `tampered`, it does not hash to its
+   * published sha256; `unreadable`, it is not one finished run. Listed by id and the bucket's time only.
+   */
+  readonly refused?: 'tampered' | 'unreadable';
 }
 
 export type ListedRunSource = RunSource;
@@ -125,10 +130,19 @@ export interface CallReportPage {
 
 export interface RunQuery {
   readonly text?: string;
+  /** A seek: the runs listed after this one (newest first), at O(limit) a page; `offset` does not apply. */
+  readonly after?: RunCursor;
   /** A lookup, no walk: `text` and `offset` do not apply. */
   readonly runIds?: readonly string[];
   readonly offset?: number;
   readonly limit: number;
+}
+
+/** A run's place in the newest-first list; `store` when the list merges team stores. */
+export interface RunCursor {
+  readonly startedAt: string;
+  readonly runId: string;
+  readonly store?: string;
 }
 
 export interface CallReport {

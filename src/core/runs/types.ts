@@ -180,8 +180,11 @@ export interface RunStoreApi {
   queryRuns(query: RunQuery): Promise<RunSummary[]>;
   /** docs/architecture.md §6. */
   reconcileWithLogs(): Promise<void>;
-  /** From the catalog: no stat per log. */
-  totals(): Promise<{ runs: number; bytes: number; calls?: number }>;
+  /**
+   * From the catalog: no stat per log. `runs`, `bytes` and `calls` are this storage's; `teamRuns` (refused ones
+   * included) and `teamCalls` only where team stores are listed too.
+   */
+  totals(): Promise<{ runs: number; bytes: number; calls?: number; teamRuns?: number; teamCalls?: number }>;
   /** docs/contracts.md §2.14. Never throws. */
   recordShown(shown: ShownAnswer): Promise<void>;
   /** From the catalog's rollup: no log is read (docs/contracts.md §2.14). */

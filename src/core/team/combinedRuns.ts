@@ -19,6 +19,7 @@ import type {
   ReadScope,
   ReadToolOutputArgs,
   ReadToolOutputResult,
+  RunCursor,
   RunQuery,
   RunStoreApi,
   RunSummary,
@@ -41,13 +42,24 @@ interface Source {
 }
 
 /** What the list needs of a team store (a `TeamStore`). */
-export type ListedTeamStore = Pick<TeamStore, 'name' | 'runStores' | 'readToolOutput' | 'openHandle'>;
+export type ListedTeamStore = Pick<TeamStore, 'name' | 'runStores' | 'refusedList' | 'readToolOutput' | 'openHandle'>;
+
+/** One newest-first list of runs: a catalog, or a team store's refused runs. */
+interface RunLister {
+  /** 0: this storage; then each team store in order. Ties of start time list the lower first. */
+  readonly rank: number;
+  readonly store: string | undefined;
+  readonly page: (query: RunQuery) => Promise<RunSummary[]>;
+}
 
 /** A filter as the list gives it: `source` may also be `team:NAME`. */
 type ListFilter = Omit<CallFilter, 'source'> & { readonly source?: string };
 
 /** This storage and its team stores, listed as one; a team store's runs read-only. */
 export class CombinedRuns implements RunStoreApi {
+  /** Where the last call page ended in each source: the next page reads on from there. */
+  private frontier: { key: string; offset: number; at: number[]; totals: number[] } | undefined;
+
   constructor(
     private readonly local: RunStoreApi,
     private readonly teams: readonly ListedTeamStore[],
@@ -67,13 +79,27 @@ export class CombinedRuns implements RunStoreApi {
     this.local.onDidCaptureProgress?.(l) ?? { dispose() {} };
   prune: RunStoreApi['prune'] = (o) => this.local.prune(o);
   reconcileWithLogs: RunStoreApi['reconcileWithLogs'] = () => this.local.reconcileWithLogs();
-  totals: RunStoreApi['totals'] = () => this.local.totals();
+  totals: RunStoreApi['totals'] = async () => {
+    const own = await this.local.totals();
+    if (this.teams.length === 0) return own;
+    let teamRuns = 0;
+    let teamCalls = 0;
+    for (const t of this.teams) {
+      teamRuns += t.refusedList().length;
+      for (const runs of t.runStores()) {
+        const n = await runs.totals();
+        teamRuns += n.runs;
+        teamCalls += n.calls ?? 0;
+      }
+    }
+    return { ...own, teamRuns, teamCalls };
+  };
   recordShown: RunStoreApi['recordShown'] = (s) => this.local.recordShown(s);
   usage: RunStoreApi['usage'] = (q) => this.local.usage(q);
 
   /** True when `runId` is a team store's run (pin, delete and prune do not apply). */
   async isTeamRun(runId: string): Promise<boolean> {
-    return (await this.ownerOf(runId))?.store !== undefined;
+    return this.refusedRun(runId) !== undefined || (await this.ownerOf(runId))?.store !== undefined;
   }
 
   async deleteRun(runId: string): Promise<void> {
@@ -89,10 +115,12 @@ export class CombinedRuns implements RunStoreApi {
   async listRuns(): Promise<RunSummary[]> {
     const all: RunSummary[] = [];
     for (const s of this.sources()) for (const r of await s.runs.listRuns()) all.push(tagRun(r, s.store));
-    return all.sort((a, b) => cmp(b.startedAt, a.startedAt));
+    for (const t of this.teams) all.push(...t.refusedList());
+    return all.sort((a, b) => runOrder(a, b, this.rankOf.bind(this)));
   }
 
   async report(runId: string): Promise<CallReport[]> {
+    if (this.refusedRun(runId)) throw new EvidenceError('digestMismatch');
     const owner = await this.ownerOf(runId);
     if (!owner) return this.local.report(runId);
     return (await owner.runs.report(runId)).map((c) => tagCall(c, owner.store));
@@ -116,24 +144,50 @@ export class CombinedRuns implements RunStoreApi {
     );
   }
 
+  /**
+   * With `after`, each list seeks past the cursor and gives at most `limit` runs, so every page costs the first's;
+   * with `offset`, each gives its first offset + limit.
+   */
   async queryRuns(query: RunQuery): Promise<RunSummary[]> {
     const all: RunSummary[] = [];
     if (query.runIds) {
       for (const id of query.runIds) {
-        const owner = await this.ownerOf(id);
-        const r = owner && (await owner.runs.queryRuns({ runIds: [id], limit: 1 }))[0];
-        if (r) all.push(tagRun(r, owner.store));
+        const refused = this.refusedRun(id);
+        const owner = refused ? undefined : await this.ownerOf(id);
+        const r = refused ?? (owner && (await owner.runs.queryRuns({ runIds: [id], limit: 1 }))[0]);
+        if (r) all.push(tagRun(r, owner?.store));
       }
       return all.slice(0, query.limit);
     }
-    const want = (query.offset ?? 0) + query.limit;
-    for (const s of this.sources())
-      for (let offset = 0; offset < want; offset += CHUNK) {
-        const page = await s.runs.queryRuns({ ...query, offset, limit: Math.min(CHUNK, want - offset) });
-        all.push(...page.map((r) => tagRun(r, s.store)));
-        if (page.length < Math.min(CHUNK, want - offset)) break;
+    const rankOf = this.rankOf.bind(this);
+    const { offset: _offset, after, ...rest } = query;
+    const cursorRank = after === undefined ? 0 : rankOf(after.store);
+    if (after !== undefined && cursorRank < 0)
+      throw new EvidenceError('invalidArgument', 'after names no listed store');
+    const offset = after === undefined ? (query.offset ?? 0) : 0;
+    const want = offset + query.limit;
+    for (const l of this.listers()) {
+      // Ties of start time: a lower rank's runs came before the cursor's, a higher rank's after it.
+      const seek =
+        after === undefined
+          ? undefined
+          : {
+              startedAt: after.startedAt,
+              runId: l.rank === cursorRank ? after.runId : l.rank < cursorRank ? '' : '\uffff',
+            };
+      for (let at = 0; at < want; at += CHUNK) {
+        const take = Math.min(CHUNK, want - at);
+        const last = all.at(-1);
+        const page = await l.page({
+          ...rest,
+          limit: take,
+          ...(seek === undefined ? { offset: at } : { after: at === 0 ? seek : { ...cursorOf(last!) } }),
+        });
+        all.push(...page.map((r) => tagRun(r, l.store)));
+        if (page.length < take) break;
       }
-    return all.sort((a, b) => cmp(b.startedAt, a.startedAt)).slice(query.offset ?? 0, want);
+    }
+    return all.sort((a, b) => runOrder(a, b, rankOf)).slice(offset, want);
   }
 
   async queryCalls(query: CallQuery): Promise<CallPage> {
@@ -228,6 +282,33 @@ export class CombinedRuns implements RunStoreApi {
     ];
   }
 
+  /** This storage's catalog, each team store's catalogs, and each team store's refused runs. */
+  private listers(): RunLister[] {
+    const local: RunLister = { rank: 0, store: undefined, page: (q) => this.local.queryRuns(q) };
+    return [
+      local,
+      ...this.teams.flatMap((t, i): RunLister[] => [
+        ...t.runStores().map((runs) => ({ rank: i + 1, store: t.name, page: (q: RunQuery) => runs.queryRuns(q) })),
+        { rank: i + 1, store: t.name, page: async (q: RunQuery) => refusedPage(t.refusedList(), q) },
+      ]),
+    ];
+  }
+
+  /** 0 for this storage, then the team stores in order; -1 for a name none has. */
+  private rankOf(store: string | undefined): number {
+    if (store === undefined) return 0;
+    const i = this.teams.findIndex((t) => t.name === store);
+    return i < 0 ? -1 : i + 1;
+  }
+
+  private refusedRun(runId: string): RunSummary | undefined {
+    for (const t of this.teams) {
+      const r = t.refusedList().find((x) => x.runId === runId);
+      if (r) return r;
+    }
+    return undefined;
+  }
+
   private async ownerOf(runId: string): Promise<Source | undefined> {
     for (const s of this.sources()) if ((await s.runs.queryRuns({ runIds: [runId], limit: 1 })).length > 0) return s;
     return undefined;
@@ -250,30 +331,49 @@ export class CombinedRuns implements RunStoreApi {
     }
   }
 
-  /** The list's first `offset + limit` rows merged; which of them each source gives before and within the page. */
+  /**
+   * The list's rows `offset`..`offset + limit` merged; which rows each source gives before and within the page. A
+   * page that starts where the last one ended (same filter, same counts) reads `limit` rows a source from where each
+   * stopped; any other reads the first `offset + limit` of each.
+   */
   private async merge(query: ListFilter, offset: number, limit: number) {
     const sources = this.sources();
     const filters = sources.map((s) => sourceFilter(query, s));
-    const want = offset + limit;
-    const heads: CallSummary[][] = [];
-    let total = 0;
-    for (const [i, s] of sources.entries()) {
-      const rows: CallSummary[] = [];
-      const f = filters[i];
-      if (f)
-        for (let at = 0; at < want; at += CHUNK) {
-          const page = await s.runs.queryCalls({ ...f, offset: at, limit: Math.min(CHUNK, want - at) });
-          if (at === 0) total += page.total;
-          rows.push(...page.rows);
-          if (page.rows.length < Math.min(CHUNK, want - at)) break;
-        }
-      heads.push(rows);
+    const { offset: _o, limit: _l, withFacets: _w, ...filter } = query as CallReportQuery;
+    const key = JSON.stringify([filter, sources.length]);
+    /** `want` rows of each source from `from`, and each source's count. */
+    const read = async (from: number[], want: number): Promise<{ heads: CallSummary[][]; totals: number[] }> => {
+      const heads: CallSummary[][] = [];
+      const totals: number[] = [];
+      for (const [i, s] of sources.entries()) {
+        const rows: CallSummary[] = [];
+        const f = filters[i];
+        totals.push(0);
+        if (f)
+          for (let at = 0; at < want; at += CHUNK) {
+            const page = await s.runs.queryCalls({ ...f, offset: from[i]! + at, limit: Math.min(CHUNK, want - at) });
+            if (at === 0) totals[i] = page.total;
+            rows.push(...page.rows);
+            if (page.rows.length < Math.min(CHUNK, want - at)) break;
+          }
+        heads.push(rows);
+      }
+      return { heads, totals };
+    };
+    let resume = this.frontier?.key === key && this.frontier.offset === offset ? this.frontier : undefined;
+    let from = resume?.at ?? sources.map(() => 0);
+    let { heads, totals } = await read(from, resume ? limit : offset + limit);
+    // Counts changed since: the places each source stopped are no longer the list's.
+    if (resume && totals.some((t, i) => t !== resume!.totals[i])) {
+      resume = undefined;
+      from = sources.map(() => 0);
+      ({ heads, totals } = await read(from, offset + limit));
     }
     const next = sources.map(() => 0);
-    const skip = sources.map(() => 0);
+    const skip = [...from];
     const take = sources.map(() => 0);
     const page: { source: number; row: CallSummary }[] = [];
-    for (let n = 0; n < want; n++) {
+    for (let n = resume ? offset : 0; n < offset + limit; n++) {
       let best = -1;
       for (let i = 0; i < heads.length; i++) {
         const r = heads[i]![next[i]!];
@@ -288,6 +388,8 @@ export class CombinedRuns implements RunStoreApi {
         page.push({ source: best, row: tagSummary(row, sources[best]!.store) });
       }
     }
+    this.frontier = { key, offset: offset + page.length, at: skip.map((k, i) => k + take[i]!), totals };
+    const total = totals.reduce((a, b) => a + b, 0);
     return { sources, filters, total, skip, take, page };
   }
 }
@@ -322,6 +424,34 @@ function listedBefore(order: CallFilter['order'], a: CallSummary, ia: number, b:
 /** Result plus attachment bytes: the catalog's `largest` order. */
 function bytesOf(r: CallSummary): number {
   return r.attachments.reduce((n, a) => n + a.sizeBytes, r.resultBytes);
+}
+
+/** Newest first; ties by the store's rank (this storage first), then run id descending, as each catalog lists. */
+function runOrder(a: RunSummary, b: RunSummary, rankOf: (store: string | undefined) => number): number {
+  return (
+    Date.parse(b.startedAt) - Date.parse(a.startedAt) || rankOf(a.store) - rankOf(b.store) || cmp(b.runId, a.runId)
+  );
+}
+
+/** The cursor that lists the runs after `r`. */
+export function cursorOf(r: RunSummary): RunCursor {
+  return { startedAt: r.startedAt, runId: r.runId, ...(r.store !== undefined && { store: r.store }) };
+}
+
+/** A page of a team store's refused runs (already newest first), filtered as a catalog filters. */
+function refusedPage(refused: readonly RunSummary[], q: RunQuery): RunSummary[] {
+  const text = q.text?.toLowerCase();
+  const after = q.after;
+  const ms = after === undefined ? 0 : Date.parse(after.startedAt);
+  const rows = refused.filter(
+    (r) =>
+      (text === undefined || r.runId.toLowerCase().includes(text)) &&
+      (after === undefined ||
+        Date.parse(r.startedAt) < ms ||
+        (Date.parse(r.startedAt) === ms && r.runId < after.runId)),
+  );
+  const from = after === undefined ? (q.offset ?? 0) : 0;
+  return rows.slice(from, from + q.limit);
 }
 
 function cmp<T extends string | number>(a: T, b: T): number {

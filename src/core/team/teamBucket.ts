@@ -25,6 +25,14 @@ const RUN_ID = /^run-[A-Za-z0-9-]{1,120}$/;
 export interface ListedRun {
   readonly runId: string;
   readonly sizeBytes: number;
+  /** The bucket's time for the object: a refused run's only trustworthy place in the list. */
+  readonly listedAt: string;
+}
+
+/** A run log as fetched: `intact` only when it hashes to the sha256 its publisher recorded. */
+export interface FetchedLog {
+  readonly bytes: Uint8Array;
+  readonly intact: boolean;
 }
 
 export class TeamBucket {
@@ -108,7 +116,8 @@ export class TeamBucket {
         const name = o.Key?.slice(Prefix.length) ?? '';
         const runId = name.endsWith('.jsonl') ? name.slice(0, -'.jsonl'.length) : '';
         // Anything else under runs/ is not ours: never read.
-        if (RUN_ID.test(runId)) yield { runId, sizeBytes: o.Size ?? 0 };
+        if (RUN_ID.test(runId))
+          yield { runId, sizeBytes: o.Size ?? 0, listedAt: (o.LastModified ?? new Date(0)).toISOString() };
       }
       const last = contents.at(-1)?.Key;
       if (!page.IsTruncated || last === undefined) return;
@@ -118,18 +127,23 @@ export class TeamBucket {
 
   /** A changed or cut object is a digest mismatch. */
   async getRun(runId: string): Promise<Uint8Array> {
+    const log = await this.fetchLog(runId);
+    if (!log.intact) throw new EvidenceError('digestMismatch');
+    return log.bytes;
+  }
+
+  /** The log and whether it is the one published; an oversized log is not read. */
+  async fetchLog(runId: string): Promise<FetchedLog> {
     let got;
     try {
       got = await this.client.send(new GetObjectCommand({ Bucket: this.location.bucket, Key: this.runKey(runId) }));
     } catch (e) {
       throw safeError(e);
     }
-    if ((got.ContentLength ?? 0) > MAX_RUN_LOG_BYTES) throw new EvidenceError('digestMismatch');
-    const body = got.Body ? await got.Body.transformToByteArray() : new Uint8Array(0);
+    if ((got.ContentLength ?? 0) > MAX_RUN_LOG_BYTES) return { bytes: new Uint8Array(0), intact: false };
+    const bytes = got.Body ? await got.Body.transformToByteArray() : new Uint8Array(0);
     const expected = got.Metadata?.sha256;
-    if (typeof expected !== 'string' || !HEX64.test(expected) || sha256Hex(body) !== expected)
-      throw new EvidenceError('digestMismatch');
-    return body;
+    return { bytes, intact: typeof expected === 'string' && HEX64.test(expected) && sha256Hex(bytes) === expected };
   }
 
   dispose(): void {

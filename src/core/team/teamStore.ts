@@ -1,7 +1,8 @@
 /**
  * A team store opened read-only (docs/contracts.md §7.2): the bucket's run logs mirrored and indexed by the same
  * catalog as local runs, their bytes read from the bucket and verified. A log that does not hash to its published
- * sha256 or is not one finished run is refused, never mirrored.
+ * sha256 or is not one finished run is refused, never mirrored: it is listed by its id and the bucket's time, marked,
+ * and a handle its bytes name is refused with the tampering sentence.
  */
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
@@ -20,7 +21,7 @@ import type {
   RunSummary,
 } from '../runs/types.js';
 import { TeamBlobStore } from './teamBlobStore.js';
-import type { TeamBucket } from './teamBucket.js';
+import type { FetchedLog, ListedRun, TeamBucket } from './teamBucket.js';
 import { teamStoreId, type TeamCredentials, type TeamLocation } from './teamLocation.js';
 
 const FETCHES_IN_FLIGHT = 8;
@@ -48,15 +49,26 @@ export interface TeamRunSummary extends RunSummary {
   readonly store: string;
 }
 
+/** What is known of a refused run: nothing its log says is trusted. */
+interface RefusedRun {
+  readonly summary: TeamRunSummary;
+  /** Handles its bytes name: each read of one is refused, never resolved. */
+  readonly handles: ReadonlySet<string>;
+}
+
+const HANDLE_IN_BYTES = /\b(?:res|out)_[a-z2-7]{26}\b/g;
+
 export class TeamStore {
   private readonly tenants = new Map<string, RunStore>();
   private readonly mirrored = new Set<string>();
-  private readonly refusedRuns = new Set<string>();
+  private readonly refusedRuns = new Map<string, RefusedRun>();
   private lastSync = 0;
   private syncing: Promise<TeamSyncReport> | undefined;
 
   private constructor(
     readonly name: string,
+    /** Its local index's folder name under the team folder. */
+    readonly id: string,
     private readonly bucket: TeamBucket,
     private readonly logsDir: string,
     private readonly blobs: TeamBlobStore,
@@ -68,9 +80,10 @@ export class TeamStore {
     // Loaded here only: the S3 SDK's start-up is paid by whoever opens a team store.
     const { TeamBucket } = await import('./teamBucket.js');
     const bucket = new TeamBucket(options.location, options.credentials);
-    const logsDir = path.join(options.teamDir, teamStoreId(options.location), 'logs');
+    const id = teamStoreId(options.location);
+    const logsDir = path.join(options.teamDir, id, 'logs');
     await fsp.mkdir(logsDir, { recursive: true });
-    const store = new TeamStore(options.name, bucket, logsDir, new TeamBlobStore(bucket, logsDir), options.reader);
+    const store = new TeamStore(options.name, id, bucket, logsDir, new TeamBlobStore(bucket, logsDir), options.reader);
     for (const tenant of await fsp.readdir(logsDir)) {
       if (!isSafeSegment(tenant)) continue;
       await store.tenant(tenant);
@@ -81,7 +94,14 @@ export class TeamStore {
   }
 
   get refused(): ReadonlySet<string> {
-    return this.refusedRuns;
+    return new Set(this.refusedRuns.keys());
+  }
+
+  /** The refused runs, newest first by the bucket's time. */
+  refusedList(): TeamRunSummary[] {
+    return [...this.refusedRuns.values()]
+      .map((r) => r.summary)
+      .sort((a, b) => (a.startedAt < b.startedAt ? 1 : a.startedAt > b.startedAt ? -1 : a.runId < b.runId ? 1 : -1));
   }
 
   /** One sync at a time. */
@@ -148,6 +168,7 @@ export class TeamStore {
 
   private async withRun<T>(handle: unknown, fn: (runs: RunStore) => Promise<T>): Promise<T> {
     if (typeof handle !== 'string') throw accessDenied();
+    this.refuseIfTampered(handle);
     let owner = await this.ownerOf(handle);
     if (!owner && Date.now() - this.lastSync >= RESYNC_ON_MISS_MS) {
       // A store that cannot be listed answers as one that never minted the handle: a model learns nothing of it.
@@ -155,7 +176,10 @@ export class TeamStore {
         () => true,
         () => false,
       );
-      if (synced) owner = await this.ownerOf(handle);
+      if (synced) {
+        this.refuseIfTampered(handle);
+        owner = await this.ownerOf(handle);
+      }
     }
     if (!owner) throw accessDenied();
     try {
@@ -168,6 +192,11 @@ export class TeamStore {
         );
       throw e;
     }
+  }
+
+  /** The local tampering sentence for a handle of a refused run. */
+  private refuseIfTampered(handle: string): void {
+    for (const r of this.refusedRuns.values()) if (r.handles.has(handle)) throw new EvidenceError('digestMismatch');
   }
 
   private async ownerOf(handle: string): Promise<{ runs: RunStore; runId: string } | undefined> {
@@ -197,28 +226,28 @@ export class TeamStore {
   }
 
   private async syncOnce(): Promise<TeamSyncReport> {
-    const fresh: string[] = [];
+    const fresh: ListedRun[] = [];
     let listed = 0;
-    for await (const { runId } of this.bucket.runs()) {
+    for await (const run of this.bucket.runs()) {
       listed++;
-      if (!this.mirrored.has(runId)) fresh.push(runId);
+      if (!this.mirrored.has(run.runId)) fresh.push(run);
     }
     const touched = new Set<RunStore>();
     const refused: string[] = [];
     let added = 0;
     for (let i = 0; i < fresh.length; i += FETCHES_IN_FLIGHT) {
       const batch = fresh.slice(i, i + FETCHES_IN_FLIGHT);
-      const done = await Promise.all(batch.map((runId) => this.fetchRun(runId)));
-      for (const [j, tenant] of done.entries()) {
-        const runId = batch[j]!;
-        if (tenant === undefined) {
+      const done = await Promise.all(batch.map((run) => this.fetchRun(run)));
+      for (const [j, fetched] of done.entries()) {
+        const runId = batch[j]!.runId;
+        if (typeof fetched !== 'string') {
           refused.push(runId);
-          this.refusedRuns.add(runId);
+          this.refusedRuns.set(runId, fetched);
           continue;
         }
         this.refusedRuns.delete(runId);
         this.mirrored.add(runId);
-        touched.add(await this.tenant(tenant));
+        touched.add(await this.tenant(fetched));
         added++;
       }
     }
@@ -227,32 +256,58 @@ export class TeamStore {
     return { listed, added, refused };
   }
 
-  private async fetchRun(runId: string): Promise<string | undefined> {
-    let bytes: Uint8Array;
+  /** The mirrored run's tenant, or the refused run as it is listed. */
+  private async fetchRun(run: ListedRun): Promise<string | RefusedRun> {
+    const { runId } = run;
+    let log: FetchedLog;
     try {
-      bytes = await this.bucket.getRun(runId);
+      log = await this.bucket.fetchLog(runId);
     } catch (e) {
-      if (e instanceof EvidenceError && (e.code === 'digestMismatch' || e.code === 'missing')) return undefined;
+      if (e instanceof EvidenceError && e.code === 'missing') return this.refusedRun(run, 'unreadable', undefined);
       throw e;
     }
-    const log = parseRunLog(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), runId);
-    const first = log.records[0];
-    const finished = log.records.some((r) => r.type === 'run_finished');
+    const bytes = Buffer.from(log.bytes.buffer, log.bytes.byteOffset, log.bytes.byteLength);
+    if (!log.intact) return this.refusedRun(run, 'tampered', bytes);
+    const parsed = parseRunLog(bytes, runId);
+    const first = parsed.records[0];
+    const finished = parsed.records.some((r) => r.type === 'run_finished');
     if (
       first?.type !== 'run_started' ||
       first.runId !== runId ||
       !isSafeSegment(first.tenant) ||
       !finished ||
-      log.tornTail ||
-      log.problems.length > 0
+      parsed.tornTail ||
+      parsed.problems.length > 0
     )
-      return undefined;
+      return this.refusedRun(run, 'unreadable', bytes);
     const dir = path.join(this.logsDir, first.tenant);
     await fsp.mkdir(dir, { recursive: true });
     // Whole or not at all: a sync killed mid-write leaves a temporary name the next sync ignores.
     const tmp = path.join(dir, `.${runId}.${process.pid}.tmp`);
-    await fsp.writeFile(tmp, bytes);
+    await fsp.writeFile(tmp, log.bytes);
     await fsp.rename(tmp, path.join(dir, `${runId}.jsonl`));
     return first.tenant;
+  }
+
+  private refusedRun(run: ListedRun, why: 'tampered' | 'unreadable', bytes: Buffer | undefined): RefusedRun {
+    return {
+      handles: new Set(bytes?.toString('latin1').match(HANDLE_IN_BYTES) ?? []),
+      summary: {
+        runId: run.runId,
+        tenant: '',
+        startedAt: run.listedAt,
+        status: 'failed',
+        pinned: false,
+        profileHash: '',
+        callCount: 0,
+        failedCalls: 0,
+        totalBytes: run.sizeBytes,
+        outputBytes: 0,
+        tornTail: false,
+        problems: [],
+        store: this.name,
+        refused: why,
+      },
+    };
   }
 }

@@ -1,7 +1,8 @@
 /**
  * Team evidence in the editor (docs/contracts.md §7): the stores of the user's settings with their credentials, for
- * the services to open; **Add Team Evidence…**; and the listings (after each open, when the window gets focus, and on
- * Refresh), which say when a store brought new runs so that the inspector and the Runs view read again.
+ * the services to open; **Add Team Evidence…** and **Remove Team Evidence…**; and the listings (after each open,
+ * when the window gets focus, and on Refresh), which say when a store brought new runs so that the inspector and the
+ * Runs view read again.
  */
 import * as vscode from 'vscode';
 import type { TeamCredentials } from '../../core/index.js';
@@ -9,6 +10,7 @@ import { Ids } from '../ids.js';
 import type { Log } from '../log.js';
 import type { EvidenceServices, ServicesHost, TeamStoreEntry } from '../services.js';
 import { addTeamEvidence, TEAM_STORES_KEY } from './addTeamEvidence.js';
+import { removeTeamEvidence } from './removeTeamEvidence.js';
 import { readTeamStores, teamSecretKey } from './teamSettings.js';
 
 /** The stores of the user's settings, with their keys from SecretStorage; each problem is a line of the log. */
@@ -75,6 +77,9 @@ export function registerTeamEvidence(
     synced,
     vscode.commands.registerCommand(Ids.commands.addTeamEvidence, (given?: Record<string, unknown>) =>
       addTeamEvidence(deps.secrets, deps.log, given),
+    ),
+    vscode.commands.registerCommand(Ids.commands.removeTeamEvidence, (given?: Record<string, unknown>) =>
+      removeTeamEvidence(deps, given),
     ),
     vscode.commands.registerCommand(Ids.commands.refreshTeamEvidence, sync),
     deps.host.onDidChange(() => void sync()),

@@ -164,3 +164,35 @@ function sentenceOf(check: () => unknown): string | undefined {
     throw e;
   }
 }
+
+/**
+ * The user's `boundedEvidence.teamStores` value without the entry named `name`, and that entry checked (undefined
+ * when no entry has the name; an entry that does not check is removed all the same, with no location).
+ */
+export function withoutTeamStore(
+  value: unknown,
+  name: string,
+  env: NodeJS.ProcessEnv,
+): { remaining: unknown[]; removed: TeamLocation | null } | undefined {
+  const entries = Array.isArray(value) ? value : [];
+  const at = entries.findIndex((e) => nameOf(e) === name);
+  if (at < 0) return undefined;
+  const checked = checkEntry(entries[at], [], env);
+  return {
+    remaining: entries.filter((_, i) => i !== at),
+    removed: typeof checked === 'string' ? null : checked.location,
+  };
+}
+
+/** The names of the user's entries, in order, as written. */
+export function teamStoreNames(value: unknown): string[] {
+  return (Array.isArray(value) ? value : []).flatMap((e) => {
+    const n = nameOf(e);
+    return n === undefined ? [] : [n];
+  });
+}
+
+function nameOf(e: unknown): string | undefined {
+  const n = typeof e === 'object' && e !== null ? (e as { name?: unknown }).name : undefined;
+  return typeof n === 'string' ? n.trim() : undefined;
+}

@@ -4,7 +4,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { CallReport, RunStoreApi, RunSummary } from '../../core/index.js';
+import { ErrorText, type CallReport, type RunStoreApi, type RunSummary } from '../../core/index.js';
 import { outcomeOf, runOutcomeOf } from '../../shared/outcome.js';
 import { runCommandAndCapture } from '../commands/runCommandAndCapture.js';
 import { importFile } from '../commands/importFile.js';
@@ -93,7 +93,13 @@ class EvidenceTree implements vscode.TreeDataProvider<EvidenceNode>, vscode.Disp
       const runs = await store.queryRuns({ limit: Math.min(treeRunsMax, this.shown + 1) });
       const nodes: EvidenceNode[] = runs.slice(0, this.shown).map((run) => ({ kind: 'run', run }));
       if (runs.length > this.shown || (this.shown >= treeRunsMax && runs.length >= treeRunsMax)) {
-        nodes.push({ kind: 'more', shown: Math.min(this.shown, runs.length), total: (await store.totals()).runs });
+        // Team runs are listed here too, so they are counted too.
+        const totals = await store.totals();
+        nodes.push({
+          kind: 'more',
+          shown: Math.min(this.shown, runs.length),
+          total: totals.runs + (totals.teamRuns ?? 0),
+        });
       }
       return nodes;
     }
@@ -122,6 +128,7 @@ class EvidenceTree implements vscode.TreeDataProvider<EvidenceNode>, vscode.Disp
         : { command: Ids.commands.view.showMore, title: 'Show more runs' };
       return item;
     }
+    if (node.kind === 'run' && node.run.refused !== undefined) return refusedItem(node.run);
     if (node.kind === 'run') {
       const r = node.run;
       const item = new vscode.TreeItem(r.label ?? r.runId, vscode.TreeItemCollapsibleState.Collapsed);
@@ -189,6 +196,22 @@ class EvidenceTree implements vscode.TreeDataProvider<EvidenceNode>, vscode.Disp
   dispose(): void {
     this.changed.dispose();
   }
+}
+
+/** A team run whose published log was refused: marked, with nothing of its log shown and nothing to open. */
+function refusedItem(r: RunSummary): vscode.TreeItem {
+  const item = new vscode.TreeItem(r.runId, vscode.TreeItemCollapsibleState.None);
+  item.id = `run:${r.store ?? ''}:${r.runId}`;
+  const mark = r.refused === 'tampered' ? 'tampered: refused' : 'not one finished run: refused';
+  item.description = `team ${r.store ?? ''} · ${mark}`;
+  item.tooltip =
+    `run ${r.runId} of team store ${r.store ?? ''} was refused: ` +
+    (r.refused === 'tampered' ? ErrorText.digestMismatch : 'its published log is not one finished run') +
+    `\nlisted in the bucket at ${r.startedAt}; nothing of it is read`;
+  item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('errorForeground'));
+  item.contextValue = 'teamRun.refused';
+  item.accessibilityInformation = { label: `Run ${r.runId}, ${item.description}` };
+  return item;
 }
 
 function targetOfNode(node: EvidenceNode): InspectorTarget {
@@ -259,7 +282,7 @@ export function registerEvidenceView(
           status.tooltip = t.tooltip;
           status.accessibilityInformation = { label: t.label };
           status.show();
-          const key = `${totals.runs}/${totals.calls ?? ''}/${totals.bytes}`;
+          const key = `${totals.runs}/${totals.calls ?? ''}/${totals.bytes}/${totals.teamRuns ?? ''}`;
           // A poll with nothing new costs two row reads.
           if (key !== lastTotals) {
             lastTotals = key;

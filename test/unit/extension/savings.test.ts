@@ -115,6 +115,17 @@ describe('Savings view host side and status bar words', () => {
     assert.equal(statusTexts({ runs: 1, bytes: 10 }, undefined, 2).text, '$(sync~spin) Capturing… · 1 run · 10 bytes');
     assert.equal(savingsLine(EMPTY_FIGURES), 'No outputs recorded in the last 7 days.');
     // Nothing stored is said so, not as "0 runs · 4.0 KiB" (the catalog's own bytes).
+    // With team stores each figure says whose it is: bytes and the week are local, team runs counted apart.
+    const withTeam = statusTexts({ runs: 23, bytes: 5 * 1024 * 1024, calls: 23, teamRuns: 4, teamCalls: 9 }, week, 0);
+    assert.equal(withTeam.text, '$(database) 23 local runs · 5.0 MiB · 4 team runs');
+    assert.equal(
+      withTeam.tooltip,
+      'Bounded Evidence: 23 local runs · 5.0 MiB (23 calls) of evidence stored. 4 team runs (9 calls) listed read-only from team stores. Local, last 7 days: 3 outputs (3.0 MiB); a model was shown 2.0 KiB and read back 900 bytes in 2 reads; saved 3.0 MiB; 1 output lost bytes past a cap. Click to open the inspector.',
+    );
+    assert.equal(
+      statusTexts({ runs: 0, bytes: 4096, calls: 0, teamRuns: 1, teamCalls: 1 }, undefined, 0).text,
+      '$(database) No local runs · 1 team run',
+    );
     const none = statusTexts({ runs: 0, bytes: 4096, calls: 0 }, EMPTY_FIGURES, 0);
     assert.equal(none.text, '$(database) Nothing stored');
     assert.match(none.tooltip, /^Bounded Evidence: no evidence stored\./);

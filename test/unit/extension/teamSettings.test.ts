@@ -17,6 +17,8 @@ import {
   checkTeamUri,
   readTeamStores,
   teamSecretKey,
+  teamStoreNames,
+  withoutTeamStore,
 } from '../../../src/extension/team/teamSettings.js';
 
 const ci = { name: 'ci', uri: 's3://team-bucket/evidence', endpoint: 'http://127.0.0.1:9000', credentials: 'default' };
@@ -121,5 +123,21 @@ describe('team store settings', () => {
     assert.equal(checkSecretAccessKey('wJalrXUtnFEMI/K7MDENG/bPxRfiCY'), undefined);
     assert.equal(checkSecretAccessKey(''), 'A secret access key is 1 to 256 characters without spaces.');
     assert.equal(teamSecretKey('ci'), 'boundedEvidence.team.ci.credentials');
+  });
+
+  it('Remove Team Evidence… takes out the named entry only, and says where its index was', () => {
+    const mate = { name: 'mate', uri: 's3://team-bucket/mate', credentials: 'secretStorage' };
+    const broken = { name: 'old', uri: 'not a uri' };
+    const value = [ci, mate, broken, 42];
+    assert.deepEqual(teamStoreNames(value), ['ci', 'mate', 'old']);
+    const cut = withoutTeamStore(value, 'ci', {})!;
+    assert.deepEqual(cut.remaining, [mate, broken, 42]);
+    assert.equal(cut.removed?.bucket, 'team-bucket');
+    assert.equal(cut.removed?.prefix, 'evidence/');
+    assert.equal(cut.removed?.endpoint, 'http://127.0.0.1:9000');
+    // An entry that no longer checks is removed all the same; there is no index of it to delete.
+    assert.deepEqual(withoutTeamStore(value, 'old', {}), { remaining: [ci, mate, 42], removed: null });
+    assert.equal(withoutTeamStore(value, 'nobody', {}), undefined);
+    assert.equal(withoutTeamStore(undefined, 'ci', {}), undefined);
   });
 });

@@ -293,6 +293,7 @@ export async function queryRuns(catalog: Catalog, q: RunQuery, tenant: string, i
   positive('limit', q.limit, MAX_LIMIT);
   const skip = q.offset === undefined ? 0 : positive('offset', q.offset, Number.MAX_SAFE_INTEGER, 0);
   const text = optionalString('text', q.text)?.toLowerCase();
+  const after = cursorOf(q.after);
   if (
     q.runIds !== undefined &&
     (!Array.isArray(q.runIds) || q.runIds.length > q.limit || q.runIds.some((id) => typeof id !== 'string'))
@@ -312,20 +313,35 @@ export async function queryRuns(catalog: Catalog, q: RunQuery, tenant: string, i
         ? ''
         : `AND (instr(${lowerSql(text, 'run_id')}, $text) > 0 OR ` +
           `instr(${lowerSql(text, "coalesce(label, '')")}, $text) > 0)`;
+    // The index (ok, started_ms, run_id) seeks to the cursor: a deep page costs what the first does.
+    const seek = after === undefined ? '' : 'AND (started_ms, run_id) < ($afterMs, $afterId)';
     return catalog
       .use((db) =>
         db
           .statement(
-            `SELECT ${RUN_READ} FROM runs WHERE ok = 1 ${filter} ` +
+            `SELECT ${RUN_READ} FROM runs WHERE ok = 1 ${filter} ${seek} ` +
               `ORDER BY ok DESC, started_ms DESC, run_id DESC LIMIT $limit OFFSET $offset`,
           )
-          .all({ ...(text !== undefined ? { text } : {}), limit: q.limit, offset: skip }),
+          .all({
+            ...(text !== undefined ? { text } : {}),
+            ...(after !== undefined ? { afterMs: after.ms, afterId: after.runId } : {}),
+            limit: q.limit,
+            offset: after === undefined ? skip : 0,
+          }),
       )
       .map((r) => runRowOf(r as unknown as RunValues));
   };
   let rows = pick();
   if (await catalog.verifyRuns(rows.map((r) => r.id))) rows = pick();
   return rows.map((r) => summaryOf(r, tenant, isLive));
+}
+
+function cursorOf(after: RunQuery['after']): { ms: number; runId: string } | undefined {
+  if (after === undefined) return undefined;
+  const ms = typeof after === 'object' && after !== null ? Date.parse(after.startedAt) : NaN;
+  if (!Number.isFinite(ms) || typeof after.runId !== 'string')
+    throw new EvidenceError('invalidArgument', 'after must be { startedAt, runId } of a listed run');
+  return { ms, runId: after.runId };
 }
 
 /** By jumping to the next value in the index: `SELECT DISTINCT` walks every entry. */

@@ -4,12 +4,12 @@
  * read through, and team runs read-only. Real run stores on disk stand for the team stores' mirrored tenants.
  */
 import * as assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { CombinedRuns, FsBlobStore, RunStore } from '../../../../src/core/index.js';
 import type { CallSummary } from '../../../../src/core/runs/types.js';
-import type { ListedTeamStore } from '../../../../src/core/team/combinedRuns.js';
+import { cursorOf, type ListedTeamStore } from '../../../../src/core/team/combinedRuns.js';
 
 describe('team runs listed with local runs', () => {
   let dir: string;
@@ -30,6 +30,7 @@ describe('team runs listed with local runs', () => {
   const team = (name: string, runs: RunStore): ListedTeamStore => ({
     name,
     runStores: () => [runs],
+    refusedList: () => [],
     readToolOutput: (args, scope, options) => runs.readToolOutput(args, scope, options),
     openHandle: async (h) => ({ ...(await runs.openHandle(h)), store: name }),
   });
@@ -104,6 +105,35 @@ describe('team runs listed with local runs', () => {
       }
     });
 
+  it('reads on from where the last call page ended: limit rows a store a page, not offset + limit', async () => {
+    const asked: { offset: number; limit: number }[] = [];
+    const counted = (runs: RunStore): RunStore =>
+      Object.assign(Object.create(runs) as RunStore, {
+        queryCalls: (q: Parameters<RunStore['queryCalls']>[0]) => {
+          asked.push({ offset: q.offset, limit: q.limit });
+          return runs.queryCalls(q);
+        },
+      });
+    const fresh = new CombinedRuns(counted(local), [
+      { ...team('ci', ci), runStores: () => [counted(ci)] },
+      { ...team('mate', mate), runStores: () => [counted(mate)] },
+    ]);
+    const expected = await everyCall('newest');
+    const seen: string[] = [];
+    for (let offset = 0; offset < expected.length; offset += 3) {
+      asked.length = 0;
+      seen.push(...keys((await fresh.queryCalls({ order: 'newest', offset, limit: 3 })).rows));
+      assert.ok(
+        asked.every((a) => a.limit <= 3),
+        JSON.stringify(asked),
+      );
+    }
+    assert.deepEqual(seen, expected);
+    // A jump elsewhere reads from the top again, and is still the same slice of the list.
+    const jump = await fresh.queryCalls({ order: 'newest', offset: 5, limit: 4 });
+    assert.deepEqual(keys(jump.rows), expected.slice(5, 9));
+  });
+
   it("names each team call's and run's store, offers each store as a source, filters by it", async () => {
     const page = await combined.callReports({ order: 'newest', offset: 0, limit: 100, withFacets: true });
     const storeOf = new Map(page.runs.map((r) => [r.label, r.store]));
@@ -124,6 +154,77 @@ describe('team runs listed with local runs', () => {
     const rows: CallSummary[] = (await combined.queryCalls({ offset: 0, limit: 100, runId: c1.runId })).rows.slice();
     assert.equal(rows.length, 4);
     assert.ok(rows.every((r) => r.store === 'ci'));
+  });
+
+  it('pages runs by a cursor across several stores: each run once, in order, each page asking limit rows a store', async () => {
+    const stores = await Promise.all(['s0', 's1', 's2'].map((n) => open(n)));
+    // Equal start times across stores and within one: the ties are where a cursor goes wrong.
+    const at = ['2026-01-01T00:00:00.000Z', '2026-01-01T00:00:01.000Z', '2026-01-01T00:00:02.000Z'];
+    for (const [i, s] of stores.entries())
+      for (let n = 0; n < 7; n++) {
+        const run = await s.startRun({ label: `s${i}-${n}`, source: { kind: 'cli' } });
+        await run.finish();
+        // Each store's log of the run, started at a shared time: rewritten, then re-indexed from the logs.
+        const file = path.join(dir, `s${i}`, 'logs', `s${i}`, `${run.runId}.jsonl`);
+        const log = readFileSync(file, 'utf8').replace(/"startedAt":"[^"]+"/, `"startedAt":"${at[(n + i) % 3]}"`);
+        writeFileSync(file, log);
+      }
+    for (const s of stores) await s.reconcileWithLogs();
+    const asked: number[] = [];
+    const counting = (name: string, runs: RunStore): ListedTeamStore => {
+      const queryRuns: RunStore['queryRuns'] = async (q) => {
+        const rows = await runs.queryRuns(q);
+        if (q.runIds === undefined) asked.push(q.offset ?? 0, q.limit);
+        return rows;
+      };
+      return { ...team(name, runs), runStores: () => [Object.assign(Object.create(runs) as RunStore, { queryRuns })] };
+    };
+    const refused = {
+      runId: 'run-refused-1',
+      tenant: '',
+      startedAt: at[1]!,
+      status: 'failed' as const,
+      pinned: false,
+      profileHash: '',
+      callCount: 0,
+      failedCalls: 0,
+      totalBytes: 10,
+      outputBytes: 0,
+      tornTail: false,
+      problems: [],
+      store: 't1',
+      refused: 'tampered' as const,
+    };
+    const merged = new CombinedRuns(stores[0]!, [
+      { ...counting('t1', stores[1]!), refusedList: () => [refused] },
+      counting('t2', stores[2]!),
+    ]);
+    const everyRun = await merged.listRuns();
+    assert.equal(everyRun.length, 22);
+    const byRank = (r: { store?: string }): number => (r.store === undefined ? 0 : r.store === 't1' ? 1 : 2);
+    for (let i = 1; i < everyRun.length; i++) {
+      const [a, b] = [everyRun[i - 1]!, everyRun[i]!];
+      assert.ok(a.startedAt > b.startedAt || (a.startedAt === b.startedAt && byRank(a) <= byRank(b)), `${i}`);
+    }
+    for (const limit of [1, 4, 22]) {
+      const seen: string[] = [];
+      let page = await merged.queryRuns({ limit });
+      while (page.length > 0) {
+        seen.push(...page.map((r) => `${r.store ?? ''}/${r.runId}`));
+        asked.length = 0;
+        page = await merged.queryRuns({ limit, after: cursorOf(page.at(-1)!) });
+        // Every store was asked from its cursor, for one page's rows: never offset + limit.
+        for (let j = 0; j < asked.length; j += 2) assert.deepEqual([asked[j], asked[j + 1]], [0, limit]);
+      }
+      assert.deepEqual(
+        seen,
+        everyRun.map((r) => `${r.store ?? ''}/${r.runId}`),
+        `limit ${limit}`,
+      );
+      assert.equal(seen.filter((k) => k === 't1/run-refused-1').length, 1);
+    }
+    assert.deepEqual(await merged.totals().then((t) => [t.runs, t.teamRuns]), [7, 15]);
+    for (const s of stores) s.close();
   });
 
   it('reads a team handle through its store, and refuses pin and delete of a team run', async () => {

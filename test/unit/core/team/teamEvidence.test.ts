@@ -23,7 +23,10 @@ import {
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { runCli } from '../../../../src/cli/main.js';
 import type { CliIo } from '../../../../src/cli/io.js';
-import { ErrorText } from '../../../../src/core/index.js';
+import { openSession } from '../../../../src/cli/session.js';
+import { CombinedRuns, ErrorText } from '../../../../src/core/index.js';
+import { teamLocation } from '../../../../src/core/team/teamLocation.js';
+import { TeamStore } from '../../../../src/core/team/teamStore.js';
 import { createEvidenceMcpServer } from '../../../../src/mcp/server.js';
 import { startFaultProxy, startS3Server, type S3Server } from '../blobs/s3Fixture.js';
 
@@ -362,6 +365,44 @@ describe('team evidence: publish to S3, read it on another machine', function ()
     assert.equal(listed.code, 1);
     assert.ok(listed.stdout.includes(`${secondId}\trefused\t${ErrorText.digestMismatch}`), listed.stdout);
     assert.ok(listed.stdout.includes(`${runId}\tcompleted`), listed.stdout);
+
+    // The core's merged list: the refused run is listed, marked and placed by the bucket's time; every read of it is
+    // refused with the tampering sentence, never dropped or resolved.
+    const secondHandle = /(?:res|out)_[a-z2-7]{26}/.exec(log.toString())![0];
+    const mine = await openSession(path.join(dev.storage, 'merged'));
+    const team = await TeamStore.open({
+      name: 'ci',
+      location: teamLocation(uri, { AWS_ENDPOINT_URL: s3.endpoint }),
+      teamDir: path.join(dev.storage, 'merged', 'team'),
+    });
+    try {
+      const sync = await team.sync();
+      assert.deepEqual(sync.refused, [secondId]);
+      const combined = new CombinedRuns(mine.runs, [team]);
+      const runs = await combined.queryRuns({ limit: 10 });
+      assert.deepEqual(
+        runs.map((r) => [r.runId, r.store, r.refused]),
+        [
+          [secondId, 'ci', 'tampered'],
+          [runId, 'ci', undefined],
+        ],
+      );
+      assert.deepEqual(
+        (await combined.listRuns()).map((r) => r.runId),
+        runs.map((r) => r.runId),
+      );
+      assert.equal((await combined.queryRuns({ runIds: [secondId], limit: 1 }))[0]?.refused, 'tampered');
+      assert.equal((await combined.totals()).teamRuns, 2);
+      assert.equal(await combined.isTeamRun(secondId), true);
+      const sentence = new RegExp(`^${ErrorText.digestMismatch}$`);
+      await assert.rejects(combined.report(secondId), { message: sentence });
+      await assert.rejects(combined.readToolOutput({ handle: secondHandle }), { message: sentence });
+      await assert.rejects(combined.openHandle(secondHandle), { message: sentence });
+      await assert.rejects(combined.deleteRun(secondId), /read-only/);
+    } finally {
+      team.close();
+      mine.runs.close();
+    }
   });
 
   it('a publish that fails midway lists nothing; the next publish completes it, uploading only what is missing', async () => {
