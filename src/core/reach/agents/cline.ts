@@ -81,7 +81,8 @@ function hooksDir(ctx: AgentContext, scope: Scope): string {
 
 const CLINE_NOTE =
   'Cline runs each command of a run_commands call in its own shell; each is routed on its own. ' +
-  'The extension (saoudrizwan.claude-dev) reads .clinerules/hooks and cannot change a command: this routes the cline command line.';
+  'The extension (saoudrizwan.claude-dev) reads .clinerules/hooks and cannot change a command: ' +
+  'this routes the cline command line.';
 
 export const cline: AgentAdapter = {
   id: 'cline',
@@ -119,7 +120,8 @@ export const cline: AgentAdapter = {
       });
     else if (scope === 'project')
       notes.push(
-        "Cline's MCP servers are the user's (init --global registers ours): in a project, a handle is read with run_commands: bounded-evidence read HANDLE.",
+        "Cline's MCP servers are the user's (init --global registers ours): " +
+          'in a project, a handle is read with run_commands: bounded-evidence read HANDLE.',
       );
     else
       notes.unshift(
