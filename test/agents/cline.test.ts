@@ -260,9 +260,10 @@ describe('Reach: Cline command line from npm with a scripted Chat Completions AP
     assert.equal(run.code, 0, `${run.stderr.slice(-2000)}${run.stdout.slice(-2000)}`);
     const obs = ranIn(server, 0, 'call_1');
     assert.ok(obs.result.includes(`\n${errorFirstStdout(handle)}`), obs.result);
+    assert.equal(readTool, 'bounded-evidence__read_tool_output');
     const read = toolMessage(server.requests[2]!, 'call_2') ?? '';
     // Cline passes the MCP result on as it came: the exact reply inside its text part.
-    const parts = (JSON.parse(read) as { content: { type: string; text: string }[] }).content;
+    const parts = (JSON.parse(read) as { content?: { type: string; text: string }[] }).content ?? [];
     assert.deepEqual(
       parts.map((p) => [p.type, JSON.parse(p.text) as unknown]),
       [['text', JSON.parse(errorLineReply())]],
@@ -335,6 +336,32 @@ describe('Reach: Cline command line from npm with a scripted Chat Completions AP
     });
     assert.equal(routed.kept, rows.length - 1, 'every row but the one ending the shell was routed and kept');
     assert.equal(plain.kept, 0);
+  });
+
+  it('approvals: started with --auto-approve false, Cline refuses the command as written, routed or not, and nothing is kept', async () => {
+    const refused = async (routed: boolean): Promise<{ text: string | undefined; spools: boolean }> => {
+      const s = makeSandbox('cline');
+      let srv: ScriptedChat | undefined;
+      try {
+        if (routed) initInTerminal(s, 'init', '--agent', 'cline');
+        srv = await startScriptedChat((_req, i) =>
+          i === 0 ? runCommands('call_1', "printf 'hello\\n'") : { text: 'done' },
+        );
+        const run = await runCline(s, srv, 'plain', ['--auto-approve', 'false']);
+        assert.equal(run.code, 0, run.stderr.slice(-2000));
+        return {
+          text: toolMessage(srv.requests[1]!, 'call_1'),
+          spools: existsSync(path.join(s.storage, 'evidence', 'spool')),
+        };
+      } finally {
+        await srv?.close();
+        rmSync(s.root, { recursive: true, force: true });
+      }
+    };
+    const routed = await refused(true);
+    assert.deepEqual(routed, await refused(false));
+    assert.match(routed.text!, /requires approval in a TTY session/);
+    assert.equal(routed.spools, false, 'the hook prepared no spool');
   });
 
   it("a teammate's clone (init's project files, the product absent): the command runs as written, no request names us", async () => {

@@ -67,6 +67,7 @@ const clineRunCommands: ToolRoute = {
 };
 
 const HOOK_MARK = TOML_MARKER;
+const MCP_TIMEOUT_SECONDS = 60;
 
 /** Found by its name; `sh` runs it (its `#!` line), and the portable command finds the product or prints nothing. */
 export function clineHookText(hookCommand: string): string {
@@ -115,7 +116,8 @@ export const cline: AgentAdapter = {
         file: mcpSettingsFile(ctx.env, ctx.home)!,
         comments: false,
         path: ['mcpServers', MCP_NAME],
-        value: { command: mcp.command, args: [...mcp.args] },
+        // Cline gives a stdio server 3 s to start unless a timeout is set: ours starts Node, slower on a busy machine.
+        value: { command: mcp.command, args: [...mcp.args], timeout: MCP_TIMEOUT_SECONDS },
         ours: isOurMcpEntry,
       });
     else if (scope === 'project')

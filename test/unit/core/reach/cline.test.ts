@@ -77,7 +77,7 @@ describe('Cline command line: init plan and hook', () => {
       ['/home/dev/.cline/hooks/PreToolUse', 'file'],
       [MCP_FILE, ['mcpServers', 'bounded-evidence']],
     ]);
-    assert.deepEqual((global.edits[1] as Extract<ConfigEdit, { kind: 'json' }>).value, MCP);
+    assert.deepEqual((global.edits[1] as Extract<ConfigEdit, { kind: 'json' }>).value, { ...MCP, timeout: 60 });
     assert.deepEqual(where(cline.plan(ctx({ env: { CLINE_DIR: '/srv/c' } }), 'global').edits), [
       ['/srv/c/hooks/PreToolUse', 'file'],
       ['/srv/c/data/settings/cline_mcp_settings.json', ['mcpServers', 'bounded-evidence']],
