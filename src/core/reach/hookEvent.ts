@@ -77,7 +77,7 @@ export function decideHook(event: unknown, ctx: HookContext): HookDecision {
   if (ctx.storage === undefined || ctx.storage === '')
     return { action: 'none', reason: 'no evidence storage is configured' };
   const eventName = eventNameOf(event);
-  const toolName = event.tool_name ?? event.toolName;
+  const toolName = event.tool_name ?? event.toolName ?? ROUTES.map((r) => r.toolName?.(event)).find((n) => n);
   if (typeof toolName !== 'string') return { action: 'none', reason: 'the event names no tool' };
   if (ROUTES.some((r) => r.after === eventName)) return decidePost(event, toolName, ctx);
   const route = routeOf(event, eventName, toolName);
@@ -85,6 +85,7 @@ export function decideHook(event: unknown, ctx: HookContext): HookDecision {
   const input = route.input ? route.input(event) : isRecord(event.tool_input) ? event.tool_input : undefined;
   if (typeof input === 'string') return { action: 'none', reason: input };
   if (!isRecord(input)) return { action: 'none', reason: 'the event has no tool_input' };
+  if (route.commands) return decideMany(route, route.commands(input), input, event, ctx);
   const command = input.command;
   if (typeof command !== 'string' || command.trim() === '')
     return { action: 'none', reason: 'tool_input.command is not a command' };
@@ -99,10 +100,42 @@ export function decideHook(event: unknown, ctx: HookContext): HookDecision {
   // it to end.
   if (typeof input.mode === 'string' && /async|background|interactive/i.test(input.mode))
     return { action: 'none', reason: 'asynchronous or interactive commands stay in the terminal' };
-  if (isRouted(command, ctx.cli) || isWrapped(command))
-    return { action: 'none', reason: 'the command is already routed' };
+  const one = routeOne(command, route, event, ctx);
+  if ('reason' in one) return { action: 'none', reason: one.reason };
+  const answer = route.render({ ...input, command: one.command }, one.answer);
+  return { action: 'rewrite', agent: one.agent, command: one.command, answer };
+}
+
+/** Several commands in one call (Cline's `commands`): each routed on its own; one that cannot be stays as written. */
+function decideMany(
+  route: ToolRoute,
+  commands: readonly unknown[] | string,
+  input: Record<string, unknown>,
+  event: Record<string, unknown>,
+  ctx: HookContext,
+): HookDecision {
+  if (typeof commands === 'string') return { action: 'none', reason: commands };
+  const results = commands.map((c) =>
+    typeof c === 'string' && c.trim() !== '' ? routeOne(c, route, event, ctx) : { reason: 'not a command' },
+  );
+  const routed = results.flatMap((r) => ('reason' in r ? [] : [r]));
+  if (routed.length === 0)
+    return { action: 'none', reason: (results[0] as { reason?: string } | undefined)?.reason ?? 'no command' };
+  const updated = results.map((r, i) => ('reason' in r ? commands[i] : r.command));
+  const answer = route.render({ ...input, commands: updated }, routed[0]!.answer);
+  return { action: 'rewrite', agent: routed[0]!.agent, command: routed.map((r) => r.command).join('\n'), answer };
+}
+
+/** One command's routed form, or why it stays as written. */
+function routeOne(
+  command: string,
+  route: ToolRoute,
+  event: Record<string, unknown>,
+  ctx: HookContext,
+): { reason: string } | { command: string; agent: string; answer: { allow: boolean; reason?: string } } {
+  if (isRouted(command, ctx.cli) || isWrapped(command)) return { reason: 'the command is already routed' };
   const refused = route.refuse?.(ctx);
-  if (refused) return { action: 'none', reason: refused };
+  if (refused) return { reason: refused };
   const agent = ctx.agent ?? route.agent;
   const wholeBytes = ctx.largeResultBytes ?? 4096;
   // The syntax does not depend on the spool's path: check before anything is written.
@@ -116,10 +149,10 @@ export function decideHook(event: unknown, ctx: HookContext): HookDecision {
     sameLine = false;
     check = trial(false);
   }
-  if (!check.ok) return { action: 'none', reason: check.reason };
+  if (!check.ok) return { reason: check.reason };
   // The rules are those of the agent recorded.
   const permit = ROUTES.find((r) => r.agent === agent && r.permit)?.permit?.(command, event, ctx);
-  if (permit && !permit.route) return { action: 'none', reason: permit.reason };
+  if (permit && !permit.route) return { reason: permit.reason };
   const allow = ctx.allow === true || permit?.allow === true;
   let rewritten: string;
   try {
@@ -138,11 +171,8 @@ export function decideHook(event: unknown, ctx: HookContext): HookDecision {
   } catch (e) {
     rewritten = unkeptCommand(command, e instanceof Error ? e.message : String(e));
   }
-  const answer = route.render(
-    { ...input, command: rewritten },
-    { allow, ...(permit?.route && permit.reason !== undefined ? { reason: permit.reason } : {}) },
-  );
-  return { action: 'rewrite', agent, command: rewritten, answer };
+  const answer = { allow, ...(permit?.route && permit.reason !== undefined ? { reason: permit.reason } : {}) };
+  return { command: rewritten, agent, answer };
 }
 
 /**

@@ -3,6 +3,7 @@
  * alike, and its routes are the hook's.
  */
 import { claudeCode } from './claudeCode.js';
+import { cline } from './cline.js';
 import { codex } from './codex.js';
 import { copilot } from './copilot.js';
 import { droid } from './droid.js';
@@ -11,7 +12,7 @@ import { opencode } from './opencode.js';
 import { qwen } from './qwen.js';
 import type { AgentAdapter, ToolRoute } from './types.js';
 
-export const AGENTS: readonly AgentAdapter[] = [claudeCode, copilot, codex, gemini, opencode, qwen, droid];
+export const AGENTS: readonly AgentAdapter[] = [claudeCode, copilot, codex, gemini, opencode, qwen, droid, cline];
 
 /** Routes with a narrower test (`claims`) first. */
 export const ROUTES: readonly ToolRoute[] = [

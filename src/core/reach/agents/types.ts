@@ -150,6 +150,10 @@ export interface ToolRoute {
   readonly prefilter: string;
   /** The Copilot CLI tells its events by their shape. */
   readonly eventName?: (event: Record<string, unknown>) => string | undefined;
+  /** Where the event names its tool elsewhere than `tool_name` (Cline: `tool_call.name`). */
+  readonly toolName?: (event: Record<string, unknown>) => string | undefined;
+  /** Several commands in one call (Cline's `commands`), each routed on its own; a string says why none is. */
+  readonly commands?: (input: Record<string, unknown>) => readonly unknown[] | string;
   /** Codex's `Bash` event against Claude Code's. */
   readonly claims?: (event: Record<string, unknown>) => boolean;
   /** Default `tool_input`. */
