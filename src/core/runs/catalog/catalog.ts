@@ -69,6 +69,8 @@ export class Catalog {
   private reconciling: Promise<void> | undefined;
   private followUp: Promise<void> | undefined;
   private reconciled = false;
+  /** Stops its background work: reopening or moving aside a file another catalog now uses would break that one. */
+  private closed = false;
 
   private constructor(
     readonly dir: string,
@@ -103,7 +105,9 @@ export class Catalog {
 
   private async startUp(): Promise<void> {
     if (!this.reconciled) await this.reconcile();
+    if (this.closed) return;
     const problems = await quickCheck(this.file);
+    if (this.closed) return;
     if (problems.length > 0) {
       this.repair(`quick_check: ${problems.slice(0, 3).join('; ')}`);
       this.rebuilt = true;
@@ -123,7 +127,7 @@ export class Catalog {
   /** Reopened (and rebuilt) when another process deleted or replaced its file. */
   private get db(): CatalogDatabase {
     const now = Date.now();
-    if (now - this.checkedIdentityAt > IDENTITY_CHECK_MS) {
+    if (!this.closed && now - this.checkedIdentityAt > IDENTITY_CHECK_MS) {
       this.checkedIdentityAt = now;
       if (this.database.replaced()) {
         this.database.close();
@@ -139,7 +143,7 @@ export class Catalog {
     try {
       return fn(this.db);
     } catch (e) {
-      if (!isDamage(e)) throw e;
+      if (!isDamage(e) || this.closed) throw e;
       this.repair((e as Error).message);
       return fn(this.database);
     }
@@ -149,7 +153,7 @@ export class Catalog {
   private inBackground(task: () => Promise<void>): void {
     const prior = this.background ?? Promise.resolve();
     const next: Promise<void> = prior
-      .then(task)
+      .then(() => (this.closed ? undefined : task()))
       .catch(() => undefined)
       .then(() => {
         if (this.background === next) this.background = undefined;
@@ -183,6 +187,7 @@ export class Catalog {
   }
 
   close(): void {
+    this.closed = true;
     this.database.close();
   }
 

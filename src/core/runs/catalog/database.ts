@@ -380,7 +380,7 @@ export function moveAside(file: string): void {
   for (const suffix of ['-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
 }
 
-/** In a worker: it reads every page. */
+/** In a worker: it reads every page. Read-only: a checker that outlives its catalog never checkpoints into a file. */
 export async function quickCheck(file: string): Promise<string[]> {
   const { Worker } = await import('node:worker_threads');
   const code = `
@@ -389,7 +389,7 @@ export async function quickCheck(file: string): Promise<string[]> {
     process.emitWarning = () => {};
     try {
       const { DatabaseSync } = process.getBuiltinModule('node:sqlite');
-      const db = new DatabaseSync(workerData);
+      const db = new DatabaseSync(workerData, { readOnly: true });
       db.exec('PRAGMA busy_timeout = 5000');
       out = db.prepare('PRAGMA quick_check').all().map((r) => String(Object.values(r)[0])).filter((s) => s !== 'ok');
       db.close();

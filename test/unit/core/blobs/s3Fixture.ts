@@ -4,7 +4,7 @@
  * the bytes the server sent and can answer 500 on demand (fault tests).
  */
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
@@ -125,11 +125,25 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
   return state;
 }
 
-/** An http://127.0.0.1:<port> where nothing listens any more (a server that is down). */
+/**
+ * An http://127.0.0.1:<port> where nothing listens (a server that is down). The port lies below the ephemeral range:
+ * a just-closed ephemeral port can be handed to another test's server, or a connect to it from loopback can pick it
+ * as its own source port and connect to itself.
+ */
 export async function closedEndpoint(): Promise<string> {
-  const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return endpoint;
+  const [low] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+  const below = Math.min(low ?? 32768, 65536) - 1024;
+  for (let tries = 0; below > 0 && tries < 50; tries++) {
+    const port = 1024 + Math.floor(Math.random() * below);
+    const server = http.createServer();
+    // Listening there proves nothing else does; closed, no port-0 server or connect can take it.
+    const free = await new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => resolve(true));
+    });
+    if (!free) continue;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    return `http://127.0.0.1:${port}`;
+  }
+  throw new Error('no free port below the ephemeral range for a closed endpoint');
 }

@@ -5,6 +5,7 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
   rmSync,
   statSync,
   truncateSync,
@@ -384,6 +385,34 @@ describe('a lost or damaged catalog database is rebuilt from the logs with nothi
     for (let at = 4096; at < size; at += 4096) writeSync(fd, Buffer.alloc(4096, 0xa5), 0, 4096, at);
     closeSync(fd);
     await rebuiltSame(/quick_check|malformed|corrupt/i);
+  });
+
+  it('a closed store never opens its catalog again, though another process replaced the file', async () => {
+    const closed = await openStore(dir, SMALL);
+    await closed.catalogSettled();
+    closed.close();
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${catalogPath(dir)}${suffix}`, { force: true });
+    const other = await openStore(dir, SMALL);
+    await other.catalogSettled();
+    // The closed store's identity check is due: its clock moved on, not the test's.
+    const now = Date.now;
+    Date.now = () => now() + 60_000;
+    try {
+      await assert.rejects(closed.queryRuns({ limit: 1 }), /not open/);
+    } finally {
+      Date.now = now;
+    }
+    await closed.catalogSettled();
+    other.close();
+    // A connection it reopened would still hold the new file.
+    const held = readdirSync('/proc/self/fd').filter((fd) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${fd}`).startsWith(catalogPath(dir));
+      } catch {
+        return false;
+      }
+    });
+    assert.deepEqual(held, []);
   });
 
   it('of another schema version', async () => {
