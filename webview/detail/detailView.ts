@@ -93,10 +93,10 @@ export class DetailView {
       this.matches,
       form,
     );
-    this.preview = new PreviewPane((headEnd, tailStart) => {
-      const end = Math.min(tailStart, headEnd + state.limits.maxWindowBytes);
+    this.preview = new PreviewPane((start, tailStart) => {
+      const end = Math.min(tailStart, start + state.limits.maxWindowBytes);
       this.form.select('bytes');
-      void this.pane.fetch({ kind: 'bytes', start: headEnd, end }).then(() => reveal(this.pane.view));
+      void this.pane.fetch({ kind: 'bytes', start, end }).then(() => reveal(this.pane.view));
     });
     this.actions = new ActionBar(state, request);
 

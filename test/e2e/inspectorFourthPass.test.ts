@@ -1,0 +1,140 @@
+/**
+ * Small things of the inspector in a real workbench in High Contrast Light, VS Code's default layout: the selected
+ * fetch tab is marked (2), Home and End move in an open dropdown (4), and the gap button's window starts at a line
+ * start (6). Screenshots go to test-output/e2e/fourth-pass-*.png.
+ */
+import * as assert from 'node:assert/strict';
+import type { FrameLocator } from 'playwright-core';
+import type { Workbench } from '../harness/workbench.js';
+import { closeWorkbench, openWorkbench } from './session.js';
+
+/** Lines of different lengths, so the preview's head is cut inside one. */
+const script = "for (let i = 0; i < 5000; i++) console.log('line ' + i + ' ' + 'x'.repeat(i % 37))";
+const output = Array.from({ length: 5000 }, (_, i) => `line ${i} ${'x'.repeat(i % 37)}\n`);
+const lineStarts = new Set<number>();
+for (let i = 0, at = 0; i < output.length; at += output[i]!.length, i++) lineStarts.add(at);
+
+/** The few DOM members read in the page (the tests compile without the DOM library). */
+interface El {
+  readonly value: string;
+}
+interface Probe {
+  readonly style: Record<string, string>;
+  append(e: unknown): void;
+  remove(): void;
+}
+interface Win {
+  getComputedStyle(e: El): Record<string, string>;
+}
+
+describe('Inspector in High Contrast Light: tabs, dropdown keys and the gap in a real workbench', function () {
+  this.timeout(300_000);
+  let wb: Workbench;
+  let view: FrameLocator;
+
+  before(async () => {
+    wb = await openWorkbench({ label: 'fourth-pass', colorTheme: 'Default High Contrast Light' });
+    view = wb.webview();
+    await wb.page.setViewportSize({ width: 900, height: 700 });
+    await wb.capture(`node -e "${script}"`);
+    await view.locator('#detail-title', { hasText: 'stdout of' }).waitFor({ timeout: 90_000 });
+    await view.locator('body.vscode-high-contrast-light').waitFor();
+  });
+  after(() => closeWorkbench(wb));
+
+  for (const [width, height] of [
+    [900, 700],
+    [1920, 1080],
+  ] as const)
+    it(`2 · ${width}×${height}: the selected tab is marked, the others not`, async () => {
+      await wb.page.setViewportSize({ width, height });
+      // The theme's colour, resolved by the page as the outline's would be.
+      const border = await view.locator('#fetch-heading').evaluate((el: unknown) => {
+        const w = globalThis as unknown as Win & { document: { createElement(t: string): El & Probe } };
+        const probe = w.document.createElement('span');
+        probe.style.color = 'var(--vscode-contrastActiveBorder)';
+        (el as Probe).append(probe);
+        const color = w.getComputedStyle(probe).color;
+        probe.remove();
+        return color;
+      });
+      assert.notEqual(border, 'rgba(0, 0, 0, 0)');
+      for (const name of ['Lines', 'Pattern', 'Byte range']) {
+        await view.locator('vscode-tab-header', { hasText: name }).click();
+        await view.locator('vscode-tab-header[active]', { hasText: name }).waitFor();
+        const styles = await view.locator('vscode-tab-header').evaluateAll((tabs) =>
+          (tabs as unknown as El[]).map((t) => {
+            const s = (globalThis as unknown as Win).getComputedStyle(t);
+            return { style: s.outlineStyle, color: s.outlineColor };
+          }),
+        );
+        const active = await view
+          .locator('vscode-tab-header')
+          .evaluateAll((tabs) => tabs.map((t) => t.hasAttribute('active')));
+        assert.equal(active.filter(Boolean).length, 1);
+        for (const [i, s] of styles.entries()) {
+          if (active[i]) {
+            // High Contrast Light's contrast border, drawn solid.
+            assert.equal(s.style, 'solid', name);
+            assert.equal(s.color, border, name);
+          } else assert.equal(s.style, 'none', name);
+        }
+      }
+      await wb.screenshot(`fourth-pass-2-${width}x${height}`);
+    });
+
+  it('4 · Home and End move to the first and last option of an open dropdown', async () => {
+    await wb.page.setViewportSize({ width: 900, height: 700 });
+    // At this width the dropdowns are behind Filters.
+    await view.locator('#toggle-filters[aria-expanded="false"]').click();
+    const outcome = view.locator('#filter-outcome');
+    const value = (): Promise<string> => outcome.evaluate((el: unknown) => (el as El).value);
+    await outcome.click();
+    await outcome.press('End');
+    await outcome.press('Enter');
+    await view.locator('#list-summary', { hasText: /^0 of 1 calls?$/ }).waitFor();
+    assert.equal(await value(), 'running');
+    await outcome.click();
+    await outcome.press('Home');
+    await outcome.press('Enter');
+    await view.locator('#list-summary', { hasText: /^1 of 1 calls?$/ }).waitFor();
+    assert.equal(await value(), '');
+    // The tool picker's list, a listbox of its own.
+    const tool = view.locator('#filter-tool');
+    await tool.click();
+    const options = view.locator('#filter-tool-options [role="option"]');
+    await options.nth(1).waitFor();
+    await view.locator('#filter-tool input').press('ArrowDown');
+    const focused = view.locator('#filter-tool-options [role="option"]:focus');
+    await focused.filter({ hasText: 'All tools' }).waitFor();
+    await focused.press('End');
+    await focused.filter({ hasText: 'evidence_runCommand' }).waitFor();
+    await wb.screenshot('fourth-pass-4-900x700');
+    await focused.press('Home');
+    await focused.filter({ hasText: 'All tools' }).waitFor();
+    await focused.press('Escape');
+    await view.locator('#toggle-filters[aria-expanded="true"]').click();
+  });
+
+  it("6 · the gap button's window starts at a line start", async () => {
+    for (const [width, height] of [
+      [900, 700],
+      [1920, 1080],
+    ] as const) {
+      await wb.page.setViewportSize({ width, height });
+      await view.locator('.vlist-row[data-kind="part"]', { hasText: 'stdout' }).first().click();
+      const label = await view.locator('#preview-gap').textContent();
+      const headEnd = Number(/bytes \[(\d+),/.exec(label ?? '')![1]);
+      // The head is cut inside a line, so the case is exercised.
+      assert.ok(!lineStarts.has(headEnd), `head ends at a line start (${headEnd})`);
+      await view.locator('#preview-gap').click();
+      const win = view.locator('#window[data-start]');
+      await win.waitFor();
+      const start = Number(await win.getAttribute('data-start'));
+      assert.ok(lineStarts.has(start), `window starts at ${start}`);
+      assert.ok(start < headEnd && headEnd - start < 64, `${start} is the start of the line cut at ${headEnd}`);
+      assert.match((await view.locator('#window .wline .tx').first().textContent()) ?? '', /^line \d+ x*$/);
+      await wb.screenshot(`fourth-pass-6-${width}x${height}`);
+    }
+  });
+});
