@@ -1,9 +1,12 @@
 /**
  * Small things of the inspector in a real workbench in High Contrast Light, VS Code's default layout: the selected
- * fetch tab is marked (2), Home and End move in an open dropdown (4), and the gap button's window starts at a line
- * start (6). Screenshots go to test-output/e2e/fourth-pass-*.png.
+ * fetch tab is marked (2), Home and End move in an open dropdown (4), the gap button's window starts at a line
+ * start (6), and Export Output… from the palette asks which output and saves outside the workspace (3).
+ * Screenshots go to test-output/e2e/fourth-pass-*.png.
  */
 import * as assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import * as path from 'node:path';
 import type { FrameLocator } from 'playwright-core';
 import type { Workbench } from '../harness/workbench.js';
 import { closeWorkbench, openWorkbench } from './session.js';
@@ -137,4 +140,56 @@ describe('Inspector in High Contrast Light: tabs, dropdown keys and the gap in a
       await wb.screenshot(`fourth-pass-6-${width}x${height}`);
     }
   });
+
+  it('3 · Export Output… from the palette asks which output and saves outside the workspace, then where last saved', async () => {
+    await wb.page.setViewportSize({ width: 900, height: 700 });
+    const home = wb.server.env.HOME!;
+    mkdirSync(path.join(home, 'Downloads'), { recursive: true });
+    mkdirSync(path.join(home, 'exports'), { recursive: true });
+    const input = wb.page.locator('.quick-input-widget input');
+    const pickStdout = async (): Promise<string> => {
+      await wb.runCommand('Bounded Evidence: Export Output…');
+      const row = wb.page.locator('.quick-input-list .monaco-list-row', { hasText: 'evidence_runCommand stdout' });
+      await row.first().waitFor({ timeout: 30_000 });
+      const handle = ((await row.first().locator('.label-name').first().textContent()) ?? '').trim();
+      assert.match(handle, /^out_[a-z0-9]+$/);
+      await row.first().click();
+      // VS Code's own save dialog in the browser: a path in the quick input.
+      await wb.page.locator('.quick-input-widget .quick-input-title', { hasText: `Export ${handle}` }).waitFor();
+      return handle;
+    };
+    const handle = await pickStdout();
+    await wb.page.waitForFunction(
+      ([sel, want]) =>
+        (globalThis as unknown as { document: { querySelector(s: string): El | null } }).document.querySelector(sel!)
+          ?.value === want,
+      ['.quick-input-widget input', path.join(home, 'Downloads', `${handle}.txt`)],
+    );
+    await wb.screenshot('fourth-pass-3-900x700');
+    const target = path.join(home, 'exports', 'stdout.txt');
+    await input.fill(target);
+    await input.press('Enter');
+    await wb.page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+    const written = await waitForFile(target);
+    assert.equal(written.length, output.join('').length);
+    assert.ok(statSync(`${target}.provenance.json`).isFile());
+    assert.deepEqual(readdirSync(wb.workspaceDir).sort(), ['.vscode']);
+    // The next one opens where this one was saved.
+    await pickStdout();
+    await wb.page.waitForFunction(
+      ([sel, want]) =>
+        (globalThis as unknown as { document: { querySelector(s: string): El | null } }).document.querySelector(sel!)
+          ?.value === want,
+      ['.quick-input-widget input', path.join(home, 'exports', `${handle}.txt`)],
+    );
+    await input.press('Escape');
+  });
 });
+
+/** The export is written by the extension host after the dialog closes. */
+async function waitForFile(file: string): Promise<Buffer> {
+  for (;;) {
+    if (existsSync(`${file}.provenance.json`)) return readFileSync(file);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

@@ -17,6 +17,8 @@ import { statusTexts } from './statusText.js';
 import { watchStore } from './storeWatch.js';
 import { LiveRunBytes } from './liveRunBytes.js';
 import { writeWindow, type WrittenWindow } from '../documents/saveExcerpt.js';
+import { defaultSaveUri, rememberSaveFolder } from '../documents/saveFolder.js';
+import { paletteHandle } from '../commands/artifactCommands.js';
 
 /** Records of other processes are not heard. */
 const STATUS_POLL_MS = 5000;
@@ -424,20 +426,27 @@ export function registerEvidenceView(
     vscode.commands.registerCommand(
       Ids.commands.exportOutput,
       async (node?: EvidenceNode | { handle?: unknown; path?: unknown }) => {
+        // From the palette: the output open in the editor, else one picked among recent calls.
         const handle =
-          node && 'kind' in node ? handleOf(node) : typeof node?.handle === 'string' ? node.handle : undefined;
+          node && 'kind' in node
+            ? handleOf(node)
+            : typeof node?.handle === 'string'
+              ? node.handle
+              : node === undefined
+                ? await paletteHandle(deps, 'Bounded Evidence: Export Output…')
+                : undefined;
         if (!handle) return undefined;
         const s = await store();
         if (!s) return undefined;
         let target = node && !('kind' in node) && typeof node.path === 'string' ? node.path : undefined;
         if (!target) {
-          const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
           const uri = await vscode.window.showSaveDialog({
             title: `Export ${handle}`,
             saveLabel: 'Export',
-            ...(folder ? { defaultUri: vscode.Uri.joinPath(folder, `${handle}.txt`) } : {}),
+            defaultUri: defaultSaveUri(deps.globalState, `${handle}.txt`),
           });
           if (!uri) return undefined;
+          await rememberSaveFolder(deps.globalState, uri);
           target = uri.fsPath;
         }
         const where = target;
