@@ -474,6 +474,8 @@ export function registerEvidenceView(
     vscode.commands.registerCommand(Ids.commands.captureDemo, () =>
       runCommandAndCapture(deps, {
         command: `node ${shellWord(path.join(deps.extensionPath, 'demo', 'build-log.js'))}`,
+        // Its command line names where the extension is installed: the run is named without it.
+        label: 'node build-log.js (the demo build)',
       }),
     ),
   );
