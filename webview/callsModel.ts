@@ -245,7 +245,7 @@ export class CallsModel {
     return this.live.get(callKey(runId, callId));
   }
 
-  /** Bytes its running calls hold so far, undefined when none of them reported yet. */
+  /** Undefined when none reported. */
   liveBytesOfRun(runId: string): number | undefined {
     let sum: number | undefined;
     const prefix = callKey(runId, '');

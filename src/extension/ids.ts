@@ -4,7 +4,7 @@ import type { ExcerptRangeDto } from '../shared/protocol.js';
 /** Must match package.json. */
 export const Ids = {
   extension: 'bounded-evidence.bounded-evidence',
-  /** Set once a person reads a window or runs a pattern: the walkthrough's reading step (package.json). */
+  /** The walkthrough's reading step. */
   readContext: 'boundedEvidence.personRead',
   commands: {
     openInspector: 'boundedEvidence.openInspector',

@@ -143,7 +143,7 @@ export interface CancelSearchMessage {
   readonly type: 'cancelSearch';
   readonly searchId: number;
 }
-/** A person read a window or ran a pattern: the walkthrough's reading step is done. */
+/** A person read a window or ran a pattern. */
 export interface ReadMessage {
   readonly type: 'read';
 }

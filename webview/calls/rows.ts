@@ -92,8 +92,7 @@ export class RowRenderer {
       );
       (c[3] as HTMLElement).title = `run ${ro.label}: ${ro.detail}`;
       (c[3] as HTMLElement).dataset.outcome = ro.kind;
-      // The sum of the rows under it (the Runs view's figure too); what it takes on disk is in the tooltip. While it
-      // runs, its running calls' bytes so far are added, as their rows show them.
+      // The sum of the rows under it (the Runs view's figure too); what it takes on disk is in the tooltip.
       const live = r.status === 'running' ? this.model.liveBytesOfRun(r.runId) : undefined;
       if (live !== undefined)
         set(

@@ -1,4 +1,4 @@
-/** Home and End in an open dropdown move to its first and last option, as in VS Code's own lists. */
+/** Home and End in an open dropdown. */
 import type { VscodeSingleSelect } from '@vscode-elements/elements/dist/vscode-single-select/vscode-single-select.js';
 
 interface Option {
@@ -6,7 +6,6 @@ interface Option {
   readonly filteredIndex: number;
 }
 
-/** The element's option list: it handles arrows but not Home and End. */
 interface Options {
   activeIndex: number;
   readonly numOptions: number;
@@ -29,7 +28,6 @@ export function homeEndKeys(select: VscodeSingleSelect): void {
     e.stopPropagation();
     if (!to) return;
     opts.activeIndex = to.index;
-    // A long list scrolls to it, as the arrows do.
     void inner._adjustOptionListScrollPos(e.key === 'Home' ? 'up' : 'down', to.filteredIndex);
   });
 }

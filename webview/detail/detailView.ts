@@ -38,7 +38,7 @@ export interface DetailDeps {
   status(message: string, kind?: 'info' | 'error'): void;
   /** `now` for a window put on screen: saved at once, as a panel hidden right after would lose it. */
   changed(now?: boolean): void;
-  /** A person read a window or ran a pattern (not a window loaded by itself). */
+  /** Not a window loaded by itself. */
   read(): void;
 }
 

@@ -17,7 +17,7 @@ export interface CallFrontEnd {
   /** Joined, and finished by its owner, not here. */
   readonly join?: () => Run | undefined;
   readonly labelPrefix?: string;
-  /** Names the run instead of its command line (one that holds a machine path). */
+  /** Instead of the command line. */
   readonly labelSubject?: string;
   /** docs/contracts.md §2.2.1; absent reads as `tool`. */
   readonly source?: RunSource;

@@ -47,7 +47,7 @@ export async function pickHandle(services: EvidenceServices, title: string): Pro
   )?.handle;
 }
 
-/** A palette command's output: the one open in the editor, else one picked among recent calls. */
+/** The editor's output, else a pick. */
 export async function paletteHandle(deps: CommandDeps, title: string): Promise<string | undefined> {
   const editor = vscode.window.activeTextEditor;
   const open = editor ? parseHandleDocumentUri(editor.document.uri)?.handle : undefined;

@@ -10,6 +10,5 @@ export interface CommandDeps {
   readonly log: Log;
   readonly secrets: vscode.SecretStorage;
   readonly extensionPath: string;
-  /** The last folder saved into (documents/saveFolder.ts). */
   readonly globalState: vscode.Memento;
 }

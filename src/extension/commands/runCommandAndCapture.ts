@@ -13,7 +13,6 @@ interface RunCaptureArgs {
   readonly cwd?: string;
   readonly timeoutMs?: number;
   readonly openInspector?: boolean;
-  /** The run's label instead of the command line. */
   readonly label?: string;
 }
 

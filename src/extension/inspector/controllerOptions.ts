@@ -25,7 +25,6 @@ export interface InspectorActions {
   startAction(action: StartActionDto): void;
   /** Undefined when nothing was written. */
   saveExcerpt(handle: string, range: ExcerptRangeDto): Promise<string | undefined>;
-  /** A person read a window or ran a pattern. */
   personRead(): void;
   /** Checked again there. */
   compareWindows(left: CompareSideDto, right: CompareSideDto, panelWidth?: number): Promise<string>;

@@ -168,7 +168,6 @@ class InspectorPanels implements vscode.Disposable {
         );
         return 'clipboard';
       },
-      // The walkthrough's "Read what the model did not see" is done by reading, not by opening the panel.
       personRead: () => void vscode.commands.executeCommand('setContext', Ids.readContext, true),
       startAction: (action) => {
         // The page names an action; the host maps it to a command id (a page never names commands).

@@ -136,7 +136,6 @@ class EvidenceTree implements vscode.TreeDataProvider<EvidenceNode>, vscode.Disp
       item.id = `run:${r.runId}`;
       // A completed run with a failed call reads as failed.
       const o = runOutcomeOf(r);
-      // While it runs, its running calls' bytes so far count too, as the inspector's rows show them.
       const live = r.status === 'running' ? this.live.of(r.runId) : undefined;
       const size = live === undefined ? formatBytes(r.outputBytes) : `${formatBytes(r.outputBytes + live)} so far`;
       // A team run is listed under its store's name and is read-only: no pin or delete in its menu.
@@ -290,7 +289,6 @@ export function registerEvidenceView(
 
   let subscription: vscode.Disposable | undefined;
   let progressSubscription: vscode.Disposable | undefined;
-  // Progress comes many times a second: the tree is read again at most once a second.
   let liveTimer: ReturnType<typeof setTimeout> | undefined;
   const liveRefresh = (): void => {
     liveTimer ??= setTimeout(() => {
@@ -426,7 +424,6 @@ export function registerEvidenceView(
     vscode.commands.registerCommand(
       Ids.commands.exportOutput,
       async (node?: EvidenceNode | { handle?: unknown; path?: unknown }) => {
-        // From the palette: the output open in the editor, else one picked among recent calls.
         const handle =
           node && 'kind' in node
             ? handleOf(node)
@@ -474,7 +471,7 @@ export function registerEvidenceView(
     vscode.commands.registerCommand(Ids.commands.captureDemo, () =>
       runCommandAndCapture(deps, {
         command: `node ${shellWord(path.join(deps.extensionPath, 'demo', 'build-log.js'))}`,
-        // Its command line names where the extension is installed: the run is named without it.
+        // No install path in the label.
         label: 'node build-log.js (the demo build)',
       }),
     ),

@@ -1,4 +1,4 @@
-/** A running run's bytes so far: its running calls' streams, as capture progress reports them. */
+/** A running run's bytes so far, from capture progress. */
 import type { CaptureProgressEvent, RunRecordEvent } from '../../core/index.js';
 
 export class LiveRunBytes {
@@ -14,7 +14,6 @@ export class LiveRunBytes {
     return true;
   }
 
-  /** A finished call's bytes are the catalog's from then on. */
   record({ runId, record }: RunRecordEvent): void {
     if (record.type === 'call_finished') {
       const calls = this.streams.get(runId);
@@ -23,7 +22,6 @@ export class LiveRunBytes {
     } else if (record.type === 'run_finished') this.streams.delete(runId);
   }
 
-  /** Undefined when none of its calls reported. */
   of(runId: string): number | undefined {
     const calls = this.streams.get(runId);
     if (!calls) return undefined;
