@@ -2,7 +2,8 @@
  * `npm start`: builds the extension, packages it, sets up the VS Code server build if
  * missing, installs the extension into a private extensions folder and serves a real
  * workbench on 127.0.0.1 with the demo workspace. Prints the URL; Ctrl-C ends the
- * server's whole process group. State (evidence, settings) persists across starts in
+ * server's whole process group, and so does SIGINT or SIGTERM to npm's PID alone: package.json
+ * `exec`s this Node so no shell stands between npm's forwarded signal and it. State (evidence, settings) persists across starts in
  * .test-runs/start/ so a newcomer's runs are still there tomorrow.
  *
  * Environment: BE_PORT (default 8123), BE_HOST (default 127.0.0.1; loopback only unless

@@ -245,6 +245,15 @@ export class CallsModel {
     return this.live.get(callKey(runId, callId));
   }
 
+  /** Undefined when none reported. */
+  liveBytesOfRun(runId: string): number | undefined {
+    let sum: number | undefined;
+    const prefix = callKey(runId, '');
+    for (const [key, l] of this.live)
+      if (key.startsWith(prefix)) sum = (sum ?? 0) + (l.stdout?.bytes ?? 0) + (l.stderr?.bytes ?? 0);
+    return sum;
+  }
+
   get size(): number {
     return this.all;
   }

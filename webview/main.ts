@@ -102,7 +102,15 @@ const calls = new CallsView(
   },
 );
 
-const detail = new DetailView({ request: (b) => rpc.request(b), status, changed: (now) => saveState(now) }, saved.form);
+const detail = new DetailView(
+  {
+    request: (b) => rpc.request(b),
+    status,
+    changed: (now) => saveState(now),
+    read: () => rpc.send({ type: 'read' }),
+  },
+  saved.form,
+);
 
 const search = new SearchView({
   request: (b) => rpc.request(b),

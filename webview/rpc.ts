@@ -59,7 +59,7 @@ export class RpcClient {
     return this.next;
   }
 
-  send(message: Extract<WebviewToHost, { type: 'cancelSearch' }>): void {
+  send(message: Extract<WebviewToHost, { type: 'cancelSearch' | 'read' }>): void {
     this.api.postMessage(message);
   }
 

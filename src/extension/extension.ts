@@ -57,7 +57,14 @@ export function activate(context: vscode.ExtensionContext): BoundedEvidenceApi {
 
   registerTools(context, { host, router, log });
   registerParticipant(context, { host, router, log });
-  const commandDeps = { host, router, log, secrets: context.secrets, extensionPath: context.extensionPath };
+  const commandDeps = {
+    host,
+    router,
+    log,
+    secrets: context.secrets,
+    extensionPath: context.extensionPath,
+    globalState: context.globalState,
+  };
   registerCommands(context, commandDeps);
   const teamSynced = registerTeamEvidence(context, { host, log, secrets: context.secrets });
   const stored = registerEvidenceView(context, commandDeps, teamSynced);

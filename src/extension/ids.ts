@@ -4,6 +4,8 @@ import type { ExcerptRangeDto } from '../shared/protocol.js';
 /** Must match package.json. */
 export const Ids = {
   extension: 'bounded-evidence.bounded-evidence',
+  /** The walkthrough's reading step. */
+  readContext: 'boundedEvidence.personRead',
   commands: {
     openInspector: 'boundedEvidence.openInspector',
     runCommandAndCapture: 'boundedEvidence.runCommandAndCapture',

@@ -143,6 +143,10 @@ export interface CancelSearchMessage {
   readonly type: 'cancelSearch';
   readonly searchId: number;
 }
+/** A person read a window or ran a pattern. */
+export interface ReadMessage {
+  readonly type: 'read';
+}
 /** A CSP violation or an exception: logged by the host. */
 export interface ProblemMessage {
   readonly type: 'problem';
@@ -169,6 +173,7 @@ export type WebviewToHost =
   | StartActionRequest
   | SearchOutputsRequest
   | CancelSearchMessage
+  | ReadMessage
   | ProblemMessage;
 
 export type WebviewRequest = Extract<WebviewToHost, { id: number }>;

@@ -1,7 +1,7 @@
 /**
  * A running command in a real workbench, in VS Code's default layout (side bar and chat open): the inspector
- * follows to the new call as soon as it starts and shows it running with its bytes so far; the Runs view counts
- * the running call; once it ends, the run's size is the sum of its calls' sizes in the Runs view and in the
+ * follows to the new call as soon as it starts and shows it running with its bytes so far, and so does its run's
+ * row in the list and the Runs view; the Runs view counts the running call; once it ends, the run's size is the sum of its calls' sizes in the Runs view and in the
  * inspector's list. Screenshots go to test-output/e2e/running-*.png.
  */
 import * as assert from 'node:assert/strict';
@@ -15,6 +15,14 @@ import { closeWorkbench, openWorkbench } from './session.js';
 const ticks =
   "let i = 0; const t = setInterval(() => { if (require('fs').existsSync('stop-ticks')) " +
   "{ clearInterval(t); return; } console.log('tick ' + i++); }, 100);\n";
+
+/** The few DOM members read in the page (the tests compile without the DOM library). */
+interface Cell {
+  querySelectorAll(selector: string): ArrayLike<Cell>;
+  querySelector(selector: string): Cell | null;
+  readonly textContent: string | null;
+  readonly dataset: Record<string, string | undefined>;
+}
 
 describe('Inspector following a running command in a real workbench', function () {
   this.timeout(300_000);
@@ -62,6 +70,20 @@ describe('Inspector following a running command in a real workbench', function (
       });
       await runRow
         .filter({ hasText: /running · 1 call · / })
+        .first()
+        .waitFor({ timeout: 30_000 });
+      // The run's row shows its bytes so far too, marked so, not the 0 bytes it has stored: in the list, the same
+      // figure as its one running call (read in one frame), and in the Runs view.
+      const [runCell, callCell] = await view.locator('body').evaluate((body: unknown, label) => {
+        const rows = Array.from((body as Cell).querySelectorAll('.vlist-row:not([hidden])'));
+        const run = rows.find((r) => r.dataset.kind === 'run' && r.textContent!.includes(label));
+        const call = run && rows[rows.indexOf(run) + 1];
+        return [run?.querySelector('.c4')?.textContent ?? '', call?.querySelector('.c4')?.textContent ?? ''];
+      }, `node ticks.js ${width}`);
+      assert.match(runCell, /^[1-9][\d,.]* (bytes|KiB) so far$/);
+      assert.equal(runCell, callCell);
+      await runRow
+        .filter({ hasText: /running · 1 call · [1-9][\d,.]* (bytes|KiB) so far · / })
         .first()
         .waitFor({ timeout: 30_000 });
       await wb.screenshot(`running-4-${width}x${height}`);

@@ -11,6 +11,7 @@ import * as assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
+import { repoRoot } from '../harness/tools.js';
 import { outputDir, type Workbench } from '../harness/workbench.js';
 import { closeWorkbench, openWorkbench } from './session.js';
 
@@ -120,6 +121,52 @@ describe('the walkthrough on the first start', function () {
       await page.context().close();
     });
   }
+
+  it('ticks "Read what the model did not see" once a window is read, not when the views open; no path in the label', async () => {
+    const page = wb.page;
+    await page.setViewportSize({ width: 900, height: 700 });
+    // Opened again each time, so the steps are drawn from the current state.
+    const welcome = async (): Promise<void> => {
+      await wb.runCommand('Welcome: Open Walkthrough...');
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: TITLE }).first().click();
+      await walkthroughTitle(page).waitFor({ state: 'visible' });
+    };
+    const readStep = page.locator('.getting-started-step', { hasText: 'Read what the model did not see' });
+    const captureStep = page.locator('.getting-started-step', { hasText: 'Capture a build log' });
+    await welcome();
+    // The step's tick box says whether it is done.
+    const done = (step: typeof readStep): Promise<string | null> =>
+      step.locator('[data-done-step-id]').getAttribute('aria-checked');
+    assert.equal(await done(readStep), 'false');
+    await wb.runCommand('Bounded Evidence: Capture the Demo Build Log');
+    const view = wb.webview();
+    await view.locator('#detail-outcome', { hasText: /exit 1/ }).waitFor({ timeout: 120_000 });
+    // The run is named without the extension's folder.
+    const runRow = view.locator('.vlist-row[data-kind="run"]').first();
+    const label = (await runRow.locator('.c1').textContent()) ?? '';
+    assert.equal(label, 'run: node build-log.js (the demo build)');
+    assert.ok(
+      !label.includes(repoRoot) && !((await runRow.locator('.c1').getAttribute('title')) ?? '').includes(repoRoot),
+    );
+    // Opening the inspector, an output and the Runs view reads nothing yet.
+    await view.locator('.vlist-row[data-kind="part"]', { hasText: 'stdout' }).first().click();
+    await view.locator('#detail-title', { hasText: 'stdout of' }).waitFor();
+    await page.locator('.activitybar .action-item a[aria-label^="Bounded Evidence"]').click();
+    await page.locator('.pane-header[aria-label^="Runs"]').waitFor();
+    await welcome();
+    assert.equal(await done(captureStep), 'true');
+    assert.equal(await done(readStep), 'false');
+    await page.screenshot({ path: path.join(outputDir, 'e2e', 'walkthrough-read-before-900x700.png') });
+    // A person reads a window of lines.
+    await page.locator('.tabs-container .tab', { hasText: 'Evidence Inspector' }).click();
+    await view.locator('vscode-tab-header', { hasText: 'Lines' }).click();
+    await view.locator('#lines-from input').fill('19201');
+    await view.locator('#lines-from input').press('Enter');
+    await view.locator('#window-position', { hasText: 'lines 19,201' }).waitFor({ timeout: 30_000 });
+    await welcome();
+    await readStep.locator('[data-done-step-id][aria-checked="true"]').waitFor();
+    await page.screenshot({ path: path.join(outputDir, 'e2e', 'walkthrough-read-after-900x700.png') });
+  });
 
   it('does not open when workbench.welcomePage.walkthroughs.openOnInstall is off', async () => {
     // The harness's default, on a server of its own (the setting is machine-scoped: read from the server's settings).

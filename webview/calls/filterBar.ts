@@ -6,6 +6,7 @@ import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-single-select/index.js';
 import '@vscode-elements/elements/dist/vscode-option/index.js';
 import '@vscode-elements/elements/dist/vscode-textfield/index.js';
+import { homeEndKeys } from './selectKeys.js';
 import type { VscodeSingleSelect } from '@vscode-elements/elements/dist/vscode-single-select/vscode-single-select.js';
 import type { VscodeTextfield } from '@vscode-elements/elements/dist/vscode-textfield/vscode-textfield.js';
 import type { OutcomeFilterDto, RunDto } from '../../src/shared/protocol.js';
@@ -166,7 +167,10 @@ export class FilterBar {
     }
     this.countFilters();
 
-    for (const el of [this.source, this.sort, this.outcome]) el.addEventListener('change', () => this.changed());
+    for (const el of [this.source, this.sort, this.outcome]) {
+      el.addEventListener('change', () => this.changed());
+      homeEndKeys(el);
+    }
     this.text.addEventListener('input', () => this.changed());
     // A second Escape goes on to the workbench.
     this.text.addEventListener('keydown', (e) => {

@@ -68,6 +68,8 @@ export class Picker {
       const at = document.activeElement as HTMLElement | null;
       if (!at || at.parentElement !== this.box) return;
       if (e.key === 'ArrowDown') (at.nextElementSibling as HTMLElement | null)?.focus();
+      else if (e.key === 'Home') (this.box.firstElementChild as HTMLElement | null)?.focus();
+      else if (e.key === 'End') (this.box.lastElementChild as HTMLElement | null)?.focus();
       else if (e.key === 'ArrowUp') {
         if (at.previousElementSibling) (at.previousElementSibling as HTMLElement).focus();
         else this.field.focus();

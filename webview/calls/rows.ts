@@ -93,11 +93,20 @@ export class RowRenderer {
       (c[3] as HTMLElement).title = `run ${ro.label}: ${ro.detail}`;
       (c[3] as HTMLElement).dataset.outcome = ro.kind;
       // The sum of the rows under it (the Runs view's figure too); what it takes on disk is in the tooltip.
-      set(
-        4,
-        humanBytes(r.outputBytes),
-        `${exactBytes(r.outputBytes)}: its calls' results and outputs; ${exactBytes(r.totalBytes)} stored with its log`,
-      );
+      const live = r.status === 'running' ? this.model.liveBytesOfRun(r.runId) : undefined;
+      if (live !== undefined)
+        set(
+          4,
+          `${humanBytes(r.outputBytes + live)} so far`,
+          `running: ${exactBytes(r.outputBytes + live)} so far, ${exactBytes(live)} of them in calls still running`,
+        );
+      else
+        set(
+          4,
+          humanBytes(r.outputBytes),
+          `${exactBytes(r.outputBytes)}: its calls' results and outputs; ` +
+            `${exactBytes(r.totalBytes)} stored with its log`,
+        );
       set(5, '');
       set(7, '');
       shaText.textContent = '';

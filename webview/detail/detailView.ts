@@ -38,6 +38,8 @@ export interface DetailDeps {
   status(message: string, kind?: 'info' | 'error'): void;
   /** `now` for a window put on screen: saved at once, as a panel hidden right after would lose it. */
   changed(now?: boolean): void;
+  /** Not a window loaded by itself. */
+  read(): void;
 }
 
 export class DetailView {
@@ -84,8 +86,14 @@ export class DetailView {
     });
     this.form = new FetchForm(
       {
-        fetch: (req, snap) => void this.pane.fetch(req, { snap }),
-        find: () => void this.matches.find(),
+        fetch: (req, snap) => {
+          deps.read();
+          void this.pane.fetch(req, { snap });
+        },
+        find: () => {
+          deps.read();
+          void this.matches.find();
+        },
         step: (dir) => this.matches.step(dir),
         changed,
         error: (message) => this.pane.showError(message),
@@ -93,10 +101,11 @@ export class DetailView {
       this.matches,
       form,
     );
-    this.preview = new PreviewPane((headEnd, tailStart) => {
-      const end = Math.min(tailStart, headEnd + state.limits.maxWindowBytes);
+    this.preview = new PreviewPane((start, tailStart) => {
+      const end = Math.min(tailStart, start + state.limits.maxWindowBytes);
+      deps.read();
       this.form.select('bytes');
-      void this.pane.fetch({ kind: 'bytes', start: headEnd, end }).then(() => reveal(this.pane.view));
+      void this.pane.fetch({ kind: 'bytes', start, end }).then(() => reveal(this.pane.view));
     });
     this.actions = new ActionBar(state, request);
 

@@ -3,12 +3,13 @@ import type { PartDto, PreviewDto } from '../../src/shared/protocol.js';
 import { append, h } from '../dom.js';
 import { exactBytes } from '../format.js';
 import { renderText } from './textRows.js';
+import { gapStart } from './gapStart.js';
 
 export class PreviewPane {
   readonly element: HTMLElement;
   private readonly box: HTMLElement;
 
-  constructor(private readonly fetchGap: (headEnd: number, tailStart: number) => void) {
+  constructor(private readonly fetchGap: (start: number, tailStart: number) => void) {
     this.box = h('div', { class: 'preview' });
     this.element = h(
       'section',
@@ -47,7 +48,7 @@ export class PreviewPane {
         box,
         h('div', { class: 'range-label' }, `Head · bytes [0, ${p.headEnd})`),
         head,
-        this.gapButton(p.headEnd, p.tailStart),
+        this.gapButton(p.head, p.headEnd, p.tailStart),
         h('div', { class: 'range-label' }, `Tail · bytes [${p.tailStart}, ${part.sizeBytes})`),
         tail,
       );
@@ -78,14 +79,14 @@ export class PreviewPane {
     );
   }
 
-  private gapButton(headEnd: number, tailStart: number): HTMLElement {
+  private gapButton(head: string, headEnd: number, tailStart: number): HTMLElement {
     const b = h(
       'button',
       { class: 'gap', id: 'preview-gap', type: 'button', title: 'Fetch the omitted bytes into the window below' },
       `… bytes [${headEnd}, ${tailStart}) omitted: ` +
         `${exactBytes(tailStart - headEnd)} the model did not see — fetch them …`,
     );
-    b.addEventListener('click', () => this.fetchGap(headEnd, tailStart));
+    b.addEventListener('click', () => this.fetchGap(gapStart(head, headEnd), tailStart));
     return b;
   }
 }

@@ -17,6 +17,8 @@ export interface CallFrontEnd {
   /** Joined, and finished by its owner, not here. */
   readonly join?: () => Run | undefined;
   readonly labelPrefix?: string;
+  /** Instead of the command line. */
+  readonly labelSubject?: string;
   /** docs/contracts.md §2.2.1; absent reads as `tool`. */
   readonly source?: RunSource;
   /** A sentence without `error: `, after validation. */
@@ -84,7 +86,7 @@ export async function runToolCall(
       run = joined;
     } else {
       run = await ctx.runs.startRun({
-        label: runLabel(`${frontEnd.labelPrefix ?? ''}${kind}`, subject),
+        label: runLabel(`${frontEnd.labelPrefix ?? ''}${kind}`, frontEnd.labelSubject ?? subject),
         ...(frontEnd.source ? { source: frontEnd.source } : {}),
       });
       owned = true;

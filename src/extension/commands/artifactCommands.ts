@@ -1,7 +1,7 @@
 /** Verify Artifact and Open Artifact in Editor: a handle as argument, or a pick among recent outputs. */
 import * as vscode from 'vscode';
 import { EvidenceError } from '../../core/index.js';
-import { locate, pageUri } from '../documents/artifactDocument.js';
+import { locate, pageUri, parseHandleDocumentUri } from '../documents/artifactDocument.js';
 import type { ArtifactPosition } from '../ids.js';
 import { asOutputPage } from '../documents/outputGutter.js';
 import { errorMessage } from '../log.js';
@@ -45,6 +45,13 @@ export async function pickHandle(services: EvidenceServices, title: string): Pro
       matchOnDetail: true,
     })
   )?.handle;
+}
+
+/** The editor's output, else a pick. */
+export async function paletteHandle(deps: CommandDeps, title: string): Promise<string | undefined> {
+  const editor = vscode.window.activeTextEditor;
+  const open = editor ? parseHandleDocumentUri(editor.document.uri)?.handle : undefined;
+  return open ?? (await pickHandle(await deps.host.get(), title));
 }
 
 export interface VerifyResult {

@@ -10,4 +10,5 @@ export interface CommandDeps {
   readonly log: Log;
   readonly secrets: vscode.SecretStorage;
   readonly extensionPath: string;
+  readonly globalState: vscode.Memento;
 }

@@ -13,6 +13,7 @@ interface RunCaptureArgs {
   readonly cwd?: string;
   readonly timeoutMs?: number;
   readonly openInspector?: boolean;
+  readonly label?: string;
 }
 
 interface CapturedAttachment {
@@ -81,6 +82,7 @@ export async function runCommandAndCapture(deps: CommandDeps, arg?: unknown): Pr
         return await runToolCall(EvidenceToolNames.runCommand, input, toolContext(services, abort.signal, deps.log), {
           source: { kind: 'command' },
           toModel: false,
+          ...(typeof args.label === 'string' ? { labelSubject: args.label } : {}),
           // The inspector goes to the call as soon as it is recorded as started: a person sees it running.
           opened: (run) => {
             if (args.openInspector === false) return;

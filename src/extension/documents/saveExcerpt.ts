@@ -9,6 +9,7 @@ import { rename, rm, writeFile } from 'node:fs/promises';
 import * as vscode from 'vscode';
 import { EvidenceError, type HandleSource, type RunStoreApi } from '../../core/index.js';
 import { pickHandle } from '../commands/artifactCommands.js';
+import { defaultSaveUri, rememberSaveFolder } from './saveFolder.js';
 import type { CommandDeps } from '../commands/deps.js';
 import { parseHandleDocumentUri } from './artifactDocument.js';
 import { LineIndex } from '../inspector/lineIndex.js';
@@ -167,7 +168,6 @@ export async function saveExcerptCommand(deps: CommandDeps, arg?: unknown): Prom
   if (!w) return undefined;
   let target = typeof a.path === 'string' ? a.path : undefined;
   if (!target) {
-    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
     const name =
       `${handle}.` +
       ('bytes' in w ? `bytes-${w.bytes.start}-${w.bytes.end}` : `lines-${w.lines.first}-${w.lines.last}`) +
@@ -175,9 +175,10 @@ export async function saveExcerptCommand(deps: CommandDeps, arg?: unknown): Prom
     const uri = await vscode.window.showSaveDialog({
       title: `Save Excerpt of ${handle}`,
       saveLabel: 'Save Excerpt',
-      ...(folder ? { defaultUri: vscode.Uri.joinPath(folder, name) } : {}),
+      defaultUri: defaultSaveUri(deps.globalState, name),
     });
     if (!uri) return undefined;
+    await rememberSaveFolder(deps.globalState, uri);
     target = uri.fsPath;
   }
   const window = w;

@@ -96,6 +96,10 @@ export class InspectorController {
       await this.onReady();
       return;
     }
+    if (msg.type === 'read') {
+      this.opts.actions.personRead();
+      return;
+    }
     if (msg.type === 'problem') {
       this.opts.log.warn(`inspector webview: ${msg.message}`);
       return;

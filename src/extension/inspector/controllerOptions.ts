@@ -25,6 +25,7 @@ export interface InspectorActions {
   startAction(action: StartActionDto): void;
   /** Undefined when nothing was written. */
   saveExcerpt(handle: string, range: ExcerptRangeDto): Promise<string | undefined>;
+  personRead(): void;
   /** Checked again there. */
   compareWindows(left: CompareSideDto, right: CompareSideDto, panelWidth?: number): Promise<string>;
 }

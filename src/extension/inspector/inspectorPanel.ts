@@ -168,6 +168,7 @@ class InspectorPanels implements vscode.Disposable {
         );
         return 'clipboard';
       },
+      personRead: () => void vscode.commands.executeCommand('setContext', Ids.readContext, true),
       startAction: (action) => {
         // The page names an action; the host maps it to a command id (a page never names commands).
         const command = {

@@ -161,7 +161,7 @@ export function parseWebviewMessage(raw: unknown, limits: InspectorLimitsDto = i
 function parseKnown(m: Obj, limits: InspectorLimitsDto): WebviewToHost {
   const type = m.type;
   if (typeof type !== 'string') throw new Invalid('"type" must be a string');
-  if (type === 'ready') {
+  if (type === 'ready' || type === 'read') {
     keys(m, []);
     return { type };
   }

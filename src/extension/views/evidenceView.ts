@@ -15,10 +15,15 @@ import { outcomeFields, sourceLabel } from '../inspector/mapping.js';
 import { formatBytes } from '../../shared/bytes.js';
 import { statusTexts } from './statusText.js';
 import { watchStore } from './storeWatch.js';
+import { LiveRunBytes } from './liveRunBytes.js';
 import { writeWindow, type WrittenWindow } from '../documents/saveExcerpt.js';
+import { defaultSaveUri, rememberSaveFolder } from '../documents/saveFolder.js';
+import { paletteHandle } from '../commands/artifactCommands.js';
 
 /** Records of other processes are not heard. */
 const STATUS_POLL_MS = 5000;
+
+const LIVE_REFRESH_MS = 1000;
 
 const treeRunsPage = 100;
 /** Older ones are found with the inspector's run picker. */
@@ -74,7 +79,10 @@ class EvidenceTree implements vscode.TreeDataProvider<EvidenceNode>, vscode.Disp
 
   private shown = treeRunsPage;
 
-  constructor(private readonly store: () => Promise<RunStoreApi | undefined>) {}
+  constructor(
+    private readonly store: () => Promise<RunStoreApi | undefined>,
+    private readonly live: LiveRunBytes,
+  ) {}
 
   refresh(): void {
     this.changed.fire(undefined);
@@ -135,11 +143,13 @@ class EvidenceTree implements vscode.TreeDataProvider<EvidenceNode>, vscode.Disp
       item.id = `run:${r.runId}`;
       // A completed run with a failed call reads as failed.
       const o = runOutcomeOf(r);
+      const live = r.status === 'running' ? this.live.of(r.runId) : undefined;
+      const size = live === undefined ? formatBytes(r.outputBytes) : `${formatBytes(r.outputBytes + live)} so far`;
       // A team run is listed under its store's name and is read-only: no pin or delete in its menu.
       item.description =
         (r.store !== undefined ? `team ${r.store} · ` : '') +
         `${o.label} · ${r.callCount} ${r.callCount === 1 ? 'call' : 'calls'} ` +
-        `· ${formatBytes(r.outputBytes)} ` +
+        `· ${size} ` +
         `· ${sourceLabel(r.source)}${r.pinned ? ' · pinned' : ''}`;
       item.tooltip =
         `${r.label ?? r.runId}\nrun ${r.runId} — ${o.detail}\n` +
@@ -248,7 +258,8 @@ export function registerEvidenceView(
   const onStored = new vscode.EventEmitter<void>();
   context.subscriptions.push(onStored);
   const store = async (): Promise<RunStoreApi | undefined> => (await deps.host.get().catch(() => undefined))?.reads;
-  const tree = new EvidenceTree(store);
+  const live = new LiveRunBytes();
+  const tree = new EvidenceTree(store, live);
   const view = vscode.window.createTreeView(Ids.views.runs, {
     treeDataProvider: tree,
     showCollapseAll: true,
@@ -300,6 +311,14 @@ export function registerEvidenceView(
   const poll = setInterval(update, STATUS_POLL_MS);
 
   let subscription: vscode.Disposable | undefined;
+  let progressSubscription: vscode.Disposable | undefined;
+  let liveTimer: ReturnType<typeof setTimeout> | undefined;
+  const liveRefresh = (): void => {
+    liveTimer ??= setTimeout(() => {
+      liveTimer = undefined;
+      tree.refresh();
+    }, LIVE_REFRESH_MS);
+  };
   let storeWatch: { dispose(): void } | undefined;
   const subscribe = async (): Promise<void> => {
     subscription?.dispose();
@@ -308,10 +327,17 @@ export function registerEvidenceView(
     running.clear();
     const services = await deps.host.get().catch(() => undefined);
     const s = services?.runs;
-    subscription = s?.onDidRecord(({ record }) => {
+    live.clear();
+    subscription = s?.onDidRecord((e) => {
+      const { record } = e;
       if (record.type === 'call_started') running.add(`${record.runId}/${record.callId}`);
       else if (record.type === 'call_finished') running.delete(`${record.runId}/${record.callId}`);
+      live.record(e);
       update();
+    });
+    progressSubscription?.dispose();
+    progressSubscription = s?.onDidCaptureProgress((e) => {
+      if (live.progress(e)) liveRefresh();
     });
     // Other processes record into the same folders.
     if (services?.layout) storeWatch = watchStore(services.layout, update);
@@ -331,8 +357,10 @@ export function registerEvidenceView(
     {
       dispose: () => {
         subscription?.dispose();
+        progressSubscription?.dispose();
         storeWatch?.dispose();
         if (timer) clearTimeout(timer);
+        if (liveTimer) clearTimeout(liveTimer);
         clearInterval(poll);
       },
     },
@@ -420,19 +448,25 @@ export function registerEvidenceView(
       Ids.commands.exportOutput,
       async (node?: EvidenceNode | { handle?: unknown; path?: unknown }) => {
         const handle =
-          node && 'kind' in node ? handleOf(node) : typeof node?.handle === 'string' ? node.handle : undefined;
+          node && 'kind' in node
+            ? handleOf(node)
+            : typeof node?.handle === 'string'
+              ? node.handle
+              : node === undefined
+                ? await paletteHandle(deps, 'Bounded Evidence: Export Output…')
+                : undefined;
         if (!handle) return undefined;
         const s = await store();
         if (!s) return undefined;
         let target = node && !('kind' in node) && typeof node.path === 'string' ? node.path : undefined;
         if (!target) {
-          const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
           const uri = await vscode.window.showSaveDialog({
             title: `Export ${handle}`,
             saveLabel: 'Export',
-            ...(folder ? { defaultUri: vscode.Uri.joinPath(folder, `${handle}.txt`) } : {}),
+            defaultUri: defaultSaveUri(deps.globalState, `${handle}.txt`),
           });
           if (!uri) return undefined;
+          await rememberSaveFolder(deps.globalState, uri);
           target = uri.fsPath;
         }
         const where = target;
@@ -460,6 +494,8 @@ export function registerEvidenceView(
     vscode.commands.registerCommand(Ids.commands.captureDemo, () =>
       runCommandAndCapture(deps, {
         command: `node ${shellWord(path.join(deps.extensionPath, 'demo', 'build-log.js'))}`,
+        // No install path in the label.
+        label: 'node build-log.js (the demo build)',
       }),
     ),
   );

@@ -49,6 +49,7 @@ function harness(store: () => RunStore | undefined, chatAvailable = true, uriSch
   const compared: [CompareSideDto, CompareSideDto][] = [];
   const saved: [string, ExcerptRangeDto][] = [];
   const actions: InspectorActions = {
+    personRead: () => undefined,
     writeClipboard: async (t) => {
       clipboard.push(t);
     },
