@@ -41,6 +41,7 @@ export async function pickHandle(services: EvidenceServices, title: string): Pro
     await vscode.window.showQuickPick(items, {
       title,
       placeHolder: 'Pick a recorded output',
+      ignoreFocusOut: true,
       matchOnDescription: true,
       matchOnDetail: true,
     })
