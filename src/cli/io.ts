@@ -83,7 +83,8 @@ export function hookIo(): CliIo {
         while (done < b.length) done += writeSync(1, b, done);
       } catch (e) {
         if (errno(e) !== 'EAGAIN') throw e;
-        return io.out(b.subarray(done).toString('utf8'));
+        // The rest as bytes: a partial write may end inside a character.
+        return write(process.stdout, b.subarray(done));
       }
       return Promise.resolve();
     },
