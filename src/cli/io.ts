@@ -51,10 +51,7 @@ export function processIo(): CliIo {
 
 const errno = (e: unknown): string | undefined => (e as NodeJS.ErrnoException | undefined)?.code;
 
-/**
- * Reads stdin to its end with plain reads: process.stdin loads the stream modules, a hook's largest cost. False when
- * stdin would block (a non-blocking pipe): the caller reads the rest as a stream.
- */
+/** Plain reads (process.stdin loads the stream modules); false once a non-blocking pipe would block. */
 function readPlainly(chunks: Buffer[]): boolean {
   for (;;) {
     const b = Buffer.allocUnsafe(1 << 16);
@@ -71,7 +68,7 @@ function readPlainly(chunks: Buffer[]): boolean {
   }
 }
 
-/** The hook's: one small answer, written without loading process.stdout's stream unless the pipe is full. */
+/** The answer written plainly too, unless the pipe would block. */
 export function hookIo(): CliIo {
   const io = processIo();
   return {
@@ -83,7 +80,7 @@ export function hookIo(): CliIo {
         while (done < b.length) done += writeSync(1, b, done);
       } catch (e) {
         if (errno(e) !== 'EAGAIN') throw e;
-        // The rest as bytes: a partial write may end inside a character.
+        // Bytes: a partial write may end inside a character.
         return write(process.stdout, b.subarray(done));
       }
       return Promise.resolve();

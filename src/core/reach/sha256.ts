@@ -1,7 +1,4 @@
-/**
- * SHA-256 of a short text in plain code: the hook names a folder's default storage by it, and node:crypto would be
- * the largest load of a hook started outside the editor. For short texts only; everything else uses node:crypto.
- */
+/** SHA-256 of a short text: node:crypto would be the largest load of a hook outside the editor. */
 // prettier-ignore
 const K = new Uint32Array([
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98,
@@ -18,7 +15,7 @@ const H0 = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b0568
 
 const ror = (x: number, n: number): number => (x >>> n) | (x << (32 - n));
 
-/** The lowercase hex digest of the text's UTF-8 bytes, as `createHash('sha256').update(text, 'utf8')` gives it. */
+/** As `createHash('sha256').update(text, 'utf8').digest('hex')`. */
 export function sha256Hex(text: string): string {
   const data = Buffer.from(text, 'utf8');
   const padded = new Uint8Array(((data.length + 72) >> 6) << 6);
