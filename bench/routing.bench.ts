@@ -14,7 +14,8 @@
  * - routed `echo hi`: hook + the rewritten command under `bash -c`, against `bash -c 'echo hi'` (a small output's
  *   background `keep --quiet` is let finish between steps and not counted: the command does not wait for it);
  * - unrouted tool: the hook on an event of a tool it does not route, against `sh -c :` given the same stdin (only for
- *   clients that start the hook for every tool: no matcher).
+ *   clients that start the hook for every tool: no matcher);
+ * - a bare Node start (`node -e 0`), the floor of any hook in Node on this machine.
  * `BENCH_ROUTING_BASELINE=<dir>`: another checkout, built, measured in the same steps (before/after);
  * `BENCH_ROUTING_STEPS` (default 21); `BENCH_ROUTING_AGENTS` (a comma list: only those agents).
  */
@@ -191,6 +192,36 @@ async function measure(builds: readonly Build[], p: number, agent: string, line:
   );
 }
 
+/**
+ * What any hook in Node pays before its first line: `node -e 0` (wall, and CPU time under perf), against `sh -c :`, so
+ * a hook figure can be read against the floor of this machine.
+ */
+function nodeFloor(env: NodeJS.ProcessEnv): void {
+  const wall: number[] = [];
+  const sh: number[] = [];
+  const cpu: number[] = [];
+  for (let i = 0; i < STEPS; i++) {
+    let t = process.hrtime.bigint();
+    spawnSync('sh', ['-c', ':'], { stdio: 'ignore', env });
+    sh.push(ms(t));
+    t = process.hrtime.bigint();
+    spawnSync(process.execPath, ['-e', '0'], { stdio: 'ignore', env });
+    wall.push(ms(t));
+    if (PERF) {
+      const r = spawnSync(PERF, ['stat', '-x,', '-e', 'task-clock', process.execPath, '-e', '0'], {
+        encoding: 'utf8',
+        env,
+      });
+      cpu.push(Number(/^([\d.]+),msec,task-clock/m.exec(r.stderr)?.[1] ?? NaN));
+    }
+  }
+  report(
+    `a bare Node start (node -e 0; sh -c : ${fmt(sh)} ms)`,
+    `${fmt(wall)} ms${PERF ? `, CPU time ${fmt(cpu)} ms` : ''}`,
+    'the floor of any hook in Node',
+  );
+}
+
 /** The places one build's command line is found in, set up under `dir`. */
 async function placesOf(distRoot: string, dir: string, base: NodeJS.ProcessEnv, project: string): Promise<Place[]> {
   const cli = path.join(distRoot, 'dist', 'cli.js');
@@ -309,6 +340,7 @@ async function main(): Promise<void> {
         .map((x) => x.toFixed(1))
         .join(' ');
     console.log(`hook ms / routed echo hi +ms over bare, medians of ${STEPS} alternating steps; load ${load()}`);
+    nodeFloor(base);
     for (let p = 0; p < builds[0]!.places.length; p++)
       for (const agent of [...AGENTS, ...(p === 0 ? ['vscode'] : [])].filter((a) => !ONLY || ONLY.includes(a)))
         await measure(builds, p, agent, lineOf(agent), project, rollout);

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { nodeVersionProblem } from '../core/nodeVersion.js';
 import { HELP, wantsHelp } from './args.js';
 import { hook, type RecordResponse } from './hook.js';
-import { processIo } from './io.js';
+import { hookIo } from './io.js';
 
 const recordViaCli: RecordResponse = async (storage, d) => {
   // The full command line, loaded only for this rare event.
@@ -26,7 +26,7 @@ if (require.main === module) {
   if (wantsHelp(rest)) process.stdout.write(`${HELP.hook}\n`);
   else if (tooOld !== undefined) process.stderr.write(`${tooOld}; the tool runs unrouted\n`);
   else
-    void hook(rest, processIo(), self, recordViaCli).then(
+    void hook(rest, hookIo(), self, recordViaCli).then(
       (code) => {
         process.exitCode = code;
       },

@@ -5,6 +5,7 @@
 import { existsSync, promises as fsp, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { replaceFileText } from '../files/localFile.js';
+import { sha256Hex } from './sha256.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -69,9 +70,7 @@ export function defaultStorageFor(env: Env, cwd: string, exists?: (p: string) =>
   if (!data) return undefined;
   const root = projectRootOf(cwd, exists);
   const name = (path.basename(root) || 'root').replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40);
-  // Loaded here only: the hook reaches this line only outside the editor.
-  const { createHash } = process.getBuiltinModule('node:crypto');
-  const hash = createHash('sha256').update(root, 'utf8').digest('hex').slice(0, 16);
+  const hash = sha256Hex(root).slice(0, 16);
   return path.join(data, 'bounded-evidence', 'workspaces', `${name}-${hash}`);
 }
 

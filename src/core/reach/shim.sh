@@ -30,10 +30,11 @@ case "${1-}" in hook) [ -n "${BOUNDED_EVIDENCE_CLI-}" ] || { BOUNDED_EVIDENCE_CL
 # The hook has a small bundle of its own beside cli.js: it runs before every agent command.
 case "${1-}" in hook) [ -f "${CLI%cli.js}hook.js" ] && CLI="${CLI%cli.js}hook.js" ;; esac
 # An event holding no routed tool's fragment (src/core/reach/agents/, `prefilter`) is answered, nothing, without Node:
-# VS Code runs a hook on every tool call. Only `--record-post-tool-use` needs every event.
+# VS Code runs a hook on every tool call. Only `--record-post-tool-use` needs every event; an `--agent` line is started
+# by its client's matcher for the routed tool alone, so there the filter would only cost a `cat`.
 if [ "${1-}" = hook ]; then
   case " $* " in
-    *" --record-post-tool-use "*) ;;
+    *" --record-post-tool-use "* | *" --agent "*) ;;
     *)
       BE_EVENT=$(cat)
       BE_HIT=
@@ -45,6 +46,20 @@ BE_EVENT_END
       unset BE_EVENT BE_HIT BE_P ;;
   esac
 fi
+# Node keeps the hook's and the recorder's compiled code in a per-user cache it checks against the file and itself.
+# Named only once the folder exists: Node spins on a cache folder it cannot make in some places (/proc).
+case "${1-}" in hook | keep)
+  BE_CACHE=${XDG_CACHE_HOME:-${HOME:+$HOME/.cache}}
+  case $BE_CACHE in
+    /?*) BE_CACHE=$BE_CACHE/bounded-evidence/node-compile-cache
+      [ -d "$BE_CACHE" ] || (umask 077 && mkdir -p "$BE_CACHE") 2>/dev/null ;;
+    *) BE_CACHE= ;;
+  esac
+  if [ -z "${NODE_COMPILE_CACHE-}" ] && [ -n "$BE_CACHE" ] && [ -d "$BE_CACHE" ] && [ -w "$BE_CACHE" ]; then
+    NODE_COMPILE_CACHE=$BE_CACHE
+    export NODE_COMPILE_CACHE
+  fi ;;
+esac
 BE_HOME=@HOME@
 [ -z "$BE_HOME" ] || { BOUNDED_EVIDENCE_HOME=$BE_HOME; export BOUNDED_EVIDENCE_HOME; }
 NODE=@NODE@
@@ -63,8 +78,13 @@ if [ "${1-}" = keep ] && [ $# -eq 4 ]; then
   BE_D=$2; BE_S=$3; BE_O=/dev/null
   for BE_F in "$BE_D"/1 "$BE_D"/1.*; do [ -f "$BE_F" ] && BE_O=$BE_F; done
   [ -x "$NODE" ] || NODE=node
-  if [ "$(( $(wc -c <"$BE_O") + $(wc -c <"$BE_D/2") ))" -le "$4" ] 2>/dev/null; then
-    cat "$BE_O"; cat "$BE_D/2" >&2
+  # An empty file is sized and printed without a process: most commands write nothing to stderr.
+  BE_ON=0; BE_EN=0; BE_SIZED=1
+  [ -f "$BE_O" ] && [ ! -s "$BE_O" ] || BE_ON=$(wc -c <"$BE_O") || BE_SIZED=
+  [ -f "$BE_D/2" ] && [ ! -s "$BE_D/2" ] || BE_EN=$(wc -c <"$BE_D/2") || BE_SIZED=
+  if [ -n "$BE_SIZED" ] && [ "$(( BE_ON + BE_EN ))" -le "$4" ] 2>/dev/null; then
+    [ "$BE_ON" = 0 ] || cat "$BE_O"
+    [ "$BE_EN" = 0 ] || cat "$BE_D/2" >&2
     # The status first: a recorder that dies anyway leaves an ended spool, which the next keep records.
     echo "$BE_S" >"$BE_D/status" 2>/dev/null
     # In a session of its own: Codex and opencode end the command's process group as it exits. setsid exits once sh

@@ -169,6 +169,9 @@ describe('hook decision on client samples', () => {
       return (d as { reason: string }).reason;
     };
     assert.match(none(sample('vscode-read_file')), /read_file is not routed/);
+    // The shim passes an `--agent` line's every event to Node (its client's matcher filters): another tool, nothing.
+    for (const agent of ['claude', 'codex', 'gemini', 'droid', 'opencode'])
+      none({ ...(sample('claude-bash') as object), tool_name: 'Read' }, ctx({ agent }));
     assert.match(none(sample('vscode-run_in_terminal-background')), /background/);
     assert.match(none(sample('claude-bash-background')), /background/);
     // VS Code 1.139's run_in_terminal runs a server or watcher as mode 'async' (isBackground false): it stays in the terminal.

@@ -5,7 +5,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { givenBackWhole, SPOOL_STDERR, SPOOL_STDOUT } from '../../../../src/core/reach/rewrite.js';
@@ -190,8 +190,58 @@ describe('command line shim', () => {
       }),
       '',
     );
+    // An `--agent` line is started by its client's matcher: the event reaches the hook untouched, with no filter.
+    const bash = JSON.stringify({ hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'make' } });
+    for (const input of [bash, other])
+      assert.deepEqual(JSON.parse(execFileSync(shim, ['hook', '--agent', 'claude'], { input, encoding: 'utf8' })), {
+        tag: 'hook',
+        args: ['hook', '--agent', 'claude'],
+        stdin: input,
+      });
     // Other subcommands still start cli.js.
     assert.equal(run(script, ['list']).tag, 'cli');
+  });
+
+  it("hook and keep: Node's compile cache in a private per-user folder, only where that folder can be made", () => {
+    const cli = path.join(dir, 'dist', 'cli.js');
+    mkdirSync(path.dirname(cli), { recursive: true });
+    writeFileSync(cli, 'process.stdout.write(JSON.stringify({ cache: process.env.NODE_COMPILE_CACHE ?? null }))');
+    const script = shimScript({
+      node: process.execPath,
+      electron: false,
+      cli,
+      extensionsDir: dir,
+      folderPrefix: 'x-',
+      home: dir,
+    });
+    const { NODE_COMPILE_CACHE: _a, XDG_CACHE_HOME: _b, HOME: _c, ...clean } = process.env;
+    const cacheOf = (args: string[], env: NodeJS.ProcessEnv): unknown => run(script, args, env).cache;
+    // keep with an output past the limit starts Node.
+    const spool = path.join(dir, 'spool');
+    mkdirSync(spool);
+    writeFileSync(path.join(spool, `${SPOOL_STDOUT}.1`), 'xx');
+    writeFileSync(path.join(spool, SPOOL_STDERR), '');
+    const keep = ['keep', spool, '0', '1'];
+    const home = path.join(dir, 'home');
+    const want = path.join(home, '.cache', 'bounded-evidence', 'node-compile-cache');
+    for (const args of [['hook', '--agent', 'claude'], keep]) {
+      rmSync(home, { recursive: true, force: true });
+      assert.equal(cacheOf(args, { ...clean, HOME: home }), want);
+      assert.equal(statSync(want).mode & 0o777, 0o700);
+    }
+    const xdg = path.join(dir, 'xdg cache');
+    assert.equal(
+      cacheOf(keep, { ...clean, HOME: home, XDG_CACHE_HOME: xdg }),
+      path.join(xdg, 'bounded-evidence', 'node-compile-cache'),
+    );
+    // The person's own choice stands; other subcommands, no home, a relative or unmakeable folder: none named.
+    assert.equal(cacheOf(keep, { ...clean, HOME: home, NODE_COMPILE_CACHE: '/theirs' }), '/theirs');
+    assert.equal(cacheOf(['list'], { ...clean, HOME: home }), null);
+    assert.equal(cacheOf(keep, clean), null);
+    assert.equal(cacheOf(keep, { ...clean, XDG_CACHE_HOME: 'relative' }), null);
+    writeFileSync(path.join(dir, 'a-file'), '');
+    assert.equal(cacheOf(keep, { ...clean, XDG_CACHE_HOME: path.join(dir, 'a-file') }), null);
+    assert.equal(cacheOf(keep, { ...clean, XDG_CACHE_HOME: '/proc/no-such-folder' }), null);
   });
 
   it("keep: sh gives an output back whole exactly where the command line's rule does (the byte count where it switches)", () => {
@@ -228,5 +278,12 @@ describe('command line shim', () => {
         assert.equal((JSON.parse(r.stdout.toString()) as { args: string[] }).args[0], 'keep', 'else Node keeps it');
       assert.equal(shWhole, givenBackWhole(outBytes, errBytes, whole), `${outBytes} + ${errBytes} bytes`);
     }
+    // A spool whose stderr file is gone cannot be sized by sh: Node's keep decides, with the command's status.
+    const gone = path.join(dir, 'spool', 'gone');
+    mkdirSync(gone, { recursive: true });
+    writeFileSync(path.join(gone, `${SPOOL_STDOUT}.1`), 'x');
+    const r = spawnSync(shim, ['keep', gone, '5', String(whole)], { encoding: 'utf8' });
+    assert.equal(r.status, 5);
+    assert.deepEqual((JSON.parse(r.stdout) as { args: string[] }).args, ['keep', gone, '5', String(whole)]);
   });
 });
