@@ -2,10 +2,12 @@
  * Where the product and a folder's storage are found on THIS machine, at run time, so a committed project file names
  * neither (docs/contracts.md §6.2 "Portable project files").
  */
+// Not node:crypto: it would be the largest load of a hook outside the editor.
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { existsSync, promises as fsp, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { replaceFileText } from '../files/localFile.js';
-import { sha256Hex } from './sha256.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -70,7 +72,7 @@ export function defaultStorageFor(env: Env, cwd: string, exists?: (p: string) =>
   if (!data) return undefined;
   const root = projectRootOf(cwd, exists);
   const name = (path.basename(root) || 'root').replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40);
-  const hash = sha256Hex(root).slice(0, 16);
+  const hash = bytesToHex(sha256(utf8ToBytes(root))).slice(0, 16);
   return path.join(data, 'bounded-evidence', 'workspaces', `${name}-${hash}`);
 }
 

@@ -5,6 +5,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -73,7 +74,9 @@ describe('portable hook command and storage lookup', () => {
     const d = findStorage(env, path.join(repo, 'sub'));
     assert.equal(d?.source, 'default');
     assert.equal(d?.dir, defaultStorageFor(env, repo));
-    assert.match(path.basename(d!.dir), /^repo-[0-9a-f]{16}$/);
+    // The name earlier versions gave: their storage is found again.
+    const digest = createHash('sha256').update(repo, 'utf8').digest('hex');
+    assert.equal(path.basename(d!.dir), `repo-${digest.slice(0, 16)}`);
     assert.equal(path.dirname(d!.dir), path.join(home, '.local', 'share', 'bounded-evidence', 'workspaces'));
     const state = path.join(home, '.local', 'state', 'bounded-evidence');
     mkdirSync(state, { recursive: true });
