@@ -3,8 +3,8 @@
  * neither (docs/contracts.md §6.2 "Portable project files").
  */
 // Not node:crypto: it would be the largest load of a hook outside the editor.
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+import { sha256 } from '@noble/hashes/sha2';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils';
 import { existsSync, promises as fsp, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { replaceFileText } from '../files/localFile.js';
