@@ -16,6 +16,8 @@ export type HookDecision =
       readonly agent: string;
       readonly command: string;
       readonly answer: Record<string, unknown>;
+      /** The spool to watch until the client's time limit (src/cli/hook.ts starts the shim's `watch`). */
+      readonly watch?: { readonly spool: string; readonly limitMs: number; readonly wholeBytes: number };
     }
   | {
       readonly action: 'record';
@@ -122,6 +124,7 @@ export function decideHook(event: unknown, ctx: HookContext): HookDecision {
   if (permit && !permit.route) return { action: 'none', reason: permit.reason };
   const allow = ctx.allow === true || permit?.allow === true;
   let rewritten: string;
+  let watch: { spool: string; limitMs: number; wholeBytes: number } | undefined;
   try {
     const read = route.readWith?.(ctx);
     const spool = ctx.prepare(command, {
@@ -135,6 +138,8 @@ export function decideHook(event: unknown, ctx: HookContext): HookDecision {
     if (line) ctx.writeRun?.(spool, wrapCommand(command, { spool, cli: ctx.cli, wholeBytes, sameLine }));
     const words = route.byVariables ? terminalWords(spool, ctx) : undefined;
     rewritten = line ?? wrapCommand(command, { spool, cli: ctx.cli, wholeBytes, lead, sameLine, ...words });
+    const limitMs = route.limitMs?.(input);
+    if (limitMs !== undefined) watch = { spool, limitMs, wholeBytes };
   } catch (e) {
     rewritten = unkeptCommand(command, e instanceof Error ? e.message : String(e));
   }
@@ -142,7 +147,7 @@ export function decideHook(event: unknown, ctx: HookContext): HookDecision {
     { ...input, command: rewritten },
     { allow, ...(permit?.route && permit.reason !== undefined ? { reason: permit.reason } : {}) },
   );
-  return { action: 'rewrite', agent, command: rewritten, answer };
+  return { action: 'rewrite', agent, command: rewritten, answer, ...(watch ? { watch } : {}) };
 }
 
 /**

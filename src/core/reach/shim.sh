@@ -50,10 +50,49 @@ BE_HOME=@HOME@
 NODE=@NODE@
 # A routed command's second half (docs/contracts.md §6.1): a small output needs no Node.
 if [ "$BE_ELECTRON" = 1 ]; then
-  [ "${1-}" = keep ] && { ELECTRON_RUN_AS_NODE=1; export ELECTRON_RUN_AS_NODE; }
+  case ${1-} in keep | watch) ELECTRON_RUN_AS_NODE=1; export ELECTRON_RUN_AS_NODE ;; esac
   BE_FLAGS=
 else
   BE_FLAGS=$BE_NODE_FLAGS
+fi
+# `watch SPOOL DEADLINE WHOLE` (started by the hook in a session of its own, src/cli/hook.ts): until the command
+# ends, at DEADLINE (ms since the epoch, just before the client's time limit) gives the client what the command
+# printed so far as `keep` would (whole when small, else `keep --interim`'s observation), written to the stdout the
+# shell saved before its group's redirections; when the shell is killed first, records the spool (`keep --killed`).
+if [ "${1-}" = watch ] && [ $# -eq 4 ]; then
+  BE_D=$2; BE_P=; BE_N=0; BE_G=
+  [ -x "$NODE" ] || NODE=node
+  while [ -d "$BE_D" ] && [ ! -f "$BE_D/status" ]; do
+    if [ -z "$BE_P" ]; then
+      for BE_F in "$BE_D"/1.*; do [ -f "$BE_F" ] && BE_P=${BE_F##*/1.}; done
+      # A command the client never ran is left to the next keep.
+      [ -n "$BE_P" ] || { BE_N=$((BE_N + 1)); [ "$BE_N" -lt 1500 ] || exit 0; }
+    elif ! kill -0 "$BE_P" 2>/dev/null || [ "$(cut -d' ' -f3 "/proc/$BE_P/stat" 2>/dev/null)" = Z ]; then
+      [ -f "$BE_D/status" ] || exec "$NODE" $BE_FLAGS "$CLI" keep --killed "$BE_D" </dev/null >/dev/null 2>&1
+      exit 0
+    elif [ -z "$BE_G" ] && [ "$(date +%s%3N)" -ge "$3" ] 2>/dev/null && mkdir "$BE_D/given" 2>/dev/null; then
+      BE_G=1; BE_T=
+      # The saved stdout: bash, zsh and dash keep it at the lowest writable descriptor from 10 not into the spool.
+      for BE_F in /proc/"$BE_P"/fd/[1-9][0-9]; do
+        case $(readlink "$BE_F") in "$BE_D"/*) continue ;; esac
+        case $(sed -n 's/^flags:[[:space:]]*//p' "/proc/$BE_P/fdinfo/${BE_F##*/}" 2>/dev/null) in
+          *1 | *2) BE_T=$BE_F; break ;;
+        esac
+      done
+      BE_O=$BE_D/1.$BE_P; BE_SO=$(wc -c <"$BE_O"); BE_SE=$(wc -c <"$BE_D/2")
+      if [ -z "$BE_T" ] || [ -f "$BE_D/status" ]; then BE_SO=0; BE_SE=0
+      elif [ $((BE_SO + BE_SE)) -le "$4" ]; then
+        # A socket cannot be opened through /proc (Claude Code's): nothing given, nothing skipped later.
+        { head -c "$BE_SO" "$BE_O"; head -c "$BE_SE" "$BE_D/2"; } 2>/dev/null >>"$BE_T" || { BE_SO=0; BE_SE=0; }
+      else
+        "$NODE" $BE_FLAGS "$CLI" keep --interim "$BE_D" "$BE_SO" "$BE_SE" </dev/null 2>/dev/null >>"$BE_T" ||
+          { BE_SO=0; BE_SE=0; }
+      fi
+      echo "$BE_SO $BE_SE" >"$BE_D/given/sizes.$$" && mv "$BE_D/given/sizes.$$" "$BE_D/given/sizes"
+    fi
+    sleep 0.2
+  done
+  exit 0
 fi
 # `keep SPOOL STATUS WHOLE` (src/core/reach/rewrite.ts `givenBackWhole` is the same rule): a small output is printed as
 # it was with `cat` and recorded by `keep --quiet` in the background (the command waits for no Node); a large one goes
@@ -63,10 +102,19 @@ if [ "${1-}" = keep ] && [ $# -eq 4 ]; then
   BE_D=$2; BE_S=$3; BE_O=/dev/null
   for BE_F in "$BE_D"/1 "$BE_D"/1.*; do [ -f "$BE_F" ] && BE_O=$BE_F; done
   [ -x "$NODE" ] || NODE=node
+  # The status first: `watch` gives nothing more once it is there, and a recorder that dies anyway leaves an ended
+  # spool, which the next keep records.
+  echo "$BE_S" >"$BE_D/status" 2>/dev/null
+  # What `watch` already gave the client at its time limit is not given twice.
+  BE_GO=0; BE_GE=0
+  if [ -d "$BE_D/given" ]; then
+    BE_I=0
+    while [ ! -f "$BE_D/given/sizes" ] && [ "$BE_I" -lt 50 ]; do sleep 0.1; BE_I=$((BE_I + 1)); done
+    read -r BE_GO BE_GE <"$BE_D/given/sizes" 2>/dev/null || { BE_GO=0; BE_GE=0; }
+  fi
   if [ "$(( $(wc -c <"$BE_O") + $(wc -c <"$BE_D/2") ))" -le "$4" ] 2>/dev/null; then
-    cat "$BE_O"; cat "$BE_D/2" >&2
-    # The status first: a recorder that dies anyway leaves an ended spool, which the next keep records.
-    echo "$BE_S" >"$BE_D/status" 2>/dev/null
+    if [ "$BE_GO$BE_GE" = 00 ]; then cat "$BE_O"; cat "$BE_D/2" >&2
+    else tail -c +$((BE_GO + 1)) "$BE_O"; tail -c +$((BE_GE + 1)) "$BE_D/2" >&2; fi
     # In a session of its own: Codex and opencode end the command's process group as it exits. setsid exits once sh
     # has forked the recorder, so the group cannot end it first; `( … & )` keeps an interactive shell from printing a
     # job line.

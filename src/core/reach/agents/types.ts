@@ -172,6 +172,8 @@ export interface ToolRoute {
   ) => Record<string, unknown>;
   /** When this client offers no `read_tool_output`; undefined: it has the tool. */
   readonly readWith?: (ctx: HookContext) => string | undefined;
+  /** The client's time limit on the call (ms), at which it reads what the command printed so far. */
+  readonly limitMs?: (input: Record<string, unknown>) => number | undefined;
   readonly after?: string;
   /** Tried in the same order as `claims`. */
   readonly recordsAfter?: (event: Record<string, unknown>) => boolean;
