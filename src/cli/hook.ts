@@ -91,6 +91,7 @@ export async function hook(
       ...(values.agent !== undefined ? { agent: values.agent } : {}),
       recordPostToolUse: values['record-post-tool-use'] ?? false,
       largeResultBytes: wholeNumber('large-result-bytes', values['large-result-bytes'], 1) ?? 4096,
+      ...(io.env[CLI_ENV] ? { watchNow: Date.now } : {}),
       parses: (script) => parsesIn(shellOf(io.env), script),
       // The default storage of a folder is ours to make; any other named one must exist (a stale setting is not
       // followed).
@@ -116,32 +117,12 @@ export async function hook(
       },
       writeRun: (spool, script) => writeFileSync(path.join(spool, SPOOL_RUN), script, { mode: 0o600, flag: 'wx' }),
     });
-    if (decision.action === 'rewrite') {
-      await io.out(`${JSON.stringify(decision.answer)}\n`);
-      if (decision.watch && io.env[CLI_ENV]) startWatch(io.env[CLI_ENV], decision.watch);
-    } else if (decision.action === 'record') await record(storage!, decision);
+    if (decision.action === 'rewrite') await io.out(`${JSON.stringify(decision.answer)}\n`);
+    else if (decision.action === 'record') await record(storage!, decision);
     return 0;
   } catch (e) {
     io.err(`bounded-evidence hook: ${e instanceof Error ? e.message : String(e)}; the tool runs unrouted\n`);
     return 0;
-  }
-}
-
-/**
- * The shim's `watch` (src/core/reach/shim.sh), in a session of its own so the client's group kill spares it: it gives
- * the client what the command printed so far just before the client's time limit, and records a killed shell's spool.
- * The limit's clock starts here, before the client's own.
- */
-function startWatch(shim: string, w: { spool: string; limitMs: number; wholeBytes: number }): void {
-  // Early enough for a large output to be recorded before the client reads.
-  const deadline = Date.now() + w.limitMs - Math.min(3000, Math.floor(w.limitMs / 3));
-  const { spawn } = process.getBuiltinModule('node:child_process');
-  try {
-    spawn(shim, ['watch', w.spool, String(deadline), String(w.wholeBytes)], { detached: true, stdio: 'ignore' })
-      .on('error', () => undefined)
-      .unref();
-  } catch {
-    // No watcher: the command is still kept by its own keep, or by the next one if the shell is killed.
   }
 }
 

@@ -16,6 +16,7 @@ import {
   buildCommand,
   buildThenRead,
   errorFirstStdout,
+  handleIn,
   initInTerminal,
   listRuns,
   LOG_BYTES,
@@ -374,6 +375,79 @@ describe('Reach: Claude Code from npm with a scripted Anthropic server on loopba
     // as written.
     assert.deepEqual(routedFlag.kept, [`claude terminal: ${rows[0]}`]);
   });
+  /** One Bash call of `command` with Claude Code's `timeout`: what the model got, then the runs kept, spools left. */
+  async function atTimeLimit(
+    command: string,
+    hooked: boolean,
+  ): Promise<{ text: string; kept: string[]; spools: string[] }> {
+    const s = makeSandbox();
+    try {
+      if (hooked) installClaudeHook(s);
+      const turns: MessagesRequest[] = [];
+      const srv = await startScriptedAnthropic((req): ScriptedReply => {
+        if (!isAgentTurn(req)) return { text: 'ok' };
+        turns.push(req);
+        return turns.length === 1
+          ? { tool: { id: 'toolu_limit', name: 'Bash', input: { command, description: 'Run', timeout: 4000 } } }
+          : { text: 'done' };
+      });
+      try {
+        const run = await runClaude(s, srv, terminalEnvironment(s));
+        assert.equal(run.code, 0, `claude exited ${run.code}: ${run.stderr.slice(0, 2000)}`);
+      } finally {
+        await srv.close();
+      }
+      const r = toolResultText(turns[1]!, 'toolu_limit');
+      assert.ok(r, 'the Bash call has a result');
+      // `claude -p` waits for its background task: the command has ended and its recorder runs in the background.
+      const spools = path.join(s.storage, 'evidence', 'spool');
+      for (let i = 0; i < 200 && existsSync(spools) && readdirSync(spools).length > 0; i++)
+        await new Promise((res) => setTimeout(res, 50));
+      return {
+        text: r.text
+          .split(s.root)
+          .join('<root>')
+          .split(s.root.replace(/\//g, '-'))
+          .join('<root>')
+          .replace(/\/[0-9a-f-]{36}\//g, '/<session>/')
+          .replace(/\b(?:ID: |tasks\/)[a-z0-9]+/g, '$&<id>'),
+        kept: listRuns(s)
+          .filter((x) => x.source?.kind === 'hook')
+          .map((x) => x.label ?? ''),
+        spools: existsSync(spools) ? readdirSync(spools) : [],
+      };
+    } finally {
+      rmSync(s.root, { recursive: true, force: true });
+    }
+  }
+
+  it("a command still running at Bash's timeout: the model gets what it printed so far as unrouted, and the run is kept", async () => {
+    const command = "printf 'partial\\n'; sleep 8";
+    const plain = await atTimeLimit(command, false);
+    const routed = await atTimeLimit(command, true);
+    console.log(
+      `[reach] Claude Code at its time limit: unrouted ${JSON.stringify(plain.text.slice(0, 120))} | routed ${JSON.stringify(routed.text.slice(0, 120))}`,
+    );
+    assert.match(
+      plain.text,
+      /^partial\nCommand did not complete within its 4s timeout and was moved to the background/,
+    );
+    assert.equal(routed.text.replace(/[a-z0-9]+<id>/g, '<id>'), plain.text.replace(/[a-z0-9]+<id>/g, '<id>'));
+    assert.deepEqual(routed.kept, [`claude terminal: ${command}`]);
+    assert.deepEqual(routed.spools, []);
+  });
+
+  it("a large output still being written at Bash's timeout: the model gets the bounded observation so far, with the error line", async () => {
+    const routed = await atTimeLimit(`${buildCommand}; sleep 8`, true);
+    console.log(`[reach] Claude Code at its time limit, large: ${Buffer.byteLength(routed.text)} bytes`);
+    assert.match(routed.text, /^still running at the time limit: the output so far$/m);
+    assert.ok(routed.text.includes(errorFirstStdout(handleIn(routed.text))), routed.text.slice(0, 1500));
+    assert.match(routed.text, /Command did not complete within its 4s timeout and was moved to the background/);
+    assert.ok(Buffer.byteLength(routed.text) < 8192);
+    assert.equal(routed.kept.length, 2, 'the output so far, then the whole run');
+    assert.deepEqual(routed.spools, []);
+  });
+
   // The same server over Streamable HTTP (`mcp --http`), configured by URL and the start's bearer token.
   it('over HTTP: Claude Code reaches `mcp --http` by URL with the bearer token; its model gets the exact text of a call', async () => {
     const http = spawn(

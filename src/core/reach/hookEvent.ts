@@ -16,8 +16,6 @@ export type HookDecision =
       readonly agent: string;
       readonly command: string;
       readonly answer: Record<string, unknown>;
-      /** The spool to watch until the client's time limit (src/cli/hook.ts starts the shim's `watch`). */
-      readonly watch?: { readonly spool: string; readonly limitMs: number; readonly wholeBytes: number };
     }
   | {
       readonly action: 'record';
@@ -111,7 +109,11 @@ export function decideHook(event: unknown, ctx: HookContext): HookDecision {
   const lead = route.lead;
   // The group closed on the command's last line keeps bash's line numbers under `eval` (rewrite.ts `sameLine`).
   const trial = (sameLine: boolean): ReturnType<typeof routable> =>
-    routable(command, wrapCommand(command, { spool: '/spool', cli: ctx.cli, wholeBytes, lead, sameLine }), ctx.parses);
+    routable(
+      command,
+      wrapCommand(command, { spool: '/spool', cli: ctx.cli, wholeBytes, lead, sameLine, watchUntil: 0 }),
+      ctx.parses,
+    );
   let sameLine = true;
   let check = trial(true);
   if (!check.ok) {
@@ -124,7 +126,6 @@ export function decideHook(event: unknown, ctx: HookContext): HookDecision {
   if (permit && !permit.route) return { action: 'none', reason: permit.reason };
   const allow = ctx.allow === true || permit?.allow === true;
   let rewritten: string;
-  let watch: { spool: string; limitMs: number; wholeBytes: number } | undefined;
   try {
     const read = route.readWith?.(ctx);
     const spool = ctx.prepare(command, {
@@ -137,9 +138,11 @@ export function decideHook(event: unknown, ctx: HookContext): HookDecision {
     // The one-line form sources the script from the spool, where `lead` is not needed.
     if (line) ctx.writeRun?.(spool, wrapCommand(command, { spool, cli: ctx.cli, wholeBytes, sameLine }));
     const words = route.byVariables ? terminalWords(spool, ctx) : undefined;
-    rewritten = line ?? wrapCommand(command, { spool, cli: ctx.cli, wholeBytes, lead, sameLine, ...words });
-    const limitMs = route.limitMs?.(input);
-    if (limitMs !== undefined) watch = { spool, limitMs, wholeBytes };
+    const limitMs = ctx.watchNow ? route.limitMs?.(input) : undefined;
+    // Early enough for a large output to be recorded before the client reads; the clock starts before the client's.
+    const watchUntil =
+      limitMs === undefined ? undefined : ctx.watchNow!() + limitMs - Math.min(3000, Math.floor(limitMs / 3));
+    rewritten = line ?? wrapCommand(command, { spool, cli: ctx.cli, wholeBytes, lead, sameLine, watchUntil, ...words });
   } catch (e) {
     rewritten = unkeptCommand(command, e instanceof Error ? e.message : String(e));
   }
@@ -147,7 +150,7 @@ export function decideHook(event: unknown, ctx: HookContext): HookDecision {
     { ...input, command: rewritten },
     { allow, ...(permit?.route && permit.reason !== undefined ? { reason: permit.reason } : {}) },
   );
-  return { action: 'rewrite', agent, command: rewritten, answer, ...(watch ? { watch } : {}) };
+  return { action: 'rewrite', agent, command: rewritten, answer };
 }
 
 /**

@@ -50,45 +50,41 @@ BE_HOME=@HOME@
 NODE=@NODE@
 # A routed command's second half (docs/contracts.md §6.1): a small output needs no Node.
 if [ "$BE_ELECTRON" = 1 ]; then
-  case ${1-} in keep | watch) ELECTRON_RUN_AS_NODE=1; export ELECTRON_RUN_AS_NODE ;; esac
+  case ${1-} in keep | watching) ELECTRON_RUN_AS_NODE=1; export ELECTRON_RUN_AS_NODE ;; esac
   BE_FLAGS=
 else
   BE_FLAGS=$BE_NODE_FLAGS
 fi
-# `watch SPOOL DEADLINE WHOLE` (started by the hook in a session of its own, src/cli/hook.ts): until the command
-# ends, at DEADLINE (ms since the epoch, just before the client's time limit) gives the client what the command
-# printed so far as `keep` would (whole when small, else `keep --interim`'s observation), written to the stdout the
-# shell saved before its group's redirections; when the shell is killed first, records the spool (`keep --killed`).
-if [ "${1-}" = watch ] && [ $# -eq 4 ]; then
-  BE_D=$2; BE_P=; BE_N=0; BE_G=
+# `watch SPOOL PID DEADLINE WHOLE STATUS` (the routed text's first command, src/core/reach/rewrite.ts) starts the
+# watcher in a session of its own, its stdout the client's, and exits with STATUS. The watcher: at DEADLINE (ms since
+# the epoch, before the client's time limit) gives what the command printed so far as `keep` would (whole when small,
+# else `keep --interim`'s observation); when the shell PID is killed first, records the spool (`keep --killed`).
+# `keep` ends it once the command has ended.
+if [ "${1-}" = watch ] && [ $# -eq 6 ]; then
+  if command -v setsid >/dev/null 2>&1; then setsid sh "$0" watching "$2" "$3" "$4" "$5" </dev/null 2>/dev/null & fi
+  exit "$6"
+fi
+if [ "${1-}" = watching ] && [ $# -eq 5 ]; then
+  BE_D=$2; BE_P=$3; BE_G=
   [ -x "$NODE" ] || NODE=node
+  echo $$ >"$BE_D/watch" 2>/dev/null || exit 0
   while [ -d "$BE_D" ] && [ ! -f "$BE_D/status" ]; do
-    if [ -z "$BE_P" ]; then
-      for BE_F in "$BE_D"/1.*; do [ -f "$BE_F" ] && BE_P=${BE_F##*/1.}; done
-      # A command the client never ran is left to the next keep.
-      [ -n "$BE_P" ] || { BE_N=$((BE_N + 1)); [ "$BE_N" -lt 1500 ] || exit 0; }
-    elif ! kill -0 "$BE_P" 2>/dev/null || [ "$(cut -d' ' -f3 "/proc/$BE_P/stat" 2>/dev/null)" = Z ]; then
+    if ! kill -0 "$BE_P" 2>/dev/null || [ "$(cut -d' ' -f3 "/proc/$BE_P/stat" 2>/dev/null)" = Z ]; then
       [ -f "$BE_D/status" ] || exec "$NODE" $BE_FLAGS "$CLI" keep --killed "$BE_D" </dev/null >/dev/null 2>&1
       exit 0
-    elif [ -z "$BE_G" ] && [ "$(date +%s%3N)" -ge "$3" ] 2>/dev/null && mkdir "$BE_D/given" 2>/dev/null; then
-      BE_G=1; BE_T=
-      # The saved stdout: bash, zsh and dash keep it at the lowest writable descriptor from 10 not into the spool.
-      for BE_F in /proc/"$BE_P"/fd/[1-9][0-9]; do
-        case $(readlink "$BE_F") in "$BE_D"/*) continue ;; esac
-        case $(sed -n 's/^flags:[[:space:]]*//p' "/proc/$BE_P/fdinfo/${BE_F##*/}" 2>/dev/null) in
-          *1 | *2) BE_T=$BE_F; break ;;
-        esac
-      done
-      BE_O=$BE_D/1.$BE_P; BE_SO=$(wc -c <"$BE_O"); BE_SE=$(wc -c <"$BE_D/2")
-      if [ -z "$BE_T" ] || [ -f "$BE_D/status" ]; then BE_SO=0; BE_SE=0
-      elif [ $((BE_SO + BE_SE)) -le "$4" ]; then
-        # A socket cannot be opened through /proc (Claude Code's): nothing given, nothing skipped later.
-        { head -c "$BE_SO" "$BE_O"; head -c "$BE_SE" "$BE_D/2"; } 2>/dev/null >>"$BE_T" || { BE_SO=0; BE_SE=0; }
+    fi
+    if [ -z "$BE_G" ] && [ "$(date +%s%3N)" -ge "$4" ] 2>/dev/null && mkdir "$BE_D/given" 2>/dev/null; then
+      # Once claimed, `keep` waits for the sizes: its end signal must not cut this short.
+      trap '' TERM
+      BE_G=1; BE_O=$BE_D/1.$BE_P; BE_SO=$(wc -c <"$BE_O"); BE_SE=$(wc -c <"$BE_D/2")
+      if [ -f "$BE_D/status" ]; then BE_SO=0; BE_SE=0
+      elif [ $((BE_SO + BE_SE)) -le "$5" ]; then
+        { head -c "$BE_SO" "$BE_O"; head -c "$BE_SE" "$BE_D/2"; } || { BE_SO=0; BE_SE=0; }
       else
-        "$NODE" $BE_FLAGS "$CLI" keep --interim "$BE_D" "$BE_SO" "$BE_SE" </dev/null 2>/dev/null >>"$BE_T" ||
-          { BE_SO=0; BE_SE=0; }
+        "$NODE" $BE_FLAGS "$CLI" keep --interim "$BE_D" "$BE_SO" "$BE_SE" </dev/null || { BE_SO=0; BE_SE=0; }
       fi
       echo "$BE_SO $BE_SE" >"$BE_D/given/sizes.$$" && mv "$BE_D/given/sizes.$$" "$BE_D/given/sizes"
+      trap - TERM
     fi
     sleep 0.2
   done
@@ -105,6 +101,8 @@ if [ "${1-}" = keep ] && [ $# -eq 4 ]; then
   # The status first: `watch` gives nothing more once it is there, and a recorder that dies anyway leaves an ended
   # spool, which the next keep records.
   echo "$BE_S" >"$BE_D/status" 2>/dev/null
+  # `watch` holds the client's stdout: ended now, not at its next look.
+  [ -f "$BE_D/watch" ] && read -r BE_WP <"$BE_D/watch" && kill "$BE_WP" 2>/dev/null
   # What `watch` already gave the client at its time limit is not given twice.
   BE_GO=0; BE_GE=0
   if [ -d "$BE_D/given" ]; then

@@ -107,6 +107,8 @@ export interface HookContext {
   /** undefined: assumed POSIX. */
   readonly terminalShell?: string;
   readonly largeResultBytes?: number;
+  /** Now (ms since the epoch), when `cli` is the shim, whose `watch` gives output at the client's time limit. */
+  readonly watchNow?: () => number;
   /** Reads it, runs nothing. */
   readonly parses: (script: string) => boolean;
   /** Throws when the storage cannot be written: the command then runs unrouted with one line saying so. */
