@@ -29,6 +29,11 @@ import {
   terminalEnvironment,
   type Sandbox,
   commandsInTurns,
+  keptRuns,
+  machineWords,
+  replayedBytes,
+  replayedInputs,
+  SMALL_COMMANDS,
 } from './agentSandbox.js';
 import {
   startScriptedAnthropic,
@@ -446,6 +451,47 @@ describe('Reach: Claude Code from npm with a scripted Anthropic server on loopba
     assert.ok(Buffer.byteLength(routed.text) < 8192);
     assert.equal(routed.kept.length, 2, 'the output so far, then the whole run');
     assert.deepEqual(routed.spools, []);
+  });
+
+  it('replays to its model the commands it wrote: the call inputs of a 10-call conversation, routed and unrouted; no path, spool or product word in any request', async () => {
+    const conversation = async (routed: boolean): Promise<{ reqs: MessagesRequest[]; kept: number }> => {
+      const s = makeSandbox();
+      try {
+        if (routed) installClaudeHook(s);
+        const srv = await startScriptedAnthropic(
+          commandsInTurns(isAgentTurn, SMALL_COMMANDS, 'toolu_call', 'ok', 'Bash').script,
+        );
+        try {
+          const run = await runClaude(s, srv, terminalEnvironment(s));
+          assert.equal(run.code, 0, `claude exited ${run.code}: ${run.stderr.slice(0, 2000)}`);
+        } finally {
+          await srv.close();
+        }
+        // (Claude Code's own prompt names the home folder, routed or not.)
+        for (const req of srv.requests) {
+          const body = JSON.stringify(req);
+          assert.deepEqual(
+            machineWords(body, s).filter((w) => w !== s.home),
+            [],
+            'nothing of the machine or the product',
+          );
+          assert.doesNotMatch(body, /bounded-evidence|BOUNDED_EVIDENCE|spool|[0-9a-f]{12}\/1\.\$\$/);
+        }
+        const kept = routed ? (await keptRuns(s, 'claude', SMALL_COMMANDS.length)).runs.length : 0;
+        return { reqs: srv.requests, kept };
+      } finally {
+        rmSync(s.root, { recursive: true, force: true });
+      }
+    };
+    const plain = await conversation(false);
+    const routed = await conversation(true);
+    const last = (reqs: MessagesRequest[]): MessagesRequest => reqs.filter(isAgentTurn).at(-1)!;
+    console.log(
+      `[reach] Claude Code, call inputs replayed after ${SMALL_COMMANDS.length} calls: routed ${replayedBytes(last(routed.reqs))} bytes, unrouted ${replayedBytes(last(plain.reqs))}`,
+    );
+    assert.equal(replayedInputs(last(plain.reqs)).length, SMALL_COMMANDS.length);
+    assert.deepEqual(replayedInputs(last(routed.reqs)), replayedInputs(last(plain.reqs)));
+    assert.equal(routed.kept, SMALL_COMMANDS.length);
   });
 
   // The same server over Streamable HTTP (`mcp --http`), configured by URL and the start's bearer token.
