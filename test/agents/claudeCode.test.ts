@@ -475,7 +475,7 @@ describe('Reach: Claude Code from npm with a scripted Anthropic server on loopba
             [],
             'nothing of the machine or the product',
           );
-          assert.doesNotMatch(body, /bounded-evidence|BOUNDED_EVIDENCE|spool|[0-9a-f]{12}\/1\.\$\$/);
+          assert.doesNotMatch(body, /BOUNDED_EVIDENCE|\/spool\/|1\.\$\$/);
         }
         const kept = routed ? (await keptRuns(s, 'claude', SMALL_COMMANDS.length)).runs.length : 0;
         return { reqs: srv.requests, kept };
