@@ -234,6 +234,16 @@ describe('every routed command is kept', function () {
     assert.equal(r.stdout, 'was 7\n');
   });
 
+  it('keep --interim and --killed refuse malformed arguments with their usage line and touch no spool', () => {
+    const { spool } = routed(storage, 'true', 'bad');
+    for (const args of [['--interim', spool, 'x', '1'], ['--interim', spool], ['--killed']]) {
+      const r = spawnSync('sh', ['-c', `${CLI} keep ${args.map(quoteShellWord).join(' ')}`], { encoding: 'utf8' });
+      assert.notEqual(r.status, 0, args.join(' '));
+      assert.match(r.stderr, /usage: bounded-evidence keep --killed SPOOL, or keep --interim SPOOL OUT ERR/);
+    }
+    assert.deepEqual(readdirSync(spool).sort(), ['2', 'command', 'meta.json']);
+  });
+
   it('an ended spool its recorder never took is recorded with its status, not as cancelled', async () => {
     const left = routed(storage, "printf 'done\\n'; (exit 5)", 'ended');
     writeFileSync(path.join(left.spool, '1.1'), 'done\n');
