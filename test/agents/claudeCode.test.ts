@@ -384,6 +384,7 @@ describe('Reach: Claude Code from npm with a scripted Anthropic server on loopba
   async function atTimeLimit(
     command: string,
     hooked: boolean,
+    timeout = 4000,
   ): Promise<{ text: string; kept: string[]; spools: string[] }> {
     const s = makeSandbox();
     try {
@@ -393,7 +394,7 @@ describe('Reach: Claude Code from npm with a scripted Anthropic server on loopba
         if (!isAgentTurn(req)) return { text: 'ok' };
         turns.push(req);
         return turns.length === 1
-          ? { tool: { id: 'toolu_limit', name: 'Bash', input: { command, description: 'Run', timeout: 4000 } } }
+          ? { tool: { id: 'toolu_limit', name: 'Bash', input: { command, description: 'Run', timeout } } }
           : { text: 'done' };
       });
       try {
@@ -443,11 +444,12 @@ describe('Reach: Claude Code from npm with a scripted Anthropic server on loopba
   });
 
   it("a large output still being written at Bash's timeout: the model gets the bounded observation so far, with the error line", async () => {
-    const routed = await atTimeLimit(`${buildCommand}; sleep 8`, true);
+    // A limit long enough that recording 3 MB before it does not race a loaded machine.
+    const routed = await atTimeLimit(`${buildCommand}; sleep 32`, true, 30_000);
     console.log(`[reach] Claude Code at its time limit, large: ${Buffer.byteLength(routed.text)} bytes`);
     assert.match(routed.text, /^still running at the time limit: the output so far$/m);
     assert.ok(routed.text.includes(errorFirstStdout(handleIn(routed.text))), routed.text.slice(0, 1500));
-    assert.match(routed.text, /Command did not complete within its 4s timeout and was moved to the background/);
+    assert.match(routed.text, /Command did not complete within its 30s timeout and was moved to the background/);
     assert.ok(Buffer.byteLength(routed.text) < 8192);
     assert.equal(routed.kept.length, 2, 'the output so far, then the whole run');
     assert.deepEqual(routed.spools, []);

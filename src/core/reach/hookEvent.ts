@@ -141,7 +141,7 @@ export function decideHook(event: unknown, ctx: HookContext): HookDecision {
     const limitMs = ctx.watchNow ? route.limitMs?.(input) : undefined;
     // Early enough for a large output to be recorded before the client reads; the clock starts before the client's.
     const watchUntil =
-      limitMs === undefined ? undefined : ctx.watchNow!() + limitMs - Math.min(3000, Math.floor(limitMs / 3));
+      limitMs === undefined ? undefined : ctx.watchNow!() + limitMs - Math.min(10_000, Math.floor(limitMs / 3));
     rewritten = line ?? wrapCommand(command, { spool, cli: ctx.cli, wholeBytes, lead, sameLine, watchUntil, ...words });
   } catch (e) {
     rewritten = unkeptCommand(command, e instanceof Error ? e.message : String(e));
