@@ -91,6 +91,7 @@ export async function hook(
       ...(values.agent !== undefined ? { agent: values.agent } : {}),
       recordPostToolUse: values['record-post-tool-use'] ?? false,
       largeResultBytes: wholeNumber('large-result-bytes', values['large-result-bytes'], 1) ?? 4096,
+      ...(io.env[CLI_ENV] ? { watchNow: Date.now } : {}),
       parses: (script) => parsesIn(shellOf(io.env), script),
       // The default storage of a folder is ours to make; any other named one must exist (a stale setting is not
       // followed).

@@ -6,6 +6,7 @@
  */
 import { createReadStream, promises as fsp } from 'node:fs';
 import * as path from 'node:path';
+import { Readable } from 'node:stream';
 import { boundModelText, runLabel, withRun, type RunSource } from '../core/index.js';
 import {
   givenBackWhole,
@@ -96,8 +97,12 @@ async function recordSpool(
   spool: string,
   exit: { code: number | null; aborted: boolean },
   cwd: string,
+  upTo?: { out: number; err: number },
 ): Promise<{ text: string; runId: string; callId: string }> {
   const stdout = (await stdoutOf(spool)).file;
+  // The first bytes only (`keep --interim`): the command is still writing.
+  const bytes = (file: string, n: number | undefined): AsyncIterable<Uint8Array> =>
+    n === undefined ? createReadStream(file) : n === 0 ? Readable.from([]) : createReadStream(file, { end: n - 1 });
   const command = await fsp.readFile(path.join(spool, SPOOL_COMMAND), 'utf8');
   const meta = await readMeta(spool);
   const source: RunSource = {
@@ -113,8 +118,8 @@ async function recordSpool(
         command,
         { cwd: meta.cwd ?? cwd, tool: CAPTURE_TOOL },
         {
-          stdout: createReadStream(stdout),
-          stderr: createReadStream(path.join(spool, SPOOL_STDERR)),
+          stdout: bytes(stdout, upTo?.out),
+          stderr: bytes(path.join(spool, SPOOL_STDERR), upTo?.err),
           exit: Promise.resolve({
             code: exit.code,
             signal: null,
@@ -212,6 +217,7 @@ async function giveBack(file: string, stream: 'stdout' | 'stderr', io: CliIo): P
  * output it already printed) prints nothing.
  */
 export async function recordSpoolCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  if (argv[0] === '--killed' || argv[0] === '--interim') return recordRunning(argv, io);
   const quiet = argv[0] === '--quiet';
   const args = quiet ? argv.slice(1) : argv;
   if (args.length !== (quiet ? 2 : 3) || !/^\d{1,3}$/.test(args[1]!) || (!quiet && !/^\d{1,9}$/.test(args[2]!))) {
@@ -264,4 +270,41 @@ export async function recordSpoolCommand(argv: readonly string[], io: CliIo): Pr
     await fsp.rm(spool, { recursive: true, force: true }).catch(() => undefined);
   }
   return done;
+}
+
+/**
+ * The shim's `watch` (src/core/reach/shim.sh): `keep --killed SPOOL` records the spool of a shell the client killed
+ * (cancelled), claimed by a rename first as `recordLeftSpools` claims; `keep --interim SPOOL OUT ERR` records the
+ * first OUT and ERR bytes of a command still running at the client's time limit and prints their observation, the
+ * spool left to its command.
+ */
+async function recordRunning(argv: readonly string[], io: CliIo): Promise<number> {
+  const interim = argv[0] === '--interim';
+  if (argv.length !== (interim ? 4 : 2) || (interim && !argv.slice(2).every((a) => /^\d{1,12}$/.test(a))))
+    throw new UsageError('usage: bounded-evidence keep --killed SPOOL, or keep --interim SPOOL OUT ERR');
+  const spool = path.resolve(io.cwd, argv[1]!);
+  const session = await openSession(storageOfSpool(spool));
+  if (interim) {
+    const kept = await recordSpool(session.runs, spool, { code: null, aborted: true }, io.cwd, {
+      out: Number(argv[2]),
+      err: Number(argv[3]),
+    });
+    const text = kept.text.replace(/^killed: cancelled$/m, 'still running at the time limit: the output so far');
+    await io.out(text.endsWith('\n') ? text : `${text}\n`);
+    return 0;
+  }
+  const claimed = `${spool}.orphan-${process.pid}`;
+  if (
+    !(await fsp.rename(spool, claimed).then(
+      () => true,
+      () => false,
+    ))
+  )
+    return 0;
+  try {
+    await recordSpool(session.runs, claimed, { code: null, aborted: true }, io.cwd);
+  } finally {
+    await fsp.rm(claimed, { recursive: true, force: true });
+  }
+  return 0;
 }

@@ -16,6 +16,7 @@ import {
   buildCommand,
   buildThenRead,
   errorFirstStdout,
+  handleIn,
   initInTerminal,
   listRuns,
   LOG_BYTES,
@@ -28,6 +29,11 @@ import {
   terminalEnvironment,
   type Sandbox,
   commandsInTurns,
+  keptRuns,
+  machineWords,
+  replayedBytes,
+  replayedInputs,
+  SMALL_COMMANDS,
 } from './agentSandbox.js';
 import {
   startScriptedAnthropic,
@@ -374,6 +380,122 @@ describe('Reach: Claude Code from npm with a scripted Anthropic server on loopba
     // as written.
     assert.deepEqual(routedFlag.kept, [`claude terminal: ${rows[0]}`]);
   });
+  /** One Bash call of `command` with Claude Code's `timeout`: what the model got, then the runs kept, spools left. */
+  async function atTimeLimit(
+    command: string,
+    hooked: boolean,
+    timeout = 4000,
+  ): Promise<{ text: string; kept: string[]; spools: string[] }> {
+    const s = makeSandbox();
+    try {
+      if (hooked) installClaudeHook(s);
+      const turns: MessagesRequest[] = [];
+      const srv = await startScriptedAnthropic((req): ScriptedReply => {
+        if (!isAgentTurn(req)) return { text: 'ok' };
+        turns.push(req);
+        return turns.length === 1
+          ? { tool: { id: 'toolu_limit', name: 'Bash', input: { command, description: 'Run', timeout } } }
+          : { text: 'done' };
+      });
+      try {
+        const run = await runClaude(s, srv, terminalEnvironment(s));
+        assert.equal(run.code, 0, `claude exited ${run.code}: ${run.stderr.slice(0, 2000)}`);
+      } finally {
+        await srv.close();
+      }
+      const r = toolResultText(turns[1]!, 'toolu_limit');
+      assert.ok(r, 'the Bash call has a result');
+      // `claude -p` waits for its background task: the command has ended and its recorder runs in the background.
+      const spools = path.join(s.storage, 'evidence', 'spool');
+      for (let i = 0; i < 200 && existsSync(spools) && readdirSync(spools).length > 0; i++)
+        await new Promise((res) => setTimeout(res, 50));
+      return {
+        text: r.text
+          .split(s.root)
+          .join('<root>')
+          .split(s.root.replace(/\//g, '-'))
+          .join('<root>')
+          .replace(/\/[0-9a-f-]{36}\//g, '/<session>/')
+          .replace(/\b(?:ID: |tasks\/)[a-z0-9]+/g, '$&<id>'),
+        kept: listRuns(s)
+          .filter((x) => x.source?.kind === 'hook')
+          .map((x) => x.label ?? ''),
+        spools: existsSync(spools) ? readdirSync(spools) : [],
+      };
+    } finally {
+      rmSync(s.root, { recursive: true, force: true });
+    }
+  }
+
+  it("a command still running at Bash's timeout: the model gets what it printed so far as unrouted, and the run is kept", async () => {
+    const command = "printf 'partial\\n'; sleep 8";
+    const plain = await atTimeLimit(command, false);
+    const routed = await atTimeLimit(command, true);
+    console.log(
+      `[reach] Claude Code at its time limit: unrouted ${JSON.stringify(plain.text.slice(0, 120))} | routed ${JSON.stringify(routed.text.slice(0, 120))}`,
+    );
+    assert.match(
+      plain.text,
+      /^partial\nCommand did not complete within its 4s timeout and was moved to the background/,
+    );
+    assert.equal(routed.text.replace(/[a-z0-9]+<id>/g, '<id>'), plain.text.replace(/[a-z0-9]+<id>/g, '<id>'));
+    assert.deepEqual(routed.kept, [`claude terminal: ${command}`]);
+    assert.deepEqual(routed.spools, []);
+  });
+
+  it("a large output still being written at Bash's timeout: the model gets the bounded observation so far, with the error line", async () => {
+    // A limit long enough that recording 3 MB before it does not race a loaded machine.
+    const routed = await atTimeLimit(`${buildCommand}; sleep 32`, true, 30_000);
+    console.log(`[reach] Claude Code at its time limit, large: ${Buffer.byteLength(routed.text)} bytes`);
+    assert.match(routed.text, /^still running at the time limit: the output so far$/m);
+    assert.ok(routed.text.includes(errorFirstStdout(handleIn(routed.text))), routed.text.slice(0, 1500));
+    assert.match(routed.text, /Command did not complete within its 30s timeout and was moved to the background/);
+    assert.ok(Buffer.byteLength(routed.text) < 8192);
+    assert.equal(routed.kept.length, 2, 'the output so far, then the whole run');
+    assert.deepEqual(routed.spools, []);
+  });
+
+  it('replays to its model the commands it wrote: the call inputs of a 10-call conversation, routed and unrouted; no path, spool or product word in any request', async () => {
+    const conversation = async (routed: boolean): Promise<{ reqs: MessagesRequest[]; kept: number }> => {
+      const s = makeSandbox();
+      try {
+        if (routed) installClaudeHook(s);
+        const srv = await startScriptedAnthropic(
+          commandsInTurns(isAgentTurn, SMALL_COMMANDS, 'toolu_call', 'ok', 'Bash').script,
+        );
+        try {
+          const run = await runClaude(s, srv, terminalEnvironment(s));
+          assert.equal(run.code, 0, `claude exited ${run.code}: ${run.stderr.slice(0, 2000)}`);
+        } finally {
+          await srv.close();
+        }
+        // (Claude Code's own prompt names the home folder, routed or not.)
+        for (const req of srv.requests) {
+          const body = JSON.stringify(req);
+          assert.deepEqual(
+            machineWords(body, s).filter((w) => w !== s.home),
+            [],
+            'nothing of the machine or the product',
+          );
+          assert.doesNotMatch(body, /BOUNDED_EVIDENCE|\/spool\/|1\.\$\$/);
+        }
+        const kept = routed ? (await keptRuns(s, 'claude', SMALL_COMMANDS.length)).runs.length : 0;
+        return { reqs: srv.requests, kept };
+      } finally {
+        rmSync(s.root, { recursive: true, force: true });
+      }
+    };
+    const plain = await conversation(false);
+    const routed = await conversation(true);
+    const last = (reqs: MessagesRequest[]): MessagesRequest => reqs.filter(isAgentTurn).at(-1)!;
+    console.log(
+      `[reach] Claude Code, call inputs replayed after ${SMALL_COMMANDS.length} calls: routed ${replayedBytes(last(routed.reqs))} bytes, unrouted ${replayedBytes(last(plain.reqs))}`,
+    );
+    assert.equal(replayedInputs(last(plain.reqs)).length, SMALL_COMMANDS.length);
+    assert.deepEqual(replayedInputs(last(routed.reqs)), replayedInputs(last(plain.reqs)));
+    assert.equal(routed.kept, SMALL_COMMANDS.length);
+  });
+
   // The same server over Streamable HTTP (`mcp --http`), configured by URL and the start's bearer token.
   it('over HTTP: Claude Code reaches `mcp --http` by URL with the bearer token; its model gets the exact text of a call', async () => {
     const http = spawn(

@@ -28,6 +28,8 @@ import {
   NEEDLE,
   runAgent,
   SMALL_COMMANDS,
+  spoolsLeft,
+  errorFirstStdout,
   type Sandbox,
 } from './agentSandbox.js';
 import {
@@ -243,5 +245,57 @@ describe('Reach: Codex from npm with a scripted Responses API on loopback', func
         machineWords(JSON.stringify(req), sandbox).filter((w) => w !== sandbox.home),
         [],
       );
+  });
+
+  /** One `exec_command` of `cmd` at Codex's default yield, then "done": what the model got, the runs kept, spools left. */
+  async function atYield(
+    cmd: string,
+    routed: boolean,
+  ): Promise<{ out: string; kept: Awaited<ReturnType<typeof keptRuns>> }> {
+    const s = makeSandbox('codex-yield');
+    const srv = await startScriptedResponses((_req, i) =>
+      i === 0 ? { call: { id: 'call_yield', name: 'exec_command', arguments: { cmd } } } : { text: 'done' },
+    );
+    try {
+      configure(s, srv, routed);
+      const run = await runCodex(s, 'danger-full-access');
+      assert.equal(run.code, 0, run.stderr.slice(-2000));
+      // `codex exec` ends its running commands as the turn ends: the routed shell is killed, its watcher records it.
+      const kept = routed ? await keptRuns(s, 'codex', 1) : { runs: [], spools: spoolsLeft(s) };
+      return { out: functionOutput(srv.requests[1]!, 'call_yield')!, kept };
+    } finally {
+      await srv.close();
+      rmSync(s.root, { recursive: true, force: true });
+    }
+  }
+
+  it('a command still running at the yield: the model gets what it printed so far as unrouted, and the run is kept', async () => {
+    // stdout only: Codex reads stdout and stderr from two pipes, so their order unrouted is the scheduler's.
+    const cmd = "printf 'partial\\n'; sleep 20";
+    const plain = await atYield(cmd, false);
+    const routed = await atYield(cmd, true);
+    const body = (o: string): string => o.slice(o.indexOf('\nOriginal token count'));
+    console.log(
+      `[reach] Codex at its yield: unrouted ${JSON.stringify(body(plain.out))} | routed ${JSON.stringify(body(routed.out))}`,
+    );
+    assert.match(plain.out, /^Process running with session ID \d+$/m);
+    assert.match(routed.out, /^Process running with session ID \d+$/m);
+    assert.equal(body(routed.out), body(plain.out));
+    assert.match(body(plain.out), /\nOutput:\npartial\n$/);
+    assert.deepEqual(routed.kept.spools, []);
+    assert.deepEqual(
+      routed.kept.runs.map((r) => r.label),
+      [`codex terminal: ${cmd}`],
+    );
+  });
+
+  it('a large output still being written at the yield: the model gets the bounded observation so far, with the error line', async () => {
+    const routed = await atYield(`${buildCommand}; sleep 20`, true);
+    console.log(`[reach] Codex at its yield, large: ${Buffer.byteLength(routed.out)} bytes`);
+    assert.match(routed.out, /^Process running with session ID \d+$/m);
+    assert.match(routed.out, /^still running at the time limit: the output so far$/m);
+    assert.ok(routed.out.includes(errorFirstStdout(handleIn(routed.out))), routed.out);
+    assert.ok(Buffer.byteLength(routed.out) < 8192);
+    assert.deepEqual(routed.kept.spools, []);
   });
 });

@@ -24,6 +24,9 @@ import {
   makeSandbox,
   NEEDLE,
   runAgent,
+  keptRuns,
+  machineWords,
+  SMALL_COMMANDS,
   type Sandbox,
 } from './agentSandbox.js';
 import { functionResponseText, startScriptedGemini, type GeminiReply, type ScriptedGemini } from './geminiServer.js';
@@ -143,5 +146,51 @@ describe('Reach: Gemini CLI from npm with a scripted Gemini API on loopback', fu
     const routed = listRuns(sandbox).filter((r) => r.source?.kind === 'hook');
     assert.equal(routed.length, 1);
     assert.equal(routed[0]!.source?.agent, 'gemini');
+  });
+
+  it('replays to its model the commands it wrote: the call inputs of a 10-call conversation, routed and unrouted; no path, spool or product word in any request', async () => {
+    const conversation = async (routed: boolean): Promise<ScriptedGemini> => {
+      const s = makeSandbox('gemini-replay');
+      const srv = await startScriptedGemini((_req, i) =>
+        i < SMALL_COMMANDS.length
+          ? { call: { name: 'run_shell_command', args: { command: SMALL_COMMANDS[i]!, description: 'Run' } } }
+          : { text: 'done' },
+      );
+      try {
+        configure(s, routed);
+        const run = await runGemini(s, srv);
+        assert.equal(run.code, 0, `${run.stderr.slice(-2000)}\n${srv.paths.join('\n')}`);
+        for (const req of srv.requests) {
+          const body = JSON.stringify(req);
+          // (Gemini CLI's own prompt names the home folder, routed or not.)
+          assert.deepEqual(
+            machineWords(body, s).filter((w) => w !== s.home),
+            [],
+            'nothing of the machine or the product',
+          );
+          assert.doesNotMatch(body, /BOUNDED_EVIDENCE|\/spool\/|1\.\$\$/);
+        }
+        if (routed)
+          assert.equal((await keptRuns(s, 'gemini', SMALL_COMMANDS.length)).runs.length, SMALL_COMMANDS.length);
+        return srv;
+      } finally {
+        await srv.close();
+        rmSync(s.root, { recursive: true, force: true });
+      }
+    };
+    /** Each call's arguments as Gemini CLI resends them in its last request. */
+    const calls = (srv: ScriptedGemini): string[] =>
+      srv.requests
+        .at(-1)!
+        .contents.filter((c) => c.role === 'model')
+        .flatMap((c) => c.parts.filter((p) => p.functionCall).map((p) => JSON.stringify(p.functionCall!.args)));
+    const plain = calls(await conversation(false));
+    const routed = calls(await conversation(true));
+    const bytes = (xs: string[]): number => xs.reduce((n, x) => n + Buffer.byteLength(x, 'utf8'), 0);
+    console.log(
+      `[reach] Gemini CLI, call inputs replayed after ${SMALL_COMMANDS.length} calls: routed ${bytes(routed)} bytes, unrouted ${bytes(plain)}`,
+    );
+    assert.equal(plain.length, SMALL_COMMANDS.length);
+    assert.deepEqual(routed, plain);
   });
 });

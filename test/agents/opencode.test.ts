@@ -27,6 +27,7 @@ import {
   replayedInputs,
   runAgent,
   SMALL_COMMANDS,
+  spoolsLeft,
   type Sandbox,
   commandsInTurns,
   replayedBytes,
@@ -249,5 +250,45 @@ describe('Reach: opencode from npm with a scripted Anthropic server on loopback'
     assert.equal(replayedInputs(last(routed)).length, SMALL_COMMANDS.length);
     for (const req of routed) assert.deepEqual(machineWords(JSON.stringify(req), sandbox), []);
     assert.equal((await keptRuns(sandbox, 'opencode', SMALL_COMMANDS.length)).runs.length, SMALL_COMMANDS.length);
+  });
+
+  /** One bash call of `command` with opencode's `timeout`: what the model got, the runs kept, the spools left. */
+  async function atTimeLimit(
+    command: string,
+    routed: boolean,
+  ): Promise<{ text: string; kept: number; spools: string[] }> {
+    const s = makeSandbox('opencode-limit');
+    const turns: MessagesRequest[] = [];
+    const srv = await startScriptedAnthropic((req): ScriptedReply => {
+      if (!isAgentTurn(req)) return { text: 'title' };
+      turns.push(req);
+      return turns.length === 1
+        ? { tool: { id: 'toolu_limit', name: 'bash', input: { command, description: 'Run', timeout: 4000 } } }
+        : { text: 'done' };
+    });
+    try {
+      configure(s, srv, routed);
+      const run = await runAgent(OPENCODE, ['run', 'Run it'], { cwd: s.workspace, env: env(s), timeoutMs: TIMEOUT_MS });
+      assert.equal(run.code, 0, run.stderr.slice(-2000));
+      const text = toolResultText(turns[1]!, 'toolu_limit')?.text ?? '';
+      const kept = routed ? await keptRuns(s, 'opencode', 1) : { runs: [], spools: spoolsLeft(s) };
+      return { text, kept: kept.runs.length, spools: kept.spools };
+    } finally {
+      await srv.close();
+      rmSync(s.root, { recursive: true, force: true });
+    }
+  }
+
+  it('a command still running at its bash timeout: the model gets what it printed so far as unrouted, and the run is kept', async () => {
+    const command = "printf 'partial\\n'; sleep 20";
+    const plain = await atTimeLimit(command, false);
+    const routed = await atTimeLimit(command, true);
+    console.log(
+      `[reach] opencode at its time limit: unrouted ${JSON.stringify(plain.text)} | routed ${JSON.stringify(routed.text)}`,
+    );
+    assert.match(plain.text, /^partial\n/);
+    assert.equal(routed.text, plain.text);
+    assert.equal(routed.kept, 1);
+    assert.deepEqual(routed.spools, []);
   });
 });

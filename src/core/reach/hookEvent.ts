@@ -142,7 +142,11 @@ function routeOne(
   const lead = route.lead;
   // The group closed on the command's last line keeps bash's line numbers under `eval` (rewrite.ts `sameLine`).
   const trial = (sameLine: boolean): ReturnType<typeof routable> =>
-    routable(command, wrapCommand(command, { spool: '/spool', cli: ctx.cli, wholeBytes, lead, sameLine }), ctx.parses);
+    routable(
+      command,
+      wrapCommand(command, { spool: '/spool', cli: ctx.cli, wholeBytes, lead, sameLine, watchUntil: 0 }),
+      ctx.parses,
+    );
   let sameLine = true;
   let check = trial(true);
   if (!check.ok) {
@@ -167,7 +171,11 @@ function routeOne(
     // The one-line form sources the script from the spool, where `lead` is not needed.
     if (line) ctx.writeRun?.(spool, wrapCommand(command, { spool, cli: ctx.cli, wholeBytes, sameLine }));
     const words = route.byVariables ? terminalWords(spool, ctx) : undefined;
-    rewritten = line ?? wrapCommand(command, { spool, cli: ctx.cli, wholeBytes, lead, sameLine, ...words });
+    const limitMs = ctx.watchNow ? route.limitMs?.(input) : undefined;
+    // Early enough for a large output to be recorded before the client reads; the clock starts before the client's.
+    const watchUntil =
+      limitMs === undefined ? undefined : ctx.watchNow!() + limitMs - Math.min(10_000, Math.floor(limitMs / 3));
+    rewritten = line ?? wrapCommand(command, { spool, cli: ctx.cli, wholeBytes, lead, sameLine, watchUntil, ...words });
   } catch (e) {
     rewritten = unkeptCommand(command, e instanceof Error ? e.message : String(e));
   }

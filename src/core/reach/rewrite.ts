@@ -48,6 +48,11 @@ export interface WrapInputs {
    * misnumber the command's; only where that form parses.
    */
   readonly sameLine?: boolean;
+  /**
+   * When the client reads what the command printed so far (ms since the epoch): the shim's `watch`, started before
+   * the group, holds the client's stdout.
+   */
+  readonly watchUntil?: number;
 }
 
 /** Pure; `original` is never quoted or altered. */
@@ -56,9 +61,12 @@ export function wrapCommand(original: string, w: WrapInputs): string {
   const d = w.spoolWord ?? quoteShellWord(w.spool);
   const o = `${d}/${SPOOL_STDOUT}.$$`;
   const e = `${d}/${SPOOL_STDERR}`;
+  if (w.watchUntil !== undefined && !Number.isSafeInteger(w.watchUntil)) throw new Error('watchUntil must be whole');
+  // The shim starts its watcher and exits with `$?`: the command's `$?` and `$!` stay as they were.
+  const watch = w.watchUntil === undefined ? '' : `${w.cli} watch ${d} $$ ${w.watchUntil} ${w.wholeBytes} $?; `;
   // `{ ` on the command's own first line: line numbers in the shell's messages and `$LINENO` stay the command's.
   const tail = `} 8>>${o} 9>>${e} 1>&8 2>&9 8>&- 9>&-; ${w.cli} keep ${d} $? ${w.wholeBytes}`;
-  return `${w.lead ?? ''}{ ${original}${w.sameLine ? ' ; ' : '\n'}${tail}`;
+  return `${w.lead ?? ''}${watch}{ ${original}${w.sameLine ? ' ; ' : '\n'}${tail}`;
 }
 /** The shim's sh `keep` applies the same rule without Node; a test holds them together. */
 export function givenBackWhole(stdoutBytes: number, stderrBytes: number, wholeBytes: number): boolean {

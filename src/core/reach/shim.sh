@@ -65,10 +65,45 @@ BE_HOME=@HOME@
 NODE=@NODE@
 # A routed command's second half (docs/contracts.md §6.1): a small output needs no Node.
 if [ "$BE_ELECTRON" = 1 ]; then
-  [ "${1-}" = keep ] && { ELECTRON_RUN_AS_NODE=1; export ELECTRON_RUN_AS_NODE; }
+  case ${1-} in keep | watching) ELECTRON_RUN_AS_NODE=1; export ELECTRON_RUN_AS_NODE ;; esac
   BE_FLAGS=
 else
   BE_FLAGS=$BE_NODE_FLAGS
+fi
+# `watch SPOOL PID DEADLINE WHOLE STATUS` (the routed text's first command, src/core/reach/rewrite.ts) starts the
+# watcher in a session of its own, its stdout the client's, and exits with STATUS. The watcher: at DEADLINE (ms since
+# the epoch, before the client's time limit) gives what the command printed so far as `keep` would (whole when small,
+# else `keep --interim`'s observation); when the shell PID is killed first, records the spool (`keep --killed`).
+# `keep` ends it once the command has ended.
+if [ "${1-}" = watch ] && [ $# -eq 6 ]; then
+  if command -v setsid >/dev/null 2>&1; then setsid sh "$0" watching "$2" "$3" "$4" "$5" </dev/null 2>/dev/null & fi
+  exit "$6"
+fi
+if [ "${1-}" = watching ] && [ $# -eq 5 ]; then
+  BE_D=$2; BE_P=$3; BE_G=
+  [ -x "$NODE" ] || NODE=node
+  echo $$ >"$BE_D/watch" 2>/dev/null || exit 0
+  while [ -d "$BE_D" ] && [ ! -f "$BE_D/status" ]; do
+    if ! kill -0 "$BE_P" 2>/dev/null || [ "$(cut -d' ' -f3 "/proc/$BE_P/stat" 2>/dev/null)" = Z ]; then
+      [ -f "$BE_D/status" ] || exec "$NODE" $BE_FLAGS "$CLI" keep --killed "$BE_D" </dev/null >/dev/null 2>&1
+      exit 0
+    fi
+    if [ -z "$BE_G" ] && [ "$(date +%s%3N)" -ge "$4" ] 2>/dev/null && mkdir "$BE_D/given" 2>/dev/null; then
+      # Once claimed, `keep` waits for the sizes: its end signal must not cut this short.
+      trap '' TERM
+      BE_G=1; BE_O=$BE_D/1.$BE_P; BE_SO=$(wc -c <"$BE_O"); BE_SE=$(wc -c <"$BE_D/2")
+      if [ -f "$BE_D/status" ]; then BE_SO=0; BE_SE=0
+      elif [ $((BE_SO + BE_SE)) -le "$5" ]; then
+        { head -c "$BE_SO" "$BE_O"; head -c "$BE_SE" "$BE_D/2"; } || { BE_SO=0; BE_SE=0; }
+      else
+        "$NODE" $BE_FLAGS "$CLI" keep --interim "$BE_D" "$BE_SO" "$BE_SE" </dev/null || { BE_SO=0; BE_SE=0; }
+      fi
+      echo "$BE_SO $BE_SE" >"$BE_D/given/sizes.$$" && mv "$BE_D/given/sizes.$$" "$BE_D/given/sizes"
+      trap - TERM
+    fi
+    sleep 0.2
+  done
+  exit 0
 fi
 # `keep SPOOL STATUS WHOLE` (src/core/reach/rewrite.ts `givenBackWhole` is the same rule): a small output is printed as
 # it was with `cat` and recorded by `keep --quiet` in the background (the command waits for no Node); a large one goes
@@ -78,15 +113,27 @@ if [ "${1-}" = keep ] && [ $# -eq 4 ]; then
   BE_D=$2; BE_S=$3; BE_O=/dev/null
   for BE_F in "$BE_D"/1 "$BE_D"/1.*; do [ -f "$BE_F" ] && BE_O=$BE_F; done
   [ -x "$NODE" ] || NODE=node
+  # The status first: `watch` gives nothing more once it is there, and a recorder that dies anyway leaves an ended
+  # spool, which the next keep records.
+  echo "$BE_S" >"$BE_D/status" 2>/dev/null
+  # `watch` holds the client's stdout: ended now, not at its next look.
+  [ -f "$BE_D/watch" ] && read -r BE_WP <"$BE_D/watch" && kill "$BE_WP" 2>/dev/null
+  # What `watch` already gave the client at its time limit is not given twice.
+  BE_GO=0; BE_GE=0
+  if [ -d "$BE_D/given" ]; then
+    BE_I=0
+    while [ ! -f "$BE_D/given/sizes" ] && [ "$BE_I" -lt 50 ]; do sleep 0.1; BE_I=$((BE_I + 1)); done
+    read -r BE_GO BE_GE <"$BE_D/given/sizes" 2>/dev/null || { BE_GO=0; BE_GE=0; }
+  fi
   # An empty file is sized and printed without a process: most commands write nothing to stderr.
   BE_ON=0; BE_EN=0; BE_SIZED=1
   [ -f "$BE_O" ] && [ ! -s "$BE_O" ] || BE_ON=$(wc -c <"$BE_O") || BE_SIZED=
   [ -f "$BE_D/2" ] && [ ! -s "$BE_D/2" ] || BE_EN=$(wc -c <"$BE_D/2") || BE_SIZED=
   if [ -n "$BE_SIZED" ] && [ "$(( BE_ON + BE_EN ))" -le "$4" ] 2>/dev/null; then
-    [ "$BE_ON" = 0 ] || cat "$BE_O"
-    [ "$BE_EN" = 0 ] || cat "$BE_D/2" >&2
-    # The status first: a recorder that dies anyway leaves an ended spool, which the next keep records.
-    echo "$BE_S" >"$BE_D/status" 2>/dev/null
+    if [ "$BE_GO$BE_GE" = 00 ]; then
+      [ "$BE_ON" = 0 ] || cat "$BE_O"
+      [ "$BE_EN" = 0 ] || cat "$BE_D/2" >&2
+    else tail -c +$((BE_GO + 1)) "$BE_O"; tail -c +$((BE_GE + 1)) "$BE_D/2" >&2; fi
     # In a session of its own: Codex and opencode end the command's process group as it exits. setsid exits once sh
     # has forked the recorder, so the group cannot end it first; `( … & )` keeps an interactive shell from printing a
     # job line.

@@ -48,6 +48,9 @@ const claudeBash: ToolRoute = {
     };
   },
   render: updatedInputAnswer('PreToolUse'),
+  // Bash's `timeout`, else its default of two minutes; opencode's bash has the same parameter and default.
+  limitMs: (input) =>
+    typeof input.timeout === 'number' && input.timeout > 0 ? Math.min(input.timeout, 600_000) : 120_000,
   after: 'PostToolUse',
   // Claude Code sends its permission mode with every event.
   recordsAfter: (event) => 'permission_mode' in event,

@@ -149,6 +149,8 @@ const codexBash: ToolRoute = {
     return verdict.route ? { route: true, allow: true } : { route: false, reason: verdict.reason };
   },
   render: updatedInputAnswer('PreToolUse'),
+  // `exec_command`'s default `yield_time_ms`: its event does not carry the model's own.
+  limitMs: () => 10_000,
   after: 'PostToolUse',
   recordsAfter: isCodexEvent,
 };

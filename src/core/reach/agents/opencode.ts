@@ -39,7 +39,7 @@ export const BoundedEvidence = async ({ directory }) => ({
   "tool.execute.before": async (input, output) => {
     if (input.tool !== "bash" || typeof output.args?.command !== "string") return;
     const event = { hook_event_name: "PreToolUse", tool_name: "Bash", session_id: input.sessionID, ` +
-    `cwd: directory, tool_input: { command: output.args.command } };
+    `cwd: directory, tool_input: { command: output.args.command, timeout: output.args.timeout } };
     try {
       const answer = execFileSync("/bin/sh", ["-c", HOOK], { input: JSON.stringify(event), encoding: "utf8", ` +
     `timeout: 15000, stdio: ["pipe", "pipe", "ignore"] });

@@ -107,6 +107,8 @@ export interface HookContext {
   /** undefined: assumed POSIX. */
   readonly terminalShell?: string;
   readonly largeResultBytes?: number;
+  /** Now (ms since the epoch), when `cli` is the shim, whose `watch` gives output at the client's time limit. */
+  readonly watchNow?: () => number;
   /** Reads it, runs nothing. */
   readonly parses: (script: string) => boolean;
   /** Throws when the storage cannot be written: the command then runs unrouted with one line saying so. */
@@ -176,6 +178,8 @@ export interface ToolRoute {
   ) => Record<string, unknown>;
   /** When this client offers no `read_tool_output`; undefined: it has the tool. */
   readonly readWith?: (ctx: HookContext) => string | undefined;
+  /** The client's time limit on the call (ms), at which it reads what the command printed so far. */
+  readonly limitMs?: (input: Record<string, unknown>) => number | undefined;
   readonly after?: string;
   /** Tried in the same order as `claims`. */
   readonly recordsAfter?: (event: Record<string, unknown>) => boolean;

@@ -172,6 +172,78 @@ describe('every routed command is kept', function () {
     assert.equal(runs.find((r) => r.source?.sessionId === 'small-0')!.stdout, sha('ok\n'));
   });
 
+  /** The shim on the sources, with a `node` that loads them. */
+  function sourceShim(): string {
+    const node = path.join(dir, 'node');
+    writeFileSync(node, `#!/bin/sh\nexec ${quoteShellWord(process.execPath)} --import ${quoteShellWord(TSX)} "$@"\n`, {
+      mode: 0o755,
+    });
+    const shim = path.join(dir, 'bounded-evidence');
+    const cli = path.join(ROOT, 'src/cli/main.ts');
+    writeFileSync(shim, shimScript({ node, electron: false, cli, extensionsDir: dir, folderPrefix: 'x-', home: dir }), {
+      mode: 0o755,
+    });
+    return quoteShellWord(shim);
+  }
+
+  it("the client's time limit: what was printed by then is given once, the rest after; a killed shell is recorded at once", async () => {
+    const cli = sourceShim();
+    const watched = (command: string, session: string): { spool: string; text: string } => {
+      const spool = prepareSpool(storage, command, { agent: 'claude', sessionId: session, cwd: storage });
+      return {
+        spool,
+        text: wrapCommand(command, { spool, cli, wholeBytes: 4096, sameLine: true, watchUntil: Date.now() }),
+      };
+    };
+    // The limit is now: the watcher gives `partial` while the command sleeps; keep then gives only what followed.
+    const command = "printf 'partial\\n'; sleep 2; printf 'rest\\n'; (exit 4)";
+    const shell = spawn('bash', ['-c', `(exit 9); ${watched(command, 'limit').text}`], { cwd: dir, detached: true });
+    shells.push(shell);
+    let out = '';
+    shell.stdout!.on('data', (d: Buffer) => (out += d.toString('utf8')));
+    await until(() => out === 'partial\n', 'the output so far given at the limit');
+    const code = await new Promise<number | null>((r) => shell.on('close', (c) => r(c)));
+    assert.equal(out, 'partial\nrest\n');
+    assert.equal(code, 4);
+    // Killed by its client after the limit: recorded by the watcher, not left for the next command.
+    const k = watched("printf 'half\\n'; sleep 60", 'killed');
+    const killed = spawn('bash', ['-c', k.text], {
+      cwd: dir,
+      detached: true,
+      stdio: 'ignore',
+    });
+    shells.push(killed);
+    const spools = path.join(storage, 'evidence', 'spool');
+    await until(() => existsSync(path.join(k.spool, 'given', 'sizes')), 'the output so far given');
+    process.kill(-killed.pid!, 'SIGKILL');
+    await until(() => readdirSync(spools).length === 0, 'the killed spool recorded by its watcher');
+    const runs = await hookRuns(storage);
+    assert.deepEqual(runs.map((r) => [r.source?.sessionId, r.status]).sort(), [
+      ['killed', 'cancelled'],
+      ['limit', 'completed'],
+    ]);
+    assert.equal(runs.find((r) => r.source?.sessionId === 'killed')!.stdout, sha('half\n'));
+    assert.equal(runs.find((r) => r.source?.sessionId === 'limit')!.stdout, sha('partial\nrest\n'));
+  });
+
+  it("`$?` reaches the command through the watcher's start as it was", () => {
+    const cli = sourceShim();
+    const spool = prepareSpool(storage, 'echo "was $?"', { agent: 'claude', sessionId: 's', cwd: storage });
+    const text = wrapCommand('echo "was $?"', { spool, cli, wholeBytes: 4096, watchUntil: Date.now() + 60_000 });
+    const r = spawnSync('bash', ['-c', `(exit 7); ${text}`], { cwd: dir, encoding: 'utf8' });
+    assert.equal(r.stdout, 'was 7\n');
+  });
+
+  it('keep --interim and --killed refuse malformed arguments with their usage line and touch no spool', () => {
+    const { spool } = routed(storage, 'true', 'bad');
+    for (const args of [['--interim', spool, 'x', '1'], ['--interim', spool], ['--killed']]) {
+      const r = spawnSync('sh', ['-c', `${CLI} keep ${args.map(quoteShellWord).join(' ')}`], { encoding: 'utf8' });
+      assert.notEqual(r.status, 0, args.join(' '));
+      assert.match(r.stderr, /usage: bounded-evidence keep --killed SPOOL, or keep --interim SPOOL OUT ERR/);
+    }
+    assert.deepEqual(readdirSync(spool).sort(), ['2', 'command', 'meta.json']);
+  });
+
   it('an ended spool its recorder never took is recorded with its status, not as cancelled', async () => {
     const left = routed(storage, "printf 'done\\n'; (exit 5)", 'ended');
     writeFileSync(path.join(left.spool, '1.1'), 'done\n');
