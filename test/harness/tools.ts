@@ -27,6 +27,8 @@ export interface Tools {
   qwen: string;
   /** Factory Droid's native binary. */
   droid: string;
+  /** Kilo Code's native binary. */
+  kilo: string;
   /** The MCP conformance suite's and the MCP Inspector's entry points (run with Node 24: they need Node >= 22). */
   mcpConformance: string;
   mcpInspector: string;
@@ -57,6 +59,7 @@ export function toolPaths(): Tools {
     opencode: path.join(toolsDir, 'opencode', 'node_modules', 'opencode-ai', 'bin', 'opencode.exe'),
     qwen: path.join(toolsDir, 'qwen-code', 'node_modules', '@qwen-code', 'qwen-code', 'cli-entry.js'),
     droid: path.join(toolsDir, 'droid', 'node_modules', '@factory', 'cli-linux-x64', 'bin', 'droid'),
+    kilo: path.join(toolsDir, 'kilo', 'node_modules', '@kilocode', 'cli-linux-x64', 'bin', 'kilo'),
     mcpConformance: path.join(
       toolsDir,
       'mcp-conformance',
@@ -95,6 +98,7 @@ export function ensureTools(): Tools {
       t.opencode,
       t.qwen,
       t.droid,
+      t.kilo,
       t.mcpConformance,
       t.mcpInspector,
     ].every((p) => existsSync(p))

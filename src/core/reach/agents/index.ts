@@ -7,11 +7,12 @@ import { codex } from './codex.js';
 import { copilot } from './copilot.js';
 import { droid } from './droid.js';
 import { gemini } from './gemini.js';
+import { kilo } from './kilo.js';
 import { opencode } from './opencode.js';
 import { qwen } from './qwen.js';
 import type { AgentAdapter, ToolRoute } from './types.js';
 
-export const AGENTS: readonly AgentAdapter[] = [claudeCode, copilot, codex, gemini, opencode, qwen, droid];
+export const AGENTS: readonly AgentAdapter[] = [claudeCode, copilot, codex, gemini, opencode, qwen, droid, kilo];
 
 /** Routes with a narrower test (`claims`) first. */
 export const ROUTES: readonly ToolRoute[] = [

@@ -76,6 +76,8 @@ export interface AgentAdapter {
   /** One hook file serves `vscode`, `copilot-cli` and `copilot`. */
   readonly aliases?: readonly string[];
   readonly displayName: string;
+  /** The agent's VS Code extension id, where it is one: the editor's pick says when it is installed. */
+  readonly vscodeExtension?: string;
   /** `project` first when both: the default of `init`. */
   readonly scopes: readonly Scope[];
   readonly detect: (ctx: AgentContext) => Detection;
