@@ -1,15 +1,15 @@
 /**
- * Kilo Code (docs/contracts.md §6.2): its command line 7.x and its VS Code extension (`kilocode.kilo-code`) are built on
- * opencode and load the same `tool.execute.before` plugins, from `"plugin"` in `kilo.json` or `~/.config/kilo/plugin/`;
- * ours is opencode's, sharing its code. Like opencode, the project's plugin lives in `.bounded-evidence/`, named from
- * `kilo.json`, outside the `.kilo/` folder Kilo installs packages into.
+ * Kilo Code (docs/contracts.md §6.2): its command line 7.x and its VS Code extension (`kilocode.kilo-code`) are
+ * built on opencode and load the same `tool.execute.before` plugins, from `"plugin"` in `kilo.json` or
+ * `~/.config/kilo/plugin/`; ours is opencode's, sharing its code. As for opencode, the project's plugin lives in
+ * `.bounded-evidence/`, named from `kilo.json`, outside the `.kilo/` folder Kilo installs packages into.
  */
 import * as path from 'node:path';
 import { isOurMcpEntry, MCP_NAME } from './common.js';
 import { pluginMark, toolPluginText } from './toolPlugin.js';
 import type { AgentAdapter, AgentContext, ConfigEdit, Scope } from './types.js';
 
-export function kiloConfigDir(ctx: Pick<AgentContext, 'env' | 'home'>): string {
+function kiloConfigDir(ctx: Pick<AgentContext, 'env' | 'home'>): string {
   return path.join(ctx.env.XDG_CONFIG_HOME || path.join(ctx.home, '.config'), 'kilo');
 }
 

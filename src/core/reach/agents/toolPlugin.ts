@@ -6,7 +6,10 @@
 
 /** The first line, which finds ours in any version. */
 export function pluginMark(client: string): string {
-  return `// bounded-evidence: routes ${client}'s bash tool through the evidence store (bounded-evidence init wrote this file).`;
+  return (
+    `// bounded-evidence: routes ${client}'s bash tool through the evidence store ` +
+    '(bounded-evidence init wrote this file).'
+  );
 }
 
 /** Any failure leaves the command as written: a hook must never break the agent. */
