@@ -10,9 +10,10 @@ import { gemini } from './gemini.js';
 import { kilo } from './kilo.js';
 import { opencode } from './opencode.js';
 import { qwen } from './qwen.js';
+import { roo } from './roo.js';
 import type { AgentAdapter, ToolRoute } from './types.js';
 
-export const AGENTS: readonly AgentAdapter[] = [claudeCode, copilot, codex, gemini, opencode, qwen, droid, kilo];
+export const AGENTS: readonly AgentAdapter[] = [claudeCode, copilot, codex, gemini, opencode, qwen, droid, kilo, roo];
 
 /** Routes with a narrower test (`claims`) first. */
 export const ROUTES: readonly ToolRoute[] = [

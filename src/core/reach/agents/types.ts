@@ -88,6 +88,8 @@ export interface AgentAdapter {
   readonly cautions?: (ctx: AgentContext, scope: Scope) => string[];
   /** Never "routed". */
   readonly mcpOnly?: boolean;
+  /** With `mcpOnly`: a rules file asks the model to run long commands through our tools, which it may not do. */
+  readonly rules?: boolean;
   /** Doctor finds the last one by them; default `[id]`. */
   readonly recordsAs?: readonly string[];
   /** None: another agent's route serves it. */
