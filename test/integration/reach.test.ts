@@ -204,7 +204,7 @@ describe('Reach: command line, routing and the tools VS Code is given', function
       // Every agent of init's table in both scopes, each saying what it writes; the first two exactly.
       assert.deepEqual(
         picks.map((p) => `${p.agent.id}:${p.scope}`),
-        ['claude', 'copilot', 'codex', 'gemini', 'opencode', 'qwen', 'droid', 'kilo', 'roo'].flatMap((a) => [
+        ['claude', 'copilot', 'codex', 'gemini', 'opencode', 'qwen', 'droid', 'kilo', 'roo', 'auggie'].flatMap((a) => [
           `${a}:project`,
           `${a}:global`,
         ]),

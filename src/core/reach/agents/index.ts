@@ -2,6 +2,7 @@
  * The table of agents (docs/contracts.md §6.2): an adapter added here is offered by the command line and the editor
  * alike, and its routes are the hook's.
  */
+import { auggie } from './auggie.js';
 import { claudeCode } from './claudeCode.js';
 import { codex } from './codex.js';
 import { copilot } from './copilot.js';
@@ -13,7 +14,18 @@ import { qwen } from './qwen.js';
 import { roo } from './roo.js';
 import type { AgentAdapter, ToolRoute } from './types.js';
 
-export const AGENTS: readonly AgentAdapter[] = [claudeCode, copilot, codex, gemini, opencode, qwen, droid, kilo, roo];
+export const AGENTS: readonly AgentAdapter[] = [
+  claudeCode,
+  copilot,
+  codex,
+  gemini,
+  opencode,
+  qwen,
+  droid,
+  kilo,
+  roo,
+  auggie,
+];
 
 /** Routes with a narrower test (`claims`) first. */
 export const ROUTES: readonly ToolRoute[] = [
