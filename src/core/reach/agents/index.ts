@@ -6,6 +6,7 @@ import { auggie } from './auggie.js';
 import { claudeCode } from './claudeCode.js';
 import { codex } from './codex.js';
 import { copilot } from './copilot.js';
+import { cursor } from './cursor.js';
 import { droid } from './droid.js';
 import { gemini } from './gemini.js';
 import { kilo } from './kilo.js';
@@ -25,6 +26,7 @@ export const AGENTS: readonly AgentAdapter[] = [
   kilo,
   roo,
   auggie,
+  cursor,
 ];
 
 /** Routes with a narrower test (`claims`) first. */

@@ -7,24 +7,13 @@
  */
 import * as path from 'node:path';
 import { isOurMcpEntry, MCP_NAME } from './common.js';
+import { evidenceRule, isOurRule } from './rules.js';
 import type { AgentAdapter, AgentContext, ConfigEdit, Scope } from './types.js';
 
 const ROO_EXTENSION = 'rooveterinaryinc.roo-cline';
 
-/** The first line: ours in any version. */
-export const ROO_RULES_MARK = '# Commands that may print much: run them through the bounded-evidence tools';
-
-export const ROO_RULES = `${ROO_RULES_MARK}
-
-The \`bounded-evidence\` MCP server keeps a command's whole output and answers with a bounded view: the exit code, the
-error lines with their line numbers, the start and end of the output, and a handle for the rest.
-
-- Run a command whose output may be long (a build, a test suite, an install, a log, a search over many files) with
-  the \`evidence_runCommand\` tool of the \`bounded-evidence\` server, not with \`execute_command\`.
-- To see more of that output, call its \`read_tool_output\` tool with the handle (a \`pattern\` for the lines you need,
-  or a range of lines) instead of running the command again.
-- A command whose output is surely short may still use \`execute_command\`.
-`;
+/** Roo's own shell tool is `execute_command`. */
+const ROO_RULES = evidenceRule('execute_command');
 
 /** VS Code's (stable) user folder on this platform; another editor keeps its own, so there the project scope serves. */
 function vscodeUserDir(ctx: AgentContext): string {
@@ -74,7 +63,7 @@ export const roo: AgentAdapter = {
         value: { type: 'stdio', command: mcp.command, args: [...mcp.args], alwaysAllow: ['read_tool_output'] },
         ours: isOurMcpEntry,
       });
-      edits.push({ kind: 'file', file: rules, text: ROO_RULES, ours: (t) => t.startsWith(ROO_RULES_MARK) });
+      edits.push({ kind: 'file', file: rules, text: ROO_RULES, ours: isOurRule });
     } else
       notes.unshift(
         'MCP not registered: no evidence storage is known (pass --storage or run init in a VS Code terminal); ' +

@@ -9,7 +9,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { agentNamed } from '../../../../src/core/reach/agents/index.js';
 import { doctorRows, runInit, verdictText } from '../../../../src/core/reach/agents/init.js';
-import { roo, ROO_RULES, ROO_RULES_MARK } from '../../../../src/core/reach/agents/roo.js';
+import { roo } from '../../../../src/core/reach/agents/roo.js';
+import { evidenceRule, RULE_MARK } from '../../../../src/core/reach/agents/rules.js';
 import type { AgentContext, ConfigEdit } from '../../../../src/core/reach/agents/types.js';
 
 const MCP = { command: 'sh', args: ['-c', 'exec bounded-evidence mcp'] };
@@ -40,9 +41,9 @@ describe('Roo Code: MCP + rules', () => {
       ],
     );
     assert.equal(rule.file, '/home/dev/project/.roo/rules/bounded-evidence.md');
-    assert.equal(rule.text, ROO_RULES);
+    assert.equal(rule.text, evidenceRule('execute_command'));
     assert.ok(rule.text.includes('`evidence_runCommand`') && rule.text.includes('`read_tool_output`'));
-    assert.equal(rule.ours(`${ROO_RULES_MARK}\nolder words`), true);
+    assert.equal(rule.ours(`${RULE_MARK}\nolder words`), true);
     assert.equal(rule.ours('# My rules'), false);
     assert.match(notes![0]!, /depends on the model following the rule/);
     assert.equal(roo.routes, undefined, 'no hook: nothing is routed');
