@@ -1,8 +1,8 @@
 /**
- * Cursor (docs/contracts.md §6.2): MCP + rules. Its documented hooks (`.cursor/hooks.json`, cursor.com/docs/agent/hooks)
- * let `beforeShellExecution` answer only `permission`, `user_message` and `agent_message`: none rewrites a command.
- * So init registers the MCP server in `.cursor/mcp.json` and writes an always-applied rule in `.cursor/rules/`; the
- * project only, since Cursor's user rules live in its settings, not in a file.
+ * Cursor (docs/contracts.md §6.2): MCP + rules. Its documented hooks (`.cursor/hooks.json`,
+ * cursor.com/docs/agent/hooks) let `beforeShellExecution` answer only `permission`, `user_message` and
+ * `agent_message`: none rewrites a command. So init registers the MCP server in `.cursor/mcp.json` and writes an
+ * always-applied rule in `.cursor/rules/`; the project only, since Cursor's user rules live in its settings.
  */
 import * as path from 'node:path';
 import { isOurMcpEntry, MCP_NAME } from './common.js';
