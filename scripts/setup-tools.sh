@@ -17,6 +17,8 @@
 #     wrapper only picks that package; the registry has no wrapper of the same version), driven the same way
 #   - Cline's command line (npm cline; its native binary comes from @cline/cli-linux-x64), driven the same
 #     way through its OpenAI-compatible provider (cline auth --provider openai-compatible), no sign-in
+#   - Kilo Code's command line: its native binary, the npm package @kilocode/cli-linux-x64 (the @kilocode/cli
+#     wrapper of the same version asks for platform packages the registry does not have), driven the same way
 #   - the MCP conformance suite (@modelcontextprotocol/conformance) and the MCP Inspector
 #     (@modelcontextprotocol/inspector, its --cli), the official checks and a real client
 #     of the MCP server (test/unit/mcp), under .tools/mcp-conformance and .tools/mcp-inspector
@@ -34,6 +36,7 @@ OPENCODE_VERSION=1.18.33
 QWEN_CODE_VERSION=0.24.4
 DROID_VERSION=0.225.2
 CLINE_VERSION=3.0.65
+KILO_VERSION=7.7.9
 MCP_CONFORMANCE_VERSION=0.2.0-alpha.12
 MCP_INSPECTOR_VERSION=2.12.0
 mkdir -p "$TOOLS"
@@ -159,6 +162,9 @@ install_agent "$DROID_DIR" "@factory/cli-linux-x64@$DROID_VERSION" "$DROID_BIN" 
 CLINE_TOOL_DIR="$TOOLS/cline"
 CLINE_BIN="$CLINE_TOOL_DIR/node_modules/cline/bin/cline"
 install_agent "$CLINE_TOOL_DIR" "cline@$CLINE_VERSION" "$CLINE_BIN" "$CLINE_VERSION"
+KILO_DIR="$TOOLS/kilo"
+KILO_BIN="$KILO_DIR/node_modules/@kilocode/cli-linux-x64/bin/kilo"
+install_agent "$KILO_DIR" "@kilocode/cli-linux-x64@$KILO_VERSION" "$KILO_BIN" "$KILO_VERSION"
 # The MCP server's official checks and a second real client: Node >= 22 each, run with Node 24.
 MCP_CONFORMANCE_DIR="$TOOLS/mcp-conformance"
 MCP_CONFORMANCE_BIN="$MCP_CONFORMANCE_DIR/node_modules/@modelcontextprotocol/conformance/dist/index.js"
@@ -166,4 +172,4 @@ install_agent "$MCP_CONFORMANCE_DIR" "@modelcontextprotocol/conformance@$MCP_CON
 MCP_INSPECTOR_DIR="$TOOLS/mcp-inspector"
 MCP_INSPECTOR_BIN="$MCP_INSPECTOR_DIR/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js"
 install_agent "$MCP_INSPECTOR_DIR" "@modelcontextprotocol/inspector@$MCP_INSPECTOR_VERSION" "$MCP_INSPECTOR_BIN" "$MCP_INSPECTOR_VERSION"
-log "ready: node24=$NODE24_DIR/bin/node code-server=$CS_MAIN chromium=$(command -v chromium) claude=$CC_BIN copilot=$CP_BIN codex=$CODEX_BIN gemini=$GEMINI_BIN opencode=$OPENCODE_BIN qwen=$QWEN_BIN droid=$DROID_BIN cline=$CLINE_BIN mcp-conformance=$MCP_CONFORMANCE_BIN mcp-inspector=$MCP_INSPECTOR_BIN"
+log "ready: node24=$NODE24_DIR/bin/node code-server=$CS_MAIN chromium=$(command -v chromium) claude=$CC_BIN copilot=$CP_BIN codex=$CODEX_BIN gemini=$GEMINI_BIN opencode=$OPENCODE_BIN qwen=$QWEN_BIN droid=$DROID_BIN cline=$CLINE_BIN kilo=$KILO_BIN mcp-conformance=$MCP_CONFORMANCE_BIN mcp-inspector=$MCP_INSPECTOR_BIN"

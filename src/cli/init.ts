@@ -111,7 +111,8 @@ export function initHelp(agents: readonly AgentAdapter[] = AGENTS): string {
   const width = Math.max(...agents.map((a) => a.id.length));
   const rows = agents.map((a) => {
     const names = a.aliases?.length ? ` (also ${a.aliases.join(', ')})` : '';
-    return `  ${a.id.padEnd(width)}  ${a.displayName}${names}${a.mcpOnly ? ': MCP server only' : ''}`;
+    const only = a.mcpOnly ? (a.rules ? ': MCP server and rules' : ': MCP server only') : '';
+    return `  ${a.id.padEnd(width)}  ${a.displayName}${names}${only}`;
   });
   return `${HELP.init}\n\nAgents (--agent NAME):\n${rows.join('\n')}`;
 }

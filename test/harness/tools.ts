@@ -29,6 +29,8 @@ export interface Tools {
   droid: string;
   /** Cline's command line (its npm wrapper, which starts the native binary). */
   cline: string;
+  /** Kilo Code's native binary. */
+  kilo: string;
   /** The MCP conformance suite's and the MCP Inspector's entry points (run with Node 24: they need Node >= 22). */
   mcpConformance: string;
   mcpInspector: string;
@@ -60,6 +62,7 @@ export function toolPaths(): Tools {
     qwen: path.join(toolsDir, 'qwen-code', 'node_modules', '@qwen-code', 'qwen-code', 'cli-entry.js'),
     droid: path.join(toolsDir, 'droid', 'node_modules', '@factory', 'cli-linux-x64', 'bin', 'droid'),
     cline: path.join(toolsDir, 'cline', 'node_modules', 'cline', 'bin', 'cline'),
+    kilo: path.join(toolsDir, 'kilo', 'node_modules', '@kilocode', 'cli-linux-x64', 'bin', 'kilo'),
     mcpConformance: path.join(
       toolsDir,
       'mcp-conformance',
@@ -99,6 +102,7 @@ export function ensureTools(): Tools {
       t.qwen,
       t.droid,
       t.cline,
+      t.kilo,
       t.mcpConformance,
       t.mcpInspector,
     ].every((p) => existsSync(p))

@@ -53,6 +53,7 @@ export async function initPicks(
   ctx: AgentContext,
   uninstall: boolean,
   usable: (agent: AgentAdapter) => boolean = () => true,
+  extensionInstalled: (id: string) => boolean = (id) => vscode.extensions.getExtension(id) !== undefined,
 ): Promise<AgentPick[]> {
   const rows = await doctorRows(ctx, AGENTS);
   const items: AgentPick[] = [];
@@ -65,17 +66,19 @@ export async function initPicks(
       .join(', ');
     // A folder's row that also writes the person's home folder (Codex's trust, opencode's plugin) says so.
     const home = row.scope === 'project' && (plan?.files ?? []).some((f) => isUnder(f.file, ctx.home, ctx.project));
+    const ext = row.agent.vscodeExtension;
+    const inEditor = ext !== undefined && extensionInstalled(ext) ? ` · installed in this editor (${ext})` : '';
     items.push({
       agent: row.agent,
       scope: row.scope,
       label: `${row.routed ? '$(check) ' : ''}${row.agent.displayName}`,
       description:
         `${row.scope === 'project' ? 'this folder' : 'every folder (user)'}` +
-        `${home ? ' · also your home folder' : ''}${row.detected ? '' : ' · not detected'}`,
+        `${home ? ' · also your home folder' : ''}${inEditor || (row.detected ? '' : ' · not detected')}`,
       detail: plan?.error ? `cannot: ${plan.error}` : `${uninstall ? 'removes from' : 'writes'} ${files}`,
       picked:
         !uninstall &&
-        row.detected &&
+        (row.detected || inEditor !== '') &&
         usable(row.agent) &&
         !row.routed &&
         row.scope === (ctx.project ? 'project' : 'global'),

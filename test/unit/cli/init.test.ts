@@ -164,7 +164,9 @@ describe('command line: init and doctor', () => {
     assert.deepEqual(await run('init', '--agent', 'emacs'), {
       code: 2,
       out: '',
-      err: 'bounded-evidence init: unknown agent "emacs" (known: claude/claude-code, copilot/vscode/copilot-cli, codex, gemini/gemini-cli, opencode, qwen/qwen-code, droid/factory-droid, cline/cline-cli)\n',
+      err:
+        'bounded-evidence init: unknown agent "emacs" (known: claude/claude-code, copilot/vscode/copilot-cli, codex, gemini/gemini-cli, opencode, qwen/qwen-code, droid/factory-droid, cline/cline-cli, ' +
+        'kilo/kilo-code/kilocode, roo/roo-code/roocode, auggie/augment, cursor)\n',
     });
     assert.equal((await run('init', '--global', '--project')).code, 2);
     assert.equal((await run('init', '--bogus')).code, 2);

@@ -256,7 +256,7 @@ const INSTALL_TODO =
   'the hook finds neither, so commands run as written';
 
 export interface Verdict {
-  readonly word: 'routed' | 'not routed' | 'MCP only' | 'off';
+  readonly word: 'routed' | 'not routed' | 'MCP only' | 'MCP + rules' | 'off';
   readonly todo: readonly string[];
   readonly cautions: readonly string[];
 }
@@ -271,8 +271,10 @@ function verdictOf(
 ): Verdict {
   if (files === 'off') return { word: 'off', todo: [], cautions: [] };
   const rerun = fix ?? `run bounded-evidence init --agent ${agent.id} --${scope}`;
-  if (agent.mcpOnly)
-    return { word: files === 'ok' ? 'MCP only' : 'not routed', todo: files === 'ok' ? [] : [rerun], cautions: [] };
+  if (agent.mcpOnly) {
+    const word = agent.rules ? 'MCP + rules' : 'MCP only';
+    return { word: files === 'ok' ? word : 'not routed', todo: files === 'ok' ? [] : [rerun], cautions: [] };
+  }
   const todo = [
     ...(files === 'partial' ? [rerun] : []),
     ...(productReachable(ctx) ? [] : [INSTALL_TODO]),
@@ -284,6 +286,7 @@ function verdictOf(
 export function verdictText(v: Verdict, dryRun = false): string {
   const would = dryRun ? 'would be ' : '';
   if (v.word === 'not routed') return `${dryRun ? 'would not be routed' : 'not routed'}: ${v.todo[0]}`;
+  if (v.word === 'MCP + rules') return `${would}MCP + rules (depends on the model following the rule)`;
   return v.word === 'routed' ? `${would}routed` : v.word === 'MCP only' ? `${would}MCP only` : 'off';
 }
 

@@ -6,6 +6,7 @@
  */
 import * as path from 'node:path';
 import { isOurMcpEntry, MCP_NAME } from './common.js';
+import { pluginMark, toolPluginText } from './toolPlugin.js';
 import type { AgentAdapter, AgentContext, ConfigEdit } from './types.js';
 
 export function opencodeConfigDir(ctx: Pick<AgentContext, 'env' | 'home'>): string {
@@ -15,57 +16,10 @@ export function opencodeConfigDir(ctx: Pick<AgentContext, 'env' | 'home'>): stri
 const OPENCODE_PROJECT_PLUGIN = '.bounded-evidence/opencode-plugin.js';
 
 /** Any version. */
-export const PLUGIN_MARK =
-  "// bounded-evidence: routes opencode's bash tool through the evidence store " +
-  '(bounded-evidence init wrote this file).';
+export const PLUGIN_MARK = pluginMark('opencode');
 
-/** Any failure leaves the command as written: a hook must never break the agent. */
 export function opencodePluginText(hookCommand: string): string {
-  return (
-    `${PLUGIN_MARK}
-// No dependencies: only Node's child_process, which opencode's runtime provides.
-import { execFileSync } from "node:child_process";
-
-const HOOK = ${JSON.stringify(hookCommand)};
-// The command as the model wrote it, per call: what its model is shown again in every later request.
-const written = new Map();
-// A routed command's own text (src/core/reach/rewrite.ts), for calls from before this process started.
-const ROUTED = new RegExp(
-  "^\\\\{ ([^]*)(?: ; |\\\\n)\\\\} 8>>'[^']*'/1\\\\.\\\\$\\\\$ 9>>'[^']*'/2 " +
-    "1>&8 2>&9 8>&- 9>&-; .* keep '[^']*' \\\\$\\\\? \\\\d+$",
-);
-
-export const BoundedEvidence = async ({ directory }) => ({
-  "tool.execute.before": async (input, output) => {
-    if (input.tool !== "bash" || typeof output.args?.command !== "string") return;
-    const event = { hook_event_name: "PreToolUse", tool_name: "Bash", session_id: input.sessionID, ` +
-    `cwd: directory, tool_input: { command: output.args.command, timeout: output.args.timeout } };
-    try {
-      const answer = execFileSync("/bin/sh", ["-c", HOOK], { input: JSON.stringify(event), encoding: "utf8", ` +
-    `timeout: 15000, stdio: ["pipe", "pipe", "ignore"] });
-      const command = answer.trim() ? JSON.parse(answer).hookSpecificOutput?.updatedInput?.command : undefined;
-      if (typeof command === "string") {
-        written.set(input.callID, output.args.command);
-        output.args.command = command;
-      }
-    } catch {
-      // The hook failed or timed out: the command runs as written.
-    }
-  },
-  // opencode keeps the arguments a call ran with; its model is shown the command it wrote instead.
-  "experimental.chat.messages.transform": async (_input, output) => {
-    for (const message of output.messages ?? []) {
-      for (const part of message.parts ?? []) {
-        const command = part.type === "tool" && part.tool === "bash" ? part.state?.input?.command : undefined;
-        if (typeof command !== "string") continue;
-        const original = written.get(part.callID) ?? ROUTED.exec(command)?.[1];
-        if (original !== undefined) part.state = { ...part.state, input: { ...part.state.input, command: original } };
-      }
-    }
-  },
-});
-`
-  );
+  return toolPluginText(hookCommand, 'opencode');
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -76,6 +76,8 @@ export interface AgentAdapter {
   /** One hook file serves `vscode`, `copilot-cli` and `copilot`. */
   readonly aliases?: readonly string[];
   readonly displayName: string;
+  /** The agent's VS Code extension id, where it is one: the editor's pick says when it is installed. */
+  readonly vscodeExtension?: string;
   /** `project` first when both: the default of `init`. */
   readonly scopes: readonly Scope[];
   readonly detect: (ctx: AgentContext) => Detection;
@@ -86,6 +88,8 @@ export interface AgentAdapter {
   readonly cautions?: (ctx: AgentContext, scope: Scope) => string[];
   /** Never "routed". */
   readonly mcpOnly?: boolean;
+  /** With `mcpOnly`: a rules file asks the model to run long commands through our tools, which it may not do. */
+  readonly rules?: boolean;
   /** Doctor finds the last one by them; default `[id]`. */
   readonly recordsAs?: readonly string[];
   /** None: another agent's route serves it. */

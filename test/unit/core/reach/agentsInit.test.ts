@@ -116,6 +116,9 @@ const userText = (comments: boolean): fc.Arbitrary<string> =>
       return r.finalNewline ? t + r.eol : t;
     });
 
+/** The agents with a configuration in `scope` (Cursor has none of the user's). */
+const inScope = (scope: 'project' | 'global') => AGENTS.filter((a) => a.scopes.includes(scope));
+
 describe('agent init engine', () => {
   it('init then undo gives back every byte of any user config (JSON and JSONC, their own hooks and servers), and a second init changes nothing', () => {
     const file = '/x/settings.json';
@@ -372,13 +375,13 @@ describe('init, uninstall, dry run and doctor (files on disk)', () => {
     );
     const before = snapshot(root);
     for (const scope of ['project', 'global'] as const) {
-      const first = await runInit(ctx, { agents: AGENTS, scope });
+      const first = await runInit(ctx, { agents: inScope(scope), scope });
       assert.deepEqual(
         first.map((o) => o.error),
-        AGENTS.map(() => undefined),
+        inScope(scope).map(() => undefined),
       );
       assert.ok(first.every((o) => o.files.some((f) => f.action !== 'unchanged')));
-      const second = await runInit(ctx, { agents: AGENTS, scope });
+      const second = await runInit(ctx, { agents: inScope(scope), scope });
       assert.deepEqual(
         second.flatMap((o) => o.files.map((f) => f.action)),
         second.flatMap((o) => o.files.map(() => 'unchanged')),
@@ -387,7 +390,7 @@ describe('init, uninstall, dry run and doctor (files on disk)', () => {
     const routed = await doctorRows(ctx, AGENTS);
     assert.deepEqual(
       routed.map((r) => [r.agent.id, r.scope, r.routed]),
-      AGENTS.flatMap((a) => (['project', 'global'] as const).map((scope) => [a.id, scope, true])),
+      AGENTS.flatMap((a) => a.scopes.map((scope) => [a.id, scope, true])),
     );
     assert.equal(routed[0]!.files[0]!.hook, `'${SHIM}' hook --agent claude --storage '${root}/storage'`);
     for (const scope of ['project', 'global'] as const) await runInit(ctx, { agents: AGENTS, scope, uninstall: true });
@@ -442,10 +445,10 @@ describe('init, uninstall, dry run and doctor (files on disk)', () => {
             writeFileSync(path.join(ctx.home, '.claude.json'), claudeJson);
             const before = snapshot(dir);
             for (const scope of ['project', 'global'] as const) {
-              const out = await runInit(ctx, { agents: AGENTS, scope });
+              const out = await runInit(ctx, { agents: inScope(scope), scope });
               assert.deepEqual(
                 out.map((o) => o.error),
-                AGENTS.map(() => undefined),
+                inScope(scope).map(() => undefined),
               );
             }
             for (const scope of ['global', 'project'] as const)

@@ -78,8 +78,14 @@ describe('opencode plugin (recorded opencode 1.18.33 arguments)', () => {
 
   it('shows its model the command it wrote: the routed text of a call replaced in the messages it is sent', async () => {
     const spool = '/home/dev/.local/share/bounded-evidence/workspaces/p-0123456789abcdef/evidence/spool/0a1b2c3d4e5f';
-    const routed = (command: string, sameLine: boolean): string =>
-      wrapCommand(command, { spool, cli: "'/home/dev/bin/bounded-evidence'", wholeBytes: 4096, sameLine });
+    const routed = (command: string, sameLine: boolean, watchUntil?: number): string =>
+      wrapCommand(command, {
+        spool,
+        cli: "'/home/dev/bin/bounded-evidence'",
+        wholeBytes: 4096,
+        sameLine,
+        ...(watchUntil === undefined ? {} : { watchUntil }),
+      });
     const answer = path.join(dir, 'answer.json');
     writeFileSync(
       answer,
@@ -100,9 +106,9 @@ describe('opencode plugin (recorded opencode 1.18.33 arguments)', () => {
         parts: [
           { type: 'text' },
           bash('call_1', output.args.command as string),
-          // A call this process did not route (before a restart): told by the routed form itself, either layout.
+          // A call this process did not route (before a restart): told by the routed form itself, any layout.
           bash('call_0', routed("printf 'a\\n' # note", false)),
-          bash('call_2', routed('ls', true)),
+          bash('call_2', routed('ls', true, 1_765_000_000_000)),
           bash('call_3', 'plain'),
           { type: 'tool', tool: 'read', callID: 'call_4', state: { input: { filePath: '/x' } } },
         ],
