@@ -100,7 +100,7 @@ export function decideHook(event: unknown, ctx: HookContext): HookDecision {
   // it to end.
   if (typeof input.mode === 'string' && /async|background|interactive/i.test(input.mode))
     return { action: 'none', reason: 'asynchronous or interactive commands stay in the terminal' };
-  const one = routeOne(command, route, event, ctx);
+  const one = routeOne(command, route, input, event, ctx);
   if ('reason' in one) return { action: 'none', reason: one.reason };
   const answer = route.render({ ...input, command: one.command }, one.answer);
   return { action: 'rewrite', agent: one.agent, command: one.command, answer };
@@ -116,7 +116,7 @@ function decideMany(
 ): HookDecision {
   if (typeof commands === 'string') return { action: 'none', reason: commands };
   const results = commands.map((c) =>
-    typeof c === 'string' && c.trim() !== '' ? routeOne(c, route, event, ctx) : { reason: 'not a command' },
+    typeof c === 'string' && c.trim() !== '' ? routeOne(c, route, input, event, ctx) : { reason: 'not a command' },
   );
   const routed = results.flatMap((r) => ('reason' in r ? [] : [r]));
   if (routed.length === 0)
@@ -130,6 +130,7 @@ function decideMany(
 function routeOne(
   command: string,
   route: ToolRoute,
+  input: Record<string, unknown>,
   event: Record<string, unknown>,
   ctx: HookContext,
 ): { reason: string } | { command: string; agent: string; answer: { allow: boolean; reason?: string } } {

@@ -24,7 +24,8 @@ const HOOK = ${JSON.stringify(hookCommand)};
 const written = new Map();
 // A routed command's own text (src/core/reach/rewrite.ts), for calls from before this process started.
 const ROUTED = new RegExp(
-  "^(?:[^\\\\n]*? watch [^\\\\n]*? \\\\$\\\\?; )?\\\\{ ([^]*)(?: ; |\\\\n)\\\\} 8>>'[^']*'/1\\\\.\\\\$\\\\$ 9>>'[^']*'/2 " +
+  "^(?:[^\\\\n]*? watch [^\\\\n]*? \\\\$\\\\?; )?" +
+    "\\\\{ ([^]*)(?: ; |\\\\n)\\\\} 8>>'[^']*'/1\\\\.\\\\$\\\\$ 9>>'[^']*'/2 " +
     "1>&8 2>&9 8>&- 9>&-; .* keep '[^']*' \\\\$\\\\? \\\\d+$",
 );
 
