@@ -7,7 +7,7 @@
  * checked here. Init registers the MCP server in `.augment/settings.json` (`~/.augment/settings.json`).
  */
 import * as path from 'node:path';
-import { isOurMcpEntry, MCP_NAME } from './common.js';
+import { isOurMcpEntry, MCP_NAME, NO_STORAGE_NOTE } from './common.js';
 import type { AgentAdapter, ConfigEdit } from './types.js';
 
 const AUGGIE_NOTE =
@@ -41,10 +41,7 @@ export const auggie: AgentAdapter = {
         value: { command: mcp.command, args: [...mcp.args] },
         ours: isOurMcpEntry,
       });
-    else
-      notes.unshift(
-        'MCP not registered: no evidence storage is known (pass --storage or run init in a VS Code terminal).',
-      );
+    else notes.unshift(`${NO_STORAGE_NOTE}.`);
     return { edits, notes };
   },
 };

@@ -4,7 +4,14 @@
  */
 import * as path from 'node:path';
 import { bashRulesOf, claudeVerdict, commandLineRules } from '../claudePermissions.js';
-import { commandHook, isOurMatcherGroup, isOurMcpEntry, MCP_NAME, updatedInputAnswer } from './common.js';
+import {
+  commandHook,
+  isOurMatcherGroup,
+  isOurMcpEntry,
+  MCP_NAME,
+  NO_STORAGE_NOTE,
+  updatedInputAnswer,
+} from './common.js';
 import type { AgentAdapter, AgentContext, ConfigEdit, Scope, ToolRoute } from './types.js';
 
 /**
@@ -104,10 +111,7 @@ export const claudeCode: AgentAdapter = {
         value: { type: 'stdio', command: mcp.command, args: [...mcp.args] },
         ours: isOurMcpEntry,
       });
-    } else
-      notes.unshift(
-        'MCP not registered: no evidence storage is known (pass --storage or run init in a VS Code terminal).',
-      );
+    } else notes.unshift(`${NO_STORAGE_NOTE}.`);
     return { edits, notes };
   },
   // Claude Code starts a project's .mcp.json server only once the person approved it (routing itself does not need it).

@@ -6,7 +6,7 @@
  * (`data/settings/cline_mcp_settings.json`): `--global` only.
  */
 import * as path from 'node:path';
-import { isOurMcpEntry, MCP_NAME, shellRead, TOML_MARKER } from './common.js';
+import { isOurMcpEntry, MCP_NAME, NO_STORAGE_NOTE, shellRead, TOML_MARKER } from './common.js';
 import type { AgentAdapter, AgentContext, ConfigEdit, HookContext, Scope, ToolRoute } from './types.js';
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -125,10 +125,7 @@ export const cline: AgentAdapter = {
         "Cline's MCP servers are the user's (init --global registers ours): " +
           'in a project, a handle is read with run_commands: bounded-evidence read HANDLE.',
       );
-    else
-      notes.unshift(
-        'MCP not registered: no evidence storage is known (pass --storage or run init in a VS Code terminal).',
-      );
+    else notes.unshift(`${NO_STORAGE_NOTE}.`);
     return { edits, notes };
   },
   cautions: () => [

@@ -9,7 +9,14 @@ import * as path from 'node:path';
 import type * as SmolToml from 'smol-toml' with { 'resolution-mode': 'import' };
 import { codexVerdict } from '../codexPolicy.js';
 import { projectRootOf } from '../locate.js';
-import { commandHook, isOurMatcherGroup, MCP_NAME, TOML_MARKER, updatedInputAnswer } from './common.js';
+import {
+  commandHook,
+  isOurMatcherGroup,
+  MCP_NAME,
+  NO_STORAGE_NOTE,
+  TOML_MARKER,
+  updatedInputAnswer,
+} from './common.js';
 import type { AgentAdapter, AgentContext, ConfigEdit, Scope, ToolRoute } from './types.js';
 
 /** Loaded only when init or doctor reads a config: the hook, which loads this file too, never does. */
@@ -201,10 +208,7 @@ export const codex: AgentAdapter = {
         table: ['mcp_servers', MCP_NAME],
         value: { command: mcp.command, args: [...mcp.args], enabled_tools: CODEX_MCP_TOOLS },
       });
-    else
-      notes.unshift(
-        'MCP not registered: no evidence storage is known (pass --storage or run init in a VS Code terminal).',
-      );
+    else notes.unshift(`${NO_STORAGE_NOTE}.`);
     return { edits, notes };
   },
   blockers: (ctx) => {

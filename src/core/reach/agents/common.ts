@@ -5,6 +5,10 @@ import type { HookContext, ToolRoute } from './types.js';
 
 export const MCP_NAME = 'bounded-evidence';
 
+/** Init's note where the MCP server cannot be registered. */
+export const NO_STORAGE_NOTE =
+  'MCP not registered: no evidence storage is known (pass --storage or run init in a VS Code terminal)';
+
 /** Older forms too (the shim, the bundle started by Node): an older entry is replaced, not doubled. */
 function isOurCommand(command: unknown): boolean {
   if (isOurHookCommand(command)) return true;

@@ -5,7 +5,7 @@
  * always-applied rule in `.cursor/rules/`; the project only, since Cursor's user rules live in its settings.
  */
 import * as path from 'node:path';
-import { isOurMcpEntry, MCP_NAME } from './common.js';
+import { isOurMcpEntry, MCP_NAME, NO_STORAGE_NOTE } from './common.js';
 import { evidenceRule, isOurRule } from './rules.js';
 import type { AgentAdapter, ConfigEdit } from './types.js';
 
@@ -55,8 +55,7 @@ export const cursor: AgentAdapter = {
       });
     } else
       notes.unshift(
-        'MCP not registered: no evidence storage is known (pass --storage or run init in a VS Code terminal); ' +
-          'without the server the rule would name tools Cursor lacks, so none is written.',
+        `${NO_STORAGE_NOTE}; ` + 'without the server the rule would name tools Cursor lacks, so none is written.',
       );
     return { edits, notes };
   },

@@ -7,7 +7,14 @@
  */
 import * as path from 'node:path';
 import { droidVerdict } from '../droidPermissions.js';
-import { commandHook, isOurMatcherGroup, isOurMcpEntry, MCP_NAME, updatedInputAnswer } from './common.js';
+import {
+  commandHook,
+  isOurMatcherGroup,
+  isOurMcpEntry,
+  MCP_NAME,
+  NO_STORAGE_NOTE,
+  updatedInputAnswer,
+} from './common.js';
 import type { AgentAdapter, AgentContext, ConfigEdit, HookContext, JsonPath, Scope, ToolRoute } from './types.js';
 
 /**
@@ -136,10 +143,7 @@ export const droid: AgentAdapter = {
         value: { type: 'stdio', command: mcp.command, args: [...mcp.args], enabledTools: ['read_tool_output'] },
         ours: isOurMcpEntry,
       });
-    else
-      notes.unshift(
-        'MCP not registered: no evidence storage is known (pass --storage or run init in a VS Code terminal).',
-      );
+    else notes.unshift(`${NO_STORAGE_NOTE}.`);
     return { edits, notes };
   },
   cautions: () => [AUTONOMY_CAUTION],

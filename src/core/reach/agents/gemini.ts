@@ -4,7 +4,7 @@
  */
 import * as path from 'node:path';
 import { HOOK_TIMEOUT_SECONDS } from '../hookConfig.js';
-import { isOurHookEntry, isOurMatcherGroup, isOurMcpEntry, MCP_NAME } from './common.js';
+import { isOurHookEntry, isOurMatcherGroup, isOurMcpEntry, MCP_NAME, NO_STORAGE_NOTE } from './common.js';
 import type { AgentAdapter, ConfigEdit, ToolRoute } from './types.js';
 
 const GEMINI_NOTE =
@@ -99,10 +99,7 @@ export const gemini: AgentAdapter = {
         value: { command: mcp.command, args: [...mcp.args], includeTools: ['read_tool_output'] },
         ours: isOurMcpEntry,
       });
-    else
-      notes.unshift(
-        'MCP not registered: no evidence storage is known (pass --storage or run init in a VS Code terminal).',
-      );
+    else notes.unshift(`${NO_STORAGE_NOTE}.`);
     return { edits, notes };
   },
 };

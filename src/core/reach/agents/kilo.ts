@@ -5,8 +5,8 @@
  * `.bounded-evidence/`, named from `kilo.json`, outside the `.kilo/` folder Kilo installs packages into.
  */
 import * as path from 'node:path';
-import { isOurMcpEntry, MCP_NAME } from './common.js';
-import { pluginMark, toolPluginText } from './toolPlugin.js';
+import { NO_STORAGE_NOTE } from './common.js';
+import { localMcpEdit, pluginMark, toolPluginText } from './toolPlugin.js';
 import type { AgentAdapter, AgentContext, ConfigEdit, Scope } from './types.js';
 
 function kiloConfigDir(ctx: Pick<AgentContext, 'env' | 'home'>): string {
@@ -24,8 +24,6 @@ function kiloConfigFile(ctx: AgentContext, scope: Scope): string {
   const jsonc = path.join(dir, 'kilo.jsonc');
   return ctx.exists(jsonc) ? jsonc : path.join(dir, 'kilo.json');
 }
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export const kilo: AgentAdapter = {
   id: 'kilo',
@@ -61,19 +59,8 @@ export const kilo: AgentAdapter = {
     const notes: string[] = [];
     const mcp = ctx.mcpServer(scope);
     if (mcp) {
-      edits.push({
-        kind: 'json',
-        file: configFile,
-        comments: true,
-        path: ['mcp', MCP_NAME],
-        value: { type: 'local', command: [mcp.command, ...mcp.args], enabled: true },
-        ours: (v) =>
-          isRecord(v) && Array.isArray(v.command) && isOurMcpEntry({ command: v.command[0], args: v.command.slice(1) }),
-      });
-    } else
-      notes.push(
-        'MCP not registered: no evidence storage is known (pass --storage or run init in a VS Code terminal).',
-      );
+      edits.push(localMcpEdit(configFile, mcp));
+    } else notes.push(`${NO_STORAGE_NOTE}.`);
     return { edits, notes };
   },
 };

@@ -5,8 +5,8 @@
  * named from `opencode.json`.
  */
 import * as path from 'node:path';
-import { isOurMcpEntry, MCP_NAME } from './common.js';
-import { pluginMark, toolPluginText } from './toolPlugin.js';
+import { NO_STORAGE_NOTE } from './common.js';
+import { localMcpEdit, pluginMark, toolPluginText } from './toolPlugin.js';
 import type { AgentAdapter, AgentContext, ConfigEdit } from './types.js';
 
 export function opencodeConfigDir(ctx: Pick<AgentContext, 'env' | 'home'>): string {
@@ -21,8 +21,6 @@ export const PLUGIN_MARK = pluginMark('opencode');
 export function opencodePluginText(hookCommand: string): string {
   return toolPluginText(hookCommand, 'opencode');
 }
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export const opencode: AgentAdapter = {
   id: 'opencode',
@@ -65,19 +63,8 @@ export const opencode: AgentAdapter = {
     ];
     const mcp = ctx.mcpServer(scope);
     if (mcp) {
-      edits.push({
-        kind: 'json',
-        file: configFile,
-        comments: true,
-        path: ['mcp', MCP_NAME],
-        value: { type: 'local', command: [mcp.command, ...mcp.args], enabled: true },
-        ours: (v) =>
-          isRecord(v) && Array.isArray(v.command) && isOurMcpEntry({ command: v.command[0], args: v.command.slice(1) }),
-      });
-    } else
-      notes.unshift(
-        'MCP not registered: no evidence storage is known (pass --storage or run init in a VS Code terminal).',
-      );
+      edits.push(localMcpEdit(configFile, mcp));
+    } else notes.unshift(`${NO_STORAGE_NOTE}.`);
     return { edits, notes };
   },
 };

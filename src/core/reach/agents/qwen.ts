@@ -4,7 +4,7 @@
  * tested on its real payload, for the version that does.
  */
 import * as path from 'node:path';
-import { isOurMcpEntry, MCP_NAME, updatedInputAnswer } from './common.js';
+import { isOurMcpEntry, MCP_NAME, NO_STORAGE_NOTE, updatedInputAnswer } from './common.js';
 import type { AgentAdapter, ConfigEdit, ToolRoute } from './types.js';
 
 const QWEN_NOTE =
@@ -64,10 +64,7 @@ export const qwen: AgentAdapter = {
         value: { command: mcp.command, args: [...mcp.args], includeTools: ['evidence_runCommand', 'read_tool_output'] },
         ours: isOurMcpEntry,
       });
-    else
-      notes.unshift(
-        'MCP not registered: no evidence storage is known (pass --storage or run init in a VS Code terminal).',
-      );
+    else notes.unshift(`${NO_STORAGE_NOTE}.`);
     return { edits, notes };
   },
 };

@@ -6,7 +6,7 @@
  * `evidence_runCommand`: whether it does is the model's choice, and doctor says so.
  */
 import * as path from 'node:path';
-import { isOurMcpEntry, MCP_NAME } from './common.js';
+import { isOurMcpEntry, MCP_NAME, NO_STORAGE_NOTE } from './common.js';
 import { evidenceRule, isOurRule } from './rules.js';
 import type { AgentAdapter, AgentContext, ConfigEdit, Scope } from './types.js';
 
@@ -66,8 +66,7 @@ export const roo: AgentAdapter = {
       edits.push({ kind: 'file', file: rules, text: ROO_RULES, ours: isOurRule });
     } else
       notes.unshift(
-        'MCP not registered: no evidence storage is known (pass --storage or run init in a VS Code terminal); ' +
-          'without the server the rule would name tools Roo Code lacks, so none is written.',
+        `${NO_STORAGE_NOTE}; ` + 'without the server the rule would name tools Roo Code lacks, so none is written.',
       );
     return { edits, notes };
   },

@@ -4,6 +4,9 @@
  * shows the model the command it wrote. It imports only `child_process`.
  */
 
+import { isOurMcpEntry, MCP_NAME } from './common.js';
+import type { ConfigEdit } from './types.js';
+
 /** The first line, which finds ours in any version. */
 export function pluginMark(client: string): string {
   return (
@@ -60,4 +63,19 @@ export const BoundedEvidence = async ({ directory }) => ({
 });
 `
   );
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The MCP server in their configuration: `mcp.<name>`, its command and arguments one array. */
+export function localMcpEdit(file: string, mcp: { command: string; args: readonly string[] }): ConfigEdit {
+  return {
+    kind: 'json',
+    file,
+    comments: true,
+    path: ['mcp', MCP_NAME],
+    value: { type: 'local', command: [mcp.command, ...mcp.args], enabled: true },
+    ours: (v) =>
+      isRecord(v) && Array.isArray(v.command) && isOurMcpEntry({ command: v.command[0], args: v.command.slice(1) }),
+  };
 }
