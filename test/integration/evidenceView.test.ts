@@ -13,7 +13,7 @@ import { runInNewContext } from 'node:vm';
 import * as vscode from 'vscode';
 import type { ImportFileResult } from '../../src/extension/commands/importFile.js';
 import type { ComparedWindows } from '../../src/extension/documents/compareWindows.js';
-import type { ExportResult } from '../../src/extension/views/evidenceView.js';
+import type { ExportResult } from '../../src/extension/commands/exportOutput.js';
 import { evidenceApi } from './helpers.js';
 
 const MiB = 1024 * 1024;

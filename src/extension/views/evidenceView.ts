@@ -16,9 +16,7 @@ import { formatBytes } from '../../shared/bytes.js';
 import { statusTexts } from './statusText.js';
 import { watchStore } from './storeWatch.js';
 import { LiveRunBytes } from './liveRunBytes.js';
-import { writeWindow, type WrittenWindow } from '../documents/saveExcerpt.js';
-import { defaultSaveUri, rememberSaveFolder } from '../documents/saveFolder.js';
-import { paletteHandle } from '../commands/artifactCommands.js';
+import { exportOutputCommand } from '../commands/exportOutput.js';
 
 /** Records of other processes are not heard. */
 const STATUS_POLL_MS = 5000;
@@ -232,18 +230,6 @@ function targetOfNode(node: EvidenceNode): InspectorTarget {
   return { runId: node.call.runId, ...(first?.kind === 'output' ? { handle: first.handle } : {}) };
 }
 
-export type ExportResult = WrittenWindow;
-
-/** Streamed through verified reads with its provenance beside it (the writer Save Excerpt As… shares). */
-async function exportOutput(store: RunStoreApi, handle: string, target: string): Promise<ExportResult> {
-  const src = await store.openHandle(handle);
-  return await writeWindow(src, 0, src.byteCount, target, {
-    handle: src.handle,
-    name: src.name,
-    exportedBy: 'Bounded Evidence (Export Output)',
-  });
-}
-
 function shellWord(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
 }
@@ -446,48 +432,8 @@ export function registerEvidenceView(
     ),
     vscode.commands.registerCommand(
       Ids.commands.exportOutput,
-      async (node?: EvidenceNode | { handle?: unknown; path?: unknown }) => {
-        const handle =
-          node && 'kind' in node
-            ? handleOf(node)
-            : typeof node?.handle === 'string'
-              ? node.handle
-              : node === undefined
-                ? await paletteHandle(deps, 'Bounded Evidence: Export Output…')
-                : undefined;
-        if (!handle) return undefined;
-        const s = await store();
-        if (!s) return undefined;
-        let target = node && !('kind' in node) && typeof node.path === 'string' ? node.path : undefined;
-        if (!target) {
-          const uri = await vscode.window.showSaveDialog({
-            title: `Export ${handle}`,
-            saveLabel: 'Export',
-            defaultUri: defaultSaveUri(deps.globalState, `${handle}.txt`),
-          });
-          if (!uri) return undefined;
-          await rememberSaveFolder(deps.globalState, uri);
-          target = uri.fsPath;
-        }
-        const where = target;
-        try {
-          const r = await vscode.window.withProgress(
-            { location: vscode.ProgressLocation.Notification, title: `Exporting ${handle}` },
-            () => exportOutput(s, handle, where),
-          );
-          void vscode.window.showInformationMessage(
-            `Bounded Evidence: exported ${formatBytes(r.byteCount)} ` +
-              `(sha256 ${r.sha256.slice(0, 12)}…) with its provenance beside it.`,
-          );
-          return r;
-        } catch (e) {
-          deps.log.error(`export ${handle}`, e);
-          void vscode.window.showErrorMessage(
-            `Bounded Evidence: the export failed: ${e instanceof Error ? e.message : String(e)}`,
-          );
-          return undefined;
-        }
-      },
+      (node?: EvidenceNode | { handle?: unknown; path?: unknown }) =>
+        exportOutputCommand(deps, node && 'kind' in node ? { handle: handleOf(node) } : node),
     ),
     vscode.commands.registerCommand(Ids.commands.importAsEvidence, (uri?: vscode.Uri) => importFile(deps, uri)),
     // The walkthrough's demo build log, run like any captured command.
