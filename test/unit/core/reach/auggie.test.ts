@@ -11,20 +11,9 @@ import { auggie } from '../../../../src/core/reach/agents/auggie.js';
 import { agentNamed } from '../../../../src/core/reach/agents/index.js';
 import { doctorRows, runInit, verdictText } from '../../../../src/core/reach/agents/init.js';
 import type { AgentContext, ConfigEdit } from '../../../../src/core/reach/agents/types.js';
+import { agentContext, MCP } from './agentContext.js';
 
-const MCP = { command: 'sh', args: ['-c', 'exec bounded-evidence mcp'] };
-const ctx = (over: Partial<AgentContext> = {}): AgentContext => ({
-  home: '/home/dev',
-  project: '/home/dev/project',
-  stateDir: '/home/dev/.local/state/bounded-evidence',
-  env: {},
-  exists: () => false,
-  which: () => undefined,
-  readText: () => undefined,
-  hookCommand: () => 'unused',
-  mcpServer: () => MCP,
-  ...over,
-});
+const ctx = (over: Partial<AgentContext> = {}): AgentContext => agentContext('unused', over);
 
 describe('Auggie: MCP only', () => {
   it('the server in .augment/settings.json (the user: ~/.augment/settings.json), no hook', () => {

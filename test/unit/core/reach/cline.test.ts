@@ -15,21 +15,10 @@ import { runInit } from '../../../../src/core/reach/agents/init.js';
 import type { AgentContext, ConfigEdit } from '../../../../src/core/reach/agents/types.js';
 import { decideHook, type HookContext } from '../../../../src/core/reach/hookEvent.js';
 import { routableText } from './hostileCommands.js';
+import { agentContext, MCP } from './agentContext.js';
 
 const HOOK = `'/opt/be/bin/bounded-evidence' hook --agent cline`;
-const MCP = { command: 'sh', args: ['-c', 'exec bounded-evidence mcp'] };
-const ctx = (over: Partial<AgentContext> = {}): AgentContext => ({
-  home: '/home/dev',
-  project: '/home/dev/project',
-  stateDir: '/home/dev/.local/state/bounded-evidence',
-  env: {},
-  exists: () => false,
-  which: () => undefined,
-  readText: () => undefined,
-  hookCommand: () => HOOK,
-  mcpServer: () => MCP,
-  ...over,
-});
+const ctx = (over: Partial<AgentContext> = {}): AgentContext => agentContext(HOOK, over);
 const where = (edits: readonly ConfigEdit[]) => edits.map((e) => [e.file, e.kind === 'json' ? e.path : e.kind]);
 
 const event = JSON.parse(

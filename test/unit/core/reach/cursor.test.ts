@@ -11,20 +11,9 @@ import { cursor } from '../../../../src/core/reach/agents/cursor.js';
 import { doctorRows, runInit, verdictText } from '../../../../src/core/reach/agents/init.js';
 import { RULE_MARK } from '../../../../src/core/reach/agents/rules.js';
 import type { AgentContext, ConfigEdit } from '../../../../src/core/reach/agents/types.js';
+import { agentContext, MCP } from './agentContext.js';
 
-const MCP = { command: 'sh', args: ['-c', 'exec bounded-evidence mcp'] };
-const ctx = (over: Partial<AgentContext> = {}): AgentContext => ({
-  home: '/home/dev',
-  project: '/home/dev/project',
-  stateDir: '/home/dev/.local/state/bounded-evidence',
-  env: {},
-  exists: () => false,
-  which: () => undefined,
-  readText: () => undefined,
-  hookCommand: () => 'unused',
-  mcpServer: () => MCP,
-  ...over,
-});
+const ctx = (over: Partial<AgentContext> = {}): AgentContext => agentContext('unused', over);
 
 describe('Cursor: MCP + rules', () => {
   it('the server in .cursor/mcp.json and an always-applied .mdc rule naming run_terminal_cmd; no hook', () => {

@@ -13,21 +13,10 @@ import { runInit } from '../../../../src/core/reach/agents/init.js';
 import type { AgentContext, ConfigEdit } from '../../../../src/core/reach/agents/types.js';
 import { droidListed, droidListsOf } from '../../../../src/core/reach/droidPermissions.js';
 import { decideHook, type HookContext } from '../../../../src/core/reach/hookEvent.js';
+import { agentContext, MCP } from './agentContext.js';
 
 const HOOK = `'/opt/be/bin/bounded-evidence' hook --agent droid`;
-const MCP = { command: 'sh', args: ['-c', 'exec bounded-evidence mcp'] };
-const ctx = (over: Partial<AgentContext> = {}): AgentContext => ({
-  home: '/home/dev',
-  project: '/home/dev/project',
-  stateDir: '/home/dev/.local/state/bounded-evidence',
-  env: {},
-  exists: () => false,
-  which: () => undefined,
-  readText: () => undefined,
-  hookCommand: () => HOOK,
-  mcpServer: () => MCP,
-  ...over,
-});
+const ctx = (over: Partial<AgentContext> = {}): AgentContext => agentContext(HOOK, over);
 const json = (edits: readonly ConfigEdit[]) => edits as Extract<ConfigEdit, { kind: 'json' }>[];
 const group = (matcher: string) => ({ matcher, hooks: [{ type: 'command', command: HOOK, timeout: 15 }] });
 

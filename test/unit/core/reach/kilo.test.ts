@@ -14,21 +14,10 @@ import { kilo, KILO_PLUGIN_MARK } from '../../../../src/core/reach/agents/kilo.j
 import { opencodePluginText, PLUGIN_MARK } from '../../../../src/core/reach/agents/opencode.js';
 import { toolPluginText } from '../../../../src/core/reach/agents/toolPlugin.js';
 import type { AgentContext, ConfigEdit } from '../../../../src/core/reach/agents/types.js';
+import { agentContext } from './agentContext.js';
 
 const HOOK = `'/opt/be/bin/bounded-evidence' hook --agent kilo`;
-const MCP = { command: 'sh', args: ['-c', 'exec bounded-evidence mcp'] };
-const ctx = (over: Partial<AgentContext> = {}): AgentContext => ({
-  home: '/home/dev',
-  project: '/home/dev/project',
-  stateDir: '/home/dev/.local/state/bounded-evidence',
-  env: {},
-  exists: () => false,
-  which: () => undefined,
-  readText: () => undefined,
-  hookCommand: () => HOOK,
-  mcpServer: () => MCP,
-  ...over,
-});
+const ctx = (over: Partial<AgentContext> = {}): AgentContext => agentContext(HOOK, over);
 const json = (e: ConfigEdit | undefined) => e as Extract<ConfigEdit, { kind: 'json' }>;
 const file = (e: ConfigEdit | undefined) => e as Extract<ConfigEdit, { kind: 'file' }>;
 

@@ -12,20 +12,9 @@ import { doctorRows, runInit, verdictText } from '../../../../src/core/reach/age
 import { roo } from '../../../../src/core/reach/agents/roo.js';
 import { evidenceRule, RULE_MARK } from '../../../../src/core/reach/agents/rules.js';
 import type { AgentContext, ConfigEdit } from '../../../../src/core/reach/agents/types.js';
+import { agentContext, MCP } from './agentContext.js';
 
-const MCP = { command: 'sh', args: ['-c', 'exec bounded-evidence mcp'] };
-const ctx = (over: Partial<AgentContext> = {}): AgentContext => ({
-  home: '/home/dev',
-  project: '/home/dev/project',
-  stateDir: '/home/dev/.local/state/bounded-evidence',
-  env: {},
-  exists: () => false,
-  which: () => undefined,
-  readText: () => undefined,
-  hookCommand: () => 'unused',
-  mcpServer: () => MCP,
-  ...over,
-});
+const ctx = (over: Partial<AgentContext> = {}): AgentContext => agentContext('unused', over);
 
 describe('Roo Code: MCP + rules', () => {
   it('the project: the server in .roo/mcp.json (reads approved, commands not) and the rule in .roo/rules/', () => {
