@@ -79,6 +79,16 @@ export function listRuns(s: Sandbox): RunSummary[] {
   return JSON.parse(r.stdout) as RunSummary[];
 }
 
+/** Waits (bounded) until `n` hook runs are recorded: a small output is kept in the background after the client has it. */
+export async function runsRecorded(s: Sandbox, n: number): Promise<RunSummary[]> {
+  const end = Date.now() + 30_000;
+  for (;;) {
+    const runs = listRuns(s).filter((r) => r.source?.kind === 'hook');
+    if (runs.length >= n || Date.now() > end) return runs;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 /** The exact `read_tool_output` pattern reply for the error line (docs/contracts.md §2.5), as the model must get it. */
 export function errorLineReply(): string {
   const stdout = spawnSync('/bin/sh', ['-c', buildCommand], { maxBuffer: 1 << 30 }).stdout;

@@ -34,6 +34,7 @@ import {
   runAgent,
   terminalEnvironment,
   type Sandbox,
+  runsRecorded,
 } from './agentSandbox.js';
 import { startScriptedChat, toolMessage, type ChatReply, type ScriptedChat } from './chatCompletionsServer.js';
 
@@ -118,15 +119,6 @@ function texts(dir: string): Record<string, string> {
     statSync(path.join(dir, f)).isFile(),
   );
   return Object.fromEntries(files.map((f) => [f, readFileSync(path.join(dir, f), 'utf8')]));
-}
-
-async function runsRecorded(s: Sandbox, n: number): Promise<ReturnType<typeof listRuns>> {
-  const end = Date.now() + 30_000;
-  for (;;) {
-    const runs = listRuns(s).filter((r) => r.source?.kind === 'hook');
-    if (runs.length >= n || Date.now() > end) return runs;
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 describe('Reach: Cline command line from npm with a scripted Chat Completions API on loopback', function () {

@@ -22,6 +22,7 @@ import {
   pathWithCli,
   runAgent,
   type Sandbox,
+  runsRecorded,
 } from './agentSandbox.js';
 import { startScriptedChat, toolMessage, type ChatReply, type ScriptedChat } from './chatCompletionsServer.js';
 
@@ -81,16 +82,6 @@ function texts(dir: string): Record<string, string> {
   if (!existsSync(dir)) return {};
   const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.json'));
   return Object.fromEntries(files.map((f) => [f, readFileSync(path.join(dir, f), 'utf8')]));
-}
-
-/** Waits (bounded) until `n` runs are recorded: a small output is kept in the background after Droid has it. */
-async function runsRecorded(s: Sandbox, n: number): Promise<ReturnType<typeof listRuns>> {
-  const end = Date.now() + 30_000;
-  for (;;) {
-    const runs = listRuns(s).filter((r) => r.source?.kind === 'hook');
-    if (runs.length >= n || Date.now() > end) return runs;
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 describe('Reach: Factory Droid from npm with a scripted Chat Completions API on loopback', function () {
