@@ -44,14 +44,21 @@ function freshHandle(prefix: string): string {
   return `${prefix}_${s}`;
 }
 
-/** One run of one call; every tenth keeps a 20 KB output as a blob. */
+/**
+ * Every kind the product records: a command per run (every tenth keeps a 20 KB output as a blob), a file read in
+ * every third, and every fourth run an agent's, recorded by its hook.
+ */
 async function recordRun(session: CliSession, i: number): Promise<string> {
-  const run = await session.runs.startRun({ label: `ci build ${i}`, source: { kind: 'cli' } });
+  const source =
+    i % 4 === 3 ? { kind: 'hook' as const, agent: 'claude', sessionId: `s${i}` } : { kind: 'cli' as const };
+  const run = await session.runs.startRun({ label: `ci build ${i}`, source });
   const text =
     i % 10 === 0
       ? `build ${i}\n${'compiling module ........................................ ok\n'.repeat(340)}error TS2322\n`
       : `build ${i} ok\n`;
   await run.recordResult('evidence_runCommand', { command: `npm test # ${i}` }, text);
+  if (i % 3 === 1)
+    await run.recordResult('evidence_readFile', { path: `src/module${i}.ts` }, `export const n = ${i};\n`);
   await run.finish('completed');
   return run.runId;
 }
