@@ -16,6 +16,7 @@ import * as path from 'node:path';
 import {
   DeleteObjectCommand,
   GetObjectCommand,
+  HeadObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
@@ -353,14 +354,24 @@ describe('team evidence: publish to S3, read it on another machine', function ()
     const logKey = `tamper/runs/${secondId}.jsonl`;
     const got = await admin.send(new GetObjectCommand({ Bucket: s3.bucket, Key: logKey }));
     const log = Buffer.from(await got.Body!.transformToByteArray());
-    await admin.send(
-      new PutObjectCommand({
-        Bucket: s3.bucket,
-        Key: logKey,
-        Body: log.subarray(0, log.length - 10),
-        Metadata: got.Metadata,
-      }),
+    // The refused run is placed by the bucket's time, which has whole seconds (s3rver gives the file's mtime, which
+    // lags the clock by a tick): written again until that second is past the first run's, it sorts first.
+    const firstSecond = Date.parse(
+      runId.slice(4, 19).replace(/(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)/, '$1-$2-$3T$4:$5:$6Z'),
     );
+    for (;;) {
+      await admin.send(
+        new PutObjectCommand({
+          Bucket: s3.bucket,
+          Key: logKey,
+          Body: log.subarray(0, log.length - 10),
+          Metadata: got.Metadata,
+        }),
+      );
+      const head = await admin.send(new HeadObjectCommand({ Bucket: s3.bucket, Key: logKey }));
+      if (head.LastModified!.getTime() > firstSecond) break;
+      await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000)));
+    }
     const listed = await dev.cli(['list', '--from', uri]);
     assert.equal(listed.code, 1);
     assert.ok(listed.stdout.includes(`${secondId}\trefused\t${ErrorText.digestMismatch}`), listed.stdout);
