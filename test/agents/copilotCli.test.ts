@@ -39,6 +39,7 @@ import {
   runAgent,
   sh,
   SMALL_COMMANDS,
+  spoolsLeft,
   terminalEnvironment,
   type Sandbox,
   commandsInTurns,
@@ -275,7 +276,11 @@ describe('Reach: the Copilot CLI from npm with a scripted Anthropic server on lo
     assert.equal(replayedInputs(last(routed)).length, SMALL_COMMANDS.length);
     // Each replayed call holds the command as written, verbatim, inside the routed text.
     replayedInputs(last(routed)).forEach((input, i) =>
-      assert.ok((JSON.parse(input) as { command: string }).command.startsWith(`{ ${SMALL_COMMANDS[i]!} ; } 8>>`)),
+      assert.ok(
+        (JSON.parse(input) as { command: string }).command
+          .replace(/^"\$BOUNDED_EVIDENCE_CLI" watch [^;]*; /, '')
+          .startsWith(`{ ${SMALL_COMMANDS[i]!} ; } 8>>`),
+      ),
     );
     // The variables named the spool in the CLI's shell: every command ran, given back as written, and kept.
     // (The CLI reads the two streams apart: which line comes first is its own.)
@@ -337,5 +342,46 @@ describe('Reach: the Copilot CLI from npm with a scripted Anthropic server on lo
     const all = await shellResults(rows, true, ['--allow-all-tools', '--allow-all-paths']);
     assert.equal(all.results[0]!.text, plain.results[0]!.text);
     assert.equal(all.kept >= 1, true, JSON.stringify(all));
+  });
+
+  /** One bash call of `command` with the Copilot CLI's `initial_wait`: what the model got, the runs kept, the spools left. */
+  async function atTimeLimit(
+    command: string,
+    routed: boolean,
+    wait: Record<string, number>,
+  ): Promise<{ text: string; kept: number; spools: string[] }> {
+    const s = makeSandbox('copilot-limit');
+    const turns: MessagesRequest[] = [];
+    const srv = await startScriptedAnthropic((req): ScriptedReply => {
+      if (!isAgentTurn(req)) return { text: 'ok' };
+      turns.push(req);
+      return turns.length === 1
+        ? { tool: { id: 'toolu_limit', name: 'bash', input: { command, description: 'Run', mode: 'sync', ...wait } } }
+        : { text: 'done' };
+    });
+    try {
+      if (routed) initInTerminal(s, 'init', '--agent', 'copilot-cli');
+      const run = await runCopilot(s, srv, routed ? terminalEnvironment(s) : {});
+      assert.equal(run.code, 0, `copilot exited ${run.code}: ${run.stderr.slice(0, 2000)}`);
+      const text = toolResultText(turns[1]!, 'toolu_limit')?.text ?? '';
+      const kept = routed ? await keptRuns(s, 'copilot-cli', 1) : { runs: listRuns(s), spools: spoolsLeft(s) };
+      return { text, kept: kept.runs.length, spools: kept.spools };
+    } finally {
+      await srv.close();
+      rmSync(s.root, { recursive: true, force: true });
+    }
+  }
+
+  it('a command still running at its initial_wait (30 s at least): the model gets what it printed so far as unrouted, and the run is kept', async function () {
+    this.timeout(2 * COPILOT_TIMEOUT_MS + 60_000);
+    const command = "printf 'partial\\n'; sleep 45";
+    const plain = await atTimeLimit(command, false, { initial_wait: 4 });
+    const routed = await atTimeLimit(command, true, { initial_wait: 4 });
+    console.log(
+      `[reach] Copilot CLI at its initial_wait: unrouted ${JSON.stringify(plain)} | routed ${JSON.stringify(routed)}`,
+    );
+    assert.match(plain.text, /^partial\n<command with shellId: 0 is still running after 30 seconds\./);
+    assert.equal(routed.text, plain.text);
+    assert.deepEqual([routed.kept, routed.spools, plain.kept], [1, [], 0]);
   });
 });

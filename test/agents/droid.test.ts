@@ -15,7 +15,9 @@ import {
   errorLineReply,
   handleIn,
   initInTerminal,
+  keptRuns,
   listRuns,
+  spoolsLeft,
   LOG_BYTES,
   makeSandbox,
   NEEDLE,
@@ -31,12 +33,13 @@ const READ_TOOL = 'bounded-evidence___read_tool_output';
 const EXITED_1 = '[Process exited with code 1]';
 
 /** The model's `Execute` call (Droid requires the model's own risk rating in its arguments). */
-function execute(id: string, command: string): ChatReply {
+function execute(id: string, command: string, more: Record<string, unknown> = {}): ChatReply {
   return {
     call: {
       id,
       name: 'Execute',
       arguments: {
+        ...more,
         command,
         summary: 'Run the project command',
         riskLevel: 'medium',
@@ -339,5 +342,34 @@ describe('Reach: Factory Droid from npm with a scripted Chat Completions API on 
     } finally {
       rmSync(clone.root, { recursive: true, force: true });
     }
+  });
+
+  it("a command still running at Execute's timeout: the model gets what it printed so far as unrouted, and the run is kept", async () => {
+    const atLimit = async (routed: boolean): Promise<{ text: string; kept: number; spools: string[] }> => {
+      const s = makeSandbox('droid-limit');
+      const srv = await startScriptedChat((_req, i) =>
+        i === 0 ? execute('call_limit', "printf 'partial\\n'; sleep 20", { timeout: 4 }) : { text: 'done' },
+      );
+      try {
+        if (routed) initInTerminal(s, 'init', '--agent', 'droid');
+        userSettings(s, srv);
+        const run = await runDroid(s);
+        assert.equal(run.code, 0, run.stderr.slice(-2000));
+        const text = toolMessage(srv.requests[1]!, 'call_limit') ?? '';
+        const kept = routed ? await keptRuns(s, 'droid', 1) : { runs: listRuns(s), spools: spoolsLeft(s) };
+        return { text, kept: kept.runs.length, spools: kept.spools };
+      } finally {
+        await srv.close();
+        rmSync(s.root, { recursive: true, force: true });
+      }
+    };
+    const plain = await atLimit(false);
+    const routed = await atLimit(true);
+    console.log(
+      `[reach] Factory Droid at its timeout: unrouted ${JSON.stringify(plain)} | routed ${JSON.stringify(routed)}`,
+    );
+    assert.match(plain.text, /^Command timed out after 4 seconds\.[^]*Partial output before timeout:\npartial/);
+    assert.equal(routed.text, plain.text);
+    assert.deepEqual([routed.kept, routed.spools, plain.kept], [1, [], 0]);
   });
 });

@@ -27,6 +27,7 @@ import {
   keptRuns,
   machineWords,
   SMALL_COMMANDS,
+  spoolsLeft,
   type Sandbox,
 } from './agentSandbox.js';
 import { functionResponseText, startScriptedGemini, type GeminiReply, type ScriptedGemini } from './geminiServer.js';
@@ -36,11 +37,12 @@ const TIMEOUT_MS = 120_000;
 const MODEL = 'gemini-2.5-pro';
 
 /** `~/.gemini/settings.json`: API-key auth, plus (routed) what init plans for the user's settings. */
-function configure(s: Sandbox, routed: boolean): void {
+function configure(s: Sandbox, routed: boolean, more: Record<string, unknown> = {}): void {
   const settings: Record<string, unknown> = {
     security: { auth: { selectedType: 'gemini-api-key' } },
     general: { disableAutoUpdate: true },
     privacy: { usageStatisticsEnabled: false },
+    ...more,
   };
   if (routed) {
     const edits = gemini.plan(initContext(s), 'global').edits;
@@ -192,5 +194,66 @@ describe('Reach: Gemini CLI from npm with a scripted Gemini API on loopback', fu
     );
     assert.equal(plain.length, SMALL_COMMANDS.length);
     assert.deepEqual(routed, plain);
+  });
+
+  /** One shell call of `command` under a 4 s inactivity limit: what the model got, the runs kept, the spools left. */
+  async function underInactivityLimit(
+    command: string,
+    routed: boolean,
+  ): Promise<{ text: string; kept: number; spools: string[] }> {
+    const s = makeSandbox('gemini-limit');
+    const srv = await startScriptedGemini((_req, i) =>
+      i === 0 ? { call: { name: 'run_shell_command', args: { command, description: 'Run' } } } : { text: 'done' },
+    );
+    try {
+      configure(s, routed, { tools: { shell: { inactivityTimeout: 4 } } });
+      const run = await runGemini(s, srv);
+      assert.equal(run.code, 0, `${run.stderr.slice(-2000)}\n${srv.paths.join('\n')}`);
+      // Gemini CLI notes any hook's change to a call's input (docs/agents.md): its line, not the command's output.
+      const note = '\n\n[System] Tool input parameters were modified by a hook before execution.';
+      const text = functionResponseText(srv.requests[1]!, 'run_shell_command') ?? '';
+      if (routed) assert.ok(text.endsWith(note), text);
+      const kept = routed ? await keptRuns(s, 'gemini', 1) : { runs: listRuns(s), spools: spoolsLeft(s) };
+      return {
+        text: (routed ? text.slice(0, -note.length) : text).replace(
+          /^Process Group PGID: \d+$/m,
+          'Process Group PGID: N',
+        ),
+        kept: kept.runs.length,
+        spools: kept.spools,
+      };
+    } finally {
+      await srv.close();
+      rmSync(s.root, { recursive: true, force: true });
+    }
+  }
+
+  it('a command silent past its inactivity limit: the model gets what it printed before as unrouted, and the run is kept', async function () {
+    this.timeout(2 * TIMEOUT_MS + 60_000);
+    const command = "printf 'partial\\n'; sleep 20";
+    const plain = await underInactivityLimit(command, false);
+    const routed = await underInactivityLimit(command, true);
+    console.log(
+      `[reach] Gemini CLI at its inactivity limit: unrouted ${JSON.stringify(plain)} | routed ${JSON.stringify(routed)}`,
+    );
+    assert.match(
+      plain.text,
+      /exceeded the timeout of 0\.1 minutes without output\. Below is the output before it was cancelled:\npartial/,
+    );
+    assert.equal(routed.text, plain.text);
+    assert.deepEqual([routed.kept, routed.spools, plain.kept], [1, [], 0]);
+  });
+
+  it('a command that writes more often than its inactivity limit runs to its end, routed as unrouted', async function () {
+    this.timeout(2 * TIMEOUT_MS + 60_000);
+    const command = 'for i in 1 2 3 4 5 6 7 8 9 10; do echo "tick $i"; sleep 1; done';
+    const plain = await underInactivityLimit(command, false);
+    const routed = await underInactivityLimit(command, true);
+    console.log(
+      `[reach] Gemini CLI writing under its inactivity limit: unrouted ${JSON.stringify(plain)} | routed ${JSON.stringify(routed)}`,
+    );
+    assert.match(plain.text, /^<untrusted_context>\nOutput: tick 1\n[^]*tick 10\n/);
+    assert.equal(routed.text, plain.text);
+    assert.deepEqual([routed.kept, routed.spools, plain.kept], [1, [], 0]);
   });
 });

@@ -26,6 +26,7 @@ import {
   pathWithCli,
   READ_ID,
   runAgent,
+  spoolsLeft,
   type Sandbox,
 } from './agentSandbox.js';
 import {
@@ -33,6 +34,7 @@ import {
   toolResultText,
   type MessagesRequest,
   type ScriptedAnthropic,
+  type ScriptedReply,
 } from './anthropicServer.js';
 
 /** Per session: Kilo's start alone takes minutes on a loaded machine. */
@@ -94,6 +96,34 @@ async function bashResults(
     );
     const kept = routed ? (await keptRuns(s, 'kilo', commands.length)).runs.length : listRuns(s).length;
     return { results, kept, code: run.code };
+  } finally {
+    await server.close();
+    rmSync(s.root, { recursive: true, force: true });
+  }
+}
+
+/** One bash call of `command` with Kilo's `timeout`: what the model got, the runs kept, the spools left. */
+async function atTimeLimit(
+  command: string,
+  routed: boolean,
+): Promise<{ text: string; kept: number; spools: string[] }> {
+  const s = makeSandbox('kilo-limit');
+  const turns: MessagesRequest[] = [];
+  const server = await startScriptedAnthropic((req): ScriptedReply => {
+    if (!isAgentTurn(req)) return { text: 'title' };
+    turns.push(req);
+    return turns.length === 1
+      ? { tool: { id: 'toolu_limit', name: 'bash', input: { command, description: 'Run', timeout: 4000 } } }
+      : { text: 'done' };
+  });
+  try {
+    userConfig(s, server);
+    if (routed) initInTerminal(s, 'init', '--agent', 'kilo');
+    const run = await runKilo(s);
+    assert.equal(run.code, 0, run.stderr.slice(-2000));
+    const text = toolResultText(turns[1]!, 'toolu_limit')?.text ?? '';
+    const kept = routed ? await keptRuns(s, 'kilo', 1) : { runs: listRuns(s), spools: spoolsLeft(s) };
+    return { text, kept: kept.runs.length, spools: kept.spools };
   } finally {
     await server.close();
     rmSync(s.root, { recursive: true, force: true });
@@ -247,5 +277,20 @@ describe('Reach: Kilo Code from npm with a scripted Anthropic server on loopback
     } finally {
       rmSync(clone.root, { recursive: true, force: true });
     }
+  });
+
+  it('a command still running at its bash timeout: the model gets what it printed so far as unrouted, and the run is kept', async function () {
+    this.timeout(2 * TIMEOUT_MS + 60_000);
+    const command = "printf 'partial\\n'; sleep 20";
+    const plain = await atTimeLimit(command, false);
+    const routed = await atTimeLimit(command, true);
+    console.log(
+      `[reach] Kilo Code at its time limit: unrouted ${JSON.stringify(plain.text)} | routed ${JSON.stringify(routed.text)}`,
+    );
+    assert.match(plain.text, /^partial\n/);
+    assert.equal(routed.text, plain.text);
+    assert.equal(routed.kept, 1);
+    assert.deepEqual(routed.spools, []);
+    assert.equal(plain.kept, 0);
   });
 });

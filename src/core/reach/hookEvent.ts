@@ -172,11 +172,14 @@ function routeOne(
     // The one-line form sources the script from the spool, where `lead` is not needed.
     if (line) ctx.writeRun?.(spool, wrapCommand(command, { spool, cli: ctx.cli, wholeBytes, sameLine }));
     const words = route.byVariables ? terminalWords(spool, ctx) : undefined;
-    const limitMs = ctx.watchNow ? route.limitMs?.(input) : undefined;
+    const limitMs = ctx.watchNow ? route.limitMs?.(input, event, ctx) : undefined;
     // Early enough for a large output to be recorded before the client reads; the clock starts before the client's.
     const watchUntil =
       limitMs === undefined ? undefined : ctx.watchNow!() + limitMs - Math.min(10_000, Math.floor(limitMs / 3));
-    rewritten = line ?? wrapCommand(command, { spool, cli: ctx.cli, wholeBytes, lead, sameLine, watchUntil, ...words });
+    const watchIdle = limitMs !== undefined && route.limitIdle ? limitMs : undefined;
+    rewritten =
+      line ??
+      wrapCommand(command, { spool, cli: ctx.cli, wholeBytes, lead, sameLine, watchUntil, watchIdle, ...words });
   } catch (e) {
     rewritten = unkeptCommand(command, e instanceof Error ? e.message : String(e));
   }

@@ -53,6 +53,8 @@ export interface WrapInputs {
    * the group, holds the client's stdout.
    */
   readonly watchUntil?: number;
+  /** A limit on the client's silence (ms), not on the call: the watcher keeps it waiting while the command writes. */
+  readonly watchIdle?: number;
 }
 
 /** Pure; `original` is never quoted or altered. */
@@ -62,8 +64,11 @@ export function wrapCommand(original: string, w: WrapInputs): string {
   const o = `${d}/${SPOOL_STDOUT}.$$`;
   const e = `${d}/${SPOOL_STDERR}`;
   if (w.watchUntil !== undefined && !Number.isSafeInteger(w.watchUntil)) throw new Error('watchUntil must be whole');
+  if (w.watchIdle !== undefined && !(Number.isSafeInteger(w.watchIdle) && w.watchIdle > 0))
+    throw new Error('watchIdle must be a positive whole number');
+  const idle = w.watchIdle === undefined ? '' : ` ${w.watchIdle}`;
   // The shim starts its watcher and exits with `$?`: the command's `$?` and `$!` stay as they were.
-  const watch = w.watchUntil === undefined ? '' : `${w.cli} watch ${d} $$ ${w.watchUntil} ${w.wholeBytes} $?; `;
+  const watch = w.watchUntil === undefined ? '' : `${w.cli} watch ${d} $$ ${w.watchUntil} ${w.wholeBytes}${idle} $?; `;
   // `{ ` on the command's own first line: line numbers in the shell's messages and `$LINENO` stay the command's.
   const tail = `} 8>>${o} 9>>${e} 1>&8 2>&9 8>&- 9>&-; ${w.cli} keep ${d} $? ${w.wholeBytes}`;
   return `${w.lead ?? ''}${watch}{ ${original}${w.sameLine ? ' ; ' : '\n'}${tail}`;

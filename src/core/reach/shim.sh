@@ -70,17 +70,20 @@ if [ "$BE_ELECTRON" = 1 ]; then
 else
   BE_FLAGS=$BE_NODE_FLAGS
 fi
-# `watch SPOOL PID DEADLINE WHOLE STATUS` (the routed text's first command, src/core/reach/rewrite.ts) starts the
-# watcher in a session of its own, its stdout the client's, and exits with STATUS. The watcher: at DEADLINE (ms since
-# the epoch, before the client's time limit) gives what the command printed so far as `keep` would (whole when small,
-# else `keep --interim`'s observation); when the shell PID is killed first, records the spool (`keep --killed`).
-# `keep` ends it once the command has ended.
-if [ "${1-}" = watch ] && [ $# -eq 6 ]; then
-  if command -v setsid >/dev/null 2>&1; then setsid sh "$0" watching "$2" "$3" "$4" "$5" </dev/null 2>/dev/null & fi
-  exit "$6"
+# `watch SPOOL PID DEADLINE WHOLE [IDLE] STATUS` (the routed text's first command, src/core/reach/rewrite.ts) starts
+# the watcher in a session of its own, its stdout the client's, and exits with STATUS. The watcher: at DEADLINE (ms
+# since the epoch, before the client's time limit) gives what the command printed so far as `keep` would (whole when
+# small, else `keep --interim`'s observation); when the shell PID is killed first, records the spool (`keep --killed`).
+# `keep` ends it once the command has ended. IDLE (ms) is a limit on the client's silence (Gemini CLI): from
+# DEADLINE on, while the command writes, an empty SGR keeps the client waiting; once it has not, the output so far.
+if [ "${1-}" = watch ] && { [ $# -eq 6 ] || [ $# -eq 7 ]; }; then
+  if [ $# -eq 6 ]; then BE_I=0; BE_S=$6; else BE_I=$6; BE_S=$7; fi
+  if command -v setsid >/dev/null 2>&1; then setsid sh "$0" watching "$2" "$3" "$4" "$5" "$BE_I" </dev/null 2>/dev/null & fi
+  exit "$BE_S"
 fi
-if [ "${1-}" = watching ] && [ $# -eq 5 ]; then
-  BE_D=$2; BE_P=$3; BE_G=
+if [ "${1-}" = watching ] && [ $# -eq 6 ]; then
+  BE_D=$2; BE_P=$3; BE_G=; BE_N=$4; BE_I=$6; BE_Z="0 0"
+  BE_M=$((BE_I / 3)); [ "$BE_M" -le 10000 ] || BE_M=10000
   [ -x "$NODE" ] || NODE=node
   echo $$ >"$BE_D/watch" 2>/dev/null || exit 0
   while [ -d "$BE_D" ] && [ ! -f "$BE_D/status" ]; do
@@ -88,7 +91,21 @@ if [ "${1-}" = watching ] && [ $# -eq 5 ]; then
       [ -f "$BE_D/status" ] || exec "$NODE" $BE_FLAGS "$CLI" keep --killed "$BE_D" </dev/null >/dev/null 2>&1
       exit 0
     fi
-    if [ -z "$BE_G" ] && [ "$(date +%s%3N)" -ge "$4" ] 2>/dev/null && mkdir "$BE_D/given" 2>/dev/null; then
+    BE_GIVE=
+    if [ "$(date +%s%3N)" -ge "$BE_N" ] 2>/dev/null; then
+      if [ "$BE_I" = 0 ]; then BE_GIVE=1
+      else
+        BE_N=$(($(date +%s%3N) + BE_I - BE_M))
+        BE_W="$(wc -c <"$BE_D/1.$BE_P" 2>/dev/null) $(wc -c <"$BE_D/2" 2>/dev/null)"
+        # Written since the client last heard from us: unrouted, that output would have reset its clock. A terminal
+        # client counts nothing invisible before the first visible byte: the output so far then.
+        if [ "$BE_W" = "0 0" ]; then :
+        elif [ "$BE_W" != "$BE_Z" ] && { [ -n "$BE_G" ] || [ ! -t 1 ]; }; then printf '\033[m'
+        else BE_GIVE=1; fi
+        BE_Z=$BE_W
+      fi
+    fi
+    if [ -n "$BE_GIVE" ] && [ -z "$BE_G" ] && mkdir "$BE_D/given" 2>/dev/null; then
       # Once claimed, `keep` waits for the sizes: its end signal must not cut this short.
       trap '' TERM
       BE_G=1; BE_O=$BE_D/1.$BE_P; BE_SO=$(wc -c <"$BE_O"); BE_SE=$(wc -c <"$BE_D/2")

@@ -77,6 +77,11 @@ const copilotCliBash: ToolRoute = {
     };
   },
   render: (updated, a) => ({ ...(a.allow ? { permissionDecision: 'allow' } : {}), modifiedArgs: updated }),
+  // A sync call returns at `initial_wait` seconds, never before 30, the command left running (test/agents).
+  limitMs: (input) =>
+    typeof input.initial_wait === 'number' && input.initial_wait > 30
+      ? Math.round(1000 * Math.min(input.initial_wait, 3600))
+      : 30_000,
   // It records `modifiedArgs` as the call the model made and replays them: no path in them where a variable serves.
   byVariables: true,
   // Its MCP servers are the user's `mcp-config.json` (init --global): without ours it has no read_tool_output.

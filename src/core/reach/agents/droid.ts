@@ -57,6 +57,9 @@ const droidExecute: ToolRoute = {
   },
   permit: (command, event, ctx) => droidVerdict(command, event.permission_mode, droidSettingsTexts(event, ctx)),
   render: updatedInputAnswer('PreToolUse'),
+  // Execute's `timeout` in seconds, default 60: then it ends the command and gives the output so far.
+  limitMs: (input) =>
+    typeof input.timeout === 'number' && input.timeout > 0 ? Math.round(1000 * Math.min(input.timeout, 3600)) : 60_000,
   // Claude Code's events have the same shape: Droid's transcripts are under .factory (claimed before Claude Code's).
   claims: droidEvent,
   after: 'PostToolUse',

@@ -3,9 +3,10 @@
  * timeouts are in milliseconds. The MCP server offers only `read_tool_output`.
  */
 import * as path from 'node:path';
+import { parse } from 'jsonc-parser';
 import { HOOK_TIMEOUT_SECONDS } from '../hookConfig.js';
 import { isOurHookEntry, isOurMatcherGroup, isOurMcpEntry, MCP_NAME, NO_STORAGE_NOTE } from './common.js';
-import type { AgentAdapter, ConfigEdit, ToolRoute } from './types.js';
+import type { AgentAdapter, ConfigEdit, HookContext, ToolRoute } from './types.js';
 
 const GEMINI_NOTE =
   "Gemini CLI checks its policy on the routed command (the original's commands plus `bounded-evidence keep`): " +
@@ -33,6 +34,28 @@ function geminiRefuses(command: string): boolean {
   return false;
 }
 
+/**
+ * `tools.shell.inactivityTimeout` (seconds, default 300; 0 or less: none): Gemini CLI ends a command that has written
+ * nothing for that long. System settings override the project's, which override the user's.
+ */
+function geminiInactivityMs(event: Record<string, unknown>, ctx: HookContext): number | undefined {
+  const env = ctx.env ?? {};
+  const files = [
+    env.GEMINI_CLI_SYSTEM_SETTINGS_PATH || '/etc/gemini-cli/settings.json',
+    ...(typeof event.cwd === 'string' ? [path.join(event.cwd, '.gemini', 'settings.json')] : []),
+    ...(env.HOME ? [path.join(env.HOME, '.gemini', 'settings.json')] : []),
+  ];
+  for (const file of files) {
+    const text = ctx.readText?.(file);
+    const doc =
+      text === undefined ? undefined : (parse(text) as { tools?: { shell?: { inactivityTimeout?: unknown } } });
+    const seconds = doc?.tools?.shell?.inactivityTimeout;
+    if (typeof seconds === 'number' && Number.isFinite(seconds))
+      return seconds > 0 ? Math.min(Math.round(seconds * 1000), 2 ** 31 - 1) : undefined;
+  }
+  return 300_000;
+}
+
 const geminiShell: ToolRoute = {
   event: 'BeforeTool',
   tool: 'run_shell_command',
@@ -43,6 +66,8 @@ const geminiShell: ToolRoute = {
       ? { route: false, reason: 'Gemini CLI refuses command substitution: it refuses the command as written' }
       : { route: true },
   render: (updated) => ({ hookSpecificOutput: { hookEventName: 'BeforeTool', tool_input: updated } }),
+  limitMs: (_input, event, ctx) => geminiInactivityMs(event, ctx),
+  limitIdle: true,
   after: 'AfterTool',
   recordsAfter: (event) => event.hook_event_name === 'AfterTool',
 };

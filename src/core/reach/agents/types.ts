@@ -183,7 +183,13 @@ export interface ToolRoute {
   /** When this client offers no `read_tool_output`; undefined: it has the tool. */
   readonly readWith?: (ctx: HookContext) => string | undefined;
   /** The client's time limit on the call (ms), at which it reads what the command printed so far. */
-  readonly limitMs?: (input: Record<string, unknown>) => number | undefined;
+  readonly limitMs?: (
+    input: Record<string, unknown>,
+    event: Record<string, unknown>,
+    ctx: HookContext,
+  ) => number | undefined;
+  /** The limit counts from the last output the client saw, not from the call's start (Gemini CLI's). */
+  readonly limitIdle?: boolean;
   readonly after?: string;
   /** Tried in the same order as `claims`. */
   readonly recordsAfter?: (event: Record<string, unknown>) => boolean;

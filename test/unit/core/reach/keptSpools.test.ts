@@ -226,6 +226,53 @@ describe('every routed command is kept', function () {
     assert.equal(runs.find((r) => r.source?.sessionId === 'limit')!.stdout, sha('partial\nrest\n'));
   });
 
+  it('a limit on silence: while the command writes, an empty SGR; once it has not, what it printed so far, once', async () => {
+    const cli = sourceShim();
+    const command = "printf 'a\\n'; sleep 3; printf 'b\\n'; (exit 2)";
+    const spool = prepareSpool(storage, command, { agent: 'gemini', sessionId: 'idle', cwd: storage });
+    const text = wrapCommand(command, {
+      spool,
+      cli,
+      wholeBytes: 4096,
+      sameLine: true,
+      watchUntil: Date.now() + 500,
+      watchIdle: 1500,
+    });
+    const shell = spawn('bash', ['-c', text], { cwd: dir, detached: true });
+    shells.push(shell);
+    let out = '';
+    shell.stdout!.on('data', (d: Buffer) => (out += d.toString('utf8')));
+    const code = await new Promise<number | null>((r) => shell.on('close', (c) => r(c)));
+    assert.equal(code, 2);
+    // `a` was written since the start: the client's clock is reset first; then, nothing new, `a` itself.
+    assert.ok(out.startsWith('\x1b[ma\n'), JSON.stringify(out));
+    assert.equal(out.split('\x1b[m').join(''), 'a\nb\n');
+    const spools = path.join(storage, 'evidence', 'spool');
+    await until(() => readdirSync(spools).length === 0, 'recorded');
+    const run = (await hookRuns(storage)).find((r) => r.source?.sessionId === 'idle')!;
+    assert.equal(run.stdout, sha('a\nb\n'));
+    // On a terminal (Gemini CLI's node-pty) an invisible byte before the first visible one counts for nothing: `a`.
+    const ttySpool = prepareSpool(storage, command, { agent: 'gemini', sessionId: 'idle-tty', cwd: storage });
+    const ttyText = wrapCommand(command, {
+      spool: ttySpool,
+      cli,
+      wholeBytes: 4096,
+      sameLine: true,
+      watchUntil: Date.now() + 500,
+      watchIdle: 1500,
+    });
+    const tty = spawn('script', ['-qec', `bash -c ${quoteShellWord(ttyText)}`, '/dev/null'], {
+      cwd: dir,
+      detached: true,
+    });
+    shells.push(tty);
+    let seen = '';
+    tty.stdout!.on('data', (d: Buffer) => (seen += d.toString('utf8')));
+    await new Promise((r) => tty.on('close', r));
+    assert.ok(seen.startsWith('a\r\n'), JSON.stringify(seen));
+    assert.equal(seen.split('\x1b[m').join(''), 'a\r\nb\r\n');
+  });
+
   it("`$?` reaches the command through the watcher's start as it was", () => {
     const cli = sourceShim();
     const spool = prepareSpool(storage, 'echo "was $?"', { agent: 'claude', sessionId: 's', cwd: storage });
