@@ -89,7 +89,6 @@ const copilotCliBash: ToolRoute = {
   // Its events are compact JSON: a file read that merely mentions "bash" needs no Node.
   prefilter: '"toolName":"bash"',
   eventName: copilotCliEventName,
-  input: (event) => toolArgsOf(event) ?? 'the event has no toolArgs object',
   keepResult: finishedCommand,
   // Its MCP servers are the user's `mcp-config.json` (init --global): without ours it has no read_tool_output.
   readWith: (ctx) => {
