@@ -16,7 +16,7 @@ import {
 } from 'node:fs';
 import * as path from 'node:path';
 import { latestCodexTurn, type CodexTurn } from '../core/reach/codexPolicy.js';
-import { decideHook } from '../core/reach/hookEvent.js';
+import { decideHook, type HookDecision } from '../core/reach/hookEvent.js';
 import { whichIn } from '../core/reach/agents/context.js';
 import { findStorage } from '../core/reach/locate.js';
 import { quoteShellWord } from '../core/reach/shellQuote.js';
@@ -41,11 +41,11 @@ function cliCommand(env: NodeJS.ProcessEnv, self: readonly string[]): string {
   return self.map(quoteShellWord).join(' ');
 }
 
-/** Passed in so the hook's own bundle loads the stores only then. */
+/** Passed in so the hook's own bundle loads the stores only then; the answer to give the client, if any. */
 export type RecordResponse = (
   storage: string,
-  d: { agent: string; sessionId: string | undefined; tool: string; response: string },
-) => Promise<void>;
+  d: Extract<HookDecision, { action: 'record' | 'keep' }>,
+) => Promise<Record<string, unknown> | undefined>;
 
 export async function hook(
   argv: readonly string[],
@@ -118,7 +118,10 @@ export async function hook(
       writeRun: (spool, script) => writeFileSync(path.join(spool, SPOOL_RUN), script, { mode: 0o600, flag: 'wx' }),
     });
     if (decision.action === 'rewrite') await io.out(`${JSON.stringify(decision.answer)}\n`);
-    else if (decision.action === 'record') await record(storage!, decision);
+    else if (decision.action !== 'none') {
+      const answer = await record(storage!, decision);
+      if (answer) await io.out(`${JSON.stringify(answer)}\n`);
+    }
     return 0;
   } catch (e) {
     io.err(`bounded-evidence hook: ${e instanceof Error ? e.message : String(e)}; the tool runs unrouted\n`);

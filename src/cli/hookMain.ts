@@ -1,6 +1,6 @@
 /**
  * `hook` alone (docs/architecture.md §2.4): an agent starts the hook for every tool call, so this bundle holds none
- * of the stores; the rare PostToolUse recording loads dist/cli.js beside it.
+ * of the stores; a recording (an after-tool event) loads dist/cli.js beside it.
  */
 import * as path from 'node:path';
 import { nodeVersionProblem } from '../core/nodeVersion.js';
@@ -8,11 +8,11 @@ import { HELP, wantsHelp } from './args.js';
 import { hook, type RecordResponse } from './hook.js';
 import { hookIo } from './io.js';
 
-const recordViaCli: RecordResponse = async (storage, d) => {
-  // The full command line, loaded only for this rare event.
+const recordViaCli: RecordResponse = (storage, d) => {
+  // The full command line, loaded only for these events.
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded lazily, see above
   const cli = require(path.join(__dirname, 'cli.js')) as { recordResponse: RecordResponse };
-  await cli.recordResponse(storage, d);
+  return cli.recordResponse(storage, d);
 };
 
 if (require.main === module) {

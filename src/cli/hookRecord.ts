@@ -1,13 +1,17 @@
 /**
  * Apart from hook.ts so the hook's small bundle opens the stores only for such an event (docs/architecture.md §2.4).
  */
-import { runLabel, withRun, type RunSource } from '../core/index.js';
+import { createReadStream, lstatSync } from 'node:fs';
+import { Readable } from 'node:stream';
+import { boundModelText, runLabel, withRun, type RunSource } from '../core/index.js';
+import type { HookDecision } from '../core/reach/hookEvent.js';
+import { CAPTURE_TOOL } from './capture.js';
+import type { RecordResponse } from './hook.js';
+import { readThroughShell } from './recordSpool.js';
 import { openSession } from './session.js';
 
-export async function recordResponse(
-  storage: string,
-  d: { agent: string; sessionId: string | undefined; tool: string; response: string },
-): Promise<void> {
+export const recordResponse: RecordResponse = async (storage, d) => {
+  if (d.action === 'keep') return keepFinished(storage, d);
   const session = await openSession(storage);
   const source: RunSource = {
     kind: 'hook',
@@ -22,4 +26,61 @@ export async function recordResponse(
       finishAs('completed');
     },
   );
+  return undefined;
+};
+
+/** A command the client ran as written, recorded as `keep` records a routed one; over `wholeBytes`, the observation. */
+async function keepFinished(
+  storage: string,
+  d: Extract<HookDecision, { action: 'keep' }>,
+): Promise<Record<string, unknown> | undefined> {
+  let bytes: number;
+  let stdout: AsyncIterable<Uint8Array>;
+  if ('file' in d.output) {
+    // A plain file only: a link there would make the record of another file.
+    const st = lstatSync(d.output.file);
+    if (!st.isFile()) throw new Error('the saved output is not a plain file');
+    bytes = st.size;
+    stdout = createReadStream(d.output.file);
+  } else {
+    bytes = Buffer.byteLength(d.output.text, 'utf8');
+    stdout = Readable.from([Buffer.from(d.output.text, 'utf8')]);
+  }
+  const session = await openSession(storage);
+  const source: RunSource = {
+    kind: 'hook',
+    agent: d.agent,
+    ...(d.sessionId !== undefined ? { sessionId: d.sessionId } : {}),
+  };
+  const text = await withRun(
+    session.runs,
+    { label: runLabel(`${d.agent} terminal`, d.command), source },
+    async (run, finishAs) => {
+      const outcome = await run.recordCommand(
+        d.command,
+        { cwd: d.cwd ?? process.cwd(), tool: CAPTURE_TOOL },
+        {
+          stdout,
+          stderr: Readable.from([]),
+          exit: Promise.resolve({
+            code: d.exitCode,
+            signal: null,
+            timedOut: false,
+            aborted: false,
+            spawnFailed: false,
+            strays: [],
+            pipesAbandoned: false,
+          }),
+          kill: () => undefined,
+        },
+      );
+      if (outcome.status === 'failed')
+        throw new Error(outcome.record.error?.message ?? 'the output could not be stored');
+      finishAs('completed');
+      return d.read ? readThroughShell(outcome.modelText, d.read) : outcome.modelText;
+    },
+    () => undefined,
+  );
+  // Small: the client's own text stands, as unrouted.
+  return bytes <= d.wholeBytes ? undefined : d.answer(boundModelText(text));
 }

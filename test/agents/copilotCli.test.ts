@@ -9,7 +9,7 @@
 import * as assert from 'node:assert/strict';
 import { portableHookCommand } from '../../src/core/reach/agents/context.js';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import type { ReadToolOutputResult } from '../../src/core/index.js';
 import { ensureTools } from '../harness/tools.js';
@@ -25,11 +25,9 @@ import {
   buildCommand,
   buildThenRead,
   CLI,
-  errorFirstStdout,
   initInTerminal,
   listRuns,
   LOG_BYTES,
-  LOG_LINES,
   keptRuns,
   machineWords,
   makeSandbox,
@@ -83,6 +81,33 @@ async function runCopilot(
 }
 
 const isAgentTurn = (req: MessagesRequest): boolean => (req.tools ?? []).some((t) => t.name === 'bash');
+
+/**
+ * The output the CLI saved (one file in its temporary folder, gone when it ends), read while the scripted model
+ * answers: it runs the command as written and merges the two streams in an order of its own, and that is what is kept.
+ */
+function savedOutput(s: Sandbox): {
+  watch: (req: MessagesRequest) => void;
+  view: (handle: string) => { firstView: string; errorLine: number };
+} {
+  let saved: Buffer | undefined;
+  return {
+    watch: () => {
+      const names = readdirSync(s.tmp).filter((n) => /copilot-tool-output-.*\.txt$/.test(n));
+      if (!saved && names.length === 1) saved = readFileSync(path.join(s.tmp, names[0]!));
+    },
+    view: (handle) => {
+      assert.ok(saved, 'the CLI saved the output');
+      const at = saved.indexOf(NEEDLE);
+      const errorLine = saved.subarray(0, at).toString('utf8').split('\n').length;
+      const lines = saved.toString('utf8').split('\n').length - 1;
+      return {
+        firstView: `\nstdout: ${saved.length} bytes, ${lines} lines, handle ${handle}. Error lines (1 of 1):\nline ${errorLine}, byte ${at}: ${NEEDLE}\nPreview:\n`,
+        errorLine,
+      };
+    },
+  };
+}
 
 describe('Reach: the Copilot CLI from npm with a scripted Anthropic server on loopback', function () {
   this.timeout(COPILOT_TIMEOUT_MS + 30_000);
@@ -141,6 +166,7 @@ describe('Reach: the Copilot CLI from npm with a scripted Anthropic server on lo
       version: 1,
       hooks: {
         preToolUse: [{ type: 'command', bash: portableHookCommand(undefined), timeoutSec: 15 }],
+        postToolUse: [{ type: 'command', bash: portableHookCommand(undefined), timeoutSec: 15 }],
       },
     });
     // The model reads the handle with the command line the observation names, through the same bash tool.
@@ -149,7 +175,11 @@ describe('Reach: the Copilot CLI from npm with a scripted Anthropic server on lo
       input: { command: `${sh(sandbox.shim)} read ${h} --pattern 'error TS'`, description: 'Read the error' },
     }));
     const turns = model.turns;
-    server = await startScriptedAnthropic(model.script);
+    const output = savedOutput(sandbox);
+    server = await startScriptedAnthropic((req) => {
+      output.watch(req);
+      return model.script(req);
+    });
     const run = await runCopilot(sandbox, server, terminalEnvironment(sandbox));
     assert.equal(run.code, 0, `copilot exited ${run.code}: ${run.stderr.slice(0, 2000)}`);
     assert.equal(turns.length, 3, 'three model turns: bash, the read, the answer');
@@ -158,7 +188,8 @@ describe('Reach: the Copilot CLI from npm with a scripted Anthropic server on lo
     assert.ok(observation);
     const obsBytes = Buffer.byteLength(observation.text, 'utf8');
     assert.match(observation.text, /^exit code 1$/m);
-    assert.ok(observation.text.includes(`\n${errorFirstStdout(model.handle())}`), observation.text);
+    const saved = output.view(model.handle());
+    assert.ok(observation.text.includes(saved.firstView), observation.text);
     // The exit code the CLI reports to its model is the command's.
     assert.match(observation.text, /<shellId: \d+ completed with exit code 1>$/);
     // Nothing of the machine in what the model gets: no storage path (the sandbox's root holds it), no session id.
@@ -174,14 +205,14 @@ describe('Reach: the Copilot CLI from npm with a scripted Anthropic server on lo
     const json = read.text.slice(0, read.text.lastIndexOf('\n<shellId'));
     const reply = JSON.parse(json) as ReadToolOutputResult;
     assert.equal(reply.total_matches, 1);
-    assert.equal(reply.content, `${LOG_LINES / 2 + 1}:${NEEDLE}`);
+    assert.equal(reply.content, `${saved.errorLine}:${NEEDLE}`);
     assert.match(read.text, /<shellId: \d+ completed with exit code 0>$/);
     const readBytes = Buffer.byteLength(read.text, 'utf8');
     console.log(
       `[reach] Copilot CLI, routed by init: model received ${obsBytes} bytes (bash) + ${readBytes} bytes (read by handle); needle reached at line ${reply.matches?.[0]?.line_number}`,
     );
 
-    // Both commands were routed and recorded as this Copilot CLI session's (the small one by the shim's `keep --quiet`, in the background).
+    // Both commands were kept as this Copilot CLI session's, by its postToolUse.
     let routed = listRuns(sandbox).filter((r) => r.source?.kind === 'hook');
     for (let i = 0; i < 50 && routed.length < 2; i++) {
       await new Promise((r) => setTimeout(r, 100));
@@ -227,7 +258,9 @@ describe('Reach: the Copilot CLI from npm with a scripted Anthropic server on lo
       name: readTool,
       input: { handle: h, pattern: 'error TS' },
     }));
+    const output = savedOutput(sandbox);
     server = await startScriptedAnthropic((req) => {
+      output.watch(req);
       // The CLI names an MCP tool after its server; the model calls the one it was offered.
       readTool ||=
         (req.tools ?? []).map((t) => t.name).find((n) => n.endsWith('read_tool_output')) ??
@@ -242,9 +275,10 @@ describe('Reach: the Copilot CLI from npm with a scripted Anthropic server on lo
     assert.equal(run.code, 0, `copilot exited ${run.code}: ${run.stderr.slice(0, 2000)}`);
     assert.equal(model.turns.length, 3, `three model turns (read tool: ${readTool})`);
     const observation = toolResultText(model.turns[1]!, BASH_ID)!;
-    assert.ok(observation.text.includes(`\n${errorFirstStdout(model.handle())}`), observation.text);
+    const saved = output.view(model.handle());
+    assert.ok(observation.text.includes(saved.firstView), observation.text);
     const read = toolResultText(model.turns[2]!, READ_ID)!;
-    assert.equal((JSON.parse(read.text) as ReadToolOutputResult).content, `${LOG_LINES / 2 + 1}:${NEEDLE}`, read.text);
+    assert.equal((JSON.parse(read.text) as ReadToolOutputResult).content, `${saved.errorLine}:${NEEDLE}`, read.text);
     console.log(
       `[reach] Copilot CLI, routed by init --global: model received ${Buffer.byteLength(observation.text)} bytes (bash) + ${Buffer.byteLength(read.text)} bytes (${readTool} over MCP); needle reached`,
     );
@@ -254,7 +288,7 @@ describe('Reach: the Copilot CLI from npm with a scripted Anthropic server on lo
     );
   });
 
-  it('replays its calls to its model as the routed text (it records modifiedArgs): named by variables, no machine path', async () => {
+  it('replays to its model the commands it wrote: the call inputs of a 10-call conversation, routed and unrouted; each command kept; no path, spool or product word in any request', async () => {
     const conversation = async (routed: boolean): Promise<MessagesRequest[]> => {
       const srv = await startScriptedAnthropic(commandsInTurns(isAgentTurn, SMALL_COMMANDS, 'toolu_call').script);
       server = srv;
@@ -268,34 +302,28 @@ describe('Reach: the Copilot CLI from npm with a scripted Anthropic server on lo
     const plain = await conversation(false);
     const routed = await conversation(true);
     const last = (reqs: MessagesRequest[]): MessagesRequest => reqs.filter(isAgentTurn).at(-1)!;
-    const bytes = (reqs: MessagesRequest[]): number => replayedBytes(last(reqs));
     console.log(
-      `[reach] Copilot CLI, call inputs replayed after ${SMALL_COMMANDS.length} calls: routed ${bytes(routed)} bytes, unrouted ${bytes(plain)}`,
+      `[reach] Copilot CLI, call inputs replayed after ${SMALL_COMMANDS.length} calls: routed ${replayedBytes(last(routed))} bytes, unrouted ${replayedBytes(last(plain))}`,
     );
-    if (process.env.BE_DUMP) console.log(replayedInputs(last(routed))[1]);
-    assert.equal(replayedInputs(last(routed)).length, SMALL_COMMANDS.length);
-    // Each replayed call holds the command as written, verbatim, inside the routed text.
-    replayedInputs(last(routed)).forEach((input, i) =>
-      assert.ok(
-        (JSON.parse(input) as { command: string }).command
-          .replace(/^"\$BOUNDED_EVIDENCE_CLI" watch [^;]*; /, '')
-          .startsWith(`{ ${SMALL_COMMANDS[i]!} ; } 8>>`),
-      ),
-    );
-    // The variables named the spool in the CLI's shell: every command ran, given back as written, and kept.
-    // (The CLI reads the two streams apart: which line comes first is its own.)
-    const lines = toolResultText(last(routed), 'toolu_call_1')!.text.split('\n');
-    assert.deepEqual(lines.slice(0, 2).sort(), ['err 1', 'out 1']);
+    assert.equal(replayedInputs(last(plain)).length, SMALL_COMMANDS.length);
+    assert.deepEqual(replayedInputs(last(routed)), replayedInputs(last(plain)));
+    assert.equal(replayedBytes(last(routed)), 685);
+    // Small results reach the model as the CLI gave them unrouted (which stream's line comes first is the CLI's own),
+    // and every command is kept.
+    const lines = (reqs: MessagesRequest[], i: number): string[] =>
+      toolResultText(last(reqs), `toolu_call_${i}`)!.text.split('\n').sort();
+    for (let i = 0; i < SMALL_COMMANDS.length; i++) assert.deepEqual(lines(routed, i), lines(plain, i));
     const kept = await keptRuns(sandbox, 'copilot-cli', SMALL_COMMANDS.length);
     assert.deepEqual([kept.runs.length, kept.spools], [SMALL_COMMANDS.length, []]);
-    // No path the unrouted run does not show (the CLI's own prompt names its home folder): not the storage, not the
-    // command line's.
-    const own = new Set(plain.flatMap((req) => machineWords(JSON.stringify(req), sandbox, false)));
-    for (const req of routed)
+    // (The CLI's own prompt names its home folder, routed or not.)
+    for (const req of routed) {
+      const body = JSON.stringify(req);
       assert.deepEqual(
-        machineWords(JSON.stringify(req), sandbox, false).filter((w) => !own.has(w)),
+        machineWords(body, sandbox).filter((w) => w !== sandbox.home),
         [],
       );
+      assert.doesNotMatch(body, /BOUNDED_EVIDENCE|bounded-evidence|\/spool\/|1\.\$\$/);
+    }
   });
 
   /** What the Copilot CLI gives its model for each command, one session, routed by init's project file or not. */
@@ -326,7 +354,7 @@ describe('Reach: the Copilot CLI from npm with a scripted Anthropic server on lo
     }
   }
 
-  it('approvals: with --allow-tool for one command only, routing leaves its commands as written, so the allowed one runs and the other is denied in its own words', async () => {
+  it('approvals: with --allow-tool for one command only, the CLI decides on the command as written: the allowed one runs and is kept, the other is denied in its own words', async () => {
     const rows = ["printf 'approved\\n'", 'touch not-allowed.txt'];
     const permissions = ['--allow-tool', 'shell(printf)'];
     const plain = await shellResults(rows, false, permissions);
@@ -336,14 +364,13 @@ describe('Reach: the Copilot CLI from npm with a scripted Anthropic server on lo
     );
     assert.equal(plain.results[0]!.text, 'approved\n<shellId: 0 completed with exit code 0>');
     assert.match(plain.results[1]!.text, /^Permission denied because no interactive user response was available\./);
-    assert.deepEqual(routed, plain);
-    assert.equal(routed.kept, 0);
-    // With every tool allowed, the same commands route and are kept.
+    assert.deepEqual(routed.results, plain.results);
+    assert.deepEqual([plain.kept, routed.kept], [0, 1]);
+    // With every tool allowed, both run and both are kept.
     const all = await shellResults(rows, true, ['--allow-all-tools', '--allow-all-paths']);
     assert.equal(all.results[0]!.text, plain.results[0]!.text);
-    assert.equal(all.kept >= 1, true, JSON.stringify(all));
+    assert.equal(all.kept, 2, JSON.stringify(all));
   });
-
   /** One bash call of `command` with the Copilot CLI's `initial_wait`: what the model got, the runs kept, the spools left. */
   async function atTimeLimit(
     command: string,
@@ -364,15 +391,14 @@ describe('Reach: the Copilot CLI from npm with a scripted Anthropic server on lo
       const run = await runCopilot(s, srv, routed ? terminalEnvironment(s) : {});
       assert.equal(run.code, 0, `copilot exited ${run.code}: ${run.stderr.slice(0, 2000)}`);
       const text = toolResultText(turns[1]!, 'toolu_limit')?.text ?? '';
-      const kept = routed ? await keptRuns(s, 'copilot-cli', 1) : { runs: listRuns(s), spools: spoolsLeft(s) };
-      return { text, kept: kept.runs.length, spools: kept.spools };
+      return { text, kept: listRuns(s).length, spools: spoolsLeft(s) };
     } finally {
       await srv.close();
       rmSync(s.root, { recursive: true, force: true });
     }
   }
 
-  it('a command still running at its initial_wait (30 s at least): the model gets what it printed so far as unrouted, and the run is kept', async function () {
+  it('a command still running at its initial_wait (30 s at least): the model gets what it printed so far as unrouted; no run, no spool', async function () {
     this.timeout(2 * COPILOT_TIMEOUT_MS + 60_000);
     const command = "printf 'partial\\n'; sleep 45";
     const plain = await atTimeLimit(command, false, { initial_wait: 4 });
@@ -382,6 +408,7 @@ describe('Reach: the Copilot CLI from npm with a scripted Anthropic server on lo
     );
     assert.match(plain.text, /^partial\n<command with shellId: 0 is still running after 30 seconds\./);
     assert.equal(routed.text, plain.text);
-    assert.deepEqual([routed.kept, routed.spools, plain.kept], [1, [], 0]);
+    // The command runs as written and its result has no closing line yet: nothing is kept, nothing is left behind.
+    assert.deepEqual([routed.kept, routed.spools, plain.kept], [0, [], 0]);
   });
 });

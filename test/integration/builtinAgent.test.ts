@@ -424,6 +424,7 @@ describe("Reach: the built-in agent's run_in_terminal with a scripted model", ()
       );
       assert.deepEqual(Object.keys((JSON.parse(readFileSync(hookFile, 'utf8')) as { hooks: object }).hooks), [
         'preToolUse',
+        'postToolUse',
       ]);
     });
     after(async () => {

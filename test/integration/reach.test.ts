@@ -263,7 +263,10 @@ describe('Reach: command line, routing and the tools VS Code is given', function
       );
       assert.deepEqual(JSON.parse(readFileSync(hookFile, 'utf8')), {
         version: 1,
-        hooks: { preToolUse: [{ type: 'command', bash: portableHookCommand(undefined), timeoutSec: 15 }] },
+        hooks: {
+          preToolUse: [{ type: 'command', bash: portableHookCommand(undefined), timeoutSec: 15 }],
+          postToolUse: [{ type: 'command', bash: portableHookCommand(undefined), timeoutSec: 15 }],
+        },
       });
       const claudeDoc = JSON.parse(readFileSync(claude, 'utf8')) as { model: string; hooks: { PreToolUse: unknown[] } };
       assert.deepEqual(claudeDoc.hooks.PreToolUse[1], {

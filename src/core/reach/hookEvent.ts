@@ -3,7 +3,7 @@
  * (src/core/reach/agents/). Anything the hook does not clearly own is left alone: a hook must never break the agent.
  */
 import { ROUTES } from './agents/index.js';
-import type { HookContext, ToolRoute } from './agents/types.js';
+import type { HookContext, KeptResult, ToolRoute } from './agents/types.js';
 import { isWrapped, routable, STATUS_VAR, wrapCommand } from './rewrite.js';
 import { quoteShellWord } from './shellQuote.js';
 
@@ -17,6 +17,16 @@ export type HookDecision =
       readonly command: string;
       readonly answer: Record<string, unknown>;
     }
+  | ({
+      readonly action: 'keep';
+      readonly agent: string;
+      readonly sessionId: string | undefined;
+      readonly cwd: string | undefined;
+      /** Over it, the client's model gets the bounded observation instead. */
+      readonly wholeBytes: number;
+      /** The read the observation names, where the client has no `read_tool_output`. */
+      readonly read?: string;
+    } & KeptResult)
   | {
       readonly action: 'record';
       readonly agent: string;
@@ -79,9 +89,13 @@ export function decideHook(event: unknown, ctx: HookContext): HookDecision {
   const eventName = eventNameOf(event);
   const toolName = event.tool_name ?? event.toolName ?? ROUTES.map((r) => r.toolName?.(event)).find((n) => n);
   if (typeof toolName !== 'string') return { action: 'none', reason: 'the event names no tool' };
-  if (ROUTES.some((r) => r.after === eventName)) return decidePost(event, toolName, ctx);
+  if (ROUTES.some((r) => r.after === eventName)) {
+    const keeper = ROUTES.find((r) => r.keepResult && r.after === eventName && r.tool === toolName);
+    return keeper ? decideKept(keeper, event, ctx) : decidePost(event, toolName, ctx);
+  }
   const route = routeOf(event, eventName, toolName);
   if (!route) return { action: 'none', reason: `${String(eventName)} on ${toolName} is not routed` };
+  if (!route.render) return { action: 'none', reason: 'the command runs as written and is kept from its result' };
   const input = route.input ? route.input(event) : isRecord(event.tool_input) ? event.tool_input : undefined;
   if (typeof input === 'string') return { action: 'none', reason: input };
   if (!isRecord(input)) return { action: 'none', reason: 'the event has no tool_input' };
@@ -122,7 +136,7 @@ function decideMany(
   if (routed.length === 0)
     return { action: 'none', reason: (results[0] as { reason?: string } | undefined)?.reason ?? 'no command' };
   const updated = results.map((r, i) => ('reason' in r ? commands[i] : r.command));
-  const answer = route.render({ ...input, commands: updated }, routed[0]!.answer);
+  const answer = route.render!({ ...input, commands: updated }, routed[0]!.answer);
   return { action: 'rewrite', agent: routed[0]!.agent, command: routed.map((r) => r.command).join('\n'), answer };
 }
 
@@ -198,6 +212,23 @@ function terminalWords(spool: string, ctx: HookContext): { spoolWord: string; cl
   const rel = spool.startsWith(`${storage}/`) ? spool.slice(storage.length) : '';
   if (!/^\/[A-Za-z0-9/_.-]+$/.test(rel)) return undefined;
   return { spoolWord: `"$BOUNDED_EVIDENCE_STORAGE"${rel}`, cli: '"$BOUNDED_EVIDENCE_CLI"' };
+}
+
+/** A client that replays rewritten arguments: the command ran as written; its result is kept as a routed one's. */
+function decideKept(route: ToolRoute, event: Record<string, unknown>, ctx: HookContext): HookDecision {
+  const kept = route.keepResult!(event, ctx);
+  if (typeof kept === 'string') return { action: 'none', reason: kept };
+  if (isRouted(kept.command, ctx.cli) || isWrapped(kept.command)) return { action: 'none', reason: 'already routed' };
+  const read = route.readWith?.(ctx);
+  return {
+    action: 'keep',
+    agent: ctx.agent ?? route.agent,
+    sessionId: sessionOf(event),
+    cwd: typeof event.cwd === 'string' ? event.cwd : undefined,
+    wholeBytes: ctx.largeResultBytes ?? 4096,
+    ...(read !== undefined ? { read } : {}),
+    ...kept,
+  };
 }
 
 /** After-tool events: a large response of any tool becomes evidence (when the setting asks for it). */

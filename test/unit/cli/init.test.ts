@@ -139,7 +139,10 @@ describe('command line: init and doctor', () => {
     assert.equal(global.code, 0, global.out);
     assert.deepEqual(JSON.parse(readFileSync(path.join(home, '.copilot', 'hooks', 'bounded-evidence.json'), 'utf8')), {
       version: 1,
-      hooks: { preToolUse: [{ type: 'command', bash: portableHookCommand(undefined), timeoutSec: 15 }] },
+      hooks: {
+        preToolUse: [{ type: 'command', bash: portableHookCommand(undefined), timeoutSec: 15 }],
+        postToolUse: [{ type: 'command', bash: portableHookCommand(undefined), timeoutSec: 15 }],
+      },
     });
     assert.deepEqual(
       JSON.parse(readFileSync(path.join(home, '.copilot', 'mcp-config.json'), 'utf8')).mcpServers['bounded-evidence']

@@ -64,7 +64,7 @@ export function isOurHookFile(text: string): boolean {
 export const TOML_MARKER = '# Added by bounded-evidence init; "bounded-evidence init --uninstall" removes it.';
 
 /** Claude Code, Codex, Qwen Code and VS Code's Local harness answer this way. */
-export function updatedInputAnswer(event: string): ToolRoute['render'] {
+export function updatedInputAnswer(event: string): NonNullable<ToolRoute['render']> {
   return (updated, a) => ({
     hookSpecificOutput: {
       hookEventName: event,

@@ -6,17 +6,17 @@
 import * as path from 'node:path';
 import { HOOK_TIMEOUT_SECONDS, WORKSPACE_HOOK_FILE } from '../hookConfig.js';
 import { isOurHookFile, isOurMcpEntry, jsonFileText, MCP_NAME, shellRead } from './common.js';
-import type { AgentAdapter, AgentContext, ConfigEdit, Scope, ToolRoute } from './types.js';
+import type { AgentAdapter, AgentContext, ConfigEdit, HookContext, KeptResult, Scope, ToolRoute } from './types.js';
 import { vscodeTerminal } from './vscode.js';
 
 function copilotHome(ctx: AgentContext): string {
   return ctx.env.COPILOT_HOME || path.join(ctx.home, '.copilot');
 }
 
-/** `postToolUse` too when other tools' results are kept. */
-export function copilotHookFileText(hookCommand: string, postToolUse = false): string {
+/** `postToolUse` keeps the Copilot CLI's commands (and other tools' results when asked). */
+export function copilotHookFileText(hookCommand: string): string {
   const entry = [{ type: 'command', bash: hookCommand, timeoutSec: HOOK_TIMEOUT_SECONDS }];
-  return jsonFileText({ version: 1, hooks: { preToolUse: entry, ...(postToolUse ? { postToolUse: entry } : {}) } });
+  return jsonFileText({ version: 1, hooks: { preToolUse: entry, postToolUse: entry } });
 }
 
 /** `toolArgs` without `toolResult` is `preToolUse`, with it `postToolUse`. */
@@ -26,27 +26,61 @@ function copilotCliEventName(event: Record<string, unknown>): string | undefined
   return 'toolResult' in event ? 'postToolUse' : 'preToolUse';
 }
 
-/** True when a process's arguments are the Copilot CLI's (its binary, or its npm loader), not VS Code's agent host. */
-function isCopilotCli(args: readonly string[]): boolean {
-  return args.slice(0, 2).some((a) => /(?:^|\/)copilot$|@github\/copilot(?:-[a-z0-9-]+)?\//.test(a));
+/** `toolArgs` may be a JSON text: read either way. */
+function toolArgsOf(event: Record<string, unknown>): Record<string, unknown> | undefined {
+  let input = event.toolArgs;
+  if (typeof input === 'string') {
+    try {
+      input = JSON.parse(input);
+    } catch {
+      input = undefined;
+    }
+  }
+  return typeof input === 'object' && input !== null && !Array.isArray(input)
+    ? (input as Record<string, unknown>)
+    : undefined;
 }
 
-/**
- * True when the Copilot CLI's flags allow every shell command (`--allow-all-tools`, `--allow-all`, `--yolo`,
- * `--allow-tool shell`): it then runs the routed form without asking. Otherwise it checks its rules against the routed
- * form, which names our command line, and denies or asks where the command as written would run.
- */
-function allowsEveryShellCommand(args: readonly string[]): boolean {
-  return args.some((a, i) => {
-    if (a === '--allow-all-tools' || a === '--allow-all' || a === '--yolo') return true;
-    const value = a.startsWith('--allow-tool=') ? a.slice(13) : args[i - 1] === '--allow-tool' ? a : undefined;
-    return value !== undefined && value.split(',').some((v) => v.trim() === 'shell');
-  });
+/** The line the CLI ends a finished command's result with. */
+const FINISHED = /<shellId: [^<>\n]+ completed with exit code (\d+)>$/;
+/** Over its own limit the CLI saves the whole output (both streams) to a file in its temporary folder. */
+const SAVED = /^Output too large to read at once \([^)\n]*\)\. Saved to: (\/[^\n]+)\n/;
+const SAVED_NAME = /^\d+-copilot-tool-output-[A-Za-z0-9-]+\.txt$/;
+
+/** The CLI's finished bash result: the output it gave its model (or the file it saved it in) and the exit code. */
+function finishedCommand(event: Record<string, unknown>, ctx: HookContext): KeptResult | string {
+  const command = toolArgsOf(event)?.command;
+  const result = event.toolResult;
+  const text =
+    typeof result === 'object' && result !== null ? (result as Record<string, unknown>).textResultForLlm : undefined;
+  if (typeof command !== 'string' || command.trim() === '' || typeof text !== 'string')
+    return 'the event has no command and result text';
+  const end = FINISHED.exec(text);
+  if (!end) return 'the command has not finished (no exit code in its result)';
+  const body = text.slice(0, end.index);
+  const saved = SAVED.exec(body)?.[1];
+  // Only the CLI's own file: a command that prints the same words names no file of its choosing.
+  const tmp = (ctx.env?.TMPDIR || '/tmp').replace(/(.)\/+$/, '$1');
+  if (saved !== undefined && (path.dirname(saved) !== tmp || !SAVED_NAME.test(path.basename(saved))))
+    return "the saved output is not in the CLI's temporary folder";
+  const trailer = end[0];
+  return {
+    command,
+    output: saved !== undefined ? { file: saved } : { text: body },
+    exitCode: Number(end[1]),
+    answer: (observation) => ({
+      modifiedResult: {
+        resultType: 'success',
+        textResultForLlm: `${observation}${observation.endsWith('\n') ? '' : '\n'}${trailer}`,
+      },
+    }),
+  };
 }
 
 /**
  * The Copilot CLI and VS Code's Copilot harness (recorded from @github/copilot 1.0.102,
- * test/agents/copilotCli.test.ts); `toolArgs` may be a JSON text, read either way.
+ * test/agents/copilotCli.test.ts). It shows its model the arguments a hook rewrote as the call it made, so the command
+ * runs as written and `postToolUse` keeps what it printed; a large result is replaced by the bounded observation.
  */
 const copilotCliBash: ToolRoute = {
   event: 'preToolUse',
@@ -55,35 +89,7 @@ const copilotCliBash: ToolRoute = {
   // Its events are compact JSON: a file read that merely mentions "bash" needs no Node.
   prefilter: '"toolName":"bash"',
   eventName: copilotCliEventName,
-  input: (event) => {
-    let input = event.toolArgs;
-    if (typeof input === 'string') {
-      try {
-        input = JSON.parse(input);
-      } catch {
-        input = undefined;
-      }
-    }
-    return typeof input === 'object' && input !== null && !Array.isArray(input)
-      ? (input as Record<string, unknown>)
-      : 'the event has no toolArgs object';
-  },
-  permit: (_command, _event, ctx) => {
-    const args = ctx.clientArgs?.();
-    if (ctx.allow || !args || !isCopilotCli(args) || allowsEveryShellCommand(args)) return { route: true };
-    return {
-      route: false,
-      reason: 'the Copilot CLI would ask about it (no --allow-all-tools): it decides on the command as written',
-    };
-  },
-  render: (updated, a) => ({ ...(a.allow ? { permissionDecision: 'allow' } : {}), modifiedArgs: updated }),
-  // A sync call returns at `initial_wait` seconds, never before 30, the command left running (test/agents).
-  limitMs: (input) =>
-    typeof input.initial_wait === 'number' && input.initial_wait > 30
-      ? Math.round(1000 * Math.min(input.initial_wait, 3600))
-      : 30_000,
-  // It records `modifiedArgs` as the call the model made and replays them: no path in them where a variable serves.
-  byVariables: true,
+  keepResult: finishedCommand,
   // Its MCP servers are the user's `mcp-config.json` (init --global): without ours it has no read_tool_output.
   readWith: (ctx) => {
     const home = ctx.env?.COPILOT_HOME || (ctx.env?.HOME ? path.join(ctx.env.HOME, '.copilot') : undefined);
@@ -131,7 +137,7 @@ export const copilot: AgentAdapter = {
       {
         kind: 'file',
         file,
-        text: copilotHookFileText(ctx.hookCommand(undefined, scope), ctx.recordOtherToolResults),
+        text: copilotHookFileText(ctx.hookCommand(undefined, scope)),
         ours: isOurHookFile,
       },
     ];
@@ -155,13 +161,8 @@ export const copilot: AgentAdapter = {
     return { edits, notes };
   },
   // The Copilot CLI in prompt mode (-p) skips a repository's hooks in a folder it does not trust, unless told.
-  cautions: (ctx, scope) => [APPROVAL_CAUTION, ...promptModeCaution(ctx, scope)],
+  cautions: (ctx, scope) => promptModeCaution(ctx, scope),
 };
-
-/** Where the Copilot CLI would ask, the command runs as written (its rules would see our form). */
-const APPROVAL_CAUTION =
-  'Copilot CLI: routed with --allow-all-tools (or --allow-all, --yolo, --allow-tool shell); otherwise its commands ' +
-  'run as written, so its prompt shows them as written (VS Code routes either way)';
 
 function promptModeCaution(ctx: AgentContext, scope: Scope): string[] {
   if (scope !== 'project' || !ctx.project || ctx.env.GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS === 'true') return [];

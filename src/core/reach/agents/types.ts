@@ -126,7 +126,7 @@ export interface HookContext {
   readonly which?: (program: string) => string | undefined;
   /**
    * The command line of the process that started the hook (the client: `/proc/<ppid>/cmdline`), or undefined where it
-   * cannot be read: flags a client gives no hook any other way (the Copilot CLI's `--allow-all-tools`).
+   * cannot be read: flags a client gives no hook any other way (Claude Code's `--allowedTools`).
    */
   readonly clientArgs?: () => readonly string[] | undefined;
   /** Writes the routed command's script into its spool (`<spool>/run`), for the terminal's one-line form. */
@@ -139,6 +139,15 @@ export interface HookContext {
     readonly rules: readonly string[];
     readonly tmpdir?: string;
   };
+}
+
+/** A finished command as the client gave its model its output: `file` when the client saved the whole of it. */
+export interface KeptResult {
+  readonly command: string;
+  readonly output: { readonly text: string } | { readonly file: string };
+  readonly exitCode: number;
+  /** The client's answer replacing what its model gets with `text`. */
+  readonly answer: (text: string) => Record<string, unknown>;
 }
 
 /** `allow` when the agent would otherwise ask, or ignore the rewrite. */
@@ -176,10 +185,16 @@ export interface ToolRoute {
   readonly oneLine?: (spool: string, ctx: HookContext) => string | undefined;
   /** Absent: route it, `allow` as the flag. */
   readonly permit?: (command: string, event: Record<string, unknown>, ctx: HookContext) => Permit;
-  readonly render: (
+  /** Absent: the command runs as written, kept from its result (`keepResult`). */
+  readonly render?: (
     updated: Record<string, unknown>,
     a: { readonly allow: boolean; readonly reason?: string },
   ) => Record<string, unknown>;
+  /**
+   * A client that shows its model the arguments a hook rewrote: its after-tool event read as a finished command, or
+   * why not.
+   */
+  readonly keepResult?: (event: Record<string, unknown>, ctx: HookContext) => KeptResult | string;
   /** When this client offers no `read_tool_output`; undefined: it has the tool. */
   readonly readWith?: (ctx: HookContext) => string | undefined;
   /** The client's time limit on the call (ms), at which it reads what the command printed so far. */

@@ -524,7 +524,10 @@ describe('init, uninstall, dry run and doctor (files on disk)', () => {
     assert.equal(hookFile.action, 'created');
     assert.deepEqual(JSON.parse(hookFile.text!), {
       version: 1,
-      hooks: { preToolUse: [{ type: 'command', bash: `'${SHIM}' hook --storage '${root}/storage'`, timeoutSec: 15 }] },
+      hooks: {
+        preToolUse: [{ type: 'command', bash: `'${SHIM}' hook --storage '${root}/storage'`, timeoutSec: 15 }],
+        postToolUse: [{ type: 'command', bash: `'${SHIM}' hook --storage '${root}/storage'`, timeoutSec: 15 }],
+      },
     });
     assert.equal(
       describeOutcome(ctx, out[1]!, { dryRun: true }),

@@ -1,15 +1,13 @@
 /**
- * The Copilot CLI's hook events (the CLI itself, and VS Code's Copilot harness, which runs its runtime): the
- * `preToolUse` payload recorded from @github/copilot 1.0.102 driven by test/agents/copilotCli.test.ts's scripted
- * model (fixtures/copilot-cli-bash.json, a hook that saved its stdin) is answered `{ modifiedArgs }` with the whole
- * arguments and the command wrapped; the documented string form of `toolArgs` is read too; everything else of
- * the CLI's is left alone.
+ * The Copilot CLI's hook events (the CLI itself, and VS Code's Copilot harness, which runs its runtime), recorded from
+ * @github/copilot 1.0.102 driven by test/agents/copilotCli.test.ts's scripted model (fixtures/copilot-cli-*.json, a
+ * hook that saved its stdin). It shows its model rewritten arguments as the call it made, so `preToolUse` leaves bash
+ * as written and `postToolUse` keeps the finished command; everything else of the CLI's is left alone.
  */
 import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { decideHook, type HookContext } from '../../../../src/core/reach/hookEvent.js';
-import { wrapCommand } from '../../../../src/core/reach/rewrite.js';
+import { decideHook, type HookContext, type HookDecision } from '../../../../src/core/reach/hookEvent.js';
 import { readThroughShell } from '../../../../src/cli/recordSpool.js';
 import { portableCommand } from '../../../../src/core/reach/locate.js';
 import { PREFILTER_PATTERNS } from '../../../../src/core/reach/shim.js';
@@ -31,81 +29,100 @@ const ctx = (over: Partial<HookContext> = {}): HookContext => ({
   },
   ...over,
 });
-const wrapped = wrapCommand('echo hello-from-bash', { spool: SPOOL, cli: CLI, wholeBytes: 4096, sameLine: true });
+const post = JSON.parse(readFileSync(path.join(__dirname, 'fixtures', 'copilot-cli-post-bash.json'), 'utf8')) as Record<
+  string,
+  unknown
+>;
+const withResult = (textResultForLlm: string, over: Record<string, unknown> = {}): Record<string, unknown> => ({
+  ...post,
+  toolResult: { resultType: 'success', textResultForLlm },
+  ...over,
+});
+const SAVED = '/tmp/1796670546974-copilot-tool-output-18211-79842369-e5b6.txt';
+const large = `Output too large to read at once (2.6 MB). Saved to: ${SAVED}\nConsider using tools like grep.\n\nPreview (first 500 chars):\n1\n2\n\n<shellId: 1 completed with exit code 4>`;
+
+/** The decision without its answer function, and what that answer makes of an observation. */
+function kept(d: HookDecision): { decision: Record<string, unknown>; answer: unknown } {
+  assert.equal(d.action, 'keep', JSON.stringify(d));
+  const { answer, ...decision } = d as Extract<HookDecision, { action: 'keep' }>;
+  return { decision, answer: answer('the observation') };
+}
 
 describe('Copilot CLI hook events', () => {
-  it('preToolUse on bash (recorded payload): modifiedArgs with the description kept, no permission decision unless --allow; the session recorded', () => {
+  it('preToolUse on bash (recorded payload): left as written, whatever flags or client started the hook, and nothing is prepared', () => {
     metas.length = 0;
-    assert.deepEqual(decideHook(event, ctx()), {
-      action: 'rewrite',
+    for (const over of [{}, { allow: true }, { clientArgs: () => ['/usr/bin/copilot', '-p', 'x'] }])
+      assert.deepEqual(decideHook(event, ctx(over)), {
+        action: 'none',
+        reason: 'the command runs as written and is kept from its result',
+      });
+    assert.deepEqual(metas, []);
+  });
+
+  it("postToolUse on bash (recorded payload): kept as the command, its output and exit code; over the bound the model gets the observation with the CLI's closing line", () => {
+    const { decision, answer } = kept(decideHook(post, ctx()));
+    assert.deepEqual(decision, {
+      action: 'keep',
       agent: 'copilot-cli',
-      command: wrapped,
-      answer: { modifiedArgs: { command: wrapped, description: 'say hi' } },
+      sessionId: 'e17dad42-dcf5-478b-affa-2e1e13e786c4',
+      cwd: '/tmp/agents-init/probe/ws',
+      wholeBytes: 4096,
+      // No MCP server of ours in its configuration: the observation names a read through the command line.
+      read: `${CLI} read`,
+      command: 'echo hello-from-bash',
+      output: { text: 'hello-from-bash\n' },
+      exitCode: 0,
     });
-    // No MCP server of ours in its configuration: the observation will name a read through the command line.
-    assert.deepEqual(metas, [
-      {
-        agent: 'copilot-cli',
-        sessionId: '7fab5d66-ed7f-42cd-b12b-b9c7fbb3e9b6',
-        cwd: '/tmp/agents-init/probe/ws',
-        read: `${CLI} read`,
+    assert.deepEqual(answer, {
+      modifiedResult: {
+        resultType: 'success',
+        textResultForLlm: 'the observation\n<shellId: 0 completed with exit code 0>',
       },
-    ]);
-    assert.deepEqual((decideHook(event, ctx({ allow: true })) as { answer: unknown }).answer, {
-      permissionDecision: 'allow',
-      modifiedArgs: { command: wrapped, description: 'say hi' },
+    });
+    // The documented string form of toolArgs is read the same.
+    const asText = kept(decideHook({ ...post, toolArgs: JSON.stringify(post.toolArgs) }, ctx()));
+    assert.deepEqual(asText.decision, decision);
+  });
+
+  it('a result the CLI saved to its temporary folder is kept from that file; a file named elsewhere, or any other name, is not read', () => {
+    const env = { TMPDIR: '/tmp/' };
+    const d = kept(decideHook(withResult(large), ctx({ env })));
+    assert.deepEqual([d.decision.output, d.decision.exitCode], [{ file: SAVED }, 4]);
+    const none = (text: string, over: Partial<HookContext> = { env }): string =>
+      (decideHook(withResult(text), ctx(over)) as { reason: string }).reason;
+    const elsewhere = "the saved output is not in the CLI's temporary folder";
+    assert.equal(none(large, { env: { TMPDIR: '/home/u/tmp' } }), elsewhere);
+    assert.equal(none(large.replace(SAVED, '/tmp/../etc/passwd')), elsewhere);
+    assert.equal(none(large.replace(SAVED, '/tmp/id_rsa')), elsewhere);
+    assert.equal(none(large.replace(SAVED, `/tmp/sub/${path.basename(SAVED)}`)), elsewhere);
+    // Printed by the command itself, not at the head of the result: it is output like any other.
+    const printed = `build\n${large}`;
+    assert.deepEqual(kept(decideHook(withResult(printed), ctx({ env }))).decision.output, {
+      text: printed.slice(0, printed.lastIndexOf('<shellId')),
     });
   });
 
-  it("the Copilot CLI without a flag allowing every shell command: left as written (its rules would see our form); VS Code's agent host and unknown parents: routed", () => {
-    const decide = (args: string[] | undefined): string => {
-      const d = decideHook(event, ctx({ clientArgs: () => args }));
-      return d.action === 'rewrite' ? 'routed' : (d as { reason: string }).reason;
-    };
-    const bin = '/usr/lib/node_modules/@github/copilot-linux-x64/copilot';
-    assert.equal(
-      decide([bin, '-p', 'x', '--allow-tool', 'shell(printf)']),
-      'the Copilot CLI would ask about it (no --allow-all-tools): it decides on the command as written',
-    );
-    assert.equal(decide(['/usr/bin/copilot']), decide([bin, '-p', 'x', '--allow-tool', 'shell(printf)']));
-    for (const allowing of [
-      ['--allow-all-tools'],
-      ['--allow-all'],
-      ['--yolo'],
-      ['--allow-tool', 'shell'],
-      ['--allow-tool=write,shell'],
-    ])
-      assert.equal(decide([bin, '-p', 'x', ...allowing]), 'routed', allowing.join(' '));
-    assert.equal(decide(['node', '/opt/vscode/out/agentHost.js']), 'routed');
-    assert.equal(decide(undefined), 'routed');
-  });
-
-  it('toolArgs as a JSON text (the documented form) is read the same', () => {
-    const d = decideHook({ ...event, toolArgs: JSON.stringify(event.toolArgs) }, ctx());
-    assert.deepEqual((d as { answer: unknown }).answer, { modifiedArgs: { command: wrapped, description: 'say hi' } });
-  });
-
-  it('leaves alone: powershell, other tools, async or detached commands, a postToolUse, toolArgs that are not an object', () => {
-    const none = (e: Record<string, unknown>): string => {
-      const d = decideHook(e, ctx());
+  it('leaves alone: a command still running or started in the background (no exit code), another tool, our own routed text, a result without text', () => {
+    const reason = (e: Record<string, unknown>, over: Partial<HookContext> = {}): string => {
+      const d = decideHook(e, ctx(over));
       assert.equal(d.action, 'none');
       return (d as { reason: string }).reason;
     };
-    assert.equal(none({ ...event, toolName: 'powershell' }), 'preToolUse on powershell is not routed');
-    assert.equal(none({ ...event, toolName: 'view', toolArgs: { path: '/x' } }), 'preToolUse on view is not routed');
+    const unfinished = 'the command has not finished (no exit code in its result)';
+    assert.equal(reason(withResult('partial\n<shellId: 2 is still running>')), unfinished);
+    assert.equal(reason(withResult('Started in the background: shellId 3')), unfinished);
     assert.equal(
-      none({ ...event, toolArgs: { command: 'npm run dev', mode: 'async' } }),
-      'asynchronous or interactive commands stay in the terminal',
-    );
-    assert.equal(
-      none({ ...event, toolArgs: { command: 'npm run dev', detach: true } }),
-      'background commands stay in the terminal',
-    );
-    assert.equal(
-      none({ ...event, toolResult: { resultType: 'success', textResultForLlm: 'x' } }),
+      reason(withResult('x', { toolName: 'view', toolArgs: { path: '/x' } })),
       'PostToolUse recording is off',
     );
-    assert.equal(none({ ...event, toolArgs: 'not json' }), 'the event has no toolArgs object');
+    assert.equal(
+      reason(
+        withResult('x\n<shellId: 0 completed with exit code 0>', { toolArgs: { command: `${CLI} capture -- ls` } }),
+      ),
+      'already routed',
+    );
+    assert.equal(reason({ ...post, toolResult: {} }), 'the event has no command and result text');
+    assert.equal(reason({ ...event, toolName: 'powershell' }), 'preToolUse on powershell is not routed');
   });
 
   it("the shim lets the CLI's tool name through to Node (its prefilter would otherwise answer nothing)", () => {
@@ -113,11 +130,7 @@ describe('Copilot CLI hook events', () => {
   });
 
   it('a handle is read with what the Copilot CLI has: read_tool_output only with our MCP server, else the command line', () => {
-    const readOf = (over: Partial<HookContext>): unknown => {
-      metas.length = 0;
-      decideHook(event, ctx(over));
-      return (metas[0] as { read?: string }).read;
-    };
+    const readOf = (over: Partial<HookContext>): unknown => kept(decideHook(post, ctx(over))).decision.read;
     const mcpConfig = JSON.stringify({
       mcpServers: { 'bounded-evidence': { type: 'local', command: 'sh', args: ['-c', portableCommand(['mcp'])] } },
     });
@@ -145,37 +158,6 @@ describe('Copilot CLI hook events', () => {
         'Read more: bounded-evidence read out_abc with --pattern REGEX, --offset N --limit N or --bytes START-END',
         `More: bounded-evidence read out_abc --pattern 'error|it'\\''s' --offset 5`,
       ].join('\n'),
-    );
-  });
-
-  it('postToolUse (recorded payload): with recording on, a large result is kept as the text the CLI gave its model', () => {
-    const post = JSON.parse(
-      readFileSync(path.join(__dirname, 'fixtures', 'copilot-cli-post-bash.json'), 'utf8'),
-    ) as Record<string, unknown>;
-    assert.deepEqual(decideHook(post, ctx({ recordPostToolUse: true, largeResultBytes: 8 })), {
-      action: 'record',
-      agent: 'copilot-cli',
-      sessionId: 'e17dad42-dcf5-478b-affa-2e1e13e786c4',
-      tool: 'bash',
-      response: 'hello-from-bash\n<shellId: 0 completed with exit code 0>',
-    });
-    assert.equal(decideHook(post, ctx({ recordPostToolUse: true })).action, 'none');
-  });
-
-  it("in a VS Code terminal's environment the routed text names the storage and the command line by its variables, no path", () => {
-    const env = { BOUNDED_EVIDENCE_CLI: '/opt/be/bin/bounded-evidence', BOUNDED_EVIDENCE_STORAGE: '/st' };
-    const d = decideHook(event, ctx({ env, terminalStorage: '/st' })) as { command: string };
-    const spool = '"$BOUNDED_EVIDENCE_STORAGE"/evidence/spool/0123456789ab';
-    assert.equal(
-      d.command,
-      `{ echo hello-from-bash ; } 8>>${spool}/1.$$ 9>>${spool}/2 1>&8 2>&9 8>&- 9>&-; "$BOUNDED_EVIDENCE_CLI" keep ${spool} $? 4096`,
-    );
-    // Another storage or another command line than the terminal's: their paths, as before.
-    assert.equal((decideHook(event, ctx({ env, terminalStorage: '/other' })) as { command: string }).command, wrapped);
-    const otherCli = { ...env, BOUNDED_EVIDENCE_CLI: '/elsewhere/bounded-evidence' };
-    assert.equal(
-      (decideHook(event, ctx({ env: otherCli, terminalStorage: '/st' })) as { command: string }).command,
-      wrapped,
     );
   });
 });
