@@ -3,11 +3,10 @@
  */
 import { createReadStream, lstatSync } from 'node:fs';
 import { Readable } from 'node:stream';
-import { boundModelText, runLabel, withRun, type RunSource } from '../core/index.js';
+import { runLabel, withRun, type RunSource } from '../core/index.js';
 import type { HookDecision } from '../core/reach/hookEvent.js';
-import { CAPTURE_TOOL } from './capture.js';
 import type { RecordResponse } from './hook.js';
-import { readThroughShell } from './recordSpool.js';
+import { recordAsRouted } from './recordSpool.js';
 import { openSession } from './session.js';
 
 export const recordResponse: RecordResponse = async (storage, d) => {
@@ -47,40 +46,16 @@ async function keepFinished(
     stdout = Readable.from([Buffer.from(d.output.text, 'utf8')]);
   }
   const session = await openSession(storage);
-  const source: RunSource = {
-    kind: 'hook',
+  const { text } = await recordAsRouted(session.runs, {
     agent: d.agent,
-    ...(d.sessionId !== undefined ? { sessionId: d.sessionId } : {}),
-  };
-  const text = await withRun(
-    session.runs,
-    { label: runLabel(`${d.agent} terminal`, d.command), source },
-    async (run, finishAs) => {
-      const outcome = await run.recordCommand(
-        d.command,
-        { cwd: d.cwd ?? process.cwd(), tool: CAPTURE_TOOL },
-        {
-          stdout,
-          stderr: Readable.from([]),
-          exit: Promise.resolve({
-            code: d.exitCode,
-            signal: null,
-            timedOut: false,
-            aborted: false,
-            spawnFailed: false,
-            strays: [],
-            pipesAbandoned: false,
-          }),
-          kill: () => undefined,
-        },
-      );
-      if (outcome.status === 'failed')
-        throw new Error(outcome.record.error?.message ?? 'the output could not be stored');
-      finishAs('completed');
-      return d.read ? readThroughShell(outcome.modelText, d.read) : outcome.modelText;
-    },
-    () => undefined,
-  );
+    sessionId: d.sessionId,
+    command: d.command,
+    cwd: d.cwd ?? process.cwd(),
+    read: d.read,
+    stdout,
+    stderr: Readable.from([]),
+    exit: { code: d.exitCode, aborted: false },
+  });
   // Small: the client's own text stands, as unrouted.
-  return bytes <= d.wholeBytes ? undefined : d.answer(boundModelText(text));
+  return bytes <= d.wholeBytes ? undefined : d.answer(text);
 }

@@ -105,26 +105,50 @@ async function recordSpool(
     n === undefined ? createReadStream(file) : n === 0 ? Readable.from([]) : createReadStream(file, { end: n - 1 });
   const command = await fsp.readFile(path.join(spool, SPOOL_COMMAND), 'utf8');
   const meta = await readMeta(spool);
+  return recordAsRouted(runs, {
+    ...meta,
+    command,
+    cwd: meta.cwd ?? cwd,
+    stdout: bytes(stdout, upTo?.out),
+    stderr: bytes(path.join(spool, SPOOL_STDERR), upTo?.err),
+    exit,
+  });
+}
+
+/** A command that ran in the client's shell, recorded as a routed one: a spool's, or the client's own result. */
+export async function recordAsRouted(
+  runs: CliSession['runs'],
+  c: {
+    agent: string;
+    sessionId?: string | undefined;
+    command: string;
+    cwd: string;
+    read?: string | undefined;
+    stdout: AsyncIterable<Uint8Array>;
+    stderr: AsyncIterable<Uint8Array>;
+    exit: { code: number | null; aborted: boolean };
+  },
+): Promise<{ text: string; runId: string; callId: string }> {
   const source: RunSource = {
     kind: 'hook',
-    agent: meta.agent,
-    ...(meta.sessionId !== undefined ? { sessionId: meta.sessionId } : {}),
+    agent: c.agent,
+    ...(c.sessionId !== undefined ? { sessionId: c.sessionId } : {}),
   };
   return withRun(
     runs,
-    { label: runLabel(`${meta.agent} terminal`, command), source },
+    { label: runLabel(`${c.agent} terminal`, c.command), source },
     async (run, finishAs) => {
       const outcome = await run.recordCommand(
-        command,
-        { cwd: meta.cwd ?? cwd, tool: CAPTURE_TOOL },
+        c.command,
+        { cwd: c.cwd, tool: CAPTURE_TOOL },
         {
-          stdout: bytes(stdout, upTo?.out),
-          stderr: bytes(path.join(spool, SPOOL_STDERR), upTo?.err),
+          stdout: c.stdout,
+          stderr: c.stderr,
           exit: Promise.resolve({
-            code: exit.code,
+            code: c.exit.code,
             signal: null,
             timedOut: false,
-            aborted: exit.aborted,
+            aborted: c.exit.aborted,
             spawnFailed: false,
             strays: [],
             pipesAbandoned: false,
@@ -134,8 +158,8 @@ async function recordSpool(
       );
       if (outcome.status === 'failed')
         throw new Error(outcome.record.error?.message ?? 'the output could not be stored');
-      finishAs(exit.aborted ? 'cancelled' : 'completed');
-      const text = meta.read ? readThroughShell(outcome.modelText, meta.read) : outcome.modelText;
+      finishAs(c.exit.aborted ? 'cancelled' : 'completed');
+      const text = c.read ? readThroughShell(outcome.modelText, c.read) : outcome.modelText;
       return { text: boundModelText(text), runId: run.runId, callId: outcome.callId };
     },
     () => undefined,
