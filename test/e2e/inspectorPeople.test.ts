@@ -158,6 +158,8 @@ describe('Inspector for people in a real workbench', function () {
     assert.equal(await text(view.locator('#detail-outcome')), 'exit 1');
     assert.match((await view.locator('#detail-outcome').getAttribute('class')) ?? '', /\boutcome-failed\b/);
     assert.equal(await text(view.locator('#id-outcome')), 'exit 1: the command exited with code 1');
+    // The window's lines come in their own reply, after the detail.
+    await view.locator('#window .wline .tx').first().waitFor();
     assert.deepEqual(await view.locator('#window .wline .tx').allTextContents(), ['boom: the build broke']);
     // The list row of the call says so too, in the error colour.
     const callRow = view.locator('.vlist-row[data-kind="call"]', { hasText: 'exit 1' });
