@@ -243,6 +243,8 @@ describe('Inspector for people in a real workbench', function () {
 
   it('remembers where the splitter was dragged, across hiding the panel', async () => {
     await wb.page.setViewportSize({ width: 1400, height: 900 });
+    // The split resets to its new layout's default once it has measured the new size: read after that.
+    await layoutSettled(wb.page, view);
     const splitter = view.locator('#splitter');
     await splitter.focus();
     const before = Number(await splitter.getAttribute('aria-valuenow'));
