@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Frame, Page } from 'playwright-core';
+import { INSPECTOR_FRAME } from '../harness/workbench.js';
 
 const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -19,7 +20,7 @@ export interface Finding {
 
 /** The panel's content frame as a Frame (two iframes deep). */
 export async function panelFrame(page: Page): Promise<Frame> {
-  const outer = await (await page.locator('iframe.webview.ready').elementHandle())!.contentFrame();
+  const outer = await (await page.locator(INSPECTOR_FRAME).elementHandle())!.contentFrame();
   const inner = await (await outer!.locator('iframe#active-frame').elementHandle())!.contentFrame();
   return inner!;
 }

@@ -9,7 +9,7 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import type { FrameLocator, Locator, Page } from 'playwright-core';
-import { outputDir, type Workbench } from '../harness/workbench.js';
+import { INSPECTOR_FRAME, outputDir, type Workbench } from '../harness/workbench.js';
 import { closeWorkbench, openWorkbench } from './session.js';
 
 /** Browser globals used inside `evaluate` callbacks (they run in the page, not in Node). */
@@ -52,7 +52,7 @@ describe('Excerpt links followed in a real browser workbench', function () {
       if (await dontSave.isVisible()) await dontSave.click();
       await wb.page.waitForTimeout(200);
     }
-    await wb.page.locator('iframe.webview.ready').waitFor({ state: 'detached', timeout: 30_000 });
+    await wb.page.locator(INSPECTOR_FRAME).waitFor({ state: 'detached', timeout: 30_000 });
   }
 
   /** Opens the inspector on the captured output (by its handle in the text filter). */

@@ -7,7 +7,7 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import type { FrameLocator, Locator } from 'playwright-core';
-import type { Workbench } from '../harness/workbench.js';
+import { INSPECTOR_FRAME, type Workbench } from '../harness/workbench.js';
 import { axe } from './axe.js';
 import { closeWorkbench, openWorkbench } from './session.js';
 import { layoutSettled } from './settle.js';
@@ -287,7 +287,7 @@ describe('Inspector for people in a real workbench', function () {
     const [v, b, frameHeight] = [
       (await verdict.boundingBox())!,
       (await view.locator('#verify').boundingBox())!,
-      (await wb.page.locator('iframe.webview.ready').boundingBox())!,
+      (await wb.page.locator(INSPECTOR_FRAME).boundingBox())!,
     ];
     // Below the row of buttons, within a line of it, and inside the visible panel.
     assert.ok(v.y >= b.y && v.y - (b.y + b.height) < 60, `verdict at ${v.y}, button at ${b.y}`);
@@ -349,7 +349,7 @@ describe('Inspector for people in a real workbench', function () {
     await item.waitFor({ timeout: 30_000 });
     assert.match(await text(item), /^4 runs · \d+(\.\d)? (KiB|MiB)$/);
     await wb.runCommand('View: Close All Editors');
-    await wb.page.locator('iframe.webview.ready').waitFor({ state: 'detached' });
+    await wb.page.locator(INSPECTOR_FRAME).waitFor({ state: 'detached' });
     await item.click();
     await view.locator('h1', { hasText: 'Evidence Inspector' }).waitFor({ timeout: 30_000 });
     // The activity-bar view: runs → calls → outputs.
@@ -556,7 +556,7 @@ describe('Inspector for people in a real workbench', function () {
     await view.locator('#window[data-start="0"]').waitFor();
     const re = Number(await view.locator('#window').getAttribute('data-end'));
     assert.equal(re, Buffer.byteLength('linked row 1\nlinked row 2\n'));
-    const panelWidth = (await wb.page.locator('iframe.webview.ready').boundingBox())!.width;
+    const panelWidth = (await wb.page.locator(INSPECTOR_FRAME).boundingBox())!.width;
     await view.locator('#compare-with').click();
     const title = `${handle} bytes ${ls}–${le} ↔ ${handle} bytes 0–${re}`;
     if (panelWidth >= 1400) {

@@ -11,7 +11,7 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import type { FrameLocator, Locator } from 'playwright-core';
-import type { Workbench } from '../harness/workbench.js';
+import { INSPECTOR_FRAME, type Workbench } from '../harness/workbench.js';
 import { closeWorkbench, openWorkbench } from './session.js';
 import { layoutSettled, workbenchSettled } from './settle.js';
 import { setTheme } from './theme.js';
@@ -248,13 +248,13 @@ describe('Inspector, second pass for people, in a real workbench', function () {
       await wb.page.setViewportSize({ width, height });
       await showFailedStderr();
       await view.locator('#window[data-start="0"]').waitFor();
-      const panelBefore = (await wb.page.locator('iframe.webview.ready').boundingBox())!.width;
+      const panelBefore = (await wb.page.locator(INSPECTOR_FRAME).boundingBox())!.width;
       await view.locator('#compare-with').click();
       await view.locator('#action-result', { hasText: 'Marked bytes' }).waitFor();
       await view.locator('#compare-with').click();
       await wb.page.locator('.monaco-diff-editor').first().waitFor({ timeout: 30_000 });
       await workbenchSettled(wb.page);
-      const frame = wb.page.locator('iframe.webview.ready');
+      const frame = wb.page.locator(INSPECTOR_FRAME);
       if (await frame.isVisible()) {
         // Beside: the panel keeps at least 700 px.
         const w = (await frame.boundingBox())!.width;
@@ -263,7 +263,7 @@ describe('Inspector, second pass for people, in a real workbench', function () {
         // A tab of the panel's group: the panel is the tab beside it, and comes back at its width.
         await wb.page.locator('.tabs-container .tab', { hasText: 'Evidence Inspector' }).click();
         await view.locator('#splitter').waitFor({ timeout: 30_000 });
-        const w = (await wb.page.locator('iframe.webview.ready').boundingBox())!.width;
+        const w = (await wb.page.locator(INSPECTOR_FRAME).boundingBox())!.width;
         assert.ok(Math.abs(w - panelBefore) <= 2, `the panel is ${w} px, was ${panelBefore} px`);
       }
       await wb.screenshot(`second-pass-8-compare-${width}x${height}`);

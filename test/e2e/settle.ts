@@ -4,12 +4,12 @@
  */
 import type { Frame, FrameLocator, Page } from 'playwright-core';
 
-/** Theme setting → the class VS Code puts on the webview's body and the one on the workbench. */
+/** Theme setting → the class VS Code puts on the webview's body and the theme's file, named in the workbench's class. */
 export const themeClasses = {
-  'Default Light Modern': { body: 'vscode-light', workbench: 'vs' },
-  'Default Dark Modern': { body: 'vscode-dark', workbench: 'vs-dark' },
-  'Default High Contrast': { body: 'vscode-high-contrast', workbench: 'hc-black' },
-  'Default High Contrast Light': { body: 'vscode-high-contrast-light', workbench: 'hc-light' },
+  'Default Light Modern': { body: 'vscode-light', file: 'light_modern' },
+  'Default Dark Modern': { body: 'vscode-dark', file: 'dark_modern' },
+  'Default High Contrast': { body: 'vscode-high-contrast', file: 'hc_black' },
+  'Default High Contrast Light': { body: 'vscode-high-contrast-light', file: 'hc_light' },
 } as const;
 export type ThemeName = keyof typeof themeClasses;
 
@@ -55,8 +55,8 @@ const still = `document.fonts.status === 'loaded' && document.getAnimations().ev
  * computed from the workbench's own `--vscode-foreground`.
  */
 export async function themeShown(page: Page, view: FrameLocator | Frame, theme: ThemeName): Promise<void> {
-  const { body, workbench } = themeClasses[theme];
-  await page.locator(`.monaco-workbench.${workbench}`).waitFor({ timeout });
+  const { body, file } = themeClasses[theme];
+  await page.locator(`.monaco-workbench.vscode-theme-defaults-themes-${file}-json`).waitFor({ timeout });
   const want = (await page.evaluate(
     `(${rgbOf})(getComputedStyle(document.querySelector('.monaco-workbench')).getPropertyValue('--vscode-foreground').trim())`,
   )) as string;

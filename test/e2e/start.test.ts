@@ -6,7 +6,7 @@ import type { Browser } from 'playwright-core';
 import { launchBrowser } from '../harness/browser.js';
 import { freePort, makeRunDir } from '../harness/server.js';
 import { repoRoot } from '../harness/tools.js';
-import { outputDir, runPaletteCommand } from '../harness/workbench.js';
+import { INSPECTOR_FRAME, outputDir, runPaletteCommand } from '../harness/workbench.js';
 
 /**
  * The README's start command is a contract with a newcomer: it must build, install and
@@ -77,7 +77,7 @@ describe('npm start (the README start command)', () => {
     assert.equal(await page.locator('.tabs-container .tab', { hasText: /Welcome/ }).count(), 1);
     assert.equal(await page.locator('.tabs-container .tab', { hasText: 'README.md' }).count(), 1);
     await runPaletteCommand(page, 'Bounded Evidence: Open Inspector');
-    const view = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+    const view = page.frameLocator(INSPECTOR_FRAME).frameLocator('iframe#active-frame');
     const heading = view.locator('h1');
     await heading.waitFor({ timeout: 30_000 });
     assert.equal((await heading.textContent())?.trim(), 'Evidence Inspector');

@@ -15,6 +15,21 @@ import { repoRoot } from './tools.js';
 /** Where screenshots and other test artefacts go (gitignored). */
 export const outputDir = path.join(repoRoot, 'test-output');
 
+/**
+ * The inspector panel's outer frame: VS Code names the extension in each webview's address, and a view's purpose.
+ * Other webviews can be on the page at once: the walkthrough draws its steps in one, the Savings view is one.
+ */
+export const INSPECTOR_FRAME =
+  'iframe.webview.ready[src*="extensionId=bounded-evidence.bounded-evidence&"]:not([src*="purpose=webviewView"])';
+
+/** VS Code's default themes the tests use → their file in theme-defaults (the workbench's class names it). */
+const THEME_FILES: Record<string, string> = {
+  'Default Light Modern': 'light_modern',
+  'Default Dark Modern': 'dark_modern',
+  'Default High Contrast': 'hc_black',
+  'Default High Contrast Light': 'hc_light',
+};
+
 /** Options for opening a workbench. */
 export interface WorkbenchOptions {
   /** Names the run folder and screenshots. */
@@ -54,20 +69,14 @@ export class Workbench {
   static async open(opts: WorkbenchOptions): Promise<Workbench> {
     const server = await startServer({
       label: opts.label,
-      userSettings: { ...(opts.colorTheme ? { 'workbench.colorTheme': opts.colorTheme } : {}), ...opts.userSettings },
+      ...(opts.userSettings ? { userSettings: opts.userSettings } : {}),
       ...(opts.extraExtensions ? { extraExtensions: opts.extraExtensions } : {}),
     });
     const workspaceDir = path.join(server.runDir, 'workspace');
     if (opts.workspaceTemplate) cpSync(opts.workspaceTemplate, workspaceDir, { recursive: true });
     mkdirSync(path.join(workspaceDir, '.vscode'), { recursive: true });
-    writeFileSync(
-      path.join(workspaceDir, '.vscode', 'settings.json'),
-      JSON.stringify(
-        { ...(opts.colorTheme ? { 'workbench.colorTheme': opts.colorTheme } : {}), ...opts.workspaceSettings },
-        null,
-        2,
-      ),
-    );
+    const settingsFile = path.join(workspaceDir, '.vscode', 'settings.json');
+    writeFileSync(settingsFile, JSON.stringify({ ...opts.workspaceSettings }, null, 2));
     let browser: Browser | undefined;
     try {
       browser = await launchBrowser(server.env);
@@ -93,6 +102,7 @@ export class Workbench {
       const url = server.url(workspaceDir, payload);
       await page.goto(url);
       await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+      if (opts.colorTheme) await applyTheme(page, settingsFile, opts.colorTheme, opts.workspaceSettings);
       return new Workbench(server, browser, context, page, workspaceDir, opts.label, url);
     } catch (e) {
       await browser?.close().catch(() => undefined);
@@ -117,7 +127,7 @@ export class Workbench {
 
   /** The inspector's content frame (two iframes deep), once its webview is ready. */
   webview(): FrameLocator {
-    return this.page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+    return this.page.frameLocator(INSPECTOR_FRAME).frameLocator('iframe#active-frame');
   }
 
   /** Saves a full-page screenshot under test-output/e2e/. */
@@ -135,6 +145,40 @@ export class Workbench {
   async close(): Promise<void> {
     await this.browser.close().catch(() => undefined);
     await this.server.stop();
+  }
+}
+
+/**
+ * Sets the colour theme in the workspace settings once the workbench is up, and waits for it to show. A theme set
+ * before the first start is looked up before the themes are registered, and the workbench falls back to Light 2026 for
+ * good; a change written while it starts can be lost the same way, and writing the same value again changes nothing.
+ * So until the workbench carries the theme's class, another theme is set in between and the theme again.
+ */
+async function applyTheme(
+  page: Page,
+  settingsFile: string,
+  theme: string,
+  settings: Record<string, unknown> | undefined,
+): Promise<void> {
+  const write = (t: string): void =>
+    writeFileSync(settingsFile, JSON.stringify({ ...settings, 'workbench.colorTheme': t }, null, 2));
+  const shown = (t: string) => page.locator(`.monaco-workbench.vscode-theme-defaults-themes-${THEME_FILES[t]}-json`);
+  write(theme);
+  if (!THEME_FILES[theme]) return;
+  const other = theme === 'Default Dark Modern' ? 'Default Light Modern' : 'Default Dark Modern';
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    try {
+      await shown(theme).waitFor({ timeout: 5_000 });
+      return;
+    } catch (e) {
+      if (Date.now() > deadline) throw e;
+    }
+    write(other);
+    await shown(other)
+      .waitFor({ timeout: 5_000 })
+      .catch(() => undefined);
+    write(theme);
   }
 }
 

@@ -204,17 +204,32 @@ describe('Reach: command line, routing and the tools VS Code is given', function
       // Every agent of init's table in both scopes, each saying what it writes; the first two exactly.
       assert.deepEqual(
         picks.map((p) => `${p.agent.id}:${p.scope}`),
-        ['claude', 'copilot', 'codex', 'gemini', 'opencode', 'qwen', 'droid', 'cline', 'kilo', 'roo', 'auggie']
+        [
+          'claude',
+          'copilot',
+          'codex',
+          'gemini',
+          'opencode',
+          'qwen',
+          'droid',
+          'cline',
+          'cline-vscode',
+          'kilo',
+          'roo',
+          'auggie',
+        ]
           .flatMap((a) => [`${a}:project`, `${a}:global`])
           .concat(['cursor:project']),
       );
       // An agent that is an installed VS Code extension says so, and is ticked for this folder.
       const inEditor = await initPicks(editorContext(workspaceDir(), home), false, undefined, (id) =>
-        ['kilocode.kilo-code'].includes(id),
+        ['kilocode.kilo-code', 'saoudrizwan.claude-dev'].includes(id),
       );
       assert.deepEqual(
-        inEditor.filter((p) => p.agent.id === 'kilo').map((p) => [p.description, p.picked]),
+        inEditor.filter((p) => ['kilo', 'cline-vscode'].includes(p.agent.id)).map((p) => [p.description, p.picked]),
         [
+          ['this folder · installed in this editor (saoudrizwan.claude-dev)', true],
+          ['every folder (user) · installed in this editor (saoudrizwan.claude-dev)', false],
           ['this folder · installed in this editor (kilocode.kilo-code)', true],
           ['every folder (user) · installed in this editor (kilocode.kilo-code)', false],
         ],

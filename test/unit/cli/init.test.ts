@@ -165,7 +165,7 @@ describe('command line: init and doctor', () => {
       code: 2,
       out: '',
       err:
-        'bounded-evidence init: unknown agent "emacs" (known: claude/claude-code, copilot/vscode/copilot-cli, codex, gemini/gemini-cli, opencode, qwen/qwen-code, droid/factory-droid, cline/cline-cli, ' +
+        'bounded-evidence init: unknown agent "emacs" (known: claude/claude-code, copilot/vscode/copilot-cli, codex, gemini/gemini-cli, opencode, qwen/qwen-code, droid/factory-droid, cline/cline-cli, cline-vscode/cline-extension/claude-dev, ' +
         'kilo/kilo-code/kilocode, roo/roo-code/roocode, auggie/augment, cursor)\n',
     });
     assert.equal((await run('init', '--global', '--project')).code, 2);

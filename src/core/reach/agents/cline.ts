@@ -15,8 +15,8 @@ function clineHome(env: Readonly<Record<string, string | undefined>>, home: stri
   return env.CLINE_DIR || (home ? path.join(home, '.cline') : undefined);
 }
 
-/** Where Cline reads the user's MCP servers. */
-function mcpSettingsFile(
+/** Where Cline's command line, and its VS Code extension's SDK bundle, read the user's MCP servers. */
+export function clineMcpSettingsFile(
   env: Readonly<Record<string, string | undefined>>,
   home: string | undefined,
 ): string | undefined {
@@ -55,7 +55,7 @@ const clineRunCommands: ToolRoute = {
   render: (updated) => ({ overrideInput: updated }),
   byVariables: true,
   readWith: (ctx: HookContext) => {
-    const file = mcpSettingsFile(ctx.env ?? {}, ctx.env?.HOME);
+    const file = clineMcpSettingsFile(ctx.env ?? {}, ctx.env?.HOME);
     let servers: unknown;
     try {
       servers = (JSON.parse(ctx.readText?.(file ?? '') ?? '{}') as { mcpServers?: unknown }).mcpServers;
@@ -68,6 +68,19 @@ const clineRunCommands: ToolRoute = {
 
 const HOOK_MARK = TOML_MARKER;
 const MCP_TIMEOUT_SECONDS = 60;
+
+/** The same entry in every `cline_mcp_settings.json`: the command line's, and either bundle of the extension's. */
+export function clineMcpEdit(file: string, mcp: { command: string; args: readonly string[] }): ConfigEdit {
+  return {
+    kind: 'json',
+    file,
+    comments: false,
+    path: ['mcpServers', MCP_NAME],
+    // Cline gives a stdio server 3 s to start unless a timeout is set: ours starts Node, slower on a busy machine.
+    value: { command: mcp.command, args: [...mcp.args], timeout: MCP_TIMEOUT_SECONDS },
+    ours: isOurMcpEntry,
+  };
+}
 
 /** Found by its name; `sh` runs it (its `#!` line), and the portable command finds the product or prints nothing. */
 export function clineHookText(hookCommand: string): string {
@@ -83,7 +96,7 @@ function hooksDir(ctx: AgentContext, scope: Scope): string {
 const CLINE_NOTE =
   'Cline runs each command of a run_commands call in its own shell; each is routed on its own. ' +
   'The extension (saoudrizwan.claude-dev) reads .clinerules/hooks and cannot change a command: ' +
-  'this routes the cline command line.';
+  'this routes the cline command line; init --agent cline-vscode gives the extension MCP + a rule.';
 
 export const cline: AgentAdapter = {
   id: 'cline',
@@ -110,16 +123,7 @@ export const cline: AgentAdapter = {
     ];
     const notes = [CLINE_NOTE];
     const mcp = scope === 'global' ? ctx.mcpServer(scope) : undefined;
-    if (mcp)
-      edits.push({
-        kind: 'json',
-        file: mcpSettingsFile(ctx.env, ctx.home)!,
-        comments: false,
-        path: ['mcpServers', MCP_NAME],
-        // Cline gives a stdio server 3 s to start unless a timeout is set: ours starts Node, slower on a busy machine.
-        value: { command: mcp.command, args: [...mcp.args], timeout: MCP_TIMEOUT_SECONDS },
-        ours: isOurMcpEntry,
-      });
+    if (mcp) edits.push(clineMcpEdit(clineMcpSettingsFile(ctx.env, ctx.home)!, mcp));
     else if (scope === 'project')
       notes.push(
         "Cline's MCP servers are the user's (init --global registers ours): " +

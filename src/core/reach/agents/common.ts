@@ -1,7 +1,8 @@
 /** What the adapters share (docs/contracts.md §6.2). */
 import { HOOK_TIMEOUT_SECONDS, isOurHookCommand } from '../hookConfig.js';
+import * as path from 'node:path';
 import { portableWords } from '../locate.js';
-import type { HookContext, ToolRoute } from './types.js';
+import type { AgentContext, HookContext, ToolRoute } from './types.js';
 
 export const MCP_NAME = 'bounded-evidence';
 
@@ -79,4 +80,12 @@ export function shellRead(ctx: HookContext): string {
   if (ctx.which?.('bounded-evidence')) return 'bounded-evidence read';
   if (ctx.env?.BOUNDED_EVIDENCE_CLI) return '"$BOUNDED_EVIDENCE_CLI" read';
   return `${ctx.cli} read`;
+}
+
+/** VS Code's (stable) user folder here, where an extension's global storage is; another editor keeps its own. */
+export function vscodeUserDir(ctx: Pick<AgentContext, 'home' | 'env'>): string {
+  if (process.platform === 'darwin') return path.join(ctx.home, 'Library', 'Application Support', 'Code', 'User');
+  if (process.platform === 'win32')
+    return path.join(ctx.env.APPDATA || path.join(ctx.home, 'AppData', 'Roaming'), 'Code', 'User');
+  return path.join(ctx.env.XDG_CONFIG_HOME || path.join(ctx.home, '.config'), 'Code', 'User');
 }

@@ -5,6 +5,7 @@
 import { auggie } from './auggie.js';
 import { claudeCode } from './claudeCode.js';
 import { cline } from './cline.js';
+import { clineVscode } from './clineVscode.js';
 import { codex } from './codex.js';
 import { copilot } from './copilot.js';
 import { cursor } from './cursor.js';
@@ -25,6 +26,7 @@ export const AGENTS: readonly AgentAdapter[] = [
   qwen,
   droid,
   cline,
+  clineVscode,
   kilo,
   roo,
   auggie,

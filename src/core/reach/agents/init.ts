@@ -273,7 +273,8 @@ function verdictOf(
   const rerun = fix ?? `run bounded-evidence init --agent ${agent.id} --${scope}`;
   if (agent.mcpOnly) {
     const word = agent.rules ? 'MCP + rules' : 'MCP only';
-    return { word: files === 'ok' ? word : 'not routed', todo: files === 'ok' ? [] : [rerun], cautions: [] };
+    const todo = files === 'ok' ? (agent.blockers?.(ctx, scope) ?? []) : [rerun];
+    return { word: todo.length === 0 ? word : 'not routed', todo, cautions: [] };
   }
   const todo = [
     ...(files === 'partial' ? [rerun] : []),

@@ -6,7 +6,7 @@
  * `evidence_runCommand`: whether it does is the model's choice, and doctor says so.
  */
 import * as path from 'node:path';
-import { isOurMcpEntry, MCP_NAME, NO_STORAGE_NOTE } from './common.js';
+import { isOurMcpEntry, MCP_NAME, NO_STORAGE_NOTE, vscodeUserDir } from './common.js';
 import { evidenceRule, isOurRule } from './rules.js';
 import type { AgentAdapter, AgentContext, ConfigEdit, Scope } from './types.js';
 
@@ -14,14 +14,6 @@ const ROO_EXTENSION = 'rooveterinaryinc.roo-cline';
 
 /** Roo's own shell tool is `execute_command`. */
 const ROO_RULES = evidenceRule('execute_command');
-
-/** VS Code's (stable) user folder on this platform; another editor keeps its own, so there the project scope serves. */
-function vscodeUserDir(ctx: AgentContext): string {
-  if (process.platform === 'darwin') return path.join(ctx.home, 'Library', 'Application Support', 'Code', 'User');
-  if (process.platform === 'win32')
-    return path.join(ctx.env.APPDATA || path.join(ctx.home, 'AppData', 'Roaming'), 'Code', 'User');
-  return path.join(ctx.env.XDG_CONFIG_HOME || path.join(ctx.home, '.config'), 'Code', 'User');
-}
 
 function rooMcpFile(ctx: AgentContext, scope: Scope): string {
   return scope === 'project'

@@ -83,7 +83,7 @@ export interface AgentAdapter {
   readonly detect: (ctx: AgentContext) => Detection;
   /** Pure; uninstall, dry-run and doctor use the same plan. */
   readonly plan: (ctx: AgentContext, scope: Scope) => AgentPlan;
-  /** Each as the one thing to do; empty or absent: it will route. Reads only. */
+  /** Each as the one thing to do; empty or absent: it will route (`mcpOnly`: its tools are there). Reads only. */
   readonly blockers?: (ctx: AgentContext, scope: Scope) => string[];
   readonly cautions?: (ctx: AgentContext, scope: Scope) => string[];
   /** Never "routed". */
