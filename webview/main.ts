@@ -48,11 +48,13 @@ function saveState(now = false): void {
   if (now) return writeState();
   if (saveTimer) return;
   saveTimer = setTimeout(writeState, 150);
+  document.body.dataset.statePending = '';
 }
 
 function writeState(): void {
   if (saveTimer) clearTimeout(saveTimer);
   saveTimer = undefined;
+  delete document.body.dataset.statePending;
   const selected = detail.shown ?? pendingSelect;
   const state: InspectorViewState = {
     ...(selected ? { selected } : {}),

@@ -13,14 +13,14 @@ import type { FrameLocator } from 'playwright-core';
 import type { Workbench } from '../harness/workbench.js';
 import { axe as runAxe, type Finding } from './axe.js';
 import { closeWorkbench, openWorkbench } from './session.js';
+import { themeClasses, themeShown, type ThemeName } from './settle.js';
 
 const fixtures = path.join(__dirname, 'fixtures', 'workspace');
-/** Theme setting → the class VS Code puts on the webview's body. */
-const themes: readonly [string, string][] = [
-  ['Default Light Modern', 'vscode-light'],
-  ['Default Dark Modern', 'vscode-dark'],
-  ['Default High Contrast', 'vscode-high-contrast'],
-  ['Default High Contrast Light', 'vscode-high-contrast-light'],
+const themes: readonly ThemeName[] = [
+  'Default Light Modern',
+  'Default Dark Modern',
+  'Default High Contrast',
+  'Default High Contrast Light',
 ];
 
 describe('Inspector accessibility (axe-core) in a real workbench', function () {
@@ -67,13 +67,12 @@ describe('Inspector accessibility (axe-core) in a real workbench', function () {
     await view.locator('#match-info', { hasText: /^Match 1 of \d+$/ }).waitFor();
     await view.locator('#window .wline[aria-current="true"]').waitFor();
     const serious: string[] = [];
-    for (const [theme, bodyClass] of themes) {
+    for (const theme of themes) {
       writeFileSync(
         path.join(wb.workspaceDir, '.vscode', 'settings.json'),
         JSON.stringify({ 'workbench.colorTheme': theme }, null, 2),
       );
-      await view.locator(`body.${bodyClass}`).waitFor({ timeout: 30_000 });
-      await wb.page.waitForTimeout(500);
+      await themeShown(wb.page, view, theme);
       const found = await axe();
       const byImpact = found.reduce<Record<string, number>>(
         (m, f) => ({ ...m, [f.impact]: (m[f.impact] ?? 0) + f.nodes }),
@@ -85,7 +84,7 @@ describe('Inspector accessibility (axe-core) in a real workbench', function () {
         if (f.impact === 'serious' || f.impact === 'critical')
           serious.push(`${theme}: ${f.id} (${f.targets.join(' | ')})`);
       }
-      await wb.screenshot(`a11y-${bodyClass}`);
+      await wb.screenshot(`a11y-${themeClasses[theme].body}`);
     }
     assert.deepEqual(serious, []);
   });

@@ -153,13 +153,13 @@ describe('Excerpt links followed in a real browser workbench', function () {
     // The link's hover ("Follow link") stays under a resting mouse, over the tab bar: moved away, as a person's
     // hand moves on, and gone before anything else is clicked.
     await wb.page.mouse.move(2, (wb.page.viewportSize()?.height ?? 700) - 2);
-    for (
-      const deadline = Date.now() + 30_000;
-      (await wb.page.locator('.editor-container .monaco-hover:visible').count()) > 0;
-    ) {
-      if (Date.now() > deadline) throw new Error("the link's hover is still on screen");
-      await wb.page.waitForTimeout(100);
-    }
+    await wb.page
+      .locator('.editor-container .monaco-hover:visible')
+      .first()
+      .waitFor({ state: 'detached', timeout: 30_000 })
+      .catch(() => {
+        throw new Error("the link's hover is still on screen");
+      });
     const tab = await opened;
     await tab.waitForLoadState();
     assert.equal(tab.url(), link, 'the browser opened the link as copied');

@@ -14,6 +14,7 @@ import type { FrameLocator, Locator } from 'playwright-core';
 import { RunStore } from '../../src/core/index.js';
 import { findFile, type Workbench } from '../harness/workbench.js';
 import { closeWorkbench, openWorkbench } from './session.js';
+import { frameOf, themeShown, until } from './settle.js';
 
 /** Browser globals used inside `evaluate` callbacks (they run in the page, not in Node). */
 declare const document: { body: { dataset: Record<string, string | undefined> } };
@@ -49,6 +50,8 @@ describe('Evidence Inspector in a real workbench', function () {
   const text = async (l: Locator): Promise<string> => ((await l.textContent()) ?? '').trim();
   /** Evaluates in the webview's own document. */
   const inPage = <T>(fn: () => T | Promise<T>): Promise<T> => view.locator('body').evaluate(fn);
+  /** The page's debounced `setState` has run (what a hidden or reloaded page comes back with). */
+  const stateSaved = (): Promise<void> => view.locator('body:not([data-state-pending])').waitFor();
   /** Lines of the window, as rendered (text of each line, no gutter). */
   const windowLines = (): Promise<string[]> => view.locator('#window .wline .tx').allTextContents();
   const workbenchClipboard = (): Promise<string> => wb.page.evaluate(() => navigator.clipboard.readText());
@@ -224,11 +227,11 @@ describe('Evidence Inspector in a real workbench', function () {
       .map((x) => x.toFixed(1))
       .join(' ');
     // Reading on with Next: the next window was read ahead while this one was on screen (a
-    // person reads before pressing Next; 400 ms here), so no round trip is waited for. Exact bytes every time.
+    // person reads before pressing Next: here until it has arrived), so no round trip is waited for. Exact bytes every time.
     const nexts: number[] = [];
     let at = Number(await view.locator('#window').getAttribute('data-end'));
     for (let i = 0; i < 7; i++) {
-      await wb.page.waitForTimeout(400);
+      await view.locator('body[data-read-ahead="ready"]').waitFor();
       const before = await inPage(() => document.body.dataset.fetchSeq ?? '0');
       await view.locator('#page-next').click();
       await view.locator(`body:not([data-fetch-seq="${before}"])`).waitFor();
@@ -338,8 +341,7 @@ describe('Evidence Inspector in a real workbench', function () {
       const shown = ((await input.textContent()) ?? '').replace(/\u00a0/g, ' ');
       for (const line of ['```text', 'error TS2345', 'Evidence excerpt (exact text):', `- handle: \`${handle}\``])
         assert.ok(shown.includes(line), `chat input lacks ${line}: ${shown.slice(0, 400)}`);
-      // Not sent: a sent request clears the input; it still holds the excerpt a moment later.
-      await wb.page.waitForTimeout(1000);
+      // Not sent: the chat sends, and clears its input, inside the command the result above waited for.
       assert.ok(((await input.textContent()) ?? '').replace(/\u00a0/g, ' ').includes('Evidence excerpt'));
     } else {
       figures.sendToChat = 'clipboard fallback';
@@ -369,8 +371,7 @@ describe('Evidence Inspector in a real workbench', function () {
     const editor = wb.page.locator('.editor-instance .monaco-editor').first();
     await editor.locator('.view-line').first().waitFor();
     // (A string: the page's DOM types are not this suite's, and tsx would add helpers the page lacks.)
-    const rows = async (): Promise<{ n: string; text: string }[]> =>
-      await wb.page.evaluate(`(() => {
+    const rowsShown = `(() => {
       const ed = document.querySelector('.editor-instance .monaco-editor');
       const out = [];
       for (const line of ed ? Array.from(ed.querySelectorAll('.view-line')) : []) {
@@ -382,9 +383,10 @@ describe('Evidence Inspector in a real workbench', function () {
         out.push({ top: parseFloat(line.style.top || '0'), n, text: (line.textContent || '').replace(/\u00a0/g, ' ') });
       }
       return out.sort((a, b) => a.top - b.top).map(({ n, text }) => ({ n, text }));
-    })()`);
-    let shown: { n: string; text: string }[] = [];
-    for (let i = 0; i < 50 && !(shown = await rows()).some((r) => r.n); i++) await wb.page.waitForTimeout(100);
+    })()`;
+    // Numbered once the editor has drawn its line numbers; asserted below either way.
+    await until(wb.page, `${rowsShown}.some((r) => r.n)`, 'line numbers drawn').catch(() => undefined);
+    const shown = (await wb.page.evaluate(rowsShown)) as { n: string; text: string }[];
     const numbered = shown.filter((r) => r.n);
     assert.ok(numbered.length >= 5, JSON.stringify(shown.slice(0, 5)));
     const outputLines = bigLogText.split('\n');
@@ -455,7 +457,7 @@ describe('Evidence Inspector in a real workbench', function () {
     await type('filter-text', 'evidence_runCommand');
     await view.locator('#list-summary', { hasText: '1 of 1 calls' }).waitFor();
     const position = await text(view.locator('#window-position'));
-    await wb.page.waitForTimeout(400); // setState is debounced
+    await stateSaved();
     await wb.runCommand('File: New Untitled Text File');
     await wb.page.locator('.tabs-container .tab.active', { hasText: 'Untitled' }).waitFor();
     await wb.page.locator('.tabs-container .tab', { hasText: 'Evidence Inspector' }).click();
@@ -532,7 +534,7 @@ describe('Evidence Inspector in a real workbench', function () {
     ] as const) {
       writeFileSync(settings, JSON.stringify({ 'workbench.colorTheme': theme }, null, 2));
       await view.locator(`body[data-vscode-theme-kind="${kind}"]`).waitFor({ timeout: 30_000 });
-      await wb.page.waitForTimeout(700);
+      await themeShown(wb.page, view, theme);
       shots.push(await wb.screenshot(`inspector-theme-${name}`));
     }
     figures.screenshots = shots.join(', ');
@@ -541,7 +543,7 @@ describe('Evidence Inspector in a real workbench', function () {
   it('is restored after a window reload with its selection and window (serializer)', async () => {
     const title = await text(view.locator('#detail-title'));
     const position = await text(view.locator('#window-position'));
-    await wb.page.waitForTimeout(500); // setState is debounced
+    await stateSaved();
     await wb.runCommand('Developer: Reload Window');
     await wb.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
     await view.locator('h1', { hasText: 'Evidence Inspector' }).waitFor({ timeout: 60_000 });
@@ -574,22 +576,15 @@ describe('Evidence Inspector in a real workbench', function () {
     );
   /** Waits until the list has drawn its rows for scroll position `top` (a row on screen covers it). */
   async function waitForRowsAt(top: number): Promise<void> {
-    const drawn = (): Promise<boolean> =>
-      view.locator('#calls').evaluate((el, y) => {
-        const rows = Array.from(
-          (el as unknown as { querySelectorAll(s: string): ArrayLike<unknown> }).querySelectorAll(
-            '.vlist-row:not([hidden])',
-          ),
-        ) as { style: { transform: string }; offsetHeight: number }[];
-        return rows.some((r) => {
-          const m = /translateY\(([\d.]+)px\)/.exec(r.style.transform);
-          return m !== null && Number(m[1]) <= y && y < Number(m[1]) + r.offsetHeight;
-        });
-      }, top);
-    for (const deadline = Date.now() + 60_000; !(await drawn());) {
-      if (Date.now() > deadline) throw new Error(`no rows drawn at scroll position ${top}`);
-      await wb.page.waitForTimeout(50);
-    }
+    await until(
+      await frameOf(view),
+      `[...document.querySelectorAll('#calls .vlist-row:not([hidden])')].some((r) => {
+        const m = /translateY\\(([\\d.]+)px\\)/.exec(r.style.transform);
+        return m !== null && Number(m[1]) <= ${top} && ${top} < Number(m[1]) + r.offsetHeight;
+      })`,
+      `rows drawn at scroll position ${top}`,
+      60_000,
+    );
   }
   /** Waits until no row on screen is still loading. */
   const settled = (): Promise<void> =>
@@ -767,7 +762,8 @@ describe('Evidence Inspector in a real workbench', function () {
     await view.locator('#filter-text input').focus();
     await view.locator('#filter-text input').press('Escape');
     await view.locator('#filter-run input').focus();
-    await wb.page.waitForTimeout(400);
+    // Nothing asked for the list: it stays closed (an asked list is marked at once, before its search).
+    assert.equal(await view.locator('.picker:has(#filter-run-options)').getAttribute('data-asking'), null);
     assert.ok(await view.locator('#filter-run-options').isHidden(), 'the run list stays closed on focus');
     await view.locator('#filter-run input').press('ArrowDown');
     await view.locator('#filter-run-options [role="option"]', { hasText: 'All runs' }).waitFor({ timeout: 30_000 });
@@ -906,7 +902,7 @@ describe('Evidence Inspector in a real workbench', function () {
     const size1 = (await view.locator('#list-header .col-head[data-col="c4"]').boundingBox())!.width;
     assert.ok(Math.abs(size1 - (size0 - 32)) <= 2, `size column ${size0} → ${size1}`);
     assert.equal(await sizeGrip.getAttribute('aria-valuenow'), String(Math.round(size0 - 32)));
-    await wb.page.waitForTimeout(400); // setState is debounced
+    await stateSaved();
     await wb.runCommand('Developer: Reload Window');
     await wb.page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
     await view.locator('#list-summary', { hasText: `of ${count(stored)} calls` }).waitFor({ timeout: 60_000 });
@@ -954,11 +950,11 @@ describe('Evidence Inspector in a real workbench', function () {
     assert.equal(await rows.filter({ hasText: /^run: / }).count(), 0);
     await more.click();
     // All runs now (fewer than 200): the last row is the oldest run, a capture made before the batches, not "Show more".
-    await wb.page.waitForTimeout(1000);
+    // The page at the end, where "Show more" was, is drawn again without it once the rest is listed.
+    await rows.filter({ hasText: 'Show more runs…' }).waitFor({ state: 'detached', timeout: 30_000 });
     await tree.focus();
     await tree.press('End');
-    await focused.waitFor();
-    await wb.page.waitForTimeout(500);
+    await focused.filter({ hasText: /^run: / }).waitFor({ timeout: 30_000 });
     assert.match(await text(focused), /^run: /);
     await wb.screenshot('runs-view-paged');
   });

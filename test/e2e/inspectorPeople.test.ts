@@ -10,6 +10,7 @@ import type { FrameLocator, Locator } from 'playwright-core';
 import { INSPECTOR_FRAME, type Workbench } from '../harness/workbench.js';
 import { axe } from './axe.js';
 import { closeWorkbench, openWorkbench } from './session.js';
+import { layoutSettled } from './settle.js';
 import { setTheme } from './theme.js';
 
 /** Browser globals used inside `evaluate` callbacks (they run in the page, not in Node). */
@@ -31,18 +32,20 @@ describe('Inspector for people in a real workbench', function () {
     await view.locator(`#${id} li, #${id} .option`, { hasText: label }).first().click();
   }
 
-  /** Right-clicks a row and picks a context-menu entry (the menu ignores a click in its first moments). */
+  /**
+   * Right-clicks a row and picks a context-menu entry with the keyboard, as the menu's own focus moves: the menu
+   * takes no mouse click in its first moments.
+   */
   async function contextMenu(row: Locator, entry: string): Promise<void> {
     await row.click({ button: 'right' });
-    const action = wb.page.locator('.context-view .action-label', { hasText: entry });
-    await action.waitFor();
-    await wb.page.waitForTimeout(400);
-    await action.hover();
-    await action.click();
-    await wb.page
-      .locator('.context-view .monaco-menu')
-      .waitFor({ state: 'detached', timeout: 10_000 })
-      .catch(() => undefined);
+    const menu = wb.page.locator('.context-view .monaco-menu');
+    await menu.locator('.action-label', { hasText: entry }).waitFor();
+    const focused = async (): Promise<string> => (await menu.locator('.focused').allTextContents()).join(' ');
+    const items = await menu.locator('.action-label').count();
+    for (let i = 0; i <= items && !(await focused()).includes(entry); i++) await wb.page.keyboard.press('ArrowDown');
+    assert.ok((await focused()).includes(entry), `the menu's focus never reached ${entry}: ${await focused()}`);
+    await wb.page.keyboard.press('Enter');
+    await menu.waitFor({ state: 'detached', timeout: 10_000 });
   }
 
   /**
@@ -155,6 +158,8 @@ describe('Inspector for people in a real workbench', function () {
     assert.equal(await text(view.locator('#detail-outcome')), 'exit 1');
     assert.match((await view.locator('#detail-outcome').getAttribute('class')) ?? '', /\boutcome-failed\b/);
     assert.equal(await text(view.locator('#id-outcome')), 'exit 1: the command exited with code 1');
+    // The window's lines come in their own reply, after the detail.
+    await view.locator('#window .wline .tx').first().waitFor();
     assert.deepEqual(await view.locator('#window .wline .tx').allTextContents(), ['boom: the build broke']);
     // The list row of the call says so too, in the error colour.
     const callRow = view.locator('.vlist-row[data-kind="call"]', { hasText: 'exit 1' });
@@ -220,7 +225,7 @@ describe('Inspector for people in a real workbench', function () {
       await view.locator('#detail-title', { hasText: 'stderr of' }).waitFor();
       await view.locator('#filter-text input').fill('');
       await view.locator('#list-summary', { hasText: /^3 of 3 calls$/ }).waitFor();
-      await wb.page.waitForTimeout(500);
+      await layoutSettled(wb.page, view);
       const layout = await view.locator('#split').getAttribute('data-layout');
       const m = await measureLayout();
       const shot = await wb.screenshot(`people-layout-${width}x${height}`);
@@ -238,6 +243,8 @@ describe('Inspector for people in a real workbench', function () {
 
   it('remembers where the splitter was dragged, across hiding the panel', async () => {
     await wb.page.setViewportSize({ width: 1400, height: 900 });
+    // The split resets to its new layout's default once it has measured the new size: read after that.
+    await layoutSettled(wb.page, view);
     const splitter = view.locator('#splitter');
     await splitter.focus();
     const before = Number(await splitter.getAttribute('aria-valuenow'));
@@ -649,7 +656,7 @@ describe('Inspector for people in a real workbench', function () {
         await view.locator('#detail-title', { hasText: 'stderr of' }).waitFor();
         await view.locator('#filter-text input').fill('');
         await view.locator('#list-summary', { hasText: /^\d+ of \d+ calls$/ }).waitFor();
-        await wb.page.waitForTimeout(800);
+        await layoutSettled(wb.page, view);
         assert.equal(
           await view
             .locator('body')

@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import type { FrameLocator, Locator } from 'playwright-core';
 import type { Workbench } from '../harness/workbench.js';
 import { closeWorkbench, openWorkbench } from './session.js';
+import { layoutSettled } from './settle.js';
 import { setTheme } from './theme.js';
 
 /** Browser global used inside an `evaluate` callback (it runs in the page, not in Node). */
@@ -253,7 +254,7 @@ describe('Inspector across outputs and live commands in a real workbench', funct
         [1920, 1080],
       ] as const) {
         await wb.page.setViewportSize({ width, height });
-        await wb.page.waitForTimeout(500);
+        await layoutSettled(wb.page, view);
         const fit = await progress.evaluate((e) => {
           const r = e.getBoundingClientRect();
           const run = e.ownerDocument.getElementById('search-run')!.getBoundingClientRect();

@@ -13,6 +13,7 @@ import * as path from 'node:path';
 import type { FrameLocator, Locator } from 'playwright-core';
 import { INSPECTOR_FRAME, type Workbench } from '../harness/workbench.js';
 import { closeWorkbench, openWorkbench } from './session.js';
+import { layoutSettled, workbenchSettled } from './settle.js';
 import { setTheme } from './theme.js';
 
 const fixtures = path.join(__dirname, 'fixtures', 'workspace');
@@ -98,8 +99,13 @@ describe('Inspector, second pass for people, in a real workbench', function () {
       const heading = view.locator('#heading');
       const before = (await heading.boundingBox())!;
       await wb.page.mouse.move(before.x + 20, before.y + before.height / 2);
+      // Measured once the page has had the wheel and drawn two frames after it: a scroll would have begun.
+      await view.locator('body').evaluate(
+        `(globalThis.wheeled = new Promise((r) => addEventListener('wheel', () => requestAnimationFrame(() =>
+          requestAnimationFrame(r)), { once: true, capture: true })), 0)`,
+      );
       await wb.page.mouse.wheel(0, 600);
-      await wb.page.waitForTimeout(400);
+      await view.locator('body').evaluate('globalThis.wheeled');
       const after = (await heading.boundingBox())!;
       assert.equal(Math.round(after.y), Math.round(before.y), 'the heading moved');
       const doc = await view.locator('body').evaluate(() => {
@@ -195,7 +201,7 @@ describe('Inspector, second pass for people, in a real workbench', function () {
 
     it(`5 · ${size}: names, streams and handles are whole; a run's tooltip is its command`, async () => {
       await wb.page.setViewportSize({ width, height });
-      await wb.page.waitForTimeout(300);
+      await layoutSettled(wb.page, view);
       const run = view.locator('.vlist-row[data-kind="run"]', { hasText: 'the build broke' }).first();
       const title = (await run.locator('.c1').getAttribute('title')) ?? '';
       assert.ok(title.includes(`node -e "process.stderr.write('boom: the build broke\\n'); process.exit(1)"`), title);
@@ -247,7 +253,7 @@ describe('Inspector, second pass for people, in a real workbench', function () {
       await view.locator('#action-result', { hasText: 'Marked bytes' }).waitFor();
       await view.locator('#compare-with').click();
       await wb.page.locator('.monaco-diff-editor').first().waitFor({ timeout: 30_000 });
-      await wb.page.waitForTimeout(500);
+      await workbenchSettled(wb.page);
       const frame = wb.page.locator(INSPECTOR_FRAME);
       if (await frame.isVisible()) {
         // Beside: the panel keeps at least 700 px.

@@ -11,12 +11,13 @@ import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import type { Frame, FrameLocator } from 'playwright-core';
+import type { Frame } from 'playwright-core';
 import { openSession } from '../../src/cli/session.js';
 import { findFile, type Workbench } from '../harness/workbench.js';
 import { repoRoot } from '../harness/tools.js';
 import { axeIn } from './axe.js';
 import { closeWorkbench, openWorkbench } from './session.js';
+import { layoutSettled } from './settle.js';
 import { setTheme } from './theme.js';
 
 const CLI = path.join(repoRoot, 'dist', 'cli.js');
@@ -93,11 +94,11 @@ describe('Savings view and status bar in a real workbench', function () {
     // The label follows the catalog within one poll (5 s) of the last record.
     const labelOf = async (): Promise<string> =>
       (await item.locator('a, [role="button"]').first().getAttribute('aria-label')) ?? '';
-    let label = await labelOf();
-    for (let i = 0; i < 40 && !label.includes(' in 2 reads;'); i++) {
-      await wb.page.waitForTimeout(500);
-      label = await labelOf();
-    }
+    await item
+      .locator('a[aria-label*=" in 2 reads;"], [role="button"][aria-label*=" in 2 reads;"]')
+      .first()
+      .waitFor({ timeout: 30_000 });
+    const label = await labelOf();
     assert.match(label, /^Bounded Evidence: 5 runs · /);
     assert.match(label, new RegExp(`Last 7 days: ${week.outputs} outputs \\(`));
     assert.match(label, / read back [0-9.]+ (bytes|KiB) in 2 reads; saved [0-9.]+ (KiB|MiB)\./);
@@ -201,8 +202,8 @@ describe('Savings view and status bar in a real workbench', function () {
       [1920, 1080],
     ] as const) {
       await wb.page.setViewportSize({ width: w, height: h });
-      await wb.page.waitForTimeout(800);
       const f = await savingsFrame();
+      await layoutSettled(wb.page, f);
       const findings = (await axeIn(f)).filter((x) => x.impact === 'serious' || x.impact === 'critical');
       assert.deepEqual(findings, [], `${w}×${h}: ${JSON.stringify(findings)}`);
       // Nothing wider than the view: no horizontal scroll bar in the sidebar.
@@ -214,7 +215,7 @@ describe('Savings view and status bar in a real workbench', function () {
     }
     // The light theme too: axe clean there as well.
     await wb.page.setViewportSize({ width: 900, height: 700 });
-    await setTheme(wb, frame as unknown as FrameLocator, 'Default Light Modern');
+    await setTheme(wb, frame, 'Default Light Modern');
     const light = (await axeIn(frame)).filter((x) => x.impact === 'serious' || x.impact === 'critical');
     assert.deepEqual(light, [], `light: ${JSON.stringify(light)}`);
     await wb.screenshot('savings-light-900x700');

@@ -106,19 +106,26 @@ export class Picker {
     }
     this.box.hidden = true;
     this.seq++;
+    delete this.element.dataset.asking;
   }
 
+  /** `data-asking` marks a list on its way: without it, nothing will open the list. */
   private ask(): void {
     if (this.timer) clearTimeout(this.timer);
+    this.element.dataset.asking = '';
     this.timer = setTimeout(() => {
       const seq = ++this.seq;
       // Typing over the picked choice's label searches afresh; the label itself lists them all.
       const text = this.field.value.trim() === this.label ? '' : this.field.value.trim();
       this.search(text).then(
         (choices) => {
-          if (seq === this.seq) this.show(choices);
+          if (seq !== this.seq) return;
+          delete this.element.dataset.asking;
+          this.show(choices);
         },
-        () => undefined,
+        () => {
+          if (seq === this.seq) delete this.element.dataset.asking;
+        },
       );
     }, 120);
   }

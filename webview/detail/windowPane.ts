@@ -201,8 +201,15 @@ export class WindowPane {
     const key = this.requestKey(handle, next, true);
     if (this.ahead?.key === key) return;
     const reply = this.deps.request(this.requestBody(handle, next, true));
-    reply.catch(() => undefined);
     this.ahead = { key, reply };
+    // Tests read on once the next window is here, as a person who reads first would.
+    document.body.dataset.readAhead = 'pending';
+    reply.then(
+      () => {
+        if (this.ahead?.reply === reply) document.body.dataset.readAhead = 'ready';
+      },
+      () => undefined,
+    );
   }
 
   private requestKey(handle: string, req: RangeRequest, snap: boolean): string {
