@@ -152,7 +152,9 @@ class EvidenceTree implements vscode.TreeDataProvider<EvidenceNode>, vscode.Disp
       item.tooltip =
         `${r.label ?? r.runId}\nrun ${r.runId} — ${o.detail}\n` +
         `started ${r.startedAt}\n${item.description}\n` +
-        `${r.outputBytes.toLocaleString('en-US')} bytes in its calls' results and outputs; ` +
+        (live === undefined
+          ? `${r.outputBytes.toLocaleString('en-US')} bytes in its calls' results and outputs; `
+          : `${(r.outputBytes + live).toLocaleString('en-US')} bytes so far in its calls' results and outputs; `) +
         `${r.totalBytes.toLocaleString('en-US')} bytes stored with its log` +
         (r.store !== undefined ? `\npublished to team store ${r.store}: read-only (pin and delete do not apply)` : '');
       item.iconPath =
