@@ -16,9 +16,12 @@ import {
   type ParseError,
 } from 'jsonc-parser';
 import type * as SmolToml from 'smol-toml' with { 'resolution-mode': 'import' };
-// smol-toml ships a CommonJS build (`exports.require`) whose types TypeScript reads as ESM only.
+/**
+ * Loaded when a TOML edit runs: the hook's bundle carries this module through the adapters but leaves smol-toml out.
+ * smol-toml ships a CommonJS build (`exports.require`) whose types TypeScript reads as ESM only.
+ */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { parse: parseToml, stringify: stringifyToml } = require('smol-toml') as typeof SmolToml;
+const toml = (): typeof SmolToml => require('smol-toml') as typeof SmolToml;
 import { TOML_MARKER } from './common.js';
 import type { ConfigEdit, JsonPath } from './types.js';
 
@@ -190,7 +193,7 @@ function jsonEdits(text: string, edit: Extract<ConfigEdit, { kind: 'json' }>): T
 export function tomlBlock(table: readonly string[], value: Readonly<Record<string, unknown>>): string {
   let doc: Record<string, unknown> = { ...value };
   for (const key of [...table].reverse()) doc = { [key]: doc };
-  return `${TOML_MARKER}\n${stringifyToml(doc).trim()}\n`;
+  return `${TOML_MARKER}\n${toml().stringify(doc).trim()}\n`;
 }
 
 function tomlHeader(table: readonly string[]): string {
@@ -239,7 +242,7 @@ function tomlBlockRange(text: string, table: readonly string[]): { start: number
 function tomlEdits(text: string, edit: Extract<ConfigEdit, { kind: 'toml' }>): TextEdit[] | string {
   let doc: Record<string, unknown>;
   try {
-    doc = parseToml(text) as Record<string, unknown>;
+    doc = toml().parse(text) as Record<string, unknown>;
   } catch {
     return `${edit.file} is not valid TOML: it was left unchanged`;
   }
