@@ -36,6 +36,7 @@ import {
   type Sandbox,
   runsRecorded,
 } from './agentSandbox.js';
+import { RULE_MARK } from '../../src/core/reach/agents/rules.js';
 import { startScriptedChat, toolMessage, type ChatReply, type ScriptedChat } from './chatCompletionsServer.js';
 
 const TIMEOUT_MS = 120_000;
@@ -380,5 +381,52 @@ describe('Reach: Cline command line from npm with a scripted Chat Completions AP
       endLeftovers(clone);
       rmSync(clone.root, { recursive: true, force: true });
     }
+  });
+  /**
+   * Cline's extension gets the MCP server and a rule (`init --agent cline-vscode`, project and `--global`); the command
+   * line reads the same rule folder and MCP file, so it stands in for the extension here. The scripted model follows the
+   * rule or not: what its model gets either way.
+   */
+  async function underTheRule(honoured: boolean): Promise<{ system: string; text: string; handle: string }> {
+    const s = makeSandbox('cline-rule');
+    let srv: ScriptedChat | undefined;
+    let tool = '';
+    try {
+      initInTerminal(s, 'init', '--agent', 'cline-vscode');
+      initInTerminal(s, 'init', '--agent', 'cline-vscode', '--global');
+      srv = await startScriptedChat((req, i) => {
+        if (i > 0) return { text: 'done' };
+        tool = req.tools?.find((t) => t.function.name.endsWith('evidence_runCommand'))?.function.name ?? 'none';
+        return honoured
+          ? { call: { id: 'call_1', name: tool, arguments: { command: buildCommand } } }
+          : runCommands('call_1', buildCommand);
+      });
+      const run = await runCline(s, srv, 'plain');
+      assert.equal(run.code, 0, `${run.stderr.slice(-2000)}${run.stdout.slice(-2000)}`);
+      assert.equal(tool, 'bounded-evidence__evidence_runCommand');
+      const system = srv.requests[0]!.messages.find((m) => m.role === 'system')?.content;
+      const text = toolMessage(srv.requests[1]!, 'call_1') ?? '';
+      return { system: typeof system === 'string' ? system : JSON.stringify(system), text, handle: handleIn(text) };
+    } finally {
+      await srv?.close();
+      endLeftovers(s);
+      rmSync(s.root, { recursive: true, force: true });
+    }
+  }
+
+  it("MCP + rule, as Cline's extension gets it: the rule is in the model's instructions; followed, the first result names the error line; not followed, Cline's cut", async () => {
+    const followed = await underTheRule(true);
+    const ignored = await underTheRule(false);
+    for (const { system } of [followed, ignored]) assert.ok(system.includes(RULE_MARK), 'the rule reaches the model');
+    // Cline passes the MCP result on as it came: the observation, its error line first.
+    const parts = (JSON.parse(followed.text) as { content?: { type: string; text: string }[] }).content ?? [];
+    assert.equal(parts.length, 1);
+    assert.ok(parts[0]!.text.includes(`\n${errorFirstStdout(followed.handle)}`), parts[0]!.text.slice(0, 600));
+    const cut = JSON.parse(ignored.text) as Ran[];
+    assert.ok(cut[0]!.result.startsWith(`${EXITED_1}\n[000000] compiling`) && !cut[0]!.result.includes(NEEDLE));
+    console.log(
+      `[reach] Cline under the rule: followed ${Buffer.byteLength(followed.text)} bytes with the error line in the first ` +
+        `result; not followed ${Buffer.byteLength(ignored.text)} bytes, no error line`,
+    );
   });
 });
