@@ -39,13 +39,17 @@ interface Timed {
   limit: number;
 }
 
-/** Every process of this machine carrying a command marker (the calls' trees), zombies excluded. */
+/** This test's processes carry this in their environment: another run's calls on the machine are not its leftovers. */
+const SOAK_TAG = `BE_SOAK_RUN=${randomBytes(8).toString('hex')}\0`;
+
+/** Every process of this test carrying a command marker (the calls' trees), zombies excluded. */
 function markedProcesses(): number[] {
   const out: number[] = [];
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     try {
-      if (!readFileSync(`/proc/${name}/environ`).includes('BOUNDED_EVIDENCE_CALL=')) continue;
+      const env = readFileSync(`/proc/${name}/environ`);
+      if (!env.includes('BOUNDED_EVIDENCE_CALL=') || !env.includes(SOAK_TAG)) continue;
       const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
       if (!stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) out.push(Number(name));
     } catch {
@@ -72,6 +76,7 @@ describe('soak: two MCP servers and the core on one storage', () => {
     tmp = mkdtempSync(path.join(os.tmpdir(), 'be-soak-'));
   });
   afterEach(() => {
+    delete process.env.BE_SOAK_RUN;
     unmount?.();
     unmount = undefined;
     rmSync(tmp, { recursive: true, force: true });
@@ -80,8 +85,8 @@ describe('soak: two MCP servers and the core on one storage', () => {
   it('keeps every handle byte-exact, every call in time, and leaves nothing behind', async function () {
     this.timeout(180_000);
     const wall = Date.now();
-    // Processes of calls made before this test (other suites on this machine) are not this test's leftovers.
-    const before = new Set(markedProcesses());
+    // Inherited by the MCP servers and the core's calls, and by every process they start.
+    process.env.BE_SOAK_RUN = SOAK_TAG.slice('BE_SOAK_RUN='.length, -1);
     const storageDir = path.join(tmp, 'storage');
     unmount = mountTmpfs(storageDir, 96);
     const ws = path.join(tmp, 'ws');
@@ -229,6 +234,8 @@ describe('soak: two MCP servers and the core on one storage', () => {
       await new Promise((r) => setTimeout(r, 50));
     }
     const sleeper = Number(readFileSync(pidFile, 'utf8'));
+    // The tag reaches a call's processes through the server: the leftover check below sees this test's processes.
+    assert.ok(markedProcesses().includes(sleeper), 'a call of the server carries the test tag');
     a.proc.kill('SIGKILL');
     await new Promise((r) => a.proc.once('exit', r));
     a = await open('A2');
@@ -304,7 +311,7 @@ describe('soak: two MCP servers and the core on one storage', () => {
     // Every call answered (how long each took against its limit is printed below, not asserted: time belongs in
     // bench/). No process of any call is left (a killed one may take a moment to go: waited for by state, with a
     // deadline for one that never goes), no temporary file, and every log parses whole.
-    const leftover = (): number[] => markedProcesses().filter((p) => !before.has(p));
+    const leftover = (): number[] => markedProcesses();
     for (const end = Date.now() + 20_000; leftover().length > 0 && Date.now() < end;)
       await new Promise((r) => setTimeout(r, 50));
     const left = leftover();
