@@ -136,6 +136,10 @@ export function routable(
   if (plainWords(original)) return { ok: true };
   if (!parses(original))
     return { ok: false, reason: 'the command does not parse on its own (it runs unrouted, as written)' };
+  // A here-document open to the end takes any line after it as its body (a lone `}` then parses), and bash numbers the
+  // lines of its messages past it: run as written.
+  if (original.includes('<<') && parses(`${original}\n}`))
+    return { ok: false, reason: 'the command leaves a here-document open: it runs unrouted' };
   if (!parses(wrapped))
     return {
       ok: false,

@@ -29,7 +29,7 @@ import fc from 'fast-check';
 import { parsesIn, prepareSpool } from '../../../../src/cli/hook.js';
 import { openSession } from '../../../../src/cli/session.js';
 import { decideHook, unkeptCommand } from '../../../../src/core/reach/hookEvent.js';
-import { isWrapped, unwrappableReason, wrapCommand } from '../../../../src/core/reach/rewrite.js';
+import { isWrapped, routable, unwrappableReason, wrapCommand } from '../../../../src/core/reach/rewrite.js';
 import { quoteShellWord } from '../../../../src/core/reach/shellQuote.js';
 import { shimScript } from '../../../../src/core/reach/shim.js';
 
@@ -282,7 +282,11 @@ describe("routed commands are the user's commands (real shells)", function () {
     };
     assert.match(none('true; } ; echo pwned; {'), /does not parse on its own/);
     assert.match(none('echo x\n}\necho y'), /does not parse on its own/);
-    assert.match(none('cat <<EOF\nbody'), /does not parse/);
+    assert.match(none('cat <<EOF\nbody'), /here-document open/);
+    // Open to the end on its only line: bash would number a later line's messages past it.
+    assert.match(none('<< false | 🙂'), /here-document open/);
+    assert.match(none('cat <<-EOF'), /here-document open/);
+    assert.equal(routable('cat <<EOF\nhi\nEOF', '{ cat <<EOF\nhi\nEOF\n}', (s) => parsesIn('bash', s)).ok, true);
     assert.match(none('echo "open'), /does not parse/);
     assert.match(none('echo a \\'), /line continuation/);
     assert.match(none('exec bash'), /ends the shell/);
