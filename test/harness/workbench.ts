@@ -15,10 +15,7 @@ import { repoRoot } from './tools.js';
 /** Where screenshots and other test artefacts go (gitignored). */
 export const outputDir = path.join(repoRoot, 'test-output');
 
-/**
- * The inspector panel's outer frame: VS Code names the extension in each webview's address, and a view's purpose.
- * Other webviews can be on the page at once: the walkthrough draws its steps in one, the Savings view is one.
- */
+/** The inspector panel's frame, by its extension and not a view's: the walkthrough and Savings are webviews too. */
 export const INSPECTOR_FRAME =
   'iframe.webview.ready[src*="extensionId=bounded-evidence.bounded-evidence&"]:not([src*="purpose=webviewView"])';
 
@@ -149,10 +146,8 @@ export class Workbench {
 }
 
 /**
- * Sets the colour theme in the workspace settings once the workbench is up, and waits for it to show. A theme set
- * before the first start is looked up before the themes are registered, and the workbench falls back to Light 2026 for
- * good; a change written while it starts can be lost the same way, and writing the same value again changes nothing.
- * So until the workbench carries the theme's class, another theme is set in between and the theme again.
+ * Sets the theme once the workbench is up: one set before the first start falls back to Light 2026 for good. Until it
+ * shows, another theme is set in between (writing the same value again changes nothing).
  */
 async function applyTheme(
   page: Page,
