@@ -207,9 +207,13 @@ describe('hook decision on client samples', () => {
     assert.match(
       none(
         { ...sample('claude-bash'), tool_input: { command: 'cat <<EOF' } },
-        ctx({ parses: (s) => !s.includes('} 8>>') }),
+        ctx({ parses: (s) => !s.includes('} 8>>') && !s.endsWith('\n}') }),
       ),
       /inside the group/,
+    );
+    assert.match(
+      none({ ...sample('claude-bash'), tool_input: { command: 'cat <<EOF' } }, ctx({ parses: () => true })),
+      /here-document open/,
     );
     // VS Code's terminal in fish or PowerShell: not routed (their syntax differs); bash and zsh are, and Bash tools always are.
     assert.match(
