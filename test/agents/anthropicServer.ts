@@ -168,3 +168,20 @@ export async function startScriptedAnthropic(
       }),
   };
 }
+
+/**
+ * A model that makes one `bash` call with `input`, then says "done"; requests outside the agent's turns (they offer
+ * no `bash`: titles, summaries) get `aside`. `result()` is the call's result as the agent's next request gave it.
+ */
+export async function startOneBashCall(
+  input: Record<string, unknown>,
+  aside: string,
+): Promise<{ server: ScriptedAnthropic; result: () => string }> {
+  const turns: MessagesRequest[] = [];
+  const server = await startScriptedAnthropic((req): ScriptedReply => {
+    if (!(req.tools ?? []).some((t) => t.name === 'bash')) return { text: aside };
+    turns.push(req);
+    return turns.length === 1 ? { tool: { id: 'toolu_one', name: 'bash', input } } : { text: 'done' };
+  });
+  return { server, result: () => (turns[1] ? (toolResultText(turns[1], 'toolu_one')?.text ?? '') : '') };
+}

@@ -14,6 +14,7 @@ import * as path from 'node:path';
 import type { ReadToolOutputResult } from '../../src/core/index.js';
 import { ensureTools } from '../harness/tools.js';
 import {
+  startOneBashCall,
   startScriptedAnthropic,
   toolResultText,
   type MessagesRequest,
@@ -378,19 +379,15 @@ describe('Reach: the Copilot CLI from npm with a scripted Anthropic server on lo
     wait: Record<string, number>,
   ): Promise<{ text: string; kept: number; spools: string[] }> {
     const s = makeSandbox('copilot-limit');
-    const turns: MessagesRequest[] = [];
-    const srv = await startScriptedAnthropic((req): ScriptedReply => {
-      if (!isAgentTurn(req)) return { text: 'ok' };
-      turns.push(req);
-      return turns.length === 1
-        ? { tool: { id: 'toolu_limit', name: 'bash', input: { command, description: 'Run', mode: 'sync', ...wait } } }
-        : { text: 'done' };
-    });
+    const { server: srv, result } = await startOneBashCall(
+      { command, description: 'Run', mode: 'sync', ...wait },
+      'ok',
+    );
     try {
       if (routed) initInTerminal(s, 'init', '--agent', 'copilot-cli');
       const run = await runCopilot(s, srv, routed ? terminalEnvironment(s) : {});
       assert.equal(run.code, 0, `copilot exited ${run.code}: ${run.stderr.slice(0, 2000)}`);
-      const text = toolResultText(turns[1]!, 'toolu_limit')?.text ?? '';
+      const text = result();
       return { text, kept: listRuns(s).length, spools: spoolsLeft(s) };
     } finally {
       await srv.close();

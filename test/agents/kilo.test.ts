@@ -30,11 +30,11 @@ import {
   type Sandbox,
 } from './agentSandbox.js';
 import {
+  startOneBashCall,
   startScriptedAnthropic,
   toolResultText,
   type MessagesRequest,
   type ScriptedAnthropic,
-  type ScriptedReply,
 } from './anthropicServer.js';
 
 /** Per session: Kilo's start alone takes minutes on a loaded machine. */
@@ -108,20 +108,13 @@ async function atTimeLimit(
   routed: boolean,
 ): Promise<{ text: string; kept: number; spools: string[] }> {
   const s = makeSandbox('kilo-limit');
-  const turns: MessagesRequest[] = [];
-  const server = await startScriptedAnthropic((req): ScriptedReply => {
-    if (!isAgentTurn(req)) return { text: 'title' };
-    turns.push(req);
-    return turns.length === 1
-      ? { tool: { id: 'toolu_limit', name: 'bash', input: { command, description: 'Run', timeout: 4000 } } }
-      : { text: 'done' };
-  });
+  const { server, result } = await startOneBashCall({ command, description: 'Run', timeout: 4000 }, 'title');
   try {
     userConfig(s, server);
     if (routed) initInTerminal(s, 'init', '--agent', 'kilo');
     const run = await runKilo(s);
     assert.equal(run.code, 0, run.stderr.slice(-2000));
-    const text = toolResultText(turns[1]!, 'toolu_limit')?.text ?? '';
+    const text = result();
     const kept = routed ? await keptRuns(s, 'kilo', 1) : { runs: listRuns(s), spools: spoolsLeft(s) };
     return { text, kept: kept.runs.length, spools: kept.spools };
   } finally {

@@ -33,6 +33,7 @@ import {
   replayedBytes,
 } from './agentSandbox.js';
 import {
+  startOneBashCall,
   startScriptedAnthropic,
   toolResultText,
   type MessagesRequest,
@@ -258,19 +259,12 @@ describe('Reach: opencode from npm with a scripted Anthropic server on loopback'
     routed: boolean,
   ): Promise<{ text: string; kept: number; spools: string[] }> {
     const s = makeSandbox('opencode-limit');
-    const turns: MessagesRequest[] = [];
-    const srv = await startScriptedAnthropic((req): ScriptedReply => {
-      if (!isAgentTurn(req)) return { text: 'title' };
-      turns.push(req);
-      return turns.length === 1
-        ? { tool: { id: 'toolu_limit', name: 'bash', input: { command, description: 'Run', timeout: 4000 } } }
-        : { text: 'done' };
-    });
+    const { server: srv, result } = await startOneBashCall({ command, description: 'Run', timeout: 4000 }, 'title');
     try {
       configure(s, srv, routed);
       const run = await runAgent(OPENCODE, ['run', 'Run it'], { cwd: s.workspace, env: env(s), timeoutMs: TIMEOUT_MS });
       assert.equal(run.code, 0, run.stderr.slice(-2000));
-      const text = toolResultText(turns[1]!, 'toolu_limit')?.text ?? '';
+      const text = result();
       const kept = routed ? await keptRuns(s, 'opencode', 1) : { runs: [], spools: spoolsLeft(s) };
       return { text, kept: kept.runs.length, spools: kept.spools };
     } finally {

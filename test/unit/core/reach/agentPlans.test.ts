@@ -9,19 +9,15 @@ import { gemini } from '../../../../src/core/reach/agents/gemini.js';
 import { opencode, PLUGIN_MARK } from '../../../../src/core/reach/agents/opencode.js';
 import { qwen } from '../../../../src/core/reach/agents/qwen.js';
 import type { AgentContext, ConfigEdit } from '../../../../src/core/reach/agents/types.js';
+import { agentContext } from './agentContext.js';
 
 const HOOK = `'/opt/be/bin/bounded-evidence' hook --agent X`;
-const ctx = (over: Partial<AgentContext> = {}): AgentContext => ({
-  home: '/home/dev',
-  project: '/home/dev/project',
-  stateDir: '/home/dev/.local/state/bounded-evidence',
-  env: {},
-  exists: () => false,
-  which: () => undefined,
-  hookCommand: (agent) => HOOK.replace('X', agent ?? ''),
-  mcpServer: () => ({ command: '/opt/be/bin/bounded-evidence', args: ['mcp', '--storage', '/st'] }),
-  ...over,
-});
+const ctx = (over: Partial<AgentContext> = {}): AgentContext =>
+  agentContext(HOOK, {
+    hookCommand: (agent) => HOOK.replace('X', agent ?? ''),
+    mcpServer: () => ({ command: '/opt/be/bin/bounded-evidence', args: ['mcp', '--storage', '/st'] }),
+    ...over,
+  });
 const json = (edits: readonly ConfigEdit[], i: number) => edits[i] as Extract<ConfigEdit, { kind: 'json' }>;
 const toml = (edits: readonly ConfigEdit[], i: number) => edits[i] as Extract<ConfigEdit, { kind: 'toml' }>;
 
