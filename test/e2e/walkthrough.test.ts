@@ -129,6 +129,10 @@ describe('the walkthrough on the first start', function () {
     const welcome = async (): Promise<void> => {
       await wb.runCommand('Welcome: Open Walkthrough...');
       await page.locator('.quick-input-list .monaco-list-row', { hasText: TITLE }).first().click();
+      // The tab was open already: the pick is done once the picker closed and the step has the focus, and only then
+      // may the palette open (the focus coming late closed it before its command ran).
+      await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+      await page.locator('.gettingStartedContainer .getting-started-step.expanded:focus').waitFor();
       await walkthroughTitle(page).waitFor({ state: 'visible' });
     };
     const readStep = page.locator('.getting-started-step', { hasText: 'Read what the model did not see' });
