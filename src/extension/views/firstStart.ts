@@ -14,7 +14,10 @@ const STARTUP_README_WAIT_MS = 15_000;
 export async function openWalkthroughOnFirstStart(context: vscode.ExtensionContext, log: Log): Promise<void> {
   // A test run (a fresh profile every time) would get an editor it did not open.
   if (context.extensionMode === vscode.ExtensionMode.Test) return;
-  if (context.globalState.get(FIRST_START_KEY)) return;
+  if (context.globalState.get(FIRST_START_KEY)) {
+    log.info('first start: spent in this profile, the walkthrough is not opened');
+    return;
+  }
   await context.globalState.update(FIRST_START_KEY, true);
   if (!vscode.workspace.getConfiguration('workbench.welcomePage.walkthroughs').get<boolean>('openOnInstall', true)) {
     log.info('first start: the walkthrough is not opened (workbench.welcomePage.walkthroughs.openOnInstall is off)');
