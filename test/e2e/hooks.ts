@@ -2,10 +2,8 @@
  * Root hooks for the end-to-end suite: whenever a test fails, a screenshot of every open workbench (saved under
  * test-output/e2e/failures/) and a few lines of what it shows and logged, printed: CI keeps the log, not the files.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import * as path from 'node:path';
 import type { Context } from 'mocha';
-import type { Workbench } from '../harness/workbench.js';
+import { extensionLogs, type Workbench } from '../harness/workbench.js';
 import { openWorkbenches } from './session.js';
 
 /** Mocha root hook plugin. */
@@ -39,24 +37,11 @@ async function scene(wb: Workbench): Promise<string[]> {
       return `${e.className} ${q.get('extensionId') ?? '-'} ${q.get('purpose') ?? '-'} ${Math.round(r.width)}×${Math.round(r.height)}`;
     }),
   );
-  const logs: string[] = [];
-  const walk = (dir: string): void => {
-    for (const name of readdirSync(dir)) {
-      const p = path.join(dir, name);
-      if (statSync(p).isDirectory()) walk(p);
-      else if (name === 'Bounded Evidence.log') logs.push(...readFileSync(p, 'utf8').trimEnd().split('\n').slice(-12));
-    }
-  };
-  try {
-    walk(path.join(wb.server.runDir, 'user-data', 'logs'));
-  } catch {
-    /* no log yet */
-  }
   return [
     `tabs: ${JSON.stringify(await texts('.tabs-container .tab'))}`,
     `notifications: ${JSON.stringify(await texts('.notification-toast .notification-list-item-message'))}`,
     `webviews: ${JSON.stringify(webviews)}`,
     'the extension logged last:',
-    ...logs.map((l) => `  ${l.slice(0, 200)}`),
+    ...extensionLogs(wb).flatMap((lines) => lines.slice(-12).map((l) => `  ${l.slice(0, 200)}`)),
   ];
 }

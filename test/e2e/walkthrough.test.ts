@@ -8,11 +8,10 @@
  * One with the setting off (the harness's default).
  */
 import * as assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { repoRoot } from '../harness/tools.js';
-import { outputDir, type Workbench } from '../harness/workbench.js';
+import { extensionLogs, outputDir, type Workbench } from '../harness/workbench.js';
 import { closeWorkbench, openWorkbench } from './session.js';
 
 /** package.json `contributes.walkthroughs[0].title`. */
@@ -21,21 +20,10 @@ const TITLE = 'Get Started with Bounded Evidence';
 // without that, what the next start shows is only what was opened during it.
 const ON = { 'workbench.welcomePage.walkthroughs.openOnInstall': true, 'workbench.editor.restoreEditors': false };
 
-/** Every line of every window's "Bounded Evidence" log on this server. */
-function logLines(wb: Workbench): string[] {
-  const lines: string[] = [];
-  const walk = (dir: string): void => {
-    for (const name of readdirSync(dir)) {
-      const p = path.join(dir, name);
-      if (statSync(p).isDirectory()) walk(p);
-      else if (name === 'Bounded Evidence.log') lines.push(...readFileSync(p, 'utf8').split('\n'));
-    }
-  };
-  walk(path.join(wb.server.runDir, 'user-data', 'logs'));
-  return lines;
-}
-
-const count = (wb: Workbench, re: RegExp): number => logLines(wb).filter((l) => re.test(l)).length;
+const count = (wb: Workbench, re: RegExp): number =>
+  extensionLogs(wb)
+    .flat()
+    .filter((l) => re.test(l)).length;
 
 /** Waits until `re` has matched more than `before` log lines (an activation, a decision). */
 async function logged(wb: Workbench, re: RegExp, before: number): Promise<void> {

@@ -4,7 +4,7 @@
  * the few gestures tests need (run a palette command, reach the inspector webview,
  * take a screenshot). Used by the end-to-end suite and the start command's checks.
  */
-import { cpSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { format } from 'node:util';
 import type { Browser, BrowserContext, FrameLocator, Page } from 'playwright-core';
@@ -210,6 +210,21 @@ export async function runPaletteCommand(page: Page, title: string, ms = 60_000):
       await page.waitForTimeout(500);
     }
   }
+}
+
+/** The lines of each window's "Bounded Evidence" log on this workbench's server, a list per window. */
+export function extensionLogs(wb: Workbench): string[][] {
+  const logs: string[][] = [];
+  const walk = (dir: string): void => {
+    for (const name of readdirSync(dir)) {
+      const p = path.join(dir, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (name === 'Bounded Evidence.log') logs.push(readFileSync(p, 'utf8').trimEnd().split('\n'));
+    }
+  };
+  const root = path.join(wb.server.runDir, 'user-data', 'logs');
+  if (statSync(root, { throwIfNoEntry: false })) walk(root);
+  return logs;
 }
 
 /** First file under `dir` (depth-first) that `match` accepts (finds the run logs a workbench's storage holds). */
